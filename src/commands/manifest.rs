@@ -1,0 +1,180 @@
+//! `git aahp manifest`: regenerate MANIFEST.json from the files on disk, or `--check` that it
+//! is current without writing.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::Context;
+use crate::error::{Error, ExitStatus, Result};
+use crate::handoff::manifest::{Manifest, SessionInfo};
+use crate::handoff::{MANIFEST, Source, write_atomic};
+use crate::output::{Report, Style};
+
+/// Regenerate MANIFEST.json (checksums, summaries, token budget) from the handoff files.
+///
+/// Fields the tool does not own (tasks, next_task_id, cross_repo_ref, …) are kept as they
+/// are. When no file changed and no session option is given, nothing is written.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ManifestArgs {
+    /// Record the agent that ran this session.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Record the session id.
+    #[arg(long)]
+    pub session_id: Option<String>,
+    /// Record the session phase.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::handoff::manifest::PHASES))]
+    pub phase: Option<String>,
+    /// Set quick_context, the one-paragraph orientation for the next agent (≤ 500 characters).
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Record the session's duration in minutes.
+    #[arg(long)]
+    pub duration: Option<u64>,
+    /// Set the project name.
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Write nothing; exit 1 when the manifest is stale.
+    #[arg(long)]
+    pub check: bool,
+}
+
+impl ManifestArgs {
+    /// The session fields these options set.
+    pub fn session_info(&self) -> SessionInfo {
+        SessionInfo {
+            agent: self.agent.clone(),
+            session_id: self.session_id.clone(),
+            phase: self.phase.clone(),
+            duration_minutes: self.duration,
+            context: self.context.clone(),
+            project: self.project.clone(),
+        }
+    }
+}
+
+/// The result of `git aahp manifest`.
+#[derive(Debug, Serialize)]
+pub struct ManifestReport {
+    /// Repository-relative path of the manifest.
+    pub path: String,
+    /// Whether the manifest was rewritten.
+    pub written: bool,
+    /// With `--check`: whether the manifest is out of date.
+    pub stale: bool,
+    /// Whether this was a check only.
+    pub check: bool,
+    /// Files whose entries changed.
+    pub changed_files: Vec<String>,
+    /// How many files the manifest indexes.
+    pub indexed: usize,
+    /// The token budget recorded.
+    pub token_budget: serde_json::Value,
+}
+
+impl Report for ManifestReport {
+    fn command(&self) -> &'static str {
+        "manifest"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        if self.check {
+            if self.stale {
+                writeln!(w, "{}: {} is stale", style.error("stale"), self.path)?;
+                for f in &self.changed_files {
+                    writeln!(w, "  changed: {f}")?;
+                }
+                writeln!(w, "hint: run `git aahp manifest` to regenerate it")?;
+            } else {
+                writeln!(
+                    w,
+                    "{} is current ({} files indexed)",
+                    self.path, self.indexed
+                )?;
+            }
+            return Ok(());
+        }
+        if self.written {
+            writeln!(w, "{} written: {} files indexed", self.path, self.indexed)?;
+            for f in &self.changed_files {
+                writeln!(w, "  updated: {f}")?;
+            }
+        } else {
+            writeln!(
+                w,
+                "{} is up to date: {} files indexed",
+                self.path, self.indexed
+            )?;
+        }
+        let b = &self.token_budget;
+        writeln!(
+            w,
+            "token budget (o200k): manifest {}, +core {}, full {}",
+            b["manifest_only"], b["manifest_plus_core"], b["full_read"]
+        )
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.check && self.stale {
+            ExitStatus::Findings
+        } else {
+            ExitStatus::Success
+        }
+    }
+}
+
+/// Runs `git aahp manifest`.
+pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
+    let repo = ctx.repo()?;
+    let dir = ctx.existing_handoff()?;
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let old = Manifest::from_snapshot(&dir, &snap)?;
+    let commit = repo.head_commit()?.map(crate::git::Repo::short);
+    let regen = Manifest::regenerate(
+        old.as_ref(),
+        &dir,
+        &snap,
+        &args.session_info(),
+        commit.as_deref(),
+        ctx.now,
+    )?;
+    let path = dir.path_of(MANIFEST);
+    // A check ignores session options: only content decides staleness.
+    let stale = if args.check {
+        Manifest::regenerate(
+            old.as_ref(),
+            &dir,
+            &snap,
+            &SessionInfo::default(),
+            commit.as_deref(),
+            ctx.now,
+        )?
+        .changed
+    } else {
+        false
+    };
+    let written = !args.check && regen.changed;
+    if written {
+        write_atomic(&dir.abs.join(MANIFEST), &regen.manifest.to_bytes()).map_err(|source| {
+            Error::Write {
+                path: path.clone(),
+                source,
+            }
+        })?;
+    }
+    Ok(ManifestReport {
+        path,
+        written,
+        stale,
+        check: args.check,
+        indexed: snap.indexed_names().len(),
+        changed_files: regen.changed_files,
+        token_budget: regen
+            .manifest
+            .doc
+            .get("token_budget")
+            .cloned()
+            .unwrap_or_default(),
+    })
+}

@@ -1,0 +1,643 @@
+//! All access to git. Reads (HEAD, index, blobs, trees, index-vs-tree and tree-vs-tree
+//! changes, refs) go through `gix` in-process, so the pre-commit path spawns no process. The
+//! `git` binary runs only where user configuration must apply (commit, tag: hooks, signing,
+//! identity) or where gix has no support (push), always through [`Repo::command`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use gix::ObjectId;
+use gix::bstr::{BStr, ByteSlice};
+
+use crate::error::{Error, Result};
+
+/// A failed git operation: what was attempted and why it failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// An in-process read through gix failed.
+    #[error("git: could not {action}")]
+    Read {
+        action: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The `git` binary exited unsuccessfully.
+    #[error("`git {args}` failed ({status}){}", if stderr.trim().is_empty() { String::new() } else { format!(":\n{}", stderr.trim_end()) })]
+    Command {
+        args: String,
+        status: String,
+        stderr: String,
+    },
+    /// The `git` binary could not be started.
+    #[error("could not run `git {args}`")]
+    Spawn {
+        args: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn read_err<E: std::error::Error + Send + Sync + 'static>(
+    action: impl Into<String>,
+) -> impl FnOnce(E) -> GitError {
+    let action = action.into();
+    move |e| GitError::Read {
+        action,
+        source: Box::new(e),
+    }
+}
+
+/// How a path differs between two states (HEAD vs index, or two commits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// Present only in the newer state.
+    Added,
+    /// Present in both with different content or mode.
+    Modified,
+    /// Present only in the older state.
+    Deleted,
+}
+
+/// One changed path, repository-relative with `/`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Change {
+    /// The path relative to the repository root.
+    pub path: String,
+    /// What happened to it.
+    pub kind: ChangeKind,
+}
+
+/// A file found in a tree or the index: its name within the directory and its blob id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    /// The file name (no directory part).
+    pub name: String,
+    /// The blob id.
+    pub id: ObjectId,
+    /// True for symbolic links, which the tool refuses to follow.
+    pub is_link: bool,
+}
+
+/// An opened repository with a working tree.
+pub struct Repo {
+    repo: gix::Repository,
+    workdir: PathBuf,
+}
+
+impl std::fmt::Debug for Repo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repo")
+            .field("workdir", &self.workdir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Repo {
+    /// Opens the repository containing `dir`, honouring `GIT_DIR`, `GIT_WORK_TREE`,
+    /// `GIT_INDEX_FILE` (the temporary index git hands a pre-commit hook) and `git -c`
+    /// overrides passed through `GIT_CONFIG_PARAMETERS`.
+    pub fn discover(dir: &Path) -> Result<Repo> {
+        let overrides: Vec<String> = git_config_env::ConfigParameters::new()
+            .iter()
+            .map(|(k, v)| match v {
+                Some(v) => format!("{k}={v}"),
+                None => format!("{k}=true"),
+            })
+            .collect();
+        let opts = gix::open::Options::default().cli_overrides(overrides);
+        let mapping = gix::sec::trust::Mapping {
+            full: opts.clone(),
+            reduced: opts,
+        };
+        let repo = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
+            dir,
+            Default::default(),
+            mapping,
+        )
+        .map_err(|e| Error::NotARepository {
+            path: dir.to_path_buf(),
+            source: Box::new(e),
+        })?
+        .to_thread_local();
+        let workdir = repo
+            .workdir()
+            .map(Path::to_path_buf)
+            .ok_or_else(|| Error::Bare(repo.git_dir().to_path_buf()))?;
+        Ok(Repo { repo, workdir })
+    }
+
+    /// Returns the root of the working tree.
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    /// Returns the directory holding this worktree's private git data (`.git` or
+    /// `.git/worktrees/<name>`).
+    pub fn git_dir(&self) -> &Path {
+        self.repo.git_dir()
+    }
+
+    /// Returns the directory shared by all worktrees (hooks and config live there).
+    pub fn common_dir(&self) -> &Path {
+        self.repo.common_dir()
+    }
+
+    /// Reads a string from git config (all layers: system, global, repo, worktree, `-c`).
+    pub fn config_string(&self, key: &str) -> Option<String> {
+        self.repo
+            .config_snapshot()
+            .string(key)
+            .map(|v| v.to_str_lossy().into_owned())
+    }
+
+    /// Returns the commit HEAD points to, or `None` on an unborn branch.
+    pub fn head_commit(&self) -> Result<Option<ObjectId>, GitError> {
+        let head = self.repo.head().map_err(read_err("read HEAD"))?;
+        if head.is_unborn() {
+            return Ok(None);
+        }
+        let id = head.into_peeled_id().map_err(read_err("resolve HEAD"))?;
+        Ok(Some(id.detach()))
+    }
+
+    /// Returns the branch HEAD points to (`refs/heads/main`), or `None` when detached.
+    pub fn head_branch(&self) -> Result<Option<String>, GitError> {
+        Ok(self
+            .repo
+            .head_name()
+            .map_err(read_err("read HEAD"))?
+            .map(|n| n.as_bstr().to_str_lossy().into_owned()))
+    }
+
+    /// Resolves a revision (`HEAD~2`, a tag, a hash) to the commit it names.
+    pub fn resolve_commit(&self, spec: &str) -> Result<ObjectId, GitError> {
+        let id = self
+            .repo
+            .rev_parse_single(spec)
+            .map_err(read_err(format!("resolve revision `{spec}`")))?;
+        let commit = id
+            .object()
+            .map_err(read_err(format!("read `{spec}`")))?
+            .peel_to_commit()
+            .map_err(read_err(format!("peel `{spec}` to a commit")))?;
+        Ok(commit.id)
+    }
+
+    /// Returns the root tree of a commit.
+    pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId, GitError> {
+        let c = self
+            .repo
+            .find_commit(commit)
+            .map_err(read_err(format!("read commit {commit}")))?;
+        Ok(c.tree_id()
+            .map_err(read_err(format!("read the tree of {commit}")))?
+            .detach())
+    }
+
+    /// Returns the parents of a commit.
+    pub fn commit_parents(&self, commit: ObjectId) -> Result<Vec<ObjectId>, GitError> {
+        let c = self
+            .repo
+            .find_commit(commit)
+            .map_err(read_err(format!("read commit {commit}")))?;
+        Ok(c.parent_ids().map(gix::Id::detach).collect())
+    }
+
+    /// Returns the abbreviated (7 hex digit) form of an id.
+    pub fn short(id: ObjectId) -> String {
+        id.to_hex_with_len(7).to_string()
+    }
+
+    /// Reads a blob's bytes.
+    pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, GitError> {
+        Ok(self
+            .repo
+            .find_blob(id)
+            .map_err(read_err(format!("read blob {id}")))?
+            .take_data())
+    }
+
+    /// Opens the index git would commit (the temporary one inside a hook); empty when absent.
+    pub fn index(&self) -> Result<gix::index::File, GitError> {
+        let path = self.repo.index_path();
+        if !path.exists() {
+            return Ok(gix::index::File::from_state(
+                gix::index::State::new(self.repo.object_hash()),
+                path,
+            ));
+        }
+        self.repo.open_index().map_err(read_err("read the index"))
+    }
+
+    /// Lists the files directly inside `dir` (repository-relative, no trailing `/`) in the
+    /// index, at stage 0. Entries in subdirectories are not included.
+    pub fn index_dir(index: &gix::index::File, dir: &str) -> Vec<DirEntry> {
+        let prefix = dir_prefix(dir);
+        let entries = index.entries();
+        let start = entries.partition_point(|e| e.path(index) < prefix.as_bytes().as_bstr());
+        let mut out = Vec::new();
+        for e in &entries[start..] {
+            let path = e.path(index);
+            let Some(rest) = path.strip_prefix(prefix.as_bytes()) else {
+                break;
+            };
+            if rest.contains(&b'/') || e.stage_raw() != 0 {
+                continue;
+            }
+            out.push(DirEntry {
+                name: rest.to_str_lossy().into_owned(),
+                id: e.id,
+                is_link: e.mode == gix::index::entry::Mode::SYMLINK,
+            });
+        }
+        out
+    }
+
+    /// Lists the files directly inside `dir` in a commit's tree (empty if the directory is
+    /// absent there).
+    pub fn tree_dir(&self, commit: ObjectId, dir: &str) -> Result<Vec<DirEntry>, GitError> {
+        let Some(tree) = self.subtree(self.commit_tree(commit)?, dir)? else {
+            return Ok(Vec::new());
+        };
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .map_err(read_err(format!("read tree {tree}")))?;
+        let decoded = tree.decode().map_err(read_err("decode a tree"))?;
+        Ok(decoded
+            .entries
+            .iter()
+            .filter(|e| e.mode.is_blob() || e.mode.is_link())
+            .map(|e| DirEntry {
+                name: e.filename.to_str_lossy().into_owned(),
+                id: e.oid.to_owned(),
+                is_link: e.mode.is_link(),
+            })
+            .collect())
+    }
+
+    /// Finds the tree id of directory `dir` inside `tree`, or `None` when absent.
+    fn subtree(&self, tree: ObjectId, dir: &str) -> Result<Option<ObjectId>, GitError> {
+        if dir.is_empty() {
+            return Ok(Some(tree));
+        }
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .map_err(read_err(format!("read tree {tree}")))?;
+        let entry = tree
+            .lookup_entry_by_path(dir)
+            .map_err(read_err(format!("look up {dir}")))?;
+        Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
+    }
+
+    /// Reads the blob at a repository-relative path in a commit, if present.
+    pub fn blob_at(&self, commit: ObjectId, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+        let tree = self
+            .repo
+            .find_tree(self.commit_tree(commit)?)
+            .map_err(read_err("read a tree"))?;
+        let entry = tree
+            .lookup_entry_by_path(path)
+            .map_err(read_err(format!("look up {path}")))?;
+        match entry {
+            Some(e) if e.mode().is_blob() || e.mode().is_link() => {
+                Ok(Some(self.blob(e.object_id())?))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Returns the paths whose staged content differs from HEAD (`git diff --cached`).
+    ///
+    /// Uses the index's cache-tree to skip every directory git already knows to be
+    /// unchanged, so the cost grows with the change, not with the repository.
+    pub fn staged_changes(&self, index: &gix::index::File) -> Result<Vec<Change>, GitError> {
+        let head_tree = match self.head_commit()? {
+            Some(c) => Some(self.commit_tree(c)?),
+            None => None,
+        };
+        let mut out = Vec::new();
+        self.diff_index_dir(
+            index,
+            head_tree,
+            b"",
+            index.entries(),
+            index.tree(),
+            &mut out,
+        )?;
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    fn diff_index_dir(
+        &self,
+        index: &gix::index::File,
+        head: Option<ObjectId>,
+        prefix: &[u8],
+        entries: &[gix::index::Entry],
+        cache: Option<&gix::index::extension::Tree>,
+        out: &mut Vec<Change>,
+    ) -> Result<(), GitError> {
+        if let (Some(c), Some(h)) = (cache, head)
+            && c.num_entries.is_some()
+            && c.id == h
+        {
+            return Ok(());
+        }
+        let mut head_entries = match head {
+            Some(h) => self.tree_entries(h)?,
+            None => BTreeMap::new(),
+        };
+        let mut i = 0;
+        while i < entries.len() {
+            let e = &entries[i];
+            let path = e.path(index);
+            let rest = &path[prefix.len()..];
+            if let Some(slash) = rest.find_byte(b'/') {
+                let name = &rest[..slash];
+                let sub_prefix = &path[..prefix.len() + slash + 1];
+                let sub_cache =
+                    cache.and_then(|c| c.children.iter().find(|t| t.name.as_slice() == name));
+                let len = entries[i..].partition_point(|x| x.path(index).starts_with(sub_prefix));
+                let sub_head = match head_entries.remove(name) {
+                    Some((id, mode)) if mode.is_tree() => Some(id),
+                    Some(_) => {
+                        out.push(change(&path[..prefix.len() + slash], ChangeKind::Deleted));
+                        None
+                    }
+                    None => None,
+                };
+                self.diff_index_dir(
+                    index,
+                    sub_head,
+                    sub_prefix,
+                    &entries[i..i + len],
+                    sub_cache,
+                    out,
+                )?;
+                i += len;
+                continue;
+            }
+            let staged_mode = e.mode.to_tree_entry_mode();
+            match head_entries.remove(rest) {
+                Some((id, mode)) if mode.is_tree() => {
+                    out.push(change(path, ChangeKind::Added));
+                    self.list_tree(id, &path_join(path), ChangeKind::Deleted, out)?;
+                }
+                Some((id, mode)) => {
+                    if id != e.id || Some(mode) != staged_mode || e.stage_raw() != 0 {
+                        out.push(change(path, ChangeKind::Modified));
+                    }
+                }
+                None => out.push(change(path, ChangeKind::Added)),
+            }
+            // Conflicted paths appear once per stage; report them once.
+            while i + 1 < entries.len() && entries[i + 1].path(index) == path {
+                i += 1;
+            }
+            i += 1;
+        }
+        for (name, (id, mode)) in head_entries {
+            let mut full = prefix.to_vec();
+            full.extend_from_slice(&name);
+            if mode.is_tree() {
+                full.push(b'/');
+                self.list_tree(id, &full, ChangeKind::Deleted, out)?;
+            } else {
+                out.push(change(full.as_bstr(), ChangeKind::Deleted));
+            }
+        }
+        Ok(())
+    }
+
+    fn tree_entries(
+        &self,
+        tree: ObjectId,
+    ) -> Result<BTreeMap<Vec<u8>, (ObjectId, gix::object::tree::EntryMode)>, GitError> {
+        let t = self
+            .repo
+            .find_tree(tree)
+            .map_err(read_err(format!("read tree {tree}")))?;
+        let decoded = t.decode().map_err(read_err("decode a tree"))?;
+        Ok(decoded
+            .entries
+            .iter()
+            .map(|e| (e.filename.to_vec(), (e.oid.to_owned(), e.mode)))
+            .collect())
+    }
+
+    /// Appends every file below `tree` (whose path prefix ends in `/`) as `kind`.
+    fn list_tree(
+        &self,
+        tree: ObjectId,
+        prefix: &[u8],
+        kind: ChangeKind,
+        out: &mut Vec<Change>,
+    ) -> Result<(), GitError> {
+        for (name, (id, mode)) in self.tree_entries(tree)? {
+            let mut full = prefix.to_vec();
+            full.extend_from_slice(&name);
+            if mode.is_tree() {
+                full.push(b'/');
+                self.list_tree(id, &full, kind, out)?;
+            } else if !mode.is_commit() || kind != ChangeKind::Modified {
+                out.push(change(full.as_bstr(), kind));
+            }
+        }
+        Ok(())
+    }
+
+    /// Returns the paths that differ between two commits' trees (`git diff --name-status
+    /// old new`); `old = None` means the empty tree. Unchanged subtrees are skipped by id.
+    pub fn commit_changes(
+        &self,
+        old: Option<ObjectId>,
+        new: ObjectId,
+    ) -> Result<Vec<Change>, GitError> {
+        let old_tree = match old {
+            Some(c) => Some(self.commit_tree(c)?),
+            None => None,
+        };
+        let new_tree = self.commit_tree(new)?;
+        let mut out = Vec::new();
+        self.diff_trees(old_tree, Some(new_tree), b"", &mut out)?;
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    fn diff_trees(
+        &self,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+        prefix: &[u8],
+        out: &mut Vec<Change>,
+    ) -> Result<(), GitError> {
+        if old == new {
+            return Ok(());
+        }
+        let mut olds = match old {
+            Some(t) => self.tree_entries(t)?,
+            None => BTreeMap::new(),
+        };
+        let news = match new {
+            Some(t) => self.tree_entries(t)?,
+            None => BTreeMap::new(),
+        };
+        for (name, (nid, nmode)) in news {
+            let mut full = prefix.to_vec();
+            full.extend_from_slice(&name);
+            match olds.remove(&name) {
+                Some((oid, omode)) => match (omode.is_tree(), nmode.is_tree()) {
+                    (true, true) => {
+                        full.push(b'/');
+                        self.diff_trees(Some(oid), Some(nid), &full, out)?;
+                    }
+                    (false, false) => {
+                        if oid != nid || omode != nmode {
+                            out.push(change(full.as_bstr(), ChangeKind::Modified));
+                        }
+                    }
+                    (true, false) => {
+                        out.push(change(full.as_bstr(), ChangeKind::Added));
+                        full.push(b'/');
+                        self.list_tree(oid, &full, ChangeKind::Deleted, out)?;
+                    }
+                    (false, true) => {
+                        out.push(change(full.as_bstr(), ChangeKind::Deleted));
+                        full.push(b'/');
+                        self.list_tree(nid, &full, ChangeKind::Added, out)?;
+                    }
+                },
+                None if nmode.is_tree() => {
+                    full.push(b'/');
+                    self.list_tree(nid, &full, ChangeKind::Added, out)?;
+                }
+                None => out.push(change(full.as_bstr(), ChangeKind::Added)),
+            }
+        }
+        for (name, (oid, omode)) in olds {
+            let mut full = prefix.to_vec();
+            full.extend_from_slice(&name);
+            if omode.is_tree() {
+                full.push(b'/');
+                self.list_tree(oid, &full, ChangeKind::Deleted, out)?;
+            } else {
+                out.push(change(full.as_bstr(), ChangeKind::Deleted));
+            }
+        }
+        Ok(())
+    }
+
+    /// Returns the best common ancestor of two commits, if any.
+    pub fn merge_base(&self, a: ObjectId, b: ObjectId) -> Result<Option<ObjectId>, GitError> {
+        let id = self
+            .repo
+            .merge_base(a, b)
+            .map_err(read_err(format!("find the merge base of {a} and {b}")))?;
+        Ok(id.map(gix::Id::detach))
+    }
+
+    /// Returns true when `ancestor` is reachable from `descendant` (or equal to it).
+    pub fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> Result<bool, GitError> {
+        if ancestor == descendant {
+            return Ok(true);
+        }
+        Ok(self.merge_base(ancestor, descendant)? == Some(ancestor))
+    }
+
+    /// Lists references under a prefix (`refs/tags/aahp/`) with the commit each peels to.
+    pub fn refs_with_prefix(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>, GitError> {
+        let platform = self
+            .repo
+            .references()
+            .map_err(read_err("list references"))?;
+        let iter = platform
+            .prefixed(prefix)
+            .map_err(read_err("list references"))?;
+        let mut out = Vec::new();
+        for r in iter {
+            let mut r = r.map_err(|e| GitError::Read {
+                action: "read a reference".into(),
+                source: Box::new(e),
+            })?;
+            let name = r.name().as_bstr().to_str_lossy().into_owned();
+            let id = r.peel_to_id().map_err(read_err(format!("peel {name}")))?;
+            out.push((name, id.detach()));
+        }
+        Ok(out)
+    }
+
+    /// Returns the commit a reference points to, if it exists.
+    pub fn find_ref(&self, name: &str) -> Result<Option<ObjectId>, GitError> {
+        match self
+            .repo
+            .try_find_reference(name)
+            .map_err(read_err(format!("read {name}")))?
+        {
+            Some(mut r) => Ok(Some(
+                r.peel_to_id()
+                    .map_err(read_err(format!("peel {name}")))?
+                    .detach(),
+            )),
+            None => Ok(None),
+        }
+    }
+
+    /// Builds a `git` command pinned to this repository: `-C <workdir>`, `LC_ALL=C`, null
+    /// stdin. Every spawn of git in the crate goes through here.
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.arg("-C")
+            .arg(&self.workdir)
+            .env("LC_ALL", "C")
+            .env("LANGUAGE", "C")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Runs git with `args` and returns its stdout; a non-zero exit becomes
+    /// [`GitError::Command`] carrying stderr.
+    pub fn run(&self, args: &[&str], envs: &[(&str, &str)]) -> Result<String, GitError> {
+        let mut cmd = self.command();
+        cmd.args(args);
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let output = cmd.output().map_err(|source| GitError::Spawn {
+            args: args.join(" "),
+            source,
+        })?;
+        if !output.status.success() {
+            return Err(GitError::Command {
+                args: args.join(" "),
+                status: output.status.to_string(),
+                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            });
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+}
+
+fn dir_prefix(dir: &str) -> String {
+    if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", dir.trim_end_matches('/'))
+    }
+}
+
+fn path_join(path: &BStr) -> Vec<u8> {
+    let mut v = path.to_vec();
+    v.push(b'/');
+    v
+}
+
+fn change(path: &BStr, kind: ChangeKind) -> Change {
+    Change {
+        path: path.to_str_lossy().into_owned(),
+        kind,
+    }
+}

@@ -1,0 +1,773 @@
+//! `MANIFEST.json`: read leniently, regenerated from the files, written losslessly.
+//!
+//! The document is kept as an ordered JSON map, so every field this tool does not own
+//! (`tasks`, `next_task_id`, `cross_repo_ref`, anything newer) survives a rewrite in its
+//! original place and form. Entries of files whose checksum did not change are kept as they
+//! were, so regenerating an up-to-date manifest changes nothing (SPEC §2.1, §3.4).
+
+use jiff::Timestamp;
+use serde_json::{Map, Value, json};
+
+use super::{HandoffDir, Snapshot, checksum, decode_text, line_count, tokens};
+use crate::clock;
+use crate::error::{Error, Result};
+
+/// The version written into a new manifest.
+pub const NEW_VERSION: &str = "2.0";
+/// Longest `summary` the schema allows, in characters.
+pub const SUMMARY_MAX: usize = 200;
+/// Longest `quick_context` the schema allows, in characters.
+pub const QUICK_CONTEXT_MAX: usize = 500;
+/// Session phases the schema allows.
+pub const PHASES: &[&str] = &[
+    "research",
+    "architecture",
+    "implementation",
+    "review",
+    "fix",
+    "idle",
+    "documentation",
+];
+
+/// A parsed manifest: the ordered JSON document plus the bytes it was read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    /// The document, keys in file order.
+    pub doc: Map<String, Value>,
+}
+
+/// One `files` entry as the tool reads it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FileEntry {
+    /// `sha256:<hex>`, or whatever placeholder the file holds.
+    pub checksum: String,
+    /// When the content last changed (RFC 3339).
+    pub updated: String,
+    /// Newline count.
+    pub lines: u64,
+    /// One-line summary.
+    pub summary: String,
+}
+
+/// What a regeneration may set besides the file entries.
+#[derive(Debug, Clone, Default)]
+pub struct SessionInfo {
+    /// `last_session.agent`.
+    pub agent: Option<String>,
+    /// `last_session.session_id`.
+    pub session_id: Option<String>,
+    /// `last_session.phase` (one of [`PHASES`]).
+    pub phase: Option<String>,
+    /// `last_session.duration_minutes`.
+    pub duration_minutes: Option<u64>,
+    /// `quick_context`; kept from the old manifest when `None`.
+    pub context: Option<String>,
+    /// `project`; kept from the old manifest when `None`.
+    pub project: Option<String>,
+}
+
+impl SessionInfo {
+    /// True when the caller asked to record something about the session.
+    pub fn is_empty(&self) -> bool {
+        self.agent.is_none()
+            && self.session_id.is_none()
+            && self.phase.is_none()
+            && self.duration_minutes.is_none()
+            && self.context.is_none()
+            && self.project.is_none()
+    }
+
+    /// Checks values against the schema before anything is written.
+    pub fn validate(&self) -> Result<()> {
+        if let Some(p) = &self.phase
+            && !PHASES.contains(&p.as_str())
+        {
+            return Err(Error::Usage(format!(
+                "invalid phase `{p}`; expected one of: {}",
+                PHASES.join(", ")
+            )));
+        }
+        if let Some(c) = &self.context
+            && c.chars().count() > QUICK_CONTEXT_MAX
+        {
+            return Err(Error::Usage(format!(
+                "--context is {} characters; the manifest allows at most {QUICK_CONTEXT_MAX}",
+                c.chars().count()
+            )));
+        }
+        if let Some(p) = &self.project
+            && p.trim().is_empty()
+        {
+            return Err(Error::Usage("--project must not be empty".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of [`Manifest::regenerate`].
+#[derive(Debug, Clone)]
+pub struct Regenerated {
+    /// The new manifest (equal to the old one when nothing changed).
+    pub manifest: Manifest,
+    /// True when the document differs from the old one and must be written.
+    pub changed: bool,
+    /// Files whose entries changed, were added or removed.
+    pub changed_files: Vec<String>,
+}
+
+/// Per-file state of the manifest against the content (SPEC §3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileState {
+    /// Checksum matches.
+    Ok,
+    /// Indexed, present, but the content changed (or the checksum is a placeholder).
+    Changed,
+    /// Indexed but absent.
+    Missing,
+    /// Present but not indexed.
+    Unindexed,
+}
+
+/// One file's [`FileState`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FileCheck {
+    /// File name within the handoff directory.
+    pub name: String,
+    /// Its state.
+    pub state: FileState,
+    /// The checksum recorded in the manifest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// The checksum of the content.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+}
+
+impl Manifest {
+    /// Parses a manifest. A BOM and CRLF line ends are accepted; malformed JSON or a
+    /// non-object document is an error naming the file and line; so is a `files` key that
+    /// is absolute or contains `..` (it could make a later write or read leave the
+    /// directory).
+    pub fn parse(path: &str, bytes: &[u8]) -> Result<Manifest> {
+        let text = decode_text(path, bytes)?;
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| Error::invalid(path, Some(e.line()), format!("malformed JSON: {e}")))?;
+        let Value::Object(doc) = value else {
+            return Err(Error::invalid(
+                path,
+                Some(1),
+                "the manifest must be a JSON object",
+            ));
+        };
+        if let Some(files) = doc.get("files") {
+            let Value::Object(files) = files else {
+                return Err(Error::invalid(
+                    path,
+                    line_of(text, "\"files\""),
+                    "`files` must be an object",
+                ));
+            };
+            for key in files.keys() {
+                if !is_safe_file_key(key) {
+                    return Err(Error::invalid(
+                        path,
+                        line_of(text, &serde_json::to_string(key).unwrap_or_default()),
+                        format!(
+                            "`files` key {key:?} must be a plain file name (no `/`, `\\` or `..`)"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(Manifest { doc })
+    }
+
+    /// Reads the manifest from a snapshot, or `None` when the directory has none.
+    pub fn from_snapshot(dir: &HandoffDir, snap: &Snapshot) -> Result<Option<Manifest>> {
+        match snap.get(super::MANIFEST) {
+            Some(bytes) => Ok(Some(Manifest::parse(&dir.path_of(super::MANIFEST), bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Serialises deterministically: two-space indentation, keys in document order, LF,
+    /// trailing newline.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = serde_json::to_vec_pretty(&self.doc).expect("a JSON map always serialises");
+        out.push(b'\n');
+        out
+    }
+
+    /// Returns a string field.
+    pub fn str_field(&self, key: &str) -> Option<&str> {
+        self.doc.get(key).and_then(Value::as_str)
+    }
+
+    /// Returns a `last_session` string field.
+    pub fn session_field(&self, key: &str) -> Option<&str> {
+        self.doc.get("last_session")?.get(key)?.as_str()
+    }
+
+    /// Returns the `files` entries that have the expected shape, in document order.
+    pub fn files(&self) -> Vec<(String, FileEntry)> {
+        let Some(Value::Object(files)) = self.doc.get("files") else {
+            return Vec::new();
+        };
+        files
+            .iter()
+            .map(|(name, v)| {
+                let s = |k: &str| {
+                    v.get(k)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                (
+                    name.clone(),
+                    FileEntry {
+                        checksum: s("checksum"),
+                        updated: s("updated"),
+                        lines: v.get("lines").and_then(Value::as_u64).unwrap_or_default(),
+                        summary: s("summary"),
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// Returns `next_task_id`, read leniently (integer or numeric string).
+    pub fn next_task_id(&self) -> Option<u64> {
+        match self.doc.get("next_task_id")? {
+            Value::Number(n) => n.as_u64(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// Returns the task map (`T-001` → task), if present.
+    pub fn tasks(&self) -> Option<&Map<String, Value>> {
+        self.doc.get("tasks").and_then(Value::as_object)
+    }
+
+    /// Compares the recorded checksums with a snapshot of the directory.
+    pub fn check_files(&self, snap: &Snapshot) -> Vec<FileCheck> {
+        let recorded = self.files();
+        let mut out = Vec::new();
+        for (name, entry) in &recorded {
+            let check = match snap.get(name) {
+                None => FileCheck {
+                    name: name.clone(),
+                    state: FileState::Missing,
+                    expected: Some(entry.checksum.clone()),
+                    actual: None,
+                },
+                Some(bytes) => {
+                    let actual = checksum(bytes);
+                    FileCheck {
+                        name: name.clone(),
+                        state: if actual == entry.checksum {
+                            FileState::Ok
+                        } else {
+                            FileState::Changed
+                        },
+                        expected: Some(entry.checksum.clone()),
+                        actual: Some(actual),
+                    }
+                }
+            };
+            out.push(check);
+        }
+        for name in snap.indexed_names() {
+            if !recorded.iter().any(|(n, _)| n == name) {
+                out.push(FileCheck {
+                    name: name.to_string(),
+                    state: FileState::Unindexed,
+                    expected: None,
+                    actual: snap.get(name).map(checksum),
+                });
+            }
+        }
+        out
+    }
+
+    /// Builds the manifest for `snap`, starting from `old` when there is one.
+    ///
+    /// Entries of files whose checksum is unchanged are kept exactly (their `updated`,
+    /// `lines` and `summary`); changed and new files get a fresh entry stamped `now`; files
+    /// gone from the directory are dropped. When no entry changed and `info` asks for
+    /// nothing, the old manifest is returned unchanged, so the command is idempotent.
+    pub fn regenerate(
+        old: Option<&Manifest>,
+        dir: &HandoffDir,
+        snap: &Snapshot,
+        info: &SessionInfo,
+        commit: Option<&str>,
+        now: Timestamp,
+    ) -> Result<Regenerated> {
+        info.validate()?;
+        let now_s = clock::format_rfc3339(now);
+        let old_entries: Vec<(String, FileEntry)> = old.map(Manifest::files).unwrap_or_default();
+        let old_files = old
+            .and_then(|m| m.doc.get("files"))
+            .and_then(Value::as_object);
+
+        let mut files = Map::new();
+        let mut changed_files = Vec::new();
+        for name in snap.indexed_names() {
+            let bytes = snap.get(name).unwrap_or_default();
+            let sum = checksum(bytes);
+            let previous = old_entries.iter().find(|(n, _)| n == name).map(|(_, e)| e);
+            let entry = match (previous, old_files.and_then(|f| f.get(name))) {
+                (Some(p), Some(raw)) if p.checksum == sum => raw.clone(),
+                _ => {
+                    changed_files.push(name.to_string());
+                    let text = decode_text(&dir.path_of(name), bytes)?;
+                    json!({
+                        "checksum": sum,
+                        "updated": now_s,
+                        "lines": line_count(bytes),
+                        "summary": summarize(name, text),
+                    })
+                }
+            };
+            files.insert(name.to_string(), entry);
+        }
+        for (name, _) in &old_entries {
+            if !files.contains_key(name) {
+                changed_files.push(name.clone());
+            }
+        }
+
+        let content_changed = !changed_files.is_empty()
+            || old.is_none_or(|m| {
+                m.doc.get("token_budget").is_none() || m.doc.get("files").is_none()
+            });
+        if !content_changed && info.is_empty() {
+            return Ok(Regenerated {
+                manifest: old.expect("unchanged implies an old manifest").clone(),
+                changed: false,
+                changed_files,
+            });
+        }
+
+        let mut doc = old.map(|m| m.doc.clone()).unwrap_or_default();
+        let project = info
+            .project
+            .clone()
+            .or_else(|| {
+                old.and_then(|m| m.str_field("project"))
+                    .filter(|p| !p.is_empty())
+                    .map(String::from)
+            })
+            .unwrap_or_else(|| default_project(dir));
+        set_in_order(
+            &mut doc,
+            "aahp_version",
+            json!(
+                old.and_then(|m| m.str_field("aahp_version"))
+                    .unwrap_or(NEW_VERSION)
+            ),
+        );
+        set_in_order(&mut doc, "project", json!(project));
+        let session = session_object(old, info, commit, &now_s);
+        set_in_order(&mut doc, "last_session", Value::Object(session));
+        set_in_order(&mut doc, "files", Value::Object(files));
+        let quick_context = info
+            .context
+            .clone()
+            .or_else(|| {
+                old.and_then(|m| m.str_field("quick_context"))
+                    .map(String::from)
+            })
+            .unwrap_or_else(|| default_quick_context(dir, snap));
+        set_in_order(&mut doc, "quick_context", json!(quick_context));
+        // Older tools wrote the id as a string; the schema wants an integer.
+        if let Some(Value::String(s)) = doc.get("next_task_id")
+            && let Ok(n) = s.trim().parse::<u64>()
+        {
+            doc.insert("next_task_id".into(), json!(n));
+        }
+        set_in_order(&mut doc, "token_budget", json!({}));
+        let mut manifest = Manifest { doc };
+        manifest.set_token_budget(dir, snap)?;
+        let changed = old.is_none_or(|o| o.doc != manifest.doc);
+        Ok(Regenerated {
+            manifest,
+            changed,
+            changed_files,
+        })
+    }
+
+    /// Computes `token_budget` with the real tokenizer. `manifest_only` counts this
+    /// document itself, so the numbers are iterated until they are stable.
+    fn set_token_budget(&mut self, dir: &HandoffDir, snap: &Snapshot) -> Result<()> {
+        let mut core = 0;
+        let mut full = 0;
+        for name in snap.indexed_names() {
+            let text = decode_text(&dir.path_of(name), snap.get(name).unwrap_or_default())?;
+            let n = tokens::count(text);
+            if name == "STATUS.md" || name == "NEXT_ACTIONS.md" {
+                core += n;
+            }
+            if name != "LOG-ARCHIVE.md" && name != "LOG-ARCHIVE.index.json" {
+                full += n;
+            }
+        }
+        let mut manifest_only = 0;
+        for _ in 0..4 {
+            let budget = json!({
+                "manifest_only": manifest_only,
+                "manifest_plus_core": manifest_only + core,
+                "full_read": manifest_only + full,
+            });
+            self.doc.insert("token_budget".into(), budget);
+            let text = String::from_utf8(self.to_bytes()).expect("serde_json writes UTF-8");
+            let counted = tokens::count(&text);
+            if counted == manifest_only {
+                break;
+            }
+            manifest_only = counted;
+        }
+        Ok(())
+    }
+}
+
+/// Inserts or replaces a key, appending new keys at the end (document order is kept).
+fn set_in_order(doc: &mut Map<String, Value>, key: &str, value: Value) {
+    if let Some(slot) = doc.get_mut(key) {
+        *slot = value;
+    } else {
+        doc.insert(key.to_string(), value);
+    }
+}
+
+fn session_object(
+    old: Option<&Manifest>,
+    info: &SessionInfo,
+    commit: Option<&str>,
+    now: &str,
+) -> Map<String, Value> {
+    let mut s = old
+        .and_then(|m| m.doc.get("last_session"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let keep = |s: &Map<String, Value>, k: &str| s.get(k).and_then(Value::as_str).map(String::from);
+    let agent = info
+        .agent
+        .clone()
+        .or_else(|| keep(&s, "agent"))
+        .unwrap_or_else(|| "git-aahp".into());
+    let session_id = info
+        .session_id
+        .clone()
+        .or_else(|| keep(&s, "session_id"))
+        .unwrap_or_else(|| format!("aahp-{}", now.replace([':', '-'], "")));
+    let phase = info
+        .phase
+        .clone()
+        .or_else(|| keep(&s, "phase").filter(|p| PHASES.contains(&p.as_str())))
+        .unwrap_or_else(|| "idle".into());
+    set_in_order(&mut s, "agent", json!(agent));
+    set_in_order(&mut s, "session_id", json!(session_id));
+    set_in_order(&mut s, "timestamp", json!(now));
+    set_in_order(&mut s, "commit", json!(commit.unwrap_or("unknown")));
+    set_in_order(&mut s, "phase", json!(phase));
+    if let Some(d) = info.duration_minutes {
+        set_in_order(&mut s, "duration_minutes", json!(d));
+    }
+    s
+}
+
+fn default_project(dir: &HandoffDir) -> String {
+    let base = dir.root.join(dir.package_root());
+    base.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "project".into())
+}
+
+fn default_quick_context(dir: &HandoffDir, snap: &Snapshot) -> String {
+    let mut parts = Vec::new();
+    for name in ["STATUS.md", "NEXT_ACTIONS.md"] {
+        if let Some(bytes) = snap.get(name)
+            && let Ok(text) = decode_text(&dir.path_of(name), bytes)
+        {
+            let s = summarize(name, text);
+            if s != NO_SUMMARY {
+                parts.push(s);
+            }
+        }
+    }
+    if parts.is_empty() {
+        return "No handoff files with summaries yet.".into();
+    }
+    truncate_chars(&parts.join(" "), QUICK_CONTEXT_MAX)
+}
+
+/// Placeholder summary when a file has no prose.
+pub const NO_SUMMARY: &str = "(no summary available)";
+
+/// Summarises a handoff file in at most [`SUMMARY_MAX`] characters: the `summary` section
+/// when present, else (for LOG files) the newest entry, else the first prose line.
+pub fn summarize(name: &str, text: &str) -> String {
+    let s = if name.ends_with(".json") {
+        summarize_json(name, text)
+    } else if let Some(section) = section(text, "summary") {
+        collapse(section)
+    } else if name == "LOG.md" || name == "LOG-ARCHIVE.md" {
+        newest_entry(text).map_or_else(|| first_prose_line(text), |t| format!("Last entry: {t}"))
+    } else {
+        first_prose_line(text)
+    };
+    if s.is_empty() {
+        NO_SUMMARY.to_string()
+    } else {
+        truncate_chars(&s, SUMMARY_MAX)
+    }
+}
+
+fn summarize_json(name: &str, text: &str) -> String {
+    let Ok(v) = serde_json::from_str::<Value>(text.trim_start_matches('\u{feff}')) else {
+        return "(unparsable JSON)".into();
+    };
+    let n = v
+        .get("entries")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    match name {
+        "pii-allowlist.json" => format!(
+            "{n} allowlisted email address{}",
+            if n == 1 { "" } else { "es" }
+        ),
+        "LOG-ARCHIVE.index.json" => {
+            format!("{n} archived log entr{}", if n == 1 { "y" } else { "ies" })
+        }
+        _ => String::new(),
+    }
+}
+
+/// Returns the body of `<!-- SECTION: name -->` … `<!-- /SECTION: name -->`.
+pub fn section<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let open = format!("<!-- SECTION: {name} -->");
+    let close = format!("<!-- /SECTION: {name} -->");
+    let start = text.find(&open)? + open.len();
+    let end = text[start..].find(&close)? + start;
+    Some(&text[start..end])
+}
+
+fn newest_entry(text: &str) -> Option<String> {
+    let mut fence = false;
+    for line in text.lines() {
+        let t = line.trim_end_matches('\r');
+        if t.trim_start().starts_with("```") || t.trim_start().starts_with("~~~") {
+            fence = !fence;
+        }
+        if !fence && t.starts_with("## [") && t.as_bytes().get(4).is_some_and(u8::is_ascii_digit) {
+            return Some(t[3..].trim().to_string());
+        }
+    }
+    None
+}
+
+fn first_prose_line(text: &str) -> String {
+    let mut fence = false;
+    let mut comment = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+            continue;
+        }
+        if fence {
+            continue;
+        }
+        if comment {
+            if t.contains("-->") {
+                comment = false;
+            }
+            continue;
+        }
+        if t.starts_with("<!--") {
+            comment = !t.contains("-->");
+            continue;
+        }
+        if t.is_empty()
+            || t.starts_with('#')
+            || t.starts_with('>')
+            || t.starts_with("---")
+            || t.starts_with('|')
+            || t.starts_with("===")
+        {
+            continue;
+        }
+        return collapse(t);
+    }
+    String::new()
+}
+
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Cuts to at most `max` characters on a character boundary, marking the cut with `…`.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// A `files` key must be a plain name inside the directory.
+fn is_safe_file_key(key: &str) -> bool {
+    !key.is_empty()
+        && key != "."
+        && key != ".."
+        && !key.contains(['/', '\\', '\0'])
+        && !key.starts_with('~')
+        && !(key.len() >= 2 && key.as_bytes()[1] == b':')
+}
+
+/// Returns the 1-based line of the first occurrence of `needle`.
+fn line_of(text: &str, needle: &str) -> Option<usize> {
+    text.find(needle)
+        .map(|i| text[..i].matches('\n').count() + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> HandoffDir {
+        HandoffDir {
+            rel: ".ai/handoff".into(),
+            abs: "/r/.ai/handoff".into(),
+            root: "/r/proj".into(),
+        }
+    }
+
+    fn snap(files: &[(&str, &str)]) -> Snapshot {
+        let mut s = Snapshot::default();
+        for (n, c) in files {
+            s.files.insert((*n).into(), c.as_bytes().to_vec());
+        }
+        s
+    }
+
+    fn now() -> Timestamp {
+        "2026-11-22T10:00:00Z".parse().unwrap()
+    }
+
+    #[test]
+    fn summary_prefers_the_summary_section_and_cuts_on_char_boundaries() {
+        let text = "# S\n<!-- SECTION: summary -->\nBuild green.\nAuth done.\n<!-- /SECTION: summary -->\nother";
+        assert_eq!(summarize("STATUS.md", text), "Build green. Auth done.");
+        let long = format!("# T\n\n{}\n", "é".repeat(300));
+        let s = summarize("X.md", &long);
+        assert_eq!(s.chars().count(), SUMMARY_MAX);
+        assert!(s.ends_with('…'));
+    }
+
+    #[test]
+    fn summary_of_a_log_is_its_newest_entry() {
+        let text = "# Log\n\n> append only\n\n```\n## [2020-01-01] fake: in a fence\n```\n## [2026-11-20] claude: Fixed CORS\n\nbody\n";
+        assert_eq!(
+            summarize("LOG.md", text),
+            "Last entry: [2026-11-20] claude: Fixed CORS"
+        );
+    }
+
+    #[test]
+    fn regenerate_twice_is_a_no_op() {
+        let s = snap(&[("STATUS.md", "# S\n\nAll green.\n"), ("LOG.md", "# L\n")]);
+        let first = Manifest::regenerate(
+            None,
+            &dir(),
+            &s,
+            &SessionInfo::default(),
+            Some("abc1234"),
+            now(),
+        )
+        .unwrap();
+        assert!(first.changed);
+        let later: Timestamp = "2026-11-23T10:00:00Z".parse().unwrap();
+        let second = Manifest::regenerate(
+            Some(&first.manifest),
+            &dir(),
+            &s,
+            &SessionInfo::default(),
+            Some("def5678"),
+            later,
+        )
+        .unwrap();
+        assert!(!second.changed);
+        assert_eq!(second.manifest.to_bytes(), first.manifest.to_bytes());
+    }
+
+    #[test]
+    fn regenerate_keeps_updated_for_unchanged_files_and_unknown_fields() {
+        let s = snap(&[("STATUS.md", "# S\n\nAll green.\n"), ("LOG.md", "# L\n")]);
+        let first = Manifest::regenerate(None, &dir(), &s, &SessionInfo::default(), None, now())
+            .unwrap()
+            .manifest;
+        let mut with_extra = first.clone();
+        with_extra.doc.insert(
+            "tasks".into(),
+            json!({"T-001": {"title": "a \"quoted\"\ttab", "status": "ready"}}),
+        );
+        with_extra
+            .doc
+            .insert("x_future".into(), json!([1, 2.50, null]));
+        let s2 = snap(&[("STATUS.md", "# S\n\nNow red.\n"), ("LOG.md", "# L\n")]);
+        let later: Timestamp = "2026-11-23T10:00:00Z".parse().unwrap();
+        let r = Manifest::regenerate(
+            Some(&with_extra),
+            &dir(),
+            &s2,
+            &SessionInfo::default(),
+            None,
+            later,
+        )
+        .unwrap();
+        assert!(r.changed);
+        assert_eq!(r.changed_files, ["STATUS.md"]);
+        let files = r.manifest.files();
+        assert_eq!(files[0].1.updated, "2026-11-23T10:00:00Z");
+        assert_eq!(files[1].1.updated, "2026-11-22T10:00:00Z");
+        assert_eq!(r.manifest.doc["tasks"], with_extra.doc["tasks"]);
+        assert_eq!(r.manifest.doc["x_future"], json!([1, 2.50, null]));
+        let reparsed = Manifest::parse("m", &r.manifest.to_bytes()).unwrap();
+        assert_eq!(reparsed, r.manifest);
+    }
+
+    #[test]
+    fn parse_refuses_traversal_keys_with_their_line() {
+        let text = "{\n  \"files\": {\n    \"../../etc/passwd.md\": {}\n  }\n}\n";
+        let err = Manifest::parse("M.json", text.as_bytes()).unwrap_err();
+        assert!(err.to_string().starts_with("M.json:3: "), "{err}");
+        let err = Manifest::parse("M.json", b"{\r\n  \"a\": 1,\r\n  oops\r\n}").unwrap_err();
+        assert!(
+            err.to_string().starts_with("M.json:3: malformed JSON"),
+            "{err}"
+        );
+        assert!(Manifest::parse("M.json", b"\xEF\xBB\xBF{\"a\":1}\r\n").is_ok());
+    }
+
+    #[test]
+    fn numeric_string_task_id_is_read_and_normalised() {
+        let s = snap(&[("STATUS.md", "x\n")]);
+        let old = Manifest::parse(
+            "m",
+            br#"{"aahp_version":"3.0","project":"p","next_task_id":"18"}"#,
+        )
+        .unwrap();
+        assert_eq!(old.next_task_id(), Some(18));
+        let r = Manifest::regenerate(Some(&old), &dir(), &s, &SessionInfo::default(), None, now())
+            .unwrap();
+        assert_eq!(r.manifest.doc["next_task_id"], json!(18));
+        assert_eq!(r.manifest.str_field("aahp_version"), Some("3.0"));
+    }
+}

@@ -1,0 +1,472 @@
+//! The model of a handoff directory (`.ai/handoff/`): which files it holds, their content read
+//! from the working tree, the index or a commit, and the checksum rule shared with the AAHP
+//! reference. No printing, no clap; git is reached only through [`crate::git::Repo`] reads.
+
+pub mod manifest;
+pub mod tokens;
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+use gix::ObjectId;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::git::{DirEntry, Repo};
+
+/// The default handoff directory, relative to the repository root.
+pub const DEFAULT_DIR: &str = ".ai/handoff";
+/// The manifest's file name.
+pub const MANIFEST: &str = "MANIFEST.json";
+/// The lock file's name; it exists only while a session writes.
+pub const LOCK: &str = "HANDOFF.lock";
+/// The `.aiignore` firewall file's name.
+pub const AIIGNORE: &str = ".aiignore";
+/// Files the reference indexes, in its canonical order (`AAHP_HANDOFF_FILES`). Other
+/// top-level `*.md` files are indexed after these, sorted by name.
+pub const CANONICAL_FILES: &[&str] = &[
+    "STATUS.md",
+    "NEXT_ACTIONS.md",
+    "LOG.md",
+    "LOG-ARCHIVE.md",
+    "LOG-ARCHIVE.index.json",
+    "DASHBOARD.md",
+    "TRUST.md",
+    "CONVENTIONS.md",
+    "WORKFLOW.md",
+    "GROUNDING.md",
+    "pii-allowlist.json",
+];
+/// Largest handoff file the tool reads; anything bigger is refused as bad input.
+pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
+
+/// Where file content is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The files on disk.
+    Worktree,
+    /// The staged blobs: what the next commit will contain.
+    Index,
+    /// The tree of a commit.
+    Commit(ObjectId),
+}
+
+impl Source {
+    /// Describes the source for messages (`working tree`, `index`, `commit abc1234`).
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Worktree => "working tree".into(),
+            Source::Index => "index".into(),
+            Source::Commit(id) => format!("commit {}", Repo::short(*id)),
+        }
+    }
+}
+
+/// A handoff directory inside a repository.
+#[derive(Debug, Clone)]
+pub struct HandoffDir {
+    /// Repository-relative path with `/` and no trailing slash (`.ai/handoff`).
+    pub rel: String,
+    /// Absolute path in the working tree.
+    pub abs: PathBuf,
+    /// The repository's working-tree root.
+    pub root: PathBuf,
+}
+
+/// The content of a handoff directory as seen from one [`Source`]: file name → bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Top-level files by name (subdirectories are not part of the handoff).
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Snapshot {
+    /// Returns a file's bytes.
+    pub fn get(&self, name: &str) -> Option<&[u8]> {
+        self.files.get(name).map(Vec::as_slice)
+    }
+
+    /// Returns a file as text, refusing invalid UTF-8 with the file and line.
+    pub fn text(&self, dir: &HandoffDir, name: &str) -> Result<Option<&str>> {
+        match self.files.get(name) {
+            Some(bytes) => Ok(Some(decode_text(&dir.path_of(name), bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Names of the files the manifest indexes, in manifest order: canonical files first,
+    /// then other `*.md` files by name.
+    pub fn indexed_names(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = CANONICAL_FILES
+            .iter()
+            .copied()
+            .filter(|n| self.files.contains_key(*n))
+            .collect();
+        out.extend(
+            self.files
+                .keys()
+                .map(String::as_str)
+                .filter(|n| is_indexed_name(n) && !CANONICAL_FILES.contains(n)),
+        );
+        out
+    }
+}
+
+/// Returns true for names the manifest indexes: `*.md`, `pii-allowlist.json`,
+/// `LOG-ARCHIVE.index.json` (the reference schema's `files` keys).
+pub fn is_indexed_name(name: &str) -> bool {
+    CANONICAL_FILES.contains(&name)
+        || (name.ends_with(".md") && name.len() > 3 && !name.starts_with('.'))
+}
+
+impl HandoffDir {
+    /// Locates the handoff directory: `dir` when given (relative to `cwd`), else git config
+    /// `aahp.dir` (relative to the root), else `.ai/handoff`. Refuses paths outside the
+    /// repository.
+    pub fn locate(repo: &Repo, cwd: &Path, dir: Option<&Path>) -> Result<HandoffDir> {
+        let root = repo.workdir().to_path_buf();
+        let root = root.canonicalize().unwrap_or(root);
+        let abs = match dir {
+            Some(d) if d.is_absolute() => d.to_path_buf(),
+            Some(d) => cwd.join(d),
+            None => match repo.config_string("aahp.dir") {
+                Some(d) => root.join(d),
+                None => root.join(DEFAULT_DIR),
+            },
+        };
+        let abs = normalize(&abs);
+        let abs = abs.canonicalize().unwrap_or(abs);
+        let rel = abs.strip_prefix(&root).map_err(|_| {
+            Error::invalid(
+                abs.display().to_string(),
+                None,
+                "the handoff directory must be inside the repository",
+            )
+        })?;
+        let rel = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        Ok(HandoffDir { rel, abs, root })
+    }
+
+    /// Returns the repository-relative path of a file in this directory.
+    pub fn path_of(&self, name: &str) -> String {
+        if self.rel.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}/{name}", self.rel)
+        }
+    }
+
+    /// Returns the repository-relative directory that contains the handoff directory's
+    /// package: `packages/api` for `packages/api/.ai/handoff`, empty for the root. Drift is
+    /// judged within it, so monorepo packages gate only their own code.
+    pub fn package_root(&self) -> &str {
+        match self.rel.strip_suffix(DEFAULT_DIR) {
+            Some(p) => p.trim_end_matches('/'),
+            None => self.rel.rsplit_once('/').map_or("", |(p, _)| p),
+        }
+    }
+
+    /// Returns true when the directory exists in the working tree.
+    pub fn exists(&self) -> bool {
+        self.abs.is_dir()
+    }
+
+    /// Reads every top-level file of the directory from `source`.
+    pub fn snapshot(&self, repo: &Repo, source: Source) -> Result<Snapshot> {
+        match source {
+            Source::Worktree => self.snapshot_worktree(),
+            Source::Index => {
+                let index = repo.index()?;
+                self.snapshot_entries(repo, &Repo::index_dir(&index, &self.rel), |target| {
+                    Ok(Repo::index_dir(&index, parent(target))
+                        .into_iter()
+                        .find(|e| e.name == file_name(target)))
+                })
+            }
+            Source::Commit(commit) => {
+                let entries = repo.tree_dir(commit, &self.rel)?;
+                self.snapshot_entries(repo, &entries, |target| {
+                    Ok(repo
+                        .tree_dir(commit, parent(target))?
+                        .into_iter()
+                        .find(|e| e.name == file_name(target)))
+                })
+            }
+        }
+    }
+
+    fn snapshot_worktree(&self) -> Result<Snapshot> {
+        let mut snap = Snapshot::default();
+        let read_dir = match std::fs::read_dir(&self.abs) {
+            Ok(r) => r,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(snap),
+            Err(source) => {
+                return Err(Error::Read {
+                    path: self.rel.clone(),
+                    source,
+                });
+            }
+        };
+        for entry in read_dir {
+            let entry = entry.map_err(|source| Error::Read {
+                path: self.rel.clone(),
+                source,
+            })?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let rel = self.path_of(&name);
+            let meta = std::fs::symlink_metadata(entry.path()).map_err(|source| Error::Read {
+                path: rel.clone(),
+                source,
+            })?;
+            if meta.file_type().is_symlink() {
+                let target = entry.path().canonicalize().map_err(|source| Error::Read {
+                    path: rel.clone(),
+                    source,
+                })?;
+                if !target.starts_with(&self.root) {
+                    return Err(Error::invalid(
+                        rel,
+                        None,
+                        format!(
+                            "symbolic link points outside the repository ({})",
+                            target.display()
+                        ),
+                    ));
+                }
+                if !target.is_file() {
+                    continue;
+                }
+            } else if !meta.is_file() {
+                continue;
+            }
+            let bytes = read_limited(&entry.path(), &rel)?;
+            snap.files.insert(name, bytes);
+        }
+        Ok(snap)
+    }
+
+    fn snapshot_entries(
+        &self,
+        repo: &Repo,
+        entries: &[DirEntry],
+        mut lookup: impl FnMut(&str) -> Result<Option<DirEntry>>,
+    ) -> Result<Snapshot> {
+        let mut snap = Snapshot::default();
+        for e in entries {
+            let rel = self.path_of(&e.name);
+            let mut id = e.id;
+            if e.is_link {
+                // A link's blob is its target path; resolve it within the same source.
+                let target = String::from_utf8_lossy(&repo.blob(e.id)?).into_owned();
+                let resolved = resolve_link(&self.rel, &target).ok_or_else(|| {
+                    Error::invalid(
+                        &rel,
+                        None,
+                        format!("symbolic link points outside the repository ({target})"),
+                    )
+                })?;
+                match lookup(&resolved)? {
+                    Some(t) if !t.is_link => id = t.id,
+                    _ => continue,
+                }
+            }
+            let bytes = repo.blob(id)?;
+            if bytes.len() > MAX_FILE_BYTES {
+                return Err(too_large(&rel, bytes.len()));
+            }
+            snap.files.insert(e.name.clone(), bytes);
+        }
+        Ok(snap)
+    }
+}
+
+fn parent(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(p, _)| p)
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit_once('/').map_or(path, |(_, n)| n)
+}
+
+/// Resolves a symlink target written in `dir` to a repository-relative path, or `None` when it
+/// is absolute or climbs out of the repository.
+fn resolve_link(dir: &str, target: &str) -> Option<String> {
+    if target.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for c in target.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            c => parts.push(c),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// Removes `.` and `..` components lexically (the path may not exist yet).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn too_large(path: &str, len: usize) -> Error {
+    Error::invalid(
+        path,
+        None,
+        format!("file is {len} bytes; handoff files are limited to {MAX_FILE_BYTES} bytes"),
+    )
+}
+
+/// Reads a file, refusing anything larger than [`MAX_FILE_BYTES`].
+pub fn read_limited(path: &Path, rel: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|source| Error::Read {
+        path: rel.to_string(),
+        source,
+    })?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::Read {
+            path: rel.to_string(),
+            source,
+        })?;
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(too_large(rel, bytes.len()));
+    }
+    Ok(bytes)
+}
+
+/// Decodes UTF-8 text (a leading BOM is skipped), naming the file and line of the first
+/// invalid byte.
+pub fn decode_text<'a>(path: &str, bytes: &'a [u8]) -> Result<&'a str> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1;
+        Error::invalid(path, Some(line), "invalid UTF-8")
+    })
+}
+
+/// Returns the AAHP checksum: `sha256:` + lowercase hex of SHA-256 over the bytes with every
+/// CR (0x0D) removed, exactly as the reference computes it (SPEC §2.1).
+pub fn checksum(bytes: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    for chunk in bytes.split(|b| *b == b'\r') {
+        hasher.update(chunk);
+    }
+    format!("sha256:{}", hex(&hasher.finalize()))
+}
+
+/// Returns lowercase hex of a byte string.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// Counts lines as `wc -l` does (newline bytes), which is what the reference records.
+pub fn line_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|b| **b == b'\n').count()
+}
+
+/// Writes a file atomically: temp file in the same directory, fsync, rename, fsync the
+/// directory. A crash leaves either the old or the new content, never a mix.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".aahp-tmp-")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checksum_strips_every_carriage_return() {
+        assert_eq!(checksum(b"a\r\nb\r\n"), checksum(b"a\nb\n"));
+        assert_eq!(checksum(b"a\rb"), checksum(b"ab"));
+        assert_eq!(
+            checksum(b""),
+            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn line_count_matches_wc_l() {
+        assert_eq!(line_count(b"a\nb"), 1);
+        assert_eq!(line_count(b"a\nb\n"), 2);
+        assert_eq!(line_count(b""), 0);
+    }
+
+    #[test]
+    fn decode_text_names_the_line_of_invalid_utf8() {
+        let err = decode_text("x.md", b"ok\nok\n\xff\n").unwrap_err();
+        assert_eq!(err.to_string(), "x.md:3: invalid UTF-8");
+        assert_eq!(decode_text("x.md", b"\xEF\xBB\xBFhi").unwrap(), "hi");
+    }
+
+    #[test]
+    fn resolve_link_refuses_escapes() {
+        assert_eq!(
+            resolve_link(".ai/handoff", "../notes/S.md").as_deref(),
+            Some(".ai/notes/S.md")
+        );
+        assert_eq!(resolve_link(".ai/handoff", "../../../etc/passwd"), None);
+        assert_eq!(resolve_link(".ai/handoff", "/etc/passwd"), None);
+    }
+
+    #[test]
+    fn indexed_names_follow_the_reference_order() {
+        let mut snap = Snapshot::default();
+        for n in [
+            "BACKLOG.md",
+            "LOG.md",
+            "STATUS.md",
+            ".aiignore",
+            "MANIFEST.json",
+            "HANDOFF.lock",
+            "pii-allowlist.json",
+            "notes.txt",
+        ] {
+            snap.files.insert(n.into(), Vec::new());
+        }
+        assert_eq!(
+            snap.indexed_names(),
+            ["STATUS.md", "LOG.md", "pii-allowlist.json", "BACKLOG.md"]
+        );
+    }
+}

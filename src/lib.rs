@@ -1,0 +1,63 @@
+//! `git aahp`: maintains `.ai/handoff/`, the files AI coding agents use to hand work to each
+//! other (AAHP v2).
+//!
+//! - [`handoff`]: the directory model (manifest, checksums, tokens). Pure file logic.
+//! - [`lint`]: rules that flag prompt injection, secrets and structural errors.
+//! - [`git`]: the only module that touches git (gix reads; the `git` binary for commits).
+//! - [`commands`]: one module per subcommand; [`cli`] the command line; [`output`] rendering.
+//! - [`error`]: the error type and exit codes; [`clock`]: the only reader of the system clock.
+
+pub mod cli;
+pub mod clock;
+pub mod commands;
+pub mod error;
+pub mod git;
+pub mod handoff;
+pub mod lint;
+pub mod output;
+pub mod schema;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+pub use error::{Error, ExitStatus, Result};
+
+/// Runs the command line and returns the process exit code. Errors are printed to stderr as
+/// `error:`, one `caused by:` per source and a `hint:`; a closed stdout exits 0.
+pub fn main_entry() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                ExitStatus::Error.code()
+            } else {
+                0
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match commands::run(&cli) {
+        Ok(status) => ExitCode::from(status.code()),
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            report_error(&e);
+            ExitCode::from(e.status().code())
+        }
+    }
+}
+
+fn report_error(e: &Error) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "error: {e}");
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let _ = writeln!(err, "caused by: {s}");
+        source = s.source();
+    }
+    if let Some(hint) = e.hint() {
+        let _ = writeln!(err, "hint: {hint}");
+    }
+}

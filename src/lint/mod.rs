@@ -1,0 +1,1 @@
+//! The handoff linter (issue #3): prompt injection, hidden content, secrets, PII, `.aiignore`.

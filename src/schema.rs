@@ -1,0 +1,58 @@
+//! The JSON Schemas in `schemas/`, embedded at build time and compiled once. They are the
+//! public contract of the files the tool writes.
+
+use std::sync::LazyLock;
+
+use serde_json::Value;
+
+/// Our manifest schema (`schemas/manifest.schema.json`).
+pub const MANIFEST_SCHEMA: &str = include_str!("../schemas/manifest.schema.json");
+
+static MANIFEST: LazyLock<jsonschema::Validator> = LazyLock::new(|| {
+    let schema: Value =
+        serde_json::from_str(MANIFEST_SCHEMA).expect("the embedded schema is valid JSON");
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the embedded schema compiles")
+});
+
+/// Validates a manifest document, returning one message per violation
+/// (`/files/STATUS.md/checksum: "x" does not match …`). Values are masked so that a secret
+/// pasted into a field is never echoed.
+pub fn validate_manifest(doc: &Value) -> Vec<String> {
+    MANIFEST
+        .iter_errors(doc)
+        .map(|e| {
+            let pointer = e.instance_path().to_string();
+            let pointer = if pointer.is_empty() {
+                "/".to_string()
+            } else {
+                pointer
+            };
+            format!("{pointer}: {}", e.masked())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_rejects_a_bad_checksum_and_accepts_unknown_top_level_fields() {
+        let doc: Value = serde_json::json!({
+            "aahp_version": "3.0", "project": "p", "quick_context": "",
+            "last_session": {"agent": "a", "timestamp": "2026-01-01T00:00:00Z", "phase": "idle"},
+            "files": {"STATUS.md": {"checksum": "sha256:(pending)", "updated": "2026-01-01T00:00:00Z", "lines": 1, "summary": ""}},
+            "x_custom": {"kept": true}
+        });
+        let errors = validate_manifest(&doc);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].starts_with("/files/STATUS.md/checksum"),
+            "{errors:?}"
+        );
+    }
+}

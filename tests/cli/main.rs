@@ -1,0 +1,5 @@
+//! The single integration-test binary: one module per command, sharing `support`.
+
+mod support;
+
+mod manifest;

@@ -1,0 +1,47 @@
+//! `git aahp manifest`.
+
+use crate::support::TestRepo;
+
+fn repo_with_files() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        "# Status\n\n<!-- SECTION: summary -->\nBuild green.\n<!-- /SECTION: summary -->\n",
+    );
+    repo.write(
+        ".ai/handoff/LOG.md",
+        "# Log\n\n## [2026-11-20] agent-a: First session\n\nDid things.\n",
+    );
+    repo
+}
+
+#[test]
+fn manifest_writes_then_is_idempotent() {
+    let repo = repo_with_files();
+    repo.aahp(&["manifest"]).assert_code(0);
+    let first = repo.read(".ai/handoff/MANIFEST.json");
+    let again = repo.aahp_env(".", &["manifest"], &[("AAHP_NOW", "2027-01-01T00:00:00Z")]);
+    again.assert_code(0);
+    assert!(again.stdout.contains("is up to date"), "{again}");
+    assert_eq!(repo.read(".ai/handoff/MANIFEST.json"), first);
+}
+
+#[test]
+fn manifest_check_exits_1_when_a_file_changed_and_writes_nothing() {
+    let repo = repo_with_files();
+    repo.aahp(&["manifest"]).assert_code(0);
+    let before = repo.read(".ai/handoff/MANIFEST.json");
+    repo.write(".ai/handoff/LOG.md", "# Log\n\nedited\n");
+    let out = repo.aahp(&["manifest", "--check"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("changed: LOG.md"), "{out}");
+    assert_eq!(repo.read(".ai/handoff/MANIFEST.json"), before);
+}
+
+#[test]
+fn manifest_works_from_a_subdirectory() {
+    let repo = repo_with_files();
+    repo.write("src/deep/x.rs", "fn x() {}\n");
+    repo.aahp_in("src/deep", &["manifest"]).assert_code(0);
+    assert!(repo.exists(".ai/handoff/MANIFEST.json"));
+}

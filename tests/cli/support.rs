@@ -1,0 +1,212 @@
+//! Hermetic temporary repositories and a runner for the `git-aahp` binary.
+//!
+//! Every command runs with `GIT_CONFIG_GLOBAL=/dev/null`, `GIT_CONFIG_NOSYSTEM=1`,
+//! `HOME=<tmp>`, fixed author/committer names and dates, a fixed `AAHP_NOW` and `NO_COLOR=1`,
+//! and without any `GIT_*` variable inherited from the caller (tests may run inside a hook).
+
+#![allow(
+    dead_code,
+    reason = "each test module uses a different part of the support"
+)]
+#![allow(
+    unreachable_pub,
+    reason = "the test binary is its own crate; pub reads naturally here"
+)]
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The instant every test runs at (`AAHP_NOW`).
+pub const NOW: &str = "2026-11-22T10:00:00Z";
+
+/// A throwaway git repository.
+pub struct TestRepo {
+    dir: tempfile::TempDir,
+}
+
+/// The result of one command: exit code, stdout, stderr.
+pub struct CmdOutput {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    root: PathBuf,
+}
+
+impl CmdOutput {
+    /// Asserts the exit code, printing the output on failure.
+    #[track_caller]
+    pub fn assert_code(&self, code: i32) -> &Self {
+        assert_eq!(self.code, code, "unexpected exit code\n{self}");
+        self
+    }
+
+    /// Parses stdout as JSON.
+    #[track_caller]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e})\n{self}"))
+    }
+}
+
+impl fmt::Display for CmdOutput {
+    /// The snapshot form: exit code, stdout and stderr, with the temp path replaced by `[REPO]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let root = self.root.to_string_lossy();
+        let clean = |s: &str| s.replace(root.as_ref(), "[REPO]");
+        write!(
+            f,
+            "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
+            self.code,
+            clean(&self.stdout),
+            clean(&self.stderr)
+        )
+    }
+}
+
+fn hermetic(cmd: &mut Command, home: &Path) {
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if k.starts_with("GIT_")
+            || k.starts_with("AAHP_")
+            || k == "NO_COLOR"
+            || k == "CI"
+            || k.starts_with("GITHUB_")
+        {
+            cmd.env_remove(&k);
+        }
+    }
+    cmd.env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", home)
+        .env("GIT_AUTHOR_NAME", "Test Author")
+        .env("GIT_AUTHOR_EMAIL", "author@test.invalid")
+        .env("GIT_AUTHOR_DATE", "2026-11-22T09:00:00Z")
+        .env("GIT_COMMITTER_NAME", "Test Committer")
+        .env("GIT_COMMITTER_EMAIL", "committer@test.invalid")
+        .env("GIT_COMMITTER_DATE", "2026-11-22T09:00:00Z")
+        .env("AAHP_NOW", NOW)
+        .env("NO_COLOR", "1")
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null());
+}
+
+/// Path of the binary under test.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_git-aahp"))
+}
+
+impl TestRepo {
+    /// An empty directory that is not a repository.
+    pub fn bare_dir() -> TestRepo {
+        TestRepo {
+            dir: tempfile::Builder::new()
+                .prefix("aahp-test-")
+                .tempdir()
+                .expect("temp dir"),
+        }
+    }
+
+    /// `git init -b main` with one commit holding `README.md`.
+    pub fn new() -> TestRepo {
+        let repo = TestRepo::unborn();
+        repo.write("README.md", "# test\n");
+        repo.git(&["add", "README.md"]);
+        repo.git(&["commit", "-q", "-m", "initial"]);
+        repo
+    }
+
+    /// `git init -b main` with no commit.
+    pub fn unborn() -> TestRepo {
+        let repo = TestRepo::bare_dir();
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo
+    }
+
+    /// A repository whose handoff directory was created by `git aahp init` and committed.
+    pub fn with_handoff() -> TestRepo {
+        let repo = TestRepo::new();
+        repo.aahp(&["init"]).assert_code(0);
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "handoff"]);
+        repo
+    }
+
+    /// The repository root (canonical, so paths in output match).
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().canonicalize().expect("temp dir exists")
+    }
+
+    /// Writes a file (creating parent directories).
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+        let p = self.path().join(rel);
+        std::fs::create_dir_all(p.parent().expect("file has a parent")).expect("mkdir");
+        std::fs::write(p, content).expect("write");
+    }
+
+    /// Reads a file as text.
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path().join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+    }
+
+    /// Returns true when the file exists.
+    pub fn exists(&self, rel: &str) -> bool {
+        self.path().join(rel).exists()
+    }
+
+    /// Runs git in the repository and returns stdout; panics on failure.
+    #[track_caller]
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = self.git_output(args);
+        assert_eq!(out.code, 0, "git {args:?} failed\n{out}");
+        out.stdout
+    }
+
+    /// Runs git and returns its output whatever the exit code.
+    pub fn git_output(&self, args: &[&str]) -> CmdOutput {
+        let mut cmd = Command::new("git");
+        cmd.current_dir(self.path()).args(args);
+        hermetic(&mut cmd, &self.path());
+        run(cmd, self.path())
+    }
+
+    /// Runs `git-aahp` at the repository root.
+    pub fn aahp(&self, args: &[&str]) -> CmdOutput {
+        self.aahp_in(".", args)
+    }
+
+    /// Runs `git-aahp` in a subdirectory.
+    pub fn aahp_in(&self, subdir: &str, args: &[&str]) -> CmdOutput {
+        self.aahp_env(subdir, args, &[])
+    }
+
+    /// Runs `git-aahp` in a subdirectory with extra environment variables.
+    pub fn aahp_env(&self, subdir: &str, args: &[&str], envs: &[(&str, &str)]) -> CmdOutput {
+        let mut cmd = Command::new(bin());
+        cmd.current_dir(self.path().join(subdir)).args(args);
+        hermetic(&mut cmd, &self.path());
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        run(cmd, self.path())
+    }
+
+    /// A `Command` for `git-aahp` with the hermetic environment, for tests that need more
+    /// control (stdin, kill).
+    pub fn aahp_command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(bin());
+        cmd.current_dir(self.path()).args(args);
+        hermetic(&mut cmd, &self.path());
+        cmd
+    }
+}
+
+fn run(mut cmd: Command, root: PathBuf) -> CmdOutput {
+    let out = cmd.output().expect("spawn");
+    CmdOutput {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        root,
+    }
+}
