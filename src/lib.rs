@@ -11,6 +11,7 @@ pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod error;
+pub mod failpoint;
 pub mod git;
 pub mod handoff;
 pub mod lint;
