@@ -450,6 +450,69 @@ impl Repo {
         Ok(())
     }
 
+    /// Returns the paths whose working-tree content differs from HEAD: the staged changes
+    /// plus tracked files edited or deleted on disk (untracked files are not changes). Files
+    /// whose size and mtime match the index are taken as unchanged, as git does.
+    pub fn worktree_changes(&self, index: &gix::index::File) -> Result<Vec<Change>, GitError> {
+        let mut out = self.staged_changes(index)?;
+        let mut seen: std::collections::HashSet<String> =
+            out.iter().map(|c| c.path.clone()).collect();
+        for e in index.entries() {
+            if e.stage_raw() != 0 || e.mode.is_submodule() {
+                continue;
+            }
+            let rel = e.path(index);
+            let Ok(rel_path) = gix::path::from_bstr(rel) else {
+                continue;
+            };
+            let full = self.workdir.join(rel_path);
+            let kind = match std::fs::symlink_metadata(&full) {
+                Err(_) => Some(ChangeKind::Deleted),
+                Ok(meta) => {
+                    let same_stat = u64::from(e.stat.size) == (meta.len() & 0xFFFF_FFFF)
+                        && meta
+                            .modified()
+                            .ok()
+                            .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
+                            .is_some_and(|d| {
+                                d.as_secs() == u64::from(e.stat.mtime.secs)
+                                    && d.subsec_nanos() == e.stat.mtime.nsecs
+                            });
+                    if same_stat {
+                        None
+                    } else {
+                        let data = if meta.file_type().is_symlink() {
+                            std::fs::read_link(&full)
+                                .map(|t| t.to_string_lossy().into_owned().into_bytes())
+                        } else {
+                            std::fs::read(&full)
+                        };
+                        match data {
+                            Ok(data) => {
+                                let id = gix::objs::compute_hash(
+                                    self.repo.object_hash(),
+                                    gix::object::Kind::Blob,
+                                    &data,
+                                )
+                                .map_err(read_err("hash a file"))?;
+                                (id != e.id).then_some(ChangeKind::Modified)
+                            }
+                            Err(_) => Some(ChangeKind::Deleted),
+                        }
+                    }
+                }
+            };
+            if let Some(kind) = kind {
+                let path = rel.to_str_lossy().into_owned();
+                if seen.insert(path.clone()) {
+                    out.push(Change { path, kind });
+                }
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
     /// Returns the paths that differ between two commits' trees (`git diff --name-status
     /// old new`); `old = None` means the empty tree. Unchanged subtrees are skipped by id.
     pub fn commit_changes(

@@ -1,7 +1,10 @@
 //! One module per subcommand. Each holds its `Args`, a `run` function and its report type;
 //! this file holds the [`Command`] enum, the shared [`Context`] and the one flat `match`.
 
+pub mod hook;
 pub mod manifest;
+pub mod status;
+pub mod verify;
 
 use std::cell::OnceCell;
 use std::path::PathBuf;
@@ -18,8 +21,14 @@ use crate::output::{Printer, Report, Style};
 /// Every subcommand.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Show the handoff's health for an incoming agent (read-only).
+    Status(status::StatusArgs),
     /// Regenerate MANIFEST.json from the files (or check that it is current).
     Manifest(manifest::ManifestArgs),
+    /// Check the handoff: schema, checksums, lint, drift, lock, tasks (never writes).
+    Verify(verify::VerifyArgs),
+    /// Run a git hook's check (what the installed shims call).
+    Hook(hook::HookArgs),
 }
 
 /// What every command receives: where it runs, what time it is, how to print.
@@ -87,6 +96,17 @@ impl Context {
 pub fn run(cli: &Cli) -> Result<ExitStatus> {
     let ctx = Context::new(cli)?;
     match &cli.command {
+        Command::Status(args) => ctx.emit(&status::run(&ctx, args)?),
         Command::Manifest(args) => ctx.emit(&manifest::run(&ctx, args)?),
+        Command::Verify(args) => ctx.emit(&verify::run(&ctx, args)?),
+        Command::Hook(args) => match hook::run(&ctx, args)? {
+            // A hook is silent when it passes, so commits stay quiet.
+            Some(report) => Ok(Printer {
+                quiet: true,
+                ..ctx.printer
+            }
+            .emit(&report)?),
+            None => Ok(ExitStatus::Success),
+        },
     }
 }

@@ -179,19 +179,26 @@ impl HandoffDir {
     pub fn snapshot(&self, repo: &Repo, source: Source) -> Result<Snapshot> {
         match source {
             Source::Worktree => self.snapshot_worktree(),
-            Source::Index => {
-                let index = repo.index()?;
-                self.snapshot_entries(repo, &Repo::index_dir(&index, &self.rel), |target| {
-                    Ok(Repo::index_dir(&index, parent(target))
-                        .into_iter()
-                        .find(|e| e.name == file_name(target)))
-                })
-            }
+            Source::Index => self.snapshot_index(repo, &repo.index()?),
             Source::Commit(commit) => {
                 let entries = repo.tree_dir(commit, &self.rel)?;
                 self.snapshot_entries(repo, &entries, |target| {
                     Ok(repo
                         .tree_dir(commit, parent(target))?
+                        .into_iter()
+                        .find(|e| e.name == file_name(target)))
+                })
+            }
+        }
+    }
+
+    /// Reads the directory's staged content from an already opened index (the pre-commit
+    /// path opens the index once).
+    pub fn snapshot_index(&self, repo: &Repo, index: &gix::index::File) -> Result<Snapshot> {
+        {
+            {
+                self.snapshot_entries(repo, &Repo::index_dir(index, &self.rel), |target| {
+                    Ok(Repo::index_dir(index, parent(target))
                         .into_iter()
                         .find(|e| e.name == file_name(target)))
                 })

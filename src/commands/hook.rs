@@ -1,0 +1,65 @@
+//! `git aahp hook NAME`: what the installed hook shims run. `pre-commit` is `verify --level
+//! precommit` (which lints the staged handoff content); `pre-push` is `verify --level
+//! prepush` over the refs git writes to the hook's stdin. A repository without a handoff
+//! directory passes: it does not use AAHP (yet).
+
+use std::io::Read;
+
+use super::Context;
+use super::verify::{self, Level, VerifyArgs, VerifyReport};
+use crate::error::{Error, Result};
+
+/// Run a git hook's check (called by the shims that `git aahp hooks install` writes).
+#[derive(Debug, Clone, clap::Args)]
+pub struct HookArgs {
+    /// The hook being run.
+    #[arg(value_enum)]
+    pub name: HookName,
+    /// Arguments git passes to the hook (remote name and URL for pre-push); unused.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub rest: Vec<String>,
+}
+
+/// The hooks `git aahp` implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HookName {
+    /// Gate the staged content before a commit.
+    PreCommit,
+    /// Gate the commits being pushed.
+    PrePush,
+}
+
+/// Runs the hook, returning `None` when the repository has no handoff directory.
+pub fn run(ctx: &Context, args: &HookArgs) -> Result<Option<VerifyReport>> {
+    if !ctx.handoff()?.exists() {
+        return Ok(None);
+    }
+    match args.name {
+        HookName::PreCommit => verify::run(
+            ctx,
+            &VerifyArgs {
+                level: Some(Level::Precommit),
+                base: None,
+            },
+        )
+        .map(Some),
+        HookName::PrePush => {
+            let mut stdin = String::new();
+            std::io::stdin()
+                .read_to_string(&mut stdin)
+                .map_err(|source| Error::Read {
+                    path: "pre-push stdin".into(),
+                    source,
+                })?;
+            verify::run_with_push_lines(
+                ctx,
+                &VerifyArgs {
+                    level: Some(Level::Prepush),
+                    base: None,
+                },
+                Some(&stdin),
+            )
+            .map(Some)
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! `git aahp status`: the health check on entry (SPEC §3.2, seed §3.4). Read-only. Reports,
+//! in order: directory, manifest, lock, per-file checksum state, expired trust, quick
+//! context, open tasks, token budget.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Context;
+use crate::error::Result;
+use crate::handoff::manifest::{FileCheck, FileState, Manifest};
+use crate::handoff::{LOCK, MANIFEST, Source};
+use crate::output::{Report, Style, escape_untrusted};
+
+/// Show the state of the handoff directory for an incoming agent: what to trust, what to read.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct StatusArgs {}
+
+/// The holder of `HANDOFF.lock`, as recorded in it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LockInfo {
+    /// The agent, when the lock says.
+    pub agent: Option<String>,
+    /// The session id, when the lock says.
+    pub session_id: Option<String>,
+    /// When it was taken.
+    pub started: Option<String>,
+    /// When it expires.
+    pub expires: Option<String>,
+    /// Seconds since `started`, when known.
+    pub age_seconds: Option<i64>,
+    /// True when past `expires`.
+    pub stale: bool,
+    /// True when the lock file is not valid JSON.
+    pub unreadable: bool,
+}
+
+/// An open task from the manifest.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpenTask {
+    /// `T-001`.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// `ready` or `in_progress` (or `blocked`).
+    pub status: String,
+}
+
+/// The result of `git aahp status`.
+#[derive(Debug, Serialize)]
+pub struct StatusReport {
+    /// Repository-relative handoff directory.
+    pub dir: String,
+    /// Whether it exists.
+    pub present: bool,
+    /// Whether MANIFEST.json exists (false = v1 directory: read every file).
+    pub manifest: bool,
+    /// The lock, when one is present (recovery needed).
+    pub lock: Option<LockInfo>,
+    /// Per-file checksum state.
+    pub files: Vec<FileCheck>,
+    /// Claims past their TTL.
+    pub expired_trust: Vec<String>,
+    /// The orientation paragraph.
+    pub quick_context: Option<String>,
+    /// Tasks not done or cancelled.
+    pub open_tasks: Vec<OpenTask>,
+    /// The recorded token budget.
+    pub token_budget: Option<Value>,
+    /// What to do next.
+    pub next_step: String,
+}
+
+impl Report for StatusReport {
+    fn command(&self) -> &'static str {
+        "status"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        if !self.present {
+            writeln!(
+                w,
+                "{}: no handoff directory at {}",
+                style.warn("missing"),
+                self.dir
+            )?;
+            return writeln!(w, "next: {}", self.next_step);
+        }
+        writeln!(w, "{} {}", style.bold("handoff"), self.dir)?;
+        if !self.manifest {
+            writeln!(
+                w,
+                "  manifest: {} (v1 directory: read every file)",
+                style.warn("absent")
+            )?;
+        }
+        if let Some(l) = &self.lock {
+            let who = l.agent.as_deref().unwrap_or("unknown agent");
+            let age = l
+                .age_seconds
+                .map(|s| format!(", {} old", human_age(s)))
+                .unwrap_or_default();
+            let state = if l.unreadable {
+                "unreadable".to_string()
+            } else if l.stale {
+                "stale".to_string()
+            } else {
+                "held".to_string()
+            };
+            writeln!(
+                w,
+                "  lock: {} by {}{age} — a session is writing or crashed",
+                style.warn(&state),
+                escape_untrusted(who)
+            )?;
+        }
+        for f in &self.files {
+            let state = match f.state {
+                FileState::Ok => style.ok("ok"),
+                FileState::Changed => style.warn("changed"),
+                FileState::Missing => style.error("missing"),
+                FileState::Unindexed => style.warn("unindexed"),
+            };
+            writeln!(w, "  {state:<10} {}", f.name)?;
+        }
+        if !self.expired_trust.is_empty() {
+            writeln!(
+                w,
+                "  expired trust: {}",
+                escape_untrusted(&self.expired_trust.join(", "))
+            )?;
+        }
+        if let Some(q) = &self.quick_context {
+            writeln!(w, "quick context: {}", escape_untrusted(q))?;
+        }
+        if !self.open_tasks.is_empty() {
+            writeln!(w, "open tasks:")?;
+            for t in &self.open_tasks {
+                writeln!(
+                    w,
+                    "  {} {} ({})",
+                    t.id,
+                    escape_untrusted(&t.title),
+                    t.status
+                )?;
+            }
+        }
+        if let Some(b) = &self.token_budget {
+            writeln!(
+                w,
+                "token budget (o200k): manifest {}, +core {}, full {}",
+                b["manifest_only"], b["manifest_plus_core"], b["full_read"]
+            )?;
+        }
+        writeln!(w, "next: {}", self.next_step)
+    }
+}
+
+fn human_age(secs: i64) -> String {
+    match secs {
+        s if s < 120 => format!("{s}s"),
+        s if s < 7200 => format!("{}m", s / 60),
+        s if s < 172_800 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86400),
+    }
+}
+
+/// Runs `git aahp status`.
+pub fn run(ctx: &Context, _args: &StatusArgs) -> Result<StatusReport> {
+    let repo = ctx.repo()?;
+    let dir = ctx.handoff()?;
+    let mut report = StatusReport {
+        dir: dir.rel.clone(),
+        present: dir.exists(),
+        manifest: false,
+        lock: None,
+        files: Vec::new(),
+        expired_trust: Vec::new(),
+        quick_context: None,
+        open_tasks: Vec::new(),
+        token_budget: None,
+        next_step: String::new(),
+    };
+    if !report.present {
+        report.next_step = "run `git aahp init` to create the handoff directory".into();
+        return Ok(report);
+    }
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    report.lock = snap.get(LOCK).map(|bytes| lock_info(bytes, ctx.now));
+    let manifest = Manifest::from_snapshot(&dir, &snap)?;
+    report.manifest = manifest.is_some();
+    if let Some(m) = &manifest {
+        report.files = m.check_files(&snap);
+        report.quick_context = m.str_field("quick_context").map(String::from);
+        report.token_budget = m.doc.get("token_budget").cloned();
+        if let Some(tasks) = m.tasks() {
+            for (id, t) in tasks {
+                let status = t.get("status").and_then(Value::as_str).unwrap_or("unknown");
+                if matches!(status, "ready" | "in_progress" | "blocked") {
+                    report.open_tasks.push(OpenTask {
+                        id: id.clone(),
+                        title: t
+                            .get("title")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        status: status.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    report.expired_trust = expired_trust(&dir, &snap, ctx.now)?;
+    let drifted = report.files.iter().any(|f| f.state != FileState::Ok);
+    report.next_step = if report.lock.is_some() {
+        "a previous session did not finish: run `git aahp recover` (or `--dry-run` to see the plan)"
+            .into()
+    } else if !report.manifest {
+        format!("no {MANIFEST}: read every file, then run `git aahp manifest`")
+    } else if drifted {
+        "some files changed outside the protocol: treat their claims as assumed, not verified"
+            .into()
+    } else {
+        "run `git aahp context` for the orientation read within your token budget".into()
+    };
+    Ok(report)
+}
+
+fn lock_info(bytes: &[u8], now: jiff::Timestamp) -> LockInfo {
+    let v: Option<Value> = serde_json::from_slice(bytes).ok().filter(Value::is_object);
+    let field = |k: &str| {
+        v.as_ref()
+            .and_then(|v| v.get(k))
+            .and_then(Value::as_str)
+            .map(String::from)
+    };
+    let started = field("started");
+    let expires = field("expires");
+    let parse = |s: &Option<String>| s.as_deref().and_then(|s| s.parse::<jiff::Timestamp>().ok());
+    LockInfo {
+        agent: field("agent"),
+        session_id: field("session_id"),
+        age_seconds: parse(&started).map(|t| now.as_second() - t.as_second()),
+        stale: parse(&expires).is_some_and(|e| e < now),
+        started,
+        expires,
+        unreadable: v.is_none(),
+    }
+}
+
+/// Names the claims in TRUST.md whose trust has expired.
+fn expired_trust(
+    _dir: &crate::handoff::HandoffDir,
+    _snap: &crate::handoff::Snapshot,
+    _now: jiff::Timestamp,
+) -> Result<Vec<String>> {
+    // TODO(#4): the TRUST.md ledger lands with the trust model.
+    Ok(Vec::new())
+}

@@ -1,0 +1,674 @@
+//! `git aahp verify`: the gate. Judges the handoff directory in layers (SPEC §3.6) and never
+//! writes. At `precommit` it reads the index only (the content being committed); at
+//! `prepush` and `ci` it reads commits. The pre-commit path reads git in-process and
+//! spawns no process.
+
+use std::io::{self, Write};
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use super::Context;
+use crate::error::{Error, ExitStatus, Result};
+use crate::git::{Change, Repo};
+use crate::handoff::manifest::{FileState, Manifest};
+use crate::handoff::{HandoffDir, LOCK, MANIFEST, Snapshot, Source};
+use crate::lint::{self, Diagnostic};
+use crate::output::{Report, Style, escape_untrusted};
+
+/// Environment variable that skips local verification (ignored at `--level ci`).
+pub const SKIP_ENV: &str = "AAHP_SKIP_VERIFY";
+
+/// Check the handoff directory: schema, checksums, lint, drift, lock, tasks, archive.
+///
+/// Without `--level` the files on disk are judged and drift compares the working tree with
+/// HEAD. `precommit` judges the staged content, `prepush` the pushed commits (refs read from
+/// the pre-push hook's stdin), `ci` the range from the merge base with `--base` to HEAD.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct VerifyArgs {
+    /// What to judge: the index (`precommit`), pushed commits (`prepush`) or HEAD against a
+    /// base (`ci`).
+    #[arg(long, value_enum)]
+    pub level: Option<Level>,
+    /// The base revision for `ci` (default: the pull request's base branch in GitHub
+    /// Actions, `origin/$GITHUB_BASE_REF`).
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+}
+
+/// The verification level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// The staged content, before a commit.
+    Precommit,
+    /// The commits being pushed.
+    Prepush,
+    /// HEAD against the pull request's base, in CI.
+    Ci,
+}
+
+/// A layer's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LayerStatus {
+    /// Nothing wrong.
+    Pass,
+    /// Advisory findings only.
+    Warn,
+    /// Blocking findings.
+    Fail,
+    /// Not applicable here.
+    Skip,
+}
+
+/// One problem a layer found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// True when it blocks.
+    pub blocking: bool,
+    /// Repository-relative path it concerns, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// One layer of the gate.
+#[derive(Debug, Clone, Serialize)]
+pub struct Layer {
+    /// Layer name (`schema`, `checksums`, `lint`, `drift`, `lock`, `tasks`, `archive`, `advisory`).
+    pub layer: &'static str,
+    /// Its outcome.
+    pub status: LayerStatus,
+    /// A one-line summary.
+    pub summary: String,
+    /// The findings.
+    pub findings: Vec<Finding>,
+}
+
+impl Layer {
+    fn new(layer: &'static str) -> Layer {
+        Layer {
+            layer,
+            status: LayerStatus::Pass,
+            summary: String::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    fn fail(&mut self, path: Option<String>, message: impl Into<String>) {
+        self.status = LayerStatus::Fail;
+        self.findings.push(Finding {
+            blocking: true,
+            path,
+            message: message.into(),
+        });
+    }
+
+    fn warn(&mut self, path: Option<String>, message: impl Into<String>) {
+        if self.status == LayerStatus::Pass {
+            self.status = LayerStatus::Warn;
+        }
+        self.findings.push(Finding {
+            blocking: false,
+            path,
+            message: message.into(),
+        });
+    }
+
+    fn skip(mut self, why: impl Into<String>) -> Layer {
+        self.status = LayerStatus::Skip;
+        self.summary = why.into();
+        self
+    }
+
+    fn summarize(mut self, pass: impl Into<String>) -> Layer {
+        if self.summary.is_empty() {
+            self.summary = match self.status {
+                LayerStatus::Pass | LayerStatus::Skip => pass.into(),
+                _ => {
+                    let n = self.findings.iter().filter(|f| f.blocking).count();
+                    let w = self.findings.len() - n;
+                    match (n, w) {
+                        (0, w) => format!("{w} warning{}", plural(w)),
+                        (n, 0) => format!("{n} problem{}", plural(n)),
+                        (n, w) => format!("{n} problem{}, {w} warning{}", plural(n), plural(w)),
+                    }
+                }
+            };
+        }
+        self
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The result of `git aahp verify`.
+#[derive(Debug, Serialize)]
+pub struct VerifyReport {
+    /// The level judged (`null` = working tree).
+    pub level: Option<Level>,
+    /// What content was judged (`index`, `working tree`, `commit abc1234`).
+    pub source: String,
+    /// True when no layer failed.
+    pub ok: bool,
+    /// True when `AAHP_SKIP_VERIFY=1` skipped the check.
+    pub skipped: bool,
+    /// The layers, in order.
+    pub layers: Vec<Layer>,
+    /// The lint findings behind the lint layer.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl VerifyReport {
+    fn level_name(&self) -> &'static str {
+        match self.level {
+            None => "working tree",
+            Some(Level::Precommit) => "precommit",
+            Some(Level::Prepush) => "prepush",
+            Some(Level::Ci) => "ci",
+        }
+    }
+}
+
+impl Report for VerifyReport {
+    fn command(&self) -> &'static str {
+        "verify"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        if self.skipped {
+            return writeln!(
+                w,
+                "verify skipped: {SKIP_ENV}=1 (not honoured at --level ci)"
+            );
+        }
+        for layer in &self.layers {
+            let tag = match layer.status {
+                LayerStatus::Pass => style.ok("ok  "),
+                LayerStatus::Warn => style.warn("warn"),
+                LayerStatus::Fail => style.error("FAIL"),
+                LayerStatus::Skip => style.dim("skip"),
+            };
+            writeln!(w, "{tag}  {}: {}", layer.layer, layer.summary)?;
+            for f in &layer.findings {
+                let mark = if f.blocking {
+                    style.error("error")
+                } else {
+                    style.warn("warning")
+                };
+                match &f.path {
+                    Some(p) => writeln!(w, "      {mark}: {p}: {}", escape_untrusted(&f.message))?,
+                    None => writeln!(w, "      {mark}: {}", escape_untrusted(&f.message))?,
+                }
+            }
+        }
+        if self.ok {
+            writeln!(w, "verify passed ({}, {})", self.level_name(), self.source)
+        } else {
+            let n: usize = self
+                .layers
+                .iter()
+                .map(|l| l.findings.iter().filter(|f| f.blocking).count())
+                .sum();
+            writeln!(
+                w,
+                "{} ({}, {}): {n} blocking problem{}",
+                style.error("verify failed"),
+                self.level_name(),
+                self.source,
+                plural(n)
+            )?;
+            writeln!(
+                w,
+                "hint: update STATUS.md, run `git aahp manifest`, stage .ai/handoff/ and retry"
+            )
+        }
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.ok {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Findings
+        }
+    }
+}
+
+/// One commit range to judge: content at `tip`, changes since `base`.
+struct Target {
+    source: Source,
+    /// The manifest state the tasks layer compares against.
+    base_commit: Option<ObjectId>,
+    changes: Vec<Change>,
+}
+
+/// Runs `git aahp verify`. `push_lines` are the pre-push hook's stdin lines.
+pub fn run(ctx: &Context, args: &VerifyArgs) -> Result<VerifyReport> {
+    run_with_push_lines(ctx, args, None)
+}
+
+/// Runs `verify`, with the pre-push hook's stdin when called from `hook pre-push`.
+pub fn run_with_push_lines(
+    ctx: &Context,
+    args: &VerifyArgs,
+    push_lines: Option<&str>,
+) -> Result<VerifyReport> {
+    let level = args.level;
+    if level != Some(Level::Ci) && std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
+        return Ok(VerifyReport {
+            level,
+            source: String::new(),
+            ok: true,
+            skipped: true,
+            layers: Vec::new(),
+            diagnostics: Vec::new(),
+        });
+    }
+    let repo = ctx.repo()?;
+    let dir = ctx.existing_handoff()?;
+    let targets = match level {
+        None => {
+            let index = repo.index()?;
+            vec![(
+                Target {
+                    source: Source::Worktree,
+                    base_commit: repo.head_commit()?,
+                    changes: repo.worktree_changes(&index)?,
+                },
+                None,
+            )]
+        }
+        Some(Level::Precommit) => {
+            let index = repo.index()?;
+            let snap = dir.snapshot_index(repo, &index)?;
+            vec![(
+                Target {
+                    source: Source::Index,
+                    base_commit: repo.head_commit()?,
+                    changes: repo.staged_changes(&index)?,
+                },
+                Some(snap),
+            )]
+        }
+        Some(Level::Prepush) => prepush_targets(repo, push_lines)?
+            .into_iter()
+            .map(|t| (t, None))
+            .collect(),
+        Some(Level::Ci) => vec![(ci_target(repo, args.base.as_deref())?, None)],
+    };
+
+    let mut report = VerifyReport {
+        level,
+        source: String::new(),
+        ok: true,
+        skipped: false,
+        layers: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    if targets.is_empty() {
+        report.source = "nothing to push".into();
+        return Ok(report);
+    }
+    let today = crate::clock::utc_date(ctx.now);
+    let mut sources = Vec::new();
+    for (target, snap) in targets {
+        let snap = match snap {
+            Some(s) => s,
+            None => dir.snapshot(repo, target.source)?,
+        };
+        sources.push(target.source.describe());
+        let (layers, diagnostics) = judge(repo, &dir, &snap, &target, today)?;
+        report.layers.extend(layers);
+        report.diagnostics.extend(diagnostics);
+    }
+    report.source = sources.join(", ");
+    report.ok = report.layers.iter().all(|l| l.status != LayerStatus::Fail);
+    Ok(report)
+}
+
+/// Runs every layer on one snapshot.
+fn judge(
+    repo: &Repo,
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    target: &Target,
+    today: jiff::civil::Date,
+) -> Result<(Vec<Layer>, Vec<Diagnostic>)> {
+    let manifest_path = dir.path_of(MANIFEST);
+    let mut layers = Vec::new();
+
+    // 1. Schema. A manifest that is not JSON cannot be judged at all: exit 2.
+    let manifest = Manifest::from_snapshot(dir, snap)?;
+    let mut schema = Layer::new("schema");
+    match &manifest {
+        None => schema.fail(
+            Some(manifest_path.clone()),
+            format!("no {MANIFEST} in the {}", target.source.describe()),
+        ),
+        Some(m) => {
+            for e in crate::schema::validate_manifest(&serde_json::Value::Object(m.doc.clone())) {
+                schema.fail(Some(manifest_path.clone()), e);
+            }
+        }
+    }
+    layers.push(schema.summarize(format!("{MANIFEST} matches the schema")));
+
+    // 2. Checksums against the same content.
+    let mut sums = Layer::new("checksums");
+    if let Some(m) = &manifest {
+        let checks = m.check_files(snap);
+        let total = checks.len();
+        for c in checks {
+            let path = Some(dir.path_of(&c.name));
+            match c.state {
+                FileState::Ok => {}
+                FileState::Changed => sums.fail(
+                    path,
+                    format!(
+                        "content changed since the manifest (manifest {}, file {})",
+                        short_sum(c.expected.as_deref()),
+                        short_sum(c.actual.as_deref())
+                    ),
+                ),
+                FileState::Missing => sums.fail(path, "indexed in the manifest but missing"),
+                FileState::Unindexed => sums.fail(path, "present but not indexed in the manifest"),
+            }
+        }
+        layers.push(sums.summarize(format!("{total} files match the manifest")));
+    } else {
+        layers.push(sums.skip("no manifest"));
+    }
+
+    // 3. Lint on the same content.
+    let diagnostics = lint::check_snapshot(dir, snap, today)?;
+    let mut lint_layer = Layer::new("lint");
+    for d in &diagnostics {
+        let msg = format!(
+            "{}:{}: {}[{} {}]: {}",
+            d.line,
+            d.column,
+            severity_word(d),
+            d.rule,
+            d.name,
+            d.message
+        );
+        if d.is_blocking() {
+            lint_layer.fail(Some(d.path.clone()), msg);
+        } else {
+            lint_layer.warn(Some(d.path.clone()), msg);
+        }
+    }
+    layers.push(lint_layer.summarize("no findings"));
+
+    // 4. Drift: code changed within the package requires STATUS.md and MANIFEST.json to change.
+    layers.push(drift_layer(dir, &target.changes));
+
+    // 5. The lock never enters a commit.
+    let mut lock = Layer::new("lock");
+    let lock_path = dir.path_of(LOCK);
+    let lock_tracked = match target.source {
+        Source::Worktree => !Repo::index_dir(&repo.index()?, &dir.rel)
+            .iter()
+            .all(|e| e.name != LOCK),
+        _ => snap.get(LOCK).is_some(),
+    };
+    if lock_tracked {
+        lock.fail(
+            Some(lock_path),
+            "HANDOFF.lock is staged or committed; it must never enter a commit",
+        );
+    }
+    layers.push(lock.summarize("HANDOFF.lock is not committed"));
+
+    // 6. Tasks in the base manifest are not silently dropped; next_task_id never decreases.
+    layers.push(tasks_layer(
+        repo,
+        dir,
+        manifest.as_ref(),
+        target.base_commit,
+    )?);
+
+    // 8. Advisory: the commit pointer.
+    layers.push(advisory_layer(repo, manifest.as_ref()));
+    Ok((layers, diagnostics))
+}
+
+fn severity_word(d: &Diagnostic) -> &'static str {
+    match d.severity {
+        lint::Severity::Error => "error",
+        lint::Severity::Warning => "warning",
+        lint::Severity::Info => "info",
+    }
+}
+
+fn short_sum(s: Option<&str>) -> String {
+    match s {
+        Some(s) => {
+            let hex = s.strip_prefix("sha256:").unwrap_or(s);
+            let cut: String = hex.chars().take(12).collect();
+            if hex.len() > 12 {
+                format!("{cut}…")
+            } else {
+                cut
+            }
+        }
+        None => "none".into(),
+    }
+}
+
+/// Drift (layer 4), with paths resolved against the handoff directory's package.
+fn drift_layer(dir: &HandoffDir, changes: &[Change]) -> Layer {
+    let mut layer = Layer::new("drift");
+    let package = dir.package_root();
+    let handoff_prefix = format!("{}/", dir.rel);
+    let in_package = |p: &str| package.is_empty() || p.starts_with(&format!("{package}/"));
+    let code: Vec<&Change> = changes
+        .iter()
+        .filter(|c| in_package(&c.path) && !c.path.starts_with(&handoff_prefix))
+        .collect();
+    if code.is_empty() {
+        return layer.summarize("no code changes outside the handoff directory");
+    }
+    let changed = |name: &str| changes.iter().any(|c| c.path == dir.path_of(name));
+    let mut missing = Vec::new();
+    for name in ["STATUS.md", MANIFEST] {
+        if !changed(name) {
+            missing.push(dir.path_of(name));
+        }
+    }
+    if missing.is_empty() {
+        let n = code.len();
+        return layer.summarize(format!(
+            "{n} code change{} with a handoff update",
+            plural(n)
+        ));
+    }
+    let mut listed: Vec<String> = code.iter().take(20).map(|c| c.path.clone()).collect();
+    if code.len() > 20 {
+        listed.push(format!("… and {} more", code.len() - 20));
+    }
+    layer.fail(
+        None,
+        format!(
+            "code changed but the handoff did not: {} not updated (changed: {})",
+            missing.join(" and "),
+            listed.join(", ")
+        ),
+    );
+    layer.summarize("")
+}
+
+/// Tasks (layer 6): compares with the manifest at the base commit.
+fn tasks_layer(
+    repo: &Repo,
+    dir: &HandoffDir,
+    manifest: Option<&Manifest>,
+    base: Option<ObjectId>,
+) -> Result<Layer> {
+    let mut layer = Layer::new("tasks");
+    let (Some(current), Some(base)) = (manifest, base) else {
+        return Ok(layer.skip("no base manifest to compare with"));
+    };
+    let path = dir.path_of(MANIFEST);
+    let Some(bytes) = repo.blob_at(base, &path)? else {
+        return Ok(layer.skip("no base manifest to compare with"));
+    };
+    // A base manifest that no longer parses cannot lose tasks we could name.
+    let Ok(old) = Manifest::parse(&format!("{path} at {}", Repo::short(base)), &bytes) else {
+        return Ok(layer.skip("the base manifest does not parse"));
+    };
+    let now_tasks = current.tasks();
+    let mut kept = 0;
+    if let Some(old_tasks) = old.tasks() {
+        for id in old_tasks.keys() {
+            if now_tasks.is_some_and(|t| t.contains_key(id)) {
+                kept += 1;
+            } else {
+                layer.fail(
+                    Some(path.clone()),
+                    format!(
+                        "task {id} was dropped (tasks are closed with a status, never deleted)"
+                    ),
+                );
+            }
+        }
+    }
+    if let (Some(before), after) = (old.next_task_id(), current.next_task_id()) {
+        match after {
+            Some(a) if a >= before => {}
+            Some(a) => layer.fail(
+                Some(path.clone()),
+                format!("next_task_id decreased from {before} to {a}"),
+            ),
+            None => layer.fail(
+                Some(path.clone()),
+                format!("next_task_id was removed (it was {before})"),
+            ),
+        }
+    }
+    Ok(layer.summarize(format!("{kept} task{} kept", plural(kept))))
+}
+
+/// Advisory (layer 8): the manifest's commit pointer.
+fn advisory_layer(repo: &Repo, manifest: Option<&Manifest>) -> Layer {
+    let mut layer = Layer::new("advisory");
+    let Some(m) = manifest else {
+        return layer.skip("no manifest");
+    };
+    let pointer = m.session_field("commit").unwrap_or("unknown");
+    if pointer == "unknown" || pointer.is_empty() {
+        return layer.summarize("no commit pointer recorded");
+    }
+    match (repo.resolve_commit(pointer), repo.head_commit()) {
+        (Ok(c), Ok(Some(head))) => match repo.is_ancestor(c, head) {
+            Ok(true) => {}
+            _ => layer.warn(
+                None,
+                format!(
+                    "last_session.commit {pointer} is not an ancestor of HEAD (squash or rebase?)"
+                ),
+            ),
+        },
+        _ => layer.warn(
+            None,
+            format!("last_session.commit {pointer} is not in this repository"),
+        ),
+    }
+    layer.summarize(format!("commit pointer {pointer} is in HEAD's history"))
+}
+
+/// Builds the targets of a push from the hook's stdin (`<local ref> <local sha> <remote ref>
+/// <remote sha>` per line). Deleted refs are skipped; a new branch is judged from its merge
+/// base with the remote's default branch when known, else from its parent.
+fn prepush_targets(repo: &Repo, lines: Option<&str>) -> Result<Vec<Target>> {
+    let zero = |s: &str| s.bytes().all(|b| b == b'0');
+    let mut out = Vec::new();
+    let owned;
+    let lines = match lines {
+        Some(l) => l,
+        None => {
+            // Run by hand: judge HEAD against its upstream, else its parent.
+            let head = repo
+                .head_commit()?
+                .ok_or_else(|| Error::Usage("nothing to push: the branch has no commits".into()))?;
+            let base = repo.resolve_commit("@{upstream}").ok();
+            owned = format!(
+                "HEAD {head} HEAD {}",
+                base.map_or_else(|| "0".repeat(40), |b| b.to_string())
+            );
+            &owned
+        }
+    };
+    for line in lines.lines() {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let [_, local, _, remote] = parts.as_slice() else {
+            if line.trim().is_empty() {
+                continue;
+            }
+            return Err(Error::invalid(
+                "pre-push stdin",
+                None,
+                format!("unexpected line {line:?}"),
+            ));
+        };
+        if zero(local) {
+            continue;
+        }
+        let tip = repo.resolve_commit(local)?;
+        let base = if zero(remote) {
+            [
+                "refs/remotes/origin/HEAD",
+                "refs/remotes/origin/main",
+                "refs/remotes/origin/master",
+            ]
+            .iter()
+            .find_map(|r| repo.find_ref(r).ok().flatten())
+            .and_then(|r| repo.merge_base(r, tip).ok().flatten())
+            .or_else(|| {
+                repo.commit_parents(tip)
+                    .ok()
+                    .and_then(|p| p.first().copied())
+            })
+        } else {
+            repo.resolve_commit(remote)
+                .ok()
+                .and_then(|r| repo.merge_base(r, tip).ok().flatten())
+        };
+        out.push(Target {
+            source: Source::Commit(tip),
+            base_commit: base,
+            changes: repo.commit_changes(base, tip)?,
+        });
+    }
+    Ok(out)
+}
+
+/// The CI target: HEAD against the merge base with `--base` (default: the pull request base
+/// in GitHub Actions); without any base, HEAD against its first parent.
+fn ci_target(repo: &Repo, base: Option<&str>) -> Result<Target> {
+    let head = repo.head_commit()?.ok_or_else(|| {
+        Error::Usage("verify --level ci needs a commit: the branch has none".into())
+    })?;
+    let base_spec = base.map(String::from).or_else(|| {
+        std::env::var("GITHUB_BASE_REF")
+            .ok()
+            .filter(|b| !b.is_empty())
+            .map(|b| format!("origin/{b}"))
+    });
+    let base_commit = match base_spec {
+        Some(spec) => {
+            let b = repo.resolve_commit(&spec)?;
+            repo.merge_base(b, head)?
+        }
+        None => repo.commit_parents(head)?.first().copied(),
+    };
+    Ok(Target {
+        source: Source::Commit(head),
+        base_commit,
+        changes: repo.commit_changes(base_commit, head)?,
+    })
+}

@@ -1,0 +1,346 @@
+//! `git aahp verify` and `git aahp hook`: every layer, every level, the reference's failures.
+
+use crate::support::TestRepo;
+
+/// A repository with a committed, consistent handoff directory (written directly, so these
+/// tests do not depend on `init`).
+pub(crate) fn handoff_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    write_handoff(&repo, ".ai/handoff");
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "handoff"]);
+    repo
+}
+
+pub(crate) fn write_handoff(repo: &TestRepo, dir: &str) {
+    repo.write(
+        &format!("{dir}/STATUS.md"),
+        "# Status\n\n<!-- SECTION: summary -->\nBuild green.\n<!-- /SECTION: summary -->\n",
+    );
+    repo.write(
+        &format!("{dir}/NEXT_ACTIONS.md"),
+        "# Next actions\n\n## T-001: Fix the parser\n",
+    );
+    repo.write(
+        &format!("{dir}/LOG.md"),
+        "# Log\n\n## [2026-11-20] agent-a: First session\n\nSet things up.\n",
+    );
+}
+
+/// Stages a code change together with the handoff update that belongs to it.
+fn stage_code_with_handoff(repo: &TestRepo) {
+    repo.write("src/lib.rs", "pub fn f() {}\n");
+    repo.write(".ai/handoff/STATUS.md", "# Status\n\n<!-- SECTION: summary -->\nBuild green, f added.\n<!-- /SECTION: summary -->\n");
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+}
+
+fn layer<'a>(json: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    json["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["layer"] == name)
+        .unwrap_or_else(|| panic!("no layer {name}"))
+}
+
+#[test]
+fn verify_passes_on_a_consistent_repository() {
+    let repo = handoff_repo();
+    let out = repo.aahp(&["verify"]);
+    out.assert_code(0);
+    insta::assert_snapshot!(out, @r"
+    exit: 0
+    --- stdout ---
+    ok    schema: MANIFEST.json matches the schema
+    ok    checksums: 3 files match the manifest
+    ok    lint: no findings
+    ok    drift: no code changes outside the handoff directory
+    ok    lock: HANDOFF.lock is not committed
+    ok    tasks: 0 tasks kept
+    ok    advisory: commit pointer da39dd5 is in HEAD's history
+    verify passed (working tree, working tree)
+    --- stderr ---
+    ");
+}
+
+#[test]
+fn verify_fails_when_a_file_is_edited_after_the_manifest() {
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/STATUS.md", "edited\n");
+    let out = repo.aahp(&["verify"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("FAIL  checksums: 1 problem"), "{out}");
+    assert!(
+        out.stdout
+            .contains(".ai/handoff/STATUS.md: content changed since the manifest"),
+        "{out}"
+    );
+}
+
+#[test]
+fn precommit_fails_when_code_is_staged_without_a_handoff_update() {
+    let repo = handoff_repo();
+    repo.write("src/lib.rs", "pub fn f() {}\n");
+    repo.git(&["add", "src/lib.rs"]);
+    let out = repo.aahp(&["verify", "--level", "precommit", "--json"]);
+    out.assert_code(1);
+    let json = out.json();
+    assert_eq!(json["command"], "verify");
+    assert_eq!(json["schema_version"], 1);
+    let drift = layer(&json, "drift");
+    assert_eq!(drift["status"], "fail");
+    let msg = drift["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains(".ai/handoff/STATUS.md and .ai/handoff/MANIFEST.json not updated"),
+        "{msg}"
+    );
+    assert!(msg.contains("src/lib.rs"), "{msg}");
+}
+
+#[test]
+fn precommit_passes_when_code_comes_with_a_handoff_update() {
+    let repo = handoff_repo();
+    stage_code_with_handoff(&repo);
+    repo.aahp(&["verify", "--level", "precommit"])
+        .assert_code(0);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
+
+#[test]
+fn precommit_judges_the_staged_content_not_a_dirty_working_tree() {
+    // The reference checked the working tree: a consistent staged commit with an unstaged
+    // STATUS.md edit was blocked.
+    let repo = handoff_repo();
+    stage_code_with_handoff(&repo);
+    repo.write(".ai/handoff/STATUS.md", "work in progress, not staged\n");
+    repo.aahp(&["verify", "--level", "precommit"])
+        .assert_code(0);
+}
+
+#[test]
+fn precommit_fails_a_partially_staged_status_file() {
+    // The reference passed this: the staged STATUS.md does not match the staged manifest,
+    // although the working tree is consistent.
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/STATUS.md", "# Status\n\nfirst edit\n");
+    repo.git(&["add", ".ai/handoff/STATUS.md"]);
+    repo.write(".ai/handoff/STATUS.md", "# Status\n\nsecond edit\n");
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", ".ai/handoff/MANIFEST.json"]);
+    repo.aahp(&["verify"]).assert_code(0);
+    let out = repo.aahp(&["verify", "--level", "precommit"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout
+            .contains(".ai/handoff/STATUS.md: content changed since the manifest"),
+        "{out}"
+    );
+}
+
+#[test]
+fn verify_fails_when_an_indexed_file_is_deleted() {
+    let repo = handoff_repo();
+    repo.git(&["rm", "-q", ".ai/handoff/LOG.md"]);
+    let out = repo.aahp(&["verify", "--level", "precommit"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout
+            .contains(".ai/handoff/LOG.md: indexed in the manifest but missing"),
+        "{out}"
+    );
+    repo.aahp(&["verify"]).assert_code(1);
+}
+
+#[test]
+fn verify_fails_when_a_new_handoff_file_is_not_indexed() {
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/BACKLOG.md", "# Backlog\n");
+    let out = repo.aahp(&["verify"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout
+            .contains(".ai/handoff/BACKLOG.md: present but not indexed"),
+        "{out}"
+    );
+}
+
+#[test]
+fn monorepo_package_passes_drift_with_its_own_handoff_update() {
+    // The reference failed every monorepo package: it compared repo-root paths.
+    let repo = TestRepo::new();
+    write_handoff(&repo, "packages/api/.ai/handoff");
+    repo.write("packages/api/src/main.rs", "fn main() {}\n");
+    repo.aahp_in("packages/api", &["--dir", ".ai/handoff", "manifest"])
+        .assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "api"]);
+
+    repo.write("packages/api/src/main.rs", "fn main() { run() }\n");
+    repo.write(
+        "packages/web/index.js",
+        "// another package's change does not concern api\n",
+    );
+    repo.write(
+        "packages/api/.ai/handoff/STATUS.md",
+        "# Status\n\nrun() wired in.\n",
+    );
+    repo.aahp_in("packages/api", &["--dir", ".ai/handoff", "manifest"])
+        .assert_code(0);
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp_in(
+        "packages/api",
+        &["--dir", ".ai/handoff", "verify", "--level", "precommit"],
+    );
+    out.assert_code(0);
+    assert!(
+        out.stdout
+            .contains("drift: 1 code change with a handoff update"),
+        "{out}"
+    );
+
+    // Only another package changed: nothing to demand of api.
+    repo.git(&["commit", "-q", "-m", "x"]);
+    repo.write("packages/web/index.js", "// changed again\n");
+    repo.git(&["add", "-A"]);
+    repo.aahp(&[
+        "--dir",
+        "packages/api/.ai/handoff",
+        "verify",
+        "--level",
+        "precommit",
+    ])
+    .assert_code(0);
+}
+
+#[test]
+fn verify_fails_when_the_lock_is_staged() {
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/HANDOFF.lock", "{\"agent\":\"a\"}\n");
+    repo.git(&["add", "-f", ".ai/handoff/HANDOFF.lock"]);
+    let out = repo.aahp(&["verify", "--level", "precommit", "--json"]);
+    out.assert_code(1);
+    assert_eq!(layer(&out.json(), "lock")["status"], "fail");
+}
+
+#[test]
+fn verify_fails_when_a_task_is_dropped_or_the_id_goes_back() {
+    let repo = handoff_repo();
+    let mut m: serde_json::Value =
+        serde_json::from_str(&repo.read(".ai/handoff/MANIFEST.json")).unwrap();
+    m["tasks"] = serde_json::json!({"T-001": {"title": "a", "status": "ready"}, "T-002": {"title": "b", "status": "done"}});
+    m["next_task_id"] = serde_json::json!(3);
+    repo.write(
+        ".ai/handoff/MANIFEST.json",
+        serde_json::to_string_pretty(&m).unwrap(),
+    );
+    repo.git(&["commit", "-q", "-am", "tasks"]);
+
+    m["tasks"] = serde_json::json!({"T-001": {"title": "a", "status": "done"}});
+    m["next_task_id"] = serde_json::json!(2);
+    repo.write(
+        ".ai/handoff/MANIFEST.json",
+        serde_json::to_string_pretty(&m).unwrap(),
+    );
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["verify", "--level", "precommit"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("task T-002 was dropped"), "{out}");
+    assert!(
+        out.stdout.contains("next_task_id decreased from 3 to 2"),
+        "{out}"
+    );
+}
+
+#[test]
+fn verify_ci_judges_the_range_from_the_merge_base() {
+    let repo = handoff_repo();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("src/a.rs", "fn a() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "code only"]);
+    let out = repo.aahp(&["verify", "--level", "ci", "--base", "main"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("src/a.rs"), "{out}");
+
+    repo.write(".ai/handoff/STATUS.md", "# Status\n\na() added.\n");
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "handoff"]);
+    repo.aahp(&["verify", "--level", "ci", "--base", "main"])
+        .assert_code(0);
+    // The escape hatch does not apply in CI.
+    repo.write("src/b.rs", "fn b() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "more code"]);
+    repo.aahp_env(
+        ".",
+        &["verify", "--level", "ci", "--base", "HEAD~1"],
+        &[("AAHP_SKIP_VERIFY", "1")],
+    )
+    .assert_code(1);
+    repo.aahp_env(
+        ".",
+        &["verify", "--level", "precommit"],
+        &[("AAHP_SKIP_VERIFY", "1")],
+    )
+    .assert_code(0);
+}
+
+#[test]
+fn hook_pre_push_reads_the_pushed_refs_from_stdin() {
+    use std::io::Write;
+    let repo = handoff_repo();
+    let base = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+    repo.write("src/a.rs", "fn a() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "code only"]);
+    let tip = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let mut child = repo
+        .aahp_command(&["hook", "pre-push", "origin", "file:///dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(
+        child.stdin.take().unwrap(),
+        "refs/heads/main {tip} refs/heads/main {base}"
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("src/a.rs"));
+}
+
+#[test]
+fn hook_passes_silently_without_a_handoff_directory() {
+    let repo = TestRepo::new();
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(0);
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn verify_without_a_handoff_directory_is_exit_2_with_a_hint() {
+    let repo = TestRepo::new();
+    let out = repo.aahp(&["verify"]);
+    insta::assert_snapshot!(out, @r"
+    exit: 2
+    --- stdout ---
+    --- stderr ---
+    error: no handoff directory at .ai/handoff
+    hint: run `git aahp init` to create it
+    ");
+}
+
+#[test]
+fn outside_a_repository_is_exit_2() {
+    let dir = TestRepo::bare_dir();
+    let out = dir.aahp(&["verify"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.starts_with("error: not a git repository"),
+        "{out}"
+    );
+}
