@@ -194,20 +194,18 @@ pub fn run(ctx: &Context, _args: &StatusArgs) -> Result<StatusReport> {
         report.files = m.check_files(&snap);
         report.quick_context = m.str_field("quick_context").map(String::from);
         report.token_budget = m.doc.get("token_budget").cloned();
-        if let Some(tasks) = m.tasks() {
-            for (id, t) in tasks {
-                let status = t.get("status").and_then(Value::as_str).unwrap_or("unknown");
-                if matches!(status, "ready" | "in_progress" | "blocked") {
-                    report.open_tasks.push(OpenTask {
-                        id: id.clone(),
-                        title: t
-                            .get("title")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                        status: status.to_string(),
-                    });
-                }
+        for (id, t) in m.tasks() {
+            let status = t.get("status").and_then(Value::as_str).unwrap_or("unknown");
+            if matches!(status, "ready" | "in_progress" | "blocked") {
+                report.open_tasks.push(OpenTask {
+                    id,
+                    title: t
+                        .get("title")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                    status: status.to_string(),
+                });
             }
         }
     }

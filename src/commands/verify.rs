@@ -521,20 +521,17 @@ fn tasks_layer(
     let Ok(old) = Manifest::parse(&format!("{path} at {}", Repo::short(base)), &bytes) else {
         return Ok(layer.skip("the base manifest does not parse"));
     };
-    let now_tasks = current.tasks();
+    let now_ids: std::collections::HashSet<String> =
+        current.tasks().into_iter().map(|(id, _)| id).collect();
     let mut kept = 0;
-    if let Some(old_tasks) = old.tasks() {
-        for id in old_tasks.keys() {
-            if now_tasks.is_some_and(|t| t.contains_key(id)) {
-                kept += 1;
-            } else {
-                layer.fail(
-                    Some(path.clone()),
-                    format!(
-                        "task {id} was dropped (tasks are closed with a status, never deleted)"
-                    ),
-                );
-            }
+    for (id, _) in old.tasks() {
+        if now_ids.contains(&id) {
+            kept += 1;
+        } else {
+            layer.fail(
+                Some(path.clone()),
+                format!("task {id} was dropped (tasks are closed with a status, never deleted)"),
+            );
         }
     }
     if let (Some(before), after) = (old.next_task_id(), current.next_task_id()) {

@@ -245,9 +245,17 @@ impl Manifest {
         }
     }
 
-    /// Returns the task map (`T-001` → task), if present.
-    pub fn tasks(&self) -> Option<&Map<String, Value>> {
-        self.doc.get("tasks").and_then(Value::as_object)
+    /// Returns the tasks as `(id, task)` pairs: from the map form (`T-001` → task) or from
+    /// the older list form (tasks carrying an `id`, null holes skipped).
+    pub fn tasks(&self) -> Vec<(String, &Value)> {
+        match self.doc.get("tasks") {
+            Some(Value::Object(map)) => map.iter().map(|(k, v)| (k.clone(), v)).collect(),
+            Some(Value::Array(list)) => list
+                .iter()
+                .filter_map(|t| Some((t.get("id")?.as_str()?.to_string(), t)))
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Compares the recorded checksums with a snapshot of the directory.

@@ -2,5 +2,6 @@
 
 mod support;
 
+mod compat;
 mod manifest;
 mod verify;
