@@ -220,15 +220,20 @@ impl Repo {
     }
 
     /// Opens the index git would commit (the temporary one inside a hook); empty when absent.
+    ///
+    /// Like git (which verifies it only in `fsck`), the trailing checksum is not recomputed:
+    /// on a large repository that hash was most of the cost of the pre-commit check.
     pub fn index(&self) -> Result<gix::index::File, GitError> {
-        let path = self.repo.index_path();
-        if !path.exists() {
-            return Ok(gix::index::File::from_state(
-                gix::index::State::new(self.repo.object_hash()),
-                path,
-            ));
-        }
-        self.repo.open_index().map_err(read_err("read the index"))
+        gix::index::File::at_or_default(
+            self.repo.index_path(),
+            self.repo.object_hash(),
+            true,
+            gix::index::decode::Options {
+                thread_limit: Some(1),
+                ..Default::default()
+            },
+        )
+        .map_err(read_err("read the index"))
     }
 
     /// Lists the files directly inside `dir` (repository-relative, no trailing `/`) in the
