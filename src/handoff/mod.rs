@@ -2,8 +2,11 @@
 //! from the working tree, the index or a commit, and the checksum rule shared with the AAHP
 //! reference. No printing, no clap; git is reached only through [`crate::git::Repo`] reads.
 
+pub mod log;
 pub mod manifest;
+mod markdown;
 pub mod tokens;
+pub mod trust;
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};

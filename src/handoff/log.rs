@@ -1,0 +1,1405 @@
+//! `LOG.md`, `LOG-ARCHIVE.md` and `LOG-ARCHIVE.index.json`: entries, digests, rotation and
+//! the archive integrity check. Pure text in, text out; reading and writing the files is the
+//! caller's job (`commands::archive`, `commit`, `recover`).
+//!
+//! Compatible with the reference (research notes §3.3–3.4): the same entry digest, index
+//! layout and default archive preamble. Better than it where it is wrong: rotation keeps the
+//! *newest* entries by date, code fences are not entry boundaries, forged archive entries
+//! are detected, and kept entries are left byte for byte as they were.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+use jiff::civil::Date;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::hex;
+use super::markdown::{self, Line};
+use crate::error::Error;
+
+/// The journal's file name.
+pub const LOG_FILE: &str = "LOG.md";
+/// The archive's file name.
+pub const ARCHIVE_FILE: &str = "LOG-ARCHIVE.md";
+/// The archive index's file name.
+pub const INDEX_FILE: &str = "LOG-ARCHIVE.index.json";
+/// How many entries LOG.md keeps when nothing else is configured (SPEC §2).
+pub const DEFAULT_KEEP: usize = 10;
+/// The preamble of a new archive (the reference writes the same).
+pub const DEFAULT_ARCHIVE_PREAMBLE: &str = "# AAHP: Archived Agent Journal\n\n> Older entries rotated from LOG.md. Append-only.\n\n---\n\n";
+/// What separates entries written by this tool.
+const SEPARATOR: &str = "\n\n---\n\n";
+
+/// One journal entry: from a dated `## ` heading to the next one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    /// The heading line, trimmed (the index's `title`).
+    pub header: String,
+    /// The date in the heading; `None` when the heading's date is not a calendar date.
+    pub date: Option<Date>,
+    /// The entry with newlines normalised, trailing blanks and `---` separators removed:
+    /// the text its digest covers and the form written into the archive.
+    pub text: String,
+    /// 1-based line of the heading in the file.
+    pub line: usize,
+    /// The entry exactly as it appears in the file (separators and line endings included).
+    pub raw: String,
+    digest: String,
+}
+
+/// A parsed journal (LOG.md or LOG-ARCHIVE.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogFile {
+    /// Everything before the first entry, exactly as in the file (without a BOM).
+    pub preamble: String,
+    /// The entries in file order.
+    pub entries: Vec<LogEntry>,
+    /// Whether the file started with a UTF-8 byte order mark.
+    pub bom: bool,
+    /// The line terminator the file uses (`"\n"` or `"\r\n"`); new text is written with it.
+    pub line_ending: &'static str,
+    /// Level-2 headings in the preamble that are not entry templates: with no dated entry,
+    /// they mean the journal's entries are undated (line, heading).
+    stray_headings: Vec<(usize, String)>,
+}
+
+/// The outcome of a rotation: the new content of the three files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rotation {
+    /// New LOG.md.
+    pub log: String,
+    /// New LOG-ARCHIVE.md.
+    pub archive: String,
+    /// New LOG-ARCHIVE.index.json.
+    pub index: String,
+    /// How many entries left LOG.md.
+    pub moved: usize,
+    /// The entries that left LOG.md, newest first.
+    pub moved_entries: Vec<MovedEntry>,
+    /// How many entries LOG.md keeps.
+    pub kept: usize,
+    /// Archive entries that were not indexed and now are (an index built for an existing
+    /// archive, or the residue of an interrupted rotation).
+    pub adopted: usize,
+    /// Whether LOG.md changed (write it when true).
+    pub log_changed: bool,
+    /// Whether LOG-ARCHIVE.md changed.
+    pub archive_changed: bool,
+    /// Whether LOG-ARCHIVE.index.json changed.
+    pub index_changed: bool,
+}
+
+/// An entry moved into the archive, as reported to the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MovedEntry {
+    /// Its digest (lowercase hex).
+    pub sha256: String,
+    /// Its heading.
+    pub title: String,
+    /// Its date.
+    pub date: Option<String>,
+    /// Its line in LOG.md before the rotation.
+    pub line: usize,
+}
+
+/// Something wrong with the journal and its archive, found by [`verify_archive`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ArchiveProblem {
+    /// A file cannot be interpreted (bad JSON, wrong index layout, undated entries).
+    Malformed {
+        /// File name within the handoff directory.
+        file: String,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+    /// An archive entry the index does not list: added by hand or altered after archiving.
+    Forged {
+        /// The entry's digest.
+        sha256: String,
+        /// Its heading.
+        title: String,
+        /// Its line in LOG-ARCHIVE.md.
+        line: usize,
+    },
+    /// An index entry with no archive entry of that digest: deleted or altered.
+    Missing {
+        /// The indexed digest.
+        sha256: String,
+        /// The indexed title.
+        title: String,
+    },
+    /// The same entry archived twice.
+    DuplicateArchive {
+        /// The digest.
+        sha256: String,
+        /// The heading.
+        title: String,
+        /// Line of the second copy in LOG-ARCHIVE.md.
+        line: usize,
+    },
+    /// The same digest indexed twice.
+    DuplicateIndex {
+        /// The digest.
+        sha256: String,
+        /// The title.
+        title: String,
+    },
+    /// LOG-ARCHIVE.md holds entries but there is no index for them.
+    Unindexed {
+        /// How many archive entries have no index.
+        entries: usize,
+    },
+    /// An entry that is both in LOG.md and in the archive: a rotation was interrupted.
+    Unrotated {
+        /// The digest.
+        sha256: String,
+        /// The heading.
+        title: String,
+        /// Its line in LOG.md.
+        line: usize,
+    },
+    /// LOG.md holds more entries than it may keep.
+    OverLimit {
+        /// Entries in LOG.md.
+        entries: usize,
+        /// The limit.
+        keep: usize,
+    },
+}
+
+impl ArchiveProblem {
+    /// The file the problem is in.
+    pub fn file(&self) -> &str {
+        match self {
+            ArchiveProblem::Malformed { file, .. } => file,
+            ArchiveProblem::Forged { .. }
+            | ArchiveProblem::DuplicateArchive { .. }
+            | ArchiveProblem::Unindexed { .. } => ARCHIVE_FILE,
+            ArchiveProblem::Missing { .. } | ArchiveProblem::DuplicateIndex { .. } => INDEX_FILE,
+            ArchiveProblem::Unrotated { .. } | ArchiveProblem::OverLimit { .. } => LOG_FILE,
+        }
+    }
+
+    /// The 1-based line the problem is on, when there is one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            ArchiveProblem::Malformed { line, .. } => *line,
+            ArchiveProblem::Forged { line, .. }
+            | ArchiveProblem::DuplicateArchive { line, .. }
+            | ArchiveProblem::Unrotated { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
+
+    /// True when the input cannot be interpreted at all (exit 2 rather than 1).
+    pub fn is_malformed(&self) -> bool {
+        matches!(self, ArchiveProblem::Malformed { .. })
+    }
+
+    /// One sentence describing the problem (handoff text in it is not escaped).
+    pub fn message(&self) -> String {
+        match self {
+            ArchiveProblem::Malformed { message, .. } => message.clone(),
+            ArchiveProblem::Forged { title, .. } => {
+                format!("archived entry is not in {INDEX_FILE} (forged or edited): {title}")
+            }
+            ArchiveProblem::Missing { sha256, title } => format!(
+                "indexed entry {} is missing from {ARCHIVE_FILE} (deleted or edited): {title}",
+                &sha256[..sha256.len().min(12)]
+            ),
+            ArchiveProblem::DuplicateArchive { title, .. } => {
+                format!("entry archived twice: {title}")
+            }
+            ArchiveProblem::DuplicateIndex { sha256, title } => format!(
+                "digest {} indexed twice: {title}",
+                &sha256[..sha256.len().min(12)]
+            ),
+            ArchiveProblem::Unindexed { entries } => format!(
+                "{entries} archived entries and no {INDEX_FILE}; `git aahp archive` builds it"
+            ),
+            ArchiveProblem::Unrotated { title, .. } => format!(
+                "entry is also in {ARCHIVE_FILE} (an interrupted rotation; rerun `git aahp archive`): {title}"
+            ),
+            ArchiveProblem::OverLimit { entries, keep } => format!(
+                "{LOG_FILE} has {entries} entries, more than the {keep} it keeps; run `git aahp archive`"
+            ),
+        }
+    }
+}
+
+/// Why a rotation did not happen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LogError {
+    /// A file cannot be interpreted.
+    #[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Malformed {
+        /// File name within the handoff directory.
+        file: String,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+    /// The archive and its index disagree; rotating would bury the damage.
+    #[error("the log archive is inconsistent ({} problem(s)); nothing was changed", .0.len())]
+    Integrity(Vec<ArchiveProblem>),
+    /// `keep` must be at least 1.
+    #[error("the number of entries to keep must be at least 1")]
+    ZeroKeep,
+    /// The rotated files fail the hash check (a bug; nothing must be written).
+    #[error("archive postcondition failed: {0}")]
+    Postcondition(String),
+}
+
+impl LogError {
+    /// Converts to the crate error, naming files with `path_of` (repository-relative paths).
+    pub fn into_error(self, path_of: impl Fn(&str) -> String) -> Error {
+        match self {
+            LogError::Malformed {
+                file,
+                line,
+                message,
+            } => Error::invalid(path_of(&file), line, message),
+            LogError::ZeroKeep => Error::Usage(LogError::ZeroKeep.to_string()),
+            other => Error::other(other.to_string()),
+        }
+    }
+}
+
+impl From<LogError> for Error {
+    fn from(e: LogError) -> Self {
+        e.into_error(str::to_string)
+    }
+}
+
+/// Python's `str.isspace` for the characters it adds to Unicode `White_Space`, so trimming
+/// matches the reference's `strip()` and digests agree.
+fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// What [`heading_date`] found on a line.
+enum Heading {
+    /// No entry heading.
+    None,
+    /// An entry heading; its date, `None` when the date is not a calendar date.
+    Entry(Option<Date>),
+}
+
+/// The date an entry heading starts with: `## [YYYY-MM-DD]…` (the reference's form) or
+/// `## YYYY-MM-DD…` (seen in real journals).
+fn heading_date(line: &str) -> Heading {
+    let Some(rest) = line.strip_prefix("## ") else {
+        return Heading::None;
+    };
+    let (digits, bracketed) = match rest.strip_prefix('[') {
+        Some(r) => (r, true),
+        None => (rest, false),
+    };
+    let b = digits.as_bytes();
+    let shape = b.len() >= 10
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5..7].iter().all(u8::is_ascii_digit)
+        && b[7] == b'-'
+        && b[8..10].iter().all(u8::is_ascii_digit);
+    let closed = if bracketed {
+        b.get(10) == Some(&b']')
+    } else {
+        !b.get(10).is_some_and(u8::is_ascii_digit)
+    };
+    if !shape || !closed {
+        return Heading::None;
+    }
+    Heading::Entry(digits[..10].parse::<Date>().ok())
+}
+
+/// Normalises an entry: newlines to `\n`, trailing blanks and `---` separators removed.
+fn entry_text(raw: &str) -> String {
+    let text = markdown::normalize_newlines(raw);
+    let mut t = text.trim_end_matches(is_py_space);
+    while let Some(s) = t.strip_suffix("---") {
+        t = s.trim_end_matches(is_py_space);
+    }
+    t.to_string()
+}
+
+/// The reference's entry digest: SHA-256 of the normalised, trimmed text plus one `\n`.
+fn digest_of(text: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(text.trim_matches(is_py_space).as_bytes());
+    h.update(b"\n");
+    hex(&h.finalize())
+}
+
+impl LogEntry {
+    /// Returns the entry's digest as the reference computes it (lowercase hex SHA-256 of the
+    /// normalised text, trimmed, plus `\n`).
+    pub fn digest(&self) -> String {
+        self.digest.clone()
+    }
+
+    fn digest_str(&self) -> &str {
+        &self.digest
+    }
+
+    fn moved(&self) -> MovedEntry {
+        MovedEntry {
+            sha256: self.digest.clone(),
+            title: self.header.clone(),
+            date: self.date.map(|d| d.to_string()),
+            line: self.line,
+        }
+    }
+}
+
+impl LogFile {
+    /// Parses a journal. Never fails: text before the first dated `## ` heading is the
+    /// preamble; headings inside fenced code blocks do not start entries.
+    pub fn parse(text: &str) -> LogFile {
+        let (bom, text) = match text.strip_prefix('\u{feff}') {
+            Some(t) => (true, t),
+            None => (false, text),
+        };
+        let lines = markdown::lines(text);
+        let mask = markdown::code_mask(&lines);
+        let starts: Vec<(usize, Option<Date>)> = lines
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !mask[*i])
+            .filter_map(|(i, l)| match heading_date(l.text) {
+                Heading::Entry(d) => Some((i, d)),
+                Heading::None => None,
+            })
+            .collect();
+        let first = starts.first().map_or(text.len(), |(i, _)| lines[*i].start);
+        let preamble = text[..first].to_string();
+        let entries = starts
+            .iter()
+            .enumerate()
+            .map(|(k, &(i, date))| {
+                let end = starts
+                    .get(k + 1)
+                    .map_or(text.len(), |(j, _)| lines[*j].start);
+                let raw = &text[lines[i].start..end];
+                let text = entry_text(raw);
+                LogEntry {
+                    header: lines[i].text.trim_matches(is_py_space).to_string(),
+                    date,
+                    digest: digest_of(&text),
+                    text,
+                    line: i + 1,
+                    raw: raw.to_string(),
+                }
+            })
+            .collect();
+        let stray_headings = preamble_headings(&lines, &mask, first);
+        LogFile {
+            preamble,
+            entries,
+            bom,
+            line_ending: markdown::line_ending(text),
+            stray_headings,
+        }
+    }
+
+    /// Checks that every entry is dated, naming the file and line of the first that is not;
+    /// a journal whose headings carry no dates at all is refused too (rotation by date would
+    /// be guesswork).
+    pub fn check_dated(&self, file: &str) -> Result<(), LogError> {
+        if let Some(e) = self.entries.iter().find(|e| e.date.is_none()) {
+            return Err(LogError::Malformed {
+                file: file.into(),
+                line: Some(e.line),
+                message: format!(
+                    "entry heading `{}` does not start with a valid date (YYYY-MM-DD)",
+                    e.header
+                ),
+            });
+        }
+        if self.entries.is_empty()
+            && let Some((line, heading)) = self.stray_headings.first()
+        {
+            return Err(LogError::Malformed {
+                file: file.into(),
+                line: Some(*line),
+                message: format!(
+                    "no dated entries: `{heading}` is not an entry heading; entries start with `## [YYYY-MM-DD] agent: title`"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Renders the file from its preamble and the given entries (raw, in the given order).
+    fn render_with<'a>(&self, entries: impl Iterator<Item = &'a LogEntry>) -> String {
+        let mut out = String::new();
+        if self.bom {
+            out.push('\u{feff}');
+        }
+        out.push_str(&self.preamble);
+        for e in entries {
+            out.push_str(&e.raw);
+        }
+        out
+    }
+
+    /// Returns the entries' digests in file order.
+    pub fn digests(&self) -> Vec<String> {
+        self.entries.iter().map(LogEntry::digest).collect()
+    }
+}
+
+/// Level-2 headings of the preamble, skipping code and the template's `YYYY-MM-DD` examples.
+fn preamble_headings(lines: &[Line<'_>], mask: &[bool], end: usize) -> Vec<(usize, String)> {
+    lines
+        .iter()
+        .enumerate()
+        .take_while(|(_, l)| l.start < end)
+        .filter(|(i, l)| !mask[*i] && l.text.starts_with("## ") && !l.text.contains("YYYY-MM-DD"))
+        .map(|(i, l)| (i + 1, l.text.trim().to_string()))
+        .collect()
+}
+
+/// One line of the archive index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IndexEntry {
+    /// Lowercase hex SHA-256 of the entry.
+    pub sha256: String,
+    /// The entry's heading.
+    pub title: String,
+}
+
+/// `LOG-ARCHIVE.index.json`: `{"version": 1, "entries": [{"sha256", "title"}]}`, newest
+/// first. Other top-level keys are kept in place when it is rewritten.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArchiveIndex {
+    /// The entries in file order.
+    pub entries: Vec<IndexEntry>,
+    /// True for a layout that predates the reference's (`{"archived": [...]}`): its
+    /// entries are taken as given and it is rewritten in the current layout.
+    pub legacy: bool,
+    doc: Map<String, Value>,
+}
+
+impl ArchiveIndex {
+    /// Parses the index, naming the line of a syntax error or of the first bad entry.
+    pub fn parse(text: &str) -> Result<ArchiveIndex, LogError> {
+        let malformed = |line: Option<usize>, message: String| LogError::Malformed {
+            file: INDEX_FILE.into(),
+            line,
+            message,
+        };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| malformed(Some(e.line().max(1)), format!("invalid JSON: {e}")))?;
+        let Value::Object(doc) = value else {
+            return Err(malformed(
+                Some(1),
+                "expected an object {\"version\": 1, \"entries\": [...]}".into(),
+            ));
+        };
+        let (list, legacy) = match (doc.get("entries"), doc.get("archived")) {
+            (Some(list), _) => {
+                if doc.get("version").and_then(Value::as_f64) != Some(1.0) {
+                    return Err(malformed(
+                        line_of(text, "\"version\"", 0),
+                        format!(
+                            "unsupported version {}; expected 1",
+                            doc.get("version").unwrap_or(&Value::Null)
+                        ),
+                    ));
+                }
+                (list, false)
+            }
+            (None, Some(list)) => (list, true),
+            (None, None) => {
+                return Err(malformed(
+                    Some(1),
+                    "no `entries` list; expected {\"version\": 1, \"entries\": [...]}".into(),
+                ));
+            }
+        };
+        let key = if legacy {
+            "\"archived\""
+        } else {
+            "\"entries\""
+        };
+        let Value::Array(list) = list else {
+            return Err(malformed(
+                line_of(text, key, 0),
+                "`entries` is not a list".into(),
+            ));
+        };
+        let mut entries = Vec::with_capacity(list.len());
+        for (n, item) in list.iter().enumerate() {
+            let sha = item.get("sha256").and_then(Value::as_str);
+            let sha = match sha {
+                Some(s) if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                    s.to_ascii_lowercase()
+                }
+                _ => {
+                    return Err(malformed(
+                        line_of(text, "\"sha256\"", n).or_else(|| line_of(text, key, 0)),
+                        format!("entry {} has no valid `sha256` (64 hex digits)", n + 1),
+                    ));
+                }
+            };
+            let title = item
+                .get("title")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            entries.push(IndexEntry { sha256: sha, title });
+        }
+        Ok(ArchiveIndex {
+            entries,
+            legacy,
+            doc,
+        })
+    }
+
+    /// An index with no entries.
+    pub fn empty() -> ArchiveIndex {
+        ArchiveIndex {
+            entries: Vec::new(),
+            legacy: false,
+            doc: Map::new(),
+        }
+    }
+
+    /// Renders the index as the reference does: `json.dumps(indent=2)` (ASCII only) plus a
+    /// newline, `version` and `entries` first, other keys kept after them.
+    pub fn render(&self) -> String {
+        let mut doc = Map::new();
+        doc.insert("version".into(), Value::from(1));
+        let entries = self
+            .entries
+            .iter()
+            .map(|e| {
+                let mut m = Map::new();
+                m.insert("sha256".into(), Value::from(e.sha256.clone()));
+                m.insert("title".into(), Value::from(e.title.clone()));
+                Value::Object(m)
+            })
+            .collect();
+        doc.insert("entries".into(), Value::Array(entries));
+        for (k, v) in &self.doc {
+            if !matches!(k.as_str(), "version" | "entries" | "archived") {
+                doc.insert(k.clone(), v.clone());
+            }
+        }
+        let pretty = serde_json::to_string_pretty(&Value::Object(doc))
+            .expect("a JSON value always serialises");
+        let mut out = String::with_capacity(pretty.len() + 1);
+        // Non-ASCII can only occur inside strings, so escaping it keeps the JSON valid.
+        for c in pretty.chars() {
+            if c.is_ascii() {
+                out.push(c);
+            } else {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+        }
+        out.push('\n');
+        out
+    }
+}
+
+/// The line of the `n`-th occurrence of `needle`, for messages about JSON values.
+fn line_of(text: &str, needle: &str, n: usize) -> Option<usize> {
+    let (pos, _) = text.match_indices(needle).nth(n)?;
+    Some(text[..pos].matches('\n').count() + 1)
+}
+
+/// Everything known about the three files, parsed once.
+struct Journal {
+    log: LogFile,
+    archive: LogFile,
+    archive_present: bool,
+    index: Option<ArchiveIndex>,
+}
+
+impl Journal {
+    fn parse(log: &str, archive: Option<&str>, index: Option<&str>) -> Result<Journal, LogError> {
+        let log = LogFile::parse(log);
+        log.check_dated(LOG_FILE)?;
+        let archive_present = archive.is_some_and(|a| !a.trim().is_empty());
+        let archive = LogFile::parse(archive.unwrap_or_default());
+        let index = match index {
+            Some(t) if !t.trim().is_empty() => Some(ArchiveIndex::parse(t)?),
+            _ => None,
+        };
+        Ok(Journal {
+            log,
+            archive,
+            archive_present,
+            index,
+        })
+    }
+
+    /// Integrity problems of the archive against its index, and entries present in both
+    /// LOG.md and the archive.
+    fn problems(&self) -> Vec<ArchiveProblem> {
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        for e in &self.archive.entries {
+            if !seen.insert(e.digest_str()) {
+                out.push(ArchiveProblem::DuplicateArchive {
+                    sha256: e.digest(),
+                    title: e.header.clone(),
+                    line: e.line,
+                });
+            }
+        }
+        match &self.index {
+            Some(index) if !index.legacy || !index.entries.is_empty() => {
+                let indexed: HashSet<&str> =
+                    index.entries.iter().map(|e| e.sha256.as_str()).collect();
+                let mut seen_idx = HashSet::new();
+                for e in &index.entries {
+                    if !seen_idx.insert(e.sha256.as_str()) {
+                        out.push(ArchiveProblem::DuplicateIndex {
+                            sha256: e.sha256.clone(),
+                            title: e.title.clone(),
+                        });
+                    }
+                    if !seen.contains(e.sha256.as_str()) {
+                        out.push(ArchiveProblem::Missing {
+                            sha256: e.sha256.clone(),
+                            title: e.title.clone(),
+                        });
+                    }
+                }
+                for e in &self.archive.entries {
+                    if !indexed.contains(e.digest_str()) {
+                        out.push(ArchiveProblem::Forged {
+                            sha256: e.digest(),
+                            title: e.header.clone(),
+                            line: e.line,
+                        });
+                    }
+                }
+            }
+            _ if !self.archive.entries.is_empty() => out.push(ArchiveProblem::Unindexed {
+                entries: self.archive.entries.len(),
+            }),
+            _ => {}
+        }
+        for e in &self.log.entries {
+            if seen.contains(e.digest_str()) {
+                out.push(ArchiveProblem::Unrotated {
+                    sha256: e.digest(),
+                    title: e.header.clone(),
+                    line: e.line,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Returns the indices of the entries to keep: the newest `keep` by date, ties broken by
+/// file order (earlier is newer in a newest-first journal).
+fn newest(entries: &[LogEntry], keep: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|&a, &b| entries[b].date.cmp(&entries[a].date).then(a.cmp(&b)));
+    order.truncate(keep);
+    order
+}
+
+/// Rotates LOG.md so that its newest `keep` entries remain (by date, then file order) and
+/// the rest move into the archive (newest first, before older archived entries) and the
+/// index. Returns `None` when there is nothing to do.
+///
+/// Entries already archived (same digest) are not archived again, so rerunning after a crash
+/// between the three writes completes the rotation. Kept entries stay byte for byte as they
+/// were, and so do archived ones; new text uses each file's line endings.
+///
+/// # Crash safety
+/// Write the results in the order archive → index → LOG: every prefix of that sequence is
+/// a state from which another `rotate` finishes the job without loss or duplicates.
+pub fn rotate(
+    log: &str,
+    archive: Option<&str>,
+    index: Option<&str>,
+    keep: usize,
+) -> Result<Option<Rotation>, LogError> {
+    if keep == 0 {
+        return Err(LogError::ZeroKeep);
+    }
+    let index_src = index;
+    let j = Journal::parse(log, archive, index)?;
+    let kept_idx = newest(&j.log.entries, keep);
+    let kept_set: HashSet<usize> = kept_idx.iter().copied().collect();
+    let kept_digests: HashSet<&str> = kept_idx
+        .iter()
+        .map(|&i| j.log.entries[i].digest_str())
+        .collect();
+    // Moved entries, newest first.
+    let mut order: Vec<usize> = (0..j.log.entries.len())
+        .filter(|i| !kept_set.contains(i))
+        .collect();
+    order.sort_by(|&a, &b| {
+        j.log.entries[b]
+            .date
+            .cmp(&j.log.entries[a].date)
+            .then(a.cmp(&b))
+    });
+    let moved: Vec<&LogEntry> = order.into_iter().map(|i| &j.log.entries[i]).collect();
+    let moving: HashSet<&str> = moved.iter().map(|e| e.digest_str()).collect();
+
+    // Refuse to build on a damaged archive; what an interrupted rotation leaves behind
+    // (archived but not yet indexed entries that are still in LOG.md) is not damage.
+    let blocking: Vec<ArchiveProblem> = j
+        .problems()
+        .into_iter()
+        .filter(|p| match p {
+            ArchiveProblem::Forged { sha256, .. } => !moving.contains(sha256.as_str()),
+            ArchiveProblem::Unrotated { .. } | ArchiveProblem::Unindexed { .. } => false,
+            _ => true,
+        })
+        .collect();
+    if !blocking.is_empty() {
+        return Err(LogError::Integrity(blocking));
+    }
+
+    let archived: HashSet<&str> = j.archive.entries.iter().map(LogEntry::digest_str).collect();
+    let mut seen_new = HashSet::new();
+    // A moved entry identical to a kept one stays represented by the kept copy.
+    let new_archive: Vec<&LogEntry> = moved
+        .iter()
+        .copied()
+        .filter(|e| {
+            !archived.contains(e.digest_str())
+                && !kept_digests.contains(e.digest_str())
+                && seen_new.insert(e.digest_str())
+        })
+        .collect();
+    let (index, adopted) = build_index(&j, &new_archive, &moved);
+
+    if moved.is_empty() && adopted == 0 {
+        return Ok(None);
+    }
+
+    let log_changed = !moved.is_empty();
+    let archive_changed = !new_archive.is_empty();
+    let index_changed = j
+        .index
+        .as_ref()
+        .is_none_or(|old| old.legacy || old.entries != index.entries);
+    let rotation = Rotation {
+        log: if log_changed {
+            j.log.render_with(
+                j.log
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| kept_set.contains(i))
+                    .map(|(_, e)| e),
+            )
+        } else {
+            log.to_string()
+        },
+        archive: if archive_changed {
+            render_archive(&j.archive, j.archive_present, &new_archive)
+        } else {
+            archive.unwrap_or_default().to_string()
+        },
+        index: if index_changed {
+            index.render()
+        } else {
+            index_src.unwrap_or_default().to_string()
+        },
+        moved: moved.len(),
+        moved_entries: moved.iter().map(|e| e.moved()).collect(),
+        kept: kept_idx.len(),
+        adopted,
+        log_changed,
+        archive_changed,
+        index_changed,
+    };
+    check_rotation(
+        log,
+        archive,
+        &rotation.log,
+        &rotation.archive,
+        &rotation.index,
+        keep,
+    )?;
+    Ok(Some(rotation))
+}
+
+/// The index after a rotation: new entries first, then the old index. Archive entries it
+/// does not list are adopted when there is no (current) index, or when they are the residue
+/// of an interrupted rotation (still in LOG.md, being moved now). Returns the index and how
+/// many entries were adopted.
+fn build_index(
+    j: &Journal,
+    new_archive: &[&LogEntry],
+    moved: &[&LogEntry],
+) -> (ArchiveIndex, usize) {
+    let mut index = j.index.clone().unwrap_or_else(ArchiveIndex::empty);
+    let adopt_all = j.index.as_ref().is_none_or(|i| i.legacy);
+    let indexed: HashSet<String> = index.entries.iter().map(|e| e.sha256.clone()).collect();
+    let moving: HashSet<&str> = moved.iter().map(|e| e.digest_str()).collect();
+    let as_index = |e: &LogEntry| IndexEntry {
+        sha256: e.digest(),
+        title: e.header.clone(),
+    };
+    let mut head: Vec<IndexEntry> = new_archive.iter().map(|e| as_index(e)).collect();
+    let mut adopted = 0;
+    let mut tail = Vec::new();
+    for e in &j.archive.entries {
+        if indexed.contains(e.digest_str()) {
+            continue;
+        }
+        if moving.contains(e.digest_str()) {
+            adopted += 1;
+            head.push(as_index(e));
+        } else if adopt_all {
+            adopted += 1;
+            tail.push(as_index(e));
+        }
+    }
+    // Keep the index ordered like the moved entries: newest first.
+    let pos: HashMap<&str, usize> = moved
+        .iter()
+        .enumerate()
+        .map(|(k, e)| (e.digest_str(), k))
+        .collect();
+    head.sort_by_key(|e| pos.get(e.sha256.as_str()).copied().unwrap_or(usize::MAX));
+    let old = std::mem::take(&mut index.entries);
+    index.entries = head;
+    index.entries.extend(old);
+    index.entries.extend(tail);
+    index.legacy = false;
+    (index, adopted)
+}
+
+/// Renders the archive with `new` entries inserted before the old ones.
+fn render_archive(archive: &LogFile, present: bool, new: &[&LogEntry]) -> String {
+    let nl = if present { archive.line_ending } else { "\n" };
+    let block = new
+        .iter()
+        .map(|e| e.text.as_str())
+        .collect::<Vec<_>>()
+        .join(SEPARATOR)
+        .replace('\n', nl);
+    let mut out = String::new();
+    if archive.bom {
+        out.push('\u{feff}');
+    }
+    let has_preamble = !archive.preamble.trim_matches(is_py_space).is_empty();
+    if archive.entries.is_empty() {
+        let preamble = if has_preamble {
+            archive.preamble.as_str()
+        } else {
+            DEFAULT_ARCHIVE_PREAMBLE
+        };
+        out.push_str(&preamble.trim_end_matches(is_py_space).replace('\n', nl));
+        if block.is_empty() {
+            out.push_str(nl);
+            return out;
+        }
+        out.push_str(nl);
+        out.push_str(nl);
+        out.push_str(&block);
+        out.push_str(nl);
+        return out;
+    }
+    if has_preamble {
+        out.push_str(&archive.preamble);
+    } else {
+        out.push_str(&DEFAULT_ARCHIVE_PREAMBLE.replace('\n', nl));
+    }
+    if !block.is_empty() {
+        out.push_str(&block);
+        out.push_str(&SEPARATOR.replace('\n', nl));
+    }
+    for e in &archive.entries {
+        out.push_str(&e.raw);
+    }
+    out
+}
+
+/// Checks by hash that a rotation lost and duplicated nothing: LOG.md keeps at most `keep`
+/// entries in their old order, every entry that left it is archived and indexed, every
+/// entry archived before still is, and neither the archive nor the index holds a digest
+/// twice. Run on the rendered text before writing and on the files after.
+pub fn check_rotation(
+    log_before: &str,
+    archive_before: Option<&str>,
+    log_after: &str,
+    archive_after: &str,
+    index_after: &str,
+    keep: usize,
+) -> Result<(), LogError> {
+    let fail = |m: String| Err(LogError::Postcondition(m));
+    let before = LogFile::parse(log_before);
+    let old_archive = LogFile::parse(archive_before.unwrap_or_default());
+    let after = LogFile::parse(log_after);
+    let archive = LogFile::parse(archive_after);
+    let index = ArchiveIndex::parse(index_after)?;
+    if after.entries.len() > keep {
+        return fail(format!(
+            "{LOG_FILE} still has {} entries (keep {keep})",
+            after.entries.len()
+        ));
+    }
+    let before_digests = before.digests();
+    let after_digests = after.digests();
+    // Kept entries are a subsequence of the old journal, in order.
+    let mut it = before_digests.iter();
+    for d in &after_digests {
+        if !it.any(|b| b == d) {
+            return fail(format!("{LOG_FILE} entries were reordered or altered"));
+        }
+    }
+    let archived: HashSet<String> = archive.digests().into_iter().collect();
+    if archived.len() != archive.entries.len() {
+        return fail(format!("{ARCHIVE_FILE} holds an entry twice"));
+    }
+    let indexed: HashSet<&str> = index.entries.iter().map(|e| e.sha256.as_str()).collect();
+    if indexed.len() != index.entries.len() {
+        return fail(format!("{INDEX_FILE} lists a digest twice"));
+    }
+    let kept: HashSet<&String> = after_digests.iter().collect();
+    for e in &before.entries {
+        if kept.contains(&e.digest) {
+            continue;
+        }
+        if !archived.contains(&e.digest) || !indexed.contains(e.digest.as_str()) {
+            return fail(format!(
+                "rotated entry `{}` is not archived and indexed",
+                e.header
+            ));
+        }
+    }
+    for d in old_archive.digests() {
+        if !archived.contains(&d) {
+            return fail(format!("a previously archived entry ({d}) disappeared"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks LOG.md, the archive and the index without changing anything: forged, missing and
+/// duplicated archive entries, an archive without index, entries both in LOG.md and the
+/// archive, and a LOG.md over its limit. Input that cannot be interpreted is reported as
+/// one [`ArchiveProblem::Malformed`].
+pub fn verify_archive(
+    log: &str,
+    archive: Option<&str>,
+    index: Option<&str>,
+    keep: usize,
+) -> Vec<ArchiveProblem> {
+    let j = match Journal::parse(log, archive, index) {
+        Ok(j) => j,
+        Err(LogError::Malformed {
+            file,
+            line,
+            message,
+        }) => {
+            return vec![ArchiveProblem::Malformed {
+                file,
+                line,
+                message,
+            }];
+        }
+        Err(e) => {
+            return vec![ArchiveProblem::Malformed {
+                file: LOG_FILE.into(),
+                line: None,
+                message: e.to_string(),
+            }];
+        }
+    };
+    let mut out = j.problems();
+    if j.log.entries.len() > keep {
+        out.push(ArchiveProblem::OverLimit {
+            entries: j.log.entries.len(),
+            keep,
+        });
+    }
+    out
+}
+
+/// Inserts an entry at the top of the journal (newest first, right after the preamble),
+/// leaving everything else as it was. The entry should start with a dated heading
+/// (`## [YYYY-MM-DD] agent: title`); it is written with the file's line endings.
+pub fn append_entry(log: &str, entry_markdown: &str) -> String {
+    let file = LogFile::parse(log);
+    let nl = file.line_ending;
+    let entry = entry_text(entry_markdown.trim_start_matches(is_py_space)).replace('\n', nl);
+    let mut out = String::with_capacity(log.len() + entry.len() + 16);
+    if file.bom {
+        out.push('\u{feff}');
+    }
+    if file.entries.is_empty() {
+        let pre = file.preamble.trim_end_matches(is_py_space);
+        out.push_str(pre);
+        if !pre.is_empty() {
+            out.push_str(nl);
+            out.push_str(nl);
+        }
+        out.push_str(&entry);
+        out.push_str(nl);
+        return out;
+    }
+    out.push_str(&file.preamble);
+    if !file.preamble.is_empty() && !file.preamble.ends_with(['\n', '\r']) {
+        out.push_str(nl);
+    }
+    out.push_str(&entry);
+    out.push_str(&SEPARATOR.replace('\n', nl));
+    for e in &file.entries {
+        out.push_str(&e.raw);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(date: &str, n: usize) -> String {
+        format!("## [{date}] agent-{n}: Session {n}\n\n**Agent:** agent-{n}\n\n- did {n}\n")
+    }
+
+    fn journal(entries: &[String]) -> String {
+        let mut s = String::from("# Journal\n\n> Newest first.\n\n---\n\n");
+        s.push_str(&entries.join("\n---\n\n"));
+        s
+    }
+
+    #[test]
+    fn digest_matches_the_reference_algorithm() {
+        // Python: hashlib.sha256(("## [2026-01-02] a: t\n\nbody".strip() + "\n").encode())
+        let log = LogFile::parse("# P\n\n## [2026-01-02] a: t\r\n\r\nbody\r\n\r\n---\r\n\r\n");
+        assert_eq!(log.entries.len(), 1);
+        assert_eq!(log.entries[0].text, "## [2026-01-02] a: t\n\nbody");
+        let mut h = Sha256::new();
+        h.update(b"## [2026-01-02] a: t\n\nbody\n");
+        assert_eq!(log.entries[0].digest(), hex(&h.finalize()));
+    }
+
+    #[test]
+    fn digest_of_reference_archive_entry_matches_its_index() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpora/handoff-negatives/homeofe+AAHP/"
+        );
+        let (Ok(archive), Ok(index)) = (
+            std::fs::read_to_string(format!("{dir}LOG-ARCHIVE.md")),
+            std::fs::read_to_string(format!("{dir}LOG-ARCHIVE.index.json")),
+        ) else {
+            // The corpus lives outside the repository; the CLI corpus test covers it too.
+            return;
+        };
+        let archive = LogFile::parse(&archive);
+        let index = ArchiveIndex::parse(&index).unwrap();
+        assert_eq!(
+            archive.digests(),
+            index
+                .entries
+                .iter()
+                .map(|e| e.sha256.clone())
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn headings_in_code_fences_do_not_start_entries() {
+        let text = "# L\n\n## [2026-01-03] a: x\n\n```md\n## [2026-01-01] fake\n```\n\n## [2026-01-02] b: y\n";
+        let log = LogFile::parse(text);
+        let headers: Vec<_> = log.entries.iter().map(|e| e.header.as_str()).collect();
+        assert_eq!(headers, ["## [2026-01-03] a: x", "## [2026-01-02] b: y"]);
+        assert!(log.entries[0].text.contains("fake"));
+    }
+
+    #[test]
+    fn unbracketed_dates_and_times_are_entries() {
+        let log = LogFile::parse("# L\n\n## 2026-02-22 00:35 - Pilot\nx\n## 2026-02-21 - Found\n");
+        assert_eq!(log.entries.len(), 2);
+        assert_eq!(log.entries[0].date, Some(jiff::civil::date(2026, 2, 22)));
+        assert!(LogFile::parse("## 20260-01-01 x\n").entries.is_empty());
+        assert!(
+            LogFile::parse("## [YYYY-MM-DD] agent: title\n")
+                .entries
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn undated_journal_is_refused_with_its_line() {
+        let log = LogFile::parse("# L\n\n## Session 3\n\nx\n\n## Session 2\n");
+        let err = log.check_dated(LOG_FILE).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "LOG.md:3: no dated entries: `## Session 3` is not an entry heading; entries start with `## [YYYY-MM-DD] agent: title`"
+        );
+        let bad = LogFile::parse("# L\n\n## [2026-02-30] a: b\n");
+        assert!(
+            bad.check_dated(LOG_FILE)
+                .unwrap_err()
+                .to_string()
+                .starts_with("LOG.md:3:")
+        );
+        let template = LogFile::parse("# L\n\n## [YYYY-MM-DD] <Agent>: <Title>\n");
+        assert!(template.check_dated(LOG_FILE).is_ok());
+    }
+
+    #[test]
+    fn rotation_keeps_the_newest_by_date_not_by_position() {
+        // Oldest first: the reference would keep the two oldest.
+        let entries: Vec<String> = (1..=4)
+            .map(|n| entry(&format!("2026-01-0{n}"), n))
+            .collect();
+        let log = journal(&entries);
+        let rot = rotate(&log, None, None, 2).unwrap().unwrap();
+        let kept = LogFile::parse(&rot.log);
+        let dates: Vec<_> = kept
+            .entries
+            .iter()
+            .map(|e| e.date.unwrap().to_string())
+            .collect();
+        assert_eq!(dates, ["2026-01-03", "2026-01-04"]);
+        let archive = LogFile::parse(&rot.archive);
+        let dates: Vec<_> = archive
+            .entries
+            .iter()
+            .map(|e| e.date.unwrap().to_string())
+            .collect();
+        assert_eq!(dates, ["2026-01-02", "2026-01-01"]);
+        assert!(rot.archive.starts_with(DEFAULT_ARCHIVE_PREAMBLE));
+        assert_eq!(rot.moved, 2);
+    }
+
+    #[test]
+    fn rotation_leaves_kept_entries_byte_identical_and_is_idempotent() {
+        let entries: Vec<String> = (1..=5)
+            .rev()
+            .map(|n| entry(&format!("2026-01-0{n}"), n))
+            .collect();
+        let log = journal(&entries).replace('\n', "\r\n");
+        let rot = rotate(&log, None, None, 3).unwrap().unwrap();
+        assert!(log.starts_with(&rot.log));
+        assert!(rot.log.contains("\r\n"));
+        assert!(
+            rotate(&rot.log, Some(&rot.archive), Some(&rot.index), 3)
+                .unwrap()
+                .is_none()
+        );
+        assert!(verify_archive(&rot.log, Some(&rot.archive), Some(&rot.index), 3).is_empty());
+    }
+
+    #[test]
+    fn index_layout_matches_the_reference() {
+        let entries: Vec<String> = vec![
+            entry("2026-01-02", 2),
+            entry("2026-01-01", 1).replace("Session 1", "Sessión 1"),
+        ];
+        let rot = rotate(&journal(&entries), None, None, 1).unwrap().unwrap();
+        let digest = LogFile::parse(&rot.archive).entries[0].digest();
+        assert_eq!(
+            rot.index,
+            format!(
+                "{{\n  \"version\": 1,\n  \"entries\": [\n    {{\n      \"sha256\": \"{digest}\",\n      \"title\": \"## [2026-01-01] agent-1: Sessi\\u00f3n 1\"\n    }}\n  ]\n}}\n"
+            )
+        );
+    }
+
+    #[test]
+    fn rerun_after_each_interrupted_write_completes_the_rotation() {
+        let entries: Vec<String> = (1..=6)
+            .rev()
+            .map(|n| entry(&format!("2026-01-0{n}"), n))
+            .collect();
+        let log = journal(&entries);
+        let archive0 = "# Archive\n\n---\n\n## [2025-12-01] old: one\n\nold\n";
+        let full = rotate(&log, Some(archive0), None, 2).unwrap().unwrap();
+        assert_eq!(full.adopted, 1);
+        // Crash after the archive was written: index and LOG are old.
+        let r = rotate(&log, Some(&full.archive), None, 2).unwrap().unwrap();
+        assert_eq!(
+            (r.log.as_str(), r.archive.as_str(), r.index.as_str()),
+            (
+                full.log.as_str(),
+                full.archive.as_str(),
+                full.index.as_str()
+            )
+        );
+        // Crash after the index was written: only LOG is old.
+        let r = rotate(&log, Some(&full.archive), Some(&full.index), 2)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (r.log.as_str(), r.archive.as_str(), r.index.as_str()),
+            (
+                full.log.as_str(),
+                full.archive.as_str(),
+                full.index.as_str()
+            )
+        );
+        let problems = verify_archive(&log, Some(&full.archive), Some(&full.index), 2);
+        assert!(
+            problems
+                .iter()
+                .any(|p| matches!(p, ArchiveProblem::Unrotated { .. }))
+        );
+    }
+
+    #[test]
+    fn verify_detects_forged_missing_and_duplicate_entries() {
+        let entries: Vec<String> = (1..=4)
+            .rev()
+            .map(|n| entry(&format!("2026-01-0{n}"), n))
+            .collect();
+        let rot = rotate(&journal(&entries), None, None, 2).unwrap().unwrap();
+        let forged = rot.archive.replace(
+            "---\n\n## [2026-01-02]",
+            "---\n\n## [2026-01-01] evil: x\n\nforged\n\n---\n\n## [2026-01-02]",
+        );
+        let p = verify_archive(&rot.log, Some(&forged), Some(&rot.index), 2);
+        assert!(
+            matches!(p.as_slice(), [ArchiveProblem::Forged { title, .. }] if title.contains("evil"))
+        );
+        let edited = rot.archive.replace("- did 1", "- did something else");
+        let p = verify_archive(&rot.log, Some(&edited), Some(&rot.index), 2);
+        assert_eq!(p.len(), 2, "{p:?}"); // the edited entry is both forged and missing
+        let doubled = format!("{}\n---\n\n{}", rot.archive, entry("2026-01-01", 1));
+        let p = verify_archive(&rot.log, Some(&doubled), Some(&rot.index), 2);
+        assert!(
+            matches!(p.as_slice(), [ArchiveProblem::DuplicateArchive { .. }]),
+            "{p:?}"
+        );
+        // Rotation refuses to build on that damage.
+        let more = journal(
+            &(1..=5)
+                .rev()
+                .map(|n| entry(&format!("2026-01-0{n}"), n))
+                .collect::<Vec<_>>(),
+        );
+        assert!(matches!(
+            rotate(&more, Some(&forged), Some(&rot.index), 2),
+            Err(LogError::Integrity(_))
+        ));
+    }
+
+    #[test]
+    fn malformed_index_names_file_and_line() {
+        let err = ArchiveIndex::parse(
+            "{\n  \"version\": 1,\n  \"entries\": [\n    {\"sha256\": \"zz\"}\n  ]\n}",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "LOG-ARCHIVE.index.json:4: entry 1 has no valid `sha256` (64 hex digits)"
+        );
+        let err = ArchiveIndex::parse("{\n  \"version\": 1,\n  oops").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("LOG-ARCHIVE.index.json:3: invalid JSON"),
+            "{err}"
+        );
+        let err = ArchiveIndex::parse("{\"version\": 2, \"entries\": []}").unwrap_err();
+        assert!(err.to_string().contains("unsupported version 2"), "{err}");
+        let legacy = ArchiveIndex::parse("{\"archived\": [], \"updated\": \"x\"}").unwrap();
+        assert!(legacy.legacy && legacy.entries.is_empty());
+    }
+
+    #[test]
+    fn append_entry_goes_first_after_the_preamble() {
+        let log = journal(&[entry("2026-01-02", 2)]);
+        let out = append_entry(&log, "## [2026-01-03] git-aahp: Recovery\n\nrolled back\n");
+        let parsed = LogFile::parse(&out);
+        assert_eq!(parsed.entries.len(), 2);
+        assert_eq!(
+            parsed.entries[0].header,
+            "## [2026-01-03] git-aahp: Recovery"
+        );
+        assert_eq!(parsed.entries[1].raw, LogFile::parse(&log).entries[0].raw);
+        let empty = append_entry("# L\n\n---\n", "## [2026-01-03] a: b\n");
+        assert_eq!(empty, "# L\n\n---\n\n## [2026-01-03] a: b\n");
+        let crlf = append_entry(
+            "# L\r\n\r\n## [2026-01-01] a: b\r\n",
+            "## [2026-01-03] c: d\n\nx",
+        );
+        assert_eq!(
+            crlf,
+            "# L\r\n\r\n## [2026-01-03] c: d\r\n\r\nx\r\n\r\n---\r\n\r\n## [2026-01-01] a: b\r\n"
+        );
+    }
+
+    mod props {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn arb_log() -> impl Strategy<Value = (Vec<(u8, String)>, usize)> {
+            (
+                prop::collection::vec((0u8..20, "[a-z ]{0,12}"), 0..25),
+                1usize..12,
+            )
+        }
+
+        fn build(items: &[(u8, String)]) -> String {
+            let entries: Vec<String> = items
+                .iter()
+                .enumerate()
+                .map(|(n, (d, body))| {
+                    format!(
+                        "## [2026-03-{:02}] agent: entry {n}\n\n{body}\n",
+                        u32::from(*d) + 1
+                    )
+                })
+                .collect();
+            journal(&entries)
+        }
+
+        proptest! {
+            #[test]
+            fn rotation_never_loses_or_reorders_entries((items, keep) in arb_log()) {
+                let log = build(&items);
+                let before = LogFile::parse(&log);
+                match rotate(&log, None, None, keep).unwrap() {
+                    None => prop_assert!(before.entries.len() <= keep),
+                    Some(rot) => {
+                        let after = LogFile::parse(&rot.log);
+                        let archive = LogFile::parse(&rot.archive);
+                        prop_assert_eq!(after.entries.len(), keep);
+                        // Kept: the newest by date, in their old relative order.
+                        let want = newest(&before.entries, keep);
+                        let mut want_sorted = want.clone();
+                        want_sorted.sort_unstable();
+                        let want_d: Vec<_> = want_sorted.iter().map(|&i| before.entries[i].digest()).collect();
+                        prop_assert_eq!(after.digests(), want_d);
+                        // Nothing lost: every entry is kept or archived.
+                        let all: HashSet<String> = after.digests().into_iter().chain(archive.digests()).collect();
+                        for d in before.digests() { prop_assert!(all.contains(&d)); }
+                        // Archive newest first.
+                        let dates: Vec<_> = archive.entries.iter().map(|e| e.date).collect();
+                        let mut sorted = dates.clone();
+                        sorted.sort_by(|a, b| b.cmp(a));
+                        prop_assert_eq!(dates, sorted);
+                        prop_assert!(verify_archive(&rot.log, Some(&rot.archive), Some(&rot.index), keep).is_empty());
+                        prop_assert!(rotate(&rot.log, Some(&rot.archive), Some(&rot.index), keep).unwrap().is_none());
+                    }
+                }
+            }
+
+            #[test]
+            fn parse_never_panics_and_keeps_every_byte(text in "(## \\[2026-01-0[1-9]\\] x\n|```\n|---\n|[a-z ]{0,8}\n|\r\n){0,30}") {
+                let log = LogFile::parse(&text);
+                prop_assert_eq!(log.render_with(log.entries.iter()), text);
+            }
+        }
+    }
+}

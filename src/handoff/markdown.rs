@@ -1,0 +1,229 @@
+//! Line-level Markdown helpers shared by the LOG and TRUST models: lines with their byte
+//! offsets, fenced code blocks, and pipe-table cells. Not a Markdown parser; only what entry
+//! boundaries and table rows need.
+
+use std::ops::Range;
+
+/// One line of a text: its byte range without the terminator, and where the next line starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Line<'a> {
+    /// Byte offset of the first character.
+    pub start: usize,
+    /// Byte offset just after the terminator (`\n`, `\r\n` or a lone `\r`).
+    pub next: usize,
+    /// The line without its terminator.
+    pub text: &'a str,
+}
+
+/// Splits text into lines. `\n`, `\r\n` and a lone `\r` all end a line, as the reference's
+/// newline normalisation treats them; a final line without terminator is included.
+pub(crate) fn lines(text: &str) -> Vec<Line<'_>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => {
+                out.push(Line {
+                    start,
+                    next: i + 1,
+                    text: &text[start..i],
+                });
+                i += 1;
+                start = i;
+            }
+            b'\r' => {
+                let next = if bytes.get(i + 1) == Some(&b'\n') {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                out.push(Line {
+                    start,
+                    next,
+                    text: &text[start..i],
+                });
+                i = next;
+                start = i;
+            }
+            _ => i += 1,
+        }
+    }
+    if start < bytes.len() {
+        out.push(Line {
+            start,
+            next: bytes.len(),
+            text: &text[start..],
+        });
+    }
+    out
+}
+
+/// The line terminator a file mostly uses: `"\r\n"` when its first terminator is CRLF.
+pub(crate) fn line_ending(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// Converts every terminator in `text` to `\n`.
+pub(crate) fn normalize_newlines(text: &str) -> String {
+    text.replace("\r\n", "\n").replace('\r', "\n")
+}
+
+/// A code fence opening: its character, its length.
+fn fence_open(line: &str) -> Option<(u8, usize)> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return None;
+    }
+    let rest = &line[indent..];
+    let ch = *rest.as_bytes().first()?;
+    if ch != b'`' && ch != b'~' {
+        return None;
+    }
+    let run = rest.bytes().take_while(|b| *b == ch).count();
+    // An info string after a backtick fence may not contain a backtick (CommonMark).
+    if run < 3 || (ch == b'`' && rest[run..].contains('`')) {
+        return None;
+    }
+    Some((ch, run))
+}
+
+fn fence_closes(line: &str, (ch, len): (u8, usize)) -> bool {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return false;
+    }
+    let rest = &line[indent..];
+    let run = rest.bytes().take_while(|b| *b == ch).count();
+    run >= len && rest[run..].trim().is_empty()
+}
+
+/// Marks the lines that belong to a fenced code block (fence lines included). A fence that
+/// never closes is not treated as one: otherwise a stray ```` ``` ```` in one log entry would
+/// swallow every entry after it.
+pub(crate) fn code_mask(lines: &[Line<'_>]) -> Vec<bool> {
+    let mut mask = vec![false; lines.len()];
+    let mut i = 0;
+    while i < lines.len() {
+        if let Some(open) = fence_open(lines[i].text)
+            && let Some(close) = (i + 1..lines.len()).find(|&j| fence_closes(lines[j].text, open))
+        {
+            mask[i..=close].iter_mut().for_each(|m| *m = true);
+            i = close + 1;
+            continue;
+        }
+        i += 1;
+    }
+    mask
+}
+
+/// One cell of a pipe-table row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Cell {
+    /// Byte range of the trimmed content within the line.
+    pub content: Range<usize>,
+    /// Byte range of the whole cell between its pipes (content plus padding).
+    pub whole: Range<usize>,
+}
+
+/// Splits a table row (a line whose first non-blank character is `|`) into cells, or `None`
+/// when the line is not a row. A pipe preceded by a backslash (`\|`) belongs to the cell; a
+/// trailing pipe is optional.
+pub(crate) fn table_cells(line: &str) -> Option<Vec<Cell>> {
+    let lead = line.len() - line.trim_start().len();
+    if !line[lead..].starts_with('|') {
+        return None;
+    }
+    let bytes = line.as_bytes();
+    let mut pipes = vec![lead];
+    for i in lead + 1..bytes.len() {
+        if bytes[i] == b'|' && bytes[i - 1] != b'\\' {
+            pipes.push(i);
+        }
+    }
+    let mut cells = Vec::new();
+    for w in pipes.windows(2) {
+        cells.push(cell(line, w[0] + 1..w[1]));
+    }
+    let last = *pipes.last().expect("the leading pipe is always there");
+    if !line[last + 1..].trim().is_empty() {
+        cells.push(cell(line, last + 1..line.len()));
+    }
+    Some(cells)
+}
+
+fn cell(line: &str, whole: Range<usize>) -> Cell {
+    let s = &line[whole.clone()];
+    let start = whole.start + (s.len() - s.trim_start().len());
+    let end = whole.start + s.trim_end().len();
+    Cell {
+        content: start..end.max(start),
+        whole,
+    }
+}
+
+/// True for a table's delimiter row (`|---|:--:|`).
+pub(crate) fn is_separator_row(line: &str, cells: &[Cell]) -> bool {
+    !cells.is_empty()
+        && cells.iter().all(|c| {
+            let s = &line[c.content.clone()];
+            let s = s.strip_prefix(':').unwrap_or(s);
+            let s = s.strip_suffix(':').unwrap_or(s);
+            !s.is_empty() && s.bytes().all(|b| b == b'-')
+        })
+}
+
+/// Unescapes a cell's `\|` into `|`.
+pub(crate) fn unescape_cell(s: &str) -> String {
+    s.replace("\\|", "|")
+}
+
+/// Escapes text for a table cell: `|` becomes `\|` and line breaks become spaces.
+pub(crate) fn escape_cell(s: &str) -> String {
+    s.replace(['\r', '\n'], " ").replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_accept_every_terminator() {
+        let l = lines("a\r\nb\rc\nd");
+        let texts: Vec<_> = l.iter().map(|l| l.text).collect();
+        assert_eq!(texts, ["a", "b", "c", "d"]);
+        assert_eq!(l[0].next, 3);
+        assert_eq!(l[3].next, 8);
+    }
+
+    #[test]
+    fn code_mask_ignores_unclosed_fences() {
+        let text = "x\n```\n## a\n```\n~~~~\n## b\n";
+        let l = lines(text);
+        assert_eq!(code_mask(&l), [false, true, true, true, false, false]);
+    }
+
+    #[test]
+    fn fence_needs_a_matching_closer() {
+        let text = "````md\n```\n## in\n````\n";
+        let l = lines(text);
+        assert_eq!(code_mask(&l), [true, true, true, true]);
+    }
+
+    #[test]
+    fn table_cells_respect_escaped_pipes_and_optional_trailing_pipe() {
+        let line = "| a \\| b | **verified** |  x";
+        let cells = table_cells(line).unwrap();
+        let texts: Vec<_> = cells.iter().map(|c| &line[c.content.clone()]).collect();
+        assert_eq!(texts, ["a \\| b", "**verified**", "x"]);
+        assert!(table_cells("not | a row").is_none());
+        let sep = "|---|:--:|";
+        assert!(is_separator_row(sep, &table_cells(sep).unwrap()));
+        let empty = "| | |";
+        assert!(!is_separator_row(empty, &table_cells(empty).unwrap()));
+    }
+}
