@@ -247,12 +247,28 @@ fn lock_info(bytes: &[u8], now: jiff::Timestamp) -> LockInfo {
     }
 }
 
-/// Names the claims in TRUST.md whose trust has expired.
+/// Names the verified claims in TRUST.md whose trust has expired (from `Last Verified` +
+/// `TTL`, or `Expires`).
 fn expired_trust(
-    _dir: &crate::handoff::HandoffDir,
-    _snap: &crate::handoff::Snapshot,
-    _now: jiff::Timestamp,
+    dir: &crate::handoff::HandoffDir,
+    snap: &crate::handoff::Snapshot,
+    now: jiff::Timestamp,
 ) -> Result<Vec<String>> {
-    // TODO(#4): the TRUST.md ledger lands with the trust model.
-    Ok(Vec::new())
+    let Some(text) = snap.text(dir, "TRUST.md")? else {
+        return Ok(Vec::new());
+    };
+    let today = crate::clock::utc_date(now);
+    Ok(
+        match crate::handoff::trust::TrustLedger::parse(&dir.path_of("TRUST.md"), text) {
+            Ok(ledger) => ledger
+                .expired(today)
+                .into_iter()
+                .map(|c| match c.expiry() {
+                    Some(d) => format!("{} (expired {d})", c.property),
+                    None => c.property.clone(),
+                })
+                .collect(),
+            Err(e) => vec![format!("(TRUST.md could not be read: {e})")],
+        },
+    )
 }

@@ -11,7 +11,9 @@ use serde::Serialize;
 use super::Context;
 use crate::error::{Error, ExitStatus, Result};
 use crate::git::{Change, Repo};
+use crate::handoff::log;
 use crate::handoff::manifest::{FileState, Manifest};
+use crate::handoff::trust::TrustLedger;
 use crate::handoff::{HandoffDir, LOCK, MANIFEST, Snapshot, Source};
 use crate::lint::{self, Diagnostic};
 use crate::output::{Report, Style, escape_untrusted};
@@ -432,8 +434,11 @@ fn judge(
         target.base_commit,
     )?);
 
-    // 8. Advisory: the commit pointer.
-    layers.push(advisory_layer(repo, manifest.as_ref()));
+    // 7. The log archive matches its index.
+    layers.push(archive_layer(repo, dir, snap)?);
+
+    // 8. Advisory: expired trust, the commit pointer.
+    layers.push(advisory_layer(repo, dir, snap, manifest.as_ref(), today)?);
     Ok((layers, diagnostics))
 }
 
@@ -550,15 +555,69 @@ fn tasks_layer(
     Ok(layer.summarize(format!("{kept} task{} kept", plural(kept))))
 }
 
-/// Advisory (layer 8): the manifest's commit pointer.
-fn advisory_layer(repo: &Repo, manifest: Option<&Manifest>) -> Layer {
+/// Archive integrity (layer 7): every archived entry indexed, every index hash present, no
+/// entry both in LOG.md and the archive. A LOG.md over its limit is only a warning.
+fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer> {
+    let mut layer = Layer::new("archive");
+    let Some(log) = snap.text(dir, log::LOG_FILE)? else {
+        return Ok(layer.skip("no LOG.md"));
+    };
+    let archive = snap.text(dir, log::ARCHIVE_FILE)?;
+    let index = snap.text(dir, log::INDEX_FILE)?;
+    let keep = repo
+        .config_string("aahp.keep")
+        .and_then(|k| k.trim().parse().ok())
+        .unwrap_or(log::DEFAULT_KEEP);
+    for p in log::verify_archive(log, archive, index, keep) {
+        let path = match p.line() {
+            Some(l) => format!("{}:{l}", dir.path_of(p.file())),
+            None => dir.path_of(p.file()),
+        };
+        if matches!(p, log::ArchiveProblem::OverLimit { .. }) {
+            layer.warn(Some(path), p.message());
+        } else {
+            layer.fail(Some(path), p.message());
+        }
+    }
+    Ok(layer.summarize("the archive matches its index"))
+}
+
+/// Advisory (layer 8): expired trust and the manifest's commit pointer. Never blocks.
+fn advisory_layer(
+    repo: &Repo,
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    manifest: Option<&Manifest>,
+    today: jiff::civil::Date,
+) -> Result<Layer> {
     let mut layer = Layer::new("advisory");
+    if let Some(text) = snap.text(dir, "TRUST.md")? {
+        let path = dir.path_of("TRUST.md");
+        match TrustLedger::parse(&path, text) {
+            Ok(ledger) => {
+                for c in ledger.expired(today) {
+                    let since = c
+                        .expiry()
+                        .map(|d| format!(" since {d}"))
+                        .unwrap_or_default();
+                    layer.warn(
+                        Some(format!("{path}:{}", c.line)),
+                        format!(
+                            "verified claim `{}` expired{since}: re-verify it or it decays to assumed",
+                            c.property
+                        ),
+                    );
+                }
+            }
+            Err(e) => layer.warn(None, e.to_string()),
+        }
+    }
     let Some(m) = manifest else {
-        return layer.skip("no manifest");
+        return Ok(layer.summarize("no manifest"));
     };
     let pointer = m.session_field("commit").unwrap_or("unknown");
     if pointer == "unknown" || pointer.is_empty() {
-        return layer.summarize("no commit pointer recorded");
+        return Ok(layer.summarize("no commit pointer recorded"));
     }
     match (repo.resolve_commit(pointer), repo.head_commit()) {
         (Ok(c), Ok(Some(head))) => match repo.is_ancestor(c, head) {
@@ -575,7 +634,7 @@ fn advisory_layer(repo: &Repo, manifest: Option<&Manifest>) -> Layer {
             format!("last_session.commit {pointer} is not in this repository"),
         ),
     }
-    layer.summarize(format!("commit pointer {pointer} is in HEAD's history"))
+    Ok(layer.summarize(format!("commit pointer {pointer} is in HEAD's history")))
 }
 
 /// Builds the targets of a push from the hook's stdin (`<local ref> <local sha> <remote ref>

@@ -59,6 +59,7 @@ fn verify_passes_on_a_consistent_repository() {
     ok    drift: no code changes outside the handoff directory
     ok    lock: HANDOFF.lock is not committed
     ok    tasks: 0 tasks kept
+    ok    archive: the archive matches its index
     ok    advisory: commit pointer da39dd5 is in HEAD's history
     verify passed (working tree, working tree)
     --- stderr ---
