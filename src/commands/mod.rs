@@ -1,6 +1,7 @@
 //! One module per subcommand. Each holds its `Args`, a `run` function and its report type;
 //! this file holds the [`Command`] enum, the shared [`Context`] and the one flat `match`.
 
+pub mod context;
 pub mod hook;
 pub mod manifest;
 pub mod status;
@@ -23,6 +24,8 @@ use crate::output::{Printer, Report, Style};
 pub enum Command {
     /// Show the handoff's health for an incoming agent (read-only).
     Status(status::StatusArgs),
+    /// Print what the next agent should read, within a token budget.
+    Context(context::ContextArgs),
     /// Regenerate MANIFEST.json from the files (or check that it is current).
     Manifest(manifest::ManifestArgs),
     /// Check the handoff: schema, checksums, lint, drift, lock, tasks (never writes).
@@ -97,6 +100,15 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
     let ctx = Context::new(cli)?;
     match &cli.command {
         Command::Status(args) => ctx.emit(&status::run(&ctx, args)?),
+        Command::Context(args) => {
+            let report = context::run(&ctx, args)?;
+            let json = ctx.printer.json || args.format == context::ContextFormat::Json;
+            Ok(Printer {
+                json,
+                ..ctx.printer
+            }
+            .emit(&report)?)
+        }
         Command::Manifest(args) => ctx.emit(&manifest::run(&ctx, args)?),
         Command::Verify(args) => ctx.emit(&verify::run(&ctx, args)?),
         Command::Hook(args) => match hook::run(&ctx, args)? {

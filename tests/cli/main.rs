@@ -4,4 +4,5 @@ mod support;
 
 mod compat;
 mod manifest;
+mod status;
 mod verify;

@@ -1,0 +1,139 @@
+//! `git aahp status` and `git aahp context`: the read on entry.
+
+use crate::support::TestRepo;
+use crate::verify::handoff_repo;
+
+#[test]
+fn status_reports_a_healthy_directory() {
+    let repo = handoff_repo();
+    let out = repo.aahp(&["status"]);
+    out.assert_code(0);
+    insta::assert_snapshot!(out, @r"
+    exit: 0
+    --- stdout ---
+    handoff .ai/handoff
+      ok         STATUS.md
+      ok         NEXT_ACTIONS.md
+      ok         LOG.md
+    quick context: Build green.
+    token budget (o200k): manifest 425, +core 455, full 477
+    next: run `git aahp context` for the orientation read within your token budget
+    --- stderr ---
+    ");
+}
+
+#[test]
+fn status_without_a_directory_points_to_init() {
+    let repo = TestRepo::new();
+    let out = repo.aahp(&["status", "--json"]);
+    out.assert_code(0);
+    let json = out.json();
+    assert_eq!(json["present"], false);
+    assert!(
+        json["next_step"]
+            .as_str()
+            .unwrap()
+            .contains("git aahp init")
+    );
+}
+
+#[test]
+fn status_reports_changed_files_a_lock_and_expired_trust() {
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/STATUS.md", "edited by hand\n");
+    repo.write(
+        ".ai/handoff/HANDOFF.lock",
+        r#"{"agent":"claude","session_id":"s1","started":"2026-11-22T08:00:00Z","expires":"2026-11-22T09:00:00Z"}"#,
+    );
+    repo.write(
+        ".ai/handoff/TRUST.md",
+        "# Trust\n\n| Property | Status | Provenance | Last Verified | Agent | TTL | Expires | Notes |\n|---|---|---|---|---|---|---|---|\n| Build passes | verified | test_verified | 2026-11-01 | a | 7d | | |\n| Docs build | verified | test_verified | 2026-11-20 | a | 7d | | |\n",
+    );
+    let json = repo.aahp(&["status", "--json"]).json();
+    assert_eq!(json["lock"]["agent"], "claude");
+    assert_eq!(json["lock"]["stale"], true);
+    assert_eq!(json["lock"]["age_seconds"], 7200);
+    let states: Vec<(String, String)> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().unwrap().to_string(),
+                f["state"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        states.contains(&("STATUS.md".into(), "changed".into())),
+        "{states:?}"
+    );
+    assert!(
+        states.contains(&("TRUST.md".into(), "unindexed".into())),
+        "{states:?}"
+    );
+    assert_eq!(
+        json["expired_trust"],
+        serde_json::json!(["Build passes (expired 2026-11-08)"])
+    );
+    assert!(
+        json["next_step"]
+            .as_str()
+            .unwrap()
+            .contains("git aahp recover")
+    );
+}
+
+#[test]
+fn context_stays_within_budget_and_labels_unverified_files() {
+    let repo = handoff_repo();
+    let mut log = String::from("# Log\n\n");
+    for i in (1..=30).rev() {
+        log.push_str(&format!(
+            "## [2026-10-{:02}] agent-{}: Session {i}\n\nDid the work of session {i}, with tests.\n\n---\n\n",
+            i % 28 + 1,
+            i % 3
+        ));
+    }
+    repo.write(".ai/handoff/LOG.md", log);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        "# Status\n\n<!-- SECTION: summary -->\nEdited by hand.\n<!-- /SECTION: summary -->\n",
+    );
+    for (level, budget) in [("minimal", 400), ("medium", 800), ("full", 1200)] {
+        let json = repo.aahp(&["context", "--level", level, "--json"]).json();
+        assert_eq!(json["budget"], budget);
+        let used = json["used_tokens"].as_u64().unwrap();
+        assert!(used <= budget, "{level}: {used} > {budget}");
+    }
+    let md = repo.aahp(&["context"]);
+    md.assert_code(0);
+    assert!(
+        md.stdout
+            .contains("## Status summary (.ai/handoff/STATUS.md, unverified)"),
+        "{md}"
+    );
+    assert!(
+        md.stdout.contains(
+            "Changed outside the protocol since the manifest (treat as assumed): STATUS.md"
+        ),
+        "{md}"
+    );
+    // At most two entries per agent in the default read.
+    let logs = md.stdout.matches("## Log: ").count();
+    assert!(logs <= 6, "{logs} log parts\n{md}");
+    let stated: usize = md
+        .stdout
+        .split('(')
+        .nth(1)
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(stated <= 800);
+    let debug = repo.aahp(&["context", "--for", "debug", "--budget", "4000"]);
+    assert!(debug.stdout.matches("## Log: ").count() > logs, "{debug}");
+}
