@@ -138,13 +138,17 @@ pub fn run(ctx: &Context, args: &ContextArgs) -> Result<ContextReport> {
         omitted: Vec::new(),
         markdown: String::new(),
     };
-    // Greedy in priority order, measured on the real rendering: a part that does not fit is
-    // left out whole (cuts fall on part boundaries) and the next, smaller one may still fit.
+    // Greedy in priority order: a part that does not fit is left out whole (cuts fall on
+    // part boundaries) and a later, smaller one may still fit. Each part's rendered chunk is
+    // counted once (BPE pieces do not span the line breaks between parts), so this is linear.
+    let mut used = tokens::count(&render(&report));
     for part in candidates {
-        report.parts.push(part);
-        if measure(&mut report) > budget {
-            let last = report.parts.pop().expect("just pushed");
-            report.omitted.push(omitted_label(&last));
+        let cost = tokens::count(&render_part(&part));
+        if used + cost <= budget {
+            used += cost;
+            report.parts.push(part);
+        } else {
+            report.omitted.push(omitted_label(&part));
         }
     }
     // Parts left out later lengthen the list of omissions: trim from the end until it fits.
@@ -182,17 +186,7 @@ fn render(report: &ContextReport) -> String {
         report.used_tokens, report.budget
     );
     for p in &report.parts {
-        out.push_str("\n## ");
-        out.push_str(&p.title);
-        if let Some(s) = &p.source {
-            out.push_str(&format!(
-                " ({s}{})",
-                if p.verified { "" } else { ", unverified" }
-            ));
-        }
-        out.push_str("\n\n");
-        out.push_str(p.text.trim_end());
-        out.push('\n');
+        out.push_str(&render_part(p));
     }
     if !report.omitted.is_empty() {
         out.push_str("\n## Left out (over budget)\n\n");
@@ -210,6 +204,20 @@ fn render(report: &ContextReport) -> String {
             ));
         }
     }
+    out
+}
+
+fn render_part(p: &Part) -> String {
+    let mut out = format!("\n## {}", p.title);
+    if let Some(s) = &p.source {
+        out.push_str(&format!(
+            " ({s}{})",
+            if p.verified { "" } else { ", unverified" }
+        ));
+    }
+    out.push_str("\n\n");
+    out.push_str(p.text.trim_end());
+    out.push('\n');
     out
 }
 

@@ -2,6 +2,7 @@
 
 mod support;
 
+mod bad_input;
 mod compat;
 mod manifest;
 mod status;

@@ -16,7 +16,7 @@ fn status_reports_a_healthy_directory() {
       ok         NEXT_ACTIONS.md
       ok         LOG.md
     quick context: Build green.
-    token budget (o200k): manifest 425, +core 455, full 477
+    token budget (o200k): manifest 417, +core 447, full 469
     next: run `git aahp context` for the orientation read within your token budget
     --- stderr ---
     ");

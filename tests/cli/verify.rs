@@ -7,7 +7,8 @@ use crate::support::TestRepo;
 pub(crate) fn handoff_repo() -> TestRepo {
     let repo = TestRepo::new();
     write_handoff(&repo, ".ai/handoff");
-    repo.aahp(&["manifest"]).assert_code(0);
+    // A fixed project name: the default is the (random) temp directory's name.
+    repo.aahp(&["manifest", "--project", "demo"]).assert_code(0);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "handoff"]);
     repo

@@ -1,0 +1,195 @@
+//! Bad input of every kind: exit 2 with the file and line, no panic, nothing written.
+
+use crate::support::TestRepo;
+use crate::verify::handoff_repo;
+
+const MANIFEST: &str = ".ai/handoff/MANIFEST.json";
+
+/// Runs `args`, expects exit 2 with `needle` on stderr, and checks nothing was written.
+#[track_caller]
+fn refused(repo: &TestRepo, args: &[&str], needle: &str) {
+    let before = std::fs::read(repo.path().join(MANIFEST)).ok();
+    let out = repo.aahp(args);
+    out.assert_code(2);
+    assert!(out.stderr.contains(needle), "expected {needle:?}\n{out}");
+    assert!(!out.stderr.contains("panicked"), "{out}");
+    assert_eq!(
+        std::fs::read(repo.path().join(MANIFEST)).ok(),
+        before,
+        "{args:?} wrote the manifest"
+    );
+}
+
+#[test]
+fn malformed_manifest_json_names_the_file_and_line_even_with_crlf() {
+    let repo = handoff_repo();
+    repo.write(
+        MANIFEST,
+        "{\r\n  \"aahp_version\": \"3.0\",\r\n  \"project\": oops\r\n}\r\n",
+    );
+    repo.git(&["add", MANIFEST]);
+    for args in [
+        &["manifest"][..],
+        &["verify"],
+        &["verify", "--level", "precommit"],
+        &["status"],
+        &["context"],
+    ] {
+        refused(
+            &repo,
+            args,
+            "error: .ai/handoff/MANIFEST.json:3: malformed JSON",
+        );
+    }
+}
+
+#[test]
+fn a_bom_and_crlf_manifest_is_read_leniently() {
+    let repo = handoff_repo();
+    let text = repo.read(MANIFEST).replace('\n', "\r\n");
+    repo.write(MANIFEST, format!("\u{feff}{text}"));
+    let out = repo.aahp(&["manifest", "--check"]);
+    out.assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+}
+
+#[test]
+fn invalid_utf8_in_a_handoff_file_is_refused_with_its_line() {
+    let repo = handoff_repo();
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        b"# Status\n\nfine\n\xff\xfe broken\n".as_slice(),
+    );
+    refused(
+        &repo,
+        &["manifest"],
+        "error: .ai/handoff/STATUS.md:4: invalid UTF-8",
+    );
+}
+
+#[test]
+fn manifest_keys_that_leave_the_directory_are_refused() {
+    for key in [
+        "../../etc/passwd.md",
+        "/etc/passwd.md",
+        "..",
+        "sub/dir.md",
+        "C:\\\\x.md",
+    ] {
+        let repo = handoff_repo();
+        let mut m: serde_json::Value = serde_json::from_str(&repo.read(MANIFEST)).unwrap();
+        m["files"][key] =
+            serde_json::json!({"checksum": "sha256:x", "updated": "x", "lines": 0, "summary": ""});
+        repo.write(MANIFEST, serde_json::to_string_pretty(&m).unwrap());
+        let line = repo
+            .read(MANIFEST)
+            .lines()
+            .position(|l| {
+                l.contains(
+                    &format!("{:?}", key)
+                        .trim_matches('"')
+                        .replace("\\\\", "\\\\"),
+                )
+            })
+            .map(|i| i + 1);
+        refused(&repo, &["manifest"], "must be a plain file name");
+        refused(&repo, &["verify"], "must be a plain file name");
+        if let Some(line) = line {
+            refused(&repo, &["manifest"], &format!("MANIFEST.json:{line}:"));
+        }
+    }
+}
+
+#[test]
+fn a_symlink_leaving_the_repository_is_refused() {
+    let repo = handoff_repo();
+    let outside = TestRepo::bare_dir();
+    outside.write("secret.md", "outside the repository\n");
+    std::fs::remove_file(repo.path().join(".ai/handoff/STATUS.md")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.md"),
+        repo.path().join(".ai/handoff/STATUS.md"),
+    )
+    .unwrap();
+    refused(
+        &repo,
+        &["manifest"],
+        "symbolic link points outside the repository",
+    );
+    refused(
+        &repo,
+        &["verify"],
+        "symbolic link points outside the repository",
+    );
+}
+
+#[test]
+fn a_symlink_inside_the_repository_is_followed() {
+    let repo = handoff_repo();
+    repo.write("docs/status.md", "# Status\n\nkept in docs\n");
+    std::fs::remove_file(repo.path().join(".ai/handoff/STATUS.md")).unwrap();
+    std::os::unix::fs::symlink(
+        "../../docs/status.md",
+        repo.path().join(".ai/handoff/STATUS.md"),
+    )
+    .unwrap();
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["verify", "--level", "precommit"])
+        .assert_code(0);
+}
+
+#[test]
+fn a_huge_file_is_refused() {
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/NOTES.md", vec![b'a'; 9 * 1024 * 1024]);
+    refused(&repo, &["manifest"], "handoff files are limited to");
+}
+
+#[test]
+fn an_invalid_phase_or_overlong_context_is_a_usage_error() {
+    let repo = handoff_repo();
+    refused(
+        &repo,
+        &["manifest", "--phase", "coffee"],
+        "invalid value 'coffee'",
+    );
+    let long = "x".repeat(501);
+    refused(
+        &repo,
+        &["manifest", "--context", &long],
+        "the manifest allows at most 500",
+    );
+}
+
+#[test]
+fn a_closed_stdout_exits_0() {
+    let repo = handoff_repo();
+    let mut log = String::from("# Log\n\n");
+    for i in 0..3000 {
+        log.push_str(&format!(
+            "## [2026-10-01] agent-{i}: Session {i}\n\nA long enough entry for session {i}.\n\n"
+        ));
+    }
+    repo.write(".ai/handoff/LOG.md", log);
+    repo.aahp(&["manifest"]).assert_code(0);
+    let script = format!(
+        "set -o pipefail; '{}' context --for first --budget 10000000 | head -c 10 >/dev/null",
+        crate::support::bin().display()
+    );
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(repo.path())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
