@@ -70,7 +70,7 @@ pub enum Error {
         message: String,
     },
     /// The manifest parses but does not satisfy the schema.
-    #[error("{path} does not match the manifest schema:{}", errors.iter().map(|e| format!("\n  {e}")).collect::<String>())]
+    #[error("{path} does not match the manifest schema:{}", bullets(errors))]
     Schema { path: String, errors: Vec<String> },
     /// Bad command-line usage that clap could not catch.
     #[error("{0}")]
@@ -145,10 +145,10 @@ impl Error {
     pub fn is_broken_pipe(&self) -> bool {
         let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(self);
         while let Some(e) = cur {
-            if let Some(io) = e.downcast_ref::<std::io::Error>() {
-                if io.kind() == std::io::ErrorKind::BrokenPipe {
-                    return true;
-                }
+            if let Some(io) = e.downcast_ref::<std::io::Error>()
+                && io.kind() == std::io::ErrorKind::BrokenPipe
+            {
+                return true;
             }
             cur = e.source();
         }
@@ -163,6 +163,15 @@ impl From<std::io::Error> for Error {
             source: Some(Box::new(source)),
         }
     }
+}
+
+/// Formats messages as an indented list, one per line.
+fn bullets(items: &[String]) -> String {
+    items.iter().fold(String::new(), |mut s, e| {
+        s.push_str("\n  ");
+        s.push_str(e);
+        s
+    })
 }
 
 /// The crate's result type.

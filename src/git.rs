@@ -113,7 +113,7 @@ impl Repo {
         };
         let repo = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
             dir,
-            Default::default(),
+            gix::discover::upwards::Options::default(),
             mapping,
         )
         .map_err(|e| Error::NotARepository {
@@ -363,7 +363,7 @@ impl Repo {
             let rest = &path[prefix.len()..];
             if let Some(slash) = rest.find_byte(b'/') {
                 let name = &rest[..slash];
-                let sub_prefix = &path[..prefix.len() + slash + 1];
+                let sub_prefix = &path[..=(prefix.len() + slash)];
                 let sub_cache =
                     cache.and_then(|c| c.children.iter().find(|t| t.name.as_slice() == name));
                 let len = entries[i..].partition_point(|x| x.path(index).starts_with(sub_prefix));

@@ -5,6 +5,7 @@
 //! and entry boundaries, and what was left out is listed.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use serde::Serialize;
@@ -192,16 +193,17 @@ fn render(report: &ContextReport) -> String {
         out.push_str("\n## Left out (over budget)\n\n");
         if report.omitted.len() <= 8 {
             for o in &report.omitted {
-                out.push_str(&format!("- {o}\n"));
+                let _ = writeln!(out, "- {o}");
             }
         } else {
             for o in &report.omitted[..5] {
-                out.push_str(&format!("- {o}\n"));
+                let _ = writeln!(out, "- {o}");
             }
-            out.push_str(&format!(
-                "- … and {} more parts: raise `--budget` or read the files\n",
+            let _ = writeln!(
+                out,
+                "- … and {} more parts: raise `--budget` or read the files",
                 report.omitted.len() - 5
-            ));
+            );
         }
     }
     out
@@ -210,10 +212,11 @@ fn render(report: &ContextReport) -> String {
 fn render_part(p: &Part) -> String {
     let mut out = format!("\n## {}", p.title);
     if let Some(s) = &p.source {
-        out.push_str(&format!(
+        let _ = write!(
+            out,
             " ({s}{})",
             if p.verified { "" } else { ", unverified" }
-        ));
+        );
     }
     out.push_str("\n\n");
     out.push_str(p.text.trim_end());
@@ -234,6 +237,10 @@ fn part(title: impl Into<String>, source: Option<String>, verified: bool, text: 
 }
 
 /// Builds every candidate block in priority order.
+#[expect(
+    clippy::too_many_lines,
+    reason = "the read order of SPEC §3.11, top to bottom"
+)]
 fn candidates(
     dir: &HandoffDir,
     snap: &Snapshot,
@@ -274,10 +281,12 @@ fn candidates(
         .collect();
     changed.sort_unstable();
     if !changed.is_empty() {
-        quick.push_str(&format!(
-            "\n- Changed outside the protocol since the manifest (treat as assumed): {}\n",
+        let _ = writeln!(
+            quick,
+            "
+- Changed outside the protocol since the manifest (treat as assumed): {}",
             changed.join(", ")
-        ));
+        );
     }
     if !quick.trim().is_empty() {
         out.push(part("Quick context", None, true, quick));
@@ -353,7 +362,7 @@ fn candidates(
         };
         let mut entries: Vec<_> = LogFile::parse(text).entries;
         // Newest first by date, file order breaking ties (the file is newest-first).
-        entries.sort_by(|a, b| b.date.cmp(&a.date));
+        entries.sort_by_key(|e| std::cmp::Reverse(e.date));
         let mut seen: HashMap<String, usize> = HashMap::new();
         for e in entries {
             let agent = entry_agent(&e.header);
@@ -410,7 +419,7 @@ fn entry_agent(header: &str) -> String {
         .map_or_else(String::new, |(agent, _)| agent.trim().to_string())
 }
 
-/// The active items of NEXT_ACTIONS.md: its `## ` sections, except completed, reference and
+/// The active items of `NEXT_ACTIONS.md`: its `## ` sections, except completed, reference and
 /// backlog sections, with their bodies.
 fn active_actions(text: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();

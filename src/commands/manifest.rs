@@ -13,7 +13,7 @@ use crate::output::{Report, Style};
 
 /// Regenerate MANIFEST.json (checksums, summaries, token budget) from the handoff files.
 ///
-/// Fields the tool does not own (tasks, next_task_id, cross_repo_ref, …) are kept as they
+/// Fields the tool does not own (tasks, `next_task_id`, `cross_repo_ref`, …) are kept as they
 /// are. When no file changed and no session option is given, nothing is written.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ManifestArgs {
@@ -26,7 +26,7 @@ pub struct ManifestArgs {
     /// Record the session phase.
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::handoff::manifest::PHASES))]
     pub phase: Option<String>,
-    /// Set quick_context, the one-paragraph orientation for the next agent (≤ 500 characters).
+    /// Set `quick_context`, the one-paragraph orientation for the next agent (≤ 500 characters).
     #[arg(long)]
     pub context: Option<String>,
     /// Record the session's duration in minutes.

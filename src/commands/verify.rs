@@ -478,10 +478,10 @@ fn drift_layer(dir: &HandoffDir, changes: &[Change]) -> Layer {
     if code.is_empty() {
         return layer.summarize("no code changes outside the handoff directory");
     }
-    let changed = |name: &str| changes.iter().any(|c| c.path == dir.path_of(name));
+    let touched = |name: &str| changes.iter().any(|c| c.path == dir.path_of(name));
     let mut missing = Vec::new();
     for name in ["STATUS.md", MANIFEST] {
-        if !changed(name) {
+        if !touched(name) {
             missing.push(dir.path_of(name));
         }
     }
@@ -644,20 +644,19 @@ fn prepush_targets(repo: &Repo, lines: Option<&str>) -> Result<Vec<Target>> {
     let zero = |s: &str| s.bytes().all(|b| b == b'0');
     let mut out = Vec::new();
     let owned;
-    let lines = match lines {
-        Some(l) => l,
-        None => {
-            // Run by hand: judge HEAD against its upstream, else its parent.
-            let head = repo
-                .head_commit()?
-                .ok_or_else(|| Error::Usage("nothing to push: the branch has no commits".into()))?;
-            let base = repo.resolve_commit("@{upstream}").ok();
-            owned = format!(
-                "HEAD {head} HEAD {}",
-                base.map_or_else(|| "0".repeat(40), |b| b.to_string())
-            );
-            &owned
-        }
+    let lines = if let Some(l) = lines {
+        l
+    } else {
+        // Run by hand: judge HEAD against its upstream, else its parent.
+        let head = repo
+            .head_commit()?
+            .ok_or_else(|| Error::Usage("nothing to push: the branch has no commits".into()))?;
+        let base = repo.resolve_commit("@{upstream}").ok();
+        owned = format!(
+            "HEAD {head} HEAD {}",
+            base.map_or_else(|| "0".repeat(40), |b| b.to_string())
+        );
+        &owned
     };
     for line in lines.lines() {
         let parts: Vec<&str> = line.split_whitespace().collect();

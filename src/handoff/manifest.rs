@@ -519,6 +519,10 @@ pub const NO_SUMMARY: &str = "(no summary available)";
 
 /// Summarises a handoff file in at most [`SUMMARY_MAX`] characters: the `summary` section
 /// when present, else (for LOG files) the newest entry, else the first prose line.
+#[expect(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "AAHP file keys are case-sensitive (`^.+\\.md$`)"
+)]
 pub fn summarize(name: &str, text: &str) -> String {
     let s = if name.ends_with(".json") {
         summarize_json(name, text)
@@ -636,7 +640,7 @@ fn is_safe_file_key(key: &str) -> bool {
         && key != ".."
         && !key.contains(['/', '\\', '\0'])
         && !key.starts_with('~')
-        && !(key.len() >= 2 && key.as_bytes()[1] == b':')
+        && key.as_bytes().get(1) != Some(&b':')
 }
 
 /// Returns the 1-based line of the first occurrence of `needle`.

@@ -1,8 +1,8 @@
-//! Token counts for budgets, from the o200k_base BPE compiled into the binary (SPEC §7).
+//! Token counts for budgets, from the `o200k_base` BPE compiled into the binary (SPEC §7).
 //! Ordinary encoding only: file content is never read as special tokens. Kept off the
 //! pre-commit path, which needs checksums, not counts.
 
-/// Returns the number of o200k_base tokens in `text`.
+/// Returns the number of `o200k_base` tokens in `text`.
 pub fn count(text: &str) -> usize {
     tiktoken::get_encoding("o200k_base")
         .expect("the o200k_base vocabulary is compiled in")

@@ -56,7 +56,7 @@ impl Style {
         Style { color }
     }
 
-    fn paint(&self, code: &str, s: &str) -> String {
+    fn paint(self, code: &str, s: &str) -> String {
         if self.color {
             format!("\x1b[{code}m{s}\x1b[0m")
         } else {

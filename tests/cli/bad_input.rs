@@ -81,16 +81,11 @@ fn manifest_keys_that_leave_the_directory_are_refused() {
         m["files"][key] =
             serde_json::json!({"checksum": "sha256:x", "updated": "x", "lines": 0, "summary": ""});
         repo.write(MANIFEST, serde_json::to_string_pretty(&m).unwrap());
+        let needle = serde_json::to_string(key).unwrap();
         let line = repo
             .read(MANIFEST)
             .lines()
-            .position(|l| {
-                l.contains(
-                    &format!("{:?}", key)
-                        .trim_matches('"')
-                        .replace("\\\\", "\\\\"),
-                )
-            })
+            .position(|l| l.contains(&needle))
             .map(|i| i + 1);
         refused(&repo, &["manifest"], "must be a plain file name");
         refused(&repo, &["verify"], "must be a plain file name");

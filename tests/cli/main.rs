@@ -1,5 +1,14 @@
 //! The single integration-test binary: one module per command, sharing `support`.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "a test fails by panicking; unwrap says where"
+)]
+#![allow(
+    clippy::format_push_string,
+    reason = "fixture text reads best built this way"
+)]
+
 mod support;
 
 mod bad_input;
