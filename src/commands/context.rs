@@ -452,6 +452,7 @@ fn active_actions(text: &str) -> Vec<(String, String)> {
     for (_, body) in &mut out {
         if let Some(cut) = body.find("\n---") {
             body.truncate(cut);
+            body.truncate(body.trim_end().len());
         }
     }
     out
