@@ -36,7 +36,7 @@ pub enum Command {
     Hook(hook::HookArgs),
     /// Rotate LOG.md into LOG-ARCHIVE.md and its index (or --verify them).
     Archive(archive::ArchiveArgs),
-    /// List, decay or re-verify the claims in TRUST.md.
+    /// List, decay or re-verify the claims in TRUST.md (default: list).
     Trust(trust::TrustArgs),
 }
 

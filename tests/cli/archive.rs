@@ -505,3 +505,25 @@ fn archive_reads_real_journals_from_the_reference_corpus() {
     }
     assert!(checked >= 5, "only {checked} corpus directories found");
 }
+
+#[test]
+fn archive_help() {
+    insta::assert_snapshot!(TestRepo::new().aahp(&["archive", "-h"]), @r"
+    exit: 0
+    --- stdout ---
+    Rotate LOG.md into LOG-ARCHIVE.md and its index (or --verify them)
+
+    Usage: git aahp archive [OPTIONS]
+
+    Options:
+          --dir <PATH>    The handoff directory (default: git config `aahp.dir`, else `.ai/handoff`)
+          --keep <N>      How many entries LOG.md keeps [default: git config aahp.keep, else 10]
+          --json          Print one JSON document on stdout instead of text
+          --verify        Write nothing; exit 1 when archive entries are forged, missing or duplicated,
+                          or LOG.md holds more entries than it keeps
+      -q, --quiet         Print nothing on success
+          --color <WHEN>  When to use colour [default: auto] [possible values: auto, always, never]
+      -h, --help          Print help (see more with '--help')
+    --- stderr ---
+    ");
+}

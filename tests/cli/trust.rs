@@ -381,3 +381,36 @@ fn trust_verify_does_not_run_the_command_on_bad_input() {
         "the command ran although TRUST.md is unreadable"
     );
 }
+
+#[test]
+fn trust_verify_help() {
+    insta::assert_snapshot!(TestRepo::new().aahp(&["trust", "verify", "-h"]), @r"
+    exit: 0
+    --- stdout ---
+    Re-verify a claim by running a command; it becomes `verified` only if the command succeeds
+
+    Usage: git aahp trust verify [OPTIONS] <PROPERTY> [-- <CMD>...]
+
+    Arguments:
+      <PROPERTY>  The property, as in the table's Property column (case and `**`/`` ` `` markup are
+                  ignored). A property not yet in TRUST.md gets a new row
+      [CMD]...    The command that proves the claim, after `--`. It runs without a shell, in the current
+                  directory; its exit status is the evidence
+
+    Options:
+          --dir <PATH>               The handoff directory (default: git config `aahp.dir`, else
+                                     `.ai/handoff`)
+          --ttl <TTL>                How long the verification holds: `7d`, `2w`, `48h` [default: the
+                                     claim's TTL, else `7d`]
+          --json                     Print one JSON document on stdout instead of text
+          --provenance <PROVENANCE>  The provenance to record [default: `test_verified` when the command
+                                     runs tests, else `tool_verified`] [possible values: test_verified,
+                                     tool_verified]
+          --agent <AGENT>            The agent recorded in the Agent column
+      -q, --quiet                    Print nothing on success
+          --color <WHEN>             When to use colour [default: auto] [possible values: auto, always,
+                                     never]
+      -h, --help                     Print help (see more with '--help')
+    --- stderr ---
+    ");
+}
