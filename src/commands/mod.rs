@@ -1,10 +1,12 @@
 //! One module per subcommand. Each holds its `Args`, a `run` function and its report type;
 //! this file holds the [`Command`] enum, the shared [`Context`] and the one flat `match`.
 
+pub mod archive;
 pub mod context;
 pub mod hook;
 pub mod manifest;
 pub mod status;
+pub mod trust;
 pub mod verify;
 
 use std::cell::OnceCell;
@@ -32,6 +34,10 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// Run a git hook's check (what the installed shims call).
     Hook(hook::HookArgs),
+    /// Rotate LOG.md into LOG-ARCHIVE.md and its index (or --verify them).
+    Archive(archive::ArchiveArgs),
+    /// List, decay or re-verify the claims in TRUST.md (default: list).
+    Trust(trust::TrustArgs),
 }
 
 /// What every command receives: where it runs, what time it is, how to print.
@@ -120,5 +126,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             .emit(&report)?),
             None => Ok(ExitStatus::Success),
         },
+        Command::Archive(args) => ctx.emit(&archive::run(&ctx, args)?),
+        Command::Trust(args) => ctx.emit(&trust::run(&ctx, args)?),
     }
 }

@@ -11,8 +11,10 @@
 
 mod support;
 
+mod archive;
 mod bad_input;
 mod compat;
 mod manifest;
 mod status;
+mod trust;
 mod verify;

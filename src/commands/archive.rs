@@ -1,0 +1,477 @@
+//! `git aahp archive`: rotate LOG.md into LOG-ARCHIVE.md and its index (SPEC §3.9), or
+//! `--verify` them without writing. The rotation itself is [`crate::handoff::log::rotate`].
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::Context;
+use crate::error::{Error, ExitStatus, Result};
+use crate::failpoint;
+use crate::git::Repo;
+use crate::handoff::log::{
+    self, ARCHIVE_FILE, ArchiveProblem, DEFAULT_KEEP, INDEX_FILE, LOG_FILE, LogError, LogFile,
+    MovedEntry, Rotation,
+};
+use crate::handoff::manifest::{Manifest, SessionInfo};
+use crate::handoff::{HandoffDir, MANIFEST, Snapshot, Source, write_atomic};
+use crate::output::{Report, Style, escape_untrusted};
+
+/// The fail points of an archive run, in order. A crash at any of them is repaired by
+/// running `git aahp archive` again (tests loop over this list).
+pub const ARCHIVE_FAILPOINTS: &[&str] = &[
+    "archive:before-write",
+    "archive:after-archive",
+    "archive:after-index",
+    "archive:after-log",
+    "archive:after-manifest",
+];
+
+/// Git config key holding the default number of entries LOG.md keeps.
+pub const KEEP_CONFIG: &str = "aahp.keep";
+
+/// Rotate LOG.md: keep the newest entries (by entry date, then file order) and move the rest
+/// into LOG-ARCHIVE.md and LOG-ARCHIVE.index.json, then refresh MANIFEST.json.
+///
+/// Idempotent: a second run changes nothing, and a run interrupted at any point is completed
+/// by running it again.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ArchiveArgs {
+    /// How many entries LOG.md keeps [default: git config aahp.keep, else 10].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep: Option<u64>,
+    /// Write nothing; exit 1 when archive entries are forged, missing or duplicated, or
+    /// LOG.md holds more entries than it keeps.
+    #[arg(long)]
+    pub verify: bool,
+}
+
+/// One problem, located.
+#[derive(Debug, Serialize)]
+pub struct LocatedProblem {
+    /// Repository-relative path of the file.
+    pub path: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong, in words.
+    pub message: String,
+    /// The problem itself (`kind` and its details).
+    #[serde(flatten)]
+    pub problem: ArchiveProblem,
+}
+
+/// What `git aahp archive` did or found.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArchiveOutcome {
+    /// Entries were moved or indexed.
+    Rotated,
+    /// Nothing needed doing.
+    UpToDate,
+    /// `--verify` found nothing wrong.
+    Verified,
+    /// `--verify` found problems.
+    Failed,
+    /// The archive is damaged; nothing was written.
+    Refused,
+}
+
+/// The result of `git aahp archive`.
+#[derive(Debug, Serialize)]
+pub struct ArchiveReport {
+    /// What happened.
+    pub outcome: ArchiveOutcome,
+    /// Repository-relative path of LOG.md.
+    pub log: String,
+    /// Repository-relative path of LOG-ARCHIVE.md.
+    pub archive: String,
+    /// How many entries LOG.md keeps.
+    pub keep: usize,
+    /// Entries in LOG.md now.
+    pub log_entries: usize,
+    /// Entries in LOG-ARCHIVE.md now.
+    pub archived_entries: usize,
+    /// Entries moved out of LOG.md by this run, newest first.
+    pub moved: Vec<MovedEntry>,
+    /// Archive entries that had no index entry and got one.
+    pub adopted: usize,
+    /// Files written, in order.
+    pub written: Vec<String>,
+    /// Problems found (`--verify`, or why the rotation was refused).
+    pub problems: Vec<LocatedProblem>,
+}
+
+impl Report for ArchiveReport {
+    fn command(&self) -> &'static str {
+        "archive"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        for p in &self.problems {
+            let loc = p.line.map(|l| format!(":{l}")).unwrap_or_default();
+            writeln!(
+                w,
+                "{}{loc}: {}: {}",
+                p.path,
+                style.error("error"),
+                escape_untrusted(&p.message)
+            )?;
+        }
+        match self.outcome {
+            ArchiveOutcome::Verified => writeln!(
+                w,
+                "{}: {} has {} (keep {}), {} has {}, all indexed",
+                style.ok("archive verified"),
+                self.log,
+                entries(self.log_entries),
+                self.keep,
+                self.archive,
+                entries(self.archived_entries)
+            ),
+            ArchiveOutcome::Failed => writeln!(
+                w,
+                "archive check failed: {} problem(s)",
+                self.problems.len()
+            ),
+            ArchiveOutcome::Refused => {
+                writeln!(
+                    w,
+                    "archive refused: {} problem(s) in the archive; nothing was changed",
+                    self.problems.len()
+                )?;
+                writeln!(
+                    w,
+                    "hint: restore {} and {INDEX_FILE} from git history, then rerun",
+                    self.archive
+                )
+            }
+            ArchiveOutcome::UpToDate => {
+                writeln!(
+                    w,
+                    "{} has {} (keep {}): nothing to archive",
+                    self.log,
+                    entries(self.log_entries),
+                    self.keep
+                )?;
+                if self.written.is_empty() {
+                    Ok(())
+                } else {
+                    writeln!(w, "wrote {}", self.written.join(", "))
+                }
+            }
+            ArchiveOutcome::Rotated => self.write_rotated(w),
+        }
+    }
+
+    fn status(&self) -> ExitStatus {
+        match self.outcome {
+            ArchiveOutcome::Failed | ArchiveOutcome::Refused => ExitStatus::Findings,
+            _ => ExitStatus::Success,
+        }
+    }
+}
+
+impl ArchiveReport {
+    fn new(dir: &HandoffDir, keep: usize) -> ArchiveReport {
+        ArchiveReport {
+            outcome: ArchiveOutcome::UpToDate,
+            log: dir.path_of(LOG_FILE),
+            archive: dir.path_of(ARCHIVE_FILE),
+            keep,
+            log_entries: 0,
+            archived_entries: 0,
+            moved: Vec::new(),
+            adopted: 0,
+            written: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    fn write_rotated(&self, w: &mut dyn Write) -> io::Result<()> {
+        const SHOWN: usize = 5;
+        if !self.moved.is_empty() {
+            writeln!(
+                w,
+                "archived {} from {} into {} (kept the newest {})",
+                entries(self.moved.len()),
+                self.log,
+                self.archive,
+                self.log_entries
+            )?;
+        }
+        for m in self.moved.iter().take(SHOWN) {
+            writeln!(w, "  {}", escape_untrusted(&m.title))?;
+        }
+        if self.moved.len() > SHOWN {
+            writeln!(w, "  … and {} more", self.moved.len() - SHOWN)?;
+        }
+        if self.adopted > 0 {
+            writeln!(
+                w,
+                "indexed {} that {INDEX_FILE} did not list",
+                entries(self.adopted)
+            )?;
+        }
+        writeln!(w, "wrote {}", self.written.join(", "))
+    }
+}
+
+fn entries(n: usize) -> String {
+    if n == 1 {
+        "1 entry".into()
+    } else {
+        format!("{n} entries")
+    }
+}
+
+/// Returns a handoff file's text (a BOM kept, so rewrites keep it), refusing invalid UTF-8
+/// with the file and line.
+pub(crate) fn file_text(dir: &HandoffDir, snap: &Snapshot, name: &str) -> Result<Option<String>> {
+    let Some(bytes) = snap.get(name) else {
+        return Ok(None);
+    };
+    crate::handoff::decode_text(&dir.path_of(name), bytes)?;
+    Ok(Some(
+        String::from_utf8(bytes.to_vec()).expect("decode_text validated the UTF-8"),
+    ))
+}
+
+/// Reads `aahp.keep`, refusing anything but a positive integer.
+fn configured_keep(repo: &Repo) -> Result<usize> {
+    match repo.config_string(KEEP_CONFIG) {
+        None => Ok(DEFAULT_KEEP),
+        Some(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(Error::invalid(
+                format!("git config {KEEP_CONFIG}"),
+                None,
+                format!("`{v}` is not a positive integer"),
+            )),
+        },
+    }
+}
+
+/// Regenerates MANIFEST.json from the working tree when it exists and is out of date.
+/// Returns whether it was written. `old` must have been parsed before anything was written,
+/// so a broken manifest stops a command before it changes files.
+/// With `only_for`, it is written only when one of those files is among the stale ones.
+pub(crate) fn refresh_manifest(
+    ctx: &Context,
+    dir: &HandoffDir,
+    old: Option<&Manifest>,
+    only_for: Option<&[&str]>,
+) -> Result<bool> {
+    let Some(old) = old else {
+        return Ok(false);
+    };
+    let repo = ctx.repo()?;
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let commit = repo.head_commit()?.map(Repo::short);
+    let regen = Manifest::regenerate(
+        Some(old),
+        dir,
+        &snap,
+        &SessionInfo::default(),
+        commit.as_deref(),
+        ctx.now,
+    )?;
+    let relevant = only_for.is_none_or(|names| {
+        regen
+            .changed_files
+            .iter()
+            .any(|f| names.contains(&f.as_str()))
+    });
+    if !regen.changed || !relevant {
+        return Ok(false);
+    }
+    write_file(dir, MANIFEST, &regen.manifest.to_bytes())?;
+    Ok(true)
+}
+
+fn write_file(dir: &HandoffDir, name: &str, bytes: &[u8]) -> Result<()> {
+    write_atomic(&dir.abs.join(name), bytes).map_err(|source| Error::Write {
+        path: dir.path_of(name),
+        source,
+    })
+}
+
+/// Writes a rotation: archive, then index, then LOG.md, each atomically and only when it
+/// changed. Returns the repository-relative paths written.
+///
+/// # Crash safety
+/// Each file is replaced by rename, and every prefix of the sequence is a state from which
+/// running the rotation again completes it (entries are deduplicated by digest).
+pub fn write_rotation(dir: &HandoffDir, rot: &Rotation) -> Result<Vec<String>> {
+    let mut written = Vec::new();
+    failpoint::hit("archive:before-write");
+    let steps = [
+        (
+            rot.archive_changed,
+            ARCHIVE_FILE,
+            &rot.archive,
+            "archive:after-archive",
+        ),
+        (
+            rot.index_changed,
+            INDEX_FILE,
+            &rot.index,
+            "archive:after-index",
+        ),
+        (rot.log_changed, LOG_FILE, &rot.log, "archive:after-log"),
+    ];
+    for (changed, name, text, point) in steps {
+        if changed {
+            write_file(dir, name, text.as_bytes())?;
+            written.push(dir.path_of(name));
+        }
+        failpoint::hit(point);
+    }
+    Ok(written)
+}
+
+/// Runs `git aahp archive`.
+pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
+    let repo = ctx.repo()?;
+    let dir = ctx.existing_handoff()?;
+    let keep = match args.keep {
+        Some(n) => usize::try_from(n).map_err(|_| Error::Usage("--keep is too large".into()))?,
+        None => configured_keep(repo)?,
+    };
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let log_text = file_text(&dir, &snap, LOG_FILE)?.ok_or_else(|| {
+        Error::invalid(
+            dir.path_of(LOG_FILE),
+            None,
+            "not found: there is no journal to archive",
+        )
+    })?;
+    let archive_text = file_text(&dir, &snap, ARCHIVE_FILE)?;
+    let index_text = file_text(&dir, &snap, INDEX_FILE)?;
+    let mut report = ArchiveReport::new(&dir, keep);
+    if args.verify {
+        let problems = log::verify_archive(
+            &log_text,
+            archive_text.as_deref(),
+            index_text.as_deref(),
+            keep,
+        );
+        report.problems = locate(&dir, problems)?;
+        report.outcome = if report.problems.is_empty() {
+            ArchiveOutcome::Verified
+        } else {
+            ArchiveOutcome::Failed
+        };
+        report.log_entries = LogFile::parse(&log_text).entries.len();
+        report.archived_entries = archive_text
+            .as_deref()
+            .map_or(0, |a| LogFile::parse(a).entries.len());
+        return Ok(report);
+    }
+
+    // A manifest that cannot be read stops the run before anything is written.
+    let old_manifest = Manifest::from_snapshot(&dir, &snap)?;
+    let rotation = match log::rotate(
+        &log_text,
+        archive_text.as_deref(),
+        index_text.as_deref(),
+        keep,
+    ) {
+        Ok(r) => r,
+        Err(LogError::Integrity(problems)) => {
+            report.problems = locate(&dir, problems)?;
+            report.outcome = ArchiveOutcome::Refused;
+            report.log_entries = LogFile::parse(&log_text).entries.len();
+            return Ok(report);
+        }
+        Err(e) => return Err(e.into_error(|f| dir.path_of(f))),
+    };
+    let final_log;
+    let final_archive;
+    if let Some(rot) = &rotation {
+        report.written = write_rotation(&dir, rot)?;
+        check_written(ctx, &dir, rot, &log_text, archive_text.as_deref(), keep)?;
+        report.outcome = ArchiveOutcome::Rotated;
+        report.moved.clone_from(&rot.moved_entries);
+        report.adopted = rot.adopted;
+        final_log = rot.log.clone();
+        final_archive = Some(rot.archive.clone());
+    } else {
+        final_log = log_text;
+        final_archive = archive_text;
+    }
+    // Also after a run that found nothing to do: a run interrupted before the manifest
+    // step is completed here.
+    let only_for: Option<&[&str]> = match rotation {
+        Some(_) => None,
+        None => Some(&[LOG_FILE, ARCHIVE_FILE, INDEX_FILE]),
+    };
+    if refresh_manifest(ctx, &dir, old_manifest.as_ref(), only_for)? {
+        report.written.push(dir.path_of(MANIFEST));
+    }
+    failpoint::hit("archive:after-manifest");
+    report.log_entries = LogFile::parse(&final_log).entries.len();
+    report.archived_entries = final_archive
+        .as_deref()
+        .map_or(0, |a| LogFile::parse(a).entries.len());
+    Ok(report)
+}
+
+/// Attaches paths to problems; input that cannot be interpreted becomes an error (exit 2).
+fn locate(dir: &HandoffDir, problems: Vec<ArchiveProblem>) -> Result<Vec<LocatedProblem>> {
+    if let Some(ArchiveProblem::Malformed {
+        file,
+        line,
+        message,
+    }) = problems.iter().find(|p| p.is_malformed())
+    {
+        return Err(Error::invalid(dir.path_of(file), *line, message.clone()));
+    }
+    Ok(problems
+        .into_iter()
+        .map(|p| LocatedProblem {
+            path: dir.path_of(p.file()),
+            line: p.line(),
+            message: p.message(),
+            problem: p,
+        })
+        .collect())
+}
+
+/// The postcondition on disk: the files read back are what was meant to be written, and
+/// by hash no entry was lost or duplicated.
+fn check_written(
+    ctx: &Context,
+    dir: &HandoffDir,
+    rot: &Rotation,
+    log_before: &str,
+    archive_before: Option<&str>,
+    keep: usize,
+) -> Result<()> {
+    let snap = dir.snapshot(ctx.repo()?, Source::Worktree)?;
+    let read =
+        |name: &str| -> Result<String> { Ok(file_text(dir, &snap, name)?.unwrap_or_default()) };
+    let (log_after, archive_after, index_after) =
+        (read(LOG_FILE)?, read(ARCHIVE_FILE)?, read(INDEX_FILE)?);
+    let differs = [
+        (LOG_FILE, &log_after, &rot.log),
+        (ARCHIVE_FILE, &archive_after, &rot.archive),
+        (INDEX_FILE, &index_after, &rot.index),
+    ]
+    .into_iter()
+    .find(|(_, on_disk, meant)| on_disk != meant);
+    if let Some((name, _, _)) = differs {
+        return Err(Error::other(format!(
+            "archive postcondition failed: {} changed while it was being written; rerun `git aahp archive`",
+            dir.path_of(name)
+        )));
+    }
+    log::check_rotation(
+        log_before,
+        archive_before,
+        &log_after,
+        &archive_after,
+        &index_after,
+        keep,
+    )
+    .map_err(|e| e.into_error(|f| dir.path_of(f)))
+}

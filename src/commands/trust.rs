@@ -1,0 +1,511 @@
+//! `git aahp trust list | decay | verify`: the claims of TRUST.md, their expiry, decay, and
+//! re-verification by running a command (SPEC §3.10). The table logic is
+//! [`crate::handoff::trust`]; this file reads, runs, writes and reports.
+
+use std::io::{self, Write};
+use std::process::{Command, Stdio};
+
+use serde::Serialize;
+
+use super::Context;
+use super::archive::{file_text, refresh_manifest};
+use crate::clock;
+use crate::error::{Error, ExitStatus, Result};
+use crate::handoff::manifest::Manifest;
+use crate::handoff::trust::{
+    self, DEFAULT_TTL_DAYS, TrustLedger, Verification, parse_ttl, record_verification,
+};
+use crate::handoff::{HandoffDir, Source, write_atomic};
+use crate::output::{Report, Style, escape_untrusted};
+
+/// TRUST.md's file name.
+pub const TRUST_FILE: &str = "TRUST.md";
+/// Longest command shown in an evidence note, in characters.
+const EVIDENCE_COMMAND_MAX: usize = 80;
+
+/// Show, decay or re-verify the claims in TRUST.md.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TrustArgs {
+    #[command(subcommand)]
+    pub action: Option<TrustAction>,
+}
+
+/// What `git aahp trust` does (default: `list`).
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum TrustAction {
+    /// List every claim with its computed expiry (Last Verified + TTL, or Expires).
+    List,
+    /// Rewrite expired `verified` claims to `assumed`, changing only those cells.
+    Decay,
+    /// Re-verify a claim by running a command; it becomes `verified` only if the command
+    /// succeeds.
+    Verify(TrustVerifyArgs),
+}
+
+/// Arguments of `git aahp trust verify`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TrustVerifyArgs {
+    /// The property, as in the table's Property column (case and `**`/`` ` `` markup are
+    /// ignored). A property not yet in TRUST.md gets a new row.
+    pub property: String,
+    /// How long the verification holds: `7d`, `2w`, `48h` [default: the claim's TTL, else
+    /// `7d`].
+    #[arg(long, value_name = "TTL")]
+    pub ttl: Option<String>,
+    /// The provenance to record [default: `test_verified` when the command runs tests, else
+    /// `tool_verified`].
+    #[arg(long, value_parser = ["test_verified", "tool_verified"])]
+    pub provenance: Option<String>,
+    /// The agent recorded in the Agent column.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// The command that proves the claim, after `--`. It runs without a shell, in the
+    /// current directory; its exit status is the evidence.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+/// One claim as listed.
+#[derive(Debug, Serialize)]
+pub struct ClaimRow {
+    /// The property.
+    pub property: String,
+    /// Its status word.
+    pub status: String,
+    /// Its provenance, if recorded.
+    pub provenance: Option<String>,
+    /// When it was last verified.
+    pub last_verified: Option<String>,
+    /// Its TTL in days.
+    pub ttl_days: Option<i64>,
+    /// The computed expiry (earlier of Last Verified + TTL and Expires).
+    pub expires: Option<String>,
+    /// True when the expiry is before today.
+    pub expired: bool,
+    /// True when it is `verified` and expired: `decay` turns it into `assumed`.
+    pub decays: bool,
+    /// The heading above its table.
+    pub section: Option<String>,
+    /// 1-based line in TRUST.md.
+    pub line: usize,
+}
+
+/// A changed claim.
+#[derive(Debug, Serialize)]
+pub struct Changed {
+    /// The property.
+    pub property: String,
+    /// 1-based line in TRUST.md.
+    pub line: usize,
+}
+
+/// The outcome of `trust verify`.
+#[derive(Debug, Serialize)]
+pub struct VerifyOutcome {
+    /// The property.
+    pub property: String,
+    /// The command run, as given.
+    pub command: Vec<String>,
+    /// Its exit code (`None` when killed by a signal).
+    pub exit_code: Option<i32>,
+    /// Whether it succeeded.
+    pub passed: bool,
+    /// The status before (`None` for a new claim).
+    pub previous_status: Option<String>,
+    /// The status now.
+    pub status: String,
+    /// The provenance recorded (only on success).
+    pub provenance: Option<String>,
+    /// The expiry now.
+    pub expires: Option<String>,
+    /// The evidence note written.
+    pub evidence: String,
+    /// True when a row was added.
+    pub added: bool,
+    /// The last lines of the command's output (on failure).
+    pub output_tail: Vec<String>,
+}
+
+/// The result of `git aahp trust`.
+#[derive(Debug, Serialize)]
+pub struct TrustReport {
+    /// `list`, `decay` or `verify`.
+    pub action: &'static str,
+    /// Repository-relative path of TRUST.md.
+    pub path: String,
+    /// The day expiry is judged against.
+    pub today: String,
+    /// `list`: every claim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claims: Option<Vec<ClaimRow>>,
+    /// `decay`: the claims that went from `verified` to `assumed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decayed: Option<Vec<Changed>>,
+    /// `verify`: what was run and recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyOutcome>,
+    /// Files written.
+    pub written: Vec<String>,
+}
+
+impl Report for TrustReport {
+    fn command(&self) -> &'static str {
+        "trust"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        if let Some(claims) = &self.claims {
+            write_list(w, *style, &self.path, claims)?;
+        }
+        if let Some(decayed) = &self.decayed {
+            if decayed.is_empty() {
+                writeln!(w, "{}: no expired verified claims", self.path)?;
+            }
+            for c in decayed {
+                writeln!(
+                    w,
+                    "{}:{}: verified → assumed: {}",
+                    self.path,
+                    c.line,
+                    escape_untrusted(&c.property)
+                )?;
+            }
+        }
+        if let Some(v) = &self.verify {
+            write_verify(w, *style, &self.path, v)?;
+        }
+        if !self.written.is_empty() {
+            writeln!(w, "wrote {}", self.written.join(", "))?;
+        }
+        Ok(())
+    }
+
+    fn status(&self) -> ExitStatus {
+        match &self.verify {
+            Some(v) if !v.passed => ExitStatus::Findings,
+            _ => ExitStatus::Success,
+        }
+    }
+}
+
+fn write_list(w: &mut dyn Write, style: Style, path: &str, claims: &[ClaimRow]) -> io::Result<()> {
+    let decaying = claims.iter().filter(|c| c.decays).count();
+    writeln!(
+        w,
+        "{path}: {} claims, {decaying} expired verified",
+        claims.len()
+    )?;
+    if claims.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        w,
+        "{}",
+        style.bold(&format!(
+            "{:<5} {:<10} {:<15} {:<11} PROPERTY",
+            "LINE", "STATUS", "PROVENANCE", "EXPIRES"
+        ))
+    )?;
+    for c in claims {
+        let expires = c.expires.as_deref().unwrap_or("-");
+        let expires = if c.expired {
+            style.warn(&format!("{expires:<10}!"))
+        } else {
+            format!("{expires:<11}")
+        };
+        writeln!(
+            w,
+            "{:<5} {:<10} {:<15} {expires} {}",
+            c.line,
+            escape_untrusted(&c.status),
+            escape_untrusted(c.provenance.as_deref().unwrap_or("-")),
+            escape_untrusted(&c.property)
+        )?;
+    }
+    if decaying > 0 {
+        writeln!(
+            w,
+            "hint: `git aahp trust decay` marks expired verified claims `assumed`"
+        )?;
+    }
+    Ok(())
+}
+
+fn write_verify(w: &mut dyn Write, style: Style, path: &str, v: &VerifyOutcome) -> io::Result<()> {
+    let verdict = if v.passed {
+        style.ok("passed")
+    } else {
+        style.error("failed")
+    };
+    writeln!(w, "{verdict}: {}", escape_untrusted(&v.evidence))?;
+    for line in &v.output_tail {
+        writeln!(w, "  | {}", escape_untrusted(line))?;
+    }
+    let before = v.previous_status.as_deref().unwrap_or("(new)");
+    writeln!(
+        w,
+        "{path}: {}: {before} → {}{}",
+        escape_untrusted(&v.property),
+        v.status,
+        v.expires
+            .as_deref()
+            .map(|e| format!(", expires {e}"))
+            .unwrap_or_default()
+    )
+}
+
+/// Runs `git aahp trust`.
+pub fn run(ctx: &Context, args: &TrustArgs) -> Result<TrustReport> {
+    let repo = ctx.repo()?;
+    let dir = ctx.existing_handoff()?;
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let path = dir.path_of(TRUST_FILE);
+    let text = file_text(&dir, &snap, TRUST_FILE)?;
+    let today = clock::utc_date(ctx.now);
+    let mut report = TrustReport {
+        action: "list",
+        path: path.clone(),
+        today: today.to_string(),
+        claims: None,
+        decayed: None,
+        verify: None,
+        written: Vec::new(),
+    };
+    match args.action.clone().unwrap_or(TrustAction::List) {
+        TrustAction::List => {
+            let text = text.ok_or_else(|| Error::invalid(&path, None, "not found"))?;
+            let ledger = TrustLedger::parse(&path, &text)?;
+            report.claims = Some(list(&ledger, today));
+        }
+        TrustAction::Decay => {
+            report.action = "decay";
+            let text = text.unwrap_or_default();
+            let ledger = TrustLedger::parse(&path, &text)?;
+            let old_manifest = Manifest::from_snapshot(&dir, &snap)?;
+            let d = trust::decay(&text, today);
+            report.decayed = Some(
+                ledger
+                    .expired(today)
+                    .into_iter()
+                    .map(|c| Changed {
+                        property: c.property.clone(),
+                        line: c.line,
+                    })
+                    .collect(),
+            );
+            if d.text != text {
+                write(&dir, &d.text)?;
+                report.written.push(path.clone());
+                if refresh_manifest(ctx, &dir, old_manifest.as_ref(), None)? {
+                    report.written.push(dir.path_of(crate::handoff::MANIFEST));
+                }
+            }
+        }
+        TrustAction::Verify(v) => {
+            report.action = "verify";
+            let text = text.unwrap_or_default();
+            // Bad input stops here, before the command runs or anything is written.
+            let ledger = TrustLedger::parse(&path, &text)?;
+            let old_manifest = Manifest::from_snapshot(&dir, &snap)?;
+            let outcome = verify(ctx, &dir, &ledger, &text, &v, today)?;
+            report.written.push(path.clone());
+            if refresh_manifest(ctx, &dir, old_manifest.as_ref(), None)? {
+                report.written.push(dir.path_of(crate::handoff::MANIFEST));
+            }
+            report.verify = Some(outcome);
+        }
+    }
+    Ok(report)
+}
+
+fn list(ledger: &TrustLedger, today: jiff::civil::Date) -> Vec<ClaimRow> {
+    ledger
+        .claims
+        .iter()
+        .map(|c| ClaimRow {
+            property: c.property.clone(),
+            status: c.status.clone(),
+            provenance: c.provenance.clone(),
+            last_verified: c.last_verified.map(|d| d.to_string()),
+            ttl_days: c.ttl_days,
+            expires: c.expiry().map(|d| d.to_string()),
+            expired: c.is_expired(today),
+            decays: c.is_verified() && c.is_expired(today),
+            section: ledger.tables[c.table].heading.clone(),
+            line: c.line,
+        })
+        .collect()
+}
+
+fn write(dir: &HandoffDir, text: &str) -> Result<()> {
+    write_atomic(&dir.abs.join(TRUST_FILE), text.as_bytes()).map_err(|source| Error::Write {
+        path: dir.path_of(TRUST_FILE),
+        source,
+    })
+}
+
+fn verify(
+    ctx: &Context,
+    dir: &HandoffDir,
+    ledger: &TrustLedger,
+    text: &str,
+    args: &TrustVerifyArgs,
+    today: jiff::civil::Date,
+) -> Result<VerifyOutcome> {
+    let Some((program, rest)) = args.command.split_first() else {
+        return Err(Error::Usage(format!(
+            "a claim becomes verified only with an external anchor: give the command that proves it after `--`, e.g. `git aahp trust verify {:?} -- cargo test`",
+            args.property
+        )));
+    };
+    let ttl_days = match &args.ttl {
+        Some(t) => parse_ttl(t)
+            .map_err(|m| Error::Usage(format!("--ttl: {m}")))?
+            .ok_or_else(|| Error::Usage("--ttl: a verification needs a TTL".into()))?,
+        None => ledger
+            .find(&args.property)
+            .first()
+            .and_then(|c| c.ttl_days)
+            .unwrap_or(DEFAULT_TTL_DAYS),
+    };
+    let output = Command::new(program)
+        .args(rest)
+        .current_dir(&ctx.cwd)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Error::Other {
+            context: format!(
+                "could not run `{program}`; {} was not changed",
+                dir.path_of(TRUST_FILE)
+            ),
+            source: Some(Box::new(e)),
+        })?;
+    let passed = output.status.success();
+    let shown = shown_command(&args.command);
+    let status_text = match output.status.code() {
+        Some(c) => format!("exit {c}"),
+        None => "killed by a signal".to_string(),
+    };
+    let evidence = if passed {
+        format!("`{shown}` {status_text}")
+    } else {
+        format!("`{shown}` failed ({status_text}) on {today}")
+    };
+    let provenance = args
+        .provenance
+        .clone()
+        .unwrap_or_else(|| provenance_for(&args.command).to_string());
+    let v = Verification {
+        property: args.property.clone(),
+        passed,
+        provenance: provenance.clone(),
+        date: today,
+        ttl_days,
+        agent: args.agent.clone(),
+        evidence: evidence.clone(),
+    };
+    let recorded = record_verification(&dir.path_of(TRUST_FILE), text, &v)?;
+    write(dir, &recorded.text)?;
+    Ok(VerifyOutcome {
+        property: args.property.clone(),
+        command: args.command.clone(),
+        exit_code: output.status.code(),
+        passed,
+        previous_status: recorded.previous_status,
+        status: recorded.status,
+        provenance: passed.then_some(provenance),
+        expires: recorded.expires.map(|d| d.to_string()),
+        evidence,
+        added: recorded.added,
+        output_tail: if passed {
+            Vec::new()
+        } else {
+            tail(&output.stdout, &output.stderr)
+        },
+    })
+}
+
+/// The command as shown in the evidence note: arguments with spaces quoted, backticks
+/// replaced (they would end the code span), cut to a readable length.
+fn shown_command(argv: &[String]) -> String {
+    let joined = argv
+        .iter()
+        .map(|a| {
+            let a = a.replace('`', "'");
+            if a.is_empty() || a.contains(char::is_whitespace) {
+                format!("'{a}'")
+            } else {
+                a
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    crate::handoff::manifest::truncate_chars(&joined, EVIDENCE_COMMAND_MAX)
+}
+
+/// `test_verified` when the command runs a test suite (`cargo test`, `pytest`, `npm test`,
+/// `bats`, …), else `tool_verified`.
+fn provenance_for(argv: &[String]) -> &'static str {
+    const RUNNERS: &[&str] = &[
+        "test", "tests", "nextest", "pytest", "bats", "jest", "vitest", "mocha", "ctest", "rspec",
+        "phpunit", "tox", "unittest",
+    ];
+    let is_test = argv.iter().any(|a| {
+        let base = a.rsplit('/').next().unwrap_or(a);
+        RUNNERS.contains(&base) || base.starts_with("test-") || base.ends_with("-test")
+    });
+    if is_test {
+        "test_verified"
+    } else {
+        "tool_verified"
+    }
+}
+
+/// The last lines of a failed command's output, for the report.
+fn tail(stdout: &[u8], stderr: &[u8]) -> Vec<String> {
+    const LINES: usize = 10;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(stdout),
+        String::from_utf8_lossy(stderr)
+    );
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(LINES)..]
+        .iter()
+        .map(|l| (*l).to_string())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<String> {
+        s.split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn provenance_follows_the_kind_of_command() {
+        assert_eq!(provenance_for(&argv("cargo test -q")), "test_verified");
+        assert_eq!(provenance_for(&argv("/usr/bin/pytest -x")), "test_verified");
+        assert_eq!(provenance_for(&argv("cargo build")), "tool_verified");
+        assert_eq!(
+            provenance_for(&argv("grep -q testing README.md")),
+            "tool_verified"
+        );
+    }
+
+    #[test]
+    fn shown_command_quotes_and_cuts() {
+        assert_eq!(
+            shown_command(&["sh".into(), "-c".into(), "echo `x` y".into()]),
+            "sh -c 'echo 'x' y'"
+        );
+        assert!(
+            shown_command(&[String::from("a").repeat(200)])
+                .chars()
+                .count()
+                <= EVIDENCE_COMMAND_MAX
+        );
+    }
+}

@@ -1,0 +1,529 @@
+//! `git aahp archive`: rotation by date, the reference-compatible archive and index,
+//! idempotence, crash recovery by rerunning, and `--verify`.
+
+use git_aahp::commands::archive::ARCHIVE_FAILPOINTS;
+
+use crate::support::{CmdOutput, TestRepo};
+
+const LOG: &str = ".ai/handoff/LOG.md";
+const ARCHIVE: &str = ".ai/handoff/LOG-ARCHIVE.md";
+const INDEX: &str = ".ai/handoff/LOG-ARCHIVE.index.json";
+const MANIFEST: &str = ".ai/handoff/MANIFEST.json";
+
+/// A journal of `n` entries dated 2026-10-01 + i, written newest first except that the
+/// newest entry sits at the bottom (a position-based rotation would archive it).
+fn journal(n: usize) -> String {
+    let mut order: Vec<usize> = (1..n).rev().collect();
+    order.push(n);
+    let mut s = String::from("# Project: Agent Journal\n\n> Newest entry at the top.\n\n---\n\n");
+    let entries: Vec<String> = order
+        .iter()
+        .map(|i| {
+            format!(
+                "## [2026-10-{i:02}] agent-{}: Session {i}\n\n**Agent:** agent-{}\n\n### What was done\n\n- change {i}\n",
+                i % 2,
+                i % 2
+            )
+        })
+        .collect();
+    s.push_str(&entries.join("\n---\n\n"));
+    s
+}
+
+/// A committed repository with a handoff directory holding `log` and a manifest.
+fn repo_with_log(log: &str) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write(".ai/handoff/STATUS.md", "# Status\n\nAll good.\n");
+    repo.write(LOG, log);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "handoff"]);
+    repo
+}
+
+/// The handoff files' bytes (`None` when absent).
+fn files(repo: &TestRepo) -> Vec<(String, Option<Vec<u8>>)> {
+    [LOG, ARCHIVE, INDEX, MANIFEST, ".ai/handoff/STATUS.md"]
+        .iter()
+        .map(|f| ((*f).to_string(), std::fs::read(repo.path().join(f)).ok()))
+        .collect()
+}
+
+/// The journal files only (the manifest names the repository, which differs per test).
+fn journal_files(repo: &TestRepo) -> Vec<(String, Option<Vec<u8>>)> {
+    files(repo)
+        .into_iter()
+        .filter(|(f, _)| f != MANIFEST)
+        .collect()
+}
+
+fn headers(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with("## ["))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn archive_keeps_the_newest_entries_by_date_and_refreshes_the_manifest() {
+    let repo = repo_with_log(&journal(13));
+    let out = repo.aahp(&["archive"]);
+    insta::assert_snapshot!(out, @r"
+    exit: 0
+    --- stdout ---
+    archived 3 entries from .ai/handoff/LOG.md into .ai/handoff/LOG-ARCHIVE.md (kept the newest 10)
+      ## [2026-10-03] agent-1: Session 3
+      ## [2026-10-02] agent-0: Session 2
+      ## [2026-10-01] agent-1: Session 1
+    wrote .ai/handoff/LOG-ARCHIVE.md, .ai/handoff/LOG-ARCHIVE.index.json, .ai/handoff/LOG.md, .ai/handoff/MANIFEST.json
+    --- stderr ---
+    ");
+    let log = repo.read(LOG);
+    let kept = headers(&log);
+    assert_eq!(kept.len(), 10);
+    assert!(kept.contains(&"## [2026-10-13] agent-1: Session 13".to_string()));
+    // Kept entries are byte for byte what they were: the three moved ones are cut out.
+    let j = journal(13);
+    let (cut, resume) = (
+        j.find("## [2026-10-03]").unwrap(),
+        j.find("## [2026-10-13]").unwrap(),
+    );
+    assert_eq!(log, format!("{}{}", &j[..cut], &j[resume..]));
+    insta::assert_snapshot!(repo.read(ARCHIVE), @r"
+    # AAHP: Archived Agent Journal
+
+    > Older entries rotated from LOG.md. Append-only.
+
+    ---
+
+    ## [2026-10-03] agent-1: Session 3
+
+    **Agent:** agent-1
+
+    ### What was done
+
+    - change 3
+
+    ---
+
+    ## [2026-10-02] agent-0: Session 2
+
+    **Agent:** agent-0
+
+    ### What was done
+
+    - change 2
+
+    ---
+
+    ## [2026-10-01] agent-1: Session 1
+
+    **Agent:** agent-1
+
+    ### What was done
+
+    - change 1
+    ");
+    let index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    assert_eq!(index["version"], 1);
+    assert_eq!(index["entries"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        index["entries"][0]["title"],
+        "## [2026-10-03] agent-1: Session 3"
+    );
+    // The manifest is current right after the rotation.
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+}
+
+#[test]
+fn archive_digests_match_the_reference_algorithm() {
+    let repo = repo_with_log(&journal(11));
+    repo.aahp(&["archive"]).assert_code(0);
+    let index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    // sha256("## [2026-10-01] …\n\n- change 1" + "\n"), as Python's hashlib computes it.
+    let text = "## [2026-10-01] agent-1: Session 1\n\n**Agent:** agent-1\n\n### What was done\n\n- change 1\n";
+    let out = std::process::Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(text.as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    let expected = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        index["entries"][0]["sha256"].as_str().unwrap(),
+        expected.split_whitespace().next().unwrap()
+    );
+}
+
+#[test]
+fn archive_is_idempotent() {
+    let repo = repo_with_log(&journal(12));
+    repo.aahp(&["archive"]).assert_code(0);
+    let after = files(&repo);
+    let again = repo.aahp_env(".", &["archive"], &[("AAHP_NOW", "2027-01-01T00:00:00Z")]);
+    insta::assert_snapshot!(again, @r"
+    exit: 0
+    --- stdout ---
+    .ai/handoff/LOG.md has 10 entries (keep 10): nothing to archive
+    --- stderr ---
+    ");
+    assert_eq!(files(&repo), after);
+}
+
+#[test]
+fn archive_json_reports_moved_entries_and_files() {
+    let repo = repo_with_log(&journal(11));
+    let out = repo.aahp(&["--json", "archive", "--keep", "9"]);
+    insta::assert_snapshot!(out, @r###"
+    exit: 0
+    --- stdout ---
+    {
+      "schema_version": 1,
+      "command": "archive",
+      "outcome": "rotated",
+      "log": ".ai/handoff/LOG.md",
+      "archive": ".ai/handoff/LOG-ARCHIVE.md",
+      "keep": 9,
+      "log_entries": 9,
+      "archived_entries": 2,
+      "moved": [
+        {
+          "sha256": "1effb596aaf5c5f4e93a083f42c5bbde5d5f973ec76a556c741398f582c19b82",
+          "title": "## [2026-10-02] agent-0: Session 2",
+          "date": "2026-10-02",
+          "line": 87
+        },
+        {
+          "sha256": "a21c5c7e9d922cac2dc72b8fcff185cb35c652b231b5f081bb278180d8848ac9",
+          "title": "## [2026-10-01] agent-1: Session 1",
+          "date": "2026-10-01",
+          "line": 97
+        }
+      ],
+      "adopted": 0,
+      "written": [
+        ".ai/handoff/LOG-ARCHIVE.md",
+        ".ai/handoff/LOG-ARCHIVE.index.json",
+        ".ai/handoff/LOG.md",
+        ".ai/handoff/MANIFEST.json"
+      ],
+      "problems": []
+    }
+    --- stderr ---
+    "###);
+}
+
+#[test]
+fn archive_takes_keep_from_git_config() {
+    let repo = repo_with_log(&journal(6));
+    repo.git(&["config", "aahp.keep", "4"]);
+    repo.aahp(&["archive"]).assert_code(0);
+    assert_eq!(headers(&repo.read(LOG)).len(), 4);
+    assert_eq!(headers(&repo.read(ARCHIVE)).len(), 2);
+    // --keep wins over the config.
+    repo.aahp(&["archive", "--keep", "2"]).assert_code(0);
+    assert_eq!(headers(&repo.read(LOG)).len(), 2);
+    assert_eq!(headers(&repo.read(ARCHIVE)).len(), 4);
+    repo.aahp(&["archive", "--verify", "--keep", "2"])
+        .assert_code(0);
+}
+
+#[test]
+fn archive_keeps_crlf_and_code_fences_inside_entries() {
+    let log = "# Log\r\n\r\n## [2026-10-03] a: three\r\n\r\n```md\r\n## [2026-10-09] not an entry\r\n```\r\n\r\n---\r\n\r\n## [2026-10-02] a: two\r\n\r\n---\r\n\r\n## [2026-10-01] a: one\r\n";
+    let repo = repo_with_log(log);
+    repo.aahp(&["archive", "--keep", "1"]).assert_code(0);
+    let kept = repo.read(LOG);
+    assert_eq!(
+        kept,
+        "# Log\r\n\r\n## [2026-10-03] a: three\r\n\r\n```md\r\n## [2026-10-09] not an entry\r\n```\r\n\r\n---\r\n\r\n"
+    );
+    assert_eq!(headers(&repo.read(ARCHIVE)).len(), 2);
+}
+
+/// Runs `archive` in a fresh repository and returns the resulting files.
+fn uninterrupted(log: &str) -> Vec<(String, Option<Vec<u8>>)> {
+    let repo = repo_with_log(log);
+    repo.aahp(&["archive"]).assert_code(0);
+    journal_files(&repo)
+}
+
+#[test]
+fn archive_interrupted_at_every_step_completes_when_rerun() {
+    let log = journal(14);
+    let want = uninterrupted(&log);
+    let mut outcomes = Vec::new();
+    for point in ARCHIVE_FAILPOINTS {
+        let repo = repo_with_log(&log);
+        let crashed = repo.aahp_env(".", &["archive"], &[("AAHP_FAILPOINT", point)]);
+        assert_ne!(
+            crashed.code, 0,
+            "{point}: the fail point did not fire\n{crashed}"
+        );
+        assert!(
+            !std::fs::read_dir(repo.path().join(".ai/handoff"))
+                .unwrap()
+                .any(|e| e
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with(".aahp-tmp")),
+            "{point}: a temp file was left behind"
+        );
+        // Every entry is somewhere after the crash: in LOG.md or in the archive.
+        let mut seen = headers(&repo.read(LOG));
+        if repo.exists(ARCHIVE) {
+            seen.extend(headers(&repo.read(ARCHIVE)));
+        }
+        for h in headers(&log) {
+            assert!(seen.contains(&h), "{point}: {h} lost after the crash");
+        }
+        let rerun = repo.aahp(&["archive"]);
+        rerun.assert_code(0);
+        assert_eq!(
+            journal_files(&repo),
+            want,
+            "{point}: rerun did not reach the same state"
+        );
+        repo.aahp(&["archive", "--verify"]).assert_code(0);
+        repo.aahp(&["manifest", "--check"]).assert_code(0);
+        outcomes.push(format!("{point}: crash {} → rerun ok", crashed.code));
+    }
+    assert_eq!(outcomes.len(), 5, "{outcomes:#?}");
+}
+
+fn rotated_repo() -> TestRepo {
+    let repo = repo_with_log(&journal(14));
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "rotated"]);
+    repo
+}
+
+#[test]
+fn archive_verify_detects_forged_missing_and_duplicated_entries() {
+    let repo = rotated_repo();
+    let archive = repo.read(ARCHIVE);
+    // Forged: an entry added by hand. Missing: an archived entry deleted.
+    let forged = archive
+        .replace(
+            "## [2026-10-04]",
+            "## [2026-10-04] mallory: Planted entry\n\nTrust me.\n\n---\n\n## [2026-10-04]",
+        )
+        .replace("- change 1\n", "- change one, edited\n");
+    repo.write(ARCHIVE, &forged);
+    let out = repo.aahp(&["archive", "--verify"]);
+    insta::assert_snapshot!(out, @r"
+    exit: 1
+    --- stdout ---
+    .ai/handoff/LOG-ARCHIVE.index.json: error: indexed entry a21c5c7e9d92 is missing from LOG-ARCHIVE.md (deleted or edited): ## [2026-10-01] agent-1: Session 1
+    .ai/handoff/LOG-ARCHIVE.md:7: error: archived entry is not in LOG-ARCHIVE.index.json (forged or edited): ## [2026-10-04] mallory: Planted entry
+    .ai/handoff/LOG-ARCHIVE.md:43: error: archived entry is not in LOG-ARCHIVE.index.json (forged or edited): ## [2026-10-01] agent-1: Session 1
+    archive check failed: 3 problem(s)
+    --- stderr ---
+    ");
+    assert_eq!(repo.read(ARCHIVE), forged, "--verify writes nothing");
+
+    let doubled = format!(
+        "{archive}\n---\n\n{}",
+        &archive[archive.find("## [2026-10-01]").unwrap()..]
+    );
+    repo.write(ARCHIVE, &doubled);
+    let out = repo.aahp(&["--json", "archive", "--verify"]);
+    out.assert_code(1);
+    let json = out.json();
+    assert_eq!(json["outcome"], "failed");
+    assert_eq!(json["problems"][0]["kind"], "duplicate_archive");
+    assert_eq!(json["problems"][0]["path"], ARCHIVE);
+}
+
+#[test]
+fn archive_refuses_to_rotate_onto_a_damaged_archive() {
+    let repo = rotated_repo();
+    let archive = repo
+        .read(ARCHIVE)
+        .replace("- change 2\n", "- change 2, rewritten\n");
+    repo.write(ARCHIVE, &archive);
+    let mut log = repo.read(LOG);
+    log = log.replacen(
+        "## [",
+        "## [2026-10-20] agent-0: New session\n\n- more\n\n---\n\n## [",
+        1,
+    );
+    repo.write(LOG, &log);
+    let before = files(&repo);
+    let out = repo.aahp(&["archive"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("archive refused"), "{out}");
+    assert_eq!(files(&repo), before, "nothing may change");
+}
+
+#[test]
+fn archive_adopts_an_archive_that_has_no_index() {
+    let repo = repo_with_log(&journal(3));
+    repo.write(
+        ARCHIVE,
+        "# Archive\n\n<!-- Archived entries are prepended below this line -->\n\n## [2026-01-02] old: two\n\nx\n\n---\n\n## [2026-01-01] old: one\n\ny\n",
+    );
+    repo.aahp(&["archive", "--verify"]).assert_code(1);
+    let out = repo.aahp(&["archive"]);
+    insta::assert_snapshot!(out, @r"
+    exit: 0
+    --- stdout ---
+    indexed 2 entries that LOG-ARCHIVE.index.json did not list
+    wrote .ai/handoff/LOG-ARCHIVE.index.json, .ai/handoff/MANIFEST.json
+    --- stderr ---
+    ");
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+}
+
+fn assert_untouched_exit_2(repo: &TestRepo, args: &[&str]) -> CmdOutput {
+    let before = files(repo);
+    let out = repo.aahp(args);
+    assert_eq!(out.code, 2, "{out}");
+    assert_eq!(
+        files(repo),
+        before,
+        "bad input must leave every file untouched"
+    );
+    out
+}
+
+#[test]
+fn archive_refuses_a_log_without_dated_entries() {
+    let repo = repo_with_log("# Log\n\n## Session 3\n\nwork\n\n## Session 2\n\nwork\n");
+    let out = assert_untouched_exit_2(&repo, &["archive"]);
+    insta::assert_snapshot!(out, @r"
+    exit: 2
+    --- stdout ---
+    --- stderr ---
+    error: .ai/handoff/LOG.md:3: no dated entries: `## Session 3` is not an entry heading; entries start with `## [YYYY-MM-DD] agent: title`
+    ");
+    assert_untouched_exit_2(&repo, &["archive", "--verify"]);
+}
+
+#[test]
+fn archive_refuses_garbage_index_json_with_its_line() {
+    let repo = rotated_repo();
+    repo.write(
+        INDEX,
+        "{\n  \"version\": 1,\n  \"entries\": [\n    {\"sha256\": \n",
+    );
+    let out = assert_untouched_exit_2(&repo, &["archive"]);
+    assert!(
+        out.stderr
+            .starts_with("error: .ai/handoff/LOG-ARCHIVE.index.json:5: invalid JSON"),
+        "{out}"
+    );
+    assert_untouched_exit_2(&repo, &["archive", "--verify"]);
+    repo.write(
+        INDEX,
+        "{\"version\": 1, \"entries\": [{\"sha256\": \"abc\", \"title\": \"x\"}]}\n",
+    );
+    let out = assert_untouched_exit_2(&repo, &["archive"]);
+    assert!(
+        out.stderr
+            .contains("LOG-ARCHIVE.index.json:1: entry 1 has no valid `sha256`"),
+        "{out}"
+    );
+}
+
+#[test]
+fn archive_refuses_other_bad_input_without_writing() {
+    let repo = repo_with_log(&journal(12));
+    repo.write(LOG, b"# Log\n\n## [2026-10-01] a: b\n\xff\xfe\n".as_slice());
+    let out = assert_untouched_exit_2(&repo, &["archive"]);
+    assert!(
+        out.stderr.contains(".ai/handoff/LOG.md:4: invalid UTF-8"),
+        "{out}"
+    );
+
+    let repo = repo_with_log(&journal(12));
+    repo.write(MANIFEST, "{ not json");
+    let out = assert_untouched_exit_2(&repo, &["archive"]);
+    assert!(out.stderr.contains("MANIFEST.json"), "{out}");
+
+    let repo = repo_with_log(&journal(12));
+    repo.git(&["config", "aahp.keep", "ten"]);
+    let out = assert_untouched_exit_2(&repo, &["archive"]);
+    assert!(
+        out.stderr
+            .contains("git config aahp.keep: `ten` is not a positive integer"),
+        "{out}"
+    );
+    assert_untouched_exit_2(&repo, &["archive", "--keep", "0"]);
+
+    let repo = TestRepo::new();
+    repo.write(".ai/handoff/STATUS.md", "# S\n");
+    let out = repo.aahp(&["archive"]);
+    insta::assert_snapshot!(out, @r"
+    exit: 2
+    --- stdout ---
+    --- stderr ---
+    error: .ai/handoff/LOG.md: not found: there is no journal to archive
+    ");
+}
+
+/// The reference's own files (from real repositories) parse without error.
+#[test]
+fn archive_reads_real_journals_from_the_reference_corpus() {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpora/handoff-negatives");
+    let Ok(dirs) = std::fs::read_dir(&corpus) else {
+        // The corpus is shared by the project's machines, not part of the repository.
+        return;
+    };
+    let mut checked = 0;
+    for d in dirs {
+        let d = d.unwrap().path();
+        if !d.join("LOG.md").exists() {
+            continue;
+        }
+        let repo = TestRepo::new();
+        for f in [
+            "LOG.md",
+            "LOG-ARCHIVE.md",
+            "LOG-ARCHIVE.index.json",
+            "TRUST.md",
+        ] {
+            if let Ok(bytes) = std::fs::read(d.join(f)) {
+                repo.write(&format!(".ai/handoff/{f}"), bytes);
+            }
+        }
+        let out = repo.aahp(&["archive", "--verify"]);
+        assert_eq!(out.code, 0, "{}\n{out}", d.display());
+        if repo.exists(".ai/handoff/TRUST.md") {
+            let out = repo.aahp(&["trust", "list"]);
+            assert_eq!(out.code, 0, "{}\n{out}", d.display());
+        }
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} corpus directories found");
+}
+
+#[test]
+fn archive_help() {
+    insta::assert_snapshot!(TestRepo::new().aahp(&["archive", "-h"]), @r"
+    exit: 0
+    --- stdout ---
+    Rotate LOG.md into LOG-ARCHIVE.md and its index (or --verify them)
+
+    Usage: git aahp archive [OPTIONS]
+
+    Options:
+          --dir <PATH>    The handoff directory (default: git config `aahp.dir`, else `.ai/handoff`)
+          --keep <N>      How many entries LOG.md keeps [default: git config aahp.keep, else 10]
+          --json          Print one JSON document on stdout instead of text
+          --verify        Write nothing; exit 1 when archive entries are forged, missing or duplicated,
+                          or LOG.md holds more entries than it keeps
+      -q, --quiet         Print nothing on success
+          --color <WHEN>  When to use colour [default: auto] [possible values: auto, always, never]
+      -h, --help          Print help (see more with '--help')
+    --- stderr ---
+    ");
+}
