@@ -68,9 +68,25 @@ fn check_after(repo: &TestRepo, before: &Before, session_id: &str, context: &str
         leftovers.is_empty(),
         "{context}: temp files remain: {leftovers:?}"
     );
-    let manifest_verifies = || {
+    // `verify` passes; after a rollback its drift layer rightly notes that the user's staged
+    // code is no longer described by the (rolled back) STATUS.md, and nothing else.
+    let manifest_verifies = |allow_drift: bool| {
         let check = repo.aahp(&["manifest", "--check"]);
-        assert_eq!(check.code, 0, "{context}: manifest does not verify\n{check}");
+        assert_eq!(
+            check.code, 0,
+            "{context}: manifest does not verify\n{check}"
+        );
+        let verify = repo.aahp(&["--json", "verify"]);
+        for layer in verify.json()["layers"].as_array().unwrap() {
+            let name = layer["layer"].as_str().unwrap();
+            if allow_drift && name == "drift" {
+                continue;
+            }
+            assert_ne!(layer["status"], "fail", "{context}: verify fails\n{verify}");
+        }
+        if !allow_drift {
+            assert_eq!(verify.code, 0, "{context}: verify fails\n{verify}");
+        }
     };
     let now = handoff_files(repo);
     assert_eq!(
@@ -108,7 +124,7 @@ fn check_after(repo: &TestRepo, before: &Before, session_id: &str, context: &str
             "{context}: log entries lost or duplicated"
         );
         assert!(!saved, "{context}: a finished session needs no saved copy");
-        manifest_verifies();
+        manifest_verifies(false);
         return Outcome::CompleteNew;
     }
     if !saved {
@@ -120,7 +136,7 @@ fn check_after(repo: &TestRepo, before: &Before, session_id: &str, context: &str
         return Outcome::Untouched;
     }
     // The last clean state, plus a recovery entry, with the session's files saved.
-    manifest_verifies();
+    manifest_verifies(true);
     assert_eq!(
         handoff_files_at(repo, &saved_ref),
         before.session,

@@ -200,3 +200,46 @@ fn recover_twice_saves_once() {
         "three entries plus one recovery entry, not two"
     );
 }
+
+#[test]
+fn an_interrupted_commit_blocks_new_sessions_until_recovered() {
+    let repo = session_repo();
+    edit_like_a_session(&repo);
+    let out = repo.aahp_env(
+        ".",
+        &["commit", "-m", "x", "--session-id", "cut"],
+        &[("AAHP_FAILPOINT", "commit:release")],
+    );
+    assert_eq!(out.code, -1, "{out}");
+    // The commit exists and the lock is gone, but the journal says the session is unfinished.
+    assert!(!has_lock(&repo) && has_journal(&repo));
+    for args in [&["begin"][..], &["commit", "-m", "again"][..]] {
+        let out = repo.aahp(args);
+        out.assert_code(3);
+        assert!(out.stderr.contains("session cut"), "{out}");
+        assert!(out.stderr.contains("was interrupted"), "{out}");
+        assert!(out.stderr.contains("git aahp recover"), "{out}");
+    }
+    let out = repo.aahp(&["--json", "recover"]);
+    out.assert_code(0);
+    let j = out.json();
+    assert_eq!(j["action"], "finish");
+    assert_eq!(j["step"], "committed");
+    assert_eq!(j["tag"], "aahp/session-1");
+    assert_eq!(j["commit"], head(&repo));
+    repo.aahp(&["begin"]).assert_code(0);
+}
+
+#[test]
+fn recover_reports_an_unreadable_journal_and_changes_nothing() {
+    let repo = session_repo();
+    repo.write(".git/aahp/journal.json", "{\"version\": 1,\n  broken");
+    let out = repo.aahp(&["recover"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("journal.json:2"), "{out}");
+    assert!(
+        out.stderr.contains("the commit journal is unreadable"),
+        "{out}"
+    );
+    assert!(has_journal(&repo));
+}
