@@ -195,6 +195,8 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
             ..CommitReport::default()
         });
     }
+    // Bad TRUST.md rows or a damaged archive stop the commit before anything changes.
+    transaction::steps::precheck(&dir, keep)?;
     failpoint::hit("commit:lint");
 
     // 2. The lock: ours, or taken now.
@@ -450,11 +452,11 @@ fn prepare(
     };
 
     // 4. Trust decay.
-    let decayed = crate::transaction::steps::decay_trust(dir, today, &write)?;
+    let decayed = transaction::steps::decay_trust(dir, today, &write)?;
     failpoint::hit("commit:decay");
 
     // 5. Log rotation.
-    let archived = crate::transaction::steps::rotate_log(dir, keep, &write)?;
+    let archived = transaction::steps::rotate_log(dir, keep, &write)?;
     failpoint::hit("commit:rotate");
 
     // 6. The manifest.

@@ -352,3 +352,86 @@ fn commit_lint_finding_aborts_with_nothing_changed() {
     assert_eq!(handoff_files(&repo), files);
     assert!(!has_lock(&repo) && !has_journal(&repo));
 }
+
+#[test]
+fn commit_decays_expired_trust_and_rotates_the_log() {
+    let repo =
+        crate::session_fixture::session_repo_with_log(&crate::session_fixture::log_with(12, 20));
+    edit_like_a_session(&repo);
+    let out = repo.aahp(&["--json", "commit", "-m", "rotate"]);
+    out.assert_code(0);
+    let j = out.json();
+    assert_eq!(j["decayed"], serde_json::json!(["build passes"]));
+    assert_eq!(j["archived"], 3);
+    let files = handoff_files_at(&repo, "HEAD");
+    assert_eq!(crate::session_fixture::count_entries(&files["LOG.md"]), 10);
+    assert_eq!(
+        crate::session_fixture::count_entries(&files["LOG-ARCHIVE.md"]),
+        3
+    );
+    assert!(
+        files["LOG.md"].contains("Parser finished"),
+        "the newest entry stays"
+    );
+    let index: serde_json::Value = serde_json::from_str(&files["LOG-ARCHIVE.index.json"]).unwrap();
+    assert_eq!(index["entries"].as_array().unwrap().len(), 3);
+    // Only the decayed cell changed.
+    assert!(files["TRUST.md"].contains(
+        "| build passes | assumed | test_verified | 2026-11-01 | agent-a | 7d | 2026-11-08 | cargo test |"
+    ));
+    assert!(files["TRUST.md"].contains("| api documented | verified | source_verified |"));
+    assert!(
+        out.json()["files"]
+            .as_array()
+            .unwrap()
+            .contains(&".ai/handoff/LOG-ARCHIVE.md".into())
+    );
+    repo.aahp(&["verify"]).assert_code(0);
+    // A second session with nothing to rotate changes neither log file.
+    repo.write(&format!("{DIR}/STATUS.md"), "# Status\n\nnext\n");
+    let j = repo
+        .aahp(&["--json", "commit", "-m", "again", "--keep", "20"])
+        .json();
+    assert_eq!(j["archived"], 0);
+    assert_eq!(
+        handoff_files_at(&repo, "HEAD")["LOG-ARCHIVE.md"],
+        files["LOG-ARCHIVE.md"]
+    );
+}
+
+#[test]
+fn commit_with_an_unreadable_trust_row_exits_2_and_changes_nothing() {
+    let repo = session_repo();
+    edit_like_a_session(&repo);
+    let trust =
+        repo.read(&format!("{DIR}/TRUST.md")) + "| broken row | verified | tool_verified |\n";
+    repo.write(&format!("{DIR}/TRUST.md"), trust);
+    let files = handoff_files(&repo);
+    let base = head(&repo);
+    let out = repo.aahp(&["commit", "-m", "x"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains(".ai/handoff/TRUST.md:7"), "{out}");
+    assert_eq!(head(&repo), base);
+    assert_eq!(handoff_files(&repo), files);
+    assert!(!has_lock(&repo) && !has_journal(&repo));
+}
+
+#[test]
+fn commit_with_a_forged_archive_exits_2_and_changes_nothing() {
+    let repo =
+        crate::session_fixture::session_repo_with_log(&crate::session_fixture::log_with(12, 20));
+    edit_like_a_session(&repo);
+    repo.aahp(&["commit", "-m", "rotate"]).assert_code(0);
+    let archive = repo.read(&format!("{DIR}/LOG-ARCHIVE.md"))
+        + "\n---\n\n## [2026-01-01] mallory: Forged entry\n\nNever rotated.\n";
+    repo.write(&format!("{DIR}/LOG-ARCHIVE.md"), archive);
+    repo.write(&format!("{DIR}/STATUS.md"), "# Status\n\nchanged\n");
+    let files = handoff_files(&repo);
+    let base = head(&repo);
+    let out = repo.aahp(&["commit", "-m", "x"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("archive"), "{out}");
+    assert_eq!(head(&repo), base);
+    assert_eq!(handoff_files(&repo), files);
+    assert!(!has_lock(&repo) && !has_journal(&repo));
+}

@@ -24,6 +24,8 @@ enum Outcome {
     LastClean,
     /// The crash came before `commit` changed anything: the session's edits are untouched.
     Untouched,
+    /// The point is not on this path (`begin` already took the lock): a normal commit.
+    NotReached,
 }
 
 /// The state before the crash, to compare with.

@@ -243,3 +243,34 @@ fn recover_reports_an_unreadable_journal_and_changes_nothing() {
     );
     assert!(has_journal(&repo));
 }
+
+#[test]
+fn recover_marks_the_claims_the_session_changed_as_untested() {
+    let repo = session_repo();
+    repo.aahp(&["begin", "--session-id", "claims"])
+        .assert_code(0);
+    edit_like_a_session(&repo);
+    let out = repo.aahp(&["--json", "recover"]);
+    out.assert_code(0);
+    assert_eq!(
+        out.json()["marked_unknown"],
+        serde_json::json!(["api documented"])
+    );
+    let trust = repo.read(&format!("{DIR}/TRUST.md"));
+    assert!(
+        trust.contains(
+            "| api documented | untested | - | 2026-11-20 | agent-a | 30d | 2026-12-20 | - |"
+        ),
+        "{trust}"
+    );
+    // The claim the session did not touch keeps its row.
+    assert!(
+        trust.contains("| build passes | verified | test_verified |"),
+        "{trust}"
+    );
+    let log = repo.read(&format!("{DIR}/LOG.md"));
+    assert!(
+        log.contains("marked untested until re-verified: api documented"),
+        "{log}"
+    );
+}

@@ -154,8 +154,8 @@ pub fn has_lock(repo: &TestRepo) -> bool {
     repo.exists(&format!("{DIR}/HANDOFF.lock"))
 }
 
-/// The edits of a typical session: STATUS rewritten, a new log entry on top, a code file
-/// staged by the user.
+/// The edits of a typical session: STATUS rewritten, a new log entry on top, a claim
+/// raised to verified, a code file staged by the user.
 pub fn edit_like_a_session(repo: &TestRepo) {
     repo.write(
         &format!("{DIR}/STATUS.md"),
@@ -168,6 +168,11 @@ pub fn edit_like_a_session(repo: &TestRepo) {
         1,
     );
     repo.write(&format!("{DIR}/LOG.md"), log);
+    let trust = repo.read(&format!("{DIR}/TRUST.md")).replace(
+        "| api documented | assumed | model_claim |",
+        "| api documented | verified | source_verified |",
+    );
+    repo.write(&format!("{DIR}/TRUST.md"), trust);
     repo.write("src/parser.rs", "pub fn parse() {}\n");
     repo.git(&["add", "src/parser.rs"]);
 }
