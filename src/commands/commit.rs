@@ -102,6 +102,8 @@ pub struct CommitReport {
     pub archived: usize,
     /// Blocking lint findings (the commit was not made).
     pub findings: Vec<Diagnostic>,
+    /// Problems that did not stop the commit.
+    pub warnings: Vec<String>,
 }
 
 impl Report for CommitReport {
@@ -154,6 +156,14 @@ impl Report for CommitReport {
                 w,
                 "  log: {} entries moved to LOG-ARCHIVE.md",
                 self.archived
+            )?;
+        }
+        for warning in &self.warnings {
+            writeln!(
+                w,
+                "{}: {}",
+                style.warn("warning"),
+                escape_untrusted(warning)
             )?;
         }
         Ok(())
@@ -255,10 +265,19 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     failpoint::hit("commit:release");
 
     // 10. The session tag.
+    // The commit is made; a tag that cannot be created (signing failed, say) is a warning,
+    // not a reason to leave the session unfinished.
+    let mut warnings = Vec::new();
     let tag = if args.no_tag {
         None
     } else {
-        Some(tag_commit(repo, &dir, commit, &session_id, &agent)?)
+        match tag_commit(repo, &dir, commit, &session_id, &agent) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                warnings.push(format!("the session tag could not be created: {e}"));
+                None
+            }
+        }
     };
     failpoint::hit("commit:tag");
     Journal::remove(repo)?;
@@ -281,6 +300,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         decayed: prepared.decayed,
         archived: prepared.archived,
         findings: Vec::new(),
+        warnings,
     })
 }
 

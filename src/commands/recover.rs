@@ -292,13 +292,12 @@ fn finish(
     forget_session(repo, &j.session_id)?;
     failpoint::hit("recover:released");
     if want_tag {
-        report.tag = Some(super::commit::tag_commit(
-            repo,
-            dir,
-            commit,
-            &j.session_id,
-            &j.agent,
-        )?);
+        match super::commit::tag_commit(repo, dir, commit, &j.session_id, &j.agent) {
+            Ok(t) => report.tag = Some(t),
+            Err(e) => report.plan.push(format!(
+                "warning: the session tag could not be created: {e}"
+            )),
+        }
     }
     report.removed_temp_files = transaction::remove_temp_files(dir);
     Journal::remove(repo)?;
