@@ -483,3 +483,35 @@ fn commit_uses_tag_signing_config_and_survives_a_failing_signer() {
     assert_eq!(repo.git(&["tag", "-l"]), "");
     assert!(!has_lock(&repo) && !has_journal(&repo));
 }
+
+#[test]
+fn commit_works_in_a_linked_worktree_and_keeps_its_state_there() {
+    let repo = session_repo();
+    repo.git(&["worktree", "add", "-q", "-b", "side", "side"]);
+    let side = |p: &str| format!("side/{p}");
+    let out = repo.aahp_in("side", &["begin", "--session-id", "side-1"]);
+    out.assert_code(0);
+    assert!(repo.exists(&side(&format!("{DIR}/HANDOFF.lock"))));
+    assert!(repo.exists(".git/worktrees/side/aahp/session.json"));
+    repo.write(
+        &side(&format!("{DIR}/STATUS.md")),
+        "# Status\n\nside work\n",
+    );
+    repo.aahp_in("side", &["commit", "-m", "side session"])
+        .assert_code(0);
+    assert!(!repo.exists(&side(&format!("{DIR}/HANDOFF.lock"))));
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s", "refs/heads/side", "--"])
+            .trim(),
+        "side session"
+    );
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s", "refs/heads/main", "--"])
+            .trim(),
+        "handoff"
+    );
+    assert!(
+        repo.git(&["tag", "--points-at", "refs/heads/side"])
+            .contains("aahp/session-1")
+    );
+}
