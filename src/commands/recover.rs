@@ -32,7 +32,7 @@ const CLEAN_SEARCH_DEPTH: usize = 200;
 /// Finish or roll back a crashed session, losing nothing.
 ///
 /// When the session's commit exists, the lock is released and the commit tagged. Otherwise
-/// the session's files are saved as a commit under refs/aahp/recovered/<session>, the handoff
+/// the session's files are saved as a commit under refs/aahp/recovered/SESSION, the handoff
 /// directory is restored to the last clean handoff, the session's changed claims are marked
 /// untested and a recovery entry is added to LOG.md.
 #[derive(Debug, Clone, Default, clap::Args)]
