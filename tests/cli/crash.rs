@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use git_aahp::commands::archive::ARCHIVE_FAILPOINTS;
 use git_aahp::commands::commit::COMMIT_FAILPOINTS;
 
 use crate::session_fixture::{
@@ -226,6 +227,95 @@ fn commit_crash_at_every_fail_point_recovers_without_loss() {
     // Both ends are exercised: crashes before the commit roll back, after it finish.
     assert!(counts.get(&Outcome::LastClean).is_some_and(|n| *n > 0));
     assert!(counts.get(&Outcome::CompleteNew).is_some_and(|n| *n > 0));
+}
+
+#[test]
+fn archive_crash_at_every_fail_point_completes_when_rerun() {
+    // The complete new state: the same repository archived without a crash.
+    let log = log_with(14, 20);
+    let reference = session_repo_with_log(&log);
+    reference.aahp(&["archive"]).assert_code(0);
+    // Files compared as they are; of the manifest what a rotation changes (file entries,
+    // tasks), not what differs between two temporary repositories (project name, commit,
+    // and the token budget, which counts the manifest itself).
+    let normal = |mut files: BTreeMap<String, String>| {
+        let m: serde_json::Value = serde_json::from_str(&files["MANIFEST.json"]).unwrap();
+        let kept = serde_json::json!({
+            "files": m["files"],
+            "tasks": m["tasks"],
+            "next_task_id": m["next_task_id"],
+        });
+        files.insert("MANIFEST.json".into(), kept.to_string());
+        files
+    };
+    let expected = normal(handoff_files(&reference));
+    assert_eq!(
+        crate::session_fixture::count_entries(&expected["LOG.md"]),
+        10
+    );
+    let mut table = Vec::new();
+    for point in ARCHIVE_FAILPOINTS {
+        let repo = session_repo_with_log(&log);
+        let before = normal(handoff_files(&repo));
+        let out = repo.aahp_env(".", &["archive"], &[("AAHP_FAILPOINT", point)]);
+        assert_eq!(out.code, -1, "{point}: expected an abort\n{out}");
+        let crashed = normal(handoff_files(&repo));
+        let state = if crashed == before {
+            "old"
+        } else if crashed == expected {
+            "new"
+        } else {
+            "partial"
+        };
+        assert!(
+            total_entries(&crashed) >= total_entries(&before),
+            "{point}: an entry is missing right after the crash"
+        );
+        let rerun = repo.aahp(&["archive"]);
+        assert_eq!(rerun.code, 0, "{point}: rerun failed\n{rerun}");
+        let now = normal(handoff_files(&repo));
+        let differing: Vec<(&String, &String)> = now
+            .iter()
+            .filter(|(k, v)| expected.get(*k) != Some(*v))
+            .collect();
+        assert!(
+            differing.is_empty() && now.len() == expected.len(),
+            "{point}: rerun did not reach the complete new state: {differing:#?}"
+        );
+        assert_eq!(
+            total_entries(&now),
+            total_entries(&before),
+            "{point}: entries lost"
+        );
+        assert_eq!(
+            task_ids(&now),
+            ["T-001", "T-002"],
+            "{point}: a task was lost"
+        );
+        repo.aahp(&["archive", "--verify"]).assert_code(0);
+        repo.aahp(&["manifest", "--check"]).assert_code(0);
+        let verify = repo.aahp(&["verify"]);
+        assert_eq!(verify.code, 0, "{point}: verify fails\n{verify}");
+        assert!(!has_lock(&repo), "{point}: a lock remains");
+        assert!(
+            std::fs::read_dir(repo.path().join(DIR)).unwrap().all(|e| !e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".aahp-tmp-")),
+            "{point}: temp files remain"
+        );
+        table.push((*point, state));
+    }
+    println!("archive fail points x outcomes (state at the crash -> after rerun):");
+    for (point, state) in &table {
+        println!("  {point:<24} crashed in {state:<7} state -> complete new state");
+    }
+    println!(
+        "archive crash summary: {} points, {} reached the complete new state on rerun",
+        table.len(),
+        table.len()
+    );
 }
 
 fn write_hook(repo: &TestRepo, name: &str, body: &str) {
