@@ -265,20 +265,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     failpoint::hit("commit:release");
 
     // 10. The session tag.
-    // The commit is made; a tag that cannot be created (signing failed, say) is a warning,
-    // not a reason to leave the session unfinished.
-    let mut warnings = Vec::new();
-    let tag = if args.no_tag {
-        None
-    } else {
-        match tag_commit(repo, &dir, commit, &session_id, &agent) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                warnings.push(format!("the session tag could not be created: {e}"));
-                None
-            }
-        }
-    };
+    let (tag, warnings) = tag_step(repo, &dir, commit, &session_id, &agent, args.no_tag);
     failpoint::hit("commit:tag");
     Journal::remove(repo)?;
     Ok(CommitReport {
@@ -576,6 +563,28 @@ fn interrupted(j: &Journal) -> Error {
         session: j.session_id.clone(),
         since: format!("{} (its `git aahp commit` was interrupted)", j.started),
         stale: true,
+    }
+}
+
+/// Step 10: the session tag. The commit is made, so a tag that cannot be created (signing
+/// failed, say) is a warning, not a reason to leave the session unfinished.
+fn tag_step(
+    repo: &Repo,
+    dir: &HandoffDir,
+    commit: gix::ObjectId,
+    session_id: &str,
+    agent: &str,
+    no_tag: bool,
+) -> (Option<String>, Vec<String>) {
+    if no_tag {
+        return (None, Vec::new());
+    }
+    match tag_commit(repo, dir, commit, session_id, agent) {
+        Ok(t) => (Some(t), Vec::new()),
+        Err(e) => (
+            None,
+            vec![format!("the session tag could not be created: {e}")],
+        ),
     }
 }
 
