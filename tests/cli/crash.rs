@@ -138,10 +138,24 @@ fn check_after(repo: &TestRepo, before: &Before, session_id: &str, context: &str
         );
         return Outcome::Untouched;
     }
-    // The last clean state, plus a recovery entry, with the session's files saved.
+    check_last_clean(repo, before, &now, session_id, context, &saved_ref);
     manifest_verifies(true);
+    Outcome::LastClean
+}
+
+/// The last clean state, plus a recovery entry, with the session's files saved.
+#[track_caller]
+fn check_last_clean(
+    repo: &TestRepo,
+    before: &Before,
+    now: &BTreeMap<String, String>,
+    session_id: &str,
+    context: &str,
+    saved_ref: &str,
+) {
+    // The last clean state, plus a recovery entry, with the session's files saved.
     assert_eq!(
-        handoff_files_at(repo, &saved_ref),
+        handoff_files_at(repo, saved_ref),
         before.session,
         "{context}: the saved copy is not the session's content"
     );
@@ -156,7 +170,7 @@ fn check_after(repo: &TestRepo, before: &Before, session_id: &str, context: &str
         "{context}: no recovery entry"
     );
     assert_eq!(
-        total_entries(&now),
+        total_entries(now),
         total_entries(&before.clean) + 1,
         "{context}: log entries lost"
     );
@@ -175,7 +189,6 @@ fn check_after(repo: &TestRepo, before: &Before, session_id: &str, context: &str
             .contains("src/parser.rs"),
         "{context}: the user's staged code was unstaged"
     );
-    Outcome::LastClean
 }
 
 #[test]
@@ -198,7 +211,11 @@ fn commit_crash_at_every_fail_point_recovers_without_loss() {
                     with_begin && *point == "lock:linked",
                     "{context}: not reached\n{out}"
                 );
-                table.insert((point, mode), check_after(&repo, &before, &sid, &context));
+                assert_eq!(
+                    check_after(&repo, &before, &sid, &context),
+                    Outcome::CompleteNew
+                );
+                table.insert((point, mode), Outcome::NotReached);
                 continue;
             }
             assert_eq!(out.code, -1, "{context}: expected an abort\n{out}");
@@ -319,10 +336,10 @@ fn archive_crash_at_every_fail_point_completes_when_rerun() {
 }
 
 fn write_hook(repo: &TestRepo, name: &str, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
     let path = repo.path().join(".git/hooks").join(name);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 

@@ -47,8 +47,8 @@ pub fn log_with(n: usize, newest_day: usize) -> String {
     s
 }
 
-/// A repository with a committed handoff directory (STATUS, NEXT_ACTIONS, LOG with 3
-/// entries, TRUST, a manifest with two tasks) and a README.
+/// A repository with a committed handoff directory (`STATUS.md`, `NEXT_ACTIONS.md`, `LOG.md`
+/// with 3 entries, `TRUST.md`, a manifest with two tasks) and a README.
 pub fn session_repo() -> TestRepo {
     session_repo_with_log(&log_with(3, 20))
 }
