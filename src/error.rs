@@ -134,7 +134,7 @@ impl Error {
                 "the holder seems to have crashed: `git aahp recover` finishes or rolls back its session",
             ),
             Error::Locked { stale: false, .. } => Some(
-                "wait for that session to run `git aahp commit`, or retry with `--wait SECONDS`",
+                "wait for that session to run `git aahp commit` (or retry with `--wait SECONDS`); if it is gone, `git aahp recover --force` saves its files and clears the lock",
             ),
             Error::Schema { .. } => Some("regenerate it with `git aahp manifest`"),
             _ => None,

@@ -689,6 +689,200 @@ impl Repo {
     }
 }
 
+/// Session-transaction helpers: the write side of git used by `begin`, `commit` and
+/// `recover`. Each one is a thin call of the `git` binary through [`Repo::run`], so user
+/// configuration (hooks, signing, identity) applies where it should.
+impl Repo {
+    /// Parses the object id git printed on stdout.
+    fn parse_id(args: &[&str], out: &str) -> Result<ObjectId, GitError> {
+        ObjectId::from_hex(out.trim().as_bytes()).map_err(|e| GitError::Read {
+            action: format!("parse the id printed by `git {}`", args.join(" ")),
+            source: Box::new(e),
+        })
+    }
+
+    /// Writes a commit whose tree is `parent`'s tree with the paths `paths` (repository-relative)
+    /// taken from the working tree: present files are added, absent ones removed. Uses the
+    /// temporary index `index_file`, so neither the real index nor any ref changes. The commit is
+    /// not signed (it is a private safety copy) and falls back to a neutral identity when
+    /// none is configured, so that saving work never fails for want of `user.email`.
+    pub fn snapshot_commit(
+        &self,
+        parent: Option<ObjectId>,
+        paths: &[String],
+        message: &str,
+        index_file: &Path,
+    ) -> Result<ObjectId, GitError> {
+        let index = index_file.to_string_lossy().into_owned();
+        let env = [("GIT_INDEX_FILE", index.as_str())];
+        let _ = std::fs::remove_file(index_file);
+        let parent_hex = parent.map(|p| p.to_string());
+        match &parent_hex {
+            Some(p) => self.run(&["read-tree", p], &env)?,
+            None => self.run(&["read-tree", "--empty"], &env)?,
+        };
+        if !paths.is_empty() {
+            let mut args = vec!["update-index", "--add", "--remove", "--"];
+            args.extend(paths.iter().map(String::as_str));
+            self.run(&args, &env)?;
+        }
+        let tree = self.run(&["write-tree"], &env)?;
+        let _ = std::fs::remove_file(index_file);
+        let tree = tree.trim().to_string();
+        let mut args = vec!["commit-tree", "--no-gpg-sign", tree.as_str(), "-m", message];
+        if let Some(p) = &parent_hex {
+            args.extend(["-p", p.as_str()]);
+        }
+        let out = match self.run(&args, &[]) {
+            Ok(out) => out,
+            Err(GitError::Command { .. }) => {
+                let mut fallback = vec![
+                    "-c",
+                    "user.name=git-aahp",
+                    "-c",
+                    "user.email=git-aahp@localhost",
+                ];
+                fallback.extend(args.iter().copied());
+                self.run(&fallback, &[])?
+            }
+            Err(e) => return Err(e),
+        };
+        Self::parse_id(&args, &out)
+    }
+
+    /// Stages `add` from the working tree (even when a `.gitignore` matches them) and removes
+    /// `remove` from the index, leaving every other staged change as the user staged it.
+    pub fn stage(&self, add: &[String], remove: &[String]) -> Result<(), GitError> {
+        if !add.is_empty() {
+            let mut args = vec!["add", "-f", "--"];
+            args.extend(add.iter().map(String::as_str));
+            self.run(&args, &[])?;
+        }
+        if !remove.is_empty() {
+            let mut args = vec!["rm", "-q", "--cached", "--ignore-unmatch", "--"];
+            args.extend(remove.iter().map(String::as_str));
+            self.run(&args, &[])?;
+        }
+        Ok(())
+    }
+
+    /// Sets index entries back to recorded blobs (`mode`, id, path); paths without an entry
+    /// are removed from the index. Used to undo [`Repo::stage`].
+    pub fn set_index_entries(
+        &self,
+        entries: &[(String, String, String)],
+        remove: &[String],
+    ) -> Result<(), GitError> {
+        if !entries.is_empty() {
+            let infos: Vec<String> = entries
+                .iter()
+                .map(|(mode, id, path)| format!("{mode},{id},{path}"))
+                .collect();
+            let mut args = vec!["update-index", "--add"];
+            for info in &infos {
+                args.extend(["--cacheinfo", info.as_str()]);
+            }
+            self.run(&args, &[])?;
+        }
+        if !remove.is_empty() {
+            let mut args = vec!["update-index", "--force-remove", "--"];
+            args.extend(remove.iter().map(String::as_str));
+            self.run(&args, &[])?;
+        }
+        Ok(())
+    }
+
+    /// Returns the mode (`100644`, `100755`, `120000`) and blob id of each stage-0 index
+    /// entry directly inside `dir`.
+    pub fn index_modes(&self, dir: &str) -> Result<Vec<(String, String, String)>, GitError> {
+        let index = self.index()?;
+        let prefix = dir_prefix(dir);
+        let mut out = Vec::new();
+        for e in index.entries() {
+            let path = e.path(&index);
+            let Some(rest) = path.strip_prefix(prefix.as_bytes()) else {
+                continue;
+            };
+            if rest.contains(&b'/') || e.stage_raw() != 0 {
+                continue;
+            }
+            let mode = match e.mode {
+                gix::index::entry::Mode::SYMLINK => "120000",
+                gix::index::entry::Mode::FILE_EXECUTABLE => "100755",
+                _ => "100644",
+            };
+            out.push((
+                mode.to_string(),
+                e.id.to_string(),
+                path.to_str_lossy().into_owned(),
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Writes the index as a tree and returns its id (`git write-tree`).
+    pub fn write_index_tree(&self) -> Result<ObjectId, GitError> {
+        let args = ["write-tree"];
+        let out = self.run(&args, &[])?;
+        Self::parse_id(&args, &out)
+    }
+
+    /// Runs `git commit -q -m MESSAGE` on the staged content: user hooks, signing and
+    /// identity apply exactly as for a commit the user makes.
+    pub fn commit_staged(&self, message: &str) -> Result<(), GitError> {
+        self.run(&["commit", "-q", "-m", message], &[])?;
+        Ok(())
+    }
+
+    /// Returns a commit's full message.
+    pub fn commit_message(&self, commit: ObjectId) -> Result<String, GitError> {
+        let c = self
+            .repo
+            .find_commit(commit)
+            .map_err(read_err(format!("read commit {commit}")))?;
+        let msg = c
+            .message_raw()
+            .map_err(read_err(format!("read the message of {commit}")))?;
+        Ok(msg.to_str_lossy().into_owned())
+    }
+
+    /// Creates the annotated tag `name` on `target` (`git tag -a`, so `tag.gpgSign` applies).
+    pub fn tag_annotated(
+        &self,
+        name: &str,
+        target: ObjectId,
+        message: &str,
+    ) -> Result<(), GitError> {
+        let target = target.to_string();
+        self.run(&["tag", "-a", name, "-m", message, target.as_str()], &[])?;
+        Ok(())
+    }
+
+    /// Points `name` at `id`, creating it only if it does not exist yet (`git update-ref`
+    /// with an all-zero old value), so an existing saved copy is never overwritten.
+    pub fn create_ref(&self, name: &str, id: ObjectId, reason: &str) -> Result<(), GitError> {
+        let id = id.to_string();
+        let zero = ObjectId::null(gix::hash::Kind::Sha1).to_string();
+        self.run(
+            &["update-ref", "-m", reason, name, id.as_str(), zero.as_str()],
+            &[],
+        )?;
+        Ok(())
+    }
+
+    /// Resets the index entries of `paths` to HEAD (`git reset -q -- paths`); paths absent
+    /// from HEAD leave the index.
+    pub fn unstage(&self, paths: &[String]) -> Result<(), GitError> {
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let mut args = vec!["reset", "-q", "--"];
+        args.extend(paths.iter().map(String::as_str));
+        self.run(&args, &[])?;
+        Ok(())
+    }
+}
+
 fn dir_prefix(dir: &str) -> String {
     if dir.is_empty() {
         String::new()

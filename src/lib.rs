@@ -3,6 +3,8 @@
 //!
 //! - [`handoff`]: the directory model (manifest, checksums, tokens). Pure file logic.
 //! - [`lint`]: rules that flag prompt injection, secrets and structural errors.
+//! - [`transaction`]: `HANDOFF.lock`, the commit journal, save/restore/tag helpers;
+//!   [`commands::recover`] finishes or undoes an interrupted session.
 //! - [`git`]: the only module that touches git (gix reads; the `git` binary for commits).
 //! - [`commands`]: one module per subcommand; [`cli`] the command line; [`output`] rendering.
 //! - [`error`]: the error type and exit codes; [`clock`]: the only reader of the system clock.
@@ -17,6 +19,7 @@ pub mod handoff;
 pub mod lint;
 pub mod output;
 pub mod schema;
+pub mod transaction;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -2,9 +2,12 @@
 //! this file holds the [`Command`] enum, the shared [`Context`] and the one flat `match`.
 
 pub mod archive;
+pub mod begin;
+pub mod commit;
 pub mod context;
 pub mod hook;
 pub mod manifest;
+pub mod recover;
 pub mod status;
 pub mod trust;
 pub mod verify;
@@ -38,6 +41,12 @@ pub enum Command {
     Archive(archive::ArchiveArgs),
     /// List, decay or re-verify the claims in TRUST.md (default: list).
     Trust(trust::TrustArgs),
+    /// Start a session: take HANDOFF.lock and print the session id.
+    Begin(begin::BeginArgs),
+    /// End the session: lint, decay trust, rotate the log, regenerate the manifest, commit once, tag.
+    Commit(commit::CommitArgs),
+    /// Finish or roll back a crashed session, saving its files under refs/aahp/recovered/.
+    Recover(recover::RecoverArgs),
 }
 
 /// What every command receives: where it runs, what time it is, how to print.
@@ -128,5 +137,8 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
         },
         Command::Archive(args) => ctx.emit(&archive::run(&ctx, args)?),
         Command::Trust(args) => ctx.emit(&trust::run(&ctx, args)?),
+        Command::Begin(args) => ctx.emit(&begin::run(&ctx, args)?),
+        Command::Commit(args) => ctx.emit(&commit::run(&ctx, args)?),
+        Command::Recover(args) => ctx.emit(&recover::run(&ctx, args)?),
     }
 }

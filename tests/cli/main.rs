@@ -13,8 +13,13 @@ mod support;
 
 mod archive;
 mod bad_input;
+mod begin;
+mod commit;
 mod compat;
+mod crash;
 mod manifest;
+mod recover;
+mod session_fixture;
 mod status;
 mod trust;
 mod verify;

@@ -1,0 +1,172 @@
+//! `git aahp begin`: phase one of a session — take `HANDOFF.lock` atomically and print the
+//! session id. It never takes over an existing lock, stale or not (SPEC §3.3).
+
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::Context;
+use crate::error::{Error, Result};
+use crate::handoff::LOCK;
+use crate::output::{Report, Style, escape_untrusted};
+use crate::transaction::journal::{Journal, SessionRecord};
+use crate::transaction::lock::{self, LockState};
+use crate::transaction::require_branch_head;
+
+/// Default lock lifetime when neither `--ttl` nor git config `aahp.lockTtl` is set.
+pub const DEFAULT_TTL: &str = "4h";
+
+/// Start a session: take HANDOFF.lock (exclusive) and print the session id.
+///
+/// Pass the id to `git aahp commit --session-id` (or export it as `AAHP_SESSION_ID`) at the end
+/// of the session. A held lock exits 3 naming its holder; a lock past its expiry is reported
+/// as stale, and only `git aahp recover` clears it.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct BeginArgs {
+    /// The agent starting the session.
+    #[arg(long, env = "AAHP_AGENT")]
+    pub agent: Option<String>,
+    /// Use this session id instead of a generated one.
+    #[arg(long, env = "AAHP_SESSION_ID")]
+    pub session_id: Option<String>,
+    /// The session phase.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::handoff::manifest::PHASES))]
+    pub phase: Option<String>,
+    /// Handoff files the session intends to update (recorded in the lock).
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub updating: Vec<String>,
+    /// How long the lock protects the session: 90s, 30m, 4h, 1d (default: git config
+    /// aahp.lockTtl, else 4h).
+    #[arg(long, value_name = "DURATION")]
+    pub ttl: Option<String>,
+    /// When the lock is held, retry for up to SECONDS before giving up.
+    #[arg(long, value_name = "SECONDS")]
+    pub wait: Option<u64>,
+}
+
+/// The result of `git aahp begin`.
+#[derive(Debug, Serialize)]
+pub struct BeginReport {
+    /// The session id to pass to `commit`.
+    pub session_id: String,
+    /// The agent.
+    pub agent: String,
+    /// Repository-relative path of the lock.
+    pub lock: String,
+    /// When the session started.
+    pub started: String,
+    /// When the lock expires.
+    pub expires: String,
+    /// HEAD when the session began.
+    pub base_commit: Option<String>,
+    /// The files the session announced.
+    pub updating: Vec<String>,
+    /// Seconds spent waiting for another session's lock.
+    pub waited_seconds: u64,
+}
+
+impl Report for BeginReport {
+    fn command(&self) -> &'static str {
+        "begin"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        writeln!(w, "{}", self.session_id)?;
+        writeln!(
+            w,
+            "{} {} held by {} until {}",
+            style.ok("locked"),
+            self.lock,
+            escape_untrusted(&self.agent),
+            self.expires
+        )?;
+        writeln!(
+            w,
+            "hint: end the session with `git aahp commit -m MESSAGE --session-id {}`",
+            self.session_id
+        )
+    }
+}
+
+/// Runs `git aahp begin`.
+pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
+    let repo = ctx.repo()?;
+    let dir = ctx.existing_handoff()?;
+    let head = require_branch_head(repo, "`git aahp begin`")?;
+    let ttl_text = args
+        .ttl
+        .clone()
+        .or_else(|| repo.config_string("aahp.lockTtl"))
+        .unwrap_or_else(|| DEFAULT_TTL.into());
+    let ttl = lock::parse_ttl(&ttl_text).map_err(Error::Usage)?;
+    for f in &args.updating {
+        if f.is_empty() || f.contains(['/', '\\']) || f == "." || f == ".." {
+            return Err(Error::Usage(format!(
+                "--updating takes file names inside the handoff directory, got `{f}`"
+            )));
+        }
+    }
+    let agent = args
+        .agent
+        .clone()
+        .filter(|a| !a.trim().is_empty())
+        .unwrap_or_else(|| "unknown".into());
+    let session_id = match &args.session_id {
+        Some(s) if s.trim().is_empty() => {
+            return Err(Error::Usage("--session-id must not be empty".into()));
+        }
+        Some(s) => s.clone(),
+        None => lock::new_session_id(ctx.now),
+    };
+    let new = lock::new_lock(
+        &agent,
+        &session_id,
+        ctx.now,
+        ttl,
+        Some(head.to_string()),
+        args.updating.clone(),
+        args.phase.clone(),
+    )?;
+
+    let start = Instant::now();
+    let deadline = args.wait.map(|s| start + Duration::from_secs(s));
+    let mut backoff = Duration::from_millis(50);
+    loop {
+        // An interrupted commit must be recovered before anyone starts over it.
+        if let Some(j) = Journal::load(repo)? {
+            return Err(Error::Locked {
+                holder: j.agent,
+                session: j.session_id,
+                since: format!("{} (its `git aahp commit` was interrupted)", j.started),
+                stale: true,
+            });
+        }
+        if lock::acquire(&dir, &new)? {
+            break;
+        }
+        let current = LockState::read(&dir)?;
+        match deadline {
+            Some(d) if Instant::now() < d => {
+                std::thread::sleep(backoff.min(d.saturating_duration_since(Instant::now())));
+                backoff = (backoff * 2).min(Duration::from_secs(1));
+            }
+            _ => return Err(current.locked_error(&dir, ctx.now)),
+        }
+    }
+    SessionRecord {
+        dir: dir.rel.clone(),
+        session_id: session_id.clone(),
+    }
+    .save(repo)?;
+    Ok(BeginReport {
+        session_id,
+        agent,
+        lock: dir.path_of(LOCK),
+        started: new.started,
+        expires: new.expires,
+        base_commit: new.base_commit,
+        updating: new.updating,
+        waited_seconds: start.elapsed().as_secs(),
+    })
+}

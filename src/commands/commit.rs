@@ -1,0 +1,619 @@
+//! `git aahp commit`: phase two of a session — lint, decay trust, rotate the log, regenerate
+//! the manifest, stage the handoff directory with what the user staged, make **one** commit
+//! through `git commit`, release the lock and tag the clean handoff (SPEC §3.7, §4).
+//!
+//! # Crash safety
+//! Before it changes a file, `commit` writes a journal (`<git_dir>/aahp/journal.json`) holding
+//! a commit with the session's files as they were. Every file is replaced by rename. A crash
+//! at any step leaves the lock and journal behind; `git aahp recover` then finishes the session
+//! (the commit exists) or rolls it back (it does not), saving the session's files first. A
+//! step that fails without a crash (a hook rejects the commit, a file is bad input) puts the
+//! files and the index back as they were, removes the journal and releases a lock that
+//! `commit` took itself, so nothing changed and a retry works.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::Context;
+use crate::clock;
+use crate::error::{Error, ExitStatus, Result};
+use crate::failpoint;
+use crate::git::Repo;
+use crate::handoff::manifest::{Manifest, SessionInfo};
+use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, checksum, write_atomic};
+use crate::lint::Diagnostic;
+use crate::output::{Report, Style, escape_untrusted};
+use crate::transaction::journal::{Journal, SessionRecord, Step};
+use crate::transaction::lock::{self, LockState};
+use crate::transaction::{self, SessionClaim};
+
+/// Every fail point of `commit`, in the order the steps reach them. The crash test kills the
+/// process at each one and proves that `recover` restores a complete state.
+pub const COMMIT_FAILPOINTS: &[&str] = &[
+    "commit:lint",
+    "lock:linked",
+    "commit:lock",
+    "commit:journal",
+    "commit:decay",
+    "commit:rotate:archive",
+    "commit:rotate:index",
+    "commit:rotate",
+    "commit:manifest",
+    "commit:stage",
+    "commit:commit",
+    "commit:committed",
+    "commit:release",
+    "commit:tag",
+];
+
+/// Default number of LOG.md entries kept when neither `--keep` nor `aahp.keep` is set.
+pub const DEFAULT_KEEP: usize = 10;
+
+/// End the session: lint, decay trust, rotate the log, regenerate the manifest, and record
+/// the handoff directory together with what you staged as one commit, then tag it.
+///
+/// Without `begin`, the lock is taken and released around the commit. A lock held by another
+/// session exits 3. Hooks, signing and identity apply as for `git commit`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CommitArgs {
+    /// The commit message.
+    #[arg(short, long)]
+    pub message: String,
+    /// The agent ending the session (recorded in the manifest).
+    #[arg(long, env = "AAHP_AGENT")]
+    pub agent: Option<String>,
+    /// The session phase (recorded in the manifest).
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::handoff::manifest::PHASES))]
+    pub phase: Option<String>,
+    /// Set `quick_context`, the orientation for the next agent (≤ 500 characters).
+    #[arg(long)]
+    pub context: Option<String>,
+    /// The session id `begin` printed.
+    #[arg(long, env = "AAHP_SESSION_ID")]
+    pub session_id: Option<String>,
+    /// Do not create the `aahp/session-N` tag.
+    #[arg(long)]
+    pub no_tag: bool,
+    /// LOG.md entries to keep; older ones move to LOG-ARCHIVE.md (default: git config
+    /// aahp.keep, else 10).
+    #[arg(long, value_name = "N")]
+    pub keep: Option<usize>,
+}
+
+/// The result of `git aahp commit`.
+#[derive(Debug, Default, Serialize)]
+pub struct CommitReport {
+    /// The new commit (absent when lint blocked it).
+    pub commit: Option<String>,
+    /// The session tag created.
+    pub tag: Option<String>,
+    /// The branch committed on.
+    pub branch: Option<String>,
+    /// The session.
+    pub session_id: Option<String>,
+    /// Repository-relative paths the commit changed.
+    pub files: Vec<String>,
+    /// The manifest's token budget.
+    pub budget: serde_json::Value,
+    /// Trust claims decayed from verified to assumed.
+    pub decayed: Vec<String>,
+    /// Log entries moved to the archive.
+    pub archived: usize,
+    /// Blocking lint findings (the commit was not made).
+    pub findings: Vec<Diagnostic>,
+    /// Problems that did not stop the commit.
+    pub warnings: Vec<String>,
+}
+
+impl Report for CommitReport {
+    fn command(&self) -> &'static str {
+        "commit"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        let Some(commit) = &self.commit else {
+            for d in &self.findings {
+                writeln!(
+                    w,
+                    "{}:{}:{}: {}[{} {}]: {}",
+                    d.path,
+                    d.line,
+                    d.column,
+                    style.error("error"),
+                    d.rule,
+                    d.name,
+                    escape_untrusted(&d.message)
+                )?;
+            }
+            return writeln!(
+                w,
+                "{}: {} blocking finding(s); nothing was changed or committed",
+                style.error("aborted"),
+                self.findings.len()
+            );
+        };
+        writeln!(w, "{commit}")?;
+        let branch = self.branch.as_deref().map_or(String::new(), |b| {
+            format!(" on {}", b.trim_start_matches("refs/heads/"))
+        });
+        writeln!(
+            w,
+            "{} {} file(s) as {}{branch}{}",
+            style.ok("committed"),
+            self.files.len(),
+            &commit[..commit.len().min(7)],
+            self.tag
+                .as_deref()
+                .map_or(String::new(), |t| format!("; tagged {t}"))
+        )?;
+        if !self.decayed.is_empty() {
+            let names: Vec<String> = self.decayed.iter().map(|d| escape_untrusted(d)).collect();
+            writeln!(w, "  trust: decayed to assumed: {}", names.join(", "))?;
+        }
+        if self.archived > 0 {
+            writeln!(
+                w,
+                "  log: {} entries moved to LOG-ARCHIVE.md",
+                self.archived
+            )?;
+        }
+        for warning in &self.warnings {
+            writeln!(
+                w,
+                "{}: {}",
+                style.warn("warning"),
+                escape_untrusted(warning)
+            )?;
+        }
+        Ok(())
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.commit.is_none() {
+            ExitStatus::Findings
+        } else {
+            ExitStatus::Success
+        }
+    }
+}
+
+/// Runs `git aahp commit`.
+pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
+    let repo = ctx.repo()?;
+    let dir = ctx.existing_handoff()?;
+    if args.message.trim().is_empty() {
+        return Err(Error::Usage(
+            "the commit message (-m) must not be empty".into(),
+        ));
+    }
+    let info = SessionInfo {
+        agent: args.agent.clone(),
+        phase: args.phase.clone(),
+        context: args.context.clone(),
+        ..SessionInfo::default()
+    };
+    info.validate()?;
+    let base = transaction::require_branch_head(repo, "`git aahp commit`")?;
+    let keep = keep_setting(repo, args.keep)?;
+
+    // 1. Lint: abort with nothing changed.
+    let findings = blocking_findings(repo, &dir, clock::utc_date(ctx.now))?;
+    if !findings.is_empty() {
+        return Ok(CommitReport {
+            findings,
+            ..CommitReport::default()
+        });
+    }
+    // Bad TRUST.md rows or a damaged archive stop the commit before anything changes.
+    transaction::steps::precheck(&dir, keep)?;
+    failpoint::hit("commit:lint");
+
+    // 2. The lock: ours, or taken now.
+    let pending = Journal::load(repo)?;
+    let (session_id, agent, started) = take_lock(ctx, repo, &dir, args, base, pending.as_ref())?;
+    failpoint::hit("commit:lock");
+
+    // 3. The journal.
+    let mut journal = open_journal(
+        ctx,
+        repo,
+        &dir,
+        args,
+        base,
+        pending,
+        &session_id,
+        &agent,
+        started.is_none(),
+    )?;
+    failpoint::hit("commit:journal");
+
+    let duration = started
+        .and_then(|s| s.parse::<jiff::Timestamp>().ok())
+        .map(|s| u64::try_from((ctx.now.as_second() - s.as_second()) / 60).unwrap_or(0));
+    let info = SessionInfo {
+        agent: Some(agent.clone()),
+        session_id: Some(session_id.clone()),
+        duration_minutes: duration,
+        ..info
+    };
+    let prepared = match prepare(ctx, repo, &dir, &info, keep, base, &mut journal) {
+        Ok(p) => p,
+        Err(e) => return Err(abort(repo, &dir, &journal, e)),
+    };
+
+    // 8. The one commit, through `git commit`.
+    if let Err(e) = repo.commit_staged(&args.message) {
+        let e = Error::Other {
+            context: "`git commit` did not create the commit (a hook may have rejected it)".into(),
+            source: Some(Box::new(e)),
+        };
+        return Err(abort(repo, &dir, &journal, e));
+    }
+    let commit = repo
+        .head_commit()?
+        .ok_or_else(|| Error::other("HEAD has no commit after `git commit`"))?;
+    failpoint::hit("commit:commit");
+    journal.step = Step::Committed;
+    journal.commit = Some(commit.to_string());
+    journal.save(repo)?;
+    failpoint::hit("commit:committed");
+
+    // 9. Release the lock.
+    lock::release(&dir)?;
+    SessionRecord::remove(repo)?;
+    failpoint::hit("commit:release");
+
+    // 10. The session tag.
+    let (tag, warnings) = tag_step(repo, &dir, commit, &session_id, &agent, args.no_tag);
+    failpoint::hit("commit:tag");
+    Journal::remove(repo)?;
+    Ok(CommitReport {
+        commit: Some(commit.to_string()),
+        tag,
+        branch: repo.head_branch()?,
+        session_id: Some(session_id),
+        files: repo
+            .commit_changes(Some(base), commit)?
+            .into_iter()
+            .map(|c| c.path)
+            .collect(),
+        budget: prepared
+            .manifest
+            .doc
+            .get("token_budget")
+            .cloned()
+            .unwrap_or_default(),
+        decayed: prepared.decayed,
+        archived: prepared.archived,
+        findings: Vec::new(),
+        warnings,
+    })
+}
+
+/// Step 1: the blocking lint findings in the handoff files on disk.
+fn blocking_findings(
+    repo: &Repo,
+    dir: &HandoffDir,
+    today: jiff::civil::Date,
+) -> Result<Vec<Diagnostic>> {
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    Ok(crate::lint::check_snapshot(dir, &snap, today)?
+        .into_iter()
+        .filter(Diagnostic::is_blocking)
+        .collect())
+}
+
+/// Returns how many log entries to keep: `--keep`, else git config `aahp.keep`, else 10.
+fn keep_setting(repo: &Repo, arg: Option<usize>) -> Result<usize> {
+    let keep = match arg {
+        Some(k) => k,
+        None => match repo.config_string("aahp.keep") {
+            Some(v) => v.trim().parse().map_err(|_| {
+                Error::invalid(
+                    "git config aahp.keep",
+                    None,
+                    format!("`{v}` is not a number"),
+                )
+            })?,
+            None => DEFAULT_KEEP,
+        },
+    };
+    if keep == 0 {
+        return Err(Error::Usage("--keep must be at least 1".into()));
+    }
+    Ok(keep)
+}
+
+/// Step 2: the session's lock, or a new one when no session holds it. Returns the session
+/// id, the agent, and when the session began (`None` when the lock was taken here).
+fn take_lock(
+    ctx: &Context,
+    repo: &Repo,
+    dir: &HandoffDir,
+    args: &CommitArgs,
+    base: gix::ObjectId,
+    pending: Option<&Journal>,
+) -> Result<(String, String, Option<String>)> {
+    let claim = SessionClaim {
+        session_id: args.session_id.clone(),
+        agent: args.agent.clone(),
+    };
+    match LockState::read(dir)? {
+        LockState::Held(held) if claim.owns(&held, repo, dir) => {
+            let agent = args.agent.clone().unwrap_or_else(|| held.agent.clone());
+            Ok((held.session_id, agent, Some(held.started)))
+        }
+        state @ (LockState::Held(_) | LockState::Unreadable(_)) => {
+            Err(state.locked_error(dir, ctx.now))
+        }
+        LockState::Absent => {
+            if let Some(j) = pending {
+                return Err(interrupted(j));
+            }
+            let agent = args.agent.clone().unwrap_or_else(|| "unknown".into());
+            let session_id = args
+                .session_id
+                .clone()
+                .unwrap_or_else(|| lock::new_session_id(ctx.now));
+            let ttl = lock::parse_ttl(super::begin::DEFAULT_TTL).map_err(Error::Usage)?;
+            let new = lock::new_lock(
+                &agent,
+                &session_id,
+                ctx.now,
+                ttl,
+                Some(base.to_string()),
+                Vec::new(),
+                args.phase.clone(),
+            )?;
+            if !lock::acquire(dir, &new)? {
+                return Err(LockState::read(dir)?.locked_error(dir, ctx.now));
+            }
+            SessionRecord {
+                dir: dir.rel.clone(),
+                session_id: session_id.clone(),
+            }
+            .save(repo)?;
+            Ok((session_id, agent, None))
+        }
+    }
+}
+
+/// Step 3: the journal, with the session's files saved before anything changes. A journal
+/// of this session that never reached `git commit` is a retry and keeps the first copy.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the step needs the whole session context"
+)]
+fn open_journal(
+    ctx: &Context,
+    repo: &Repo,
+    dir: &HandoffDir,
+    args: &CommitArgs,
+    base: gix::ObjectId,
+    pending: Option<Journal>,
+    session_id: &str,
+    agent: &str,
+    took_lock: bool,
+) -> Result<Journal> {
+    match pending {
+        Some(j) if j.session_id == session_id && j.step == Step::Prepared => Ok(j),
+        Some(j) => Err(interrupted(&j)),
+        None => {
+            let saved = transaction::save_worktree(
+                repo,
+                dir,
+                Some(base),
+                &format!("aahp: files of session {session_id} before `git aahp commit`"),
+            )?;
+            let journal = Journal {
+                version: 1,
+                session_id: session_id.to_string(),
+                agent: agent.to_string(),
+                dir: dir.rel.clone(),
+                started: clock::format_rfc3339(ctx.now),
+                base_commit: Some(base.to_string()),
+                saved_commit: saved.to_string(),
+                index_before: repo
+                    .index_modes(&dir.rel)?
+                    .into_iter()
+                    .filter(|(_, _, p)| *p != dir.path_of(LOCK))
+                    .collect(),
+                took_lock,
+                message: args.message.clone(),
+                no_tag: args.no_tag,
+                step: Step::Prepared,
+                planned_tree: None,
+                commit: None,
+            };
+            journal.save(repo)?;
+            Ok(journal)
+        }
+    }
+}
+
+/// What steps 4–7 produced.
+struct Prepared {
+    manifest: Manifest,
+    decayed: Vec<String>,
+    archived: usize,
+}
+
+/// Steps 4–7: decay trust, rotate the log, regenerate the manifest, stage. Each file is
+/// replaced atomically; the journal records the planned tree before `git commit` runs.
+fn prepare(
+    ctx: &Context,
+    repo: &Repo,
+    dir: &HandoffDir,
+    info: &SessionInfo,
+    keep: usize,
+    base: gix::ObjectId,
+    journal: &mut Journal,
+) -> Result<Prepared> {
+    let today = clock::utc_date(ctx.now);
+    let write = |name: &str, bytes: &[u8]| {
+        write_atomic(&dir.abs.join(name), bytes).map_err(|source| Error::Write {
+            path: dir.path_of(name),
+            source,
+        })
+    };
+
+    // 4. Trust decay.
+    let decayed = transaction::steps::decay_trust(dir, today, &write)?;
+    failpoint::hit("commit:decay");
+
+    // 5. Log rotation.
+    let archived = transaction::steps::rotate_log(dir, keep, &write)?;
+    failpoint::hit("commit:rotate");
+
+    // 6. The manifest.
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let old = Manifest::from_snapshot(dir, &snap)?;
+    let short = Repo::short(base);
+    let regen = Manifest::regenerate(old.as_ref(), dir, &snap, info, Some(&short), ctx.now)?;
+    if regen.changed {
+        write(MANIFEST, &regen.manifest.to_bytes())?;
+    }
+    failpoint::hit("commit:manifest");
+
+    // 7. Stage the handoff directory (never the lock) beside what the user staged.
+    let present = transaction::worktree_files(dir)?;
+    let add: Vec<String> = present.iter().map(|n| dir.path_of(n)).collect();
+    let mut remove: Vec<String> = transaction::commit_files(repo, Some(base), dir)?
+        .into_iter()
+        .chain(
+            journal
+                .index_before
+                .iter()
+                .filter_map(|(_, _, p)| p.rsplit('/').next().map(String::from)),
+        )
+        .filter(|n| !present.contains(n))
+        .map(|n| dir.path_of(&n))
+        .collect();
+    // A lock someone staged by hand (`git add -A`) must not enter the commit.
+    remove.push(dir.path_of(LOCK));
+    remove.sort();
+    remove.dedup();
+    repo.stage(&add, &remove)?;
+    let tree = repo.write_index_tree()?;
+    journal.step = Step::Committing;
+    journal.planned_tree = Some(tree.to_string());
+    journal.save(repo)?;
+    failpoint::hit("commit:stage");
+    Ok(Prepared {
+        manifest: regen.manifest,
+        decayed,
+        archived,
+    })
+}
+
+/// Undoes a commit that failed without crashing: the handoff files and their index entries
+/// go back to how the session left them, a lock `commit` took is released, the journal is
+/// removed. Returns the error to report, saying what was done.
+fn abort(repo: &Repo, dir: &HandoffDir, journal: &Journal, cause: Error) -> Error {
+    let undo = || -> Result<()> {
+        let saved = gix::ObjectId::from_hex(journal.saved_commit.as_bytes())
+            .map_err(|_| Error::other("the journal's saved commit id is malformed"))?;
+        transaction::restore_dir(repo, dir, saved)?;
+        let before: Vec<String> = journal
+            .index_before
+            .iter()
+            .map(|(_, _, p)| p.clone())
+            .collect();
+        let now_staged: Vec<String> = repo
+            .index_modes(&dir.rel)?
+            .into_iter()
+            .map(|(_, _, p)| p)
+            .filter(|p| !before.contains(p))
+            .collect();
+        repo.set_index_entries(&journal.index_before, &now_staged)?;
+        if journal.took_lock {
+            lock::release(dir)?;
+            SessionRecord::remove(repo)?;
+        }
+        Journal::remove(repo)
+    };
+    match undo() {
+        Ok(()) => Error::Other {
+            context: format!(
+                "nothing was committed; the handoff files and the index are as they were before \
+                 `git aahp commit`{}",
+                if journal.took_lock {
+                    ""
+                } else {
+                    " and the session keeps its lock"
+                }
+            ),
+            source: Some(Box::new(cause)),
+        },
+        Err(undo_err) => Error::Other {
+            context: format!(
+                "the commit failed ({cause}) and undoing its changes failed too ({undo_err}); \
+                 run `git aahp recover`: the session's files are saved in commit {}",
+                journal.saved_commit
+            ),
+            source: None,
+        },
+    }
+}
+
+fn interrupted(j: &Journal) -> Error {
+    Error::Locked {
+        holder: j.agent.clone(),
+        session: j.session_id.clone(),
+        since: format!("{} (its `git aahp commit` was interrupted)", j.started),
+        stale: true,
+    }
+}
+
+/// Step 10: the session tag. The commit is made, so a tag that cannot be created (signing
+/// failed, say) is a warning, not a reason to leave the session unfinished.
+fn tag_step(
+    repo: &Repo,
+    dir: &HandoffDir,
+    commit: gix::ObjectId,
+    session_id: &str,
+    agent: &str,
+    no_tag: bool,
+) -> (Option<String>, Vec<String>) {
+    if no_tag {
+        return (None, Vec::new());
+    }
+    match tag_commit(repo, dir, commit, session_id, agent) {
+        Ok(t) => (Some(t), Vec::new()),
+        Err(e) => (
+            None,
+            vec![format!("the session tag could not be created: {e}")],
+        ),
+    }
+}
+
+/// Creates the next `aahp/session-N` tag on `commit`, its message carrying the checksum of the
+/// committed MANIFEST.json and its quick context (else the commit subject).
+pub(crate) fn tag_commit(
+    repo: &Repo,
+    dir: &HandoffDir,
+    commit: gix::ObjectId,
+    session_id: &str,
+    agent: &str,
+) -> Result<String> {
+    let name = transaction::next_tag_name(repo)?;
+    let path = dir.path_of(MANIFEST);
+    let bytes = repo.blob_at(commit, &path)?.unwrap_or_default();
+    let quick = Manifest::parse(&path, &bytes)
+        .ok()
+        .and_then(|m| m.str_field("quick_context").map(String::from))
+        .filter(|s| !s.trim().is_empty());
+    let summary = match quick {
+        Some(q) => q,
+        None => repo
+            .commit_message(commit)?
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+    };
+    let text = transaction::tag_message(&name, &checksum(&bytes), session_id, agent, &summary);
+    repo.tag_annotated(&name, commit, &text)?;
+    Ok(name)
+}

@@ -1,0 +1,572 @@
+//! `git aahp recover`: after a crashed session, decide from the journal, the lock, HEAD and the
+//! working tree which step was reached, then finish the session (its commit exists) or roll
+//! the handoff directory back to the last clean handoff — saving the session's files first
+//! under `refs/aahp/recovered/<session>` (SPEC §3.8, §4).
+//!
+//! # Crash safety
+//! Before it changes a file, a rollback records the saved commit in the journal, so an
+//! interrupted `recover` run again saves nothing twice and finishes the same plan. The lock is
+//! removed after the files are consistent and the journal last.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use super::Context;
+use crate::clock;
+use crate::error::{Error, Result};
+use crate::failpoint;
+use crate::git::Repo;
+use crate::handoff::manifest::{FileState, Manifest, SessionInfo};
+use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, write_atomic};
+use crate::output::{Report, Style, escape_untrusted};
+use crate::transaction::journal::{Journal, SessionRecord, Step};
+use crate::transaction::lock::{self, LockState};
+use crate::transaction::{self, SessionClaim};
+
+/// How many first-parent commits `recover` searches for the last clean handoff.
+const CLEAN_SEARCH_DEPTH: usize = 200;
+
+/// Finish or roll back a crashed session, losing nothing.
+///
+/// When the session's commit exists, the lock is released and the commit tagged. Otherwise
+/// the session's files are saved as a commit under refs/aahp/recovered/SESSION, the handoff
+/// directory is restored to the last clean handoff, the session's changed claims are marked
+/// untested and a recovery entry is added to LOG.md.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RecoverArgs {
+    /// Print the plan and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Recover even when the lock belongs to another session that has not expired (its
+    /// files are saved first, as always).
+    #[arg(long)]
+    pub force: bool,
+    /// The session id, to recognise the lock as yours.
+    #[arg(long, env = "AAHP_SESSION_ID")]
+    pub session_id: Option<String>,
+}
+
+/// What `recover` decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// No lock, no journal: nothing was interrupted.
+    Nothing,
+    /// A lock without changes (a killed `begin`): removed.
+    ReleaseLock,
+    /// The session's commit exists: lock released, commit tagged.
+    Finish,
+    /// The session's commit does not exist: files saved, directory rolled back.
+    RollBack,
+}
+
+/// The result of `git aahp recover`.
+#[derive(Debug, Serialize)]
+pub struct RecoverReport {
+    /// What was (or, with `--dry-run`, would be) done.
+    pub action: Action,
+    /// True when nothing was written.
+    pub dry_run: bool,
+    /// The interrupted session.
+    pub session_id: Option<String>,
+    /// Its agent.
+    pub agent: Option<String>,
+    /// The journal step the session had reached.
+    pub step: Option<Step>,
+    /// The session's commit (finish).
+    pub commit: Option<String>,
+    /// The tag created (finish).
+    pub tag: Option<String>,
+    /// The ref holding the session's saved files (roll back).
+    pub saved_ref: Option<String>,
+    /// The saved commit.
+    pub saved_commit: Option<String>,
+    /// The clean handoff the directory was restored to.
+    pub restored_to: Option<String>,
+    /// Handoff files rewritten or removed by the restore.
+    pub restored_files: Vec<String>,
+    /// Claims marked untested.
+    pub marked_unknown: Vec<String>,
+    /// Whether a recovery entry was added to LOG.md.
+    pub log_entry: bool,
+    /// Temporary files left by the crash and deleted.
+    pub removed_temp_files: Vec<String>,
+    /// The steps, in words.
+    pub plan: Vec<String>,
+}
+
+impl Report for RecoverReport {
+    fn command(&self) -> &'static str {
+        "recover"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        let head = match (self.action, self.dry_run) {
+            (Action::Nothing, _) => "nothing to recover: no lock and no interrupted commit",
+            (_, true) => "recover would:",
+            (Action::ReleaseLock, false) => "released a lock left without changes",
+            (Action::Finish, false) => "finished the interrupted session:",
+            (Action::RollBack, false) => "rolled back the interrupted session:",
+        };
+        writeln!(w, "{}", style.bold(head))?;
+        for step in &self.plan {
+            writeln!(w, "  - {}", escape_untrusted(step))?;
+        }
+        if let Some(r) = &self.saved_ref {
+            writeln!(
+                w,
+                "saved: {r}{}",
+                if self.dry_run { " (would be)" } else { "" }
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// What the journal and the lock say about the interrupted session.
+struct Interrupted {
+    session_id: String,
+    agent: String,
+    started: String,
+}
+
+/// Runs `git aahp recover`.
+pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
+    let repo = ctx.repo()?;
+    let journal = Journal::load(repo)?;
+    // The journal names the handoff directory the interrupted commit worked on.
+    let dir = match &journal {
+        Some(j) => HandoffDir::locate(repo, repo.workdir(), Some(std::path::Path::new(&j.dir)))?,
+        None => ctx.handoff()?,
+    };
+    let lock_state = LockState::read(&dir)?;
+    let mut report = RecoverReport {
+        action: Action::Nothing,
+        dry_run: args.dry_run,
+        session_id: None,
+        agent: None,
+        step: journal.as_ref().map(|j| j.step),
+        commit: None,
+        tag: None,
+        saved_ref: None,
+        saved_commit: None,
+        restored_to: None,
+        restored_files: Vec::new(),
+        marked_unknown: Vec::new(),
+        log_entry: false,
+        removed_temp_files: Vec::new(),
+        plan: Vec::new(),
+    };
+
+    // A live lock of another session is not ours to undo without --force.
+    if let LockState::Held(held) = &lock_state {
+        let claim = SessionClaim {
+            session_id: args.session_id.clone(),
+            agent: None,
+        };
+        let ours = claim.owns(held, repo, &dir)
+            || journal
+                .as_ref()
+                .is_some_and(|j| j.session_id == held.session_id);
+        if !ours && !held.is_stale(ctx.now) && !args.force {
+            return Err(held.locked_error(ctx.now));
+        }
+    }
+
+    let who = match (&journal, &lock_state) {
+        (Some(j), _) => Some(Interrupted {
+            session_id: j.session_id.clone(),
+            agent: j.agent.clone(),
+            started: j.started.clone(),
+        }),
+        (None, LockState::Held(l)) => Some(Interrupted {
+            session_id: l.session_id.clone(),
+            agent: l.agent.clone(),
+            started: l.started.clone(),
+        }),
+        (None, LockState::Unreadable(_)) => Some(Interrupted {
+            session_id: "unknown".into(),
+            agent: "unknown".into(),
+            started: "an unknown time".into(),
+        }),
+        (None, LockState::Absent) => None,
+    };
+    let Some(who) = who else {
+        if !args.dry_run {
+            report.removed_temp_files = transaction::remove_temp_files(&dir);
+        }
+        return Ok(report);
+    };
+    report.session_id = Some(who.session_id.clone());
+    report.agent = Some(who.agent.clone());
+    let head = repo.head_commit()?;
+
+    // Which step was reached?
+    if let Some(j) = &journal
+        && let Some(commit) = session_commit(repo, j, head)?
+    {
+        report.action = Action::Finish;
+        report.commit = Some(commit.to_string());
+        return finish(repo, &dir, j, commit, &lock_state, report);
+    }
+    if journal.is_none() && !has_changes(repo, &dir, head)? {
+        report.action = Action::ReleaseLock;
+        report.plan.push(format!(
+            "remove {} of session {} (no handoff file changed)",
+            dir.path_of(LOCK),
+            who.session_id
+        ));
+        if !args.dry_run {
+            lock::release(&dir)?;
+            forget_session(repo, &who.session_id)?;
+            report.removed_temp_files = transaction::remove_temp_files(&dir);
+        }
+        return Ok(report);
+    }
+    report.action = Action::RollBack;
+    roll_back(ctx, repo, &dir, journal, &who, head, report)
+}
+
+/// Returns the session's commit when it exists: recorded in the journal, or HEAD when its
+/// first parent is the journal's base and its tree the planned one (a crash between
+/// `git commit` and the journal update).
+fn session_commit(repo: &Repo, j: &Journal, head: Option<ObjectId>) -> Result<Option<ObjectId>> {
+    if j.step == Step::RollingBack {
+        return Ok(None);
+    }
+    if let Some(c) = &j.commit {
+        return Ok(ObjectId::from_hex(c.as_bytes()).ok());
+    }
+    let (Some(head), Some(planned)) = (head, &j.planned_tree) else {
+        return Ok(None);
+    };
+    if Some(head.to_string()) == j.base_commit {
+        return Ok(None);
+    }
+    let parent = repo.commit_parents(head)?.first().map(ToString::to_string);
+    if parent == j.base_commit
+        && ObjectId::from_hex(planned.as_bytes()).ok() == Some(repo.commit_tree(head)?)
+    {
+        return Ok(Some(head));
+    }
+    Ok(None)
+}
+
+/// Finishes a session whose commit exists: release the lock, tag, drop the journal.
+fn finish(
+    repo: &Repo,
+    dir: &HandoffDir,
+    j: &Journal,
+    commit: ObjectId,
+    lock_state: &LockState,
+    mut report: RecoverReport,
+) -> Result<RecoverReport> {
+    let short = Repo::short(commit);
+    if lock_state.is_present() {
+        report.plan.push(format!("release {}", dir.path_of(LOCK)));
+    }
+    let existing = transaction::tag_on(repo, commit)?;
+    let verifies = manifest_verifies(repo, dir, commit);
+    let want_tag = !j.no_tag && existing.is_none() && verifies;
+    if want_tag {
+        report.plan.push(format!(
+            "tag {short} as {}",
+            transaction::next_tag_name(repo)?
+        ));
+    } else if let Some(t) = &existing {
+        report.plan.push(format!("{short} is already tagged {t}"));
+    } else if !j.no_tag {
+        report.plan.push(format!(
+            "leave {short} untagged: its manifest does not verify"
+        ));
+    }
+    report.plan.push("remove the commit journal".into());
+    report.tag = existing;
+    if report.dry_run {
+        return Ok(report);
+    }
+    lock::release(dir)?;
+    forget_session(repo, &j.session_id)?;
+    failpoint::hit("recover:released");
+    if want_tag {
+        match super::commit::tag_commit(repo, dir, commit, &j.session_id, &j.agent) {
+            Ok(t) => report.tag = Some(t),
+            Err(e) => report.plan.push(format!(
+                "warning: the session tag could not be created: {e}"
+            )),
+        }
+    }
+    report.removed_temp_files = transaction::remove_temp_files(dir);
+    Journal::remove(repo)?;
+    Ok(report)
+}
+
+/// Rolls an interrupted session back to the last clean handoff, saving its files first.
+fn roll_back(
+    ctx: &Context,
+    repo: &Repo,
+    dir: &HandoffDir,
+    journal: Option<Journal>,
+    who: &Interrupted,
+    head: Option<ObjectId>,
+    mut report: RecoverReport,
+) -> Result<RecoverReport> {
+    let target = last_clean(repo, dir, head)?;
+    let target_text = target.map_or_else(
+        || "the working tree as it is (the branch has no commit)".to_string(),
+        |t| format!("commit {}", Repo::short(t)),
+    );
+    report.restored_to = target.map(|t| t.to_string());
+    let saved_known = journal
+        .as_ref()
+        .and_then(|j| ObjectId::from_hex(j.saved_commit.as_bytes()).ok());
+    report.plan = rollback_plan(dir, &who.session_id, &target_text);
+    if report.dry_run {
+        if let Some(s) = saved_known {
+            report.saved_ref = Some(transaction::recovered_ref(repo, &who.session_id, s)?.0);
+            report.saved_commit = Some(s.to_string());
+        }
+        return Ok(report);
+    }
+
+    // 1. Save the session's files, and note the copy in the journal before changing anything.
+    let saved = match saved_known {
+        Some(s) => s,
+        None => transaction::save_worktree(
+            repo,
+            dir,
+            head,
+            &format!(
+                "aahp: files of interrupted session {} ({}, started {})",
+                who.session_id, who.agent, who.started
+            ),
+        )?,
+    };
+    let mut j = journal.unwrap_or_else(|| Journal {
+        version: 1,
+        session_id: who.session_id.clone(),
+        agent: who.agent.clone(),
+        dir: dir.rel.clone(),
+        started: who.started.clone(),
+        base_commit: head.map(|h| h.to_string()),
+        saved_commit: saved.to_string(),
+        index_before: Vec::new(),
+        took_lock: false,
+        message: String::new(),
+        no_tag: true,
+        step: Step::RollingBack,
+        planned_tree: None,
+        commit: None,
+    });
+    if j.step != Step::RollingBack {
+        j.step = Step::RollingBack;
+    }
+    j.save(repo)?;
+    let (ref_name, exists) = transaction::recovered_ref(repo, &who.session_id, saved)?;
+    if !exists {
+        repo.create_ref(
+            &ref_name,
+            saved,
+            &format!("git aahp recover: session {}", who.session_id),
+        )?;
+    }
+    report.saved_ref = Some(ref_name.clone());
+    report.saved_commit = Some(saved.to_string());
+    failpoint::hit("recover:saved");
+
+    // 2. Restore the directory and its index entries.
+    if let Some(t) = target {
+        report.restored_files = transaction::restore_dir(repo, dir, t)?;
+    }
+    let mut paths: Vec<String> = repo
+        .index_modes(&dir.rel)?
+        .into_iter()
+        .map(|(_, _, p)| p)
+        .collect();
+    paths.extend(
+        transaction::commit_files(repo, head, dir)?
+            .iter()
+            .map(|n| dir.path_of(n)),
+    );
+    paths.sort();
+    paths.dedup();
+    repo.unstage(&paths)?;
+    failpoint::hit("recover:restored");
+
+    // 3. Claims, log, manifest.
+    let entry = RecoveryNote {
+        who,
+        ref_name: &ref_name,
+        saved,
+        target: &target_text,
+    };
+    report.marked_unknown = rewrite_after_restore(ctx, repo, dir, head, &entry)?;
+    report.log_entry = true;
+    failpoint::hit("recover:written");
+
+    // 4. Done: the lock, then the journal.
+    lock::release(dir)?;
+    forget_session(repo, &who.session_id)?;
+    report.removed_temp_files = transaction::remove_temp_files(dir);
+    Journal::remove(repo)?;
+    Ok(report)
+}
+
+/// What the recovery entry in LOG.md says.
+struct RecoveryNote<'a> {
+    who: &'a Interrupted,
+    ref_name: &'a str,
+    saved: ObjectId,
+    target: &'a str,
+}
+
+/// After the restore: mark the session's changed claims untested, add the recovery entry to
+/// LOG.md, regenerate the manifest. Returns the claims marked.
+fn rewrite_after_restore(
+    ctx: &Context,
+    repo: &Repo,
+    dir: &HandoffDir,
+    head: Option<ObjectId>,
+    note: &RecoveryNote<'_>,
+) -> Result<Vec<String>> {
+    let today = clock::utc_date(ctx.now);
+    let session_snap = dir.snapshot(repo, Source::Commit(note.saved))?;
+    let write = |name: &str, bytes: &[u8]| {
+        write_atomic(&dir.abs.join(name), bytes).map_err(|source| Error::Write {
+            path: dir.path_of(name),
+            source,
+        })
+    };
+    let marked = crate::transaction::steps::mark_session_claims(dir, &session_snap, &write)?;
+    let entry = recovery_entry(today, note, &marked);
+    crate::transaction::steps::append_log(dir, &entry, &write)?;
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let old = Manifest::from_snapshot(dir, &snap).ok().flatten();
+    let short = head.map(Repo::short);
+    let regen = Manifest::regenerate(
+        old.as_ref(),
+        dir,
+        &snap,
+        &SessionInfo::default(),
+        short.as_deref(),
+        ctx.now,
+    )?;
+    if regen.changed {
+        write(MANIFEST, &regen.manifest.to_bytes())?;
+    }
+    Ok(marked)
+}
+
+/// The steps of a rollback, in words.
+fn rollback_plan(dir: &HandoffDir, session_id: &str, target_text: &str) -> Vec<String> {
+    vec![
+        format!(
+            "save the session's handoff files as a commit under {}{session_id}",
+            transaction::RECOVERED_PREFIX
+        ),
+        format!(
+            "restore {} to the last clean handoff, {target_text}",
+            dir.rel
+        ),
+        "mark the claims the session changed in TRUST.md as untested".into(),
+        "add a recovery entry to LOG.md".into(),
+        "regenerate MANIFEST.json".into(),
+        format!("remove {} and the commit journal", dir.path_of(LOCK)),
+    ]
+}
+
+/// The LOG.md entry that records a recovery.
+fn recovery_entry(today: jiff::civil::Date, note: &RecoveryNote<'_>, marked: &[String]) -> String {
+    let RecoveryNote {
+        who,
+        ref_name,
+        saved,
+        target,
+    } = note;
+    let mut e = format!(
+        "## [{today}] git-aahp: Recovered interrupted session {}\n\n\
+         **Agent:** git-aahp recover\n\n\
+         The session `{}` of {} (started {}) ended before its commit. The handoff directory \
+         was rolled back to the last clean handoff, {target}.\n\n\
+         Its files are saved in commit `{}` at `{ref_name}` \
+         (`git show {ref_name}:<path>` to read one).\n",
+        who.session_id,
+        who.session_id,
+        who.agent,
+        who.started,
+        Repo::short(*saved),
+    );
+    if !marked.is_empty() {
+        let _ = write!(
+            e,
+            "\nClaims the session had changed are marked untested until re-verified: {}.\n",
+            marked.join(", ")
+        );
+    }
+    e
+}
+
+/// True when the handoff files in the working tree differ from HEAD's (lock and temporary
+/// files aside).
+fn has_changes(repo: &Repo, dir: &HandoffDir, head: Option<ObjectId>) -> Result<bool> {
+    let work = dir.snapshot(repo, Source::Worktree)?;
+    let committed = match head {
+        Some(h) => dir.snapshot(repo, Source::Commit(h))?,
+        None => crate::handoff::Snapshot::default(),
+    };
+    let strip = |s: crate::handoff::Snapshot| {
+        s.files
+            .into_iter()
+            .filter(|(n, _)| !transaction::is_transient(n))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    Ok(strip(work) != strip(committed))
+}
+
+/// Returns the last clean handoff: walking first parents from HEAD, the first commit that
+/// carries a session tag or whose manifest verifies; HEAD when none does; `None` without
+/// commits.
+fn last_clean(repo: &Repo, dir: &HandoffDir, head: Option<ObjectId>) -> Result<Option<ObjectId>> {
+    let Some(head) = head else {
+        return Ok(None);
+    };
+    let tagged: Vec<ObjectId> = transaction::session_tags(repo)?
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    let mut cur = head;
+    for _ in 0..CLEAN_SEARCH_DEPTH {
+        if tagged.contains(&cur) || manifest_verifies(repo, dir, cur) {
+            return Ok(Some(cur));
+        }
+        match repo.commit_parents(cur)?.first() {
+            Some(p) => cur = *p,
+            None => break,
+        }
+    }
+    Ok(Some(head))
+}
+
+/// True when the commit's handoff directory has a manifest that matches every file.
+fn manifest_verifies(repo: &Repo, dir: &HandoffDir, commit: ObjectId) -> bool {
+    let Ok(snap) = dir.snapshot(repo, Source::Commit(commit)) else {
+        return false;
+    };
+    let Ok(Some(m)) = Manifest::from_snapshot(dir, &snap) else {
+        return false;
+    };
+    m.check_files(&snap)
+        .iter()
+        .all(|c| c.state == FileState::Ok)
+}
+
+/// Forgets the worktree's session record when it names this session.
+fn forget_session(repo: &Repo, session_id: &str) -> Result<()> {
+    if SessionRecord::load(repo).is_some_and(|r| r.session_id == session_id) {
+        SessionRecord::remove(repo)?;
+    }
+    Ok(())
+}

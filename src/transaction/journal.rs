@@ -1,0 +1,173 @@
+//! The commit journal, `<git_dir>/aahp/journal.json`: what `git aahp commit` is doing, written
+//! atomically before it changes any file, so `recover` can finish or undo it. It lives in the
+//! worktree's private git directory, never in the handoff directory, so it is never committed.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::git::Repo;
+use crate::handoff::write_atomic;
+
+/// How far a commit got, as recorded before each irreversible step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// The pre-session files are saved; handoff files may be rewritten from here on.
+    Prepared,
+    /// Everything is staged; `git commit` is about to run with `planned_tree`.
+    Committing,
+    /// The commit exists (`commit`); the lock and tag remain.
+    Committed,
+    /// `recover` is rolling the session back.
+    RollingBack,
+}
+
+/// One index entry of the handoff directory before staging: mode, blob id, path.
+pub type IndexEntry = (String, String, String);
+
+/// The journal of one session's commit.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Journal {
+    /// Format version.
+    pub version: u32,
+    /// The session being committed.
+    pub session_id: String,
+    /// Its agent.
+    pub agent: String,
+    /// The handoff directory, repository-relative.
+    pub dir: String,
+    /// When `commit` started (RFC 3339).
+    pub started: String,
+    /// HEAD before the commit.
+    pub base_commit: Option<String>,
+    /// A commit (parent: `base_commit`) holding the handoff files exactly as the session left
+    /// them before `commit` changed anything: the content `recover` saves and an aborted
+    /// commit restores.
+    pub saved_commit: String,
+    /// The handoff directory's index entries before staging, to undo the staging.
+    pub index_before: Vec<IndexEntry>,
+    /// Whether `commit` took the lock itself (no `begin`).
+    pub took_lock: bool,
+    /// The commit message.
+    pub message: String,
+    /// Skip the session tag.
+    pub no_tag: bool,
+    /// The step reached.
+    pub step: Step,
+    /// The tree `git commit` is expected to record (set at [`Step::Committing`]).
+    pub planned_tree: Option<String>,
+    /// The new commit (set at [`Step::Committed`]).
+    pub commit: Option<String>,
+}
+
+impl Journal {
+    /// Returns the journal's path for a repository.
+    pub fn path(repo: &Repo) -> PathBuf {
+        state_dir(repo).join("journal.json")
+    }
+
+    /// Reads the journal, if one exists; an unreadable journal is reported, never ignored.
+    pub fn load(repo: &Repo) -> Result<Option<Journal>> {
+        let path = Journal::path(repo);
+        let shown = path.display().to_string();
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+                Error::invalid(
+                    shown,
+                    Some(e.line()),
+                    format!("the commit journal is unreadable ({e}); move it away and run `git aahp recover`"),
+                )
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(Error::Read {
+                path: shown,
+                source,
+            }),
+        }
+    }
+
+    /// Writes the journal atomically.
+    pub fn save(&self, repo: &Repo) -> Result<()> {
+        let path = Journal::path(repo);
+        let mut bytes = serde_json::to_vec_pretty(self).expect("a journal always serialises");
+        bytes.push(b'\n');
+        ensure_dir(&state_dir(repo))?;
+        write_atomic(&path, &bytes).map_err(|source| Error::Write {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+
+    /// Deletes the journal (absent is fine).
+    pub fn remove(repo: &Repo) -> Result<()> {
+        remove_file(&Journal::path(repo))
+    }
+}
+
+/// The record `begin` leaves in the worktree's git directory naming the session it started,
+/// so later commands in the same worktree recognise the lock as theirs without an id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// The handoff directory, repository-relative.
+    pub dir: String,
+    /// The session id `begin` put in the lock.
+    pub session_id: String,
+}
+
+impl SessionRecord {
+    fn path(repo: &Repo) -> PathBuf {
+        state_dir(repo).join("session.json")
+    }
+
+    /// Reads the record; anything unreadable counts as no record.
+    pub fn load(repo: &Repo) -> Option<SessionRecord> {
+        let bytes = std::fs::read(SessionRecord::path(repo)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Writes the record atomically.
+    pub fn save(&self, repo: &Repo) -> Result<()> {
+        let path = SessionRecord::path(repo);
+        ensure_dir(&state_dir(repo))?;
+        let bytes = serde_json::to_vec(self).expect("a record always serialises");
+        write_atomic(&path, &bytes).map_err(|source| Error::Write {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+
+    /// Deletes the record (absent is fine).
+    pub fn remove(repo: &Repo) -> Result<()> {
+        remove_file(&SessionRecord::path(repo))
+    }
+}
+
+/// Returns `<git_dir>/aahp`, where the journal, the session record and temporary indexes live.
+pub fn state_dir(repo: &Repo) -> PathBuf {
+    repo.git_dir().join("aahp")
+}
+
+fn ensure_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+        path: dir.display().to_string(),
+        source,
+    })
+}
+
+fn remove_file(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => {
+            if let Some(parent) = path.parent() {
+                super::lock::sync_dir(parent);
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(Error::Write {
+            path: path.display().to_string(),
+            source,
+        }),
+    }
+}

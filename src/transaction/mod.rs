@@ -1,0 +1,302 @@
+//! The session transaction (SPEC §3.3, §3.7, §3.8, §4): [`lock`] guards the session,
+//! [`journal`] records what `commit` is doing, and the helpers here save, restore and tag the
+//! handoff directory. `commands::{begin, commit, recover}` drive them.
+//!
+//! # Which lock is "ours"
+//! A session spans many short processes, so no process id can prove ownership. A command
+//! treats the lock as its own session's when:
+//! 1. a session id is given (`--session-id`, else `AAHP_SESSION_ID`) and equals the lock's; or
+//! 2. no id is given, `--agent` (when given) equals the lock's agent, and the lock's session
+//!    is the one `begin` recorded in this worktree's git directory (`<git_dir>/aahp/session.json`).
+//!
+//! Any other lock belongs to another session: exit 3.
+
+pub mod journal;
+pub mod lock;
+pub mod steps;
+
+use std::collections::BTreeSet;
+
+use gix::ObjectId;
+
+use crate::error::{Error, Result};
+use crate::git::Repo;
+use crate::handoff::{HandoffDir, LOCK, write_atomic};
+use journal::SessionRecord;
+use lock::HandoffLock;
+
+/// Prefix of the temporary files `write_atomic` and [`lock::acquire`] create; a crash can
+/// leave them behind, and they are never handoff content.
+pub const TEMP_PREFIX: &str = ".aahp-tmp-";
+/// Prefix of the session tags.
+pub const TAG_PREFIX: &str = "refs/tags/aahp/session-";
+/// Prefix of the refs holding interrupted sessions' files.
+pub const RECOVERED_PREFIX: &str = "refs/aahp/recovered/";
+
+/// Who the caller says it is.
+#[derive(Debug, Clone, Default)]
+pub struct SessionClaim {
+    /// `--session-id` or `AAHP_SESSION_ID`.
+    pub session_id: Option<String>,
+    /// `--agent`.
+    pub agent: Option<String>,
+}
+
+impl SessionClaim {
+    /// Applies the ownership rule of this module's documentation to `lock`.
+    pub fn owns(&self, lock: &HandoffLock, repo: &Repo, dir: &HandoffDir) -> bool {
+        if let Some(id) = &self.session_id {
+            return lock.session_id == *id;
+        }
+        if let Some(agent) = &self.agent
+            && lock.agent != *agent
+        {
+            return false;
+        }
+        SessionRecord::load(repo)
+            .is_some_and(|r| r.session_id == lock.session_id && r.dir == dir.rel)
+    }
+}
+
+/// Returns HEAD's commit, refusing a detached HEAD and a branch without commits with a
+/// message that says what to do (exit 2).
+pub fn require_branch_head(repo: &Repo, action: &str) -> Result<ObjectId> {
+    let branch = repo.head_branch()?;
+    let head = repo.head_commit()?;
+    match (branch, head) {
+        (None, _) => Err(Error::other(format!(
+            "HEAD is detached; {action} needs a branch to record the session on \
+             (create one with `git switch -c NAME`)"
+        ))),
+        (Some(b), None) => Err(Error::other(format!(
+            "the branch `{}` has no commits yet; {action} records a session on top of an \
+             existing commit (make a first commit with `git commit`)",
+            b.trim_start_matches("refs/heads/")
+        ))),
+        (Some(_), Some(id)) => Ok(id),
+    }
+}
+
+/// Returns true for names in the handoff directory that are never handoff content: the lock
+/// and temporary files.
+pub fn is_transient(name: &str) -> bool {
+    name == LOCK || name.starts_with(TEMP_PREFIX)
+}
+
+/// Lists the top-level files of the handoff directory in the working tree, without the lock
+/// and temporary files.
+pub fn worktree_files(dir: &HandoffDir) -> Result<BTreeSet<String>> {
+    let mut out = BTreeSet::new();
+    let entries = match std::fs::read_dir(&dir.abs) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(source) => {
+            return Err(Error::Read {
+                path: dir.rel.clone(),
+                source,
+            });
+        }
+    };
+    for entry in entries {
+        let entry = entry.map_err(|source| Error::Read {
+            path: dir.rel.clone(),
+            source,
+        })?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_file = entry
+            .file_type()
+            .is_ok_and(|t| t.is_file() || t.is_symlink());
+        if is_file && !is_transient(&name) {
+            out.insert(name);
+        }
+    }
+    Ok(out)
+}
+
+/// Lists the handoff files in a commit (top level, without the lock).
+pub fn commit_files(
+    repo: &Repo,
+    commit: Option<ObjectId>,
+    dir: &HandoffDir,
+) -> Result<BTreeSet<String>> {
+    let Some(commit) = commit else {
+        return Ok(BTreeSet::new());
+    };
+    Ok(repo
+        .tree_dir(commit, &dir.rel)?
+        .into_iter()
+        .map(|e| e.name)
+        .filter(|n| !is_transient(n))
+        .collect())
+}
+
+/// Deletes temporary files a crash left in the handoff directory; returns their names.
+pub fn remove_temp_files(dir: &HandoffDir) -> Vec<String> {
+    let mut removed = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&dir.abs) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(TEMP_PREFIX) && std::fs::remove_file(entry.path()).is_ok() {
+                removed.push(name);
+            }
+        }
+    }
+    removed.sort();
+    removed
+}
+
+/// Saves the handoff files of the working tree as a commit whose parent is `parent` (and
+/// whose other paths are `parent`'s), without touching the index or any ref.
+pub fn save_worktree(
+    repo: &Repo,
+    dir: &HandoffDir,
+    parent: Option<ObjectId>,
+    message: &str,
+) -> Result<ObjectId> {
+    let mut names = worktree_files(dir)?;
+    names.extend(commit_files(repo, parent, dir)?);
+    let paths: Vec<String> = names.iter().map(|n| dir.path_of(n)).collect();
+    std::fs::create_dir_all(journal::state_dir(repo)).map_err(|source| Error::Write {
+        path: journal::state_dir(repo).display().to_string(),
+        source,
+    })?;
+    let index = journal::state_dir(repo).join("snapshot.index");
+    Ok(repo.snapshot_commit(parent, &paths, message, &index)?)
+}
+
+/// Makes the handoff directory in the working tree hold exactly `commit`'s handoff files
+/// (the lock and temporary files aside). Each file is replaced atomically.
+///
+/// # Crash safety
+/// Interrupted, it leaves some files restored and others not; rerunning it finishes.
+pub fn restore_dir(repo: &Repo, dir: &HandoffDir, commit: ObjectId) -> Result<Vec<String>> {
+    let wanted = repo.tree_dir(commit, &dir.rel)?;
+    std::fs::create_dir_all(&dir.abs).map_err(|source| Error::Write {
+        path: dir.rel.clone(),
+        source,
+    })?;
+    let mut changed = Vec::new();
+    let mut keep = BTreeSet::new();
+    for entry in &wanted {
+        if is_transient(&entry.name) {
+            continue;
+        }
+        keep.insert(entry.name.clone());
+        let bytes = repo.blob(entry.id)?;
+        let path = dir.abs.join(&entry.name);
+        if std::fs::read(&path).ok().as_deref() == Some(bytes.as_slice()) {
+            continue;
+        }
+        if entry.is_link {
+            // A link is restored as a link (its blob is the target path).
+            let _ = std::fs::remove_file(&path);
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(String::from_utf8_lossy(&bytes).as_ref(), &path).map_err(
+                |source| Error::Write {
+                    path: dir.path_of(&entry.name),
+                    source,
+                },
+            )?;
+        } else {
+            write_atomic(&path, &bytes).map_err(|source| Error::Write {
+                path: dir.path_of(&entry.name),
+                source,
+            })?;
+        }
+        changed.push(entry.name.clone());
+    }
+    for name in worktree_files(dir)? {
+        if !keep.contains(&name) {
+            std::fs::remove_file(dir.abs.join(&name)).map_err(|source| Error::Write {
+                path: dir.path_of(&name),
+                source,
+            })?;
+            changed.push(name);
+        }
+    }
+    lock::sync_dir(&dir.abs);
+    changed.sort();
+    Ok(changed)
+}
+
+/// Returns the session tags (`aahp/session-N`) as (N, commit), highest N first.
+pub fn session_tags(repo: &Repo) -> Result<Vec<(u64, ObjectId)>> {
+    let mut tags: Vec<(u64, ObjectId)> = repo
+        .refs_with_prefix("refs/tags/aahp/")?
+        .into_iter()
+        .filter_map(|(name, id)| {
+            name.strip_prefix(TAG_PREFIX)
+                .and_then(|n| n.parse::<u64>().ok())
+                .map(|n| (n, id))
+        })
+        .collect();
+    tags.sort_by_key(|t| std::cmp::Reverse(t.0));
+    Ok(tags)
+}
+
+/// Returns the name of the next session tag (`aahp/session-<highest + 1>`).
+pub fn next_tag_name(repo: &Repo) -> Result<String> {
+    let n = session_tags(repo)?.first().map_or(1, |(n, _)| n + 1);
+    Ok(format!("aahp/session-{n}"))
+}
+
+/// Returns the name of a session tag already on `commit`, if any.
+pub fn tag_on(repo: &Repo, commit: ObjectId) -> Result<Option<String>> {
+    Ok(session_tags(repo)?
+        .into_iter()
+        .find(|(_, id)| *id == commit)
+        .map(|(n, _)| format!("aahp/session-{n}")))
+}
+
+/// Builds the message of a session tag: manifest checksum, session, and the handoff summary.
+pub fn tag_message(
+    tag: &str,
+    manifest_checksum: &str,
+    session_id: &str,
+    agent: &str,
+    summary: &str,
+) -> String {
+    let mut msg =
+        format!("{tag}\n\nmanifest: {manifest_checksum}\nsession: {session_id}\nagent: {agent}\n");
+    let summary = summary.trim();
+    if !summary.is_empty() {
+        msg.push('\n');
+        msg.push_str(summary);
+        msg.push('\n');
+    }
+    msg
+}
+
+/// Returns a ref name under `refs/aahp/recovered/` for a session that is free, or already
+/// holds `commit` (so a rerun of `recover` reuses it). Unsafe characters become `-`.
+pub fn recovered_ref(repo: &Repo, session_id: &str, commit: ObjectId) -> Result<(String, bool)> {
+    let clean: String = session_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let clean = clean.trim_matches('.').to_string();
+    let clean = if clean.is_empty() {
+        "unknown".into()
+    } else {
+        clean
+    };
+    for i in 1.. {
+        let name = if i == 1 {
+            format!("{RECOVERED_PREFIX}{clean}")
+        } else {
+            format!("{RECOVERED_PREFIX}{clean}-{i}")
+        };
+        match repo.find_ref(&name)? {
+            None => return Ok((name, false)),
+            Some(id) if id == commit => return Ok((name, true)),
+            Some(_) => {}
+        }
+    }
+    unreachable!("the loop returns once a free name is found")
+}

@@ -1,0 +1,151 @@
+//! The file transformations of a session end and of a recovery, each reading and writing one
+//! handoff file through the models in [`crate::handoff::log`] and [`crate::handoff::trust`]:
+//! trust decay, log rotation, marking an interrupted session's claims unknown, and the
+//! recovery entry in LOG.md.
+
+use jiff::civil::Date;
+
+use crate::error::{Error, Result};
+use crate::failpoint;
+use crate::handoff::log::{self, ARCHIVE_FILE, INDEX_FILE, LOG_FILE};
+use crate::handoff::trust::{self, TrustClaim, TrustLedger, property_key};
+use crate::handoff::{HandoffDir, Snapshot, read_limited};
+
+/// TRUST.md's name.
+pub const TRUST_FILE: &str = "TRUST.md";
+
+/// Writes one handoff file atomically (by name).
+pub type WriteFn<'a> = dyn Fn(&str, &[u8]) -> Result<()> + 'a;
+
+/// Reads a handoff file as UTF-8 text (a BOM is kept), or `None` when absent.
+fn read_text(dir: &HandoffDir, name: &str) -> Result<Option<String>> {
+    let path = dir.abs.join(name);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let bytes = read_limited(&path, &dir.path_of(name))?;
+    crate::handoff::decode_text(&dir.path_of(name), &bytes)?;
+    Ok(Some(String::from_utf8(bytes).map_err(|_| {
+        Error::invalid(dir.path_of(name), None, "invalid UTF-8")
+    })?))
+}
+
+/// Checks, before anything is written, that TRUST.md and the log files can be decayed and
+/// rotated: an unreadable row or a damaged archive is bad input (exit 2) that must stop the
+/// commit with nothing changed.
+pub fn precheck(dir: &HandoffDir, keep: usize) -> Result<()> {
+    if let Some(text) = read_text(dir, TRUST_FILE)? {
+        TrustLedger::parse(&dir.path_of(TRUST_FILE), &text)?;
+    }
+    if let Some(log_text) = read_text(dir, LOG_FILE)? {
+        let archive = read_text(dir, ARCHIVE_FILE)?;
+        let index = read_text(dir, INDEX_FILE)?;
+        log::rotate(&log_text, archive.as_deref(), index.as_deref(), keep)
+            .map_err(|e| e.into_error(|f| dir.path_of(f)))?;
+    }
+    Ok(())
+}
+
+/// Decays expired `verified` claims in TRUST.md to `assumed`; returns their properties.
+pub fn decay_trust(dir: &HandoffDir, today: Date, write: &WriteFn<'_>) -> Result<Vec<String>> {
+    let Some(text) = read_text(dir, TRUST_FILE)? else {
+        return Ok(Vec::new());
+    };
+    let decay = trust::decay(&text, today);
+    if !decay.decayed.is_empty() && decay.text != text {
+        write(TRUST_FILE, decay.text.as_bytes())?;
+    }
+    Ok(decay.decayed)
+}
+
+/// Rotates LOG.md so the newest `keep` entries remain, writing archive → index → LOG (the
+/// order in which every prefix can be completed by rotating again); returns how many
+/// entries moved.
+pub fn rotate_log(dir: &HandoffDir, keep: usize, write: &WriteFn<'_>) -> Result<usize> {
+    let Some(log_text) = read_text(dir, LOG_FILE)? else {
+        return Ok(0);
+    };
+    let archive = read_text(dir, ARCHIVE_FILE)?;
+    let index = read_text(dir, INDEX_FILE)?;
+    let Some(r) = log::rotate(&log_text, archive.as_deref(), index.as_deref(), keep)
+        .map_err(|e| e.into_error(|f| dir.path_of(f)))?
+    else {
+        return Ok(0);
+    };
+    if r.archive_changed {
+        write(ARCHIVE_FILE, r.archive.as_bytes())?;
+    }
+    failpoint::hit("commit:rotate:archive");
+    if r.index_changed {
+        write(INDEX_FILE, r.index.as_bytes())?;
+    }
+    failpoint::hit("commit:rotate:index");
+    if r.log_changed {
+        write(LOG_FILE, r.log.as_bytes())?;
+    }
+    Ok(r.moved)
+}
+
+/// The cells of a claim that a session can change.
+fn claim_state(c: &TrustClaim) -> impl PartialEq + use<> {
+    (
+        c.status.clone(),
+        c.provenance.clone(),
+        c.last_verified,
+        c.ttl_days,
+        c.expires,
+        c.agent.clone(),
+        c.notes.clone(),
+    )
+}
+
+/// Marks the claims the interrupted session changed (its TRUST.md in `session` against the
+/// restored one on disk) as untested, provenance unknown; returns their properties.
+pub fn mark_session_claims(
+    dir: &HandoffDir,
+    session: &Snapshot,
+    write: &WriteFn<'_>,
+) -> Result<Vec<String>> {
+    let Some(clean_text) = read_text(dir, TRUST_FILE)? else {
+        return Ok(Vec::new());
+    };
+    let Some(session_text) = session
+        .get(TRUST_FILE)
+        .and_then(|b| std::str::from_utf8(b).ok())
+    else {
+        return Ok(Vec::new());
+    };
+    let path = dir.path_of(TRUST_FILE);
+    let (Ok(clean), Ok(theirs)) = (
+        TrustLedger::parse(&path, &clean_text),
+        TrustLedger::parse(&path, session_text),
+    ) else {
+        return Ok(Vec::new());
+    };
+    let mut changed: Vec<String> = Vec::new();
+    for claim in &clean.claims {
+        let key = property_key(&claim.property);
+        let touched = theirs
+            .claims
+            .iter()
+            .filter(|c| property_key(&c.property) == key)
+            .any(|c| claim_state(c) != claim_state(claim));
+        if touched && !changed.contains(&claim.property) {
+            changed.push(claim.property.clone());
+        }
+    }
+    if changed.is_empty() {
+        return Ok(changed);
+    }
+    let marked = trust::mark_unknown(&clean_text, &changed);
+    if marked != clean_text {
+        write(TRUST_FILE, marked.as_bytes())?;
+    }
+    Ok(changed)
+}
+
+/// Adds an entry at the top of LOG.md (newest first).
+pub fn append_log(dir: &HandoffDir, entry: &str, write: &WriteFn<'_>) -> Result<()> {
+    let old = read_text(dir, LOG_FILE)?.unwrap_or_else(|| "# Log\n\n".to_string());
+    write(LOG_FILE, log::append_entry(&old, entry).as_bytes())
+}

@@ -1,0 +1,453 @@
+//! Crash safety, proven (issue #4): `commit` killed at every fail point (and by a real
+//! SIGKILL), then `recover`, always ends in the complete new state or the last clean state,
+//! with the crashed session's files retrievable and nothing lost; and two racing `begin`
+//! never both win.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use git_aahp::commands::archive::ARCHIVE_FAILPOINTS;
+use git_aahp::commands::commit::COMMIT_FAILPOINTS;
+
+use crate::session_fixture::{
+    DIR, edit_like_a_session, handoff_files, handoff_files_at, has_journal, has_lock, head,
+    log_with, session_repo_with_log, task_ids, total_entries,
+};
+use crate::support::TestRepo;
+
+/// How a crash ended after `recover`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Outcome {
+    /// The session's commit exists and is complete (tagged, no lock).
+    CompleteNew,
+    /// Rolled back to the last clean handoff; the session's files saved under a ref.
+    LastClean,
+    /// The crash came before `commit` changed anything: the session's edits are untouched.
+    Untouched,
+    /// The point is not on this path (`begin` already took the lock): a normal commit.
+    NotReached,
+}
+
+/// The state before the crash, to compare with.
+struct Before {
+    clean_head: String,
+    clean: BTreeMap<String, String>,
+    session: BTreeMap<String, String>,
+}
+
+fn prepare(with_begin: bool, session_id: &str) -> (TestRepo, Before) {
+    // Eleven entries plus the session's one: rotation has work to do at keep = 10.
+    let repo = session_repo_with_log(&log_with(11, 20));
+    let clean_head = head(&repo);
+    let clean = handoff_files(&repo);
+    if with_begin {
+        repo.aahp(&["begin", "--agent", "agent-b", "--session-id", session_id])
+            .assert_code(0);
+    }
+    edit_like_a_session(&repo);
+    let session = handoff_files(&repo);
+    (
+        repo,
+        Before {
+            clean_head,
+            clean,
+            session,
+        },
+    )
+}
+
+/// Asserts the invariants after a crash and recovery, and classifies the result.
+#[track_caller]
+fn check_after(repo: &TestRepo, before: &Before, session_id: &str, context: &str) -> Outcome {
+    assert!(!has_lock(repo), "{context}: the lock remains");
+    assert!(!has_journal(repo), "{context}: the journal remains");
+    let leftovers: Vec<String> = std::fs::read_dir(repo.path().join(DIR))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".aahp-tmp-"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "{context}: temp files remain: {leftovers:?}"
+    );
+    // `verify` passes; after a rollback its drift layer rightly notes that the user's staged
+    // code is no longer described by the (rolled back) STATUS.md, and nothing else.
+    let manifest_verifies = |allow_drift: bool| {
+        let check = repo.aahp(&["manifest", "--check"]);
+        assert_eq!(
+            check.code, 0,
+            "{context}: manifest does not verify\n{check}"
+        );
+        let verify = repo.aahp(&["--json", "verify"]);
+        for layer in verify.json()["layers"].as_array().unwrap() {
+            let name = layer["layer"].as_str().unwrap();
+            if allow_drift && name == "drift" {
+                continue;
+            }
+            assert_ne!(layer["status"], "fail", "{context}: verify fails\n{verify}");
+        }
+        if !allow_drift {
+            assert_eq!(verify.code, 0, "{context}: verify fails\n{verify}");
+        }
+    };
+    let now = handoff_files(repo);
+    assert_eq!(
+        task_ids(&now),
+        ["T-001", "T-002"],
+        "{context}: a task was lost"
+    );
+    let saved_ref = format!("refs/aahp/recovered/{session_id}");
+    let saved = repo
+        .git_output(&["rev-parse", "--verify", "-q", &saved_ref])
+        .code
+        == 0;
+
+    if head(repo) != before.clean_head {
+        // The complete new state: one commit on the clean head, tagged, equal to the tree.
+        assert_eq!(
+            repo.git(&["rev-parse", "HEAD~1"]).trim(),
+            before.clean_head,
+            "{context}: more than one commit"
+        );
+        assert_eq!(
+            now,
+            handoff_files_at(repo, "HEAD"),
+            "{context}: tree differs"
+        );
+        assert!(
+            repo.git(&["tag", "--points-at", "HEAD"])
+                .contains("aahp/session-"),
+            "{context}: the commit is not tagged"
+        );
+        assert_eq!(now["STATUS.md"], before.session["STATUS.md"], "{context}");
+        assert_eq!(
+            total_entries(&now),
+            total_entries(&before.session),
+            "{context}: log entries lost or duplicated"
+        );
+        assert!(!saved, "{context}: a finished session needs no saved copy");
+        manifest_verifies(false);
+        return Outcome::CompleteNew;
+    }
+    if !saved {
+        // Nothing was changed: the session's edits are as the agent left them.
+        assert_eq!(
+            now, before.session,
+            "{context}: files changed without a saved copy"
+        );
+        return Outcome::Untouched;
+    }
+    check_last_clean(repo, before, &now, session_id, context, &saved_ref);
+    manifest_verifies(true);
+    Outcome::LastClean
+}
+
+/// The last clean state, plus a recovery entry, with the session's files saved.
+#[track_caller]
+fn check_last_clean(
+    repo: &TestRepo,
+    before: &Before,
+    now: &BTreeMap<String, String>,
+    session_id: &str,
+    context: &str,
+    saved_ref: &str,
+) {
+    // The last clean state, plus a recovery entry, with the session's files saved.
+    assert_eq!(
+        handoff_files_at(repo, saved_ref),
+        before.session,
+        "{context}: the saved copy is not the session's content"
+    );
+    for (name, text) in &before.clean {
+        match name.as_str() {
+            "LOG.md" | "MANIFEST.json" | "TRUST.md" => {}
+            _ => assert_eq!(&now[name], text, "{context}: {name} is not the clean one"),
+        }
+    }
+    assert!(
+        now["LOG.md"].contains(&format!("Recovered interrupted session {session_id}")),
+        "{context}: no recovery entry"
+    );
+    assert_eq!(
+        total_entries(now),
+        total_entries(&before.clean) + 1,
+        "{context}: log entries lost"
+    );
+    for line in before.clean["LOG.md"]
+        .lines()
+        .filter(|l| l.starts_with("## ["))
+    {
+        assert!(
+            now["LOG.md"].contains(line)
+                || now.get("LOG-ARCHIVE.md").is_some_and(|a| a.contains(line)),
+            "{context}: lost {line}"
+        );
+    }
+    assert!(
+        repo.git(&["diff", "--cached", "--name-only"])
+            .contains("src/parser.rs"),
+        "{context}: the user's staged code was unstaged"
+    );
+}
+
+#[test]
+fn commit_crash_at_every_fail_point_recovers_without_loss() {
+    let mut table: BTreeMap<(&str, &str), Outcome> = BTreeMap::new();
+    for (i, point) in COMMIT_FAILPOINTS.iter().enumerate() {
+        for with_begin in [true, false] {
+            let mode = if with_begin { "begin+commit" } else { "commit" };
+            let sid = format!("crash-{i}-{}", u8::from(with_begin));
+            let context = format!("{point} ({mode})");
+            let (repo, before) = prepare(with_begin, &sid);
+            let out = repo.aahp_env(
+                ".",
+                &["commit", "-m", "Parser finished", "--session-id", &sid],
+                &[("AAHP_FAILPOINT", point)],
+            );
+            if out.code == 0 {
+                // The point is not on this path (the lock was taken by `begin`).
+                assert!(
+                    with_begin && *point == "lock:linked",
+                    "{context}: not reached\n{out}"
+                );
+                assert_eq!(
+                    check_after(&repo, &before, &sid, &context),
+                    Outcome::CompleteNew
+                );
+                table.insert((point, mode), Outcome::NotReached);
+                continue;
+            }
+            assert_eq!(out.code, -1, "{context}: expected an abort\n{out}");
+            // Recover as the same session would: by id, or by the worktree's record.
+            let rec = if with_begin {
+                repo.aahp(&["recover"])
+            } else {
+                repo.aahp(&["recover", "--session-id", &sid])
+            };
+            assert_eq!(rec.code, 0, "{context}: recover failed\n{rec}");
+            table.insert((point, mode), check_after(&repo, &before, &sid, &context));
+        }
+    }
+    let mut counts: BTreeMap<Outcome, usize> = BTreeMap::new();
+    println!("commit fail points x outcomes:");
+    for ((point, mode), outcome) in &table {
+        println!("  {point:<24} {mode:<13} {outcome:?}");
+        *counts.entry(*outcome).or_default() += 1;
+    }
+    println!(
+        "commit crash summary: {} runs ({} points x 2 modes): {counts:?}",
+        table.len(),
+        COMMIT_FAILPOINTS.len()
+    );
+    assert_eq!(table.len(), COMMIT_FAILPOINTS.len() * 2);
+    // Both ends are exercised: crashes before the commit roll back, after it finish.
+    assert!(counts.get(&Outcome::LastClean).is_some_and(|n| *n > 0));
+    assert!(counts.get(&Outcome::CompleteNew).is_some_and(|n| *n > 0));
+}
+
+#[test]
+fn archive_crash_at_every_fail_point_completes_when_rerun() {
+    // The complete new state: the same repository archived without a crash.
+    let log = log_with(14, 20);
+    let reference = session_repo_with_log(&log);
+    reference.aahp(&["archive"]).assert_code(0);
+    // Files compared as they are; of the manifest what a rotation changes (file entries,
+    // tasks), not what differs between two temporary repositories (project name, commit,
+    // and the token budget, which counts the manifest itself).
+    let normal = |mut files: BTreeMap<String, String>| {
+        let m: serde_json::Value = serde_json::from_str(&files["MANIFEST.json"]).unwrap();
+        let kept = serde_json::json!({
+            "files": m["files"],
+            "tasks": m["tasks"],
+            "next_task_id": m["next_task_id"],
+        });
+        files.insert("MANIFEST.json".into(), kept.to_string());
+        files
+    };
+    let expected = normal(handoff_files(&reference));
+    assert_eq!(
+        crate::session_fixture::count_entries(&expected["LOG.md"]),
+        10
+    );
+    let mut table = Vec::new();
+    for point in ARCHIVE_FAILPOINTS {
+        let repo = session_repo_with_log(&log);
+        let before = normal(handoff_files(&repo));
+        let out = repo.aahp_env(".", &["archive"], &[("AAHP_FAILPOINT", point)]);
+        assert_eq!(out.code, -1, "{point}: expected an abort\n{out}");
+        let crashed = normal(handoff_files(&repo));
+        let state = if crashed == before {
+            "old"
+        } else if crashed == expected {
+            "new"
+        } else {
+            "partial"
+        };
+        assert!(
+            total_entries(&crashed) >= total_entries(&before),
+            "{point}: an entry is missing right after the crash"
+        );
+        let rerun = repo.aahp(&["archive"]);
+        assert_eq!(rerun.code, 0, "{point}: rerun failed\n{rerun}");
+        let now = normal(handoff_files(&repo));
+        let differing: Vec<(&String, &String)> = now
+            .iter()
+            .filter(|(k, v)| expected.get(*k) != Some(*v))
+            .collect();
+        assert!(
+            differing.is_empty() && now.len() == expected.len(),
+            "{point}: rerun did not reach the complete new state: {differing:#?}"
+        );
+        assert_eq!(
+            total_entries(&now),
+            total_entries(&before),
+            "{point}: entries lost"
+        );
+        assert_eq!(
+            task_ids(&now),
+            ["T-001", "T-002"],
+            "{point}: a task was lost"
+        );
+        repo.aahp(&["archive", "--verify"]).assert_code(0);
+        repo.aahp(&["manifest", "--check"]).assert_code(0);
+        let verify = repo.aahp(&["verify"]);
+        assert_eq!(verify.code, 0, "{point}: verify fails\n{verify}");
+        assert!(!has_lock(&repo), "{point}: a lock remains");
+        assert!(
+            std::fs::read_dir(repo.path().join(DIR)).unwrap().all(|e| !e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".aahp-tmp-")),
+            "{point}: temp files remain"
+        );
+        table.push((*point, state));
+    }
+    println!("archive fail points x outcomes (state at the crash -> after rerun):");
+    for (point, state) in &table {
+        println!("  {point:<24} crashed in {state:<7} state -> complete new state");
+    }
+    println!(
+        "archive crash summary: {} points, {} reached the complete new state on rerun",
+        table.len(),
+        table.len()
+    );
+}
+
+fn write_hook(repo: &TestRepo, name: &str, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let path = repo.path().join(".git/hooks").join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Kills `git aahp commit` with SIGKILL while `git commit` runs the user's pre-commit hook,
+/// lets git finish (or fail) on its own, then recovers.
+fn sigkill_during_hook(hook_exit: u8) -> Outcome {
+    let (repo, before) = prepare(true, "killed");
+    let mark = repo.path().join(".git/hook-started");
+    let done = repo.path().join(".git/hook-done");
+    write_hook(
+        &repo,
+        "pre-commit",
+        &format!(
+            "touch '{}'\nsleep 1\ntouch '{}'\nexit {hook_exit}",
+            mark.display(),
+            done.display()
+        ),
+    );
+    let mut child = repo
+        .aahp_command(&["commit", "-m", "Parser finished", "--session-id", "killed"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the hook to start", || mark.exists());
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "the process was killed");
+    // git commit (orphaned) finishes on its own after the hook; give it time to land.
+    wait_for("the hook to finish", || done.exists());
+    let index_lock = repo.path().join(".git/index.lock");
+    std::thread::sleep(Duration::from_millis(500));
+    wait_for("git commit to finish", || !index_lock.exists());
+    assert!(has_lock(&repo) && has_journal(&repo));
+    let rec = repo.aahp(&["recover"]);
+    assert_eq!(rec.code, 0, "{rec}");
+    std::fs::remove_file(repo.path().join(".git/hooks/pre-commit")).unwrap();
+    check_after(
+        &repo,
+        &before,
+        "killed",
+        &format!("SIGKILL, hook exit {hook_exit}"),
+    )
+}
+
+#[test]
+fn commit_killed_by_sigkill_while_the_commit_lands_is_finished_by_recover() {
+    let outcome = sigkill_during_hook(0);
+    println!("SIGKILL during an accepting hook: {outcome:?}");
+    assert_eq!(outcome, Outcome::CompleteNew);
+}
+
+#[test]
+fn commit_killed_by_sigkill_when_the_commit_fails_is_rolled_back_by_recover() {
+    let outcome = sigkill_during_hook(1);
+    println!("SIGKILL during a rejecting hook: {outcome:?}");
+    assert_eq!(outcome, Outcome::LastClean);
+}
+
+#[test]
+fn two_racing_begins_never_both_win() {
+    const ROUNDS: usize = 200;
+    let repo = crate::session_fixture::session_repo();
+    let lock = repo.path().join(DIR).join("HANDOFF.lock");
+    let mut winners: BTreeMap<&str, usize> = BTreeMap::new();
+    for round in 0..ROUNDS {
+        let spawn = |id: &str| {
+            repo.aahp_command(&["begin", "--session-id", id])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let a = spawn("a");
+        let b = spawn("b");
+        let (ra, rb) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+        let codes = (ra.status.code(), rb.status.code());
+        let winner = match codes {
+            (Some(0), Some(3)) => "a",
+            (Some(3), Some(0)) => "b",
+            _ => panic!(
+                "round {round}: exit codes {codes:?}\n{}\n{}",
+                String::from_utf8_lossy(&ra.stderr),
+                String::from_utf8_lossy(&rb.stderr)
+            ),
+        };
+        let held: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&lock).unwrap()).unwrap();
+        assert_eq!(
+            held["session_id"], winner,
+            "round {round}: the lock names the loser"
+        );
+        *winners.entry(winner).or_default() += 1;
+        std::fs::remove_file(&lock).unwrap();
+    }
+    println!(
+        "begin race: {ROUNDS} rounds x 2 processes: exactly one winner each time; winners {winners:?}"
+    );
+    assert_eq!(winners.values().sum::<usize>(), ROUNDS);
+}

@@ -1,0 +1,276 @@
+//! `git aahp recover`: finish or roll back an interrupted session.
+
+use crate::session_fixture::{
+    DIR, STATUS, count_entries, edit_like_a_session, handoff_files, handoff_files_at, has_journal,
+    has_lock, head, session_repo,
+};
+
+#[test]
+fn recover_with_nothing_interrupted_does_nothing() {
+    let repo = session_repo();
+    let files = handoff_files(&repo);
+    let out = repo.aahp(&["recover"]);
+    insta::assert_snapshot!(out, @r"
+    exit: 0
+    --- stdout ---
+    nothing to recover: no lock and no interrupted commit
+    --- stderr ---
+    ");
+    assert_eq!(handoff_files(&repo), files);
+}
+
+#[test]
+fn recover_releases_a_lock_left_by_begin_without_changes() {
+    let repo = session_repo();
+    repo.aahp(&["begin", "--session-id", "idle"]).assert_code(0);
+    let files = handoff_files(&repo);
+    let out = repo.aahp(&["--json", "recover"]);
+    out.assert_code(0);
+    assert_eq!(out.json()["action"], "release_lock");
+    assert!(!has_lock(&repo));
+    assert_eq!(handoff_files(&repo), files);
+    assert_eq!(repo.git(&["for-each-ref", "refs/aahp/"]), "");
+    // The next session can begin.
+    repo.aahp(&["begin"]).assert_code(0);
+}
+
+#[test]
+fn recover_clears_the_lock_of_a_killed_begin_only_with_force_while_it_is_fresh() {
+    let repo = session_repo();
+    // `begin` killed right after publishing the lock: it never recorded its session here.
+    let out = repo.aahp_env(
+        ".",
+        &["begin", "--session-id", "killed"],
+        &[("AAHP_FAILPOINT", "lock:linked")],
+    );
+    assert_ne!(out.code, 0, "{out}");
+    assert!(has_lock(&repo));
+    let lock: serde_json::Value =
+        serde_json::from_str(&repo.read(&format!("{DIR}/HANDOFF.lock"))).unwrap();
+    assert_eq!(
+        lock["session_id"], "killed",
+        "the lock is complete, never half-written"
+    );
+    let refused = repo.aahp(&["recover"]);
+    refused.assert_code(3);
+    assert!(refused.stderr.contains("recover --force"), "{refused}");
+    let out = repo.aahp(&["recover", "--force"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("released a lock left without changes"),
+        "{out}"
+    );
+    assert!(!has_lock(&repo));
+    assert!(repo.path().join(DIR).read_dir().unwrap().all(|e| {
+        !e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".aahp-tmp-")
+    }));
+    // Past its expiry no --force is needed.
+    repo.aahp_env(
+        ".",
+        &["begin", "--session-id", "x"],
+        &[("AAHP_FAILPOINT", "lock:linked")],
+    );
+    repo.aahp_env(".", &["recover"], &[("AAHP_NOW", "2026-11-23T10:00:00Z")])
+        .assert_code(0);
+    assert!(!has_lock(&repo));
+}
+
+#[test]
+fn recover_with_the_sessions_id_is_allowed() {
+    let repo = session_repo();
+    repo.aahp_env(
+        ".",
+        &["begin", "--session-id", "mine"],
+        &[("AAHP_FAILPOINT", "lock:linked")],
+    );
+    repo.aahp(&["recover", "--session-id", "other"])
+        .assert_code(3);
+    repo.aahp(&["recover", "--session-id", "mine"])
+        .assert_code(0);
+    assert!(!has_lock(&repo));
+}
+
+#[test]
+fn recover_rolls_back_a_crashed_session_and_saves_its_files() {
+    let repo = session_repo();
+    let clean = handoff_files(&repo);
+    let base = head(&repo);
+    repo.aahp(&["begin", "--agent", "agent-b", "--session-id", "s-7"])
+        .assert_code(0);
+    edit_like_a_session(&repo);
+    let session = handoff_files(&repo);
+    let out = repo.aahp(&["recover"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("rolled back the interrupted session"),
+        "{out}"
+    );
+    assert!(
+        out.stdout.contains("saved: refs/aahp/recovered/s-7"),
+        "{out}"
+    );
+    // The session's files are in the saved commit, on top of HEAD.
+    assert_eq!(handoff_files_at(&repo, "refs/aahp/recovered/s-7"), session);
+    assert_eq!(
+        repo.git(&["rev-parse", "refs/aahp/recovered/s-7~1"]).trim(),
+        base
+    );
+    // The directory is back at the clean handoff, plus one recovery entry in LOG.md.
+    let now = handoff_files(&repo);
+    assert_eq!(now["STATUS.md"], STATUS);
+    assert_eq!(now["NEXT_ACTIONS.md"], clean["NEXT_ACTIONS.md"]);
+    assert_eq!(
+        count_entries(&now["LOG.md"]),
+        count_entries(&clean["LOG.md"]) + 1
+    );
+    assert!(now["LOG.md"].contains("Recovered interrupted session s-7"));
+    assert!(now["LOG.md"].contains("refs/aahp/recovered/s-7"));
+    assert_eq!(head(&repo), base);
+    assert!(!has_lock(&repo) && !has_journal(&repo));
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    // The user's own staged code is not touched.
+    assert!(
+        repo.git(&["diff", "--cached", "--name-only"])
+            .contains("src/parser.rs")
+    );
+}
+
+#[test]
+fn recover_dry_run_prints_the_plan_and_writes_nothing() {
+    let repo = session_repo();
+    repo.aahp(&["begin", "--session-id", "s-1"]).assert_code(0);
+    edit_like_a_session(&repo);
+    let files = handoff_files(&repo);
+    let lock = repo.read(&format!("{DIR}/HANDOFF.lock"));
+    let out = repo.aahp(&["recover", "--dry-run"]);
+    out.assert_code(0);
+    assert!(out.stdout.starts_with("recover would:"), "{out}");
+    assert!(out.stdout.contains("refs/aahp/recovered/s-1"), "{out}");
+    assert_eq!(handoff_files(&repo), files);
+    assert_eq!(repo.read(&format!("{DIR}/HANDOFF.lock")), lock);
+    assert_eq!(repo.git(&["for-each-ref", "refs/aahp/"]), "");
+    assert!(!has_journal(&repo));
+    let j = repo.aahp(&["--json", "recover", "--dry-run"]).json();
+    assert_eq!(j["action"], "roll_back");
+    assert_eq!(j["dry_run"], true);
+}
+
+#[test]
+fn recover_clears_a_garbage_lock() {
+    let repo = session_repo();
+    repo.write(&format!("{DIR}/HANDOFF.lock"), "{{{ not a lock");
+    let out = repo.aahp(&["recover"]);
+    out.assert_code(0);
+    assert!(!has_lock(&repo));
+    repo.aahp(&["begin"]).assert_code(0);
+}
+
+#[test]
+fn recover_refuses_a_live_lock_of_another_session() {
+    let repo = session_repo();
+    repo.aahp(&["begin", "--session-id", "alive"])
+        .assert_code(0);
+    edit_like_a_session(&repo);
+    let files = handoff_files(&repo);
+    let out = repo.aahp(&["recover", "--session-id", "someone-else"]);
+    out.assert_code(3);
+    assert_eq!(handoff_files(&repo), files);
+    assert!(has_lock(&repo));
+}
+
+#[test]
+fn recover_twice_saves_once() {
+    let repo = session_repo();
+    repo.aahp(&["begin", "--session-id", "twice"])
+        .assert_code(0);
+    edit_like_a_session(&repo);
+    // Crash recover itself right after it saved the files, then run it again.
+    let out = repo.aahp_env(".", &["recover"], &[("AAHP_FAILPOINT", "recover:saved")]);
+    assert_ne!(out.code, 0);
+    repo.aahp(&["recover"]).assert_code(0);
+    let refs = repo.git(&["for-each-ref", "--format=%(refname)", "refs/aahp/"]);
+    assert_eq!(refs.trim(), "refs/aahp/recovered/twice");
+    assert!(!has_lock(&repo) && !has_journal(&repo));
+    assert_eq!(
+        count_entries(&handoff_files(&repo)["LOG.md"]),
+        4,
+        "three entries plus one recovery entry, not two"
+    );
+}
+
+#[test]
+fn an_interrupted_commit_blocks_new_sessions_until_recovered() {
+    let repo = session_repo();
+    edit_like_a_session(&repo);
+    let out = repo.aahp_env(
+        ".",
+        &["commit", "-m", "x", "--session-id", "cut"],
+        &[("AAHP_FAILPOINT", "commit:release")],
+    );
+    assert_eq!(out.code, -1, "{out}");
+    // The commit exists and the lock is gone, but the journal says the session is unfinished.
+    assert!(!has_lock(&repo) && has_journal(&repo));
+    for args in [&["begin"][..], &["commit", "-m", "again"][..]] {
+        let out = repo.aahp(args);
+        out.assert_code(3);
+        assert!(out.stderr.contains("session cut"), "{out}");
+        assert!(out.stderr.contains("was interrupted"), "{out}");
+        assert!(out.stderr.contains("git aahp recover"), "{out}");
+    }
+    let out = repo.aahp(&["--json", "recover"]);
+    out.assert_code(0);
+    let j = out.json();
+    assert_eq!(j["action"], "finish");
+    assert_eq!(j["step"], "committed");
+    assert_eq!(j["tag"], "aahp/session-1");
+    assert_eq!(j["commit"], head(&repo));
+    repo.aahp(&["begin"]).assert_code(0);
+}
+
+#[test]
+fn recover_reports_an_unreadable_journal_and_changes_nothing() {
+    let repo = session_repo();
+    repo.write(".git/aahp/journal.json", "{\"version\": 1,\n  broken");
+    let out = repo.aahp(&["recover"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("journal.json:2"), "{out}");
+    assert!(
+        out.stderr.contains("the commit journal is unreadable"),
+        "{out}"
+    );
+    assert!(has_journal(&repo));
+}
+
+#[test]
+fn recover_marks_the_claims_the_session_changed_as_untested() {
+    let repo = session_repo();
+    repo.aahp(&["begin", "--session-id", "claims"])
+        .assert_code(0);
+    edit_like_a_session(&repo);
+    let out = repo.aahp(&["--json", "recover"]);
+    out.assert_code(0);
+    assert_eq!(
+        out.json()["marked_unknown"],
+        serde_json::json!(["api documented"])
+    );
+    let trust = repo.read(&format!("{DIR}/TRUST.md"));
+    assert!(
+        trust.contains(
+            "| api documented | untested | - | 2026-11-20 | agent-a | 30d | 2026-12-20 | - |"
+        ),
+        "{trust}"
+    );
+    // The claim the session did not touch keeps its row.
+    assert!(
+        trust.contains("| build passes | verified | test_verified |"),
+        "{trust}"
+    );
+    let log = repo.read(&format!("{DIR}/LOG.md"));
+    assert!(
+        log.contains("marked untested until re-verified: api documented"),
+        "{log}"
+    );
+}
