@@ -8,7 +8,9 @@ use clap::{Args, Parser};
 use crate::commands::Command;
 use crate::output::ColorChoice;
 
-const EXIT_CODES: &str = "\
+/// The exit codes and environment variables, shown after `--help` and rendered as the man
+/// page's EXIT STATUS and ENVIRONMENT sections.
+pub const EXIT_CODES: &str = "\
 Exit codes:
   0  success, no blocking findings
   1  the check ran and failed (findings, drift, stale manifest)

@@ -654,6 +654,44 @@ impl Repo {
         }
     }
 
+    /// Returns the directory git runs hooks from: `core.hooksPath` from any config layer
+    /// (relative to the working-tree root, `~` expanded), else the hooks directory of the
+    /// common git dir, which linked worktrees share. Asks git itself, so the answer is the
+    /// one git acts on.
+    pub fn hooks_dir(&self) -> Result<PathBuf, GitError> {
+        let out = self.run(&["rev-parse", "--git-path", "hooks"], &[])?;
+        let path = out.trim_end_matches(['\n', '\r']);
+        Ok(self.workdir.join(path))
+    }
+
+    /// Returns the scope (`system`, `global`, `local`, `worktree`, `command`) and value of
+    /// the value of `key` that git uses, or `None` when it is unset.
+    pub fn config_with_scope(&self, key: &str) -> Result<Option<(String, String)>, GitError> {
+        let args = ["config", "--show-scope", "--get", key];
+        let output = self
+            .command()
+            .args(args)
+            .output()
+            .map_err(|source| GitError::Spawn {
+                args: args.join(" "),
+                source,
+            })?;
+        match output.status.code() {
+            Some(0) => {
+                let out = String::from_utf8_lossy(&output.stdout);
+                let line = out.trim_end_matches(['\n', '\r']);
+                let (scope, value) = line.split_once('\t').unwrap_or(("", line));
+                Ok(Some((scope.to_string(), value.to_string())))
+            }
+            Some(1) => Ok(None),
+            _ => Err(GitError::Command {
+                args: args.join(" "),
+                status: output.status.to_string(),
+                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            }),
+        }
+    }
+
     /// Builds a `git` command pinned to this repository: `-C <workdir>`, `LC_ALL=C`, null
     /// stdin. Every spawn of git in the crate goes through here.
     pub fn command(&self) -> Command {

@@ -6,6 +6,9 @@ pub mod begin;
 pub mod commit;
 pub mod context;
 pub mod hook;
+pub mod hooks;
+pub mod init;
+pub mod man;
 pub mod manifest;
 pub mod recover;
 pub mod status;
@@ -27,6 +30,9 @@ use crate::output::{Printer, Report, Style};
 /// Every subcommand.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Create the handoff directory with its files and a valid manifest (or --migrate a v1
+    /// directory).
+    Init(init::InitArgs),
     /// Show the handoff's health for an incoming agent (read-only).
     Status(status::StatusArgs),
     /// Print what the next agent should read, within a token budget.
@@ -35,6 +41,8 @@ pub enum Command {
     Manifest(manifest::ManifestArgs),
     /// Check the handoff: schema, checksums, lint, drift, lock, tasks (never writes).
     Verify(verify::VerifyArgs),
+    /// Install, remove or inspect the git hooks that run the handoff check.
+    Hooks(hooks::HooksArgs),
     /// Run a git hook's check (what the installed shims call).
     Hook(hook::HookArgs),
     /// Rotate LOG.md into LOG-ARCHIVE.md and its index (or --verify them).
@@ -47,6 +55,12 @@ pub enum Command {
     Commit(commit::CommitArgs),
     /// Finish or roll back a crashed session, saving its files under refs/aahp/recovered/.
     Recover(recover::RecoverArgs),
+    /// Write the man pages (git-aahp.1 and one page per subcommand) into a directory.
+    #[command(hide = true)]
+    GenerateMan(man::GenerateManArgs),
+    /// Print a shell completion script.
+    #[command(hide = true)]
+    Completions(man::CompletionsArgs),
 }
 
 /// What every command receives: where it runs, what time it is, how to print.
@@ -114,6 +128,7 @@ impl Context {
 pub fn run(cli: &Cli) -> Result<ExitStatus> {
     let ctx = Context::new(cli)?;
     match &cli.command {
+        Command::Init(args) => ctx.emit(&init::run(&ctx, args)?),
         Command::Status(args) => ctx.emit(&status::run(&ctx, args)?),
         Command::Context(args) => {
             let report = context::run(&ctx, args)?;
@@ -140,5 +155,8 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
         Command::Begin(args) => ctx.emit(&begin::run(&ctx, args)?),
         Command::Commit(args) => ctx.emit(&commit::run(&ctx, args)?),
         Command::Recover(args) => ctx.emit(&recover::run(&ctx, args)?),
+        Command::Hooks(args) => ctx.emit(&hooks::run(&ctx, args)?),
+        Command::GenerateMan(args) => ctx.emit(&man::run(&ctx, args)?),
+        Command::Completions(args) => ctx.emit(&man::completions(args)),
     }
 }

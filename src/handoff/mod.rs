@@ -5,6 +5,8 @@
 pub mod log;
 pub mod manifest;
 mod markdown;
+pub mod migrate;
+pub mod templates;
 pub mod tokens;
 pub mod trust;
 

@@ -17,6 +17,8 @@ mod begin;
 mod commit;
 mod compat;
 mod crash;
+mod hooks;
+mod init;
 mod manifest;
 mod recover;
 mod session_fixture;

@@ -170,6 +170,18 @@ impl TestRepo {
         run(cmd, self.path())
     }
 
+    /// Runs git with extra environment variables (e.g. a `PATH` for hooks) and returns its
+    /// output whatever the exit code.
+    pub fn git_env(&self, args: &[&str], envs: &[(&str, &std::ffi::OsStr)]) -> CmdOutput {
+        let mut cmd = Command::new("git");
+        cmd.current_dir(self.path()).args(args);
+        hermetic(&mut cmd, &self.path());
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        run(cmd, self.path())
+    }
+
     /// Runs `git-aahp` at the repository root.
     pub fn aahp(&self, args: &[&str]) -> CmdOutput {
         self.aahp_in(".", args)

@@ -1,0 +1,695 @@
+//! `git aahp hooks install | uninstall | status`: put the shims of `hooks/` where git runs
+//! hooks (`core.hooksPath` or the common git dir, so linked worktrees share them), chain
+//! whatever hook was there before, and take it all back out again. The checks themselves are
+//! `git aahp hook`, which the shims run.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::Context;
+use crate::error::{Error, ExitStatus, Result};
+use crate::output::{Report, Style, escape_untrusted};
+
+/// The line that marks a hook file as one of ours.
+pub const MARKER: &str = "# git-aahp hook shim";
+/// Suffix of the file a chained (pre-existing) hook is moved to.
+pub const BACKUP_SUFFIX: &str = ".pre-aahp";
+
+/// A shim shipped in `hooks/`.
+#[derive(Debug, Clone, Copy)]
+pub struct Shim {
+    /// The git hook it serves.
+    pub name: &'static str,
+    /// Its exact content.
+    pub text: &'static str,
+}
+
+/// The hooks `install` manages, in order.
+pub const SHIMS: &[Shim] = &[
+    Shim {
+        name: "pre-commit",
+        text: include_str!("../../hooks/pre-commit"),
+    },
+    Shim {
+        name: "pre-push",
+        text: include_str!("../../hooks/pre-push"),
+    },
+];
+
+/// Install, remove or inspect the git hooks that run `git aahp hook`.
+///
+/// The hooks go where git runs them: `core.hooksPath` when set (relative to the working-tree
+/// root), else the repository's hooks directory, which linked worktrees share. A hook that
+/// is already there is chained, not replaced: it moves to `<hook>.pre-aahp` and runs first;
+/// `uninstall` puts it back.
+#[derive(Debug, clap::Args)]
+pub struct HooksArgs {
+    #[command(subcommand)]
+    pub action: HooksAction,
+}
+
+/// What `git aahp hooks` does.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum HooksAction {
+    /// Install the pre-commit and pre-push shims, chaining existing hooks.
+    Install(InstallArgs),
+    /// Remove the shims and restore the hooks they chained, byte for byte.
+    Uninstall,
+    /// Report each hook: installed, chained, foreign (another hook, not chained) or missing.
+    /// Exits 1 unless both are installed and current.
+    Status,
+}
+
+/// Options of `git aahp hooks install`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct InstallArgs {
+    /// Install even when a hook manager (lefthook, pre-commit) is configured or
+    /// `core.hooksPath` comes from global or system config; its hooks are chained. A Husky
+    /// hooks directory is never written to.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// A hook's state in the hooks directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookState {
+    /// Our shim, nothing chained.
+    Installed,
+    /// Our shim, running the previous hook (`<hook>.pre-aahp`) first.
+    Chained,
+    /// Another hook, not chained: git aahp does not run.
+    Foreign,
+    /// No hook.
+    Missing,
+}
+
+/// What a command did to one hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookChange {
+    /// The shim was written where there was no hook.
+    Installed,
+    /// The existing hook moved to `<hook>.pre-aahp` and the shim runs it first.
+    Chained,
+    /// An older shim was replaced by the current one.
+    Updated,
+    /// The current shim was already there.
+    Unchanged,
+    /// The shim was removed and the chained hook moved back.
+    Restored,
+    /// The shim was removed.
+    Removed,
+    /// Nothing of ours was there.
+    NotInstalled,
+    /// Another hook is there; it was left alone.
+    LeftForeign,
+}
+
+/// One hook in a report.
+#[derive(Debug, Clone, Serialize)]
+pub struct HookReport {
+    /// The hook name (`pre-commit`).
+    pub name: &'static str,
+    /// Where git looks for it.
+    pub path: String,
+    /// Its state after the command.
+    pub state: HookState,
+    /// For `install`/`uninstall`: what changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<HookChange>,
+    /// The chained hook's path, when one exists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chained: Option<String>,
+    /// True when our shim is there but differs from the one this version ships.
+    pub outdated: bool,
+}
+
+/// A hook manager found in the repository, with how to run git aahp from it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ManagerReport {
+    /// `husky`, `lefthook` or `pre-commit`.
+    pub name: &'static str,
+    /// What gave it away (a config file, `core.hooksPath`, a hook's content).
+    pub evidence: String,
+    /// How to call git aahp from it instead.
+    pub advice: String,
+    /// True when it owns the hooks directory itself (Husky's `core.hooksPath`), so nothing
+    /// may be written there.
+    pub owns_hooks_dir: bool,
+}
+
+/// The result of `git aahp hooks …`.
+#[derive(Debug, Serialize)]
+pub struct HooksReport {
+    /// `install`, `uninstall` or `status`.
+    pub action: &'static str,
+    /// The directory git runs hooks from (repository-relative when inside it).
+    pub hooks_dir: String,
+    /// `core.hooksPath`, when set, and the config scope it comes from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hooks_path: Option<HooksPath>,
+    /// Hook managers found.
+    pub managers: Vec<ManagerReport>,
+    /// Each managed hook.
+    pub hooks: Vec<HookReport>,
+}
+
+/// A `core.hooksPath` setting.
+#[derive(Debug, Clone, Serialize)]
+pub struct HooksPath {
+    /// The configured value.
+    pub value: String,
+    /// `local`, `worktree`, `global`, `system` or `command`.
+    pub scope: String,
+}
+
+impl Report for HooksReport {
+    fn command(&self) -> &'static str {
+        "hooks"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        write!(w, "hooks directory: {}", escape_untrusted(&self.hooks_dir))?;
+        if let Some(p) = &self.hooks_path {
+            write!(
+                w,
+                " (core.hooksPath = {}, {} config)",
+                escape_untrusted(&p.value),
+                p.scope
+            )?;
+        }
+        writeln!(w)?;
+        for h in &self.hooks {
+            let state = match (h.change, h.state) {
+                // After uninstall the state is the user's business; say what was done.
+                (Some(HookChange::Restored), _) => style.ok("restored"),
+                (Some(HookChange::Removed), _) => style.ok("removed"),
+                (Some(HookChange::NotInstalled), _) => style.dim("untouched"),
+                (Some(HookChange::LeftForeign), _) => style.warn("untouched"),
+                (_, HookState::Installed) => style.ok("installed"),
+                (_, HookState::Chained) => style.ok("chained"),
+                (_, HookState::Foreign) => style.warn("foreign"),
+                (_, HookState::Missing) => style.warn("missing"),
+            };
+            let detail = match (h.change, h.state) {
+                (Some(HookChange::Installed), _) => "shim written".to_string(),
+                (Some(HookChange::Chained), _) => format!(
+                    "the existing hook moved to {}{BACKUP_SUFFIX} and runs first",
+                    h.name
+                ),
+                (Some(HookChange::Updated), _) => "shim updated to this version".into(),
+                (Some(HookChange::Unchanged), _) => "already installed".into(),
+                (Some(HookChange::Restored), _) => {
+                    format!(
+                        "shim removed, the hook from {}{BACKUP_SUFFIX} is back",
+                        h.name
+                    )
+                }
+                (Some(HookChange::Removed), _) => "shim removed".into(),
+                (Some(HookChange::NotInstalled), _) => "no shim installed".into(),
+                (Some(HookChange::LeftForeign), _) => "another hook, left in place".into(),
+                (None, HookState::Installed) => "runs git aahp hook".into(),
+                (None, HookState::Chained) => {
+                    format!("runs {}{BACKUP_SUFFIX} first, then git aahp hook", h.name)
+                }
+                (None, HookState::Foreign) => {
+                    "another hook; `git aahp hooks install` chains it".into()
+                }
+                (None, HookState::Missing) => "`git aahp hooks install` adds it".into(),
+            };
+            let outdated = if h.outdated && h.change.is_none() {
+                format!(
+                    " {}",
+                    style.warn("(outdated: run `git aahp hooks install`)")
+                )
+            } else {
+                String::new()
+            };
+            writeln!(w, "  {:<10}  {state}: {detail}{outdated}", h.name)?;
+        }
+        for m in &self.managers {
+            writeln!(
+                w,
+                "note: {} detected ({}). {}",
+                m.name,
+                escape_untrusted(&m.evidence),
+                m.advice
+            )?;
+        }
+        Ok(())
+    }
+
+    fn status(&self) -> ExitStatus {
+        let healthy = self
+            .hooks
+            .iter()
+            .all(|h| matches!(h.state, HookState::Installed | HookState::Chained) && !h.outdated);
+        if self.action == "status" && !healthy {
+            ExitStatus::Findings
+        } else {
+            ExitStatus::Success
+        }
+    }
+}
+
+/// Runs `git aahp hooks`.
+pub fn run(ctx: &Context, args: &HooksArgs) -> Result<HooksReport> {
+    let repo = ctx.repo()?;
+    let root = repo.workdir().to_path_buf();
+    let dir = repo.hooks_dir()?;
+    let hooks_path = repo
+        .config_with_scope("core.hooksPath")?
+        .map(|(scope, value)| HooksPath { value, scope });
+    let managers = detect_managers(&root, &dir, hooks_path.as_ref());
+    let mut report = HooksReport {
+        action: "status",
+        hooks_dir: display_path(&root, &dir),
+        hooks_path,
+        managers,
+        hooks: Vec::new(),
+    };
+    match &args.action {
+        HooksAction::Status => {
+            for shim in SHIMS {
+                let hook = Hook::inspect(&dir, shim)?;
+                report.hooks.push(hook.report(&root, None));
+            }
+        }
+        HooksAction::Install(opts) => {
+            report.action = "install";
+            install(&root, &dir, &mut report, opts)?;
+        }
+        HooksAction::Uninstall => {
+            report.action = "uninstall";
+            for shim in SHIMS {
+                let hook = Hook::inspect(&dir, shim)?;
+                let change = hook.uninstall()?;
+                let after = Hook::inspect(&dir, shim)?;
+                report.hooks.push(after.report(&root, Some(change)));
+            }
+        }
+    }
+    Ok(report)
+}
+
+fn install(root: &Path, dir: &Path, report: &mut HooksReport, opts: &InstallArgs) -> Result<()> {
+    if let Some(m) = report.managers.iter().find(|m| m.owns_hooks_dir) {
+        return Err(Error::other(format!(
+            "not installing: {} ({}) manages the hooks directory {}, and would discard or \
+             commit whatever is written there.\n{}",
+            m.name,
+            escape_untrusted(&m.evidence),
+            report.hooks_dir,
+            m.advice
+        )));
+    }
+    if !opts.force {
+        if let Some(m) = report.managers.first() {
+            return Err(Error::other(format!(
+                "not installing: {} is set up in this repository ({}); it rewrites the hooks \
+                 it manages, so a shim installed beside it would not last.\n{}\n\
+                 To chain its hook anyway, run `git aahp hooks install --force`.",
+                m.name,
+                escape_untrusted(&m.evidence),
+                m.advice
+            )));
+        }
+        if let Some(p) = report
+            .hooks_path
+            .as_ref()
+            .filter(|p| p.scope == "global" || p.scope == "system")
+        {
+            return Err(Error::other(format!(
+                "not installing: core.hooksPath ({}) comes from {} config, so hooks installed \
+                 there run in every repository that uses it.\nTo install there anyway, run \
+                 `git aahp hooks install --force`; to install for this repository only, set \
+                 `git config core.hooksPath .git/hooks` first.",
+                escape_untrusted(&p.value),
+                p.scope
+            )));
+        }
+    }
+    // Plan every hook first, so a refusal leaves everything as it was.
+    let mut plans = Vec::new();
+    for shim in SHIMS {
+        let hook = Hook::inspect(dir, shim)?;
+        hook.check_installable()?;
+        plans.push(hook);
+    }
+    std::fs::create_dir_all(dir).map_err(|source| Error::Write {
+        path: report.hooks_dir.clone(),
+        source,
+    })?;
+    for hook in plans {
+        let change = hook.install()?;
+        let after = Hook::inspect(dir, hook.shim)?;
+        report.hooks.push(after.report(root, Some(change)));
+    }
+    Ok(())
+}
+
+/// What is at a hook's path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Found {
+    Missing,
+    /// Our shim; `current` when it is byte-identical to the shipped one and executable.
+    Ours {
+        current: bool,
+    },
+    Foreign,
+    /// A directory or other non-file where the hook should be.
+    NotAFile,
+}
+
+/// One hook path and its chained backup.
+#[derive(Debug)]
+struct Hook {
+    shim: &'static Shim,
+    path: PathBuf,
+    backup: PathBuf,
+    found: Found,
+    backup_exists: bool,
+}
+
+impl Hook {
+    fn inspect(dir: &Path, shim: &'static Shim) -> Result<Hook> {
+        let path = dir.join(shim.name);
+        let backup = dir.join(format!("{}{BACKUP_SUFFIX}", shim.name));
+        let found = match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Found::Missing,
+            Err(source) => {
+                return Err(Error::Read {
+                    path: path.display().to_string(),
+                    source,
+                });
+            }
+            Ok(meta) if meta.is_dir() => Found::NotAFile,
+            Ok(_) => match std::fs::read(&path) {
+                Ok(bytes) if is_ours(&bytes) => Found::Ours {
+                    current: bytes == shim.text.as_bytes() && is_executable(&path),
+                },
+                // Unreadable or a dangling link: still somebody's hook.
+                _ => Found::Foreign,
+            },
+        };
+        let backup_exists = std::fs::symlink_metadata(&backup).is_ok();
+        Ok(Hook {
+            shim,
+            path,
+            backup,
+            found,
+            backup_exists,
+        })
+    }
+
+    fn state(&self) -> HookState {
+        match self.found {
+            Found::Ours { .. } if self.backup_exists => HookState::Chained,
+            Found::Ours { .. } => HookState::Installed,
+            Found::Foreign | Found::NotAFile => HookState::Foreign,
+            Found::Missing => HookState::Missing,
+        }
+    }
+
+    fn report(&self, root: &Path, change: Option<HookChange>) -> HookReport {
+        HookReport {
+            name: self.shim.name,
+            path: display_path(root, &self.path),
+            state: self.state(),
+            change,
+            chained: self.backup_exists.then(|| display_path(root, &self.backup)),
+            outdated: matches!(self.found, Found::Ours { current: false }),
+        }
+    }
+
+    /// Refuses the cases install cannot handle without losing something.
+    fn check_installable(&self) -> Result<()> {
+        match self.found {
+            Found::NotAFile => Err(Error::other(format!(
+                "not installing: {} is not a file",
+                self.path.display()
+            ))),
+            Found::Foreign
+                if self.backup_exists && !same_file_content(&self.path, &self.backup) =>
+            {
+                Err(Error::other(format!(
+                    "not installing: {} exists and {} holds a different hook; move one of them \
+                     away first, so that neither is lost",
+                    self.path.display(),
+                    self.backup.display()
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes the shim, chaining a foreign hook. Every step leaves a working hook at `path`.
+    fn install(&self) -> Result<HookChange> {
+        match self.found {
+            Found::Ours { current: true } => Ok(HookChange::Unchanged),
+            Found::Ours { current: false } => {
+                self.write_shim()?;
+                Ok(HookChange::Updated)
+            }
+            Found::Missing => {
+                self.write_shim()?;
+                Ok(if self.backup_exists {
+                    HookChange::Chained
+                } else {
+                    HookChange::Installed
+                })
+            }
+            Found::Foreign => {
+                if !self.backup_exists {
+                    // A hard link keeps the user's hook at both names until the shim replaces
+                    // it by rename; where links are unsupported, fall back to a rename.
+                    if std::fs::hard_link(&self.path, &self.backup).is_err() {
+                        std::fs::rename(&self.path, &self.backup).map_err(|source| {
+                            Error::Write {
+                                path: self.backup.display().to_string(),
+                                source,
+                            }
+                        })?;
+                    }
+                }
+                self.write_shim()?;
+                Ok(HookChange::Chained)
+            }
+            Found::NotAFile => Err(Error::other(format!(
+                "{} is not a file",
+                self.path.display()
+            ))),
+        }
+    }
+
+    fn uninstall(&self) -> Result<HookChange> {
+        match self.found {
+            Found::Ours { .. } | Found::Missing if self.backup_exists => {
+                // One rename puts the original back with its bytes and mode, atomically.
+                std::fs::rename(&self.backup, &self.path).map_err(|source| Error::Write {
+                    path: self.path.display().to_string(),
+                    source,
+                })?;
+                Ok(HookChange::Restored)
+            }
+            Found::Ours { .. } => {
+                std::fs::remove_file(&self.path).map_err(|source| Error::Write {
+                    path: self.path.display().to_string(),
+                    source,
+                })?;
+                Ok(HookChange::Removed)
+            }
+            Found::Missing => Ok(HookChange::NotInstalled),
+            Found::Foreign | Found::NotAFile => Ok(HookChange::LeftForeign),
+        }
+    }
+
+    fn write_shim(&self) -> Result<()> {
+        write_executable(&self.path, self.shim.text.as_bytes()).map_err(|source| Error::Write {
+            path: self.path.display().to_string(),
+            source,
+        })
+    }
+}
+
+fn is_ours(bytes: &[u8]) -> bool {
+    bytes
+        .split(|b| *b == b'\n')
+        .any(|line| line.strip_suffix(b"\r").unwrap_or(line) == MARKER.as_bytes())
+}
+
+fn same_file_content(a: &Path, b: &Path) -> bool {
+    match (std::fs::read(a), std::fs::read(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(_path: &Path) -> bool {
+    true
+}
+
+/// Writes an executable file atomically (temp file with mode 0755, fsync, rename, fsync the
+/// directory), so git never sees a half-written or non-executable hook.
+fn write_executable(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".aahp-tmp-")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o755))?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// A path for output: repository-relative with `/` when inside the working tree, else
+/// absolute.
+fn display_path(root: &Path, path: &Path) -> String {
+    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    // The hook file itself may not exist yet; canonicalise its directory.
+    let path = match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) if !path.exists() => canon(parent).join(name),
+        _ => canon(path),
+    };
+    match path.strip_prefix(canon(root)) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/"),
+        _ => path.display().to_string(),
+    }
+}
+
+const HUSKY_ADVICE: &str = "Husky runs the scripts in .husky/: add the line \
+`git aahp hook pre-commit` to .husky/pre-commit and `git aahp hook pre-push \"$@\"` to \
+.husky/pre-push.";
+const LEFTHOOK_ADVICE: &str = "Add to its configuration:\n\
+  pre-commit:\n    commands:\n      aahp:\n        run: git aahp hook pre-commit\n\
+  pre-push:\n    commands:\n      aahp:\n        run: git aahp hook pre-push {1} {2}\n        \
+use_stdin: true";
+const PRE_COMMIT_ADVICE: &str = "Add to .pre-commit-config.yaml:\n\
+  - repo: local\n    hooks:\n      - id: aahp-verify\n        name: git aahp\n        \
+entry: git aahp hook pre-commit\n        language: system\n        pass_filenames: false\n        \
+always_run: true\n(or use the ids of git-aahp's .pre-commit-hooks.yaml).";
+
+const LEFTHOOK_CONFIGS: &[&str] = &[
+    "lefthook.yml",
+    ".lefthook.yml",
+    "lefthook.yaml",
+    ".lefthook.yaml",
+    "lefthook.toml",
+    ".lefthook.toml",
+    "lefthook.json",
+    ".lefthook.json",
+    ".config/lefthook.yml",
+    ".config/lefthook.yaml",
+];
+
+/// Finds hook managers: Husky (`.husky/`, or `core.hooksPath` pointing into it), lefthook
+/// and the pre-commit framework (their config files, or their text in an installed hook).
+fn detect_managers(root: &Path, dir: &Path, hooks_path: Option<&HooksPath>) -> Vec<ManagerReport> {
+    let mut out = Vec::new();
+    let husky_dir = root.join(".husky");
+    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    if hooks_path.is_some() && canon(dir).starts_with(canon(&husky_dir)) {
+        out.push(ManagerReport {
+            name: "husky",
+            evidence: format!(
+                "core.hooksPath = {}",
+                hooks_path.map_or("", |p| p.value.as_str())
+            ),
+            advice: HUSKY_ADVICE.into(),
+            owns_hooks_dir: true,
+        });
+    } else if husky_dir.is_dir() {
+        out.push(ManagerReport {
+            name: "husky",
+            evidence: ".husky/ exists; once Husky is installed, git runs .husky/_ instead".into(),
+            advice: HUSKY_ADVICE.into(),
+            owns_hooks_dir: false,
+        });
+    }
+    let hook_text = |name: &str| std::fs::read(dir.join(name)).unwrap_or_default();
+    let installed_by = |needle: &str| {
+        SHIMS.iter().find(|s| {
+            let text = hook_text(s.name);
+            !is_ours(&text) && text.windows(needle.len()).any(|w| w == needle.as_bytes())
+        })
+    };
+    if let Some(cfg) = LEFTHOOK_CONFIGS.iter().find(|c| root.join(c).is_file()) {
+        out.push(ManagerReport {
+            name: "lefthook",
+            evidence: (*cfg).to_string(),
+            advice: LEFTHOOK_ADVICE.into(),
+            owns_hooks_dir: false,
+        });
+    } else if let Some(s) = installed_by("lefthook") {
+        out.push(ManagerReport {
+            name: "lefthook",
+            evidence: format!("the {} hook runs lefthook", s.name),
+            advice: LEFTHOOK_ADVICE.into(),
+            owns_hooks_dir: false,
+        });
+    }
+    if let Some(cfg) = [".pre-commit-config.yaml", ".pre-commit-config.yml"]
+        .iter()
+        .find(|c| root.join(c).is_file())
+    {
+        out.push(ManagerReport {
+            name: "pre-commit",
+            evidence: (*cfg).to_string(),
+            advice: PRE_COMMIT_ADVICE.into(),
+            owns_hooks_dir: false,
+        });
+    } else if let Some(s) = installed_by("File generated by pre-commit") {
+        out.push(ManagerReport {
+            name: "pre-commit",
+            evidence: format!("the {} hook was generated by pre-commit", s.name),
+            advice: PRE_COMMIT_ADVICE.into(),
+            owns_hooks_dir: false,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_shims_carry_the_marker_and_run_git_aahp_hook() {
+        for s in SHIMS {
+            assert!(s.text.starts_with("#!/bin/sh\n"), "{}", s.name);
+            assert!(is_ours(s.text.as_bytes()), "{}", s.name);
+            assert!(
+                s.text
+                    .contains(&format!("exec git aahp hook {} \"$@\"", s.name)),
+                "{}",
+                s.name
+            );
+            assert!(s.text.contains(&format!("{}{BACKUP_SUFFIX}", s.name)));
+        }
+        assert!(!is_ours(b"#!/bin/sh\n# git-aahp hook shim extra\n"));
+        assert!(is_ours(b"#!/bin/sh\r\n# git-aahp hook shim\r\n"));
+    }
+}

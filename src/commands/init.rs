@@ -1,0 +1,416 @@
+//! `git aahp init`: scaffold the handoff directory from the templates compiled into the
+//! binary and write a valid manifest; `--migrate` upgrades an AAHP v1 directory in place.
+//!
+//! Everything is computed in memory first (including the manifest, which decodes every
+//! file), so bad input stops the command before anything is written; then each file is
+//! replaced atomically and the manifest goes last.
+
+use std::io::{self, Write};
+
+use jiff::Timestamp;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Context;
+use crate::error::{Error, Result};
+use crate::handoff::manifest::{Manifest, SessionInfo};
+use crate::handoff::templates::TEMPLATES;
+use crate::handoff::{HandoffDir, LOCK, MANIFEST, Snapshot, Source, migrate, write_atomic};
+use crate::output::{Report, Style, escape_untrusted};
+
+/// Create the handoff directory (.ai/handoff) with its files and a valid manifest.
+///
+/// Scaffolds `STATUS.md`, `NEXT_ACTIONS.md`, `LOG.md`, `LOG-ARCHIVE.md` (+ its index),
+/// `TRUST.md`, `CONVENTIONS.md`, `WORKFLOW.md` and `.aiignore` from built-in templates, then
+/// `MANIFEST.json`.
+/// Existing files are kept unless --force; the manifest is regenerated losslessly (tasks and
+/// other fields are preserved).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct InitArgs {
+    /// The project name (default: the manifest's, else the repository directory's name).
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Overwrite existing files with the templates (the manifest is still regenerated
+    /// losslessly).
+    #[arg(long, conflicts_with = "migrate")]
+    pub force: bool,
+    /// Upgrade an AAHP v1 directory: add the manifest, .aiignore and missing files, section
+    /// markers in STATUS.md and a TTL column note in TRUST.md. Never removes content.
+    #[arg(long)]
+    pub migrate: bool,
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileAction {
+    /// Did not exist; written from the template (or generated).
+    Created,
+    /// Existed and was left as it was.
+    Kept,
+    /// Existed and was replaced by the template (`--force`).
+    Overwritten,
+    /// Existed and was changed in place (migration, manifest regeneration).
+    Updated,
+}
+
+impl FileAction {
+    fn label(self) -> &'static str {
+        match self {
+            FileAction::Created => "created",
+            FileAction::Kept => "kept",
+            FileAction::Overwritten => "overwritten",
+            FileAction::Updated => "updated",
+        }
+    }
+}
+
+/// One file in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileOutcome {
+    /// Repository-relative path.
+    pub path: String,
+    /// What happened to it.
+    pub action: FileAction,
+    /// Why, for migrations and manifest updates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// The result of `git aahp init`.
+#[derive(Debug, Serialize)]
+pub struct InitReport {
+    /// Repository-relative path of the handoff directory.
+    pub directory: String,
+    /// The project name used in the templates and the manifest.
+    pub project: String,
+    /// Whether this was `--migrate`.
+    pub migrate: bool,
+    /// Every file, in order; MANIFEST.json last.
+    pub files: Vec<FileOutcome>,
+}
+
+impl Report for InitReport {
+    fn command(&self) -> &'static str {
+        "init"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        let verb = if self.migrate {
+            "Migrated"
+        } else {
+            "Initialised"
+        };
+        writeln!(
+            w,
+            "{verb} {} for project \"{}\"",
+            self.directory,
+            escape_untrusted(&self.project)
+        )?;
+        for f in &self.files {
+            let label = format!("{:<11}", f.action.label());
+            let label = match f.action {
+                FileAction::Created | FileAction::Updated => style.ok(&label),
+                FileAction::Overwritten => style.warn(&label),
+                FileAction::Kept => style.dim(&label),
+            };
+            write!(w, "  {label} {}", f.path)?;
+            if let Some(d) = &f.detail {
+                write!(w, " ({d})")?;
+            }
+            writeln!(w)?;
+        }
+        let count = |a: FileAction| self.files.iter().filter(|f| f.action == a).count();
+        writeln!(
+            w,
+            "{} created, {} updated, {} kept, {} overwritten",
+            count(FileAction::Created),
+            count(FileAction::Updated),
+            count(FileAction::Kept),
+            count(FileAction::Overwritten)
+        )?;
+        if !self.migrate
+            && self
+                .files
+                .iter()
+                .any(|f| f.action == FileAction::Kept && !f.path.ends_with(MANIFEST))
+        {
+            writeln!(
+                w,
+                "hint: existing files were kept; `git aahp init --force` replaces them with \
+                 the templates"
+            )?;
+        }
+        writeln!(
+            w,
+            "next: `git aahp hooks install` gates commits on the handoff check"
+        )
+    }
+}
+
+/// A write `init` will make.
+struct Planned {
+    name: String,
+    bytes: Vec<u8>,
+    action: FileAction,
+    detail: Option<String>,
+}
+
+/// Runs `git aahp init`.
+pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
+    let repo = ctx.repo()?;
+    let dir = ctx.handoff()?;
+    if args.migrate && !dir.exists() {
+        return Err(Error::NoHandoffDir(dir.rel));
+    }
+    if let Some(p) = &args.project
+        && p.trim().is_empty()
+    {
+        return Err(Error::Usage("--project must not be empty".into()));
+    }
+    refuse_if_locked(&dir, ctx.now)?;
+
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let old = Manifest::from_snapshot(&dir, &snap)?;
+    let project = args
+        .project
+        .clone()
+        .or_else(|| {
+            old.as_ref()
+                .and_then(|m| m.str_field("project"))
+                .filter(|p| !p.trim().is_empty())
+                .map(String::from)
+        })
+        .unwrap_or_else(|| default_project(&dir));
+    let date = crate::clock::utc_date(ctx.now).to_string();
+
+    let (mut plan, kept) = plan_templates(&dir, &snap, &project, &date, args.force);
+    if args.migrate {
+        plan_migration(&dir, &snap, &date, &mut plan)?;
+    }
+
+    // The snapshot as it will be after the writes: the manifest is computed from it, which
+    // also decodes every file, so invalid input fails here with nothing written.
+    let mut next = snap.clone();
+    for p in &plan {
+        next.files.insert(p.name.clone(), p.bytes.clone());
+    }
+    let info = SessionInfo {
+        // `project` is preserved unless given on the command line (SPEC §2.1).
+        project: args
+            .project
+            .clone()
+            .or_else(|| old.is_none().then(|| project.clone())),
+        ..SessionInfo::default()
+    };
+    let commit = repo.head_commit()?.map(crate::git::Repo::short);
+    let regen = Manifest::regenerate(old.as_ref(), &dir, &next, &info, commit.as_deref(), ctx.now)?;
+
+    std::fs::create_dir_all(&dir.abs).map_err(|source| Error::Write {
+        path: dir.rel.clone(),
+        source,
+    })?;
+    for p in &plan {
+        write_atomic(&dir.abs.join(&p.name), &p.bytes).map_err(|source| Error::Write {
+            path: dir.path_of(&p.name),
+            source,
+        })?;
+        crate::failpoint::hit("init-after-file");
+    }
+    let manifest_action = match (&old, regen.changed) {
+        (None, _) => FileAction::Created,
+        (Some(_), true) => FileAction::Updated,
+        (Some(_), false) => FileAction::Kept,
+    };
+    if regen.changed {
+        write_atomic(&dir.abs.join(MANIFEST), &regen.manifest.to_bytes()).map_err(|source| {
+            Error::Write {
+                path: dir.path_of(MANIFEST),
+                source,
+            }
+        })?;
+    }
+
+    let mut files = template_outcomes(&dir, &plan, &kept);
+    files.push(FileOutcome {
+        path: dir.path_of(MANIFEST),
+        action: manifest_action,
+        detail: (manifest_action == FileAction::Updated && !regen.changed_files.is_empty())
+            .then(|| format!("re-indexed {}", regen.changed_files.join(", "))),
+    });
+    Ok(InitReport {
+        directory: dir.rel.clone(),
+        project,
+        migrate: args.migrate,
+        files,
+    })
+}
+
+/// Plans the template writes: files that do not exist are created, existing ones are kept
+/// (or overwritten with `force`). Returns the plan and the names kept.
+fn plan_templates(
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    project: &str,
+    date: &str,
+    force: bool,
+) -> (Vec<Planned>, Vec<String>) {
+    let mut plan = Vec::new();
+    let mut kept = Vec::new();
+    for t in TEMPLATES {
+        let exists = snap.files.contains_key(t.name)
+            || std::fs::symlink_metadata(dir.abs.join(t.name)).is_ok();
+        if exists && !force {
+            kept.push(t.name.to_string());
+            continue;
+        }
+        plan.push(Planned {
+            name: t.name.to_string(),
+            bytes: t.render(project, date).into_bytes(),
+            action: if exists {
+                FileAction::Overwritten
+            } else {
+                FileAction::Created
+            },
+            detail: None,
+        });
+    }
+    (plan, kept)
+}
+
+/// The outcome of every template file, in template order.
+fn template_outcomes(dir: &HandoffDir, plan: &[Planned], kept: &[String]) -> Vec<FileOutcome> {
+    let mut files = Vec::new();
+    for t in TEMPLATES {
+        if let Some(p) = plan.iter().find(|p| p.name == t.name) {
+            files.push(outcome(dir, p));
+        } else if kept.iter().any(|k| k == t.name) {
+            files.push(FileOutcome {
+                path: dir.path_of(t.name),
+                action: FileAction::Kept,
+                detail: None,
+            });
+        }
+    }
+    files
+}
+
+fn outcome(dir: &HandoffDir, p: &Planned) -> FileOutcome {
+    FileOutcome {
+        path: dir.path_of(&p.name),
+        action: p.action,
+        detail: p.detail.clone(),
+    }
+}
+
+/// Adds the v1 → v2 upgrades of existing files to the plan. Each one only inserts text, and
+/// is checked to keep every original byte before it is accepted.
+fn plan_migration(
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    date: &str,
+    plan: &mut Vec<Planned>,
+) -> Result<()> {
+    if let Some(bytes) = snap.get("STATUS.md")
+        && !plan.iter().any(|p| p.name == "STATUS.md")
+    {
+        let (bom, text) = split_bom(&dir.path_of("STATUS.md"), bytes)?;
+        if let Some(w) = migrate::wrap_status_sections(text) {
+            if !migrate::preserves(text, &w.text, &w.inserted) {
+                return Err(Error::other(format!(
+                    "refusing to migrate {}: adding section markers would change its content",
+                    dir.path_of("STATUS.md")
+                )));
+            }
+            plan.push(Planned {
+                name: "STATUS.md".into(),
+                bytes: [bom, w.text.as_bytes()].concat(),
+                action: FileAction::Updated,
+                detail: Some(format!("added section markers: {}", w.sections.join(", "))),
+            });
+        }
+    }
+    if let Some(bytes) = snap.get("TRUST.md")
+        && !plan.iter().any(|p| p.name == "TRUST.md")
+    {
+        let (bom, text) = split_bom(&dir.path_of("TRUST.md"), bytes)?;
+        if migrate::trust_needs_ttl_note(text) {
+            let new = migrate::append_trust_ttl_note(text, date);
+            debug_assert!(new.starts_with(text));
+            plan.push(Planned {
+                name: "TRUST.md".into(),
+                bytes: [bom, new.as_bytes()].concat(),
+                action: FileAction::Updated,
+                detail: Some("added a note on the TTL and Provenance columns".into()),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Splits a leading UTF-8 BOM from the text, which must be valid UTF-8.
+fn split_bom<'a>(path: &str, bytes: &'a [u8]) -> Result<(&'a [u8], &'a str)> {
+    let text = crate::handoff::decode_text(path, bytes)?;
+    let bom = &bytes[..bytes.len() - text.len()];
+    Ok((bom, text))
+}
+
+/// The project name when neither `--project` nor a manifest gives one: the name of the
+/// directory holding the handoff directory's package (the repository root for
+/// `.ai/handoff`).
+fn default_project(dir: &HandoffDir) -> String {
+    dir.root
+        .join(dir.package_root())
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| "project".into())
+}
+
+/// Refuses to write while a session holds `HANDOFF.lock` (exit 3), naming the holder.
+fn refuse_if_locked(dir: &HandoffDir, now: Timestamp) -> Result<()> {
+    let path = dir.abs.join(LOCK);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(Error::Read {
+                path: dir.path_of(LOCK),
+                source,
+            });
+        }
+    };
+    let lock: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let field = |k: &str| {
+        lock.get(k)
+            .and_then(Value::as_str)
+            .map(escape_untrusted)
+            .filter(|s| !s.is_empty())
+    };
+    let stale = lock
+        .get("expires")
+        .and_then(Value::as_str)
+        .and_then(|e| e.parse::<Timestamp>().ok())
+        .is_some_and(|e| e < now);
+    Err(Error::Locked {
+        holder: field("agent").unwrap_or_else(|| "an unknown agent".into()),
+        session: field("session_id").unwrap_or_else(|| "unknown".into()),
+        since: field("started").unwrap_or_else(|| "an unknown time".into()),
+        stale,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_bom_keeps_the_bom_bytes() {
+        let (bom, text) = split_bom("S.md", b"\xEF\xBB\xBFhi\n").unwrap();
+        assert_eq!(bom, b"\xEF\xBB\xBF");
+        assert_eq!(text, "hi\n");
+        let (bom, _) = split_bom("S.md", b"hi").unwrap();
+        assert!(bom.is_empty());
+        assert!(split_bom("S.md", b"ok\n\xff").is_err());
+    }
+}
