@@ -81,7 +81,12 @@ pub fn render_pages() -> io::Result<Vec<(String, Vec<u8>)>> {
 /// after `--help`, then SEE ALSO.
 pub fn render_page(cmd: &clap::Command, w: &mut dyn Write) -> io::Result<()> {
     let name = cmd.get_display_name().unwrap_or(cmd.get_name()).to_string();
-    let man = Man::new(cmd.clone()).manual("Git Manual");
+    // An empty date would be dropped from `.TH` and shift the fields after it; a blank one
+    // keeps the footer empty without reading the clock.
+    let man = Man::new(cmd.clone())
+        .date(" ")
+        .source(concat!("git-aahp ", env!("CARGO_PKG_VERSION")))
+        .manual("Git Manual");
     man.render_title(w)?;
     man.render_name_section(w)?;
     man.render_synopsis_section(w)?;
@@ -217,11 +222,17 @@ _git_aahp() {
 
 /// Runs `git aahp completions`.
 pub fn completions(args: &CompletionsArgs) -> CompletionsReport {
-    let mut cmd = Cli::command();
+    // The bin name must be set before clap builds the subcommands' names, or the generated
+    // functions of nested subcommands keep the `git aahp` spelling and never match.
+    let mut cmd = Cli::command().bin_name("git-aahp");
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "git-aahp", &mut out);
     let mut script = String::from_utf8_lossy(&out).into_owned();
     if args.shell == clap_complete::Shell::Bash {
+        // clap_complete 4.6 spells the bin name's `-` as `__` in the dispatch table but as
+        // `__subcmd__` in the per-subcommand cases, so nested subcommands (`hooks install`)
+        // would never complete; align the two spellings.
+        script = script.replace("git__subcmd__aahp", "git__aahp");
         script.push_str(BASH_GIT_SHIM);
     }
     CompletionsReport {

@@ -1,1 +1,576 @@
-//! `git aahp init`.
+//! `git aahp init` and `git aahp init --migrate`.
+
+use serde_json::Value;
+
+use crate::support::TestRepo;
+
+const DIR: &str = ".ai/handoff";
+
+/// Every file `init` writes, in report order.
+const FILES: [&str; 10] = [
+    "STATUS.md",
+    "NEXT_ACTIONS.md",
+    "LOG.md",
+    "LOG-ARCHIVE.md",
+    "LOG-ARCHIVE.index.json",
+    "TRUST.md",
+    "CONVENTIONS.md",
+    "WORKFLOW.md",
+    ".aiignore",
+    "MANIFEST.json",
+];
+
+fn handoff(name: &str) -> String {
+    format!("{DIR}/{name}")
+}
+
+fn read_bytes(repo: &TestRepo, rel: &str) -> Vec<u8> {
+    std::fs::read(repo.path().join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+}
+
+fn snapshot_bytes(repo: &TestRepo) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(repo.path().join(DIR))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn manifest(repo: &TestRepo) -> Value {
+    serde_json::from_str(&repo.read(&handoff("MANIFEST.json"))).unwrap()
+}
+
+#[track_caller]
+fn assert_schema_valid(doc: &Value) {
+    let errors = git_aahp::schema::validate_manifest(doc);
+    assert!(errors.is_empty(), "schema errors: {errors:#?}");
+}
+
+#[test]
+fn init_scaffolds_every_file_and_a_current_schema_valid_manifest() {
+    let repo = TestRepo::new();
+    insta::assert_snapshot!(repo.aahp(&["init", "--project", "demo"]), @r#"
+    exit: 0
+    --- stdout ---
+    Initialised .ai/handoff for project "demo"
+      created     .ai/handoff/STATUS.md
+      created     .ai/handoff/NEXT_ACTIONS.md
+      created     .ai/handoff/LOG.md
+      created     .ai/handoff/LOG-ARCHIVE.md
+      created     .ai/handoff/LOG-ARCHIVE.index.json
+      created     .ai/handoff/TRUST.md
+      created     .ai/handoff/CONVENTIONS.md
+      created     .ai/handoff/WORKFLOW.md
+      created     .ai/handoff/.aiignore
+      created     .ai/handoff/MANIFEST.json
+    10 created, 0 updated, 0 kept, 0 overwritten
+    next: `git aahp hooks install` gates commits on the handoff check
+    --- stderr ---
+    "#);
+    for name in FILES {
+        assert!(repo.exists(&handoff(name)), "{name} missing");
+    }
+    // The manifest is current and valid the moment init returns.
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    let m = manifest(&repo);
+    assert_schema_valid(&m);
+    assert_eq!(m["project"], "demo");
+    assert_eq!(m["aahp_version"], "2.0");
+    assert_eq!(m["last_session"]["agent"], "git-aahp");
+    assert_eq!(m["last_session"]["timestamp"], "2026-11-22T10:00:00Z");
+    assert_eq!(
+        m["files"]["STATUS.md"]["summary"],
+        "Handoff directory initialised on 2026-11-22. No project work has been recorded yet."
+    );
+    assert_eq!(
+        m["files"]["LOG.md"]["summary"],
+        "Last entry: [2026-11-22] git-aahp: Handoff directory initialised"
+    );
+    let indexed: Vec<&str> = m["files"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(indexed, FILES[..8]);
+    // Placeholders are filled and the structure the other commands rely on is there.
+    let status = repo.read(&handoff("STATUS.md"));
+    assert!(status.starts_with("# demo: Status\n"), "{status}");
+    assert!(status.contains("<!-- SECTION: summary -->\n"));
+    assert!(status.contains("<!-- /SECTION: summary -->\n"));
+    let log = repo.read(&handoff("LOG.md"));
+    assert!(log.contains("\n## [2026-11-22] git-aahp: Handoff directory initialised\n"));
+    assert_eq!(log.matches("\n## [").count(), 1, "one dated entry");
+    let trust = repo.read(&handoff("TRUST.md"));
+    assert!(trust.contains(
+        "| Property | Status | Provenance | Last Verified | Agent | TTL | Expires | Notes |"
+    ));
+    for name in FILES {
+        let text = repo.read(&handoff(name));
+        assert!(!text.contains("{{"), "{name} keeps a placeholder");
+        // No example addresses (the .aiignore patterns match them, so they hold an `@`).
+        assert!(
+            name == ".aiignore" || !text.contains('@'),
+            "{name} holds an address"
+        );
+    }
+    // The staged result passes the pre-commit check.
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
+
+#[test]
+fn init_json_reports_each_file() {
+    let repo = TestRepo::new();
+    repo.write(&handoff("STATUS.md"), "# Mine\n\nKept as it is.\n");
+    insta::assert_snapshot!(repo.aahp(&["init", "--json", "--project", "demo"]), @r#"
+    exit: 0
+    --- stdout ---
+    {
+      "schema_version": 1,
+      "command": "init",
+      "directory": ".ai/handoff",
+      "project": "demo",
+      "migrate": false,
+      "files": [
+        {
+          "path": ".ai/handoff/STATUS.md",
+          "action": "kept"
+        },
+        {
+          "path": ".ai/handoff/NEXT_ACTIONS.md",
+          "action": "created"
+        },
+        {
+          "path": ".ai/handoff/LOG.md",
+          "action": "created"
+        },
+        {
+          "path": ".ai/handoff/LOG-ARCHIVE.md",
+          "action": "created"
+        },
+        {
+          "path": ".ai/handoff/LOG-ARCHIVE.index.json",
+          "action": "created"
+        },
+        {
+          "path": ".ai/handoff/TRUST.md",
+          "action": "created"
+        },
+        {
+          "path": ".ai/handoff/CONVENTIONS.md",
+          "action": "created"
+        },
+        {
+          "path": ".ai/handoff/WORKFLOW.md",
+          "action": "created"
+        },
+        {
+          "path": ".ai/handoff/.aiignore",
+          "action": "created"
+        },
+        {
+          "path": ".ai/handoff/MANIFEST.json",
+          "action": "created"
+        }
+      ]
+    }
+    --- stderr ---
+    "#);
+    assert_eq!(
+        repo.read(&handoff("STATUS.md")),
+        "# Mine\n\nKept as it is.\n"
+    );
+    assert_eq!(
+        manifest(&repo)["files"]["STATUS.md"]["summary"],
+        "Kept as it is."
+    );
+}
+
+#[test]
+fn init_twice_keeps_every_byte() {
+    let repo = TestRepo::new();
+    repo.aahp(&["init"]).assert_code(0);
+    let before = snapshot_bytes(&repo);
+    // A later day: nothing is rewritten, not even the manifest's timestamps.
+    let out = repo.aahp_env(".", &["init"], &[("AAHP_NOW", "2027-01-05T08:00:00Z")]);
+    out.assert_code(0);
+    assert!(
+        out.stdout
+            .contains("0 created, 0 updated, 10 kept, 0 overwritten"),
+        "{out}"
+    );
+    assert!(
+        out.stdout.contains("hint: existing files were kept"),
+        "{out}"
+    );
+    assert_eq!(snapshot_bytes(&repo), before);
+}
+
+#[test]
+fn init_force_overwrites_the_templates_but_keeps_the_manifest_tasks() {
+    let repo = TestRepo::new();
+    repo.aahp(&["init", "--project", "demo"]).assert_code(0);
+    let template_status = repo.read(&handoff("STATUS.md"));
+    repo.write(&handoff("STATUS.md"), "# Changed\n\nSomething else.\n");
+    let mut m = manifest(&repo);
+    m["tasks"] = serde_json::json!({"T-001": {"title": "Keep me", "status": "ready"}});
+    m["next_task_id"] = serde_json::json!(2);
+    repo.write(
+        &handoff("MANIFEST.json"),
+        serde_json::to_string_pretty(&m).unwrap(),
+    );
+    let out = repo.aahp_env(
+        ".",
+        &["init", "--force", "--json"],
+        &[("AAHP_NOW", "2026-11-23T10:00:00Z")],
+    );
+    out.assert_code(0);
+    let json = out.json();
+    let actions: Vec<&str> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            "overwritten",
+            "overwritten",
+            "overwritten",
+            "overwritten",
+            "overwritten",
+            "overwritten",
+            "overwritten",
+            "overwritten",
+            "overwritten",
+            "updated"
+        ]
+    );
+    // The date placeholder follows the clock; the rest of STATUS.md is the template again.
+    assert_eq!(
+        repo.read(&handoff("STATUS.md")),
+        template_status.replace("2026-11-22", "2026-11-23")
+    );
+    let m = manifest(&repo);
+    assert_eq!(m["tasks"]["T-001"]["title"], "Keep me");
+    assert_eq!(m["next_task_id"], 2);
+    assert_eq!(m["project"], "demo");
+    assert_schema_valid(&m);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+}
+
+#[test]
+fn init_names_the_project_after_the_repository_directory() {
+    let repo = TestRepo::new();
+    let name = repo
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let out = repo.aahp(&["init"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout
+            .starts_with(&format!("Initialised .ai/handoff for project \"{name}\"\n")),
+        "{out}"
+    );
+    assert_eq!(manifest(&repo)["project"], name.as_str());
+    assert!(
+        repo.read(&handoff("STATUS.md"))
+            .starts_with(&format!("# {name}: Status\n"))
+    );
+}
+
+#[test]
+fn init_with_quotes_and_unicode_in_the_directory_name_writes_valid_json() {
+    let base = TestRepo::bare_dir();
+    let name = "we \"ird\" 'näme' \\ ünï✓";
+    std::fs::create_dir(base.path().join(name)).unwrap();
+    base.git(&["-C", name, "init", "-q", "-b", "main"]);
+    let out = base.aahp_in(name, &["init", "--json"]);
+    out.assert_code(0);
+    assert_eq!(out.json()["project"], name);
+    let bytes = std::fs::read(base.path().join(name).join(DIR).join("MANIFEST.json")).unwrap();
+    let m: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(m["project"], name);
+    assert_eq!(m["last_session"]["commit"], "unknown", "unborn branch");
+    assert_schema_valid(&m);
+    let status =
+        std::fs::read_to_string(base.path().join(name).join(DIR).join("STATUS.md")).unwrap();
+    assert!(status.starts_with(&format!("# {name}: Status\n")));
+    base.aahp_in(name, &["manifest", "--check"]).assert_code(0);
+
+    // The same through --project, with control characters kept out of the Markdown.
+    let repo = TestRepo::new();
+    let project = "a \"quoted\"\tname\nwith ✓";
+    let out = repo.aahp(&["init", "--json", "--project", project]);
+    out.assert_code(0);
+    assert_eq!(out.json()["project"], project);
+    let m = manifest(&repo);
+    assert_eq!(m["project"], project);
+    assert_schema_valid(&m);
+    assert!(
+        repo.read(&handoff("STATUS.md"))
+            .starts_with("# a \"quoted\" name with ✓: Status\n")
+    );
+}
+
+#[test]
+fn init_from_a_subdirectory_for_a_monorepo_package() {
+    let repo = TestRepo::new();
+    repo.write("packages/api/src/main.rs", "fn main() {}\n");
+    let out = repo.aahp_in("packages/api/src", &["init", "--dir", "../.ai/handoff"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout
+            .starts_with("Initialised packages/api/.ai/handoff for project \"api\"\n"),
+        "{out}"
+    );
+    assert!(repo.exists("packages/api/.ai/handoff/MANIFEST.json"));
+    assert!(!repo.exists(".ai"));
+    repo.aahp(&["manifest", "--check", "--dir", "packages/api/.ai/handoff"])
+        .assert_code(0);
+}
+
+#[test]
+fn init_exit_codes_for_bad_usage_and_environment() {
+    let dir = TestRepo::bare_dir();
+    let out = dir.aahp(&["init"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.starts_with("error: not a git repository"),
+        "{out}"
+    );
+
+    let repo = TestRepo::new();
+    insta::assert_snapshot!(repo.aahp(&["init", "--project", " "]), @r"
+    exit: 2
+    --- stdout ---
+    --- stderr ---
+    error: --project must not be empty
+    ");
+    let out = repo.aahp(&["init", "--force", "--migrate"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("cannot be used with"), "{out}");
+    insta::assert_snapshot!(repo.aahp(&["init", "--migrate"]), @r"
+    exit: 2
+    --- stdout ---
+    --- stderr ---
+    error: no handoff directory at .ai/handoff
+    hint: run `git aahp init` to create it
+    ");
+    assert!(!repo.exists(DIR));
+}
+
+#[test]
+fn init_refuses_while_a_session_holds_the_lock() {
+    let repo = TestRepo::new();
+    repo.write(
+        &handoff("HANDOFF.lock"),
+        r#"{"agent":"claude","session_id":"s-42","started":"2026-11-22T09:30:00Z","expires":"2026-11-22T13:30:00Z"}"#,
+    );
+    insta::assert_snapshot!(repo.aahp(&["init"]), @r"
+    exit: 3
+    --- stdout ---
+    --- stderr ---
+    error: the handoff is locked by claude (session s-42) since 2026-11-22T09:30:00Z
+    hint: wait for that session to run `git aahp commit`, or retry with `--wait SECONDS`
+    ");
+    let out = repo.aahp_env(".", &["init"], &[("AAHP_NOW", "2026-11-23T10:00:00Z")]);
+    out.assert_code(3);
+    assert!(out.stderr.contains("looks stale"), "{out}");
+    assert!(out.stderr.contains("git aahp recover"), "{out}");
+    let names: Vec<String> = snapshot_bytes(&repo).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["HANDOFF.lock"], "nothing was written");
+}
+
+#[test]
+fn init_with_bad_existing_files_exits_2_and_writes_nothing() {
+    let repo = TestRepo::new();
+    repo.write(
+        &handoff("MANIFEST.json"),
+        "{\n  \"project\": \"x\",\n  oops\n}\n",
+    );
+    insta::assert_snapshot!(repo.aahp(&["init"]), @r"
+    exit: 2
+    --- stdout ---
+    --- stderr ---
+    error: .ai/handoff/MANIFEST.json:3: malformed JSON: key must be a string at line 3 column 3
+    ");
+    assert_eq!(snapshot_bytes(&repo).len(), 1, "nothing was written");
+
+    let repo = TestRepo::new();
+    repo.write(&handoff("NEXT_ACTIONS.md"), b"# Next\n\nok\n\xff\xfe\n");
+    insta::assert_snapshot!(repo.aahp(&["init"]), @r"
+    exit: 2
+    --- stdout ---
+    --- stderr ---
+    error: .ai/handoff/NEXT_ACTIONS.md:4: invalid UTF-8
+    ");
+    assert_eq!(snapshot_bytes(&repo).len(), 1, "nothing was written");
+}
+
+/// A v1 handoff directory: files, no manifest, no section markers, no TTL column, CRLF in
+/// STATUS.md and no final newline in TRUST.md.
+fn v1_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write(
+        &handoff("STATUS.md"),
+        "# Billing service\r\n\r\nPayments work end to end; refunds are stubbed.\r\nCI is green.\r\n\r\n## Details\r\n\r\n- webhook retries: 3\r\n- currency: EUR only\r\n",
+    );
+    repo.write(
+        &handoff("NEXT_ACTIONS.md"),
+        "# Next\n\n1. Implement refunds\n2. Add USD\n",
+    );
+    repo.write(
+        &handoff("LOG.md"),
+        "# Log\n\n## [2026-11-20] claude: Payments\n\nWired the provider.\n\n---\n\n## [2026-11-18] codex: Scaffold\n\nCreated the service.\n",
+    );
+    repo.write(
+        &handoff("TRUST.md"),
+        "# Trust\n\n| Property | Status | Expires |\n|---|---|---|\n| CI green | verified | 2026-12-01 |",
+    );
+    repo.write(&handoff("BACKLOG.md"), "# Backlog\n\n- multi-currency\n");
+    repo
+}
+
+#[test]
+fn init_migrate_upgrades_a_v1_directory_without_losing_a_byte() {
+    let repo = v1_repo();
+    let original: Vec<(String, Vec<u8>)> = snapshot_bytes(&repo);
+    let before = |name: &str| {
+        original
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b.clone())
+            .unwrap()
+    };
+    insta::assert_snapshot!(repo.aahp(&["init", "--migrate", "--project", "billing"]), @r#"
+    exit: 0
+    --- stdout ---
+    Migrated .ai/handoff for project "billing"
+      updated     .ai/handoff/STATUS.md (added section markers: summary, body)
+      kept        .ai/handoff/NEXT_ACTIONS.md
+      kept        .ai/handoff/LOG.md
+      created     .ai/handoff/LOG-ARCHIVE.md
+      created     .ai/handoff/LOG-ARCHIVE.index.json
+      updated     .ai/handoff/TRUST.md (added a note on the TTL and Provenance columns)
+      created     .ai/handoff/CONVENTIONS.md
+      created     .ai/handoff/WORKFLOW.md
+      created     .ai/handoff/.aiignore
+      created     .ai/handoff/MANIFEST.json
+    6 created, 2 updated, 2 kept, 0 overwritten
+    next: `git aahp hooks install` gates commits on the handoff check
+    --- stderr ---
+    "#);
+
+    // STATUS.md: exactly the original bytes plus whole CRLF marker lines.
+    let status = read_bytes(&repo, &handoff("STATUS.md"));
+    let status = String::from_utf8(status).unwrap();
+    assert_eq!(
+        status,
+        "# Billing service\r\n\r\n<!-- SECTION: summary -->\r\nPayments work end to end; refunds are stubbed.\r\nCI is green.\r\n<!-- /SECTION: summary -->\r\n<!-- SECTION: body -->\r\n\r\n## Details\r\n\r\n- webhook retries: 3\r\n- currency: EUR only\r\n<!-- /SECTION: body -->\r\n"
+    );
+    let stripped: String = status
+        .split_inclusive('\n')
+        .filter(|l| !l.starts_with("<!-- SECTION: ") && !l.starts_with("<!-- /SECTION: "))
+        .collect();
+    assert_eq!(stripped.as_bytes(), before("STATUS.md"));
+
+    // TRUST.md: the original bytes, then the note.
+    let trust = read_bytes(&repo, &handoff("TRUST.md"));
+    assert!(trust.starts_with(&before("TRUST.md")));
+    let tail = String::from_utf8(trust[before("TRUST.md").len()..].to_vec()).unwrap();
+    assert!(
+        tail.starts_with(
+            "\n\n## TTL and provenance columns\n\nAdded by `git aahp init --migrate` on 2026-11-22."
+        ),
+        "{tail}"
+    );
+
+    // Everything else is untouched.
+    for name in ["NEXT_ACTIONS.md", "LOG.md", "BACKLOG.md"] {
+        assert_eq!(read_bytes(&repo, &handoff(name)), before(name), "{name}");
+    }
+
+    let m = manifest(&repo);
+    assert_schema_valid(&m);
+    assert_eq!(m["project"], "billing");
+    assert_eq!(
+        m["files"]["STATUS.md"]["summary"],
+        "Payments work end to end; refunds are stubbed. CI is green."
+    );
+    assert!(
+        m["files"]["BACKLOG.md"].is_object(),
+        "other *.md are indexed"
+    );
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+
+    // A second migration finds nothing to do.
+    let after = snapshot_bytes(&repo);
+    let again = repo.aahp_env(
+        ".",
+        &["init", "--migrate"],
+        &[("AAHP_NOW", "2026-12-01T00:00:00Z")],
+    );
+    again.assert_code(0);
+    assert!(
+        again
+            .stdout
+            .contains("0 created, 0 updated, 10 kept, 0 overwritten"),
+        "{again}"
+    );
+    assert_eq!(snapshot_bytes(&repo), after);
+}
+
+#[test]
+fn init_migrate_keeps_a_reference_manifest_its_tasks_and_a_bom() {
+    let repo = TestRepo::new();
+    repo.write(
+        &handoff("STATUS.md"),
+        b"\xEF\xBB\xBFSummary line first.\n\nMore.\n",
+    );
+    repo.write(
+        &handoff("MANIFEST.json"),
+        r#"{
+  "aahp_version": "3.0",
+  "project": "legacy",
+  "last_session": {"agent": "cli-tool", "session_id": "cli-1", "timestamp": "2026-01-01T00:00:00Z", "commit": "abc1234", "phase": "idle", "duration_minutes": 0},
+  "files": {},
+  "quick_context": "Keep this context.",
+  "next_task_id": "3",
+  "tasks": {"T-001": {"title": "Old", "status": "done"}, "T-002": {"title": "Open", "status": "ready"}},
+  "cross_repo_ref": {"repo": "org/other", "commit": "def5678", "relation": "consumes"}
+}
+"#,
+    );
+    let out = repo.aahp(&["init", "--migrate", "--json"]);
+    out.assert_code(0);
+    let json = out.json();
+    assert_eq!(json["project"], "legacy");
+    assert_eq!(json["files"][0]["action"], "updated");
+    assert_eq!(json["files"][9]["action"], "updated");
+    let status = read_bytes(&repo, &handoff("STATUS.md"));
+    assert_eq!(
+        status,
+        b"\xEF\xBB\xBF<!-- SECTION: summary -->\nSummary line first.\n<!-- /SECTION: summary -->\n<!-- SECTION: body -->\n\nMore.\n<!-- /SECTION: body -->\n"
+    );
+    let m = manifest(&repo);
+    assert_eq!(m["aahp_version"], "3.0");
+    assert_eq!(m["project"], "legacy");
+    assert_eq!(m["quick_context"], "Keep this context.");
+    assert_eq!(m["next_task_id"], 3);
+    assert_eq!(m["tasks"]["T-002"]["title"], "Open");
+    assert_eq!(m["cross_repo_ref"]["repo"], "org/other");
+    assert_schema_valid(&m);
+}
