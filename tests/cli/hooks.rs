@@ -10,17 +10,21 @@ use crate::support::{TestRepo, bin};
 const USER_HOOK: &str = "#!/bin/sh\n# the user's own hook\necho \"user pre-commit ran\" >&2\n";
 
 fn mode(path: &Path) -> u32 {
-    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+    std::fs::metadata(path)
+        .expect("hook exists")
+        .permissions()
+        .mode()
+        & 0o7777
 }
 
 fn write_hook(path: &Path, text: &str, mode: u32) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    std::fs::create_dir_all(path.parent().expect("hook in a directory")).expect("mkdir");
+    std::fs::write(path, text).expect("write hook");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
 }
 
 fn which(tool: &str) -> PathBuf {
-    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+    std::env::split_paths(&std::env::var_os("PATH").expect("PATH is set"))
         .map(|d| d.join(tool))
         .find(|p| p.is_file())
         .unwrap_or_else(|| panic!("{tool} not found on PATH"))
@@ -29,12 +33,12 @@ fn which(tool: &str) -> PathBuf {
 /// A `PATH` directory holding only what hooks need (git and the two tools the shims call),
 /// plus `git-aahp` when asked: hermetic whatever is installed on the machine.
 fn sandbox_path(with_aahp: bool) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().expect("temp dir");
     for tool in ["git", "dirname", "cat"] {
-        std::os::unix::fs::symlink(which(tool), dir.path().join(tool)).unwrap();
+        std::os::unix::fs::symlink(which(tool), dir.path().join(tool)).expect("symlink");
     }
     if with_aahp {
-        std::os::unix::fs::symlink(bin(), dir.path().join("git-aahp")).unwrap();
+        std::os::unix::fs::symlink(bin(), dir.path().join("git-aahp")).expect("symlink");
     }
     dir
 }

@@ -30,12 +30,12 @@ fn read_bytes(repo: &TestRepo, rel: &str) -> Vec<u8> {
 
 fn snapshot_bytes(repo: &TestRepo) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(repo.path().join(DIR))
-        .unwrap()
+        .expect("handoff directory exists")
         .map(|e| {
-            let e = e.unwrap();
+            let e = e.expect("directory entry");
             (
                 e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
+                std::fs::read(e.path()).expect("read file"),
             )
         })
         .collect();
@@ -44,7 +44,7 @@ fn snapshot_bytes(repo: &TestRepo) -> Vec<(String, Vec<u8>)> {
 }
 
 fn manifest(repo: &TestRepo) -> Value {
-    serde_json::from_str(&repo.read(&handoff("MANIFEST.json"))).unwrap()
+    serde_json::from_str(&repo.read(&handoff("MANIFEST.json"))).expect("manifest is JSON")
 }
 
 #[track_caller]
