@@ -15,7 +15,7 @@ use super::Context;
 use crate::error::{Error, Result};
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::templates::TEMPLATES;
-use crate::handoff::{HandoffDir, LOCK, MANIFEST, Snapshot, Source, migrate, write_atomic};
+use crate::handoff::{HandoffDir, LOCK, MANIFEST, Snapshot, Source, log, migrate, write_atomic};
 use crate::output::{Report, Style, escape_untrusted};
 
 /// Create the handoff directory (.ai/handoff) with its files and a valid manifest.
@@ -184,9 +184,9 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
         .unwrap_or_else(|| default_project(&dir));
     let date = crate::clock::utc_date(ctx.now).to_string();
 
-    let (mut plan, kept) = plan_templates(&dir, &snap, &project, &date, args.force);
+    let (mut plan, mut kept) = plan_templates(&dir, &snap, &project, &date, args.force);
     if args.migrate {
-        plan_migration(&dir, &snap, &date, &mut plan)?;
+        plan_migration(&dir, &snap, &date, &mut plan, &mut kept)?;
     }
 
     // The snapshot as it will be after the writes: the manifest is computed from it, which
@@ -215,7 +215,7 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
             path: dir.path_of(&p.name),
             source,
         })?;
-        crate::failpoint::hit("init-after-file");
+        crate::failpoint::hit(&format!("init-wrote:{}", p.name));
     }
     let manifest_action = match (&old, regen.changed) {
         (None, _) => FileAction::Created,
@@ -246,22 +246,37 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     })
 }
 
+/// Files `--force` never replaces: the archive only grows, and its index must match it.
+const APPEND_ONLY: [&str; 2] = [log::ARCHIVE_FILE, log::INDEX_FILE];
+
+/// A file left as it was, with why when that is not obvious.
+type Kept = Vec<(String, Option<String>)>;
+
 /// Plans the template writes: files that do not exist are created, existing ones are kept
-/// (or overwritten with `force`). Returns the plan and the names kept.
+/// (or overwritten with `force`, except the append-only archive and its index). An empty
+/// archive index is only created together with the archive it describes. Returns the plan
+/// and the files kept.
 fn plan_templates(
     dir: &HandoffDir,
     snap: &Snapshot,
     project: &str,
     date: &str,
     force: bool,
-) -> (Vec<Planned>, Vec<String>) {
-    let mut plan = Vec::new();
+) -> (Vec<Planned>, Kept) {
+    let mut plan: Vec<Planned> = Vec::new();
     let mut kept = Vec::new();
     for t in TEMPLATES {
         let exists = snap.files.contains_key(t.name)
             || std::fs::symlink_metadata(dir.abs.join(t.name)).is_ok();
-        if exists && !force {
-            kept.push(t.name.to_string());
+        let append_only = APPEND_ONLY.contains(&t.name);
+        if exists && (!force || append_only) {
+            let why = (force && append_only)
+                .then(|| "append-only; --force does not replace it".to_string());
+            kept.push((t.name.to_string(), why));
+            continue;
+        }
+        if t.name == log::INDEX_FILE && !plan.iter().any(|p| p.name == log::ARCHIVE_FILE) {
+            // The existing archive has no index; an empty one would contradict it.
             continue;
         }
         plan.push(Planned {
@@ -279,16 +294,16 @@ fn plan_templates(
 }
 
 /// The outcome of every template file, in template order.
-fn template_outcomes(dir: &HandoffDir, plan: &[Planned], kept: &[String]) -> Vec<FileOutcome> {
+fn template_outcomes(dir: &HandoffDir, plan: &[Planned], kept: &Kept) -> Vec<FileOutcome> {
     let mut files = Vec::new();
     for t in TEMPLATES {
         if let Some(p) = plan.iter().find(|p| p.name == t.name) {
             files.push(outcome(dir, p));
-        } else if kept.iter().any(|k| k == t.name) {
+        } else if let Some((_, why)) = kept.iter().find(|(k, _)| k == t.name) {
             files.push(FileOutcome {
                 path: dir.path_of(t.name),
                 action: FileAction::Kept,
-                detail: None,
+                detail: why.clone(),
             });
         }
     }
@@ -310,7 +325,9 @@ fn plan_migration(
     snap: &Snapshot,
     date: &str,
     plan: &mut Vec<Planned>,
+    kept: &mut Kept,
 ) -> Result<()> {
+    plan_log_split(dir, snap, plan, kept)?;
     if let Some(bytes) = snap.get("STATUS.md")
         && !plan.iter().any(|p| p.name == "STATUS.md")
     {
@@ -346,6 +363,128 @@ fn plan_migration(
         }
     }
     Ok(())
+}
+
+/// Splits LOG.md when it holds more than [`log::DEFAULT_KEEP`] entries: the older ones move
+/// to the archive and its index (which also adopts archived entries an old archive never
+/// indexed). Rotation keeps every entry byte for byte, checks by hash that none was lost
+/// and plans the writes archive → index → LOG, the order that survives a crash. A journal
+/// that cannot be rotated safely is left alone, with the reason in the report.
+fn plan_log_split(
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    plan: &mut Vec<Planned>,
+    kept: &mut Kept,
+) -> Result<()> {
+    let Some(log_bytes) = snap.get(log::LOG_FILE) else {
+        return Ok(());
+    };
+    if plan.iter().any(|p| p.name == log::LOG_FILE) {
+        return Ok(());
+    }
+    // Content as it will be: planned (fresh template) or on disk.
+    let current = |name: &str| -> Result<Option<String>> {
+        let bytes = match plan.iter().find(|p| p.name == name) {
+            Some(p) => Some(p.bytes.as_slice()),
+            None => snap.get(name),
+        };
+        bytes
+            .map(|b| full_text(&dir.path_of(name), b).map(String::from))
+            .transpose()
+    };
+    let log_text = full_text(&dir.path_of(log::LOG_FILE), log_bytes)?;
+    let archive = current(log::ARCHIVE_FILE)?;
+    let index = current(log::INDEX_FILE)?;
+    let too_long = log::LogFile::parse(log_text).entries.len() > log::DEFAULT_KEEP;
+    let unindexed_archive = snap.get(log::ARCHIVE_FILE).is_some() && index.is_none();
+    if !too_long && !unindexed_archive {
+        return Ok(());
+    }
+    let rotation = match log::rotate(
+        log_text,
+        archive.as_deref(),
+        index.as_deref(),
+        log::DEFAULT_KEEP,
+    ) {
+        Ok(Some(r)) => r,
+        Ok(None) => return Ok(()),
+        Err(e) => {
+            let why = format!("not split: {}", e.into_error(|f| dir.path_of(f)));
+            set_kept_detail(kept, log::LOG_FILE, why);
+            return Ok(());
+        }
+    };
+    let mut upsert = |name: &str, text: &str, detail: String| {
+        let bytes = text.as_bytes().to_vec();
+        if let Some(p) = plan.iter_mut().find(|p| p.name == name) {
+            p.bytes = bytes;
+            p.detail = Some(detail);
+        } else {
+            kept.retain(|(k, _)| k != name);
+            plan.push(Planned {
+                name: name.to_string(),
+                bytes,
+                action: if snap.get(name).is_some() {
+                    FileAction::Updated
+                } else {
+                    FileAction::Created
+                },
+                detail: Some(detail),
+            });
+        }
+    };
+    if rotation.archive_changed {
+        upsert(
+            log::ARCHIVE_FILE,
+            &rotation.archive,
+            format!("{} entries rotated in from LOG.md", rotation.moved),
+        );
+    }
+    if rotation.index_changed {
+        upsert(
+            log::INDEX_FILE,
+            &rotation.index,
+            format!(
+                "indexes {} archived entries",
+                log::ArchiveIndex::parse(&rotation.index)
+                    .map(|i| i.entries.len())
+                    .unwrap_or_default()
+            ),
+        );
+    }
+    if rotation.log_changed {
+        upsert(
+            log::LOG_FILE,
+            &rotation.log,
+            format!(
+                "kept the newest {}, moved {} older entries to {}",
+                rotation.kept,
+                rotation.moved,
+                log::ARCHIVE_FILE
+            ),
+        );
+        // The LOG.md write must come after the archive and the index.
+        let pos = plan
+            .iter()
+            .position(|p| p.name == log::LOG_FILE)
+            .expect("just planned");
+        let log_write = plan.remove(pos);
+        plan.push(log_write);
+    }
+    Ok(())
+}
+
+fn set_kept_detail(kept: &mut Kept, name: &str, why: String) {
+    if let Some((_, detail)) = kept.iter_mut().find(|(k, _)| k == name) {
+        *detail = Some(why);
+    }
+}
+
+/// The whole text of a file, BOM included (the log model keeps track of it), refusing
+/// invalid UTF-8 with the file and line.
+fn full_text<'a>(path: &str, bytes: &'a [u8]) -> Result<&'a str> {
+    crate::handoff::decode_text(path, bytes)?;
+    Ok(std::str::from_utf8(bytes).expect("decode_text accepted it"))
 }
 
 /// Splits a leading UTF-8 BOM from the text, which must be valid UTF-8.

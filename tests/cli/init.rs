@@ -1,5 +1,7 @@
 //! `git aahp init` and `git aahp init --migrate`.
 
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 use crate::support::TestRepo;
@@ -240,14 +242,15 @@ fn init_force_overwrites_the_templates_but_keeps_the_manifest_tasks() {
         .iter()
         .map(|f| f["action"].as_str().unwrap())
         .collect();
+    // The archive and its index are append-only: --force keeps them.
     assert_eq!(
         actions,
         [
             "overwritten",
             "overwritten",
             "overwritten",
-            "overwritten",
-            "overwritten",
+            "kept",
+            "kept",
             "overwritten",
             "overwritten",
             "overwritten",
@@ -573,4 +576,203 @@ fn init_migrate_keeps_a_reference_manifest_its_tasks_and_a_bom() {
     assert_eq!(m["tasks"]["T-002"]["title"], "Open");
     assert_eq!(m["cross_repo_ref"]["repo"], "org/other");
     assert_schema_valid(&m);
+}
+
+/// A v1 LOG.md with `n` dated entries, deliberately not in date order, CRLF line endings.
+fn long_log(n: u32) -> String {
+    let mut log = String::from("# Journal\r\n\r\n> newest first, mostly\r\n\r\n");
+    for i in 0..n {
+        // Days 1..=n, but entry 3 is the newest and entry 0 is older than entry 1.
+        let day = match i {
+            0 => 2,
+            1 => 3,
+            3 => n + 5,
+            _ => n + 1 - i,
+        };
+        write!(
+            log,
+            "## [2026-10-{day:02}] agent-{i}: Session {i}\r\n\r\nDid thing {i}.\r\n\r\n---\r\n\r\n"
+        )
+        .expect("writing to a String cannot fail");
+    }
+    log
+}
+
+/// The entries of a journal as `(header, body)` with surrounding blank lines and `---`
+/// separators removed: what must survive a split, wherever it lands.
+fn entries(text: &str) -> Vec<String> {
+    let text = text.replace("\r\n", "\n");
+    let mut out = Vec::new();
+    let mut cur: Option<String> = None;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("## [") {
+            out.extend(cur.take());
+            cur = Some(String::new());
+        }
+        if let Some(c) = cur.as_mut() {
+            c.push_str(line);
+        }
+    }
+    out.extend(cur);
+    out.into_iter()
+        .map(|e| e.trim_end().trim_end_matches("---").trim_end().to_string())
+        .collect()
+}
+
+#[test]
+fn init_migrate_splits_a_long_log_and_keeps_every_entry() {
+    let repo = TestRepo::new();
+    let log = long_log(13);
+    repo.write(&handoff("LOG.md"), &log);
+    repo.write(&handoff("STATUS.md"), "# S\n\nAll fine.\n");
+    let out = repo.aahp(&["init", "--migrate", "--json"]);
+    out.assert_code(0);
+    let json = out.json();
+    let by_path = |name: &str| {
+        json["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == handoff(name))
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(by_path("LOG.md")["action"], "updated");
+    assert_eq!(
+        by_path("LOG.md")["detail"],
+        "kept the newest 10, moved 3 older entries to LOG-ARCHIVE.md"
+    );
+    assert_eq!(by_path("LOG-ARCHIVE.md")["action"], "created");
+    assert_eq!(
+        by_path("LOG-ARCHIVE.md")["detail"],
+        "3 entries rotated in from LOG.md"
+    );
+    assert_eq!(
+        by_path("LOG-ARCHIVE.index.json")["detail"],
+        "indexes 3 archived entries"
+    );
+
+    let new_log = repo.read(&handoff("LOG.md"));
+    let archive = repo.read(&handoff("LOG-ARCHIVE.md"));
+    assert_eq!(entries(&new_log).len(), 10);
+    assert_eq!(entries(&archive).len(), 3);
+    // The oldest three by date moved, newest first (same date: earlier in the file is
+    // newer); the kept ones stay in file order.
+    let headers = |t: &str| {
+        entries(t)
+            .iter()
+            .map(|e| e.lines().next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        headers(&archive),
+        [
+            "## [2026-10-03] agent-11: Session 11",
+            "## [2026-10-02] agent-0: Session 0",
+            "## [2026-10-02] agent-12: Session 12"
+        ]
+    );
+    assert!(headers(&new_log).contains(&"## [2026-10-03] agent-1: Session 1".to_string()));
+    assert!(new_log.starts_with("# Journal\r\n\r\n> newest first, mostly\r\n"));
+    assert!(
+        archive.contains(": Log Archive\n"),
+        "template preamble: {archive}"
+    );
+    // Every original entry is in exactly one of the two files.
+    for e in entries(&log) {
+        let here = entries(&new_log).contains(&e);
+        let there = entries(&archive).contains(&e);
+        assert!(here ^ there, "entry lost or duplicated: {e}");
+    }
+    let index: Value =
+        serde_json::from_str(&repo.read(&handoff("LOG-ARCHIVE.index.json"))).unwrap();
+    assert_eq!(index["version"], 1);
+    assert_eq!(index["entries"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        index["entries"][0]["title"],
+        "## [2026-10-03] agent-11: Session 11"
+    );
+    let m = manifest(&repo);
+    assert_schema_valid(&m);
+    assert_eq!(
+        m["files"]["LOG-ARCHIVE.index.json"]["summary"],
+        "3 archived log entries"
+    );
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+
+    // Idempotent: a second migration changes nothing.
+    let after = snapshot_bytes(&repo);
+    repo.aahp(&["init", "--migrate"]).assert_code(0);
+    assert_eq!(snapshot_bytes(&repo), after);
+}
+
+#[test]
+fn init_migrate_resumes_after_a_crash_at_any_write_and_ends_like_an_uninterrupted_run() {
+    let v1 = |repo: &TestRepo| {
+        repo.write(&handoff("LOG.md"), long_log(12));
+        repo.write(&handoff("STATUS.md"), "# S\n\nAll fine.\n");
+        repo.write(&handoff("TRUST.md"), "| Property | Status |\n|---|---|\n");
+    };
+    let clean = TestRepo::new();
+    v1(&clean);
+    let out = clean.aahp(&["init", "--migrate", "--project", "p", "--json"]);
+    out.assert_code(0);
+    let expected = snapshot_bytes(&clean);
+    let written: Vec<String> = out.json()["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["action"] != "kept" && f["path"] != handoff("MANIFEST.json"))
+        .map(|f| {
+            f["path"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(written.len(), 9, "{written:?}");
+    for file in written {
+        let crashed = TestRepo::new();
+        v1(&crashed);
+        let out = crashed.aahp_env(
+            ".",
+            &["init", "--migrate", "--project", "p"],
+            &[("AAHP_FAILPOINT", &format!("init-wrote:{file}"))],
+        );
+        assert_ne!(
+            out.code, 0,
+            "the fail point after {file} aborts the process"
+        );
+        assert!(!crashed.exists(&handoff("MANIFEST.json")));
+        crashed
+            .aahp(&["init", "--migrate", "--project", "p"])
+            .assert_code(0);
+        assert_eq!(
+            snapshot_bytes(&crashed),
+            expected,
+            "after a crash at {file}"
+        );
+    }
+}
+
+#[test]
+fn init_force_never_replaces_the_append_only_archive() {
+    let repo = TestRepo::new();
+    repo.write(&handoff("LOG.md"), long_log(11));
+    repo.aahp(&["init", "--migrate"]).assert_code(0);
+    let archive = read_bytes(&repo, &handoff("LOG-ARCHIVE.md"));
+    let index = read_bytes(&repo, &handoff("LOG-ARCHIVE.index.json"));
+    let out = repo.aahp(&["init", "--force"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains(
+            "kept        .ai/handoff/LOG-ARCHIVE.md (append-only; --force does not replace it)"
+        ),
+        "{out}"
+    );
+    assert_eq!(read_bytes(&repo, &handoff("LOG-ARCHIVE.md")), archive);
+    assert_eq!(read_bytes(&repo, &handoff("LOG-ARCHIVE.index.json")), index);
 }
