@@ -1,0 +1,80 @@
+#!/bin/sh
+# install.sh: build git-aahp from this checkout and install it with its man pages and
+# shell completions, then check that `git aahp` reaches it.
+#
+#   PREFIX   install root (default: $HOME/.cargo); the binary goes to $PREFIX/bin
+#   MANDIR   man page root (default: $PREFIX/share/man); the pages go to $MANDIR/man1
+#
+# Needs git and a Rust toolchain (cargo); crates come from crates.io, pinned by Cargo.lock.
+# Running it again reinstalls the same files.
+set -eu
+
+say() { printf '%s\n' "$*"; }
+note() { printf 'note: %s\n' "$*"; }
+die() {
+    printf 'install.sh: %s\n' "$*" >&2
+    exit 1
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+command -v cargo >/dev/null 2>&1 || die "cargo not found; install a Rust toolchain first (https://rustup.rs)"
+command -v git >/dev/null 2>&1 || die "git not found; git-aahp runs as a git subcommand"
+
+# Absolute paths, so the checks below compare like with like.
+PREFIX=${PREFIX:-$HOME/.cargo}
+mkdir -p "$PREFIX"
+PREFIX=$(cd "$PREFIX" && pwd)
+MANDIR=${MANDIR:-$PREFIX/share/man}
+mkdir -p "$MANDIR/man1"
+MANDIR=$(cd "$MANDIR" && pwd)
+bin="$PREFIX/bin/git-aahp"
+
+say "==> building and installing git-aahp into $PREFIX/bin"
+cargo install --locked --path "$here" --root "$PREFIX"
+[ -x "$bin" ] || die "cargo install did not produce $bin"
+
+say "==> man pages into $MANDIR/man1"
+"$bin" generate-man --quiet "$MANDIR/man1"
+
+say "==> shell completions"
+bash_dir="$PREFIX/share/bash-completion/completions"
+zsh_dir="$PREFIX/share/zsh/site-functions"
+fish_dir="$PREFIX/share/fish/vendor_completions.d"
+mkdir -p "$bash_dir" "$zsh_dir" "$fish_dir"
+# bash-completion loads completions/git-aahp both for `git-aahp` and, through git's own
+# completion, for `git aahp`; it searches ../share/bash-completion next to each PATH entry.
+"$bin" completions bash >"$bash_dir/git-aahp.tmp" && mv "$bash_dir/git-aahp.tmp" "$bash_dir/git-aahp"
+"$bin" completions zsh >"$zsh_dir/_git-aahp.tmp" && mv "$zsh_dir/_git-aahp.tmp" "$zsh_dir/_git-aahp"
+"$bin" completions fish >"$fish_dir/git-aahp.fish.tmp" && mv "$fish_dir/git-aahp.fish.tmp" "$fish_dir/git-aahp.fish"
+say "    $bash_dir/git-aahp"
+say "    $zsh_dir/_git-aahp (zsh: add $zsh_dir to fpath)"
+say "    $fish_dir/git-aahp.fish"
+
+say "==> checking the installation"
+case ":$PATH:" in
+*":$PREFIX/bin:"*) on_path=yes ;;
+*) on_path=no ;;
+esac
+# git finds `git-aahp` on PATH; the check uses the freshly installed one either way.
+version=$(PATH="$PREFIX/bin:$PATH" git aahp --version) || die "\`git aahp --version\` failed"
+say "    git aahp --version: $version"
+PATH="$PREFIX/bin:$PATH" git aahp -h >/dev/null || die "\`git aahp -h\` failed"
+if [ "$on_path" = no ]; then
+    note "$PREFIX/bin is not on PATH, so git cannot find git-aahp yet; add it, e.g."
+    note "  export PATH=\"$PREFIX/bin:\$PATH\""
+fi
+
+# `git aahp --help` is turned by git into `man git-aahp`, which needs the page on MANPATH.
+page="$MANDIR/man1/git-aahp.1"
+if ! command -v man >/dev/null 2>&1; then
+    note "man is not installed, so \`git aahp --help\` cannot show the page; \`git aahp -h\` works"
+elif found=$(man -w git-aahp 2>/dev/null) && [ "$found" = "$page" ]; then
+    say "    git aahp --help: shows $found"
+elif [ -n "${found:-}" ]; then
+    note "man finds another git-aahp page first ($found); put $MANDIR first on MANPATH:"
+    note "  export MANPATH=\"$MANDIR:\${MANPATH:-}\""
+else
+    note "man does not search $MANDIR, so \`git aahp --help\` cannot show the page yet:"
+    note "  export MANPATH=\"$MANDIR:\${MANPATH:-}\""
+fi
+say "git-aahp is installed."
