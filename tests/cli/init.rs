@@ -49,10 +49,24 @@ fn manifest(repo: &TestRepo) -> Value {
     serde_json::from_str(&repo.read(&handoff("MANIFEST.json"))).expect("manifest is JSON")
 }
 
+/// Validates a manifest against our schema and the reference tool's published one.
 #[track_caller]
 fn assert_schema_valid(doc: &Value) {
     let errors = git_aahp::schema::validate_manifest(doc);
     assert!(errors.is_empty(), "schema errors: {errors:#?}");
+    let reference: Value =
+        serde_json::from_str(include_str!("../fixtures/reference-manifest.schema.json"))
+            .expect("the fixture is JSON");
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(&reference)
+        .expect("the reference schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "reference schema errors: {errors:#?}");
 }
 
 #[test]
@@ -123,8 +137,12 @@ fn init_scaffolds_every_file_and_a_current_schema_valid_manifest() {
             "{name} holds an address"
         );
     }
-    // The staged result passes the pre-commit check.
+    // Every gate passes straight away: the working tree, the staged files, the health check.
+    repo.aahp(&["verify"]).assert_code(0);
+    repo.aahp(&["status"]).assert_code(0);
     repo.git(&["add", "-A"]);
+    repo.aahp(&["verify", "--level", "precommit"])
+        .assert_code(0);
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
 }
 
@@ -518,6 +536,7 @@ fn init_migrate_upgrades_a_v1_directory_without_losing_a_byte() {
         "other *.md are indexed"
     );
     repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
 
     // A second migration finds nothing to do.
     let after = snapshot_bytes(&repo);
@@ -699,6 +718,8 @@ fn init_migrate_splits_a_long_log_and_keeps_every_entry() {
         "3 archived log entries"
     );
     repo.aahp(&["manifest", "--check"]).assert_code(0);
+    // The archive verifies (every entry indexed, every index hash present).
+    repo.aahp(&["verify"]).assert_code(0);
 
     // Idempotent: a second migration changes nothing.
     let after = snapshot_bytes(&repo);

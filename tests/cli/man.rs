@@ -10,10 +10,13 @@ fn generate_man_writes_one_page_per_command_with_the_exit_codes() {
     insta::assert_snapshot!(dir.aahp(&["generate-man", "man/man1"]), @r"
     exit: 0
     --- stdout ---
-    wrote 8 man pages to man/man1
+    wrote 11 man pages to man/man1
       git-aahp.1
       git-aahp-init.1
+      git-aahp-status.1
+      git-aahp-context.1
       git-aahp-manifest.1
+      git-aahp-verify.1
       git-aahp-hooks.1
       git-aahp-hooks-install.1
       git-aahp-hooks-uninstall.1
