@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::handoff::write_atomic;
 use crate::output::{Report, Style};
 
-/// Write the man pages: git-aahp.1 and git-aahp-<command>.1 for each subcommand.
+/// Write the man pages: `git-aahp.1` and `git-aahp-<command>.1` for each subcommand.
 #[derive(Debug, Clone, clap::Args)]
 pub struct GenerateManArgs {
     /// Directory to write the pages into (created when missing).
