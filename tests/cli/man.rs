@@ -7,23 +7,57 @@ use crate::support::{TestRepo, bin};
 #[test]
 fn generate_man_writes_one_page_per_command_with_the_exit_codes() {
     let dir = TestRepo::bare_dir();
-    insta::assert_snapshot!(dir.aahp(&["generate-man", "man/man1"]), @r"
-    exit: 0
-    --- stdout ---
-    wrote 11 man pages to man/man1
-      git-aahp.1
-      git-aahp-init.1
-      git-aahp-status.1
-      git-aahp-context.1
-      git-aahp-manifest.1
-      git-aahp-verify.1
-      git-aahp-hooks.1
-      git-aahp-hooks-install.1
-      git-aahp-hooks-uninstall.1
-      git-aahp-hooks-status.1
-      git-aahp-hook.1
-    --- stderr ---
-    ");
+    let out = dir.aahp(&["generate-man", "man/man1", "--json"]);
+    out.assert_code(0);
+    let json = out.json();
+    assert_eq!(json["command"], "generate-man");
+    assert_eq!(json["directory"], "man/man1");
+    let pages: Vec<String> = json["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(pages[0], "git-aahp.1");
+    for page in &pages {
+        assert!(
+            dir.exists(&format!("man/man1/{page}")),
+            "{page} not written"
+        );
+    }
+    // Every command `git aahp -h` lists has its page; nested ones too; hidden ones none.
+    let help = dir.aahp(&["-h"]);
+    let commands: Vec<&str> = help
+        .stdout
+        .split("Commands:\n")
+        .nth(1)
+        .expect("a Commands section")
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(
+        commands.contains(&"init") && commands.contains(&"hooks"),
+        "{help}"
+    );
+    for c in &commands {
+        assert!(
+            pages.contains(&format!("git-aahp-{c}.1")),
+            "no page for {c}: {pages:?}"
+        );
+    }
+    for nested in ["install", "uninstall", "status"] {
+        assert!(pages.contains(&format!("git-aahp-hooks-{nested}.1")));
+    }
+    assert!(
+        !pages
+            .iter()
+            .any(|p| p.contains("generate-man") || p.contains("completions"))
+    );
+    assert!(!pages.iter().any(|p| p.contains("-help")));
+
     let page = dir.read("man/man1/git-aahp.1");
     assert!(
         page.contains(".TH git-aahp 1 \" \" \"git-aahp 0.1.0\" \"Git Manual\""),
