@@ -9,14 +9,14 @@ use std::io::{self, Write};
 
 use jiff::Timestamp;
 use serde::Serialize;
-use serde_json::Value;
 
 use super::Context;
 use crate::error::{Error, Result};
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::templates::TEMPLATES;
-use crate::handoff::{HandoffDir, LOCK, MANIFEST, Snapshot, Source, log, migrate, write_atomic};
+use crate::handoff::{HandoffDir, MANIFEST, Snapshot, Source, log, migrate, write_atomic};
 use crate::output::{Report, Style, escape_untrusted};
+use crate::transaction::lock::LockState;
 
 /// Create the handoff directory (.ai/handoff) with its files and a valid manifest.
 ///
@@ -506,37 +506,14 @@ fn default_project(dir: &HandoffDir) -> String {
         .unwrap_or_else(|| "project".into())
 }
 
-/// Refuses to write while a session holds `HANDOFF.lock` (exit 3), naming the holder.
+/// Refuses to write while a session holds `HANDOFF.lock` (exit 3), naming the holder; a
+/// lock that cannot be read counts as held (only `recover` clears it).
 fn refuse_if_locked(dir: &HandoffDir, now: Timestamp) -> Result<()> {
-    let path = dir.abs.join(LOCK);
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => {
-            return Err(Error::Read {
-                path: dir.path_of(LOCK),
-                source,
-            });
-        }
-    };
-    let lock: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    let field = |k: &str| {
-        lock.get(k)
-            .and_then(Value::as_str)
-            .map(escape_untrusted)
-            .filter(|s| !s.is_empty())
-    };
-    let stale = lock
-        .get("expires")
-        .and_then(Value::as_str)
-        .and_then(|e| e.parse::<Timestamp>().ok())
-        .is_some_and(|e| e < now);
-    Err(Error::Locked {
-        holder: field("agent").unwrap_or_else(|| "an unknown agent".into()),
-        session: field("session_id").unwrap_or_else(|| "unknown".into()),
-        since: field("started").unwrap_or_else(|| "an unknown time".into()),
-        stale,
-    })
+    let lock = LockState::read(dir)?;
+    if lock.is_present() {
+        return Err(lock.locked_error(dir, now));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -395,22 +395,34 @@ fn init_exit_codes_for_bad_usage_and_environment() {
 
 #[test]
 fn init_refuses_while_a_session_holds_the_lock() {
-    let repo = TestRepo::new();
-    repo.write(
-        &handoff("HANDOFF.lock"),
-        r#"{"agent":"claude","session_id":"s-42","started":"2026-11-22T09:30:00Z","expires":"2026-11-22T13:30:00Z"}"#,
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["begin", "--agent", "claude", "--session-id", "s-42"])
+        .assert_code(0);
+    let before = snapshot_bytes(&repo);
+    let out = repo.aahp(&["init", "--force"]);
+    out.assert_code(3);
+    assert!(
+        out.stderr.starts_with(
+            "error: the handoff is locked by claude (session s-42) since 2026-11-22T10:00:00Z"
+        ),
+        "{out}"
     );
-    insta::assert_snapshot!(repo.aahp(&["init"]), @r"
-    exit: 3
-    --- stdout ---
-    --- stderr ---
-    error: the handoff is locked by claude (session s-42) since 2026-11-22T09:30:00Z
-    hint: wait for that session to run `git aahp commit`, or retry with `--wait SECONDS`
-    ");
-    let out = repo.aahp_env(".", &["init"], &[("AAHP_NOW", "2026-11-23T10:00:00Z")]);
+    // Past the lock's expiry it is reported stale, and still nothing is taken over.
+    let out = repo.aahp_env(
+        ".",
+        &["init", "--migrate"],
+        &[("AAHP_NOW", "2026-11-23T10:00:00Z")],
+    );
     out.assert_code(3);
     assert!(out.stderr.contains("looks stale"), "{out}");
     assert!(out.stderr.contains("git aahp recover"), "{out}");
+    assert_eq!(snapshot_bytes(&repo), before, "nothing was written");
+
+    // A lock that cannot be read counts as held too.
+    let repo = TestRepo::new();
+    repo.write(&handoff("HANDOFF.lock"), "not json");
+    let out = repo.aahp(&["init"]);
+    out.assert_code(3);
     let names: Vec<String> = snapshot_bytes(&repo).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["HANDOFF.lock"], "nothing was written");
 }
