@@ -51,6 +51,16 @@ pub fn run(ctx: &Context, args: &HookArgs) -> Result<Option<VerifyReport>> {
                     path: "pre-push stdin".into(),
                     source,
                 })?;
+            // The pre-commit framework does not forward git's ref list; it names the range in
+            // PRE_COMMIT_FROM_REF (remote side) and PRE_COMMIT_TO_REF (local side).
+            if stdin.trim().is_empty()
+                && let (Ok(from), Ok(to)) = (
+                    std::env::var("PRE_COMMIT_FROM_REF"),
+                    std::env::var("PRE_COMMIT_TO_REF"),
+                )
+            {
+                stdin = format!("{to} {to} {from} {from}\n");
+            }
             verify::run_with_push_lines(
                 ctx,
                 &VerifyArgs {

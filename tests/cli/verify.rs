@@ -346,3 +346,20 @@ fn outside_a_repository_is_exit_2() {
         "{out}"
     );
 }
+
+#[test]
+fn hook_pre_push_reads_the_pre_commit_framework_range() {
+    let repo = handoff_repo();
+    let base = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+    repo.write("src/a.rs", "fn a() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "code only"]);
+    let tip = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let out = repo.aahp_env(
+        ".",
+        &["hook", "pre-push"],
+        &[("PRE_COMMIT_FROM_REF", &base), ("PRE_COMMIT_TO_REF", &tip)],
+    );
+    out.assert_code(1);
+    assert!(out.stdout.contains("src/a.rs"), "{out}");
+}
