@@ -56,6 +56,8 @@ pub struct StatusReport {
     pub present: bool,
     /// Whether MANIFEST.json exists (false = v1 directory: read every file).
     pub manifest: bool,
+    /// The session whose `git aahp commit` was interrupted (its journal is still there).
+    pub interrupted_commit: Option<String>,
     /// The lock, when one is present (recovery needed).
     pub lock: Option<LockInfo>,
     /// Per-file checksum state.
@@ -93,6 +95,14 @@ impl Report for StatusReport {
                 w,
                 "  manifest: {} (v1 directory: read every file)",
                 style.warn("absent")
+            )?;
+        }
+        if let Some(session) = &self.interrupted_commit {
+            writeln!(
+                w,
+                "  commit: {} (session {}) — run `git aahp recover`",
+                style.error("interrupted"),
+                escape_untrusted(session)
             )?;
         }
         if let Some(l) = &self.lock {
@@ -174,6 +184,7 @@ pub fn run(ctx: &Context, _args: &StatusArgs) -> Result<StatusReport> {
         dir: dir.rel.clone(),
         present: dir.exists(),
         manifest: false,
+        interrupted_commit: None,
         lock: None,
         files: Vec::new(),
         expired_trust: Vec::new(),
@@ -188,6 +199,9 @@ pub fn run(ctx: &Context, _args: &StatusArgs) -> Result<StatusReport> {
     }
     let snap = dir.snapshot(repo, Source::Worktree)?;
     report.lock = snap.get(LOCK).map(|bytes| lock_info(bytes, ctx.now));
+    report.interrupted_commit = crate::transaction::journal::Journal::load(repo)?
+        .filter(|j| j.dir == dir.rel)
+        .map(|j| j.session_id);
     let manifest = Manifest::from_snapshot(&dir, &snap)?;
     report.manifest = manifest.is_some();
     if let Some(m) = &manifest {
@@ -211,7 +225,7 @@ pub fn run(ctx: &Context, _args: &StatusArgs) -> Result<StatusReport> {
     }
     report.expired_trust = expired_trust(&dir, &snap, ctx.now)?;
     let drifted = report.files.iter().any(|f| f.state != FileState::Ok);
-    report.next_step = if report.lock.is_some() {
+    report.next_step = if report.lock.is_some() || report.interrupted_commit.is_some() {
         "a previous session did not finish: run `git aahp recover` (or `--dry-run` to see the plan)"
             .into()
     } else if !report.manifest {

@@ -137,3 +137,30 @@ fn context_stays_within_budget_and_labels_unverified_files() {
     let debug = repo.aahp(&["context", "--for", "debug", "--budget", "4000"]);
     assert!(debug.stdout.matches("## Log: ").count() > logs, "{debug}");
 }
+
+#[test]
+fn status_reports_an_interrupted_commit_and_recover_clears_it() {
+    let repo = handoff_repo();
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        "# Status\n\nHalf-way through a session.\n",
+    );
+    let crashed = repo.aahp_env(
+        ".",
+        &["commit", "-m", "session"],
+        &[("AAHP_FAILPOINT", "commit:manifest")],
+    );
+    assert_ne!(crashed.code, 0, "{crashed}");
+    let json = repo.aahp(&["status", "--json"]).json();
+    assert!(json["interrupted_commit"].is_string(), "{json}");
+    assert!(
+        json["next_step"]
+            .as_str()
+            .unwrap()
+            .contains("git aahp recover")
+    );
+    repo.aahp(&["recover"]).assert_code(0);
+    let json = repo.aahp(&["status", "--json"]).json();
+    assert!(json["interrupted_commit"].is_null(), "{json}");
+    assert!(json["lock"].is_null(), "{json}");
+}
