@@ -12,6 +12,7 @@ pub mod man;
 pub mod manifest;
 pub mod recover;
 pub mod status;
+pub mod task;
 pub mod trust;
 pub mod verify;
 
@@ -49,6 +50,8 @@ pub enum Command {
     Archive(archive::ArchiveArgs),
     /// List, decay or re-verify the claims in TRUST.md (default: list).
     Trust(trust::TrustArgs),
+    /// Add, claim, finish, block or list the tasks in MANIFEST.json (v3 compatibility).
+    Task(task::TaskArgs),
     /// Start a session: take HANDOFF.lock and print the session id.
     Begin(begin::BeginArgs),
     /// End the session: lint, decay trust, rotate the log, regenerate the manifest, commit once, tag.
@@ -152,6 +155,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
         },
         Command::Archive(args) => ctx.emit(&archive::run(&ctx, args)?),
         Command::Trust(args) => ctx.emit(&trust::run(&ctx, args)?),
+        Command::Task(args) => ctx.emit(&task::run(&ctx, args)?),
         Command::Begin(args) => ctx.emit(&begin::run(&ctx, args)?),
         Command::Commit(args) => ctx.emit(&commit::run(&ctx, args)?),
         Command::Recover(args) => ctx.emit(&recover::run(&ctx, args)?),

@@ -398,7 +398,7 @@ impl Manifest {
         }
         set_in_order(&mut doc, "token_budget", json!({}));
         let mut manifest = Manifest { doc };
-        manifest.set_token_budget(dir, snap)?;
+        manifest.refresh_token_budget(dir, snap)?;
         let changed = old.is_none_or(|o| o.doc != manifest.doc);
         Ok(Regenerated {
             manifest,
@@ -408,8 +408,9 @@ impl Manifest {
     }
 
     /// Computes `token_budget` with the real tokenizer. `manifest_only` counts this
-    /// document itself, so the numbers are iterated until they are stable.
-    fn set_token_budget(&mut self, dir: &HandoffDir, snap: &Snapshot) -> Result<()> {
+    /// document itself, so the numbers are iterated until they are stable. Commands that
+    /// change a field the checksums do not cover (`task`) call it to keep the budget exact.
+    pub fn refresh_token_budget(&mut self, dir: &HandoffDir, snap: &Snapshot) -> Result<()> {
         let mut core = 0;
         let mut full = 0;
         for name in snap.indexed_names() {

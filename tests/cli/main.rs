@@ -24,5 +24,6 @@ mod manifest;
 mod recover;
 mod session_fixture;
 mod status;
+mod task;
 mod trust;
 mod verify;
