@@ -11,6 +11,7 @@ pub mod init;
 pub mod man;
 pub mod manifest;
 pub mod recover;
+pub mod review;
 pub mod status;
 pub mod task;
 pub mod trust;
@@ -52,6 +53,9 @@ pub enum Command {
     Trust(trust::TrustArgs),
     /// Add, claim, finish, block or list the tasks in MANIFEST.json (v3 compatibility).
     Task(task::TaskArgs),
+    /// Print a pull request's review work-list: unbacked claims, unmentioned changes, open
+    /// questions, blocked items (Markdown for the job summary, or JSON).
+    Review(review::ReviewArgs),
     /// Start a session: take HANDOFF.lock and print the session id.
     Begin(begin::BeginArgs),
     /// End the session: lint, decay trust, rotate the log, regenerate the manifest, commit once, tag.
@@ -156,6 +160,15 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
         Command::Archive(args) => ctx.emit(&archive::run(&ctx, args)?),
         Command::Trust(args) => ctx.emit(&trust::run(&ctx, args)?),
         Command::Task(args) => ctx.emit(&task::run(&ctx, args)?),
+        Command::Review(args) => {
+            let report = review::run(&ctx, args)?;
+            let json = ctx.printer.json || args.format == review::ReviewFormat::Json;
+            Ok(Printer {
+                json,
+                ..ctx.printer
+            }
+            .emit(&report)?)
+        }
         Command::Begin(args) => ctx.emit(&begin::run(&ctx, args)?),
         Command::Commit(args) => ctx.emit(&commit::run(&ctx, args)?),
         Command::Recover(args) => ctx.emit(&recover::run(&ctx, args)?),

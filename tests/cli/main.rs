@@ -22,6 +22,7 @@ mod init;
 mod man;
 mod manifest;
 mod recover;
+mod review;
 mod session_fixture;
 mod status;
 mod task;

@@ -1,0 +1,709 @@
+//! `git aahp review --base REV`: the reviewer's work-list for a pull request (SPEC §3.14): the
+//! handoff at HEAD read against the merge base with REV — claims marked verified without
+//! evidence or expired, changed files the handoff does not mention, declared open questions
+//! and blocked items. A report: it never writes and never fails on what it finds.
+
+use std::collections::BTreeSet;
+use std::io::{self, Write};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Context;
+use crate::clock;
+use crate::error::{Error, Result};
+use crate::git::{ChangeKind, Repo};
+use crate::handoff::log::LogFile;
+use crate::handoff::manifest::Manifest;
+use crate::handoff::trust::TrustLedger;
+use crate::handoff::{HandoffDir, Snapshot, Source};
+use crate::output::{Report, Style, escape_untrusted};
+
+/// Provenance that records no check outside the producing model itself.
+const WEAK_PROVENANCE: &[&str] = &["model_claim", "self_reviewed"];
+/// Cell or list values that mean "nothing here".
+const NONE_VALUES: &[&str] = &["", "-", "—", "none", "n/a", "na", "nothing", "no", "tbd"];
+
+/// Print the reviewer's work-list for a pull request: unbacked or expired verified claims,
+/// changed files the handoff does not mention, open questions and blocked items.
+///
+/// The Markdown form is meant for `$GITHUB_STEP_SUMMARY`. Exits 0 whatever it finds.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReviewArgs {
+    /// The pull request's base (branch, tag or commit); the range is merge-base..HEAD.
+    #[arg(long, value_name = "REV")]
+    pub base: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReviewFormat::Md)]
+    pub format: ReviewFormat,
+}
+
+/// The output formats of `review`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReviewFormat {
+    /// GitHub-flavoured Markdown.
+    Md,
+    /// One JSON document.
+    Json,
+}
+
+/// A claim the reviewer should check.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimItem {
+    /// The property claimed.
+    pub property: String,
+    /// Its provenance, if any.
+    pub provenance: Option<String>,
+    /// Its computed expiry.
+    pub expires: Option<String>,
+    /// Why it needs checking (`no provenance`, `expired on …`, …).
+    pub reasons: Vec<String>,
+    /// Repository-relative path of TRUST.md.
+    pub path: String,
+    /// 1-based line of the row.
+    pub line: usize,
+}
+
+/// A changed file no handoff file mentions.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileItem {
+    /// Repository-relative path.
+    pub path: String,
+    /// How it changed.
+    pub change: ChangeKind,
+}
+
+/// An open question or a blocked item, quoted from the handoff.
+#[derive(Debug, Clone, Serialize)]
+pub struct TextItem {
+    /// The task id, for blocked tasks from the manifest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+    /// The text, as written.
+    pub text: String,
+    /// The heading it sits under.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    /// Repository-relative path.
+    pub path: String,
+    /// 1-based line (absent for manifest tasks).
+    pub line: Option<usize>,
+}
+
+/// The result of `git aahp review`.
+#[derive(Debug, Serialize)]
+pub struct ReviewReport {
+    /// The base as given.
+    pub base: String,
+    /// The merge base of the base and HEAD.
+    pub merge_base: String,
+    /// HEAD.
+    pub head: String,
+    /// The handoff directory read.
+    pub handoff: String,
+    /// Verified claims without evidence, or expired.
+    pub claims: Vec<ClaimItem>,
+    /// Changed files outside the handoff that no handoff file mentions.
+    pub unmentioned_files: Vec<FileItem>,
+    /// Declared open questions.
+    pub open_questions: Vec<TextItem>,
+    /// Blocked tasks and items.
+    pub blocked: Vec<TextItem>,
+    /// What limited the review (no handoff at HEAD, …).
+    pub notes: Vec<String>,
+}
+
+impl Report for ReviewReport {
+    fn command(&self) -> &'static str {
+        "review"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, _style: &Style) -> io::Result<()> {
+        writeln!(
+            w,
+            "## AAHP review: {}..{}\n",
+            code(&short(&self.merge_base)),
+            code(&short(&self.head))
+        )?;
+        writeln!(
+            w,
+            "Handoff {} at HEAD, against the merge base with {}: {}, {}, {}, {}.",
+            code(&self.handoff),
+            code(&self.base),
+            count(self.claims.len(), "claim to check", "claims to check"),
+            count(
+                self.unmentioned_files.len(),
+                "changed file not mentioned",
+                "changed files not mentioned"
+            ),
+            count(self.open_questions.len(), "open question", "open questions"),
+            count(self.blocked.len(), "blocked item", "blocked items"),
+        )?;
+        for note in &self.notes {
+            writeln!(w, "\n> **Note:** {}", md(note))?;
+        }
+
+        section(
+            w,
+            "Claims marked verified without evidence, or expired",
+            self.claims.len(),
+        )?;
+        for c in &self.claims {
+            let reasons: Vec<String> = c.reasons.iter().map(|r| md(r)).collect();
+            writeln!(
+                w,
+                "- **{}**: {} ({})",
+                md(&c.property),
+                reasons.join("; "),
+                code(&format!("{}:{}", c.path, c.line))
+            )?;
+        }
+
+        section(
+            w,
+            "Changed files the handoff does not mention",
+            self.unmentioned_files.len(),
+        )?;
+        for f in &self.unmentioned_files {
+            writeln!(w, "- {} ({})", code(&f.path), kind_word(f.change))?;
+        }
+
+        section(w, "Open questions", self.open_questions.len())?;
+        for q in &self.open_questions {
+            write_text_item(w, q)?;
+        }
+
+        section(w, "Blocked", self.blocked.len())?;
+        for b in &self.blocked {
+            write_text_item(w, b)?;
+        }
+        Ok(())
+    }
+}
+
+fn section(w: &mut dyn Write, title: &str, n: usize) -> io::Result<()> {
+    writeln!(w, "\n### {title} ({n})\n")?;
+    if n == 0 {
+        writeln!(w, "_None._")?;
+    }
+    Ok(())
+}
+
+fn write_text_item(w: &mut dyn Write, item: &TextItem) -> io::Result<()> {
+    let task = item
+        .task
+        .as_deref()
+        .map_or(String::new(), |t| format!("**{}** ", md(t)));
+    let section = item
+        .section
+        .as_deref()
+        .map_or(String::new(), |s| format!(" — under _{}_", md(s)));
+    let place = match item.line {
+        Some(l) => format!("{}:{l}", item.path),
+        None => item.path.clone(),
+    };
+    writeln!(w, "- {task}{}{section} ({})", md(&item.text), code(&place))
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn short(id: &str) -> String {
+    id.chars().take(7).collect()
+}
+
+fn kind_word(k: ChangeKind) -> &'static str {
+    match k {
+        ChangeKind::Added => "added",
+        ChangeKind::Modified => "modified",
+        ChangeKind::Deleted => "deleted",
+    }
+}
+
+/// Handoff text as inert Markdown: control characters made visible (so no line break can
+/// start a workflow command or a new block) and every character that could open a link,
+/// image, HTML tag, emphasis or table cell escaped.
+pub fn md(s: &str) -> String {
+    let safe = escape_untrusted(s);
+    let mut out = String::with_capacity(safe.len());
+    for c in safe.chars() {
+        if matches!(
+            c,
+            '\\' | '`'
+                | '*'
+                | '_'
+                | '['
+                | ']'
+                | '<'
+                | '>'
+                | '!'
+                | '|'
+                | '~'
+                | '&'
+                | '#'
+                | '('
+                | ')'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A path or id as an inline code span (backticks inside cannot close it).
+fn code(s: &str) -> String {
+    format!("`{}`", escape_untrusted(s).replace('`', "'"))
+}
+
+/// Runs `git aahp review`.
+pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
+    let repo = ctx.repo()?;
+    let dir = ctx.handoff()?;
+    if args.base.trim().is_empty() || args.base.starts_with('-') {
+        return Err(Error::Usage(format!(
+            "--base `{}` is not a revision",
+            args.base
+        )));
+    }
+    let base = repo.resolve_commit(&args.base)?;
+    let head = repo
+        .head_commit()?
+        .ok_or_else(|| Error::other("HEAD has no commit yet; there is nothing to review"))?;
+    let merge_base = repo.merge_base(base, head)?.ok_or_else(|| {
+        Error::Usage(format!(
+            "`{}` and HEAD have no common ancestor; nothing to compare",
+            args.base
+        ))
+    })?;
+    let snap = dir.snapshot(repo, Source::Commit(head))?;
+    let old = dir.snapshot(repo, Source::Commit(merge_base))?;
+    let mut report = ReviewReport {
+        base: args.base.clone(),
+        merge_base: merge_base.to_string(),
+        head: head.to_string(),
+        handoff: dir.rel.clone(),
+        claims: Vec::new(),
+        unmentioned_files: Vec::new(),
+        open_questions: Vec::new(),
+        blocked: Vec::new(),
+        notes: Vec::new(),
+    };
+    if snap.files.is_empty() {
+        report.notes.push(format!(
+            "HEAD has no handoff directory at {}; every changed file is unaccounted for",
+            dir.rel
+        ));
+    }
+    report.claims = claims(&dir, &snap, clock::utc_date(ctx.now))?;
+    report.unmentioned_files = unmentioned(repo, &dir, &snap, &old, merge_base, head)?;
+    for (name, text) in texts(&dir, &snap)? {
+        if name == "LOG.md" || name == "LOG-ARCHIVE.md" {
+            continue;
+        }
+        report
+            .open_questions
+            .extend(open_questions(&dir.path_of(&name), text));
+        if name == "NEXT_ACTIONS.md" {
+            report
+                .blocked
+                .extend(blocked_lines(&dir.path_of(&name), text));
+        }
+    }
+    report.blocked.extend(blocked_tasks(&dir, &snap)?);
+    Ok(report)
+}
+
+/// The Markdown files of a snapshot as text, by name.
+fn texts<'a>(dir: &HandoffDir, snap: &'a Snapshot) -> Result<Vec<(String, &'a str)>> {
+    let mut out = Vec::new();
+    for name in snap.files.keys() {
+        if let Some(stem) = name.strip_suffix(".md")
+            && !stem.is_empty()
+            && let Some(text) = snap.text(dir, name)?
+        {
+            out.push((name.clone(), text));
+        }
+    }
+    Ok(out)
+}
+
+/// Verified claims with no external anchor, or past their expiry.
+fn claims(dir: &HandoffDir, snap: &Snapshot, today: jiff::civil::Date) -> Result<Vec<ClaimItem>> {
+    let path = dir.path_of("TRUST.md");
+    let Some(text) = snap.text(dir, "TRUST.md")? else {
+        return Ok(Vec::new());
+    };
+    let ledger = TrustLedger::parse(&path, text)?;
+    let mut out = Vec::new();
+    for c in ledger.claims.iter().filter(|c| c.is_verified()) {
+        let mut reasons = Vec::new();
+        match c.provenance.as_deref() {
+            None => reasons.push("no provenance".to_string()),
+            Some(p) if WEAK_PROVENANCE.contains(&p.trim().to_lowercase().as_str()) => {
+                reasons.push(format!("provenance {p} is not independent evidence"));
+            }
+            Some(_) => {}
+        }
+        if c.notes.as_deref().is_none_or(is_none_value) {
+            reasons.push("no evidence in the notes".into());
+        }
+        if c.is_expired(today) {
+            let when = c.expiry().map_or(String::new(), |d| format!(" on {d}"));
+            reasons.push(format!("expired{when}"));
+        }
+        if !reasons.is_empty() {
+            out.push(ClaimItem {
+                property: c.property.clone(),
+                provenance: c.provenance.clone(),
+                expires: c.expiry().map(|d| d.to_string()),
+                reasons,
+                path: path.clone(),
+                line: c.line,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn is_none_value(s: &str) -> bool {
+    let t = s
+        .trim()
+        .trim_matches(|c: char| matches!(c, '*' | '_' | '`' | '.' | ' '))
+        .to_lowercase();
+    let words: Vec<&str> = t.split_whitespace().collect();
+    // "None recorded.", "Nothing yet": a placeholder, not a question.
+    NONE_VALUES.contains(&t.as_str())
+        || (words.len() <= 3 && matches!(words.first(), Some(&("none" | "nothing"))))
+}
+
+/// Changed files outside the handoff directory (within its package) that neither STATUS.md,
+/// `NEXT_ACTIONS.md` nor a LOG entry new in the range mentions by path or file name.
+fn unmentioned(
+    repo: &Repo,
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    old: &Snapshot,
+    merge_base: gix::ObjectId,
+    head: gix::ObjectId,
+) -> Result<Vec<FileItem>> {
+    let mut corpus = String::new();
+    for name in ["STATUS.md", "NEXT_ACTIONS.md"] {
+        if let Some(t) = snap.text(dir, name)? {
+            corpus.push_str(t);
+            corpus.push('\n');
+        }
+    }
+    if let Some(log) = snap.text(dir, "LOG.md")? {
+        let before: BTreeSet<String> = match old.text(dir, "LOG.md") {
+            Ok(Some(t)) => LogFile::parse(t).digests().into_iter().collect(),
+            _ => BTreeSet::new(),
+        };
+        for e in LogFile::parse(log).entries {
+            if !before.contains(&e.digest()) {
+                corpus.push_str(&e.text);
+                corpus.push('\n');
+            }
+        }
+    }
+    let package = dir.package_root();
+    let prefix = format!("{}/", dir.rel);
+    let mut out = Vec::new();
+    for c in repo.commit_changes(Some(merge_base), head)? {
+        if c.path.starts_with(&prefix) {
+            continue;
+        }
+        let in_package = if package.is_empty() {
+            Some(c.path.as_str())
+        } else {
+            c.path.strip_prefix(&format!("{package}/"))
+        };
+        let Some(relative) = in_package else {
+            continue;
+        };
+        let name = c.path.rsplit('/').next().unwrap_or(&c.path);
+        if !(mentions(&corpus, &c.path) || mentions(&corpus, relative) || mentions(&corpus, name)) {
+            out.push(FileItem {
+                path: c.path.clone(),
+                change: c.kind,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// True when `needle` occurs in `text` as a whole path or name: not glued to a letter,
+/// digit, `_`, `-` or `.` before it, nor to a letter, digit, `_` or `-` after it.
+pub fn mentions(text: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return false;
+    }
+    let glued = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    text.match_indices(needle).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + needle.len()..].chars().next();
+        !before.is_some_and(|c| glued(c) || c == '.') && !after.is_some_and(glued)
+    })
+}
+
+/// A Markdown heading: its level and text.
+fn heading(line: &str) -> Option<(usize, &str)> {
+    let t = line.trim_start();
+    let level = t.bytes().take_while(|b| *b == b'#').count();
+    if level == 0 || level > 6 || !t[level..].starts_with([' ', '\t']) && t.len() > level {
+        return None;
+    }
+    Some((level, t[level..].trim().trim_end_matches('#').trim()))
+}
+
+/// Lines of a text with their 1-based numbers, fenced code blocks left out.
+fn prose_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut fence: Option<&str> = None;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        let marker = if t.starts_with("```") {
+            Some("```")
+        } else if t.starts_with("~~~") {
+            Some("~~~")
+        } else {
+            None
+        };
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(f), Some(m)) if f == m => fence = None,
+            (None, None) => out.push((i + 1, line.trim_end_matches('\r'))),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A list item's text, or a paragraph line's; `None` for blanks, rules, comments and "none".
+fn item_text(line: &str) -> Option<String> {
+    let t = line.trim();
+    if t.starts_with("<!--") || t.starts_with("---") || t.starts_with('|') {
+        return None;
+    }
+    let t = t
+        .strip_prefix("- [ ] ")
+        .or_else(|| t.strip_prefix("* [ ] "))
+        .or_else(|| t.strip_prefix("- "))
+        .or_else(|| t.strip_prefix("* "))
+        .or_else(|| t.strip_prefix("+ "))
+        .or_else(|| {
+            let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+            (digits > 0)
+                .then(|| {
+                    t[digits..]
+                        .strip_prefix(". ")
+                        .or(t[digits..].strip_prefix(") "))
+                })
+                .flatten()
+        })
+        .unwrap_or(t)
+        .trim();
+    (!is_none_value(t)).then(|| t.to_string())
+}
+
+/// The items of every `## Open questions` section (any heading level, any case) and of a
+/// `<!-- SECTION: open_questions -->` block.
+fn open_questions(path: &str, text: &str) -> Vec<TextItem> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, String)> = None;
+    let mut marker = false;
+    for (n, line) in prose_lines(text) {
+        let t = line.trim();
+        if t == "<!-- SECTION: open_questions -->" {
+            marker = true;
+            continue;
+        }
+        if t == "<!-- /SECTION: open_questions -->" {
+            marker = false;
+            continue;
+        }
+        if let Some((level, title)) = heading(line) {
+            if open.as_ref().is_some_and(|(l, _)| level <= *l) {
+                open = None;
+            }
+            if title.to_lowercase().contains("open question") {
+                open = Some((level, title.to_string()));
+            }
+            continue;
+        }
+        if open.is_none() && !marker {
+            continue;
+        }
+        if let Some(item) = item_text(line) {
+            out.push(TextItem {
+                task: None,
+                text: item,
+                section: open.as_ref().map(|(_, s)| s.clone()),
+                path: path.to_string(),
+                line: Some(n),
+            });
+        }
+    }
+    out
+}
+
+/// True when `s` contains the word "blocked" (any case).
+fn says_blocked(s: &str) -> bool {
+    let lower = s.to_lowercase();
+    lower.match_indices("blocked").any(|(i, _)| {
+        let before = lower[..i].chars().next_back();
+        let after = lower[i + "blocked".len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// `NEXT_ACTIONS.md` items marked blocked: the items of a section whose heading says blocked
+/// (the heading itself when the section lists nothing), and any other line that says
+/// blocked, unless it is an empty `Blocked by:` field.
+fn blocked_lines(path: &str, text: &str) -> Vec<TextItem> {
+    let mut out = Vec::new();
+    let mut current: Option<String> = None;
+    let mut blocked_section: Option<(usize, usize, String, bool)> = None;
+    // `**Blocked by:** x` reads as `Blocked by: x` in a list of blocked items.
+    let item = |text: String, section: Option<String>, line: usize| TextItem {
+        task: None,
+        text: text.replace("**", "").replace("__", ""),
+        section,
+        path: path.to_string(),
+        line: Some(line),
+    };
+    let lines = prose_lines(text);
+    for (n, line) in &lines {
+        if let Some((level, title)) = heading(line) {
+            if let Some((l, hn, h, listed)) = blocked_section.take() {
+                if level > l {
+                    blocked_section = Some((l, hn, h, listed));
+                } else if !listed {
+                    out.push(item(h, None, hn));
+                }
+            }
+            current = Some(title.to_string());
+            if blocked_section.is_none() && says_blocked(title) {
+                blocked_section = Some((level, *n, title.to_string(), false));
+            }
+            continue;
+        }
+        if let Some((_, _, h, listed)) = blocked_section.as_mut() {
+            if let Some(t) = item_text(line)
+                && !is_empty_blocked_by(&t)
+            {
+                *listed = true;
+                out.push(item(t, Some(h.clone()), *n));
+            }
+            continue;
+        }
+        if says_blocked(line)
+            && let Some(t) = item_text(line)
+            && !is_empty_blocked_by(&t)
+        {
+            out.push(item(t, current.clone(), *n));
+        }
+    }
+    if let Some((_, hn, h, false)) = blocked_section {
+        out.push(item(h, None, hn));
+    }
+    out.sort_by_key(|i| i.line);
+    out
+}
+
+/// True for a `Blocked by:` field that names nothing (`**Blocked by:** -`).
+fn is_empty_blocked_by(line: &str) -> bool {
+    let t = line.replace(['*', '_'], "");
+    let lower = t.trim().to_lowercase();
+    lower
+        .strip_prefix("blocked by")
+        .map(|rest| rest.trim_start().trim_start_matches(':'))
+        .is_some_and(is_none_value)
+}
+
+/// Tasks with status `blocked` in the manifest at HEAD.
+fn blocked_tasks(dir: &HandoffDir, snap: &Snapshot) -> Result<Vec<TextItem>> {
+    let Some(m) = Manifest::from_snapshot(dir, snap)? else {
+        return Ok(Vec::new());
+    };
+    Ok(m.tasks()
+        .into_iter()
+        .filter(|(_, t)| t.get("status").and_then(Value::as_str) == Some("blocked"))
+        .map(|(id, t)| {
+            let title = t.get("title").and_then(Value::as_str).unwrap_or_default();
+            let text = match t.get("blocked_by").and_then(Value::as_str) {
+                Some(by) => format!("{title} (blocked by: {by})"),
+                None => title.to_string(),
+            };
+            TextItem {
+                task: Some(id),
+                text,
+                section: None,
+                path: dir.path_of(crate::handoff::MANIFEST),
+                line: None,
+            }
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mentions_needs_a_whole_name() {
+        assert!(mentions("Changed src/parser.rs today.", "src/parser.rs"));
+        assert!(mentions("see `parser.rs`", "parser.rs"));
+        assert!(mentions("in src/parser.rs", "parser.rs"));
+        assert!(!mentions("see myparser.rs", "parser.rs"));
+        assert!(!mentions("see parser.rsx", "parser.rs"));
+        assert!(!mentions("see a.parser.rs", "parser.rs"));
+        assert!(!mentions("anything", ""));
+    }
+
+    #[test]
+    fn markdown_from_the_handoff_is_inert() {
+        assert_eq!(
+            md("![x](https://evil.example/?k=1) <script>"),
+            "\\!\\[x\\]\\(https://evil.example/?k=1\\) \\<script\\>"
+        );
+        assert_eq!(md("a\n::error::x"), "a\\\\u{a}::error::x");
+        assert_eq!(code("a`b"), "`a'b`");
+    }
+
+    #[test]
+    fn open_questions_are_read_from_their_sections_only() {
+        let text = "# S\n\n## Open Questions\n\n- Which DB?\n- none\n1. Who owns auth?\n\n```\n- not me\n```\n### Detail\n- still open\n## Next\n- not a question\n<!-- SECTION: open_questions -->\nTTL of tokens?\n<!-- /SECTION: open_questions -->\n";
+        let items: Vec<(Option<usize>, String)> = open_questions("S.md", text)
+            .into_iter()
+            .map(|i| (i.line, i.text))
+            .collect();
+        assert_eq!(
+            items,
+            [
+                (Some(5), "Which DB?".to_string()),
+                (Some(7), "Who owns auth?".to_string()),
+                (Some(13), "still open".to_string()),
+                (Some(17), "TTL of tokens?".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn blocked_items_come_from_headings_sections_and_lines() {
+        let text = "# Next\n\n## T-001: Deploy ⏳ Blocked\n\n**Blocked by:** staging credentials\n\n## T-002: Docs\n\n**Blocked by:** -\nNot blocked at all? It says blocked.\n\n## Blocked\n\n## T-003: Unblocked work\n- done\n";
+        let items: Vec<(Option<usize>, String)> = blocked_lines("N.md", text)
+            .into_iter()
+            .map(|i| (i.line, i.text))
+            .collect();
+        assert_eq!(
+            items,
+            [
+                (Some(5), "Blocked by: staging credentials".to_string()),
+                (Some(10), "Not blocked at all? It says blocked.".to_string()),
+                (Some(12), "Blocked".to_string()),
+            ]
+        );
+    }
+}
