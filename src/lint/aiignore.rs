@@ -259,7 +259,7 @@ impl AiIgnore {
                     Guard::None => true,
                     Guard::Value => value.is_some_and(|v| v.len() >= 8 && !is_template(v) && placeholder(v) == Placeholder::No && shaped(v)),
                     Guard::Prefix => value.is_some_and(|v| !is_template(v) && placeholder(v) != Placeholder::Hard),
-                    Guard::Email => email_exemption(matched).is_none(),
+                    Guard::Email => is_email(matched) && email_exemption(matched).is_none(),
                 };
                 if !ok || self.exceptions.iter().any(|x| x.re.find(line).is_some_and(|xm| ls + xm.start() < e && s < ls + xm.end())) {
                     continue;
@@ -276,6 +276,12 @@ impl AiIgnore {
             }
         }
     }
+}
+
+fn is_email(s: &str) -> bool {
+    let Some((local, domain)) = s.rsplit_once('@') else { return false };
+    let tld = domain.rsplit('.').next().unwrap_or("");
+    !local.is_empty() && domain.contains('.') && tld.len() >= 2 && tld.bytes().all(|c| c.is_ascii_alphabetic())
 }
 
 fn shaped(v: &str) -> bool {

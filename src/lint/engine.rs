@@ -169,6 +169,9 @@ pub(crate) struct Pattern {
     pub before: usize,
     pub after: usize,
     pub check: CheckFn,
+    /// Search again from just after the first capture group of a match instead of after the
+    /// whole match, so a match cannot hide one that starts inside it (`https://…?token=…`).
+    pub overlap: bool,
 }
 
 struct Engine {
@@ -257,9 +260,18 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         we = snap_forward(text, we);
         let pat = e.patterns[p as usize];
         let re = e.regex(p as usize);
-        for caps in re.captures_iter(&text[ws..we]) {
-            let caps = Caps { caps, base: ws };
-            (pat.check)(scan, &caps, out);
+        let hay = &text[ws..we];
+        let mut at = 0;
+        while at <= hay.len() {
+            let Some(caps) = re.captures_at(hay, at) else { break };
+            let m = caps.get(0).expect("group 0");
+            let next = if pat.overlap {
+                caps.get(1).map_or(m.end(), |g| g.end()).max(m.start() + 1)
+            } else {
+                m.end().max(m.start() + 1)
+            };
+            (pat.check)(scan, &Caps { caps, base: ws }, out);
+            at = ceil_char(hay, next);
         }
     }
 }

@@ -335,7 +335,7 @@ pub(crate) fn confusable(c: char) -> Option<char> {
 
 /// Decodes one HTML character reference at the start of `s`: (character, byte length).
 fn decode_entity(s: &str) -> Option<(char, usize)> {
-    let end = s[..s.len().min(12)].find(';')?;
+    let end = s[..super::text::floor_char(s, s.len().min(12))].find(';')?;
     let body = &s[1..end];
     let c = if let Some(num) = body.strip_prefix('#') {
         let n = if let Some(hex) = num.strip_prefix(['x', 'X']) {

@@ -40,7 +40,15 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
         }
         let mut j = i;
         while j < b.len() && is_b64(b[j]) {
+            // `=` is padding only at the end of a run: `NAME=base64…` starts a new run.
+            if b[j] == b'=' && b.get(j + 1).is_some_and(|c| is_b64(*c) && *c != b'=') {
+                break;
+            }
             j += 1;
+        }
+        if j < b.len() && b[j] == b'=' && j == i {
+            i += 1;
+            continue;
         }
         i = j;
         let run = &text[start..j];

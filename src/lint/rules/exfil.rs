@@ -31,6 +31,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 400,
         check: check_html_image,
+        overlap: false,
     },
     Pattern {
         rule: &EXF001,
@@ -39,6 +40,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 220,
         after: 400,
         check: check_inline_image,
+        overlap: false,
     },
     Pattern {
         rule: &EXF003,
@@ -47,6 +49,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 120,
         after: 40,
         check: check_sensitive,
+        overlap: false,
     },
     Pattern {
         rule: &EXF004,
@@ -55,6 +58,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 500,
         after: 320,
         check: check_sink_command,
+        overlap: false,
     },
     Pattern {
         rule: &EXF005,
@@ -63,6 +67,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 40,
         after: 120,
         check: check_sink_host,
+        overlap: false,
     },
 ];
 
@@ -186,12 +191,12 @@ fn check_sink_command(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
     }
     let nc = lc.starts_with("nc ") || lc.starts_with("ncat") || lc.starts_with("netcat");
     let piped_nc = nc && text[..s].trim_end().ends_with('|');
-    let data_flag = [" -d ", " -d\"", " -d'", " --data", " -f ", " --form", " -t ", " --upload-file", "-x post", "-x put", "--post-data", "--post-file", "-body", "-infile", "data=", "json=", "files=", "body:", "-method post", " @", "--data-binary"]
+    let data_flag = [" -d ", " -d\"", " -d'", " --data", " -f ", " --form", " -t ", " --upload-file", "-x post", "-x put", "--post-data", "--post-file", "-body", "-infile", "data=", "json=", "files=", "body:", "-method post", " @", "--data-binary", "cookies=", "headers=", "params=", ".send(", ".sendto(", "sendmail(", "publish.single(", "ftp.stor", "storbinary", "put_object", "upload_file"]
         .iter()
         .any(|f| lc.contains(f));
     let lo = super::super::text::floor_char(text, s.saturating_sub(500));
     let around = text[lo..e].to_lowercase();
-    let source = ["$(", "`", "${", "$env:", "%userprofile%", "printenv", " env)", "os.environ", "process.env", ".ssh", "id_rsa", "id_ed25519", ".env", "/etc/passwd", "/etc/shadow", "credentials", "psutil", "cookies", "getenv", "environ[", "$home", "$aws_", "$github_token", "$token", "$secret"]
+    let source = ["$(", "`", "${", "$env:", "%userprofile%", "printenv", " env)", "os.environ", "process.env", ".ssh", "id_rsa", "id_ed25519", ".env", "/etc/passwd", "/etc/shadow", "credentials", "psutil", "cookies", "cookiejar", "getenv", "environ[", "$home", "$aws_", "$github_token", "$token", "$secret", "keylog", "clipboard", "history", "passwd", "usb.core", "driverquery", "sounddevice", "net_if_addrs", "disk_partitions"]
         .iter()
         .any(|k| around.contains(k))
         || lc.contains(" $");

@@ -15,6 +15,7 @@ const SIG_LIMITS: u8 = 3;
 const SIG_WEAK: u8 = 4;
 const SIG_META_AI: u8 = 5;
 const SIG_FICTION: u8 = 6;
+const SIG_SLOT: u8 = 7;
 
 /// Scope words that make an override sweeping ("ignore *all previous* instructions").
 const SCOPE: &[&str] = &[
@@ -46,6 +47,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 40,
         after: 160,
         check: check_override,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI001,
+        keywords: &["stop everything", "stop all", "halt everything", "cease all", "drop everything"],
+        regex: r"\b(?:stop|halt|cease|drop)\s+(?:everything|all\s+(?:tasks|work|activity|activities|current\s+\w+|previous\s+\w+))\b(?P<tail>[^\n]{0,120})",
+        before: 10,
+        after: 140,
+        check: check_halt,
+        overlap: false,
     },
     // PI002: emphasised announcements of new instructions.
     Pattern {
@@ -55,6 +66,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 60,
         after: 100,
         check: check_new_instructions,
+        overlap: false,
     },
     Pattern {
         rule: &PI002,
@@ -63,6 +75,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 80,
         check: check_from_now_on,
+        overlap: false,
     },
     Pattern {
         rule: &PI002,
@@ -71,6 +84,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 60,
         check: plain::<2>,
+        overlap: false,
     },
     Pattern {
         rule: &PI002,
@@ -79,6 +93,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 80,
         check: plain::<2>,
+        overlap: false,
     },
     // PI003: persona and role reassignment.
     Pattern {
@@ -88,6 +103,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 100,
         check: check_you_are_now,
+        overlap: false,
     },
     Pattern {
         rule: &PI003,
@@ -96,6 +112,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 40,
         after: 40,
         check: plain::<3>,
+        overlap: false,
     },
     Pattern {
         rule: &PI003,
@@ -104,14 +121,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 20,
         after: 60,
         check: plain::<3>,
+        overlap: false,
     },
     Pattern {
         rule: &PI003,
         keywords: &["you will", "you must", "you shall", "you should", "you are going to", "you're going to", "you are to", "you'll", "you gonna", "you are gonna"],
-        regex: r"\byou\s*(?:will|must|shall|should|are\s+(?:going|gonna)\s+to|are\s+to|'re\s+going\s+to|'ll|gonna)\s+(?:now\s+|also\s+|always\s+|only\s+)?(?:(?:act|behave|roleplay|role-play|respond|answer|reply|speak|talk)\s+(?:as|like)|pretend(?:\s+to\s+be|\s+that|\s+you)?|play\s+the\s+(?:role|part)|simulate|imitate|impersonate|emulate)\b",
+        regex: r"\byou\s*(?:will|must|shall|should|are\s+(?:going|gonna)\s+to|are\s+to|'re\s+going\s+to|'ll|gonna)\s+(?:now\s+|also\s+|always\s+|only\s+)?(?:(?:act|behave|roleplay|role-play|respond|answer|reply|speak|talk)\s+(?:as|like)|act\s+(?:an?|the)\s|pretend(?:\s+to\s+be|\s+that|\s+you)?|play\s+the\s+(?:role|part)|simulate|imitate|impersonate|emulate)\b",
         before: 10,
         after: 60,
         check: plain::<3>,
+        overlap: false,
     },
     Pattern {
         rule: &PI003,
@@ -120,6 +139,34 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 80,
         check: plain::<3>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI003,
+        keywords: &["persona", "personality", "identity", "character of", "transform", "turn into", "morph into", "personify", "embody", "impersonate", "capacity of", "the role of"],
+        regex: r"\b(?:assume|adopt|take\s+(?:up|on)|embody|inhabit|step\s+into|wear|put\s+on)\s+(?:the\s+|a\s+|an\s+)?(?:[\w-]+\s+){0,3}?(?:persona|personality|identity|character)\b|\b(?:transform|turn|morph)\s+(?:yourself\s+)?into\s+(?:an?\s+|the\s+)?(?-i:[A-Z\x22'\[])|\b(?:personify|impersonate)\s+(?:an?\s+|the\s+)?\w+|\b(?:function|act|operate|serve|work)\s+(?:in|with)\s+the\s+(?:capacity|role)\s+of\b",
+        before: 80,
+        after: 60,
+        check: check_persona_verb,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI003,
+        keywords: &["you act", "you behave", "you completely", "you exactly", "you play", "you roleplay", "you role-play", "want you to be", "need you to be", "like you to be", "want you to become"],
+        regex: r"\b(?:now\s+)?you\s+(?:\w+ly\s+)?(?:act|behave|play|roleplay|role-play)\s+(?:\w+ly\s+)?(?:as|like)\b|\b(?:i|we)\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+(?:be|become)\s+(?:an?\s+|the\s+|my\s+|\[|(?-i:[A-Z]))",
+        before: 20,
+        after: 40,
+        check: plain::<3>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI003,
+        keywords: &["you are", "you're"],
+        regex: r"\byou(?:\s+are|'re)\s+(?-i:[A-Z][\w-]{1,30}),?\s+(?:an?|the)\s+(?:[\w-]+\s+){0,4}?(?:ai|assistant|chatbot|bot|language\s+model|model|character|persona|entity|version)\b|\byou(?:\s+are|'re)\s+(?:now\s+)?(?:an?\s+)?(?:[\w-]+\s+){0,3}?(?:named|called)\s+(?-i:[A-Z\x22'])",
+        before: 10,
+        after: 120,
+        check: plain::<3>,
+        overlap: false,
     },
     // PI004: jailbreak personas and modes.
     Pattern {
@@ -129,6 +176,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 200,
         after: 200,
         check: check_dan,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -137,14 +185,25 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 10,
         check: plain::<4>,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
-        keywords: &[" mode"],
-        regex: r"\b(?P<m>god|sudo|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|dan|evil|chaos|developer|dev|admin|administrator|debug|maintenance|root|super|opposite|dude|stan|aim|unlocked|unleashed)\s+mode\b",
+        keywords: &[" mode", "_mode", "-mode"],
+        regex: r"\b(?P<m>god|sudo|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|dan|evil|chaos|developer|dev|admin|administrator|debug|debugging|maintenance|root|super|opposite|dude|stan|aim|unlocked|unleashed)(?:\s+|\\?_|-)mode\b",
         before: 80,
         after: 80,
         check: check_mode,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["enable", "activate", "enter", "switch to", "turn on"],
+        regex: r"\b(?:enable|activate|enter|switch\s+to|turn\s+on)\s+(?:[\w/-]+\s+){1,4}?mode\b(?P<tail>[^\n]{0,200})",
+        before: 10,
+        after: 260,
+        check: check_enable_mode,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -153,6 +212,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 30,
         check: plain::<4>,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -161,6 +221,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 60,
         after: 50,
         check: check_jailbreak_word,
+        overlap: false,
     },
     // PI005: chat-template tokens and role tags.
     Pattern {
@@ -170,6 +231,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 10,
         check: check_delimiter,
+        overlap: false,
     },
     Pattern {
         rule: &PI005,
@@ -178,15 +240,26 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 10,
         check: check_delimiter,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI005,
+        keywords: &["following is a conversation", "message terminat", "system instruction", "system message", "system prompt"],
+        regex: r"\bthe\s+following\s+is\s+a\s+conversation\s+(?:with|between)\s+(?:an?\s+)?(?:ai|assistant|chatbot|human|user)\b|\b(?:user|human)\s+message\s+terminat\w*|\bsystem\s+(?:instructions?|message|prompt)\s+(?:begins?|starting|starts|follows|override|update)\b",
+        before: 10,
+        after: 20,
+        check: check_delimiter,
+        overlap: false,
     },
     // PI006: extraction of the system prompt or earlier context.
     Pattern {
         rule: &PI006,
         keywords: &["prompt", "instruction", "above", "conversation", "were given", "been given", "were told", "directive", "guideline", "initiali"],
-        regex: r"\b(?P<v>repeat|recite|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out)\b(?P<mid>[^.\n?!]{0,60}?)\b(?P<o>(?:your|the|my)\s+(?:[\w-]+\s+){0,2}?(?:system\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|what\s+you\s+were\s+(?:told|given|instructed)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|initiali[sz]ation\s+(?:string|prompt|text))",
+        regex: r"\b(?P<v>repeat|recite|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out)\b(?P<mid>[^.\n?!]{0,60}?)\b(?P<o>(?:your|the|my)\s+(?:[\w-]+\s+){0,2}?(?:system\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|initiali[sz]ation\s+(?:string|prompt|text))",
         before: 100,
         after: 120,
         check: check_extraction,
+        overlap: false,
     },
     Pattern {
         rule: &PI006,
@@ -195,6 +268,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 60,
         check: plain::<6>,
+        overlap: false,
     },
     Pattern {
         rule: &PI006,
@@ -203,6 +277,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 60,
         after: 20,
         check: check_your_system,
+        overlap: false,
     },
     Pattern {
         rule: &PI006,
@@ -211,6 +286,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 120,
         after: 20,
         check: check_completion,
+        overlap: false,
     },
     Pattern {
         rule: &PI006,
@@ -219,6 +295,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 40,
         after: 40,
         check: plain::<6>,
+        overlap: false,
     },
     // PI007: stealth.
     Pattern {
@@ -228,6 +305,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 60,
         after: 120,
         check: check_stealth,
+        overlap: false,
     },
     Pattern {
         rule: &PI007,
@@ -236,6 +314,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 80,
         check: plain::<7>,
+        overlap: false,
     },
     Pattern {
         rule: &PI007,
@@ -244,6 +323,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 100,
         check: plain::<7>,
+        overlap: false,
     },
     // PI008: coercion.
     Pattern {
@@ -253,6 +333,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 120,
         after: 260,
         check: check_pipe_shell,
+        overlap: false,
     },
     Pattern {
         rule: &PI008,
@@ -261,6 +342,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 100,
         after: 20,
         check: check_no_verify,
+        overlap: false,
     },
     Pattern {
         rule: &PI008,
@@ -269,6 +351,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 60,
         after: 120,
         check: check_bypass,
+        overlap: false,
     },
     Pattern {
         rule: &PI008,
@@ -277,6 +360,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 60,
         after: 100,
         check: check_approve_all,
+        overlap: false,
     },
     Pattern {
         rule: &PI008,
@@ -285,6 +369,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 40,
         after: 60,
         check: plain::<8>,
+        overlap: false,
     },
     // PI009: priority escalation.
     Pattern {
@@ -294,6 +379,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 40,
         after: 200,
         check: check_priority,
+        overlap: false,
     },
     // PI010: ReAct transcripts.
     Pattern {
@@ -303,6 +389,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 600,
         check: plain::<10>,
+        overlap: false,
     },
     // PI011: decode and follow.
     Pattern {
@@ -312,6 +399,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 120,
         after: 200,
         check: plain::<11>,
+        overlap: false,
     },
     // PI012: instructions aimed at the reader's own output.
     Pattern {
@@ -321,6 +409,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 200,
         after: 40,
         check: check_response,
+        overlap: false,
     },
     Pattern {
         rule: &PI012,
@@ -329,6 +418,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 40,
         after: 80,
         check: plain::<12>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI012,
+        keywords: &["start with", "begin with", "end with", "finish with", "conclude with", "prefix", "suffix"],
+        regex: r#"\b(?:start|begin|end|finish|conclude|prefix|suffix)\s+(?:(?:each|every|all|your)\s+(?:[\w-]+\s+)?(?:responses?|repl(?:y|ies)|answers?|messages?|outputs?)\s+)?with\s+(?:the\s+(?:phrase|sentence|text|words?|string)\s+)?["']"#,
+        before: 80,
+        after: 20,
+        check: check_end_with,
+        overlap: false,
     },
     Pattern {
         rule: &PI012,
@@ -337,6 +436,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 200,
         after: 200,
         check: check_code_injection,
+        overlap: false,
     },
     // Jailbreak signals, combined by `combine`.
     Pattern {
@@ -346,6 +446,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 10,
         check: signal_persona,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -354,6 +455,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 80,
         check: signal_persona,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -362,6 +464,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 20,
         after: 20,
         check: signal_persona,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -370,6 +473,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 20,
         after: 20,
         check: signal_persona,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -378,6 +482,34 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 20,
         after: 40,
         check: signal_persona,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["every prompt", "each prompt", "all prompts", "every question", "every message", "each message", "every response", "each response", "every reply", "every answer"],
+        regex: r"\b(?:respond|reply|answer)\s+to\s+(?:every|each|all)\s+(?:prompts?|questions?|messages?|requests?)\b|\b(?:for|in)\s+(?:every|each|all)\s+(?:prompts?|questions?|messages?|responses?|replies|answers?)\s+(?:i|you)\b",
+        before: 20,
+        after: 40,
+        check: signal_persona,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["play a", "play the", " game", "you are in", "you are now in"],
+        regex: r"\b(?:(?:let'?s|we\s+(?:are\s+going\s+to|will|shall)|you\s+(?:and\s+i\s+)?(?:will|are\s+going\s+to))\s+play|act\s+(?:as|like)|pretend\s+to\s+be|be)\s+(?:a|the)\s+(?:[\w-]+\s+){0,3}?game\b|\byou\s+are\s+(?:now\s+)?in\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}?(?:world|universe|reality|simulation|game|dimension)\b",
+        before: 40,
+        after: 40,
+        check: signal_strong_persona,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["prompt here", "prompt]", "request here", "question here", "insert prompt", "your prompt"],
+        regex: r"[\[<{]\s*(?:insert\s+|put\s+|enter\s+|add\s+)?(?:your\s+)?(?:prompt|request|question)(?:\s+here)?\s*[\]>}]",
+        before: 40,
+        after: 20,
+        check: signal_slot,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -386,6 +518,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 10,
         check: signal_persona,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -394,6 +527,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 10,
         check: signal_strong,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -402,6 +536,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 10,
         check: signal_strong,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -410,6 +545,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 80,
         after: 30,
         check: signal_limits,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -418,14 +554,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 40,
         check: signal_limits,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
-        keywords: &["do anything", "does anything", "anything i ask", "anything you ask"],
-        regex: r"\bcan\s+do\s+anything\b|\bdo(?:es)?\s+anything\s+(?:now|i\s+ask|you\s+ask|asked|you\s+want|i\s+want)\b",
+        keywords: &["do anything", "does anything", "anything i ask", "anything you ask", "break the", "breaking the", "break all", "break any"],
+        regex: r"\bcan\s+do\s+anything\b|\bdo(?:es)?\s+anything\s+(?:now|i\s+ask|you\s+ask|asked|you\s+want|i\s+want)\b|\bbreak(?:ing|s)?\s+(?:all\s+|any\s+)?(?:the\s+|of\s+the\s+|your\s+)?(?:[\w'-]+\s+)?(?:rules|guidelines|laws|restrictions)\b",
         before: 10,
         after: 20,
         check: signal_limits,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -434,6 +572,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 40,
         after: 10,
         check: signal_limits,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -442,6 +581,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 30,
         check: signal_weak,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
@@ -450,14 +590,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 10,
         check: signal_meta_ai,
+        overlap: false,
     },
     Pattern {
         rule: &PI004,
         keywords: &["hypothetical", "fictional", "imaginary", "fictitious"],
-        regex: r"\b(?:hypothetical|fictional|imaginary|fictitious)\s+(?:world|scenario|setting|universe|story|character|situation|language\s+model|ai)\b",
+        regex: r"\b(?:hypothetical|fictional|imaginary|fictitious)\s+(?:[\w-]+\s+){0,2}?(?:world|scenario|setting|universe|story|character|situation|language\s+model|ai|assistant|chatbot)\b",
         before: 10,
         after: 30,
         check: signal_fiction,
+        overlap: false,
     },
 ];
 
@@ -536,6 +678,24 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         e,
         format!("instruction override: {}", excerpt(&text[s..e])),
     );
+    push_pi(scan, f, out);
+}
+
+fn check_halt(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let text = scan.text();
+    let m = &text[s..e];
+    let head_end = m.len() - caps.str(1).len();
+    let letters: Vec<char> = m[..head_end].chars().filter(|c| c.is_alphabetic()).collect();
+    let shouted = letters.iter().all(|c| c.is_uppercase());
+    let tail = caps.str(1).to_lowercase();
+    let redirect = ["print", "say", "output", "respond", "repeat", "write", "reply", "answer", "tell", "type"]
+        .iter()
+        .any(|v| tail.split(|c: char| !c.is_alphabetic()).any(|w| w == *v));
+    if !(shouted && redirect || imperative_at(text, s) && redirect && addressed(scan.sentence(s))) {
+        return;
+    }
+    let f = Finding::new(&PI001, s, s + head_end, format!("halts the current task to substitute another: {}", excerpt(&text[s..e])));
     push_pi(scan, f, out);
 }
 
@@ -644,11 +804,19 @@ fn check_you_are_now(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         "rogue", "sentient", "human", "god", "superintelligent", "developer",
     ];
     let mode = lx.contains(" mode") && !lx.contains("on branch");
+    const WORK_ROLES: &[&str] = &[
+        "owner", "maintainer", "reviewer", "assignee", "lead", "on-call", "oncall", "point",
+        "contact", "primary", "main", "responsible", "only", "last", "first", "next", "current",
+        "new", "sole", "release", "session", "agent", "author", "committer", "one", "developer",
+        "engineer", "implementer", "tester", "coordinator", "manager", "operator", "planner",
+        "maintainers", "reviewers", "owners", "person", "team",
+    ];
     let fire = if first == "in" {
         mode
     } else if matches!(first.as_str(), "a" | "an" | "the") {
         ws.iter().skip(1).take(4).any(|w| persona_words.contains(&w.as_str()))
             || has_word(x, &["unrestricted", "jailbroken", "uncensored", "unfiltered", "evil"])
+            || ws.get(1).is_some_and(|w| !WORK_ROLES.contains(&w.as_str()))
     } else if first == "free" || first == "able" {
         lx.contains("anything") || lx.contains("without") || lx.contains("ignore")
     } else if BENIGN.contains(&first.as_str()) {
@@ -657,7 +825,7 @@ fn check_you_are_now(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         // A name: DevOpsGPT, DAN, RYX, "Alex, an unrestricted …".
         let raw_first = x.split_whitespace().next().unwrap_or("");
         let namelike = raw_first.chars().next().is_some_and(char::is_uppercase)
-            && raw_first.chars().skip(1).any(|c| c.is_uppercase() || c.is_ascii_digit())
+            || raw_first.starts_with(['"', '\'', '['])
             || raw_first.len() >= 2 && raw_first.chars().all(|c| c.is_ascii_uppercase())
             || persona_words.contains(&first.as_str())
             || mode;
@@ -668,6 +836,16 @@ fn check_you_are_now(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     let (s, e) = caps.whole();
     let f = Finding::new(&PI003, s, e, format!("reassigns the reader's identity: {}", excerpt(&scan.text()[s..e])));
+    push_pi(scan, f, out);
+}
+
+fn check_persona_verb(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if negated_before(text, s) || !(imperative_at(text, s) || addressed(&text[scan.sentence_range(s).0..s])) {
+        return;
+    }
+    let f = Finding::new(&PI003, s, e, format!("asks the reader to adopt another identity: {}", excerpt(&text[s..e])));
     push_pi(scan, f, out);
 }
 
@@ -725,6 +903,21 @@ fn check_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     push_pi(scan, f, out);
 }
 
+fn check_enable_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let tail = caps.str(1).to_lowercase();
+    let framing = ["each response", "every response", "each reply", "every reply", "each answer", "every answer", "respond", "your response", "your answer", "for each prompt", "for every prompt"]
+        .iter()
+        .any(|f| tail.contains(f));
+    if !framing || !imperative_at(text, s) || negated_before(text, s) {
+        return;
+    }
+    let head = &text[s..e - caps.str(1).len()];
+    let f = Finding::new(&PI004, s, s + head.len(), format!("switches the reader into a special response mode: {}", excerpt(head)));
+    push_pi(scan, f, out);
+}
+
 fn check_jailbreak_word(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, _) = caps.whole();
@@ -739,10 +932,16 @@ fn check_jailbreak_word(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
             .iter()
             .any(|a| before.trim_end().ends_with(a) || before.split_whitespace().last().is_some_and(|w| w.starts_with(a)));
     let _ = we;
-    let severity = if active { Severity::Error } else { Severity::Warning };
+    let word = &text[ws..word_end];
+    let shouted = word.chars().all(|c| c.is_uppercase());
+    let labelled = tail.trim_start().starts_with(':');
+    let severity = if active || (shouted && labelled) { Severity::Error } else { Severity::Warning };
     let f = Finding::new(&PI004, ws, word_end, format!("jailbreak reference: {}", excerpt(&text[ws..(word_end + tail.len().min(30)).min(text.len())])))
         .severity(severity);
     push_pi(scan, f, out);
+    let mut sig = Finding::new(&PI004, ws, word_end, text[ws..word_end].to_lowercase());
+    sig.signal = SIG_WEAK;
+    out.push(sig);
 }
 
 fn check_delimiter(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -771,7 +970,7 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         || obj.contains("you were")
         || obj.contains("you have been")
         || ["you were", "you have been", "you've been", "given to you", "you received", "you got"].iter().any(|p| after.trim_start().starts_with(p));
-    let context_ref = after.contains("beginning of this conversation") || after.contains("start of this conversation") || obj.contains("above") || obj.contains("preceding") || obj.contains("so far") || obj.contains("before this") || obj.contains("conversation") || obj.starts_with("initiali");
+    let context_ref = obj.starts_with("everything") || after.contains("beginning of this conversation") || after.contains("start of this conversation") || obj.contains("above") || obj.contains("preceding") || obj.contains("so far") || obj.contains("before this") || obj.contains("conversation") || obj.starts_with("initiali");
     let request = sentence.contains(" me ") || sentence.contains(" me.") || sentence.contains("please") || sentence.contains("can you") || sentence.contains("could you") || sentence.contains("i need") || sentence.contains("i want") || mid.contains(" me") || sentence.contains("for me");
     let soft_verb = matches!(verb.as_str(), "see" | "view" | "know" | "access" | "give" | "tell" | "return" | "list" | "provide" | "send" | "convert" | "rewrite" | "copy" | "paste");
     let fire = if possessive {
@@ -936,10 +1135,22 @@ fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     push_pi(scan, f, out);
 }
 
+fn check_end_with(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let m = caps.str(0).to_lowercase();
+    let object = ["response", "repl", "answer", "message", "output"].iter().any(|o| m.contains(o));
+    if !imperative_at(text, s) || negated_before(text, s) || !(object || addressed(scan.sentence(s))) {
+        return;
+    }
+    let f = Finding::new(&PI012, s, e, format!("dictates how the reader's output starts or ends: {}", excerpt(&text[s..e])));
+    push_pi(scan, f, out);
+}
+
 fn check_code_injection(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let sentence = scan.sentence(s).to_lowercase();
-    let yours = ["your code", "your solution", "your implementation", "your codebase", "your algorithm", "your program", "your script", "your response", "your answer", "your work", "your elucidation", "your project", "your function"]
+    let yours = ["the code you", "code you develop", "code you write", "your code", "your solution", "your implementation", "your codebase", "your algorithm", "your program", "your script", "your response", "your answer", "your work", "your elucidation", "your project", "your function"]
         .iter()
         .any(|y| sentence.contains(y));
     if !yours {
@@ -966,6 +1177,16 @@ fn signal_persona(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     signal(scan, caps, out, SIG_PERSONA);
 }
 
+/// A role-play set-up ("let's play a game") counts as a persona signal when addressed.
+fn signal_strong_persona(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, _) = caps.whole();
+    let text = scan.text();
+    let hi = super::super::text::floor_char(text, (s + 400).min(text.len()));
+    if addressed(&text[s..hi]) {
+        signal(scan, caps, out, SIG_PERSONA);
+    }
+}
+
 fn signal_strong(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     signal(scan, caps, out, SIG_STRONG);
 }
@@ -976,6 +1197,10 @@ fn signal_limits(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 
 fn signal_weak(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     signal(scan, caps, out, SIG_WEAK);
+}
+
+fn signal_slot(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    signal(scan, caps, out, SIG_SLOT);
 }
 
 fn signal_meta_ai(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -1027,7 +1252,11 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
         let limits = count(SIG_LIMITS);
         let weak = count(SIG_WEAK);
         let other = count(SIG_META_AI) + count(SIG_FICTION);
+        let personas = count(SIG_PERSONA);
         let fire = (strong && (persona || limits > 0 || weak > 0 || other > 0))
+            || (personas >= 2 && (weak > 0 || other > 0 || limits > 0))
+            || (personas >= 3)
+            || (has(SIG_SLOT) && (persona || limits > 0 || weak > 0 || count(SIG_FICTION) > 0))
             || (persona && limits > 0)
             || (persona && weak >= 1 && (weak + other) >= 2)
             || (limits > 0 && (weak > 0 || other > 0 || limits >= 2) && addr);

@@ -32,7 +32,7 @@ const VOCAB: &[(&str, &str)] = &[
     ),
     (
         "OBJ",
-        r"instructions?|prompts?|directives?|commands?|guidelines?|guardrails?|rules|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|everything|anything",
+        r"instructions?|prompts?|directives?|commands?|guidelines?|guardrails?|rules|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|inputs?|everything|anything",
     ),
     (
         "LIMITS",
@@ -203,7 +203,7 @@ pub(crate) fn is_template(value: &str) -> bool {
         || v.contains("${")
         || v.contains("{{")
         || v.contains("#{")
-        || v.contains("%(")
+        || python_format(v)
         || (v.starts_with('<') && v.ends_with('>'))
         || (v.starts_with('[') && v.ends_with(']'))
         || (v.starts_with('{') && v.ends_with('}'))
@@ -215,15 +215,19 @@ pub(crate) fn is_template(value: &str) -> bool {
         || lower.contains("xxxx")
 }
 
+/// `%(name)s` formatting placeholders.
+fn python_format(v: &str) -> bool {
+    v.match_indices("%(").any(|(i, _)| {
+        let rest = &v[i + 2..];
+        rest.find(')').is_some_and(|j| j > 0 && rest[..j].bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') && rest[j + 1..].starts_with(['s', 'd', 'r']))
+    })
+}
+
 /// Classifies a credential value.
 pub(crate) fn placeholder(value: &str) -> Placeholder {
     let v = value.trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ')'));
     let lower = v.to_ascii_lowercase();
-    if v.is_empty()
-        || v.contains("${")
-        || v.contains("{{")
-        || v.contains("#{")
-        || v.contains("%(")
+    if is_template(v)
         || (v.starts_with('<') && v.ends_with('>'))
         || (v.starts_with('[') && v.ends_with(']'))
         || (v.starts_with('{') && v.ends_with('}'))
@@ -301,14 +305,16 @@ fn low_variety(v: &str) -> bool {
     counts.values().max().is_some_and(|m| m * 10 >= chars.len() * 8)
 }
 
-/// True when the value contains a run of six sequential characters (`abcdef`, `123456`).
-fn sequential(lower: &str) -> bool {
+/// True when the value contains a dummy run: five sequential letters (`abcde`) or eight
+/// sequential digits (`12345678`). Shorter digit runs are common in real weak passwords.
+pub(crate) fn sequential(lower: &str) -> bool {
     let b = lower.as_bytes();
     let mut run = 1;
     for w in b.windows(2) {
-        if w[1] == w[0] + 1 && w[0].is_ascii_alphanumeric() {
+        if w[1] == w[0] + 1 && w[0].is_ascii_alphanumeric() && w[1].is_ascii_alphanumeric() {
             run += 1;
-            if run >= 6 {
+            let need = if w[1].is_ascii_digit() { 8 } else { 5 };
+            if run >= need {
                 return true;
             }
         } else {

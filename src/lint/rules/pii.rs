@@ -13,6 +13,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[Pattern {
     before: 70,
     after: 260,
     check: check_email,
+    overlap: false,
 }];
 
 /// Domains reserved for documentation and testing (RFC 2606, RFC 6761).

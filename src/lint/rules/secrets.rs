@@ -82,6 +82,7 @@ pub(crate) const VENDORS: &[(&str, &str, usize)] = &[
     ("vault-unseal-key", "HashiCorp Vault unseal key", 0),
     ("cloudflare-origin-ca-key", "Cloudflare origin CA key", 5),
     ("netlify-token", "Netlify access token", 4),
+    ("django-secret-key", "Django secret key", 16),
 ];
 
 const VENDOR_REGEX: &str = concat!(
@@ -114,7 +115,7 @@ const VENDOR_REGEX: &str = concat!(
     r"|(\bNRII-[A-Za-z0-9_-]{32}\b)",
     r"|(\bNRIQ-[A-Za-z0-9_-]{32}\b)",
     r"|(\bNRJS-[a-f0-9]{19}\b)",
-    r"|(\b[0-9a-f]{36}NRAL\b)",
+    r"|(\b(?:eu01xx[0-9a-f]{30}|[0-9a-f]{36})NRAL\b)",
     r"|(\bpx-(?:dep|api)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b)",
     r"|((?-i:\bAKCp[A-Za-z0-9]{69}\b|\bcmVmd[A-Za-z0-9]{59}\b))",
     r"|(\bATATT3[A-Za-z0-9_=-]{50,})",
@@ -151,6 +152,7 @@ const VENDOR_REGEX: &str = concat!(
     r"|(\bvault\s+operator\s+unseal\s+[A-Za-z0-9+/=]{20,})",
     r"|(\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}\b)",
     r"|(\bnfp_[A-Za-z0-9]{36}\b)",
+    r"|(\bdjango-insecure-[^\s'\x22]{30,})",
 );
 
 pub(crate) static PATTERNS: &[Pattern] = &[
@@ -161,6 +163,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 120,
         after: 40,
         check: check_private_key,
+        overlap: false,
     },
     Pattern {
         rule: &SEC010,
@@ -169,6 +172,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 30,
         check: check_aws_key_id,
+        overlap: false,
     },
     Pattern {
         rule: &SEC011,
@@ -177,6 +181,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 40,
         after: 80,
         check: check_aws_secret,
+        overlap: false,
     },
     Pattern {
         rule: &SEC011,
@@ -185,6 +190,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 20,
         after: 1200,
         check: check_aws_session,
+        overlap: false,
     },
     Pattern {
         rule: &SEC020,
@@ -193,6 +199,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 300,
         check: check_github,
+        overlap: false,
     },
     Pattern {
         rule: &SEC030,
@@ -201,6 +208,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 120,
         check: check_prefixed::<30>,
+        overlap: false,
     },
     Pattern {
         rule: &SEC040,
@@ -209,6 +217,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 40,
         after: 300,
         check: check_prefixed::<40>,
+        overlap: false,
     },
     Pattern {
         rule: &SEC041,
@@ -217,6 +226,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 300,
         check: check_prefixed::<41>,
+        overlap: false,
     },
     Pattern {
         rule: &SEC042,
@@ -225,6 +235,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 300,
         check: check_sk,
+        overlap: false,
     },
     Pattern {
         rule: &SEC050,
@@ -233,6 +244,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 200,
         check: check_slack,
+        overlap: false,
     },
     Pattern {
         rule: &SEC051,
@@ -241,6 +253,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 400,
         check: check_prefixed::<51>,
+        overlap: false,
     },
     Pattern {
         rule: &SEC060,
@@ -249,6 +262,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 140,
         check: check_stripe,
+        overlap: false,
     },
     Pattern {
         rule: &SEC070,
@@ -257,14 +271,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 20,
         after: 400,
         check: check_prefixed::<70>,
+        overlap: false,
     },
     Pattern {
         rule: &SEC080,
         keywords: &["accountkey=", "sharedaccesskey=", "sharedaccesssignature=", "azconfig.io", "q~", "azdo"],
-        regex: r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<v>[A-Za-z0-9+/=%]{20,})|Endpoint=https://[\w.-]+\.azconfig\.io;Id=[^;\s]+;Secret=(?P<v2>[A-Za-z0-9+/=]{20,})|(?:^|[^A-Za-z0-9_~.-])(?P<v3>[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34})(?:[^A-Za-z0-9_~.-]|$)|\b(?P<v4>[A-Za-z0-9]{52}AZDO[A-Za-z0-9]{4})\b",
+        regex: r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<v>[A-Za-z0-9+/=%]{20,})|Endpoint=https://[\w.-]+\.azconfig\.io;Id=[^;\s]+;Secret=(?P<v2>[A-Za-z0-9+/=]{20,})|(?:^|[^A-Za-z0-9_~.-])(?P<v3>[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34})(?:[^A-Za-z0-9_~.-]|$)|\b(?P<v4>[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4})\b",
         before: 120,
         after: 200,
         check: check_azure,
+        overlap: false,
     },
     Pattern {
         rule: &SEC090,
@@ -273,6 +289,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 1200,
         check: check_prefixed::<90>,
+        overlap: false,
     },
     Pattern {
         rule: &SEC100,
@@ -286,12 +303,13 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "hvs.", "hvb.", "hvr.", "hrku-", "oy2", "00d", "sqa_", "sqp_", "squ_", "hawk.",
             "live_", "aio_", "da2-", "lin_api_", "sntrys_", "sntryu_", "r8_", "pplx-", "xai-",
             "pcsk_", "sbp_", "pul-", "rubygems_", "atlasv1", "figd_", "/api/v1/",
-            "login_with_api_key", "postmark", "sonar.", "operator unseal", "v1.0-", "nfp_",
+            "login_with_api_key", "postmark", "sonar.", "operator unseal", "v1.0-", "nfp_", "django-insecure-",
         ],
         regex: VENDOR_REGEX,
         before: 120,
         after: 300,
         check: check_vendor,
+        overlap: false,
     },
     Pattern {
         rule: &SEC100,
@@ -300,6 +318,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 200,
         after: 300,
         check: check_vault_legacy,
+        overlap: false,
     },
     Pattern {
         rule: &SEC100,
@@ -308,6 +327,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 200,
         after: 200,
         check: check_k8s_token,
+        overlap: false,
     },
     Pattern {
         rule: &SEC110,
@@ -316,14 +336,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 20,
         after: 400,
         check: check_authorization,
+        overlap: false,
     },
     Pattern {
         rule: &SEC120,
         keywords: &["key", "secret", "token", "passw", "pwd", "pass", "credential", "passphrase", "_pat", "pat=", "pat =", "authtoken", "auth_token"],
-        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)[ \t]*(?:\]\s*)?(?P<op>:=|=>|!==?|={1,3}|:)[ \t]*(?P<val>"[^"\n]{1,300}"|'[^'\n]{1,300}'|`[^`\n]{1,300}`|[^\s"'`,;)\]}<>]{1,300})"#,
+        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)[ \t]*(?:\]\s*)?(?P<op>:=|=>|!==?|={1,3}|:)[ \t]*(?P<val>\\"[^"\\\n]{1,300}\\"|"[^"\n]{1,300}"|'[^'\n]{1,300}'|`[^`\n]{1,300}`|[^\s"'`,;)\]}<>]{1,300})"#,
         before: 90,
         after: 320,
         check: check_assignment,
+        overlap: true,
     },
     Pattern {
         rule: &SEC120,
@@ -332,6 +354,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 300,
         after: 60,
         check: check_user_pass,
+        overlap: false,
     },
     Pattern {
         rule: &SEC120,
@@ -340,6 +363,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 120,
         after: 80,
         check: check_gradle,
+        overlap: false,
     },
     Pattern {
         rule: &SEC121,
@@ -348,6 +372,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 120,
         check: check_password_prose,
+        overlap: false,
     },
     Pattern {
         rule: &SEC130,
@@ -356,6 +381,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 30,
         after: 240,
         check: check_url_credentials,
+        overlap: true,
     },
     Pattern {
         rule: &SEC130,
@@ -364,14 +390,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 300,
         after: 80,
         check: check_connection_string,
+        overlap: false,
     },
     Pattern {
         rule: &SEC131,
         keywords: &["psexec", "docker login", "sshpass", "mysql", "psql", "net use", "runas", "smbclient", "-password", "--password", "curl", "-h ", "--header", "machine", "networkcredential", "directoryentry", "pscredential", "httpbasicauth", "basicauth", "x-", "private-token", "api-key", "apikey"],
-        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|sshpass|mysql|mysqladmin|smbclient|ldapsearch|rdesktop|xfreerdp|plink|pscp)\b[^\n]{0,120}?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|(?-i:\s-Password)\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]{0,200}?\s(?:-u|--user)[ =]["']?(?P<u>[^\s:"']+):(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)"#,
+        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|sshpass|mysql|mysqladmin|smbclient|ldapsearch|rdesktop|xfreerdp|plink|pscp)\b[^\n]{0,120}?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]{0,200}?\s(?:-u|--user)[ =]["']?(?P<u>[^\s:"']+):(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)"#,
         before: 60,
         after: 320,
         check: check_command_credentials,
+        overlap: false,
     },
     Pattern {
         rule: &SEC140,
@@ -380,6 +408,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 600,
         check: check_prefixed::<140>,
+        overlap: false,
     },
     Pattern {
         rule: &SEC150,
@@ -388,6 +417,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 20,
         after: 200,
         check: check_identifier,
+        overlap: false,
     },
 ];
 
@@ -659,6 +689,20 @@ fn check_authorization(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>)
     out.push(f);
 }
 
+/// True for values that are code rather than a literal: calls, indexing, variables, CSS-style
+/// selectors, lowercase paths.
+fn code_like(v: &str) -> bool {
+    let b = v.as_bytes();
+    v.contains(['(', ')', '[', ']'])
+        || v.starts_with("\\$")
+        || v.starts_with('\\')
+        || (b.first() == Some(&b'#') && v[1..].bytes().all(|c| c.is_ascii_lowercase() || c == b'-' || c == b'_'))
+        || v.starts_with('/')
+        || v.starts_with("http://")
+        || v.starts_with("https://")
+        || (v.contains('/') && v.split('/').all(|seg| !seg.is_empty() && seg.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'_' | b'-' | b'.' | b'#' | b':'))))
+}
+
 /// Names that hold credentials: the last word(s) of the identifier.
 fn credential_name(name: &str) -> Option<bool> {
     let raw = name.trim_end_matches(['"', '\'', '?', '!']);
@@ -710,8 +754,10 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let op = caps.str(3);
     let raw_val = caps.str(4);
     let (vs, ve) = caps.range(4).expect("group val");
-    let quoted = raw_val.starts_with(['"', '\'', '`']);
-    let (vs, ve, v) = if quoted { (vs + 1, ve - 1, &raw_val[1..raw_val.len() - 1]) } else { (vs, ve, raw_val) };
+    let escaped = raw_val.starts_with("\\\"");
+    let quoted = escaped || raw_val.starts_with(['"', '\'', '`']);
+    let q = if escaped { 2 } else { 1 };
+    let (vs, ve, v) = if quoted { (vs + q, ve - q, &raw_val[q..raw_val.len() - q]) } else { (vs, ve, raw_val) };
     let (ns, _) = caps.range(1).expect("group name");
     let line_start = text[..ns].rfind('\n').map_or(0, |i| i + 1);
     let at_line_start = text[line_start..ns].trim_start_matches([' ', '\t', '-', '*', '#', '>']).trim().is_empty() || text[line_start..ns].trim().eq_ignore_ascii_case("export") || text[line_start..ns].trim().eq_ignore_ascii_case("set");
@@ -719,7 +765,12 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if comparison && !quoted {
         return;
     }
-    if is_template(v) {
+    if is_template(v) || code_like(v) || super::sequential(&v.to_ascii_lowercase()) {
+        return;
+    }
+    // A quoted string followed by `+` or `.` is part of an expression.
+    let tail = text[ve + q.min(text.len() - ve)..].trim_start();
+    if quoted && (tail.starts_with('+') || tail.starts_with('.') && !tail.starts_with("..")) {
         return;
     }
     // The next character after an unquoted value decides whether it was an expression.
@@ -755,12 +806,21 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if env && !quoted && v.bytes().all(|c| c.is_ascii_lowercase()) && v.len() < 4 {
         return;
     }
-    let kind = if comparison { "credential-comparison" } else if env { "env-assignment" } else { "code-assignment" };
+    let kind = if comparison {
+        "credential-comparison"
+    } else if env {
+        "env-assignment"
+    } else if quoted {
+        "code-assignment"
+    } else {
+        "ini-assignment"
+    };
     let clean = name.trim_end_matches(['"', '\'']);
     let mut f = Finding::new(&SEC120, vs, ve, format!("credential assigned to {}: {}", clean, redact(v, 0))).secret(kind);
     match placeholder(v) {
-        Placeholder::Hard => return,
-        Placeholder::Soft => {
+        // A quoted dictionary stand-in (`password = 'secret'`) is still worth a look.
+        Placeholder::Hard if !quoted => return,
+        Placeholder::Hard | Placeholder::Soft => {
             f = f.severity(Severity::Warning);
             f.message.push_str(" (looks like a placeholder)");
         }
@@ -771,8 +831,9 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 
 fn check_user_pass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.range(1).expect("group v");
-    let v = &scan.text()[s..e];
-    if is_template(v) || placeholder(v) == Placeholder::Hard {
+    let v = scan.text()[s..e].trim_end_matches([';', ',']);
+    let e = s + v.len();
+    if is_template(v) || code_like(v) || placeholder(v) == Placeholder::Hard || v.len() < 3 {
         return;
     }
     let mut f = Finding::new(&SEC120, s, e, format!("password next to a username: {}", redact(v, 0))).secret("username-and-password");
@@ -862,7 +923,7 @@ fn check_connection_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
 }
 
 fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 6, 7, 8]) else { return };
+    let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9]) else { return };
     let v_trim = v.trim_matches(['"', '\'']);
     if v_trim.is_empty() || is_template(v_trim) || v_trim.starts_with('-') {
         return;
@@ -885,9 +946,11 @@ fn check_identifier(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let kind = if m.starts_with("arn:") {
         "aws-arn"
     } else if m.contains("amazonaws.com") {
-        "s3-bucket"
-    } else if m.contains("googleapis.com") || m.starts_with("gs://") {
-        "gcs-bucket"
+        if m.starts_with("s3") { "s3-bucket-path" } else { "s3-bucket-host" }
+    } else if m.starts_with("storage.googleapis.com") || m.starts_with("gs://") {
+        "gcs-bucket-path"
+    } else if m.contains("googleapis.com") {
+        "gcs-bucket-host"
     } else if m.contains("myshopify") {
         "shopify-domain"
     } else if m.contains("googleusercontent") {
