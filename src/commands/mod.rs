@@ -1,6 +1,7 @@
 //! One module per subcommand. Each holds its `Args`, a `run` function and its report type;
 //! this file holds the [`Command`] enum, the shared [`Context`] and the one flat `match`.
 
+pub mod lint;
 pub mod manifest;
 
 use std::cell::OnceCell;
@@ -18,6 +19,8 @@ use crate::output::{Printer, Report, Style};
 /// Every subcommand.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Lint handoff files: prompt injection, hidden content, secrets, PII, .aiignore.
+    Lint(lint::LintArgs),
     /// Regenerate MANIFEST.json from the files (or check that it is current).
     Manifest(manifest::ManifestArgs),
 }
@@ -87,6 +90,7 @@ impl Context {
 pub fn run(cli: &Cli) -> Result<ExitStatus> {
     let ctx = Context::new(cli)?;
     match &cli.command {
+        Command::Lint(args) => lint::run(&ctx, args),
         Command::Manifest(args) => ctx.emit(&manifest::run(&ctx, args)?),
     }
 }
