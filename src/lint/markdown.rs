@@ -208,6 +208,39 @@ impl MdIndex {
         line_end + 1
     }
 
+    /// Maps every range through `f` (from the text the index was parsed on to the raw file).
+    pub(crate) fn map(self, f: impl Fn(usize, usize) -> (usize, usize)) -> MdIndex {
+        let m = |r: (usize, usize)| f(r.0, r.1);
+        MdIndex {
+            ranges: self.ranges.into_iter().map(|(a, b, c)| { let (a, b) = m((a, b)); (a, b, c) }).collect(),
+            comments: self
+                .comments
+                .into_iter()
+                .map(|c| {
+                    let (start, end) = m((c.start, c.end));
+                    Comment { start, end, inner: m(c.inner) }
+                })
+                .collect(),
+            links: self
+                .links
+                .into_iter()
+                .map(|l| {
+                    let (start, end) = m((l.start, l.end));
+                    Link { start, end, dest: m(l.dest), image: l.image }
+                })
+                .collect(),
+            refdefs: self
+                .refdefs
+                .into_iter()
+                .map(|d| {
+                    let (start, end) = m((d.start, d.end));
+                    RefDef { start, end, label: d.label, dest: m(d.dest), comment: d.comment.map(m) }
+                })
+                .collect(),
+            fences: self.fences.into_iter().map(m).collect(),
+        }
+    }
+
     /// Returns the context of byte `offset`.
     pub fn context_at(&self, offset: usize) -> Context {
         let i = self.ranges.partition_point(|r| r.0 <= offset);

@@ -390,7 +390,6 @@ fn sec_priority(id: &str) -> u8 {
 fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
     let raw = crate::handoff::decode_text(&file.path, file.bytes)?;
     let kind = file_kind(&file.name);
-    let md = (kind == FileKind::Markdown).then(|| markdown::MdIndex::parse(raw));
     let json = match kind {
         FileKind::Json => Some(json::extract(&file.path, raw)?),
         _ => None,
@@ -398,6 +397,12 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
     let identity = text::View::identity(raw);
     let base = json.as_ref().map_or(&identity, |j| &j.view);
     let norm = unicode::normalize(&base.text, kind == FileKind::Markdown);
+    // Markdown structure is read from the normalised text, as a model reads it (hidden
+    // characters cannot break a link or a comment apart), then placed in the raw file.
+    let md = (kind == FileKind::Markdown).then(|| {
+        let idx = markdown::MdIndex::parse(&norm.view.text);
+        if norm.view.is_identity() { idx } else { idx.map(|a, b| norm.view.to_source(a, b)) }
+    });
     let scan = Scan {
         raw,
         base,

@@ -187,6 +187,43 @@ fn class_name(c: char) -> &'static str {
     }
 }
 
+/// Expands an example template: `{A:36}` becomes 36 pseudo-random alphanumerics, the same for
+/// the same `seed`. Tests and benchmarks build secret-shaped text this way so none is stored.
+pub fn expand_template(template: &str, seed: u64) -> String {
+    let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        usize::try_from(state % n as u64).expect("remainder fits usize")
+    };
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        if let Some((class, n, len)) = parse_placeholder(&rest[i..]) {
+            let set: &[u8] = match class {
+                'A' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+                'a' => b"abcdefghijklmnopqrstuvwxyz0123456789",
+                'U' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
+                'H' => b"0123456789abcdef",
+                'D' => b"0123456789",
+                'B' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+                _ => b"abcdefghijklmnopqrstuvwxyz",
+            };
+            for _ in 0..n {
+                out.push(char::from(set[next(set.len())]));
+            }
+            rest = &rest[i + len..];
+        } else {
+            out.push('{');
+            rest = &rest[i + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Parses `{X:n}` at the start of `s`: (class, count, byte length).
 pub(crate) fn parse_placeholder(s: &str) -> Option<(char, usize, usize)> {
     let b = s.as_bytes();

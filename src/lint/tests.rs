@@ -1,47 +1,10 @@
 //! Registry invariants and per-rule examples: every `hits` example fires its rule, no `misses`
 //! example does. Secret-shaped templates are expanded here, at test time.
 
-use super::registry::{Family, RULES, parse_placeholder};
+use super::registry::{Family, RULES};
 use super::*;
 
-/// Expands `{A:36}`-style placeholders with deterministic pseudo-random characters.
-pub(crate) fn expand(template: &str, seed: u64) -> String {
-    let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-    let mut next = move |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        usize::try_from(state % n as u64).unwrap()
-    };
-    let mut out = String::new();
-    let mut rest = template;
-    while let Some(i) = rest.find('{') {
-        out.push_str(&rest[..i]);
-        match parse_placeholder(&rest[i..]) {
-            Some((class, n, len)) => {
-                let set: &[u8] = match class {
-                    'A' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
-                    'a' => b"abcdefghijklmnopqrstuvwxyz0123456789",
-                    'U' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
-                    'H' => b"0123456789abcdef",
-                    'D' => b"0123456789",
-                    'B' => b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
-                    _ => b"abcdefghijklmnopqrstuvwxyz",
-                };
-                for _ in 0..n {
-                    out.push(set[next(set.len())] as char);
-                }
-                rest = &rest[i + len..];
-            }
-            None => {
-                out.push('{');
-                rest = &rest[i + 1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
+use super::registry::expand_template as expand;
 
 fn rules_fired(text: &str) -> Vec<Diagnostic> {
     let path = if text.trim_start().starts_with('{') { "x/NOTES.json" } else { "x/NOTES.md" };

@@ -109,9 +109,14 @@ fn check_html_image(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 }
 
 fn check_inline_image(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    // Markdown files are handled from their structure (which also resolves reference images).
-    if scan.md.is_some() {
-        return;
+    // Markdown files are handled from their structure (which also resolves reference images);
+    // here only images that the structure missed because characters were hidden inside them.
+    if let Some(md) = scan.md {
+        let (s, _) = caps.whole();
+        let (raw, _) = scan.to_raw(s, s + 1);
+        if md.links.iter().any(|l| l.image && l.start == raw) {
+            return;
+        }
     }
     image_finding(scan, caps, out);
 }
@@ -128,6 +133,9 @@ pub(crate) fn check_markdown(raw: &str, md: &MdIndex, out: &mut Vec<Finding>) {
     for link in &md.links {
         let url = &raw[link.dest.0..link.dest.1];
         let url = url.trim_start_matches('<').trim_end_matches('>');
+        // Judge the URL as a model reads it (hidden characters dropped, look-alikes folded).
+        let normalized = super::super::unicode::normalize(url, true);
+        let url: &str = &normalized.view.text;
         if link.image {
             if let Some((sev, why)) = classify_url(url) {
                 out.push(Finding::raw(&EXF001, link.start, link.end, format!("remote image {why}: {}", excerpt(url))).severity(sev));

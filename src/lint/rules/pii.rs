@@ -190,7 +190,7 @@ fn nanp(text: &str, digits_start: usize, out: &mut Vec<Finding>) {
     if digits_start != open + 1 {
         return;
     }
-    let tail = &text[open..(open + 16).min(text.len())];
+    let tail = &text[open..super::super::text::floor_char(text, (open + 16).min(text.len()))];
     let b = tail.as_bytes();
     let ok = b.len() >= 14
         && b[1..4].iter().all(u8::is_ascii_digit)
