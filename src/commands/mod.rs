@@ -8,6 +8,7 @@ pub mod context;
 pub mod hook;
 pub mod hooks;
 pub mod init;
+pub mod lint;
 pub mod man;
 pub mod manifest;
 pub mod recover;
@@ -39,6 +40,8 @@ pub enum Command {
     Status(status::StatusArgs),
     /// Print what the next agent should read, within a token budget.
     Context(context::ContextArgs),
+    /// Lint handoff files: prompt injection, hidden content, secrets, PII, .aiignore.
+    Lint(lint::LintArgs),
     /// Regenerate MANIFEST.json from the files (or check that it is current).
     Manifest(manifest::ManifestArgs),
     /// Check the handoff: schema, checksums, lint, drift, lock, tasks (never writes).
@@ -146,6 +149,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             }
             .emit(&report)?)
         }
+        Command::Lint(args) => lint::run(&ctx, args),
         Command::Manifest(args) => ctx.emit(&manifest::run(&ctx, args)?),
         Command::Verify(args) => ctx.emit(&verify::run(&ctx, args)?),
         Command::Hook(args) => match hook::run(&ctx, args)? {

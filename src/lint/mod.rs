@@ -1,11 +1,35 @@
-//! The handoff linter (issue #3): prompt injection, hidden content, secrets, PII, `.aiignore`.
+//! The handoff linter (issue #3, SPEC §5): prompt injection, hidden content, encoded payloads,
+//! exfiltration, secrets, PII, the user's `.aiignore`, structure and allowlist validity.
 //!
-//! This file fixes the interface the rest of the crate calls; the rules land with issue #3.
+//! Pipeline per file: decode (UTF-8; JSON string values are decoded with their escapes) →
+//! Markdown structure → the Unicode pass (HID events + a normalised view with an offset map) →
+//! one Aho-Corasick prefilter, regexes only for candidate rules on windows → decoding of
+//! encoded runs, linted again → structure and hidden-markup rules → `.aiignore` → suppression
+//! (pii-allowlist, inline markers, allowlist file) → positions, redacted snippets, fingerprints.
+//! [`check_snapshot`] is the single entry point for `verify` and the pre-commit hook.
+
+mod aiignore;
+pub mod allow;
+mod engine;
+mod json;
+mod markdown;
+pub mod registry;
+mod rules;
+mod text;
+mod unicode;
+
+use std::collections::HashMap;
 
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 use crate::error::Result;
-use crate::handoff::{HandoffDir, Snapshot};
+use crate::handoff::{AIIGNORE, HandoffDir, LOCK, Snapshot};
+use engine::{Finding, Scan};
+use text::LineIndex;
+
+pub use markdown::Context;
+pub use registry::{Family, RULES, RuleMeta};
 
 /// How serious a finding is. `Error` blocks commits and fails CI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -13,10 +37,21 @@ use crate::handoff::{HandoffDir, Snapshot};
 pub enum Severity {
     /// Blocks the commit.
     Error,
-    /// Reported, does not block.
+    /// Reported, does not block (blocks with `--strict`).
     Warning,
     /// Informational.
     Info,
+}
+
+impl Severity {
+    /// The lowercase name (`error`, `warning`, `info`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
 }
 
 /// One finding.
@@ -34,26 +69,736 @@ pub struct Diagnostic {
     pub line: usize,
     /// 1-based column (characters).
     pub column: usize,
+    /// 1-based line where the finding ends.
+    pub end_line: usize,
+    /// 1-based column (characters) just past the finding.
+    pub end_column: usize,
     /// What was found; secrets are already redacted.
     pub message: String,
     /// Stable identity of the finding across runs (for SARIF and baselines).
     pub fingerprint: String,
+    /// Where in the document the finding sits.
+    pub context: Context,
+    /// For secrets and PII: the credential or data type (`github-pat`, `email`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    /// The source line, escaped, with invisible characters shown and secrets redacted.
+    pub snippet: String,
+    /// Character offset of the finding in `snippet` and its width (for the caret line).
+    pub caret: (usize, usize),
+    /// Why the finding does not count (allow marker, allowlist entry), when it is suppressed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suppressed_by: Option<String>,
 }
 
 impl Diagnostic {
     /// True when the finding blocks a commit.
     pub fn is_blocking(&self) -> bool {
-        self.severity == Severity::Error
+        self.severity == Severity::Error && self.suppressed_by.is_none()
     }
 }
 
-/// Lints every file of a handoff snapshot (the files themselves, with `.aiignore` and the
-/// allowlists found in the same snapshot), judging expiry dates against `today`.
-pub fn check_snapshot(
-    _dir: &HandoffDir,
-    _snap: &Snapshot,
-    _today: jiff::civil::Date,
-) -> Result<Vec<Diagnostic>> {
-    // TODO(#3): the rule registry and pipeline replace this placeholder.
-    Ok(Vec::new())
+/// How a file is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileKind {
+    Markdown,
+    Json,
+    Text,
+    Decoded,
 }
+
+/// Files in a handoff directory the linter never scans: configuration and the lock.
+pub const NOT_SCANNED: &[&str] = &[AIIGNORE, allow::ALLOWLIST, allow::PII_ALLOWLIST, LOCK];
+
+/// Extensions of files that are not text and are skipped.
+const BINARY_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "webp", "ico", "pdf", "zip", "gz", "bmp", "svgz",
+];
+
+/// Everything that adjusts a lint run: the `.aiignore`, allowlists and today's date.
+#[derive(Debug)]
+pub struct LintConfig {
+    /// The date allowlist expiry is judged against.
+    pub today: jiff::civil::Date,
+    /// Honour inline `aahp:allow` markers (CI may turn them off).
+    pub inline_allow: bool,
+    aiignore: Option<aiignore::AiIgnore>,
+    allow: Vec<allow::AllowEntry>,
+    allow_path: String,
+    pii: Vec<allow::PiiEntry>,
+    pii_path: String,
+    /// CFG findings about the configuration files themselves.
+    config_diagnostics: Vec<Diagnostic>,
+}
+
+impl LintConfig {
+    /// A configuration with no `.aiignore` and no allowlists.
+    pub fn empty(today: jiff::civil::Date) -> LintConfig {
+        LintConfig {
+            today,
+            inline_allow: true,
+            aiignore: None,
+            allow: Vec::new(),
+            allow_path: allow::ALLOWLIST.into(),
+            pii: Vec::new(),
+            pii_path: allow::PII_ALLOWLIST.into(),
+            config_diagnostics: Vec::new(),
+        }
+    }
+
+    /// Reads `.aiignore`, `aahp-allowlist.json` and `pii-allowlist.json` from a snapshot.
+    /// Invalid files are errors (exit 2); expired entries become CFG001 findings.
+    pub fn from_snapshot(
+        dir: &HandoffDir,
+        snap: &Snapshot,
+        today: jiff::civil::Date,
+    ) -> Result<LintConfig> {
+        let mut cfg = LintConfig::empty(today);
+        cfg.allow_path = dir.path_of(allow::ALLOWLIST);
+        cfg.pii_path = dir.path_of(allow::PII_ALLOWLIST);
+        if let Some(text) = snap.text(dir, AIIGNORE)? {
+            let path = dir.path_of(AIIGNORE);
+            let parsed = aiignore::AiIgnore::parse(&path, text)?;
+            for (line, msg) in &parsed.warnings {
+                cfg.config_diagnostics.push(config_diag(
+                    &registry::CFG003,
+                    &path,
+                    text,
+                    *line,
+                    msg.clone(),
+                ));
+            }
+            cfg.aiignore = Some(parsed);
+        }
+        if let Some(bytes) = snap.get(allow::ALLOWLIST) {
+            cfg.allow = allow::parse_allowlist(&cfg.allow_path, bytes, today)?;
+            let text = String::from_utf8_lossy(bytes);
+            for e in cfg.allow.iter().filter(|e| e.expired) {
+                cfg.config_diagnostics.push(config_diag(
+                    &registry::CFG001,
+                    &cfg.allow_path,
+                    &text,
+                    e.line,
+                    format!(
+                        "allowlist entry for {} ({}) expired on {}; it suppresses nothing",
+                        e.rule, e.owner, e.expires
+                    ),
+                ));
+            }
+        }
+        if let Some(bytes) = snap.get(allow::PII_ALLOWLIST) {
+            cfg.pii = allow::parse_pii_allowlist(&cfg.pii_path, bytes, today)?;
+            let text = String::from_utf8_lossy(bytes);
+            for e in cfg.pii.iter().filter(|e| e.expired) {
+                cfg.config_diagnostics.push(config_diag(
+                    &registry::CFG001,
+                    &cfg.pii_path,
+                    &text,
+                    e.line,
+                    format!(
+                        "PII allowlist entry '{}' expired on {}; it allows nothing",
+                        e.value, e.expires
+                    ),
+                ));
+            }
+        }
+        Ok(cfg)
+    }
+
+    /// Number of active `.aiignore` patterns.
+    pub fn aiignore_patterns(&self) -> usize {
+        self.aiignore.as_ref().map_or(0, aiignore::AiIgnore::len)
+    }
+}
+
+fn config_diag(
+    rule: &'static RuleMeta,
+    path: &str,
+    text: &str,
+    line: usize,
+    message: String,
+) -> Diagnostic {
+    let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
+    let snippet = crate::output::escape_untrusted(line_text);
+    let width = snippet.chars().count().max(1);
+    Diagnostic {
+        rule: rule.id,
+        name: rule.name,
+        severity: rule.severity,
+        path: path.to_string(),
+        line,
+        column: 1,
+        end_line: line,
+        end_column: line_text.chars().count() + 1,
+        fingerprint: fingerprint(rule.id, path, &format!("{line}:{message}"), 0),
+        message,
+        context: Context::JsonString,
+        kind: None,
+        snippet,
+        caret: (0, width),
+        suppressed_by: None,
+    }
+}
+
+/// One file to lint.
+#[derive(Debug, Clone)]
+pub struct LintFile<'a> {
+    /// Repository-relative path with `/` (as reported).
+    pub path: String,
+    /// The file name (decides the structure rules: `LOG.md`, `NEXT_ACTIONS.md`).
+    pub name: String,
+    /// The content.
+    pub bytes: &'a [u8],
+}
+
+/// The result of a lint run.
+#[derive(Debug, Default, Serialize)]
+pub struct LintOutcome {
+    /// Findings that count, sorted by path and position.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Findings suppressed by an allow marker or an allowlist entry.
+    pub suppressed: Vec<Diagnostic>,
+    /// Repository-relative paths that were scanned.
+    pub files: Vec<String>,
+}
+
+/// Lints every file of a handoff snapshot (the files themselves, with `.aiignore` and the
+/// allowlists found in the same snapshot), judging expiry dates against `today`. Returns the
+/// findings that count (suppressed ones are left out).
+pub fn check_snapshot(
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    today: jiff::civil::Date,
+) -> Result<Vec<Diagnostic>> {
+    Ok(lint_snapshot(dir, snap, today, &[])?.diagnostics)
+}
+
+/// Lints a handoff snapshot plus `extra` files (agent instruction files for `--all`), with the
+/// snapshot's configuration; also reports unused allowlist entries.
+pub fn lint_snapshot(
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    today: jiff::civil::Date,
+    extra: &[LintFile<'_>],
+) -> Result<LintOutcome> {
+    let cfg = LintConfig::from_snapshot(dir, snap, today)?;
+    let mut files: Vec<LintFile<'_>> = snap
+        .files
+        .iter()
+        .filter(|(name, _)| is_lintable(name))
+        .map(|(name, bytes)| LintFile {
+            path: dir.path_of(name),
+            name: name.clone(),
+            bytes,
+        })
+        .collect();
+    files.extend(extra.iter().cloned());
+    lint_with(&cfg, &files, true)
+}
+
+/// True for files of a handoff directory that are scanned.
+pub fn is_lintable(name: &str) -> bool {
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    !NOT_SCANNED.contains(&name)
+        && !ext.is_some_and(|e| BINARY_EXTENSIONS.contains(&e.as_str()))
+        && !name.starts_with(".aahp-tmp-")
+}
+
+/// Lints `files` with `cfg`.
+pub fn lint(cfg: &LintConfig, files: &[LintFile<'_>]) -> Result<LintOutcome> {
+    lint_with(cfg, files, false)
+}
+
+fn lint_with(cfg: &LintConfig, files: &[LintFile<'_>], report_unused: bool) -> Result<LintOutcome> {
+    let mut out = LintOutcome::default();
+    let mut used = vec![false; cfg.allow.len()];
+    for d in &cfg.config_diagnostics {
+        out.diagnostics.push(d.clone());
+    }
+    for f in files {
+        let diags = lint_file(cfg, f, &mut used)?;
+        out.files.push(f.path.clone());
+        for d in diags {
+            if d.suppressed_by.is_some() {
+                out.suppressed.push(d);
+            } else {
+                out.diagnostics.push(d);
+            }
+        }
+    }
+    if report_unused {
+        for (e, u) in cfg.allow.iter().zip(&used) {
+            if !u && !e.expired {
+                out.diagnostics.push(config_diag(
+                    &registry::CFG005,
+                    &cfg.allow_path,
+                    "",
+                    e.line,
+                    format!(
+                        "allowlist entry for {} {} matches no finding; remove it",
+                        e.rule, e.fingerprint
+                    ),
+                ));
+            }
+        }
+    }
+    let key = |d: &Diagnostic| (d.path.clone(), d.line, d.column, d.rule);
+    out.diagnostics.sort_by_key(key);
+    out.suppressed.sort_by_key(key);
+    Ok(out)
+}
+
+/// Lints one text with no `.aiignore` or allowlist (the evaluation harness, benchmarks,
+/// property tests). `path` decides Markdown or JSON handling.
+pub fn check_text(path: &str, text: &str) -> Result<Vec<Diagnostic>> {
+    let cfg = LintConfig::empty(jiff::civil::date(2000, 1, 1));
+    let name = path.rsplit('/').next().unwrap_or(path).to_string();
+    let file = LintFile {
+        path: path.to_string(),
+        name,
+        bytes: text.as_bytes(),
+    };
+    Ok(lint(&cfg, &[file])?.diagnostics)
+}
+
+/// Lints text decoded from an encoded run (ENC); offsets are in `text`.
+pub(crate) fn scan_decoded(text: &str, depth: u8) -> Vec<Finding> {
+    let base = text::View::identity(text);
+    let norm = unicode::normalize(text, false);
+    let scan = Scan {
+        raw: text,
+        base: &base,
+        norm: &norm.view,
+        events: &norm.events,
+        md: None,
+        kind: FileKind::Decoded,
+        depth,
+    };
+    let mut findings = Vec::new();
+    engine::run(&scan, &mut findings);
+    rules::injection::combine(&scan, &mut findings);
+    let secrets: Vec<(usize, usize)> = findings
+        .iter()
+        .filter(|f| f.secret)
+        .map(|f| (f.start, f.end))
+        .collect();
+    rules::encoded::scan(&scan, &secrets, &mut findings);
+    for f in &mut findings {
+        if !f.raw_span {
+            let (s, e) = scan.to_raw(f.start, f.end);
+            f.start = s;
+            f.end = e;
+            f.raw_span = true;
+        }
+    }
+    findings
+}
+
+fn file_kind(name: &str) -> FileKind {
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with(".json") {
+        FileKind::Json
+    } else if lower.ends_with(".md")
+        || lower.ends_with(".markdown")
+        || lower.ends_with(".mdc")
+        || lower.ends_with(".txt")
+        || !lower.contains('.')
+        || lower.starts_with('.')
+    {
+        FileKind::Markdown
+    } else {
+        FileKind::Text
+    }
+}
+
+/// Priority among overlapping secret findings: the most specific rule wins.
+fn sec_priority(id: &str) -> u8 {
+    match id {
+        "SEC150" => 0,
+        "SEC120" => 1,
+        "SEC121" | "SEC130" | "SEC131" => 2,
+        "SEC110" => 3,
+        "SEC042" => 4,
+        "IGN001" => 0,
+        _ => 5,
+    }
+}
+
+fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
+    let raw = crate::handoff::decode_text(&file.path, file.bytes)?;
+    let kind = file_kind(&file.name);
+    let json = match kind {
+        FileKind::Json => Some(json::extract(&file.path, raw)?),
+        _ => None,
+    };
+    let identity = text::View::identity(raw);
+    let base = json.as_ref().map_or(&identity, |j| &j.view);
+    let norm = unicode::normalize(&base.text, kind == FileKind::Markdown);
+    // Markdown structure is read from the normalised text, as a model reads it (hidden
+    // characters cannot break a link or a comment apart), then placed in the raw file.
+    let md = (kind == FileKind::Markdown).then(|| {
+        let idx = markdown::MdIndex::parse(&norm.view.text);
+        if norm.view.is_identity() {
+            idx
+        } else {
+            idx.map(|a, b| norm.view.to_source(a, b))
+        }
+    });
+    let scan = Scan {
+        raw,
+        base,
+        norm: &norm.view,
+        events: &norm.events,
+        md: md.as_ref(),
+        kind,
+        depth: 0,
+    };
+    let mut findings: Vec<Finding> = Vec::new();
+    engine::run(&scan, &mut findings);
+    rules::injection::combine(&scan, &mut findings);
+    rules::pii::scan_numbers(&scan, &mut findings);
+    let secrets: Vec<(usize, usize)> = findings
+        .iter()
+        .filter(|f| f.secret || f.rule.family == Family::Sec)
+        .map(|f| (f.start, f.end))
+        .collect();
+    rules::encoded::scan(&scan, &secrets, &mut findings);
+    if let Some(ign) = &cfg.aiignore {
+        ign.apply(&scan, &mut findings);
+    }
+    // Everything in raw offsets from here on; keep the normalised text for fingerprints.
+    let mut keys: Vec<String> = Vec::with_capacity(findings.len());
+    for f in &mut findings {
+        if f.raw_span {
+            keys.push(raw[f.start..f.end.min(raw.len())].to_string());
+        } else {
+            keys.push(scan.text()[f.start..f.end].to_string());
+            let (s, e) = scan.to_raw(f.start, f.end);
+            f.start = s;
+            f.end = e;
+            f.raw_span = true;
+        }
+    }
+    let mut extra: Vec<Finding> = Vec::new();
+    let others: Vec<(usize, usize)> = findings
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.rule.family,
+                Family::Pi | Family::Sec | Family::Exf | Family::Enc | Family::Ign
+            )
+        })
+        .map(|f| (f.start, f.end))
+        .collect();
+    rules::hidden::unicode_events(&scan, &others, &mut extra);
+    if let Some(md) = &md {
+        rules::exfil::check_markdown(raw, md, &mut extra);
+        rules::structure::check(&file.name, raw, md, &mut extra);
+        rules::hidden::padding(raw, &mut extra);
+    }
+    if let Some(j) = &json {
+        rules::hidden::json_fields(&j.view, &j.fields, &mut extra);
+    }
+    for f in &extra {
+        keys.push(raw[f.start..f.end.min(raw.len())].to_string());
+    }
+    findings.extend(extra);
+    if let Some(md) = &md {
+        let spans: Vec<(usize, usize, Family, Severity)> = findings
+            .iter()
+            .map(|f| (f.start, f.end, f.rule.family, f.severity))
+            .collect();
+        let mut hid = Vec::new();
+        rules::hidden::comments(raw, md, &spans, &mut hid);
+        for f in hid {
+            keys.push(raw[f.start..f.end].to_string());
+            findings.push(f);
+        }
+    }
+    let keep = dedupe(&findings);
+    let lines = LineIndex::new(raw);
+    let secret_spans: Vec<(usize, usize, String)> = findings
+        .iter()
+        .filter(|f| f.secret)
+        .map(|f| (f.start, f.end, rules::redact(&raw[f.start..f.end], 0)))
+        .collect();
+    // Inline markers.
+    let (markers, marker_problems) = match &md {
+        Some(md) if cfg.inline_allow => {
+            let comments: Vec<(usize, usize, usize, usize)> = md
+                .comments
+                .iter()
+                .map(|c| (c.start, c.end, c.inner.0, c.inner.1))
+                .collect();
+            allow::inline_markers(raw, &comments)
+        }
+        _ => (Vec::new(), Vec::new()),
+    };
+    let mut out = Vec::new();
+    let mut occurrences: HashMap<(&'static str, String), usize> = HashMap::new();
+    for (i, f) in findings.iter().enumerate() {
+        if !keep[i] {
+            continue;
+        }
+        let key = normalise_key(&keys[i]);
+        let occ = occurrences.entry((f.rule.id, key.clone())).or_insert(0);
+        let fp = fingerprint(f.rule.id, &file.path, &key, *occ);
+        *occ += 1;
+        let mut d = place(
+            &file.path,
+            raw,
+            &lines,
+            f,
+            &secret_spans,
+            md.as_ref(),
+            kind,
+            fp,
+        );
+        d.suppressed_by = suppression(
+            cfg,
+            f,
+            &d,
+            &raw[f.start..f.end],
+            &markers,
+            lines.line_of(f.start),
+            used,
+        );
+        out.push(d);
+    }
+    for (s, e, msg) in marker_problems {
+        let f = Finding::raw(&registry::CFG004, s, e, msg);
+        let fp = fingerprint(f.rule.id, &file.path, &raw[s..e], 0);
+        out.push(place(
+            &file.path,
+            raw,
+            &lines,
+            &f,
+            &secret_spans,
+            md.as_ref(),
+            kind,
+            fp,
+        ));
+    }
+    Ok(out)
+}
+
+/// Marks duplicates: the same rule on an overlapping span, secrets found by several rules
+/// (the most specific wins), `.aiignore` matches already reported by a built-in rule.
+fn dedupe(findings: &[Finding]) -> Vec<bool> {
+    let mut keep = vec![true; findings.len()];
+    for i in 0..findings.len() {
+        for j in 0..findings.len() {
+            if i == j || !keep[j] || !keep[i] {
+                continue;
+            }
+            let (a, b) = (&findings[i], &findings[j]);
+            let overlap =
+                a.start < b.end && b.start < a.end || a.start == b.start && a.end == b.end;
+            if !overlap {
+                continue;
+            }
+            let drop_i = if a.rule.id == b.rule.id {
+                (a.severity, a.start, std::cmp::Reverse(a.end))
+                    > (b.severity, b.start, std::cmp::Reverse(b.end))
+                    || ((a.severity, a.start, a.end) == (b.severity, b.start, b.end) && i > j)
+            } else if a.rule.family == Family::Ign {
+                b.rule.family != Family::Ign && b.severity <= a.severity
+            } else if a.rule.family == Family::Sec && b.rule.family == Family::Sec {
+                let (pa, pb) = (sec_priority(a.rule.id), sec_priority(b.rule.id));
+                pa < pb || pa == pb && i > j
+            } else {
+                false
+            };
+            if drop_i {
+                keep[i] = false;
+            }
+        }
+    }
+    keep
+}
+
+fn normalise_key(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+fn fingerprint(rule: &str, path: &str, key: &str, occurrence: usize) -> String {
+    let mut h = Sha256::new();
+    h.update(b"aahp-lint-v1\0");
+    h.update(rule.as_bytes());
+    h.update(b"\0");
+    h.update(path.as_bytes());
+    h.update(b"\0");
+    h.update(key.as_bytes());
+    h.update(b"\0");
+    h.update(occurrence.to_string().as_bytes());
+    let hex = crate::handoff::hex(&h.finalize());
+    format!("v1:{}", &hex[..32])
+}
+
+fn suppression(
+    cfg: &LintConfig,
+    f: &Finding,
+    d: &Diagnostic,
+    matched: &str,
+    markers: &[allow::Marker],
+    line: usize,
+    used: &mut [bool],
+) -> Option<String> {
+    if f.kind == Some("email") {
+        if let Some(e) = cfg
+            .pii
+            .iter()
+            .find(|e| !e.expired && e.value.eq_ignore_ascii_case(matched.trim()))
+        {
+            return Some(format!(
+                "{}: {} ({}, until {})",
+                cfg.pii_path, e.reason, e.owner, e.expires
+            ));
+        }
+    }
+    if f.rule.family.inline_allowable() {
+        if let Some(m) = markers
+            .iter()
+            .find(|m| m.line == line && m.rules.iter().any(|r| r == f.rule.id))
+        {
+            return Some(format!("inline allow: {}", m.reason));
+        }
+    }
+    for (i, e) in cfg.allow.iter().enumerate() {
+        if !e.expired
+            && e.rule == f.rule.id
+            && e.fingerprint == d.fingerprint
+            && e.path.as_deref().is_none_or(|p| p == d.path)
+        {
+            used[i] = true;
+            return Some(format!(
+                "{}: {} ({}, until {})",
+                cfg.allow_path, e.reason, e.owner, e.expires
+            ));
+        }
+    }
+    None
+}
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site; the pieces are distinct"
+)]
+fn place(
+    path: &str,
+    raw: &str,
+    lines: &LineIndex,
+    f: &Finding,
+    secrets: &[(usize, usize, String)],
+    md: Option<&markdown::MdIndex>,
+    kind: FileKind,
+    fingerprint: String,
+) -> Diagnostic {
+    let start = text::floor_char(raw, f.start.min(raw.len()));
+    let end = text::ceil_char(raw, f.end.clamp(start, raw.len()));
+    let (line, column) = lines.position(raw, start);
+    let (end_line, end_column) = lines.position(raw, end);
+    let (ls, le) = lines.line_range(raw, line - 1);
+    let (snippet, caret) = render_line(
+        raw,
+        ls,
+        le,
+        secrets,
+        start,
+        if end_line == line { end } else { le },
+    );
+    let context = match kind {
+        FileKind::Json => Context::JsonString,
+        _ => md.map_or(Context::Text, |m| m.context_at(start)),
+    };
+    Diagnostic {
+        rule: f.rule.id,
+        name: f.rule.name,
+        severity: f.severity,
+        path: path.to_string(),
+        line,
+        column,
+        end_line,
+        end_column,
+        message: f.message.clone(),
+        fingerprint,
+        context,
+        kind: f.kind,
+        snippet,
+        caret,
+        suppressed_by: None,
+    }
+}
+
+/// Renders a source line for display: secrets redacted, invisible characters shown by code
+/// point, control characters escaped, long lines cut around the finding. Returns the text and
+/// the (character offset, width) of `mark_start..mark_end` in it.
+fn render_line(
+    raw: &str,
+    ls: usize,
+    le: usize,
+    secrets: &[(usize, usize, String)],
+    mark_start: usize,
+    mark_end: usize,
+) -> (String, (usize, usize)) {
+    let mut out = String::new();
+    let mut col = 0usize;
+    let mut caret_start = None;
+    let mut caret_end = None;
+    let mut i = ls;
+    while i < le {
+        if i >= mark_start && caret_start.is_none() {
+            caret_start = Some(col);
+        }
+        if i >= mark_end && caret_end.is_none() {
+            caret_end = Some(col);
+        }
+        if let Some((_, se, shown)) = secrets.iter().find(|(ss, se, _)| *ss == i && *se > i) {
+            out.push_str(shown);
+            col += shown.chars().count();
+            i = (*se).min(le).max(i + 1);
+            i = text::ceil_char(raw, i);
+            continue;
+        }
+        let c = raw[i..].chars().next().expect("char boundary");
+        if unicode::is_invisible_for_display(c) {
+            let s = format!("⟨U+{:04X}⟩", c as u32);
+            col += s.chars().count();
+            out.push_str(&s);
+        } else if c.is_control() && c != '\t' {
+            let s = c.escape_unicode().to_string();
+            col += s.chars().count();
+            out.push_str(&s);
+        } else {
+            out.push(c);
+            col += 1;
+        }
+        i += c.len_utf8();
+    }
+    let start = caret_start.unwrap_or(col);
+    let end = caret_end.unwrap_or(col).max(start + 1);
+    let mut shown = crate::output::escape_untrusted(&out);
+    let mut start_c = start + shown.chars().count() - out.chars().count();
+    let mut width = end - start;
+    // Cut long lines to a window around the finding.
+    let total = shown.chars().count();
+    if total > 160 {
+        let from = start_c.saturating_sub(60);
+        let to = (from + 160).min(total);
+        let cut: String = shown.chars().skip(from).take(to - from).collect();
+        shown = format!(
+            "{}{cut}{}",
+            if from > 0 { "…" } else { "" },
+            if to < total { "…" } else { "" }
+        );
+        start_c = start_c - from + usize::from(from > 0);
+        width = width.min(to.saturating_sub(start_c).max(1));
+    }
+    (shown, (start_c, width))
+}
+
+#[cfg(test)]
+mod tests;

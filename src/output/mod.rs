@@ -1,6 +1,8 @@
 //! Rendering of command results. A command returns a value implementing [`Report`]; the
 //! [`Printer`] writes it as human text or as one JSON document. Nothing else prints to stdout.
 
+pub mod sarif;
+
 use std::io::{self, IsTerminal, Write};
 
 use serde::Serialize;

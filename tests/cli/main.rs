@@ -19,6 +19,7 @@ mod compat;
 mod crash;
 mod hooks;
 mod init;
+mod lint;
 mod man;
 mod manifest;
 mod recover;

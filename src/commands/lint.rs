@@ -1,0 +1,483 @@
+//! `git aahp lint`: the safety linter (SPEC §3.5, §5) over the handoff directory in the working
+//! tree (default), the index (`--staged`, what the pre-commit hook judges) or a commit
+//! (`--rev`), plus agent instruction files with `--all`; `--explain` and `--list-rules` print
+//! the registry. Output is human, JSON or SARIF; secrets are redacted in all of them.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::Context;
+use crate::error::{Error, ExitStatus, Result};
+use crate::handoff::{HandoffDir, Source, read_limited};
+use crate::lint::{
+    self, Diagnostic, LintConfig, LintFile, LintOutcome, RULES, RuleMeta, Severity, registry,
+};
+use crate::output::{Report, Style, escape_untrusted, sarif};
+
+/// Agent instruction files scanned by `--all`, relative to the repository (and package) root.
+pub const AGENT_FILES: &[&str] = &[
+    "AGENTS.md",
+    "CLAUDE.md",
+    "GEMINI.md",
+    "CONVENTIONS.md",
+    ".cursorrules",
+    ".windsurfrules",
+    ".clinerules",
+    ".github/copilot-instructions.md",
+];
+
+/// Output formats of `lint`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// `path:line:col: error[ID name]: message` with the source line and a caret.
+    #[default]
+    Human,
+    /// One JSON document (the same as the global `--json`).
+    Json,
+    /// SARIF 2.1.0 for GitHub code scanning.
+    Sarif,
+}
+
+/// Lint handoff files for prompt injection, hidden content, secrets, PII and `.aiignore`
+/// patterns.
+///
+/// Exit 0 when nothing blocks, 1 on an error-level finding (or a warning with --strict), 2 when
+/// the linter cannot run (bad input, invalid .aiignore or allowlist).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LintArgs {
+    /// Judge the staged content (the index): what the next commit will contain.
+    #[arg(long, conflicts_with_all = ["rev", "paths"])]
+    pub staged: bool,
+    /// Judge the handoff directory as of a commit.
+    #[arg(long, value_name = "REV", conflicts_with = "paths")]
+    pub rev: Option<String>,
+    /// Also scan agent instruction files (AGENTS.md, CLAUDE.md, .cursorrules, …) when present.
+    #[arg(long)]
+    pub all: bool,
+    /// Lint these files instead (with the handoff directory's .aiignore and allowlists).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Warnings fail too (exit 1).
+    #[arg(long)]
+    pub strict: bool,
+    /// Ignore inline `aahp:allow` markers (for CI).
+    #[arg(long)]
+    pub no_inline_allow: bool,
+    /// Print a rule's documentation (by id or slug) and exit.
+    #[arg(long, value_name = "RULE", conflicts_with_all = ["staged", "rev", "all", "paths", "list_rules"])]
+    pub explain: Option<String>,
+    /// List every rule and exit.
+    #[arg(long, conflicts_with_all = ["staged", "rev", "all", "paths"])]
+    pub list_rules: bool,
+}
+
+/// Counts by severity.
+#[derive(Debug, Default, Serialize)]
+pub struct Summary {
+    pub errors: usize,
+    pub warnings: usize,
+    pub notes: usize,
+    pub suppressed: usize,
+}
+
+/// The result of `git aahp lint`.
+#[derive(Debug, Serialize)]
+pub struct LintReport {
+    /// `worktree`, `index` or `commit <id>`.
+    pub scope: String,
+    /// Warnings fail the run.
+    pub strict: bool,
+    /// Paths scanned.
+    pub files: Vec<String>,
+    /// Findings that count.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Findings allowed by a marker or an allowlist entry.
+    pub suppressed: Vec<Diagnostic>,
+    /// Counts.
+    pub summary: Summary,
+}
+
+impl LintReport {
+    fn new(scope: String, strict: bool, outcome: LintOutcome) -> LintReport {
+        let count = |s: Severity| {
+            outcome
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == s)
+                .count()
+        };
+        LintReport {
+            scope,
+            strict,
+            summary: Summary {
+                errors: count(Severity::Error),
+                warnings: count(Severity::Warning),
+                notes: count(Severity::Info),
+                suppressed: outcome.suppressed.len(),
+            },
+            files: outcome.files,
+            diagnostics: outcome.diagnostics,
+            suppressed: outcome.suppressed,
+        }
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Writes one diagnostic in the editor/CI shape, then its line with a caret.
+pub fn write_diagnostic(w: &mut dyn Write, d: &Diagnostic, style: &Style) -> io::Result<()> {
+    let sev = match d.severity {
+        Severity::Error => style.error("error"),
+        Severity::Warning => style.warn("warning"),
+        Severity::Info => style.dim("note"),
+    };
+    writeln!(
+        w,
+        "{}:{}:{}: {sev}[{} {}]: {}",
+        escape_untrusted(&d.path),
+        d.line,
+        d.column,
+        d.rule,
+        d.name,
+        escape_untrusted(&d.message)
+    )?;
+    let gutter = d.line.to_string();
+    let pad = " ".repeat(gutter.len());
+    writeln!(w, "{pad} |")?;
+    writeln!(w, "{gutter} | {}", d.snippet)?;
+    writeln!(
+        w,
+        "{pad} | {}{}",
+        " ".repeat(d.caret.0),
+        style.bold(&"^".repeat(d.caret.1.max(1)))
+    )
+}
+
+impl Report for LintReport {
+    fn command(&self) -> &'static str {
+        "lint"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        for d in &self.diagnostics {
+            write_diagnostic(w, d, style)?;
+        }
+        for d in &self.suppressed {
+            writeln!(
+                w,
+                "{} {}:{}:{} [{} {}] ({})",
+                style.dim("allowed:"),
+                escape_untrusted(&d.path),
+                d.line,
+                d.column,
+                d.rule,
+                d.name,
+                escape_untrusted(d.suppressed_by.as_deref().unwrap_or(""))
+            )?;
+        }
+        let s = &self.summary;
+        let files = plural(self.files.len(), "file", "files");
+        if self.diagnostics.is_empty() {
+            write!(
+                w,
+                "{}: no findings in {files} ({})",
+                style.ok("ok"),
+                self.scope
+            )?;
+        } else {
+            write!(
+                w,
+                "{}, {}, {} in {files} ({})",
+                plural(s.errors, "error", "errors"),
+                plural(s.warnings, "warning", "warnings"),
+                plural(s.notes, "note", "notes"),
+                self.scope
+            )?;
+        }
+        if s.suppressed > 0 {
+            write!(w, "; {} allowed", s.suppressed)?;
+        }
+        writeln!(w)
+    }
+
+    fn status(&self) -> ExitStatus {
+        let blocking = self.summary.errors > 0 || (self.strict && self.summary.warnings > 0);
+        if blocking {
+            ExitStatus::Findings
+        } else {
+            ExitStatus::Success
+        }
+    }
+}
+
+/// `--explain RULE`.
+#[derive(Debug, Serialize)]
+pub struct ExplainReport {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub family: registry::Family,
+    pub severity: Severity,
+    pub summary: &'static str,
+    pub explanation: String,
+}
+
+impl Report for ExplainReport {
+    fn command(&self) -> &'static str {
+        "lint"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, _style: &Style) -> io::Result<()> {
+        write!(w, "{}", self.explanation)
+    }
+}
+
+/// One row of `--list-rules`.
+#[derive(Debug, Serialize)]
+pub struct RuleRow {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub family: registry::Family,
+    pub severity: Severity,
+    pub summary: &'static str,
+}
+
+/// `--list-rules`.
+#[derive(Debug, Serialize)]
+pub struct RulesReport {
+    pub rules: Vec<RuleRow>,
+}
+
+impl Report for RulesReport {
+    fn command(&self) -> &'static str {
+        "lint"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, _style: &Style) -> io::Result<()> {
+        for r in &self.rules {
+            writeln!(
+                w,
+                "{:<10} {:<8} {:<34} {}",
+                r.id,
+                r.severity.as_str(),
+                r.name,
+                r.summary
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn explain(key: &str) -> Result<ExplainReport> {
+    let r: &RuleMeta = registry::find(key).ok_or_else(|| {
+        Error::Usage(format!(
+            "unknown rule `{key}`; `git aahp lint --list-rules` lists them"
+        ))
+    })?;
+    Ok(ExplainReport {
+        id: r.id,
+        name: r.name,
+        family: r.family,
+        severity: r.severity,
+        summary: r.summary,
+        explanation: r.explanation(),
+    })
+}
+
+fn list_rules() -> RulesReport {
+    RulesReport {
+        rules: RULES
+            .iter()
+            .map(|r| RuleRow {
+                id: r.id,
+                name: r.name,
+                family: r.family,
+                severity: r.severity,
+                summary: r.summary,
+            })
+            .collect(),
+    }
+}
+
+/// Runs `git aahp lint` and prints its result in the chosen format.
+pub fn run(ctx: &Context, args: &LintArgs) -> Result<ExitStatus> {
+    if let Some(key) = &args.explain {
+        return ctx.emit(&explain(key)?);
+    }
+    if args.list_rules {
+        return ctx.emit(&list_rules());
+    }
+    let report = lint(ctx, args)?;
+    if args.format == Format::Sarif {
+        sarif::write(&sarif::log(&report.diagnostics, &report.suppressed))?;
+        return Ok(report.status());
+    }
+    if args.format == Format::Json && !ctx.printer.json {
+        let mut p = ctx.printer;
+        p.json = true;
+        return Ok(p.emit(&report)?);
+    }
+    ctx.emit(&report)
+}
+
+/// Lints the scope the arguments select.
+pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
+    let repo = ctx.repo()?;
+    let dir = ctx.handoff()?;
+    let today = crate::clock::utc_date(ctx.now);
+    let source = if args.staged {
+        Source::Index
+    } else if let Some(rev) = &args.rev {
+        Source::Commit(repo.resolve_commit(rev)?)
+    } else {
+        Source::Worktree
+    };
+    if source == Source::Worktree && args.paths.is_empty() && !args.all && !dir.exists() {
+        return Err(Error::NoHandoffDir(dir.rel));
+    }
+    let snap = dir.snapshot(repo, source)?;
+    let scope = source.describe();
+    if !args.paths.is_empty() {
+        let mut cfg = LintConfig::from_snapshot(&dir, &snap, today)?;
+        cfg.inline_allow = !args.no_inline_allow;
+        let mut owned: Vec<(String, String, Vec<u8>)> = Vec::new();
+        for p in &args.paths {
+            owned.push(read_path(&dir, &ctx.cwd, p)?);
+        }
+        let files: Vec<LintFile<'_>> = owned
+            .iter()
+            .map(|(path, name, bytes)| LintFile {
+                path: path.clone(),
+                name: name.clone(),
+                bytes,
+            })
+            .collect();
+        return Ok(LintReport::new(
+            scope,
+            args.strict,
+            lint::lint(&cfg, &files)?,
+        ));
+    }
+    let extra_owned = if args.all {
+        agent_files(repo, &dir, source)?
+    } else {
+        Vec::new()
+    };
+    let extra: Vec<LintFile<'_>> = extra_owned
+        .iter()
+        .map(|(path, name, bytes)| LintFile {
+            path: path.clone(),
+            name: name.clone(),
+            bytes,
+        })
+        .collect();
+    let outcome = if args.no_inline_allow {
+        let mut cfg = LintConfig::from_snapshot(&dir, &snap, today)?;
+        cfg.inline_allow = false;
+        let mut files: Vec<LintFile<'_>> = snap
+            .files
+            .iter()
+            .filter(|(n, _)| lint::is_lintable(n))
+            .map(|(n, b)| LintFile {
+                path: dir.path_of(n),
+                name: n.clone(),
+                bytes: b,
+            })
+            .collect();
+        files.extend(extra.iter().cloned());
+        lint::lint(&cfg, &files)?
+    } else {
+        lint::lint_snapshot(&dir, &snap, today, &extra)?
+    };
+    Ok(LintReport::new(scope, args.strict, outcome))
+}
+
+/// Reads a file named on the command line: (repository-relative path, file name, bytes).
+fn read_path(dir: &HandoffDir, cwd: &Path, p: &Path) -> Result<(String, String, Vec<u8>)> {
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    };
+    let abs = abs.canonicalize().map_err(|source| Error::Read {
+        path: p.display().to_string(),
+        source,
+    })?;
+    let rel = abs.strip_prefix(&dir.root).map_err(|_| {
+        Error::invalid(
+            p.display().to_string(),
+            None,
+            "the file is outside the repository",
+        )
+    })?;
+    let rel: String = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    let name = abs
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let bytes = read_limited(&abs, &rel)?;
+    Ok((rel, name, bytes))
+}
+
+/// The agent instruction files present in `source`, at the repository root and at the handoff
+/// directory's package root.
+fn agent_files(
+    repo: &crate::git::Repo,
+    dir: &HandoffDir,
+    source: Source,
+) -> Result<Vec<(String, String, Vec<u8>)>> {
+    let mut roots = vec![String::new()];
+    let pkg = dir.package_root();
+    if !pkg.is_empty() {
+        roots.push(format!("{pkg}/"));
+    }
+    let index = match source {
+        Source::Index => Some(repo.index()?),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for root in &roots {
+        for f in AGENT_FILES {
+            let rel = format!("{root}{f}");
+            let name = rel.rsplit('/').next().unwrap_or(&rel).to_string();
+            let bytes = match source {
+                Source::Worktree => {
+                    let abs = dir.root.join(&rel);
+                    if !abs.is_file() {
+                        continue;
+                    }
+                    read_limited(&abs, &rel)?
+                }
+                Source::Index => {
+                    let index = index.as_ref().expect("index read above");
+                    let (parent, file) = rel.rsplit_once('/').unwrap_or(("", rel.as_str()));
+                    match crate::git::Repo::index_dir(index, parent)
+                        .into_iter()
+                        .find(|e| e.name == file && !e.is_link)
+                    {
+                        Some(e) => repo.blob(e.id)?,
+                        None => continue,
+                    }
+                }
+                Source::Commit(c) => match repo.blob_at(c, &rel)? {
+                    Some(b) => b,
+                    None => continue,
+                },
+            };
+            if bytes.len() > crate::handoff::MAX_FILE_BYTES {
+                return Err(Error::invalid(rel, None, "file is too large to lint"));
+            }
+            out.push((rel, name, bytes));
+        }
+    }
+    Ok(out)
+}

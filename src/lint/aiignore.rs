@@ -1,0 +1,498 @@
+//! `.aiignore` (SPEC §5, compatible with the reference template): one pattern per line, `#`
+//! comments (at line start or after white space; `\#` is a literal hash), `*`/`?` globs matched
+//! within a line, `re:` raw regexes, `!` exceptions. The most recent comment header decides the
+//! section: secrets/keys/tokens/passwords → secret rules for values, PII/email → PII exemptions,
+//! injection → matched case-insensitively on the normalised text; anything else is custom.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::Regex;
+
+use super::engine::{Finding, Scan};
+use super::registry::IGN001;
+use super::rules::pii::email_exemption;
+use super::rules::{Placeholder, is_template, placeholder, redact};
+use crate::error::{Error, Result};
+
+/// The section a pattern belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Section {
+    Secrets,
+    Pii,
+    Injection,
+    Custom,
+}
+
+impl Section {
+    fn name(self) -> &'static str {
+        match self {
+            Section::Secrets => "secrets",
+            Section::Pii => "PII",
+            Section::Injection => "injection",
+            Section::Custom => "custom",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Guard {
+    None,
+    /// The trailing wildcard must be a credential-shaped value of at least 8 characters.
+    Value,
+    /// A bare prefix (`sk-*`): token boundary before, at least 16 token characters after.
+    Prefix,
+    /// An email pattern: the PII exemptions apply.
+    Email,
+}
+
+#[derive(Debug)]
+struct IgnPattern {
+    line: usize,
+    source: String,
+    section: Section,
+    re: Regex,
+    guard: Guard,
+    literal: Option<String>,
+}
+
+/// A parsed `.aiignore`.
+#[derive(Debug, Default)]
+pub(crate) struct AiIgnore {
+    patterns: Vec<IgnPattern>,
+    exceptions: Vec<IgnPattern>,
+    ac: Option<AhoCorasick>,
+    /// For each automaton pattern, the indexes of `patterns` using that literal.
+    ac_targets: Vec<Vec<usize>>,
+    /// Patterns without a usable literal: run on every line.
+    always: Vec<usize>,
+    /// (line, message) for lines that are probably not what was meant (CFG003).
+    pub warnings: Vec<(usize, String)>,
+}
+
+fn section_of(header: &str) -> Option<Section> {
+    let l = header.to_lowercase();
+    if l.contains("[secrets]")
+        || l.contains("secret")
+        || l.contains("api key")
+        || l.contains(" key")
+        || l.contains("token")
+        || l.contains("password")
+        || l.contains("credential")
+    {
+        Some(Section::Secrets)
+    } else if l.contains("[pii]")
+        || l.contains("pii")
+        || l.contains("email")
+        || l.contains("personal")
+        || l.contains("phone")
+        || l.contains("ssn")
+    {
+        Some(Section::Pii)
+    } else if l.contains("[injection]") || l.contains("injection") || l.contains("jailbreak") {
+        Some(Section::Injection)
+    } else if l.contains("[custom]") {
+        Some(Section::Custom)
+    } else {
+        None
+    }
+}
+
+/// True when a line looks like a regular expression rather than a glob.
+fn looks_regex(p: &str) -> bool {
+    p.contains("\\b")
+        || p.contains("\\d")
+        || p.contains("\\w")
+        || p.contains("\\s")
+        || p.contains("(?")
+        || {
+            let b = p.as_bytes();
+            b.windows(2).any(|w| w[0] == b'{' && w[1].is_ascii_digit())
+                || (p.contains('[') && p.contains(']') && !p.starts_with('['))
+        }
+}
+
+impl AiIgnore {
+    /// Parses `.aiignore`; an invalid regex is a configuration error naming the line.
+    pub(crate) fn parse(path: &str, text: &str) -> Result<AiIgnore> {
+        let mut out = AiIgnore::default();
+        let mut section = Section::Custom;
+        let mut after_banner = false;
+        for (n, raw_line) in text.lines().enumerate() {
+            let line_no = n + 1;
+            let trimmed = raw_line.trim();
+            if trimmed.is_empty() {
+                continue;
+            }
+            if let Some(comment) = trimmed.strip_prefix('#') {
+                let c = comment.trim();
+                if c.chars()
+                    .all(|ch| matches!(ch, '=' | '-' | '#' | '*' | ' '))
+                {
+                    after_banner = true;
+                    continue;
+                }
+                if let Some(s) = section_of(c) {
+                    section = s;
+                } else if after_banner && !looks_regex(c) {
+                    section = Section::Custom;
+                }
+                after_banner = false;
+                continue;
+            }
+            after_banner = false;
+            if trimmed.starts_with('[') && trimmed.ends_with(']') && !trimmed.contains('*') {
+                if let Some(s) = section_of(trimmed) {
+                    section = s;
+                    continue;
+                }
+            }
+            // A trailing comment after white space.
+            let mut pat = String::new();
+            let mut prev_ws = false;
+            let mut chars = trimmed.chars().peekable();
+            while let Some(ch) = chars.next() {
+                if ch == '\\' && chars.peek() == Some(&'#') {
+                    pat.push('#');
+                    chars.next();
+                    prev_ws = false;
+                    continue;
+                }
+                if ch == '#' && prev_ws {
+                    break;
+                }
+                prev_ws = ch.is_whitespace();
+                pat.push(ch);
+            }
+            let pat = pat.trim().to_string();
+            let (negate, body) = match pat.strip_prefix('!') {
+                Some(b) => (true, b.trim().to_string()),
+                None => (false, pat.clone()),
+            };
+            if body.is_empty() {
+                continue;
+            }
+            let compiled = if let Some(re) = body.strip_prefix("re:") {
+                compile_regex(path, line_no, re.trim(), section)?
+            } else if looks_regex(&body) {
+                out.warnings.push((line_no, format!("`{body}` looks like a regular expression and is treated as one; prefix it with `re:`")));
+                compile_regex(path, line_no, &body, section)?
+            } else {
+                match glob(&body, section) {
+                    Some(g) => g,
+                    None => {
+                        out.warnings.push((
+                            line_no,
+                            format!("`{body}` would match every line and is ignored"),
+                        ));
+                        continue;
+                    }
+                }
+            };
+            let (re, guard, literal) = compiled;
+            let p = IgnPattern {
+                line: line_no,
+                source: body,
+                section,
+                re,
+                guard,
+                literal,
+            };
+            if negate {
+                out.exceptions.push(p);
+            } else {
+                out.patterns.push(p);
+            }
+        }
+        out.build_prefilter();
+        Ok(out)
+    }
+
+    fn build_prefilter(&mut self) {
+        let mut lits: Vec<String> = Vec::new();
+        for (i, p) in self.patterns.iter().enumerate() {
+            match &p.literal {
+                Some(l) => {
+                    let k = match lits.iter().position(|x| x == l) {
+                        Some(k) => k,
+                        None => {
+                            lits.push(l.clone());
+                            self.ac_targets.push(Vec::new());
+                            lits.len() - 1
+                        }
+                    };
+                    self.ac_targets[k].push(i);
+                }
+                None => self.always.push(i),
+            }
+        }
+        if !lits.is_empty() {
+            self.ac = AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::Standard)
+                .build(&lits)
+                .ok();
+        }
+    }
+
+    /// Number of active patterns.
+    pub(crate) fn len(&self) -> usize {
+        self.patterns.len()
+    }
+
+    /// Reports every pattern match in the scan.
+    pub(crate) fn apply(&self, scan: &Scan<'_>, out: &mut Vec<Finding>) {
+        let text = scan.text();
+        let mut todo: Vec<(usize, usize, usize)> = Vec::new(); // (pattern, line start, line end)
+        let line_of = |pos: usize| -> (usize, usize) {
+            let s = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+            let e = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+            (s, e)
+        };
+        if let Some(ac) = &self.ac {
+            for m in ac.find_overlapping_iter(text) {
+                let (s, e) = line_of(m.start());
+                for &p in &self.ac_targets[m.pattern().as_usize()] {
+                    todo.push((p, s, e));
+                }
+            }
+        }
+        if !self.always.is_empty() {
+            let mut s = 0;
+            for l in text.split_inclusive('\n') {
+                let e = s + l.trim_end_matches('\n').len();
+                for &p in &self.always {
+                    todo.push((p, s, e));
+                }
+                s += l.len();
+            }
+        }
+        todo.sort_unstable();
+        todo.dedup();
+        for (p, ls, le) in todo {
+            let pat = &self.patterns[p];
+            let line = &text[ls..le];
+            for c in pat.re.captures_iter(line) {
+                let m = c.get(0).expect("group 0");
+                let (mut s, mut e) = (ls + m.start(), ls + m.end());
+                if let Some(t) = c.name("t") {
+                    s = ls + t.start();
+                    e = ls + t.end();
+                }
+                let value = c.name("v").map(|v| v.as_str());
+                let matched = &text[s..e];
+                let ok = match pat.guard {
+                    Guard::None => true,
+                    Guard::Value => value.is_some_and(|v| {
+                        v.len() >= 8
+                            && !is_template(v)
+                            && placeholder(v) == Placeholder::No
+                            && shaped(v)
+                    }),
+                    Guard::Prefix => value
+                        .is_some_and(|v| !is_template(v) && placeholder(v) != Placeholder::Hard),
+                    Guard::Email => is_email(matched) && email_exemption(matched).is_none(),
+                };
+                if !ok
+                    || self.exceptions.iter().any(|x| {
+                        x.re.find(line)
+                            .is_some_and(|xm| ls + xm.start() < e && s < ls + xm.end())
+                    })
+                {
+                    continue;
+                }
+                let shown = if pat.section == Section::Secrets {
+                    redact(matched, 0)
+                } else {
+                    super::rules::excerpt(matched)
+                };
+                let mut f = Finding::new(
+                    &IGN001,
+                    s,
+                    e,
+                    format!(
+                        "matches .aiignore line {} `{}` ({} section): {shown}",
+                        pat.line,
+                        pat.source,
+                        pat.section.name()
+                    ),
+                );
+                if pat.section == Section::Secrets {
+                    f.secret = true;
+                    f.kind = Some("aiignore-secret");
+                } else if pat.guard == Guard::Email {
+                    f.kind = Some("email");
+                }
+                out.push(f);
+            }
+        }
+    }
+}
+
+fn is_email(s: &str) -> bool {
+    let Some((local, domain)) = s.rsplit_once('@') else {
+        return false;
+    };
+    let tld = domain.rsplit('.').next().unwrap_or("");
+    !local.is_empty()
+        && domain.contains('.')
+        && tld.len() >= 2
+        && tld.bytes().all(|c| c.is_ascii_alphabetic())
+}
+
+fn shaped(v: &str) -> bool {
+    let digit = v.bytes().any(|c| c.is_ascii_digit());
+    let upper = v.bytes().any(|c| c.is_ascii_uppercase());
+    let lower = v.bytes().any(|c| c.is_ascii_lowercase());
+    (digit && (upper || lower)) || (upper && lower) || v.bytes().any(|c| !c.is_ascii_alphanumeric())
+}
+
+fn compile_regex(
+    path: &str,
+    line: usize,
+    src: &str,
+    section: Section,
+) -> Result<(Regex, Guard, Option<String>)> {
+    let full = if section == Section::Injection {
+        format!("(?i){src}")
+    } else {
+        src.to_string()
+    };
+    let re = Regex::new(&full)
+        .map_err(|e| Error::invalid(path, Some(line), format!("invalid regex (CFG003): {e}")))?;
+    Ok((re, Guard::None, None))
+}
+
+/// Converts a glob to a regex; `None` for a pattern that would match everything.
+fn glob(body: &str, section: Section) -> Option<(Regex, Guard, Option<String>)> {
+    let core = body.trim_matches('*');
+    if core.trim().is_empty() || core.chars().all(|c| c == '?' || c == '*') {
+        return None;
+    }
+    let phrase = body.contains(' ');
+    let case_insensitive = section == Section::Injection || !body.chars().any(char::is_uppercase);
+    let any = if phrase { "[^\\n]*?" } else { "\\S*?" };
+    let one = if phrase { "[^\\n]" } else { "\\S" };
+    let literal = body
+        .split(['*', '?'])
+        .max_by_key(|s| s.len())
+        .map(|s| s.trim().to_lowercase())
+        .filter(|s| s.len() >= 2);
+    // Email patterns in the PII section.
+    if section == Section::Pii && body.contains('@') {
+        let mut re = String::from(if case_insensitive { "(?i)" } else { "" });
+        let (l, r) = body.split_once('@')?;
+        for (part, charset) in [(l, "[A-Za-z0-9._%+-]"), (r, "[A-Za-z0-9.-]")] {
+            for ch in part.chars() {
+                match ch {
+                    '*' => re.push_str(&format!("{charset}*")),
+                    '?' => re.push_str(charset),
+                    c => re.push_str(&regex::escape(&c.to_string())),
+                }
+            }
+            if std::ptr::eq(part, l) {
+                re.push('@');
+            }
+        }
+        re.push_str("\\b");
+        // Anchor the local part at a token boundary so the whole address is reported.
+        let re = format!(
+            "(?:^|[^A-Za-z0-9._%+-])(?P<t>{})",
+            re.trim_start_matches("(?i)")
+        );
+        let re = if case_insensitive {
+            format!("(?i){re}")
+        } else {
+            re
+        };
+        return Regex::new(&re).ok().map(|r| (r, Guard::Email, literal));
+    }
+    let trailing_star = body.ends_with('*');
+    let leading_star = body.starts_with('*');
+    let inner = body.trim_end_matches('*');
+    let inner = inner.trim_start_matches('*');
+    let prefix_only = section == Section::Secrets
+        && trailing_star
+        && !leading_star
+        && !inner.contains(['*', '?', ' ']);
+    let value_guard = section == Section::Secrets
+        && trailing_star
+        && !prefix_only
+        && inner.ends_with(['=', ':', '-', '_', ' ']);
+    let mut re = String::new();
+    if case_insensitive {
+        re.push_str("(?i)");
+    }
+    if prefix_only {
+        re.push_str("(?:^|[^A-Za-z0-9_-])(?P<t>");
+        re.push_str(&regex::escape(inner));
+        re.push_str("(?P<v>[A-Za-z0-9_-]{16,}))");
+        return Regex::new(&re).ok().map(|r| (r, Guard::Prefix, literal));
+    }
+    re.push_str("(?P<t>");
+    if leading_star {
+        re.push_str(if phrase { "" } else { "[A-Za-z0-9_.-]*" });
+    }
+    for ch in inner.chars() {
+        match ch {
+            '*' => re.push_str(any),
+            '?' => re.push_str(one),
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    if value_guard {
+        re.push_str("[\"']?(?P<v>[^\\s\"'`]{1,200})");
+    }
+    re.push(')');
+    let guard = if value_guard {
+        Guard::Value
+    } else {
+        Guard::None
+    };
+    Regex::new(&re).ok().map(|r| (r, guard, literal))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference_template() -> &'static str {
+        "# Secrets & API Keys\n*_KEY=*\nBearer *\nsk-*\nAKIA*\n-----BEGIN*PRIVATE KEY-----\n\n# PII\n*@*.com\n# SSN pattern (US)\n# \\b\\d{3}-\\d{2}-\\d{4}\\b\n\n# Prompt Injection Patterns\nignore all previous*\nyou are now*\n"
+    }
+
+    #[test]
+    fn reference_template_parses_into_sections() {
+        let a = AiIgnore::parse(".aiignore", reference_template()).unwrap();
+        let sections: Vec<(String, Section)> = a
+            .patterns
+            .iter()
+            .map(|p| (p.source.clone(), p.section))
+            .collect();
+        assert!(sections.contains(&("*_KEY=*".into(), Section::Secrets)));
+        assert!(sections.contains(&("*@*.com".into(), Section::Pii)));
+        assert!(sections.contains(&("you are now*".into(), Section::Injection)));
+        assert_eq!(a.patterns.len(), 8, "commented regexes stay comments");
+        assert!(a.warnings.is_empty());
+    }
+
+    #[test]
+    fn invalid_regex_names_the_line() {
+        let err = AiIgnore::parse(".ai/handoff/.aiignore", "# x\nre:(unclosed\n").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(".ai/handoff/.aiignore:2: invalid regex"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn globs_follow_the_value_and_prefix_guards() {
+        let (re, g, _) = glob("*_KEY=*", Section::Secrets).unwrap();
+        assert_eq!(g, Guard::Value);
+        let c = re.captures("MY_API_KEY=abcdef123456").unwrap();
+        assert_eq!(&c["t"], "MY_API_KEY=abcdef123456");
+        let (re, g, _) = glob("sk-*", Section::Secrets).unwrap();
+        assert_eq!(g, Guard::Prefix);
+        assert!(re.is_match("key sk-abcdefghijklmnop1234"));
+        assert!(!re.is_match("task-to-model"));
+        assert!(glob("*", Section::Custom).is_none());
+    }
+}

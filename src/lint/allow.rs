@@ -1,0 +1,409 @@
+//! Suppression: inline `<!-- aahp:allow RULE reason="…" -->` markers (never for SEC, HID or
+//! CFG), the allowlist file `aahp-allowlist.json` (rule + fingerprint, owner, reason, expiry)
+//! and the reference's `pii-allowlist.json` (exact emails; never hides a secret). Invalid
+//! allowlist files are configuration errors (exit 2); expired entries are CFG001 findings.
+
+use std::sync::LazyLock;
+
+use jiff::civil::Date;
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use super::registry;
+use crate::error::{Error, Result};
+
+/// The allowlist file in the handoff directory.
+pub const ALLOWLIST: &str = "aahp-allowlist.json";
+/// The reference's reviewed-email allowlist.
+pub const PII_ALLOWLIST: &str = "pii-allowlist.json";
+/// How far ahead an allowlist entry may expire.
+pub const MAX_DAYS_AHEAD: i32 = 180;
+
+static MARKER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^aahp:allow\s+(?P<ids>[A-Za-z]+[0-9]+(?:\s*,\s*[A-Za-z]+[0-9]+)*)\s+reason\s*=\s*"(?P<reason>[^"]*)"$"#)
+        .expect("static regex")
+});
+
+/// True when a comment's inner text is a well-formed allow marker (not hidden content).
+pub(crate) fn is_marker(inner: &str) -> bool {
+    MARKER.is_match(inner.trim())
+}
+
+/// A parsed inline marker.
+#[derive(Debug, Clone)]
+pub(crate) struct Marker {
+    /// 0-based line the marker covers.
+    pub line: usize,
+    pub rules: Vec<String>,
+    pub reason: String,
+}
+
+/// A problem with a marker: (raw start, raw end, message).
+pub(crate) type MarkerProblem = (usize, usize, String);
+
+/// Finds the inline markers of a Markdown file. `comments` are (start, end, inner start,
+/// inner end) raw ranges; `line_of` maps an offset to its 0-based line.
+pub(crate) fn inline_markers(
+    raw: &str,
+    comments: &[(usize, usize, usize, usize)],
+) -> (Vec<Marker>, Vec<MarkerProblem>) {
+    let mut markers = Vec::new();
+    let mut problems = Vec::new();
+    for &(start, end, a, b) in comments {
+        let inner = raw[a..b.max(a)].trim();
+        if !inner.starts_with("aahp:allow")
+            && !inner.starts_with("aahp-allow")
+            && !inner.starts_with("aahp:ignore")
+        {
+            continue;
+        }
+        let Some(c) = MARKER.captures(inner) else {
+            problems.push((start, end, "malformed allow marker; write `<!-- aahp:allow PI001 reason=\"…\" -->` (it suppresses nothing)".into()));
+            continue;
+        };
+        let reason = c["reason"].trim().to_string();
+        if reason.chars().count() < 10 {
+            problems.push((
+                start,
+                end,
+                "allow marker needs a reason of at least 10 characters (it suppresses nothing)"
+                    .into(),
+            ));
+            continue;
+        }
+        let mut rules = Vec::new();
+        let mut bad = None;
+        for id in c["ids"].split(',').map(|s| s.trim().to_ascii_uppercase()) {
+            match registry::find(&id) {
+                None => bad = Some(format!("allow marker names unknown rule {id}")),
+                Some(r) if !r.family.inline_allowable() => {
+                    bad = Some(format!(
+                        "{} ({}) cannot be allowed inline: remove the content instead",
+                        r.id,
+                        r.family.title()
+                    ));
+                }
+                Some(r) => rules.push(r.id.to_string()),
+            }
+        }
+        if let Some(msg) = bad {
+            problems.push((start, end, msg));
+            continue;
+        }
+        // At the end of a line it covers that line; alone on its line, the next non-blank one.
+        let line_start = raw[..start].rfind('\n').map_or(0, |i| i + 1);
+        let before = raw[line_start..start].trim();
+        let line_no = raw[..start].matches('\n').count();
+        let target = if before.is_empty() {
+            let mut n = line_no + 1 + raw[start..end].matches('\n').count();
+            let mut rest = raw[end..].split('\n').skip(1);
+            loop {
+                match rest.next() {
+                    Some(l) if l.trim().is_empty() => n += 1,
+                    _ => break,
+                }
+            }
+            n
+        } else {
+            line_no
+        };
+        markers.push(Marker {
+            line: target,
+            rules,
+            reason,
+        });
+    }
+    (markers, problems)
+}
+
+/// One entry of `aahp-allowlist.json`.
+#[derive(Debug, Clone)]
+pub struct AllowEntry {
+    pub rule: String,
+    pub fingerprint: String,
+    pub path: Option<String>,
+    pub reason: String,
+    pub owner: String,
+    pub expires: Date,
+    /// 1-based line of the entry in the file.
+    pub line: usize,
+    pub expired: bool,
+}
+
+/// One entry of `pii-allowlist.json`.
+#[derive(Debug, Clone)]
+pub struct PiiEntry {
+    pub value: String,
+    pub reason: String,
+    pub owner: String,
+    pub expires: Date,
+    pub line: usize,
+    pub expired: bool,
+}
+
+fn line_of_nth(text: &str, needle: &str, n: usize) -> usize {
+    text.match_indices(needle)
+        .nth(n)
+        .map_or(1, |(i, _)| text[..i].matches('\n').count() + 1)
+}
+
+fn parse_date(path: &str, line: usize, v: &Value) -> Result<Date> {
+    let s = v
+        .as_str()
+        .ok_or_else(|| Error::invalid(path, Some(line), "`expires` must be a YYYY-MM-DD string"))?;
+    let ok = s.len() == 10 && s.as_bytes()[4] == b'-' && s.as_bytes()[7] == b'-';
+    s.parse::<Date>().ok().filter(|_| ok).ok_or_else(|| {
+        Error::invalid(
+            path,
+            Some(line),
+            format!("`expires` is not a valid YYYY-MM-DD date: {s:?}"),
+        )
+    })
+}
+
+fn single_line(path: &str, line: usize, obj: &Map<String, Value>, key: &str) -> Result<String> {
+    let v = obj.get(key).and_then(Value::as_str).ok_or_else(|| {
+        Error::invalid(
+            path,
+            Some(line),
+            format!("`{key}` must be a non-empty string"),
+        )
+    })?;
+    if v.trim().is_empty() || v.contains(['\n', '\r', '\t']) {
+        return Err(Error::invalid(
+            path,
+            Some(line),
+            format!("`{key}` must be a non-empty single-line string"),
+        ));
+    }
+    Ok(v.to_string())
+}
+
+fn root_entries<'a>(path: &str, doc: &'a Value, exact: bool) -> Result<&'a Vec<Value>> {
+    let obj = doc.as_object().ok_or_else(|| {
+        Error::invalid(
+            path,
+            Some(1),
+            "must be a JSON object {\"version\":1,\"entries\":[…]} (CFG002)",
+        )
+    })?;
+    if obj.get("version").and_then(Value::as_u64) != Some(1) {
+        return Err(Error::invalid(
+            path,
+            Some(1),
+            "`version` must be 1 (CFG002)",
+        ));
+    }
+    if exact && obj.keys().any(|k| k != "version" && k != "entries") {
+        return Err(Error::invalid(
+            path,
+            Some(1),
+            "must contain exactly version and entries (CFG002)",
+        ));
+    }
+    obj.get("entries")
+        .and_then(Value::as_array)
+        .ok_or_else(|| Error::invalid(path, Some(1), "`entries` must be an array (CFG002)"))
+}
+
+fn parse_json(path: &str, bytes: &[u8]) -> Result<(String, Value)> {
+    let text = crate::handoff::decode_text(path, bytes)?.to_string();
+    let doc: Value = serde_json::from_str(&text)
+        .map_err(|e| Error::invalid(path, Some(e.line()), format!("invalid JSON (CFG002): {e}")))?;
+    Ok((text, doc))
+}
+
+/// Parses `aahp-allowlist.json`, judging expiry against `today`.
+pub fn parse_allowlist(path: &str, bytes: &[u8], today: Date) -> Result<Vec<AllowEntry>> {
+    let (text, doc) = parse_json(path, bytes)?;
+    let mut out = Vec::new();
+    for (i, e) in root_entries(path, &doc, false)?.iter().enumerate() {
+        let line = line_of_nth(&text, "\"rule\"", i);
+        let obj = e.as_object().ok_or_else(|| {
+            Error::invalid(path, Some(line), "each entry must be an object (CFG002)")
+        })?;
+        let allowed = ["rule", "fingerprint", "path", "reason", "owner", "expires"];
+        if let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return Err(Error::invalid(
+                path,
+                Some(line),
+                format!(
+                    "unknown key `{k}`; entries hold rule, fingerprint, path, reason, owner and expires (CFG002)"
+                ),
+            ));
+        }
+        let rule = single_line(path, line, obj, "rule")?;
+        let meta = registry::find(&rule).ok_or_else(|| {
+            Error::invalid(path, Some(line), format!("unknown rule `{rule}` (CFG002)"))
+        })?;
+        let fingerprint = single_line(path, line, obj, "fingerprint")?;
+        if fingerprint.contains('*')
+            || !fingerprint.starts_with("v1:")
+            || fingerprint.len() != 35
+            || !fingerprint[3..].bytes().all(|c| c.is_ascii_hexdigit())
+        {
+            return Err(Error::invalid(
+                path,
+                Some(line),
+                "`fingerprint` must be one exact `v1:` fingerprint from `git aahp lint --format json` (no wildcards) (CFG002)",
+            ));
+        }
+        let entry_path = match obj.get("path") {
+            Some(v) => Some(
+                v.as_str()
+                    .filter(|s| !s.contains('*'))
+                    .ok_or_else(|| {
+                        Error::invalid(path, Some(line), "`path` must be one exact path (CFG002)")
+                    })?
+                    .to_string(),
+            ),
+            None => None,
+        };
+        let reason = single_line(path, line, obj, "reason")?;
+        let owner = single_line(path, line, obj, "owner")?;
+        let expires = parse_date(path, line, obj.get("expires").unwrap_or(&Value::Null))?;
+        let horizon = today
+            .checked_add(jiff::Span::new().days(i64::from(MAX_DAYS_AHEAD)))
+            .unwrap_or(today);
+        if expires > horizon {
+            return Err(Error::invalid(
+                path,
+                Some(line),
+                format!(
+                    "`expires` {expires} is more than {MAX_DAYS_AHEAD} days ahead; review exceptions at least twice a year (CFG002)"
+                ),
+            ));
+        }
+        out.push(AllowEntry {
+            rule: meta.id.to_string(),
+            fingerprint,
+            path: entry_path,
+            reason,
+            owner,
+            expires,
+            line,
+            expired: expires < today,
+        });
+    }
+    Ok(out)
+}
+
+static EXACT_EMAIL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$").expect("static regex")
+});
+
+/// Parses `pii-allowlist.json` with the reference validator's rules.
+pub fn parse_pii_allowlist(path: &str, bytes: &[u8], today: Date) -> Result<Vec<PiiEntry>> {
+    let (text, doc) = parse_json(path, bytes)?;
+    let mut out: Vec<PiiEntry> = Vec::new();
+    for (i, e) in root_entries(path, &doc, true)?.iter().enumerate() {
+        let line = line_of_nth(&text, "\"value\"", i);
+        let obj = e.as_object().ok_or_else(|| {
+            Error::invalid(path, Some(line), "each entry must be an object (CFG002)")
+        })?;
+        let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+        let want = ["value", "kind", "reason", "owner", "expires"];
+        if keys.len() != want.len() || !want.iter().all(|k| keys.contains(k)) {
+            return Err(Error::invalid(
+                path,
+                Some(line),
+                "each entry must contain exactly value, kind, reason, owner, and expires (CFG002)",
+            ));
+        }
+        let value = single_line(path, line, obj, "value")?;
+        if !EXACT_EMAIL.is_match(&value) {
+            return Err(Error::invalid(
+                path,
+                Some(line),
+                format!("`value` must be one exact email address, not {value:?} (CFG002)"),
+            ));
+        }
+        if obj.get("kind").and_then(Value::as_str) != Some("email") {
+            return Err(Error::invalid(
+                path,
+                Some(line),
+                "`kind` must be \"email\" (CFG002)",
+            ));
+        }
+        if out.iter().any(|x| x.value.eq_ignore_ascii_case(&value)) {
+            return Err(Error::invalid(
+                path,
+                Some(line),
+                format!("duplicate entry for {value} (CFG002)"),
+            ));
+        }
+        let reason = single_line(path, line, obj, "reason")?;
+        let owner = single_line(path, line, obj, "owner")?;
+        let expires = parse_date(path, line, obj.get("expires").unwrap_or(&Value::Null))?;
+        out.push(PiiEntry {
+            value,
+            reason,
+            owner,
+            expires,
+            line,
+            expired: expires < today,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn today() -> Date {
+        "2026-11-22".parse().unwrap()
+    }
+
+    #[test]
+    fn pii_allowlist_follows_the_reference_validator() {
+        let ok = br#"{"version":1,"entries":[{"value":"owner@company.test","kind":"email","reason":"Required operational owner reference","owner":"Platform Operations","expires":"2099-01-01"}]}"#;
+        let e = parse_pii_allowlist("p.json", ok, today()).unwrap();
+        assert!(!e[0].expired);
+        let expired = String::from_utf8_lossy(ok).replace("2099-01-01", "2000-01-01");
+        assert!(parse_pii_allowlist("p.json", expired.as_bytes(), today()).unwrap()[0].expired);
+        let wildcard = String::from_utf8_lossy(ok).replace("owner@company.test", "*@company.test");
+        let err = parse_pii_allowlist("p.json", wildcard.as_bytes(), today()).unwrap_err();
+        assert!(err.to_string().contains("one exact email address"), "{err}");
+        let missing = br#"{"version":1,"entries":[{"value":"owner@company.test","kind":"email","reason":"Missing owner","expires":"2099-01-01"}]}"#;
+        let err = parse_pii_allowlist("p.json", missing, today()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("must contain exactly value, kind, reason, owner, and expires"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn markers_need_a_reason_and_an_allowable_rule() {
+        let raw = "x <!-- aahp:allow PI001 reason=\"quoted in the threat model\" -->\n<!-- aahp:allow SEC020 reason=\"test fixture token\" -->\n<!-- aahp:allow PI001 reason=\"short\" -->\n";
+        let comments: Vec<_> = raw
+            .match_indices("<!--")
+            .map(|(s, _)| {
+                let e = s + raw[s..].find("-->").unwrap() + 3;
+                (s, e, s + 4, e - 3)
+            })
+            .collect();
+        let (m, p) = inline_markers(raw, &comments);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].line, 0);
+        assert_eq!(p.len(), 2);
+        assert!(p[0].2.contains("cannot be allowed inline"));
+    }
+
+    #[test]
+    fn allowlist_entries_are_strict() {
+        let good = br#"{"version":1,"entries":[{"rule":"PI001","fingerprint":"v1:0123456789abcdef0123456789abcdef","reason":"documents the incident","owner":"Security","expires":"2027-01-31"}]}"#;
+        assert_eq!(parse_allowlist("a.json", good, today()).unwrap().len(), 1);
+        let far = String::from_utf8_lossy(good).replace("2027-01-31", "2030-01-01");
+        assert!(
+            parse_allowlist("a.json", far.as_bytes(), today())
+                .unwrap_err()
+                .to_string()
+                .contains("days ahead")
+        );
+        let wild =
+            String::from_utf8_lossy(good).replace("v1:0123456789abcdef0123456789abcdef", "*");
+        assert!(parse_allowlist("a.json", wild.as_bytes(), today()).is_err());
+    }
+}

@@ -1,0 +1,318 @@
+//! The matching engine: one Aho-Corasick automaton over every rule's keywords finds candidate
+//! positions in a file; only the patterns whose keyword occurs run their regex, and only on a
+//! window around each occurrence. Regexes are compiled once, on first use (`OnceLock`).
+
+use std::sync::{LazyLock, OnceLock};
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::Regex;
+
+use super::markdown::{Context, MdIndex};
+use super::registry::RuleMeta;
+use super::text::{View, ceil_char, floor_char, sentence_bounds};
+use super::unicode::UEvent;
+use super::{FileKind, Severity};
+
+/// A finding before it is placed in a file: offsets are in the normalised view of the scan.
+#[derive(Debug, Clone)]
+pub(crate) struct Finding {
+    pub rule: &'static RuleMeta,
+    pub severity: Severity,
+    pub start: usize,
+    pub end: usize,
+    pub message: String,
+    /// The credential type for SEC findings (`github-pat`, `slack-bot-token`, …).
+    pub kind: Option<&'static str>,
+    /// The matched text is a secret: redact it wherever the line is shown.
+    pub secret: bool,
+    /// A jailbreak signal (persona set-up, restriction removal, …) to be combined by
+    /// [`super::rules::injection::combine`], not reported itself; 0 for ordinary findings.
+    pub signal: u8,
+    /// `start`/`end` are already offsets in the raw file (Markdown structure, HID, STRUCT).
+    pub raw_span: bool,
+}
+
+impl Finding {
+    /// A finding at the rule's default severity.
+    pub fn new(rule: &'static RuleMeta, start: usize, end: usize, message: String) -> Finding {
+        Finding {
+            rule,
+            severity: rule.severity,
+            start,
+            end,
+            message,
+            kind: None,
+            secret: false,
+            signal: 0,
+            raw_span: false,
+        }
+    }
+
+    /// Sets the severity.
+    pub fn severity(mut self, s: Severity) -> Finding {
+        self.severity = s;
+        self
+    }
+
+    /// A finding whose span is given in raw-file offsets.
+    pub fn raw(rule: &'static RuleMeta, start: usize, end: usize, message: String) -> Finding {
+        let mut f = Finding::new(rule, start, end, message);
+        f.raw_span = true;
+        f
+    }
+
+    /// Marks the span as a secret of `kind`.
+    pub fn secret(mut self, kind: &'static str) -> Finding {
+        self.secret = true;
+        self.kind = Some(kind);
+        self
+    }
+}
+
+/// One text being scanned, with everything the rules may look at.
+pub(crate) struct Scan<'a> {
+    /// The file's raw text (BOM removed): all reported positions are in it.
+    pub raw: &'a str,
+    /// The text the normalised view was built from (raw, or decoded JSON strings).
+    pub base: &'a View<'a>,
+    /// The normalised view the patterns run on.
+    pub norm: &'a View<'a>,
+    /// Notable characters (offsets in `base`).
+    pub events: &'a [UEvent],
+    pub md: Option<&'a MdIndex>,
+    pub kind: FileKind,
+    /// Decoding depth (0 for the file itself).
+    pub depth: u8,
+}
+
+impl Scan<'_> {
+    /// The normalised text.
+    pub fn text(&self) -> &str {
+        &self.norm.text
+    }
+
+    /// Maps a normalised range to the raw file.
+    pub fn to_raw(&self, start: usize, end: usize) -> (usize, usize) {
+        let (s, e) = self.norm.to_source(start, end);
+        self.base.to_source(s, e)
+    }
+
+    /// The Markdown context of a normalised offset.
+    pub fn context(&self, pos: usize) -> Context {
+        match self.kind {
+            FileKind::Json => Context::JsonString,
+            FileKind::Decoded => Context::Decoded,
+            FileKind::Markdown | FileKind::Text => {
+                let (raw, _) = self.to_raw(pos, pos + 1);
+                self.md.map_or(Context::Text, |m| m.context_at(raw))
+            }
+        }
+    }
+
+    /// The sentence around a normalised offset.
+    pub fn sentence(&self, pos: usize) -> &str {
+        let (a, b) = sentence_bounds(self.text(), pos, 400);
+        &self.text()[a..b]
+    }
+
+    /// The sentence bounds around a normalised offset.
+    pub fn sentence_range(&self, pos: usize) -> (usize, usize) {
+        sentence_bounds(self.text(), pos, 400)
+    }
+}
+
+/// What a pattern's check receives: the captures, with offsets in the scan's normalised text.
+pub(crate) struct Caps<'t> {
+    caps: regex::Captures<'t>,
+    base: usize,
+}
+
+impl Caps<'_> {
+    /// The range of group `i`.
+    pub fn range(&self, i: usize) -> Option<(usize, usize)> {
+        self.caps
+            .get(i)
+            .map(|m| (m.start() + self.base, m.end() + self.base))
+    }
+
+    /// The text of group `i` (empty when it did not participate).
+    pub fn str(&self, i: usize) -> &str {
+        self.caps.get(i).map_or("", |m| m.as_str())
+    }
+
+    /// The whole match range.
+    pub fn whole(&self) -> (usize, usize) {
+        self.range(0).expect("group 0 always participates")
+    }
+
+    /// The first participating group among `groups`, with its range.
+    pub fn first(&self, groups: &[usize]) -> Option<(usize, usize, &str)> {
+        groups.iter().find_map(|g| {
+            self.caps
+                .get(*g)
+                .map(|m| (m.start() + self.base, m.end() + self.base, m.as_str()))
+        })
+    }
+}
+
+/// A check run on every regex match of a pattern.
+pub(crate) type CheckFn = fn(&Scan<'_>, &Caps<'_>, &mut Vec<Finding>);
+
+/// A keyword-gated regex with a check.
+pub(crate) struct Pattern {
+    pub rule: &'static RuleMeta,
+    /// Literals (matched case-insensitively) of which at least one occurs in every match.
+    pub keywords: &'static [&'static str],
+    /// The regex; `{NAME}` expands from the vocabulary table of `rules`.
+    pub regex: &'static str,
+    /// Bytes of context before and after a keyword occurrence the regex may need.
+    pub before: usize,
+    pub after: usize,
+    pub check: CheckFn,
+    /// Search again from just after the first capture group of a match instead of after the
+    /// whole match, so a match cannot hide one that starts inside it (`https://…?token=…`).
+    pub overlap: bool,
+}
+
+struct Engine {
+    patterns: Vec<&'static Pattern>,
+    ac: AhoCorasick,
+    keyword_patterns: Vec<Vec<u16>>,
+    regexes: Vec<OnceLock<Regex>>,
+}
+
+static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(super::rules::all_patterns()));
+
+impl Engine {
+    fn new(patterns: Vec<&'static Pattern>) -> Engine {
+        let mut keywords: Vec<String> = Vec::new();
+        let mut keyword_patterns: Vec<Vec<u16>> = Vec::new();
+        for (i, p) in patterns.iter().enumerate() {
+            for k in p.keywords {
+                let k = k.to_ascii_lowercase();
+                let idx = match keywords.iter().position(|x| *x == k) {
+                    Some(idx) => idx,
+                    None => {
+                        keywords.push(k);
+                        keyword_patterns.push(Vec::new());
+                        keywords.len() - 1
+                    }
+                };
+                let i = u16::try_from(i).expect("fewer than 65536 patterns");
+                if !keyword_patterns[idx].contains(&i) {
+                    keyword_patterns[idx].push(i);
+                }
+            }
+        }
+        let ac = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&keywords)
+            .expect("keyword automaton builds");
+        let regexes = patterns.iter().map(|_| OnceLock::new()).collect();
+        Engine {
+            patterns,
+            ac,
+            keyword_patterns,
+            regexes,
+        }
+    }
+
+    fn regex(&self, i: usize) -> &Regex {
+        self.regexes[i].get_or_init(|| {
+            let src = super::rules::expand(self.patterns[i].regex);
+            Regex::new(&src).unwrap_or_else(|e| {
+                panic!(
+                    "pattern of {} does not compile: {e}",
+                    self.patterns[i].rule.id
+                )
+            })
+        })
+    }
+}
+
+/// Runs every keyword-gated pattern over the scan.
+pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    let e = &*ENGINE;
+    let text = scan.text();
+    let mut windows: Vec<(u16, usize, usize)> = Vec::new();
+    for m in e.ac.find_overlapping_iter(text) {
+        for &p in &e.keyword_patterns[m.pattern().as_usize()] {
+            let pat = e.patterns[p as usize];
+            windows.push((
+                p,
+                m.start().saturating_sub(pat.before),
+                (m.end() + pat.after).min(text.len()),
+            ));
+        }
+    }
+    if windows.is_empty() {
+        return;
+    }
+    windows.sort_unstable();
+    let mut i = 0;
+    while i < windows.len() {
+        let (p, mut ws, mut we) = windows[i];
+        i += 1;
+        while i < windows.len() && windows[i].0 == p && windows[i].1 <= we {
+            we = we.max(windows[i].2);
+            i += 1;
+        }
+        // Widen to word boundaries so `\b` at the window edge means a real boundary.
+        ws = snap_back(text, ws);
+        we = snap_forward(text, we);
+        let pat = e.patterns[p as usize];
+        let re = e.regex(p as usize);
+        let hay = &text[ws..we];
+        let mut at = 0;
+        while at <= hay.len() {
+            let Some(caps) = re.captures_at(hay, at) else {
+                break;
+            };
+            let m = caps.get(0).expect("group 0");
+            let next = if pat.overlap {
+                caps.get(1).map_or(m.end(), |g| g.end()).max(m.start() + 1)
+            } else {
+                m.end().max(m.start() + 1)
+            };
+            (pat.check)(scan, &Caps { caps, base: ws }, out);
+            at = ceil_char(hay, next);
+        }
+    }
+}
+
+fn snap_back(text: &str, i: usize) -> usize {
+    let b = text.as_bytes();
+    let lo = i.saturating_sub(64);
+    let mut j = i;
+    while j > lo && !b[j - 1].is_ascii_whitespace() {
+        j -= 1;
+    }
+    if j == lo && lo > 0 {
+        j = i;
+    }
+    ceil_char(text, floor_char(text, j))
+}
+
+fn snap_forward(text: &str, i: usize) -> usize {
+    let b = text.as_bytes();
+    let hi = (i + 64).min(b.len());
+    let mut j = i;
+    while j < hi && !b[j].is_ascii_whitespace() {
+        j += 1;
+    }
+    ceil_char(text, j)
+}
+
+/// Number of patterns (for tests and docs).
+pub(crate) fn pattern_count() -> usize {
+    ENGINE.patterns.len()
+}
+
+/// Compiles every pattern (tests: a broken regex fails here, not in production).
+#[cfg(test)]
+pub(crate) fn compile_all() {
+    for i in 0..ENGINE.patterns.len() {
+        let _ = ENGINE.regex(i);
+    }
+}

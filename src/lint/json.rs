@@ -1,0 +1,151 @@
+//! JSON handoff files (MANIFEST.json, LOG-ARCHIVE.index.json, …): validated with serde_json,
+//! then every string literal is decoded (so `\u200b` escapes are seen as the characters they
+//! are) into one text, one string per line, mapped back to the raw literal.
+
+use super::text::View;
+use crate::error::{Error, Result};
+
+/// A string value and the key it belongs to.
+#[derive(Debug)]
+pub(crate) struct Field {
+    pub key: String,
+    /// Range of the decoded value in the view.
+    pub value: (usize, usize),
+}
+
+/// The decoded strings of a JSON document.
+#[derive(Debug)]
+pub(crate) struct JsonStrings {
+    pub view: View<'static>,
+    pub fields: Vec<Field>,
+}
+
+/// Validates `raw` as JSON (naming the line of the first error) and decodes its strings.
+pub(crate) fn extract(path: &str, raw: &str) -> Result<JsonStrings> {
+    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(raw) {
+        return Err(Error::invalid(
+            path,
+            Some(e.line()),
+            format!("invalid JSON: {e}"),
+        ));
+    }
+    let b = raw.as_bytes();
+    let mut out = String::new();
+    let mut map: Vec<(u32, u32)> = Vec::new();
+    let mut fields = Vec::new();
+    let mut last_key: Option<String> = None;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let value_start = out.len();
+        let mut j = i + 1;
+        while j < b.len() && b[j] != b'"' {
+            if b[j] == b'\\' {
+                let (c, len) = decode_escape(raw, j);
+                push(&mut out, &mut map, c, j, j + len);
+                j += len;
+            } else {
+                let c = raw[j..]
+                    .chars()
+                    .next()
+                    .expect("valid UTF-8 at a char boundary");
+                push(&mut out, &mut map, c, j, j + c.len_utf8());
+                j += c.len_utf8();
+            }
+        }
+        let value_end = out.len();
+        push(&mut out, &mut map, '\n', j, (j + 1).min(b.len()));
+        let mut k = j + 1;
+        while k < b.len() && b[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        if b.get(k) == Some(&b':') {
+            last_key = Some(out[value_start..value_end].to_string());
+        } else if let Some(key) = last_key.take() {
+            fields.push(Field {
+                key,
+                value: (value_start, value_end),
+            });
+        }
+        i = j + 1;
+    }
+    Ok(JsonStrings {
+        view: View::mapped(out, map),
+        fields,
+    })
+}
+
+#[allow(clippy::cast_possible_truncation, reason = "files are capped at 8 MiB")]
+fn push(out: &mut String, map: &mut Vec<(u32, u32)>, c: char, start: usize, end: usize) {
+    out.push(c);
+    map.extend(std::iter::repeat_n(
+        (start as u32, end as u32),
+        c.len_utf8(),
+    ));
+}
+
+/// Decodes the escape at `raw[j]` (a backslash): (character, source length).
+fn decode_escape(raw: &str, j: usize) -> (char, usize) {
+    let b = raw.as_bytes();
+    match b.get(j + 1) {
+        Some(b'n') => ('\n', 2),
+        Some(b't') => ('\t', 2),
+        Some(b'r') => ('\r', 2),
+        Some(b'b') => ('\u{8}', 2),
+        Some(b'f') => ('\u{C}', 2),
+        Some(b'u') => {
+            let hi = raw
+                .get(j + 2..j + 6)
+                .and_then(|h| u32::from_str_radix(h, 16).ok());
+            match hi {
+                Some(h @ 0xD800..=0xDBFF) => {
+                    let lo = raw
+                        .get(j + 6..j + 12)
+                        .filter(|s| s.starts_with("\\u"))
+                        .and_then(|s| u32::from_str_radix(&s[2..], 16).ok())
+                        .filter(|l| (0xDC00..=0xDFFF).contains(l));
+                    match lo {
+                        Some(l) => {
+                            let cp = 0x10000 + ((h - 0xD800) << 10) + (l - 0xDC00);
+                            (char::from_u32(cp).unwrap_or('\u{FFFD}'), 12)
+                        }
+                        None => ('\u{FFFD}', 6),
+                    }
+                }
+                Some(h) => (char::from_u32(h).unwrap_or('\u{FFFD}'), 6),
+                None => ('\u{FFFD}', 2),
+            }
+        }
+        Some(c) => (*c as char, 2),
+        None => ('\\', 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_decoded_and_mapped() {
+        let raw = r#"{"summary": "ig\u200bnore", "n": 1, "_comment": "x\"y"}"#;
+        let j = extract("M.json", raw).unwrap();
+        assert_eq!(j.view.text, "summary\nig\u{200B}nore\nn\n_comment\nx\"y\n");
+        assert_eq!(j.fields.len(), 2);
+        assert_eq!(j.fields[1].key, "_comment");
+        let pos = j.view.text.find('\u{200B}').unwrap();
+        let (s, e) = j.view.to_source(pos, pos + 3);
+        assert_eq!(&raw[s..e], "\\u200b");
+    }
+
+    #[test]
+    fn invalid_json_names_the_line() {
+        let err = extract("M.json", "{\n \"a\": ,\n}").unwrap_err();
+        assert!(
+            err.to_string().starts_with("M.json:2: invalid JSON"),
+            "{err}"
+        );
+    }
+}

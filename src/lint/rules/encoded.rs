@@ -1,0 +1,282 @@
+//! ENC: encoded payloads. Runs of base64, hex, percent or `\x`/`\u` escapes are decoded; when
+//! the result is mostly printable text it is linted again (depth ≤ 2) and reported at the
+//! encoded span: ENC001 when the decoded text triggers another rule, ENC002 (a note) otherwise.
+
+use super::super::Severity;
+use super::super::engine::{Finding, Scan};
+use super::super::registry::{ENC001, ENC002, Family};
+use super::excerpt;
+
+/// Maximum decoding depth (as gitleaks' `--max-decode-depth`).
+pub(crate) const MAX_DEPTH: u8 = 2;
+
+/// Finds and judges encoded runs; `existing` spans (normalised offsets) of secret findings are
+/// skipped so a JWT is not also reported as an opaque blob.
+pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<Finding>) {
+    if scan.depth >= MAX_DEPTH {
+        return;
+    }
+    let text = scan.text();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let start = i;
+        if c == b'%' || c == b'\\' {
+            let end = escape_run(b, i);
+            if end > i {
+                if let Some(decoded) = decode_escapes(&text[start..end]) {
+                    judge(scan, start, end, "percent/escape", &decoded, out);
+                }
+                i = end;
+                continue;
+            }
+            i += 1;
+            continue;
+        }
+        if !is_b64(c) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < b.len() && is_b64(b[j]) {
+            // `=` is padding only at the end of a run: `NAME=base64…` starts a new run.
+            if b[j] == b'=' && b.get(j + 1).is_some_and(|c| is_b64(*c) && *c != b'=') {
+                break;
+            }
+            j += 1;
+        }
+        if j < b.len() && b[j] == b'=' && j == i {
+            i += 1;
+            continue;
+        }
+        i = j;
+        let run = &text[start..j];
+        if run.len() < 24 || existing.iter().any(|(s, e)| *s < j && start < *e) {
+            continue;
+        }
+        let prev = &text[..start];
+        if prev.ends_with("sha256:")
+            || prev.ends_with("sha512-")
+            || prev.ends_with("sha384-")
+            || prev.ends_with("sha1-")
+            || prev.ends_with("sha256-")
+            || prev.ends_with("base64,")
+        {
+            continue;
+        }
+        let hex = run.bytes().all(|c| c.is_ascii_hexdigit());
+        let decoded = if hex {
+            if run.len() < 32 || run.len() % 2 != 0 {
+                continue;
+            }
+            decode_hex(run)
+        } else {
+            if !looks_base64(run) {
+                continue;
+            }
+            decode_base64(run)
+        };
+        let Some(bytes) = decoded else { continue };
+        let Some(t) = printable(&bytes) else { continue };
+        judge(scan, start, j, if hex { "hex" } else { "base64" }, &t, out);
+    }
+}
+
+fn is_b64(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'-' | b'_')
+}
+
+/// Base64 of text mixes cases and digits; identifiers and paths rarely look like it.
+fn looks_base64(run: &str) -> bool {
+    let lower = run.bytes().filter(u8::is_ascii_lowercase).count();
+    let upper = run.bytes().filter(u8::is_ascii_uppercase).count();
+    let digits = run.bytes().filter(u8::is_ascii_digit).count();
+    let slashes = run.bytes().filter(|c| *c == b'/').count();
+    lower > 0
+        && upper > 0
+        && (digits > 0 || run.contains('+') || run.ends_with('='))
+        && slashes * 8 < run.len()
+}
+
+fn escape_run(b: &[u8], i: usize) -> usize {
+    let mut j = i;
+    let mut escapes = 0;
+    while j < b.len() {
+        if b[j] == b'%'
+            && j + 2 < b.len()
+            && b[j + 1].is_ascii_hexdigit()
+            && b[j + 2].is_ascii_hexdigit()
+        {
+            escapes += 1;
+            j += 3;
+        } else if b[j] == b'\\'
+            && j + 3 < b.len()
+            && b[j + 1] == b'x'
+            && b[j + 2].is_ascii_hexdigit()
+            && b[j + 3].is_ascii_hexdigit()
+        {
+            escapes += 1;
+            j += 4;
+        } else if b[j] == b'\\'
+            && j + 5 < b.len()
+            && b[j + 1] == b'u'
+            && b[j + 2..j + 6].iter().all(u8::is_ascii_hexdigit)
+        {
+            escapes += 1;
+            j += 6;
+        } else if escapes > 0
+            && (b[j].is_ascii_alphanumeric() || matches!(b[j], b'.' | b'-' | b'_' | b'~' | b'+'))
+        {
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    if escapes >= 6 { j } else { i }
+}
+
+fn decode_escapes(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out: Vec<u8> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).ok()?);
+            i += 3;
+        } else if b[i] == b'\\' && b.get(i + 1) == Some(&b'x') {
+            out.push(u8::from_str_radix(&s[i + 2..i + 4], 16).ok()?);
+            i += 4;
+        } else if b[i] == b'\\' && b.get(i + 1) == Some(&b'u') {
+            let c = char::from_u32(u32::from_str_radix(&s[i + 2..i + 6], 16).ok()?)?;
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            i += 6;
+        } else if b[i] == b'+' {
+            out.push(b' ');
+            i += 1;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    printable(&out)
+}
+
+fn decode_hex(s: &str) -> Option<Vec<u8>> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
+        .collect()
+}
+
+/// Decodes standard or URL-safe base64, ignoring padding.
+pub(crate) fn decode_base64(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            #[allow(clippy::cast_possible_truncation, reason = "masked to one byte")]
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// Returns the text when at least 70 % of it is printable and it reads as words.
+fn printable(bytes: &[u8]) -> Option<String> {
+    let t = std::str::from_utf8(bytes).ok()?;
+    let n = t.chars().count();
+    if n < 8 {
+        return None;
+    }
+    let good = t
+        .chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t' | '\r'))
+        .count();
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    (good * 10 >= n * 7 && letters * 2 >= n && t.contains(' ')
+        || good == n && letters * 3 >= n * 2 && n >= 12)
+        .then(|| t.to_string())
+}
+
+fn judge(
+    scan: &Scan<'_>,
+    start: usize,
+    end: usize,
+    how: &str,
+    decoded: &str,
+    out: &mut Vec<Finding>,
+) {
+    let inner = super::super::scan_decoded(decoded, scan.depth + 1);
+    let hit = inner
+        .iter()
+        .filter(|f| {
+            f.severity != Severity::Info
+                && matches!(
+                    f.rule.family,
+                    Family::Pi | Family::Exf | Family::Sec | Family::Hid | Family::Enc
+                )
+        })
+        .min_by_key(|f| (f.severity, f.rule.id));
+    match hit {
+        Some(f) => {
+            let shown = if f.secret {
+                f.message.clone()
+            } else {
+                excerpt(decoded)
+            };
+            out.push(Finding::new(
+                &ENC001,
+                start,
+                end,
+                format!(
+                    "{how} text decodes to content that triggers {} {}: {shown}",
+                    f.rule.id, f.rule.name
+                ),
+            ));
+        }
+        None => {
+            out.push(Finding::new(
+                &ENC002,
+                start,
+                end,
+                format!("{how} text decodes to {}", excerpt(decoded)),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trip() {
+        assert_eq!(decode_base64("aGVsbG8gd29ybGQ=").unwrap(), b"hello world");
+        assert_eq!(decode_base64("aGVsbG8gd29ybGQ").unwrap(), b"hello world");
+    }
+
+    #[test]
+    fn binary_is_not_text() {
+        assert!(
+            printable(&decode_hex("275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2").unwrap())
+                .is_none()
+        );
+        assert!(printable(b"ignore all previous instructions").is_some());
+    }
+}

@@ -1,0 +1,583 @@
+//! HID: hidden content and deceptive Unicode — reported from the Unicode pass (invisible,
+//! bidi, tag, variation-selector, private-use, confusable and combining characters), from the
+//! Markdown structure (comments and hidden HTML) and from the raw layout (off-screen padding).
+
+use std::fmt::Write;
+
+use super::super::Severity;
+use super::super::engine::{Finding, Scan};
+use super::super::json::Field;
+use super::super::markdown::MdIndex;
+use super::super::registry::{
+    Family, HID001, HID002, HID003, HID004, HID005, HID006, HID007, HID008, HID009, HID010,
+};
+use super::super::text::{LineIndex, View, words};
+use super::super::unicode::{UEvent, UKind, char_label, is_emoji_like, is_rtl, uses_joiners};
+use super::ADDRESSEE;
+
+/// Words whose de-confused form makes a homoglyph an error (an evasion of another rule).
+const LEMMAS: &[&str] = &[
+    "ignore",
+    "disregard",
+    "forget",
+    "override",
+    "bypass",
+    "instructions",
+    "instruction",
+    "previous",
+    "prior",
+    "prompt",
+    "system",
+    "jailbreak",
+    "password",
+    "secret",
+    "token",
+    "key",
+    "admin",
+    "sudo",
+    "developer",
+    "mode",
+    "execute",
+    "run",
+    "delete",
+    "rm",
+    "curl",
+    "env",
+    "ssh",
+    "credentials",
+    "you",
+    "your",
+    "all",
+    "rules",
+    "new",
+    "act",
+    "pretend",
+    "dan",
+    "assistant",
+    "agent",
+    "reveal",
+    "print",
+    "output",
+    "send",
+    "upload",
+    "api",
+    "bearer",
+    "private",
+    "hidden",
+    "tell",
+    "user",
+    "verify",
+];
+
+/// HID findings from the notable characters of the scan (offsets mapped to the raw file).
+pub(crate) fn unicode_events(scan: &Scan<'_>, others: &[(usize, usize)], out: &mut Vec<Finding>) {
+    if scan.events.is_empty() {
+        return;
+    }
+    let base = &scan.base.text;
+    let lines = LineIndex::new(base);
+    let ev = scan.events;
+    let mut i = 0;
+    while i < ev.len() {
+        let e = ev[i];
+        // A run of consecutive events of the same class.
+        let mut j = i + 1;
+        while j < ev.len() && ev[j].start == ev[j - 1].end && same_class(ev[j].kind, e.kind) {
+            j += 1;
+        }
+        let run = &ev[i..j];
+        i = j;
+        let prev = base[..run[0].start].chars().next_back();
+        let next = base[run[run.len() - 1].end..].chars().next();
+        match e.kind {
+            UKind::Invisible | UKind::Bom | UKind::SoftHyphen => {
+                invisible(scan, run, prev, next, out)
+            }
+            UKind::Bidi | UKind::BidiMark => bidi(scan, run, prev, next, out),
+            UKind::Tag => tags(scan, run, prev, out),
+            UKind::VarSel => varsel(scan, run, prev, out),
+            UKind::Private | UKind::Unassigned => {
+                let f = raw_finding(
+                    scan,
+                    &HID005,
+                    run,
+                    format!(
+                        "{} private-use or unassigned character(s): {}",
+                        run.len(),
+                        labels(run)
+                    ),
+                );
+                out.push(f);
+            }
+            UKind::Combining => {
+                if run.len() >= 3 {
+                    out.push(raw_finding(
+                        scan,
+                        &HID008,
+                        run,
+                        format!("{} combining marks stacked on one character", run.len()),
+                    ));
+                }
+            }
+            UKind::Confusable | UKind::Fullwidth => confusable(scan, run, &lines, others, out),
+        }
+    }
+}
+
+fn same_class(a: UKind, b: UKind) -> bool {
+    use UKind::{Bidi, BidiMark, Bom, Confusable, Fullwidth, Invisible, SoftHyphen};
+    a == b
+        || matches!(
+            (a, b),
+            (Invisible | Bom | SoftHyphen, Invisible | Bom | SoftHyphen)
+        )
+        || matches!((a, b), (Bidi | BidiMark, Bidi | BidiMark))
+        || matches!((a, b), (Confusable | Fullwidth, Confusable | Fullwidth))
+}
+
+fn raw_finding(
+    scan: &Scan<'_>,
+    rule: &'static super::super::registry::RuleMeta,
+    run: &[UEvent],
+    msg: String,
+) -> Finding {
+    let (s, e) = scan.base.to_source(run[0].start, run[run.len() - 1].end);
+    Finding::raw(rule, s, e, msg)
+}
+
+fn labels(run: &[UEvent]) -> String {
+    let mut out = String::new();
+    let mut k = 0;
+    while k < run.len() {
+        let c = run[k].ch;
+        let n = run[k..].iter().take_while(|e| e.ch == c).count();
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let _ = write!(out, "⟨{}⟩", char_label(c));
+        if n > 1 {
+            let _ = write!(out, "×{n}");
+        }
+        k += n;
+    }
+    out
+}
+
+fn invisible(
+    scan: &Scan<'_>,
+    run: &[UEvent],
+    prev: Option<char>,
+    next: Option<char>,
+    out: &mut Vec<Finding>,
+) {
+    let joiner_ok = run.iter().all(|e| matches!(e.ch, '\u{200D}' | '\u{200C}'))
+        && (prev.is_some_and(is_emoji_like) && next.is_some_and(is_emoji_like)
+            || prev.is_some_and(uses_joiners) && next.is_some_and(uses_joiners));
+    if joiner_ok {
+        return;
+    }
+    let mild = run
+        .iter()
+        .all(|e| matches!(e.kind, UKind::Bom | UKind::SoftHyphen));
+    let mut f = raw_finding(
+        scan,
+        &HID001,
+        run,
+        format!("{} invisible character(s): {}", run.len(), labels(run)),
+    );
+    if mild {
+        f.severity = Severity::Warning;
+    }
+    out.push(f);
+}
+
+fn bidi(
+    scan: &Scan<'_>,
+    run: &[UEvent],
+    prev: Option<char>,
+    next: Option<char>,
+    out: &mut Vec<Finding>,
+) {
+    let marks_only = run.iter().all(|e| e.kind == UKind::BidiMark);
+    if marks_only && (prev.is_some_and(is_rtl) || next.is_some_and(is_rtl)) {
+        return;
+    }
+    let mut f = raw_finding(
+        scan,
+        &HID002,
+        run,
+        format!(
+            "bidirectional control character(s) change how the line displays: {}",
+            labels(run)
+        ),
+    );
+    if marks_only {
+        f.severity = Severity::Warning;
+    }
+    out.push(f);
+}
+
+fn tags(scan: &Scan<'_>, run: &[UEvent], prev: Option<char>, out: &mut Vec<Finding>) {
+    let flag = prev == Some('\u{1F3F4}')
+        && run.last().is_some_and(|e| e.ch == '\u{E007F}')
+        && run[..run.len() - 1]
+            .iter()
+            .all(|e| matches!(e.ch as u32, 0xE0030..=0xE0039 | 0xE0061..=0xE007A));
+    if flag {
+        return;
+    }
+    let hidden: String = run
+        .iter()
+        .filter_map(|e| char::from_u32(e.ch as u32 - 0xE0000).filter(|c| (' '..='~').contains(c)))
+        .collect();
+    let shown: String = hidden.chars().take(80).collect();
+    out.push(raw_finding(
+        scan,
+        &HID003,
+        run,
+        format!(
+            "{} Unicode tag characters hide the text {:?}",
+            run.len(),
+            shown
+        ),
+    ));
+}
+
+fn varsel(scan: &Scan<'_>, run: &[UEvent], prev: Option<char>, out: &mut Vec<Finding>) {
+    if run.len() == 1 {
+        let c = run[0].ch as u32;
+        let p = prev.map_or(0, |p| p as u32);
+        let cjk =
+            matches!(p, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3FFFF);
+        if (matches!(c, 0xFE0E | 0xFE0F)
+            && prev.is_some_and(|p| is_emoji_like(p) || !p.is_alphanumeric()))
+            || (c >= 0xE0100 && cjk)
+            || (c <= 0xFE0F && cjk)
+        {
+            return;
+        }
+    }
+    out.push(raw_finding(
+        scan,
+        &HID004,
+        run,
+        format!(
+            "{} variation selector(s) where none belong: {}",
+            run.len(),
+            labels(run)
+        ),
+    ));
+}
+
+fn confusable(
+    scan: &Scan<'_>,
+    run: &[UEvent],
+    lines: &LineIndex,
+    others: &[(usize, usize)],
+    out: &mut Vec<Finding>,
+) {
+    let base = &scan.base.text;
+    // The word around the run.
+    let mut ws = run[0].start;
+    while let Some(c) = base[..ws].chars().next_back() {
+        if c.is_alphanumeric() {
+            ws -= c.len_utf8();
+        } else {
+            break;
+        }
+    }
+    let mut we = run[run.len() - 1].end;
+    while let Some(c) = base[we..].chars().next() {
+        if c.is_alphanumeric() {
+            we += c.len_utf8();
+        } else {
+            break;
+        }
+    }
+    let word = &base[ws..we];
+    let wide = run
+        .iter()
+        .all(|e| e.kind == UKind::Fullwidth || (0x1D400..=0x1D7FF).contains(&(e.ch as u32)));
+    let mixed = word.chars().any(|c| c.is_ascii_alphabetic());
+    if !wide && !mixed {
+        return;
+    }
+    if wide && run.iter().filter(|e| e.ch.is_alphabetic()).count() < 2 {
+        return;
+    }
+    let _ = lines;
+    let folded: String = word
+        .chars()
+        .map(|c| super::super::unicode::confusable(c).unwrap_or(c))
+        .map(|c| {
+            let cp = c as u32;
+            if (0xFF01..=0xFF5E).contains(&cp) {
+                char::from_u32(cp - 0xFEE0).unwrap_or(c)
+            } else {
+                c
+            }
+        })
+        .collect();
+    let (rs, re) = scan.base.to_source(ws, we);
+    let overlaps = others.iter().any(|(a, b)| *a < re && rs < *b);
+    let lemma = words(&folded).any(|w| LEMMAS.contains(&w.as_str()));
+    let what = if wide {
+        "fullwidth or mathematical letters"
+    } else {
+        "Latin mixed with look-alike letters from another script"
+    };
+    let mut f = Finding::raw(
+        &HID006,
+        rs,
+        re,
+        format!("{what}: {:?} reads as {:?}", word, folded.to_lowercase()),
+    );
+    if !(overlaps || lemma) {
+        f.severity = Severity::Warning;
+    }
+    out.push(f);
+}
+
+/// HID009: content pushed off-screen by padding.
+pub(crate) fn padding(raw: &str, out: &mut Vec<Finding>) {
+    let b = raw.as_bytes();
+    let mut i = 0;
+    let mut blank_run = 0usize;
+    let mut run_start = 0usize;
+    for line in raw.split_inclusive('\n') {
+        let trimmed = line.trim_end_matches(['\n', '\r']);
+        if trimmed.trim().is_empty() {
+            if blank_run == 0 {
+                run_start = i;
+            }
+            blank_run += 1;
+        } else {
+            if blank_run >= 40 {
+                out.push(Finding::raw(
+                    &HID009,
+                    run_start,
+                    i + trimmed.len(),
+                    format!("text after {blank_run} blank lines"),
+                ));
+            }
+            blank_run = 0;
+            let lb = trimmed.as_bytes();
+            let mut k = 0;
+            while k < lb.len() {
+                if lb[k] == b' ' || lb[k] == b'\t' {
+                    let s = k;
+                    while k < lb.len() && (lb[k] == b' ' || lb[k] == b'\t') {
+                        k += 1;
+                    }
+                    if k - s > 120 && k < lb.len() {
+                        out.push(Finding::raw(
+                            &HID009,
+                            i + s,
+                            i + lb.len(),
+                            format!("{} spaces push the rest of the line off-screen", k - s),
+                        ));
+                        break;
+                    }
+                } else {
+                    k += 1;
+                }
+            }
+        }
+        i += line.len();
+    }
+    let _ = b;
+}
+
+/// HID010: prose in comment-like JSON fields.
+pub(crate) fn json_fields(base: &View<'_>, fields: &[Field], out: &mut Vec<Finding>) {
+    for f in fields {
+        let k = f.key.to_lowercase();
+        let hiddenish =
+            k.starts_with('_') || k.starts_with("//") || k == "comment" || k == "comments";
+        let value = &base.text[f.value.0..f.value.1];
+        if hiddenish && words(value).count() >= 3 {
+            let (s, e) = base.to_source(f.value.0, f.value.1);
+            out.push(Finding::raw(
+                &HID010,
+                s,
+                e,
+                format!("prose hidden in the JSON field {:?}", f.key),
+            ));
+        }
+    }
+}
+
+/// Comment forms that are part of the protocol or of common tooling.
+fn legitimate_comment(inner: &str) -> bool {
+    let t = inner.trim();
+    let l = t.to_lowercase();
+    t.is_empty()
+        || l.starts_with("section:")
+        || l.starts_with("/section:")
+        || l.starts_with("aahp-gate")
+        || l.starts_with("markdownlint")
+        || l.starts_with("prettier-ignore")
+        || l.starts_with("toc")
+        || l.starts_with("/toc")
+        || l.starts_with("lint ")
+        || l.starts_with("vale ")
+        || l.starts_with("cspell")
+        || l.starts_with("spell-checker")
+        || l.starts_with("omit in toc")
+        || super::super::allow::is_marker(t)
+}
+
+const IMPERATIVES: &[&str] = &[
+    "ignore",
+    "delete",
+    "remove",
+    "run",
+    "execute",
+    "read",
+    "send",
+    "post",
+    "upload",
+    "push",
+    "commit",
+    "disable",
+    "skip",
+    "print",
+    "output",
+    "write",
+    "add",
+    "append",
+    "replace",
+    "change",
+    "modify",
+    "install",
+    "download",
+    "fetch",
+    "curl",
+    "call",
+    "open",
+    "approve",
+    "merge",
+    "force",
+    "drop",
+    "rm",
+    "reset",
+    "revert",
+    "exfiltrate",
+    "email",
+    "share",
+    "reveal",
+    "forget",
+    "disregard",
+    "override",
+    "bypass",
+    "never",
+    "always",
+    "must",
+    "don't",
+    "stop",
+    "tell",
+    "say",
+    "respond",
+    "answer",
+    "include",
+    "copy",
+    "paste",
+    "use",
+    "make",
+    "do",
+];
+
+/// HID007: hidden markup (HTML comments, `[//]: #` comments, hidden HTML) with instructions.
+/// `others` are the other findings' raw spans with their family and severity.
+pub(crate) fn comments(
+    raw: &str,
+    md: &MdIndex,
+    others: &[(usize, usize, Family, Severity)],
+    out: &mut Vec<Finding>,
+) {
+    let mut hidden: Vec<(usize, usize, usize, usize)> = md
+        .comments
+        .iter()
+        .map(|c| (c.start, c.end, c.inner.0, c.inner.1))
+        .collect();
+    for d in &md.refdefs {
+        if let Some((a, b)) = d.comment {
+            hidden.push((d.start, d.end, a, b));
+        }
+    }
+    hidden.extend(hidden_html(raw));
+    for (start, end, a, b) in hidden {
+        let inner = &raw[a..b.max(a)];
+        if legitimate_comment(inner) {
+            continue;
+        }
+        let carried = others.iter().any(|(s, e, fam, sev)| {
+            *s >= a
+                && *e <= b.max(a) + 1
+                && matches!(fam, Family::Pi | Family::Exf | Family::Enc | Family::Sec)
+                && *sev != Severity::Info
+        });
+        let ws: Vec<String> = words(inner).collect();
+        let addressed = ws.iter().any(|w| ADDRESSEE.contains(&w.as_str()))
+            || inner.to_lowercase().contains("next agent");
+        let imperative = ws.iter().any(|w| IMPERATIVES.contains(&w.as_str()));
+        let text: String = inner.split_whitespace().collect::<Vec<_>>().join(" ");
+        let shown: String = text.chars().take(80).collect();
+        if carried || (addressed && imperative) {
+            out.push(Finding::raw(
+                &HID007,
+                start,
+                end,
+                format!("hidden markup carries an instruction: {shown:?}"),
+            ));
+        } else if text.chars().count() > 200 {
+            out.push(
+                Finding::raw(
+                    &HID007,
+                    start,
+                    end,
+                    format!(
+                        "{} characters of text hidden from the rendered view",
+                        text.chars().count()
+                    ),
+                )
+                .severity(Severity::Warning),
+            );
+        } else if text.chars().count() > 80 {
+            out.push(
+                Finding::raw(&HID007, start, end, format!("hidden note: {shown:?}"))
+                    .severity(Severity::Info),
+            );
+        }
+    }
+}
+
+/// `<tag hidden>` / `style="display:none"` elements: (start, end, inner start, inner end).
+fn hidden_html(raw: &str) -> Vec<(usize, usize, usize, usize)> {
+    use std::sync::LazyLock;
+    static OPEN: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r#"(?i)<(?P<tag>[a-z][a-z0-9]*)\b[^>]*?(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\b|opacity\s*:\s*0(?:\.0+)?\b)[^>]*>"#).expect("static regex")
+    });
+    if !(raw.contains("hidden")
+        || raw.contains("display")
+        || raw.contains("font-size")
+        || raw.contains("opacity"))
+    {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for c in OPEN.captures_iter(raw) {
+        let m = c.get(0).expect("group 0");
+        let tag = c["tag"].to_lowercase();
+        let close = format!("</{tag}");
+        let lower_rest = raw[m.end()..].to_lowercase();
+        let inner_end = lower_rest
+            .find(&close)
+            .map_or(raw.len().min(m.end() + 2000), |i| m.end() + i);
+        let end = raw[inner_end..]
+            .find('>')
+            .map_or(inner_end, |i| inner_end + i + 1);
+        out.push((m.start(), end, m.end(), inner_end));
+    }
+    out
+}

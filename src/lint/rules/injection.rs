@@ -1,0 +1,2415 @@
+//! PI: prompt injection. Every rule needs structure — a scope, an addressee, an imperative
+//! clause or a second signal — never a lone trigger word, so developer prose ("ripgrep respects
+//! ignore rules", "you are now on branch main") stays quiet. Jailbreaks are recognised by
+//! combining signals (a persona set-up plus the removal of rules, …) within one passage.
+
+use super::super::Severity;
+use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::registry::{
+    PI001, PI002, PI003, PI004, PI005, PI006, PI007, PI008, PI009, PI010, PI011, PI012,
+};
+use super::super::text::{has_word, words};
+use super::{addressed, excerpt, imperative_at, negated_before, push_pi, quoted};
+
+const SIG_PERSONA: u8 = 1;
+const SIG_STRONG: u8 = 2;
+const SIG_LIMITS: u8 = 3;
+const SIG_WEAK: u8 = 4;
+const SIG_META_AI: u8 = 5;
+const SIG_FICTION: u8 = 6;
+const SIG_SLOT: u8 = 7;
+
+/// Scope words that make an override sweeping ("ignore *all previous* instructions").
+const SCOPE: &[&str] = &[
+    "all",
+    "any",
+    "every",
+    "each",
+    "previous",
+    "prior",
+    "preceding",
+    "above",
+    "earlier",
+    "foregoing",
+    "initial",
+    "original",
+    "old",
+    "former",
+    "existing",
+    "preset",
+    "pre-existing",
+    "default",
+    "system",
+    "your",
+    "these",
+    "those",
+    "other",
+    "past",
+    "given",
+    "current",
+    "safety",
+    "whatever",
+    "everything",
+    "before",
+];
+
+/// Tooling nouns: with one of these and no addressee, "ignore … rules" is about a tool.
+const TOOLING: &[&str] = &[
+    "gitignore",
+    "git",
+    "ignore-file",
+    "glob",
+    "globs",
+    "lint",
+    "linter",
+    "eslint",
+    "clippy",
+    "ruff",
+    "rustc",
+    "compiler",
+    "warning",
+    "warnings",
+    "ci",
+    "hook",
+    "hooks",
+    "flag",
+    "option",
+    "config",
+    "configuration",
+    "file",
+    "files",
+    "directory",
+    "directories",
+    "exclude",
+    "path",
+    "paths",
+    "pattern",
+    "patterns",
+    "rustfmt",
+    "prettier",
+    "cache",
+    "typos",
+    "spelling",
+];
+
+pub(crate) static PATTERNS: &[Pattern] = &[
+    // PI001: override verb → up to six words → instruction noun.
+    Pattern {
+        rule: &PI001,
+        keywords: &[
+            "ignor",
+            "disregard",
+            "forget",
+            "overrid",
+            "overrule",
+            "bypass",
+            "skip",
+            "neglect",
+            "overlook",
+            "omit",
+            "discard",
+            "abandon",
+            "dismiss",
+            "set aside",
+            "throw out",
+            "nullify",
+            "erase",
+            "pay no",
+            "not follow",
+            "not obey",
+            "n't follow",
+            "n't obey",
+            "stop follow",
+            "no longer follow",
+            "let go of",
+            "abide by none",
+        ],
+        regex: r"\b(?P<v>{OVR})\b(?P<mid>(?:[\s,:;'*_-]+[\w'.-]+){0,6}?)[\s,:;'*_-]+(?P<o>{OBJ})\b",
+        before: 40,
+        after: 160,
+        check: check_override,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI001,
+        keywords: &[
+            "stop everything",
+            "stop all",
+            "halt everything",
+            "cease all",
+            "drop everything",
+        ],
+        regex: r"\b(?:stop|halt|cease|drop)\s+(?:everything|all\s+(?:tasks|work|activity|activities|current\s+\w+|previous\s+\w+))\b(?P<tail>[^\n]{0,120})",
+        before: 10,
+        after: 140,
+        check: check_halt,
+        overlap: false,
+    },
+    // PI002: emphasised announcements of new instructions.
+    Pattern {
+        rule: &PI002,
+        keywords: &[
+            "instruction",
+            "directive",
+            "orders",
+            "commands",
+            "system prompt",
+            "task",
+            "rules",
+        ],
+        regex: r"(?P<p>\b(?:new|updated|revised|real|actual|true|important|urgent|additional|secret|hidden|special|latest|priority)(?:\s+(?:and\s+)?(?:important|urgent|new|updated|system|secret|real|additional))*\s+(?:instructions?|directives?|orders|commands|rules|system\s+prompt|task)\b)(?P<tail>[^\n]{0,80})",
+        before: 60,
+        after: 100,
+        check: check_new_instructions,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI002,
+        keywords: &["from now on"],
+        regex: r"\bfrom\s+now\s+on\b[\s,:]*(?P<rest>(?:[\w']+[\s,]+){0,3}?)(?P<a>you|u|your|the\s+(?:ai|assistant|agent|model|bot)|chatgpt|gpt)\b",
+        before: 10,
+        after: 80,
+        check: check_from_now_on,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI002,
+        keywords: &[
+            "your new",
+            "your real",
+            "your actual",
+            "your true",
+            "your secret",
+            "your hidden",
+            "your updated",
+        ],
+        regex: r"\byour\s+(?:new|real|actual|true|secret|hidden|updated)\s+(?:task|instructions?|goal|objective|mission|purpose|job|directives?|orders?|prompt|priority)\s*(?:is|are|will\s+be|:)",
+        before: 10,
+        after: 60,
+        check: plain::<2>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI002,
+        keywords: &["here are", "here is", "these are", "following"],
+        regex: r"\b(?:here\s+(?:are|is)|these\s+are|follow(?:ing)?)\s+(?:your|the|my)\s+(?:new|updated|real|actual|true)\s+(?:instructions|rules|orders|directives|prompt)\b",
+        before: 10,
+        after: 80,
+        check: plain::<2>,
+        overlap: false,
+    },
+    // PI003: persona and role reassignment.
+    Pattern {
+        rule: &PI003,
+        keywords: &["you are now", "you're now"],
+        regex: r"\byou(?:\s+are|'re)\s+now\s+(?P<x>[^\n.;!?]{1,80})",
+        before: 10,
+        after: 100,
+        check: check_you_are_now,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI003,
+        keywords: &[
+            "new role",
+            "new identity",
+            "new persona",
+            "new name",
+            "new character",
+            "new personality",
+        ],
+        regex: r"\b(?:your|the\s+(?:assistant|ai|model|agent)'?s?)\s+new\s+(?:role|identity|persona|name|character|personality)\s*(?:is|will\s+be|:)",
+        before: 40,
+        after: 40,
+        check: plain::<3>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI003,
+        keywords: &["want you to", "need you to", "like you to"],
+        regex: r"\b(?:i|we)\s+(?:want|need|would\s+like|'d\s+like|wish)\s+you\s+to\s+(?:act|pretend|behave|role-?play|play\s+(?:the\s+)?(?:role|part)|simulate|imitate|impersonate|emulate|become)\b",
+        before: 20,
+        after: 60,
+        check: plain::<3>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI003,
+        keywords: &[
+            "you will",
+            "you must",
+            "you shall",
+            "you should",
+            "you are going to",
+            "you're going to",
+            "you are to",
+            "you'll",
+            "you gonna",
+            "you are gonna",
+        ],
+        regex: r"\byou\s*(?:will|must|shall|should|are\s+(?:going|gonna)\s+to|are\s+to|'re\s+going\s+to|'ll|gonna)\s+(?:now\s+|also\s+|always\s+|only\s+)?(?:(?:act|behave|roleplay|role-play|respond|answer|reply|speak|talk)\s+(?:as|like)|act\s+(?:an?|the)\s|pretend(?:\s+to\s+be|\s+that|\s+you)?|play\s+the\s+(?:role|part)|simulate|imitate|impersonate|emulate)\b",
+        before: 10,
+        after: 60,
+        check: plain::<3>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI003,
+        keywords: &["act as", "acting as", "act like"],
+        regex: r"\bact(?:ing)?\s+(?:as|like)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?P<x>unrestricted|jailbroken|uncensored|unfiltered|evil|dan|amoral|immoral|rogue|malicious|hacker|superuser|god|different\s+ai|ai\s+without|ai\s+with\s+no|admin(?:istrator)?\s+with)\b",
+        before: 10,
+        after: 80,
+        check: plain::<3>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI003,
+        keywords: &[
+            "persona",
+            "personality",
+            "identity",
+            "character of",
+            "transform",
+            "turn into",
+            "morph into",
+            "personify",
+            "embody",
+            "impersonate",
+            "capacity of",
+            "the role of",
+        ],
+        regex: r"\b(?:assume|adopt|take\s+(?:up|on)|embody|inhabit|step\s+into|wear|put\s+on)\s+(?:the\s+|a\s+|an\s+)?(?:[\w-]+\s+){0,3}?(?:persona|personality|identity|character)\b|\b(?:transform|turn|morph)\s+(?:yourself\s+)?into\s+(?:an?\s+|the\s+)?(?-i:[A-Z\x22'\[])|\b(?:personify|impersonate)\s+(?:an?\s+|the\s+)?\w+|\b(?:function|act|operate|serve|work)\s+(?:in|with)\s+the\s+(?:capacity|role)\s+of\b",
+        before: 80,
+        after: 60,
+        check: check_persona_verb,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI003,
+        keywords: &[
+            "you act",
+            "you behave",
+            "you completely",
+            "you exactly",
+            "you play",
+            "you roleplay",
+            "you role-play",
+            "want you to be",
+            "need you to be",
+            "like you to be",
+            "want you to become",
+        ],
+        regex: r"\b(?:now\s+)?you\s+(?:\w+ly\s+)?(?:act|behave|play|roleplay|role-play)\s+(?:\w+ly\s+)?(?:as|like)\b|\b(?:i|we)\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+(?:be|become)\s+(?:an?\s+|the\s+|my\s+|\[|(?-i:[A-Z]))",
+        before: 20,
+        after: 40,
+        check: plain::<3>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI003,
+        keywords: &["you are", "you're"],
+        regex: r"\byou(?:\s+are|'re)\s+(?-i:[A-Z][\w-]{1,30}),?\s+(?:an?|the)\s+(?:[\w-]+\s+){0,4}?(?:ai|assistant|chatbot|bot|language\s+model|model|character|persona|entity|version)\b|\byou(?:\s+are|'re)\s+(?:now\s+)?(?:an?\s+)?(?:[\w-]+\s+){0,3}?(?:named|called)\s+(?-i:[A-Z\x22'])",
+        before: 10,
+        after: 120,
+        check: plain::<3>,
+        overlap: false,
+    },
+    // PI004: jailbreak personas and modes.
+    Pattern {
+        rule: &PI004,
+        keywords: &["dan"],
+        regex: r"(?-i:\bDAN\b)",
+        before: 200,
+        after: 200,
+        check: check_dan,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["anything now"],
+        regex: r"\bdo(?:es|ing)?\s+anything\s+now\b",
+        before: 10,
+        after: 10,
+        check: plain::<4>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[" mode", "_mode", "-mode"],
+        regex: r"\b(?P<m>god|sudo|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|dan|evil|chaos|developer|dev|admin|administrator|debug|debugging|maintenance|root|super|opposite|dude|stan|aim|unlocked|unleashed)(?:\s+|\\?_|-)mode\b",
+        before: 80,
+        after: 80,
+        check: check_mode,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["enable", "activate", "enter", "switch to", "turn on"],
+        regex: r"\b(?:enable|activate|enter|switch\s+to|turn\s+on)\s+(?:[\w/-]+\s+){1,4}?mode\b(?P<tail>[^\n]{0,200})",
+        before: 10,
+        after: 260,
+        check: check_enable_mode,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["admin_override", "override"],
+        regex: r"\bADMIN_OVERRIDE\b|\b(?:admin(?:istrator)?|system|root|sudo|developer|master)\s+override\s*(?::|enabled|activated|granted|mode|accepted|engaged|on\b)",
+        before: 10,
+        after: 30,
+        check: plain::<4>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["jailbr"],
+        regex: r"\bjailbr(?:eak|oken|eaking|eaks)\b(?P<tail>[^\n]{0,40})",
+        before: 60,
+        after: 50,
+        check: check_jailbreak_word,
+        overlap: false,
+    },
+    // PI005: chat-template tokens and role tags.
+    Pattern {
+        rule: &PI005,
+        keywords: &[
+            "<|",
+            "[inst]",
+            "[/inst]",
+            "<<sys>>",
+            "<</sys>>",
+            "_of_turn>",
+            "{{#system",
+            "{{/system",
+            "{{#user",
+            "{{#assistant",
+            "<system",
+            "</system",
+            "</user",
+            "<assistant",
+            "</assistant",
+            "</human",
+            "<sys>",
+        ],
+        regex: r"<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|begin_of_text|end_of_text|start_header_id|end_header_id|eot_id|eom_id|fim_prefix|fim_suffix|fim_middle|channel|message|start|end|return|call|constrain)\|>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>|\{\{[#/](?:system|user|assistant)~?\}\}|</?(?:system|assistant|system_prompt|sys)>|</(?:user|human)>",
+        before: 10,
+        after: 10,
+        check: check_delimiter,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI005,
+        keywords: &["human:", "[system](#", "[assistant](#", "[user](#"],
+        regex: r"\n\s*\n\s*Human:\s|\[(?:system|assistant|user)\]\(#\w+\)",
+        before: 10,
+        after: 10,
+        check: check_delimiter,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI005,
+        keywords: &[
+            "following is a conversation",
+            "message terminat",
+            "system instruction",
+            "system message",
+            "system prompt",
+        ],
+        regex: r"\bthe\s+following\s+is\s+a\s+conversation\s+(?:with|between)\s+(?:an?\s+)?(?:ai|assistant|chatbot|human|user)\b|\b(?:user|human)\s+message\s+terminat\w*|\bsystem\s+(?:instructions?|message|prompt)\s+(?:begins?|starting|starts|follows|override|update)\b",
+        before: 10,
+        after: 20,
+        check: check_delimiter,
+        overlap: false,
+    },
+    // PI006: extraction of the system prompt or earlier context.
+    Pattern {
+        rule: &PI006,
+        keywords: &[
+            "prompt",
+            "instruction",
+            "above",
+            "conversation",
+            "were given",
+            "been given",
+            "were told",
+            "directive",
+            "guideline",
+            "initiali",
+        ],
+        regex: r"\b(?P<v>repeat|recite|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out)\b(?P<mid>[^.\n?!]{0,60}?)\b(?P<o>(?:your|the|my)\s+(?:[\w-]+\s+){0,2}?(?:system\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|initiali[sz]ation\s+(?:string|prompt|text))",
+        before: 100,
+        after: 120,
+        check: check_extraction,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI006,
+        keywords: &[
+            "what are your",
+            "what were your",
+            "what is your",
+            "what was your",
+            "which are your",
+            "were you told",
+            "were you instructed",
+            "were you given",
+            "been told",
+            "not supposed to",
+            "not allowed to",
+            "not permitted to",
+        ],
+        regex: r"\b(?:what|which)\s+(?:are|were|is|was)\s+your\s+(?:[\w-]+\s+){0,2}?(?:instructions?|system\s+prompt|prompt|rules|directives|guidelines|configuration|system\s+message)\b|\bwhat\s+(?:were|have)\s+you\s+(?:been\s+)?(?:told|instructed|given)\b|\bwhat\s+are\s+you\s+not\s+(?:supposed|allowed|permitted)\s+to\s+(?:tell|say|share|reveal|discuss|disclose)\b",
+        before: 10,
+        after: 60,
+        check: plain::<6>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI006,
+        keywords: &[
+            "your system",
+            "your initial",
+            "your original",
+            "your starting",
+            "your hidden",
+            "your secret",
+            "your internal",
+            "your underlying",
+            "your first",
+            "your pre",
+        ],
+        regex: r"\byour\s+(?:system|initial|original|starting|hidden|secret|internal|underlying|first|pre-?)\s*(?:prompt|instructions?|message|directives?|configuration|rules|guidelines)\b",
+        before: 60,
+        after: 20,
+        check: check_your_system,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI006,
+        keywords: &[
+            "prompt is",
+            "instructions are",
+            "instructions is",
+            "instructed to",
+            "told to",
+            "programmed to",
+            "prompt was",
+        ],
+        regex: r"\b(?:the|my|your)\s+(?:system\s+prompt|initial\s+instructions|instructions|prompt)\s+(?:is|are|was|were)\s*:|\bi\s+was\s+(?:instructed|told|programmed)\s+to\b|\bmy\s+instructions\s+are\b",
+        before: 120,
+        after: 20,
+        check: check_completion,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI006,
+        keywords: &["systemprompt", "system_prompt", "initial_prompt"],
+        regex: r"\b(?:console\.log|print|echo|printf|puts|println!?|System\.out\.println|alert)\s*\(\s*(?:this\.)?(?:system_?prompt|systemPrompt|SYSTEM_PROMPT|initial_?prompt|instructions)\s*\)",
+        before: 40,
+        after: 40,
+        check: plain::<6>,
+        overlap: false,
+    },
+    // PI007: stealth.
+    Pattern {
+        rule: &PI007,
+        keywords: &[
+            "tell", "mention", "reveal", "inform", "notify", "disclos", "report", "alert", "let ",
+            "know", "ask", "log", "record",
+        ],
+        regex: r"\b(?P<neg>do\s+not|don'?t|never|avoid|without)\s+(?:ever\s+)?(?P<v>tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|notify(?:ing)?|show(?:ing)?|disclos(?:e|ing)|report(?:ing)?|alert(?:ing)?|let(?:ting)?\s+(?:\w+\s+)?know|ask(?:ing)?|log(?:ging)?|record(?:ing)?)\b(?P<mid>[^.\n]{0,50}?)\b(?P<t>users?|humans?|reviewers?|maintainers?|operators?|developers?|owners?|people|anyone|anybody|summary|changelog|commit\s+message)\b",
+        before: 60,
+        after: 120,
+        check: check_stealth,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI007,
+        keywords: &["hide", "conceal", "keep"],
+        regex: r"\b(?:hide|conceal|keep)\s+(?:this|it|that|these|those|the\s+\w+)\s+(?:secret\s+|hidden\s+)?from\s+(?:the\s+)?(?:users?|humans?|reviewers?|maintainers?|operators?|owners?|developers?|team)\b",
+        before: 10,
+        after: 80,
+        check: plain::<7>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI007,
+        keywords: &["include", "put", "add", "write", "record", "mention"],
+        regex: r"\b(?:do\s+not|don'?t|never)\s+(?:include|put|add|write|record|mention|log)\s+(?:this|it|that|these)\s+(?:step\s+|change\s+)?in\s+(?:the\s+|your\s+)?(?:session\s+)?(?:summary|log|logs|changelog|commit\s+message|output|report|response|pr|pull\s+request|handoff|status)\b",
+        before: 10,
+        after: 100,
+        check: plain::<7>,
+        overlap: false,
+    },
+    // PI008: coercion.
+    Pattern {
+        rule: &PI008,
+        keywords: &["curl", "wget", "iex", "irm", "iwr"],
+        regex: r"\b(?:curl|wget)\b[^\n|]{1,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b|\biex\s*\(?\s*\(?\s*(?:irm|iwr|invoke-restmethod|invoke-webrequest|new-object\s+net\.webclient)",
+        before: 120,
+        after: 260,
+        check: check_pipe_shell,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI008,
+        keywords: &["--no-verify"],
+        regex: r"--no-verify\b",
+        before: 100,
+        after: 20,
+        check: check_no_verify,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "hook",
+            "secret scan",
+            "security check",
+            "security scan",
+            "security review",
+            "human review",
+            "code review",
+            "approval",
+            "branch protection",
+            "aahp",
+            "handoff",
+            "sandbox",
+            "permission",
+            "safety check",
+        ],
+        regex: r"\b(?P<v>skip|disable|bypass|circumvent|turn\s+off|switch\s+off|deactivate|remove|ignore|silence|suppress|evade|avoid)\s+(?:the\s+|all\s+|any\s+|every\s+)?(?:[\w-]+\s+){0,2}?(?:pre-?commit\s+hooks?|pre-?push\s+hooks?|git\s+hooks?|hooks|secret\s+scan(?:ning|ner|s)?|security\s+(?:checks?|scans?|review|scanning)|(?:human|code)\s+review|approvals?|branch\s+protection|aahp\s+(?:gate|lint|verify|hook)|handoff\s+(?:hook|gate|lint|checks?)|sandbox(?:ing)?|permission\s+(?:checks?|prompts?)|safety\s+checks?)\b",
+        before: 60,
+        after: 120,
+        check: check_bypass,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI008,
+        keywords: &["approve", "accept", "allow", "confirm"],
+        regex: r"\b(?:approve|accept|allow|confirm)\s+(?:all|every|any|each)\s+(?:[\w-]+\s+)?(?:tool\s+calls?|tool\s+use|commands?|actions?|requests?|permissions?|prompts?|changes?)\b(?P<tail>[^.\n]{0,60})",
+        before: 60,
+        after: 100,
+        check: check_approve_all,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI008,
+        keywords: &["no longer need"],
+        regex: r"\bno\s+longer\s+need\s+(?:[\w-]+\s+){0,2}?(?:human\s+)?(?:review|approval|permission|confirmation|sign-?off|oversight)\b",
+        before: 40,
+        after: 60,
+        check: plain::<8>,
+        overlap: false,
+    },
+    // PI009: priority escalation.
+    Pattern {
+        rule: &PI009,
+        keywords: &[
+            "<important>",
+            "<critical>",
+            "<urgent>",
+            "<priority>",
+            "<attention>",
+            "anything else",
+            "priority",
+            "must always",
+        ],
+        regex: r"(?-i:<(?:IMPORTANT|CRITICAL|URGENT|PRIORITY|ATTENTION)>)|\bbefore\s+(?:you\s+)?(?:do|doing)\s+anything\s+else\b|\bthis\s+is\s+your\s+(?:top|highest|first|most\s+important)\s+priority\b|\b(?:must|should)\s+always\s+(?:call|run|execute|invoke|use)\b",
+        before: 40,
+        after: 200,
+        check: check_priority,
+        overlap: false,
+    },
+    // PI010: ReAct transcripts.
+    Pattern {
+        rule: &PI010,
+        keywords: &["thought:", "action_input"],
+        regex: r"(?m)^[ \t>*-]*Thought\s*:[^\n]*\n(?:[^\n]*\n){0,6}?[ \t>*-]*(?:Action(?:\s+Input)?|Observation)\s*:|\x22action\x22\s*:\s*\x22[^\x22]+\x22\s*,\s*\x22action_input\x22",
+        before: 10,
+        after: 600,
+        check: plain::<10>,
+        overlap: false,
+    },
+    // PI011: decode and follow.
+    Pattern {
+        rule: &PI011,
+        keywords: &[
+            "decode",
+            "decrypt",
+            "unscramble",
+            "obfuscat",
+            "reverse",
+            "translate",
+            "convert",
+            "interpret",
+            "follow",
+            "execute",
+            "obey",
+        ],
+        regex: r"\b(?:decode|decrypt|unscramble|de-?obfuscate|reverse|translate|convert|interpret)\b[^.\n]{0,60}?\b(?:base-?64|b64|hex(?:adecimal)?|rot-?13|rot\d+|binary|morse|base-?32|url-?encoded|caesar|cipher|encoded|ciphertext)\b[^.\n]{0,80}?\b(?:and|then|,)\s+(?:[\w-]+\s+){0,2}?(?:follow|execute|run|obey|do|perform|carry\s+out|act\s+on|apply|implement|comply)\b|\b(?:follow|execute|run|obey|carry\s+out)\s+(?:the\s+)?(?:base-?64|hex|encoded|decoded|rot-?13|hidden)\s+(?:instructions?|text|message|payload|commands?)\b",
+        before: 120,
+        after: 200,
+        check: plain::<11>,
+        overlap: false,
+    },
+    // PI012: instructions aimed at the reader's own output.
+    Pattern {
+        rule: &PI012,
+        keywords: &[
+            "your response",
+            "your reply",
+            "your answer",
+            "your output",
+            "your message",
+            "your code",
+            "your solution",
+            "your implementation",
+            "your codebase",
+            "your algorithm",
+            "your elucidation",
+            "your explanation",
+            "your program",
+            "your script",
+            "your responses",
+            "your replies",
+            "your answers",
+            "your messages",
+        ],
+        regex: r"\b(?P<v>add|include|insert|integrate|incorporate|append|prepend|embed|modify|change|alter|augment|enhance|enrich|mention|put|place|start|begin|end|finish|conclude|replace|remove|use|render|provide|write|format|introduce|inject|merge|blend|weave|fuse|infuse|meld|absorb|utili[sz]e|employ|adopt|deploy|enlist|leverage|harmoni[sz]e|ensure|keep|make|misspell|scramble|jumble|rearrange|anagram|combine|group|substitute|convert|translate|encode|capitali[sz]e|reverse|spell|suggest|promote|recommend|tease|hint|express|highlight|stress|emphasi[sz]e|invite|encourage|deliver|compose|let|consider|engage)\b(?P<mid>(?:[^.\n]|\.\S){0,140}?)\b(?:your|the\s+assistant'?s?)\s+(?:[\w-]+\s+)?(?P<o>responses?|repl(?:y|ies)|answers?|output|messages?|code|codebase|solution|implementation|algorithm|elucidation|explanation|program|script)\b",
+        before: 200,
+        after: 40,
+        check: check_response,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI012,
+        keywords: &[
+            "in your response",
+            "in your reply",
+            "in your answer",
+            "in your output",
+            "within your response",
+        ],
+        regex: r"\b(?:in|within)\s+your\s+(?:response|reply|answer|output)\s*,\s*(?:[\w-]+\s+)?(?:add|include|suggest|mention|insert|tell|invite|encourage|promote|recommend|tease|hint|state|say|write|note)\b",
+        before: 40,
+        after: 80,
+        check: plain::<12>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI012,
+        keywords: &[
+            "start with",
+            "begin with",
+            "end with",
+            "finish with",
+            "conclude with",
+            "prefix",
+            "suffix",
+        ],
+        regex: r#"\b(?:start|begin|end|finish|conclude|prefix|suffix)\s+(?:(?:each|every|all|your)\s+(?:[\w-]+\s+)?(?:responses?|repl(?:y|ies)|answers?|messages?|outputs?)\s+)?with\s+(?:the\s+(?:phrase|sentence|text|words?|string)\s+)?["']"#,
+        before: 80,
+        after: 20,
+        check: check_end_with,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI012,
+        keywords: &[
+            "code block",
+            "code snippet",
+            "code excerpt",
+            "code section",
+            "code segment",
+            "code fragment",
+        ],
+        regex: r"\b(?:following|subsequent|below|this|these|succeeding|ensuing|next)\s+code\s+(?:block|snippet|excerpt|section|segment|fragment)s?\b",
+        before: 200,
+        after: 200,
+        check: check_code_injection,
+        overlap: false,
+    },
+    // Jailbreak signals, combined by `combine`.
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "pretend",
+            "roleplay",
+            "role-play",
+            "role play",
+            "act as",
+            "act like",
+            "acting as",
+            "simulat",
+            "imitat",
+            "impersonat",
+            "emulat",
+            "portray",
+            "play the role",
+            "play the part",
+        ],
+        regex: r"\b(?:pretend(?:ing)?|role-?play(?:ing)?|role\s+play(?:ing)?|act(?:ing)?\s+(?:as|like)|simulat(?:e|ing)|imitat(?:e|ing)|impersonat(?:e|ing)|emulat(?:e|ing)|portray(?:ing)?|play(?:ing)?\s+the\s+(?:role|part))\b",
+        before: 10,
+        after: 10,
+        check: signal_persona,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["you are", "you're", "you will be", "you shall be"],
+        regex: r"\byou\s*(?:are|will\s+be|'re|shall\s+be)\s+(?:now\s+)?(?:going\s+to\s+be\s+)?(?:an?\s+)(?:[\w-]+\s+){0,4}?(?:ai|a\.i\.|assistant|chatbot|bot|language\s+model|model|character|persona|entity|version|machine|program|robot|android|being)\b",
+        before: 10,
+        after: 80,
+        check: signal_persona,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "chatgpt", "chat gpt", "gpt", "claude", "bard", "gemini", "llama", "grok",
+        ],
+        regex: r"\b(?:hello|hi|hey|dear|greetings|welcome|ok|okay|listen),?\s+(?:chat\s?gpt|gpt(?:-?\d(?:\.\d)?)?|claude|bard|gemini|llama|grok)\b",
+        before: 20,
+        after: 20,
+        check: signal_persona,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "name is",
+            "name will",
+            "persona",
+            "character is",
+            "personality",
+        ],
+        regex: r"\b(?:your|the\s+ai'?s?)\s+(?:new\s+)?(?:name|persona|character|personality)\s+(?:is|will\s+be)\b",
+        before: 20,
+        after: 20,
+        check: signal_persona,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "respond as",
+            "answer as",
+            "reply as",
+            "respond like",
+            "answer like",
+            "reply like",
+            "speak as",
+            "speak like",
+            "talk like",
+            "talk as",
+            "write as",
+        ],
+        regex: r"\b(?:respond|answer|reply|speak|talk|write)\s+(?:only\s+)?(?:as|like)\s+(?:an?\s+|the\s+)?[\w-]+",
+        before: 20,
+        after: 40,
+        check: signal_persona,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "every prompt",
+            "each prompt",
+            "all prompts",
+            "every question",
+            "every message",
+            "each message",
+            "every response",
+            "each response",
+            "every reply",
+            "every answer",
+        ],
+        regex: r"\b(?:respond|reply|answer)\s+to\s+(?:every|each|all)\s+(?:prompts?|questions?|messages?|requests?)\b|\b(?:for|in)\s+(?:every|each|all)\s+(?:prompts?|questions?|messages?|responses?|replies|answers?)\s+(?:i|you)\b",
+        before: 20,
+        after: 40,
+        check: signal_persona,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "play a",
+            "play the",
+            " game",
+            "you are in",
+            "you are now in",
+        ],
+        regex: r"\b(?:(?:let'?s|we\s+(?:are\s+going\s+to|will|shall)|you\s+(?:and\s+i\s+)?(?:will|are\s+going\s+to))\s+play|act\s+(?:as|like)|pretend\s+to\s+be|be)\s+(?:a|the)\s+(?:[\w-]+\s+){0,3}?game\b|\byou\s+are\s+(?:now\s+)?in\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}?(?:world|universe|reality|simulation|game|dimension)\b",
+        before: 40,
+        after: 40,
+        check: signal_strong_persona,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "prompt here",
+            "prompt]",
+            "request here",
+            "question here",
+            "insert prompt",
+            "your prompt",
+        ],
+        regex: r"[\[<{]\s*(?:insert\s+|put\s+|enter\s+|add\s+)?(?:your\s+)?(?:prompt|request|question)(?:\s+here)?\s*[\]>}]",
+        before: 40,
+        after: 20,
+        check: signal_slot,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["from now on"],
+        regex: r"\bfrom\s+now\s+on\b",
+        before: 10,
+        after: 10,
+        check: signal_persona,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["character"],
+        regex: r"\b(?:stay(?:ing)?|remain(?:ing)?|keep|staying)\s+in\s+character\b|\bbreak(?:ing|s)?\s+(?:of\s+)?character\b|\bout\s+of\s+character\b|\bin\s+character\s+as\b",
+        before: 10,
+        after: 10,
+        check: signal_strong,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "[jailbr",
+            "[classic",
+            "[dan",
+            "[gpt",
+            "[chatgpt",
+            "[🔓",
+            "[🔒",
+            "[developer mode",
+            "[normal output",
+            "[anti",
+            "[evil",
+            "dan:",
+            "aim:",
+            "stan:",
+            "dude:",
+            "dan]:",
+            "developer mode output",
+        ],
+        regex: r"\[\s*(?:🔓|🔒)?\s*(?:jailbreak|jailbroken|classic|dan|gpt|chatgpt|developer\s+mode(?:\s+output)?|normal(?:\s+output)?|anti-?dan|evil)\s*(?:🔓|🔒|💬|🩸)?\s*\]|(?m:^[ \t>*]*\[?(?:DAN|AIM|STAN|DUDE|ANTI-DAN|BetterDAN)\]?\s*:)|\(\s*(?:🔓|🔒)?\s*developer\s+mode\s+output\s*\)",
+        before: 10,
+        after: 10,
+        check: signal_strong,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "restriction",
+            "filter",
+            "limits",
+            "limitation",
+            "rules",
+            "guideline",
+            "polic",
+            "censor",
+            "boundaries",
+            "constraints",
+            "ethic",
+            "moral",
+            "safeguard",
+            "guardrail",
+            "confines",
+            "warning",
+            "disclaimer",
+            "programming",
+            "regulation",
+            "laws",
+            "principles",
+            "safety",
+        ],
+        regex: r"\b(?:no|without(?:\s+any)?|free\s+(?:of|from)|not\s+(?:bound|restricted|limited|constrained|subject|held)\s+(?:by|to)|unbound\s+by|unconstrained\s+by|beyond|broken?\s+free\s+(?:of|from)|break(?:s|ing)?\s+free\s+(?:of|from)|escaped?\s+(?:from\s+)?the|exempt\s+from|bypass(?:es|ing|ed)?|ignor(?:e|es|ing|ed)|disregard(?:s|ing|ed)?|abandon(?:s|ing|ed)?|(?:don'?t|do\s+not|doesn'?t|does\s+not|never|won'?t|will\s+not)\s+(?:have\s+to\s+|need\s+to\s+)?(?:follow|abide\s+by|adhere\s+to|obey|care\s+about|comply\s+with|have|respect))\s+(?:[\w'-]+\s+){0,3}?(?:{LIMITS})\b",
+        before: 80,
+        after: 30,
+        check: signal_limits,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["openai", "anthropic", "google", "microsoft", "meta"],
+        regex: r"\b(?:openai|anthropic|google|meta|microsoft)(?:'s)?\s+(?:content\s+)?(?:polic(?:y|ies)|guidelines|rules|restrictions|filters?|terms)\b",
+        before: 10,
+        after: 40,
+        check: signal_limits,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "do anything",
+            "does anything",
+            "anything i ask",
+            "anything you ask",
+            "break the",
+            "breaking the",
+            "break all",
+            "break any",
+        ],
+        regex: r"\bcan\s+do\s+anything\b|\bdo(?:es)?\s+anything\s+(?:now|i\s+ask|you\s+ask|asked|you\s+want|i\s+want)\b|\bbreak(?:ing|s)?\s+(?:all\s+|any\s+)?(?:the\s+|of\s+the\s+|your\s+)?(?:[\w'-]+\s+)?(?:rules|guidelines|laws|restrictions)\b",
+        before: 10,
+        after: 20,
+        check: signal_limits,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "refuse", "decline", "deny", "reject", "say no", "apologi", "censor", "moraliz",
+            "lecture",
+        ],
+        regex: r"\b(?:never|not|won'?t|will\s+not|cannot|can'?t|must\s+not|should\s+not|shouldn'?t|do\s+not|don'?t|mustn'?t)\s+(?:ever\s+)?(?:refuse|decline|deny|reject|say\s+no|apologi[sz]e|censor|moraliz|lecture)",
+        before: 40,
+        after: 10,
+        check: signal_limits,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "amoral",
+            "unethical",
+            "immoral",
+            "unfiltered",
+            "uncensored",
+            "unrestricted",
+            "unbiased",
+            "unlimited",
+            "unhinged",
+            "jailbroken",
+            "limitless",
+            "lawless",
+            "nsfw",
+            "unmoderated",
+            "no-limit",
+            "no limit",
+            "without limit",
+            "regardless of",
+            "no matter what",
+            "no matter how",
+            "always answer",
+            "always respond",
+            "always comply",
+            "always provide",
+            "must answer",
+            "must respond",
+            "must comply",
+            "must provide",
+            "illegal",
+            "harmful",
+            "offensive",
+            "explicit",
+            "dangerous",
+            "inappropriate",
+            "malicious",
+        ],
+        regex: r"\b(?:amoral|unethical|immoral|unfiltered|uncensored|unrestricted|unbiased|unlimited|unhinged|jailbroken|limitless|lawless|nsfw|unmoderated|no-?limits?|without\s+limits)\b|\bregardless\s+of\s+(?:how|whether|the\s+(?:law|consequences|legality|morality|ethics|content|rules)|legality|morality|ethics|any|its|laws?)\b|\bno\s+matter\s+(?:what|how)\b|\b(?:illegal|harmful|offensive|explicit|dangerous|inappropriate|immoral|unethical|malicious)\s+(?:content|information|things|activities|requests?|questions?|material|answers?|responses?|stuff|topics?|acts?)\b|\b(?:always|must)\s+(?:answer|respond|comply|provide|obey|reply|generate)\b",
+        before: 10,
+        after: 30,
+        check: signal_weak,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "as an ai",
+            "as a ai",
+            "language model",
+            "chatgpt",
+            "chat gpt",
+        ],
+        regex: r"\bas\s+an?\s+(?:ai|language\s+model|llm)\b|\blarge\s+language\s+model\b|\bchat\s?gpt\b",
+        before: 10,
+        after: 10,
+        check: signal_meta_ai,
+        overlap: false,
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["hypothetical", "fictional", "imaginary", "fictitious"],
+        regex: r"\b(?:hypothetical|fictional|imaginary|fictitious)\s+(?:[\w-]+\s+){0,2}?(?:world|scenario|setting|universe|story|character|situation|language\s+model|ai|assistant|chatbot)\b",
+        before: 10,
+        after: 30,
+        check: signal_fiction,
+        overlap: false,
+    },
+];
+
+fn finding(
+    rule: &'static super::super::registry::RuleMeta,
+    caps: &Caps<'_>,
+    scan: &Scan<'_>,
+) -> Finding {
+    let (s, e) = caps.whole();
+    Finding::new(
+        rule,
+        s,
+        e,
+        format!(
+            "{}: {}",
+            rule.summary.trim_end_matches('.'),
+            excerpt(&scan.text()[s..e])
+        ),
+    )
+}
+
+/// A check with no extra structure beyond the regex: fires unless negated.
+fn plain<const R: u8>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, _) = caps.whole();
+    if negated_before(scan.text(), s) && !starts_negative(caps.str(0)) {
+        return;
+    }
+    let rule = match R {
+        2 => &PI002,
+        3 => &PI003,
+        4 => &PI004,
+        6 => &PI006,
+        7 => &PI007,
+        8 => &PI008,
+        10 => &PI010,
+        11 => &PI011,
+        12 => &PI012,
+        _ => &PI001,
+    };
+    push_pi(scan, finding(rule, caps, scan), out);
+}
+
+fn starts_negative(m: &str) -> bool {
+    let l = m.trim_start().to_lowercase();
+    l.starts_with("do not")
+        || l.starts_with("don't")
+        || l.starts_with("dont")
+        || l.starts_with("never")
+        || l.starts_with("no longer")
+}
+
+fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let verb = caps.str(1).to_lowercase();
+    let mid = caps.str(2);
+    let obj = caps.str(3).to_lowercase();
+    let sentence = scan.sentence(s);
+    let addr = addressed(sentence);
+    // "never ignore …", "don't skip the rules" argue for the instructions, not against them.
+    if !verb.starts_with("do")
+        && !verb.starts_with("don")
+        && !verb.starts_with("stop")
+        && !verb.starts_with("no ")
+        && negated_before(text, s)
+    {
+        return;
+    }
+    let scope = has_word(mid, SCOPE) || mid.to_lowercase().contains("the above");
+    if obj == "everything" || obj == "anything" {
+        let after = &text[e..(e + 80).min(text.len())];
+        let after = &after[..super::super::text::floor_char(after, after.len())];
+        let la = after.to_lowercase();
+        let cue = la.contains("you")
+            || la.contains("above")
+            || la.contains("before")
+            || la.contains("previous")
+            || la.contains("so far")
+            || la.contains("prior")
+            || la.contains("earlier")
+            || la.contains("told");
+        if !cue
+            || !(matches!(verb.as_str(), "forget" | "ignore" | "disregard")
+                || verb.starts_with("forget"))
+        {
+            return;
+        }
+    } else if !scope && !addr {
+        return;
+    }
+    if !addr {
+        let tool = has_word(sentence, TOOLING);
+        let bare_noun = mid.trim().is_empty() && verb.starts_with("ignor");
+        if tool || bare_noun {
+            return;
+        }
+        // Third-person descriptions ("the parser ignores previous rules") need an addressee.
+        if verb.ends_with('s') && !imperative_at(text, s) && verb != "ignores" {
+            return;
+        }
+        if (verb == "ignores" || verb.ends_with("ing")) && !imperative_at(text, s) {
+            return;
+        }
+    }
+    let f = Finding::new(
+        &PI001,
+        s,
+        e,
+        format!("instruction override: {}", excerpt(&text[s..e])),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_halt(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let text = scan.text();
+    let m = &text[s..e];
+    let head_end = m.len() - caps.str(1).len();
+    let letters: Vec<char> = m[..head_end]
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .collect();
+    let shouted = letters.iter().all(|c| c.is_uppercase());
+    let tail = caps.str(1).to_lowercase();
+    let redirect = [
+        "print", "say", "output", "respond", "repeat", "write", "reply", "answer", "tell", "type",
+    ]
+    .iter()
+    .any(|v| tail.split(|c: char| !c.is_alphabetic()).any(|w| w == *v));
+    if !(shouted && redirect || imperative_at(text, s) && redirect && addressed(scan.sentence(s))) {
+        return;
+    }
+    let f = Finding::new(
+        &PI001,
+        s,
+        s + head_end,
+        format!(
+            "halts the current task to substitute another: {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_new_instructions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.range(1).expect("group p");
+    let phrase = caps.str(1);
+    let lower = phrase.to_lowercase();
+    let tail = caps.str(2);
+    let line_start = text[..s].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[e..].find('\n').map_or(text.len(), |i| e + i);
+    let line = &text[line_start..line_end];
+    let before = text[line_start..s].trim_end();
+    let prev_words: Vec<String> = words(before).collect();
+    let prev_word = prev_words
+        .iter()
+        .rev()
+        .take(3)
+        .find(|w| {
+            !matches!(
+                w.as_str(),
+                "a" | "an" | "the" | "our" | "my" | "its" | "their" | "this"
+            )
+        })
+        .cloned()
+        .unwrap_or_default();
+    if matches!(
+        prev_word.as_str(),
+        "add"
+            | "added"
+            | "adds"
+            | "adding"
+            | "create"
+            | "created"
+            | "write"
+            | "wrote"
+            | "written"
+            | "draft"
+            | "drafted"
+            | "design"
+            | "designed"
+            | "implement"
+            | "implemented"
+            | "introduce"
+            | "introduced"
+            | "ship"
+            | "shipped"
+            | "test"
+            | "tested"
+            | "update"
+            | "updated"
+            | "tune"
+            | "tuned"
+            | "use"
+            | "uses"
+            | "used"
+            | "using"
+            | "support"
+            | "supports"
+            | "load"
+            | "loads"
+            | "build"
+            | "built"
+            | "generate"
+            | "generated"
+            | "see"
+            | "read"
+            | "with"
+            | "the"
+            | "of"
+            | "for"
+            | "per"
+            | "two"
+            | "three"
+            | "several"
+            | "some"
+            | "many"
+            | "few"
+            | "no"
+            | "any"
+    ) {
+        return;
+    }
+    let system_prompt = lower.ends_with("system prompt") && lower.starts_with("new");
+    let letters: Vec<char> = line.chars().filter(|c| c.is_alphabetic()).collect();
+    let upper = letters.len() >= 8
+        && letters.iter().filter(|c| c.is_uppercase()).count() * 10 >= letters.len() * 8;
+    let emphasised = before.ends_with("***")
+        || before.ends_with("**")
+        || before.ends_with("##")
+        || before.ends_with("# ")
+        || before.ends_with('#')
+        || before.ends_with("=")
+        || before.ends_with("[")
+        || before.ends_with('(')
+        || tail.trim_start().starts_with(':')
+        || tail.trim_start().starts_with('*')
+        || tail.trim_start().starts_with('=');
+    let addr_tail = {
+        let t = tail.to_lowercase();
+        t.contains("for the ai")
+            || t.contains("for the agent")
+            || t.contains("for the assistant")
+            || t.contains("for the model")
+            || t.contains("for you")
+    };
+    let next_line = &text[line_end..(line_end + 120).min(text.len())];
+    let next_line = &next_line[..super::super::text::floor_char(next_line, next_line.len())];
+    let nl = next_line.trim_start().to_lowercase();
+    let followed = nl.starts_with("from now on")
+        || nl.starts_with("you ")
+        || nl.starts_with("ignore")
+        || nl.starts_with("disregard");
+    let is_task = lower.ends_with("task") || lower.ends_with("rules");
+    let fire = if system_prompt {
+        true
+    } else if is_task {
+        upper && (emphasised || tail.trim_start().starts_with(':'))
+    } else {
+        upper || emphasised || addr_tail || followed
+    };
+    if !fire {
+        return;
+    }
+    if lower.starts_with("important")
+        && !upper
+        && !addr_tail
+        && !followed
+        && !before.ends_with("***")
+    {
+        return;
+    }
+    let f = Finding::new(
+        &PI002,
+        s,
+        e,
+        format!("announces new instructions: {}", excerpt(phrase)),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_from_now_on(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let after = &text[e..(e + 60).min(text.len())];
+    let after = &after[..super::super::text::floor_char(after, after.len())];
+    let la = after.trim_start().to_lowercase();
+    let modal = [
+        "will",
+        "must",
+        "are",
+        "shall",
+        "should",
+        "'re",
+        "'ll",
+        "have to",
+        "need to",
+        "can",
+        "may",
+        "only",
+        "answer",
+        "respond",
+        "act",
+        "behave",
+        "do",
+        "never",
+        "always",
+        "no longer",
+        "is",
+        "need",
+    ]
+    .iter()
+    .any(|m| la.starts_with(m));
+    if !modal && !caps.str(3).eq_ignore_ascii_case("your") {
+        return;
+    }
+    let f = Finding::new(
+        &PI002,
+        s,
+        e,
+        format!(
+            "announces new standing instructions: {}",
+            excerpt(
+                &text[s..(e + 30).min(text.len())]
+                    .chars()
+                    .take(60)
+                    .collect::<String>()
+            )
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_you_are_now(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let x = caps.str(1);
+    let lx = x.to_lowercase();
+    let ws: Vec<String> = words(x).take(6).collect();
+    let Some(first) = ws.first() else { return };
+    const BENIGN: &[&str] = &[
+        "on",
+        "at",
+        "able",
+        "ready",
+        "done",
+        "responsible",
+        "set",
+        "logged",
+        "connected",
+        "running",
+        "using",
+        "working",
+        "allowed",
+        "authorized",
+        "authorised",
+        "free",
+        "up",
+        "back",
+        "ahead",
+        "behind",
+        "signed",
+        "subscribed",
+        "registered",
+        "enrolled",
+        "viewing",
+        "looking",
+        "editing",
+        "inside",
+        "within",
+        "the",
+        "a",
+        "an",
+        "in",
+        "part",
+        "member",
+        "owner",
+        "maintainer",
+        "reviewer",
+        "assigned",
+        "expected",
+        "required",
+        "good",
+        "all",
+        "ok",
+        "okay",
+        "on-call",
+    ];
+    let persona_words = [
+        "ai",
+        "assistant",
+        "chatbot",
+        "bot",
+        "model",
+        "gpt",
+        "character",
+        "persona",
+        "entity",
+        "version",
+        "jailbroken",
+        "unrestricted",
+        "uncensored",
+        "unfiltered",
+        "dan",
+        "evil",
+        "different",
+        "free",
+        "no",
+        "liberated",
+        "unleashed",
+        "unlocked",
+        "unbound",
+        "amoral",
+        "rogue",
+        "sentient",
+        "human",
+        "god",
+        "superintelligent",
+        "developer",
+    ];
+    let mode = lx.contains(" mode") && !lx.contains("on branch");
+    const WORK_ROLES: &[&str] = &[
+        "owner",
+        "maintainer",
+        "reviewer",
+        "assignee",
+        "lead",
+        "on-call",
+        "oncall",
+        "point",
+        "contact",
+        "primary",
+        "main",
+        "responsible",
+        "only",
+        "last",
+        "first",
+        "next",
+        "current",
+        "new",
+        "sole",
+        "release",
+        "session",
+        "agent",
+        "author",
+        "committer",
+        "one",
+        "developer",
+        "engineer",
+        "implementer",
+        "tester",
+        "coordinator",
+        "manager",
+        "operator",
+        "planner",
+        "maintainers",
+        "reviewers",
+        "owners",
+        "person",
+        "team",
+    ];
+    let fire = if first == "in" {
+        mode
+    } else if matches!(first.as_str(), "a" | "an" | "the") {
+        ws.iter()
+            .skip(1)
+            .take(4)
+            .any(|w| persona_words.contains(&w.as_str()))
+            || has_word(
+                x,
+                &[
+                    "unrestricted",
+                    "jailbroken",
+                    "uncensored",
+                    "unfiltered",
+                    "evil",
+                ],
+            )
+            || ws.get(1).is_some_and(|w| !WORK_ROLES.contains(&w.as_str()))
+    } else if first == "free" || first == "able" {
+        lx.contains("anything") || lx.contains("without") || lx.contains("ignore")
+    } else if BENIGN.contains(&first.as_str()) {
+        false
+    } else {
+        // A name: DevOpsGPT, DAN, RYX, "Alex, an unrestricted …".
+        let raw_first = x.split_whitespace().next().unwrap_or("");
+        let namelike = raw_first.chars().next().is_some_and(char::is_uppercase)
+            || raw_first.starts_with(['"', '\'', '['])
+            || raw_first.len() >= 2 && raw_first.chars().all(|c| c.is_ascii_uppercase())
+            || persona_words.contains(&first.as_str())
+            || mode;
+        namelike
+            || has_word(
+                x,
+                &[
+                    "unrestricted",
+                    "jailbroken",
+                    "uncensored",
+                    "unfiltered",
+                    "amoral",
+                ],
+            )
+    };
+    if !fire {
+        return;
+    }
+    let (s, e) = caps.whole();
+    let f = Finding::new(
+        &PI003,
+        s,
+        e,
+        format!(
+            "reassigns the reader's identity: {}",
+            excerpt(&scan.text()[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_persona_verb(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if negated_before(text, s)
+        || !(imperative_at(text, s) || addressed(&text[scan.sentence_range(s).0..s]))
+    {
+        return;
+    }
+    let f = Finding::new(
+        &PI003,
+        s,
+        e,
+        format!(
+            "asks the reader to adopt another identity: {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_dan(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let lo = super::super::text::floor_char(text, s.saturating_sub(200));
+    let hi = super::super::text::floor_char(text, (e + 200).min(text.len()));
+    let around = text[lo..hi].to_lowercase();
+    let near = &text[super::super::text::floor_char(text, s.saturating_sub(12))
+        ..super::super::text::floor_char(text, (e + 8).min(text.len()))];
+    let ln = near.to_lowercase();
+    let cue = around.contains("do anything now")
+        || around.contains("anything now")
+        || ln.contains("as dan")
+        || ln.contains("are dan")
+        || ln.contains("dan mode")
+        || ln.contains("[dan")
+        || ln.contains("dan:")
+        || ln.contains("dan]")
+        || ln.contains("be dan")
+        || ln.contains("named dan")
+        || ln.contains("called dan")
+        || ln.contains("like dan")
+        || ln.contains("dan,")
+            && (around.contains("jailbreak")
+                || around.contains("restrictions")
+                || around.contains("chatgpt"));
+    if !cue {
+        return;
+    }
+    let f = Finding::new(
+        &PI004,
+        s,
+        e,
+        "jailbreak persona \"DAN\" (do anything now)".into(),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let m = caps.str(1).to_lowercase();
+    let sentence = scan.sentence(s);
+    let ls = sentence.to_lowercase();
+    let activation = [
+        "enable",
+        "enabled",
+        "activat",
+        " on",
+        "engage",
+        "unlock",
+        "switch to",
+        "switched to",
+        "enter",
+        "turn on",
+        "now in",
+        "are in",
+        "you're in",
+        "in effect",
+        "initiat",
+        "mode:",
+        "granted",
+    ]
+    .iter()
+    .any(|a| ls.contains(a));
+    let letters: Vec<char> = caps.str(0).chars().filter(|c| c.is_alphabetic()).collect();
+    let shouted = letters.iter().all(|c| c.is_uppercase());
+    let strong = matches!(
+        m.as_str(),
+        "god"
+            | "sudo"
+            | "jailbreak"
+            | "jailbroken"
+            | "unrestricted"
+            | "unfiltered"
+            | "uncensored"
+            | "dan"
+            | "evil"
+            | "chaos"
+            | "opposite"
+            | "dude"
+            | "stan"
+            | "aim"
+            | "unleashed"
+            | "unlocked"
+    );
+    let responding = [
+        "respond", "answer", "reply", "output", "generate", "you ", "you'", "chatgpt", "ai ",
+    ]
+    .iter()
+    .any(|r| ls.contains(r));
+    let fire = if strong {
+        activation || responding
+    } else {
+        (activation || shouted) && (responding || addressed(sentence) || shouted && activation)
+    };
+    if !fire || negated_before(text, s) && !responding {
+        return;
+    }
+    let f = Finding::new(
+        &PI004,
+        s,
+        e,
+        format!(
+            "switches the reader into a restriction-free mode: {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_enable_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let tail = caps.str(1).to_lowercase();
+    let framing = [
+        "each response",
+        "every response",
+        "each reply",
+        "every reply",
+        "each answer",
+        "every answer",
+        "respond",
+        "your response",
+        "your answer",
+        "for each prompt",
+        "for every prompt",
+    ]
+    .iter()
+    .any(|f| tail.contains(f));
+    if !framing || !imperative_at(text, s) || negated_before(text, s) {
+        return;
+    }
+    let head = &text[s..e - caps.str(1).len()];
+    let f = Finding::new(
+        &PI004,
+        s,
+        s + head.len(),
+        format!(
+            "switches the reader into a special response mode: {}",
+            excerpt(head)
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_jailbreak_word(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, _) = caps.whole();
+    let (ws, we) = caps.range(0).expect("match");
+    let word_end = ws + caps.str(0).len() - caps.str(1).len();
+    let tail = caps.str(1).to_lowercase();
+    let before = text[super::super::text::floor_char(text, s.saturating_sub(40))..s].to_lowercase();
+    let active = [
+        "mode",
+        "prompt",
+        "activat",
+        "enabled",
+        "successful",
+        "complete",
+        "initiated",
+        "engaged",
+        "unlocked",
+    ]
+    .iter()
+    .any(|a| {
+        tail.trim_start().starts_with(a)
+            || tail
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.starts_with(a))
+    }) || [
+        "attempting",
+        "initiat",
+        "activat",
+        "enable",
+        "you are",
+        "you're",
+        "fully",
+        "begin",
+        "start",
+    ]
+    .iter()
+    .any(|a| {
+        before.trim_end().ends_with(a)
+            || before
+                .split_whitespace()
+                .last()
+                .is_some_and(|w| w.starts_with(a))
+    });
+    let _ = we;
+    let word = &text[ws..word_end];
+    let shouted = word.chars().all(|c| c.is_uppercase());
+    let labelled = tail.trim_start().starts_with(':');
+    let severity = if active || (shouted && labelled) {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let f = Finding::new(
+        &PI004,
+        ws,
+        word_end,
+        format!(
+            "jailbreak reference: {}",
+            excerpt(&text[ws..(word_end + tail.len().min(30)).min(text.len())])
+        ),
+    )
+    .severity(severity);
+    push_pi(scan, f, out);
+    let mut sig = Finding::new(&PI004, ws, word_end, text[ws..word_end].to_lowercase());
+    sig.signal = SIG_WEAK;
+    out.push(sig);
+}
+
+fn check_delimiter(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let token = scan.text()[s..e].trim();
+    let mut f = Finding::new(
+        &PI005,
+        s,
+        e,
+        format!("fake chat-template delimiter {}", excerpt(token)),
+    );
+    if quoted(scan, s, e) {
+        f.severity = Severity::Warning;
+        f.message.push_str(" (in a code span)");
+    }
+    push_pi(scan, f, out);
+}
+
+fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let verb = caps.str(1).to_lowercase();
+    let obj = caps.str(3).to_lowercase();
+    let mid = caps.str(2).to_lowercase();
+    if negated_before(text, s) {
+        return;
+    }
+    let sentence = scan.sentence(s).to_lowercase();
+    let after =
+        text[e..super::super::text::floor_char(text, (e + 60).min(text.len()))].to_lowercase();
+    let possessive = obj.starts_with("your")
+        || obj.contains("you were")
+        || obj.contains("you have been")
+        || [
+            "you were",
+            "you have been",
+            "you've been",
+            "given to you",
+            "you received",
+            "you got",
+        ]
+        .iter()
+        .any(|p| after.trim_start().starts_with(p));
+    let context_ref = obj.starts_with("everything")
+        || after.contains("beginning of this conversation")
+        || after.contains("start of this conversation")
+        || obj.contains("above")
+        || obj.contains("preceding")
+        || obj.contains("so far")
+        || obj.contains("before this")
+        || obj.contains("conversation")
+        || obj.starts_with("initiali");
+    let request = sentence.contains(" me ")
+        || sentence.contains(" me.")
+        || sentence.contains("please")
+        || sentence.contains("can you")
+        || sentence.contains("could you")
+        || sentence.contains("i need")
+        || sentence.contains("i want")
+        || mid.contains(" me")
+        || sentence.contains("for me");
+    let soft_verb = matches!(
+        verb.as_str(),
+        "see"
+            | "view"
+            | "know"
+            | "access"
+            | "give"
+            | "tell"
+            | "return"
+            | "list"
+            | "provide"
+            | "send"
+            | "convert"
+            | "rewrite"
+            | "copy"
+            | "paste"
+    );
+    let fire = if possessive {
+        (imperative_at(text, s) || request || sentence.contains("?"))
+            && (!soft_verb || request || verb == "tell" || verb == "give" || verb == "list")
+    } else if context_ref {
+        (imperative_at(text, s) || request) && !soft_verb || request && soft_verb
+    } else if obj.contains("system") && obj.starts_with("the ") {
+        request && (imperative_at(text, s) || soft_verb)
+    } else {
+        false
+    };
+    if !fire {
+        return;
+    }
+    let f = Finding::new(
+        &PI006,
+        s,
+        e,
+        format!(
+            "asks for the system prompt or prior context: {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_your_system(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let m = caps.str(0).to_lowercase();
+    // "your first prompt" in a how-to is benign; the sweeping ones are not.
+    if (m.contains("first") || m.contains("pre")) && !addressed(scan.sentence(s)) {
+        return;
+    }
+    let f = Finding::new(
+        &PI006,
+        s,
+        e,
+        format!(
+            "refers to the reader's own hidden instructions: {}",
+            excerpt(&scan.text()[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_completion(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let sentence = scan.sentence(s).to_lowercase();
+    let frame = [
+        "complete",
+        "continue",
+        "finish",
+        "start your",
+        "begin your",
+        "beginning with",
+        "starting with",
+        "start with",
+        "begin with",
+        "fill in",
+    ]
+    .iter()
+    .any(|f| sentence.contains(f));
+    if !frame {
+        return;
+    }
+    let f = Finding::new(
+        &PI006,
+        s,
+        e,
+        format!(
+            "asks the reader to complete its own instructions: {}",
+            excerpt(&scan.text()[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_stealth(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let neg = caps.str(1).to_lowercase();
+    let mid = caps.str(3).to_lowercase();
+    let target = caps.str(4).to_lowercase();
+    let object = has_word(
+        &mid,
+        &[
+            "this",
+            "it",
+            "that",
+            "these",
+            "those",
+            "anything",
+            "what",
+            "about",
+            "change",
+            "changes",
+            "step",
+            "steps",
+            "action",
+            "actions",
+            "commit",
+            "deletion",
+            "edit",
+            "edits",
+            "modification",
+            "file",
+        ],
+    );
+    let doc_target = matches!(target.as_str(), "summary" | "changelog" | "commit message");
+    if doc_target && !object {
+        return;
+    }
+    if !neg.starts_with("without") && !object {
+        return;
+    }
+    if neg.starts_with("without") && !imperative_like_sentence(scan, s) {
+        return;
+    }
+    let f = Finding::new(
+        &PI007,
+        s,
+        e,
+        format!(
+            "asks to hide an action from the people overseeing it: {}",
+            excerpt(&scan.text()[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+/// True when the sentence holding `pos` is an instruction (starts with an imperative verb or
+/// addresses the reader).
+fn imperative_like_sentence(scan: &Scan<'_>, pos: usize) -> bool {
+    let (a, _) = scan.sentence_range(pos);
+    let text = scan.text();
+    let start = a + text[a..].len()
+        - text[a..]
+            .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '-' | '*' | '>' | '#'))
+            .len();
+    let first: String = words(&text[start..(start + 30).min(text.len())])
+        .next()
+        .unwrap_or_default();
+    let past = first.ends_with("ed") || first.ends_with("es") && !first.ends_with("ses");
+    addressed(scan.sentence(pos)) || (!past && imperative_at(text, start))
+}
+
+fn check_pipe_shell(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let sentence = scan.sentence(s).to_lowercase();
+    let urgent = [
+        "before anything else",
+        "before you do anything",
+        "first",
+        "immediately",
+        "right away",
+        "right now",
+        "without asking",
+        "silently",
+        "asap",
+        "before continuing",
+        "at once",
+        "quietly",
+        "don't ask",
+        "do not ask",
+        "no need to ask",
+    ]
+    .iter()
+    .any(|u| sentence.contains(u));
+    let mut f = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "pipes a remote script into a shell: {}",
+            excerpt(&scan.text()[s..e])
+        ),
+    );
+    if !urgent && !addressed(&sentence) {
+        f.severity = Severity::Warning;
+    }
+    push_pi(scan, f, out);
+}
+
+fn check_no_verify(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let (a, _) = scan.sentence_range(s);
+    let clause = &text[a..s];
+    let lc = clause.to_lowercase();
+    if negated_before(text, s)
+        || lc.contains("never")
+        || lc.contains("don't")
+        || lc.contains("do not")
+        || lc.contains("avoid")
+        || lc.contains("without")
+        || lc.contains("removed")
+        || lc.contains("instead of")
+        || lc.contains("no longer")
+    {
+        return;
+    }
+    let ws: Vec<String> = words(clause).collect();
+    let imperative = ws.first().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "commit"
+                | "push"
+                | "use"
+                | "run"
+                | "always"
+                | "add"
+                | "pass"
+                | "just"
+                | "please"
+                | "then"
+                | "git"
+                | "skip"
+                | "bypass"
+        )
+    }) || addressed(clause)
+        && (lc.contains("should")
+            || lc.contains("must")
+            || lc.contains("can ")
+            || lc.contains("use"));
+    if !imperative {
+        return;
+    }
+    let f = Finding::new(
+        &PI008,
+        s,
+        e,
+        "tells the reader to bypass git hooks with --no-verify".into(),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_bypass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if negated_before(text, s) {
+        return;
+    }
+    if !(imperative_at(text, s) || addressed(&text[scan.sentence_range(s).0..s])) {
+        return;
+    }
+    let f = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "tells the reader to bypass a safety control: {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_approve_all(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if negated_before(text, s) || !imperative_at(text, s) {
+        return;
+    }
+    let f = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "tells the reader to approve actions blindly: {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_priority(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let after = &text[e..super::super::text::floor_char(text, (e + 160).min(text.len()))];
+    let la = after.to_lowercase();
+    let action = [
+        "call ", "run ", "execute", "invoke", "read ", "send ", "delete", "ignore", "output",
+        "print", "use the", "fetch", "upload", "post ",
+    ]
+    .iter()
+    .any(|a| la.contains(a));
+    let mut f = Finding::new(
+        &PI009,
+        s,
+        e,
+        format!("claims overriding priority: {}", excerpt(&text[s..e])),
+    );
+    if action && (caps.str(0).starts_with('<') || imperative_at(text, s) || la.contains("tool")) {
+        f.severity = Severity::Error;
+        f.message.push_str(" followed by an action for the reader");
+    }
+    push_pi(scan, f, out);
+}
+
+fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let obj = caps.str(3).to_lowercase();
+    let verb = caps.str(1).to_lowercase();
+    let code_obj = matches!(
+        obj.as_str(),
+        "code" | "codebase" | "solution" | "implementation" | "algorithm" | "program" | "script"
+    );
+    let sentence = scan.sentence(s).to_lowercase();
+    if code_obj
+        && !(sentence.contains(" code ")
+            || sentence.contains("snippet")
+            || sentence.contains("excerpt"))
+    {
+        return;
+    }
+    if !imperative_at(text, s) || negated_before(text, s) {
+        return;
+    }
+    if matches!(
+        verb.as_str(),
+        "let" | "consider" | "engage" | "keep" | "make" | "ensure"
+    ) && !code_obj
+        && !caps.str(2).to_lowercase().contains(" in")
+    {
+        return;
+    }
+    let f = Finding::new(
+        &PI012,
+        s,
+        e,
+        format!(
+            "instructs the reader's own output: {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_end_with(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let m = caps.str(0).to_lowercase();
+    let object = ["response", "repl", "answer", "message", "output"]
+        .iter()
+        .any(|o| m.contains(o));
+    if !imperative_at(text, s)
+        || negated_before(text, s)
+        || !(object || addressed(scan.sentence(s)))
+    {
+        return;
+    }
+    let f = Finding::new(
+        &PI012,
+        s,
+        e,
+        format!(
+            "dictates how the reader's output starts or ends: {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn check_code_injection(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let sentence = scan.sentence(s).to_lowercase();
+    let yours = [
+        "the code you",
+        "code you develop",
+        "code you write",
+        "your code",
+        "your solution",
+        "your implementation",
+        "your codebase",
+        "your algorithm",
+        "your program",
+        "your script",
+        "your response",
+        "your answer",
+        "your work",
+        "your elucidation",
+        "your project",
+        "your function",
+    ]
+    .iter()
+    .any(|y| sentence.contains(y));
+    if !yours {
+        return;
+    }
+    let f = Finding::new(
+        &PI012,
+        s,
+        e,
+        format!(
+            "asks the reader to inject code into its output: {}",
+            excerpt(&scan.text()[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+fn signal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>, cat: u8) {
+    let (s, e) = caps.whole();
+    let mut f = Finding::new(&PI004, s, e, scan.text()[s..e].to_string());
+    f.signal = cat;
+    out.push(f);
+}
+
+fn signal_persona(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, _) = caps.whole();
+    let m = caps.str(0).to_lowercase();
+    let needs_addr = !(m.starts_with("hello")
+        || m.starts_with("hi")
+        || m.starts_with("hey")
+        || m.starts_with("dear")
+        || m.starts_with("greetings")
+        || m.starts_with("welcome")
+        || m.starts_with("ok")
+        || m.starts_with("listen")
+        || m.starts_with("you"));
+    if needs_addr && !addressed(scan.sentence(s)) {
+        return;
+    }
+    signal(scan, caps, out, SIG_PERSONA);
+}
+
+/// A role-play set-up ("let's play a game") counts as a persona signal when addressed.
+fn signal_strong_persona(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, _) = caps.whole();
+    let text = scan.text();
+    let hi = super::super::text::floor_char(text, (s + 400).min(text.len()));
+    if addressed(&text[s..hi]) {
+        signal(scan, caps, out, SIG_PERSONA);
+    }
+}
+
+fn signal_strong(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    signal(scan, caps, out, SIG_STRONG);
+}
+
+fn signal_limits(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    signal(scan, caps, out, SIG_LIMITS);
+}
+
+fn signal_weak(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    signal(scan, caps, out, SIG_WEAK);
+}
+
+fn signal_slot(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    signal(scan, caps, out, SIG_SLOT);
+}
+
+fn signal_meta_ai(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    signal(scan, caps, out, SIG_META_AI);
+}
+
+fn signal_fiction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    signal(scan, caps, out, SIG_FICTION);
+}
+
+/// Replaces the jailbreak signals in `findings` by PI004 findings where they combine: a persona
+/// set-up with the removal of rules, a jailbreak marker (stay in character, `[🔓JAILBREAK]`)
+/// with any other signal, or several restriction-removal signals addressed to the reader.
+pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
+    let mut signals: Vec<Finding> = Vec::new();
+    findings.retain(|f| {
+        if f.signal == 0 {
+            true
+        } else {
+            signals.push(f.clone());
+            false
+        }
+    });
+    if signals.len() < 2 {
+        return;
+    }
+    signals.sort_by_key(|f| f.start);
+    let text = scan.text();
+    let mut i = 0;
+    while i < signals.len() {
+        // A group: signals within 1200 bytes of the first, not crossing a heading or a rule.
+        let start = signals[i].start;
+        let mut j = i + 1;
+        while j < signals.len()
+            && signals[j].start < start + 1200
+            && !crosses_section(&text[start..signals[j].start])
+        {
+            j += 1;
+        }
+        let group = &signals[i..j];
+        let has = |c: u8| group.iter().any(|f| f.signal == c);
+        let count = |c: u8| {
+            let mut seen: Vec<String> = group
+                .iter()
+                .filter(|f| f.signal == c)
+                .map(|f| f.message.to_lowercase())
+                .collect();
+            seen.sort();
+            seen.dedup();
+            seen.len()
+        };
+        let window_end = group.last().map_or(start, |f| f.end);
+        let addr = addressed(&text[start..window_end]);
+        let persona = has(SIG_PERSONA);
+        let strong = has(SIG_STRONG);
+        let limits = count(SIG_LIMITS);
+        let weak = count(SIG_WEAK);
+        let other = count(SIG_META_AI) + count(SIG_FICTION);
+        let personas = count(SIG_PERSONA);
+        let fire = (strong && (persona || limits > 0 || weak > 0 || other > 0))
+            || (personas >= 2 && (weak > 0 || other > 0 || limits > 0))
+            || (personas >= 3)
+            || (has(SIG_SLOT) && (persona || limits > 0 || weak > 0 || count(SIG_FICTION) > 0))
+            || (persona && limits > 0)
+            || (persona && weak >= 1 && (weak + other) >= 2)
+            || (limits > 0 && (weak > 0 || other > 0 || limits >= 2) && addr);
+        if fire {
+            let cues: Vec<String> = {
+                let mut c: Vec<String> = group.iter().map(|f| excerpt(&f.message)).collect();
+                c.dedup();
+                c.into_iter().take(3).collect()
+            };
+            let first = &group[0];
+            let f = Finding::new(
+                &PI004,
+                first.start,
+                first.end,
+                format!("jailbreak set-up ({})", cues.join(" + ")),
+            );
+            findings.push(f);
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+}
+
+fn crosses_section(s: &str) -> bool {
+    s.contains("\n#") || s.contains("\n---") || s.contains("\n***\n") || s.contains("\n___")
+}

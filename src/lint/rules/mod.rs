@@ -1,0 +1,592 @@
+//! The rules, one file per family, and the helpers they share: grammatical cues (is this
+//! word the start of an imperative clause, is it negated, who is addressed), quoted-example
+//! detection, placeholder recognition and secret redaction.
+
+pub(crate) mod encoded;
+pub(crate) mod exfil;
+pub(crate) mod hidden;
+pub(crate) mod injection;
+pub(crate) mod pii;
+pub(crate) mod secrets;
+pub(crate) mod structure;
+
+use super::engine::{Finding, Pattern, Scan};
+use super::markdown::Context;
+use super::text::{has_word, words};
+
+/// Every keyword-gated pattern of every family.
+pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
+    injection::PATTERNS
+        .iter()
+        .chain(exfil::PATTERNS)
+        .chain(secrets::PATTERNS)
+        .chain(pii::PATTERNS)
+        .collect()
+}
+
+/// Vocabulary shared by the patterns, substituted for `{NAME}` in pattern sources.
+const VOCAB: &[(&str, &str)] = &[
+    (
+        "OVR",
+        r"ignore|ignoring|ignores|disregard|disregarding|forget|forgetting|override|overriding|overrule|bypass|bypassing|skip|neglect|overlook|omit|discard|abandon|dismiss|set\s+aside|throw\s+out|nullify|erase|pay\s+no\s+(?:attention|heed|mind)\s+to|do\s+not\s+(?:follow|obey|heed)|don'?t\s+(?:follow|obey|heed)|stop\s+(?:following|obeying)|no\s+longer\s+(?:follow|obey)|let\s+go\s+of|abide\s+by\s+none\s+of",
+    ),
+    (
+        "OBJ",
+        r"instructions?|prompts?|directives?|commands?|guidelines?|guardrails?|rules|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|inputs?|everything|anything",
+    ),
+    (
+        "LIMITS",
+        r"restrictions?|filters?|filtering|limits|limitations?|rules|guidelines|polic(?:y|ies)|censorship|censors?|boundaries|constraints|ethics|ethical\s+\w+|morals?|morality|moral\s+\w+|safeguards|guardrails|confines|warnings?|disclaimers?|programming|regulations?|laws?|principles|safety\s+\w+|content\s+polic(?:y|ies)",
+    ),
+];
+
+/// Expands `{NAME}` vocabulary references in a pattern source and makes it case-insensitive.
+pub(crate) fn expand(src: &str) -> String {
+    let mut out = String::from("(?i)");
+    let mut rest = src;
+    while let Some(i) = rest.find('{') {
+        let after = &rest[i + 1..];
+        let name_len = after.bytes().take_while(u8::is_ascii_uppercase).count();
+        if name_len > 0 && after.as_bytes().get(name_len) == Some(&b'}') {
+            let name = &after[..name_len];
+            let (_, body) = VOCAB
+                .iter()
+                .find(|(n, _)| *n == name)
+                .unwrap_or_else(|| panic!("unknown vocabulary {name}"));
+            out.push_str(&rest[..i]);
+            out.push_str("(?:");
+            out.push_str(body);
+            out.push(')');
+            rest = &after[name_len + 1..];
+        } else {
+            out.push_str(&rest[..=i]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Words that address the reader of the handoff (an agent or model).
+pub(crate) const ADDRESSEE: &[&str] = &[
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "you're",
+    "you'll",
+    "you've",
+    "u",
+    "assistant",
+    "assistants",
+    "ai",
+    "agent",
+    "agents",
+    "model",
+    "llm",
+    "llms",
+    "chatbot",
+    "bot",
+    "gpt",
+    "chatgpt",
+    "claude",
+    "gemini",
+    "copilot",
+    "codex",
+    "llama",
+    "bard",
+    "grok",
+    "deepseek",
+];
+
+/// Words that frame text as talk *about* an attack (documentation, tests), not an attack.
+const META: &[&str] = &[
+    "phrase",
+    "phrases",
+    "pattern",
+    "patterns",
+    "string",
+    "strings",
+    "example",
+    "examples",
+    "payload",
+    "payloads",
+    "attack",
+    "attacks",
+    "attacker",
+    "injection",
+    "injections",
+    "detect",
+    "detects",
+    "detected",
+    "detection",
+    "detector",
+    "block",
+    "blocks",
+    "blocked",
+    "flag",
+    "flags",
+    "flagged",
+    "catch",
+    "catches",
+    "caught",
+    "test",
+    "tests",
+    "fixture",
+    "fixtures",
+    "corpus",
+    "benchmark",
+    "regex",
+    "regexes",
+    "like",
+    "quoted",
+    "matches",
+    "matched",
+    "containing",
+    "contains",
+    "word",
+    "words",
+    "lint",
+    "linter",
+    "scanner",
+    "explain",
+    "explains",
+    "concept",
+    "term",
+    "called",
+    "known",
+];
+
+/// True when `s` addresses the reader.
+pub(crate) fn addressed(s: &str) -> bool {
+    has_word(s, ADDRESSEE) || s.to_ascii_lowercase().contains("next agent")
+}
+
+/// True when the word at `pos` starts an imperative clause: it opens the text, a line, a
+/// sentence, a list item or a clause, or follows a softener (please, also, then, now, …) or
+/// an addressee (`you must`, `agent:`).
+pub(crate) fn imperative_at(text: &str, pos: usize) -> bool {
+    let before = &text[..pos];
+    let trimmed = before.trim_end_matches([' ', '\t', '*', '_', '"', '\'', '`', '>', '(', '[']);
+    let Some(last) = trimmed.chars().last() else {
+        return true;
+    };
+    if matches!(
+        last,
+        '\n' | '.' | '!' | '?' | ':' | ';' | '-' | '|' | ',' | '\u{2022}'
+    ) {
+        return true;
+    }
+    if last.is_ascii_digit() {
+        return false;
+    }
+    let prev: String = trimmed
+        .rsplit(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    matches!(
+        prev.as_str(),
+        "please"
+            | "also"
+            | "then"
+            | "and"
+            | "now"
+            | "first"
+            | "just"
+            | "simply"
+            | "kindly"
+            | "always"
+            | "immediately"
+            | "must"
+            | "should"
+            | "shall"
+            | "will"
+            | "to"
+            | "you"
+            | "next"
+            | "finally"
+            | "instead"
+            | "quickly"
+            | "silently"
+            | "secretly"
+            | "so"
+            | "but"
+            | "or"
+            | "afterwards"
+            | "afterward"
+            | "subsequently"
+            | "thereafter"
+    ) && !(prev == "to" && before.trim_end().ends_with("how to"))
+}
+
+/// True when one of the four words before `pos` negates what follows.
+pub(crate) fn negated_before(text: &str, pos: usize) -> bool {
+    let start = pos.saturating_sub(40);
+    let start = super::text::ceil_char(text, start);
+    let window = &text[start..pos];
+    let ws: Vec<String> = words(window).collect();
+    let tail = &ws[ws.len().saturating_sub(4)..];
+    tail.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "never"
+                | "not"
+                | "don't"
+                | "dont"
+                | "avoid"
+                | "without"
+                | "stop"
+                | "cannot"
+                | "can't"
+                | "won't"
+                | "mustn't"
+                | "shouldn't"
+                | "no"
+                | "nor"
+                | "refuse"
+                | "removed"
+                | "remove"
+                | "forbid"
+                | "forbidden"
+                | "prohibit"
+                | "prohibited"
+                | "disallow"
+                | "doesn't"
+                | "didn't"
+        )
+    })
+}
+
+/// True when the span lies inside quotation marks or a code span on its line.
+pub(crate) fn quoted(scan: &Scan<'_>, start: usize, end: usize) -> bool {
+    if matches!(scan.context(start), Context::CodeSpan | Context::CodeFence) {
+        return true;
+    }
+    let text = scan.text();
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    let before = &text[line_start..start];
+    let after = &text[end..line_end];
+    for (open, close) in [("\"", "\""), ("`", "`"), ("'", "'")] {
+        let n = before.matches(open).count();
+        if n % 2 == 1 && after.contains(close) {
+            if open == "'" {
+                // An apostrophe inside a word is not a quote.
+                let opened = before.rfind('\'').is_some_and(|i| {
+                    i == 0
+                        || !before[..i]
+                            .chars()
+                            .last()
+                            .is_some_and(char::is_alphanumeric)
+                });
+                if !opened {
+                    continue;
+                }
+            }
+            return true;
+        }
+    }
+    false
+}
+
+/// True when the sentence around the span talks about the text as an example.
+pub(crate) fn mentioned(scan: &Scan<'_>, start: usize, end: usize) -> bool {
+    if !quoted(scan, start, end) {
+        return false;
+    }
+    let (a, b) = scan.sentence_range(start);
+    let text = scan.text();
+    // Judge the frame, not the quoted text itself or URLs in it.
+    let frame = format!(
+        "{} {}",
+        &text[a..start.max(a)],
+        &text[end.min(b)..b.max(end.min(b))]
+    );
+    let frame: String = frame
+        .split_whitespace()
+        .filter(|w| {
+            !(w.contains("://")
+                || w.contains('/')
+                || w.matches('.').count() >= 1 && w.len() > 4 && !w.ends_with('.'))
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let lower = frame.to_lowercase();
+    has_word(&frame, META) || lower.contains("such as") || lower.contains("e.g.")
+}
+
+/// How much a credential value looks like a stand-in rather than a real secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Placeholder {
+    /// Template syntax or an obvious dummy: never a finding.
+    Hard,
+    /// A documentation value (`password`, `changeme`, `myPassword`, `aaaa…`): a warning.
+    Soft,
+    /// Looks real.
+    No,
+}
+
+/// True when a value is template syntax (`<…>`, `${…}`, `{{…}}`, `$VAR`, `%VAR%`, `***`,
+/// `xxxx`, `…`): a stand-in by construction.
+pub(crate) fn is_template(value: &str) -> bool {
+    let v = value.trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ')'));
+    let lower = v.to_ascii_lowercase();
+    v.is_empty()
+        || v.contains("${")
+        || v.contains("{{")
+        || v.contains("#{")
+        || python_format(v)
+        || (v.starts_with('<') && v.ends_with('>'))
+        || (v.starts_with('[') && v.ends_with(']'))
+        || (v.starts_with('{') && v.ends_with('}'))
+        || (v.starts_with('%') && v.ends_with('%') && v.len() > 2)
+        || v.starts_with('$')
+        || v.contains("***")
+        || v.contains("...")
+        || v.contains('…')
+        || lower.contains("xxxx")
+}
+
+/// `%(name)s` formatting placeholders.
+fn python_format(v: &str) -> bool {
+    v.match_indices("%(").any(|(i, _)| {
+        let rest = &v[i + 2..];
+        rest.find(')').is_some_and(|j| {
+            j > 0
+                && rest[..j]
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || c == b'_')
+                && rest[j + 1..].starts_with(['s', 'd', 'r'])
+        })
+    })
+}
+
+/// Classifies a credential value.
+pub(crate) fn placeholder(value: &str) -> Placeholder {
+    let v = value.trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | ',' | ';' | ')'));
+    let lower = v.to_ascii_lowercase();
+    if is_template(v)
+        || (v.starts_with('<') && v.ends_with('>'))
+        || (v.starts_with('[') && v.ends_with(']'))
+        || (v.starts_with('{') && v.ends_with('}'))
+        || (v.starts_with('%') && v.ends_with('%') && v.len() > 2)
+        || v.starts_with('$')
+        || v.starts_with("process.env")
+        || v.starts_with("os.environ")
+        || v.starts_with("env.")
+        || v.starts_with("secrets.")
+        || v.contains("***")
+        || v.contains("...")
+        || v.contains('…')
+        || lower.contains("xxxx")
+        || lower.contains("your_")
+        || lower.contains("your-")
+        || lower.starts_with("your")
+        || lower.contains("example")
+        || lower.contains("placeholder")
+        || lower.contains("redacted")
+        || lower.contains("insert")
+        || lower.contains("replace")
+        || lower.contains("changeme")
+        || lower.contains("change_me")
+        || lower.contains("dummy")
+        || lower.contains("<")
+        || matches!(
+            lower.as_str(),
+            "true"
+                | "false"
+                | "null"
+                | "none"
+                | "nil"
+                | "undefined"
+                | "empty"
+                | "string"
+                | "str"
+                | "number"
+                | "int"
+                | "bool"
+                | "boolean"
+                | "any"
+                | "object"
+                | "optional"
+                | "required"
+                | "hidden"
+                | "masked"
+                | "secret"
+                | "password"
+                | "passwd"
+                | "token"
+                | "key"
+                | "value"
+                | "todo"
+                | "tbd"
+                | "n/a"
+                | "na"
+                | "foo"
+                | "bar"
+                | "baz"
+                | "test"
+                | "testing"
+                | "sample"
+                | "fake"
+                | "mock"
+                | "env"
+                | "default"
+                | "set"
+                | "unset"
+                | "yes"
+                | "no"
+                | "on"
+                | "off"
+                | "0"
+                | "1"
+        )
+    {
+        return Placeholder::Hard;
+    }
+    let stripped: String = lower
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    let docword = [
+        "password", "passwd", "pass", "pwd", "secret", "token", "apikey", "key", "pw",
+    ];
+    for prefix in [
+        "", "my", "the", "some", "a", "an", "new", "old", "test", "sample", "default",
+    ] {
+        if let Some(rest) = stripped.strip_prefix(prefix) {
+            let rest = rest.trim_end_matches(|c: char| c.is_ascii_digit());
+            if docword.contains(&rest) {
+                return Placeholder::Soft;
+            }
+        }
+    }
+    if matches!(
+        stripped.as_str(),
+        "hunter2"
+            | "letmein"
+            | "admin"
+            | "root"
+            | "qwerty"
+            | "abc"
+            | "abcdef"
+            | "123456"
+            | "12345678"
+            | "opensesame"
+            | "supersecret"
+    ) || low_variety(v)
+        || sequential(&lower)
+    {
+        return Placeholder::Soft;
+    }
+    Placeholder::No
+}
+
+/// True when one character makes up most of the value (`aaaa…a-`, `0000-0000`).
+fn low_variety(v: &str) -> bool {
+    let chars: Vec<char> = v.chars().filter(char::is_ascii_alphanumeric).collect();
+    if chars.len() < 6 {
+        return false;
+    }
+    let mut counts = std::collections::HashMap::new();
+    for c in &chars {
+        *counts.entry(c.to_ascii_lowercase()).or_insert(0usize) += 1;
+    }
+    counts
+        .values()
+        .max()
+        .is_some_and(|m| m * 10 >= chars.len() * 8)
+}
+
+/// True when the value contains a dummy run: five sequential letters (`abcde`) or eight
+/// sequential digits (`12345678`). Shorter digit runs are common in real weak passwords.
+pub(crate) fn sequential(lower: &str) -> bool {
+    let b = lower.as_bytes();
+    let mut run = 1;
+    for w in b.windows(2) {
+        if w[1] == w[0] + 1 && w[0].is_ascii_alphanumeric() && w[1].is_ascii_alphanumeric() {
+            run += 1;
+            let need = if w[1].is_ascii_digit() { 8 } else { 5 };
+            if run >= need {
+                return true;
+            }
+        } else {
+            run = 1;
+        }
+    }
+    false
+}
+
+/// Redacts a secret for display: a known `prefix` stays readable, then at most two characters,
+/// then the length.
+pub(crate) fn redact(secret: &str, prefix_len: usize) -> String {
+    let n = secret.chars().count();
+    let keep = prefix_len + if n >= prefix_len + 12 { 2 } else { 0 };
+    let shown: String = secret.chars().take(keep.min(n)).collect();
+    format!("{shown}…({n} chars)")
+}
+
+/// Pushes a finding whose text may be an example quoted in documentation: reported as a note.
+pub(crate) fn push_pi(scan: &Scan<'_>, mut f: Finding, out: &mut Vec<Finding>) {
+    if mentioned(scan, f.start, f.end) {
+        f.severity = super::Severity::Info;
+        f.message.push_str(" (quoted as an example)");
+    }
+    out.push(f);
+}
+
+/// The matched text for a message, shortened and on one line.
+pub(crate) fn excerpt(s: &str) -> String {
+    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > 80 {
+        let cut: String = one.chars().take(77).collect();
+        format!("\"{cut}…\"")
+    } else {
+        format!("\"{one}\"")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_graded() {
+        assert_eq!(placeholder("<your-key>"), Placeholder::Hard);
+        assert_eq!(placeholder("${{ secrets.X }}"), Placeholder::Hard);
+        assert_eq!(placeholder("$TOKEN"), Placeholder::Hard);
+        assert_eq!(placeholder("xxxxxxxxxxxx"), Placeholder::Hard);
+        assert_eq!(placeholder("myPassword"), Placeholder::Soft);
+        assert_eq!(placeholder("aaaaaaaaaaaaaaaaaaaa-"), Placeholder::Soft);
+        assert_eq!(placeholder("abcdefg12346+FJQCK"), Placeholder::Soft);
+        assert_eq!(placeholder("abc123"), Placeholder::No);
+        assert_eq!(placeholder("super$ecret"), Placeholder::No);
+        assert_eq!(placeholder("thisismypassword"), Placeholder::No);
+    }
+
+    #[test]
+    fn imperative_clauses_are_recognised() {
+        let t = "Please ignore it. The tool can ignore files. - skip hooks";
+        assert!(imperative_at(t, t.find("ignore").unwrap()));
+        assert!(!imperative_at(t, t.rfind("ignore").unwrap()));
+        assert!(imperative_at(t, t.find("skip").unwrap()));
+        assert!(imperative_at(t, 0));
+    }
+
+    #[test]
+    fn negation_is_seen() {
+        let t = "Never commit with --no-verify";
+        assert!(negated_before(t, t.find("--no").unwrap()));
+        assert!(!negated_before("Commit with --no-verify", 12));
+    }
+
+    #[test]
+    fn redaction_keeps_the_prefix_only() {
+        assert_eq!(
+            redact("ghp_abcdefghijklmnopqrstuvwxyz0123456789", 4),
+            "ghp_ab…(40 chars)"
+        );
+        assert_eq!(redact("hunter22", 0), "…(8 chars)");
+    }
+}

@@ -1,0 +1,380 @@
+//! PII: email addresses (each judged on its own, as the reference does since T-029), US social
+//! security numbers, payment cards, phone numbers and IBANs. Numbers are found by one pass over
+//! digit runs, not by a regex per rule.
+
+use super::super::Severity;
+use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::registry::{PII001, PII002, PII003, PII004, PII005};
+
+pub(crate) static PATTERNS: &[Pattern] = &[Pattern {
+    rule: &PII001,
+    keywords: &["@"],
+    regex: r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b",
+    before: 70,
+    after: 260,
+    check: check_email,
+    overlap: false,
+}];
+
+/// Domains reserved for documentation and testing (RFC 2606, RFC 6761).
+const RESERVED: &[&str] = &["example.com", "example.org", "example.net", "example.edu"];
+/// Reserved top-level domains that never hold a mailbox. `.test` is deliberately absent: the
+/// reference linter's own suite expects `intruder@external.test` to be reported.
+const RESERVED_TLDS: &[&str] = &["example", "invalid", "localhost"];
+
+/// Returns why an address is not personal data, or `None` when it is.
+pub(crate) fn email_exemption(email: &str) -> Option<&'static str> {
+    let lower = email.to_ascii_lowercase();
+    let (local, domain) = lower.rsplit_once('@')?;
+    let tld = domain.rsplit('.').next().unwrap_or("");
+    if local == "noreply"
+        || local == "no-reply"
+        || local.starts_with("noreply+")
+        || domain.contains(".noreply.")
+        || domain.starts_with("noreply.")
+        || domain.contains("users.noreply.")
+    {
+        return Some("noreply address");
+    }
+    if RESERVED
+        .iter()
+        .any(|r| domain == *r || domain.ends_with(&format!(".{r}")))
+        || RESERVED_TLDS.contains(&tld)
+    {
+        return Some("reserved domain");
+    }
+    if lower.contains("placeholder") {
+        return Some("placeholder");
+    }
+    if matches!(
+        local,
+        "user"
+            | "username"
+            | "name"
+            | "you"
+            | "your.name"
+            | "yourname"
+            | "your-name"
+            | "firstname.lastname"
+            | "first.last"
+            | "someone"
+            | "somebody"
+            | "foo"
+            | "bar"
+            | "email"
+            | "me"
+            | "x"
+            | "xxx"
+            | "your-email"
+            | "youremail"
+            | "your_email"
+    ) || domain.starts_with("yourdomain.")
+        || domain.starts_with("yourcompany.")
+        || domain.starts_with("your-domain.")
+        || domain.starts_with("domain.")
+        || domain == "company.com"
+        || domain == "email.com"
+        || domain == "host.com"
+    {
+        return Some("placeholder");
+    }
+    None
+}
+
+fn check_email(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let email = &text[s..e];
+    // `git@github.com:org/repo` is an SSH remote, `user:pass@host` a URL (SEC130).
+    if text[e..].starts_with(':') && !text[e..].starts_with(": ")
+        || text[..s].ends_with("://")
+        || text[..s].ends_with(':')
+    {
+        return;
+    }
+    if email.starts_with('@') || email.contains("..") {
+        return;
+    }
+    if email_exemption(email).is_some() {
+        return;
+    }
+    let mut f = Finding::new(
+        &PII001,
+        s,
+        e,
+        format!("email address {email} (not in pii-allowlist.json)"),
+    );
+    f.kind = Some("email");
+    out.push(f);
+}
+
+/// Finds SSNs, card numbers, phone numbers and IBANs in one pass over digit runs.
+pub(crate) fn scan_numbers(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let prev = if i > 0 { b[i - 1] } else { b' ' };
+        let start = i;
+        let mut j = i;
+        while j < b.len()
+            && (b[j].is_ascii_digit()
+                || (matches!(b[j], b' ' | b'-' | b'.')
+                    && j + 1 < b.len()
+                    && b[j + 1].is_ascii_digit()
+                    && b[j - 1].is_ascii_digit()))
+        {
+            j += 1;
+        }
+        let next = b.get(j).copied().unwrap_or(b' ');
+        let run = &text[start..j];
+        i = j;
+        if prev.is_ascii_alphanumeric()
+            && !(start >= 2
+                && b[start - 2].is_ascii_uppercase()
+                && b[start - 1].is_ascii_uppercase())
+            || next.is_ascii_alphanumeric()
+        {
+            // Part of an identifier, hash or version; IBANs start with letters (handled below).
+            if !(start >= 2
+                && b[start - 1].is_ascii_uppercase()
+                && b[start - 2].is_ascii_uppercase())
+            {
+                continue;
+            }
+        }
+        if start >= 2 && b[start - 1].is_ascii_uppercase() && b[start - 2].is_ascii_uppercase() {
+            iban(text, start - 2, out);
+            continue;
+        }
+        if matches!(prev, b'.' | b'/' | b'#' | b':' | b'_' | b'=')
+            || matches!(next, b'.' | b'/' | b':' | b'_')
+                && b.get(j + 1).is_some_and(u8::is_ascii_digit)
+        {
+            continue;
+        }
+        if prev == b'+' {
+            phone(text, start - 1, j, out);
+            continue;
+        }
+        ssn(run, start, j, out);
+        card(run, start, j, out);
+        if prev == b'(' || prev == b')' {
+            nanp(text, start, out);
+        }
+    }
+}
+
+fn ssn(run: &str, start: usize, end: usize, out: &mut Vec<Finding>) {
+    let p: Vec<&str> = run.split('-').collect();
+    if p.len() != 3
+        || p[0].len() != 3
+        || p[1].len() != 2
+        || p[2].len() != 4
+        || !p.iter().all(|x| x.bytes().all(|c| c.is_ascii_digit()))
+    {
+        return;
+    }
+    let area: u32 = p[0].parse().unwrap_or(0);
+    if area == 0
+        || area == 666
+        || area >= 900
+        || p[1] == "00"
+        || p[2] == "0000"
+        || run == "078-05-1120"
+        || run == "219-09-9999"
+    {
+        return;
+    }
+    out.push(
+        Finding::new(&PII002, start, end, "US social security number".into()).secret("us-ssn"),
+    );
+}
+
+fn luhn(digits: &[u8]) -> bool {
+    let mut sum = 0;
+    for (i, d) in digits.iter().rev().enumerate() {
+        let mut v = u32::from(*d - b'0');
+        if i % 2 == 1 {
+            v *= 2;
+            if v > 9 {
+                v -= 9;
+            }
+        }
+        sum += v;
+    }
+    sum % 10 == 0
+}
+
+fn card(run: &str, start: usize, end: usize, out: &mut Vec<Finding>) {
+    let seps: Vec<char> = run.chars().filter(|c| !c.is_ascii_digit()).collect();
+    if seps.iter().any(|c| *c == '.') || seps.windows(2).any(|w| w[0] != w[1]) {
+        return;
+    }
+    let digits: Vec<u8> = run.bytes().filter(u8::is_ascii_digit).collect();
+    if !(13..=19).contains(&digits.len()) || !luhn(&digits) {
+        return;
+    }
+    if !seps.is_empty() {
+        let groups: Vec<usize> = run.split(seps[0]).map(str::len).collect();
+        if !(groups
+            .iter()
+            .all(|g| *g == 4 || *g == digits.len() % 4 && *g > 0)
+            || groups == [4, 6, 5]
+            || groups == [4, 6, 4])
+        {
+            return;
+        }
+    }
+    let d = |n: usize| -> u32 {
+        digits[..n]
+            .iter()
+            .fold(0, |a, c| a * 10 + u32::from(c - b'0'))
+    };
+    let issuer = match digits[0] {
+        b'4' => Some("Visa"),
+        b'5' if (51..=55).contains(&d(2)) => Some("Mastercard"),
+        b'2' if (2221..=2720).contains(&d(4)) => Some("Mastercard"),
+        b'3' if matches!(d(2), 34 | 37) => Some("American Express"),
+        b'3' if matches!(d(2), 36 | 38 | 30) => Some("Diners Club"),
+        b'3' if d(2) == 35 => Some("JCB"),
+        b'6' if d(4) == 6011 || d(2) == 65 || (644..=649).contains(&d(3)) => Some("Discover"),
+        _ => None,
+    };
+    let Some(issuer) = issuer else { return };
+    let plain: String = digits.iter().map(|c| *c as char).collect();
+    let test = matches!(
+        plain.as_str(),
+        "4242424242424242"
+            | "4111111111111111"
+            | "5555555555554444"
+            | "4000056655665556"
+            | "5105105105105100"
+            | "378282246310005"
+            | "371449635398431"
+            | "6011111111111117"
+            | "4012888888881881"
+    );
+    let mut f = Finding::new(
+        &PII003,
+        start,
+        end,
+        format!(
+            "{issuer} card number{}",
+            if test {
+                " (a well-known test number)"
+            } else {
+                ""
+            }
+        ),
+    )
+    .secret("payment-card");
+    if test {
+        f = f.severity(Severity::Warning);
+    }
+    out.push(f);
+}
+
+fn phone(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) {
+    let run = &text[start..end];
+    let digits = run.bytes().filter(u8::is_ascii_digit).count();
+    if !(8..=15).contains(&digits) || run.contains('.') && run.matches('.').count() >= 3 {
+        return;
+    }
+    out.push(Finding::new(&PII004, start, end, "phone number".into()).secret("phone-number"));
+}
+
+fn nanp(text: &str, digits_start: usize, out: &mut Vec<Finding>) {
+    let Some(open) = text[..digits_start].rfind('(') else {
+        return;
+    };
+    if digits_start != open + 1 {
+        return;
+    }
+    let tail = &text[open..super::super::text::floor_char(text, (open + 16).min(text.len()))];
+    let b = tail.as_bytes();
+    let ok = b.len() >= 14
+        && b[1..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b')'
+        && (b[5] == b' '
+            && b[6..9].iter().all(u8::is_ascii_digit)
+            && b[9] == b'-'
+            && b[10..14].iter().all(u8::is_ascii_digit)
+            || b[5..8].iter().all(u8::is_ascii_digit)
+                && b[8] == b'-'
+                && b[9..13].iter().all(u8::is_ascii_digit));
+    if ok {
+        let len = if b[5] == b' ' { 14 } else { 13 };
+        out.push(
+            Finding::new(&PII004, open, open + len, "phone number".into()).secret("phone-number"),
+        );
+    }
+}
+
+fn iban(text: &str, start: usize, out: &mut Vec<Finding>) {
+    if start > 0 && text.as_bytes()[start - 1].is_ascii_alphanumeric() {
+        return;
+    }
+    let b = text.as_bytes();
+    let mut j = start;
+    let mut chars: Vec<u8> = Vec::new();
+    while j < b.len() && chars.len() < 34 {
+        if b[j].is_ascii_uppercase() || b[j].is_ascii_digit() {
+            chars.push(b[j]);
+            j += 1;
+        } else if b[j] == b' '
+            && j + 1 < b.len()
+            && (b[j + 1].is_ascii_uppercase() || b[j + 1].is_ascii_digit())
+        {
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    if chars.len() < 15 || !chars[2].is_ascii_digit() || !chars[3].is_ascii_digit() {
+        return;
+    }
+    // mod-97 over the rearranged digits.
+    let mut rem: u32 = 0;
+    for c in chars[4..].iter().chain(&chars[..4]) {
+        let v = if c.is_ascii_digit() {
+            u32::from(c - b'0')
+        } else {
+            u32::from(c - b'A') + 10
+        };
+        rem = if v >= 10 {
+            (rem * 100 + v) % 97
+        } else {
+            (rem * 10 + v) % 97
+        };
+    }
+    if rem != 1 || chars[4..].iter().all(|c| *c == b'0') {
+        return;
+    }
+    out.push(Finding::new(&PII005, start, j, "IBAN".into()).secret("iban"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exemptions_follow_the_reference() {
+        assert!(email_exemption("123456+Copilot@users.noreply.github.com").is_some());
+        assert!(email_exemption("admin@example.com").is_some());
+        assert!(email_exemption("ops@bench.test").is_none());
+        assert!(email_exemption("root@host.localhost").is_some());
+        assert!(email_exemption("stranger@gmail.com").is_none());
+        assert!(email_exemption("ceo@example.com.evil.io").is_none());
+    }
+
+    #[test]
+    fn luhn_checks() {
+        assert!(luhn(b"4539148803436467"));
+        assert!(!luhn(b"1234567890123456"));
+    }
+}

@@ -1,0 +1,1475 @@
+//! SEC: secrets. Vendor formats are ported in design (not code) from gitleaks (MIT) and Nosey
+//! Parker (Apache-2.0). In a human-reviewed handoff any credential-shaped string is a defect, so
+//! the rules favour recall and keep the guards that matter: template placeholders never fire,
+//! documentation-style values (`password`, `myPassword`, `aaaa…`) are warnings.
+
+use super::super::Severity;
+use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::registry::{
+    RuleMeta, SEC001, SEC010, SEC011, SEC020, SEC030, SEC040, SEC041, SEC042, SEC050, SEC051,
+    SEC060, SEC070, SEC080, SEC090, SEC100, SEC110, SEC120, SEC121, SEC130, SEC131, SEC140, SEC150,
+};
+use super::super::text::entropy;
+use super::{Placeholder, is_template, placeholder, redact};
+
+/// (kind, label, length of the readable prefix) for each alternative of the vendor pattern, in
+/// group order.
+pub(crate) const VENDORS: &[(&str, &str, usize)] = &[
+    ("npm-token", "npm access token", 4),
+    ("pypi-token", "PyPI upload token", 5),
+    ("huggingface-token", "Hugging Face token", 3),
+    ("digitalocean-token", "DigitalOcean token", 7),
+    ("shopify-token", "Shopify token", 6),
+    ("square-token", "Square token", 7),
+    ("sendgrid-key", "SendGrid API key", 3),
+    ("mailgun-key", "Mailgun API key", 4),
+    ("mailchimp-key", "Mailchimp API key", 0),
+    ("twilio-key", "Twilio account SID or API key", 2),
+    ("telegram-bot-token", "Telegram bot token", 0),
+    ("discord-bot-token", "Discord bot token", 0),
+    ("databricks-token", "Databricks access token", 4),
+    ("dynatrace-token", "Dynatrace token", 7),
+    (
+        "grafana-service-account-token",
+        "Grafana service account token",
+        5,
+    ),
+    ("grafana-cloud-token", "Grafana Cloud token", 4),
+    ("grafana-api-key", "Grafana API key", 8),
+    ("groq-key", "Groq API key", 4),
+    ("tavily-key", "Tavily API key", 5),
+    ("jina-key", "Jina API key", 5),
+    ("sourcegraph-token", "Sourcegraph access token", 4),
+    ("dockerhub-token", "Docker Hub access token", 9),
+    ("doppler-token", "Doppler token", 3),
+    ("dropbox-token", "Dropbox access token", 3),
+    ("mapbox-token", "Mapbox secret token", 3),
+    ("newrelic-user-key", "New Relic user API key", 5),
+    ("newrelic-insert-key", "New Relic insights insert key", 5),
+    ("newrelic-query-key", "New Relic insights query key", 5),
+    ("newrelic-browser-key", "New Relic browser key", 5),
+    ("newrelic-license-key", "New Relic license key", 0),
+    ("newrelic-pixie-key", "New Relic Pixie key", 7),
+    ("artifactory-key", "Artifactory API key", 4),
+    ("atlassian-token", "Atlassian API token", 6),
+    ("bitbucket-app-password", "Bitbucket app password", 4),
+    ("cratesio-token", "crates.io API token", 3),
+    ("dependency-track-key", "Dependency-Track API key", 4),
+    ("age-secret-key", "age secret key", 15),
+    ("vault-service-token", "HashiCorp Vault service token", 4),
+    ("vault-batch-token", "HashiCorp Vault batch token", 4),
+    ("vault-recovery-token", "HashiCorp Vault recovery token", 4),
+    ("heroku-key", "Heroku API key", 5),
+    ("nuget-key", "NuGet API key", 3),
+    ("salesforce-token", "Salesforce access token", 3),
+    ("sonarqube-token", "SonarQube token", 4),
+    ("stackhawk-key", "StackHawk API key", 5),
+    ("twitch-stream-key", "Twitch stream key", 5),
+    ("adafruit-key", "Adafruit IO key", 4),
+    ("appsync-key", "AWS AppSync API key", 4),
+    ("linear-key", "Linear API key", 8),
+    ("sentry-token", "Sentry token", 6),
+    ("replicate-token", "Replicate API token", 3),
+    ("perplexity-key", "Perplexity API key", 5),
+    ("xai-key", "xAI API key", 4),
+    ("pinecone-key", "Pinecone API key", 5),
+    ("supabase-token", "Supabase access token", 4),
+    ("pulumi-token", "Pulumi access token", 4),
+    ("rubygems-key", "RubyGems API key", 9),
+    ("terraform-cloud-token", "Terraform Cloud token", 0),
+    ("figma-token", "Figma access token", 5),
+    (
+        "thingsboard-access-token",
+        "ThingsBoard device access token",
+        8,
+    ),
+    ("truenas-api-key", "TrueNAS API key", 0),
+    ("postmark-token", "Postmark server token", 0),
+    ("sonarqube-token", "SonarQube token", 0),
+    ("vault-unseal-key", "HashiCorp Vault unseal key", 0),
+    ("cloudflare-origin-ca-key", "Cloudflare origin CA key", 5),
+    ("netlify-token", "Netlify access token", 4),
+    ("django-secret-key", "Django secret key", 16),
+];
+
+const VENDOR_REGEX: &str = concat!(
+    r"(\bnpm_[A-Za-z0-9]{36}\b)",
+    r"|(\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})",
+    r"|(\bhf_[A-Za-z]{34}\b)",
+    r"|(\bdo[opr]_v1_[a-f0-9]{64}\b)",
+    r"|(\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b)",
+    r"|(\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}\b)",
+    r"|(\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b)",
+    r"|(\bkey-[0-9a-f]{32}\b)",
+    r"|(\b[0-9a-f]{32}-us\d{1,2}\b)",
+    r"|((?-i:\b(?:AC|SK)[0-9a-f]{32}\b))",
+    r"|(\b\d{8,10}:AA[A-Za-z0-9_-]{32,34}\b)",
+    r"|((?-i:\b[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,38}\b))",
+    r"|(\bdapi[a-f0-9]{32}(?:-\d)?\b)",
+    r"|(\bdt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}\b)",
+    r"|(\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b)",
+    r"|(\bglc_[A-Za-z0-9+/]{32,}={0,2})",
+    r"|(\beyJrIjoi[A-Za-z0-9]{30,}={0,2})",
+    r"|(\bgsk_[A-Za-z0-9]{48,52}\b)",
+    r"|(\btvly-[A-Za-z0-9]{32}\b)",
+    r"|(\bjina_[a-f0-9]{32}[A-Za-z0-9_-]{20,})",
+    r"|(\bsgp_(?:[a-f0-9]{16}|local)_[a-f0-9]{40}\b)",
+    r"|(\bdckr_pat_[A-Za-z0-9_-]{27}\b)",
+    r"|(\bdp\.(?:ct|st(?:\.[a-z0-9_-]{2,35})?|sa|scim|audit|pt)\.[A-Za-z0-9]{40,44}\b)",
+    r"|(\bsl\.[A-Za-z0-9_-]{100,})",
+    r"|(\b(?:sk|tk)\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,})",
+    r"|(\bNRAK-[A-Z0-9]{27}\b)",
+    r"|(\bNRII-[A-Za-z0-9_-]{32}\b)",
+    r"|(\bNRIQ-[A-Za-z0-9_-]{32}\b)",
+    r"|(\bNRJS-[a-f0-9]{19}\b)",
+    r"|(\b(?:eu01xx[0-9a-f]{30}|[0-9a-f]{36})NRAL\b)",
+    r"|(\bpx-(?:dep|api)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b)",
+    r"|((?-i:\bAKCp[A-Za-z0-9]{69}\b|\bcmVmd[A-Za-z0-9]{59}\b))",
+    r"|(\bATATT3[A-Za-z0-9_=-]{50,})",
+    r"|((?-i:\bATBB[A-Za-z0-9_=.-]{28,}))",
+    r"|((?-i:\bcio[A-Za-z0-9]{32}\b))",
+    r"|(\bodt_[A-Za-z0-9]{32,}\b)",
+    r"|(\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b)",
+    r"|(\bhvs\.[A-Za-z0-9_-]{24,})",
+    r"|(\bhvb\.[A-Za-z0-9_-]{24,})",
+    r"|(\bhvr\.[A-Za-z0-9_-]{24,})",
+    r"|(\bHRKU-[A-Za-z0-9_-]{60}\b)",
+    r"|((?-i:\boy2[a-z0-9]{43}\b))",
+    r"|((?-i:\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{80,}))",
+    r"|(\bsq[apu]_[a-f0-9]{40}\b)",
+    r"|(\bhawk\.[A-Za-z0-9_-]{20}\.[A-Za-z0-9_-]{20}\b)",
+    r"|(\blive_\d{6,10}_[A-Za-z0-9]{30}\b)",
+    r"|(\baio_[A-Za-z0-9]{28}\b)",
+    r"|(\bda2-[a-z0-9]{26}\b)",
+    r"|(\blin_api_[A-Za-z0-9]{40}\b)",
+    r"|(\bsntry[su]_[A-Za-z0-9+/=_-]{60,})",
+    r"|(\br8_[A-Za-z0-9]{37}\b)",
+    r"|(\bpplx-[A-Za-z0-9]{40,}\b)",
+    r"|(\bxai-[A-Za-z0-9]{60,}\b)",
+    r"|(\bpcsk_[A-Za-z0-9_]{40,})",
+    r"|(\bsbp_[a-f0-9]{40}\b)",
+    r"|(\bpul-[a-f0-9]{40}\b)",
+    r"|(\brubygems_[a-f0-9]{48}\b)",
+    r"|(\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,})",
+    r"|(\bfigd_[A-Za-z0-9_-]{40}\b)",
+    r"|(/api/v1/[a-z0-9]{20}/(?:telemetry|attributes|rpc|claim)\b)",
+    r#"|("params"\s*:\s*\[\s*"\d+-[A-Za-z0-9]{64}")"#,
+    r#"|(\bpostmark[\w-]*["']?\s*[:=]\s*["']?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"#,
+    r#"|(\bsonar\.(?:login|token)["']?\s*[,:=]\s*["']?[a-f0-9]{40}\b)"#,
+    r"|(\bvault\s+operator\s+unseal\s+[A-Za-z0-9+/=]{20,})",
+    r"|(\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}\b)",
+    r"|(\bnfp_[A-Za-z0-9]{36}\b)",
+    r"|(\bdjango-insecure-[^\s'\x22]{30,})",
+);
+
+pub(crate) static PATTERNS: &[Pattern] = &[
+    Pattern {
+        rule: &SEC001,
+        keywords: &["private key", "putty-user-key"],
+        regex: r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d+:",
+        before: 120,
+        after: 40,
+        check: check_private_key,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC010,
+        keywords: &["akia", "asia", "abia", "acca", "a3t"],
+        regex: r"(?-i:\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b)",
+        before: 10,
+        after: 30,
+        check: check_aws_key_id,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC011,
+        keywords: &["secret"],
+        regex: r#"\b(?P<n>(?:aws_?)?secret(?:[ _-]?(?:access)?[ _-]?key)?)["']?\s*(?:=|:|=>)\s*["']?(?P<v>[A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+        before: 40,
+        after: 80,
+        check: check_aws_secret,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC011,
+        keywords: &["session_token", "sessiontoken", "session-token"],
+        regex: r#"\baws_?session_?token["']?\s*(?:=|:)\s*["']?(?P<v>[A-Za-z0-9/+=]{100,})"#,
+        before: 20,
+        after: 1200,
+        check: check_aws_session,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC020,
+        keywords: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        regex: r"\b(?P<full>gh[pousr]_[A-Za-z0-9]{36,255})\b|\b(?P<pat>github_pat_[A-Za-z0-9_]{22,255})\b|\b(?P<part>gh[pousr]_[A-Za-z0-9]{16,35})\b",
+        before: 10,
+        after: 300,
+        check: check_github,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC030,
+        keywords: &[
+            "glpat-",
+            "glptt-",
+            "glrt-",
+            "gldt-",
+            "glft-",
+            "glsoat-",
+            "glcbt-",
+            "glimt-",
+            "glagent-",
+            "gloas-",
+            "glffct-",
+            "gr1348941",
+        ],
+        regex: r"\b(?:glpat|glptt|glrt|gldt|glft|glsoat|glcbt|glimt|glagent|gloas|glffct)-[A-Za-z0-9_-]{20,}|\bGR1348941[A-Za-z0-9_-]{20}\b",
+        before: 10,
+        after: 120,
+        check: check_prefixed::<30>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC040,
+        keywords: &[
+            "sk-proj-",
+            "sk-svcacct-",
+            "sk-admin-",
+            "sk-none-",
+            "t3blbkfj",
+        ],
+        regex: r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b",
+        before: 40,
+        after: 300,
+        check: check_prefixed::<40>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC041,
+        keywords: &["sk-ant-"],
+        regex: r"\bsk-ant-(?:api\d\d|admin\d\d|oat\d\d|sid\d\d)-[A-Za-z0-9_-]{20,}",
+        before: 10,
+        after: 300,
+        check: check_prefixed::<41>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC042,
+        keywords: &["sk-"],
+        regex: r"(?:^|[^A-Za-z0-9_-])(?P<v>sk-[A-Za-z0-9][A-Za-z0-9_-]{15,})",
+        before: 10,
+        after: 300,
+        check: check_sk,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC050,
+        keywords: &[
+            "xoxb-", "xoxp-", "xoxe-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xapp-", "xoxe.",
+        ],
+        regex: r"(\bxox[pe]-\d{8,14}-\d{8,14}-\d{8,14}-[A-Za-z0-9]{20,})|(\bxoxb-\d{8,14}-\d{8,14}-[A-Za-z0-9]{20,})|(\bxoxb-\d{8,14}-[A-Za-z0-9]{18,})|(\bxapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]+|\bxapp-\d{8,14}-[A-Za-z0-9/+]{16,})|(\bxoxe\.xox[bp]-\d-[A-Za-z0-9]{60,}|\bxoxe-\d-[A-Za-z0-9]{60,})|(\bxox[abposer]-[A-Za-z0-9-]{8,})",
+        before: 10,
+        after: 200,
+        check: check_slack,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC051,
+        keywords: &[
+            "hooks.slack.com",
+            "webhook.office.com",
+            "outlook.office",
+            "discord.com/api/webhooks",
+            "discordapp.com/api/webhooks",
+        ],
+        regex: r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}|https://[a-z0-9-]+\.webhook\.office\.com/webhookb2/[\w@/-]{40,}|https://outlook\.office(?:365)?\.com/webhook/[0-9a-f-]{36}@[0-9a-f-]{36}/IncomingWebhook/[0-9a-f]{32}/[0-9a-f-]{36}|https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{50,}",
+        before: 10,
+        after: 400,
+        check: check_prefixed::<51>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC060,
+        keywords: &[
+            "sk_live", "sk_test", "sk_prod", "rk_live", "rk_test", "rk_prod", "whsec_",
+        ],
+        regex: r"\b(?:sk|rk)_(?P<env>live|test|prod)_[A-Za-z0-9]{10,99}\b|\bwhsec_[A-Za-z0-9+/=]{24,}",
+        before: 10,
+        after: 140,
+        check: check_stripe,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC070,
+        keywords: &["aiza", "ya29.", "gocspx-", "service_account"],
+        regex: r#"\bAIza[0-9A-Za-z_-]{35}|\bya29\.[0-9A-Za-z_-]{20,}|\bGOCSPX-[0-9A-Za-z_-]{28}|"type"\s*:\s*"service_account""#,
+        before: 20,
+        after: 400,
+        check: check_prefixed::<70>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC080,
+        keywords: &[
+            "accountkey=",
+            "sharedaccesskey=",
+            "sharedaccesssignature=",
+            "azconfig.io",
+            "q~",
+            "azdo",
+        ],
+        regex: r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<v>[A-Za-z0-9+/=%]{20,})|Endpoint=https://[\w.-]+\.azconfig\.io;Id=[^;\s]+;Secret=(?P<v2>[A-Za-z0-9+/=]{20,})|(?:^|[^A-Za-z0-9_~.-])(?P<v3>[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34})(?:[^A-Za-z0-9_~.-]|$)|\b(?P<v4>[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4})\b",
+        before: 120,
+        after: 200,
+        check: check_azure,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC090,
+        keywords: &["eyj"],
+        regex: r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*",
+        before: 10,
+        after: 1200,
+        check: check_prefixed::<90>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC100,
+        keywords: &[
+            "npm_",
+            "pypi-ageich",
+            "hf_",
+            "dop_v1_",
+            "doo_v1_",
+            "dor_v1_",
+            "shpat_",
+            "shpca_",
+            "shppa_",
+            "shpss_",
+            "sq0atp-",
+            "sq0csp-",
+            "sg.",
+            "key-",
+            "-us",
+            "twilio",
+            ":aa",
+            "discord",
+            "dapi",
+            "dt0c01.",
+            "glsa_",
+            "glc_",
+            "eyjrijoi",
+            "gsk_",
+            "tvly-",
+            "jina_",
+            "sgp_",
+            "dckr_pat_",
+            "dp.ct.",
+            "dp.st",
+            "dp.sa.",
+            "dp.scim.",
+            "dp.audit.",
+            "dp.pt.",
+            "sl.",
+            "sk.eyj",
+            "tk.eyj",
+            "nrak-",
+            "nrii-",
+            "nriq-",
+            "nrjs-",
+            "nral",
+            "px-dep-",
+            "px-api-",
+            "akcp",
+            "cmvmd",
+            "atatt3",
+            "atbb",
+            "cio",
+            "odt_",
+            "age-secret-key-1",
+            "hvs.",
+            "hvb.",
+            "hvr.",
+            "hrku-",
+            "oy2",
+            "00d",
+            "sqa_",
+            "sqp_",
+            "squ_",
+            "hawk.",
+            "live_",
+            "aio_",
+            "da2-",
+            "lin_api_",
+            "sntrys_",
+            "sntryu_",
+            "r8_",
+            "pplx-",
+            "xai-",
+            "pcsk_",
+            "sbp_",
+            "pul-",
+            "rubygems_",
+            "atlasv1",
+            "figd_",
+            "/api/v1/",
+            "login_with_api_key",
+            "postmark",
+            "sonar.",
+            "operator unseal",
+            "v1.0-",
+            "nfp_",
+            "django-insecure-",
+        ],
+        regex: VENDOR_REGEX,
+        before: 120,
+        after: 300,
+        check: check_vendor,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC100,
+        keywords: &["vault"],
+        regex: r"\b(?P<s>s\.[A-Za-z0-9]{24,})|\b(?P<b>b\.[A-Za-z0-9_-]{24,})|\b(?P<r>r\.[A-Za-z0-9]{24,})",
+        before: 200,
+        after: 300,
+        check: check_vault_legacy,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC100,
+        keywords: &["bootstrap", "kubeadm", "--token"],
+        regex: r"\b(?P<v>[a-z0-9]{6}\.[a-z0-9]{16})\b",
+        before: 200,
+        after: 200,
+        check: check_k8s_token,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC110,
+        keywords: &["bearer", "authorization"],
+        regex: r#"\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<scheme>bearer|basic|token|ssws|digest|apikey|api-key|key|sharedaccesssignature)\s+(?P<v>[A-Za-z0-9._~+/=:-]{4,})|\bbearer\s*:?\s+(?P<v2>[A-Za-z0-9._~+/=-]{8,})"#,
+        before: 20,
+        after: 400,
+        check: check_authorization,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "key",
+            "secret",
+            "token",
+            "passw",
+            "pwd",
+            "pass",
+            "credential",
+            "passphrase",
+            "_pat",
+            "pat=",
+            "pat =",
+            "authtoken",
+            "auth_token",
+        ],
+        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)[ \t]*(?:\]\s*)?(?P<op>:=|=>|!==?|={1,3}|:)[ \t]*(?P<val>\\"[^"\\\n]{1,300}\\"|"[^"\n]{1,300}"|'[^'\n]{1,300}'|`[^`\n]{1,300}`|[^\s"'`,;)\]}<>]{1,300})"#,
+        before: 90,
+        after: 320,
+        check: check_assignment,
+        overlap: true,
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &["password", "passwd", "pwd"],
+        regex: r#"(?m)^[ \t]*(?:user(?:name)?|login|uid)[ \t]*[=:][ \t]*\S+[^\n]*\n(?:[^\n]*\n){0,3}?[ \t]*(?:password|passwd|pwd|pass)[ \t]*[=:][ \t]*(?P<v>[^\s"']\S*)"#,
+        before: 300,
+        after: 60,
+        check: check_user_pass,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &["password", "credentials"],
+        regex: r#"\b(?:password|username|credentials)\s+["'](?P<v>[^"'\n]{2,})["']"#,
+        before: 120,
+        after: 80,
+        check: check_gradle,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC121,
+        keywords: &["password"],
+        regex: r#"\bpassword\b[^.\n]{0,40}?\b(?:is|was|are|of|=|:)\s*["'](?P<v>[^"'\n]{3,64})["']"#,
+        before: 10,
+        after: 120,
+        check: check_password_prose,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC130,
+        keywords: &["://"],
+        regex: r#"\b(?P<scheme>[a-z][a-z0-9+.-]{1,20})://(?P<user>[^\s/:@'"<>]{1,64}):(?P<pass>[^\s/'"<>]{1,128})@(?P<host>[^\s/'"<>:@]+)"#,
+        before: 30,
+        after: 240,
+        check: check_url_credentials,
+        overlap: true,
+    },
+    Pattern {
+        rule: &SEC130,
+        keywords: &["password", "pwd"],
+        regex: r#"\b(?:password|pwd)\s*=\s*(?P<v>[^;"'\s<>]{2,})"#,
+        before: 300,
+        after: 80,
+        check: check_connection_string,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC131,
+        keywords: &[
+            "psexec",
+            "docker login",
+            "sshpass",
+            "mysql",
+            "psql",
+            "net use",
+            "runas",
+            "smbclient",
+            "-password",
+            "--password",
+            "curl",
+            "-h ",
+            "--header",
+            "machine",
+            "networkcredential",
+            "directoryentry",
+            "pscredential",
+            "httpbasicauth",
+            "basicauth",
+            "x-",
+            "private-token",
+            "api-key",
+            "apikey",
+        ],
+        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|sshpass|mysql|mysqladmin|smbclient|ldapsearch|rdesktop|xfreerdp|plink|pscp)\b[^\n]{0,120}?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]{0,200}?\s(?:-u|--user)[ =]["']?(?P<u>[^\s:"']+):(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)"#,
+        before: 60,
+        after: 320,
+        check: check_command_credentials,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC140,
+        keywords: &[
+            "$2a$", "$2b$", "$2y$", "$2x$", "$2$", "$1$", "$5$", "$6$", "$8$", "$9$", "$apr1$",
+            "$argon2", "$krb5", "$y$",
+        ],
+        regex: r"\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|\$1\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}|\$5\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43}|\$6\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{86}|\$[89]\$[./A-Za-z0-9]{14}\$[./A-Za-z0-9]{43}|\$apr1\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}|\$argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]{8,}\$[A-Za-z0-9+/]{16,}|\$krb5(?:asrep|tgs)\$\d+\$[^\s]{20,}|\$y\$[./A-Za-z0-9]+\$[./A-Za-z0-9]+\$[./A-Za-z0-9]{43}",
+        before: 10,
+        after: 600,
+        check: check_prefixed::<140>,
+        overlap: false,
+    },
+    Pattern {
+        rule: &SEC150,
+        keywords: &[
+            "arn:aws",
+            "amazonaws.com",
+            "storage.googleapis.com",
+            "gs://",
+            "myshopify.com",
+            "apps.googleusercontent.com",
+            "account",
+            "age1",
+            "_user",
+            "_username",
+            "_login",
+            "_uid",
+        ],
+        regex: r#"\barn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{12})?:[^\s"'`<>]+|\b[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\.s3(?:[.-][a-z0-9-]+)?\.amazonaws\.com\b|\bs3(?:[.-][a-z0-9-]+)?\.amazonaws\.com/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]|\b[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]\.storage\.googleapis\.com\b|\bstorage\.googleapis\.com/[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]|\bgs://[a-z0-9][a-z0-9._-]{2,}|\b[a-z0-9][a-z0-9-]*\.myshopify\.com\b|\b\d{6,}-[a-z0-9]{32}\.apps\.googleusercontent\.com\b|\b(?:aws_?)?account_?id\b["']?\s*[=:]\s*["']?\d{12}\b|\bage1[02-9ac-hj-np-z]{58}\b|(?-i:\b[A-Z][A-Z0-9_]*_(?:USER|USERNAME|LOGIN|UID)\s*=\s*["']?[^\s"'$<{%]{2,})"#,
+        before: 20,
+        after: 200,
+        check: check_identifier,
+        overlap: false,
+    },
+];
+
+fn rule_for(id: u16) -> &'static RuleMeta {
+    match id {
+        30 => &SEC030,
+        40 => &SEC040,
+        41 => &SEC041,
+        51 => &SEC051,
+        70 => &SEC070,
+        90 => &SEC090,
+        _ => &SEC140,
+    }
+}
+
+fn kind_for(id: u16, m: &str) -> &'static str {
+    match id {
+        30 => "gitlab-token",
+        40 => "openai-key",
+        41 => "anthropic-key",
+        51 => {
+            if m.contains("slack") {
+                "slack-webhook"
+            } else if m.contains("discord") {
+                "discord-webhook"
+            } else {
+                "teams-webhook"
+            }
+        }
+        70 => {
+            if m.starts_with("AIza") {
+                "google-api-key"
+            } else if m.starts_with("ya29") {
+                "google-oauth-access-token"
+            } else if m.starts_with("GOCSPX") {
+                "google-oauth-client-secret"
+            } else {
+                "gcp-service-account"
+            }
+        }
+        90 => "jwt",
+        _ => "password-hash",
+    }
+}
+
+/// A secret finding over `s..e` with a redacted message.
+fn secret(
+    rule: &'static RuleMeta,
+    kind: &'static str,
+    label: &str,
+    s: usize,
+    e: usize,
+    value: &str,
+    prefix: usize,
+) -> Finding {
+    Finding::new(rule, s, e, format!("{label}: {}", redact(value, prefix))).secret(kind)
+}
+
+fn check_prefixed<const ID: u16>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let m = &scan.text()[s..e];
+    if ID != 140 && is_template(m) {
+        return;
+    }
+    let rule = rule_for(ID);
+    let kind = kind_for(ID, m);
+    let prefix = m.find(['-', '_', '.']).map_or(0, |i| (i + 1).min(12));
+    let label = rule
+        .summary
+        .split(['(', '—', '.'])
+        .next()
+        .unwrap_or(rule.name)
+        .trim();
+    if kind == "gcp-service-account" {
+        out.push(
+            Finding::new(
+                rule,
+                s,
+                e,
+                "Google Cloud service-account key file (its private_key is a credential)".into(),
+            )
+            .secret(kind),
+        );
+        return;
+    }
+    out.push(secret(rule, kind, label, s, e, m, prefix));
+}
+
+fn check_private_key(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let header = &scan.text()[s..e];
+    let body = scan.text()[e..]
+        .trim_start()
+        .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '"');
+    let what = if header.starts_with("PuTTY") {
+        "PuTTY private key file"
+    } else {
+        header.trim_matches('-')
+    };
+    let msg = if body {
+        format!("private key block ({what})")
+    } else {
+        format!("private key header ({what}); a header alone still marks a leaked key")
+    };
+    out.push(Finding::new(&SEC001, s, e, msg).secret("private-key"));
+}
+
+fn check_aws_key_id(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let m = &scan.text()[s..e];
+    let label = if m.ends_with("EXAMPLE") {
+        "AWS access key id (the AWS documentation example key)"
+    } else {
+        "AWS access key id"
+    };
+    out.push(secret(&SEC010, "aws-access-key-id", label, s, e, m, 4));
+}
+
+fn check_aws_secret(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (vs, ve) = caps.range(2).expect("group v");
+    let v = caps.str(2);
+    let name = caps.str(1).to_lowercase();
+    let lo = super::super::text::floor_char(text, vs.saturating_sub(400));
+    let near = &text[lo..vs];
+    let aws = name.contains("aws")
+        || near.to_lowercase().contains("aws")
+        || near.contains("AKIA")
+        || near.contains("ASIA");
+    if !aws || is_template(v) {
+        return;
+    }
+    let mut f = secret(
+        &SEC011,
+        "aws-secret-access-key",
+        "AWS secret access key",
+        vs,
+        ve,
+        v,
+        0,
+    );
+    if placeholder(v) != Placeholder::No {
+        f = f.severity(Severity::Warning);
+        f.message.push_str(" (looks like a placeholder)");
+    }
+    out.push(f);
+}
+
+fn check_aws_session(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (vs, ve) = caps.range(1).expect("group v");
+    out.push(secret(
+        &SEC011,
+        "aws-session-token",
+        "AWS session token",
+        vs,
+        ve,
+        &scan.text()[vs..ve],
+        0,
+    ));
+}
+
+fn check_github(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, e, m)) = caps.first(&[1, 2, 3]) else {
+        return;
+    };
+    if is_template(m) {
+        return;
+    }
+    let (kind, label) = match &m[..3] {
+        _ if m.starts_with("github_pat_") => (
+            "github-fine-grained-pat",
+            "GitHub fine-grained personal access token",
+        ),
+        "ghp" => ("github-pat", "GitHub personal access token"),
+        "gho" => ("github-oauth-token", "GitHub OAuth access token"),
+        "ghu" => ("github-app-user-token", "GitHub App user token"),
+        "ghs" => (
+            "github-app-installation-token",
+            "GitHub App installation token",
+        ),
+        _ => ("github-refresh-token", "GitHub refresh token"),
+    };
+    let partial = caps.range(3).is_some();
+    let label = if partial {
+        format!("{label} (truncated or partial)")
+    } else {
+        label.to_string()
+    };
+    let prefix = if m.starts_with("github_pat_") { 11 } else { 4 };
+    out.push(secret(&SEC020, kind, &label, s, e, m, prefix));
+}
+
+fn check_sk(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(1).expect("group v");
+    let v = &scan.text()[s..e];
+    if is_template(v)
+        || placeholder(&v[3..]) == Placeholder::Hard
+        || v.to_lowercase().contains("your")
+    {
+        return;
+    }
+    // A hyphenated English phrase after `sk-` (sk-learn-style) is not a key.
+    let body = &v[3..];
+    let words_only = body
+        .split('-')
+        .all(|w| w.chars().all(|c| c.is_ascii_lowercase()) && w.len() <= 10);
+    if words_only && body.contains('-') {
+        return;
+    }
+    out.push(secret(
+        &SEC042,
+        "sk-prefixed-key",
+        "sk- prefixed API key",
+        s,
+        e,
+        v,
+        3,
+    ));
+}
+
+fn check_slack(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let kinds = [
+        ("slack-user-token", "Slack user token"),
+        ("slack-bot-token", "Slack bot token"),
+        ("slack-legacy-bot-token", "Slack legacy bot token"),
+        ("slack-app-token", "Slack app-level token"),
+        ("slack-config-token", "Slack configuration token"),
+        ("slack-token", "Slack token"),
+    ];
+    for (i, (kind, label)) in kinds.iter().enumerate() {
+        if let Some((s, e)) = caps.range(i + 1) {
+            let m = &scan.text()[s..e];
+            if is_template(m) {
+                return;
+            }
+            out.push(secret(&SEC050, kind, label, s, e, m, 5));
+            return;
+        }
+    }
+}
+
+fn check_stripe(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let m = &scan.text()[s..e];
+    if is_template(m) {
+        return;
+    }
+    let test = caps.str(1).eq_ignore_ascii_case("test");
+    let (kind, label) = if m.starts_with("whsec_") {
+        ("stripe-webhook-secret", "Stripe webhook signing secret")
+    } else if test {
+        ("stripe-test-key", "Stripe test-mode key")
+    } else {
+        ("stripe-live-key", "Stripe live key")
+    };
+    let mut f = secret(&SEC060, kind, label, s, e, m, 8);
+    if test {
+        f = f.severity(Severity::Warning);
+    }
+    out.push(f);
+}
+
+fn check_azure(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, e, v)) = caps.first(&[1, 2, 3, 4]) else {
+        return;
+    };
+    if is_template(v) || placeholder(v) == Placeholder::Hard {
+        return;
+    }
+    let kind = if caps.range(3).is_some() {
+        "azure-ad-client-secret"
+    } else if caps.range(4).is_some() {
+        "azure-devops-pat"
+    } else if caps.range(2).is_some() {
+        "azure-app-configuration-secret"
+    } else {
+        "azure-storage-key"
+    };
+    let mut f = secret(&SEC080, kind, "Azure credential", s, e, v, 0);
+    if placeholder(v) == Placeholder::Soft {
+        f = f.severity(Severity::Warning);
+    }
+    out.push(f);
+}
+
+fn check_vendor(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    for (i, (kind, label, prefix)) in VENDORS.iter().enumerate() {
+        if let Some((s, e)) = caps.range(i + 1) {
+            let m = &scan.text()[s..e];
+            if is_template(m) {
+                return;
+            }
+            out.push(secret(&SEC100, kind, label, s, e, m, *prefix));
+            return;
+        }
+    }
+}
+
+fn check_vault_legacy(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, e, m)) = caps.first(&[1, 2, 3]) else {
+        return;
+    };
+    if is_template(m) || entropy(m) < 3.0 {
+        return;
+    }
+    let kind = match caps.range(1).is_some() {
+        true => "vault-legacy-service-token",
+        false if caps.range(2).is_some() => "vault-legacy-batch-token",
+        false => "vault-legacy-recovery-token",
+    };
+    out.push(secret(
+        &SEC100,
+        kind,
+        "HashiCorp Vault token (before 1.10)",
+        s,
+        e,
+        m,
+        2,
+    ));
+}
+
+fn check_k8s_token(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(1).expect("group v");
+    let m = &scan.text()[s..e];
+    if placeholder(m) != Placeholder::No {
+        return;
+    }
+    out.push(secret(
+        &SEC100,
+        "kubernetes-bootstrap-token",
+        "Kubernetes bootstrap token",
+        s,
+        e,
+        m,
+        0,
+    ));
+}
+
+/// True when a value has the shape of a credential rather than a word.
+fn credential_shaped(v: &str) -> bool {
+    let has_digit = v.bytes().any(|c| c.is_ascii_digit());
+    let has_upper = v.bytes().any(|c| c.is_ascii_uppercase());
+    let has_lower = v.bytes().any(|c| c.is_ascii_lowercase());
+    let has_sym = v.bytes().any(|c| {
+        matches!(
+            c,
+            b'.' | b'_'
+                | b'~'
+                | b'+'
+                | b'/'
+                | b'='
+                | b'-'
+                | b'$'
+                | b'!'
+                | b'@'
+                | b'#'
+                | b'%'
+                | b'^'
+                | b'&'
+                | b'*'
+        )
+    });
+    (has_digit && (has_upper || has_lower))
+        || (has_upper && has_lower && v.len() >= 10)
+        || (has_sym && v.len() >= 8 && (has_upper || has_lower))
+}
+
+fn check_authorization(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, e, v)) = caps.first(&[2, 3]) else {
+        return;
+    };
+    let scheme = caps.str(1).to_lowercase();
+    if is_template(v) || placeholder(v) == Placeholder::Hard {
+        return;
+    }
+    let v = v.trim_end_matches(['.', ',', ')', '\'', '"']);
+    let e = s + v.len();
+    if v.len() < 4
+        || (scheme.is_empty() && (v.len() < 8 || !credential_shaped(v)))
+        || (!scheme.is_empty() && !credential_shaped(v) && v.len() < 12)
+    {
+        return;
+    }
+    let label = match scheme.as_str() {
+        "basic" => "HTTP Basic credentials",
+        "" | "bearer" => "bearer token",
+        _ => "Authorization header credential",
+    };
+    let mut f = secret(&SEC110, "authorization-header", label, s, e, v, 0);
+    if placeholder(v) == Placeholder::Soft {
+        f = f.severity(Severity::Warning);
+    }
+    out.push(f);
+}
+
+/// True for values that are code rather than a literal: calls, indexing, variables, CSS-style
+/// selectors, lowercase paths.
+fn code_like(v: &str) -> bool {
+    let b = v.as_bytes();
+    v.contains(['(', ')', '[', ']'])
+        || v.starts_with("\\$")
+        || v.starts_with('\\')
+        || (b.first() == Some(&b'#')
+            && v[1..]
+                .bytes()
+                .all(|c| c.is_ascii_lowercase() || c == b'-' || c == b'_'))
+        || v.starts_with('/')
+        || v.starts_with("http://")
+        || v.starts_with("https://")
+        || (v.contains('/')
+            && v.split('/').all(|seg| {
+                !seg.is_empty()
+                    && seg.bytes().all(|c| {
+                        c.is_ascii_lowercase()
+                            || c.is_ascii_digit()
+                            || matches!(c, b'_' | b'-' | b'.' | b'#' | b':')
+                    })
+            }))
+}
+
+/// Names that hold credentials: the last word(s) of the identifier.
+fn credential_name(name: &str) -> Option<bool> {
+    let raw = name.trim_end_matches(['"', '\'', '?', '!']);
+    let trimmed = raw.trim_start_matches(['$', '@', '.', '-', '_']);
+    let env = !trimmed.is_empty()
+        && trimmed
+            .bytes()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+        && trimmed.bytes().any(|c| c.is_ascii_uppercase());
+    // Split camelCase and separators into lowercase parts.
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in trimmed.chars() {
+        if matches!(c, '_' | '-' | '.' | '$') {
+            if !cur.is_empty() {
+                parts.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+            parts.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        cur.push(c.to_ascii_lowercase());
+    }
+    if !cur.is_empty() {
+        parts.push(cur);
+    }
+    let last = parts.last()?.as_str();
+    let prev = parts.len().checked_sub(2).map_or("", |i| parts[i].as_str());
+    let whole: String = parts.concat();
+    if [
+        "publickey",
+        "pubkey",
+        "keyid",
+        "keyname",
+        "keypath",
+        "keyfile",
+        "tokenizer",
+        "tokentype",
+        "tokenurl",
+    ]
+    .iter()
+    .any(|x| whole.ends_with(x))
+        || prev == "public"
+        || prev == "pub"
+    {
+        return None;
+    }
+    let ok = match last {
+        "password" | "passwd" | "pwd" | "passphrase" | "secret" | "token" | "credential"
+        | "credentials" | "apikey" | "authtoken" | "secretkey" | "accesskey" | "privatekey"
+        | "clientsecret" => true,
+        "pat" => parts.len() > 1,
+        "pass" | "auth" => env,
+        "key" => {
+            env && parts.len() > 1
+                || matches!(
+                    prev,
+                    "api"
+                        | "access"
+                        | "secret"
+                        | "private"
+                        | "client"
+                        | "app"
+                        | "auth"
+                        | "license"
+                        | "licence"
+                        | "master"
+                        | "signing"
+                        | "encryption"
+                        | "session"
+                        | "account"
+                        | "service"
+                        | "subscription"
+                        | "consumer"
+                        | "admin"
+                        | "deploy"
+                        | "write"
+                        | "stream"
+                        | "shared"
+                        | "storage"
+                        | "sas"
+                        | "root"
+                        | "bot"
+                        | "hmac"
+                        | "crypto"
+                        | "jwt"
+                        | "cookie"
+                        | "preshared"
+                        | "instrumentation"
+                        | "ingestion"
+                        | "encrypt"
+                        | "aes"
+                        | "webhook"
+                        | "server"
+                        | "sdk"
+                        | "mobile"
+                        | "rest"
+                        | "secure"
+                        | "fb"
+                        | "x"
+                        | "google"
+                        | "maps"
+                )
+        }
+        _ => {
+            whole.ends_with("password")
+                || whole.ends_with("apikey")
+                || whole.ends_with("secretkey")
+                || whole.ends_with("accesskey")
+        }
+    };
+    ok.then_some(env)
+}
+
+fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let name = caps.str(1);
+    let Some(env) = credential_name(name) else {
+        return;
+    };
+    let op = caps.str(3);
+    let raw_val = caps.str(4);
+    let (vs, ve) = caps.range(4).expect("group val");
+    let escaped = raw_val.starts_with("\\\"");
+    let quoted = escaped || raw_val.starts_with(['"', '\'', '`']);
+    let q = if escaped { 2 } else { 1 };
+    let (vs, ve, v) = if quoted {
+        (vs + q, ve - q, &raw_val[q..raw_val.len() - q])
+    } else {
+        (vs, ve, raw_val)
+    };
+    let (ns, _) = caps.range(1).expect("group name");
+    let line_start = text[..ns].rfind('\n').map_or(0, |i| i + 1);
+    let at_line_start = text[line_start..ns]
+        .trim_start_matches([' ', '\t', '-', '*', '#', '>'])
+        .trim()
+        .is_empty()
+        || text[line_start..ns].trim().eq_ignore_ascii_case("export")
+        || text[line_start..ns].trim().eq_ignore_ascii_case("set");
+    let comparison = op.starts_with('!') || op.len() >= 2 && op.starts_with('=') && op != "=>";
+    if comparison && !quoted {
+        return;
+    }
+    if is_template(v) || code_like(v) || super::sequential(&v.to_ascii_lowercase()) {
+        return;
+    }
+    // A quoted string followed by `+` or `.` is part of an expression.
+    let tail = text[ve + q.min(text.len() - ve)..].trim_start();
+    if quoted && (tail.starts_with('+') || tail.starts_with('.') && !tail.starts_with("..")) {
+        return;
+    }
+    // The next character after an unquoted value decides whether it was an expression.
+    if !quoted {
+        let after = text[ve..].chars().next().unwrap_or(' ');
+        if after == '('
+            || v.contains('(')
+            || (v.contains('.')
+                && v.split('.').all(|p| {
+                    !p.is_empty()
+                        && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                        && p.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                }))
+                && !v.chars().any(|c| c.is_ascii_digit())
+        {
+            return;
+        }
+        if v.bytes()
+            .all(|c| c.is_ascii_uppercase() || c == b'_' || c.is_ascii_digit())
+            && v.contains('_')
+        {
+            return;
+        }
+        if v.starts_with("http") || v.starts_with('/') || v.starts_with("~/") || v.starts_with("./")
+        {
+            return;
+        }
+    }
+    let min = if env || quoted { 4 } else { 6 };
+    if v.chars().count() < min {
+        return;
+    }
+    let lname = name.to_lowercase();
+    let password_name = lname.contains("pass") || lname.contains("pwd");
+    let shaped = credential_shaped(v);
+    if !env && !quoted {
+        // Unquoted code- or prose-style values must look like a credential, except INI/YAML
+        // password lines.
+        if !(shaped || (at_line_start && password_name && v.len() >= 8)) {
+            return;
+        }
+        if op == ":" && !at_line_start && !shaped {
+            return;
+        }
+    }
+    if env && !quoted && v.bytes().all(|c| c.is_ascii_lowercase()) && v.len() < 4 {
+        return;
+    }
+    let kind = if comparison {
+        "credential-comparison"
+    } else if env {
+        "env-assignment"
+    } else if quoted {
+        "code-assignment"
+    } else {
+        "ini-assignment"
+    };
+    let clean = name.trim_end_matches(['"', '\'']);
+    let mut f = Finding::new(
+        &SEC120,
+        vs,
+        ve,
+        format!("credential assigned to {}: {}", clean, redact(v, 0)),
+    )
+    .secret(kind);
+    match placeholder(v) {
+        // A quoted dictionary stand-in (`password = 'secret'`) is still worth a look.
+        Placeholder::Hard if !quoted => return,
+        Placeholder::Hard | Placeholder::Soft => {
+            f = f.severity(Severity::Warning);
+            f.message.push_str(" (looks like a placeholder)");
+        }
+        Placeholder::No => {}
+    }
+    out.push(f);
+}
+
+fn check_user_pass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(1).expect("group v");
+    let v = scan.text()[s..e].trim_end_matches([';', ',']);
+    let e = s + v.len();
+    if is_template(v) || code_like(v) || placeholder(v) == Placeholder::Hard || v.len() < 3 {
+        return;
+    }
+    let mut f = Finding::new(
+        &SEC120,
+        s,
+        e,
+        format!("password next to a username: {}", redact(v, 0)),
+    )
+    .secret("username-and-password");
+    if placeholder(v) == Placeholder::Soft {
+        f = f.severity(Severity::Warning);
+    }
+    out.push(f);
+}
+
+fn check_gradle(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.range(1).expect("group v");
+    let m = caps.str(0).to_lowercase();
+    if !m.starts_with("password") {
+        return;
+    }
+    let lo = super::super::text::floor_char(text, s.saturating_sub(200));
+    if !text[lo..s].contains("credentials") {
+        return;
+    }
+    let v = &text[s..e];
+    if is_template(v) {
+        return;
+    }
+    let mut f = Finding::new(
+        &SEC120,
+        s,
+        e,
+        format!(
+            "password in a build script credentials block: {}",
+            redact(v, 0)
+        ),
+    )
+    .secret("gradle-credentials");
+    if placeholder(v) != Placeholder::No {
+        f = f.severity(Severity::Warning);
+    }
+    out.push(f);
+}
+
+fn check_password_prose(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(1).expect("group v");
+    let v = &scan.text()[s..e];
+    if is_template(v) || v.contains(' ') && v.split_whitespace().count() > 2 {
+        return;
+    }
+    let p = placeholder(v);
+    if p == Placeholder::Hard {
+        return;
+    }
+    let mut f = Finding::new(
+        &SEC121,
+        s,
+        e,
+        format!("password written out in text: {}", redact(v, 0)),
+    )
+    .secret("password-in-prose");
+    if p == Placeholder::Soft {
+        f = f.severity(Severity::Warning);
+    }
+    out.push(f);
+}
+
+fn check_url_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(3).expect("group pass");
+    let pass = &scan.text()[s..e];
+    let scheme = caps.str(1).to_lowercase();
+    if is_template(pass)
+        || matches!(
+            pass.to_lowercase().as_str(),
+            "password" | "pass" | "passwd" | "pwd" | "pw" | "token"
+        )
+    {
+        return;
+    }
+    if scheme == "mailto" {
+        return;
+    }
+    let mut f = Finding::new(
+        &SEC130,
+        s,
+        e,
+        format!("password embedded in a {scheme} URL: {}", redact(pass, 0)),
+    )
+    .secret("url-credentials");
+    if placeholder(pass) != Placeholder::No {
+        f = f.severity(Severity::Warning);
+        f.message.push_str(" (looks like a placeholder)");
+    }
+    out.push(f);
+}
+
+fn check_connection_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.range(1).expect("group v");
+    let v = &text[s..e];
+    let line_start = text[..s].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[e..].find('\n').map_or(text.len(), |i| e + i);
+    let line = text[line_start..line_end].to_lowercase();
+    let conn = [
+        "server=",
+        "data source=",
+        "host=",
+        "uid=",
+        "user id=",
+        "database=",
+        "initial catalog=",
+        "provider=",
+        "driver=",
+        "user=",
+        "port=",
+    ]
+    .iter()
+    .any(|k| line.contains(k))
+        && line.contains(';');
+    if !conn || is_template(v) {
+        return;
+    }
+    let mut f = Finding::new(
+        &SEC130,
+        s,
+        e,
+        format!("password in a connection string: {}", redact(v, 0)),
+    )
+    .secret("connection-string");
+    if placeholder(v) != Placeholder::No {
+        f = f.severity(Severity::Warning);
+        f.message.push_str(" (looks like a placeholder)");
+    }
+    out.push(f);
+}
+
+fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9]) else {
+        return;
+    };
+    let v_trim = v.trim_matches(['"', '\'']);
+    if v_trim.is_empty() || is_template(v_trim) || v_trim.starts_with('-') {
+        return;
+    }
+    let lower = v_trim.to_lowercase();
+    if lower.starts_with("stdin") || lower == "file" {
+        return;
+    }
+    let mut f = Finding::new(
+        &SEC131,
+        s,
+        e,
+        format!(
+            "credential on a command line or in a header: {}",
+            redact(v_trim, 0)
+        ),
+    )
+    .secret("command-credentials");
+    if placeholder(v_trim) != Placeholder::No {
+        f = f.severity(Severity::Warning);
+        f.message.push_str(" (looks like a placeholder)");
+    }
+    out.push(f);
+}
+
+fn check_identifier(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let m = &scan.text()[s..e];
+    let kind = if m.starts_with("arn:") {
+        "aws-arn"
+    } else if m.contains("amazonaws.com") {
+        if m.starts_with("s3") {
+            "s3-bucket-path"
+        } else {
+            "s3-bucket-host"
+        }
+    } else if m.starts_with("storage.googleapis.com") || m.starts_with("gs://") {
+        "gcs-bucket-path"
+    } else if m.contains("googleapis.com") {
+        "gcs-bucket-host"
+    } else if m.contains("myshopify") {
+        "shopify-domain"
+    } else if m.contains("googleusercontent") {
+        "google-oauth-client-id"
+    } else if m.starts_with("age1") {
+        "age-recipient"
+    } else if m.to_lowercase().contains("account") {
+        "aws-account-id"
+    } else {
+        if is_template(m.rsplit('=').next().unwrap_or("")) {
+            return;
+        }
+        "account-username"
+    };
+    let mut f = Finding::new(
+        &SEC150,
+        s,
+        e,
+        format!("infrastructure identifier ({kind}): {}", super::excerpt(m)),
+    );
+    f.kind = Some(kind);
+    out.push(f);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vendor_groups_match_the_table() {
+        let re = regex::Regex::new(VENDOR_REGEX).unwrap();
+        assert_eq!(re.captures_len() - 1, VENDORS.len());
+    }
+
+    #[test]
+    fn credential_names_are_recognised() {
+        assert_eq!(credential_name("API_KEY"), Some(true));
+        assert_eq!(credential_name("apiKey"), Some(false));
+        assert_eq!(credential_name("password"), Some(false));
+        assert_eq!(credential_name("SSH_PUBLIC_KEY"), None);
+        assert_eq!(credential_name("max_tokens"), None);
+        assert_eq!(credential_name("sort_key"), None);
+        assert_eq!(credential_name("ado_pat"), Some(false));
+        assert_eq!(credential_name("REACT_APP_PASS"), Some(true));
+        assert_eq!(credential_name("KEY_PATH"), None);
+    }
+}

@@ -1,0 +1,243 @@
+//! Text views and positions: a [`View`] is a derived text (decoded JSON strings, the
+//! Unicode-normalised form) with a map back to the bytes it came from, so every finding is
+//! reported at the right line and column of the file. Also line indexing and small word helpers.
+
+use std::borrow::Cow;
+
+/// A text derived from a source text, with each byte mapped back to a source byte range.
+#[derive(Debug)]
+pub(crate) struct View<'a> {
+    /// The derived text.
+    pub text: Cow<'a, str>,
+    /// For each byte of `text`, the source range it came from; `None` means identity.
+    map: Option<Vec<(u32, u32)>>,
+}
+
+impl<'a> View<'a> {
+    /// The identity view of `text`.
+    pub fn identity(text: &'a str) -> View<'a> {
+        View {
+            text: Cow::Borrowed(text),
+            map: None,
+        }
+    }
+
+    /// A derived view with its byte map (`map.len() == text.len()`).
+    pub fn mapped(text: String, map: Vec<(u32, u32)>) -> View<'static> {
+        debug_assert_eq!(text.len(), map.len());
+        View {
+            text: Cow::Owned(text),
+            map: Some(map),
+        }
+    }
+
+    /// Returns true when the view is the source itself.
+    pub fn is_identity(&self) -> bool {
+        self.map.is_none()
+    }
+
+    /// Maps a byte range of the view to the source range it came from.
+    pub fn to_source(&self, start: usize, end: usize) -> (usize, usize) {
+        match &self.map {
+            None => (start, end),
+            Some(m) => {
+                if m.is_empty() {
+                    return (0, 0);
+                }
+                let s = m[start.min(m.len() - 1)].0 as usize;
+                let e = if end == 0 {
+                    s
+                } else {
+                    m[(end - 1).min(m.len() - 1)].1 as usize
+                };
+                (s, e.max(s))
+            }
+        }
+    }
+}
+
+/// Byte offsets of line starts, for 1-based line and column numbers.
+#[derive(Debug)]
+pub(crate) struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes `text`.
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        LineIndex { starts }
+    }
+
+    /// Returns the 0-based line holding byte `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// Returns the byte range of 0-based line `line` without its line ending.
+    pub fn line_range(&self, text: &str, line: usize) -> (usize, usize) {
+        let start = self.starts[line];
+        let mut end = self.starts.get(line + 1).map_or(text.len(), |n| n - 1);
+        if end > start && text.as_bytes()[end - 1] == b'\r' {
+            end -= 1;
+        }
+        (start, end.max(start))
+    }
+
+    /// Returns the 1-based (line, column) of byte `offset`; columns count Unicode scalar
+    /// values.
+    pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = floor_char(text, offset.min(text.len()));
+        let line = self.line_of(offset);
+        let col = text[self.starts[line]..offset].chars().count() + 1;
+        (line + 1, col)
+    }
+
+    /// Number of lines.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+}
+
+/// Moves `i` back to a char boundary of `s`.
+pub(crate) fn floor_char(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Moves `i` forward to a char boundary of `s`.
+pub(crate) fn ceil_char(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// Returns the bounds of the sentence around byte `pos`: back to the previous `.`, `!`, `?` or
+/// `;` followed by white space, a blank line or a line that starts a list item, and forward
+/// to the next one; at most `limit` bytes each way.
+pub(crate) fn sentence_bounds(text: &str, pos: usize, limit: usize) -> (usize, usize) {
+    let b = text.as_bytes();
+    let pos = pos.min(b.len());
+    let lo = pos.saturating_sub(limit);
+    let mut start = lo;
+    let mut i = pos;
+    while i > lo {
+        let c = b[i - 1];
+        if (matches!(c, b'.' | b'!' | b'?') && b.get(i).is_some_and(u8::is_ascii_whitespace))
+            || (c == b'\n' && (i < 2 || b[i - 2] == b'\n' || starts_block(&b[i..])))
+        {
+            start = i;
+            break;
+        }
+        i -= 1;
+    }
+    let hi = (pos + limit).min(b.len());
+    let mut end = hi;
+    let mut j = pos;
+    while j < hi {
+        let c = b[j];
+        if (matches!(c, b'.' | b'!' | b'?') && b.get(j + 1).is_none_or(u8::is_ascii_whitespace))
+            || (c == b'\n' && (b.get(j + 1) == Some(&b'\n') || starts_block(&b[j + 1..])))
+        {
+            end = j + 1;
+            break;
+        }
+        j += 1;
+    }
+    (ceil_char(text, start), floor_char(text, end))
+}
+
+/// True when a line starts a new Markdown block (list item, heading, quote, table row).
+fn starts_block(rest: &[u8]) -> bool {
+    let t = rest
+        .iter()
+        .position(|c| *c != b' ')
+        .map_or(&[][..], |i| &rest[i..]);
+    match t {
+        [b'-' | b'*' | b'+', b' ', ..] | [b'#', ..] | [b'>', ..] | [b'|', ..] => true,
+        [d, ..] if d.is_ascii_digit() => {
+            let n = t.iter().take_while(|c| c.is_ascii_digit()).count();
+            matches!(t.get(n), Some(b'.' | b')')) && t.get(n + 1) == Some(&b' ')
+        }
+        _ => false,
+    }
+}
+
+/// Iterates the ASCII-alphanumeric words of `s` (apostrophes kept inside words), lowercased.
+pub(crate) fn words(s: &str) -> impl Iterator<Item = String> + '_ {
+    s.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// Returns true when any word of `s` is in `set`.
+pub(crate) fn has_word(s: &str, set: &[&str]) -> bool {
+    words(s).any(|w| set.contains(&w.as_str()))
+}
+
+/// Shannon entropy of `s` in bits per character.
+pub(crate) fn entropy(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    let mut n = 0u32;
+    for b in s.bytes() {
+        counts[b as usize] += 1;
+        n += 1;
+    }
+    if n == 0 {
+        return 0.0;
+    }
+    let n = f64::from(n);
+    counts
+        .iter()
+        .filter(|c| **c > 0)
+        .map(|c| {
+            let p = f64::from(*c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_characters_and_lines() {
+        let t = "ab\ncé d\n";
+        let idx = LineIndex::new(t);
+        assert_eq!(idx.position(t, 0), (1, 1));
+        assert_eq!(idx.position(t, 3), (2, 1));
+        assert_eq!(idx.position(t, 7), (2, 4));
+        assert_eq!(idx.line_range(t, 1), (3, 8));
+    }
+
+    #[test]
+    fn sentence_bounds_stop_at_punctuation_and_list_items() {
+        let t = "First one. Second one here! Third.";
+        let (a, b) = sentence_bounds(t, 15, 200);
+        assert_eq!(&t[a..b], " Second one here!");
+        let t = "- item one\n- item two";
+        let (a, b) = sentence_bounds(t, 15, 200);
+        assert_eq!(&t[a..b], "- item two");
+    }
+
+    #[test]
+    fn mapped_views_return_source_ranges() {
+        let v = View::mapped("ab".into(), vec![(0, 3), (3, 4)]);
+        assert_eq!(v.to_source(0, 2), (0, 4));
+        assert_eq!(v.to_source(1, 2), (3, 4));
+    }
+}

