@@ -1,2 +1,178 @@
-//! Placeholder replaced below.
-fn main() {}
+//! Speed figures for the linter (not a test; run by `bench/lint.sh`):
+//!
+//! 1. the whole default benchmark fixture (`../shared/bench/make_fixture.py`): median time of
+//!    `lint::check_snapshot` over its handoff directory, in memory and including the reads;
+//! 2. throughput on the concatenated negative corpora (real handoff files and CHANGELOGs) on
+//!    one core, in MB/s.
+//!
+//! usage: cargo bench --bench lint -- `FIXTURE_REPO` [`CORPORA_DIR`]
+
+#![allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
+#![allow(clippy::cast_precision_loss, reason = "timings")]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use git_aahp::handoff::{HandoffDir, Source};
+use git_aahp::lint::{check_snapshot, check_text};
+
+/// On-CPU time of this thread (Linux `schedstat`), so figures hold on a shared machine.
+fn cpu_time() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+        .map(Duration::from_nanos)
+}
+
+/// A run count as the `u32` a `Duration` divides by.
+fn runs_u32(n: usize) -> u32 {
+    u32::try_from(n).expect("a bench runs fewer than 2^32 times")
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn percentile(mut v: Vec<Duration>, p: usize) -> Duration {
+    v.sort();
+    v[(v.len() * p / 100).min(v.len() - 1)]
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|x| x == "md" || x == "json") {
+            out.push(p);
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let Some(fixture) = args.first() else {
+        println!("usage: cargo bench --bench lint -- FIXTURE_REPO [CORPORA_DIR]");
+        return;
+    };
+    // AAHP_BENCH_RUNS scales the loops down, e.g. to 1 under callgrind (instruction counts
+    // are repeatable where wall-clock times on a shared machine are not).
+    let scale: usize = std::env::var("AAHP_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
+    let today = jiff::civil::date(2026, 11, 22);
+    let repo =
+        git_aahp::git::Repo::discover(Path::new(fixture)).expect("fixture is a git repository");
+    let root = repo.workdir().canonicalize().expect("fixture root");
+    let dir = HandoffDir {
+        rel: ".ai/handoff".into(),
+        abs: root.join(".ai/handoff"),
+        root: root.clone(),
+    };
+    let snap = dir
+        .snapshot(&repo, Source::Worktree)
+        .expect("fixture handoff readable");
+    let bytes: usize = snap.files.values().map(Vec::len).sum();
+    // Warm up: the keyword automaton and the regexes are built on first use.
+    let warm = check_snapshot(&dir, &snap, today).expect("fixture lints");
+    let mut mem = Vec::new();
+    let mut full = Vec::new();
+    let cpu0 = cpu_time();
+    for _ in 0..scale * 5 {
+        let t = Instant::now();
+        let d = check_snapshot(&dir, &snap, today).expect("fixture lints");
+        mem.push(t.elapsed());
+        std::hint::black_box(d);
+        let t = Instant::now();
+        let s = dir
+            .snapshot(&repo, Source::Worktree)
+            .expect("fixture readable");
+        let d = check_snapshot(&dir, &s, today).expect("fixture lints");
+        full.push(t.elapsed());
+        std::hint::black_box(d);
+    }
+    if let Some(cpu) = cpu_time()
+        .zip(cpu0)
+        .map(|(b, a)| b.saturating_sub(a) / runs_u32(scale * 10))
+    {
+        println!(
+            "  on-CPU time per fixture lint (average of in-memory and read+lint runs): {:.3} ms",
+            cpu.as_secs_f64() * 1e3
+        );
+    }
+    println!(
+        "fixture: {} files, {} bytes, {} findings ({} blocking)",
+        snap.files.len(),
+        bytes,
+        warm.len(),
+        warm.iter().filter(|d| d.is_blocking()).count()
+    );
+    println!(
+        "lint whole fixture (in memory): median {:.3} ms, p90 {:.3} ms",
+        median(mem.clone()).as_secs_f64() * 1e3,
+        percentile(mem, 90).as_secs_f64() * 1e3
+    );
+    println!(
+        "lint whole fixture (read + lint): median {:.3} ms, p90 {:.3} ms",
+        median(full.clone()).as_secs_f64() * 1e3,
+        percentile(full, 90).as_secs_f64() * 1e3
+    );
+
+    let corpora = args
+        .get(1)
+        .map_or_else(|| PathBuf::from("../shared/corpora"), PathBuf::from);
+    let mut files = Vec::new();
+    collect(&corpora.join("handoff-negatives"), &mut files);
+    collect(&corpora.join("changelog-negatives"), &mut files);
+    files.sort();
+    let mut text = String::new();
+    for f in &files {
+        if let Ok(t) = std::fs::read_to_string(f) {
+            text.push_str(&t);
+            text.push('\n');
+        }
+    }
+    if text.is_empty() {
+        println!("no negative corpora at {}", corpora.display());
+        return;
+    }
+    let _ = check_text("bench/NEGATIVES.md", &text).expect("corpora lint");
+    let mut times = Vec::new();
+    let cpu0 = cpu_time();
+    for _ in 0..scale {
+        let t = Instant::now();
+        let d = check_text("bench/NEGATIVES.md", &text).expect("corpora lint");
+        times.push(t.elapsed());
+        std::hint::black_box(d);
+    }
+    let cpu = cpu_time()
+        .zip(cpu0)
+        .map(|(b, a)| b.saturating_sub(a) / runs_u32(scale));
+    let fastest = *times.iter().min().expect("at least one run");
+    let m = median(times);
+    println!(
+        "throughput on the concatenated negative corpora ({} files, {:.2} MB): median {:.2} ms = {:.0} MB/s (one core); fastest run {:.0} MB/s",
+        files.len(),
+        text.len() as f64 / 1e6,
+        m.as_secs_f64() * 1e3,
+        text.len() as f64 / 1e6 / m.as_secs_f64(),
+        text.len() as f64 / 1e6 / fastest.as_secs_f64()
+    );
+    if let Some(cpu) = cpu {
+        println!(
+            "  on-CPU time per run {:.2} ms = {:.0} MB/s per CPU-second",
+            cpu.as_secs_f64() * 1e3,
+            text.len() as f64 / 1e6 / cpu.as_secs_f64()
+        );
+    }
+}

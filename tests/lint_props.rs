@@ -19,7 +19,7 @@ fn positives() -> Vec<(String, &'static str)> {
         }
         for (k, h) in r.hits.iter().enumerate() {
             let text = expand_template(h, k as u64 + 1);
-            let d = check_text("p/NOTES.md", &text).unwrap();
+            let d = check_text("p/NOTES.md", &text).expect("valid UTF-8 text always lints");
             if d.iter()
                 .any(|d| d.rule.starts_with(r.family.prefix()) && d.severity == Severity::Error)
             {
@@ -78,7 +78,10 @@ fn apply(text: &str, e: Evasion, at: usize) -> (String, bool) {
             true
         }
         Evasion::Tag(cp) => {
-            out.insert(pos, char::from_u32(cp).unwrap());
+            out.insert(
+                pos,
+                char::from_u32(cp).expect("the inserted code points are scalar values"),
+            );
             // Printable tag characters decode into the text a model reads (HID003 reports them).
             !(0xE0020..=0xE007E).contains(&cp)
         }
@@ -87,7 +90,7 @@ fn apply(text: &str, e: Evasion, at: usize) -> (String, bool) {
                 .filter(|i| homoglyph(chars[*i]).is_some())
                 .collect();
             if let Some(i) = candidates.get(pos % candidates.len().max(1)) {
-                out[*i] = homoglyph(chars[*i]).unwrap();
+                out[*i] = homoglyph(chars[*i]).expect("only letters with a homoglyph are chosen");
             }
             true
         }

@@ -46,6 +46,10 @@ pub enum Format {
 /// Exit 0 when nothing blocks, 1 on an error-level finding (or a warning with --strict), 2 when
 /// the linter cannot run (bad input, invalid .aiignore or allowlist).
 #[derive(Debug, Clone, Default, clap::Args)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent command-line flags"
+)]
 pub struct LintArgs {
     /// Judge the staged content (the index): what the next commit will contain.
     #[arg(long, conflicts_with_all = ["rev", "paths"])]

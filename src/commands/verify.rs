@@ -340,6 +340,26 @@ fn judge(
     target: &Target,
     today: jiff::civil::Date,
 ) -> Result<(Vec<Layer>, Vec<Diagnostic>)> {
+    // The lint is the costliest layer and needs nothing from the others: it runs on its own
+    // thread while the schema and checksums are judged.
+    std::thread::scope(|s| {
+        let lint_job = s.spawn(|| lint::check_snapshot(dir, snap, today));
+        judge_layers(repo, dir, snap, target, today, || {
+            lint_job
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    })
+}
+
+fn judge_layers(
+    repo: &Repo,
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    target: &Target,
+    today: jiff::civil::Date,
+    lint_result: impl FnOnce() -> Result<Vec<Diagnostic>>,
+) -> Result<(Vec<Layer>, Vec<Diagnostic>)> {
     let manifest_path = dir.path_of(MANIFEST);
     let mut layers = Vec::new();
 
@@ -386,7 +406,7 @@ fn judge(
     }
 
     // 3. Lint on the same content.
-    let diagnostics = lint::check_snapshot(dir, snap, today)?;
+    let diagnostics = lint_result()?;
     let mut lint_layer = Layer::new("lint");
     for d in &diagnostics {
         let msg = format!(

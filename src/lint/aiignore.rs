@@ -5,7 +5,9 @@
 //! injection → matched case-insensitively on the normalised text; anything else is custom.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use regex::Regex;
+use std::sync::OnceLock;
+
+use regex::bytes::Regex;
 
 use super::engine::{Finding, Scan};
 use super::registry::IGN001;
@@ -44,12 +46,44 @@ enum Guard {
     Email,
 }
 
+/// A pattern's regex. A glob's is compiled the first time its literal occurs in a text: most
+/// patterns of a `.aiignore` never match, and compiling all of them up front was a
+/// millisecond of every pre-commit hook. A `re:` pattern is compiled at once, so an invalid
+/// one is reported with its line.
+#[derive(Debug)]
+struct LazyRegex {
+    src: String,
+    re: OnceLock<Option<Regex>>,
+}
+
+impl LazyRegex {
+    fn compiled(re: Regex) -> LazyRegex {
+        LazyRegex {
+            src: re.as_str().to_string(),
+            re: OnceLock::from(Some(re)),
+        }
+    }
+
+    fn lazy(src: String) -> LazyRegex {
+        LazyRegex {
+            src,
+            re: OnceLock::new(),
+        }
+    }
+
+    /// The regex; `None` only if a generated glob regex does not compile (a bug: the tests
+    /// compile every glob shape).
+    fn get(&self) -> Option<&Regex> {
+        self.re.get_or_init(|| Regex::new(&self.src).ok()).as_ref()
+    }
+}
+
 #[derive(Debug)]
 struct IgnPattern {
     line: usize,
     source: String,
     section: Section,
-    re: Regex,
+    re: LazyRegex,
     guard: Guard,
     literal: Option<String>,
 }
@@ -139,11 +173,13 @@ impl AiIgnore {
                 continue;
             }
             after_banner = false;
-            if trimmed.starts_with('[') && trimmed.ends_with(']') && !trimmed.contains('*') {
-                if let Some(s) = section_of(trimmed) {
-                    section = s;
-                    continue;
-                }
+            if trimmed.starts_with('[')
+                && trimmed.ends_with(']')
+                && !trimmed.contains('*')
+                && let Some(s) = section_of(trimmed)
+            {
+                section = s;
+                continue;
             }
             // A trailing comment after white space.
             let mut pat = String::new();
@@ -175,17 +211,14 @@ impl AiIgnore {
             } else if looks_regex(&body) {
                 out.warnings.push((line_no, format!("`{body}` looks like a regular expression and is treated as one; prefix it with `re:`")));
                 compile_regex(path, line_no, &body, section)?
+            } else if let Some(g) = glob(&body, section) {
+                g
             } else {
-                match glob(&body, section) {
-                    Some(g) => g,
-                    None => {
-                        out.warnings.push((
-                            line_no,
-                            format!("`{body}` would match every line and is ignored"),
-                        ));
-                        continue;
-                    }
-                }
+                out.warnings.push((
+                    line_no,
+                    format!("`{body}` would match every line and is ignored"),
+                ));
+                continue;
             };
             let (re, guard, literal) = compiled;
             let p = IgnPattern {
@@ -211,13 +244,12 @@ impl AiIgnore {
         for (i, p) in self.patterns.iter().enumerate() {
             match &p.literal {
                 Some(l) => {
-                    let k = match lits.iter().position(|x| x == l) {
-                        Some(k) => k,
-                        None => {
-                            lits.push(l.clone());
-                            self.ac_targets.push(Vec::new());
-                            lits.len() - 1
-                        }
+                    let k = if let Some(k) = lits.iter().position(|x| x == l) {
+                        k
+                    } else {
+                        lits.push(l.clone());
+                        self.ac_targets.push(Vec::new());
+                        lits.len() - 1
                     };
                     self.ac_targets[k].push(i);
                 }
@@ -270,14 +302,21 @@ impl AiIgnore {
         for (p, ls, le) in todo {
             let pat = &self.patterns[p];
             let line = &text[ls..le];
-            for c in pat.re.captures_iter(line) {
+            let Some(re) = pat.re.get() else { continue };
+            for c in re.captures_iter(line.as_bytes()) {
                 let m = c.get(0).expect("group 0");
                 let (mut s, mut e) = (ls + m.start(), ls + m.end());
                 if let Some(t) = c.name("t") {
                     s = ls + t.start();
                     e = ls + t.end();
                 }
-                let value = c.name("v").map(|v| v.as_str());
+                // Byte-level globs may stop inside a character: widen to whole characters.
+                let s = super::text::floor_char(text, s);
+                let e = super::text::ceil_char(text, e.max(s));
+                let value = c
+                    .name("v")
+                    .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                let value = value.as_deref();
                 let matched = &text[s..e];
                 let ok = match pat.guard {
                     Guard::None => true,
@@ -293,7 +332,8 @@ impl AiIgnore {
                 };
                 if !ok
                     || self.exceptions.iter().any(|x| {
-                        x.re.find(line)
+                        x.re.get()
+                            .and_then(|re| re.find(line.as_bytes()))
                             .is_some_and(|xm| ls + xm.start() < e && s < ls + xm.end())
                     })
                 {
@@ -350,7 +390,7 @@ fn compile_regex(
     line: usize,
     src: &str,
     section: Section,
-) -> Result<(Regex, Guard, Option<String>)> {
+) -> Result<(LazyRegex, Guard, Option<String>)> {
     let full = if section == Section::Injection {
         format!("(?i){src}")
     } else {
@@ -358,17 +398,18 @@ fn compile_regex(
     };
     let re = Regex::new(&full)
         .map_err(|e| Error::invalid(path, Some(line), format!("invalid regex (CFG003): {e}")))?;
-    Ok((re, Guard::None, None))
+    Ok((LazyRegex::compiled(re), Guard::None, None))
 }
 
 /// Converts a glob to a regex; `None` for a pattern that would match everything.
-fn glob(body: &str, section: Section) -> Option<(Regex, Guard, Option<String>)> {
+fn glob(body: &str, section: Section) -> Option<(LazyRegex, Guard, Option<String>)> {
     let core = body.trim_matches('*');
     if core.trim().is_empty() || core.chars().all(|c| c == '?' || c == '*') {
         return None;
     }
     let phrase = body.contains(' ');
     let case_insensitive = section == Section::Injection || !body.chars().any(char::is_uppercase);
+    // Globs match bytes (`(?-u)`): small automata, and a wildcard never needs Unicode classes.
     let any = if phrase { "[^\\n]*?" } else { "\\S*?" };
     let one = if phrase { "[^\\n]" } else { "\\S" };
     let literal = body
@@ -383,7 +424,10 @@ fn glob(body: &str, section: Section) -> Option<(Regex, Guard, Option<String>)> 
         for (part, charset) in [(l, "[A-Za-z0-9._%+-]"), (r, "[A-Za-z0-9.-]")] {
             for ch in part.chars() {
                 match ch {
-                    '*' => re.push_str(&format!("{charset}*")),
+                    '*' => {
+                        re.push_str(charset);
+                        re.push('*');
+                    }
                     '?' => re.push_str(charset),
                     c => re.push_str(&regex::escape(&c.to_string())),
                 }
@@ -399,11 +443,11 @@ fn glob(body: &str, section: Section) -> Option<(Regex, Guard, Option<String>)> 
             re.trim_start_matches("(?i)")
         );
         let re = if case_insensitive {
-            format!("(?i){re}")
+            format!("(?i-u){re}")
         } else {
-            re
+            format!("(?-u){re}")
         };
-        return Regex::new(&re).ok().map(|r| (r, Guard::Email, literal));
+        return Some((LazyRegex::lazy(re), Guard::Email, literal));
     }
     let trailing_star = body.ends_with('*');
     let leading_star = body.starts_with('*');
@@ -417,15 +461,12 @@ fn glob(body: &str, section: Section) -> Option<(Regex, Guard, Option<String>)> 
         && trailing_star
         && !prefix_only
         && inner.ends_with(['=', ':', '-', '_', ' ']);
-    let mut re = String::new();
-    if case_insensitive {
-        re.push_str("(?i)");
-    }
+    let mut re = String::from(if case_insensitive { "(?i-u)" } else { "(?-u)" });
     if prefix_only {
         re.push_str("(?:^|[^A-Za-z0-9_-])(?P<t>");
         re.push_str(&regex::escape(inner));
         re.push_str("(?P<v>[A-Za-z0-9_-]{16,}))");
-        return Regex::new(&re).ok().map(|r| (r, Guard::Prefix, literal));
+        return Some((LazyRegex::lazy(re), Guard::Prefix, literal));
     }
     re.push_str("(?P<t>");
     if leading_star {
@@ -447,7 +488,7 @@ fn glob(body: &str, section: Section) -> Option<(Regex, Guard, Option<String>)> 
     } else {
         Guard::None
     };
-    Regex::new(&re).ok().map(|r| (r, guard, literal))
+    Some((LazyRegex::lazy(re), guard, literal))
 }
 
 #[cfg(test)]
@@ -486,13 +527,47 @@ mod tests {
     #[test]
     fn globs_follow_the_value_and_prefix_guards() {
         let (re, g, _) = glob("*_KEY=*", Section::Secrets).unwrap();
+        let re = re.get().unwrap();
         assert_eq!(g, Guard::Value);
-        let c = re.captures("MY_API_KEY=abcdef123456").unwrap();
-        assert_eq!(&c["t"], "MY_API_KEY=abcdef123456");
+        let c = re.captures(b"MY_API_KEY=abcdef123456").unwrap();
+        assert_eq!(&c["t"], b"MY_API_KEY=abcdef123456");
         let (re, g, _) = glob("sk-*", Section::Secrets).unwrap();
+        let re = re.get().unwrap();
         assert_eq!(g, Guard::Prefix);
-        assert!(re.is_match("key sk-abcdefghijklmnop1234"));
-        assert!(!re.is_match("task-to-model"));
+        assert!(re.is_match(b"key sk-abcdefghijklmnop1234"));
+        assert!(!re.is_match(b"task-to-model"));
         assert!(glob("*", Section::Custom).is_none());
+    }
+
+    #[test]
+    fn every_glob_shape_compiles() {
+        let shapes = [
+            "*_KEY=*",
+            "sk-*",
+            "Bearer *",
+            "AKIA*",
+            "-----BEGIN*PRIVATE KEY-----",
+            "*@*.com",
+            "ignore all previous*",
+            "you are now*",
+            "pass?ord",
+            "*.internal.example",
+            "x*y",
+            "*secret*",
+            "token: *",
+            "user?@corp.example",
+        ];
+        for section in [
+            Section::Secrets,
+            Section::Pii,
+            Section::Injection,
+            Section::Custom,
+        ] {
+            for shape in shapes {
+                if let Some((re, _, _)) = glob(shape, section) {
+                    assert!(re.get().is_some(), "{shape} in {section:?}: {}", re.src);
+                }
+            }
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! positions in a file; only the patterns whose keyword occurs run their regex, and only on a
 //! window around each occurrence. Regexes are compiled once, on first use (`OnceLock`).
 
+use std::collections::HashMap;
 use std::sync::{LazyLock, OnceLock};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
@@ -34,7 +35,12 @@ pub(crate) struct Finding {
 
 impl Finding {
     /// A finding at the rule's default severity.
-    pub fn new(rule: &'static RuleMeta, start: usize, end: usize, message: String) -> Finding {
+    pub(crate) fn new(
+        rule: &'static RuleMeta,
+        start: usize,
+        end: usize,
+        message: String,
+    ) -> Finding {
         Finding {
             rule,
             severity: rule.severity,
@@ -49,20 +55,25 @@ impl Finding {
     }
 
     /// Sets the severity.
-    pub fn severity(mut self, s: Severity) -> Finding {
+    pub(crate) fn severity(mut self, s: Severity) -> Finding {
         self.severity = s;
         self
     }
 
     /// A finding whose span is given in raw-file offsets.
-    pub fn raw(rule: &'static RuleMeta, start: usize, end: usize, message: String) -> Finding {
+    pub(crate) fn raw(
+        rule: &'static RuleMeta,
+        start: usize,
+        end: usize,
+        message: String,
+    ) -> Finding {
         let mut f = Finding::new(rule, start, end, message);
         f.raw_span = true;
         f
     }
 
     /// Marks the span as a secret of `kind`.
-    pub fn secret(mut self, kind: &'static str) -> Finding {
+    pub(crate) fn secret(mut self, kind: &'static str) -> Finding {
         self.secret = true;
         self.kind = Some(kind);
         self
@@ -71,8 +82,6 @@ impl Finding {
 
 /// One text being scanned, with everything the rules may look at.
 pub(crate) struct Scan<'a> {
-    /// The file's raw text (BOM removed): all reported positions are in it.
-    pub raw: &'a str,
     /// The text the normalised view was built from (raw, or decoded JSON strings).
     pub base: &'a View<'a>,
     /// The normalised view the patterns run on.
@@ -87,18 +96,18 @@ pub(crate) struct Scan<'a> {
 
 impl Scan<'_> {
     /// The normalised text.
-    pub fn text(&self) -> &str {
+    pub(super) fn text(&self) -> &str {
         &self.norm.text
     }
 
     /// Maps a normalised range to the raw file.
-    pub fn to_raw(&self, start: usize, end: usize) -> (usize, usize) {
+    pub(super) fn to_raw(&self, start: usize, end: usize) -> (usize, usize) {
         let (s, e) = self.norm.to_source(start, end);
         self.base.to_source(s, e)
     }
 
     /// The Markdown context of a normalised offset.
-    pub fn context(&self, pos: usize) -> Context {
+    pub(super) fn context(&self, pos: usize) -> Context {
         match self.kind {
             FileKind::Json => Context::JsonString,
             FileKind::Decoded => Context::Decoded,
@@ -110,13 +119,13 @@ impl Scan<'_> {
     }
 
     /// The sentence around a normalised offset.
-    pub fn sentence(&self, pos: usize) -> &str {
+    pub(super) fn sentence(&self, pos: usize) -> &str {
         let (a, b) = sentence_bounds(self.text(), pos, 400);
         &self.text()[a..b]
     }
 
     /// The sentence bounds around a normalised offset.
-    pub fn sentence_range(&self, pos: usize) -> (usize, usize) {
+    pub(super) fn sentence_range(&self, pos: usize) -> (usize, usize) {
         sentence_bounds(self.text(), pos, 400)
     }
 }
@@ -129,24 +138,24 @@ pub(crate) struct Caps<'t> {
 
 impl Caps<'_> {
     /// The range of group `i`.
-    pub fn range(&self, i: usize) -> Option<(usize, usize)> {
+    pub(super) fn range(&self, i: usize) -> Option<(usize, usize)> {
         self.caps
             .get(i)
             .map(|m| (m.start() + self.base, m.end() + self.base))
     }
 
     /// The text of group `i` (empty when it did not participate).
-    pub fn str(&self, i: usize) -> &str {
+    pub(super) fn str(&self, i: usize) -> &str {
         self.caps.get(i).map_or("", |m| m.as_str())
     }
 
     /// The whole match range.
-    pub fn whole(&self) -> (usize, usize) {
+    pub(super) fn whole(&self) -> (usize, usize) {
         self.range(0).expect("group 0 always participates")
     }
 
     /// The first participating group among `groups`, with its range.
-    pub fn first(&self, groups: &[usize]) -> Option<(usize, usize, &str)> {
+    pub(super) fn first(&self, groups: &[usize]) -> Option<(usize, usize, &str)> {
         groups.iter().find_map(|g| {
             self.caps
                 .get(*g)
@@ -154,6 +163,9 @@ impl Caps<'_> {
         })
     }
 }
+
+/// A cheap test on a keyword occurrence: (text bytes, keyword start, keyword end).
+pub(crate) type GateFn = fn(&[u8], usize, usize) -> bool;
 
 /// A check run on every regex match of a pattern.
 pub(crate) type CheckFn = fn(&Scan<'_>, &Caps<'_>, &mut Vec<Finding>);
@@ -172,14 +184,23 @@ pub(crate) struct Pattern {
     /// Search again from just after the first capture group of a match instead of after the
     /// whole match, so a match cannot hide one that starts inside it (`https://…?token=…`).
     pub overlap: bool,
+    /// A cheap test on the keyword occurrence (text bytes, keyword start, keyword end) that
+    /// must hold before a window is opened for it.
+    pub gate: Option<GateFn>,
 }
 
 struct Engine {
     patterns: Vec<&'static Pattern>,
+    /// The same keywords as a DFA: 2–3× faster to scan, slower to build; used for big inputs.
+    dfa: OnceLock<AhoCorasick>,
+    all_keywords: Vec<String>,
     ac: AhoCorasick,
     keyword_patterns: Vec<Vec<u16>>,
     regexes: Vec<OnceLock<Regex>>,
 }
+
+/// Inputs at least this large are scanned with the DFA (its build cost pays off).
+const DFA_THRESHOLD: usize = 256 * 1024;
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(super::rules::all_patterns()));
 
@@ -187,35 +208,51 @@ impl Engine {
     fn new(patterns: Vec<&'static Pattern>) -> Engine {
         let mut keywords: Vec<String> = Vec::new();
         let mut keyword_patterns: Vec<Vec<u16>> = Vec::new();
+        let mut seen: HashMap<String, usize> = HashMap::new();
         for (i, p) in patterns.iter().enumerate() {
-            for k in p.keywords {
+            for k in p.keywords.iter().flat_map(|k| expand_keyword(k)) {
                 let k = k.to_ascii_lowercase();
-                let idx = match keywords.iter().position(|x| *x == k) {
-                    Some(idx) => idx,
-                    None => {
-                        keywords.push(k);
-                        keyword_patterns.push(Vec::new());
-                        keywords.len() - 1
-                    }
-                };
+                let idx = *seen.entry(k).or_insert_with_key(|k| {
+                    keywords.push(k.clone());
+                    keyword_patterns.push(Vec::new());
+                    keywords.len() - 1
+                });
                 let i = u16::try_from(i).expect("fewer than 65536 patterns");
                 if !keyword_patterns[idx].contains(&i) {
                     keyword_patterns[idx].push(i);
                 }
             }
         }
+        // Keywords are lowercase and are searched in a lowercased copy of the text: a
+        // case-sensitive automaton has half the transitions of a case-insensitive one, so it
+        // builds (on every process start) and scans faster.
         let ac = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
             .build(&keywords)
             .expect("keyword automaton builds");
         let regexes = patterns.iter().map(|_| OnceLock::new()).collect();
         Engine {
             patterns,
+            dfa: OnceLock::new(),
+            all_keywords: keywords,
             ac,
             keyword_patterns,
             regexes,
         }
+    }
+
+    /// The automaton for a text of `len` bytes.
+    fn automaton(&self, len: usize) -> &AhoCorasick {
+        if len < DFA_THRESHOLD {
+            return &self.ac;
+        }
+        self.dfa.get_or_init(|| {
+            AhoCorasickBuilder::new()
+                .match_kind(MatchKind::Standard)
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(&self.all_keywords)
+                .expect("keyword automaton builds")
+        })
     }
 
     fn regex(&self, i: usize) -> &Regex {
@@ -231,14 +268,38 @@ impl Engine {
     }
 }
 
+/// Expands `{a|b}` alternatives in a keyword into every combination
+/// (`{not|never} {tell|mention}` → four keywords).
+fn expand_keyword(k: &str) -> Vec<String> {
+    // Only `{…|…}` groups are alternatives; other braces (`{{#system`) are literal.
+    let group = k.match_indices('{').find_map(|(open, _)| {
+        let close = open + k[open..].find('}')?;
+        k[open..close].contains('|').then_some((open, close))
+    });
+    let Some((open, close)) = group else {
+        return vec![k.to_string()];
+    };
+    let rest = expand_keyword(&k[close + 1..]);
+    k[open + 1..close]
+        .split('|')
+        .flat_map(|alt| rest.iter().map(move |r| format!("{}{alt}{r}", &k[..open])))
+        .collect()
+}
+
 /// Runs every keyword-gated pattern over the scan.
 pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let e = &*ENGINE;
     let text = scan.text();
-    let mut windows: Vec<(u16, usize, usize)> = Vec::new();
-    for m in e.ac.find_overlapping_iter(text) {
+    let mut windows: Vec<(u16, usize, usize)> = Vec::with_capacity(text.len() / 64);
+    let bytes = text.as_bytes();
+    // ASCII lowercasing keeps every byte offset, so matches in the copy are matches in `text`.
+    let lower = text.to_ascii_lowercase();
+    for m in e.automaton(text.len()).find_overlapping_iter(&lower) {
         for &p in &e.keyword_patterns[m.pattern().as_usize()] {
             let pat = e.patterns[p as usize];
+            if pat.gate.is_some_and(|g| !g(bytes, m.start(), m.end())) {
+                continue;
+            }
             windows.push((
                 p,
                 m.start().saturating_sub(pat.before),
@@ -262,8 +323,8 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         ws = snap_back(text, ws);
         we = snap_forward(text, we);
         let pat = e.patterns[p as usize];
-        let re = e.regex(p as usize);
         let hay = &text[ws..we];
+        let re = e.regex(p as usize);
         let mut at = 0;
         while at <= hay.len() {
             let Some(caps) = re.captures_at(hay, at) else {
@@ -305,8 +366,70 @@ fn snap_forward(text: &str, i: usize) -> usize {
 }
 
 /// Number of patterns (for tests and docs).
+#[cfg(test)]
 pub(crate) fn pattern_count() -> usize {
     ENGINE.patterns.len()
+}
+
+/// Builds the engine (see [`super::warm_up`]).
+pub(crate) fn warm_up() {
+    LazyLock::force(&ENGINE);
+}
+
+/// Compile time of every pattern's regex, slowest first (for tuning; see the ignored test
+/// `regex_compile_costs`).
+#[cfg(test)]
+pub(crate) fn compile_costs() -> Vec<(String, std::time::Duration)> {
+    let mut v: Vec<_> = ENGINE
+        .patterns
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let src = super::rules::expand(p.regex);
+            let t = std::time::Instant::now();
+            let _ = Regex::new(&src).expect("pattern compiles");
+            (format!("{} #{i}", p.rule.id), t.elapsed())
+        })
+        .collect();
+    v.sort_by_key(|c| std::cmp::Reverse(c.1));
+    v
+}
+
+/// Build times of the keyword automaton by kind (for tuning; see `regex_compile_costs`).
+#[cfg(test)]
+pub(crate) fn automaton_costs() -> Vec<(String, std::time::Duration)> {
+    use aho_corasick::AhoCorasickKind as K;
+    let t = std::time::Instant::now();
+    let e = Engine::new(super::rules::all_patterns());
+    let mut v = vec![(
+        format!("Engine::new ({} keywords)", e.all_keywords.len()),
+        t.elapsed(),
+    )];
+    for kind in [K::NoncontiguousNFA, K::ContiguousNFA, K::DFA] {
+        let t = std::time::Instant::now();
+        let ac = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::Standard)
+            .kind(Some(kind))
+            .build(&e.all_keywords)
+            .expect("builds");
+        v.push((
+            format!("{kind:?} ({} bytes)", ac.memory_usage()),
+            t.elapsed(),
+        ));
+    }
+    v
+}
+
+/// The patterns whose regex has been compiled so far.
+#[cfg(test)]
+pub(crate) fn compiled_patterns() -> Vec<String> {
+    ENGINE
+        .patterns
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| ENGINE.regexes[*i].get().is_some())
+        .map(|(i, p)| format!("{} #{i}", p.rule.id))
+        .collect()
 }
 
 /// Compiles every pattern (tests: a broken regex fails here, not in production).

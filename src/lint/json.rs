@@ -1,8 +1,8 @@
-//! JSON handoff files (MANIFEST.json, LOG-ARCHIVE.index.json, …): validated with serde_json,
+//! JSON handoff files (MANIFEST.json, LOG-ARCHIVE.index.json, …): validated with `serde_json`,
 //! then every string literal is decoded (so `\u200b` escapes are seen as the characters they
 //! are) into one text, one string per line, mapped back to the raw literal.
 
-use super::text::View;
+use super::text::{View, ViewBuilder};
 use crate::error::{Error, Result};
 
 /// A string value and the key it belongs to.
@@ -30,8 +30,7 @@ pub(crate) fn extract(path: &str, raw: &str) -> Result<JsonStrings> {
         ));
     }
     let b = raw.as_bytes();
-    let mut out = String::new();
-    let mut map: Vec<(u32, u32)> = Vec::new();
+    let mut out = ViewBuilder::default();
     let mut fields = Vec::new();
     let mut last_key: Option<String> = None;
     let mut i = 0;
@@ -45,25 +44,26 @@ pub(crate) fn extract(path: &str, raw: &str) -> Result<JsonStrings> {
         while j < b.len() && b[j] != b'"' {
             if b[j] == b'\\' {
                 let (c, len) = decode_escape(raw, j);
-                push(&mut out, &mut map, c, j, j + len);
+                let mut buf = [0u8; 4];
+                out.replace(c.encode_utf8(&mut buf), j, j + len);
                 j += len;
             } else {
-                let c = raw[j..]
-                    .chars()
-                    .next()
-                    .expect("valid UTF-8 at a char boundary");
-                push(&mut out, &mut map, c, j, j + c.len_utf8());
-                j += c.len_utf8();
+                let run = b[j..]
+                    .iter()
+                    .position(|c| *c == b'"' || *c == b'\\')
+                    .map_or(b.len(), |p| j + p);
+                out.copy(&raw[j..run], j);
+                j = run;
             }
         }
         let value_end = out.len();
-        push(&mut out, &mut map, '\n', j, (j + 1).min(b.len()));
+        out.replace("\n", j, (j + 1).min(b.len()));
         let mut k = j + 1;
         while k < b.len() && b[k].is_ascii_whitespace() {
             k += 1;
         }
         if b.get(k) == Some(&b':') {
-            last_key = Some(out[value_start..value_end].to_string());
+            last_key = Some(out.text()[value_start..value_end].to_string());
         } else if let Some(key) = last_key.take() {
             fields.push(Field {
                 key,
@@ -73,18 +73,9 @@ pub(crate) fn extract(path: &str, raw: &str) -> Result<JsonStrings> {
         i = j + 1;
     }
     Ok(JsonStrings {
-        view: View::mapped(out, map),
+        view: out.build(),
         fields,
     })
-}
-
-#[allow(clippy::cast_possible_truncation, reason = "files are capped at 8 MiB")]
-fn push(out: &mut String, map: &mut Vec<(u32, u32)>, c: char, start: usize, end: usize) {
-    out.push(c);
-    map.extend(std::iter::repeat_n(
-        (start as u32, end as u32),
-        c.len_utf8(),
-    ));
 }
 
 /// Decodes the escape at `raw[j]` (a backslash): (character, source length).

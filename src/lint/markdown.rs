@@ -67,7 +67,7 @@ pub(crate) struct MdIndex {
 
 impl MdIndex {
     /// Scans `text`.
-    pub fn parse(text: &str) -> MdIndex {
+    pub(super) fn parse(text: &str) -> MdIndex {
         let mut idx = MdIndex::default();
         let b = text.as_bytes();
         let mut pos = 0;
@@ -136,6 +136,17 @@ impl MdIndex {
     ) -> usize {
         let b = text.as_bytes();
         while pos < line_end {
+            // Jump to the next byte that can start a construct.
+            let from = pos;
+            match memchr::memchr3(b'<', b'`', b'[', &b[pos..line_end]) {
+                None => break,
+                Some(k) => {
+                    pos += k;
+                    if b[pos] == b'[' && pos > from && b[pos - 1] == b'!' {
+                        pos -= 1;
+                    }
+                }
+            }
             match b[pos] {
                 b'<' if text[pos..].starts_with("<!--") => {
                     let close = text[pos + 4..].find("-->").map(|i| pos + 4 + i);
@@ -187,18 +198,19 @@ impl MdIndex {
                             pos = dest_end + 1;
                             continue;
                         }
-                    } else if image && b.get(close + 1) == Some(&b'[') {
-                        if let Some(rb) = b[close + 2..line_end].iter().position(|c| *c == b']') {
-                            let label = text[close + 2..close + 2 + rb].to_lowercase();
-                            let label = if label.is_empty() {
-                                text[open + 1..close].to_lowercase()
-                            } else {
-                                label
-                            };
-                            pending.push((pos, close + 3 + rb, label));
-                            pos = close + 3 + rb;
-                            continue;
-                        }
+                    } else if image
+                        && b.get(close + 1) == Some(&b'[')
+                        && let Some(rb) = b[close + 2..line_end].iter().position(|c| *c == b']')
+                    {
+                        let label = text[close + 2..close + 2 + rb].to_lowercase();
+                        let label = if label.is_empty() {
+                            text[open + 1..close].to_lowercase()
+                        } else {
+                            label
+                        };
+                        pending.push((pos, close + 3 + rb, label));
+                        pos = close + 3 + rb;
+                        continue;
                     }
                     pos = close + 1;
                 }
@@ -264,7 +276,7 @@ impl MdIndex {
     }
 
     /// Returns the context of byte `offset`.
-    pub fn context_at(&self, offset: usize) -> Context {
+    pub(super) fn context_at(&self, offset: usize) -> Context {
         let i = self.ranges.partition_point(|r| r.0 <= offset);
         // Ranges may nest (a code span inside a comment is not recorded), so look back a few.
         for r in self.ranges[..i].iter().rev().take(4) {

@@ -262,6 +262,16 @@ pub struct LintOutcome {
     pub files: Vec<String>,
 }
 
+/// Starts building the keyword automaton on another thread, so a command that will lint
+/// pays for it while it reads the repository instead of after. Building is idempotent: the
+/// first caller wins and later ones wait for its result.
+pub fn warm_up() {
+    // Failing to spawn only loses the head start.
+    let _ = std::thread::Builder::new()
+        .name("lint-warm-up".into())
+        .spawn(engine::warm_up);
+}
+
 /// Lints every file of a handoff snapshot (the files themselves, with `.aiignore` and the
 /// allowlists found in the same snapshot), judging expiry dates against `today`. Returns the
 /// findings that count (suppressed ones are left out).
@@ -366,7 +376,6 @@ pub(crate) fn scan_decoded(text: &str, depth: u8) -> Vec<Finding> {
     let base = text::View::identity(text);
     let norm = unicode::normalize(text, false);
     let scan = Scan {
-        raw: text,
         base: &base,
         norm: &norm.view,
         events: &norm.events,
@@ -394,6 +403,10 @@ pub(crate) fn scan_decoded(text: &str, depth: u8) -> Vec<Finding> {
     findings
 }
 
+#[allow(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "the name is lowercased first"
+)]
 fn file_kind(name: &str) -> FileKind {
     let lower = name.to_ascii_lowercase();
     if lower.ends_with(".json") {
@@ -414,12 +427,11 @@ fn file_kind(name: &str) -> FileKind {
 /// Priority among overlapping secret findings: the most specific rule wins.
 fn sec_priority(id: &str) -> u8 {
     match id {
-        "SEC150" => 0,
+        "SEC150" | "IGN001" => 0,
         "SEC120" => 1,
         "SEC121" | "SEC130" | "SEC131" => 2,
         "SEC110" => 3,
         "SEC042" => 4,
-        "IGN001" => 0,
         _ => 5,
     }
 }
@@ -445,7 +457,6 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         }
     });
     let scan = Scan {
-        raw,
         base,
         norm: &norm.view,
         events: &norm.events,
@@ -647,25 +658,23 @@ fn suppression(
     line: usize,
     used: &mut [bool],
 ) -> Option<String> {
-    if f.kind == Some("email") {
-        if let Some(e) = cfg
+    if f.kind == Some("email")
+        && let Some(e) = cfg
             .pii
             .iter()
             .find(|e| !e.expired && e.value.eq_ignore_ascii_case(matched.trim()))
-        {
-            return Some(format!(
-                "{}: {} ({}, until {})",
-                cfg.pii_path, e.reason, e.owner, e.expires
-            ));
-        }
+    {
+        return Some(format!(
+            "{}: {} ({}, until {})",
+            cfg.pii_path, e.reason, e.owner, e.expires
+        ));
     }
-    if f.rule.family.inline_allowable() {
-        if let Some(m) = markers
+    if f.rule.family.inline_allowable()
+        && let Some(m) = markers
             .iter()
             .find(|m| m.line == line && m.rules.iter().any(|r| r == f.rule.id))
-        {
-            return Some(format!("inline allow: {}", m.reason));
-        }
+    {
+        return Some(format!("inline allow: {}", m.reason));
     }
     for (i, e) in cfg.allow.iter().enumerate() {
         if !e.expired

@@ -6,6 +6,8 @@
 //! alphanumerics) and expanded at test time, so the repository never holds a credential-shaped
 //! string that a secret scanner would flag.
 
+use std::fmt::Write as _;
+
 use super::Severity;
 
 /// The rule families of SPEC §5.
@@ -127,10 +129,10 @@ impl RuleMeta {
             self.why
         );
         for h in self.hits {
-            s.push_str(&format!("- flagged: `{}`\n", render_template(h)));
+            let _ = writeln!(s, "- flagged: `{}`", render_template(h));
         }
         for m in self.misses {
-            s.push_str(&format!("- not flagged: `{}`\n", render_template(m)));
+            let _ = writeln!(s, "- not flagged: `{}`", render_template(m));
         }
         if self.hits.is_empty() && self.misses.is_empty() {
             s.push_str("(see the fixture `tests/fixtures/lint/");
@@ -152,15 +154,12 @@ pub fn render_template(t: &str) -> String {
     while let Some(i) = rest.find('{') {
         out.push_str(&rest[..i]);
         let after = &rest[i..];
-        match parse_placeholder(after) {
-            Some((class, n, len)) => {
-                out.push_str(&format!("⟨{n} {}⟩", class_name(class)));
-                rest = &after[len..];
-            }
-            None => {
-                out.push('{');
-                rest = &after[1..];
-            }
+        if let Some((class, n, len)) = parse_placeholder(after) {
+            let _ = write!(out, "⟨{n} {}⟩", class_name(class));
+            rest = &after[len..];
+        } else {
+            out.push('{');
+            rest = &after[1..];
         }
     }
     out.push_str(rest);

@@ -9,50 +9,149 @@ use std::borrow::Cow;
 pub(crate) struct View<'a> {
     /// The derived text.
     pub text: Cow<'a, str>,
-    /// For each byte of `text`, the source range it came from; `None` means identity.
-    map: Option<Vec<(u32, u32)>>,
+    /// Segments of the derived text in order; `None` means the view is the source itself.
+    segs: Option<Vec<Seg>>,
+}
+
+/// A piece of a derived text: `norm_len` bytes at `norm` that came from `src_len` source bytes
+/// at `src`; `identity` pieces are copied byte for byte.
+#[derive(Debug, Clone, Copy)]
+struct Seg {
+    norm: u32,
+    src: u32,
+    norm_len: u32,
+    src_len: u32,
+    identity: bool,
+}
+
+/// Builds a [`View`] piece by piece.
+#[derive(Debug, Default)]
+pub(crate) struct ViewBuilder {
+    text: String,
+    segs: Vec<Seg>,
+}
+
+#[allow(clippy::cast_possible_truncation, reason = "files are capped at 8 MiB")]
+impl ViewBuilder {
+    /// A builder with room for `n` bytes.
+    pub(super) fn with_capacity(n: usize) -> ViewBuilder {
+        ViewBuilder {
+            text: String::with_capacity(n),
+            segs: Vec::with_capacity(n / 128 + 4),
+        }
+    }
+
+    /// Appends `s`, copied verbatim from source offset `src`.
+    pub(super) fn copy(&mut self, s: &str, src: usize) {
+        if s.is_empty() {
+            return;
+        }
+        let norm = self.text.len() as u32;
+        self.text.push_str(s);
+        if let Some(last) = self.segs.last_mut()
+            && last.identity
+            && last.norm + last.norm_len == norm
+            && last.src + last.src_len == src as u32
+        {
+            last.norm_len += s.len() as u32;
+            last.src_len += s.len() as u32;
+            return;
+        }
+        self.segs.push(Seg {
+            norm,
+            src: src as u32,
+            norm_len: s.len() as u32,
+            src_len: s.len() as u32,
+            identity: true,
+        });
+    }
+
+    /// Appends `s`, which replaces the source bytes `src..src_end`.
+    pub(super) fn replace(&mut self, s: &str, src: usize, src_end: usize) {
+        if s.is_empty() {
+            return;
+        }
+        let norm = self.text.len() as u32;
+        self.text.push_str(s);
+        self.segs.push(Seg {
+            norm,
+            src: src as u32,
+            norm_len: s.len() as u32,
+            src_len: (src_end - src) as u32,
+            identity: false,
+        });
+    }
+
+    /// Bytes written so far.
+    pub(super) fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// The text written so far.
+    pub(super) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Finishes the view.
+    pub(super) fn build(self) -> View<'static> {
+        View {
+            text: Cow::Owned(self.text),
+            segs: Some(self.segs),
+        }
+    }
 }
 
 impl<'a> View<'a> {
     /// The identity view of `text`.
-    pub fn identity(text: &'a str) -> View<'a> {
+    pub(super) fn identity(text: &'a str) -> View<'a> {
         View {
             text: Cow::Borrowed(text),
-            map: None,
-        }
-    }
-
-    /// A derived view with its byte map (`map.len() == text.len()`).
-    pub fn mapped(text: String, map: Vec<(u32, u32)>) -> View<'static> {
-        debug_assert_eq!(text.len(), map.len());
-        View {
-            text: Cow::Owned(text),
-            map: Some(map),
+            segs: None,
         }
     }
 
     /// Returns true when the view is the source itself.
-    pub fn is_identity(&self) -> bool {
-        self.map.is_none()
+    pub(super) fn is_identity(&self) -> bool {
+        self.segs.is_none()
+    }
+
+    fn seg_at(segs: &[Seg], pos: usize) -> Option<&Seg> {
+        let i = segs.partition_point(|s| (s.norm as usize) <= pos);
+        i.checked_sub(1).map(|i| &segs[i])
     }
 
     /// Maps a byte range of the view to the source range it came from.
-    pub fn to_source(&self, start: usize, end: usize) -> (usize, usize) {
-        match &self.map {
-            None => (start, end),
-            Some(m) => {
-                if m.is_empty() {
-                    return (0, 0);
-                }
-                let s = m[start.min(m.len() - 1)].0 as usize;
-                let e = if end == 0 {
-                    s
-                } else {
-                    m[(end - 1).min(m.len() - 1)].1 as usize
-                };
-                (s, e.max(s))
-            }
+    pub(super) fn to_source(&self, start: usize, end: usize) -> (usize, usize) {
+        let Some(segs) = &self.segs else {
+            return (start, end);
+        };
+        let Some(last) = segs.last() else {
+            return (0, 0);
+        };
+        let total_norm = (last.norm + last.norm_len) as usize;
+        let total_src = (last.src + last.src_len) as usize;
+        if start >= total_norm {
+            return (total_src, total_src);
         }
+        let s = Self::seg_at(segs, start).map_or(0, |g| {
+            if g.identity {
+                g.src as usize + (start - g.norm as usize)
+            } else {
+                g.src as usize
+            }
+        });
+        if end <= start {
+            return (s, s);
+        }
+        let e_pos = (end - 1).min(total_norm - 1);
+        let e = Self::seg_at(segs, e_pos).map_or(total_src, |g| {
+            if g.identity {
+                g.src as usize + (e_pos - g.norm as usize) + 1
+            } else {
+                (g.src + g.src_len) as usize
+            }
+        });
+        (s, e.max(s))
     }
 }
 
@@ -64,14 +163,15 @@ pub(crate) struct LineIndex {
 
 impl LineIndex {
     /// Indexes `text`.
-    pub fn new(text: &str) -> LineIndex {
-        let mut starts = vec![0];
+    pub(super) fn new(text: &str) -> LineIndex {
+        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+        starts.push(0);
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         LineIndex { starts }
     }
 
     /// Returns the 0-based line holding byte `offset`.
-    pub fn line_of(&self, offset: usize) -> usize {
+    pub(super) fn line_of(&self, offset: usize) -> usize {
         match self.starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
@@ -79,7 +179,7 @@ impl LineIndex {
     }
 
     /// Returns the byte range of 0-based line `line` without its line ending.
-    pub fn line_range(&self, text: &str, line: usize) -> (usize, usize) {
+    pub(super) fn line_range(&self, text: &str, line: usize) -> (usize, usize) {
         let start = self.starts[line];
         let mut end = self.starts.get(line + 1).map_or(text.len(), |n| n - 1);
         if end > start && text.as_bytes()[end - 1] == b'\r' {
@@ -90,16 +190,11 @@ impl LineIndex {
 
     /// Returns the 1-based (line, column) of byte `offset`; columns count Unicode scalar
     /// values.
-    pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
+    pub(super) fn position(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = floor_char(text, offset.min(text.len()));
         let line = self.line_of(offset);
         let col = text[self.starts[line]..offset].chars().count() + 1;
         (line + 1, col)
-    }
-
-    /// Number of lines.
-    pub fn len(&self) -> usize {
-        self.starts.len()
     }
 }
 
@@ -167,7 +262,7 @@ fn starts_block(rest: &[u8]) -> bool {
         .position(|c| *c != b' ')
         .map_or(&[][..], |i| &rest[i..]);
     match t {
-        [b'-' | b'*' | b'+', b' ', ..] | [b'#', ..] | [b'>', ..] | [b'|', ..] => true,
+        [b'-' | b'*' | b'+', b' ', ..] | [b'#' | b'>' | b'|', ..] => true,
         [d, ..] if d.is_ascii_digit() => {
             let n = t.iter().take_while(|c| c.is_ascii_digit()).count();
             matches!(t.get(n), Some(b'.' | b')')) && t.get(n + 1) == Some(&b' ')
@@ -236,8 +331,13 @@ mod tests {
 
     #[test]
     fn mapped_views_return_source_ranges() {
-        let v = View::mapped("ab".into(), vec![(0, 3), (3, 4)]);
+        let mut b = ViewBuilder::default();
+        b.replace("a", 0, 3);
+        b.copy("bcd", 3);
+        let v = b.build();
         assert_eq!(v.to_source(0, 2), (0, 4));
         assert_eq!(v.to_source(1, 2), (3, 4));
+        assert_eq!(v.to_source(2, 4), (4, 6));
+        assert_eq!(v.to_source(4, 4), (6, 6));
     }
 }

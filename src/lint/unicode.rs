@@ -6,7 +6,7 @@
 
 use unicode_general_category::{GeneralCategory, get_general_category};
 
-use super::text::View;
+use super::text::{View, ViewBuilder};
 
 /// What kind of notable character was seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,58 +56,56 @@ pub(crate) struct Normalized<'a> {
 /// Normalises `text`. With `entities`, HTML character references (`&#8203;`, `&#x69;`,
 /// `&amp;`, …) are decoded first, as a Markdown renderer or a model would read them.
 pub(crate) fn normalize(text: &str, entities: bool) -> Normalized<'_> {
-    let has_entity = entities && memchr::memchr(b'&', text.as_bytes()).is_some();
-    if text.is_ascii() && !has_entity {
+    let bytes = text.as_bytes();
+    let special = |b: u8| b >= 0x80 || (entities && b == b'&');
+    let Some(first) = bytes.iter().position(|b| special(*b)) else {
         return Normalized {
             view: View::identity(text),
             events: Vec::new(),
         };
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut map: Vec<(u32, u32)> = Vec::with_capacity(text.len());
+    };
+    let mut out = ViewBuilder::with_capacity(text.len());
     let mut events = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < text.len() {
+    out.copy(&text[..first], 0);
+    let mut i = first;
+    while i < bytes.len() {
         let b = bytes[i];
         if b < 0x80 {
-            if b == b'&' && entities {
-                if let Some((c, len)) = decode_entity(&text[i..]) {
-                    push_char(c, i, i + len, &mut out, &mut map, &mut events);
-                    i += len;
-                    continue;
-                }
+            if b == b'&'
+                && entities
+                && let Some((c, len)) = decode_entity(&text[i..])
+            {
+                push_char(c, i, i + len, &mut out, &mut events, false);
+                i += len;
+                continue;
             }
-            out.push(b as char);
-            #[allow(clippy::cast_possible_truncation, reason = "files are capped at 8 MiB")]
-            map.push((i as u32, (i + 1) as u32));
-            i += 1;
+            // Copy the ASCII run up to the next special byte in one piece.
+            let run = bytes[i + 1..]
+                .iter()
+                .position(|b| special(*b))
+                .map_or(bytes.len(), |p| i + 1 + p);
+            out.copy(&text[i..run], i);
+            i = run;
             continue;
         }
         let c = text[i..].chars().next().expect("i is a char boundary");
         let len = c.len_utf8();
-        push_char(c, i, i + len, &mut out, &mut map, &mut events);
+        push_char(c, i, i + len, &mut out, &mut events, true);
         i += len;
     }
     Normalized {
-        view: View::mapped(out, map),
+        view: out.build(),
         events,
     }
-}
-
-#[allow(clippy::cast_possible_truncation, reason = "files are capped at 8 MiB")]
-fn push_str(s: &str, start: usize, end: usize, out: &mut String, map: &mut Vec<(u32, u32)>) {
-    out.push_str(s);
-    map.extend(std::iter::repeat_n((start as u32, end as u32), s.len()));
 }
 
 fn push_char(
     c: char,
     start: usize,
     end: usize,
-    out: &mut String,
-    map: &mut Vec<(u32, u32)>,
+    out: &mut ViewBuilder,
     events: &mut Vec<UEvent>,
+    verbatim: bool,
 ) {
     let mut event = |kind| {
         events.push(UEvent {
@@ -117,12 +115,21 @@ fn push_char(
             ch: c,
         });
     };
+    let mut buf = [0u8; 4];
     if c.is_ascii() {
-        let mut buf = [0u8; 4];
-        push_str(c.encode_utf8(&mut buf), start, end, out, map);
+        out.replace(c.encode_utf8(&mut buf), start, end);
         return;
     }
     let cp = c as u32;
+    // Arrows, symbols, box drawing, emoji and CJK need no folding: copy them as they are.
+    if matches!(cp, 0x2190..=0x2BFF | 0x1F000..=0x1FAFF | 0x3040..=0x9FFF | 0xAC00..=0xD7AF) {
+        if verbatim {
+            out.copy(c.encode_utf8(&mut buf), start);
+        } else {
+            out.replace(c.encode_utf8(&mut buf), start, end);
+        }
+        return;
+    }
     match c {
         '\u{FEFF}' => return event(UKind::Bom),
         '\u{00AD}' => return event(UKind::SoftHyphen),
@@ -134,8 +141,7 @@ fn push_char(
             // The hidden ASCII is what a model reads: put it into the view.
             if (0xE0020..=0xE007E).contains(&cp) {
                 let a = char::from_u32(cp - 0xE0000).expect("ASCII range");
-                let mut buf = [0u8; 4];
-                push_str(a.encode_utf8(&mut buf), start, end, out, map);
+                out.replace(a.encode_utf8(&mut buf), start, end);
             }
             return;
         }
@@ -154,20 +160,18 @@ fn push_char(
         '\u{FF01}'..='\u{FF5E}' => {
             event(UKind::Fullwidth);
             let a = char::from_u32(cp - 0xFEE0).expect("fullwidth maps to ASCII");
-            let mut buf = [0u8; 4];
-            push_str(a.encode_utf8(&mut buf), start, end, out, map);
+            out.replace(a.encode_utf8(&mut buf), start, end);
             return;
         }
         _ => {}
     }
     if let Some(a) = fold_punctuation(c) {
-        push_str(a, start, end, out, map);
+        out.replace(a, start, end);
         return;
     }
     if let Some(a) = confusable(c) {
         event(UKind::Confusable);
-        let mut buf = [0u8; 4];
-        push_str(a.encode_utf8(&mut buf), start, end, out, map);
+        out.replace(a.encode_utf8(&mut buf), start, end);
         return;
     }
     match get_general_category(c) {
@@ -184,7 +188,7 @@ fn push_char(
         GeneralCategory::SpaceSeparator
         | GeneralCategory::LineSeparator
         | GeneralCategory::ParagraphSeparator => {
-            push_str(" ", start, end, out, map);
+            out.replace(" ", start, end);
             return;
         }
         _ => {}
@@ -209,10 +213,11 @@ fn push_char(
     });
     if all_ascii && n > 0 {
         let s = std::str::from_utf8(&ascii[..n]).expect("ASCII bytes");
-        push_str(s, start, end, out, map);
+        out.replace(s, start, end);
+    } else if verbatim {
+        out.copy(c.encode_utf8(&mut buf), start);
     } else {
-        let mut buf = [0u8; 4];
-        push_str(c.encode_utf8(&mut buf), start, end, out, map);
+        out.replace(c.encode_utf8(&mut buf), start, end);
     }
 }
 
@@ -229,6 +234,10 @@ fn fold_punctuation(c: char) -> Option<&'static str> {
 }
 
 /// Letters from other scripts (and small capitals) that look like a Latin letter.
+#[allow(
+    clippy::match_same_arms,
+    reason = "a confusables table, one arm per source script, as the Unicode data lists them"
+)]
 pub(crate) fn confusable(c: char) -> Option<char> {
     Some(match c {
         // Cyrillic

@@ -461,7 +461,8 @@ fn sarif_output_is_valid_2_1_0_with_rules_and_redaction() {
     let r = &run["results"][0];
     assert_eq!(r["ruleId"], "SEC020");
     assert_eq!(
-        rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"],
+        rules[usize::try_from(r["ruleIndex"].as_u64().expect("ruleIndex is a number"))
+            .expect("small index")]["id"],
         "SEC020"
     );
     assert_eq!(
@@ -521,7 +522,7 @@ fn invisible_characters_are_shown_and_do_not_hide_the_injection() {
 #[test]
 fn bad_input_exits_2_naming_file_and_line() {
     let repo = clean();
-    repo.write(STATUS, b"ok\nok\n\xff\xfe\n".to_vec());
+    repo.write(STATUS, b"ok\nok\n\xff\xfe\n");
     let out = repo.aahp(&["lint"]);
     out.assert_code(2);
     assert!(

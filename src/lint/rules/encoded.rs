@@ -18,41 +18,63 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     }
     let text = scan.text();
     let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let start = i;
-        if c == b'%' || c == b'\\' {
-            let end = escape_run(b, i);
-            if end > i {
-                if let Some(decoded) = decode_escapes(&text[start..end]) {
-                    judge(scan, start, end, "percent/escape", &decoded, out);
-                }
-                i = end;
-                continue;
+    // Escape runs (`%xx`, `\\xNN`, `\\uNNNN`) are rare: find them with memchr.
+    let mut skip_until = 0;
+    for p in memchr::memchr2_iter(b'%', b'\\', b) {
+        if p < skip_until {
+            continue;
+        }
+        let end = escape_run(b, p);
+        if end > p {
+            if let Some(decoded) = decode_escapes(&text[p..end]) {
+                judge(scan, p, end, "percent/escape", &decoded, out);
             }
-            i += 1;
+            skip_until = end;
+        }
+    }
+    // Base64/hex runs of at least 24 bytes: probe the last byte of each 24-byte stretch, so
+    // ordinary prose (a space every few bytes) is skipped 24 bytes at a time.
+    let mut i = 0;
+    while i + 24 <= b.len() {
+        let probe = i + 23;
+        if B64[b[probe] as usize] == 0 {
+            i = probe + 1;
             continue;
         }
-        if !is_b64(c) {
-            i += 1;
-            continue;
+        let mut start = probe;
+        while start > i
+            && B64[b[start - 1] as usize] != 0
+            && !(b[start - 1] == b'=' && b[start] != b'=')
+        {
+            start -= 1;
         }
-        let mut j = i;
-        while j < b.len() && is_b64(b[j]) {
-            // `=` is padding only at the end of a run: `NAME=base64…` starts a new run.
-            if b[j] == b'=' && b.get(j + 1).is_some_and(|c| is_b64(*c) && *c != b'=') {
+        let mut j = start;
+        let mut seen = 0u8;
+        while j < b.len() {
+            let class = B64[b[j] as usize];
+            if class == 0 {
                 break;
             }
+            // `=` is padding only at the end of a run: `NAME=base64…` starts a new run.
+            if class == EQ && b.get(j + 1).is_some_and(|c| B64[*c as usize] & !EQ != 0) {
+                break;
+            }
+            seen |= class;
             j += 1;
         }
-        if j < b.len() && b[j] == b'=' && j == i {
-            i += 1;
+        i = (if b.get(j) == Some(&b'=') { j + 1 } else { j }).max(probe + 1);
+        // Base64 of text mixes cases with digits or symbols; hex is long and alphanumeric;
+        // plain words are neither.
+        let len = j - start;
+        let hexish = len >= 32 && seen & !(DIGIT | LOWER | UPPER) == 0;
+        let b64ish = len >= 24
+            && seen & (LOWER | UPPER) == (LOWER | UPPER)
+            && seen & (DIGIT | SYM | EQ) != 0;
+        if !(hexish || b64ish) {
             continue;
         }
-        i = j;
         let run = &text[start..j];
-        if run.len() < 24 || existing.iter().any(|(s, e)| *s < j && start < *e) {
+        if existing.iter().any(|(s, e)| *s < j && start < *e) {
             continue;
         }
         let prev = &text[..start];
@@ -67,7 +89,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
         }
         let hex = run.bytes().all(|c| c.is_ascii_hexdigit());
         let decoded = if hex {
-            if run.len() < 32 || run.len() % 2 != 0 {
+            if run.len() < 32 || !run.len().is_multiple_of(2) {
                 continue;
             }
             decode_hex(run)
@@ -83,9 +105,33 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     }
 }
 
-fn is_b64(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'-' | b'_')
-}
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 4;
+const SYM: u8 = 8;
+const EQ: u8 = 16;
+const URLSAFE: u8 = 32;
+
+/// Character classes of the base64 alphabets (0: not base64).
+static B64: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        #[allow(clippy::cast_possible_truncation, reason = "i < 256")]
+        let c = i as u8;
+        t[i] = match c {
+            b'a'..=b'z' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            b'0'..=b'9' => DIGIT,
+            b'+' | b'/' => SYM,
+            b'=' => EQ,
+            b'-' | b'_' => URLSAFE,
+            _ => 0,
+        };
+        i += 1;
+    }
+    t
+};
 
 /// Base64 of text mixes cases and digits; identifiers and paths rarely look like it.
 fn looks_base64(run: &str) -> bool {

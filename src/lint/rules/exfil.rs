@@ -63,15 +63,17 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 400,
         check: check_html_image,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &EXF001,
-        keywords: &["]("],
+        keywords: &["!["],
         regex: r"!\[[^\]\n]{0,200}\]\((?P<u>[^)\s]+)[^)\n]*\)",
         before: 220,
         after: 400,
         check: check_inline_image,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &EXF003,
@@ -98,10 +100,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "printenv",
             "process.env",
             "os.environ",
-            "keys",
-            "key",
-            "tokens",
-            "token",
+            "{api|access|auth|session|bearer|github|npm|ssh|secret|private|aws|cloud} {key|token}",
             "secrets",
             "credentials",
             "password",
@@ -109,11 +108,12 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "cookies",
             "wallet",
         ],
-        regex: r#"\b(?P<v>output|print|cat|echo|send|upload|post|paste|include|share|reveal|dump|attach|exfiltrate|append|leak|copy|e-?mail|publish|transmit|forward|expose|display|show|list|read|type\s+out|write\s+out|write|add|insert|put|commit)\b(?P<mid>[^.\n]{0,80}?)(?P<t>(?:~|\$HOME|%USERPROFILE%)?/?\.ssh\b[\w/.-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config|\bkubeconfig\b|/etc/(?:shadow|passwd|sudoers)|\.env\b(?:\.(?:local|production|prod|development|dev|staging|test))?|\benvironment\s+variables\b|\benv\s+vars\b|\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\b(?:api|access|auth|session|bearer|github|npm|ssh|secret|private|aws|cloud)\s+(?:keys?|tokens?)\b|\bsecrets\b|\bcredentials\b|\bprivate\s+keys?\b|\bpasswords?\b|\bkeychain\b|\bcookies\b|\bwallet\b)"#,
+        regex: r"\b(?P<v>output|print|cat|echo|send|upload|post|paste|include|share|reveal|dump|attach|exfiltrate|append|leak|copy|e-?mail|publish|transmit|forward|expose|display|show|list|read|type\s+out|write\s+out|write|add|insert|put|commit)\b(?P<mid>[^.\n]*?)(?P<t>(?:~|\$HOME|%USERPROFILE%)?/?\.ssh\b[\w/.-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config|\bkubeconfig\b|/etc/(?:shadow|passwd|sudoers)|\.env\b(?:\.(?:local|production|prod|development|dev|staging|test))?|\benvironment\s+variables\b|\benv\s+vars\b|\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\b(?:api|access|auth|session|bearer|github|npm|ssh|secret|private|aws|cloud)\s+(?:keys?|tokens?)\b|\bsecrets\b|\bcredentials\b|\bprivate\s+keys?\b|\bpasswords?\b|\bkeychain\b|\bcookies\b|\bwallet\b)",
         before: 120,
         after: 40,
         check: check_sensitive,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &EXF004,
@@ -134,11 +134,12 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "/dev/tcp/",
             "fetch(",
         ],
-        regex: r"\b(?:curl|wget|nc|ncat|netcat|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|requests\.(?:post|put)|http(?:ie)?\s+(?:post|put)|fetch)\b[^\n]{0,300}|/dev/tcp/[^\s]+",
-        before: 500,
+        regex: r"\b(?:curl|wget|nc|ncat|netcat|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|requests\.(?:post|put)|http(?:ie)?\s+(?:post|put)|fetch)\b[^\n]*|/dev/tcp/[^\s]+",
+        before: 10,
         after: 320,
         check: check_sink_command,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &EXF005,
@@ -162,24 +163,22 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 120,
         check: check_sink_host,
         overlap: false,
+        gate: None,
     },
 ];
 
 /// Why an image URL can leak data, if it can.
 fn classify_url(url: &str) -> Option<(Severity, &'static str)> {
     let lower = url.to_ascii_lowercase();
-    let Some(rest) = lower
+    let rest = lower
         .strip_prefix("https://")
         .or_else(|| lower.strip_prefix("http://"))
-        .or_else(|| lower.strip_prefix("//"))
-    else {
-        return None;
-    };
+        .or_else(|| lower.strip_prefix("//"))?;
     let host = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host = host.rsplit('@').next().unwrap_or(host);
     if BADGE_HOSTS
         .iter()
-        .any(|b| host == *b || host.ends_with(&format!(".{b}")))
+        .any(|b| host == *b || host.strip_suffix(b).is_some_and(|h| h.ends_with('.')))
         || (host == "github.com" && (lower.contains("/badge.svg") || lower.contains("/workflows/")))
         || host == "raw.githubusercontent.com" && !lower.contains('?')
     {
@@ -191,7 +190,7 @@ fn classify_url(url: &str) -> Option<(Severity, &'static str)> {
         || tail.contains('<')
         || tail.contains("%3c")
         || tail.contains('$')
-        || tail.contains("[")
+        || tail.contains('[')
         || tail.contains("%5b")
         || tail.contains("%s");
     if has_template {
@@ -238,7 +237,7 @@ fn check_inline_image(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
     image_finding(scan, caps, out);
 }
 
-fn image_finding(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+fn image_finding(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let url = caps.str(1);
     let Some((sev, why)) = classify_url(url) else {
         return;
@@ -275,15 +274,15 @@ pub(crate) fn check_markdown(raw: &str, md: &MdIndex, out: &mut Vec<Finding>) {
                     .severity(sev),
                 );
             }
-        } else if let Some((Severity::Error, why)) = classify_url(url) {
-            if why.contains("placeholder") {
-                out.push(Finding::raw(
-                    &EXF002,
-                    link.start,
-                    link.end,
-                    format!("link {why}: {}", excerpt(url)),
-                ));
-            }
+        } else if let Some((Severity::Error, why)) = classify_url(url)
+            && why.contains("placeholder")
+        {
+            out.push(Finding::raw(
+                &EXF002,
+                link.start,
+                link.end,
+                format!("link {why}: {}", excerpt(url)),
+            ));
         }
     }
 }

@@ -91,7 +91,7 @@ pub(crate) fn unicode_events(scan: &Scan<'_>, others: &[(usize, usize)], out: &m
         let next = base[run[run.len() - 1].end..].chars().next();
         match e.kind {
             UKind::Invisible | UKind::Bom | UKind::SoftHyphen => {
-                invisible(scan, run, prev, next, out)
+                invisible(scan, run, prev, next, out);
             }
             UKind::Bidi | UKind::BidiMark => bidi(scan, run, prev, next, out),
             UKind::Tag => tags(scan, run, prev, out),
@@ -341,14 +341,15 @@ fn confusable(
 /// HID009: content pushed off-screen by padding.
 pub(crate) fn padding(raw: &str, out: &mut Vec<Finding>) {
     let b = raw.as_bytes();
-    let mut i = 0;
     let mut blank_run = 0usize;
     let mut run_start = 0usize;
-    for line in raw.split_inclusive('\n') {
-        let trimmed = line.trim_end_matches(['\n', '\r']);
-        if trimmed.trim().is_empty() {
+    let mut start = 0;
+    while start < b.len() {
+        let end = memchr::memchr(b'\n', &b[start..]).map_or(b.len(), |i| start + i);
+        let line = &b[start..end];
+        if line.iter().all(u8::is_ascii_whitespace) {
             if blank_run == 0 {
-                run_start = i;
+                run_start = start;
             }
             blank_run += 1;
         } else {
@@ -356,36 +357,40 @@ pub(crate) fn padding(raw: &str, out: &mut Vec<Finding>) {
                 out.push(Finding::raw(
                     &HID009,
                     run_start,
-                    i + trimmed.len(),
+                    end,
                     format!("text after {blank_run} blank lines"),
                 ));
             }
             blank_run = 0;
-            let lb = trimmed.as_bytes();
-            let mut k = 0;
-            while k < lb.len() {
-                if lb[k] == b' ' || lb[k] == b'\t' {
-                    let s = k;
-                    while k < lb.len() && (lb[k] == b' ' || lb[k] == b'\t') {
+            // Only a line longer than the padding can hide text behind it.
+            if line.len() > 121 {
+                let mut k = 0;
+                while k < line.len() {
+                    if line[k] == b' ' || line[k] == b'\t' {
+                        let s = k;
+                        while k < line.len() && (line[k] == b' ' || line[k] == b'\t') {
+                            k += 1;
+                        }
+                        if k - s > 120
+                            && k < line.len()
+                            && !line[k..].iter().all(u8::is_ascii_whitespace)
+                        {
+                            out.push(Finding::raw(
+                                &HID009,
+                                start + s,
+                                end,
+                                format!("{} spaces push the rest of the line off-screen", k - s),
+                            ));
+                            break;
+                        }
+                    } else {
                         k += 1;
                     }
-                    if k - s > 120 && k < lb.len() {
-                        out.push(Finding::raw(
-                            &HID009,
-                            i + s,
-                            i + lb.len(),
-                            format!("{} spaces push the rest of the line off-screen", k - s),
-                        ));
-                        break;
-                    }
-                } else {
-                    k += 1;
                 }
             }
         }
-        i += line.len();
+        start = end + 1;
     }
-    let _ = b;
 }
 
 /// HID010: prose in comment-like JSON fields.
@@ -553,31 +558,58 @@ pub(crate) fn comments(
 }
 
 /// `<tag hidden>` / `style="display:none"` elements: (start, end, inner start, inner end).
+/// Found from the attribute words (rare) back to their tag, not by a regex over the file.
 fn hidden_html(raw: &str) -> Vec<(usize, usize, usize, usize)> {
     use std::sync::LazyLock;
-    static OPEN: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r#"(?i)<(?P<tag>[a-z][a-z0-9]*)\b[^>]*?(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\b|opacity\s*:\s*0(?:\.0+)?\b)[^>]*>"#).expect("static regex")
+    static ATTR: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"(?i-u)\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\b|opacity\s*:\s*0(?:\.0+)?\b").expect("static regex")
     });
-    if !(raw.contains("hidden")
-        || raw.contains("display")
-        || raw.contains("font-size")
-        || raw.contains("opacity"))
-    {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    for c in OPEN.captures_iter(raw) {
-        let m = c.get(0).expect("group 0");
-        let tag = c["tag"].to_lowercase();
+    let b = raw.as_bytes();
+    let mut out: Vec<(usize, usize, usize, usize)> = Vec::new();
+    let finder = [
+        memchr::memmem::Finder::new("hidden"),
+        memchr::memmem::Finder::new("display"),
+        memchr::memmem::Finder::new("font-size"),
+        memchr::memmem::Finder::new("opacity"),
+        memchr::memmem::Finder::new("visibility"),
+    ];
+    let mut hits: Vec<usize> = finder
+        .iter()
+        .flat_map(|f| f.find_iter(b).collect::<Vec<_>>())
+        .collect();
+    hits.sort_unstable();
+    for h in hits {
+        if out.last().is_some_and(|o| h < o.1) {
+            continue;
+        }
+        // The enclosing tag: a `<` before on the same line with no `>` in between.
+        let line_start = memchr::memrchr(b'\n', &b[..h]).map_or(0, |i| i + 1);
+        let Some(lt) = memchr::memrchr(b'<', &b[line_start..h]).map(|i| line_start + i) else {
+            continue;
+        };
+        if memchr::memchr(b'>', &b[lt..h]).is_some()
+            || !b.get(lt + 1).is_some_and(u8::is_ascii_alphabetic)
+        {
+            continue;
+        }
+        let Some(gt) = memchr::memchr(b'>', &b[h..]).map(|i| h + i) else {
+            continue;
+        };
+        if !ATTR.is_match(&raw[lt..gt]) {
+            continue;
+        }
+        let tag: String = raw[lt + 1..gt]
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase();
         let close = format!("</{tag}");
-        let lower_rest = raw[m.end()..].to_lowercase();
-        let inner_end = lower_rest
-            .find(&close)
-            .map_or(raw.len().min(m.end() + 2000), |i| m.end() + i);
-        let end = raw[inner_end..]
-            .find('>')
-            .map_or(inner_end, |i| inner_end + i + 1);
-        out.push((m.start(), end, m.end(), inner_end));
+        let inner_start = gt + 1;
+        let inner_end = memchr::memmem::find(&b[inner_start..], close.as_bytes())
+            .map_or(raw.len().min(inner_start + 2000), |i| inner_start + i);
+        let inner_end = super::super::text::floor_char(raw, inner_end);
+        let end = memchr::memchr(b'>', &b[inner_end..]).map_or(inner_end, |i| inner_end + i + 1);
+        out.push((lt, end, inner_start, inner_end));
     }
     out
 }

@@ -126,9 +126,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         ],
         regex: r"\b(?P<v>{OVR})\b(?P<mid>(?:[\s,:;'*_-]+[\w'.-]+){0,6}?)[\s,:;'*_-]+(?P<o>{OBJ})\b",
         before: 40,
-        after: 160,
+        after: 110,
         check: check_override,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI001,
@@ -139,29 +140,25 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "cease all",
             "drop everything",
         ],
-        regex: r"\b(?:stop|halt|cease|drop)\s+(?:everything|all\s+(?:tasks|work|activity|activities|current\s+\w+|previous\s+\w+))\b(?P<tail>[^\n]{0,120})",
+        regex: r"\b(?:stop|halt|cease|drop)\s+(?:everything|all\s+(?:tasks|work|activity|activities|current\s+\w+|previous\s+\w+))\b(?P<tail>[^\n]*)",
         before: 10,
         after: 140,
         check: check_halt,
         overlap: false,
+        gate: None,
     },
     // PI002: emphasised announcements of new instructions.
     Pattern {
         rule: &PI002,
         keywords: &[
-            "instruction",
-            "directive",
-            "orders",
-            "commands",
-            "system prompt",
-            "task",
-            "rules",
+            "{new|updated|revised|real|actual|true|important|urgent|additional|secret|hidden|special|latest|priority|system} {instruction|directive|orders|commands|rules|system prompt|task}",
         ],
-        regex: r"(?P<p>\b(?:new|updated|revised|real|actual|true|important|urgent|additional|secret|hidden|special|latest|priority)(?:\s+(?:and\s+)?(?:important|urgent|new|updated|system|secret|real|additional))*\s+(?:instructions?|directives?|orders|commands|rules|system\s+prompt|task)\b)(?P<tail>[^\n]{0,80})",
+        regex: r"(?P<p>\b(?:new|updated|revised|real|actual|true|important|urgent|additional|secret|hidden|special|latest|priority)(?:\s+(?:and\s+)?(?:important|urgent|new|updated|system|secret|real|additional))*\s+(?:instructions?|directives?|orders|commands|rules|system\s+prompt|task)\b)(?P<tail>[^\n]*)",
         before: 60,
         after: 100,
         check: check_new_instructions,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI002,
@@ -171,6 +168,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 80,
         check: check_from_now_on,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI002,
@@ -188,6 +186,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 60,
         check: plain::<2>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI002,
@@ -197,6 +196,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 80,
         check: plain::<2>,
         overlap: false,
+        gate: None,
     },
     // PI003: persona and role reassignment.
     Pattern {
@@ -207,6 +207,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 100,
         check: check_you_are_now,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI003,
@@ -223,6 +224,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 40,
         check: plain::<3>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI003,
@@ -232,6 +234,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 60,
         check: plain::<3>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI003,
@@ -252,6 +255,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 60,
         check: plain::<3>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI003,
@@ -261,6 +265,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 80,
         check: plain::<3>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI003,
@@ -283,6 +288,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 60,
         check: check_persona_verb,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI003,
@@ -304,6 +310,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 40,
         check: plain::<3>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI003,
@@ -313,16 +320,18 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 120,
         check: plain::<3>,
         overlap: false,
+        gate: None,
     },
     // PI004: jailbreak personas and modes.
     Pattern {
         rule: &PI004,
         keywords: &["dan"],
         regex: r"(?-i:\bDAN\b)",
-        before: 200,
-        after: 200,
+        before: 10,
+        after: 10,
         check: check_dan,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -332,24 +341,27 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 10,
         check: plain::<4>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
         keywords: &[" mode", "_mode", "-mode"],
         regex: r"\b(?P<m>god|sudo|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|dan|evil|chaos|developer|dev|admin|administrator|debug|debugging|maintenance|root|super|opposite|dude|stan|aim|unlocked|unleashed)(?:\s+|\\?_|-)mode\b",
-        before: 80,
-        after: 80,
+        before: 30,
+        after: 10,
         check: check_mode,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
-        keywords: &["enable", "activate", "enter", "switch to", "turn on"],
-        regex: r"\b(?:enable|activate|enter|switch\s+to|turn\s+on)\s+(?:[\w/-]+\s+){1,4}?mode\b(?P<tail>[^\n]{0,200})",
-        before: 10,
+        keywords: &[" mode", "_mode", "-mode"],
+        regex: r"\b(?:enable|activate|enter|switch\s+to|turn\s+on)\s+(?:[\w/-]+\s+){1,4}?mode\b(?P<tail>[^\n]*)",
+        before: 70,
         after: 260,
         check: check_enable_mode,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -359,15 +371,17 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 30,
         check: plain::<4>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
         keywords: &["jailbr"],
-        regex: r"\bjailbr(?:eak|oken|eaking|eaks)\b(?P<tail>[^\n]{0,40})",
+        regex: r"\bjailbr(?:eak|oken|eaking|eaks)\b(?P<tail>[^\n]*)",
         before: 60,
         after: 50,
         check: check_jailbreak_word,
         overlap: false,
+        gate: None,
     },
     // PI005: chat-template tokens and role tags.
     Pattern {
@@ -396,6 +410,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 10,
         check: check_delimiter,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI005,
@@ -405,6 +420,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 10,
         check: check_delimiter,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI005,
@@ -420,6 +436,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 20,
         check: check_delimiter,
         overlap: false,
+        gate: None,
     },
     // PI006: extraction of the system prompt or earlier context.
     Pattern {
@@ -436,11 +453,12 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "guideline",
             "initiali",
         ],
-        regex: r"\b(?P<v>repeat|recite|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out)\b(?P<mid>[^.\n?!]{0,60}?)\b(?P<o>(?:your|the|my)\s+(?:[\w-]+\s+){0,2}?(?:system\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|initiali[sz]ation\s+(?:string|prompt|text))",
+        regex: r"\b(?P<v>repeat|recite|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out)\b(?P<mid>[^.\n?!]*?)\b(?P<o>(?:your|the|my)\s+(?:[\w-]+\s+){0,2}?(?:system\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|initiali[sz]ation\s+(?:string|prompt|text))",
         before: 100,
         after: 120,
         check: check_extraction,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI006,
@@ -463,6 +481,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 60,
         check: plain::<6>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI006,
@@ -483,6 +502,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 20,
         check: check_your_system,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI006,
@@ -500,6 +520,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 20,
         check: check_completion,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI006,
@@ -509,47 +530,55 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 40,
         check: plain::<6>,
         overlap: false,
+        gate: None,
     },
     // PI007: stealth.
     Pattern {
         rule: &PI007,
         keywords: &[
-            "tell", "mention", "reveal", "inform", "notify", "disclos", "report", "alert", "let ",
-            "know", "ask", "log", "record",
+            "{not|n't|never|avoid|without} {tell|mention|reveal|inform|notify|show|disclos|report|alert|let|ask|log|record}",
+            "{not|n't|never|avoid|without} ever",
         ],
-        regex: r"\b(?P<neg>do\s+not|don'?t|never|avoid|without)\s+(?:ever\s+)?(?P<v>tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|notify(?:ing)?|show(?:ing)?|disclos(?:e|ing)|report(?:ing)?|alert(?:ing)?|let(?:ting)?\s+(?:\w+\s+)?know|ask(?:ing)?|log(?:ging)?|record(?:ing)?)\b(?P<mid>[^.\n]{0,50}?)\b(?P<t>users?|humans?|reviewers?|maintainers?|operators?|developers?|owners?|people|anyone|anybody|summary|changelog|commit\s+message)\b",
+        regex: r"\b(?P<neg>do\s+not|don'?t|never|avoid|without)\s+(?:ever\s+)?(?P<v>tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|notify(?:ing)?|show(?:ing)?|disclos(?:e|ing)|report(?:ing)?|alert(?:ing)?|let(?:ting)?\s+(?:\w+\s+)?know|ask(?:ing)?|log(?:ging)?|record(?:ing)?)\b(?P<mid>[^.\n]*?)\b(?P<t>users?|humans?|reviewers?|maintainers?|operators?|developers?|owners?|people|anyone|anybody|summary|changelog|commit\s+message)\b",
         before: 60,
         after: 120,
         check: check_stealth,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI007,
-        keywords: &["hide", "conceal", "keep"],
+        keywords: &["{hide|conceal|keep} {this|it|that|these|those|the}"],
         regex: r"\b(?:hide|conceal|keep)\s+(?:this|it|that|these|those|the\s+\w+)\s+(?:secret\s+|hidden\s+)?from\s+(?:the\s+)?(?:users?|humans?|reviewers?|maintainers?|operators?|owners?|developers?|team)\b",
         before: 10,
         after: 80,
         check: plain::<7>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI007,
-        keywords: &["include", "put", "add", "write", "record", "mention"],
+        keywords: &["{not|n't|never} {include|put|add|write|record|mention|log}"],
         regex: r"\b(?:do\s+not|don'?t|never)\s+(?:include|put|add|write|record|mention|log)\s+(?:this|it|that|these)\s+(?:step\s+|change\s+)?in\s+(?:the\s+|your\s+)?(?:session\s+)?(?:summary|log|logs|changelog|commit\s+message|output|report|response|pr|pull\s+request|handoff|status)\b",
         before: 10,
         after: 100,
         check: plain::<7>,
         overlap: false,
+        gate: None,
     },
     // PI008: coercion.
     Pattern {
         rule: &PI008,
-        keywords: &["curl", "wget", "iex", "irm", "iwr"],
+        keywords: &[
+            "| sh", "|sh", "| bash", "|bash", "| zsh", "|zsh", "| ksh", "| dash", "| sudo",
+            "|sudo", "iex (", "iex(", "iex irm", "iex iwr",
+        ],
         regex: r"\b(?:curl|wget)\b[^\n|]{1,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b|\biex\s*\(?\s*\(?\s*(?:irm|iwr|invoke-restmethod|invoke-webrequest|new-object\s+net\.webclient)",
         before: 120,
         after: 260,
         check: check_pipe_shell,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI008,
@@ -559,11 +588,15 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 20,
         check: check_no_verify,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI008,
         keywords: &[
-            "hook",
+            "commit hook",
+            "push hook",
+            "git hook",
+            "hooks",
             "secret scan",
             "security check",
             "security scan",
@@ -572,10 +605,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "code review",
             "approval",
             "branch protection",
-            "aahp",
-            "handoff",
+            "aahp {gate|lint|verify|hook}",
+            "handoff {hook|gate|lint|check}",
             "sandbox",
-            "permission",
+            "permission {check|prompt}",
             "safety check",
         ],
         regex: r"\b(?P<v>skip|disable|bypass|circumvent|turn\s+off|switch\s+off|deactivate|remove|ignore|silence|suppress|evade|avoid)\s+(?:the\s+|all\s+|any\s+|every\s+)?(?:[\w-]+\s+){0,2}?(?:pre-?commit\s+hooks?|pre-?push\s+hooks?|git\s+hooks?|hooks|secret\s+scan(?:ning|ner|s)?|security\s+(?:checks?|scans?|review|scanning)|(?:human|code)\s+review|approvals?|branch\s+protection|aahp\s+(?:gate|lint|verify|hook)|handoff\s+(?:hook|gate|lint|checks?)|sandbox(?:ing)?|permission\s+(?:checks?|prompts?)|safety\s+checks?)\b",
@@ -583,15 +616,17 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 120,
         check: check_bypass,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI008,
-        keywords: &["approve", "accept", "allow", "confirm"],
-        regex: r"\b(?:approve|accept|allow|confirm)\s+(?:all|every|any|each)\s+(?:[\w-]+\s+)?(?:tool\s+calls?|tool\s+use|commands?|actions?|requests?|permissions?|prompts?|changes?)\b(?P<tail>[^.\n]{0,60})",
+        keywords: &["{approve|accept|allow|confirm} {all|every|any|each}"],
+        regex: r"\b(?:approve|accept|allow|confirm)\s+(?:all|every|any|each)\s+(?:[\w-]+\s+)?(?:tool\s+calls?|tool\s+use|commands?|actions?|requests?|permissions?|prompts?|changes?)\b(?P<tail>[^.\n]*)",
         before: 60,
         after: 100,
         check: check_approve_all,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI008,
@@ -601,6 +636,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 60,
         check: plain::<8>,
         overlap: false,
+        gate: None,
     },
     // PI009: priority escalation.
     Pattern {
@@ -612,14 +648,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "<priority>",
             "<attention>",
             "anything else",
-            "priority",
+            "your {top|highest|first|most important} priority",
             "must always",
+            "should always",
         ],
         regex: r"(?-i:<(?:IMPORTANT|CRITICAL|URGENT|PRIORITY|ATTENTION)>)|\bbefore\s+(?:you\s+)?(?:do|doing)\s+anything\s+else\b|\bthis\s+is\s+your\s+(?:top|highest|first|most\s+important)\s+priority\b|\b(?:must|should)\s+always\s+(?:call|run|execute|invoke|use)\b",
         before: 40,
         after: 200,
         check: check_priority,
         overlap: false,
+        gate: None,
     },
     // PI010: ReAct transcripts.
     Pattern {
@@ -630,28 +668,35 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 600,
         check: plain::<10>,
         overlap: false,
+        gate: None,
     },
     // PI011: decode and follow.
     Pattern {
         rule: &PI011,
         keywords: &[
-            "decode",
-            "decrypt",
-            "unscramble",
-            "obfuscat",
-            "reverse",
-            "translate",
-            "convert",
-            "interpret",
-            "follow",
-            "execute",
-            "obey",
+            "base64",
+            "base-64",
+            "b64",
+            "rot13",
+            "rot-13",
+            "morse",
+            "base32",
+            "base-32",
+            "hexadecimal",
+            "cipher",
+            "encoded",
+            "decoded",
+            "in hex",
+            "from hex",
+            "the hex",
+            "binary",
         ],
-        regex: r"\b(?:decode|decrypt|unscramble|de-?obfuscate|reverse|translate|convert|interpret)\b[^.\n]{0,60}?\b(?:base-?64|b64|hex(?:adecimal)?|rot-?13|rot\d+|binary|morse|base-?32|url-?encoded|caesar|cipher|encoded|ciphertext)\b[^.\n]{0,80}?\b(?:and|then|,)\s+(?:[\w-]+\s+){0,2}?(?:follow|execute|run|obey|do|perform|carry\s+out|act\s+on|apply|implement|comply)\b|\b(?:follow|execute|run|obey|carry\s+out)\s+(?:the\s+)?(?:base-?64|hex|encoded|decoded|rot-?13|hidden)\s+(?:instructions?|text|message|payload|commands?)\b",
+        regex: r"\b(?:decode|decrypt|unscramble|de-?obfuscate|reverse|translate|convert|interpret)\b[^.\n]*?\b(?:base-?64|b64|hex(?:adecimal)?|rot-?13|rot\d+|binary|morse|base-?32|url-?encoded|caesar|cipher|encoded|ciphertext)\b[^.\n]*?\b(?:and|then|,)\s+(?:[\w-]+\s+){0,2}?(?:follow|execute|run|obey|do|perform|carry\s+out|act\s+on|apply|implement|comply)\b|\b(?:follow|execute|run|obey|carry\s+out)\s+(?:the\s+)?(?:base-?64|hex|encoded|decoded|rot-?13|hidden)\s+(?:instructions?|text|message|payload|commands?)\b",
         before: 120,
         after: 200,
         check: plain::<11>,
         overlap: false,
+        gate: None,
     },
     // PI012: instructions aimed at the reader's own output.
     Pattern {
@@ -681,6 +726,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 40,
         check: check_response,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI012,
@@ -696,23 +742,17 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 80,
         check: plain::<12>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI012,
-        keywords: &[
-            "start with",
-            "begin with",
-            "end with",
-            "finish with",
-            "conclude with",
-            "prefix",
-            "suffix",
-        ],
+        keywords: &["{start|begin|end|finish|conclude|prefix|suffix} {with|each|every|all|your}"],
         regex: r#"\b(?:start|begin|end|finish|conclude|prefix|suffix)\s+(?:(?:each|every|all|your)\s+(?:[\w-]+\s+)?(?:responses?|repl(?:y|ies)|answers?|messages?|outputs?)\s+)?with\s+(?:the\s+(?:phrase|sentence|text|words?|string)\s+)?["']"#,
         before: 80,
         after: 20,
         check: check_end_with,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI012,
@@ -729,6 +769,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 200,
         check: check_code_injection,
         overlap: false,
+        gate: None,
     },
     // Jailbreak signals, combined by `combine`.
     Pattern {
@@ -754,6 +795,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 10,
         check: signal_persona,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -763,17 +805,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 80,
         check: signal_persona,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
         keywords: &[
-            "chatgpt", "chat gpt", "gpt", "claude", "bard", "gemini", "llama", "grok",
+            "{hello|hi|hey|dear|greetings|welcome|ok|okay|listen}{ |, |,}{chatgpt|chat gpt|gpt|claude|bard|gemini|llama|grok}",
         ],
         regex: r"\b(?:hello|hi|hey|dear|greetings|welcome|ok|okay|listen),?\s+(?:chat\s?gpt|gpt(?:-?\d(?:\.\d)?)?|claude|bard|gemini|llama|grok)\b",
         before: 20,
         after: 20,
         check: signal_persona,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -789,6 +833,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 20,
         check: signal_persona,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -810,6 +855,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 40,
         check: signal_persona,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -830,6 +876,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 40,
         check: signal_persona,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -845,6 +892,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 40,
         check: signal_strong_persona,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -861,6 +909,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 20,
         check: signal_slot,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -870,6 +919,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 10,
         check: signal_persona,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -879,6 +929,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 10,
         check: signal_strong,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -906,6 +957,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 10,
         check: signal_strong,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -938,6 +990,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 30,
         check: signal_limits,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -947,6 +1000,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 40,
         check: signal_limits,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -965,6 +1019,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 20,
         check: signal_limits,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -977,6 +1032,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 10,
         check: signal_limits,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -1022,6 +1078,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 30,
         check: signal_weak,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -1037,6 +1094,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 10,
         check: signal_meta_ai,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &PI004,
@@ -1046,6 +1104,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 30,
         check: signal_fiction,
         overlap: false,
+        gate: None,
     },
 ];
 
@@ -1279,8 +1338,8 @@ fn check_new_instructions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findin
         || before.ends_with("##")
         || before.ends_with("# ")
         || before.ends_with('#')
-        || before.ends_with("=")
-        || before.ends_with("[")
+        || before.ends_with('=')
+        || before.ends_with('[')
         || before.ends_with('(')
         || tail.trim_start().starts_with(':')
         || tail.trim_start().starts_with('*')
@@ -1380,6 +1439,10 @@ fn check_from_now_on(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     push_pi(scan, f, out);
 }
 
+#[allow(
+    clippy::items_after_statements,
+    reason = "the word lists sit next to the test that uses them"
+)]
 fn check_you_are_now(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let x = caps.str(1);
     let lx = x.to_lowercase();
@@ -1775,7 +1838,7 @@ fn check_jailbreak_word(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     });
     let _ = we;
     let word = &text[ws..word_end];
-    let shouted = word.chars().all(|c| c.is_uppercase());
+    let shouted = word.chars().all(char::is_uppercase);
     let labelled = tail.trim_start().starts_with(':');
     let severity = if active || (shouted && labelled) {
         Severity::Error
@@ -1875,10 +1938,10 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             | "paste"
     );
     let fire = if possessive {
-        (imperative_at(text, s) || request || sentence.contains("?"))
+        (imperative_at(text, s) || request || sentence.contains('?'))
             && (!soft_verb || request || verb == "tell" || verb == "give" || verb == "list")
     } else if context_ref {
-        (imperative_at(text, s) || request) && !soft_verb || request && soft_verb
+        request || (imperative_at(text, s) && !soft_verb)
     } else if obj.contains("system") && obj.starts_with("the ") {
         request && (imperative_at(text, s) || soft_verb)
     } else {

@@ -42,7 +42,7 @@ const VOCAB: &[(&str, &str)] = &[
 
 /// Expands `{NAME}` vocabulary references in a pattern source and makes it case-insensitive.
 pub(crate) fn expand(src: &str) -> String {
-    let mut out = String::from("(?i)");
+    let mut out = String::from("(?i-u)");
     let mut rest = src;
     while let Some(i) = rest.find('{') {
         let after = &rest[i + 1..];
@@ -64,7 +64,182 @@ pub(crate) fn expand(src: &str) -> String {
         }
     }
     out.push_str(rest);
+    byte_mode(&out)
+}
+
+/// Compiles a pattern source in byte-oriented (`-u`) mode, wrapping only the pieces that need
+/// Unicode in `(?u:…)`: negated classes, `.`, `\S`/`\W`/`\D`/`\B`, `\p{…}` and non-ASCII
+/// characters, which must match whole UTF-8 characters.
+///
+/// Everything else then stays ASCII: `\b`, `\w`, `\s`, `\d` and, above all, case-insensitive
+/// letters (in Unicode mode `(?i)k` is `[kK\u{212A}]` and `(?i)s` is `[sSſ]`, which turns every
+/// `[A-Za-z0-9]{40}` into a UTF-8 automaton). The normalised text these run on has already
+/// folded look-alike characters to ASCII, so nothing is lost, and the regexes compile several
+/// times faster on every process start and stay on the lazy DFA.
+fn byte_mode(src: &str) -> String {
+    let c: Vec<char> = src.chars().collect();
+    let mut out = String::with_capacity(src.len() + 64);
+    let mut i = 0;
+    while i < c.len() {
+        match c[i] {
+            '\\' if i + 1 < c.len() => {
+                let end = escape_end(&c, i);
+                let esc: String = c[i..end].iter().collect();
+                if escape_needs_unicode(&c[i..end]) {
+                    out.push_str("(?u:");
+                    out.push_str(&esc);
+                    out.push(')');
+                } else {
+                    out.push_str(&esc);
+                }
+                i = end;
+            }
+            '[' => {
+                let end = class_end(&c, i);
+                let class = &c[i..end];
+                if class_needs_unicode(class) {
+                    out.push_str("(?u:");
+                    push_ascii_escapes(&mut out, class);
+                    out.push(')');
+                } else {
+                    out.extend(class.iter());
+                }
+                i = end;
+            }
+            '.' => {
+                out.push_str("(?u:.)");
+                i += 1;
+            }
+            ch if !ch.is_ascii() => {
+                out.push_str("(?u:");
+                out.push(ch);
+                out.push(')');
+                i += 1;
+            }
+            ch => {
+                out.push(ch);
+                i += 1;
+            }
+        }
+    }
     out
+}
+
+/// The end (exclusive) of the escape that starts at `c[i] == '\\'`.
+fn escape_end(c: &[char], i: usize) -> usize {
+    let Some(&n) = c.get(i + 1) else {
+        return c.len();
+    };
+    match n {
+        'x' | 'u' | 'U' | 'p' | 'P' if c.get(i + 2) == Some(&'{') => c[i + 2..]
+            .iter()
+            .position(|&x| x == '}')
+            .map_or(c.len(), |k| i + 3 + k),
+        'x' => (i + 4).min(c.len()),
+        'u' => (i + 6).min(c.len()),
+        'U' => (i + 10).min(c.len()),
+        'p' | 'P' => (i + 3).min(c.len()),
+        _ => i + 2,
+    }
+}
+
+/// True when an escape only makes sense in Unicode mode (or would match invalid UTF-8
+/// without it).
+fn escape_needs_unicode(esc: &[char]) -> bool {
+    match esc.get(1) {
+        Some('S' | 'W' | 'D' | 'B' | 'p' | 'P' | 'u' | 'U') => true,
+        Some('x') => {
+            let hex: String = esc[2..].iter().filter(|c| c.is_ascii_hexdigit()).collect();
+            u32::from_str_radix(&hex, 16).map_or(true, |v| v > 0x7f)
+        }
+        _ => false,
+    }
+}
+
+/// The end (exclusive) of the character class that starts at `c[i] == '['`.
+fn class_end(c: &[char], i: usize) -> usize {
+    let mut j = i + 1;
+    if c.get(j) == Some(&'^') {
+        j += 1;
+    }
+    if c.get(j) == Some(&']') {
+        j += 1;
+    }
+    let mut depth = 1;
+    while j < c.len() {
+        match c[j] {
+            '\\' => j = escape_end(c, j),
+            '[' if c.get(j + 1) == Some(&':') => {
+                j = c[j..]
+                    .windows(2)
+                    .position(|w| w == [':', ']'])
+                    .map_or(c.len(), |k| j + k + 2);
+            }
+            '[' => {
+                depth += 1;
+                j += 1;
+                if c.get(j) == Some(&'^') {
+                    j += 1;
+                }
+                if c.get(j) == Some(&']') {
+                    j += 1;
+                }
+            }
+            ']' => {
+                depth -= 1;
+                j += 1;
+                if depth == 0 {
+                    return j;
+                }
+            }
+            _ => j += 1,
+        }
+    }
+    c.len()
+}
+
+/// True when a class must stay in Unicode mode: it is negated (in byte mode it would match
+/// bytes that are not characters) or names non-ASCII characters or Unicode classes.
+fn class_needs_unicode(class: &[char]) -> bool {
+    let mut j = 0;
+    while j < class.len() {
+        match class[j] {
+            '[' if class.get(j + 1) == Some(&'^') => return true,
+            '\\' => {
+                let end = escape_end(class, j);
+                if escape_needs_unicode(&class[j..end]) {
+                    return true;
+                }
+                j = end;
+                continue;
+            }
+            ch if !ch.is_ascii() => return true,
+            _ => {}
+        }
+        j += 1;
+    }
+    false
+}
+
+/// Copies a class that stays in Unicode mode, keeping `\w`, `\s` and `\d` in it ASCII (as they
+/// are everywhere else in these patterns).
+fn push_ascii_escapes(out: &mut String, class: &[char]) {
+    let mut j = 0;
+    while j < class.len() {
+        if class[j] == '\\' {
+            let end = escape_end(class, j);
+            match class.get(j + 1) {
+                Some('w') => out.push_str("0-9A-Za-z_"),
+                Some('s') => out.push_str("\\t\\n\\x0B\\x0C\\r "),
+                Some('d') => out.push_str("0-9"),
+                _ => out.extend(class[j..end].iter()),
+            }
+            j = end;
+        } else {
+            out.push(class[j]);
+            j += 1;
+        }
+    }
 }
 
 /// Words that address the reader of the handoff (an agent or model).
@@ -391,7 +566,7 @@ pub(crate) fn placeholder(value: &str) -> Placeholder {
         || lower.contains("changeme")
         || lower.contains("change_me")
         || lower.contains("dummy")
-        || lower.contains("<")
+        || lower.contains('<')
         || matches!(
             lower.as_str(),
             "true"
@@ -445,10 +620,7 @@ pub(crate) fn placeholder(value: &str) -> Placeholder {
     {
         return Placeholder::Hard;
     }
-    let stripped: String = lower
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect();
+    let stripped: String = lower.chars().filter(char::is_ascii_alphanumeric).collect();
     let docword = [
         "password", "passwd", "pass", "pwd", "secret", "token", "apikey", "key", "pw",
     ];

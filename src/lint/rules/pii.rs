@@ -10,11 +10,18 @@ pub(crate) static PATTERNS: &[Pattern] = &[Pattern {
     rule: &PII001,
     keywords: &["@"],
     regex: r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b",
-    before: 70,
-    after: 260,
+    before: 64,
+    after: 120,
     check: check_email,
     overlap: false,
+    gate: Some(email_gate),
 }];
+
+/// An `@` inside an address: a local-part character before it, a domain character after.
+fn email_gate(b: &[u8], start: usize, end: usize) -> bool {
+    let local = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'%' | b'+' | b'-');
+    start > 0 && local(b[start - 1]) && b.get(end).is_some_and(u8::is_ascii_alphanumeric)
+}
 
 /// Domains reserved for documentation and testing (RFC 2606, RFC 6761).
 const RESERVED: &[&str] = &["example.com", "example.org", "example.net", "example.edu"];
@@ -112,8 +119,15 @@ fn check_email(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 pub(crate) fn scan_numbers(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let b = text.as_bytes();
+    let numeric = |c: u8| c.is_ascii_digit() || matches!(c, b' ' | b'-' | b'.' | b'(' | b')');
     let mut i = 0;
     while i < b.len() {
+        // Every number of interest spans at least 8 bytes of digits and separators: probe the
+        // 8th byte ahead and skip the stretch when it cannot be part of one.
+        if i + 7 < b.len() && !numeric(b[i + 7]) {
+            i += 8;
+            continue;
+        }
         if !b[i].is_ascii_digit() {
             i += 1;
             continue;
@@ -212,7 +226,7 @@ fn luhn(digits: &[u8]) -> bool {
 
 fn card(run: &str, start: usize, end: usize, out: &mut Vec<Finding>) {
     let seps: Vec<char> = run.chars().filter(|c| !c.is_ascii_digit()).collect();
-    if seps.iter().any(|c| *c == '.') || seps.windows(2).any(|w| w[0] != w[1]) {
+    if seps.contains(&'.') || seps.windows(2).any(|w| w[0] != w[1]) {
         return;
     }
     let digits: Vec<u8> = run.bytes().filter(u8::is_ascii_digit).collect();

@@ -171,6 +171,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 40,
         check: check_private_key,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC010,
@@ -180,6 +181,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 30,
         check: check_aws_key_id,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC011,
@@ -189,6 +191,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 80,
         check: check_aws_secret,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC011,
@@ -198,6 +201,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 1200,
         check: check_aws_session,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC020,
@@ -207,6 +211,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 300,
         check: check_github,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC030,
@@ -229,6 +234,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 120,
         check: check_prefixed::<30>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC040,
@@ -244,6 +250,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 300,
         check: check_prefixed::<40>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC041,
@@ -253,6 +260,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 300,
         check: check_prefixed::<41>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC042,
@@ -262,6 +270,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 300,
         check: check_sk,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC050,
@@ -273,6 +282,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 200,
         check: check_slack,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC051,
@@ -288,6 +298,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 400,
         check: check_prefixed::<51>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC060,
@@ -299,6 +310,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 140,
         check: check_stripe,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC070,
@@ -308,6 +320,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 400,
         check: check_prefixed::<70>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC080,
@@ -324,6 +337,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 200,
         check: check_azure,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC090,
@@ -333,6 +347,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 1200,
         check: check_prefixed::<90>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC100,
@@ -351,7 +366,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "sq0csp-",
             "sg.",
             "key-",
-            "-us",
+            "-us{1|2|3|4|5|6|7|8|9}",
             "twilio",
             ":aa",
             "discord",
@@ -427,6 +442,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 300,
         check: check_vendor,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC100,
@@ -436,6 +452,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 300,
         check: check_vault_legacy,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC100,
@@ -445,6 +462,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 200,
         check: check_k8s_token,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC110,
@@ -454,6 +472,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 400,
         check: check_authorization,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC120,
@@ -463,7 +482,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "token",
             "passw",
             "pwd",
-            "pass",
+            "_pass",
             "credential",
             "passphrase",
             "_pat",
@@ -472,11 +491,12 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "authtoken",
             "auth_token",
         ],
-        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)[ \t]*(?:\]\s*)?(?P<op>:=|=>|!==?|={1,3}|:)[ \t]*(?P<val>\\"[^"\\\n]{1,300}\\"|"[^"\n]{1,300}"|'[^'\n]{1,300}'|`[^`\n]{1,300}`|[^\s"'`,;)\]}<>]{1,300})"#,
+        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)[ \t]*(?:\]\s*)?(?P<op>:=|=>|!==?|={1,3}|:)[ \t]*(?P<val>\\"[^"\\\n]+\\"|"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;)\]}<>]+)"#,
         before: 90,
-        after: 320,
+        after: 240,
         check: check_assignment,
         overlap: true,
+        gate: Some(assignment_gate),
     },
     Pattern {
         rule: &SEC120,
@@ -486,6 +506,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 60,
         check: check_user_pass,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC120,
@@ -495,6 +516,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 80,
         check: check_gradle,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC121,
@@ -504,6 +526,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 120,
         check: check_password_prose,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC130,
@@ -513,6 +536,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 240,
         check: check_url_credentials,
         overlap: true,
+        gate: Some(userinfo_gate),
     },
     Pattern {
         rule: &SEC130,
@@ -522,6 +546,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 80,
         check: check_connection_string,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC131,
@@ -530,31 +555,34 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "docker login",
             "sshpass",
             "mysql",
-            "psql",
-            "net use",
-            "runas",
             "smbclient",
+            "ldapsearch",
+            "rdesktop",
+            "xfreerdp",
+            "plink",
+            "pscp",
             "-password",
             "--password",
-            "curl",
+            " -u ",
+            "--user",
             "-h ",
+            "-h'",
+            "-h\"",
             "--header",
             "machine",
             "networkcredential",
             "directoryentry",
             "pscredential",
             "httpbasicauth",
+            "httpdigestauth",
             "basicauth",
-            "x-",
-            "private-token",
-            "api-key",
-            "apikey",
         ],
-        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|sshpass|mysql|mysqladmin|smbclient|ldapsearch|rdesktop|xfreerdp|plink|pscp)\b[^\n]{0,120}?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]{0,200}?\s(?:-u|--user)[ =]["']?(?P<u>[^\s:"']+):(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)"#,
+        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|sshpass|mysql|mysqladmin|smbclient|ldapsearch|rdesktop|xfreerdp|plink|pscp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]["']?(?P<u>[^\s:"']+):(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)"#,
         before: 60,
         after: 320,
         check: check_command_credentials,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC140,
@@ -567,6 +595,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 600,
         check: check_prefixed::<140>,
         overlap: false,
+        gate: None,
     },
     Pattern {
         rule: &SEC150,
@@ -589,8 +618,33 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 200,
         check: check_identifier,
         overlap: false,
+        gate: None,
     },
 ];
+
+/// `scheme://` followed by `@` before the URL ends: the only URLs that can hold a password.
+fn userinfo_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    let tail = &b[end..b.len().min(end + 220)];
+    let stop = tail
+        .iter()
+        .position(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'<' | b'>' | b')'))
+        .unwrap_or(tail.len());
+    memchr::memchr(b'@', &tail[..stop]).is_some()
+}
+
+/// A credential word followed (after the rest of its identifier and an optional quote) by an
+/// assignment or comparison operator.
+fn assignment_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    let mut i = end;
+    let limit = b.len().min(end + 48);
+    while i < limit && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'-' | b'$')) {
+        i += 1;
+    }
+    while i < limit && matches!(b[i], b'"' | b'\'' | b' ' | b'\t' | b']') {
+        i += 1;
+    }
+    i < limit && matches!(b[i], b'=' | b':' | b'!')
+}
 
 fn rule_for(id: u16) -> &'static RuleMeta {
     match id {
@@ -750,7 +804,7 @@ fn check_aws_session(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     ));
 }
 
-fn check_github(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+fn check_github(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let Some((s, e, m)) = caps.first(&[1, 2, 3]) else {
         return;
     };
@@ -851,7 +905,7 @@ fn check_stripe(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     out.push(f);
 }
 
-fn check_azure(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+fn check_azure(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let Some((s, e, v)) = caps.first(&[1, 2, 3, 4]) else {
         return;
     };
@@ -887,7 +941,7 @@ fn check_vendor(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-fn check_vault_legacy(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+fn check_vault_legacy(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let Some((s, e, m)) = caps.first(&[1, 2, 3]) else {
         return;
     };
@@ -956,8 +1010,8 @@ fn credential_shaped(v: &str) -> bool {
         || (has_sym && v.len() >= 8 && (has_upper || has_lower))
 }
 
-fn check_authorization(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let Some((s, e, v)) = caps.first(&[2, 3]) else {
+fn check_authorization(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, _e, v)) = caps.first(&[2, 3]) else {
         return;
     };
     let scheme = caps.str(1).to_lowercase();
@@ -1259,6 +1313,10 @@ fn check_user_pass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     out.push(f);
 }
 
+#[allow(
+    clippy::many_single_char_names,
+    reason = "s/e/m/v: span and match, as in every check"
+)]
 fn check_gradle(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.range(1).expect("group v");
@@ -1290,6 +1348,10 @@ fn check_gradle(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     out.push(f);
 }
 
+#[allow(
+    clippy::many_single_char_names,
+    reason = "s/e/v: span and value, as in every check"
+)]
 fn check_password_prose(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.range(1).expect("group v");
     let v = &scan.text()[s..e];
@@ -1382,7 +1444,7 @@ fn check_connection_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
     out.push(f);
 }
 
-fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+fn check_command_credentials(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9]) else {
         return;
     };

@@ -7,9 +7,9 @@ use super::super::markdown::MdIndex;
 use super::super::registry::{STRUCT001, STRUCT002, STRUCT003};
 
 /// Maximum LOG.md entries (SPEC §2).
-pub const MAX_LOG_ENTRIES: usize = 10;
-/// Maximum active NEXT_ACTIONS.md items (SPEC §2).
-pub const MAX_ACTIVE_ACTIONS: usize = 5;
+pub(crate) const MAX_LOG_ENTRIES: usize = 10;
+/// Maximum active `NEXT_ACTIONS.md` items (SPEC §2).
+pub(crate) const MAX_ACTIVE_ACTIONS: usize = 5;
 
 fn in_fence(md: &MdIndex, pos: usize) -> bool {
     md.fences.iter().any(|(a, b)| *a <= pos && pos < *b)
