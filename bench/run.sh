@@ -61,10 +61,14 @@ hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/small.json" \
 git checkout -q -- .ai/handoff/NEXT_ACTIONS.md 2>/dev/null || true
 cp "$work/manifest.saved" .ai/handoff/MANIFEST.json
 
+# Child processes: every execve after the binary's own, and every fork/clone that is not a
+# thread (the linter builds its automaton on a second thread; threads are not processes).
 children="n/a"
 if command -v strace >/dev/null; then
-  children=$(strace -f -qq -e trace=execve,fork,vfork,clone,clone3 -o "$work/trace" "$bin" hook pre-commit >/dev/null 2>&1; \
-    grep -cE '(clone|fork|vfork|clone3)\(' "$work/trace" || true)
+  strace -f -qq -e trace=execve,fork,vfork,clone,clone3 -o "$work/trace" "$bin" hook pre-commit >/dev/null 2>&1 || true
+  execs=$(grep -c 'execve(' "$work/trace" || true)
+  forks=$(grep -E '(fork|vfork|clone|clone3)\(' "$work/trace" | grep -vc 'CLONE_THREAD' || true)
+  children=$(( execs - 1 + forks ))
 fi
 
 {

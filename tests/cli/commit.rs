@@ -490,3 +490,20 @@ fn commit_works_in_a_linked_worktree_and_keeps_its_state_there() {
             .contains("aahp/session-1")
     );
 }
+
+#[test]
+fn commit_json_reports_commit_tag_files_and_budget() {
+    let repo = session_repo();
+    edit_like_a_session(&repo);
+    let out = repo.aahp(&["commit", "-m", "Finish the parser", "--agent", "agent-b", "--json"]);
+    out.assert_code(0);
+    // The session id of a commit without `begin` ends in random hex, and the committed
+    // manifest records it (so the commit id and the token counts vary): those are masked.
+    insta::with_settings!({filters => vec![
+        (r"\b[0-9a-f]{40}\b", "[COMMIT]"),
+        (r"(\d{8}T\d{6}Z)-[0-9a-f]{8}", "$1-[RANDOM]"),
+        (r#""(manifest_only|manifest_plus_core|full_read)": \d+"#, r#""$1": [TOKENS]"#),
+    ]}, {
+        insta::assert_snapshot!("commit_json", out);
+    });
+}

@@ -45,3 +45,28 @@ fn manifest_works_from_a_subdirectory() {
     repo.aahp_in("src/deep", &["manifest"]).assert_code(0);
     assert!(repo.exists(".ai/handoff/MANIFEST.json"));
 }
+
+#[test]
+fn manifest_output_and_document_are_stable() {
+    let repo = repo_with_files();
+    let out = repo.aahp(&["manifest", "--agent", "agent-a", "--context", "Build \"green\"\ttoday"]);
+    out.assert_code(0);
+    insta::assert_snapshot!("manifest_human_first_run", out);
+    insta::assert_snapshot!(
+        "manifest_document_first_run",
+        repo.read(".ai/handoff/MANIFEST.json")
+    );
+    let json = repo.aahp(&["manifest", "--json"]);
+    json.assert_code(0);
+    insta::assert_snapshot!("manifest_json_up_to_date", json);
+}
+
+#[test]
+fn manifest_check_json_lists_what_is_stale() {
+    let repo = repo_with_files();
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.write(".ai/handoff/LOG.md", "# Log\n\nedited\n");
+    let out = repo.aahp(&["manifest", "--check", "--json"]);
+    out.assert_code(1);
+    insta::assert_snapshot!("manifest_check_json_stale", out);
+}

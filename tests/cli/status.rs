@@ -164,3 +164,11 @@ fn status_reports_an_interrupted_commit_and_recover_clears_it() {
     assert!(json["interrupted_commit"].is_null(), "{json}");
     assert!(json["lock"].is_null(), "{json}");
 }
+
+#[test]
+fn status_json_is_the_documented_document() {
+    let repo = handoff_repo();
+    let out = repo.aahp(&["status", "--json"]);
+    out.assert_code(0);
+    insta::assert_snapshot!("status_json_healthy", out);
+}

@@ -99,12 +99,14 @@ pub fn bin() -> PathBuf {
 impl TestRepo {
     /// An empty directory that is not a repository.
     pub fn bare_dir() -> TestRepo {
-        TestRepo {
-            dir: tempfile::Builder::new()
-                .prefix("aahp-test-")
-                .tempdir()
-                .expect("temp dir"),
-        }
+        let dir = tempfile::Builder::new()
+            .prefix("aahp-test-")
+            .tempdir()
+            .expect("temp dir");
+        // A fixed directory name: the project name (and so manifests, token counts and
+        // commit ids) is the same in every run, which snapshots need.
+        std::fs::create_dir(dir.path().join("project")).expect("mkdir project");
+        TestRepo { dir }
     }
 
     /// `git init -b main` with one commit holding `README.md`.
@@ -134,7 +136,11 @@ impl TestRepo {
 
     /// The repository root (canonical, so paths in output match).
     pub fn path(&self) -> PathBuf {
-        self.dir.path().canonicalize().expect("temp dir exists")
+        self.dir
+            .path()
+            .join("project")
+            .canonicalize()
+            .expect("temp dir exists")
     }
 
     /// Writes a file (creating parent directories).

@@ -363,3 +363,23 @@ fn hook_pre_push_reads_the_pre_commit_framework_range() {
     out.assert_code(1);
     assert!(out.stdout.contains("src/a.rs"), "{out}");
 }
+
+#[test]
+fn verify_json_reports_every_layer() {
+    let repo = handoff_repo();
+    let out = repo.aahp(&["verify", "--json"]);
+    out.assert_code(0);
+    insta::assert_snapshot!("verify_json_consistent", out);
+}
+
+#[test]
+fn verify_failure_names_the_file_and_the_layer() {
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/STATUS.md", "edited after the manifest\n");
+    let human = repo.aahp(&["verify"]);
+    human.assert_code(1);
+    insta::assert_snapshot!("verify_human_changed_file", human);
+    let json = repo.aahp(&["verify", "--json"]);
+    json.assert_code(1);
+    insta::assert_snapshot!("verify_json_changed_file", json);
+}
