@@ -495,7 +495,14 @@ fn commit_works_in_a_linked_worktree_and_keeps_its_state_there() {
 fn commit_json_reports_commit_tag_files_and_budget() {
     let repo = session_repo();
     edit_like_a_session(&repo);
-    let out = repo.aahp(&["commit", "-m", "Finish the parser", "--agent", "agent-b", "--json"]);
+    let out = repo.aahp(&[
+        "commit",
+        "-m",
+        "Finish the parser",
+        "--agent",
+        "agent-b",
+        "--json",
+    ]);
     out.assert_code(0);
     // The session id of a commit without `begin` ends in random hex, and the committed
     // manifest records it (so the commit id and the token counts vary): those are masked.

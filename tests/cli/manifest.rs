@@ -49,7 +49,13 @@ fn manifest_works_from_a_subdirectory() {
 #[test]
 fn manifest_output_and_document_are_stable() {
     let repo = repo_with_files();
-    let out = repo.aahp(&["manifest", "--agent", "agent-a", "--context", "Build \"green\"\ttoday"]);
+    let out = repo.aahp(&[
+        "manifest",
+        "--agent",
+        "agent-a",
+        "--context",
+        "Build \"green\"\ttoday",
+    ]);
     out.assert_code(0);
     insta::assert_snapshot!("manifest_human_first_run", out);
     insta::assert_snapshot!(
