@@ -285,13 +285,14 @@ pub fn run_with_push_lines(
             )]
         }
         Some(Level::Precommit) => {
-            let index = repo.index()?;
-            let snap = dir.snapshot_index(repo, &index)?;
+            // Only the handoff directory and the directories the commit changes are read.
+            let index = repo.index_for_precommit(&dir.rel)?;
+            let snap = dir.snapshot_index(repo, index.state())?;
             vec![(
                 Target {
                     source: Source::Index,
                     base_commit: repo.head_commit()?,
-                    changes: repo.staged_changes(&index)?,
+                    changes: repo.staged_changes_in(index.state(), index.tree())?,
                 },
                 Some(snap),
             )]
@@ -433,7 +434,7 @@ fn judge_layers(
     let mut lock = Layer::new("lock");
     let lock_path = dir.path_of(LOCK);
     let lock_tracked = match target.source {
-        Source::Worktree => !Repo::index_dir(&repo.index()?, &dir.rel)
+        Source::Worktree => !Repo::index_dir(&*repo.index()?, &dir.rel)
             .iter()
             .all(|e| e.name != LOCK),
         _ => snap.get(LOCK).is_some(),

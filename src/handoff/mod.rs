@@ -188,7 +188,7 @@ impl HandoffDir {
     pub fn snapshot(&self, repo: &Repo, source: Source) -> Result<Snapshot> {
         match source {
             Source::Worktree => self.snapshot_worktree(),
-            Source::Index => self.snapshot_index(repo, &repo.index()?),
+            Source::Index => self.snapshot_index(repo, &*repo.index()?),
             Source::Commit(commit) => {
                 let entries = repo.tree_dir(commit, &self.rel)?;
                 self.snapshot_entries(repo, &entries, |target| {
@@ -203,7 +203,7 @@ impl HandoffDir {
 
     /// Reads the directory's staged content from an already opened index (the pre-commit
     /// path opens the index once).
-    pub fn snapshot_index(&self, repo: &Repo, index: &gix::index::File) -> Result<Snapshot> {
+    pub fn snapshot_index(&self, repo: &Repo, index: &gix::index::State) -> Result<Snapshot> {
         {
             {
                 self.snapshot_entries(repo, &Repo::index_dir(index, &self.rel), |target| {

@@ -18,6 +18,7 @@ mod commit;
 mod compat;
 mod crash;
 mod hooks;
+mod index;
 mod init;
 mod lint;
 mod man;

@@ -12,6 +12,9 @@ use gix::bstr::{BStr, ByteSlice};
 
 use crate::error::{Error, Result};
 
+mod index;
+pub use index::PrecommitIndex;
+
 /// A failed git operation: what was attempted and why it failed.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
@@ -238,7 +241,7 @@ impl Repo {
 
     /// Lists the files directly inside `dir` (repository-relative, no trailing `/`) in the
     /// index, at stage 0. Entries in subdirectories are not included.
-    pub fn index_dir(index: &gix::index::File, dir: &str) -> Vec<DirEntry> {
+    pub fn index_dir(index: &gix::index::State, dir: &str) -> Vec<DirEntry> {
         let prefix = dir_prefix(dir);
         let entries = index.entries();
         let start = entries.partition_point(|e| e.path(index) < prefix.as_bytes().as_bstr());
@@ -320,26 +323,29 @@ impl Repo {
     /// Uses the index's cache-tree to skip every directory git already knows to be
     /// unchanged, so the cost grows with the change, not with the repository.
     pub fn staged_changes(&self, index: &gix::index::File) -> Result<Vec<Change>, GitError> {
+        self.staged_changes_in(index, index.tree())
+    }
+
+    /// [`Repo::staged_changes`] from entries and a cache tree read separately (a
+    /// [`PrecommitIndex`]): directories the cache tree marks unchanged are not looked at.
+    pub fn staged_changes_in(
+        &self,
+        index: &gix::index::State,
+        tree: Option<&gix::index::extension::Tree>,
+    ) -> Result<Vec<Change>, GitError> {
         let head_tree = match self.head_commit()? {
             Some(c) => Some(self.commit_tree(c)?),
             None => None,
         };
         let mut out = Vec::new();
-        self.diff_index_dir(
-            index,
-            head_tree,
-            b"",
-            index.entries(),
-            index.tree(),
-            &mut out,
-        )?;
+        self.diff_index_dir(index, head_tree, b"", index.entries(), tree, &mut out)?;
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
 
     fn diff_index_dir(
         &self,
-        index: &gix::index::File,
+        index: &gix::index::State,
         head: Option<ObjectId>,
         prefix: &[u8],
         entries: &[gix::index::Entry],
@@ -406,6 +412,19 @@ impl Repo {
             i += 1;
         }
         for (name, (id, mode)) in head_entries {
+            // A directory whose cache tree matches HEAD has nothing staged, even when its
+            // entries were not read (see `PrecommitIndex`).
+            if mode.is_tree()
+                && cache.is_some_and(|c| {
+                    c.children.iter().any(|t| {
+                        t.name.as_slice() == name.as_slice()
+                            && t.num_entries.is_some()
+                            && t.id == id
+                    })
+                })
+            {
+                continue;
+            }
             let mut full = prefix.to_vec();
             full.extend_from_slice(&name);
             if mode.is_tree() {

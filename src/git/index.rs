@@ -1,0 +1,451 @@
+//! The index as the pre-commit check needs it: the handoff directory's entries and the
+//! entries of directories the commit changes, never all of them.
+//!
+//! Decoding a whole index costs as much as the repository is large (100,000 entries are
+//! about 12 MB of memory to fault in and fill). The check only needs two things from it:
+//! the staged handoff files, and what is staged against HEAD. The second comes from the
+//! cache-tree extension: a directory whose cached tree id equals HEAD's has nothing staged.
+//! So the file is read twice as a stream through a small buffer — once to find the
+//! extensions after the entries, once to keep only the entries outside unchanged
+//! directories — and the result is an ordinary [`gix::index::State`] holding just those.
+//!
+//! Anything this reader does not handle exactly (split or sparse indexes, unknown required
+//! extensions, other hash kinds, symbolic links in the handoff directory, a malformed file)
+//! falls back to the full decode by gix, which also reports a damaged index properly.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+use gix::index::entry::{Flags, Mode, Stat, stat};
+use gix::index::extension::Tree;
+
+use super::{GitError, Repo};
+
+/// An index read for the pre-commit check.
+pub enum PrecommitIndex {
+    /// Every entry, decoded by gix.
+    Full(gix::index::File),
+    /// Only the entries the check needs, and the cache tree that says which were left out.
+    Partial {
+        /// The kept entries, in index order.
+        state: gix::index::State,
+        /// The cache-tree extension, if the index has one.
+        tree: Option<Tree>,
+    },
+}
+
+impl PrecommitIndex {
+    /// The (possibly partial) entries.
+    pub fn state(&self) -> &gix::index::State {
+        match self {
+            PrecommitIndex::Full(f) => f,
+            PrecommitIndex::Partial { state, .. } => state,
+        }
+    }
+
+    /// The cache tree.
+    pub fn tree(&self) -> Option<&Tree> {
+        match self {
+            PrecommitIndex::Full(f) => f.tree(),
+            PrecommitIndex::Partial { tree, .. } => tree.as_ref(),
+        }
+    }
+
+    /// True when only part of the entries were decoded.
+    pub fn is_partial(&self) -> bool {
+        matches!(self, PrecommitIndex::Partial { .. })
+    }
+}
+
+impl Repo {
+    /// Reads the index for the pre-commit check: every entry below `keep` (the handoff
+    /// directory, repository-relative), plus every entry outside the directories whose
+    /// cache tree matches HEAD. Staged changes computed from it (see
+    /// [`Repo::staged_changes_in`]) are exactly those of the full index.
+    pub fn index_for_precommit(&self, keep: &str) -> Result<PrecommitIndex, GitError> {
+        let path = self.repo.index_path();
+        if self.repo.object_hash() == gix::hash::Kind::Sha1
+            && let Some(partial) = self.partial_index(&path, keep)
+        {
+            return Ok(partial);
+        }
+        self.index().map(PrecommitIndex::Full)
+    }
+
+    fn partial_index(&self, path: &Path, keep: &str) -> Option<PrecommitIndex> {
+        let file_len = std::fs::metadata(path).ok()?.len();
+        let mut r = EntryReader::open(path)?;
+        // Pass 1: walk past the entries to the extensions, noting where each top-level
+        // name's run of entries starts; read the cache tree.
+        let mut runs: Vec<Run> = Vec::new();
+        let mut last: Vec<u8> = Vec::new();
+        let count = r.count;
+        r.entries(count, Vec::new(), |e, start| {
+            let top = run_key(e.path);
+            if runs.last().is_none_or(|run| run.top != top) {
+                runs.push(Run {
+                    top: top.to_vec(),
+                    start,
+                    count: 0,
+                    prev_path: last.clone(),
+                });
+            }
+            if let Some(run) = runs.last_mut() {
+                run.count += 1;
+            }
+            // Index v4 compresses each path against the one before it.
+            last.clear();
+            last.extend_from_slice(e.path);
+            Some(())
+        })?;
+        let tree = r.extensions(file_len)?.tree;
+        let mut skip: Vec<Vec<u8>> = Vec::new();
+        if let Some(t) = &tree {
+            let head = self.head_tree().ok()?;
+            self.unchanged_dirs(t, head, Vec::new(), &mut skip).ok()?;
+        }
+        skip.sort();
+        let keep = if keep.is_empty() {
+            Vec::new()
+        } else {
+            format!("{}/", keep.trim_end_matches('/')).into_bytes()
+        };
+        // Pass 2: keep what is needed; runs under an unchanged top-level directory are not
+        // read again at all.
+        let mut r = EntryReader::open(path)?;
+        let mut state = gix::index::State::new(gix::hash::Kind::Sha1);
+        let mut link_in_keep = false;
+        // Entries and `skip` are both in byte order: one cursor walks `skip` along.
+        let mut next_skip = 0;
+        for run in &runs {
+            let whole_run_skipped = run.top.ends_with(b"/")
+                && !keep.starts_with(&run.top)
+                && !run.top.starts_with(&keep)
+                && under_any(&skip, &run.top);
+            if whole_run_skipped {
+                continue;
+            }
+            r.seek_to(run.start)?;
+            r.entries(run.count, run.prev_path.clone(), |e, _| {
+                let in_keep = keep.is_empty() || e.path.starts_with(&keep);
+                while next_skip < skip.len()
+                    && skip[next_skip].as_slice() < e.path
+                    && !e.path.starts_with(&skip[next_skip])
+                {
+                    next_skip += 1;
+                }
+                let skipped = skip.get(next_skip).is_some_and(|d| e.path.starts_with(d));
+                if in_keep || !skipped {
+                    if in_keep && e.mode == Mode::SYMLINK {
+                        link_in_keep = true;
+                    }
+                    state.dangerously_push_entry(e.stat, e.id, e.flags, e.mode, e.path.as_bstr());
+                }
+                Some(())
+            })?;
+        }
+        // A symbolic link in the handoff directory is resolved through the index: read it all.
+        (!link_in_keep).then_some(PrecommitIndex::Partial { state, tree })
+    }
+
+    /// HEAD's root tree, `None` on an unborn branch.
+    fn head_tree(&self) -> Result<Option<ObjectId>, GitError> {
+        match self.head_commit()? {
+            Some(c) => self.commit_tree(c).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Collects the directories (`prefix/`, or empty for the root) whose cache tree is valid
+    /// and equals HEAD's tree at the same path: nothing below them is staged.
+    fn unchanged_dirs(
+        &self,
+        cache: &Tree,
+        head: Option<ObjectId>,
+        prefix: Vec<u8>,
+        out: &mut Vec<Vec<u8>>,
+    ) -> Result<(), GitError> {
+        if cache.num_entries.is_some() && Some(cache.id) == head {
+            out.push(prefix);
+            return Ok(());
+        }
+        let Some(head) = head else {
+            return Ok(());
+        };
+        let entries = self.tree_entries(head)?;
+        for child in &cache.children {
+            let sub_head = entries
+                .get(child.name.as_slice())
+                .filter(|(_, mode)| mode.is_tree())
+                .map(|(id, _)| *id);
+            if sub_head.is_none() {
+                continue;
+            }
+            let mut sub = prefix.clone();
+            sub.extend_from_slice(&child.name);
+            sub.push(b'/');
+            self.unchanged_dirs(child, sub_head, sub, out)?;
+        }
+        Ok(())
+    }
+}
+
+/// What the reader takes from the extensions.
+struct Extensions {
+    /// The cache tree (`TREE`), if the index has one.
+    tree: Option<Tree>,
+}
+
+/// A run of consecutive entries with the same top-level name (`dir/`, or a root file name).
+struct Run {
+    top: Vec<u8>,
+    /// File offset of the run's first entry.
+    start: u64,
+    count: u32,
+    /// The path of the entry before the run (index v4 compresses paths against it).
+    prev_path: Vec<u8>,
+}
+
+/// The directory (up to three levels deep, with its `/`) that groups an entry into a run;
+/// empty for files at the root. Runs are the unit pass 2 can skip without reading.
+fn run_key(path: &[u8]) -> &[u8] {
+    let mut end = 0;
+    for (depth, (i, _)) in path
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'/')
+        .enumerate()
+    {
+        end = i + 1;
+        if depth == 2 {
+            break;
+        }
+    }
+    &path[..end]
+}
+
+/// True when `path` lies below one of `dirs` (sorted, none inside another; `""` is the root).
+fn under_any(dirs: &[Vec<u8>], path: &[u8]) -> bool {
+    let i = dirs.partition_point(|d| d.as_slice() <= path);
+    i > 0 && path.starts_with(&dirs[i - 1])
+}
+
+/// One entry as read from the file.
+struct RawEntry<'a> {
+    stat: Stat,
+    id: ObjectId,
+    flags: Flags,
+    mode: Mode,
+    path: &'a [u8],
+}
+
+/// Reads the entries of an index file as a stream.
+struct EntryReader {
+    r: BufReader<File>,
+    version: u32,
+    count: u32,
+    pos: u64,
+}
+
+/// Bytes before an entry's flags: ten 32-bit stat fields and a SHA-1.
+const FIXED: usize = 40 + 20;
+
+impl EntryReader {
+    fn open(path: &Path) -> Option<EntryReader> {
+        let mut r = BufReader::with_capacity(64 * 1024, File::open(path).ok()?);
+        let mut head = [0u8; 12];
+        r.read_exact(&mut head).ok()?;
+        if &head[..4] != b"DIRC" {
+            return None;
+        }
+        let version = be32(&head[4..8]);
+        if !(2..=4).contains(&version) {
+            return None;
+        }
+        Some(EntryReader {
+            r,
+            version,
+            count: be32(&head[8..12]),
+            pos: 12,
+        })
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Option<()> {
+        self.r.read_exact(buf).ok()?;
+        self.pos += buf.len() as u64;
+        Some(())
+    }
+
+    fn seek_to(&mut self, offset: u64) -> Option<()> {
+        let delta = i64::try_from(offset).ok()? - i64::try_from(self.pos).ok()?;
+        self.r.seek_relative(delta).ok()?;
+        self.pos = offset;
+        Some(())
+    }
+
+    fn skip(&mut self, n: u64) -> Option<()> {
+        self.r.seek_relative(i64::try_from(n).ok()?).ok()?;
+        self.pos += n;
+        Some(())
+    }
+
+    /// Calls `f` with each of the next `count` entries and its file offset; `path` is the
+    /// path of the entry before them (index v4).
+    fn entries(
+        &mut self,
+        count: u32,
+        mut path: Vec<u8>,
+        mut f: impl FnMut(&RawEntry<'_>, u64) -> Option<()>,
+    ) -> Option<()> {
+        let mut fixed = [0u8; FIXED + 2];
+        for _ in 0..count {
+            let offset = self.pos;
+            self.read(&mut fixed)?;
+            let word = |i: usize| be32(&fixed[i * 4..i * 4 + 4]);
+            let at_rest = u16::from_be_bytes([fixed[FIXED], fixed[FIXED + 1]]);
+            let mut flags = u32::from(at_rest);
+            let mut len = FIXED + 2;
+            if at_rest & 0x4000 != 0 {
+                if self.version < 3 {
+                    return None;
+                }
+                let mut ext = [0u8; 2];
+                self.read(&mut ext)?;
+                let ext = u32::from(u16::from_be_bytes(ext)) << 16;
+                // Only intent-to-add and skip-worktree are defined.
+                if ext & !(Flags::INTENT_TO_ADD | Flags::SKIP_WORKTREE).bits() != 0 {
+                    return None;
+                }
+                flags |= ext;
+                len += 2;
+            }
+            if self.version == 4 {
+                let strip = self.varint()?;
+                path.truncate(path.len().checked_sub(strip)?);
+                self.read_until_nul(&mut path)?;
+            } else {
+                path.clear();
+                let name_len = usize::from(at_rest & 0x0fff);
+                if name_len < 0x0fff {
+                    path.resize(name_len, 0);
+                    self.read(&mut path)?;
+                    // NUL padding up to a multiple of 8 (at least one NUL).
+                    let total = (len + name_len + 8) & !7;
+                    self.skip((total - len - name_len) as u64)?;
+                } else {
+                    self.read_until_nul(&mut path)?;
+                    let total = (len + path.len() + 8) & !7;
+                    self.skip((total - len - path.len() - 1) as u64)?;
+                }
+            }
+            let stat = Stat {
+                ctime: stat::Time {
+                    secs: word(0),
+                    nsecs: word(1),
+                },
+                mtime: stat::Time {
+                    secs: word(2),
+                    nsecs: word(3),
+                },
+                dev: word(4),
+                ino: word(5),
+                uid: word(7),
+                gid: word(8),
+                size: word(9),
+            };
+            // As gix decodes them: the name length is not kept, unknown mode bits are dropped.
+            let entry = RawEntry {
+                stat,
+                id: ObjectId::from_bytes_or_panic(&fixed[40..FIXED]),
+                flags: Flags::from_bits_retain(flags) & !Flags::PATH_LEN,
+                mode: Mode::from_bits_truncate(word(6)),
+                path: &path,
+            };
+            f(&entry, offset)?;
+        }
+        Some(())
+    }
+
+    /// git's offset varint (index v4 path prefix length).
+    fn varint(&mut self) -> Option<usize> {
+        let mut b = [0u8; 1];
+        self.read(&mut b)?;
+        let mut value = usize::from(b[0] & 0x7f);
+        while b[0] & 0x80 != 0 {
+            self.read(&mut b)?;
+            value = value.checked_add(1)?.checked_mul(128)? | usize::from(b[0] & 0x7f);
+        }
+        Some(value)
+    }
+
+    /// Appends bytes up to a NUL (consumed, not appended).
+    fn read_until_nul(&mut self, out: &mut Vec<u8>) -> Option<()> {
+        let start = out.len();
+        let n = self.r.read_until(0, out).ok()?;
+        self.pos += n as u64;
+        (out.pop() == Some(0) && out.len() >= start).then_some(())
+    }
+
+    /// Reads the extensions after the entries. `None` when the index has an extension this
+    /// reader must not ignore (split or sparse index, or any other required one).
+    fn extensions(&mut self, file_len: u64) -> Option<Extensions> {
+        let end = file_len.checked_sub(20)?;
+        let mut tree = None;
+        while self.pos + 8 <= end {
+            let mut head = [0u8; 8];
+            self.read(&mut head)?;
+            let size = u64::from(be32(&head[4..8]));
+            if self.pos + size > end {
+                return None;
+            }
+            match &head[..4] {
+                b"TREE" => {
+                    let mut data = vec![0u8; usize::try_from(size).ok()?];
+                    self.read(&mut data)?;
+                    tree = Some(gix::index::extension::tree::decode(
+                        &data,
+                        gix::hash::Kind::Sha1,
+                        None,
+                    )?);
+                }
+                // Lowercase signatures are required extensions (split index "link", sparse
+                // index "sdir", …): leave those to gix.
+                sig if sig[0].is_ascii_lowercase() => return None,
+                _ => self.skip(size)?,
+            }
+        }
+        (self.pos == end).then_some(Extensions { tree })
+    }
+}
+
+fn be32(b: &[u8]) -> u32 {
+    u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{run_key, under_any};
+
+    #[test]
+    fn runs_group_entries_by_their_first_three_directories() {
+        assert_eq!(run_key(b"README.md"), b"");
+        assert_eq!(run_key(b"src/lib.rs"), b"src/");
+        assert_eq!(run_key(b"src/d0/m0.rs"), b"src/d0/");
+        assert_eq!(run_key(b"a/b/c/d/e.rs"), b"a/b/c/");
+    }
+
+    #[test]
+    fn under_any_matches_only_whole_directories() {
+        let dirs = vec![b"a/".to_vec(), b"b/c/".to_vec()];
+        assert!(under_any(&dirs, b"a/x/"));
+        assert!(under_any(&dirs, b"b/c/d/"));
+        assert!(!under_any(&dirs, b"ab/"));
+        assert!(!under_any(&dirs, b"b/cd/"));
+        assert!(!under_any(&dirs, b"b/"));
+        assert!(under_any(&[Vec::new()], b"x/"));
+        assert!(!under_any(&[], b"a/"));
+    }
+}
