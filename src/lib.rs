@@ -31,6 +31,15 @@ pub use error::{Error, ExitStatus, Result};
 /// Runs the command line and returns the process exit code. Errors are printed to stderr as
 /// `error:`, one `caused by:` per source and a `hint:`; a closed stdout exits 0.
 pub fn main_entry() -> ExitCode {
+    // Commands that lint start building the linter before the command line is even parsed
+    // (parsing builds the whole command tree): a word that merely looks like one of them
+    // only costs an idle thread.
+    if std::env::args_os()
+        .skip(1)
+        .any(|a| ["hook", "verify", "lint", "commit"].iter().any(|c| a == *c))
+    {
+        lint::warm_up();
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

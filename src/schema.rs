@@ -28,6 +28,23 @@ pub fn validate_manifest(doc: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Compiles the schema's lazily built pattern regexes by validating a manifest that uses
+/// every patterned field, so that a later [`validate_manifest`] on the critical path does
+/// not pay for them (called from a warm-up thread).
+pub fn warm_up() {
+    let doc = serde_json::json!({
+        "aahp_version": "3.0", "project": "p", "quick_context": "",
+        "last_session": {"agent": "a", "timestamp": "2026-01-01T00:00:00Z", "phase": "idle"},
+        "files": {"STATUS.md": {
+            "checksum": "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+            "updated": "2026-01-01T00:00:00Z", "lines": 1, "summary": ""}},
+        "next_task_id": "2",
+        "tasks": {"T-001": {"id": "T-001", "title": "t", "status": "ready",
+            "depends_on": ["T-002"], "created": "2026-01-01T00:00:00Z"}}
+    });
+    let _ = validate_manifest(&doc);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -136,13 +136,6 @@ impl Context {
 
 /// Runs the parsed command line.
 pub fn run(cli: &Cli) -> Result<ExitStatus> {
-    if matches!(
-        cli.command,
-        Command::Lint(_) | Command::Verify(_) | Command::Hook(_) | Command::Commit(_)
-    ) {
-        // These lint: build the linter's automaton on another core while git is read.
-        crate::lint::warm_up();
-    }
     let ctx = Context::new(cli)?;
     match &cli.command {
         Command::Init(args) => ctx.emit(&init::run(&ctx, args)?),

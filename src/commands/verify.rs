@@ -272,6 +272,7 @@ pub fn run_with_push_lines(
     }
     let repo = ctx.repo()?;
     let dir = ctx.existing_handoff()?;
+    let today = crate::clock::utc_date(ctx.now);
     let targets = match level {
         None => {
             let index = repo.index()?;
@@ -288,13 +289,22 @@ pub fn run_with_push_lines(
             // Only the handoff directory and the directories the commit changes are read.
             let index = repo.index_for_precommit(&dir.rel)?;
             let snap = dir.snapshot_index(repo, index.state())?;
+            // The hook's critical path: the lint starts as soon as the staged handoff files
+            // are read, beside the staged changes and the other layers.
+            let lint_job = {
+                let (dir, snap) = (dir.clone(), snap.clone());
+                std::thread::Builder::new()
+                    .name("lint".into())
+                    .spawn(move || lint::check_snapshot(&dir, &snap, today))
+                    .ok()
+            };
             vec![(
                 Target {
                     source: Source::Index,
                     base_commit: repo.head_commit()?,
                     changes: repo.staged_changes_in(index.state(), index.tree())?,
                 },
-                Some(snap),
+                Some((snap, lint_job)),
             )]
         }
         Some(Level::Prepush) => prepush_targets(repo, push_lines)?
@@ -316,15 +326,14 @@ pub fn run_with_push_lines(
         report.source = "nothing to push".into();
         return Ok(report);
     }
-    let today = crate::clock::utc_date(ctx.now);
     let mut sources = Vec::new();
-    for (target, snap) in targets {
-        let snap = match snap {
-            Some(s) => s,
-            None => dir.snapshot(repo, target.source)?,
+    for (target, read) in targets {
+        let (snap, lint_job) = match read {
+            Some(r) => r,
+            None => (dir.snapshot(repo, target.source)?, None),
         };
         sources.push(target.source.describe());
-        let (layers, diagnostics) = judge(repo, &dir, &snap, &target, today)?;
+        let (layers, diagnostics) = judge(repo, &dir, &snap, &target, today, lint_job)?;
         report.layers.extend(layers);
         report.diagnostics.extend(diagnostics);
     }
@@ -340,7 +349,14 @@ fn judge(
     snap: &Snapshot,
     target: &Target,
     today: jiff::civil::Date,
+    lint_job: Option<std::thread::JoinHandle<Result<Vec<Diagnostic>>>>,
 ) -> Result<(Vec<Layer>, Vec<Diagnostic>)> {
+    if let Some(job) = lint_job {
+        return judge_layers(repo, dir, snap, target, today, || {
+            job.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+    }
     // The lint is the costliest layer and needs nothing from the others: it runs on its own
     // thread while the schema and checksums are judged.
     std::thread::scope(|s| {
@@ -406,26 +422,8 @@ fn judge_layers(
         layers.push(sums.skip("no manifest"));
     }
 
-    // 3. Lint on the same content.
-    let diagnostics = lint_result()?;
-    let mut lint_layer = Layer::new("lint");
-    for d in &diagnostics {
-        let msg = format!(
-            "{}:{}: {}[{} {}]: {}",
-            d.line,
-            d.column,
-            severity_word(d),
-            d.rule,
-            d.name,
-            d.message
-        );
-        if d.is_blocking() {
-            lint_layer.fail(Some(d.path.clone()), msg);
-        } else {
-            lint_layer.warn(Some(d.path.clone()), msg);
-        }
-    }
-    layers.push(lint_layer.summarize("no findings"));
+    // 3. Lint: its layer is placed here once the lint (on its own thread) is joined below.
+    let lint_at = layers.len();
 
     // 4. Drift: code changed within the package requires STATUS.md and MANIFEST.json to change.
     layers.push(drift_layer(dir, &target.changes));
@@ -460,6 +458,27 @@ fn judge_layers(
 
     // 8. Advisory: expired trust, the commit pointer.
     layers.push(advisory_layer(repo, dir, snap, manifest.as_ref(), today)?);
+
+    // The lint ran beside every other layer; join it last.
+    let diagnostics = lint_result()?;
+    let mut lint_layer = Layer::new("lint");
+    for d in &diagnostics {
+        let msg = format!(
+            "{}:{}: {}[{} {}]: {}",
+            d.line,
+            d.column,
+            severity_word(d),
+            d.rule,
+            d.name,
+            d.message
+        );
+        if d.is_blocking() {
+            lint_layer.fail(Some(d.path.clone()), msg);
+        } else {
+            lint_layer.warn(Some(d.path.clone()), msg);
+        }
+    }
+    layers.insert(lint_at, lint_layer.summarize("no findings"));
     Ok((layers, diagnostics))
 }
 

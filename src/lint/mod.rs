@@ -262,14 +262,17 @@ pub struct LintOutcome {
     pub files: Vec<String>,
 }
 
-/// Starts building the keyword automaton on another thread, so a command that will lint
-/// pays for it while it reads the repository instead of after. Building is idempotent: the
-/// first caller wins and later ones wait for its result.
+/// Starts building the keyword automaton (and the manifest schema's regexes) on another
+/// thread, so a command that will lint pays for them while it reads the repository instead
+/// of after. Building is idempotent: the first caller wins and later ones wait for it.
 pub fn warm_up() {
     // Failing to spawn only loses the head start.
     let _ = std::thread::Builder::new()
         .name("lint-warm-up".into())
-        .spawn(engine::warm_up);
+        .spawn(|| {
+            engine::warm_up();
+            crate::schema::warm_up();
+        });
 }
 
 /// Lints every file of a handoff snapshot (the files themselves, with `.aiignore` and the
