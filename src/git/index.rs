@@ -78,29 +78,18 @@ impl Repo {
     fn partial_index(&self, path: &Path, keep: &str) -> Option<PrecommitIndex> {
         let file_len = std::fs::metadata(path).ok()?.len();
         let mut r = EntryReader::open(path)?;
-        // Pass 1: walk past the entries to the extensions, noting where each top-level
-        // name's run of entries starts; read the cache tree.
+        // Pass 1: walk past the entries to the extensions, noting where each directory's
+        // run of entries starts; read the cache tree.
         let mut runs: Vec<Run> = Vec::new();
         let mut last: Vec<u8> = Vec::new();
         let count = r.count;
-        r.entries(count, Vec::new(), |e, start| {
-            let top = run_key(e.path);
-            if runs.last().is_none_or(|run| run.top != top) {
-                runs.push(Run {
-                    top: top.to_vec(),
-                    start,
-                    count: 0,
-                    prev_path: last.clone(),
-                });
-            }
-            if let Some(run) = runs.last_mut() {
-                run.count += 1;
-            }
-            // Index v4 compresses each path against the one before it.
-            last.clear();
-            last.extend_from_slice(e.path);
-            Some(())
-        })?;
+        if r.version < 4 {
+            // Fixed-layout entries: only lengths and paths are looked at, in whole buffers.
+            let end = scan_runs(path, count, &mut runs)?;
+            r.seek_to(end)?;
+        } else {
+            runs_v4(&mut r, &mut runs, &mut last)?;
+        }
         let tree = r.extensions(file_len)?.tree;
         let mut skip: Vec<Vec<u8>> = Vec::new();
         if let Some(t) = &tree {
@@ -207,6 +196,100 @@ struct Run {
     count: u32,
     /// The path of the entry before the run (index v4 compresses paths against it).
     prev_path: Vec<u8>,
+}
+
+/// Pass 1 for index v4, whose paths are compressed against the previous entry's: every
+/// entry is decoded, and each run remembers the path before it.
+fn runs_v4(r: &mut EntryReader, runs: &mut Vec<Run>, last: &mut Vec<u8>) -> Option<()> {
+    let count = r.count;
+    r.entries(count, Vec::new(), |e, start| {
+        push_run(runs, e.path, start, last);
+        last.clear();
+        last.extend_from_slice(e.path);
+        Some(())
+    })
+}
+
+/// Counts an entry at `start` with `path` into its run, opening a new run when the
+/// entry's run key differs from the previous entry's.
+fn push_run(runs: &mut Vec<Run>, path: &[u8], start: u64, prev_path: &[u8]) {
+    let top = run_key(path);
+    if runs.last().is_none_or(|run| run.top != top) {
+        runs.push(Run {
+            top: top.to_vec(),
+            start,
+            count: 0,
+            prev_path: prev_path.to_vec(),
+        });
+    }
+    if let Some(run) = runs.last_mut() {
+        run.count += 1;
+    }
+}
+
+/// Pass 1 for index v2/v3: finds the runs and the offset where the entries end, reading
+/// the file in 256 KiB blocks and looking only at each entry's flags and path.
+fn scan_runs(path: &Path, count: u32, runs: &mut Vec<Run>) -> Option<u64> {
+    let mut file = File::open(path).ok()?;
+    let mut buf = vec![0u8; 256 * 1024];
+    // buf[lo..hi] holds file bytes starting at file offset `base + lo`.
+    let (mut lo, mut hi, mut base) = (0usize, 0usize, 0u64);
+    // Makes at least `need` bytes available from `lo`; false at the end of the file.
+    let mut ensure =
+        |lo: &mut usize, hi: &mut usize, base: &mut u64, buf: &mut Vec<u8>, need: usize| {
+            while *hi - *lo < need {
+                if *lo > 0 {
+                    buf.copy_within(*lo..*hi, 0);
+                    *base += *lo as u64;
+                    *hi -= *lo;
+                    *lo = 0;
+                }
+                if need > buf.len() {
+                    buf.resize(need.next_power_of_two(), 0);
+                }
+                let n = file.read(&mut buf[*hi..]).ok()?;
+                if n == 0 {
+                    return Some(false);
+                }
+                *hi += n;
+            }
+            Some(true)
+        };
+    if !ensure(&mut lo, &mut hi, &mut base, &mut buf, 12)? {
+        return None;
+    }
+    lo = 12;
+    for _ in 0..count {
+        if !ensure(&mut lo, &mut hi, &mut base, &mut buf, FIXED + 4)? {
+            return None;
+        }
+        let flags = u16::from_be_bytes([buf[lo + FIXED], buf[lo + FIXED + 1]]);
+        let head = FIXED + 2 + if flags & 0x4000 != 0 { 2 } else { 0 };
+        let name_len = usize::from(flags & 0x0fff);
+        let name_len = if name_len < 0x0fff {
+            name_len
+        } else {
+            // A long name: find its NUL, refilling as needed.
+            let mut from = head;
+            loop {
+                if let Some(i) = memchr::memchr(0, &buf[lo + from..hi]) {
+                    break from + i - head;
+                }
+                from = hi - lo;
+                if !ensure(&mut lo, &mut hi, &mut base, &mut buf, from + 4096)? {
+                    return None;
+                }
+            }
+        };
+        let total = (head + name_len + 8) & !7;
+        if !ensure(&mut lo, &mut hi, &mut base, &mut buf, total)? {
+            return None;
+        }
+        let entry_path = &buf[lo + head..lo + head + name_len];
+        push_run(runs, entry_path, base + lo as u64, &[]);
+        lo += total;
+    }
+    Some(base + lo as u64)
 }
 
 /// The directory (up to three levels deep, with its `/`) that groups an entry into a run;
