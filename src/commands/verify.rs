@@ -291,13 +291,7 @@ pub fn run_with_push_lines(
             let snap = dir.snapshot_index(repo, index.state())?;
             // The hook's critical path: the lint starts as soon as the staged handoff files
             // are read, beside the staged changes and the other layers.
-            let lint_job = {
-                let (dir, snap) = (dir.clone(), snap.clone());
-                std::thread::Builder::new()
-                    .name("lint".into())
-                    .spawn(move || lint::check_snapshot(&dir, &snap, today))
-                    .ok()
-            };
+            let lint_job = LintJob::spawn(&dir, &snap, today);
             vec![(
                 Target {
                     source: Source::Index,
@@ -328,9 +322,12 @@ pub fn run_with_push_lines(
     }
     let mut sources = Vec::new();
     for (target, read) in targets {
-        let (snap, lint_job) = match read {
-            Some(r) => r,
-            None => (dir.snapshot(repo, target.source)?, None),
+        let (snap, lint_job) = if let Some(read) = read {
+            read
+        } else {
+            let snap = dir.snapshot(repo, target.source)?;
+            let job = LintJob::spawn(&dir, &snap, today);
+            (snap, job)
         };
         sources.push(target.source.describe());
         let (layers, diagnostics) = judge(repo, &dir, &snap, &target, today, lint_job)?;
@@ -342,6 +339,37 @@ pub fn run_with_push_lines(
     Ok(report)
 }
 
+/// The lint of one snapshot: the costliest layer, needing nothing from the others, so it
+/// runs on its own thread while they are judged.
+struct LintJob(Option<std::thread::JoinHandle<Result<Vec<Diagnostic>>>>);
+
+impl LintJob {
+    fn spawn(dir: &HandoffDir, snap: &Snapshot, today: jiff::civil::Date) -> LintJob {
+        let (dir, snap) = (dir.clone(), snap.clone());
+        // A thread that cannot be spawned only loses the overlap: `join` lints in place.
+        LintJob(
+            std::thread::Builder::new()
+                .name("lint".into())
+                .spawn(move || lint::check_snapshot(&dir, &snap, today))
+                .ok(),
+        )
+    }
+
+    fn join(
+        self,
+        dir: &HandoffDir,
+        snap: &Snapshot,
+        today: jiff::civil::Date,
+    ) -> Result<Vec<Diagnostic>> {
+        match self.0 {
+            Some(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => lint::check_snapshot(dir, snap, today),
+        }
+    }
+}
+
 /// Runs every layer on one snapshot.
 fn judge(
     repo: &Repo,
@@ -349,33 +377,7 @@ fn judge(
     snap: &Snapshot,
     target: &Target,
     today: jiff::civil::Date,
-    lint_job: Option<std::thread::JoinHandle<Result<Vec<Diagnostic>>>>,
-) -> Result<(Vec<Layer>, Vec<Diagnostic>)> {
-    if let Some(job) = lint_job {
-        return judge_layers(repo, dir, snap, target, today, || {
-            job.join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        });
-    }
-    // The lint is the costliest layer and needs nothing from the others: it runs on its own
-    // thread while the schema and checksums are judged.
-    std::thread::scope(|s| {
-        let lint_job = s.spawn(|| lint::check_snapshot(dir, snap, today));
-        judge_layers(repo, dir, snap, target, today, || {
-            lint_job
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
-    })
-}
-
-fn judge_layers(
-    repo: &Repo,
-    dir: &HandoffDir,
-    snap: &Snapshot,
-    target: &Target,
-    today: jiff::civil::Date,
-    lint_result: impl FnOnce() -> Result<Vec<Diagnostic>>,
+    lint_job: LintJob,
 ) -> Result<(Vec<Layer>, Vec<Diagnostic>)> {
     let manifest_path = dir.path_of(MANIFEST);
     let mut layers = Vec::new();
@@ -460,7 +462,7 @@ fn judge_layers(
     layers.push(advisory_layer(repo, dir, snap, manifest.as_ref(), today)?);
 
     // The lint ran beside every other layer; join it last.
-    let diagnostics = lint_result()?;
+    let diagnostics = lint_job.join(dir, snap, today)?;
     let mut lint_layer = Layer::new("lint");
     for d in &diagnostics {
         let msg = format!(

@@ -102,8 +102,7 @@ impl Repo {
         } else {
             format!("{}/", keep.trim_end_matches('/')).into_bytes()
         };
-        // Pass 2: keep what is needed; runs under an unchanged top-level directory are not
-        // read again at all.
+        // Pass 2: keep what is needed; runs under an unchanged directory are not read again.
         let mut r = EntryReader::open(path)?;
         let mut state = gix::index::State::new(gix::hash::Kind::Sha1);
         let mut link_in_keep = false;
@@ -138,14 +137,6 @@ impl Repo {
         }
         // A symbolic link in the handoff directory is resolved through the index: read it all.
         (!link_in_keep).then_some(PrecommitIndex::Partial { state, tree })
-    }
-
-    /// HEAD's root tree, `None` on an unborn branch.
-    fn head_tree(&self) -> Result<Option<ObjectId>, GitError> {
-        match self.head_commit()? {
-            Some(c) => self.commit_tree(c).map(Some),
-            None => Ok(None),
-        }
     }
 
     /// Collects the directories (`prefix/`, or empty for the root) whose cache tree is valid
@@ -188,7 +179,7 @@ struct Extensions {
     tree: Option<Tree>,
 }
 
-/// A run of consecutive entries with the same top-level name (`dir/`, or a root file name).
+/// A run of consecutive entries with the same [`run_key`].
 struct Run {
     top: Vec<u8>,
     /// File offset of the run's first entry.

@@ -165,6 +165,14 @@ impl Repo {
         Ok(Some(id.detach()))
     }
 
+    /// HEAD's root tree, `None` on an unborn branch.
+    fn head_tree(&self) -> Result<Option<ObjectId>, GitError> {
+        match self.head_commit()? {
+            Some(c) => self.commit_tree(c).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// Returns the branch HEAD points to (`refs/heads/main`), or `None` when detached.
     pub fn head_branch(&self) -> Result<Option<String>, GitError> {
         Ok(self
@@ -333,10 +341,7 @@ impl Repo {
         index: &gix::index::State,
         tree: Option<&gix::index::extension::Tree>,
     ) -> Result<Vec<Change>, GitError> {
-        let head_tree = match self.head_commit()? {
-            Some(c) => Some(self.commit_tree(c)?),
-            None => None,
-        };
+        let head_tree = self.head_tree()?;
         let mut out = Vec::new();
         self.diff_index_dir(index, head_tree, b"", index.entries(), tree, &mut out)?;
         out.sort_by(|a, b| a.path.cmp(&b.path));
