@@ -1,12 +1,13 @@
-//! The matching engine: one Aho-Corasick automaton over every rule's keywords finds candidate
-//! positions in a file; only the patterns whose keyword occurs run their regex, and only on a
+//! The matching engine: one keyword prefilter ([`KeywordSet`]) over every rule's keywords finds
+//! candidate positions in a file; only the patterns whose keyword occurs run their regex, and only on a
 //! window around each occurrence. Regexes are compiled once, on first use (`OnceLock`).
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, OnceLock};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use regex::Regex;
+
+use super::keywords::KeywordSet;
 
 use super::markdown::{Context, MdIndex};
 use super::registry::RuleMeta;
@@ -191,16 +192,11 @@ pub(crate) struct Pattern {
 
 struct Engine {
     patterns: Vec<&'static Pattern>,
-    /// The same keywords as a DFA: 2–3× faster to scan, slower to build; used for big inputs.
-    dfa: OnceLock<AhoCorasick>,
-    all_keywords: Vec<String>,
-    ac: AhoCorasick,
+    keywords: KeywordSet,
+    /// The patterns each keyword gates.
     keyword_patterns: Vec<Vec<u16>>,
     regexes: Vec<OnceLock<Regex>>,
 }
-
-/// Inputs at least this large are scanned with the DFA (its build cost pays off).
-const DFA_THRESHOLD: usize = 256 * 1024;
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(super::rules::all_patterns()));
 
@@ -223,36 +219,14 @@ impl Engine {
                 }
             }
         }
-        // Keywords are lowercase and are searched in a lowercased copy of the text: a
-        // case-sensitive automaton has half the transitions of a case-insensitive one, so it
-        // builds (on every process start) and scans faster.
-        let ac = AhoCorasickBuilder::new()
-            .match_kind(MatchKind::Standard)
-            .build(&keywords)
-            .expect("keyword automaton builds");
+        // Keywords are lowercase and are searched in a lowercased copy of the text.
         let regexes = patterns.iter().map(|_| OnceLock::new()).collect();
         Engine {
             patterns,
-            dfa: OnceLock::new(),
-            all_keywords: keywords,
-            ac,
+            keywords: KeywordSet::new(&keywords),
             keyword_patterns,
             regexes,
         }
-    }
-
-    /// The automaton for a text of `len` bytes.
-    fn automaton(&self, len: usize) -> &AhoCorasick {
-        if len < DFA_THRESHOLD {
-            return &self.ac;
-        }
-        self.dfa.get_or_init(|| {
-            AhoCorasickBuilder::new()
-                .match_kind(MatchKind::Standard)
-                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-                .build(&self.all_keywords)
-                .expect("keyword automaton builds")
-        })
     }
 
     fn regex(&self, i: usize) -> &Regex {
@@ -294,19 +268,19 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
     // ASCII lowercasing keeps every byte offset, so matches in the copy are matches in `text`.
     let lower = text.to_ascii_lowercase();
-    for m in e.automaton(text.len()).find_overlapping_iter(&lower) {
-        for &p in &e.keyword_patterns[m.pattern().as_usize()] {
+    e.keywords.for_each(lower.as_bytes(), |k, start, end| {
+        for &p in &e.keyword_patterns[k] {
             let pat = e.patterns[p as usize];
-            if pat.gate.is_some_and(|g| !g(bytes, m.start(), m.end())) {
+            if pat.gate.is_some_and(|g| !g(bytes, start, end)) {
                 continue;
             }
             windows.push((
                 p,
-                m.start().saturating_sub(pat.before),
-                (m.end() + pat.after).min(text.len()),
+                start.saturating_sub(pat.before),
+                (end + pat.after).min(text.len()),
             ));
         }
-    }
+    });
     if windows.is_empty() {
         return;
     }
@@ -395,29 +369,15 @@ pub(crate) fn compile_costs() -> Vec<(String, std::time::Duration)> {
     v
 }
 
-/// Build times of the keyword automaton by kind (for tuning; see `regex_compile_costs`).
+/// Build time of the engine (for tuning; see `regex_compile_costs`).
 #[cfg(test)]
 pub(crate) fn automaton_costs() -> Vec<(String, std::time::Duration)> {
-    use aho_corasick::AhoCorasickKind as K;
     let t = std::time::Instant::now();
     let e = Engine::new(super::rules::all_patterns());
-    let mut v = vec![(
-        format!("Engine::new ({} keywords)", e.all_keywords.len()),
+    vec![(
+        format!("Engine::new ({} keywords)", e.keywords.len()),
         t.elapsed(),
-    )];
-    for kind in [K::NoncontiguousNFA, K::ContiguousNFA, K::DFA] {
-        let t = std::time::Instant::now();
-        let ac = AhoCorasickBuilder::new()
-            .match_kind(MatchKind::Standard)
-            .kind(Some(kind))
-            .build(&e.all_keywords)
-            .expect("builds");
-        v.push((
-            format!("{kind:?} ({} bytes)", ac.memory_usage()),
-            t.elapsed(),
-        ));
-    }
-    v
+    )]
 }
 
 /// The patterns whose regex has been compiled so far.

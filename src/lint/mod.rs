@@ -12,6 +12,7 @@ mod aiignore;
 pub mod allow;
 mod engine;
 mod json;
+mod keywords;
 mod markdown;
 pub mod registry;
 mod rules;
