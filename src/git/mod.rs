@@ -97,6 +97,9 @@ impl std::fmt::Debug for Repo {
     }
 }
 
+/// Memory for decoded objects read more than once by one command.
+const OBJECT_CACHE_BYTES: usize = 4 * 1024 * 1024;
+
 impl Repo {
     /// Opens the repository containing `dir`, honouring `GIT_DIR`, `GIT_WORK_TREE`,
     /// `GIT_INDEX_FILE` (the temporary index git hands a pre-commit hook) and `git -c`
@@ -114,7 +117,7 @@ impl Repo {
             full: opts.clone(),
             reduced: opts,
         };
-        let repo = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
+        let mut repo = gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
             dir,
             gix::discover::upwards::Options::default(),
             mapping,
@@ -124,6 +127,9 @@ impl Repo {
             source: Box::new(e),
         })?
         .to_thread_local();
+        // A command reads the same few commits and trees several times (HEAD, its tree, the
+        // handoff directory's subtree): keep decoded objects instead of inflating them again.
+        repo.object_cache_size(Some(OBJECT_CACHE_BYTES));
         let workdir = repo
             .workdir()
             .map(Path::to_path_buf)
