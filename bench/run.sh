@@ -27,6 +27,10 @@ mkdir -p "$out"
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com \
   GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 unset GIT_DIR GIT_INDEX_FILE GIT_WORK_TREE
+# No background `git gc --auto` / maintenance: it would compete with the timings and race the
+# clean-up of the work directory.
+export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=gc.auto GIT_CONFIG_VALUE_0=0 \
+  GIT_CONFIG_KEY_1=maintenance.auto GIT_CONFIG_VALUE_1=false
 
 # A fixture with a manifest committed, then a realistic commit staged: 3 source files plus the
 # handoff update that goes with them (STATUS.md edited, manifest regenerated).

@@ -19,36 +19,21 @@ pub(crate) struct Line<'a> {
 /// newline normalisation treats them; a final line without terminator is included.
 pub(crate) fn lines(text: &str) -> Vec<Line<'_>> {
     let bytes = text.as_bytes();
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(bytes.len() / 40 + 1);
     let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => {
-                out.push(Line {
-                    start,
-                    next: i + 1,
-                    text: &text[start..i],
-                });
-                i += 1;
-                start = i;
-            }
-            b'\r' => {
-                let next = if bytes.get(i + 1) == Some(&b'\n') {
-                    i + 2
-                } else {
-                    i + 1
-                };
-                out.push(Line {
-                    start,
-                    next,
-                    text: &text[start..i],
-                });
-                i = next;
-                start = i;
-            }
-            _ => i += 1,
-        }
+    while let Some(at) = memchr::memchr2(b'\n', b'\r', &bytes[start..]) {
+        let i = start + at;
+        let next = if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+            i + 2
+        } else {
+            i + 1
+        };
+        out.push(Line {
+            start,
+            next,
+            text: &text[start..i],
+        });
+        start = next;
     }
     if start < bytes.len() {
         out.push(Line {
@@ -70,6 +55,9 @@ pub(crate) fn line_ending(text: &str) -> &'static str {
 
 /// Converts every terminator in `text` to `\n`.
 pub(crate) fn normalize_newlines(text: &str) -> String {
+    if memchr::memchr(b'\r', text.as_bytes()).is_none() {
+        return text.to_string();
+    }
     text.replace("\r\n", "\n").replace('\r', "\n")
 }
 

@@ -393,12 +393,11 @@ pub fn checksum(bytes: &[u8]) -> String {
 /// Returns lowercase hex of a byte string.
 pub fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
+    let mut s = Vec::with_capacity(bytes.len() * 2);
     for b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
+        s.extend([DIGITS[usize::from(b >> 4)], DIGITS[usize::from(b & 0xf)]]);
     }
-    s
+    String::from_utf8(s).expect("hex digits are ASCII")
 }
 
 /// Counts lines as `wc -l` does (newline bytes), which is what the reference records.
