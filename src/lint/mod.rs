@@ -3,9 +3,11 @@
 //!
 //! Pipeline per file: decode (UTF-8; JSON string values are decoded with their escapes) →
 //! Markdown structure → the Unicode pass (HID events + a normalised view with an offset map) →
-//! one Aho-Corasick prefilter, regexes only for candidate rules on windows → decoding of
-//! encoded runs, linted again → structure and hidden-markup rules → `.aiignore` → suppression
-//! (pii-allowlist, inline markers, allowlist file) → positions, redacted snippets, fingerprints.
+//! one keyword prefilter pass (every occurrence of every rule keyword, as an overlapping
+//! Aho-Corasick search would report them; see `keywords`), regexes only for candidate rules on
+//! windows → decoding of encoded runs, linted again → structure and hidden-markup rules →
+//! `.aiignore` → suppression (pii-allowlist, inline markers, allowlist file) → positions,
+//! redacted snippets, fingerprints.
 //! [`check_snapshot`] is the single entry point for `verify` and the pre-commit hook.
 
 mod aiignore;
