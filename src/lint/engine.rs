@@ -2,7 +2,6 @@
 //! candidate positions in a file; only the patterns whose keyword occurs run their regex, and only on a
 //! window around each occurrence. Regexes are compiled once, on first use (`OnceLock`).
 
-use std::collections::HashMap;
 use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
@@ -202,24 +201,31 @@ static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(super::rules::all
 
 impl Engine {
     fn new(patterns: Vec<&'static Pattern>) -> Engine {
-        let mut keywords: Vec<String> = Vec::new();
-        let mut keyword_patterns: Vec<Vec<u16>> = Vec::new();
-        let mut seen: HashMap<String, usize> = HashMap::new();
+        // Every (keyword, pattern) pair, sorted so that each keyword's patterns are adjacent:
+        // this runs on every process start, so no hash map and no per-keyword vectors.
+        let mut pairs: Vec<(String, u16)> = Vec::with_capacity(1536);
         for (i, p) in patterns.iter().enumerate() {
-            for k in p.keywords.iter().flat_map(|k| expand_keyword(k)) {
-                let k = k.to_ascii_lowercase();
-                let idx = *seen.entry(k).or_insert_with_key(|k| {
-                    keywords.push(k.clone());
-                    keyword_patterns.push(Vec::new());
-                    keywords.len() - 1
-                });
-                let i = u16::try_from(i).expect("fewer than 65536 patterns");
-                if !keyword_patterns[idx].contains(&i) {
-                    keyword_patterns[idx].push(i);
-                }
+            let i = u16::try_from(i).expect("fewer than 65536 patterns");
+            for k in p.keywords {
+                // Keywords are lowercase and are searched in a lowercased copy of the text.
+                expand_keyword(&k.to_ascii_lowercase(), &mut |k| pairs.push((k, i)));
             }
         }
-        // Keywords are lowercase and are searched in a lowercased copy of the text.
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut keywords: Vec<String> = Vec::with_capacity(pairs.len());
+        let mut keyword_patterns: Vec<Vec<u16>> = Vec::with_capacity(pairs.len());
+        for (k, p) in pairs {
+            if keywords.last() == Some(&k) {
+                keyword_patterns
+                    .last_mut()
+                    .expect("one per keyword")
+                    .push(p);
+            } else {
+                keywords.push(k);
+                keyword_patterns.push(vec![p]);
+            }
+        }
         let regexes = patterns.iter().map(|_| OnceLock::new()).collect();
         Engine {
             patterns,
@@ -243,21 +249,19 @@ impl Engine {
 }
 
 /// Expands `{a|b}` alternatives in a keyword into every combination
-/// (`{not|never} {tell|mention}` → four keywords).
-fn expand_keyword(k: &str) -> Vec<String> {
+/// (`{not|never} {tell|mention}` → four keywords), passing each to `out`.
+fn expand_keyword(k: &str, out: &mut impl FnMut(String)) {
     // Only `{…|…}` groups are alternatives; other braces (`{{#system`) are literal.
     let group = k.match_indices('{').find_map(|(open, _)| {
         let close = open + k[open..].find('}')?;
         k[open..close].contains('|').then_some((open, close))
     });
     let Some((open, close)) = group else {
-        return vec![k.to_string()];
+        return out(k.to_string());
     };
-    let rest = expand_keyword(&k[close + 1..]);
-    k[open + 1..close]
-        .split('|')
-        .flat_map(|alt| rest.iter().map(move |r| format!("{}{alt}{r}", &k[..open])))
-        .collect()
+    for alt in k[open + 1..close].split('|') {
+        expand_keyword(&format!("{}{alt}{}", &k[..open], &k[close + 1..]), out);
+    }
 }
 
 /// Runs every keyword-gated pattern over the scan.

@@ -46,7 +46,10 @@ struct Entry {
 /// A fixed set of lowercase keywords, searched all at once.
 #[derive(Debug)]
 pub(crate) struct KeywordSet {
-    keywords: Vec<Box<[u8]>>,
+    /// Every keyword's bytes, one after the other: keyword `i` is `bytes[ends[i - 1]..ends[i]]`
+    /// (one allocation instead of one per keyword: the set is built on every process start).
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
     /// Bits `mix(first four bytes)` of every keyword of four bytes or more.
     first4: Box<Filter>,
     /// Bits `mix(first eight bytes)` of every keyword of eight bytes or more.
@@ -103,13 +106,17 @@ impl KeywordSet {
     /// A set of non-empty keywords; a keyword's index is its position in `keywords`.
     /// Keywords never contain a NUL byte (the text is zero-padded past its end).
     pub(crate) fn new<S: AsRef<[u8]>>(keywords: &[S]) -> KeywordSet {
-        let keywords: Vec<Box<[u8]>> = keywords.iter().map(|k| k.as_ref().into()).collect();
+        let mut bytes = Vec::with_capacity(keywords.iter().map(|k| k.as_ref().len()).sum());
+        let mut ends = Vec::with_capacity(keywords.len());
         let empty = || Box::new([0u64; 1 << (HASH_BITS - 6)]);
         let (mut first3, mut first4, mut first8) = (empty(), empty(), empty());
         let mut short_first = Box::new([false; 256]);
         let mut short = Vec::new();
         let mut entries: Vec<Entry> = Vec::new();
         for (i, k) in keywords.iter().enumerate() {
+            let k = k.as_ref();
+            bytes.extend_from_slice(k);
+            ends.push(u32::try_from(bytes.len()).expect("under 4 GiB of keywords"));
             let keyword = u32::try_from(i).expect("fewer than 2^32 keywords");
             assert!(
                 !k.is_empty() && !k.contains(&0),
@@ -153,7 +160,8 @@ impl KeywordSet {
             slots[s] += slots[s - 1];
         }
         KeywordSet {
-            keywords,
+            bytes,
+            ends,
             first4,
             first8,
             first3,
@@ -164,10 +172,16 @@ impl KeywordSet {
         }
     }
 
+    /// Keyword `i`.
+    fn keyword(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.bytes[start..self.ends[i] as usize]
+    }
+
     /// The number of keywords.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.keywords.len()
+        self.ends.len()
     }
 
     /// Calls `f(keyword, start, end)` for every occurrence of every keyword in `text`
@@ -222,7 +236,7 @@ impl KeywordSet {
         }
         if short {
             for &k in &self.short {
-                let kw = &self.keywords[k as usize];
+                let kw = self.keyword(k as usize);
                 if text[i..].starts_with(kw) {
                     f(k as usize, i, i + kw.len());
                 }
@@ -249,7 +263,7 @@ impl KeywordSet {
             if e.hash != h || e.prefix != prefix || e.key != key {
                 continue;
             }
-            let kw = &self.keywords[e.keyword as usize];
+            let kw = self.keyword(e.keyword as usize);
             // The prefix matched; compare the rest (keywords are short: no call to memcmp).
             let rest = &text[i..];
             if rest.len() >= kw.len()
