@@ -340,19 +340,24 @@ pub fn run_with_push_lines(
 }
 
 /// The lint of one snapshot: the costliest layer, needing nothing from the others, so it
-/// runs on its own thread while they are judged.
-struct LintJob(Option<std::thread::JoinHandle<Result<Vec<Diagnostic>>>>);
+/// runs on its own thread while they are judged. The thread hands its result over a channel
+/// and is not joined: freeing its memory (regex caches, the snapshot copy) is no reason to
+/// keep the hook waiting, and process exit ends it.
+struct LintJob(Option<std::sync::mpsc::Receiver<std::thread::Result<Result<Vec<Diagnostic>>>>>);
 
 impl LintJob {
     fn spawn(dir: &HandoffDir, snap: &Snapshot, today: jiff::civil::Date) -> LintJob {
         let (dir, snap) = (dir.clone(), snap.clone());
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
         // A thread that cannot be spawned only loses the overlap: `join` lints in place.
-        LintJob(
-            std::thread::Builder::new()
-                .name("lint".into())
-                .spawn(move || lint::check_snapshot(&dir, &snap, today))
-                .ok(),
-        )
+        let spawned = std::thread::Builder::new()
+            .name("lint".into())
+            .spawn(move || {
+                let lint =
+                    std::panic::AssertUnwindSafe(|| lint::check_snapshot(&dir, &snap, today));
+                let _ = tx.send(std::panic::catch_unwind(lint));
+            });
+        LintJob(spawned.ok().map(|_| rx))
     }
 
     fn join(
@@ -361,11 +366,12 @@ impl LintJob {
         snap: &Snapshot,
         today: jiff::civil::Date,
     ) -> Result<Vec<Diagnostic>> {
-        match self.0 {
-            Some(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            None => lint::check_snapshot(dir, snap, today),
+        match self.0.map(|rx| rx.recv()) {
+            Some(Ok(Ok(result))) => result,
+            // The lint panicked: a bug, raised here as it would have been in place.
+            Some(Ok(Err(panic))) => std::panic::resume_unwind(panic),
+            // No thread, or one that ended without an answer: lint in place.
+            None | Some(Err(_)) => lint::check_snapshot(dir, snap, today),
         }
     }
 }
