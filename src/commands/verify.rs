@@ -286,12 +286,13 @@ pub fn run_with_push_lines(
             )]
         }
         Some(Level::Precommit) => {
+            // The hook's critical path: the lint thread starts now and lints as soon as the
+            // staged handoff files are read, beside the staged changes and the other layers.
+            let pending = PendingLint::start(&dir, today);
             // Only the handoff directory and the directories the commit changes are read.
             let index = repo.index_for_precommit(&dir.rel)?;
             let snap = dir.snapshot_index(repo, index.state())?;
-            // The hook's critical path: the lint starts as soon as the staged handoff files
-            // are read, beside the staged changes and the other layers.
-            let lint_job = LintJob::spawn(&dir, &snap, today);
+            let lint_job = pending.submit(&snap);
             vec![(
                 Target {
                     source: Source::Index,
@@ -339,25 +340,55 @@ pub fn run_with_push_lines(
     Ok(report)
 }
 
+/// What a lint thread answers: its findings, or the panic it met.
+type LintAnswer = std::thread::Result<Result<Vec<Diagnostic>>>;
+
 /// The lint of one snapshot: the costliest layer, needing nothing from the others, so it
 /// runs on its own thread while they are judged. The thread hands its result over a channel
 /// and is not joined: freeing its memory (regex caches, the snapshot copy) is no reason to
 /// keep the hook waiting, and process exit ends it.
-struct LintJob(Option<std::sync::mpsc::Receiver<std::thread::Result<Result<Vec<Diagnostic>>>>>);
+struct LintJob(Option<std::sync::mpsc::Receiver<LintAnswer>>);
 
-impl LintJob {
-    fn spawn(dir: &HandoffDir, snap: &Snapshot, today: jiff::civil::Date) -> LintJob {
-        let (dir, snap) = (dir.clone(), snap.clone());
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        // A thread that cannot be spawned only loses the overlap: `join` lints in place.
+/// A lint thread started before its snapshot is read, so that starting it overlaps the reads.
+struct PendingLint {
+    snap: Option<std::sync::mpsc::SyncSender<Snapshot>>,
+    answer: std::sync::mpsc::Receiver<LintAnswer>,
+}
+
+impl PendingLint {
+    /// Starts a thread that waits for a snapshot of `dir` and lints it.
+    fn start(dir: &HandoffDir, today: jiff::civil::Date) -> PendingLint {
+        let dir = dir.clone();
+        let (snap_tx, snap_rx) = std::sync::mpsc::sync_channel::<Snapshot>(1);
+        let (tx, answer) = std::sync::mpsc::sync_channel(1);
         let spawned = std::thread::Builder::new()
             .name("lint".into())
             .spawn(move || {
+                // No snapshot comes when reading it failed: nothing to do.
+                let Ok(snap) = snap_rx.recv() else { return };
                 let lint =
                     std::panic::AssertUnwindSafe(|| lint::check_snapshot(&dir, &snap, today));
                 let _ = tx.send(std::panic::catch_unwind(lint));
             });
-        LintJob(spawned.ok().map(|_| rx))
+        PendingLint {
+            snap: spawned.ok().map(|_| snap_tx),
+            answer,
+        }
+    }
+
+    /// Hands the thread its snapshot. A thread that could not be spawned only loses the
+    /// overlap: [`LintJob::join`] lints in place.
+    fn submit(self, snap: &Snapshot) -> LintJob {
+        match self.snap {
+            Some(tx) if tx.send(snap.clone()).is_ok() => LintJob(Some(self.answer)),
+            _ => LintJob(None),
+        }
+    }
+}
+
+impl LintJob {
+    fn spawn(dir: &HandoffDir, snap: &Snapshot, today: jiff::civil::Date) -> LintJob {
+        PendingLint::start(dir, today).submit(snap)
     }
 
     fn join(
