@@ -1,13 +1,13 @@
-//! The matching engine: one keyword prefilter ([`KeywordSet`]) over every rule's keywords finds
-//! candidate positions in a file; only the patterns whose keyword occurs run their regex, and only on a
-//! window around each occurrence. Regexes are compiled once, on first use (`OnceLock`).
+//! The matching engine: one keyword prefilter ([`KeywordSet`]) over every rule's keywords
+//! finds candidate positions in a file; only the patterns whose keyword occurs run their regex,
+//! and only on a window around each occurrence. Regexes are compiled once, on first use
+//! (`OnceLock`).
 
 use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
 
 use super::keywords::KeywordSet;
-
 use super::markdown::{Context, MdIndex};
 use super::registry::RuleMeta;
 use super::text::{View, ceil_char, floor_char, sentence_bounds};
@@ -202,7 +202,7 @@ static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(super::rules::all
 impl Engine {
     fn new(patterns: Vec<&'static Pattern>) -> Engine {
         // Every (keyword, pattern) pair, sorted so that each keyword's patterns are adjacent:
-        // this runs on every process start, so no hash map and no per-keyword vectors.
+        // this runs on every process that lints, so one sort instead of a hash map of strings.
         let mut pairs: Vec<(String, u16)> = Vec::with_capacity(1536);
         for (i, p) in patterns.iter().enumerate() {
             let i = u16::try_from(i).expect("fewer than 65536 patterns");

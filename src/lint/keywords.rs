@@ -8,7 +8,7 @@
 //! and a table of first bytes for the one- and two-byte keywords. Real text passes at a few
 //! percent of positions; only there are keywords compared, after a second filter on the first
 //! eight bytes for keywords that long, and only those with exactly that prefix. Building the
-//! set takes microseconds.
+//! set takes well under a tenth of a millisecond.
 //!
 //! The result is the same set of (keyword, start, end) triples as an overlapping
 //! Aho-Corasick search, in order of start position (the differential test below checks it).
