@@ -66,7 +66,7 @@ git checkout -q -- .ai/handoff/NEXT_ACTIONS.md 2>/dev/null || true
 cp "$work/manifest.saved" .ai/handoff/MANIFEST.json
 
 # Child processes: every execve after the binary's own, and every fork/clone that is not a
-# thread (the linter builds its automaton on a second thread; threads are not processes).
+# thread (the linter builds its rule set on a second thread; threads are not processes).
 children="n/a"
 if command -v strace >/dev/null; then
   strace -f -qq -e trace=execve,fork,vfork,clone,clone3 -o "$work/trace" "$bin" hook pre-commit >/dev/null 2>&1 || true

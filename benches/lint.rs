@@ -83,7 +83,7 @@ fn main() {
         .snapshot(&repo, Source::Worktree)
         .expect("fixture handoff readable");
     let bytes: usize = snap.files.values().map(Vec::len).sum();
-    // Warm up: the keyword automaton and the regexes are built on first use.
+    // Warm up: the rule set and the regexes are built on first use.
     let warm = check_snapshot(&dir, &snap, today).expect("fixture lints");
     let mut mem = Vec::new();
     let mut full = Vec::new();

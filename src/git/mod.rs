@@ -436,14 +436,7 @@ impl Repo {
             {
                 continue;
             }
-            let mut full = prefix.to_vec();
-            full.extend_from_slice(&name);
-            if mode.is_tree() {
-                full.push(b'/');
-                self.list_tree(id, &full, ChangeKind::Deleted, out)?;
-            } else {
-                out.push(change(full.as_bstr(), ChangeKind::Deleted));
-            }
+            self.list_entry(prefix, &name, id, mode, ChangeKind::Deleted, out)?;
         }
         Ok(())
     }
@@ -473,14 +466,29 @@ impl Repo {
         out: &mut Vec<Change>,
     ) -> Result<(), GitError> {
         for (name, (id, mode)) in self.tree_entries(tree)? {
-            let mut full = prefix.to_vec();
-            full.extend_from_slice(&name);
-            if mode.is_tree() {
-                full.push(b'/');
-                self.list_tree(id, &full, kind, out)?;
-            } else if !mode.is_commit() || kind != ChangeKind::Modified {
-                out.push(change(full.as_bstr(), kind));
-            }
+            self.list_entry(prefix, &name, id, mode, kind, out)?;
+        }
+        Ok(())
+    }
+
+    /// Appends the entry `name` of a tree at `prefix` as `kind`: the file itself, or every
+    /// file below it when it is a directory.
+    fn list_entry(
+        &self,
+        prefix: &[u8],
+        name: &[u8],
+        id: ObjectId,
+        mode: gix::object::tree::EntryMode,
+        kind: ChangeKind,
+        out: &mut Vec<Change>,
+    ) -> Result<(), GitError> {
+        let mut full = prefix.to_vec();
+        full.extend_from_slice(name);
+        if mode.is_tree() {
+            full.push(b'/');
+            self.list_tree(id, &full, kind, out)?;
+        } else if !mode.is_commit() || kind != ChangeKind::Modified {
+            out.push(change(full.as_bstr(), kind));
         }
         Ok(())
     }
@@ -609,22 +617,11 @@ impl Repo {
                         self.list_tree(nid, &full, ChangeKind::Added, out)?;
                     }
                 },
-                None if nmode.is_tree() => {
-                    full.push(b'/');
-                    self.list_tree(nid, &full, ChangeKind::Added, out)?;
-                }
-                None => out.push(change(full.as_bstr(), ChangeKind::Added)),
+                None => self.list_entry(prefix, &name, nid, nmode, ChangeKind::Added, out)?,
             }
         }
         for (name, (oid, omode)) in olds {
-            let mut full = prefix.to_vec();
-            full.extend_from_slice(&name);
-            if omode.is_tree() {
-                full.push(b'/');
-                self.list_tree(oid, &full, ChangeKind::Deleted, out)?;
-            } else {
-                out.push(change(full.as_bstr(), ChangeKind::Deleted));
-            }
+            self.list_entry(prefix, &name, oid, omode, ChangeKind::Deleted, out)?;
         }
         Ok(())
     }

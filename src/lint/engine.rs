@@ -375,7 +375,7 @@ pub(crate) fn compile_costs() -> Vec<(String, std::time::Duration)> {
 
 /// Build time of the engine (for tuning; see `regex_compile_costs`).
 #[cfg(test)]
-pub(crate) fn automaton_costs() -> Vec<(String, std::time::Duration)> {
+pub(crate) fn engine_build_cost() -> Vec<(String, std::time::Duration)> {
     let t = std::time::Instant::now();
     let e = Engine::new(super::rules::all_patterns());
     vec![(

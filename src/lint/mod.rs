@@ -265,7 +265,7 @@ pub struct LintOutcome {
     pub files: Vec<String>,
 }
 
-/// Starts building the keyword automaton (and the manifest schema's regexes) on another
+/// Starts building the rule set (and the manifest schema's regexes) on another
 /// thread, so a command that will lint pays for them while it reads the repository instead
 /// of after. Building is idempotent: the first caller wins and later ones wait for it.
 pub fn warm_up() {
