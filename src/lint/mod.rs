@@ -18,6 +18,7 @@ mod keywords;
 mod markdown;
 pub mod registry;
 mod rules;
+mod swar;
 mod text;
 mod unicode;
 
@@ -496,6 +497,7 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
             f.raw_span = true;
         }
     }
+    let lines = LineIndex::new(raw);
     let mut extra: Vec<Finding> = Vec::new();
     let others: Vec<(usize, usize)> = findings
         .iter()
@@ -511,7 +513,7 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
     if let Some(md) = &md {
         rules::exfil::check_markdown(raw, md, &mut extra);
         rules::structure::check(&file.name, raw, md, &mut extra);
-        rules::hidden::padding(raw, &mut extra);
+        rules::hidden::padding(raw, &lines, &mut extra);
     }
     if let Some(j) = &json {
         rules::hidden::json_fields(&j.view, &j.fields, &mut extra);
@@ -533,7 +535,6 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         }
     }
     let keep = dedupe(&findings);
-    let lines = LineIndex::new(raw);
     let secret_spans: Vec<(usize, usize, String)> = findings
         .iter()
         .filter(|f| f.secret)

@@ -166,8 +166,15 @@ impl LineIndex {
     pub(super) fn new(text: &str) -> LineIndex {
         let mut starts = Vec::with_capacity(text.len() / 32 + 1);
         starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        // Lines are short (tens of bytes): a `memchr` call per line costs more than it saves.
+        super::swar::for_each_byte(text.as_bytes(), b'\n', |i| starts.push(i + 1));
         LineIndex { starts }
+    }
+
+    /// The byte range of every line of a text `len` bytes long, without its `\n`.
+    pub(super) fn ranges(&self, len: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let ends = self.starts[1..].iter().map(|&s| s - 1).chain([len]);
+        self.starts.iter().copied().zip(ends)
     }
 
     /// Returns the 0-based line holding byte `offset`.

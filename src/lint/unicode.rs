@@ -6,6 +6,7 @@
 
 use unicode_general_category::{GeneralCategory, get_general_category};
 
+use super::swar::find_non_ascii_or;
 use super::text::{View, ViewBuilder};
 
 /// What kind of notable character was seen.
@@ -57,8 +58,8 @@ pub(crate) struct Normalized<'a> {
 /// `&amp;`, …) are decoded first, as a Markdown renderer or a model would read them.
 pub(crate) fn normalize(text: &str, entities: bool) -> Normalized<'_> {
     let bytes = text.as_bytes();
-    let special = |b: u8| b >= 0x80 || (entities && b == b'&');
-    let Some(first) = bytes.iter().position(|b| special(*b)) else {
+    let amp = entities.then_some(b'&');
+    let Some(first) = find_non_ascii_or(bytes, amp) else {
         return Normalized {
             view: View::identity(text),
             events: Vec::new(),
@@ -80,10 +81,7 @@ pub(crate) fn normalize(text: &str, entities: bool) -> Normalized<'_> {
                 continue;
             }
             // Copy the ASCII run up to the next special byte in one piece.
-            let run = bytes[i + 1..]
-                .iter()
-                .position(|b| special(*b))
-                .map_or(bytes.len(), |p| i + 1 + p);
+            let run = find_non_ascii_or(&bytes[i + 1..], amp).map_or(bytes.len(), |p| i + 1 + p);
             out.copy(&text[i..run], i);
             i = run;
             continue;

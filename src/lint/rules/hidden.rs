@@ -75,7 +75,6 @@ pub(crate) fn unicode_events(scan: &Scan<'_>, others: &[(usize, usize)], out: &m
         return;
     }
     let base = &scan.base.text;
-    let lines = LineIndex::new(base);
     let ev = scan.events;
     let mut i = 0;
     while i < ev.len() {
@@ -119,7 +118,7 @@ pub(crate) fn unicode_events(scan: &Scan<'_>, others: &[(usize, usize)], out: &m
                     ));
                 }
             }
-            UKind::Confusable | UKind::Fullwidth => confusable(scan, run, &lines, others, out),
+            UKind::Confusable | UKind::Fullwidth => confusable(scan, run, others, out),
         }
     }
 }
@@ -269,13 +268,7 @@ fn varsel(scan: &Scan<'_>, run: &[UEvent], prev: Option<char>, out: &mut Vec<Fin
     ));
 }
 
-fn confusable(
-    scan: &Scan<'_>,
-    run: &[UEvent],
-    lines: &LineIndex,
-    others: &[(usize, usize)],
-    out: &mut Vec<Finding>,
-) {
+fn confusable(scan: &Scan<'_>, run: &[UEvent], others: &[(usize, usize)], out: &mut Vec<Finding>) {
     let base = &scan.base.text;
     // The word around the run.
     let mut ws = run[0].start;
@@ -305,7 +298,6 @@ fn confusable(
     if wide && run.iter().filter(|e| e.ch.is_alphabetic()).count() < 2 {
         return;
     }
-    let _ = lines;
     let folded: String = word
         .chars()
         .map(|c| super::super::unicode::confusable(c).unwrap_or(c))
@@ -339,13 +331,11 @@ fn confusable(
 }
 
 /// HID009: content pushed off-screen by padding.
-pub(crate) fn padding(raw: &str, out: &mut Vec<Finding>) {
+pub(crate) fn padding(raw: &str, lines: &LineIndex, out: &mut Vec<Finding>) {
     let b = raw.as_bytes();
     let mut blank_run = 0usize;
     let mut run_start = 0usize;
-    let mut start = 0;
-    while start < b.len() {
-        let end = memchr::memchr(b'\n', &b[start..]).map_or(b.len(), |i| start + i);
+    for (start, end) in lines.ranges(raw.len()) {
         let line = &b[start..end];
         if line.iter().all(u8::is_ascii_whitespace) {
             if blank_run == 0 {
@@ -389,7 +379,6 @@ pub(crate) fn padding(raw: &str, out: &mut Vec<Finding>) {
                 }
             }
         }
-        start = end + 1;
     }
 }
 
