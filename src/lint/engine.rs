@@ -379,7 +379,7 @@ pub(crate) fn engine_build_cost() -> Vec<(String, std::time::Duration)> {
     let t = std::time::Instant::now();
     let e = Engine::new(super::rules::all_patterns());
     vec![(
-        format!("Engine::new ({} keywords)", e.keywords.len()),
+        format!("Engine::new ({} keywords)", e.keyword_patterns.len()),
         t.elapsed(),
     )]
 }

@@ -2,73 +2,79 @@
 //!
 //! An Aho-Corasick automaton over the ~1,200 keywords is a 3.4 MB DFA (a cache miss on most
 //! bytes) or a slower NFA, and takes ~1.5 ms to build on every process start, which the
-//! pre-commit hook pays each time. Here every position is tested against small bit filters
-//! that stay in L1: a hash of the four bytes there against the first four bytes of every
-//! keyword of four bytes or more, a hash of the three bytes against the three-byte keywords,
-//! and a table of first bytes for the one- and two-byte keywords. Real text passes at a few
-//! percent of positions; only there are keywords compared, after a second filter on the first
-//! eight bytes for keywords that long, and only those with exactly that prefix. Building the
-//! set takes well under a tenth of a millisecond.
+//! pre-commit hook pays each time. Here the text is read at every second byte only, in the
+//! manner of Wu and Manber's multi-pattern search (the crate forbids `unsafe`, so no SIMD:
+//! sampling half the positions is how this pass goes faster):
+//!
+//! - a keyword of five bytes or more covers a sampled position wherever it occurs, at an
+//!   offset of the same parity as its start. For each parity it registers one four-byte
+//!   *gram* at such an offset (the least common-looking one), and a sampled position whose
+//!   four bytes are in a bit filter of those grams is compared with the keywords that
+//!   registered them, at the start their offset implies;
+//! - a four-byte keyword does the same with its first three bytes and its last three;
+//! - a keyword of one to three bytes registers the byte pairs a sampled position holds when
+//!   the keyword starts there or next to it, in a bit table indexed by the pair itself.
+//!
+//! Each occurrence is checked from exactly one sampled position, so it is reported once. The
+//! filters are 8 KiB each and stay in L1; real text passes them at about one sampled position
+//! in eight. Building the set takes well under a tenth of a millisecond.
 //!
 //! The result is the same set of (keyword, start, end) triples as an overlapping
-//! Aho-Corasick search, in order of start position (the differential test below checks it).
+//! Aho-Corasick search (the differential test below checks it), in no particular order.
 
-/// Bits of a prefix hash: each filter has `2^16` bits (8 KiB).
+/// Bits of a filter index: each filter has `2^16` bits (8 KiB).
 const HASH_BITS: u32 = 16;
-/// A filter: bit `h` for every hash `h` in it (a fixed size, so indexing needs no check).
+/// A bit set over 16-bit indices (a fixed size, so indexing needs no check).
 type Filter = [u64; 1 << (HASH_BITS - 6)];
-/// Bucket slots for the candidate lists: the top bits of the same hash.
-const SLOT_BITS: u32 = 12;
+/// Bucket slots for the gram entries: the top bits of the gram hash.
+const SLOT_BITS: u32 = 11;
 
-/// How many leading bytes of a keyword are hashed, by keyword length (`None`: one or two bytes,
-/// found through the first-byte table).
-fn prefix_len(len: usize) -> Option<usize> {
-    match len {
-        0..=2 => None,
-        3 => Some(3),
-        4..=7 => Some(4),
-        _ => Some(8),
-    }
-}
-
-/// One keyword whose prefix lives in the hashed table.
+/// A keyword's gram, registered for the starts of one parity.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    /// The keyword's first 8, 4 or 3 bytes, little-endian.
-    key: u64,
-    /// `mix(key)`.
-    hash: u32,
-    keyword: u32,
-    /// How many bytes `key` holds.
-    prefix: u8,
+    /// The gram's bytes, little-endian.
+    gram: u32,
+    /// Where the keyword's bytes are in [`KeywordSet::bytes`].
+    at: u32,
+    keyword: u16,
+    /// Where the gram lies in the keyword.
+    offset: u8,
+    len: u8,
+}
+
+/// The grams of one width: a filter and the entries behind it.
+#[derive(Debug)]
+struct Grams {
+    /// Bits `mix(gram)` of every registered gram.
+    filter: Box<Filter>,
+    /// `entries[slots[s]..slots[s + 1]]` are the entries whose gram hash falls in slot `s`.
+    slots: Box<[u16]>,
+    entries: Box<[Entry]>,
 }
 
 /// A fixed set of lowercase keywords, searched all at once.
 #[derive(Debug)]
 pub(crate) struct KeywordSet {
-    /// Every keyword's bytes, one after the other: keyword `i` is `bytes[ends[i - 1]..ends[i]]`
-    /// (one allocation instead of one per keyword: the set is built on every process start).
+    /// Every keyword's bytes, one after the other (one allocation instead of one per
+    /// keyword: the set is built on every process start); entries point into it.
     bytes: Vec<u8>,
-    ends: Vec<u32>,
-    /// Bits `mix(first four bytes)` of every keyword of four bytes or more.
-    first4: Box<Filter>,
-    /// Bits `mix(first eight bytes)` of every keyword of eight bytes or more.
-    first8: Box<Filter>,
-    /// Bits `mix(keyword)` of every three-byte keyword.
-    first3: Box<Filter>,
-    /// `entries[slots[s]..slots[s + 1]]` are the entries whose hash falls in slot `s`.
-    slots: Box<[u16]>,
-    entries: Box<[Entry]>,
-    /// Keywords of one or two bytes, by first byte.
-    short_first: Box<[bool; 256]>,
-    short: Vec<u32>,
+    /// Four-byte grams of the keywords of five bytes or more.
+    four: Grams,
+    /// Three-byte grams of the four-byte keywords.
+    three: Grams,
+    /// Bit `a | b << 8` for every byte pair `a b` at a sampled position that may own an
+    /// occurrence of a keyword of one to three bytes.
+    pairs: Box<Filter>,
+    /// Those keywords by first byte: `short[short_at[b]..short_at[b + 1]]`.
+    short_at: Box<[u16; 257]>,
+    short: Box<[Entry]>,
 }
 
-/// The hash of a (masked) prefix.
+/// The hash of a gram.
 #[inline]
-fn mix(x: u64) -> u32 {
+fn mix(x: u32) -> u32 {
     #[allow(clippy::cast_possible_truncation, reason = "the top HASH_BITS bits")]
-    let h = (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - HASH_BITS)) as u32;
+    let h = (u64::from(x).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - HASH_BITS)) as u32;
     h
 }
 
@@ -83,74 +89,96 @@ fn set_bit(filter: &mut Filter, h: u32) {
     filter[(h >> 6) as usize & (filter.len() - 1)] |= 1 << (h & 63);
 }
 
-/// The eight bytes at `i` as a little-endian `u64`, zero-padded past the end.
-fn load(text: &[u8], i: usize) -> u64 {
+/// The four bytes at `i` as a little-endian `u32`, zero-padded past the end.
+fn load(text: &[u8], i: usize) -> u32 {
     let rest = &text[i.min(text.len())..];
-    let n = rest.len().min(8);
-    let mut b = [0u8; 8];
+    let n = rest.len().min(4);
+    let mut b = [0u8; 4];
     b[..n].copy_from_slice(&rest[..n]);
-    u64::from_le_bytes(b)
+    u32::from_le_bytes(b)
 }
 
-/// The low `n` bytes of `x` (`n` ≤ 8).
-#[inline]
-fn low(x: u64, n: usize) -> u64 {
-    if n >= 8 {
-        x
-    } else {
-        x & ((1u64 << (8 * n)) - 1)
+/// English letters from the most frequent to the least.
+const BY_FREQUENCY: &[u8; 26] = b"etaoinsrhldcumfpgwybvkxjqz";
+/// The commonest English trigrams.
+const COMMON: [&[u8; 3]; 40] = [
+    b"the", b"and", b"ing", b"ion", b"tio", b"ent", b"ati", b"for", b"her", b"ter", b"hat", b"tha",
+    b"ere", b"ate", b"his", b"con", b"res", b"ver", b"all", b"ons", b"nce", b"men", b"ith", b"ted",
+    b"ers", b"pro", b"thi", b"wit", b"are", b"ess", b"not", b"ive", b"was", b"ect", b"rea", b"com",
+    b"eve", b"per", b"int", b"est",
+];
+
+/// How rare each byte is in prose: a letter by its frequency rank, digits and punctuation
+/// rarer than most letters, a space very common (built at compile time: the keyword set is
+/// built on every process start).
+const RARITY: [i8; 256] = {
+    let mut t = [8i8; 256];
+    let mut d = b'0';
+    while d <= b'9' {
+        t[d as usize] = 12;
+        d += 1;
     }
+    t[b' ' as usize] = -10;
+    let mut i = 0;
+    while i < BY_FREQUENCY.len() {
+        #[allow(clippy::cast_possible_truncation, reason = "a rank under 26")]
+        let rank = i as i8;
+        t[BY_FREQUENCY[i] as usize] = rank;
+        i += 1;
+    }
+    t
+};
+
+/// The index of a trigram of lowercase letters among all `26^3`.
+const fn trigram(a: u8, b: u8, c: u8) -> usize {
+    ((a - b'a') as usize * 26 + (b - b'a') as usize) * 26 + (c - b'a') as usize
 }
 
-impl KeywordSet {
-    /// A set of non-empty keywords; a keyword's index is its position in `keywords`.
-    /// Keywords never contain a NUL byte (the text is zero-padded past its end).
-    pub(crate) fn new<S: AsRef<[u8]>>(keywords: &[S]) -> KeywordSet {
-        let mut bytes = Vec::with_capacity(keywords.iter().map(|k| k.as_ref().len()).sum());
-        let mut ends = Vec::with_capacity(keywords.len());
-        let empty = || Box::new([0u64; 1 << (HASH_BITS - 6)]);
-        let (mut first3, mut first4, mut first8) = (empty(), empty(), empty());
-        let mut short_first = Box::new([false; 256]);
-        let mut short = Vec::new();
-        let mut entries: Vec<Entry> = Vec::new();
-        for (i, k) in keywords.iter().enumerate() {
-            let k = k.as_ref();
-            bytes.extend_from_slice(k);
-            ends.push(u32::try_from(bytes.len()).expect("under 4 GiB of keywords"));
-            let keyword = u32::try_from(i).expect("fewer than 2^32 keywords");
-            assert!(
-                !k.is_empty() && !k.contains(&0),
-                "keywords are not empty and hold no NUL"
-            );
-            let x = load(k, 0);
-            let Some(prefix) = prefix_len(k.len()) else {
-                short_first[usize::from(k[0])] = true;
-                short.push(keyword);
-                continue;
-            };
-            let key = low(x, prefix);
-            let hash = mix(key);
-            match prefix {
-                3 => set_bit(&mut first3, hash),
-                4 => set_bit(&mut first4, hash),
-                _ => {
-                    set_bit(&mut first4, mix(low(x, 4)));
-                    set_bit(&mut first8, hash);
-                }
-            }
-            let prefix = u8::try_from(prefix).expect("a prefix of at most 8 bytes");
-            entries.push(Entry {
-                key,
-                hash,
-                keyword,
-                prefix,
-            });
+/// Bit `trigram(..)` of every trigram in [`COMMON`].
+const COMMON_BITS: [u64; 26 * 26 * 26 / 64 + 1] = {
+    let mut t = [0u64; 26 * 26 * 26 / 64 + 1];
+    let mut i = 0;
+    while i < COMMON.len() {
+        let [a, b, c] = *COMMON[i];
+        let n = trigram(a, b, c);
+        t[n / 64] |= 1 << (n % 64);
+        i += 1;
+    }
+    t
+};
+
+/// How unlikely a gram is to turn up in ordinary prose (higher: rarer), to pick which of a
+/// keyword's grams to register, since each sampled position holding a registered gram costs
+/// a comparison: the sum of its bytes' [`RARITY`], far lower when it holds one of the
+/// commonest English trigrams.
+fn rarity(gram: &[u8]) -> i32 {
+    let mut score: i32 = gram
+        .iter()
+        .map(|&b| i32::from(RARITY[usize::from(b)]))
+        .sum();
+    let common = gram.windows(3).any(|w| {
+        w.iter().all(u8::is_ascii_lowercase) && {
+            let n = trigram(w[0], w[1], w[2]);
+            COMMON_BITS[n / 64] & (1 << (n % 64)) != 0
         }
-        let slot_of = |e: &Entry| (e.hash >> (HASH_BITS - SLOT_BITS)) as usize;
-        entries.sort_by_key(|e| (slot_of(e), e.keyword));
+    });
+    if common {
+        score -= 100;
+    }
+    score
+}
+
+impl Grams {
+    fn new(mut entries: Vec<Entry>) -> Grams {
+        let mut filter = Box::new([0u64; 1 << (HASH_BITS - 6)]);
+        for e in &entries {
+            set_bit(&mut filter, mix(e.gram));
+        }
+        let slot_of = |e: &Entry| (mix(e.gram) >> (HASH_BITS - SLOT_BITS)) as usize;
+        entries.sort_by_key(|e| (slot_of(e), e.gram, e.keyword));
         assert!(
             entries.len() < usize::from(u16::MAX),
-            "fewer than 65535 keywords"
+            "fewer than 32767 keywords"
         );
         let mut slots = vec![0u16; (1 << SLOT_BITS) + 1].into_boxed_slice();
         for e in &entries {
@@ -159,59 +187,168 @@ impl KeywordSet {
         for s in 1..slots.len() {
             slots[s] += slots[s - 1];
         }
-        KeywordSet {
-            bytes,
-            ends,
-            first4,
-            first8,
-            first3,
+        Grams {
+            filter,
             slots,
             entries: entries.into_boxed_slice(),
-            short_first,
-            short,
         }
     }
 
-    /// Keyword `i`.
-    fn keyword(&self, i: usize) -> &[u8] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.bytes[start..self.ends[i] as usize]
+    /// Whether a gram hashing to `h` may be registered.
+    #[inline]
+    fn may_hold(&self, h: u32) -> bool {
+        bit(&self.filter, h)
     }
 
-    /// The number of keywords.
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.ends.len()
+    /// Reports the keywords that registered `gram` (hash `h`) and occur where it implies,
+    /// sampled position `p` being in them.
+    #[inline]
+    fn report(
+        &self,
+        bytes: &[u8],
+        text: &[u8],
+        p: usize,
+        (gram, h): (u32, u32),
+        f: &mut impl FnMut(usize, usize, usize),
+    ) {
+        let slot = (h >> (HASH_BITS - SLOT_BITS)) as usize;
+        let range = usize::from(self.slots[slot])..usize::from(self.slots[slot + 1]);
+        for e in &self.entries[range] {
+            if e.gram == gram {
+                check(bytes, text, p.wrapping_sub(usize::from(e.offset)), e, f);
+            }
+        }
+    }
+}
+
+/// Reports entry `e`'s keyword if it occurs at `start` (`usize::MAX` and the like: it cannot).
+#[inline]
+fn check(
+    bytes: &[u8],
+    text: &[u8],
+    start: usize,
+    e: &Entry,
+    f: &mut impl FnMut(usize, usize, usize),
+) {
+    let len = usize::from(e.len);
+    let Some(there) = text.get(start..start.wrapping_add(len)) else {
+        return;
+    };
+    let kw = &bytes[e.at as usize..e.at as usize + len];
+    // Keywords are short and most candidates differ early: no call to memcmp.
+    if kw.iter().zip(there).all(|(a, b)| a == b) {
+        f(usize::from(e.keyword), start, start + len);
+    }
+}
+
+impl KeywordSet {
+    /// A set of non-empty keywords; a keyword's index is its position in `keywords`.
+    /// Keywords never contain a NUL byte (the text is zero-padded past its end).
+    pub(crate) fn new<S: AsRef<[u8]>>(keywords: &[S]) -> KeywordSet {
+        let mut bytes = Vec::with_capacity(keywords.iter().map(|k| k.as_ref().len()).sum());
+        let mut pairs = Box::new([0u64; 1 << (HASH_BITS - 6)]);
+        let (mut four, mut three, mut short) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, k) in keywords.iter().enumerate() {
+            let k = k.as_ref();
+            assert!(
+                !k.is_empty() && !k.contains(&0),
+                "keywords are not empty and hold no NUL"
+            );
+            let entry = |offset: usize, width: usize| Entry {
+                gram: load(&k[offset..offset + width], 0),
+                at: u32::try_from(bytes.len()).expect("under 4 GiB of keywords"),
+                keyword: u16::try_from(i).expect("fewer than 65536 keywords"),
+                offset: u8::try_from(offset).expect("keywords under 256 bytes"),
+                len: u8::try_from(k.len()).expect("keywords under 256 bytes"),
+            };
+            let pair = |a: u8, b: u8| u32::from(a) | u32::from(b) << 8;
+            match *k {
+                // Owned by the sampled position at its start (even) or the one after (odd):
+                // the pair there is its first two bytes or its last two.
+                [a, b, c] => {
+                    set_bit(&mut pairs, pair(a, b));
+                    set_bit(&mut pairs, pair(b, c));
+                    short.push(entry(0, 0));
+                }
+                // Owned by its start or the position before: the pair there is the keyword,
+                // or any byte and its first.
+                [a, b] => {
+                    set_bit(&mut pairs, pair(a, b));
+                    for c in 0..=255 {
+                        set_bit(&mut pairs, pair(c, a));
+                    }
+                    short.push(entry(0, 0));
+                }
+                [a] => {
+                    for c in 0..=255 {
+                        set_bit(&mut pairs, pair(a, c));
+                        set_bit(&mut pairs, pair(c, a));
+                    }
+                    short.push(entry(0, 0));
+                }
+                [_, _, _, _] => {
+                    three.push(entry(0, 3));
+                    three.push(entry(1, 3));
+                }
+                _ => {
+                    for parity in 0..2 {
+                        let offset = (parity..=k.len() - 4)
+                            .step_by(2)
+                            .max_by_key(|&o| rarity(&k[o..o + 4]))
+                            .expect("a keyword of five bytes has a gram of either parity");
+                        four.push(entry(offset, 4));
+                    }
+                }
+            }
+            bytes.extend_from_slice(k);
+        }
+        short.sort_unstable_by_key(|e| (bytes[e.at as usize], e.keyword));
+        let mut short_at = Box::new([0u16; 257]);
+        for e in &short {
+            short_at[usize::from(bytes[e.at as usize]) + 1] += 1;
+        }
+        for b in 1..short_at.len() {
+            short_at[b] += short_at[b - 1];
+        }
+        KeywordSet {
+            bytes,
+            four: Grams::new(four),
+            three: Grams::new(three),
+            pairs,
+            short_at,
+            short: short.into_boxed_slice(),
+        }
     }
 
     /// Calls `f(keyword, start, end)` for every occurrence of every keyword in `text`
-    /// (overlapping occurrences included), in order of `start`. `text` must already be
+    /// (overlapping occurrences included), in no particular order. `text` must already be
     /// lowercased as the keywords are.
     pub(crate) fn for_each(&self, text: &[u8], mut f: impl FnMut(usize, usize, usize)) {
-        // Every position with eight bytes after it reads them straight from the text; the last
-        // seven read a zero-padded copy.
-        let body = text.len().saturating_sub(7);
-        for (i, w) in text.windows(8).enumerate() {
-            let x = u64::from_le_bytes(w.try_into().expect("a window of eight bytes"));
-            self.step(text, i, x, &mut f);
+        // Positions with four bytes after them read them straight from the text; the last
+        // few read a zero-padded copy.
+        let body = text.len().saturating_sub(3);
+        let mut p = 0;
+        while p < body {
+            let x = u32::from_le_bytes(text[p..p + 4].try_into().expect("four bytes"));
+            self.step(text, p, x, &mut f);
+            p += 2;
         }
-        for i in body..text.len() {
-            self.step(text, i, load(text, i), &mut f);
+        while p < text.len() {
+            self.step(text, p, load(text, p), &mut f);
+            p += 2;
         }
     }
 
-    /// Tests position `i` (`x`: the eight bytes there) and reports the keywords that start there.
+    /// Tests sampled position `p` (`x`: the four bytes there) and reports the occurrences it
+    /// owns.
     #[inline]
-    fn step(&self, text: &[u8], i: usize, x: u64, f: &mut impl FnMut(usize, usize, usize)) {
-        let (h3, h4) = (mix(low(x, 3)), mix(low(x, 4)));
-        #[allow(clippy::cast_possible_truncation, reason = "the first byte")]
-        let first = x as u8;
-        let (in3, in4) = (bit(&self.first3, h3), bit(&self.first4, h4));
-        let short = self.short_first[usize::from(first)];
-        if !(in3 | in4 | short) {
-            return;
+    fn step(&self, text: &[u8], p: usize, x: u32, f: &mut impl FnMut(usize, usize, usize)) {
+        let (h4, h3) = (mix(x), mix(x & 0xFF_FFFF));
+        let hit = (self.four.may_hold(h4), self.three.may_hold(h3));
+        let short = bit(&self.pairs, x & 0xFFFF);
+        if hit.0 | hit.1 | short {
+            self.candidates(text, p, x, (h4, h3), (hit.0, hit.1, short), f);
         }
-        self.candidates(text, i, x, (in3, in4, short), f);
     }
 
     /// The slow path of [`Self::step`]: compares the keywords the filters let through.
@@ -219,61 +356,33 @@ impl KeywordSet {
     fn candidates(
         &self,
         text: &[u8],
-        i: usize,
-        x: u64,
-        (in3, in4, short): (bool, bool, bool),
+        p: usize,
+        x: u32,
+        (h4, h3): (u32, u32),
+        (four, three, short): (bool, bool, bool),
         f: &mut impl FnMut(usize, usize, usize),
     ) {
-        if in4 {
-            let h8 = mix(x);
-            if bit(&self.first8, h8) {
-                self.verify(text, i, x, h8, 8, f);
-            }
-            self.verify(text, i, x, mix(low(x, 4)), 4, f);
+        if four {
+            self.four.report(&self.bytes, text, p, (x, h4), f);
         }
-        if in3 {
-            self.verify(text, i, x, mix(low(x, 3)), 3, f);
+        if three {
+            self.three
+                .report(&self.bytes, text, p, (x & 0xFF_FFFF, h3), f);
         }
         if short {
-            for &k in &self.short {
-                let kw = self.keyword(k as usize);
-                if text[i..].starts_with(kw) {
-                    f(k as usize, i, i + kw.len());
+            // A three-byte keyword is owned by the sampled position of its first two bytes or
+            // of its last two; a shorter one by its start or the byte before.
+            for (start, owned) in [(p.wrapping_sub(1), 3..=3), (p, 1..=3), (p + 1, 1..=2)] {
+                let Some(&first) = text.get(start) else {
+                    continue;
+                };
+                let b = usize::from(first);
+                let group = usize::from(self.short_at[b])..usize::from(self.short_at[b + 1]);
+                for e in &self.short[group] {
+                    if owned.contains(&e.len) {
+                        check(&self.bytes, text, start, e, f);
+                    }
                 }
-            }
-        }
-    }
-
-    /// Reports the keywords with a `prefix`-byte key hashing to `h` that occur at `i` (`x`:
-    /// the eight bytes there).
-    #[inline]
-    fn verify(
-        &self,
-        text: &[u8],
-        i: usize,
-        x: u64,
-        h: u32,
-        prefix: u8,
-        f: &mut impl FnMut(usize, usize, usize),
-    ) {
-        let slot = (h >> (HASH_BITS - SLOT_BITS)) as usize;
-        let range = usize::from(self.slots[slot])..usize::from(self.slots[slot + 1]);
-        let key = low(x, usize::from(prefix));
-        for e in &self.entries[range] {
-            if e.hash != h || e.prefix != prefix || e.key != key {
-                continue;
-            }
-            let kw = self.keyword(e.keyword as usize);
-            // The prefix matched; compare the rest (keywords are short: no call to memcmp).
-            let rest = &text[i..];
-            if rest.len() >= kw.len()
-                && kw
-                    .iter()
-                    .zip(rest)
-                    .skip(usize::from(prefix))
-                    .all(|(a, b)| a == b)
-            {
-                f(e.keyword as usize, i, i + kw.len());
             }
         }
     }
@@ -324,9 +433,17 @@ mod tests {
         let set = KeywordSet::new(&kws);
         let text = b"@x <| api_key=1 ignore previous https://a.b key";
         assert_eq!(sorted(ours(&set, text)), reference(&kws, text));
-        // Starts are reported in order.
-        let starts: Vec<usize> = ours(&set, text).iter().map(|m| m.1).collect();
-        assert!(starts.windows(2).all(|w| w[0] <= w[1]));
+        // Every length class starting at either parity, at the very start and the very end.
+        for pad in ["", "x"] {
+            for k in kws {
+                let text = format!("{pad}{k}");
+                assert_eq!(
+                    sorted(ours(&set, text.as_bytes())),
+                    reference(&kws, text.as_bytes()),
+                    "{text:?}"
+                );
+            }
+        }
         // A keyword that ends exactly at the end of the text, and one cut short there.
         assert_eq!(ours(&set, b"the key"), vec![(2, 4, 7)]);
         assert!(ours(&set, b"the ke").is_empty());
@@ -336,7 +453,7 @@ mod tests {
     proptest! {
         #[test]
         fn same_matches_as_aho_corasick(
-            kws in prop::collection::vec("[a-e@:/ ]{1,6}", 1..40),
+            kws in prop::collection::vec("[a-e@:/ ]{1,10}", 1..40),
             text in "[a-e@:/ ]{0,200}",
         ) {
             let mut kws = kws;
