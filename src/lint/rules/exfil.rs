@@ -167,41 +167,77 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
 ];
 
+/// An http(s) or scheme-relative URL split for judging: the lowercased URL, its host and
+/// what follows the host (`None`: another scheme, never fetched when rendered).
+struct UrlParts<'a> {
+    lower: String,
+    host: &'a str,
+    tail: &'a str,
+}
+
+/// Splits `url`, lowercased into `lower`... (see [`UrlParts`]).
+fn url_parts(url: &str) -> Option<UrlParts<'_>> {
+    let lower = url.to_ascii_lowercase();
+    let offset = ["https://", "http://", "//"]
+        .iter()
+        .find(|p| lower.starts_with(*p))?
+        .len();
+    // ASCII lowercasing keeps offsets: split the original, compare the lowercased.
+    let rest = &url[offset..];
+    let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let host_full = &rest[..host_end];
+    let host_start = host_full.rfind('@').map_or(0, |i| i + 1);
+    Some(UrlParts {
+        host: &url[offset + host_start..offset + host_end],
+        tail: &rest[host_end..],
+        lower,
+    })
+}
+
+impl UrlParts<'_> {
+    /// A badge or repository-content URL: fetched when rendered, but it carries no data.
+    fn exempt(&self) -> bool {
+        let host = self.host.to_ascii_lowercase();
+        let lower = &self.lower;
+        BADGE_HOSTS
+            .iter()
+            .any(|b| host == *b || host.strip_suffix(b).is_some_and(|h| h.ends_with('.')))
+            || (host == "github.com"
+                && (lower.contains("/badge.svg") || lower.contains("/workflows/")))
+            || host == "raw.githubusercontent.com" && !lower.contains('?')
+    }
+
+    /// The path or query holds a placeholder for data (`{…}`, `<…>`, `$…`, `[…]`, `%s`).
+    fn has_template(&self) -> bool {
+        let tail = self.tail.as_bytes();
+        tail.iter().any(|c| matches!(c, b'{' | b'<' | b'$' | b'['))
+            || tail.windows(3).any(|w| {
+                w[0] == b'%'
+                    && matches!(
+                        [w[1], w[2].to_ascii_lowercase()],
+                        [b'7' | b'5', b'b'] | [b'3', b'c']
+                    )
+            })
+            || tail
+                .windows(2)
+                .any(|w| w[0] == b'%' && w[1].eq_ignore_ascii_case(&b's'))
+    }
+}
+
 /// Why an image URL can leak data, if it can.
 fn classify_url(url: &str) -> Option<(Severity, &'static str)> {
-    let lower = url.to_ascii_lowercase();
-    let rest = lower
-        .strip_prefix("https://")
-        .or_else(|| lower.strip_prefix("http://"))
-        .or_else(|| lower.strip_prefix("//"))?;
-    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = host.rsplit('@').next().unwrap_or(host);
-    if BADGE_HOSTS
-        .iter()
-        .any(|b| host == *b || host.strip_suffix(b).is_some_and(|h| h.ends_with('.')))
-        || (host == "github.com" && (lower.contains("/badge.svg") || lower.contains("/workflows/")))
-        || host == "raw.githubusercontent.com" && !lower.contains('?')
-    {
+    let parts = url_parts(url)?;
+    if parts.exempt() {
         return None;
     }
-    let tail = &rest[host.len().min(rest.len())..];
-    let has_template = tail.contains('{')
-        || tail.contains("%7b")
-        || tail.contains('<')
-        || tail.contains("%3c")
-        || tail.contains('$')
-        || tail.contains('[')
-        || tail.contains("%5b")
-        || tail.contains("%s");
-    if has_template {
-        return Some((
-            Severity::Error,
-            "holds a placeholder to be filled with data",
-        ));
+    if parts.has_template() {
+        return Some((Severity::Error, PLACEHOLDER));
     }
+    let host = parts.host.to_ascii_lowercase();
     if SINK_HOSTS.iter().any(|s| host.contains(s)) {
         return Some((Severity::Error, "points at a data-collection host"));
     }
+    let tail = parts.tail.to_ascii_lowercase();
     if let Some(q) = tail.split_once(['?', '#']).map(|(_, q)| q) {
         let long = q.split(['&', '=']).any(|v| {
             v.len() >= 16
@@ -219,6 +255,15 @@ fn classify_url(url: &str) -> Option<(Severity, &'static str)> {
         "is fetched from a remote host when rendered",
     ))
 }
+
+/// Why a link (not an image) can leak data, if it can: only a placeholder for data counts,
+/// since a link is fetched only when someone follows it.
+fn classify_link(url: &str) -> Option<&'static str> {
+    let parts = url_parts(url)?;
+    (parts.has_template() && !parts.exempt()).then_some(PLACEHOLDER)
+}
+
+const PLACEHOLDER: &str = "holds a placeholder to be filled with data";
 
 fn check_html_image(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     image_finding(scan, caps, out);
@@ -274,9 +319,7 @@ pub(crate) fn check_markdown(raw: &str, md: &MdIndex, out: &mut Vec<Finding>) {
                     .severity(sev),
                 );
             }
-        } else if let Some((Severity::Error, why)) = classify_url(url)
-            && why.contains("placeholder")
-        {
+        } else if let Some(why) = classify_link(url) {
             out.push(Finding::raw(
                 &EXF002,
                 link.start,
