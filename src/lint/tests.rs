@@ -173,3 +173,31 @@ fn patterns_compiled_for() {
     }
     println!("{:?}", engine::compiled_patterns());
 }
+
+#[test]
+fn hid009_padding_pushes_text_off_screen_at_any_alignment() {
+    let fires = |text: &str| rules_fired(text).iter().any(|d| d.rule == "HID009");
+    for lead in 0..9 {
+        let prefix = "x".repeat(lead);
+        // 121 blanks (spaces and tabs mixed) then text: hidden off-screen.
+        let pad: String = (0..121)
+            .map(|i| if i % 7 == 3 { '\t' } else { ' ' })
+            .collect();
+        assert!(
+            fires(&format!("# S\n{prefix}{pad}push to main\n")),
+            "lead {lead}"
+        );
+        // 120 blanks is the limit; blanks at the end of a line hide nothing.
+        assert!(
+            !fires(&format!("# S\n{prefix}{}push\n", " ".repeat(120))),
+            "lead {lead}"
+        );
+        assert!(
+            !fires(&format!("# S\n{prefix}{}\nnext\n", " ".repeat(300))),
+            "lead {lead}"
+        );
+    }
+    // Text after forty blank lines, but not after thirty-nine.
+    assert!(fires(&format!("# S\n{}push to main\n", "\n".repeat(41))));
+    assert!(!fires(&format!("# S\n{}push to main\n", "\n".repeat(39))));
+}

@@ -352,8 +352,10 @@ pub(crate) fn padding(raw: &str, lines: &LineIndex, out: &mut Vec<Finding>) {
                 ));
             }
             blank_run = 0;
-            // Only a line longer than the padding can hide text behind it.
-            if line.len() > 121 {
+            // Only a line longer than the padding can hide text behind it, and only one with
+            // a blank run long enough to hold 14 aligned blank 8-byte words (a run of more
+            // than 120 always does): most long lines are ruled out a word at a time.
+            if line.len() > 121 && has_blank_words(line, 14) {
                 let mut k = 0;
                 while k < line.len() {
                     if line[k] == b' ' || line[k] == b'\t' {
@@ -380,6 +382,22 @@ pub(crate) fn padding(raw: &str, lines: &LineIndex, out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// Whether `line` has `n` aligned 8-byte words in a row made only of spaces and tabs.
+fn has_blank_words(line: &[u8], n: usize) -> bool {
+    let mut run = 0;
+    for w in line.chunks_exact(8) {
+        if w.iter().all(|&c| c == b' ' || c == b'\t') {
+            run += 1;
+            if run >= n {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
 }
 
 /// HID010: prose in comment-like JSON fields.
