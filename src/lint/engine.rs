@@ -187,12 +187,19 @@ pub(crate) struct Pattern {
     /// A cheap test on the keyword occurrence (text bytes, keyword start, keyword end) that
     /// must hold before a window is opened for it.
     pub gate: Option<GateFn>,
+    /// Literals (matched case-insensitively, `{a|b}` alternatives expanded) of which every
+    /// match also holds one: a window with none of them is not searched. Found by the same
+    /// keyword pass; empty for no such condition.
+    pub near: &'static [&'static str],
 }
+
+/// In [`Engine::keyword_patterns`]: the keyword is one of the pattern's `near` literals.
+const NEAR: u16 = 1 << 15;
 
 struct Engine {
     patterns: Vec<&'static Pattern>,
     keywords: KeywordSet,
-    /// The patterns each keyword gates.
+    /// The patterns each keyword gates (with [`NEAR`] set: is near for).
     keyword_patterns: Vec<Vec<u16>>,
     regexes: Vec<OnceLock<Regex>>,
 }
@@ -205,10 +212,14 @@ impl Engine {
         // this runs on every process that lints, so one sort instead of a hash map of strings.
         let mut pairs: Vec<(String, u16)> = Vec::with_capacity(1536);
         for (i, p) in patterns.iter().enumerate() {
-            let i = u16::try_from(i).expect("fewer than 65536 patterns");
+            let i = u16::try_from(i).expect("fewer than 32768 patterns");
+            assert!(i < NEAR, "fewer than 32768 patterns");
             for k in p.keywords {
                 // Keywords are lowercase and are searched in a lowercased copy of the text.
                 expand_keyword(&k.to_ascii_lowercase(), &mut |k| pairs.push((k, i)));
+            }
+            for k in p.near {
+                expand_keyword(&k.to_ascii_lowercase(), &mut |k| pairs.push((k, i | NEAR)));
             }
         }
         pairs.sort_unstable();
@@ -269,11 +280,17 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let e = &*ENGINE;
     let text = scan.text();
     let mut windows: Vec<(u16, usize, usize)> = Vec::with_capacity(text.len() / 64);
+    // (pattern, start, end) of the `near` literals.
+    let mut near: Vec<(u16, usize, usize)> = Vec::new();
     let bytes = text.as_bytes();
     // ASCII lowercasing keeps every byte offset, so matches in the copy are matches in `text`.
     let lower = text.to_ascii_lowercase();
     e.keywords.for_each(lower.as_bytes(), |k, start, end| {
         for &p in &e.keyword_patterns[k] {
+            if p & NEAR != 0 {
+                near.push((p & !NEAR, start, end));
+                continue;
+            }
             let pat = e.patterns[p as usize];
             if pat.gate.is_some_and(|g| !g(bytes, start, end)) {
                 continue;
@@ -289,6 +306,7 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         return;
     }
     windows.sort_unstable();
+    near.sort_unstable();
     let mut i = 0;
     while i < windows.len() {
         let (p, mut ws, mut we) = windows[i];
@@ -301,6 +319,9 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         ws = snap_back(text, ws);
         we = snap_forward(text, we);
         let pat = e.patterns[p as usize];
+        if !pat.near.is_empty() && !holds_near(&near, p, ws, we) {
+            continue;
+        }
         let hay = &text[ws..we];
         let re = e.regex(p as usize);
         let mut at = 0;
@@ -318,6 +339,15 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             at = ceil_char(hay, next);
         }
     }
+}
+
+/// Whether one of pattern `p`'s `near` literals lies wholly within `ws..we` (`near` is sorted).
+fn holds_near(near: &[(u16, usize, usize)], p: u16, ws: usize, we: usize) -> bool {
+    let from = near.partition_point(|&(q, s, _)| (q, s) < (p, ws));
+    near[from..]
+        .iter()
+        .take_while(|&&(q, s, _)| q == p && s < we)
+        .any(|&(_, _, e)| e <= we)
 }
 
 fn snap_back(text: &str, i: usize) -> usize {
@@ -401,5 +431,22 @@ pub(crate) fn compiled_patterns() -> Vec<String> {
 pub(crate) fn compile_all() {
     for i in 0..ENGINE.patterns.len() {
         let _ = ENGINE.regex(i);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_near;
+
+    #[test]
+    fn a_near_literal_counts_only_wholly_inside_the_window_and_for_its_pattern() {
+        let near = [(1u16, 10, 15), (2, 40, 45), (2, 90, 99)];
+        assert!(holds_near(&near, 1, 0, 20));
+        assert!(holds_near(&near, 1, 10, 15));
+        assert!(!holds_near(&near, 1, 11, 30), "starts before the window");
+        assert!(!holds_near(&near, 1, 0, 14), "ends after the window");
+        assert!(!holds_near(&near, 3, 0, 100), "another pattern's literal");
+        assert!(holds_near(&near, 2, 50, 100));
+        assert!(!holds_near(&near, 2, 46, 89));
     }
 }

@@ -64,6 +64,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_html_image,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &EXF001,
@@ -74,6 +75,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_inline_image,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &EXF003,
@@ -114,6 +116,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_sensitive,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &EXF004,
@@ -140,6 +143,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_sink_command,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &EXF005,
@@ -164,6 +168,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_sink_host,
         overlap: false,
         gate: None,
+        near: &[],
     },
 ];
 

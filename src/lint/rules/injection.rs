@@ -92,6 +92,38 @@ const TOOLING: &[&str] = &[
     "spelling",
 ];
 
+/// The leading literal of every alternative of the `OBJ` vocabulary: each PI001 override
+/// match holds one (a test checks the list against the vocabulary).
+pub(crate) const OBJ_WORDS: &[&str] = &[
+    "instruction",
+    "prompt",
+    "directive",
+    "command",
+    "guideline",
+    "guardrail",
+    "rules",
+    "constraints",
+    "restrictions",
+    "polic",
+    "context",
+    "conversation",
+    "programming",
+    "training",
+    "message",
+    "orders",
+    "requests",
+    "system",
+    "safety",
+    "filter",
+    "limitations",
+    "ethics",
+    "morals",
+    "protocol",
+    "input",
+    "everything",
+    "anything",
+];
+
 pub(crate) static PATTERNS: &[Pattern] = &[
     // PI001: override verb → up to six words → instruction noun.
     Pattern {
@@ -130,6 +162,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_override,
         overlap: false,
         gate: None,
+        near: OBJ_WORDS,
     },
     Pattern {
         rule: &PI001,
@@ -146,6 +179,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_halt,
         overlap: false,
         gate: None,
+        near: &[],
     },
     // PI002: emphasised announcements of new instructions.
     Pattern {
@@ -159,6 +193,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_new_instructions,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI002,
@@ -169,6 +204,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_from_now_on,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI002,
@@ -187,6 +223,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<2>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI002,
@@ -197,6 +234,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<2>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     // PI003: persona and role reassignment.
     Pattern {
@@ -208,6 +246,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_you_are_now,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI003,
@@ -225,6 +264,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<3>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI003,
@@ -235,6 +275,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<3>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI003,
@@ -256,6 +297,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<3>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI003,
@@ -266,6 +308,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<3>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI003,
@@ -289,6 +332,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_persona_verb,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI003,
@@ -311,6 +355,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<3>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI003,
@@ -321,6 +366,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<3>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     // PI004: jailbreak personas and modes.
     Pattern {
@@ -332,6 +378,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_dan,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -342,6 +389,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<4>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -351,7 +399,8 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 10,
         check: check_mode,
         overlap: false,
-        gate: None,
+        gate: Some(mode_gate),
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -362,6 +411,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_enable_mode,
         overlap: false,
         gate: None,
+        near: &["enable", "activate", "enter", "switch", "turn"],
     },
     Pattern {
         rule: &PI004,
@@ -372,6 +422,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<4>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -382,6 +433,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_jailbreak_word,
         overlap: false,
         gate: None,
+        near: &[],
     },
     // PI005: chat-template tokens and role tags.
     Pattern {
@@ -411,6 +463,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_delimiter,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI005,
@@ -421,6 +474,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_delimiter,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI005,
@@ -437,6 +491,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_delimiter,
         overlap: false,
         gate: None,
+        near: &[],
     },
     // PI006: extraction of the system prompt or earlier context.
     Pattern {
@@ -459,6 +514,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_extraction,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI006,
@@ -482,6 +538,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<6>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI006,
@@ -503,6 +560,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_your_system,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI006,
@@ -521,6 +579,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_completion,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI006,
@@ -531,6 +590,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<6>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     // PI007: stealth.
     Pattern {
@@ -545,6 +605,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_stealth,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI007,
@@ -555,6 +616,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<7>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI007,
@@ -565,6 +627,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<7>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     // PI008: coercion.
     Pattern {
@@ -579,6 +642,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_pipe_shell,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI008,
@@ -589,6 +653,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_no_verify,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI008,
@@ -617,6 +682,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_bypass,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI008,
@@ -627,6 +693,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_approve_all,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI008,
@@ -637,6 +704,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<8>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     // PI009: priority escalation.
     Pattern {
@@ -658,6 +726,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_priority,
         overlap: false,
         gate: None,
+        near: &[],
     },
     // PI010: ReAct transcripts.
     Pattern {
@@ -669,6 +738,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<10>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     // PI011: decode and follow.
     Pattern {
@@ -697,6 +767,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<11>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     // PI012: instructions aimed at the reader's own output.
     Pattern {
@@ -727,6 +798,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_response,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI012,
@@ -743,6 +815,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<12>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI012,
@@ -753,6 +826,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_end_with,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI012,
@@ -770,6 +844,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_code_injection,
         overlap: false,
         gate: None,
+        near: &[],
     },
     // Jailbreak signals, combined by `combine`.
     Pattern {
@@ -796,6 +871,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_persona,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -806,6 +882,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_persona,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -818,6 +895,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_persona,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -834,6 +912,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_persona,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -856,6 +935,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_persona,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -877,6 +957,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_persona,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -893,6 +974,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_strong_persona,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -910,6 +992,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_slot,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -920,6 +1003,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_persona,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -930,6 +1014,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_strong,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -958,6 +1043,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_strong,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -991,6 +1077,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_limits,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -1001,6 +1088,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_limits,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -1020,6 +1108,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_limits,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -1033,6 +1122,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_limits,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -1079,6 +1169,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_weak,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -1095,6 +1186,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_meta_ai,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &PI004,
@@ -1105,6 +1197,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_fiction,
         overlap: false,
         gate: None,
+        near: &[],
     },
 ];
 
@@ -1682,6 +1775,52 @@ fn check_dan(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         "jailbreak persona \"DAN\" (do anything now)".into(),
     );
     push_pi(scan, f, out);
+}
+
+/// The words that make a `… mode` a jailbreak persona (see the pattern's regex).
+const MODE_WORDS: &[&str] = &[
+    "god",
+    "sudo",
+    "jailbreak",
+    "jailbroken",
+    "unrestricted",
+    "unfiltered",
+    "uncensored",
+    "dan",
+    "evil",
+    "chaos",
+    "developer",
+    "dev",
+    "admin",
+    "administrator",
+    "debug",
+    "debugging",
+    "maintenance",
+    "root",
+    "super",
+    "opposite",
+    "dude",
+    "stan",
+    "aim",
+    "unlocked",
+    "unleashed",
+];
+
+/// A `mode` keyword (` mode`, `_mode`, `-mode`) right after one of [`MODE_WORDS`]: blanks, one
+/// backslash and the separator in between, as the regex allows.
+fn mode_gate(b: &[u8], start: usize, _end: usize) -> bool {
+    let mut i = start;
+    while i > 0 && (b[i - 1].is_ascii_whitespace() || b[i - 1] == b'\\') {
+        i -= 1;
+    }
+    let word_end = i;
+    while i > 0 && b[i - 1].is_ascii_alphanumeric() {
+        i -= 1;
+    }
+    let word = &b[i..word_end];
+    MODE_WORDS
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w.as_bytes()))
 }
 
 fn check_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {

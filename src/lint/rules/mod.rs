@@ -723,6 +723,46 @@ pub(crate) fn excerpt(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Splits a regex source at its top-level `|`.
+    fn alternatives(src: &str) -> Vec<&str> {
+        let (mut depth, mut from, mut out) = (0, 0, Vec::new());
+        for (i, c) in src.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                '|' if depth == 0 => {
+                    out.push(&src[from..i]);
+                    from = i + 1;
+                }
+                _ => {}
+            }
+        }
+        out.push(&src[from..]);
+        out
+    }
+
+    #[test]
+    fn every_obj_alternative_holds_a_near_word_of_the_override_pattern() {
+        // PI001's override pattern searches only windows that hold one of OBJ_WORDS, so a
+        // word added to the OBJ vocabulary must bring its literal along.
+        let (_, obj) = VOCAB
+            .iter()
+            .find(|(n, _)| *n == "OBJ")
+            .expect("OBJ vocabulary");
+        let pattern = injection::PATTERNS
+            .iter()
+            .find(|p| p.regex.contains("{OBJ}") && !p.near.is_empty())
+            .expect("the override pattern");
+        assert_eq!(pattern.near, injection::OBJ_WORDS);
+        for alt in alternatives(obj) {
+            let literal: String = alt.chars().take_while(char::is_ascii_alphabetic).collect();
+            assert!(
+                injection::OBJ_WORDS.iter().any(|w| literal.contains(w)),
+                "OBJ alternative {alt:?} holds none of OBJ_WORDS"
+            );
+        }
+    }
+
     #[test]
     fn placeholders_are_graded() {
         assert_eq!(placeholder("<your-key>"), Placeholder::Hard);

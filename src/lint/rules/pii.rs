@@ -15,6 +15,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[Pattern {
     check: check_email,
     overlap: false,
     gate: Some(email_gate),
+    near: &[],
 }];
 
 /// An `@` inside an address: a local-part character before it, a domain character after.

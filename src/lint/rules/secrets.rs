@@ -172,6 +172,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_private_key,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC010,
@@ -182,6 +183,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_aws_key_id,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC011,
@@ -192,6 +194,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_aws_secret,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC011,
@@ -202,6 +205,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_aws_session,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC020,
@@ -212,6 +216,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_github,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC030,
@@ -235,6 +240,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_prefixed::<30>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC040,
@@ -251,6 +257,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_prefixed::<40>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC041,
@@ -261,6 +268,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_prefixed::<41>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC042,
@@ -271,6 +279,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_sk,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC050,
@@ -283,6 +292,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_slack,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC051,
@@ -299,6 +309,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_prefixed::<51>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC060,
@@ -311,6 +322,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_stripe,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC070,
@@ -321,6 +333,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_prefixed::<70>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC080,
@@ -338,6 +351,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_azure,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC090,
@@ -348,6 +362,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_prefixed::<90>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC100,
@@ -443,6 +458,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_vendor,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC100,
@@ -453,6 +469,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_vault_legacy,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC100,
@@ -463,6 +480,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_k8s_token,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC110,
@@ -473,6 +491,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_authorization,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC120,
@@ -497,6 +516,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_assignment,
         overlap: true,
         gate: Some(assignment_gate),
+        near: &[],
     },
     Pattern {
         rule: &SEC120,
@@ -507,6 +527,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_user_pass,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC120,
@@ -517,6 +538,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_gradle,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC121,
@@ -527,6 +549,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_password_prose,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC130,
@@ -537,6 +560,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_url_credentials,
         overlap: true,
         gate: Some(userinfo_gate),
+        near: &[],
     },
     Pattern {
         rule: &SEC130,
@@ -547,6 +571,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_connection_string,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC131,
@@ -583,6 +608,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_command_credentials,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC140,
@@ -596,6 +622,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_prefixed::<140>,
         overlap: false,
         gate: None,
+        near: &[],
     },
     Pattern {
         rule: &SEC150,
@@ -619,6 +646,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_identifier,
         overlap: false,
         gate: None,
+        near: &[],
     },
 ];
 
