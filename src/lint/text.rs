@@ -133,7 +133,8 @@ impl<'a> View<'a> {
         if start >= total_norm {
             return (total_src, total_src);
         }
-        let s = Self::seg_at(segs, start).map_or(0, |g| {
+        let first = Self::seg_at(segs, start);
+        let s = first.map_or(0, |g| {
             if g.identity {
                 g.src as usize + (start - g.norm as usize)
             } else {
@@ -144,7 +145,11 @@ impl<'a> View<'a> {
             return (s, s);
         }
         let e_pos = (end - 1).min(total_norm - 1);
-        let e = Self::seg_at(segs, e_pos).map_or(total_src, |g| {
+        // Most ranges are short and end in the segment they start in: no second search.
+        let last = first
+            .filter(|g| e_pos < (g.norm + g.norm_len) as usize)
+            .or_else(|| Self::seg_at(segs, e_pos));
+        let e = last.map_or(total_src, |g| {
             if g.identity {
                 g.src as usize + (e_pos - g.norm as usize) + 1
             } else {
