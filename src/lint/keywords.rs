@@ -101,12 +101,21 @@ fn load(text: &[u8], i: usize) -> u32 {
 
 /// English letters from the most frequent to the least.
 const BY_FREQUENCY: &[u8; 26] = b"etaoinsrhldcumfpgwybvkxjqz";
-/// The commonest English trigrams.
-const COMMON: [&[u8; 3]; 40] = [
+/// Trigrams that ordinary text is full of: the commonest in English prose, then the ones
+/// developer Markdown repeats (URLs, `github`, `config`, `commit`, `check`, the handoff's
+/// own words). A gram holding one makes a poor filter.
+const COMMON: [&[u8; 3]; 121] = [
     b"the", b"and", b"ing", b"ion", b"tio", b"ent", b"ati", b"for", b"her", b"ter", b"hat", b"tha",
     b"ere", b"ate", b"his", b"con", b"res", b"ver", b"all", b"ons", b"nce", b"men", b"ith", b"ted",
     b"ers", b"pro", b"thi", b"wit", b"are", b"ess", b"not", b"ive", b"was", b"ect", b"rea", b"com",
-    b"eve", b"per", b"int", b"est",
+    b"eve", b"per", b"int", b"est", b"htt", b"ttp", b"tps", b"git", b"hub", b"onf", b"nfi", b"fig",
+    b"omm", b"mmi", b"mit", b"che", b"eck", b"wor", b"ork", b"por", b"ort", b"abl", b"ble", b"tur",
+    b"ure", b"tas", b"ask", b"scr", b"cri", b"rip", b"ipt", b"tes", b"fil", b"ile", b"cod", b"ode",
+    b"dat", b"ata", b"use", b"ser", b"aah", b"ahp", b"han", b"ndo", b"dof", b"off", b"err", b"rro",
+    b"ror", b"now", b"add", b"rev", b"evi", b"vie", b"iew", b"ran", b"nch", b"mpl", b"ple", b"req",
+    b"equ", b"ues", b"bra", b"fea", b"eat", b"fix", b"upd", b"pda", b"cha", b"ang", b"nge", b"log",
+    b"run", b"bui", b"uil", b"ild", b"ase", b"rel", b"lea", b"ele", b"sta", b"tat", b"mai", b"ain",
+    b"ult",
 ];
 
 /// How rare each byte is in prose: a letter by its frequency rank, digits and punctuation
