@@ -17,7 +17,7 @@
 //!
 //! Each occurrence is checked from exactly one sampled position, so it is reported once. The
 //! filters are 8 KiB each and stay in L1; real text passes them at about one sampled position
-//! in six (~45,000 of ~290,000 over the 0.58 MB of negative corpora). The set is built on
+//! in ten (~31,000 of ~290,000 over the 0.58 MB of negative corpora). The set is built on
 //! every process start, with no allocation per keyword.
 //!
 //! The result is the same set of (keyword, start, end) triples as an overlapping
