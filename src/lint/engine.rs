@@ -212,8 +212,10 @@ impl Engine {
         // this runs on every process that lints, so one sort instead of a hash map of strings.
         let mut pairs: Vec<(String, u16)> = Vec::with_capacity(1536);
         for (i, p) in patterns.iter().enumerate() {
-            let i = u16::try_from(i).expect("fewer than 32768 patterns");
-            assert!(i < NEAR, "fewer than 32768 patterns");
+            let i = u16::try_from(i)
+                .ok()
+                .filter(|&i| i < NEAR)
+                .expect("fewer than 32768 patterns");
             for k in p.keywords {
                 // Keywords are lowercase and are searched in a lowercased copy of the text.
                 expand_keyword(&k.to_ascii_lowercase(), &mut |k| pairs.push((k, i)));

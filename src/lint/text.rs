@@ -164,6 +164,8 @@ impl<'a> View<'a> {
 #[derive(Debug)]
 pub(crate) struct LineIndex {
     starts: Vec<usize>,
+    /// The text's length.
+    len: usize,
 }
 
 impl LineIndex {
@@ -173,12 +175,15 @@ impl LineIndex {
         starts.push(0);
         // Lines are short (tens of bytes): a `memchr` call per line costs more than it saves.
         super::swar::for_each_byte(text.as_bytes(), b'\n', |i| starts.push(i + 1));
-        LineIndex { starts }
+        LineIndex {
+            starts,
+            len: text.len(),
+        }
     }
 
-    /// The byte range of every line of a text `len` bytes long, without its `\n`.
-    pub(super) fn ranges(&self, len: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
-        let ends = self.starts[1..].iter().map(|&s| s - 1).chain([len]);
+    /// The byte range of every line, without its `\n`.
+    pub(super) fn ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let ends = self.starts[1..].iter().map(|&s| s - 1).chain([self.len]);
         self.starts.iter().copied().zip(ends)
     }
 

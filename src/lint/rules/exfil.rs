@@ -172,38 +172,44 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
 ];
 
-/// An http(s) or scheme-relative URL split for judging: the lowercased URL, its host and
-/// what follows the host (`None`: another scheme, never fetched when rendered).
-struct UrlParts<'a> {
+/// An http(s) or scheme-relative URL, lowercased, with where its host lies (after any
+/// `user@`) and where the path, query and fragment after it begin.
+struct UrlParts {
     lower: String,
-    host: &'a str,
-    tail: &'a str,
+    host: std::ops::Range<usize>,
 }
 
-/// Splits `url`, lowercased into `lower`... (see [`UrlParts`]).
-fn url_parts(url: &str) -> Option<UrlParts<'_>> {
+/// Splits `url`; `None` for another scheme (never fetched when rendered).
+fn url_parts(url: &str) -> Option<UrlParts> {
     let lower = url.to_ascii_lowercase();
     let offset = ["https://", "http://", "//"]
         .iter()
         .find(|p| lower.starts_with(*p))?
         .len();
-    // ASCII lowercasing keeps offsets: split the original, compare the lowercased.
-    let rest = &url[offset..];
-    let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let host_full = &rest[..host_end];
-    let host_start = host_full.rfind('@').map_or(0, |i| i + 1);
+    let rest = &lower[offset..];
+    let host_end = offset + rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let host_start = lower[offset..host_end]
+        .rfind('@')
+        .map_or(offset, |i| offset + i + 1);
     Some(UrlParts {
-        host: &url[offset + host_start..offset + host_end],
-        tail: &rest[host_end..],
+        host: host_start..host_end,
         lower,
     })
 }
 
-impl UrlParts<'_> {
+impl UrlParts {
+    fn host(&self) -> &str {
+        &self.lower[self.host.clone()]
+    }
+
+    /// What follows the host: path, query and fragment.
+    fn tail(&self) -> &str {
+        &self.lower[self.host.end..]
+    }
+
     /// A badge or repository-content URL: fetched when rendered, but it carries no data.
     fn exempt(&self) -> bool {
-        let host = self.host.to_ascii_lowercase();
-        let lower = &self.lower;
+        let (host, lower) = (self.host(), &self.lower);
         BADGE_HOSTS
             .iter()
             .any(|b| host == *b || host.strip_suffix(b).is_some_and(|h| h.ends_with('.')))
@@ -214,18 +220,9 @@ impl UrlParts<'_> {
 
     /// The path or query holds a placeholder for data (`{…}`, `<…>`, `$…`, `[…]`, `%s`).
     fn has_template(&self) -> bool {
-        let tail = self.tail.as_bytes();
-        tail.iter().any(|c| matches!(c, b'{' | b'<' | b'$' | b'['))
-            || tail.windows(3).any(|w| {
-                w[0] == b'%'
-                    && matches!(
-                        [w[1], w[2].to_ascii_lowercase()],
-                        [b'7' | b'5', b'b'] | [b'3', b'c']
-                    )
-            })
-            || tail
-                .windows(2)
-                .any(|w| w[0] == b'%' && w[1].eq_ignore_ascii_case(&b's'))
+        let tail = self.tail();
+        tail.contains(['{', '<', '$', '['])
+            || ["%7b", "%3c", "%5b", "%s"].iter().any(|t| tail.contains(t))
     }
 }
 
@@ -238,12 +235,10 @@ fn classify_url(url: &str) -> Option<(Severity, &'static str)> {
     if parts.has_template() {
         return Some((Severity::Error, PLACEHOLDER));
     }
-    let host = parts.host.to_ascii_lowercase();
-    if SINK_HOSTS.iter().any(|s| host.contains(s)) {
+    if SINK_HOSTS.iter().any(|s| parts.host().contains(s)) {
         return Some((Severity::Error, "points at a data-collection host"));
     }
-    let tail = parts.tail.to_ascii_lowercase();
-    if let Some(q) = tail.split_once(['?', '#']).map(|(_, q)| q) {
+    if let Some(q) = parts.tail().split_once(['?', '#']).map(|(_, q)| q) {
         let long = q.split(['&', '=']).any(|v| {
             v.len() >= 16
                 && v.bytes().all(|c| {

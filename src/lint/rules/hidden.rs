@@ -335,7 +335,7 @@ pub(crate) fn padding(raw: &str, lines: &LineIndex, out: &mut Vec<Finding>) {
     let b = raw.as_bytes();
     let mut blank_run = 0usize;
     let mut run_start = 0usize;
-    for (start, end) in lines.ranges(raw.len()) {
+    for (start, end) in lines.ranges() {
         let line = &b[start..end];
         if line.iter().all(u8::is_ascii_whitespace) {
             if blank_run == 0 {

@@ -1778,7 +1778,7 @@ fn check_dan(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 }
 
 /// The words that make a `… mode` a jailbreak persona (see the pattern's regex).
-const MODE_WORDS: &[&str] = &[
+pub(crate) const MODE_WORDS: &[&str] = &[
     "god",
     "sudo",
     "jailbreak",

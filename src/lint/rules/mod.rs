@@ -742,6 +742,21 @@ mod tests {
     }
 
     #[test]
+    fn the_mode_gate_knows_every_persona_word_of_its_pattern() {
+        // `X mode` opens a window only when X is one of MODE_WORDS: the list must be the
+        // regex's alternation, word for word.
+        let pattern = injection::PATTERNS
+            .iter()
+            .find(|p| p.regex.starts_with(r"\b(?P<m>") && p.regex.contains("mode"))
+            .expect("the persona-mode pattern");
+        let group = &pattern.regex[r"\b(?P<m>".len()..];
+        let words: Vec<&str> = group[..group.find(')').expect("group end")]
+            .split('|')
+            .collect();
+        assert_eq!(words, injection::MODE_WORDS);
+    }
+
+    #[test]
     fn every_obj_alternative_holds_a_near_word_of_the_override_pattern() {
         // PI001's override pattern searches only windows that hold one of OBJ_WORDS, so a
         // word added to the OBJ vocabulary must bring its literal along.
