@@ -164,8 +164,12 @@ impl MdIndex {
                 }
                 b'`' => {
                     let run = b[pos..line_end].iter().take_while(|c| **c == b'`').count();
-                    let ticks = &text[pos..pos + run];
-                    if let Some(i) = text[pos + run..line_end].find(ticks) {
+                    // The first run of as many backticks later on the line.
+                    let rest = &b[pos + run..line_end];
+                    let close = memchr::memchr_iter(b'`', rest).find(|&i| {
+                        rest[i..].iter().take(run).filter(|c| **c == b'`').count() == run
+                    });
+                    if let Some(i) = close {
                         let end = pos + run + i + run;
                         self.ranges.push((pos, end, Context::CodeSpan));
                         pos = end;
@@ -364,6 +368,18 @@ mod tests {
         assert!(idx.links[0].image);
         let c = idx.refdefs[0].comment.unwrap();
         assert_eq!(&t[c.0..c.1], "secret note");
+    }
+
+    #[test]
+    fn a_code_span_closes_at_the_first_run_as_long_as_its_opening() {
+        let t = "a ``b ` c`` d `e`` f\n`g\nh`\n";
+        let idx = MdIndex::parse(t);
+        assert_eq!(idx.context_at(t.find("b ").unwrap()), Context::CodeSpan);
+        assert_eq!(idx.context_at(t.find(" d").unwrap()), Context::Text);
+        assert_eq!(idx.context_at(t.find('e').unwrap()), Context::CodeSpan);
+        // A span does not cross a line end.
+        assert_eq!(idx.context_at(t.find('g').unwrap()), Context::Text);
+        assert_eq!(idx.context_at(t.find('h').unwrap()), Context::Text);
     }
 
     #[test]

@@ -220,9 +220,16 @@ impl UrlParts {
 
     /// The path or query holds a placeholder for data (`{…}`, `<…>`, `$…`, `[…]`, `%s`).
     fn has_template(&self) -> bool {
-        let tail = self.tail();
-        tail.contains(['{', '<', '$', '['])
-            || ["%7b", "%3c", "%5b", "%s"].iter().any(|t| tail.contains(t))
+        let tail = self.tail().as_bytes();
+        // One pass: a bracket or `$`, or `%` before an escaped bracket or `s`.
+        tail.iter().enumerate().any(|(i, &c)| match c {
+            b'{' | b'<' | b'$' | b'[' => true,
+            b'%' => matches!(
+                tail.get(i + 1..),
+                Some([b's', ..] | [b'7' | b'5', b'b', ..] | [b'3', b'c', ..])
+            ),
+            _ => false,
+        })
     }
 }
 
@@ -554,4 +561,33 @@ fn check_sink_host(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             excerpt(&scan.text()[s..e])
         ),
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::url_parts;
+
+    #[test]
+    fn a_placeholder_is_found_plain_or_percent_escaped() {
+        let has = |u: &str| url_parts(u).is_some_and(|p| p.has_template());
+        for u in [
+            "https://x.test/a?q={data}",
+            "https://x.test/<secret>",
+            "https://x.test/$TOKEN",
+            "https://x.test/a?q=[x]",
+            "https://x.test/a?q=%7Bdata%7D",
+            "https://x.test/a?q=%3Csecret%3E",
+            "https://x.test/a?q=%5Bx%5D",
+            "https://x.test/a?q=%s",
+        ] {
+            assert!(has(u), "{u}");
+        }
+        for u in [
+            "https://x.test/a%20b?q=1%2C2",
+            "https://x.test/docs/page",
+            "https://x.test/a?q=%",
+        ] {
+            assert!(!has(u), "{u}");
+        }
+    }
 }

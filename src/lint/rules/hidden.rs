@@ -565,43 +565,40 @@ pub(crate) fn comments(
 }
 
 /// `<tag hidden>` / `style="display:none"` elements: (start, end, inner start, inner end).
-/// Found from the attribute words (rare) back to their tag, not by a regex over the file.
+/// Found from each tag (`<` is rare in Markdown) whose first line holds an attribute word, not
+/// by a regex over the file.
 fn hidden_html(raw: &str) -> Vec<(usize, usize, usize, usize)> {
     use std::sync::LazyLock;
     static ATTR: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(r"(?i-u)\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\b|opacity\s*:\s*0(?:\.0+)?\b").expect("static regex")
     });
+    const WORDS: [&[u8]; 5] = [
+        b"hidden",
+        b"display",
+        b"font-size",
+        b"opacity",
+        b"visibility",
+    ];
     let b = raw.as_bytes();
     let mut out: Vec<(usize, usize, usize, usize)> = Vec::new();
-    let finder = [
-        memchr::memmem::Finder::new("hidden"),
-        memchr::memmem::Finder::new("display"),
-        memchr::memmem::Finder::new("font-size"),
-        memchr::memmem::Finder::new("opacity"),
-        memchr::memmem::Finder::new("visibility"),
-    ];
-    let mut hits: Vec<usize> = finder
-        .iter()
-        .flat_map(|f| f.find_iter(b).collect::<Vec<_>>())
-        .collect();
-    hits.sort_unstable();
-    for h in hits {
-        if out.last().is_some_and(|o| h < o.1) {
-            continue;
-        }
-        // The enclosing tag: a `<` before on the same line with no `>` in between.
-        let line_start = memchr::memrchr(b'\n', &b[..h]).map_or(0, |i| i + 1);
-        let Some(lt) = memchr::memrchr(b'<', &b[line_start..h]).map(|i| line_start + i) else {
-            continue;
-        };
-        if memchr::memchr(b'>', &b[lt..h]).is_some()
+    for lt in memchr::memchr_iter(b'<', b) {
+        if out.last().is_some_and(|o| lt < o.1)
             || !b.get(lt + 1).is_some_and(u8::is_ascii_alphabetic)
         {
             continue;
         }
-        let Some(gt) = memchr::memchr(b'>', &b[h..]).map(|i| h + i) else {
+        let Some(gt) = memchr::memchr(b'>', &b[lt..]).map(|i| lt + i) else {
             continue;
         };
+        // The attribute word is on the tag's first line, before any other `<`.
+        let tag = &b[lt + 1..gt];
+        let head = &tag[..memchr::memchr2(b'\n', b'<', tag).unwrap_or(tag.len())];
+        if !WORDS
+            .iter()
+            .any(|w| memchr::memmem::find(head, w).is_some())
+        {
+            continue;
+        }
         if !ATTR.is_match(&raw[lt..gt]) {
             continue;
         }
