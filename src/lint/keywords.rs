@@ -82,8 +82,14 @@ fn mix(x: u32) -> u32 {
 /// Bit `h` of a filter.
 #[inline]
 fn bit(filter: &Filter, h: u32) -> bool {
+    masked(filter, h) != 0
+}
+
+/// The word of a filter that holds bit `h`, with its other bits cleared.
+#[inline]
+fn masked(filter: &Filter, h: u32) -> u64 {
     // `h` has HASH_BITS bits, so the index is in range (the mask lets the compiler see it).
-    filter[(h >> 6) as usize & (filter.len() - 1)] & (1 << (h & 63)) != 0
+    filter[(h >> 6) as usize & (filter.len() - 1)] & (1 << (h & 63))
 }
 
 fn set_bit(filter: &mut Filter, h: u32) {
@@ -334,52 +340,70 @@ impl KeywordSet {
     /// (overlapping occurrences included), in no particular order. `text` must already be
     /// lowercased as the keywords are.
     pub(crate) fn for_each(&self, text: &[u8], mut f: impl FnMut(usize, usize, usize)) {
-        // Positions with four bytes after them read them straight from the text; the last
-        // few read a zero-padded copy.
-        let body = text.len().saturating_sub(3);
         let mut p = 0;
-        while p < body {
-            let x = u32::from_le_bytes(text[p..p + 4].try_into().expect("four bytes"));
-            self.step(text, p, x, &mut f);
-            p += 2;
+        // Four sampled positions a round, read from one 8-byte word and the two bytes after
+        // it, with one branch for the four (about two rounds in three have no candidate).
+        while let Some(round) = text.get(p..p + 10) {
+            let w = u64::from_le_bytes(round[..8].try_into().expect("eight bytes"));
+            let next = u64::from(round[8]) | u64::from(round[9]) << 8;
+            #[allow(
+                clippy::cast_possible_truncation,
+                reason = "four bytes of the word each"
+            )]
+            let xs = [
+                w as u32,
+                (w >> 16) as u32,
+                (w >> 32) as u32,
+                (w >> 48 | next << 16) as u32,
+            ];
+            let hits = [
+                self.hits(xs[0]),
+                self.hits(xs[1]),
+                self.hits(xs[2]),
+                self.hits(xs[3]),
+            ];
+            if hits[0] | hits[1] | hits[2] | hits[3] != 0 {
+                for k in 0..4 {
+                    if hits[k] != 0 {
+                        self.candidates(text, p + 2 * k, xs[k], &mut f);
+                    }
+                }
+            }
+            p += 8;
         }
+        // The last few positions read a zero-padded copy.
         while p < text.len() {
-            self.step(text, p, load(text, p), &mut f);
+            let x = load(text, p);
+            let hits = self.hits(x);
+            if hits != 0 {
+                self.candidates(text, p, x, &mut f);
+            }
             p += 2;
         }
     }
 
-    /// Tests sampled position `p` (`x`: the four bytes there) and reports the occurrences it
-    /// owns.
+    /// Tests the four bytes `x` at a sampled position against the filters: not zero when
+    /// one of them may hold them (the OR of the filter words, each masked to its bit).
     #[inline]
-    fn step(&self, text: &[u8], p: usize, x: u32, f: &mut impl FnMut(usize, usize, usize)) {
-        let (h4, h3) = (mix(x), mix(x & 0xFF_FFFF));
-        let hit = (self.four.may_hold(h4), self.three.may_hold(h3));
-        let short = bit(&self.pairs, x & 0xFFFF);
-        if hit.0 | hit.1 | short {
-            self.candidates(text, p, x, (h4, h3), (hit.0, hit.1, short), f);
-        }
+    fn hits(&self, x: u32) -> u64 {
+        masked(&self.four.filter, mix(x))
+            | masked(&self.three.filter, mix(x & 0xFF_FFFF))
+            | masked(&self.pairs, x & 0xFFFF)
     }
 
-    /// The slow path of [`Self::step`]: compares the keywords the filters let through.
+    /// The slow path of [`Self::for_each`]: compares the keywords the filters let through at
+    /// sampled position `p`.
     #[inline(never)]
-    fn candidates(
-        &self,
-        text: &[u8],
-        p: usize,
-        x: u32,
-        (h4, h3): (u32, u32),
-        (four, three, short): (bool, bool, bool),
-        f: &mut impl FnMut(usize, usize, usize),
-    ) {
-        if four {
+    fn candidates(&self, text: &[u8], p: usize, x: u32, f: &mut impl FnMut(usize, usize, usize)) {
+        let h4 = mix(x);
+        if self.four.may_hold(h4) {
             self.four.report(&self.bytes, text, p, (x, h4), f);
         }
-        if three {
-            self.three
-                .report(&self.bytes, text, p, (x & 0xFF_FFFF, h3), f);
+        let (gram, h3) = (x & 0xFF_FFFF, mix(x & 0xFF_FFFF));
+        if self.three.may_hold(h3) {
+            self.three.report(&self.bytes, text, p, (gram, h3), f);
         }
-        if short {
+        if bit(&self.pairs, x & 0xFFFF) {
             // A three-byte keyword is owned by the sampled position of its first two bytes or
             // of its last two; a shorter one by its start or the byte before.
             for (start, owned) in [(p.wrapping_sub(1), 3..=3), (p, 1..=3), (p + 1, 1..=2)] {
