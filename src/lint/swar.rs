@@ -54,6 +54,13 @@ pub(crate) fn find_non_ascii_or(bytes: &[u8], also: Option<u8>) -> Option<usize>
         .map(|i| at + i)
 }
 
+/// Whether one of the eight bytes of `chunk` is `a` or `b`.
+#[inline]
+pub(crate) fn holds_either(chunk: &[u8], a: u8, b: u8) -> bool {
+    let x = word(chunk);
+    bytes_equal(x, a) | bytes_equal(x, b) != 0
+}
+
 /// Calls `f` with the offset of every byte of `bytes` equal to `b`, in order.
 pub(crate) fn for_each_byte(bytes: &[u8], b: u8, mut f: impl FnMut(usize)) {
     let mut chunks = bytes.chunks_exact(8);

@@ -32,13 +32,28 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
             skip_until = end;
         }
     }
-    // Base64/hex runs of at least 24 bytes: probe the last byte of each 24-byte stretch, so
-    // ordinary prose (a space every few bytes) is skipped 24 bytes at a time.
+    // Base64/hex runs of at least 24 bytes. Any 24 bytes hold two whole 8-byte words of the
+    // text (at offsets that are multiples of 8); a run holds no space or newline, so only a
+    // pair of such words can lie in one. Prose has a space every few bytes: most words are
+    // ruled out eight bytes at a time.
+    let blank = |w: usize| super::super::swar::holds_either(&b[8 * w..8 * w + 8], b' ', b'\n');
+    let words = b.len() / 8;
     let mut i = 0;
-    while i + 24 <= b.len() {
-        let probe = i + 23;
-        if B64[b[probe] as usize] == 0 {
-            i = probe + 1;
+    let mut word = 1;
+    while word < words {
+        if blank(word) {
+            word += 2;
+            continue;
+        }
+        if blank(word - 1) {
+            word += 1;
+            continue;
+        }
+        // Words `word - 1` and `word` may lie in a run; if so, the run holds the byte at
+        // `8 * word`.
+        let probe = 8 * word;
+        word += 1;
+        if probe < i || B64[b[probe] as usize] == 0 {
             continue;
         }
         let mut start = probe;
@@ -63,6 +78,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
             j += 1;
         }
         i = (if b.get(j) == Some(&b'=') { j + 1 } else { j }).max(probe + 1);
+        word = word.max(i.div_ceil(8) + 1);
         // Base64 of text mixes cases with digits or symbols; hex is long and alphanumeric;
         // plain words are neither.
         let len = j - start;
