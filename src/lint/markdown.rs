@@ -225,8 +225,8 @@ impl MdIndex {
     }
 
     /// Maps every range through `f` (from the text the index was parsed on to the raw file).
-    pub(crate) fn map(self, f: impl Fn(usize, usize) -> (usize, usize)) -> MdIndex {
-        let m = |r: (usize, usize)| f(r.0, r.1);
+    pub(crate) fn map(self, mut f: impl FnMut(usize, usize) -> (usize, usize)) -> MdIndex {
+        let mut m = |r: (usize, usize)| f(r.0, r.1);
         MdIndex {
             ranges: self
                 .ranges
@@ -271,11 +271,11 @@ impl MdIndex {
                         end,
                         label: d.label,
                         dest: m(d.dest),
-                        comment: d.comment.map(m),
+                        comment: d.comment.map(&mut m),
                     }
                 })
                 .collect(),
-            fences: self.fences.into_iter().map(m).collect(),
+            fences: self.fences.into_iter().map(&mut m).collect(),
         }
     }
 

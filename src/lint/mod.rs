@@ -460,7 +460,7 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         if norm.view.is_identity() {
             idx
         } else {
-            idx.map(|a, b| norm.view.to_source(a, b))
+            idx.map(norm.view.source_mapper())
         }
     });
     let scan = Scan {

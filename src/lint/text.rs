@@ -115,13 +115,44 @@ impl<'a> View<'a> {
         self.segs.is_none()
     }
 
-    fn seg_at(segs: &[Seg], pos: usize) -> Option<&Seg> {
-        let i = segs.partition_point(|s| (s.norm as usize) <= pos);
-        i.checked_sub(1).map(|i| &segs[i])
+    /// The segment holding `pos`: the last one starting at or before it. The search starts
+    /// from segment `hint`, which is left at the answer, so lookups in increasing order cost
+    /// a step or two each instead of a binary search.
+    fn seg_at<'s>(segs: &'s [Seg], hint: &mut usize, pos: usize) -> Option<&'s Seg> {
+        let starts_by = |s: &Seg| (s.norm as usize) <= pos;
+        let from = *hint;
+        let i = if segs.get(from).is_some_and(starts_by) {
+            let mut i = from;
+            while segs.get(i + 1).is_some_and(starts_by) {
+                i += 1;
+                if i - from == 8 {
+                    i += segs[i..].partition_point(starts_by) - 1;
+                    break;
+                }
+            }
+            i
+        } else {
+            segs.partition_point(starts_by).checked_sub(1)?
+        };
+        *hint = i;
+        Some(&segs[i])
     }
 
     /// Maps a byte range of the view to the source range it came from.
     pub(super) fn to_source(&self, start: usize, end: usize) -> (usize, usize) {
+        // No hint: a binary search.
+        let mut hint = usize::MAX;
+        self.to_source_from(&mut hint, start, end)
+    }
+
+    /// Maps many ranges of the view, best in increasing order of start (each lookup starts
+    /// where the last one ended).
+    pub(super) fn source_mapper(&self) -> impl FnMut(usize, usize) -> (usize, usize) + '_ {
+        let mut hint = 0;
+        move |start, end| self.to_source_from(&mut hint, start, end)
+    }
+
+    fn to_source_from(&self, hint: &mut usize, start: usize, end: usize) -> (usize, usize) {
         let Some(segs) = &self.segs else {
             return (start, end);
         };
@@ -133,7 +164,7 @@ impl<'a> View<'a> {
         if start >= total_norm {
             return (total_src, total_src);
         }
-        let first = Self::seg_at(segs, start);
+        let first = Self::seg_at(segs, hint, start);
         let s = first.map_or(0, |g| {
             if g.identity {
                 g.src as usize + (start - g.norm as usize)
@@ -145,10 +176,11 @@ impl<'a> View<'a> {
             return (s, s);
         }
         let e_pos = (end - 1).min(total_norm - 1);
-        // Most ranges are short and end in the segment they start in: no second search.
-        let last = first
-            .filter(|g| e_pos < (g.norm + g.norm_len) as usize)
-            .or_else(|| Self::seg_at(segs, e_pos));
+        // Most ranges are short and end in the segment they start in.
+        let last = match first {
+            Some(g) if e_pos < (g.norm + g.norm_len) as usize => Some(g),
+            _ => Self::seg_at(segs, &mut hint.clone(), e_pos),
+        };
         let e = last.map_or(total_src, |g| {
             if g.identity {
                 g.src as usize + (e_pos - g.norm as usize) + 1
@@ -325,6 +357,39 @@ pub(crate) fn entropy(s: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_source_mapper_agrees_with_to_source_in_any_order() {
+        // Many segments: a replaced character every few bytes, some dropped entirely.
+        let src: String = (0..300)
+            .map(|i| match i % 7 {
+                0 => "\u{201c}",
+                3 => "\u{200b}",
+                _ => "ab",
+            })
+            .collect();
+        let n = super::super::unicode::normalize(&src, true);
+        let view = &n.view;
+        assert!(!view.is_identity());
+        let len = view.text.len();
+        let ranges: Vec<(usize, usize)> = (0..len)
+            .step_by(3)
+            .flat_map(|a| [(a, a), (a, a + 1), (a, (a + 40).min(len)), (a, len)])
+            .collect();
+        let mut forward = view.source_mapper();
+        for &(a, b) in &ranges {
+            assert_eq!(forward(a, b), view.to_source(a, b), "{a}..{b}");
+        }
+        let mut backward = view.source_mapper();
+        for &(a, b) in ranges.iter().rev() {
+            assert_eq!(backward(a, b), view.to_source(a, b), "{a}..{b}");
+        }
+        let mut jumping = view.source_mapper();
+        for k in 0..ranges.len() {
+            let (a, b) = ranges[(k * 7919) % ranges.len()];
+            assert_eq!(jumping(a, b), view.to_source(a, b), "{a}..{b}");
+        }
+    }
 
     #[test]
     fn positions_count_characters_and_lines() {
