@@ -277,6 +277,11 @@ fn expand_keyword(k: &str, out: &mut impl FnMut(String)) {
     }
 }
 
+thread_local! {
+    /// The buffer of [`run`]'s lowercased copy, kept between files.
+    static LOWER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// Runs every keyword-gated pattern over the scan.
 pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let e = &*ENGINE;
@@ -286,8 +291,13 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let mut near: Vec<(u16, usize, usize)> = Vec::new();
     let bytes = text.as_bytes();
     // ASCII lowercasing keeps every byte offset, so matches in the copy are matches in `text`.
-    let lower = text.to_ascii_lowercase();
-    e.keywords.for_each(lower.as_bytes(), |k, start, end| {
+    // The copy's buffer is kept for the thread's next file (taken out, so a nested scan of
+    // decoded text gets its own).
+    let mut lower = LOWER.with(std::cell::Cell::take);
+    lower.clear();
+    lower.extend_from_slice(bytes);
+    lower.make_ascii_lowercase();
+    e.keywords.for_each(&lower, |k, start, end| {
         for &p in &e.keyword_patterns[k] {
             if p & NEAR != 0 {
                 near.push((p & !NEAR, start, end));
@@ -304,6 +314,7 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             ));
         }
     });
+    LOWER.with(|l| l.set(lower));
     if windows.is_empty() {
         return;
     }
