@@ -399,7 +399,8 @@ impl KeywordSet {
         if self.four.may_hold(h4) {
             self.four.report(&self.bytes, text, p, (x, h4), f);
         }
-        let (gram, h3) = (x & 0xFF_FFFF, mix(x & 0xFF_FFFF));
+        let gram = x & 0xFF_FFFF;
+        let h3 = mix(gram);
         if self.three.may_hold(h3) {
             self.three.report(&self.bytes, text, p, (gram, h3), f);
         }

@@ -221,14 +221,19 @@ fn hid007_hidden_html_elements_with_instructions() {
         // The attribute word is on the tag's first line, except in the multi-line case.
         assert_eq!(fires(&text), !open.contains('\n'), "{open}");
     }
-    // A visible element, an attribute word outside any tag, and a tag closed before it.
+    // A visible element, an attribute word outside any tag, a tag closed before it, tags
+    // that no `>` ever closes, and many tags sharing one `>` without the attribute form.
     for text in [
         format!("# S\n<div class=\"note\">{order}</div>\n"),
         format!("# S\nthe hidden tests pass; {order}\n"),
         format!("# S\n<b>done</b> display: none {order}\n"),
+        format!("# S\n{}{order}\n", "<a hidden ".repeat(500)),
+        format!("# S\n{}>{order}\n", "<a hiddenly ".repeat(500)),
     ] {
         assert!(!fires(&text), "{text}");
     }
+    // Tags sharing one `>`: the attribute in a later one still hides the element.
+    assert!(fires(&format!("# S\n<b hiddenly <i hidden>{order}</b>\n")));
 }
 
 #[test]

@@ -176,10 +176,12 @@ impl<'a> View<'a> {
             return (s, s);
         }
         let e_pos = (end - 1).min(total_norm - 1);
-        // Most ranges are short and end in the segment they start in.
+        // Most ranges are short and end in the segment they start in. The end is looked up
+        // from the start's segment without moving the hint: the next range may start before
+        // this one ends.
         let last = match first {
             Some(g) if e_pos < (g.norm + g.norm_len) as usize => Some(g),
-            _ => Self::seg_at(segs, &mut hint.clone(), e_pos),
+            _ => Self::seg_at(segs, &mut { *hint }, e_pos),
         };
         let e = last.map_or(total_src, |g| {
             if g.identity {

@@ -581,24 +581,30 @@ fn hidden_html(raw: &str) -> Vec<(usize, usize, usize, usize)> {
     ];
     let b = raw.as_bytes();
     let mut out: Vec<(usize, usize, usize, usize)> = Vec::new();
+    // Everything before `done` is settled: inside a hidden element found, or in a tag that
+    // ends at a `>` already judged. A later `<` before that `>` starts a tag with the same
+    // end whose text is a suffix of the judged one's, so it cannot match where that did not.
+    // Each byte is searched a bounded number of times, whatever the file holds.
+    let mut done = 0;
     for lt in memchr::memchr_iter(b'<', b) {
-        if out.last().is_some_and(|o| lt < o.1)
-            || !b.get(lt + 1).is_some_and(u8::is_ascii_alphabetic)
-        {
+        if lt < done || !b.get(lt + 1).is_some_and(u8::is_ascii_alphabetic) {
             continue;
         }
-        let Some(gt) = memchr::memchr(b'>', &b[lt..]).map(|i| lt + i) else {
-            continue;
-        };
         // The attribute word is on the tag's first line, before any other `<`.
-        let tag = &b[lt + 1..gt];
-        let head = &tag[..memchr::memchr2(b'\n', b'<', tag).unwrap_or(tag.len())];
+        let head_end =
+            memchr::memchr3(b'\n', b'<', b'>', &b[lt + 1..]).map_or(b.len(), |i| lt + 1 + i);
+        let head = &b[lt + 1..head_end];
         if !WORDS
             .iter()
             .any(|w| memchr::memmem::find(head, w).is_some())
         {
             continue;
         }
+        let Some(gt) = memchr::memchr(b'>', &b[head_end..]).map(|i| head_end + i) else {
+            // No `>` closes this tag or any later one.
+            break;
+        };
+        done = gt;
         if !ATTR.is_match(&raw[lt..gt]) {
             continue;
         }
@@ -613,6 +619,7 @@ fn hidden_html(raw: &str) -> Vec<(usize, usize, usize, usize)> {
             .map_or(raw.len().min(inner_start + 2000), |i| inner_start + i);
         let inner_end = super::super::text::floor_char(raw, inner_end);
         let end = memchr::memchr(b'>', &b[inner_end..]).map_or(inner_end, |i| inner_end + i + 1);
+        done = end;
         out.push((lt, end, inner_start, inner_end));
     }
     out
