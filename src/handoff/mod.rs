@@ -411,12 +411,26 @@ pub fn line_count(bytes: &[u8]) -> usize {
 
 /// Writes a file atomically: temp file in the same directory, fsync, rename, fsync the
 /// directory. A crash leaves either the old or the new content, never a mix.
+///
+/// A file that exists keeps its permission bits; a new file gets `0666` less the umask, as
+/// any other tool's new file would (issue #12: everything used to become `0600`).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".aahp-tmp-")
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".aahp-tmp-");
+    let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // The mode given to open(2) is reduced by the umask, which is what a new file needs.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
+    if let Some(perm) = existing {
+        // fchmod is not reduced by the umask: a rewritten file keeps exactly its mode.
+        tmp.as_file().set_permissions(perm)?;
+    }
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;

@@ -529,3 +529,60 @@ fn archive_help() {
     --- stderr ---
     ");
 }
+
+/// Runs `git-aahp` under `umask` through a shell (the umask is per process).
+fn aahp_with_umask(repo: &TestRepo, umask: &str, args: &str) {
+    let cmd = repo.aahp_command(&[]);
+    let program = cmd.get_program().to_owned();
+    let mut sh = std::process::Command::new("sh");
+    sh.current_dir(repo.path())
+        .arg("-c")
+        .arg(format!("umask {umask}; exec \"$0\" {args}"))
+        .arg(program);
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => sh.env(k, v),
+            None => sh.env_remove(k),
+        };
+    }
+    let out = sh.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn mode(repo: &TestRepo, rel: &str) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(repo.path().join(rel))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+#[test]
+fn rewritten_files_keep_their_mode_and_new_files_follow_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = repo_with_log(&journal(13));
+    for (rel, m) in [(LOG, 0o644), (MANIFEST, 0o640)] {
+        std::fs::set_permissions(repo.path().join(rel), std::fs::Permissions::from_mode(m))
+            .unwrap();
+    }
+    aahp_with_umask(&repo, "027", "archive");
+    assert_eq!(
+        mode(&repo, LOG),
+        0o644,
+        "LOG.md was rewritten with another mode"
+    );
+    assert_eq!(mode(&repo, MANIFEST), 0o640);
+    // LOG-ARCHIVE.md and its index are new: 0666 less the umask.
+    assert_eq!(mode(&repo, ARCHIVE), 0o640);
+    assert_eq!(mode(&repo, INDEX), 0o640);
+
+    let repo = repo_with_log(&journal(13));
+    aahp_with_umask(&repo, "022", "archive");
+    assert_eq!(mode(&repo, ARCHIVE), 0o644);
+    assert_eq!(mode(&repo, INDEX), 0o644);
+}
