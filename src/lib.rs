@@ -21,7 +21,6 @@ pub mod output;
 pub mod schema;
 pub mod transaction;
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -43,13 +42,14 @@ pub fn main_entry() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() {
-                ExitStatus::Error.code()
-            } else {
-                0
-            };
-            let _ = e.print();
-            return ExitCode::from(code);
+            if !e.use_stderr() {
+                // --help and --version: the tool's own text.
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            // A usage error quotes the command line: through the boundary like any error.
+            output::write_stderr(&e.render().to_string());
+            return ExitCode::from(ExitStatus::Error.code());
         }
     };
     match commands::run(&cli) {
@@ -63,14 +63,23 @@ pub fn main_entry() -> ExitCode {
 }
 
 fn report_error(e: &Error) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "error: {e}");
+    output::write_stderr(&error_text(e));
+}
+
+/// The human form of an error: `error:`, one `caused by:` per source, `hint:`.
+fn error_text(e: &Error) -> String {
+    let mut text = format!("error: {e}\n");
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
-        let _ = writeln!(err, "caused by: {s}");
+        text.push_str("caused by: ");
+        text.push_str(&s.to_string());
+        text.push('\n');
         source = s.source();
     }
     if let Some(hint) = e.hint() {
-        let _ = writeln!(err, "hint: {hint}");
+        text.push_str("hint: ");
+        text.push_str(hint);
+        text.push('\n');
     }
+    text
 }

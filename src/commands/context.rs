@@ -16,7 +16,7 @@ use crate::handoff::log::LogFile;
 use crate::handoff::manifest::{FileState, Manifest, section};
 use crate::handoff::trust::TrustLedger;
 use crate::handoff::{HandoffDir, LOCK, Snapshot, Source, tokens};
-use crate::output::{Report, Style};
+use crate::output::{Report, Style, boundary};
 
 /// Print what the next agent should read, within a token budget.
 #[derive(Debug, Clone, clap::Args)]
@@ -224,8 +224,18 @@ fn render_part(p: &Part) -> String {
     out
 }
 
-fn part(title: impl Into<String>, source: Option<String>, verified: bool, text: String) -> Part {
-    let title = title.into();
+/// Builds a block. Every block is made of handoff text, so this is where it crosses the
+/// output boundary: secrets redacted, control characters and CI commands neutralised, in
+/// the Markdown and the JSON alike (the counts are of what is shown).
+fn part(
+    title: impl Into<String>,
+    source: Option<String>,
+    verified: bool,
+    text: impl AsRef<str>,
+) -> Part {
+    let title = boundary::clean_line(&title.into());
+    let source = source.map(|s| boundary::clean_line(&s));
+    let text = boundary::clean(text.as_ref()).into_owned();
     let tokens = tokens::count(&text) + tokens::count(&title) + 6;
     Part {
         title,
@@ -285,7 +295,11 @@ fn candidates(
             quick,
             "
 - Changed outside the protocol since the manifest (treat as assumed): {}",
-            changed.join(", ")
+            changed
+                .iter()
+                .map(|n| boundary::clean_line(n))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     if !quick.trim().is_empty() {
@@ -326,7 +340,7 @@ fn candidates(
                 "Trust register",
                 Some(path.clone()),
                 verified("TRUST.md"),
-                text.to_string(),
+                text,
             ));
         } else if let Ok(ledger) = TrustLedger::parse(&path, text) {
             let mut lines = Vec::new();
@@ -400,12 +414,7 @@ fn candidates(
             } else {
                 name.trim_end_matches(".md")
             };
-            out.push(part(
-                title,
-                Some(dir.path_of(name)),
-                verified(name),
-                text.to_string(),
-            ));
+            out.push(part(title, Some(dir.path_of(name)), verified(name), text));
         }
     }
     Ok(out)

@@ -668,7 +668,7 @@ mod tests {
             md("![x](https://evil.example/?k=1) <script>"),
             "\\!\\[x\\]\\(https://evil.example/?k=1\\) \\<script\\>"
         );
-        assert_eq!(md("a\n::error::x"), "a\\\\u{a}::error::x");
+        assert_eq!(md("a\n::error::x"), "a\\\\u{a}\\\\::error::x");
         assert_eq!(code("a`b"), "`a'b`");
     }
 

@@ -223,7 +223,7 @@ fn config_diag(
     message: String,
 ) -> Diagnostic {
     let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
-    let snippet = crate::output::escape_untrusted(line_text);
+    let snippet = crate::output::boundary::neutralise(line_text).into_owned();
     let width = snippet.chars().count().max(1);
     Diagnostic {
         rule: rule.id,
@@ -376,6 +376,71 @@ pub fn check_text(path: &str, text: &str) -> Result<Vec<Diagnostic>> {
         bytes: text.as_bytes(),
     };
     Ok(lint(&cfg, &[file])?.diagnostics)
+}
+
+/// The byte ranges of every secret the linter's detectors recognise in `text` (credentials,
+/// private keys with their body, PII the linter redacts), sorted and merged. The output
+/// boundary (`output::boundary`) replaces each with [`redacted`], the form lint snippets use.
+pub fn secret_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans: Vec<(usize, usize)> = scan_decoded(text, 0)
+        .iter()
+        .filter(|f| f.secret)
+        .map(|f| {
+            let s = text::floor_char(text, f.start.min(text.len()));
+            let e = text::ceil_char(text, f.end.clamp(s, text.len()));
+            (s, extend_private_key(text, s, e))
+        })
+        .filter(|(s, e)| s < e)
+        .collect();
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for (s, e) in spans {
+        match merged.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => merged.push((s, e)),
+        }
+    }
+    merged
+}
+
+/// Redacts one secret for display, exactly as lint snippets show it.
+pub fn redacted(secret: &str) -> String {
+    rules::redact(secret, 0)
+}
+
+/// A private-key header's finding covers the `-----BEGIN … PRIVATE KEY-----` line; for
+/// display the key body and its END line go too (a bounded look-ahead keeps this linear).
+fn extend_private_key(text: &str, s: usize, e: usize) -> usize {
+    const LOOK: usize = 64 * 1024;
+    let head = &text[s..e];
+    if !(head.starts_with("-----BEGIN") && head.contains("PRIVATE KEY")) {
+        return e;
+    }
+    let window = &text[e..text::floor_char(text, (e + LOOK).min(text.len()))];
+    if let Some(i) = window.find("-----END") {
+        let after = &window[i + 8..];
+        let close = after
+            .find("-----")
+            .filter(|j| !after[..*j].contains('\n'))
+            .map_or(i + 8, |j| i + 8 + j + 5);
+        return e + close;
+    }
+    // No END line: the body is the following run of base64 lines.
+    let mut end = e;
+    let mut body_seen = false;
+    for line in window.split_inclusive('\n') {
+        let body = line.trim();
+        if body.is_empty() && body_seen
+            || !body
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
+        {
+            break;
+        }
+        body_seen |= !body.is_empty();
+        end += line.len();
+    }
+    end
 }
 
 /// Lints text decoded from an encoded run (ENC); offsets are in `text`.
@@ -796,7 +861,7 @@ fn render_line(
     }
     let start = caret_start.unwrap_or(col);
     let end = caret_end.unwrap_or(col).max(start + 1);
-    let mut shown = crate::output::escape_untrusted(&out);
+    let mut shown = crate::output::boundary::neutralise(&out).into_owned();
     let mut start_c = start + shown.chars().count() - out.chars().count();
     let mut width = end - start;
     // Cut long lines to a window around the finding.

@@ -1,6 +1,8 @@
 //! Rendering of command results. A command returns a value implementing [`Report`]; the
-//! [`Printer`] writes it as human text or as one JSON document. Nothing else prints to stdout.
+//! [`Printer`] writes it as human text or as one JSON document, through the output
+//! [`boundary`]'s final sink. Nothing else prints to stdout.
 
+pub mod boundary;
 pub mod sarif;
 
 use std::io::{self, IsTerminal, Write};
@@ -8,6 +10,7 @@ use std::io::{self, IsTerminal, Write};
 use serde::Serialize;
 
 use crate::error::ExitStatus;
+use boundary::{Paint, Sink};
 
 /// The version of every `--json` document (`{"schema_version":1,"command":…}`).
 pub const JSON_SCHEMA_VERSION: u32 = 1;
@@ -58,9 +61,10 @@ impl Style {
         Style { color }
     }
 
-    fn paint(self, code: &str, s: &str) -> String {
+    // Colour is a mark only the printer's sink turns into an escape sequence.
+    fn paint(self, paint: Paint, s: &str) -> String {
         if self.color {
-            format!("\x1b[{code}m{s}\x1b[0m")
+            paint.wrap(s)
         } else {
             s.to_string()
         }
@@ -68,27 +72,27 @@ impl Style {
 
     /// Red, for failures.
     pub fn error(&self, s: &str) -> String {
-        self.paint("1;31", s)
+        self.paint(Paint::Error, s)
     }
 
     /// Yellow, for warnings.
     pub fn warn(&self, s: &str) -> String {
-        self.paint("33", s)
+        self.paint(Paint::Warn, s)
     }
 
     /// Green, for passes.
     pub fn ok(&self, s: &str) -> String {
-        self.paint("32", s)
+        self.paint(Paint::Ok, s)
     }
 
     /// Bold, for headings.
     pub fn bold(&self, s: &str) -> String {
-        self.paint("1", s)
+        self.paint(Paint::Bold, s)
     }
 
     /// Dim, for secondary detail.
     pub fn dim(&self, s: &str) -> String {
-        self.paint("2", s)
+        self.paint(Paint::Dim, s)
     }
 }
 
@@ -112,43 +116,60 @@ struct Envelope<'a, R: Serialize> {
 }
 
 impl Printer {
-    /// Prints a report and returns the exit status it implies.
+    /// Prints a report and returns the exit status it implies. Everything goes through the
+    /// boundary's final [`Sink`], whatever the report did itself.
     pub fn emit<R: Report>(&self, report: &R) -> io::Result<ExitStatus> {
         let status = report.status();
-        let stdout = io::stdout();
-        let mut out = io::BufWriter::new(stdout.lock());
         if self.json {
             let envelope = Envelope {
                 schema_version: JSON_SCHEMA_VERSION,
                 command: report.command(),
                 report,
             };
-            serde_json::to_writer_pretty(&mut out, &envelope)?;
-            out.write_all(b"\n")?;
+            write_json(&envelope)?;
         } else if !(self.quiet && status == ExitStatus::Success) {
-            report.write_human(&mut out, &self.style)?;
+            let mut buf = Vec::new();
+            report.write_human(&mut buf, &self.style)?;
+            let text = String::from_utf8_lossy(&buf);
+            write_stdout(
+                &Sink::Text {
+                    color: self.style.color,
+                }
+                .finish(&text),
+            )?;
         }
-        out.flush()?;
         Ok(status)
     }
 }
 
-/// Escapes text taken from handoff files before it reaches a terminal or CI log: control
-/// characters (ANSI escapes, CR) become visible `\u{..}` sequences and a line starting with
-/// `::` cannot act as a GitHub Actions workflow command.
+/// Writes one JSON document to stdout through the sink (SARIF uses it too).
+pub fn write_json<T: Serialize>(value: &T) -> io::Result<()> {
+    let mut doc = serde_json::to_string_pretty(value)?;
+    doc.push('\n');
+    write_stdout(&Sink::Json.finish(&doc))
+}
+
+/// The only writer of stdout: it writes sink output only.
+fn write_stdout(s: &str) -> io::Result<()> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    out.write_all(s.as_bytes())?;
+    out.flush()
+}
+
+/// Writes text to stderr through the boundary's sink (no colour): the error reporter and
+/// warnings use it, so stderr gets the same protection as stdout.
+pub fn write_stderr(s: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(Sink::Text { color: false }.finish(s).as_bytes());
+    let _ = err.flush();
+}
+
+/// Makes untrusted text safe to show on one line: the output boundary's
+/// [`boundary::clean_line`] (secrets redacted, control characters, newlines and CI workflow
+/// commands neutralised). Prefer holding such text as [`boundary::Untrusted`].
 pub fn escape_untrusted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control() && c != '\t' {
-            out.push_str(&c.escape_unicode().to_string());
-        } else {
-            out.push(c);
-        }
-    }
-    if out.trim_start().starts_with("::") {
-        out.insert(0, '\\');
-    }
-    out
+    boundary::clean_line(s)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! locations, Unicode code-point columns, stable `partialFingerprints` and, for allowed
 //! findings, `suppressions`. Secrets are already redacted in every message.
 
-use std::io::{self, Write};
+use std::io;
 
 use serde::Serialize;
 
@@ -238,11 +238,7 @@ pub fn log(diagnostics: &[Diagnostic], suppressed: &[Diagnostic]) -> SarifLog {
     }
 }
 
-/// Writes a SARIF log to stdout as one pretty-printed document.
+/// Writes a SARIF log to stdout as one pretty-printed document, through the boundary's sink.
 pub fn write(log: &SarifLog) -> io::Result<()> {
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    serde_json::to_writer_pretty(&mut out, log)?;
-    out.write_all(b"\n")?;
-    out.flush()
+    super::write_json(log)
 }

@@ -14,6 +14,7 @@ mod support;
 mod archive;
 mod bad_input;
 mod begin;
+mod boundary;
 mod commit;
 mod compat;
 mod crash;

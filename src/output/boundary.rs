@@ -1,0 +1,495 @@
+//! The output boundary (SPEC §3, issue #11): the one place untrusted text (handoff content,
+//! file names, manifest keys and values, lock fields, git config, the command line) is made
+//! safe to show. It redacts every secret the linter recognises, in the linter's redacted
+//! form, and neutralises terminal control characters and CI workflow commands.
+//!
+//! Two layers: [`Untrusted`] holds such text and can only be rendered through [`clean`]
+//! (its `Serialize` does that; it has no `Display`), and [`Sink`] is applied by the
+//! [`Printer`](super::Printer) and the error reporter to everything written to stdout and
+//! stderr, so text that skipped the first layer still cannot drive a terminal or a CI
+//! runner. The tool's own colours ([`Paint`]) and its own annotation lines
+//! ([`Annotation`]) are the only escape sequences and workflow commands that get through,
+//! and only through the code built for them.
+
+use std::borrow::Cow;
+
+use serde::{Serialize, Serializer};
+
+/// Text written by someone else. The only ways out are [`Untrusted::shown`] and
+/// `Serialize`, both through [`clean`]; [`Untrusted::raw`] is the visible escape hatch
+/// for logic (comparison, parsing) that does not print.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Untrusted(String);
+
+impl Untrusted {
+    /// Wraps text that came from outside the tool.
+    pub fn new(s: impl Into<String>) -> Untrusted {
+        Untrusted(s.into())
+    }
+
+    /// The text as it may be shown: secrets redacted, controls and CI commands neutralised.
+    pub fn shown(&self) -> String {
+        clean(&self.0).into_owned()
+    }
+
+    /// [`Untrusted::shown`] kept on one line: newlines become `\u{a}` too (names, lock
+    /// fields, one-line messages).
+    pub fn shown_line(&self) -> String {
+        clean_line(&self.0)
+    }
+
+    /// The unmodified text, for logic that does not print it.
+    pub fn raw(&self) -> &str {
+        &self.0
+    }
+
+    /// True when there is no text.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Debug for Untrusted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Untrusted({:?})", clean(&self.0))
+    }
+}
+
+impl From<String> for Untrusted {
+    fn from(s: String) -> Untrusted {
+        Untrusted(s)
+    }
+}
+
+impl From<&str> for Untrusted {
+    fn from(s: &str) -> Untrusted {
+        Untrusted(s.to_string())
+    }
+}
+
+impl Serialize for Untrusted {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&clean(&self.0))
+    }
+}
+
+/// Serialises an optional untrusted string field through the boundary
+/// (`#[serde(serialize_with = "boundary::opt")]`).
+pub fn opt<S: Serializer>(v: &Option<String>, serializer: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(s) => serializer.serialize_some(&*clean(s)),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Serialises an untrusted string field through the boundary
+/// (`#[serde(serialize_with = "boundary::text")]`).
+pub fn text<S: Serializer>(v: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&clean(v))
+}
+
+/// Serialises a list of untrusted strings through the boundary.
+pub fn list<S: Serializer>(v: &[String], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(v.iter().map(|s| clean(s)))
+}
+
+/// Makes untrusted text safe to show in any format: every secret the linter recognises is
+/// replaced by its redacted form (`gh…(40 chars)`), then [`neutralise`] applies.
+pub fn clean(s: &str) -> Cow<'_, str> {
+    let redacted = redact(s);
+    match neutralise(&redacted) {
+        Cow::Borrowed(_) => redacted,
+        Cow::Owned(o) => Cow::Owned(o),
+    }
+}
+
+/// [`clean`] for text shown on one line: a newline becomes a visible `\u{a}` as well, so
+/// a name or a field cannot start a line of its own.
+pub fn clean_line(s: &str) -> String {
+    let c = clean(s);
+    if c.contains('\n') {
+        c.replace('\n', "\\u{a}")
+    } else {
+        c.into_owned()
+    }
+}
+
+/// Replaces every secret the linter's detectors recognise by the linter's redacted form.
+pub fn redact(s: &str) -> Cow<'_, str> {
+    if s.len() < 8 {
+        return Cow::Borrowed(s);
+    }
+    let spans = crate::lint::secret_spans(s);
+    if spans.is_empty() {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut at = 0;
+    for (start, end) in spans {
+        out.push_str(&s[at..start]);
+        out.push_str(&crate::lint::redacted(&s[start..end]));
+        at = end;
+    }
+    out.push_str(&s[at..]);
+    Cow::Owned(out)
+}
+
+/// True for characters shown as a visible `\u{…}` escape instead of themselves: C0 controls
+/// but newline and tab, DEL, C1 controls, bidirectional overrides (they reorder what a
+/// terminal shows) and the noncharacters the tool uses as its own colour marks.
+fn is_neutralised(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+        || is_mark(c)
+}
+
+/// The noncharacters reserved for the tool's own marks (colours, annotations).
+fn is_mark(c: char) -> bool {
+    matches!(c, '\u{FDD0}'..='\u{FDEF}')
+}
+
+/// Neutralises terminal and CI control in text: control characters (every ESC sequence
+/// starts with one) become visible `\u{1b}` escapes, a `::` at the start of a line (after
+/// blanks) gets a backslash (`\::error`), and `##[` anywhere becomes `#\#[`. Newlines and
+/// tabs stay, so the text reads as it was written. Idempotent.
+pub fn neutralise(s: &str) -> Cow<'_, str> {
+    if !needs_neutralising(s) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(neutralise_with(s, false))
+}
+
+/// The neutraliser; with `keep_marks` the tool's marks pass through and are transparent to
+/// the `::` and `##[` patterns (the sink turns them into colour or drops them afterwards).
+fn neutralise_with(s: &str, keep_marks: bool) -> String {
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut line_start = true;
+    for (i, c) in s.char_indices() {
+        if keep_marks && is_mark(c) {
+            out.push(c);
+            continue;
+        }
+        if is_neutralised(c) {
+            push_escape(&mut out, c);
+            line_start = false;
+            continue;
+        }
+        let rest = &s[i..];
+        if line_start && starts_with_unmarked(rest, "::", keep_marks) {
+            out.push('\\');
+        }
+        if c == '#' && starts_with_unmarked(&rest[1..], "#[", keep_marks) {
+            out.push_str("#\\");
+            line_start = false;
+            continue;
+        }
+        out.push(c);
+        line_start = c == '\n' || line_start && (c == ' ' || c == '\t');
+    }
+    out
+}
+
+/// True when `s` starts with `pat`, skipping the tool's marks when `skip_marks`.
+fn starts_with_unmarked(s: &str, pat: &str, skip_marks: bool) -> bool {
+    if !skip_marks {
+        return s.starts_with(pat);
+    }
+    let mut want = pat.chars();
+    let mut next = want.next();
+    for c in s.chars() {
+        let Some(w) = next else { return true };
+        if is_mark(c) {
+            continue;
+        }
+        if c != w {
+            return false;
+        }
+        next = want.next();
+    }
+    next.is_none()
+}
+
+fn needs_neutralising(s: &str) -> bool {
+    s.chars().any(is_neutralised)
+        || s.contains("##[")
+        || s.split('\n')
+            .any(|l| l.trim_start_matches([' ', '\t']).starts_with("::"))
+}
+
+fn push_escape(out: &mut String, c: char) {
+    use std::fmt::Write as _;
+    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+}
+
+/// The tool's own text styles. [`Paint::wrap`] marks text with reserved noncharacters
+/// that only the [`Sink`] turns into ANSI colour codes; untrusted text cannot carry them
+/// (the boundary escapes them), and no other escape sequence survives the sink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Paint {
+    /// Red, for failures.
+    Error,
+    /// Yellow, for warnings.
+    Warn,
+    /// Green, for passes.
+    Ok,
+    /// Bold, for headings.
+    Bold,
+    /// Dim, for secondary detail.
+    Dim,
+}
+
+const PAINTS: [(Paint, &str); 5] = [
+    (Paint::Error, "1;31"),
+    (Paint::Warn, "33"),
+    (Paint::Ok, "32"),
+    (Paint::Bold, "1"),
+    (Paint::Dim, "2"),
+];
+const MARK_BASE: u32 = 0xFDD0;
+const MARK_RESET: char = '\u{FDDF}';
+const MARK_ANNOTATION: char = '\u{FDE0}';
+
+impl Paint {
+    /// Wraps `s` in this style's marks.
+    pub fn wrap(self, s: &str) -> String {
+        let i = PAINTS
+            .iter()
+            .position(|(p, _)| *p == self)
+            .expect("every paint is in the table");
+        let open = char::from_u32(MARK_BASE + u32::try_from(i).expect("small index"))
+            .expect("a valid noncharacter");
+        format!("{open}{s}{MARK_RESET}")
+    }
+}
+
+/// A GitHub Actions annotation (`::error file=…,line=…::message`) built by the tool: the
+/// only workflow command the [`Sink`] lets through. File and message are untrusted: they
+/// are cleaned and then escaped as the runner expects (`%`, CR, LF; `:` and `,` in
+/// properties), so they cannot end the command early or start another.
+#[derive(Debug, Clone)]
+pub struct Annotation {
+    /// `error`, `warning` or `notice`.
+    pub level: &'static str,
+    /// The file the annotation points at.
+    pub file: Untrusted,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// The message.
+    pub message: Untrusted,
+}
+
+impl Annotation {
+    /// Renders the line (with its mark; the sink removes the mark and keeps the line).
+    pub fn render(&self) -> String {
+        let prop = |s: &str| {
+            s.replace('%', "%25")
+                .replace('\r', "%0D")
+                .replace('\n', "%0A")
+                .replace(':', "%3A")
+                .replace(',', "%2C")
+        };
+        let data = |s: &str| {
+            s.replace('%', "%25")
+                .replace('\r', "%0D")
+                .replace('\n', "%0A")
+        };
+        let mut line = format!(
+            "{MARK_ANNOTATION}::{} file={}",
+            self.level,
+            prop(&self.file.shown())
+        );
+        if let Some(n) = self.line {
+            line.push_str(",line=");
+            line.push_str(&n.to_string());
+        }
+        line.push_str("::");
+        line.push_str(&data(&self.message.shown()));
+        line.push('\n');
+        line
+    }
+}
+
+/// What the final sink writes: human text or a JSON document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sink {
+    /// Human text; `color` decides whether the tool's paint marks become ANSI codes.
+    Text {
+        /// Emit ANSI colour for the tool's own marks.
+        color: bool,
+    },
+    /// A JSON document: control characters become JSON `\u00XX` escapes (still valid JSON,
+    /// never raw on a terminal) and `##[` becomes `##\u005b`.
+    Json,
+}
+
+impl Sink {
+    /// Neutralises everything in `out` but the tool's own marks, which become colour codes
+    /// (or nothing) and annotation lines. Secrets are redacted here too, as a last resort.
+    pub fn finish(self, out: &str) -> String {
+        match self {
+            Sink::Json => json_safe(out),
+            Sink::Text { color } => {
+                let mut done = String::with_capacity(out.len());
+                for line in out.split_inclusive('\n') {
+                    if let Some(annotation) = line.strip_prefix(MARK_ANNOTATION) {
+                        // Built by `Annotation::render`: its parts were cleaned and escaped.
+                        done.push_str(&strip_marks(annotation));
+                    } else {
+                        text_line(&redact(line), color, &mut done);
+                    }
+                }
+                done
+            }
+        }
+    }
+}
+
+fn strip_marks(s: &str) -> String {
+    s.chars().filter(|c| !is_mark(*c)).collect()
+}
+
+fn text_line(line: &str, color: bool, done: &mut String) {
+    for c in neutralise_with(line, true).chars() {
+        if c == MARK_RESET {
+            if color {
+                done.push_str("\x1b[0m");
+            }
+        } else if is_mark(c) {
+            let i = (c as u32 - MARK_BASE) as usize;
+            if color && let Some((_, code)) = PAINTS.get(i) {
+                done.push_str("\x1b[");
+                done.push_str(code);
+                done.push('m');
+            }
+        } else {
+            done.push(c);
+        }
+    }
+}
+
+/// JSON output: control characters and other neutralised characters can only sit inside
+/// strings there, so each becomes a `\u00XX` escape; `##[` becomes `##\u005b`.
+fn json_safe(out: &str) -> String {
+    let redacted = redact(out);
+    let mut done = String::with_capacity(redacted.len());
+    for (i, c) in redacted.char_indices() {
+        if is_neutralised(c) {
+            use std::fmt::Write as _;
+            let mut buf = [0u16; 2];
+            for unit in c.encode_utf16(&mut buf) {
+                let _ = write!(done, "\\u{unit:04x}");
+            }
+        } else if c == '[' && redacted[..i].ends_with("##") {
+            done.push_str("\\u005b");
+        } else {
+            done.push(c);
+        }
+    }
+    done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token() -> String {
+        // Built at run time so the repository holds no token-shaped literal.
+        format!("gh{}_{}", "p", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A")
+    }
+
+    #[test]
+    fn clean_redacts_secrets_in_the_linters_form() {
+        let t = token();
+        let shown = clean(&format!("use {t} now")).into_owned();
+        assert!(!shown.contains(&t), "{shown}");
+        assert!(shown.contains("(40 chars)"), "{shown}");
+    }
+
+    #[test]
+    fn neutralise_escapes_controls_and_ci_commands() {
+        assert_eq!(neutralise("a\x1b[31mred"), "a\\u{1b}[31mred");
+        assert_eq!(
+            neutralise("x\x1b]52;c;AAAA\x07"),
+            "x\\u{1b}]52;c;AAAA\\u{7}"
+        );
+        assert_eq!(neutralise("\u{9b}2J"), "\\u{9b}2J");
+        assert_eq!(neutralise("a\n::error::x"), "a\n\\::error::x");
+        assert_eq!(neutralise("  ::add-mask::x"), "  \\::add-mask::x");
+        assert_eq!(neutralise("see ##[group]x"), "see #\\#[group]x");
+        assert_eq!(neutralise("###[x"), "##\\#[x");
+        assert_eq!(neutralise("a\r::x"), "a\\u{d}::x");
+        assert_eq!(
+            neutralise("plain | text\twith tab"),
+            "plain | text\twith tab"
+        );
+        assert_eq!(neutralise("a :: b"), "a :: b");
+    }
+
+    #[test]
+    fn clean_line_keeps_a_name_on_one_line() {
+        assert_eq!(clean_line("x\n::error::y"), "x\\u{a}\\::error::y");
+    }
+
+    #[test]
+    fn neutralise_is_idempotent() {
+        for s in ["a\n::x", "##[y", "\x1b[2J", "::a\n  ::b ###[ \u{85}"] {
+            let once = neutralise(s).into_owned();
+            assert_eq!(neutralise(&once), once);
+        }
+    }
+
+    #[test]
+    fn untrusted_serialises_through_the_boundary() {
+        let u = Untrusted::new(format!("{}\x1b]0;t\x07", token()));
+        let json = serde_json::to_string(&u).unwrap();
+        assert!(!json.contains(&token()));
+        assert!(!json.contains("\\u001b"), "{json}");
+        assert!(json.contains("\\\\u{1b}"), "{json}");
+    }
+
+    #[test]
+    fn sink_keeps_the_tools_colours_and_nothing_else() {
+        let line = format!("{} \x1b[2J{}\n", Paint::Error.wrap("FAIL"), "\u{FDD3}");
+        let plain = Sink::Text { color: false }.finish(&line);
+        assert_eq!(plain, "FAIL \\u{1b}[2J\n");
+        let colored = Sink::Text { color: true }.finish(&line);
+        assert_eq!(colored, "\x1b[1;31mFAIL\x1b[0m \\u{1b}[2J\x1b[1m\n");
+    }
+
+    #[test]
+    fn sink_neutralises_ci_commands_but_not_the_tools_annotations() {
+        let a = Annotation {
+            level: "error",
+            file: Untrusted::new("x\n::warning::y,z.md"),
+            line: Some(3),
+            message: Untrusted::new("bad\n::add-mask::x"),
+        };
+        let out = format!("ok\n::error::forged\n{}{}", a.render(), "a ##[x]\n");
+        let done = Sink::Text { color: false }.finish(&out);
+        assert_eq!(
+            done,
+            "ok\n\\::error::forged\n::error file=x%0A\\%3A%3Awarning%3A%3Ay%2Cz.md,line=3::bad%0A\\::add-mask::x\na #\\#[x]\n"
+        );
+    }
+
+    #[test]
+    fn json_sink_keeps_the_document_valid() {
+        let doc = serde_json::json!({"a": "x\u{9b}y ##[z] \u{7f}"}).to_string();
+        let done = Sink::Json.finish(&doc);
+        assert!(!done.contains('\u{9b}') && !done.contains("##["), "{done}");
+        let back: serde_json::Value = serde_json::from_str(&done).unwrap();
+        assert_eq!(back["a"], "x\u{9b}y ##[z] \u{7f}");
+    }
+
+    #[test]
+    fn private_key_body_is_redacted_with_its_header() {
+        let block = format!(
+            "key:\n-----BEGIN {k}-----\nMIIEowIBAAKCAQEA1b2c3d4e5f6g7h8\nQ1w2e3r4t5y6u7i8o9p0\n-----END {k}-----\nafter",
+            k = "RSA PRIVATE KEY"
+        );
+        let shown = clean(&block);
+        assert!(!shown.contains("MIIEow"), "{shown}");
+        assert!(!shown.contains("Q1w2e3"), "{shown}");
+        assert!(shown.ends_with("\nafter"), "{shown}");
+    }
+}
