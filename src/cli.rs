@@ -36,7 +36,8 @@ pub struct Cli {
 /// Options every subcommand accepts.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// The handoff directory (default: git config `aahp.dir`, else `.ai/handoff`).
+    /// The handoff directory (default: the nearest enclosing one holding `.ai/handoff`, else
+    /// git config `aahp.dir`, else `.ai/handoff`).
     #[arg(long, global = true, value_name = "PATH")]
     pub dir: Option<PathBuf>,
     /// Print one JSON document on stdout instead of text.

@@ -261,7 +261,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
 
     // 9. Release the lock.
     lock::release(&dir)?;
-    SessionRecord::remove(repo)?;
+    SessionRecord::remove(repo, &dir.rel)?;
     failpoint::hit("commit:release");
 
     // 10. The session tag.
@@ -529,7 +529,7 @@ fn abort(repo: &Repo, dir: &HandoffDir, journal: &Journal, cause: Error) -> Erro
         repo.set_index_entries(&journal.index_before, &now_staged)?;
         if journal.took_lock {
             lock::release(dir)?;
-            SessionRecord::remove(repo)?;
+            SessionRecord::remove(repo, &dir.rel)?;
         }
         Journal::remove(repo)
     };

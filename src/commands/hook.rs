@@ -1,7 +1,8 @@
 //! `git aahp hook NAME`: what the installed hook shims run. `pre-commit` is `verify --level
-//! precommit` (which lints the staged handoff content); `pre-push` is `verify --level
-//! prepush` over the refs git writes to the hook's stdin. A repository without a handoff
-//! directory passes: it does not use AAHP (yet).
+//! precommit` (every handoff directory the change touches, and staged agent instruction
+//! files); `pre-push` is `verify --level prepush` over the refs git writes to the hook's
+//! stdin. When nothing is there to judge the hook passes silently: the repository, or the
+//! part of it the change touches, does not use AAHP.
 
 use std::io::Read;
 
@@ -29,20 +30,18 @@ pub enum HookName {
     PrePush,
 }
 
-/// Runs the hook, returning `None` when the repository has no handoff directory.
+/// Runs the hook, returning `None` when it judged nothing: no handoff directory is
+/// configured, present at the root or touched by the change, and no agent instruction file
+/// is staged.
 pub fn run(ctx: &Context, args: &HookArgs) -> Result<Option<VerifyReport>> {
-    if !ctx.handoff()?.exists() {
-        return Ok(None);
-    }
-    match args.name {
+    let report = match args.name {
         HookName::PreCommit => verify::run(
             ctx,
             &VerifyArgs {
                 level: Some(Level::Precommit),
                 base: None,
             },
-        )
-        .map(Some),
+        ),
         HookName::PrePush => {
             let mut stdin = String::new();
             std::io::stdin()
@@ -69,7 +68,13 @@ pub fn run(ctx: &Context, args: &HookArgs) -> Result<Option<VerifyReport>> {
                 },
                 Some(&stdin),
             )
-            .map(Some)
         }
+    };
+    match report {
+        Ok(r) if r.layers.is_empty() => Ok(None),
+        Ok(r) => Ok(Some(r)),
+        // Nothing to judge at all: a repository that does not use AAHP (yet).
+        Err(Error::NoHandoffDir(_)) => Ok(None),
+        Err(e) => Err(e),
     }
 }

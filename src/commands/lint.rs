@@ -16,18 +16,6 @@ use crate::lint::{
 };
 use crate::output::{Report, Style, escape_untrusted, sarif};
 
-/// Agent instruction files scanned by `--all`, relative to the repository (and package) root.
-pub const AGENT_FILES: &[&str] = &[
-    "AGENTS.md",
-    "CLAUDE.md",
-    "GEMINI.md",
-    "CONVENTIONS.md",
-    ".cursorrules",
-    ".windsurfrules",
-    ".clinerules",
-    ".github/copilot-instructions.md",
-];
-
 /// Output formats of `lint`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Format {
@@ -381,24 +369,9 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
             bytes,
         })
         .collect();
-    let outcome = if args.no_inline_allow {
-        let mut cfg = LintConfig::from_snapshot(&dir, &snap, today)?;
-        cfg.inline_allow = false;
-        let mut files: Vec<LintFile<'_>> = snap
-            .files
-            .iter()
-            .filter(|(n, _)| lint::is_lintable(n))
-            .map(|(n, b)| LintFile {
-                path: dir.path_of(n),
-                name: n.clone(),
-                bytes: b,
-            })
-            .collect();
-        files.extend(extra.iter().cloned());
-        lint::lint(&cfg, &files)?
-    } else {
-        lint::lint_snapshot(&dir, &snap, today, &extra)?
-    };
+    let mut cfg = LintConfig::from_snapshot(&dir, &snap, today)?;
+    cfg.inline_allow = !args.no_inline_allow;
+    let outcome = lint::lint_snapshot_with(&cfg, &dir, &snap, &extra)?;
     Ok(LintReport::new(scope, args.strict, outcome))
 }
 
@@ -432,55 +405,72 @@ fn read_path(dir: &HandoffDir, cwd: &Path, p: &Path) -> Result<(String, String, 
     Ok((rel, name, bytes))
 }
 
-/// The agent instruction files present in `source`, at the repository root and at the handoff
-/// directory's package root.
+/// The agent instruction files ([`lint::agents`]) in `source`, at any depth: the tracked
+/// ones (from the index or the commit's tree), and in the working tree also untracked ones
+/// at the repository root and the package root. Files inside the handoff directory are
+/// linted as handoff files already.
 fn agent_files(
     repo: &crate::git::Repo,
     dir: &HandoffDir,
     source: Source,
 ) -> Result<Vec<(String, String, Vec<u8>)>> {
-    let mut roots = vec![String::new()];
-    let pkg = dir.package_root();
-    if !pkg.is_empty() {
-        roots.push(format!("{pkg}/"));
-    }
-    let index = match source {
-        Source::Index => Some(repo.index()?),
-        _ => None,
-    };
+    let inside = format!("{}/", dir.rel);
+    let wanted = |p: &str| lint::agents::is_agent_file(p) && !p.starts_with(&inside);
     let mut out = Vec::new();
-    for root in &roots {
-        for f in AGENT_FILES {
-            let rel = format!("{root}{f}");
-            let name = rel.rsplit('/').next().unwrap_or(&rel).to_string();
-            let bytes = match source {
-                Source::Worktree => {
-                    let abs = dir.root.join(&rel);
-                    if !abs.is_file() {
-                        continue;
-                    }
-                    read_limited(&abs, &rel)?
+    let push = |rel: String, bytes: Vec<u8>, out: &mut Vec<(String, String, Vec<u8>)>| {
+        if bytes.len() > crate::handoff::MAX_FILE_BYTES {
+            return Err(Error::invalid(rel, None, "file is too large to lint"));
+        }
+        let name = rel.rsplit('/').next().unwrap_or(&rel).to_string();
+        out.push((rel, name, bytes));
+        Ok(())
+    };
+    let tracked = match source {
+        Source::Commit(c) => repo.tree_files_below(c, "")?,
+        Source::Index | Source::Worktree => {
+            let index = repo.index()?;
+            crate::git::Repo::index_files_below(&index, "")
+        }
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for f in tracked {
+        let Ok(rel) = String::from_utf8(f.path) else {
+            continue;
+        };
+        if f.is_link || !wanted(&rel) {
+            continue;
+        }
+        let bytes = match source {
+            Source::Worktree => {
+                let abs = dir.root.join(&rel);
+                let is_file = std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file());
+                if !is_file {
+                    continue;
                 }
-                Source::Index => {
-                    let index = index.as_ref().expect("index read above");
-                    let (parent, file) = rel.rsplit_once('/').unwrap_or(("", rel.as_str()));
-                    match crate::git::Repo::index_dir(index, parent)
-                        .into_iter()
-                        .find(|e| e.name == file && !e.is_link)
-                    {
-                        Some(e) => repo.blob(e.id)?,
-                        None => continue,
-                    }
-                }
-                Source::Commit(c) => match repo.blob_at(c, &rel)? {
-                    Some(b) => b,
-                    None => continue,
-                },
-            };
-            if bytes.len() > crate::handoff::MAX_FILE_BYTES {
-                return Err(Error::invalid(rel, None, "file is too large to lint"));
+                read_limited(&abs, &rel)?
             }
-            out.push((rel, name, bytes));
+            _ => repo.blob(f.id)?,
+        };
+        seen.insert(rel.clone());
+        push(rel, bytes, &mut out)?;
+    }
+    if source == Source::Worktree {
+        let mut roots = vec![String::new()];
+        let pkg = dir.package_root();
+        if !pkg.is_empty() {
+            roots.push(format!("{pkg}/"));
+        }
+        for root in &roots {
+            for f in lint::agents::top_level_names() {
+                let rel = format!("{root}{f}");
+                let abs = dir.root.join(&rel);
+                let is_file = std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file());
+                if is_file && !seen.contains(&rel) && wanted(&rel) {
+                    seen.insert(rel.clone());
+                    let bytes = read_limited(&abs, &rel)?;
+                    push(rel, bytes, &mut out)?;
+                }
+            }
         }
     }
     Ok(out)

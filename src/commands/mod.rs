@@ -73,6 +73,20 @@ pub enum Command {
     Completions(man::CompletionsArgs),
 }
 
+/// The handoff directories the gate judges before looking at the change (see
+/// [`Context::gate_scope`]).
+#[derive(Debug, Clone)]
+pub struct GateScope {
+    /// `--dir`: only this directory is judged, and it owns every change.
+    pub only: Option<HandoffDir>,
+    /// Directories judged when present: `--dir`, the `aahp.dir` values, the current one.
+    pub known: Vec<HandoffDir>,
+    /// Directories holding `.ai/handoff/` are found along the changed paths.
+    pub discover: bool,
+    /// The directory named when nothing at all can be judged.
+    pub default_rel: String,
+}
+
 /// What every command receives: where it runs, what time it is, how to print.
 pub struct Context {
     /// The directory the command was started in.
@@ -119,12 +133,51 @@ impl Context {
         HandoffDir::locate(self.repo()?, &self.cwd, self.dir_arg.as_deref())
     }
 
+    /// Returns what the gate judges besides the directories a change touches: with `--dir`,
+    /// that directory only; else every `aahp.dir` value and the directory the current
+    /// directory lies in (nearest enclosing, or `.ai/handoff` at the root), whether
+    /// discovery is on (`aahp.discover`), all checked as [`HandoffDir::at`] requires.
+    pub fn gate_scope(&self) -> Result<GateScope> {
+        let repo = self.repo()?;
+        let default_rel = crate::handoff::DEFAULT_DIR.to_string();
+        if self.dir_arg.is_some() {
+            let only = self.handoff()?;
+            return Ok(GateScope {
+                known: vec![only.clone()],
+                only: Some(only),
+                discover: false,
+                default_rel,
+            });
+        }
+        let mut known = crate::handoff::location::configured(repo)?;
+        let discover = crate::handoff::location::discovery_enabled(repo)?;
+        // Several configured directories and none around the current directory: the gate
+        // judges them all, so the ambiguity only matters to single-directory commands.
+        match self.handoff() {
+            Ok(d) => {
+                let default = d.rel == crate::handoff::DEFAULT_DIR;
+                if !known.iter().any(|k| k.rel == d.rel) && (discover || !default) {
+                    known.push(d);
+                }
+            }
+            Err(Error::Usage(_)) => {}
+            Err(e) => return Err(e),
+        }
+        Ok(GateScope {
+            only: None,
+            known,
+            discover,
+            default_rel,
+        })
+    }
+
     /// Returns the handoff directory, failing when it does not exist.
     pub fn existing_handoff(&self) -> Result<HandoffDir> {
         let dir = self.handoff()?;
         if !dir.exists() {
             return Err(Error::NoHandoffDir(dir.rel));
         }
+        dir.check_names()?;
         Ok(dir)
     }
 

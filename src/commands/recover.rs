@@ -221,7 +221,7 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         ));
         if !args.dry_run {
             lock::release(&dir)?;
-            forget_session(repo, &who.session_id)?;
+            forget_session(repo, &dir, &who.session_id)?;
             report.removed_temp_files = transaction::remove_temp_files(&dir);
         }
         return Ok(report);
@@ -289,7 +289,7 @@ fn finish(
         return Ok(report);
     }
     lock::release(dir)?;
-    forget_session(repo, &j.session_id)?;
+    forget_session(repo, dir, &j.session_id)?;
     failpoint::hit("recover:released");
     if want_tag {
         match super::commit::tag_commit(repo, dir, commit, &j.session_id, &j.agent) {
@@ -409,7 +409,7 @@ fn roll_back(
 
     // 4. Done: the lock, then the journal.
     lock::release(dir)?;
-    forget_session(repo, &who.session_id)?;
+    forget_session(repo, dir, &who.session_id)?;
     report.removed_temp_files = transaction::remove_temp_files(dir);
     Journal::remove(repo)?;
     Ok(report)
@@ -563,10 +563,10 @@ fn manifest_verifies(repo: &Repo, dir: &HandoffDir, commit: ObjectId) -> bool {
         .all(|c| c.state == FileState::Ok)
 }
 
-/// Forgets the worktree's session record when it names this session.
-fn forget_session(repo: &Repo, session_id: &str) -> Result<()> {
-    if SessionRecord::load(repo).is_some_and(|r| r.session_id == session_id) {
-        SessionRecord::remove(repo)?;
+/// Forgets the handoff directory's session record when it names this session.
+fn forget_session(repo: &Repo, dir: &HandoffDir, session_id: &str) -> Result<()> {
+    if SessionRecord::load(repo, &dir.rel).is_some_and(|r| r.session_id == session_id) {
+        SessionRecord::remove(repo, &dir.rel)?;
     }
     Ok(())
 }

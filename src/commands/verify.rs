@@ -8,14 +8,15 @@ use std::io::{self, Write};
 use gix::ObjectId;
 use serde::Serialize;
 
-use super::Context;
+use super::{Context, GateScope};
 use crate::error::{Error, ExitStatus, Result};
-use crate::git::{Change, Repo};
-use crate::handoff::log;
+use crate::git::{Change, ChangeKind, Repo, StagedView};
 use crate::handoff::manifest::{FileState, Manifest};
 use crate::handoff::trust::TrustLedger;
-use crate::handoff::{HandoffDir, LOCK, MANIFEST, Snapshot, Source};
-use crate::lint::{self, Diagnostic};
+use crate::handoff::{
+    DEFAULT_DIR, HandoffDir, LOCK, MANIFEST, Snapshot, Source, location, log, read_limited,
+};
+use crate::lint::{self, Diagnostic, LintConfig, LintFile};
 use crate::output::{Report, Style, escape_untrusted};
 
 /// Environment variable that skips local verification (ignored at `--level ci`).
@@ -79,7 +80,11 @@ pub struct Finding {
 /// One layer of the gate.
 #[derive(Debug, Clone, Serialize)]
 pub struct Layer {
-    /// Layer name (`schema`, `checksums`, `lint`, `drift`, `lock`, `tasks`, `archive`, `advisory`).
+    /// The handoff directory judged (repository-relative); `null` for agent instruction
+    /// files outside every handoff directory.
+    pub dir: Option<String>,
+    /// Layer name (`schema`, `checksums`, `lint`, `drift`, `lock`, `tasks`, `archive`,
+    /// `advisory`, `instructions`).
     pub layer: &'static str,
     /// Its outcome.
     pub status: LayerStatus,
@@ -92,6 +97,7 @@ pub struct Layer {
 impl Layer {
     fn new(layer: &'static str) -> Layer {
         Layer {
+            dir: None,
             layer,
             status: LayerStatus::Pass,
             summary: String::new(),
@@ -159,7 +165,9 @@ pub struct VerifyReport {
     pub ok: bool,
     /// True when `AAHP_SKIP_VERIFY=1` skipped the check.
     pub skipped: bool,
-    /// The layers, in order.
+    /// The handoff directories judged (repository-relative, sorted).
+    pub dirs: Vec<String>,
+    /// The layers, in order, directory by directory.
     pub layers: Vec<Layer>,
     /// The lint findings behind the lint layer.
     pub diagnostics: Vec<Diagnostic>,
@@ -188,7 +196,24 @@ impl Report for VerifyReport {
                 "verify skipped: {SKIP_ENV}=1 (not honoured at --level ci)"
             );
         }
+        // Several groups (directories, or instruction files outside them): a heading each.
+        let grouped = self
+            .layers
+            .iter()
+            .any(|l| l.dir != self.layers.first().and_then(|f| f.dir.clone()));
+        let mut current: Option<Option<&str>> = None;
         for layer in &self.layers {
+            if grouped && current != Some(layer.dir.as_deref()) {
+                current = Some(layer.dir.as_deref());
+                match &layer.dir {
+                    Some(d) => writeln!(w, "{}", style.bold(&format!("{}:", escape_untrusted(d))))?,
+                    None => writeln!(
+                        w,
+                        "{}",
+                        style.bold("agent instruction files outside any handoff directory:")
+                    )?,
+                }
+            }
             let tag = match layer.status {
                 LayerStatus::Pass => style.ok("ok  "),
                 LayerStatus::Warn => style.warn("warn"),
@@ -208,8 +233,18 @@ impl Report for VerifyReport {
                 }
             }
         }
+        let dirs = if self.dirs.len() > 1 {
+            format!("; {} handoff directories", self.dirs.len())
+        } else {
+            String::new()
+        };
         if self.ok {
-            writeln!(w, "verify passed ({}, {})", self.level_name(), self.source)
+            writeln!(
+                w,
+                "verify passed ({}, {}{dirs})",
+                self.level_name(),
+                self.source
+            )
         } else {
             let n: usize = self
                 .layers
@@ -218,15 +253,38 @@ impl Report for VerifyReport {
                 .sum();
             writeln!(
                 w,
-                "{} ({}, {}): {n} blocking problem{}",
+                "{} ({}, {}{dirs}): {n} blocking problem{}",
                 style.error("verify failed"),
                 self.level_name(),
                 self.source,
                 plural(n)
             )?;
+            let failing: Vec<&str> = self
+                .dirs
+                .iter()
+                .map(String::as_str)
+                .filter(|d| {
+                    self.layers.iter().any(|l| {
+                        l.dir.as_deref() == Some(*d)
+                            && l.status == LayerStatus::Fail
+                            && l.layer != "instructions"
+                    })
+                })
+                .collect();
+            if failing.is_empty() {
+                return writeln!(
+                    w,
+                    "hint: remove the flagged text from the agent instruction files and retry"
+                );
+            }
+            let staged: Vec<String> = failing
+                .iter()
+                .map(|d| format!("{}/", escape_untrusted(d)))
+                .collect();
             writeln!(
                 w,
-                "hint: update STATUS.md, run `git aahp manifest`, stage .ai/handoff/ and retry"
+                "hint: update STATUS.md, run `git aahp manifest`, stage {} and retry",
+                staged.join(" and ")
             )
         }
     }
@@ -253,6 +311,116 @@ pub fn run(ctx: &Context, args: &VerifyArgs) -> Result<VerifyReport> {
     run_with_push_lines(ctx, args, None)
 }
 
+/// Where a target's content is read from, for discovery, snapshots and instruction files.
+enum Content<'a> {
+    /// The working tree (tracked files, as the index lists them).
+    Worktree(&'a gix::index::State),
+    /// The staged content.
+    Staged(&'a StagedView<'a>),
+    /// A commit's tree.
+    Commit(ObjectId),
+}
+
+impl Content<'_> {
+    /// True when the content holds the handoff directory `rel`.
+    fn holds(&self, repo: &Repo, rel: &str) -> Result<bool> {
+        let on_disk = || repo.workdir().join(rel).is_dir();
+        Ok(match self {
+            Content::Worktree(index) => on_disk() || Repo::index_has_dir(index, rel),
+            // A directory created but not staged yet is judged (and fails): fail closed.
+            Content::Staged(view) => view.has_dir(rel)? || on_disk(),
+            Content::Commit(c) => repo.tree_has_dir(*c, rel)?,
+        })
+    }
+
+    fn snapshot(&self, repo: &Repo, dir: &HandoffDir) -> Result<Snapshot> {
+        match self {
+            Content::Worktree(_) => dir.snapshot(repo, Source::Worktree),
+            Content::Staged(view) => dir.snapshot_staged(view),
+            Content::Commit(c) => dir.snapshot(repo, Source::Commit(*c)),
+        }
+    }
+
+    /// Reads an agent instruction file (following one symbolic link within the work tree),
+    /// `None` when absent or not a file.
+    fn read_agent_file(&self, repo: &Repo, path: &str) -> Result<Option<Vec<u8>>> {
+        let file = match self {
+            Content::Worktree(_) => {
+                let abs = repo.workdir().join(path);
+                let Ok(meta) = std::fs::symlink_metadata(&abs) else {
+                    return Ok(None);
+                };
+                if meta.file_type().is_symlink() {
+                    let target = abs.canonicalize().ok();
+                    let root = repo.workdir().canonicalize().unwrap_or_default();
+                    let inside = target
+                        .as_ref()
+                        .and_then(|t| t.strip_prefix(&root).ok())
+                        .map(|t| t.to_string_lossy().replace('\\', "/"));
+                    match inside {
+                        Some(t) if !escapes(&t) => {}
+                        _ => return Err(link_refused(path)),
+                    }
+                } else if !meta.is_file() {
+                    return Ok(None);
+                }
+                if !abs.is_file() {
+                    return Ok(None);
+                }
+                return read_limited(&abs, path).map(Some);
+            }
+            Content::Staged(view) => view.file_at(path)?,
+            Content::Commit(c) => repo.tree_file_at(*c, path)?,
+        };
+        let Some(mut file) = file else {
+            return Ok(None);
+        };
+        if file.is_link {
+            let target = String::from_utf8_lossy(&repo.blob(file.id)?).into_owned();
+            let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
+            let resolved =
+                crate::handoff::resolve_link(parent, &target).ok_or_else(|| link_refused(path))?;
+            if escapes(&resolved) {
+                return Err(link_refused(path));
+            }
+            let next = match self {
+                Content::Staged(view) => view.file_at(&resolved)?,
+                Content::Commit(c) => repo.tree_file_at(*c, &resolved)?,
+                Content::Worktree(_) => None,
+            };
+            match next {
+                Some(f) if !f.is_link => file = f,
+                _ => return Ok(None),
+            }
+        }
+        let bytes = repo.blob(file.id)?;
+        if bytes.len() > crate::handoff::MAX_FILE_BYTES {
+            return Err(Error::invalid(path, None, "file is too large to lint"));
+        }
+        Ok(Some(bytes))
+    }
+}
+
+/// True for a repository-relative path that lies in a git directory.
+fn escapes(rel: &str) -> bool {
+    rel.split('/').any(|c| c.eq_ignore_ascii_case(".git"))
+}
+
+fn link_refused(path: &str) -> Error {
+    Error::invalid(
+        path,
+        None,
+        "symbolic link points outside the work tree or into .git; agent instruction files must be files of the work tree",
+    )
+}
+
+/// One handoff directory read for judging: its snapshot and its running lint.
+struct Read {
+    dir: HandoffDir,
+    snap: Snapshot,
+    lint: LintJob,
+}
+
 /// Runs `verify`, with the pre-push hook's stdin when called from `hook pre-push`.
 pub fn run_with_push_lines(
     ctx: &Context,
@@ -260,84 +428,258 @@ pub fn run_with_push_lines(
     push_lines: Option<&str>,
 ) -> Result<VerifyReport> {
     let level = args.level;
-    if level != Some(Level::Ci) && std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
-        return Ok(VerifyReport {
-            level,
-            source: String::new(),
-            ok: true,
-            skipped: true,
-            layers: Vec::new(),
-            diagnostics: Vec::new(),
-        });
-    }
-    let repo = ctx.repo()?;
-    let dir = ctx.existing_handoff()?;
-    let today = crate::clock::utc_date(ctx.now);
-    let targets = match level {
-        None => {
-            let index = repo.index()?;
-            vec![(
-                Target {
-                    source: Source::Worktree,
-                    base_commit: repo.head_commit()?,
-                    changes: repo.worktree_changes(&index)?,
-                },
-                None,
-            )]
-        }
-        Some(Level::Precommit) => {
-            // The hook's critical path: the lint thread starts now and lints as soon as the
-            // staged handoff files are read, beside the staged changes and the other layers.
-            let pending = PendingLint::start(&dir, today);
-            // Only the handoff directory and the directories the commit changes are read.
-            let index = repo.index_for_precommit(&dir.rel)?;
-            let snap = dir.snapshot_index(repo, index.state())?;
-            let lint_job = pending.submit(&snap);
-            vec![(
-                Target {
-                    source: Source::Index,
-                    base_commit: repo.head_commit()?,
-                    changes: repo.staged_changes_in(index.state(), index.tree())?,
-                },
-                Some((snap, lint_job)),
-            )]
-        }
-        Some(Level::Prepush) => prepush_targets(repo, push_lines)?
-            .into_iter()
-            .map(|t| (t, None))
-            .collect(),
-        Some(Level::Ci) => vec![(ci_target(repo, args.base.as_deref())?, None)],
-    };
-
     let mut report = VerifyReport {
         level,
         source: String::new(),
         ok: true,
         skipped: false,
+        dirs: Vec::new(),
         layers: Vec::new(),
         diagnostics: Vec::new(),
     };
-    if targets.is_empty() {
-        report.source = "nothing to push".into();
+    if level != Some(Level::Ci) && std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
+        report.skipped = true;
         return Ok(report);
     }
+    let repo = ctx.repo()?;
+    let scope = ctx.gate_scope()?;
+    let today = crate::clock::utc_date(ctx.now);
+    let mut any_change = false;
     let mut sources = Vec::new();
-    for (target, read) in targets {
-        let (snap, lint_job) = if let Some(read) = read {
-            read
-        } else {
-            let snap = dir.snapshot(repo, target.source)?;
-            let job = LintJob::spawn(&dir, &snap, today);
-            (snap, job)
-        };
-        sources.push(target.source.describe());
-        let (layers, diagnostics) = judge(repo, &dir, &snap, &target, today, lint_job)?;
+    match level {
+        None => {
+            let index = repo.index()?;
+            let target = Target {
+                source: Source::Worktree,
+                base_commit: repo.head_commit()?,
+                changes: repo.worktree_changes(&index)?,
+            };
+            any_change |= !target.changes.is_empty();
+            let content = Content::Worktree(&index);
+            judge_target(
+                repo,
+                &scope,
+                &target,
+                &content,
+                Vec::new(),
+                today,
+                &mut report,
+            )?;
+            sources.push(target.source.describe());
+        }
+        Some(Level::Precommit) => {
+            // The hook's critical path: the lint threads of the directories known up front
+            // start now and lint as soon as their staged files are read, beside the staged
+            // changes and the other layers.
+            let pending: Vec<(HandoffDir, PendingLint)> = scope
+                .known
+                .iter()
+                .map(|d| (d.clone(), PendingLint::start(d, today)))
+                .collect();
+            // Only the known handoff directories and the directories the commit changes are
+            // read; directories found along the changes are completed from HEAD.
+            let keep: Vec<&str> = scope.known.iter().map(|d| d.rel.as_str()).collect();
+            let index = repo.index_for_precommit(&keep)?;
+            let mut early = Vec::new();
+            for (dir, p) in pending {
+                let snap = dir.snapshot_index(repo, index.state())?;
+                let lint = p.submit(&snap);
+                early.push(Read { dir, snap, lint });
+            }
+            let target = Target {
+                source: Source::Index,
+                base_commit: repo.head_commit()?,
+                changes: repo.staged_changes_in(index.state(), index.tree())?,
+            };
+            any_change |= !target.changes.is_empty();
+            let view = StagedView::new(repo, &index, &target.changes)?;
+            let content = Content::Staged(&view);
+            judge_target(repo, &scope, &target, &content, early, today, &mut report)?;
+            sources.push(target.source.describe());
+        }
+        Some(Level::Prepush | Level::Ci) => {
+            let targets = if level == Some(Level::Ci) {
+                vec![ci_target(repo, args.base.as_deref())?]
+            } else {
+                prepush_targets(repo, push_lines)?
+            };
+            if targets.is_empty() {
+                report.source = "nothing to push".into();
+                return Ok(report);
+            }
+            for target in targets {
+                any_change |= !target.changes.is_empty();
+                let Source::Commit(tip) = target.source else {
+                    unreachable!("pushed and CI targets are commits")
+                };
+                let content = Content::Commit(tip);
+                judge_target(
+                    repo,
+                    &scope,
+                    &target,
+                    &content,
+                    Vec::new(),
+                    today,
+                    &mut report,
+                )?;
+                sources.push(target.source.describe());
+            }
+        }
+    }
+    report.source = sources.join(", ");
+    if report.layers.is_empty() {
+        if let Some(only) = &scope.only {
+            return Err(Error::NoHandoffDir(only.rel.clone()));
+        }
+        if !any_change {
+            return Err(Error::NoHandoffDir(scope.default_rel.clone()));
+        }
+        report.source = format!(
+            "{}; no handoff directory is touched by the change, nothing to judge",
+            report.source
+        );
+    }
+    report.dirs.sort();
+    report.dirs.dedup();
+    report.ok = report.layers.iter().all(|l| l.status != LayerStatus::Fail);
+    Ok(report)
+}
+
+/// Judges one target: every handoff directory it touches (a changed path belongs to the
+/// nearest enclosing package holding one) or that is known up front and present, and every
+/// agent instruction file it changes. `early` are known directories already being read.
+fn judge_target(
+    repo: &Repo,
+    scope: &GateScope,
+    target: &Target,
+    content: &Content<'_>,
+    early: Vec<Read>,
+    today: jiff::civil::Date,
+    report: &mut VerifyReport,
+) -> Result<()> {
+    let paths: Vec<&str> = target.changes.iter().map(|c| c.path.as_str()).collect();
+    // Known directories own changes only where they exist (`--dir` always does).
+    let mut present = Vec::new();
+    for d in &scope.known {
+        if scope.only.is_some() || d.exists() || content.holds(repo, &d.rel)? {
+            present.push(d.clone());
+        }
+    }
+    let owners = location::owners(repo, &paths, &present, scope.discover, |pkg| {
+        content.holds(repo, &location::join(pkg, DEFAULT_DIR))
+    })?;
+    let mut reads: Vec<Read> = Vec::new();
+    for r in early {
+        if content.holds(repo, &r.dir.rel)? || owners.dirs.iter().any(|d| d.rel == r.dir.rel) {
+            reads.push(r);
+        }
+    }
+    let mut wanted: Vec<&HandoffDir> = owners.dirs.iter().collect();
+    if scope.only.is_none() {
+        wanted.extend(scope.known.iter());
+    }
+    for dir in wanted {
+        if reads.iter().any(|r| r.dir.rel == dir.rel) {
+            continue;
+        }
+        let explicit = scope.only.as_ref().is_some_and(|o| o.rel == dir.rel);
+        let touched = owners.dirs.iter().any(|d| d.rel == dir.rel);
+        if !explicit && !touched && !content.holds(repo, &dir.rel)? {
+            continue;
+        }
+        if explicit && !dir.exists() && !content.holds(repo, &dir.rel)? {
+            return Err(Error::NoHandoffDir(dir.rel.clone()));
+        }
+        let snap = content.snapshot(repo, dir)?;
+        let lint = LintJob::spawn(dir, &snap, today);
+        reads.push(Read {
+            dir: dir.clone(),
+            snap,
+            lint,
+        });
+    }
+
+    // Agent instruction files the target changes, grouped by the handoff directory whose
+    // configuration (.aiignore, allowlists) applies; files inside a handoff directory are
+    // linted with it already.
+    let mut agent_files: Vec<(Option<String>, String, Vec<u8>)> = Vec::new();
+    for (change, owner) in target.changes.iter().zip(&owners.owner) {
+        let inside_dir = reads
+            .iter()
+            .any(|r| change.path.starts_with(&format!("{}/", r.dir.rel)));
+        if change.kind == ChangeKind::Deleted
+            || inside_dir
+            || !lint::agents::is_agent_file(&change.path)
+        {
+            continue;
+        }
+        if let Some(bytes) = content.read_agent_file(repo, &change.path)? {
+            let owner = owner.first().map(|i| owners.dirs[*i].rel.clone());
+            agent_files.push((owner, change.path.clone(), bytes));
+        }
+    }
+
+    for r in reads {
+        let owned: Vec<&Change> = target
+            .changes
+            .iter()
+            .zip(&owners.owner)
+            .filter(|(_, o)| o.iter().any(|i| owners.dirs[*i].rel == r.dir.rel))
+            .map(|(c, _)| c)
+            .collect();
+        let (mut layers, mut diagnostics) =
+            judge(repo, &r.dir, &r.snap, target, &owned, today, r.lint)?;
+        let mine: Vec<&(Option<String>, String, Vec<u8>)> = agent_files
+            .iter()
+            .filter(|(o, _, _)| o.as_deref() == Some(r.dir.rel.as_str()))
+            .collect();
+        if !mine.is_empty() {
+            let cfg = LintConfig::from_snapshot(&r.dir, &r.snap, today)?;
+            let (layer, diags) = instructions_layer(&cfg, &mine)?;
+            layers.push(layer);
+            diagnostics.extend(diags);
+        }
+        for l in &mut layers {
+            l.dir = Some(r.dir.rel.clone());
+        }
+        report.dirs.push(r.dir.rel.clone());
         report.layers.extend(layers);
         report.diagnostics.extend(diagnostics);
     }
-    report.source = sources.join(", ");
-    report.ok = report.layers.iter().all(|l| l.status != LayerStatus::Fail);
-    Ok(report)
+    let unowned: Vec<&(Option<String>, String, Vec<u8>)> =
+        agent_files.iter().filter(|(o, _, _)| o.is_none()).collect();
+    if !unowned.is_empty() {
+        let (layer, diags) = instructions_layer(&LintConfig::empty(today), &unowned)?;
+        report.layers.push(layer);
+        report.diagnostics.extend(diags);
+    }
+    Ok(())
+}
+
+/// The lint of agent instruction files, as a layer of its own.
+fn instructions_layer(
+    cfg: &LintConfig,
+    files: &[&(Option<String>, String, Vec<u8>)],
+) -> Result<(Layer, Vec<Diagnostic>)> {
+    let files: Vec<LintFile<'_>> = files
+        .iter()
+        .map(|(_, path, bytes)| LintFile {
+            path: path.clone(),
+            name: path.rsplit('/').next().unwrap_or(path).to_string(),
+            bytes,
+        })
+        .collect();
+    let mut outcome = lint::lint(cfg, &files)?;
+    // The configuration's own findings belong to the handoff directory's lint layer.
+    outcome
+        .diagnostics
+        .retain(|d| files.iter().any(|f| f.path == d.path));
+    let n = files.len();
+    let layer = lint_layer("instructions", &outcome.diagnostics).summarize(format!(
+        "{n} agent instruction file{} changed, no findings",
+        plural(n)
+    ));
+    Ok((layer, outcome.diagnostics))
 }
 
 /// What a lint thread answers: its findings, or the panic it met.
@@ -413,6 +755,7 @@ fn judge(
     dir: &HandoffDir,
     snap: &Snapshot,
     target: &Target,
+    owned: &[&Change],
     today: jiff::civil::Date,
     lint_job: LintJob,
 ) -> Result<(Vec<Layer>, Vec<Diagnostic>)> {
@@ -465,7 +808,7 @@ fn judge(
     let lint_at = layers.len();
 
     // 4. Drift: code changed within the package requires STATUS.md and MANIFEST.json to change.
-    layers.push(drift_layer(dir, &target.changes));
+    layers.push(drift_layer(dir, owned, &target.changes));
 
     // 5. The lock never enters a commit.
     let mut lock = Layer::new("lock");
@@ -500,8 +843,17 @@ fn judge(
 
     // The lint ran beside every other layer; join it last.
     let diagnostics = lint_job.join(dir, snap, today)?;
-    let mut lint_layer = Layer::new("lint");
-    for d in &diagnostics {
+    layers.insert(
+        lint_at,
+        lint_layer("lint", &diagnostics).summarize("no findings"),
+    );
+    Ok((layers, diagnostics))
+}
+
+/// A layer holding lint findings: errors block, the rest warn.
+fn lint_layer(name: &'static str, diagnostics: &[Diagnostic]) -> Layer {
+    let mut layer = Layer::new(name);
+    for d in diagnostics {
         let msg = format!(
             "{}:{}: {}[{} {}]: {}",
             d.line,
@@ -512,13 +864,12 @@ fn judge(
             d.message
         );
         if d.is_blocking() {
-            lint_layer.fail(Some(d.path.clone()), msg);
+            layer.fail(Some(d.path.clone()), msg);
         } else {
-            lint_layer.warn(Some(d.path.clone()), msg);
+            layer.warn(Some(d.path.clone()), msg);
         }
     }
-    layers.insert(lint_at, lint_layer.summarize("no findings"));
-    Ok((layers, diagnostics))
+    layer
 }
 
 fn severity_word(d: &Diagnostic) -> &'static str {
@@ -544,15 +895,16 @@ fn short_sum(s: Option<&str>) -> String {
     }
 }
 
-/// Drift (layer 4), with paths resolved against the handoff directory's package.
-fn drift_layer(dir: &HandoffDir, changes: &[Change]) -> Layer {
+/// Drift (layer 4): the changes `owned` by the handoff directory (its package's, nested
+/// packages with their own handoff directory excluded) that lie outside it require its
+/// STATUS.md and MANIFEST.json to change.
+fn drift_layer(dir: &HandoffDir, owned: &[&Change], changes: &[Change]) -> Layer {
     let mut layer = Layer::new("drift");
-    let package = dir.package_root();
     let handoff_prefix = format!("{}/", dir.rel);
-    let in_package = |p: &str| package.is_empty() || p.starts_with(&format!("{package}/"));
-    let code: Vec<&Change> = changes
+    let code: Vec<&Change> = owned
         .iter()
-        .filter(|c| in_package(&c.path) && !c.path.starts_with(&handoff_prefix))
+        .copied()
+        .filter(|c| !c.path.starts_with(&handoff_prefix))
         .collect();
     if code.is_empty() {
         return layer.summarize("no code changes outside the handoff directory");

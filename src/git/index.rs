@@ -60,12 +60,108 @@ impl PrecommitIndex {
     }
 }
 
+/// The staged content as the pre-commit check sees it: a [`PrecommitIndex`] (possibly
+/// partial) completed by HEAD's tree. An entry the partial read left out lies in a directory
+/// whose staged tree equals HEAD's, so for any path that is not a staged change the index
+/// and HEAD agree: a file below a directory is the index's entry when it was read, else
+/// HEAD's unless the commit deletes it.
+pub struct StagedView<'a> {
+    repo: &'a Repo,
+    index: &'a PrecommitIndex,
+    head: Option<ObjectId>,
+    /// Paths the commit deletes (sorted).
+    deleted: Vec<&'a str>,
+}
+
+impl<'a> StagedView<'a> {
+    /// Builds the view from the index and the staged changes computed from it.
+    pub fn new(
+        repo: &'a Repo,
+        index: &'a PrecommitIndex,
+        changes: &'a [super::Change],
+    ) -> Result<StagedView<'a>, GitError> {
+        let mut deleted: Vec<&str> = changes
+            .iter()
+            .filter(|c| c.kind == super::ChangeKind::Deleted)
+            .map(|c| c.path.as_str())
+            .collect();
+        deleted.sort_unstable();
+        Ok(StagedView {
+            repo,
+            index,
+            head: repo.head_commit()?,
+            deleted,
+        })
+    }
+
+    /// The repository.
+    pub fn repo(&self) -> &'a Repo {
+        self.repo
+    }
+
+    /// The (possibly partial) index entries.
+    pub fn state(&self) -> &'a gix::index::State {
+        self.index.state()
+    }
+
+    fn is_deleted(&self, path: &str) -> bool {
+        self.deleted.binary_search(&path).is_ok()
+    }
+
+    /// Every staged file below `dir` (repository-relative), by path relative to it.
+    pub fn files_below(&self, dir: &str) -> Result<Vec<super::TreeFile>, GitError> {
+        let mut files = Repo::index_files_below(self.state(), dir);
+        if let (true, Some(head)) = (self.index.is_partial(), self.head) {
+            let have: std::collections::HashSet<Vec<u8>> =
+                files.iter().map(|f| f.path.clone()).collect();
+            let prefix = if dir.is_empty() {
+                String::new()
+            } else {
+                format!("{dir}/")
+            };
+            for f in self.repo.tree_files_below(head, dir)? {
+                let full = format!("{prefix}{}", String::from_utf8_lossy(&f.path));
+                if !have.contains(&f.path) && !self.is_deleted(&full) {
+                    files.push(f);
+                }
+            }
+            files.sort_by(|a, b| a.path.cmp(&b.path));
+        }
+        Ok(files)
+    }
+
+    /// The staged file at a repository-relative path.
+    pub fn file_at(&self, path: &str) -> Result<Option<super::TreeFile>, GitError> {
+        if let Some(f) = Repo::index_file_at(self.state(), path) {
+            return Ok(Some(f));
+        }
+        match (self.index.is_partial(), self.head) {
+            (true, Some(head)) if !self.is_deleted(path) => self.repo.tree_file_at(head, path),
+            _ => Ok(None),
+        }
+    }
+
+    /// True when anything is staged below `dir`.
+    pub fn has_dir(&self, dir: &str) -> Result<bool, GitError> {
+        if Repo::index_has_dir(self.state(), dir) {
+            return Ok(true);
+        }
+        match (self.index.is_partial(), self.head) {
+            // Read from HEAD only when the commit does not delete everything below it.
+            (true, Some(head)) if self.repo.tree_has_dir(head, dir)? => {
+                Ok(!self.files_below(dir)?.is_empty())
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
 impl Repo {
-    /// Reads the index for the pre-commit check: every entry below `keep` (the handoff
-    /// directory, repository-relative), plus every entry outside the directories whose
+    /// Reads the index for the pre-commit check: every entry below each of `keep` (handoff
+    /// directories, repository-relative), plus every entry outside the directories whose
     /// cache tree matches HEAD. Staged changes computed from it (see
     /// [`Repo::staged_changes_in`]) are exactly those of the full index.
-    pub fn index_for_precommit(&self, keep: &str) -> Result<PrecommitIndex, GitError> {
+    pub fn index_for_precommit(&self, keep: &[&str]) -> Result<PrecommitIndex, GitError> {
         let path = self.repo.index_path();
         if self.repo.object_hash() == gix::hash::Kind::Sha1
             && let Some(partial) = self.partial_index(&path, keep)
@@ -75,7 +171,7 @@ impl Repo {
         self.index().map(PrecommitIndex::Full)
     }
 
-    fn partial_index(&self, path: &Path, keep: &str) -> Option<PrecommitIndex> {
+    fn partial_index(&self, path: &Path, keep: &[&str]) -> Option<PrecommitIndex> {
         let file_len = std::fs::metadata(path).ok()?.len();
         let mut r = EntryReader::open(path)?;
         // Pass 1: walk past the entries to the extensions, noting where each directory's
@@ -97,11 +193,17 @@ impl Repo {
             self.unchanged_dirs(t, head, Vec::new(), &mut skip).ok()?;
         }
         skip.sort();
-        let keep = if keep.is_empty() {
-            Vec::new()
-        } else {
-            format!("{}/", keep.trim_end_matches('/')).into_bytes()
-        };
+        // `""` (the root) keeps everything.
+        let keep: Vec<Vec<u8>> = keep
+            .iter()
+            .map(|k| {
+                if k.is_empty() {
+                    Vec::new()
+                } else {
+                    format!("{}/", k.trim_end_matches('/')).into_bytes()
+                }
+            })
+            .collect();
         // Pass 2: keep what is needed; runs under an unchanged directory are not read again.
         let mut r = EntryReader::open(path)?;
         let mut state = gix::index::State::new(gix::hash::Kind::Sha1);
@@ -110,15 +212,16 @@ impl Repo {
         let mut next_skip = 0;
         for run in &runs {
             let whole_run_skipped = run.top.ends_with(b"/")
-                && !keep.starts_with(&run.top)
-                && !run.top.starts_with(&keep)
+                && !keep
+                    .iter()
+                    .any(|k| k.starts_with(&run.top) || run.top.starts_with(k))
                 && under_any(&skip, &run.top);
             if whole_run_skipped {
                 continue;
             }
             r.seek_to(run.start)?;
             r.entries(run.count, run.prev_path.clone(), |e, _| {
-                let in_keep = keep.is_empty() || e.path.starts_with(&keep);
+                let in_keep = keep.iter().any(|k| e.path.starts_with(k));
                 while next_skip < skip.len()
                     && skip[next_skip].as_slice() < e.path
                     && !e.path.starts_with(&skip[next_skip])

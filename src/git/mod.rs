@@ -13,7 +13,7 @@ use gix::bstr::{BStr, ByteSlice};
 use crate::error::{Error, Result};
 
 mod index;
-pub use index::PrecommitIndex;
+pub use index::{PrecommitIndex, StagedView};
 
 /// A failed git operation: what was attempted and why it failed.
 #[derive(Debug, thiserror::Error)]
@@ -80,6 +80,17 @@ pub struct DirEntry {
     /// The blob id.
     pub id: ObjectId,
     /// True for symbolic links, which the tool refuses to follow.
+    pub is_link: bool,
+}
+
+/// A file below a directory, found in a tree or the index, at any depth.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeFile {
+    /// The path relative to the directory listed, as git stores it (not checked for UTF-8).
+    pub path: Vec<u8>,
+    /// The blob id.
+    pub id: ObjectId,
+    /// True for symbolic links.
     pub is_link: bool,
 }
 
@@ -159,6 +170,27 @@ impl Repo {
             .config_snapshot()
             .string(key)
             .map(|v| v.to_str_lossy().into_owned())
+    }
+
+    /// Reads every value of a multi-valued key, in the order git lists them.
+    pub fn config_strings(&self, key: &str) -> Vec<String> {
+        self.repo
+            .config_snapshot()
+            .plumbing()
+            .strings(key)
+            .unwrap_or_default()
+            .iter()
+            .map(|v| v.to_str_lossy().into_owned())
+            .collect()
+    }
+
+    /// Reads a boolean; `Err(value)` when it is set to something that is not one.
+    pub fn config_bool(&self, key: &str) -> Result<Option<bool>, String> {
+        let snapshot = self.repo.config_snapshot();
+        match snapshot.plumbing().boolean(key) {
+            Ok(b) => Ok(b),
+            Err(_) => Err(self.config_string(key).unwrap_or_default()),
+        }
     }
 
     /// Returns the commit HEAD points to, or `None` on an unborn branch.
@@ -275,6 +307,113 @@ impl Repo {
             });
         }
         out
+    }
+
+    /// Lists every file below `dir` (repository-relative, no trailing `/`; empty for the
+    /// root) in the index at stage 0, subdirectories included, by path relative to `dir`.
+    pub fn index_files_below(index: &gix::index::State, dir: &str) -> Vec<TreeFile> {
+        let prefix = dir_prefix(dir);
+        let entries = index.entries();
+        let start = entries.partition_point(|e| e.path(index) < prefix.as_bytes().as_bstr());
+        let mut out = Vec::new();
+        for e in &entries[start..] {
+            let path = e.path(index);
+            let Some(rest) = path.strip_prefix(prefix.as_bytes()) else {
+                break;
+            };
+            if e.stage_raw() != 0 || e.mode.is_submodule() {
+                continue;
+            }
+            out.push(TreeFile {
+                path: rest.to_vec(),
+                id: e.id,
+                is_link: e.mode == gix::index::entry::Mode::SYMLINK,
+            });
+        }
+        out
+    }
+
+    /// Returns the index entry (stage 0) at a repository-relative path.
+    pub fn index_file_at(index: &gix::index::State, path: &str) -> Option<TreeFile> {
+        let entries = index.entries();
+        let at = entries.partition_point(|e| e.path(index) < path.as_bytes().as_bstr());
+        entries[at..]
+            .iter()
+            .take_while(|e| e.path(index) == path.as_bytes().as_bstr())
+            .find(|e| e.stage_raw() == 0 && !e.mode.is_submodule())
+            .map(|e| TreeFile {
+                path: path.as_bytes().to_vec(),
+                id: e.id,
+                is_link: e.mode == gix::index::entry::Mode::SYMLINK,
+            })
+    }
+
+    /// True when the index holds any entry below `dir`.
+    pub fn index_has_dir(index: &gix::index::State, dir: &str) -> bool {
+        let prefix = dir_prefix(dir);
+        let entries = index.entries();
+        let start = entries.partition_point(|e| e.path(index) < prefix.as_bytes().as_bstr());
+        entries
+            .get(start)
+            .is_some_and(|e| e.path(index).starts_with(prefix.as_bytes()))
+    }
+
+    /// Lists every file below `dir` in a commit's tree, subdirectories included, by path
+    /// relative to `dir` (empty when the directory is absent).
+    pub fn tree_files_below(&self, commit: ObjectId, dir: &str) -> Result<Vec<TreeFile>, GitError> {
+        let Some(tree) = self.subtree(self.commit_tree(commit)?, dir)? else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        self.collect_files(tree, &mut Vec::new(), &mut out)?;
+        Ok(out)
+    }
+
+    fn collect_files(
+        &self,
+        tree: ObjectId,
+        prefix: &mut Vec<u8>,
+        out: &mut Vec<TreeFile>,
+    ) -> Result<(), GitError> {
+        for (name, (id, mode)) in self.tree_entries(tree)? {
+            let len = prefix.len();
+            prefix.extend_from_slice(&name);
+            if mode.is_tree() {
+                prefix.push(b'/');
+                self.collect_files(id, prefix, out)?;
+            } else if mode.is_blob() || mode.is_link() {
+                out.push(TreeFile {
+                    path: prefix.clone(),
+                    id,
+                    is_link: mode.is_link(),
+                });
+            }
+            prefix.truncate(len);
+        }
+        Ok(())
+    }
+
+    /// Returns the file at a repository-relative path in a commit's tree.
+    pub fn tree_file_at(&self, commit: ObjectId, path: &str) -> Result<Option<TreeFile>, GitError> {
+        let tree = self
+            .repo
+            .find_tree(self.commit_tree(commit)?)
+            .map_err(read_err("read a tree"))?;
+        let entry = tree
+            .lookup_entry_by_path(path)
+            .map_err(read_err(format!("look up {path}")))?;
+        Ok(entry
+            .filter(|e| e.mode().is_blob() || e.mode().is_link())
+            .map(|e| TreeFile {
+                path: path.as_bytes().to_vec(),
+                id: e.object_id(),
+                is_link: e.mode().is_link(),
+            }))
+    }
+
+    /// True when a commit's tree holds a directory at `dir`.
+    pub fn tree_has_dir(&self, commit: ObjectId, dir: &str) -> Result<bool, GitError> {
+        Ok(self.subtree(self.commit_tree(commit)?, dir)?.is_some())
     }
 
     /// Lists the files directly inside `dir` in a commit's tree (empty if the directory is

@@ -2,6 +2,7 @@
 //! from the working tree, the index or a commit, and the checksum rule shared with the AAHP
 //! reference. No printing, no clap; git is reached only through [`crate::git::Repo`] reads.
 
+pub mod location;
 pub mod log;
 pub mod manifest;
 mod markdown;
@@ -11,13 +12,14 @@ pub mod tokens;
 pub mod trust;
 
 use std::collections::BTreeMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::git::{DirEntry, Repo};
+use crate::git::{Repo, StagedView, TreeFile};
+use crate::output;
 
 /// The default handoff directory, relative to the repository root.
 pub const DEFAULT_DIR: &str = ".ai/handoff";
@@ -81,11 +83,23 @@ pub struct HandoffDir {
 /// The content of a handoff directory as seen from one [`Source`]: file name → bytes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Snapshot {
-    /// Top-level files by name (subdirectories are not part of the handoff).
+    /// Top-level files by name: what the manifest indexes.
     pub files: BTreeMap<String, Vec<u8>>,
+    /// Files in subdirectories, by path relative to the handoff directory (`notes/x.md`).
+    /// Agents read them too, so they are linted; the manifest does not index them.
+    pub nested: BTreeMap<String, Vec<u8>>,
 }
 
 impl Snapshot {
+    /// Adds a file by its path relative to the handoff directory.
+    fn insert(&mut self, inner: String, bytes: Vec<u8>) {
+        if inner.contains('/') {
+            self.nested.insert(inner, bytes);
+        } else {
+            self.files.insert(inner, bytes);
+        }
+    }
+
     /// Returns a file's bytes.
     pub fn get(&self, name: &str) -> Option<&[u8]> {
         self.files.get(name).map(Vec::as_slice)
@@ -129,37 +143,6 @@ pub fn is_indexed_name(name: &str) -> bool {
 }
 
 impl HandoffDir {
-    /// Locates the handoff directory: `dir` when given (relative to `cwd`), else git config
-    /// `aahp.dir` (relative to the root), else `.ai/handoff`. Refuses paths outside the
-    /// repository.
-    pub fn locate(repo: &Repo, cwd: &Path, dir: Option<&Path>) -> Result<HandoffDir> {
-        let root = repo.workdir().to_path_buf();
-        let root = root.canonicalize().unwrap_or(root);
-        let abs = match dir {
-            Some(d) if d.is_absolute() => d.to_path_buf(),
-            Some(d) => cwd.join(d),
-            None => match repo.config_string("aahp.dir") {
-                Some(d) => root.join(d),
-                None => root.join(DEFAULT_DIR),
-            },
-        };
-        let abs = normalize(&abs);
-        let abs = abs.canonicalize().unwrap_or(abs);
-        let rel = abs.strip_prefix(&root).map_err(|_| {
-            Error::invalid(
-                abs.display().to_string(),
-                None,
-                "the handoff directory must be inside the repository",
-            )
-        })?;
-        let rel = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/");
-        Ok(HandoffDir { rel, abs, root })
-    }
-
     /// Returns the repository-relative path of a file in this directory.
     pub fn path_of(&self, name: &str) -> String {
         if self.rel.is_empty() {
@@ -184,107 +167,198 @@ impl HandoffDir {
         self.abs.is_dir()
     }
 
-    /// Reads every top-level file of the directory from `source`.
+    /// Reads every file of the directory from `source`: top-level files into
+    /// [`Snapshot::files`], files in subdirectories into [`Snapshot::nested`]. Names that are
+    /// not UTF-8 or hold control characters, and links leading out of the work tree or into
+    /// `.git`, are refused (exit 2) before anything else happens.
     pub fn snapshot(&self, repo: &Repo, source: Source) -> Result<Snapshot> {
         match source {
             Source::Worktree => self.snapshot_worktree(),
             Source::Index => self.snapshot_index(repo, &*repo.index()?),
             Source::Commit(commit) => {
-                let entries = repo.tree_dir(commit, &self.rel)?;
-                self.snapshot_entries(repo, &entries, |target| {
-                    Ok(repo
-                        .tree_dir(commit, parent(target))?
-                        .into_iter()
-                        .find(|e| e.name == file_name(target)))
-                })
+                let files = repo.tree_files_below(commit, &self.rel)?;
+                self.snapshot_files(
+                    repo,
+                    &files,
+                    |target| Ok(repo.tree_file_at(commit, target)?),
+                )
             }
         }
     }
 
-    /// Reads the directory's staged content from an already opened index (the pre-commit
-    /// path opens the index once).
+    /// Reads the directory's staged content from an already opened, complete index.
     pub fn snapshot_index(&self, repo: &Repo, index: &gix::index::State) -> Result<Snapshot> {
-        {
-            {
-                self.snapshot_entries(repo, &Repo::index_dir(index, &self.rel), |target| {
-                    Ok(Repo::index_dir(index, parent(target))
-                        .into_iter()
-                        .find(|e| e.name == file_name(target)))
-                })
-            }
-        }
+        let files = Repo::index_files_below(index, &self.rel);
+        self.snapshot_files(repo, &files, |target| {
+            Ok(Repo::index_file_at(index, target))
+        })
+    }
+
+    /// Reads the directory's staged content through a [`StagedView`] (the pre-commit path,
+    /// whose index may hold only the entries the commit changes).
+    pub fn snapshot_staged(&self, view: &StagedView<'_>) -> Result<Snapshot> {
+        let files = view.files_below(&self.rel)?;
+        self.snapshot_files(view.repo(), &files, |target| Ok(view.file_at(target)?))
     }
 
     fn snapshot_worktree(&self) -> Result<Snapshot> {
         let mut snap = Snapshot::default();
-        let read_dir = match std::fs::read_dir(&self.abs) {
-            Ok(r) => r,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(snap),
-            Err(source) => {
-                return Err(Error::Read {
-                    path: self.rel.clone(),
-                    source,
-                });
-            }
-        };
-        for entry in read_dir {
-            let entry = entry.map_err(|source| Error::Read {
-                path: self.rel.clone(),
-                source,
-            })?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let rel = self.path_of(&name);
-            let meta = std::fs::symlink_metadata(entry.path()).map_err(|source| Error::Read {
-                path: rel.clone(),
-                source,
-            })?;
-            if meta.file_type().is_symlink() {
-                let target = entry.path().canonicalize().map_err(|source| Error::Read {
-                    path: rel.clone(),
+        // Directories still to read: (absolute path, path relative to the handoff directory).
+        let mut pending = vec![(self.abs.clone(), String::new())];
+        while let Some((abs, sub)) = pending.pop() {
+            let shown = if sub.is_empty() {
+                self.rel.clone()
+            } else {
+                self.path_of(&sub)
+            };
+            let read_dir = match std::fs::read_dir(&abs) {
+                Ok(r) => r,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && sub.is_empty() => {
+                    return Ok(snap);
+                }
+                Err(source) => {
+                    return Err(Error::Read {
+                        path: shown,
+                        source,
+                    });
+                }
+            };
+            for entry in read_dir {
+                let entry = entry.map_err(|source| Error::Read {
+                    path: shown.clone(),
                     source,
                 })?;
-                if !target.starts_with(&self.root) {
-                    return Err(Error::invalid(
-                        rel,
-                        None,
-                        format!(
-                            "symbolic link points outside the repository ({})",
-                            target.display()
-                        ),
-                    ));
-                }
-                if !target.is_file() {
+                let raw = entry.file_name();
+                let name = self.checked_name(&sub, raw.as_encoded_bytes())?;
+                let inner = location::join(&sub, &name);
+                let rel = self.path_of(&inner);
+                let meta =
+                    std::fs::symlink_metadata(entry.path()).map_err(|source| Error::Read {
+                        path: rel.clone(),
+                        source,
+                    })?;
+                if meta.file_type().is_symlink() {
+                    let target = entry.path().canonicalize().map_err(|source| Error::Read {
+                        path: rel.clone(),
+                        source,
+                    })?;
+                    let inside = target.strip_prefix(&self.root).ok();
+                    let into_git = inside.is_some_and(|t| {
+                        t.components()
+                            .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+                    });
+                    if inside.is_none() || into_git {
+                        return Err(Error::invalid(
+                            rel,
+                            None,
+                            format!(
+                                "symbolic link points {} ({}); handoff files must be files of the work tree",
+                                if into_git {
+                                    "into .git"
+                                } else {
+                                    "outside the repository"
+                                },
+                                output::escape_untrusted(&target.to_string_lossy())
+                            ),
+                        ));
+                    }
+                    // Links to directories, FIFOs or devices are not handoff files.
+                    if !target.is_file() {
+                        continue;
+                    }
+                } else if meta.is_dir() {
+                    pending.push((entry.path(), inner));
+                    continue;
+                } else if !meta.is_file() {
                     continue;
                 }
-            } else if !meta.is_file() {
-                continue;
+                let bytes = read_limited(&entry.path(), &rel)?;
+                snap.insert(inner, bytes);
             }
-            let bytes = read_limited(&entry.path(), &rel)?;
-            snap.files.insert(name, bytes);
         }
         Ok(snap)
     }
 
-    fn snapshot_entries(
+    /// Refuses, before a command reads or writes anything, a name anywhere in the directory
+    /// on disk that [`HandoffDir::checked_name`] refuses (exit 2, the name escaped).
+    pub fn check_names(&self) -> Result<()> {
+        let mut pending = vec![(self.abs.clone(), String::new())];
+        while let Some((abs, sub)) = pending.pop() {
+            let Ok(read_dir) = std::fs::read_dir(&abs) else {
+                // Unreadable directories are reported by whatever reads them.
+                continue;
+            };
+            for entry in read_dir.flatten() {
+                let name = self.checked_name(&sub, entry.file_name().as_encoded_bytes())?;
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    pending.push((entry.path(), location::join(&sub, &name)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a file name (in the subdirectory `sub` of the handoff directory) that is not
+    /// UTF-8 or holds a control character: such names cannot be staged, shown or restored
+    /// reliably, so every command stops before it writes anything (exit 2).
+    pub fn checked_name(&self, sub: &str, raw: &[u8]) -> Result<String> {
+        let refuse = |why: &str| {
+            let shown = format!(
+                "{}/{}",
+                self.path_of(sub).trim_end_matches('/'),
+                escape_bytes(raw)
+            );
+            Error::invalid(
+                shown,
+                None,
+                format!(
+                    "{why}; rename or remove the file (handoff file names must be plain UTF-8 text)"
+                ),
+            )
+        };
+        let name =
+            std::str::from_utf8(raw).map_err(|_| refuse("the file name is not valid UTF-8"))?;
+        if name.chars().any(char::is_control) {
+            return Err(refuse("the file name holds control characters"));
+        }
+        Ok(name.to_string())
+    }
+
+    fn snapshot_files(
         &self,
         repo: &Repo,
-        entries: &[DirEntry],
-        mut lookup: impl FnMut(&str) -> Result<Option<DirEntry>>,
+        files: &[TreeFile],
+        mut lookup: impl FnMut(&str) -> Result<Option<TreeFile>>,
     ) -> Result<Snapshot> {
         let mut snap = Snapshot::default();
-        for e in entries {
-            let rel = self.path_of(&e.name);
-            let mut id = e.id;
-            if e.is_link {
+        for f in files {
+            let name = self.checked_name("", &f.path)?;
+            let rel = self.path_of(&name);
+            let mut id = f.id;
+            if f.is_link {
                 // A link's blob is its target path; resolve it within the same source.
-                let target = String::from_utf8_lossy(&repo.blob(e.id)?).into_owned();
-                let resolved = resolve_link(&self.rel, &target).ok_or_else(|| {
+                let target = String::from_utf8_lossy(&repo.blob(f.id)?).into_owned();
+                let parent_dir = parent(&rel);
+                let resolved = resolve_link(parent_dir, &target).ok_or_else(|| {
                     Error::invalid(
                         &rel,
                         None,
-                        format!("symbolic link points outside the repository ({target})"),
+                        format!(
+                            "symbolic link points outside the repository ({})",
+                            output::escape_untrusted(&target)
+                        ),
                     )
                 })?;
+                if resolved.split('/').any(|c| c.eq_ignore_ascii_case(".git")) {
+                    return Err(Error::invalid(
+                        &rel,
+                        None,
+                        format!(
+                            "symbolic link points into .git ({}); handoff files must be files of the work tree",
+                            output::escape_untrusted(&target)
+                        ),
+                    ));
+                }
                 match lookup(&resolved)? {
                     Some(t) if !t.is_link => id = t.id,
                     _ => continue,
@@ -294,23 +368,33 @@ impl HandoffDir {
             if bytes.len() > MAX_FILE_BYTES {
                 return Err(too_large(&rel, bytes.len()));
             }
-            snap.files.insert(e.name.clone(), bytes);
+            snap.insert(name, bytes);
         }
         Ok(snap)
     }
+}
+
+/// Shows bytes of a file name: UTF-8 text with control characters escaped, other bytes as
+/// `\xNN`.
+pub fn escape_bytes(raw: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in raw.utf8_chunks() {
+        out.push_str(&output::escape_untrusted(chunk.valid()));
+        for b in chunk.invalid() {
+            use std::fmt::Write as _;
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    out
 }
 
 fn parent(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(p, _)| p)
 }
 
-fn file_name(path: &str) -> &str {
-    path.rsplit_once('/').map_or(path, |(_, n)| n)
-}
-
 /// Resolves a symlink target written in `dir` to a repository-relative path, or `None` when it
 /// is absolute or climbs out of the repository.
-fn resolve_link(dir: &str, target: &str) -> Option<String> {
+pub fn resolve_link(dir: &str, target: &str) -> Option<String> {
     if target.starts_with('/') {
         return None;
     }
@@ -325,21 +409,6 @@ fn resolve_link(dir: &str, target: &str) -> Option<String> {
         }
     }
     Some(parts.join("/"))
-}
-
-/// Removes `.` and `..` components lexically (the path may not exist yet).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn too_large(path: &str, len: usize) -> Error {

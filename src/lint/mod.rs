@@ -10,6 +10,7 @@
 //! redacted snippets, fingerprints.
 //! [`check_snapshot`] is the single entry point for `verify` and the pre-commit hook.
 
+pub mod agents;
 mod aiignore;
 pub mod allow;
 mod engine;
@@ -299,7 +300,26 @@ pub fn lint_snapshot(
     extra: &[LintFile<'_>],
 ) -> Result<LintOutcome> {
     let cfg = LintConfig::from_snapshot(dir, snap, today)?;
-    let mut files: Vec<LintFile<'_>> = snap
+    lint_snapshot_with(&cfg, dir, snap, extra)
+}
+
+/// [`lint_snapshot`] with a configuration already read (and possibly adjusted).
+pub fn lint_snapshot_with(
+    cfg: &LintConfig,
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    extra: &[LintFile<'_>],
+) -> Result<LintOutcome> {
+    let mut files = snapshot_files(dir, snap);
+    files.extend(extra.iter().cloned());
+    lint_with(cfg, &files, true)
+}
+
+/// The files of a snapshot that are scanned: every top-level file but the configuration and
+/// the lock, and every file in a subdirectory (named by its inner path, so the structure
+/// rules of `LOG.md` and the like apply only at the top level).
+pub fn snapshot_files<'a>(dir: &HandoffDir, snap: &'a Snapshot) -> Vec<LintFile<'a>> {
+    let top = snap
         .files
         .iter()
         .filter(|(name, _)| is_lintable(name))
@@ -307,10 +327,17 @@ pub fn lint_snapshot(
             path: dir.path_of(name),
             name: name.clone(),
             bytes,
-        })
-        .collect();
-    files.extend(extra.iter().cloned());
-    lint_with(&cfg, &files, true)
+        });
+    let nested = snap
+        .nested
+        .iter()
+        .filter(|(inner, _)| is_lintable(inner.rsplit('/').next().unwrap_or(inner)))
+        .map(|(inner, bytes)| LintFile {
+            path: dir.path_of(inner),
+            name: inner.clone(),
+            bytes,
+        });
+    top.chain(nested).collect()
 }
 
 /// True for files of a handoff directory that are scanned.

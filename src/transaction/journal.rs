@@ -108,6 +108,11 @@ impl Journal {
 
 /// The record `begin` leaves in the worktree's git directory naming the session it started,
 /// so later commands in the same worktree recognise the lock as theirs without an id.
+///
+/// There is one record per handoff directory (`<git_dir>/aahp/sessions/<key>.json`, the key
+/// derived from the directory's path), so sessions in two packages of one worktree never
+/// displace each other. The single `<git_dir>/aahp/session.json` earlier versions wrote is
+/// still read (and removed) for the directory it names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionRecord {
     /// The handoff directory, repository-relative.
@@ -117,30 +122,61 @@ pub struct SessionRecord {
 }
 
 impl SessionRecord {
-    fn path(repo: &Repo) -> PathBuf {
+    /// The record of the handoff directory `dir` (repository-relative).
+    fn path(repo: &Repo, dir: &str) -> PathBuf {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(dir.as_bytes());
+        let key = crate::handoff::hex(&digest[..8]);
+        state_dir(repo).join("sessions").join(format!("{key}.json"))
+    }
+
+    /// The one record earlier versions kept for the whole worktree.
+    fn legacy_path(repo: &Repo) -> PathBuf {
         state_dir(repo).join("session.json")
     }
 
-    /// Reads the record; anything unreadable counts as no record.
-    pub fn load(repo: &Repo) -> Option<SessionRecord> {
-        let bytes = std::fs::read(SessionRecord::path(repo)).ok()?;
+    fn read(path: &Path) -> Option<SessionRecord> {
+        let bytes = std::fs::read(path).ok()?;
         serde_json::from_slice(&bytes).ok()
     }
 
-    /// Writes the record atomically.
+    /// Reads the record of the handoff directory `dir`; anything unreadable, or a record
+    /// naming another directory, counts as no record.
+    pub fn load(repo: &Repo, dir: &str) -> Option<SessionRecord> {
+        [
+            SessionRecord::path(repo, dir),
+            SessionRecord::legacy_path(repo),
+        ]
+        .iter()
+        .find_map(|p| SessionRecord::read(p).filter(|r| r.dir == dir))
+    }
+
+    /// Writes the record of its directory atomically.
     pub fn save(&self, repo: &Repo) -> Result<()> {
-        let path = SessionRecord::path(repo);
-        ensure_dir(&state_dir(repo))?;
+        let path = SessionRecord::path(repo, &self.dir);
+        ensure_dir(path.parent().expect("the record lives in a directory"))?;
         let bytes = serde_json::to_vec(self).expect("a record always serialises");
         write_atomic(&path, &bytes).map_err(|source| Error::Write {
             path: path.display().to_string(),
             source,
-        })
+        })?;
+        // A legacy record for the same directory would name an older session.
+        SessionRecord::remove_legacy(repo, &self.dir)
     }
 
-    /// Deletes the record (absent is fine).
-    pub fn remove(repo: &Repo) -> Result<()> {
-        remove_file(&SessionRecord::path(repo))
+    /// Deletes the record of the handoff directory `dir` (absent is fine); other
+    /// directories' records are left alone.
+    pub fn remove(repo: &Repo, dir: &str) -> Result<()> {
+        remove_file(&SessionRecord::path(repo, dir))?;
+        SessionRecord::remove_legacy(repo, dir)
+    }
+
+    fn remove_legacy(repo: &Repo, dir: &str) -> Result<()> {
+        let legacy = SessionRecord::legacy_path(repo);
+        if SessionRecord::read(&legacy).is_some_and(|r| r.dir == dir) {
+            remove_file(&legacy)?;
+        }
+        Ok(())
     }
 }
 

@@ -53,8 +53,7 @@ impl SessionClaim {
         {
             return false;
         }
-        SessionRecord::load(repo)
-            .is_some_and(|r| r.session_id == lock.session_id && r.dir == dir.rel)
+        SessionRecord::load(repo, &dir.rel).is_some_and(|r| r.session_id == lock.session_id)
     }
 }
 

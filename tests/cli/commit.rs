@@ -467,7 +467,7 @@ fn commit_works_in_a_linked_worktree_and_keeps_its_state_there() {
     let out = repo.aahp_in("side", &["begin", "--session-id", "side-1"]);
     out.assert_code(0);
     assert!(repo.exists(&side(&format!("{DIR}/HANDOFF.lock"))));
-    assert!(repo.exists(".git/worktrees/side/aahp/session.json"));
+    assert!(repo.exists(".git/worktrees/side/aahp/sessions"));
     repo.write(
         &side(&format!("{DIR}/STATUS.md")),
         "# Status\n\nside work\n",

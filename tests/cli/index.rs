@@ -44,7 +44,7 @@ enum Read {
 fn assert_same_as_full(repo: &TestRepo, expect: Read) {
     let r = Repo::discover(&repo.path()).unwrap();
     let full = r.index().unwrap();
-    let partial = r.index_for_precommit(".ai/handoff").unwrap();
+    let partial = r.index_for_precommit(&[".ai/handoff"]).unwrap();
     assert_eq!(partial.is_partial(), expect != Read::Full);
     let want: Vec<(String, String)> = r
         .staged_changes(&full)
@@ -80,7 +80,7 @@ fn nothing_staged_reads_only_the_handoff_directory() {
     let repo = tree_repo();
     assert_same_as_full(&repo, Read::Fewer);
     let r = Repo::discover(&repo.path()).unwrap();
-    let partial = r.index_for_precommit(".ai/handoff").unwrap();
+    let partial = r.index_for_precommit(&[".ai/handoff"]).unwrap();
     assert_eq!(
         partial.state().entries().len(),
         2,
@@ -112,7 +112,7 @@ fn every_kind_of_staged_change_matches_the_full_index() {
     ]);
     assert_same_as_full(&repo, Read::Fewer);
     let r = Repo::discover(&repo.path()).unwrap();
-    let partial = r.index_for_precommit(".ai/handoff").unwrap();
+    let partial = r.index_for_precommit(&[".ai/handoff"]).unwrap();
     let paths: Vec<String> = r
         .staged_changes_in(partial.state(), partial.tree())
         .unwrap()
@@ -154,7 +154,7 @@ fn a_path_longer_than_the_name_length_field_is_read() {
     ]);
     // gix does not decode such an index at all; the pre-commit read does.
     let r = Repo::discover(&repo.path()).unwrap();
-    let partial = r.index_for_precommit(".ai/handoff").unwrap();
+    let partial = r.index_for_precommit(&[".ai/handoff"]).unwrap();
     assert!(partial.is_partial());
     let changes = r
         .staged_changes_in(partial.state(), partial.tree())

@@ -398,8 +398,8 @@ fn trust_verify_help() {
                   directory; its exit status is the evidence
 
     Options:
-          --dir <PATH>               The handoff directory (default: git config `aahp.dir`, else
-                                     `.ai/handoff`)
+          --dir <PATH>               The handoff directory (default: the nearest enclosing one holding
+                                     `.ai/handoff`, else git config `aahp.dir`, else `.ai/handoff`)
           --ttl <TTL>                How long the verification holds: `7d`, `2w`, `48h` [default: the
                                      claim's TTL, else `7d`]
           --json                     Print one JSON document on stdout instead of text

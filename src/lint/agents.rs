@@ -1,0 +1,230 @@
+//! The agent instruction files: files coding agents read as instructions wherever they sit
+//! in a repository (`AGENTS.md`, `CLAUDE.md`, `.cursor/rules/*`, …). One table, used by the
+//! pre-commit gate (every staged one is linted) and by `lint --all`. Each entry carries its
+//! own examples, and one test runs them all.
+
+/// How an entry matches a repository-relative path.
+#[derive(Debug, Clone, Copy)]
+enum Pattern {
+    /// The file name, in any directory.
+    Name(&'static str),
+    /// A file at this path below any directory (`.github/copilot-instructions.md`).
+    Path(&'static str),
+    /// Any file below a directory at this path below any directory (`.cursor/rules`).
+    Under(&'static str),
+}
+
+/// One kind of agent instruction file.
+#[derive(Debug)]
+#[cfg_attr(
+    not(test),
+    allow(
+        dead_code,
+        reason = "who reads it and the examples are checked by the tests"
+    )
+)]
+struct AgentFile {
+    pattern: Pattern,
+    /// Who reads it.
+    tool: &'static str,
+    /// Paths it matches.
+    hits: &'static [&'static str],
+    /// Near misses it must not match.
+    misses: &'static [&'static str],
+}
+
+/// Every kind of agent instruction file the gate lints.
+static AGENT_FILES: &[AgentFile] = &[
+    AgentFile {
+        pattern: Pattern::Name("AGENTS.md"),
+        tool: "AGENTS.md convention (Codex, Jules, Amp, …)",
+        hits: &["AGENTS.md", "packages/api/AGENTS.md"],
+        misses: &["AGENTS.md.bak", "docs/MY_AGENTS.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("AGENT.md"),
+        tool: "Amp and others",
+        hits: &["AGENT.md", "svc/AGENT.md"],
+        misses: &["AGENT.markdown"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("CLAUDE.md"),
+        tool: "Claude Code",
+        hits: &["CLAUDE.md", "a/b/c/CLAUDE.md"],
+        misses: &["CLAUDE.txt"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("CLAUDE.local.md"),
+        tool: "Claude Code (personal)",
+        hits: &["CLAUDE.local.md"],
+        misses: &["CLAUDE.local.md.orig"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("GEMINI.md"),
+        tool: "Gemini CLI",
+        hits: &["GEMINI.md", "web/GEMINI.md"],
+        misses: &["GEMINI.mdx"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("CONVENTIONS.md"),
+        tool: "Aider",
+        hits: &["CONVENTIONS.md", "pkg/CONVENTIONS.md"],
+        misses: &["CODE_CONVENTIONS.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".cursorrules"),
+        tool: "Cursor (legacy)",
+        hits: &[".cursorrules", "app/.cursorrules"],
+        misses: &[".cursorrules.d/x"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".cursor/rules"),
+        tool: "Cursor",
+        hits: &[".cursor/rules/x.mdc", "pkg/.cursor/rules/deep/y.md"],
+        misses: &[".cursor/settings.json", ".cursor/rules"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".github/copilot-instructions.md"),
+        tool: "GitHub Copilot",
+        hits: &[".github/copilot-instructions.md"],
+        misses: &["copilot-instructions.md", ".github/workflows/ci.yml"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".github/instructions"),
+        tool: "GitHub Copilot (path-specific)",
+        hits: &[".github/instructions/rust.instructions.md"],
+        misses: &[".github/INSTRUCTIONS.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".windsurfrules"),
+        tool: "Windsurf (legacy)",
+        hits: &[".windsurfrules"],
+        misses: &["windsurfrules"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".windsurf/rules"),
+        tool: "Windsurf",
+        hits: &[".windsurf/rules/style.md"],
+        misses: &[".windsurf/config.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".clinerules"),
+        tool: "Cline (single file)",
+        hits: &[".clinerules", "x/.clinerules"],
+        misses: &[".clinerules.txt"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".clinerules"),
+        tool: "Cline (rules directory)",
+        hits: &[".clinerules/01-style.md"],
+        misses: &["clinerules/x.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".roorules"),
+        tool: "Roo Code (single file)",
+        hits: &[".roorules"],
+        misses: &[".roorules.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".roo/rules"),
+        tool: "Roo Code",
+        hits: &[".roo/rules/a.md"],
+        misses: &[".roo/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".goosehints"),
+        tool: "Goose",
+        hits: &[".goosehints"],
+        misses: &["goosehints.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".kiro/steering"),
+        tool: "Kiro",
+        hits: &[".kiro/steering/product.md"],
+        misses: &[".kiro/specs/a.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".continue/rules"),
+        tool: "Continue",
+        hits: &[".continue/rules/a.md"],
+        misses: &[".continue/config.yaml"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".amazonq/rules"),
+        tool: "Amazon Q Developer",
+        hits: &[".amazonq/rules/a.md"],
+        misses: &[".amazonq/x.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".claude/commands"),
+        tool: "Claude Code (commands)",
+        hits: &[".claude/commands/review.md"],
+        misses: &[".claude/settings.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".claude/agents"),
+        tool: "Claude Code (subagents)",
+        hits: &[".claude/agents/tester.md"],
+        misses: &[".claude/settings.local.json"],
+    },
+];
+
+impl Pattern {
+    fn matches(self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        match self {
+            Pattern::Name(n) => name == n,
+            Pattern::Path(p) => path == p || path.ends_with(&format!("/{p}")),
+            Pattern::Under(d) => {
+                let dir = format!("{d}/");
+                (path.starts_with(&dir) || path.contains(&format!("/{dir}")))
+                    && !path.ends_with('/')
+            }
+        }
+    }
+}
+
+/// True when agents read the file at `path` (repository-relative, `/`-separated) as
+/// instructions, wherever it sits.
+pub fn is_agent_file(path: &str) -> bool {
+    AGENT_FILES.iter().any(|f| f.pattern.matches(path))
+}
+
+/// The names looked for at a directory's top level when nothing lists the files (an
+/// untracked working tree): the [`Pattern::Name`] and [`Pattern::Path`] entries.
+pub fn top_level_names() -> impl Iterator<Item = &'static str> {
+    AGENT_FILES.iter().filter_map(|f| match f.pattern {
+        Pattern::Name(n) | Pattern::Path(n) => Some(n),
+        Pattern::Under(_) => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AGENT_FILES, is_agent_file};
+
+    #[test]
+    fn every_entry_matches_its_examples_and_not_its_near_misses() {
+        for f in AGENT_FILES {
+            assert!(!f.hits.is_empty(), "{}: no example", f.tool);
+            for h in f.hits {
+                assert!(f.pattern.matches(h), "{}: {h} should match", f.tool);
+            }
+            for m in f.misses {
+                assert!(!is_agent_file(m), "{}: {m} should not match", f.tool);
+            }
+        }
+    }
+
+    #[test]
+    fn ordinary_files_are_not_instructions() {
+        for p in [
+            "README.md",
+            "src/agents.rs",
+            "docs/CLAUDE.md.txt",
+            ".github/CODEOWNERS",
+        ] {
+            assert!(!is_agent_file(p), "{p}");
+        }
+    }
+}

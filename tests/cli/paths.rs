@@ -1,0 +1,158 @@
+//! Handoff paths are checked once, centrally (SPEC §2): the directory lies inside the work
+//! tree, outside `.git`, and is not the root; links never lead into `.git`; odd file names
+//! are refused before anything is written.
+
+use std::path::Path;
+
+use crate::verify::handoff_repo;
+
+/// Every file below the repository (the git directory included) with its content, so a
+/// test can tell that nothing was written.
+fn tree_state(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let e = e.unwrap();
+            let meta = std::fs::symlink_metadata(e.path()).unwrap();
+            let rel = e
+                .path()
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if meta.is_dir() {
+                stack.push(e.path());
+            } else if meta.file_type().is_symlink() {
+                out.push((
+                    rel,
+                    std::fs::read_link(e.path())
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                ));
+            } else {
+                out.push((rel, std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_handoff_directory_in_git_or_at_the_root_is_refused_before_anything_is_written() {
+    let repo = handoff_repo();
+    for value in ["", ".", ".git", ".git/refs/heads", "x/../.git/refs", ".GIT"] {
+        repo.git(&["config", "aahp.dir", value]);
+        let before = tree_state(&repo.path());
+        for args in [
+            &["begin", "--agent", "a"][..],
+            &["commit", "-m", "x"],
+            &["status"],
+            &["verify"],
+            &["manifest"],
+            &["hook", "pre-commit"],
+            &["init", "--force"],
+        ] {
+            let out = repo.aahp(args);
+            out.assert_code(2);
+            assert!(
+                out.stderr.contains("must be outside .git")
+                    || out.stderr.contains("must not be the work tree's root"),
+                "aahp.dir={value:?} {args:?}\n{out}"
+            );
+            assert_eq!(
+                before,
+                tree_state(&repo.path()),
+                "aahp.dir={value:?} {args:?} wrote"
+            );
+        }
+        repo.git(&["rev-parse", "--verify", "main"]);
+    }
+}
+
+#[test]
+fn dir_on_the_command_line_gets_the_same_checks() {
+    let repo = handoff_repo();
+    for value in [".git", ".", "../outside"] {
+        let out = repo.aahp(&["--dir", value, "begin", "--agent", "a"]);
+        out.assert_code(2);
+    }
+    let out = repo.aahp_in(".git", &["--dir", "refs/heads", "status"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("must be outside .git"), "{out}");
+}
+
+#[test]
+fn a_committed_link_into_git_is_refused_not_followed() {
+    let repo = handoff_repo();
+    std::os::unix::fs::symlink(
+        "../../.git/config",
+        repo.path().join(".ai/handoff/NOTES.md"),
+    )
+    .unwrap();
+    repo.git(&["add", "-A"]);
+    let before = tree_state(&repo.path());
+    for args in [
+        &["hook", "pre-commit"][..],
+        &["verify"],
+        &["verify", "--level", "precommit"],
+        &["lint"],
+        &["lint", "--staged"],
+        &["manifest"],
+        &["commit", "-m", "x"],
+        &["status"],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains(".ai/handoff/NOTES.md") && out.stderr.contains("into .git"),
+            "{args:?}\n{out}"
+        );
+        assert!(
+            !out.stdout.contains("[core]") && !out.stderr.contains("[core]"),
+            "{out}"
+        );
+        assert_eq!(before, tree_state(&repo.path()), "{args:?} wrote");
+    }
+    // Committed (git itself allows it), it is refused at the commit level too.
+    repo.git(&["commit", "-q", "--no-verify", "-m", "link"]);
+    let out = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("into .git"), "{out}");
+}
+
+#[test]
+fn a_file_name_that_is_not_utf8_is_refused_up_front_with_the_name_escaped() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = handoff_repo();
+    let name = std::ffi::OsStr::from_bytes(b".ai/handoff/\xff\xfe.md");
+    std::fs::write(repo.path().join(name), "# x\n").unwrap();
+    repo.write(".ai/handoff/STATUS.md", "# Status\n\nedited\n");
+    let before = tree_state(&repo.path());
+    for args in [
+        &["commit", "-m", "x"][..],
+        &["manifest"],
+        &["verify"],
+        &["lint"],
+        &["status"],
+        &["begin", "--agent", "a"],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains(r".ai/handoff/\xff\xfe.md")
+                && out.stderr.contains("not valid UTF-8"),
+            "{args:?}\n{out}"
+        );
+        assert_eq!(before, tree_state(&repo.path()), "{args:?} wrote");
+    }
+    // A control character in a name is refused the same way.
+    std::fs::remove_file(repo.path().join(name)).unwrap();
+    repo.write(".ai/handoff/x\u{1b}]0;t\u{7}.md", "# x\n");
+    let out = repo.aahp(&["manifest"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("control characters"), "{out}");
+    assert!(!out.stderr.contains('\u{1b}'), "{out}");
+}
