@@ -156,7 +156,10 @@ impl Context {
         match self.handoff() {
             Ok(d) => {
                 let default = d.rel == crate::handoff::DEFAULT_DIR;
-                if !known.iter().any(|k| k.rel == d.rel) && (discover || !default) {
+                // Restricted to configured directories, the default one counts only when
+                // nothing is configured.
+                let allowed = discover || known.is_empty() || !default;
+                if allowed && !known.iter().any(|k| k.rel == d.rel) {
                     known.push(d);
                 }
             }

@@ -277,15 +277,21 @@ impl Report for VerifyReport {
                     "hint: remove the flagged text from the agent instruction files and retry"
                 );
             }
-            let staged: Vec<String> = failing
-                .iter()
-                .map(|d| format!("{}/", escape_untrusted(d)))
-                .collect();
-            writeln!(
-                w,
-                "hint: update STATUS.md, run `git aahp manifest`, stage {} and retry",
-                staged.join(" and ")
-            )
+            for d in failing {
+                let d = escape_untrusted(d);
+                if d == DEFAULT_DIR {
+                    writeln!(
+                        w,
+                        "hint: update STATUS.md, run `git aahp manifest`, stage {d}/ and retry"
+                    )?;
+                } else {
+                    writeln!(
+                        w,
+                        "hint: update {d}/STATUS.md, run `git aahp --dir {d} manifest`, stage {d}/ and retry"
+                    )?;
+                }
+            }
+            Ok(())
         }
     }
 

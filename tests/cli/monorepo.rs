@@ -124,7 +124,7 @@ fn a_change_in_two_of_three_packages_gates_both_and_only_them() {
     assert!(out.stdout.contains("2 handoff directories"), "{out}");
     assert!(
         out.stdout
-            .contains("hint: update STATUS.md, run `git aahp manifest`, stage packages/web/.ai/handoff/ and retry"),
+            .contains("hint: update packages/web/.ai/handoff/STATUS.md, run `git aahp --dir packages/web/.ai/handoff manifest`, stage packages/web/.ai/handoff/ and retry"),
         "{out}"
     );
 
@@ -274,6 +274,12 @@ fn aahp_dir_adds_directories_and_aahp_discover_false_restricts_to_them() {
         out.json()["dirs"],
         serde_json::json!(["packages/api/.ai/handoff"])
     );
+    // Restricted with nothing configured, the root directory is still judged.
+    let root = crate::verify::handoff_repo();
+    root.git(&["config", "aahp.discover", "false"]);
+    root.write("src/x.rs", "fn x() {}\n");
+    root.git(&["add", "-A"]);
+    root.aahp(&["hook", "pre-commit"]).assert_code(1);
     repo.git(&["config", "aahp.discover", "maybe"]);
     repo.aahp(&["hook", "pre-commit"]).assert_code(2);
 }
