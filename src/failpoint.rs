@@ -1,18 +1,37 @@
-//! Test-only crash injection. With the `failpoints` feature, setting `AAHP_FAILPOINT=<name>`
-//! makes the process abort (no destructors, no cleanup: like SIGKILL) when it reaches the
-//! point of that name, so tests can prove that every step of a transaction recovers.
-//! Without the feature, [`hit`] compiles to nothing.
+//! Test-only crash and error injection. With the `failpoints` feature, setting
+//! `AAHP_FAILPOINT=<name>[,<name>…]` makes the process abort (no destructors, no cleanup:
+//! like SIGKILL) when it reaches a [`hit`] point of one of those names, or makes an [`error`]
+//! point of one of those names fail with an I/O error, so tests can prove that every step of
+//! a transaction recovers. Without the feature, both compile to nothing.
 
-/// Environment variable naming the fail point to trigger.
+/// Environment variable naming the fail points to trigger.
 pub const ENV: &str = "AAHP_FAILPOINT";
 
-/// Aborts the process if `name` is the armed fail point (only with the `failpoints` feature).
+#[cfg(feature = "failpoints")]
+fn armed(name: &str) -> bool {
+    std::env::var(ENV).is_ok_and(|v| v.split(',').any(|p| p == name))
+}
+
+/// Aborts the process if `name` is an armed fail point (only with the `failpoints` feature).
 #[inline]
 pub fn hit(name: &str) {
     #[cfg(feature = "failpoints")]
-    if std::env::var(ENV).is_ok_and(|v| v == name) {
+    if armed(name) {
         std::process::abort();
     }
     #[cfg(not(feature = "failpoints"))]
     let _ = name;
+}
+
+/// Returns an I/O error if `name` is an armed fail point (only with the `failpoints`
+/// feature): a full disk or a refused write at that step, without needing either.
+#[inline]
+pub fn error(name: &str) -> std::io::Result<()> {
+    #[cfg(feature = "failpoints")]
+    if armed(name) {
+        return Err(std::io::Error::other(format!("injected failure at {name}")));
+    }
+    #[cfg(not(feature = "failpoints"))]
+    let _ = name;
+    Ok(())
 }

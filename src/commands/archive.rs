@@ -14,13 +14,17 @@ use crate::handoff::log::{
     MovedEntry, Rotation,
 };
 use crate::handoff::manifest::{Manifest, SessionInfo};
-use crate::handoff::{HandoffDir, MANIFEST, Snapshot, Source, write_atomic};
+use crate::handoff::{
+    HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, write_atomic,
+};
 use crate::output::{Report, Style, escape_untrusted};
+use crate::transaction::rotation::{self, Change};
 
 /// The fail points of an archive run, in order. A crash at any of them is repaired by
 /// running `git aahp archive` again (tests loop over this list).
 pub const ARCHIVE_FAILPOINTS: &[&str] = &[
     "archive:before-write",
+    "archive:staged",
     "archive:after-archive",
     "archive:after-index",
     "archive:after-log",
@@ -33,8 +37,9 @@ pub const KEEP_CONFIG: &str = "aahp.keep";
 /// Rotate LOG.md: keep the newest entries (by entry date, then file order) and move the rest
 /// into LOG-ARCHIVE.md and LOG-ARCHIVE.index.json, then refresh MANIFEST.json.
 ///
-/// Idempotent: a second run changes nothing, and a run interrupted at any point is completed
-/// by running it again.
+/// Every entry that leaves LOG.md is archived, identical ones included. Idempotent: a second
+/// run changes nothing. The three files change together: a run that fails leaves them as they
+/// were, and one interrupted at any point is completed by running it (or `recover`) again.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ArchiveArgs {
     /// How many entries LOG.md keeps [default: git config aahp.keep, else 10].
@@ -95,6 +100,8 @@ pub struct ArchiveReport {
     pub moved: Vec<MovedEntry>,
     /// Archive entries that had no index entry and got one.
     pub adopted: usize,
+    /// Files an interrupted earlier run had left staged, put in place by this run.
+    pub completed: Vec<String>,
     /// Files written, in order.
     pub written: Vec<String>,
     /// Problems found (`--verify`, or why the rotation was refused).
@@ -107,6 +114,13 @@ impl Report for ArchiveReport {
     }
 
     fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        if !self.completed.is_empty() {
+            writeln!(
+                w,
+                "completed the rotation an interrupted `git aahp archive` left half done ({})",
+                self.completed.join(", ")
+            )?;
+        }
         for p in &self.problems {
             let loc = p.line.map(|l| format!(":{l}")).unwrap_or_default();
             writeln!(
@@ -182,6 +196,7 @@ impl ArchiveReport {
             archived_entries: 0,
             moved: Vec::new(),
             adopted: 0,
+            completed: Vec::new(),
             written: Vec::new(),
             problems: Vec::new(),
         }
@@ -295,38 +310,64 @@ fn write_file(dir: &HandoffDir, name: &str, bytes: &[u8]) -> Result<()> {
     })
 }
 
-/// Writes a rotation: archive, then index, then LOG.md, each atomically and only when it
-/// changed. Returns the repository-relative paths written.
-///
-/// # Crash safety
-/// Each file is replaced by rename, and every prefix of the sequence is a state from which
-/// running the rotation again completes it (entries are deduplicated by digest).
-pub fn write_rotation(dir: &HandoffDir, rot: &Rotation) -> Result<Vec<String>> {
-    let mut written = Vec::new();
+/// Refuses a rotation whose files the tool could not read back (issue #12, M4): nothing is
+/// written then.
+fn check_sizes(dir: &HandoffDir, rot: &Rotation) -> Result<()> {
+    for (name, text, limit) in [
+        (ARCHIVE_FILE, &rot.archive, MAX_ARCHIVE_BYTES),
+        (INDEX_FILE, &rot.index, MAX_ARCHIVE_BYTES),
+        (LOG_FILE, &rot.log, MAX_FILE_BYTES),
+    ] {
+        if text.len() > limit {
+            return Err(Error::invalid(
+                dir.path_of(name),
+                None,
+                format!(
+                    "archiving would make it {} bytes, more than the {limit} bytes git-aahp reads; \
+                     nothing was changed (move {ARCHIVE_FILE} and {INDEX_FILE} into a dated \
+                     subdirectory to start a new archive, then rerun)",
+                    text.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Writes a rotation's changed files as one change (see [`rotation::apply`]). Returns the
+/// repository-relative paths written.
+pub fn write_rotation(
+    repo: &Repo,
+    dir: &HandoffDir,
+    rot: &Rotation,
+    before: [Option<&str>; 3],
+) -> Result<Vec<String>> {
+    check_sizes(dir, rot)?;
     failpoint::hit("archive:before-write");
-    let steps = [
+    let [log_before, archive_before, index_before] = before;
+    let candidates = [
         (
             rot.archive_changed,
             ARCHIVE_FILE,
+            archive_before,
             &rot.archive,
-            "archive:after-archive",
         ),
-        (
-            rot.index_changed,
-            INDEX_FILE,
-            &rot.index,
-            "archive:after-index",
-        ),
-        (rot.log_changed, LOG_FILE, &rot.log, "archive:after-log"),
+        (rot.index_changed, INDEX_FILE, index_before, &rot.index),
+        (rot.log_changed, LOG_FILE, log_before, &rot.log),
     ];
-    for (changed, name, text, point) in steps {
-        if changed {
-            write_file(dir, name, text.as_bytes())?;
-            written.push(dir.path_of(name));
-        }
-        failpoint::hit(point);
-    }
-    Ok(written)
+    let changes: Vec<Change<'_>> = candidates
+        .iter()
+        .filter(|(changed, ..)| *changed)
+        .map(|(_, name, before, after)| Change {
+            name,
+            before: before.map(str::as_bytes),
+            after: after.as_bytes(),
+        })
+        .collect();
+    Ok(rotation::apply(repo, dir, &changes)?
+        .iter()
+        .map(|n| dir.path_of(n))
+        .collect())
 }
 
 /// Runs `git aahp archive`.
@@ -337,6 +378,13 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         Some(n) => usize::try_from(n).map_err(|_| Error::Usage("--keep is too large".into()))?,
         None => configured_keep(repo)?,
     };
+    let mut report = ArchiveReport::new(&dir, keep);
+    let pending = rotation::pending(repo)?;
+    if !args.verify
+        && let Some((done_dir, files)) = rotation::complete(repo)?
+    {
+        report.completed = files.iter().map(|n| done_dir.path_of(n)).collect();
+    }
     let snap = dir.snapshot(repo, Source::Worktree)?;
     let log_text = file_text(&dir, &snap, LOG_FILE)?.ok_or_else(|| {
         Error::invalid(
@@ -347,14 +395,16 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     })?;
     let archive_text = file_text(&dir, &snap, ARCHIVE_FILE)?;
     let index_text = file_text(&dir, &snap, INDEX_FILE)?;
-    let mut report = ArchiveReport::new(&dir, keep);
     if args.verify {
-        let problems = log::verify_archive(
+        let mut problems = log::verify_archive(
             &log_text,
             archive_text.as_deref(),
             index_text.as_deref(),
             keep,
         );
+        if pending.is_some_and(|j| j.dir == dir.rel) {
+            problems.insert(0, ArchiveProblem::Interrupted);
+        }
         report.problems = locate(&dir, problems)?;
         report.outcome = if report.problems.is_empty() {
             ArchiveOutcome::Verified
@@ -388,7 +438,16 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     let final_log;
     let final_archive;
     if let Some(rot) = &rotation {
-        report.written = write_rotation(&dir, rot)?;
+        report.written = write_rotation(
+            repo,
+            &dir,
+            rot,
+            [
+                Some(log_text.as_str()),
+                archive_text.as_deref(),
+                index_text.as_deref(),
+            ],
+        )?;
         check_written(ctx, &dir, rot, &log_text, archive_text.as_deref(), keep)?;
         report.outcome = ArchiveOutcome::Rotated;
         report.moved.clone_from(&rot.moved_entries);

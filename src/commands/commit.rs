@@ -205,7 +205,11 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
             ..CommitReport::default()
         });
     }
-    // Bad TRUST.md rows or a damaged archive stop the commit before anything changes.
+    // Bad TRUST.md rows or a damaged archive stop the commit before anything changes, and so
+    // does a half-done `git aahp archive` (rotating its files again would archive twice).
+    if let Some(j) = transaction::rotation::pending(repo)? {
+        return Err(transaction::rotation::pending_error(&j));
+    }
     transaction::steps::precheck(&dir, keep)?;
     failpoint::hit("commit:lint");
 

@@ -334,6 +334,9 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
         return Err(Error::NoHandoffDir(dir.rel));
     }
     let snap = dir.snapshot(repo, source)?;
+    // A manifest every other command refuses is refused here too (issue #12, L4): a linter
+    // that passes what it could not read would be a gate that passes unchecked input.
+    crate::handoff::manifest::Manifest::from_snapshot(&dir, &snap)?;
     let scope = source.describe();
     if !args.paths.is_empty() {
         let mut cfg = LintConfig::from_snapshot(&dir, &snap, today)?;

@@ -9,7 +9,7 @@ use super::Context;
 use crate::error::{Error, ExitStatus, Result};
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{MANIFEST, Source, write_atomic};
-use crate::output::{Report, Style};
+use crate::output::{Report, Style, escape_untrusted};
 
 /// Regenerate MANIFEST.json (checksums, summaries, token budget) from the handoff files.
 ///
@@ -67,6 +67,8 @@ pub struct ManifestReport {
     pub check: bool,
     /// Files whose entries changed.
     pub changed_files: Vec<String>,
+    /// With `--check`: where the manifest on disk fails the schema (`verify` fails it too).
+    pub schema_errors: Vec<String>,
     /// How many files the manifest indexes.
     pub indexed: usize,
     /// The token budget recorded.
@@ -84,6 +86,9 @@ impl Report for ManifestReport {
                 writeln!(w, "{}: {} is stale", style.error("stale"), self.path)?;
                 for f in &self.changed_files {
                     writeln!(w, "  changed: {f}")?;
+                }
+                for e in &self.schema_errors {
+                    writeln!(w, "  schema: {}", escape_untrusted(e))?;
                 }
                 writeln!(w, "hint: run `git aahp manifest` to regenerate it")?;
             } else {
@@ -140,17 +145,25 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         ctx.now,
     )?;
     let path = dir.path_of(MANIFEST);
-    // A check ignores session options: only content decides staleness.
+    // A check ignores session options: only content decides staleness, and a manifest that
+    // fails the schema is never current (issue #12, L5).
+    let schema_errors = match (&old, args.check) {
+        (Some(m), true) => {
+            crate::schema::validate_manifest(&serde_json::Value::Object(m.doc.clone()))
+        }
+        _ => Vec::new(),
+    };
     let stale = if args.check {
-        Manifest::regenerate(
-            old.as_ref(),
-            &dir,
-            &snap,
-            &SessionInfo::default(),
-            commit.as_deref(),
-            ctx.now,
-        )?
-        .changed
+        !schema_errors.is_empty()
+            || Manifest::regenerate(
+                old.as_ref(),
+                &dir,
+                &snap,
+                &SessionInfo::default(),
+                commit.as_deref(),
+                ctx.now,
+            )?
+            .changed
     } else {
         false
     };
@@ -170,6 +183,7 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         check: args.check,
         indexed: snap.indexed_names().len(),
         changed_files: regen.changed_files,
+        schema_errors,
         token_budget: regen
             .manifest
             .doc

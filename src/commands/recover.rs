@@ -94,6 +94,9 @@ pub struct RecoverReport {
     pub log_entry: bool,
     /// Temporary files left by the crash and deleted.
     pub removed_temp_files: Vec<String>,
+    /// Files an interrupted `git aahp archive` had left staged, put in place (or, with
+    /// `--dry-run`, the rotation that would be completed).
+    pub completed_rotation: Vec<String>,
     /// The steps, in words.
     pub plan: Vec<String>,
 }
@@ -105,6 +108,9 @@ impl Report for RecoverReport {
 
     fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
         let head = match (self.action, self.dry_run) {
+            (Action::Nothing, _) if !self.completed_rotation.is_empty() => {
+                "completed an interrupted `git aahp archive`:"
+            }
             (Action::Nothing, _) => "nothing to recover: no lock and no interrupted commit",
             (_, true) => "recover would:",
             (Action::ReleaseLock, false) => "released a lock left without changes",
@@ -158,8 +164,10 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         marked_unknown: Vec::new(),
         log_entry: false,
         removed_temp_files: Vec::new(),
+        completed_rotation: Vec::new(),
         plan: Vec::new(),
     };
+    complete_rotation(ctx, repo, args.dry_run, &mut report)?;
 
     // A live lock of another session is not ours to undo without --force.
     if let LockState::Held(held) = &lock_state {
@@ -228,6 +236,49 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
     }
     report.action = Action::RollBack;
     roll_back(ctx, repo, &dir, journal, &who, head, report)
+}
+
+/// Completes a rotation an interrupted `git aahp archive` left half done (before anything
+/// else: a rollback must not save or restore half-rotated files), then refreshes the manifest
+/// for it.
+fn complete_rotation(
+    ctx: &Context,
+    repo: &Repo,
+    dry_run: bool,
+    report: &mut RecoverReport,
+) -> Result<()> {
+    use crate::transaction::rotation;
+    if dry_run {
+        if let Some(j) = rotation::pending(repo)? {
+            report.plan.push(format!(
+                "complete the interrupted `git aahp archive` in {}",
+                j.dir
+            ));
+            report.completed_rotation = j.files.into_iter().map(|f| f.name).collect();
+        }
+        return Ok(());
+    }
+    let Some((dir, files)) = rotation::complete(repo)? else {
+        return Ok(());
+    };
+    report.plan.push(format!(
+        "completed the interrupted `git aahp archive` in {}",
+        dir.rel
+    ));
+    report.completed_rotation = files.iter().map(|n| dir.path_of(n)).collect();
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let old = Manifest::from_snapshot(&dir, &snap)?;
+    let names = [
+        crate::handoff::log::LOG_FILE,
+        crate::handoff::log::ARCHIVE_FILE,
+        crate::handoff::log::INDEX_FILE,
+    ];
+    if super::archive::refresh_manifest(ctx, &dir, old.as_ref(), Some(&names))? {
+        report
+            .plan
+            .push(format!("refreshed {}", dir.path_of(MANIFEST)));
+    }
+    Ok(())
 }
 
 /// Returns the session's commit when it exists: recorded in the journal, or HEAD when its

@@ -1005,7 +1005,13 @@ fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer
         .config_string("aahp.keep")
         .and_then(|k| k.trim().parse().ok())
         .unwrap_or(log::DEFAULT_KEEP);
-    for p in log::verify_archive(log, archive, index, keep) {
+    let mut problems = log::verify_archive(log, archive, index, keep);
+    // A half-done `git aahp archive` in this worktree: the files do not belong together
+    // until it is completed, whatever they look like.
+    if crate::transaction::rotation::pending(repo)?.is_some_and(|j| j.dir == dir.rel) {
+        problems.insert(0, log::ArchiveProblem::Interrupted);
+    }
+    for p in problems {
         let path = match p.line() {
             Some(l) => format!("{}:{l}", dir.path_of(p.file())),
             None => dir.path_of(p.file()),

@@ -327,7 +327,11 @@ impl Manifest {
             let sum = checksum(bytes);
             let previous = old_entries.iter().find(|(n, _)| n == name).map(|(_, e)| e);
             let entry = match (previous, old_files.and_then(|f| f.get(name))) {
-                (Some(p), Some(raw)) if p.checksum == sum => raw.clone(),
+                // An entry that does not match the schema is rebuilt even when the checksum
+                // holds: everything in it is regenerable (issue #12, L5).
+                (Some(p), Some(raw)) if p.checksum == sum && is_sound_entry(raw, bytes) => {
+                    raw.clone()
+                }
                 _ => {
                     changed_files.push(name.to_string());
                     let text = decode_text(&dir.path_of(name), bytes)?;
@@ -349,7 +353,8 @@ impl Manifest {
 
         let content_changed = !changed_files.is_empty()
             || old.is_none_or(|m| {
-                m.doc.get("token_budget").is_none() || m.doc.get("files").is_none()
+                !m.doc.get("token_budget").is_some_and(is_sound_budget)
+                    || m.doc.get("files").is_none()
             });
         if !content_changed && info.is_empty() {
             return Ok(Regenerated {
@@ -440,6 +445,40 @@ impl Manifest {
         }
         Ok(())
     }
+}
+
+/// True when a `files` entry is what `regenerate` would write for `bytes`: the schema's
+/// four fields and nothing else, a well-formed checksum and timestamp, the file's line count
+/// and a summary within the limit. Anything else is rebuilt.
+fn is_sound_entry(raw: &Value, bytes: &[u8]) -> bool {
+    let Some(entry) = raw.as_object() else {
+        return false;
+    };
+    let checksum_ok = entry
+        .get("checksum")
+        .and_then(Value::as_str)
+        .and_then(|c| c.strip_prefix("sha256:"))
+        .is_some_and(|h| {
+            h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        });
+    let updated_ok = entry
+        .get("updated")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.parse::<Timestamp>().is_ok());
+    let lines_ok =
+        entry.get("lines").and_then(Value::as_u64) == u64::try_from(line_count(bytes)).ok();
+    let summary_ok = entry
+        .get("summary")
+        .and_then(Value::as_str)
+        .is_some_and(|s| s.chars().count() <= SUMMARY_MAX);
+    entry.len() == 4 && checksum_ok && updated_ok && lines_ok && summary_ok
+}
+
+/// True when `token_budget` holds the three counts as non-negative integers.
+fn is_sound_budget(budget: &Value) -> bool {
+    ["manifest_only", "manifest_plus_core", "full_read"]
+        .iter()
+        .all(|k| budget.get(k).is_some_and(Value::is_u64))
 }
 
 /// Inserts or replaces a key, appending new keys at the end (document order is kept).

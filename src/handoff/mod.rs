@@ -46,6 +46,21 @@ pub const CANONICAL_FILES: &[&str] = &[
 ];
 /// Largest handoff file the tool reads; anything bigger is refused as bad input.
 pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
+/// Largest LOG-ARCHIVE.md or LOG-ARCHIVE.index.json the tool reads. They only grow, by at
+/// most one LOG.md per rotation, and the index is larger than the archive it lists (about
+/// 150 bytes an entry), so they get more room than the files agents edit; `archive`
+/// refuses to write anything larger, so what it writes it can always read back (issue #12,
+/// M4).
+pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
+
+/// Returns the largest size read for a handoff file of this name (or repository-relative
+/// path).
+pub fn max_bytes(name: &str) -> usize {
+    match name.rsplit('/').next() {
+        Some(log::ARCHIVE_FILE | log::INDEX_FILE) => MAX_ARCHIVE_BYTES,
+        _ => MAX_FILE_BYTES,
+    }
+}
 
 /// Where file content is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -365,8 +380,8 @@ impl HandoffDir {
                 }
             }
             let bytes = repo.blob(id)?;
-            if bytes.len() > MAX_FILE_BYTES {
-                return Err(too_large(&rel, bytes.len()));
+            if bytes.len() > max_bytes(&e.name) {
+                return Err(too_large(&rel, bytes.len() as u64));
             }
             snap.insert(name, bytes);
         }
@@ -411,30 +426,53 @@ pub fn resolve_link(dir: &str, target: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-fn too_large(path: &str, len: usize) -> Error {
+/// The last component of a repository-relative path.
+fn file_name(path: &str) -> &str {
+    path.rsplit_once('/').map_or(path, |(_, n)| n)
+}
+
+fn too_large(path: &str, len: u64) -> Error {
     Error::invalid(
         path,
         None,
-        format!("file is {len} bytes; handoff files are limited to {MAX_FILE_BYTES} bytes"),
+        format!(
+            "file is {len} bytes; {} is limited to {} bytes",
+            file_name(path),
+            max_bytes(path)
+        ),
     )
 }
 
-/// Reads a file, refusing anything larger than [`MAX_FILE_BYTES`].
+/// Reads a file, refusing anything larger than [`max_bytes`] for its name. The size in the
+/// error is the file's real size (issue #12, L8), taken before reading; a file that grows
+/// while it is read is cut at the limit and refused as well.
 pub fn read_limited(path: &Path, rel: &str) -> Result<Vec<u8>> {
     use std::io::Read;
+    let limit = max_bytes(rel);
     let file = std::fs::File::open(path).map_err(|source| Error::Read {
         path: rel.to_string(),
         source,
     })?;
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES as u64 + 1)
+    let len = file.metadata().map_or(0, |m| m.len());
+    if len > limit as u64 {
+        return Err(too_large(rel, len));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(limit as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|source| Error::Read {
             path: rel.to_string(),
             source,
         })?;
-    if bytes.len() > MAX_FILE_BYTES {
-        return Err(too_large(rel, bytes.len()));
+    if bytes.len() > limit {
+        return Err(Error::invalid(
+            rel,
+            None,
+            format!(
+                "file grew past {limit} bytes while it was read; {} is limited to {limit} bytes",
+                file_name(rel)
+            ),
+        ));
     }
     Ok(bytes)
 }

@@ -13,6 +13,7 @@
 
 pub mod journal;
 pub mod lock;
+pub mod rotation;
 pub mod steps;
 
 use std::collections::BTreeSet;
@@ -129,13 +130,17 @@ pub fn commit_files(
         .collect())
 }
 
-/// Deletes temporary files a crash left in the handoff directory; returns their names.
+/// Deletes temporary files a crash left in the handoff directory; returns their names. The
+/// staged files of a rotation are left to [`rotation`], which may still need them.
 pub fn remove_temp_files(dir: &HandoffDir) -> Vec<String> {
     let mut removed = Vec::new();
     if let Ok(entries) = std::fs::read_dir(&dir.abs) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with(TEMP_PREFIX) && std::fs::remove_file(entry.path()).is_ok() {
+            if name.starts_with(TEMP_PREFIX)
+                && !name.starts_with(rotation::STAGED_PREFIX)
+                && std::fs::remove_file(entry.path()).is_ok()
+            {
                 removed.push(name);
             }
         }

@@ -136,10 +136,18 @@ fn a_symlink_inside_the_repository_is_followed() {
 }
 
 #[test]
-fn a_huge_file_is_refused() {
+fn a_huge_file_is_refused_with_its_real_size() {
     let repo = handoff_repo();
     repo.write(".ai/handoff/NOTES.md", vec![b'a'; 9 * 1024 * 1024]);
-    refused(&repo, &["manifest"], "handoff files are limited to");
+    refused(
+        &repo,
+        &["manifest"],
+        ".ai/handoff/NOTES.md: file is 9437184 bytes; NOTES.md is limited to 8388608 bytes",
+    );
+    // L8: the size reported is the file's, not the limit plus one.
+    let f = std::fs::File::create(repo.path().join(".ai/handoff/NOTES.md")).unwrap();
+    f.set_len(100 * 1024 * 1024).unwrap();
+    refused(&repo, &["manifest"], "file is 104857600 bytes");
 }
 
 #[test]
@@ -187,4 +195,89 @@ fn a_closed_stdout_exits_0() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Manifests that every reading command refuses, with what the refusal names.
+pub(crate) fn unreadable_manifests() -> Vec<(&'static str, String)> {
+    let file = |files: &str| {
+        format!(
+            "{{\n  \"aahp_version\": \"3.0\",\n  \"project\": \"demo\",\n  \"files\": {files}\n}}\n"
+        )
+    };
+    let entry = r#"{"checksum": "sha256:x", "updated": "x", "lines": 0, "summary": ""}"#;
+    vec![
+        (
+            "nested arrays",
+            format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
+        ),
+        (
+            "nested objects",
+            format!("{}1{}", "{\"a\":".repeat(100_000), "}".repeat(100_000)),
+        ),
+        ("empty array", "[]\n".into()),
+        ("null", "null\n".into()),
+        (
+            "lone surrogate",
+            "{\n  \"project\": \"\\ud800\"\n}\n".into(),
+        ),
+        ("files as array", file("[]")),
+        ("huge number", file(r#"{"STATUS.md": {"lines": 1e400}}"#)),
+        ("parent key", file(&format!(r#"{{"../x.md": {entry}}}"#))),
+        (
+            "absolute key",
+            file(&format!(r#"{{"/etc/x.md": {entry}}}"#)),
+        ),
+        (
+            "backslash key",
+            file(&format!(r#"{{"..\\x.md": {entry}}}"#)),
+        ),
+        ("NUL key", file(&format!(r#"{{"a\u0000.md": {entry}}}"#))),
+        ("empty key", file(&format!(r#"{{"": {entry}}}"#))),
+    ]
+}
+
+#[test]
+fn lint_refuses_every_manifest_the_other_commands_refuse() {
+    let repo = handoff_repo();
+    for (what, text) in unreadable_manifests() {
+        repo.write(MANIFEST, &text);
+        repo.git(&["add", MANIFEST]);
+        repo.git(&["commit", "-q", "--no-verify", "-m", what]);
+        for args in [
+            &["lint"][..],
+            &["lint", "--staged"],
+            &["lint", "--rev", "HEAD"],
+            &["lint", "--format", "sarif"],
+            &["verify"],
+        ] {
+            let out = repo.aahp(args);
+            assert_eq!(out.code, 2, "{what}: {args:?}\n{out}");
+            assert!(
+                out.stderr.contains(".ai/handoff/MANIFEST.json"),
+                "{what}: {args:?} does not name the file\n{out}"
+            );
+            assert!(!out.stderr.contains("panicked"), "{out}");
+        }
+    }
+}
+
+#[test]
+fn manifest_check_fails_a_manifest_the_schema_fails_and_manifest_repairs_it() {
+    let repo = handoff_repo();
+    let mut m: serde_json::Value = serde_json::from_str(&repo.read(MANIFEST)).unwrap();
+    m["files"]["STATUS.md"]["lines"] = serde_json::json!(-1);
+    m["files"]["NEXT_ACTIONS.md"]["summary"] = serde_json::json!("x".repeat(300));
+    repo.write(MANIFEST, serde_json::to_string_pretty(&m).unwrap());
+    repo.aahp(&["verify"]).assert_code(1);
+    let check = repo.aahp(&["manifest", "--check"]);
+    check.assert_code(1);
+    assert!(
+        check.stdout.contains("schema: /files/STATUS.md/lines"),
+        "{check}"
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+    let m: serde_json::Value = serde_json::from_str(&repo.read(MANIFEST)).unwrap();
+    assert_eq!(m["files"]["STATUS.md"]["lines"], 5);
 }
