@@ -380,10 +380,14 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     };
     let mut report = ArchiveReport::new(&dir, keep);
     let pending = rotation::pending(repo)?;
-    if !args.verify
-        && let Some((done_dir, files)) = rotation::complete(repo)?
-    {
-        report.completed = files.iter().map(|n| done_dir.path_of(n)).collect();
+    if !args.verify {
+        match rotation::complete(repo)? {
+            Some((done_dir, files)) => {
+                report.completed = files.iter().map(|n| done_dir.path_of(n)).collect();
+            }
+            // A run killed while staging, before its journal: nothing of it was decided.
+            None => rotation::remove_stale_staging(&dir),
+        }
     }
     let snap = dir.snapshot(repo, Source::Worktree)?;
     let log_text = file_text(&dir, &snap, LOG_FILE)?.ok_or_else(|| {

@@ -169,6 +169,8 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
         return Err(Error::Usage("--project must not be empty".into()));
     }
     refuse_if_locked(&dir, ctx.now)?;
+    // A split of LOG.md that an earlier run left half done is finished before planning.
+    crate::transaction::rotation::complete(repo)?;
 
     let snap = dir.snapshot(repo, Source::Worktree)?;
     let old = Manifest::from_snapshot(&dir, &snap)?;
@@ -210,12 +212,32 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
         path: dir.rel.clone(),
         source,
     })?;
-    for p in &plan {
+    // LOG.md, the archive and its index change together (a half-written split would be
+    // split again: entries archived twice), the rest one by one.
+    let journal_names = [log::LOG_FILE, log::ARCHIVE_FILE, log::INDEX_FILE];
+    let (journal_files, single): (Vec<&Planned>, Vec<&Planned>) = plan
+        .iter()
+        .partition(|p| journal_names.contains(&p.name.as_str()));
+    for p in &single {
         write_atomic(&dir.abs.join(&p.name), &p.bytes).map_err(|source| Error::Write {
             path: dir.path_of(&p.name),
             source,
         })?;
         crate::failpoint::hit(&format!("init-wrote:{}", p.name));
+    }
+    if !journal_files.is_empty() {
+        let changes: Vec<crate::transaction::rotation::Change<'_>> = journal_files
+            .iter()
+            .map(|p| crate::transaction::rotation::Change {
+                name: &p.name,
+                before: snap.get(&p.name),
+                after: &p.bytes,
+            })
+            .collect();
+        crate::transaction::rotation::apply(repo, &dir, &changes)?;
+        for p in &journal_files {
+            crate::failpoint::hit(&format!("init-wrote:{}", p.name));
+        }
     }
     let manifest_action = match (&old, regen.changed) {
         (None, _) => FileAction::Created,

@@ -68,6 +68,7 @@ pub struct ManifestReport {
     /// Files whose entries changed.
     pub changed_files: Vec<String>,
     /// With `--check`: where the manifest on disk fails the schema (`verify` fails it too).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub schema_errors: Vec<String>,
     /// How many files the manifest indexes.
     pub indexed: usize,

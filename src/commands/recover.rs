@@ -259,6 +259,10 @@ fn complete_rotation(
         return Ok(());
     }
     let Some((dir, files)) = rotation::complete(repo)? else {
+        // Staged files of a run killed before its journal: nothing of it was decided.
+        if let Ok(dir) = ctx.handoff() {
+            rotation::remove_stale_staging(&dir);
+        }
         return Ok(());
     };
     report.plan.push(format!(

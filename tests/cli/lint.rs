@@ -539,7 +539,7 @@ fn bad_input_exits_2_naming_file_and_line() {
     out.assert_code(2);
     assert!(
         out.stderr
-            .contains(".ai/handoff/MANIFEST.json:1: invalid JSON"),
+            .contains(".ai/handoff/MANIFEST.json:1: malformed JSON"),
         "{out}"
     );
 }
