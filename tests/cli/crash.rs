@@ -451,3 +451,181 @@ fn two_racing_begins_never_both_win() {
     );
     assert_eq!(winners.values().sum::<usize>(), ROUNDS);
 }
+
+/// A fixed-seed xorshift generator: the kill loop is random in where it strikes, the same
+/// sequence of delays on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// Runs `args` and SIGKILLs it after `delay` (if it is still running); returns its exit
+/// code, `None` when it was killed. Waits for a `git` it left running to let go of the index.
+fn run_and_kill(repo: &TestRepo, args: &[&str], delay: Duration) -> Option<i32> {
+    let mut child = repo
+        .aahp_command(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while start.elapsed() < delay {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    let index_lock = repo.path().join(".git/index.lock");
+    wait_for("an orphaned git to finish", || !index_lock.exists());
+    status.code()
+}
+
+/// No lock may ever be committed, on any branch or session tag.
+#[track_caller]
+fn assert_no_committed_lock(repo: &TestRepo, context: &str) {
+    let tree = repo.git(&["ls-tree", "-r", "--name-only", "HEAD"]);
+    assert!(
+        !tree.contains("HANDOFF.lock"),
+        "{context}: a lock was committed"
+    );
+}
+
+/// Issue #12 item 7: SIGKILL at random moments of `commit`, `archive` and `recover` itself
+/// (fixed seed, bounded iterations), then a complete `recover` (or a rerun of `archive`);
+/// every iteration must keep the invariants of `check_after` — no entry or task lost or
+/// duplicated, no lock left or committed, at most one new commit, the crashed work in HEAD
+/// or under refs/aahp/recovered/.
+#[test]
+fn randomised_sigkill_over_commit_archive_and_recover_keeps_the_invariants() {
+    const COMMITS: usize = 12;
+    const ARCHIVES: usize = 8;
+    let mut rng = Rng(0x5eed_aa49_0012_0007);
+    // How long an undisturbed commit and archive take here: delays span that and a bit more.
+    let (repo, _) = prepare(true, "calibrate");
+    let t = Instant::now();
+    repo.aahp(&["commit", "-m", "calibrate", "--session-id", "calibrate"])
+        .assert_code(0);
+    let commit_ms = u64::try_from(t.elapsed().as_millis()).unwrap() * 6 / 5 + 1;
+    let archive_repo = session_repo_with_log(&log_with(14, 20));
+    let t = Instant::now();
+    archive_repo.aahp(&["archive"]).assert_code(0);
+    let archive_ms = u64::try_from(t.elapsed().as_millis()).unwrap() * 6 / 5 + 1;
+
+    let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut killed, mut recovers_killed) = (0, 0);
+    for i in 0..COMMITS {
+        let with_begin = i % 2 == 0;
+        let sid = format!("kill-{i}");
+        let context = format!("commit iteration {i} (begin: {with_begin})");
+        let (repo, before) = prepare(with_begin, &sid);
+        let delay = Duration::from_millis(rng.below(commit_ms));
+        let code = run_and_kill(
+            &repo,
+            &["commit", "-m", "Parser finished", "--session-id", &sid],
+            delay,
+        );
+        killed += usize::from(code.is_none());
+        let recover: Vec<&str> = if with_begin {
+            vec!["recover"]
+        } else {
+            vec!["recover", "--session-id", &sid]
+        };
+        // Every third iteration, `recover` itself is killed first.
+        if i % 3 == 1 {
+            let d = Duration::from_millis(rng.below(commit_ms));
+            recovers_killed += usize::from(run_and_kill(&repo, &recover, d).is_none());
+        }
+        let rec = repo.aahp(&recover);
+        assert_eq!(rec.code, 0, "{context}: recover failed\n{rec}");
+        assert_no_committed_lock(&repo, &context);
+        let outcome = check_after(&repo, &before, &sid, &context);
+        *outcomes.entry(format!("commit {outcome:?}")).or_default() += 1;
+    }
+    let log = log_with(14, 20);
+    for i in 0..ARCHIVES {
+        let context = format!("archive iteration {i}");
+        let repo = session_repo_with_log(&log);
+        let before = handoff_files(&repo);
+        let delay = Duration::from_millis(rng.below(archive_ms));
+        let code = run_and_kill(&repo, &["archive"], delay);
+        killed += usize::from(code.is_none());
+        // Half the time `recover` completes it, half the time a rerun of `archive`.
+        let finish = if i % 2 == 0 { "recover" } else { "archive" };
+        if i % 4 == 1 {
+            let d = Duration::from_millis(rng.below(archive_ms));
+            recovers_killed += usize::from(run_and_kill(&repo, &["recover"], d).is_none());
+        }
+        let out = repo.aahp(&[finish]);
+        assert_eq!(out.code, 0, "{context}: {finish} failed\n{out}");
+        repo.aahp(&["archive"]).assert_code(0);
+        let now = handoff_files(&repo);
+        let all = |files: &BTreeMap<String, String>| {
+            let mut h: Vec<String> = ["LOG.md", "LOG-ARCHIVE.md"]
+                .iter()
+                .filter_map(|f| files.get(*f))
+                .flat_map(|t| {
+                    t.lines()
+                        .filter(|l| l.starts_with("## ["))
+                        .map(String::from)
+                })
+                .collect();
+            h.sort();
+            h
+        };
+        assert_eq!(
+            all(&now),
+            all(&before),
+            "{context}: entries lost or duplicated"
+        );
+        assert_eq!(
+            task_ids(&now),
+            ["T-001", "T-002"],
+            "{context}: a task was lost"
+        );
+        assert_eq!(
+            crate::session_fixture::count_entries(&now["LOG.md"]),
+            10,
+            "{context}"
+        );
+        repo.aahp(&["archive", "--verify"]).assert_code(0);
+        let verify = repo.aahp(&["verify"]);
+        assert_eq!(verify.code, 0, "{context}: verify fails\n{verify}");
+        assert!(!has_lock(&repo) && !has_journal(&repo), "{context}");
+        assert!(
+            !repo.exists(".git/aahp/rotation.json"),
+            "{context}: the rotation journal remains"
+        );
+        let temps: Vec<String> = std::fs::read_dir(repo.path().join(DIR))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".aahp-tmp-"))
+            .collect();
+        assert!(temps.is_empty(), "{context}: temp files remain: {temps:?}");
+        *outcomes
+            .entry(format!(
+                "archive {}",
+                if code == Some(0) {
+                    "finished"
+                } else {
+                    "killed"
+                }
+            ))
+            .or_default() += 1;
+    }
+    println!(
+        "kill loop: {} iterations ({COMMITS} commit, {ARCHIVES} archive), {killed} commands and {recovers_killed} recovers SIGKILLed, 0 violations; outcomes {outcomes:?}",
+        COMMITS + ARCHIVES
+    );
+}

@@ -109,6 +109,23 @@ impl TestRepo {
         TestRepo { dir }
     }
 
+    /// A copy of this repository (`cp -a`: FIFOs, symlinks and modes kept) in a new temporary
+    /// directory.
+    pub fn copy_of(&self) -> TestRepo {
+        let dir = tempfile::Builder::new()
+            .prefix("aahp-test-")
+            .tempdir()
+            .expect("temp dir");
+        let status = Command::new("cp")
+            .arg("-a")
+            .arg(self.path())
+            .arg(dir.path().join("project"))
+            .status()
+            .expect("spawn cp");
+        assert!(status.success(), "cp -a failed");
+        TestRepo { dir }
+    }
+
     /// `git init -b main` with one commit holding `README.md`.
     pub fn new() -> TestRepo {
         let repo = TestRepo::unborn();
