@@ -380,7 +380,7 @@ impl HandoffDir {
                 }
             }
             let bytes = repo.blob(id)?;
-            if bytes.len() > max_bytes(&e.name) {
+            if bytes.len() > max_bytes(&rel) {
                 return Err(too_large(&rel, bytes.len() as u64));
             }
             snap.insert(name, bytes);
