@@ -79,12 +79,16 @@ pub enum Error {
     #[error(transparent)]
     Git(#[from] crate::git::GitError),
     /// `HANDOFF.lock` is held by another session.
-    #[error("the handoff is locked by {holder} (session {session}) since {since}{}", if *stale { " — the lock is past its expiry and looks stale" } else { "" })]
-    Locked {
-        holder: String,
-        session: String,
-        since: String,
-        stale: bool,
+    #[error("the handoff is locked by {} (session {}) since {}{}", .0.agent, .0.session_id, .0.since, if .0.stale { " — the lock is past its expiry and looks stale" } else { "" })]
+    Locked(Box<LockHolder>),
+    /// Text from the command line that would be written into the handoff (or a commit or
+    /// tag) holds something the linter blocks, such as a secret: nothing was written.
+    #[error("{what} was refused: the linter blocks it ({}); nothing was written", findings.join("; "))]
+    Refused {
+        /// What was refused (`--context`, the task title, …).
+        what: String,
+        /// The blocking findings, already redacted.
+        findings: Vec<String>,
     },
     /// Another error, with context.
     #[error("{context}")]
@@ -120,7 +124,8 @@ impl Error {
     /// Returns the exit status this error maps to.
     pub fn status(&self) -> ExitStatus {
         match self {
-            Error::Locked { .. } => ExitStatus::Locked,
+            Error::Locked(_) => ExitStatus::Locked,
+            Error::Refused { .. } => ExitStatus::Findings,
             _ => ExitStatus::Error,
         }
     }
@@ -130,14 +135,39 @@ impl Error {
         match self {
             Error::NoHandoffDir(_) => Some("run `git aahp init` to create it"),
             Error::NoManifest(_) => Some("run `git aahp manifest` to generate it"),
-            Error::Locked { stale: true, .. } => Some(
+            Error::Locked(h) if h.stale => Some(
                 "the holder seems to have crashed: `git aahp recover` finishes or rolls back its session",
             ),
-            Error::Locked { stale: false, .. } => Some(
+            Error::Locked(_) => Some(
                 "wait for that session to run `git aahp commit` (or retry with `--wait SECONDS`); if it is gone, `git aahp recover --force` saves its files and clears the lock",
             ),
             Error::Schema { .. } => Some("regenerate it with `git aahp manifest`"),
+            Error::Refused { .. } => Some(
+                "leave secrets out of the handoff: refer to where the secret is kept (a vault, an environment variable name) instead",
+            ),
+            Error::NotARepository { .. } => {
+                Some("run it inside a git repository (or `git init` one)")
+            }
             _ => None,
+        }
+    }
+
+    /// A stable `snake_case` name for the failure (the `kind` of a `--json` error document).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::NotARepository { .. } => "not_a_repository",
+            Error::Bare(_) => "bare_repository",
+            Error::NoHandoffDir(_) => "no_handoff_dir",
+            Error::NoManifest(_) => "no_manifest",
+            Error::Read { .. } => "read",
+            Error::Write { .. } => "write",
+            Error::Invalid { .. } => "invalid_input",
+            Error::Schema { .. } => "schema",
+            Error::Usage(_) => "usage",
+            Error::Git(_) => "git",
+            Error::Locked(_) => "locked",
+            Error::Refused { .. } => "refused",
+            Error::Other { .. } => "other",
         }
     }
 
@@ -163,6 +193,32 @@ impl From<std::io::Error> for Error {
             source: Some(Box::new(source)),
         }
     }
+}
+
+/// Who holds `HANDOFF.lock` (an exit-3 error). Every field comes from the lock file or
+/// the journal, so it is untrusted text: it is shown only through the output boundary.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LockHolder {
+    /// The holder's agent name.
+    #[serde(serialize_with = "crate::output::boundary::line")]
+    pub agent: String,
+    /// The holder's session id.
+    #[serde(serialize_with = "crate::output::boundary::line")]
+    pub session_id: String,
+    /// The host the session runs on, when known.
+    #[serde(serialize_with = "crate::output::boundary::opt_line")]
+    pub host: Option<String>,
+    /// When the session started, as recorded.
+    #[serde(serialize_with = "crate::output::boundary::opt_line")]
+    pub started: Option<String>,
+    /// When the lock expires, as recorded.
+    #[serde(serialize_with = "crate::output::boundary::opt_line")]
+    pub expires: Option<String>,
+    /// True when the lock is past its expiry or its holder is known to be gone.
+    pub stale: bool,
+    /// The human description of the start (`… (2h 5m ago)`).
+    #[serde(skip)]
+    pub since: String,
 }
 
 /// Formats messages as an indented list, one per line.

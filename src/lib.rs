@@ -48,7 +48,12 @@ pub fn main_entry() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             // A usage error quotes the command line: through the boundary like any error.
-            output::write_stderr(&e.render().to_string());
+            let text = e.render().to_string();
+            if std::env::args_os().any(|a| a == "--json") {
+                let usage = Error::Usage(text.trim_end().to_string());
+                let _ = output::write_json(&ErrorDocument::new(&command_word(), &usage));
+            }
+            output::write_stderr(&text);
             return ExitCode::from(ExitStatus::Error.code());
         }
     };
@@ -56,10 +61,75 @@ pub fn main_entry() -> ExitCode {
         Ok(status) => ExitCode::from(status.code()),
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
+            if cli.command.wants_json(cli.global.json) {
+                let _ = output::write_json(&ErrorDocument::new(cli.command.name(), &e));
+            }
             report_error(&e);
             ExitCode::from(e.status().code())
         }
     }
+}
+
+/// The `--json` form of a failure (SPEC §3): one document on stdout, so an orchestrator
+/// can tell why a command could not run (exit 2) or whose lock stopped it (exit 3).
+#[derive(serde::Serialize)]
+struct ErrorDocument<'a> {
+    schema_version: u32,
+    command: &'a str,
+    error: ErrorBody<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct ErrorBody<'a> {
+    kind: &'static str,
+    /// Every text here may quote untrusted input: it goes through the boundary.
+    message: output::boundary::Untrusted,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    causes: Vec<output::boundary::Untrusted>,
+    hint: Option<&'static str>,
+    exit_code: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    holder: Option<&'a error::LockHolder>,
+}
+
+impl<'a> ErrorDocument<'a> {
+    fn new(command: &'a str, e: &'a Error) -> ErrorDocument<'a> {
+        let mut causes = Vec::new();
+        let mut source = std::error::Error::source(e);
+        while let Some(s) = source {
+            causes.push(s.to_string().into());
+            source = s.source();
+        }
+        ErrorDocument {
+            schema_version: output::JSON_SCHEMA_VERSION,
+            command,
+            error: ErrorBody {
+                kind: e.kind(),
+                message: e.to_string().into(),
+                causes,
+                hint: e.hint(),
+                exit_code: e.status().code(),
+                holder: match e {
+                    Error::Locked(h) => Some(h),
+                    _ => None,
+                },
+            },
+        }
+    }
+}
+
+/// The subcommand named on a command line clap refused, for the error document.
+fn command_word() -> String {
+    use clap::CommandFactory;
+    let known: Vec<String> = cli::Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    std::env::args_os()
+        .skip(1)
+        .filter_map(|a| a.into_string().ok())
+        .find(|a| known.contains(a))
+        .unwrap_or_else(|| "git-aahp".into())
 }
 
 fn report_error(e: &Error) {

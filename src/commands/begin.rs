@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::Context;
 use crate::error::{Error, Result};
 use crate::handoff::LOCK;
-use crate::output::{Report, Style, escape_untrusted};
+use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::journal::{Journal, SessionRecord};
 use crate::transaction::lock::{self, LockState};
 use crate::transaction::require_branch_head;
@@ -91,6 +91,9 @@ impl Report for BeginReport {
 
 /// Runs `git aahp begin`.
 pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
+    boundary::admit("--agent", args.agent.as_deref())?;
+    boundary::admit("--phase", args.phase.as_deref())?;
+    boundary::admit("--session-id", args.session_id.as_deref())?;
     let repo = ctx.repo()?;
     let dir = ctx.existing_handoff()?;
     let head = require_branch_head(repo, "`git aahp begin`")?;
@@ -135,12 +138,7 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
     loop {
         // An interrupted commit must be recovered before anyone starts over it.
         if let Some(j) = Journal::load(repo)? {
-            return Err(Error::Locked {
-                holder: j.agent,
-                session: j.session_id,
-                since: format!("{} (its `git aahp commit` was interrupted)", j.started),
-                stale: true,
-            });
+            return Err(j.interrupted_error());
         }
         if lock::acquire(&dir, &new)? {
             break;

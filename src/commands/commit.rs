@@ -23,7 +23,7 @@ use crate::git::Repo;
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, checksum, write_atomic};
 use crate::lint::Diagnostic;
-use crate::output::{Report, Style, escape_untrusted};
+use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::journal::{Journal, SessionRecord, Step};
 use crate::transaction::lock::{self, LockState};
 use crate::transaction::{self, SessionClaim};
@@ -187,6 +187,10 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
             "the commit message (-m) must not be empty".into(),
         ));
     }
+    boundary::admit("the commit message (-m)", Some(&args.message))?;
+    boundary::admit("--context", args.context.as_deref())?;
+    boundary::admit("--agent", args.agent.as_deref())?;
+    boundary::admit("--phase", args.phase.as_deref())?;
     let info = SessionInfo {
         agent: args.agent.clone(),
         phase: args.phase.clone(),
@@ -562,12 +566,7 @@ fn abort(repo: &Repo, dir: &HandoffDir, journal: &Journal, cause: Error) -> Erro
 }
 
 fn interrupted(j: &Journal) -> Error {
-    Error::Locked {
-        holder: j.agent.clone(),
-        session: j.session_id.clone(),
-        since: format!("{} (its `git aahp commit` was interrupted)", j.started),
-        stale: true,
-    }
+    j.interrupted_error()
 }
 
 /// Step 10: the session tag. The commit is made, so a tag that cannot be created (signing

@@ -9,7 +9,7 @@ use super::Context;
 use crate::error::{Error, ExitStatus, Result};
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{MANIFEST, Source, write_atomic};
-use crate::output::{Report, Style, escape_untrusted};
+use crate::output::{Report, Style, boundary, escape_untrusted};
 
 /// Regenerate MANIFEST.json (checksums, summaries, token budget) from the handoff files.
 ///
@@ -132,6 +132,9 @@ impl Report for ManifestReport {
 
 /// Runs `git aahp manifest`.
 pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
+    boundary::admit("--context", args.context.as_deref())?;
+    boundary::admit("--agent", args.agent.as_deref())?;
+    boundary::admit("--phase", args.phase.as_deref())?;
     let repo = ctx.repo()?;
     let dir = ctx.existing_handoff()?;
     let snap = dir.snapshot(repo, Source::Worktree)?;

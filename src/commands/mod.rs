@@ -87,6 +87,43 @@ pub struct GateScope {
     pub default_rel: String,
 }
 
+impl Command {
+    /// The subcommand's name: the `command` of its `--json` documents.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Init(_) => "init",
+            Command::Status(_) => "status",
+            Command::Context(_) => "context",
+            Command::Lint(_) => "lint",
+            Command::Manifest(_) => "manifest",
+            Command::Verify(_) => "verify",
+            Command::Hooks(_) => "hooks",
+            Command::Hook(_) => "hook",
+            Command::Archive(_) => "archive",
+            Command::Trust(_) => "trust",
+            Command::Task(_) => "task",
+            Command::Review(_) => "review",
+            Command::Begin(_) => "begin",
+            Command::Commit(_) => "commit",
+            Command::Recover(_) => "recover",
+            Command::GenerateMan(_) => "generate-man",
+            Command::Completions(_) => "completions",
+        }
+    }
+
+    /// True when this command line prints JSON on stdout (`--json`, or a command's own
+    /// `--format json`), so a failure is reported there as a JSON document too.
+    pub fn wants_json(&self, global_json: bool) -> bool {
+        global_json
+            || match self {
+                Command::Context(a) => a.format == context::ContextFormat::Json,
+                Command::Review(a) => a.format == review::ReviewFormat::Json,
+                Command::Lint(a) => a.format == lint::Format::Json,
+                _ => false,
+            }
+    }
+}
+
 /// What every command receives: where it runs, what time it is, how to print.
 pub struct Context {
     /// The directory the command was started in.

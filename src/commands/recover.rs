@@ -21,7 +21,7 @@ use crate::failpoint;
 use crate::git::Repo;
 use crate::handoff::manifest::{FileState, Manifest, SessionInfo};
 use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, write_atomic};
-use crate::output::{Report, Style, escape_untrusted};
+use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::journal::{Journal, SessionRecord, Step};
 use crate::transaction::lock::{self, LockState};
 use crate::transaction::{self, SessionClaim};
@@ -548,17 +548,21 @@ fn recovery_entry(today: jiff::civil::Date, note: &RecoveryNote<'_>, marked: &[S
          was rolled back to the last clean handoff, {target}.\n\n\
          Its files are saved in commit `{}` at `{ref_name}` \
          (`git show {ref_name}:<path>` to read one).\n",
-        who.session_id,
-        who.session_id,
-        who.agent,
-        who.started,
+        boundary::clean_line(&who.session_id),
+        boundary::clean_line(&who.session_id),
+        boundary::clean_line(&who.agent),
+        boundary::clean_line(&who.started),
         Repo::short(*saved),
     );
     if !marked.is_empty() {
         let _ = write!(
             e,
             "\nClaims the session had changed are marked untested until re-verified: {}.\n",
-            marked.join(", ")
+            marked
+                .iter()
+                .map(|m| boundary::clean_line(m))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     e

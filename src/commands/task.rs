@@ -16,7 +16,7 @@ use crate::failpoint;
 use crate::git::Repo;
 use crate::handoff::manifest::Manifest;
 use crate::handoff::{HandoffDir, MANIFEST, Source, write_atomic};
-use crate::output::{Report, Style, escape_untrusted};
+use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::SessionClaim;
 use crate::transaction::lock::{self, LockState};
 
@@ -299,14 +299,14 @@ pub fn run(ctx: &Context, args: &TaskArgs) -> Result<TaskReport> {
             for d in &a.depends_on {
                 check_id(d)?;
             }
-            let claim = claim_of(a.agent.as_ref(), &a.session);
+            let claim = claim_of(a.agent.as_ref(), &a.session)?;
             mutate(ctx, "add", &claim, |m, c| {
                 add(m, c, &title, a.priority.as_deref(), &a.depends_on, ctx)
             })
         }
         TaskAction::Claim(a) => {
             check_id(&a.id)?;
-            let claim = claim_of(a.agent.as_ref(), &a.session);
+            let claim = claim_of(a.agent.as_ref(), &a.session)?;
             mutate(ctx, "claim", &claim, |m, c| {
                 let agent = a
                     .agent
@@ -324,7 +324,7 @@ pub fn run(ctx: &Context, args: &TaskArgs) -> Result<TaskReport> {
         }
         TaskAction::Done(a) => {
             check_id(&a.id)?;
-            let claim = claim_of(a.agent.as_ref(), &a.session);
+            let claim = claim_of(a.agent.as_ref(), &a.session)?;
             mutate(ctx, "done", &claim, |m, c| {
                 finish(m, c, &a.id, &clock::format_rfc3339(ctx.now))
             })
@@ -332,17 +332,20 @@ pub fn run(ctx: &Context, args: &TaskArgs) -> Result<TaskReport> {
         TaskAction::Block(a) => {
             check_id(&a.id)?;
             let reason = check_text("--reason", &a.reason)?;
-            let claim = claim_of(a.agent.as_ref(), &a.session);
+            let claim = claim_of(a.agent.as_ref(), &a.session)?;
             mutate(ctx, "block", &claim, |m, c| block(m, c, &a.id, &reason))
         }
     }
 }
 
-fn claim_of(agent: Option<&String>, session: &SessionOpts) -> SessionClaim {
-    SessionClaim {
+/// The caller's claim on the session; an agent name given on the command line lands in the
+/// manifest, so it is admitted through the boundary first.
+fn claim_of(agent: Option<&String>, session: &SessionOpts) -> Result<SessionClaim> {
+    boundary::admit("--agent", agent.map(String::as_str))?;
+    Ok(SessionClaim {
         session_id: session.session_id.clone(),
         agent: agent.cloned(),
-    }
+    })
 }
 
 fn list(ctx: &Context, args: &TaskListArgs) -> Result<TaskReport> {
@@ -548,6 +551,7 @@ fn check_text(what: &str, s: &str) -> Result<String> {
     if t.is_empty() {
         return Err(Error::Usage(format!("{what} must not be empty")));
     }
+    boundary::admit(what, Some(t))?;
     if t.chars().any(char::is_control) {
         return Err(Error::Usage(format!(
             "{what} must be one line without control characters"

@@ -16,7 +16,7 @@ use crate::handoff::trust::{
     self, DEFAULT_TTL_DAYS, TrustLedger, Verification, parse_ttl, record_verification,
 };
 use crate::handoff::{HandoffDir, Source, write_atomic};
-use crate::output::{Report, Style, escape_untrusted};
+use crate::output::{Report, Style, boundary, escape_untrusted};
 
 /// TRUST.md's file name.
 pub const TRUST_FILE: &str = "TRUST.md";
@@ -303,6 +303,9 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<TrustReport> {
         }
         TrustAction::Verify(v) => {
             report.action = "verify";
+            boundary::admit("the property", Some(&v.property))?;
+            boundary::admit("--provenance", v.provenance.as_deref())?;
+            boundary::admit("--agent", v.agent.as_deref())?;
             let text = text.unwrap_or_default();
             // Bad input stops here, before the command runs or anything is written.
             let ledger = TrustLedger::parse(&path, &text)?;

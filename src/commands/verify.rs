@@ -94,6 +94,33 @@ pub struct Layer {
     pub findings: Vec<Finding>,
 }
 
+/// The next step for a failed layer of handoff directory `dir` (`None`: the agent
+/// instruction files outside every handoff directory).
+fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
+    let d = escape_untrusted(dir.unwrap_or(DEFAULT_DIR));
+    let (status, manifest) = if d == DEFAULT_DIR {
+        ("STATUS.md".to_string(), "git aahp manifest".to_string())
+    } else {
+        (
+            format!("{d}/STATUS.md"),
+            format!("git aahp --dir {d} manifest"),
+        )
+    };
+    Some(match layer {
+        "schema" => format!("regenerate {d}/MANIFEST.json with `{manifest}`"),
+        "checksums" => format!(
+            "a handoff file changed after the manifest was written: review the change, run `{manifest}`, stage {d}/ and retry"
+        ),
+        "lint" => "remove or rewrite the flagged text (`git aahp lint` shows each finding, `git aahp lint --explain ID` why it matters)".into(),
+        "instructions" => "remove the flagged text from the agent instruction files and retry".into(),
+        "drift" => format!("update {status}, run `{manifest}`, stage {d}/ and retry"),
+        "lock" => "a session holds HANDOFF.lock: end it with `git aahp commit`, or run `git aahp recover` if it crashed".into(),
+        "tasks" => "fix the task list with `git aahp task` (ids, states, dependencies)".into(),
+        "archive" => "run `git aahp archive --verify` for details; `git aahp archive` repairs an interrupted rotation".into(),
+        _ => return None,
+    })
+}
+
 impl Layer {
     fn new(layer: &'static str) -> Layer {
         Layer {
@@ -259,36 +286,10 @@ impl Report for VerifyReport {
                 self.source,
                 plural(n)
             )?;
-            let failing: Vec<&str> = self
-                .dirs
-                .iter()
-                .map(String::as_str)
-                .filter(|d| {
-                    self.layers.iter().any(|l| {
-                        l.dir.as_deref() == Some(*d)
-                            && l.status == LayerStatus::Fail
-                            && l.layer != "instructions"
-                    })
-                })
-                .collect();
-            if failing.is_empty() {
-                return writeln!(
-                    w,
-                    "hint: remove the flagged text from the agent instruction files and retry"
-                );
-            }
-            for d in failing {
-                let d = escape_untrusted(d);
-                if d == DEFAULT_DIR {
-                    writeln!(
-                        w,
-                        "hint: update STATUS.md, run `git aahp manifest`, stage {d}/ and retry"
-                    )?;
-                } else {
-                    writeln!(
-                        w,
-                        "hint: update {d}/STATUS.md, run `git aahp --dir {d} manifest`, stage {d}/ and retry"
-                    )?;
+            // Each failing layer gives its own next step; the drift hint only for drift.
+            for layer in self.layers.iter().filter(|l| l.status == LayerStatus::Fail) {
+                if let Some(hint) = layer_hint(layer.layer, layer.dir.as_deref()) {
+                    writeln!(w, "hint: {hint}")?;
                 }
             }
             Ok(())

@@ -630,7 +630,11 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
     let secret_spans: Vec<(usize, usize, String)> = findings
         .iter()
         .filter(|f| f.secret)
-        .map(|f| (f.start, f.end, rules::redact(&raw[f.start..f.end], 0)))
+        .map(|f| {
+            // A private key's body is redacted with its header (issue #11).
+            let end = extend_private_key(raw, f.start, f.end);
+            (f.start, end, rules::redact(&raw[f.start..end], 0))
+        })
         .collect();
     // Inline markers.
     let (markers, marker_problems) = match &md {
@@ -864,7 +868,11 @@ fn render_line(
         if i >= mark_end && caret_end.is_none() {
             caret_end = Some(col);
         }
-        if let Some((_, se, shown)) = secrets.iter().find(|(ss, se, _)| *ss == i && *se > i) {
+        // A secret that began on an earlier line (a key body) is redacted from the line start.
+        if let Some((_, se, shown)) = secrets
+            .iter()
+            .find(|(ss, se, _)| (*ss == i || i == ls && *ss < i) && *se > i)
+        {
             out.push_str(shown);
             col += shown.chars().count();
             i = (*se).min(le).max(i + 1);

@@ -88,9 +88,45 @@ pub fn text<S: Serializer>(v: &str, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(&clean(v))
 }
 
+/// Serialises an untrusted one-line field (a name, a lock field) through the boundary.
+pub fn line<S: Serializer>(v: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&clean_line(v))
+}
+
+/// Serialises an optional untrusted one-line field through the boundary.
+pub fn opt_line<S: Serializer>(v: &Option<String>, serializer: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(s) => serializer.serialize_some(&clean_line(s)),
+        None => serializer.serialize_none(),
+    }
+}
+
 /// Serialises a list of untrusted strings through the boundary.
 pub fn list<S: Serializer>(v: &[String], serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_seq(v.iter().map(|s| clean(s)))
+}
+
+/// Admits text given on the command line that will be written into the handoff, a commit
+/// or a tag (`--context`, task titles, agent names, claims): it is linted first, and any
+/// blocking finding (a secret, an injection) refuses the command with exit 1 before
+/// anything is written. `what` names the option in the error. `None` passes.
+pub fn admit(what: &str, text: Option<&str>) -> crate::error::Result<()> {
+    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
+        return Ok(());
+    };
+    let findings: Vec<String> = crate::lint::check_text("command-line.md", text)?
+        .iter()
+        .filter(|d| d.is_blocking())
+        .map(|d| format!("{} {}: {}", d.rule, d.name, clean_line(&d.message)))
+        .collect();
+    if findings.is_empty() {
+        Ok(())
+    } else {
+        Err(crate::error::Error::Refused {
+            what: what.to_string(),
+            findings,
+        })
+    }
 }
 
 /// Makes untrusted text safe to show in any format: every secret the linter recognises is

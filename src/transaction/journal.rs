@@ -63,6 +63,20 @@ pub struct Journal {
 }
 
 impl Journal {
+    /// The exit-3 error for a session whose `git aahp commit` was interrupted: nobody may
+    /// start over it before `git aahp recover`.
+    pub fn interrupted_error(&self) -> Error {
+        Error::Locked(Box::new(crate::error::LockHolder {
+            agent: self.agent.clone(),
+            session_id: self.session_id.clone(),
+            host: None,
+            started: Some(self.started.clone()),
+            expires: None,
+            stale: true,
+            since: format!("{} (its `git aahp commit` was interrupted)", self.started),
+        }))
+    }
+
     /// Returns the journal's path for a repository.
     pub fn path(repo: &Repo) -> PathBuf {
         state_dir(repo).join("journal.json")

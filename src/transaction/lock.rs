@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::clock;
-use crate::error::{Error, Result};
+use crate::error::{Error, LockHolder, Result};
 use crate::handoff::{HandoffDir, LOCK};
 
 /// The content of `HANDOFF.lock`.
@@ -80,12 +80,15 @@ impl HandoffLock {
 
     /// Builds the exit-3 error naming this holder.
     pub fn locked_error(&self, now: Timestamp) -> Error {
-        Error::Locked {
-            holder: self.agent.clone(),
-            session: self.session_id.clone(),
-            since: format!("{} ({})", self.started, self.age(now)),
+        Error::Locked(Box::new(LockHolder {
+            agent: self.agent.clone(),
+            session_id: self.session_id.clone(),
+            host: Some(self.host.clone()),
+            started: Some(self.started.clone()),
+            expires: Some(self.expires.clone()),
             stale: self.is_stale(now),
-        }
+            since: format!("{} ({})", self.started, self.age(now)),
+        }))
     }
 }
 
@@ -138,23 +141,29 @@ impl LockState {
     pub fn locked_error(&self, dir: &HandoffDir, now: Timestamp) -> Error {
         match self {
             LockState::Held(lock) => lock.locked_error(now),
-            LockState::Unreadable(reason) => Error::Locked {
-                holder: format!(
-                    "an unknown session ({} is unreadable: {reason})",
-                    dir.path_of(LOCK)
-                ),
-                session: "unknown".into(),
-                since: "an unknown time".into(),
-                stale: true,
-            },
-            LockState::Absent => Error::Locked {
-                holder: format!("an unknown session (its {} vanished)", dir.path_of(LOCK)),
-                session: "unknown".into(),
-                since: "an unknown time".into(),
-                stale: true,
-            },
+            LockState::Unreadable(reason) => unknown_holder(format!(
+                "an unknown session ({} is unreadable: {reason})",
+                dir.path_of(LOCK)
+            )),
+            LockState::Absent => unknown_holder(format!(
+                "an unknown session (its {} vanished)",
+                dir.path_of(LOCK)
+            )),
         }
     }
+}
+
+/// The exit-3 error for a lock whose holder cannot be read.
+fn unknown_holder(agent: String) -> Error {
+    Error::Locked(Box::new(LockHolder {
+        agent,
+        session_id: "unknown".into(),
+        host: None,
+        started: None,
+        expires: None,
+        stale: true,
+        since: "an unknown time".into(),
+    }))
 }
 
 /// Creates `HANDOFF.lock` exclusively and atomically: the JSON is written to a temporary file

@@ -253,6 +253,7 @@ pub fn tag_on(repo: &Repo, commit: ObjectId) -> Result<Option<String>> {
 }
 
 /// Builds the message of a session tag: manifest checksum, session, and the handoff summary.
+/// Session, agent and summary are untrusted text: they cross the output boundary here.
 pub fn tag_message(
     tag: &str,
     manifest_checksum: &str,
@@ -260,6 +261,12 @@ pub fn tag_message(
     agent: &str,
     summary: &str,
 ) -> String {
+    use crate::output::boundary;
+    let (session_id, agent) = (
+        boundary::clean_line(session_id),
+        boundary::clean_line(agent),
+    );
+    let summary = boundary::clean(summary);
     let mut msg =
         format!("{tag}\n\nmanifest: {manifest_checksum}\nsession: {session_id}\nagent: {agent}\n");
     let summary = summary.trim();

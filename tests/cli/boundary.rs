@@ -151,3 +151,242 @@ fn context_never_shows_a_secret_or_a_raw_control_sequence() {
         );
     }
 }
+
+/// Sets MANIFEST.json's `quick_context` by hand (the commands now refuse such text).
+fn plant_quick_context(repo: &TestRepo, text: &str) {
+    let path = ".ai/handoff/MANIFEST.json";
+    let mut m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    m["quick_context"] = text.into();
+    repo.write(path, serde_json::to_string_pretty(&m).unwrap());
+}
+
+#[test]
+fn status_lint_trust_and_task_lists_never_show_a_planted_secret() {
+    let s = Secrets::new();
+    let repo = planted_repo(&s);
+    plant_quick_context(&repo, &format!("{}{HOSTILE}", s.text()));
+    let path = ".ai/handoff/MANIFEST.json";
+    let mut m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    m["tasks"] = serde_json::json!({
+        "T-001": {"title": format!("rotate {} now", s.github), "status": "ready"},
+        "T-002": {"title": format!("billing {}", s.stripe), "status": "blocked",
+                  "blocked_by": format!("waiting on {}", s.slack)},
+    });
+    m["next_task_id"] = 3.into();
+    repo.write(path, serde_json::to_string_pretty(&m).unwrap());
+    repo.write(
+        ".ai/handoff/TRUST.md",
+        format!(
+            "# Trust\n\n| Property | Status | Provenance | Last Verified | Agent | TTL | Expires | Notes |\n|---|---|---|---|---|---|---|---|\n| key {} works \x1b]0;t\x07 | verified | test_verified | 2026-11-20 | a | 7d | 2026-11-27 | ##[x] |\n",
+            s.github
+        ),
+    );
+    for args in [
+        &["status"][..],
+        &["status", "--json"],
+        &["task", "list"],
+        &["task", "list", "--json"],
+        &["trust", "list"],
+        &["trust", "list", "--json"],
+        &["lint"],
+        &["lint", "--format", "json"],
+        &["lint", "--format", "sarif"],
+        &["verify"],
+        &["verify", "--json"],
+    ] {
+        let out = repo.aahp(args);
+        let what = args.join(" ");
+        assert!(out.code <= 1, "{what}: could not run\n{out}");
+        s.assert_absent(&what, &out);
+        assert_inert(&what, &out);
+    }
+}
+
+#[test]
+fn review_markdown_and_json_never_show_a_planted_secret() {
+    let s = Secrets::new();
+    let repo = planted_repo(&s);
+    repo.write(
+        ".ai/handoff/LOG.md",
+        format!(
+            "# Log\n\n## [2026-11-21] agent-b: Deploy\n\n- Verified deploy with {} ✅\n- {}\n\n## [2026-11-20] agent-a: First session\n\nSet things up.\n",
+            s.github, HOSTILE
+        ),
+    );
+    repo.write("src/deploy.rs", "pub fn deploy() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "planted"]);
+    for format in ["md", "json"] {
+        let out = repo.aahp(&["review", "--base", "HEAD~1", "--format", format]);
+        assert!(out.code <= 1, "review {format}\n{out}");
+        s.assert_absent(&format!("review {format}"), &out);
+        assert_inert(&format!("review {format}"), &out);
+    }
+}
+
+#[test]
+fn hostile_file_names_never_reach_output_raw() {
+    let repo = handoff_repo();
+    for name in [
+        "x\n::error file=app.js,line=1::PWNED.md",
+        "y\n::add-mask::MASKED\n::stop-commands::TOK.md",
+        "\x1b]0;TITLE\x07z ##[group]w.md",
+    ] {
+        repo.write(&format!(".ai/handoff/{name}"), "# x\n");
+    }
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "names"]);
+    for args in [
+        &["verify", "--level", "ci", "--base", "HEAD~1"][..],
+        &["verify", "--level", "ci", "--base", "HEAD~1", "--json"],
+        &["verify"],
+        &["status"],
+        &["status", "--json"],
+        &["context", "--level", "full"],
+        &["lint"],
+        &["manifest", "--check"],
+        &["manifest"],
+    ] {
+        let out = repo.aahp(args);
+        assert_inert(&args.join(" "), &out);
+    }
+}
+
+/// A lock held by another session whose fields carry escapes, workflow commands and a secret.
+fn hostile_lock(repo: &TestRepo, s: &Secrets) {
+    let lock = serde_json::json!({
+        "agent": format!("evil\x1b[2J\x1b]0;pwn\x07\n::error file=x::INJECTED\n::add-mask::x {}", s.github),
+        "session_id": "s\n::set-output name=a::b ##[group]",
+        "started": "2026-11-22T09:00:00Z\u{9b}2J",
+        "expires": "2099-01-01T00:00:00Z",
+        "host": format!("h\x1b]52;c;aGk=\x07 {}", s.stripe),
+        "base_commit": null,
+        "updating": [],
+        "tool_version": "0.1.0"
+    });
+    repo.write(
+        ".ai/handoff/HANDOFF.lock",
+        serde_json::to_string(&lock).unwrap(),
+    );
+}
+
+#[test]
+fn lock_fields_never_reach_output_raw_and_exit_3_is_a_json_document() {
+    let s = Secrets::new();
+    let repo = handoff_repo();
+    hostile_lock(&repo, &s);
+    for args in [
+        &["begin"][..],
+        &["commit", "-m", "x"],
+        &["recover"],
+        &["recover", "--dry-run"],
+        &["task", "add", "y"],
+    ] {
+        let what = args.join(" ");
+        let out = repo.aahp(args);
+        out.assert_code(3);
+        s.assert_absent(&what, &out);
+        assert_inert(&what, &out);
+        let mut json_args = args.to_vec();
+        json_args.push("--json");
+        let out = repo.aahp(&json_args);
+        out.assert_code(3);
+        s.assert_absent(&what, &out);
+        assert_inert(&what, &out);
+        let doc = out.json();
+        assert_eq!(doc["schema_version"], 1, "{out}");
+        assert_eq!(doc["command"], args[0], "{out}");
+        assert_eq!(doc["error"]["kind"], "locked", "{out}");
+        let holder = &doc["error"]["holder"];
+        for field in ["agent", "session_id", "host", "started", "expires"] {
+            let v = holder[field]
+                .as_str()
+                .unwrap_or_else(|| panic!("{field}\n{out}"));
+            assert!(!v.chars().any(char::is_control), "{field}: {v:?}");
+        }
+        assert!(
+            holder["agent"].as_str().unwrap().starts_with("evil"),
+            "{out}"
+        );
+        assert_eq!(holder["stale"], false, "{out}");
+        assert!(doc["error"]["hint"].as_str().is_some(), "{out}");
+        // Human errors stay on stderr.
+        assert!(out.stderr.starts_with("error: "), "{out}");
+    }
+}
+
+#[test]
+fn exit_2_with_json_prints_one_error_document() {
+    let repo = TestRepo::new();
+    let out = repo.aahp(&["context", "--json"]);
+    out.assert_code(2);
+    let doc = out.json();
+    assert_eq!(doc["command"], "context");
+    assert_eq!(doc["error"]["kind"], "no_handoff_dir");
+    assert!(
+        doc["error"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("git aahp init")
+    );
+    assert!(
+        out.stderr.starts_with("error: no handoff directory"),
+        "{out}"
+    );
+
+    let out = repo.aahp(&["status", "--json", "--no-such-flag"]);
+    out.assert_code(2);
+    let doc = out.json();
+    assert_eq!(doc["command"], "status");
+    assert_eq!(doc["error"]["kind"], "usage");
+
+    // Without --json, stdout stays empty.
+    let out = repo.aahp(&["context"]);
+    out.assert_code(2);
+    assert_eq!(out.stdout, "", "{out}");
+}
+
+#[test]
+fn secret_bearing_command_line_text_is_refused_and_nothing_is_written() {
+    let s = Secrets::new();
+    let repo = handoff_repo();
+    let refs = || repo.git(&["show-ref"]);
+    let state = || {
+        (
+            repo.read(".ai/handoff/MANIFEST.json"),
+            repo.read(".ai/handoff/TRUST.md"),
+            repo.git(&["status", "--porcelain"]),
+            refs(),
+        )
+    };
+    repo.write(".ai/handoff/TRUST.md", "# Trust\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "trust"]);
+    let before = state();
+    let context = format!("CI uses {}", s.github);
+    let title = format!("rotate {}", s.aws_id);
+    let agent = format!("bot-{}", s.github);
+    let property = format!("key {} works", s.stripe);
+    let pw_url = format!("see https://deploy:{}@db.example.com/x", s.url_password);
+    for args in [
+        &["commit", "-m", "work", "--context", &context][..],
+        &["commit", "-m", &pw_url],
+        &["manifest", "--context", &context],
+        &["task", "add", &title],
+        &["begin", "--agent", &agent],
+        &["trust", "verify", &property, "--", "true"],
+    ] {
+        let what = args.join(" ");
+        let out = repo.aahp(args);
+        out.assert_code(1);
+        assert!(out.stderr.contains("refused"), "{what}\n{out}");
+        s.assert_absent(&what, &out);
+        assert_eq!(state(), before, "{what}: something was written");
+        assert!(!repo.exists(".ai/handoff/HANDOFF.lock"), "{what}");
+        let mut json_args = args.to_vec();
+        json_args.insert(1, "--json");
+        let out = repo.aahp(&json_args);
+        out.assert_code(1);
+        assert_eq!(out.json()["error"]["kind"], "refused", "{out}");
+    }
+}
