@@ -11,7 +11,7 @@ use super::Context;
 use crate::error::Result;
 use crate::handoff::manifest::{FileCheck, FileState, Manifest};
 use crate::handoff::{LOCK, MANIFEST, Source};
-use crate::output::{Report, Style, escape_untrusted};
+use crate::output::{Report, Style, boundary, escape_untrusted};
 
 /// Show the state of the handoff directory for an incoming agent: what to trust, what to read.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -21,12 +21,16 @@ pub struct StatusArgs {}
 #[derive(Debug, Clone, Serialize)]
 pub struct LockInfo {
     /// The agent, when the lock says.
+    #[serde(serialize_with = "boundary::opt_line")]
     pub agent: Option<String>,
     /// The session id, when the lock says.
+    #[serde(serialize_with = "boundary::opt_line")]
     pub session_id: Option<String>,
     /// When it was taken.
+    #[serde(serialize_with = "boundary::opt_line")]
     pub started: Option<String>,
     /// When it expires.
+    #[serde(serialize_with = "boundary::opt_line")]
     pub expires: Option<String>,
     /// Seconds since `started`, when known.
     pub age_seconds: Option<i64>,
@@ -42,8 +46,10 @@ pub struct OpenTask {
     /// `T-001`.
     pub id: String,
     /// Its title.
+    #[serde(serialize_with = "boundary::line")]
     pub title: String,
     /// `ready` or `in_progress` (or `blocked`).
+    #[serde(serialize_with = "boundary::line")]
     pub status: String,
 }
 
@@ -57,14 +63,17 @@ pub struct StatusReport {
     /// Whether MANIFEST.json exists (false = v1 directory: read every file).
     pub manifest: bool,
     /// The session whose `git aahp commit` was interrupted (its journal is still there).
+    #[serde(serialize_with = "boundary::opt_line")]
     pub interrupted_commit: Option<String>,
     /// The lock, when one is present (recovery needed).
     pub lock: Option<LockInfo>,
     /// Per-file checksum state.
     pub files: Vec<FileCheck>,
     /// Claims past their TTL.
+    #[serde(serialize_with = "boundary::list")]
     pub expired_trust: Vec<String>,
     /// The orientation paragraph.
+    #[serde(serialize_with = "boundary::opt")]
     pub quick_context: Option<String>,
     /// Tasks not done or cancelled.
     pub open_tasks: Vec<OpenTask>,

@@ -132,16 +132,21 @@ pub struct TaskView {
     /// `T-NNN`.
     pub id: String,
     /// The title.
+    #[serde(serialize_with = "boundary::line")]
     pub title: String,
     /// `ready`, `in_progress`, `blocked`, `done` or `cancelled` (as written).
+    #[serde(serialize_with = "boundary::line")]
     pub status: String,
     /// The priority, if set.
+    #[serde(serialize_with = "boundary::opt_line")]
     pub priority: Option<String>,
     /// The agent it is assigned to.
+    #[serde(serialize_with = "boundary::opt_line")]
     pub assigned_to: Option<String>,
     /// Ids it depends on.
     pub depends_on: Vec<String>,
     /// What blocks it.
+    #[serde(serialize_with = "boundary::opt_line")]
     pub blocked_by: Option<String>,
     /// When it was created (RFC 3339).
     pub created: Option<String>,

@@ -69,12 +69,16 @@ pub struct TrustVerifyArgs {
 #[derive(Debug, Serialize)]
 pub struct ClaimRow {
     /// The property.
+    #[serde(serialize_with = "boundary::line")]
     pub property: String,
     /// Its status word.
+    #[serde(serialize_with = "boundary::line")]
     pub status: String,
     /// Its provenance, if recorded.
+    #[serde(serialize_with = "boundary::opt_line")]
     pub provenance: Option<String>,
     /// When it was last verified.
+    #[serde(serialize_with = "boundary::opt_line")]
     pub last_verified: Option<String>,
     /// Its TTL in days.
     pub ttl_days: Option<i64>,
@@ -85,6 +89,7 @@ pub struct ClaimRow {
     /// True when it is `verified` and expired: `decay` turns it into `assumed`.
     pub decays: bool,
     /// The heading above its table.
+    #[serde(serialize_with = "boundary::opt_line")]
     pub section: Option<String>,
     /// 1-based line in TRUST.md.
     pub line: usize,
@@ -443,7 +448,8 @@ fn shown_command(argv: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ");
-    crate::handoff::manifest::truncate_chars(&joined, EVIDENCE_COMMAND_MAX)
+    // The command line lands in TRUST.md: a token in it is redacted there too.
+    crate::handoff::manifest::truncate_chars(&boundary::clean_line(&joined), EVIDENCE_COMMAND_MAX)
 }
 
 /// `test_verified` when the command runs a test suite (`cargo test`, `pytest`, `npm test`,
