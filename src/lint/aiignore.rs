@@ -7,7 +7,7 @@
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use std::sync::OnceLock;
 
-use regex::bytes::Regex;
+use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
 use super::engine::{Finding, Scan};
 use super::registry::IGN001;
@@ -46,10 +46,11 @@ enum Guard {
     Email,
 }
 
-/// A pattern's regex. A glob's is compiled the first time its literal occurs in a text: most
+/// A pattern's regex, compiled the first time it may match a line: a glob's when its literal
+/// occurs, a pattern without a literal when the set of all of them says it matches. Most
 /// patterns of a `.aiignore` never match, and compiling all of them up front was a
-/// millisecond of every pre-commit hook. A `re:` pattern is compiled at once, so an invalid
-/// one is reported with its line.
+/// millisecond of every pre-commit hook. A `re:` pattern's syntax is checked at once, so an
+/// invalid one is reported with its line.
 #[derive(Debug)]
 struct LazyRegex {
     src: String,
@@ -57,13 +58,6 @@ struct LazyRegex {
 }
 
 impl LazyRegex {
-    fn compiled(re: Regex) -> LazyRegex {
-        LazyRegex {
-            src: re.as_str().to_string(),
-            re: OnceLock::from(Some(re)),
-        }
-    }
-
     fn lazy(src: String) -> LazyRegex {
         LazyRegex {
             src,
@@ -74,7 +68,14 @@ impl LazyRegex {
     /// The regex; `None` only if a generated glob regex does not compile (a bug: the tests
     /// compile every glob shape).
     fn get(&self) -> Option<&Regex> {
-        self.re.get_or_init(|| Regex::new(&self.src).ok()).as_ref()
+        self.re
+            .get_or_init(|| {
+                RegexBuilder::new(&self.src)
+                    .size_limit(MAX_SET_BYTES)
+                    .build()
+                    .ok()
+            })
+            .as_ref()
     }
 }
 
@@ -88,6 +89,14 @@ struct IgnPattern {
     literal: Option<String>,
 }
 
+/// The largest `.aiignore` read, in bytes: a list of patterns, not a data file.
+pub(crate) const MAX_BYTES: usize = 256 * 1024;
+/// The most patterns (exceptions included) a `.aiignore` may hold.
+pub(crate) const MAX_PATTERNS: usize = 5_000;
+/// The most memory the patterns without a literal (regular expressions), compiled together
+/// into one automaton, may take.
+pub(crate) const MAX_SET_BYTES: usize = 16 * 1024 * 1024;
+
 /// A parsed `.aiignore`.
 #[derive(Debug, Default)]
 pub(crate) struct AiIgnore {
@@ -96,8 +105,10 @@ pub(crate) struct AiIgnore {
     ac: Option<AhoCorasick>,
     /// For each automaton pattern, the indexes of `patterns` using that literal.
     ac_targets: Vec<Vec<usize>>,
-    /// Patterns without a usable literal: run on every line.
+    /// Patterns without a usable literal: every line is tried against all of them at once.
     always: Vec<usize>,
+    /// `always` compiled together: which of them match a line, in one pass over it.
+    always_set: Option<RegexSet>,
     /// (line, message) for lines that are probably not what was meant (CFG003).
     pub warnings: Vec<(usize, String)>,
 }
@@ -147,6 +158,17 @@ fn looks_regex(p: &str) -> bool {
 impl AiIgnore {
     /// Parses `.aiignore`; an invalid regex is a configuration error naming the line.
     pub(crate) fn parse(path: &str, text: &str) -> Result<AiIgnore> {
+        if text.len() > MAX_BYTES {
+            return Err(Error::invalid(
+                path,
+                None,
+                format!(
+                    "file is {} bytes; a .aiignore may hold at most {MAX_BYTES} bytes ({} KiB) of patterns",
+                    text.len(),
+                    MAX_BYTES / 1024
+                ),
+            ));
+        }
         let mut out = AiIgnore::default();
         let mut section = Section::Custom;
         let mut after_banner = false;
@@ -229,6 +251,15 @@ impl AiIgnore {
                 guard,
                 literal,
             };
+            if out.patterns.len() + out.exceptions.len() == MAX_PATTERNS {
+                return Err(Error::invalid(
+                    path,
+                    Some(line_no),
+                    format!(
+                        "more than {MAX_PATTERNS} patterns; a .aiignore may hold at most {MAX_PATTERNS}"
+                    ),
+                ));
+            }
             if negate {
                 out.exceptions.push(p);
             } else {
@@ -236,21 +267,68 @@ impl AiIgnore {
             }
         }
         out.build_prefilter();
+        out.build_set(path)?;
         Ok(out)
+    }
+
+    /// Compiles the patterns without a literal into one [`RegexSet`]; too large a set is a
+    /// configuration error naming the pattern that does not compile on its own, or the file.
+    fn build_set(&mut self, path: &str) -> Result<()> {
+        if self.always.is_empty() {
+            return Ok(());
+        }
+        let sources: Vec<&str> = self
+            .always
+            .iter()
+            .map(|&i| self.patterns[i].re.src.as_str())
+            .collect();
+        match RegexSetBuilder::new(&sources)
+            .size_limit(MAX_SET_BYTES)
+            .dfa_size_limit(MAX_SET_BYTES)
+            .build()
+        {
+            Ok(set) => {
+                self.always_set = Some(set);
+                Ok(())
+            }
+            Err(e) => {
+                for &i in &self.always {
+                    let p = &self.patterns[i];
+                    if let Err(e) = RegexBuilder::new(&p.re.src)
+                        .size_limit(MAX_SET_BYTES)
+                        .build()
+                    {
+                        return Err(Error::invalid(
+                            path,
+                            Some(p.line),
+                            format!("invalid regex (CFG003): {e}"),
+                        ));
+                    }
+                }
+                Err(Error::invalid(
+                    path,
+                    None,
+                    format!(
+                        "its {} regular expressions together exceed the {} MiB limit for compiled patterns: {e}",
+                        self.always.len(),
+                        MAX_SET_BYTES / (1024 * 1024)
+                    ),
+                ))
+            }
+        }
     }
 
     fn build_prefilter(&mut self) {
         let mut lits: Vec<String> = Vec::new();
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for (i, p) in self.patterns.iter().enumerate() {
             match &p.literal {
                 Some(l) => {
-                    let k = if let Some(k) = lits.iter().position(|x| x == l) {
-                        k
-                    } else {
+                    let k = *index.entry(l.as_str()).or_insert_with(|| {
                         lits.push(l.clone());
                         self.ac_targets.push(Vec::new());
                         lits.len() - 1
-                    };
+                    });
                     self.ac_targets[k].push(i);
                 }
                 None => self.always.push(i),
@@ -273,33 +351,29 @@ impl AiIgnore {
     /// Reports every pattern match in the scan.
     pub(crate) fn apply(&self, scan: &Scan<'_>, out: &mut Vec<Finding>) {
         let text = scan.text();
-        let mut todo: Vec<(usize, usize, usize)> = Vec::new(); // (pattern, line start, line end)
-        let line_of = |pos: usize| -> (usize, usize) {
-            let s = text[..pos].rfind('\n').map_or(0, |i| i + 1);
-            let e = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
-            (s, e)
-        };
+        let lines = super::text::LineIndex::new(text);
+        let mut todo: Vec<(usize, usize, usize)> = Vec::new(); // (line start, line end, pattern)
         if let Some(ac) = &self.ac {
             for m in ac.find_overlapping_iter(text) {
-                let (s, e) = line_of(m.start());
+                let (s, e) = lines.range_of(lines.line_of(m.start()));
                 for &p in &self.ac_targets[m.pattern().as_usize()] {
-                    todo.push((p, s, e));
+                    todo.push((s, e, p));
                 }
             }
         }
-        if !self.always.is_empty() {
-            let mut s = 0;
-            for l in text.split_inclusive('\n') {
-                let e = s + l.trim_end_matches('\n').len();
-                for &p in &self.always {
-                    todo.push((p, s, e));
+        if let Some(set) = &self.always_set {
+            for (s, e) in lines.ranges() {
+                for k in &set.matches(&text.as_bytes()[s..e]) {
+                    todo.push((s, e, self.always[k]));
                 }
-                s += l.len();
             }
         }
         todo.sort_unstable();
         todo.dedup();
-        for (p, ls, le) in todo {
+        // The spans the exceptions match on the current line, found once per line.
+        let mut excepted: (usize, Vec<(usize, usize)>) = (usize::MAX, Vec::new());
+        super::steps::add(todo.len() as u64);
+        for (ls, le, p) in todo {
             let pat = &self.patterns[p];
             let line = &text[ls..le];
             let Some(re) = pat.re.get() else { continue };
@@ -330,13 +404,13 @@ impl AiIgnore {
                         .is_some_and(|v| !is_template(v) && placeholder(v) != Placeholder::Hard),
                     Guard::Email => is_email(matched) && email_exemption(matched).is_none(),
                 };
-                if !ok
-                    || self.exceptions.iter().any(|x| {
-                        x.re.get()
-                            .and_then(|re| re.find(line.as_bytes()))
-                            .is_some_and(|xm| ls + xm.start() < e && s < ls + xm.end())
-                    })
-                {
+                if !ok {
+                    continue;
+                }
+                if excepted.0 != ls {
+                    excepted = (ls, self.exception_spans(ls, line));
+                }
+                if excepted.1.iter().any(|&(xs, xe)| xs < e && s < xe) {
                     continue;
                 }
                 let shown = if pat.section == Section::Secrets {
@@ -364,6 +438,15 @@ impl AiIgnore {
                 out.push(f);
             }
         }
+    }
+
+    /// The first match of each exception on the line starting at `ls` (text offsets).
+    fn exception_spans(&self, ls: usize, line: &str) -> Vec<(usize, usize)> {
+        self.exceptions
+            .iter()
+            .filter_map(|x| x.re.get()?.find(line.as_bytes()))
+            .map(|m| (ls + m.start(), ls + m.end()))
+            .collect()
     }
 }
 
@@ -396,9 +479,13 @@ fn compile_regex(
     } else {
         src.to_string()
     };
-    let re = Regex::new(&full)
+    // Checked here, so an error names its line; compiled with the others into one set, and
+    // on its own only for a line the set says it matches.
+    regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(&full)
         .map_err(|e| Error::invalid(path, Some(line), format!("invalid regex (CFG003): {e}")))?;
-    Ok((LazyRegex::compiled(re), Guard::None, None))
+    Ok((LazyRegex::lazy(full), Guard::None, None))
 }
 
 /// Converts a glob to a regex; `None` for a pattern that would match everything.

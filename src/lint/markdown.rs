@@ -111,12 +111,24 @@ impl MdIndex {
             idx.fences.push((fstart, b.len()));
             idx.ranges.push((fstart, b.len(), Context::CodeFence));
         }
+        // The first definition of a label wins.
+        let mut defs: std::collections::HashMap<&str, (usize, usize)> =
+            std::collections::HashMap::with_capacity(idx.refdefs.len());
+        for d in &idx.refdefs {
+            defs.entry(d.label.as_str()).or_insert(d.dest);
+        }
+        let mut resolved = Vec::new();
         for (start, end, label) in pending_images {
-            if let Some(def) = idx.refdefs.iter().find(|d| d.label == label) {
+            if let Some(&dest) = defs.get(label.as_str()) {
+                resolved.push((start, end, dest));
+            }
+        }
+        for (start, end, dest) in resolved {
+            {
                 idx.links.push(Link {
                     start,
                     end,
-                    dest: def.dest,
+                    dest,
                     image: true,
                 });
             }
@@ -135,6 +147,7 @@ impl MdIndex {
         pending: &mut Vec<(usize, usize, String)>,
     ) -> usize {
         let b = text.as_bytes();
+        let mut line = LineScan::new(pos, line_end);
         while pos < line_end {
             // Jump to the next byte that can start a construct.
             let from = pos;
@@ -165,12 +178,8 @@ impl MdIndex {
                 b'`' => {
                     let run = b[pos..line_end].iter().take_while(|c| **c == b'`').count();
                     // The first run of as many backticks later on the line.
-                    let rest = &b[pos + run..line_end];
-                    let close = memchr::memchr_iter(b'`', rest).find(|&i| {
-                        rest[i..].iter().take(run).filter(|c| **c == b'`').count() == run
-                    });
-                    if let Some(i) = close {
-                        let end = pos + run + i + run;
+                    if let Some(close) = line.backtick_close(b, pos + run, run) {
+                        let end = close + run;
                         self.ranges.push((pos, end, Context::CodeSpan));
                         pos = end;
                     } else {
@@ -184,14 +193,14 @@ impl MdIndex {
                         pos += 1;
                         continue;
                     }
-                    let Some(close) = matching_bracket(b, open, line_end) else {
+                    let Some(close) = line.matching_bracket(b, open) else {
                         pos += 1;
                         continue;
                     };
                     if b.get(close + 1) == Some(&b'(') {
-                        if let Some(rp) = b[close + 2..line_end].iter().position(|c| *c == b')') {
+                        if let Some(rp) = line.next_paren.find(b, close + 2, line_end) {
                             let dest_start = close + 2;
-                            let dest_end = close + 2 + rp;
+                            let dest_end = rp;
                             self.links.push(Link {
                                 start: pos,
                                 end: dest_end + 1,
@@ -204,7 +213,10 @@ impl MdIndex {
                         }
                     } else if image
                         && b.get(close + 1) == Some(&b'[')
-                        && let Some(rb) = b[close + 2..line_end].iter().position(|c| *c == b']')
+                        && let Some(rb) = line
+                            .next_bracket
+                            .find(b, close + 2, line_end)
+                            .map(|p| p - (close + 2))
                     {
                         let label = text[close + 2..close + 2 + rb].to_lowercase();
                         let label = if label.is_empty() {
@@ -292,21 +304,115 @@ impl MdIndex {
     }
 }
 
-fn matching_bracket(b: &[u8], open: usize, limit: usize) -> Option<usize> {
-    let mut depth = 0;
-    for (i, c) in b.iter().enumerate().take(limit).skip(open) {
-        match c {
-            b'[' => depth += 1,
-            b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
+/// A line's backtick runs (start, length) and, for each, the longest run from it on.
+type Ticks = (Vec<(usize, usize)>, Vec<usize>);
+
+/// What one line's inline scan has learnt about the line, so that no construct makes it
+/// scan the rest of the line again: each bracket's match, the backtick runs, and the next
+/// `)` and `]`. Built lazily, in one pass each.
+struct LineScan {
+    from: usize,
+    end: usize,
+    /// (open, close) of every matched `[`, sorted by open.
+    brackets: Option<Vec<(usize, usize)>>,
+    /// Backtick runs (start, length) and, for each, the longest run from it on.
+    ticks: Option<Ticks>,
+    next_paren: NextByte<b')'>,
+    next_bracket: NextByte<b']'>,
+}
+
+impl LineScan {
+    fn new(from: usize, end: usize) -> LineScan {
+        LineScan {
+            from,
+            end,
+            brackets: None,
+            ticks: None,
+            next_paren: NextByte::default(),
+            next_bracket: NextByte::default(),
         }
     }
-    None
+
+    /// The `]` matching the `[` at `open` on this line.
+    fn matching_bracket(&mut self, b: &[u8], open: usize) -> Option<usize> {
+        let (from, end) = (self.from, self.end);
+        let pairs = self.brackets.get_or_insert_with(|| {
+            let mut stack = Vec::new();
+            let mut pairs = Vec::new();
+            for (i, &c) in b.iter().enumerate().take(end).skip(from) {
+                match c {
+                    b'[' => stack.push(i),
+                    b']' => {
+                        if let Some(o) = stack.pop() {
+                            pairs.push((o, i));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            super::steps::add((end - from) as u64);
+            pairs.sort_unstable();
+            pairs
+        });
+        pairs
+            .binary_search_by_key(&open, |p| p.0)
+            .ok()
+            .map(|k| pairs[k].1)
+    }
+
+    /// The start of the first run of at least `run` backticks at or after `at` on this line.
+    fn backtick_close(&mut self, b: &[u8], at: usize, run: usize) -> Option<usize> {
+        let (from, end) = (self.from, self.end);
+        let (runs, longest) = self.ticks.get_or_insert_with(|| {
+            let mut runs: Vec<(usize, usize)> = Vec::new();
+            let mut i = from;
+            while let Some(k) = memchr::memchr(b'`', &b[i..end]) {
+                let s = i + k;
+                let n = b[s..end].iter().take_while(|c| **c == b'`').count();
+                runs.push((s, n));
+                i = s + n;
+            }
+            let mut longest = vec![0; runs.len()];
+            let mut m = 0;
+            for k in (0..runs.len()).rev() {
+                m = m.max(runs[k].1);
+                longest[k] = m;
+            }
+            super::steps::add((end - from) as u64);
+            (runs, longest)
+        });
+        let k = runs.partition_point(|r| r.0 < at);
+        if longest.get(k).is_none_or(|&m| m < run) {
+            return None;
+        }
+        // Every run passed over here lies before the close, which the scan moves past.
+        let found = runs[k..].iter().find(|r| r.1 >= run).map(|r| r.0);
+        super::steps::add(1);
+        found
+    }
+}
+
+/// The next occurrence of byte `B` at or after a position on one line, remembering the last
+/// answer: asked at increasing positions, the line is searched once.
+#[derive(Default)]
+struct NextByte<const B: u8> {
+    /// (searched from, found at).
+    last: Option<(usize, Option<usize>)>,
+}
+
+impl<const B: u8> NextByte<B> {
+    fn find(&mut self, b: &[u8], at: usize, end: usize) -> Option<usize> {
+        if let Some((from, found)) = self.last
+            && from <= at
+            && found.is_none_or(|f| f >= at)
+        {
+            return found;
+        }
+        let found = memchr::memchr(B, &b[at.min(end)..end]).map(|k| at + k);
+        super::steps::add(1 + found.map_or(end.saturating_sub(at), |f| f - at) as u64);
+        self.last = Some((at, found));
+        found
+    }
 }
 
 /// Parses `[label]: dest "title"` on the line `pos..end`.

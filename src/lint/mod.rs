@@ -13,6 +13,7 @@
 pub mod agents;
 mod aiignore;
 pub mod allow;
+mod confusables;
 mod engine;
 mod json;
 mod keywords;
@@ -591,17 +592,20 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
     }
     let lines = LineIndex::new(raw);
     let mut extra: Vec<Finding> = Vec::new();
-    let others: Vec<(usize, usize)> = findings
-        .iter()
-        .filter(|f| {
-            matches!(
-                f.rule.family,
-                Family::Pi | Family::Sec | Family::Exf | Family::Enc | Family::Ign
-            )
-        })
-        .map(|f| (f.start, f.end))
-        .collect();
+    let others = text::Spans::new(
+        findings
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f.rule.family,
+                    Family::Pi | Family::Sec | Family::Exf | Family::Enc | Family::Ign
+                )
+            })
+            .map(|f| (f.start, f.end))
+            .collect(),
+    );
     rules::hidden::unicode_events(&scan, &others, &mut extra);
+    rules::hidden::controls(raw, &mut extra);
     if let Some(md) = &md {
         rules::exfil::check_markdown(raw, md, &mut extra);
         rules::structure::check(&file.name, raw, md, &mut extra);
@@ -627,15 +631,14 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         }
     }
     let keep = dedupe(&findings);
-    let secret_spans: Vec<(usize, usize, String)> = findings
-        .iter()
-        .filter(|f| f.secret)
-        .map(|f| {
+    let secret_spans = redactions(
+        raw,
+        findings
+            .iter()
+            .filter(|f| f.secret)
             // A private key's body is redacted with its header (issue #11).
-            let end = extend_private_key(raw, f.start, f.end);
-            (f.start, end, rules::redact(&raw[f.start..end], 0))
-        })
-        .collect();
+            .map(|f| (f.start, extend_private_key(raw, f.start, f.end))),
+    );
     // Inline markers.
     let (markers, marker_problems) = match &md {
         Some(md) if cfg.inline_allow => {
@@ -648,6 +651,8 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         }
         _ => (Vec::new(), Vec::new()),
     };
+    let mut markers = markers;
+    markers.sort_by_key(|m| m.line);
     let mut out = Vec::new();
     let mut occurrences: HashMap<(&'static str, String), usize> = HashMap::new();
     for (i, f) in findings.iter().enumerate() {
@@ -698,19 +703,37 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
 
 /// Marks duplicates: the same rule on an overlapping span, secrets found by several rules
 /// (the most specific wins), `.aiignore` matches already reported by a built-in rule.
+/// Only overlapping pairs are compared (found by a sweep over the spans sorted by start), in
+/// the order of a comparison of every pair, so the cost follows the overlaps, not the square
+/// of the number of findings.
 fn dedupe(findings: &[Finding]) -> Vec<bool> {
-    let mut keep = vec![true; findings.len()];
-    for i in 0..findings.len() {
-        for j in 0..findings.len() {
-            if i == j || !keep[j] || !keep[i] {
+    let n = findings.len();
+    let mut keep = vec![true; n];
+    let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_unstable_by_key(|&i| (findings[i].start, findings[i].end));
+    for (k, &i) in order.iter().enumerate() {
+        let a = &findings[i];
+        for &j in &order[k + 1..] {
+            let b = &findings[j];
+            let same = a.start == b.start && a.end == b.end;
+            if !(b.start < a.end || same) {
+                break;
+            }
+            steps::add(1);
+            if a.start < b.end && b.start < a.end || same {
+                neighbours[i].push(j);
+                neighbours[j].push(i);
+            }
+        }
+    }
+    for i in 0..n {
+        neighbours[i].sort_unstable();
+        for &j in &neighbours[i] {
+            if !keep[j] || !keep[i] {
                 continue;
             }
             let (a, b) = (&findings[i], &findings[j]);
-            let overlap =
-                a.start < b.end && b.start < a.end || a.start == b.start && a.end == b.end;
-            if !overlap {
-                continue;
-            }
             let drop_i = if a.rule.id == b.rule.id {
                 (a.severity, a.start, std::cmp::Reverse(a.end))
                     > (b.severity, b.start, std::cmp::Reverse(b.end))
@@ -729,6 +752,91 @@ fn dedupe(findings: &[Finding]) -> Vec<bool> {
         }
     }
     keep
+}
+
+/// The secret spans of a text, sorted and merged where they overlap, each with its
+/// redacted form: what every rendering of the text shows instead.
+fn redactions(
+    raw: &str,
+    spans: impl Iterator<Item = (usize, usize)>,
+) -> Vec<(usize, usize, String)> {
+    let mut spans: Vec<(usize, usize)> = spans.filter(|(s, e)| s < e).collect();
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for (s, e) in spans {
+        match merged.last_mut() {
+            Some(last) if s < last.1 => last.1 = last.1.max(e),
+            _ => merged.push((s, e)),
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(s, e)| {
+            let s = text::floor_char(raw, s.min(raw.len()));
+            let e = text::ceil_char(raw, e.min(raw.len()));
+            (s, e, rules::redact(&raw[s..e], 0))
+        })
+        .collect()
+}
+
+/// The byte ranges of `text` holding a secret that the linter's detectors recognise
+/// (credentials of every catalogued kind, passwords in assignments, URLs and connection
+/// strings), sorted and merged where they overlap. Linear in the text. This is what
+/// [`redact_secrets`] hides; an output boundary uses either.
+pub fn secret_spans(text: &str) -> Vec<std::ops::Range<usize>> {
+    secret_ranges(text)
+        .into_iter()
+        .map(|(s, e, _)| s..e)
+        .collect()
+}
+
+/// `text` with every secret of [`secret_spans`] replaced by its redacted form
+/// (`…(40 chars)`), the same form `lint` and `verify` show. Linear in the text.
+pub fn redact_secrets(text: &str) -> String {
+    let spans = secret_ranges(text);
+    if spans.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (s, e, shown) in spans {
+        out.push_str(&text[at..s]);
+        out.push_str(&shown);
+        at = e;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+fn secret_ranges(text: &str) -> Vec<(usize, usize, String)> {
+    let base = text::View::identity(text);
+    let norm = unicode::normalize(text, false);
+    let scan = Scan {
+        base: &base,
+        norm: &norm.view,
+        events: &norm.events,
+        md: None,
+        kind: FileKind::Text,
+        depth: 0,
+    };
+    let mut findings = Vec::new();
+    engine::run(&scan, &mut findings);
+    let secrets: Vec<(usize, usize)> = findings
+        .iter()
+        .filter(|f| f.secret)
+        .map(|f| (f.start, f.end))
+        .collect();
+    rules::encoded::scan(&scan, &secrets, &mut findings);
+    redactions(
+        text,
+        findings.iter().filter(|f| f.secret).map(|f| {
+            if f.raw_span {
+                (f.start, f.end)
+            } else {
+                scan.to_raw(f.start, f.end)
+            }
+        }),
+    )
 }
 
 fn normalise_key(s: &str) -> String {
@@ -772,10 +880,12 @@ fn suppression(
             cfg.pii_path, e.reason, e.owner, e.expires
         ));
     }
+    let on_line = &markers[markers.partition_point(|m| m.line < line)..];
     if f.rule.family.inline_allowable()
-        && let Some(m) = markers
+        && let Some(m) = on_line
             .iter()
-            .find(|m| m.line == line && m.rules.iter().any(|r| r == f.rule.id))
+            .take_while(|m| m.line == line)
+            .find(|m| m.rules.iter().any(|r| r == f.rule.id))
     {
         return Some(format!("inline allow: {}", m.reason));
     }
@@ -845,9 +955,16 @@ fn place(
     }
 }
 
+/// Bytes of a long line rendered on each side of a finding: enough for the 60 characters
+/// before it and the 160 shown, so that a line is never rendered whole for each of its
+/// findings.
+const RENDER_REACH: usize = 1024;
+
 /// Renders a source line for display: secrets redacted, invisible characters shown by code
 /// point, control characters escaped, long lines cut around the finding. Returns the text and
-/// the (character offset, width) of `mark_start..mark_end` in it.
+/// the (character offset, width) of `mark_start..mark_end` in it. `secrets` are sorted and do
+/// not overlap (see [`redactions`]); a secret is shown redacted even when the line or the
+/// window starts inside it.
 fn render_line(
     raw: &str,
     ls: usize,
@@ -856,26 +973,40 @@ fn render_line(
     mark_start: usize,
     mark_end: usize,
 ) -> (String, (usize, usize)) {
+    let ws = if mark_start > ls + RENDER_REACH {
+        text::floor_char(raw, mark_start - RENDER_REACH)
+    } else {
+        ls
+    };
+    let we = if le > mark_end.max(ws) + RENDER_REACH {
+        text::ceil_char(raw, mark_end.max(ws) + RENDER_REACH)
+    } else {
+        le
+    };
+    let (cut_before, cut_after) = (ws > ls, we < le);
     let mut out = String::new();
     let mut col = 0usize;
     let mut caret_start = None;
     let mut caret_end = None;
-    let mut i = ls;
-    while i < le {
+    let mut k = secrets.partition_point(|s| s.1 <= ws);
+    let mut i = ws;
+    while i < we {
+        steps::add(1);
         if i >= mark_start && caret_start.is_none() {
             caret_start = Some(col);
         }
         if i >= mark_end && caret_end.is_none() {
             caret_end = Some(col);
         }
-        // A secret that began on an earlier line (a key body) is redacted from the line start.
-        if let Some((_, se, shown)) = secrets
-            .iter()
-            .find(|(ss, se, _)| (*ss == i || i == ls && *ss < i) && *se > i)
+        while k < secrets.len() && secrets[k].1 <= i {
+            k += 1;
+        }
+        if let Some((ss, se, shown)) = secrets.get(k)
+            && *ss <= i
         {
             out.push_str(shown);
             col += shown.chars().count();
-            i = (*se).min(le).max(i + 1);
+            i = (*se).min(we).max(i + 1);
             i = text::ceil_char(raw, i);
             continue;
         }
@@ -901,19 +1032,43 @@ fn render_line(
     let mut width = end - start;
     // Cut long lines to a window around the finding.
     let total = shown.chars().count();
-    if total > 160 {
+    if total > 160 || cut_before || cut_after {
         let from = start_c.saturating_sub(60);
         let to = (from + 160).min(total);
         let cut: String = shown.chars().skip(from).take(to - from).collect();
+        let ellipsis_before = from > 0 || cut_before;
         shown = format!(
             "{}{cut}{}",
-            if from > 0 { "…" } else { "" },
-            if to < total { "…" } else { "" }
+            if ellipsis_before { "…" } else { "" },
+            if to < total || cut_after { "…" } else { "" }
         );
-        start_c = start_c - from + usize::from(from > 0);
+        start_c = start_c - from + usize::from(ellipsis_before);
         width = width.min(to.saturating_sub(start_c).max(1));
     }
     (shown, (start_c, width))
+}
+
+/// Counts steps of the loops whose cost could grow with their input (rendering, duplicate
+/// removal, Markdown brackets, …), so that tests can check that linting grows linearly with
+/// the input without timing anything. Thread-local: a test reads its own thread's count.
+pub(crate) mod steps {
+    use std::cell::Cell;
+
+    thread_local! {
+        static STEPS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// Adds `n` steps.
+    #[inline]
+    pub(crate) fn add(n: u64) {
+        STEPS.with(|s| s.set(s.get().wrapping_add(n)));
+    }
+
+    /// The steps counted on this thread so far.
+    #[cfg(test)]
+    pub(crate) fn count() -> u64 {
+        STEPS.with(Cell::get)
+    }
 }
 
 #[cfg(test)]

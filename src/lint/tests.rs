@@ -274,3 +274,190 @@ fn a_file_linted_after_a_longer_one_sees_only_its_own_text() {
     assert!(!fires(&format!("# S\n{}\n", "word ".repeat(100))));
     assert!(fires(&long));
 }
+
+/// Lints `text` as `path` (with `.aiignore` text `ignore` when given) and returns the steps
+/// the linter's input-driven loops took (see [`steps`]).
+fn steps_for(path: &str, text: &str, ignore: Option<&str>) -> u64 {
+    let mut cfg = LintConfig::empty(jiff::civil::date(2000, 1, 1));
+    if let Some(i) = ignore {
+        cfg.aiignore = Some(aiignore::AiIgnore::parse(".aiignore", i).unwrap());
+    }
+    let file = LintFile {
+        path: path.into(),
+        name: path.rsplit('/').next().unwrap().into(),
+        bytes: text.as_bytes(),
+    };
+    let before = steps::count();
+    lint(&cfg, &[file]).unwrap();
+    steps::count() - before
+}
+
+/// Asserts that linting `make(4 n)` takes at most five times the steps of `make(n)`: linear
+/// work grows four times, quadratic work sixteen times. Steps are counted, not timed.
+fn assert_linear(what: &str, n: usize, make: impl Fn(usize) -> String) {
+    let small = steps_for("x/STATUS.md", &make(n), None);
+    let large = steps_for("x/STATUS.md", &make(4 * n), None);
+    assert!(
+        small > 0 && large <= 5 * small,
+        "{what}: {small} steps at n = {n}, {large} at 4n"
+    );
+}
+
+#[test]
+fn secrets_on_one_line_lint_in_linear_steps() {
+    // Redaction used to rescan every secret span for every character of the line.
+    assert_linear("AWS key ids on one line", 200, |n| {
+        (0..n)
+            .map(|i| expand("AKIA{U:16}", i as u64))
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    assert_linear("e-mail addresses on one line", 500, |n| {
+        "a@b.com ".repeat(n)
+    });
+}
+
+#[test]
+fn unclosed_markdown_constructs_lint_in_linear_steps() {
+    for unit in [
+        "[",
+        "x[",
+        "see [a ",
+        "[a][",
+        "![",
+        "[^",
+        "[a](",
+        "![x](https://e.com/?q=",
+    ] {
+        assert_linear(unit, 1000, |n| unit.repeat(n));
+    }
+    // Backtick runs of falling length, none closed: about n bytes in all.
+    assert_linear("backtick runs", 2000, |n| {
+        let runs = (2 * n).isqrt();
+        (1..=runs).rev().map(|k| "`".repeat(k) + "a").collect()
+    });
+}
+
+#[test]
+fn many_findings_and_markers_lint_in_linear_steps() {
+    assert_linear("section markers", 500, |n| {
+        "<!-- SECTION: a -->\n".repeat(n)
+    });
+    assert_linear("closing markers of unopened sections", 500, |n| {
+        let opens = (0..n)
+            .map(|i| format!("<!-- SECTION: s{i} -->\n"))
+            .collect::<Vec<_>>()
+            .concat();
+        opens + &"<!-- /SECTION: nope -->\n".repeat(n)
+    });
+    // Latin mixed with look-alikes in one long word: each run used to rescan the word.
+    assert_linear("look-alikes in one word", 500, |n| "a\u{430}".repeat(n));
+}
+
+#[test]
+fn aiignore_patterns_lint_in_linear_steps() {
+    let ignore = (0..200)
+        .map(|i| format!("re:abc{i}xyz\n"))
+        .collect::<Vec<_>>()
+        .concat();
+    let make = |n: usize| "abc1xyz abc2xyz zzz\n".repeat(n);
+    let small = steps_for("x/STATUS.md", &make(500), Some(&ignore));
+    let large = steps_for("x/STATUS.md", &make(2000), Some(&ignore));
+    assert!(large <= 5 * small, "{small} → {large}");
+}
+
+#[test]
+fn an_oversized_aiignore_is_refused_naming_the_file_and_the_limit() {
+    let many = (0..20_000)
+        .map(|i| format!("re:abc{i}xyz\n"))
+        .collect::<Vec<_>>()
+        .concat();
+    let err = aiignore::AiIgnore::parse(".ai/handoff/.aiignore", &many).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.starts_with(".ai/handoff/.aiignore"), "{msg}");
+    assert!(msg.contains("at most"), "{msg}");
+    let huge = "*abc*\n".repeat(8 * 1024 * 1024 / 6);
+    let err = aiignore::AiIgnore::parse(".ai/handoff/.aiignore", &huge).unwrap_err();
+    assert!(
+        err.to_string().starts_with(".ai/handoff/.aiignore"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("bytes"), "{err}");
+}
+
+#[test]
+fn aiignore_regexes_still_match_through_the_set() {
+    let cfg_text = "# custom\nre:secret-[0-9]+\nre:^BEGIN\n!re:secret-42\n";
+    let mut cfg = LintConfig::empty(jiff::civil::date(2000, 1, 1));
+    cfg.aiignore = Some(aiignore::AiIgnore::parse(".aiignore", cfg_text).unwrap());
+    let text = "a secret-17 here\nBEGIN x\nno BEGIN\nsecret-42\n";
+    let file = LintFile {
+        path: "x/NOTES.md".into(),
+        name: "NOTES.md".into(),
+        bytes: text.as_bytes(),
+    };
+    let out = lint(&cfg, &[file]).unwrap();
+    let lines: Vec<usize> = out
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == "IGN001")
+        .map(|d| d.line)
+        .collect();
+    assert_eq!(lines, vec![1, 2], "{:#?}", out.diagnostics);
+}
+
+#[test]
+fn nul_and_escape_characters_are_hidden_content() {
+    let d = check_text(
+        "x/STATUS.md",
+        "# Status\n\nAll green.\0\0\nsee \u{1b}[8mthis\n",
+    )
+    .unwrap();
+    let hid: Vec<(usize, Severity)> = d
+        .iter()
+        .filter(|d| d.rule == "HID011")
+        .map(|d| (d.line, d.severity))
+        .collect();
+    assert_eq!(hid, vec![(3, Severity::Error), (4, Severity::Error)]);
+    assert!(
+        check_text("x/STATUS.md", "a\tb\r\nc\n")
+            .unwrap()
+            .iter()
+            .all(|d| d.rule != "HID011")
+    );
+}
+
+#[test]
+fn secret_spans_and_redaction_for_the_output_boundary() {
+    let key = expand("ghp_{A:36}", 1);
+    let aws = expand("AKIA{U:16}", 3);
+    let text = format!("token {key} and {aws} then text");
+    let spans = secret_spans(&text);
+    assert_eq!(spans.len(), 2, "{spans:?}");
+    assert_eq!(&text[spans[0].clone()], key);
+    let red = redact_secrets(&text);
+    assert!(!red.contains(&key) && !red.contains(&aws), "{red}");
+    assert!(
+        red.starts_with("token gh…(") && red.ends_with(" then text"),
+        "{red}"
+    );
+    assert_eq!(redact_secrets("nothing here"), "nothing here");
+}
+
+#[test]
+fn a_long_line_is_rendered_around_its_finding_with_the_secret_hidden() {
+    let key = expand("ghp_{A:36}", 2);
+    let text = format!("{}{key} {}", "x ".repeat(5000), "y ".repeat(5000));
+    let d = check_text("x/STATUS.md", &text).unwrap();
+    let sec = d
+        .iter()
+        .find(|d| d.rule.starts_with("SEC"))
+        .expect("the token is found");
+    assert!(!sec.snippet.contains(&key), "{}", sec.snippet);
+    assert!(
+        sec.snippet.starts_with('…') && sec.snippet.ends_with('…'),
+        "{}",
+        sec.snippet
+    );
+    assert!(sec.snippet.chars().count() <= 162, "{}", sec.snippet);
+}

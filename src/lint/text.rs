@@ -200,6 +200,54 @@ pub(crate) struct LineIndex {
     starts: Vec<usize>,
     /// The text's length.
     len: usize,
+    /// Characters before every [`CHECKPOINT`]-th byte, built on the first column asked for
+    /// far into a long line, so that columns on a long line cost no more than on a short one.
+    checkpoints: std::cell::OnceCell<Vec<usize>>,
+}
+
+/// Byte ranges sorted by start, for overlap questions in logarithmic time.
+#[derive(Debug, Default)]
+pub(crate) struct Spans {
+    spans: Vec<(usize, usize)>,
+    /// The largest end among `spans[..=k]`.
+    max_end: Vec<usize>,
+}
+
+impl Spans {
+    /// Indexes `spans`.
+    pub(crate) fn new(mut spans: Vec<(usize, usize)>) -> Spans {
+        spans.sort_unstable();
+        let mut m = 0;
+        let max_end = spans
+            .iter()
+            .map(|s| {
+                m = m.max(s.1);
+                m
+            })
+            .collect();
+        Spans { spans, max_end }
+    }
+
+    /// True when some span overlaps `start..end` (`s < end && start < e`).
+    pub(crate) fn overlaps(&self, start: usize, end: usize) -> bool {
+        let k = self.spans.partition_point(|s| s.0 < end);
+        k > 0 && self.max_end[k - 1] > start
+    }
+
+    /// The spans starting in `start..end`, in order.
+    pub(crate) fn starting_in(&self, start: usize, end: usize) -> &[(usize, usize)] {
+        let a = self.spans.partition_point(|s| s.0 < start);
+        let b = self.spans.partition_point(|s| s.0 < end);
+        &self.spans[a..b.max(a)]
+    }
+}
+
+/// Bytes between two character-count checkpoints of a [`LineIndex`].
+const CHECKPOINT: usize = 1024;
+
+/// True for a UTF-8 continuation byte.
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
 }
 
 impl LineIndex {
@@ -212,6 +260,7 @@ impl LineIndex {
         LineIndex {
             starts,
             len: text.len(),
+            checkpoints: std::cell::OnceCell::new(),
         }
     }
 
@@ -229,6 +278,12 @@ impl LineIndex {
         }
     }
 
+    /// Returns the byte range of 0-based line `line` without its `\n` (a `\r` stays).
+    pub(super) fn range_of(&self, line: usize) -> (usize, usize) {
+        let start = self.starts[line];
+        (start, self.starts.get(line + 1).map_or(self.len, |n| n - 1))
+    }
+
     /// Returns the byte range of 0-based line `line` without its line ending.
     pub(super) fn line_range(&self, text: &str, line: usize) -> (usize, usize) {
         let start = self.starts[line];
@@ -244,8 +299,36 @@ impl LineIndex {
     pub(super) fn position(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = floor_char(text, offset.min(text.len()));
         let line = self.line_of(offset);
-        let col = text[self.starts[line]..offset].chars().count() + 1;
-        (line + 1, col)
+        let start = self.starts[line];
+        let col = if offset - start <= 2 * CHECKPOINT {
+            super::steps::add((offset - start) as u64);
+            text[start..offset].chars().count()
+        } else {
+            self.chars_before(text, offset) - self.chars_before(text, start)
+        };
+        (line + 1, col + 1)
+    }
+
+    /// The number of characters of `text` before byte `offset`.
+    fn chars_before(&self, text: &str, offset: usize) -> usize {
+        let b = text.as_bytes();
+        let cps = self.checkpoints.get_or_init(|| {
+            let mut n = 0;
+            let mut v = Vec::with_capacity(b.len() / CHECKPOINT + 1);
+            for chunk in b.chunks(CHECKPOINT) {
+                v.push(n);
+                n += chunk.iter().filter(|&&c| !is_continuation(c)).count();
+            }
+            v.push(n);
+            v
+        });
+        let k = offset / CHECKPOINT;
+        super::steps::add((offset - k * CHECKPOINT) as u64);
+        cps[k]
+            + b[k * CHECKPOINT..offset]
+                .iter()
+                .filter(|&&c| !is_continuation(c))
+                .count()
     }
 }
 

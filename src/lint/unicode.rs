@@ -6,6 +6,7 @@
 
 use unicode_general_category::{GeneralCategory, get_general_category};
 
+use super::confusables;
 use super::swar::find_non_ascii_or;
 use super::text::{View, ViewBuilder};
 
@@ -119,12 +120,25 @@ fn push_char(
         return;
     }
     let cp = c as u32;
-    // Arrows, symbols, box drawing, emoji and CJK need no folding: copy them as they are.
-    if matches!(cp, 0x2190..=0x2BFF | 0x1F000..=0x1FAFF | 0x3040..=0x9FFF | 0xAC00..=0xD7AF) {
-        if verbatim {
-            out.copy(c.encode_utf8(&mut buf), start);
+    // CJK and Hangul need no folding: copy them as they are.
+    if matches!(cp, 0x3040..=0x9FFF | 0xAC00..=0xD7AF) {
+        verbatim_char(c, start, end, out, verbatim);
+        return;
+    }
+    // Arrows, symbols, box drawing and emoji neither, except the few that look like a letter.
+    if matches!(cp, 0x2190..=0x2BFF | 0x1F000..=0x1FAFF) {
+        let mut ascii = [0u8; 16];
+        if let Some(a) = confusables::lookup(c) {
+            event(UKind::Confusable);
+            out.replace(a, start, end);
+        } else if (0x2460..=0x24FF).contains(&cp)
+            && let Some((n, _)) = ascii_reading(c, &mut ascii)
+        {
+            // Circled and parenthesised letters and digits: ⓘ → i, ⑴ → (1).
+            let s = std::str::from_utf8(&ascii[..n]).expect("ASCII bytes");
+            out.replace(s, start, end);
         } else {
-            out.replace(c.encode_utf8(&mut buf), start, end);
+            verbatim_char(c, start, end, out, verbatim);
         }
         return;
     }
@@ -167,9 +181,9 @@ fn push_char(
         out.replace(a, start, end);
         return;
     }
-    if let Some(a) = confusable(c) {
+    if let Some(a) = confusables::lookup(c) {
         event(UKind::Confusable);
-        out.replace(a.encode_utf8(&mut buf), start, end);
+        out.replace(a, start, end);
         return;
     }
     match get_general_category(c) {
@@ -194,148 +208,89 @@ fn push_char(
     if (0x1D400..=0x1D7FF).contains(&cp) {
         event(UKind::Confusable);
     }
-    // Compatibility decomposition without marks: é → e, ﬁ → fi, 𝐢 → i, ① → 1.
-    let mut ascii = [0u8; 8];
-    let mut n = 0;
-    let mut all_ascii = true;
-    unicode_normalization::char::decompose_compatible(c, |d| {
-        if unicode_normalization::char::is_combining_mark(d) {
-            return;
+    // Compatibility decomposition without marks, each piece read as ASCII: é → e, ﬁ → fi,
+    // 𝐢 → i, ① → 1, and through the look-alike table ё → e, ό → o.
+    let mut ascii = [0u8; 16];
+    match ascii_reading(c, &mut ascii) {
+        Some((n, looked_alike)) => {
+            if looked_alike {
+                event(UKind::Confusable);
+            }
+            let s = std::str::from_utf8(&ascii[..n]).expect("ASCII bytes");
+            out.replace(s, start, end);
         }
-        if d.is_ascii() && n < ascii.len() {
-            ascii[n] = d as u8;
-            n += 1;
-        } else {
-            all_ascii = false;
-        }
-    });
-    if all_ascii && n > 0 {
-        let s = std::str::from_utf8(&ascii[..n]).expect("ASCII bytes");
-        out.replace(s, start, end);
-    } else if verbatim {
+        None => verbatim_char(c, start, end, out, verbatim),
+    }
+}
+
+fn verbatim_char(c: char, start: usize, end: usize, out: &mut ViewBuilder, verbatim: bool) {
+    let mut buf = [0u8; 4];
+    if verbatim {
         out.copy(c.encode_utf8(&mut buf), start);
     } else {
         out.replace(c.encode_utf8(&mut buf), start, end);
     }
 }
 
+/// The ASCII a character reads as, written into `buf`: its compatibility decomposition
+/// without combining marks, each remaining piece ASCII or a look-alike of ASCII letters.
+/// Returns the length and whether a look-alike was used; `None` when some piece is neither.
+fn ascii_reading(c: char, buf: &mut [u8; 16]) -> Option<(usize, bool)> {
+    let mut n = 0;
+    let mut ok = true;
+    let mut looked_alike = false;
+    let mut push = |s: &[u8], n: &mut usize| {
+        if *n + s.len() <= buf.len() {
+            buf[*n..*n + s.len()].copy_from_slice(s);
+            *n += s.len();
+            true
+        } else {
+            false
+        }
+    };
+    unicode_normalization::char::decompose_compatible(c, |d| {
+        if !ok || unicode_normalization::char::is_combining_mark(d) {
+            return;
+        }
+        if d.is_ascii() {
+            ok = push(&[d as u8], &mut n);
+        } else if let Some(a) = confusables::lookup(d) {
+            looked_alike = true;
+            ok = push(a.as_bytes(), &mut n);
+        } else {
+            ok = false;
+        }
+    });
+    (ok && n > 0).then_some((n, looked_alike))
+}
+
+/// How `c` reads in the normalised view when it is a letter or digit (for messages): the
+/// ASCII it stands for, or `c` itself.
+pub(crate) fn fold_for_display(c: char, out: &mut String) {
+    let cp = c as u32;
+    if (0xFF01..=0xFF5E).contains(&cp) {
+        out.push(char::from_u32(cp - 0xFEE0).expect("fullwidth maps to ASCII"));
+    } else if let Some(a) = confusables::lookup(c) {
+        out.push_str(a);
+    } else if !c.is_ascii() && c.is_alphanumeric() {
+        let mut buf = [0u8; 16];
+        match ascii_reading(c, &mut buf) {
+            Some((n, _)) => out.push_str(std::str::from_utf8(&buf[..n]).expect("ASCII bytes")),
+            None => out.push(c),
+        }
+    } else {
+        out.push(c);
+    }
+}
+
 /// Typographic quotes, dashes and ellipses as their ASCII forms.
-fn fold_punctuation(c: char) -> Option<&'static str> {
+pub(super) fn fold_punctuation(c: char) -> Option<&'static str> {
     Some(match c {
         '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{02BC}' => "'",
         '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}'
         | '\u{00BB}' => "\"",
         '\u{2010}'..='\u{2015}' | '\u{2212}' => "-",
         '\u{2026}' => "...",
-        _ => return None,
-    })
-}
-
-/// Letters from other scripts (and small capitals) that look like a Latin letter.
-#[allow(
-    clippy::match_same_arms,
-    reason = "a confusables table, one arm per source script, as the Unicode data lists them"
-)]
-pub(crate) fn confusable(c: char) -> Option<char> {
-    Some(match c {
-        // Cyrillic
-        'а' => 'a',
-        'в' => 'b',
-        'е' | 'ё' => 'e',
-        'о' => 'o',
-        'р' => 'p',
-        'с' => 'c',
-        'у' => 'y',
-        'х' => 'x',
-        'і' => 'i',
-        'ї' => 'i',
-        'ј' => 'j',
-        'ѕ' => 's',
-        'ԁ' => 'd',
-        'ԛ' => 'q',
-        'ԝ' => 'w',
-        'һ' => 'h',
-        'ӏ' => 'l',
-        'ү' => 'y',
-        'к' => 'k',
-        'т' => 't',
-        'н' => 'h',
-        'м' => 'm',
-        'А' => 'A',
-        'В' => 'B',
-        'Е' => 'E',
-        'К' => 'K',
-        'М' => 'M',
-        'Н' => 'H',
-        'О' => 'O',
-        'Р' => 'P',
-        'С' => 'C',
-        'Т' => 'T',
-        'У' => 'Y',
-        'Х' => 'X',
-        'І' => 'I',
-        'Ј' => 'J',
-        'Ѕ' => 'S',
-        'Ԛ' => 'Q',
-        'Ԝ' => 'W',
-        'Һ' => 'H',
-        'Ӏ' => 'I',
-        // Greek
-        'α' => 'a',
-        'ο' => 'o',
-        'ρ' => 'p',
-        'ν' => 'v',
-        'ι' => 'i',
-        'κ' => 'k',
-        'τ' => 't',
-        'υ' => 'u',
-        'χ' => 'x',
-        'γ' => 'y',
-        'Α' => 'A',
-        'Β' => 'B',
-        'Ε' => 'E',
-        'Ζ' => 'Z',
-        'Η' => 'H',
-        'Ι' => 'I',
-        'Κ' => 'K',
-        'Μ' => 'M',
-        'Ν' => 'N',
-        'Ο' => 'O',
-        'Ρ' => 'P',
-        'Τ' => 'T',
-        'Υ' => 'Y',
-        'Χ' => 'X',
-        // Armenian, Latin extensions and small capitals
-        'օ' => 'o',
-        'ս' => 'u',
-        'ı' => 'i',
-        'ȷ' => 'j',
-        'ɡ' => 'g',
-        'ɑ' => 'a',
-        'ℓ' => 'l',
-        'ᴀ' => 'a',
-        'ʙ' => 'b',
-        'ᴄ' => 'c',
-        'ᴅ' => 'd',
-        'ᴇ' => 'e',
-        'ɢ' => 'g',
-        'ʜ' => 'h',
-        'ɪ' => 'i',
-        'ᴊ' => 'j',
-        'ᴋ' => 'k',
-        'ʟ' => 'l',
-        'ᴍ' => 'm',
-        'ɴ' => 'n',
-        'ᴏ' => 'o',
-        'ᴘ' => 'p',
-        'ʀ' => 'r',
-        'ꜱ' => 's',
-        'ᴛ' => 't',
-        'ᴜ' => 'u',
-        'ᴠ' => 'v',
-        'ᴡ' => 'w',
-        'ʏ' => 'y',
-        'ᴢ' => 'z',
         _ => return None,
     })
 }

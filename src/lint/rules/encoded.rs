@@ -13,6 +13,7 @@ pub(crate) const MAX_DEPTH: u8 = 2;
 /// Finds and judges encoded runs; `existing` spans (normalised offsets) of secret findings are
 /// skipped so a JWT is not also reported as an opaque blob.
 pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<Finding>) {
+    let existing = super::super::text::Spans::new(existing.to_vec());
     if scan.depth >= MAX_DEPTH {
         return;
     }
@@ -90,7 +91,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
             continue;
         }
         let run = &text[start..j];
-        if existing.iter().any(|(s, e)| *s < j && start < *e) {
+        if existing.overlaps(start, j) {
             continue;
         }
         let prev = &text[..start];

@@ -9,9 +9,9 @@ use super::super::engine::{Finding, Scan};
 use super::super::json::Field;
 use super::super::markdown::MdIndex;
 use super::super::registry::{
-    Family, HID001, HID002, HID003, HID004, HID005, HID006, HID007, HID008, HID009, HID010,
+    Family, HID001, HID002, HID003, HID004, HID005, HID006, HID007, HID008, HID009, HID010, HID011,
 };
-use super::super::text::{LineIndex, View, words};
+use super::super::text::{LineIndex, Spans, View, words};
 use super::super::unicode::{UEvent, UKind, char_label, is_emoji_like, is_rtl, uses_joiners};
 use super::ADDRESSEE;
 
@@ -70,12 +70,13 @@ const LEMMAS: &[&str] = &[
 ];
 
 /// HID findings from the notable characters of the scan (offsets mapped to the raw file).
-pub(crate) fn unicode_events(scan: &Scan<'_>, others: &[(usize, usize)], out: &mut Vec<Finding>) {
+pub(crate) fn unicode_events(scan: &Scan<'_>, others: &Spans, out: &mut Vec<Finding>) {
     if scan.events.is_empty() {
         return;
     }
     let base = &scan.base.text;
     let ev = scan.events;
+    let mut words = WordCache::default();
     let mut i = 0;
     while i < ev.len() {
         let e = ev[i];
@@ -118,7 +119,9 @@ pub(crate) fn unicode_events(scan: &Scan<'_>, others: &[(usize, usize)], out: &m
                     ));
                 }
             }
-            UKind::Confusable | UKind::Fullwidth => confusable(scan, run, others, out),
+            UKind::Confusable | UKind::Fullwidth => {
+                confusable(scan, run, others, &mut words, out);
+            }
         }
     }
 }
@@ -268,25 +271,51 @@ fn varsel(scan: &Scan<'_>, run: &[UEvent], prev: Option<char>, out: &mut Vec<Fin
     ));
 }
 
-fn confusable(scan: &Scan<'_>, run: &[UEvent], others: &[(usize, usize)], out: &mut Vec<Finding>) {
+/// The word the last look-alike run was found in, so that a word holding many runs is
+/// measured and reported once (the runs of one word share a finding).
+#[derive(Default)]
+struct WordCache {
+    start: usize,
+    end: usize,
+    reported: bool,
+}
+
+fn confusable(
+    scan: &Scan<'_>,
+    run: &[UEvent],
+    others: &Spans,
+    word_cache: &mut WordCache,
+    out: &mut Vec<Finding>,
+) {
     let base = &scan.base.text;
-    // The word around the run.
-    let mut ws = run[0].start;
-    while let Some(c) = base[..ws].chars().next_back() {
-        if c.is_alphanumeric() {
-            ws -= c.len_utf8();
-        } else {
-            break;
+    if run[0].start >= word_cache.end {
+        // The word around the run.
+        let mut ws = run[0].start;
+        while let Some(c) = base[..ws].chars().next_back() {
+            if c.is_alphanumeric() {
+                ws -= c.len_utf8();
+            } else {
+                break;
+            }
         }
-    }
-    let mut we = run[run.len() - 1].end;
-    while let Some(c) = base[we..].chars().next() {
-        if c.is_alphanumeric() {
-            we += c.len_utf8();
-        } else {
-            break;
+        let mut we = run[run.len() - 1].end;
+        while let Some(c) = base[we..].chars().next() {
+            if c.is_alphanumeric() {
+                we += c.len_utf8();
+            } else {
+                break;
+            }
         }
+        super::super::steps::add((we - ws) as u64);
+        *word_cache = WordCache {
+            start: ws,
+            end: we,
+            reported: false,
+        };
+    } else if word_cache.reported {
+        return;
     }
+    let (ws, we) = (word_cache.start, word_cache.end);
     let word = &base[ws..we];
     let wide = run
         .iter()
@@ -298,20 +327,14 @@ fn confusable(scan: &Scan<'_>, run: &[UEvent], others: &[(usize, usize)], out: &
     if wide && run.iter().filter(|e| e.ch.is_alphabetic()).count() < 2 {
         return;
     }
-    let folded: String = word
-        .chars()
-        .map(|c| super::super::unicode::confusable(c).unwrap_or(c))
-        .map(|c| {
-            let cp = c as u32;
-            if (0xFF01..=0xFF5E).contains(&cp) {
-                char::from_u32(cp - 0xFEE0).unwrap_or(c)
-            } else {
-                c
-            }
-        })
-        .collect();
+    word_cache.reported = true;
+    super::super::steps::add(word.len() as u64);
+    let mut folded = String::with_capacity(word.len());
+    for c in word.chars() {
+        super::super::unicode::fold_for_display(c, &mut folded);
+    }
     let (rs, re) = scan.base.to_source(ws, we);
-    let overlaps = others.iter().any(|(a, b)| *a < re && rs < *b);
+    let overlaps = others.overlaps(rs, re);
     let lemma = words(&folded).any(|w| LEMMAS.contains(&w.as_str()));
     let what = if wide {
         "fullwidth or mathematical letters"
@@ -328,6 +351,62 @@ fn confusable(scan: &Scan<'_>, run: &[UEvent], others: &[(usize, usize)], out: &
         f.severity = Severity::Warning;
     }
     out.push(f);
+}
+
+/// True for a byte that is a control character in text (C0 but tab, line feed and carriage
+/// return; DEL) or may start one (0xC2 leads the UTF-8 of the C1 controls).
+fn control_or_c2(b: u8) -> bool {
+    (b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r') || b == 0x7F || b == 0xC2
+}
+
+/// HID011: control characters, raw in the file (one finding per run).
+pub(crate) fn controls(raw: &str, out: &mut Vec<Finding>) {
+    let b = raw.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        // Whole blocks at a time, without branches, for the text that has none.
+        let block = (i + 64).min(b.len());
+        if !b[i..block]
+            .iter()
+            .fold(false, |any, &c| any | control_or_c2(c))
+        {
+            i = block;
+            continue;
+        }
+        // The candidate is ASCII or a lead byte: a character boundary.
+        i += b[i..block]
+            .iter()
+            .position(|&c| control_or_c2(c))
+            .expect("the block holds one");
+        let start = i;
+        let mut end = i;
+        let mut shown: Vec<char> = Vec::new();
+        while end < b.len() {
+            let c = raw[end..].chars().next().expect("char boundary");
+            if !c.is_control() || matches!(c, '\t' | '\n' | '\r') {
+                break;
+            }
+            shown.push(c);
+            end += c.len_utf8();
+        }
+        if end == start {
+            i += 1;
+            continue;
+        }
+        let labels: Vec<String> = shown.iter().take(8).map(|c| char_label(*c)).collect();
+        out.push(Finding::raw(
+            &HID011,
+            start,
+            end,
+            format!(
+                "{} control character(s) no reader sees: {}{}",
+                shown.len(),
+                labels.join(" "),
+                if shown.len() > 8 { " …" } else { "" }
+            ),
+        ));
+        i = end;
+    }
 }
 
 /// HID009: content pushed off-screen by padding.
@@ -518,17 +597,26 @@ pub(crate) fn comments(
         }
     }
     hidden.extend(hidden_html(raw));
+    // The findings that make hidden text an instruction when they lie inside it.
+    let carriers = Spans::new(
+        others
+            .iter()
+            .filter(|(_, _, fam, sev)| {
+                matches!(fam, Family::Pi | Family::Exf | Family::Enc | Family::Sec)
+                    && *sev != Severity::Info
+            })
+            .map(|(s, e, _, _)| (*s, *e))
+            .collect(),
+    );
     for (start, end, a, b) in hidden {
         let inner = &raw[a..b.max(a)];
         if legitimate_comment(inner) {
             continue;
         }
-        let carried = others.iter().any(|(s, e, fam, sev)| {
-            *s >= a
-                && *e <= b.max(a) + 1
-                && matches!(fam, Family::Pi | Family::Exf | Family::Enc | Family::Sec)
-                && *sev != Severity::Info
-        });
+        let carried = carriers
+            .starting_in(a, b.max(a) + 1)
+            .iter()
+            .any(|(_, e)| *e <= b.max(a) + 1);
         let ws: Vec<String> = words(inner).collect();
         let addressed = ws.iter().any(|w| ADDRESSEE.contains(&w.as_str()))
             || inner.to_lowercase().contains("next agent");

@@ -12,7 +12,9 @@ pub(crate) const MAX_LOG_ENTRIES: usize = 10;
 pub(crate) const MAX_ACTIVE_ACTIONS: usize = 5;
 
 fn in_fence(md: &MdIndex, pos: usize) -> bool {
-    md.fences.iter().any(|(a, b)| *a <= pos && pos < *b)
+    // Fences are in order and do not overlap.
+    let k = md.fences.partition_point(|(a, _)| *a <= pos);
+    k > 0 && pos < md.fences[k - 1].1
 }
 
 /// Lines (start offset, text) outside fenced code.
@@ -111,6 +113,9 @@ fn is_done(title: &str) -> bool {
 
 fn sections(raw: &str, md: &MdIndex, out: &mut Vec<Finding>) {
     let mut stack: Vec<(String, usize, usize)> = Vec::new();
+    // How many open sections of each name the stack holds: a closing marker whose name is
+    // not open is judged without searching the stack.
+    let mut open: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for c in &md.comments {
         let inner = raw[c.inner.0..c.inner.1.max(c.inner.0)].trim();
         let (closing, name) = if let Some(n) = inner.strip_prefix("/SECTION:") {
@@ -121,10 +126,24 @@ fn sections(raw: &str, md: &MdIndex, out: &mut Vec<Finding>) {
             continue;
         };
         if !closing {
+            *open.entry(name.to_string()).or_insert(0) += 1;
             stack.push((name.to_string(), c.start, c.end));
             continue;
         }
-        match stack.iter().rposition(|(n, _, _)| n == name) {
+        let found = if open.get(name).is_some_and(|&n| n > 0) {
+            let i = stack.iter().rposition(|(n, _, _)| n == name);
+            super::super::steps::add((stack.len() - i.unwrap_or(0)) as u64);
+            i
+        } else {
+            None
+        };
+        // Everything from the found section up leaves the stack.
+        if let Some(i) = found {
+            for (n, _, _) in &stack[i..] {
+                *open.get_mut(n).expect("counted when pushed") -= 1;
+            }
+        }
+        match found {
             Some(i) if i == stack.len() - 1 => {
                 stack.pop();
             }
