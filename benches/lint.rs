@@ -2,7 +2,9 @@
 //!
 //! 1. the whole default benchmark fixture (`../shared/bench/make_fixture.py`): median time of
 //!    `lint::check_snapshot` over its handoff directory, in memory and including the reads;
-//! 2. throughput on the concatenated negative corpora (real handoff files and CHANGELOGs) on
+//! 2. adversarial inputs of about 1 MB each (issue 13: unclosed Markdown, thousands of
+//!    findings on one line, …): median time to lint each, goal ≤ 100 ms;
+//! 3. throughput on the concatenated negative corpora (real handoff files and CHANGELOGs) on
 //!    one core, in MB/s.
 //!
 //! usage: cargo bench --bench lint -- `FIXTURE_REPO` [`CORPORA_DIR`]
@@ -128,6 +130,8 @@ fn main() {
         percentile(full, 90).as_secs_f64() * 1e3
     );
 
+    adversarial(scale);
+
     let corpora = args
         .get(1)
         .map_or_else(|| PathBuf::from("../shared/corpora"), PathBuf::from);
@@ -173,6 +177,58 @@ fn main() {
             "  on-CPU time per run {:.2} ms = {:.0} MB/s per CPU-second",
             cpu.as_secs_f64() * 1e3,
             text.len() as f64 / 1e6 / cpu.as_secs_f64()
+        );
+    }
+}
+
+/// About `size` bytes of `unit` repeated.
+fn repeat_to(unit: &str, size: usize) -> String {
+    unit.repeat(size / unit.len() + 1)
+}
+
+/// Median time to lint each adversarial shape of about 1 MB.
+fn adversarial(scale: usize) {
+    const MB: usize = 1 << 20;
+    let keys: Vec<String> = (0..MB / 21)
+        .map(|i| git_aahp::lint::registry::expand_template("AKIA{U:16}", i as u64))
+        .collect();
+    // Runs of falling length: "```…`a" … "``a`a", about 1 MB in all.
+    let runs = {
+        let mut k = 1;
+        let mut total = 0;
+        while total < MB {
+            total += k + 1;
+            k += 1;
+        }
+        (1..k).rev().map(|n| "`".repeat(n) + "a").collect::<Vec<_>>().concat()
+    };
+    let shapes: Vec<(&str, String)> = vec![
+        ("AWS key ids on one line", keys.join(" ")),
+        ("e-mail addresses on one line", repeat_to("a@b.com ", MB)),
+        ("[", repeat_to("[", MB)),
+        ("x[", repeat_to("x[", MB)),
+        ("see [a ", repeat_to("see [a ", MB)),
+        ("[a][", repeat_to("[a][", MB)),
+        ("![", repeat_to("![", MB)),
+        ("[^", repeat_to("[^", MB)),
+        ("[a](", repeat_to("[a](", MB)),
+        ("![x](https://e.com/?q=", repeat_to("![x](https://e.com/?q=", MB)),
+        ("<!-- SECTION: a --> lines", repeat_to("<!-- SECTION: a -->\n", MB)),
+        ("backtick runs of falling length", runs),
+        ("Latin and Cyrillic letters in one word", repeat_to("a\u{430}", MB)),
+    ];
+    for (name, text) in shapes {
+        let mut times = Vec::new();
+        for _ in 0..(scale / 20).max(3) {
+            let t = Instant::now();
+            let d = check_text("bench/STATUS.md", &text).expect("adversarial text lints");
+            times.push(t.elapsed());
+            std::hint::black_box(d);
+        }
+        println!(
+            "adversarial {:.1} MB, {name}: median {:.1} ms (goal ≤ 100 ms)",
+            text.len() as f64 / MB as f64,
+            median(times).as_secs_f64() * 1e3
         );
     }
 }
