@@ -779,66 +779,6 @@ fn redactions(
         .collect()
 }
 
-/// The byte ranges of `text` holding a secret that the linter's detectors recognise
-/// (credentials of every catalogued kind, passwords in assignments, URLs and connection
-/// strings), sorted and merged where they overlap. Linear in the text. This is what
-/// [`redact_secrets`] hides; an output boundary uses either.
-pub fn secret_spans(text: &str) -> Vec<std::ops::Range<usize>> {
-    secret_ranges(text)
-        .into_iter()
-        .map(|(s, e, _)| s..e)
-        .collect()
-}
-
-/// `text` with every secret of [`secret_spans`] replaced by its redacted form
-/// (`…(40 chars)`), the same form `lint` and `verify` show. Linear in the text.
-pub fn redact_secrets(text: &str) -> String {
-    let spans = secret_ranges(text);
-    if spans.is_empty() {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for (s, e, shown) in spans {
-        out.push_str(&text[at..s]);
-        out.push_str(&shown);
-        at = e;
-    }
-    out.push_str(&text[at..]);
-    out
-}
-
-fn secret_ranges(text: &str) -> Vec<(usize, usize, String)> {
-    let base = text::View::identity(text);
-    let norm = unicode::normalize(text, false);
-    let scan = Scan {
-        base: &base,
-        norm: &norm.view,
-        events: &norm.events,
-        md: None,
-        kind: FileKind::Text,
-        depth: 0,
-    };
-    let mut findings = Vec::new();
-    engine::run(&scan, &mut findings);
-    let secrets: Vec<(usize, usize)> = findings
-        .iter()
-        .filter(|f| f.secret)
-        .map(|f| (f.start, f.end))
-        .collect();
-    rules::encoded::scan(&scan, &secrets, &mut findings);
-    redactions(
-        text,
-        findings.iter().filter(|f| f.secret).map(|f| {
-            if f.raw_span {
-                (f.start, f.end)
-            } else {
-                scan.to_raw(f.start, f.end)
-            }
-        }),
-    )
-}
-
 fn normalise_key(s: &str) -> String {
     s.split_whitespace()
         .collect::<Vec<_>>()
@@ -955,10 +895,11 @@ fn place(
     }
 }
 
-/// Bytes of a long line rendered on each side of a finding: enough for the 60 characters
-/// before it and the 160 shown, so that a line is never rendered whole for each of its
-/// findings.
-const RENDER_REACH: usize = 1024;
+/// Bytes of a long line rendered before a finding (the 60 characters shown before it, at up
+/// to 4 bytes each) and after its start (the 160 shown): a line is never rendered whole for
+/// each of its findings.
+const RENDER_BEFORE: usize = 256;
+const RENDER_AFTER: usize = 768;
 
 /// Renders a source line for display: secrets redacted, invisible characters shown by code
 /// point, control characters escaped, long lines cut around the finding. Returns the text and
@@ -973,13 +914,13 @@ fn render_line(
     mark_start: usize,
     mark_end: usize,
 ) -> (String, (usize, usize)) {
-    let ws = if mark_start > ls + RENDER_REACH {
-        text::floor_char(raw, mark_start - RENDER_REACH)
+    let ws = if mark_start > ls + RENDER_BEFORE {
+        text::floor_char(raw, mark_start - RENDER_BEFORE)
     } else {
         ls
     };
-    let we = if le > mark_end.max(ws) + RENDER_REACH {
-        text::ceil_char(raw, mark_end.max(ws) + RENDER_REACH)
+    let we = if le > mark_start.max(ws) + RENDER_AFTER {
+        text::ceil_char(raw, mark_start.max(ws) + RENDER_AFTER)
     } else {
         le
     };

@@ -428,7 +428,7 @@ fn nul_and_escape_characters_are_hidden_content() {
 }
 
 #[test]
-fn secret_spans_and_redaction_for_the_output_boundary() {
+fn secret_spans_for_the_output_boundary_find_each_secret_once() {
     let key = expand("ghp_{A:36}", 1);
     let aws = expand("AKIA{U:16}", 3);
     let text = format!("token {key} and {aws} then text");
