@@ -200,7 +200,11 @@ fn adversarial(scale: usize) {
             total += k + 1;
             k += 1;
         }
-        (1..k).rev().map(|n| "`".repeat(n) + "a").collect::<Vec<_>>().concat()
+        (1..k)
+            .rev()
+            .map(|n| "`".repeat(n) + "a")
+            .collect::<Vec<_>>()
+            .concat()
     };
     let shapes: Vec<(&str, String)> = vec![
         ("AWS key ids on one line", keys.join(" ")),
@@ -212,10 +216,19 @@ fn adversarial(scale: usize) {
         ("![", repeat_to("![", MB)),
         ("[^", repeat_to("[^", MB)),
         ("[a](", repeat_to("[a](", MB)),
-        ("![x](https://e.com/?q=", repeat_to("![x](https://e.com/?q=", MB)),
-        ("<!-- SECTION: a --> lines", repeat_to("<!-- SECTION: a -->\n", MB)),
+        (
+            "![x](https://e.com/?q=",
+            repeat_to("![x](https://e.com/?q=", MB),
+        ),
+        (
+            "<!-- SECTION: a --> lines",
+            repeat_to("<!-- SECTION: a -->\n", MB),
+        ),
         ("backtick runs of falling length", runs),
-        ("Latin and Cyrillic letters in one word", repeat_to("a\u{430}", MB)),
+        (
+            "Latin and Cyrillic letters in one word",
+            repeat_to("a\u{430}", MB),
+        ),
     ];
     for (name, text) in shapes {
         let mut times = Vec::new();
