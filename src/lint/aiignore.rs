@@ -351,18 +351,19 @@ impl AiIgnore {
     /// Reports every pattern match in the scan.
     pub(crate) fn apply(&self, scan: &Scan<'_>, out: &mut Vec<Finding>) {
         let text = scan.text();
-        let lines = super::text::LineIndex::new(text);
+        let lines = std::cell::OnceCell::new();
+        let lines = || lines.get_or_init(|| super::text::LineIndex::new(text));
         let mut todo: Vec<(usize, usize, usize)> = Vec::new(); // (line start, line end, pattern)
         if let Some(ac) = &self.ac {
             for m in ac.find_overlapping_iter(text) {
-                let (s, e) = lines.range_of(lines.line_of(m.start()));
+                let (s, e) = lines().range_of(lines().line_of(m.start()));
                 for &p in &self.ac_targets[m.pattern().as_usize()] {
                     todo.push((s, e, p));
                 }
             }
         }
         if let Some(set) = &self.always_set {
-            for (s, e) in lines.ranges() {
+            for (s, e) in lines().ranges() {
                 for k in &set.matches(&text.as_bytes()[s..e]) {
                     todo.push((s, e, self.always[k]));
                 }

@@ -339,15 +339,11 @@ impl LineScan {
         let pairs = self.brackets.get_or_insert_with(|| {
             let mut stack = Vec::new();
             let mut pairs = Vec::new();
-            for (i, &c) in b.iter().enumerate().take(end).skip(from) {
-                match c {
-                    b'[' => stack.push(i),
-                    b']' => {
-                        if let Some(o) = stack.pop() {
-                            pairs.push((o, i));
-                        }
-                    }
-                    _ => {}
+            for i in memchr::memchr2_iter(b'[', b']', &b[from..end]).map(|k| from + k) {
+                if b[i] == b'[' {
+                    stack.push(i);
+                } else if let Some(o) = stack.pop() {
+                    pairs.push((o, i));
                 }
             }
             super::steps::add((end - from) as u64);

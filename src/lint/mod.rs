@@ -931,8 +931,8 @@ fn render_line(
     let mut caret_end = None;
     let mut k = secrets.partition_point(|s| s.1 <= ws);
     let mut i = ws;
+    steps::add((we - ws) as u64);
     while i < we {
-        steps::add(1);
         if i >= mark_start && caret_start.is_none() {
             caret_start = Some(col);
         }

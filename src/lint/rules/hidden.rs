@@ -354,9 +354,12 @@ fn confusable(
 }
 
 /// True for a byte that is a control character in text (C0 but tab, line feed and carriage
-/// return; DEL) or may start one (0xC2 leads the UTF-8 of the C1 controls).
+/// return; DEL) or may start one (0xC2 leads the UTF-8 of the C1 controls). Bitwise, without
+/// branches, so a block of bytes is judged with vector instructions.
 fn control_or_c2(b: u8) -> bool {
-    (b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r') || b == 0x7F || b == 0xC2
+    let c0 =
+        u8::from(b < 0x20) & u8::from(b != b'\t') & u8::from(b != b'\n') & u8::from(b != b'\r');
+    (c0 | u8::from(b == 0x7F) | u8::from(b == 0xC2)) != 0
 }
 
 /// HID011: control characters, raw in the file (one finding per run).
