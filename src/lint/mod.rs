@@ -895,11 +895,30 @@ fn place(
     }
 }
 
-/// Bytes of a long line rendered before a finding (the 60 characters shown before it, at up
-/// to 4 bytes each) and after its start (the 160 shown): a line is never rendered whole for
-/// each of its findings.
-const RENDER_BEFORE: usize = 256;
-const RENDER_AFTER: usize = 768;
+/// Characters of a long line rendered before a finding (the 60 shown before it, and a
+/// margin) and after its start (the 160 shown): a line is never rendered whole for each of
+/// its findings.
+const RENDER_BEFORE: usize = 64;
+const RENDER_AFTER: usize = 176;
+
+/// The offset `n` characters before `at` (not before `floor`).
+fn chars_back(raw: &str, at: usize, floor: usize, n: usize) -> usize {
+    let b = raw.as_bytes();
+    let (mut i, mut seen) = (at, 0);
+    while i > floor && seen < n {
+        i -= 1;
+        seen += usize::from(b[i] & 0xC0 != 0x80);
+    }
+    text::floor_char(raw, i)
+}
+
+/// The offset `n` characters after `at` (not after `ceil`).
+fn chars_forward(raw: &str, at: usize, ceil: usize, n: usize) -> usize {
+    raw[at..ceil]
+        .char_indices()
+        .nth(n)
+        .map_or(ceil, |(k, _)| at + k)
+}
 
 /// Renders a source line for display: secrets redacted, invisible characters shown by code
 /// point, control characters escaped, long lines cut around the finding. Returns the text and
@@ -914,16 +933,8 @@ fn render_line(
     mark_start: usize,
     mark_end: usize,
 ) -> (String, (usize, usize)) {
-    let ws = if mark_start > ls + RENDER_BEFORE {
-        text::floor_char(raw, mark_start - RENDER_BEFORE)
-    } else {
-        ls
-    };
-    let we = if le > mark_start.max(ws) + RENDER_AFTER {
-        text::ceil_char(raw, mark_start.max(ws) + RENDER_AFTER)
-    } else {
-        le
-    };
+    let ws = chars_back(raw, mark_start.clamp(ls, le), ls, RENDER_BEFORE);
+    let we = chars_forward(raw, mark_start.clamp(ws, le), le, RENDER_AFTER);
     let (cut_before, cut_after) = (ws > ls, we < le);
     let mut out = String::new();
     let mut col = 0usize;
