@@ -19,6 +19,7 @@ Exit codes:
 
 Environment:
   AAHP_SKIP_VERIFY=1  skip local verification (ignored at --level ci)
+  AAHP_BASE_SHA       the base of verify --level ci when --base is not given
   AAHP_NOW            fix the clock (RFC 3339), for tests and reproducible runs
   NO_COLOR            disable colour";
 

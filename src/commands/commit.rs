@@ -16,6 +16,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::Context;
+use super::verify::{self, Layer, LayerStatus};
 use crate::clock;
 use crate::error::{Error, ExitStatus, Result};
 use crate::failpoint;
@@ -102,6 +103,13 @@ pub struct CommitReport {
     pub archived: usize,
     /// Blocking lint findings (the commit was not made).
     pub findings: Vec<Diagnostic>,
+    /// The layers of the pre-commit gate that rejected what would have been committed (the
+    /// commit was not made and nothing changed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<Layer>,
+    /// True when a refused commit left the session's lock held (it was held before).
+    #[serde(skip)]
+    pub kept_lock: bool,
     /// Problems that did not stop the commit.
     pub warnings: Vec<String>,
 }
@@ -113,6 +121,9 @@ impl Report for CommitReport {
 
     fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
         let Some(commit) = &self.commit else {
+            if !self.rejected.is_empty() {
+                return self.write_rejected(w, *style);
+            }
             for d in &self.findings {
                 writeln!(
                     w,
@@ -174,6 +185,49 @@ impl Report for CommitReport {
             ExitStatus::Findings
         } else {
             ExitStatus::Success
+        }
+    }
+}
+
+impl CommitReport {
+    /// The human form of a commit the pre-commit gate refused.
+    fn write_rejected(&self, w: &mut dyn Write, style: Style) -> io::Result<()> {
+        for layer in &self.rejected {
+            for f in layer.findings.iter().filter(|f| f.blocking) {
+                let at = f
+                    .path
+                    .as_deref()
+                    .map_or(String::new(), |p| format!("{p}: "));
+                writeln!(
+                    w,
+                    "{}  {}: {at}{}",
+                    style.error("FAIL"),
+                    layer.layer,
+                    escape_untrusted(&f.message)
+                )?;
+            }
+        }
+        writeln!(
+            w,
+            "{}: the pre-commit gate would reject this commit; nothing was changed or \
+             committed{}",
+            style.error("refused"),
+            if self.kept_lock {
+                " and the session keeps its lock"
+            } else {
+                ""
+            }
+        )?;
+        if self.rejected.iter().any(|l| l.layer == "drift") {
+            writeln!(
+                w,
+                "hint: say in STATUS.md what this change does, then run `git aahp commit` again"
+            )
+        } else {
+            writeln!(
+                w,
+                "hint: fix the problems above, then run `git aahp commit` again"
+            )
         }
     }
 }
@@ -250,7 +304,32 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         Err(e) => return Err(abort(repo, &dir, &journal, e)),
     };
 
-    // 8. The one commit, through `git commit`.
+    // 8. The pre-commit gate on exactly what will be committed, drift included: a session
+    // the hook or CI would reject is neither committed nor tagged, and nothing changes.
+    let gate = match verify::gate_staged(ctx) {
+        Ok(gate) => gate,
+        Err(e) => return Err(abort(repo, &dir, &journal, e)),
+    };
+    if !gate.ok {
+        if let Err(e) = undo(repo, &dir, &journal) {
+            return Err(undo_failed(
+                &journal,
+                &Error::other("the pre-commit gate failed"),
+                &e,
+            ));
+        }
+        return Ok(CommitReport {
+            rejected: gate
+                .layers
+                .into_iter()
+                .filter(|l| l.status == LayerStatus::Fail)
+                .collect(),
+            kept_lock: !journal.took_lock,
+            ..CommitReport::default()
+        });
+    }
+
+    // 9. The one commit, through `git commit`.
     if let Err(e) = repo.commit_staged(&args.message) {
         let e = Error::Other {
             context: "`git commit` did not create the commit (a hook may have rejected it)".into(),
@@ -267,12 +346,12 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     journal.save(repo)?;
     failpoint::hit("commit:committed");
 
-    // 9. Release the lock.
+    // 10. Release the lock.
     lock::release(&dir)?;
     SessionRecord::remove(repo, &dir.rel)?;
     failpoint::hit("commit:release");
 
-    // 10. The session tag.
+    // 11. The session tag.
     let (tag, warnings) = tag_step(repo, &dir, commit, &session_id, &agent, args.no_tag);
     failpoint::hit("commit:tag");
     Journal::remove(repo)?;
@@ -295,6 +374,8 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         decayed: prepared.decayed,
         archived: prepared.archived,
         findings: Vec::new(),
+        rejected: Vec::new(),
+        kept_lock: false,
         warnings,
     })
 }
@@ -519,29 +600,7 @@ fn prepare(
 /// go back to how the session left them, a lock `commit` took is released, the journal is
 /// removed. Returns the error to report, saying what was done.
 fn abort(repo: &Repo, dir: &HandoffDir, journal: &Journal, cause: Error) -> Error {
-    let undo = || -> Result<()> {
-        let saved = gix::ObjectId::from_hex(journal.saved_commit.as_bytes())
-            .map_err(|_| Error::other("the journal's saved commit id is malformed"))?;
-        transaction::restore_dir(repo, dir, saved)?;
-        let before: Vec<String> = journal
-            .index_before
-            .iter()
-            .map(|(_, _, p)| p.clone())
-            .collect();
-        let now_staged: Vec<String> = repo
-            .index_modes(&dir.rel)?
-            .into_iter()
-            .map(|(_, _, p)| p)
-            .filter(|p| !before.contains(p))
-            .collect();
-        repo.set_index_entries(&journal.index_before, &now_staged)?;
-        if journal.took_lock {
-            lock::release(dir)?;
-            SessionRecord::remove(repo, &dir.rel)?;
-        }
-        Journal::remove(repo)
-    };
-    match undo() {
+    match undo(repo, dir, journal) {
         Ok(()) => Error::Other {
             context: format!(
                 "nothing was committed; the handoff files and the index are as they were before \
@@ -554,14 +613,44 @@ fn abort(repo: &Repo, dir: &HandoffDir, journal: &Journal, cause: Error) -> Erro
             ),
             source: Some(Box::new(cause)),
         },
-        Err(undo_err) => Error::Other {
-            context: format!(
-                "the commit failed ({cause}) and undoing its changes failed too ({undo_err}); \
-                 run `git aahp recover`: the session's files are saved in commit {}",
-                journal.saved_commit
-            ),
-            source: None,
-        },
+        Err(undo_err) => undo_failed(journal, &cause, &undo_err),
+    }
+}
+
+/// Puts the handoff files and their index entries back as the journal recorded them,
+/// releases a lock `commit` took and removes the journal.
+fn undo(repo: &Repo, dir: &HandoffDir, journal: &Journal) -> Result<()> {
+    let saved = gix::ObjectId::from_hex(journal.saved_commit.as_bytes())
+        .map_err(|_| Error::other("the journal's saved commit id is malformed"))?;
+    transaction::restore_dir(repo, dir, saved)?;
+    let before: Vec<String> = journal
+        .index_before
+        .iter()
+        .map(|(_, _, p)| p.clone())
+        .collect();
+    let now_staged: Vec<String> = repo
+        .index_modes(&dir.rel)?
+        .into_iter()
+        .map(|(_, _, p)| p)
+        .filter(|p| !before.contains(p))
+        .collect();
+    repo.set_index_entries(&journal.index_before, &now_staged)?;
+    if journal.took_lock {
+        lock::release(dir)?;
+        SessionRecord::remove(repo, &dir.rel)?;
+    }
+    Journal::remove(repo)
+}
+
+/// The error for a failure whose undo failed too: the saved commit is the way back.
+fn undo_failed(journal: &Journal, cause: &Error, undo_err: &Error) -> Error {
+    Error::Other {
+        context: format!(
+            "the commit failed ({cause}) and undoing its changes failed too ({undo_err}); \
+             run `git aahp recover`: the session's files are saved in commit {}",
+            journal.saved_commit
+        ),
+        source: None,
     }
 }
 

@@ -1,8 +1,9 @@
 //! `git aahp hook NAME`: what the installed hook shims run. `pre-commit` is `verify --level
 //! precommit` (every handoff directory the change touches, and staged agent instruction
 //! files); `pre-push` is `verify --level prepush` over the refs git writes to the hook's
-//! stdin. When nothing is there to judge the hook passes silently: the repository, or the
-//! part of it the change touches, does not use AAHP.
+//! stdin (or, when none are named, the unpushed commits of the branch). When nothing is
+//! there to judge the hook passes silently: the repository, or the part of it the change
+//! touches, does not use AAHP.
 
 use std::io::Read;
 
@@ -51,7 +52,9 @@ pub fn run(ctx: &Context, args: &HookArgs) -> Result<Option<VerifyReport>> {
                     source,
                 })?;
             // The pre-commit framework does not forward git's ref list; it names the range in
-            // PRE_COMMIT_FROM_REF (remote side) and PRE_COMMIT_TO_REF (local side).
+            // PRE_COMMIT_FROM_REF (remote side) and PRE_COMMIT_TO_REF (local side). On a push
+            // holding the root commit it names none: the empty list then judges the branch's
+            // commits that no remote-tracking ref holds (verify's prepush level), never nothing.
             if stdin.trim().is_empty()
                 && let (Ok(from), Ok(to)) = (
                     std::env::var("PRE_COMMIT_FROM_REF"),

@@ -11,6 +11,7 @@ pub mod init;
 pub mod lint;
 pub mod man;
 pub mod manifest;
+pub mod range;
 pub mod recover;
 pub mod review;
 pub mod status;

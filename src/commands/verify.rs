@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use gix::ObjectId;
 use serde::Serialize;
 
+use super::range::{self, BASE_HINT, CiBase, JudgedRange, Unpushed};
 use super::{Context, GateScope};
 use crate::error::{Error, ExitStatus, Result};
 use crate::git::{Change, ChangeKind, Repo, StagedView};
@@ -17,6 +18,7 @@ use crate::handoff::{
     DEFAULT_DIR, HandoffDir, LOCK, MANIFEST, Snapshot, Source, location, log, read_limited,
 };
 use crate::lint::{self, Diagnostic, LintConfig, LintFile};
+use crate::output::boundary::Untrusted;
 use crate::output::{Report, Style, escape_untrusted};
 
 /// Environment variable that skips local verification (ignored at `--level ci`).
@@ -33,8 +35,9 @@ pub struct VerifyArgs {
     /// base (`ci`).
     #[arg(long, value_enum)]
     pub level: Option<Level>,
-    /// The base revision for `ci` (default: the pull request's base branch in GitHub
-    /// Actions, `origin/$GITHUB_BASE_REF`).
+    /// The base revision for `ci`: the changes from its merge base with HEAD are judged
+    /// (default: `AAHP_BASE_SHA`, else in GitHub Actions the pull request's base or the
+    /// push's `before`). A missing, all-zero, unresolvable or HEAD-equal base fails.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
 }
@@ -117,6 +120,7 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         "lock" => "a session holds HANDOFF.lock: end it with `git aahp commit`, or run `git aahp recover` if it crashed".into(),
         "tasks" => "fix the task list with `git aahp task` (ids, states, dependencies)".into(),
         "archive" => "run `git aahp archive --verify` for details; `git aahp archive` repairs an interrupted rotation".into(),
+        BASE_LAYER => BASE_HINT.into(),
         _ => return None,
     })
 }
@@ -192,6 +196,9 @@ pub struct VerifyReport {
     pub ok: bool,
     /// True when `AAHP_SKIP_VERIFY=1` skipped the check.
     pub skipped: bool,
+    /// The commit ranges judged (`prepush`, `ci`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ranges: Vec<JudgedRange>,
     /// The handoff directories judged (repository-relative, sorted).
     pub dirs: Vec<String>,
     /// The layers, in order, directory by directory.
@@ -222,6 +229,9 @@ impl Report for VerifyReport {
                 w,
                 "verify skipped: {SKIP_ENV}=1 (not honoured at --level ci)"
             );
+        }
+        for r in &self.ranges {
+            writeln!(w, "range {}", r.describe())?;
         }
         // Several groups (directories, or instruction files outside them): a heading each.
         let grouped = self
@@ -305,12 +315,17 @@ impl Report for VerifyReport {
     }
 }
 
+/// The layer that reports a `ci` base that cannot be used.
+const BASE_LAYER: &str = "base";
+
 /// One commit range to judge: content at `tip`, changes since `base`.
 struct Target {
     source: Source,
     /// The manifest state the tasks layer compares against.
     base_commit: Option<ObjectId>,
     changes: Vec<Change>,
+    /// The commit range, for the report (`prepush`, `ci`).
+    range: Option<JudgedRange>,
 }
 
 /// Runs `git aahp verify`. `push_lines` are the pre-push hook's stdin lines.
@@ -435,19 +450,43 @@ pub fn run_with_push_lines(
     push_lines: Option<&str>,
 ) -> Result<VerifyReport> {
     let level = args.level;
-    let mut report = VerifyReport {
-        level,
-        source: String::new(),
-        ok: true,
-        skipped: false,
-        dirs: Vec::new(),
-        layers: Vec::new(),
-        diagnostics: Vec::new(),
-    };
     if level != Some(Level::Ci) && std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
+        let mut report = VerifyReport::empty(level);
         report.skipped = true;
         return Ok(report);
     }
+    judge_level(ctx, args, push_lines)
+}
+
+/// The pre-commit gate on the index as it is now, whatever `AAHP_SKIP_VERIFY` says: what
+/// `git aahp commit` runs on exactly what it is about to commit (SPEC §3.7).
+pub(crate) fn gate_staged(ctx: &Context) -> Result<VerifyReport> {
+    let args = VerifyArgs {
+        level: Some(Level::Precommit),
+        base: None,
+    };
+    judge_level(ctx, &args, None)
+}
+
+impl VerifyReport {
+    fn empty(level: Option<Level>) -> VerifyReport {
+        VerifyReport {
+            level,
+            source: String::new(),
+            ok: true,
+            skipped: false,
+            ranges: Vec::new(),
+            dirs: Vec::new(),
+            layers: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// Runs every layer at `args.level` (the skip variable already handled).
+fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Result<VerifyReport> {
+    let level = args.level;
+    let mut report = VerifyReport::empty(level);
     let repo = ctx.repo()?;
     let scope = ctx.gate_scope()?;
     let today = crate::clock::utc_date(ctx.now);
@@ -460,6 +499,7 @@ pub fn run_with_push_lines(
                 source: Source::Worktree,
                 base_commit: repo.head_commit()?,
                 changes: repo.worktree_changes(&index)?,
+                range: None,
             };
             any_change |= !target.changes.is_empty();
             let content = Content::Worktree(&index);
@@ -497,6 +537,7 @@ pub fn run_with_push_lines(
                 source: Source::Index,
                 base_commit: repo.head_commit()?,
                 changes: repo.staged_changes_in(index.state(), index.tree())?,
+                range: None,
             };
             any_change |= !target.changes.is_empty();
             let view = StagedView::new(repo, &index, &target.changes)?;
@@ -506,7 +547,10 @@ pub fn run_with_push_lines(
         }
         Some(Level::Prepush | Level::Ci) => {
             let targets = if level == Some(Level::Ci) {
-                vec![ci_target(repo, args.base.as_deref())?]
+                match ci_target(repo, args.base.as_deref())? {
+                    Ok(target) => vec![target],
+                    Err(failure) => return Ok(failure),
+                }
             } else {
                 prepush_targets(repo, push_lines)?
             };
@@ -516,6 +560,7 @@ pub fn run_with_push_lines(
             }
             for target in targets {
                 any_change |= !target.changes.is_empty();
+                report.ranges.extend(target.range.clone());
                 let Source::Commit(tip) = target.source else {
                     unreachable!("pushed and CI targets are commits")
                 };
@@ -937,8 +982,9 @@ fn drift_layer(dir: &HandoffDir, owned: &[&Change], changes: &[Change]) -> Layer
     layer.fail(
         None,
         format!(
-            "code changed but the handoff did not: {} not updated (changed: {})",
+            "code changed but the handoff did not: {} {} not updated (changed: {})",
             missing.join(" and "),
+            if missing.len() == 1 { "was" } else { "were" },
             listed.join(", ")
         ),
     );
@@ -1082,27 +1128,14 @@ fn advisory_layer(
 }
 
 /// Builds the targets of a push from the hook's stdin (`<local ref> <local sha> <remote ref>
-/// <remote sha>` per line). Deleted refs are skipped; a new branch is judged from its merge
-/// base with the remote's default branch when known, else from its parent.
+/// <remote sha>` per line). Deleted refs are skipped; a new branch is judged from the commits
+/// no remote-tracking ref holds. Without lines (run by hand, or the pre-commit framework on a
+/// first push), the branch being pushed (`PRE_COMMIT_LOCAL_BRANCH`, else HEAD) is judged the
+/// same way: all its commits when no remote-tracking ref holds any, the root included.
 fn prepush_targets(repo: &Repo, lines: Option<&str>) -> Result<Vec<Target>> {
     let zero = |s: &str| s.bytes().all(|b| b == b'0');
     let mut out = Vec::new();
-    let owned;
-    let lines = if let Some(l) = lines {
-        l
-    } else {
-        // Run by hand: judge HEAD against its upstream, else its parent.
-        let head = repo
-            .head_commit()?
-            .ok_or_else(|| Error::Usage("nothing to push: the branch has no commits".into()))?;
-        let base = repo.resolve_commit("@{upstream}").ok();
-        owned = format!(
-            "HEAD {head} HEAD {}",
-            base.map_or_else(|| "0".repeat(40), |b| b.to_string())
-        );
-        &owned
-    };
-    for line in lines.lines() {
+    for line in lines.unwrap_or_default().lines() {
         let parts: Vec<&str> = line.split_whitespace().collect();
         let [_, local, _, remote] = parts.as_slice() else {
             if line.trim().is_empty() {
@@ -1118,56 +1151,87 @@ fn prepush_targets(repo: &Repo, lines: Option<&str>) -> Result<Vec<Target>> {
             continue;
         }
         let tip = repo.resolve_commit(local)?;
-        let base = if zero(remote) {
-            [
-                "refs/remotes/origin/HEAD",
-                "refs/remotes/origin/main",
-                "refs/remotes/origin/master",
-            ]
-            .iter()
-            .find_map(|r| repo.find_ref(r).ok().flatten())
-            .and_then(|r| repo.merge_base(r, tip).ok().flatten())
-            .or_else(|| {
-                repo.commit_parents(tip)
-                    .ok()
-                    .and_then(|p| p.first().copied())
-            })
+        let remote_base = if zero(remote) {
+            None
         } else {
             repo.resolve_commit(remote)
                 .ok()
                 .and_then(|r| repo.merge_base(r, tip).ok().flatten())
         };
-        out.push(Target {
-            source: Source::Commit(tip),
-            base_commit: base,
-            changes: repo.commit_changes(base, tip)?,
-        });
+        // A new branch, or a remote commit this clone does not have: what no
+        // remote-tracking ref holds.
+        let (base, held_by) = match remote_base {
+            Some(b) => (Some(b), None),
+            None => match range::unpushed(repo, tip)? {
+                Unpushed::Nothing => continue,
+                Unpushed::From { base, held_by } => (base, held_by),
+            },
+        };
+        out.push(push_target(repo, base, held_by, tip)?);
+    }
+    if out.is_empty() && lines.is_none_or(|l| l.trim().is_empty()) {
+        // No ref named at all: fail closed by judging the branch's unpushed commits rather
+        // than an empty push list.
+        let tip = match std::env::var("PRE_COMMIT_LOCAL_BRANCH")
+            .ok()
+            .filter(|b| !b.trim().is_empty())
+        {
+            Some(branch) => repo.resolve_commit(branch.trim())?,
+            None => repo
+                .head_commit()?
+                .ok_or_else(|| Error::Usage("nothing to push: the branch has no commits".into()))?,
+        };
+        if let Unpushed::From { base, held_by } = range::unpushed(repo, tip)? {
+            out.push(push_target(repo, base, held_by, tip)?);
+        }
     }
     Ok(out)
 }
 
-/// The CI target: HEAD against the merge base with `--base` (default: the pull request base
-/// in GitHub Actions); without any base, HEAD against its first parent.
-fn ci_target(repo: &Repo, base: Option<&str>) -> Result<Target> {
+/// The target of one pushed range: `tip`'s content, the changes since `base` (the empty tree
+/// when `None`).
+fn push_target(
+    repo: &Repo,
+    base: Option<ObjectId>,
+    held_by: Option<String>,
+    tip: ObjectId,
+) -> Result<Target> {
+    Ok(Target {
+        source: Source::Commit(tip),
+        base_commit: base,
+        changes: repo.commit_changes(base, tip)?,
+        range: Some(JudgedRange {
+            base: held_by.map(Untrusted::new),
+            base_from: None,
+            from: base.map(|b| b.to_string()),
+            to: tip.to_string(),
+        }),
+    })
+}
+
+/// The CI target: HEAD against its merge base with the base [`range::ci_base`] finds. A base
+/// that cannot be used gives the failed report to return instead (exit 1).
+fn ci_target(repo: &Repo, base: Option<&str>) -> Result<std::result::Result<Target, VerifyReport>> {
     let head = repo.head_commit()?.ok_or_else(|| {
         Error::Usage("verify --level ci needs a commit: the branch has none".into())
     })?;
-    let base_spec = base.map(String::from).or_else(|| {
-        std::env::var("GITHUB_BASE_REF")
-            .ok()
-            .filter(|b| !b.is_empty())
-            .map(|b| format!("origin/{b}"))
-    });
-    let base_commit = match base_spec {
-        Some(spec) => {
-            let b = repo.resolve_commit(&spec)?;
-            repo.merge_base(b, head)?
+    let env = |name: &str| std::env::var(name).ok();
+    match range::ci_base(repo, head, base, &env)? {
+        CiBase::Range { merge_base, range } => Ok(Ok(Target {
+            source: Source::Commit(head),
+            base_commit: Some(merge_base),
+            changes: repo.commit_changes(Some(merge_base), head)?,
+            range: Some(range),
+        })),
+        CiBase::Unusable(why) => {
+            let mut layer = Layer::new(BASE_LAYER);
+            layer.fail(None, why);
+            layer.summary = "no usable base to compare HEAD with".into();
+            let mut report = VerifyReport::empty(Some(Level::Ci));
+            report.source = Source::Commit(head).describe();
+            report.ok = false;
+            report.layers.push(layer.summarize(""));
+            Ok(Err(report))
         }
-        None => repo.commit_parents(head)?.first().copied(),
-    };
-    Ok(Target {
-        source: Source::Commit(head),
-        base_commit,
-        changes: repo.commit_changes(base_commit, head)?,
-    })
+    }
 }

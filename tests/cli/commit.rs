@@ -514,3 +514,95 @@ fn commit_json_reports_commit_tag_files_and_budget() {
         insta::assert_snapshot!("commit_json", out);
     });
 }
+
+/// Everything a refused commit must leave as it was: the index (`git ls-files -s`), the refs,
+/// HEAD, and every file of the working tree byte for byte (the lock included).
+fn repository_state(repo: &TestRepo) -> (String, String, String, Vec<(String, Vec<u8>)>) {
+    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, Vec<u8>)>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                out.push((rel, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&repo.path(), &repo.path(), &mut files);
+    files.sort();
+    (
+        repo.git(&["ls-files", "-s"]),
+        repo.git(&["for-each-ref"]),
+        head(repo),
+        files,
+    )
+}
+
+#[test]
+fn commit_refused_by_the_gate_leaves_everything_byte_identical() {
+    let repo = session_repo();
+    repo.aahp(&["begin", "--session-id", "s1", "--agent", "agent-b"])
+        .assert_code(0);
+    // Code staged, the log written, but STATUS.md not updated: the hook and CI would
+    // reject this commit, so `commit` must not make (or tag) it.
+    let log = repo.read(&format!("{DIR}/LOG.md")).replacen(
+        "## [",
+        "## [2026-11-22] agent-b: Parser\n\nParser work.\n\n---\n\n## [",
+        1,
+    );
+    repo.write(&format!("{DIR}/LOG.md"), log);
+    repo.write("src/parser.rs", "pub fn parse() {}\n");
+    repo.git(&["add", "src/parser.rs"]);
+    let before = repository_state(&repo);
+    assert!(has_lock(&repo));
+    let out = repo.aahp(&["commit", "-m", "code without status", "--session-id", "s1"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout
+            .contains(".ai/handoff/STATUS.md was not updated (changed: src/parser.rs)"),
+        "{out}"
+    );
+    assert!(out.stdout.contains("the session keeps its lock"), "{out}");
+    assert_eq!(
+        repository_state(&repo),
+        before,
+        "the refused commit changed something"
+    );
+    assert!(!has_journal(&repo));
+    assert_eq!(repo.git(&["tag", "-l"]), "");
+    // JSON names the layer that refused it.
+    let json = repo
+        .aahp(&["--json", "commit", "-m", "x", "--session-id", "s1"])
+        .json();
+    assert_eq!(json["commit"], serde_json::Value::Null);
+    assert_eq!(json["rejected"][0]["layer"], "drift");
+    assert_eq!(repository_state(&repo), before);
+    // Say what the change does in STATUS.md: the same session commits.
+    edit_like_a_session(&repo);
+    repo.aahp(&["commit", "-m", "parser", "--session-id", "s1"])
+        .assert_code(0);
+    assert!(!has_lock(&repo));
+}
+
+#[test]
+fn commit_refused_without_begin_leaves_no_lock_behind() {
+    let repo = session_repo();
+    repo.write("src/parser.rs", "pub fn parse() {}\n");
+    repo.git(&["add", "src/parser.rs"]);
+    let before = repository_state(&repo);
+    let out = repo.aahp(&["commit", "-m", "code without status"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("STATUS.md was not updated"), "{out}");
+    assert!(!out.stdout.contains("keeps its lock"), "{out}");
+    assert_eq!(repository_state(&repo), before);
+    assert!(!has_lock(&repo) && !has_journal(&repo));
+}

@@ -34,3 +34,4 @@ mod status;
 mod task;
 mod trust;
 mod verify;
+mod verify_range;

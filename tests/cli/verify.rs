@@ -95,7 +95,7 @@ fn precommit_fails_when_code_is_staged_without_a_handoff_update() {
     assert_eq!(drift["status"], "fail");
     let msg = drift["findings"][0]["message"].as_str().unwrap();
     assert!(
-        msg.contains(".ai/handoff/STATUS.md and .ai/handoff/MANIFEST.json not updated"),
+        msg.contains(".ai/handoff/STATUS.md and .ai/handoff/MANIFEST.json were not updated"),
         "{msg}"
     );
     assert!(msg.contains("src/lib.rs"), "{msg}");
