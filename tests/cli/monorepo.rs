@@ -85,7 +85,7 @@ fn the_hook_blocks_a_package_change_without_its_handoff_update() {
     out.assert_code(1);
     assert!(
         out.stdout.contains(
-            "packages/api/.ai/handoff/STATUS.md and packages/api/.ai/handoff/MANIFEST.json not updated (changed: packages/api/src/main.rs)"
+            "packages/api/.ai/handoff/STATUS.md and packages/api/.ai/handoff/MANIFEST.json were not updated (changed: packages/api/src/main.rs)"
         ),
         "{out}"
     );
@@ -118,7 +118,7 @@ fn a_change_in_two_of_three_packages_gates_both_and_only_them() {
     assert!(out.stdout.contains("packages/web/.ai/handoff:\n"), "{out}");
     assert!(
         out.stdout
-            .contains("packages/web/.ai/handoff/STATUS.md and packages/web/.ai/handoff/MANIFEST.json not updated"),
+            .contains("packages/web/.ai/handoff/STATUS.md and packages/web/.ai/handoff/MANIFEST.json were not updated"),
         "{out}"
     );
     assert!(out.stdout.contains("2 handoff directories"), "{out}");
