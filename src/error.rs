@@ -90,6 +90,15 @@ pub enum Error {
         /// The blocking findings, already redacted.
         findings: Vec<String>,
     },
+    /// Another process of the same session is rewriting the handoff and did not finish in time.
+    #[error(
+        "another git-aahp command is writing {dir} ({holder}) and did not finish within {waited_secs} seconds"
+    )]
+    Busy {
+        dir: String,
+        holder: String,
+        waited_secs: u64,
+    },
     /// Another error, with context.
     #[error("{context}")]
     Other {
@@ -124,7 +133,7 @@ impl Error {
     /// Returns the exit status this error maps to.
     pub fn status(&self) -> ExitStatus {
         match self {
-            Error::Locked(_) => ExitStatus::Locked,
+            Error::Locked(_) | Error::Busy { .. } => ExitStatus::Locked,
             Error::Refused { .. } => ExitStatus::Findings,
             _ => ExitStatus::Error,
         }
@@ -148,6 +157,9 @@ impl Error {
             Error::NotARepository { .. } => {
                 Some("run it inside a git repository (or `git init` one)")
             }
+            Error::Busy { .. } => Some(
+                "retry when it has finished; a git-aahp command run from a hook of `git aahp commit` waits for that commit",
+            ),
             _ => None,
         }
     }
@@ -166,6 +178,7 @@ impl Error {
             Error::Usage(_) => "usage",
             Error::Git(_) => "git",
             Error::Locked(_) => "locked",
+            Error::Busy { .. } => "busy",
             Error::Refused { .. } => "refused",
             Error::Other { .. } => "other",
         }

@@ -19,6 +19,7 @@ use crate::handoff::{
 };
 use crate::output::{Report, Style, escape_untrusted};
 use crate::transaction::rotation::{self, Change};
+use crate::transaction::writer::HandoffWrite;
 
 /// The fail points of an archive run, in order. A crash at any of them is repaired by
 /// running `git aahp archive` again (tests loop over this list).
@@ -49,6 +50,8 @@ pub struct ArchiveArgs {
     /// LOG.md holds more entries than it keeps.
     #[arg(long)]
     pub verify: bool,
+    #[command(flatten)]
+    pub session: super::SessionOpts,
 }
 
 /// One problem, located.
@@ -378,6 +381,19 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         Some(n) => usize::try_from(n).map_err(|_| Error::Usage("--keep is too large".into()))?,
         None => configured_keep(repo)?,
     };
+    // `--verify` writes nothing; a rotation holds the handoff from its first read on.
+    let write = if args.verify {
+        None
+    } else {
+        Some(HandoffWrite::begin(
+            repo,
+            &dir,
+            &args.session.claim(),
+            ctx.now,
+            "git aahp archive",
+            &[LOG_FILE, ARCHIVE_FILE, INDEX_FILE, MANIFEST],
+        )?)
+    };
     let mut report = ArchiveReport::new(&dir, keep);
     let pending = rotation::pending(repo)?;
     if !args.verify {
@@ -472,6 +488,9 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         report.written.push(dir.path_of(MANIFEST));
     }
     failpoint::hit("archive:after-manifest");
+    if let Some(w) = write {
+        w.finish()?;
+    }
     report.log_entries = LogFile::parse(&final_log).entries.len();
     report.archived_entries = final_archive
         .as_deref()

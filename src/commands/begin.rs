@@ -13,9 +13,10 @@ use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::journal::{Journal, SessionRecord};
 use crate::transaction::lock::{self, LockState};
 use crate::transaction::require_branch_head;
+use crate::transaction::writer::WriteLock;
 
 /// Default lock lifetime when neither `--ttl` nor git config `aahp.lockTtl` is set.
-pub const DEFAULT_TTL: &str = "4h";
+pub const DEFAULT_TTL: &str = lock::DEFAULT_TTL;
 
 /// Start a session: take HANDOFF.lock (exclusive) and print the session id.
 ///
@@ -144,6 +145,16 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
             break;
         }
         let current = LockState::read(&dir)?;
+        // A lock taken for one write whose taker no longer holds the worktree's write lock
+        // was left by a crash mid-write: it belongs to no session, so it is cleared.
+        if let LockState::Held(held) = &current
+            && held.write.is_some()
+            && let Some(_serial) = WriteLock::try_acquire(repo, &dir, "git aahp begin")?
+            && matches!(LockState::read(&dir)?, LockState::Held(h) if h.write.is_some())
+        {
+            lock::release(&dir)?;
+            continue;
+        }
         match deadline {
             Some(d) if Instant::now() < d => {
                 std::thread::sleep(backoff.min(d.saturating_duration_since(Instant::now())));

@@ -27,6 +27,7 @@ use crate::lint::Diagnostic;
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::journal::{Journal, SessionRecord, Step};
 use crate::transaction::lock::{self, LockState};
+use crate::transaction::writer::WriteLock;
 use crate::transaction::{self, SessionClaim};
 
 /// Every fail point of `commit`, in the order the steps reach them. The crash test kills the
@@ -254,6 +255,9 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     info.validate()?;
     let base = transaction::require_branch_head(repo, "`git aahp commit`")?;
     let keep = keep_setting(repo, args.keep)?;
+    // Held until the end: what is linted is what is committed, and no other process of the
+    // session rewrites a file in between.
+    let _serial = WriteLock::acquire(repo, &dir, "git aahp commit")?;
 
     // 1. Lint: abort with nothing changed.
     let findings = blocking_findings(repo, &dir, clock::utc_date(ctx.now))?;
@@ -277,7 +281,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     failpoint::hit("commit:lock");
 
     // 3. The journal.
-    let mut journal = open_journal(
+    let mut journal = match open_journal(
         ctx,
         repo,
         &dir,
@@ -287,7 +291,17 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         &session_id,
         &agent,
         started.is_none(),
-    )?;
+    ) {
+        Ok(j) => j,
+        Err(e) => {
+            // Nothing was changed yet; a lock taken above is not left behind (issue #12).
+            if started.is_none() {
+                let _ = lock::release(&dir);
+                let _ = SessionRecord::remove(repo, &dir.rel);
+            }
+            return Err(e);
+        }
+    };
     failpoint::hit("commit:journal");
 
     let duration = started
@@ -432,6 +446,12 @@ fn take_lock(
         LockState::Held(held) if claim.owns(&held, repo, dir) => {
             let agent = args.agent.clone().unwrap_or_else(|| held.agent.clone());
             Ok((held.session_id, agent, Some(held.started)))
+        }
+        // Under the write lock, a lock taken for one write proves its taker crashed
+        // mid-write (see `transaction::writer`): it belongs to no session.
+        LockState::Held(held) if held.write.is_some() => {
+            lock::release(dir)?;
+            take_lock(ctx, repo, dir, args, base, pending)
         }
         state @ (LockState::Held(_) | LockState::Unreadable(_)) => {
             Err(state.locked_error(dir, ctx.now))

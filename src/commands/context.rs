@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::handoff::log::LogFile;
 use crate::handoff::manifest::{FileState, Manifest, section};
 use crate::handoff::trust::TrustLedger;
-use crate::handoff::{HandoffDir, LOCK, Snapshot, Source, tokens};
+use crate::handoff::{HandoffDir, Snapshot, Source, tokens};
 use crate::output::{Report, Style, boundary};
 
 /// Print what the next agent should read, within a token budget.
@@ -281,7 +281,7 @@ fn candidates(
             "\n- No MANIFEST.json: this is a v1 handoff; nothing below is checksum-verified.\n",
         );
     }
-    if snap.get(LOCK).is_some() {
+    if crate::transaction::lock::LockState::read(dir)?.is_present() {
         quick.push_str("\n- HANDOFF.lock is present: a session is writing or crashed. Run `git aahp recover` before relying on these files.\n");
     }
     let mut changed: Vec<&str> = states

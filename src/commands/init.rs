@@ -17,6 +17,7 @@ use crate::handoff::templates::TEMPLATES;
 use crate::handoff::{HandoffDir, MANIFEST, Snapshot, Source, log, migrate, write_atomic};
 use crate::output::{Report, Style, escape_untrusted};
 use crate::transaction::lock::LockState;
+use crate::transaction::writer::WriteLock;
 
 /// Create the handoff directory (.ai/handoff) with its files and a valid manifest.
 ///
@@ -168,6 +169,7 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     {
         return Err(Error::Usage("--project must not be empty".into()));
     }
+    let _serial = WriteLock::acquire(repo, &dir, "git aahp init")?;
     refuse_if_locked(&dir, ctx.now)?;
     // A split of LOG.md that an earlier run left half done is finished before planning.
     crate::transaction::rotation::complete(repo)?;

@@ -10,6 +10,8 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{MANIFEST, Source, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
+use crate::transaction::SessionClaim;
+use crate::transaction::writer::HandoffWrite;
 
 /// Regenerate MANIFEST.json (checksums, summaries, token budget) from the handoff files.
 ///
@@ -20,7 +22,8 @@ pub struct ManifestArgs {
     /// Record the agent that ran this session.
     #[arg(long)]
     pub agent: Option<String>,
-    /// Record the session id.
+    /// Record the session id (it also names the session whose HANDOFF.lock this write uses;
+    /// else `AAHP_SESSION_ID`, else the session `begin` started in this worktree).
     #[arg(long)]
     pub session_id: Option<String>,
     /// Record the session phase.
@@ -137,6 +140,26 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
     boundary::admit("--phase", args.phase.as_deref())?;
     let repo = ctx.repo()?;
     let dir = ctx.existing_handoff()?;
+    // A check writes nothing and needs no lock; a write holds it from the read on.
+    let write = if args.check {
+        None
+    } else {
+        let claim = SessionClaim {
+            session_id: args
+                .session_id
+                .clone()
+                .or_else(|| std::env::var("AAHP_SESSION_ID").ok()),
+            agent: None,
+        };
+        Some(HandoffWrite::begin(
+            repo,
+            &dir,
+            &claim,
+            ctx.now,
+            "git aahp manifest",
+            &[MANIFEST],
+        )?)
+    };
     let snap = dir.snapshot(repo, Source::Worktree)?;
     let old = Manifest::from_snapshot(&dir, &snap)?;
     let commit = repo.head_commit()?.map(crate::git::Repo::short);
@@ -179,6 +202,9 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
                 source,
             }
         })?;
+    }
+    if let Some(w) = write {
+        w.finish()?;
     }
     Ok(ManifestReport {
         path,

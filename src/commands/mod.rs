@@ -74,6 +74,25 @@ pub enum Command {
     Completions(man::CompletionsArgs),
 }
 
+/// Who is changing the handoff (decides whether `HANDOFF.lock` is this session's).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SessionOpts {
+    /// The session id `begin` printed.
+    #[arg(long, env = "AAHP_SESSION_ID")]
+    pub session_id: Option<String>,
+}
+
+impl SessionOpts {
+    /// The claim these options make (no agent: the session id or this worktree's session
+    /// record decides).
+    pub fn claim(&self) -> crate::transaction::SessionClaim {
+        crate::transaction::SessionClaim {
+            session_id: self.session_id.clone(),
+            agent: None,
+        }
+    }
+}
+
 /// The handoff directories the gate judges before looking at the change (see
 /// [`Context::gate_scope`]).
 #[derive(Debug, Clone)]

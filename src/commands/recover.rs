@@ -1,6 +1,6 @@
 //! `git aahp recover`: after a crashed session, decide from the journal, the lock, HEAD and the
 //! working tree which step was reached, then finish the session (its commit exists) or roll
-//! the handoff directory back to the last clean handoff — saving the session's files first
+//! the handoff directory back to the last clean handoff, HEAD's — saving the session's files first
 //! under `refs/aahp/recovered/<session>` (SPEC §3.8, §4).
 //!
 //! # Crash safety
@@ -24,10 +24,8 @@ use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::journal::{Journal, SessionRecord, Step};
 use crate::transaction::lock::{self, LockState};
+use crate::transaction::writer::WriteLock;
 use crate::transaction::{self, SessionClaim};
-
-/// How many first-parent commits `recover` searches for the last clean handoff.
-const CLEAN_SEARCH_DEPTH: usize = 200;
 
 /// Finish or roll back a crashed session, losing nothing.
 ///
@@ -147,6 +145,28 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
     let dir = match &journal {
         Some(j) => HandoffDir::locate(repo, repo.workdir(), Some(std::path::Path::new(&j.dir)))?,
         None => ctx.handoff()?,
+    };
+    // A name no command can stage or restore (not UTF-8, control characters) stops recover
+    // before it writes anything, naming the file to move away: never a half-done rollback.
+    if dir.exists() {
+        dir.check_names()?;
+    }
+    // A dry run writes nothing; a recovery waits for any writer of this directory to finish,
+    // and then reads the journal again: a `commit` that was running has finished by now.
+    let _serial = if args.dry_run {
+        None
+    } else {
+        Some(WriteLock::acquire(repo, &dir, "git aahp recover")?)
+    };
+    let journal = match (args.dry_run, Journal::load(repo)?) {
+        (true, _) => journal,
+        (false, Some(j)) if j.dir != dir.rel => {
+            return Err(Error::other(format!(
+                "a `git aahp commit` of {} was interrupted while recover waited; run `git aahp recover` again",
+                j.dir
+            )));
+        }
+        (false, now) => now,
     };
     let lock_state = LockState::read(&dir)?;
     let mut report = RecoverReport {
@@ -369,7 +389,10 @@ fn roll_back(
     head: Option<ObjectId>,
     mut report: RecoverReport,
 ) -> Result<RecoverReport> {
-    let target = last_clean(repo, dir, head)?;
+    // The last clean handoff is HEAD's: handoff content committed after the last session tag
+    // (a log entry committed with plain `git commit`, say) is committed work and is never
+    // rolled back (issue #12); the manifest is regenerated after the restore.
+    let target = head;
     let target_text = target.map_or_else(
         || "the working tree as it is (the branch has no commit)".to_string(),
         |t| format!("commit {}", Repo::short(t)),
@@ -519,8 +542,9 @@ fn rewrite_after_restore(
 fn rollback_plan(dir: &HandoffDir, session_id: &str, target_text: &str) -> Vec<String> {
     vec![
         format!(
-            "save the session's handoff files as a commit under {}{session_id}",
-            transaction::RECOVERED_PREFIX
+            "save the session's handoff files as a commit under {}{}",
+            transaction::RECOVERED_PREFIX,
+            transaction::recovered_ref_part(session_id)
         ),
         format!(
             "restore {} to the last clean handoff, {target_text}",
@@ -583,30 +607,6 @@ fn has_changes(repo: &Repo, dir: &HandoffDir, head: Option<ObjectId>) -> Result<
             .collect::<std::collections::BTreeMap<_, _>>()
     };
     Ok(strip(work) != strip(committed))
-}
-
-/// Returns the last clean handoff: walking first parents from HEAD, the first commit that
-/// carries a session tag or whose manifest verifies; HEAD when none does; `None` without
-/// commits.
-fn last_clean(repo: &Repo, dir: &HandoffDir, head: Option<ObjectId>) -> Result<Option<ObjectId>> {
-    let Some(head) = head else {
-        return Ok(None);
-    };
-    let tagged: Vec<ObjectId> = transaction::session_tags(repo)?
-        .into_iter()
-        .map(|(_, id)| id)
-        .collect();
-    let mut cur = head;
-    for _ in 0..CLEAN_SEARCH_DEPTH {
-        if tagged.contains(&cur) || manifest_verifies(repo, dir, cur) {
-            return Ok(Some(cur));
-        }
-        match repo.commit_parents(cur)?.first() {
-            Some(p) => cur = *p,
-            None => break,
-        }
-    }
-    Ok(Some(head))
 }
 
 /// True when the commit's handoff directory has a manifest that matches every file.

@@ -10,8 +10,9 @@ use serde_json::Value;
 use super::Context;
 use crate::error::Result;
 use crate::handoff::manifest::{FileCheck, FileState, Manifest};
-use crate::handoff::{LOCK, MANIFEST, Source};
+use crate::handoff::{MANIFEST, Source};
 use crate::output::{Report, Style, boundary, escape_untrusted};
+use crate::transaction::lock::read_lock_bytes;
 
 /// Show the state of the handoff directory for an incoming agent: what to trust, what to read.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -36,8 +37,11 @@ pub struct LockInfo {
     pub age_seconds: Option<i64>,
     /// True when past `expires`.
     pub stale: bool,
-    /// True when the lock file is not valid JSON.
+    /// True when the lock file is not valid JSON, or not a regular file at all.
     pub unreadable: bool,
+    /// Why the lock cannot be read (a FIFO, a directory, a link out of the repository, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// An open task from the manifest.
@@ -120,7 +124,9 @@ impl Report for StatusReport {
                 .age_seconds
                 .map(|s| format!(", {} old", human_age(s)))
                 .unwrap_or_default();
-            let state = if l.unreadable {
+            let state = if let Some(p) = &l.problem {
+                format!("unreadable ({})", escape_untrusted(p))
+            } else if l.unreadable {
                 "unreadable".to_string()
             } else if l.stale {
                 "stale".to_string()
@@ -207,7 +213,16 @@ pub fn run(ctx: &Context, _args: &StatusArgs) -> Result<StatusReport> {
         return Ok(report);
     }
     let snap = dir.snapshot(repo, Source::Worktree)?;
-    report.lock = snap.get(LOCK).map(|bytes| lock_info(bytes, ctx.now));
+    // Read as the lock is everywhere else: a FIFO or directory in its place is reported,
+    // never skipped or waited on.
+    report.lock = match read_lock_bytes(&dir)? {
+        None => None,
+        Some(Ok(bytes)) => Some(lock_info(&bytes, ctx.now)),
+        Some(Err(what)) => Some(LockInfo {
+            problem: Some(what),
+            ..lock_info(b"", ctx.now)
+        }),
+    };
     report.interrupted_commit = crate::transaction::journal::Journal::load(repo)?
         .filter(|j| j.dir == dir.rel)
         .map(|j| j.session_id);
@@ -267,6 +282,7 @@ fn lock_info(bytes: &[u8], now: jiff::Timestamp) -> LockInfo {
         started,
         expires,
         unreadable: v.is_none(),
+        problem: None,
     }
 }
 

@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::Context;
+pub use super::SessionOpts;
 use crate::clock;
 use crate::error::{Error, ExitStatus, Result};
 use crate::failpoint;
@@ -18,7 +19,7 @@ use crate::handoff::manifest::Manifest;
 use crate::handoff::{HandoffDir, MANIFEST, Source, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::SessionClaim;
-use crate::transaction::lock::{self, LockState};
+use crate::transaction::writer::HandoffWrite;
 
 /// Task statuses the schema allows.
 pub const STATUSES: &[&str] = &["ready", "in_progress", "blocked", "done", "cancelled"];
@@ -51,14 +52,6 @@ pub enum TaskAction {
     Block(TaskBlockArgs),
     /// List the open tasks (ready, in progress, blocked).
     List(TaskListArgs),
-}
-
-/// Who is changing the tasks (decides whether `HANDOFF.lock` is this session's).
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct SessionOpts {
-    /// The session id `begin` printed.
-    #[arg(long, env = "AAHP_SESSION_ID")]
-    pub session_id: Option<String>,
 }
 
 /// Arguments of `git aahp task add`.
@@ -428,44 +421,29 @@ fn mutate(
 ) -> Result<TaskReport> {
     let repo = ctx.repo()?;
     let dir = ctx.existing_handoff()?;
-    let (holder, took) = match LockState::read(&dir)? {
-        LockState::Held(held) if claim.owns(&held, repo, &dir) => (Some(held.agent), false),
-        state @ (LockState::Held(_) | LockState::Unreadable(_)) => {
-            return Err(state.locked_error(&dir, ctx.now));
-        }
-        LockState::Absent => {
-            let agent = claim.agent.clone().unwrap_or_else(|| "git-aahp".into());
-            let session_id = claim
-                .session_id
-                .clone()
-                .unwrap_or_else(|| lock::new_session_id(ctx.now));
-            let ttl = lock::parse_ttl(super::begin::DEFAULT_TTL).map_err(Error::Usage)?;
-            let new = lock::new_lock(
-                &agent,
-                &session_id,
-                ctx.now,
-                ttl,
-                repo.head_commit()?.map(|c| c.to_string()),
-                vec![MANIFEST.to_string()],
-                None,
-            )?;
-            if !lock::acquire(&dir, &new)? {
-                return Err(LockState::read(&dir)?.locked_error(&dir, ctx.now));
-            }
-            (None, true)
-        }
-    };
+    let write = HandoffWrite::begin(
+        repo,
+        &dir,
+        claim,
+        ctx.now,
+        &format!("git aahp task {action}"),
+        &[MANIFEST],
+    )?;
     failpoint::hit("task:locked");
-    let result = apply(repo, &dir, action, holder, change);
-    if took {
-        let released = lock::release(&dir);
-        let mut report = result?;
-        released?;
-        report.lock = Some("taken");
-        return Ok(report);
+    let holder = write.holder().map(|h| h.agent.clone());
+    let lock = if write.took_lock() {
+        "taken"
+    } else {
+        "session"
+    };
+    let mut report = apply(repo, &dir, action, holder, change)?;
+    if let Some(crashed) = write.taken_over() {
+        report.warnings.push(format!(
+            "took over the HANDOFF.lock a crashed `{crashed}` left behind"
+        ));
     }
-    let mut report = result?;
-    report.lock = Some("session");
+    write.finish()?;
+    report.lock = Some(lock);
     Ok(report)
 }
 
@@ -585,7 +563,21 @@ fn next_id(m: &Manifest, path: &str) -> Result<u64> {
         .filter_map(|(id, _)| id_number(id))
         .max()
         .unwrap_or(0);
-    Ok(recorded.max(highest + 1))
+    let after_highest = highest.checked_add(1).ok_or_else(|| counter_full(path))?;
+    Ok(recorded.max(after_highest))
+}
+
+/// The error when task ids are used up: the counter never wraps (a wrapped counter would
+/// hand out an id already taken).
+fn counter_full(path: &str) -> Error {
+    Error::invalid(
+        path,
+        None,
+        format!(
+            "task ids are used up: the next id would exceed {}",
+            u64::MAX
+        ),
+    )
 }
 
 fn depends_of(t: &Value) -> Vec<String> {
@@ -610,6 +602,7 @@ fn add(
 ) -> Result<Outcome> {
     let path = c.path.as_str();
     let n = next_id(m, path)?;
+    let next = n.checked_add(1).ok_or_else(|| counter_full(path))?;
     let id = format_id(n);
     let existing: BTreeMap<String, Vec<String>> = m
         .tasks()
@@ -669,7 +662,7 @@ fn add(
         _ => {
             // Neither field yet: `next_task_id` goes first, as the reference writes them.
             if !m.doc.contains_key("next_task_id") {
-                m.doc.insert("next_task_id".into(), json!(n + 1));
+                m.doc.insert("next_task_id".into(), json!(next));
             }
             let mut map = Map::new();
             map.insert(id.clone(), Value::Object(task));
@@ -677,7 +670,7 @@ fn add(
         }
     }
     // Ids are never reused: the counter moves past the new id and never goes down.
-    m.doc.insert("next_task_id".into(), json!(n + 1));
+    m.doc.insert("next_task_id".into(), json!(next));
     Ok(Outcome { id, changed: true })
 }
 

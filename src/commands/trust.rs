@@ -17,6 +17,8 @@ use crate::handoff::trust::{
 };
 use crate::handoff::{HandoffDir, Source, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
+use crate::transaction::SessionClaim;
+use crate::transaction::writer::HandoffWrite;
 
 /// TRUST.md's file name.
 pub const TRUST_FILE: &str = "TRUST.md";
@@ -28,6 +30,10 @@ const EVIDENCE_COMMAND_MAX: usize = 80;
 pub struct TrustArgs {
     #[command(subcommand)]
     pub action: Option<TrustAction>,
+    /// The session id `begin` printed: `decay` and `verify` write only under this session's
+    /// HANDOFF.lock (or one taken for the write when no session holds it).
+    #[arg(long, env = "AAHP_SESSION_ID", global = true)]
+    pub session_id: Option<String>,
 }
 
 /// What `git aahp trust` does (default: `list`).
@@ -263,10 +269,12 @@ fn write_verify(w: &mut dyn Write, style: Style, path: &str, v: &VerifyOutcome) 
 pub fn run(ctx: &Context, args: &TrustArgs) -> Result<TrustReport> {
     let repo = ctx.repo()?;
     let dir = ctx.existing_handoff()?;
-    let snap = dir.snapshot(repo, Source::Worktree)?;
     let path = dir.path_of(TRUST_FILE);
-    let text = file_text(&dir, &snap, TRUST_FILE)?;
     let today = clock::utc_date(ctx.now);
+    let claim = SessionClaim {
+        session_id: args.session_id.clone(),
+        agent: None,
+    };
     let mut report = TrustReport {
         action: "list",
         path: path.clone(),
@@ -276,15 +284,21 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<TrustReport> {
         verify: None,
         written: Vec::new(),
     };
+    let writes = [TRUST_FILE, crate::handoff::MANIFEST];
     match args.action.clone().unwrap_or(TrustAction::List) {
         TrustAction::List => {
-            let text = text.ok_or_else(|| Error::invalid(&path, None, "not found"))?;
+            let snap = dir.snapshot(repo, Source::Worktree)?;
+            let text = file_text(&dir, &snap, TRUST_FILE)?
+                .ok_or_else(|| Error::invalid(&path, None, "not found"))?;
             let ledger = TrustLedger::parse(&path, &text)?;
             report.claims = Some(list(&ledger, today));
         }
         TrustAction::Decay => {
             report.action = "decay";
-            let text = text.unwrap_or_default();
+            let write =
+                HandoffWrite::begin(repo, &dir, &claim, ctx.now, "git aahp trust decay", &writes)?;
+            let snap = dir.snapshot(repo, Source::Worktree)?;
+            let text = file_text(&dir, &snap, TRUST_FILE)?.unwrap_or_default();
             let ledger = TrustLedger::parse(&path, &text)?;
             let old_manifest = Manifest::from_snapshot(&dir, &snap)?;
             let d = trust::decay(&text, today);
@@ -299,27 +313,45 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<TrustReport> {
                     .collect(),
             );
             if d.text != text {
-                write(&dir, &d.text)?;
+                write_trust(&dir, &d.text)?;
                 report.written.push(path.clone());
                 if refresh_manifest(ctx, &dir, old_manifest.as_ref(), None)? {
                     report.written.push(dir.path_of(crate::handoff::MANIFEST));
                 }
             }
+            write.finish()?;
         }
         TrustAction::Verify(v) => {
             report.action = "verify";
             boundary::admit("the property", Some(&v.property))?;
             boundary::admit("--provenance", v.provenance.as_deref())?;
             boundary::admit("--agent", v.agent.as_deref())?;
-            let text = text.unwrap_or_default();
-            // Bad input stops here, before the command runs or anything is written.
+            // Bad input or another session's lock stops here, before the command runs.
+            HandoffWrite::precheck(repo, &dir, &claim, ctx.now)?;
+            let snap = dir.snapshot(repo, Source::Worktree)?;
+            let text = file_text(&dir, &snap, TRUST_FILE)?.unwrap_or_default();
             let ledger = TrustLedger::parse(&path, &text)?;
+            Manifest::from_snapshot(&dir, &snap)?;
+            // The command runs without holding the handoff (it may take minutes); its result
+            // is then recorded into TRUST.md as it is at that moment, under the lock.
+            let ran = run_check(ctx, &dir, &ledger, &v, today)?;
+            let write = HandoffWrite::begin(
+                repo,
+                &dir,
+                &claim,
+                ctx.now,
+                "git aahp trust verify",
+                &writes,
+            )?;
+            let snap = dir.snapshot(repo, Source::Worktree)?;
+            let text = file_text(&dir, &snap, TRUST_FILE)?.unwrap_or_default();
             let old_manifest = Manifest::from_snapshot(&dir, &snap)?;
-            let outcome = verify(ctx, &dir, &ledger, &text, &v, today)?;
+            let outcome = record(&dir, &text, &v, ran)?;
             report.written.push(path.clone());
             if refresh_manifest(ctx, &dir, old_manifest.as_ref(), None)? {
                 report.written.push(dir.path_of(crate::handoff::MANIFEST));
             }
+            write.finish()?;
             report.verify = Some(outcome);
         }
     }
@@ -345,21 +377,28 @@ fn list(ledger: &TrustLedger, today: jiff::civil::Date) -> Vec<ClaimRow> {
         .collect()
 }
 
-fn write(dir: &HandoffDir, text: &str) -> Result<()> {
+fn write_trust(dir: &HandoffDir, text: &str) -> Result<()> {
     write_atomic(&dir.abs.join(TRUST_FILE), text.as_bytes()).map_err(|source| Error::Write {
         path: dir.path_of(TRUST_FILE),
         source,
     })
 }
 
-fn verify(
+/// A verification command that has run, and what it proved.
+struct Ran {
+    verification: Verification,
+    exit_code: Option<i32>,
+    output_tail: Vec<String>,
+}
+
+/// Runs the command that proves a claim; writes nothing.
+fn run_check(
     ctx: &Context,
     dir: &HandoffDir,
     ledger: &TrustLedger,
-    text: &str,
     args: &TrustVerifyArgs,
     today: jiff::civil::Date,
-) -> Result<VerifyOutcome> {
+) -> Result<Ran> {
     let Some((program, rest)) = args.command.split_first() else {
         return Err(Error::Usage(format!(
             "a claim becomes verified only with an external anchor: give the command that proves it after `--`, e.g. `git aahp trust verify {:?} -- cargo test`",
@@ -412,24 +451,34 @@ fn verify(
         agent: args.agent.clone(),
         evidence: evidence.clone(),
     };
-    let recorded = record_verification(&dir.path_of(TRUST_FILE), text, &v)?;
-    write(dir, &recorded.text)?;
-    Ok(VerifyOutcome {
-        property: args.property.clone(),
-        command: args.command.clone(),
+    Ok(Ran {
+        verification: v,
         exit_code: output.status.code(),
-        passed,
-        previous_status: recorded.previous_status,
-        status: recorded.status,
-        provenance: passed.then_some(provenance),
-        expires: recorded.expires.map(|d| d.to_string()),
-        evidence,
-        added: recorded.added,
         output_tail: if passed {
             Vec::new()
         } else {
             tail(&output.stdout, &output.stderr)
         },
+    })
+}
+
+/// Records a verification in TRUST.md's current `text`.
+fn record(dir: &HandoffDir, text: &str, args: &TrustVerifyArgs, ran: Ran) -> Result<VerifyOutcome> {
+    let v = ran.verification;
+    let recorded = record_verification(&dir.path_of(TRUST_FILE), text, &v)?;
+    write_trust(dir, &recorded.text)?;
+    Ok(VerifyOutcome {
+        property: args.property.clone(),
+        command: args.command.clone(),
+        exit_code: ran.exit_code,
+        passed: v.passed,
+        previous_status: recorded.previous_status,
+        status: recorded.status,
+        provenance: v.passed.then_some(v.provenance),
+        expires: recorded.expires.map(|d| d.to_string()),
+        evidence: v.evidence,
+        added: recorded.added,
+        output_tail: ran.output_tail,
     })
 }
 

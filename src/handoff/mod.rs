@@ -27,6 +27,9 @@ pub const DEFAULT_DIR: &str = ".ai/handoff";
 pub const MANIFEST: &str = "MANIFEST.json";
 /// The lock file's name; it exists only while a session writes.
 pub const LOCK: &str = "HANDOFF.lock";
+/// Prefix of the temporary files [`write_atomic`] and the lock's creation make; they are
+/// never handoff content (another process may create or remove one at any moment).
+pub const TEMP_PREFIX: &str = ".aahp-tmp-";
 /// The `.aiignore` firewall file's name.
 pub const AIIGNORE: &str = ".aiignore";
 /// Files the reference indexes, in its canonical order (`AAHP_HANDOFF_FILES`). Other
@@ -244,6 +247,13 @@ impl HandoffDir {
                     source,
                 })?;
                 let raw = entry.file_name();
+                // The lock and temporary files are never handoff content, and another process
+                // may create or remove them at any moment; the lock is read by its own checks.
+                if sub.is_empty()
+                    && (raw == LOCK || raw.as_encoded_bytes().starts_with(TEMP_PREFIX.as_bytes()))
+                {
+                    continue;
+                }
                 let name = self.checked_name(&sub, raw.as_encoded_bytes())?;
                 let inner = location::join(&sub, &name);
                 let rel = self.path_of(&inner);
@@ -525,7 +535,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".aahp-tmp-");
+    builder.prefix(TEMP_PREFIX);
     let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
     #[cfg(unix)]
     {

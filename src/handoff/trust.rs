@@ -10,7 +10,6 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use jiff::ToSpan;
 use jiff::civil::Date;
 
 use super::markdown::{self, Cell};
@@ -184,7 +183,7 @@ impl TrustClaim {
     /// re-verification, or a TTL shortened by hand, both err on the side of re-checking).
     pub fn expiry(&self) -> Option<Date> {
         let computed = match (self.last_verified, self.ttl_days) {
-            (Some(d), Some(n)) => d.checked_add(n.days()).ok(),
+            (Some(d), Some(n)) => add_days(d, n),
             _ => None,
         };
         match (self.expires, computed) {
@@ -519,8 +518,21 @@ fn parse_date(s: &str) -> std::result::Result<Option<Date>, String> {
         .ok_or_else(|| format!("`{s}` is not a date (YYYY-MM-DD)"))
 }
 
+/// Longest TTL accepted, in days (about 10,000 years): anything longer is a typo or an
+/// attempt to overflow the date arithmetic; `never` says "no expiry".
+pub const TTL_MAX_DAYS: i64 = 3_650_000;
+
+/// `date` + `days`, or `None` past the last representable date (year 9999), which counts
+/// as no expiry. Never panics.
+fn add_days(date: Date, days: i64) -> Option<Date> {
+    jiff::Span::new()
+        .try_days(days)
+        .ok()
+        .and_then(|span| date.checked_add(span).ok())
+}
+
 /// A TTL cell: `7d`, `7 days`, `2w`, `48h` (whole days, rounded down) or a bare number of
-/// days; `never`/`none` means no TTL.
+/// days, at most [`TTL_MAX_DAYS`]; `never`/`none` means no TTL.
 pub fn parse_ttl(s: &str) -> std::result::Result<Option<i64>, String> {
     let t = s.trim().to_lowercase();
     if matches!(t.as_str(), "" | "-" | "never" | "none" | "∞" | "n/a") {
@@ -535,8 +547,13 @@ pub fn parse_ttl(s: &str) -> std::result::Result<Option<i64>, String> {
         "h" | "hr" | "hours" | "hour" => Some(n / 24),
         _ => None,
     });
-    days.map(Some)
-        .ok_or_else(|| format!("`{s}` is not a TTL (write e.g. `7d`, `2w`, `48h`)"))
+    let days = days.ok_or_else(|| format!("`{s}` is not a TTL (write e.g. `7d`, `2w`, `48h`)"))?;
+    if days > TTL_MAX_DAYS {
+        return Err(format!(
+            "`{s}` is longer than {TTL_MAX_DAYS} days (write `never` for a claim that does not expire)"
+        ));
+    }
+    Ok(Some(days))
 }
 
 /// Formats a TTL the way the template writes it.
@@ -753,7 +770,7 @@ pub fn record_verification(path: &str, text: &str, v: &Verification) -> Result<R
 impl Verification {
     /// The expiry this verification sets.
     pub fn expires(&self) -> Option<Date> {
-        self.date.checked_add(self.ttl_days.days()).ok()
+        add_days(self.date, self.ttl_days)
     }
 }
 
@@ -892,6 +909,22 @@ fn add_columns(text: &str, ledger: &TrustLedger, tables: &[usize]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_ttl_is_refused_with_its_line_never_a_panic() {
+        let text = "| Property | Status | Provenance | Last Verified | TTL |\n|---|---|---|---|---|\n| a | verified | test_verified | 2026-01-01 | 99999999d |\n";
+        let err = TrustLedger::parse("TRUST.md", text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("TRUST.md:3:"), "{err}");
+        assert!(err.contains("longer than"), "{err}");
+        assert!(parse_ttl("1043498w").is_err());
+        // The longest TTL accepted still computes (the expiry is past year 9999: none).
+        let text = text.replace("99999999d", &format!("{TTL_MAX_DAYS}d"));
+        let ledger = TrustLedger::parse("TRUST.md", &text).unwrap();
+        assert_eq!(ledger.claims[0].expiry(), None);
+        assert!(!ledger.claims[0].is_expired("2026-11-22".parse().unwrap()));
+    }
     use jiff::civil::date;
 
     const TEMPLATE: &str = "\
@@ -1083,6 +1116,7 @@ mod tests {
 
     mod props {
         use super::*;
+        use jiff::ToSpan;
         use proptest::prelude::*;
 
         proptest! {

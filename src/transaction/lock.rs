@@ -2,7 +2,7 @@
 //! the rule that decides whether a lock belongs to the calling session. It never decides
 //! to take over a lock: a stale lock is reported, and only `recover` removes it.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use jiff::Timestamp;
@@ -11,6 +11,12 @@ use serde::{Deserialize, Serialize};
 use crate::clock;
 use crate::error::{Error, LockHolder, Result};
 use crate::handoff::{HandoffDir, LOCK};
+
+/// Default lock lifetime when neither `--ttl` nor git config `aahp.lockTtl` is set.
+pub const DEFAULT_TTL: &str = "4h";
+
+/// Largest `HANDOFF.lock` that is read; a real lock is a few hundred bytes.
+pub const MAX_LOCK_BYTES: u64 = 64 * 1024;
 
 /// The content of `HANDOFF.lock`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,10 +41,18 @@ pub struct HandoffLock {
     /// The session phase, when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
+    /// For a lock taken around one write when no session held the handoff: the command
+    /// that took it (see [`crate::transaction::writer`]). Absent on session locks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<String>,
 }
 
 /// What is found at `HANDOFF.lock`.
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "read a few times per command; boxing would only add noise at every match"
+)]
 pub enum LockState {
     /// No lock: no session is writing.
     Absent,
@@ -116,20 +130,17 @@ pub fn format_age(secs: i64) -> String {
 }
 
 impl LockState {
-    /// Reads the lock of a handoff directory.
+    /// Reads the lock of a handoff directory (see [`read_lock_bytes`]): `Unreadable` for
+    /// anything that is not a small regular file holding a lock.
     pub fn read(dir: &HandoffDir) -> Result<LockState> {
-        let path = dir.abs.join(LOCK);
-        match std::fs::read(&path) {
-            Ok(bytes) => Ok(match HandoffLock::parse(&bytes) {
+        Ok(match read_lock_bytes(dir)? {
+            None => LockState::Absent,
+            Some(Err(reason)) => LockState::Unreadable(reason),
+            Some(Ok(bytes)) => match HandoffLock::parse(&bytes) {
                 Ok(lock) => LockState::Held(lock),
                 Err(reason) => LockState::Unreadable(reason),
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(LockState::Absent),
-            Err(source) => Err(Error::Read {
-                path: dir.path_of(LOCK),
-                source,
-            }),
-        }
+            },
+        })
     }
 
     /// Returns true when a lock file exists (readable or not).
@@ -164,6 +175,65 @@ fn unknown_holder(agent: String) -> Error {
         stale: true,
         since: "an unknown time".into(),
     }))
+}
+
+/// Reads the bytes of `HANDOFF.lock` without ever blocking or reading without bound: `None`
+/// when there is no lock; `Some(Err(what it is))` for a lock that is not a regular file
+/// (FIFO, socket, device, directory), a symbolic link leaving the repository or a file larger
+/// than [`MAX_LOCK_BYTES`], whose content is never read.
+pub fn read_lock_bytes(dir: &HandoffDir) -> Result<Option<std::result::Result<Vec<u8>, String>>> {
+    let path = dir.abs.join(LOCK);
+    let read_err = |source| Error::Read {
+        path: dir.path_of(LOCK),
+        source,
+    };
+    let meta = match std::fs::symlink_metadata(&path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(read_err(source)),
+    };
+    if meta.file_type().is_symlink() {
+        match path.canonicalize() {
+            Ok(target) if target.starts_with(&dir.root) => {}
+            Ok(_) => {
+                return Ok(Some(Err(
+                    "it is a symbolic link pointing outside the repository".into(),
+                )));
+            }
+            Err(_) => {
+                return Ok(Some(Err("it is a symbolic link that leads nowhere".into())));
+            }
+        }
+    }
+    let meta = match std::fs::metadata(&path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(read_err(source)),
+    };
+    if !meta.is_file() {
+        return Ok(Some(Err(not_regular(&meta))));
+    }
+    let file = match open_nonblocking(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(read_err(source)),
+    };
+    // The name may have been swapped for a FIFO or device since the check above: judge
+    // what was opened.
+    let meta = file.metadata().map_err(read_err)?;
+    if !meta.is_file() {
+        return Ok(Some(Err(not_regular(&meta))));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_LOCK_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(read_err)?;
+    if bytes.len() as u64 > MAX_LOCK_BYTES {
+        return Ok(Some(Err(format!(
+            "it is larger than {MAX_LOCK_BYTES} bytes"
+        ))));
+    }
+    Ok(Some(Ok(bytes)))
 }
 
 /// Creates `HANDOFF.lock` exclusively and atomically: the JSON is written to a temporary file
@@ -212,9 +282,20 @@ fn create_new(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
     }
 }
 
-/// Removes `HANDOFF.lock` (a missing lock is not an error) and syncs the directory.
+/// Removes `HANDOFF.lock` (a missing lock is not an error) and syncs the directory. A FIFO,
+/// device or symbolic link in its place is removed like a file (a link's target is never
+/// touched); a directory is refused, since it may hold someone's files.
 pub fn release(dir: &HandoffDir) -> Result<()> {
-    match std::fs::remove_file(dir.abs.join(LOCK)) {
+    let path = dir.abs.join(LOCK);
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+        return Err(Error::invalid(
+            dir.path_of(LOCK),
+            None,
+            "is a directory, not a lock; git-aahp does not delete directories: move it out \
+             of the handoff directory by hand",
+        ));
+    }
+    match std::fs::remove_file(&path) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(source) => {
@@ -226,6 +307,51 @@ pub fn release(dir: &HandoffDir) -> Result<()> {
     }
     sync_dir(&dir.abs);
     Ok(())
+}
+
+/// Names what a non-regular file is, for [`LockState::Unreadable`].
+fn not_regular(meta: &std::fs::Metadata) -> String {
+    let t = meta.file_type();
+    let kind = if t.is_dir() {
+        "a directory"
+    } else {
+        special_kind(t)
+    };
+    format!("it is not a regular file but {kind}")
+}
+
+#[cfg(unix)]
+fn special_kind(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_block_device() || t.is_char_device() {
+        "a device"
+    } else {
+        "a special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: std::fs::FileType) -> &'static str {
+    "a special file"
+}
+
+/// Opens a file for reading without waiting: a FIFO with no writer would block `open` itself.
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
 }
 
 pub(crate) fn sync_dir(dir: &Path) {
@@ -256,6 +382,34 @@ pub fn new_session_id(now: Timestamp) -> String {
     format!("{stamp}-{:08x}", h.finish() & 0xffff_ffff)
 }
 
+/// Longest session id accepted, in characters.
+pub const SESSION_ID_MAX: usize = 128;
+
+/// Checks that a session id can name a ref part (`refs/aahp/recovered/<id>`) as it is:
+/// ASCII letters, digits, `-`, `_` and `.`, not starting with `.` or `-`, without `..`, not
+/// ending with `.` or `.lock`, at most [`SESSION_ID_MAX`] characters. Ids enter here
+/// (`begin`, a lock a command takes); ids already in a lock are mapped by
+/// [`crate::transaction::recovered_ref_part`] instead.
+pub fn check_session_id(id: &str) -> std::result::Result<(), String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    let ok = !id.is_empty()
+        && id.chars().count() <= SESSION_ID_MAX
+        && id.chars().all(allowed)
+        && !id.starts_with(['.', '-'])
+        && !id.ends_with('.')
+        && !id.to_ascii_lowercase().ends_with(".lock")
+        && !id.contains("..");
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "the session id {id:?} cannot name a git ref: use ASCII letters, digits, `-`, `_` \
+             and single dots (not first or last, no `.lock` ending), at most {SESSION_ID_MAX} \
+             characters"
+        ))
+    }
+}
+
 /// Parses a lock lifetime: `90s`, `30m`, `4h`, `2d`, or plain seconds.
 pub fn parse_ttl(s: &str) -> std::result::Result<jiff::SignedDuration, String> {
     let s = s.trim();
@@ -266,17 +420,20 @@ pub fn parse_ttl(s: &str) -> std::result::Result<jiff::SignedDuration, String> {
     let n: i64 = num
         .parse()
         .map_err(|_| format!("invalid lock lifetime `{s}`: expected e.g. 4h, 30m, 1d"))?;
-    let secs = match unit {
-        "s" => n,
-        "m" => n * 60,
-        "h" => n * 3600,
-        "d" => n * 86_400,
+    let per_unit = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
         _ => {
             return Err(format!(
                 "invalid lock lifetime `{s}`: expected e.g. 4h, 30m, 1d"
             ));
         }
     };
+    let secs = n
+        .checked_mul(per_unit)
+        .ok_or_else(|| format!("the lock lifetime `{s}` is too long"))?;
     if secs <= 0 {
         return Err(format!("the lock lifetime must be positive, got `{s}`"));
     }
@@ -293,6 +450,7 @@ pub fn new_lock(
     updating: Vec<String>,
     phase: Option<String>,
 ) -> Result<HandoffLock> {
+    check_session_id(session_id).map_err(Error::Usage)?;
     let expires = now
         .checked_add(ttl)
         .map_err(|_| Error::Usage("the lock lifetime is too long".into()))?;
@@ -306,6 +464,7 @@ pub fn new_lock(
         updating,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         phase,
+        write: None,
     })
 }
 
@@ -345,6 +504,43 @@ mod tests {
             lock.age("2026-11-22T12:05:00Z".parse().unwrap()),
             "2h 5m ago"
         );
+    }
+
+    #[test]
+    fn session_ids_must_name_a_ref_part() {
+        for good in ["s1", "S-1_a.b", "20261122T100000Z-1a2b3c4d", "a.lock.b"] {
+            assert!(check_session_id(good).is_ok(), "{good}");
+        }
+        let long = "a".repeat(SESSION_ID_MAX + 1);
+        for bad in [
+            "",
+            "v1..2",
+            "sess.lock",
+            "a/b",
+            ".a",
+            "-a",
+            "a.",
+            "a b",
+            "a\u{1b}b",
+            "a\nb",
+            "a:b",
+            "a~1",
+            "a^",
+            "a@{1}",
+            "a*",
+            "a?",
+            "a[",
+            "ü",
+            &long,
+        ] {
+            assert!(check_session_id(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn ttl_arithmetic_never_overflows() {
+        assert!(parse_ttl("99999999999999999d").is_err());
+        assert!(parse_ttl("9223372036854775807h").is_err());
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod journal;
 pub mod lock;
 pub mod rotation;
 pub mod steps;
+pub mod writer;
 
 use std::collections::BTreeSet;
 
@@ -28,7 +29,7 @@ use lock::HandoffLock;
 
 /// Prefix of the temporary files `write_atomic` and [`lock::acquire`] create; a crash can
 /// leave them behind, and they are never handoff content.
-pub const TEMP_PREFIX: &str = ".aahp-tmp-";
+pub const TEMP_PREFIX: &str = crate::handoff::TEMP_PREFIX;
 /// Prefix of the session tags.
 pub const TAG_PREFIX: &str = "refs/tags/aahp/session-";
 /// Prefix of the refs holding interrupted sessions' files.
@@ -102,7 +103,12 @@ pub fn worktree_files(dir: &HandoffDir) -> Result<BTreeSet<String>> {
             path: dir.rel.clone(),
             source,
         })?;
-        let name = entry.file_name().to_string_lossy().into_owned();
+        // A name that is not UTF-8 cannot be passed to git or restored by name: such a file
+        // is left where it is, never saved, staged or deleted (commands that read the
+        // handoff refuse it with exit 2), so it cannot wedge a commit's undo or `recover`.
+        let Some(name) = entry.file_name().to_str().map(String::from) else {
+            continue;
+        };
         let is_file = entry
             .file_type()
             .is_ok_and(|t| t.is_file() || t.is_symlink());
@@ -165,7 +171,10 @@ pub fn save_worktree(
         source,
     })?;
     let index = journal::state_dir(repo).join("snapshot.index");
-    Ok(repo.snapshot_commit(parent, &paths, message, &index)?)
+    let saved = repo.snapshot_commit(parent, &paths, message, &index);
+    // Also when git failed: the temporary index is never left behind.
+    let _ = std::fs::remove_file(&index);
+    Ok(saved?)
 }
 
 /// Makes the handoff directory in the working tree hold exactly `commit`'s handoff files
@@ -182,7 +191,9 @@ pub fn restore_dir(repo: &Repo, dir: &HandoffDir, commit: ObjectId) -> Result<Ve
     let mut changed = Vec::new();
     let mut keep = BTreeSet::new();
     for entry in &wanted {
-        if is_transient(&entry.name) {
+        // Tree names are read lossily: one that was not UTF-8 (shown with U+FFFD) cannot be
+        // written by name, and the file on disk, if any, is left as it is.
+        if is_transient(&entry.name) || entry.name.contains(char::REPLACEMENT_CHARACTER) {
             continue;
         }
         keep.insert(entry.name.clone());
@@ -278,25 +289,40 @@ pub fn tag_message(
     msg
 }
 
-/// Returns a ref name under `refs/aahp/recovered/` for a session that is free, or already
-/// holds `commit` (so a rerun of `recover` reuses it). Unsafe characters become `-`.
-pub fn recovered_ref(repo: &Repo, session_id: &str, commit: ObjectId) -> Result<(String, bool)> {
+/// Maps any session id to a ref name part, deterministically: an id [`lock::check_session_id`]
+/// accepts is used as it is; any other (a lock planted or written by hand, an older version)
+/// keeps its letters, digits, `-` and `_` (at most 64), the rest becoming `-`, followed by 8
+/// hex digits of its SHA-256, so two different ids never share a name.
+pub fn recovered_ref_part(session_id: &str) -> String {
+    use sha2::{Digest, Sha256};
+    if lock::check_session_id(session_id).is_ok() {
+        return session_id.to_string();
+    }
     let clean: String = session_id
         .chars()
+        .take(64)
         .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
                 c
             } else {
                 '-'
             }
         })
         .collect();
-    let clean = clean.trim_matches('.').to_string();
-    let clean = if clean.is_empty() {
-        "unknown".into()
+    let clean = clean.trim_matches('-');
+    let digest = crate::handoff::hex(&Sha256::digest(session_id.as_bytes())[..4]);
+    if clean.is_empty() {
+        format!("session-{digest}")
     } else {
-        clean
-    };
+        format!("{clean}-{digest}")
+    }
+}
+
+/// Returns a ref name under `refs/aahp/recovered/` for a session that is free, or already
+/// holds `commit` (so a rerun of `recover` reuses it); the name is
+/// [`recovered_ref_part`]'s, so any lock content gives a valid ref.
+pub fn recovered_ref(repo: &Repo, session_id: &str, commit: ObjectId) -> Result<(String, bool)> {
+    let clean = recovered_ref_part(session_id);
     for i in 1.. {
         let name = if i == 1 {
             format!("{RECOVERED_PREFIX}{clean}")
@@ -310,4 +336,34 @@ pub fn recovered_ref(repo: &Repo, session_id: &str, commit: ObjectId) -> Result<
         }
     }
     unreachable!("the loop returns once a free name is found")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_session_id_maps_to_a_valid_ref_part_deterministically() {
+        assert_eq!(recovered_ref_part("s-1.2_x"), "s-1.2_x");
+        for bad in [
+            "v1..2",
+            "sess.lock",
+            "../../../heads/main",
+            "a\u{1b}]0;x\u{7}",
+            "",
+            "...",
+            "ü",
+            &"x".repeat(500),
+        ] {
+            let part = recovered_ref_part(bad);
+            assert_eq!(part, recovered_ref_part(bad), "deterministic");
+            let name = format!("{RECOVERED_PREFIX}{part}");
+            assert!(
+                gix::refs::FullName::try_from(name.as_str()).is_ok(),
+                "{bad:?} → {name}"
+            );
+            assert!(part.len() <= 64 + 9, "{part}");
+        }
+        assert_ne!(recovered_ref_part("a..b"), recovered_ref_part("a//b"));
+    }
 }

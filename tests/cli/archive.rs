@@ -528,15 +528,18 @@ fn archive_help() {
     Usage: git aahp archive [OPTIONS]
 
     Options:
-          --dir <PATH>    The handoff directory (default: the nearest enclosing one holding
-                          `.ai/handoff`, else git config `aahp.dir`, else `.ai/handoff`)
-          --keep <N>      How many entries LOG.md keeps [default: git config aahp.keep, else 10]
-          --json          Print one JSON document on stdout instead of text
-          --verify        Write nothing; exit 1 when archive entries are forged, missing or duplicated,
-                          or LOG.md holds more entries than it keeps
-      -q, --quiet         Print nothing on success
-          --color <WHEN>  When to use colour [default: auto] [possible values: auto, always, never]
-      -h, --help          Print help (see more with '--help')
+          --dir <PATH>               The handoff directory (default: git config `aahp.dir`, else
+                                     `.ai/handoff`)
+          --keep <N>                 How many entries LOG.md keeps [default: git config aahp.keep, else
+                                     10]
+          --json                     Print one JSON document on stdout instead of text
+          --verify                   Write nothing; exit 1 when archive entries are forged, missing or
+                                     duplicated, or LOG.md holds more entries than it keeps
+      -q, --quiet                    Print nothing on success
+          --session-id <SESSION_ID>  The session id `begin` printed [env: AAHP_SESSION_ID=]
+          --color <WHEN>             When to use colour [default: auto] [possible values: auto, always,
+                                     never]
+      -h, --help                     Print help (see more with '--help')
     --- stderr ---
     ");
 }

@@ -606,3 +606,23 @@ fn commit_refused_without_begin_leaves_no_lock_behind() {
     assert_eq!(repository_state(&repo), before);
     assert!(!has_lock(&repo) && !has_journal(&repo));
 }
+
+#[test]
+fn a_commit_failing_before_its_journal_leaves_no_lock_or_snapshot() {
+    let repo = session_repo();
+    let status = repo.path().join(DIR).join("STATUS.md");
+    std::fs::remove_file(&status).unwrap();
+    crate::support::mkfifo(&status);
+    let before = head(&repo);
+    let out = repo.aahp_bounded(
+        &["commit", "-m", "x"],
+        &[],
+        std::time::Duration::from_mins(2),
+    );
+    out.assert_code(2);
+    assert_eq!(head(&repo), before);
+    assert!(!has_lock(&repo), "{out}");
+    assert!(!has_journal(&repo));
+    assert!(!repo.exists(".git/aahp/snapshot.index"));
+    assert!(!repo.exists(".git/aahp/session.json"));
+}

@@ -23,6 +23,7 @@ mod index;
 mod init;
 mod instructions;
 mod lint;
+mod lock;
 mod man;
 mod manifest;
 mod monorepo;

@@ -274,3 +274,90 @@ fn recover_marks_the_claims_the_session_changed_as_untested() {
         "{log}"
     );
 }
+
+#[test]
+fn recover_never_rolls_back_handoff_content_committed_after_the_last_tag() {
+    let repo = session_repo();
+    repo.aahp(&["begin"]).assert_code(0);
+    repo.aahp(&["commit", "-m", "tagged session"])
+        .assert_code(0);
+    // A log entry committed by plain `git commit`: the manifest is not regenerated, so this
+    // commit's manifest does not verify, but its content is committed work.
+    let log = format!("{DIR}/LOG.md");
+    let text = repo.read(&log).replacen(
+        "## [",
+        "## [2026-11-22] human: HUMAN ENTRY\n\nWritten by hand.\n\n---\n\n## [",
+        1,
+    );
+    repo.write(&log, text);
+    repo.git(&["commit", "-q", "-am", "log by hand"]);
+    let committed = head(&repo);
+
+    repo.aahp(&["begin"]).assert_code(0);
+    edit_like_a_session(&repo);
+    let crashed = repo.aahp_env(
+        ".",
+        &["commit", "-m", "crashes"],
+        &[("AAHP_FAILPOINT", "commit:stage")],
+    );
+    assert_ne!(crashed.code, 0);
+    let out = repo.aahp(&["--json", "recover"]);
+    out.assert_code(0);
+    assert_eq!(out.json()["action"], "roll_back");
+    assert_eq!(out.json()["restored_to"], committed.as_str());
+    assert!(
+        repo.read(&log).contains("HUMAN ENTRY"),
+        "the committed entry is kept"
+    );
+    assert_eq!(head(&repo), committed);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+}
+
+#[test]
+fn a_file_name_that_is_not_utf8_never_wedges_recover_or_commits_undo() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = session_repo();
+    let odd = repo
+        .path()
+        .join(DIR)
+        .join(std::ffi::OsStr::from_bytes(b"\xff\xfe.md"));
+    let status = format!("{DIR}/STATUS.md");
+    let hook = repo.path().join(".git/hooks/pre-commit");
+
+    // commit's undo: the name appears while `git commit` runs (its hook creates it, then
+    // rejects the commit); the undo leaves it where it is and restores everything else.
+    repo.aahp(&["begin"]).assert_code(0);
+    repo.write(&status, "# Status\n\nsession edit\n");
+    repo.write(
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\nprintf x > \"$(printf '.ai/handoff/\\377\\376.md')\"\nexit 1\n",
+    );
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = repo.aahp(&["commit", "-m", "rejected"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("nothing was committed"), "{out}");
+    assert!(!has_journal(&repo), "{out}");
+    assert!(has_lock(&repo), "the session keeps its lock");
+    assert!(repo.read(&status).contains("session edit"));
+    assert!(odd.exists());
+    std::fs::remove_file(&hook).unwrap();
+
+    // recover names the file and changes nothing until it is moved away.
+    let out = repo.aahp(&["recover"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("not valid UTF-8"), "{out}");
+    assert!(has_lock(&repo) && !has_journal(&repo));
+    assert!(repo.read(&status).contains("session edit"));
+    std::fs::rename(&odd, repo.path().join("odd.md")).unwrap();
+    let committed = handoff_files_at(&repo, "HEAD");
+    let out = repo.aahp(&["--json", "recover"]);
+    out.assert_code(0);
+    let saved = out.json()["saved_ref"].as_str().unwrap().to_string();
+    assert!(
+        repo.git(&["show", &format!("{saved}:{status}")])
+            .contains("session edit")
+    );
+    assert_eq!(repo.read(&status), committed["STATUS.md"]);
+    assert!(!has_lock(&repo) && !has_journal(&repo));
+    repo.aahp(&["begin"]).assert_code(0);
+}

@@ -14,8 +14,10 @@
 )]
 
 use std::fmt;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The instant every test runs at (`AAHP_NOW`).
 pub const NOW: &str = "2026-11-22T10:00:00Z";
@@ -234,6 +236,66 @@ impl TestRepo {
         hermetic(&mut cmd, &self.path());
         cmd
     }
+}
+
+impl TestRepo {
+    /// Runs `git-aahp` like [`TestRepo::aahp_env`], but kills it and fails the test when it
+    /// has not exited within `bound`: for inputs that could make a command block forever (a
+    /// FIFO) or read without end (`/dev/zero`). The bound is far above any normal run, so
+    /// the test asserts "no hang", not a speed.
+    #[track_caller]
+    pub fn aahp_bounded(&self, args: &[&str], envs: &[(&str, &str)], bound: Duration) -> CmdOutput {
+        let mut cmd = self.aahp_command(args);
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let drain = |mut r: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let _ = r.read_to_end(&mut buf);
+                String::from_utf8_lossy(&buf).into_owned()
+            })
+        };
+        let stdout = drain(Box::new(child.stdout.take().expect("piped")));
+        let stderr = drain(Box::new(child.stderr.take().expect("piped")));
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status;
+            }
+            if start.elapsed() > bound {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "`git aahp {}` was still running after {bound:?}: it hangs",
+                    args.join(" ")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        CmdOutput {
+            code: status.code().unwrap_or(-1),
+            stdout: stdout.join().expect("reader"),
+            stderr: stderr.join().expect("reader"),
+            root: self.path(),
+        }
+    }
+}
+
+/// Creates a FIFO (named pipe) at `path`.
+#[track_caller]
+pub fn mkfifo(path: &Path) {
+    let ok = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("run mkfifo")
+        .success();
+    assert!(ok, "mkfifo {}", path.display());
 }
 
 fn run(mut cmd: Command, root: PathBuf) -> CmdOutput {

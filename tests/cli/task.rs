@@ -672,3 +672,27 @@ fn task_keeps_the_token_budget_exact() {
     assert!(out.stdout.contains("is up to date"), "{out}");
     assert_eq!(manifest(&repo)["token_budget"], after);
 }
+
+#[test]
+fn task_ids_at_the_counter_maximum_are_exit_2_and_no_task_is_overwritten() {
+    let repo = TestRepo::with_handoff();
+    let mut m = manifest(&repo);
+    m["next_task_id"] = serde_json::json!(u64::MAX);
+    set_manifest(&repo, &m);
+    let before = repo.read(MANIFEST);
+    let out = repo.aahp(&["task", "add", "x"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("task ids are used up"), "{out}");
+    assert_eq!(repo.read(MANIFEST), before);
+
+    // One below the maximum, with the maximum's id already taken.
+    m["next_task_id"] = serde_json::json!(u64::MAX - 1);
+    m["tasks"] = serde_json::json!({
+        format!("T-{}", u64::MAX): {"title": "last", "status": "ready"}
+    });
+    set_manifest(&repo, &m);
+    let before = repo.read(MANIFEST);
+    repo.aahp(&["task", "add", "y"]).assert_code(2);
+    assert_eq!(repo.read(MANIFEST), before, "T-{} is kept", u64::MAX);
+    assert!(!repo.exists(LOCK));
+}

@@ -410,7 +410,58 @@ fn trust_verify_help() {
       -q, --quiet                    Print nothing on success
           --color <WHEN>             When to use colour [default: auto] [possible values: auto, always,
                                      never]
+          --session-id <SESSION_ID>  The session id `begin` printed: `decay` and `verify` write only
+                                     under this session's HANDOFF.lock (or one taken for the write when
+                                     no session holds it) [env: AAHP_SESSION_ID=]
       -h, --help                     Print help (see more with '--help')
     --- stderr ---
     ");
+}
+
+#[test]
+fn a_huge_ttl_is_named_with_its_line_never_a_panic() {
+    let repo = crate::session_fixture::session_repo();
+    let text = repo.read(TRUST).replace("| 7d |", "| 99999999d |");
+    assert!(text.contains("99999999d"));
+    repo.write(TRUST, text);
+    repo.git(&["add", TRUST]);
+    // The reports and the gate name the row and go on (trust expiry is advisory there, as
+    // for any TRUST.md row they cannot read); never a panic.
+    for args in [
+        &["status"][..],
+        &["--json", "status"],
+        &["verify"],
+        &["verify", "--json"],
+    ] {
+        let out = repo.aahp(args);
+        assert!(matches!(out.code, 0 | 1), "{args:?}\n{out}");
+        assert!(
+            out.stdout.contains(".ai/handoff/TRUST.md:5:") && out.stdout.contains("99999999d"),
+            "{args:?}\n{out}"
+        );
+    }
+    for args in [
+        &["hook", "pre-commit"][..],
+        &["context"],
+        &["context", "--level", "full"],
+    ] {
+        let out = repo.aahp(args);
+        assert!(matches!(out.code, 0 | 1), "{args:?}\n{out}");
+        assert!(!out.stderr.contains("panicked"), "{args:?}\n{out}");
+    }
+    // The commands that act on the claims refuse: exit 2 naming the file and line.
+    for args in [&["trust"][..], &["trust", "decay"], &["commit", "-m", "x"]] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains(".ai/handoff/TRUST.md:5:") && out.stderr.contains("99999999d"),
+            "{args:?}\n{out}"
+        );
+    }
+    // commit, also inside a session, leaves no journal and keeps only the session's lock.
+    repo.aahp(&["begin"]).assert_code(0);
+    repo.aahp(&["commit", "-m", "x"]).assert_code(2);
+    assert!(!repo.exists(".git/aahp/journal.json"));
+    repo.aahp(&["recover"]).assert_code(0);
+    assert!(!repo.exists(".ai/handoff/HANDOFF.lock"));
 }

@@ -1,0 +1,245 @@
+//! Every command that rewrites the handoff directory goes through [`HandoffWrite`]: it
+//! serialises the processes of one worktree on a short-lived OS file lock, then requires
+//! `HANDOFF.lock` to be the calling session's (or takes it for this one write). So two
+//! processes of one session never interleave a read-modify-write, and no command writes
+//! while another session holds the handoff (SPEC §3.3; issue #12).
+
+use std::fs::{File, TryLockError};
+use std::io::{Read, Seek, Write};
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+
+use super::SessionClaim;
+use super::journal::{self, Journal};
+use super::lock::{self, HandoffLock, LockState};
+use crate::error::{Error, Result};
+use crate::git::Repo;
+use crate::handoff::{HandoffDir, hex};
+
+/// How long a writer waits for another process of its session before giving up (exit 3).
+/// Generous: `commit` holds the lock while the user's hooks run.
+pub const WRITE_WAIT: Duration = Duration::from_mins(5);
+
+/// An exclusive OS-level lock (`flock`) on `<git_dir>/aahp/write-<dir>.lock`, held while one
+/// process reads and rewrites a handoff directory. The kernel releases it when the process
+/// ends, however it ends, so it can never be left stale.
+#[must_use = "the lock is released when this value is dropped"]
+#[derive(Debug)]
+pub struct WriteLock {
+    _file: File,
+}
+
+impl WriteLock {
+    /// Waits (up to [`WRITE_WAIT`]) for the write lock of `dir`, then records `command` and
+    /// this process id in it so a writer that gives up can name the holder.
+    pub fn acquire(repo: &Repo, dir: &HandoffDir, command: &str) -> Result<WriteLock> {
+        Self::take(repo, dir, command, WRITE_WAIT)
+    }
+
+    /// Takes the write lock only if it is free right now (`None` when another process of
+    /// this worktree holds it).
+    pub fn try_acquire(repo: &Repo, dir: &HandoffDir, command: &str) -> Result<Option<WriteLock>> {
+        match Self::take(repo, dir, command, Duration::ZERO) {
+            Ok(lock) => Ok(Some(lock)),
+            Err(Error::Busy { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn take(repo: &Repo, dir: &HandoffDir, command: &str, wait: Duration) -> Result<WriteLock> {
+        let state = journal::state_dir(repo);
+        let path = state.join(format!("write-{}.lock", dir_key(&dir.rel)));
+        let shown = path.display().to_string();
+        let io_err = |source| Error::Write {
+            path: shown.clone(),
+            source,
+        };
+        std::fs::create_dir_all(&state).map_err(io_err)?;
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io_err)?;
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(2);
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) if start.elapsed() < wait => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(50));
+                }
+                Err(TryLockError::WouldBlock) => {
+                    let mut holder = String::new();
+                    let _ = (&file).take(200).read_to_string(&mut holder);
+                    let holder = holder.trim();
+                    return Err(Error::Busy {
+                        dir: dir.rel.clone(),
+                        holder: if holder.is_empty() {
+                            "an unknown process".into()
+                        } else {
+                            holder.to_string()
+                        },
+                        waited_secs: start.elapsed().as_secs(),
+                    });
+                }
+                Err(TryLockError::Error(source)) => return Err(io_err(source)),
+            }
+        }
+        // Only a note for messages: a failure to write it does not matter.
+        let _ = file
+            .set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| writeln!(file, "process {}: {command}", std::process::id()));
+        Ok(WriteLock { _file: file })
+    }
+}
+
+/// A file-name-safe key for a handoff directory (monorepos have several).
+fn dir_key(rel: &str) -> String {
+    use sha2::{Digest, Sha256};
+    hex(&Sha256::digest(rel.as_bytes())[..8])
+}
+
+/// A command's right to rewrite the handoff directory: the worktree's [`WriteLock`], and
+/// `HANDOFF.lock` held by the calling session or taken for this one write.
+///
+/// # Crash safety
+/// A `HANDOFF.lock` taken here is released by [`HandoffWrite::finish`], or on drop when the
+/// command fails; a crash in between leaves it for `git aahp recover`, like any lock.
+#[must_use = "the handoff stays locked until this value is finished or dropped"]
+#[derive(Debug)]
+pub struct HandoffWrite<'d> {
+    dir: &'d HandoffDir,
+    holder: Option<HandoffLock>,
+    took: bool,
+    taken_over: Option<String>,
+    _serial: WriteLock,
+}
+
+impl<'d> HandoffWrite<'d> {
+    /// Takes the write lock, then checks `HANDOFF.lock`: the caller's session's lock is used
+    /// as it is; a lock of another session (or one that cannot be read, or an interrupted
+    /// `commit`) is exit 3 naming the holder; no lock means one is taken for this write,
+    /// marked as taken by `command` for one write, announcing `updating`. A one-write lock
+    /// left by a writer that crashed is taken over (see [`HandoffWrite::taken_over`]).
+    pub fn begin(
+        repo: &Repo,
+        dir: &'d HandoffDir,
+        claim: &SessionClaim,
+        now: Timestamp,
+        command: &str,
+        updating: &[&str],
+    ) -> Result<HandoffWrite<'d>> {
+        let serial = WriteLock::acquire(repo, dir, command)?;
+        // Under the write lock no `commit` of this worktree is running, so a journal left
+        // for this directory is a crashed one: `recover` must go first.
+        if let Some(j) = Journal::load(repo)?
+            && j.dir == dir.rel
+        {
+            return Err(j.interrupted_error());
+        }
+        match LockState::read(dir)? {
+            // A lock taken for one write lives only while its taker holds the write lock, so
+            // finding one now proves the taker died mid-write. It belongs to no session, and
+            // its write is one a rerun completes (every file is replaced whole): this write
+            // takes it over and releases it at the end.
+            LockState::Held(held) if held.write.is_some() => Ok(HandoffWrite {
+                dir,
+                holder: None,
+                took: true,
+                taken_over: held.write,
+                _serial: serial,
+            }),
+            LockState::Held(held) if claim.owns(&held, repo, dir) => Ok(HandoffWrite {
+                dir,
+                holder: Some(held),
+                took: false,
+                taken_over: None,
+                _serial: serial,
+            }),
+            state @ (LockState::Held(_) | LockState::Unreadable(_)) => {
+                Err(state.locked_error(dir, now))
+            }
+            LockState::Absent => {
+                let agent = claim.agent.clone().unwrap_or_else(|| "git-aahp".into());
+                let session_id = claim
+                    .session_id
+                    .clone()
+                    .unwrap_or_else(|| lock::new_session_id(now));
+                let ttl = lock::parse_ttl(lock::DEFAULT_TTL).map_err(Error::Usage)?;
+                let mut new = lock::new_lock(
+                    &agent,
+                    &session_id,
+                    now,
+                    ttl,
+                    repo.head_commit()?.map(|c| c.to_string()),
+                    updating.iter().map(|s| (*s).to_string()).collect(),
+                    None,
+                )?;
+                new.write = Some(command.to_string());
+                if !lock::acquire(dir, &new)? {
+                    return Err(LockState::read(dir)?.locked_error(dir, now));
+                }
+                Ok(HandoffWrite {
+                    dir,
+                    holder: None,
+                    took: true,
+                    taken_over: None,
+                    _serial: serial,
+                })
+            }
+        }
+    }
+
+    /// Checks, taking nothing, that `HANDOFF.lock` would let the caller write now: absent, or
+    /// its own session's. Lets a command refuse (exit 3) before slow work such as running a
+    /// verification command; [`HandoffWrite::begin`] checks again before the write.
+    pub fn precheck(
+        repo: &Repo,
+        dir: &HandoffDir,
+        claim: &SessionClaim,
+        now: Timestamp,
+    ) -> Result<()> {
+        match LockState::read(dir)? {
+            LockState::Absent => Ok(()),
+            LockState::Held(held) if claim.owns(&held, repo, dir) => Ok(()),
+            state => Err(state.locked_error(dir, now)),
+        }
+    }
+
+    /// The session's lock when the caller's session holds it (`None` when taken here).
+    pub fn holder(&self) -> Option<&HandoffLock> {
+        self.holder.as_ref()
+    }
+
+    /// True when `HANDOFF.lock` was taken for this write (no session held it).
+    pub fn took_lock(&self) -> bool {
+        self.took
+    }
+
+    /// The command whose crash left the one-write lock this write took over, if it did.
+    pub fn taken_over(&self) -> Option<&str> {
+        self.taken_over.as_deref()
+    }
+
+    /// Ends the write: releases a `HANDOFF.lock` taken for it, then the write lock.
+    pub fn finish(mut self) -> Result<()> {
+        if self.took {
+            self.took = false;
+            lock::release(self.dir)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for HandoffWrite<'_> {
+    fn drop(&mut self) {
+        if self.took {
+            let _ = lock::release(self.dir);
+        }
+    }
+}

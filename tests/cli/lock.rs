@@ -1,0 +1,314 @@
+//! `HANDOFF.lock` discipline across commands (issue #12): every writer honours another
+//! session's lock, the processes of one session serialise their writes, and a lock that is
+//! not a regular file is reported instead of blocking or being read without end.
+
+use std::collections::BTreeSet;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use crate::session_fixture::{DIR, handoff_files, head, session_repo, task_ids};
+use crate::support::{TestRepo, mkfifo};
+
+const LOCK: &str = ".ai/handoff/HANDOFF.lock";
+/// Far above any normal run of one command, even on a loaded machine: only a hang reaches it.
+const BOUND: Duration = Duration::from_mins(2);
+
+/// Starts `git-aahp` without waiting, as the session `session` when given.
+fn spawn(repo: &TestRepo, args: &[&str], session: Option<&str>) -> Child {
+    let mut cmd = repo.aahp_command(args);
+    if let Some(id) = session {
+        cmd.env("AAHP_SESSION_ID", id);
+    }
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// A lock held by another session: `begin` in this worktree, then the worktree forgets it
+/// (as if that session ran elsewhere).
+fn foreign_lock(repo: &TestRepo) {
+    repo.aahp(&["begin", "--agent", "other-agent", "--session-id", "OTHER"])
+        .assert_code(0);
+    std::fs::remove_file(repo.path().join(".git/aahp/session.json")).unwrap();
+}
+
+#[test]
+fn every_writer_exits_3_naming_the_holder_of_another_sessions_lock() {
+    let repo = session_repo();
+    foreign_lock(&repo);
+    let before = handoff_files(&repo);
+    let lock = repo.read(LOCK);
+    let writers: &[&[&str]] = &[
+        &["archive", "--keep", "1"],
+        &["manifest"],
+        &["manifest", "--context", "new orientation"],
+        &["trust", "decay"],
+        &["trust", "verify", "build passes", "--", "touch", "ran.txt"],
+        &["task", "add", "x"],
+        &["task", "done", "T-002"],
+        &["init", "--force"],
+        &["commit", "-m", "x"],
+        &["recover"],
+    ];
+    for args in writers {
+        let out = repo.aahp(args);
+        out.assert_code(3);
+        assert!(
+            out.stderr.contains("locked by other-agent (session OTHER)"),
+            "{args:?} must name the holder\n{out}"
+        );
+        assert_eq!(handoff_files(&repo), before, "{args:?} wrote the handoff");
+        assert_eq!(repo.read(LOCK), lock, "{args:?} touched the lock");
+    }
+    assert!(
+        !repo.exists("ran.txt"),
+        "the verification command must not run"
+    );
+    // Read-only forms stay available.
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    repo.aahp(&["trust", "list"]).assert_code(0);
+    // The holder, named by its id, writes.
+    repo.aahp(&["trust", "decay", "--session-id", "OTHER"])
+        .assert_code(0);
+    repo.aahp_env(".", &["task", "add", "y"], &[("AAHP_SESSION_ID", "OTHER")])
+        .assert_code(0);
+}
+
+#[test]
+fn twenty_parallel_task_adds_in_one_session_keep_twenty_tasks_with_distinct_ids() {
+    let repo = session_repo();
+    repo.aahp(&["begin", "--session-id", "S1"]).assert_code(0);
+    let children: Vec<_> = (0..20)
+        .map(|k| spawn(&repo, &["task", "add", &format!("task-{k}")], Some("S1")))
+        .collect();
+    let mut added = BTreeSet::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let id = stdout
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .trim_end_matches(':');
+        assert!(added.insert(id.to_string()), "{id} was handed out twice");
+    }
+    let ids: BTreeSet<String> = task_ids(&handoff_files(&repo)).into_iter().collect();
+    assert_eq!(ids.len(), 22, "2 tasks before + 20 added: {ids:?}");
+    assert!(added.is_subset(&ids));
+    let m: serde_json::Value =
+        serde_json::from_str(&repo.read(&format!("{DIR}/MANIFEST.json"))).unwrap();
+    assert_eq!(m["next_task_id"], 23);
+    assert!(repo.exists(LOCK), "the session keeps its lock");
+}
+
+#[test]
+fn racing_task_adds_without_a_session_lose_nothing_and_never_exit_2() {
+    let repo = session_repo();
+    let children: Vec<_> = (0..12)
+        .map(|k| spawn(&repo, &["task", "add", &format!("task-{k}")], None))
+        .collect();
+    let mut succeeded = 0;
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        match out.status.code() {
+            Some(0) => succeeded += 1,
+            Some(3) => {}
+            other => panic!("exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+        }
+    }
+    assert_eq!(task_ids(&handoff_files(&repo)).len(), 2 + succeeded);
+    assert!(!repo.exists(LOCK), "a lock taken for one write is released");
+}
+
+#[test]
+fn a_sessions_writers_serialise_with_its_commit() {
+    // `trust verify` of the same session, run while `commit` runs, lands either in the
+    // commit (whose manifest then verifies) or after it — never half in.
+    let repo = session_repo();
+    repo.aahp(&["begin", "--session-id", "S1"]).assert_code(0);
+    let commit = spawn(&repo, &["commit", "-m", "session"], None);
+    let verifies: Vec<_> = (0..3)
+        .map(|k| {
+            spawn(
+                &repo,
+                &["trust", "verify", &format!("prop {k}"), "--", "true"],
+                Some("S1"),
+            )
+        })
+        .collect();
+    let out = commit.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for v in verifies {
+        let out = v.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"])
+        .assert_code(0);
+    let trust = repo.read(&format!("{DIR}/TRUST.md"));
+    for k in 0..3 {
+        assert!(trust.contains(&format!("prop {k}")), "{trust}");
+    }
+    assert!(!repo.exists(LOCK));
+}
+
+/// Puts something that is not a lock file at HANDOFF.lock.
+fn plant(repo: &TestRepo, kind: &str) {
+    let path = repo.path().join(LOCK);
+    match kind {
+        "fifo" => mkfifo(&path),
+        "dir" => std::fs::create_dir(&path).unwrap(),
+        "zero" => std::os::unix::fs::symlink("/dev/zero", &path).unwrap(),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn a_lock_that_is_not_a_regular_file_is_reported_never_waited_on_or_read() {
+    for (kind, what) in [
+        ("fifo", "it is not a regular file but a FIFO"),
+        ("dir", "it is not a regular file but a directory"),
+        (
+            "zero",
+            "it is a symbolic link pointing outside the repository",
+        ),
+    ] {
+        let repo = session_repo();
+        plant(&repo, kind);
+        let before = handoff_files(&repo);
+        let head_before = head(&repo);
+        for args in [
+            &["begin"][..],
+            &["commit", "-m", "x"],
+            &["task", "add", "x"],
+            &["manifest"],
+        ] {
+            let out = repo.aahp_bounded(args, &[], BOUND);
+            out.assert_code(3);
+            assert!(out.stderr.contains(what), "{kind} {args:?}\n{out}");
+        }
+        assert_eq!(handoff_files(&repo), before, "{kind}");
+        assert_eq!(head(&repo), head_before, "{kind}");
+
+        let out = repo.aahp_bounded(&["status"], &[], BOUND);
+        out.assert_code(0);
+        assert!(
+            out.stdout.contains(&format!("lock: unreadable ({what})")),
+            "{kind}\n{out}"
+        );
+        assert!(
+            out.stdout.contains("run `git aahp recover`"),
+            "{kind}\n{out}"
+        );
+
+        repo.aahp_bounded(&["recover", "--dry-run"], &[], BOUND)
+            .assert_code(0);
+        let out = repo.aahp_bounded(&["recover"], &[], BOUND);
+        if kind == "dir" {
+            // A directory may hold someone's files: recover refuses to delete it.
+            out.assert_code(2);
+            assert!(out.stderr.contains("is a directory, not a lock"), "{out}");
+            assert!(repo.path().join(LOCK).is_dir());
+        } else {
+            out.assert_code(0);
+            assert!(
+                std::fs::symlink_metadata(repo.path().join(LOCK)).is_err(),
+                "{kind}"
+            );
+            repo.aahp(&["begin"]).assert_code(0);
+        }
+    }
+}
+
+#[test]
+fn an_oversized_lock_is_unreadable_not_read_to_the_end() {
+    let repo = session_repo();
+    repo.write(LOCK, " ".repeat(1 << 20));
+    let out = repo.aahp(&["task", "add", "x"]);
+    out.assert_code(3);
+    assert!(out.stderr.contains("larger than 65536 bytes"), "{out}");
+}
+
+#[test]
+fn begin_refuses_session_ids_that_cannot_name_a_ref() {
+    let repo = session_repo();
+    for id in ["v1..2", "sess.lock", "a/b", "a\u{1b}]0;x\u{7}", "-x", "a b"] {
+        let out = repo.aahp(&["begin", &format!("--session-id={id}")]);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains("cannot name a git ref"),
+            "{id:?}\n{out}"
+        );
+        assert!(!repo.exists(LOCK), "{id:?}");
+    }
+    // The same check where a command takes the lock for one write under a given id.
+    let out = repo.aahp(&["task", "add", "x", "--session-id", "v1..2"]);
+    out.assert_code(2);
+    assert!(!repo.exists(LOCK));
+    repo.aahp(&["begin", "--session-id", "v1.2"]).assert_code(0);
+}
+
+#[test]
+fn recover_copes_with_any_session_id_planted_in_the_lock() {
+    for id in [
+        "v1..2",
+        "sess.lock",
+        "../../../heads/main",
+        "s\n::set-output name=a::b\n## [2026-11-22] mallory: Fake entry",
+        "",
+    ] {
+        let repo = session_repo();
+        let main = head(&repo);
+        let lock = serde_json::json!({
+            "agent": "planted",
+            "session_id": id,
+            "started": "2026-11-22T09:00:00Z",
+            "expires": "2026-11-22T13:00:00Z",
+            "host": "elsewhere",
+            "base_commit": main,
+            "updating": [],
+            "tool_version": "0.0.0",
+        });
+        repo.write(LOCK, serde_json::to_string_pretty(&lock).unwrap());
+        let status = format!("{DIR}/STATUS.md");
+        repo.write(&status, "# Status\n\nedited by the planted session\n");
+        // Not expired and not ours: --force, as for any other session.
+        repo.aahp(&["recover"]).assert_code(3);
+        let out = repo.aahp(&["recover", "--force"]);
+        out.assert_code(0);
+        let refs = repo.git(&[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/aahp/recovered/",
+        ]);
+        let refs: Vec<&str> = refs.lines().collect();
+        assert_eq!(refs.len(), 1, "{id:?}: {refs:?}");
+        let saved = repo.git(&["show", &format!("{}:{status}", refs[0])]);
+        assert!(saved.contains("edited by the planted session"), "{id:?}");
+        assert_eq!(head(&repo), main, "{id:?}: no branch moved");
+        assert!(!repo.exists(LOCK), "{id:?}");
+        assert!(!repo.exists(".git/aahp/journal.json"), "{id:?}");
+        // The lock's text cannot forge log structure.
+        let log = repo.read(&format!("{DIR}/LOG.md"));
+        assert!(!log.contains("\n::set-output"), "{id:?}\n{log}");
+        assert!(!log.contains("\n## [2026-11-22] mallory"), "{id:?}\n{log}");
+        repo.aahp(&["begin"]).assert_code(0);
+    }
+}
