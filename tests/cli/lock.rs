@@ -312,3 +312,34 @@ fn recover_copes_with_any_session_id_planted_in_the_lock() {
         repo.aahp(&["begin"]).assert_code(0);
     }
 }
+
+#[test]
+fn a_lock_left_by_a_writer_that_crashed_mid_write_is_taken_over_not_wedging() {
+    let repo = session_repo();
+    let crash = |args: &[&str]| {
+        let out = repo.aahp_env(".", args, &[("AAHP_FAILPOINT", "task:locked")]);
+        assert_ne!(out.code, 0, "the fail point did not fire\n{out}");
+        assert!(repo.read(LOCK).contains("\"write\": \"git aahp task add\""));
+    };
+    // Nobody holds the write lock any more, so the one-write lock's taker is dead.
+    crash(&["task", "add", "x"]);
+    let out = repo.aahp(&["task", "add", "y"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout
+            .contains("took over the HANDOFF.lock a crashed `git aahp task add` left behind"),
+        "{out}"
+    );
+    assert!(!repo.exists(LOCK));
+    crash(&["task", "add", "x"]);
+    repo.aahp(&["begin", "--session-id", "S2"]).assert_code(0);
+    assert!(repo.read(LOCK).contains("S2"));
+    repo.write(&format!("{DIR}/STATUS.md"), "# Status\n\nedited\n");
+    repo.aahp(&["commit", "-m", "after a crashed writer"])
+        .assert_code(0);
+    crash(&["task", "add", "x"]);
+    repo.write(&format!("{DIR}/STATUS.md"), "# Status\n\nlater\n");
+    repo.aahp(&["commit", "-m", "commit takes it over too"])
+        .assert_code(0);
+    assert!(!repo.exists(LOCK));
+}
