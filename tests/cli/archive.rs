@@ -528,8 +528,8 @@ fn archive_help() {
     Usage: git aahp archive [OPTIONS]
 
     Options:
-          --dir <PATH>               The handoff directory (default: git config `aahp.dir`, else
-                                     `.ai/handoff`)
+          --dir <PATH>               The handoff directory (default: the nearest enclosing one holding
+                                     `.ai/handoff`, else git config `aahp.dir`, else `.ai/handoff`)
           --keep <N>                 How many entries LOG.md keeps [default: git config aahp.keep, else
                                      10]
           --json                     Print one JSON document on stdout instead of text

@@ -624,5 +624,8 @@ fn a_commit_failing_before_its_journal_leaves_no_lock_or_snapshot() {
     assert!(!has_lock(&repo), "{out}");
     assert!(!has_journal(&repo));
     assert!(!repo.exists(".git/aahp/snapshot.index"));
-    assert!(!repo.exists(".git/aahp/session.json"));
+    let records = std::fs::read_dir(repo.path().join(".git/aahp/sessions"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(records, 0, "no session record is left");
 }

@@ -30,7 +30,7 @@ fn spawn(repo: &TestRepo, args: &[&str], session: Option<&str>) -> Child {
 fn foreign_lock(repo: &TestRepo) {
     repo.aahp(&["begin", "--agent", "other-agent", "--session-id", "OTHER"])
         .assert_code(0);
-    std::fs::remove_file(repo.path().join(".git/aahp/session.json")).unwrap();
+    std::fs::remove_dir_all(repo.path().join(".git/aahp/sessions")).unwrap();
 }
 
 #[test]
