@@ -1,29 +1,30 @@
 //! Every command that rewrites the handoff directory goes through [`HandoffWrite`]: it
-//! serialises the processes of one worktree on a short-lived OS file lock, then requires
+//! serialises the processes of one worktree on a short-lived OS lock (`flock` on the
+//! worktree's git directory), then requires
 //! `HANDOFF.lock` to be the calling session's (or takes it for this one write). So two
 //! processes of one session never interleave a read-modify-write, and no command writes
 //! while another session holds the handoff (SPEC §3.3; issue #12).
 
 use std::fs::{File, TryLockError};
-use std::io::{Read, Seek, Write};
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 
 use super::SessionClaim;
-use super::journal::{self, Journal};
+use super::journal::Journal;
 use super::lock::{self, HandoffLock, LockState};
 use crate::error::{Error, Result};
 use crate::git::Repo;
-use crate::handoff::{HandoffDir, hex};
+use crate::handoff::HandoffDir;
 
 /// How long a writer waits for another process of its session before giving up (exit 3).
 /// Generous: `commit` holds the lock while the user's hooks run.
 pub const WRITE_WAIT: Duration = Duration::from_mins(5);
 
-/// An exclusive OS-level lock (`flock`) on `<git_dir>/aahp/write-<dir>.lock`, held while one
+/// An exclusive OS-level lock (`flock`) on the worktree's git directory, held while one
 /// process reads and rewrites a handoff directory. The kernel releases it when the process
-/// ends, however it ends, so it can never be left stale.
+/// ends, however it ends, so it can never be left stale; and it creates no file, so a
+/// command that fails leaves nothing behind.
 #[must_use = "the lock is released when this value is dropped"]
 #[derive(Debug)]
 pub struct WriteLock {
@@ -31,8 +32,7 @@ pub struct WriteLock {
 }
 
 impl WriteLock {
-    /// Waits (up to [`WRITE_WAIT`]) for the write lock of `dir`, then records `command` and
-    /// this process id in it so a writer that gives up can name the holder.
+    /// Waits (up to [`WRITE_WAIT`]) for the write lock of this worktree.
     pub fn acquire(repo: &Repo, dir: &HandoffDir, command: &str) -> Result<WriteLock> {
         Self::take(repo, dir, command, WRITE_WAIT)
     }
@@ -48,60 +48,34 @@ impl WriteLock {
     }
 
     fn take(repo: &Repo, dir: &HandoffDir, command: &str, wait: Duration) -> Result<WriteLock> {
-        let state = journal::state_dir(repo);
-        let path = state.join(format!("write-{}.lock", dir_key(&dir.rel)));
-        let shown = path.display().to_string();
-        let io_err = |source| Error::Write {
-            path: shown.clone(),
+        let path = repo.git_dir();
+        let io_err = |source| Error::Read {
+            path: path.display().to_string(),
             source,
         };
-        std::fs::create_dir_all(&state).map_err(io_err)?;
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io_err)?;
+        let file = File::open(path).map_err(io_err)?;
         let start = Instant::now();
         let mut pause = Duration::from_millis(2);
         loop {
             match file.try_lock() {
-                Ok(()) => break,
+                Ok(()) => return Ok(WriteLock { _file: file }),
                 Err(TryLockError::WouldBlock) if start.elapsed() < wait => {
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(50));
                 }
                 Err(TryLockError::WouldBlock) => {
-                    let mut holder = String::new();
-                    let _ = (&file).take(200).read_to_string(&mut holder);
-                    let holder = holder.trim();
                     return Err(Error::Busy {
                         dir: dir.rel.clone(),
-                        holder: if holder.is_empty() {
-                            "an unknown process".into()
-                        } else {
-                            holder.to_string()
-                        },
+                        holder: format!(
+                            "`{command}` waited for another git-aahp command of this worktree"
+                        ),
                         waited_secs: start.elapsed().as_secs(),
                     });
                 }
                 Err(TryLockError::Error(source)) => return Err(io_err(source)),
             }
         }
-        // Only a note for messages: a failure to write it does not matter.
-        let _ = file
-            .set_len(0)
-            .and_then(|()| file.rewind())
-            .and_then(|()| writeln!(file, "process {}: {command}", std::process::id()));
-        Ok(WriteLock { _file: file })
     }
-}
-
-/// A file-name-safe key for a handoff directory (monorepos have several).
-fn dir_key(rel: &str) -> String {
-    use sha2::{Digest, Sha256};
-    hex(&Sha256::digest(rel.as_bytes())[..8])
 }
 
 /// A command's right to rewrite the handoff directory: the worktree's [`WriteLock`], and

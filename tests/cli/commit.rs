@@ -624,8 +624,7 @@ fn a_commit_failing_before_its_journal_leaves_no_lock_or_snapshot() {
     assert!(!has_lock(&repo), "{out}");
     assert!(!has_journal(&repo));
     assert!(!repo.exists(".git/aahp/snapshot.index"));
-    let records = std::fs::read_dir(repo.path().join(".git/aahp/sessions"))
-        .map(|d| d.count())
-        .unwrap_or(0);
+    let records =
+        std::fs::read_dir(repo.path().join(".git/aahp/sessions")).map_or(0, Iterator::count);
     assert_eq!(records, 0, "no session record is left");
 }
