@@ -106,7 +106,9 @@ impl Report for RecoverReport {
 
     fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
         let head = match (self.action, self.dry_run) {
-            (Action::Nothing, _) if !self.completed_rotation.is_empty() => {
+            (Action::Nothing, _) | (Action::ReleaseLock, false)
+                if !self.completed_rotation.is_empty() =>
+            {
                 "completed an interrupted `git aahp archive`:"
             }
             (Action::Nothing, _) => "nothing to recover: no lock and no interrupted commit",
@@ -188,6 +190,28 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         plan: Vec::new(),
     };
     complete_rotation(ctx, repo, args.dry_run, &mut report)?;
+
+    // A lock taken for one write (no session) outlives its taker only when the taker died:
+    // that writer held the write lock recover holds now. It belongs to no session and its
+    // write is complete (the rotation just above) or was a single rename, so the lock is
+    // removed and nothing is rolled back.
+    if journal.is_none()
+        && let LockState::Held(held) = &lock_state
+        && let Some(command) = &held.write
+    {
+        report.action = Action::ReleaseLock;
+        report.session_id = Some(held.session_id.clone());
+        report.agent = Some(held.agent.clone());
+        report.plan.push(format!(
+            "remove {} left by a crashed `{command}` (it belongs to no session)",
+            dir.path_of(LOCK)
+        ));
+        if !args.dry_run {
+            lock::release(&dir)?;
+            report.removed_temp_files = transaction::remove_temp_files(&dir);
+        }
+        return Ok(report);
+    }
 
     // A live lock of another session is not ours to undo without --force.
     if let LockState::Held(held) = &lock_state {

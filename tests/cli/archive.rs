@@ -747,6 +747,7 @@ fn recover_completes_an_archive_killed_between_its_renames() {
     completed an interrupted `git aahp archive`:
       - completed the interrupted `git aahp archive` in .ai/handoff
       - refreshed .ai/handoff/MANIFEST.json
+      - remove .ai/handoff/HANDOFF.lock left by a crashed `git aahp archive` (it belongs to no session)
     --- stderr ---
     ");
     assert_eq!(journal_files(&repo), want);
