@@ -1,5 +1,5 @@
 //! Evaluation harness for the handoff linter (issue #3): runs the linter over the labelled
-//! corpora in `$CARGO_MANIFEST_DIR/../shared/corpora`, prints recall per positive set and
+//! corpora in `tests/corpora` (a copy of the project's development split, with its licences), prints recall per positive set and
 //! false-positive rate per negative set, and fails when a figure misses its goal.
 //!
 //! Definitions: a positive is *flagged* when the linter reports an error-level finding
@@ -22,10 +22,10 @@ use git_aahp::handoff::{HandoffDir, Snapshot};
 use git_aahp::lint::{Diagnostic, Severity, check_snapshot, check_text};
 
 fn corpora() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora");
     assert!(
         dir.is_dir(),
-        "evaluation corpora not found at {} — the harness needs ../shared/corpora (see its README)",
+        "evaluation corpora not found at {} — the harness needs tests/corpora (see its README)",
         dir.display()
     );
     dir

@@ -1014,7 +1014,7 @@ mod tests {
     fn digest_of_reference_archive_entry_matches_its_index() {
         let dir = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/corpora/handoff-negatives/homeofe+AAHP/"
+            "/tests/corpora/handoff-negatives/homeofe+AAHP/"
         );
         let read = |name: &str| {
             std::fs::read_to_string(format!("{dir}{name}"))

@@ -1,5 +1,5 @@
 //! Compatibility with repositories that already use the AAHP reference tool: their real
-//! handoff directories (`../shared/corpora/handoff-negatives/`) are read, verified and
+//! handoff directories (`tests/corpora/handoff-negatives/`) are read, verified and
 //! rewritten without losing a field, and our manifests satisfy the reference's schema.
 
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::support::TestRepo;
 
 fn corpus() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora/handoff-negatives");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/handoff-negatives");
     assert!(
         dir.is_dir(),
         "the shared corpora are missing at {}",
