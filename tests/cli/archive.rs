@@ -482,8 +482,8 @@ fn archive_refuses_other_bad_input_without_writing() {
 /// The reference's own files (from real repositories) parse without error.
 #[test]
 fn archive_reads_real_journals_from_the_reference_corpus() {
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/corpora/handoff-negatives");
+    let corpus =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora/handoff-negatives");
     let dirs = std::fs::read_dir(&corpus).unwrap_or_else(|e| {
         panic!(
             "the shared corpora are missing at {}: {e}",
