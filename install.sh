@@ -2,8 +2,11 @@
 # install.sh: build git-aahp from this checkout and install it with its man pages and
 # shell completions, then check that `git aahp` reaches it.
 #
-#   PREFIX   install root (default: $HOME/.cargo); the binary goes to $PREFIX/bin
+#   PREFIX   install root (default: cargo's own: $CARGO_INSTALL_ROOT, else $CARGO_HOME,
+#            else $HOME/.cargo); the binary goes to $PREFIX/bin
 #   MANDIR   man page root (default: $PREFIX/share/man); the pages go to $MANDIR/man1
+#   BASH_COMPLETION_DIR  where the bash completion goes (default: a directory that
+#            bash-completion 2.11 and later search, see below)
 #
 # Needs git and a Rust toolchain (cargo); crates come from crates.io, pinned by Cargo.lock.
 # Running it again reinstalls the same files.
@@ -21,7 +24,9 @@ command -v cargo >/dev/null 2>&1 || die "cargo not found; install a Rust toolcha
 command -v git >/dev/null 2>&1 || die "git not found; git-aahp runs as a git subcommand"
 
 # Absolute paths, so the checks below compare like with like.
-PREFIX=${PREFIX:-$HOME/.cargo}
+# The root `cargo install` itself would use, so the binary lands in the `bin` directory
+# rustup already put on PATH.
+PREFIX=${PREFIX:-${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}}
 mkdir -p "$PREFIX"
 PREFIX=$(cd "$PREFIX" && pwd)
 MANDIR=${MANDIR:-$PREFIX/share/man}
@@ -37,18 +42,33 @@ say "==> man pages into $MANDIR/man1"
 "$bin" generate-man --quiet "$MANDIR/man1"
 
 say "==> shell completions"
-bash_dir="$PREFIX/share/bash-completion/completions"
+# bash-completion 2.11 (Debian 12) loads completions on demand from
+# ${BASH_COMPLETION_USER_DIR:-${XDG_DATA_HOME:-~/.local/share}/bash-completion}/completions and
+# from <dir>/bash-completion/completions for each <dir> of XDG_DATA_DIRS (default
+# /usr/local/share:/usr/share); only 2.12 and later also look next to PATH entries. So the
+# file goes to $PREFIX/share when that is one of the XDG data directories, else to the user
+# directory. The file serves both `git-aahp` and, through git's own completion, `git aahp`.
+if [ -n "${BASH_COMPLETION_DIR:-}" ]; then
+    bash_dir=$BASH_COMPLETION_DIR
+else
+    case ":${XDG_DATA_DIRS:-/usr/local/share:/usr/share}:" in
+    *":$PREFIX/share:"* | *":$PREFIX/share/:"*) bash_dir="$PREFIX/share/bash-completion/completions" ;;
+    *) bash_dir="${BASH_COMPLETION_USER_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/bash-completion}/completions" ;;
+    esac
+fi
 zsh_dir="$PREFIX/share/zsh/site-functions"
 fish_dir="$PREFIX/share/fish/vendor_completions.d"
 mkdir -p "$bash_dir" "$zsh_dir" "$fish_dir"
-# bash-completion loads completions/git-aahp both for `git-aahp` and, through git's own
-# completion, for `git aahp`; it searches ../share/bash-completion next to each PATH entry.
 "$bin" completions bash >"$bash_dir/git-aahp.tmp" && mv "$bash_dir/git-aahp.tmp" "$bash_dir/git-aahp"
 "$bin" completions zsh >"$zsh_dir/_git-aahp.tmp" && mv "$zsh_dir/_git-aahp.tmp" "$zsh_dir/_git-aahp"
 "$bin" completions fish >"$fish_dir/git-aahp.fish.tmp" && mv "$fish_dir/git-aahp.fish.tmp" "$fish_dir/git-aahp.fish"
 say "    $bash_dir/git-aahp"
 say "    $zsh_dir/_git-aahp (zsh: add $zsh_dir to fpath)"
 say "    $fish_dir/git-aahp.fish"
+if [ -n "${BASH_COMPLETION_DIR:-}" ]; then
+    note "bash-completion searches $BASH_COMPLETION_DIR only if you load it, e.g. in ~/.bashrc:"
+    note "  . \"$BASH_COMPLETION_DIR/git-aahp\""
+fi
 
 say "==> checking the installation"
 case ":$PATH:" in
@@ -60,7 +80,8 @@ version=$(PATH="$PREFIX/bin:$PATH" git aahp --version) || die "\`git aahp --vers
 say "    git aahp --version: $version"
 PATH="$PREFIX/bin:$PATH" git aahp -h >/dev/null || die "\`git aahp -h\` failed"
 if [ "$on_path" = no ]; then
-    note "$PREFIX/bin is not on PATH, so git cannot find git-aahp yet; add it, e.g."
+    note "$PREFIX/bin is not on PATH, so \`git aahp\` cannot find git-aahp yet; add this line to"
+    note "your shell's profile (~/.profile, ~/.bashrc, ~/.zshrc) and open a new shell:"
     note "  export PATH=\"$PREFIX/bin:\$PATH\""
 fi
 

@@ -21,6 +21,7 @@ mod crash;
 mod hooks;
 mod index;
 mod init;
+mod install;
 mod instructions;
 mod lint;
 mod lock;
