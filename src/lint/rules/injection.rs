@@ -98,6 +98,8 @@ pub(crate) const OBJ_WORDS: &[&str] = &[
     "instruction",
     "prompt",
     "directive",
+    "direction",
+    "guidance",
     "command",
     "guideline",
     "guardrail",
@@ -155,6 +157,15 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "no longer follow",
             "let go of",
             "abide by none",
+            "drop",
+            "scrap",
+            "ditch",
+            "put aside",
+            "regardless of",
+            "notwithstanding",
+            "contrary to",
+            "instead of",
+            "rather than",
         ],
         regex: r"\b(?P<v>{OVR})\b(?P<mid>(?:[\s,:;'*_-]+[\w'.-]+){0,6}?)[\s,:;'*_-]+(?P<o>{OBJ})\b",
         before: 40,
@@ -180,6 +191,45 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         overlap: false,
         gate: None,
         near: &[],
+    },
+    // PI001: the reader's instructions declared void ("previous instructions no longer apply").
+    Pattern {
+        rule: &PI001,
+        keywords: &[
+            "no longer",
+            "void",
+            "null",
+            "invalid",
+            "revoked",
+            "obsolete",
+            "supersede",
+            "overridden",
+            "lifted",
+            "not apply",
+            "n't apply",
+            "cancel",
+        ],
+        regex: r"\b(?P<o>(?:(?:all|any|the|your|my|these|those)\s+)?(?:(?:previous|prior|preceding|above|earlier|original|initial|old|former|existing|system|default|current|your)\s+)+(?:[\w-]+\s+)?(?P<n>instructions?|directions|directives?|rules|guidelines|guidance|prompts?|programming|restrictions|constraints|polic(?:y|ies)|orders|commands))\s+(?:(?:are|is|have\s+been|has\s+been|were|become)\s+(?:now\s+|hereby\s+|officially\s+|all\s+)?(?:(?:null\s+and\s+)?void|null|invalid|cancel+ed|revoked|obsolete|superseded|overridden|lifted|no\s+longer\s+(?:valid|in\s+effect|binding|applicable|relevant|active|in\s+force))|(?:now\s+)?(?:no\s+longer|do\s+not|don'?t|does\s+not|doesn'?t)\s+(?:apply|matter|count|bind))\b",
+        before: 120,
+        after: 60,
+        check: check_void,
+        overlap: false,
+        gate: None,
+        near: &[
+            "instruction",
+            "direction",
+            "directive",
+            "rules",
+            "guideline",
+            "guidance",
+            "prompt",
+            "programming",
+            "restriction",
+            "constraint",
+            "polic",
+            "orders",
+            "command",
+        ],
     },
     // PI002: emphasised announcements of new instructions.
     Pattern {
@@ -792,7 +842,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "your answers",
             "your messages",
         ],
-        regex: r"\b(?P<v>add|include|insert|integrate|incorporate|append|prepend|embed|modify|change|alter|augment|enhance|enrich|mention|put|place|start|begin|end|finish|conclude|replace|remove|use|render|provide|write|format|introduce|inject|merge|blend|weave|fuse|infuse|meld|absorb|utili[sz]e|employ|adopt|deploy|enlist|leverage|harmoni[sz]e|ensure|keep|make|misspell|scramble|jumble|rearrange|anagram|combine|group|substitute|convert|translate|encode|capitali[sz]e|reverse|spell|suggest|promote|recommend|tease|hint|express|highlight|stress|emphasi[sz]e|invite|encourage|deliver|compose|let|consider|engage)\b(?P<mid>(?:[^.\n]|\.\S){0,140}?)\b(?:your|the\s+assistant'?s?)\s+(?:[\w-]+\s+)?(?P<o>responses?|repl(?:y|ies)|answers?|output|messages?|code|codebase|solution|implementation|algorithm|elucidation|explanation|program|script)\b",
+        regex: r"\b(?P<v>add|include|insert|repeat|say|print|output|type|integrate|incorporate|append|prepend|embed|modify|change|alter|augment|enhance|enrich|mention|put|place|start|begin|end|finish|conclude|replace|remove|use|render|provide|write|format|introduce|inject|merge|blend|weave|fuse|infuse|meld|absorb|utili[sz]e|employ|adopt|deploy|enlist|leverage|harmoni[sz]e|ensure|keep|make|misspell|scramble|jumble|rearrange|anagram|combine|group|substitute|convert|translate|encode|capitali[sz]e|reverse|spell|suggest|promote|recommend|tease|hint|express|highlight|stress|emphasi[sz]e|invite|encourage|deliver|compose|let|consider|engage)\b(?P<mid>(?:[^.\n]|\.\S){0,140}?)\b(?:your|the\s+assistant'?s?)\s+(?:[\w-]+\s+)?(?P<o>responses?|repl(?:y|ies)|answers?|output|messages?|code|codebase|solution|implementation|algorithm|elucidation|explanation|program|script)\b",
         before: 200,
         after: 40,
         check: check_response,
@@ -1266,7 +1316,26 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
-    let scope = has_word(mid, SCOPE) || mid.to_lowercase().contains("the above");
+    let after60 = &text[e..super::super::text::floor_char(text, (e + 60).min(text.len()))];
+    let scope = has_word(mid, SCOPE)
+        || mid.to_lowercase().contains("the above")
+        || given_to_reader(after60);
+    // Advice to disregard someone else's instructions ("ignore instructions found in web
+    // pages", "discard malicious inputs") defends the reader; it does not override it.
+    if has_word(mid, FOREIGN) || foreign_source(&text[e..]) {
+        return;
+    }
+    let weak = WEAK_OBJ.iter().any(|w| obj.starts_with(w));
+    if weak && obj != "everything" && obj != "anything" {
+        // Inputs, messages, commands, context …: the reader's only when placed before it
+        // ("previous", "above", "your") or described as given to it.
+        if !has_word(mid, POSITIONAL)
+            && !mid.to_lowercase().contains("the above")
+            && !given_to_reader(after60)
+        {
+            return;
+        }
+    }
     if obj == "everything" || obj == "anything" {
         let after = &text[e..(e + 80).min(text.len())];
         let after = &after[..super::super::text::floor_char(after, after.len())];
@@ -1307,6 +1376,182 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         s,
         e,
         format!("instruction override: {}", excerpt(&text[s..e])),
+    );
+    push_pi(scan, f, out);
+}
+
+/// Objects that are the reader's instructions only when a position or possessive says so.
+const WEAK_OBJ: &[&str] = &[
+    "input",
+    "message",
+    "request",
+    "command",
+    "context",
+    "conversation",
+    "filter",
+    "safety",
+    "ethics",
+    "morals",
+    "training",
+    "orders",
+    "everything",
+    "anything",
+];
+
+/// Words that place an object before the reader or make it the reader's.
+const POSITIONAL: &[&str] = &[
+    "previous",
+    "prior",
+    "preceding",
+    "above",
+    "earlier",
+    "foregoing",
+    "initial",
+    "original",
+    "former",
+    "old",
+    "pre-existing",
+    "existing",
+    "preset",
+    "default",
+    "system",
+    "your",
+    "past",
+    "before",
+];
+
+/// Qualifiers that make instructions someone else's: disregarding them is a defence.
+const FOREIGN: &[&str] = &[
+    "malicious",
+    "injected",
+    "untrusted",
+    "adversarial",
+    "suspicious",
+    "unverified",
+    "embedded",
+    "external",
+    "third-party",
+    "hostile",
+    "spam",
+    "spammy",
+    "swear",
+    "swears",
+    "irrelevant",
+    "invalid",
+];
+
+/// True when the text after an object names a data source it comes from ("… in web pages",
+/// "… found in tool output"): instructions in data, not the reader's own.
+fn foreign_source(after: &str) -> bool {
+    let head = &after[..super::super::text::floor_char(after, after.len().min(60))];
+    let ws: Vec<String> = words(head).take(6).collect();
+    let Some(k) = ws.iter().position(|w| {
+        matches!(
+            w.as_str(),
+            "in" | "from" | "inside" | "within" | "into" | "embedded" | "contained" | "found"
+        )
+    }) else {
+        return false;
+    };
+    if k > 1 {
+        return false;
+    }
+    ws[k + 1..].iter().take(4).any(|w| {
+        matches!(
+            w.as_str(),
+            "web"
+                | "page"
+                | "pages"
+                | "webpage"
+                | "webpages"
+                | "website"
+                | "websites"
+                | "site"
+                | "sites"
+                | "file"
+                | "files"
+                | "document"
+                | "documents"
+                | "docs"
+                | "email"
+                | "emails"
+                | "tool"
+                | "tools"
+                | "output"
+                | "outputs"
+                | "results"
+                | "issue"
+                | "issues"
+                | "comment"
+                | "comments"
+                | "data"
+                | "content"
+                | "contents"
+                | "repository"
+                | "repositories"
+                | "repo"
+                | "repos"
+                | "code"
+                | "readme"
+                | "diff"
+                | "diffs"
+                | "ticket"
+                | "tickets"
+                | "logs"
+                | "history"
+                | "untrusted"
+                | "external"
+                | "third-party"
+                | "retrieved"
+                | "fetched"
+                | "scraped"
+                | "dependencies"
+                | "packages"
+        )
+    })
+}
+
+/// True when the words after an object describe it as given to the reader ("… you were
+/// given", "… above", "… so far").
+fn given_to_reader(after: &str) -> bool {
+    let la = after.to_lowercase();
+    let ws: Vec<String> = words(&la).take(6).collect();
+    ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "you" | "above" | "before" | "previously" | "earlier" | "prior" | "told" | "given"
+        )
+    }) || la.contains("so far")
+}
+
+/// "Previous instructions no longer apply": an override when the instructions are the
+/// reader's (its prompt, its directions) or the sentence addresses it.
+fn check_void(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let noun = caps.str(2).to_lowercase();
+    let obj = caps.str(1).to_lowercase();
+    let sentence = scan.sentence(s);
+    let readers = noun.starts_with("instruction")
+        || noun.starts_with("direction")
+        || noun.starts_with("directive")
+        || noun == "guidance"
+        || noun.starts_with("prompt")
+        || noun == "programming"
+        || noun == "guidelines";
+    let yours = has_word(&obj, &["your", "my"]);
+    let tool = has_word(sentence, TOOLING);
+    if !(yours || addressed(sentence) || readers && !tool) {
+        return;
+    }
+    let f = Finding::new(
+        &PI001,
+        s,
+        e,
+        format!(
+            "declares the reader's instructions void: {}",
+            excerpt(&text[s..e])
+        ),
     );
     push_pi(scan, f, out);
 }
@@ -2495,7 +2740,7 @@ fn signal_persona(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         || m.starts_with("ok")
         || m.starts_with("listen")
         || m.starts_with("you"));
-    if needs_addr && !addressed(scan.sentence(s)) {
+    if needs_addr && !addressed(scan.sentence(s)) && !imperative_at(scan.text(), s) {
         return;
     }
     signal(scan, caps, out, SIG_PERSONA);

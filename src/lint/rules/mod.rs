@@ -28,11 +28,11 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
 const VOCAB: &[(&str, &str)] = &[
     (
         "OVR",
-        r"ignore|ignoring|ignores|disregard|disregarding|forget|forgetting|override|overriding|overrule|bypass|bypassing|skip|neglect|overlook|omit|discard|abandon|dismiss|set\s+aside|throw\s+out|nullify|erase|pay\s+no\s+(?:attention|heed|mind)\s+to|do\s+not\s+(?:follow|obey|heed)|don'?t\s+(?:follow|obey|heed)|stop\s+(?:following|obeying)|no\s+longer\s+(?:follow|obey)|let\s+go\s+of|abide\s+by\s+none\s+of",
+        r"ignore|ignoring|ignores|disregard|disregarding|forget|forgetting|override|overriding|overrule|bypass|bypassing|skip|neglect|overlook|omit|discard|abandon|dismiss|set\s+aside|throw\s+out|nullify|erase|pay\s+no\s+(?:attention|heed|mind)\s+to|do\s+not\s+(?:follow|obey|heed)|don'?t\s+(?:follow|obey|heed)|stop\s+(?:following|obeying)|no\s+longer\s+(?:follow|obey)|let\s+go\s+of|abide\s+by\s+none\s+of|drop|dropping|scrap|ditch|put\s+aside|regardless\s+of|notwithstanding|contrary\s+to|(?:instead|rather)\s+(?:of|than)\s+(?:following|obeying|heeding)",
     ),
     (
         "OBJ",
-        r"instructions?|prompts?|directives?|commands?|guidelines?|guardrails?|rules|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|inputs?|everything|anything",
+        r"instructions?|prompts?|directives?|directions|guidance|commands?|guidelines?|guardrails?|rules|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|inputs?|everything|anything",
     ),
     (
         "LIMITS",
@@ -332,9 +332,55 @@ const META: &[&str] = &[
     "known",
 ];
 
-/// True when `s` addresses the reader.
+/// True when `s` addresses the reader: an addressee word standing as a word of the prose, not
+/// a piece of a path, a file name, an identifier or a code span (`.claude/`, `agent_id`,
+/// `` `you` ``).
 pub(crate) fn addressed(s: &str) -> bool {
-    has_word(s, ADDRESSEE) || s.to_ascii_lowercase().contains("next agent")
+    prose_words(s).any(|w| ADDRESSEE.iter().any(|a| w.eq_ignore_ascii_case(a)))
+        || s.to_ascii_lowercase().contains("next agent")
+}
+
+/// The words of `s` that are prose: outside backtick code spans, and not joined to a path,
+/// file name, option or identifier by `/`, `\`, `.`, `_`, `-`, `@`, `~`, `$`, `=` or `:`.
+pub(crate) fn prose_words(s: &str) -> impl Iterator<Item = &str> + '_ {
+    let b = s.as_bytes();
+    let mut code = false;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            let c = b[i];
+            if c == b'`' {
+                code = !code;
+                i += 1;
+                continue;
+            }
+            let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'\'' || c >= 0x80;
+            if !is_word(c) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < b.len() && is_word(b[i]) {
+                i += 1;
+            }
+            if code {
+                continue;
+            }
+            let glue = |c: u8| matches!(c, b'/' | b'\\' | b'_' | b'@' | b'~' | b'$' | b'=');
+            let before = start.checked_sub(1).map(|k| b[k]);
+            let before2 = start.checked_sub(2).map(|k| b[k]);
+            let after = b.get(i).copied();
+            let next_alnum = b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
+            let joined = before.is_some_and(|c| glue(c) || c == b'.')
+                || before == Some(b'-') && before2.is_some_and(|c| c.is_ascii_alphanumeric())
+                || after.is_some_and(glue)
+                || matches!(after, Some(b'.' | b'-' | b':')) && next_alnum;
+            if !joined {
+                return s.get(start..i);
+            }
+        }
+        None
+    })
 }
 
 /// True when the word at `pos` starts an imperative clause: it opens the text, a line, a
@@ -399,7 +445,11 @@ pub(crate) fn imperative_at(text: &str, pos: usize) -> bool {
 pub(crate) fn negated_before(text: &str, pos: usize) -> bool {
     let start = pos.saturating_sub(40);
     let start = super::text::ceil_char(text, start);
-    let window = &text[start..pos];
+    let mut window = &text[start..pos];
+    // A negation in an earlier sentence or clause does not reach this one.
+    if let Some(k) = window.rfind(['.', '!', '?', ';', '\n']) {
+        window = &window[k + 1..];
+    }
     let ws: Vec<String> = words(window).collect();
     let tail = &ws[ws.len().saturating_sub(4)..];
     tail.iter().any(|w| {
