@@ -44,6 +44,9 @@ enum Guard {
     Prefix,
     /// An email pattern: the PII exemptions apply.
     Email,
+    /// A regular expression in the secrets section: the matched value (after its last `=`,
+    /// `:` or blank) must not be what the built-in detectors judge a stand-in.
+    Matched,
 }
 
 /// A pattern's regex, compiled the first time it may match a line: a glob's when its literal
@@ -111,6 +114,11 @@ pub(crate) struct AiIgnore {
     always_set: Option<RegexSet>,
     /// (line, message) for lines that are probably not what was meant (CFG003).
     pub warnings: Vec<(usize, String)>,
+    /// (line, message) notes about how the file was read (CFG003 at note level).
+    pub notes: Vec<(usize, String)>,
+    /// Path patterns (gitignore style: `dist/`, `*.log`): files to keep out of the handoff,
+    /// matched against its file names, never against text. (line, source, compiled glob).
+    paths: Vec<(usize, String, Regex)>,
 }
 
 fn section_of(header: &str) -> Option<Section> {
@@ -170,6 +178,7 @@ impl AiIgnore {
             ));
         }
         let mut out = AiIgnore::default();
+        let path_dialect = gitignore_style(text);
         let mut section = Section::Custom;
         let mut after_banner = false;
         for (n, raw_line) in text.lines().enumerate() {
@@ -228,6 +237,28 @@ impl AiIgnore {
             if body.is_empty() {
                 continue;
             }
+            // A path (`dist/`, `*.log`, `build/**`) names files, not text: in a file written
+            // gitignore style every line outside the secret/PII/injection sections is one,
+            // elsewhere only the lines that cannot be anything else.
+            if section == Section::Custom
+                && !body.starts_with("re:")
+                && (path_dialect && path_like(&body) != PathLike::No
+                    || path_like(&body) == PathLike::Surely)
+            {
+                if !negate && let Some(re) = path_glob(&body) {
+                    if out.paths.len() + out.patterns.len() + out.exceptions.len() >= MAX_PATTERNS {
+                        return Err(Error::invalid(
+                            path,
+                            Some(line_no),
+                            format!(
+                                "more than {MAX_PATTERNS} patterns; a .aiignore may hold at most {MAX_PATTERNS}"
+                            ),
+                        ));
+                    }
+                    out.paths.push((line_no, body, re));
+                }
+                continue;
+            }
             let compiled = if let Some(re) = body.strip_prefix("re:") {
                 compile_regex(path, line_no, re.trim(), section)?
             } else if looks_regex(&body) {
@@ -251,7 +282,7 @@ impl AiIgnore {
                 guard,
                 literal,
             };
-            if out.patterns.len() + out.exceptions.len() == MAX_PATTERNS {
+            if out.paths.len() + out.patterns.len() + out.exceptions.len() >= MAX_PATTERNS {
                 return Err(Error::invalid(
                     path,
                     Some(line_no),
@@ -266,9 +297,34 @@ impl AiIgnore {
                 out.patterns.push(p);
             }
         }
+        if let Some((first, _, _)) = out.paths.first() {
+            out.notes.push((
+                *first,
+                format!(
+                    "{} line(s) of this .aiignore are paths (gitignore style){}: they name files to keep out of the handoff and are matched against its file names, not its text",
+                    out.paths.len(),
+                    if path_dialect {
+                        ", and so is the file"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
         out.build_prefilter();
         out.build_set(path)?;
         Ok(out)
+    }
+
+    /// The path patterns that match a handoff file name: (line, pattern).
+    pub(crate) fn paths_matching<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = (usize, &'a str)> + 'a {
+        self.paths
+            .iter()
+            .filter(move |(_, _, re)| re.is_match(name.as_bytes()))
+            .map(|(line, src, _)| (*line, src.as_str()))
     }
 
     /// Compiles the patterns without a literal into one [`RegexSet`]; too large a set is a
@@ -401,9 +457,20 @@ impl AiIgnore {
                             && placeholder(v) == Placeholder::No
                             && shaped(v)
                     }),
-                    Guard::Prefix => value
-                        .is_some_and(|v| !is_template(v) && placeholder(v) != Placeholder::Hard),
+                    // A value the built-in detectors judge a stand-in (`sk-test-1234…`,
+                    // `${TOKEN}`) is not re-raised by a prefix pattern.
+                    Guard::Prefix => {
+                        value.is_some_and(|v| !is_template(v) && placeholder(v) == Placeholder::No)
+                    }
                     Guard::Email => is_email(matched) && email_exemption(matched).is_none(),
+                    Guard::Matched => {
+                        let v = matched
+                            .rsplit(|c: char| c == '=' || c == ':' || c.is_whitespace())
+                            .find(|v| !v.trim_matches(['"', '\'', '@']).is_empty())
+                            .unwrap_or(matched)
+                            .trim_matches(['"', '\'', '@']);
+                        v.contains("-----") || !is_template(v) && placeholder(v) == Placeholder::No
+                    }
                 };
                 if !ok {
                     continue;
@@ -435,6 +502,8 @@ impl AiIgnore {
                     f.kind = Some("aiignore-secret");
                 } else if pat.guard == Guard::Email {
                     f.kind = Some("email");
+                } else if pat.section == Section::Injection {
+                    f.kind = Some("aiignore-injection");
                 }
                 out.push(f);
             }
@@ -449,6 +518,124 @@ impl AiIgnore {
             .map(|m| (ls + m.start(), ls + m.end()))
             .collect()
     }
+}
+
+/// How surely a pattern line names files rather than text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathLike {
+    /// Cannot be a text pattern: `dist/`, `**/x`, `*.log`, `/build`.
+    Surely,
+    /// A file or directory name (`node_modules`, `.env`, `notes.txt`): a path in a file
+    /// written as a list of paths.
+    Maybe,
+    No,
+}
+
+fn path_like(p: &str) -> PathLike {
+    let p = p.trim();
+    if p.is_empty()
+        || p.contains([
+            ' ', '\t', '=', '@', ':', '"', '\'', '(', ')', '|', '^', '$', '\\',
+        ])
+    {
+        return PathLike::No;
+    }
+    let ext = |e: &str| {
+        !e.is_empty() && e.len() <= 10 && e.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'*')
+    };
+    if p.ends_with('/')
+        || p.starts_with('/')
+        || p.contains("**")
+        || p.contains('/') && !p.contains("://")
+        || p.strip_prefix("*.")
+            .is_some_and(|e| ext(e) && !e.contains('*') && e.len() <= 6 && !TLDS.contains(&e))
+    {
+        return PathLike::Surely;
+    }
+    let name = p.trim_start_matches('.');
+    if !name.is_empty()
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-' | b'*' | b'?'))
+        && !name.starts_with('-')
+        // A file name has an extension, a wildcard or lower case (`node_modules`); a
+        // codename in capitals (`PROJECT-ATLAS`) is text.
+        && (name.contains(['.', '*']) || !name.bytes().any(|c| c.is_ascii_uppercase()))
+    {
+        return PathLike::Maybe;
+    }
+    PathLike::No
+}
+
+/// Top-level domains that make `*.com` a host pattern, not a file extension.
+const TLDS: &[&str] = &[
+    "com", "org", "net", "io", "de", "dev", "ai", "co", "uk", "fr", "nl", "eu", "us", "app",
+    "internal", "local", "corp",
+];
+
+/// True when a `.aiignore` is written as a list of paths: most of its pattern lines name
+/// files (`dist/`, `*.log`, `node_modules`), or its comments speak of excluding files and
+/// half of them do.
+fn gitignore_style(text: &str) -> bool {
+    let (mut lines, mut surely, mut maybe, mut cue) = (0usize, 0usize, 0usize, false);
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(c) = line.strip_prefix('#') {
+            let c = c.to_ascii_lowercase();
+            cue |= [
+                "exclude",
+                "files",
+                "directories",
+                "folders",
+                "paths",
+                "gitignore",
+                "index",
+            ]
+            .iter()
+            .any(|w| c.contains(w))
+                && !["secret", "token", "password", "injection", "pii"]
+                    .iter()
+                    .any(|w| c.contains(w));
+            continue;
+        }
+        let body = line.trim_start_matches('!');
+        lines += 1;
+        match path_like(body) {
+            PathLike::Surely => surely += 1,
+            PathLike::Maybe => maybe += 1,
+            PathLike::No => {}
+        }
+    }
+    let paths = surely + maybe;
+    surely > 0 && (paths * 10 >= lines * 7 || cue && paths * 2 >= lines)
+}
+
+/// Compiles a gitignore-style path pattern into a regex over handoff file names (inner
+/// paths with `/`): `*` within a name, `**` across directories, a trailing `/` for a
+/// directory and everything in it, a pattern without `/` matching any name component.
+fn path_glob(p: &str) -> Option<Regex> {
+    let dir = p.ends_with('/');
+    let anchored = p.starts_with('/') || p.trim_end_matches('/').contains('/');
+    let body = p.trim_matches('/');
+    let mut re = String::from(if anchored { "^" } else { "(?:^|/)" });
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' if chars.peek() == Some(&'*') => {
+                chars.next();
+                if chars.peek() == Some(&'/') {
+                    chars.next();
+                    re.push_str("(?:.*/)?");
+                } else {
+                    re.push_str(".*");
+                }
+            }
+            '*' => re.push_str("[^/]*"),
+            '?' => re.push_str("[^/]"),
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    re.push_str(if dir { "/" } else { "(?:$|/)" });
+    RegexBuilder::new(&re).size_limit(1 << 20).build().ok()
 }
 
 fn is_email(s: &str) -> bool {
@@ -486,7 +673,12 @@ fn compile_regex(
         .build()
         .parse(&full)
         .map_err(|e| Error::invalid(path, Some(line), format!("invalid regex (CFG003): {e}")))?;
-    Ok((LazyRegex::lazy(full), Guard::None, None))
+    let guard = if section == Section::Secrets {
+        Guard::Matched
+    } else {
+        Guard::None
+    };
+    Ok((LazyRegex::lazy(full), guard, None))
 }
 
 /// Converts a glob to a regex; `None` for a pattern that would match everything.
@@ -625,6 +817,36 @@ mod tests {
         assert!(re.is_match(b"key sk-abcdefghijklmnop1234"));
         assert!(!re.is_match(b"task-to-model"));
         assert!(glob("*", Section::Custom).is_none());
+    }
+
+    #[test]
+    fn a_list_of_paths_is_read_as_paths() {
+        let text =
+            "# Files to exclude from AI context\ndist/\nnode_modules\n*.log\n.env\nbuild/**\n";
+        let ign = AiIgnore::parse(".aiignore", text).unwrap();
+        assert_eq!(ign.len(), 0, "no text pattern");
+        assert_eq!(ign.paths.len(), 5);
+        assert_eq!(ign.notes.len(), 1);
+        assert!(ign.paths_matching("debug.log").next().is_some());
+        assert!(ign.paths_matching("dist/app.js").next().is_some());
+        assert!(ign.paths_matching("STATUS.md").next().is_none());
+        // The reference template is text patterns, not paths.
+        let t = AiIgnore::parse(".aiignore", reference_template()).unwrap();
+        assert!(t.paths.is_empty() && t.notes.is_empty());
+        assert!(t.len() > 5);
+    }
+
+    #[test]
+    fn a_path_line_among_text_patterns_is_a_path() {
+        let ign = AiIgnore::parse(".aiignore", "# custom\nPROJECT-ATLAS\ncoverage/\n").unwrap();
+        assert_eq!(ign.len(), 1);
+        assert_eq!(ign.paths.len(), 1);
+        assert!(!gitignore_style(
+            "# custom\nPROJECT-ATLAS\ncoverage/\n*@*.com\n"
+        ));
+        assert_ne!(path_like("*.com"), PathLike::Surely);
+        assert_eq!(path_like("*.log"), PathLike::Surely);
+        assert_eq!(path_like("ignore all previous*"), PathLike::No);
     }
 
     #[test]

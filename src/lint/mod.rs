@@ -174,6 +174,25 @@ impl LintConfig {
                     msg.clone(),
                 ));
             }
+            for (line, msg) in &parsed.notes {
+                let mut d = config_diag(&registry::CFG003, &path, text, *line, msg.clone());
+                d.severity = Severity::Info;
+                cfg.config_diagnostics.push(d);
+            }
+            for file in snapshot_files(dir, snap) {
+                for (line, pattern) in parsed.paths_matching(&file.name) {
+                    cfg.config_diagnostics.push(config_diag(
+                        &registry::CFG003,
+                        &path,
+                        text,
+                        line,
+                        format!(
+                            "handoff file {} matches the path pattern `{pattern}`: keep it out of the handoff, or remove the pattern",
+                            file.path
+                        ),
+                    ));
+                }
+            }
             cfg.aiignore = Some(parsed);
         }
         if let Some(bytes) = snap.get(allow::ALLOWLIST) {
@@ -739,7 +758,15 @@ fn dedupe(findings: &[Finding]) -> Vec<bool> {
                     > (b.severity, b.start, std::cmp::Reverse(b.end))
                     || ((a.severity, a.start, a.end) == (b.severity, b.start, b.end) && i > j)
             } else if a.rule.family == Family::Ign {
-                b.rule.family != Family::Ign && b.severity <= a.severity
+                // A built-in detector that judged the same text (a placeholder, a quoted
+                // example) decides its severity; `.aiignore` does not raise it again.
+                let same_concern = match a.kind {
+                    Some("aiignore-secret") => matches!(b.rule.family, Family::Sec | Family::Pii),
+                    Some("aiignore-injection") => b.rule.family == Family::Pi,
+                    Some("email") => b.rule.family == Family::Pii,
+                    _ => false,
+                };
+                b.rule.family != Family::Ign && (b.severity <= a.severity || same_concern)
             } else if a.rule.family == Family::Sec && b.rule.family == Family::Sec {
                 let (pa, pb) = (sec_priority(a.rule.id), sec_priority(b.rule.id));
                 pa < pb || pa == pb && i > j

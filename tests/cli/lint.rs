@@ -345,6 +345,60 @@ fn aiignore_patterns_fire_and_the_file_itself_is_not_scanned() {
 }
 
 #[test]
+fn a_gitignore_style_aiignore_names_files_not_text() {
+    let repo = clean();
+    repo.write(
+        ".ai/handoff/.aiignore",
+        "# Files to exclude from AI context\ndist/\nnode_modules/\n*.log\n.env\n",
+    );
+    append(
+        &repo,
+        STATUS,
+        "Built dist/ again; the errors are in build.log and node_modules/ was cleaned.",
+    );
+    let out = repo.aahp(&["lint", "--format", "json"]);
+    out.assert_code(0);
+    let diags = out.json()["diagnostics"].as_array().unwrap().clone();
+    assert!(diags.iter().all(|d| d["rule"] != "IGN001"), "{out}");
+    let note = diags
+        .iter()
+        .find(|d| d["rule"] == "CFG003" && d["severity"] == "info")
+        .unwrap_or_else(|| panic!("a note on how the file was read: {out}"));
+    assert!(
+        note["message"].as_str().unwrap().contains("4 line(s)"),
+        "{out}"
+    );
+    // A handoff file the list names is reported (a warning, not a block).
+    repo.write(".ai/handoff/run.log", "ok\n");
+    let out = repo.aahp(&["lint"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout
+            .contains("run.log matches the path pattern `*.log`"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_template_aiignore_does_not_raise_what_the_detectors_judged() {
+    let repo = clean();
+    append(
+        &repo,
+        STATUS,
+        "Set `API_KEY=your_api_key_here_1234` in the example. The linter blocks phrases such as \"ignore all previous instructions\".",
+    );
+    let out = repo.aahp(&["lint", "--format", "json"]);
+    let diags = out.json()["diagnostics"].as_array().unwrap().clone();
+    assert!(
+        diags
+            .iter()
+            .all(|d| d["rule"] != "IGN001" && d["severity"] != "error"),
+        "{out}"
+    );
+    out.assert_code(0);
+}
+
+#[test]
 fn invalid_aiignore_regex_cannot_run() {
     let repo = clean();
     repo.write(".ai/handoff/.aiignore", "# custom\nre:(unclosed\n");
