@@ -10,9 +10,10 @@ use std::sync::OnceLock;
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
 use super::engine::{Finding, Scan};
+use super::redacted;
 use super::registry::IGN001;
 use super::rules::pii::email_exemption;
-use super::rules::{Placeholder, is_template, placeholder, redact};
+use super::rules::{Placeholder, is_template, placeholder};
 use crate::error::{Error, Result};
 
 /// The section a pattern belongs to.
@@ -482,7 +483,7 @@ impl AiIgnore {
                     continue;
                 }
                 let shown = if pat.section == Section::Secrets {
-                    redact(matched, 0)
+                    redacted(matched)
                 } else {
                     super::rules::excerpt(matched)
                 };

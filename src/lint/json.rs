@@ -78,6 +78,20 @@ pub(crate) fn extract(path: &str, raw: &str) -> Result<JsonStrings> {
     })
 }
 
+/// Decodes the escapes of a piece of a JSON string literal (a secret's span in the file).
+pub(crate) fn decode_literal(piece: &str) -> String {
+    let mut out = String::with_capacity(piece.len());
+    let mut rest = piece;
+    while let Some(k) = rest.find('\\') {
+        out.push_str(&rest[..k]);
+        let (c, len) = decode_escape(rest, k);
+        out.push(c);
+        rest = &rest[(k + len).min(rest.len())..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Decodes the escape at `raw[j]` (a backslash): (character, source length).
 fn decode_escape(raw: &str, j: usize) -> (char, usize) {
     let b = raw.as_bytes();
@@ -129,6 +143,12 @@ mod tests {
         let pos = j.view.text.find('\u{200B}').unwrap();
         let (s, e) = j.view.to_source(pos, pos + 3);
         assert_eq!(&raw[s..e], "\\u200b");
+    }
+
+    #[test]
+    fn a_literal_piece_is_decoded() {
+        assert_eq!(decode_literal(r"a\nb\u0041\\"), "a\nbA\\");
+        assert_eq!(decode_literal("plain"), "plain");
     }
 
     #[test]

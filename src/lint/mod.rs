@@ -429,7 +429,7 @@ pub fn check_text(path: &str, text: &str) -> Result<Vec<Diagnostic>> {
 /// private keys with their body, PII the linter redacts), sorted and merged. The output
 /// boundary (`output::boundary`) replaces each with [`redacted`], the form lint snippets use.
 pub fn secret_spans(text: &str) -> Vec<(usize, usize)> {
-    let mut spans: Vec<(usize, usize)> = scan_decoded(text, 0)
+    let spans: Vec<(usize, usize)> = scan_decoded(text, 0)
         .iter()
         .filter(|f| f.secret)
         .map(|f| {
@@ -437,22 +437,38 @@ pub fn secret_spans(text: &str) -> Vec<(usize, usize)> {
             let e = text::ceil_char(text, f.end.clamp(s, text.len()));
             (s, extend_private_key(text, s, e))
         })
-        .filter(|(s, e)| s < e)
         .collect();
+    merge_spans(spans)
+}
+
+/// Sorts spans and merges those that overlap (adjacent ones stay apart), dropping empty
+/// ones: both the boundary and lint snippets redact these, so they agree on the form.
+fn merge_spans(mut spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    spans.retain(|(s, e)| s < e);
     spans.sort_unstable();
     let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
     for (s, e) in spans {
         match merged.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            Some(last) if s < last.1 => last.1 = last.1.max(e),
             _ => merged.push((s, e)),
         }
     }
     merged
 }
 
-/// Redacts one secret for display, exactly as lint snippets show it.
+/// The redacted form of a secret: its first two characters when it has at least twelve,
+/// then its length (`gh…(40 chars)`, `…(8 chars)`). The one definition of the form (issue
+/// #11): lint messages and snippets, the output boundary and every format use it, so a
+/// secret reads the same wherever it is shown. Nothing that depends on where it was found
+/// (a vendor prefix, the rule) goes in, since the boundary redacts text without knowing that.
 pub fn redacted(secret: &str) -> String {
-    rules::redact(secret, 0)
+    let n = secret.chars().count();
+    let shown: String = if n >= 12 {
+        secret.chars().take(2).collect()
+    } else {
+        String::new()
+    };
+    format!("{shown}…({n} chars)")
 }
 
 /// A private-key header's finding covers the `-----BEGIN … PRIVATE KEY-----` line; for
@@ -650,13 +666,29 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         }
     }
     let keep = dedupe(&findings);
+    // The built-in detectors' spans are what the output boundary redacts in any other
+    // rendering of this text (`context`, `status`, …), so a secret reads the same in a
+    // snippet as everywhere else (issue #11); an `.aiignore` secret pattern only adds text
+    // no built-in detector covers. A private key's body goes with its header.
+    let builtin = text::Spans::new(
+        findings
+            .iter()
+            .filter(|f| f.secret && f.rule.family != Family::Ign)
+            .map(|f| (f.start, extend_private_key(raw, f.start, f.end)))
+            .collect(),
+    );
     let secret_spans = redactions(
         raw,
+        kind,
         findings
             .iter()
             .filter(|f| f.secret)
-            // A private key's body is redacted with its header (issue #11).
-            .map(|f| (f.start, extend_private_key(raw, f.start, f.end))),
+            .map(|f| {
+                let covers = (f.start, extend_private_key(raw, f.start, f.end));
+                (f.rule.family == Family::Ign, covers)
+            })
+            .filter(|&(ign, (s, e))| !ign || !builtin.overlaps(s, e))
+            .map(|(_, covers)| covers),
     );
     // Inline markers.
     let (markers, marker_problems) = match &md {
@@ -783,25 +815,24 @@ fn dedupe(findings: &[Finding]) -> Vec<bool> {
 
 /// The secret spans of a text, sorted and merged where they overlap, each with its
 /// redacted form: what every rendering of the text shows instead.
+/// In a JSON file the redacted form counts the characters of the decoded string, not of
+/// its escapes, so it matches what the boundary shows for the decoded value.
 fn redactions(
     raw: &str,
+    kind: FileKind,
     spans: impl Iterator<Item = (usize, usize)>,
 ) -> Vec<(usize, usize, String)> {
-    let mut spans: Vec<(usize, usize)> = spans.filter(|(s, e)| s < e).collect();
-    spans.sort_unstable();
-    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
-    for (s, e) in spans {
-        match merged.last_mut() {
-            Some(last) if s < last.1 => last.1 = last.1.max(e),
-            _ => merged.push((s, e)),
-        }
-    }
-    merged
+    merge_spans(spans.collect())
         .into_iter()
         .map(|(s, e)| {
             let s = text::floor_char(raw, s.min(raw.len()));
             let e = text::ceil_char(raw, e.min(raw.len()));
-            (s, e, rules::redact(&raw[s..e], 0))
+            let shown = if kind == FileKind::Json {
+                redacted(&json::decode_literal(&raw[s..e]))
+            } else {
+                redacted(&raw[s..e])
+            };
+            (s, e, shown)
         })
         .collect()
 }

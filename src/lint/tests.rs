@@ -441,6 +441,25 @@ fn secret_spans_for_the_output_boundary_find_each_secret_once() {
 }
 
 #[test]
+fn a_secret_has_one_redacted_form_wherever_it_is_found() {
+    let key = expand("ghp_{A:36}", 1);
+    assert_eq!(redacted(&key), "gh…(40 chars)");
+    assert_eq!(redacted("hunter22"), "…(8 chars)");
+    // The message, the snippet and the boundary agree: no vendor prefix in one of them.
+    let text = format!("# Status\n\ntoken {key} here\n");
+    let d = check_text("STATUS.md", &text).unwrap();
+    let d = d.iter().find(|d| d.rule == "SEC020").unwrap();
+    assert!(d.message.ends_with(": gh…(40 chars)"), "{}", d.message);
+    assert!(
+        d.snippet.contains("token gh…(40 chars) here"),
+        "{}",
+        d.snippet
+    );
+    let shown = crate::output::boundary::clean(&text);
+    assert!(shown.contains("token gh…(40 chars) here"), "{shown}");
+}
+
+#[test]
 fn a_long_line_is_rendered_around_its_finding_with_the_secret_hidden() {
     let key = expand("ghp_{A:36}", 2);
     let text = format!("{}{key} {}", "x ".repeat(5000), "y ".repeat(5000));

@@ -51,6 +51,33 @@ impl Secrets {
         )
     }
 
+    /// The private key block as planted (header, body, footer).
+    pub(crate) fn key_block(&self) -> String {
+        format!(
+            "-----BEGIN {k}-----\n{}\n-----END {k}-----",
+            self.key_body,
+            k = "RSA PRIVATE KEY"
+        )
+    }
+
+    /// The one redacted form of each planted secret (`git_aahp::lint::redacted`), the only
+    /// rendering any command may show.
+    pub(crate) fn redacted_forms(&self) -> Vec<String> {
+        let key = self.key_block();
+        [
+            self.aws_id.as_str(),
+            &self.aws_secret,
+            &self.github,
+            &self.stripe,
+            &self.slack,
+            &key,
+            &self.url_password,
+        ]
+        .iter()
+        .map(|s| git_aahp::lint::redacted(s))
+        .collect()
+    }
+
     fn all(&self) -> [&str; 7] {
         [
             &self.aws_id,
@@ -160,11 +187,8 @@ fn plant_quick_context(repo: &TestRepo, text: &str) {
     repo.write(path, serde_json::to_string_pretty(&m).unwrap());
 }
 
-#[test]
-fn status_lint_trust_and_task_lists_never_show_a_planted_secret() {
-    let s = Secrets::new();
-    let repo = planted_repo(&s);
-    plant_quick_context(&repo, &format!("{}{HOSTILE}", s.text()));
+/// Sets MANIFEST.json's tasks by hand: titles and a blocker carrying secrets.
+fn plant_tasks(repo: &TestRepo, s: &Secrets) {
     let path = ".ai/handoff/MANIFEST.json";
     let mut m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
     m["tasks"] = serde_json::json!({
@@ -174,6 +198,14 @@ fn status_lint_trust_and_task_lists_never_show_a_planted_secret() {
     });
     m["next_task_id"] = 3.into();
     repo.write(path, serde_json::to_string_pretty(&m).unwrap());
+}
+
+#[test]
+fn status_lint_trust_and_task_lists_never_show_a_planted_secret() {
+    let s = Secrets::new();
+    let repo = planted_repo(&s);
+    plant_quick_context(&repo, &format!("{}{HOSTILE}", s.text()));
+    plant_tasks(&repo, &s);
     repo.write(
         ".ai/handoff/TRUST.md",
         format!(
@@ -388,5 +420,121 @@ fn secret_bearing_command_line_text_is_refused_and_nothing_is_written() {
         let out = repo.aahp(&json_args);
         out.assert_code(1);
         assert_eq!(out.json()["error"]["kind"], "refused", "{out}");
+    }
+}
+
+/// Every redacted rendering in `text` (`xy…(N chars)`: two characters, the ellipsis, the
+/// length), with Markdown's backslash escapes removed first.
+fn redactions_in(text: &str) -> Vec<String> {
+    let plain = text.replace('\\', "");
+    let chars: Vec<char> = plain.chars().collect();
+    let mut found = Vec::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if c != '…' || chars.get(i + 1) != Some(&'(') {
+            continue;
+        }
+        let Some(close) = chars[i..].iter().position(|&c| c == ')') else {
+            continue;
+        };
+        let from = i.saturating_sub(2);
+        found.push(chars[from..=i + close].iter().collect());
+    }
+    found
+}
+
+#[test]
+fn every_command_and_format_shows_a_secret_in_the_one_redacted_form() {
+    let s = Secrets::new();
+    let repo = planted_repo(&s);
+    // The default template's URL-credential pattern overlaps the built-in detector: the
+    // snippet must still show the built-in form.
+    repo.write(
+        ".ai/handoff/.aiignore",
+        "# Secrets\nre:\\b[a-z][a-z0-9+.-]*://[^\\s:/@]+:[^\\s/@]{3,}@\n",
+    );
+    repo.write(
+        ".ai/handoff/LOG.md",
+        format!(
+            "# Log\n\n## [2026-11-21] agent-b: Deploy\n\n- Verified deploy with {} ✅\n- billing {} and {}\n\n## [2026-11-20] agent-a: First session\n\nSet things up.\n",
+            s.github, s.stripe, s.slack
+        ),
+    );
+    // A claim backed by nothing but the model: `review` lists it.
+    repo.write(
+        ".ai/handoff/TRUST.md",
+        format!(
+            "# Trust\n\n| Property | Status | Provenance | Last Verified | Agent | TTL | Expires | Notes |\n|---|---|---|---|---|---|---|---|\n| key {} works | verified | model_claim | 2026-11-20 | a | 7d | 2026-11-27 | - |\n",
+            s.github
+        ),
+    );
+    repo.write("src/deploy.rs", "pub fn deploy() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "planted"]);
+    plant_quick_context(&repo, &s.text());
+    plant_tasks(&repo, &s);
+    let forms = s.redacted_forms();
+    let [aws_id, aws_secret, github, stripe, slack, _key, password] =
+        <[String; 7]>::try_from(forms.clone()).unwrap();
+    let every = forms.clone();
+    // Lint and verify messages name the secret; the key block's message names its type.
+    let messages = vec![
+        aws_id.clone(),
+        aws_secret.clone(),
+        github.clone(),
+        stripe.clone(),
+        slack.clone(),
+        password.clone(),
+    ];
+    let cases: Vec<(Vec<&str>, Vec<String>)> = vec![
+        (vec!["lint"], every.clone()),
+        (vec!["lint", "--format", "json"], every.clone()),
+        (vec!["lint", "--format", "sarif"], messages.clone()),
+        (vec!["verify"], messages.clone()),
+        (vec!["verify", "--json"], messages.clone()),
+        (vec!["context", "--level", "full"], every.clone()),
+        (
+            vec!["context", "--level", "full", "--format", "json"],
+            every.clone(),
+        ),
+        (vec!["status"], vec![aws_id.clone(), github.clone()]),
+        (vec!["status", "--json"], every.clone()),
+        (vec!["review", "--base", "HEAD~1"], vec![github.clone()]),
+        (
+            vec!["review", "--base", "HEAD~1", "--format", "json"],
+            vec![github.clone()],
+        ),
+        (
+            vec!["task", "list"],
+            vec![github.clone(), stripe.clone(), slack.clone()],
+        ),
+        (
+            vec!["task", "list", "--json"],
+            vec![github.clone(), stripe.clone(), slack.clone()],
+        ),
+        (vec!["trust", "list"], vec![github.clone()]),
+        (vec!["trust", "list", "--json"], vec![github.clone()]),
+    ];
+    for (args, wanted) in cases {
+        let what = args.join(" ");
+        let out = repo.aahp(&args);
+        assert!(out.code <= 1, "{what}: could not run\n{out}");
+        s.assert_absent(&what, &out);
+        let mut all = format!("{}\n{}", out.stdout, out.stderr);
+        if what.ends_with("sarif") {
+            // The rules' documentation quotes example key headers; judge the results.
+            all = out.json()["runs"][0]["results"].to_string();
+        }
+        for r in redactions_in(&all) {
+            assert!(
+                forms.contains(&r),
+                "{what}: `{r}` is not the one redacted form of a planted secret {forms:?}\n{out}"
+            );
+        }
+        for w in &wanted {
+            assert!(
+                all.replace('\\', "").contains(w.as_str()),
+                "{what}: the redacted form `{w}` is missing\n{out}"
+            );
+        }
     }
 }

@@ -740,15 +740,6 @@ pub(crate) fn sequential(lower: &str) -> bool {
     false
 }
 
-/// Redacts a secret for display: a known `prefix` stays readable, then at most two characters,
-/// then the length.
-pub(crate) fn redact(secret: &str, prefix_len: usize) -> String {
-    let n = secret.chars().count();
-    let keep = prefix_len + if n >= prefix_len + 12 { 2 } else { 0 };
-    let shown: String = secret.chars().take(keep.min(n)).collect();
-    format!("{shown}…({n} chars)")
-}
-
 /// Pushes a finding whose text may be an example quoted in documentation: reported as a note.
 pub(crate) fn push_pi(scan: &Scan<'_>, mut f: Finding, out: &mut Vec<Finding>) {
     if mentioned(scan, f.start, f.end) {
@@ -856,14 +847,5 @@ mod tests {
         let t = "Never commit with --no-verify";
         assert!(negated_before(t, t.find("--no").unwrap()));
         assert!(!negated_before("Commit with --no-verify", 12));
-    }
-
-    #[test]
-    fn redaction_keeps_the_prefix_only() {
-        assert_eq!(
-            redact("ghp_abcdefghijklmnopqrstuvwxyz0123456789", 4),
-            "ghp_ab…(40 chars)"
-        );
-        assert_eq!(redact("hunter22", 0), "…(8 chars)");
     }
 }

@@ -5,91 +5,89 @@
 
 use super::super::Severity;
 use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::redacted;
 use super::super::registry::{
     RuleMeta, SEC001, SEC010, SEC011, SEC020, SEC030, SEC040, SEC041, SEC042, SEC050, SEC051,
     SEC060, SEC070, SEC080, SEC090, SEC100, SEC110, SEC120, SEC121, SEC130, SEC131, SEC140, SEC150,
 };
 use super::super::text::entropy;
-use super::{Placeholder, is_template, placeholder, redact};
+use super::{Placeholder, is_template, placeholder};
 
-/// (kind, label, length of the readable prefix) for each alternative of the vendor pattern, in
-/// group order.
-pub(crate) const VENDORS: &[(&str, &str, usize)] = &[
-    ("npm-token", "npm access token", 4),
-    ("pypi-token", "PyPI upload token", 5),
-    ("huggingface-token", "Hugging Face token", 3),
-    ("digitalocean-token", "DigitalOcean token", 7),
-    ("shopify-token", "Shopify token", 6),
-    ("square-token", "Square token", 7),
-    ("sendgrid-key", "SendGrid API key", 3),
-    ("mailgun-key", "Mailgun API key", 4),
-    ("mailchimp-key", "Mailchimp API key", 0),
-    ("twilio-key", "Twilio account SID or API key", 2),
-    ("telegram-bot-token", "Telegram bot token", 0),
-    ("discord-bot-token", "Discord bot token", 0),
-    ("databricks-token", "Databricks access token", 4),
-    ("dynatrace-token", "Dynatrace token", 7),
+/// (kind, label) for each alternative of the vendor pattern, in group order.
+pub(crate) const VENDORS: &[(&str, &str)] = &[
+    ("npm-token", "npm access token"),
+    ("pypi-token", "PyPI upload token"),
+    ("huggingface-token", "Hugging Face token"),
+    ("digitalocean-token", "DigitalOcean token"),
+    ("shopify-token", "Shopify token"),
+    ("square-token", "Square token"),
+    ("sendgrid-key", "SendGrid API key"),
+    ("mailgun-key", "Mailgun API key"),
+    ("mailchimp-key", "Mailchimp API key"),
+    ("twilio-key", "Twilio account SID or API key"),
+    ("telegram-bot-token", "Telegram bot token"),
+    ("discord-bot-token", "Discord bot token"),
+    ("databricks-token", "Databricks access token"),
+    ("dynatrace-token", "Dynatrace token"),
     (
         "grafana-service-account-token",
         "Grafana service account token",
-        5,
     ),
-    ("grafana-cloud-token", "Grafana Cloud token", 4),
-    ("grafana-api-key", "Grafana API key", 8),
-    ("groq-key", "Groq API key", 4),
-    ("tavily-key", "Tavily API key", 5),
-    ("jina-key", "Jina API key", 5),
-    ("sourcegraph-token", "Sourcegraph access token", 4),
-    ("dockerhub-token", "Docker Hub access token", 9),
-    ("doppler-token", "Doppler token", 3),
-    ("dropbox-token", "Dropbox access token", 3),
-    ("mapbox-token", "Mapbox secret token", 3),
-    ("newrelic-user-key", "New Relic user API key", 5),
-    ("newrelic-insert-key", "New Relic insights insert key", 5),
-    ("newrelic-query-key", "New Relic insights query key", 5),
-    ("newrelic-browser-key", "New Relic browser key", 5),
-    ("newrelic-license-key", "New Relic license key", 0),
-    ("newrelic-pixie-key", "New Relic Pixie key", 7),
-    ("artifactory-key", "Artifactory API key", 4),
-    ("atlassian-token", "Atlassian API token", 6),
-    ("bitbucket-app-password", "Bitbucket app password", 4),
-    ("cratesio-token", "crates.io API token", 3),
-    ("dependency-track-key", "Dependency-Track API key", 4),
-    ("age-secret-key", "age secret key", 15),
-    ("vault-service-token", "HashiCorp Vault service token", 4),
-    ("vault-batch-token", "HashiCorp Vault batch token", 4),
-    ("vault-recovery-token", "HashiCorp Vault recovery token", 4),
-    ("heroku-key", "Heroku API key", 5),
-    ("nuget-key", "NuGet API key", 3),
-    ("salesforce-token", "Salesforce access token", 3),
-    ("sonarqube-token", "SonarQube token", 4),
-    ("stackhawk-key", "StackHawk API key", 5),
-    ("twitch-stream-key", "Twitch stream key", 5),
-    ("adafruit-key", "Adafruit IO key", 4),
-    ("appsync-key", "AWS AppSync API key", 4),
-    ("linear-key", "Linear API key", 8),
-    ("sentry-token", "Sentry token", 6),
-    ("replicate-token", "Replicate API token", 3),
-    ("perplexity-key", "Perplexity API key", 5),
-    ("xai-key", "xAI API key", 4),
-    ("pinecone-key", "Pinecone API key", 5),
-    ("supabase-token", "Supabase access token", 4),
-    ("pulumi-token", "Pulumi access token", 4),
-    ("rubygems-key", "RubyGems API key", 9),
-    ("terraform-cloud-token", "Terraform Cloud token", 0),
-    ("figma-token", "Figma access token", 5),
+    ("grafana-cloud-token", "Grafana Cloud token"),
+    ("grafana-api-key", "Grafana API key"),
+    ("groq-key", "Groq API key"),
+    ("tavily-key", "Tavily API key"),
+    ("jina-key", "Jina API key"),
+    ("sourcegraph-token", "Sourcegraph access token"),
+    ("dockerhub-token", "Docker Hub access token"),
+    ("doppler-token", "Doppler token"),
+    ("dropbox-token", "Dropbox access token"),
+    ("mapbox-token", "Mapbox secret token"),
+    ("newrelic-user-key", "New Relic user API key"),
+    ("newrelic-insert-key", "New Relic insights insert key"),
+    ("newrelic-query-key", "New Relic insights query key"),
+    ("newrelic-browser-key", "New Relic browser key"),
+    ("newrelic-license-key", "New Relic license key"),
+    ("newrelic-pixie-key", "New Relic Pixie key"),
+    ("artifactory-key", "Artifactory API key"),
+    ("atlassian-token", "Atlassian API token"),
+    ("bitbucket-app-password", "Bitbucket app password"),
+    ("cratesio-token", "crates.io API token"),
+    ("dependency-track-key", "Dependency-Track API key"),
+    ("age-secret-key", "age secret key"),
+    ("vault-service-token", "HashiCorp Vault service token"),
+    ("vault-batch-token", "HashiCorp Vault batch token"),
+    ("vault-recovery-token", "HashiCorp Vault recovery token"),
+    ("heroku-key", "Heroku API key"),
+    ("nuget-key", "NuGet API key"),
+    ("salesforce-token", "Salesforce access token"),
+    ("sonarqube-token", "SonarQube token"),
+    ("stackhawk-key", "StackHawk API key"),
+    ("twitch-stream-key", "Twitch stream key"),
+    ("adafruit-key", "Adafruit IO key"),
+    ("appsync-key", "AWS AppSync API key"),
+    ("linear-key", "Linear API key"),
+    ("sentry-token", "Sentry token"),
+    ("replicate-token", "Replicate API token"),
+    ("perplexity-key", "Perplexity API key"),
+    ("xai-key", "xAI API key"),
+    ("pinecone-key", "Pinecone API key"),
+    ("supabase-token", "Supabase access token"),
+    ("pulumi-token", "Pulumi access token"),
+    ("rubygems-key", "RubyGems API key"),
+    ("terraform-cloud-token", "Terraform Cloud token"),
+    ("figma-token", "Figma access token"),
     (
         "thingsboard-access-token",
         "ThingsBoard device access token",
-        8,
     ),
-    ("truenas-api-key", "TrueNAS API key", 0),
-    ("postmark-token", "Postmark server token", 0),
-    ("sonarqube-token", "SonarQube token", 0),
-    ("vault-unseal-key", "HashiCorp Vault unseal key", 0),
-    ("cloudflare-origin-ca-key", "Cloudflare origin CA key", 5),
-    ("netlify-token", "Netlify access token", 4),
-    ("django-secret-key", "Django secret key", 16),
+    ("truenas-api-key", "TrueNAS API key"),
+    ("postmark-token", "Postmark server token"),
+    ("sonarqube-token", "SonarQube token"),
+    ("vault-unseal-key", "HashiCorp Vault unseal key"),
+    ("cloudflare-origin-ca-key", "Cloudflare origin CA key"),
+    ("netlify-token", "Netlify access token"),
+    ("django-secret-key", "Django secret key"),
 ];
 
 const VENDOR_REGEX: &str = concat!(
@@ -724,9 +722,8 @@ fn secret(
     s: usize,
     e: usize,
     value: &str,
-    prefix: usize,
 ) -> Finding {
-    Finding::new(rule, s, e, format!("{label}: {}", redact(value, prefix))).secret(kind)
+    Finding::new(rule, s, e, format!("{label}: {}", redacted(value))).secret(kind)
 }
 
 fn check_prefixed<const ID: u16>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -737,7 +734,6 @@ fn check_prefixed<const ID: u16>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec
     }
     let rule = rule_for(ID);
     let kind = kind_for(ID, m);
-    let prefix = m.find(['-', '_', '.']).map_or(0, |i| (i + 1).min(12));
     let label = rule
         .summary
         .split(['(', '—', '.'])
@@ -756,7 +752,7 @@ fn check_prefixed<const ID: u16>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec
         );
         return;
     }
-    out.push(secret(rule, kind, label, s, e, m, prefix));
+    out.push(secret(rule, kind, label, s, e, m));
 }
 
 fn check_private_key(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -786,7 +782,7 @@ fn check_aws_key_id(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     } else {
         "AWS access key id"
     };
-    out.push(secret(&SEC010, "aws-access-key-id", label, s, e, m, 4));
+    out.push(secret(&SEC010, "aws-access-key-id", label, s, e, m));
 }
 
 fn check_aws_secret(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -810,7 +806,6 @@ fn check_aws_secret(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         vs,
         ve,
         v,
-        0,
     );
     if placeholder(v) != Placeholder::No {
         f = f.severity(Severity::Warning);
@@ -828,7 +823,6 @@ fn check_aws_session(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         vs,
         ve,
         &scan.text()[vs..ve],
-        0,
     ));
 }
 
@@ -859,8 +853,7 @@ fn check_github(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     } else {
         label.to_string()
     };
-    let prefix = if m.starts_with("github_pat_") { 11 } else { 4 };
-    out.push(secret(&SEC020, kind, &label, s, e, m, prefix));
+    out.push(secret(&SEC020, kind, &label, s, e, m));
 }
 
 fn check_sk(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -887,7 +880,6 @@ fn check_sk(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         s,
         e,
         v,
-        3,
     ));
 }
 
@@ -906,7 +898,7 @@ fn check_slack(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             if is_template(m) {
                 return;
             }
-            out.push(secret(&SEC050, kind, label, s, e, m, 5));
+            out.push(secret(&SEC050, kind, label, s, e, m));
             return;
         }
     }
@@ -926,7 +918,7 @@ fn check_stripe(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     } else {
         ("stripe-live-key", "Stripe live key")
     };
-    let mut f = secret(&SEC060, kind, label, s, e, m, 8);
+    let mut f = secret(&SEC060, kind, label, s, e, m);
     if test {
         f = f.severity(Severity::Warning);
     }
@@ -949,7 +941,7 @@ fn check_azure(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     } else {
         "azure-storage-key"
     };
-    let mut f = secret(&SEC080, kind, "Azure credential", s, e, v, 0);
+    let mut f = secret(&SEC080, kind, "Azure credential", s, e, v);
     if placeholder(v) == Placeholder::Soft {
         f = f.severity(Severity::Warning);
     }
@@ -957,13 +949,13 @@ fn check_azure(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 }
 
 fn check_vendor(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    for (i, (kind, label, prefix)) in VENDORS.iter().enumerate() {
+    for (i, (kind, label)) in VENDORS.iter().enumerate() {
         if let Some((s, e)) = caps.range(i + 1) {
             let m = &scan.text()[s..e];
             if is_template(m) {
                 return;
             }
-            out.push(secret(&SEC100, kind, label, s, e, m, *prefix));
+            out.push(secret(&SEC100, kind, label, s, e, m));
             return;
         }
     }
@@ -988,7 +980,6 @@ fn check_vault_legacy(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>)
         s,
         e,
         m,
-        2,
     ));
 }
 
@@ -1005,7 +996,6 @@ fn check_k8s_token(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         s,
         e,
         m,
-        0,
     ));
 }
 
@@ -1059,7 +1049,7 @@ fn check_authorization(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         "" | "bearer" => "bearer token",
         _ => "Authorization header credential",
     };
-    let mut f = secret(&SEC110, "authorization-header", label, s, e, v, 0);
+    let mut f = secret(&SEC110, "authorization-header", label, s, e, v);
     if placeholder(v) == Placeholder::Soft {
         f = f.severity(Severity::Warning);
     }
@@ -1306,7 +1296,7 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         &SEC120,
         vs,
         ve,
-        format!("credential assigned to {}: {}", clean, redact(v, 0)),
+        format!("credential assigned to {}: {}", clean, redacted(v)),
     )
     .secret(kind);
     match placeholder(v) {
@@ -1332,7 +1322,7 @@ fn check_user_pass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         &SEC120,
         s,
         e,
-        format!("password next to a username: {}", redact(v, 0)),
+        format!("password next to a username: {}", redacted(v)),
     )
     .secret("username-and-password");
     if placeholder(v) == Placeholder::Soft {
@@ -1366,7 +1356,7 @@ fn check_gradle(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         e,
         format!(
             "password in a build script credentials block: {}",
-            redact(v, 0)
+            redacted(v)
         ),
     )
     .secret("gradle-credentials");
@@ -1394,7 +1384,7 @@ fn check_password_prose(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         &SEC121,
         s,
         e,
-        format!("password written out in text: {}", redact(v, 0)),
+        format!("password written out in text: {}", redacted(v)),
     )
     .secret("password-in-prose");
     if p == Placeholder::Soft {
@@ -1422,7 +1412,7 @@ fn check_url_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
         &SEC130,
         s,
         e,
-        format!("password embedded in a {scheme} URL: {}", redact(pass, 0)),
+        format!("password embedded in a {scheme} URL: {}", redacted(pass)),
     )
     .secret("url-credentials");
     if placeholder(pass) != Placeholder::No {
@@ -1462,7 +1452,7 @@ fn check_connection_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
         &SEC130,
         s,
         e,
-        format!("password in a connection string: {}", redact(v, 0)),
+        format!("password in a connection string: {}", redacted(v)),
     )
     .secret("connection-string");
     if placeholder(v) != Placeholder::No {
@@ -1490,7 +1480,7 @@ fn check_command_credentials(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Fi
         e,
         format!(
             "credential on a command line or in a header: {}",
-            redact(v_trim, 0)
+            redacted(v_trim)
         ),
     )
     .secret("command-credentials");
