@@ -16,6 +16,9 @@ use crate::output::{Report, Style, escape_untrusted};
 pub const MARKER: &str = "# git-aahp hook shim";
 /// Suffix of the file a chained (pre-existing) hook is moved to.
 pub const BACKUP_SUFFIX: &str = ".pre-aahp";
+/// Suffix under which the pre-commit framework (and prek) keeps the hook it found when it
+/// installed its own, and runs it before its hooks ("migration mode").
+pub const LEGACY_SUFFIX: &str = ".legacy";
 
 /// A shim shipped in `hooks/`.
 #[derive(Debug, Clone, Copy)]
@@ -82,6 +85,8 @@ pub enum HookState {
     Chained,
     /// Another hook, not chained: git aahp does not run.
     Foreign,
+    /// Another hook manager's hook, which runs our shim from `<hook>.legacy` first.
+    Wrapped,
     /// No hook.
     Missing,
 }
@@ -123,8 +128,14 @@ pub struct HookReport {
     /// The chained hook's path, when one exists.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chained: Option<String>,
+    /// Our shim's path when another manager keeps and runs it as `<hook>.legacy`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legacy: Option<String>,
     /// True when our shim is there but differs from the one this version ships.
     pub outdated: bool,
+    /// For `uninstall`: the shim removed was the one under `<hook>.legacy`.
+    #[serde(skip)]
+    pub legacy_removed: bool,
 }
 
 /// A hook manager found in the repository, with how to run git aahp from it.
@@ -192,6 +203,7 @@ impl Report for HooksReport {
                 (_, HookState::Installed) => style.ok("installed"),
                 (_, HookState::Chained) => style.ok("chained"),
                 (_, HookState::Foreign) => style.warn("foreign"),
+                (_, HookState::Wrapped) => style.ok("wrapped"),
                 (_, HookState::Missing) => style.warn("missing"),
             };
             let detail = match (h.change, h.state) {
@@ -202,12 +214,21 @@ impl Report for HooksReport {
                 ),
                 (Some(HookChange::Updated), _) => "shim updated to this version".into(),
                 (Some(HookChange::Unchanged), _) => "already installed".into(),
+                (Some(HookChange::Restored), _) if h.legacy_removed => format!(
+                    "shim removed from {}{LEGACY_SUFFIX}, the hook from {}{BACKUP_SUFFIX} is there \
+                     instead",
+                    h.name, h.name
+                ),
                 (Some(HookChange::Restored), _) => {
                     format!(
                         "shim removed, the hook from {}{BACKUP_SUFFIX} is back",
                         h.name
                     )
                 }
+                (Some(HookChange::Removed), _) if h.legacy_removed => format!(
+                    "shim removed from {}{LEGACY_SUFFIX}, where another hook manager kept it",
+                    h.name
+                ),
                 (Some(HookChange::Removed), _) => "shim removed".into(),
                 (Some(HookChange::NotInstalled), _) => "no shim installed".into(),
                 (Some(HookChange::LeftForeign), _) => "another hook, left in place".into(),
@@ -215,9 +236,11 @@ impl Report for HooksReport {
                 (None, HookState::Chained) => {
                     format!("runs {}{BACKUP_SUFFIX} first, then git aahp hook", h.name)
                 }
-                (None, HookState::Foreign) => {
-                    "another hook; `git aahp hooks install` chains it".into()
-                }
+                (None, HookState::Foreign) => self.foreign_detail(),
+                (_, HookState::Wrapped) => format!(
+                    "another hook manager's hook runs the shim from {}{LEGACY_SUFFIX} first",
+                    h.name
+                ),
                 (None, HookState::Missing) => "`git aahp hooks install` adds it".into(),
             };
             let outdated = if h.outdated && h.change.is_none() {
@@ -243,15 +266,50 @@ impl Report for HooksReport {
     }
 
     fn status(&self) -> ExitStatus {
-        let healthy = self
-            .hooks
-            .iter()
-            .all(|h| matches!(h.state, HookState::Installed | HookState::Chained) && !h.outdated);
+        let healthy = self.hooks.iter().all(|h| {
+            matches!(
+                h.state,
+                HookState::Installed | HookState::Chained | HookState::Wrapped
+            ) && !h.outdated
+        });
         if self.action == "status" && !healthy {
             ExitStatus::Findings
         } else {
             ExitStatus::Success
         }
+    }
+}
+
+impl HooksReport {
+    /// What `status` says of a foreign hook: whether `install` would chain it, or refuse
+    /// (a hook manager is set up, or `core.hooksPath` is global) and what to do instead.
+    fn foreign_detail(&self) -> String {
+        if let Some(m) = self.managers.iter().find(|m| m.owns_hooks_dir) {
+            return format!(
+                "another hook; {} owns this directory, so `git aahp hooks install` will not \
+                 write here: add git aahp to {}'s hooks (note below)",
+                m.name, m.name
+            );
+        }
+        if let Some(m) = self.managers.first() {
+            return format!(
+                "another hook; with {} set up, `git aahp hooks install` does not chain it \
+                 (only with --force): add git aahp to {}'s configuration (note below)",
+                m.name, m.name
+            );
+        }
+        if let Some(p) = self
+            .hooks_path
+            .as_ref()
+            .filter(|p| p.scope == "global" || p.scope == "system")
+        {
+            return format!(
+                "another hook; core.hooksPath comes from {} config, so `git aahp hooks \
+                 install` chains it only with --force",
+                p.scope
+            );
+        }
+        "another hook; `git aahp hooks install` chains it".into()
     }
 }
 
@@ -288,7 +346,10 @@ pub fn run(ctx: &Context, args: &HooksArgs) -> Result<HooksReport> {
                 let hook = Hook::inspect(&dir, shim)?;
                 let change = hook.uninstall()?;
                 let after = Hook::inspect(&dir, shim)?;
-                report.hooks.push(after.report(&root, Some(change)));
+                let mut r = after.report(&root, Some(change));
+                r.legacy_removed =
+                    hook.legacy.is_some() && !matches!(hook.found, Found::Ours { .. });
+                report.hooks.push(r);
             }
         }
     }
@@ -372,6 +433,8 @@ struct Hook {
     backup: PathBuf,
     found: Found,
     backup_exists: bool,
+    /// `<hook>.legacy`, when it holds our shim (`current` as in [`Found::Ours`]).
+    legacy: Option<(PathBuf, bool)>,
 }
 
 impl Hook {
@@ -396,12 +459,24 @@ impl Hook {
             },
         };
         let backup_exists = std::fs::symlink_metadata(&backup).is_ok();
+        let legacy_path = dir.join(format!("{}{LEGACY_SUFFIX}", shim.name));
+        let legacy = match std::fs::symlink_metadata(&legacy_path) {
+            Ok(meta) if meta.is_file() => match std::fs::read(&legacy_path) {
+                Ok(bytes) if is_ours(&bytes) => {
+                    let current = bytes == shim.text.as_bytes() && is_executable(&legacy_path);
+                    Some((legacy_path, current))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
         Ok(Hook {
             shim,
             path,
             backup,
             found,
             backup_exists,
+            legacy,
         })
     }
 
@@ -409,6 +484,9 @@ impl Hook {
         match self.found {
             Found::Ours { .. } if self.backup_exists => HookState::Chained,
             Found::Ours { .. } => HookState::Installed,
+            // Whether the manager's hook really runs `.legacy` is its business; pre-commit
+            // and prek do unless installed with --overwrite, which deletes the file.
+            Found::Foreign if self.legacy.is_some() => HookState::Wrapped,
             Found::Foreign | Found::NotAFile => HookState::Foreign,
             Found::Missing => HookState::Missing,
         }
@@ -421,7 +499,13 @@ impl Hook {
             state: self.state(),
             change,
             chained: self.backup_exists.then(|| display_path(root, &self.backup)),
-            outdated: matches!(self.found, Found::Ours { current: false }),
+            legacy: self.legacy.as_ref().map(|(p, _)| display_path(root, p)),
+            outdated: match (self.found, &self.legacy) {
+                (Found::Ours { current }, _) => !current,
+                (Found::Foreign, Some((_, current))) => !current,
+                _ => false,
+            },
+            legacy_removed: false,
         }
     }
 
@@ -486,6 +570,22 @@ impl Hook {
     }
 
     fn uninstall(&self) -> Result<HookChange> {
+        if let (Found::Foreign | Found::Missing | Found::NotAFile, Some((legacy, _))) =
+            (self.found, &self.legacy)
+        {
+            // Another manager keeps our shim as `<hook>.legacy` and runs it: take it out
+            // there, and give the manager the hook we had chained, if any, in its place.
+            let write_err = |source| Error::Write {
+                path: legacy.display().to_string(),
+                source,
+            };
+            if self.backup_exists {
+                std::fs::rename(&self.backup, legacy).map_err(write_err)?;
+                return Ok(HookChange::Restored);
+            }
+            std::fs::remove_file(legacy).map_err(write_err)?;
+            return Ok(HookChange::Removed);
+        }
         match self.found {
             Found::Ours { .. } | Found::Missing if self.backup_exists => {
                 // One rename puts the original back with its bytes and mode, atomically.
@@ -587,10 +687,29 @@ const LEFTHOOK_ADVICE: &str = "Add to its configuration:\n\
   pre-commit:\n    commands:\n      aahp:\n        run: git aahp hook pre-commit\n\
   pre-push:\n    commands:\n      aahp:\n        run: git aahp hook pre-push {1} {2}\n        \
 use_stdin: true";
-const PRE_COMMIT_ADVICE: &str = "Add to .pre-commit-config.yaml:\n\
-  - repo: local\n    hooks:\n      - id: aahp-verify\n        name: git aahp\n        \
-entry: git aahp hook pre-commit\n        language: system\n        pass_filenames: false\n        \
-always_run: true\n(or use the ids of git-aahp's .pre-commit-hooks.yaml).";
+/// Valid YAML for every pre-commit from 2.x to 4.x (`stages` by the names all of them
+/// accept); `tests/pre-commit.sh` feeds it to the real tool.
+const PRE_COMMIT_ADVICE: &str = "Add to .pre-commit-config.yaml (the `repos:` line only if \
+it is not there), then run `pre-commit install --hook-type pre-commit --hook-type pre-push`:
+repos:
+  - repo: local
+    hooks:
+      - id: aahp-verify
+        name: git aahp (handoff check)
+        entry: git aahp hook pre-commit
+        language: system
+        pass_filenames: false
+        always_run: true
+        stages: [commit]
+      - id: aahp-verify-push
+        name: git aahp (handoff check before push)
+        entry: git aahp hook pre-push
+        language: system
+        pass_filenames: false
+        always_run: true
+        stages: [push]
+(or use the ids of git-aahp's .pre-commit-hooks.yaml). In CI, run `git aahp verify --level \
+ci`: `pre-commit run --all-files` never sees code changed without a handoff update.";
 
 const LEFTHOOK_CONFIGS: &[&str] = &[
     "lefthook.yml",

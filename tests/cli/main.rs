@@ -11,6 +11,7 @@
 
 mod support;
 
+mod action;
 mod archive;
 mod bad_input;
 mod begin;

@@ -228,6 +228,32 @@ impl TestRepo {
         run(cmd, self.path())
     }
 
+    /// Runs a program (a shell script of the repository, say) at the repository root with
+    /// the hermetic environment, the binary under test first on `PATH` (so `git aahp` is
+    /// it), and extra variables.
+    pub fn run_program(
+        &self,
+        program: &Path,
+        args: &[&str],
+        envs: &[(&str, &std::ffi::OsStr)],
+    ) -> CmdOutput {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(self.path()).args(args);
+        hermetic(&mut cmd, &self.path());
+        let bin_dir = bin()
+            .parent()
+            .expect("binary has a directory")
+            .to_path_buf();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![bin_dir];
+        dirs.extend(std::env::split_paths(&path));
+        cmd.env("PATH", std::env::join_paths(dirs).expect("PATH entries"));
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        run(cmd, self.path())
+    }
+
     /// A `Command` for `git-aahp` with the hermetic environment, for tests that need more
     /// control (stdin, kill).
     pub fn aahp_command(&self, args: &[&str]) -> Command {
