@@ -11,6 +11,7 @@ pub mod init;
 pub mod lint;
 pub mod man;
 pub mod manifest;
+pub mod mcp;
 pub mod range;
 pub mod recover;
 pub mod review;
@@ -66,6 +67,8 @@ pub enum Command {
     Commit(commit::CommitArgs),
     /// Finish or roll back a crashed session, saving its files under refs/aahp/recovered/.
     Recover(recover::RecoverArgs),
+    /// Serve the commands as Model Context Protocol tools over stdio (for agent harnesses).
+    Mcp(mcp::McpArgs),
     /// Write the man pages (git-aahp.1 and one page per subcommand) into a directory.
     #[command(hide = true)]
     GenerateMan(man::GenerateManArgs),
@@ -126,6 +129,7 @@ impl Command {
             Command::Begin(_) => "begin",
             Command::Commit(_) => "commit",
             Command::Recover(_) => "recover",
+            Command::Mcp(_) => "mcp",
             Command::GenerateMan(_) => "generate-man",
             Command::Completions(_) => "completions",
         }
@@ -289,6 +293,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
         Command::Begin(args) => ctx.emit(&begin::run(&ctx, args)?),
         Command::Commit(args) => ctx.emit(&commit::run(&ctx, args)?),
         Command::Recover(args) => ctx.emit(&recover::run(&ctx, args)?),
+        Command::Mcp(args) => mcp::run(&ctx, args),
         Command::Hooks(args) => ctx.emit(&hooks::run(&ctx, args)?),
         Command::GenerateMan(args) => ctx.emit(&man::run(&ctx, args)?),
         Command::Completions(args) => ctx.emit(&man::completions(args)),

@@ -28,6 +28,7 @@ mod lint;
 mod lock;
 mod man;
 mod manifest;
+mod mcp;
 mod monorepo;
 mod paths;
 mod recover;
