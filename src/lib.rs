@@ -63,6 +63,17 @@ pub fn main_entry() -> ExitCode {
         Err(e) => {
             if cli.command.wants_json(cli.global.json) {
                 let _ = output::write_json(&ErrorDocument::new(cli.command.name(), &e));
+            } else if cli.command.wants_github() {
+                // The run's log shows why the gate could not judge, not only the exit code.
+                let _ = output::write_annotation(&output::boundary::Annotation {
+                    level: output::boundary::AnnotationLevel::Error,
+                    file: None,
+                    line: None,
+                    col: None,
+                    end_column: None,
+                    title: Some(format!("git aahp {}", cli.command.name()).into()),
+                    message: error_text(&e).trim_end().into(),
+                });
             }
             report_error(&e);
             ExitCode::from(e.status().code())

@@ -344,7 +344,9 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     }
 
     // 9. The one commit, through `git commit`.
-    if let Err(e) = repo.commit_staged(&args.message) {
+    // The message is command-line text: through the boundary like every other output
+    // (what `admit` let through may still hold a workflow command or a placeholder secret).
+    if let Err(e) = repo.commit_staged(&boundary::clean(&args.message)) {
         let e = Error::Other {
             context: "`git commit` did not create the commit (a hook may have rejected it)".into(),
             source: Some(Box::new(e)),

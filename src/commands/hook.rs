@@ -41,6 +41,7 @@ pub fn run(ctx: &Context, args: &HookArgs) -> Result<Option<VerifyReport>> {
             &VerifyArgs {
                 level: Some(Level::Precommit),
                 base: None,
+                ..VerifyArgs::default()
             },
         ),
         HookName::PrePush => {
@@ -68,6 +69,7 @@ pub fn run(ctx: &Context, args: &HookArgs) -> Result<Option<VerifyReport>> {
                 &VerifyArgs {
                     level: Some(Level::Prepush),
                     base: None,
+                    ..VerifyArgs::default()
                 },
                 Some(&stdin),
             )

@@ -14,7 +14,8 @@ use crate::handoff::{HandoffDir, Source, read_limited};
 use crate::lint::{
     self, Diagnostic, LintConfig, LintFile, LintOutcome, RULES, RuleMeta, Severity, registry,
 };
-use crate::output::{Report, Style, escape_untrusted, sarif};
+use crate::output::boundary::{Annotation, AnnotationLevel, Untrusted};
+use crate::output::{Annotated, Report, Style, escape_untrusted, sarif};
 
 /// Output formats of `lint`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -24,8 +25,11 @@ pub enum Format {
     Human,
     /// One JSON document (the same as the global `--json`).
     Json,
-    /// SARIF 2.1.0 for GitHub code scanning.
+    /// SARIF 2.1.0 for GitHub code scanning (allowed findings only with
+    /// `--include-suppressed`).
     Sarif,
+    /// GitHub Actions annotations: one `::error`/`::warning`/`::notice` line per finding.
+    Github,
 }
 
 /// Lint handoff files for prompt injection, hidden content, secrets, PII and `.aiignore`
@@ -60,6 +64,11 @@ pub struct LintArgs {
     /// Ignore inline `aahp:allow` markers (for CI).
     #[arg(long)]
     pub no_inline_allow: bool,
+    /// With `--format sarif`, also write the allowed findings (marked with `suppressions`).
+    /// Left out by default: GitHub code scanning ignores `suppressions` and would open an
+    /// alert for each.
+    #[arg(long)]
+    pub include_suppressed: bool,
     /// Print a rule's documentation (by id or slug) and exit.
     #[arg(long, value_name = "RULE", conflicts_with_all = ["staged", "rev", "all", "paths", "list_rules"])]
     pub explain: Option<String>,
@@ -174,6 +183,22 @@ impl Report for LintReport {
                 escape_untrusted(d.suppressed_by.as_deref().unwrap_or(""))
             )?;
         }
+        self.write_summary(w, *style)
+    }
+
+    fn status(&self) -> ExitStatus {
+        let blocking = self.summary.errors > 0 || (self.strict && self.summary.warnings > 0);
+        if blocking {
+            ExitStatus::Findings
+        } else {
+            ExitStatus::Success
+        }
+    }
+}
+
+impl LintReport {
+    /// The closing line: counts, files, scope.
+    fn write_summary(&self, w: &mut dyn Write, style: Style) -> io::Result<()> {
         let s = &self.summary;
         let files = plural(self.files.len(), "file", "files");
         if self.diagnostics.is_empty() {
@@ -198,14 +223,33 @@ impl Report for LintReport {
         }
         writeln!(w)
     }
+}
 
-    fn status(&self) -> ExitStatus {
-        let blocking = self.summary.errors > 0 || (self.strict && self.summary.warnings > 0);
-        if blocking {
-            ExitStatus::Findings
-        } else {
-            ExitStatus::Success
-        }
+/// A lint finding as a GitHub Actions annotation: error, warning or notice by severity,
+/// pointing at the file, line and columns, titled with the rule.
+pub fn annotation(d: &Diagnostic) -> Annotation {
+    Annotation {
+        level: match d.severity {
+            Severity::Error => AnnotationLevel::Error,
+            Severity::Warning => AnnotationLevel::Warning,
+            Severity::Info => AnnotationLevel::Notice,
+        },
+        file: Some(Untrusted::new(d.path.as_str())),
+        line: Some(d.line),
+        col: Some(d.column),
+        end_column: (d.end_line == d.line && d.end_column > d.column).then_some(d.end_column),
+        title: Some(Untrusted::new(format!("{} {}", d.rule, d.name))),
+        message: Untrusted::new(d.message.as_str()),
+    }
+}
+
+impl Annotated for LintReport {
+    fn annotations(&self) -> Vec<Annotation> {
+        self.diagnostics.iter().map(annotation).collect()
+    }
+
+    fn write_verdict(&self, w: &mut dyn Write) -> io::Result<()> {
+        self.write_summary(w, Style::default())
     }
 }
 
@@ -307,8 +351,16 @@ pub fn run(ctx: &Context, args: &LintArgs) -> Result<ExitStatus> {
     }
     let report = lint(ctx, args)?;
     if args.format == Format::Sarif {
-        sarif::write(&sarif::log(&report.diagnostics, &report.suppressed))?;
+        sarif::write(&sarif::log(
+            &report.diagnostics,
+            &report.suppressed,
+            args.include_suppressed,
+            ctx.repo()?.workdir(),
+        ))?;
         return Ok(report.status());
+    }
+    if args.format == Format::Github {
+        return Ok(ctx.printer.emit_github(&report)?);
     }
     if args.format == Format::Json && !ctx.printer.json {
         let mut p = ctx.printer;

@@ -143,8 +143,21 @@ impl Command {
                 Command::Context(a) => a.format == context::ContextFormat::Json,
                 Command::Review(a) => a.format == review::ReviewFormat::Json,
                 Command::Lint(a) => a.format == lint::Format::Json,
+                Command::Verify(a) => a.format == verify::VerifyFormat::Json,
                 _ => false,
             }
+    }
+}
+
+impl Command {
+    /// True when this command line prints GitHub Actions annotations (`--format github`),
+    /// so a failure is reported as one too.
+    pub fn wants_github(&self) -> bool {
+        match self {
+            Command::Lint(a) => a.format == lint::Format::Github,
+            Command::Verify(a) => a.format == verify::VerifyFormat::Github,
+            _ => false,
+        }
     }
 }
 
@@ -268,7 +281,18 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
         }
         Command::Lint(args) => lint::run(&ctx, args),
         Command::Manifest(args) => ctx.emit(&manifest::run(&ctx, args)?),
-        Command::Verify(args) => ctx.emit(&verify::run(&ctx, args)?),
+        Command::Verify(args) => {
+            let report = verify::run(&ctx, args)?;
+            match args.format {
+                verify::VerifyFormat::Github => Ok(ctx.printer.emit_github(&report)?),
+                verify::VerifyFormat::Json => Ok(Printer {
+                    json: true,
+                    ..ctx.printer
+                }
+                .emit(&report)?),
+                verify::VerifyFormat::Human => ctx.emit(&report),
+            }
+        }
         Command::Hook(args) => match hook::run(&ctx, args)? {
             // A hook is silent when it passes, so commits stay quiet.
             Some(report) => Ok(Printer {

@@ -18,8 +18,8 @@ use crate::handoff::{
     DEFAULT_DIR, HandoffDir, LOCK, MANIFEST, Snapshot, Source, location, log, read_limited,
 };
 use crate::lint::{self, Diagnostic, LintConfig, LintFile};
-use crate::output::boundary::Untrusted;
-use crate::output::{Report, Style, escape_untrusted};
+use crate::output::boundary::{Annotation, AnnotationLevel, Untrusted};
+use crate::output::{Annotated, Report, Style, escape_untrusted};
 
 /// Environment variable that skips local verification (ignored at `--level ci`).
 pub const SKIP_ENV: &str = "AAHP_SKIP_VERIFY";
@@ -40,6 +40,22 @@ pub struct VerifyArgs {
     /// push's `before`). A missing, all-zero, unresolvable or HEAD-equal base fails.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
+    /// Output format: `github` writes one GitHub Actions annotation per finding (a failing
+    /// layer tied to no file gets one without a file); `json` is the global `--json`.
+    #[arg(long, value_enum, default_value_t = VerifyFormat::Human)]
+    pub format: VerifyFormat,
+}
+
+/// Output formats of `verify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum VerifyFormat {
+    /// The layers, their findings and the verdict.
+    #[default]
+    Human,
+    /// One JSON document (the same as the global `--json`).
+    Json,
+    /// GitHub Actions annotations, then the verdict.
+    Github,
 }
 
 /// The verification level.
@@ -270,6 +286,21 @@ impl Report for VerifyReport {
                 }
             }
         }
+        self.write_verdict_styled(w, *style)
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.ok {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Findings
+        }
+    }
+}
+
+impl VerifyReport {
+    /// The closing lines: passed or failed, and each failing layer's next step.
+    fn write_verdict_styled(&self, w: &mut dyn Write, style: Style) -> io::Result<()> {
         let dirs = if self.dirs.len() > 1 {
             format!("; {} handoff directories", self.dirs.len())
         } else {
@@ -305,13 +336,87 @@ impl Report for VerifyReport {
             Ok(())
         }
     }
+}
 
-    fn status(&self) -> ExitStatus {
-        if self.ok {
-            ExitStatus::Success
-        } else {
-            ExitStatus::Findings
+/// Splits a finding's `path:line` (archive and trust findings name a line) for an
+/// annotation's `file` and `line`.
+fn file_and_line(path: &str) -> (&str, Option<usize>) {
+    match path.rsplit_once(':') {
+        Some((file, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            (file, n.parse().ok())
         }
+        _ => (path, None),
+    }
+}
+
+impl Annotated for VerifyReport {
+    /// Lint findings (handoff files and agent instruction files) point at their file, line
+    /// and column; every other layer's findings at their file when they have one, else at
+    /// the run (a base that cannot be used, drift, a held lock).
+    fn annotations(&self) -> Vec<Annotation> {
+        if self.skipped {
+            return vec![Annotation {
+                level: AnnotationLevel::Notice,
+                file: None,
+                line: None,
+                col: None,
+                end_column: None,
+                title: Some(Untrusted::new("git aahp verify")),
+                message: Untrusted::new(format!(
+                    "verify skipped: {SKIP_ENV}=1 (not honoured at --level ci)"
+                )),
+            }];
+        }
+        let mut out: Vec<Annotation> = self
+            .diagnostics
+            .iter()
+            .map(super::lint::annotation)
+            .collect();
+        for layer in &self.layers {
+            if matches!(layer.layer, "lint" | "instructions") {
+                continue;
+            }
+            for f in &layer.findings {
+                let (file, line) = match &f.path {
+                    Some(p) => {
+                        let (file, line) = file_and_line(p);
+                        (Some(Untrusted::new(file)), line)
+                    }
+                    None => (None, None),
+                };
+                let title = match &layer.dir {
+                    Some(d) if self.dirs.len() > 1 => format!("verify {}: {d}", layer.layer),
+                    _ => format!("verify {}", layer.layer),
+                };
+                out.push(Annotation {
+                    level: if f.blocking {
+                        AnnotationLevel::Error
+                    } else {
+                        AnnotationLevel::Warning
+                    },
+                    file,
+                    line,
+                    col: None,
+                    end_column: None,
+                    title: Some(Untrusted::new(title)),
+                    message: Untrusted::new(f.message.as_str()),
+                });
+            }
+        }
+        out
+    }
+
+    fn write_verdict(&self, w: &mut dyn Write) -> io::Result<()> {
+        if self.skipped {
+            return writeln!(
+                w,
+                "verify skipped: {SKIP_ENV}=1 (not honoured at --level ci)"
+            );
+        }
+        for r in &self.ranges {
+            writeln!(w, "range {}", r.describe())?;
+        }
+        self.write_verdict_styled(w, Style::default())
     }
 }
 
@@ -464,6 +569,7 @@ pub(crate) fn gate_staged(ctx: &Context) -> Result<VerifyReport> {
     let args = VerifyArgs {
         level: Some(Level::Precommit),
         base: None,
+        ..VerifyArgs::default()
     };
     judge_level(ctx, &args, None)
 }

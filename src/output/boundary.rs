@@ -298,48 +298,112 @@ impl Paint {
     }
 }
 
-/// A GitHub Actions annotation (`::error file=…,line=…::message`) built by the tool: the
-/// only workflow command the [`Sink`] lets through. File and message are untrusted: they
-/// are cleaned and then escaped as the runner expects (`%`, CR, LF; `:` and `,` in
-/// properties), so they cannot end the command early or start another.
+/// The level of a GitHub Actions annotation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnnotationLevel {
+    /// `::error`.
+    Error,
+    /// `::warning`.
+    Warning,
+    /// `::notice`.
+    Notice,
+}
+
+impl AnnotationLevel {
+    fn command(self) -> &'static str {
+        match self {
+            AnnotationLevel::Error => "error",
+            AnnotationLevel::Warning => "warning",
+            AnnotationLevel::Notice => "notice",
+        }
+    }
+}
+
+/// A GitHub Actions annotation (`::error file=…,line=…,col=…,title=…::message`) built by
+/// the tool: the only workflow command the [`Sink`] lets through. Every text part is
+/// untrusted: it is cleaned like any other output and then escaped as the runner expects,
+/// so it cannot end the command early, add a property or start another command.
 #[derive(Debug, Clone)]
 pub struct Annotation {
-    /// `error`, `warning` or `notice`.
-    pub level: &'static str,
-    /// The file the annotation points at.
-    pub file: Untrusted,
+    /// Error, warning or notice.
+    pub level: AnnotationLevel,
+    /// The file it points at; `None` for an annotation on the run as a whole.
+    pub file: Option<Untrusted>,
     /// 1-based line, when known.
     pub line: Option<usize>,
+    /// 1-based column, when known.
+    pub col: Option<usize>,
+    /// 1-based column just past the finding, on the same line.
+    pub end_column: Option<usize>,
+    /// A short title (the rule or the layer).
+    pub title: Option<Untrusted>,
     /// The message.
     pub message: Untrusted,
 }
 
+// The workflow command syntax `::{command} {name}={value},…::{message}` and its escaping
+// are GitHub's ("Workflow commands for GitHub Actions", docs.github.com/en/actions/reference/
+// workflow-commands-for-github-actions: annotation properties `file`, `line`, `endLine`,
+// `col`, `endColumn`, `title`). The escaping is the one the actions toolkit writes
+// (`escapeData` and `escapeProperty` in actions/toolkit packages/core/src/command.ts) and the
+// runner undoes (`_escapeDataMappings` and `_escapePropertyMappings` in actions/runner
+// src/Runner.Common/ActionCommand.cs): in the message `%` → `%25`, CR → `%0D`, LF → `%0A`;
+// in a property value also `:` → `%3A` and `,` → `%2C`. `%` goes first, so a `%0A` written
+// in the text stays text (`%250A`), and with `:` escaped no `::` can end the properties
+// early. The runner also reads `##[command]` anywhere in a line (v1 syntax): [`clean`]
+// already turned every `##[` into `#\#[`, and every control character into a visible escape.
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// The per-process key after the annotation mark: only [`Annotation::render`] knows it, so
+/// text that smuggled the mark past the boundary still cannot pass for an annotation.
+fn annotation_key() -> &'static str {
+    static KEY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u32(std::process::id());
+        format!("{:016x}", h.finish())
+    })
+}
+
 impl Annotation {
-    /// Renders the line (with its mark; the sink removes the mark and keeps the line).
+    /// Renders the line (with its mark and key; the sink removes both and keeps the line).
     pub fn render(&self) -> String {
-        let prop = |s: &str| {
-            s.replace('%', "%25")
-                .replace('\r', "%0D")
-                .replace('\n', "%0A")
-                .replace(':', "%3A")
-                .replace(',', "%2C")
-        };
-        let data = |s: &str| {
-            s.replace('%', "%25")
-                .replace('\r', "%0D")
-                .replace('\n', "%0A")
-        };
+        let mut props: Vec<String> = Vec::new();
+        if let Some(f) = &self.file {
+            props.push(format!("file={}", escape_property(&f.shown_line())));
+        }
+        for (name, v) in [
+            ("line", self.line),
+            ("col", self.col),
+            ("endColumn", self.end_column),
+        ] {
+            if let Some(n) = v {
+                props.push(format!("{name}={n}"));
+            }
+        }
+        if let Some(t) = &self.title {
+            props.push(format!("title={}", escape_property(&t.shown_line())));
+        }
         let mut line = format!(
-            "{MARK_ANNOTATION}::{} file={}",
-            self.level,
-            prop(&self.file.shown())
+            "{MARK_ANNOTATION}{}::{}",
+            annotation_key(),
+            self.level.command()
         );
-        if let Some(n) = self.line {
-            line.push_str(",line=");
-            line.push_str(&n.to_string());
+        if !props.is_empty() {
+            line.push(' ');
+            line.push_str(&props.join(","));
         }
         line.push_str("::");
-        line.push_str(&data(&self.message.shown()));
+        line.push_str(&escape_data(&self.message.shown()));
         line.push('\n');
         line
     }
@@ -367,7 +431,10 @@ impl Sink {
             Sink::Text { color } => {
                 let mut done = String::with_capacity(out.len());
                 for line in out.split_inclusive('\n') {
-                    if let Some(annotation) = line.strip_prefix(MARK_ANNOTATION) {
+                    if let Some(annotation) = line
+                        .strip_prefix(MARK_ANNOTATION)
+                        .and_then(|l| l.strip_prefix(annotation_key()))
+                    {
                         // Built by `Annotation::render`: its parts were cleaned and escaped.
                         done.push_str(&strip_marks(annotation));
                     } else {
@@ -495,16 +562,19 @@ mod tests {
     #[test]
     fn sink_neutralises_ci_commands_but_not_the_tools_annotations() {
         let a = Annotation {
-            level: "error",
-            file: Untrusted::new("x\n::warning::y,z.md"),
+            level: AnnotationLevel::Error,
+            file: Some(Untrusted::new("x\n::warning::y,z.md")),
             line: Some(3),
+            col: None,
+            end_column: None,
+            title: None,
             message: Untrusted::new("bad\n::add-mask::x"),
         };
         let out = format!("ok\n::error::forged\n{}{}", a.render(), "a ##[x]\n");
         let done = Sink::Text { color: false }.finish(&out);
         assert_eq!(
             done,
-            "ok\n\\::error::forged\n::error file=x%0A\\%3A%3Awarning%3A%3Ay%2Cz.md,line=3::bad%0A\\::add-mask::x\na #\\#[x]\n"
+            "ok\n\\::error::forged\n::error file=x\\u{a}\\%3A%3Awarning%3A%3Ay%2Cz.md,line=3::bad%0A\\::add-mask::x\na #\\#[x]\n"
         );
     }
 

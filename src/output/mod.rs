@@ -27,6 +27,15 @@ pub trait Report: Serialize {
     }
 }
 
+/// A report that can also be written as GitHub Actions annotations (`--format github`):
+/// one workflow command per finding, then the plain verdict lines.
+pub trait Annotated: Report {
+    /// One annotation per finding, built from the report's untrusted text.
+    fn annotations(&self) -> Vec<boundary::Annotation>;
+    /// The lines after the annotations (summary, hints), as in the human form.
+    fn write_verdict(&self, w: &mut dyn Write) -> io::Result<()>;
+}
+
 /// When to colour output (`--color`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColorChoice {
@@ -140,6 +149,27 @@ impl Printer {
         }
         Ok(status)
     }
+}
+
+impl Printer {
+    /// Prints a report as GitHub Actions annotations (no colour, whatever `--color` says:
+    /// the runner reads the lines) and returns the exit status it implies.
+    pub fn emit_github<R: Annotated>(&self, report: &R) -> io::Result<ExitStatus> {
+        let mut text = String::new();
+        for a in report.annotations() {
+            text.push_str(&a.render());
+        }
+        let mut buf = Vec::new();
+        report.write_verdict(&mut buf)?;
+        text.push_str(&String::from_utf8_lossy(&buf));
+        write_stdout(&Sink::Text { color: false }.finish(&text))?;
+        Ok(report.status())
+    }
+}
+
+/// Writes one annotation to stdout through the sink (an error under `--format github`).
+pub fn write_annotation(a: &boundary::Annotation) -> io::Result<()> {
+    write_stdout(&Sink::Text { color: false }.finish(&a.render()))
 }
 
 /// Writes one JSON document to stdout through the sink (SARIF uses it too).

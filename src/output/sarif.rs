@@ -1,13 +1,52 @@
 //! SARIF 2.1.0 for GitHub code scanning: a small hand-written serde model (as cargo-deny does).
-//! Rules come from the registry with `security-severity`; results carry repository-relative
-//! locations, Unicode code-point columns, stable `partialFingerprints` and, for allowed
-//! findings, `suppressions`. Secrets are already redacted in every message.
+//! Rules come from the registry with `security-severity` and a help page each; results carry
+//! locations relative to `%SRCROOT%` (the work tree, declared in `originalUriBaseIds`),
+//! Unicode code-point columns and stable `partialFingerprints`. Allowed findings are left
+//! out unless asked for (code scanning ignores `suppressions` and would open alerts for
+//! them); kept, they carry `suppressions`. Messages go through the output boundary.
 
+use std::collections::BTreeMap;
 use std::io;
+use std::path::Path;
 
 use serde::Serialize;
 
+use super::boundary::Untrusted;
 use crate::lint::{Diagnostic, RULES, RuleMeta, Severity};
+
+/// The base id every result's `uri` is relative to: the root of the git work tree.
+const SRCROOT: &str = "%SRCROOT%";
+
+/// Where this tool is described: its crate page (the README) for this version.
+fn information_uri() -> String {
+    format!(
+        "https://docs.rs/crate/git-aahp/{}",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// A rule's help page: its entry in the crate's rule registry for this version.
+fn help_uri(id: &str) -> String {
+    format!(
+        "https://docs.rs/git-aahp/{}/git_aahp/lint/registry/static.{id}.html",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// Percent-encodes a path for a URI: everything but unreserved characters and `/`, so a
+/// file name with spaces, `#`, `%` or control characters is still one valid reference.
+fn uri_path(path: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
 
 /// The SARIF log.
 #[derive(Debug, Serialize)]
@@ -22,8 +61,15 @@ pub struct SarifLog {
 #[serde(rename_all = "camelCase")]
 struct Run {
     tool: Tool,
+    original_uri_base_ids: BTreeMap<&'static str, BaseLocation>,
     column_kind: &'static str,
     results: Vec<SarifResult>,
+}
+
+#[derive(Debug, Serialize)]
+struct BaseLocation {
+    uri: String,
+    description: Text,
 }
 
 #[derive(Debug, Serialize)]
@@ -35,7 +81,7 @@ struct Tool {
 #[serde(rename_all = "camelCase")]
 struct Driver {
     name: &'static str,
-    information_uri: &'static str,
+    information_uri: String,
     version: &'static str,
     semantic_version: &'static str,
     rules: Vec<Rule>,
@@ -43,7 +89,7 @@ struct Driver {
 
 #[derive(Debug, Serialize)]
 struct Text {
-    text: String,
+    text: Untrusted,
 }
 
 #[derive(Debug, Serialize)]
@@ -59,6 +105,7 @@ struct Rule {
     name: &'static str,
     short_description: Text,
     full_description: Text,
+    help_uri: String,
     help: Help,
     default_configuration: Level,
     properties: RuleProperties,
@@ -144,11 +191,12 @@ fn rule(r: &'static RuleMeta) -> Rule {
         id: r.id,
         name: r.name,
         short_description: Text {
-            text: r.summary.to_string(),
+            text: r.summary.into(),
         },
         full_description: Text {
-            text: r.what.to_string(),
+            text: r.what.into(),
         },
+        help_uri: help_uri(r.id),
         help: Help {
             text: format!("{} Fix: {}", r.why, r.fix),
             markdown: r.explanation(),
@@ -190,13 +238,13 @@ fn result(d: &Diagnostic) -> SarifResult {
         rule_index,
         level: level(d.severity),
         message: Text {
-            text: d.message.clone(),
+            text: d.message.as_str().into(),
         },
         locations: vec![Location {
             physical_location: PhysicalLocation {
                 artifact_location: ArtifactLocation {
-                    uri: d.path.clone(),
-                    uri_base_id: "%SRCROOT%",
+                    uri: uri_path(&d.path),
+                    uri_base_id: SRCROOT,
                 },
                 region: Region {
                     start_line: d.line,
@@ -217,8 +265,27 @@ fn result(d: &Diagnostic) -> SarifResult {
     }
 }
 
-/// Builds the SARIF log for the findings (and the suppressed findings, marked as such).
-pub fn log(diagnostics: &[Diagnostic], suppressed: &[Diagnostic]) -> SarifLog {
+/// Builds the SARIF log for the findings of a work tree rooted at `root`; the allowed
+/// (suppressed) findings are included, marked as such, only with `include_suppressed`.
+pub fn log(
+    diagnostics: &[Diagnostic],
+    suppressed: &[Diagnostic],
+    include_suppressed: bool,
+    root: &Path,
+) -> SarifLog {
+    let allowed = if include_suppressed { suppressed } else { &[] };
+    let path = root.to_string_lossy().replace('\\', "/");
+    let slash = if path.starts_with('/') { "" } else { "/" };
+    let mut root_uri = format!("file://{slash}{}", uri_path(&path));
+    if !root_uri.ends_with('/') {
+        root_uri.push('/');
+    }
+    let base = BaseLocation {
+        uri: root_uri,
+        description: Text {
+            text: "The root of the git work tree; every result's uri is relative to it.".into(),
+        },
+    };
     SarifLog {
         schema: "https://json.schemastore.org/sarif-2.1.0.json",
         version: "2.1.0",
@@ -226,14 +293,15 @@ pub fn log(diagnostics: &[Diagnostic], suppressed: &[Diagnostic]) -> SarifLog {
             tool: Tool {
                 driver: Driver {
                     name: "git-aahp",
-                    information_uri: "https://github.com/homeofe/AAHP",
+                    information_uri: information_uri(),
                     version: env!("CARGO_PKG_VERSION"),
                     semantic_version: env!("CARGO_PKG_VERSION"),
                     rules: RULES.iter().map(|r| rule(r)).collect(),
                 },
             },
+            original_uri_base_ids: BTreeMap::from([(SRCROOT, base)]),
             column_kind: "unicodeCodePoints",
-            results: diagnostics.iter().chain(suppressed).map(result).collect(),
+            results: diagnostics.iter().chain(allowed).map(result).collect(),
         }],
     }
 }
@@ -241,4 +309,19 @@ pub fn log(diagnostics: &[Diagnostic], suppressed: &[Diagnostic]) -> SarifLog {
 /// Writes a SARIF log to stdout as one pretty-printed document, through the boundary's sink.
 pub fn write(log: &SarifLog) -> io::Result<()> {
     super::write_json(log)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_becomes_one_uri_reference() {
+        assert_eq!(uri_path(".ai/handoff/STATUS.md"), ".ai/handoff/STATUS.md");
+        assert_eq!(
+            uri_path("a b/#1%?.md\n::x"),
+            "a%20b/%231%25%3F.md%0A%3A%3Ax"
+        );
+        assert_eq!(uri_path("ü.md"), "%C3%BC.md");
+    }
 }

@@ -628,3 +628,88 @@ fn a_commit_failing_before_its_journal_leaves_no_lock_or_snapshot() {
         std::fs::read_dir(repo.path().join(".git/aahp/sessions")).map_or(0, Iterator::count);
     assert_eq!(records, 0, "no session record is left");
 }
+
+/// Fails when `text` holds a raw control character (but newline and tab), a line that starts
+/// a workflow command, a `##[` or one of `secrets` in full.
+#[track_caller]
+fn assert_message_inert(what: &str, text: &str, secrets: &[&str]) {
+    assert!(
+        !text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{what}: raw control character\n{text:?}"
+    );
+    assert!(!text.contains("##["), "{what}: `##[`\n{text}");
+    for line in text.lines() {
+        assert!(
+            !line.trim_start().starts_with("::"),
+            "{what}: a line starts a workflow command: {line}\n{text}"
+        );
+    }
+    for s in secrets {
+        assert!(!text.contains(s), "{what}: `{s}` in full\n{text}");
+    }
+}
+
+#[test]
+fn tag_and_commit_messages_carry_no_raw_secret_or_workflow_command_from_the_handoff() {
+    // Hostile text the gate lets through (workflow commands and placeholder-looking
+    // passwords are no blocking finding) in STATUS.md's summary, the quick context, the
+    // lock's agent and the session id, and in the commit message itself.
+    let (pw_a, pw_b) = (
+        format!("change{}", "me123"),
+        format!("example-{}-1", "password"),
+    );
+    let hostile = format!(
+        "Deployed.\n::error file=app.js,line=1::PWNED\n  ::add-mask::x\nsee ##[group]x and ::stop-commands::tok\nvia https://deploy:{pw_a}@db.example.com\npassword = \"{pw_b}\"\n"
+    );
+    let repo = session_repo();
+    edit_like_a_session(&repo);
+    repo.write(
+        &format!("{DIR}/STATUS.md"),
+        format!("# Status\n\n<!-- SECTION: summary -->\n{hostile}<!-- /SECTION: summary -->\n"),
+    );
+    let path = format!("{DIR}/MANIFEST.json");
+    let mut m: serde_json::Value = serde_json::from_str(&repo.read(&path)).unwrap();
+    m["quick_context"] = hostile.clone().into();
+    repo.write(&path, serde_json::to_string_pretty(&m).unwrap());
+    let session = "s-1\n::set-output name=a::b ##[group]";
+    repo.aahp(&["begin", "--agent", "agent-b"]).assert_code(0);
+    let lock_path = format!("{DIR}/HANDOFF.lock");
+    let mut lock: serde_json::Value = serde_json::from_str(&repo.read(&lock_path)).unwrap();
+    lock["agent"] =
+        format!("agent-b\n::error file=x::INJECTED ##[group] https://deploy:{pw_a}@db.example.com")
+            .into();
+    lock["session_id"] = session.into();
+    repo.write(&lock_path, lock.to_string());
+    let message = format!(
+        "Finish the parser\n::warning::from -m ##[group]x\nhttps://deploy:{pw_a}@db.example.com"
+    );
+    let out = repo.aahp(&["commit", "-m", &message, "--session-id", session]);
+    out.assert_code(0);
+    let tag = repo.git(&["cat-file", "-p", "aahp/session-1"]);
+    assert_message_inert("tag message", &tag, &[&pw_a, &pw_b]);
+    let body = repo.git(&["log", "-1", "--format=%B"]);
+    assert_message_inert("commit message", &body, &[&pw_a, &pw_b]);
+    // The fields are there, shown as data.
+    assert!(tag.contains("INJECTED") && tag.contains("PWNED"), "{tag}");
+    assert!(body.contains("Finish the parser"), "{body}");
+
+    // Raw escape sequences (OSC 52, a screen clear) in the lock's agent reach the tag as
+    // visible escapes only.
+    let repo = session_repo();
+    edit_like_a_session(&repo);
+    repo.aahp(&["begin", "--agent", "agent-b"]).assert_code(0);
+    let mut lock: serde_json::Value = serde_json::from_str(&repo.read(&lock_path)).unwrap();
+    lock["agent"] = "agent-b\u{1b}]52;c;aGk=\u{7}\u{1b}[2J".into();
+    repo.write(&lock_path, lock.to_string());
+    let out = repo.aahp(&["commit", "-m", "Finish the parser"]);
+    assert!(out.code <= 1, "{out}");
+    if out.code == 0 {
+        let tag = repo.git(&["cat-file", "-p", "aahp/session-1"]);
+        assert_message_inert("tag message, escapes in the agent", &tag, &[]);
+        assert!(tag.contains("agent-b\\u{1b}]52"), "{tag}");
+    } else {
+        assert!(repo.git(&["tag", "-l"]).trim().is_empty(), "{out}");
+    }
+}
