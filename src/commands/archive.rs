@@ -279,16 +279,35 @@ pub(crate) fn refresh_manifest(
     old: Option<&Manifest>,
     only_for: Option<&[&str]>,
 ) -> Result<bool> {
-    let Some(old) = old else {
-        return Ok(false);
-    };
     let repo = ctx.repo()?;
     let snap = dir.snapshot(repo, Source::Worktree)?;
+    match planned_manifest(ctx, dir, old, &snap, only_for)? {
+        Some(bytes) => write_file(dir, MANIFEST, &bytes).map(|()| true),
+        None => Ok(false),
+    }
+}
+
+/// The MANIFEST.json that `snap` calls for (the handoff as it will be once a command's
+/// writes are done), or `None` when there is no manifest or it is current. It reads every
+/// changed file, so a command that plans its manifest before writing anything fails on bad
+/// input (a file of invalid UTF-8 anywhere in the directory) with nothing written.
+/// With `only_for`, `None` unless one of those files is among the stale ones.
+pub(crate) fn planned_manifest(
+    ctx: &Context,
+    dir: &HandoffDir,
+    old: Option<&Manifest>,
+    snap: &Snapshot,
+    only_for: Option<&[&str]>,
+) -> Result<Option<Vec<u8>>> {
+    let Some(old) = old else {
+        return Ok(None);
+    };
+    let repo = ctx.repo()?;
     let commit = repo.head_commit()?.map(Repo::short);
     let regen = Manifest::regenerate(
         Some(old),
         dir,
-        &snap,
+        snap,
         &SessionInfo::default(),
         commit.as_deref(),
         ctx.now,
@@ -300,10 +319,14 @@ pub(crate) fn refresh_manifest(
             .any(|f| names.contains(&f.as_str()))
     });
     if !regen.changed || !relevant {
-        return Ok(false);
+        return Ok(None);
     }
-    write_file(dir, MANIFEST, &regen.manifest.to_bytes())?;
-    Ok(true)
+    Ok(Some(regen.manifest.to_bytes()))
+}
+
+/// Writes MANIFEST.json.
+pub(crate) fn write_manifest(dir: &HandoffDir, bytes: &[u8]) -> Result<()> {
+    write_file(dir, MANIFEST, bytes)
 }
 
 fn write_file(dir: &HandoffDir, name: &str, bytes: &[u8]) -> Result<()> {
@@ -455,6 +478,28 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         }
         Err(e) => return Err(e.into_error(|f| dir.path_of(f))),
     };
+    // The manifest the run ends with is computed before anything is written: a file it
+    // cannot read (invalid UTF-8 anywhere in the directory) stops the run unchanged.
+    // Also after a run that found nothing to do: a run interrupted before the manifest
+    // step is completed here.
+    let mut after = snap.clone();
+    let only_for: Option<&[&str]> = match &rotation {
+        Some(rot) => {
+            for (name, text) in [
+                (LOG_FILE, &rot.log),
+                (ARCHIVE_FILE, &rot.archive),
+                (INDEX_FILE, &rot.index),
+            ] {
+                after
+                    .files
+                    .insert(name.to_string(), text.as_bytes().to_vec());
+            }
+            None
+        }
+        None => Some(&[LOG_FILE, ARCHIVE_FILE, INDEX_FILE]),
+    };
+    let manifest = planned_manifest(ctx, &dir, old_manifest.as_ref(), &after, only_for)?;
+    drop(after);
     let final_log;
     let final_archive;
     if let Some(rot) = &rotation {
@@ -478,13 +523,8 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         final_log = log_text;
         final_archive = archive_text;
     }
-    // Also after a run that found nothing to do: a run interrupted before the manifest
-    // step is completed here.
-    let only_for: Option<&[&str]> = match rotation {
-        Some(_) => None,
-        None => Some(&[LOG_FILE, ARCHIVE_FILE, INDEX_FILE]),
-    };
-    if refresh_manifest(ctx, &dir, old_manifest.as_ref(), only_for)? {
+    if let Some(bytes) = manifest {
+        write_manifest(&dir, &bytes)?;
         report.written.push(dir.path_of(MANIFEST));
     }
     failpoint::hit("archive:after-manifest");

@@ -273,6 +273,8 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         return Err(transaction::rotation::pending_error(&j));
     }
     transaction::steps::precheck(&dir, keep)?;
+    // A manifest that cannot be read stops the commit before it takes a lock or a journal.
+    Manifest::from_snapshot(&dir, &dir.snapshot(repo, Source::Worktree)?)?;
     failpoint::hit("commit:lint");
 
     // 2. The lock: ours, or taken now.
@@ -582,6 +584,15 @@ fn prepare(
     let old = Manifest::from_snapshot(dir, &snap)?;
     let short = Repo::short(base);
     let regen = Manifest::regenerate(old.as_ref(), dir, &snap, info, Some(&short), ctx.now)?;
+    // What regeneration keeps from the old manifest (tasks, counters) and the schema still
+    // refuses is bad input: stop before anything is staged, so the index stays as it was.
+    if let Some(problem) =
+        crate::schema::validate_manifest(&serde_json::Value::Object(regen.manifest.doc.clone()))
+            .into_iter()
+            .next()
+    {
+        return Err(Error::invalid(dir.path_of(MANIFEST), None, problem));
+    }
     if regen.changed {
         write(MANIFEST, &regen.manifest.to_bytes())?;
     }
@@ -650,13 +661,21 @@ fn undo(repo: &Repo, dir: &HandoffDir, journal: &Journal) -> Result<()> {
         .iter()
         .map(|(_, _, p)| p.clone())
         .collect();
-    let now_staged: Vec<String> = repo
-        .index_modes(&dir.rel)?
-        .into_iter()
-        .map(|(_, _, p)| p)
+    let current = repo.index_modes(&dir.rel)?;
+    let now_staged: Vec<String> = current
+        .iter()
+        .map(|(_, _, p)| p.clone())
         .filter(|p| !before.contains(p))
         .collect();
-    repo.set_index_entries(&journal.index_before, &now_staged)?;
+    // Only entries that changed are set back: a commit that failed before staging leaves
+    // the index file untouched.
+    let changed: Vec<(String, String, String)> = journal
+        .index_before
+        .iter()
+        .filter(|e| !current.contains(e))
+        .cloned()
+        .collect();
+    repo.set_index_entries(&changed, &now_staged)?;
     if journal.took_lock {
         lock::release(dir)?;
         SessionRecord::remove(repo, &dir.rel)?;

@@ -335,6 +335,9 @@ fn candidates(
     // 4. Trust that needs attention (the whole table for debug and first sessions).
     if let Some(text) = snap.text(dir, "TRUST.md")? {
         let path = dir.path_of("TRUST.md");
+        // Read strictly whatever is shown: a row that cannot be read stops the command
+        // (exit 2 naming the line) rather than being shown or left out silently.
+        let ledger = TrustLedger::parse(&path, text)?;
         if matches!(purpose, Purpose::Debug | Purpose::First) {
             out.push(part(
                 "Trust register",
@@ -342,7 +345,7 @@ fn candidates(
                 verified("TRUST.md"),
                 text,
             ));
-        } else if let Ok(ledger) = TrustLedger::parse(&path, text) {
+        } else {
             let mut lines = Vec::new();
             for c in &ledger.claims {
                 let expired = c.is_verified() && c.is_expired(today);

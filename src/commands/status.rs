@@ -297,17 +297,14 @@ fn expired_trust(
         return Ok(Vec::new());
     };
     let today = crate::clock::utc_date(now);
-    Ok(
-        match crate::handoff::trust::TrustLedger::parse(&dir.path_of("TRUST.md"), text) {
-            Ok(ledger) => ledger
-                .expired(today)
-                .into_iter()
-                .map(|c| match c.expiry() {
-                    Some(d) => format!("{} (expired {d})", c.property),
-                    None => c.property.clone(),
-                })
-                .collect(),
-            Err(e) => vec![format!("(TRUST.md could not be read: {e})")],
-        },
-    )
+    // A row that cannot be read is bad input: exit 2 naming the line, as everywhere else.
+    let ledger = crate::handoff::trust::TrustLedger::parse(&dir.path_of("TRUST.md"), text)?;
+    Ok(ledger
+        .expired(today)
+        .into_iter()
+        .map(|c| match c.expiry() {
+            Some(d) => format!("{} (expired {d})", c.property),
+            None => c.property.clone(),
+        })
+        .collect())
 }

@@ -8,14 +8,14 @@ use std::process::{Command, Stdio};
 use serde::Serialize;
 
 use super::Context;
-use super::archive::{file_text, refresh_manifest};
+use super::archive::{file_text, planned_manifest, write_manifest};
 use crate::clock;
 use crate::error::{Error, ExitStatus, Result};
 use crate::handoff::manifest::Manifest;
 use crate::handoff::trust::{
     self, DEFAULT_TTL_DAYS, TrustLedger, Verification, parse_ttl, record_verification,
 };
-use crate::handoff::{HandoffDir, Source, write_atomic};
+use crate::handoff::{HandoffDir, Snapshot, Source, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::SessionClaim;
 use crate::transaction::writer::HandoffWrite;
@@ -313,11 +313,14 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<TrustReport> {
                     .collect(),
             );
             if d.text != text {
-                write_trust(&dir, &d.text)?;
-                report.written.push(path.clone());
-                if refresh_manifest(ctx, &dir, old_manifest.as_ref(), None)? {
-                    report.written.push(dir.path_of(crate::handoff::MANIFEST));
-                }
+                report.written = write_trust_and_manifest(
+                    ctx,
+                    &dir,
+                    &snap,
+                    old_manifest.as_ref(),
+                    &text,
+                    &d.text,
+                )?;
             }
             write.finish()?;
         }
@@ -346,11 +349,15 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<TrustReport> {
             let snap = dir.snapshot(repo, Source::Worktree)?;
             let text = file_text(&dir, &snap, TRUST_FILE)?.unwrap_or_default();
             let old_manifest = Manifest::from_snapshot(&dir, &snap)?;
-            let outcome = record(&dir, &text, &v, ran)?;
-            report.written.push(path.clone());
-            if refresh_manifest(ctx, &dir, old_manifest.as_ref(), None)? {
-                report.written.push(dir.path_of(crate::handoff::MANIFEST));
-            }
+            let (outcome, recorded) = record(&dir, &text, &v, ran)?;
+            report.written = write_trust_and_manifest(
+                ctx,
+                &dir,
+                &snap,
+                old_manifest.as_ref(),
+                &text,
+                &recorded,
+            )?;
             write.finish()?;
             report.verify = Some(outcome);
         }
@@ -382,6 +389,50 @@ fn write_trust(dir: &HandoffDir, text: &str) -> Result<()> {
         path: dir.path_of(TRUST_FILE),
         source,
     })
+}
+
+/// Writes TRUST.md's `new` text and the manifest it calls for. The manifest is computed
+/// first, so bad input anywhere in the directory (a file of invalid UTF-8) stops the
+/// command with nothing written; a failed manifest write puts TRUST.md's `old` text back.
+/// Returns the repository-relative paths written.
+fn write_trust_and_manifest(
+    ctx: &Context,
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    old_manifest: Option<&Manifest>,
+    old: &str,
+    new: &str,
+) -> Result<Vec<String>> {
+    let mut after = snap.clone();
+    after
+        .files
+        .insert(TRUST_FILE.to_string(), new.as_bytes().to_vec());
+    let manifest = planned_manifest(ctx, dir, old_manifest, &after, None)?;
+    drop(after);
+    write_trust(dir, new)?;
+    let mut written = vec![dir.path_of(TRUST_FILE)];
+    if let Some(bytes) = manifest {
+        if let Err(e) = write_manifest(dir, &bytes) {
+            return Err(match write_trust(dir, old) {
+                Ok(()) => Error::Other {
+                    context: format!(
+                        "{} was put back; nothing was changed",
+                        dir.path_of(TRUST_FILE)
+                    ),
+                    source: Some(Box::new(e)),
+                },
+                Err(undo) => Error::Other {
+                    context: format!(
+                        "{} was written but MANIFEST.json was not, and putting it back failed too ({undo}); run `git aahp manifest`",
+                        dir.path_of(TRUST_FILE)
+                    ),
+                    source: Some(Box::new(e)),
+                },
+            });
+        }
+        written.push(dir.path_of(crate::handoff::MANIFEST));
+    }
+    Ok(written)
 }
 
 /// A verification command that has run, and what it proved.
@@ -462,12 +513,17 @@ fn run_check(
     })
 }
 
-/// Records a verification in TRUST.md's current `text`.
-fn record(dir: &HandoffDir, text: &str, args: &TrustVerifyArgs, ran: Ran) -> Result<VerifyOutcome> {
+/// Records a verification in TRUST.md's current `text`; returns the outcome and the new
+/// text (nothing is written here).
+fn record(
+    dir: &HandoffDir,
+    text: &str,
+    args: &TrustVerifyArgs,
+    ran: Ran,
+) -> Result<(VerifyOutcome, String)> {
     let v = ran.verification;
     let recorded = record_verification(&dir.path_of(TRUST_FILE), text, &v)?;
-    write_trust(dir, &recorded.text)?;
-    Ok(VerifyOutcome {
+    let outcome = VerifyOutcome {
         property: args.property.clone(),
         command: args.command.clone(),
         exit_code: ran.exit_code,
@@ -479,7 +535,8 @@ fn record(dir: &HandoffDir, text: &str, args: &TrustVerifyArgs, ran: Ran) -> Res
         evidence: v.evidence,
         added: recorded.added,
         output_tail: ran.output_tail,
-    })
+    };
+    Ok((outcome, recorded.text))
 }
 
 /// The command as shown in the evidence note: arguments with spaces quoted, backticks

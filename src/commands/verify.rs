@@ -1189,23 +1189,21 @@ fn advisory_layer(
     let mut layer = Layer::new("advisory");
     if let Some(text) = snap.text(dir, "TRUST.md")? {
         let path = dir.path_of("TRUST.md");
-        match TrustLedger::parse(&path, text) {
-            Ok(ledger) => {
-                for c in ledger.expired(today) {
-                    let since = c
-                        .expiry()
-                        .map(|d| format!(" since {d}"))
-                        .unwrap_or_default();
-                    layer.warn(
-                        Some(format!("{path}:{}", c.line)),
-                        format!(
-                            "verified claim `{}` expired{since}: re-verify it or it decays to assumed",
-                            c.property
-                        ),
-                    );
-                }
-            }
-            Err(e) => layer.warn(None, e.to_string()),
+        // A row that cannot be read is bad input (exit 2 naming the line), not advice: a
+        // claim whose expiry cannot be computed must not pass as current.
+        let ledger = TrustLedger::parse(&path, text)?;
+        for c in ledger.expired(today) {
+            let since = c
+                .expiry()
+                .map(|d| format!(" since {d}"))
+                .unwrap_or_default();
+            layer.warn(
+                Some(format!("{path}:{}", c.line)),
+                format!(
+                    "verified claim `{}` expired{since}: re-verify it or it decays to assumed",
+                    c.property
+                ),
+            );
         }
     }
     let Some(m) = manifest else {

@@ -662,6 +662,10 @@ impl Repo {
                             });
                     if same_stat {
                         None
+                    } else if !meta.is_file() && !meta.file_type().is_symlink() {
+                        // A FIFO, device or directory where git tracks a file: changed, and
+                        // never read (a FIFO would block, a device never end).
+                        Some(ChangeKind::Modified)
                     } else {
                         let data = if meta.file_type().is_symlink() {
                             std::fs::read_link(&full)

@@ -459,11 +459,25 @@ fn too_large(path: &str, len: u64) -> Error {
 pub fn read_limited(path: &Path, rel: &str) -> Result<Vec<u8>> {
     use std::io::Read;
     let limit = max_bytes(rel);
-    let file = std::fs::File::open(path).map_err(|source| Error::Read {
+    let read_err = |source| Error::Read {
         path: rel.to_string(),
         source,
-    })?;
-    let len = file.metadata().map_or(0, |m| m.len());
+    };
+    // Opened without waiting (a FIFO with no writer would block `open` itself), then
+    // judged by what was opened: only a regular file is read, a FIFO or device never is.
+    let file = open_nonblocking(path).map_err(read_err)?;
+    let meta = file.metadata().map_err(read_err)?;
+    if !meta.is_file() {
+        return Err(Error::invalid(
+            rel,
+            None,
+            format!(
+                "not a regular file but {}; a handoff file must be a regular file",
+                special_kind(&meta)
+            ),
+        ));
+    }
+    let len = meta.len();
     if len > limit as u64 {
         return Err(too_large(rel, len));
     }
@@ -485,6 +499,44 @@ pub fn read_limited(path: &Path, rel: &str) -> Result<Vec<u8>> {
         ));
     }
     Ok(bytes)
+}
+
+/// Opens a file for reading without waiting for a writer (`O_NONBLOCK`, which a regular
+/// file ignores).
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+/// Names the kind of a file that is not a regular one, for error messages.
+fn special_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    "a special file"
 }
 
 /// Decodes UTF-8 text (a leading BOM is skipped), naming the file and line of the first

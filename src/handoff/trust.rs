@@ -470,14 +470,25 @@ fn claim_from_row(
             .transpose()
             .map(Option::flatten)
     };
+    let last_verified = date(cols.last_verified, "Last Verified")?;
+    let ttl_days = optional(texts, cols.ttl)
+        .map(|s| parse_ttl(s).map_err(|m| format!("TTL: {m}")))
+        .transpose()?
+        .flatten();
+    // An expiry past the last day the calendar holds would read as "never expires": a
+    // typo or a planted date must not make a claim permanent (issue #12, H8).
+    if let (Some(d), Some(n)) = (last_verified, ttl_days)
+        && add_days(d, n).is_none()
+    {
+        return Err(format!(
+            "Last Verified {d} + TTL {n}d is past the year 9999 (write `never` in TTL for a claim that does not expire)"
+        ));
+    }
     Ok(Some(TrustClaim {
         status: status_word(&texts[cols.status]),
         provenance: optional(texts, cols.provenance).map(str::to_string),
-        last_verified: date(cols.last_verified, "Last Verified")?,
-        ttl_days: optional(texts, cols.ttl)
-            .map(|s| parse_ttl(s).map_err(|m| format!("TTL: {m}")))
-            .transpose()?
-            .flatten(),
+        last_verified,
+        ttl_days,
         expires: date(cols.expires, "Expires")?,
         agent: optional(texts, cols.agent).map(str::to_string),
         notes: optional(texts, cols.evidence_column()).map(str::to_string),
@@ -522,8 +533,8 @@ fn parse_date(s: &str) -> std::result::Result<Option<Date>, String> {
 /// attempt to overflow the date arithmetic; `never` says "no expiry".
 pub const TTL_MAX_DAYS: i64 = 3_650_000;
 
-/// `date` + `days`, or `None` past the last representable date (year 9999), which counts
-/// as no expiry. Never panics.
+/// `date` + `days`, or `None` past the last representable date (year 9999); parsing refuses
+/// such a row. Never panics.
 fn add_days(date: Date, days: i64) -> Option<Date> {
     jiff::Span::new()
         .try_days(days)
@@ -665,10 +676,11 @@ pub fn mark_unknown(text: &str, properties: &[String]) -> String {
     let Ok(ledger) = parse("TRUST.md", text, Mode::Lenient) else {
         return text.to_string();
     };
-    let keys: Vec<String> = properties.iter().map(|p| property_key(p)).collect();
+    let keys: std::collections::HashSet<String> =
+        properties.iter().map(|p| property_key(p)).collect();
     let mut edits = Vec::new();
     for claim in &ledger.claims {
-        if !keys.iter().any(|k| claim.matches(k)) {
+        if !keys.contains(&property_key(&claim.property)) {
             continue;
         }
         let cols = &ledger.tables[claim.table].cols;
@@ -919,11 +931,32 @@ mod tests {
         assert!(err.starts_with("TRUST.md:3:"), "{err}");
         assert!(err.contains("longer than"), "{err}");
         assert!(parse_ttl("1043498w").is_err());
-        // The longest TTL accepted still computes (the expiry is past year 9999: none).
-        let text = text.replace("99999999d", &format!("{TTL_MAX_DAYS}d"));
-        let ledger = TrustLedger::parse("TRUST.md", &text).unwrap();
-        assert_eq!(ledger.claims[0].expiry(), None);
+        // A TTL within the limit whose expiry is past the calendar's last day is refused
+        // too: it once read as "never expires" (issue #12).
+        let long = text.replace("99999999d", &format!("{TTL_MAX_DAYS}d"));
+        let err = TrustLedger::parse("TRUST.md", &long)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "TRUST.md:3: Last Verified 2026-01-01 + TTL 3650000d is past the year 9999"
+            ),
+            "{err}"
+        );
+        // Up to the last day still computes.
+        let days = jiff::civil::date(9999, 12, 31)
+            .since(jiff::civil::date(2026, 1, 1))
+            .unwrap()
+            .get_days();
+        let last = text.replace("99999999d", &format!("{days}d"));
+        let ledger = TrustLedger::parse("TRUST.md", &last).unwrap();
+        assert_eq!(
+            ledger.claims[0].expiry(),
+            Some(jiff::civil::date(9999, 12, 31))
+        );
         assert!(!ledger.claims[0].is_expired("2026-11-22".parse().unwrap()));
+        let over = text.replace("99999999d", &format!("{}d", days + 1));
+        assert!(TrustLedger::parse("TRUST.md", &over).is_err());
     }
     use jiff::civil::date;
 

@@ -181,7 +181,13 @@ impl SessionRecord {
     /// Deletes the record of the handoff directory `dir` (absent is fine); other
     /// directories' records are left alone.
     pub fn remove(repo: &Repo, dir: &str) -> Result<()> {
-        remove_file(&SessionRecord::path(repo, dir))?;
+        let path = SessionRecord::path(repo, dir);
+        remove_file(&path)?;
+        // The directory of records goes with its last record: a command that took a lock
+        // and failed leaves the git directory as it found it.
+        if let Some(parent) = path.parent() {
+            let _ = std::fs::remove_dir(parent);
+        }
         SessionRecord::remove_legacy(repo, dir)
     }
 

@@ -116,7 +116,7 @@ impl<'d> HandoffWrite<'d> {
         {
             return Err(j.interrupted_error());
         }
-        match LockState::read(dir)? {
+        let write = match LockState::read(dir)? {
             // A lock taken for one write lives only while its taker holds the write lock, so
             // finding one now proves the taker died mid-write. It belongs to no session, and
             // its write is one a rerun completes (every file is replaced whole): this write
@@ -166,7 +166,14 @@ impl<'d> HandoffWrite<'d> {
                     _serial: serial,
                 })
             }
-        }
+        }?;
+        // Temporary files of a process killed mid-write (a `.aahp-tmp-*` its rename never
+        // consumed): no writer of this worktree is running now, so they are debris, and a
+        // rerun clears them as `recover` would. A rotation's staged files stay for its
+        // journal; `begin`, which writes its lock without the write lock, survives losing
+        // its temporary file (it then creates the lock directly).
+        super::remove_temp_files(dir);
+        Ok(write)
     }
 
     /// Checks, taking nothing, that `HANDOFF.lock` would let the caller write now: absent, or

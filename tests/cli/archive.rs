@@ -306,6 +306,26 @@ fn temp_files(repo: &TestRepo) -> Vec<String> {
     out
 }
 
+#[test]
+fn a_rerun_clears_the_temporary_files_of_a_writer_killed_mid_write() {
+    // What a SIGKILL between a temporary file's creation and its rename leaves: a lock that
+    // was never linked, a half-written file. Rerunning the command (not only `recover`)
+    // clears them, so a killed `archive` finished by its rerun leaves no debris.
+    let repo = repo_with_log(&journal(14));
+    repo.write(
+        ".ai/handoff/.aahp-tmp-lock-Ab12Cd",
+        "{\"session_id\": \"x\"",
+    );
+    repo.write(".ai/handoff/.aahp-tmp-Xy34Zw", "# half a LOG.md\n");
+    assert_eq!(temp_files(&repo).len(), 2);
+    repo.aahp(&["archive"]).assert_code(0);
+    assert_eq!(temp_files(&repo), Vec::<String>::new());
+    // Any writer does the same, also one that finds nothing to change.
+    repo.write(".ai/handoff/.aahp-tmp-Qq56Rr", "{");
+    repo.aahp(&["archive"]).assert_code(0);
+    assert_eq!(temp_files(&repo), Vec::<String>::new());
+}
+
 fn rotated_repo() -> TestRepo {
     let repo = repo_with_log(&journal(14));
     repo.aahp(&["archive"]).assert_code(0);

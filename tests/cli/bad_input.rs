@@ -281,3 +281,33 @@ fn manifest_check_fails_a_manifest_the_schema_fails_and_manifest_repairs_it() {
     let m: serde_json::Value = serde_json::from_str(&repo.read(MANIFEST)).unwrap();
     assert_eq!(m["files"]["STATUS.md"]["lines"], 5);
 }
+
+#[test]
+fn a_fifo_in_place_of_a_handoff_file_is_never_waited_on() {
+    // A FIFO with no writer blocks `open` itself: verify's check of the work tree against
+    // the index, and commit's reads of TRUST.md and the log, once waited forever (issue #12).
+    const BOUND: std::time::Duration = std::time::Duration::from_secs(120);
+    for name in ["STATUS.md", "TRUST.md", "LOG.md"] {
+        let repo = crate::session_fixture::session_repo();
+        let path = repo.path().join(".ai/handoff").join(name);
+        std::fs::remove_file(&path).unwrap();
+        crate::support::mkfifo(&path);
+        let before = crate::session_fixture::head(&repo);
+        let out = repo.aahp_bounded(&["verify"], &[], BOUND);
+        assert!(matches!(out.code, 1 | 2), "{name}\n{out}");
+        let out = repo.aahp_bounded(&["commit", "-m", "x"], &[], BOUND);
+        assert!(matches!(out.code, 1 | 2), "{name}\n{out}");
+        assert_eq!(crate::session_fixture::head(&repo), before, "{name}");
+        assert!(!repo.exists(".ai/handoff/HANDOFF.lock"), "{name}");
+        assert!(!repo.exists(".git/aahp/journal.json"), "{name}");
+        if name != "STATUS.md" {
+            // Read directly, it is named for what it is.
+            assert!(
+                out.stderr.contains(&format!(
+                    ".ai/handoff/{name}: not a regular file but a FIFO"
+                )),
+                "{name}\n{out}"
+            );
+        }
+    }
+}

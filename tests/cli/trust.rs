@@ -419,49 +419,65 @@ fn trust_verify_help() {
 }
 
 #[test]
-fn a_huge_ttl_is_named_with_its_line_never_a_panic() {
-    let repo = crate::session_fixture::session_repo();
-    let text = repo.read(TRUST).replace("| 7d |", "| 99999999d |");
-    assert!(text.contains("99999999d"));
-    repo.write(TRUST, text);
-    repo.git(&["add", TRUST]);
-    // The reports and the gate name the row and go on (trust expiry is advisory there, as
-    // for any TRUST.md row they cannot read); never a panic.
-    for args in [
-        &["status"][..],
-        &["--json", "status"],
-        &["verify"],
-        &["verify", "--json"],
+fn a_huge_ttl_or_date_is_exit_2_naming_the_line_in_every_command_that_reads_trust() {
+    // A TTL past the limit, and a date whose expiry is past the calendar's end (which once
+    // read as "never expires"): bad input, refused wherever TRUST.md is read — never a
+    // panic, never a warning that lets the gate pass (issue #12, H8).
+    for (from, to, shown) in [
+        ("| 7d |", "| 99999999d |", "99999999d"),
+        ("| 2026-11-01 |", "| 9999-12-30 |", "9999-12-30"),
     ] {
-        let out = repo.aahp(args);
-        assert!(matches!(out.code, 0 | 1), "{args:?}\n{out}");
-        assert!(
-            out.stdout.contains(".ai/handoff/TRUST.md:5:") && out.stdout.contains("99999999d"),
-            "{args:?}\n{out}"
-        );
+        let repo = crate::session_fixture::session_repo();
+        let text = repo.read(TRUST).replacen(from, to, 1);
+        assert!(text.contains(shown));
+        repo.write(TRUST, text);
+        repo.git(&["add", TRUST]);
+        let before = crate::session_fixture::handoff_files(&repo);
+        for args in [
+            &["status"][..],
+            &["--json", "status"],
+            &["verify"],
+            &["verify", "--json"],
+            &["verify", "--level", "precommit"],
+            &["hook", "pre-commit"],
+            &["context"],
+            &["context", "--level", "full"],
+            &["trust"],
+            &["trust", "decay"],
+            &["commit", "-m", "x"],
+        ] {
+            let out = repo.aahp(args);
+            assert_eq!(out.code, 2, "{shown}: {args:?}\n{out}");
+            let said = format!("{}{}", out.stdout, out.stderr);
+            assert!(
+                said.contains(".ai/handoff/TRUST.md:5:") && said.contains(shown),
+                "{shown}: {args:?}\n{out}"
+            );
+            assert!(!said.contains("panicked"), "{shown}: {args:?}\n{out}");
+        }
+        assert_eq!(crate::session_fixture::handoff_files(&repo), before);
+        // commit, also inside a session, leaves no journal and keeps only the session's lock.
+        repo.aahp(&["begin"]).assert_code(0);
+        repo.aahp(&["commit", "-m", "x"]).assert_code(2);
+        assert!(!repo.exists(".git/aahp/journal.json"));
+        repo.aahp(&["recover"]).assert_code(0);
+        assert!(!repo.exists(".ai/handoff/HANDOFF.lock"));
     }
-    for args in [
-        &["hook", "pre-commit"][..],
-        &["context"],
-        &["context", "--level", "full"],
-    ] {
-        let out = repo.aahp(args);
-        assert!(matches!(out.code, 0 | 1), "{args:?}\n{out}");
-        assert!(!out.stderr.contains("panicked"), "{args:?}\n{out}");
-    }
-    // The commands that act on the claims refuse: exit 2 naming the file and line.
-    for args in [&["trust"][..], &["trust", "decay"], &["commit", "-m", "x"]] {
-        let out = repo.aahp(args);
-        out.assert_code(2);
-        assert!(
-            out.stderr.contains(".ai/handoff/TRUST.md:5:") && out.stderr.contains("99999999d"),
-            "{args:?}\n{out}"
-        );
-    }
-    // commit, also inside a session, leaves no journal and keeps only the session's lock.
-    repo.aahp(&["begin"]).assert_code(0);
-    repo.aahp(&["commit", "-m", "x"]).assert_code(2);
-    assert!(!repo.exists(".git/aahp/journal.json"));
-    repo.aahp(&["recover"]).assert_code(0);
-    assert!(!repo.exists(".ai/handoff/HANDOFF.lock"));
+}
+
+#[test]
+fn trust_decay_writes_nothing_when_another_handoff_file_is_bad() {
+    // The decay itself can be done, but the manifest it must refresh cannot: a file of
+    // invalid UTF-8 elsewhere. Validated before anything is written, so TRUST.md stays.
+    let repo = repo_with_trust(LEDGER);
+    let mut status = repo.read(".ai/handoff/STATUS.md").into_bytes();
+    status.extend_from_slice(b"\n\xff\xfe broken\n");
+    repo.write(".ai/handoff/STATUS.md", &status);
+    let out = assert_untouched(&repo, &["trust", "decay"], 2);
+    assert!(
+        out.stderr.contains(".ai/handoff/STATUS.md:") && out.stderr.contains("UTF-8"),
+        "{out}"
+    );
+    let out = assert_untouched(&repo, &["trust", "verify", "Build passes", "--", "true"], 2);
+    assert!(out.stderr.contains(".ai/handoff/STATUS.md:"), "{out}");
 }
