@@ -20,6 +20,7 @@ mod commit;
 mod compat;
 mod crash;
 mod hooks;
+mod incremental;
 mod index;
 mod init;
 mod install;
