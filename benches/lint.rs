@@ -1,6 +1,6 @@
 //! Speed figures for the linter (not a test; run by `bench/lint.sh`):
 //!
-//! 1. the whole default benchmark fixture (`../shared/bench/make_fixture.py`): median time of
+//! 1. the whole default benchmark fixture (`bench/make_fixture.py`): median time of
 //!    `lint::check_snapshot` over its handoff directory, in memory and including the reads;
 //! 2. adversarial inputs of about 1 MB each (issue 13: unclosed Markdown, thousands of
 //!    findings on one line, …): median time to lint each, goal ≤ 100 ms;
@@ -134,7 +134,7 @@ fn main() {
 
     let corpora = args
         .get(1)
-        .map_or_else(|| PathBuf::from("../shared/corpora"), PathBuf::from);
+        .map_or_else(|| PathBuf::from("tests/corpora"), PathBuf::from);
     let mut files = Vec::new();
     collect(&corpora.join("handoff-negatives"), &mut files);
     collect(&corpora.join("changelog-negatives"), &mut files);

@@ -427,6 +427,9 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
             // A run killed while staging, before its journal: nothing of it was decided.
             None => rotation::remove_stale_staging(&dir),
         }
+        // A run killed inside an atomic write left its temporary file; this run holds the
+        // handoff, so no live writer owns one.
+        crate::transaction::remove_temp_files(&dir);
     }
     let snap = dir.snapshot(repo, Source::Worktree)?;
     let log_text = file_text(&dir, &snap, LOG_FILE)?.ok_or_else(|| {

@@ -12,10 +12,12 @@ use super::range::{self, BASE_HINT, CiBase, JudgedRange, Unpushed};
 use super::{Context, GateScope};
 use crate::error::{Error, ExitStatus, Result};
 use crate::git::{Change, ChangeKind, Repo, StagedView};
+use crate::handoff::checksum_cache::ChecksumCache;
 use crate::handoff::manifest::{FileState, Manifest};
 use crate::handoff::trust::TrustLedger;
 use crate::handoff::{
-    DEFAULT_DIR, HandoffDir, LOCK, MANIFEST, Snapshot, Source, location, log, read_limited,
+    Baseline, DEFAULT_DIR, HandoffDir, LOCK, MANIFEST, Snapshot, Source, checksum, is_indexed_name,
+    location, log, read_limited,
 };
 use crate::lint::{self, Diagnostic, LintConfig, LintFile};
 use crate::output::boundary::{Annotation, AnnotationLevel, Untrusted};
@@ -460,10 +462,18 @@ impl Content<'_> {
         })
     }
 
-    fn snapshot(&self, repo: &Repo, dir: &HandoffDir) -> Result<Snapshot> {
+    fn snapshot(
+        &self,
+        repo: &Repo,
+        dir: &HandoffDir,
+        today: jiff::civil::Date,
+    ) -> Result<Snapshot> {
         match self {
             Content::Worktree(_) => dir.snapshot(repo, Source::Worktree),
-            Content::Staged(view) => dir.snapshot_staged(view),
+            Content::Staged(view) => {
+                let snap = dir.snapshot_staged(view, &Baseline::at_head(repo, dir)?)?;
+                complete_for_lint(repo, dir, snap, today)
+            }
             Content::Commit(c) => dir.snapshot(repo, Source::Commit(*c)),
         }
     }
@@ -539,6 +549,74 @@ fn link_refused(path: &str) -> Error {
         None,
         "symbolic link points outside the work tree or into .git; agent instruction files must be files of the work tree",
     )
+}
+
+/// Reads the files a pre-commit snapshot left unread when the lint must see them: an
+/// expired allowlist entry no longer suppresses its finding, which may lie in a file that
+/// did not change.
+fn complete_for_lint(
+    repo: &Repo,
+    dir: &HandoffDir,
+    mut snap: Snapshot,
+    today: jiff::civil::Date,
+) -> Result<Snapshot> {
+    if snap.is_partial() && LintConfig::from_snapshot(dir, &snap, today)?.has_expired() {
+        snap.read_unread(repo, dir)?;
+    }
+    Ok(snap)
+}
+
+/// The AAHP checksums of the files a pre-commit snapshot left unread, by name. A file whose
+/// manifest entry is HEAD's too keeps the state HEAD was judged with, unhashed; any other is
+/// hashed once per blob, through the cache in the git directory (issue #14).
+fn unread_checksums(
+    repo: &Repo,
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    manifest: Option<&Manifest>,
+) -> Result<std::collections::HashMap<String, String>> {
+    let mut known = std::collections::HashMap::new();
+    if !snap.is_partial() {
+        return Ok(known);
+    }
+    let path = dir.path_of(MANIFEST);
+    let head_entries: std::collections::HashMap<String, _> = match repo.head_commit()? {
+        Some(head) => repo
+            .blob_at(head, &path)?
+            .and_then(|b| Manifest::parse(&path, &b).ok())
+            .map(|m| m.files().into_iter().collect())
+            .unwrap_or_default(),
+        None => std::collections::HashMap::new(),
+    };
+    let staged_entries: std::collections::HashMap<String, _> = manifest
+        .map(|m| m.files().into_iter().collect())
+        .unwrap_or_default();
+    let mut cache: Option<ChecksumCache> = None;
+    for (name, id) in &snap.unread {
+        if name.contains('/') || !is_indexed_name(name) {
+            continue;
+        }
+        match (staged_entries.get(name), head_entries.get(name)) {
+            (Some(now), Some(then)) if now == then => {
+                known.insert(name.clone(), now.checksum.clone());
+            }
+            _ => {
+                let cache = cache.get_or_insert_with(|| ChecksumCache::open(repo));
+                let sum = if let Some(sum) = cache.get(*id) {
+                    sum.to_string()
+                } else {
+                    let sum = checksum(&repo.blob(*id)?);
+                    cache.insert(*id, &sum);
+                    sum
+                };
+                known.insert(name.clone(), sum);
+            }
+        }
+    }
+    if let Some(cache) = cache {
+        cache.save();
+    }
+    Ok(known)
 }
 
 /// One handoff directory read for judging: its snapshot and its running lint.
@@ -635,7 +713,10 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
             let index = repo.index_for_precommit(&keep)?;
             let mut early = Vec::new();
             for (dir, p) in pending {
-                let snap = dir.snapshot_index(repo, index.state())?;
+                // Only what changed since HEAD is read (issue #14).
+                let base = Baseline::at_head(repo, &dir)?;
+                let snap = dir.snapshot_index_since(repo, index.state(), &base)?;
+                let snap = complete_for_lint(repo, &dir, snap, today)?;
                 let lint = p.submit(&snap);
                 early.push(Read { dir, snap, lint });
             }
@@ -748,7 +829,7 @@ fn judge_target(
         if explicit && !dir.exists() && !content.holds(repo, &dir.rel)? {
             return Err(Error::NoHandoffDir(dir.rel.clone()));
         }
-        let snap = content.snapshot(repo, dir)?;
+        let snap = content.snapshot(repo, dir, today)?;
         let lint = LintJob::spawn(dir, &snap, today);
         reads.push(Read {
             dir: dir.clone(),
@@ -939,7 +1020,8 @@ fn judge(
     // 2. Checksums against the same content.
     let mut sums = Layer::new("checksums");
     if let Some(m) = &manifest {
-        let checks = m.check_files(snap);
+        let known = unread_checksums(repo, dir, snap, Some(m))?;
+        let checks = m.check_files_with(snap, &known);
         let total = checks.len();
         for c in checks {
             let path = Some(dir.path_of(&c.name));
@@ -975,7 +1057,7 @@ fn judge(
         Source::Worktree => !Repo::index_dir(&*repo.index()?, &dir.rel)
             .iter()
             .all(|e| e.name != LOCK),
-        _ => snap.get(LOCK).is_some(),
+        _ => snap.contains(LOCK),
     };
     if lock_tracked {
         lock.fail(
@@ -1149,11 +1231,33 @@ fn tasks_layer(
 /// entry both in LOG.md and the archive. A LOG.md over its limit is only a warning.
 fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer> {
     let mut layer = Layer::new("archive");
-    let Some(log) = snap.text(dir, log::LOG_FILE)? else {
+    if !snap.contains(log::LOG_FILE) {
         return Ok(layer.skip("no LOG.md"));
+    }
+    // At pre-commit, what HEAD holds unchanged was judged with HEAD: LOG-ARCHIVE.md and its
+    // index are read and checked only when the commit changes one of them (issue #14), and
+    // LOG.md only when it changes.
+    let archive_unchanged = [log::ARCHIVE_FILE, log::INDEX_FILE]
+        .iter()
+        .any(|n| snap.unread.contains_key(*n));
+    let log_unchanged = snap.unread.contains_key(log::LOG_FILE);
+    if archive_unchanged && log_unchanged {
+        return Ok(layer.skip("LOG.md, LOG-ARCHIVE.md and its index are unchanged since HEAD"));
+    }
+    let log = snap.text(dir, log::LOG_FILE)?.unwrap_or_default();
+    let pass = if archive_unchanged {
+        "LOG.md checked; LOG-ARCHIVE.md and its index are unchanged since HEAD"
+    } else {
+        "the archive matches its index"
     };
-    let archive = snap.text(dir, log::ARCHIVE_FILE)?;
-    let index = snap.text(dir, log::INDEX_FILE)?;
+    let (archive, index) = if archive_unchanged {
+        (None, None)
+    } else {
+        (
+            snap.text(dir, log::ARCHIVE_FILE)?,
+            snap.text(dir, log::INDEX_FILE)?,
+        )
+    };
     let keep = repo
         .config_string("aahp.keep")
         .and_then(|k| k.trim().parse().ok())
@@ -1175,7 +1279,7 @@ fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer
             layer.fail(Some(path), p.message());
         }
     }
-    Ok(layer.summarize("the archive matches its index"))
+    Ok(layer.summarize(pass))
 }
 
 /// Advisory (layer 8): expired trust and the manifest's commit pointer. Never blocks.

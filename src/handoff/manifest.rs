@@ -260,29 +260,46 @@ impl Manifest {
 
     /// Compares the recorded checksums with a snapshot of the directory.
     pub fn check_files(&self, snap: &Snapshot) -> Vec<FileCheck> {
+        self.check_files_with(snap, &std::collections::HashMap::new())
+    }
+
+    /// [`Manifest::check_files`] for a snapshot with unread files, whose checksums `known`
+    /// gives by name. An unread file missing from `known` counts as changed (fail closed).
+    pub fn check_files_with(
+        &self,
+        snap: &Snapshot,
+        known: &std::collections::HashMap<String, String>,
+    ) -> Vec<FileCheck> {
         let recorded = self.files();
         let mut out = Vec::new();
+        let actual_of = |name: &str| match snap.get(name) {
+            Some(bytes) => Some(checksum(bytes)),
+            None if snap.unread.contains_key(name) => Some(
+                known
+                    .get(name)
+                    .cloned()
+                    .unwrap_or_else(|| "unknown (not read)".into()),
+            ),
+            None => None,
+        };
         for (name, entry) in &recorded {
-            let check = match snap.get(name) {
+            let check = match actual_of(name) {
                 None => FileCheck {
                     name: name.clone(),
                     state: FileState::Missing,
                     expected: Some(entry.checksum.clone()),
                     actual: None,
                 },
-                Some(bytes) => {
-                    let actual = checksum(bytes);
-                    FileCheck {
-                        name: name.clone(),
-                        state: if actual == entry.checksum {
-                            FileState::Ok
-                        } else {
-                            FileState::Changed
-                        },
-                        expected: Some(entry.checksum.clone()),
-                        actual: Some(actual),
-                    }
-                }
+                Some(actual) => FileCheck {
+                    name: name.clone(),
+                    state: if actual == entry.checksum {
+                        FileState::Ok
+                    } else {
+                        FileState::Changed
+                    },
+                    expected: Some(entry.checksum.clone()),
+                    actual: Some(actual),
+                },
             };
             out.push(check);
         }
@@ -292,7 +309,7 @@ impl Manifest {
                     name: name.to_string(),
                     state: FileState::Unindexed,
                     expected: None,
-                    actual: snap.get(name).map(checksum),
+                    actual: actual_of(name),
                 });
             }
         }

@@ -2,6 +2,7 @@
 //! from the working tree, the index or a commit, and the checksum rule shared with the AAHP
 //! reference. No printing, no clap; git is reached only through [`crate::git::Repo`] reads.
 
+pub mod checksum_cache;
 pub mod location;
 pub mod log;
 pub mod manifest;
@@ -11,7 +12,7 @@ pub mod templates;
 pub mod tokens;
 pub mod trust;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use gix::ObjectId;
@@ -106,6 +107,81 @@ pub struct Snapshot {
     /// Files in subdirectories, by path relative to the handoff directory (`notes/x.md`).
     /// Agents read them too, so they are linted; the manifest does not index them.
     pub nested: BTreeMap<String, Vec<u8>>,
+    /// Files present but not read, by path relative to the handoff directory, with their
+    /// blob id: at pre-commit, files whose staged blob equals HEAD's (issue #14). HEAD's
+    /// content was the last one judged, so they are neither hashed nor linted again; a
+    /// layer that needs one reads it through [`Snapshot::read_unread`].
+    pub unread: BTreeMap<String, ObjectId>,
+}
+
+/// Files of the handoff directory whose content is always read, changed or not: the
+/// manifest and the ledger other layers parse, and the lint configuration, whose change
+/// makes every file judged again.
+const ALWAYS_READ: &[&str] = &[
+    MANIFEST,
+    "TRUST.md",
+    AIIGNORE,
+    crate::lint::allow::ALLOWLIST,
+    crate::lint::allow::PII_ALLOWLIST,
+    LOCK,
+];
+
+/// A handoff directory's files in HEAD's tree, by path relative to it: what the pre-commit
+/// check compares the staged blobs with to judge only what changed.
+#[derive(Debug, Clone, Default)]
+pub struct Baseline {
+    files: HashMap<Vec<u8>, ObjectId>,
+}
+
+impl Baseline {
+    /// HEAD's files below `dir` (symbolic links left out: they are always resolved and
+    /// read); empty when there is no HEAD.
+    pub fn at_head(repo: &Repo, dir: &HandoffDir) -> Result<Baseline> {
+        let Some(head) = repo.head_commit()? else {
+            return Ok(Baseline::default());
+        };
+        let files = repo
+            .tree_files_below(head, &dir.rel)?
+            .into_iter()
+            .filter(|f| !f.is_link)
+            .map(|f| (f.path, f.id))
+            .collect();
+        Ok(Baseline { files })
+    }
+
+    /// The staged files that need not be read: their blob equals HEAD's. Nothing is left
+    /// unread when the lint configuration changed (every file is judged again under it),
+    /// and LOG-ARCHIVE.md and its index are left unread only together, since one is
+    /// judged against the other.
+    fn unchanged<'a>(&self, staged: &'a [TreeFile]) -> std::collections::HashSet<&'a [u8]> {
+        let same = |f: &TreeFile| !f.is_link && self.files.get(&f.path) == Some(&f.id);
+        let same_name = |name: &str| {
+            let staged_file = staged.iter().find(|f| f.path == name.as_bytes());
+            match staged_file {
+                Some(f) => same(f),
+                None => !self.files.contains_key(name.as_bytes()),
+            }
+        };
+        let mut out = std::collections::HashSet::new();
+        let config = [
+            AIIGNORE,
+            crate::lint::allow::ALLOWLIST,
+            crate::lint::allow::PII_ALLOWLIST,
+        ];
+        if self.files.is_empty() || !config.iter().all(|n| same_name(n)) {
+            return out;
+        }
+        let archive_pair = same_name(log::ARCHIVE_FILE) && same_name(log::INDEX_FILE);
+        for f in staged {
+            let name = f.path.as_slice();
+            let always = ALWAYS_READ.iter().any(|n| n.as_bytes() == name);
+            let paired = name == log::ARCHIVE_FILE.as_bytes() || name == log::INDEX_FILE.as_bytes();
+            if same(f) && !always && (!paired || archive_pair) {
+                out.insert(name);
+            }
+        }
+        out
+    }
 }
 
 impl Snapshot {
@@ -118,9 +194,32 @@ impl Snapshot {
         }
     }
 
-    /// Returns a file's bytes.
+    /// Returns a file's bytes (`None` when absent or left unread).
     pub fn get(&self, name: &str) -> Option<&[u8]> {
         self.files.get(name).map(Vec::as_slice)
+    }
+
+    /// True when the top-level file is present, read or not.
+    pub fn contains(&self, name: &str) -> bool {
+        self.files.contains_key(name) || self.unread.contains_key(name)
+    }
+
+    /// True when some files were left unread (a pre-commit snapshot of what changed).
+    pub fn is_partial(&self) -> bool {
+        !self.unread.is_empty()
+    }
+
+    /// Reads every file left unread, so the snapshot holds the whole directory.
+    pub fn read_unread(&mut self, repo: &Repo, dir: &HandoffDir) -> Result<()> {
+        for (inner, id) in std::mem::take(&mut self.unread) {
+            let bytes = repo.blob(id)?;
+            let rel = dir.path_of(&inner);
+            if bytes.len() > max_bytes(&rel) {
+                return Err(too_large(&rel, bytes.len() as u64));
+            }
+            self.insert(inner, bytes);
+        }
+        Ok(())
     }
 
     /// Returns a file as text, refusing invalid UTF-8 with the file and line.
@@ -137,14 +236,17 @@ impl Snapshot {
         let mut out: Vec<&str> = CANONICAL_FILES
             .iter()
             .copied()
-            .filter(|n| self.files.contains_key(*n))
+            .filter(|n| self.contains(n))
             .collect();
-        out.extend(
-            self.files
-                .keys()
-                .map(String::as_str)
-                .filter(|n| is_indexed_name(n) && !CANONICAL_FILES.contains(n)),
-        );
+        let mut others: Vec<&str> = self
+            .files
+            .keys()
+            .chain(self.unread.keys())
+            .map(String::as_str)
+            .filter(|n| !n.contains('/') && is_indexed_name(n) && !CANONICAL_FILES.contains(n))
+            .collect();
+        others.sort_unstable();
+        out.extend(others);
         out
     }
 }
@@ -195,28 +297,43 @@ impl HandoffDir {
             Source::Index => self.snapshot_index(repo, &*repo.index()?),
             Source::Commit(commit) => {
                 let files = repo.tree_files_below(commit, &self.rel)?;
-                self.snapshot_files(
-                    repo,
-                    &files,
-                    |target| Ok(repo.tree_file_at(commit, target)?),
-                )
+                self.snapshot_files(repo, &files, &Baseline::default(), |target| {
+                    Ok(repo.tree_file_at(commit, target)?)
+                })
             }
         }
     }
 
     /// Reads the directory's staged content from an already opened, complete index.
     pub fn snapshot_index(&self, repo: &Repo, index: &gix::index::State) -> Result<Snapshot> {
+        self.snapshot_index_since(repo, index, &Baseline::default())
+    }
+
+    /// Reads the directory's staged content from an index, leaving unread the files whose
+    /// blob equals `base`'s (see [`Snapshot::unread`]).
+    pub fn snapshot_index_since(
+        &self,
+        repo: &Repo,
+        index: &gix::index::State,
+        base: &Baseline,
+    ) -> Result<Snapshot> {
         let files = Repo::index_files_below(index, &self.rel);
-        self.snapshot_files(repo, &files, |target| {
+        self.snapshot_files(repo, &files, base, |target| {
             Ok(Repo::index_file_at(index, target))
         })
     }
 
     /// Reads the directory's staged content through a [`StagedView`] (the pre-commit path,
-    /// whose index may hold only the entries the commit changes).
-    pub fn snapshot_staged(&self, view: &StagedView<'_>) -> Result<Snapshot> {
+    /// whose index may hold only the entries the commit changes), leaving unread the files
+    /// whose blob equals `base`'s.
+    pub fn snapshot_staged(&self, view: &StagedView<'_>, base: &Baseline) -> Result<Snapshot> {
         let files = view.files_below(&self.rel)?;
-        self.snapshot_files(view.repo(), &files, |target| Ok(view.file_at(target)?))
+        self.snapshot_files(
+            view.repo(),
+            &files,
+            base,
+            |target| Ok(view.file_at(target)?),
+        )
     }
 
     fn snapshot_worktree(&self) -> Result<Snapshot> {
@@ -353,11 +470,17 @@ impl HandoffDir {
         &self,
         repo: &Repo,
         files: &[TreeFile],
+        base: &Baseline,
         mut lookup: impl FnMut(&str) -> Result<Option<TreeFile>>,
     ) -> Result<Snapshot> {
         let mut snap = Snapshot::default();
+        let unchanged = base.unchanged(files);
         for f in files {
             let name = self.checked_name("", &f.path)?;
+            if unchanged.contains(f.path.as_slice()) {
+                snap.unread.insert(name, f.id);
+                continue;
+            }
             let rel = self.path_of(&name);
             let mut id = f.id;
             if f.is_link {

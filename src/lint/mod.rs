@@ -230,6 +230,12 @@ impl LintConfig {
         Ok(cfg)
     }
 
+    /// True when an allowlist entry has expired: what it suppressed counts again, in files
+    /// that did not change too.
+    pub fn has_expired(&self) -> bool {
+        self.allow.iter().any(|e| e.expired) || self.pii.iter().any(|e| e.expired)
+    }
+
     /// Number of active `.aiignore` patterns.
     pub fn aiignore_patterns(&self) -> usize {
         self.aiignore.as_ref().map_or(0, aiignore::AiIgnore::len)
@@ -332,7 +338,9 @@ pub fn lint_snapshot_with(
 ) -> Result<LintOutcome> {
     let mut files = snapshot_files(dir, snap);
     files.extend(extra.iter().cloned());
-    lint_with(cfg, &files, true)
+    // Unused allowlist entries can only be told on the whole directory: an entry may serve
+    // a file a pre-commit snapshot left unread.
+    lint_with(cfg, &files, !snap.is_partial())
 }
 
 /// The files of a snapshot that are scanned: every top-level file but the configuration and

@@ -21,6 +21,7 @@ mod compat;
 mod crash;
 mod hooks;
 mod hostile;
+mod incremental;
 mod index;
 mod init;
 mod install;
