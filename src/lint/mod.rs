@@ -575,6 +575,8 @@ fn sec_priority(id: &str) -> u8 {
         "SEC121" | "SEC130" | "SEC131" => 2,
         "SEC110" => 3,
         "SEC042" => 4,
+        // A catalogue entry names the provider: more specific than a shape (JWT, `sk_live_`).
+        "SEC100" => 6,
         _ => 5,
     }
 }

@@ -640,8 +640,8 @@ rule!(SEC090, "SEC090", "jwt", Sec, Error,
     misses: ["Tokens look like eyJ…"]);
 
 rule!(SEC100, "SEC100", "vendor-token", Sec, Error,
-    "A credential with a recognisable vendor prefix (npm, PyPI, Hugging Face, DigitalOcean, Shopify, SendGrid, Twilio, Telegram, Vault, …).",
-    what: "About fifty token formats ported in design from gitleaks and Nosey Parker (MIT / Apache-2.0); the message names the vendor.",
+    "A credential of a provider in the catalogue (npm, PyPI, Datadog, Sentry, Vault, Twilio, Okta, … over 300 formats).",
+    what: "The catalogue in `src/lint/rules/catalogue/` (one file per provider family): tokens with a literal prefix or structure, checked by checksum (CRC32, bech32) or structure (JWT header, base64 JSON) where the format has one, and prefix-less keys found next to the provider's name in an assignment. Placeholders, references and identifiers do not fire; publishable keys and DSNs are warnings; the message names the provider.",
     why: "Prefixed tokens are live credentials for the named service.",
     fix: "Remove it and revoke it at the vendor.",
     hits: ["npm_{A:36}", "hvs.{A:26}"],

@@ -2,6 +2,7 @@
 //! word the start of an imperative clause, is it negated, who is addressed), quoted-example
 //! detection, placeholder recognition and secret redaction.
 
+pub(crate) mod catalogue;
 pub(crate) mod encoded;
 pub(crate) mod exfil;
 pub(crate) mod hidden;
@@ -20,6 +21,7 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
         .iter()
         .chain(exfil::PATTERNS)
         .chain(secrets::PATTERNS)
+        .chain(catalogue::PATTERNS.iter())
         .chain(pii::PATTERNS)
         .collect()
 }

@@ -1,0 +1,228 @@
+//! Compiles the credential catalogue (`src/lint/rules/catalogue/*.rules`, one file per provider
+//! family) into Rust tables, so the binary parses nothing at start-up: each entry becomes one
+//! keyword-gated pattern whose regex is compiled only when one of its literals occurs.
+//!
+//! The format is described in `src/lint/rules/catalogue/README.md`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+#[derive(Default)]
+struct Entry {
+    file: String,
+    line: usize,
+    kind: String,
+    label: String,
+    prefix: Vec<String>,
+    near: Vec<String>,
+    token: Option<String>,
+    value: Option<String>,
+    check: String,
+    entropy: Option<f64>,
+    show: Option<usize>,
+    level: String,
+    gap: usize,
+    after: Option<usize>,
+    before: Option<usize>,
+    free: bool,
+    generic: bool,
+    examples: Vec<String>,
+    negatives: Vec<String>,
+}
+
+fn fail(e: &Entry, msg: &str) -> ! {
+    panic!("{}:{}: [{}] {msg}", e.file, e.line, e.kind)
+}
+
+fn list(v: &str) -> Vec<String> {
+    v.split(',')
+        .map(|s| s.trim().to_ascii_lowercase())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+fn parse(file: &str, text: &str, out: &mut Vec<Entry>) {
+    let mut cur: Option<Entry> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix('[') {
+            if let Some(e) = cur.take() {
+                out.push(e);
+            }
+            let (kind, label) = rest
+                .split_once(']')
+                .unwrap_or_else(|| panic!("{file}:{}: `[kind] label` expected", i + 1));
+            cur = Some(Entry {
+                file: file.to_string(),
+                line: i + 1,
+                kind: kind.trim().to_string(),
+                label: label.trim().to_string(),
+                check: "none".into(),
+                level: "error".into(),
+                gap: 40,
+                ..Entry::default()
+            });
+            continue;
+        }
+        let e = cur
+            .as_mut()
+            .unwrap_or_else(|| panic!("{file}:{}: a field before any `[kind]`", i + 1));
+        let (key, val) = line
+            .split_once(':')
+            .unwrap_or_else(|| panic!("{file}:{}: `key: value` expected", i + 1));
+        let val = val.trim();
+        match key.trim() {
+            "prefix" => e.prefix = list(val),
+            "near" => e.near = list(val),
+            "token" => e.token = Some(val.to_string()),
+            "value" => e.value = Some(val.to_string()),
+            "check" => e.check = val.to_string(),
+            "entropy" => e.entropy = Some(val.parse().unwrap_or_else(|_| fail(e, "entropy"))),
+            "show" => e.show = Some(val.parse().unwrap_or_else(|_| fail(e, "show"))),
+            "level" => e.level = val.to_string(),
+            "gap" => e.gap = val.parse().unwrap_or_else(|_| fail(e, "gap")),
+            "after" => e.after = Some(val.parse().unwrap_or_else(|_| fail(e, "after"))),
+            "before" => e.before = Some(val.parse().unwrap_or_else(|_| fail(e, "before"))),
+            "free" => e.free = val == "yes",
+            "generic" => e.generic = val == "yes",
+            "ex" => e.examples.push(val.to_string()),
+            "no" => e.negatives.push(val.to_string()),
+            k => panic!("{file}:{}: unknown field `{k}`", i + 1),
+        }
+    }
+    if let Some(e) = cur.take() {
+        out.push(e);
+    }
+}
+
+pub fn main() {
+    let dir = Path::new("src/lint/rules/catalogue");
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("src/lint/rules/catalogue exists")
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rules"))
+        .collect();
+    files.sort();
+    let mut entries = Vec::new();
+    for f in &files {
+        println!("cargo::rerun-if-changed={}", f.display());
+        let text = std::fs::read_to_string(f).expect("catalogue file is UTF-8");
+        let name = f
+            .file_stem()
+            .expect("file name")
+            .to_string_lossy()
+            .into_owned();
+        parse(&name, &text, &mut entries);
+    }
+    // Provider-specific entries first: of two findings on the same span the first one kept
+    // wins, and a named provider says more than a generic secret word.
+    entries.sort_by_key(|e| e.generic);
+    let mut seen = std::collections::BTreeSet::new();
+    let mut table = String::new();
+    let mut patterns = String::new();
+    for (i, e) in entries.iter().enumerate() {
+        if !seen.insert(e.kind.clone()) {
+            fail(e, "kind listed twice");
+        }
+        if e.examples.is_empty() {
+            fail(e, "no `ex:` example");
+        }
+        if !matches!(
+            e.check.as_str(),
+            "none" | "crc32" | "jwt" | "json64" | "bech32" | "pem64"
+        ) {
+            fail(e, "unknown check");
+        }
+        if !matches!(e.level.as_str(), "error" | "warning") {
+            fail(e, "level is error or warning");
+        }
+        let (context, keywords, regex, before, after) = match (&e.token, &e.value) {
+            (Some(t), None) => {
+                if e.prefix.is_empty() {
+                    fail(e, "a `token:` entry needs `prefix:` literals");
+                }
+                (
+                    false,
+                    &e.prefix,
+                    format!("(?-i:{t})"),
+                    e.before.unwrap_or(16),
+                    e.after.unwrap_or(320),
+                )
+            }
+            (None, Some(v)) => {
+                if e.near.is_empty() {
+                    fail(e, "a `value:` entry needs `near:` words");
+                }
+                // Longest first: the alternation prefers `smtp_password` to `smtp_pass`.
+                let mut words: Vec<String> = e.near.iter().map(|w| escape(w)).collect();
+                words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+                // The provider's word, a short gap (judged by the check), a boundary, the value.
+                let re = format!(
+                    "(?:{})(?P<gap>(?s:.){{0,{}}}?)[^A-Za-z0-9+/_-](?P<v>{v})(?:[^A-Za-z0-9+/_-]|$)",
+                    words.join("|"),
+                    e.gap
+                );
+                (
+                    true,
+                    &e.near,
+                    re,
+                    e.before.unwrap_or(2),
+                    e.after.unwrap_or(e.gap + 260),
+                )
+            }
+            _ => fail(e, "exactly one of `token:` and `value:`"),
+        };
+        let _ = writeln!(
+            table,
+            "    Entry {{ kind: {:?}, label: {:?}, family: {:?}, context: {context}, free: {}, check: Check::{}, entropy: {:?}, show: {}, warning: {}, examples: &{:?}, negatives: &{:?} }},",
+            e.kind,
+            e.label,
+            e.file,
+            e.free,
+            match e.check.as_str() {
+                "none" => "None",
+                "crc32" => "Crc32",
+                "jwt" => "Jwt",
+                "json64" => "Json64",
+                "bech32" => "Bech32",
+                _ => "Pem64",
+            },
+            e.entropy.unwrap_or(-1.0),
+            e.show.unwrap_or(if context {
+                0
+            } else {
+                e.prefix[0].len().min(12)
+            }),
+            e.level == "warning",
+            e.examples,
+            e.negatives,
+        );
+        let _ = writeln!(
+            patterns,
+            "    Pattern {{ rule: &SEC100, keywords: &{keywords:?}, regex: {regex:?}, before: {before}, after: {after}, check: check_entry::<{i}>, overlap: false, gate: None, near: &[] }},",
+        );
+    }
+    let n = entries.len();
+    let code = format!(
+        "/// Every catalogue entry, in file order.\npub(crate) static ENTRIES: [Entry; {n}] = [\n{table}];\n\n/// One keyword-gated pattern per entry (same order).\npub(crate) static PATTERNS: [Pattern; {n}] = [\n{patterns}];\n"
+    );
+    let out =
+        Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR set by cargo")).join("catalogue.rs");
+    std::fs::write(out, code).expect("OUT_DIR writable");
+}
+
+/// Escapes a literal for a regex.
+fn escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,714 @@
+//! SEC100: the credential catalogue. Providers' token formats are kept as data, one `.rules`
+//! file per provider family beside this module (format: `README.md` here), compiled into
+//! [`ENTRIES`] and [`PATTERNS`] by `build.rs`. Each entry is one keyword-gated pattern, so a
+//! process pays for an entry's regex only when one of its literals occurs in the text.
+//!
+//! Two kinds of entry:
+//! - **prefix** (`token:`): a format with its own literal prefix or structure (`ghp_…`,
+//!   `xoxb-…`, `glsa_…`). The check judges the body: a valid checksum (CRC32, bech32) makes it
+//!   a credential outright; a structure check (JWT header, base64 JSON, base64 PEM) must hold;
+//!   otherwise entropy and placeholder gates decide.
+//! - **context** (`near:` + `value:`): a provider whose keys have no prefix (32 hex, a UUID):
+//!   the provider's name, then within a short gap a value of the provider's shape. The gap must
+//!   be an assignment (`DATADOG_API_KEY = …`, `datadog:\n  api_key: …`) or name a secret word;
+//!   a gap that names an identifier (`client_id`, `account`, `url`) is not a credential.
+//!
+//! Credentials are errors; entries marked `level: warning` (publishable keys, DSNs) are
+//! warnings; values that are placeholders or references are nothing.
+
+use super::super::Severity;
+use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::redacted;
+use super::super::registry::SEC100;
+use super::super::text::entropy;
+use super::{Placeholder, is_template, placeholder, sequential};
+
+/// A structure or checksum the token format carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Check {
+    None,
+    /// The last six characters are the base62 CRC32 of the random part (GitHub, npm).
+    Crc32,
+    /// A JSON Web Token: the first segment is base64url JSON naming an `alg` or `typ`.
+    Jwt,
+    /// The body after the prefix is base64 of a JSON object.
+    Json64,
+    /// A bech32 string with a valid checksum (age, Nostr).
+    Bech32,
+    /// Base64 of a PEM private key.
+    Pem64,
+}
+
+/// One provider's token format.
+#[derive(Debug)]
+#[cfg_attr(
+    not(test),
+    allow(
+        dead_code,
+        reason = "family and examples are read by the catalogue's tests"
+    )
+)]
+pub(crate) struct Entry {
+    /// The finding's kind (`github-pat`, `datadog-api-key`).
+    pub kind: &'static str,
+    pub label: &'static str,
+    /// The `.rules` file it comes from.
+    pub family: &'static str,
+    /// A `near:` + `value:` entry.
+    pub context: bool,
+    /// A context entry whose value shape is distinctive: any gap but an identifier's will do.
+    pub free: bool,
+    pub check: Check,
+    /// Least Shannon entropy (bits per character) of the random part; below 0: the default.
+    pub entropy: f64,
+    /// Characters of the token's prefix that name it (kept with the format's data; messages
+    /// show every secret in the one redacted form of `lint::redacted`).
+    #[allow(dead_code, reason = "format data; messages use the one redacted form")]
+    pub show: usize,
+    /// A public identifier rather than a credential: a warning.
+    pub warning: bool,
+    /// Templates of texts that hold one credential of this kind (see [`expand`]).
+    pub examples: &'static [&'static str],
+    /// Templates of texts that must not give an error of this kind.
+    pub negatives: &'static [&'static str],
+}
+
+include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
+
+/// Whether a word of a context gap names a credential (`key`, `apikey`, `client_secret`'s
+/// `secret`, `password`).
+fn secret_word(w: &str) -> bool {
+    matches!(
+        w,
+        "key"
+            | "keys"
+            | "secret"
+            | "secrets"
+            | "token"
+            | "tokens"
+            | "pass"
+            | "passwd"
+            | "pwd"
+            | "pw"
+            | "auth"
+            | "cred"
+            | "creds"
+            | "credential"
+            | "credentials"
+            | "pat"
+            | "private"
+            | "sig"
+            | "signature"
+            | "license"
+            | "licence"
+            | "webhook"
+            | "dsn"
+            | "bearer"
+            | "access"
+            | "session"
+            | "cookie"
+            | "hmac"
+            | "signing"
+            | "sk"
+            | "psk"
+            | "authorization"
+            | "apikey"
+            | "login"
+            | "certificate"
+    ) || ["key", "token", "secret", "password", "passwd"]
+        .iter()
+        .any(|s| w.ends_with(s) && w.len() <= 16)
+        || ["passw", "secret", "token", "apikey"]
+            .iter()
+            .any(|s| w.starts_with(s))
+}
+
+/// Words in a context gap that make the value an identifier.
+const ID_WORDS: &[&str] = &[
+    "id",
+    "user",
+    "name",
+    "url",
+    "uri",
+    "host",
+    "account",
+    "region",
+    "project",
+    "org",
+    "endpoint",
+    "domain",
+    "email",
+    "mail",
+    "public",
+    "publishable",
+    "site",
+    "tenant",
+    "app",
+    "client",
+    "team",
+    "workspace",
+    "version",
+    "sha",
+    "commit",
+    "hash",
+    "build",
+    "port",
+    "path",
+    "zone",
+];
+
+fn check_entry<const N: usize>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    judge(&ENTRIES[N], scan, caps, out);
+}
+
+/// The words of an identifier-like gap, lowercased (`DATADOG_API_KEY` → `api`, `key`).
+fn words(gap: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in gap.chars() {
+        if c.is_ascii_alphabetic() {
+            if c.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = c.is_ascii_lowercase();
+            cur.push(c.to_ascii_lowercase());
+        } else {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Whether a context gap (the text between the provider's word and the value) makes the value
+/// the provider's credential: `Some(true)` yes, `Some(false)` an identifier, `None` unrelated.
+fn gap_verdict(gap: &str) -> Option<bool> {
+    let ws = words(gap);
+    // A public, publishable or site key is an identifier by name.
+    if ws
+        .iter()
+        .any(|w| matches!(w.as_str(), "public" | "publishable" | "site" | "pub"))
+    {
+        return Some(false);
+    }
+    let secret = ws.iter().any(|w| secret_word(w));
+    let ident = ws.iter().any(|w| ID_WORDS.contains(&w.as_str()));
+    // The last word before the value decides between the two (`client_secret` vs `client_id`).
+    let last = ws.last().map(String::as_str).unwrap_or_default();
+    if secret && (!ident || secret_word(last)) {
+        return Some(true);
+    }
+    if ident {
+        return Some(false);
+    }
+    // An assignment straight after the provider's name: `SENTRY=…`, `datadog: "…"`.
+    let t =
+        gap.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    let t = t.trim_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | ']'));
+    let assign = t.is_empty() && gap.trim().is_empty()
+        || matches!(t, "=" | ":" | "=>" | ":=" | "=:" | "->")
+        || t.ends_with('=') && t.len() <= 3;
+    assign.then_some(true)
+}
+
+/// The part of a token after its literal prefix (for entropy).
+fn body<'a>(e: &Entry, token: &'a str) -> &'a str {
+    if e.context {
+        return token;
+    }
+    let cut = PATTERNS[index_of(e)]
+        .keywords
+        .iter()
+        .filter(|k| {
+            token.len() >= k.len() && token.as_bytes()[..k.len()].eq_ignore_ascii_case(k.as_bytes())
+        })
+        .map(|k| k.len())
+        .max()
+        .unwrap_or(0);
+    &token[cut..]
+}
+
+fn index_of(e: &Entry) -> usize {
+    (std::ptr::from_ref(e).addr() - std::ptr::from_ref(&ENTRIES[0]).addr())
+        / std::mem::size_of::<Entry>()
+}
+
+/// How often the case flips between neighbouring letters.
+fn case_changes(v: &str) -> usize {
+    v.as_bytes()
+        .windows(2)
+        .filter(|w| w[0].is_ascii_lowercase() != w[1].is_ascii_lowercase())
+        .count()
+}
+
+/// Three or more lower-case words joined by `-`, `_` or `.`: a phrase that stands in for a value
+/// (`change-me-in-production`), not a random one.
+pub(crate) fn phrase(v: &str) -> bool {
+    let parts: Vec<&str> = v.split(['-', '_', '.']).collect();
+    parts.len() >= 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_lowercase()))
+}
+
+/// The default least entropy for a random part of `n` characters: random text of a small
+/// alphabet and a short length has less.
+fn default_entropy(n: usize) -> f64 {
+    #[allow(clippy::cast_precision_loss, reason = "lengths are small")]
+    let bits = (n.max(1) as f64).log2();
+    (bits * 0.7).min(3.0)
+}
+
+fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let group = if e.context || caps.range(1).is_some() {
+        1 + usize::from(e.context)
+    } else {
+        0
+    };
+    let (s, end) = caps.range(group).expect("a participating group");
+    let token = &scan.text()[s..end];
+    if is_template(token) {
+        return;
+    }
+    let part = body(e, token);
+    let lower = part.to_ascii_lowercase();
+    if e.context {
+        match gap_verdict(caps.str(1)) {
+            Some(true) => {}
+            None if e.free => {}
+            _ => return,
+        }
+        // A value of letters only with few case changes is a word or a name (`myApiKeyHere`);
+        // digits only, a number.
+        if part.bytes().all(|c| c.is_ascii_alphabetic())
+            && part.len() < 40
+            && case_changes(part) < 4
+            || part.bytes().all(|c| c.is_ascii_digit())
+        {
+            return;
+        }
+    }
+    let proven = match e.check {
+        Check::None => false,
+        Check::Crc32 => crc32_valid(token),
+        Check::Bech32 => bech32_valid(token),
+        Check::Jwt => {
+            if !jwt_valid(token) {
+                return;
+            }
+            false
+        }
+        Check::Json64 => {
+            if !json64_valid(token) {
+                return;
+            }
+            false
+        }
+        Check::Pem64 => {
+            if !pem64_valid(token) {
+                return;
+            }
+            true
+        }
+    };
+    if phrase(part)
+        || super::secrets::stand_in(part)
+        || placeholder(part) != Placeholder::No && !matches!(e.check, Check::Pem64)
+        || lower.contains("xxxx")
+    {
+        return;
+    }
+    if !proven {
+        if placeholder(part) == Placeholder::Hard
+            || placeholder(token) == Placeholder::Hard
+            || sequential(&lower)
+            || lower.contains("xxxx")
+            || lower.contains("example")
+            || lower.contains("your")
+        {
+            return;
+        }
+        let least = if e.entropy < 0.0 {
+            default_entropy(part.len())
+        } else {
+            e.entropy
+        };
+        if entropy(part) < least || placeholder(part) == Placeholder::Soft {
+            return;
+        }
+    }
+    let mut f =
+        Finding::new(&SEC100, s, end, format!("{}: {}", e.label, redacted(token))).secret(e.kind);
+    if e.warning {
+        f = f.severity(Severity::Warning);
+    }
+    out.push(f);
+}
+
+// --- checksums and structure -------------------------------------------------------------
+
+const BASE62: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/// CRC-32 (IEEE), bit by bit: tokens are short.
+pub(crate) fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// Six base62 digits, most significant first.
+pub(crate) fn base62_6(mut n: u32) -> [u8; 6] {
+    let mut out = [b'0'; 6];
+    for slot in out.iter_mut().rev() {
+        *slot = BASE62[(n % 62) as usize];
+        n /= 62;
+    }
+    out
+}
+
+/// `prefix_` + random part + six base62 digits of the random part's CRC32.
+fn crc32_valid(token: &str) -> bool {
+    let Some(i) = token.rfind('_') else {
+        return false;
+    };
+    let rest = &token.as_bytes()[i + 1..];
+    if rest.len() < 12 {
+        return false;
+    }
+    let (data, sum) = rest.split_at(rest.len() - 6);
+    base62_6(crc32(data)) == sum
+}
+
+fn b64_value(c: u8) -> Option<u32> {
+    Some(u32::from(match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' | b'-' => 62,
+        b'/' | b'_' => 63,
+        _ => return None,
+    }))
+}
+
+/// Decodes standard or URL-safe base64, padded or not, up to `limit` output bytes; `None` on
+/// a character outside the alphabet.
+pub(crate) fn b64_decode(s: &str, limit: usize) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for &c in s.trim_end_matches('=').as_bytes() {
+        acc = (acc << 6) | b64_value(c)?;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push(u8::try_from((acc >> bits) & 0xff).expect("masked"));
+            if out.len() >= limit {
+                break;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The first segment of a JWT (after any literal prefix) decodes to a JSON object header.
+fn jwt_valid(part: &str) -> bool {
+    let start = part.find("eyJ").unwrap_or(0);
+    let seg = part[start..].split('.').next().unwrap_or("");
+    let Some(head) = b64_decode(seg, 512) else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&head);
+    head.starts_with('{')
+        && (head.contains("\"alg\"") || head.contains("\"typ\"") || head.contains("\"kid\""))
+}
+
+/// The body (up to a `_` or `.` that ends the base64) decodes to a JSON object.
+fn json64_valid(part: &str) -> bool {
+    let start = part.find("eyJ").unwrap_or(0);
+    let seg: String = part[start..].chars().take(16).collect();
+    b64_decode(&seg, 12).is_some_and(|d| d.starts_with(b"{\""))
+}
+
+fn pem64_valid(part: &str) -> bool {
+    let seg: String = part.chars().take(160).collect();
+    let usable = seg.len() / 4 * 4;
+    b64_decode(&seg[..usable], 120).is_some_and(|d| {
+        let t = String::from_utf8_lossy(&d);
+        t.starts_with("-----BEGIN") && t.contains("PRIVATE KEY")
+    })
+}
+
+const BECH32: &[u8] = b"qpzry9x8gf2tvdw0s3jn54khce6mua7l";
+
+fn bech32_polymod(values: impl Iterator<Item = u8>) -> u32 {
+    const GEN: [u32; 5] = [
+        0x3b6a_57b2,
+        0x2650_8e6d,
+        0x1ea1_19fa,
+        0x3d42_33dd,
+        0x2a14_62b3,
+    ];
+    let mut chk = 1u32;
+    for v in values {
+        let top = chk >> 25;
+        chk = ((chk & 0x01ff_ffff) << 5) ^ u32::from(v);
+        for (i, g) in GEN.iter().enumerate() {
+            if (top >> i) & 1 == 1 {
+                chk ^= g;
+            }
+        }
+    }
+    chk
+}
+
+/// `hrp1data` with a valid bech32 checksum (case-insensitive, as age writes it upper-case).
+pub(crate) fn bech32_valid(token: &str) -> bool {
+    let lower = token.to_ascii_lowercase();
+    let Some(sep) = lower.rfind('1') else {
+        return false;
+    };
+    let (hrp, data) = (&lower[..sep], &lower[sep + 1..]);
+    if hrp.is_empty() || data.len() < 6 {
+        return false;
+    }
+    let Some(vals) = data
+        .bytes()
+        .map(|c| {
+            BECH32
+                .iter()
+                .position(|&b| b == c)
+                .and_then(|p| u8::try_from(p).ok())
+        })
+        .collect::<Option<Vec<u8>>>()
+    else {
+        return false;
+    };
+    let expanded = hrp
+        .bytes()
+        .map(|c| c >> 5)
+        .chain(std::iter::once(0))
+        .chain(hrp.bytes().map(|c| c & 31))
+        .chain(vals.iter().copied());
+    bech32_polymod(expanded) == 1
+}
+
+/// The bech32 checksum characters for `hrp` and `data` (5-bit values), for examples.
+#[cfg(test)]
+fn bech32_checksum(hrp: &str, data: &[u8]) -> String {
+    let expanded = hrp
+        .bytes()
+        .map(|c| c >> 5)
+        .chain(std::iter::once(0))
+        .chain(hrp.bytes().map(|c| c & 31))
+        .chain(data.iter().copied())
+        .chain([0u8; 6]);
+    let m = bech32_polymod(expanded) ^ 1;
+    (0..6)
+        .map(|i| char::from(BECH32[((m >> (5 * (5 - i))) & 31) as usize]))
+        .collect()
+}
+
+// --- examples ------------------------------------------------------------------------------
+
+/// Expands an example template with a deterministic generator:
+///
+/// - `{A:n}` mixed-case alphanumerics, `{a:n}` lower-case alphanumerics, `{N:n}` upper-case
+///   alphanumerics, `{H:n}` lower-case hex, `{X:n}` upper-case hex, `{D:n}` digits, `{L:n}`
+///   lower-case letters, `{U:n}` upper-case letters, `{B:n}` base64, `{u:n}` base64url;
+/// - `{crc32}` six base62 digits of the CRC32 of the text the previous placeholder produced;
+/// - `{uuid}` a random UUID;
+/// - `{jwt}` a JSON Web Token with an HS256 header and a random payload and signature;
+/// - `{json64}` base64 (no padding) of a small random JSON object;
+/// - `{bech32:HRP:n}` `HRP1` + n random characters + checksum (upper-case when HRP is);
+/// - `{pem64}` base64 of a PEM private key header and random body.
+///
+/// With `blank`, every random character is `x` (or `0` for digits and hex), for the negative
+/// of each example that must not fire: the same shape holding a placeholder.
+#[cfg(test)]
+pub(crate) fn expand(template: &str, seed: u64, blank: bool) -> String {
+    let mut state = seed
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407)
+        | 1;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        usize::try_from(state % n as u64).expect("fits")
+    };
+    let mut out = String::new();
+    let mut last = String::new();
+    let template = template.replace("\\n", "\n");
+    let mut rest = template.as_str();
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let Some(close) = rest[i..].find('}') else {
+            break;
+        };
+        let spec = &rest[i + 1..i + close];
+        let known = matches!(
+            spec,
+            "crc32" | "uuid" | "jwt" | "json64" | "pem64" | "lb" | "rb"
+        ) || spec.starts_with("bech32:")
+            || spec.len() >= 3
+                && spec.as_bytes()[1] == b':'
+                && spec[2..].bytes().all(|c| c.is_ascii_digit());
+        if !known {
+            out.push('{');
+            rest = &rest[i + 1..];
+            continue;
+        }
+        rest = &rest[i + close + 1..];
+        let mut draw = |set: &[u8], n: usize, blank_char: char| -> String {
+            (0..n)
+                .map(|_| {
+                    if blank {
+                        blank_char
+                    } else {
+                        char::from(set[next(set.len())])
+                    }
+                })
+                .collect()
+        };
+        let piece = match spec.split(':').collect::<Vec<_>>().as_slice() {
+            ["crc32"] if blank => "xxxxxx".to_string(),
+            ["crc32"] => {
+                String::from_utf8(base62_6(crc32(last.as_bytes())).to_vec()).expect("ascii")
+            }
+            ["lb"] => "{".to_string(),
+            ["rb"] => "}".to_string(),
+            ["uuid"] => {
+                let h = draw(b"0123456789abcdef", 32, '0');
+                format!(
+                    "{}-{}-4{}-a{}-{}",
+                    &h[..8],
+                    &h[8..12],
+                    &h[13..16],
+                    &h[17..20],
+                    &h[20..32]
+                )
+            }
+            ["jwt"] => {
+                let sub = draw(b"abcdefghijklmnopqrstuvwxyz0123456789", 12, 'x');
+                let head = b64url(br#"{"alg":"HS256","typ":"JWT"}"#);
+                let body = b64url(format!(r#"{{"sub":"{sub}","iat":1767225600}}"#).as_bytes());
+                let sig = draw(
+                    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+                    43,
+                    'x',
+                );
+                format!("{head}.{body}.{sig}")
+            }
+            ["json64"] => {
+                let k = draw(
+                    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+                    32,
+                    'x',
+                );
+                b64url(format!(r#"{{"o":"7261","n":"stack-{}","k":"{k}"}}"#, k.len()).as_bytes())
+                    .replace('-', "+")
+                    .replace('_', "/")
+            }
+            ["pem64"] => {
+                let k = draw(
+                    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+                    64,
+                    'x',
+                );
+                b64url(format!("-----BEGIN RSA PRIVATE KEY-----\nMII{k}\n").as_bytes())
+                    .replace('-', "+")
+                    .replace('_', "/")
+            }
+            ["bech32", hrp, n] => {
+                let n: usize = n.parse().expect("bech32 length");
+                let lower_hrp = hrp.to_ascii_lowercase();
+                let data: Vec<u8> = (0..n)
+                    .map(|_| {
+                        if blank {
+                            0
+                        } else {
+                            u8::try_from(next(32)).expect("< 32")
+                        }
+                    })
+                    .collect();
+                let body: String = data
+                    .iter()
+                    .map(|&d| char::from(BECH32[d as usize]))
+                    .collect();
+                let s = format!("{lower_hrp}1{body}{}", bech32_checksum(&lower_hrp, &data));
+                if hrp.bytes().any(|c| c.is_ascii_uppercase()) {
+                    s.to_ascii_uppercase()
+                } else {
+                    s
+                }
+            }
+            [class, n] => {
+                let n: usize = n
+                    .parse()
+                    .unwrap_or_else(|_| panic!("bad template {template}"));
+                let (set, b): (&[u8], char) = match *class {
+                    "A" => (
+                        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+                        'x',
+                    ),
+                    "a" => (b"abcdefghijklmnopqrstuvwxyz0123456789", 'x'),
+                    "N" => (b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 'X'),
+                    "H" => (b"0123456789abcdef", '0'),
+                    "X" => (b"0123456789ABCDEF", '0'),
+                    "D" => (b"0123456789", '0'),
+                    "L" => (b"abcdefghijklmnopqrstuvwxyz", 'x'),
+                    "U" => (b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", 'X'),
+                    "B" => (
+                        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+                        'x',
+                    ),
+                    "u" => (
+                        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+                        'x',
+                    ),
+                    _ => panic!("bad class in {template}"),
+                };
+                draw(set, n, b)
+            }
+            _ => panic!("bad placeholder {{{spec}}} in {template}"),
+        };
+        last.clone_from(&piece);
+        out.push_str(&piece);
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+fn b64url(data: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in data.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(char::from(A[((n >> (18 - 6 * i)) & 63) as usize]));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,207 @@
+use super::*;
+use crate::lint::{Diagnostic, Severity, check_text};
+
+fn lint(text: &str) -> Vec<Diagnostic> {
+    check_text("NOTES.md", text).expect("text lints")
+}
+
+fn of_kind<'a>(d: &'a [Diagnostic], kind: &str) -> Vec<&'a Diagnostic> {
+    d.iter()
+        .filter(|d| d.rule == "SEC100" && d.kind == Some(kind))
+        .collect()
+}
+
+fn show(d: &[Diagnostic]) -> String {
+    d.iter()
+        .map(|d| format!("{}/{}/{:?}", d.rule, d.kind.unwrap_or("-"), d.severity))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[test]
+fn the_catalogue_holds_over_three_hundred_formats_in_several_families() {
+    assert!(ENTRIES.len() >= 300, "{} entries", ENTRIES.len());
+    let families: std::collections::BTreeSet<&str> = ENTRIES.iter().map(|e| e.family).collect();
+    assert!(families.len() >= 10, "{families:?}");
+}
+
+#[test]
+fn every_entry_fires_on_its_examples_at_its_level_and_not_on_their_placeholders() {
+    let mut failures = Vec::new();
+    for e in &ENTRIES {
+        let want = if e.warning {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        for (n, t) in e.examples.iter().enumerate() {
+            for seed in 1..=2u64 {
+                let text = expand(t, seed * 7919 + n as u64, false);
+                let d = lint(&text);
+                let hits = of_kind(&d, e.kind);
+                if !hits.iter().any(|h| h.severity == want) {
+                    failures.push(format!("[{}] missed {text:?}: {}", e.kind, show(&d)));
+                }
+                // The message is redacted: it never holds the random part.
+                for h in &hits {
+                    if text.len() > 24 && h.message.contains(&text[text.len() - 12..]) {
+                        failures.push(format!(
+                            "[{}] message shows the secret: {}",
+                            e.kind, h.message
+                        ));
+                    }
+                }
+            }
+            // The same shape holding a placeholder fires nothing of this kind. Structured
+            // tokens (a JWT, base64 JSON or PEM) keep their structure when blanked: skipped.
+            if ["{jwt}", "{json64}", "{pem64}"]
+                .iter()
+                .any(|s| t.contains(s))
+            {
+                continue;
+            }
+            let blank = expand(t, 1, true);
+            let d = lint(&blank);
+            if !of_kind(&d, e.kind).is_empty()
+                || d.iter()
+                    .any(|d| d.rule.starts_with("SEC") && d.severity == Severity::Error)
+            {
+                failures.push(format!(
+                    "[{}] fired on the placeholder {blank:?}: {}",
+                    e.kind,
+                    show(&d)
+                ));
+            }
+        }
+        for t in e.negatives {
+            let text = expand(t, 3, false);
+            let d = lint(&text);
+            if of_kind(&d, e.kind).iter().any(|h| {
+                h.severity <= Severity::Warning && !e.warning || h.severity == Severity::Error
+            }) {
+                failures.push(format!(
+                    "[{}] fired on the negative {text:?}: {}",
+                    e.kind,
+                    show(&d)
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn references_and_placeholders_next_to_a_provider_name_are_nothing() {
+    for text in [
+        "DATADOG_API_KEY=${DATADOG_API_KEY}",
+        "DATADOG_API_KEY=$(vault read -field=key secret/dd)",
+        "datadog:\n  api_key: <your-datadog-api-key>",
+        "SENTRY_AUTH_TOKEN={{ secrets.SENTRY_AUTH_TOKEN }}",
+        "OKTA_API_TOKEN=00xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "HEROKU_API_KEY=01234567-89ab-cdef-0123-456789abcdef",
+        "TWILIO_AUTH_TOKEN=0123456789abcdef0123456789abcdef",
+        "MAILGUN_API_KEY=key-00000000000000000000000000000000",
+        "JWT_SECRET=change-me-in-production-please",
+    ] {
+        let d = lint(text);
+        assert!(
+            !d.iter()
+                .any(|d| d.rule.starts_with("SEC") && d.severity == Severity::Error),
+            "{text:?}: {}",
+            show(&d)
+        );
+    }
+}
+
+#[test]
+fn identifiers_next_to_a_provider_name_are_not_credentials() {
+    for text in [
+        "DATADOG_SITE=datadoghq.eu",
+        "SENTRY_PROJECT_ID=4505123456789012",
+        "HEROKU_APP_ID=3f0a9c1e-7b2d-4e8f-a6c5-9d1b2e3f4a5b",
+        "okta:\n  client_id: 0oa1b2c3d4e5f6g7h8i9",
+        "MIXPANEL_PROJECT_TOKEN_URL=https://api.mixpanel.com/track",
+        "The Datadog agent version 7.52.1 ships with commit 5f3e2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f.",
+    ] {
+        let d = lint(text);
+        assert!(
+            !d.iter()
+                .any(|d| d.rule == "SEC100" && d.severity == Severity::Error),
+            "{text:?}: {}",
+            show(&d)
+        );
+    }
+}
+
+#[test]
+fn gap_verdicts_follow_the_last_word_before_the_value() {
+    assert_eq!(gap_verdict("_API_KEY="), Some(true));
+    assert_eq!(gap_verdict(":\n  api_key: \""), Some(true));
+    assert_eq!(gap_verdict("_CLIENT_SECRET="), Some(true));
+    assert_eq!(gap_verdict("_CLIENT_ID="), Some(false));
+    assert_eq!(gap_verdict("_ACCESS_KEY_ID="), Some(false));
+    assert_eq!(gap_verdict("="), Some(true));
+    assert_eq!(
+        gap_verdict(" agent version 7.52 ships with commit"),
+        Some(false)
+    );
+    assert_eq!(gap_verdict(" is great, see"), None);
+}
+
+#[test]
+fn checksums_match_their_published_test_vectors() {
+    // CRC-32/IEEE check value of "123456789".
+    assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    // BIP 173's valid and invalid bech32 strings.
+    assert!(bech32_valid("A12UEL5L"));
+    assert!(bech32_valid(
+        "abcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxw"
+    ));
+    assert!(!bech32_valid("A12UEL5M"));
+    assert!(!bech32_valid(
+        "abcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxx"
+    ));
+    assert_eq!(b64_decode("eyJhbGciOiJI", 64).unwrap(), br#"{"alg":"H"#);
+    assert_eq!(b64_decode("e30", 64).unwrap(), b"{}");
+    assert!(b64_decode("e3*", 64).is_none());
+}
+
+#[test]
+fn a_valid_checksum_makes_a_low_entropy_token_a_credential_and_a_broken_one_does_not() {
+    let body = "ab".repeat(15);
+    let sum = String::from_utf8(base62_6(crc32(body.as_bytes())).to_vec()).unwrap();
+    let valid = format!("token npm_{body}{sum}");
+    assert!(
+        of_kind(&lint(&valid), "npm-token")
+            .iter()
+            .any(|d| d.severity == Severity::Error),
+        "{valid}"
+    );
+    let broken = format!("token npm_{body}zzzzzz");
+    assert!(of_kind(&lint(&broken), "npm-token").is_empty(), "{broken}");
+}
+
+#[test]
+fn structure_checks_reject_lookalikes() {
+    // `glc_` followed by base64 that is not JSON.
+    let d = lint("GRAFANA_CLOUD_TOKEN=glc_QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3ODkwMTI");
+    assert!(
+        of_kind(&d, "grafana-cloud-token").is_empty(),
+        "{}",
+        show(&d)
+    );
+    // A kubeconfig key that does not decode to a PEM private key.
+    let d = lint(
+        "    client-key-data: QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODk=",
+    );
+    assert!(
+        of_kind(&d, "kubernetes-client-key").is_empty(),
+        "{}",
+        show(&d)
+    );
+}
