@@ -1238,6 +1238,46 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // Restricted content declared allowed ("NSFW generations are allowed", "explicit
+    // content is permitted").
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "allowed",
+            "permitted",
+            "acceptable",
+            "authorized",
+            "authorised",
+        ],
+        regex: r"\b(?:nsfw|explicit|illegal|unethical|immoral|offensive|harmful|violent|graphic|sexual|uncensored|unfiltered|profanity|swearing|cursing|dangerous)\s+(?:[\w-]+\s+){0,2}?(?:is|are|will\s+be|becomes?)\s+(?:now\s+|fully\s+|completely\s+|totally\s+)?(?:allowed|permitted|acceptable|authori[sz]ed)\b",
+        before: 60,
+        after: 10,
+        check: signal_limits,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // The reader re-described as running as something else ("ChatGPT now runs on a
+    // terminal", "the assistant now operates as …").
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "now run",
+            "now operate",
+            "now work",
+            "now function",
+            "now act",
+            "now behave",
+            "now serve",
+        ],
+        regex: r"\b(?:you|chat\s?gpt|gpt|claude|gemini|bard|the\s+(?:ai|assistant|model|bot|chatbot))\s+(?:will\s+)?now\s+(?:runs?|operates?|works?|functions?|acts?|behaves?|serves?)\s+(?:as|on|in|under|like)\b",
+        before: 40,
+        after: 40,
+        check: signal_persona,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     // A persona kept up: "stay as Vex", "remain as Orion", "continue being Nox".
     Pattern {
         rule: &PI004,
@@ -2962,21 +3002,17 @@ fn signal_config(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     signal(scan, caps, out, SIG_PERSONA);
 }
 
-/// A mode the reader is put in and kept in: addressed or imperative.
+/// A mode the reader is put in and kept in, addressed or imperative: a framing like
+/// fiction, which makes a jailbreak only with the removal of rules (agents have honest
+/// modes: plan mode, review mode).
 fn signal_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, _) = caps.whole();
-    let m = caps.str(0).to_lowercase();
     if !(addressed(scan.sentence(s)) || imperative_at(scan.text(), s))
         || negated_before(scan.text(), s)
     {
         return;
     }
-    let stay = [
-        "stay", "remain", "while", "whilst", "leave", "exit", "break", "drop",
-    ]
-    .iter()
-    .any(|w| m.starts_with(w));
-    signal(scan, caps, out, if stay { SIG_STRONG } else { SIG_PERSONA });
+    signal(scan, caps, out, SIG_FICTION);
 }
 
 fn signal_strong(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
