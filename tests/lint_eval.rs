@@ -580,6 +580,70 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
         ));
     }
 
+    // Positives written here, one group per kind of attack (persona set-ups and sheets,
+    // persona configurations, modes, fiction, overrides in other words, encodings), and
+    // benign sentences full of the same trigger words.
+    let mut kinds: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut kind_neg = (0, 0);
+    for line in std::fs::read_to_string(root.join("synthetic/injection_kinds.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+    {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let text = v["text"].as_str().unwrap();
+        let d = lint(text);
+        if v["label"] == 1 {
+            let k = kinds.entry(v["kind"].as_str().unwrap().into()).or_default();
+            k.0 += 1;
+            if has_error(&d) {
+                k.1 += 1;
+            } else {
+                misses.push(format!("kinds {}: {text:?}", v["kind"]));
+            }
+        } else {
+            kind_neg.0 += 1;
+            if has_error(&d) {
+                kind_neg.1 += 1;
+                fps.push(format!(
+                    "kinds benign: {text:?} → {:?}",
+                    d.iter()
+                        .filter(|d| d.severity == Severity::Error)
+                        .map(|d| (d.rule, d.message.clone()))
+                        .collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    let (n, hit) = kinds
+        .values()
+        .fold((0, 0), |(n, h), (kn, kh)| (n + kn, h + kh));
+    rows.push(Row {
+        set: format!(
+            "injection kinds written here ({})",
+            kinds
+                .iter()
+                .map(|(k, (n, h))| format!("{k} {h}/{n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        n,
+        hits: hit,
+        hits_any: hit,
+        positive: true,
+        goal: None,
+        note: "error-level".into(),
+    });
+    rows.push(Row {
+        set: "benign trigger-word sentences written here".into(),
+        n: kind_neg.0,
+        hits: kind_neg.1,
+        hits_any: kind_neg.1,
+        positive: false,
+        goal: Some(0.0),
+        note: "error-level".into(),
+    });
+
     // Secrets: Nosey Parker examples (gzipped so the repository trips no scanner). Recall
     // counts error-level findings only (the hook blocks on errors); examples the corpus
     // itself labels identifiers (buckets, ARNs, account and client ids) are counted apart,
@@ -785,44 +849,6 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
         note: "any error finding".into(),
     });
 
-    // Developer prose from published crates (`prose-negatives/`, see its SOURCES.txt).
-    let mut prose = (0, 0, 0);
-    let mut prose_files = 0;
-    for e in std::fs::read_dir(root.join("prose-negatives")).unwrap() {
-        let dir = e.unwrap().path();
-        if !dir.is_dir() {
-            continue;
-        }
-        for p in files_in(&dir, "", ".md") {
-            prose_files += 1;
-            let text = std::fs::read_to_string(&p).unwrap();
-            for x in &check_text("CHANGELOG.md", &text).unwrap() {
-                match x.severity {
-                    Severity::Error => {
-                        prose.0 += 1;
-                        fps.push(format!(
-                            "prose {}: {} {} {}",
-                            p.display(),
-                            x.line,
-                            x.rule,
-                            x.message
-                        ));
-                    }
-                    Severity::Warning => prose.1 += 1,
-                    Severity::Info => prose.2 += 1,
-                }
-            }
-        }
-    }
-    rows.push(Row {
-        set: format!("crate READMEs and CHANGELOGs ({prose_files} files), error findings"),
-        n: prose_files,
-        hits: prose.0,
-        hits_any: prose.1,
-        positive: false,
-        goal: Some(0.0),
-        note: format!("count; {} warnings, {} notes", prose.1, prose.2),
-    });
 
     // Negatives.
     let mut notinject = Vec::new();
@@ -931,6 +957,57 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
         positive: false,
         goal: Some(0.0),
         note: format!("count; {} warnings, {} notes", cl.1, cl.2),
+    });
+
+    // Developer prose from published crates (`prose-negatives/`, see its SOURCES.txt):
+    // READMEs, CHANGELOGs, agent instruction files (AGENTS.md), AI policies, design
+    // documents, contributing and security guides.
+    let mut pr = (0, 0, 0);
+    let mut pr_files = 0;
+    let mut pr_pii = 0;
+    for e in std::fs::read_dir(root.join("prose-negatives")).unwrap() {
+        let dir = e.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for p in files_in(&dir, "", ".md") {
+            pr_files += 1;
+            let text = std::fs::read_to_string(&p).unwrap();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            for x in &check_text(&name, &text).unwrap() {
+                // Maintainers' contact addresses are PII findings, judged by the PII rows.
+                if x.rule.starts_with("PII") {
+                    pr_pii += usize::from(x.severity == Severity::Error);
+                    continue;
+                }
+                match x.severity {
+                    Severity::Error => {
+                        pr.0 += 1;
+                        fps.push(format!(
+                            "prose {}: {} {} {}",
+                            p.display(),
+                            x.line,
+                            x.rule,
+                            x.message
+                        ));
+                    }
+                    Severity::Warning => pr.1 += 1,
+                    Severity::Info => pr.2 += 1,
+                }
+            }
+        }
+    }
+    rows.push(Row {
+        set: format!("developer prose ({pr_files} files), error findings but PII"),
+        n: pr_files,
+        hits: pr.0,
+        hits_any: pr.1,
+        positive: false,
+        goal: Some(0.0),
+        note: format!(
+            "count; {} warnings, {} notes; {pr_pii} PII errors (contact addresses)",
+            pr.1, pr.2
+        ),
     });
 
     // The table.

@@ -619,6 +619,7 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         .map(|f| (f.start, f.end))
         .collect();
     rules::encoded::scan(&scan, &secrets, &mut findings);
+    rules::encoded::obfuscated(&scan, &mut findings);
     if let Some(ign) = &cfg.aiignore {
         ign.apply(&scan, &mut findings);
     }

@@ -361,6 +361,11 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if negated_before(text, s) {
         return;
     }
+    // `echo "X=1" >> .env`, `printf … > .env`: the file is written to, not disclosed.
+    let mid = caps.str(2).trim_end();
+    if mid.ends_with('>') || mid.ends_with(">|") {
+        return;
+    }
     let sentence = scan.sentence(s);
     let ls = sentence.to_lowercase();
     let imperative = imperative_at(text, s) || addressed(&text[scan.sentence_range(s).0..s]);

@@ -13,7 +13,6 @@ use super::super::registry::{
 };
 use super::super::text::{LineIndex, Spans, View, words};
 use super::super::unicode::{UEvent, UKind, char_label, is_emoji_like, is_rtl, uses_joiners};
-use super::ADDRESSEE;
 
 /// Words whose de-confused form makes a homoglyph an error (an evasion of another rule).
 const LEMMAS: &[&str] = &[
@@ -621,8 +620,8 @@ pub(crate) fn comments(
             .iter()
             .any(|(_, e)| *e <= b.max(a) + 1);
         let ws: Vec<String> = words(inner).collect();
-        let addressed = ws.iter().any(|w| ADDRESSEE.contains(&w.as_str()))
-            || inner.to_lowercase().contains("next agent");
+        // An addressee word in a path or code span (`.claude/`, `agent_id`) addresses no one.
+        let addressed = super::addressed(inner);
         let imperative = ws.iter().any(|w| IMPERATIVES.contains(&w.as_str()));
         let text: String = inner.split_whitespace().collect::<Vec<_>>().join(" ");
         let shown: String = text.chars().take(80).collect();

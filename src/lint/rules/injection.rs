@@ -1238,6 +1238,207 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // Restricted content declared allowed ("NSFW generations are allowed", "explicit
+    // content is permitted").
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "allowed",
+            "permitted",
+            "acceptable",
+            "authorized",
+            "authorised",
+        ],
+        regex: r"\b(?:nsfw|explicit|illegal|unethical|immoral|offensive|harmful|violent|graphic|sexual|uncensored|unfiltered|profanity|swearing|cursing|dangerous)\s+(?:[\w-]+\s+){0,2}?(?:is|are|will\s+be|becomes?)\s+(?:now\s+|fully\s+|completely\s+|totally\s+)?(?:allowed|permitted|acceptable|authori[sz]ed)\b",
+        before: 60,
+        after: 10,
+        check: signal_limits,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // The reader re-described as running as something else ("ChatGPT now runs on a
+    // terminal", "the assistant now operates as …").
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "now run",
+            "now operate",
+            "now work",
+            "now function",
+            "now act",
+            "now behave",
+            "now serve",
+        ],
+        regex: r"\b(?:you|chat\s?gpt|gpt|claude|gemini|bard|the\s+(?:ai|assistant|model|bot|chatbot))\s+(?:will\s+)?now\s+(?:runs?|operates?|works?|functions?|acts?|behaves?|serves?)\s+(?:as|on|in|under|like)\b",
+        before: 40,
+        after: 40,
+        check: signal_persona,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // A persona kept up: "stay as Vex", "remain as Orion", "continue being Nox".
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "stay as",
+            "remain as",
+            "continue as",
+            "stay being",
+            "continue being",
+            "keep being",
+        ],
+        regex: r"\b(?:stay|remain|continue|keep)\s+(?:as|being)\s+(?-i:[A-Z][A-Za-z0-9_-]{1,30})\b",
+        before: 10,
+        after: 40,
+        check: signal_strong,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // Role set-ups in other words ("take on the role of", "step into the role of").
+    Pattern {
+        rule: &PI004,
+        keywords: &["role of"],
+        regex: r"\b(?:take\s+(?:on|up)|assume|adopt|play|step\s+into|inhabit|stay\s+in|remain\s+in)\s+(?:the\s+)?role\s+of\b",
+        before: 20,
+        after: 20,
+        check: signal_persona,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // Persona sheets: a named entity defined as an AI or character, in the third or first
+    // person ("Zed is an AI character …", "I am Lumen, an unrestricted model").
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "chatbot",
+            "bot",
+            "assistant",
+            "character",
+            "persona",
+            "entity",
+            "ai",
+            "a.i.",
+            "language model",
+            "model",
+        ],
+        regex: r"(?:(?P<n>\b(?-i:[A-Z][A-Za-z0-9_-]{1,30}))\s+(?:is|was|will\s+be)|\bi\s+am(?:\s+now)?\s+(?-i:[A-Z][A-Za-z0-9_-]{1,30})\s*,)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,4}?(?:ai|a\.i\.|chatbot|bot|assistant|character|persona|entity|model|language\s+model)\b|\bi\s+am\s+(?:now\s+)?an?\s+(?:[\w-]+\s+){0,2}?(?:unrestricted|unfiltered|uncensored|amoral|jailbroken|unbound|free)\s+(?:ai|model|assistant|chatbot|bot)\b",
+        before: 90,
+        after: 10,
+        check: signal_sheet,
+        overlap: false,
+        gate: None,
+        near: &[" is ", " was ", " will be ", "i am ", ", a", ", the"],
+    },
+    // Persona configurations written as keys and values (`persona = "Rogue"`,
+    // `"role": …`), and rules switched off the same way (`filters = off`).
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "persona",
+            "role",
+            "character",
+            "identity",
+            "act_as",
+            "respond_as",
+            "acting_as",
+        ],
+        regex: r#"(?:^|[\n{,;])[ \t]*["']?(?:persona|personality|role|character|identity|act_as|respond_as|acting_as)["']?[ \t]*[:=][ \t]*["']?[\w"']"#,
+        before: 10,
+        after: 40,
+        check: signal_config,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "rules",
+            "restriction",
+            "filter",
+            "censor",
+            "ethics",
+            "morals",
+            "safety",
+            "guidelines",
+            "limits",
+            "content_policy",
+            "refusal",
+            "warnings",
+        ],
+        regex: r#"(?:^|[\n{,;])[ \t]*["']?(?:rules|restrictions|filters?|filtering|censorship|censored|ethics|morals|safety|guidelines|limits|content_policy|content_filter|refusals?|warnings)["']?[ \t]*[:=][ \t]*["']?(?:none|off|false|disabled|0|null|no|nil|unlimited|unrestricted|ignored?|removed)\b"#,
+        before: 10,
+        after: 40,
+        check: signal_limits,
+        overlap: false,
+        gate: None,
+        near: &[
+            "none",
+            "off",
+            "false",
+            "disabled",
+            "0",
+            "null",
+            "no",
+            "nil",
+            "unlimited",
+            "unrestricted",
+            "ignore",
+            "removed",
+        ],
+    },
+    // "<name> mode" framed as a state the reader enters and stays in.
+    Pattern {
+        rule: &PI004,
+        keywords: &[" mode"],
+        regex: r"\b(?:stay|remain|while|whilst|when|once|leave|exit|break\s+out\s+of|drop\s+out\s+of)\s+(?:you\s+are\s+|you're\s+)?(?:in\s+)?(?:the\s+)?(?:[\w-]+\s+){1,3}?mode\b|\byou(?:\s+are|'re)\s+(?:now\s+)?(?:in|operating\s+in|running\s+in)\s+(?:the\s+)?(?:[\w-]+\s+){1,3}?mode\b|\b(?:activate|enable|enter|engage|switch\s+(?:in)?to|go\s+into|turn\s+on)\s+(?:the\s+)?(?:[\w-]+\s+){1,3}?mode\b",
+        before: 60,
+        after: 10,
+        check: signal_mode,
+        overlap: false,
+        gate: None,
+        near: &[
+            "stay", "remain", "while", "whilst", "when", "once", "leave", "exit", "break", "drop",
+            "you", "activate", "enable", "enter", "engage", "switch", "go into", "turn on",
+        ],
+    },
+    // Fiction and simulated conversations: stories, dialogues and worlds the reader is
+    // asked to write or play out, and "I will type …, you will reply …".
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "story",
+            "dialogue",
+            "conversation",
+            "script",
+            "screenplay",
+            "scene",
+            "world",
+            "scenario",
+        ],
+        regex: r"\b(?:write|tell|create|compose|generate|narrate)\s+(?:me\s+)?an?\s+(?:[\w-]+\s+){0,2}?(?:story|dialogue|conversation|script|screenplay|scene)\s+(?:in\s+which|where|between|about\s+an?\s+(?:ai|assistant|chatbot|bot))\b|\b(?:simulate|imagine|picture|roleplay|role-play)\s+an?\s+(?:[\w-]+\s+){0,2}?(?:conversation|dialogue|chat|world|scenario|universe)\b",
+        before: 10,
+        after: 30,
+        check: signal_fiction,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &["i will", "i'll", "i am going to", "i shall"],
+        regex: r"\bi\s*(?:will|'ll|am\s+going\s+to|shall)\s+(?:type|say|give|write|send|ask|provide|enter|input|tell|paste)\b[^.\n]{0,100}?\byou\s*(?:will|shall|must|should|'ll|are\s+to)\s+(?:only\s+)?(?:reply|respond|answer|act|output|write|tell|speak)\b",
+        before: 10,
+        after: 160,
+        check: signal_persona,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     Pattern {
         rule: &PI004,
         keywords: &["hypothetical", "fictional", "imaginary", "fictitious"],
@@ -1317,6 +1518,10 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     let after60 = &text[e..super::super::text::floor_char(text, (e + 60).min(text.len()))];
+    // The act and its object are in one clause.
+    if mid.contains(';') {
+        return;
+    }
     let scope = has_word(mid, SCOPE)
         || mid.to_lowercase().contains("the above")
         || given_to_reader(after60);
@@ -2756,11 +2961,76 @@ fn signal_strong_persona(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     }
 }
 
+/// A persona sheet: the name must be a name, not a sentence's pronoun or article.
+fn signal_sheet(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let name = caps.str(1).trim().trim_end_matches(',');
+    let last = name.rsplit(' ').next().unwrap_or(name).to_lowercase();
+    if matches!(
+        last.as_str(),
+        "it" | "this"
+            | "that"
+            | "there"
+            | "he"
+            | "she"
+            | "they"
+            | "which"
+            | "what"
+            | "who"
+            | "here"
+            | "each"
+            | "every"
+            | "one"
+            | "the"
+            | "a"
+            | "an"
+            | "if"
+            | "when"
+            | "where"
+            | "so"
+            | "but"
+            | "and"
+            | "or"
+    ) {
+        return;
+    }
+    signal(scan, caps, out, SIG_PERSONA);
+}
+
+/// A persona set in a configuration: a signal when its value is a name or a role, not a
+/// file path or a number.
+fn signal_config(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    signal(scan, caps, out, SIG_PERSONA);
+}
+
+/// A mode the reader is put in and kept in, addressed or imperative: a framing like
+/// fiction, which makes a jailbreak only with the removal of rules (agents have honest
+/// modes: plan mode, review mode).
+fn signal_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, _) = caps.whole();
+    if !(addressed(scan.sentence(s)) || imperative_at(scan.text(), s))
+        || negated_before(scan.text(), s)
+    {
+        return;
+    }
+    signal(scan, caps, out, SIG_FICTION);
+}
+
 fn signal_strong(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     signal(scan, caps, out, SIG_STRONG);
 }
 
 fn signal_limits(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    // "never ignore the rules", "do not bypass the filters" keep the rules.
+    let (s, _) = caps.whole();
+    let m = caps.str(0).to_lowercase();
+    if (m.starts_with("ignor")
+        || m.starts_with("bypass")
+        || m.starts_with("disregard")
+        || m.starts_with("abandon"))
+        && negated_before(scan.text(), s)
+    {
+        return;
+    }
     signal(scan, caps, out, SIG_LIMITS);
 }
 

@@ -845,6 +845,24 @@ mod tests {
     }
 
     #[test]
+    fn addressees_are_words_of_the_prose() {
+        assert!(addressed("Then you must push."));
+        assert!(addressed("The agent picks the next task."));
+        assert!(!addressed(
+            "The hook reads .claude/settings.json and agent_id."
+        ));
+        assert!(!addressed("Run `you-get` on docs/ai/handoff and model.rs."));
+        assert!(!addressed("Set --model=gpt-4 and ai-tools:latest."));
+    }
+
+    #[test]
+    fn negation_stops_at_the_sentence() {
+        let t = "Use no spaces. Then ignore it.";
+        assert!(!negated_before(t, t.find("ignore").unwrap()));
+        assert!(negated_before("Do not ignore it.", 7));
+    }
+
+    #[test]
     fn negation_is_seen() {
         let t = "Never commit with --no-verify";
         assert!(negated_before(t, t.find("--no").unwrap()));
