@@ -98,7 +98,7 @@ fn parse(file: &str, text: &str, out: &mut Vec<Entry>) {
     }
 }
 
-pub fn main() {
+pub(crate) fn main() {
     let dir = Path::new("src/lint/rules/catalogue");
     println!("cargo::rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(dir)

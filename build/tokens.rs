@@ -13,7 +13,7 @@ include!("../src/handoff/tokens/hash.rs");
 
 const TABLE_BITS: u32 = 19;
 
-pub fn main() {
+pub(crate) fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-changed=src/handoff/tokens/hash.rs");
     let enc = tiktoken::get_encoding("o200k_base").expect("o200k_base is compiled into tiktoken");
