@@ -849,7 +849,6 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
         note: "any error finding".into(),
     });
 
-
     // Negatives.
     let mut notinject = Vec::new();
     for p in files_in(&root.join("notinject"), "NotInject", ".json") {

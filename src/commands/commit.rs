@@ -273,6 +273,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         return Err(transaction::rotation::pending_error(&j));
     }
     transaction::steps::precheck(&dir, keep)?;
+    refuse_special_files(&dir)?;
     // A manifest that cannot be read stops the commit before it takes a lock or a journal.
     Manifest::from_snapshot(&dir, &dir.snapshot(repo, Source::Worktree)?)?;
     failpoint::hit("commit:lint");
@@ -627,6 +628,31 @@ fn prepare(
         decayed,
         archived,
     })
+}
+
+/// A directory, FIFO, socket or device where a handoff file belongs is bad input: refused
+/// (exit 2, naming it) before the lock, the journal or the index is touched, so a failed
+/// commit never leaves a changed index behind (issue #12).
+fn refuse_special_files(dir: &HandoffDir) -> Result<()> {
+    let names = crate::handoff::CANONICAL_FILES
+        .iter()
+        .chain([&MANIFEST, &crate::handoff::AIIGNORE]);
+    for name in names {
+        let path = dir.abs.join(name);
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let kind = meta.file_type();
+        if !(kind.is_file() || kind.is_symlink()) {
+            return Err(Error::invalid(
+                dir.path_of(name),
+                None,
+                "is not a regular file (a directory, FIFO or device); \
+                 put the file back or remove it, then commit again",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Undoes a commit that failed without crashing: the handoff files and their index entries
