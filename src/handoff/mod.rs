@@ -596,7 +596,7 @@ pub fn read_limited(path: &Path, rel: &str) -> Result<Vec<u8>> {
             None,
             format!(
                 "not a regular file but {}; a handoff file must be a regular file",
-                special_kind(&meta)
+                special_kind(meta.file_type())
             ),
         ));
     }
@@ -627,7 +627,7 @@ pub fn read_limited(path: &Path, rel: &str) -> Result<Vec<u8>> {
 /// Opens a file for reading without waiting for a writer (`O_NONBLOCK`, which a regular
 /// file ignores).
 #[cfg(unix)]
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+pub(crate) fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     std::fs::OpenOptions::new()
         .read(true)
@@ -636,13 +636,12 @@ fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
 }
 
 #[cfg(not(unix))]
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+pub(crate) fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::File::open(path)
 }
 
 /// Names the kind of a file that is not a regular one, for error messages.
-fn special_kind(meta: &std::fs::Metadata) -> &'static str {
-    let t = meta.file_type();
+pub(crate) fn special_kind(t: std::fs::FileType) -> &'static str {
     if t.is_dir() {
         return "a directory";
     }

@@ -213,7 +213,7 @@ pub fn read_lock_bytes(dir: &HandoffDir) -> Result<Option<std::result::Result<Ve
     if !meta.is_file() {
         return Ok(Some(Err(not_regular(&meta))));
     }
-    let file = match open_nonblocking(&path) {
+    let file = match crate::handoff::open_nonblocking(&path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(read_err(source)),
@@ -312,46 +312,8 @@ pub fn release(dir: &HandoffDir) -> Result<()> {
 /// Names what a non-regular file is, for [`LockState::Unreadable`].
 fn not_regular(meta: &std::fs::Metadata) -> String {
     let t = meta.file_type();
-    let kind = if t.is_dir() {
-        "a directory"
-    } else {
-        special_kind(t)
-    };
+    let kind = crate::handoff::special_kind(t);
     format!("it is not a regular file but {kind}")
-}
-
-#[cfg(unix)]
-fn special_kind(t: std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_block_device() || t.is_char_device() {
-        "a device"
-    } else {
-        "a special file"
-    }
-}
-
-#[cfg(not(unix))]
-fn special_kind(_: std::fs::FileType) -> &'static str {
-    "a special file"
-}
-
-/// Opens a file for reading without waiting: a FIFO with no writer would block `open` itself.
-#[cfg(unix)]
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::File::open(path)
 }
 
 pub(crate) fn sync_dir(dir: &Path) {
