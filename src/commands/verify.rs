@@ -530,11 +530,10 @@ impl Content<'_> {
                 _ => return Ok(None),
             }
         }
-        let bytes = repo.blob(file.id)?;
-        if bytes.len() > crate::handoff::MAX_FILE_BYTES {
-            return Err(Error::invalid(path, None, "file is too large to lint"));
+        match repo.blob_within(file.id, crate::handoff::MAX_FILE_BYTES)? {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(_) => Err(Error::invalid(path, None, "file is too large to lint")),
         }
-        Ok(Some(bytes))
     }
 }
 

@@ -268,6 +268,25 @@ impl Repo {
             .take_data())
     }
 
+    /// Reads a blob's bytes when it holds at most `limit` bytes; `Ok(Err(size))` when it is
+    /// larger. The size comes from the object's header, so an oversized blob is refused
+    /// without being inflated into memory (issue #12: bounded reads).
+    pub fn blob_within(
+        &self,
+        id: ObjectId,
+        limit: usize,
+    ) -> Result<std::result::Result<Vec<u8>, u64>, GitError> {
+        let size = self
+            .repo
+            .find_header(id)
+            .map_err(read_err(format!("read blob {id}")))?
+            .size();
+        if usize::try_from(size).map_or(true, |s| s > limit) {
+            return Ok(Err(size));
+        }
+        self.blob(id).map(Ok)
+    }
+
     /// Opens the index git would commit (the temporary one inside a hook); empty when absent.
     ///
     /// Like git (which verifies it only in `fsck`), the trailing checksum is not recomputed:

@@ -212,11 +212,10 @@ impl Snapshot {
     /// Reads every file left unread, so the snapshot holds the whole directory.
     pub fn read_unread(&mut self, repo: &Repo, dir: &HandoffDir) -> Result<()> {
         for (inner, id) in std::mem::take(&mut self.unread) {
-            let bytes = repo.blob(id)?;
             let rel = dir.path_of(&inner);
-            if bytes.len() > max_bytes(&rel) {
-                return Err(too_large(&rel, bytes.len() as u64));
-            }
+            let bytes = repo
+                .blob_within(id, max_bytes(&rel))?
+                .map_err(|size| too_large(&rel, size))?;
             self.insert(inner, bytes);
         }
         Ok(())
@@ -512,10 +511,9 @@ impl HandoffDir {
                     _ => continue,
                 }
             }
-            let bytes = repo.blob(id)?;
-            if bytes.len() > max_bytes(&rel) {
-                return Err(too_large(&rel, bytes.len() as u64));
-            }
+            let bytes = repo
+                .blob_within(id, max_bytes(&rel))?
+                .map_err(|size| too_large(&rel, size))?;
             snap.insert(name, bytes);
         }
         Ok(snap)

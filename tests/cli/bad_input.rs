@@ -148,6 +148,12 @@ fn a_huge_file_is_refused_with_its_real_size() {
     let f = std::fs::File::create(repo.path().join(".ai/handoff/NOTES.md")).unwrap();
     f.set_len(100 * 1024 * 1024).unwrap();
     refused(&repo, &["manifest"], "file is 104857600 bytes");
+    // Staged, the blob is judged by its header before it is inflated: its real size again.
+    f.set_len(9 * 1024 * 1024).unwrap();
+    repo.git(&["add", ".ai/handoff/NOTES.md"]);
+    for args in [&["lint", "--staged"][..], &["hook", "pre-commit"]] {
+        refused(&repo, args, "file is 9437184 bytes");
+    }
 }
 
 #[test]
