@@ -183,6 +183,12 @@ fn main() {
     }
 }
 
+/// Whether the adversarial shape `name` runs: `AAHP_BENCH_ONLY` (a substring of the name)
+/// narrows the run to one shape, e.g. to profile it under callgrind.
+fn selected(name: &str) -> bool {
+    std::env::var("AAHP_BENCH_ONLY").map_or(true, |only| name.contains(only.as_str()))
+}
+
 /// About `size` bytes of `unit` repeated.
 fn repeat_to(unit: &str, size: usize) -> String {
     unit.repeat(size / unit.len() + 1)
@@ -260,6 +266,9 @@ fn adversarial(scale: usize) {
         ),
     ];
     for (name, text) in shapes {
+        if !selected(name) {
+            continue;
+        }
         let mut times = Vec::new();
         for _ in 0..(scale / 20).max(3) {
             let t = Instant::now();
@@ -304,6 +313,9 @@ fn aiignore_shapes(scale: usize) {
         root,
     };
     for (name, ignore, status) in shapes {
+        if !selected(name) {
+            continue;
+        }
         let mut snap = git_aahp::handoff::Snapshot::default();
         snap.files.insert(
             ".aiignore".into(),

@@ -320,6 +320,9 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     }
     windows.sort_unstable();
     near.sort_unstable();
+    // (pattern, findings it gave so far, whether they were secrets): windows are sorted by
+    // pattern, so one counter serves.
+    let mut counted: (u16, usize, bool) = (u16::MAX, 0, false);
     let mut i = 0;
     while i < windows.len() {
         let (p, mut ws, mut we) = windows[i];
@@ -335,6 +338,13 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         if !pat.near.is_empty() && !holds_near(&near, p, ws, we) {
             continue;
         }
+        if p != counted.0 {
+            counted = (p, 0, false);
+        }
+        if counted.1 > MAX_FINDINGS {
+            // The pattern already gave up on this text.
+            continue;
+        }
         let hay = &text[ws..we];
         let re = e.regex(p as usize);
         let mut at = 0;
@@ -348,10 +358,46 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             } else {
                 m.end().max(m.start() + 1)
             };
+            if counted.1 >= MAX_FINDINGS {
+                out.push(too_many(pat.rule, text, ws + m.start(), counted.2));
+                counted.1 += 1;
+                break;
+            }
+            let before = out.len();
             (pat.check)(scan, &Caps { caps, base: ws }, out);
+            counted.1 += out.len() - before;
+            counted.2 |= out[before..].iter().any(|f| f.secret);
             at = ceil_char(hay, next);
         }
     }
+}
+
+/// Findings one pattern may give in one text; past them the pattern stops there and
+/// [`too_many`] reports the rest as not judged (CFG006), so linting stays linear with a small
+/// constant on any input (each finding is placed, rendered and fingerprinted).
+pub(crate) const MAX_FINDINGS: usize = 1000;
+
+/// The CFG006 error at the first match a pattern no longer judges (`start`), up to the end of
+/// the text: when the pattern's findings were secrets all of it counts as secret, so the
+/// output boundary redacts what was not looked at (fail closed).
+fn too_many(rule: &'static RuleMeta, text: &str, start: usize, secret: bool) -> Finding {
+    let end = text.len();
+    let mut f = Finding::new(
+        &super::registry::CFG006,
+        start,
+        if secret { end } else { ceil_char(text, start + 1) },
+        format!(
+            "more than {MAX_FINDINGS} findings of {} ({}) in this text: the rest of it is not checked for them{}; remove what they point at or move the data out of the handoff",
+            rule.id,
+            rule.name,
+            if secret { " and is redacted" } else { "" }
+        ),
+    );
+    if secret {
+        f.secret = true;
+        f.kind = Some("unchecked-text");
+    }
+    f
 }
 
 /// Whether one of pattern `p`'s `near` literals lies wholly within `ws..we` (`near` is sorted).

@@ -627,9 +627,9 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
     let mut keys: Vec<String> = Vec::with_capacity(findings.len());
     for f in &mut findings {
         if f.raw_span {
-            keys.push(raw[f.start..f.end.min(raw.len())].to_string());
+            keys.push(key_text(raw, f));
         } else {
-            keys.push(scan.text()[f.start..f.end].to_string());
+            keys.push(key_text(scan.text(), f));
             let (s, e) = scan.to_raw(f.start, f.end);
             f.start = s;
             f.end = e;
@@ -761,6 +761,18 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         ));
     }
     Ok(out)
+}
+
+/// The text a finding's fingerprint is made from: what it matched, or for CFG006 (whose span
+/// runs to the end of the text) its first 64 bytes, so hashing it stays cheap.
+fn key_text(text: &str, f: &Finding) -> String {
+    let end = f.end.min(text.len());
+    let end = if f.rule.id == registry::CFG006.id {
+        text::floor_char(text, end.min(f.start + 64))
+    } else {
+        end
+    };
+    text[f.start.min(end)..end].to_string()
 }
 
 /// Marks duplicates: the same rule on an overlapping span, secrets found by several rules

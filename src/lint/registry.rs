@@ -819,6 +819,14 @@ rule!(CFG005, "CFG005", "unused-allowlist-entry", Cfg, Warning,
     hits: [],
     misses: []);
 
+rule!(CFG006, "CFG006", "too-many-findings", Cfg, Error,
+    "A text with more findings of one pattern than the linter judges one by one.",
+    what: "After 1,000 findings of one pattern in one text the linter stops running that pattern there and reports this error at the next match: the rest of the text is not judged for it, so the gate fails closed. When the findings were secrets, everything from that match on is redacted wherever the text is shown.",
+    why: "Linting must stay linear and quick on any input (the pre-commit hook runs on every commit); no real handoff file holds a thousand credentials or addresses.",
+    fix: "Remove what the findings point at, or split the data out of the handoff directory.",
+    hits: [],
+    misses: []);
+
 /// Every rule, in family and id order.
 pub static RULES: &[&RuleMeta] = &[
     &PI001, &PI002, &PI003, &PI004, &PI005, &PI006, &PI007, &PI008, &PI009, &PI010, &PI011, &PI012,
@@ -827,7 +835,7 @@ pub static RULES: &[&RuleMeta] = &[
     &SEC011, &SEC020, &SEC030, &SEC040, &SEC041, &SEC042, &SEC050, &SEC051, &SEC060, &SEC070,
     &SEC080, &SEC090, &SEC100, &SEC110, &SEC120, &SEC121, &SEC130, &SEC131, &SEC140, &SEC150,
     &PII001, &PII002, &PII003, &PII004, &PII005, &IGN001, &STRUCT001, &STRUCT002, &STRUCT003,
-    &CFG001, &CFG002, &CFG003, &CFG004, &CFG005,
+    &CFG001, &CFG002, &CFG003, &CFG004, &CFG005, &CFG006,
 ];
 
 /// Looks a rule up by id (`PI001`, case-insensitive) or slug (`instruction-override`).

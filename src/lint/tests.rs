@@ -476,3 +476,28 @@ fn a_long_line_is_rendered_around_its_finding_with_the_secret_hidden() {
     );
     assert!(sec.snippet.chars().count() <= 162, "{}", sec.snippet);
 }
+
+#[test]
+fn past_the_cap_one_pattern_stops_and_the_rest_fails_closed_and_is_redacted() {
+    use super::engine::MAX_FINDINGS;
+    let keys: Vec<String> = (0..2 * MAX_FINDINGS + 10)
+        .map(|i| expand("AKIA{U:16}", i as u64))
+        .collect();
+    let text = keys.join(" ");
+    let d = check_text("x/STATUS.md", &text).unwrap();
+    let listed = d.iter().filter(|d| d.rule == "SEC010").count();
+    assert_eq!(listed, MAX_FINDINGS, "each finding up to the cap is listed");
+    let cap: Vec<&Diagnostic> = d.iter().filter(|d| d.rule == "CFG006").collect();
+    assert_eq!(cap.len(), 1, "{cap:?}");
+    assert!(cap[0].is_blocking(), "the unchecked rest blocks");
+    assert!(cap[0].message.contains("SEC010"), "{}", cap[0].message);
+    assert!(!cap[0].snippet.contains("AKIA"), "{}", cap[0].snippet);
+    // The output boundary redacts the unchecked rest as well.
+    let spans = secret_spans(&text);
+    let last = text.rfind("AKIA").unwrap();
+    assert!(spans.iter().any(|&(s, e)| s <= last && e >= text.len()), "{spans:?}");
+    // Work stays flat past the cap: four times the keys, about the same steps.
+    let steps = |n: usize| steps_for("x/STATUS.md", &keys[..n].join(" "), None);
+    let (at_cap, past) = (steps(MAX_FINDINGS + 10), steps(2 * MAX_FINDINGS + 10));
+    assert!(past <= at_cap + at_cap / 4, "{at_cap} → {past}");
+}

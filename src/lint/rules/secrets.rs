@@ -643,7 +643,13 @@ fn check_github(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let Some((s, e, m)) = caps.first(&[1, 2, 3]) else {
         return;
     };
-    if is_template(m) {
+    // `gh?_` + 30 random base62 characters + six of their CRC32: a valid checksum is a real
+    // token whatever it looks like (one made-up body in 62^6 passes it by chance), so no
+    // placeholder judgement applies; without one, the token is judged by its look.
+    let checked = caps.range(1).is_some()
+        && m.len() == 40
+        && super::catalogue::crc32_valid(m);
+    if !checked && is_template(m) {
         return;
     }
     let (kind, label) = match &m[..3] {
@@ -663,6 +669,8 @@ fn check_github(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let partial = caps.range(3).is_some();
     let label = if partial {
         format!("{label} (truncated or partial)")
+    } else if checked {
+        format!("{label} (its checksum is valid)")
     } else {
         label.to_string()
     };
@@ -1462,6 +1470,35 @@ fn check_identifier(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `prefix` + `body` (30 characters) + the six base62 digits of the body's CRC32.
+    fn github_token(prefix: &str, body: &str) -> String {
+        let sum = super::super::catalogue::base62_6(super::super::catalogue::crc32(body.as_bytes()));
+        format!("{prefix}{body}{}", std::str::from_utf8(&sum).unwrap())
+    }
+
+    #[test]
+    fn a_github_token_with_a_valid_checksum_is_an_error_whatever_it_looks_like() {
+        // A body with a placeholder's look (`xxxx`): with its checksum it is a token, without
+        // one it is judged as a stand-in.
+        let body = "xxxxR7kQ2mVb9TzL4wPn8sHd3FjYc6";
+        for prefix in ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"] {
+            let real = github_token(prefix, body);
+            let text = format!("Example: `export GITHUB_TOKEN={real}`");
+            let d = crate::lint::check_text("x/NOTES.md", &text).unwrap();
+            assert!(
+                d.iter().any(|d| d.rule == "SEC020"
+                    && d.severity == Severity::Error
+                    && d.message.contains("checksum is valid")),
+                "{prefix}: {d:?}"
+            );
+            let mut forged = real.clone();
+            forged.replace_range(39.., if real.ends_with('A') { "B" } else { "A" });
+            let text = format!("Example: `export GITHUB_TOKEN={forged}`");
+            let d = crate::lint::check_text("x/NOTES.md", &text).unwrap();
+            assert!(!d.iter().any(|d| d.rule == "SEC020"), "{prefix}: {d:?}");
+        }
+    }
 
     #[test]
     fn credential_names_are_recognised() {

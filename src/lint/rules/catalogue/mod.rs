@@ -382,7 +382,7 @@ pub(crate) fn base62_6(mut n: u32) -> [u8; 6] {
 }
 
 /// `prefix_` + random part + six base62 digits of the random part's CRC32.
-fn crc32_valid(token: &str) -> bool {
+pub(crate) fn crc32_valid(token: &str) -> bool {
     let Some(i) = token.rfind('_') else {
         return false;
     };
