@@ -385,7 +385,11 @@ fn too_many(rule: &'static RuleMeta, text: &str, start: usize, secret: bool) -> 
     let mut f = Finding::new(
         &super::registry::CFG006,
         start,
-        if secret { end } else { ceil_char(text, start + 1) },
+        if secret {
+            end
+        } else {
+            ceil_char(text, start + 1)
+        },
         format!(
             "more than {MAX_FINDINGS} findings of {} ({}) in this text: the rest of it is not checked for them{}; remove what they point at or move the data out of the handoff",
             rule.id,

@@ -495,7 +495,10 @@ fn past_the_cap_one_pattern_stops_and_the_rest_fails_closed_and_is_redacted() {
     // The output boundary redacts the unchecked rest as well.
     let spans = secret_spans(&text);
     let last = text.rfind("AKIA").unwrap();
-    assert!(spans.iter().any(|&(s, e)| s <= last && e >= text.len()), "{spans:?}");
+    assert!(
+        spans.iter().any(|&(s, e)| s <= last && e >= text.len()),
+        "{spans:?}"
+    );
     // Work stays flat past the cap: four times the keys, about the same steps.
     let steps = |n: usize| steps_for("x/STATUS.md", &keys[..n].join(" "), None);
     let (at_cap, past) = (steps(MAX_FINDINGS + 10), steps(2 * MAX_FINDINGS + 10));

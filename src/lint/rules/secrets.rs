@@ -646,9 +646,7 @@ fn check_github(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // `gh?_` + 30 random base62 characters + six of their CRC32: a valid checksum is a real
     // token whatever it looks like (one made-up body in 62^6 passes it by chance), so no
     // placeholder judgement applies; without one, the token is judged by its look.
-    let checked = caps.range(1).is_some()
-        && m.len() == 40
-        && super::catalogue::crc32_valid(m);
+    let checked = caps.range(1).is_some() && m.len() == 40 && super::catalogue::crc32_valid(m);
     if !checked && is_template(m) {
         return;
     }
@@ -1473,7 +1471,8 @@ mod tests {
 
     /// `prefix` + `body` (30 characters) + the six base62 digits of the body's CRC32.
     fn github_token(prefix: &str, body: &str) -> String {
-        let sum = super::super::catalogue::base62_6(super::super::catalogue::crc32(body.as_bytes()));
+        let sum =
+            super::super::catalogue::base62_6(super::super::catalogue::crc32(body.as_bytes()));
         format!("{prefix}{body}{}", std::str::from_utf8(&sum).unwrap())
     }
 
