@@ -148,7 +148,7 @@ pub struct TaskView {
 }
 
 impl TaskView {
-    fn from_value(id: &str, t: &Value) -> TaskView {
+    pub(crate) fn from_value(id: &str, t: &Value) -> TaskView {
         let s = |k: &str| t.get(k).and_then(Value::as_str).map(String::from);
         TaskView {
             id: id.to_string(),

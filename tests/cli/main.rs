@@ -18,6 +18,7 @@ mod begin;
 mod boundary;
 mod commit;
 mod compat;
+mod context;
 mod crash;
 mod hooks;
 mod hostile;

@@ -1,0 +1,86 @@
+//! `git aahp context`: the read on entry as a contract (issue #15): the budget is a ceiling,
+//! the essentials come first (lock state included), and the work queue is shown as it is.
+
+use crate::support::TestRepo;
+
+#[test]
+fn context_refuses_a_budget_the_essentials_do_not_fit_and_says_what_they_need() {
+    let repo = TestRepo::with_handoff();
+    let out = repo.aahp(&["context", "--budget", "50"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("need "), "{out}");
+    assert!(!out.stdout.contains("# Handoff context"), "{out}");
+    let needed: usize = out
+        .stdout
+        .split("need ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let json = repo.aahp(&["context", "--budget", "50", "--json"]);
+    json.assert_code(1);
+    assert_eq!(json.json()["needed_tokens"], needed);
+    let fits = repo.aahp(&["context", "--budget", &needed.to_string(), "--json"]);
+    fits.assert_code(0);
+    assert!(fits.json()["used_tokens"].as_u64().unwrap() <= needed as u64);
+}
+
+#[test]
+fn context_shows_the_lock_as_your_session_or_another_one() {
+    let repo = TestRepo::with_handoff();
+    let begin = repo.aahp(&["begin", "--agent", "claude", "--session-id", "s-mine"]);
+    begin.assert_code(0);
+    let mine = repo.aahp(&["context"]);
+    mine.assert_code(0);
+    assert!(
+        mine.stdout.contains(
+            "HANDOFF.lock is held by your session s-mine (agent claude) since 2026-11-22T10:00:00Z"
+        ),
+        "{mine}"
+    );
+    let json = repo.aahp(&["context", "--json"]).json();
+    assert_eq!(json["lock"]["yours"], true);
+    // Another worktree's session (another session id) sees someone else's lock.
+    let other = repo.aahp_env(".", &["context"], &[("AAHP_SESSION_ID", "s-other")]);
+    assert!(
+        other
+            .stdout
+            .contains("HANDOFF.lock is held by another session: claude (session s-mine)"),
+        "{other}"
+    );
+    // Past its expiry the lock is reported as a probable crash.
+    let stale = repo.aahp_env(
+        ".",
+        &["context"],
+        &[
+            ("AAHP_SESSION_ID", "s-other"),
+            ("AAHP_NOW", "2026-11-23T10:00:00Z"),
+        ],
+    );
+    assert!(stale.stdout.contains("probably crashed"), "{stale}");
+}
+
+#[test]
+fn context_shows_the_work_queue_and_open_tasks_not_an_empty_active_heading() {
+    let repo = TestRepo::with_handoff();
+    let fresh = repo.aahp(&["context", "--budget", "4000"]);
+    fresh.assert_code(0);
+    assert!(!fresh.stdout.contains("Next action: Active"), "{fresh}");
+    repo.write(
+        ".ai/handoff/NEXT_ACTIONS.md",
+        "# P: Next Actions\n\n## Active\n\n### T-001: Fix the parser\n\nGoal: parse nested lists.\n\n## Recently completed\n\n| Item | Completed | Notes |\n|---|---|---|\n",
+    );
+    repo.aahp(&["task", "add", "Write the docs", "--priority", "high"])
+        .assert_code(0);
+    let out = repo.aahp(&["context", "--budget", "4000"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("## Next action: T-001: Fix the parser"),
+        "{out}"
+    );
+    assert!(out.stdout.contains("Goal: parse nested lists."), "{out}");
+    assert!(out.stdout.contains("## Open tasks (1)"), "{out}");
+    assert!(out.stdout.contains("[ready, high] Write the docs"), "{out}");
+    assert!(!out.stdout.contains("Next action: Active"), "{out}");
+}
