@@ -89,6 +89,12 @@ pub struct InitReport {
     pub migrate: bool,
     /// Every file, in order; MANIFEST.json last.
     pub files: Vec<FileOutcome>,
+    /// With `--force`: the ref of a commit holding the handoff files as they were before
+    /// the templates replaced them (nothing is lost).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<String>,
+    #[serde(skip)]
+    force: bool,
 }
 
 impl Report for InitReport {
@@ -130,7 +136,16 @@ impl Report for InitReport {
             count(FileAction::Kept),
             count(FileAction::Overwritten)
         )?;
+        if let Some(b) = &self.backup {
+            writeln!(
+                w,
+                "backup: the replaced files are saved in {b} (`git checkout {b} -- {}` brings \
+                 them back)",
+                self.directory
+            )?;
+        }
         if !self.migrate
+            && !self.force
             && self
                 .files
                 .iter()
@@ -210,6 +225,16 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     let commit = repo.head_commit()?.map(crate::git::Repo::short);
     let regen = Manifest::regenerate(old.as_ref(), &dir, &next, &info, commit.as_deref(), ctx.now)?;
 
+    // `--force` replaces files an agent wrote: they are saved first (issue #15).
+    let backup = if args.force
+        && plan
+            .iter()
+            .any(|p| snap.get(&p.name).is_some_and(|b| b != p.bytes.as_slice()))
+    {
+        Some(backup_before_force(repo, &dir, ctx.now)?)
+    } else {
+        None
+    };
     std::fs::create_dir_all(&dir.abs).map_err(|source| Error::Write {
         path: dir.rel.clone(),
         source,
@@ -267,7 +292,41 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
         project,
         migrate: args.migrate,
         files,
+        backup,
+        force: args.force,
     })
+}
+
+/// Saves the handoff files of the working tree as a commit under `refs/aahp/backup/` and
+/// returns the ref's name.
+fn backup_before_force(
+    repo: &crate::git::Repo,
+    dir: &HandoffDir,
+    now: jiff::Timestamp,
+) -> Result<String> {
+    let saved = crate::transaction::save_worktree(
+        repo,
+        dir,
+        repo.head_commit()?,
+        "aahp: handoff files before `git aahp init --force`",
+    )?;
+    let stamp = crate::clock::format_rfc3339(now).replace([':', '-'], "");
+    for i in 1.. {
+        let name = if i == 1 {
+            format!("refs/aahp/backup/init-{stamp}")
+        } else {
+            format!("refs/aahp/backup/init-{stamp}-{i}")
+        };
+        match repo.find_ref(&name)? {
+            None => {
+                repo.create_ref(&name, saved, "git aahp init --force: backup")?;
+                return Ok(name);
+            }
+            Some(id) if id == saved => return Ok(name),
+            Some(_) => {}
+        }
+    }
+    unreachable!("the loop returns once a free name is found")
 }
 
 /// Files `--force` never replaces: the archive only grows, and its index must match it.

@@ -30,9 +30,11 @@ const NONE_VALUES: &[&str] = &["", "-", "—", "none", "n/a", "na", "nothing", "
 /// The Markdown form is meant for `$GITHUB_STEP_SUMMARY`. Exits 0 whatever it finds.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ReviewArgs {
-    /// The pull request's base (branch, tag or commit); the range is merge-base..HEAD.
+    /// The pull request's base (branch, tag or commit); the range is merge-base..HEAD
+    /// (default, as for `verify --level ci`: `AAHP_BASE_SHA`, else in GitHub Actions the pull
+    /// request's base or the push's `before`).
     #[arg(long, value_name = "REV")]
-    pub base: String,
+    pub base: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReviewFormat::Md)]
     pub format: ReviewFormat,
@@ -261,26 +263,43 @@ fn code(s: &str) -> String {
 pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
     let repo = ctx.repo()?;
     let dir = ctx.handoff()?;
-    if args.base.trim().is_empty() || args.base.starts_with('-') {
-        return Err(Error::Usage(format!(
-            "--base `{}` is not a revision",
-            args.base
-        )));
-    }
-    let base = repo.resolve_commit(&args.base)?;
     let head = repo
         .head_commit()?
         .ok_or_else(|| Error::other("HEAD has no commit yet; there is nothing to review"))?;
-    let merge_base = repo.merge_base(base, head)?.ok_or_else(|| {
-        Error::Usage(format!(
-            "`{}` and HEAD have no common ancestor; nothing to compare",
-            args.base
-        ))
-    })?;
+    let (base_name, merge_base) = match &args.base {
+        Some(given) => {
+            if given.trim().is_empty() || given.starts_with('-') {
+                return Err(Error::Usage(format!("--base `{given}` is not a revision")));
+            }
+            let base = repo.resolve_commit(given)?;
+            let merge_base = repo.merge_base(base, head)?.ok_or_else(|| {
+                Error::Usage(format!(
+                    "`{given}` and HEAD have no common ancestor; nothing to compare"
+                ))
+            })?;
+            (given.clone(), merge_base)
+        }
+        // The same base `verify --level ci` finds, so CI needs no `--base` for either.
+        None => {
+            let env = |name: &str| std::env::var(name).ok();
+            match super::range::ci_base(repo, head, None, &env)? {
+                super::range::CiBase::Range { merge_base, range } => (
+                    range
+                        .base
+                        .as_ref()
+                        .map_or_else(|| merge_base.to_string(), |b| b.raw().to_string()),
+                    merge_base,
+                ),
+                super::range::CiBase::Unusable(why) => {
+                    return Err(Error::Usage(format!("{why}; pass --base REV")));
+                }
+            }
+        }
+    };
     let snap = dir.snapshot(repo, Source::Commit(head))?;
     let old = dir.snapshot(repo, Source::Commit(merge_base))?;
     let mut report = ReviewReport {
-        base: args.base.clone(),
+        base: base_name,
         merge_base: merge_base.to_string(),
         head: head.to_string(),
         handoff: dir.rel.clone(),
@@ -560,11 +579,15 @@ fn says_blocked(s: &str) -> bool {
 
 /// `NEXT_ACTIONS.md` items marked blocked: the items of a section whose heading says blocked
 /// (the heading itself when the section lists nothing), and any other line that says
-/// blocked, unless it is an empty `Blocked by:` field.
+/// blocked, unless it is an empty `Blocked by:` field. An item of a blocked section is one
+/// of its subheadings (`### T-006: …`, whose body is not itself a list of items) or one of
+/// its top-level list items or `Blocked by:` fields; quotes, labels and nested bullets are
+/// the items' text, not items (issue #15: one blocked task counted 25 times).
 fn blocked_lines(path: &str, text: &str) -> Vec<TextItem> {
     let mut out = Vec::new();
     let mut current: Option<String> = None;
-    let mut blocked_section: Option<(usize, usize, String, bool)> = None;
+    // (level, heading line, heading, listed, inside a subheading's body)
+    let mut blocked_section: Option<(usize, usize, String, bool, bool)> = None;
     // `**Blocked by:** x` reads as `Blocked by: x` in a list of blocked items.
     let item = |text: String, section: Option<String>, line: usize| TextItem {
         task: None,
@@ -576,21 +599,37 @@ fn blocked_lines(path: &str, text: &str) -> Vec<TextItem> {
     let lines = prose_lines(text);
     for (n, line) in &lines {
         if let Some((level, title)) = heading(line) {
-            if let Some((l, hn, h, listed)) = blocked_section.take() {
+            if let Some((l, hn, h, listed, _)) = blocked_section.take() {
                 if level > l {
-                    blocked_section = Some((l, hn, h, listed));
+                    out.push(item(title.to_string(), Some(h.clone()), *n));
+                    blocked_section = Some((l, hn, h, true, true));
+                    continue;
                 } else if !listed {
                     out.push(item(h, None, hn));
                 }
             }
             current = Some(title.to_string());
             if blocked_section.is_none() && says_blocked(title) {
-                blocked_section = Some((level, *n, title.to_string(), false));
+                blocked_section = Some((level, *n, title.to_string(), false, false));
             }
             continue;
         }
-        if let Some((_, _, h, listed)) = blocked_section.as_mut() {
-            if let Some(t) = item_text(line)
+        if line.trim_start().starts_with('>') {
+            continue;
+        }
+        if let Some((_, _, h, listed, in_sub)) = blocked_section.as_mut() {
+            let top_item = !line.starts_with([' ', '\t'])
+                && (line.starts_with(['-', '*', '+'])
+                    || line.starts_with(|c: char| c.is_ascii_digit()))
+                && !line.starts_with("**");
+            let blocked_by = line
+                .replace(['*', '_'], "")
+                .trim_start_matches(['-', '*', '+', ' '])
+                .to_lowercase()
+                .starts_with("blocked by");
+            if !*in_sub
+                && (top_item || blocked_by)
+                && let Some(t) = item_text(line)
                 && !is_empty_blocked_by(&t)
             {
                 *listed = true;
@@ -605,7 +644,7 @@ fn blocked_lines(path: &str, text: &str) -> Vec<TextItem> {
             out.push(item(t, current.clone(), *n));
         }
     }
-    if let Some((_, hn, h, false)) = blocked_section {
+    if let Some((_, hn, h, false, _)) = blocked_section {
         out.push(item(h, None, hn));
     }
     out.sort_by_key(|i| i.line);
@@ -650,6 +689,24 @@ fn blocked_tasks(dir: &HandoffDir, snap: &Snapshot) -> Result<Vec<TextItem>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_blocked_task_is_one_item() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/corpora/handoff-negatives/homeofe+AAHP/NEXT_ACTIONS.md"
+        ))
+        .unwrap();
+        let items = blocked_lines("N.md", &text);
+        let texts: Vec<&str> = items.iter().map(|i| i.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            ["T-006: Publish npm package (issue #18)"],
+            "{items:?}"
+        );
+        let list = "# N\n\n## Blocked\n\n- T-001 waits for ops\n  - sub detail\n- T-002 waits for legal\n\nPriority: high\n";
+        assert_eq!(blocked_lines("N.md", list).len(), 2);
+    }
 
     #[test]
     fn mentions_needs_a_whole_name() {

@@ -298,8 +298,17 @@ pub fn run(ctx: &Context, args: &TaskArgs) -> Result<TaskReport> {
                 check_id(d)?;
             }
             let claim = claim_of(a.agent.as_ref(), &a.session)?;
+            let queued = queued_ids(&ctx.existing_handoff()?)?;
             mutate(ctx, "add", &claim, |m, c| {
-                add(m, c, &title, a.priority.as_deref(), &a.depends_on, ctx)
+                add(
+                    m,
+                    c,
+                    &title,
+                    a.priority.as_deref(),
+                    &a.depends_on,
+                    queued,
+                    ctx,
+                )
             })
         }
         TaskAction::Claim(a) => {
@@ -567,6 +576,31 @@ fn next_id(m: &Manifest, path: &str) -> Result<u64> {
     Ok(recorded.max(after_highest))
 }
 
+/// The highest `T-NNN` id the work queue uses in its headings (NEXT_ACTIONS.md, BACKLOG.md),
+/// or 0.
+fn queued_ids(dir: &HandoffDir) -> Result<u64> {
+    let mut highest = 0;
+    for name in ["NEXT_ACTIONS.md", "BACKLOG.md"] {
+        let Some(text) = crate::transaction::steps::read_text(dir, name)? else {
+            continue;
+        };
+        for line in text.lines() {
+            let Some(h) = line.strip_prefix('#') else {
+                continue;
+            };
+            let h = h.trim_start_matches('#').trim_start();
+            let h = h.trim_start_matches(['[', '~', '*']);
+            if let Some(rest) = h.strip_prefix("T-") {
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                if let Ok(n) = digits.parse::<u64>() {
+                    highest = highest.max(n);
+                }
+            }
+        }
+    }
+    Ok(highest)
+}
+
 /// The error when task ids are used up: the counter never wraps (a wrapped counter would
 /// hand out an id already taken).
 fn counter_full(path: &str) -> Error {
@@ -598,10 +632,20 @@ fn add(
     title: &str,
     priority: Option<&str>,
     depends_on: &[String],
+    queued: u64,
     ctx: &Context,
 ) -> Result<Outcome> {
     let path = c.path.as_str();
-    let n = next_id(m, path)?;
+    let recorded = next_id(m, path)?;
+    // Ids the work queue already uses are taken too: `T-001` must not name two things.
+    let n = recorded.max(queued.checked_add(1).ok_or_else(|| counter_full(path))?);
+    if n > recorded {
+        c.warnings.push(format!(
+            "NEXT_ACTIONS.md or BACKLOG.md already uses ids up to {}: the new task is {}",
+            format_id(queued),
+            format_id(n)
+        ));
+    }
     let next = n.checked_add(1).ok_or_else(|| counter_full(path))?;
     let id = format_id(n);
     let existing: BTreeMap<String, Vec<String>> = m

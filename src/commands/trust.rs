@@ -52,8 +52,12 @@ pub enum TrustAction {
 #[derive(Debug, Clone, clap::Args)]
 pub struct TrustVerifyArgs {
     /// The property, as in the table's Property column (case and `**`/`` ` `` markup are
-    /// ignored). A property not yet in TRUST.md gets a new row.
+    /// ignored). A property not yet in TRUST.md is refused unless `--new` is given.
     pub property: String,
+    /// Add the property as a new claim when TRUST.md has no row for it (without it, an
+    /// unknown property — a typo — is refused, exit 1, before the command runs).
+    #[arg(long)]
+    pub new: bool,
     /// How long the verification holds: `7d`, `2w`, `48h` [default: the claim's TTL, else
     /// `7d`].
     #[arg(long, value_name = "TTL")]
@@ -335,6 +339,9 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<TrustReport> {
             let text = file_text(&dir, &snap, TRUST_FILE)?.unwrap_or_default();
             let ledger = TrustLedger::parse(&path, &text)?;
             Manifest::from_snapshot(&dir, &snap)?;
+            if !v.new {
+                refuse_unknown(&path, &ledger, &v.property)?;
+            }
             // The command runs without holding the handoff (it may take minutes); its result
             // is then recorded into TRUST.md as it is at that moment, under the lock.
             let ran = run_check(ctx, &dir, &ledger, &v, today)?;
@@ -363,6 +370,55 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<TrustReport> {
         }
     }
     Ok(report)
+}
+
+/// Refuses a property TRUST.md has no row for (issue #15: a misspelt property silently became
+/// a new verified claim), naming the closest one it has.
+fn refuse_unknown(path: &str, ledger: &TrustLedger, property: &str) -> Result<()> {
+    let key = trust::property_key(property);
+    if ledger
+        .claims
+        .iter()
+        .any(|c| trust::property_key(&c.property) == key)
+    {
+        return Ok(());
+    }
+    let closest = ledger
+        .claims
+        .iter()
+        .map(|c| {
+            (
+                edit_distance(&trust::property_key(&c.property), &key),
+                &c.property,
+            )
+        })
+        .min_by_key(|(d, _)| *d)
+        .filter(|(d, _)| *d <= key.chars().count() / 3 + 2)
+        .map(|(_, p)| format!("; did you mean `{}`?", escape_untrusted(p)))
+        .unwrap_or_default();
+    Err(Error::Declined {
+        reason: format!(
+            "{path} has no claim `{}`{closest} Nothing was run or written",
+            escape_untrusted(property)
+        ),
+        hint: "check the spelling with `git aahp trust list`, or pass --new to add it as a new claim",
+    })
+}
+
+/// Levenshtein distance over characters (short property names; linear memory).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 fn list(ledger: &TrustLedger, today: jiff::civil::Date) -> Vec<ClaimRow> {

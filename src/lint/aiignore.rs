@@ -182,12 +182,17 @@ impl AiIgnore {
         let path_dialect = gitignore_style(text);
         let mut section = Section::Custom;
         let mut after_banner = false;
+        // A comment that opens a block (after a blank line) is a header: one that names no
+        // family starts a custom section rather than extending the one above (issue #15).
+        let mut block_start = true;
         for (n, raw_line) in text.lines().enumerate() {
             let line_no = n + 1;
             let trimmed = raw_line.trim();
             if trimmed.is_empty() {
+                block_start = true;
                 continue;
             }
+            let opens_block = std::mem::replace(&mut block_start, false);
             if let Some(comment) = trimmed.strip_prefix('#') {
                 let c = comment.trim();
                 if c.chars()
@@ -198,7 +203,7 @@ impl AiIgnore {
                 }
                 if let Some(s) = section_of(c) {
                     section = s;
-                } else if after_banner && !looks_regex(c) {
+                } else if (after_banner || opens_block) && !looks_regex(c) {
                     section = Section::Custom;
                 }
                 after_banner = false;
@@ -793,6 +798,16 @@ mod tests {
         assert!(sections.contains(&("you are now*".into(), Section::Injection)));
         assert_eq!(a.patterns.len(), 8, "commented regexes stay comments");
         assert!(a.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_custom_header_does_not_inherit_the_family_above() {
+        let text = "# Injection\nyou are now*\n\n# Internal\nproject-falcon*\n# note under it\nfalcon-db*\n";
+        let a = AiIgnore::parse(".aiignore", text).unwrap();
+        let of = |src: &str| a.patterns.iter().find(|p| p.source == src).unwrap().section;
+        assert_eq!(of("you are now*"), Section::Injection);
+        assert_eq!(of("project-falcon*"), Section::Custom);
+        assert_eq!(of("falcon-db*"), Section::Custom);
     }
 
     #[test]

@@ -809,3 +809,33 @@ fn init_force_never_replaces_the_append_only_archive() {
     assert_eq!(read_bytes(&repo, &handoff("LOG-ARCHIVE.md")), archive);
     assert_eq!(read_bytes(&repo, &handoff("LOG-ARCHIVE.index.json")), index);
 }
+
+#[test]
+fn init_force_backs_up_what_it_replaces_and_says_so() {
+    let repo = TestRepo::with_handoff();
+    repo.write(
+        &format!("{DIR}/STATUS.md"),
+        "# Status\n\nHand-written state.\n",
+    );
+    let out = repo.aahp(&["init", "--force"]);
+    out.assert_code(0);
+    assert!(!out.stdout.contains("existing files were kept"), "{out}");
+    assert!(
+        out.stdout
+            .contains("backup: the replaced files are saved in refs/aahp/backup/init-"),
+        "{out}"
+    );
+    let json = repo.aahp(&["init", "--force", "--json"]).json();
+    let first = out
+        .stdout
+        .split("saved in ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap();
+    let saved = repo.git(&["show", &format!("{first}:{DIR}/STATUS.md")]);
+    assert_eq!(saved, "# Status\n\nHand-written state.\n");
+    assert!(
+        json["backup"].is_null(),
+        "nothing differed the second time: {json}"
+    );
+}

@@ -78,7 +78,7 @@ fn pr_repo() -> TestRepo {
     repo.write(".ai/handoff/LOG.md", format!("{LOG}\n---\n\n{old_entry}"));
     repo.aahp(&["task", "add", "Rotate the keys"])
         .assert_code(0);
-    repo.aahp(&["task", "block", "T-001", "--reason", "waiting for ops"])
+    repo.aahp(&["task", "block", "T-012", "--reason", "waiting for ops"])
         .assert_code(0);
     repo.aahp(&["manifest"]).assert_code(0);
     repo.git(&["add", "-A"]);
@@ -124,7 +124,7 @@ fn review_lists_claims_unmentioned_files_questions_and_blocked_items() {
     ### Blocked (2)
 
     - Blocked by: staging credentials — under _T-010: Deploy ⏳ Blocked_ (`.ai/handoff/NEXT_ACTIONS.md:5`)
-    - **T-001** Rotate the keys \(blocked by: waiting for ops\) (`.ai/handoff/MANIFEST.json`)
+    - **T-012** Rotate the keys \(blocked by: waiting for ops\) (`.ai/handoff/MANIFEST.json`)
     --- stderr ---
     ");
 }
@@ -231,7 +231,7 @@ fn review_json() {
           "line": 5
         },
         {
-          "task": "T-001",
+          "task": "T-012",
           "text": "Rotate the keys (blocked by: waiting for ops)",
           "path": ".ai/handoff/MANIFEST.json",
           "line": null
@@ -348,4 +348,23 @@ fn review_without_a_handoff_at_head_lists_every_changed_file() {
         md.lines().all(|l| !l.trim_start().starts_with("::")),
         "{md}"
     );
+}
+
+#[test]
+fn review_finds_its_base_as_verify_does_in_ci() {
+    let repo = pr_repo();
+    let main = repo.git(&["rev-parse", "main"]);
+    let given = repo.aahp(&["review", "--base", "main", "--format", "json"]);
+    given.assert_code(0);
+    let from_env = repo.aahp_env(
+        ".",
+        &["review", "--format", "json"],
+        &[("AAHP_BASE_SHA", main.trim())],
+    );
+    from_env.assert_code(0);
+    assert_eq!(given.json()["merge_base"], from_env.json()["merge_base"]);
+    assert_eq!(from_env.json()["blocked"].as_array().unwrap().len(), 2);
+    let none = repo.aahp(&["review"]);
+    none.assert_code(2);
+    assert!(none.stderr.contains("pass --base REV"), "{none}");
 }

@@ -457,7 +457,8 @@ fn task_works_under_the_sessions_own_lock_and_leaves_it_held() {
     // Another agent in the same worktree is not that session.
     repo.aahp(&["task", "done", "T-001", "--agent", "intruder"])
         .assert_code(3);
-    repo.aahp(&["commit", "-m", "tasks"]).assert_code(0);
+    repo.aahp(&["commit", "--log", "Test session.", "-m", "tasks"])
+        .assert_code(0);
     assert!(!repo.exists(LOCK));
     assert_eq!(manifest(&repo)["tasks"]["T-001"]["status"], "in_progress");
     repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"])
@@ -695,4 +696,24 @@ fn task_ids_at_the_counter_maximum_are_exit_2_and_no_task_is_overwritten() {
     repo.aahp(&["task", "add", "y"]).assert_code(2);
     assert_eq!(repo.read(MANIFEST), before, "T-{} is kept", u64::MAX);
     assert!(!repo.exists(LOCK));
+}
+
+#[test]
+fn task_add_skips_ids_the_work_queue_already_uses() {
+    let repo = TestRepo::with_handoff();
+    repo.write(
+        ".ai/handoff/NEXT_ACTIONS.md",
+        "# Next\n\n## Active\n\n### T-003: Fix the parser\n\nGoal.\n",
+    );
+    let out = repo.aahp(&["task", "add", "Write the docs", "--json"]);
+    out.assert_code(0);
+    let json = out.json();
+    assert_eq!(json["task"]["id"], "T-004", "{json}");
+    assert!(
+        json["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("up to T-003"),
+        "{json}"
+    );
 }

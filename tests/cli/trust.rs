@@ -261,7 +261,7 @@ fn trust_verify_failure_never_sets_verified_and_exits_1() {
 #[test]
 fn trust_verify_adds_a_row_for_a_new_property() {
     let repo = repo_with_trust(LEDGER);
-    repo.aahp(&["trust", "verify", "Release | tagged", "--", "true"])
+    repo.aahp(&["trust", "verify", "Release | tagged", "--new", "--", "true"])
         .assert_code(0);
     let text = repo.read(TRUST);
     assert!(
@@ -278,7 +278,7 @@ fn trust_verify_adds_a_row_for_a_new_property() {
 fn trust_verify_creates_trust_md_when_absent() {
     let repo = TestRepo::new();
     repo.write(".ai/handoff/STATUS.md", "# S\n");
-    repo.aahp(&["trust", "verify", "Builds", "--", "true"])
+    repo.aahp(&["trust", "verify", "Builds", "--new", "--", "true"])
         .assert_code(0);
     insta::assert_snapshot!(repo.read(TRUST), @r"
     # Trust Register
@@ -393,21 +393,24 @@ fn trust_verify_help() {
 
     Arguments:
       <PROPERTY>  The property, as in the table's Property column (case and `**`/`` ` `` markup are
-                  ignored). A property not yet in TRUST.md gets a new row
+                  ignored). A property not yet in TRUST.md is refused unless `--new` is given
       [CMD]...    The command that proves the claim, after `--`. It runs without a shell, in the current
                   directory; its exit status is the evidence
 
     Options:
           --dir <PATH>               The handoff directory (default: the nearest enclosing one holding
                                      `.ai/handoff`, else git config `aahp.dir`, else `.ai/handoff`)
+          --new                      Add the property as a new claim when TRUST.md has no row for it
+                                     (without it, an unknown property — a typo — is refused, exit 1,
+                                     before the command runs)
+          --json                     Print one JSON document on stdout instead of text
           --ttl <TTL>                How long the verification holds: `7d`, `2w`, `48h` [default: the
                                      claim's TTL, else `7d`]
-          --json                     Print one JSON document on stdout instead of text
           --provenance <PROVENANCE>  The provenance to record [default: `test_verified` when the command
                                      runs tests, else `tool_verified`] [possible values: test_verified,
                                      tool_verified]
-          --agent <AGENT>            The agent recorded in the Agent column
       -q, --quiet                    Print nothing on success
+          --agent <AGENT>            The agent recorded in the Agent column
           --color <WHEN>             When to use colour [default: auto] [possible values: auto, always,
                                      never]
           --session-id <SESSION_ID>  The session id `begin` printed: `decay` and `verify` write only
@@ -480,4 +483,21 @@ fn trust_decay_writes_nothing_when_another_handoff_file_is_bad() {
     );
     let out = assert_untouched(&repo, &["trust", "verify", "Build passes", "--", "true"], 2);
     assert!(out.stderr.contains(".ai/handoff/STATUS.md:"), "{out}");
+}
+
+#[test]
+fn trust_verify_refuses_a_misspelt_property_and_names_the_closest() {
+    let repo = TestRepo::with_handoff();
+    let out = repo.aahp(&["trust", "verify", "Projct builds", "--", "true"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr
+            .contains("has no claim `Projct builds`; did you mean `Project builds`?"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("--new"), "{out}");
+    assert!(!repo.read(TRUST).contains("Projct"), "nothing written");
+    let added = repo.aahp(&["trust", "verify", "Docs build", "--new", "--", "true"]);
+    added.assert_code(0);
+    assert!(repo.read(TRUST).contains("| Docs build |"), "{added}");
 }
