@@ -91,7 +91,7 @@ hf "$work/default.json" \
   "git -C $fx aahp context" \
   "git -C $fx aahp status" \
   "git -C $fx aahp manifest" \
-  "git -C $fx aahp commit -m bench --session-id bench --no-tag"
+  "git -C $fx aahp commit -m bench --log 'Bench session.' --session-id bench --no-tag"
 v=$(med "$work/default.json" 0); g=$(med "$work/default.json" 1); h=$(med "$work/default.json" 2)
 c=$(med "$work/default.json" 3); s=$(med "$work/default.json" 4); m=$(med "$work/default.json" 5)
 k=$(med "$work/default.json" 6)
@@ -102,7 +102,7 @@ rx="$work/rotated"
 ROTATE=1 prepare "$rx"
 cp -a "$rx" "$work/rotated.saved"
 hf "$work/commit.json" -p "sh -c 'rm -rf $rx && cp -a $work/rotated.saved $rx'" \
-  "git -C $rx aahp commit -m bench --session-id bench --no-tag"
+  "git -C $rx aahp commit -m bench --log 'Bench session.' --session-id bench --no-tag"
 kr=$(med "$work/commit.json" 0)
 
 children="n/a"

@@ -90,6 +90,16 @@ pub enum Error {
         /// The blocking findings, already redacted.
         findings: Vec<String>,
     },
+    /// `git aahp commit` declined a session the handoff would misdescribe (no LOG entry, a
+    /// STATUS summary that still says nothing was done, another handoff landed since
+    /// `begin`): nothing was changed.
+    #[error("{reason}")]
+    Declined {
+        /// What is wrong, naming the file.
+        reason: String,
+        /// The way forward.
+        hint: &'static str,
+    },
     /// Another process of the same session is rewriting the handoff and did not finish in time.
     #[error(
         "another git-aahp command is writing {dir} ({holder}) and did not finish within {waited_secs} seconds"
@@ -134,7 +144,7 @@ impl Error {
     pub fn status(&self) -> ExitStatus {
         match self {
             Error::Locked(_) | Error::Busy { .. } => ExitStatus::Locked,
-            Error::Refused { .. } => ExitStatus::Findings,
+            Error::Refused { .. } | Error::Declined { .. } => ExitStatus::Findings,
             _ => ExitStatus::Error,
         }
     }
@@ -143,6 +153,7 @@ impl Error {
     pub fn hint(&self) -> Option<&'static str> {
         match self {
             Error::NoHandoffDir(_) => Some("run `git aahp init` to create it"),
+            Error::Declined { hint, .. } => Some(hint),
             Error::NoManifest(_) => Some("run `git aahp manifest` to generate it"),
             Error::Locked(h) if h.stale => Some(
                 "the holder seems to have crashed: `git aahp recover` finishes or rolls back its session",
@@ -180,6 +191,7 @@ impl Error {
             Error::Locked(_) => "locked",
             Error::Busy { .. } => "busy",
             Error::Refused { .. } => "refused",
+            Error::Declined { .. } => "declined",
             Error::Other { .. } => "other",
         }
     }

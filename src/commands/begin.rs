@@ -61,6 +61,8 @@ pub struct BeginReport {
     pub expires: String,
     /// HEAD when the session began.
     pub base_commit: Option<String>,
+    /// The checksum of the committed MANIFEST.json the session starts from.
+    pub base_manifest: Option<String>,
     /// The files the session announced.
     pub updating: Vec<String>,
     /// Seconds spent waiting for another session's lock.
@@ -123,7 +125,7 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         Some(s) => s.clone(),
         None => lock::new_session_id(ctx.now),
     };
-    let new = lock::new_lock(
+    let mut new = lock::new_lock(
         &agent,
         &session_id,
         ctx.now,
@@ -132,6 +134,11 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         args.updating.clone(),
         args.phase.clone(),
     )?;
+    // The ticket: the handoff this session starts from. `commit` compares it with what the
+    // branch holds then, so a handoff that landed meanwhile is not silently overwritten.
+    new.base_manifest = repo
+        .blob_at(head, &dir.path_of(crate::handoff::MANIFEST))?
+        .map(|b| crate::handoff::checksum(&b));
 
     let start = Instant::now();
     let deadline = args.wait.map(|s| start + Duration::from_secs(s));
@@ -175,6 +182,7 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         started: new.started,
         expires: new.expires,
         base_commit: new.base_commit,
+        base_manifest: new.base_manifest,
         updating: new.updating,
         waited_seconds: start.elapsed().as_secs(),
     })

@@ -22,6 +22,7 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::failpoint;
 use crate::git::Repo;
 use crate::handoff::manifest::{Manifest, SessionInfo};
+use crate::handoff::provenance::Provenance;
 use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, checksum, write_atomic};
 use crate::lint::Diagnostic;
 use crate::output::{Report, Style, boundary, escape_untrusted};
@@ -38,6 +39,7 @@ pub const COMMIT_FAILPOINTS: &[&str] = &[
     "commit:lock",
     "commit:journal",
     "commit:decay",
+    "commit:provenance",
     "commit:rotate:archive",
     "commit:rotate:index",
     "commit:rotate",
@@ -74,6 +76,14 @@ pub struct CommitArgs {
     /// The session id `begin` printed.
     #[arg(long, env = "AAHP_SESSION_ID")]
     pub session_id: Option<String>,
+    /// The session's LOG.md entry, when you did not write one: the first line is its title,
+    /// the rest its body. Without it, LOG.md must hold an entry the session wrote.
+    #[arg(long, value_name = "TEXT")]
+    pub log: Option<String>,
+    /// Commit although another handoff landed on the branch since `begin`: you have read
+    /// it and carried what it says into your STATUS.md and LOG.md.
+    #[arg(long)]
+    pub accept_landed: bool,
     /// Do not create the `aahp/session-N` tag.
     #[arg(long)]
     pub no_tag: bool,
@@ -246,6 +256,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     boundary::admit("--context", args.context.as_deref())?;
     boundary::admit("--agent", args.agent.as_deref())?;
     boundary::admit("--phase", args.phase.as_deref())?;
+    boundary::admit("--log", args.log.as_deref())?;
     let info = SessionInfo {
         agent: args.agent.clone(),
         phase: args.phase.clone(),
@@ -281,6 +292,22 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     // 2. The lock: ours, or taken now.
     let pending = Journal::load(repo)?;
     let (session_id, agent, started) = take_lock(ctx, repo, &dir, args, base, pending.as_ref())?;
+    // A session the handoff would misdescribe, or one another handoff landed under, is
+    // declined with nothing changed; a lock taken just now is not left behind.
+    let checked = session_precheck(repo, &dir, base, args).and_then(|()| {
+        if started.is_some() && !args.accept_landed {
+            check_receipt(repo, &dir, base)
+        } else {
+            Ok(())
+        }
+    });
+    if let Err(e) = checked {
+        if started.is_none() {
+            let _ = lock::release(&dir);
+            let _ = SessionRecord::remove(repo, &dir.rel);
+        }
+        return Err(e);
+    }
     failpoint::hit("commit:lock");
 
     // 3. The journal.
@@ -316,7 +343,16 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         duration_minutes: duration,
         ..info
     };
-    let prepared = match prepare(ctx, repo, &dir, &info, keep, base, &mut journal) {
+    let prepared = match prepare(
+        ctx,
+        repo,
+        &dir,
+        &info,
+        args.log.as_deref(),
+        keep,
+        base,
+        &mut journal,
+    ) {
         Ok(p) => p,
         Err(e) => return Err(abort(repo, &dir, &journal, e)),
     };
@@ -553,13 +589,19 @@ struct Prepared {
     archived: usize,
 }
 
-/// Steps 4–7: decay trust, rotate the log, regenerate the manifest, stage. Each file is
-/// replaced atomically; the journal records the planned tree before `git commit` runs.
+/// Steps 4–7: decay trust, stamp provenance, rotate the log, regenerate the manifest,
+/// stage. Each file is replaced atomically; the journal records the planned tree before
+/// `git commit` runs.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the steps need the whole session context"
+)]
 fn prepare(
     ctx: &Context,
     repo: &Repo,
     dir: &HandoffDir,
     info: &SessionInfo,
+    log: Option<&str>,
     keep: usize,
     base: gix::ObjectId,
     journal: &mut Journal,
@@ -576,15 +618,41 @@ fn prepare(
     let decayed = transaction::steps::decay_trust(dir, today, &write)?;
     failpoint::hit("commit:decay");
 
-    // 5. Log rotation.
+    // 5a. Provenance: the session's LOG entry (written from --log when asked) and the STATUS
+    // summary say who, which session, when and on top of which commit.
+    let short = Repo::short(base);
+    let prov = Provenance {
+        agent: info.agent.clone().unwrap_or_else(|| "unknown".into()),
+        session_id: info.session_id.clone().unwrap_or_default(),
+        timestamp: clock::format_rfc3339(ctx.now),
+        commit_before: short.clone(),
+    };
+    let status = stamp_provenance(repo, dir, base, log, &prov, &today.to_string(), &write)?;
+    failpoint::hit("commit:provenance");
+
+    // 5b. Log rotation.
     let archived = transaction::steps::rotate_log(dir, keep, &write)?;
     failpoint::hit("commit:rotate");
 
     // 6. The manifest.
     let snap = dir.snapshot(repo, Source::Worktree)?;
     let old = Manifest::from_snapshot(dir, &snap)?;
-    let short = Repo::short(base);
-    let regen = Manifest::regenerate(old.as_ref(), dir, &snap, info, Some(&short), ctx.now)?;
+    let mut info = info.clone();
+    // The quick context follows the STATUS summary unless the session set it (`--context`
+    // now, or `manifest --context` during the session): init's text must not outlive it.
+    if info.context.is_none() {
+        let at_base = repo
+            .blob_at(base, &dir.path_of(MANIFEST))?
+            .and_then(|b| Manifest::parse(&dir.path_of(MANIFEST), &b).ok());
+        let set_in_session = old.as_ref().and_then(|m| m.str_field("quick_context"))
+            != at_base.as_ref().and_then(|m| m.str_field("quick_context"));
+        if !set_in_session {
+            info.context = status
+                .as_deref()
+                .and_then(|s| crate::handoff::manifest::quick_context_from("STATUS.md", s));
+        }
+    }
+    let regen = Manifest::regenerate(old.as_ref(), dir, &snap, &info, Some(&short), ctx.now)?;
     // What regeneration keeps from the old manifest (tasks, counters) and the schema still
     // refuses is bad input: stop before anything is staged, so the index stays as it was.
     if let Some(problem) =
@@ -653,6 +721,166 @@ fn refuse_special_files(dir: &HandoffDir) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The receipt (issue #15): refuses, with the session's lock kept and nothing changed, when
+/// another handoff landed on the branch since `begin` — the committed manifest differs from
+/// the one the session's ticket recorded — so no session silently overwrites another's.
+fn check_receipt(repo: &Repo, dir: &HandoffDir, head: gix::ObjectId) -> Result<()> {
+    let LockState::Held(ticket_lock) = LockState::read(dir)? else {
+        return Ok(());
+    };
+    let Some(begun) = ticket_lock.base_commit.as_deref() else {
+        return Ok(());
+    };
+    if gix::ObjectId::from_hex(begun.as_bytes()).is_ok_and(|b| b == head) {
+        return Ok(());
+    }
+    let path = dir.path_of(MANIFEST);
+    let at = |c: gix::ObjectId| -> Result<Option<String>> {
+        Ok(repo.blob_at(c, &path)?.map(|b| checksum(&b)))
+    };
+    let ticket = match ticket_lock.base_manifest.clone() {
+        Some(t) => Some(t),
+        None => match repo.resolve_commit(begun) {
+            Ok(c) => at(c)?,
+            Err(_) => None,
+        },
+    };
+    let now = at(head)?;
+    if ticket == now {
+        return Ok(());
+    }
+    let tag = transaction::tag_on(repo, head)?
+        .or(transaction::chain::newest_reachable(repo, dir, head, false)?.map(|l| l.tag));
+    Err(Error::Declined {
+        reason: format!(
+            "another handoff landed on this branch since your session began at {}: {path} is \
+             now the one of {}{}; nothing was changed or committed and your session keeps its \
+             lock",
+            &begun[..begun.len().min(7)],
+            Repo::short(head),
+            tag.map(|t| format!(" ({t})")).unwrap_or_default()
+        ),
+        hint: "read what landed (`git log -p ORIG..HEAD -- .ai/handoff`, ORIG being the commit \
+               named above), carry it into your STATUS.md and LOG.md, then run \
+               `git aahp commit --accept-landed`",
+    })
+}
+
+/// Declines, before anything changes, a session the handoff would misdescribe (issue #15):
+/// code staged while the STATUS summary still holds init's placeholder, and a session with
+/// no LOG entry of its own and no `--log`. (Code with no STATUS.md update at all is the
+/// drift the pre-commit gate refuses later.)
+fn session_precheck(
+    repo: &Repo,
+    dir: &HandoffDir,
+    base: gix::ObjectId,
+    args: &CommitArgs,
+) -> Result<()> {
+    use crate::handoff::manifest::{INIT_PLACEHOLDER, section};
+    use crate::handoff::provenance::session_entries;
+    let status_path = dir.path_of("STATUS.md");
+    // Read as lint reads them: a FIFO or device in place of a file is never opened here.
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let status = snap.text(dir, "STATUS.md")?;
+    let handoff = format!("{}/", dir.rel);
+    let package = dir.package_root();
+    let index = repo.index()?;
+    let code = repo.staged_changes(&index)?.into_iter().any(|c| {
+        !c.path.starts_with(&handoff)
+            && (package.is_empty() || c.path.starts_with(&format!("{package}/")))
+    });
+    if code
+        && status
+            .and_then(|s| section(s, "summary"))
+            .is_some_and(|s| s.contains(INIT_PLACEHOLDER))
+    {
+        return Err(Error::Declined {
+            reason: format!(
+                "{status_path}: the summary section still says \"{INIT_PLACEHOLDER}\" but code \
+                     changed; nothing was changed or committed"
+            ),
+            hint: "write what this session did into the summary section of STATUS.md, then \
+                       run `git aahp commit` again",
+        });
+    }
+    if args.log.is_none() {
+        let log_path = dir.path_of("LOG.md");
+        let now = snap.text(dir, "LOG.md")?.unwrap_or_default();
+        let before = repo
+            .blob_at(base, &log_path)?
+            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        if session_entries(before.as_deref(), now).is_empty() {
+            return Err(Error::Declined {
+                reason: format!(
+                    "{log_path} has no entry for this session; nothing was changed or committed"
+                ),
+                hint: "add an entry `## [YYYY-MM-DD] agent: title` at the top of LOG.md saying \
+                       what was done and what is left, or pass `--log TEXT` to have one written",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Step 5a: stamps the provenance line into every LOG entry the session wrote (writing one
+/// from `--log` first) and into the STATUS summary. Returns the STATUS text as written.
+fn stamp_provenance(
+    repo: &Repo,
+    dir: &HandoffDir,
+    base: gix::ObjectId,
+    log: Option<&str>,
+    prov: &Provenance,
+    today: &str,
+    write: &transaction::steps::WriteFn<'_>,
+) -> Result<Option<String>> {
+    use crate::handoff::provenance::{
+        prepend_entry, session_entries, stamp_entries, stamp_status, without_provenance,
+    };
+    let line = prov.line();
+    let current = transaction::steps::read_text(dir, "LOG.md")?;
+    let mut text = current.clone().unwrap_or_default();
+    if let Some(log) = log {
+        text = prepend_entry(&text, today, &prov.agent, log, &line);
+    }
+    let before = repo
+        .blob_at(base, &dir.path_of("LOG.md"))?
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    // In one pass: a journal of many new entries must not be re-read once per entry.
+    text = stamp_entries(&text, &session_entries(before.as_deref(), &text), &line);
+    if current.as_deref() != Some(text.as_str()) {
+        write("LOG.md", text.as_bytes())?;
+    }
+    let status = transaction::steps::read_text(dir, "STATUS.md")?;
+    // Only a STATUS.md the session updated gets the line: an untouched one stays untouched,
+    // so the gate's drift check still sees code committed without a status update.
+    let words = |s: &str| {
+        without_provenance(s)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let at_base = repo
+        .blob_at(base, &dir.path_of("STATUS.md"))?
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let updated = match (&status, &at_base) {
+        (Some(now), Some(then)) => words(now) != words(then),
+        _ => true,
+    };
+    match status
+        .as_deref()
+        .filter(|_| updated)
+        .and_then(|s| stamp_status(s, &line))
+    {
+        Some(stamped) => {
+            if status.as_deref() != Some(stamped.as_str()) {
+                write("STATUS.md", stamped.as_bytes())?;
+            }
+            Ok(Some(stamped))
+        }
+        None => Ok(status),
+    }
 }
 
 /// Undoes a commit that failed without crashing: the handoff files and their index entries
@@ -772,7 +1000,16 @@ pub(crate) fn tag_commit(
             .unwrap_or_default()
             .to_string(),
     };
-    let text = transaction::tag_message(&name, &checksum(&bytes), session_id, agent, &summary);
+    let previous = transaction::chain::previous_for(repo, dir, commit)?;
+    let text = transaction::tag_message(&transaction::TagFields {
+        tag: &name,
+        manifest_checksum: &checksum(&bytes),
+        session_id,
+        agent,
+        dir: &dir.rel,
+        previous: previous.as_ref().map(|(t, c)| (t.as_str(), c.as_str())),
+        summary: &summary,
+    });
     repo.tag_annotated(&name, commit, &text)?;
     Ok(name)
 }

@@ -191,12 +191,16 @@ pub fn run(ctx: &Context, args: &ContextArgs) -> Result<ContextReport> {
     if let Some(line) = lock_line(&dir, lock.as_ref(), ctx.now)? {
         warnings.push(line);
     }
-    if let Some(j) = crate::transaction::journal::Journal::load(repo)? {
+    if let Some(j) = crate::transaction::journal::Journal::load(repo)?.filter(|j| j.dir == dir.rel)
+    {
         warnings.push(format!(
             "An interrupted `git aahp commit` of session {} was found: run `git aahp recover` \
              before relying on these files.",
             boundary::clean_line(&j.session_id)
         ));
+    }
+    for w in crate::transaction::chain::newest_warnings(repo, &dir)? {
+        warnings.push(format!("Session chain: {w}."));
     }
     let input = Input {
         dir: &dir,

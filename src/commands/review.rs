@@ -266,33 +266,30 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
     let head = repo
         .head_commit()?
         .ok_or_else(|| Error::other("HEAD has no commit yet; there is nothing to review"))?;
-    let (base_name, merge_base) = match &args.base {
-        Some(given) => {
-            if given.trim().is_empty() || given.starts_with('-') {
-                return Err(Error::Usage(format!("--base `{given}` is not a revision")));
-            }
-            let base = repo.resolve_commit(given)?;
-            let merge_base = repo.merge_base(base, head)?.ok_or_else(|| {
-                Error::Usage(format!(
-                    "`{given}` and HEAD have no common ancestor; nothing to compare"
-                ))
-            })?;
-            (given.clone(), merge_base)
+    let (base_name, merge_base) = if let Some(given) = &args.base {
+        if given.trim().is_empty() || given.starts_with('-') {
+            return Err(Error::Usage(format!("--base `{given}` is not a revision")));
         }
+        let base = repo.resolve_commit(given)?;
+        let merge_base = repo.merge_base(base, head)?.ok_or_else(|| {
+            Error::Usage(format!(
+                "`{given}` and HEAD have no common ancestor; nothing to compare"
+            ))
+        })?;
+        (given.clone(), merge_base)
+    } else {
         // The same base `verify --level ci` finds, so CI needs no `--base` for either.
-        None => {
-            let env = |name: &str| std::env::var(name).ok();
-            match super::range::ci_base(repo, head, None, &env)? {
-                super::range::CiBase::Range { merge_base, range } => (
-                    range
-                        .base
-                        .as_ref()
-                        .map_or_else(|| merge_base.to_string(), |b| b.raw().to_string()),
-                    merge_base,
-                ),
-                super::range::CiBase::Unusable(why) => {
-                    return Err(Error::Usage(format!("{why}; pass --base REV")));
-                }
+        let env = |name: &str| std::env::var(name).ok();
+        match super::range::ci_base(repo, head, None, &env)? {
+            super::range::CiBase::Range { merge_base, range } => (
+                range
+                    .base
+                    .as_ref()
+                    .map_or_else(|| merge_base.to_string(), |b| b.raw().to_string()),
+                merge_base,
+            ),
+            super::range::CiBase::Unusable(why) => {
+                return Err(Error::Usage(format!("{why}; pass --base REV")));
             }
         }
     };

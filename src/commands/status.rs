@@ -81,6 +81,13 @@ pub struct StatusReport {
     pub quick_context: Option<String>,
     /// Tasks not done or cancelled.
     pub open_tasks: Vec<OpenTask>,
+    /// Where the newest link of the session-tag chain does not hold (`verify --chain` walks
+    /// it all).
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "boundary::list"
+    )]
+    pub chain: Vec<String>,
     /// The recorded token budget.
     pub token_budget: Option<Value>,
     /// What to do next.
@@ -156,6 +163,9 @@ impl Report for StatusReport {
                 escape_untrusted(&self.expired_trust.join(", "))
             )?;
         }
+        for c in &self.chain {
+            writeln!(w, "  chain: {}", style.warn(&escape_untrusted(c)))?;
+        }
         if let Some(q) = &self.quick_context {
             writeln!(w, "quick context: {}", escape_untrusted(q))?;
         }
@@ -205,6 +215,7 @@ pub fn run(ctx: &Context, _args: &StatusArgs) -> Result<StatusReport> {
         expired_trust: Vec::new(),
         quick_context: None,
         open_tasks: Vec::new(),
+        chain: Vec::new(),
         token_budget: None,
         next_step: String::new(),
     };
@@ -248,6 +259,7 @@ pub fn run(ctx: &Context, _args: &StatusArgs) -> Result<StatusReport> {
         }
     }
     report.expired_trust = expired_trust(&dir, &snap, ctx.now)?;
+    report.chain = crate::transaction::chain::newest_warnings(repo, &dir)?;
     let drifted = report.files.iter().any(|f| f.state != FileState::Ok);
     report.next_step = if report.lock.is_some() || report.interrupted_commit.is_some() {
         "a previous session did not finish: run `git aahp recover` (or `--dry-run` to see the plan)"

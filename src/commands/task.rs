@@ -576,7 +576,7 @@ fn next_id(m: &Manifest, path: &str) -> Result<u64> {
     Ok(recorded.max(after_highest))
 }
 
-/// The highest `T-NNN` id the work queue uses in its headings (NEXT_ACTIONS.md, BACKLOG.md),
+/// The highest `T-NNN` id the work queue uses in its headings (`NEXT_ACTIONS.md`, `BACKLOG.md`),
 /// or 0.
 fn queued_ids(dir: &HandoffDir) -> Result<u64> {
     let mut highest = 0;

@@ -46,6 +46,11 @@ pub struct VerifyArgs {
     /// layer tied to no file gets one without a file); `json` is the global `--json`.
     #[arg(long, value_enum, default_value_t = VerifyFormat::Human)]
     pub format: VerifyFormat,
+    /// Also walk the chain of session tags back to the first session: every tag must name
+    /// the previous one with its manifest checksum, and the handoff must not have changed
+    /// between two sessions outside the protocol.
+    #[arg(long)]
+    pub chain: bool,
 }
 
 /// Output formats of `verify`.
@@ -637,7 +642,58 @@ pub fn run_with_push_lines(
         report.skipped = true;
         return Ok(report);
     }
-    judge_level(ctx, args, push_lines)
+    let mut report = judge_level(ctx, args, push_lines)?;
+    if args.chain {
+        let layer = chain_layer(ctx)?;
+        report.ok &= layer.status != LayerStatus::Fail;
+        report.layers.push(layer);
+    }
+    Ok(report)
+}
+
+/// The chain layer (`--chain`): the session tags of the handoff directory, walked from HEAD.
+fn chain_layer(ctx: &Context) -> Result<Layer> {
+    let repo = ctx.repo()?;
+    let dir = ctx.existing_handoff()?;
+    let mut layer = Layer::new("chain");
+    layer.dir = Some(dir.rel.clone());
+    let Some(head) = repo.head_commit()? else {
+        return Ok(layer.skip("no commits yet"));
+    };
+    let walked = crate::transaction::chain::walk(repo, &dir, head, usize::MAX)?;
+    if walked.tags.is_empty() {
+        return Ok(layer.skip("no session tags yet"));
+    }
+    for b in &walked.breaks {
+        let files = if b.files.is_empty() {
+            String::new()
+        } else {
+            format!(" (changed: {})", b.files.join(", "))
+        };
+        layer.fail(None, format!("{}{files}", b.reason));
+    }
+    if !walked.since_last.is_empty() {
+        layer.warn(
+            None,
+            format!(
+                "committed since {} outside a session: {}",
+                walked.tags[0],
+                walked.since_last.join(", ")
+            ),
+        );
+    }
+    if let Some(t) = &walked.unlinked_start {
+        layer.warn(
+            None,
+            format!("the chain starts at {t}: older session tags carry no link"),
+        );
+    }
+    let n = walked.tags.len();
+    Ok(layer.summarize(format!(
+        "{n} session tag{} linked back to {}",
+        plural(n),
+        walked.tags[n - 1]
+    )))
 }
 
 /// The pre-commit gate on the index as it is now, whatever `AAHP_SKIP_VERIFY` says: what
@@ -1078,7 +1134,9 @@ fn judge(
     layers.push(archive_layer(repo, dir, snap)?);
 
     // 8. Advisory: expired trust, the commit pointer.
-    layers.push(advisory_layer(repo, dir, snap, manifest.as_ref(), today)?);
+    let mut advisory = advisory_layer(repo, dir, snap, manifest.as_ref(), today)?;
+    provenance_warnings(repo, dir, snap, target.base_commit, &mut advisory)?;
+    layers.push(advisory);
 
     // The lint ran beside every other layer; join it last.
     let diagnostics = lint_job.join(dir, snap, today)?;
@@ -1332,6 +1390,49 @@ fn advisory_layer(
         ),
     }
     Ok(layer.summarize(format!("commit pointer {pointer} is in HEAD's history")))
+}
+
+/// Advisory: each LOG entry the change adds must carry its provenance line (agent, session,
+/// timestamp, commit before), which `git aahp commit` stamps (issue #15).
+fn provenance_warnings(
+    repo: &Repo,
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    base: Option<ObjectId>,
+    layer: &mut Layer,
+) -> Result<()> {
+    use crate::handoff::log::LogFile;
+    use crate::handoff::provenance::{has_provenance, session_entries};
+    let Some(now) = snap.text(dir, "LOG.md")? else {
+        return Ok(());
+    };
+    let before = match base {
+        Some(b) => repo
+            .blob_at(b, &dir.path_of("LOG.md"))?
+            .map(|b| String::from_utf8_lossy(&b).into_owned()),
+        None => None,
+    };
+    let entries = LogFile::parse(now).entries;
+    for i in session_entries(before.as_deref(), now) {
+        let e = &entries[i];
+        if !has_provenance(&e.text) {
+            let summary = std::mem::take(&mut layer.summary);
+            layer.warn(
+                Some(format!("{}:{}", dir.path_of("LOG.md"), e.line)),
+                format!(
+                    "session entry `{}` has no provenance line (agent, session, timestamp, \
+                     commit before); `git aahp commit` stamps it",
+                    e.header
+                ),
+            );
+            layer.summary = summary;
+        }
+    }
+    if layer.status == LayerStatus::Warn && layer.findings.iter().all(|f| !f.blocking) {
+        let w = layer.findings.len();
+        layer.summary = format!("{w} warning{}", plural(w));
+    }
+    Ok(())
 }
 
 /// Builds the targets of a push from the hook's stdin (`<local ref> <local sha> <remote ref>

@@ -843,6 +843,28 @@ impl Repo {
         }
     }
 
+    /// Returns the message of the annotated tag `name` (a full ref name), or `None` when the
+    /// ref is absent or not an annotated tag.
+    pub fn tag_message(&self, name: &str) -> Result<Option<String>, GitError> {
+        let Some(r) = self
+            .repo
+            .try_find_reference(name)
+            .map_err(read_err(format!("read {name}")))?
+        else {
+            return Ok(None);
+        };
+        let Some(id) = r.target().try_id().map(ToOwned::to_owned) else {
+            return Ok(None);
+        };
+        let Ok(tag) = self.repo.find_tag(id) else {
+            return Ok(None);
+        };
+        let decoded = tag
+            .decode()
+            .map_err(read_err(format!("read the tag object of {name}")))?;
+        Ok(Some(decoded.message.to_str_lossy().into_owned()))
+    }
+
     /// Returns the directory git runs hooks from: `core.hooksPath` from any config layer
     /// (relative to the working-tree root, `~` expanded), else the hooks directory of the
     /// common git dir, which linked worktrees share. Asks git itself, so the answer is the

@@ -510,6 +510,29 @@ fn set_in_order(doc: &mut Map<String, Value>, key: &str, value: Value) {
     }
 }
 
+/// Maps a phase another tool wrote to the schema's nearest phase (`development` means
+/// `implementation`), so regenerating keeps what it meant instead of resetting it to `idle`.
+pub fn normalise_phase(phase: &str) -> Option<&'static str> {
+    let p = phase.trim().to_ascii_lowercase();
+    if let Some(known) = PHASES.iter().find(|k| **k == p) {
+        return Some(known);
+    }
+    Some(match p.as_str() {
+        "development" | "dev" | "coding" | "build" | "building" | "feature" => "implementation",
+        "testing" | "test" | "qa" | "verification" => "review",
+        "docs" | "doc" | "writing" => "documentation",
+        "design" | "planning" | "plan" => "architecture",
+        "bugfix" | "debug" | "debugging" | "hotfix" | "fixing" => "fix",
+        "investigation" | "analysis" | "exploration" => "research",
+        _ => return None,
+    })
+}
+
+/// The `last_session` record. A session is described by who ran it, when and on what
+/// commit, so those move together: without a new agent or session id, the previous
+/// session's record is kept whole (a regeneration is not a session, issue #15); with one,
+/// a new record is written and nothing of the previous session's identity is carried into it.
+/// The phase is kept unless given.
 fn session_object(
     old: Option<&Manifest>,
     info: &SessionInfo,
@@ -522,25 +545,47 @@ fn session_object(
         .cloned()
         .unwrap_or_default();
     let keep = |s: &Map<String, Value>, k: &str| s.get(k).and_then(Value::as_str).map(String::from);
-    let agent = info
-        .agent
-        .clone()
-        .or_else(|| keep(&s, "agent"))
-        .unwrap_or_else(|| "git-aahp".into());
-    let session_id = info
-        .session_id
-        .clone()
-        .or_else(|| keep(&s, "session_id"))
-        .unwrap_or_else(|| format!("aahp-{}", now.replace([':', '-'], "")));
     let phase = info
         .phase
         .clone()
-        .or_else(|| keep(&s, "phase").filter(|p| PHASES.contains(&p.as_str())))
+        .or_else(|| keep(&s, "phase").and_then(|p| normalise_phase(&p).map(String::from)))
         .unwrap_or_else(|| "idle".into());
-    set_in_order(&mut s, "agent", json!(agent));
-    set_in_order(&mut s, "session_id", json!(session_id));
-    set_in_order(&mut s, "timestamp", json!(now));
-    set_in_order(&mut s, "commit", json!(commit.unwrap_or("unknown")));
+    let new_session = info.agent.is_some() || info.session_id.is_some() || s.is_empty();
+    if new_session {
+        let same = info.session_id.is_some() && info.session_id == keep(&s, "session_id");
+        let agent = info
+            .agent
+            .clone()
+            .or_else(|| keep(&s, "agent").filter(|_| same))
+            .unwrap_or_else(|| {
+                if s.is_empty() {
+                    "git-aahp".into()
+                } else {
+                    "unknown".into()
+                }
+            });
+        let session_id = info
+            .session_id
+            .clone()
+            .unwrap_or_else(|| format!("aahp-{}", now.replace([':', '-'], "")));
+        set_in_order(&mut s, "agent", json!(agent));
+        set_in_order(&mut s, "session_id", json!(session_id));
+        set_in_order(&mut s, "timestamp", json!(now));
+        set_in_order(&mut s, "commit", json!(commit.unwrap_or("unknown")));
+        if !same {
+            s.remove("duration_minutes");
+        }
+    } else {
+        for (k, v) in [
+            ("agent", "unknown".to_string()),
+            ("timestamp", now.to_string()),
+            ("commit", commit.unwrap_or("unknown").to_string()),
+        ] {
+            if keep(&s, k).is_none() {
+                set_in_order(&mut s, k, json!(v));
+            }
+        }
+    }
     set_in_order(&mut s, "phase", json!(phase));
     if let Some(d) = info.duration_minutes {
         set_in_order(&mut s, "duration_minutes", json!(d));
@@ -557,21 +602,44 @@ fn default_project(dir: &HandoffDir) -> String {
 }
 
 fn default_quick_context(dir: &HandoffDir, snap: &Snapshot) -> String {
-    let mut parts = Vec::new();
     for name in ["STATUS.md", "NEXT_ACTIONS.md"] {
         if let Some(bytes) = snap.get(name)
             && let Ok(text) = decode_text(&dir.path_of(name), bytes)
+            && let Some(q) = quick_context_from(name, text)
         {
-            let s = summarize(name, text);
-            if s != NO_SUMMARY {
-                parts.push(s);
-            }
+            return q;
         }
     }
-    if parts.is_empty() {
-        return "No handoff files with summaries yet.".into();
-    }
-    truncate_chars(&parts.join(" "), QUICK_CONTEXT_MAX)
+    "No handoff files with summaries yet.".into()
+}
+
+/// The quick context a file gives: its `summary` section (else its first prose line), on one
+/// line, at most [`QUICK_CONTEXT_MAX`] characters, without provenance lines; `None` when it
+/// has no prose.
+pub fn quick_context_from(name: &str, text: &str) -> Option<String> {
+    let body = match section(text, "summary") {
+        Some(sec) => collapse(
+            &sec.lines()
+                .filter(|l| !is_provenance_line(l))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        None => summarize(name, text),
+    };
+    (!body.is_empty() && body != NO_SUMMARY).then(|| truncate_chars(&body, QUICK_CONTEXT_MAX))
+}
+
+/// The sentence `git aahp init` leaves in the STATUS summary until a session records work.
+pub const INIT_PLACEHOLDER: &str = "No project work has been recorded yet.";
+
+/// Start of the provenance line `git aahp commit` stamps into the STATUS summary and LOG
+/// entries (issue #15).
+pub const PROVENANCE_PREFIX: &str = "Provenance: ";
+
+/// True for a provenance line (it describes the record, not the project).
+pub fn is_provenance_line(line: &str) -> bool {
+    line.trim_start_matches(['>', ' ', '*', '_'])
+        .starts_with(PROVENANCE_PREFIX)
 }
 
 /// Placeholder summary when a file has no prose.
@@ -587,7 +655,13 @@ pub fn summarize(name: &str, text: &str) -> String {
     let s = if name.ends_with(".json") {
         summarize_json(name, text)
     } else if let Some(section) = section(text, "summary") {
-        collapse(section)
+        collapse(
+            &section
+                .lines()
+                .filter(|l| !is_provenance_line(l))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
     } else if name == "LOG.md" || name == "LOG-ARCHIVE.md" {
         newest_entry(text).map_or_else(|| first_prose_line(text), |t| format!("Last entry: {t}"))
     } else {
@@ -643,9 +717,14 @@ fn newest_entry(text: &str) -> Option<String> {
     None
 }
 
+/// The first line of prose: headings, quotes, rules, tables, HTML comments, code (fenced,
+/// indented or JSON), bold labels (`**What happened:**`), provenance and date stamps are
+/// skipped, and a paragraph is preferred to a list item.
 fn first_prose_line(text: &str) -> String {
     let mut fence = false;
     let mut comment = false;
+    let mut json_depth = 0usize;
+    let mut first_item = None;
     for line in text.lines() {
         let t = line.trim();
         if t.starts_with("```") || t.starts_with("~~~") {
@@ -665,18 +744,73 @@ fn first_prose_line(text: &str) -> String {
             comment = !t.contains("-->");
             continue;
         }
+        // A bare JSON document or block: skip until its brackets close.
+        if json_depth > 0 || (json_depth == 0 && (t == "{" || t == "[" || t.starts_with("{\""))) {
+            for c in t.chars() {
+                match c {
+                    '{' | '[' => json_depth += 1,
+                    '}' | ']' => json_depth = json_depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            continue;
+        }
         if t.is_empty()
             || t.starts_with('#')
             || t.starts_with('>')
             || t.starts_with("---")
+            || t.starts_with("***")
             || t.starts_with('|')
             || t.starts_with("===")
+            || line.starts_with("    ")
+            || line.starts_with('\t')
+            || is_label_only(t)
+            || is_provenance_line(t)
+            || is_stamp(t)
         {
             continue;
         }
-        return collapse(t);
+        let item = t
+            .strip_prefix("- ")
+            .or_else(|| t.strip_prefix("* "))
+            .or_else(|| t.strip_prefix("+ "));
+        match item {
+            Some(rest) => {
+                if first_item.is_none() && !is_label_only(rest.trim()) {
+                    first_item = Some(collapse(rest));
+                }
+            }
+            None => return collapse(t),
+        }
     }
-    String::new()
+    first_item.unwrap_or_default()
+}
+
+/// True for a line that is only a label: `**What happened:**`, `__Goal__:`, `Context:`.
+fn is_label_only(t: &str) -> bool {
+    let inner = t.trim_matches(['*', '_', ' ']);
+    let inner = inner
+        .strip_suffix(':')
+        .unwrap_or(inner)
+        .trim_matches(['*', '_', ' ']);
+    let bold = (t.starts_with("**") || t.starts_with("__")) && !inner.contains("**");
+    let bare = t.ends_with(':') && inner.split_whitespace().count() <= 4;
+    (bold && (t.ends_with("**") || t.ends_with("__") || t.ends_with(':'))) || bare
+}
+
+/// True for a date stamp such as `Last updated: 2026-02-22 01:00`.
+fn is_stamp(t: &str) -> bool {
+    let l = t.trim_matches(['*', '_']).to_ascii_lowercase();
+    [
+        "last updated",
+        "updated:",
+        "updated on",
+        "date:",
+        "generated:",
+        "generated on",
+    ]
+    .iter()
+    .any(|p| l.starts_with(p))
 }
 
 fn collapse(s: &str) -> String {

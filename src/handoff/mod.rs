@@ -8,6 +8,7 @@ pub mod log;
 pub mod manifest;
 mod markdown;
 pub mod migrate;
+pub mod provenance;
 pub mod templates;
 pub mod tokens;
 pub mod trust;

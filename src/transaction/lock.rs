@@ -33,6 +33,11 @@ pub struct HandoffLock {
     pub host: String,
     /// The commit HEAD pointed to when the session began.
     pub base_commit: Option<String>,
+    /// The checksum of the committed MANIFEST.json the session starts from (with
+    /// `base_commit`, the session's ticket: `commit` refuses when another handoff landed
+    /// since).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_manifest: Option<String>,
     /// The handoff files the session intends to update.
     #[serde(default)]
     pub updating: Vec<String>,
@@ -423,6 +428,7 @@ pub fn new_lock(
         expires: clock::format_rfc3339(expires),
         host: host_name(),
         base_commit,
+        base_manifest: None,
         updating,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         phase,

@@ -11,6 +11,7 @@
 //!
 //! Any other lock belongs to another session: exit 3.
 
+pub mod chain;
 pub mod journal;
 pub mod lock;
 pub mod rotation;
@@ -263,23 +264,44 @@ pub fn tag_on(repo: &Repo, commit: ObjectId) -> Result<Option<String>> {
         .map(|(n, _)| format!("aahp/session-{n}")))
 }
 
-/// Builds the message of a session tag: manifest checksum, session, and the handoff summary.
-/// Session, agent and summary are untrusted text: they cross the output boundary here.
-pub fn tag_message(
-    tag: &str,
-    manifest_checksum: &str,
-    session_id: &str,
-    agent: &str,
-    summary: &str,
-) -> String {
+/// What a session tag's message records.
+#[derive(Debug, Clone)]
+pub struct TagFields<'a> {
+    /// The tag name.
+    pub tag: &'a str,
+    /// Checksum of the committed MANIFEST.json.
+    pub manifest_checksum: &'a str,
+    /// The session id.
+    pub session_id: &'a str,
+    /// The agent.
+    pub agent: &'a str,
+    /// The handoff directory (repository-relative).
+    pub dir: &'a str,
+    /// The previous session tag of the directory and its manifest checksum (the chain).
+    pub previous: Option<(&'a str, &'a str)>,
+    /// The handoff summary.
+    pub summary: &'a str,
+}
+
+/// Builds the message of a session tag: manifest checksum, session, directory, the previous
+/// link of the chain, and the handoff summary. Session, agent, directory and summary are
+/// untrusted text: they cross the output boundary here.
+pub fn tag_message(f: &TagFields<'_>) -> String {
     use crate::output::boundary;
-    let (session_id, agent) = (
-        boundary::clean_line(session_id),
-        boundary::clean_line(agent),
+    let (session_id, agent, dir) = (
+        boundary::clean_line(f.session_id),
+        boundary::clean_line(f.agent),
+        boundary::clean_line(f.dir),
     );
-    let summary = boundary::clean(summary);
-    let mut msg =
-        format!("{tag}\n\nmanifest: {manifest_checksum}\nsession: {session_id}\nagent: {agent}\n");
+    let previous = match f.previous {
+        Some((tag, sum)) => format!("{tag} {sum}"),
+        None => "none".into(),
+    };
+    let summary = boundary::clean(f.summary);
+    let mut msg = format!(
+        "{}\n\nmanifest: {}\nsession: {session_id}\nagent: {agent}\nhandoff: {dir}\nprevious: {previous}\n",
+        f.tag, f.manifest_checksum
+    );
     let summary = summary.trim();
     if !summary.is_empty() {
         msg.push('\n');

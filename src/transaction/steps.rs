@@ -19,8 +19,9 @@ pub const TRUST_FILE: &str = "TRUST.md";
 /// Writes one handoff file atomically (by name).
 pub type WriteFn<'a> = dyn Fn(&str, &[u8]) -> Result<()> + 'a;
 
-/// Reads a handoff file as UTF-8 text (a BOM is kept), or `None` when absent.
-fn read_text(dir: &HandoffDir, name: &str) -> Result<Option<String>> {
+/// Reads a handoff file as UTF-8 text (a BOM is kept), or `None` when absent; bounded in
+/// size; invalid UTF-8 is exit 2 naming the file.
+pub fn read_text(dir: &HandoffDir, name: &str) -> Result<Option<String>> {
     let path = dir.abs.join(name);
     if !path.exists() {
         return Ok(None);

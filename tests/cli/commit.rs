@@ -176,7 +176,7 @@ fn commit_tags_are_numbered_after_the_highest_existing_one() {
     let out = repo.aahp(&["--json", "commit", "-m", "one"]);
     assert_eq!(out.json()["tag"], "aahp/session-8");
     repo.write(&format!("{DIR}/STATUS.md"), "# Status\n\nagain\n");
-    let out = repo.aahp(&["--json", "commit", "-m", "two"]);
+    let out = repo.aahp(&["--json", "commit", "--log", "Test session.", "-m", "two"]);
     assert_eq!(out.json()["tag"], "aahp/session-9");
 }
 
@@ -390,10 +390,19 @@ fn commit_decays_expired_trust_and_rotates_the_log() {
             .contains(&".ai/handoff/LOG-ARCHIVE.md".into())
     );
     repo.aahp(&["verify"]).assert_code(0);
-    // A second session with nothing to rotate changes neither log file.
+    // A second session with nothing to rotate leaves the archive as it was.
     repo.write(&format!("{DIR}/STATUS.md"), "# Status\n\nnext\n");
     let j = repo
-        .aahp(&["--json", "commit", "-m", "again", "--keep", "20"])
+        .aahp(&[
+            "--json",
+            "commit",
+            "--log",
+            "Test session.",
+            "-m",
+            "again",
+            "--keep",
+            "20",
+        ])
         .json();
     assert_eq!(j["archived"], 0);
     assert_eq!(
@@ -472,8 +481,11 @@ fn commit_works_in_a_linked_worktree_and_keeps_its_state_there() {
         &side(&format!("{DIR}/STATUS.md")),
         "# Status\n\nside work\n",
     );
-    repo.aahp_in("side", &["commit", "-m", "side session"])
-        .assert_code(0);
+    repo.aahp_in(
+        "side",
+        &["commit", "--log", "Test session.", "-m", "side session"],
+    )
+    .assert_code(0);
     assert!(!repo.exists(&side(&format!("{DIR}/HANDOFF.lock"))));
     assert_eq!(
         repo.git(&["log", "-1", "--format=%s", "refs/heads/side", "--"])
@@ -599,7 +611,13 @@ fn commit_refused_without_begin_leaves_no_lock_behind() {
     repo.write("src/parser.rs", "pub fn parse() {}\n");
     repo.git(&["add", "src/parser.rs"]);
     let before = repository_state(&repo);
-    let out = repo.aahp(&["commit", "-m", "code without status"]);
+    let out = repo.aahp(&[
+        "commit",
+        "--log",
+        "Test session.",
+        "-m",
+        "code without status",
+    ]);
     out.assert_code(1);
     assert!(out.stdout.contains("STATUS.md was not updated"), "{out}");
     assert!(!out.stdout.contains("keeps its lock"), "{out}");
@@ -615,7 +633,7 @@ fn a_commit_failing_before_its_journal_leaves_no_lock_or_snapshot() {
     crate::support::mkfifo(&status);
     let before = head(&repo);
     let out = repo.aahp_bounded(
-        &["commit", "-m", "x"],
+        &["commit", "--log", "Test session.", "-m", "x"],
         &[],
         std::time::Duration::from_mins(2),
     );
@@ -712,4 +730,63 @@ fn tag_and_commit_messages_carry_no_raw_secret_or_workflow_command_from_the_hand
     } else {
         assert!(repo.git(&["tag", "-l"]).trim().is_empty(), "{out}");
     }
+}
+
+#[test]
+fn commit_refuses_code_while_the_status_summary_still_holds_the_init_placeholder() {
+    let repo = TestRepo::with_handoff();
+    repo.write("src/app.rs", "fn main() {}\n");
+    repo.git(&["add", "src/app.rs"]);
+    let status = repo
+        .read(&format!("{DIR}/STATUS.md"))
+        .replace("| Build | unknown", "| Build | green");
+    repo.write(&format!("{DIR}/STATUS.md"), status);
+    let before = head(&repo);
+    let out = repo.aahp(&["commit", "-m", "code", "--log", "Added the app"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr
+            .contains(".ai/handoff/STATUS.md: the summary section still says"),
+        "{out}"
+    );
+    assert_eq!(head(&repo), before);
+    assert!(!has_lock(&repo));
+}
+
+#[test]
+fn commit_requires_a_log_entry_or_writes_one_from_log() {
+    let repo = TestRepo::with_handoff();
+    repo.write(
+        &format!("{DIR}/STATUS.md"),
+        "# Status\n\n<!-- SECTION: summary -->\nDocs only.\n<!-- /SECTION: summary -->\n",
+    );
+    let out = repo.aahp(&["commit", "-m", "docs"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr
+            .contains(".ai/handoff/LOG.md has no entry for this session"),
+        "{out}"
+    );
+    let ok = repo.aahp(&[
+        "commit",
+        "-m",
+        "docs",
+        "--agent",
+        "claude",
+        "--log",
+        "Wrote the docs\nAll of them.",
+    ]);
+    ok.assert_code(0);
+    let log = repo.read(&format!("{DIR}/LOG.md"));
+    assert!(
+        log.contains(
+            "## [2026-11-22] claude: Wrote the docs\n\nProvenance: agent `claude`, session `"
+        ),
+        "{log}"
+    );
+    let m: serde_json::Value =
+        serde_json::from_str(&repo.read(&format!("{DIR}/MANIFEST.json"))).unwrap();
+    assert_eq!(m["quick_context"], "Docs only.");
+    let verify = repo.aahp(&["verify"]);
+    assert!(!verify.stdout.contains("no provenance line"), "{verify}");
 }

@@ -120,7 +120,23 @@ fn check_after(repo: &TestRepo, before: &Before, session_id: &str, context: &str
                 .contains("aahp/session-"),
             "{context}: the commit is not tagged"
         );
-        assert_eq!(now["STATUS.md"], before.session["STATUS.md"], "{context}");
+        // The session's STATUS.md, with the provenance line `commit` stamps into it.
+        let words = |s: &str| {
+            s.lines()
+                .filter(|l| !l.starts_with("Provenance: "))
+                .flat_map(str::split_whitespace)
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(
+            words(&now["STATUS.md"]),
+            words(&before.session["STATUS.md"]),
+            "{context}"
+        );
+        assert!(
+            now["STATUS.md"].contains("Provenance: agent `"),
+            "{context}"
+        );
         assert_eq!(
             total_entries(&now),
             total_entries(&before.session),

@@ -66,7 +66,9 @@ const COMMANDS: &[Cmd] = &[
     read(&["review", "--base", "HEAD~1"]),
     write(&["manifest"]),
     write(&["begin", "--session-id", "hostile"]),
-    write(&["commit", "-m", "hostile input"]),
+    // With `--log`, so the session is not declined for want of a LOG entry before the
+    // rest of the commit path has read the hostile input.
+    write(&["commit", "-m", "hostile input", "--log", "Hostile input."]),
     write(&["recover"]),
     write(&["archive"]),
     write(&["trust", "decay"]),

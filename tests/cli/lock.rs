@@ -134,12 +134,23 @@ fn a_sessions_writers_serialise_with_its_commit() {
     // commit (whose manifest then verifies) or after it — never half in.
     let repo = session_repo();
     repo.aahp(&["begin", "--session-id", "S1"]).assert_code(0);
-    let commit = spawn(&repo, &["commit", "-m", "session"], None);
+    let commit = spawn(
+        &repo,
+        &["commit", "--log", "Test session.", "-m", "session"],
+        None,
+    );
     let verifies: Vec<_> = (0..3)
         .map(|k| {
             spawn(
                 &repo,
-                &["trust", "verify", &format!("prop {k}"), "--", "true"],
+                &[
+                    "trust",
+                    "verify",
+                    &format!("prop {k}"),
+                    "--new",
+                    "--",
+                    "true",
+                ],
                 Some("S1"),
             )
         })
@@ -339,11 +350,23 @@ fn a_lock_left_by_a_writer_that_crashed_mid_write_is_taken_over_not_wedging() {
     repo.aahp(&["begin", "--session-id", "S2"]).assert_code(0);
     assert!(repo.read(LOCK).contains("S2"));
     repo.write(&format!("{DIR}/STATUS.md"), "# Status\n\nedited\n");
-    repo.aahp(&["commit", "-m", "after a crashed writer"])
-        .assert_code(0);
+    repo.aahp(&[
+        "commit",
+        "--log",
+        "Test session.",
+        "-m",
+        "after a crashed writer",
+    ])
+    .assert_code(0);
     crash(&["task", "add", "x"]);
     repo.write(&format!("{DIR}/STATUS.md"), "# Status\n\nlater\n");
-    repo.aahp(&["commit", "-m", "commit takes it over too"])
-        .assert_code(0);
+    repo.aahp(&[
+        "commit",
+        "--log",
+        "Test session.",
+        "-m",
+        "commit takes it over too",
+    ])
+    .assert_code(0);
     assert!(!repo.exists(LOCK));
 }

@@ -36,6 +36,7 @@ mod monorepo;
 mod paths;
 mod recover;
 mod review;
+mod scenario;
 mod session_fixture;
 mod status;
 mod task;

@@ -76,3 +76,34 @@ fn manifest_check_json_lists_what_is_stale() {
     out.assert_code(1);
     insta::assert_snapshot!("manifest_check_json_stale", out);
 }
+
+#[test]
+fn manifest_without_session_options_keeps_the_last_session_whole() {
+    let repo = TestRepo::with_handoff();
+    let path = ".ai/handoff/MANIFEST.json";
+    let mut m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    m["last_session"] = serde_json::json!({
+        "agent": "ref-agent", "session_id": "cli-1784446500", "timestamp": "2026-11-01T08:00:00Z",
+        "commit": "abc1234", "phase": "development", "duration_minutes": 42
+    });
+    repo.write(path, serde_json::to_string_pretty(&m).unwrap());
+    repo.write(".ai/handoff/STATUS.md", "# Status\n\nChanged.\n");
+    repo.aahp(&["manifest"]).assert_code(0);
+    let m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    let s = &m["last_session"];
+    assert_eq!(s["agent"], "ref-agent");
+    assert_eq!(s["session_id"], "cli-1784446500");
+    assert_eq!(s["timestamp"], "2026-11-01T08:00:00Z");
+    assert_eq!(
+        s["phase"], "implementation",
+        "the reference's `development`, kept in meaning"
+    );
+    // A new agent starts a new record: nothing of the other session is carried into it.
+    repo.aahp(&["manifest", "--agent", "newcomer"])
+        .assert_code(0);
+    let m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    let s = &m["last_session"];
+    assert_eq!(s["agent"], "newcomer");
+    assert_ne!(s["session_id"], "cli-1784446500");
+    assert!(s.get("duration_minutes").is_none(), "{s}");
+}

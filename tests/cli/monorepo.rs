@@ -48,8 +48,11 @@ fn sessions_in_two_packages_of_one_worktree_do_not_disturb_each_other() {
         "# Status\n\napi() wired in.\n",
     );
     repo.git(&["add", "packages/api/src"]);
-    repo.aahp_in("packages/api", &["commit", "-m", "api work"])
-        .assert_code(0);
+    repo.aahp_in(
+        "packages/api",
+        &["commit", "--log", "Test session.", "-m", "api work"],
+    )
+    .assert_code(0);
     assert!(!repo.exists("packages/api/.ai/handoff/HANDOFF.lock"));
     assert!(repo.exists("packages/web/.ai/handoff/HANDOFF.lock"));
 
@@ -59,8 +62,11 @@ fn sessions_in_two_packages_of_one_worktree_do_not_disturb_each_other() {
         "# Status\n\nweb() wired in.\n",
     );
     repo.git(&["add", "packages/web/src"]);
-    repo.aahp_in("packages/web", &["commit", "-m", "web work"])
-        .assert_code(0);
+    repo.aahp_in(
+        "packages/web",
+        &["commit", "--log", "Test session.", "-m", "web work"],
+    )
+    .assert_code(0);
     assert!(!repo.exists("packages/web/.ai/handoff/HANDOFF.lock"));
     let log = repo.git(&["log", "--format=%s", "-3"]);
     assert!(log.starts_with("web work\napi work\n"), "{log}");

@@ -207,7 +207,15 @@ fn an_interrupted_commit_blocks_new_sessions_until_recovered() {
     edit_like_a_session(&repo);
     let out = repo.aahp_env(
         ".",
-        &["commit", "-m", "x", "--session-id", "cut"],
+        &[
+            "commit",
+            "--log",
+            "Test session.",
+            "-m",
+            "x",
+            "--session-id",
+            "cut",
+        ],
         &[("AAHP_FAILPOINT", "commit:release")],
     );
     assert_eq!(out.code, -1, "{out}");
@@ -279,7 +287,7 @@ fn recover_marks_the_claims_the_session_changed_as_untested() {
 fn recover_never_rolls_back_handoff_content_committed_after_the_last_tag() {
     let repo = session_repo();
     repo.aahp(&["begin"]).assert_code(0);
-    repo.aahp(&["commit", "-m", "tagged session"])
+    repo.aahp(&["commit", "--log", "Test session.", "-m", "tagged session"])
         .assert_code(0);
     // A log entry committed by plain `git commit`: the manifest is not regenerated, so this
     // commit's manifest does not verify, but its content is committed work.
@@ -297,7 +305,7 @@ fn recover_never_rolls_back_handoff_content_committed_after_the_last_tag() {
     edit_like_a_session(&repo);
     let crashed = repo.aahp_env(
         ".",
-        &["commit", "-m", "crashes"],
+        &["commit", "--log", "Test session.", "-m", "crashes"],
         &[("AAHP_FAILPOINT", "commit:stage")],
     );
     assert_ne!(crashed.code, 0);
@@ -333,7 +341,7 @@ fn a_file_name_that_is_not_utf8_never_wedges_recover_or_commits_undo() {
         "#!/bin/sh\nprintf x > \"$(printf '.ai/handoff/\\377\\376.md')\"\nexit 1\n",
     );
     std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let out = repo.aahp(&["commit", "-m", "rejected"]);
+    let out = repo.aahp(&["commit", "--log", "Test session.", "-m", "rejected"]);
     out.assert_code(2);
     assert!(out.stderr.contains("nothing was committed"), "{out}");
     assert!(!has_journal(&repo), "{out}");

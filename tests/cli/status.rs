@@ -147,7 +147,7 @@ fn status_reports_an_interrupted_commit_and_recover_clears_it() {
     );
     let crashed = repo.aahp_env(
         ".",
-        &["commit", "-m", "session"],
+        &["commit", "--log", "Test session.", "-m", "session"],
         &[("AAHP_FAILPOINT", "commit:manifest")],
     );
     assert_ne!(crashed.code, 0, "{crashed}");

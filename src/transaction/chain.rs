@@ -1,0 +1,278 @@
+//! The chain of session tags (issue #15): each `aahp/session-N` tag message names the previous
+//! session tag of the same handoff directory and that tag's manifest checksum, so a handoff
+//! rewritten between two sessions, or a session tag moved, can be found and named.
+//! `verify --chain` walks the whole chain; `status` and `context` look at the newest links.
+
+use std::collections::{BTreeMap, HashSet};
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use super::{TAG_PREFIX, is_transient, session_tags};
+use crate::error::Result;
+use crate::git::Repo;
+use crate::handoff::{HandoffDir, MANIFEST, checksum};
+
+/// Default handoff directory of tags written before the `handoff:` field existed.
+const DEFAULT_DIR: &str = crate::handoff::DEFAULT_DIR;
+
+/// The fields of a session tag's message this module reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The tag name (`aahp/session-3`).
+    pub tag: String,
+    /// The commit it points to.
+    pub commit: ObjectId,
+    /// `manifest:` — the checksum of the committed MANIFEST.json.
+    pub manifest: Option<String>,
+    /// `handoff:` — the handoff directory (older tags: none, read as the default directory).
+    pub dir: Option<String>,
+    /// `previous:` — `None` for a tag without the field (older tags: the chain starts
+    /// there), `Some(None)` for the first session, else the previous tag and its checksum.
+    pub previous: Option<Option<(String, String)>>,
+}
+
+/// A place where the chain does not hold.
+#[derive(Debug, Clone, Serialize)]
+pub struct Break {
+    /// The earlier session tag.
+    pub from: String,
+    /// The later session tag, or `HEAD`.
+    pub to: String,
+    /// The handoff files that differ (repository-relative).
+    pub files: Vec<String>,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// The outcome of walking the chain from HEAD.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ChainReport {
+    /// The session tags walked, newest first.
+    pub tags: Vec<String>,
+    /// Links that do not hold (blocking for `verify --chain`).
+    pub breaks: Vec<Break>,
+    /// Handoff files committed since the newest session tag by commits that were not
+    /// sessions (advisory: the next session's link will name them).
+    pub since_last: Vec<String>,
+    /// The oldest tag walked when it carries no link (tags made before chains existed).
+    pub unlinked_start: Option<String>,
+}
+
+/// Reads the link fields of a session tag.
+pub fn read_link(repo: &Repo, n: u64, commit: ObjectId) -> Result<Link> {
+    let tag = format!("aahp/session-{n}");
+    let message = repo
+        .tag_message(&format!("{TAG_PREFIX}{n}"))?
+        .unwrap_or_default();
+    let mut link = Link {
+        tag,
+        commit,
+        manifest: None,
+        dir: None,
+        previous: None,
+    };
+    // The fields are the lines after the title, up to the first blank line.
+    for line in message.lines().skip(2) {
+        if line.trim().is_empty() {
+            break;
+        }
+        let Some((key, value)) = line.split_once(": ") else {
+            continue;
+        };
+        let value = value.trim();
+        match key {
+            "manifest" => link.manifest = Some(value.to_string()),
+            "handoff" => link.dir = Some(value.to_string()),
+            "previous" if value == "none" => link.previous = Some(None),
+            "previous" => {
+                link.previous = Some(
+                    value
+                        .split_once(' ')
+                        .map(|(t, c)| (t.to_string(), c.trim().to_string())),
+                );
+            }
+            _ => {}
+        }
+    }
+    Ok(link)
+}
+
+/// True when a link belongs to the handoff directory `rel`.
+fn same_dir(link: &Link, rel: &str) -> bool {
+    link.dir.as_deref().unwrap_or(DEFAULT_DIR) == rel
+}
+
+/// Returns the newest session tag of `dir` whose commit is `commit` or an ancestor of it
+/// (`strict`: a proper ancestor), with its link fields.
+pub fn newest_reachable(
+    repo: &Repo,
+    dir: &HandoffDir,
+    commit: ObjectId,
+    strict: bool,
+) -> Result<Option<Link>> {
+    for (n, id) in session_tags(repo)? {
+        if strict && id == commit {
+            continue;
+        }
+        if id != commit && !repo.is_ancestor(id, commit)? {
+            continue;
+        }
+        let link = read_link(repo, n, id)?;
+        if same_dir(&link, &dir.rel) {
+            return Ok(Some(link));
+        }
+    }
+    Ok(None)
+}
+
+/// The `previous:` value for a new session tag on `commit`: the newest session tag of the
+/// directory in the commit's history, with the checksum of its committed manifest.
+pub fn previous_for(
+    repo: &Repo,
+    dir: &HandoffDir,
+    commit: ObjectId,
+) -> Result<Option<(String, String)>> {
+    let Some(link) = newest_reachable(repo, dir, commit, true)? else {
+        return Ok(None);
+    };
+    let bytes = repo
+        .blob_at(link.commit, &dir.path_of(MANIFEST))?
+        .unwrap_or_default();
+    Ok(Some((link.tag, checksum(&bytes))))
+}
+
+/// The handoff files that differ between two commits (repository-relative, sorted); the
+/// lock and temporary files aside.
+fn changed_files(repo: &Repo, dir: &HandoffDir, a: ObjectId, b: ObjectId) -> Result<Vec<String>> {
+    let read = |c: ObjectId| -> Result<BTreeMap<String, ObjectId>> {
+        Ok(repo
+            .tree_dir(c, &dir.rel)?
+            .into_iter()
+            .filter(|e| !is_transient(&e.name))
+            .map(|e| (e.name, e.id))
+            .collect())
+    };
+    let (x, y) = (read(a)?, read(b)?);
+    let mut names: Vec<String> = x
+        .iter()
+        .filter(|(n, id)| y.get(*n) != Some(id))
+        .map(|(n, _)| n.clone())
+        .chain(y.keys().filter(|n| !x.contains_key(*n)).cloned())
+        .map(|n| dir.path_of(&n))
+        .collect();
+    names.sort();
+    names.dedup();
+    Ok(names)
+}
+
+/// Walks the chain of `dir` from `head` back to its first session (at most `max` links):
+/// each link's previous tag must still point to a commit whose manifest has the checksum the
+/// link recorded, and the session must have started from exactly that tag's handoff.
+pub fn walk(repo: &Repo, dir: &HandoffDir, head: ObjectId, max: usize) -> Result<ChainReport> {
+    let mut report = ChainReport::default();
+    let Some(mut cur) = newest_reachable(repo, dir, head, false)? else {
+        return Ok(report);
+    };
+    if cur.commit != head {
+        report.since_last = changed_files(repo, dir, cur.commit, head)?;
+    }
+    let mut seen = HashSet::new();
+    while seen.insert(cur.tag.clone()) && report.tags.len() < max {
+        report.tags.push(cur.tag.clone());
+        let Some(previous) = cur.previous.clone() else {
+            report.unlinked_start = Some(cur.tag.clone());
+            break;
+        };
+        let Some((ptag, psum)) = previous else {
+            break;
+        };
+        let Some(pn) = ptag
+            .strip_prefix("aahp/session-")
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            report.breaks.push(Break {
+                from: ptag.clone(),
+                to: cur.tag.clone(),
+                files: Vec::new(),
+                reason: format!(
+                    "{} names a previous tag `{ptag}` that is not a session tag",
+                    cur.tag
+                ),
+            });
+            break;
+        };
+        let Some(pcommit) = repo.find_ref(&format!("{TAG_PREFIX}{pn}"))? else {
+            report.breaks.push(Break {
+                from: ptag.clone(),
+                to: cur.tag.clone(),
+                files: Vec::new(),
+                reason: format!("the previous session tag {ptag} was deleted"),
+            });
+            break;
+        };
+        let at_previous = checksum(
+            &repo
+                .blob_at(pcommit, &dir.path_of(MANIFEST))?
+                .unwrap_or_default(),
+        );
+        if at_previous != psum {
+            report.breaks.push(Break {
+                from: ptag.clone(),
+                to: cur.tag.clone(),
+                files: vec![dir.path_of(MANIFEST)],
+                reason: format!(
+                    "{ptag} now points to a handoff whose manifest is not the one {} recorded: \
+                     the tag was moved or recreated",
+                    cur.tag
+                ),
+            });
+        }
+        // The state the session started from is its commit's first parent.
+        let start = repo.commit_parents(cur.commit)?.first().copied();
+        if let Some(start) = start {
+            let files = changed_files(repo, dir, pcommit, start)?;
+            if !files.is_empty() {
+                report.breaks.push(Break {
+                    from: ptag.clone(),
+                    to: cur.tag.clone(),
+                    files,
+                    reason: format!(
+                        "the handoff changed outside the protocol between {ptag} and {}",
+                        cur.tag
+                    ),
+                });
+            }
+        }
+        cur = read_link(repo, pn, pcommit)?;
+    }
+    Ok(report)
+}
+
+/// The newest link of the chain of `dir`, checked cheaply for `status` and `context`: where
+/// it does not hold, and what was committed since the newest session outside a session, as
+/// sentences.
+pub fn newest_warnings(repo: &Repo, dir: &HandoffDir) -> Result<Vec<String>> {
+    let Some(head) = repo.head_commit()? else {
+        return Ok(Vec::new());
+    };
+    let walked = walk(repo, dir, head, 1)?;
+    let mut out: Vec<String> = walked
+        .breaks
+        .iter()
+        .map(|b| {
+            if b.files.is_empty() {
+                b.reason.clone()
+            } else {
+                format!("{} ({})", b.reason, b.files.join(", "))
+            }
+        })
+        .collect();
+    if let (Some(tag), false) = (walked.tags.first(), walked.since_last.is_empty()) {
+        out.push(format!(
+            "committed since {tag} outside a session: {}",
+            walked.since_last.join(", ")
+        ));
+    }
+    Ok(out)
+}
