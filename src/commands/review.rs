@@ -574,6 +574,32 @@ fn says_blocked(s: &str) -> bool {
     })
 }
 
+/// True when a line outside a blocked section marks its item blocked (`Blocked by: x`,
+/// `status: blocked`, `(blocked)`, `is blocked on …`), not when it only uses the word
+/// (`ready/blocked/done counts`).
+fn marks_blocked(line: &str) -> bool {
+    let l = line
+        .to_lowercase()
+        .replace(['*', '_', '`'], "")
+        .trim_start_matches(['-', '+', ' ', '>'])
+        .to_string();
+    says_blocked(&l)
+        && (l.starts_with("blocked")
+            || [
+                "blocked by",
+                "blocked on",
+                "blocked:",
+                "blocked until",
+                "is blocked",
+                "(blocked)",
+                "[blocked]",
+                "status: blocked",
+                "⛔",
+            ]
+            .iter()
+            .any(|p| l.contains(p)))
+}
+
 /// `NEXT_ACTIONS.md` items marked blocked: the items of a section whose heading says blocked
 /// (the heading itself when the section lists nothing), and any other line that says
 /// blocked, unless it is an empty `Blocked by:` field. An item of a blocked section is one
@@ -634,7 +660,7 @@ fn blocked_lines(path: &str, text: &str) -> Vec<TextItem> {
             }
             continue;
         }
-        if says_blocked(line)
+        if marks_blocked(line)
             && let Some(t) = item_text(line)
             && !is_empty_blocked_by(&t)
         {
@@ -755,7 +781,7 @@ mod tests {
             items,
             [
                 (Some(5), "Blocked by: staging credentials".to_string()),
-                (Some(10), "Not blocked at all? It says blocked.".to_string()),
+                // A line that only uses the word does not mark anything blocked.
                 (Some(12), "Blocked".to_string()),
             ]
         );
