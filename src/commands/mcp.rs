@@ -193,6 +193,8 @@ pub struct CommitParams {
     pub message: String,
     /// Set `quick_context`, the orientation for the next agent (at most 500 characters).
     pub context: Option<String>,
+    /// The session's LOG.md entry when the agent did not write one (first line: the title).
+    pub log: Option<String>,
 }
 
 /// Parameters of `recover`.
@@ -319,6 +321,7 @@ impl HandoffServer {
         let mut args = strings(&["commit"]);
         opt(&mut args, "message", Some(&p.message));
         opt(&mut args, "context", p.context.as_deref());
+        opt(&mut args, "log", p.log.as_deref());
         let answer = self.exec(args).await?;
         if let (Some(0), Ok(mut state)) = (answer.code, self.state.lock()) {
             state.session_id = None;

@@ -125,15 +125,15 @@ fn mcp_server_lists_its_tools_and_runs_a_session_round_trip() {
         let status_md = std::fs::read_to_string(root.join(".ai/handoff/STATUS.md")).unwrap();
         std::fs::write(
             root.join(".ai/handoff/STATUS.md"),
-            status_md + "\n- src/lib.rs added\n",
+            status_md.replace("No project work has been recorded yet.", "Added f.")
+                + "\n- src/lib.rs added\n",
         )
         .unwrap();
         repo_ref.git(&["add", "src/lib.rs"]);
         let commit = client
-            .call_tool(
-                CallToolRequestParams::new("commit")
-                    .with_arguments(args(serde_json::json!({"message": "Add f"}))),
-            )
+            .call_tool(CallToolRequestParams::new("commit").with_arguments(args(
+                serde_json::json!({"message": "Add f", "log": "Added f"}),
+            )))
             .await
             .unwrap();
         assert_ne!(commit.is_error, Some(true), "{}", text(&commit));
