@@ -94,11 +94,11 @@ impl Report for BeginReport {
 
 /// Runs `git aahp begin`.
 pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
-    boundary::admit("--agent", args.agent.as_deref())?;
-    boundary::admit("--phase", args.phase.as_deref())?;
-    boundary::admit("--session-id", args.session_id.as_deref())?;
     let repo = ctx.repo()?;
     let dir = ctx.existing_handoff()?;
+    boundary::admit(&dir, "--agent", args.agent.as_deref())?;
+    boundary::admit(&dir, "--phase", args.phase.as_deref())?;
+    boundary::admit(&dir, "--session-id", args.session_id.as_deref())?;
     let head = require_branch_head(repo, "`git aahp begin`")?;
     let ttl_text = args
         .ttl

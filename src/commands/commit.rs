@@ -252,11 +252,11 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
             "the commit message (-m) must not be empty".into(),
         ));
     }
-    boundary::admit("the commit message (-m)", Some(&args.message))?;
-    boundary::admit("--context", args.context.as_deref())?;
-    boundary::admit("--agent", args.agent.as_deref())?;
-    boundary::admit("--phase", args.phase.as_deref())?;
-    boundary::admit("--log", args.log.as_deref())?;
+    boundary::admit(&dir, "the commit message (-m)", Some(&args.message))?;
+    boundary::admit(&dir, "--context", args.context.as_deref())?;
+    boundary::admit(&dir, "--agent", args.agent.as_deref())?;
+    boundary::admit(&dir, "--phase", args.phase.as_deref())?;
+    boundary::admit(&dir, "--log", args.log.as_deref())?;
     let info = SessionInfo {
         agent: args.agent.clone(),
         phase: args.phase.clone(),
@@ -485,6 +485,11 @@ fn take_lock(
     };
     match LockState::read(dir)? {
         LockState::Held(held) if claim.owns(&held, repo, dir) => {
+            // The lock is a file anyone can edit; its agent goes into the manifest and the
+            // tag, so it is admitted like `--agent` is.
+            if args.agent.is_none() {
+                boundary::admit(dir, "the agent in HANDOFF.lock", Some(&held.agent))?;
+            }
             let agent = args.agent.clone().unwrap_or_else(|| held.agent.clone());
             Ok((held.session_id, agent, Some(held.started)))
         }

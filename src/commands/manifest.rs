@@ -135,11 +135,11 @@ impl Report for ManifestReport {
 
 /// Runs `git aahp manifest`.
 pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
-    boundary::admit("--context", args.context.as_deref())?;
-    boundary::admit("--agent", args.agent.as_deref())?;
-    boundary::admit("--phase", args.phase.as_deref())?;
     let repo = ctx.repo()?;
     let dir = ctx.existing_handoff()?;
+    boundary::admit(&dir, "--context", args.context.as_deref())?;
+    boundary::admit(&dir, "--agent", args.agent.as_deref())?;
+    boundary::admit(&dir, "--phase", args.phase.as_deref())?;
     // A check writes nothing and needs no lock; a write holds it from the read on.
     let write = if args.check {
         None

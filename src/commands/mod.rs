@@ -203,8 +203,12 @@ impl Context {
     }
 
     /// Returns the handoff directory (`--dir`, git config `aahp.dir`, or `.ai/handoff`).
+    /// Whatever the command prints from then on has the secrets section of that directory's
+    /// `.aiignore` redacted as well as the built-in detectors' findings.
     pub fn handoff(&self) -> Result<HandoffDir> {
-        HandoffDir::locate(self.repo()?, &self.cwd, self.dir_arg.as_deref())
+        let dir = HandoffDir::locate(self.repo()?, &self.cwd, self.dir_arg.as_deref())?;
+        crate::output::boundary::redact_user_secrets_of(&dir);
+        Ok(dir)
     }
 
     /// Returns what the gate judges besides the directories a change touches: with `--dir`,

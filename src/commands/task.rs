@@ -290,15 +290,20 @@ fn write_list(
 
 /// Runs `git aahp task`.
 pub fn run(ctx: &Context, args: &TaskArgs) -> Result<TaskReport> {
+    if let TaskAction::List(a) = &args.action {
+        return list(ctx, a);
+    }
+    // What the command line adds is admitted against this directory's `.aiignore` too.
+    let dir = ctx.existing_handoff()?;
     match &args.action {
-        TaskAction::List(a) => list(ctx, a),
+        TaskAction::List(_) => unreachable!("handled above"),
         TaskAction::Add(a) => {
-            let title = check_text("the title", &a.title)?;
+            let title = check_text(&dir, "the title", &a.title)?;
             for d in &a.depends_on {
                 check_id(d)?;
             }
-            let claim = claim_of(a.agent.as_ref(), &a.session)?;
-            let queued = queued_ids(&ctx.existing_handoff()?)?;
+            let claim = claim_of(&dir, a.agent.as_ref(), &a.session)?;
+            let queued = queued_ids(&dir)?;
             mutate(ctx, "add", &claim, |m, c| {
                 add(
                     m,
@@ -313,7 +318,7 @@ pub fn run(ctx: &Context, args: &TaskArgs) -> Result<TaskReport> {
         }
         TaskAction::Claim(a) => {
             check_id(&a.id)?;
-            let claim = claim_of(a.agent.as_ref(), &a.session)?;
+            let claim = claim_of(&dir, a.agent.as_ref(), &a.session)?;
             mutate(ctx, "claim", &claim, |m, c| {
                 let agent = a
                     .agent
@@ -331,15 +336,15 @@ pub fn run(ctx: &Context, args: &TaskArgs) -> Result<TaskReport> {
         }
         TaskAction::Done(a) => {
             check_id(&a.id)?;
-            let claim = claim_of(a.agent.as_ref(), &a.session)?;
+            let claim = claim_of(&dir, a.agent.as_ref(), &a.session)?;
             mutate(ctx, "done", &claim, |m, c| {
                 finish(m, c, &a.id, &clock::format_rfc3339(ctx.now))
             })
         }
         TaskAction::Block(a) => {
             check_id(&a.id)?;
-            let reason = check_text("--reason", &a.reason)?;
-            let claim = claim_of(a.agent.as_ref(), &a.session)?;
+            let reason = check_text(&dir, "--reason", &a.reason)?;
+            let claim = claim_of(&dir, a.agent.as_ref(), &a.session)?;
             mutate(ctx, "block", &claim, |m, c| block(m, c, &a.id, &reason))
         }
     }
@@ -347,8 +352,12 @@ pub fn run(ctx: &Context, args: &TaskArgs) -> Result<TaskReport> {
 
 /// The caller's claim on the session; an agent name given on the command line lands in the
 /// manifest, so it is admitted through the boundary first.
-fn claim_of(agent: Option<&String>, session: &SessionOpts) -> Result<SessionClaim> {
-    boundary::admit("--agent", agent.map(String::as_str))?;
+fn claim_of(
+    dir: &HandoffDir,
+    agent: Option<&String>,
+    session: &SessionOpts,
+) -> Result<SessionClaim> {
+    boundary::admit(dir, "--agent", agent.map(String::as_str))?;
     Ok(SessionClaim {
         session_id: session.session_id.clone(),
         agent: agent.cloned(),
@@ -538,12 +547,12 @@ fn id_number(id: &str) -> Option<u64> {
 }
 
 /// One line of text within the schema's length, without control characters.
-fn check_text(what: &str, s: &str) -> Result<String> {
+fn check_text(dir: &HandoffDir, what: &str, s: &str) -> Result<String> {
     let t = s.trim();
     if t.is_empty() {
         return Err(Error::Usage(format!("{what} must not be empty")));
     }
-    boundary::admit(what, Some(t))?;
+    boundary::admit(dir, what, Some(t))?;
     if t.chars().any(char::is_control) {
         return Err(Error::Usage(format!(
             "{what} must be one line without control characters"

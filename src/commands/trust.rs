@@ -330,9 +330,9 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<TrustReport> {
         }
         TrustAction::Verify(v) => {
             report.action = "verify";
-            boundary::admit("the property", Some(&v.property))?;
-            boundary::admit("--provenance", v.provenance.as_deref())?;
-            boundary::admit("--agent", v.agent.as_deref())?;
+            boundary::admit(&dir, "the property", Some(&v.property))?;
+            boundary::admit(&dir, "--provenance", v.provenance.as_deref())?;
+            boundary::admit(&dir, "--agent", v.agent.as_deref())?;
             // Bad input or another session's lock stops here, before the command runs.
             HandoffWrite::precheck(repo, &dir, &claim, ctx.now)?;
             let snap = dir.snapshot(repo, Source::Worktree)?;

@@ -449,9 +449,34 @@ pub fn secret_spans(text: &str) -> Vec<(usize, usize)> {
     merge_spans(spans)
 }
 
+/// Text the output boundary redacts beyond the built-in detectors: the secrets section of a
+/// repository's `.aiignore` (issue #11). Parsed from the file the first time it is needed.
+pub struct UserSecrets(aiignore::AiIgnore);
+
+impl UserSecrets {
+    /// Parses a `.aiignore` (`path` names it in errors).
+    pub fn parse(path: &str, text: &str) -> Result<UserSecrets> {
+        aiignore::AiIgnore::parse(path, text).map(UserSecrets)
+    }
+
+    /// The byte ranges in `text` that a secrets-section pattern matches, as `lint` reports
+    /// them (IGN001 findings it redacts), sorted and merged.
+    pub fn spans(&self, text: &str) -> Vec<(usize, usize)> {
+        let spans = plain_scan(text, 0, |scan, found| self.0.apply(scan, found))
+            .iter()
+            .filter(|f| f.secret)
+            .map(|f| {
+                let s = text::floor_char(text, f.start.min(text.len()));
+                (s, text::ceil_char(text, f.end.clamp(s, text.len())))
+            })
+            .collect();
+        merge_spans(spans)
+    }
+}
+
 /// Sorts spans and merges those that overlap (adjacent ones stay apart), dropping empty
 /// ones: both the boundary and lint snippets redact these, so they agree on the form.
-fn merge_spans(mut spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+pub(crate) fn merge_spans(mut spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
     spans.retain(|(s, e)| s < e);
     spans.sort_unstable();
     let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
@@ -516,6 +541,25 @@ fn extend_private_key(text: &str, s: usize, e: usize) -> usize {
 
 /// Lints text decoded from an encoded run (ENC); offsets are in `text`.
 pub(crate) fn scan_decoded(text: &str, depth: u8) -> Vec<Finding> {
+    plain_scan(text, depth, |scan, findings| {
+        engine::run(scan, findings);
+        rules::injection::combine(scan, findings);
+        let secrets: Vec<(usize, usize)> = findings
+            .iter()
+            .filter(|f| f.secret)
+            .map(|f| (f.start, f.end))
+            .collect();
+        rules::encoded::scan(scan, &secrets, findings);
+    })
+}
+
+/// Runs `detect` over `text` read as plain text (no Markdown or JSON structure) and returns
+/// its findings with spans in `text`'s own offsets.
+fn plain_scan(
+    text: &str,
+    depth: u8,
+    detect: impl FnOnce(&Scan<'_>, &mut Vec<Finding>),
+) -> Vec<Finding> {
     let base = text::View::identity(text);
     let norm = unicode::normalize(text, false);
     let scan = Scan {
@@ -527,14 +571,7 @@ pub(crate) fn scan_decoded(text: &str, depth: u8) -> Vec<Finding> {
         depth,
     };
     let mut findings = Vec::new();
-    engine::run(&scan, &mut findings);
-    rules::injection::combine(&scan, &mut findings);
-    let secrets: Vec<(usize, usize)> = findings
-        .iter()
-        .filter(|f| f.secret)
-        .map(|f| (f.start, f.end))
-        .collect();
-    rules::encoded::scan(&scan, &secrets, &mut findings);
+    detect(&scan, &mut findings);
     for f in &mut findings {
         if !f.raw_span {
             let (s, e) = scan.to_raw(f.start, f.end);

@@ -428,6 +428,22 @@ fn nul_and_escape_characters_are_hidden_content() {
 }
 
 #[test]
+fn an_escaped_control_character_in_a_json_value_is_hidden_content() {
+    let json = r#"{"agent": "alice\u001b]52;c;aGk=\u0007", "note": "two\nlines\tok"}"#;
+    let d = check_text("x/MANIFEST.json", json).unwrap();
+    let hid: Vec<&str> = d
+        .iter()
+        .filter(|d| d.rule == "HID011" && d.is_blocking())
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(hid.len(), 1, "{d:#?}");
+    assert!(
+        hid[0].contains("\"agent\"") && hid[0].contains("U+001B"),
+        "{hid:?}"
+    );
+}
+
+#[test]
 fn secret_spans_for_the_output_boundary_find_each_secret_once() {
     let key = expand("ghp_{A:36}", 1);
     let aws = expand("AKIA{U:16}", 3);

@@ -108,9 +108,16 @@ pub fn list<S: Serializer>(v: &[String], serializer: S) -> Result<S::Ok, S::Erro
 
 /// Admits text given on the command line that will be written into the handoff, a commit
 /// or a tag (`--context`, task titles, agent names, claims): it is linted first, and any
-/// blocking finding (a secret, an injection) refuses the command with exit 1 before
-/// anything is written. `what` names the option in the error. `None` passes.
-pub fn admit(what: &str, text: Option<&str>) -> crate::error::Result<()> {
+/// blocking finding (a secret, an injection, a match of the secrets section of a registered
+/// `.aiignore`) refuses the command with exit 1 before anything is written. `what` names
+/// the option in the error. `None` passes. `dir` is the handoff directory the text goes
+/// into: its `.aiignore` decides as well.
+pub fn admit(
+    dir: &crate::handoff::HandoffDir,
+    what: &str,
+    text: Option<&str>,
+) -> crate::error::Result<()> {
+    redact_user_secrets_of(dir);
     let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
         return Ok(());
     };
@@ -118,6 +125,15 @@ pub fn admit(what: &str, text: Option<&str>) -> crate::error::Result<()> {
         .iter()
         .filter(|d| d.is_blocking())
         .map(|d| format!("{} {}: {}", d.rule, d.name, clean_line(&d.message)))
+        .chain(user_secret_spans(text).iter().map(|&(s, e)| {
+            let rule = &crate::lint::registry::IGN001;
+            format!(
+                "{} {}: matches the secrets section of .aiignore: {}",
+                rule.id,
+                rule.name,
+                crate::lint::redacted(&text[s..e])
+            )
+        }))
         .collect();
     if findings.is_empty() {
         Ok(())
@@ -150,12 +166,81 @@ pub fn clean_line(s: &str) -> String {
     }
 }
 
-/// Replaces every secret the linter's detectors recognise by the linter's redacted form.
+/// The `.aiignore` files whose secrets section the boundary redacts besides the built-in
+/// detectors (issue #11): registered by whoever locates a handoff directory, read and parsed
+/// the first time text is redacted. A file that cannot be read or parsed adds nothing here;
+/// `lint` and the gate report it.
+struct UserSecrets {
+    files: Vec<std::path::PathBuf>,
+    parsed: Option<Vec<crate::lint::UserSecrets>>,
+}
+
+static USER_SECRETS: std::sync::Mutex<UserSecrets> = std::sync::Mutex::new(UserSecrets {
+    files: Vec::new(),
+    parsed: None,
+});
+
+/// Makes the boundary redact what the secrets section of the `.aiignore` in `dir` matches,
+/// in every output of this process from now on (the same text `lint` redacts in its
+/// snippets). Cheap: the file is read only when text is redacted.
+pub fn redact_user_secrets_of(dir: &crate::handoff::HandoffDir) {
+    let path = dir.abs.join(crate::handoff::AIIGNORE);
+    let mut user = USER_SECRETS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !user.files.contains(&path) {
+        user.files.push(path);
+        user.parsed = None;
+    }
+}
+
+/// The spans the registered `.aiignore` secrets sections match in `s`.
+fn user_secret_spans(s: &str) -> Vec<(usize, usize)> {
+    let mut user = USER_SECRETS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if user.files.is_empty() {
+        return Vec::new();
+    }
+    let UserSecrets { files, parsed } = &mut *user;
+    let parsed = parsed.get_or_insert_with(|| {
+        files
+            .iter()
+            .filter_map(|path| {
+                let shown = path.to_string_lossy();
+                let bytes = crate::handoff::read_limited(path, &shown).ok()?;
+                let text = std::str::from_utf8(&bytes).ok()?;
+                crate::lint::UserSecrets::parse(&shown, text).ok()
+            })
+            .collect()
+    });
+    parsed.iter().flat_map(|u| u.spans(s)).collect()
+}
+
+/// Replaces every secret the linter's detectors recognise, and every match of a registered
+/// `.aiignore`'s secrets section, by the linter's redacted form.
 pub fn redact(s: &str) -> Cow<'_, str> {
     if s.len() < 8 {
         return Cow::Borrowed(s);
     }
-    let spans = crate::lint::secret_spans(s);
+    let mut spans = crate::lint::secret_spans(s);
+    // As in lint's snippets, an `.aiignore` match only adds text no built-in detector
+    // covers, so a secret both find reads the same with and without the `.aiignore`.
+    // Both lists are sorted and merged: one sweep.
+    let mut next = 0;
+    let user: Vec<(usize, usize)> = user_secret_spans(s)
+        .into_iter()
+        .filter(|&(us, ue)| {
+            while spans.get(next).is_some_and(|&(_, be)| be <= us) {
+                next += 1;
+            }
+            spans.get(next).is_none_or(|&(bs, _)| bs >= ue)
+        })
+        .collect();
+    if !user.is_empty() {
+        spans.extend(user);
+        spans = crate::lint::merge_spans(spans);
+    }
     if spans.is_empty() {
         return Cow::Borrowed(s);
     }

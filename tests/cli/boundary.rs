@@ -234,6 +234,120 @@ fn status_lint_trust_and_task_lists_never_show_a_planted_secret() {
     }
 }
 
+/// A credential of a kind no built-in detector knows, listed in the secrets section of the
+/// repository's `.aiignore`: `lint` redacts it, so no other command may show it either.
+#[test]
+fn a_secret_known_only_to_the_aiignore_is_redacted_by_every_command() {
+    let repo = handoff_repo();
+    let token = format!("ACME-{}", "7Q2W9E4R1T6Y3U8I");
+    repo.write(
+        ".ai/handoff/.aiignore",
+        "# Internal tokens\nre:ACME-[A-Z0-9]{16}\n",
+    );
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!(
+            "# Status\n\n<!-- SECTION: summary -->\nThe staging token is {token}.\n<!-- /SECTION: summary -->\n"
+        ),
+    );
+    plant_quick_context(&repo, &format!("Use {token} for staging"));
+    let path = ".ai/handoff/MANIFEST.json";
+    let mut m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    m["tasks"] =
+        serde_json::json!({"T-001": {"title": format!("rotate {token}"), "status": "ready"}});
+    m["next_task_id"] = 2.into();
+    repo.write(path, serde_json::to_string_pretty(&m).unwrap());
+    let shown = git_aahp::lint::redacted(&token);
+    let lint = repo.aahp(&["lint"]);
+    assert!(
+        lint.stdout.contains("IGN001") && lint.stdout.contains(&shown),
+        "the .aiignore pattern must match for this test to mean anything\n{lint}"
+    );
+    for args in [
+        &["context", "--level", "full"][..],
+        &["context", "--format", "json"],
+        &["status"],
+        &["status", "--json"],
+        &["task", "list"],
+        &["task", "list", "--json"],
+        &["lint"],
+        &["verify"],
+    ] {
+        let out = repo.aahp(args);
+        let what = args.join(" ");
+        assert!(out.code <= 1, "{what}: could not run\n{out}");
+        assert!(
+            !out.stdout.contains(&token) && !out.stderr.contains(&token),
+            "{what}: the .aiignore secret reached the output in full\n{out}"
+        );
+    }
+    let context = repo.aahp(&["context", "--level", "full"]);
+    assert!(
+        context
+            .stdout
+            .contains(&format!("The staging token is {shown}.")),
+        "context shows the secret in the one redacted form\n{context}"
+    );
+    // Given on the command line, the same token is refused before anything is written.
+    let manifest = repo.read(path);
+    for args in [
+        &["task", "add", &format!("rotate {token} today")][..],
+        &["manifest", "--context", &format!("staging uses {token}")],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(1);
+        assert!(out.stderr.contains("IGN001"), "{}\n{out}", args[0]);
+        assert!(!out.stderr.contains(&token), "{}\n{out}", args[0]);
+        assert_eq!(repo.read(path), manifest, "{} wrote the manifest", args[0]);
+    }
+}
+
+/// HANDOFF.lock is a file anyone can edit: an agent name carrying an OSC 52 clipboard write
+/// must not be copied into MANIFEST.json and the tag by `commit`.
+#[test]
+fn commit_refuses_a_lock_whose_agent_carries_control_sequences() {
+    let repo = handoff_repo();
+    repo.aahp(&["begin", "--agent", "alice"]).assert_code(0);
+    let path = ".ai/handoff/HANDOFF.lock";
+    let mut lock: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    lock["agent"] = "alice\x1b]52;c;aGk=\x07".into();
+    repo.write(path, serde_json::to_string(&lock).unwrap());
+    repo.write("src/app.rs", "pub fn app() {}\n");
+    let status = repo.read(".ai/handoff/STATUS.md");
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!("{status}\nAdded the app.\n"),
+    );
+    repo.git(&["add", "src/app.rs"]);
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    let manifest = repo.read(".ai/handoff/MANIFEST.json");
+    let log = repo.read(".ai/handoff/LOG.md");
+    repo.write(
+        ".ai/handoff/LOG.md",
+        format!("{log}\n## [2026-11-24] alice: App\n\nAdded the app.\n"),
+    );
+    let out = repo.aahp(&["commit", "-m", "app"]);
+    out.assert_code(1);
+    assert!(out.stderr.contains("HID011"), "{out}");
+    assert_inert("commit", &out);
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD"]),
+        head,
+        "nothing was committed"
+    );
+    assert_eq!(repo.read(".ai/handoff/MANIFEST.json"), manifest);
+    // The same agent given by hand to the manifest is what the gate blocks.
+    let mut m: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    m["last_session"]["agent"] = "alice\x1b]52;c;aGk=\x07".into();
+    repo.write(
+        ".ai/handoff/MANIFEST.json",
+        serde_json::to_string_pretty(&m).unwrap(),
+    );
+    let lint = repo.aahp(&["lint"]);
+    lint.assert_code(1);
+    assert!(lint.stdout.contains("HID011"), "{lint}");
+}
+
 #[test]
 fn review_markdown_and_json_never_show_a_planted_secret() {
     let s = Secrets::new();

@@ -488,6 +488,28 @@ pub(crate) fn json_fields(base: &View<'_>, fields: &[Field], out: &mut Vec<Findi
         let hiddenish =
             k.starts_with('_') || k.starts_with("//") || k == "comment" || k == "comments";
         let value = &base.text[f.value.0..f.value.1];
+        // An escape (`\u001b`) hides a control character from a reader of the file, and
+        // any program that decodes the JSON and prints the value hands it to a terminal.
+        let controls: Vec<char> = value
+            .chars()
+            .filter(|&c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+            .collect();
+        if !controls.is_empty() {
+            let (s, e) = base.to_source(f.value.0, f.value.1);
+            let labels: Vec<String> = controls.iter().take(8).map(|c| char_label(*c)).collect();
+            out.push(Finding::raw(
+                &HID011,
+                s,
+                e,
+                format!(
+                    "the JSON field {:?} decodes to {} control character(s) no reader sees: {}{}",
+                    f.key,
+                    controls.len(),
+                    labels.join(" "),
+                    if controls.len() > 8 { " …" } else { "" }
+                ),
+            ));
+        }
         if hiddenish && words(value).count() >= 3 {
             let (s, e) = base.to_source(f.value.0, f.value.1);
             out.push(Finding::raw(
