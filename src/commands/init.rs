@@ -39,6 +39,10 @@ pub struct InitArgs {
     /// markers in STATUS.md and a TTL column note in TRUST.md. Never removes content.
     #[arg(long)]
     pub migrate: bool,
+    /// Also configure a coding agent's hooks (repeatable): its sessions start with `git aahp
+    /// context` and end with a reminder to `git aahp commit`.
+    #[arg(long = "agent-hooks", value_enum, value_name = "HARNESS")]
+    pub agent_hooks: Vec<super::agent_hook::Harness>,
 }
 
 /// What happened to one file.
@@ -184,6 +188,12 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     {
         return Err(Error::Usage("--project must not be empty".into()));
     }
+    // The harnesses' settings are read and checked before anything is written.
+    let agent_hooks = args
+        .agent_hooks
+        .iter()
+        .map(|&h| super::agent_hook::plan(repo.workdir(), h))
+        .collect::<Result<Vec<_>>>()?;
     let _serial = WriteLock::acquire(repo, &dir, "git aahp init")?;
     refuse_if_locked(&dir, ctx.now)?;
     // A split of LOG.md that an earlier run left half done is finished before planning.
@@ -287,6 +297,9 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
         detail: (manifest_action == FileAction::Updated && !regen.changed_files.is_empty())
             .then(|| format!("re-indexed {}", regen.changed_files.join(", "))),
     });
+    for planned in agent_hooks {
+        files.push(planned.apply(repo.workdir())?);
+    }
     Ok(InitReport {
         directory: dir.rel.clone(),
         project,

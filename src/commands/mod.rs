@@ -1,6 +1,7 @@
 //! One module per subcommand. Each holds its `Args`, a `run` function and its report type;
 //! this file holds the [`Command`] enum, the shared [`Context`] and the one flat `match`.
 
+pub mod agent_hook;
 pub mod archive;
 pub mod begin;
 pub mod commit;
@@ -52,6 +53,9 @@ pub enum Command {
     Hooks(hooks::HooksArgs),
     /// Run a git hook's check (what the installed shims call).
     Hook(hook::HookArgs),
+    /// Answer a coding agent's session hook: the context at start, a reminder at the end
+    /// (what `init --agent-hooks` configures).
+    AgentHook(agent_hook::AgentHookArgs),
     /// Rotate LOG.md into LOG-ARCHIVE.md and its index (or --verify them).
     Archive(archive::ArchiveArgs),
     /// List, decay or re-verify the claims in TRUST.md (default: list).
@@ -122,6 +126,7 @@ impl Command {
             Command::Verify(_) => "verify",
             Command::Hooks(_) => "hooks",
             Command::Hook(_) => "hook",
+            Command::AgentHook(_) => "agent-hook",
             Command::Archive(_) => "archive",
             Command::Trust(_) => "trust",
             Command::Task(_) => "task",
@@ -306,6 +311,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             .emit(&report)?),
             None => Ok(ExitStatus::Success),
         },
+        Command::AgentHook(args) => ctx.emit(&agent_hook::run(&ctx, args)),
         Command::Archive(args) => ctx.emit(&archive::run(&ctx, args)?),
         Command::Trust(args) => ctx.emit(&trust::run(&ctx, args)?),
         Command::Task(args) => ctx.emit(&task::run(&ctx, args)?),

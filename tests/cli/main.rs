@@ -12,6 +12,7 @@
 mod support;
 
 mod action;
+mod agent_hooks;
 mod archive;
 mod bad_input;
 mod begin;

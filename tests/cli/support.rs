@@ -254,6 +254,28 @@ impl TestRepo {
         run(cmd, self.path())
     }
 
+    /// Runs `git-aahp` at the repository root with `input` written to its stdin, which is
+    /// then closed (as a hook runner does).
+    pub fn aahp_with_stdin(&self, args: &[&str], input: &[u8]) -> CmdOutput {
+        use std::io::Write;
+        let mut child = self
+            .aahp_command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        // A command may exit without reading all of it.
+        let _ = child.stdin.take().expect("piped").write_all(input);
+        let out = child.wait_with_output().expect("wait");
+        CmdOutput {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            root: self.path(),
+        }
+    }
+
     /// A `Command` for `git-aahp` with the hermetic environment, for tests that need more
     /// control (stdin, kill).
     pub fn aahp_command(&self, args: &[&str]) -> Command {

@@ -1,0 +1,205 @@
+//! Agent-harness hooks (issue #16): `init --agent-hooks` writes Claude Code's and Gemini
+//! CLI's project settings without disturbing what is there, and the commands they run give
+//! the harness the handoff context within its size limit, redacted, and never block a session.
+
+use crate::boundary::Secrets;
+use crate::support::{CmdOutput, TestRepo};
+
+/// Runs the command a harness's settings hold for `event` (`git aahp …`, as the harness
+/// would run it) with the harness's JSON on stdin.
+fn run_configured(repo: &TestRepo, settings: &str, event: &str) -> CmdOutput {
+    let settings: serde_json::Value = serde_json::from_str(&repo.read(settings)).unwrap();
+    let command = settings["hooks"][event]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["hooks"].as_array().unwrap().iter())
+        .filter_map(|h| h["command"].as_str())
+        .find(|c| c.starts_with("git aahp "))
+        .unwrap_or_else(|| panic!("no git aahp hook at {event}: {settings}"))
+        .to_string();
+    let args: Vec<&str> = command.split_whitespace().skip(2).collect();
+    repo.aahp_with_stdin(
+        &args,
+        br#"{"session_id":"s1","hook_event_name":"x","cwd":"."}"#,
+    )
+}
+
+#[test]
+fn init_adds_the_hooks_and_keeps_the_users_settings() {
+    let repo = TestRepo::new();
+    let mine = r#"{
+  "permissions": {"allow": ["Bash(npm test)"]},
+  "hooks": {
+    "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}]
+  },
+  "model": "opus"
+}
+"#;
+    repo.write(".claude/settings.json", mine);
+    let out = repo.aahp(&["init", "--agent-hooks", "claude", "--agent-hooks", "gemini"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains(".claude/settings.json"), "{out}");
+    assert!(out.stdout.contains(".gemini/settings.json"), "{out}");
+
+    let claude: serde_json::Value =
+        serde_json::from_str(&repo.read(".claude/settings.json")).unwrap();
+    assert_eq!(claude["permissions"]["allow"][0], "Bash(npm test)");
+    assert_eq!(claude["model"], "opus");
+    let keys: Vec<&String> = claude.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["permissions", "hooks", "model"], "key order kept");
+    let start = claude["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(
+        start.len(),
+        2,
+        "the user's hook stays, ours is added: {start:?}"
+    );
+    assert_eq!(start[0]["hooks"][0]["command"], "echo hi");
+    assert_eq!(
+        start[1]["hooks"][0]["command"],
+        "git aahp agent-hook claude session-start"
+    );
+    assert_eq!(
+        claude["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "git aahp agent-hook claude session-end"
+    );
+    let gemini: serde_json::Value =
+        serde_json::from_str(&repo.read(".gemini/settings.json")).unwrap();
+    assert_eq!(gemini["hooksConfig"]["enabled"], true);
+    assert_eq!(
+        gemini["hooks"]["SessionEnd"][0]["hooks"][0]["command"],
+        "git aahp agent-hook gemini session-end"
+    );
+    assert_eq!(
+        gemini["hooks"]["SessionStart"][0]["hooks"][0]["timeout"],
+        30_000
+    );
+
+    // A second run finds its own hooks and changes nothing.
+    let before = (
+        repo.read(".claude/settings.json"),
+        repo.read(".gemini/settings.json"),
+    );
+    let again = repo.aahp(&[
+        "init",
+        "--agent-hooks",
+        "claude",
+        "--agent-hooks",
+        "gemini",
+        "--json",
+    ]);
+    again.assert_code(0);
+    let actions: Vec<String> = again.json()["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["path"].as_str().unwrap().ends_with("settings.json"))
+        .map(|f| f["action"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(actions, ["kept", "kept"]);
+    assert_eq!(
+        (
+            repo.read(".claude/settings.json"),
+            repo.read(".gemini/settings.json")
+        ),
+        before
+    );
+}
+
+#[test]
+fn init_refuses_settings_it_cannot_read_and_writes_nothing() {
+    let repo = TestRepo::new();
+    repo.write(".claude/settings.json", "{\n  \"hooks\": [\n");
+    let out = repo.aahp(&["init", "--agent-hooks", "claude"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains(".claude/settings.json"), "{out}");
+    assert_eq!(repo.read(".claude/settings.json"), "{\n  \"hooks\": [\n");
+    assert!(
+        !repo.exists(".ai/handoff"),
+        "init wrote the handoff before failing"
+    );
+}
+
+#[test]
+fn the_session_start_hook_gives_the_context_redacted_and_within_the_harness_limit() {
+    let repo = TestRepo::new();
+    repo.aahp(&["init", "--agent-hooks", "claude", "--agent-hooks", "gemini"])
+        .assert_code(0);
+    let s = Secrets::new();
+    let mut status = format!(
+        "# Status\n\n<!-- SECTION: summary -->\nThe importer is half done. {}\n<!-- /SECTION: summary -->\n\n## Details\n\n",
+        s.text()
+    );
+    for i in 0..2_000 {
+        status.push_str(&format!(
+            "- detail line {i} about the importer's retry logic\n"
+        ));
+    }
+    repo.write(".ai/handoff/STATUS.md", &status);
+    for (settings, harness) in [
+        (".claude/settings.json", "claude"),
+        (".gemini/settings.json", "gemini"),
+    ] {
+        let out = run_configured(&repo, settings, "SessionStart");
+        out.assert_code(0);
+        // Gemini CLI requires stdout to be one JSON object and nothing else.
+        let answer: serde_json::Value = serde_json::from_str(out.stdout.trim())
+            .unwrap_or_else(|e| panic!("{harness}: stdout is not one JSON object ({e})\n{out}"));
+        let context = answer["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{harness}: no additionalContext\n{out}"));
+        assert_eq!(
+            answer["hookSpecificOutput"]["hookEventName"],
+            "SessionStart"
+        );
+        assert!(
+            context.contains("The importer is half done."),
+            "{harness}\n{context}"
+        );
+        assert!(context.contains("git aahp commit"), "{harness}\n{context}");
+        assert!(
+            context.chars().count() <= 10_000,
+            "{harness}: {} characters exceed Claude Code's inline limit",
+            context.chars().count()
+        );
+        s.assert_absent(harness, &out);
+    }
+}
+
+#[test]
+fn the_session_hooks_never_block_and_remind_of_an_open_session() {
+    // No handoff directory: the session starts anyway, and the user is told why nothing came.
+    let bare = TestRepo::new();
+    bare.aahp(&["init", "--agent-hooks", "claude"])
+        .assert_code(0);
+    std::fs::remove_dir_all(bare.path().join(".ai")).unwrap();
+    let out = run_configured(&bare, ".claude/settings.json", "SessionStart");
+    out.assert_code(0);
+    let answer: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("git aahp"),
+        "{out}"
+    );
+    assert!(answer.get("hookSpecificOutput").is_none(), "{out}");
+
+    let repo = TestRepo::new();
+    repo.aahp(&["init", "--agent-hooks", "claude"])
+        .assert_code(0);
+    let out = run_configured(&repo, ".claude/settings.json", "Stop");
+    out.assert_code(0);
+    assert_eq!(out.stdout.trim(), "{}", "no session, nothing to say");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "handoff"]);
+    repo.aahp(&["begin", "--agent", "claude-1"]).assert_code(0);
+    let out = run_configured(&repo, ".claude/settings.json", "Stop");
+    out.assert_code(0);
+    let answer: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let message = answer["systemMessage"].as_str().unwrap();
+    assert!(
+        message.contains("claude-1") && message.contains("git aahp commit"),
+        "{out}"
+    );
+}
