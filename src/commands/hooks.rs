@@ -711,7 +711,7 @@ repos:
 (or use the ids of git-aahp's .pre-commit-hooks.yaml). In CI, run `git aahp verify --level \
 ci`: `pre-commit run --all-files` never sees code changed without a handoff update.";
 
-const LEFTHOOK_CONFIGS: &[&str] = &[
+pub(crate) const LEFTHOOK_CONFIGS: &[&str] = &[
     "lefthook.yml",
     ".lefthook.yml",
     "lefthook.yaml",

@@ -6,6 +6,7 @@ pub mod archive;
 pub mod begin;
 pub mod commit;
 pub mod context;
+pub mod doctor;
 pub mod hook;
 pub mod hooks;
 pub mod init;
@@ -53,6 +54,9 @@ pub enum Command {
     Hooks(hooks::HooksArgs),
     /// Run a git hook's check (what the installed shims call).
     Hook(hook::HookArgs),
+    /// Check the whole set-up: git hooks, merge driver, agent-harness hooks, CI workflows
+    /// (read-only).
+    Doctor(doctor::DoctorArgs),
     /// Answer a coding agent's session hook: the context at start, a reminder at the end
     /// (what `init --agent-hooks` configures).
     AgentHook(agent_hook::AgentHookArgs),
@@ -127,6 +131,7 @@ impl Command {
             Command::Hooks(_) => "hooks",
             Command::Hook(_) => "hook",
             Command::AgentHook(_) => "agent-hook",
+            Command::Doctor(_) => "doctor",
             Command::Archive(_) => "archive",
             Command::Trust(_) => "trust",
             Command::Task(_) => "task",
@@ -312,6 +317,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             None => Ok(ExitStatus::Success),
         },
         Command::AgentHook(args) => ctx.emit(&agent_hook::run(&ctx, args)),
+        Command::Doctor(args) => ctx.emit(&doctor::run(&ctx, args)?),
         Command::Archive(args) => ctx.emit(&archive::run(&ctx, args)?),
         Command::Trust(args) => ctx.emit(&trust::run(&ctx, args)?),
         Command::Task(args) => ctx.emit(&task::run(&ctx, args)?),

@@ -21,6 +21,7 @@ mod commit;
 mod compat;
 mod context;
 mod crash;
+mod doctor;
 mod hooks;
 mod hostile;
 mod incremental;

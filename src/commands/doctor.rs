@@ -1,0 +1,519 @@
+//! `git aahp doctor` (issue #16): one read-only look at the whole set-up. Are the git hooks
+//! installed, current and really run (not shadowed by another hook or a hook manager that
+//! never calls them)? Is the merge driver configured where `.gitattributes` names it? Are
+//! the agent-harness hooks there? And can the repository's CI skip the gate: no workflow
+//! runs `verify --level ci`, `continue-on-error`, path filters or `if:` conditions on the
+//! job that runs it, events without a base, a shallow checkout. A failing check exits 1;
+//! nothing is written.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::Serialize;
+use yaml_rust2::{Yaml, YamlLoader};
+
+use super::Context;
+use super::agent_hook::{self, Harness};
+use super::hooks::{self, HookState, HooksAction, HooksArgs};
+use crate::error::{ExitStatus, Result};
+use crate::handoff::read_limited;
+use crate::output::{Report, Style, boundary};
+
+/// The attribute that hands handoff files to the merge driver.
+const MERGE_ATTRIBUTE: &str = "merge=aahp";
+/// The config key git needs to run that driver.
+const MERGE_DRIVER_KEY: &str = "merge.aahp.driver";
+/// Where GitHub looks for workflows.
+const WORKFLOWS: &str = ".github/workflows";
+
+/// Check the whole set-up: git hooks, merge driver, agent-harness hooks and the CI
+/// workflows (read-only; exit 1 when a check fails).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct DoctorArgs {}
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Nothing to fix.
+    Ok,
+    /// Worth a look; the gate still holds.
+    Warn,
+    /// The gate can be skipped or does not run.
+    Fail,
+}
+
+/// One finding of `doctor`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    /// The area: `hooks`, `merge-driver`, `agent-hooks`, `ci`.
+    pub area: &'static str,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// What was found (text from the repository goes through the output boundary).
+    #[serde(serialize_with = "boundary::text")]
+    pub message: String,
+    /// How to fix it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl Check {
+    fn new(area: &'static str, verdict: Verdict, message: impl Into<String>) -> Check {
+        Check {
+            area,
+            verdict,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    fn hint(mut self, hint: impl Into<String>) -> Check {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+/// The result of `git aahp doctor`.
+#[derive(Debug, Serialize)]
+pub struct DoctorReport {
+    /// Every check, in order.
+    pub checks: Vec<Check>,
+}
+
+impl Report for DoctorReport {
+    fn command(&self) -> &'static str {
+        "doctor"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        for c in &self.checks {
+            let label = match c.verdict {
+                Verdict::Ok => style.ok("ok  "),
+                Verdict::Warn => style.warn("warn"),
+                Verdict::Fail => style.error("FAIL"),
+            };
+            writeln!(
+                w,
+                "{label}  {}: {}",
+                c.area,
+                boundary::clean_line(&c.message)
+            )?;
+            if let Some(h) = &c.hint {
+                writeln!(w, "      hint: {h}")?;
+            }
+        }
+        let failed = self.failed();
+        if failed == 0 {
+            writeln!(w, "{}", style.ok("doctor: the set-up holds"))
+        } else {
+            writeln!(
+                w,
+                "{}",
+                style.error(&format!("doctor: {failed} check(s) failed"))
+            )
+        }
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.failed() == 0 {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Findings
+        }
+    }
+}
+
+impl DoctorReport {
+    fn failed(&self) -> usize {
+        self.checks
+            .iter()
+            .filter(|c| c.verdict == Verdict::Fail)
+            .count()
+    }
+}
+
+/// Runs `git aahp doctor`.
+pub fn run(ctx: &Context, _args: &DoctorArgs) -> Result<DoctorReport> {
+    let repo = ctx.repo()?;
+    let root = repo.workdir().to_path_buf();
+    let mut checks = Vec::new();
+    git_hooks(ctx, &root, &mut checks)?;
+    merge_driver(
+        &root,
+        repo.config_string(MERGE_DRIVER_KEY).is_some(),
+        &mut checks,
+    );
+    agent_hooks(&root, &mut checks)?;
+    ci(&root, &mut checks);
+    Ok(DoctorReport { checks })
+}
+
+/// The git hooks: installed and current, or run through a hook manager's configuration.
+fn git_hooks(ctx: &Context, root: &Path, checks: &mut Vec<Check>) -> Result<()> {
+    let status = hooks::run(
+        ctx,
+        &HooksArgs {
+            action: HooksAction::Status,
+        },
+    )?;
+    // A hook manager that owns the hooks runs git aahp only if its configuration says so.
+    let manager = status
+        .managers
+        .iter()
+        .find(|m| manager_runs_aahp(root, m.name));
+    for h in &status.hooks {
+        let check = match (h.state, h.outdated, manager) {
+            (HookState::Installed | HookState::Chained | HookState::Wrapped, false, _) => {
+                Check::new("hooks", Verdict::Ok, format!("{} runs git aahp", h.name))
+            }
+            (HookState::Installed | HookState::Chained | HookState::Wrapped, true, _) => {
+                Check::new(
+                    "hooks",
+                    Verdict::Warn,
+                    format!("{} is an older git aahp shim", h.name),
+                )
+                .hint("run `git aahp hooks install` to update it")
+            }
+            (_, _, Some(m)) => Check::new(
+                "hooks",
+                Verdict::Ok,
+                format!("{} runs git aahp through {}", h.name, m.name),
+            ),
+            (HookState::Foreign, _, None) => Check::new(
+                "hooks",
+                Verdict::Fail,
+                format!("{} ({}) is another hook that never runs git aahp", h.name, h.path),
+            )
+            .hint("run `git aahp hooks install` (it chains the hook), or add git aahp to your hook manager"),
+            (_, _, None) => Check::new(
+                "hooks",
+                Verdict::Fail,
+                format!("no {} hook: nothing checks the handoff before it leaves this clone", h.name),
+            )
+            .hint("run `git aahp hooks install`"),
+        };
+        checks.push(check);
+    }
+    Ok(())
+}
+
+/// True when a hook manager's configuration in the work tree calls git aahp.
+fn manager_runs_aahp(root: &Path, manager: &str) -> bool {
+    let files: &[&str] = match manager {
+        "pre-commit" => &[".pre-commit-config.yaml", ".pre-commit-config.yml"],
+        "lefthook" => hooks::LEFTHOOK_CONFIGS,
+        "husky" => &[".husky/pre-commit", ".husky/pre-push"],
+        _ => &[],
+    };
+    files.iter().any(|f| {
+        read_limited(&root.join(f), f).is_ok_and(|b| String::from_utf8_lossy(&b).contains("aahp"))
+    })
+}
+
+/// The merge driver: wherever `.gitattributes` hands files to it, git must know it.
+fn merge_driver(root: &Path, configured: bool, checks: &mut Vec<Check>) {
+    let named = read_limited(&root.join(".gitattributes"), ".gitattributes").is_ok_and(|b| {
+        String::from_utf8_lossy(&b)
+            .lines()
+            .any(|l| !l.trim_start().starts_with('#') && l.contains(MERGE_ATTRIBUTE))
+    });
+    match (named, configured) {
+        (true, true) => checks.push(Check::new(
+            "merge-driver",
+            Verdict::Ok,
+            format!(".gitattributes names {MERGE_ATTRIBUTE} and {MERGE_DRIVER_KEY} is set"),
+        )),
+        (true, false) => checks.push(
+            Check::new(
+                "merge-driver",
+                Verdict::Fail,
+                format!(
+                    ".gitattributes names {MERGE_ATTRIBUTE} but {MERGE_DRIVER_KEY} is not \
+                     configured: git merges the handoff files line by line"
+                ),
+            )
+            .hint("configure the driver in this clone (`git aahp hooks install` does it)"),
+        ),
+        (false, _) => {}
+    }
+}
+
+/// The agent-harness hooks: for each harness the repository has settings for.
+fn agent_hooks(root: &Path, checks: &mut Vec<Check>) -> Result<()> {
+    let mut any = false;
+    for harness in [Harness::Claude, Harness::Gemini] {
+        let settings = harness.settings_path();
+        let dir = Path::new(settings)
+            .parent()
+            .expect("a settings file has a directory");
+        if !root.join(dir).is_dir() {
+            continue;
+        }
+        any = true;
+        let present = agent_hook::installed(root, harness)?;
+        checks.push(if present.len() == 2 {
+            Check::new(
+                "agent-hooks",
+                Verdict::Ok,
+                format!("{settings} runs git aahp at {}", present.join(" and ")),
+            )
+        } else {
+            Check::new(
+                "agent-hooks",
+                Verdict::Warn,
+                format!(
+                    "{settings} does not run git aahp at session start and end: agents start \
+                     without the handoff"
+                ),
+            )
+            .hint(format!(
+                "run `git aahp init --agent-hooks {}`",
+                match harness {
+                    Harness::Claude => "claude",
+                    Harness::Gemini => "gemini",
+                }
+            ))
+        });
+    }
+    if !any {
+        checks.push(
+            Check::new(
+                "agent-hooks",
+                Verdict::Ok,
+                "no agent-harness settings in the repository",
+            )
+            .hint(
+                "`git aahp init --agent-hooks claude|gemini` starts each session with the context",
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// How a workflow runs the gate.
+fn runs_gate(step_or_job: &Yaml) -> bool {
+    let run = step_or_job["run"].as_str().unwrap_or("");
+    let uses = step_or_job["uses"].as_str().unwrap_or("");
+    let verify_ci = run.lines().any(|l| {
+        l.contains("aahp")
+            && l.contains("verify")
+            && (l.contains("--level ci") || l.contains("--level=ci"))
+    });
+    let reusable = uses
+        .split('@')
+        .next()
+        .is_some_and(|u| u.ends_with("/aahp.yml"));
+    verify_ci || uses.contains("git-aahp") || reusable
+}
+
+/// Truthy `continue-on-error` (`true`, or an expression that may be).
+fn continues_on_error(y: &Yaml) -> bool {
+    match &y["continue-on-error"] {
+        Yaml::Boolean(b) => *b,
+        Yaml::String(s) => s.trim() != "false",
+        _ => false,
+    }
+}
+
+/// The events a workflow runs on, with their filters (`on:` as a string, list or map).
+fn triggers(doc: &Yaml) -> Vec<(String, Yaml)> {
+    match &doc["on"] {
+        Yaml::String(s) => vec![(s.clone(), Yaml::Null)],
+        Yaml::Array(a) => a
+            .iter()
+            .filter_map(|e| e.as_str().map(|s| (s.to_string(), Yaml::Null)))
+            .collect(),
+        Yaml::Hash(h) => h
+            .iter()
+            .filter_map(|(k, v)| k.as_str().map(|s| (s.to_string(), v.clone())))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The CI workflows: does one run the gate, and can it skip itself?
+fn ci(root: &Path, checks: &mut Vec<Check>) {
+    let Ok(entries) = std::fs::read_dir(root.join(WORKFLOWS)) else {
+        checks.push(
+            Check::new("ci", Verdict::Fail, format!("no {WORKFLOWS}: nothing checks pull requests"))
+                .hint("call the reusable workflow or the action, or run `git aahp verify --level ci` in a job (README, CI)"),
+        );
+        return;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        // GitHub reads `.yml` and `.yaml` files, spelt so.
+        .filter(|n| {
+            Path::new(n)
+                .extension()
+                .is_some_and(|e| e == "yml" || e == "yaml")
+        })
+        .collect();
+    names.sort();
+    let mut gated = false;
+    for name in names {
+        let rel = format!("{WORKFLOWS}/{name}");
+        let text = match read_limited(&root.join(&rel), &rel) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => {
+                checks.push(Check::new("ci", Verdict::Fail, format!("{rel}: {e}")));
+                continue;
+            }
+        };
+        let doc = match YamlLoader::load_from_str(&text) {
+            Ok(mut docs) if !docs.is_empty() => docs.swap_remove(0),
+            Ok(_) => continue,
+            Err(e) => {
+                checks.push(Check::new(
+                    "ci",
+                    Verdict::Fail,
+                    format!("{rel}:{}: not valid YAML: {}", e.marker().line(), e.info()),
+                ));
+                continue;
+            }
+        };
+        if audit_workflow(&rel, &doc, checks) {
+            gated = true;
+        }
+    }
+    if !gated {
+        checks.push(
+            Check::new(
+                "ci",
+                Verdict::Fail,
+                format!("no workflow in {WORKFLOWS} runs `git aahp verify --level ci`: pull requests are not gated"),
+            )
+            .hint("call the reusable workflow or the action, or run `git aahp verify --level ci` in a job (README, CI)"),
+        );
+    }
+}
+
+/// Audits one workflow; true when it runs the gate.
+fn audit_workflow(rel: &str, doc: &Yaml, checks: &mut Vec<Check>) -> bool {
+    let Some(jobs) = doc["jobs"].as_hash() else {
+        return false;
+    };
+    // A reusable workflow gates nothing by itself: the workflows calling it are judged.
+    let events = triggers(doc);
+    if !events.is_empty() && events.iter().all(|(e, _)| e == "workflow_call") {
+        return false;
+    }
+    let mut gated = false;
+    for (id, job) in jobs {
+        let id = id.as_str().unwrap_or("?");
+        let steps = job["steps"].as_vec().map_or(&[][..], Vec::as_slice);
+        let gate_steps: Vec<&Yaml> = steps.iter().filter(|s| runs_gate(s)).collect();
+        if gate_steps.is_empty() && !runs_gate(job) {
+            continue;
+        }
+        gated = true;
+        let at = format!("{rel}, job {id}");
+        let before = checks.len();
+        if continues_on_error(job) || gate_steps.iter().any(|s| continues_on_error(s)) {
+            checks.push(
+                Check::new(
+                    "ci",
+                    Verdict::Fail,
+                    format!("{at}: continue-on-error lets the job pass when the gate fails"),
+                )
+                .hint("remove continue-on-error from the gate's job and step"),
+            );
+        }
+        for cond in std::iter::once(job)
+            .chain(gate_steps.iter().copied())
+            .filter_map(|y| y["if"].as_str().or(y["if"].as_bool().map(|_| "a constant")))
+        {
+            checks.push(
+                Check::new(
+                    "ci",
+                    Verdict::Warn,
+                    format!("{at}: the gate runs only if `{cond}`"),
+                )
+                .hint("make sure the condition holds for every pull request and push"),
+            );
+        }
+        // The action and the reusable workflow check out full history themselves.
+        let checkout_shallow = gate_steps.iter().any(|s| s["run"].as_str().is_some())
+            && steps.iter().any(|s| {
+                s["uses"]
+                    .as_str()
+                    .is_some_and(|u| u.starts_with("actions/checkout@"))
+                    && !matches!(s["with"]["fetch-depth"], Yaml::Integer(0))
+                    && s["with"]["fetch-depth"].as_str() != Some("0")
+            });
+        if checkout_shallow {
+            checks.push(
+                Check::new(
+                    "ci",
+                    Verdict::Fail,
+                    format!("{at}: actions/checkout is shallow, so the base commit is missing and verify cannot compare"),
+                )
+                .hint("give actions/checkout `fetch-depth: 0`"),
+            );
+        }
+        let has_base = gate_steps.iter().any(|s| {
+            s["run"].as_str().is_some_and(|r| r.contains("--base"))
+                || !s["env"]["AAHP_BASE_SHA"].is_badvalue()
+                || !s["with"]["base"].is_badvalue()
+        }) || !job["env"]["AAHP_BASE_SHA"].is_badvalue()
+            || !doc["env"]["AAHP_BASE_SHA"].is_badvalue();
+        audit_triggers(&at, doc, has_base, checks);
+        if checks.len() == before {
+            checks.push(Check::new(
+                "ci",
+                Verdict::Ok,
+                format!("{at} runs the gate on every pull request and push it is triggered by"),
+            ));
+        }
+    }
+    gated
+}
+
+/// The workflow's events: filters that skip the gate, events with no base to compare with.
+fn audit_triggers(at: &str, doc: &Yaml, has_base: bool, checks: &mut Vec<Check>) {
+    let events = triggers(doc);
+    for (event, filters) in &events {
+        for filter in ["paths", "paths-ignore"] {
+            if !filters[filter].is_badvalue() {
+                checks.push(
+                    Check::new(
+                        "ci",
+                        Verdict::Fail,
+                        format!("{at}: `{event}` has a `{filter}` filter, so a change outside it skips the gate (code changed without a handoff update passes)"),
+                    )
+                    .hint(format!("remove `{filter}` from the gate's workflow")),
+                );
+            }
+        }
+        let baseless = matches!(
+            event.as_str(),
+            "workflow_dispatch" | "schedule" | "repository_dispatch"
+        );
+        if baseless && !has_base {
+            checks.push(
+                Check::new(
+                    "ci",
+                    Verdict::Warn,
+                    format!("{at}: on `{event}` GitHub gives no base, so verify fails closed"),
+                )
+                .hint("pass --base or AAHP_BASE_SHA for that event"),
+            );
+        }
+    }
+    if !events.iter().any(|(e, _)| {
+        matches!(
+            e.as_str(),
+            "pull_request" | "pull_request_target" | "merge_group"
+        )
+    }) {
+        checks.push(
+            Check::new(
+                "ci",
+                Verdict::Warn,
+                format!("{at}: not run on pull requests"),
+            )
+            .hint("add `pull_request` to the workflow's events"),
+        );
+    }
+}

@@ -1,0 +1,185 @@
+//! `git aahp doctor` (issue #16): one read-only check of the set-up, which fails where the
+//! gate does not run or can skip itself.
+
+use crate::support::{CmdOutput, TestRepo};
+
+/// A workflow that runs the gate the way README's CI section says.
+const GOOD_WORKFLOW: &str = r"name: handoff
+on:
+  pull_request:
+  push:
+    branches: [main]
+jobs:
+  handoff:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683
+        with:
+          fetch-depth: 0
+      - run: cargo install --locked git-aahp
+      - run: git aahp verify --level ci
+";
+
+/// The checks of one area with one verdict, as (verdict, message) pairs.
+fn checks(out: &CmdOutput, area: &str) -> Vec<(String, String)> {
+    out.json()["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["area"] == area)
+        .map(|c| {
+            (
+                c["verdict"].as_str().unwrap().to_string(),
+                c["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// True when a check of `area` with `verdict` says `needle`.
+fn says(out: &CmdOutput, area: &str, verdict: &str, needle: &str) -> bool {
+    checks(out, area)
+        .iter()
+        .any(|(v, m)| v == verdict && m.contains(needle))
+}
+
+fn failing(out: &CmdOutput, area: &str, needle: &str) -> bool {
+    says(out, area, "fail", needle)
+}
+
+#[test]
+fn a_bare_repository_fails_on_missing_hooks_and_ci_and_doctor_writes_nothing() {
+    let repo = TestRepo::with_handoff();
+    let before = repo.git(&["status", "--porcelain", "--ignored"]);
+    let out = repo.aahp(&["doctor", "--json"]);
+    out.assert_code(1);
+    assert!(failing(&out, "hooks", "no pre-commit hook"), "{out}");
+    assert!(failing(&out, "ci", "no .github/workflows"), "{out}");
+    assert_eq!(repo.git(&["status", "--porcelain", "--ignored"]), before);
+    let human = repo.aahp(&["doctor"]);
+    human.assert_code(1);
+    assert!(human.stdout.contains("FAIL  hooks"), "{human}");
+    assert!(
+        human.stdout.contains("hint: run `git aahp hooks install`"),
+        "{human}"
+    );
+}
+
+#[test]
+fn a_complete_set_up_passes() {
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["hooks", "install"]).assert_code(0);
+    repo.aahp(&["init", "--agent-hooks", "claude"])
+        .assert_code(0);
+    repo.write(".github/workflows/handoff.yml", GOOD_WORKFLOW);
+    repo.write(".gitattributes", ".ai/handoff/*.md merge=aahp\n");
+    repo.git(&[
+        "config",
+        "merge.aahp.driver",
+        "git aahp merge-driver %O %A %B %P",
+    ]);
+    let out = repo.aahp(&["doctor", "--json"]);
+    out.assert_code(0);
+    for area in ["hooks", "ci", "agent-hooks", "merge-driver"] {
+        let found = checks(&out, area);
+        assert!(!found.is_empty(), "{area}: no check\n{out}");
+        assert!(found.iter().all(|(v, _)| v == "ok"), "{area}: {found:?}");
+    }
+}
+
+#[test]
+fn ci_workflows_that_can_skip_the_gate_fail() {
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["hooks", "install"]).assert_code(0);
+    repo.write(
+        ".github/workflows/skippable.yml",
+        r#"on:
+  pull_request:
+    paths: ["src/**"]
+  workflow_dispatch:
+jobs:
+  gate:
+    runs-on: ubuntu-latest
+    continue-on-error: true
+    if: github.actor != 'dependabot[bot]'
+    steps:
+      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683
+      - run: git aahp verify --level ci
+"#,
+    );
+    let out = repo.aahp(&["doctor", "--json"]);
+    out.assert_code(1);
+    assert!(failing(&out, "ci", "continue-on-error"), "{out}");
+    assert!(failing(&out, "ci", "`paths` filter"), "{out}");
+    assert!(failing(&out, "ci", "shallow"), "{out}");
+    assert!(says(&out, "ci", "warn", "dependabot"), "{out}");
+    assert!(says(&out, "ci", "warn", "workflow_dispatch"), "{out}");
+
+    // A workflow that never runs verify --level ci is no gate at all.
+    std::fs::remove_file(repo.path().join(".github/workflows/skippable.yml")).unwrap();
+    repo.write(
+        ".github/workflows/test.yml",
+        "on: [pull_request]\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - run: git aahp verify\n",
+    );
+    let out = repo.aahp(&["doctor", "--json"]);
+    out.assert_code(1);
+    assert!(
+        failing(&out, "ci", "runs `git aahp verify --level ci`"),
+        "{out}"
+    );
+
+    // A reusable workflow is judged through its callers.
+    repo.write(
+        ".github/workflows/aahp.yml",
+        "on:\n  workflow_call:\njobs:\n  g:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: git aahp verify --level ci\n",
+    );
+    let out = repo.aahp(&["doctor", "--json"]);
+    assert!(
+        failing(&out, "ci", "runs `git aahp verify --level ci`"),
+        "{out}"
+    );
+    repo.write(
+        ".github/workflows/test.yml",
+        "on: [pull_request]\njobs:\n  t:\n    uses: ./.github/workflows/aahp.yml\n",
+    );
+    let out = repo.aahp(&["doctor", "--json"]);
+    out.assert_code(0);
+
+    // An unreadable workflow is named with its line.
+    repo.write(".github/workflows/broken.yml", "on: [push\njobs: {\n");
+    let out = repo.aahp(&["doctor", "--json"]);
+    assert!(
+        failing(&out, "ci", ".github/workflows/broken.yml:"),
+        "{out}"
+    );
+}
+
+#[test]
+fn shadowed_hooks_unconfigured_drivers_and_missing_agent_hooks_are_reported() {
+    let repo = TestRepo::with_handoff();
+    repo.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
+    repo.write(".git/hooks/pre-push", "#!/bin/sh\nexit 0\n");
+    repo.write(".gitattributes", "*.md merge=aahp\n");
+    std::fs::create_dir_all(repo.path().join(".claude")).unwrap();
+    repo.write(".github/workflows/handoff.yml", GOOD_WORKFLOW);
+    let out = repo.aahp(&["doctor", "--json"]);
+    out.assert_code(1);
+    assert!(failing(&out, "hooks", "never runs git aahp"), "{out}");
+    assert!(failing(&out, "merge-driver", "merge.aahp.driver"), "{out}");
+    assert!(
+        says(&out, "agent-hooks", "warn", ".claude/settings.json"),
+        "{out}"
+    );
+
+    // The same hooks run git aahp when a hook manager's configuration calls it.
+    repo.write(
+        ".pre-commit-config.yaml",
+        "repos:\n  - repo: local\n    hooks:\n      - id: aahp-verify\n        name: aahp\n        entry: git aahp hook pre-commit\n        language: system\n",
+    );
+    repo.write(
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\n# File generated by pre-commit: https://pre-commit.com\nexec pre-commit\n",
+    );
+    let out = repo.aahp(&["doctor", "--json"]);
+    assert!(says(&out, "hooks", "ok", "through pre-commit"), "{out}");
+}
