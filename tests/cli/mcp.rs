@@ -23,6 +23,25 @@ fn text(result: &rmcp::model::CallToolResult) -> String {
         .expect("a text result")
 }
 
+/// `git aahp mcp` started in `root` with the hermetic environment, as a client's transport.
+fn server(root: &std::path::Path) -> TokioChildProcess {
+    TokioChildProcess::new(tokio::process::Command::new(bin()).configure(|cmd| {
+        cmd.arg("mcp")
+            .current_dir(root)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", root)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Test Author")
+            .env("GIT_AUTHOR_EMAIL", "author@test.invalid")
+            .env("GIT_COMMITTER_NAME", "Test Committer")
+            .env("GIT_COMMITTER_EMAIL", "committer@test.invalid")
+            .env("AAHP_NOW", NOW);
+    }))
+    .unwrap()
+}
+
 #[test]
 fn mcp_server_lists_its_tools_and_runs_a_session_round_trip() {
     let repo = TestRepo::with_handoff();
@@ -33,22 +52,7 @@ fn mcp_server_lists_its_tools_and_runs_a_session_round_trip() {
         .unwrap();
     let repo_ref = &repo;
     runtime.block_on(async move {
-        let transport =
-            TokioChildProcess::new(tokio::process::Command::new(bin()).configure(|cmd| {
-                cmd.arg("mcp")
-                    .current_dir(&root)
-                    .env_clear()
-                    .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-                    .env("HOME", &root)
-                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                    .env("GIT_CONFIG_NOSYSTEM", "1")
-                    .env("GIT_AUTHOR_NAME", "Test Author")
-                    .env("GIT_AUTHOR_EMAIL", "author@test.invalid")
-                    .env("GIT_COMMITTER_NAME", "Test Committer")
-                    .env("GIT_COMMITTER_EMAIL", "committer@test.invalid")
-                    .env("AAHP_NOW", NOW);
-            }))
-            .unwrap();
+        let transport = server(&root);
         let client = ().serve(transport).await.expect("initialize");
         let info = client.peer_info().expect("server info");
         assert_eq!(
@@ -158,4 +162,107 @@ fn mcp_server_lists_its_tools_and_runs_a_session_round_trip() {
     assert_eq!(repo.git(&["log", "-1", "--format=%s"]).trim(), "Add f");
     let tasks = repo.aahp(&["task", "list", "--json"]).json();
     assert!(tasks.to_string().contains("--not-an-option"), "{tasks}");
+}
+
+/// Calls a tool; the result's text must be a JSON document that does not hold `secret`.
+async fn call(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    secret: &str,
+    name: &'static str,
+    params: serde_json::Value,
+) -> (Option<bool>, serde_json::Value) {
+    let result = client
+        .call_tool(CallToolRequestParams::new(name).with_arguments(args(params)))
+        .await
+        .unwrap();
+    let body = text(&result);
+    assert!(
+        !body.contains(&secret[4..]),
+        "{name} leaked the token: {body}"
+    );
+    (result.is_error, serde_json::from_str(&body).unwrap())
+}
+
+/// Each read and task tool answers the document its command prints with `--json`, through
+/// the same output boundary: a secret planted in the handoff never reaches the client.
+#[test]
+fn mcp_read_and_task_tools_answer_their_json_documents_redacted() {
+    let repo = TestRepo::with_handoff();
+    let secret = format!("gh{}_{}", "p", "hGAk4wT9zQ2mX7cV1bN8sD3fJ6kL0pR5uY2e");
+    let status = repo.read(".ai/handoff/STATUS.md");
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        status.replacen(
+            "<!-- /SECTION: summary -->",
+            &format!("The deploy token is {secret}.\n<!-- /SECTION: summary -->"),
+            1,
+        ),
+    );
+    repo.aahp(&["task", "add", "Write the importer"])
+        .assert_code(0);
+    let root = repo.path();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let client = ().serve(server(&root)).await.expect("initialize");
+        let (err, doc) = call(
+            &client,
+            &secret,
+            "context",
+            serde_json::json!({"level": "full", "budget": 600, "for": "debug"}),
+        )
+        .await;
+        assert_ne!(err, Some(true), "{doc}");
+        assert_eq!(doc["command"], "context");
+        assert_eq!(doc["budget"], 600);
+        assert_eq!(doc["purpose"], "debug");
+        assert!(doc["used_tokens"].as_u64().unwrap() <= 600, "{doc}");
+        assert!(
+            doc.to_string().contains("(40 chars)"),
+            "the redacted form: {doc}"
+        );
+
+        // The planted token is a blocking finding: lint and verify are error results that
+        // still carry the document.
+        let (err, doc) = call(&client, &secret, "lint", serde_json::json!({})).await;
+        assert_eq!(err, Some(true));
+        assert_eq!(doc["command"], "lint");
+        assert!(doc.to_string().contains("STATUS.md"), "{doc}");
+        let (err, doc) = call(&client, &secret, "verify", serde_json::json!({})).await;
+        assert_eq!(err, Some(true));
+        assert_eq!(doc["command"], "verify");
+
+        let (err, doc) = call(&client, &secret, "task_list", serde_json::json!({})).await;
+        assert_ne!(err, Some(true), "{doc}");
+        assert_eq!(doc["command"], "task");
+        assert!(doc.to_string().contains("Write the importer"), "{doc}");
+        let id = doc["tasks"][0]["id"].as_str().unwrap().to_string();
+        let (err, doc) = call(
+            &client,
+            &secret,
+            "task_claim",
+            serde_json::json!({"id": id, "agent": "mcp-b"}),
+        )
+        .await;
+        assert_ne!(err, Some(true), "{doc}");
+        let (err, doc) = call(
+            &client,
+            &secret,
+            "task_done",
+            serde_json::json!({"id": id, "agent": "mcp-b"}),
+        )
+        .await;
+        assert_ne!(err, Some(true), "{doc}");
+        let (_, doc) = call(
+            &client,
+            &secret,
+            "task_list",
+            serde_json::json!({"all": true}),
+        )
+        .await;
+        assert!(doc.to_string().contains("done"), "{doc}");
+        client.cancel().await.unwrap();
+    });
 }
