@@ -81,6 +81,10 @@ pub enum Error {
     /// `HANDOFF.lock` is held by another session.
     #[error("the handoff is locked by {} (session {}) since {}{}", .0.agent, .0.session_id, .0.since, if .0.stale { " — the lock is past its expiry and looks stale" } else { "" })]
     Locked(Box<LockHolder>),
+    /// The caller's own session holds the lock and has not expired: it is live, not
+    /// interrupted, so `recover` leaves it alone unless forced (issue #17).
+    #[error("this is your own live session: {} (session {}) since {}, its lock valid until {}; nothing was recovered", .0.agent, .0.session_id, .0.since, .0.expires.as_deref().unwrap_or("unknown"))]
+    LiveSession(Box<LockHolder>),
     /// Text from the command line that would be written into the handoff (or a commit or
     /// tag) holds something the linter blocks, such as a secret: nothing was written.
     #[error("{what} was refused: the linter blocks it ({}); nothing was written", findings.join("; "))]
@@ -143,7 +147,7 @@ impl Error {
     /// Returns the exit status this error maps to.
     pub fn status(&self) -> ExitStatus {
         match self {
-            Error::Locked(_) | Error::Busy { .. } => ExitStatus::Locked,
+            Error::Locked(_) | Error::LiveSession(_) | Error::Busy { .. } => ExitStatus::Locked,
             Error::Refused { .. } | Error::Declined { .. } => ExitStatus::Findings,
             _ => ExitStatus::Error,
         }
@@ -160,6 +164,9 @@ impl Error {
             ),
             Error::Locked(_) => Some(
                 "wait for that session to run `git aahp commit` (or retry with `--wait SECONDS`); if it is gone, `git aahp recover --force` saves its files and clears the lock",
+            ),
+            Error::LiveSession(_) => Some(
+                "finish the session with `git aahp commit -m MESSAGE`; to abandon it instead, `git aahp recover --force` saves its files under refs/aahp/recovered/ and rolls the handoff back",
             ),
             Error::Schema { .. } => Some("regenerate it with `git aahp manifest`"),
             Error::Refused { .. } => Some(
@@ -189,6 +196,7 @@ impl Error {
             Error::Usage(_) => "usage",
             Error::Git(_) => "git",
             Error::Locked(_) => "locked",
+            Error::LiveSession(_) => "live_session",
             Error::Busy { .. } => "busy",
             Error::Refused { .. } => "refused",
             Error::Declined { .. } => "declined",

@@ -121,7 +121,7 @@ impl<'a> ErrorDocument<'a> {
                 hint: e.hint(),
                 exit_code: e.status().code(),
                 holder: match e {
-                    Error::Locked(h) => Some(h),
+                    Error::Locked(h) | Error::LiveSession(h) => Some(h),
                     _ => None,
                 },
             },

@@ -405,7 +405,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         None => configured_keep(repo)?,
     };
     // `--verify` writes nothing; a rotation holds the handoff from its first read on.
-    let write = if args.verify {
+    let mut write = if args.verify {
         None
     } else {
         Some(HandoffWrite::begin(
@@ -417,6 +417,10 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
             &[LOG_FILE, ARCHIVE_FILE, INDEX_FILE, MANIFEST],
         )?)
     };
+    // The rotation journal is the worktree's: one archive of any directory at a time.
+    if let Some(w) = write.as_mut() {
+        w.lock_worktree(repo, "git aahp archive")?;
+    }
     let mut report = ArchiveReport::new(&dir, keep);
     let pending = rotation::pending(repo)?;
     if !args.verify {

@@ -145,14 +145,14 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
     let mut backoff = Duration::from_millis(50);
     loop {
         // An interrupted commit must be recovered before anyone starts over it.
-        if let Some(j) = Journal::load(repo)? {
+        if let Some(j) = Journal::load(repo, &dir.rel)? {
             return Err(j.interrupted_error());
         }
         if lock::acquire(&dir, &new)? {
             break;
         }
         let current = LockState::read(&dir)?;
-        // A lock taken for one write whose taker no longer holds the worktree's write lock
+        // A lock taken for one write whose taker no longer holds the directory's write lock
         // was left by a crash mid-write: it belongs to no session, so it is cleared.
         if let LockState::Held(held) = &current
             && held.write.is_some()

@@ -3,7 +3,7 @@
 //! through `git commit`, release the lock and tag the clean handoff (SPEC §3.7, §4).
 //!
 //! # Crash safety
-//! Before it changes a file, `commit` writes a journal (`<git_dir>/aahp/journal.json`) holding
+//! Before it changes a file, `commit` writes a journal (`<git_dir>/aahp/journals/<key>.json`) holding
 //! a commit with the session's files as they were. Every file is replaced by rename. A crash
 //! at any step leaves the lock and journal behind; `git aahp recover` then finishes the session
 //! (the commit exists) or rolls it back (it does not), saving the session's files first. A
@@ -268,7 +268,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     let keep = keep_setting(repo, args.keep)?;
     // Held until the end: what is linted is what is committed, and no other process of the
     // session rewrites a file in between.
-    let _serial = WriteLock::acquire(repo, &dir, "git aahp commit")?;
+    let _serial = WriteLock::acquire_with_index(repo, &dir, "git aahp commit")?;
 
     // 1. Lint: abort with nothing changed.
     let findings = blocking_findings(repo, &dir, clock::utc_date(ctx.now))?;
@@ -290,7 +290,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     failpoint::hit("commit:lint");
 
     // 2. The lock: ours, or taken now.
-    let pending = Journal::load(repo)?;
+    let pending = Journal::load(repo, &dir.rel)?;
     let (session_id, agent, started) = take_lock(ctx, repo, &dir, args, base, pending.as_ref())?;
     // A session the handoff would misdescribe, or one another handoff landed under, is
     // declined with nothing changed; a lock taken just now is not left behind.
@@ -409,7 +409,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     // 11. The session tag.
     let (tag, warnings) = tag_step(repo, &dir, commit, &session_id, &agent, args.no_tag);
     failpoint::hit("commit:tag");
-    Journal::remove(repo)?;
+    Journal::remove(repo, &dir.rel)?;
     Ok(CommitReport {
         commit: Some(commit.to_string()),
         tag,
@@ -939,7 +939,7 @@ fn undo(repo: &Repo, dir: &HandoffDir, journal: &Journal) -> Result<()> {
         lock::release(dir)?;
         SessionRecord::remove(repo, &dir.rel)?;
     }
-    Journal::remove(repo)
+    Journal::remove(repo, &dir.rel)
 }
 
 /// The error for a failure whose undo failed too: the saved commit is the way back.

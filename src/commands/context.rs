@@ -191,8 +191,7 @@ pub fn run(ctx: &Context, args: &ContextArgs) -> Result<ContextReport> {
     if let Some(line) = lock_line(&dir, lock.as_ref(), ctx.now)? {
         warnings.push(line);
     }
-    if let Some(j) = crate::transaction::journal::Journal::load(repo)?.filter(|j| j.dir == dir.rel)
-    {
+    if let Some(j) = crate::transaction::journal::Journal::load(repo, &dir.rel)? {
         warnings.push(format!(
             "An interrupted `git aahp commit` of session {} was found: run `git aahp recover` \
              before relying on these files.",

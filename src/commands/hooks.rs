@@ -166,6 +166,11 @@ pub struct HooksReport {
     pub managers: Vec<ManagerReport>,
     /// Each managed hook.
     pub hooks: Vec<HookReport>,
+    /// `install`: whether it configured `git aahp merge-driver` for this clone (`configured`,
+    /// `unchanged`); `status`: `missing` when a handoff `.gitattributes` names the driver
+    /// but this clone has not configured it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merge_driver: Option<&'static str>,
 }
 
 /// A `core.hooksPath` setting.
@@ -253,6 +258,21 @@ impl Report for HooksReport {
             };
             writeln!(w, "  {:<10}  {state}: {detail}{outdated}", h.name)?;
         }
+        match self.merge_driver {
+            Some("configured") => writeln!(
+                w,
+                "  merge       {}: {} = {}",
+                style.ok("configured"),
+                super::merge_driver::DRIVER_KEY,
+                super::merge_driver::DRIVER_COMMAND
+            )?,
+            Some("missing") => writeln!(
+                w,
+                "  merge       {}: .gitattributes names `git aahp merge-driver` but this clone has not configured it; run `git aahp hooks install`",
+                style.warn("missing")
+            )?,
+            _ => {}
+        }
         for m in &self.managers {
             writeln!(
                 w,
@@ -328,6 +348,7 @@ pub fn run(ctx: &Context, args: &HooksArgs) -> Result<HooksReport> {
         hooks_path,
         managers,
         hooks: Vec::new(),
+        merge_driver: None,
     };
     match &args.action {
         HooksAction::Status => {
@@ -335,10 +356,14 @@ pub fn run(ctx: &Context, args: &HooksArgs) -> Result<HooksReport> {
                 let hook = Hook::inspect(&dir, shim)?;
                 report.hooks.push(hook.report(&root, None));
             }
+            if merge_driver_missing(ctx, repo) {
+                report.merge_driver = Some("missing");
+            }
         }
         HooksAction::Install(opts) => {
             report.action = "install";
             install(&root, &dir, &mut report, opts)?;
+            report.merge_driver = Some(configure_merge_driver(repo)?);
         }
         HooksAction::Uninstall => {
             report.action = "uninstall";
@@ -354,6 +379,39 @@ pub fn run(ctx: &Context, args: &HooksArgs) -> Result<HooksReport> {
         }
     }
     Ok(report)
+}
+
+/// Configures `git aahp merge-driver` for this clone (the repository's own config), which the
+/// `.gitattributes` `init` writes names. Returns `configured` or `unchanged`.
+fn configure_merge_driver(repo: &crate::git::Repo) -> Result<&'static str> {
+    use super::merge_driver::{DRIVER_COMMAND, DRIVER_KEY};
+    if repo.config_string(DRIVER_KEY).as_deref() == Some(DRIVER_COMMAND) {
+        return Ok("unchanged");
+    }
+    repo.set_config(
+        "merge.aahp.name",
+        "git aahp: handoff files by entry, row and section",
+    )?;
+    repo.set_config(DRIVER_KEY, DRIVER_COMMAND)?;
+    Ok("configured")
+}
+
+/// True when the handoff directory's `.gitattributes` names the merge driver but this clone
+/// has no `merge.aahp.driver`: git would then merge the handoff files line by line.
+pub fn merge_driver_missing(ctx: &Context, repo: &crate::git::Repo) -> bool {
+    if repo
+        .config_string(super::merge_driver::DRIVER_KEY)
+        .is_some()
+    {
+        return false;
+    }
+    let Ok(dir) = ctx.handoff() else {
+        return false;
+    };
+    std::fs::read_to_string(dir.abs.join(crate::handoff::templates::GITATTRIBUTES)).is_ok_and(|t| {
+        t.lines()
+            .any(|l| !l.trim_start().starts_with('#') && l.contains(super::merge_driver::ATTRIBUTE))
+    })
 }
 
 fn install(root: &Path, dir: &Path, report: &mut HooksReport, opts: &InstallArgs) -> Result<()> {

@@ -194,7 +194,7 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
         .iter()
         .map(|&h| super::agent_hook::plan(repo.workdir(), h))
         .collect::<Result<Vec<_>>>()?;
-    let _serial = WriteLock::acquire(repo, &dir, "git aahp init")?;
+    let _serial = WriteLock::acquire_with_index(repo, &dir, "git aahp init")?;
     refuse_if_locked(&dir, ctx.now)?;
     // A split of LOG.md that an earlier run left half done is finished before planning.
     crate::transaction::rotation::complete(repo)?;

@@ -133,6 +133,20 @@ impl Report for ManifestReport {
     }
 }
 
+/// The manifest merged from the two sides of a MANIFEST.json that holds git conflict
+/// markers (tasks unioned, a clashing id of the incoming side renumbered), or `None` when it
+/// holds none or a side is not a JSON object.
+fn conflicted_manifest(bytes: &[u8]) -> Option<Manifest> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let (ours, theirs) = crate::handoff::merge::split_conflict(text)?;
+    let parse = |t: &str| Manifest::parse(MANIFEST, t.as_bytes()).ok();
+    let (o, t) = (parse(&ours)?, parse(&theirs)?);
+    let base = Manifest {
+        doc: serde_json::Map::new(),
+    };
+    Some(super::merge_driver::merge_manifest_fields(&base, &o, &t).0)
+}
+
 /// Runs `git aahp manifest`.
 pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
     let repo = ctx.repo()?;
@@ -161,7 +175,19 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         )?)
     };
     let snap = dir.snapshot(repo, Source::Worktree)?;
-    let old = Manifest::from_snapshot(&dir, &snap)?;
+    let mut rebuilt = false;
+    let old = match Manifest::from_snapshot(&dir, &snap) {
+        Ok(m) => m,
+        // A merge left both sides' manifests inside conflict markers (issue #17): rebuilt
+        // from their merged fields instead of failing; a check still fails.
+        Err(e) => match (args.check, snap.get(MANIFEST).and_then(conflicted_manifest)) {
+            (false, Some(m)) => {
+                rebuilt = true;
+                Some(m)
+            }
+            _ => return Err(e),
+        },
+    };
     let commit = repo.head_commit()?.map(crate::git::Repo::short);
     let regen = Manifest::regenerate(
         old.as_ref(),
@@ -194,7 +220,7 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
     } else {
         false
     };
-    let written = !args.check && regen.changed;
+    let written = !args.check && (regen.changed || rebuilt);
     if written {
         write_atomic(&dir.abs.join(MANIFEST), &regen.manifest.to_bytes()).map_err(|source| {
             Error::Write {

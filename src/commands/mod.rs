@@ -14,6 +14,7 @@ pub mod lint;
 pub mod man;
 pub mod manifest;
 pub mod mcp;
+pub mod merge_driver;
 pub mod range;
 pub mod recover;
 pub mod review;
@@ -77,6 +78,9 @@ pub enum Command {
     Recover(recover::RecoverArgs),
     /// Serve the commands as Model Context Protocol tools over stdio (for agent harnesses).
     Mcp(mcp::McpArgs),
+    /// Merge one handoff file for git (the merge driver .gitattributes names; `hooks
+    /// install` configures it).
+    MergeDriver(merge_driver::MergeDriverArgs),
     /// Write the man pages (git-aahp.1 and one page per subcommand) into a directory.
     #[command(hide = true)]
     GenerateMan(man::GenerateManArgs),
@@ -140,6 +144,7 @@ impl Command {
             Command::Commit(_) => "commit",
             Command::Recover(_) => "recover",
             Command::Mcp(_) => "mcp",
+            Command::MergeDriver(_) => "merge-driver",
             Command::GenerateMan(_) => "generate-man",
             Command::Completions(_) => "completions",
         }
@@ -262,6 +267,11 @@ impl Context {
         })
     }
 
+    /// True when `--dir` named the handoff directory.
+    pub fn dir_given(&self) -> bool {
+        self.dir_arg.is_some()
+    }
+
     /// Returns the handoff directory, failing when it does not exist.
     pub fn existing_handoff(&self) -> Result<HandoffDir> {
         let dir = self.handoff()?;
@@ -334,6 +344,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
         Command::Commit(args) => ctx.emit(&commit::run(&ctx, args)?),
         Command::Recover(args) => ctx.emit(&recover::run(&ctx, args)?),
         Command::Mcp(args) => mcp::run(&ctx, args),
+        Command::MergeDriver(args) => ctx.emit(&merge_driver::run(&ctx, args)?),
         Command::Hooks(args) => ctx.emit(&hooks::run(&ctx, args)?),
         Command::GenerateMan(args) => ctx.emit(&man::run(&ctx, args)?),
         Command::Completions(args) => ctx.emit(&man::completions(args)),

@@ -142,12 +142,8 @@ struct Interrupted {
 /// Runs `git aahp recover`.
 pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
     let repo = ctx.repo()?;
-    let journal = Journal::load(repo)?;
-    // The journal names the handoff directory the interrupted commit worked on.
-    let dir = match &journal {
-        Some(j) => HandoffDir::locate(repo, repo.workdir(), Some(std::path::Path::new(&j.dir)))?,
-        None => ctx.handoff()?,
-    };
+    let dir = target_dir(ctx, repo)?;
+    let journal = Journal::load(repo, &dir.rel)?;
     // A name no command can stage or restore (not UTF-8, control characters) stops recover
     // before it writes anything, naming the file to move away: never a half-done rollback.
     if dir.exists() {
@@ -158,17 +154,16 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
     let _serial = if args.dry_run {
         None
     } else {
-        Some(WriteLock::acquire(repo, &dir, "git aahp recover")?)
+        Some(WriteLock::acquire_with_index(
+            repo,
+            &dir,
+            "git aahp recover",
+        )?)
     };
-    let journal = match (args.dry_run, Journal::load(repo)?) {
-        (true, _) => journal,
-        (false, Some(j)) if j.dir != dir.rel => {
-            return Err(Error::other(format!(
-                "a `git aahp commit` of {} was interrupted while recover waited; run `git aahp recover` again",
-                j.dir
-            )));
-        }
-        (false, now) => now,
+    let journal = if args.dry_run {
+        journal
+    } else {
+        Journal::load(repo, &dir.rel)?
     };
     let lock_state = LockState::read(&dir)?;
     let mut report = RecoverReport {
@@ -213,19 +208,25 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         return Ok(report);
     }
 
-    // A live lock of another session is not ours to undo without --force.
-    if let LockState::Held(held) = &lock_state {
+    // A live lock is not recover's to undo without --force: another session's is exit 3
+    // naming its holder; the caller's own session is not interrupted either (issue #17, D9):
+    // it is finished by `commit`, and rolled back only when asked. A journal of the lock's
+    // session, found under the write lock, proves its commit crashed: that is recovered.
+    if let LockState::Held(held) = &lock_state
+        && !held.is_stale(ctx.now)
+        && !args.force
+        && journal
+            .as_ref()
+            .is_none_or(|j| j.session_id != held.session_id)
+    {
         let claim = SessionClaim {
             session_id: args.session_id.clone(),
             agent: None,
         };
-        let ours = claim.owns(held, repo, &dir)
-            || journal
-                .as_ref()
-                .is_some_and(|j| j.session_id == held.session_id);
-        if !ours && !held.is_stale(ctx.now) && !args.force {
-            return Err(held.locked_error(ctx.now));
+        if claim.owns(held, repo, &dir) {
+            return Err(Error::LiveSession(Box::new(held.holder(ctx.now))));
         }
+        return Err(held.locked_error(ctx.now));
     }
 
     let who = match (&journal, &lock_state) {
@@ -280,6 +281,35 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
     }
     report.action = Action::RollBack;
     roll_back(ctx, repo, &dir, journal, &who, head, report)
+}
+
+/// The handoff directory to recover: `--dir` (or the one around the current directory) when
+/// given; else, when exactly one handoff directory of this worktree has an interrupted
+/// commit, that one (its journal names it); else the located one. Interrupted commits in
+/// several directories and none chosen is exit 2, listing them.
+fn target_dir(ctx: &Context, repo: &Repo) -> Result<HandoffDir> {
+    let here = ctx.handoff();
+    if ctx.dir_given() {
+        return here;
+    }
+    let journals = Journal::load_all(repo)?;
+    if let Ok(d) = &here
+        && journals.iter().any(|j| j.dir == d.rel)
+    {
+        return here;
+    }
+    match journals.as_slice() {
+        [] => here,
+        [only] => HandoffDir::locate(repo, repo.workdir(), Some(std::path::Path::new(&only.dir))),
+        several => Err(Error::Usage(format!(
+            "`git aahp commit` was interrupted in several handoff directories ({}); pass --dir to recover one",
+            several
+                .iter()
+                .map(|j| escape_untrusted(&j.dir))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 /// Completes a rotation an interrupted `git aahp archive` left half done (before anything
@@ -399,7 +429,7 @@ fn finish(
         }
     }
     report.removed_temp_files = transaction::remove_temp_files(dir);
-    Journal::remove(repo)?;
+    Journal::remove(repo, &dir.rel)?;
     Ok(report)
 }
 
@@ -513,7 +543,7 @@ fn roll_back(
     lock::release(dir)?;
     forget_session(repo, dir, &who.session_id)?;
     report.removed_temp_files = transaction::remove_temp_files(dir);
-    Journal::remove(repo)?;
+    Journal::remove(repo, &dir.rel)?;
     Ok(report)
 }
 

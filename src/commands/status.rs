@@ -12,11 +12,18 @@ use crate::error::Result;
 use crate::handoff::manifest::{FileCheck, FileState, Manifest};
 use crate::handoff::{MANIFEST, Source};
 use crate::output::{Report, Style, boundary, escape_untrusted};
+use crate::transaction::SessionClaim;
 use crate::transaction::lock::read_lock_bytes;
+use crate::transaction::session::SessionView;
 
 /// Show the state of the handoff directory for an incoming agent: what to trust, what to read.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct StatusArgs {}
+pub struct StatusArgs {
+    /// Your session id, to recognise the lock as yours (default: the session `begin`
+    /// recorded in this worktree for the directory).
+    #[arg(long, env = "AAHP_SESSION_ID")]
+    pub session_id: Option<String>,
+}
 
 /// The holder of `HANDOFF.lock`, as recorded in it.
 #[derive(Debug, Clone, Serialize)]
@@ -69,8 +76,11 @@ pub struct StatusReport {
     /// The session whose `git aahp commit` was interrupted (its journal is still there).
     #[serde(serialize_with = "boundary::opt_line")]
     pub interrupted_commit: Option<String>,
-    /// The lock, when one is present (recovery needed).
+    /// The lock, when one is present.
     pub lock: Option<LockInfo>,
+    /// Whose session holds the directory, seen from this worktree (yours, another's,
+    /// stale, interrupted, or free).
+    pub session: SessionView,
     /// Per-file checksum state.
     pub files: Vec<FileCheck>,
     /// Claims past their TTL.
@@ -90,6 +100,9 @@ pub struct StatusReport {
     pub chain: Vec<String>,
     /// The recorded token budget.
     pub token_budget: Option<Value>,
+    /// True when the handoff's `.gitattributes` names `git aahp merge-driver` but this clone
+    /// has not configured it (git would merge handoff files line by line).
+    pub merge_driver_missing: bool,
     /// What to do next.
     pub next_step: String,
 }
@@ -125,7 +138,11 @@ impl Report for StatusReport {
                 escape_untrusted(session)
             )?;
         }
-        if let Some(l) = &self.lock {
+        if let SessionView::Yours(_) = &self.session {
+            if let Some(line) = self.session.describe() {
+                writeln!(w, "  session: {}", style.ok(&line))?;
+            }
+        } else if let Some(l) = &self.lock {
             let who = l.agent.as_deref().unwrap_or("unknown agent");
             let age = l
                 .age_seconds
@@ -188,6 +205,13 @@ impl Report for StatusReport {
                 b["manifest_only"], b["manifest_plus_core"], b["full_read"]
             )?;
         }
+        if self.merge_driver_missing {
+            writeln!(
+                w,
+                "{}: .gitattributes names `git aahp merge-driver` but this clone has not configured it (handoff files would merge line by line): run `git aahp hooks install`",
+                style.warn("warning")
+            )?;
+        }
         writeln!(w, "next: {}", self.next_step)
     }
 }
@@ -202,7 +226,7 @@ fn human_age(secs: i64) -> String {
 }
 
 /// Runs `git aahp status`.
-pub fn run(ctx: &Context, _args: &StatusArgs) -> Result<StatusReport> {
+pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     let repo = ctx.repo()?;
     let dir = ctx.handoff()?;
     let mut report = StatusReport {
@@ -211,12 +235,14 @@ pub fn run(ctx: &Context, _args: &StatusArgs) -> Result<StatusReport> {
         manifest: false,
         interrupted_commit: None,
         lock: None,
+        session: SessionView::Free,
         files: Vec::new(),
         expired_trust: Vec::new(),
         quick_context: None,
         open_tasks: Vec::new(),
         chain: Vec::new(),
         token_budget: None,
+        merge_driver_missing: false,
         next_step: String::new(),
     };
     if !report.present {
@@ -234,9 +260,14 @@ pub fn run(ctx: &Context, _args: &StatusArgs) -> Result<StatusReport> {
             ..lock_info(b"", ctx.now)
         }),
     };
-    report.interrupted_commit = crate::transaction::journal::Journal::load(repo)?
-        .filter(|j| j.dir == dir.rel)
-        .map(|j| j.session_id);
+    report.interrupted_commit =
+        crate::transaction::journal::Journal::load(repo, &dir.rel)?.map(|j| j.session_id);
+    report.merge_driver_missing = super::hooks::merge_driver_missing(ctx, repo);
+    let claim = SessionClaim {
+        session_id: args.session_id.clone(),
+        agent: None,
+    };
+    report.session = SessionView::read(repo, &dir, &claim, ctx.now)?;
     let manifest = Manifest::from_snapshot(&dir, &snap)?;
     report.manifest = manifest.is_some();
     if let Some(m) = &manifest {
@@ -261,7 +292,9 @@ pub fn run(ctx: &Context, _args: &StatusArgs) -> Result<StatusReport> {
     report.expired_trust = expired_trust(&dir, &snap, ctx.now)?;
     report.chain = crate::transaction::chain::newest_warnings(repo, &dir)?;
     let drifted = report.files.iter().any(|f| f.state != FileState::Ok);
-    report.next_step = if report.lock.is_some() || report.interrupted_commit.is_some() {
+    report.next_step = if let SessionView::Yours(_) = &report.session {
+        report.session.next_step().unwrap_or_default().into()
+    } else if report.lock.is_some() || report.interrupted_commit.is_some() {
         "a previous session did not finish: run `git aahp recover` (or `--dry-run` to see the plan)"
             .into()
     } else if !report.manifest {

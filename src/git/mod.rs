@@ -1119,6 +1119,74 @@ impl Repo {
         Ok(())
     }
 
+    /// Merges three files line by line (`git merge-file -p`), returning the result and the
+    /// number of conflicts git marked in it: the fallback of `git aahp merge-driver` for text
+    /// it has no rule for.
+    pub fn merge_file(
+        &self,
+        ours: &Path,
+        base: &Path,
+        theirs: &Path,
+    ) -> Result<(Vec<u8>, usize), GitError> {
+        let mut cmd = self.command();
+        cmd.args([
+            "merge-file",
+            "-p",
+            "-L",
+            "ours",
+            "-L",
+            "base",
+            "-L",
+            "theirs",
+        ])
+        .arg(ours)
+        .arg(base)
+        .arg(theirs);
+        let args = "merge-file -p".to_string();
+        let output = cmd.output().map_err(|source| GitError::Spawn {
+            args: args.clone(),
+            source,
+        })?;
+        // git merge-file exits with the number of conflicts (capped at 127), negative
+        // (255 and up) on error.
+        match output.status.code() {
+            Some(n @ 0..=127) => Ok((output.stdout, usize::try_from(n).unwrap_or(1))),
+            _ => Err(GitError::Command {
+                args,
+                status: output.status.to_string(),
+                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            }),
+        }
+    }
+
+    /// The commit being merged into HEAD while a merge driver runs: `MERGE_HEAD` when git
+    /// wrote it, else the one `GITHEAD_<id>` variable `git merge` sets for its drivers.
+    /// `None` when it cannot be told (a rebase, a cherry-pick, an octopus merge).
+    pub fn merging_commit(&self) -> Option<ObjectId> {
+        if let Ok(text) = std::fs::read_to_string(self.git_dir().join("MERGE_HEAD"))
+            && let [one] = text.lines().collect::<Vec<_>>().as_slice()
+            && let Ok(id) = ObjectId::from_hex(one.trim().as_bytes())
+        {
+            return Some(id);
+        }
+        let ids: Vec<ObjectId> = std::env::vars_os()
+            .filter_map(|(k, _)| {
+                let k = k.into_string().ok()?;
+                ObjectId::from_hex(k.strip_prefix("GITHEAD_")?.as_bytes()).ok()
+            })
+            .collect();
+        match ids.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
+    /// Sets a git config value in the repository's own config (`git config KEY VALUE`).
+    pub fn set_config(&self, key: &str, value: &str) -> Result<(), GitError> {
+        self.run(&["config", key, value], &[])?;
+        Ok(())
+    }
+
     /// Resets the index entries of `paths` to HEAD (`git reset -q -- paths`); paths absent
     /// from HEAD leave the index.
     pub fn unstage(&self, paths: &[String]) -> Result<(), GitError> {

@@ -7,6 +7,7 @@ pub mod location;
 pub mod log;
 pub mod manifest;
 mod markdown;
+pub mod merge;
 pub mod migrate;
 pub mod provenance;
 pub mod templates;

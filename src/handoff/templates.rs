@@ -49,7 +49,15 @@ pub const TEMPLATES: &[Template] = &[
         name: super::AIIGNORE,
         text: include_str!("../../templates/aiignore"),
     },
+    Template {
+        name: GITATTRIBUTES,
+        text: include_str!("../../templates/gitattributes"),
+    },
 ];
+
+/// The `.gitattributes` `init` writes into the handoff directory: it names
+/// `git aahp merge-driver` for the handoff files (SPEC §6).
+pub const GITATTRIBUTES: &str = ".gitattributes";
 
 /// Returns the template for a file name.
 pub fn find(name: &str) -> Option<&'static Template> {

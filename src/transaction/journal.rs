@@ -1,6 +1,8 @@
-//! The commit journal, `<git_dir>/aahp/journal.json`: what `git aahp commit` is doing, written
-//! atomically before it changes any file, so `recover` can finish or undo it. It lives in the
-//! worktree's private git directory, never in the handoff directory, so it is never committed.
+//! The commit journal, `<git_dir>/aahp/journals/<key>.json` (one per handoff directory, the key
+//! derived from its path): what `git aahp commit` is doing, written atomically before it changes
+//! any file, so `recover` can finish or undo it. It lives in the worktree's private git
+//! directory, never in the handoff directory, so it is never committed. Keyed by directory,
+//! a crashed commit in one package never blocks a session in another (issue #17).
 
 use std::path::{Path, PathBuf};
 
@@ -77,16 +79,21 @@ impl Journal {
         }))
     }
 
-    /// Returns the journal's path for a repository.
-    pub fn path(repo: &Repo) -> PathBuf {
+    /// Returns the journal's path for the handoff directory `dir` (repository-relative).
+    pub fn path(repo: &Repo, dir: &str) -> PathBuf {
+        state_dir(repo)
+            .join("journals")
+            .join(format!("{}.json", dir_key(dir)))
+    }
+
+    /// The one journal earlier versions kept for the whole worktree.
+    fn legacy_path(repo: &Repo) -> PathBuf {
         state_dir(repo).join("journal.json")
     }
 
-    /// Reads the journal, if one exists; an unreadable journal is reported, never ignored.
-    pub fn load(repo: &Repo) -> Result<Option<Journal>> {
-        let path = Journal::path(repo);
+    fn read(path: &Path) -> Result<Option<Journal>> {
         let shown = path.display().to_string();
-        match std::fs::read(&path) {
+        match std::fs::read(path) {
             Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
                 Error::invalid(
                     shown,
@@ -102,22 +109,82 @@ impl Journal {
         }
     }
 
-    /// Writes the journal atomically.
+    /// Reads the journal of the handoff directory `dir`, if one exists; an unreadable journal
+    /// is reported, never ignored (an unreadable legacy journal too: it may be this
+    /// directory's).
+    pub fn load(repo: &Repo, dir: &str) -> Result<Option<Journal>> {
+        if let Some(j) = Journal::read(&Journal::path(repo, dir))? {
+            return Ok(Some(j));
+        }
+        Ok(Journal::read(&Journal::legacy_path(repo))?.filter(|j| j.dir == dir))
+    }
+
+    /// Reads every commit journal of this worktree (every handoff directory's), sorted by
+    /// directory.
+    pub fn load_all(repo: &Repo) -> Result<Vec<Journal>> {
+        let mut out: Vec<Journal> = Journal::read(&Journal::legacy_path(repo))?
+            .into_iter()
+            .collect();
+        let dir = state_dir(repo).join("journals");
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.extension().is_some_and(|e| e == "json")
+                    && let Some(j) = Journal::read(&path)?
+                    && !out.iter().any(|o| o.dir == j.dir)
+                {
+                    out.push(j);
+                }
+            }
+        }
+        out.sort_by(|a, b| a.dir.cmp(&b.dir));
+        Ok(out)
+    }
+
+    /// Writes the journal of its directory atomically.
     pub fn save(&self, repo: &Repo) -> Result<()> {
-        let path = Journal::path(repo);
+        let path = Journal::path(repo, &self.dir);
         let mut bytes = serde_json::to_vec_pretty(self).expect("a journal always serialises");
         bytes.push(b'\n');
-        ensure_dir(&state_dir(repo))?;
+        ensure_dir(path.parent().expect("the journal lives in a directory"))?;
         write_atomic(&path, &bytes).map_err(|source| Error::Write {
             path: path.display().to_string(),
             source,
-        })
+        })?;
+        // A legacy journal of the same directory would be read as well: this one replaces it.
+        let legacy = Journal::legacy_path(repo);
+        if Journal::read(&legacy)
+            .ok()
+            .flatten()
+            .is_some_and(|j| j.dir == self.dir)
+        {
+            remove_file(&legacy)?;
+        }
+        Ok(())
     }
 
-    /// Deletes the journal (absent is fine).
-    pub fn remove(repo: &Repo) -> Result<()> {
-        remove_file(&Journal::path(repo))
+    /// Deletes the journal of the handoff directory `dir` (absent is fine); other
+    /// directories' journals are left alone.
+    pub fn remove(repo: &Repo, dir: &str) -> Result<()> {
+        remove_file(&Journal::path(repo, dir))?;
+        let legacy = Journal::legacy_path(repo);
+        if Journal::read(&legacy)
+            .ok()
+            .flatten()
+            .is_some_and(|j| j.dir == dir)
+        {
+            remove_file(&legacy)?;
+        }
+        Ok(())
     }
+}
+
+/// The file-name key of a handoff directory's per-directory state (session record, journal,
+/// write lock): 16 hex digits of the SHA-256 of its repository-relative path.
+pub fn dir_key(dir: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(dir.as_bytes());
+    crate::handoff::hex(&digest[..8])
 }
 
 /// The record `begin` leaves in the worktree's git directory naming the session it started,
@@ -138,10 +205,9 @@ pub struct SessionRecord {
 impl SessionRecord {
     /// The record of the handoff directory `dir` (repository-relative).
     fn path(repo: &Repo, dir: &str) -> PathBuf {
-        use sha2::{Digest, Sha256};
-        let digest = Sha256::digest(dir.as_bytes());
-        let key = crate::handoff::hex(&digest[..8]);
-        state_dir(repo).join("sessions").join(format!("{key}.json"))
+        state_dir(repo)
+            .join("sessions")
+            .join(format!("{}.json", dir_key(dir)))
     }
 
     /// The one record earlier versions kept for the whole worktree.

@@ -99,7 +99,12 @@ impl HandoffLock {
 
     /// Builds the exit-3 error naming this holder.
     pub fn locked_error(&self, now: Timestamp) -> Error {
-        Error::Locked(Box::new(LockHolder {
+        Error::Locked(Box::new(self.holder(now)))
+    }
+
+    /// Describes this lock's holder for an error.
+    pub fn holder(&self, now: Timestamp) -> LockHolder {
+        LockHolder {
             agent: self.agent.clone(),
             session_id: self.session_id.clone(),
             host: Some(self.host.clone()),
@@ -107,7 +112,7 @@ impl HandoffLock {
             expires: Some(self.expires.clone()),
             stale: self.is_stale(now),
             since: format!("{} ({})", self.started, self.age(now)),
-        }))
+        }
     }
 }
 

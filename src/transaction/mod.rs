@@ -15,6 +15,7 @@ pub mod chain;
 pub mod journal;
 pub mod lock;
 pub mod rotation;
+pub mod session;
 pub mod steps;
 pub mod writer;
 

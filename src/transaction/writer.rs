@@ -1,17 +1,19 @@
 //! Every command that rewrites the handoff directory goes through [`HandoffWrite`]: it
-//! serialises the processes of one worktree on a short-lived OS lock (`flock` on the
-//! worktree's git directory), then requires
+//! serialises the processes writing one handoff directory of a worktree on a short-lived OS
+//! lock (`flock` on `<git_dir>/aahp/locks/<key>`, one per handoff directory, so sessions in
+//! two packages never wait for each other; issue #17), then requires
 //! `HANDOFF.lock` to be the calling session's (or takes it for this one write). So two
 //! processes of one session never interleave a read-modify-write, and no command writes
 //! while another session holds the handoff (SPEC §3.3; issue #12).
 
 use std::fs::{File, TryLockError};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 
 use super::SessionClaim;
-use super::journal::Journal;
+use super::journal::{Journal, dir_key, state_dir};
 use super::lock::{self, HandoffLock, LockState};
 use crate::error::{Error, Result};
 use crate::git::Repo;
@@ -21,44 +23,72 @@ use crate::handoff::HandoffDir;
 /// Generous: `commit` holds the lock while the user's hooks run.
 pub const WRITE_WAIT: Duration = Duration::from_mins(5);
 
-/// An exclusive OS-level lock (`flock`) on the worktree's git directory, held while one
-/// process reads and rewrites a handoff directory. The kernel releases it when the process
-/// ends, however it ends, so it can never be left stale; and it creates no file, so a
-/// command that fails leaves nothing behind.
+/// An exclusive OS-level lock (`flock`) on one handoff directory of the worktree (a file under
+/// `<git_dir>/aahp/locks/`), held while one process reads and rewrites it; commands that also
+/// change the index, HEAD or the worktree's rotation journal (`commit`, `recover`, `init`,
+/// `archive`) take the worktree's lock too (`flock` on its git directory), always after the
+/// directory's, so two processes never wait for each other in a cycle. The kernel releases
+/// both when the process ends, however it ends, so they can never be left stale; and they
+/// create no file in the work tree, so a command that fails leaves nothing behind.
 #[must_use = "the lock is released when this value is dropped"]
 #[derive(Debug)]
 pub struct WriteLock {
-    _file: File,
+    files: Vec<File>,
 }
 
 impl WriteLock {
-    /// Waits (up to [`WRITE_WAIT`]) for the write lock of this worktree.
+    /// Waits (up to [`WRITE_WAIT`]) for the write lock of the handoff directory `dir`.
     pub fn acquire(repo: &Repo, dir: &HandoffDir, command: &str) -> Result<WriteLock> {
-        Self::take(repo, dir, command, WRITE_WAIT)
+        let file = Self::take(&dir_lock_path(repo, dir)?, dir, command, WRITE_WAIT)?;
+        Ok(WriteLock { files: vec![file] })
     }
 
-    /// Takes the write lock only if it is free right now (`None` when another process of
-    /// this worktree holds it).
+    /// Waits for the write lock of `dir`, then for the worktree's: for commands that also
+    /// change the index, HEAD or the rotation journal.
+    pub fn acquire_with_index(repo: &Repo, dir: &HandoffDir, command: &str) -> Result<WriteLock> {
+        let mut lock = Self::acquire(repo, dir, command)?;
+        lock.add_worktree(repo, dir, command)?;
+        Ok(lock)
+    }
+
+    /// Adds the worktree's lock to a held directory lock (see [`WriteLock::acquire_with_index`]).
+    pub fn add_worktree(&mut self, repo: &Repo, dir: &HandoffDir, command: &str) -> Result<()> {
+        let file = Self::take(repo.git_dir(), dir, command, WRITE_WAIT)?;
+        self.files.push(file);
+        Ok(())
+    }
+
+    /// Takes the write lock of `dir` only if it is free right now (`None` when another
+    /// process of this worktree holds it).
     pub fn try_acquire(repo: &Repo, dir: &HandoffDir, command: &str) -> Result<Option<WriteLock>> {
-        match Self::take(repo, dir, command, Duration::ZERO) {
-            Ok(lock) => Ok(Some(lock)),
+        match Self::take(&dir_lock_path(repo, dir)?, dir, command, Duration::ZERO) {
+            Ok(file) => Ok(Some(WriteLock { files: vec![file] })),
             Err(Error::Busy { .. }) => Ok(None),
             Err(e) => Err(e),
         }
     }
 
-    fn take(repo: &Repo, dir: &HandoffDir, command: &str, wait: Duration) -> Result<WriteLock> {
-        let path = repo.git_dir();
+    fn take(path: &Path, dir: &HandoffDir, command: &str, wait: Duration) -> Result<File> {
         let io_err = |source| Error::Read {
             path: path.display().to_string(),
             source,
         };
-        let file = File::open(path).map_err(io_err)?;
+        let file = if path.is_dir() {
+            File::open(path)
+        } else {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+        }
+        .map_err(io_err)?;
         let start = Instant::now();
         let mut pause = Duration::from_millis(2);
         loop {
             match file.try_lock() {
-                Ok(()) => return Ok(WriteLock { _file: file }),
+                Ok(()) => return Ok(file),
                 Err(TryLockError::WouldBlock) if start.elapsed() < wait => {
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(50));
@@ -78,6 +108,16 @@ impl WriteLock {
     }
 }
 
+/// The file whose `flock` serialises the writers of one handoff directory of this worktree.
+fn dir_lock_path(repo: &Repo, dir: &HandoffDir) -> Result<PathBuf> {
+    let locks = state_dir(repo).join("locks");
+    std::fs::create_dir_all(&locks).map_err(|source| Error::Write {
+        path: locks.display().to_string(),
+        source,
+    })?;
+    Ok(locks.join(dir_key(&dir.rel)))
+}
+
 /// A command's right to rewrite the handoff directory: the worktree's [`WriteLock`], and
 /// `HANDOFF.lock` held by the calling session or taken for this one write.
 ///
@@ -91,7 +131,7 @@ pub struct HandoffWrite<'d> {
     holder: Option<HandoffLock>,
     took: bool,
     taken_over: Option<String>,
-    _serial: WriteLock,
+    serial: WriteLock,
 }
 
 impl<'d> HandoffWrite<'d> {
@@ -111,9 +151,7 @@ impl<'d> HandoffWrite<'d> {
         let serial = WriteLock::acquire(repo, dir, command)?;
         // Under the write lock no `commit` of this worktree is running, so a journal left
         // for this directory is a crashed one: `recover` must go first.
-        if let Some(j) = Journal::load(repo)?
-            && j.dir == dir.rel
-        {
+        if let Some(j) = Journal::load(repo, &dir.rel)? {
             return Err(j.interrupted_error());
         }
         let write = match LockState::read(dir)? {
@@ -126,14 +164,14 @@ impl<'d> HandoffWrite<'d> {
                 holder: None,
                 took: true,
                 taken_over: held.write,
-                _serial: serial,
+                serial,
             }),
             LockState::Held(held) if claim.owns(&held, repo, dir) => Ok(HandoffWrite {
                 dir,
                 holder: Some(held),
                 took: false,
                 taken_over: None,
-                _serial: serial,
+                serial,
             }),
             state @ (LockState::Held(_) | LockState::Unreadable(_)) => {
                 Err(state.locked_error(dir, now))
@@ -163,7 +201,7 @@ impl<'d> HandoffWrite<'d> {
                     holder: None,
                     took: true,
                     taken_over: None,
-                    _serial: serial,
+                    serial,
                 })
             }
         }?;
@@ -190,6 +228,12 @@ impl<'d> HandoffWrite<'d> {
             LockState::Held(held) if claim.owns(&held, repo, dir) => Ok(()),
             state => Err(state.locked_error(dir, now)),
         }
+    }
+
+    /// Also takes the worktree's write lock (see [`WriteLock::acquire_with_index`]), for a
+    /// write that uses the worktree's rotation journal or index.
+    pub fn lock_worktree(&mut self, repo: &Repo, command: &str) -> Result<()> {
+        self.serial.add_worktree(repo, self.dir, command)
     }
 
     /// The session's lock when the caller's session holds it (`None` when taken here).

@@ -235,11 +235,13 @@ fn commit_crash_at_every_fail_point_recovers_without_loss() {
                 continue;
             }
             assert_eq!(out.code, -1, "{context}: expected an abort\n{out}");
-            // Recover as the same session would: by id, or by the worktree's record.
+            // Recover as the same session would: by id, or by the worktree's record. A crash
+            // before the journal leaves the session's live lock, which recover leaves alone
+            // unless forced (issue #17): the agent knows its process died.
             let rec = if with_begin {
-                repo.aahp(&["recover"])
+                repo.aahp(&["recover", "--force"])
             } else {
-                repo.aahp(&["recover", "--session-id", &sid])
+                repo.aahp(&["recover", "--session-id", &sid, "--force"])
             };
             assert_eq!(rec.code, 0, "{context}: recover failed\n{rec}");
             table.insert((point, mode), check_after(&repo, &before, &sid, &context));
@@ -553,10 +555,12 @@ fn randomised_sigkill_over_commit_archive_and_recover_keeps_the_invariants() {
             delay,
         );
         killed += usize::from(code.is_none());
+        // Killed before its journal, the session keeps its live lock: forced, as an agent
+        // whose process died would (issue #17).
         let recover: Vec<&str> = if with_begin {
-            vec!["recover"]
+            vec!["recover", "--force"]
         } else {
-            vec!["recover", "--session-id", &sid]
+            vec!["recover", "--session-id", &sid, "--force"]
         };
         // Every third iteration, `recover` itself is killed first.
         if i % 3 == 1 {

@@ -9,7 +9,7 @@ use crate::support::TestRepo;
 const DIR: &str = ".ai/handoff";
 
 /// Every file `init` writes, in report order.
-const FILES: [&str; 10] = [
+const FILES: [&str; 11] = [
     "STATUS.md",
     "NEXT_ACTIONS.md",
     "LOG.md",
@@ -19,6 +19,7 @@ const FILES: [&str; 10] = [
     "CONVENTIONS.md",
     "WORKFLOW.md",
     ".aiignore",
+    ".gitattributes",
     "MANIFEST.json",
 ];
 
@@ -85,8 +86,9 @@ fn init_scaffolds_every_file_and_a_current_schema_valid_manifest() {
       created     .ai/handoff/CONVENTIONS.md
       created     .ai/handoff/WORKFLOW.md
       created     .ai/handoff/.aiignore
+      created     .ai/handoff/.gitattributes
       created     .ai/handoff/MANIFEST.json
-    10 created, 0 updated, 0 kept, 0 overwritten
+    11 created, 0 updated, 0 kept, 0 overwritten
     next: `git aahp hooks install` gates commits on the handoff check
     --- stderr ---
     "#);
@@ -197,6 +199,10 @@ fn init_json_reports_each_file() {
           "action": "created"
         },
         {
+          "path": ".ai/handoff/.gitattributes",
+          "action": "created"
+        },
+        {
           "path": ".ai/handoff/MANIFEST.json",
           "action": "created"
         }
@@ -224,7 +230,7 @@ fn init_twice_keeps_every_byte() {
     out.assert_code(0);
     assert!(
         out.stdout
-            .contains("0 created, 0 updated, 10 kept, 0 overwritten"),
+            .contains("0 created, 0 updated, 11 kept, 0 overwritten"),
         "{out}"
     );
     assert!(
@@ -269,6 +275,7 @@ fn init_force_overwrites_the_templates_but_keeps_the_manifest_tasks() {
             "overwritten",
             "kept",
             "kept",
+            "overwritten",
             "overwritten",
             "overwritten",
             "overwritten",
@@ -501,8 +508,9 @@ fn init_migrate_upgrades_a_v1_directory_without_losing_a_byte() {
       created     .ai/handoff/CONVENTIONS.md
       created     .ai/handoff/WORKFLOW.md
       created     .ai/handoff/.aiignore
+      created     .ai/handoff/.gitattributes
       created     .ai/handoff/MANIFEST.json
-    6 created, 2 updated, 2 kept, 0 overwritten
+    7 created, 2 updated, 2 kept, 0 overwritten
     next: `git aahp hooks install` gates commits on the handoff check
     --- stderr ---
     "#);
@@ -561,7 +569,7 @@ fn init_migrate_upgrades_a_v1_directory_without_losing_a_byte() {
     assert!(
         again
             .stdout
-            .contains("0 created, 0 updated, 10 kept, 0 overwritten"),
+            .contains("0 created, 0 updated, 11 kept, 0 overwritten"),
         "{again}"
     );
     assert_eq!(snapshot_bytes(&repo), after);
@@ -593,7 +601,7 @@ fn init_migrate_keeps_a_reference_manifest_its_tasks_and_a_bom() {
     let json = out.json();
     assert_eq!(json["project"], "legacy");
     assert_eq!(json["files"][0]["action"], "updated");
-    assert_eq!(json["files"][9]["action"], "updated");
+    assert_eq!(json["files"][10]["action"], "updated");
     let status = read_bytes(&repo, &handoff("STATUS.md"));
     assert_eq!(
         status,
@@ -766,7 +774,7 @@ fn init_migrate_resumes_after_a_crash_at_any_write_and_ends_like_an_uninterrupte
                 .to_string()
         })
         .collect();
-    assert_eq!(written.len(), 9, "{written:?}");
+    assert_eq!(written.len(), 10, "{written:?}");
     for file in written {
         let crashed = TestRepo::new();
         v1(&crashed);

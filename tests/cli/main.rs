@@ -34,6 +34,7 @@ mod lock;
 mod man;
 mod manifest;
 mod mcp;
+mod merge;
 mod monorepo;
 mod paths;
 mod recover;

@@ -289,3 +289,56 @@ fn aahp_dir_adds_directories_and_aahp_discover_false_restricts_to_them() {
     repo.git(&["config", "aahp.discover", "maybe"]);
     repo.aahp(&["hook", "pre-commit"]).assert_code(2);
 }
+
+#[test]
+fn a_crashed_commit_in_one_package_never_blocks_a_session_in_another() {
+    let repo = monorepo(&["api", "web"]);
+    repo.aahp_in("packages/api", &["begin", "--agent", "a1", "-q"])
+        .assert_code(0);
+    repo.aahp_in("packages/web", &["begin", "--agent", "a2", "-q"])
+        .assert_code(0);
+    // a1's commit dies after staging: its journal and lock stay for `recover`.
+    repo.write(
+        "packages/api/.ai/handoff/STATUS.md",
+        "# Status\n\napi half done.\n",
+    );
+    let out = repo.aahp_env(
+        "packages/api",
+        &["commit", "-m", "api work"],
+        &[("AAHP_FAILPOINT", "commit:stage")],
+    );
+    assert_eq!(out.code, -1, "{out}");
+    repo.git(&["reset", "-q"]);
+    // a2 works and commits in web as if nothing happened next door.
+    let status = repo.aahp_in("packages/web", &["status"]);
+    assert!(
+        status.stdout.contains("session: your session, started"),
+        "{status}"
+    );
+    assert!(
+        !status.stdout.contains("run `git aahp recover`"),
+        "{status}"
+    );
+    repo.write(
+        "packages/web/.ai/handoff/STATUS.md",
+        "# Status\n\nweb() wired in.\n",
+    );
+    repo.aahp_in("packages/web", &["commit", "-m", "web work"])
+        .assert_code(0);
+    let files = repo.git(&["show", "--name-only", "--format=", "HEAD"]);
+    assert!(
+        files.contains("packages/web/.ai/handoff/STATUS.md"),
+        "{files}"
+    );
+    assert!(!files.contains("packages/api/"), "{files}");
+    // api's interrupted commit is still reported there, and recovered from the root: the
+    // only journal names its directory.
+    let status = repo.aahp_in("packages/api", &["status"]);
+    assert!(status.stdout.contains("interrupted"), "{status}");
+    let out = repo.aahp(&["--json", "recover"]);
+    out.assert_code(0);
+    assert_eq!(out.json()["action"], "roll_back");
+    assert!(!repo.exists("packages/api/.ai/handoff/HANDOFF.lock"));
+    repo.aahp_in("packages/api", &["begin", "-q"])
+        .assert_code(0);
+}

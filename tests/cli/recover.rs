@@ -24,7 +24,13 @@ fn recover_releases_a_lock_left_by_begin_without_changes() {
     let repo = session_repo();
     repo.aahp(&["begin", "--session-id", "idle"]).assert_code(0);
     let files = handoff_files(&repo);
-    let out = repo.aahp(&["--json", "recover"]);
+    // The session is live and this worktree's own: recover says so and changes nothing.
+    let out = repo.aahp(&["recover"]);
+    out.assert_code(3);
+    assert!(out.stderr.contains("your own live session"), "{out}");
+    assert!(out.stderr.contains("git aahp commit"), "{out}");
+    assert!(has_lock(&repo));
+    let out = repo.aahp(&["--json", "recover", "--force"]);
     out.assert_code(0);
     assert_eq!(out.json()["action"], "release_lock");
     assert!(!has_lock(&repo));
@@ -88,7 +94,12 @@ fn recover_with_the_sessions_id_is_allowed() {
     );
     repo.aahp(&["recover", "--session-id", "other"])
         .assert_code(3);
-    repo.aahp(&["recover", "--session-id", "mine"])
+    // Its own session, still live: refused without --force, saying whose it is.
+    let out = repo.aahp(&["recover", "--session-id", "mine"]);
+    out.assert_code(3);
+    assert!(out.stderr.contains("your own live session"), "{out}");
+    assert!(out.stderr.contains("session mine"), "{out}");
+    repo.aahp(&["recover", "--session-id", "mine", "--force"])
         .assert_code(0);
     assert!(!has_lock(&repo));
 }
@@ -102,7 +113,7 @@ fn recover_rolls_back_a_crashed_session_and_saves_its_files() {
         .assert_code(0);
     edit_like_a_session(&repo);
     let session = handoff_files(&repo);
-    let out = repo.aahp(&["recover"]);
+    let out = repo.aahp(&["recover", "--force"]);
     out.assert_code(0);
     assert!(
         out.stdout.contains("rolled back the interrupted session"),
@@ -145,7 +156,7 @@ fn recover_dry_run_prints_the_plan_and_writes_nothing() {
     edit_like_a_session(&repo);
     let files = handoff_files(&repo);
     let lock = repo.read(&format!("{DIR}/HANDOFF.lock"));
-    let out = repo.aahp(&["recover", "--dry-run"]);
+    let out = repo.aahp(&["recover", "--dry-run", "--force"]);
     out.assert_code(0);
     assert!(out.stdout.starts_with("recover would:"), "{out}");
     assert!(out.stdout.contains("refs/aahp/recovered/s-1"), "{out}");
@@ -153,7 +164,9 @@ fn recover_dry_run_prints_the_plan_and_writes_nothing() {
     assert_eq!(repo.read(&format!("{DIR}/HANDOFF.lock")), lock);
     assert_eq!(repo.git(&["for-each-ref", "refs/aahp/"]), "");
     assert!(!has_journal(&repo));
-    let j = repo.aahp(&["--json", "recover", "--dry-run"]).json();
+    let j = repo
+        .aahp(&["--json", "recover", "--dry-run", "--force"])
+        .json();
     assert_eq!(j["action"], "roll_back");
     assert_eq!(j["dry_run"], true);
 }
@@ -188,7 +201,11 @@ fn recover_twice_saves_once() {
         .assert_code(0);
     edit_like_a_session(&repo);
     // Crash recover itself right after it saved the files, then run it again.
-    let out = repo.aahp_env(".", &["recover"], &[("AAHP_FAILPOINT", "recover:saved")]);
+    let out = repo.aahp_env(
+        ".",
+        &["recover", "--force"],
+        &[("AAHP_FAILPOINT", "recover:saved")],
+    );
     assert_ne!(out.code, 0);
     repo.aahp(&["recover"]).assert_code(0);
     let refs = repo.git(&["for-each-ref", "--format=%(refname)", "refs/aahp/"]);
@@ -258,7 +275,7 @@ fn recover_marks_the_claims_the_session_changed_as_untested() {
     repo.aahp(&["begin", "--session-id", "claims"])
         .assert_code(0);
     edit_like_a_session(&repo);
-    let out = repo.aahp(&["--json", "recover"]);
+    let out = repo.aahp(&["--json", "recover", "--force"]);
     out.assert_code(0);
     assert_eq!(
         out.json()["marked_unknown"],
@@ -351,14 +368,14 @@ fn a_file_name_that_is_not_utf8_never_wedges_recover_or_commits_undo() {
     std::fs::remove_file(&hook).unwrap();
 
     // recover names the file and changes nothing until it is moved away.
-    let out = repo.aahp(&["recover"]);
+    let out = repo.aahp(&["recover", "--force"]);
     out.assert_code(2);
     assert!(out.stderr.contains("not valid UTF-8"), "{out}");
     assert!(has_lock(&repo) && !has_journal(&repo));
     assert!(repo.read(&status).contains("session edit"));
     std::fs::rename(&odd, repo.path().join("odd.md")).unwrap();
     let committed = handoff_files_at(&repo, "HEAD");
-    let out = repo.aahp(&["--json", "recover"]);
+    let out = repo.aahp(&["--json", "recover", "--force"]);
     out.assert_code(0);
     let saved = out.json()["saved_ref"].as_str().unwrap().to_string();
     assert!(

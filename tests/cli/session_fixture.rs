@@ -144,9 +144,11 @@ pub fn head(repo: &TestRepo) -> String {
     repo.git(&["rev-parse", "HEAD"]).trim().to_string()
 }
 
-/// True when the commit journal exists.
+/// True when a commit journal exists (one per handoff directory, under `.git/aahp/journals/`).
 pub fn has_journal(repo: &TestRepo) -> bool {
     repo.exists(".git/aahp/journal.json")
+        || std::fs::read_dir(repo.path().join(".git/aahp/journals"))
+            .is_ok_and(|mut d| d.next().is_some())
 }
 
 /// True when the lock exists.

@@ -172,3 +172,34 @@ fn status_json_is_the_documented_document() {
     out.assert_code(0);
     insta::assert_snapshot!("status_json_healthy", out);
 }
+
+#[test]
+fn status_names_your_own_live_session_instead_of_pointing_to_recover() {
+    let repo = handoff_repo();
+    repo.aahp(&["begin", "--agent", "claude", "--session-id", "mine"])
+        .assert_code(0);
+    let later = [("AAHP_NOW", "2026-11-22T10:12:30Z")];
+    let out = repo.aahp_env(".", &["status"], &later);
+    out.assert_code(0);
+    assert!(
+        out.stdout
+            .contains("session: your session, started 12 minutes ago: claude (session mine"),
+        "{out}"
+    );
+    assert!(
+        out.stdout
+            .contains("next: your session is open: finish it with `git aahp commit"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("run `git aahp recover`"), "{out}");
+    let json = repo.aahp_env(".", &["status", "--json"], &later).json();
+    assert_eq!(json["session"]["state"], "yours");
+    assert_eq!(json["session"]["age_minutes"], 12);
+    // Another session id is not yours: the lock is reported as held.
+    let other = repo.aahp_env(
+        ".",
+        &["status", "--json", "--session-id", "someone"],
+        &later,
+    );
+    assert_eq!(other.json()["session"]["state"], "other");
+}

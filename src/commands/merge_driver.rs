@@ -1,0 +1,360 @@
+//! `git aahp merge-driver %O %A %B %P`: the merge driver `.gitattributes` names for handoff
+//! files (SPEC §6, issue #17). Git runs it with the ancestor's, ours' and theirs' versions in
+//! temporary files; it writes the merge into ours' file and exits 0 (clean) or 1 (conflicts
+//! left marked). The rules are in [`crate::handoff::merge`]; here they are chosen by file
+//! name, and MANIFEST.json is regenerated for the merged directory.
+#![allow(
+    clippy::many_single_char_names,
+    reason = "b, o, t: ancestor, ours and theirs, as in every three-way merge"
+)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Context;
+use crate::error::{Error, ExitStatus, Result};
+use crate::git::Repo;
+use crate::handoff::manifest::{Manifest, SessionInfo};
+use crate::handoff::merge::{self, Merged};
+use crate::handoff::{HandoffDir, MANIFEST, Snapshot, write_atomic};
+use crate::output::{Report, Style, boundary, escape_untrusted};
+
+/// The git config key naming the driver's command.
+pub const DRIVER_KEY: &str = "merge.aahp.driver";
+/// The command git runs (`hooks install` writes it into [`DRIVER_KEY`]).
+pub const DRIVER_COMMAND: &str = "git aahp merge-driver %O %A %B %P";
+/// The attribute value `.gitattributes` gives handoff files (`merge=aahp`).
+pub const ATTRIBUTE: &str = "merge=aahp";
+
+/// Merge one handoff file for git (configured by `git aahp hooks install`; `init` names it
+/// in .gitattributes).
+///
+/// LOG.md, LOG-ARCHIVE.md and its index are unioned by entry, newest first; TRUST.md rows by
+/// property (the newer verification wins); STATUS.md and `NEXT_ACTIONS.md` by section
+/// (conflict markers where both sides rewrote one); MANIFEST.json's tasks are unioned (a
+/// clashing incoming id is renumbered) and the manifest regenerated. Other files get git's
+/// line merge. Exit 0: merged; 1: conflicts left marked.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MergeDriverArgs {
+    /// The common ancestor's version (git's %O).
+    pub base: PathBuf,
+    /// Ours (git's %A): the merge is written here.
+    pub ours: PathBuf,
+    /// Theirs (git's %B).
+    pub theirs: PathBuf,
+    /// The file's path in the repository (git's %P).
+    pub path: String,
+}
+
+/// What the driver did.
+#[derive(Debug, Serialize)]
+pub struct MergeDriverReport {
+    /// The file merged (repository-relative).
+    #[serde(serialize_with = "boundary::line")]
+    pub path: String,
+    /// The rule applied (`journal`, `index`, `trust`, `sections`, `manifest`, `lines`).
+    pub rule: &'static str,
+    /// Conflicts left marked (0: clean).
+    pub conflicts: usize,
+    /// What a person should know about the merge.
+    #[serde(serialize_with = "boundary::list")]
+    pub notes: Vec<String>,
+}
+
+impl Report for MergeDriverReport {
+    fn command(&self) -> &'static str {
+        "merge-driver"
+    }
+
+    fn write_human(&self, w: &mut dyn Write, style: &Style) -> io::Result<()> {
+        for n in &self.notes {
+            writeln!(
+                w,
+                "git aahp merge-driver: {}: {}",
+                escape_untrusted(&self.path),
+                escape_untrusted(n)
+            )?;
+        }
+        if self.conflicts > 0 {
+            writeln!(
+                w,
+                "git aahp merge-driver: {}: {} {} left marked",
+                escape_untrusted(&self.path),
+                style.error(&self.conflicts.to_string()),
+                if self.conflicts == 1 {
+                    "conflict"
+                } else {
+                    "conflicts"
+                }
+            )?;
+        }
+        Ok(())
+    }
+
+    fn status(&self) -> ExitStatus {
+        if self.conflicts > 0 {
+            ExitStatus::Findings
+        } else {
+            ExitStatus::Success
+        }
+    }
+}
+
+/// Runs the driver.
+pub fn run(ctx: &Context, args: &MergeDriverArgs) -> Result<MergeDriverReport> {
+    let read =
+        |p: &Path, what: &str| crate::handoff::read_limited(p, &format!("{} ({what})", args.path));
+    let (base, ours, theirs) = (
+        read(&args.base, "ancestor")?,
+        read(&args.ours, "ours")?,
+        read(&args.theirs, "theirs")?,
+    );
+    let repo = ctx.repo()?;
+    let name = args.path.rsplit('/').next().unwrap_or_default();
+    let (rule, merged) = match (
+        std::str::from_utf8(&base),
+        std::str::from_utf8(&ours),
+        std::str::from_utf8(&theirs),
+    ) {
+        (Ok(b), Ok(o), Ok(t)) => merge_text(ctx, repo, &args.path, name, b, o, t)?,
+        _ => ("lines", line_merge(repo, &base, &ours, &theirs)?),
+    };
+    write_atomic(&args.ours, merged.text.as_bytes()).map_err(|source| Error::Write {
+        path: args.ours.display().to_string(),
+        source,
+    })?;
+    Ok(MergeDriverReport {
+        path: args.path.clone(),
+        rule,
+        conflicts: merged.conflicts,
+        notes: merged.notes,
+    })
+}
+
+/// Merges one file's text by the rule for its name.
+fn merge_text(
+    ctx: &Context,
+    repo: &Repo,
+    path: &str,
+    name: &str,
+    b: &str,
+    o: &str,
+    t: &str,
+) -> Result<(&'static str, Merged)> {
+    if name == MANIFEST {
+        return Ok(("manifest", merge_manifest(ctx, repo, path, b, o, t)?));
+    }
+    Ok(match file_merge(name, b, o, t) {
+        Some(r) => r,
+        None => (
+            "lines",
+            line_merge(repo, b.as_bytes(), o.as_bytes(), t.as_bytes())?,
+        ),
+    })
+}
+
+/// The rule-based merge of a handoff file other than the manifest, or `None` when git's line
+/// merge must decide.
+fn file_merge(name: &str, b: &str, o: &str, t: &str) -> Option<(&'static str, Merged)> {
+    use crate::handoff::log::{ARCHIVE_FILE, INDEX_FILE, LOG_FILE};
+    match name {
+        LOG_FILE | ARCHIVE_FILE => Some(("journal", merge::merge_journal(b, o, t))),
+        INDEX_FILE => merge::merge_index(b, o, t).map(|m| ("index", m)),
+        "TRUST.md" => Some(("trust", merge::merge_trust(b, o, t))),
+        "STATUS.md" | "NEXT_ACTIONS.md" => merge::merge_sections(b, o, t).map(|m| ("sections", m)),
+        _ => None,
+    }
+}
+
+/// Git's own line merge (`git merge-file`), through temporary files.
+fn line_merge(repo: &Repo, b: &[u8], o: &[u8], t: &[u8]) -> Result<Merged> {
+    let tmp = tempfile::tempdir().map_err(|source| Error::Write {
+        path: "a temporary directory".into(),
+        source,
+    })?;
+    let put = |name: &str, bytes: &[u8]| -> Result<PathBuf> {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, bytes).map_err(|source| Error::Write {
+            path: p.display().to_string(),
+            source,
+        })?;
+        Ok(p)
+    };
+    let (bp, op, tp) = (put("base", b)?, put("ours", o)?, put("theirs", t)?);
+    let (bytes, conflicts) = repo.merge_file(&op, &bp, &tp)?;
+    Ok(Merged {
+        text: String::from_utf8_lossy(&bytes).into_owned(),
+        conflicts,
+        notes: Vec::new(),
+    })
+}
+
+/// Merges MANIFEST.json: tasks unioned (clashing incoming ids renumbered), `next_task_id` the
+/// maximum, other fields taken from the side that changed them; then the file entries and
+/// token budget are regenerated for the merged directory. When the merged directory cannot
+/// be known (not a `git merge`, or another file of the directory kept conflicts) the
+/// manifest is left for `git aahp manifest` and the merge reports a conflict.
+fn merge_manifest(
+    ctx: &Context,
+    repo: &Repo,
+    path: &str,
+    b: &str,
+    o: &str,
+    t: &str,
+) -> Result<Merged> {
+    let parse = |text: &str| -> Option<Manifest> {
+        if text.trim().is_empty() {
+            return Some(Manifest {
+                doc: serde_json::Map::new(),
+            });
+        }
+        Manifest::parse(path, text.as_bytes()).ok()
+    };
+    let (Some(bm), Some(om), Some(tm)) = (parse(b), parse(o), parse(t)) else {
+        let mut m = line_merge(repo, b.as_bytes(), o.as_bytes(), t.as_bytes())?;
+        m.conflicts = m.conflicts.max(1);
+        m.notes.push(
+            "a side's MANIFEST.json is not valid JSON: resolve the other files, then run `git aahp manifest`".into(),
+        );
+        return Ok(m);
+    };
+    let fields = merge_manifest_fields(&bm, &om, &tm);
+    let mut notes: Vec<String> = fields
+        .1
+        .iter()
+        .map(|(from, to)| format!("task {from} added on the merged branch is now {to} (its id was taken on this branch)"))
+        .collect();
+    let fields = fields.0;
+    let rel_dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    let dir = HandoffDir::at_rel(repo, rel_dir)?;
+    let Some((snap, unresolved)) = merged_directory(repo, &dir)? else {
+        notes.push(
+            "cannot tell which commit is being merged (not a `git merge`): run `git aahp manifest` to regenerate the checksums, then `git add` it".into(),
+        );
+        return Ok(Merged {
+            text: String::from_utf8_lossy(&fields.to_bytes()).into_owned(),
+            conflicts: 1,
+            notes,
+        });
+    };
+    let regen = Manifest::regenerate(
+        Some(&fields),
+        &dir,
+        &snap,
+        &SessionInfo::default(),
+        None,
+        ctx.now,
+    )?;
+    let conflicts = usize::from(!unresolved.is_empty());
+    if conflicts > 0 {
+        notes.push(format!(
+            "{} kept conflicts: resolve them, then run `git aahp manifest` and `git add` it",
+            unresolved.join(", ")
+        ));
+    }
+    Ok(Merged {
+        text: String::from_utf8_lossy(&regen.manifest.to_bytes()).into_owned(),
+        conflicts,
+        notes,
+    })
+}
+
+/// The merged manifest fields (before regeneration) and the renamed task ids.
+pub fn merge_manifest_fields(
+    b: &Manifest,
+    o: &Manifest,
+    t: &Manifest,
+) -> (Manifest, Vec<(String, String)>) {
+    let own = |m: &Manifest| -> Vec<(String, Value)> {
+        m.tasks().into_iter().map(|(k, v)| (k, v.clone())).collect()
+    };
+    let tasks = merge::merge_tasks(
+        &own(b),
+        &own(o),
+        &own(t),
+        [o.next_task_id(), t.next_task_id()],
+    );
+    let mut doc = o.doc.clone();
+    for (k, tv) in &t.doc {
+        if matches!(
+            k.as_str(),
+            "tasks" | "next_task_id" | "files" | "token_budget"
+        ) {
+            continue;
+        }
+        if o.doc.get(k) == b.doc.get(k) {
+            doc.insert(k.clone(), tv.clone());
+        }
+    }
+    if !tasks.tasks.is_empty() || doc.contains_key("tasks") {
+        doc.insert("tasks".into(), Value::Object(tasks.tasks));
+    }
+    if doc.contains_key("next_task_id") || tasks.next_task_id > 1 {
+        doc.insert("next_task_id".into(), Value::from(tasks.next_task_id));
+    }
+    (Manifest { doc }, tasks.renamed)
+}
+
+/// The handoff directory as the merge will leave it, computed from HEAD, the commit being
+/// merged and their merge base: each file taken from the side that changed it, or merged by
+/// its rule (git's line merge for files without one). Returns the snapshot and the files
+/// that keep conflicts; `None` when the commit being merged is unknown.
+fn merged_directory(repo: &Repo, dir: &HandoffDir) -> Result<Option<(Snapshot, Vec<String>)>> {
+    let (Some(ours), Some(theirs)) = (repo.head_commit()?, repo.merging_commit()) else {
+        return Ok(None);
+    };
+    let base = repo.merge_base(ours, theirs)?;
+    let files = |c: Option<gix::ObjectId>| -> Result<BTreeMap<String, Vec<u8>>> {
+        let mut out = BTreeMap::new();
+        if let Some(c) = c {
+            for e in repo.tree_dir(c, &dir.rel)? {
+                if !e.is_link && e.name != MANIFEST {
+                    out.insert(e.name.clone(), repo.blob(e.id)?);
+                }
+            }
+        }
+        Ok(out)
+    };
+    let (bf, of, tf) = (files(base)?, files(Some(ours))?, files(Some(theirs))?);
+    let names: BTreeSet<&String> = bf.keys().chain(of.keys()).chain(tf.keys()).collect();
+    let mut snap = Snapshot::default();
+    let mut unresolved = Vec::new();
+    for name in names {
+        let (b, o, t) = (bf.get(name), of.get(name), tf.get(name));
+        let merged: Option<Vec<u8>> = if o == t || b == t {
+            o.cloned()
+        } else if b == o {
+            t.cloned()
+        } else {
+            let empty = Vec::new();
+            let (bb, ob, tb) = (
+                b.unwrap_or(&empty),
+                o.unwrap_or(&empty),
+                t.unwrap_or(&empty),
+            );
+            let m = match (
+                std::str::from_utf8(bb),
+                std::str::from_utf8(ob),
+                std::str::from_utf8(tb),
+            ) {
+                (Ok(x), Ok(y), Ok(z)) => match file_merge(name, x, y, z) {
+                    Some((_, m)) => m,
+                    None => line_merge(repo, bb, ob, tb)?,
+                },
+                _ => line_merge(repo, bb, ob, tb)?,
+            };
+            if m.conflicts > 0 {
+                unresolved.push(dir.path_of(name));
+            }
+            Some(m.text.into_bytes())
+        };
+        if let Some(bytes) = merged {
+            snap.files.insert(name.clone(), bytes);
+        }
+    }
+    Ok(Some((snap, unresolved)))
+}

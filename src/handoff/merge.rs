@@ -1,0 +1,931 @@
+//! Three-way merges of handoff files for `git aahp merge-driver` (SPEC §6, issue #17): each
+//! takes the common ancestor, ours and theirs and returns the merged text plus the number of
+//! conflicts left marked in it. Pure text logic: no git, no printing.
+//!
+//! - Journals (LOG.md, LOG-ARCHIVE.md) and the archive index are unioned by entry. An entry's
+//!   identity is its content hash plus its position class: an entry already in the ancestor
+//!   is one entry (removed once when either side rotated or removed it), and every entry a
+//!   side added is its own, so two identical additions stay two (never silently
+//!   deduplicated). The result is newest first.
+//! - TRUST.md rows are unioned by property; where both sides changed a row, the newer
+//!   `Last Verified` wins.
+//! - STATUS.md / `NEXT_ACTIONS.md` merge by `<!-- SECTION: name -->` section; a section both
+//!   sides rewrote differently keeps both inside conflict markers.
+//! - MANIFEST.json's tasks are unioned, an id clash renumbered on the incoming side with a
+//!   note, `next_task_id` the maximum; the caller regenerates the rest.
+#![allow(
+    clippy::many_single_char_names,
+    reason = "b, o, t: ancestor, ours and theirs, as in every three-way merge"
+)]
+
+use std::collections::{BTreeMap, HashMap};
+
+use jiff::civil::Date;
+use serde_json::{Map, Value};
+
+use super::log::{LogEntry, LogFile};
+use super::trust::property_key;
+
+/// Marker lines of a conflict kept in a merged file (git's shape).
+pub const OURS_MARK: &str = "<<<<<<< ours";
+/// Separates the two sides of a conflict.
+pub const SPLIT_MARK: &str = "=======";
+/// Closes a conflict.
+pub const THEIRS_MARK: &str = ">>>>>>> theirs";
+
+/// A merged file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merged {
+    /// The merged content.
+    pub text: String,
+    /// How many conflicts are marked in it (0: clean).
+    pub conflicts: usize,
+    /// What the merge did that a person should know (renumbered tasks, both sides' copies
+    /// of an entry kept).
+    pub notes: Vec<String>,
+}
+
+impl Merged {
+    fn clean(text: String) -> Merged {
+        Merged {
+            text,
+            conflicts: 0,
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// Picks the side that changed: both equal, or one equal to the ancestor.
+fn trivial<'a>(base: &str, ours: &'a str, theirs: &'a str) -> Option<&'a str> {
+    if ours == theirs || theirs == base {
+        Some(ours)
+    } else if ours == base {
+        Some(theirs)
+    } else {
+        None
+    }
+}
+
+/// Unions three sequences by `key`: items of the ancestor stay once unless a side removed
+/// them; every item a side added is kept. Ours' order is kept; theirs' additions are placed
+/// newest first by `date` (before the first item that is older, or that is an ancestor item
+/// of the same date).
+fn union_by_key<T: Clone>(
+    base: &[T],
+    ours: &[T],
+    theirs: &[T],
+    key: impl Fn(&T) -> String,
+    date: impl Fn(&T) -> Option<Date>,
+) -> Vec<T> {
+    let count = |items: &[T]| {
+        let mut m: HashMap<String, usize> = HashMap::new();
+        for i in items {
+            *m.entry(key(i)).or_default() += 1;
+        }
+        m
+    };
+    let (b, o, t) = (count(base), count(ours), count(theirs));
+    let get = |m: &HashMap<String, usize>, k: &str| m.get(k).copied().unwrap_or(0);
+    // Ours: of each key, the first `added` occurrences are additions (a journal grows at
+    // the top), the rest ancestor items; theirs' removals beyond ours' are dropped from the
+    // end (the oldest, which rotation removes).
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut out: Vec<(T, bool)> = Vec::new();
+    for item in ours {
+        let k = key(item);
+        let (bk, ok, tk) = (get(&b, &k), get(&o, &k), get(&t, &k));
+        let added = ok.saturating_sub(bk);
+        let kept_base = bk.saturating_sub((bk.saturating_sub(ok)).max(bk.saturating_sub(tk)));
+        let n = seen.entry(k).or_default();
+        *n += 1;
+        if *n <= added {
+            out.push((item.clone(), false));
+        } else if *n - added <= kept_base {
+            out.push((item.clone(), true));
+        }
+    }
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for item in theirs {
+        let k = key(item);
+        let added = get(&t, &k).saturating_sub(get(&b, &k));
+        let n = seen.entry(k).or_default();
+        *n += 1;
+        if *n > added {
+            continue;
+        }
+        let d = date(item);
+        let at = out
+            .iter()
+            .position(|(e, from_base)| {
+                let ed = date(e);
+                ed < d || (*from_base && ed <= d)
+            })
+            .unwrap_or(out.len());
+        out.insert(at, (item.clone(), false));
+    }
+    out.into_iter().map(|(e, _)| e).collect()
+}
+
+/// Merges a journal (LOG.md or LOG-ARCHIVE.md) by entry, newest first. The preamble is the
+/// side's that changed it (ours when both did).
+pub fn merge_journal(base: &str, ours: &str, theirs: &str) -> Merged {
+    if let Some(t) = trivial(base, ours, theirs) {
+        return Merged::clean(t.to_string());
+    }
+    let (b, o, t) = (
+        LogFile::parse(base),
+        LogFile::parse(ours),
+        LogFile::parse(theirs),
+    );
+    let entries = union_by_key(
+        &b.entries,
+        &o.entries,
+        &t.entries,
+        LogEntry::digest,
+        |e: &LogEntry| e.date,
+    );
+    let preamble = if o.preamble == b.preamble {
+        &t.preamble
+    } else {
+        &o.preamble
+    };
+    let nl = o.line_ending;
+    let mut text = String::new();
+    if o.bom {
+        text.push('\u{feff}');
+    }
+    let body = entries
+        .iter()
+        .map(|e| e.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n---\n\n");
+    if entries.is_empty() {
+        text.push_str(preamble);
+    } else {
+        let pre = preamble.replace("\r\n", "\n");
+        let pre = pre.trim_end();
+        if !pre.is_empty() {
+            text.push_str(pre);
+            text.push_str("\n\n");
+        }
+        text.push_str(&body);
+        text.push('\n');
+    }
+    let text = if nl == "\n" {
+        text
+    } else {
+        text.replace("\r\n", "\n").replace('\n', nl)
+    };
+    let doubled = entries.len() - {
+        let mut d: Vec<String> = entries.iter().map(LogEntry::digest).collect();
+        d.sort_unstable();
+        d.dedup();
+        d.len()
+    };
+    let mut merged = Merged::clean(text);
+    if doubled > 0 {
+        merged.notes.push(format!(
+            "{doubled} entr{} occur more than once (kept: identical entries are never merged into one)",
+            if doubled == 1 { "y" } else { "ies" }
+        ));
+    }
+    merged
+}
+
+/// Merges `LOG-ARCHIVE.index.json` by entry like the archive itself, newest first. Returns
+/// `None` when a side is not a JSON object with an `entries` list (the caller then marks a
+/// conflict).
+pub fn merge_index(base: &str, ours: &str, theirs: &str) -> Option<Merged> {
+    if let Some(t) = trivial(base, ours, theirs) {
+        return Some(Merged::clean(t.to_string()));
+    }
+    let parse = |s: &str| -> Option<Map<String, Value>> {
+        if s.trim().is_empty() {
+            return Some(Map::new());
+        }
+        match serde_json::from_str(s.trim_start_matches('\u{feff}')).ok()? {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    };
+    let (b, o, t) = (parse(base)?, parse(ours)?, parse(theirs)?);
+    let list = |m: &Map<String, Value>| -> Option<Vec<Value>> {
+        match m.get("entries") {
+            None => Some(Vec::new()),
+            Some(Value::Array(a)) => Some(a.clone()),
+            Some(_) => None,
+        }
+    };
+    let key = |v: &Value| {
+        format!(
+            "{}\u{0}{}",
+            v.get("sha256").and_then(Value::as_str).unwrap_or_default(),
+            v.get("title").and_then(Value::as_str).unwrap_or_default()
+        )
+    };
+    let date = |v: &Value| {
+        let title = v.get("title").and_then(Value::as_str).unwrap_or_default();
+        LogFile::parse(&format!("{title}\n")).entries.first()?.date
+    };
+    let entries = union_by_key(&list(&b)?, &list(&o)?, &list(&t)?, key, date);
+    let mut doc = o;
+    doc.insert("entries".into(), Value::Array(entries));
+    let mut text = serde_json::to_string_pretty(&Value::Object(doc)).ok()?;
+    text.push('\n');
+    Some(Merged::clean(text))
+}
+
+/// One table row of TRUST.md: its line, the heading of the section it sits in, its property
+/// key and its `Last Verified` cell.
+#[derive(Debug, Clone)]
+struct TrustRow {
+    line: String,
+    section: String,
+    key: String,
+    verified: String,
+}
+
+/// The table rows of a TRUST.md (header and separator rows excluded), by line index.
+fn trust_rows(text: &str) -> Vec<(usize, TrustRow)> {
+    let cells = |l: &str| -> Vec<String> {
+        l.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let mut out = Vec::new();
+    let mut section = String::new();
+    let mut verified_col: Option<usize> = None;
+    let mut in_table = false;
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.starts_with('#') {
+            section = l.to_string();
+            in_table = false;
+            continue;
+        }
+        if !l.starts_with('|') {
+            in_table = false;
+            continue;
+        }
+        let c = cells(l);
+        if !in_table {
+            // The header row.
+            in_table = true;
+            verified_col = c
+                .iter()
+                .position(|h| h.eq_ignore_ascii_case("last verified"));
+            continue;
+        }
+        if c.iter()
+            .all(|x| x.chars().all(|ch| matches!(ch, '-' | ':')))
+        {
+            continue;
+        }
+        out.push((
+            i,
+            TrustRow {
+                line: line.to_string(),
+                section: section.clone(),
+                key: property_key(c.first().map_or("", String::as_str)),
+                verified: verified_col
+                    .and_then(|k| c.get(k).cloned())
+                    .unwrap_or_default(),
+            },
+        ));
+    }
+    out
+}
+
+/// Merges TRUST.md: rows unioned by property; a row both sides changed keeps the newer
+/// verification (ours on a tie); a row one side removed and the other left alone is removed.
+/// Text outside the tables is ours (theirs when only theirs changed it).
+pub fn merge_trust(base: &str, ours: &str, theirs: &str) -> Merged {
+    if let Some(t) = trivial(base, ours, theirs) {
+        return Merged::clean(t.to_string());
+    }
+    let by_key = |text: &str| -> BTreeMap<String, TrustRow> {
+        trust_rows(text)
+            .into_iter()
+            .map(|(_, r)| (r.key.clone(), r))
+            .collect()
+    };
+    let (b, t) = (by_key(base), by_key(theirs));
+    let o_rows = trust_rows(ours);
+    let o: BTreeMap<String, TrustRow> = o_rows
+        .iter()
+        .map(|(_, r)| (r.key.clone(), r.clone()))
+        .collect();
+    let mut notes = Vec::new();
+    let lines: Vec<&str> = ours.lines().collect();
+    let mut replaced: HashMap<usize, Option<String>> = HashMap::new();
+    for (i, row) in &o_rows {
+        let choice = match (b.get(&row.key), t.get(&row.key)) {
+            // Theirs removed a row ours left alone: removed.
+            (Some(br), None) if br.line == row.line => None,
+            (_, None) => Some(row.line.clone()),
+            (_, Some(tr)) if tr.line == row.line => Some(row.line.clone()),
+            // Only theirs changed it.
+            (Some(br), Some(tr)) if br.line == row.line => Some(tr.line.clone()),
+            // Only ours changed it.
+            (Some(br), Some(tr)) if br.line == tr.line => Some(row.line.clone()),
+            // Both changed (or both added) it: the newer verification wins, ours on a tie.
+            (_, Some(tr)) => {
+                if newer(&tr.verified, &row.verified) {
+                    notes.push(format!(
+                        "TRUST.md: `{}` changed on both sides; theirs was verified later and wins",
+                        row.key
+                    ));
+                    Some(tr.line.clone())
+                } else {
+                    Some(row.line.clone())
+                }
+            }
+        };
+        if choice.as_deref() != Some(row.line.as_str()) {
+            replaced.insert(*i, choice);
+        }
+    }
+    // Theirs' new rows (and rows ours removed but theirs changed) go after the last row of
+    // the same section in ours, else after ours' last row.
+    let mut additions: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    let last_row = o_rows
+        .last()
+        .map_or(lines.len().saturating_sub(1), |(i, _)| *i);
+    for (_, tr) in trust_rows(theirs) {
+        if o.contains_key(&tr.key) {
+            continue;
+        }
+        let keep = match b.get(&tr.key) {
+            None => true,
+            Some(br) => br.line != tr.line,
+        };
+        if !keep {
+            continue;
+        }
+        let at = o_rows
+            .iter()
+            .rev()
+            .find(|(_, r)| r.section == tr.section)
+            .map_or(last_row, |(i, _)| *i);
+        additions.entry(at).or_default().push(tr.line.clone());
+    }
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        match replaced.get(&i) {
+            Some(None) => {}
+            Some(Some(l)) => {
+                out.push_str(l);
+                out.push('\n');
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        if let Some(add) = additions.get(&i) {
+            for l in add {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+    }
+    if lines.is_empty()
+        && let Some(add) = additions.values().next()
+    {
+        for l in add {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    if !ours.ends_with('\n') && out.ends_with('\n') && !ours.is_empty() {
+        out.pop();
+    }
+    Merged {
+        text: out,
+        conflicts: 0,
+        notes,
+    }
+}
+
+/// True when verification date `a` is later than `b` (`YYYY-MM-DD`; anything else is older
+/// than any date).
+fn newer(a: &str, b: &str) -> bool {
+    let d = |s: &str| s.get(..10).and_then(|p| p.parse::<Date>().ok());
+    match (d(a), d(b)) {
+        (Some(x), Some(y)) => x > y,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+/// A Markdown file cut at its sections: the text outside sections with a placeholder line
+/// per section, and each section's body by name, in order.
+struct Sectioned {
+    skeleton: Vec<String>,
+    sections: Vec<(String, String)>,
+}
+
+const PLACEHOLDER: &str = "\u{0}section:";
+
+fn sectioned(text: &str) -> Sectioned {
+    let mut skeleton = Vec::new();
+    let mut sections = Vec::new();
+    let mut open: Option<(String, String)> = None;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        if let Some((name, body)) = &mut open {
+            if t.strip_prefix("<!-- /SECTION:")
+                .and_then(|r| r.strip_suffix("-->"))
+                .is_some_and(|n| n.trim() == name)
+            {
+                let (name, body) = open.take().expect("a section is open");
+                skeleton.push(format!("{PLACEHOLDER}{name}"));
+                sections.push((name, body));
+                continue;
+            }
+            body.push_str(line);
+            continue;
+        }
+        if let Some(name) = t
+            .strip_prefix("<!-- SECTION:")
+            .and_then(|r| r.strip_suffix("-->"))
+            .map(str::trim)
+            && !name.is_empty()
+        {
+            open = Some((name.to_string(), String::new()));
+            continue;
+        }
+        skeleton.push(line.to_string());
+    }
+    if let Some((name, body)) = open {
+        // An unclosed section stays text: nothing is dropped.
+        skeleton.push(format!("<!-- SECTION: {name} -->\n"));
+        skeleton.push(body);
+    }
+    Sectioned { skeleton, sections }
+}
+
+/// Three-way merge of two edits of a sequence: each side's change is the span between its
+/// common prefix and suffix with the ancestor; changes to disjoint spans both apply, two
+/// insertions at one point go ours first. `None` when the spans overlap.
+fn merge_pieces(b: &[String], o: &[String], t: &[String]) -> Option<Vec<String>> {
+    if o == b {
+        return Some(t.to_vec());
+    }
+    if t == b || t == o {
+        return Some(o.to_vec());
+    }
+    let change = |s: &[String]| {
+        let p = b.iter().zip(s).take_while(|(x, y)| x == y).count();
+        let q = b[p..]
+            .iter()
+            .rev()
+            .zip(s[p..].iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        (p, b.len() - q, s[p..s.len() - q].to_vec())
+    };
+    let (op, oe, oi) = change(o);
+    let (tp, te, ti) = change(t);
+    let mut out = Vec::new();
+    if op == oe && tp == te && op == tp {
+        out.extend_from_slice(&b[..op]);
+        out.extend(oi);
+        out.extend(ti);
+        out.extend_from_slice(&b[op..]);
+    } else if oe <= tp {
+        out.extend_from_slice(&b[..op]);
+        out.extend(oi);
+        out.extend_from_slice(&b[oe..tp]);
+        out.extend(ti);
+        out.extend_from_slice(&b[te..]);
+    } else if te <= op {
+        out.extend_from_slice(&b[..tp]);
+        out.extend(ti);
+        out.extend_from_slice(&b[te..op]);
+        out.extend(oi);
+        out.extend_from_slice(&b[oe..]);
+    } else {
+        return None;
+    }
+    Some(out)
+}
+
+/// Merges STATUS.md or `NEXT_ACTIONS.md` by section. Returns `None` when no version has
+/// sections, or when both sides changed the same stretch of text outside them (a line merge
+/// is then the better tool).
+pub fn merge_sections(base: &str, ours: &str, theirs: &str) -> Option<Merged> {
+    if let Some(t) = trivial(base, ours, theirs) {
+        return Some(Merged::clean(t.to_string()));
+    }
+    let (b, o, t) = (sectioned(base), sectioned(ours), sectioned(theirs));
+    if o.sections.is_empty() && t.sections.is_empty() {
+        return None;
+    }
+    let skeleton = &merge_pieces(&b.skeleton, &o.skeleton, &t.skeleton)?;
+    let find = |s: &Sectioned, name: &str| {
+        s.sections
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, body)| body.clone())
+    };
+    let mut conflicts = 0;
+    let mut out = String::new();
+    let mut placed: Vec<String> = Vec::new();
+    let emit = |name: &str, out: &mut String, conflicts: &mut usize| {
+        let (bb, ob, tb) = (find(&b, name), find(&o, name), find(&t, name));
+        let body = match (ob, tb) {
+            (Some(x), None) | (None, Some(x)) => {
+                // Present on one side only: kept unless the other side removed it unchanged.
+                if bb.as_deref() == Some(x.as_str()) {
+                    return;
+                }
+                x
+            }
+            (None, None) => return,
+            (Some(x), Some(y)) => match trivial(bb.as_deref().unwrap_or(""), &x, &y) {
+                Some(z) if bb.is_some() || x == y => z.to_string(),
+                _ => {
+                    *conflicts += 1;
+                    let end = |s: &str| {
+                        if s.ends_with('\n') || s.is_empty() {
+                            String::new()
+                        } else {
+                            "\n".into()
+                        }
+                    };
+                    format!(
+                        "{OURS_MARK}\n{x}{}{SPLIT_MARK}\n{y}{}{THEIRS_MARK}\n",
+                        end(&x),
+                        end(&y)
+                    )
+                }
+            },
+        };
+        out.push_str("<!-- SECTION: ");
+        out.push_str(name);
+        out.push_str(" -->\n");
+        out.push_str(&body);
+        if !body.ends_with('\n') && !body.is_empty() {
+            out.push('\n');
+        }
+        out.push_str("<!-- /SECTION: ");
+        out.push_str(name);
+        out.push_str(" -->\n");
+    };
+    for piece in skeleton {
+        if let Some(name) = piece.strip_prefix(PLACEHOLDER) {
+            emit(name, &mut out, &mut conflicts);
+            placed.push(name.to_string());
+        } else {
+            out.push_str(piece);
+        }
+    }
+    // Sections the chosen skeleton does not place (added by the other side) go at the end.
+    for (name, _) in o.sections.iter().chain(&t.sections) {
+        if !placed.contains(name) {
+            if !out.ends_with("\n\n") && !out.is_empty() {
+                out.push('\n');
+            }
+            emit(name, &mut out, &mut conflicts);
+            placed.push(name.clone());
+        }
+    }
+    Some(Merged {
+        text: out,
+        conflicts,
+        notes: Vec::new(),
+    })
+}
+
+/// The task-level result of merging three manifests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskMerge {
+    /// The merged `tasks` map, ids in order.
+    pub tasks: Map<String, Value>,
+    /// The merged `next_task_id`.
+    pub next_task_id: u64,
+    /// Incoming tasks renumbered because ours already used their id: (old id, new id).
+    pub renamed: Vec<(String, String)>,
+}
+
+fn task_number(id: &str) -> Option<u64> {
+    id.strip_prefix("T-")?.parse().ok()
+}
+
+/// Formats a task id in the reference's `T-NNN` form.
+pub fn task_id(n: u64) -> String {
+    format!("T-{n:03}")
+}
+
+/// Merges the tasks of three manifests (each as `(id, task)` pairs plus its
+/// `next_task_id`): tasks unioned; a task both sides changed keeps ours (theirs when only
+/// theirs changed it); a task only theirs added under an id ours uses for another task is
+/// renumbered to the next free id, with `renumbered_from` and a note on the task;
+/// `next_task_id` is above every id and at least both sides'.
+pub fn merge_tasks(
+    base: &[(String, Value)],
+    ours: &[(String, Value)],
+    theirs: &[(String, Value)],
+    next: [Option<u64>; 2],
+) -> TaskMerge {
+    let find = |list: &[(String, Value)], id: &str| {
+        list.iter().find(|(i, _)| i == id).map(|(_, v)| v.clone())
+    };
+    let mut tasks = Map::new();
+    for (id, task) in ours {
+        let merged = match (find(base, id), find(theirs, id)) {
+            (Some(b), Some(t)) if b == *task => t,
+            _ => task.clone(),
+        };
+        tasks.insert(id.clone(), merged);
+    }
+    let highest = |list: &[(String, Value)]| {
+        list.iter()
+            .filter_map(|(i, _)| task_number(i))
+            .max()
+            .unwrap_or(0)
+    };
+    let mut next_free = [
+        highest(base) + 1,
+        highest(ours) + 1,
+        highest(theirs) + 1,
+        next[0].unwrap_or(1),
+        next[1].unwrap_or(1),
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(1);
+    let mut renamed = Vec::new();
+    for (id, task) in theirs {
+        match (find(base, id), tasks.get(id)) {
+            // Ours removed a task theirs left alone: removed.
+            (Some(b), None) if b == *task => {}
+            (_, None) => {
+                tasks.insert(id.clone(), task.clone());
+            }
+            (_, Some(o)) if o == task => {}
+            // Both know the task from the ancestor: ours' version (or theirs') was kept above.
+            (Some(_), Some(_)) => {}
+            // Theirs added a different task under an id ours already uses: renumbered.
+            (None, Some(_)) => {
+                let new_id = task_id(next_free);
+                next_free += 1;
+                let mut t = task.clone();
+                if let Value::Object(m) = &mut t {
+                    m.insert("renumbered_from".into(), Value::String(id.clone()));
+                    m.insert(
+                        "notes".into(),
+                        Value::String(format!(
+                            "renumbered from {id} when branches were merged: the other branch had added a different {id}"
+                        )),
+                    );
+                }
+                tasks.insert(new_id.clone(), t);
+                renamed.push((id.clone(), new_id));
+            }
+        }
+    }
+    let mut sorted: Vec<(String, Value)> = tasks.into_iter().collect();
+    sorted.sort_by_key(|(id, _)| (task_number(id).unwrap_or(u64::MAX), id.clone()));
+    let next_task_id = sorted
+        .iter()
+        .filter_map(|(i, _)| task_number(i))
+        .max()
+        .map_or(next_free, |m| (m + 1).max(next_free));
+    TaskMerge {
+        tasks: sorted.into_iter().collect(),
+        next_task_id,
+        renamed,
+    }
+}
+
+/// Splits a file holding git conflict markers into ours' and theirs' versions (text outside
+/// conflicts goes to both; a diff3 ancestor part is dropped). `None` when it holds no
+/// complete conflict.
+pub fn split_conflict(text: &str) -> Option<(String, String)> {
+    #[derive(PartialEq)]
+    enum Part {
+        Both,
+        Ours,
+        Base,
+        Theirs,
+    }
+    let mut part = Part::Both;
+    let (mut o, mut t) = (String::new(), String::new());
+    let mut seen = false;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare.starts_with("<<<<<<<") && part == Part::Both {
+            part = Part::Ours;
+            continue;
+        }
+        if bare.starts_with("|||||||") && part == Part::Ours {
+            part = Part::Base;
+            continue;
+        }
+        if bare == "=======" && matches!(part, Part::Ours | Part::Base) {
+            part = Part::Theirs;
+            continue;
+        }
+        if bare.starts_with(">>>>>>>") && part == Part::Theirs {
+            part = Part::Both;
+            seen = true;
+            continue;
+        }
+        match part {
+            Part::Both => {
+                o.push_str(line);
+                t.push_str(line);
+            }
+            Part::Ours => o.push_str(line),
+            Part::Theirs => t.push_str(line),
+            Part::Base => {}
+        }
+    }
+    (seen && part == Part::Both).then_some((o, t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const PRE: &str = "# Log\n\n> Newest first.\n\n---\n\n";
+
+    fn entry(date: &str, who: &str, n: usize) -> String {
+        format!("## [{date}] {who}: session {n}\n\n- did {n}\n")
+    }
+
+    fn journal(entries: &[String]) -> String {
+        if entries.is_empty() {
+            return PRE.to_string();
+        }
+        format!("{PRE}{}", entries.join("\n---\n\n"))
+    }
+
+    fn digests(text: &str) -> Vec<String> {
+        let mut d = LogFile::parse(text).digests();
+        d.sort();
+        d
+    }
+
+    #[test]
+    fn journals_union_new_entries_of_both_sides_newest_first() {
+        let base = journal(&[entry("2026-11-01", "a", 1)]);
+        let ours = journal(&[entry("2026-11-03", "a", 2), entry("2026-11-01", "a", 1)]);
+        let theirs = journal(&[entry("2026-11-02", "b", 3), entry("2026-11-01", "a", 1)]);
+        let m = merge_journal(&base, &ours, &theirs);
+        let log = LogFile::parse(&m.text);
+        let heads: Vec<&str> = log.entries.iter().map(|e| e.header.as_str()).collect();
+        assert_eq!(
+            heads,
+            [
+                "## [2026-11-03] a: session 2",
+                "## [2026-11-02] b: session 3",
+                "## [2026-11-01] a: session 1"
+            ]
+        );
+        assert!(m.text.starts_with(PRE), "{}", m.text);
+        assert_eq!(m.conflicts, 0);
+    }
+
+    #[test]
+    fn identical_additions_on_both_sides_are_both_kept_and_noted() {
+        let base = journal(&[entry("2026-11-01", "a", 1)]);
+        let same = entry("2026-11-02", "a", 2);
+        let ours = journal(&[same.clone(), entry("2026-11-01", "a", 1)]);
+        let theirs = journal(&[
+            entry("2026-11-02", "b", 9),
+            same,
+            entry("2026-11-01", "a", 1),
+        ]);
+        let m = merge_journal(&base, &ours, &theirs);
+        assert_eq!(LogFile::parse(&m.text).entries.len(), 4, "{}", m.text);
+        assert_eq!(m.notes.len(), 1);
+    }
+
+    #[test]
+    fn an_entry_rotated_out_on_one_side_leaves_the_log() {
+        let one = entry("2026-11-01", "a", 1);
+        let base = journal(&[entry("2026-11-02", "a", 2), one.clone()]);
+        let ours = journal(&[entry("2026-11-03", "a", 3), entry("2026-11-02", "a", 2)]);
+        let theirs = journal(&[
+            entry("2026-11-04", "b", 4),
+            entry("2026-11-02", "a", 2),
+            one,
+        ]);
+        let m = merge_journal(&base, &ours, &theirs);
+        let heads: Vec<String> = LogFile::parse(&m.text)
+            .entries
+            .iter()
+            .map(|e| e.header.clone())
+            .collect();
+        assert_eq!(heads.len(), 3, "{heads:?}");
+        assert!(!heads.iter().any(|h| h.contains("session 1")), "{heads:?}");
+    }
+
+    #[test]
+    fn trust_rows_union_and_the_newer_verification_wins() {
+        let head = "# Trust\n\n## Build\n\n| Property | Status | Provenance | Last Verified | Agent | TTL | Expires | Notes |\n|---|---|---|---|---|---|---|---|\n";
+        let row =
+            |p: &str, d: &str| format!("| {p} | verified | test_verified | {d} | a | 7d | - | |\n");
+        let base = format!("{head}{}", row("Builds", "2026-11-01"));
+        let ours = format!(
+            "{head}{}{}",
+            row("Builds", "2026-11-05"),
+            row("Lints", "2026-11-05")
+        );
+        let theirs = format!(
+            "{head}{}{}",
+            row("Builds", "2026-11-07"),
+            row("Docs", "2026-11-06")
+        );
+        let m = merge_trust(&base, &ours, &theirs);
+        assert!(m.text.contains(&row("Builds", "2026-11-07")), "{}", m.text);
+        assert!(m.text.contains(&row("Lints", "2026-11-05")), "{}", m.text);
+        assert!(m.text.contains(&row("Docs", "2026-11-06")), "{}", m.text);
+        assert_eq!(m.text.matches("| Builds |").count(), 1, "{}", m.text);
+    }
+
+    #[test]
+    fn sections_merge_and_a_section_both_rewrote_is_marked() {
+        let doc = |a: &str, b: &str| {
+            format!(
+                "# Status\n\n<!-- SECTION: summary -->\n{a}\n<!-- /SECTION: summary -->\n\n<!-- SECTION: done -->\n{b}\n<!-- /SECTION: done -->\n"
+            )
+        };
+        let m = merge_sections(&doc("s", "d"), &doc("s2", "d"), &doc("s", "d2")).unwrap();
+        assert_eq!(m.text, doc("s2", "d2"));
+        assert_eq!(m.conflicts, 0);
+        let m = merge_sections(&doc("s", "d"), &doc("ours", "d"), &doc("theirs", "d")).unwrap();
+        assert_eq!(m.conflicts, 1);
+        assert!(
+            m.text
+                .contains("<<<<<<< ours\nours\n=======\ntheirs\n>>>>>>> theirs\n"),
+            "{}",
+            m.text
+        );
+        let (o, t) = split_conflict(&m.text).unwrap();
+        assert_eq!(o, doc("ours", "d"));
+        assert_eq!(t, doc("theirs", "d"));
+    }
+
+    #[test]
+    fn clashing_task_ids_are_renumbered_on_the_incoming_side() {
+        let task = |t: &str| serde_json::json!({"title": t, "status": "ready"});
+        let base = vec![("T-001".to_string(), task("old"))];
+        let ours = vec![
+            ("T-001".to_string(), task("old")),
+            ("T-002".to_string(), task("ours")),
+        ];
+        let theirs = vec![
+            ("T-001".to_string(), task("old")),
+            ("T-002".to_string(), task("theirs")),
+        ];
+        let m = merge_tasks(&base, &ours, &theirs, [Some(3), Some(3)]);
+        assert_eq!(m.renamed, [("T-002".to_string(), "T-003".to_string())]);
+        assert_eq!(m.tasks["T-002"]["title"], "ours");
+        assert_eq!(m.tasks["T-003"]["title"], "theirs");
+        assert_eq!(m.tasks["T-003"]["renumbered_from"], "T-002");
+        assert_eq!(m.next_task_id, 4);
+    }
+
+    proptest! {
+        /// Random entries added on two branches over a common log: the merge holds every
+        /// entry of the ancestor once and every addition of each side, nothing else, newest
+        /// first.
+        #[test]
+        fn merging_random_interleavings_loses_and_duplicates_nothing(
+            base_n in 0usize..4,
+            ours_days in proptest::collection::vec(1u8..28, 0..5),
+            theirs_days in proptest::collection::vec(1u8..28, 0..5),
+            same in any::<bool>(),
+        ) {
+            let mk = |day: u8, who: &str, n: usize| entry(&format!("2026-10-{day:02}"), who, n);
+            let base: Vec<String> = (0..base_n).rev().map(|i| entry("2026-09-01", "base", i)).collect();
+            let side = |days: &[u8], who: &str| {
+                let mut d = days.to_vec();
+                d.sort_unstable_by(|a, b| b.cmp(a));
+                let mut v: Vec<String> = d.iter().enumerate().map(|(i, &day)| {
+                    mk(day, if same { "x" } else { who }, i)
+                }).collect();
+                v.extend(base.iter().cloned());
+                v
+            };
+            let ours = side(&ours_days, "o");
+            let theirs = side(&theirs_days, "t");
+            let m = merge_journal(&journal(&base), &journal(&ours), &journal(&theirs));
+            let mut want: Vec<String> = digests(&journal(&ours));
+            want.extend(digests(&journal(&theirs[..theirs.len() - base.len()])));
+            want.sort();
+            prop_assert_eq!(digests(&m.text), want);
+            let dates: Vec<_> = LogFile::parse(&m.text).entries.iter().map(|e| e.date).collect();
+            let mut sorted = dates.clone();
+            sorted.sort_by(|a, b| b.cmp(a));
+            prop_assert_eq!(dates, sorted);
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! `git aahp merge-driver` under a real `git merge` (issue #17, SPEC §6): branches that each
+//! add log entries, trust rows, tasks and STATUS sections merge without losing or doubling
+//! anything, and the result verifies; `manifest` rebuilds a conflicted MANIFEST.json.
+
+use std::ffi::OsString;
+
+use crate::support::{CmdOutput, TestRepo, bin};
+
+const DIR: &str = ".ai/handoff";
+
+/// `PATH` with the binary under test first, so git finds `git aahp` for the driver.
+fn path_with_bin() -> OsString {
+    let mut paths = vec![bin().parent().unwrap().to_path_buf()];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).unwrap()
+}
+
+fn git_with_driver(repo: &TestRepo, args: &[&str]) -> CmdOutput {
+    repo.git_env(args, &[("PATH", path_with_bin().as_os_str())])
+}
+
+/// A repository after `init` and `hooks install`, its handoff committed on `main`.
+fn merge_repo() -> TestRepo {
+    let repo = TestRepo::with_handoff();
+    let out = repo.aahp(&["hooks", "install"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("merge.aahp.driver"), "{out}");
+    assert_eq!(
+        repo.git(&["config", "merge.aahp.driver"]).trim(),
+        "git aahp merge-driver %O %A %B %P"
+    );
+    repo
+}
+
+fn file(name: &str) -> String {
+    format!("{DIR}/{name}")
+}
+
+/// Adds a log entry on top of LOG.md.
+fn add_log_entry(repo: &TestRepo, who: &str, what: &str) {
+    let log = repo.read(&file("LOG.md"));
+    let at = log.find("\n## [2026").expect("a dated entry") + 1;
+    let entry = format!("## [2026-11-22] {who}: {what}\n\n- {what} done\n\n---\n\n");
+    repo.write(
+        &file("LOG.md"),
+        format!("{}{entry}{}", &log[..at], &log[at..]),
+    );
+}
+
+/// Adds a trust row after the `Test suite passes` row and re-verifies `Project builds`.
+fn add_trust_row(repo: &TestRepo, property: &str, builds_verified: &str) {
+    let trust = repo.read(&file("TRUST.md"));
+    let mut out = String::new();
+    for line in trust.lines() {
+        if line.starts_with("| Project builds |") {
+            out.push_str(&format!(
+                "| Project builds | verified | tool_verified | {builds_verified} | x | 7d | - | - |\n"
+            ));
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+        if line.starts_with("| Test suite passes |") {
+            out.push_str(&format!(
+                "| {property} | verified | tool_verified | 2026-11-22 | x | 7d | - | - |\n"
+            ));
+        }
+    }
+    repo.write(&file("TRUST.md"), out);
+}
+
+/// Replaces the body of a STATUS section and appends a new section.
+fn edit_status(repo: &TestRepo, section: &str, body: &str, new_section: &str) {
+    let status = repo.read(&file("STATUS.md"));
+    let open = format!("<!-- SECTION: {section} -->\n");
+    let close = format!("<!-- /SECTION: {section} -->");
+    let a = status.find(&open).unwrap() + open.len();
+    let b = status.find(&close).unwrap();
+    repo.write(
+        &file("STATUS.md"),
+        format!(
+            "{}{body}\n{}\n## {new_section}\n\n<!-- SECTION: {new_section} -->\n{new_section} notes\n<!-- /SECTION: {new_section} -->\n",
+            &status[..a],
+            &status[b..]
+        ),
+    );
+}
+
+/// One branch's session: a log entry, a trust row, a task and STATUS sections, committed.
+fn work_on(repo: &TestRepo, branch: &str, who: &str, section: &str, builds: &str) {
+    repo.git(&["switch", "-q", branch]);
+    add_log_entry(repo, who, &format!("{who} work"));
+    add_trust_row(repo, &format!("{who} checks pass"), builds);
+    edit_status(
+        repo,
+        section,
+        &format!("{who} rewrote {section}"),
+        &format!("{who}_notes"),
+    );
+    repo.aahp(&["task", "add", &format!("{who} task")])
+        .assert_code(0);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "-m",
+        &format!("{who} session"),
+    ]);
+}
+
+fn manifest(repo: &TestRepo) -> serde_json::Value {
+    serde_json::from_str(&repo.read(&file("MANIFEST.json"))).unwrap()
+}
+
+#[test]
+fn branches_that_each_add_entries_rows_tasks_and_sections_merge_losing_nothing() {
+    let repo = merge_repo();
+    repo.git(&["branch", "feature"]);
+    work_on(&repo, "feature", "bob", "done", "2026-11-22");
+    work_on(&repo, "main", "alice", "what_is_missing", "2026-11-21");
+
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+
+    // LOG.md: both entries and the init entry, each once, newest first.
+    let log = repo.read(&file("LOG.md"));
+    for heading in [
+        "alice: alice work",
+        "bob: bob work",
+        "Handoff directory initialised",
+    ] {
+        assert_eq!(log.matches(heading).count(), 1, "{heading}\n{log}");
+    }
+    assert!(log.find("bob work").unwrap() < log.find("initialised").unwrap());
+    // TRUST.md: both rows; the later verification of `Project builds` (bob's) wins.
+    let trust = repo.read(&file("TRUST.md"));
+    assert!(trust.contains("| alice checks pass |"), "{trust}");
+    assert!(trust.contains("| bob checks pass |"), "{trust}");
+    assert_eq!(trust.matches("| Project builds |").count(), 1, "{trust}");
+    assert!(trust.contains("| Project builds | verified | tool_verified | 2026-11-22 |"));
+    // STATUS.md: each side's rewritten section and new section.
+    let status = repo.read(&file("STATUS.md"));
+    for text in [
+        "bob rewrote done",
+        "alice rewrote what_is_missing",
+        "bob_notes notes",
+        "alice_notes notes",
+    ] {
+        assert_eq!(status.matches(text).count(), 1, "{text}\n{status}");
+    }
+    assert!(!status.contains("<<<<<<<"), "{status}");
+    // Tasks: both kept; bob's T-001 clashed with alice's and was renumbered, with a note.
+    let m = manifest(&repo);
+    assert_eq!(m["tasks"]["T-001"]["title"], "alice task", "{m}");
+    assert_eq!(m["tasks"]["T-002"]["title"], "bob task", "{m}");
+    assert_eq!(m["tasks"]["T-002"]["renumbered_from"], "T-001");
+    assert!(
+        m["tasks"]["T-002"]["notes"]
+            .as_str()
+            .unwrap()
+            .contains("renumbered from T-001")
+    );
+    assert_eq!(m["next_task_id"], 3);
+    // The merged handoff verifies as committed.
+    repo.aahp(&["verify"]).assert_code(0);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+}
+
+#[test]
+fn a_section_both_branches_rewrote_is_a_marked_conflict_that_manifest_then_indexes() {
+    let repo = merge_repo();
+    repo.git(&["branch", "feature"]);
+    for (branch, who) in [("feature", "bob"), ("main", "alice")] {
+        repo.git(&["switch", "-q", branch]);
+        edit_status(
+            &repo,
+            "summary",
+            &format!("{who} summary"),
+            &format!("{who}_notes"),
+        );
+        repo.aahp(&["manifest"]).assert_code(0);
+        repo.git(&["commit", "-q", "--no-verify", "-am", who]);
+    }
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    assert_ne!(out.code, 0, "{out}");
+    let status = repo.read(&file("STATUS.md"));
+    assert!(
+        status.contains("<<<<<<< ours\nalice summary\n=======\nbob summary\n>>>>>>> theirs\n"),
+        "{status}"
+    );
+    assert!(status.contains("bob_notes notes") && status.contains("alice_notes notes"));
+    // Resolved by hand, the manifest is regenerated and the merge verifies.
+    repo.write(
+        &file("STATUS.md"),
+        status.replace(
+            "<<<<<<< ours\nalice summary\n=======\nbob summary\n>>>>>>> theirs\n",
+            "alice and bob summary\n",
+        ),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "--no-edit"]);
+    repo.aahp(&["verify"]).assert_code(0);
+}
+
+#[test]
+fn manifest_rebuilds_a_manifest_left_with_conflict_markers() {
+    // Without the driver configured, git's line merge leaves both sides' tasks in markers.
+    let repo = TestRepo::with_handoff();
+    repo.git(&["branch", "feature"]);
+    for (branch, who) in [("feature", "bob"), ("main", "alice")] {
+        repo.git(&["switch", "-q", branch]);
+        repo.aahp(&["task", "add", &format!("{who} task")])
+            .assert_code(0);
+        repo.git(&["commit", "-q", "--no-verify", "-am", who]);
+    }
+    let out = repo.git_output(&["merge", "--no-edit", "feature"]);
+    assert_ne!(out.code, 0, "{out}");
+    assert!(repo.read(&file("MANIFEST.json")).contains("<<<<<<<"));
+    repo.aahp(&["status"]).assert_code(2);
+    repo.aahp(&["manifest"]).assert_code(0);
+    let m = manifest(&repo);
+    assert_eq!(m["tasks"]["T-001"]["title"], "alice task", "{m}");
+    assert_eq!(m["tasks"]["T-002"]["title"], "bob task", "{m}");
+    assert_eq!(m["next_task_id"], 3);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+}
+
+#[test]
+fn status_warns_when_gitattributes_names_the_driver_but_the_clone_lacks_it() {
+    let repo = TestRepo::with_handoff();
+    let out = repo.aahp(&["status"]);
+    assert!(
+        out.stdout.contains(
+            ".gitattributes names `git aahp merge-driver` but this clone has not configured it"
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        repo.aahp(&["status", "--json"]).json()["merge_driver_missing"],
+        true
+    );
+    repo.aahp(&["hooks", "install"]).assert_code(0);
+    assert_eq!(
+        repo.aahp(&["status", "--json"]).json()["merge_driver_missing"],
+        false
+    );
+}
