@@ -67,6 +67,7 @@ fn hooks_status_install_status_in_a_plain_repository() {
     hooks directory: .git/hooks
       pre-commit  installed: shim written
       pre-push    installed: shim written
+      merge       configured: merge.aahp.driver = git aahp merge-driver %O %A %B %P
     --- stderr ---
     ");
     for name in ["pre-commit", "pre-push"] {
@@ -156,6 +157,7 @@ fn hooks_chain_an_existing_hook_and_uninstall_restores_it_byte_for_byte() {
     hooks directory: .git/hooks
       pre-commit  chained: the existing hook moved to pre-commit.pre-aahp and runs first
       pre-push    installed: shim written
+      merge       configured: merge.aahp.driver = git aahp merge-driver %O %A %B %P
     --- stderr ---
     ");
     let backup = repo.path().join(".git/hooks/pre-commit.pre-aahp");
@@ -222,6 +224,7 @@ fn hooks_follow_a_relative_core_hooks_path_from_a_subdirectory() {
     hooks directory: .githooks (core.hooksPath = .githooks, local config)
       pre-commit  installed: shim written
       pre-push    installed: shim written
+      merge       configured: merge.aahp.driver = git aahp merge-driver %O %A %B %P
     --- stderr ---
     ");
     assert!(repo.exists(".githooks/pre-commit"));
@@ -278,6 +281,7 @@ fn hooks_installed_from_a_linked_worktree_go_to_the_shared_hooks_directory() {
     hooks directory: [REPO]/.git/hooks
       pre-commit  installed: shim written
       pre-push    installed: shim written
+      merge       configured: merge.aahp.driver = git aahp merge-driver %O %A %B %P
     --- stderr ---
     ");
     assert!(repo.exists(".git/hooks/pre-commit"));
