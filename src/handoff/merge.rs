@@ -919,7 +919,11 @@ mod tests {
             let theirs = side(&theirs_days, "t");
             let m = merge_journal(&journal(&base), &journal(&ours), &journal(&theirs));
             let mut want: Vec<String> = digests(&journal(&ours));
-            want.extend(digests(&journal(&theirs[..theirs.len() - base.len()])));
+            // Two sides that made the very same change made one change (git does not even
+            // run the driver then); otherwise every addition of theirs is kept too.
+            if ours != theirs {
+                want.extend(digests(&journal(&theirs[..theirs.len() - base.len()])));
+            }
             want.sort();
             prop_assert_eq!(digests(&m.text), want);
             let dates: Vec<_> = LogFile::parse(&m.text).entries.iter().map(|e| e.date).collect();
