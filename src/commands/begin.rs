@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::handoff::LOCK;
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::journal::{Journal, SessionRecord};
+use crate::transaction::lease;
 use crate::transaction::lock::{self, LockState};
 use crate::transaction::require_branch_head;
 use crate::transaction::writer::WriteLock;
@@ -44,6 +45,13 @@ pub struct BeginArgs {
     /// When the lock is held, retry for up to SECONDS before giving up.
     #[arg(long, value_name = "SECONDS")]
     pub wait: Option<u64>,
+    /// Also take a lease on this git remote (one ref under refs/aahp/lock/ per handoff
+    /// directory), so agents on other clones and machines are excluded too.
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
+    /// With --remote: take over a lease that is past its expiry (reported, never silent).
+    #[arg(long, requires = "remote")]
+    pub steal: bool,
 }
 
 /// The result of `git aahp begin`.
@@ -67,6 +75,16 @@ pub struct BeginReport {
     pub updating: Vec<String>,
     /// Seconds spent waiting for another session's lock.
     pub waited_seconds: u64,
+    /// The lease ref taken on the remote (`--remote`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote_lease: Option<String>,
+    /// The holder of the stale remote lease taken over (`--steal`): agent, session, host,
+    /// expiry.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "boundary::opt_line"
+    )]
+    pub took_over: Option<String>,
 }
 
 impl Report for BeginReport {
@@ -84,6 +102,17 @@ impl Report for BeginReport {
             escape_untrusted(&self.agent),
             self.expires
         )?;
+        if let Some(r) = &self.remote_lease {
+            writeln!(w, "{} {r}", style.ok("leased"))?;
+        }
+        if let Some(t) = &self.took_over {
+            writeln!(
+                w,
+                "{}: took over the stale remote lease of {}",
+                style.warn("warning"),
+                escape_untrusted(t)
+            )?;
+        }
         writeln!(
             w,
             "hint: end the session with `git aahp commit -m MESSAGE --session-id {}`",
@@ -125,6 +154,7 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         Some(s) => s.clone(),
         None => lock::new_session_id(ctx.now),
     };
+    boundary::admit("--remote", args.remote.as_deref())?;
     let mut new = lock::new_lock(
         &agent,
         &session_id,
@@ -143,13 +173,44 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
     let start = Instant::now();
     let deadline = args.wait.map(|s| start + Duration::from_secs(s));
     let mut backoff = Duration::from_millis(50);
+    let stolen;
     loop {
         // An interrupted commit must be recovered before anyone starts over it.
         if let Some(j) = Journal::load(repo, &dir.rel)? {
             return Err(j.interrupted_error());
         }
-        if lock::acquire(&dir, &new)? {
+        // The remote lease first (only while no local lock is seen), then the local lock,
+        // which records the lease; a local lock that cannot be taken gives the lease back.
+        let mut attempt = new.clone();
+        let mut taken = None;
+        if let Some(remote) = &args.remote
+            && !LockState::read(&dir)?.is_present()
+        {
+            match lease::take(repo, &dir, &new, remote, args.steal, ctx.now) {
+                Ok(t) => {
+                    attempt.remote = Some(t.lease.clone());
+                    taken = Some(t);
+                }
+                Err(e @ Error::Locked(_)) => match deadline {
+                    Some(d) if Instant::now() < d => {
+                        std::thread::sleep(
+                            backoff.min(d.saturating_duration_since(Instant::now())),
+                        );
+                        backoff = (backoff * 2).min(Duration::from_secs(1));
+                        continue;
+                    }
+                    _ => return Err(e),
+                },
+                Err(e) => return Err(e),
+            }
+        }
+        if lock::acquire(&dir, &attempt)? {
+            new = attempt;
+            stolen = taken.and_then(|t| t.stolen_from);
             break;
+        }
+        if let Some(t) = &taken {
+            let _ = lease::release(repo, &t.lease);
         }
         let current = LockState::read(&dir)?;
         // A lock taken for one write whose taker no longer holds the directory's write lock
@@ -175,6 +236,7 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         session_id: session_id.clone(),
     }
     .save(repo)?;
+    let remote_lease = new.remote.as_ref().map(|l| l.refname.clone());
     Ok(BeginReport {
         session_id,
         agent,
@@ -185,5 +247,12 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         base_manifest: new.base_manifest,
         updating: new.updating,
         waited_seconds: start.elapsed().as_secs(),
+        remote_lease,
+        took_over: stolen.map(|h: lock::HandoffLock| {
+            format!(
+                "{} (session {}, host {}, expired {})",
+                h.agent, h.session_id, h.host, h.expires
+            )
+        }),
     })
 }

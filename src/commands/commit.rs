@@ -27,6 +27,7 @@ use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, checksum, write_atomic}
 use crate::lint::Diagnostic;
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::journal::{Journal, SessionRecord, Step};
+use crate::transaction::lease;
 use crate::transaction::lock::{self, LockState};
 use crate::transaction::writer::WriteLock;
 use crate::transaction::{self, SessionClaim};
@@ -401,13 +402,30 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     journal.save(repo)?;
     failpoint::hit("commit:committed");
 
-    // 10. Release the lock.
+    // 10. Release the lock (and the remote lease, only while it is still this session's).
+    let remote_lease = match LockState::read(&dir)? {
+        LockState::Held(l) => l.remote,
+        _ => None,
+    };
     lock::release(&dir)?;
     SessionRecord::remove(repo, &dir.rel)?;
     failpoint::hit("commit:release");
 
     // 11. The session tag.
-    let (tag, warnings) = tag_step(repo, &dir, commit, &session_id, &agent, args.no_tag);
+    let (tag, mut warnings) = tag_step(repo, &dir, commit, &session_id, &agent, args.no_tag);
+    if let Some(l) = &remote_lease {
+        match lease::release(repo, l) {
+            Ok(true) => {}
+            Ok(false) => warnings.push(format!(
+                "the lease {} on `{}` no longer held this session's value: someone released or took it over; it was left as it is",
+                l.refname, l.remote
+            )),
+            Err(e) => warnings.push(format!(
+                "the lease {} on `{}` could not be released ({e}); `git aahp recover --remote {}` clears it once it expires",
+                l.refname, l.remote, l.remote
+            )),
+        }
+    }
     failpoint::hit("commit:tag");
     Journal::remove(repo, &dir.rel)?;
     Ok(CommitReport {
@@ -489,6 +507,13 @@ fn take_lock(
             // tag, so it is admitted like `--agent` is.
             if args.agent.is_none() {
                 boundary::admit(dir, "the agent in HANDOFF.lock", Some(&held.agent))?;
+            }
+            // A session that holds a remote lease commits only while the remote still
+            // holds it: released or taken over by someone else, it is exit 3 (issue #17).
+            if let Some(l) = &held.remote
+                && !lease::still_held(repo, l)?
+            {
+                return Err(lease_lost(repo, dir, l));
             }
             let agent = args.agent.clone().unwrap_or_else(|| held.agent.clone());
             Ok((held.session_id, agent, Some(held.started)))
@@ -952,6 +977,33 @@ fn undo_failed(journal: &Journal, cause: &Error, undo_err: &Error) -> Error {
         ),
         source: None,
     }
+}
+
+/// The exit-3 error for a session whose remote lease is gone: who holds it now, if anyone.
+fn lease_lost(repo: &Repo, dir: &HandoffDir, l: &lease::RemoteLease) -> Error {
+    let now_held = match lease::read(repo, &l.remote, dir) {
+        Ok(lease::RemoteHolder::Held(_, Ok(h))) => format!(
+            "it is now held by {} (session {}, host {})",
+            h.agent, h.session_id, h.host
+        ),
+        Ok(lease::RemoteHolder::Held(_, Err(why))) => {
+            format!("it now holds an unreadable lease ({why})")
+        }
+        Ok(lease::RemoteHolder::Free) => "it was released".into(),
+        Err(e) => format!("it could not be read ({e})"),
+    };
+    Error::Locked(Box::new(crate::error::LockHolder {
+        agent: "another session".into(),
+        session_id: "unknown".into(),
+        host: None,
+        started: None,
+        expires: None,
+        stale: false,
+        since: format!(
+            "this session's lease {} on `{}` was lost: {now_held}; nothing was committed, your files are as they were",
+            l.refname, l.remote
+        ),
+    }))
 }
 
 fn interrupted(j: &Journal) -> Error {

@@ -45,6 +45,10 @@ pub struct RecoverArgs {
     /// The session id, to recognise the lock as yours.
     #[arg(long, env = "AAHP_SESSION_ID")]
     pub session_id: Option<String>,
+    /// Also clear this handoff directory's lease on the git remote NAME when it is past its
+    /// expiry (a live one only with --force).
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
 }
 
 /// What `recover` decided.
@@ -139,8 +143,56 @@ struct Interrupted {
     started: String,
 }
 
-/// Runs `git aahp recover`.
+/// Runs `git aahp recover`: the local recovery, then the remote lease — the one the lock
+/// recorded is released while it still holds the session's value, and with `--remote` a
+/// stale lease of the directory is cleared (issue #17).
 pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
+    boundary::admit("--remote", args.remote.as_deref())?;
+    let repo = ctx.repo()?;
+    let dir = target_dir(ctx, repo)?;
+    let recorded = match LockState::read(&dir) {
+        Ok(LockState::Held(l)) => l.remote,
+        _ => None,
+    };
+    let mut report = run_local(ctx, args)?;
+    if let Some(l) = recorded
+        && report.action != Action::Nothing
+    {
+        if args.dry_run {
+            report
+                .plan
+                .push(format!("release the lease {} on `{}`", l.refname, l.remote));
+        } else if !LockState::read(&dir)?.is_present() {
+            let done = crate::transaction::lease::release(repo, &l)?;
+            report.plan.push(if done {
+                format!("released the lease {} on `{}`", l.refname, l.remote)
+            } else {
+                format!(
+                    "left the lease {} on `{}`: it no longer held this session's value",
+                    l.refname, l.remote
+                )
+            });
+        }
+    }
+    if let Some(remote) = &args.remote {
+        if args.dry_run {
+            report.plan.push(format!(
+                "clear the lease of {} on `{remote}` if it is past its expiry",
+                dir.rel
+            ));
+        } else if let Some(h) =
+            crate::transaction::lease::clear_stale(repo, remote, &dir, args.force, ctx.now)?
+        {
+            report.plan.push(format!(
+                "cleared the lease of {} (session {}, host {}, expired {}) on `{remote}`",
+                h.agent, h.session_id, h.host, h.expires
+            ));
+        }
+    }
+    Ok(report)
+}
+
+fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
     let repo = ctx.repo()?;
     let dir = target_dir(ctx, repo)?;
     let journal = Journal::load(repo, &dir.rel)?;

@@ -23,6 +23,10 @@ pub struct StatusArgs {
     /// recorded in this worktree for the directory).
     #[arg(long, env = "AAHP_SESSION_ID")]
     pub session_id: Option<String>,
+    /// Also show who holds this directory's lease on the git remote NAME (one `ls-remote`,
+    /// bounded in time).
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
 }
 
 /// The holder of `HANDOFF.lock`, as recorded in it.
@@ -103,6 +107,12 @@ pub struct StatusReport {
     /// True when the handoff's `.gitattributes` names `git aahp merge-driver` but this clone
     /// has not configured it (git would merge handoff files line by line).
     pub merge_driver_missing: bool,
+    /// With `--remote`: who holds the directory's lease on the remote (`free` when nobody).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "boundary::opt_line"
+    )]
+    pub remote_lease: Option<String>,
     /// What to do next.
     pub next_step: String,
 }
@@ -205,6 +215,9 @@ impl Report for StatusReport {
                 b["manifest_only"], b["manifest_plus_core"], b["full_read"]
             )?;
         }
+        if let Some(r) = &self.remote_lease {
+            writeln!(w, "  remote lease: {}", escape_untrusted(r))?;
+        }
         if self.merge_driver_missing {
             writeln!(
                 w,
@@ -243,6 +256,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
         chain: Vec::new(),
         token_budget: None,
         merge_driver_missing: false,
+        remote_lease: None,
         next_step: String::new(),
     };
     if !report.present {
@@ -263,6 +277,10 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     report.interrupted_commit =
         crate::transaction::journal::Journal::load(repo, &dir.rel)?.map(|j| j.session_id);
     report.merge_driver_missing = super::hooks::merge_driver_missing(ctx, repo);
+    if let Some(remote) = &args.remote {
+        boundary::admit("--remote", Some(remote))?;
+        report.remote_lease = Some(remote_lease(repo, remote, &dir, ctx.now)?);
+    }
     let claim = SessionClaim {
         session_id: args.session_id.clone(),
         agent: None,
@@ -306,6 +324,38 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
         "run `git aahp context` for the orientation read within your token budget".into()
     };
     Ok(report)
+}
+
+/// Describes the lease of `dir` on `remote`: one `ls-remote`, and a fetch of the lease only
+/// when there is one.
+fn remote_lease(
+    repo: &crate::git::Repo,
+    remote: &str,
+    dir: &crate::handoff::HandoffDir,
+    now: jiff::Timestamp,
+) -> Result<String> {
+    use crate::transaction::lease;
+    if repo
+        .remote_ref(remote, &lease::lock_ref(&dir.rel))?
+        .is_none()
+    {
+        return Ok(format!("free on `{remote}`"));
+    }
+    Ok(match lease::read(repo, remote, dir)? {
+        lease::RemoteHolder::Free => format!("free on `{remote}`"),
+        lease::RemoteHolder::Held(_, Err(why)) => {
+            format!("held on `{remote}` by an unreadable lease ({why})")
+        }
+        lease::RemoteHolder::Held(_, Ok(l)) => format!(
+            "{} on `{remote}` by {} (session {}, host {}), started {}, expires {}",
+            if l.is_stale(now) { "stale" } else { "held" },
+            l.agent,
+            l.session_id,
+            l.host,
+            l.age(now),
+            l.expires
+        ),
+    })
 }
 
 fn lock_info(bytes: &[u8], now: jiff::Timestamp) -> LockInfo {

@@ -13,7 +13,9 @@ use gix::bstr::{BStr, ByteSlice};
 use crate::error::{Error, Result};
 
 mod index;
+mod remote;
 pub use index::{PrecommitIndex, StagedView};
+pub use remote::{CasPush, REMOTE_TIMEOUT};
 
 /// A failed git operation: what was attempted and why it failed.
 #[derive(Debug, thiserror::Error)]

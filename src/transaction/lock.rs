@@ -50,6 +50,10 @@ pub struct HandoffLock {
     /// that took it (see [`crate::transaction::writer`]). Absent on session locks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write: Option<String>,
+    /// The lease this session holds on a git remote (`begin --remote`), released by
+    /// `commit` and `recover` (see [`crate::transaction::lease`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<super::lease::RemoteLease>,
 }
 
 /// What is found at `HANDOFF.lock`.
@@ -438,6 +442,7 @@ pub fn new_lock(
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         phase,
         write: None,
+        remote: None,
     })
 }
 

@@ -13,6 +13,7 @@
 
 pub mod chain;
 pub mod journal;
+pub mod lease;
 pub mod lock;
 pub mod rotation;
 pub mod session;

@@ -29,6 +29,7 @@ mod index;
 mod init;
 mod install;
 mod instructions;
+mod lease;
 mod lint;
 mod lock;
 mod man;

@@ -1,0 +1,227 @@
+//! The remote lease's git calls (SPEC §6, issue #17): writing the lease commit, a
+//! compare-and-swap push of one ref (`--force-with-lease=<ref>:<expected>` with `--atomic`),
+//! reading a remote ref (`ls-remote`, bounded in time) and fetching it to read its holder.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use gix::ObjectId;
+
+use super::{GitError, Repo};
+
+/// How long a remote call may take before it is abandoned (a hung server must not hang a
+/// session command).
+pub const REMOTE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The outcome of a compare-and-swap push.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CasPush {
+    /// The remote ref now holds the new value (or is deleted).
+    Done,
+    /// The remote ref did not hold the expected value: nothing changed.
+    Rejected,
+}
+
+impl Repo {
+    /// Writes a parentless commit whose tree holds `lease.json` = `json` (not signed; a
+    /// neutral identity when none is configured) and returns its id. Uses a temporary index
+    /// in `tmp`, so the real index and refs are untouched.
+    pub fn lease_commit(
+        &self,
+        json: &[u8],
+        message: &str,
+        tmp: &Path,
+    ) -> Result<ObjectId, GitError> {
+        let blob_path = tmp.join("lease.json");
+        std::fs::write(&blob_path, json).map_err(|e| GitError::Read {
+            action: "write the lease file".into(),
+            source: Box::new(e),
+        })?;
+        let blob_arg = blob_path.to_string_lossy().into_owned();
+        let args = ["hash-object", "-w", "--no-filters", blob_arg.as_str()];
+        let blob = self.run(&args, &[])?;
+        let blob = blob.trim().to_string();
+        let index = tmp.join("lease.index").to_string_lossy().into_owned();
+        let env = [("GIT_INDEX_FILE", index.as_str())];
+        let info = format!("100644,{blob},lease.json");
+        self.run(&["read-tree", "--empty"], &env)?;
+        self.run(
+            &["update-index", "--add", "--cacheinfo", info.as_str()],
+            &env,
+        )?;
+        let tree = self.run(&["write-tree"], &env)?;
+        let tree = tree.trim().to_string();
+        let args = [
+            "-c",
+            "user.name=git-aahp",
+            "-c",
+            "user.email=git-aahp@localhost",
+            "commit-tree",
+            "--no-gpg-sign",
+            tree.as_str(),
+            "-m",
+            message,
+        ];
+        let out = self.run(&args, &[])?;
+        Self::parse_id(&args, &out)
+    }
+
+    /// Sets `refname` on `remote` to `new` (`None`: deletes it) only if it holds `expected`
+    /// (`None`: only if it does not exist): `git push --atomic --porcelain --no-verify
+    /// --force-with-lease=<ref>:<expected>`. A refusal for the stale value is
+    /// [`CasPush::Rejected`]; any other failure (no such remote, network) is an error.
+    pub fn push_cas(
+        &self,
+        remote: &str,
+        refname: &str,
+        expected: Option<ObjectId>,
+        new: Option<ObjectId>,
+    ) -> Result<CasPush, GitError> {
+        let lease = format!(
+            "--force-with-lease={refname}:{}",
+            expected.map(|e| e.to_string()).unwrap_or_default()
+        );
+        let spec = format!(
+            "{}:{refname}",
+            new.map(|n| n.to_string()).unwrap_or_default()
+        );
+        let args = [
+            "push",
+            "--atomic",
+            "--porcelain",
+            "--no-verify",
+            lease.as_str(),
+            remote,
+            spec.as_str(),
+        ];
+        let (code, stdout, stderr) = self.run_bounded(&args, REMOTE_TIMEOUT)?;
+        if code == Some(0) {
+            return Ok(CasPush::Done);
+        }
+        let text = format!("{stdout}\n{stderr}");
+        if text.contains("rejected]")
+            || text.contains("stale info")
+            || text.contains("(fetch first)")
+        {
+            return Ok(CasPush::Rejected);
+        }
+        Err(GitError::Command {
+            args: args.join(" "),
+            status: code.map_or_else(|| "timed out".into(), |c| format!("exit status: {c}")),
+            stderr,
+        })
+    }
+
+    /// The value of `refname` on `remote` (`git ls-remote`, bounded by [`REMOTE_TIMEOUT`]).
+    pub fn remote_ref(&self, remote: &str, refname: &str) -> Result<Option<ObjectId>, GitError> {
+        let args = ["ls-remote", "--refs", remote, refname];
+        let (code, stdout, stderr) = self.run_bounded(&args, REMOTE_TIMEOUT)?;
+        if code != Some(0) {
+            return Err(GitError::Command {
+                args: args.join(" "),
+                status: code.map_or_else(|| "timed out".into(), |c| format!("exit status: {c}")),
+                stderr,
+            });
+        }
+        Ok(stdout
+            .lines()
+            .filter_map(|l| l.split_once('\t'))
+            .find(|(_, name)| *name == refname)
+            .and_then(|(id, _)| ObjectId::from_hex(id.as_bytes()).ok()))
+    }
+
+    /// Fetches `refname` from `remote` into `local` (a private ref) and returns the
+    /// `lease.json` its commit holds, with the commit id; `None` when the remote has no such
+    /// ref.
+    pub fn fetch_lease(
+        &self,
+        remote: &str,
+        refname: &str,
+        local: &str,
+    ) -> Result<Option<(ObjectId, Vec<u8>)>, GitError> {
+        let spec = format!("+{refname}:{local}");
+        let args = [
+            "fetch",
+            "-q",
+            "--no-tags",
+            "--no-write-fetch-head",
+            remote,
+            spec.as_str(),
+        ];
+        let (code, _, stderr) = self.run_bounded(&args, REMOTE_TIMEOUT)?;
+        if code != Some(0) {
+            if stderr.contains("couldn't find remote ref") {
+                return Ok(None);
+            }
+            return Err(GitError::Command {
+                args: args.join(" "),
+                status: code.map_or_else(|| "timed out".into(), |c| format!("exit status: {c}")),
+                stderr,
+            });
+        }
+        let Some(id) = self.find_ref(local)? else {
+            return Ok(None);
+        };
+        let bytes = self.blob_at(id, "lease.json")?.unwrap_or_default();
+        Ok(Some((id, bytes)))
+    }
+
+    /// Runs git, killing it after `timeout`: returns its exit code (`None` when killed),
+    /// stdout and stderr.
+    fn run_bounded(
+        &self,
+        args: &[&str],
+        timeout: Duration,
+    ) -> Result<(Option<i32>, String, String), GitError> {
+        let mut cmd: Command = self.command();
+        cmd.args(args)
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let spawn_err = |source| GitError::Spawn {
+            args: args.join(" "),
+            source,
+        };
+        let mut child = cmd.spawn().map_err(spawn_err)?;
+        let drain = |r: Option<Box<dyn Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut s = Vec::new();
+                if let Some(mut r) = r {
+                    let _ = r.read_to_end(&mut s);
+                }
+                String::from_utf8_lossy(&s).into_owned()
+            })
+        };
+        let out = drain(
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        );
+        let err = drain(
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        );
+        let start = Instant::now();
+        let code = loop {
+            if let Some(status) = child.try_wait().map_err(spawn_err)? {
+                break status.code();
+            }
+            if start.elapsed() > timeout {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        Ok((
+            code,
+            out.join().unwrap_or_default(),
+            err.join().unwrap_or_default(),
+        ))
+    }
+}

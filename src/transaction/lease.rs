@@ -1,0 +1,249 @@
+//! The remote lease (SPEC §6, issue #17): agents on different machines exclude each other
+//! through the git remote they share. A session that began with `--remote NAME` holds one ref
+//! per handoff directory, `refs/aahp/lock/<encoded path>`, pointing at a commit whose
+//! `lease.json` is the session's lock. It is taken only if absent and released only while it
+//! still holds this session's commit (compare-and-swap pushes), so two clones racing never
+//! both win; a lease past its `expires` is reported, and taken over only when asked.
+
+use gix::ObjectId;
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use super::lock::HandoffLock;
+use crate::error::{Error, LockHolder, Result};
+use crate::git::{CasPush, Repo};
+use crate::handoff::HandoffDir;
+
+/// Where lease refs live on the remote.
+pub const LOCK_REF_PREFIX: &str = "refs/aahp/lock/";
+/// Where a fetched lease is kept locally while it is read.
+const FETCHED_PREFIX: &str = "refs/aahp/remote-lock/";
+
+/// A lease held on a remote, as recorded in the session's `HANDOFF.lock`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteLease {
+    /// The remote (a name or a URL/path), as given to `begin --remote`.
+    pub remote: String,
+    /// The lease ref on the remote.
+    pub refname: String,
+    /// The lease commit this session pushed.
+    pub commit: String,
+}
+
+/// Encodes a handoff directory's path as one valid ref name component: letters, digits,
+/// `-` and `_` stay, every other byte becomes `%XX` (so `.ai/handoff` →
+/// `%2Eai%2Fhandoff`: no component starts with a dot, none ends in `.lock`, no `..`).
+pub fn lock_ref(dir: &str) -> String {
+    let mut out = String::from(LOCK_REF_PREFIX);
+    for b in dir.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push_str(&crate::handoff::hex(&[b]).to_ascii_uppercase());
+        }
+    }
+    out
+}
+
+/// What is on the remote for a handoff directory.
+#[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "read once per command; boxing would only add noise at every match"
+)]
+pub enum RemoteHolder {
+    /// No lease.
+    Free,
+    /// A lease: its commit and its lock (or why it cannot be read).
+    Held(ObjectId, std::result::Result<HandoffLock, String>),
+}
+
+/// Reads the lease of `dir` on `remote` (one fetch; `Free` when the ref does not exist).
+pub fn read(repo: &Repo, remote: &str, dir: &HandoffDir) -> Result<RemoteHolder> {
+    let refname = lock_ref(&dir.rel);
+    let local = format!("{FETCHED_PREFIX}{}", &refname[LOCK_REF_PREFIX.len()..]);
+    Ok(match repo.fetch_lease(remote, &refname, &local)? {
+        None => RemoteHolder::Free,
+        Some((id, bytes)) => RemoteHolder::Held(id, HandoffLock::parse(&bytes)),
+    })
+}
+
+/// The exit-3 error for a lease someone else holds: holder, host and age.
+pub fn held_error(
+    remote: &str,
+    lock: &std::result::Result<HandoffLock, String>,
+    now: Timestamp,
+) -> Error {
+    let holder = match lock {
+        Ok(l) => LockHolder {
+            agent: l.agent.clone(),
+            session_id: l.session_id.clone(),
+            host: Some(l.host.clone()),
+            started: Some(l.started.clone()),
+            expires: Some(l.expires.clone()),
+            stale: l.is_stale(now),
+            since: format!(
+                "{} ({}), on host {}, by its lease on the remote `{remote}`{}",
+                l.started,
+                l.age(now),
+                l.host,
+                if l.is_stale(now) {
+                    format!(
+                        "; the lease expired at {}: `git aahp recover --remote {remote}` or `git aahp begin --remote {remote} --steal` takes it over",
+                        l.expires
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+        },
+        Err(why) => LockHolder {
+            agent: "an unknown session".into(),
+            session_id: "unknown".into(),
+            host: None,
+            started: None,
+            expires: None,
+            stale: true,
+            since: format!(
+                "an unknown time (its lease on the remote `{remote}` is unreadable: {why})"
+            ),
+        },
+    };
+    Error::Locked(Box::new(holder))
+}
+
+/// A lease taken, and the stale lease it replaced, if any.
+#[derive(Debug, Clone)]
+pub struct Taken {
+    /// The lease now held.
+    pub lease: RemoteLease,
+    /// The holder of the stale lease taken over (`--steal`).
+    pub stolen_from: Option<HandoffLock>,
+}
+
+/// Takes the lease of `dir` on `remote` for `lock`: pushes a new lease commit only if the ref
+/// is absent. When a lease exists it is exit 3 naming its holder; a stale one (past its
+/// `expires`) is replaced only when `steal` is set, and only if it still holds what was read.
+pub fn take(
+    repo: &Repo,
+    dir: &HandoffDir,
+    lock: &HandoffLock,
+    remote: &str,
+    steal: bool,
+    now: Timestamp,
+) -> Result<Taken> {
+    let refname = lock_ref(&dir.rel);
+    let tmp = tempfile::tempdir().map_err(|source| Error::Write {
+        path: "a temporary directory".into(),
+        source,
+    })?;
+    let commit = repo.lease_commit(
+        &lock.to_bytes(),
+        &format!("aahp lease: {} ({})", dir.rel, lock.session_id),
+        tmp.path(),
+    )?;
+    let lease = RemoteLease {
+        remote: remote.to_string(),
+        refname: refname.clone(),
+        commit: commit.to_string(),
+    };
+    // A lease released between our push and our read leaves the ref free again: retry once.
+    for _ in 0..2 {
+        if repo.push_cas(remote, &refname, None, Some(commit))? == CasPush::Done {
+            return Ok(Taken {
+                lease,
+                stolen_from: None,
+            });
+        }
+        match read(repo, remote, dir)? {
+            RemoteHolder::Free => {}
+            RemoteHolder::Held(old, Ok(held)) if steal && held.is_stale(now) => {
+                if repo.push_cas(remote, &refname, Some(old), Some(commit))? == CasPush::Done {
+                    return Ok(Taken {
+                        lease,
+                        stolen_from: Some(held),
+                    });
+                }
+                return Err(held_error(remote, &read_lock(repo, remote, dir)?, now));
+            }
+            RemoteHolder::Held(_, held) => return Err(held_error(remote, &held, now)),
+        }
+    }
+    Err(held_error(remote, &read_lock(repo, remote, dir)?, now))
+}
+
+fn read_lock(
+    repo: &Repo,
+    remote: &str,
+    dir: &HandoffDir,
+) -> Result<std::result::Result<HandoffLock, String>> {
+    Ok(match read(repo, remote, dir)? {
+        RemoteHolder::Free => Err("it changed while it was read; retry".into()),
+        RemoteHolder::Held(_, l) => l,
+    })
+}
+
+/// Whether the remote still holds this session's lease.
+pub fn still_held(repo: &Repo, lease: &RemoteLease) -> Result<bool> {
+    let current = repo.remote_ref(&lease.remote, &lease.refname)?;
+    let ours = ObjectId::from_hex(lease.commit.as_bytes()).ok();
+    Ok(current.is_some() && current == ours)
+}
+
+/// Releases the lease only while it still holds this session's commit. Returns false when
+/// it no longer did (released or taken over by someone else): nothing was changed.
+pub fn release(repo: &Repo, lease: &RemoteLease) -> Result<bool> {
+    let ours = ObjectId::from_hex(lease.commit.as_bytes())
+        .map_err(|_| Error::other("the lock's remote lease commit id is malformed"))?;
+    Ok(repo.push_cas(&lease.remote, &lease.refname, Some(ours), None)? == CasPush::Done)
+}
+
+/// Removes a stale lease from the remote (`recover --remote`), only if it still holds the
+/// commit read. Returns the holder removed.
+pub fn clear_stale(
+    repo: &Repo,
+    remote: &str,
+    dir: &HandoffDir,
+    force: bool,
+    now: Timestamp,
+) -> Result<Option<HandoffLock>> {
+    match read(repo, remote, dir)? {
+        RemoteHolder::Free => Ok(None),
+        RemoteHolder::Held(id, held) => {
+            let stale = held.as_ref().map_or(true, |l| l.is_stale(now));
+            if !stale && !force {
+                return Err(held_error(remote, &held, now));
+            }
+            if repo.push_cas(remote, &lock_ref(&dir.rel), Some(id), None)? == CasPush::Rejected {
+                return Err(held_error(remote, &read_lock(repo, remote, dir)?, now));
+            }
+            Ok(held.ok())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lock_refs_are_valid_ref_names_for_any_directory() {
+        assert_eq!(lock_ref(".ai/handoff"), "refs/aahp/lock/%2Eai%2Fhandoff");
+        for dir in [
+            ".ai/handoff",
+            "packages/api/.ai/handoff",
+            "a..b",
+            "x.lock",
+            "ü/ß",
+            "a b",
+        ] {
+            let name = lock_ref(dir);
+            assert!(
+                gix::refs::FullName::try_from(name.as_str()).is_ok(),
+                "{dir} → {name}"
+            );
+        }
+        assert_ne!(lock_ref("a/b"), lock_ref("a_b"));
+    }
+}

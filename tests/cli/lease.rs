@@ -1,0 +1,180 @@
+//! The remote lease (`begin --remote`, issue #17): two clones of one bare remote exclude each
+//! other through `refs/aahp/lock/…`; a killed holder's lease goes stale and is recoverable;
+//! a lease lost to someone else is detected at `commit`.
+
+use std::process::Stdio;
+
+use crate::support::TestRepo;
+
+const LEASE_REF: &str = "refs/aahp/lock/%2Eai%2Fhandoff";
+
+/// A bare remote holding a committed handoff, and two clones of it.
+fn remote_and_clones() -> (TestRepo, TestRepo, TestRepo) {
+    let origin = TestRepo::with_handoff();
+    let remote = TestRepo::bare_dir();
+    remote.git(&["init", "-q", "--bare"]);
+    let url = remote.path().to_string_lossy().into_owned();
+    origin.git(&["push", "-q", &url, "main"]);
+    let clone = || {
+        let c = TestRepo::bare_dir();
+        c.git(&["init", "-q", "-b", "main"]);
+        c.git(&["remote", "add", "origin", &url]);
+        c.git(&["fetch", "-q", "origin"]);
+        c.git(&["reset", "-q", "--hard", "origin/main"]);
+        c
+    };
+    let (a, b) = (clone(), clone());
+    (remote, a, b)
+}
+
+fn lease_on(remote: &TestRepo) -> Option<String> {
+    let out = remote.git_output(&["rev-parse", "--verify", "-q", LEASE_REF]);
+    (out.code == 0).then(|| out.stdout.trim().to_string())
+}
+
+#[test]
+fn two_clones_racing_begin_remote_never_both_win() {
+    let (remote, a, b) = remote_and_clones();
+    let mut a_wins = 0;
+    for round in 0..20 {
+        let spawn = |repo: &TestRepo, who: &str| {
+            repo.aahp_command(&[
+                "begin",
+                "--remote",
+                "origin",
+                "--agent",
+                who,
+                "--session-id",
+                &format!("r{round}-{who}"),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn")
+        };
+        let (ca, cb) = (spawn(&a, "a"), spawn(&b, "b"));
+        let (oa, ob) = (
+            ca.wait_with_output().unwrap(),
+            cb.wait_with_output().unwrap(),
+        );
+        let codes = (oa.status.code(), ob.status.code());
+        assert!(
+            matches!(codes, (Some(0), Some(3)) | (Some(3), Some(0))),
+            "round {round}: exactly one wins, the other is told who holds it: {codes:?}\n{}\n{}",
+            String::from_utf8_lossy(&oa.stderr),
+            String::from_utf8_lossy(&ob.stderr)
+        );
+        let (winner, loser_err) = if codes.0 == Some(0) {
+            a_wins += 1;
+            (&a, ob.stderr)
+        } else {
+            (&b, oa.stderr)
+        };
+        let loser_err = String::from_utf8_lossy(&loser_err);
+        assert!(loser_err.contains("on host"), "{loser_err}");
+        assert!(lease_on(&remote).is_some());
+        // The winner gives its session up; its lease goes with it.
+        winner.aahp(&["recover", "--force"]).assert_code(0);
+        assert_eq!(lease_on(&remote), None, "round {round}");
+        assert!(!a.exists(".ai/handoff/HANDOFF.lock") && !b.exists(".ai/handoff/HANDOFF.lock"));
+    }
+    println!("a won {a_wins} of 20 rounds");
+}
+
+#[test]
+fn a_killed_holders_lease_goes_stale_and_is_recoverable_or_stolen() {
+    let (remote, a, b) = remote_and_clones();
+    a.aahp(&[
+        "begin", "--remote", "origin", "--agent", "gone", "--ttl", "1h",
+    ])
+    .assert_code(0);
+    // Within its lifetime the lease excludes the other clone, naming holder, host and age.
+    let held = b.aahp_env(
+        ".",
+        &["begin", "--remote", "origin", "--steal"],
+        &[("AAHP_NOW", "2026-11-22T10:30:00Z")],
+    );
+    held.assert_code(3);
+    assert!(held.stderr.contains("locked by gone"), "{held}");
+    assert!(held.stderr.contains("on host"), "{held}");
+    assert!(held.stderr.contains("30m 0s ago"), "{held}");
+    // Past it (the holder was killed and never came back), it is reported stale.
+    let later = [("AAHP_NOW", "2026-11-22T12:00:00Z")];
+    let out = b.aahp_env(".", &["begin", "--remote", "origin"], &later);
+    out.assert_code(3);
+    assert!(out.stderr.contains("expired"), "{out}");
+    assert!(out.stderr.contains("recover --remote origin"), "{out}");
+    let status = b.aahp_env(".", &["status", "--remote", "origin"], &later);
+    assert!(
+        status
+            .stdout
+            .contains("remote lease: stale on `origin` by gone"),
+        "{status}"
+    );
+    // `recover --remote` clears it; then the lease can be taken.
+    let rec = b.aahp_env(".", &["recover", "--remote", "origin"], &later);
+    rec.assert_code(0);
+    assert!(rec.stdout.contains("cleared the lease of gone"), "{rec}");
+    assert_eq!(lease_on(&remote), None);
+    b.aahp_env(".", &["begin", "--remote", "origin", "--ttl", "1h"], &later)
+        .assert_code(0);
+    // Gone too: `begin --steal` takes over the stale lease, and says so.
+    let much_later = [("AAHP_NOW", "2026-11-22T15:00:00Z")];
+    let out = a.aahp_env(".", &["recover", "--force"], &much_later);
+    out.assert_code(0);
+    let out = a.aahp_env(
+        ".",
+        &["begin", "--remote", "origin", "--steal", "--agent", "thief"],
+        &much_later,
+    );
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("took over the stale remote lease"),
+        "{out}"
+    );
+}
+
+#[test]
+fn commit_releases_its_lease_and_detects_one_lost_to_someone_else() {
+    let (remote, a, b) = remote_and_clones();
+    let edit = |repo: &TestRepo, note: &str| {
+        repo.write(
+            ".ai/handoff/STATUS.md",
+            format!("# Status\n\n<!-- SECTION: summary -->\n{note}\n<!-- /SECTION: summary -->\n"),
+        );
+    };
+    // The normal path: the lease is released with the commit.
+    a.aahp(&["begin", "--remote", "origin", "-q"])
+        .assert_code(0);
+    assert!(lease_on(&remote).is_some());
+    edit(&a, "a worked");
+    a.aahp(&["commit", "-m", "a session"]).assert_code(0);
+    assert_eq!(lease_on(&remote), None);
+
+    // Released by someone else (deleted on the remote): commit refuses, nothing committed.
+    a.aahp(&["begin", "--remote", "origin", "-q"])
+        .assert_code(0);
+    remote.git(&["update-ref", "-d", LEASE_REF]);
+    edit(&a, "a worked again");
+    let head = a.git(&["rev-parse", "HEAD"]);
+    let out = a.aahp(&["commit", "-m", "again"]);
+    out.assert_code(3);
+    assert!(out.stderr.contains("was lost: it was released"), "{out}");
+    assert_eq!(a.git(&["rev-parse", "HEAD"]), head);
+
+    // Taken over by another clone once stale: commit names the new holder.
+    a.aahp(&["recover", "--force"]).assert_code(0);
+    a.aahp(&["begin", "--remote", "origin", "--ttl", "1h", "-q"])
+        .assert_code(0);
+    b.aahp_env(
+        ".",
+        &["begin", "--remote", "origin", "--steal", "--agent", "b"],
+        &[("AAHP_NOW", "2026-11-22T12:00:00Z")],
+    )
+    .assert_code(0);
+    edit(&a, "a late");
+    let out = a.aahp(&["commit", "-m", "late"]);
+    out.assert_code(3);
+    assert!(out.stderr.contains("it is now held by b"), "{out}");
+    assert!(lease_on(&remote).is_some(), "b's lease is left alone");
+}
