@@ -93,6 +93,7 @@ impl Repo {
             "--porcelain",
             "--no-verify",
             lease.as_str(),
+            "--",
             remote,
             spec.as_str(),
         ];
@@ -116,7 +117,7 @@ impl Repo {
 
     /// The value of `refname` on `remote` (`git ls-remote`, bounded by [`REMOTE_TIMEOUT`]).
     pub fn remote_ref(&self, remote: &str, refname: &str) -> Result<Option<ObjectId>, GitError> {
-        let args = ["ls-remote", "--refs", remote, refname];
+        let args = ["ls-remote", "--refs", "--", remote, refname];
         let (code, stdout, stderr) = self.run_bounded(&args, REMOTE_TIMEOUT)?;
         if code != Some(0) {
             return Err(GitError::Command {
@@ -147,6 +148,7 @@ impl Repo {
             "-q",
             "--no-tags",
             "--no-write-fetch-head",
+            "--",
             remote,
             spec.as_str(),
         ];

@@ -46,6 +46,33 @@ pub fn lock_ref(dir: &str) -> String {
     out
 }
 
+/// Refuses (exit 2) a remote that git would read as an option, and a recorded lease whose
+/// ref is not a lease ref: HANDOFF.lock is a file in the work tree, so what it records must
+/// never make `commit` or `recover` push to another ref or pass an option to git.
+fn check(remote: &str, refname: Option<&str>) -> Result<()> {
+    if remote.is_empty() || remote.starts_with('-') {
+        return Err(Error::Usage(format!(
+            "the remote `{}` is not a remote name, URL or path",
+            crate::output::boundary::clean_line(remote)
+        )));
+    }
+    if let Some(r) = refname {
+        let encoded = r.strip_prefix(LOCK_REF_PREFIX).unwrap_or("");
+        if encoded.is_empty()
+            || !encoded
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'%'))
+        {
+            return Err(Error::other(format!(
+                "HANDOFF.lock records the remote lease ref `{}`, which is not under {LOCK_REF_PREFIX}; \
+                 it was left alone (remove the `remote` field from the lock, or run `git aahp recover --force`)",
+                crate::output::boundary::clean_line(r)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// What is on the remote for a handoff directory.
 #[derive(Debug, Clone)]
 #[expect(
@@ -61,6 +88,7 @@ pub enum RemoteHolder {
 
 /// Reads the lease of `dir` on `remote` (one fetch; `Free` when the ref does not exist).
 pub fn read(repo: &Repo, remote: &str, dir: &HandoffDir) -> Result<RemoteHolder> {
+    check(remote, None)?;
     let refname = lock_ref(&dir.rel);
     let local = format!("{FETCHED_PREFIX}{}", &refname[LOCK_REF_PREFIX.len()..]);
     Ok(match repo.fetch_lease(remote, &refname, &local)? {
@@ -133,6 +161,7 @@ pub fn take(
     steal: bool,
     now: Timestamp,
 ) -> Result<Taken> {
+    check(remote, None)?;
     let refname = lock_ref(&dir.rel);
     let tmp = tempfile::tempdir().map_err(|source| Error::Write {
         path: "a temporary directory".into(),
@@ -186,6 +215,7 @@ fn read_lock(
 
 /// Whether the remote still holds this session's lease.
 pub fn still_held(repo: &Repo, lease: &RemoteLease) -> Result<bool> {
+    check(&lease.remote, Some(&lease.refname))?;
     let current = repo.remote_ref(&lease.remote, &lease.refname)?;
     let ours = ObjectId::from_hex(lease.commit.as_bytes()).ok();
     Ok(current.is_some() && current == ours)
@@ -194,6 +224,7 @@ pub fn still_held(repo: &Repo, lease: &RemoteLease) -> Result<bool> {
 /// Releases the lease only while it still holds this session's commit. Returns false when
 /// it no longer did (released or taken over by someone else): nothing was changed.
 pub fn release(repo: &Repo, lease: &RemoteLease) -> Result<bool> {
+    check(&lease.remote, Some(&lease.refname))?;
     let ours = ObjectId::from_hex(lease.commit.as_bytes())
         .map_err(|_| Error::other("the lock's remote lease commit id is malformed"))?;
     Ok(repo.push_cas(&lease.remote, &lease.refname, Some(ours), None)? == CasPush::Done)
@@ -245,5 +276,17 @@ mod tests {
             );
         }
         assert_ne!(lock_ref("a/b"), lock_ref("a_b"));
+    }
+
+    #[test]
+    fn a_remote_that_reads_as_an_option_or_a_recorded_ref_outside_the_leases_is_refused() {
+        assert!(check("origin", Some(&lock_ref(".ai/handoff"))).is_ok());
+        assert!(check("/srv/git/repo.git", None).is_ok());
+        assert!(check("--receive-pack=touch /tmp/x", None).is_err());
+        assert!(check("-q", None).is_err());
+        assert!(check("", None).is_err());
+        assert!(check("origin", Some("refs/heads/main")).is_err());
+        assert!(check("origin", Some("refs/aahp/lock/../../heads/main")).is_err());
+        assert!(check("origin", Some(LOCK_REF_PREFIX)).is_err());
     }
 }

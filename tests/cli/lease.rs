@@ -148,7 +148,7 @@ fn commit_releases_its_lease_and_detects_one_lost_to_someone_else() {
         .assert_code(0);
     assert!(lease_on(&remote).is_some());
     edit(&a, "a worked");
-    a.aahp(&["commit", "-m", "a session"]).assert_code(0);
+    a.aahp(&["commit", "-m", "a session", "--log", "a worked"]).assert_code(0);
     assert_eq!(lease_on(&remote), None);
 
     // Released by someone else (deleted on the remote): commit refuses, nothing committed.
@@ -157,7 +157,7 @@ fn commit_releases_its_lease_and_detects_one_lost_to_someone_else() {
     remote.git(&["update-ref", "-d", LEASE_REF]);
     edit(&a, "a worked again");
     let head = a.git(&["rev-parse", "HEAD"]);
-    let out = a.aahp(&["commit", "-m", "again"]);
+    let out = a.aahp(&["commit", "-m", "again", "--log", "a worked again"]);
     out.assert_code(3);
     assert!(out.stderr.contains("was lost: it was released"), "{out}");
     assert_eq!(a.git(&["rev-parse", "HEAD"]), head);
@@ -173,7 +173,7 @@ fn commit_releases_its_lease_and_detects_one_lost_to_someone_else() {
     )
     .assert_code(0);
     edit(&a, "a late");
-    let out = a.aahp(&["commit", "-m", "late"]);
+    let out = a.aahp(&["commit", "-m", "late", "--log", "a late"]);
     out.assert_code(3);
     assert!(out.stderr.contains("it is now held by b"), "{out}");
     assert!(lease_on(&remote).is_some(), "b's lease is left alone");
