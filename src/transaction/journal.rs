@@ -166,7 +166,12 @@ impl Journal {
     /// Deletes the journal of the handoff directory `dir` (absent is fine); other
     /// directories' journals are left alone.
     pub fn remove(repo: &Repo, dir: &str) -> Result<()> {
-        remove_file(&Journal::path(repo, dir))?;
+        let path = Journal::path(repo, dir);
+        remove_file(&path)?;
+        // The folder goes with the last journal: a refused commit leaves nothing behind.
+        if let Some(parent) = path.parent() {
+            let _ = std::fs::remove_dir(parent);
+        }
         let legacy = Journal::legacy_path(repo);
         if Journal::read(&legacy)
             .ok()

@@ -148,7 +148,8 @@ fn commit_releases_its_lease_and_detects_one_lost_to_someone_else() {
         .assert_code(0);
     assert!(lease_on(&remote).is_some());
     edit(&a, "a worked");
-    a.aahp(&["commit", "-m", "a session", "--log", "a worked"]).assert_code(0);
+    a.aahp(&["commit", "-m", "a session", "--log", "a worked"])
+        .assert_code(0);
     assert_eq!(lease_on(&remote), None);
 
     // Released by someone else (deleted on the remote): commit refuses, nothing committed.

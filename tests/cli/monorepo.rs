@@ -304,7 +304,7 @@ fn a_crashed_commit_in_one_package_never_blocks_a_session_in_another() {
     );
     let out = repo.aahp_env(
         "packages/api",
-        &["commit", "-m", "api work"],
+        &["commit", "-m", "api work", "--log", "api half done"],
         &[("AAHP_FAILPOINT", "commit:stage")],
     );
     assert_eq!(out.code, -1, "{out}");
@@ -323,8 +323,11 @@ fn a_crashed_commit_in_one_package_never_blocks_a_session_in_another() {
         "packages/web/.ai/handoff/STATUS.md",
         "# Status\n\nweb() wired in.\n",
     );
-    repo.aahp_in("packages/web", &["commit", "-m", "web work"])
-        .assert_code(0);
+    repo.aahp_in(
+        "packages/web",
+        &["commit", "-m", "web work", "--log", "web wired in"],
+    )
+    .assert_code(0);
     let files = repo.git(&["show", "--name-only", "--format=", "HEAD"]);
     assert!(
         files.contains("packages/web/.ai/handoff/STATUS.md"),

@@ -147,8 +147,10 @@ pub fn head(repo: &TestRepo) -> String {
 /// True when a commit journal exists (one per handoff directory, under `.git/aahp/journals/`).
 pub fn has_journal(repo: &TestRepo) -> bool {
     repo.exists(".git/aahp/journal.json")
-        || std::fs::read_dir(repo.path().join(".git/aahp/journals"))
-            .is_ok_and(|mut d| d.next().is_some())
+        || std::fs::read_dir(repo.path().join(".git/aahp/journals")).is_ok_and(|d| {
+            d.flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+        })
 }
 
 /// True when the lock exists.
