@@ -20,7 +20,7 @@ use super::verify::{self, Layer, LayerStatus};
 use crate::clock;
 use crate::error::{Error, ExitStatus, Result};
 use crate::failpoint;
-use crate::git::Repo;
+use crate::git::{KeptIndex, Repo};
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::provenance::Provenance;
 use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, checksum, write_atomic};
@@ -288,6 +288,9 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     refuse_special_files(&dir)?;
     // A manifest that cannot be read stops the commit before it takes a lock or a journal.
     Manifest::from_snapshot(&dir, &dir.snapshot(repo, Source::Worktree)?)?;
+    // The index as the user left it, byte for byte: a commit that fails or is refused puts
+    // this copy back, not merely equal entries (cached stat data and extensions included).
+    let kept_index = repo.keep_index()?;
     failpoint::hit("commit:lint");
 
     // 2. The lock: ours, or taken now.
@@ -355,17 +358,17 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         &mut journal,
     ) {
         Ok(p) => p,
-        Err(e) => return Err(abort(repo, &dir, &journal, e)),
+        Err(e) => return Err(abort(repo, &dir, &journal, &kept_index, e)),
     };
 
     // 8. The pre-commit gate on exactly what will be committed, drift included: a session
     // the hook or CI would reject is neither committed nor tagged, and nothing changes.
     let gate = match verify::gate_staged(ctx) {
         Ok(gate) => gate,
-        Err(e) => return Err(abort(repo, &dir, &journal, e)),
+        Err(e) => return Err(abort(repo, &dir, &journal, &kept_index, e)),
     };
     if !gate.ok {
-        if let Err(e) = undo(repo, &dir, &journal) {
+        if let Err(e) = undo(repo, &dir, &journal, &kept_index) {
             return Err(undo_failed(
                 &journal,
                 &Error::other("the pre-commit gate failed"),
@@ -391,7 +394,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
             context: "`git commit` did not create the commit (a hook may have rejected it)".into(),
             source: Some(Box::new(e)),
         };
-        return Err(abort(repo, &dir, &journal, e));
+        return Err(abort(repo, &dir, &journal, &kept_index, e));
     }
     let commit = repo
         .head_commit()?
@@ -916,8 +919,14 @@ fn stamp_provenance(
 /// Undoes a commit that failed without crashing: the handoff files and their index entries
 /// go back to how the session left them, a lock `commit` took is released, the journal is
 /// removed. Returns the error to report, saying what was done.
-fn abort(repo: &Repo, dir: &HandoffDir, journal: &Journal, cause: Error) -> Error {
-    match undo(repo, dir, journal) {
+fn abort(
+    repo: &Repo,
+    dir: &HandoffDir,
+    journal: &Journal,
+    kept_index: &KeptIndex,
+    cause: Error,
+) -> Error {
+    match undo(repo, dir, journal, kept_index) {
         Ok(()) => Error::Other {
             context: format!(
                 "nothing was committed; the handoff files and the index are as they were before \
@@ -934,9 +943,10 @@ fn abort(repo: &Repo, dir: &HandoffDir, journal: &Journal, cause: Error) -> Erro
     }
 }
 
-/// Puts the handoff files and their index entries back as the journal recorded them,
-/// releases a lock `commit` took and removes the journal.
-fn undo(repo: &Repo, dir: &HandoffDir, journal: &Journal) -> Result<()> {
+/// Puts the handoff files and their index entries back as the journal recorded them, then
+/// the index file itself as `commit` found it, releases a lock `commit` took and removes
+/// the journal.
+fn undo(repo: &Repo, dir: &HandoffDir, journal: &Journal, kept_index: &KeptIndex) -> Result<()> {
     let saved = gix::ObjectId::from_hex(journal.saved_commit.as_bytes())
         .map_err(|_| Error::other("the journal's saved commit id is malformed"))?;
     transaction::restore_dir(repo, dir, saved)?;
@@ -960,6 +970,10 @@ fn undo(repo: &Repo, dir: &HandoffDir, journal: &Journal) -> Result<()> {
         .cloned()
         .collect();
     repo.set_index_entries(&changed, &now_staged)?;
+    // The entries are right again; staging and `git update-index` rewrote the file with new
+    // cached stat data and a cache tree. Only when no one else staged anything meanwhile
+    // (the entries equal the kept ones) does the kept file go back.
+    repo.restore_index(kept_index)?;
     if journal.took_lock {
         lock::release(dir)?;
         SessionRecord::remove(repo, &dir.rel)?;

@@ -53,6 +53,16 @@ fn read_err<E: std::error::Error + Send + Sync + 'static>(
     }
 }
 
+/// The index file as it was, kept by [`Repo::keep_index`].
+#[derive(Debug)]
+pub struct KeptIndex {
+    bytes: Option<Vec<u8>>,
+    entries: Vec<IndexEntry>,
+}
+
+/// An index entry as (path, stage, mode bits, id).
+type IndexEntry = (Vec<u8>, u32, u32, ObjectId);
+
 /// How a path differs between two states (HEAD vs index, or two commits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -1041,6 +1051,74 @@ impl Repo {
             self.run(&args, &[])?;
         }
         Ok(())
+    }
+
+    /// Keeps the index file's bytes and what its entries say, to put it back byte for byte
+    /// with [`Repo::restore_index`].
+    pub fn keep_index(&self) -> Result<KeptIndex, GitError> {
+        let path = self.repo.index_path();
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => Some(b),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(read_err("read the index")(e)),
+        };
+        Ok(KeptIndex {
+            bytes,
+            entries: self.index_entries()?,
+        })
+    }
+
+    /// Puts back the index file `kept` holds, byte for byte, when its entries are again
+    /// what they were (so nothing another process staged meanwhile is lost); returns
+    /// whether it did. Written as git writes it: `index.lock`, fsync, rename. A lock held by
+    /// another git leaves the index as it is.
+    pub fn restore_index(&self, kept: &KeptIndex) -> Result<bool, GitError> {
+        use std::io::Write;
+        let Some(bytes) = &kept.bytes else {
+            return Ok(false);
+        };
+        let path = self.repo.index_path();
+        if std::fs::read(&path).ok().as_ref() == Some(bytes)
+            || self.index_entries()? != kept.entries
+        {
+            return Ok(false);
+        }
+        let mut lock_path = path.clone().into_os_string();
+        lock_path.push(".lock");
+        let lock_path = PathBuf::from(lock_path);
+        let write_err = |e: std::io::Error| GitError::Read {
+            action: "write the index back".into(),
+            source: Box::new(e),
+        };
+        let mut lock = match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock_path)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(false),
+            Err(e) => return Err(write_err(e)),
+        };
+        let written = lock
+            .write_all(bytes)
+            .and_then(|()| lock.sync_all())
+            .and_then(|()| std::fs::rename(&lock_path, &path));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&lock_path);
+            return Err(write_err(e));
+        }
+        Ok(true)
+    }
+
+    /// Every index entry as (path, stage, mode bits, id): what the index says, without
+    /// the cached stat data and extensions.
+    fn index_entries(&self) -> Result<Vec<IndexEntry>, GitError> {
+        let index = self.index()?;
+        Ok(index
+            .entries()
+            .iter()
+            .map(|e| (e.path(&index).to_vec(), e.stage_raw(), e.mode.bits(), e.id))
+            .collect())
     }
 
     /// Returns the mode (`100644`, `100755`, `120000`) and blob id of each stage-0 index

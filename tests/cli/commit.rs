@@ -232,6 +232,7 @@ fn commit_rejected_by_the_users_hook_leaves_everything_as_it_was() {
     edit_like_a_session(&repo);
     let files = handoff_files(&repo);
     let staged = repo.git(&["diff", "--cached", "--name-status"]);
+    let index = std::fs::read(repo.path().join(".git/index")).unwrap();
     let base = head(&repo);
     let out = repo.aahp(&["commit", "-m", "rejected"]);
     out.assert_code(2);
@@ -244,6 +245,10 @@ fn commit_rejected_by_the_users_hook_leaves_everything_as_it_was() {
     assert_eq!(head(&repo), base);
     assert_eq!(handoff_files(&repo), files);
     assert_eq!(repo.git(&["diff", "--cached", "--name-status"]), staged);
+    assert!(
+        std::fs::read(repo.path().join(".git/index")).unwrap() == index,
+        "the index file is not byte-identical"
+    );
     assert!(!has_lock(&repo) && !has_journal(&repo));
     assert_eq!(repo.git(&["tag", "-l"]), "");
     // Fix the cause and retry: it works.
@@ -527,9 +532,13 @@ fn commit_json_reports_commit_tag_files_and_budget() {
     });
 }
 
-/// Everything a refused commit must leave as it was: the index (`git ls-files -s`), the refs,
-/// HEAD, and every file of the working tree byte for byte (the lock included).
-fn repository_state(repo: &TestRepo) -> (String, String, String, Vec<(String, Vec<u8>)>) {
+/// The index file, the refs, HEAD and the working tree's files.
+type RepositoryState = (Vec<u8>, String, String, Vec<(String, Vec<u8>)>);
+
+/// Everything a refused commit must leave as it was: the index file byte for byte (entries,
+/// cached stat data and extensions), the refs, HEAD, and every file of the working tree
+/// byte for byte (the lock included).
+fn repository_state(repo: &TestRepo) -> RepositoryState {
     fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, Vec<u8>)>) {
         for e in std::fs::read_dir(dir).unwrap() {
             let path = e.unwrap().path();
@@ -552,7 +561,7 @@ fn repository_state(repo: &TestRepo) -> (String, String, String, Vec<(String, Ve
     walk(&repo.path(), &repo.path(), &mut files);
     files.sort();
     (
-        repo.git(&["ls-files", "-s"]),
+        std::fs::read(repo.path().join(".git/index")).unwrap(),
         repo.git(&["for-each-ref"]),
         head(repo),
         files,
