@@ -3,6 +3,8 @@
 //! tokenizer then costs nothing to load; building it from the compressed vocabulary took
 //! about 100 ms in every process that counted tokens.
 //!
+//! It also lays out the Unicode classes the pre-tokenizer splits text by ([`classes`]).
+//!
 //! Layout (all integers u32 little-endian): magic `O2K1`, token count `n`, table bits `b`,
 //! `n + 1` arena offsets by rank, `2^b` slots holding rank + 1 (0 = empty, linear probing
 //! from `token_hash & (2^b - 1)`), then the arena of token bytes.
@@ -59,4 +61,63 @@ pub(crate) fn main() {
         .join("o200k.bin");
     let mut file = std::fs::File::create(&path).expect("create the table");
     file.write_all(&out).expect("write the table");
+    classes();
+}
+
+/// Character classes of the pre-tokenizer, numbered as in `src/handoff/tokens/split.rs`.
+const CLASSES: [(&str, u8); 9] = [
+    (r"\p{Lu}", 1),
+    (r"\p{Lt}", 1),
+    (r"\p{Ll}", 2),
+    (r"\p{Lm}", 3),
+    (r"\p{Lo}", 3),
+    (r"\p{M}", 4),
+    (r"\p{N}", 5),
+    (r"\s", 6),
+    (r"[\r\n]", 7),
+];
+
+/// Lays out the class of every code point as a two-level table (`o200k_classes.bin`):
+/// `0x1100` block numbers (u16 little-endian, one per 256 code points), then the distinct
+/// blocks of 256 class bytes. The classes come from `regex-syntax`, the Unicode tables of
+/// the regex engine the reference tokenizer splits text with, so both agree on every
+/// character. A character outside every class is 0 (other).
+fn classes() {
+    let mut class = vec![0u8; 0x11_0000];
+    for (pattern, code) in CLASSES {
+        let hir = regex_syntax::Parser::new()
+            .parse(pattern)
+            .expect("the class pattern is valid");
+        let regex_syntax::hir::HirKind::Class(regex_syntax::hir::Class::Unicode(set)) = hir.kind()
+        else {
+            panic!("{pattern} is not a Unicode class");
+        };
+        for range in set.ranges() {
+            for cp in u32::from(range.start())..=u32::from(range.end()) {
+                let slot = &mut class[cp as usize];
+                // Only the line breaks refine an earlier class (white space).
+                assert!(
+                    *slot == 0 || (code == 7 && *slot == 6),
+                    "U+{cp:04X} is in two classes"
+                );
+                *slot = code;
+            }
+        }
+    }
+    let mut index: Vec<u8> = Vec::with_capacity(0x1100 * 2);
+    let mut blocks: Vec<&[u8]> = Vec::new();
+    for block in class.chunks(256) {
+        let n = blocks.iter().position(|b| *b == block).unwrap_or_else(|| {
+            blocks.push(block);
+            blocks.len() - 1
+        });
+        index.extend_from_slice(&u16::try_from(n).expect("few blocks").to_le_bytes());
+    }
+    let mut out = index;
+    for b in blocks {
+        out.extend_from_slice(b);
+    }
+    let path = std::path::Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"))
+        .join("o200k_classes.bin");
+    std::fs::write(path, out).expect("write the class table");
 }

@@ -3,37 +3,21 @@
 //! path, which needs checksums, not counts.
 //!
 //! The vocabulary is a table `build.rs` lays out at build time and the binary probes in
-//! place, so nothing is built at start-up (issue #14). Text is split with the o200k
-//! pre-tokenizer pattern, then each piece is merged by byte-pair ranks: the lowest-ranked
+//! place, so nothing is built at start-up (issue #14). Text is split into pieces as the
+//! o200k pre-tokenizer regex splits it (`split`, written out by hand: the regex cost more
+//! to compile than all the counting a command does), then each piece is merged by byte-pair ranks: the lowest-ranked
 //! adjacent pair first, the leftmost among equals. Long pieces (a run of letters with no
 //! break) are merged through a priority queue, so counting is `n log n`, not quadratic.
 
 mod hash;
+mod split;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::LazyLock;
 
-use regex::Regex;
-
 /// The table `build.rs` writes (layout described there).
 static TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.bin"));
-
-/// The o200k pre-tokenizer. Its `\s+(?!\S)` alternative needs a look-ahead the `regex`
-/// crate does not have; it is written `\s+` here and the match trimmed in [`pieces`].
-const PATTERN: &str = concat!(
-    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+",
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*",
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    r"|\p{N}{1,3}",
-    r"| ?[^\s\p{L}\p{N}]+[\r\n/]*",
-    r"|\s*[\r\n]+",
-    r"|\s+",
-);
-
-static SPLIT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(PATTERN).expect("the o200k pattern is valid"));
 
 /// Pieces longer than this are merged through a priority queue.
 const SHORT_PIECE: usize = 64;
@@ -202,35 +186,11 @@ impl Vocab {
     }
 }
 
-/// The pre-tokenized pieces of `text`, as byte ranges.
-fn pieces(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let bytes = text.as_bytes();
-    let mut pos = 0;
-    std::iter::from_fn(move || {
-        let m = SPLIT.find_at(text, pos)?;
-        let (start, mut end) = (m.start(), m.end());
-        // `\s+(?!\S)`: a run of white space that is followed by more text gives up its last
-        // character to that text, unless it is one character long. Runs holding a line
-        // break were taken by `\s*[\r\n]+`, which ends in one.
-        let s = &text[start..end];
-        if end < bytes.len()
-            && s.chars().all(char::is_whitespace)
-            && !s.ends_with(['\r', '\n'])
-            && let Some((last, _)) = s.char_indices().last()
-            && last > 0
-        {
-            end = start + last;
-        }
-        pos = end;
-        Some((start, end))
-    })
-}
-
 /// Returns the number of `o200k_base` tokens in `text`.
 pub fn count(text: &str) -> usize {
     let vocab = &*VOCAB;
     debug_assert!(vocab.n > 0);
-    pieces(text)
+    split::pieces(text)
         .map(|(s, e)| vocab.count_piece(&text.as_bytes()[s..e]))
         .sum()
 }
