@@ -9,6 +9,7 @@ use super::Context;
 use crate::error::{Error, ExitStatus, Result};
 use crate::failpoint;
 use crate::git::Repo;
+use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::log::{
     self, ARCHIVE_FILE, ArchiveProblem, DEFAULT_KEEP, INDEX_FILE, LOG_FILE, LogError, LogFile,
     MovedEntry, Rotation,
@@ -304,6 +305,7 @@ pub(crate) fn planned_manifest(
     };
     let repo = ctx.repo()?;
     let commit = repo.head_commit()?.map(Repo::short);
+    let mut counts = BlobCache::token_counts(repo);
     let regen = Manifest::regenerate(
         Some(old),
         dir,
@@ -311,7 +313,9 @@ pub(crate) fn planned_manifest(
         &SessionInfo::default(),
         commit.as_deref(),
         ctx.now,
+        &mut counts,
     )?;
+    counts.save();
     let relevant = only_for.is_none_or(|names| {
         regen
             .changed_files

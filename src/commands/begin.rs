@@ -154,7 +154,7 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         Some(s) => s.clone(),
         None => lock::new_session_id(ctx.now),
     };
-    boundary::admit("--remote", args.remote.as_deref())?;
+    boundary::admit(&dir, "--remote", args.remote.as_deref())?;
     let mut new = lock::new_lock(
         &agent,
         &session_id,

@@ -21,6 +21,7 @@ use crate::clock;
 use crate::error::{Error, ExitStatus, Result};
 use crate::failpoint;
 use crate::git::{KeptIndex, Repo};
+use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::provenance::Provenance;
 use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, checksum, write_atomic};
@@ -685,7 +686,17 @@ fn prepare(
                 .and_then(|s| crate::handoff::manifest::quick_context_from("STATUS.md", s));
         }
     }
-    let regen = Manifest::regenerate(old.as_ref(), dir, &snap, &info, Some(&short), ctx.now)?;
+    let mut counts = BlobCache::token_counts(repo);
+    let regen = Manifest::regenerate(
+        old.as_ref(),
+        dir,
+        &snap,
+        &info,
+        Some(&short),
+        ctx.now,
+        &mut counts,
+    )?;
+    counts.save();
     // What regeneration keeps from the old manifest (tasks, counters) and the schema still
     // refuses is bad input: stop before anything is staged, so the index stays as it was.
     if let Some(problem) =

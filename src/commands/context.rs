@@ -982,6 +982,7 @@ mod tests {
                 &crate::handoff::manifest::SessionInfo::default(),
                 None,
                 now,
+                &mut crate::handoff::checksum_cache::BlobCache::token_counts_in_memory(),
             )
             .unwrap()
             .manifest;

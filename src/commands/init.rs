@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::Context;
 use crate::error::{Error, Result};
+use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::templates::TEMPLATES;
 use crate::handoff::{HandoffDir, MANIFEST, Snapshot, Source, log, migrate, write_atomic};
@@ -233,7 +234,17 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
         ..SessionInfo::default()
     };
     let commit = repo.head_commit()?.map(crate::git::Repo::short);
-    let regen = Manifest::regenerate(old.as_ref(), &dir, &next, &info, commit.as_deref(), ctx.now)?;
+    let mut counts = BlobCache::token_counts(repo);
+    let regen = Manifest::regenerate(
+        old.as_ref(),
+        &dir,
+        &next,
+        &info,
+        commit.as_deref(),
+        ctx.now,
+        &mut counts,
+    )?;
+    counts.save();
 
     // `--force` replaces files an agent wrote: they are saved first (issue #15).
     let backup = if args.force

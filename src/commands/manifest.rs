@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::Context;
 use crate::error::{Error, ExitStatus, Result};
+use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{MANIFEST, Source, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
@@ -189,6 +190,7 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         },
     };
     let commit = repo.head_commit()?.map(crate::git::Repo::short);
+    let mut counts = BlobCache::token_counts(repo);
     let regen = Manifest::regenerate(
         old.as_ref(),
         &dir,
@@ -196,6 +198,7 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         &args.session_info(),
         commit.as_deref(),
         ctx.now,
+        &mut counts,
     )?;
     let path = dir.path_of(MANIFEST);
     // A check ignores session options: only content decides staleness, and a manifest that
@@ -215,11 +218,13 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
                 &SessionInfo::default(),
                 commit.as_deref(),
                 ctx.now,
+                &mut counts,
             )?
             .changed
     } else {
         false
     };
+    counts.save();
     let written = !args.check && (regen.changed || rebuilt);
     if written {
         write_atomic(&dir.abs.join(MANIFEST), &regen.manifest.to_bytes()).map_err(|source| {

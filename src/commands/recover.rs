@@ -19,6 +19,7 @@ use crate::clock;
 use crate::error::{Error, Result};
 use crate::failpoint;
 use crate::git::Repo;
+use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{FileState, Manifest, SessionInfo};
 use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
@@ -147,9 +148,9 @@ struct Interrupted {
 /// recorded is released while it still holds the session's value, and with `--remote` a
 /// stale lease of the directory is cleared (issue #17).
 pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
-    boundary::admit("--remote", args.remote.as_deref())?;
     let repo = ctx.repo()?;
     let dir = target_dir(ctx, repo)?;
+    boundary::admit(&dir, "--remote", args.remote.as_deref())?;
     let recorded = match LockState::read(&dir) {
         Ok(LockState::Held(l)) => l.remote,
         _ => None,
@@ -630,6 +631,7 @@ fn rewrite_after_restore(
     let snap = dir.snapshot(repo, Source::Worktree)?;
     let old = Manifest::from_snapshot(dir, &snap).ok().flatten();
     let short = head.map(Repo::short);
+    let mut counts = BlobCache::token_counts(repo);
     let regen = Manifest::regenerate(
         old.as_ref(),
         dir,
@@ -637,7 +639,9 @@ fn rewrite_after_restore(
         &SessionInfo::default(),
         short.as_deref(),
         ctx.now,
+        &mut counts,
     )?;
+    counts.save();
     if regen.changed {
         write(MANIFEST, &regen.manifest.to_bytes())?;
     }

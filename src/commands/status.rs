@@ -278,7 +278,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
         crate::transaction::journal::Journal::load(repo, &dir.rel)?.map(|j| j.session_id);
     report.merge_driver_missing = super::hooks::merge_driver_missing(ctx, repo);
     if let Some(remote) = &args.remote {
-        boundary::admit("--remote", Some(remote))?;
+        boundary::admit(&dir, "--remote", Some(remote))?;
         report.remote_lease = Some(remote_lease(repo, remote, &dir, ctx.now)?);
     }
     let claim = SessionClaim {

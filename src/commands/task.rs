@@ -15,6 +15,7 @@ use crate::clock;
 use crate::error::{Error, ExitStatus, Result};
 use crate::failpoint;
 use crate::git::Repo;
+use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::Manifest;
 use crate::handoff::{HandoffDir, MANIFEST, Source, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
@@ -489,7 +490,9 @@ fn apply(
         // The budget counts the manifest itself, which just grew or shrank; the checksums
         // do not cover tasks, so `manifest --check` stays as it was.
         if manifest.doc.contains_key("token_budget") {
-            manifest.refresh_token_budget(dir, &snap)?;
+            let mut counts = BlobCache::token_counts(repo);
+            manifest.refresh_token_budget(dir, &snap, &mut counts)?;
+            counts.save();
         }
         write_atomic(&dir.abs.join(MANIFEST), &manifest.to_bytes()).map_err(|source| {
             Error::Write {

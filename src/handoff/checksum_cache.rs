@@ -1,10 +1,11 @@
-//! AAHP checksums of blobs, cached by blob id in the git directory (issue #14): a file whose
-//! staged blob git already knows is not inflated and hashed again. It owns the cache file
-//! only; which checksums are looked up is the pre-commit check's business.
+//! Values computed from a blob, cached by blob id in the git directory (issue #14): AAHP
+//! checksums (a file whose staged blob git already knows is not inflated and hashed again)
+//! and `o200k` token counts (a file that did not change is not counted again). It owns the
+//! cache files only; which values are looked up is its callers' business.
 //!
-//! A blob id names its content, so no content change can reuse a stale entry. The file is
-//! safe to delete: a missing, unreadable or damaged cache only costs the hashing it saved,
-//! and lines that do not have the exact shape are ignored.
+//! A blob id names its content, so no content change can reuse a stale entry. The files are
+//! safe to delete: a missing, unreadable or damaged cache only costs the work it saved, and
+//! lines that do not have the exact shape are ignored.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -13,34 +14,100 @@ use gix::ObjectId;
 
 use crate::git::Repo;
 
-/// The cache file's name inside `<git dir>/aahp/`.
+/// The checksum cache file's name inside `<git dir>/aahp/`.
 pub const FILE: &str = "checksums";
-/// First line of the file; another version is ignored as a whole.
-const HEADER: &str = "aahp checksum cache v1";
+/// The token count cache file's name inside `<git dir>/aahp/`.
+pub const TOKENS_FILE: &str = "token-counts";
 /// Entries kept; the oldest go first. Each is about 115 bytes.
 const MAX_ENTRIES: usize = 2048;
 
-/// The checksum cache of one repository.
+/// What a cache holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `sha256:` and 64 hex digits.
+    Checksums,
+    /// A decimal count and a check of the line: see [`count_check`].
+    TokenCounts,
+}
+
+impl Kind {
+    fn file(self) -> &'static str {
+        match self {
+            Kind::Checksums => FILE,
+            Kind::TokenCounts => TOKENS_FILE,
+        }
+    }
+
+    /// First line of the file; another version is ignored as a whole.
+    fn header(self) -> &'static str {
+        match self {
+            Kind::Checksums => "aahp checksum cache v1",
+            Kind::TokenCounts => "aahp o200k token count cache v1",
+        }
+    }
+
+    fn is_value(self, v: &str) -> bool {
+        match self {
+            Kind::Checksums => v.strip_prefix("sha256:").is_some_and(|h| is_hex(h, &[64])),
+            Kind::TokenCounts => v.split_once(' ').is_some_and(|(n, check)| {
+                (1..=20).contains(&n.len())
+                    && n.bytes().all(|b| b.is_ascii_digit())
+                    && n.parse::<usize>().is_ok()
+                    && is_hex(check, &[16])
+            }),
+        }
+    }
+}
+
+/// One cache of one repository.
 #[derive(Debug)]
-pub struct ChecksumCache {
-    path: PathBuf,
+pub struct BlobCache {
+    kind: Kind,
+    /// Where it is saved; `None` keeps it in memory.
+    path: Option<PathBuf>,
     /// Entries in file order (oldest first), new ones appended.
     order: Vec<String>,
     sums: HashMap<String, String>,
     dirty: bool,
 }
 
-impl ChecksumCache {
-    /// Opens the cache of `repo` (empty when absent or unreadable).
-    pub fn open(repo: &Repo) -> ChecksumCache {
-        let path = crate::transaction::journal::state_dir(repo).join(FILE);
-        let mut cache = ChecksumCache {
+/// The checksum cache.
+pub type ChecksumCache = BlobCache;
+
+impl BlobCache {
+    /// Opens the checksum cache of `repo` (empty when absent or unreadable).
+    pub fn open(repo: &Repo) -> BlobCache {
+        BlobCache::open_kind(repo, Kind::Checksums)
+    }
+
+    /// Opens the token count cache of `repo` (empty when absent or unreadable).
+    pub fn token_counts(repo: &Repo) -> BlobCache {
+        BlobCache::open_kind(repo, Kind::TokenCounts)
+    }
+
+    /// A token count cache that is never saved.
+    pub fn token_counts_in_memory() -> BlobCache {
+        BlobCache::new(Kind::TokenCounts, None)
+    }
+
+    fn new(kind: Kind, path: Option<PathBuf>) -> BlobCache {
+        BlobCache {
+            kind,
             path,
             order: Vec::new(),
             sums: HashMap::new(),
             dirty: false,
-        };
-        if let Ok(text) = std::fs::read_to_string(&cache.path) {
+        }
+    }
+
+    fn open_kind(repo: &Repo, kind: Kind) -> BlobCache {
+        let path = crate::transaction::journal::state_dir(repo).join(kind.file());
+        let mut cache = BlobCache::new(kind, Some(path));
+        if let Some(text) = cache
+            .path
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+        {
             cache.load(&text);
         }
         cache
@@ -48,30 +115,53 @@ impl ChecksumCache {
 
     fn load(&mut self, text: &str) {
         let mut lines = text.lines();
-        if lines.next() != Some(HEADER) {
+        if lines.next() != Some(self.kind.header()) {
             return;
         }
         for line in lines {
-            let Some((id, sum)) = line.split_once(' ') else {
+            let Some((id, value)) = line.split_once(' ') else {
                 continue;
             };
             if is_hex(id, &[40, 64])
-                && sum
-                    .strip_prefix("sha256:")
-                    .is_some_and(|h| is_hex(h, &[64]))
-                && self.sums.insert(id.to_string(), sum.to_string()).is_none()
+                && self.kind.is_value(value)
+                && self
+                    .sums
+                    .insert(id.to_string(), value.to_string())
+                    .is_none()
             {
                 self.order.push(id.to_string());
             }
         }
     }
 
-    /// The checksum recorded for a blob.
+    /// The value recorded for a blob.
     pub fn get(&self, id: ObjectId) -> Option<&str> {
         self.sums.get(&id.to_string()).map(String::as_str)
     }
 
-    /// Records a blob's checksum.
+    /// The `o200k` token count of `text`, whose file holds `bytes`: from the cache when a
+    /// blob with these bytes was counted before, else counted and recorded.
+    pub fn token_count(&mut self, bytes: &[u8], text: &str) -> usize {
+        debug_assert_eq!(self.kind, Kind::TokenCounts);
+        let Ok(id) = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, bytes)
+        else {
+            return super::tokens::count(text);
+        };
+        let key = id.to_string();
+        let cached = self.get(id).and_then(|v| {
+            let (n, check) = v.split_once(' ')?;
+            (check == count_check(&key, n)).then(|| n.parse().ok())?
+        });
+        if let Some(n) = cached {
+            return n;
+        }
+        let n = super::tokens::count(text).to_string();
+        let check = count_check(&key, &n);
+        self.insert(id, &format!("{n} {check}"));
+        n.parse().expect("a count just formatted")
+    }
+
+    /// Records a blob's value.
     pub fn insert(&mut self, id: ObjectId, sum: &str) {
         let key = id.to_string();
         if self.sums.insert(key.clone(), sum.to_string()).is_none() {
@@ -83,6 +173,9 @@ impl ChecksumCache {
     /// Writes the cache back when it changed (temp file and rename, so a reader never sees
     /// half a file). Failing to write only loses the cache.
     pub fn save(mut self) {
+        let Some(path) = self.path.take() else {
+            return;
+        };
         if !self.dirty {
             return;
         }
@@ -92,8 +185,9 @@ impl ChecksumCache {
                 self.sums.remove(&id);
             }
         }
-        let mut text = String::with_capacity(self.order.len() * 116 + HEADER.len() + 1);
-        text.push_str(HEADER);
+        let header = self.kind.header();
+        let mut text = String::with_capacity(self.order.len() * 116 + header.len() + 1);
+        text.push_str(header);
         text.push('\n');
         for id in &self.order {
             text.push_str(id);
@@ -101,11 +195,23 @@ impl ChecksumCache {
             text.push_str(&self.sums[id]);
             text.push('\n');
         }
-        if let Some(dir) = self.path.parent() {
+        if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        let _ = super::write_atomic(&self.path, text.as_bytes());
+        let _ = super::write_atomic(&path, text.as_bytes());
     }
+}
+
+/// A check of one token count line (FNV-1a of the blob id and the count), so a line damaged
+/// in any of its digits is counted again rather than believed. The cache guards against
+/// damage, not against someone who can write the git directory.
+fn count_check(id: &str, n: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in id.bytes().chain([b' ']).chain(n.bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }
 
 fn is_hex(s: &str, lens: &[usize]) -> bool {
@@ -118,14 +224,10 @@ fn is_hex(s: &str, lens: &[usize]) -> bool {
 mod tests {
     use super::*;
 
-    fn cache() -> ChecksumCache {
-        ChecksumCache {
-            path: PathBuf::new(),
-            order: Vec::new(),
-            sums: HashMap::new(),
-            dirty: false,
-        }
+    fn cache() -> BlobCache {
+        BlobCache::new(Kind::Checksums, None)
     }
+    const HEADER: &str = "aahp checksum cache v1";
 
     #[test]
     fn damaged_lines_and_other_versions_are_ignored() {
@@ -146,10 +248,50 @@ mod tests {
     }
 
     #[test]
+    fn token_counts_are_counted_once_and_damaged_lines_counted_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("aahp").join(TOKENS_FILE);
+        let text = "Hello, world! The quick brown fox.\n";
+        let n = crate::handoff::tokens::count(text);
+        let mut c = BlobCache::new(Kind::TokenCounts, Some(path.clone()));
+        assert_eq!(c.token_count(text.as_bytes(), text), n);
+        c.save();
+        let saved = std::fs::read_to_string(&path).unwrap();
+        let id = gix::objs::compute_hash(
+            gix::hash::Kind::Sha1,
+            gix::objs::Kind::Blob,
+            text.as_bytes(),
+        )
+        .unwrap()
+        .to_string();
+        assert!(saved.contains(&format!("{id} {n} ")), "{saved}");
+
+        // A well-formed line is believed: the same bytes are not counted again.
+        let forged = |count: &str, check: &str| {
+            let mut c = BlobCache::new(Kind::TokenCounts, None);
+            c.load(&format!(
+                "{}\n{id} {count} {check}\n",
+                Kind::TokenCounts.header()
+            ));
+            c.token_count(text.as_bytes(), text)
+        };
+        assert_eq!(forged("999", &count_check(&id, "999")), 999);
+        // A digit changed without its check, a malformed line, another version: counted.
+        assert_eq!(forged("998", &count_check(&id, "999")), n);
+        assert_eq!(forged("x", &count_check(&id, "x")), n);
+        let mut other = BlobCache::new(Kind::TokenCounts, None);
+        other.load(&format!(
+            "aahp checksum cache v1\n{id} 999 {}\n",
+            count_check(&id, "999")
+        ));
+        assert_eq!(other.token_count(text.as_bytes(), text), n);
+    }
+
+    #[test]
     fn saved_entries_read_back_and_the_oldest_go_first() {
         let dir = tempfile::tempdir().unwrap();
         let mut c = cache();
-        c.path = dir.path().join("aahp").join(FILE);
+        c.path = Some(dir.path().join("aahp").join(FILE));
         for i in 0..=MAX_ENTRIES {
             let id = ObjectId::from_hex(format!("{i:040x}").as_bytes()).unwrap();
             c.insert(id, &format!("sha256:{i:064x}"));

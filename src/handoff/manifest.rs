@@ -8,6 +8,7 @@
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 
+use super::checksum_cache::BlobCache;
 use super::{HandoffDir, Snapshot, checksum, decode_text, line_count, tokens};
 use crate::clock;
 use crate::error::{Error, Result};
@@ -329,6 +330,7 @@ impl Manifest {
         info: &SessionInfo,
         commit: Option<&str>,
         now: Timestamp,
+        counts: &mut BlobCache,
     ) -> Result<Regenerated> {
         info.validate()?;
         let now_s = clock::format_rfc3339(now);
@@ -420,7 +422,7 @@ impl Manifest {
         }
         set_in_order(&mut doc, "token_budget", json!({}));
         let mut manifest = Manifest { doc };
-        manifest.refresh_token_budget(dir, snap)?;
+        manifest.refresh_token_budget(dir, snap, counts)?;
         let changed = old.is_none_or(|o| o.doc != manifest.doc);
         Ok(Regenerated {
             manifest,
@@ -432,17 +434,24 @@ impl Manifest {
     /// Computes `token_budget` with the real tokenizer. `manifest_only` counts this
     /// document itself, so the numbers are iterated until they are stable. Commands that
     /// change a field the checksums do not cover (`task`) call it to keep the budget exact.
-    pub fn refresh_token_budget(&mut self, dir: &HandoffDir, snap: &Snapshot) -> Result<()> {
+    /// Files are counted through `counts`, so a file counted before is not counted again.
+    pub fn refresh_token_budget(
+        &mut self,
+        dir: &HandoffDir,
+        snap: &Snapshot,
+        counts: &mut BlobCache,
+    ) -> Result<()> {
         let mut core = 0;
         let mut full = 0;
         for name in snap.indexed_names() {
-            let text = decode_text(&dir.path_of(name), snap.get(name).unwrap_or_default())?;
+            let bytes = snap.get(name).unwrap_or_default();
+            let text = decode_text(&dir.path_of(name), bytes)?;
             // No budget counts the archive or its index (`full_read` leaves them out), so
             // they are not tokenized: the archive may grow to hundreds of MiB.
             if name == "LOG-ARCHIVE.md" || name == "LOG-ARCHIVE.index.json" {
                 continue;
             }
-            let n = tokens::count(text);
+            let n = counts.token_count(bytes, text);
             if name == "STATUS.md" || name == "NEXT_ACTIONS.md" {
                 core += n;
             }
@@ -896,6 +905,7 @@ mod tests {
             &SessionInfo::default(),
             Some("abc1234"),
             now(),
+            &mut BlobCache::token_counts_in_memory(),
         )
         .unwrap();
         assert!(first.changed);
@@ -907,6 +917,7 @@ mod tests {
             &SessionInfo::default(),
             Some("def5678"),
             later,
+            &mut BlobCache::token_counts_in_memory(),
         )
         .unwrap();
         assert!(!second.changed);
@@ -916,9 +927,17 @@ mod tests {
     #[test]
     fn regenerate_keeps_updated_for_unchanged_files_and_unknown_fields() {
         let s = snap(&[("STATUS.md", "# S\n\nAll green.\n"), ("LOG.md", "# L\n")]);
-        let first = Manifest::regenerate(None, &dir(), &s, &SessionInfo::default(), None, now())
-            .unwrap()
-            .manifest;
+        let first = Manifest::regenerate(
+            None,
+            &dir(),
+            &s,
+            &SessionInfo::default(),
+            None,
+            now(),
+            &mut BlobCache::token_counts_in_memory(),
+        )
+        .unwrap()
+        .manifest;
         let mut with_extra = first.clone();
         with_extra.doc.insert(
             "tasks".into(),
@@ -936,6 +955,7 @@ mod tests {
             &SessionInfo::default(),
             None,
             later,
+            &mut BlobCache::token_counts_in_memory(),
         )
         .unwrap();
         assert!(r.changed);
@@ -971,8 +991,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!(old.next_task_id(), Some(18));
-        let r = Manifest::regenerate(Some(&old), &dir(), &s, &SessionInfo::default(), None, now())
-            .unwrap();
+        let r = Manifest::regenerate(
+            Some(&old),
+            &dir(),
+            &s,
+            &SessionInfo::default(),
+            None,
+            now(),
+            &mut BlobCache::token_counts_in_memory(),
+        )
+        .unwrap();
         assert_eq!(r.manifest.doc["next_task_id"], json!(18));
         assert_eq!(r.manifest.str_field("aahp_version"), Some("3.0"));
     }

@@ -499,9 +499,13 @@ fn state(root: &Path) -> BTreeMap<String, String> {
     ] {
         if let Ok(entries) = std::fs::read_dir(root.join(sub)) {
             for e in entries.flatten() {
-                // The checksum cache (keyed by blob id, safe to delete, issue #14) is not
-                // state: an entry for a blob is true whatever the verdict on the commit.
-                if sub == ".git/aahp" && e.file_name() == "checksums" {
+                // The checksum and token count caches (keyed by blob id, safe to delete,
+                // issue #14) are not state: an entry for a blob is true whatever the
+                // verdict on the commit.
+                if sub == ".git/aahp"
+                    && ["checksums", "token-counts"]
+                        .contains(&e.file_name().to_str().unwrap_or_default())
+                {
                     continue;
                 }
                 let key = format!("{sub}/{}", e.file_name().to_string_lossy());

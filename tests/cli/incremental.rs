@@ -193,3 +193,49 @@ fn a_content_change_is_never_answered_from_the_cache() {
         "{out}"
     );
 }
+
+const TOKEN_CACHE: &str = ".git/aahp/token-counts";
+
+#[test]
+fn token_counts_come_from_a_cache_that_changes_no_result() {
+    let kept = handoff_repo();
+    let fresh = kept.copy_of();
+    let status = |n: &str| {
+        format!(
+            "# Status\n\n<!-- SECTION: summary -->\nBuild green; {n}.\n<!-- /SECTION: summary -->\n"
+        )
+    };
+    // The same edits in two copies: one keeps its cache, the other's is deleted or damaged
+    // before every run. A revert brings back content counted before (a cache hit).
+    let mut budgets = Vec::new();
+    for (i, edit) in ["one", "two words longer than one", "one", "three"]
+        .iter()
+        .enumerate()
+    {
+        for repo in [&kept, &fresh] {
+            repo.write(".ai/handoff/STATUS.md", status(edit));
+        }
+        if i % 2 == 0 {
+            std::fs::remove_file(fresh.path().join(TOKEN_CACHE)).ok();
+        } else {
+            let junk = format!(
+                "aahp o200k token count cache v1\n{} 1 0000000000000000\nnot a line\n",
+                "a".repeat(40)
+            );
+            fresh.write(TOKEN_CACHE, junk);
+        }
+        kept.aahp(&["manifest"]).assert_code(0);
+        fresh.aahp(&["manifest"]).assert_code(0);
+        assert_eq!(kept.read(MANIFEST), fresh.read(MANIFEST), "edit {edit}");
+        let manifest: serde_json::Value = serde_json::from_str(&kept.read(MANIFEST)).unwrap();
+        budgets.push(
+            manifest["token_budget"]["manifest_plus_core"]
+                .as_u64()
+                .unwrap(),
+        );
+    }
+    assert!(kept.read(TOKEN_CACHE).lines().count() > 3);
+    // A content change is counted again: the longer status costs more tokens.
+    assert!(budgets[1] > budgets[0], "{budgets:?}");
+    assert_eq!(budgets[0], budgets[2], "{budgets:?}");
+}
