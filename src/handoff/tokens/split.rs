@@ -62,6 +62,25 @@ const fn is(class: u8, set: u8) -> bool {
     (1 << class) & set != 0
 }
 
+/// Classes of the ASCII characters, the common case, without the two-level lookup. Unicode's
+/// white space in ASCII is tab, line feed, vertical tab, form feed, carriage return, space.
+const ASCII: [u8; 128] = {
+    let mut t = [OTHER; 128];
+    let mut b: u8 = 0;
+    while b < 128 {
+        t[b as usize] = match b {
+            b'\r' | b'\n' => NEWLINE,
+            b'\t' | 0x0b | 0x0c | b' ' => SPACE,
+            b'A'..=b'Z' => UPPER,
+            b'a'..=b'z' => LOWER,
+            b'0'..=b'9' => NUMBER,
+            _ => OTHER,
+        };
+        b += 1;
+    }
+    t
+};
+
 /// The class of a code point.
 fn class_of(cp: u32) -> u8 {
     let at = (cp >> 8) as usize * 2;
@@ -80,7 +99,7 @@ impl Text<'_> {
         let b = self.0;
         let x = *b.get(i)?;
         if x < 0x80 {
-            return Some((class_of(u32::from(x)), 1));
+            return Some((ASCII[usize::from(x)], 1));
         }
         let cont = |k: usize| u32::from(b[i + k] & 0x3f);
         let (cp, len) = if x < 0xe0 {
@@ -279,6 +298,13 @@ mod tests {
         check(r"\p{N}", &[NUMBER]);
         check(r"\s", &[SPACE, NEWLINE]);
         check(r"[^\r\n\p{L}\p{N}]", &[OTHER, MARK, SPACE]);
+    }
+
+    #[test]
+    fn the_ascii_classes_are_the_tables() {
+        for b in 0..128u8 {
+            assert_eq!(ASCII[usize::from(b)], class_of(u32::from(b)), "{b:#x}");
+        }
     }
 
     #[test]
