@@ -248,7 +248,7 @@ fn merge_manifest(
         &SessionInfo::default(),
         None,
         ctx.now,
-        &mut crate::handoff::checksum_cache::BlobCache::token_counts(&repo),
+        &mut crate::handoff::checksum_cache::BlobCache::token_counts(repo),
     )?;
     let conflicts = usize::from(!unresolved.is_empty());
     if conflicts > 0 {
