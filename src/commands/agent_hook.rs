@@ -85,7 +85,8 @@ impl Harness {
         }
     }
 
-    fn arg(self) -> &'static str {
+    /// The harness's name on the command line.
+    pub fn arg(self) -> &'static str {
         match self {
             Harness::Claude => "claude",
             Harness::Gemini => "gemini",

@@ -25,6 +25,8 @@ const MERGE_ATTRIBUTE: &str = "merge=aahp";
 const MERGE_DRIVER_KEY: &str = "merge.aahp.driver";
 /// Where GitHub looks for workflows.
 const WORKFLOWS: &str = ".github/workflows";
+/// How to make CI run the gate.
+const CI_HINT: &str = "call the reusable workflow or the action, or run `git aahp verify --level ci` in a job (README, CI)";
 
 /// Check the whole set-up: git hooks, merge driver, agent-harness hooks and the CI
 /// workflows (read-only; exit 1 when a check fails).
@@ -213,11 +215,18 @@ fn manager_runs_aahp(root: &Path, manager: &str) -> bool {
 
 /// The merge driver: wherever `.gitattributes` hands files to it, git must know it.
 fn merge_driver(root: &Path, configured: bool, checks: &mut Vec<Check>) {
-    let named = read_limited(&root.join(".gitattributes"), ".gitattributes").is_ok_and(|b| {
-        String::from_utf8_lossy(&b)
+    let path = root.join(".gitattributes");
+    let named = match read_limited(&path, ".gitattributes") {
+        Ok(b) => String::from_utf8_lossy(&b)
             .lines()
-            .any(|l| !l.trim_start().starts_with('#') && l.contains(MERGE_ATTRIBUTE))
-    });
+            .any(|l| !l.trim_start().starts_with('#') && l.contains(MERGE_ATTRIBUTE)),
+        Err(_) if std::fs::symlink_metadata(&path).is_err() => false,
+        // There, but not readable as a file: whether it names the driver cannot be judged.
+        Err(e) => {
+            checks.push(Check::new("merge-driver", Verdict::Fail, e.to_string()));
+            return;
+        }
+    };
     match (named, configured) {
         (true, true) => checks.push(Check::new(
             "merge-driver",
@@ -269,10 +278,7 @@ fn agent_hooks(root: &Path, checks: &mut Vec<Check>) -> Result<()> {
             )
             .hint(format!(
                 "run `git aahp init --agent-hooks {}`",
-                match harness {
-                    Harness::Claude => "claude",
-                    Harness::Gemini => "gemini",
-                }
+                harness.arg()
             ))
         });
     }
@@ -336,8 +342,12 @@ fn triggers(doc: &Yaml) -> Vec<(String, Yaml)> {
 fn ci(root: &Path, checks: &mut Vec<Check>) {
     let Ok(entries) = std::fs::read_dir(root.join(WORKFLOWS)) else {
         checks.push(
-            Check::new("ci", Verdict::Fail, format!("no {WORKFLOWS}: nothing checks pull requests"))
-                .hint("call the reusable workflow or the action, or run `git aahp verify --level ci` in a job (README, CI)"),
+            Check::new(
+                "ci",
+                Verdict::Fail,
+                format!("no {WORKFLOWS}: nothing checks pull requests"),
+            )
+            .hint(CI_HINT),
         );
         return;
     };
@@ -384,7 +394,7 @@ fn ci(root: &Path, checks: &mut Vec<Check>) {
                 Verdict::Fail,
                 format!("no workflow in {WORKFLOWS} runs `git aahp verify --level ci`: pull requests are not gated"),
             )
-            .hint("call the reusable workflow or the action, or run `git aahp verify --level ci` in a job (README, CI)"),
+            .hint(CI_HINT),
         );
     }
 }

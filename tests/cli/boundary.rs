@@ -107,6 +107,21 @@ impl Secrets {
 /// that starts with `::` or a `##[` anywhere.
 #[track_caller]
 pub(crate) fn assert_inert(what: &str, out: &CmdOutput) {
+    assert_no_raw_controls(what, out);
+    for (stream, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        for line in text.lines() {
+            assert!(
+                !line.trim_start().starts_with("::"),
+                "{what}: a line on {stream} starts with `::`: {line}"
+            );
+        }
+    }
+}
+
+/// Fails when stdout or stderr holds a raw control character (other than newline and tab)
+/// or a `##[` anywhere.
+#[track_caller]
+fn assert_no_raw_controls(what: &str, out: &CmdOutput) {
     for (stream, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
         assert!(
             !text
@@ -115,12 +130,6 @@ pub(crate) fn assert_inert(what: &str, out: &CmdOutput) {
             "{what}: raw control character on {stream}\n{text:?}"
         );
         assert!(!text.contains("##["), "{what}: `##[` on {stream}\n{text}");
-        for line in text.lines() {
-            assert!(
-                !line.trim_start().starts_with("::"),
-                "{what}: a line on {stream} starts with `::`: {line}"
-            );
-        }
     }
 }
 
@@ -696,15 +705,7 @@ fn workflow_command(line: &str) -> Option<WorkflowCommand> {
 /// notice; only the properties it writes, each once, numbers where numbers go). Returns them.
 #[track_caller]
 fn assert_only_annotations(what: &str, out: &CmdOutput) -> Vec<WorkflowCommand> {
-    for (stream, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
-        assert!(
-            !text
-                .chars()
-                .any(|c| c.is_control() && c != '\n' && c != '\t'),
-            "{what}: raw control character on {stream}\n{text:?}"
-        );
-        assert!(!text.contains("##["), "{what}: `##[` on {stream}\n{text}");
-    }
+    assert_no_raw_controls(what, out);
     for line in out.stderr.lines() {
         assert!(!line.trim_start().starts_with("::"), "{what}: {line}");
     }

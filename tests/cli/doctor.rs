@@ -171,6 +171,13 @@ fn shadowed_hooks_unconfigured_drivers_and_missing_agent_hooks_are_reported() {
         "{out}"
     );
 
+    // A .gitattributes that cannot be read as a file cannot be judged: it fails.
+    std::fs::remove_file(repo.path().join(".gitattributes")).unwrap();
+    std::fs::create_dir(repo.path().join(".gitattributes")).unwrap();
+    let out = repo.aahp(&["doctor", "--json"]);
+    assert!(failing(&out, "merge-driver", ".gitattributes"), "{out}");
+    std::fs::remove_dir(repo.path().join(".gitattributes")).unwrap();
+
     // The same hooks run git aahp when a hook manager's configuration calls it.
     repo.write(
         ".pre-commit-config.yaml",
