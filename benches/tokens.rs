@@ -1,7 +1,7 @@
 //! Speed figures for the token counter (not a test; run by `bench/run.sh`): the first count
 //! in a process (the load: the pre-tokenizer regex and the first pages of the vocabulary
-//! table), a second small count, and throughput on 8 MB of text with no break (one piece)
-//! and on 8 MB of prose.
+//! table), a second small count, and throughput on text with no break (one piece: a
+//! repeated word at 1 and 8 MB, a repeated pair, random letters) and on 8 MB of prose.
 //!
 //! usage: cargo bench --bench tokens
 
@@ -27,12 +27,23 @@ fn main() {
         "| a second small count ({m} tokens) | {:.3} ms |",
         second.as_secs_f64() * 1e3
     );
-    let size = 8 * 1024 * 1024;
-    let unbroken: String = "abcdefghij".repeat(size / 10);
+    let mb = 1024 * 1024;
+    let letters = |size: usize| "abcdefghij".repeat(size / 10);
+    // Lower-case letters from a fixed linear congruential sequence: one piece, many ranks.
+    let mut seed: u32 = 1;
+    let random: String = (0..8 * mb)
+        .map(|_| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            char::from(b'a' + u8::try_from((seed >> 16) % 26).expect("below 26"))
+        })
+        .collect();
     let prose: String =
-        "The quick brown fox jumps over the lazy dog; 12 tests pass.\n".repeat(size / 60);
+        "The quick brown fox jumps over the lazy dog; 12 tests pass.\n".repeat(8 * mb / 60);
     for (what, text) in [
-        ("8 MB of letters, no break", &unbroken),
+        ("1 MB of letters, no break", &letters(mb)),
+        ("8 MB of letters, no break", &letters(8 * mb)),
+        ("8 MB of `ab` repeated, no break", &"ab".repeat(4 * mb)),
+        ("8 MB of random letters, no break", &random),
         ("8 MB of prose", &prose),
     ] {
         let t = Instant::now();
