@@ -95,8 +95,9 @@ struct IgnPattern {
 
 /// The largest `.aiignore` read, in bytes: a list of patterns, not a data file.
 pub(crate) const MAX_BYTES: usize = 256 * 1024;
-/// The most patterns (exceptions included) a `.aiignore` may hold.
-pub(crate) const MAX_PATTERNS: usize = 5_000;
+/// The most patterns (exceptions and paths included) a `.aiignore` may hold: compiling the
+/// regular expressions of 5,000 into one set took longer than linting 1 MB.
+pub(crate) const MAX_PATTERNS: usize = 1_000;
 /// The most memory the patterns without a literal (regular expressions), compiled together
 /// into one automaton, may take.
 pub(crate) const MAX_SET_BYTES: usize = 16 * 1024 * 1024;
@@ -119,7 +120,7 @@ pub(crate) struct AiIgnore {
     pub notes: Vec<(usize, String)>,
     /// Path patterns (gitignore style: `dist/`, `*.log`): files to keep out of the handoff,
     /// matched against its file names, never against text. (line, source, compiled glob).
-    paths: Vec<(usize, String, Regex)>,
+    paths: Vec<(usize, String, PathGlob)>,
 }
 
 fn section_of(header: &str) -> Option<Section> {
@@ -251,7 +252,7 @@ impl AiIgnore {
                 && (path_dialect && path_like(&body) != PathLike::No
                     || path_like(&body) == PathLike::Surely)
             {
-                if !negate && let Some(re) = path_glob(&body) {
+                if !negate {
                     if out.paths.len() + out.patterns.len() + out.exceptions.len() >= MAX_PATTERNS {
                         return Err(Error::invalid(
                             path,
@@ -261,7 +262,8 @@ impl AiIgnore {
                             ),
                         ));
                     }
-                    out.paths.push((line_no, body, re));
+                    let glob = path_glob(&body);
+                    out.paths.push((line_no, body, glob));
                 }
                 continue;
             }
@@ -329,7 +331,7 @@ impl AiIgnore {
     ) -> impl Iterator<Item = (usize, &'a str)> + 'a {
         self.paths
             .iter()
-            .filter(move |(_, _, re)| re.is_match(name.as_bytes()))
+            .filter(move |(_, _, glob)| glob.is_match(name))
             .map(|(line, src, _)| (*line, src.as_str()))
     }
 
@@ -615,33 +617,116 @@ fn gitignore_style(text: &str) -> bool {
     surely > 0 && (paths * 10 >= lines * 7 || cue && paths * 2 >= lines)
 }
 
-/// Compiles a gitignore-style path pattern into a regex over handoff file names (inner
-/// paths with `/`): `*` within a name, `**` across directories, a trailing `/` for a
-/// directory and everything in it, a pattern without `/` matching any name component.
-fn path_glob(p: &str) -> Option<Regex> {
+/// A gitignore-style path pattern over handoff file names (inner paths with `/`): `*` within
+/// a name, `**` across directories, a trailing `/` for a directory and everything in it, a
+/// pattern without `/` matching any name component. Matched by a walk over the name's
+/// characters (no regex to compile: a `.aiignore` may hold thousands of paths, and each
+/// compiled regex cost about as much as linting a page).
+#[derive(Debug)]
+struct PathGlob {
+    /// Matches only at the start of the name (the pattern holds a `/` before its end).
+    anchored: bool,
+    /// A trailing `/`: a directory and everything in it.
+    dir: bool,
+    tokens: Vec<GlobToken>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GlobToken {
+    Char(char),
+    /// `?`: one character but `/`.
+    One,
+    /// `*`: any characters but `/`.
+    Star,
+    /// `**`: any characters but a newline.
+    Any,
+    /// `**/`: nothing, or any characters but a newline ending in `/`.
+    AnyDir,
+}
+
+impl PathGlob {
+    fn is_match(&self, name: &str) -> bool {
+        let c: Vec<char> = name.chars().collect();
+        let n = c.len();
+        // Where a match may start: the name's start, or (unanchored) after any `/`.
+        let mut at = vec![false; n + 1];
+        at[0] = true;
+        if !self.anchored {
+            for i in 0..n {
+                at[i + 1] |= c[i] == '/';
+            }
+        }
+        let mut next = vec![false; n + 1];
+        for t in &self.tokens {
+            next.fill(false);
+            match *t {
+                GlobToken::Char(ch) => {
+                    for i in 0..n {
+                        next[i + 1] = at[i] && c[i] == ch;
+                    }
+                }
+                GlobToken::One => {
+                    for i in 0..n {
+                        next[i + 1] = at[i] && c[i] != '/';
+                    }
+                }
+                GlobToken::Star | GlobToken::Any => {
+                    let stop = if *t == GlobToken::Star { '/' } else { '\n' };
+                    let mut live = false;
+                    for i in 0..=n {
+                        live = at[i] || live && c[i - 1] != stop;
+                        next[i] = live;
+                    }
+                }
+                GlobToken::AnyDir => {
+                    let mut live = false;
+                    for i in 0..=n {
+                        next[i] = at[i] || live && c[i - 1] == '/';
+                        live = at[i] || live && i > 0 && c[i - 1] != '\n';
+                    }
+                }
+            }
+            std::mem::swap(&mut at, &mut next);
+        }
+        (0..=n).any(|k| {
+            at[k]
+                && if self.dir {
+                    c.get(k) == Some(&'/')
+                } else {
+                    k == n || c[k] == '/'
+                }
+        })
+    }
+}
+
+/// Reads a gitignore-style path pattern (see [`PathGlob`]).
+fn path_glob(p: &str) -> PathGlob {
     let dir = p.ends_with('/');
     let anchored = p.starts_with('/') || p.trim_end_matches('/').contains('/');
     let body = p.trim_matches('/');
-    let mut re = String::from(if anchored { "^" } else { "(?:^|/)" });
+    let mut tokens = Vec::with_capacity(body.len());
     let mut chars = body.chars().peekable();
     while let Some(c) = chars.next() {
-        match c {
+        tokens.push(match c {
             '*' if chars.peek() == Some(&'*') => {
                 chars.next();
                 if chars.peek() == Some(&'/') {
                     chars.next();
-                    re.push_str("(?:.*/)?");
+                    GlobToken::AnyDir
                 } else {
-                    re.push_str(".*");
+                    GlobToken::Any
                 }
             }
-            '*' => re.push_str("[^/]*"),
-            '?' => re.push_str("[^/]"),
-            c => re.push_str(&regex::escape(&c.to_string())),
-        }
+            '*' => GlobToken::Star,
+            '?' => GlobToken::One,
+            c => GlobToken::Char(c),
+        });
     }
-    re.push_str(if dir { "/" } else { "(?:$|/)" });
-    RegexBuilder::new(&re).size_limit(1 << 20).build().ok()
+    PathGlob {
+        anchored,
+        dir,
+        tokens,
+    }
 }
 
 fn is_email(s: &str) -> bool {
@@ -850,6 +935,96 @@ mod tests {
         let t = AiIgnore::parse(".aiignore", reference_template()).unwrap();
         assert!(t.paths.is_empty() && t.notes.is_empty());
         assert!(t.len() > 5);
+    }
+
+    /// The regular expression a path pattern stands for (what it was compiled to before).
+    fn path_regex(p: &str) -> Regex {
+        let dir = p.ends_with('/');
+        let anchored = p.starts_with('/') || p.trim_end_matches('/').contains('/');
+        let mut re = String::from(if anchored { "^" } else { "(?:^|/)" });
+        let mut chars = p.trim_matches('/').chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '*' if chars.peek() == Some(&'*') => {
+                    chars.next();
+                    if chars.peek() == Some(&'/') {
+                        chars.next();
+                        re.push_str("(?:.*/)?");
+                    } else {
+                        re.push_str(".*");
+                    }
+                }
+                '*' => re.push_str("[^/]*"),
+                '?' => re.push_str("[^/]"),
+                c => re.push_str(&regex::escape(&c.to_string())),
+            }
+        }
+        re.push_str(if dir { "/" } else { "(?:$|/)" });
+        Regex::new(&re).unwrap()
+    }
+
+    #[test]
+    fn path_patterns_match_as_their_regular_expressions() {
+        let patterns = [
+            "dist/",
+            "/build",
+            "*.log",
+            "node_modules",
+            "build/**",
+            "**/x",
+            "a/**/b",
+            "**",
+            "a?c",
+            "/",
+            "*",
+            "docs/*.md",
+            "**/",
+            "x**y",
+            "notes.txt",
+            "é?/",
+            "a*/b*/",
+        ];
+        let names = [
+            "dist/app.js",
+            "dist",
+            "x/dist/y",
+            "build",
+            "build/a/b",
+            "debug.log",
+            "a/debug.log",
+            "log",
+            "node_modules/x",
+            "src/node_modules",
+            "x",
+            "a/x",
+            "a/b",
+            "a/c/d/b",
+            "ab/b",
+            "abc",
+            "a/c",
+            "",
+            "/",
+            "docs/a.md",
+            "docs/x/a.md",
+            "xy",
+            "x/y",
+            "xay",
+            "é1/z",
+            "notes.txt",
+            "a1/b2/c",
+            "a\nb/x",
+            "STATUS.md",
+        ];
+        for p in patterns {
+            let (glob, re) = (path_glob(p), path_regex(p));
+            for n in names {
+                assert_eq!(
+                    glob.is_match(n),
+                    re.is_match(n.as_bytes()),
+                    "{p:?} on {n:?}"
+                );
+            }
+        }
     }
 
     #[test]

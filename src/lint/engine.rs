@@ -381,17 +381,31 @@ pub(crate) const MAX_FINDINGS: usize = 1000;
 /// the text: when the pattern's findings were secrets all of it counts as secret, so the
 /// output boundary redacts what was not looked at (fail closed).
 fn too_many(rule: &'static RuleMeta, text: &str, start: usize, secret: bool) -> Finding {
-    let end = text.len();
+    let end = if secret {
+        text.len()
+    } else {
+        ceil_char(text, start + 1)
+    };
+    cap_finding(rule, MAX_FINDINGS, start, end, secret)
+}
+
+/// The CFG006 error of a rule that stops judging a text at `start` after `limit` findings
+/// (or decoded texts); `end` is where the unjudged text ends when it counts as secret (then redacted
+/// wherever it is shown), else the end of the first unjudged character. Offsets are those
+/// of the caller's text (mark the finding raw when they are raw-file offsets).
+pub(crate) fn cap_finding(
+    rule: &'static RuleMeta,
+    limit: usize,
+    start: usize,
+    end: usize,
+    secret: bool,
+) -> Finding {
     let mut f = Finding::new(
         &super::registry::CFG006,
         start,
-        if secret {
-            end
-        } else {
-            ceil_char(text, start + 1)
-        },
+        end,
         format!(
-            "more than {MAX_FINDINGS} findings of {} ({}) in this text: the rest of it is not checked for them{}; remove what they point at or move the data out of the handoff",
+            "more than {limit} findings of {} ({}) in this text: the rest of it is not checked for them{}; remove what they point at or move the data out of the handoff",
             rule.id,
             rule.name,
             if secret { " and is redacted" } else { "" }

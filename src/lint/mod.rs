@@ -753,6 +753,25 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
     let mut markers = markers;
     markers.sort_by_key(|m| m.line);
     let mut out = Vec::new();
+    // The first MAX_LISTED findings of the file (by position) are listed one by one; the
+    // rest are judged as well (suppression included) and summed up in one finding at the
+    // severity of the worst of them. Configuration findings (a pattern that gave up: CFG006)
+    // are always listed.
+    let mut order: Vec<usize> = (0..findings.len()).filter(|&i| keep[i]).collect();
+    order.sort_unstable_by_key(|&i| (findings[i].start, findings[i].end, findings[i].rule.id));
+    let mut listed = vec![false; findings.len()];
+    let mut room = MAX_LISTED;
+    for &i in &order {
+        if findings[i].rule.family == Family::Cfg {
+            listed[i] = true;
+        } else if room > 0 {
+            listed[i] = true;
+            room -= 1;
+        }
+    }
+    // Fingerprints number the findings of one rule with the same text in the order they
+    // were found.
+    let mut fps: Vec<String> = vec![String::new(); findings.len()];
     let mut occurrences: HashMap<(&'static str, String), usize> = HashMap::new();
     for (i, f) in findings.iter().enumerate() {
         if !keep[i] {
@@ -760,9 +779,11 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         }
         let key = normalise_key(&keys[i]);
         let occ = occurrences.entry((f.rule.id, key.clone())).or_insert(0);
-        let fp = fingerprint(f.rule.id, &file.path, &key, *occ);
+        fps[i] = fingerprint(f.rule.id, &file.path, &key, *occ);
         *occ += 1;
-        let mut d = place(
+    }
+    let place_here = |f: &Finding, fp: String| {
+        place(
             &file.path,
             raw,
             &lines,
@@ -771,33 +792,85 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
             md.as_ref(),
             kind,
             fp,
-        );
-        d.suppressed_by = suppression(
+        )
+    };
+    let mut unlisted: Vec<usize> = Vec::new();
+    for &i in &order {
+        let f = &findings[i];
+        let fp = std::mem::take(&mut fps[i]);
+        let suppressed_by = suppression(
             cfg,
             f,
-            &d,
+            &fp,
+            &file.path,
             &raw[f.start..f.end],
             &markers,
             lines.line_of(f.start),
             used,
         );
+        if !listed[i] && suppressed_by.is_none() {
+            unlisted.push(i);
+            continue;
+        }
+        let mut d = place_here(f, fp);
+        d.suppressed_by = suppressed_by;
         out.push(d);
+    }
+    if !unlisted.is_empty() {
+        let f = unlisted_summary(&findings, &unlisted);
+        out.push(place_here(
+            &f,
+            fingerprint(f.rule.id, &file.path, "unlisted", 0),
+        ));
     }
     for (s, e, msg) in marker_problems {
         let f = Finding::raw(&registry::CFG004, s, e, msg);
-        let fp = fingerprint(f.rule.id, &file.path, &raw[s..e], 0);
-        out.push(place(
-            &file.path,
-            raw,
-            &lines,
+        out.push(place_here(
             &f,
-            &secret_spans,
-            md.as_ref(),
-            kind,
-            fp,
+            fingerprint(f.rule.id, &file.path, &raw[s..e], 0),
         ));
     }
     Ok(out)
+}
+
+/// Findings of one file listed one by one (configuration findings aside); the rest are
+/// summed up in one finding ([`unlisted_summary`]). Each listed finding is placed, rendered
+/// and later printed through the output boundary, so this keeps the report of a file linear
+/// with a small constant on any input.
+pub(crate) const MAX_LISTED: usize = 100;
+
+/// The finding that stands for the findings of a file past [`MAX_LISTED`] (`rest`, by
+/// position): CFG006 at the first of them, as severe as the worst of them, naming how many
+/// of each rule there are.
+fn unlisted_summary(findings: &[Finding], rest: &[usize]) -> Finding {
+    let mut by_rule: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let mut counts = [0usize; 3];
+    for &i in rest {
+        *by_rule.entry(findings[i].rule.id).or_insert(0) += 1;
+        counts[findings[i].severity as usize] += 1;
+    }
+    let worst = rest
+        .iter()
+        .map(|&i| findings[i].severity)
+        .min()
+        .unwrap_or(Severity::Info);
+    let rules: Vec<String> = by_rule.iter().map(|(r, n)| format!("{r} ×{n}")).collect();
+    let first = &findings[rest[0]];
+    let mut f = Finding::raw(
+        &registry::CFG006,
+        first.start,
+        first.end,
+        format!(
+            "{} more findings in this file are not listed one by one ({} errors, {} warnings, {} notes: {}); fix the ones listed and lint again",
+            rest.len(),
+            counts[Severity::Error as usize],
+            counts[Severity::Warning as usize],
+            counts[Severity::Info as usize],
+            rules.join(", ")
+        ),
+    );
+    f.severity = worst;
+    f
 }
 
 /// The text a finding's fingerprint is made from: what it matched, or for CFG006 (whose span
@@ -918,10 +991,15 @@ fn fingerprint(rule: &str, path: &str, key: &str, occurrence: usize) -> String {
     format!("v1:{}", &hex[..32])
 }
 
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site; the pieces are distinct"
+)]
 fn suppression(
     cfg: &LintConfig,
     f: &Finding,
-    d: &Diagnostic,
+    fingerprint: &str,
+    path: &str,
     matched: &str,
     markers: &[allow::Marker],
     line: usize,
@@ -950,8 +1028,8 @@ fn suppression(
     for (i, e) in cfg.allow.iter().enumerate() {
         if !e.expired
             && e.rule == f.rule.id
-            && e.fingerprint == d.fingerprint
-            && e.path.as_deref().is_none_or(|p| p == d.path)
+            && e.fingerprint == fingerprint
+            && e.path.as_deref().is_none_or(|p| p == path)
         {
             used[i] = true;
             return Some(format!(

@@ -820,8 +820,8 @@ rule!(CFG005, "CFG005", "unused-allowlist-entry", Cfg, Warning,
     misses: []);
 
 rule!(CFG006, "CFG006", "too-many-findings", Cfg, Error,
-    "A text with more findings of one pattern than the linter judges one by one.",
-    what: "After 1,000 findings of one pattern in one text the linter stops running that pattern there and reports this error at the next match: the rest of the text is not judged for it, so the gate fails closed. When the findings were secrets, everything from that match on is redacted wherever the text is shown.",
+    "A text with more findings than the linter judges or lists one by one.",
+    what: "After 1,000 findings of one pattern in one text the linter stops running that pattern there and reports this error at the next match: the rest of the text is not judged for it, so the gate fails closed. When the findings were secrets, everything from that match on is redacted wherever the text is shown. Past the first 100 findings of a file (by position), the rest are judged but summed up in one CFG006 finding at the first of them, as severe as the worst of them, with a count per rule.",
     why: "Linting must stay linear and quick on any input (the pre-commit hook runs on every commit); no real handoff file holds a thousand credentials or addresses.",
     fix: "Remove what the findings point at, or split the data out of the handoff directory.",
     hits: [],

@@ -3,12 +3,27 @@
 //! encoded span: ENC001 when the decoded text triggers another rule, ENC002 (a note) otherwise.
 
 use super::super::Severity;
-use super::super::engine::{Finding, Scan};
+use super::super::engine::{Finding, Scan, cap_finding};
 use super::super::registry::{ENC001, ENC002, Family};
 use super::excerpt;
 
 /// Maximum decoding depth (as gitleaks' `--max-decode-depth`).
 pub(crate) const MAX_DEPTH: u8 = 2;
+
+/// Decoded texts judged per text and decoder family (encoded runs; obfuscated stretches that
+/// decode to a finding): each is linted again, so past this many the decoder stops and
+/// reports the rest as not judged (CFG006, an error: fail closed).
+pub(crate) const MAX_DECODED: usize = 250;
+
+/// Obfuscated stretches decoded per text whatever they decode to (each is linted again);
+/// past this many the decoder stops and fails closed (CFG006).
+pub(crate) const MAX_CANDIDATES: usize = 2000;
+
+/// The CFG006 finding of a decoder that stops at `start` (normalised offsets of `text`).
+fn stop(text: &str, limit: usize, start: usize) -> Finding {
+    let end = super::super::text::ceil_char(text, start + 1);
+    cap_finding(&ENC001, limit, start, end.max(start), false)
+}
 
 /// Finds and judges encoded runs; `existing` spans (normalised offsets) of secret findings are
 /// skipped so a JWT is not also reported as an opaque blob.
@@ -21,6 +36,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     let b = text.as_bytes();
     // Escape runs (`%xx`, `\\xNN`, `\\uNNNN`) are rare: find them with memchr.
     let mut skip_until = 0;
+    let mut judged = 0usize;
     for p in memchr::memchr2_iter(b'%', b'\\', b) {
         if p < skip_until {
             continue;
@@ -28,6 +44,11 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
         let end = escape_run(b, p);
         if end > p {
             if let Some(decoded) = decode_escapes(&text[p..end]) {
+                if judged == MAX_DECODED {
+                    out.push(stop(text, MAX_DECODED, p));
+                    return;
+                }
+                judged += 1;
                 judge(scan, p, end, "percent/escape", &decoded, out);
             }
             skip_until = end;
@@ -118,6 +139,11 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
         };
         let Some(bytes) = decoded else { continue };
         let Some(t) = printable(&bytes) else { continue };
+        if judged == MAX_DECODED {
+            out.push(stop(text, MAX_DECODED, start));
+            return;
+        }
+        judged += 1;
         judge(scan, start, j, if hex { "hex" } else { "base64" }, &t, out);
     }
 }
@@ -355,10 +381,24 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         }
     }
     let mut done_until = 0;
+    let (mut scanned, mut hits) = (0usize, 0usize);
     for (s, e, how, decoded) in candidates {
         if decoded.len() > budget || s < done_until {
             continue;
         }
+        if scanned == MAX_CANDIDATES || hits == MAX_DECODED {
+            out.push(stop(
+                text,
+                if hits == MAX_DECODED {
+                    MAX_DECODED
+                } else {
+                    MAX_CANDIDATES
+                },
+                s,
+            ));
+            return;
+        }
+        scanned += 1;
         budget -= decoded.len();
         let inner = super::super::scan_decoded(&decoded, scan.depth + 1);
         let hit = inner
@@ -378,6 +418,7 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
                     f.rule.id, f.rule.name
                 ),
             ));
+            hits += 1;
             done_until = e;
         }
     }

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::super::Severity;
-use super::super::engine::{Finding, Scan};
+use super::super::engine::{Finding, MAX_FINDINGS, Scan, cap_finding};
 use super::super::json::Field;
 use super::super::markdown::MdIndex;
 use super::super::registry::{
@@ -76,9 +76,20 @@ pub(crate) fn unicode_events(scan: &Scan<'_>, others: &Spans, out: &mut Vec<Find
     let base = &scan.base.text;
     let ev = scan.events;
     let mut words = WordCache::default();
+    let before = out.len();
     let mut i = 0;
     while i < ev.len() {
         let e = ev[i];
+        if out.len() - before >= MAX_FINDINGS {
+            // Fail closed past the cap: the rest of the text is not judged for hidden
+            // characters (one finding per run of them could be a finding every few bytes).
+            let (s, e) = scan.base.to_source(e.start, e.end);
+            let last = out.last().expect("findings past the cap").rule;
+            let mut f = cap_finding(last, MAX_FINDINGS, s, e, false);
+            f.raw_span = true;
+            out.push(f);
+            return;
+        }
         // A run of consecutive events of the same class.
         let mut j = i + 1;
         while j < ev.len() && ev[j].start == ev[j - 1].end && same_class(ev[j].kind, e.kind) {
