@@ -35,3 +35,20 @@ pub fn error(name: &str) -> std::io::Result<()> {
     let _ = name;
     Ok(())
 }
+
+/// Sleeps a little if `name` is armed (only with the `failpoints` feature): widens a
+/// window (the writes of a rotation) so that a test's randomly timed SIGKILL lands in it
+/// often enough to prove something.
+#[inline]
+pub fn pause(name: &str) {
+    #[cfg(feature = "failpoints")]
+    if armed(name) {
+        std::thread::sleep(std::time::Duration::from_millis(PAUSE_MS));
+    }
+    #[cfg(not(feature = "failpoints"))]
+    let _ = name;
+}
+
+/// How long [`pause`] sleeps.
+#[cfg(feature = "failpoints")]
+const PAUSE_MS: u64 = 15;

@@ -12,22 +12,26 @@ use crate::git::Repo;
 use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::log::{
     self, ARCHIVE_FILE, ArchiveProblem, DEFAULT_KEEP, INDEX_FILE, LOG_FILE, LogError, LogFile,
-    MovedEntry, Rotation,
+    MovedEntry, Rotation, Trusted,
 };
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{
     HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, write_atomic,
 };
 use crate::output::{Report, Style, escape_untrusted};
-use crate::transaction::rotation::{self, Change};
+use crate::transaction::rotation::{self, Change, SpliceAt};
 use crate::transaction::writer::HandoffWrite;
 
 /// The fail points of an archive run, in order. A crash at any of them is repaired by
-/// running `git aahp archive` again (tests loop over this list).
+/// running `git aahp archive` again (tests loop over this list). The `mid-append` points
+/// are reached only when an existing archive and index are extended in place, with half
+/// of the appended text written.
 pub const ARCHIVE_FAILPOINTS: &[&str] = &[
     "archive:before-write",
     "archive:staged",
+    "archive:mid-append:LOG-ARCHIVE.md",
     "archive:after-archive",
+    "archive:mid-append:LOG-ARCHIVE.index.json",
     "archive:after-index",
     "archive:after-log",
     "archive:after-manifest",
@@ -364,8 +368,9 @@ fn check_sizes(dir: &HandoffDir, rot: &Rotation) -> Result<()> {
     Ok(())
 }
 
-/// Writes a rotation's changed files as one change (see [`rotation::apply`]). Returns the
-/// repository-relative paths written.
+/// Writes a rotation's changed files as one change (see [`rotation::apply`]): LOG.md
+/// whole, the archive and its index by splicing in place when the rotation extends them.
+/// Returns the repository-relative paths written.
 pub fn write_rotation(
     repo: &Repo,
     dir: &HandoffDir,
@@ -381,17 +386,39 @@ pub fn write_rotation(
             ARCHIVE_FILE,
             archive_before,
             &rot.archive,
+            rot.archive_splice.as_ref(),
         ),
-        (rot.index_changed, INDEX_FILE, index_before, &rot.index),
-        (rot.log_changed, LOG_FILE, log_before, &rot.log),
+        (
+            rot.index_changed,
+            INDEX_FILE,
+            index_before,
+            &rot.index,
+            rot.index_splice.as_ref(),
+        ),
+        (rot.log_changed, LOG_FILE, log_before, &rot.log, None),
     ];
     let changes: Vec<Change<'_>> = candidates
         .iter()
         .filter(|(changed, ..)| *changed)
-        .map(|(_, name, before, after)| Change {
-            name,
-            before: before.map(str::as_bytes),
-            after: after.as_bytes(),
+        .map(|(_, name, before, after, splice)| {
+            let old = before.map(str::as_bytes);
+            match (splice, old) {
+                (Some(s), Some(old)) => Change {
+                    name,
+                    before: None,
+                    after: s.text.as_bytes(),
+                    splice: Some(SpliceAt {
+                        keep: s.keep as u64,
+                        old_tail: &old[s.keep..],
+                    }),
+                },
+                _ => Change {
+                    name,
+                    before: old,
+                    after: after.as_bytes(),
+                    splice: None,
+                },
+            }
         })
         .collect();
     Ok(rotation::apply(repo, dir, &changes)?
@@ -474,12 +501,34 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
 
     // A manifest that cannot be read stops the run before anything is written.
     let old_manifest = Manifest::from_snapshot(&dir, &snap)?;
-    let rotation = match log::rotate(
-        &log_text,
-        archive_text.as_deref(),
-        index_text.as_deref(),
-        keep,
-    ) {
+    // The archive and its index as HEAD holds them were judged when they were committed:
+    // then only the end of each is read and only what is appended is checked (issue #14).
+    let trusted = match (&archive_text, &index_text) {
+        (Some(a), Some(i)) if pending.is_none() && trusted_pair(repo, &dir)? => {
+            log::rotate_onto_trusted(&log_text, a, i, keep)
+                .map_err(|e| e.into_error(|f| dir.path_of(f)))?
+        }
+        _ => Trusted::Declined,
+    };
+
+    let mut known_archived = None;
+    let rotated = match trusted {
+        Trusted::Rotated(r) => {
+            known_archived = r.archived;
+            Ok(Some(*r))
+        }
+        Trusted::UpToDate { archived } => {
+            known_archived = Some(archived);
+            Ok(None)
+        }
+        Trusted::Declined => log::rotate(
+            &log_text,
+            archive_text.as_deref(),
+            index_text.as_deref(),
+            keep,
+        ),
+    };
+    let rotation = match rotated {
         Ok(r) => r,
         Err(LogError::Integrity(problems)) => {
             report.problems = locate(&dir, problems)?;
@@ -493,24 +542,38 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     // cannot read (invalid UTF-8 anywhere in the directory) stops the run unchanged.
     // Also after a run that found nothing to do: a run interrupted before the manifest
     // step is completed here.
-    let mut after = snap.clone();
-    let only_for: Option<&[&str]> = match &rotation {
+    // The rotated texts are lent to the snapshot and taken back: the archive may be
+    // megabytes, and peak memory is bounded by a small multiple of it (issue #14).
+    let mut rotation = rotation;
+    let mut after = snap;
+    let only_for: Option<&[&str]> = match &mut rotation {
         Some(rot) => {
             for (name, text) in [
-                (LOG_FILE, &rot.log),
-                (ARCHIVE_FILE, &rot.archive),
-                (INDEX_FILE, &rot.index),
+                (LOG_FILE, &mut rot.log),
+                (ARCHIVE_FILE, &mut rot.archive),
+                (INDEX_FILE, &mut rot.index),
             ] {
                 after
                     .files
-                    .insert(name.to_string(), text.as_bytes().to_vec());
+                    .insert(name.to_string(), std::mem::take(text).into_bytes());
             }
             None
         }
         None => Some(&[LOG_FILE, ARCHIVE_FILE, INDEX_FILE]),
     };
-    let manifest = planned_manifest(ctx, &dir, old_manifest.as_ref(), &after, only_for)?;
+    let manifest = planned_manifest(ctx, &dir, old_manifest.as_ref(), &after, only_for);
+    if let Some(rot) = &mut rotation {
+        for (name, text) in [
+            (LOG_FILE, &mut rot.log),
+            (ARCHIVE_FILE, &mut rot.archive),
+            (INDEX_FILE, &mut rot.index),
+        ] {
+            let bytes = after.files.remove(name).unwrap_or_default();
+            *text = String::from_utf8(bytes).expect("lent as a String");
+        }
+    }
     drop(after);
+    let manifest = manifest?;
     let final_log;
     let final_archive;
     if let Some(rot) = &rotation {
@@ -524,7 +587,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
                 index_text.as_deref(),
             ],
         )?;
-        check_written(ctx, &dir, rot, &log_text, archive_text.as_deref(), keep)?;
+        check_written(&dir, rot, &log_text, archive_text.as_deref(), keep)?;
         report.outcome = ArchiveOutcome::Rotated;
         report.moved.clone_from(&rot.moved_entries);
         report.adopted = rot.adopted;
@@ -543,10 +606,51 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         w.finish()?;
     }
     report.log_entries = LogFile::parse(&final_log).entries.len();
-    report.archived_entries = final_archive
-        .as_deref()
-        .map_or(0, |a| LogFile::parse(a).entries.len());
+    report.archived_entries = known_archived.unwrap_or_else(|| {
+        final_archive
+            .as_deref()
+            .map_or(0, |a| LogFile::parse(a).entries.len())
+    });
     Ok(report)
+}
+
+/// True when the regular file at `path` holds exactly `meant`, read in pieces.
+fn same_bytes(path: &std::path::Path, meant: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return meant.is_empty();
+    };
+    if !meta.is_file() || meta.len() != meant.len() as u64 {
+        return false;
+    }
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut buf = vec![0u8; 1 << 16];
+    let mut at = 0;
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return at == meant.len(),
+            Ok(n) => {
+                if meant.get(at..at + n) != Some(&buf[..n]) {
+                    return false;
+                }
+                at += n;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+}
+
+/// True when LOG-ARCHIVE.md and its index both hold what HEAD holds.
+fn trusted_pair(repo: &Repo, dir: &HandoffDir) -> Result<bool> {
+    for name in [ARCHIVE_FILE, INDEX_FILE] {
+        if !repo.same_as_head(&dir.path_of(name))? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Attaches paths to problems; input that cannot be interpreted becomes an error (exit 2).
@@ -573,37 +677,38 @@ fn locate(dir: &HandoffDir, problems: Vec<ArchiveProblem>) -> Result<Vec<Located
 /// The postcondition on disk: the files read back are what was meant to be written, and
 /// by hash no entry was lost or duplicated.
 fn check_written(
-    ctx: &Context,
     dir: &HandoffDir,
     rot: &Rotation,
     log_before: &str,
     archive_before: Option<&str>,
     keep: usize,
 ) -> Result<()> {
-    let snap = dir.snapshot(ctx.repo()?, Source::Worktree)?;
-    let read =
-        |name: &str| -> Result<String> { Ok(file_text(dir, &snap, name)?.unwrap_or_default()) };
-    let (log_after, archive_after, index_after) =
-        (read(LOG_FILE)?, read(ARCHIVE_FILE)?, read(INDEX_FILE)?);
-    let differs = [
-        (LOG_FILE, &log_after, &rot.log),
-        (ARCHIVE_FILE, &archive_after, &rot.archive),
-        (INDEX_FILE, &index_after, &rot.index),
-    ]
-    .into_iter()
-    .find(|(_, on_disk, meant)| on_disk != meant);
-    if let Some((name, _, _)) = differs {
-        return Err(Error::other(format!(
-            "archive postcondition failed: {} changed while it was being written; rerun `git aahp archive`",
-            dir.path_of(name)
-        )));
+    // The files on disk are what was meant (compared as streams, the archive may be large);
+    // the checks below then run on the texts in memory.
+    for (name, meant) in [
+        (LOG_FILE, &rot.log),
+        (ARCHIVE_FILE, &rot.archive),
+        (INDEX_FILE, &rot.index),
+    ] {
+        if !same_bytes(&dir.abs.join(name), meant.as_bytes()) {
+            return Err(Error::other(format!(
+                "archive postcondition failed: {} changed while it was being written; rerun `git aahp archive`",
+                dir.path_of(name)
+            )));
+        }
+    }
+    // An appending rotation onto trusted files checks what it appended; the old bytes were
+    // just compared.
+    if rot.archived.is_some() {
+        return log::check_appended(log_before, &rot.log, rot, keep)
+            .map_err(|e| e.into_error(|f| dir.path_of(f)));
     }
     log::check_rotation(
         log_before,
         archive_before,
-        &log_after,
-        &archive_after,
-        &index_after,
+        &rot.log,
+        &rot.archive,
+        &rot.index,
         keep,
     )
     .map_err(|e| e.into_error(|f| dir.path_of(f)))

@@ -280,6 +280,7 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
                 name: &p.name,
                 before: snap.get(&p.name),
                 after: &p.bytes,
+                splice: None,
             })
             .collect();
         crate::transaction::rotation::apply(repo, &dir, &changes)?;

@@ -424,6 +424,75 @@ impl Repo {
         Ok(())
     }
 
+    /// True when the working-tree file at `path` (repository-relative) holds what HEAD's
+    /// tree holds there, decided as `git status` decides it: when the index entry's stat
+    /// data match the file (size, mtime, ctime, inode, owner) and are not racy, the entry's
+    /// blob id stands for the file; otherwise the file is hashed as a blob, streaming.
+    /// False when there is no HEAD, HEAD has no regular file there, or the file is not a
+    /// regular file.
+    pub fn same_as_head(&self, path: &str) -> Result<bool, GitError> {
+        use std::io::Read;
+        let Some(head) = self.head_commit()? else {
+            return Ok(false);
+        };
+        let Some(at_head) = self.tree_file_at(head, path)? else {
+            return Ok(false);
+        };
+        if at_head.is_link {
+            return Ok(false);
+        }
+        let full = self.workdir.join(path);
+        let Ok(meta) = gix::index::fs::Metadata::from_path_no_follow(&full) else {
+            return Ok(false);
+        };
+        if !meta.is_file() {
+            return Ok(false);
+        }
+        let index = self.index()?;
+        if let Some(entry) = index.entry_by_path(path.into())
+            && entry.stage_raw() == 0
+            && let Ok(stat) = gix::index::entry::Stat::from_fs(&meta)
+        {
+            let options = gix::index::entry::stat::Options {
+                trust_ctime: true,
+                check_stat: true,
+                use_nsec: false,
+                use_stdev: false,
+            };
+            if entry.stat.matches(&stat, options) && !entry.stat.is_racy(index.timestamp(), options)
+            {
+                return Ok(entry.id == at_head.id);
+            }
+        }
+        // Hash the file as git would store it, without holding it in memory.
+        let mut file = std::fs::File::open(&full).map_err(read_err(format!("read {path}")))?;
+        let len = file
+            .metadata()
+            .map_err(read_err(format!("read {path}")))?
+            .len();
+        let mut hasher = gix::hash::hasher(self.repo.object_hash());
+        hasher.update(format!("blob {len}\0").as_bytes());
+        let mut buf = vec![0u8; 1 << 16];
+        let mut seen = 0u64;
+        loop {
+            let n = file
+                .read(&mut buf)
+                .map_err(read_err(format!("read {path}")))?;
+            if n == 0 {
+                break;
+            }
+            seen += n as u64;
+            hasher.update(&buf[..n]);
+        }
+        if seen != len {
+            return Ok(false);
+        }
+        let id = hasher
+            .try_finalize()
+            .map_err(read_err(format!("hash {path}")))?;
+        Ok(id == at_head.id)
+    }
+
     /// Returns the file at a repository-relative path in a commit's tree.
     pub fn tree_file_at(&self, commit: ObjectId, path: &str) -> Result<Option<TreeFile>, GitError> {
         let tree = self

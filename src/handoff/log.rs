@@ -89,6 +89,25 @@ pub struct Rotation {
     pub archive_changed: bool,
     /// Whether LOG-ARCHIVE.index.json changed.
     pub index_changed: bool,
+    /// How `archive` extends the old LOG-ARCHIVE.md in place (`None`: written whole, as
+    /// when it is new).
+    pub archive_splice: Option<Splice>,
+    /// How `index` extends the old index in place (`None`: written whole, as when it is
+    /// new, in the legacy layout or adopts entries).
+    pub index_splice: Option<Splice>,
+    /// Entries in the archive afterwards, when known without parsing it.
+    pub archived: Option<usize>,
+}
+
+/// An in-place extension of a file: its first `keep` bytes stay as they are and `text`
+/// replaces whatever followed them. The archive and its index only ever grow this way, so
+/// a rotation costs what it moves, not what was archived before (issue #14).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Splice {
+    /// Bytes of the old file kept unchanged.
+    pub keep: usize,
+    /// What follows them in the new file.
+    pub text: String,
 }
 
 /// An entry moved into the archive, as reported to the user.
@@ -565,18 +584,8 @@ impl ArchiveIndex {
         }
         let pretty = serde_json::to_string_pretty(&Value::Object(doc))
             .expect("a JSON value always serialises");
-        let mut out = String::with_capacity(pretty.len() + 1);
         // Non-ASCII can only occur inside strings, so escaping it keeps the JSON valid.
-        for c in pretty.chars() {
-            if c.is_ascii() {
-                out.push(c);
-            } else {
-                let mut buf = [0u16; 2];
-                for unit in c.encode_utf16(&mut buf) {
-                    let _ = write!(out, "\\u{unit:04x}");
-                }
-            }
-        }
+        let mut out = ascii_only(&pretty);
         out.push('\n');
         out
     }
@@ -673,8 +682,13 @@ fn newest(entries: &[LogEntry], keep: usize) -> Vec<usize> {
 }
 
 /// Rotates LOG.md so that its newest `keep` entries remain (by date, then file order) and
-/// the rest move into the archive (newest first, before older archived entries) and the
-/// index. Returns `None` when there is nothing to do.
+/// the rest move into the archive and the index. Returns `None` when there is nothing to do.
+///
+/// The archive is append-only: the moved entries (oldest first) go after everything it
+/// already holds, and their index entries at the end of the index's `entries` list, so the
+/// old bytes of both files stay as they are ([`Rotation::archive_splice`],
+/// [`Rotation::index_splice`]). Archives written newest first (the reference's layout) are
+/// extended the same way; every reader takes the entries in either order.
 ///
 /// Every entry that leaves LOG.md is archived, even when an identical entry is kept or was
 /// archived before: entries are told apart by position, and the index lists a digest as
@@ -683,7 +697,7 @@ fn newest(entries: &[LogEntry], keep: usize) -> Vec<usize> {
 ///
 /// # Crash safety
 /// The three results belong together: applying only some of them and rotating again would
-/// archive entries twice. `commands::archive` stages all three and renames them under a
+/// archive entries twice. `commands::archive` stages them and applies them under a
 /// rotation journal; `commit` rotates under its own journal, which `recover` rolls back.
 pub fn rotate(
     log: &str,
@@ -694,21 +708,8 @@ pub fn rotate(
     if keep == 0 {
         return Err(LogError::ZeroKeep);
     }
-    let index_src = index;
     let j = Journal::parse(log, archive, index)?;
-    let kept_idx = newest(&j.log.entries, keep);
-    let kept_set: HashSet<usize> = kept_idx.iter().copied().collect();
-    // Moved entries, newest first.
-    let mut order: Vec<usize> = (0..j.log.entries.len())
-        .filter(|i| !kept_set.contains(i))
-        .collect();
-    order.sort_by(|&a, &b| {
-        j.log.entries[b]
-            .date
-            .cmp(&j.log.entries[a].date)
-            .then(a.cmp(&b))
-    });
-    let moved: Vec<&LogEntry> = order.into_iter().map(|i| &j.log.entries[i]).collect();
+    let (kept_set, moved) = split(&j.log, keep);
 
     // Refuse to build on a damaged archive; an archive without an index is not damage (the
     // index is built for it).
@@ -721,16 +722,50 @@ pub fn rotate(
         return Err(LogError::Integrity(blocking));
     }
 
-    let (index, adopted) = build_index(&j, &moved);
-    if moved.is_empty() && adopted == 0 {
+    let adopted = adopted_entries(&j);
+    if moved.is_empty() && adopted.is_empty() {
         return Ok(None);
     }
-
+    let appended: Vec<&LogEntry> = moved.iter().rev().copied().collect();
     let changed = !moved.is_empty();
-    let index_changed = j
-        .index
-        .as_ref()
-        .is_none_or(|old| old.legacy || old.entries != index.entries);
+    let (archive_text, archive_splice) = if !changed {
+        (archive.unwrap_or_default().to_string(), None)
+    } else if j.archive_present {
+        let old = archive.unwrap_or_default();
+        let text = archive_suffix(old, &appended);
+        (
+            format!("{old}{text}"),
+            Some(Splice {
+                keep: old.len(),
+                text,
+            }),
+        )
+    } else {
+        (new_archive(&appended), None)
+    };
+    let new_index: Vec<IndexEntry> = appended.iter().map(|e| as_index(e)).collect();
+    let splice = match (&j.index, index) {
+        (Some(old), Some(src)) if !old.legacy && adopted.is_empty() => index_end(src.as_bytes())
+            .map(|end| Splice {
+                keep: end.cut,
+                text: format!(
+                    "{}{}",
+                    index_insertion(end.empty, &new_index),
+                    &src[end.cut..]
+                ),
+            }),
+        _ => None,
+    };
+    let (index_text, index_splice) = if let Some(s) = splice {
+        let src = index.unwrap_or_default();
+        (format!("{}{}", &src[..s.keep], s.text), Some(s))
+    } else {
+        let mut full = j.index.clone().unwrap_or_else(ArchiveIndex::empty);
+        full.entries.extend(adopted.iter().map(|e| as_index(e)));
+        full.entries.extend(new_index);
+        full.legacy = false;
+        (full.render(), None)
+    };
     let rotation = Rotation {
         log: if changed {
             j.log.render_with(
@@ -744,23 +779,18 @@ pub fn rotate(
         } else {
             log.to_string()
         },
-        archive: if changed {
-            render_archive(&j.archive, j.archive_present, &moved)
-        } else {
-            archive.unwrap_or_default().to_string()
-        },
-        index: if index_changed {
-            index.render()
-        } else {
-            index_src.unwrap_or_default().to_string()
-        },
+        archive: archive_text,
+        index: index_text,
         moved: moved.len(),
         moved_entries: moved.iter().map(|e| e.moved()).collect(),
-        kept: kept_idx.len(),
-        adopted,
+        kept: kept_set.len(),
+        adopted: adopted.len(),
         log_changed: changed,
         archive_changed: changed,
-        index_changed,
+        index_changed: true,
+        archive_splice,
+        index_splice,
+        archived: None,
     };
     check_rotation(
         log,
@@ -773,80 +803,459 @@ pub fn rotate(
     Ok(Some(rotation))
 }
 
-/// The index after a rotation: the moved entries first (newest first, as in the archive),
-/// then the old index. When there is no current index (none, or the legacy layout), the
-/// archive entries it does not account for are adopted after it. Returns the index and how
-/// many entries were adopted.
-fn build_index(j: &Journal, moved: &[&LogEntry]) -> (ArchiveIndex, usize) {
-    let mut index = j.index.clone().unwrap_or_else(ArchiveIndex::empty);
-    let adopt_all = j.index.as_ref().is_none_or(|i| i.legacy);
-    let as_index = |e: &LogEntry| IndexEntry {
-        sha256: e.digest(),
-        title: e.header.clone(),
-    };
-    let mut tail = Vec::new();
-    if adopt_all {
-        let mut listed = counts(index.entries.iter().map(|e| e.sha256.as_str()));
-        for e in &j.archive.entries {
-            match listed.get_mut(e.digest_str()) {
-                Some(n) if *n > 0 => *n -= 1,
-                _ => tail.push(as_index(e)),
-            }
-        }
+/// Rotates onto an archive and index that are trusted as they are (both equal to what
+/// HEAD holds, which was judged when it was committed): only their ends are looked at and
+/// only the appended part is checked, so the cost follows what moves (issue #14).
+///
+/// Returns [`Trusted::Declined`] when this cannot be done proportionally and the caller
+/// must use [`rotate`] (which reads and checks everything): an empty archive, an index whose
+/// `entries` list cannot be located (the legacy layout among others), or moved entries
+/// holding code fences (which could pair with an unclosed fence in the old archive and
+/// change how it reads).
+pub fn rotate_onto_trusted(
+    log: &str,
+    archive: &str,
+    index: &str,
+    keep: usize,
+) -> Result<Trusted, LogError> {
+    if keep == 0 {
+        return Err(LogError::ZeroKeep);
     }
-    let adopted = tail.len();
-    let old = std::mem::take(&mut index.entries);
-    index.entries = moved.iter().map(|e| as_index(e)).collect();
-    index.entries.extend(old);
-    index.entries.extend(tail);
-    index.legacy = false;
-    (index, adopted)
+    let parsed = LogFile::parse(log);
+    parsed.check_dated(LOG_FILE)?;
+    let (kept_set, moved) = split(&parsed, keep);
+    if archive.trim_matches(is_py_space).is_empty() {
+        return Ok(Trusted::Declined);
+    }
+    let Some(end) = index_end(index.as_bytes()) else {
+        return Ok(Trusted::Declined);
+    };
+    if moved.is_empty() {
+        return Ok(Trusted::UpToDate {
+            archived: end.count,
+        });
+    }
+    let appended: Vec<&LogEntry> = moved.iter().rev().copied().collect();
+    let text = archive_suffix(archive, &appended);
+    if has_fence_line(&text) {
+        return Ok(Trusted::Declined);
+    }
+    let new_index: Vec<IndexEntry> = appended.iter().map(|e| as_index(e)).collect();
+    let index_text = format!(
+        "{}{}",
+        index_insertion(end.empty, &new_index),
+        &index[end.cut..]
+    );
+    let rotation = Rotation {
+        log: parsed.render_with(
+            parsed
+                .entries
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| kept_set.contains(i))
+                .map(|(_, e)| e),
+        ),
+        archive: format!("{archive}{text}"),
+        index: format!("{}{index_text}", &index[..end.cut]),
+        moved: moved.len(),
+        moved_entries: moved.iter().map(|e| e.moved()).collect(),
+        kept: kept_set.len(),
+        adopted: 0,
+        log_changed: true,
+        archive_changed: true,
+        index_changed: true,
+        archive_splice: Some(Splice {
+            keep: archive.len(),
+            text,
+        }),
+        index_splice: Some(Splice {
+            keep: end.cut,
+            text: index_text,
+        }),
+        archived: Some(end.count + moved.len()),
+    };
+    check_appended(log, &rotation.log, &rotation, keep)?;
+    Ok(Trusted::Rotated(Box::new(rotation)))
 }
 
-/// Renders the archive with `new` entries inserted before the old ones.
-fn render_archive(archive: &LogFile, present: bool, new: &[&LogEntry]) -> String {
-    let nl = if present { archive.line_ending } else { "\n" };
-    let block = new
+/// What [`rotate_onto_trusted`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Trusted {
+    /// Entries moved; only the appended parts were read and checked.
+    Rotated(Box<Rotation>),
+    /// Nothing to move; the archive holds `archived` entries (as many as its index lists).
+    UpToDate {
+        /// Entries in the archive.
+        archived: usize,
+    },
+    /// Not possible proportionally: use [`rotate`].
+    Declined,
+}
+
+/// The proportional postcondition of [`rotate_onto_trusted`] (and of the files written
+/// from it): LOG.md keeps at most `keep` entries, a subsequence of the old ones; the text
+/// appended to the archive holds exactly the entries that left LOG.md, counted by digest;
+/// and the index's new entries list exactly those digests. The old parts of both files are
+/// the caller's to compare byte for byte.
+pub fn check_appended(
+    log_before: &str,
+    log_after: &str,
+    rot: &Rotation,
+    keep: usize,
+) -> Result<(), LogError> {
+    let fail = |m: String| Err(LogError::Postcondition(m));
+    let (Some(arch), Some(idx)) = (&rot.archive_splice, &rot.index_splice) else {
+        return fail("an appending rotation without its appended parts".into());
+    };
+    let before = LogFile::parse(log_before);
+    let after = LogFile::parse(log_after);
+    check_kept(&before, &after, keep)?;
+    // What left LOG.md, as a multiset of digests.
+    let mut left = counts(before.entries.iter().map(LogEntry::digest_str));
+    for e in &after.entries {
+        if let Some(n) = left.get_mut(e.digest_str()) {
+            *n -= 1;
+        }
+    }
+    let mut gone: Vec<&str> = left
         .iter()
+        .flat_map(|(d, n)| std::iter::repeat_n(*d, *n))
+        .collect();
+    gone.sort_unstable();
+    let added = LogFile::parse(&arch.text);
+    if !added.preamble.lines().all(|l| {
+        let t = l.trim();
+        t.is_empty() || t == "---"
+    }) {
+        return fail(format!(
+            "the text appended to {ARCHIVE_FILE} holds more than the archived entries"
+        ));
+    }
+    let mut appended: Vec<&str> = added.entries.iter().map(LogEntry::digest_str).collect();
+    appended.sort_unstable();
+    if appended != gone {
+        return fail(format!(
+            "the entries appended to {ARCHIVE_FILE} are not the entries that left {LOG_FILE}"
+        ));
+    }
+    let listed = appended_index_entries(&idx.text)?;
+    let mut listed: Vec<&str> = listed.iter().map(|e| e.sha256.as_str()).collect();
+    listed.sort_unstable();
+    if listed != gone {
+        return fail(format!(
+            "the entries appended to {INDEX_FILE} are not the entries appended to {ARCHIVE_FILE}"
+        ));
+    }
+    Ok(())
+}
+
+/// The index entries an index splice adds: the objects before the closing `]` of the
+/// `entries` list.
+fn appended_index_entries(text: &str) -> Result<Vec<IndexEntry>, LogError> {
+    let bad = |m: &str| LogError::Postcondition(format!("the text appended to {INDEX_FILE} {m}"));
+    let close = {
+        // The splice is the new entries, then the old end (`]`, then the rest of the
+        // document); the new entries hold no `]` outside strings, so the first one is it.
+        let mut in_str = false;
+        let mut esc = false;
+        text.bytes()
+            .position(|b| {
+                if in_str {
+                    match (esc, b) {
+                        (true, _) => esc = false,
+                        (false, b'\\') => esc = true,
+                        (false, b'"') => in_str = false,
+                        _ => {}
+                    }
+                    false
+                } else {
+                    in_str = b == b'"';
+                    b == b']'
+                }
+            })
+            .ok_or_else(|| bad("does not end the `entries` list"))?
+    };
+    let list = text[..close].trim_start_matches(|c: char| c == ',' || c.is_whitespace());
+    let doc = format!("{{\"version\": 1, \"entries\": [{list}]}}");
+    ArchiveIndex::parse(&doc)
+        .map(|i| i.entries)
+        .map_err(|_| bad("is not a list of index entries"))
+}
+
+/// Splits LOG.md's entries into the kept ones (by index) and the moved ones, newest first.
+fn split(log: &LogFile, keep: usize) -> (HashSet<usize>, Vec<&LogEntry>) {
+    let kept_set: HashSet<usize> = newest(&log.entries, keep).into_iter().collect();
+    let mut order: Vec<usize> = (0..log.entries.len())
+        .filter(|i| !kept_set.contains(i))
+        .collect();
+    order.sort_by(|&a, &b| {
+        log.entries[b]
+            .date
+            .cmp(&log.entries[a].date)
+            .then(a.cmp(&b))
+    });
+    let moved = order.into_iter().map(|i| &log.entries[i]).collect();
+    (kept_set, moved)
+}
+
+fn as_index(e: &LogEntry) -> IndexEntry {
+    IndexEntry {
+        sha256: e.digest(),
+        title: e.header.clone(),
+    }
+}
+
+/// Archive entries a missing or legacy index does not account for: they are indexed after
+/// the index's own entries ("adopted").
+fn adopted_entries(j: &Journal) -> Vec<&LogEntry> {
+    let adopt_all = j.index.as_ref().is_none_or(|i| i.legacy);
+    if !adopt_all {
+        return Vec::new();
+    }
+    let mut listed = counts(
+        j.index
+            .iter()
+            .flat_map(|i| &i.entries)
+            .map(|e| e.sha256.as_str()),
+    );
+    let mut out = Vec::new();
+    for e in &j.archive.entries {
+        match listed.get_mut(e.digest_str()) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => out.push(e),
+        }
+    }
+    out
+}
+
+/// A new archive: the default preamble, then the entries.
+fn new_archive(new: &[&LogEntry]) -> String {
+    let mut out = DEFAULT_ARCHIVE_PREAMBLE.to_string();
+    out.push_str(&entry_block(new, "\n"));
+    out.push('\n');
+    out
+}
+
+fn entry_block(new: &[&LogEntry], nl: &str) -> String {
+    new.iter()
         .map(|e| e.text.as_str())
         .collect::<Vec<_>>()
         .join(SEPARATOR)
-        .replace('\n', nl);
+        .replace('\n', nl)
+}
+
+/// What to append to an archive ending in `old` so that `new` follow its last entry: a
+/// line break when the last line has none, a `---` separator unless the last line already
+/// is one, a blank line, the entries, a final line break; in the archive's line endings
+/// (those of its last line). Depends on the end of `old` only.
+pub fn archive_suffix(old: &str, new: &[&LogEntry]) -> String {
+    let nl = match old.rfind('\n') {
+        Some(i) if i > 0 && old.as_bytes()[i - 1] == b'\r' => "\r\n",
+        Some(_) => "\n",
+        None => markdown::line_ending(old),
+    };
+    let body = old.trim_end_matches(is_py_space);
+    let trailing = &old[body.len()..];
+    let breaks = trailing.matches('\n').count() + trailing.matches('\r').count()
+        - trailing.matches("\r\n").count();
+    let last_line = body.rsplit(['\n', '\r']).next().unwrap_or_default();
     let mut out = String::new();
-    if archive.bom {
-        out.push('\u{feff}');
+    for _ in breaks..2 {
+        out.push_str(nl);
     }
-    let has_preamble = !archive.preamble.trim_matches(is_py_space).is_empty();
-    if archive.entries.is_empty() {
-        let preamble = if has_preamble {
-            archive.preamble.as_str()
-        } else {
-            DEFAULT_ARCHIVE_PREAMBLE
-        };
-        out.push_str(&preamble.trim_end_matches(is_py_space).replace('\n', nl));
-        if block.is_empty() {
-            out.push_str(nl);
-            return out;
+    if last_line.trim() != "---" {
+        out.push_str("---");
+        out.push_str(nl);
+        out.push_str(nl);
+    }
+    out.push_str(&entry_block(new, nl));
+    out.push_str(nl);
+    out
+}
+
+/// True when some line of `text` could open or close a code fence.
+fn has_fence_line(text: &str) -> bool {
+    markdown::lines(text).iter().any(|l| {
+        let t = l.text.trim_start_matches(' ');
+        l.text.len() - t.len() <= 3 && (t.starts_with("```") || t.starts_with("~~~"))
+    })
+}
+
+/// Where the index's `entries` list ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexEnd {
+    /// Byte offset just after the list's last element (after its `[` when empty): new
+    /// entries are inserted here.
+    pub cut: usize,
+    /// Whether the list is empty.
+    pub empty: bool,
+    /// How many entries it holds.
+    pub count: usize,
+}
+
+/// Finds the end of the top-level `entries` list of an index by a structural scan (one
+/// pass, no values built). `None` when the document has no such list, has it twice, or
+/// holds anything but objects in it: the caller then renders the index whole.
+pub fn index_end(text: &[u8]) -> Option<IndexEnd> {
+    let mut depth = 0usize;
+    let mut i = 0;
+    let mut last_string: (usize, usize) = (0, 0);
+    let mut key_is_entries = false;
+    let mut in_entries = false;
+    let mut found: Option<IndexEnd> = None;
+    let mut last_elem_end: Option<usize> = None;
+    let mut list_start = 0;
+    let mut count = 0;
+    // The document must be one object: `{` first, nothing but blanks after its end.
+    let first = text.iter().position(|b| !b.is_ascii_whitespace())?;
+    if text[first] != b'{' {
+        return None;
+    }
+    let mut closed = false;
+    while i < text.len() {
+        let b = text[i];
+        if closed {
+            if !b.is_ascii_whitespace() {
+                return None;
+            }
+            i += 1;
+            continue;
         }
-        out.push_str(nl);
-        out.push_str(nl);
-        out.push_str(&block);
-        out.push_str(nl);
-        return out;
+        match b {
+            b'"' => {
+                // Skip the string, escapes included.
+                let start = i + 1;
+                let mut j = start;
+                loop {
+                    let at = j + memchr::memchr2(b'"', b'\\', text.get(j..)?)?;
+                    if text[at] == b'\\' {
+                        j = at + 2;
+                    } else {
+                        j = at;
+                        break;
+                    }
+                }
+                if in_entries && depth == 2 {
+                    return None;
+                }
+                last_string = (start, j);
+                i = j + 1;
+                continue;
+            }
+            b':' if depth == 1 => {
+                key_is_entries = &text[last_string.0..last_string.1] == b"entries";
+            }
+            b'{' | b'[' => {
+                if depth == 1 && b == b'[' && key_is_entries {
+                    if found.is_some() || in_entries {
+                        return None;
+                    }
+                    in_entries = true;
+                    last_elem_end = None;
+                    count = 0;
+                    list_start = i + 1;
+                } else if in_entries && depth == 2 && b != b'{' {
+                    return None;
+                }
+                depth += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                closed = depth == 0;
+                if in_entries && depth == 2 && b == b'}' {
+                    last_elem_end = Some(i + 1);
+                    count += 1;
+                } else if in_entries && depth == 1 {
+                    if b != b']' {
+                        return None;
+                    }
+                    in_entries = false;
+                    found = Some(IndexEnd {
+                        cut: last_elem_end.unwrap_or(list_start),
+                        empty: last_elem_end.is_none(),
+                        count,
+                    });
+                }
+                if depth == 1 {
+                    key_is_entries = false;
+                }
+            }
+            b',' if depth == 1 => key_is_entries = false,
+            c if in_entries && depth == 2 && !c.is_ascii_whitespace() && c != b',' => {
+                return None;
+            }
+            _ => {}
+        }
+        i += 1;
     }
-    if has_preamble {
-        out.push_str(&archive.preamble);
+    if depth != 0 {
+        return None;
+    }
+    found
+}
+
+/// The text inserted at [`IndexEnd::cut`] to list `new` after the old entries, in the
+/// reference's layout (`json.dumps(indent=2)`, ASCII only).
+pub fn index_insertion(empty: bool, new: &[IndexEntry]) -> String {
+    let objects: Vec<String> = new
+        .iter()
+        .map(|e| {
+            format!(
+                "    {{\n      \"sha256\": {},\n      \"title\": {}\n    }}",
+                ascii_json_string(&e.sha256),
+                ascii_json_string(&e.title)
+            )
+        })
+        .collect();
+    if objects.is_empty() {
+        String::new()
+    } else if empty {
+        format!("\n{}\n  ", objects.join(",\n"))
     } else {
-        out.push_str(&DEFAULT_ARCHIVE_PREAMBLE.replace('\n', nl));
+        format!(",\n{}", objects.join(",\n"))
     }
-    if !block.is_empty() {
-        out.push_str(&block);
-        out.push_str(&SEPARATOR.replace('\n', nl));
-    }
-    for e in &archive.entries {
-        out.push_str(&e.raw);
+}
+
+/// A JSON string literal with every non-ASCII character escaped, as Python's `json.dumps`
+/// writes it.
+fn ascii_json_string(s: &str) -> String {
+    let quoted = serde_json::to_string(s).expect("a string always serialises");
+    ascii_only(&quoted)
+}
+
+/// Escapes non-ASCII characters as `\uXXXX` (they can only occur inside JSON strings).
+fn ascii_only(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut buf = [0u16; 2];
+            for unit in c.encode_utf16(&mut buf) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        }
     }
     out
+}
+
+/// LOG.md after a rotation keeps at most `keep` entries, a subsequence of the old ones in
+/// their order.
+fn check_kept(before: &LogFile, after: &LogFile, keep: usize) -> Result<(), LogError> {
+    let fail = |m: String| Err(LogError::Postcondition(m));
+    if after.entries.len() > keep {
+        return fail(format!(
+            "{LOG_FILE} still has {} entries (keep {keep})",
+            after.entries.len()
+        ));
+    }
+    let mut it = before.entries.iter();
+    for d in &after.entries {
+        if !it.any(|b| b.digest == d.digest) {
+            return fail(format!("{LOG_FILE} entries were reordered or altered"));
+        }
+    }
+    Ok(())
 }
 
 /// The digests of two journals' entries together, sorted: a multiset to compare.
@@ -880,19 +1289,7 @@ pub fn check_rotation(
     let after = LogFile::parse(log_after);
     let archive = LogFile::parse(archive_after);
     let index = ArchiveIndex::parse(index_after)?;
-    if after.entries.len() > keep {
-        return fail(format!(
-            "{LOG_FILE} still has {} entries (keep {keep})",
-            after.entries.len()
-        ));
-    }
-    // Kept entries are a subsequence of the old journal, in order.
-    let mut it = before.entries.iter();
-    for d in &after.entries {
-        if !it.any(|b| b.digest == d.digest) {
-            return fail(format!("{LOG_FILE} entries were reordered or altered"));
-        }
-    }
+    check_kept(&before, &after, keep)?;
     if all_digests(&before, &old_archive) != all_digests(&after, &archive) {
         return fail(format!(
             "the entries of {LOG_FILE} and {ARCHIVE_FILE} differ before and after (an entry was lost or duplicated)"
@@ -1095,9 +1492,155 @@ mod tests {
             .iter()
             .map(|e| e.date.unwrap().to_string())
             .collect();
-        assert_eq!(dates, ["2026-01-02", "2026-01-01"]);
+        // The archive is append-only: oldest first.
+        assert_eq!(dates, ["2026-01-01", "2026-01-02"]);
         assert!(rot.archive.starts_with(DEFAULT_ARCHIVE_PREAMBLE));
         assert_eq!(rot.moved, 2);
+    }
+
+    #[test]
+    fn rotation_appends_to_the_archive_and_its_index_in_place() {
+        let first: Vec<String> = (1..=4)
+            .rev()
+            .map(|n| entry(&format!("2026-01-0{n}"), n))
+            .collect();
+        let rot = rotate(&journal(&first), None, None, 2).unwrap().unwrap();
+        assert!(rot.archive_splice.is_none() && rot.index_splice.is_none());
+        let more = append_entry(&rot.log, &entry("2026-01-05", 5));
+        let more = append_entry(&more, &entry("2026-01-06", 6));
+        let rot2 = rotate(&more, Some(&rot.archive), Some(&rot.index), 2)
+            .unwrap()
+            .unwrap();
+        // Old bytes stay; the splice is exactly what follows them.
+        let a = rot2.archive_splice.as_ref().unwrap();
+        assert_eq!(a.keep, rot.archive.len());
+        assert_eq!(rot2.archive, format!("{}{}", rot.archive, a.text));
+        let i = rot2.index_splice.as_ref().unwrap();
+        assert_eq!(rot2.index, format!("{}{}", &rot.index[..i.keep], i.text));
+        // The whole index is what the reference would render (entries appended at the end).
+        let parsed = ArchiveIndex::parse(&rot2.index).unwrap();
+        assert_eq!(parsed.render(), rot2.index);
+        let dates: Vec<_> = LogFile::parse(&rot2.archive)
+            .entries
+            .iter()
+            .map(|e| e.date.unwrap().to_string())
+            .collect();
+        assert_eq!(
+            dates,
+            ["2026-01-01", "2026-01-02", "2026-01-03", "2026-01-04"]
+        );
+        assert_eq!(
+            LogFile::parse(&rot2.archive).digests(),
+            parsed
+                .entries
+                .iter()
+                .map(|e| e.sha256.clone())
+                .collect::<Vec<_>>()
+        );
+        assert!(verify_archive(&rot2.log, Some(&rot2.archive), Some(&rot2.index), 2).is_empty());
+        // Trusting the old files gives the same result, checking only what was appended.
+        let Trusted::Rotated(fast) =
+            rotate_onto_trusted(&more, &rot.archive, &rot.index, 2).unwrap()
+        else {
+            panic!("the trusted rotation declined")
+        };
+        assert_eq!(fast.archived, Some(4));
+        assert_eq!(
+            Rotation {
+                archived: None,
+                ..*fast
+            },
+            rot2
+        );
+    }
+
+    #[test]
+    fn a_newest_first_archive_is_extended_at_its_end() {
+        // The reference's layout: newest first, CRLF, no final separator.
+        let old_entries = [entry("2026-01-02", 2), entry("2026-01-01", 1)];
+        let archive = format!(
+            "{DEFAULT_ARCHIVE_PREAMBLE}{}",
+            old_entries.join("\n---\n\n")
+        )
+        .replace('\n', "\r\n");
+        let digests = LogFile::parse(&archive).digests();
+        let index = ArchiveIndex {
+            entries: LogFile::parse(&archive)
+                .entries
+                .iter()
+                .map(as_index)
+                .collect(),
+            legacy: false,
+            doc: Map::new(),
+        }
+        .render();
+        let log = journal(&[entry("2026-01-05", 5), entry("2026-01-03", 3)]);
+        for rot in [
+            rotate(&log, Some(&archive), Some(&index), 1)
+                .unwrap()
+                .unwrap(),
+            match rotate_onto_trusted(&log, &archive, &index, 1).unwrap() {
+                Trusted::Rotated(r) => *r,
+                other => panic!("{other:?}"),
+            },
+        ] {
+            assert!(rot.archive.starts_with(&archive));
+            assert!(rot.archive[archive.len()..].starts_with("\r\n---\r\n\r\n## [2026-01-03]"));
+            assert!(!rot.archive.replace("\r\n", "").contains('\n'));
+            let all = LogFile::parse(&rot.archive).digests();
+            assert_eq!(all[..2], digests[..]);
+            assert_eq!(all.len(), 3);
+            assert!(verify_archive(&rot.log, Some(&rot.archive), Some(&rot.index), 1).is_empty());
+        }
+    }
+
+    #[test]
+    fn index_end_finds_the_entries_list_wherever_it_is() {
+        fn at(t: &str) -> Option<(&str, bool)> {
+            index_end(t.as_bytes()).map(|e| (&t[..e.cut], e.empty))
+        }
+        assert_eq!(
+            at("{\"version\":1,\"entries\":[]}"),
+            Some(("{\"version\":1,\"entries\":[", true))
+        );
+        let t = "{\"entries\": [{\"sha256\": \"a]\\\"}\"}, {}], \"x\": [{}], \"version\": 1}";
+        assert_eq!(
+            at(t),
+            Some(("{\"entries\": [{\"sha256\": \"a]\\\"}\"}, {}", false))
+        );
+        assert_eq!(at("{\"archived\": []}"), None);
+        assert_eq!(at("{\"entries\": [], \"entries\": []}"), None);
+        assert_eq!(at("{\"entries\": [\"x\"]}"), None);
+        assert_eq!(at("{\"entries\": [1]}"), None);
+        assert_eq!(at("{\"x\": {\"entries\": []}}"), None);
+        assert_eq!(at("{\"entries\": [{}]"), None);
+        assert_eq!(at("{\"entries\": [{}]} x"), None);
+        assert_eq!(at("[{\"entries\": [{}]}]"), None);
+        assert_eq!(at(" {\"entries\": [{}]}\n").map(|(_, e)| e), Some(false));
+    }
+
+    #[test]
+    fn trusted_rotation_declines_what_it_cannot_append_proportionally() {
+        let rot = rotate(
+            &journal(&[entry("2026-01-02", 2), entry("2026-01-01", 1)]),
+            None,
+            None,
+            1,
+        )
+        .unwrap()
+        .unwrap();
+        let fenced = "## [2026-01-03] a: code\n\n```\nx\n```\n";
+        let log = append_entry(&append_entry(&rot.log, fenced), &entry("2026-01-04", 4));
+        let declined = |log: &str, index: &str| {
+            rotate_onto_trusted(log, &rot.archive, index, 1).unwrap() == Trusted::Declined
+        };
+        assert!(declined(&log, &rot.index));
+        let log = append_entry(&rot.log, &entry("2026-01-04", 4));
+        assert!(declined(&log, "{\"archived\": []}"));
+        assert_eq!(
+            rotate_onto_trusted(&rot.log, &rot.archive, &rot.index, 1).unwrap(),
+            Trusted::UpToDate { archived: 1 }
+        );
     }
 
     #[test]
@@ -1304,10 +1847,10 @@ mod tests {
                         old.sort_unstable();
                         prop_assert_eq!(all, old);
                         prop_assert_eq!(archive.entries.len(), rot.moved);
-                        // Archive newest first.
+                        // Archive oldest first (append-only).
                         let dates: Vec<_> = archive.entries.iter().map(|e| e.date).collect();
                         let mut sorted = dates.clone();
-                        sorted.sort_by(|a, b| b.cmp(a));
+                        sorted.sort();
                         prop_assert_eq!(dates, sorted);
                         prop_assert!(verify_archive(&rot.log, Some(&rot.archive), Some(&rot.index), keep).is_empty());
                         prop_assert!(rotate(&rot.log, Some(&rot.archive), Some(&rot.index), keep).unwrap().is_none());

@@ -684,6 +684,14 @@ pub fn summarize(name: &str, text: &str) -> String {
 }
 
 fn summarize_json(name: &str, text: &str) -> String {
+    // The archive index may list hundreds of thousands of entries: counted by a structural
+    // scan, without building the document (the same count for any index `archive` reads).
+    if name == super::log::INDEX_FILE
+        && let Some(end) = super::log::index_end(text.trim_start_matches('\u{feff}').as_bytes())
+    {
+        let n = end.count;
+        return format!("{n} archived log entr{}", if n == 1 { "y" } else { "ies" });
+    }
     let Ok(v) = serde_json::from_str::<Value>(text.trim_start_matches('\u{feff}')) else {
         return "(unparsable JSON)".into();
     };

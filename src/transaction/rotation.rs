@@ -3,12 +3,18 @@
 //! (that is [`crate::handoff::log::rotate`]) and does not refresh the manifest.
 //!
 //! # Crash safety
-//! The three new files are first written beside their targets as `.aahp-tmp-rotation-*`
-//! (fsync'd); nothing the user sees has changed yet, and a failure here deletes them. Then
-//! the journal is written: from that moment the rotation is decided. The staged files are
-//! renamed into place one by one and the journal is removed last. A failure during the
-//! renames is rolled back from the old content still in memory; when even that fails, or
-//! the process dies, [`complete`] (run by `archive` and by `recover`) renames what is left.
+//! The new content is first written beside its target as `.aahp-tmp-rotation-*`
+//! (fsync'd): a whole new file, or for LOG-ARCHIVE.md and its index (append-only, issue
+//! #14) only the text spliced in after their kept bytes. Nothing the user sees has changed
+//! yet, and a failure here deletes them. Then the journal is written: from that moment the
+//! rotation is decided. It records, for a spliced file, how many bytes stay, the old bytes
+//! after them (the index's closing `]` and `}`), a digest of the bytes just before them and
+//! the new length. The files are then changed one by one (a whole file by rename, a spliced
+//! one by writing in place and fsync) and the journal is removed last. A failure during
+//! that is rolled back (renamed files from the old content still in memory, spliced ones by
+//! writing back their old end and truncating); when even that fails, or the process dies,
+//! [`complete`] (run by `archive` and by `recover`) finishes what is left: it renames the
+//! staged whole files and writes the staged splices again.
 //! Because the three files only ever change together, an entry can never be both in LOG.md
 //! and, from the same rotation, in the archive — which is what lets identical entries be
 //! archived as often as they occur (issue #12, H6).
@@ -43,9 +49,31 @@ pub struct RotatedFile {
     pub name: String,
     /// SHA-256 (hex) of its bytes before the rotation; `None` when it did not exist.
     pub before: Option<String>,
-    /// SHA-256 (hex) of its bytes after the rotation.
+    /// SHA-256 (hex) of its bytes after the rotation (of the spliced text for a splice).
     pub after: String,
+    /// Set when the file is extended in place rather than replaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub splice: Option<SplicedFile>,
 }
+
+/// How a file is extended in place: what stays, what it ended with, and how long it gets.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SplicedFile {
+    /// Bytes at the start of the file that stay as they are.
+    pub keep: u64,
+    /// The old bytes after them, written back to roll the splice back.
+    pub old_tail: String,
+    /// SHA-256 (hex) of the (at most [`ANCHOR`]) bytes just before `keep`: a file that no
+    /// longer has them was changed by hand and is not touched.
+    pub anchor: String,
+    /// The file's length once spliced.
+    pub new_len: u64,
+}
+
+/// The fail point that slows each write step down (see [`failpoint::pause`]).
+pub const SLOW: &str = "archive:slow";
+/// How many bytes before a splice its anchor covers.
+const ANCHOR: u64 = 4096;
 
 /// What an interrupted rotation must still do.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -58,14 +86,25 @@ pub struct RotationJournal {
     pub files: Vec<RotatedFile>,
 }
 
-/// A file to replace: its name, its current bytes (`None` when absent) and its new bytes.
+/// A file to change: its name, its current bytes (`None` when absent) and its new bytes;
+/// or, for a splice, the bytes that replace everything after its first `keep`.
 pub struct Change<'a> {
     /// Name in the handoff directory.
     pub name: &'a str,
-    /// Current content.
+    /// Current content (unused for a splice).
     pub before: Option<&'a [u8]>,
-    /// New content.
+    /// New content, or the spliced text.
     pub after: &'a [u8],
+    /// Set to extend the file in place.
+    pub splice: Option<SpliceAt<'a>>,
+}
+
+/// Where a splice goes.
+pub struct SpliceAt<'a> {
+    /// Bytes at the start of the file that stay.
+    pub keep: u64,
+    /// The current bytes after them (the whole rest of the file).
+    pub old_tail: &'a [u8],
 }
 
 /// Returns the journal's path.
@@ -145,42 +184,84 @@ pub fn apply(repo: &Repo, dir: &HandoffDir, changes: &[Change<'_>]) -> Result<Ve
         .collect();
     // Phase 1: stage. Nothing the user sees changes.
     let staged = ordered.iter().try_for_each(|c| stage(dir, c));
-    let journal = RotationJournal {
-        version: 1,
-        dir: dir.rel.clone(),
-        files: ordered
-            .iter()
-            .map(|c| RotatedFile {
+    let files: Result<Vec<RotatedFile>> = ordered
+        .iter()
+        .map(|c| {
+            let splice = match &c.splice {
+                None => None,
+                Some(at) => Some(SplicedFile {
+                    keep: at.keep,
+                    old_tail: String::from_utf8(at.old_tail.to_vec()).map_err(|_| {
+                        Error::invalid(
+                            dir.path_of(c.name),
+                            None,
+                            "the end of the file is not UTF-8",
+                        )
+                    })?,
+                    anchor: anchor_of(&dir.abs.join(c.name), at.keep, &dir.path_of(c.name))?,
+                    new_len: at.keep + c.after.len() as u64,
+                }),
+            };
+            Ok(RotatedFile {
                 name: c.name.to_string(),
-                before: c.before.map(digest),
+                before: c.before.filter(|_| splice.is_none()).map(digest),
                 after: digest(c.after),
+                splice,
             })
-            .collect(),
-    };
-    if let Err(e) = staged.and_then(|()| save(repo, &journal)) {
+        })
+        .collect();
+    let saved = staged.and(files).and_then(|files| {
+        let journal = RotationJournal {
+            version: 2,
+            dir: dir.rel.clone(),
+            files,
+        };
+        save(repo, &journal)
+    });
+    if let Err(e) = saved {
         remove_stale_staging(dir);
         return Err(unchanged(e));
     }
     failpoint::hit("archive:staged");
-    // Phase 2: rename into place.
+    failpoint::pause(SLOW);
+    // Phase 2: rename or splice into place.
     let mut done: Vec<&Change<'_>> = Vec::new();
     for c in &ordered {
         let point = POINTS[FILES.iter().position(|n| *n == c.name).unwrap_or(0)];
-        let renamed = failpoint::error(&format!("archive:rename-error:{}", c.name))
-            .and_then(|()| std::fs::rename(staged_path(dir, c.name), dir.abs.join(c.name)));
-        if let Err(source) = renamed {
+        let outcome = match &c.splice {
+            None => failpoint::error(&format!("archive:rename-error:{}", c.name))
+                .and_then(|()| std::fs::rename(staged_path(dir, c.name), dir.abs.join(c.name))),
+            Some(at) => {
+                // A splice that fails half way has changed the file: it is rolled back too.
+                done.push(c);
+                failpoint::error(&format!("archive:append-error:{}", c.name)).and_then(|()| {
+                    splice_in_place(
+                        &dir.abs.join(c.name),
+                        at.keep,
+                        c.after,
+                        Some(&format!("archive:mid-append:{}", c.name)),
+                    )
+                })
+            }
+        };
+        if let Err(source) = outcome {
             let cause = Error::Write {
                 path: dir.path_of(c.name),
                 source,
             };
             return Err(roll_back(repo, dir, &done, cause));
         }
-        done.push(c);
+        if c.splice.is_none() {
+            done.push(c);
+        }
         failpoint::hit(point);
+        failpoint::pause(SLOW);
     }
     super::lock::sync_dir(&dir.abs);
     remove_journal(repo)?;
-    Ok(done.iter().map(|c| c.name.to_string()).collect())
+    // A splice's staged text is not consumed by a rename.
+    remove_stale_staging(dir);
+    Ok(ordered.iter().map(|c| c.name.to_string()).collect())
 }
 
 fn stage(dir: &HandoffDir, c: &Change<'_>) -> Result<()> {
@@ -198,6 +279,64 @@ fn stage(dir: &HandoffDir, c: &Change<'_>) -> Result<()> {
         std::fs::set_permissions(&path, meta.permissions()).map_err(write_err)?;
     }
     Ok(())
+}
+
+/// Writes `text` over a file from byte `keep` on, sets its length to `keep + text.len()`
+/// and fsyncs it. `point` is a fail point hit with half the text written.
+fn splice_in_place(
+    path: &Path,
+    keep: u64,
+    text: &[u8],
+    point: Option<&str>,
+) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
+    file.seek(SeekFrom::Start(keep))?;
+    let half = text.len() / 2;
+    file.write_all(&text[..half])?;
+    if let Some(p) = point {
+        file.sync_data()?;
+        failpoint::hit(p);
+        failpoint::pause(SLOW);
+    }
+    file.write_all(&text[half..])?;
+    file.set_len(keep + text.len() as u64)?;
+    file.sync_all()
+}
+
+/// SHA-256 (hex) of the at most [`ANCHOR`] bytes before `keep`.
+fn anchor_of(path: &Path, keep: u64, shown: &str) -> Result<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let read_err = |source| Error::Read {
+        path: shown.to_string(),
+        source,
+    };
+    let start = keep.saturating_sub(ANCHOR);
+    let mut file = std::fs::File::open(path).map_err(read_err)?;
+    file.seek(SeekFrom::Start(start)).map_err(read_err)?;
+    let mut buf = Vec::new();
+    file.take(keep - start)
+        .read_to_end(&mut buf)
+        .map_err(read_err)?;
+    if (buf.len() as u64) < keep - start {
+        return Err(Error::invalid(shown, None, "shorter than when it was read"));
+    }
+    Ok(digest(&buf))
+}
+
+/// SHA-256 (hex) of a file's bytes from `from` on, reading at most `max` of them; `None`
+/// when there are more.
+fn digest_from(path: &Path, from: u64, max: u64, shown: &str) -> Result<Option<String>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let read_err = |source| Error::Read {
+        path: shown.to_string(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(read_err)?;
+    file.seek(SeekFrom::Start(from)).map_err(read_err)?;
+    let mut buf = Vec::new();
+    file.take(max + 1).read_to_end(&mut buf).map_err(read_err)?;
+    Ok((buf.len() as u64 <= max).then(|| digest(&buf)))
 }
 
 fn save(repo: &Repo, journal: &RotationJournal) -> Result<()> {
@@ -245,9 +384,10 @@ fn roll_back(repo: &Repo, dir: &HandoffDir, done: &[&Change<'_>], cause: Error) 
             stage(dir, c)?;
             let path = dir.abs.join(c.name);
             let res = failpoint::error(&format!("archive:restore-error:{}", c.name)).and_then(
-                |()| match c.before {
-                    Some(bytes) => write_atomic(&path, bytes),
-                    None => std::fs::remove_file(&path),
+                |()| match (&c.splice, c.before) {
+                    (Some(at), _) => splice_in_place(&path, at.keep, at.old_tail, None),
+                    (None, Some(bytes)) => write_atomic(&path, bytes),
+                    (None, None) => std::fs::remove_file(&path),
                 },
             );
             res.map_err(|source| Error::Write {
@@ -287,7 +427,32 @@ pub fn complete(repo: &Repo) -> Result<Option<(HandoffDir, Vec<String>)>> {
     };
     let dir = HandoffDir::locate(repo, repo.workdir(), Some(Path::new(&journal.dir)))?;
     let mut todo = Vec::new();
+    let mut splices = Vec::new();
     for f in &journal.files {
+        if let Some(sp) = &f.splice {
+            let path = dir.abs.join(&f.name);
+            let shown = dir.path_of(&f.name);
+            let len = std::fs::symlink_metadata(&path)
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| m.len());
+            let done = len == Some(sp.new_len)
+                && digest_from(&path, sp.keep, sp.new_len - sp.keep, &shown)?.as_deref()
+                    == Some(f.after.as_str());
+            if done {
+                continue;
+            }
+            let staged = staged_path(&dir, &f.name);
+            let staged_ok =
+                current_checksum_at(&staged, &shown)?.as_deref() == Some(f.after.as_str());
+            let anchored = len.is_some_and(|l| l >= sp.keep)
+                && anchor_of(&path, sp.keep, &shown)? == sp.anchor;
+            if staged_ok && anchored {
+                splices.push((f.name.clone(), sp.keep));
+                continue;
+            }
+            return Err(changed_by_hand(repo, &dir, &f.name));
+        }
         let on_disk = current_checksum(&dir, &f.name)?;
         if on_disk.as_deref() == Some(f.after.as_str()) {
             continue;
@@ -299,15 +464,22 @@ pub fn complete(repo: &Repo) -> Result<Option<(HandoffDir, Vec<String>)>> {
             todo.push(f.name.clone());
             continue;
         }
-        return Err(Error::other(format!(
-            "{} changed after `git aahp archive` was interrupted, so the rotation cannot be completed; \
-             restore it with `git checkout -- {}` and rerun `git aahp archive`, or move {} away to give the rotation up",
-            dir.path_of(&f.name),
-            dir.path_of(&f.name),
-            journal_path(repo).display()
-        )));
+        return Err(changed_by_hand(repo, &dir, &f.name));
     }
-    for name in &todo {
+    for (name, keep) in &splices {
+        let write_err = |source| Error::Write {
+            path: dir.path_of(name),
+            source,
+        };
+        let text = std::fs::read(staged_path(&dir, name)).map_err(write_err)?;
+        splice_in_place(&dir.abs.join(name), *keep, &text, None).map_err(write_err)?;
+        todo.push(name.clone());
+    }
+    todo.sort_by_key(|n| FILES.iter().position(|f| f == n));
+    for name in todo
+        .iter()
+        .filter(|n| !splices.iter().any(|(s, _)| s == *n))
+    {
         std::fs::rename(staged_path(&dir, name), dir.abs.join(name)).map_err(|source| {
             Error::Write {
                 path: dir.path_of(name),
@@ -319,6 +491,16 @@ pub fn complete(repo: &Repo) -> Result<Option<(HandoffDir, Vec<String>)>> {
     remove_journal(repo)?;
     remove_stale_staging(&dir);
     Ok(Some((dir, todo)))
+}
+
+fn changed_by_hand(repo: &Repo, dir: &HandoffDir, name: &str) -> Error {
+    Error::other(format!(
+        "{} changed after `git aahp archive` was interrupted, so the rotation cannot be completed; \
+         restore it with `git checkout -- {}` and rerun `git aahp archive`, or move {} away to give the rotation up",
+        dir.path_of(name),
+        dir.path_of(name),
+        journal_path(repo).display()
+    ))
 }
 
 fn current_checksum(dir: &HandoffDir, name: &str) -> Result<Option<String>> {

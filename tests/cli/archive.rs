@@ -96,13 +96,13 @@ fn archive_keeps_the_newest_entries_by_date_and_refreshes_the_manifest() {
 
     ---
 
-    ## [2026-10-03] agent-1: Session 3
+    ## [2026-10-01] agent-1: Session 1
 
     **Agent:** agent-1
 
     ### What was done
 
-    - change 3
+    - change 1
 
     ---
 
@@ -116,20 +116,21 @@ fn archive_keeps_the_newest_entries_by_date_and_refreshes_the_manifest() {
 
     ---
 
-    ## [2026-10-01] agent-1: Session 1
+    ## [2026-10-03] agent-1: Session 3
 
     **Agent:** agent-1
 
     ### What was done
 
-    - change 1
+    - change 3
     ");
     let index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
     assert_eq!(index["version"], 1);
     assert_eq!(index["entries"].as_array().unwrap().len(), 3);
+    // Append-only: the oldest first, in the archive and in its index.
     assert_eq!(
         index["entries"][0]["title"],
-        "## [2026-10-03] agent-1: Session 3"
+        "## [2026-10-01] agent-1: Session 1"
     );
     // The manifest is current right after the rotation.
     repo.aahp(&["manifest", "--check"]).assert_code(0);
@@ -248,51 +249,269 @@ fn archive_keeps_crlf_and_code_fences_inside_entries() {
 }
 
 /// Runs `archive` in a fresh repository and returns the resulting files.
-fn uninterrupted(log: &str) -> Vec<(String, Option<Vec<u8>>)> {
-    let repo = repo_with_log(log);
+fn uninterrupted(make: &dyn Fn() -> TestRepo) -> Vec<(String, Option<Vec<u8>>)> {
+    let repo = make();
     repo.aahp(&["archive"]).assert_code(0);
     journal_files(&repo)
 }
 
+/// A repository whose archive and index are committed, with three newer entries added to
+/// LOG.md (and committed) since: the next `archive` extends both files in place.
+fn appending_repo() -> TestRepo {
+    let repo = repo_with_log(&journal(14));
+    repo.aahp(&["archive"]).assert_code(0);
+    let log = repo.read(LOG);
+    let cut = log.find("## [").unwrap();
+    let newer: String = (15..=17)
+        .rev()
+        .map(|i| format!("## [2026-10-{i}] agent-2: Session {i}\n\n- change {i}\n\n---\n\n"))
+        .collect::<Vec<_>>()
+        .concat();
+    repo.write(LOG, format!("{}{newer}{}", &log[..cut], &log[cut..]));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "three more entries"]);
+    repo
+}
+
 #[test]
 fn archive_interrupted_at_every_step_completes_when_rerun() {
-    let log = journal(14);
-    let want = uninterrupted(&log);
+    // Each fail point in a first rotation (the archive is created) and in one that extends
+    // a committed archive in place; each must fire in at least one of them.
+    let fresh = || repo_with_log(&journal(14));
+    let scenarios: [(&str, &dyn Fn() -> TestRepo); 2] =
+        [("create", &fresh), ("append", &appending_repo)];
     let mut outcomes = Vec::new();
-    for point in ARCHIVE_FAILPOINTS {
-        let repo = repo_with_log(&log);
-        let crashed = repo.aahp_env(".", &["archive"], &[("AAHP_FAILPOINT", point)]);
-        assert_ne!(
-            crashed.code, 0,
-            "{point}: the fail point did not fire\n{crashed}"
-        );
-        // Only a decided rotation's staged files may remain, for the rerun to rename.
-        let temps = temp_files(&repo);
-        assert!(
-            temps.iter().all(|t| t.starts_with(".aahp-tmp-rotation-")),
-            "{point}: a temp file was left behind: {temps:?}"
-        );
-        // Every entry is somewhere after the crash: in LOG.md or in the archive.
-        let mut seen = headers(&repo.read(LOG));
-        if repo.exists(ARCHIVE) {
-            seen.extend(headers(&repo.read(ARCHIVE)));
+    for (scenario, make) in scenarios {
+        let want = uninterrupted(make);
+        for point in ARCHIVE_FAILPOINTS {
+            let repo = make();
+            let log = repo.read(LOG);
+            let old_archive = repo.exists(ARCHIVE).then(|| repo.read(ARCHIVE));
+            let crashed = repo.aahp_env(".", &["archive"], &[("AAHP_FAILPOINT", point)]);
+            if crashed.code == 0 {
+                assert_eq!(journal_files(&repo), want, "{scenario} {point}");
+                continue;
+            }
+            // Only a decided rotation's staged files may remain, for the rerun to finish.
+            let temps = temp_files(&repo);
+            assert!(
+                temps.iter().all(|t| t.starts_with(".aahp-tmp-rotation-")),
+                "{scenario} {point}: a temp file was left behind: {temps:?}"
+            );
+            // Every entry is somewhere after the crash: in LOG.md or in the archive, whose
+            // old bytes are untouched.
+            let mut seen = headers(&repo.read(LOG));
+            if repo.exists(ARCHIVE) {
+                seen.extend(headers(&repo.read(ARCHIVE)));
+                if let Some(old) = &old_archive {
+                    assert!(
+                        repo.read(ARCHIVE).starts_with(old.as_str()),
+                        "{scenario} {point}"
+                    );
+                }
+            }
+            for h in headers(&log) {
+                assert!(
+                    seen.contains(&h),
+                    "{scenario} {point}: {h} lost after the crash"
+                );
+            }
+            let rerun = repo.aahp(&["archive"]);
+            rerun.assert_code(0);
+            assert_eq!(
+                journal_files(&repo),
+                want,
+                "{scenario} {point}: rerun did not reach the same state"
+            );
+            repo.aahp(&["archive", "--verify"]).assert_code(0);
+            repo.aahp(&["manifest", "--check"]).assert_code(0);
+            assert_eq!(
+                temp_files(&repo),
+                Vec::<String>::new(),
+                "{scenario} {point}"
+            );
+            outcomes.push(*point);
         }
-        for h in headers(&log) {
-            assert!(seen.contains(&h), "{point}: {h} lost after the crash");
-        }
-        let rerun = repo.aahp(&["archive"]);
-        rerun.assert_code(0);
-        assert_eq!(
-            journal_files(&repo),
-            want,
-            "{point}: rerun did not reach the same state"
-        );
-        repo.aahp(&["archive", "--verify"]).assert_code(0);
-        repo.aahp(&["manifest", "--check"]).assert_code(0);
-        assert_eq!(temp_files(&repo), Vec::<String>::new(), "{point}");
-        outcomes.push(format!("{point}: crash {} → rerun ok", crashed.code));
     }
-    assert_eq!(outcomes.len(), ARCHIVE_FAILPOINTS.len(), "{outcomes:#?}");
+    for point in ARCHIVE_FAILPOINTS {
+        assert!(
+            outcomes.contains(point),
+            "{point} never fired: {outcomes:?}"
+        );
+    }
+}
+
+/// The reference's `archive --verify` checks (research notes §2.7, §3.4), applied to our
+/// output: the index is `{"version": 1, "entries": [...]}`; no archive digest twice, no
+/// index hash twice, every index hash in the archive. Its parser: entries start at every
+/// `## [YYYY-MM-DD]` line (code fences not recognised), text right-stripped of blanks and
+/// trailing `---`, digest SHA-256 of the stripped text plus a newline.
+fn reference_check(archive: &str, index: &str) -> Result<usize, String> {
+    use sha2::Digest;
+    let index: serde_json::Value =
+        serde_json::from_str(index).map_err(|e| format!("malformed: {e}"))?;
+    let listed = match (&index["version"], &index["entries"]) {
+        (v, serde_json::Value::Array(list)) if v == 1 => list,
+        _ => return Err("LOG-ARCHIVE.index.json is malformed".into()),
+    };
+    let text = archive.replace("\r\n", "\n").replace('\r', "\n");
+    let start = regex::Regex::new(r"^## \[[0-9]{4}-[0-9]{2}-[0-9]{2}\]").unwrap();
+    let mut entries: Vec<String> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        if start.is_match(line) {
+            entries.push(String::new());
+        }
+        if let Some(e) = entries.last_mut() {
+            e.push_str(line);
+        }
+    }
+    let digests: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            let mut t = e.trim_end();
+            while let Some(rest) = t.strip_suffix("---") {
+                t = rest.trim_end();
+            }
+            let h = sha2::Sha256::digest(format!("{}\n", t.trim()).as_bytes());
+            git_aahp::handoff::hex(&h)
+        })
+        .collect();
+    let unique: std::collections::HashSet<&String> = digests.iter().collect();
+    if unique.len() != digests.len() {
+        return Err("LOG-ARCHIVE.md contains duplicate archived entries".into());
+    }
+    let hashes: Vec<&str> = listed.iter().filter_map(|e| e["sha256"].as_str()).collect();
+    let unique_hashes: std::collections::HashSet<&&str> = hashes.iter().collect();
+    if unique_hashes.len() != hashes.len() || hashes.len() != listed.len() {
+        return Err("LOG-ARCHIVE.index.json contains duplicate entries".into());
+    }
+    if hashes.iter().any(|h| !unique.contains(&(*h).to_string())) {
+        return Err("LOG-ARCHIVE.md is missing indexed archived entries".into());
+    }
+    Ok(digests.len())
+}
+
+/// The old index up to its last entry: what an in-place append keeps.
+fn index_kept_part(index: &str) -> &str {
+    let t = index.trim_end().strip_suffix('}').unwrap().trim_end();
+    t.strip_suffix(']').unwrap().trim_end()
+}
+
+#[test]
+fn archive_appends_to_a_committed_archive_and_its_index_in_place() {
+    let repo = appending_repo();
+    let (old_archive, old_index) = (repo.read(ARCHIVE), repo.read(INDEX));
+    assert_eq!(reference_check(&old_archive, &old_index), Ok(4));
+    let out = repo.aahp(&["archive"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("archived 3 entries"), "{out}");
+    let (archive, index) = (repo.read(ARCHIVE), repo.read(INDEX));
+    // The old bytes are a prefix of the new files; the new entries follow, oldest first.
+    assert!(archive.starts_with(&old_archive));
+    assert!(index.starts_with(index_kept_part(&old_index)));
+    let sessions: Vec<String> = headers(&archive)
+        .iter()
+        .map(|h| h.rsplit(' ').next().unwrap().to_string())
+        .collect();
+    assert_eq!(sessions, ["1", "2", "3", "4", "5", "6", "7"]);
+    let json: serde_json::Value = serde_json::from_str(&index).unwrap();
+    assert_eq!(json["entries"].as_array().unwrap().len(), 7);
+    assert_eq!(
+        json["entries"][6]["title"],
+        "## [2026-10-07] agent-1: Session 7"
+    );
+    assert_eq!(reference_check(&archive, &index), Ok(7));
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+    // Rerunning before the commit (the files now differ from HEAD, so they are checked
+    // whole) changes nothing.
+    let after = files(&repo);
+    repo.aahp(&["archive"]).assert_code(0);
+    assert_eq!(files(&repo), after);
+}
+
+#[test]
+fn a_newest_first_archive_of_the_reference_is_accepted_and_appended_to() {
+    // The reference's layout: newest first in the archive and in the index.
+    let older: Vec<String> = (1..=3)
+        .rev()
+        .map(|i| format!("## [2026-09-0{i}] ref-agent: Old session {i}\n\n- old change {i}"))
+        .collect();
+    let archive = format!(
+        "# AAHP: Archived Agent Journal\n\n> Older entries rotated from LOG.md. Append-only.\n\n---\n\n{}\n",
+        older.join("\n\n---\n\n")
+    );
+    let entries: Vec<String> = older
+        .iter()
+        .map(|e| {
+            use sha2::Digest;
+            let h = sha2::Sha256::digest(format!("{e}\n").as_bytes());
+            let hex = git_aahp::handoff::hex(&h);
+            let title = e.lines().next().unwrap();
+            format!("    {{\n      \"sha256\": \"{hex}\",\n      \"title\": \"{title}\"\n    }}")
+        })
+        .collect();
+    let index = format!(
+        "{{\n  \"version\": 1,\n  \"entries\": [\n{}\n  ]\n}}\n",
+        entries.join(",\n")
+    );
+    assert_eq!(reference_check(&archive, &index), Ok(3));
+    let repo = TestRepo::new();
+    repo.write(".ai/handoff/STATUS.md", "# Status\n\nAll good.\n");
+    repo.write(LOG, journal(12));
+    repo.write(ARCHIVE, &archive);
+    repo.write(INDEX, &index);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "reference layout"]);
+    repo.aahp(&["archive", "--verify"]).assert_code(1); // LOG.md over its limit only
+    repo.aahp(&["archive"]).assert_code(0);
+    let (new_archive, new_index) = (repo.read(ARCHIVE), repo.read(INDEX));
+    assert!(new_archive.starts_with(&archive));
+    assert!(new_index.starts_with(index_kept_part(&index)));
+    assert_eq!(
+        headers(&new_archive)[3..],
+        [
+            "## [2026-10-01] agent-1: Session 1",
+            "## [2026-10-02] agent-0: Session 2"
+        ]
+    );
+    assert_eq!(reference_check(&new_archive, &new_index), Ok(5));
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+}
+
+#[test]
+fn an_archive_that_differs_from_head_is_checked_whole_before_appending() {
+    // Staged but not committed: the index entry no longer matches HEAD.
+    let repo = appending_repo();
+    let forged = repo
+        .read(ARCHIVE)
+        .replace("- change 2\n", "- change 2, edited\n");
+    repo.write(ARCHIVE, &forged);
+    repo.git(&["add", ARCHIVE]);
+    repo.aahp(&["archive"]).assert_code(1);
+    assert_eq!(repo.read(ARCHIVE), forged, "nothing was written");
+    // Same size and mtime as the committed file (only the ctime tells): still checked.
+    let repo = appending_repo();
+    let path = repo.path().join(ARCHIVE);
+    let saved = repo.path().join("saved-archive");
+    std::fs::copy(&path, &saved).unwrap();
+    let forged = repo.read(ARCHIVE).replace("- change 2\n", "- change 9\n");
+    repo.write(ARCHIVE, &forged);
+    let touched = std::process::Command::new("touch")
+        .arg("-r")
+        .arg(&saved)
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(touched.success());
+    let out = repo.aahp(&["archive"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("forged or edited"), "{out}");
+    assert_eq!(repo.read(ARCHIVE), forged, "nothing was written");
 }
 
 /// Names of the temporary files in the handoff directory.
@@ -351,8 +570,8 @@ fn archive_verify_detects_forged_missing_and_duplicated_entries() {
     exit: 1
     --- stdout ---
     .ai/handoff/LOG-ARCHIVE.index.json: error: indexed entry a21c5c7e9d92 is missing from LOG-ARCHIVE.md (deleted or edited): ## [2026-10-01] agent-1: Session 1
-    .ai/handoff/LOG-ARCHIVE.md:7: error: archived entry is not in LOG-ARCHIVE.index.json (forged or edited): ## [2026-10-04] mallory: Planted entry
-    .ai/handoff/LOG-ARCHIVE.md:43: error: archived entry is not in LOG-ARCHIVE.index.json (forged or edited): ## [2026-10-01] agent-1: Session 1
+    .ai/handoff/LOG-ARCHIVE.md:7: error: archived entry is not in LOG-ARCHIVE.index.json (forged or edited): ## [2026-10-01] agent-1: Session 1
+    .ai/handoff/LOG-ARCHIVE.md:37: error: archived entry is not in LOG-ARCHIVE.index.json (forged or edited): ## [2026-10-04] mallory: Planted entry
     archive check failed: 3 problem(s)
     --- stderr ---
     ");
@@ -674,12 +893,22 @@ fn archive_keeps_identical_entries_and_writes_what_it_reports() {
 
 #[test]
 fn archive_that_fails_midway_puts_every_file_back() {
-    for point in [
-        "archive:stage-error:LOG.md",
-        "archive:rename-error:LOG-ARCHIVE.index.json",
-        "archive:rename-error:LOG.md",
-    ] {
-        let repo = repo_with_log(&journal(14));
+    let fresh = || repo_with_log(&journal(14));
+    let cases: [(&dyn Fn() -> TestRepo, &str); 6] = [
+        (&fresh, "archive:stage-error:LOG.md"),
+        (&fresh, "archive:rename-error:LOG-ARCHIVE.index.json"),
+        (&fresh, "archive:rename-error:LOG.md"),
+        // Extended in place: a splice that fails, or fails after the archive's, is undone
+        // by writing back the old end and truncating.
+        (&appending_repo, "archive:append-error:LOG-ARCHIVE.md"),
+        (
+            &appending_repo,
+            "archive:append-error:LOG-ARCHIVE.index.json",
+        ),
+        (&appending_repo, "archive:rename-error:LOG.md"),
+    ];
+    for (make, point) in cases {
+        let repo = make();
         let before = files(&repo);
         let out = repo.aahp_env(".", &["archive"], &[("AAHP_FAILPOINT", point)]);
         out.assert_code(2);
@@ -699,17 +928,33 @@ fn archive_that_fails_midway_puts_every_file_back() {
 #[test]
 fn archive_half_rotated_by_a_failed_rollback_is_completed_by_recover_or_rerun() {
     let log = journal(14);
-    let want = uninterrupted(&log);
-    for finish in ["recover", "archive"] {
-        let repo = repo_with_log(&log);
-        let out = repo.aahp_env(
-            ".",
-            &["archive"],
-            &[(
-                "AAHP_FAILPOINT",
-                "archive:rename-error:LOG.md,archive:restore-error:LOG-ARCHIVE.md",
-            )],
-        );
+    let fresh = || repo_with_log(&log);
+    let cases: [(&dyn Fn() -> TestRepo, &str, &str); 4] = [
+        (
+            &fresh,
+            "recover",
+            "archive:rename-error:LOG.md,archive:restore-error:LOG-ARCHIVE.md",
+        ),
+        (
+            &fresh,
+            "archive",
+            "archive:rename-error:LOG.md,archive:restore-error:LOG-ARCHIVE.md",
+        ),
+        (
+            &appending_repo,
+            "recover",
+            "archive:rename-error:LOG.md,archive:restore-error:LOG-ARCHIVE.index.json",
+        ),
+        (
+            &appending_repo,
+            "archive",
+            "archive:rename-error:LOG.md,archive:restore-error:LOG-ARCHIVE.md",
+        ),
+    ];
+    for (make, finish, points) in cases {
+        let want = uninterrupted(make);
+        let repo = make();
+        let out = repo.aahp_env(".", &["archive"], &[("AAHP_FAILPOINT", points)]);
         out.assert_code(2);
         assert!(
             out.stderr.contains("half rotated")
@@ -745,7 +990,7 @@ fn archive_half_rotated_by_a_failed_rollback_is_completed_by_recover_or_rerun() 
 #[test]
 fn recover_completes_an_archive_killed_between_its_renames() {
     let log = journal(14);
-    let want = uninterrupted(&log);
+    let want = uninterrupted(&|| repo_with_log(&log));
     let repo = repo_with_log(&log);
     let out = repo.aahp_env(
         ".",

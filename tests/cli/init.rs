@@ -695,8 +695,8 @@ fn init_migrate_splits_a_long_log_and_keeps_every_entry() {
     let archive = repo.read(&handoff("LOG-ARCHIVE.md"));
     assert_eq!(entries(&new_log).len(), 10);
     assert_eq!(entries(&archive).len(), 3);
-    // The oldest three by date moved, newest first (same date: earlier in the file is
-    // newer); the kept ones stay in file order.
+    // The oldest three by date moved, appended oldest first (same date: earlier in the
+    // file is newer, so later); the kept ones stay in file order.
     let headers = |t: &str| {
         entries(t)
             .iter()
@@ -706,9 +706,9 @@ fn init_migrate_splits_a_long_log_and_keeps_every_entry() {
     assert_eq!(
         headers(&archive),
         [
-            "## [2026-10-03] agent-11: Session 11",
+            "## [2026-10-02] agent-12: Session 12",
             "## [2026-10-02] agent-0: Session 0",
-            "## [2026-10-02] agent-12: Session 12"
+            "## [2026-10-03] agent-11: Session 11"
         ]
     );
     assert!(headers(&new_log).contains(&"## [2026-10-03] agent-1: Session 1".to_string()));
@@ -729,7 +729,7 @@ fn init_migrate_splits_a_long_log_and_keeps_every_entry() {
     assert_eq!(index["entries"].as_array().unwrap().len(), 3);
     assert_eq!(
         index["entries"][0]["title"],
-        "## [2026-10-03] agent-11: Session 11"
+        "## [2026-10-02] agent-12: Session 12"
     );
     let m = manifest(&repo);
     assert_schema_valid(&m);
