@@ -11,9 +11,13 @@ use super::Context;
 use super::archive::{file_text, planned_manifest, write_manifest};
 use crate::clock;
 use crate::error::{Error, ExitStatus, Result};
+use crate::handoff::manifest::FileState;
 use crate::handoff::manifest::Manifest;
 use crate::handoff::trust::{
     self, DEFAULT_TTL_DAYS, TrustLedger, Verification, parse_ttl, record_verification,
+};
+use crate::handoff::trust_checks::{
+    self, Builtin, CHECK_TIME_LIMIT_SECS, CONFIG_FILE, Resolved, TrustPolicy,
 };
 use crate::handoff::{HandoffDir, Snapshot, Source, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
@@ -498,7 +502,67 @@ struct Ran {
     output_tail: Vec<String>,
 }
 
-/// Runs the command that proves a claim; writes nothing.
+/// What proves a claim: the command after `--`, else the check its `Check` cell names.
+enum Proof<'a> {
+    /// An argv: the command line's, or a configured check's (`check` names it).
+    Argv {
+        argv: Vec<String>,
+        check: Option<&'a str>,
+        cwd: std::path::PathBuf,
+        limit: Option<std::time::Duration>,
+    },
+    /// A built-in check, run in-process.
+    Builtin(Builtin),
+}
+
+/// Decides what proves `args.property`: the command given, or the check its row names
+/// (looked up in the built-in checks and `trustTtl.checks`, never executed from TRUST.md).
+fn proof_for<'a>(
+    ctx: &Context,
+    dir: &HandoffDir,
+    ledger: &TrustLedger,
+    policy: &'a TrustPolicy,
+    args: &TrustVerifyArgs,
+) -> Result<Proof<'a>> {
+    if !args.command.is_empty() {
+        return Ok(Proof::Argv {
+            argv: args.command.clone(),
+            check: None,
+            cwd: ctx.cwd.clone(),
+            limit: None,
+        });
+    }
+    let claims = ledger.find(&args.property);
+    let Some((claim, name)) = claims
+        .iter()
+        .find_map(|c| c.check.as_deref().map(|n| (c, n)))
+    else {
+        return Err(Error::Usage(format!(
+            "a claim becomes verified only with an external anchor: give the command that proves it after `--`, e.g. `git aahp trust verify {:?} -- cargo test`, or name a check in its row's Check column",
+            args.property
+        )));
+    };
+    match policy.resolve(name) {
+        Resolved::Builtin(b) => Ok(Proof::Builtin(b)),
+        Resolved::Configured(c) => Ok(Proof::Argv {
+            argv: c.run.clone(),
+            check: Some(c.id.as_str()),
+            cwd: ctx.repo()?.workdir().join(dir.package_root()),
+            limit: Some(std::time::Duration::from_secs(CHECK_TIME_LIMIT_SECS)),
+        }),
+        Resolved::Unknown => Err(Error::invalid(
+            dir.path_of(TRUST_FILE),
+            Some(claim.line),
+            format!(
+                "the check `{name}` is neither built in ({}) nor declared in trustTtl.checks of {}; nothing was run or written",
+                Builtin::ALL.map(|(n, _)| n).join(", "),
+                dir.project_path(CONFIG_FILE)
+            ),
+        )),
+    }
+}
+
+/// Runs what proves a claim; writes nothing.
 fn run_check(
     ctx: &Context,
     dir: &HandoffDir,
@@ -506,12 +570,12 @@ fn run_check(
     args: &TrustVerifyArgs,
     today: jiff::civil::Date,
 ) -> Result<Ran> {
-    let Some((program, rest)) = args.command.split_first() else {
-        return Err(Error::Usage(format!(
-            "a claim becomes verified only with an external anchor: give the command that proves it after `--`, e.g. `git aahp trust verify {:?} -- cargo test`",
-            args.property
-        )));
+    let repo = ctx.repo()?;
+    let policy = match dir.project_file(repo, &Source::Worktree, CONFIG_FILE)? {
+        Some(bytes) => TrustPolicy::parse(&dir.project_path(CONFIG_FILE), &bytes)?,
+        None => TrustPolicy::default(),
     };
+    let proof = proof_for(ctx, dir, ledger, &policy, args)?;
     let ttl_days = match &args.ttl {
         Some(t) => parse_ttl(t)
             .map_err(|m| Error::Usage(format!("--ttl: {m}")))?
@@ -522,50 +586,193 @@ fn run_check(
             .and_then(|c| c.ttl_days)
             .unwrap_or(DEFAULT_TTL_DAYS),
     };
-    let output = Command::new(program)
-        .args(rest)
-        .current_dir(&ctx.cwd)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| Error::Other {
-            context: format!(
-                "could not run `{program}`; {} was not changed",
-                dir.path_of(TRUST_FILE)
-            ),
-            source: Some(Box::new(e)),
-        })?;
-    let passed = output.status.success();
-    let shown = shown_command(&args.command);
-    let status_text = match output.status.code() {
-        Some(c) => format!("exit {c}"),
-        None => "killed by a signal".to_string(),
-    };
-    let evidence = if passed {
-        format!("`{shown}` {status_text}")
-    } else {
-        format!("`{shown}` failed ({status_text}) on {today}")
+    let (passed, exit_code, evidence, output_tail, default_provenance) = match proof {
+        Proof::Builtin(b) => {
+            let verdict = match b {
+                Builtin::LicenseMatches => {
+                    let read = |n| dir.project_file(repo, &Source::Worktree, n);
+                    trust_checks::license_matches(
+                        read("package.json")?.as_deref(),
+                        read("LICENSE")?.as_deref(),
+                    )
+                }
+                Builtin::ManifestIntegrity => {
+                    let snap = dir.snapshot(repo, Source::Worktree)?;
+                    match Manifest::from_snapshot(dir, &snap)? {
+                        None => Err("there is no MANIFEST.json".to_string()),
+                        Some(m) => {
+                            let bad: Vec<_> = m
+                                .check_files(&snap)
+                                .into_iter()
+                                .filter(|c| c.state != FileState::Ok)
+                                .map(|c| c.name)
+                                .collect();
+                            if bad.is_empty() {
+                                Ok("every checksum in MANIFEST.json holds".to_string())
+                            } else {
+                                Err(format!("checksums do not hold for {}", bad.join(", ")))
+                            }
+                        }
+                    }
+                }
+            };
+            let name = b.name();
+            match verdict {
+                Ok(why) => (
+                    true,
+                    None,
+                    format!("check `{name}`: {why}"),
+                    Vec::new(),
+                    "tool_verified",
+                ),
+                Err(why) => (
+                    false,
+                    None,
+                    format!("check `{name}` failed on {today}: {why}"),
+                    Vec::new(),
+                    "tool_verified",
+                ),
+            }
+        }
+        Proof::Argv {
+            argv,
+            check,
+            cwd,
+            limit,
+        } => {
+            let ran = run_bounded(&argv, &cwd, limit).map_err(|e| Error::Other {
+                context: format!(
+                    "could not run `{}`; {} was not changed",
+                    argv[0],
+                    dir.path_of(TRUST_FILE)
+                ),
+                source: Some(Box::new(e)),
+            })?;
+            let shown = shown_command(&argv);
+            let status_text = match (ran.timed_out, ran.code) {
+                (true, _) => format!("stopped after {} s", limit.map_or(0, |l| l.as_secs())),
+                (false, Some(c)) => format!("exit {c}"),
+                (false, None) => "killed by a signal".to_string(),
+            };
+            let passed = !ran.timed_out && ran.code == Some(0);
+            let named = check.map(|c| format!("check `{c}` ")).unwrap_or_default();
+            let evidence = if passed {
+                format!("{named}`{shown}` {status_text}")
+            } else {
+                format!("{named}`{shown}` failed ({status_text}) on {today}")
+            };
+            let tail_lines = if passed {
+                Vec::new()
+            } else {
+                tail(&ran.stdout, &ran.stderr)
+            };
+            (
+                passed,
+                ran.code,
+                evidence,
+                tail_lines,
+                provenance_for(&argv),
+            )
+        }
     };
     let provenance = args
         .provenance
         .clone()
-        .unwrap_or_else(|| provenance_for(&args.command).to_string());
+        .unwrap_or_else(|| default_provenance.to_string());
     let v = Verification {
         property: args.property.clone(),
         passed,
-        provenance: provenance.clone(),
+        provenance,
         date: today,
         ttl_days,
         agent: args.agent.clone(),
-        evidence: evidence.clone(),
+        evidence,
     };
     Ok(Ran {
         verification: v,
-        exit_code: output.status.code(),
-        output_tail: if passed {
-            Vec::new()
-        } else {
-            tail(&output.stdout, &output.stderr)
-        },
+        exit_code,
+        output_tail,
+    })
+}
+
+/// What a command run by [`run_bounded`] did.
+struct Bounded {
+    code: Option<i32>,
+    timed_out: bool,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+/// How much of each output stream is kept (its end): the report shows the last lines.
+const OUTPUT_KEEP: usize = 64 * 1024;
+
+/// Runs `argv` without a shell in `cwd`, with no input, keeping only the end of its output
+/// (a chatty command cannot fill memory), and stops it after `limit`.
+fn run_bounded(
+    argv: &[String],
+    cwd: &std::path::Path,
+    limit: Option<std::time::Duration>,
+) -> io::Result<Bounded> {
+    use std::io::Read;
+    use std::time::{Duration, Instant};
+    fn drain(mut r: impl Read) -> Vec<u8> {
+        let mut kept = Vec::new();
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = r.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            kept.extend_from_slice(&buf[..n]);
+            if kept.len() > 2 * OUTPUT_KEEP {
+                kept.drain(..kept.len() - OUTPUT_KEEP);
+            }
+        }
+        let cut = kept.len().saturating_sub(OUTPUT_KEEP);
+        kept.split_off(cut)
+    }
+    let (program, rest) = argv
+        .split_first()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "an empty command"))?;
+    let mut child = Command::new(program)
+        .args(rest)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let out = child
+        .stdout
+        .take()
+        .map(|o| std::thread::spawn(move || drain(o)));
+    let err = child
+        .stderr
+        .take()
+        .map(|e| std::thread::spawn(move || drain(e)));
+    let deadline = limit.map(|l| Instant::now() + l);
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(s) = child.try_wait()? {
+            break s;
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait()?;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // A stopped command's own children may still hold its output open: its readers are
+    // then left behind rather than waited for.
+    let join = |h: Option<std::thread::JoinHandle<Vec<u8>>>| {
+        h.filter(|_| !timed_out)
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default()
+    };
+    Ok(Bounded {
+        code: status.code(),
+        timed_out,
+        stdout: join(out),
+        stderr: join(err),
     })
 }
 
@@ -621,9 +828,12 @@ fn provenance_for(argv: &[String]) -> &'static str {
         "test", "tests", "nextest", "pytest", "bats", "jest", "vitest", "mocha", "ctest", "rspec",
         "phpunit", "tox", "unittest",
     ];
-    let is_test = argv.iter().any(|a| {
+    // As the program, `test` is the shell's file test (`test -f x`), not a test suite.
+    let is_test = argv.iter().enumerate().any(|(i, a)| {
         let base = a.rsplit('/').next().unwrap_or(a);
-        RUNNERS.contains(&base) || base.starts_with("test-") || base.ends_with("-test")
+        (RUNNERS.contains(&base) && !(i == 0 && base == "test"))
+            || base.starts_with("test-")
+            || base.ends_with("-test")
     });
     if is_test {
         "test_verified"
@@ -658,6 +868,7 @@ mod tests {
     #[test]
     fn provenance_follows_the_kind_of_command() {
         assert_eq!(provenance_for(&argv("cargo test -q")), "test_verified");
+        assert_eq!(provenance_for(&argv("test -f Cargo.lock")), "tool_verified");
         assert_eq!(provenance_for(&argv("/usr/bin/pytest -x")), "test_verified");
         assert_eq!(provenance_for(&argv("cargo build")), "tool_verified");
         assert_eq!(

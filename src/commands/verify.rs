@@ -110,7 +110,7 @@ pub struct Layer {
     /// files outside every handoff directory.
     pub dir: Option<String>,
     /// Layer name (`schema`, `checksums`, `lint`, `drift`, `lock`, `tasks`, `archive`,
-    /// `advisory`, `instructions`).
+    /// `trust`, `advisory`, `instructions`).
     pub layer: &'static str,
     /// Its outcome.
     pub status: LayerStatus,
@@ -1133,8 +1133,22 @@ fn judge(
     // 7. The log archive matches its index.
     layers.push(archive_layer(repo, dir, snap)?);
 
-    // 8. Advisory: expired trust, the commit pointer.
-    let mut advisory = advisory_layer(repo, dir, snap, manifest.as_ref(), today)?;
+    // 8. Trust: every verified claim, by its check or its date; blocking only where
+    //    `trustTtl.enforce` asks for it, and never before a commit.
+    let checksums_hold = layers
+        .iter()
+        .any(|l| l.layer == "checksums" && l.status == LayerStatus::Pass);
+    layers.push(trust_layer(
+        repo,
+        dir,
+        snap,
+        &target.source,
+        checksums_hold,
+        today,
+    )?);
+
+    // 9. Advisory: the commit pointer, provenance.
+    let mut advisory = advisory_layer(repo, manifest.as_ref());
     provenance_warnings(repo, dir, snap, target.base_commit, &mut advisory)?;
     layers.push(advisory);
 
@@ -1339,40 +1353,187 @@ fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer
     Ok(layer.summarize(pass))
 }
 
-/// Advisory (layer 8): expired trust and the manifest's commit pointer. Never blocks.
-fn advisory_layer(
+/// The trust layer: judges every `verified` claim of TRUST.md (issue #15 item 6, the
+/// reference's 4.0 Layer 4). A claim naming a built-in check is judged by it and its date
+/// is ignored; any other claim by its expiry. A check named nowhere fails. With
+/// `trustTtl.enforce` in `aahp.config.json`, a failing check, a claim expired more than
+/// `trustTtl.graceDays` ago and a register with nothing to judge block; otherwise they warn.
+/// Before a commit (`precommit`) the policy is not read and nothing blocks: enforcement gates
+/// CI, where the pull request that refreshes TRUST.md carries its fix with it.
+fn trust_layer(
     repo: &Repo,
     dir: &HandoffDir,
     snap: &Snapshot,
-    manifest: Option<&Manifest>,
+    source: &Source,
+    checksums_hold: bool,
     today: jiff::civil::Date,
 ) -> Result<Layer> {
-    let mut layer = Layer::new("advisory");
-    if let Some(text) = snap.text(dir, "TRUST.md")? {
-        let path = dir.path_of("TRUST.md");
-        // A row that cannot be read is bad input (exit 2 naming the line), not advice: a
-        // claim whose expiry cannot be computed must not pass as current.
-        let ledger = TrustLedger::parse(&path, text)?;
-        for c in ledger.expired(today) {
-            let since = c
-                .expiry()
-                .map(|d| format!(" since {d}"))
-                .unwrap_or_default();
-            layer.warn(
-                Some(format!("{path}:{}", c.line)),
+    use crate::handoff::trust_checks::{self, Builtin, CONFIG_FILE, Resolved, TrustPolicy};
+    let mut layer = Layer::new("trust");
+    let precommit = matches!(source, Source::Index);
+    let config_path = dir.project_path(CONFIG_FILE);
+    let policy = if precommit {
+        TrustPolicy::default()
+    } else {
+        match dir.project_file(repo, source, CONFIG_FILE)? {
+            Some(bytes) => TrustPolicy::parse(&config_path, &bytes)?,
+            None => TrustPolicy::default(),
+        }
+    };
+    let enforced = policy.enforce;
+    let report = |layer: &mut Layer, path: Option<String>, message: String| {
+        if enforced {
+            layer.fail(path, message);
+        } else {
+            layer.warn(path, message);
+        }
+    };
+    let path = dir.path_of("TRUST.md");
+    let Some(text) = snap.text(dir, "TRUST.md")? else {
+        if enforced {
+            layer.fail(
+                Some(path),
+                format!("not evaluated: there is no TRUST.md, and trustTtl.enforce is on in {config_path}"),
+            );
+            return Ok(layer.summarize(""));
+        }
+        return Ok(layer.skip("no TRUST.md"));
+    };
+    // A row that cannot be read is bad input (exit 2 naming the line), not advice: a claim
+    // whose expiry cannot be computed must not pass as current.
+    let ledger = TrustLedger::parse(&path, text)?;
+    let verified: Vec<_> = ledger.claims.iter().filter(|c| c.is_verified()).collect();
+    let (mut by_check, mut dated, mut neither) = (0, 0, 0);
+    let mut licence: Option<std::result::Result<String, String>> = None;
+    for c in &verified {
+        let at = Some(format!("{path}:{}", c.line));
+        let check = c.check.as_deref().map(|name| (name, policy.resolve(name)));
+        match check {
+            Some((_, Resolved::Builtin(b))) => {
+                by_check += 1;
+                if precommit {
+                    continue;
+                }
+                let verdict = match b {
+                    Builtin::ManifestIntegrity if checksums_hold => Ok(String::new()),
+                    Builtin::ManifestIntegrity => {
+                        Err("the manifest's checksums do not hold".to_string())
+                    }
+                    Builtin::LicenseMatches => licence
+                        .get_or_insert_with(|| {
+                            let read = |n| dir.project_file(repo, source, n);
+                            match (read("package.json"), read("LICENSE")) {
+                                (Ok(p), Ok(l)) => {
+                                    trust_checks::license_matches(p.as_deref(), l.as_deref())
+                                }
+                                (Err(e), _) | (_, Err(e)) => Err(e.to_string()),
+                            }
+                        })
+                        .clone(),
+                };
+                if let Err(why) = verdict {
+                    report(
+                        &mut layer,
+                        at,
+                        format!(
+                            "verified claim `{}` fails its check {}: {why}",
+                            c.property,
+                            b.name()
+                        ),
+                    );
+                }
+                continue;
+            }
+            Some((name, Resolved::Unknown)) if !precommit => {
+                by_check += 1;
+                report(
+                    &mut layer,
+                    at,
+                    format!(
+                        "verified claim `{}` names the check `{name}`, which is neither built in ({}) nor declared in trustTtl.checks of {config_path}",
+                        c.property,
+                        Builtin::ALL.map(|(n, _)| n).join(", ")
+                    ),
+                );
+                continue;
+            }
+            _ => {}
+        }
+        // A judgment row, or one whose check is an argv only `trust verify` runs: its date.
+        let Some(expiry) = c.expiry() else {
+            neither += 1;
+            continue;
+        };
+        dated += 1;
+        if expiry >= today {
+            continue;
+        }
+        let days = (today - expiry).get_days();
+        let run = match check {
+            Some((name, Resolved::Configured(_))) => format!(
+                "; `git aahp trust verify {:?}` runs its check `{name}`",
+                c.property
+            ),
+            _ => String::new(),
+        };
+        let message = format!(
+            "verified claim `{}` expired on {expiry}, {days} day{} ago{run}",
+            c.property,
+            plural(usize::try_from(days).unwrap_or(usize::MAX))
+        );
+        if enforced && i64::from(days) > policy.grace_days {
+            layer.fail(
+                at,
                 format!(
-                    "verified claim `{}` expired{since}: re-verify it or it decays to assumed",
-                    c.property
+                    "{message}: more than trustTtl.graceDays ({}) and trustTtl.enforce is on; re-verify it",
+                    policy.grace_days
                 ),
+            );
+        } else {
+            layer.warn(
+                at,
+                format!("{message}: re-verify it or it decays to assumed"),
             );
         }
     }
+    if verified.is_empty() {
+        let why = if ledger.tables.is_empty() {
+            "TRUST.md holds no claims table with a Status column"
+        } else {
+            "TRUST.md holds no verified claim"
+        };
+        if enforced {
+            layer.fail(
+                Some(path),
+                format!("not evaluated: {why}, and trustTtl.enforce is on in {config_path}"),
+            );
+        } else {
+            return Ok(layer.skip(format!("not evaluated: {why}")));
+        }
+    }
+    let census = format!(
+        "{} verified claim{}: {by_check} by check, {dated} dated, {neither} neither{}",
+        verified.len(),
+        plural(verified.len()),
+        if enforced { " (enforced)" } else { "" }
+    );
+    if layer.status == LayerStatus::Pass {
+        return Ok(layer.summarize(census));
+    }
+    let mut layer = layer.summarize("");
+    layer.summary = format!("{}; {census}", layer.summary);
+    Ok(layer)
+}
+
+/// Advisory: the manifest's commit pointer. Never blocks.
+fn advisory_layer(repo: &Repo, manifest: Option<&Manifest>) -> Layer {
+    let mut layer = Layer::new("advisory");
     let Some(m) = manifest else {
-        return Ok(layer.summarize("no manifest"));
+        return layer.summarize("no manifest");
     };
     let pointer = m.session_field("commit").unwrap_or("unknown");
     if pointer == "unknown" || pointer.is_empty() {
-        return Ok(layer.summarize("no commit pointer recorded"));
+        return layer.summarize("no commit pointer recorded");
     }
     match (repo.resolve_commit(pointer), repo.head_commit()) {
         (Ok(c), Ok(Some(head))) => match repo.is_ancestor(c, head) {
@@ -1389,7 +1550,7 @@ fn advisory_layer(
             format!("last_session.commit {pointer} is not in this repository"),
         ),
     }
-    Ok(layer.summarize(format!("commit pointer {pointer} is in HEAD's history")))
+    layer.summarize(format!("commit pointer {pointer} is in HEAD's history"))
 }
 
 /// Advisory: each LOG entry the change adds must carry its provenance line (agent, session,

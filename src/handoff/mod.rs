@@ -13,6 +13,7 @@ pub mod provenance;
 pub mod templates;
 pub mod tokens;
 pub mod trust;
+pub mod trust_checks;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -280,6 +281,63 @@ impl HandoffDir {
         match self.rel.strip_suffix(DEFAULT_DIR) {
             Some(p) => p.trim_end_matches('/'),
             None => self.rel.rsplit_once('/').map_or("", |(p, _)| p),
+        }
+    }
+
+    /// Returns the repository-relative path of a file at the project root (the directory
+    /// holding the handoff directory's `.ai/`, see [`HandoffDir::package_root`]).
+    pub fn project_path(&self, name: &str) -> String {
+        match self.package_root() {
+            "" => name.to_string(),
+            root => format!("{root}/{name}"),
+        }
+    }
+
+    /// Reads a file of the project this directory belongs to (`aahp.config.json`,
+    /// `package.json`, `LICENSE` at [`HandoffDir::package_root`]) from `source`; `None` when
+    /// it is not there. A symbolic link, a special file or an oversized blob is bad input
+    /// (exit 2 naming the file), never followed or read without bound.
+    pub fn project_file(
+        &self,
+        repo: &Repo,
+        source: &Source,
+        name: &str,
+    ) -> Result<Option<Vec<u8>>> {
+        let rel = self.project_path(name);
+        let limit = max_bytes(&rel);
+        let from_blob = |file: Option<TreeFile>| -> Result<Option<Vec<u8>>> {
+            let Some(f) = file else { return Ok(None) };
+            if f.is_link {
+                return Err(Error::invalid(
+                    &rel,
+                    None,
+                    "is a symbolic link; it must be a regular file",
+                ));
+            }
+            match repo.blob_within(f.id, limit)? {
+                Ok(bytes) => Ok(Some(bytes)),
+                Err(size) => Err(too_large(&rel, size)),
+            }
+        };
+        match source {
+            Source::Worktree => {
+                let path = repo.workdir().join(&rel);
+                match std::fs::symlink_metadata(&path) {
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                    Err(source) => Err(Error::Read { path: rel, source }),
+                    Ok(m) if m.file_type().is_symlink() => Err(Error::invalid(
+                        &rel,
+                        None,
+                        "is a symbolic link; it must be a regular file",
+                    )),
+                    Ok(_) => read_limited(&path, &rel).map(Some),
+                }
+            }
+            Source::Index => {
+                let index = repo.index()?;
+                from_blob(Repo::index_file_at(&index, &rel))
+            }
+            Source::Commit(id) => from_blob(repo.tree_file_at(*id, &rel)?),
         }
     }
 

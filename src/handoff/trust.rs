@@ -47,14 +47,15 @@ enum Role {
     Expires,
     Notes,
     Evidence,
+    /// The name of a check that re-proves the claim (the reference's 4.0 `Check` column).
+    Check,
 }
 
 fn role_of(header: &str) -> Option<Role> {
     let key = header_key(header);
     Some(match key.as_str() {
-        "property" | "claim" | "component" | "name" | "item" | "capability" | "check" => {
-            Role::Property
-        }
+        "property" | "claim" | "component" | "name" | "item" | "capability" => Role::Property,
+        "check" => Role::Check,
         "status" => Role::Status,
         "provenance" => Role::Provenance,
         "last verified" | "verified" | "verified on" | "last checked" | "checked" | "date" => {
@@ -98,6 +99,7 @@ struct Columns {
     expires: Option<usize>,
     notes: Option<usize>,
     evidence: Option<usize>,
+    check: Option<usize>,
     /// Character widths of the separator row's cells, to keep aligned tables aligned.
     widths: Vec<usize>,
 }
@@ -107,7 +109,11 @@ impl Columns {
         let roles: Vec<Option<Role>> = names.iter().map(|n| role_of(n)).collect();
         let find = |r: Role| roles.iter().position(|x| *x == Some(r));
         let status = find(Role::Status)?;
-        let property = find(Role::Property).unwrap_or(usize::from(status == 0));
+        // A table with no other property column names its claims in a `Check` column (an
+        // older layout); beside a property column, `Check` names the check (4.0's layout).
+        let property = find(Role::Property)
+            .or_else(|| find(Role::Check))
+            .unwrap_or(usize::from(status == 0));
         if property >= names.len() {
             return None;
         }
@@ -122,6 +128,7 @@ impl Columns {
             expires: find(Role::Expires),
             notes: find(Role::Notes),
             evidence: find(Role::Evidence),
+            check: find(Role::Check).filter(|&c| c != property),
             widths: Vec::new(),
         })
     }
@@ -169,6 +176,9 @@ pub struct TrustClaim {
     pub agent: Option<String>,
     /// The notes or evidence cell.
     pub notes: Option<String>,
+    /// The check named in the `Check` column (`` ` `` markup removed); `None` for a
+    /// judgment row.
+    pub check: Option<String>,
     /// 1-based line of the row.
     pub line: usize,
     /// The table it is in (index into [`TrustLedger::tables`]).
@@ -196,6 +206,14 @@ impl TrustClaim {
     /// as in the reference).
     pub fn is_expired(&self, today: Date) -> bool {
         self.expiry().is_some_and(|e| e < today)
+    }
+
+    /// True when the claim names a check this tool runs itself: its date is then ignored,
+    /// the check judges it on every `verify` (the reference's 4.0 rule).
+    pub fn has_builtin_check(&self) -> bool {
+        self.check
+            .as_deref()
+            .is_some_and(|c| super::trust_checks::Builtin::named(c).is_some())
     }
 
     /// True when the claim says `verified`.
@@ -305,11 +323,12 @@ impl TrustLedger {
         self.claims.iter().filter(|c| c.matches(&key)).collect()
     }
 
-    /// Returns the claims that are `verified` but expired at `today`.
+    /// Returns the claims that are `verified` but expired at `today`. A claim backed by a
+    /// built-in check is not judged by its date and never expires here.
     pub fn expired(&self, today: Date) -> Vec<&TrustClaim> {
         self.claims
             .iter()
-            .filter(|c| c.is_verified() && c.is_expired(today))
+            .filter(|c| c.is_verified() && !c.has_builtin_check() && c.is_expired(today))
             .collect()
     }
 }
@@ -492,6 +511,9 @@ fn claim_from_row(
         expires: date(cols.expires, "Expires")?,
         agent: optional(texts, cols.agent).map(str::to_string),
         notes: optional(texts, cols.evidence_column()).map(str::to_string),
+        check: optional(texts, cols.check)
+            .map(|s| s.trim_matches('`').trim().to_string())
+            .filter(|s| !s.is_empty()),
         property,
         line,
         table,
@@ -1163,7 +1185,7 @@ mod tests {
                 let claim = TrustClaim {
                     property: "p".into(), status: VERIFIED.into(), provenance: None,
                     last_verified: Some(day(lv)), ttl_days: ttl, expires: exp.map(day),
-                    agent: None, notes: None, line: 1, table: 0, cells: Vec::new(), line_start: 0,
+                    agent: None, notes: None, check: None, line: 1, table: 0, cells: Vec::new(), line_start: 0,
                 };
                 if claim.is_expired(day(t1)) {
                     prop_assert!(claim.is_expired(day(t1 + dt)));

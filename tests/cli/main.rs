@@ -45,5 +45,6 @@ mod session_fixture;
 mod status;
 mod task;
 mod trust;
+mod trust_checks;
 mod verify;
 mod verify_range;

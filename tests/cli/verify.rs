@@ -61,6 +61,7 @@ fn verify_passes_on_a_consistent_repository() {
     ok    lock: HANDOFF.lock is not committed
     ok    tasks: 0 tasks kept
     ok    archive: the archive matches its index
+    skip  trust: no TRUST.md
     ok    advisory: commit pointer da39dd5 is in HEAD's history
     verify passed (working tree, working tree)
     --- stderr ---
