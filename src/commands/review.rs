@@ -13,6 +13,7 @@ use super::Context;
 use crate::clock;
 use crate::error::{Error, Result};
 use crate::git::{ChangeKind, Repo};
+use crate::handoff::criteria::{self, Defect};
 use crate::handoff::log::LogFile;
 use crate::handoff::manifest::Manifest;
 use crate::handoff::trust::TrustLedger;
@@ -92,6 +93,21 @@ pub struct TextItem {
     pub line: Option<usize>,
 }
 
+/// An acceptance-criteria finding (advisory: criteria are read heuristically).
+#[derive(Debug, Clone, Serialize)]
+pub struct CriteriaItem {
+    /// What is wrong.
+    pub defect: Defect,
+    /// The task the section belongs to, when one does.
+    pub task: Option<String>,
+    /// The criterion, or the section's heading.
+    pub text: String,
+    /// The file.
+    pub path: String,
+    /// 1-based line.
+    pub line: usize,
+}
+
 /// The result of `git aahp review`.
 #[derive(Debug, Serialize)]
 pub struct ReviewReport {
@@ -111,6 +127,8 @@ pub struct ReviewReport {
     pub open_questions: Vec<TextItem>,
     /// Blocked tasks and items.
     pub blocked: Vec<TextItem>,
+    /// Acceptance-criteria defects in `NEXT_ACTIONS.md` (advisory).
+    pub criteria: Vec<CriteriaItem>,
     /// What limited the review (no handoff at HEAD, …).
     pub notes: Vec<String>,
 }
@@ -178,6 +196,27 @@ impl Report for ReviewReport {
         section(w, "Blocked", self.blocked.len())?;
         for b in &self.blocked {
             write_text_item(w, b)?;
+        }
+
+        section(w, "Acceptance criteria, advisory", self.criteria.len())?;
+        for c in &self.criteria {
+            let task = c
+                .task
+                .as_deref()
+                .map_or(String::new(), |t| format!("**{}** ", md(t)));
+            let what = match c.defect {
+                Defect::UnresolvedOnDone => "open criterion on a done task",
+                Defect::PlainBullets => "criteria written as plain items, not task boxes",
+                Defect::LegacyHeading => "legacy heading; call it Acceptance criteria",
+                Defect::Unparsed => "criteria section with no list item",
+                Defect::Unbound => "criteria section no task in the registry owns",
+            };
+            writeln!(
+                w,
+                "- {task}{what}: {} ({})",
+                md(&c.text),
+                code(&format!("{}:{}", c.path, c.line))
+            )?;
         }
         Ok(())
     }
@@ -304,6 +343,7 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
         unmentioned_files: Vec::new(),
         open_questions: Vec::new(),
         blocked: Vec::new(),
+        criteria: Vec::new(),
         notes: Vec::new(),
     };
     if snap.files.is_empty() {
@@ -325,6 +365,7 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
             report
                 .blocked
                 .extend(blocked_lines(&dir.path_of(&name), text));
+            report.criteria = criteria_items(&dir, &snap, &dir.path_of(&name), text)?;
         }
     }
     report.blocked.extend(blocked_tasks(&dir, &snap)?);
@@ -685,6 +726,34 @@ fn is_empty_blocked_by(line: &str) -> bool {
 }
 
 /// Tasks with status `blocked` in the manifest at HEAD.
+/// The acceptance-criteria findings of `NEXT_ACTIONS.md`, a task's done state taken from the
+/// manifest's task registry.
+fn criteria_items(
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    path: &str,
+    text: &str,
+) -> Result<Vec<CriteriaItem>> {
+    let manifest = Manifest::from_snapshot(dir, snap)?;
+    let tasks = manifest.as_ref().map_or_else(Vec::new, Manifest::tasks);
+    let done = |id: &str| {
+        tasks
+            .iter()
+            .find(|(t, _)| t == id)
+            .map(|(_, t)| t.get("status").and_then(Value::as_str) == Some("done"))
+    };
+    Ok(criteria::findings(text, &done)
+        .into_iter()
+        .map(|f| CriteriaItem {
+            defect: f.defect,
+            task: f.task,
+            text: f.text,
+            path: path.to_string(),
+            line: f.line,
+        })
+        .collect())
+}
+
 fn blocked_tasks(dir: &HandoffDir, snap: &Snapshot) -> Result<Vec<TextItem>> {
     let Some(m) = Manifest::from_snapshot(dir, snap)? else {
         return Ok(Vec::new());

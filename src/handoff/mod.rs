@@ -3,6 +3,7 @@
 //! reference. No printing, no clap; git is reached only through [`crate::git::Repo`] reads.
 
 pub mod checksum_cache;
+pub mod criteria;
 pub mod location;
 pub mod log;
 pub mod manifest;

@@ -38,6 +38,26 @@ fn manifest_check_exits_1_when_a_file_changed_and_writes_nothing() {
     assert_eq!(repo.read(".ai/handoff/MANIFEST.json"), before);
 }
 
+/// The reference (4.0) estimates tokens as max(1.3 × words, bytes / 4) and writes those
+/// figures into `token_budget`. Its manifest is not stale to us for that: `--check` judges
+/// the checksums and the fields this tool owns, and `manifest` leaves its figures alone.
+#[test]
+fn a_token_budget_another_tool_estimated_is_not_called_stale() {
+    let repo = repo_with_files();
+    repo.aahp(&["manifest"]).assert_code(0);
+    let path = ".ai/handoff/MANIFEST.json";
+    let mut doc: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    doc["token_budget"] =
+        serde_json::json!({"manifest_only": 431, "manifest_plus_core": 467, "full_read": 502});
+    let theirs = format!("{}\n", serde_json::to_string_pretty(&doc).unwrap());
+    repo.write(path, &theirs);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+    let out = repo.aahp(&["manifest"]);
+    out.assert_code(0);
+    assert_eq!(repo.read(path), theirs, "{out}");
+}
+
 #[test]
 fn manifest_works_from_a_subdirectory() {
     let repo = repo_with_files();

@@ -80,6 +80,14 @@ fn pr_repo() -> TestRepo {
         .assert_code(0);
     repo.aahp(&["task", "block", "T-012", "--reason", "waiting for ops"])
         .assert_code(0);
+    repo.aahp(&["task", "add", "Ship the parser"])
+        .assert_code(0);
+    repo.aahp(&["task", "done", "T-013"]).assert_code(0);
+    let next = repo.read(".ai/handoff/NEXT_ACTIONS.md");
+    repo.write(
+        ".ai/handoff/NEXT_ACTIONS.md",
+        format!("{next}\n## T-013: Ship the parser\n\n### Acceptance criteria\n\n- [x] parses the sample\n- [ ] errors name the line\n"),
+    );
     repo.aahp(&["manifest"]).assert_code(0);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "feature"]);
@@ -125,6 +133,10 @@ fn review_lists_claims_unmentioned_files_questions_and_blocked_items() {
 
     - Blocked by: staging credentials — under _T-010: Deploy ⏳ Blocked_ (`.ai/handoff/NEXT_ACTIONS.md:5`)
     - **T-012** Rotate the keys \(blocked by: waiting for ops\) (`.ai/handoff/MANIFEST.json`)
+
+    ### Acceptance criteria, advisory (1)
+
+    - **T-013** open criterion on a done task: errors name the line (`.ai/handoff/NEXT_ACTIONS.md:20`)
     --- stderr ---
     ");
 }
@@ -237,6 +249,15 @@ fn review_json() {
           "line": null
         }
       ],
+      "criteria": [
+        {
+          "defect": "unresolved_on_done",
+          "task": "T-013",
+          "text": "errors name the line",
+          "path": ".ai/handoff/NEXT_ACTIONS.md",
+          "line": 20
+        }
+      ],
       "notes": []
     }
     "#);
@@ -268,6 +289,10 @@ fn review_of_a_clean_range_says_none() {
     _None._
 
     ### Blocked (0)
+
+    _None._
+
+    ### Acceptance criteria, advisory (0)
 
     _None._
     --- stderr ---

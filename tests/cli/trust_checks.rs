@@ -233,12 +233,18 @@ fn a_policy_that_cannot_be_read_is_exit_2_naming_the_file_and_line() {
     crate::support::mkfifo(&path);
     let out = repo.aahp_bounded(&["verify"], &[], std::time::Duration::from_secs(30));
     out.assert_code(2);
-    assert!(out.stderr.contains("aahp.config.json") && out.stderr.contains("a FIFO"), "{out}");
+    assert!(
+        out.stderr.contains("aahp.config.json") && out.stderr.contains("a FIFO"),
+        "{out}"
+    );
     std::fs::remove_file(&path).unwrap();
     std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
     let out = repo.aahp_bounded(&["verify"], &[], std::time::Duration::from_secs(30));
     out.assert_code(2);
-    assert!(out.stderr.contains("aahp.config.json") && out.stderr.contains("symbolic link"), "{out}");
+    assert!(
+        out.stderr.contains("aahp.config.json") && out.stderr.contains("symbolic link"),
+        "{out}"
+    );
 }
 
 #[test]
