@@ -79,11 +79,13 @@ pub enum Error {
     #[error(transparent)]
     Git(#[from] crate::git::GitError),
     /// `HANDOFF.lock` is held by another session.
-    #[error("the handoff is locked by {} (session {}) since {}{}", .0.agent, .0.session_id, .0.since, if .0.stale { " — the lock is past its expiry and looks stale" } else { "" })]
+    // Lock fields are anyone's text: kept on one line (a newline would start a line of its
+    // own), the rest of the boundary's cleaning follows in the error sink.
+    #[error("the handoff is locked by {} (session {}) since {}{}", line(&.0.agent), line(&.0.session_id), .0.since, if .0.stale { " — the lock is past its expiry and looks stale" } else { "" })]
     Locked(Box<LockHolder>),
     /// The caller's own session holds the lock and has not expired: it is live, not
     /// interrupted, so `recover` leaves it alone unless forced (issue #17).
-    #[error("this is your own live session: {} (session {}) since {}, its lock valid until {}; nothing was recovered", .0.agent, .0.session_id, .0.since, .0.expires.as_deref().unwrap_or("unknown"))]
+    #[error("this is your own live session: {} (session {}) since {}, its lock valid until {}; nothing was recovered", line(&.0.agent), line(&.0.session_id), .0.since, line(.0.expires.as_deref().unwrap_or("unknown")))]
     LiveSession(Box<LockHolder>),
     /// Text from the command line that would be written into the handoff (or a commit or
     /// tag) holds something the linter blocks, such as a secret: nothing was written.
@@ -252,6 +254,11 @@ pub struct LockHolder {
     /// The human description of the start (`… (2h 5m ago)`).
     #[serde(skip)]
     pub since: String,
+}
+
+/// Untrusted text for a one-line message (see [`crate::output::boundary::clean_line`]).
+fn line(s: &str) -> String {
+    crate::output::boundary::clean_line(s)
 }
 
 /// Formats messages as an indented list, one per line.

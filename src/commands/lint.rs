@@ -382,10 +382,24 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
     } else {
         Source::Worktree
     };
-    if source == Source::Worktree && args.paths.is_empty() && !args.all && !dir.exists() {
+    // At a monorepo's root with no root directory, the directory located holds nothing:
+    // every package's is linted instead (the hook judges them all), never "no findings in
+    // 0 files".
+    let absent = source == Source::Worktree && !dir.exists();
+    let packages =
+        if args.paths.is_empty() && !ctx.dir_given() && (absent || !dir_in(repo, &dir, source)?) {
+            package_dirs(repo, source)?
+        } else {
+            Vec::new()
+        };
+    if absent && packages.is_empty() && args.paths.is_empty() && !args.all {
         return Err(Error::NoHandoffDir(dir.rel));
     }
-    let snap = dir.snapshot(repo, source)?;
+    let snap = if absent {
+        crate::handoff::Snapshot::default()
+    } else {
+        dir.snapshot(repo, source)?
+    };
     // A manifest every other command refuses is refused here too (issue #12, L4): a linter
     // that passes what it could not read would be a gate that passes unchecked input.
     crate::handoff::manifest::Manifest::from_snapshot(&dir, &snap)?;
@@ -411,23 +425,94 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
             lint::lint(&cfg, &files)?,
         ));
     }
-    let extra_owned = if args.all {
-        agent_files(repo, &dir, source)?
-    } else {
-        Vec::new()
+    let in_packages = !packages.is_empty();
+    let dirs = if in_packages { packages } else { vec![dir] };
+    let mut merged = LintOutcome::default();
+    for (i, dir) in dirs.iter().enumerate() {
+        let snap = if in_packages {
+            let snap = dir.snapshot(repo, source)?;
+            crate::handoff::manifest::Manifest::from_snapshot(dir, &snap)?;
+            snap
+        } else {
+            snap.clone()
+        };
+        // Instruction files are found once, for the whole repository.
+        let extra_owned = if args.all && i == 0 {
+            agent_files(repo, dir, source)?
+        } else {
+            Vec::new()
+        };
+        let extra: Vec<LintFile<'_>> = extra_owned
+            .iter()
+            .filter(|(path, _, _)| {
+                !dirs
+                    .iter()
+                    .any(|d| path.starts_with(&format!("{}/", d.rel)))
+            })
+            .map(|(path, name, bytes)| LintFile {
+                path: path.clone(),
+                name: name.clone(),
+                bytes,
+            })
+            .collect();
+        let mut cfg = LintConfig::from_snapshot(dir, &snap, today)?;
+        cfg.inline_allow = !args.no_inline_allow;
+        let outcome = lint::lint_snapshot_with(&cfg, dir, &snap, &extra)?;
+        merged.diagnostics.extend(outcome.diagnostics);
+        merged.suppressed.extend(outcome.suppressed);
+        merged.files.extend(outcome.files);
+    }
+    Ok(LintReport::new(scope, args.strict, merged))
+}
+
+/// True when `source` holds any file of `dir`.
+fn dir_in(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Result<bool> {
+    Ok(match source {
+        Source::Worktree => dir.exists(),
+        Source::Index => crate::git::Repo::index_has_dir(&*repo.index()?, &dir.rel),
+        Source::Commit(c) => repo.tree_has_dir(c, &dir.rel)?,
+    })
+}
+
+/// The handoff directories `source` holds anywhere (`<package>/.ai/handoff`), by their
+/// files' paths, and every configured one, in path order.
+fn package_dirs(repo: &crate::git::Repo, source: Source) -> Result<Vec<HandoffDir>> {
+    let marker = format!("{}/", crate::handoff::DEFAULT_DIR);
+    let paths: Vec<Vec<u8>> = match source {
+        Source::Commit(c) => repo
+            .tree_files_below(c, "")?
+            .into_iter()
+            .map(|f| f.path)
+            .collect(),
+        Source::Index | Source::Worktree => {
+            let index = repo.index()?;
+            crate::git::Repo::index_files_below(&index, "")
+                .into_iter()
+                .map(|f| f.path)
+                .collect()
+        }
     };
-    let extra: Vec<LintFile<'_>> = extra_owned
-        .iter()
-        .map(|(path, name, bytes)| LintFile {
-            path: path.clone(),
-            name: name.clone(),
-            bytes,
-        })
-        .collect();
-    let mut cfg = LintConfig::from_snapshot(&dir, &snap, today)?;
-    cfg.inline_allow = !args.no_inline_allow;
-    let outcome = lint::lint_snapshot_with(&cfg, &dir, &snap, &extra)?;
-    Ok(LintReport::new(scope, args.strict, outcome))
+    let mut rels = std::collections::BTreeSet::new();
+    for p in &paths {
+        let Ok(p) = std::str::from_utf8(p) else {
+            continue;
+        };
+        let at = if p.starts_with(&marker) {
+            Some(0)
+        } else {
+            p.find(&format!("/{marker}")).map(|i| i + 1)
+        };
+        if let Some(at) = at {
+            rels.insert(p[..at + marker.len() - 1].to_string());
+        }
+    }
+    let mut out: Vec<HandoffDir> = crate::handoff::location::configured(repo)?;
+    for rel in rels {
+        if !out.iter().any(|d| d.rel == rel) {
+            out.push(HandoffDir::at_rel(repo, &rel)?);
+        }
+    }
+    Ok(out)
 }
 
 /// Reads a file named on the command line: (repository-relative path, file name, bytes).

@@ -526,7 +526,11 @@ fn roll_back(
             head,
             &format!(
                 "aahp: files of interrupted session {} ({}, started {})",
-                who.session_id, who.agent, who.started
+                // Lock fields may hold anything a hand could plant (a NUL byte git refuses
+                // in a message, a control sequence): through the boundary like any output.
+                boundary::clean_line(&who.session_id),
+                boundary::clean_line(&who.agent),
+                boundary::clean_line(&who.started)
             ),
         )?,
     };
@@ -555,7 +559,10 @@ fn roll_back(
         repo.create_ref(
             &ref_name,
             saved,
-            &format!("git aahp recover: session {}", who.session_id),
+            &format!(
+                "git aahp recover: session {}",
+                boundary::clean_line(&who.session_id)
+            ),
         )?;
     }
     report.saved_ref = Some(ref_name.clone());

@@ -844,8 +844,9 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
     out
 }
 
-/// A `files` key must be a plain name inside the directory.
-fn is_safe_file_key(key: &str) -> bool {
+/// True when `key` can name a file in `files`: one plain name inside the directory that no
+/// platform reads as a path (`/`, `\`, `..`), a home directory (`~`) or a drive (`C:`).
+pub(crate) fn is_safe_file_key(key: &str) -> bool {
     !key.is_empty()
         && key != "."
         && key != ".."

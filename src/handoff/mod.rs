@@ -523,6 +523,13 @@ impl HandoffDir {
         if name.chars().any(char::is_control) {
             return Err(refuse("the file name holds control characters"));
         }
+        // The manifest indexes files by name; a name it could not hold as a key would be
+        // written once and then refused by every reader.
+        if !name.split('/').all(manifest::is_safe_file_key) {
+            return Err(refuse(
+                "the file name holds `\\`, starts with `~` or has `:` as its second character (read as a drive)",
+            ));
+        }
         Ok(name.to_string())
     }
 

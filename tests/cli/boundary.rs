@@ -442,6 +442,15 @@ fn lock_fields_never_reach_output_raw_and_exit_3_is_a_json_document() {
         out.assert_code(3);
         s.assert_absent(&what, &out);
         assert_inert(&what, &out);
+        // A newline in a lock field cannot start a line of its own: the holder is named on
+        // the message's one line.
+        let first = out.stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.contains("locked by evil")
+                && first.contains("(session ")
+                && first.contains(" since "),
+            "{what}: {out}"
+        );
         let mut json_args = args.to_vec();
         json_args.push("--json");
         let out = repo.aahp(&json_args);

@@ -155,4 +155,32 @@ fn a_file_name_that_is_not_utf8_is_refused_up_front_with_the_name_escaped() {
     out.assert_code(2);
     assert!(out.stderr.contains("control characters"), "{out}");
     assert!(!out.stderr.contains('\u{1b}'), "{out}");
+    std::fs::remove_file(repo.path().join(".ai/handoff/x\u{1b}]0;t\u{7}.md")).unwrap();
+    // A name the manifest could not index as a key (a drive-like `a:`, a backslash, a
+    // leading `~`) is refused before anything is written, not written once and then
+    // refused by every reader.
+    let before = tree_state(&repo.path());
+    for name in [
+        "a:b.md",
+        "::error file=app.js::PWN.md",
+        "x\\y.md",
+        "~notes.md",
+    ] {
+        let path = format!(".ai/handoff/{name}");
+        repo.write(&path, "# x\n");
+        for args in [&["manifest"][..], &["status"], &["verify"]] {
+            let out = repo.aahp(args);
+            out.assert_code(2);
+            assert!(
+                out.stderr.contains("read as a drive"),
+                "{name} {args:?}\n{out}"
+            );
+        }
+        std::fs::remove_file(repo.path().join(&path)).unwrap();
+        assert_eq!(before, tree_state(&repo.path()), "{name} wrote");
+    }
+    // A colon elsewhere is an ordinary name.
+    repo.write(".ai/handoff/notes:2026.md", "# x\n");
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.aahp(&["status"]).assert_code(0);
 }

@@ -386,3 +386,37 @@ fn a_file_name_that_is_not_utf8_never_wedges_recover_or_commits_undo() {
     assert!(!has_lock(&repo) && !has_journal(&repo));
     repo.aahp(&["begin"]).assert_code(0);
 }
+
+/// A hand-planted lock whose fields hold a NUL byte (git refuses one in a commit message)
+/// never wedges `recover`: the fields reach the saved commit's message through the output
+/// boundary, escaped.
+#[test]
+fn a_nul_byte_planted_in_the_lock_never_wedges_recover() {
+    let repo = session_repo();
+    repo.aahp(&["begin", "--agent", "agent-b", "--session-id", "p"])
+        .assert_code(0);
+    // The session record is gone (another machine's lock, say): only the lock speaks.
+    std::fs::remove_dir_all(repo.path().join(".git/aahp/sessions")).unwrap();
+    let path = format!("{DIR}/HANDOFF.lock");
+    let mut lock: serde_json::Value = serde_json::from_str(&repo.read(&path)).unwrap();
+    lock["session_id"] = "a\u{0}b".into();
+    lock["agent"] = "ev\u{0}il".into();
+    repo.write(&path, serde_json::to_string(&lock).unwrap());
+    edit_like_a_session(&repo);
+    let out = repo.aahp(&["recover", "--force"]);
+    out.assert_code(0);
+    assert!(!has_lock(&repo) && !has_journal(&repo), "{out}");
+    let saved = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/aahp/recovered/",
+    ]);
+    let saved = saved.trim();
+    assert!(!saved.is_empty(), "{out}");
+    let message = repo.git(&["log", "-1", "--format=%B", saved]);
+    assert!(
+        message.contains(r"a\u{0}b") && message.contains(r"ev\u{0}il"),
+        "{message}"
+    );
+    repo.aahp(&["begin", "--agent", "next"]).assert_code(0);
+}

@@ -49,6 +49,16 @@ impl CmdOutput {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e})\n{self}"))
     }
+
+    /// The `files` a JSON `lint` report says it scanned.
+    pub fn linted_files(&self) -> Vec<String> {
+        self.json()["files"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no `files` list\n{self}"))
+            .iter()
+            .map(|f| f.as_str().unwrap_or_default().to_string())
+            .collect()
+    }
 }
 
 impl fmt::Display for CmdOutput {
