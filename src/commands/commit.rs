@@ -299,13 +299,15 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     let (session_id, agent, started) = take_lock(ctx, repo, &dir, args, base, pending.as_ref())?;
     // A session the handoff would misdescribe, or one another handoff landed under, is
     // declined with nothing changed; a lock taken just now is not left behind.
-    let checked = session_precheck(repo, &dir, base, args).and_then(|()| {
-        if started.is_some() && !args.accept_landed {
-            check_receipt(repo, &dir, base)
-        } else {
-            Ok(())
-        }
-    });
+    let checked = session_precheck(repo, &dir, base, args)
+        .and_then(|()| refuse_other_sessions_code(ctx, repo, &dir, &session_id))
+        .and_then(|()| {
+            if started.is_some() && !args.accept_landed {
+                check_receipt(repo, &dir, base)
+            } else {
+                Ok(())
+            }
+        });
     if let Err(e) = checked {
         if started.is_none() {
             let _ = lock::release(&dir);
@@ -816,6 +818,69 @@ fn check_receipt(repo: &Repo, dir: &HandoffDir, head: gix::ObjectId) -> Result<(
 /// code staged while the STATUS summary still holds init's placeholder, and a session with
 /// no LOG entry of its own and no `--log`. (Code with no STATUS.md update at all is the
 /// drift the pre-commit gate refuses later.)
+/// Refuses a commit that would sweep in code another live session staged: a staged path
+/// owned by another handoff directory (another package of a monorepo) whose lock a live
+/// session holds belongs to that session's commit, not this one (field notes, D5). Staged
+/// code of packages nobody is working on is this session's to commit, and the gate judges
+/// each package's drift.
+fn refuse_other_sessions_code(
+    ctx: &Context,
+    repo: &Repo,
+    dir: &HandoffDir,
+    session_id: &str,
+) -> Result<()> {
+    use crate::handoff::location;
+    let index = repo.index()?;
+    let changes = repo.staged_changes(&index)?;
+    let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    let known = location::configured(repo)?;
+    let discover = location::discovery_enabled(repo)?;
+    let owners = location::owners(repo, &paths, &known, discover, |pkg| {
+        Ok(Repo::index_has_dir(
+            &index,
+            &location::join(pkg, crate::handoff::DEFAULT_DIR),
+        ))
+    })?;
+    for (i, other) in owners.dirs.iter().enumerate() {
+        if other.rel == dir.rel {
+            continue;
+        }
+        let LockState::Held(held) = LockState::read(other)? else {
+            continue;
+        };
+        if held.session_id == session_id || held.is_stale(ctx.now) {
+            continue;
+        }
+        let theirs: Vec<&str> = paths
+            .iter()
+            .zip(&owners.owner)
+            .filter(|(_, o)| o.contains(&i) && !o.iter().any(|&j| owners.dirs[j].rel == dir.rel))
+            .map(|(p, _)| *p)
+            .collect();
+        if theirs.is_empty() {
+            continue;
+        }
+        let shown: Vec<String> = theirs
+            .iter()
+            .take(5)
+            .map(|p| boundary::clean_line(p))
+            .collect();
+        return Err(Error::Declined {
+            reason: format!(
+                "{} staged in {} belong{} to the live session {} of {} ({}); nothing was changed or committed",
+                shown.join(", "),
+                other.package_root(),
+                if theirs.len() == 1 { "s" } else { "" },
+                boundary::clean_line(&held.session_id),
+                boundary::clean_line(&held.agent),
+                other.rel,
+            ),
+            hint: "leave that code to its session's `git aahp commit`, or unstage it here                    (`git restore --staged PATH`) and run `git aahp commit` again",
+        });
+    }
+    Ok(())
+}
+
 fn session_precheck(
     repo: &Repo,
     dir: &HandoffDir,

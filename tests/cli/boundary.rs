@@ -756,10 +756,12 @@ fn assert_only_annotations(what: &str, out: &CmdOutput) -> Vec<WorkflowCommand> 
 
 /// File names that try to end the command, add a property, start another command or open a
 /// v1 command, each holding an injection the linter reports.
+/// Names carrying workflow-command syntax that a handoff directory can hold (a `:` as the
+/// second character reads as a drive and is refused up front, see `paths.rs`).
 const HOSTILE_NAMES: [&str; 4] = [
-    "::error file=app.js,line=1::PWNED.md",
+    "a ::error file=app.js,line=1::PWNED.md",
     "p%0A::warning::q,line=9,title=T.md",
-    "c:d::e,f=g.md",
+    "cd:d::e,f=g.md",
     "z ##[group]w.md",
 ];
 
@@ -785,9 +787,9 @@ fn github_annotations_cannot_be_forged_by_names_or_messages() {
         .collect();
     // Each name arrives whole in its own `file` property, cleaned as everywhere else.
     for want in [
-        "/::error file=app.js,line=1::PWNED.md",
+        "/a ::error file=app.js,line=1::PWNED.md",
         "/p%0A::warning::q,line=9,title=T.md",
-        "/c:d::e,f=g.md",
+        "/cd:d::e,f=g.md",
         "/z #\\#[group]w.md",
     ] {
         assert!(

@@ -387,3 +387,54 @@ fn lint_at_the_root_of_a_monorepo_lints_every_package() {
     repo.aahp(&["--dir", "packages/web/.ai/handoff", "lint"])
         .assert_code(0);
 }
+
+/// Code another live session staged in its own package is never swept into this session's
+/// commit (field notes, D5): the commit is refused naming it, and nothing changes.
+#[test]
+fn a_commit_never_sweeps_in_code_another_live_session_staged() {
+    let repo = monorepo(&["api", "web"]);
+    repo.aahp_in("packages/api", &["begin", "--agent", "a1", "-q"])
+        .assert_code(0);
+    repo.aahp_in("packages/web", &["begin", "--agent", "a2", "-q"])
+        .assert_code(0);
+    repo.write("packages/api/src/main.rs", "fn main() { api() }\n");
+    repo.write(
+        "packages/api/.ai/handoff/STATUS.md",
+        "# Status\n\napi() wired in.\n",
+    );
+    repo.write("packages/web/src/main.rs", "fn main() { web() }\n");
+    repo.git(&["add", "packages/api/src", "packages/web/src"]);
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    let index = std::fs::read(repo.path().join(".git/index")).unwrap();
+    let out = repo.aahp_in(
+        "packages/api",
+        &["commit", "--log", "Test session.", "-m", "api work"],
+    );
+    out.assert_code(1);
+    assert!(
+        out.stderr.contains(
+            "packages/web/src/main.rs staged in packages/web belongs to the live session"
+        ) && out.stderr.contains("a2"),
+        "{out}"
+    );
+    assert_eq!(repo.git(&["rev-parse", "HEAD"]), head);
+    assert_eq!(
+        std::fs::read(repo.path().join(".git/index")).unwrap(),
+        index
+    );
+    assert!(repo.exists("packages/api/.ai/handoff/HANDOFF.lock"));
+
+    // Unstaged, a1 commits its own work; a2's change is still there for a2.
+    repo.git(&["restore", "--staged", "packages/web/src"]);
+    repo.aahp_in(
+        "packages/api",
+        &["commit", "--log", "Test session.", "-m", "api work"],
+    )
+    .assert_code(0);
+    let files = repo.git(&["show", "--name-only", "--format=", "HEAD"]);
+    assert!(!files.contains("packages/web/"), "{files}");
+    assert_eq!(
+        repo.read("packages/web/src/main.rs"),
+        "fn main() { web() }\n"
+    );
+}
