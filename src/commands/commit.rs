@@ -24,7 +24,7 @@ use crate::git::{KeptIndex, Repo};
 use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::provenance::Provenance;
-use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, checksum, write_atomic};
+use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, checksum, write_atomic_batched};
 use crate::lint::Diagnostic;
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::journal::{Journal, SessionRecord, Step};
@@ -643,8 +643,11 @@ fn prepare(
     journal: &mut Journal,
 ) -> Result<Prepared> {
     let today = clock::utc_date(ctx.now);
+    // Each file is synced before its rename; the directory once, before the journal says
+    // everything is staged (below). A power loss in between is rolled back from the
+    // journal's saved copy, whichever renames it kept.
     let write = |name: &str, bytes: &[u8]| {
-        write_atomic(&dir.abs.join(name), bytes).map_err(|source| Error::Write {
+        write_atomic_batched(&dir.abs.join(name), bytes).map_err(|source| Error::Write {
             path: dir.path_of(name),
             source,
         })
@@ -732,6 +735,7 @@ fn prepare(
     remove.sort();
     remove.dedup();
     repo.stage(&add, &remove)?;
+    crate::handoff::sync_dir(&dir.abs);
     let tree = repo.write_index_tree()?;
     journal.step = Step::Committing;
     journal.planned_tree = Some(tree.to_string());

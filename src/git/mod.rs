@@ -1032,52 +1032,127 @@ impl Repo {
     }
 
     /// Writes a commit whose tree is `parent`'s tree with the paths `paths` (repository-relative)
-    /// taken from the working tree: present files are added, absent ones removed. Uses the
-    /// temporary index `index_file`, so neither the real index nor any ref changes. The commit is
-    /// not signed (it is a private safety copy) and falls back to a neutral identity when
-    /// none is configured, so that saving work never fails for want of `user.email`.
+    /// taken from the working tree: present files are added, absent ones removed. Written
+    /// in-process (blobs, trees, one commit object, as `git` writes loose objects: no fsync),
+    /// so neither the index nor any ref changes and no process is spawned (issue #14: four
+    /// `git` runs were a fifth of `commit`). The blobs hold the files' bytes as they are on
+    /// disk, which is what restoring them writes back. The commit is not signed (it is a
+    /// private safety copy) and falls back to a neutral identity when none is configured, so
+    /// that saving work never fails for want of `user.email`.
     pub fn snapshot_commit(
         &self,
         parent: Option<ObjectId>,
         paths: &[String],
         message: &str,
-        index_file: &Path,
     ) -> Result<ObjectId, GitError> {
-        let index = index_file.to_string_lossy().into_owned();
-        let env = [("GIT_INDEX_FILE", index.as_str())];
-        let _ = std::fs::remove_file(index_file);
-        let parent_hex = parent.map(|p| p.to_string());
-        match &parent_hex {
-            Some(p) => self.run(&["read-tree", p], &env)?,
-            None => self.run(&["read-tree", "--empty"], &env)?,
+        let tree = match parent {
+            Some(p) => self.commit_tree(p)?,
+            None => ObjectId::empty_tree(self.repo.object_hash()),
         };
-        if !paths.is_empty() {
-            let mut args = vec!["update-index", "--add", "--remove", "--"];
-            args.extend(paths.iter().map(String::as_str));
-            self.run(&args, &env)?;
+        let mut editor = self.repo.edit_tree(tree).map_err(read_err(format!(
+            "save the handoff files: read tree {tree}"
+        )))?;
+        // As `git update-index` with `core.fileMode` false: a file keeps the mode its entry had.
+        let file_mode = self.repo.config_snapshot().boolean("core.fileMode") != Some(false);
+        for path in paths {
+            let abs = self.workdir.join(path);
+            let meta = match std::fs::symlink_metadata(&abs) {
+                Ok(meta) => meta,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    editor
+                        .remove(path.as_str())
+                        .map_err(read_err(format!("save the handoff files: remove {path}")))?;
+                    continue;
+                }
+                Err(e) => return Err(read_err(format!("save the handoff files: read {path}"))(e)),
+            };
+            let (bytes, kind) = if meta.file_type().is_symlink() {
+                let target = std::fs::read_link(&abs)
+                    .map_err(read_err(format!("save the handoff files: read {path}")))?;
+                (
+                    gix::path::os_str_into_bstr(target.as_os_str())
+                        .map_err(read_err(format!("save the handoff files: read {path}")))?
+                        .to_vec(),
+                    gix::object::tree::EntryKind::Link,
+                )
+            } else if meta.is_file() {
+                let bytes = std::fs::read(&abs)
+                    .map_err(read_err(format!("save the handoff files: read {path}")))?;
+                let executable = if file_mode {
+                    std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0
+                } else {
+                    self.tree_file_mode(parent, path)?
+                        == Some(gix::object::tree::EntryKind::BlobExecutable)
+                };
+                let kind = if executable {
+                    gix::object::tree::EntryKind::BlobExecutable
+                } else {
+                    gix::object::tree::EntryKind::Blob
+                };
+                (bytes, kind)
+            } else {
+                return Err(GitError::Read {
+                    action: format!("save the handoff files: {path}"),
+                    source: "is not a regular file or a symbolic link".into(),
+                });
+            };
+            let id = self
+                .repo
+                .write_blob(&bytes)
+                .map_err(read_err(format!("save the handoff files: write {path}")))?;
+            editor
+                .upsert(path.as_str(), kind, id)
+                .map_err(read_err(format!("save the handoff files: write {path}")))?;
         }
-        let tree = self.run(&["write-tree"], &env)?;
-        let _ = std::fs::remove_file(index_file);
-        let tree = tree.trim().to_string();
-        let mut args = vec!["commit-tree", "--no-gpg-sign", tree.as_str(), "-m", message];
-        if let Some(p) = &parent_hex {
-            args.extend(["-p", p.as_str()]);
-        }
-        let out = match self.run(&args, &[]) {
-            Ok(out) => out,
-            Err(GitError::Command { .. }) => {
-                let mut fallback = vec![
-                    "-c",
-                    "user.name=git-aahp",
-                    "-c",
-                    "user.email=git-aahp@localhost",
-                ];
-                fallback.extend(args.iter().copied());
-                self.run(&fallback, &[])?
-            }
-            Err(e) => return Err(e),
+        let tree = editor
+            .write()
+            .map_err(read_err("save the handoff files: write the tree"))?
+            .detach();
+        let fallback = || gix::actor::SignatureRef {
+            name: "git-aahp".into(),
+            email: "git-aahp@localhost".into(),
+            time: "",
         };
-        Self::parse_id(&args, &out)
+        let now = gix::date::Time::now_local_or_utc().to_string();
+        let committer = match self.repo.committer() {
+            Some(Ok(c)) => c,
+            _ => gix::actor::SignatureRef {
+                time: now.as_str(),
+                ..fallback()
+            },
+        };
+        let author = match self.repo.author() {
+            Some(Ok(a)) => a,
+            _ => committer,
+        };
+        let mut message = message.to_string();
+        if !message.ends_with('\n') {
+            message.push('\n');
+        }
+        let commit = self
+            .repo
+            .new_commit_as(committer, author, message, tree, parent)
+            .map_err(read_err("save the handoff files: write the commit"))?;
+        Ok(commit.id)
+    }
+
+    /// The kind of the entry at `path` in `commit`'s tree, if any.
+    fn tree_file_mode(
+        &self,
+        commit: Option<ObjectId>,
+        path: &str,
+    ) -> Result<Option<gix::object::tree::EntryKind>, GitError> {
+        let Some(commit) = commit else {
+            return Ok(None);
+        };
+        let tree = self
+            .repo
+            .find_tree(self.commit_tree(commit)?)
+            .map_err(read_err(format!("read the tree of {commit}")))?;
+        let entry = tree
+            .lookup_entry_by_path(path)
+            .map_err(read_err(format!("look up {path} in {commit}")))?;
+        Ok(entry.map(|e| e.mode().kind()))
     }
 
     /// Stages `add` from the working tree (even when a `.gitignore` matches them) and removes
@@ -1088,9 +1163,22 @@ impl Repo {
             args.extend(add.iter().map(String::as_str));
             self.run(&args, &[])?;
         }
+        // `git rm --cached --ignore-unmatch` of paths the index does not hold changes
+        // nothing: it is run only for those it holds (usually none: no spawn).
+        let index = self.index()?;
+        let remove: Vec<&str> = remove
+            .iter()
+            .map(String::as_str)
+            .filter(|p| {
+                index
+                    .entries()
+                    .iter()
+                    .any(|e| e.path(&index) == p.as_bytes())
+            })
+            .collect();
         if !remove.is_empty() {
             let mut args = vec!["rm", "-q", "--cached", "--ignore-unmatch", "--"];
-            args.extend(remove.iter().map(String::as_str));
+            args.extend(remove);
             self.run(&args, &[])?;
         }
         Ok(())

@@ -198,7 +198,12 @@ impl BlobCache {
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        let _ = super::write_atomic(&path, text.as_bytes());
+        // Token counts need no fsync: each line carries a check, so a line a power loss
+        // damaged is counted again. Checksum lines have none, so that file is synced.
+        let _ = match self.kind {
+            Kind::TokenCounts => super::write_cache_file(&path, text.as_bytes()),
+            Kind::Checksums => super::write_atomic(&path, text.as_bytes()),
+        };
     }
 }
 

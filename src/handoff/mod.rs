@@ -772,6 +772,41 @@ pub fn line_count(bytes: &[u8]) -> usize {
 /// A file that exists keeps its permission bits; a new file gets `0666` less the umask, as
 /// any other tool's new file would (issue #12: everything used to become `0600`).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace_file(path, bytes, Durability::FileAndDirectory)
+}
+
+/// [`write_atomic`] without the directory's fsync, for a batch of writes into one
+/// directory that the caller then makes durable at once with [`sync_dir`] (issue #14:
+/// `commit` rewrote up to seven files of the handoff directory and synced it seven times).
+/// The file's content is synced before the rename, so the name never points at unwritten
+/// data.
+pub fn write_atomic_batched(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace_file(path, bytes, Durability::File)
+}
+
+/// [`write_atomic`] with no fsync at all, for a cache that is safe to lose or find damaged
+/// (every reader checks each line): the rename still keeps readers from half a file.
+pub fn write_cache_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace_file(path, bytes, Durability::None)
+}
+
+/// Makes the renames into `dir` durable (fsync of the directory); best effort, like the
+/// directory fsync of [`write_atomic`].
+pub fn sync_dir(dir: &Path) {
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// What [`replace_file`] syncs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Durability {
+    FileAndDirectory,
+    File,
+    None,
+}
+
+fn replace_file(path: &Path, bytes: &[u8], durability: Durability) -> std::io::Result<()> {
     use std::io::Write;
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let mut builder = tempfile::Builder::new();
@@ -789,10 +824,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         tmp.as_file().set_permissions(perm)?;
     }
     tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
+    if durability != Durability::None {
+        tmp.as_file().sync_all()?;
+    }
     tmp.persist(path).map_err(|e| e.error)?;
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
+    if durability == Durability::FileAndDirectory {
+        sync_dir(dir);
     }
     Ok(())
 }

@@ -331,9 +331,7 @@ fn not_regular(meta: &std::fs::Metadata) -> String {
 }
 
 pub(crate) fn sync_dir(dir: &Path) {
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
+    crate::handoff::sync_dir(dir);
 }
 
 /// Returns the host name (Linux `/proc`, else `HOSTNAME`/`COMPUTERNAME`, else `unknown`).

@@ -169,15 +169,7 @@ pub fn save_worktree(
     let mut names = worktree_files(dir)?;
     names.extend(commit_files(repo, parent, dir)?);
     let paths: Vec<String> = names.iter().map(|n| dir.path_of(n)).collect();
-    std::fs::create_dir_all(journal::state_dir(repo)).map_err(|source| Error::Write {
-        path: journal::state_dir(repo).display().to_string(),
-        source,
-    })?;
-    let index = journal::state_dir(repo).join("snapshot.index");
-    let saved = repo.snapshot_commit(parent, &paths, message, &index);
-    // Also when git failed: the temporary index is never left behind.
-    let _ = std::fs::remove_file(&index);
-    Ok(saved?)
+    Ok(repo.snapshot_commit(parent, &paths, message)?)
 }
 
 /// Makes the handoff directory in the working tree hold exactly `commit`'s handoff files

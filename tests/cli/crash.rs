@@ -705,3 +705,69 @@ fn randomised_sigkill_over_commit_archive_and_recover_keeps_the_invariants() {
          wanted): {report}"
     );
 }
+
+/// The journal's copy of the session's files is the commit `git` itself would save of them
+/// (`read-tree` of the base, `update-index --add --remove`, `write-tree`): it is written
+/// in-process now (issue #14), and recovery restores from it. A new executable file, a
+/// deleted file and edited ones are all in it, with their modes; the lock is not.
+#[test]
+fn the_journal_copy_is_the_tree_git_would_save() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = session_repo_with_log(&log_with(11, 20));
+    repo.write(&format!("{DIR}/scratch.txt"), "old notes\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "scratch notes"]);
+    let base = head(&repo);
+    edit_like_a_session(&repo);
+    std::fs::remove_file(repo.path().join(DIR).join("scratch.txt")).unwrap();
+    let tool = repo.path().join(DIR).join("tool.sh");
+    std::fs::write(&tool, "#!/bin/sh\r\necho checked\r\n").unwrap();
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = repo.aahp_env(
+        ".",
+        &[
+            "commit",
+            "-m",
+            "Parser finished",
+            "--session-id",
+            "saved-copy",
+        ],
+        &[("AAHP_FAILPOINT", "commit:journal")],
+    );
+    assert_eq!(out.code, -1, "expected an abort at the journal\n{out}");
+    let journals: Vec<_> = std::fs::read_dir(repo.path().join(".git/aahp/journals"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    assert_eq!(journals.len(), 1, "{journals:?}");
+    let journal: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&journals[0]).unwrap()).unwrap();
+    let saved = journal["saved_commit"].as_str().unwrap();
+
+    let mut paths: Vec<String> = std::fs::read_dir(repo.path().join(DIR))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "HANDOFF.lock" && !n.starts_with(".aahp-tmp-"))
+        .map(|n| format!("{DIR}/{n}"))
+        .collect();
+    paths.push(format!("{DIR}/scratch.txt"));
+    let index = repo.path().join(".git/expected.index");
+    let env = [("GIT_INDEX_FILE", index.as_os_str())];
+    repo.git_env(&["read-tree", &base], &env).assert_code(0);
+    let mut args = vec!["update-index", "--add", "--remove", "--"];
+    args.extend(paths.iter().map(String::as_str));
+    repo.git_env(&args, &env).assert_code(0);
+    let expected = repo.git_env(&["write-tree"], &env);
+    expected.assert_code(0);
+    assert_eq!(
+        repo.git(&["rev-parse", &format!("{saved}^{{tree}}")])
+            .trim(),
+        expected.stdout.trim()
+    );
+    assert_eq!(repo.git(&["rev-parse", &format!("{saved}^")]).trim(), base);
+    let listing = repo.git(&["ls-tree", saved, &format!("{DIR}/")]);
+    assert!(listing.contains("100755 blob"), "{listing}");
+    assert!(!listing.contains("scratch.txt"), "{listing}");
+    assert!(!listing.contains("HANDOFF.lock"), "{listing}");
+}
