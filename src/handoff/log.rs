@@ -33,7 +33,7 @@ pub const DEFAULT_ARCHIVE_PREAMBLE: &str = "# AAHP: Archived Agent Journal\n\n> 
 const SEPARATOR: &str = "\n\n---\n\n";
 
 /// One journal entry: from a dated `## ` heading to the next one.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct LogEntry {
     /// The heading line, trimmed (the index's `title`).
     pub header: String,
@@ -46,8 +46,23 @@ pub struct LogEntry {
     pub line: usize,
     /// The entry exactly as it appears in the file (separators and line endings included).
     pub raw: String,
-    digest: String,
+    /// The digest of `text`, computed when first asked for (issue #14: `commit` parses
+    /// LOG.md several times and most parses never look at a digest).
+    digest: std::sync::OnceLock<String>,
 }
+
+/// The digest is a function of `text`, so it takes no part in equality.
+impl PartialEq for LogEntry {
+    fn eq(&self, other: &Self) -> bool {
+        self.header == other.header
+            && self.date == other.date
+            && self.text == other.text
+            && self.line == other.line
+            && self.raw == other.raw
+    }
+}
+
+impl Eq for LogEntry {}
 
 /// A parsed journal (LOG.md or LOG-ARCHIVE.md).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -329,16 +344,16 @@ impl LogEntry {
     /// Returns the entry's digest as the reference computes it (lowercase hex SHA-256 of the
     /// normalised text, trimmed, plus `\n`).
     pub fn digest(&self) -> String {
-        self.digest.clone()
+        self.digest_str().to_string()
     }
 
     fn digest_str(&self) -> &str {
-        &self.digest
+        self.digest.get_or_init(|| digest_of(&self.text))
     }
 
     fn moved(&self) -> MovedEntry {
         MovedEntry {
-            sha256: self.digest.clone(),
+            sha256: self.digest(),
             title: self.header.clone(),
             date: self.date.map(|d| d.to_string()),
             line: self.line,
@@ -379,7 +394,7 @@ impl LogFile {
                 LogEntry {
                     header: lines[i].text.trim_matches(is_py_space).to_string(),
                     date,
-                    digest: digest_of(&text),
+                    digest: std::sync::OnceLock::new(),
                     text,
                     line: i + 1,
                     raw: raw.to_string(),
@@ -1251,7 +1266,7 @@ fn check_kept(before: &LogFile, after: &LogFile, keep: usize) -> Result<(), LogE
     }
     let mut it = before.entries.iter();
     for d in &after.entries {
-        if !it.any(|b| b.digest == d.digest) {
+        if !it.any(|b| b.digest_str() == d.digest_str()) {
             return fail(format!("{LOG_FILE} entries were reordered or altered"));
         }
     }
