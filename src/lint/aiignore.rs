@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
-use super::engine::{Finding, Scan};
+use super::engine::{Finding, MAX_FINDINGS, Scan, cap_finding};
 use super::redacted;
 use super::registry::IGN001;
 use super::rules::pii::email_exemption;
@@ -438,12 +438,28 @@ impl AiIgnore {
         // The spans the exceptions match on the current line, found once per line.
         let mut excepted: (usize, Vec<(usize, usize)>) = (usize::MAX, Vec::new());
         super::steps::add(todo.len() as u64);
+        // Findings per pattern: past MAX_FINDINGS a pattern stops (CFG006, fail closed).
+        let mut found = vec![0usize; self.patterns.len()];
         for (ls, le, p) in todo {
             let pat = &self.patterns[p];
             let line = &text[ls..le];
             let Some(re) = pat.re.get() else { continue };
             for c in re.captures_iter(line.as_bytes()) {
                 let m = c.get(0).expect("group 0");
+                if found[p] >= MAX_FINDINGS {
+                    if found[p] == MAX_FINDINGS {
+                        let s = super::text::floor_char(text, ls + m.start());
+                        let secret = pat.section == Section::Secrets;
+                        let end = if secret {
+                            text.len()
+                        } else {
+                            super::text::ceil_char(text, s + 1)
+                        };
+                        out.push(cap_finding(&IGN001, MAX_FINDINGS, s, end, secret));
+                        found[p] += 1;
+                    }
+                    break;
+                }
                 let (mut s, mut e) = (ls + m.start(), ls + m.end());
                 if let Some(t) = c.name("t") {
                     s = ls + t.start();
@@ -514,6 +530,7 @@ impl AiIgnore {
                     f.kind = Some("aiignore-injection");
                 }
                 out.push(f);
+                found[p] += 1;
             }
         }
     }

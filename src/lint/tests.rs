@@ -622,3 +622,38 @@ fn decoders_stop_after_their_cap_and_fail_closed() {
         assert_eq!(cap[0].line, 2 * MAX_DECODED + 1, "{what}");
     }
 }
+
+#[test]
+fn an_aiignore_pattern_stops_after_its_cap_and_redacts_the_rest() {
+    use super::engine::MAX_FINDINGS;
+    let ignore = "# Secrets\nre:\\bTOKEN-[0-9]{4}[a-z]{4}\\b\n";
+    let text = (0..MAX_FINDINGS + 50)
+        .map(|i| expand("TOKEN-{D:4}{L:4} ", i as u64))
+        .collect::<String>();
+    let mut cfg = LintConfig::empty(jiff::civil::date(2000, 1, 1));
+    cfg.aiignore = Some(aiignore::AiIgnore::parse(".aiignore", ignore).unwrap());
+    let file = LintFile {
+        path: "x/NOTES.md".into(),
+        name: "NOTES.md".into(),
+        bytes: text.as_bytes(),
+    };
+    let d = lint(&cfg, &[file]).unwrap().diagnostics;
+    assert!(d.iter().any(|d| d.rule == "IGN001" && d.is_blocking()));
+    let cap: Vec<&Diagnostic> = d
+        .iter()
+        .filter(|d| d.rule == "CFG006" && d.message.contains("findings of IGN001"))
+        .collect();
+    assert_eq!(cap.len(), 1, "{d:#?}");
+    assert!(cap[0].is_blocking());
+    // What the pattern no longer judged counts as secret: redacted wherever it is shown.
+    let last = text.rfind("TOKEN").unwrap();
+    let spans = UserSecrets::parse(".aiignore", ignore)
+        .unwrap()
+        .spans(&text);
+    assert!(
+        spans
+            .iter()
+            .any(|&(s, e)| s <= last && e >= text.trim_end().len()),
+        "{spans:?}"
+    );
+}
