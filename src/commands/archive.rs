@@ -334,6 +334,10 @@ pub(crate) fn planned_manifest(
 
 /// Writes MANIFEST.json.
 pub(crate) fn write_manifest(dir: &HandoffDir, bytes: &[u8]) -> Result<()> {
+    failpoint::error("manifest:write").map_err(|source| Error::Write {
+        path: dir.path_of(MANIFEST),
+        source,
+    })?;
     write_file(dir, MANIFEST, bytes)
 }
 
@@ -598,7 +602,17 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         final_archive = archive_text;
     }
     if let Some(bytes) = manifest {
-        write_manifest(&dir, &bytes)?;
+        write_manifest(&dir, &bytes).map_err(|e| match (&rotation, e) {
+            // The rotation is complete and verified; only the manifest lags behind it. Say
+            // so, and how to finish: nothing is rolled back, and nothing was lost.
+            (Some(_), Error::Write { path, source }) => Error::Other {
+                context: format!(
+                    "LOG.md was rotated into {ARCHIVE_FILE} and {INDEX_FILE} (every entry kept),                      but {path} could not be written, so its checksums lag behind: once it is                      writable, `git aahp archive` or `git aahp manifest` completes the run"
+                ),
+                source: Some(Box::new(source)),
+            },
+            (_, e) => e,
+        })?;
         report.written.push(dir.path_of(MANIFEST));
     }
     failpoint::hit("archive:after-manifest");

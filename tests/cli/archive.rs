@@ -925,6 +925,31 @@ fn archive_that_fails_midway_puts_every_file_back() {
     }
 }
 
+/// The rotation is complete when MANIFEST.json cannot be written (a full disk, an immutable
+/// file): nothing is rolled back, no entry is lost, and the error says the run is completed by
+/// running `archive` (or `manifest`) again, which it is.
+#[test]
+fn archive_whose_manifest_cannot_be_written_says_how_it_completes() {
+    let log = journal(14);
+    let want = uninterrupted(&|| repo_with_log(&log));
+    let repo = repo_with_log(&log);
+    let out = repo.aahp_env(".", &["archive"], &[("AAHP_FAILPOINT", "manifest:write")]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains("LOG.md was rotated")
+            && out.stderr.contains("every entry kept")
+            && out
+                .stderr
+                .contains("`git aahp archive` or `git aahp manifest` completes the run")
+            && out.stderr.contains("injected failure"),
+        "{out}"
+    );
+    repo.aahp(&["verify"]).assert_code(1);
+    repo.aahp(&["archive"]).assert_code(0);
+    assert_eq!(journal_files(&repo), want);
+    repo.aahp(&["verify"]).assert_code(0);
+}
+
 #[test]
 fn archive_half_rotated_by_a_failed_rollback_is_completed_by_recover_or_rerun() {
     let log = journal(14);
