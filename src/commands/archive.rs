@@ -259,6 +259,17 @@ pub(crate) fn file_text(dir: &HandoffDir, snap: &Snapshot, name: &str) -> Result
     ))
 }
 
+/// Like [`file_text`], but moves the bytes out of the snapshot instead of copying them.
+fn take_text(dir: &HandoffDir, snap: &mut Snapshot, name: &str) -> Result<Option<String>> {
+    let Some(bytes) = snap.files.remove(name) else {
+        return Ok(None);
+    };
+    crate::handoff::decode_text(&dir.path_of(name), &bytes)?;
+    Ok(Some(
+        String::from_utf8(bytes).expect("decode_text validated the UTF-8"),
+    ))
+}
+
 /// Reads `aahp.keep`, refusing anything but a positive integer.
 fn configured_keep(repo: &Repo) -> Result<usize> {
     match repo.config_string(KEEP_CONFIG) {
@@ -406,17 +417,17 @@ pub fn write_rotation(
         .filter(|(changed, ..)| *changed)
         .map(|(_, name, before, after, splice)| {
             let old = before.map(str::as_bytes);
-            match (splice, old) {
-                (Some(s), Some(old)) => Change {
+            match splice {
+                Some(s) => Change {
                     name,
                     before: None,
                     after: s.text.as_bytes(),
                     splice: Some(SpliceAt {
                         keep: s.keep as u64,
-                        old_tail: &old[s.keep..],
+                        old_tail: s.old_tail.as_bytes(),
                     }),
                 },
-                _ => Change {
+                None => Change {
                     name,
                     before: old,
                     after: after.as_bytes(),
@@ -470,16 +481,17 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         // handoff, so no live writer owns one.
         crate::transaction::remove_temp_files(&dir);
     }
-    let snap = dir.snapshot(repo, Source::Worktree)?;
-    let log_text = file_text(&dir, &snap, LOG_FILE)?.ok_or_else(|| {
+    let mut snap = dir.snapshot(repo, Source::Worktree)?;
+    // Taken out of the snapshot, not copied: the archive and its index may be megabytes.
+    let mut log_text = take_text(&dir, &mut snap, LOG_FILE)?.ok_or_else(|| {
         Error::invalid(
             dir.path_of(LOG_FILE),
             None,
             "not found: there is no journal to archive",
         )
     })?;
-    let archive_text = file_text(&dir, &snap, ARCHIVE_FILE)?;
-    let index_text = file_text(&dir, &snap, INDEX_FILE)?;
+    let mut archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
+    let mut index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
     if args.verify {
         let mut problems = log::verify_archive(
             &log_text,
@@ -507,7 +519,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     let old_manifest = Manifest::from_snapshot(&dir, &snap)?;
     // The archive and its index as HEAD holds them were judged when they were committed:
     // then only the end of each is read and only what is appended is checked (issue #14).
-    let trusted = match (&archive_text, &index_text) {
+    let trusted = match (&mut archive_text, &mut index_text) {
         (Some(a), Some(i)) if pending.is_none() && trusted_pair(repo, &dir)? => {
             log::rotate_onto_trusted(&log_text, a, i, keep)
                 .map_err(|e| e.into_error(|f| dir.path_of(f)))?
@@ -550,32 +562,39 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     // megabytes, and peak memory is bounded by a small multiple of it (issue #14).
     let mut rotation = rotation;
     let mut after = snap;
-    let only_for: Option<&[&str]> = match &mut rotation {
-        Some(rot) => {
-            for (name, text) in [
-                (LOG_FILE, &mut rot.log),
-                (ARCHIVE_FILE, &mut rot.archive),
-                (INDEX_FILE, &mut rot.index),
-            ] {
-                after
-                    .files
-                    .insert(name.to_string(), std::mem::take(text).into_bytes());
-            }
-            None
-        }
+    let only_for: Option<&[&str]> = match &rotation {
+        Some(_) => None,
         None => Some(&[LOG_FILE, ARCHIVE_FILE, INDEX_FILE]),
     };
-    let manifest = planned_manifest(ctx, &dir, old_manifest.as_ref(), &after, only_for);
-    if let Some(rot) = &mut rotation {
-        for (name, text) in [
-            (LOG_FILE, &mut rot.log),
-            (ARCHIVE_FILE, &mut rot.archive),
-            (INDEX_FILE, &mut rot.index),
-        ] {
-            let bytes = after.files.remove(name).unwrap_or_default();
-            *text = String::from_utf8(bytes).expect("lent as a String");
+    let manifest = {
+        let mut lent = match &mut rotation {
+            Some(rot) => [
+                (LOG_FILE, Some(&mut rot.log)),
+                (ARCHIVE_FILE, Some(&mut rot.archive)),
+                (INDEX_FILE, Some(&mut rot.index)),
+            ],
+            None => [
+                (LOG_FILE, Some(&mut log_text)),
+                (ARCHIVE_FILE, archive_text.as_mut()),
+                (INDEX_FILE, index_text.as_mut()),
+            ],
+        };
+        for (name, text) in &mut lent {
+            if let Some(text) = text {
+                after
+                    .files
+                    .insert((*name).to_string(), std::mem::take(*text).into_bytes());
+            }
         }
-    }
+        let planned = planned_manifest(ctx, &dir, old_manifest.as_ref(), &after, only_for);
+        for (name, text) in &mut lent {
+            if let Some(text) = text {
+                let bytes = after.files.remove(*name).unwrap_or_default();
+                **text = String::from_utf8(bytes).expect("lent as a String");
+            }
+        }
+        planned
+    };
     drop(after);
     let manifest = manifest?;
     let final_log;

@@ -123,6 +123,9 @@ pub struct Splice {
     pub keep: usize,
     /// What follows them in the new file.
     pub text: String,
+    /// What followed them in the old file (the index's closing `]` and `}`): written back
+    /// to roll the splice back.
+    pub old_tail: String,
 }
 
 /// An entry moved into the archive, as reported to the user.
@@ -753,6 +756,7 @@ pub fn rotate(
             Some(Splice {
                 keep: old.len(),
                 text,
+                old_tail: String::new(),
             }),
         )
     } else {
@@ -768,6 +772,7 @@ pub fn rotate(
                     index_insertion(end.empty, &new_index),
                     &src[end.cut..]
                 ),
+                old_tail: src[end.cut..].to_string(),
             }),
         _ => None,
     };
@@ -827,10 +832,14 @@ pub fn rotate(
 /// `entries` list cannot be located (the legacy layout among others), or moved entries
 /// holding code fences (which could pair with an unclosed fence in the old archive and
 /// change how it reads).
+///
+/// The old texts are taken from `archive` and `index` and extended in place when it
+/// rotates (they are left as they were otherwise): the archive may be megabytes, and it is
+/// not copied.
 pub fn rotate_onto_trusted(
     log: &str,
-    archive: &str,
-    index: &str,
+    archive: &mut String,
+    index: &mut String,
     keep: usize,
 ) -> Result<Trusted, LogError> {
     if keep == 0 {
@@ -856,11 +865,14 @@ pub fn rotate_onto_trusted(
         return Ok(Trusted::Declined);
     }
     let new_index: Vec<IndexEntry> = appended.iter().map(|e| as_index(e)).collect();
-    let index_text = format!(
-        "{}{}",
-        index_insertion(end.empty, &new_index),
-        &index[end.cut..]
-    );
+    let old_tail = index[end.cut..].to_string();
+    let index_text = format!("{}{old_tail}", index_insertion(end.empty, &new_index));
+    let archive_len = archive.len();
+    let mut new_archive = std::mem::take(archive);
+    new_archive.push_str(&text);
+    let mut new_index = std::mem::take(index);
+    new_index.truncate(end.cut);
+    new_index.push_str(&index_text);
     let rotation = Rotation {
         log: parsed.render_with(
             parsed
@@ -870,8 +882,8 @@ pub fn rotate_onto_trusted(
                 .filter(|(i, _)| kept_set.contains(i))
                 .map(|(_, e)| e),
         ),
-        archive: format!("{archive}{text}"),
-        index: format!("{}{index_text}", &index[..end.cut]),
+        archive: new_archive,
+        index: new_index,
         moved: moved.len(),
         moved_entries: moved.iter().map(|e| e.moved()).collect(),
         kept: kept_set.len(),
@@ -880,12 +892,14 @@ pub fn rotate_onto_trusted(
         archive_changed: true,
         index_changed: true,
         archive_splice: Some(Splice {
-            keep: archive.len(),
+            keep: archive_len,
             text,
+            old_tail: String::new(),
         }),
         index_splice: Some(Splice {
             keep: end.cut,
             text: index_text,
+            old_tail,
         }),
         archived: Some(end.count + moved.len()),
     };
@@ -1555,7 +1569,8 @@ mod tests {
         assert!(verify_archive(&rot2.log, Some(&rot2.archive), Some(&rot2.index), 2).is_empty());
         // Trusting the old files gives the same result, checking only what was appended.
         let Trusted::Rotated(fast) =
-            rotate_onto_trusted(&more, &rot.archive, &rot.index, 2).unwrap()
+            rotate_onto_trusted(&more, &mut rot.archive.clone(), &mut rot.index.clone(), 2)
+                .unwrap()
         else {
             panic!("the trusted rotation declined")
         };
@@ -1594,7 +1609,7 @@ mod tests {
             rotate(&log, Some(&archive), Some(&index), 1)
                 .unwrap()
                 .unwrap(),
-            match rotate_onto_trusted(&log, &archive, &index, 1).unwrap() {
+            match rotate_onto_trusted(&log, &mut archive.clone(), &mut index.clone(), 1).unwrap() {
                 Trusted::Rotated(r) => *r,
                 other => panic!("{other:?}"),
             },
@@ -1647,13 +1662,20 @@ mod tests {
         let fenced = "## [2026-01-03] a: code\n\n```\nx\n```\n";
         let log = append_entry(&append_entry(&rot.log, fenced), &entry("2026-01-04", 4));
         let declined = |log: &str, index: &str| {
-            rotate_onto_trusted(log, &rot.archive, index, 1).unwrap() == Trusted::Declined
+            rotate_onto_trusted(log, &mut rot.archive.clone(), &mut index.to_string(), 1).unwrap()
+                == Trusted::Declined
         };
         assert!(declined(&log, &rot.index));
         let log = append_entry(&rot.log, &entry("2026-01-04", 4));
         assert!(declined(&log, "{\"archived\": []}"));
         assert_eq!(
-            rotate_onto_trusted(&rot.log, &rot.archive, &rot.index, 1).unwrap(),
+            rotate_onto_trusted(
+                &rot.log,
+                &mut rot.archive.clone(),
+                &mut rot.index.clone(),
+                1
+            )
+            .unwrap(),
             Trusted::UpToDate { archived: 1 }
         );
     }
