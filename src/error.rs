@@ -81,11 +81,11 @@ pub enum Error {
     /// `HANDOFF.lock` is held by another session.
     // Lock fields are anyone's text: kept on one line (a newline would start a line of its
     // own), the rest of the boundary's cleaning follows in the error sink.
-    #[error("the handoff is locked by {} (session {}) since {}{}", line(&.0.agent), line(&.0.session_id), .0.since, if .0.stale { " — the lock is past its expiry and looks stale" } else { "" })]
+    #[error("the handoff is locked by {} (session {}) since {}{}", line(&.0.agent), line(&.0.session_id), line(&.0.since), if .0.stale { " — the lock is past its expiry and looks stale" } else { "" })]
     Locked(Box<LockHolder>),
     /// The caller's own session holds the lock and has not expired: it is live, not
     /// interrupted, so `recover` leaves it alone unless forced (issue #17).
-    #[error("this is your own live session: {} (session {}) since {}, its lock valid until {}; nothing was recovered", line(&.0.agent), line(&.0.session_id), .0.since, line(.0.expires.as_deref().unwrap_or("unknown")))]
+    #[error("this is your own live session: {} (session {}) since {}, its lock valid until {}; nothing was recovered", line(&.0.agent), line(&.0.session_id), line(&.0.since), line(.0.expires.as_deref().unwrap_or("unknown")))]
     LiveSession(Box<LockHolder>),
     /// Text from the command line that would be written into the handoff (or a commit or
     /// tag) holds something the linter blocks, such as a secret: nothing was written.

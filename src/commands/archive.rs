@@ -626,7 +626,9 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
             // so, and how to finish: nothing is rolled back, and nothing was lost.
             (Some(_), Error::Write { path, source }) => Error::Other {
                 context: format!(
-                    "LOG.md was rotated into {ARCHIVE_FILE} and {INDEX_FILE} (every entry kept),                      but {path} could not be written, so its checksums lag behind: once it is                      writable, `git aahp archive` or `git aahp manifest` completes the run"
+                    "LOG.md was rotated into {ARCHIVE_FILE} and {INDEX_FILE} (every entry kept), \
+                     but {path} could not be written, so its checksums lag behind: once it is \
+                     writable, `git aahp archive` or `git aahp manifest` completes the run"
                 ),
                 source: Some(Box::new(source)),
             },

@@ -879,7 +879,8 @@ fn refuse_other_sessions_code(
                 boundary::clean_line(&held.agent),
                 other.rel,
             ),
-            hint: "leave that code to its session's `git aahp commit`, or unstage it here                    (`git restore --staged PATH`) and run `git aahp commit` again",
+            hint: "leave that code to its session's `git aahp commit`, or unstage it here \
+                   (`git restore --staged PATH`) and run `git aahp commit` again",
         });
     }
     Ok(())

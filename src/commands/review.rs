@@ -735,13 +735,13 @@ fn criteria_items(
     text: &str,
 ) -> Result<Vec<CriteriaItem>> {
     let manifest = Manifest::from_snapshot(dir, snap)?;
-    let tasks = manifest.as_ref().map_or_else(Vec::new, Manifest::tasks);
-    let done = |id: &str| {
-        tasks
-            .iter()
-            .find(|(t, _)| t == id)
-            .map(|(_, t)| t.get("status").and_then(Value::as_str) == Some("done"))
-    };
+    let done_by_id: std::collections::HashMap<String, bool> = manifest
+        .as_ref()
+        .map_or_else(Vec::new, Manifest::tasks)
+        .into_iter()
+        .map(|(id, t)| (id, t.get("status").and_then(Value::as_str) == Some("done")))
+        .collect();
+    let done = |id: &str| done_by_id.get(id).copied();
     Ok(criteria::findings(text, &done)
         .into_iter()
         .map(|f| CriteriaItem {

@@ -740,14 +740,29 @@ fn run_bounded(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
-    let out = child
-        .stdout
-        .take()
-        .map(|o| std::thread::spawn(move || drain(o)));
-    let err = child
-        .stderr
-        .take()
-        .map(|e| std::thread::spawn(move || drain(e)));
+    // Readers hand their text over a channel, so that a command whose own children keep its
+    // output open (`sleep 1000 & exit 0`) cannot hold this one past its limit.
+    let reader = |stream: Option<Box<dyn Read + Send>>| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        if let Some(s) = stream {
+            std::thread::spawn(move || {
+                let _ = tx.send(drain(s));
+            });
+        }
+        rx
+    };
+    let out = reader(
+        child
+            .stdout
+            .take()
+            .map(|o| Box::new(o) as Box<dyn Read + Send>),
+    );
+    let err = reader(
+        child
+            .stderr
+            .take()
+            .map(|e| Box::new(e) as Box<dyn Read + Send>),
+    );
     let deadline = limit.map(|l| Instant::now() + l);
     let mut timed_out = false;
     let status = loop {
@@ -761,18 +776,24 @@ fn run_bounded(
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    // A stopped command's own children may still hold its output open: its readers are
-    // then left behind rather than waited for.
-    let join = |h: Option<std::thread::JoinHandle<Vec<u8>>>| {
-        h.filter(|_| !timed_out)
-            .and_then(|h| h.join().ok())
-            .unwrap_or_default()
+    // Without a limit the output is awaited to its end, as a shell would; with one, only
+    // until the limit (a stopped command's readers are not awaited at all).
+    let collect = |rx: std::sync::mpsc::Receiver<Vec<u8>>| match deadline {
+        _ if timed_out => Vec::new(),
+        None => rx.recv().unwrap_or_default(),
+        Some(d) => rx
+            .recv_timeout(
+                d.saturating_duration_since(Instant::now())
+                    .max(Duration::from_secs(1)),
+            )
+            .unwrap_or_default(),
     };
+    let (stdout, stderr) = (collect(out), collect(err));
     Ok(Bounded {
         code: status.code(),
         timed_out,
-        stdout: join(out),
-        stderr: join(err),
+        stdout,
+        stderr,
     })
 }
 
@@ -863,6 +884,24 @@ mod tests {
 
     fn argv(s: &str) -> Vec<String> {
         s.split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_check_whose_children_keep_its_output_open_ends_with_its_limit() {
+        let start = std::time::Instant::now();
+        let ran = run_bounded(
+            &argv("sh -c sleep_60_&_exit_0")
+                .into_iter()
+                .map(|a| a.replace('_', " "))
+                .collect::<Vec<_>>(),
+            std::path::Path::new("."),
+            Some(std::time::Duration::from_secs(2)),
+        )
+        .unwrap();
+        assert_eq!(ran.code, Some(0));
+        assert!(!ran.timed_out);
+        // The background `sleep 60` holds the pipes; the run does not wait for it.
+        assert!(start.elapsed() < std::time::Duration::from_secs(30));
     }
 
     #[test]

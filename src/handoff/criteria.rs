@@ -108,16 +108,25 @@ fn resolved(item: &Item) -> bool {
 /// True when `text` holds `(WORD: something)` for one of `words`, case ignored.
 fn marker(text: &str, words: &[&str]) -> bool {
     let lower = text.to_lowercase();
-    lower.match_indices('(').any(|(at, _)| {
-        let rest = &lower[at + 1..];
-        let Some(close) = rest.find(')') else {
-            return false;
-        };
-        let inner = &rest[..close];
-        inner
-            .split_once(':')
-            .is_some_and(|(word, why)| words.contains(&word.trim()) && !why.trim().is_empty())
-    })
+    // One pass: each `)` is judged against the `(` nearest before it, and every byte is in
+    // at most one such span, so a line of a million `(` costs one scan, not a million.
+    let mut open = None;
+    for (at, b) in lower.bytes().enumerate() {
+        match b {
+            b'(' => open = Some(at),
+            b')' => {
+                if let Some(start) = open.take()
+                    && let Some((word, why)) = lower[start + 1..at].split_once(':')
+                    && words.contains(&word.trim())
+                    && !why.trim().is_empty()
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The kind of a criteria heading: `Some(false)` canonical, `Some(true)` legacy.
@@ -365,6 +374,15 @@ Everything in the checklist document.
             kinds(&findings(empty, &|_| Some(true))),
             vec![(Defect::UnresolvedOnDone, Some("T-004"), 5)]
         );
+    }
+
+    #[test]
+    fn markers_are_found_in_one_pass_whatever_the_parentheses() {
+        let many = format!("{}(waived: ok)", "(".repeat(1 << 20));
+        assert!(marker(&many, &["waived"]));
+        assert!(!marker(&"(".repeat(1 << 20), &["waived"]));
+        assert!(marker("x (follow-up: T-009) (y)", &["follow-up"]));
+        assert!(!marker("x (follow-up T-009)", &["follow-up"]));
     }
 
     #[test]

@@ -95,14 +95,25 @@ fn fence_closes(line: &str, (ch, len): (u8, usize)) -> bool {
 /// swallow every entry after it.
 pub(crate) fn code_mask(lines: &[Line<'_>]) -> Vec<bool> {
     let mut mask = vec![false; lines.len()];
+    // Per fence character, the shortest fence a search already found no closer for: a
+    // closer must be at least as long as its opening, so no later fence of that character
+    // and at least that length can close either. Without this, thousands of lines opening a
+    // fence that never closes would each search to the end of the file.
+    let mut unclosable = [usize::MAX; 2];
+    let slot = |ch: u8| usize::from(ch == b'~');
     let mut i = 0;
     while i < lines.len() {
         if let Some(open) = fence_open(lines[i].text)
-            && let Some(close) = (i + 1..lines.len()).find(|&j| fence_closes(lines[j].text, open))
+            && open.1 < unclosable[slot(open.0)]
         {
-            mask[i..=close].iter_mut().for_each(|m| *m = true);
-            i = close + 1;
-            continue;
+            match (i + 1..lines.len()).find(|&j| fence_closes(lines[j].text, open)) {
+                Some(close) => {
+                    mask[i..=close].iter_mut().for_each(|m| *m = true);
+                    i = close + 1;
+                    continue;
+                }
+                None => unclosable[slot(open.0)] = open.1,
+            }
         }
         i += 1;
     }
@@ -193,6 +204,19 @@ mod tests {
         let text = "x\n```\n## a\n```\n~~~~\n## b\n";
         let l = lines(text);
         assert_eq!(code_mask(&l), [false, true, true, true, false, false]);
+    }
+
+    #[test]
+    fn many_fences_that_never_close_mask_nothing_and_a_later_longer_pair_still_closes() {
+        let mut text = "```a\n".repeat(200_000);
+        text.push_str("~~~\ncode\n~~~\n");
+        let l = lines(&text);
+        let mask = code_mask(&l);
+        assert!(mask[..200_000].iter().all(|m| !m));
+        assert_eq!(&mask[200_000..], [true, true, true]);
+        // A shorter fence than one that found no closer may still close.
+        let l = lines("`````\n```\nin\n```\n");
+        assert_eq!(code_mask(&l), [false, true, true, true]);
     }
 
     #[test]
