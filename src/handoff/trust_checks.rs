@@ -100,8 +100,16 @@ impl Default for TrustPolicy {
 /// saw.
 #[derive(Deserialize)]
 struct ConfigFile {
-    #[serde(rename = "trustTtl")]
+    /// Absent means the defaults; present, it must be an object (`null` is refused, not
+    /// read as "absent": a policy is never switched off by a value that means nothing).
+    #[serde(rename = "trustTtl", default, deserialize_with = "present")]
     trust_ttl: Option<TrustTtl>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<TrustTtl>, D::Error> {
+    TrustTtl::deserialize(d).map(Some)
 }
 
 #[derive(Deserialize)]
@@ -370,6 +378,8 @@ mod tests {
                 "duplicate field",
             ),
             (r#"{"trustTtl":{"enforced":true}}"#, "unknown field"),
+            (r#"{"trustTtl":null}"#, "invalid type: null"),
+            (r#"{"trustTtl":[]}"#, "invalid length"),
             (
                 r#"{"trustTtl":{"checks":[{"id":"license-matches","run":["git"],"reason":"r"}]}}"#,
                 "built-in",
