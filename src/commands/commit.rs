@@ -299,8 +299,16 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     let (session_id, agent, started) = take_lock(ctx, repo, &dir, args, base, pending.as_ref())?;
     // A session the handoff would misdescribe, or one another handoff landed under, is
     // declined with nothing changed; a lock taken just now is not left behind.
-    let checked = session_precheck(repo, &dir, base, args)
-        .and_then(|()| refuse_other_sessions_code(ctx, repo, &dir, &session_id))
+    // The staged changes, read once for both checks below.
+    let staged = repo
+        .index()
+        .map_err(Error::from)
+        .and_then(|index| Ok((repo.staged_changes(&index)?, index)));
+    let checked = staged
+        .and_then(|(changes, index)| {
+            session_precheck(repo, &dir, base, args, &changes)?;
+            refuse_other_sessions_code(ctx, repo, &dir, &session_id, &index, &changes)
+        })
         .and_then(|()| {
             if started.is_some() && !args.accept_landed {
                 check_receipt(repo, &dir, base)
@@ -832,16 +840,16 @@ fn refuse_other_sessions_code(
     repo: &Repo,
     dir: &HandoffDir,
     session_id: &str,
+    index: &gix::index::File,
+    changes: &[crate::git::Change],
 ) -> Result<()> {
     use crate::handoff::location;
-    let index = repo.index()?;
-    let changes = repo.staged_changes(&index)?;
     let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
     let known = location::configured(repo)?;
     let discover = location::discovery_enabled(repo)?;
     let owners = location::owners(repo, &paths, &known, discover, |pkg| {
         Ok(Repo::index_has_dir(
-            &index,
+            index,
             &location::join(pkg, crate::handoff::DEFAULT_DIR),
         ))
     })?;
@@ -891,6 +899,7 @@ fn session_precheck(
     dir: &HandoffDir,
     base: gix::ObjectId,
     args: &CommitArgs,
+    changes: &[crate::git::Change],
 ) -> Result<()> {
     use crate::handoff::manifest::{INIT_PLACEHOLDER, section};
     use crate::handoff::provenance::session_entries;
@@ -900,8 +909,7 @@ fn session_precheck(
     let status = snap.text(dir, "STATUS.md")?;
     let handoff = format!("{}/", dir.rel);
     let package = dir.package_root();
-    let index = repo.index()?;
-    let code = repo.staged_changes(&index)?.into_iter().any(|c| {
+    let code = changes.iter().any(|c| {
         !c.path.starts_with(&handoff)
             && (package.is_empty() || c.path.starts_with(&format!("{package}/")))
     });

@@ -555,7 +555,7 @@ fn proof_for<'a>(
             Some(claim.line),
             format!(
                 "the check `{name}` is neither built in ({}) nor declared in trustTtl.checks of {}; nothing was run or written",
-                Builtin::ALL.map(|(n, _)| n).join(", "),
+                Builtin::names(),
                 dir.project_path(CONFIG_FILE)
             ),
         )),

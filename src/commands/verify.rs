@@ -1452,7 +1452,7 @@ fn trust_layer(
                     format!(
                         "verified claim `{}` names the check `{name}`, which is neither built in ({}) nor declared in trustTtl.checks of {config_path}",
                         c.property,
-                        Builtin::ALL.map(|(n, _)| n).join(", ")
+                        Builtin::names()
                     ),
                 );
                 continue;

@@ -52,6 +52,11 @@ impl Builtin {
             .map(|(_, b)| *b)
     }
 
+    /// Every built-in check's name, for messages (`license-matches, manifest-integrity`).
+    pub fn names() -> String {
+        Builtin::ALL.map(|(n, _)| n).join(", ")
+    }
+
     /// The check's name.
     pub fn name(self) -> &'static str {
         Builtin::ALL
