@@ -69,6 +69,11 @@ pub enum Error {
         line: Option<usize>,
         message: String,
     },
+    /// A file holds git conflict markers left by a merge, rebase or `git checkout -m`.
+    #[error(
+        "{path}:{line}: holds merge conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`) left by a merge, rebase or `git checkout -m`"
+    )]
+    Conflicted { path: String, line: usize },
     /// The manifest parses but does not satisfy the schema.
     #[error("{path} does not match the manifest schema:{}", bullets(errors))]
     Schema { path: String, errors: Vec<String> },
@@ -171,6 +176,9 @@ impl Error {
                 "finish the session with `git aahp commit -m MESSAGE`; to abandon it instead, `git aahp recover --force` saves its files under refs/aahp/recovered/ and rolls the handoff back",
             ),
             Error::Schema { .. } => Some("regenerate it with `git aahp manifest`"),
+            Error::Conflicted { .. } => Some(
+                "run `git aahp manifest` to rebuild MANIFEST.json from both sides (tasks unioned, a clashing id renumbered), then `git add` it",
+            ),
             Error::Refused { .. } => Some(
                 "leave secrets out of the handoff: refer to where the secret is kept (a vault, an environment variable name) instead",
             ),
@@ -195,6 +203,7 @@ impl Error {
             Error::Write { .. } => "write",
             Error::Invalid { .. } => "invalid_input",
             Error::Schema { .. } => "schema",
+            Error::Conflicted { .. } => "merge_conflict",
             Error::Usage(_) => "usage",
             Error::Git(_) => "git",
             Error::Locked(_) => "locked",

@@ -7,9 +7,10 @@ use serde::Serialize;
 
 use super::Context;
 use crate::error::{Error, ExitStatus, Result};
+use crate::git::Repo;
 use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{Manifest, SessionInfo};
-use crate::handoff::{MANIFEST, Source, write_atomic};
+use crate::handoff::{HandoffDir, MANIFEST, Source, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::SessionClaim;
 use crate::transaction::writer::HandoffWrite;
@@ -74,10 +75,25 @@ pub struct ManifestReport {
     /// With `--check`: where the manifest on disk fails the schema (`verify` fails it too).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub schema_errors: Vec<String>,
+    /// Present when the manifest held conflict markers and was rebuilt from both sides: the
+    /// tasks of the incoming side renumbered because the other side had taken their id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rebuilt_from_conflict: Option<Vec<Renumbered>>,
     /// How many files the manifest indexes.
     pub indexed: usize,
     /// The token budget recorded.
     pub token_budget: serde_json::Value,
+}
+
+/// A task id the rebuild of a conflicted manifest changed.
+#[derive(Debug, Serialize)]
+pub struct Renumbered {
+    /// The id the incoming side gave the task.
+    #[serde(serialize_with = "boundary::line")]
+    pub from: String,
+    /// Its id now.
+    #[serde(serialize_with = "boundary::line")]
+    pub to: String,
 }
 
 impl Report for ManifestReport {
@@ -105,6 +121,21 @@ impl Report for ManifestReport {
             }
             return Ok(());
         }
+        if let Some(renumbered) = &self.rebuilt_from_conflict {
+            writeln!(
+                w,
+                "{} held merge conflict markers: rebuilt from both sides",
+                self.path
+            )?;
+            for r in renumbered {
+                writeln!(
+                    w,
+                    "  renumbered: task {} of the incoming side is now {} (its id was taken on this side; noted on the task)",
+                    escape_untrusted(&r.from),
+                    escape_untrusted(&r.to)
+                )?;
+            }
+        }
         if self.written {
             writeln!(w, "{} written: {} files indexed", self.path, self.indexed)?;
             for f in &self.changed_files {
@@ -115,6 +146,13 @@ impl Report for ManifestReport {
                 w,
                 "{} is up to date: {} files indexed",
                 self.path, self.indexed
+            )?;
+        }
+        if self.rebuilt_from_conflict.is_some() {
+            writeln!(
+                w,
+                "hint: check it, then `git add {}` to mark the conflict resolved",
+                self.path
             )?;
         }
         let b = &self.token_budget;
@@ -135,17 +173,36 @@ impl Report for ManifestReport {
 }
 
 /// The manifest merged from the two sides of a MANIFEST.json that holds git conflict
-/// markers (tasks unioned, a clashing id of the incoming side renumbered), or `None` when it
-/// holds none or a side is not a JSON object.
-fn conflicted_manifest(bytes: &[u8]) -> Option<Manifest> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let (ours, theirs) = crate::handoff::merge::split_conflict(text)?;
-    let parse = |t: &str| Manifest::parse(MANIFEST, t.as_bytes()).ok();
-    let (o, t) = (parse(&ours)?, parse(&theirs)?);
-    let base = Manifest {
+/// markers, by the merge driver's rules (tasks unioned, a clashing id of the incoming side
+/// renumbered and noted on the task), and the renamed ids. The ancestor is the index's
+/// stage 1 entry when the merge left one (so a task both sides edited stays one task), else
+/// empty. A side that is not a JSON object is an error naming the file.
+fn conflicted_manifest(
+    repo: &Repo,
+    dir: &HandoffDir,
+    bytes: &[u8],
+) -> Result<(Manifest, Vec<(String, String)>)> {
+    let path = dir.path_of(MANIFEST);
+    let sides = std::str::from_utf8(bytes)
+        .ok()
+        .and_then(crate::handoff::merge::split_conflict);
+    let parse = |t: &str| Manifest::parse(&path, t.as_bytes()).ok();
+    let Some((o, t)) = sides.and_then(|(o, t)| Some((parse(&o)?, parse(&t)?))) else {
+        return Err(Error::invalid(
+            &path,
+            None,
+            "holds merge conflict markers, and a side between them is not a JSON object: resolve it by hand or take one side (`git checkout --ours` or `--theirs`), then run `git aahp manifest`",
+        ));
+    };
+    let empty = || Manifest {
         doc: serde_json::Map::new(),
     };
-    Some(super::merge_driver::merge_manifest_fields(&base, &o, &t).0)
+    let base = Repo::index_stage_blob(&*repo.index()?, &path, 1)
+        .map(|id| repo.blob(id))
+        .transpose()?
+        .and_then(|b| Manifest::parse(&path, &b).ok())
+        .unwrap_or_else(empty);
+    Ok(super::merge_driver::merge_manifest_fields(&base, &o, &t))
 }
 
 /// Runs `git aahp manifest`.
@@ -176,18 +233,17 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         )?)
     };
     let snap = dir.snapshot(repo, Source::Worktree)?;
-    let mut rebuilt = false;
+    let mut conflict = None;
     let old = match Manifest::from_snapshot(&dir, &snap) {
-        Ok(m) => m,
         // A merge left both sides' manifests inside conflict markers (issue #17): rebuilt
         // from their merged fields instead of failing; a check still fails.
-        Err(e) => match (args.check, snap.get(MANIFEST).and_then(conflicted_manifest)) {
-            (false, Some(m)) => {
-                rebuilt = true;
-                Some(m)
-            }
-            _ => return Err(e),
-        },
+        Err(Error::Conflicted { .. }) if !args.check => {
+            let bytes = snap.get(MANIFEST).unwrap_or_default();
+            let (m, renamed) = conflicted_manifest(repo, &dir, bytes)?;
+            conflict = Some(renamed);
+            Some(m)
+        }
+        other => other?,
     };
     let commit = repo.head_commit()?.map(crate::git::Repo::short);
     let mut counts = BlobCache::token_counts(repo);
@@ -225,7 +281,7 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         false
     };
     counts.save();
-    let written = !args.check && (regen.changed || rebuilt);
+    let written = !args.check && (regen.changed || conflict.is_some());
     if written {
         write_atomic(&dir.abs.join(MANIFEST), &regen.manifest.to_bytes()).map_err(|source| {
             Error::Write {
@@ -245,6 +301,12 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         indexed: snap.indexed_names().len(),
         changed_files: regen.changed_files,
         schema_errors,
+        rebuilt_from_conflict: conflict.map(|renamed| {
+            renamed
+                .into_iter()
+                .map(|(from, to)| Renumbered { from, to })
+                .collect()
+        }),
         token_budget: regen
             .manifest
             .doc

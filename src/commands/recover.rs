@@ -102,6 +102,13 @@ pub struct RecoverReport {
     pub completed_rotation: Vec<String>,
     /// The steps, in words.
     pub plan: Vec<String>,
+    /// Where MANIFEST.json holds merge conflict markers (`path:line`): not an interrupted
+    /// session, and `git aahp manifest` rebuilds it.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "boundary::opt_line"
+    )]
+    pub conflicted_manifest: Option<String>,
 }
 
 impl Report for RecoverReport {
@@ -125,6 +132,18 @@ impl Report for RecoverReport {
         writeln!(w, "{}", style.bold(head))?;
         for step in &self.plan {
             writeln!(w, "  - {}", escape_untrusted(step))?;
+        }
+        if let Some(at) = &self.conflicted_manifest {
+            writeln!(
+                w,
+                "{}: {} holds merge conflict markers (left by a merge, rebase or `git checkout -m`)",
+                style.warn("warning"),
+                escape_untrusted(at)
+            )?;
+            writeln!(
+                w,
+                "hint: run `git aahp manifest` to rebuild it from both sides, then `git add` it"
+            )?;
         }
         if let Some(r) = &self.saved_ref {
             writeln!(
@@ -156,6 +175,12 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         _ => None,
     };
     let mut report = run_local(ctx, args)?;
+    if let Ok(bytes) = crate::handoff::read_limited(&dir.abs.join(MANIFEST), &dir.path_of(MANIFEST))
+        && let Err(Error::Conflicted { path, line }) =
+            Manifest::parse(&dir.path_of(MANIFEST), &bytes)
+    {
+        report.conflicted_manifest = Some(format!("{path}:{line}"));
+    }
     if let Some(l) = recorded
         && report.action != Action::Nothing
     {
@@ -236,6 +261,7 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         removed_temp_files: Vec::new(),
         completed_rotation: Vec::new(),
         plan: Vec::new(),
+        conflicted_manifest: None,
     };
     complete_rotation(ctx, repo, args.dry_run, &mut report)?;
 

@@ -379,6 +379,19 @@ impl Repo {
             })
     }
 
+    /// The blob of a conflicted path's index entry at `stage` (1: the common ancestor, 2:
+    /// ours, 3: theirs), as a merge, rebase or `git checkout -m` left it; `None` when the
+    /// path has no entry at that stage.
+    pub fn index_stage_blob(index: &gix::index::State, path: &str, stage: u32) -> Option<ObjectId> {
+        let entries = index.entries();
+        let at = entries.partition_point(|e| e.path(index) < path.as_bytes().as_bstr());
+        entries[at..]
+            .iter()
+            .take_while(|e| e.path(index) == path.as_bytes().as_bstr())
+            .find(|e| e.stage_raw() == stage && !e.mode.is_submodule())
+            .map(|e| e.id)
+    }
+
     /// True when the index holds any entry below `dir`.
     pub fn index_has_dir(index: &gix::index::State, dir: &str) -> bool {
         let prefix = dir_prefix(dir);

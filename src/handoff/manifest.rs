@@ -145,15 +145,30 @@ pub struct FileCheck {
     pub actual: Option<String>,
 }
 
+/// [`Error::Conflicted`] at the first `<<<<<<<` marker when a manifest that is not JSON
+/// holds complete git conflict markers (`git aahp manifest` rebuilds it from both sides).
+pub fn conflict_error(path: &str, text: &str) -> Option<Error> {
+    super::merge::split_conflict(text)?;
+    let line = text.lines().position(|l| l.starts_with("<<<<<<<"))? + 1;
+    Some(Error::Conflicted {
+        path: path.to_owned(),
+        line,
+    })
+}
+
 impl Manifest {
-    /// Parses a manifest. A BOM and CRLF line ends are accepted; malformed JSON or a
+    /// Parses a manifest. A BOM and CRLF line ends are accepted; conflict markers are
+    /// [`Error::Conflicted`]; malformed JSON or a
     /// non-object document is an error naming the file and line; so is a `files` key that
     /// is absolute or contains `..` (it could make a later write or read leave the
     /// directory).
     pub fn parse(path: &str, bytes: &[u8]) -> Result<Manifest> {
         let text = decode_text(path, bytes)?;
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| Error::invalid(path, Some(e.line()), format!("malformed JSON: {e}")))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            conflict_error(path, text).unwrap_or_else(|| {
+                Error::invalid(path, Some(e.line()), format!("malformed JSON: {e}"))
+            })
+        })?;
         let Value::Object(doc) = value else {
             return Err(Error::invalid(
                 path,
@@ -989,6 +1004,17 @@ mod tests {
             "{err}"
         );
         assert!(Manifest::parse("M.json", b"\xEF\xBB\xBF{\"a\":1}\r\n").is_ok());
+    }
+
+    #[test]
+    fn conflict_markers_name_the_first_marker_line() {
+        let text = "{\n  \"tasks\": {\n<<<<<<< HEAD\n    \"a\": 1\n=======\n    \"a\": 2\n>>>>>>> feature\n  }\n}\n";
+        let err = Manifest::parse("M.json", text.as_bytes()).unwrap_err();
+        assert!(matches!(err, Error::Conflicted { line: 3, .. }), "{err}");
+        // A marker without its other halves is malformed JSON, not a conflict.
+        let half = "{\n<<<<<<< HEAD\n}\n";
+        let err = Manifest::parse("M.json", half.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("malformed JSON"), "{err}");
     }
 
     #[test]

@@ -23,6 +23,13 @@ pub(crate) struct JsonStrings {
 /// Validates `raw` as JSON (naming the line of the first error) and decodes its strings.
 pub(crate) fn extract(path: &str, raw: &str) -> Result<JsonStrings> {
     if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(raw) {
+        let manifest = path.rsplit('/').next() == Some(crate::handoff::MANIFEST);
+        if let Some(conflict) = manifest
+            .then(|| crate::handoff::manifest::conflict_error(path, raw))
+            .flatten()
+        {
+            return Err(conflict);
+        }
         return Err(Error::invalid(
             path,
             Some(e.line()),

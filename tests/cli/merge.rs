@@ -116,6 +116,17 @@ fn manifest(repo: &TestRepo) -> serde_json::Value {
     serde_json::from_str(&repo.read(&file("MANIFEST.json"))).unwrap()
 }
 
+/// Both branches added T-001: ours (alice's) kept it, bob's was renumbered with a note.
+fn assert_alice_kept_t001_and_bob_became_t002(repo: &TestRepo) {
+    let m = manifest(repo);
+    assert_eq!(m["tasks"]["T-001"]["title"], "alice task", "{m}");
+    assert_eq!(m["tasks"]["T-002"]["title"], "bob task", "{m}");
+    assert_eq!(m["tasks"]["T-002"]["renumbered_from"], "T-001");
+    let note = m["tasks"]["T-002"]["notes"].as_str().unwrap();
+    assert!(note.contains("renumbered from T-001"), "{m}");
+    assert_eq!(m["next_task_id"], 3);
+}
+
 #[test]
 fn branches_that_each_add_entries_rows_tasks_and_sections_merge_losing_nothing() {
     let repo = merge_repo();
@@ -155,17 +166,7 @@ fn branches_that_each_add_entries_rows_tasks_and_sections_merge_losing_nothing()
     }
     assert!(!status.contains("<<<<<<<"), "{status}");
     // Tasks: both kept; bob's T-001 clashed with alice's and was renumbered, with a note.
-    let m = manifest(&repo);
-    assert_eq!(m["tasks"]["T-001"]["title"], "alice task", "{m}");
-    assert_eq!(m["tasks"]["T-002"]["title"], "bob task", "{m}");
-    assert_eq!(m["tasks"]["T-002"]["renumbered_from"], "T-001");
-    assert!(
-        m["tasks"]["T-002"]["notes"]
-            .as_str()
-            .unwrap()
-            .contains("renumbered from T-001")
-    );
-    assert_eq!(m["next_task_id"], 3);
+    assert_alice_kept_t001_and_bob_became_t002(&repo);
     // The merged handoff verifies as committed.
     repo.aahp(&["verify"]).assert_code(0);
     repo.aahp(&["manifest", "--check"]).assert_code(0);
@@ -208,26 +209,119 @@ fn a_section_both_branches_rewrote_is_a_marked_conflict_that_manifest_then_index
     repo.aahp(&["verify"]).assert_code(0);
 }
 
-#[test]
-fn manifest_rebuilds_a_manifest_left_with_conflict_markers() {
-    // Without the driver configured, git's line merge leaves both sides' tasks in markers.
-    let repo = TestRepo::with_handoff();
-    repo.git(&["branch", "feature"]);
-    for (branch, who) in [("feature", "bob"), ("main", "alice")] {
+/// Each branch runs `task` commands and commits; then `main` merges `feature` without the
+/// driver configured, so git's line merge leaves MANIFEST.json in conflict markers
+/// (`feature` is branched from `main` unless it exists).
+fn conflicted_merge(repo: &TestRepo, feature: &[&[&str]], main: &[&[&str]]) {
+    repo.git_output(&["branch", "feature"]);
+    for (branch, cmds) in [("feature", feature), ("main", main)] {
         repo.git(&["switch", "-q", branch]);
-        repo.aahp(&["task", "add", &format!("{who} task")])
-            .assert_code(0);
-        repo.git(&["commit", "-q", "--no-verify", "-am", who]);
+        for args in cmds {
+            repo.aahp(args).assert_code(0);
+        }
+        repo.git(&["commit", "-q", "--no-verify", "-am", branch]);
     }
     let out = repo.git_output(&["merge", "--no-edit", "feature"]);
     assert_ne!(out.code, 0, "{out}");
     assert!(repo.read(&file("MANIFEST.json")).contains("<<<<<<<"));
-    repo.aahp(&["status"]).assert_code(2);
+}
+
+#[test]
+fn manifest_rebuilds_a_manifest_left_with_conflict_markers() {
+    let repo = TestRepo::with_handoff();
+    conflicted_merge(
+        &repo,
+        &[&["task", "add", "bob task"]],
+        &[&["task", "add", "alice task"]],
+    );
+    // Every other command refuses it, naming the file and line and the way out.
+    for args in [
+        &["status"][..],
+        &["verify"],
+        &["lint"],
+        &["context"],
+        &["task", "list"],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains(".ai/handoff/MANIFEST.json:")
+                && out.stderr.contains("holds merge conflict markers")
+                && out
+                    .stderr
+                    .contains("hint: run `git aahp manifest` to rebuild"),
+            "{args:?}: {out}"
+        );
+    }
+    repo.aahp(&["manifest", "--check"]).assert_code(2);
+    // recover has nothing to recover, and says where the way out is.
+    let out = repo.aahp(&["recover"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("MANIFEST.json:")
+            && out.stdout.contains("holds merge conflict markers")
+            && out.stdout.contains("run `git aahp manifest`"),
+        "{out}"
+    );
+
+    let out = repo.aahp(&["manifest"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout
+            .contains("held merge conflict markers: rebuilt from both sides")
+            && out
+                .stdout
+                .contains("task T-001 of the incoming side is now T-002"),
+        "{out}"
+    );
+    assert_alice_kept_t001_and_bob_became_t002(&repo);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "--no-edit"]);
+    repo.aahp(&["verify"]).assert_code(0);
+}
+
+#[test]
+fn a_conflicted_manifest_rebuild_keeps_a_task_both_sides_changed_as_one_task() {
+    // Both sides change T-001 (from the ancestor) and add a task; theirs also adds a field
+    // the tool does not own. The index's ancestor tells an edit from an addition.
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["task", "add", "shared task"]).assert_code(0);
+    repo.git(&["commit", "-q", "--no-verify", "-am", "shared"]);
+    repo.git(&["branch", "feature"]);
+    repo.git(&["switch", "-q", "feature"]);
+    let mut doc = manifest(&repo);
+    let cross =
+        serde_json::json!({"repo": "org/other", "commit": "abc1234", "relation": "extends"});
+    doc["cross_repo_ref"] = cross.clone();
+    repo.write(
+        &file("MANIFEST.json"),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-am", "ref"]);
+    repo.git(&["switch", "-q", "main"]);
+    conflicted_merge(
+        &repo,
+        &[
+            &["task", "block", "T-001", "--reason", "waiting"],
+            &["task", "add", "bob task"],
+        ],
+        &[&["task", "done", "T-001"], &["task", "add", "alice task"]],
+    );
     repo.aahp(&["manifest"]).assert_code(0);
     let m = manifest(&repo);
-    assert_eq!(m["tasks"]["T-001"]["title"], "alice task", "{m}");
-    assert_eq!(m["tasks"]["T-002"]["title"], "bob task", "{m}");
-    assert_eq!(m["next_task_id"], 3);
+    let tasks = m["tasks"].as_object().unwrap();
+    assert_eq!(tasks.len(), 3, "{m}");
+    assert_eq!(m["tasks"]["T-001"]["title"], "shared task");
+    assert_eq!(
+        m["tasks"]["T-001"]["status"], "done",
+        "ours' edit kept: {m}"
+    );
+    assert_eq!(m["tasks"]["T-002"]["title"], "alice task");
+    assert_eq!(m["tasks"]["T-003"]["title"], "bob task");
+    assert_eq!(m["tasks"]["T-003"]["renumbered_from"], "T-002");
+    assert_eq!(m["next_task_id"], 4);
+    assert_eq!(m["cross_repo_ref"], cross, "{m}");
     repo.aahp(&["manifest", "--check"]).assert_code(0);
 }
 
