@@ -148,7 +148,16 @@ fn merge_text(
     if name == MANIFEST {
         return Ok(("manifest", merge_manifest(ctx, repo, path, b, o, t)?));
     }
-    Ok(match file_merge(name, b, o, t) {
+    let top = if name == crate::handoff::log::LOG_FILE {
+        let rel_dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        match (repo.head_commit()?, repo.merging_commit()) {
+            (Some(ours), Some(theirs)) => renumbering_entry(repo, rel_dir, ours, theirs)?,
+            _ => None,
+        }
+    } else {
+        None
+    };
+    Ok(match file_merge(name, b, o, t, top.as_deref()) {
         Some(r) => r,
         None => (
             "lines",
@@ -158,11 +167,18 @@ fn merge_text(
 }
 
 /// The rule-based merge of a handoff file other than the manifest, or `None` when git's line
-/// merge must decide.
-fn file_merge(name: &str, b: &str, o: &str, t: &str) -> Option<(&'static str, Merged)> {
+/// merge must decide. `log_top` is the merge's own LOG.md entry, if it has one.
+fn file_merge(
+    name: &str,
+    b: &str,
+    o: &str,
+    t: &str,
+    log_top: Option<&str>,
+) -> Option<(&'static str, Merged)> {
     use crate::handoff::log::{ARCHIVE_FILE, INDEX_FILE, LOG_FILE};
     match name {
-        LOG_FILE | ARCHIVE_FILE => Some(("journal", merge::merge_journal(b, o, t))),
+        LOG_FILE => Some(("journal", merge::merge_journal_with(b, o, t, log_top))),
+        ARCHIVE_FILE => Some(("journal", merge::merge_journal(b, o, t))),
         INDEX_FILE => merge::merge_index(b, o, t).map(|m| ("index", m)),
         "TRUST.md" => Some(("trust", merge::merge_trust(b, o, t))),
         "STATUS.md" | "NEXT_ACTIONS.md" => merge::merge_sections(b, o, t).map(|m| ("sections", m)),
@@ -300,6 +316,91 @@ pub fn merge_manifest_fields(
     (Manifest { doc }, tasks.renamed)
 }
 
+/// The LOG.md entry of a merge that renumbered task ids, or `None` when it renumbered none
+/// (or a side's manifest does not parse).
+///
+/// Git runs the driver once per file, in an order this tool does not control, so the LOG.md
+/// merge does not wait for the manifest's: both compute the renaming from the same three
+/// commits' manifests by the same rules ([`merge_manifest_fields`]), and the manifest's
+/// regeneration merges LOG.md with this same entry, so its checksum matches what git
+/// writes. The entry is dated by the later of the two commits, not the clock, for the same
+/// reason. Written only when both branches changed LOG.md (git merges it, and runs the driver,
+/// only then); otherwise the note on the renumbered task is the record.
+fn renumbering_entry(
+    repo: &Repo,
+    rel_dir: &str,
+    ours: gix::ObjectId,
+    theirs: gix::ObjectId,
+) -> Result<Option<String>> {
+    let path = if rel_dir.is_empty() {
+        MANIFEST.to_owned()
+    } else {
+        format!("{rel_dir}/{MANIFEST}")
+    };
+    // A side without the file has no tasks; a link, an oversized blob or a manifest that
+    // does not parse gives no entry (the manifest's own merge reports it).
+    let manifest_at = |c: Option<gix::ObjectId>| -> Result<Option<Manifest>> {
+        let Some(file) = c
+            .map(|c| repo.tree_file_at(c, &path))
+            .transpose()?
+            .flatten()
+        else {
+            return Ok(Some(Manifest {
+                doc: serde_json::Map::new(),
+            }));
+        };
+        if file.is_link {
+            return Ok(None);
+        }
+        Ok(repo
+            .blob_within(file.id, crate::handoff::max_bytes(MANIFEST))?
+            .ok()
+            .and_then(|bytes| Manifest::parse(&path, &bytes).ok()))
+    };
+    let base = repo.merge_base(ours, theirs)?;
+    let (Some(b), Some(o), Some(t)) = (
+        manifest_at(base)?,
+        manifest_at(Some(ours))?,
+        manifest_at(Some(theirs))?,
+    ) else {
+        return Ok(None);
+    };
+    let renamed = merge_manifest_fields(&b, &o, &t).1;
+    if renamed.is_empty() {
+        return Ok(None);
+    }
+    let seconds = repo.commit_time(ours)?.max(repo.commit_time(theirs)?);
+    let date = jiff::Timestamp::from_second(seconds).map_or_else(
+        |_| "1970-01-01".into(),
+        |ts| ts.strftime("%Y-%m-%d").to_string(),
+    );
+    // Ids are manifest keys, anyone's text: only a plain one is written into LOG.md.
+    let plain = |id: &str| {
+        if id.len() <= 40
+            && id
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        {
+            format!("`{id}`")
+        } else {
+            "a task whose id is not plain text".into()
+        }
+    };
+    let mut text = format!(
+        "## [{date}] git-aahp: Merge renumbered task ids\n\nMerging {} into {}: the merged branch had added tasks under ids this branch already used; they were renumbered (`renumbered_from` and a note on each task):\n",
+        Repo::short(theirs),
+        Repo::short(ours),
+    );
+    for (from, to) in &renamed {
+        text.push_str("\n- ");
+        text.push_str(&plain(from));
+        text.push_str(" is now `");
+        text.push_str(to);
+        text.push('`');
+    }
+    Ok(Some(text))
+}
+
 /// The handoff directory as the merge will leave it, computed from HEAD, the commit being
 /// merged and their merge base: each file taken from the side that changed it, or merged by
 /// its rule (git's line merge for files without one). Returns the snapshot and the files
@@ -321,6 +422,7 @@ fn merged_directory(repo: &Repo, dir: &HandoffDir) -> Result<Option<(Snapshot, V
         Ok(out)
     };
     let (bf, of, tf) = (files(base)?, files(Some(ours))?, files(Some(theirs))?);
+    let log_top = renumbering_entry(repo, &dir.rel, ours, theirs)?;
     let names: BTreeSet<&String> = bf.keys().chain(of.keys()).chain(tf.keys()).collect();
     let mut snap = Snapshot::default();
     let mut unresolved = Vec::new();
@@ -342,7 +444,7 @@ fn merged_directory(repo: &Repo, dir: &HandoffDir) -> Result<Option<(Snapshot, V
                 std::str::from_utf8(ob),
                 std::str::from_utf8(tb),
             ) {
-                (Ok(x), Ok(y), Ok(z)) => match file_merge(name, x, y, z) {
+                (Ok(x), Ok(y), Ok(z)) => match file_merge(name, x, y, z, log_top.as_deref()) {
                     Some((_, m)) => m,
                     None => line_merge(repo, bb, ob, tb)?,
                 },

@@ -257,6 +257,17 @@ impl Repo {
             .detach())
     }
 
+    /// Returns a commit's committer time, in seconds since the Unix epoch (UTC).
+    pub fn commit_time(&self, commit: ObjectId) -> Result<i64, GitError> {
+        let c = self
+            .repo
+            .find_commit(commit)
+            .map_err(read_err(format!("read commit {commit}")))?;
+        Ok(c.time()
+            .map_err(read_err(format!("read the time of {commit}")))?
+            .seconds)
+    }
+
     /// Returns the parents of a commit.
     pub fn commit_parents(&self, commit: ObjectId) -> Result<Vec<ObjectId>, GitError> {
         let c = self

@@ -129,6 +129,12 @@ fn union_by_key<T: Clone>(
 /// Merges a journal (LOG.md or LOG-ARCHIVE.md) by entry, newest first. The preamble is the
 /// side's that changed it (ours when both did).
 pub fn merge_journal(base: &str, ours: &str, theirs: &str) -> Merged {
+    merge_journal_with(base, ours, theirs, None)
+}
+
+/// [`merge_journal`], with `top` (an entry's text, heading first, no separator) placed as
+/// the newest entry when both sides changed the journal: the merge's own entry.
+pub fn merge_journal_with(base: &str, ours: &str, theirs: &str, top: Option<&str>) -> Merged {
     if let Some(t) = trivial(base, ours, theirs) {
         return Merged::clean(t.to_string());
     }
@@ -154,12 +160,12 @@ pub fn merge_journal(base: &str, ours: &str, theirs: &str) -> Merged {
     if o.bom {
         text.push('\u{feff}');
     }
-    let body = entries
-        .iter()
-        .map(|e| e.text.as_str())
+    let body = top
+        .into_iter()
+        .chain(entries.iter().map(|e| e.text.as_str()))
         .collect::<Vec<_>>()
         .join("\n\n---\n\n");
-    if entries.is_empty() {
+    if entries.is_empty() && top.is_none() {
         text.push_str(preamble);
     } else {
         let pre = preamble.replace("\r\n", "\n");
@@ -790,6 +796,21 @@ mod tests {
         );
         assert!(m.text.starts_with(PRE), "{}", m.text);
         assert_eq!(m.conflicts, 0);
+    }
+
+    #[test]
+    fn the_merges_own_entry_is_newest_and_only_when_both_sides_changed_the_journal() {
+        let base = journal(&[entry("2026-11-01", "a", 1)]);
+        let ours = journal(&[entry("2026-11-03", "a", 2), entry("2026-11-01", "a", 1)]);
+        let theirs = journal(&[entry("2026-11-02", "b", 3), entry("2026-11-01", "a", 1)]);
+        let top = "## [2026-11-03] git-aahp: Merge renumbered task ids\n\n- `T-001` is now `T-002`";
+        let m = merge_journal_with(&base, &ours, &theirs, Some(top));
+        let log = LogFile::parse(&m.text);
+        assert_eq!(log.entries.len(), 4, "{}", m.text);
+        assert_eq!(log.entries[0].text, top);
+        // A side that did not change the journal is taken as it is: no entry.
+        let m = merge_journal_with(&base, &ours, &base, Some(top));
+        assert_eq!(m.text, ours);
     }
 
     #[test]

@@ -148,6 +148,15 @@ fn branches_that_each_add_entries_rows_tasks_and_sections_merge_losing_nothing()
         assert_eq!(log.matches(heading).count(), 1, "{heading}\n{log}");
     }
     assert!(log.find("bob work").unwrap() < log.find("initialised").unwrap());
+    // The merge's own entry, newest, says which id was renamed.
+    let first = log.find("\n## [").unwrap();
+    assert!(
+        log[first..].starts_with("\n## [2026-11-22] git-aahp: Merge renumbered task ids\n"),
+        "{log}"
+    );
+    assert_eq!(log.matches("Merge renumbered task ids").count(), 1, "{log}");
+    assert!(log.contains("\n- `T-001` is now `T-002`"), "{log}");
+    repo.aahp(&["lint"]).assert_code(0);
     // TRUST.md: both rows; the later verification of `Project builds` (bob's) wins.
     let trust = repo.read(&file("TRUST.md"));
     assert!(trust.contains("| alice checks pass |"), "{trust}");
