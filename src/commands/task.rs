@@ -20,6 +20,7 @@ use crate::handoff::manifest::Manifest;
 use crate::handoff::{HandoffDir, MANIFEST, Source, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::SessionClaim;
+use crate::transaction::lease::RemoteLease;
 use crate::transaction::writer::HandoffWrite;
 
 /// Task statuses the schema allows.
@@ -417,6 +418,8 @@ struct Change {
     path: String,
     /// The agent of this session's lock, when the session holds it.
     holder: Option<String>,
+    /// The remote lease that session holds (`begin --remote`): new ids are reserved there.
+    lease: Option<RemoteLease>,
     warnings: Vec<String>,
 }
 
@@ -450,12 +453,13 @@ fn mutate(
     )?;
     failpoint::hit("task:locked");
     let holder = write.holder().map(|h| h.agent.clone());
+    let lease = write.holder().and_then(|h| h.remote.clone());
     let lock = if write.took_lock() {
         "taken"
     } else {
         "session"
     };
-    let mut report = apply(repo, &dir, action, holder, change)?;
+    let mut report = apply(repo, &dir, action, (holder, lease), change)?;
     if let Some(crashed) = write.taken_over() {
         report.warnings.push(format!(
             "took over the HANDOFF.lock a crashed `{crashed}` left behind"
@@ -470,7 +474,7 @@ fn apply(
     repo: &Repo,
     dir: &HandoffDir,
     action: &'static str,
-    holder: Option<String>,
+    (holder, lease): (Option<String>, Option<RemoteLease>),
     change: impl FnOnce(&mut Manifest, &mut Change) -> Result<Outcome>,
 ) -> Result<TaskReport> {
     let snap = dir.snapshot(repo, Source::Worktree)?;
@@ -482,6 +486,7 @@ fn apply(
     let mut c = Change {
         path: path.clone(),
         holder,
+        lease,
         warnings: Vec::new(),
     };
     let outcome = change(&mut manifest, &mut c)?;
@@ -650,14 +655,37 @@ fn add(
     let path = c.path.as_str();
     let recorded = next_id(m, path)?;
     // Ids the work queue already uses are taken too: `T-001` must not name two things.
-    let n = recorded.max(queued.checked_add(1).ok_or_else(|| counter_full(path))?);
-    if n > recorded {
+    let local = recorded.max(queued.checked_add(1).ok_or_else(|| counter_full(path))?);
+    if local > recorded {
         c.warnings.push(format!(
             "NEXT_ACTIONS.md or BACKLOG.md already uses ids up to {}: the new task is {}",
             format_id(queued),
-            format_id(n)
+            format_id(local)
         ));
     }
+    // Under a remote lease the id is reserved on the remote first, so another clone's
+    // session cannot hand out the same one (issue #17 item 4); nothing is written when
+    // the reservation fails.
+    let n = match &c.lease {
+        Some(lease) => {
+            let n = crate::transaction::lease::reserve_task_id(
+                ctx.repo()?,
+                lease,
+                &ctx.existing_handoff()?,
+                local,
+            )?;
+            if n > local {
+                c.warnings.push(format!(
+                    "the remote `{}` had already handed out ids up to {} (another clone's tasks): the new task is {}",
+                    lease.remote,
+                    format_id(n - 1),
+                    format_id(n)
+                ));
+            }
+            n
+        }
+        None => local,
+    };
     let next = n.checked_add(1).ok_or_else(|| counter_full(path))?;
     let id = format_id(n);
     let existing: BTreeMap<String, Vec<String>> = m

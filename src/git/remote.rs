@@ -34,9 +34,21 @@ impl Repo {
         message: &str,
         tmp: &Path,
     ) -> Result<ObjectId, GitError> {
-        let blob_path = tmp.join("lease.json");
-        std::fs::write(&blob_path, json).map_err(|e| GitError::Read {
-            action: "write the lease file".into(),
+        self.one_file_commit("lease.json", json, message, tmp)
+    }
+
+    /// Writes a parentless commit whose tree holds one file, `name` = `bytes` (see
+    /// [`Repo::lease_commit`]).
+    pub fn one_file_commit(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        message: &str,
+        tmp: &Path,
+    ) -> Result<ObjectId, GitError> {
+        let blob_path = tmp.join(name);
+        std::fs::write(&blob_path, bytes).map_err(|e| GitError::Read {
+            action: format!("write {name}"),
             source: Box::new(e),
         })?;
         let blob_arg = blob_path.to_string_lossy().into_owned();
@@ -45,7 +57,7 @@ impl Repo {
         let blob = blob.trim().to_string();
         let index = tmp.join("lease.index").to_string_lossy().into_owned();
         let env = [("GIT_INDEX_FILE", index.as_str())];
-        let info = format!("100644,{blob},lease.json");
+        let info = format!("100644,{blob},{name}");
         self.run(&["read-tree", "--empty"], &env)?;
         self.run(
             &["update-index", "--add", "--cacheinfo", info.as_str()],
@@ -142,6 +154,19 @@ impl Repo {
         refname: &str,
         local: &str,
     ) -> Result<Option<(ObjectId, Vec<u8>)>, GitError> {
+        self.fetch_ref_file(remote, refname, local, "lease.json")
+    }
+
+    /// Fetches `refname` from `remote` into `local` (a private ref) and returns the file
+    /// `name` of its commit's tree (empty when absent), with the commit id; `None` when the
+    /// remote has no such ref.
+    pub fn fetch_ref_file(
+        &self,
+        remote: &str,
+        refname: &str,
+        local: &str,
+        name: &str,
+    ) -> Result<Option<(ObjectId, Vec<u8>)>, GitError> {
         let spec = format!("+{refname}:{local}");
         let args = [
             "fetch",
@@ -166,7 +191,7 @@ impl Repo {
         let Some(id) = self.find_ref(local)? else {
             return Ok(None);
         };
-        let bytes = self.blob_at(id, "lease.json")?.unwrap_or_default();
+        let bytes = self.blob_at(id, name)?.unwrap_or_default();
         Ok(Some((id, bytes)))
     }
 

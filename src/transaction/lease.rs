@@ -30,11 +30,22 @@ pub struct RemoteLease {
     pub commit: String,
 }
 
+/// Where the task id counters live on the remote (one ref per handoff directory).
+pub const IDS_REF_PREFIX: &str = "refs/aahp/ids/";
+/// Where a fetched counter is kept locally while it is read.
+const FETCHED_IDS_PREFIX: &str = "refs/aahp/remote-ids/";
+/// How many times a reservation rereads the counter after another clone moved it.
+const RESERVE_ATTEMPTS: usize = 5;
+
 /// Encodes a handoff directory's path as one valid ref name component: letters, digits,
 /// `-` and `_` stay, every other byte becomes `%XX` (so `.ai/handoff` →
 /// `%2Eai%2Fhandoff`: no component starts with a dot, none ends in `.lock`, no `..`).
 pub fn lock_ref(dir: &str) -> String {
-    let mut out = String::from(LOCK_REF_PREFIX);
+    encoded_ref(LOCK_REF_PREFIX, dir)
+}
+
+fn encoded_ref(prefix: &str, dir: &str) -> String {
+    let mut out = String::from(prefix);
     for b in dir.bytes() {
         if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
             out.push(char::from(b));
@@ -211,6 +222,70 @@ fn read_lock(
         RemoteHolder::Free => Err("it changed while it was read; retry".into()),
         RemoteHolder::Held(_, l) => l,
     })
+}
+
+/// Reserves a task number of `dir` on the lease's remote (issue #17 item 4): the number is
+/// the larger of `at_least` (what the local manifest would hand out) and the remote counter
+/// `refs/aahp/ids/<encoded dir>` (a commit whose `ids.json` holds `next_task_id`), and the
+/// counter moves past it by a compare-and-swap push, so two clones never hand out the same
+/// id. A push refused because another clone moved the counter first is retried with the new
+/// value; every remote call is bounded in time. Returns the reserved number.
+pub fn reserve_task_id(
+    repo: &Repo,
+    lease: &RemoteLease,
+    dir: &HandoffDir,
+    at_least: u64,
+) -> Result<u64> {
+    check(&lease.remote, None)?;
+    let remote = lease.remote.as_str();
+    let refname = encoded_ref(IDS_REF_PREFIX, &dir.rel);
+    let local = format!("{FETCHED_IDS_PREFIX}{}", &refname[IDS_REF_PREFIX.len()..]);
+    let tmp = tempfile::tempdir().map_err(|source| Error::Write {
+        path: "a temporary directory".into(),
+        source,
+    })?;
+    for _ in 0..RESERVE_ATTEMPTS {
+        let (current, recorded) = match repo.fetch_ref_file(remote, &refname, &local, "ids.json")? {
+            None => (None, 1),
+            Some((id, bytes)) => (Some(id), counter_of(&bytes).ok_or_else(|| {
+                Error::invalid(
+                    format!("{refname} on the remote `{remote}`"),
+                    None,
+                    "its ids.json does not hold a positive `next_task_id`; delete the ref on the remote to start the counter again from the manifests",
+                )
+            })?),
+        };
+        let n = at_least.max(recorded);
+        let next = n
+            .checked_add(1)
+            .ok_or_else(|| Error::other("task ids are used up on the remote"))?;
+        let body = serde_json::json!({ "next_task_id": next });
+        let commit = repo.one_file_commit(
+            "ids.json",
+            format!("{body}\n").as_bytes(),
+            &format!(
+                "aahp task ids: {} reserved {}",
+                dir.rel,
+                crate::handoff::merge::task_id(n)
+            ),
+            tmp.path(),
+        )?;
+        if repo.push_cas(remote, &refname, current, Some(commit))? == CasPush::Done {
+            return Ok(n);
+        }
+    }
+    Err(Error::other(format!(
+        "could not reserve a task id on the remote `{remote}`: its counter {refname} changed {RESERVE_ATTEMPTS} times while this clone read it; retry"
+    )))
+}
+
+/// The `next_task_id` of a counter's `ids.json`.
+fn counter_of(bytes: &[u8]) -> Option<u64> {
+    serde_json::from_slice::<serde_json::Value>(bytes)
+        .ok()?
+        .get("next_task_id")?
+        .as_u64()
+        .filter(|n| *n >= 1)
 }
 
 /// Whether the remote still holds this session's lease.

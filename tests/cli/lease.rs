@@ -179,3 +179,49 @@ fn commit_releases_its_lease_and_detects_one_lost_to_someone_else() {
     assert!(out.stderr.contains("it is now held by b"), "{out}");
     assert!(lease_on(&remote).is_some(), "b's lease is left alone");
 }
+
+#[test]
+fn task_add_under_a_remote_lease_reserves_its_id_on_the_remote() {
+    let (remote, a, b) = remote_and_clones();
+    let ids = || {
+        let out = remote.git_output(&["show", "refs/aahp/ids/%2Eai%2Fhandoff:ids.json"]);
+        (out.code == 0).then(|| serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap())
+    };
+    let session = |repo: &TestRepo, title: &str| {
+        repo.aahp(&["begin", "--remote", "origin", "-q"])
+            .assert_code(0);
+        let out = repo.aahp(&["task", "add", title]);
+        out.assert_code(0);
+        repo.write(
+            ".ai/handoff/STATUS.md",
+            format!("# Status\n\n<!-- SECTION: summary -->\n{title}\n<!-- /SECTION: summary -->\n"),
+        );
+        repo.aahp(&["commit", "-m", title, "--log", title])
+            .assert_code(0);
+        out
+    };
+    // Without a lease, ids are the manifest's alone and the remote keeps no counter.
+    assert_eq!(ids(), None);
+    // a's session reserves T-001 on the remote.
+    assert!(session(&a, "a task").stdout.contains("T-001"));
+    assert_eq!(ids().unwrap()["next_task_id"], 2);
+    // b has not pulled a's work, so its manifest would hand out T-001 again: the remote
+    // counter gives it T-002, and b is told why.
+    let out = session(&b, "b task");
+    assert!(out.stdout.contains("T-002"), "{out}");
+    assert!(
+        out.stdout
+            .contains("the remote `origin` had already handed out ids up to T-001"),
+        "{out}"
+    );
+    let m: serde_json::Value = serde_json::from_str(&b.read(".ai/handoff/MANIFEST.json")).unwrap();
+    assert_eq!(m["tasks"]["T-002"]["title"], "b task", "{m}");
+    assert!(m["tasks"].get("T-001").is_none(), "{m}");
+    assert_eq!(m["next_task_id"], 3);
+    assert_eq!(ids().unwrap()["next_task_id"], 3);
+    // Outside a leased session, task add is local as before: the counter does not move.
+    let out = a.aahp(&["task", "add", "local task"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("T-002"), "{out}");
+    assert_eq!(ids().unwrap()["next_task_id"], 3);
+}
