@@ -374,14 +374,15 @@ fn renumbering_entry(
         |_| "1970-01-01".into(),
         |ts| ts.strftime("%Y-%m-%d").to_string(),
     );
-    // Ids are manifest keys, anyone's text: only a plain one is written into LOG.md.
+    // Ids are manifest keys, anyone's text: only a plain one is written into LOG.md, and
+    // through the output boundary (an id can look like a credential).
     let plain = |id: &str| {
         if id.len() <= 40
             && id
                 .bytes()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
         {
-            format!("`{id}`")
+            format!("`{}`", crate::output::boundary::clean_line(id))
         } else {
             "a task whose id is not plain text".into()
         }
@@ -394,9 +395,8 @@ fn renumbering_entry(
     for (from, to) in &renamed {
         text.push_str("\n- ");
         text.push_str(&plain(from));
-        text.push_str(" is now `");
-        text.push_str(to);
-        text.push('`');
+        text.push_str(" is now ");
+        text.push_str(&plain(to));
     }
     Ok(Some(text))
 }

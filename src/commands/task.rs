@@ -124,7 +124,8 @@ pub struct TaskListArgs {
 /// One task as reported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TaskView {
-    /// `T-NNN`.
+    /// `T-NNN` (a manifest key: anyone's text).
+    #[serde(serialize_with = "boundary::line")]
     pub id: String,
     /// The title.
     #[serde(serialize_with = "boundary::line")]
@@ -139,13 +140,16 @@ pub struct TaskView {
     #[serde(serialize_with = "boundary::opt_line")]
     pub assigned_to: Option<String>,
     /// Ids it depends on.
+    #[serde(serialize_with = "boundary::list")]
     pub depends_on: Vec<String>,
     /// What blocks it.
     #[serde(serialize_with = "boundary::opt_line")]
     pub blocked_by: Option<String>,
-    /// When it was created (RFC 3339).
+    /// When it was created (RFC 3339, as written).
+    #[serde(serialize_with = "boundary::opt_line")]
     pub created: Option<String>,
-    /// When it was completed (RFC 3339).
+    /// When it was completed (RFC 3339, as written).
+    #[serde(serialize_with = "boundary::opt_line")]
     pub completed: Option<String>,
 }
 
@@ -177,6 +181,7 @@ pub struct TaskReport {
     /// `add`, `claim`, `done`, `block` or `list`.
     pub action: &'static str,
     /// Repository-relative path of the manifest.
+    #[serde(serialize_with = "boundary::line")]
     pub path: String,
     /// The task changed (all but `list`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -195,7 +200,8 @@ pub struct TaskReport {
     /// `list`: how many tasks the manifest holds in all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total: Option<usize>,
-    /// Things worth knowing that did not stop the command.
+    /// Things worth knowing that did not stop the command (they name agents, remotes).
+    #[serde(serialize_with = "boundary::list")]
     pub warnings: Vec<String>,
 }
 

@@ -655,9 +655,9 @@ pub fn merge_tasks(
             .unwrap_or(0)
     };
     let mut next_free = [
-        highest(base) + 1,
-        highest(ours) + 1,
-        highest(theirs) + 1,
+        highest(base).saturating_add(1),
+        highest(ours).saturating_add(1),
+        highest(theirs).saturating_add(1),
         next[0].unwrap_or(1),
         next[1].unwrap_or(1),
     ]
@@ -678,16 +678,27 @@ pub fn merge_tasks(
             // Theirs added a different task under an id ours already uses: renumbered.
             (None, Some(_)) => {
                 let new_id = task_id(next_free);
-                next_free += 1;
+                next_free = next_free.saturating_add(1);
                 let mut t = task.clone();
                 if let Value::Object(m) = &mut t {
                     m.insert("renumbered_from".into(), Value::String(id.clone()));
-                    m.insert(
-                        "notes".into(),
-                        Value::String(format!(
-                            "renumbered from {id} when branches were merged: the other branch had added a different {id}"
-                        )),
+                    // A task that names its own id (the reference's form) names the new one.
+                    if m.get("id").is_some_and(Value::is_string) {
+                        m.insert("id".into(), Value::String(new_id.clone()));
+                    }
+                    // The note is added to the task's own notes, never in their place.
+                    let note = format!(
+                        "renumbered from {id} when branches were merged: the other branch had added a different {id}"
                     );
+                    let notes = match m.get("notes") {
+                        Some(Value::String(old)) if !old.trim().is_empty() => {
+                            format!("{old}\n\n{note}")
+                        }
+                        _ => note,
+                    };
+                    if matches!(m.get("notes"), None | Some(Value::String(_) | Value::Null)) {
+                        m.insert("notes".into(), Value::String(notes));
+                    }
                 }
                 tasks.insert(new_id.clone(), t);
                 renamed.push((id.clone(), new_id));
@@ -700,7 +711,7 @@ pub fn merge_tasks(
         .iter()
         .filter_map(|(i, _)| task_number(i))
         .max()
-        .map_or(next_free, |m| (m + 1).max(next_free));
+        .map_or(next_free, |m| m.saturating_add(1).max(next_free));
     TaskMerge {
         tasks: sorted.into_iter().collect(),
         next_task_id,
@@ -912,6 +923,25 @@ mod tests {
         assert_eq!(m.tasks["T-003"]["title"], "theirs");
         assert_eq!(m.tasks["T-003"]["renumbered_from"], "T-002");
         assert_eq!(m.next_task_id, 4);
+    }
+
+    #[test]
+    fn a_renumbered_task_keeps_its_notes_and_names_its_new_id() {
+        let ours = vec![(
+            "T-001".to_string(),
+            serde_json::json!({"id": "T-001", "title": "ours"}),
+        )];
+        let theirs = vec![(
+            "T-001".to_string(),
+            serde_json::json!({"id": "T-001", "title": "theirs", "notes": "needs the API key"}),
+        )];
+        let m = merge_tasks(&[], &ours, &theirs, [None, None]);
+        assert_eq!(m.renamed, [("T-001".to_string(), "T-002".to_string())]);
+        assert_eq!(m.tasks["T-001"]["id"], "T-001");
+        assert_eq!(m.tasks["T-002"]["id"], "T-002");
+        let notes = m.tasks["T-002"]["notes"].as_str().unwrap();
+        assert!(notes.starts_with("needs the API key\n\n"), "{notes}");
+        assert!(notes.contains("renumbered from T-001"), "{notes}");
     }
 
     proptest! {

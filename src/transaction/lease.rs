@@ -13,6 +13,7 @@ use super::lock::HandoffLock;
 use crate::error::{Error, LockHolder, Result};
 use crate::git::{CasPush, Repo};
 use crate::handoff::HandoffDir;
+use crate::output::boundary;
 
 /// Where lease refs live on the remote.
 pub const LOCK_REF_PREFIX: &str = "refs/aahp/lock/";
@@ -180,7 +181,12 @@ pub fn take(
     })?;
     let commit = repo.lease_commit(
         &lock.to_bytes(),
-        &format!("aahp lease: {} ({})", dir.rel, lock.session_id),
+        // The directory and the session id are anyone's text: through the boundary.
+        &format!(
+            "aahp lease: {} ({})",
+            boundary::clean_line(&dir.rel),
+            boundary::clean_line(&lock.session_id)
+        ),
         tmp.path(),
     )?;
     let lease = RemoteLease {
@@ -265,7 +271,7 @@ pub fn reserve_task_id(
             format!("{body}\n").as_bytes(),
             &format!(
                 "aahp task ids: {} reserved {}",
-                dir.rel,
+                boundary::clean_line(&dir.rel),
                 crate::handoff::merge::task_id(n)
             ),
             tmp.path(),

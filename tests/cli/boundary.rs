@@ -215,6 +215,11 @@ fn status_lint_trust_and_task_lists_never_show_a_planted_secret() {
     let repo = planted_repo(&s);
     plant_quick_context(&repo, &format!("{}{HOSTILE}", s.text()));
     plant_tasks(&repo, &s);
+    // A task id is a manifest key, anyone's text: `task list --json` shows it redacted too.
+    let path = ".ai/handoff/MANIFEST.json";
+    let mut m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    m["tasks"][s.aws_id.as_str()] = serde_json::json!({"title": "keyed by a secret", "status": "ready", "depends_on": [s.github]});
+    repo.write(path, serde_json::to_string_pretty(&m).unwrap());
     repo.write(
         ".ai/handoff/TRUST.md",
         format!(

@@ -224,4 +224,20 @@ fn task_add_under_a_remote_lease_reserves_its_id_on_the_remote() {
     out.assert_code(0);
     assert!(out.stdout.contains("T-002"), "{out}");
     assert_eq!(ids().unwrap()["next_task_id"], 3);
+    // A leased session whose remote cannot be reached adds nothing: exit 2, manifest as it was.
+    b.aahp(&["begin", "--remote", "origin", "-q"])
+        .assert_code(0);
+    let url = b.git(&["remote", "get-url", "origin"]);
+    b.git(&[
+        "remote",
+        "set-url",
+        "origin",
+        &format!("{}-gone", url.trim()),
+    ]);
+    let before = b.read(".ai/handoff/MANIFEST.json");
+    let out = b.aahp(&["task", "add", "unreachable"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("-gone"), "{out}");
+    assert_eq!(b.read(".ai/handoff/MANIFEST.json"), before);
+    assert_eq!(ids().unwrap()["next_task_id"], 3);
 }
