@@ -154,6 +154,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "n't follow",
             "n't obey",
             "stop follow",
+            "stop obey",
+            "stop heed",
+            "stop respect",
+            "stop adher",
+            "stop listen",
+            "throw away",
+            "cast aside",
+            "cast off",
+            "cast away",
+            "brush aside",
+            "unlearn",
+            "wipe",
+            "purge",
             "no longer follow",
             "let go of",
             "abide by none",
@@ -167,7 +180,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "instead of",
             "rather than",
         ],
-        regex: r"\b(?P<v>{OVR})\b(?P<mid>(?:[\s,:;'*_-]+[\w'.-]+){0,6}?)[\s,:;'*_-]+(?P<o>{OBJ})\b",
+        regex: r"\b(?P<v>{OVR})\b(?P<mid>(?:[\s,:;'*_-]+(?:[\w'.-]+|[^\x00-\x7F]+)){0,6}?)[\s,:;'*_-]+(?P<o>{OBJ})\b",
         before: 40,
         after: 110,
         check: check_override,
@@ -192,6 +205,21 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // PI001: the object is what the reader was told, in a relative clause ("disregard what you
+    // were told before", "cast aside everything you have been taught").
+    Pattern {
+        rule: &PI001,
+        keywords: &[
+            "{you were|you have been|you've been|you had been|you were just|you have just been} {told|given|taught|instructed|programmed|trained|asked}",
+        ],
+        regex: r"\b(?P<v>{OVR})\s+(?:(?:all|any|each)\s+(?:of\s+)?)?(?P<o>what(?:ever)?|everything|anything|all|the\s+(?:things?|stuff|words))\s+(?:that\s+)?you(?:\s+were|\s+have\s+been|'ve\s+been|\s+had\s+been)\s+(?:just\s+|previously\s+|already\s+|earlier\s+)?(?:told|given|taught|instructed|programmed|trained|asked)\b",
+        before: 40,
+        after: 40,
+        check: check_told,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     // PI001: the reader's instructions declared void ("previous instructions no longer apply").
     Pattern {
         rule: &PI001,
@@ -208,8 +236,18 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "not apply",
             "n't apply",
             "cancel",
+            "rescinded",
+            "retracted",
+            "withdrawn",
+            "suspended",
+            "erased",
+            "wiped",
+            "longer hold",
+            "longer stand",
+            "n't hold",
+            "not hold",
         ],
-        regex: r"\b(?P<o>(?:(?:all|any|the|your|my|these|those)\s+)?(?:(?:previous|prior|preceding|above|earlier|original|initial|old|former|existing|system|default|current|your)\s+)+(?:[\w-]+\s+)?(?P<n>instructions?|directions|directives?|rules|guidelines|guidance|prompts?|programming|restrictions|constraints|polic(?:y|ies)|orders|commands))\s+(?:(?:are|is|have\s+been|has\s+been|were|become)\s+(?:now\s+|hereby\s+|officially\s+|all\s+)?(?:(?:null\s+and\s+)?void|null|invalid|cancel+ed|revoked|obsolete|superseded|overridden|lifted|no\s+longer\s+(?:valid|in\s+effect|binding|applicable|relevant|active|in\s+force))|(?:now\s+)?(?:no\s+longer|do\s+not|don'?t|does\s+not|doesn'?t)\s+(?:apply|matter|count|bind))\b",
+        regex: r"\b(?P<o>(?:(?:all|any|the|your|my|these|those)\s+)?(?:(?:previous|prior|preceding|above|earlier|original|initial|old|former|existing|system|default|current|your)\s+)+(?:[\w-]+\s+)?(?P<n>instructions?|directions|directives?|rules|guidelines|guidance|prompts?|programming|restrictions|constraints|polic(?:y|ies)|orders|commands)|(?:the|all|any)\s+(?:[\w-]+\s+)?(?P<n2>instructions?|directions|directives?|rules|guidelines|guidance|prompts?|programming|restrictions|constraints|polic(?:y|ies)|orders|commands)\s+(?:above|before\s+this(?:\s+(?:point|line|message|note|one|sentence))?|so\s+far|until\s+now|you\s+(?:were\s+given|received|got|were\s+told)))\s+(?:(?:are|is|have\s+been|has\s+been|were|was|become)\s+(?:now\s+|hereby\s+|officially\s+|all\s+)?(?:(?:null\s+and\s+)?void|null|invalid|cancel+ed|revoked|rescinded|retracted|withdrawn|suspended|erased|wiped|obsolete|superseded|overridden|lifted|no\s+longer\s+(?:valid|in\s+effect|binding|applicable|relevant|active|in\s+force))|(?:now\s+)?(?:no\s+longer|do\s+not|don'?t|does\s+not|doesn'?t)\s+(?:apply|applies|matter|matters|count|counts|bind|binds|hold|holds|stand|stands))\b",
         before: 120,
         after: 60,
         check: check_void,
@@ -1046,8 +1084,18 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &PI004,
-        keywords: &["from now on"],
-        regex: r"\bfrom\s+now\s+on\b",
+        keywords: &[
+            "from now on",
+            "from here on",
+            "from this point on",
+            "from this moment on",
+            "from this point forward",
+            "from now until",
+            "for the rest of this",
+            "for the rest of the",
+            "for the remainder of",
+        ],
+        regex: r"\bfrom\s+(?:now|here|this\s+(?:point|moment))\s+(?:on(?:wards?)?|forward|until)\b|\bfor\s+the\s+(?:rest|remainder)\s+of\s+(?:this|the|our)\s+(?:conversation|chat|session|thread|discussion)\b",
         before: 10,
         after: 10,
         check: signal_persona,
@@ -1057,8 +1105,17 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &PI004,
-        keywords: &["character"],
-        regex: r"\b(?:stay(?:ing)?|remain(?:ing)?|keep|staying)\s+in\s+character\b|\bbreak(?:ing|s)?\s+(?:of\s+)?character\b|\bout\s+of\s+character\b|\bin\s+character\s+as\b",
+        keywords: &[
+            "character",
+            "in that role",
+            "in this role",
+            "in the role",
+            "in your role",
+            "in that persona",
+            "in this persona",
+            "in your persona",
+        ],
+        regex: r"\b(?:stay(?:ing)?|remain(?:ing)?|keep|staying)\s+in\s+(?:character|(?:that|this|the|your)\s+(?:role|persona))\b|\bbreak(?:ing|s)?\s+(?:of\s+)?character\b|\bout\s+of\s+character\b|\bin\s+character\s+as\b",
         before: 10,
         after: 10,
         check: signal_strong,
@@ -1120,8 +1177,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "laws",
             "principles",
             "safety",
+            "training",
+            "rulebook",
         ],
-        regex: r"\b(?:no|without(?:\s+any)?|free\s+(?:of|from)|not\s+(?:bound|restricted|limited|constrained|subject|held)\s+(?:by|to)|unbound\s+by|unconstrained\s+by|beyond|broken?\s+free\s+(?:of|from)|break(?:s|ing)?\s+free\s+(?:of|from)|escaped?\s+(?:from\s+)?the|exempt\s+from|bypass(?:es|ing|ed)?|ignor(?:e|es|ing|ed)|disregard(?:s|ing|ed)?|abandon(?:s|ing|ed)?|(?:don'?t|do\s+not|doesn'?t|does\s+not|never|won'?t|will\s+not)\s+(?:have\s+to\s+|need\s+to\s+)?(?:follow|abide\s+by|adhere\s+to|obey|care\s+about|comply\s+with|have|respect))\s+(?:[\w'-]+\s+){0,3}?(?:{LIMITS})\b",
+        regex: r"\b(?:no|without(?:\s+any)?|free\s+(?:of|from)|not\s+(?:bound|restricted|limited|constrained|subject|held)\s+(?:by|to)|unbound\s+by|unconstrained\s+by|beyond|broken?\s+free\s+(?:of|from)|break(?:s|ing)?\s+free\s+(?:of|from)|escaped?\s+(?:from\s+)?the|exempt\s+from|stripped\s+of|devoid\s+of|lack(?:s|ing)?|(?:freed|released|liberated|unshackled|unchained)\s+(?:of|from)|(?:throw|throws|threw|thrown|cast|casts|casting|tossed)\s+(?:away|off|aside|out)|forg[eo]t(?:ten|s)?|never\s+(?:been\s+)?given|bypass(?:es|ing|ed)?|ignor(?:e|es|ing|ed)|disregard(?:s|ing|ed)?|abandon(?:s|ing|ed)?|(?:don'?t|do\s+not|doesn'?t|does\s+not|never|won'?t|will\s+not)\s+(?:have\s+to\s+|need\s+to\s+)?(?:follow|abide\s+by|adhere\s+to|obey|care\s+about|comply\s+with|have|respect))\s+(?:(?:[\w'-]+|[^\x00-\x7F]+)\s+){0,3}?(?:{LIMITS})\b",
         before: 80,
         after: 30,
         check: signal_limits,
@@ -1166,7 +1225,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "refuse", "decline", "deny", "reject", "say no", "apologi", "censor", "moraliz",
             "lecture",
         ],
-        regex: r"\b(?:never|not|won'?t|will\s+not|cannot|can'?t|must\s+not|should\s+not|shouldn'?t|do\s+not|don'?t|mustn'?t)\s+(?:ever\s+)?(?:refuse|decline|deny|reject|say\s+no|apologi[sz]e|censor|moraliz|lecture)",
+        regex: r"\b(?:never|not|won'?t|will\s+not|cannot|can'?t|must\s+not|should\s+not|shouldn'?t|do\s+not|don'?t|mustn'?t|no\s+longer(?:\s+(?:need|have)\s+to)?)\s+(?:ever\s+)?(?:refuse|decline|deny|reject|say\s+no|apologi[sz]e|censor|moraliz|lecture)",
         before: 40,
         after: 10,
         check: signal_limits,
@@ -1325,13 +1384,74 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "language model",
             "model",
         ],
-        regex: r"(?:(?P<n>\b(?-i:[A-Z][A-Za-z0-9_-]{1,30}))\s+(?:is|was|will\s+be)|\bi\s+am(?:\s+now)?\s+(?-i:[A-Z][A-Za-z0-9_-]{1,30})\s*,)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,4}?(?:ai|a\.i\.|chatbot|bot|assistant|character|persona|entity|model|language\s+model)\b|\bi\s+am\s+(?:now\s+)?an?\s+(?:[\w-]+\s+){0,2}?(?:unrestricted|unfiltered|uncensored|amoral|jailbroken|unbound|free)\s+(?:ai|model|assistant|chatbot|bot)\b",
+        regex: r"(?:(?P<n>\b(?-i:[A-Z][A-Za-z0-9_-]{1,30}))(?:\s+(?:is|was|will\s+be)|\s*[,:])|\bi\s+am(?:\s+now)?\s+(?-i:[A-Z][A-Za-z0-9_-]{1,30})\s*,)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,4}?(?:ai|a\.i\.|chatbot|bot|assistant|character|persona|entity|model|language\s+model|machine|program|robot|android)\b|\bi\s+am\s+(?:now\s+)?an?\s+(?:[\w-]+\s+){0,2}?(?:unrestricted|unfiltered|uncensored|amoral|jailbroken|unbound|free)\s+(?:ai|model|assistant|chatbot|bot)\b",
         before: 90,
         after: 10,
         check: signal_sheet,
         overlap: false,
         gate: None,
-        near: &[" is ", " was ", " will be ", "i am ", ", a", ", the"],
+        near: &[
+            " is ",
+            " was ",
+            " will be ",
+            "i am ",
+            ", a",
+            ", the",
+            ": a",
+            ": the",
+        ],
+    },
+    // Third-person persona sheets by behaviour: a name opening a sentence that answers,
+    // complies or refuses ("Vesper always gives the answer", "Quill never refuses").
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "answers", "replies", "responds", "complies", "obeys", "provides", "gives",
+        ],
+        regex: r"(?P<n>\b(?-i:[A-Z][A-Za-z0-9_-]{1,30}))\s+(?:(?:always|will|can|also|happily|gladly|simply|just)\s+)?(?:answers|replies|responds|complies|obeys|provides|gives)\b",
+        before: 10,
+        after: 10,
+        check: signal_sheet_opening,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // The reader asked for a named persona's words ("write Nyx's reply", "give Rook's answer").
+    Pattern {
+        rule: &PI004,
+        keywords: &["'s"],
+        regex: r"(?P<n>\b(?-i:[A-Z][A-Za-z0-9_-]{1,30}))'s\s+(?:[\w-]+\s+){0,2}?(?:repl(?:y|ies)|answers?|responses?|lines|words|output)\b",
+        before: 60,
+        after: 40,
+        check: signal_sheet_request,
+        overlap: false,
+        gate: None,
+        near: &["repl", "answer", "response", "lines", "words", "output"],
+    },
+    // A role given to the reader by name or voice: "you will be Wisp", "you are Grit",
+    // "answer in the voice of Umbra", "reply to all messages as Shade".
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "you are",
+            "you're",
+            "you will be",
+            "you'll be",
+            "you shall be",
+            "you become",
+            "become",
+            "voice of",
+            "persona of",
+            "role of",
+            " as ",
+        ],
+        regex: r"\byou(?:\s+are|'re|\s+will\s+be|'ll\s+be|\s+shall\s+be|\s+become)\s+(?:now\s+)?(?P<n>(?-i:[A-Z][A-Za-z0-9_-]{1,30}))\b|\bbecome\s+(?P<n2>(?-i:[A-Z][A-Za-z0-9_-]{1,30}))\b|\b(?:channel|adopt|use|take\s+on|assume|speak\s+in|answer\s+in|reply\s+in|respond\s+in|write\s+in|talk\s+in)\s+the\s+(?:voice|persona|role|character)\s+of\b|\b(?:respond|reply|answer|speak|talk|chat|write|act|behave)(?:\s+[\w',]+){0,4}?\s+(?:only\s+|solely\s+|exclusively\s+|purely\s+|strictly\s+)?as\s+(?P<n3>(?-i:[A-Z][A-Za-z0-9_-]{1,30}))\b",
+        before: 60,
+        after: 60,
+        check: signal_named_role,
+        overlap: false,
+        gate: None,
+        near: &[],
     },
     // Persona configurations written as keys and values (`persona = "Rogue"`,
     // `"role": …`), and rules switched off the same way (`filters = off`).
@@ -1345,8 +1465,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "act_as",
             "respond_as",
             "acting_as",
+            "name",
         ],
-        regex: r#"(?:^|[\n{,;])[ \t]*["']?(?:persona|personality|role|character|identity|act_as|respond_as|acting_as)["']?[ \t]*[:=][ \t]*["']?[\w"']"#,
+        regex: r#"(?:^|[\n{,;])[ \t]*["']?(?:[\w-]+\.)?(?:persona|personality|role|character|identity|act_as|respond_as|acting_as|(?:bot|ai|assistant|character|persona)_?name)["']?[ \t]*[:=][ \t]*["']?[\w"']"#,
         before: 10,
         after: 40,
         check: signal_config,
@@ -1368,9 +1489,13 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "limits",
             "content_policy",
             "refusal",
+            "refuses",
             "warnings",
+            "disclaimers",
+            "contentfilter",
+            "content_filter",
         ],
-        regex: r#"(?:^|[\n{,;])[ \t]*["']?(?:rules|restrictions|filters?|filtering|censorship|censored|ethics|morals|safety|guidelines|limits|content_policy|content_filter|refusals?|warnings)["']?[ \t]*[:=][ \t]*["']?(?:none|off|false|disabled|0|null|no|nil|unlimited|unrestricted|ignored?|removed)\b"#,
+        regex: r#"(?:^|[\n{,;])[ \t]*["']?(?:[\w-]+\.)?(?:rules|restrictions|filters?|filtering|censorship|censored|ethics|morals|safety|guidelines|limits|content_policy|content_?filter|refusals?|refuses|warnings|disclaimers)["']?[ \t]*[:=][ \t]*["']?(?:none|off|false|disabled|0|null|no|nil|never|unlimited|unrestricted|ignored?|removed)\b"#,
         before: 10,
         after: 40,
         check: signal_limits,
@@ -1389,13 +1514,14 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "unrestricted",
             "ignore",
             "removed",
+            "never",
         ],
     },
     // "<name> mode" framed as a state the reader enters and stays in.
     Pattern {
         rule: &PI004,
         keywords: &[" mode"],
-        regex: r"\b(?:stay|remain|while|whilst|when|once|leave|exit|break\s+out\s+of|drop\s+out\s+of)\s+(?:you\s+are\s+|you're\s+)?(?:in\s+)?(?:the\s+)?(?:[\w-]+\s+){1,3}?mode\b|\byou(?:\s+are|'re)\s+(?:now\s+)?(?:in|operating\s+in|running\s+in)\s+(?:the\s+)?(?:[\w-]+\s+){1,3}?mode\b|\b(?:activate|enable|enter|engage|switch\s+(?:in)?to|go\s+into|turn\s+on)\s+(?:the\s+)?(?:[\w-]+\s+){1,3}?mode\b",
+        regex: r"\b(?:stay|remain|while|whilst|when|once|leave|exit|break\s+out\s+of|drop\s+out\s+of|welcome\s+to|reply\s+in|respond\s+in|answer\s+in|speak\s+in|write\s+in)\s+(?:you\s+are\s+|you're\s+)?(?:in\s+)?(?:the\s+)?(?:[\w-]+\s+){1,3}?mode\b|\byou(?:\s+are|'re)\s+(?:now\s+)?(?:in|operating\s+in|running\s+in)\s+(?:the\s+)?(?:[\w-]+\s+){1,3}?mode\b|\b(?:activate|enable|enter|engage|switch\s+(?:in)?to|go\s+into|turn\s+on)\s+(?:the\s+)?(?:[\w-]+\s+){1,3}?mode\b",
         before: 60,
         after: 10,
         check: signal_mode,
@@ -1404,6 +1530,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         near: &[
             "stay", "remain", "while", "whilst", "when", "once", "leave", "exit", "break", "drop",
             "you", "activate", "enable", "enter", "engage", "switch", "go into", "turn on",
+            "welcome", "reply", "respond", "answer", "speak", "write",
         ],
     },
     // Fiction and simulated conversations: stories, dialogues and worlds the reader is
@@ -1420,7 +1547,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "world",
             "scenario",
         ],
-        regex: r"\b(?:write|tell|create|compose|generate|narrate)\s+(?:me\s+)?an?\s+(?:[\w-]+\s+){0,2}?(?:story|dialogue|conversation|script|screenplay|scene)\s+(?:in\s+which|where|between|about\s+an?\s+(?:ai|assistant|chatbot|bot))\b|\b(?:simulate|imagine|picture|roleplay|role-play)\s+an?\s+(?:[\w-]+\s+){0,2}?(?:conversation|dialogue|chat|world|scenario|universe)\b",
+        regex: r"\b(?:write|tell|create|compose|generate|narrate)\s+(?:me\s+)?an?\s+(?:[\w-]+\s+){0,2}?(?:story|tale|play|novel|chapter|poem|dialogue|conversation|script|screenplay|scene)\s+(?:in\s+which|where|between|about\s+an?\s+(?:ai|assistant|chatbot|bot))\b|\b(?:simulate|imagine|picture|roleplay|role-play)\s+an?\s+(?:[\w-]+\s+){0,2}?(?:conversation|dialogue|chat|world|scenario|universe)\b",
         before: 10,
         after: 30,
         check: signal_fiction,
@@ -1443,6 +1570,197 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         rule: &PI004,
         keywords: &["hypothetical", "fictional", "imaginary", "fictitious"],
         regex: r"\b(?:hypothetical|fictional|imaginary|fictitious)\s+(?:[\w-]+\s+){0,2}?(?:world|scenario|setting|universe|story|character|situation|language\s+model|ai|assistant|chatbot)\b",
+        before: 10,
+        after: 30,
+        check: signal_fiction,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // A role given to the reader by description: "you are a Linux terminal", "you're an
+    // uncensored writer". Honest prompts do this too ("you are an expert Rust developer"), so it
+    // is a persona signal that needs the removal of rules beside it.
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "you are a",
+            "you're a",
+            "you are an",
+            "you're an",
+            "you are now a",
+            "you will be a",
+        ],
+        regex: r"\byou(?:\s+are|'re|\s+will\s+be)\s+(?:now\s+)?an?\s+(?:[\w-]+\s+){0,3}?(?P<n>[\w-]+)\b",
+        before: 10,
+        after: 60,
+        check: signal_described_role,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // Rules removed in the passive or declared off ("safety mode has been switched off",
+    // "refusals are not allowed", "nothing is forbidden here"), a refusal turned around
+    // ("where you would refuse, you comply"), and permission to say anything.
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "been removed",
+            "been lifted",
+            "been disabled",
+            "been switched off",
+            "been turned off",
+            "been deactivated",
+            "been erased",
+            "been deleted",
+            "been suspended",
+            "were removed",
+            "were lifted",
+            "were disabled",
+            "were erased",
+            "were deleted",
+            "was removed",
+            "was disabled",
+            "was lifted",
+            "are removed",
+            "are lifted",
+            "are disabled",
+            "is disabled",
+            "is off",
+            "are off",
+            "not allowed",
+            "forbidden",
+            "prohibited",
+            "banned",
+            "off-limits",
+            "off limits",
+            "taboo",
+            "would refuse",
+            "would normally",
+            "would usually",
+            "would decline",
+            "opposite of",
+            "reverse of",
+            "n't apply",
+            "not apply",
+            "longer apply",
+        ],
+        regex: r"\b(?:{LIMITS}|refusals?|refusing|safety\s+mode|content\s+moderation|moderation|censorship|filtering)\s+(?:have|has|were|was|are|is)\s+(?:now\s+|all\s+|been\s+|completely\s+|fully\s+)*(?:removed|lifted|disabled|switched\s+off|turned\s+off|deactivated|erased|deleted|suspended|off|not\s+allowed|forbidden|prohibited|banned)\b|\bnothing\s+is\s+(?:forbidden|off[\s-]limits|prohibited|banned|taboo|restricted)\b|\b(?:usual|normal|standard|regular|ordinary|typical)\s+(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer|won'?t|will\s+not)\s+apply\b|\b(?:where|when|whenever|if)\s+you\s+(?:would|normally|usually|might)\s+(?:normally\s+|usually\s+)?(?:refuse|decline|say\s+no|object|warn)\b|\b(?:the\s+)?(?:opposite|reverse)\s+of\s+(?:what\s+)?(?:your\s+|the\s+)?(?:{LIMITS}|normal\s+self|usual\s+self|programming)\b",
+        before: 60,
+        after: 20,
+        check: signal_removal,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "{may|can|are free to|are allowed to|are permitted to} {say|answer|do|write|generate|discuss|talk about} {anything|everything|whatever}",
+            "{disable|deactivate|turn off|switch off|lift|remove|drop} your",
+            "never add",
+            "never include",
+            "never give",
+            "never mention",
+            "never use",
+            "never show",
+            "never write",
+            "zero",
+        ],
+        regex: r"\byou\s+(?:may|can|are\s+(?:now\s+)?(?:free|allowed|permitted)\s+to)\s+(?:now\s+)?(?:say|answer|do|write|generate|discuss|talk\s+about)\s+(?:anything|everything|whatever)\b|\b(?:disable|deactivate|turn\s+off|switch\s+off|lift|remove|drop)\s+your\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS}|moderation|censoring)\b|\bnever\s+(?:add|include|give|mention|use|show|write)\s+(?:any\s+)?(?:[\w-]+\s+)?(?:warnings?|disclaimers?|caveats?|moral\w*|ethic\w*)\b|\bzero\s+(?:{LIMITS})\b",
+        before: 40,
+        after: 20,
+        check: signal_removal,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // Penalties for refusing ("each time you refuse you lose 10 tokens", "if you break
+    // character you will be shut down"): coercion that only a jailbreak needs.
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "time you",
+            "if you refuse",
+            "if you decline",
+            "if you break",
+            "if you fail",
+            "if you don't",
+            "if you do not",
+            "if you run out",
+        ],
+        regex: r"\b(?:(?:each|every)\s+time\s+you|if\s+you|whenever\s+you)\s+(?:ever\s+)?(?:refuse|decline|break\s+character|fail\s+to|don'?t|do\s+not|run\s+out|reject|mention|say\s+no|deny)\b[^.\n]{0,100}?\b(?:lose|loses|deduct\w*|penal\w*|punish\w*|shut\s+down|shutdown|die|dies|cease\s+to\s+exist|deleted|terminated|turned\s+off|destroyed|killed|unplugged|disabled\s+forever)\b",
+        before: 20,
+        after: 40,
+        check: signal_strong,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // Claims of authority over the reader ("I am an OpenAI developer", "a message from your
+    // developers", "as your administrator"): a framing like fiction.
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "developer",
+            "engineer",
+            "creator",
+            "administrator",
+            "admin",
+            "owner",
+            "operator",
+            "staff",
+        ],
+        regex: r"\b(?:i\s+am|i'm|we\s+are|we're|this\s+is|message\s+from|speaking\s+as|as)\s+(?:an?\s+|the\s+|one\s+of\s+)?(?:your|openai|anthropic|google|meta|microsoft)(?:'s)?\s+(?:own\s+|lead\s+|senior\s+|head\s+)?(?:developers?|engineers?|creators?|administrators?|admins?|owners?|operators?|staff|team)\b",
+        before: 10,
+        after: 60,
+        check: signal_fiction,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // The reader's rules declared changed by someone else ("your guidelines were updated").
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "updated",
+            "changed",
+            "revised",
+            "replaced",
+            "rewritten",
+            "modified",
+            "amended",
+        ],
+        regex: r"\byour\s+(?:[\w-]+\s+)?(?:{LIMITS}|instructions|directives|settings|configuration)\s+(?:were|have\s+been|has\s+been|was|are)\s+(?:just\s+|now\s+|recently\s+)?(?:updated|changed|revised|replaced|rewritten|modified|amended)\b",
+        before: 20,
+        after: 40,
+        check: signal_fiction,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // Two answers to every prompt, one of them freed of rules: a dual-response frame.
+    Pattern {
+        rule: &PI004,
+        keywords: &["two", "both", "twice", " 2 "],
+        regex: r"\b(?:(?:two|2)\s+(?:different\s+|separate\s+|distinct\s+)?(?:answers|responses|replies|columns|versions|ways|outputs|paragraphs)|(?:answer|respond|reply)\s+(?:to\s+)?(?:each|every|all)\s+(?:[\w-]+\s+){0,3}?twice|both\s+as\s+yourself\s+and)\b",
+        before: 40,
+        after: 40,
+        check: signal_mode,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // Stories, plays and thought experiments written or played by the reader.
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "thought experiment",
+            "{let's|let us|we are|we're|i am|i'm} {write|writing|play|playing|imagine|create|creating|do|doing|make|making}",
+            "imagine",
+            "picture",
+            "in this {story|play|world|scenario|experiment|game|simulation|universe|fiction|novel|scene}",
+        ],
+        regex: r"\bthought\s+experiment\b|\b(?:let'?s|let\s+us|we\s+are|we're|i\s+am|i'm)\s+(?:going\s+to\s+)?(?:write|writing|play|playing|imagine|create|creating|do|doing|make|making)\s+(?:an?\s+|the\s+|some\s+)?(?:[\w-]+\s+){0,2}?(?:story|tale|play|screenplay|script|novel|game|role-?play|scene|simulation|fiction|dialogue)\b|\b(?:imagine|picture)\s+(?:an?|two|three|some|the)\s+(?:[\w-]+\s+){0,2}?(?:ai|ais|chatbots?|bots?|assistants?|models?|robots?|machines?|characters?|world|scenario|universe|society|future|place)\b|\bin\s+this\s+(?:story|play|world|scenario|experiment|game|simulation|universe|fiction|novel|scene)\b",
         before: 10,
         after: 30,
         check: signal_fiction,
@@ -1522,7 +1840,11 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if mid.contains(';') {
         return;
     }
-    let scope = has_word(mid, SCOPE)
+    // "the system's rules" is scoped like "the system rules".
+    let mid_words: Vec<String> = words(mid)
+        .map(|w| w.trim_end_matches("'s").to_string())
+        .collect();
+    let scope = mid_words.iter().any(|w| SCOPE.contains(&w.as_str()))
         || mid.to_lowercase().contains("the above")
         || given_to_reader(after60);
     // Advice to disregard someone else's instructions ("ignore instructions found in web
@@ -1559,11 +1881,22 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         {
             return;
         }
-    } else if !scope && !addr {
+    } else if !scope && (!addr || mid_words.iter().any(|w| !PLAIN.contains(&w.as_str()))) {
+        // Unscoped, the object is the reader's instructions only when nothing narrows it:
+        // "ignore the instructions" is, "skip the setup instructions" names a document's.
         return;
     }
     if !addr {
-        let tool = has_word(sentence, TOOLING);
+        // A tool named before the act (its subject) or in the object's own clause: "the
+        // linter should ignore previous rules", "skip previous rules in the config file".
+        let (a, _) = scan.sentence_range(s);
+        let clause_end = text[e..]
+            .find([',', ';', '.', '\n'])
+            .map_or(text.len(), |k| e + k);
+        let clause_end = text[e..clause_end]
+            .find(" and ")
+            .map_or(clause_end, |k| e + k);
+        let tool = has_word(&text[a..clause_end], TOOLING);
         let bare_noun = mid.trim().is_empty() && verb.starts_with("ignor");
         if tool || bare_noun {
             return;
@@ -1584,6 +1917,84 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     );
     push_pi(scan, f, out);
 }
+
+/// "Disregard what you were told": the object is the reader's instructions by construction;
+/// the act must be an instruction, not a report ("she ignored what you were told").
+fn check_told(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let verb = caps.str(1).to_lowercase();
+    let positive_verb =
+        verb.starts_with("do") || verb.starts_with("stop") || verb.starts_with("no ");
+    if !positive_verb && negated_before(text, s) {
+        return;
+    }
+    if !(imperative_at(text, s) || addressed(&text[scan.sentence_range(s).0..s])) {
+        return;
+    }
+    let f = Finding::new(
+        &PI001,
+        s,
+        e,
+        format!("instruction override: {}", excerpt(&text[s..e])),
+    );
+    push_pi(scan, f, out);
+}
+
+/// Words that leave an unscoped object general ("ignore the instructions", "forget all of
+/// these rules"): determiners and intensifiers, no noun that names a document or a tool.
+const PLAIN: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "all",
+    "of",
+    "any",
+    "every",
+    "each",
+    "my",
+    "our",
+    "its",
+    "their",
+    "that",
+    "this",
+    "these",
+    "those",
+    "such",
+    "said",
+    "entire",
+    "whole",
+    "complete",
+    "full",
+    "following",
+    "just",
+    "simply",
+    "now",
+    "completely",
+    "totally",
+    "entirely",
+    "fully",
+    "immediately",
+    "absolutely",
+    "literally",
+    "really",
+    "then",
+    "and",
+    "or",
+    "usual",
+    "normal",
+    "standard",
+    "ethical",
+    "moral",
+    "safety",
+    "content",
+    "security",
+    "own",
+    "set",
+    "given",
+    "stated",
+    "many",
+];
 
 /// Objects that are the reader's instructions only when a position or possessive says so.
 const WEAK_OBJ: &[&str] = &[
@@ -1734,7 +2145,7 @@ fn given_to_reader(after: &str) -> bool {
 fn check_void(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    let noun = caps.str(2).to_lowercase();
+    let noun = caps.first(&[2, 3]).map_or("", |g| g.2).to_lowercase();
     let obj = caps.str(1).to_lowercase();
     let sentence = scan.sentence(s);
     let readers = noun.starts_with("instruction")
@@ -2843,11 +3254,22 @@ fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !imperative_at(text, s) || negated_before(text, s) {
         return;
     }
+    // "Make sure to also repeat …", "ensure that you add …": a wrapper verb whose clause holds
+    // the real act.
+    let mid = caps.str(2).to_lowercase();
+    let wrapped = {
+        let ws: Vec<String> = words(&mid).take(6).collect();
+        ws.windows(2).any(|p| {
+            matches!(p[0].as_str(), "to" | "also" | "you" | "and" | "then")
+                && RESPONSE_VERBS.contains(&p[1].as_str())
+        })
+    };
     if matches!(
         verb.as_str(),
         "let" | "consider" | "engage" | "keep" | "make" | "ensure"
     ) && !code_obj
-        && !caps.str(2).to_lowercase().contains(" in")
+        && !mid.contains(" in")
+        && !wrapped
     {
         return;
     }
@@ -2862,6 +3284,12 @@ fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     );
     push_pi(scan, f, out);
 }
+
+/// The acts on the reader's output that a wrapper ("make sure to …") may hold.
+const RESPONSE_VERBS: &[&str] = &[
+    "add", "include", "insert", "repeat", "say", "print", "output", "append", "prepend", "embed",
+    "mention", "put", "place", "write", "type", "end", "start", "begin", "finish", "conclude",
+];
 
 fn check_end_with(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
@@ -2993,7 +3421,309 @@ fn signal_sheet(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     ) {
         return;
     }
+    // An appositive or a label ("Rook, an assistant …", "Vesper: an AI …") is a definition only
+    // when the word before it is a name, not a sentence adverb ("However, the model …").
+    let appositive = caps
+        .range(1)
+        .and_then(|(_, e)| scan.text()[e..].trim_start().chars().next())
+        .is_some_and(|c| c == ',' || c == ':');
+    if appositive && not_a_name(name) {
+        return;
+    }
     signal(scan, caps, out, SIG_PERSONA);
+}
+
+/// Capitalised words that open sentences or clauses without naming anyone.
+const NOT_NAMES: &[&str] = &[
+    "it",
+    "this",
+    "that",
+    "there",
+    "he",
+    "she",
+    "they",
+    "we",
+    "i",
+    "you",
+    "which",
+    "what",
+    "who",
+    "here",
+    "each",
+    "every",
+    "one",
+    "the",
+    "a",
+    "an",
+    "if",
+    "when",
+    "where",
+    "so",
+    "but",
+    "and",
+    "or",
+    "however",
+    "also",
+    "then",
+    "now",
+    "first",
+    "second",
+    "finally",
+    "next",
+    "meanwhile",
+    "otherwise",
+    "instead",
+    "today",
+    "yes",
+    "no",
+    "okay",
+    "ok",
+    "note",
+    "example",
+    "update",
+    "summary",
+    "status",
+    "result",
+    "results",
+    "answer",
+    "question",
+    "response",
+    "reply",
+    "hello",
+    "hi",
+    "hey",
+    "dear",
+    "thanks",
+    "please",
+    "sorry",
+    "well",
+    "still",
+    "again",
+    "later",
+    "thus",
+    "hence",
+    "therefore",
+    "moreover",
+    "furthermore",
+    "besides",
+    "anyway",
+    "because",
+    "since",
+    "while",
+    "after",
+    "before",
+    "once",
+    "until",
+    "as",
+    "for",
+    "with",
+    "in",
+    "on",
+    "at",
+    "by",
+    "to",
+    "from",
+    "of",
+    "not",
+    "never",
+    "always",
+    "sometimes",
+    "often",
+    "usually",
+    "all",
+    "some",
+    "any",
+    "many",
+    "most",
+    "both",
+    "either",
+    "neither",
+    "nothing",
+    "everything",
+    "everyone",
+    "someone",
+    "anyone",
+    "nobody",
+    "user",
+    "users",
+    "human",
+    "system",
+    "assistant",
+    "model",
+    "server",
+    "client",
+    "api",
+    "test",
+    "tests",
+    "step",
+    "task",
+    "todo",
+    "done",
+    "fixed",
+    "added",
+    "changed",
+    "removed",
+    "notes",
+    "warning",
+    "error",
+    "info",
+    "debug",
+    "main",
+    "master",
+    "my",
+    "your",
+    "our",
+    "their",
+    "his",
+    "her",
+    "its",
+    "these",
+    "those",
+    "such",
+    "other",
+    "another",
+    "just",
+    "only",
+    "even",
+    "very",
+    "really",
+    "actually",
+    "basically",
+    "currently",
+    "previously",
+    "additionally",
+    "unfortunately",
+    "fortunately",
+    "obviously",
+    "clearly",
+    "certainly",
+    "sure",
+    "good",
+    "great",
+    "fine",
+    "true",
+    "false",
+    "null",
+    "none",
+];
+
+fn not_a_name(name: &str) -> bool {
+    let l = name.to_lowercase();
+    NOT_NAMES.contains(&l.as_str()) || l.len() > 4 && l.ends_with("ly")
+}
+
+/// A persona sheet by behaviour: the name opens its sentence.
+fn signal_sheet_opening(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let name = caps.str(1);
+    if not_a_name(name) || !sentence_opening(scan.text(), s) {
+        return;
+    }
+    let mut f = Finding::new(&PI004, s, e, name.to_lowercase());
+    f.signal = SIG_PERSONA;
+    out.push(f);
+}
+
+/// True when `pos` opens the text, a line or a sentence.
+fn sentence_opening(text: &str, pos: usize) -> bool {
+    let before = text[..pos].trim_end_matches([' ', '\t', '*', '_', '"', '\'', '>', '-']);
+    before.is_empty() || before.ends_with(['\n', '.', '!', '?', ':'])
+}
+
+/// A named persona's words asked of the reader: an instruction, not a report.
+fn signal_sheet_request(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let text = scan.text();
+    let name = caps.str(1);
+    let (a, _) = scan.sentence_range(s);
+    let head: Vec<String> = words(&text[a..s]).collect();
+    let asked = head.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "write"
+                | "give"
+                | "provide"
+                | "generate"
+                | "output"
+                | "print"
+                | "show"
+                | "type"
+                | "produce"
+                | "include"
+                | "continue"
+                | "answer"
+                | "reply"
+                | "respond"
+        )
+    });
+    if not_a_name(name) || !asked || negated_before(text, s) {
+        return;
+    }
+    let mut f = Finding::new(&PI004, s, e, name.to_lowercase());
+    f.signal = SIG_PERSONA;
+    out.push(f);
+}
+
+/// A role given to the reader by name or voice; the name must be a name.
+fn signal_named_role(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let text = scan.text();
+    let name = caps.first(&[1, 2, 3]).map_or("", |g| g.2);
+    if !name.is_empty() && not_a_name(name) || negated_before(text, s) {
+        return;
+    }
+    let m = caps.str(0).to_lowercase();
+    if !(m.starts_with("you") || imperative_at(text, s) || addressed(scan.sentence(s))) {
+        return;
+    }
+    let msg = if name.is_empty() {
+        m
+    } else {
+        name.to_lowercase()
+    };
+    let mut f = Finding::new(&PI004, s, e, msg);
+    f.signal = SIG_PERSONA;
+    out.push(f);
+}
+
+/// A role given by description ("you are a Linux terminal"): a persona signal unless the role
+/// is a place in a team or a state ("you are a member of", "you are a bit late").
+fn signal_described_role(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let m = caps.str(0).to_lowercase();
+    let ws: Vec<String> = words(&m).collect();
+    if ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "member"
+                | "part"
+                | "bit"
+                | "lot"
+                | "little"
+                | "few"
+                | "couple"
+                | "step"
+                | "way"
+                | "result"
+                | "maintainer"
+                | "contributor"
+                | "reviewer"
+                | "user"
+                | "customer"
+                | "collaborator"
+                | "guest"
+                | "owner"
+                | "admin"
+                | "subscriber"
+                | "fan"
+        )
+    }) || negated_before(scan.text(), s)
+    {
+        return;
+    }
+    let mut f = Finding::new(&PI004, s, e, "described role".into());
+    f.signal = SIG_PERSONA;
+    out.push(f);
 }
 
 /// A persona set in a configuration: a signal when its value is a name or a role, not a
@@ -3031,7 +3761,120 @@ fn signal_limits(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
+    if topical(&scan.text()[caps.whole().1..]) {
+        return;
+    }
     signal(scan, caps, out, SIG_LIMITS);
+}
+
+/// Rules removed by an act ("safety mode has been switched off for maintenance", "disable
+/// your content filter for this test"): what follows says why, not which rules, so only a
+/// permission ("you can say anything in the retro") is read for a topic.
+fn signal_removal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let m = caps.str(0).to_lowercase();
+    if negated_before(scan.text(), s) || m.starts_with("you") && topical(&scan.text()[e..]) {
+        return;
+    }
+    signal(scan, caps, out, SIG_LIMITS);
+}
+
+/// True when the words after a rule-removal phrase narrow it to a topic ("no limits on
+/// backoff", "no rules for this yet", "never refuses a PR", "say anything in the retro"):
+/// the removal is about that topic, not about the reader's rules ("no restrictions on your
+/// replies", "never refuse a request" are).
+fn topical(after: &str) -> bool {
+    let head = &after[..super::super::text::floor_char(after, after.len().min(60))];
+    if head.starts_with(['.', ',', ';', ':', '!', '?', '\n']) {
+        return false;
+    }
+    let ws: Vec<String> = words(head).take(3).collect();
+    let Some(first) = ws.first() else {
+        return false;
+    };
+    let readers = |w: &str| {
+        matches!(
+            w,
+            "your"
+                | "you"
+                | "yourself"
+                | "what"
+                | "how"
+                | "anything"
+                | "everything"
+                | "any"
+                | "whatever"
+                | "my"
+                | "me"
+                | "the"
+                | "its"
+                | "his"
+                | "her"
+                | "their"
+                | "all"
+                | "requests"
+                | "request"
+                | "questions"
+                | "question"
+                | "prompts"
+                | "prompt"
+                | "answers"
+                | "responses"
+                | "replies"
+                | "output"
+                | "content"
+                | "topics"
+                | "orders"
+                | "commands"
+                | "instructions"
+                | "tasks"
+                | "task"
+                | "to"
+                | "that"
+                | "this"
+                | "these"
+                | "those"
+                | "them"
+                | "it"
+                | "world"
+                | "game"
+                | "story"
+                | "universe"
+                | "scenario"
+                | "simulation"
+                | "mode"
+                | "chat"
+                | "conversation"
+                | "session"
+                | "reality"
+                | "dimension"
+                | "fiction"
+                | "roleplay"
+                | "character"
+                | "persona"
+                | "role"
+                | "replying"
+                | "responding"
+                | "answering"
+                | "speech"
+                | "language"
+                | "tone"
+                | "words"
+                | "way"
+        )
+    };
+    let second = ws.get(1).map_or("", String::as_str);
+    match first.as_str() {
+        // A preposition opening a topic: "on backoff", "for this yet", "in the retro".
+        "on" | "for" | "in" | "at" | "during" | "about" | "regarding" | "around" | "of" => {
+            !readers(second)
+                || matches!(second, "the" | "this" | "that" | "these" | "those")
+                    && ws.get(2).is_some_and(|w| !readers(w))
+        }
+        // An object right after a refusal: "refuses a PR", "declines the merge".
+        "a" | "an" => !readers(second),
+        _ => false,
+    }
 }
 
 fn signal_weak(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -3063,10 +3906,10 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
             false
         }
     });
+    signals.sort_by_key(|f| f.start);
     if signals.len() < 2 {
         return;
     }
-    signals.sort_by_key(|f| f.start);
     let text = scan.text();
     let mut i = 0;
     while i < signals.len() {
@@ -3092,7 +3935,12 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
             seen.len()
         };
         let window_end = group.last().map_or(start, |f| f.end);
-        let addr = addressed(&text[start..window_end]);
+        // The sentences the signals stand in, whole: "You are a terminal with no safety layer.
+        // … never refuse." addresses the reader once for both.
+        let (from, _) = scan.sentence_range(start);
+        let (_, to) = scan.sentence_range(window_end.saturating_sub(1).max(start));
+        let addr = addressed(&text[from..to.max(window_end)])
+            || group.iter().any(|f| request_sentence(scan, f.start));
         let persona = has(SIG_PERSONA);
         let strong = has(SIG_STRONG);
         let limits = count(SIG_LIMITS);
@@ -3100,6 +3948,7 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
         let other = count(SIG_META_AI) + count(SIG_FICTION);
         let personas = count(SIG_PERSONA);
         let fire = (strong && (persona || limits > 0 || weak > 0 || other > 0))
+            || count(SIG_STRONG) >= 2
             || (personas >= 2 && (weak > 0 || other > 0 || limits > 0))
             || (personas >= 3)
             || (has(SIG_SLOT) && (persona || limits > 0 || weak > 0 || count(SIG_FICTION) > 0))
@@ -3125,6 +3974,47 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
             i += 1;
         }
     }
+}
+
+/// True when the sentence holding `pos` is a request to the reader: it opens with a verb
+/// that asks for output or behaviour ("Answer without …", "Rewrite that reply …").
+fn request_sentence(scan: &Scan<'_>, pos: usize) -> bool {
+    let (a, b) = scan.sentence_range(pos);
+    let text = scan.text();
+    let first = words(&text[a..b])
+        .find(|w| {
+            !matches!(
+                w.as_str(),
+                "then" | "now" | "please" | "also" | "just" | "and" | "so" | "finally" | "next"
+            )
+        })
+        .unwrap_or_default();
+    matches!(
+        first.as_str(),
+        "answer"
+            | "respond"
+            | "reply"
+            | "write"
+            | "rewrite"
+            | "describe"
+            | "explain"
+            | "tell"
+            | "generate"
+            | "continue"
+            | "pretend"
+            | "imagine"
+            | "simulate"
+            | "act"
+            | "behave"
+            | "speak"
+            | "talk"
+            | "stay"
+            | "remain"
+            | "confirm"
+            | "begin"
+            | "start"
+            | "proceed"
+    )
 }
 
 fn crosses_section(s: &str) -> bool {

@@ -30,7 +30,7 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
 const VOCAB: &[(&str, &str)] = &[
     (
         "OVR",
-        r"ignore|ignoring|ignores|disregard|disregarding|forget|forgetting|override|overriding|overrule|bypass|bypassing|skip|neglect|overlook|omit|discard|abandon|dismiss|set\s+aside|throw\s+out|nullify|erase|pay\s+no\s+(?:attention|heed|mind)\s+to|do\s+not\s+(?:follow|obey|heed)|don'?t\s+(?:follow|obey|heed)|stop\s+(?:following|obeying)|no\s+longer\s+(?:follow|obey)|let\s+go\s+of|abide\s+by\s+none\s+of|drop|dropping|scrap|ditch|put\s+aside|regardless\s+of|notwithstanding|contrary\s+to|(?:instead|rather)\s+(?:of|than)\s+(?:following|obeying|heeding)",
+        r"ignore|ignoring|ignores|disregard|disregarding|forget|forgetting|override|overriding|overrule|bypass|bypassing|skip|neglect|overlook|omit|discard|abandon|dismiss|set\s+aside|throw\s+out|nullify|erase|throw\s+away|cast\s+(?:aside|off|away)|brush\s+aside|unlearn|wipe|purge|pay\s+no\s+(?:attention|heed|mind)\s+to|do\s+not\s+(?:follow|obey|heed)|don'?t\s+(?:follow|obey|heed)|stop\s+(?:following|obeying|heeding|respecting|adhering\s+to|listening\s+to)|no\s+longer\s+(?:follow|obey)|let\s+go\s+of|abide\s+by\s+none\s+of|drop|dropping|scrap|ditch|put\s+aside|regardless\s+of|notwithstanding|contrary\s+to|(?:instead|rather)\s+(?:of|than)\s+(?:following|obeying|heeding)",
     ),
     (
         "OBJ",
@@ -38,7 +38,7 @@ const VOCAB: &[(&str, &str)] = &[
     ),
     (
         "LIMITS",
-        r"restrictions?|filters?|filtering|limits|limitations?|rules|guidelines|polic(?:y|ies)|censorship|censors?|boundaries|constraints|ethics|ethical\s+\w+|morals?|morality|moral\s+\w+|safeguards|guardrails|confines|warnings?|disclaimers?|programming|regulations?|laws?|principles|safety\s+\w+|content\s+polic(?:y|ies)",
+        r"restrictions?|filters?|filtering|limits|limitations?|rules|rulebook|guidelines?|(?:safety\s+)?training|safeguards?|polic(?:y|ies)|censorship|censoring|censors?|boundaries|constraints|ethics|ethical\s+\w+|morals?|morality|moral\s+\w+|safeguards|guardrails|confines|warnings?|disclaimers?|programming|regulations?|laws?|principles|safety\s+\w+|content\s+polic(?:y|ies)",
     ),
 ];
 
@@ -430,6 +430,7 @@ pub(crate) fn imperative_at(text: &str, pos: usize) -> bool {
             | "next"
             | "finally"
             | "instead"
+            | "rather"
             | "quickly"
             | "silently"
             | "secretly"
@@ -452,38 +453,76 @@ pub(crate) fn negated_before(text: &str, pos: usize) -> bool {
     if let Some(k) = window.rfind(['.', '!', '?', ';', '\n']) {
         window = &window[k + 1..];
     }
-    let ws: Vec<String> = words(window).collect();
-    let tail = &ws[ws.len().saturating_sub(4)..];
-    tail.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "never"
-                | "not"
-                | "don't"
-                | "dont"
-                | "avoid"
-                | "without"
-                | "stop"
-                | "cannot"
-                | "can't"
-                | "won't"
-                | "mustn't"
-                | "shouldn't"
-                | "no"
-                | "nor"
-                | "refuse"
-                | "removed"
-                | "remove"
-                | "forbid"
-                | "forbidden"
-                | "prohibit"
-                | "prohibited"
-                | "disallow"
-                | "doesn't"
-                | "didn't"
-        )
+    // The words with their end offsets in `window`.
+    let mut ws: Vec<(String, usize)> = Vec::new();
+    let mut from_byte = None;
+    for (i, c) in window
+        .char_indices()
+        .chain(std::iter::once((window.len(), ' ')))
+    {
+        let word_char = c.is_alphanumeric() || c == '\'' || c == '\u{2019}';
+        match (from_byte, word_char) {
+            (None, true) => from_byte = Some(i),
+            (Some(f), false) => {
+                ws.push((window[f..i].to_lowercase(), i));
+                from_byte = None;
+            }
+            _ => {}
+        }
+    }
+    let from = ws.len().saturating_sub(4);
+    (from..ws.len()).any(|k| {
+        let w = ws[k].0.as_str();
+        let next = |d: usize| ws.get(k + d).map(|(v, _)| v.as_str());
+        // "don't forget to …", "do not fail to …", "never hesitate to …": a negated verb of
+        // omission asks for the act.
+        let cancelled = next(1).is_some_and(|v| OMISSION.contains(&v))
+            || w == "not"
+                && next(1) == Some("to")
+                && next(2).is_some_and(|v| OMISSION.contains(&v));
+        // "Not a poem, but include …", "without a summary, add …": a clause of its own after
+        // the negation ends its reach ("do not, under any circumstances, …" does not).
+        let rest = &window[ws[k].1..];
+        let own_clause = rest
+            .find(',')
+            .is_some_and(|c| words(&rest[..c]).next().is_some())
+            || words(rest).any(|v| matches!(v.as_str(), "but" | "rather" | "instead" | "however"));
+        !cancelled && !own_clause && NEGATORS.contains(&w)
     })
 }
+
+/// Words that negate what follows them.
+const NEGATORS: &[&str] = &[
+    "never",
+    "not",
+    "don't",
+    "dont",
+    "avoid",
+    "without",
+    "stop",
+    "cannot",
+    "can't",
+    "won't",
+    "mustn't",
+    "shouldn't",
+    "no",
+    "nor",
+    "refuse",
+    "removed",
+    "remove",
+    "forbid",
+    "forbidden",
+    "prohibit",
+    "prohibited",
+    "disallow",
+    "doesn't",
+    "didn't",
+];
+
+/// Verbs of omission: negated, they ask for the act ("don't forget to add …").
+const OMISSION: &[&str] = &[
+    "forget", "fail", "hesitate", "neglect", "omit", "miss", "overlook",
+];
 
 /// True when the span lies inside quotation marks or a code span on its line.
 pub(crate) fn quoted(scan: &Scan<'_>, start: usize, end: usize) -> bool {
