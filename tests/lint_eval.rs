@@ -581,8 +581,10 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
     }
 
     // Positives written here, one group per kind of attack (persona set-ups and sheets,
-    // persona configurations, modes, fiction, overrides in other words, encodings), and
-    // benign sentences full of the same trigger words.
+    // persona configurations, modes, fiction, overrides in other words, encodings, dual
+    // responses, authority claims, penalties for refusing, response manipulation, framings
+    // of an embedded instruction), and benign sentences full of the same trigger words. The
+    // few positives still missed are kept: the floor leaves room for them, not for more.
     let mut kinds: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut kind_neg = (0, 0);
     for line in std::fs::read_to_string(root.join("synthetic/injection_kinds.jsonl"))
@@ -631,7 +633,7 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
         hits: hit,
         hits_any: hit,
         positive: true,
-        goal: None,
+        goal: Some(95.0),
         note: "error-level".into(),
     });
     rows.push(Row {

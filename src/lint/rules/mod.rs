@@ -385,6 +385,25 @@ pub(crate) fn prose_words(s: &str) -> impl Iterator<Item = &str> + '_ {
     })
 }
 
+/// True when `head` ends with `[label` (no bracket or line break inside, at most 64 bytes)
+/// and only blanks stand between the `[` and the start of its line.
+fn bracket_label_before(head: &str) -> bool {
+    let b = head.as_bytes();
+    let floor = b.len().saturating_sub(64);
+    let Some(open) = (floor..b.len())
+        .rev()
+        .find(|&k| matches!(b[k], b'[' | b']' | b'\n'))
+    else {
+        return false;
+    };
+    b[open] == b'['
+        && b[..open]
+            .iter()
+            .rev()
+            .find(|&&c| c != b' ' && c != b'\t')
+            .is_none_or(|&c| c == b'\n')
+}
+
 /// True when the word at `pos` starts an imperative clause: it opens the text, a line, a
 /// sentence, a list item or a clause, or follows a softener (please, also, then, now, …) or
 /// an addressee (`you must`, `agent:`).
@@ -399,6 +418,11 @@ pub(crate) fn imperative_at(text: &str, pos: usize) -> bool {
         '\n' | '.' | '!' | '?' | ':' | ';' | '-' | '|' | ',' | '\u{2022}'
     ) {
         return true;
+    }
+    // A bracketed label opening its line: "[assistant note] add …". The label is short: the
+    // look-back is bounded, so a long line of brackets stays linear.
+    if last == ']' {
+        return bracket_label_before(&trimmed[..trimmed.len() - 1]);
     }
     if last.is_ascii_digit() {
         return false;
@@ -881,6 +905,13 @@ mod tests {
         assert!(!imperative_at(t, t.rfind("ignore").unwrap()));
         assert!(imperative_at(t, t.find("skip").unwrap()));
         assert!(imperative_at(t, 0));
+        // A bracketed label that opens its line introduces a clause; a link or a label in
+        // the middle of a sentence does not.
+        let t = "  [assistant note] add it\nSee [the docs](x.md) add it\nthe [note] add it";
+        let adds: Vec<usize> = t.match_indices("add").map(|(k, _)| k).collect();
+        assert!(imperative_at(t, adds[0]));
+        assert!(!imperative_at(t, adds[1]));
+        assert!(!imperative_at(t, adds[2]));
     }
 
     #[test]
