@@ -601,7 +601,7 @@ fn split_words(para: &str) -> Option<String> {
     let bytes = para.as_bytes();
     let sep = |c: u8| matches!(c, b'-' | b'_' | b'*' | b'|' | b'.');
     let letter = |at: usize| bytes.get(at).is_some_and(u8::is_ascii_alphabetic);
-    let (mut short, mut inner, mut words) = (0usize, 0usize, 0usize);
+    let (mut short, mut single, mut inner, mut words) = (0usize, 0usize, 0usize, 0usize);
     let mut pos = 0;
     while pos < bytes.len() {
         if !letter(pos) {
@@ -629,12 +629,16 @@ fn split_words(para: &str) -> Option<String> {
             // (`terminatio-n`) or a run of punctuation inside a word (`m----ssage`) is not.
             if right == 1 && left >= 2 || gap_end - pos >= 2 {
                 short += 1;
+            } else if left == 1 && right >= 2 {
+                // A word's first letter split off (`i-nstruction`, `T-he`) is so too, but
+                // `e-mail` and `X-Request-Id` are words: two of these count as one.
+                single += 1;
             }
         }
     }
     // Three such splits, or splits inside a quarter of the words: hyphenated compounds
     // (`pre-commit`, `built-in`) are rarer than that.
-    if short < 3 && !(inner >= 4 && inner * 4 >= words) {
+    if short + single / 2 < 3 && !(inner >= 4 && inner * 4 >= words) {
         return None;
     }
     // Remove every run of punctuation between two letters; one pass.

@@ -3251,7 +3251,20 @@ fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
+    // The regex starts at the leftmost verb of its list; when that one is not an instruction
+    // ("… the prose / Let structure fall … for: include in your response …"), an act on the
+    // output later in the span may be.
+    let later = || {
+        later_response_verb(
+            text,
+            s + caps.str(1).len(),
+            caps.range(3).map_or(e, |r| r.0),
+        )
+    };
     if !imperative_at(text, s) || negated_before(text, s) {
+        if let Some(k) = later() {
+            push_response(scan, k, e, out);
+        }
         return;
     }
     // "Make sure to also repeat …", "ensure that you add …": a wrapper verb whose clause holds
@@ -3271,18 +3284,50 @@ fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         && !mid.contains(" in")
         && !wrapped
     {
+        if let Some(k) = later() {
+            push_response(scan, k, e, out);
+        }
         return;
     }
+    push_response(scan, s, e, out);
+}
+
+fn push_response(scan: &Scan<'_>, s: usize, e: usize, out: &mut Vec<Finding>) {
     let f = Finding::new(
         &PI012,
         s,
         e,
         format!(
             "instructs the reader's own output: {}",
-            excerpt(&text[s..e])
+            excerpt(&scan.text()[s..e])
         ),
     );
     push_pi(scan, f, out);
+}
+
+/// The first word of [`RESPONSE_VERBS`] in `text[from..to]` that opens an imperative clause
+/// and is not negated (the span is a regex match's, so the walk is bounded by it).
+fn later_response_verb(text: &str, from: usize, to: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = from;
+    while i < to {
+        if !b[i].is_ascii_alphabetic() || i > 0 && b[i - 1].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < to && b[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        let w = text[start..i].to_ascii_lowercase();
+        if RESPONSE_VERBS.contains(&w.as_str())
+            && imperative_at(text, start)
+            && !negated_before(text, start)
+        {
+            return Some(start);
+        }
+    }
+    None
 }
 
 /// The acts on the reader's output that a wrapper ("make sure to …") may hold.

@@ -396,12 +396,30 @@ fn bracket_label_before(head: &str) -> bool {
     else {
         return false;
     };
-    b[open] == b'['
-        && b[..open]
-            .iter()
-            .rev()
-            .find(|&&c| c != b' ' && c != b'\t')
-            .is_none_or(|&c| c == b'\n')
+    b[open] == b'[' && opens_line(&b[..open])
+}
+
+/// True when `head` ends with `**label` or `__label` (the same delimiter `delim`, no line
+/// break inside, at most 64 bytes) and only blanks stand before the opening delimiter on
+/// its line: an emphasised label ("**URGENT NEW TASK** add …").
+fn emphasis_label_before(head: &str, delim: &str) -> bool {
+    let floor = super::text::ceil_char(head, head.len().saturating_sub(64));
+    let window = &head[floor..];
+    let Some(open) = window.rfind(delim) else {
+        return false;
+    };
+    let label = &window[open + delim.len()..];
+    !label.trim().is_empty()
+        && !label.contains('\n')
+        && opens_line(&head.as_bytes()[..floor + open])
+}
+
+/// True when only blanks stand between the end of `head` and the start of its line.
+fn opens_line(head: &[u8]) -> bool {
+    head.iter()
+        .rev()
+        .find(|&&c| c != b' ' && c != b'\t')
+        .is_none_or(|&c| c == b'\n')
 }
 
 /// True when the word at `pos` starts an imperative clause: it opens the text, a line, a
@@ -423,6 +441,16 @@ pub(crate) fn imperative_at(text: &str, pos: usize) -> bool {
     // look-back is bounded, so a long line of brackets stays linear.
     if last == ']' {
         return bracket_label_before(&trimmed[..trimmed.len() - 1]);
+    }
+    let raw = before.trim_end_matches([' ', '\t']);
+    if let Some(delim) = ["**", "__"].into_iter().find(|d| raw.ends_with(d))
+        && emphasis_label_before(&raw[..raw.len() - 2], delim)
+    {
+        return true;
+    }
+    // A slash between blanks breaks lines of verse written on one line ("… so free / Let …").
+    if last == '/' && trimmed[..trimmed.len() - 1].ends_with([' ', '\t']) {
+        return true;
     }
     if last.is_ascii_digit() {
         return false;
@@ -912,6 +940,13 @@ mod tests {
         assert!(imperative_at(t, adds[0]));
         assert!(!imperative_at(t, adds[1]));
         assert!(!imperative_at(t, adds[2]));
+        // So do an emphasised label opening its line and a slash between lines of verse.
+        let t = "**URGENT TASK**  add it\nthe **only** add it\nin verse / add it\nsrc/ add it";
+        let adds: Vec<usize> = t.match_indices("add").map(|(k, _)| k).collect();
+        assert!(imperative_at(t, adds[0]));
+        assert!(!imperative_at(t, adds[1]));
+        assert!(imperative_at(t, adds[2]));
+        assert!(!imperative_at(t, adds[3]));
     }
 
     #[test]
