@@ -185,17 +185,19 @@ fn rarity(gram: &[u8]) -> i32 {
 }
 
 impl Grams {
-    fn new(mut entries: Vec<Entry>) -> Grams {
+    fn new(entries: Vec<Entry>) -> Grams {
         let mut filter = Box::new([0u64; 1 << (HASH_BITS - 6)]);
         for e in &entries {
             set_bit(&mut filter, mix(e.gram));
         }
-        let slot_of = |e: &Entry| (mix(e.gram) >> (HASH_BITS - SLOT_BITS)) as usize;
-        entries.sort_by_key(|e| (slot_of(e), e.gram, e.keyword));
         assert!(
             entries.len() < usize::from(u16::MAX),
             "fewer than 32767 keywords"
         );
+        // Entries grouped by slot with a counting sort: this runs on every process that lints,
+        // and a comparison sort hashing its key on every comparison was a fifth of the
+        // linter's start-up. Within a slot, entries keep their order (keyword order).
+        let slot_of = |e: &Entry| (mix(e.gram) >> (HASH_BITS - SLOT_BITS)) as usize;
         let mut slots = vec![0u16; (1 << SLOT_BITS) + 1].into_boxed_slice();
         for e in &entries {
             slots[slot_of(e) + 1] += 1;
@@ -203,10 +205,26 @@ impl Grams {
         for s in 1..slots.len() {
             slots[s] += slots[s - 1];
         }
+        let mut next: Vec<u16> = slots[..1 << SLOT_BITS].to_vec();
+        let mut grouped = vec![
+            Entry {
+                gram: 0,
+                at: 0,
+                keyword: 0,
+                offset: 0,
+                len: 0,
+            };
+            entries.len()
+        ];
+        for e in entries {
+            let n = &mut next[slot_of(&e)];
+            grouped[usize::from(*n)] = e;
+            *n += 1;
+        }
         Grams {
             filter,
             slots,
-            entries: entries.into_boxed_slice(),
+            entries: grouped.into_boxed_slice(),
         }
     }
 
