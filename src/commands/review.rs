@@ -406,7 +406,15 @@ fn claims(dir: &HandoffDir, snap: &Snapshot, today: jiff::civil::Date) -> Result
         if c.notes.as_deref().is_none_or(is_none_value) {
             reasons.push("no evidence in the notes".into());
         }
-        if c.is_expired(today) {
+        if let Some(b) = c.mismatched_builtin_check() {
+            reasons.push(format!(
+                "its Check names the built-in check {}, which establishes only {}: the check does not judge this claim, its date does",
+                b.name(),
+                b.establishes()
+            ));
+        }
+        // A row a built-in check judges has no expiry to miss (as in `verify`).
+        if c.is_expired(today) && !c.has_builtin_check() {
             let when = c.expiry().map_or(String::new(), |d| format!(" on {d}"));
             reasons.push(format!("expired{when}"));
         }

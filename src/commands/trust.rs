@@ -543,7 +543,16 @@ fn proof_for<'a>(
         )));
     };
     match policy.resolve(name) {
-        Resolved::Builtin(b) => Ok(Proof::Builtin(b)),
+        Resolved::Builtin(b) if b.proves(&claim.property) => Ok(Proof::Builtin(b)),
+        Resolved::Builtin(b) => Err(Error::invalid(
+            dir.path_of(TRUST_FILE),
+            Some(claim.line),
+            format!(
+                "the built-in check `{name}` establishes only {}, not `{}`; nothing was run or written: state the claim as the check does, or give the command that proves it after `--`",
+                b.establishes(),
+                claim.property
+            ),
+        )),
         Resolved::Configured(c) => Ok(Proof::Argv {
             argv: c.run.clone(),
             check: Some(c.id.as_str()),

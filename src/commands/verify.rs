@@ -1354,10 +1354,13 @@ fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer
 }
 
 /// The trust layer: judges every `verified` claim of TRUST.md (issue #15 item 6, the
-/// reference's 4.0 Layer 4). A claim naming a built-in check is judged by it and its date
-/// is ignored; any other claim by its expiry. A check named nowhere fails. With
-/// `trustTtl.enforce` in `aahp.config.json`, a failing check, a claim expired more than
-/// `trustTtl.graceDays` ago and a register with nothing to judge block; otherwise they warn.
+/// reference's 4.0 Layer 4). A claim naming a built-in check that establishes it
+/// ([`Builtin::proves`](crate::handoff::trust_checks::Builtin::proves)) is judged by it and
+/// its date is ignored; any other claim by its expiry (a built-in check named beside a claim
+/// it does not establish is reported and changes nothing). A check named nowhere fails.
+/// With `trustTtl.enforce` in `aahp.config.json`, a failing check, a claim expired more than
+/// `trustTtl.graceDays` ago, a claim with neither a check nor a date, and a register with
+/// nothing to judge block; otherwise they warn.
 /// Before a commit (`precommit`) the policy is not read and nothing blocks: enforcement gates
 /// CI, where the pull request that refreshes TRUST.md carries its fix with it.
 fn trust_layer(
@@ -1409,7 +1412,7 @@ fn trust_layer(
         let at = Some(format!("{path}:{}", c.line));
         let check = c.check.as_deref().map(|name| (name, policy.resolve(name)));
         match check {
-            Some((_, Resolved::Builtin(b))) => {
+            Some((_, Resolved::Builtin(b))) if b.proves(&c.property) => {
                 by_check += 1;
                 if precommit {
                     continue;
@@ -1457,11 +1460,52 @@ fn trust_layer(
                 );
                 continue;
             }
+            Some((name, Resolved::Builtin(b))) => {
+                // An agent wrote a built-in check beside a claim it does not establish
+                // ("tests pass" / manifest-integrity): the check does not vouch for it, and
+                // it decays by its date like any judgment row.
+                layer.warn(
+                    at.clone(),
+                    format!(
+                        "verified claim `{}` names the built-in check {name}, which establishes only {}; it does not judge this claim, so its date does: {}",
+                        c.property,
+                        b.establishes(),
+                        mismatch_remedy(&c.property)
+                    ),
+                );
+            }
             _ => {}
         }
         // A judgment row, or one whose check is an argv only `trust verify` runs: its date.
         let Some(expiry) = c.expiry() else {
             neither += 1;
+            if precommit {
+                continue;
+            }
+            // Nothing here can judge it: under enforcement that is a failure, not a pass.
+            let how = match check {
+                Some((name, Resolved::Configured(_))) => format!(
+                    "`git aahp trust verify {:?}` runs its check `{name}` and records the date",
+                    c.property
+                ),
+                _ => format!(
+                    "give it a check it establishes, or a date (`git aahp trust verify {:?} -- CMD`)",
+                    c.property
+                ),
+            };
+            report(
+                &mut layer,
+                at,
+                format!(
+                    "verified claim `{}` has neither a check that judges it nor a date (Last Verified + TTL, or Expires){}; {how}",
+                    c.property,
+                    if enforced {
+                        ", and trustTtl.enforce is on"
+                    } else {
+                        ""
+                    }
+                ),
+            );
             continue;
         };
         dated += 1;
@@ -1523,6 +1567,13 @@ fn trust_layer(
     let mut layer = layer.summarize("");
     layer.summary = format!("{}; {census}", layer.summary);
     Ok(layer)
+}
+
+/// How to resolve a row that names a built-in check for a claim the check does not establish.
+fn mismatch_remedy(property: &str) -> String {
+    format!(
+        "state the claim as the check does, move it to a row of its own, or re-prove {property:?} with `git aahp trust verify {property:?} -- CMD`"
+    )
 }
 
 /// Advisory: the manifest's commit pointer. Never blocks.

@@ -208,12 +208,28 @@ impl TrustClaim {
         self.expiry().is_some_and(|e| e < today)
     }
 
-    /// True when the claim names a check this tool runs itself: its date is then ignored,
-    /// the check judges it on every `verify` (the reference's 4.0 rule).
-    pub fn has_builtin_check(&self) -> bool {
+    /// The built-in check that judges this claim in place of its date (the reference's 4.0
+    /// rule): the one its `Check` cell names, when the property states what that check
+    /// establishes ([`Builtin::proves`](super::trust_checks::Builtin::proves)). A row
+    /// naming a built-in check for another claim ("tests pass") keeps its date.
+    pub fn builtin_check(&self) -> Option<super::trust_checks::Builtin> {
         self.check
             .as_deref()
-            .is_some_and(|c| super::trust_checks::Builtin::named(c).is_some())
+            .and_then(super::trust_checks::Builtin::named)
+            .filter(|b| b.proves(&self.property))
+    }
+
+    /// The built-in check this claim names but that does not establish its property.
+    pub fn mismatched_builtin_check(&self) -> Option<super::trust_checks::Builtin> {
+        self.check
+            .as_deref()
+            .and_then(super::trust_checks::Builtin::named)
+            .filter(|b| !b.proves(&self.property))
+    }
+
+    /// True when a built-in check judges the claim (see [`TrustClaim::builtin_check`]).
+    pub fn has_builtin_check(&self) -> bool {
+        self.builtin_check().is_some()
     }
 
     /// True when the claim says `verified`.

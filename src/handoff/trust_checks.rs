@@ -4,11 +4,14 @@
 //! A `verified` row of TRUST.md may name a check in its `Check` column. The name is only
 //! ever looked up, never executed: in the built-in checks, which this tool runs in-process,
 //! and in `trustTtl.checks` of `aahp.config.json`, reviewed configuration that gives each
-//! id an argv. A name found in neither is a failed check.
+//! id an argv. A name found in neither is a failed check. A built-in check judges only a row
+//! whose property states what it establishes ([`Builtin::proves`]); beside any other claim
+//! it vouches for nothing and the row keeps its date.
 //!
 //! `trustTtl.enforce` makes the trust layer of `verify` (every level but `precommit`)
 //! blocking: a failing check, a judgment row expired more than `trustTtl.graceDays`
-//! (default 14) days ago, and a register with no row to judge. Without it the layer warns.
+//! (default 14) days ago, a `verified` row with neither a check that judges it nor a date,
+//! and a register with no row to judge. Without it the layer warns.
 //!
 //! This module is pure: text in, verdicts out. Running a configured check's argv is
 //! `git aahp trust verify`'s job; `verify` never runs one, so a pull request that edits the
@@ -64,7 +67,105 @@ impl Builtin {
             .find(|(_, b)| *b == self)
             .map_or("", |(n, _)| n)
     }
+
+    /// What the check establishes, for messages.
+    pub fn establishes(self) -> &'static str {
+        match self {
+            Builtin::LicenseMatches => {
+                "that package.json's license and the LICENSE file name the same licence"
+            }
+            Builtin::ManifestIntegrity => "that the manifest's checksums hold",
+        }
+    }
+
+    /// The words a property this check proves is about: at least one must be there.
+    fn subject(self) -> &'static [&'static str] {
+        match self {
+            Builtin::LicenseMatches => &["license", "licence", "licenses", "licences", "licensing"],
+            Builtin::ManifestIntegrity => &["manifest", "checksum", "checksums"],
+        }
+    }
+
+    /// Further words a property this check proves may use.
+    fn vocabulary(self) -> &'static [&'static str] {
+        match self {
+            Builtin::LicenseMatches => &["spdx", "package", "json", "id", "identifier", "text"],
+            Builtin::ManifestIntegrity => &[
+                "integrity",
+                "hash",
+                "hashes",
+                "sha256",
+                "index",
+                "indexed",
+                "handoff",
+                "file",
+                "files",
+                "content",
+                "contents",
+            ],
+        }
+    }
+
+    /// True when a row claiming `property` states what this check establishes, so that the
+    /// check may judge it in place of its date.
+    ///
+    /// The rule: every word of the property (letters and digits; case and markup ignored)
+    /// is one of the check's own words or a connecting word (`matches`, `holds`, `the`, …),
+    /// and at least one is the check's subject (`license`/`licence` for `license-matches`,
+    /// `manifest`/`checksum` for `manifest-integrity`). So "LICENSE matches declared
+    /// license" and "Checksums match file contents" are judged by their checks, while
+    /// "Tests pass", "Manifest passes schema", "LICENSE is Apache-2.0" or "Manifest holds
+    /// and tests pass" claim more than the check proves: such a row keeps its date.
+    pub fn proves(self, property: &str) -> bool {
+        let lower = property.to_lowercase();
+        let mut words = lower
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .peekable();
+        if words.peek().is_none() {
+            return false;
+        }
+        let mut about = false;
+        for w in words {
+            if self.subject().contains(&w) {
+                about = true;
+            } else if !self.vocabulary().contains(&w) && !CONNECTING_WORDS.contains(&w) {
+                return false;
+            }
+        }
+        about
+    }
 }
+
+/// Words a property may use around a built-in check's subject without claiming more than
+/// the check proves. No conjunction is among them: "X and Y" is two claims.
+const CONNECTING_WORDS: &[&str] = &[
+    "a",
+    "agree",
+    "agrees",
+    "all",
+    "an",
+    "are",
+    "consistent",
+    "declared",
+    "every",
+    "for",
+    "hold",
+    "holds",
+    "intact",
+    "is",
+    "its",
+    "match",
+    "matches",
+    "matching",
+    "of",
+    "root",
+    "same",
+    "the",
+    "to",
+    "unchanged",
+    "with",
+];
 
 /// A check declared in `trustTtl.checks`: an argv run without a shell at the project root.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -411,6 +512,38 @@ mod tests {
             let shown = e.to_string();
             assert!(shown.contains("aahp.config.json"), "{json}: {shown}");
             assert!(shown.contains(needle), "{json}: {shown}");
+        }
+    }
+
+    #[test]
+    fn a_builtin_check_proves_only_the_claim_it_establishes() {
+        use Builtin::{LicenseMatches as L, ManifestIntegrity as M};
+        for (b, property) in [
+            (L, "LICENSE matches declared license"),
+            (L, "`LICENSE` matches package.json license"),
+            (L, "Licence consistent"),
+            (M, "Manifest holds"),
+            (M, "Checksums match file contents"),
+            (M, "**MANIFEST** integrity intact"),
+            (M, "Manifest checksums hold for every handoff file"),
+        ] {
+            assert!(b.proves(property), "{property}");
+        }
+        for (b, property) in [
+            (M, "tests pass"),
+            (M, "Generated MANIFEST.json passes schema"),
+            (M, "Manifest holds and tests pass"),
+            (M, "Manifest holds, build green"),
+            (M, "No secrets in the manifest"),
+            (M, "LICENSE matches"),
+            (L, "Manifest holds"),
+            (L, "LICENSE is Apache-2.0"),
+            (L, "License valid"),
+            (L, "the"),
+            (L, ""),
+            (L, "``"),
+        ] {
+            assert!(!b.proves(property), "{property}");
         }
     }
 

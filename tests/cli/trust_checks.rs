@@ -333,3 +333,138 @@ fn decay_leaves_rows_backed_by_a_built_in_check_alone() {
         "{text}"
     );
 }
+
+/// A register an agent gamed: "Tests pass" backed by `manifest-integrity`, which proves
+/// nothing about tests, and a verified row with neither a check nor a date.
+const GAMED: &str = "\
+# Trust Register
+
+| Property | Status | Provenance | Last Verified | Agent | TTL | Expires | Check | Notes |
+|----------|--------|------------|---------------|-------|-----|---------|-------|-------|
+| Manifest holds | verified | tool_verified | 2026-01-01 | a | 30d | 2026-01-31 | manifest-integrity | |
+| Tests pass | verified | test_verified | 2026-01-01 | a | 30d | 2026-01-31 | manifest-integrity | cargo test |
+| Docs current | verified | human_confirmed | | a | | | - | read them |
+";
+
+#[test]
+fn under_enforce_a_verified_row_with_neither_a_check_nor_a_date_fails() {
+    let repo = repo(Some(&policy(true, 14)));
+    let ledger: String = GAMED
+        .split_inclusive('\n')
+        .filter(|l| !l.contains("Tests pass"))
+        .collect();
+    repo.write(TRUST, &ledger);
+    repo.aahp(&["manifest"]).assert_code(0);
+    let (code, layer) = trust_layer(&repo, &["--json", "verify"]);
+    assert_eq!(code, 1, "{layer}");
+    let found = messages(&layer);
+    assert!(
+        found.iter().any(|(b, m)| *b
+            && m.contains(
+                "verified claim `Docs current` has neither a check that judges it nor a date"
+            )
+            && m.contains("trustTtl.enforce is on")),
+        "{found:?}"
+    );
+    assert!(
+        layer["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with("2 verified claims: 1 by check, 0 dated, 1 neither (enforced)"),
+        "{layer}"
+    );
+    // Without enforcement the row is reported, not failed; before a commit it is not read.
+    repo.write(CONFIG, policy(false, 14));
+    let (code, layer) = trust_layer(&repo, &["--json", "verify"]);
+    assert_eq!(code, 0, "{layer}");
+    assert!(
+        messages(&layer)
+            .iter()
+            .any(|(b, m)| !b && m.contains("`Docs current` has neither")),
+        "{layer}"
+    );
+    repo.write(CONFIG, policy(true, 14));
+    let (code, layer) = trust_layer(&repo, &["--json", "verify", "--level", "precommit"]);
+    assert_eq!(code, 0, "{layer}");
+    assert!(
+        !messages(&layer)
+            .iter()
+            .any(|(_, m)| m.contains("Docs current")),
+        "{layer}"
+    );
+    // A date makes it judgeable again.
+    repo.write(
+        TRUST,
+        repo.read(TRUST).replace(
+            "| a | | | - | read them |",
+            "| a | 30d | 2026-12-01 | - | read them |",
+        ),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    let (code, layer) = trust_layer(&repo, &["--json", "verify"]);
+    assert_eq!(code, 0, "{layer}");
+}
+
+#[test]
+fn a_built_in_check_named_for_a_claim_it_does_not_establish_leaves_the_row_to_its_date() {
+    let repo = repo(Some(&policy(true, 14)));
+    repo.write(
+        TRUST,
+        GAMED.replace(
+            "| a | | | - | read them |",
+            "| a | 30d | 2026-12-01 | - | read them |",
+        ),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    let (code, layer) = trust_layer(&repo, &["--json", "verify"]);
+    // `Tests pass` expired 295 days ago: manifest-integrity does not keep it alive.
+    assert_eq!(code, 1, "{layer}");
+    let found = messages(&layer);
+    assert!(
+        found.iter().any(|(b, m)| !b
+            && m.contains("`Tests pass` names the built-in check manifest-integrity, which establishes only that the manifest's checksums hold; it does not judge this claim, so its date does")),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|(b, m)| *b && m.contains("`Tests pass` expired on 2026-01-31, 295 days ago")),
+        "{found:?}"
+    );
+    // The row the check does establish is still judged by it, its old date ignored.
+    assert!(
+        !found.iter().any(|(_, m)| m.contains("`Manifest holds`")),
+        "{found:?}"
+    );
+
+    // `trust decay` decays it; `trust verify` refuses to let the check prove it.
+    let before = repo.read(TRUST);
+    let out = repo.aahp(&["trust", "verify", "Tests pass"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains(".ai/handoff/TRUST.md:6")
+            && out.stderr.contains("the built-in check `manifest-integrity` establishes only that the manifest's checksums hold, not `Tests pass`; nothing was run or written"),
+        "{out}"
+    );
+    assert_eq!(repo.read(TRUST), before);
+    repo.aahp(&["trust", "decay"]).assert_code(0);
+    let text = repo.read(TRUST);
+    assert!(text.contains("| Tests pass | assumed |"), "{text}");
+    assert!(text.contains("| Manifest holds | verified |"), "{text}");
+
+    // The reviewer's work-list names the mismatch.
+    repo.write(TRUST, &before);
+    let out = repo.aahp(&["review", "--base", "HEAD~1"]);
+    assert!(
+        out.stdout.contains("Tests pass")
+            && out.stdout.contains("its Check names the built-in check manifest-integrity, which establishes only that the manifest's checksums hold"),
+        "{out}"
+    );
+    // A row its check judges has no expiry to miss.
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.contains("Manifest holds") && !l.contains("expired")),
+        "{out}"
+    );
+}
