@@ -52,3 +52,21 @@ pub fn pause(name: &str) {
 /// How long [`pause`] sleeps.
 #[cfg(feature = "failpoints")]
 const PAUSE_MS: u64 = 15;
+
+/// Environment variable that shortens a configured trust check's time limit to that many
+/// milliseconds (only with the `failpoints` feature), so a test can show what happens at
+/// the limit without waiting for it.
+pub const CHECK_LIMIT_ENV: &str = "AAHP_CHECK_LIMIT_MS";
+
+/// The time limit of a configured trust check: `default`, or [`CHECK_LIMIT_ENV`]'s value
+/// when the `failpoints` feature is on and it is set.
+pub fn check_time_limit(default: std::time::Duration) -> std::time::Duration {
+    #[cfg(feature = "failpoints")]
+    if let Some(ms) = std::env::var(CHECK_LIMIT_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        return std::time::Duration::from_millis(ms);
+    }
+    default
+}

@@ -557,7 +557,9 @@ fn proof_for<'a>(
             argv: c.run.clone(),
             check: Some(c.id.as_str()),
             cwd: ctx.repo()?.workdir().join(dir.package_root()),
-            limit: Some(std::time::Duration::from_secs(CHECK_TIME_LIMIT_SECS)),
+            limit: Some(crate::failpoint::check_time_limit(
+                std::time::Duration::from_secs(CHECK_TIME_LIMIT_SECS),
+            )),
         }),
         Resolved::Unknown => Err(Error::invalid(
             dir.path_of(TRUST_FILE),
@@ -742,13 +744,22 @@ fn run_bounded(
     let (program, rest) = argv
         .split_first()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "an empty command"))?;
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(rest)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
+        .stderr(Stdio::piped());
+    // A command with a limit runs in a process group of its own, so that stopping it stops
+    // what it started too (`sh -c 'sleep 1000 & sleep 1000'`), not only the direct child.
+    // One without a limit (the user's own `-- CMD`) stays in the terminal's group, where
+    // Ctrl-C reaches it.
+    #[cfg(unix)]
+    if limit.is_some() {
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    }
+    let mut child = command.spawn()?;
     // Readers hand their text over a channel, so that a command whose own children keep its
     // output open (`sleep 1000 & exit 0`) cannot hold this one past its limit.
     let reader = |stream: Option<Box<dyn Read + Send>>| {
@@ -780,6 +791,7 @@ fn run_bounded(
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             timed_out = true;
+            kill_group(&child);
             let _ = child.kill();
             break child.wait()?;
         }
@@ -798,12 +810,32 @@ fn run_bounded(
             .unwrap_or_default(),
     };
     let (stdout, stderr) = (collect(out), collect(err));
+    // Whatever the command left running in its group stops at its limit as well: it may
+    // not outlive the check (the group outlives the reaped leader while members remain, so
+    // its id still names only them).
+    if deadline.is_some() {
+        kill_group(&child);
+    }
     Ok(Bounded {
         code: status.code(),
         timed_out,
         stdout,
         stderr,
     })
+}
+
+/// Sends SIGKILL to the process group `child` leads (see [`run_bounded`]); a group that is
+/// already gone is no error.
+fn kill_group(child: &std::process::Child) {
+    #[cfg(unix)]
+    {
+        let _ = rustix::process::kill_process_group(
+            rustix::process::Pid::from_child(child),
+            rustix::process::Signal::KILL,
+        );
+    }
+    #[cfg(not(unix))]
+    let _ = child;
 }
 
 /// Records a verification in TRUST.md's current `text`; returns the outcome and the new

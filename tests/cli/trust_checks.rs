@@ -468,3 +468,44 @@ fn a_built_in_check_named_for_a_claim_it_does_not_establish_leaves_the_row_to_it
         "{out}"
     );
 }
+
+/// True when process `pid` no longer runs: gone, or a zombie nobody has reaped yet.
+fn stopped(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // The state follows the parenthesised command name.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| matches!(rest.trim_start().chars().next(), Some('Z' | 'X'))),
+    }
+}
+
+#[test]
+fn a_check_stopped_at_its_limit_takes_what_it_started_with_it() {
+    // The check forks a sleeping grandchild and waits for it: at the limit both stop, not
+    // only the shell the tool started.
+    let config = r#"{"trustTtl": {"checks": [{"id": "templates-present",
+        "run": ["sh", "-c", "sleep 1000 & echo $! > grandchild.pid; wait"],
+        "reason": "r"}]}}"#;
+    let repo = repo(Some(config));
+    let before = repo.read(TRUST);
+    let out = repo.aahp_bounded(
+        &["trust", "verify", "Templates tracked"],
+        &[("AAHP_CHECK_LIMIT_MS", "1000")],
+        std::time::Duration::from_secs(30),
+    );
+    out.assert_code(1);
+    assert!(out.stdout.contains("failed (stopped after 1 s)"), "{out}");
+    let pid = repo.read("grandchild.pid").trim().to_string();
+    assert!(!pid.is_empty(), "{out}");
+    // SIGKILL is delivered before the tool returns; allow the kernel a moment to finish it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !stopped(&pid) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        stopped(&pid),
+        "the check's grandchild {pid} outlived its limit"
+    );
+    assert_ne!(repo.read(TRUST), before, "a failed check is recorded");
+}
