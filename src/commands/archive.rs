@@ -12,7 +12,7 @@ use crate::git::Repo;
 use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::log::{
     self, ARCHIVE_FILE, ArchiveProblem, DEFAULT_KEEP, INDEX_FILE, LOG_FILE, LogError, LogFile,
-    MovedEntry, Rotation, Trusted,
+    MovedEntry, Redaction, Rotation, Trusted,
 };
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{
@@ -55,6 +55,12 @@ pub struct ArchiveArgs {
     /// LOG.md holds more entries than it keeps.
     #[arg(long)]
     pub verify: bool,
+    /// After a deliberate redaction of LOG-ARCHIVE.md (text replaced by
+    /// `[redacted: REASON]`), give the redacted entries their new digests in the index.
+    /// Refuses (exit 1, nothing written) any other change: an entry added, deleted, or
+    /// edited without a marker.
+    #[arg(long, conflicts_with_all = ["verify", "keep"])]
+    pub reindex: bool,
     #[command(flatten)]
     pub session: super::SessionOpts,
 }
@@ -87,6 +93,10 @@ pub enum ArchiveOutcome {
     Failed,
     /// The archive is damaged; nothing was written.
     Refused,
+    /// `--reindex` re-indexed redacted entries (or found the index matching).
+    Reindexed,
+    /// `--reindex` found a change that is not a redaction; nothing was written.
+    NotRedacted,
 }
 
 /// The result of `git aahp archive`.
@@ -114,6 +124,9 @@ pub struct ArchiveReport {
     pub written: Vec<String>,
     /// Problems found (`--verify`, or why the rotation was refused).
     pub problems: Vec<LocatedProblem>,
+    /// Entries `--reindex` re-indexed after their redaction.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redactions: Vec<Redaction>,
 }
 
 impl Report for ArchiveReport {
@@ -182,12 +195,26 @@ impl Report for ArchiveReport {
                 }
             }
             ArchiveOutcome::Rotated => self.write_rotated(w),
+            ArchiveOutcome::Reindexed => self.write_reindexed(w),
+            ArchiveOutcome::NotRedacted => {
+                writeln!(
+                    w,
+                    "reindex refused: {} problem(s); nothing was changed",
+                    self.problems.len()
+                )?;
+                writeln!(
+                    w,
+                    "hint: --reindex records only redactions (text replaced by `[redacted: REASON]`, the rest of the entry unchanged); restore other changes from git history"
+                )
+            }
         }
     }
 
     fn status(&self) -> ExitStatus {
         match self.outcome {
-            ArchiveOutcome::Failed | ArchiveOutcome::Refused => ExitStatus::Findings,
+            ArchiveOutcome::Failed | ArchiveOutcome::Refused | ArchiveOutcome::NotRedacted => {
+                ExitStatus::Findings
+            }
             _ => ExitStatus::Success,
         }
     }
@@ -207,7 +234,39 @@ impl ArchiveReport {
             completed: Vec::new(),
             written: Vec::new(),
             problems: Vec::new(),
+            redactions: Vec::new(),
         }
+    }
+
+    fn write_reindexed(&self, w: &mut dyn Write) -> io::Result<()> {
+        if self.redactions.is_empty() {
+            return writeln!(
+                w,
+                "{INDEX_FILE} lists every entry of {}: nothing to re-index",
+                self.archive
+            );
+        }
+        writeln!(
+            w,
+            "re-indexed {} of {} after a redaction",
+            entries(self.redactions.len()),
+            self.archive
+        )?;
+        for r in &self.redactions {
+            let how = if r.compared {
+                "the rest of it matches the text it replaces"
+            } else {
+                "its text before is not in HEAD: tied to its index line by its heading only"
+            };
+            writeln!(
+                w,
+                "  line {}: {} (redacted: {}; {how})",
+                r.line,
+                escape_untrusted(&r.title),
+                escape_untrusted(&r.reasons.join(", "))
+            )?;
+        }
+        writeln!(w, "wrote {}", self.written.join(", "))
     }
 
     fn write_rotated(&self, w: &mut dyn Write) -> io::Result<()> {
@@ -492,6 +551,25 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     })?;
     let mut archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
     let mut index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
+    if args.reindex {
+        let archive_text = archive_text.unwrap_or_default();
+        let Some(index_text) = index_text else {
+            return Err(Error::invalid(
+                dir.path_of(INDEX_FILE),
+                None,
+                "not found: there is no index to re-index (`git aahp archive` builds one)",
+            ));
+        };
+        snap.files
+            .insert(LOG_FILE.to_string(), log_text.into_bytes());
+        snap.files
+            .insert(ARCHIVE_FILE.to_string(), archive_text.clone().into_bytes());
+        reindex(ctx, &dir, snap, &archive_text, &index_text, &mut report)?;
+        if let Some(w) = write {
+            w.finish()?;
+        }
+        return Ok(report);
+    }
     if args.verify {
         let mut problems = log::verify_archive(
             &log_text,
@@ -647,6 +725,111 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
             .map_or(0, |a| LogFile::parse(a).entries.len())
     });
     Ok(report)
+}
+
+/// `git aahp archive --reindex` on the files read under the lock (`snap` holds the rest of
+/// the handoff, LOG.md and the archive included): re-indexes redacted entries, comparing
+/// each with the text it replaces where HEAD holds that text (its LOG-ARCHIVE.md or
+/// LOG.md). Writes the index, then the manifest, each atomically; nothing when refused.
+fn reindex(
+    ctx: &Context,
+    dir: &HandoffDir,
+    mut snap: Snapshot,
+    archive_text: &str,
+    index_text: &str,
+    report: &mut ArchiveReport,
+) -> Result<()> {
+    let repo = ctx.repo()?;
+    let originals = head_entries(repo, dir)?;
+    let lookup = |digest: &str| originals.get(digest).cloned();
+    report.outcome = ArchiveOutcome::Reindexed;
+    report.log_entries = snap.get(LOG_FILE).map_or(0, |b| {
+        LogFile::parse(&String::from_utf8_lossy(b)).entries.len()
+    });
+    report.archived_entries = LogFile::parse(archive_text).entries.len();
+    let today = crate::clock::utc_date(ctx.now);
+    let re = match log::reindex(archive_text, index_text, &lookup, today) {
+        Ok(Some(re)) => re,
+        Ok(None) => return Ok(()),
+        Err(LogError::Integrity(problems)) => {
+            report.problems = locate(dir, problems)?;
+            report.outcome = ArchiveOutcome::NotRedacted;
+            return Ok(());
+        }
+        Err(e) => return Err(e.into_error(|f| dir.path_of(f))),
+    };
+    if re.index.len() > MAX_ARCHIVE_BYTES {
+        return Err(Error::invalid(
+            dir.path_of(INDEX_FILE),
+            None,
+            format!(
+                "re-indexing would make it {} bytes, more than the {MAX_ARCHIVE_BYTES} bytes git-aahp reads; nothing was changed",
+                re.index.len()
+            ),
+        ));
+    }
+    // The manifest is planned before anything is written: a file it cannot read stops the
+    // run unchanged.
+    let old_manifest = Manifest::from_snapshot(dir, &snap)?;
+    snap.files
+        .insert(INDEX_FILE.to_string(), re.index.clone().into_bytes());
+    let manifest = planned_manifest(ctx, dir, old_manifest.as_ref(), &snap, None)?;
+    drop(snap);
+    write_file(dir, INDEX_FILE, re.index.as_bytes())?;
+    report.written.push(dir.path_of(INDEX_FILE));
+    if let Some(bytes) = manifest {
+        write_manifest(dir, &bytes).map_err(|e| match e {
+            Error::Write { path, source } => Error::Other {
+                context: format!(
+                    "{INDEX_FILE} was re-indexed, but {path} could not be written, so its \
+                     checksums lag behind: once it is writable, `git aahp manifest` completes \
+                     the run"
+                ),
+                source: Some(Box::new(source)),
+            },
+            e => e,
+        })?;
+        report.written.push(dir.path_of(MANIFEST));
+    }
+    report.redactions = re.redactions;
+    Ok(())
+}
+
+/// The entries HEAD holds in LOG-ARCHIVE.md and LOG.md, by digest (their normalised text):
+/// the texts a redaction can be compared with. Empty without HEAD.
+fn head_entries(
+    repo: &Repo,
+    dir: &HandoffDir,
+) -> Result<std::collections::HashMap<String, String>> {
+    let mut out = std::collections::HashMap::new();
+    let Some(head) = repo.head_commit()? else {
+        return Ok(out);
+    };
+    for (name, limit) in [
+        (ARCHIVE_FILE, MAX_ARCHIVE_BYTES),
+        (LOG_FILE, MAX_FILE_BYTES),
+    ] {
+        let path = dir.path_of(name);
+        let Some(file) = repo.tree_file_at(head, &path)? else {
+            continue;
+        };
+        if file.is_link {
+            continue;
+        }
+        // What HEAD holds beyond the limit or not as UTF-8 is not compared with: such an
+        // entry is tied to its index line by its heading only, as if HEAD had none.
+        let Ok(bytes) = repo.blob_within(file.id, limit)? else {
+            continue;
+        };
+        let Ok(text) = String::from_utf8(bytes) else {
+            continue;
+        };
+        for e in LogFile::parse(&text).entries {
+            let digest = e.digest();
+            out.entry(digest).or_insert(e.text);
+        }
+    }
+    Ok(out)
 }
 
 /// True when the regular file at `path` holds exactly `meant`, read in pieces.

@@ -180,6 +180,16 @@ pub enum ArchiveProblem {
     /// `git aahp archive` was interrupted between renaming its files into place: LOG.md,
     /// the archive and the index do not belong together until it is completed.
     Interrupted,
+    /// `archive --reindex`: an archive entry changed in a way that is not a deliberate
+    /// redaction, so the index must keep calling it forged.
+    NotRedaction {
+        /// Its heading.
+        title: String,
+        /// Its line in LOG-ARCHIVE.md.
+        line: usize,
+        /// Why it is not a redaction.
+        why: String,
+    },
     /// LOG.md holds more entries than it may keep.
     OverLimit {
         /// Entries in LOG.md.
@@ -194,7 +204,9 @@ impl ArchiveProblem {
     pub fn file(&self) -> &str {
         match self {
             ArchiveProblem::Malformed { file, .. } => file,
-            ArchiveProblem::Forged { .. } | ArchiveProblem::Unindexed { .. } => ARCHIVE_FILE,
+            ArchiveProblem::Forged { .. }
+            | ArchiveProblem::NotRedaction { .. }
+            | ArchiveProblem::Unindexed { .. } => ARCHIVE_FILE,
             ArchiveProblem::Missing { .. } => INDEX_FILE,
             ArchiveProblem::Interrupted | ArchiveProblem::OverLimit { .. } => LOG_FILE,
         }
@@ -204,7 +216,9 @@ impl ArchiveProblem {
     pub fn line(&self) -> Option<usize> {
         match self {
             ArchiveProblem::Malformed { line, .. } => *line,
-            ArchiveProblem::Forged { line, .. } => Some(*line),
+            ArchiveProblem::Forged { line, .. } | ArchiveProblem::NotRedaction { line, .. } => {
+                Some(*line)
+            }
             _ => None,
         }
     }
@@ -225,6 +239,9 @@ impl ArchiveProblem {
                 "indexed entry {} is missing from {ARCHIVE_FILE} (deleted or edited): {title}",
                 &sha256[..sha256.len().min(12)]
             ),
+            ArchiveProblem::NotRedaction { title, why, .. } => {
+                format!("archived entry changed, and not by a redaction ({why}): {title}")
+            }
             ArchiveProblem::Unindexed { entries } => format!(
                 "{entries} archived entries and no {INDEX_FILE}; `git aahp archive` builds it"
             ),
@@ -1377,6 +1394,234 @@ pub fn verify_archive(
     out
 }
 
+/// The opening of a redaction marker: an archived entry's text replaced by
+/// `[redacted: REASON]` (the reference's form).
+const REDACTION_OPEN: &str = "[redacted:";
+
+/// The reasons of the `[redacted: REASON]` markers in `text`, in order. A marker needs a
+/// reason: `[redacted:]` or one without its `]` on the same line is not a marker.
+pub fn redaction_reasons(text: &str) -> Vec<String> {
+    redaction_markers(text)
+        .into_iter()
+        .map(|(_, reason)| reason.to_string())
+        .collect()
+}
+
+/// The byte ranges and reasons of the redaction markers in `text`.
+fn redaction_markers(text: &str) -> Vec<(std::ops::Range<usize>, &str)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(REDACTION_OPEN).map(|i| from + i) {
+        let body = at + REDACTION_OPEN.len();
+        let close = text[body..]
+            .find([']', '\n'])
+            .map(|i| body + i)
+            .filter(|&i| text.as_bytes()[i] == b']');
+        match close {
+            Some(end) if !text[body..end].trim().is_empty() => {
+                out.push((at..end + 1, text[body..end].trim()));
+                from = end + 1;
+            }
+            _ => from = body,
+        }
+    }
+    out
+}
+
+/// True when `redacted` is `original` with one or more spans replaced by redaction markers:
+/// every piece of text between the markers is still there, in order, with nothing added.
+fn is_redaction_of(redacted: &str, original: &str) -> bool {
+    let markers = redaction_markers(redacted);
+    if markers.is_empty() {
+        return false;
+    }
+    let mut pieces = Vec::with_capacity(markers.len() + 1);
+    let mut at = 0;
+    for (range, _) in &markers {
+        pieces.push(&redacted[at..range.start]);
+        at = range.end;
+    }
+    pieces.push(&redacted[at..]);
+    let (first, rest) = pieces
+        .split_first()
+        .expect("one piece per marker and one more");
+    let (last, middle) = rest.split_last().expect("at least one marker");
+    let Some(mut pos) = original.strip_prefix(first).map(|_| first.len()) else {
+        return false;
+    };
+    // Leftmost matches leave the most room for what follows.
+    for piece in middle {
+        match original[pos..].find(piece) {
+            Some(i) => pos += i + piece.len(),
+            None => return false,
+        }
+    }
+    original.len() >= pos + last.len() && original.ends_with(last)
+}
+
+/// One archived entry `archive --reindex` re-indexed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Redaction {
+    /// Its line in LOG-ARCHIVE.md.
+    pub line: usize,
+    /// Its heading now.
+    #[serde(serialize_with = "crate::output::boundary::line")]
+    pub title: String,
+    /// Its digest now (the index line it replaces is dropped with its digest).
+    pub sha256: String,
+    /// The reasons its markers give.
+    #[serde(serialize_with = "crate::output::boundary::list")]
+    pub reasons: Vec<String>,
+    /// True when the text it replaces was found (in HEAD) and the entry shown to be that
+    /// text with spans replaced by markers; false when only its unchanged heading ties it
+    /// to the index line it replaces.
+    pub compared: bool,
+}
+
+/// What `archive --reindex` would write.
+#[derive(Debug)]
+pub struct Reindexed {
+    /// The new index text.
+    pub index: String,
+    /// The entries it re-indexes, in archive order.
+    pub redactions: Vec<Redaction>,
+}
+
+/// Re-indexes the archive after a deliberate redaction (`archive --reindex`): each archived
+/// entry the index does not list must carry a `[redacted: REASON]` marker and take the
+/// place of exactly one index line the archive no longer holds: the line of the text it
+/// is a redaction of, when `original` knows that text by its digest, else the line with
+/// its unchanged heading. That line gets the entry's new digest, in place, and the index's
+/// `redactions` list records the entry's new digest, heading, reasons and `today` (never
+/// the old digest: a short secret could be recovered from it). Anything else (an entry
+/// added, deleted or edited without a marker) is refused as [`LogError::Integrity`] with
+/// nothing re-indexed; `Ok(None)` when the index already matches.
+pub fn reindex(
+    archive: &str,
+    index_text: &str,
+    original: &dyn Fn(&str) -> Option<String>,
+    today: Date,
+) -> Result<Option<Reindexed>, LogError> {
+    let archive = LogFile::parse(archive);
+    archive.check_dated(ARCHIVE_FILE)?;
+    let mut index = ArchiveIndex::parse(index_text)?;
+    // Which index lines and which archive entries have no counterpart (counted per copy,
+    // as in `Journal::problems`).
+    let mut archived = counts(archive.entries.iter().map(LogEntry::digest_str));
+    let mut missing: Vec<usize> = Vec::new();
+    for (i, e) in index.entries.iter().enumerate() {
+        match archived.get_mut(e.sha256.as_str()) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => missing.push(i),
+        }
+    }
+    let mut indexed = counts(index.entries.iter().map(|e| e.sha256.as_str()));
+    let mut changed: Vec<&LogEntry> = Vec::new();
+    for e in &archive.entries {
+        match indexed.get_mut(e.digest_str()) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => changed.push(e),
+        }
+    }
+    if changed.is_empty() && missing.is_empty() {
+        return Ok(None);
+    }
+    let mut problems = Vec::new();
+    let mut taken = vec![false; missing.len()];
+    let mut pairs: Vec<(usize, &LogEntry, bool)> = Vec::new();
+    for e in changed {
+        let not = |why: &str| ArchiveProblem::NotRedaction {
+            title: e.header.clone(),
+            line: e.line,
+            why: why.to_string(),
+        };
+        if redaction_markers(&e.text).is_empty() {
+            problems.push(not("it has no `[redacted: reason]` marker"));
+            continue;
+        }
+        let free = |k: &usize| !taken[*k];
+        // The index line whose text this entry is a redaction of; else one with its heading
+        // whose text is not known (a known text that this entry does not redact is no match).
+        let mut heading_only = None;
+        let mut proven = None;
+        for k in (0..missing.len()).filter(free) {
+            let line = &index.entries[missing[k]];
+            match original(&line.sha256) {
+                Some(text) if is_redaction_of(&e.text, &text) => {
+                    proven = Some(k);
+                    break;
+                }
+                None if line.title == e.header && heading_only.is_none() => {
+                    heading_only = Some(k);
+                }
+                // A known text this entry does not redact, or another heading: no match.
+                _ => {}
+            }
+        }
+        match proven.map(|k| (k, true)).or(heading_only.map(|k| (k, false))) {
+            Some((k, compared)) => {
+                taken[k] = true;
+                pairs.push((missing[k], e, compared));
+            }
+            None => problems.push(not(
+                "it is no redaction of an entry the index lists: outside its markers its text must be an indexed entry's, unchanged",
+            )),
+        }
+    }
+    for (k, &i) in missing.iter().enumerate() {
+        if !taken[k] {
+            let line = &index.entries[i];
+            problems.push(ArchiveProblem::Missing {
+                sha256: line.sha256.clone(),
+                title: line.title.clone(),
+            });
+        }
+    }
+    if !problems.is_empty() {
+        return Err(LogError::Integrity(problems));
+    }
+    pairs.sort_by_key(|(_, e, _)| e.line);
+    let mut recorded = match index.doc.remove("redactions") {
+        Some(Value::Array(list)) => list,
+        Some(_) => {
+            return Err(LogError::Malformed {
+                file: INDEX_FILE.into(),
+                line: line_of(index_text, "\"redactions\"", 0),
+                message: "`redactions` is not a list".into(),
+            });
+        }
+        None => Vec::new(),
+    };
+    let mut redactions = Vec::with_capacity(pairs.len());
+    for (i, e, compared) in pairs {
+        let reasons = redaction_reasons(&e.text);
+        index.entries[i] = IndexEntry {
+            sha256: e.digest(),
+            title: e.header.clone(),
+        };
+        let mut m = Map::new();
+        m.insert("sha256".into(), Value::from(e.digest()));
+        m.insert("title".into(), Value::from(e.header.clone()));
+        m.insert("reasons".into(), Value::from(reasons.clone()));
+        m.insert("date".into(), Value::from(today.to_string()));
+        recorded.push(Value::Object(m));
+        redactions.push(Redaction {
+            line: e.line,
+            title: e.header.clone(),
+            sha256: e.digest(),
+            reasons,
+            compared,
+        });
+    }
+    index
+        .doc
+        .insert("redactions".into(), Value::Array(recorded));
+    Ok(Some(Reindexed {
+        index: index.render(),
+        redactions,
+    }))
+}
+
 /// Inserts an entry at the top of the journal (newest first, right after the preamble),
 /// leaving everything else as it was. The entry should start with a dated heading
 /// (`## [YYYY-MM-DD] agent: title`); it is written with the file's line endings.
@@ -1423,6 +1668,95 @@ mod tests {
         let mut s = String::from("# Journal\n\n> Newest first.\n\n---\n\n");
         s.push_str(&entries.join("\n---\n\n"));
         s
+    }
+
+    #[test]
+    fn a_redaction_keeps_everything_outside_its_markers() {
+        let original = "## [2026-01-01] a: x\n\nkey sk-123 for alice at acme\n";
+        for (redacted, ok) in [
+            (
+                "## [2026-01-01] a: x\n\nkey [redacted: key] for alice at acme\n",
+                true,
+            ),
+            (
+                "## [2026-01-01] a: x\n\nkey [redacted: key] for [redacted: name] at acme\n",
+                true,
+            ),
+            ("## [2026-01-01] a: x\n\n[redacted: all of it]", true),
+            // Text added, text changed, or no marker at all: not a redaction.
+            (
+                "## [2026-01-01] a: x\n\nkey [redacted: key] for bob at acme\n",
+                false,
+            ),
+            (
+                "## [2026-01-01] a: x\n\nkey [redacted: key] for alice at acme, tests pass\n",
+                false,
+            ),
+            (
+                "## [2026-01-01] a: x\n\nkey sk-123 for alice at acme\n",
+                false,
+            ),
+            (
+                "## [2026-01-01] a: x\n\nkey [redacted:] for alice at acme\n",
+                false,
+            ),
+            (
+                "## [2026-01-01] a: x\n\nkey [redacted: k\n] for alice at acme\n",
+                false,
+            ),
+            // The pieces must come in order and not overlap.
+            (
+                "## [2026-01-01] a: x\n\n[redacted: r]acme[redacted: r]alice[redacted: r]",
+                false,
+            ),
+        ] {
+            assert_eq!(is_redaction_of(redacted, original), ok, "{redacted:?}");
+        }
+        assert_eq!(
+            redaction_reasons("a [redacted:  key ] b [redacted:] c [redacted: name]"),
+            ["key", "name"]
+        );
+    }
+
+    #[test]
+    fn reindex_gives_a_redacted_entry_its_index_line_and_nothing_else() {
+        let log = journal(&[
+            entry("2026-01-05", 5),
+            entry("2026-01-02", 2),
+            entry("2026-01-01", 1),
+        ]);
+        let rot = rotate(&log, None, None, 1).unwrap().unwrap();
+        let today: Date = "2026-02-01".parse().unwrap();
+        let none = |_: &str| None;
+        assert!(
+            reindex(&rot.archive, &rot.index, &none, today)
+                .unwrap()
+                .is_none()
+        );
+        let redacted = rot.archive.replace("- did 1\n", "- did [redacted: why]\n");
+        let originals: HashMap<String, String> = LogFile::parse(&rot.archive)
+            .entries
+            .into_iter()
+            .map(|e| (e.digest(), e.text))
+            .collect();
+        let known = |d: &str| originals.get(d).cloned();
+        let re = reindex(&redacted, &rot.index, &known, today)
+            .unwrap()
+            .unwrap();
+        assert_eq!(re.redactions.len(), 1);
+        assert!(re.redactions[0].compared);
+        assert!(
+            re.index.contains("\"date\": \"2026-02-01\""),
+            "{}",
+            re.index
+        );
+        assert!(verify_archive(&rot.log, Some(&redacted), Some(&re.index), 1).is_empty());
+        // An index without the original's text is not fooled by a changed heading.
+        let renamed = redacted.replace("Session 1\n", "Session one\n");
+        assert!(matches!(
+            reindex(&renamed, &rot.index, &none, today),
+            Err(LogError::Integrity(p)) if p.len() == 2
+        ));
     }
 
     #[test]

@@ -775,9 +775,13 @@ fn archive_help() {
           --verify                   Write nothing; exit 1 when archive entries are forged, missing or
                                      duplicated, or LOG.md holds more entries than it keeps
       -q, --quiet                    Print nothing on success
-          --session-id <SESSION_ID>  The session id `begin` printed [env: AAHP_SESSION_ID=]
+          --reindex                  After a deliberate redaction of LOG-ARCHIVE.md (text replaced by
+                                     `[redacted: REASON]`), give the redacted entries their new digests
+                                     in the index. Refuses (exit 1, nothing written) any other change:
+                                     an entry added, deleted, or edited without a marker
           --color <WHEN>             When to use colour [default: auto] [possible values: auto, always,
                                      never]
+          --session-id <SESSION_ID>  The session id `begin` printed [env: AAHP_SESSION_ID=]
       -h, --help                     Print help (see more with '--help')
     --- stderr ---
     ");
@@ -1061,4 +1065,157 @@ fn an_archive_index_larger_than_a_handoff_file_is_written_and_read_back() {
     repo.aahp(&["archive", "--verify"]).assert_code(0);
     repo.aahp(&["verify"]).assert_code(0);
     repo.aahp(&["status"]).assert_code(0);
+}
+
+#[test]
+fn reindex_records_a_redaction_of_a_committed_archive_entry() {
+    let repo = rotated_repo();
+    let index_before = repo.read(INDEX);
+    let redacted = repo
+        .read(ARCHIVE)
+        .replace("- change 2\n", "- change [redacted: customer name]\n");
+    repo.write(ARCHIVE, &redacted);
+    repo.aahp(&["archive", "--verify"]).assert_code(1);
+    let out = repo.aahp(&["archive", "--reindex"]);
+    insta::assert_snapshot!(out, @r"
+    exit: 0
+    --- stdout ---
+    re-indexed 1 entry of .ai/handoff/LOG-ARCHIVE.md after a redaction
+      line 17: ## [2026-10-02] agent-0: Session 2 (redacted: customer name; the rest of it matches the text it replaces)
+    wrote .ai/handoff/LOG-ARCHIVE.index.json, .ai/handoff/MANIFEST.json
+    --- stderr ---
+    ");
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+    assert_eq!(
+        repo.read(ARCHIVE),
+        redacted,
+        "the archive is the user's, unchanged"
+    );
+    // The redacted entry's line is replaced in place; every other line stays.
+    let (old, new) = (
+        serde_json::from_str::<serde_json::Value>(&index_before).unwrap(),
+        serde_json::from_str::<serde_json::Value>(&repo.read(INDEX)).unwrap(),
+    );
+    let (old, new) = (
+        old["entries"].as_array().unwrap(),
+        new["entries"].as_array().unwrap(),
+    );
+    assert_eq!(old.len(), new.len());
+    let differ: Vec<usize> = (0..old.len()).filter(|&i| old[i] != new[i]).collect();
+    assert_eq!(differ.len(), 1, "{new:?}");
+    assert_eq!(
+        new[differ[0]]["title"], "## [2026-10-02] agent-0: Session 2",
+        "{new:?}"
+    );
+    let index = repo.read(INDEX);
+    assert!(
+        !index.contains(old[differ[0]]["sha256"].as_str().unwrap()),
+        "{index}"
+    );
+    assert!(
+        index.contains("\"reasons\": [\n        \"customer name\"\n      ]"),
+        "{index}"
+    );
+    // Run again: nothing left to do.
+    let out = repo.aahp(&["archive", "--reindex"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("nothing to re-index"), "{out}");
+}
+
+#[test]
+fn reindex_refuses_what_is_not_a_redaction_and_writes_nothing() {
+    let repo = rotated_repo();
+    let archive = repo.read(ARCHIVE);
+    for (what, changed) in [
+        (
+            "an edit without a marker",
+            archive.replace("- change 2\n", "- change 2, tests passed\n"),
+        ),
+        (
+            "text added beside a marker",
+            archive.replace("- change 2\n", "- change [redacted: x], tests passed\n"),
+        ),
+        (
+            "a planted entry with a marker",
+            archive.replace(
+                "## [2026-10-03]",
+                "## [2026-10-03] mallory: Planted [redacted: x]\n\nTrust me.\n\n---\n\n## [2026-10-03]",
+            ),
+        ),
+        (
+            "a deleted entry",
+            archive.replace("## [2026-10-02] agent-0: Session 2", "removed"),
+        ),
+    ] {
+        repo.write(ARCHIVE, &changed);
+        let before = files(&repo);
+        let out = repo.aahp(&["archive", "--reindex"]);
+        assert_eq!(out.code, 1, "{what}: {out}");
+        assert!(out.stdout.contains("reindex refused"), "{what}: {out}");
+        assert_eq!(files(&repo), before, "{what}: nothing may change");
+    }
+    repo.write(
+        ARCHIVE,
+        archive.replace("- change 2\n", "- change 2, tests passed\n"),
+    );
+    let out = repo.aahp(&["archive", "--reindex"]);
+    insta::assert_snapshot!(out, @r"
+    exit: 1
+    --- stdout ---
+    .ai/handoff/LOG-ARCHIVE.md:17: error: archived entry changed, and not by a redaction (it has no `[redacted: reason]` marker): ## [2026-10-02] agent-0: Session 2
+    .ai/handoff/LOG-ARCHIVE.index.json: error: indexed entry 1effb596aaf5 is missing from LOG-ARCHIVE.md (deleted or edited): ## [2026-10-02] agent-0: Session 2
+    reindex refused: 2 problem(s); nothing was changed
+    hint: --reindex records only redactions (text replaced by `[redacted: REASON]`, the rest of the entry unchanged); restore other changes from git history
+    --- stderr ---
+    ");
+}
+
+#[test]
+fn reindex_ties_an_uncommitted_redaction_to_its_index_line_by_heading() {
+    // Edited, archived and redacted since the last commit: HEAD has no text to compare with.
+    let uncommitted = || {
+        let repo = repo_with_log(&journal(12));
+        repo.write(
+            LOG,
+            repo.read(LOG).replace("- change 1\n", "- change one\n"),
+        );
+        repo.aahp(&["archive"]).assert_code(0);
+        repo
+    };
+    let repo = uncommitted();
+    repo.write(
+        ARCHIVE,
+        repo.read(ARCHIVE)
+            .replace("- change one\n", "- [redacted: token]\n"),
+    );
+    let out = repo.aahp(&["--json", "archive", "--reindex"]);
+    out.assert_code(0);
+    let json = out.json();
+    assert_eq!(json["outcome"], "reindexed", "{json}");
+    assert_eq!(json["redactions"][0]["compared"], false, "{json}");
+    assert_eq!(json["redactions"][0]["reasons"][0], "token", "{json}");
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    // A heading it changed leaves nothing to tie it to.
+    let repo = uncommitted();
+    repo.write(
+        ARCHIVE,
+        repo.read(ARCHIVE).replace(
+            "agent-1: Session 1\n",
+            "agent-1: Session [redacted: name]\n",
+        ),
+    );
+    repo.aahp(&["archive", "--reindex"]).assert_code(1);
+    // With the text in HEAD, a redacted heading is proven a redaction all the same.
+    let repo = rotated_repo();
+    repo.write(
+        ARCHIVE,
+        repo.read(ARCHIVE).replace(
+            "agent-1: Session 1\n",
+            "agent-1: Session [redacted: name]\n",
+        ),
+    );
+    let out = repo.aahp(&["--json", "archive", "--reindex"]);
+    out.assert_code(0);
+    assert_eq!(out.json()["redactions"][0]["compared"], true, "{out}");
 }
