@@ -498,6 +498,21 @@ fn apply(
     let outcome = change(&mut manifest, &mut c)?;
     let changed = manifest.doc != before;
     if changed {
+        // What the change keeps from the old manifest and the schema refuses (a 7 MB
+        // `summary`, a negative `lines`) is bad input, as in `commit`: nothing is written.
+        if let Some(problem) =
+            crate::schema::validate_manifest(&Value::Object(manifest.doc.clone()))
+                .into_iter()
+                .next()
+        {
+            return Err(Error::invalid(
+                path,
+                None,
+                format!(
+                    "{problem}; nothing was written (`git aahp manifest` regenerates what it owns, other fields need a hand edit)"
+                ),
+            ));
+        }
         // The budget counts the manifest itself, which just grew or shrank; the checksums
         // do not cover tasks, so `manifest --check` stays as it was.
         if manifest.doc.contains_key("token_budget") {

@@ -412,6 +412,40 @@ fn task_refuses_a_missing_or_malformed_manifest() {
 }
 
 #[test]
+fn task_add_refuses_a_manifest_the_schema_rejects_and_writes_nothing() {
+    // Issue #12: a 7 MB `summary` was kept and written back (after half a minute of token
+    // counting), so `task add` produced a manifest `verify` fails.
+    let repo = TestRepo::with_handoff();
+    let mut m = manifest(&repo);
+    let name = m["files"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    m["files"][&name]["summary"] = Value::from("a".repeat(7_000_000));
+    set_manifest(&repo, &m);
+    let before = repo.read(MANIFEST);
+    let out = repo.aahp(&["task", "add", "x"]);
+    assert_eq!(out.code, 2, "{}", &out.stderr[..out.stderr.len().min(500)]);
+    assert!(out.stderr.len() < 1000, "the value is not echoed");
+    assert!(
+        out.stderr.starts_with(&format!(
+            "error: .ai/handoff/MANIFEST.json: /files/{name}/summary: "
+        )) && out.stderr.contains("nothing was written"),
+        "{}",
+        out.stderr
+    );
+    assert!(repo.read(MANIFEST) == before, "the manifest changed");
+    assert!(!repo.exists(LOCK));
+    // `manifest` rebuilds the entry it owns; then the task is added.
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.aahp(&["task", "add", "x"]).assert_code(0);
+    assert_still_valid(&repo);
+}
+
+#[test]
 fn task_exits_3_when_another_session_holds_the_lock() {
     let repo = TestRepo::with_handoff();
     repo.aahp(&["begin", "--agent", "other", "--session-id", "s-other"])
