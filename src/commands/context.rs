@@ -12,14 +12,13 @@ use serde::Serialize;
 
 use super::Context;
 use crate::error::{ExitStatus, Result};
-use crate::git::Repo;
 use crate::handoff::log::LogFile;
 use crate::handoff::manifest::{FileState, Manifest, section};
 use crate::handoff::trust::TrustLedger;
 use crate::handoff::{HandoffDir, Snapshot, Source, tokens};
 use crate::output::{Report, Style, boundary};
 use crate::transaction::SessionClaim;
-use crate::transaction::lock::LockState;
+use crate::transaction::session::{Holder, SessionView};
 
 /// Print what the next agent should read, within a token budget.
 #[derive(Debug, Clone, clap::Args)]
@@ -186,18 +185,20 @@ pub fn run(ctx: &Context, args: &ContextArgs) -> Result<ContextReport> {
     let snap = dir.snapshot(repo, Source::Worktree)?;
     let budget = args.budget.unwrap_or_else(|| args.level.budget());
     let today = crate::clock::utc_date(ctx.now);
-    let lock = lock_view(repo, &dir, ctx.now)?;
+    // Whose session this is is decided once, as `status` decides it (the session id given,
+    // else the one `begin` recorded here; a lock taken for one write is nobody's session).
+    let claim = SessionClaim {
+        session_id: std::env::var("AAHP_SESSION_ID")
+            .ok()
+            .filter(|s| !s.is_empty()),
+        agent: None,
+    };
+    let session = SessionView::read(repo, &dir, &claim, ctx.now)?;
     let mut warnings = Vec::new();
-    if let Some(line) = lock_line(&dir, lock.as_ref(), ctx.now)? {
+    if let Some(line) = session_line(&session, ctx.now) {
         warnings.push(line);
     }
-    if let Some(j) = crate::transaction::journal::Journal::load(repo, &dir.rel)? {
-        warnings.push(format!(
-            "An interrupted `git aahp commit` of session {} was found: run `git aahp recover` \
-             before relying on these files.",
-            boundary::clean_line(&j.session_id)
-        ));
-    }
+    let lock = LockView::of(&session);
     for w in crate::transaction::chain::newest_warnings(repo, &dir)? {
         warnings.push(format!("Session chain: {w}."));
     }
@@ -224,72 +225,75 @@ struct Input<'a> {
     warnings: Vec<String>,
 }
 
-/// The lock as the read reports it, or `None` when there is none (an unreadable lock is
-/// reported by [`lock_line`]).
-fn lock_view(repo: &Repo, dir: &HandoffDir, now: jiff::Timestamp) -> Result<Option<LockView>> {
-    let LockState::Held(held) = LockState::read(dir)? else {
-        return Ok(None);
-    };
-    let claim = SessionClaim {
-        session_id: std::env::var("AAHP_SESSION_ID")
-            .ok()
-            .filter(|s| !s.is_empty()),
-        agent: None,
-    };
-    Ok(Some(LockView {
-        yours: claim.owns(&held, repo, dir),
-        stale: held.is_stale(now),
-        agent: held.agent,
-        session_id: held.session_id,
-        started: held.started,
-        expires: held.expires,
-    }))
+impl LockView {
+    /// The lock of a live or stale session, as the read reports it; `None` when there is
+    /// none, or when it is unreadable or an interrupted commit outranks it (the read's
+    /// warnings say which).
+    fn of(session: &SessionView) -> Option<LockView> {
+        let (h, stale, yours) = match session {
+            SessionView::Yours(h) => (h, false, true),
+            SessionView::Other(h) => (h, false, false),
+            SessionView::Stale(h) => (h, true, false),
+            SessionView::Free | SessionView::Interrupted(_) | SessionView::Unreadable { .. } => {
+                return None;
+            }
+        };
+        Some(LockView {
+            agent: h.agent.clone(),
+            session_id: h.session_id.clone(),
+            started: h.started.clone(),
+            expires: h.expires.clone().unwrap_or_default(),
+            stale,
+            yours,
+        })
+    }
 }
 
-/// The sentence saying who holds the lock, since when, and what that means for the reader.
-fn lock_line(
-    dir: &HandoffDir,
-    lock: Option<&LockView>,
-    now: jiff::Timestamp,
-) -> Result<Option<String>> {
+/// The sentence saying who holds the directory, since when, and what that means for the
+/// reader (untrusted fields through the boundary).
+fn session_line(session: &SessionView, now: jiff::Timestamp) -> Option<String> {
     let age = |started: &str| match started.parse::<jiff::Timestamp>() {
         Ok(t) => crate::transaction::lock::format_age(now.as_second() - t.as_second()),
         Err(_) => "unknown age".into(),
     };
-    Ok(match lock {
-        Some(l) if l.yours => Some(format!(
+    let expires = |h: &Holder| boundary::clean_line(h.expires.as_deref().unwrap_or("unknown"));
+    Some(match session {
+        SessionView::Free => return None,
+        SessionView::Yours(h) => format!(
             "HANDOFF.lock is held by your session {} (agent {}) since {} ({}); it expires {}. \
              End it with `git aahp commit`.",
-            boundary::clean_line(&l.session_id),
-            boundary::clean_line(&l.agent),
-            boundary::clean_line(&l.started),
-            age(&l.started),
-            boundary::clean_line(&l.expires),
-        )),
-        Some(l) if l.stale => Some(format!(
+            boundary::clean_line(&h.session_id),
+            boundary::clean_line(&h.agent),
+            boundary::clean_line(&h.started),
+            age(&h.started),
+            expires(h),
+        ),
+        SessionView::Stale(h) => format!(
             "HANDOFF.lock is held by {} (session {}) since {} ({}) and expired {}: that session \
              probably crashed. Run `git aahp recover` before relying on these files.",
-            boundary::clean_line(&l.agent),
-            boundary::clean_line(&l.session_id),
-            boundary::clean_line(&l.started),
-            age(&l.started),
-            boundary::clean_line(&l.expires),
-        )),
-        Some(l) => Some(format!(
+            boundary::clean_line(&h.agent),
+            boundary::clean_line(&h.session_id),
+            boundary::clean_line(&h.started),
+            age(&h.started),
+            expires(h),
+        ),
+        SessionView::Other(h) => format!(
             "HANDOFF.lock is held by another session: {} (session {}) since {} ({}), until {}. \
              It is writing these files: do not start a session until it ends.",
-            boundary::clean_line(&l.agent),
-            boundary::clean_line(&l.session_id),
-            boundary::clean_line(&l.started),
-            age(&l.started),
-            boundary::clean_line(&l.expires),
-        )),
-        None if LockState::read(dir)?.is_present() => Some(
-            "HANDOFF.lock is present but unreadable: a session is writing or crashed. Run \
-             `git aahp recover` before relying on these files."
-                .into(),
+            boundary::clean_line(&h.agent),
+            boundary::clean_line(&h.session_id),
+            boundary::clean_line(&h.started),
+            age(&h.started),
+            expires(h),
         ),
-        None => None,
+        SessionView::Interrupted(h) => format!(
+            "An interrupted `git aahp commit` of session {} was found: run `git aahp recover` \
+             before relying on these files.",
+            boundary::clean_line(&h.session_id)
+        ),
+        SessionView::Unreadable { .. } => "HANDOFF.lock is present but unreadable: a session \
+             is writing or crashed. Run `git aahp recover` before relying on these files."
+            .into(),
     })
 }
 

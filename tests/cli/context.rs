@@ -62,6 +62,24 @@ fn context_shows_the_lock_as_your_session_or_another_one() {
 }
 
 #[test]
+fn context_and_status_agree_on_whose_session_it_is() {
+    // Both read the session through one rule: past its expiry even your own lock is
+    // reported as a probable crash, never as a live session to finish with `commit`.
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["begin", "--agent", "claude", "--session-id", "s-mine"])
+        .assert_code(0);
+    let later = [("AAHP_NOW", "2026-11-23T10:00:00Z")];
+    let status = repo.aahp_env(".", &["--json", "status"], &later).json();
+    assert_eq!(status["session"]["state"], "stale", "{status}");
+    let context = repo.aahp_env(".", &["context"], &later);
+    assert!(context.stdout.contains("probably crashed"), "{context}");
+    assert!(!context.stdout.contains("your session"), "{context}");
+    let json = repo.aahp_env(".", &["context", "--json"], &later).json();
+    assert_eq!(json["lock"]["stale"], true, "{json}");
+    assert_eq!(json["lock"]["yours"], false, "{json}");
+}
+
+#[test]
 fn context_shows_the_work_queue_and_open_tasks_not_an_empty_active_heading() {
     let repo = TestRepo::with_handoff();
     let fresh = repo.aahp(&["context", "--budget", "4000"]);
