@@ -71,6 +71,7 @@ const COMMANDS: &[Cmd] = &[
     write(&["commit", "-m", "hostile input", "--log", "Hostile input."]),
     write(&["recover"]),
     write(&["archive"]),
+    write(&["archive", "--reindex"]),
     write(&["trust", "decay"]),
     write(&["task", "add", "hostile task"]),
 ];
