@@ -248,11 +248,6 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         updating: new.updating,
         waited_seconds: start.elapsed().as_secs(),
         remote_lease,
-        took_over: stolen.map(|h: lock::HandoffLock| {
-            format!(
-                "{} (session {}, host {}, expired {})",
-                h.agent, h.session_id, h.host, h.expires
-            )
-        }),
+        took_over: stolen.map(|h: lock::HandoffLock| lease::describe_holder(&h)),
     })
 }

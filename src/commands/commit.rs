@@ -674,7 +674,21 @@ fn prepare(
         timestamp: clock::format_rfc3339(ctx.now),
         commit_before: short.clone(),
     };
-    let status = stamp_provenance(repo, dir, base, log, &prov, &today.to_string(), &write)?;
+    // A stale remote lease this session took over (`begin --steal`) is logged (issue #17):
+    // the next agent learns that another session's work may be unfinished.
+    let took_over = match LockState::read(dir)? {
+        LockState::Held(l) => l.remote.and_then(|r| r.took_over.map(|t| (r.remote, t))),
+        _ => None,
+    };
+    let status = stamp_provenance(
+        repo,
+        dir,
+        base,
+        (log, took_over.as_ref()),
+        &prov,
+        &today.to_string(),
+        &write,
+    )?;
     failpoint::hit("commit:provenance");
 
     // 5b. Log rotation.
@@ -952,7 +966,7 @@ fn stamp_provenance(
     repo: &Repo,
     dir: &HandoffDir,
     base: gix::ObjectId,
-    log: Option<&str>,
+    (log, took_over): (Option<&str>, Option<&(String, String)>),
     prov: &Provenance,
     today: &str,
     write: &transaction::steps::WriteFn<'_>,
@@ -963,6 +977,14 @@ fn stamp_provenance(
     let line = prov.line();
     let current = transaction::steps::read_text(dir, "LOG.md")?;
     let mut text = current.clone().unwrap_or_default();
+    // The takeover happened at `begin`, before the session's own entry: it goes below it.
+    // `prepend_entry` puts the text through the output boundary.
+    if let Some((remote, holder)) = took_over {
+        let entry = format!(
+            "Took over a stale remote lease\nThis session began with `begin --remote {remote} --steal`: the lease of this handoff directory on `{remote}` was held by {holder}, past its expiry. That session never released it; its work may be unfinished or lost."
+        );
+        text = prepend_entry(&text, today, "git-aahp", &entry, &line);
+    }
     if let Some(log) = log {
         text = prepend_entry(&text, today, &prov.agent, log, &line);
     }

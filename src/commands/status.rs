@@ -24,7 +24,7 @@ pub struct StatusArgs {
     #[arg(long, env = "AAHP_SESSION_ID")]
     pub session_id: Option<String>,
     /// Also show who holds this directory's lease on the git remote NAME (one `ls-remote`,
-    /// bounded in time).
+    /// bounded in time) [default: git config aahp.remote, else none].
     #[arg(long, value_name = "NAME")]
     pub remote: Option<String>,
 }
@@ -107,7 +107,8 @@ pub struct StatusReport {
     /// True when the handoff's `.gitattributes` names `git aahp merge-driver` but this clone
     /// has not configured it (git would merge handoff files line by line).
     pub merge_driver_missing: bool,
-    /// With `--remote`: who holds the directory's lease on the remote (`free` when nobody).
+    /// With `--remote` or `aahp.remote`: who holds the directory's lease on the remote
+    /// (`free` when nobody).
     #[serde(
         skip_serializing_if = "Option::is_none",
         serialize_with = "boundary::opt_line"
@@ -280,6 +281,14 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     if let Some(remote) = &args.remote {
         boundary::admit(&dir, "--remote", Some(remote))?;
         report.remote_lease = Some(remote_lease(repo, remote, &dir, ctx.now)?);
+    } else if let Some(remote) = repo.config_string(REMOTE_KEY).filter(|r| !r.is_empty()) {
+        // Configured rather than asked for: a remote that cannot be reached (offline) is
+        // reported as unknown, and the rest of `status` still answers.
+        boundary::admit(&dir, "git config aahp.remote", Some(&remote))?;
+        report.remote_lease = Some(
+            remote_lease(repo, &remote, &dir, ctx.now)
+                .unwrap_or_else(|e| format!("unknown: `{remote}` could not be read ({e})")),
+        );
     }
     let claim = SessionClaim {
         session_id: args.session_id.clone(),
@@ -325,6 +334,9 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     };
     Ok(report)
 }
+
+/// Git config naming the remote whose lease `status` shows without `--remote`.
+pub const REMOTE_KEY: &str = "aahp.remote";
 
 /// Describes the lease of `dir` on `remote`: one `ls-remote`, and a fetch of the lease only
 /// when there is one.

@@ -29,6 +29,10 @@ pub struct RemoteLease {
     pub refname: String,
     /// The lease commit this session pushed.
     pub commit: String,
+    /// The holder of the stale lease this session took over (`begin --steal`): agent,
+    /// session, host and expiry, as read from the remote (anyone's text). `commit` logs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub took_over: Option<String>,
 }
 
 /// Where the task id counters live on the remote (one ref per handoff directory).
@@ -193,6 +197,7 @@ pub fn take(
         remote: remote.to_string(),
         refname: refname.clone(),
         commit: commit.to_string(),
+        took_over: None,
     };
     // A lease released between our push and our read leaves the ref free again: retry once.
     for _ in 0..2 {
@@ -207,7 +212,10 @@ pub fn take(
             RemoteHolder::Held(old, Ok(held)) if steal && held.is_stale(now) => {
                 if repo.push_cas(remote, &refname, Some(old), Some(commit))? == CasPush::Done {
                     return Ok(Taken {
-                        lease,
+                        lease: RemoteLease {
+                            took_over: Some(describe_holder(&held)),
+                            ..lease
+                        },
                         stolen_from: Some(held),
                     });
                 }
@@ -217,6 +225,15 @@ pub fn take(
         }
     }
     Err(held_error(remote, &read_lock(repo, remote, dir)?, now))
+}
+
+/// A lease holder as `begin --steal` reports it and `commit` logs it: agent, session, host
+/// and expiry (raw: whoever shows it puts it through the boundary).
+pub fn describe_holder(h: &HandoffLock) -> String {
+    format!(
+        "{} (session {}, host {}, expired {})",
+        h.agent, h.session_id, h.host, h.expires
+    )
 }
 
 fn read_lock(

@@ -111,6 +111,27 @@ fn a_killed_holders_lease_goes_stale_and_is_recoverable_or_stolen() {
             .contains("remote lease: stale on `origin` by gone"),
         "{status}"
     );
+    // Configured (`aahp.remote`), plain `status` shows it too; an unreachable configured
+    // remote is shown as unknown, and `status` still answers.
+    b.git(&["config", "aahp.remote", "origin"]);
+    let status = b.aahp_env(".", &["status"], &later);
+    status.assert_code(0);
+    assert!(
+        status
+            .stdout
+            .contains("remote lease: stale on `origin` by gone"),
+        "{status}"
+    );
+    b.git(&["config", "aahp.remote", "/nonexistent/aahp-remote"]);
+    let status = b.aahp_env(".", &["status", "--json"], &later);
+    status.assert_code(0);
+    let v: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    let shown = v["remote_lease"].as_str().unwrap();
+    assert!(
+        shown.starts_with("unknown: `/nonexistent/aahp-remote` could not be read"),
+        "{status}"
+    );
+    b.git(&["config", "--unset", "aahp.remote"]);
     // `recover --remote` clears it; then the lease can be taken.
     let rec = b.aahp_env(".", &["recover", "--remote", "origin"], &later);
     rec.assert_code(0);
@@ -131,6 +152,52 @@ fn a_killed_holders_lease_goes_stale_and_is_recoverable_or_stolen() {
     assert!(
         out.stdout.contains("took over the stale remote lease"),
         "{out}"
+    );
+    // The takeover is logged: the session's commit writes a LOG.md entry naming the holder
+    // whose session never finished, below the session's own entry.
+    let lock: serde_json::Value =
+        serde_json::from_str(&b.read(".ai/handoff/HANDOFF.lock")).unwrap();
+    let stale_session = lock["session_id"].as_str().unwrap().to_string();
+    a.write(
+        ".ai/handoff/STATUS.md",
+        "# Status\n\n<!-- SECTION: summary -->\nthief worked\n<!-- /SECTION: summary -->\n",
+    );
+    a.aahp_env(
+        ".",
+        &["commit", "-m", "thief", "--log", "thief worked"],
+        &much_later,
+    )
+    .assert_code(0);
+    assert_eq!(lease_on(&remote), None);
+    let log = a.read(".ai/handoff/LOG.md");
+    let own = log.find("thief: thief worked").expect(&log);
+    let takeover = log
+        .find("git-aahp: Took over a stale remote lease")
+        .expect(&log);
+    assert!(own < takeover, "{log}");
+    assert!(
+        log[takeover..].contains(&format!("(session {stale_session}, host ")),
+        "{log}"
+    );
+    assert!(log[takeover..].contains("--remote origin --steal"), "{log}");
+    // Logged once: the next session's commit does not repeat it.
+    a.aahp_env(".", &["begin", "-q"], &much_later)
+        .assert_code(0);
+    a.write(
+        ".ai/handoff/STATUS.md",
+        "# Status\n\n<!-- SECTION: summary -->\nthief again\n<!-- /SECTION: summary -->\n",
+    );
+    a.aahp_env(
+        ".",
+        &["commit", "-m", "again", "--log", "thief again"],
+        &much_later,
+    )
+    .assert_code(0);
+    let log = a.read(".ai/handoff/LOG.md");
+    assert_eq!(
+        log.matches("Took over a stale remote lease").count(),
+        1,
+        "{log}"
     );
 }
 
