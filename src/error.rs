@@ -103,7 +103,8 @@ pub enum Error {
     },
     /// `git aahp commit` declined a session the handoff would misdescribe (no LOG entry, a
     /// STATUS summary that still says nothing was done, another handoff landed since
-    /// `begin`): nothing was changed.
+    /// `begin`): nothing was changed. Also a check that cannot judge what it was given
+    /// (exit 1, failing closed), with the way to make it judgeable.
     #[error("{reason}")]
     Declined {
         /// What is wrong, naming the file.

@@ -477,8 +477,7 @@ fn dir_in(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Result<b
 /// The handoff directories `source` holds anywhere (`<package>/.ai/handoff`), by their
 /// files' paths, and every configured one, in path order.
 fn package_dirs(repo: &crate::git::Repo, source: Source) -> Result<Vec<HandoffDir>> {
-    let marker = format!("{}/", crate::handoff::DEFAULT_DIR);
-    let paths: Vec<Vec<u8>> = match source {
+    let mut paths: Vec<Vec<u8>> = match source {
         Source::Commit(c) => repo
             .tree_files_below(c, "")?
             .into_iter()
@@ -492,19 +491,40 @@ fn package_dirs(repo: &crate::git::Repo, source: Source) -> Result<Vec<HandoffDi
                 .collect()
         }
     };
+    // The working tree holds what was never `git add`ed too: such a package is linted from
+    // disk like the others, never skipped for want of an index entry.
+    if source == Source::Worktree {
+        paths.extend(repo.untracked_handoff_files()?);
+    }
     let mut rels = std::collections::BTreeSet::new();
+    let mut undecodable = std::collections::BTreeSet::new();
     for p in &paths {
-        let Ok(p) = std::str::from_utf8(p) else {
+        let Some(rel) = handoff_prefix(p) else {
             continue;
         };
-        let at = if p.starts_with(&marker) {
-            Some(0)
-        } else {
-            p.find(&format!("/{marker}")).map(|i| i + 1)
-        };
-        if let Some(at) = at {
-            rels.insert(p[..at + marker.len() - 1].to_string());
+        match std::str::from_utf8(rel) {
+            Ok(rel) => {
+                rels.insert(rel.to_string());
+            }
+            Err(_) => {
+                undecodable.insert(String::from_utf8_lossy(rel).into_owned());
+            }
         }
+    }
+    // A handoff directory whose path is not valid UTF-8 cannot be named, read or reported
+    // faithfully: lint fails rather than pass over it.
+    if !undecodable.is_empty() {
+        let names: Vec<String> = undecodable
+            .iter()
+            .map(|d| crate::output::escape_untrusted(d))
+            .collect();
+        return Err(Error::Declined {
+            reason: format!(
+                "lint cannot judge {}: the path is not valid UTF-8",
+                names.join(", ")
+            ),
+            hint: "rename the package directory to valid UTF-8, then lint again",
+        });
     }
     let mut out: Vec<HandoffDir> = crate::handoff::location::configured(repo)?;
     for rel in rels {
@@ -513,6 +533,19 @@ fn package_dirs(repo: &crate::git::Repo, source: Source) -> Result<Vec<HandoffDi
         }
     }
     Ok(out)
+}
+
+/// The handoff directory (`…/.ai/handoff`, raw bytes) a repository-relative path lies in,
+/// if any.
+fn handoff_prefix(path: &[u8]) -> Option<&[u8]> {
+    use gix::bstr::ByteSlice;
+    let marker = format!("{}/", crate::handoff::DEFAULT_DIR);
+    let at = if path.starts_with(marker.as_bytes()) {
+        0
+    } else {
+        path.find(format!("/{marker}").as_bytes())? + 1
+    };
+    Some(&path[..at + marker.len() - 1])
 }
 
 /// Reads a file named on the command line: (repository-relative path, file name, bytes).

@@ -144,6 +144,7 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         "tasks" => "fix the task list with `git aahp task` (ids, states, dependencies)".into(),
         "archive" => "run `git aahp archive --verify` for details; `git aahp archive` repairs an interrupted rotation".into(),
         BASE_LAYER => BASE_HINT.into(),
+        DISCOVERY_LAYER => DISCOVERY_HINT.into(),
         _ => return None,
     })
 }
@@ -429,6 +430,11 @@ impl Annotated for VerifyReport {
 
 /// The layer that reports a `ci` base that cannot be used.
 const BASE_LAYER: &str = "base";
+/// The layer that fails changes the gate cannot place in a package (see [`unplaced_layer`]).
+const DISCOVERY_LAYER: &str = "discovery";
+const DISCOVERY_HINT: &str = "rename the directory to valid UTF-8; or, if no handoff directory lies below it, \
+     turn discovery off (`git config aahp.discover false`) and name the handoff directories \
+     with `git config --add aahp.dir PATH`";
 
 /// One commit range to judge: content at `tip`, changes since `base`.
 struct Target {
@@ -852,6 +858,11 @@ fn judge_target(
     report: &mut VerifyReport,
 ) -> Result<()> {
     let paths: Vec<&str> = target.changes.iter().map(|c| c.path.as_str()).collect();
+    if scope.discover
+        && let Some(layer) = unplaced_layer(&paths)
+    {
+        report.layers.push(layer);
+    }
     // Known directories own changes only where they exist (`--dir` always does).
     let mut present = Vec::new();
     for d in &scope.known {
@@ -948,6 +959,32 @@ fn judge_target(
         report.diagnostics.extend(diags);
     }
     Ok(())
+}
+
+/// Fails the changes whose directory's name is not valid UTF-8 (git's bytes, shown with
+/// U+FFFD): discovery finds packages by name, so whether such a directory is a package with
+/// its own `.ai/handoff/` cannot be told, and a change there would otherwise pass unjudged
+/// (a staged injection in that package's STATUS.md included). One finding per directory.
+fn unplaced_layer(paths: &[&str]) -> Option<Layer> {
+    let dirs: std::collections::BTreeSet<&str> = paths
+        .iter()
+        .map(|p| p.rsplit_once('/').map_or("", |(d, _)| d))
+        .filter(|d| d.contains('\u{fffd}'))
+        .collect();
+    if dirs.is_empty() {
+        return None;
+    }
+    let mut layer = Layer::new(DISCOVERY_LAYER);
+    for d in dirs {
+        layer.fail(
+            Some(d.to_string()),
+            format!(
+                "{}/: changed files lie in a directory whose name is not valid UTF-8; the gate cannot tell whether it is a package with its own handoff directory, so it does not pass them unjudged",
+                escape_untrusted(d)
+            ),
+        );
+    }
+    Some(layer.summarize(""))
 }
 
 /// The lint of agent instruction files, as a layer of its own.

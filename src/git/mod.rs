@@ -1008,6 +1008,26 @@ impl Repo {
         }
     }
 
+    /// The untracked files git does not ignore below any `.ai/handoff/` of the work tree
+    /// (raw repository-relative paths): handoff directories, or files of them, never
+    /// `git add`ed. One `git ls-files --others --exclude-standard`, limited to such paths.
+    pub fn untracked_handoff_files(&self) -> Result<Vec<Vec<u8>>, GitError> {
+        let args = [
+            "ls-files",
+            "-z",
+            "--others",
+            "--exclude-standard",
+            "--",
+            ":(glob)**/.ai/handoff/**",
+        ];
+        Ok(self
+            .run_raw(&args, &[])?
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect())
+    }
+
     /// Builds a `git` command pinned to this repository: `-C <workdir>`, `LC_ALL=C`, null
     /// stdin. Every spawn of git in the crate goes through here.
     pub fn command(&self) -> Command {
@@ -1023,6 +1043,11 @@ impl Repo {
     /// Runs git with `args` and returns its stdout; a non-zero exit becomes
     /// [`GitError::Command`] carrying stderr.
     pub fn run(&self, args: &[&str], envs: &[(&str, &str)]) -> Result<String, GitError> {
+        Ok(String::from_utf8_lossy(&self.run_raw(args, envs)?).into_owned())
+    }
+
+    /// [`Repo::run`], returning stdout's bytes as git wrote them (paths need not be UTF-8).
+    pub fn run_raw(&self, args: &[&str], envs: &[(&str, &str)]) -> Result<Vec<u8>, GitError> {
         let mut cmd = self.command();
         cmd.args(args);
         for (k, v) in envs {
@@ -1039,7 +1064,7 @@ impl Repo {
                 stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
             });
         }
-        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+        Ok(output.stdout)
     }
 }
 
