@@ -265,8 +265,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "pat =",
             "authtoken",
             "auth_token",
+            "pw",
         ],
-        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)[ \t]*(?:\]\s*)?(?P<op>:=|=>|!==?|={1,3}|:)[ \t]*(?P<val>\\"[^"\\\n]+\\"|"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;)\]}<>]+)"#,
+        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:=|=>|!==?|={1,3}|\?=|\+=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;)\]}<>]+)"#,
         before: 90,
         after: 240,
         check: check_assignment,
@@ -331,6 +332,134 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC120,
+        keywords: &["<add"],
+        regex: r#"<add\s+value\s*=\s*"([^"\n]{1,200})"\s+(?:name|key)\s*=\s*"([^"\n]{1,80})""#,
+        before: 4,
+        after: 320,
+        check: check_pair::<{ Pair::XmlValueFirst as u8 }>,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &["key=", "name=", "key =", "name ="],
+        regex: r#"<[A-Za-z][\w.:-]{0,40}\s+(?:key|name)\s*=\s*"([^"\n]{1,80})"[^>\n]{0,80}>[ \t]*([^<\s][^<\n]{0,199}?)[ \t]*</"#,
+        before: 60,
+        after: 320,
+        check: check_pair::<{ Pair::XmlKeyed as u8 }>,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &["value"],
+        regex: r#"\bname["']?\s*[:=]\s*["']?([A-Za-z_][A-Za-z0-9_.-]{0,80})["']?\s*,?[ \t]*\r?\n?[ \t]*-?[ \t]*["']?value["']?\s*[:=]\s*(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"'#,}]{1,200}))"#,
+        before: 140,
+        after: 240,
+        check: check_pair::<{ Pair::NameValue as u8 }>,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &["setx", "env ", "arg ", "set -"],
+        regex: r#"(?m)^[ \t]*(?:setx|ENV|ARG|set\s+-[A-Za-z]{1,3})[ \t]+([A-Za-z_][A-Za-z0-9_]{0,80})[ \t]+(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"']{1,200}))[ \t]*\r?$"#,
+        before: 40,
+        after: 320,
+        check: check_pair::<{ Pair::EnvCommand as u8 }>,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &["#define"],
+        regex: r#"#define[ \t]+([A-Za-z_][A-Za-z0-9_]{0,80})[ \t]+@?"([^"\n]{1,200})""#,
+        before: 4,
+        after: 320,
+        check: check_pair::<{ Pair::CDefine as u8 }>,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &["password", "passwd", "secret", "token", "key", "pass"],
+        regex: r#"(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_.]{0,80})[ \t]+(?:"([^"\n]{1,200})"|'([^'\n]{1,200})')[ \t]*[,;]?[ \t]*\r?$"#,
+        before: 80,
+        after: 240,
+        check: check_pair::<{ Pair::SpacedArgument as u8 }>,
+        overlap: false,
+        gate: Some(spaced_quote_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "password(",
+            "passwd(",
+            "secret(",
+            "token(",
+            "key(",
+            "password (",
+            "secret (",
+            "token (",
+            "key (",
+        ],
+        regex: r#"\b([A-Za-z_][A-Za-z0-9_]{0,80})\s*\(\s*(?:"([^"\n]{1,200})"|'([^'\n]{1,200})')\s*\)"#,
+        before: 80,
+        after: 240,
+        check: check_pair::<{ Pair::CallArgument as u8 }>,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "password",
+            "passwd",
+            "secret",
+            "token",
+            "key",
+            "pwd",
+            "credential",
+        ],
+        regex: r"(?m)^[ \t]*\|?[^\n|]*(?:\|[^\n|]*)+\|?[ \t]*\r?\n[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*\r?$",
+        before: 300,
+        after: 600,
+        check: check_table,
+        overlap: false,
+        gate: Some(table_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &["variable"],
+        regex: r#"\bvariable\s+"([^"\n]{1,80})"\s*\{[^}]{0,240}?\bdefault\s*=\s*"([^"\n]{1,200})""#,
+        before: 4,
+        after: 400,
+        check: check_pair::<{ Pair::TerraformDefault as u8 }>,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &["identified", "password '", "password\t'"],
+        regex: r"\b(?:identified\s+by(?:\s+password)?|password)\s+'([^'\n]{1,200})'",
+        before: 200,
+        after: 240,
+        check: check_sql_password,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
         keywords: &["password", "passwd", "pwd"],
         regex: r#"(?m)^[ \t]*(?:user(?:name)?|login|uid)[ \t]*[=:][ \t]*\S+[^\n]*\n(?:[^\n]*\n){0,3}?[ \t]*(?:password|passwd|pwd|pass)[ \t]*[=:][ \t]*(?P<v>[^\s"']\S*)"#,
         before: 300,
@@ -365,7 +494,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC130,
         keywords: &["://"],
-        regex: r#"\b(?P<scheme>[a-z][a-z0-9+.-]{1,20})://(?P<user>[^\s/:@'"<>]{1,64}):(?P<pass>[^\s/'"<>]{1,128})@(?P<host>[^\s/'"<>:@]+)"#,
+        regex: r#"\b(?P<scheme>[a-z][a-z0-9+.-]{1,20})://(?P<user>[^\s/:@'"<>]{0,64}):(?P<pass>[^\s/'"<>]{1,128})@(?P<host>[^\s/'"<>:@]+)"#,
         before: 30,
         after: 240,
         check: check_url_credentials,
@@ -389,6 +518,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         keywords: &[
             "psexec",
             "docker login",
+            "az login",
             "sshpass",
             "mysql",
             "smbclient",
@@ -413,10 +543,60 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "httpdigestauth",
             "basicauth",
         ],
-        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|sshpass|mysql|mysqladmin|smbclient|ldapsearch|rdesktop|xfreerdp|plink|pscp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]["']?(?P<u>[^\s:"']+):(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)"#,
+        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|az\s+login|sshpass|mysql|mysqladmin|mysqldump|smbclient|ldapsearch|rdesktop|xfreerdp|plink|pscp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]["']?(?P<u>[^\s:"']+):(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)"#,
         before: 60,
         after: 320,
         check: check_command_credentials,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC131,
+        keywords: &[
+            "-key", "-token", "-secret", "-apikey", "-pat", "-pass", "-pw", "-auth",
+        ],
+        regex: r#"(?:^|[\s"'`(])--?([A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+){0,6})(?:=|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"'`\\;|&)]{1,200}))"#,
+        before: 60,
+        after: 240,
+        check: check_flag,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC110,
+        keywords: &["cookie"],
+        regex: r#"\bcookie["']?\s*:\s*[^\n]{0,200}?\b([A-Za-z0-9_.-]*(?:sess|sid|auth|token|jwt|remember|login)[A-Za-z0-9_.-]*)=([^;\s"'\\]{1,400})"#,
+        before: 10,
+        after: 640,
+        check: check_cookie,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC121,
+        keywords: &[
+            "password",
+            "passwd",
+            "passphrase",
+            "pwd",
+            "secret",
+            "token",
+            "api key",
+            "api-key",
+            "api_key",
+            "apikey",
+            "access key",
+            "private key",
+            "client secret",
+            "bearer",
+        ],
+        regex: r#"\b(?:passwords?|passwd|passphrase|pwd|secret|token|api[ _-]?key|apikey|access[ _-]?key|secret[ _-]?key|private[ _-]?key|auth[ _-]?token|access[ _-]?token|client[ _-]?secret|bearer)\b(?:\*\*|__)?(?:[ \t]*(?:is|was|are|:|=|-|–|—)[ \t]*|[ \t]+)(?:\*\*|__)?[ \t]*[`"']?(?P<v>[^\s`"'<>()\[\]{},;|]{10,300})"#,
+        before: 10,
+        after: 340,
+        check: check_labelled,
         overlap: false,
         gate: None,
         near: &[],
@@ -482,7 +662,7 @@ fn assignment_gate(b: &[u8], _start: usize, end: usize) -> bool {
     while i < limit && matches!(b[i], b'"' | b'\'' | b' ' | b'\t' | b']') {
         i += 1;
     }
-    i < limit && matches!(b[i], b'=' | b':' | b'!')
+    i < limit && matches!(b[i], b'=' | b':' | b'!' | b'?' | b'+')
 }
 
 fn rule_for(id: u16) -> &'static RuleMeta {
@@ -937,6 +1117,60 @@ fn code_like(v: &str) -> bool {
             }))
 }
 
+/// A value of base64 or base62 randomness (`/oKk7bqL6lvz4BrInA4iqWVEk3eUNZh1ZXxmXpEv`): a literal
+/// even where its `/` or brackets would make a shorter value a path or code.
+fn random_literal(v: &str) -> bool {
+    v.len() >= 16
+        && entropy(v) >= 4.0
+        && v.bytes().any(|c| c.is_ascii_uppercase())
+        && v.bytes().any(|c| c.is_ascii_lowercase())
+        && v.bytes().any(|c| c.is_ascii_digit())
+        && v.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'_' | b'-'))
+        && !v.split('/').any(|seg| {
+            // A path's segments are words; a blob's are runs of mixed case and digits.
+            seg.len() >= 3
+                && seg
+                    .bytes()
+                    .all(|c| c.is_ascii_lowercase() || c == b'_' || c == b'-')
+        })
+}
+
+/// A value strong enough to be a credential without an assignment operator to vouch for it
+/// (after a label in prose, a flag, a whitespace-separated `ENV` line): three character
+/// classes in ten or more characters, or a long random run of letters and digits, and
+/// nothing of a word, a name, a path or a placeholder.
+pub(crate) fn strong_value(v: &str) -> bool {
+    let n = v.chars().count();
+    if !(10..=512).contains(&n) || v.chars().any(char::is_whitespace) || !v.is_ascii() {
+        return false;
+    }
+    let lower = v.to_ascii_lowercase();
+    let up = v.bytes().any(|c| c.is_ascii_uppercase());
+    let lo = v.bytes().any(|c| c.is_ascii_lowercase());
+    let dg = v.bytes().any(|c| c.is_ascii_digit());
+    let sym = v.bytes().any(|c| !c.is_ascii_alphanumeric());
+    let classes = usize::from(up) + usize::from(lo) + usize::from(dg) + usize::from(sym);
+    let hex = n >= 32 && v.bytes().all(|c| c.is_ascii_hexdigit()) && dg && (up || lo);
+    let shaped = classes >= 3 && entropy(v) >= 3.0
+        || n >= 20 && dg && (up || lo) && entropy(v) >= 3.5
+        || hex;
+    shaped
+        && !is_template(v)
+        && placeholder(v) == Placeholder::No
+        && !super::sequential(&lower)
+        && !super::catalogue::phrase(v)
+        && !stand_in(v)
+        && !variable(v)
+        && (!code_like(v) || random_literal(v))
+        && !v.contains("://")
+        && !v.starts_with(['-', '.', '#', '@', '&', '%', '~'])
+        // A dotted or slashed name (`com.example.App`, `org/repo`), a version, a file name.
+        && !(v.contains(['.', '/', ':']) && !random_literal(v) && v.split(['.', '/', ':']).all(|p| {
+            p.len() < 3 || p.bytes().all(|c| c.is_ascii_alphabetic()) || p.bytes().all(|c| c.is_ascii_digit())
+        }))
+}
+
 /// Names that hold credentials: the last word(s) of the identifier.
 fn credential_name(name: &str) -> Option<bool> {
     let raw = name.trim_end_matches(['"', '\'', '?', '!']);
@@ -993,7 +1227,51 @@ fn credential_name(name: &str) -> Option<bool> {
         | "credentials" | "apikey" | "authtoken" | "secretkey" | "accesskey" | "privatekey"
         | "clientsecret" => true,
         "pat" => parts.len() > 1,
-        "pass" | "auth" => env,
+        "auth" => env,
+        // `pass` alone is often a step (`first_pass`, `render_pass`): a credential when the
+        // name is a constant, a PHP or shell variable, or names what the password opens.
+        "pass" | "pw" => {
+            env || raw.starts_with('$')
+                || parts.len() == 1 && last == "pw"
+                || matches!(
+                    prev,
+                    "db" | "database"
+                        | "smtp"
+                        | "mail"
+                        | "email"
+                        | "user"
+                        | "admin"
+                        | "root"
+                        | "ftp"
+                        | "sftp"
+                        | "ssh"
+                        | "sql"
+                        | "mysql"
+                        | "pg"
+                        | "postgres"
+                        | "redis"
+                        | "ldap"
+                        | "proxy"
+                        | "login"
+                        | "api"
+                        | "app"
+                        | "bind"
+                        | "store"
+                        | "key"
+                        | "wifi"
+                        | "vpn"
+                        | "account"
+                        | "auth"
+                        | "keystore"
+                        | "truststore"
+                        | "rabbit"
+                        | "rabbitmq"
+                        | "mongo"
+                        | "server"
+                )
+        }
+        // WordPress-style keys and salts (`AUTH_SALT`, `NONCE_SALT`) are secret.
+        "salt" => env && parts.len() > 1,
         "key" => {
             env && parts.len() > 1
                 || matches!(
@@ -1062,17 +1340,28 @@ fn credential_name(name: &str) -> Option<bool> {
 fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let name = caps.str(1);
-    let Some(env) = credential_name(name) else {
+    let Some(env) = credential_name(name).or_else(|| {
+        // A bare `key:`, `pass:` or `pw=` names a credential only when the value is one on
+        // its own (`sendgrid:\n  key: 2l5dB…`); `key: v1-deps-…` and `pass: true` are not.
+        let bare = name.trim_matches(['"', '\'', '$']).to_ascii_lowercase();
+        (matches!(bare.as_str(), "key" | "pass" | "pw" | "auth")
+            && strong_value(caps.str(4).trim_matches(['"', '\'', '`']))
+            && caps.str(4).trim_matches(['"', '\'', '`']).len() >= 12)
+            .then_some(false)
+    }) else {
         return;
     };
     let op = caps.str(3);
     let raw_val = caps.str(4);
     let (vs, ve) = caps.range(4).expect("group val");
     let escaped = raw_val.starts_with("\\\"");
-    let quoted = escaped || raw_val.starts_with(['"', '\'', '`']);
+    // Objective-C's `@"…"` string literal.
+    let at = raw_val.starts_with("@\"");
+    let quoted = escaped || at || raw_val.starts_with(['"', '\'', '`']);
     let q = if escaped { 2 } else { 1 };
+    let lead = q + usize::from(at);
     let (vs, ve, v) = if quoted {
-        (vs + q, ve - q, &raw_val[q..raw_val.len() - q])
+        (vs + lead, ve - q, &raw_val[lead..raw_val.len() - q])
     } else {
         (vs, ve, raw_val)
     };
@@ -1089,7 +1378,7 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     // A long quoted string of high entropy is a literal even when it holds brackets.
-    let literal = quoted && v.len() >= 16 && entropy(v) >= 4.0;
+    let literal = quoted && v.len() >= 16 && entropy(v) >= 4.0 || random_literal(v);
     if is_template(v)
         || code_like(v) && !literal
         || super::sequential(&v.to_ascii_lowercase())
@@ -1125,7 +1414,10 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         {
             return;
         }
-        if v.starts_with("http") || v.starts_with('/') || v.starts_with("~/") || v.starts_with("./")
+        if v.starts_with("http")
+            || v.starts_with('/') && !random_literal(v)
+            || v.starts_with("~/")
+            || v.starts_with("./")
         {
             return;
         }
@@ -1180,7 +1472,7 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // tokens, which grant read access to a public view at most.
     let (ns, _) = caps.range(1).expect("group name");
     let in_query = text[..ns].ends_with(['?', '&']);
-    if in_query && !quoted && v.len() < 20 && f.severity == Severity::Error {
+    if in_query && !quoted && !password_name && v.len() < 20 && f.severity == Severity::Error {
         f = f.severity(Severity::Warning);
         f.message.push_str(" (a short URL parameter)");
     }
@@ -1193,11 +1485,7 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 fn check_tuple(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let name = caps.str(1);
     let (vs, ve) = caps.range(2).expect("group value");
-    let v = &scan.text()[vs..ve];
     let whole = caps.str(0);
-    if credential_name(name).is_none() {
-        return;
-    }
     // A closing tag must close the opening one.
     if whole.starts_with('<') && !whole.starts_with("<add") && !whole.starts_with("<setting") {
         let close = whole
@@ -1209,18 +1497,6 @@ fn check_tuple(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             return;
         }
     }
-    let lower = v.to_ascii_lowercase();
-    if v.chars().count() < 4
-        || is_template(v)
-        || variable(v)
-        || code_like(v)
-        || super::sequential(&lower)
-        || super::catalogue::phrase(v)
-        || stand_in(v)
-        || v.starts_with('#') && v.ends_with('#')
-    {
-        return;
-    }
     let kind = if whole.starts_with('<') {
         "xml-config-value"
     } else if whole.to_ascii_lowercase().starts_with("define") {
@@ -1228,6 +1504,131 @@ fn check_tuple(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     } else {
         "gradle-build-config"
     };
+    judge_pair(scan, name, vs, ve, kind, false, out);
+}
+
+/// The syntaxes of [`check_pair`].
+#[derive(Clone, Copy)]
+#[repr(u8)]
+enum Pair {
+    /// `<add value="…" key="…Password"/>`: value first.
+    XmlValueFirst,
+    /// `<entry key="api.secret">…</entry>`.
+    XmlKeyed,
+    /// `- name: API_TOKEN` + `value: …` (Kubernetes env, ECS task definitions).
+    NameValue,
+    /// `ENV DB_PASSWORD …`, `setx API_KEY …`, `set -x API_TOKEN …`: a space for an operator.
+    EnvCommand,
+    /// `#define API_KEY "…"`.
+    CDefine,
+    /// A line `storePassword "…"` (Groovy, Ruby, Gradle signing configs).
+    SpacedArgument,
+    /// `setPassword("…")`, `.apiKey("…")`: a setter or builder called with a literal.
+    CallArgument,
+    /// `variable "db_password" { default = "…" }` (Terraform).
+    TerraformDefault,
+}
+
+const PAIRS: [Pair; 8] = [
+    Pair::XmlValueFirst,
+    Pair::XmlKeyed,
+    Pair::NameValue,
+    Pair::EnvCommand,
+    Pair::CDefine,
+    Pair::SpacedArgument,
+    Pair::CallArgument,
+    Pair::TerraformDefault,
+];
+
+/// A (name, value) pair in one of the syntaxes of [`Pair`]: group 1 is the name (the value for
+/// [`Pair::XmlValueFirst`]), the value the first of groups 2–4 that took part.
+fn check_pair<const K: u8>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let pair = PAIRS[usize::from(K)];
+    let (name, (vs, ve)) = if matches!(pair, Pair::XmlValueFirst) {
+        (caps.str(2), caps.range(1).expect("group value"))
+    } else {
+        let Some((s, e, _)) = caps.first(&[2, 3, 4]) else {
+            return;
+        };
+        (caps.str(1), (s, e))
+    };
+    let (kind, strict) = match pair {
+        Pair::XmlValueFirst | Pair::XmlKeyed => ("xml-config-value", false),
+        Pair::NameValue => ("name-value-pair", false),
+        Pair::EnvCommand => ("env-assignment", caps.range(4).is_some()),
+        Pair::CDefine => ("c-define", false),
+        Pair::SpacedArgument => ("spaced-assignment", true),
+        Pair::CallArgument => {
+            // A setter or builder (`setPassword`, `withApiKey`, `.password`), not a getter,
+            // a hash or a check of a password.
+            let first = name
+                .split(|c: char| c == '_' || c.is_ascii_uppercase())
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            let one_word = credential_name(name).is_some()
+                && name
+                    .bytes()
+                    .skip(1)
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+            // A builder's method named for what it sets (`.apiKey("…")`, `.clientSecret(…)`).
+            let (ns, _) = caps.range(1).expect("group name");
+            let builder = scan.text()[..ns].ends_with('.')
+                && matches!(
+                    first.as_str(),
+                    "api"
+                        | "access"
+                        | "client"
+                        | "secret"
+                        | "password"
+                        | "auth"
+                        | "token"
+                        | "private"
+                        | "bearer"
+                        | "app"
+                        | "consumer"
+                );
+            if !(matches!(first.as_str(), "set" | "with" | "use") || one_word || builder) {
+                return;
+            }
+            ("setter-argument", true)
+        }
+        Pair::TerraformDefault => ("terraform-default", false),
+    };
+    judge_pair(scan, name, vs, ve, kind, strict, out);
+}
+
+/// Judges the value `vs..ve` given to the credential name `name`; `strict`: the syntax does not
+/// vouch for an assignment, so the value must look like a credential on its own.
+fn judge_pair(
+    scan: &Scan<'_>,
+    name: &str,
+    vs: usize,
+    ve: usize,
+    kind: &'static str,
+    strict: bool,
+    out: &mut Vec<Finding>,
+) {
+    let v = &scan.text()[vs..ve];
+    if credential_name(name).is_none() {
+        return;
+    }
+    let lower = v.to_ascii_lowercase();
+    if v.chars().count() < 4
+        || is_template(v)
+        || variable(v)
+        || code_like(v) && !random_literal(v)
+        || super::sequential(&lower)
+        || super::catalogue::phrase(v)
+        || stand_in(v)
+        || v.starts_with('#') && v.ends_with('#')
+        || strict && !(credential_shaped(v) && v.len() >= 8)
+        // An environment variable's name (`GITHUB_TOKEN`): a reference.
+        || v.contains('_')
+            && v.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+    {
+        return;
+    }
     let mut f = Finding::new(
         &SEC120,
         vs,
@@ -1244,6 +1645,232 @@ fn check_tuple(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         Placeholder::No => {}
     }
     out.push(f);
+}
+
+/// The keyword ends a name that a space and a quote follow (`storePassword "…"`).
+fn spaced_quote_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    let mut i = end;
+    let limit = b.len().min(end + 48);
+    while i < limit && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+        i += 1;
+    }
+    let spaces = i;
+    while i < limit && matches!(b[i], b' ' | b'\t') {
+        i += 1;
+    }
+    i > spaces && i < limit && matches!(b[i], b'"' | b'\'')
+}
+
+/// The keyword is in a line that holds a `|`, followed by a line of a Markdown table's
+/// delimiter row.
+fn table_gate(b: &[u8], start: usize, end: usize) -> bool {
+    let line_start = memchr::memrchr(b'\n', &b[..start]).map_or(0, |i| i + 1);
+    let Some(nl) = memchr::memchr(b'\n', &b[end..]).map(|i| end + i) else {
+        return false;
+    };
+    let next_end = memchr::memchr(b'\n', &b[nl + 1..]).map_or(b.len(), |i| nl + 1 + i);
+    let next = &b[nl + 1..next_end];
+    memchr::memchr(b'|', &b[line_start..nl]).is_some()
+        && next.contains(&b'-')
+        && next
+            .iter()
+            .all(|c| matches!(c, b'|' | b'-' | b':' | b' ' | b'\t' | b'\r'))
+}
+
+/// The cells of a table row with their byte ranges (`| a | b |` → `a`, `b`).
+fn cells(line: &str, offset: usize) -> Vec<(usize, usize)> {
+    let t = line.trim_end_matches(['\r', ' ', '\t']);
+    let mut out = Vec::new();
+    let mut from = 0;
+    for (i, c) in t.char_indices().chain(std::iter::once((t.len(), '|'))) {
+        if c == '|' {
+            let cell = &t[from..i];
+            let lead = cell.len() - cell.trim_start().len();
+            let s = from + lead;
+            let e = s + cell.trim().len();
+            out.push((offset + s, offset + e));
+            from = i + 1;
+        }
+    }
+    // A leading or trailing pipe leaves an empty first or last cell.
+    if t.trim_start().starts_with('|') && !out.is_empty() {
+        out.remove(0);
+    }
+    if t.ends_with('|') {
+        out.pop();
+    }
+    out
+}
+
+/// A Markdown table with a column named like a credential (`| user | password |`): each
+/// row's cell in that column is judged as a value assigned to the column's name.
+fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (ms, me) = caps.whole();
+    let header_end = text[ms..me].find('\n').map_or(me, |i| ms + i);
+    let header = &text[ms..header_end];
+    let columns: Vec<(usize, String)> = cells(header, ms)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, (s, e))| {
+            let name: String = text[s..e]
+                .trim_matches(['*', '_', '`'])
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join("_");
+            let words: Vec<String> = name
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_ascii_lowercase)
+                .collect();
+            let last = words.last().map_or("", String::as_str);
+            let prev = words.len().checked_sub(2).map_or("", |i| words[i].as_str());
+            let column = matches!(
+                last,
+                "password"
+                    | "passwd"
+                    | "pwd"
+                    | "passphrase"
+                    | "secret"
+                    | "token"
+                    | "credential"
+                    | "credentials"
+                    | "apikey"
+            ) || last == "key"
+                && matches!(prev, "api" | "access" | "secret" | "private" | "license");
+            column.then_some((i, name))
+        })
+        .collect();
+    if columns.is_empty() {
+        return;
+    }
+    let mut at = me;
+    for _ in 0..500 {
+        if at >= text.len() {
+            break;
+        }
+        let from = at + usize::from(text.as_bytes()[at] == b'\n');
+        let end = text[from..].find('\n').map_or(text.len(), |i| from + i);
+        let line = &text[from..end];
+        if !line.contains('|') {
+            break;
+        }
+        let row = cells(line, from);
+        for (i, name) in &columns {
+            if let Some(&(s, e)) = row.get(*i) {
+                let cell = &text[s..e];
+                let lead = cell.len() - cell.trim_start_matches('`').len();
+                let trail = cell.len() - cell.trim_end_matches('`').len();
+                if s + lead < e - trail {
+                    let v = &text[s + lead..e - trail];
+                    if strong_value(v) {
+                        judge_pair(scan, name, s + lead, e - trail, "table-cell", true, out);
+                    }
+                }
+            }
+        }
+        at = end;
+    }
+}
+
+/// `CREATE USER … IDENTIFIED BY '…'`, `ALTER ROLE … PASSWORD '…'` (SQL).
+fn check_sql_password(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (vs, ve) = caps.range(1).expect("group value");
+    let (ms, _) = caps.whole();
+    let line_start = text[..ms].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..ms].to_ascii_lowercase();
+    let sql = caps.str(0).to_ascii_lowercase().starts_with("identified")
+        || ["user ", "role ", "login ", "alter ", "create "]
+            .iter()
+            .any(|k| line.contains(k));
+    if !sql {
+        return;
+    }
+    judge_pair(scan, "password", vs, ve, "sql-password", false, out);
+}
+
+/// `--api-key …`, `-token=…`, `--client-secret "…"`: a credential passed as a flag.
+fn check_flag(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let flag = caps.str(1);
+    let Some((s, e, v)) = caps.first(&[2, 3, 4]) else {
+        return;
+    };
+    // `--password` has its own pattern (with `--password-stdin` and friends).
+    if flag.eq_ignore_ascii_case("password") || credential_name(flag).is_none() {
+        return;
+    }
+    let v = v.trim_end_matches(['.', ',']);
+    if !strong_value(v) {
+        return;
+    }
+    let e = s + v.len().min(e - s);
+    out.push(secret(
+        &SEC131,
+        "command-credentials",
+        &format!("credential passed as --{flag}"),
+        s,
+        e,
+        v,
+    ));
+}
+
+/// `Cookie: sessionid=…`: a session cookie is a login.
+fn check_cookie(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(2).expect("group value");
+    let v = &scan.text()[s..e];
+    let random =
+        v.len() >= 24 && entropy(v) >= 3.5 && placeholder(v) == Placeholder::No && !is_template(v);
+    if !(strong_value(v) || random) {
+        return;
+    }
+    out.push(secret(
+        &SEC110,
+        "session-cookie",
+        &format!("session cookie {}", caps.str(1)),
+        s,
+        e,
+        v,
+    ));
+}
+
+/// A credential written after its label in prose, a comment or a table (`API key:
+/// tkJPQ…`, `-- password k5BeK…`, `**Password:** …`): the value must look like a credential on
+/// its own ([`strong_value`]).
+fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(1).expect("group v");
+    let (ms, _) = caps.whole();
+    // A URL's query parameter (`?token=…`) or a member (`.token = …`) is an assignment's to
+    // judge.
+    if scan.text()[..ms].ends_with(['?', '&', '.', '/', '$', '-', '_']) {
+        return;
+    }
+    // `password = …`, `token: …`: one word and an operator are an assignment, judged (with
+    // its placeholders and references) by SEC120.
+    let head = &scan.text()[ms..s];
+    let word = head
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(head.len());
+    if head[word..]
+        .trim_start_matches(['*', '_', ' ', '\t'])
+        .starts_with(['=', ':'])
+    {
+        return;
+    }
+    let raw = &scan.text()[s..e];
+    let v = raw.trim_end_matches(['.', ',', ':', '!', '?']);
+    if v.len() < 10 || !strong_value(v) {
+        return;
+    }
+    out.push(
+        Finding::new(
+            &SEC121,
+            s,
+            s + v.len(),
+            format!("credential written out after its label: {}", redacted(v)),
+        )
+        .secret("labelled-credential"),
+    );
 }
 
 fn check_user_pass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
