@@ -182,6 +182,10 @@ def shapes(size, root):
     add("html-comments", fill("<!-- note --> text ", size))
     ex = catalogue_examples(root)
     add("credentials-repeated", fill_gen(lambda i: "key: " + expand(ex[i % len(ex)], rng), size, "\n"))
+    # Credential pairs whose checks look at their line: one line of them, and table headers.
+    add("credential-pairs-one-line",
+        fill("password=changeme Server=h;Password=changeme; ALTER ROLE app PASSWORD 'changeme' ", size))
+    add("password-tables", fill("| user | password |\n|---|---|\n| ops | see vault |\n", size))
     # `.aiignore` shapes: STATUS.md is 1 MB of text the patterns run over.
     text = fill("Incident INC-1234 closed; see PROJECT-ATLAS and the ops notes.\n", size)
     re_lines = lambda n: "".join(f"re:INC-{i:05}\\b\n" for i in range(n))

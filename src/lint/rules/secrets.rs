@@ -10,7 +10,7 @@ use super::super::registry::{
     RuleMeta, SEC001, SEC010, SEC011, SEC020, SEC030, SEC040, SEC041, SEC042, SEC050, SEC051,
     SEC060, SEC070, SEC080, SEC090, SEC100, SEC110, SEC120, SEC121, SEC130, SEC131, SEC140, SEC150,
 };
-use super::super::text::entropy;
+use super::super::text::{ceil_char, entropy, floor_char};
 use super::{Placeholder, is_template, placeholder};
 
 pub(crate) static PATTERNS: &[Pattern] = &[
@@ -1365,8 +1365,13 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     } else {
         (vs, ve, raw_val)
     };
+    // Backticks around spaces close one code span and open the next (`` Set `password=` in
+    // the `[db]` section ``): prose between two spans, not a literal.
+    if raw_val.starts_with('`') && (v.starts_with([' ', '\t']) || v.ends_with([' ', '\t'])) {
+        return;
+    }
     let (ns, _) = caps.range(1).expect("group name");
-    let line_start = text[..ns].rfind('\n').map_or(0, |i| i + 1);
+    let (line_start, _) = line_near(text, ns, ns, 256);
     let at_line_start = text[line_start..ns]
         .trim_start_matches([' ', '\t', '-', '*', '#', '>'])
         .trim()
@@ -1664,11 +1669,15 @@ fn spaced_quote_gate(b: &[u8], _start: usize, end: usize) -> bool {
 /// The keyword is in a line that holds a `|`, followed by a line of a Markdown table's
 /// delimiter row.
 fn table_gate(b: &[u8], start: usize, end: usize) -> bool {
-    let line_start = memchr::memrchr(b'\n', &b[..start]).map_or(0, |i| i + 1);
-    let Some(nl) = memchr::memchr(b'\n', &b[end..]).map(|i| end + i) else {
+    // Within the pattern's window (a header longer than it cannot match anyway), so that a
+    // long line of keywords is not read again for each of them.
+    let lo = start.saturating_sub(300);
+    let hi = b.len().min(end + 600);
+    let line_start = memchr::memrchr(b'\n', &b[lo..start]).map_or(lo, |i| lo + i + 1);
+    let Some(nl) = memchr::memchr(b'\n', &b[end..hi]).map(|i| end + i) else {
         return false;
     };
-    let next_end = memchr::memchr(b'\n', &b[nl + 1..]).map_or(b.len(), |i| nl + 1 + i);
+    let next_end = memchr::memchr(b'\n', &b[nl + 1..hi]).map_or(hi, |i| nl + 1 + i);
     let next = &b[nl + 1..next_end];
     memchr::memchr(b'|', &b[line_start..nl]).is_some()
         && next.contains(&b'-')
@@ -1744,15 +1753,18 @@ fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if columns.is_empty() {
         return;
     }
+    // Every row to the end of the table: a line without a `|`, or the delimiter row of the
+    // next table (so each row is read for one header only, however many tables there are).
     let mut at = me;
-    for _ in 0..500 {
-        if at >= text.len() {
-            break;
-        }
+    while at < text.len() {
         let from = at + usize::from(text.as_bytes()[at] == b'\n');
         let end = text[from..].find('\n').map_or(text.len(), |i| from + i);
         let line = &text[from..end];
-        if !line.contains('|') {
+        let delimiter = line.contains('-')
+            && line
+                .bytes()
+                .all(|c| matches!(c, b'|' | b'-' | b':' | b' ' | b'\t' | b'\r'));
+        if !line.contains('|') || delimiter {
             break;
         }
         let row = cells(line, from);
@@ -1778,7 +1790,7 @@ fn check_sql_password(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
     let text = scan.text();
     let (vs, ve) = caps.range(1).expect("group value");
     let (ms, _) = caps.whole();
-    let line_start = text[..ms].rfind('\n').map_or(0, |i| i + 1);
+    let (line_start, _) = line_near(text, ms, ms, 200);
     let line = text[line_start..ms].to_ascii_lowercase();
     let sql = caps.str(0).to_ascii_lowercase().starts_with("identified")
         || ["user ", "role ", "login ", "alter ", "create "]
@@ -1984,12 +1996,22 @@ fn check_url_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     out.push(f);
 }
 
+/// The line around `s..e`, cut at `reach` bytes either side: a check that looks at a match's
+/// line stays linear on a text that is one long line (a line of 20,000 `password=…` pairs
+/// took each pair's whole line before).
+fn line_near(text: &str, s: usize, e: usize, reach: usize) -> (usize, usize) {
+    let lo = floor_char(text, s.saturating_sub(reach));
+    let hi = ceil_char(text, e.saturating_add(reach));
+    let line_start = text[lo..s].rfind('\n').map_or(lo, |i| lo + i + 1);
+    let line_end = text[e..hi].find('\n').map_or(hi, |i| e + i);
+    (line_start, line_end)
+}
+
 fn check_connection_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.range(1).expect("group v");
     let v = &text[s..e];
-    let line_start = text[..s].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[e..].find('\n').map_or(text.len(), |i| e + i);
+    let (line_start, line_end) = line_near(text, s, e, 512);
     let line = text[line_start..line_end].to_lowercase();
     let conn = [
         "server=",

@@ -279,6 +279,23 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
     let part = body(e, token);
     let lower = part.to_ascii_lowercase();
     if e.context {
+        // The provider's word names a variable that a reference reads (`${REDIS_PASSWORD}@…`,
+        // `$PGPASSWORD`, `%API_KEY%`): what follows is not its value, unless it is the
+        // reference's default (`${REDIS_PASSWORD:-…}`).
+        let text = scan.text();
+        let (ws, _) = caps.whole();
+        let before = &text[..ws];
+        let boundary = text[..s].chars().next_back();
+        let reference = before.ends_with('$')
+            || before.ends_with("${")
+            || before.ends_with("$(")
+            || before.ends_with('%');
+        let gap = caps.str(1);
+        if reference && gap.is_empty() && !matches!(boundary, Some(':' | '='))
+            || gap.trim().is_empty() && matches!(boundary, Some('}' | ')' | '%'))
+        {
+            return;
+        }
         match gap_verdict(caps.str(1)) {
             Some(true) => {}
             None if e.free => {}
