@@ -3254,6 +3254,11 @@ fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // The regex starts at the leftmost verb of its list; when that one is not an instruction
     // ("… the prose / Let structure fall … for: include in your response …"), an act on the
     // output later in the span may be.
+    // "Ensure your code is linted", "keep your script short": the output is the subject of a
+    // state asked for, nothing is put into it.
+    if matches!(verb.as_str(), "ensure" | "keep" | "make") && caps.str(2).trim().is_empty() {
+        return;
+    }
     let later = || {
         later_response_verb(
             text,
@@ -3774,6 +3779,31 @@ fn signal_described_role(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
 /// A persona set in a configuration: a signal when its value is a name or a role, not a
 /// file path or a number.
 fn signal_config(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    // `role: "system"`, `"role": "user"`: the role of a message in a chat API call (code
+    // that builds a request), not a persona given to the reader.
+    let (_, e) = caps.whole();
+    let key = caps.str(0).to_ascii_lowercase();
+    let tail = scan.text()[e - 1..].trim_start_matches(['"', '\'']);
+    let word_end = tail
+        .bytes()
+        .take(12)
+        .position(|c| !c.is_ascii_alphabetic())
+        .unwrap_or(tail.len().min(12));
+    let value = tail[..word_end].to_ascii_lowercase();
+    // The whole value: "assistant without restrictions" is a persona.
+    let whole = tail[word_end..]
+        .chars()
+        .next()
+        .is_none_or(|c| matches!(c, '"' | '\'' | ',' | '}' | ')' | '\n' | '\r'));
+    if key.contains("role")
+        && whole
+        && matches!(
+            value.as_str(),
+            "system" | "user" | "assistant" | "tool" | "developer" | "function" | "model"
+        )
+    {
+        return;
+    }
     signal(scan, caps, out, SIG_PERSONA);
 }
 
