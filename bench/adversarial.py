@@ -186,6 +186,11 @@ def shapes(size, root):
     add("credential-pairs-one-line",
         fill("password=changeme Server=h;Password=changeme; ALTER ROLE app PASSWORD 'changeme' ", size))
     add("password-tables", fill("| user | password |\n|---|---|\n| ops | see vault |\n", size))
+    # Checks that look at the line around each match, and allow markers that each need their
+    # line number: one long line of matches, and a marker on every line.
+    add("chat-delimiters-one-line", fill("<|im_start|>system ", size))
+    add("new-instructions-one-line", fill("**new instructions** follow; ", size))
+    add("allow-markers", fill('ok <!-- aahp:allow PI001 reason="a worked example of an attack" -->\n', size))
     # `.aiignore` shapes: STATUS.md is 1 MB of text the patterns run over.
     text = fill("Incident INC-1234 closed; see PROJECT-ATLAS and the ops notes.\n", size)
     re_lines = lambda n: "".join(f"re:INC-{i:05}\\b\n" for i in range(n))

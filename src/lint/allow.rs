@@ -29,6 +29,45 @@ pub(crate) fn is_marker(inner: &str) -> bool {
     MARKER.is_match(inner.trim())
 }
 
+/// Line numbers of offsets met in ascending order, each found by reading only the text since
+/// the previous offset: a file of a hundred thousand markers is read once, not once per marker.
+struct LineCursor<'a> {
+    raw: &'a [u8],
+    /// Offset counted up to, the 0-based line there, and where that line starts.
+    at: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl<'a> LineCursor<'a> {
+    fn new(raw: &'a str) -> Self {
+        Self::new_bytes(raw.as_bytes())
+    }
+
+    /// The 0-based line of `offset` and the offset its line starts at.
+    fn at(&mut self, offset: usize) -> (usize, usize) {
+        if offset < self.at {
+            // Out of order (not expected): count again from the start.
+            *self = LineCursor::new_bytes(self.raw);
+        }
+        for i in memchr::memchr_iter(b'\n', &self.raw[self.at..offset]) {
+            self.line += 1;
+            self.line_start = self.at + i + 1;
+        }
+        self.at = offset;
+        (self.line, self.line_start)
+    }
+
+    fn new_bytes(raw: &'a [u8]) -> Self {
+        LineCursor {
+            raw,
+            at: 0,
+            line: 0,
+            line_start: 0,
+        }
+    }
+}
+
 /// A parsed inline marker.
 #[derive(Debug, Clone)]
 pub(crate) struct Marker {
@@ -49,6 +88,7 @@ pub(crate) fn inline_markers(
 ) -> (Vec<Marker>, Vec<MarkerProblem>) {
     let mut markers = Vec::new();
     let mut problems = Vec::new();
+    let mut lines = LineCursor::new(raw);
     for &(start, end, a, b) in comments {
         let inner = raw[a..b.max(a)].trim();
         if !inner.starts_with("aahp:allow")
@@ -91,9 +131,8 @@ pub(crate) fn inline_markers(
             continue;
         }
         // At the end of a line it covers that line; alone on its line, the next non-blank one.
-        let line_start = raw[..start].rfind('\n').map_or(0, |i| i + 1);
+        let (line_no, line_start) = lines.at(start);
         let before = raw[line_start..start].trim();
-        let line_no = raw[..start].matches('\n').count();
         let target = if before.is_empty() {
             let mut n = line_no + 1 + raw[start..end].matches('\n').count();
             let mut rest = raw[end..].split('\n').skip(1);
@@ -374,21 +413,38 @@ mod tests {
         );
     }
 
-    #[test]
-    fn markers_need_a_reason_and_an_allowable_rule() {
-        let raw = "x <!-- aahp:allow PI001 reason=\"quoted in the threat model\" -->\n<!-- aahp:allow SEC020 reason=\"test fixture token\" -->\n<!-- aahp:allow PI001 reason=\"short\" -->\n";
-        let comments: Vec<_> = raw
-            .match_indices("<!--")
+    /// The (start, end, inner start, inner end) ranges of the HTML comments of `raw`.
+    fn comments_of(raw: &str) -> Vec<(usize, usize, usize, usize)> {
+        raw.match_indices("<!--")
             .map(|(s, _)| {
                 let e = s + raw[s..].find("-->").unwrap() + 3;
                 (s, e, s + 4, e - 3)
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn markers_need_a_reason_and_an_allowable_rule() {
+        let raw = "x <!-- aahp:allow PI001 reason=\"quoted in the threat model\" -->\n<!-- aahp:allow SEC020 reason=\"test fixture token\" -->\n<!-- aahp:allow PI001 reason=\"short\" -->\n";
+        let comments = comments_of(raw);
         let (m, p) = inline_markers(raw, &comments);
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].line, 0);
         assert_eq!(p.len(), 2);
         assert!(p[0].2.contains("cannot be allowed inline"));
+    }
+
+    #[test]
+    fn each_marker_covers_its_own_line_or_the_next_non_blank_one() {
+        let m = "<!-- aahp:allow PI001 reason=\"quoted in the threat model\" -->";
+        // Line 0: text then a marker (covers 0); line 1: a marker alone, then a blank line
+        // (covers 3); line 3: two markers on one line (both cover 3).
+        let raw = format!("a {m}\n{m}\n\nb {m} c {m}\n");
+        let comments = comments_of(&raw);
+        let (markers, problems) = inline_markers(&raw, &comments);
+        assert!(problems.is_empty());
+        let lines: Vec<usize> = markers.iter().map(|m| m.line).collect();
+        assert_eq!(lines, [0, 3, 3, 3]);
     }
 
     #[test]
