@@ -1854,7 +1854,10 @@ fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // The value is its first 300 characters. Counted here, not in the regex: a repetition
     // bound of 300 over a Unicode class built an automaton that cost the hook ~20 M
     // instructions to compile whenever a handoff file said "token" or "password".
-    let e = scan.text()[s..e].char_indices().nth(300).map_or(e, |(i, _)| s + i);
+    let e = scan.text()[s..e]
+        .char_indices()
+        .nth(300)
+        .map_or(e, |(i, _)| s + i);
     let (ms, _) = caps.whole();
     // A URL's query parameter (`?token=…`) or a member (`.token = …`) is an assignment's to
     // judge.
