@@ -41,14 +41,19 @@ struct LineCursor<'a> {
 
 impl<'a> LineCursor<'a> {
     fn new(raw: &'a str) -> Self {
-        Self::new_bytes(raw.as_bytes())
+        LineCursor {
+            raw: raw.as_bytes(),
+            at: 0,
+            line: 0,
+            line_start: 0,
+        }
     }
 
     /// The 0-based line of `offset` and the offset its line starts at.
     fn at(&mut self, offset: usize) -> (usize, usize) {
         if offset < self.at {
             // Out of order (not expected): count again from the start.
-            *self = LineCursor::new_bytes(self.raw);
+            (self.at, self.line, self.line_start) = (0, 0, 0);
         }
         for i in memchr::memchr_iter(b'\n', &self.raw[self.at..offset]) {
             self.line += 1;
@@ -56,15 +61,6 @@ impl<'a> LineCursor<'a> {
         }
         self.at = offset;
         (self.line, self.line_start)
-    }
-
-    fn new_bytes(raw: &'a [u8]) -> Self {
-        LineCursor {
-            raw,
-            at: 0,
-            line: 0,
-            line_start: 0,
-        }
     }
 }
 

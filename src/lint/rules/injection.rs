@@ -8,7 +8,7 @@ use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::registry::{
     PI001, PI002, PI003, PI004, PI005, PI006, PI007, PI008, PI009, PI010, PI011, PI012,
 };
-use super::super::text::{ceil_char, floor_char, has_word, words};
+use super::super::text::{has_word, line_near, words};
 use super::{addressed, excerpt, imperative_at, negated_before, push_pi, quoted};
 
 const SIG_PERSONA: u8 = 1;
@@ -2209,12 +2209,8 @@ fn check_new_instructions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findin
     let phrase = caps.str(1);
     let lower = phrase.to_lowercase();
     let tail = caps.str(2);
-    // The line around the match, at most 256 bytes either side: a long line of matches is
-    // not read once per match.
-    let from = floor_char(text, s.saturating_sub(256));
-    let to = ceil_char(text, e.saturating_add(256));
-    let line_start = text[from..s].rfind('\n').map_or(from, |i| from + i + 1);
-    let line_end = text[e..to].find('\n').map_or(to, |i| e + i);
+    // The line around the match, at most 256 bytes either side.
+    let (line_start, line_end) = line_near(text, s, e, 256);
     let line = &text[line_start..line_end];
     let before = text[line_start..s].trim_end();
     let prev_words: Vec<String> = words(before).collect();

@@ -13,7 +13,7 @@ pub(crate) mod structure;
 
 use super::engine::{Finding, Pattern, Scan};
 use super::markdown::Context;
-use super::text::{ceil_char, floor_char, has_word, words};
+use super::text::{has_word, line_near, words};
 
 /// Every keyword-gated pattern of every family.
 pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
@@ -578,19 +578,14 @@ const OMISSION: &[&str] = &[
 
 /// True when the span lies inside quotation marks or a code span on its line.
 pub(crate) fn quoted(scan: &Scan<'_>, start: usize, end: usize) -> bool {
-    const REACH: usize = 256;
     if matches!(scan.context(start), Context::CodeSpan | Context::CodeFence) {
         return true;
     }
-    // The quotes are looked for in the line around the span, at most `REACH` bytes either
-    // side: a line of a million matches must not be read a million times. Quotes beyond that
-    // reach are not seen; that only decides whether the span reads as quoted, which whoever
-    // writes the text can choose by quoting it anyway.
+    // The quotes are looked for in the line around the span, at most 256 bytes either
+    // side. Quotes beyond that reach are not seen; that only decides whether the span reads
+    // as quoted, which whoever writes the text can choose by quoting it anyway.
     let text = scan.text();
-    let from = floor_char(text, start.saturating_sub(REACH));
-    let to = ceil_char(text, end.saturating_add(REACH));
-    let line_start = text[from..start].rfind('\n').map_or(from, |i| from + i + 1);
-    let line_end = text[end..to].find('\n').map_or(to, |i| end + i);
+    let (line_start, line_end) = line_near(text, start, end, 256);
     let before = &text[line_start..start];
     let after = &text[end..line_end];
     for (open, close) in [("\"", "\""), ("`", "`"), ("'", "'")] {

@@ -10,7 +10,7 @@ use super::super::registry::{
     RuleMeta, SEC001, SEC010, SEC011, SEC020, SEC030, SEC040, SEC041, SEC042, SEC050, SEC051,
     SEC060, SEC070, SEC080, SEC090, SEC100, SEC110, SEC120, SEC121, SEC130, SEC131, SEC140, SEC150,
 };
-use super::super::text::{ceil_char, entropy, floor_char};
+use super::super::text::{entropy, line_near};
 use super::{Placeholder, is_template, placeholder};
 
 pub(crate) static PATTERNS: &[Pattern] = &[
@@ -2001,17 +2001,6 @@ fn check_url_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
         f.message.push_str(" (looks like a placeholder)");
     }
     out.push(f);
-}
-
-/// The line around `s..e`, cut at `reach` bytes either side: a check that looks at a match's
-/// line stays linear on a text that is one long line (a line of 20,000 `password=…` pairs
-/// took each pair's whole line before).
-fn line_near(text: &str, s: usize, e: usize, reach: usize) -> (usize, usize) {
-    let lo = floor_char(text, s.saturating_sub(reach));
-    let hi = ceil_char(text, e.saturating_add(reach));
-    let line_start = text[lo..s].rfind('\n').map_or(lo, |i| lo + i + 1);
-    let line_end = text[e..hi].find('\n').map_or(hi, |i| e + i);
-    (line_start, line_end)
 }
 
 fn check_connection_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
