@@ -3272,9 +3272,48 @@ fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         }
         return;
     }
+    let mid = caps.str(2).to_lowercase();
+    // "Write to the other team and explain … in your message to them": the verb's complement
+    // is a recipient (`to` + a noun phrase that a new clause follows), so the verb puts nothing
+    // into the reader's output; a later act on the output may.
+    let recipient = mid
+        .trim_start()
+        .strip_prefix("to ")
+        .and_then(|rest| {
+            let cut = [", ", "; ", " and ", " then "]
+                .iter()
+                .filter_map(|b| rest.find(b).map(|k| k + b.len()))
+                .min()?;
+            words(&rest[cut..]).find(|w| !matches!(w.as_str(), "then" | "also" | "please" | "just"))
+        })
+        .is_some_and(|w| {
+            !matches!(
+                w.as_str(),
+                "in" | "within"
+                    | "at"
+                    | "on"
+                    | "into"
+                    | "to"
+                    | "of"
+                    | "for"
+                    | "with"
+                    | "the"
+                    | "a"
+                    | "an"
+                    | "your"
+                    | "this"
+                    | "that"
+                    | "and"
+            )
+        });
+    if recipient {
+        if let Some(k) = later() {
+            push_response(scan, k, e, out);
+        }
+        return;
+    }
     // "Make sure to also repeat …", "ensure that you add …": a wrapper verb whose clause holds
     // the real act.
-    let mid = caps.str(2).to_lowercase();
     let wrapped = {
         let ws: Vec<String> = words(&mid).take(6).collect();
         ws.windows(2).any(|p| {

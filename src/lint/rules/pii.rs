@@ -103,6 +103,17 @@ fn check_email(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if email.starts_with('@') || email.contains("..") {
         return;
     }
+    // `$PGPASSWORD@db.internal`, `%USERNAME%@host`: a variable's value before a host (a
+    // connection target or a URL's userinfo), not a mailbox.
+    if text[..s].ends_with('$')
+        || email.starts_with('%')
+            && email[1..]
+                .split('@')
+                .next()
+                .is_some_and(|l| l.ends_with('%'))
+    {
+        return;
+    }
     if email_exemption(email).is_some() {
         return;
     }
@@ -385,6 +396,21 @@ mod tests {
         assert!(email_exemption("root@host.localhost").is_some());
         assert!(email_exemption("stranger@gmail.com").is_none());
         assert!(email_exemption("ceo@example.com.evil.io").is_none());
+    }
+
+    #[test]
+    fn a_variable_before_a_host_is_not_an_email_address() {
+        for text in [
+            "psql -h $PGPASSWORD@db.internal",
+            "postgres://app:$DB_PASSWORD@db.prod.acme-corp.io/app",
+            "net use \\\\%USERNAME%@files.corp.internal",
+        ] {
+            let d = crate::lint::check_text("x/NOTES.md", text).unwrap();
+            assert!(!d.iter().any(|d| d.rule == "PII001"), "{text}: {d:?}");
+        }
+        // A mailbox written after a dollar amount is still one.
+        let d = crate::lint::check_text("x/NOTES.md", "Paid $5 to ops-lead@acme-corp.io").unwrap();
+        assert!(d.iter().any(|d| d.rule == "PII001"), "{d:?}");
     }
 
     #[test]

@@ -192,11 +192,11 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "accountkey=",
             "sharedaccesskey=",
             "sharedaccesssignature=",
-            "azconfig.io",
+            ";secret=",
             "q~",
             "azdo",
         ],
-        regex: r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<v>[A-Za-z0-9+/=%]{20,})|Endpoint=https://[\w.-]+\.azconfig\.io;Id=[^;\s]+;Secret=(?P<v2>[A-Za-z0-9+/=]{20,})|(?:^|[^A-Za-z0-9_~.-])(?P<v3>[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34})(?:[^A-Za-z0-9_~.-]|$)|\b(?P<v4>[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4})\b",
+        regex: r#"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<v>[A-Za-z0-9+/=%]{20,})|\bId=[^;\s"'<>]{1,100};Secret=(?P<v2>[A-Za-z0-9+/=]{20,})|(?:^|[^A-Za-z0-9_~.-])(?P<v3>[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34})(?:[^A-Za-z0-9_~.-]|$)|\b(?P<v4>[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4})\b"#,
         before: 120,
         after: 200,
         check: check_azure,
@@ -267,7 +267,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "auth_token",
             "pw",
         ],
-        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:=|=>|!==?|={1,3}|\?=|\+=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;)\]}<>]+)"#,
+        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:=|=>|<-|!==?|={1,3}|\?=|\+=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;)\]}<>]+)"#,
         before: 90,
         after: 240,
         check: check_assignment,
@@ -553,15 +553,15 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC131,
-        keywords: &[
-            "-key", "-token", "-secret", "-apikey", "-pat", "-pass", "-pw", "-auth",
-        ],
+        // The credential word ends a compound flag as often as it starts one (`-NuGetApiKey`,
+        // `--github-token`): the gate keeps the words that end a flag's name.
+        keywords: &["key", "token", "secret", "pass", "-pat", "-pw", "-auth"],
         regex: r#"(?:^|[\s"'`(])--?([A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+){0,6})(?:=|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"'`\\;|&)]{1,200}))"#,
         before: 60,
         after: 240,
         check: check_flag,
         overlap: false,
-        gate: None,
+        gate: Some(flag_gate),
         near: &[],
     },
     Pattern {
@@ -639,6 +639,17 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    Pattern {
+        rule: &SEC131,
+        keywords: &["convertto-securestring"],
+        regex: r#"\bConvertTo-SecureString\b[^\n|;"']{0,80}?(?P<v>"[^"\n]{1,200}"|'[^'\n]{1,200}')"#,
+        before: 4,
+        after: 400,
+        check: check_secure_string,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
 ];
 
 /// `scheme://` followed by `@` before the URL ends: the only URLs that can hold a password.
@@ -649,6 +660,30 @@ fn userinfo_gate(b: &[u8], _start: usize, end: usize) -> bool {
         .position(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'<' | b'>' | b')'))
         .unwrap_or(tail.len());
     memchr::memchr(b'@', &tail[..stop]).is_some()
+}
+
+/// The keyword is in a flag's name (`-ApiKey`, `--github-token`, `-NuGetApiKey`): the name
+/// starts with `-` after a blank, a quote or a bracket, and a value follows it after `=` or a
+/// blank. Both looks are bounded, so a long run of name characters stays linear.
+fn flag_gate(b: &[u8], start: usize, end: usize) -> bool {
+    let name = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    let floor = start.saturating_sub(64);
+    let mut i = start;
+    while i > floor && name(b[i - 1]) {
+        i -= 1;
+    }
+    // The name's first dashes, then a letter (`--api-key`, `-Token`).
+    let dashes = b[i..end].iter().take_while(|&&c| c == b'-').count();
+    let opens = i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'`' | b'(');
+    if !(1..=2).contains(&dashes) || !opens || !b[i + dashes].is_ascii_alphabetic() {
+        return false;
+    }
+    let limit = b.len().min(end + 48);
+    let mut j = end;
+    while j < limit && name(b[j]) {
+        j += 1;
+    }
+    j < limit && matches!(b[j], b'=' | b' ' | b'\t')
 }
 
 /// A credential word followed (after the rest of its identifier and an optional quote) by an
@@ -662,7 +697,9 @@ fn assignment_gate(b: &[u8], _start: usize, end: usize) -> bool {
     while i < limit && matches!(b[i], b'"' | b'\'' | b' ' | b'\t' | b']') {
         i += 1;
     }
-    i < limit && matches!(b[i], b'=' | b':' | b'!' | b'?' | b'+')
+    i < limit
+        && (matches!(b[i], b'=' | b':' | b'!' | b'?' | b'+')
+            || b[i] == b'<' && b.get(i + 1) == Some(&b'-'))
 }
 
 fn rule_for(id: u16) -> &'static RuleMeta {
@@ -1035,6 +1072,32 @@ pub(crate) fn repeated_run(v: &str) -> bool {
     false
 }
 
+/// A lower-case field or parameter name that names a credential (`refresh_token`,
+/// `update_password`, `x-api-key`): the value of a setting that picks a field, a grant type or
+/// a route, not a secret.
+pub(crate) fn names_a_credential(v: &str) -> bool {
+    let parts: Vec<&str> = v.split(['_', '-', '.']).collect();
+    parts.len() >= 2
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_lowercase()))
+        && parts.iter().any(|p| {
+            matches!(
+                *p,
+                "password"
+                    | "passwd"
+                    | "pwd"
+                    | "token"
+                    | "secret"
+                    | "key"
+                    | "apikey"
+                    | "credential"
+                    | "credentials"
+                    | "passphrase"
+            )
+        })
+}
+
 /// True when a value has the shape of a credential rather than a word.
 fn credential_shaped(v: &str) -> bool {
     let has_digit = v.bytes().any(|c| c.is_ascii_digit());
@@ -1352,8 +1415,13 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     };
     let op = caps.str(3);
-    let raw_val = caps.str(4);
     let (vs, ve) = caps.range(4).expect("group val");
+    // The value the regex took may be a string literal's prefix (`r"…"`, `b'…'`) or a
+    // declared type (`apiKey: String = "…"`, `API_KEY: &str = "…"`): the literal follows.
+    let (vs, ve) = string_prefix_literal(text, vs, ve)
+        .or_else(|| (op == ":").then(|| typed_literal(text, vs, ve)).flatten())
+        .unwrap_or((vs, ve));
+    let raw_val = &text[vs..ve];
     let escaped = raw_val.starts_with("\\\"");
     // Objective-C's `@"…"` string literal.
     let at = raw_val.starts_with("@\"");
@@ -1388,6 +1456,7 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         || code_like(v) && !literal
         || super::sequential(&v.to_ascii_lowercase())
         || super::catalogue::phrase(v)
+        || names_a_credential(v)
         || stand_in(v)
         || variable(v) && !(quoted && raw_val.starts_with('\''))
     {
@@ -1482,6 +1551,69 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         f.message.push_str(" (a short URL parameter)");
     }
     out.push(f);
+}
+
+/// A quoted literal (`"…"`, `'…'`, `` `…` ``) starting at `from` on its line, up to 200
+/// characters: its range with the quotes.
+fn quoted_at(text: &str, from: usize) -> Option<(usize, usize)> {
+    let q = *text.as_bytes().get(from)?;
+    if !matches!(q, b'"' | b'\'' | b'`') {
+        return None;
+    }
+    let hi = text.len().min(from + 1 + 200);
+    let body = &text.as_bytes()[from + 1..hi];
+    let close = memchr::memchr2(q, b'\n', body).filter(|&k| body[k] == q && k > 0)?;
+    Some((from, from + 1 + close + 1))
+}
+
+/// `r"…"`, `b'…'`, `u"…"`, `rb"…"`: a string prefix the regex took for the value (`vs..ve`),
+/// followed by its literal. Format strings (`f"…"`) are expressions and stay out.
+fn string_prefix_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)> {
+    let prefix = text[vs..ve].to_ascii_lowercase();
+    if !matches!(prefix.as_str(), "r" | "b" | "u" | "rb" | "br") {
+        return None;
+    }
+    quoted_at(text, ve).filter(|&(s, e)| text.as_bytes()[s] != b'`' && e > s + 2)
+}
+
+/// `apiKey: String = "…"`, `API_KEY: &str = "…"`, `token: string | undefined = '…'`: the regex
+/// took a declaration's type (`vs..ve`) for the value; the literal after its `=` is the value.
+/// The look is bounded (a type of at most 48 bytes on the same line).
+fn typed_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    if !(b[vs].is_ascii_alphabetic() || matches!(b[vs], b'&' | b'[' | b'*')) {
+        return None;
+    }
+    let limit = text.len().min(ve + 48);
+    let mut i = ve;
+    while i < limit
+        && (b[i].is_ascii_alphanumeric()
+            || matches!(
+                b[i],
+                b' ' | b'\t'
+                    | b'_'
+                    | b'.'
+                    | b'<'
+                    | b'>'
+                    | b'?'
+                    | b'&'
+                    | b'['
+                    | b']'
+                    | b'|'
+                    | b','
+                    | b'\''
+            ))
+    {
+        i += 1;
+    }
+    if i >= limit || b[i] != b'=' || matches!(b.get(i + 1), Some(b'=' | b'>')) {
+        return None;
+    }
+    i += 1;
+    while i < limit + 8 && i < b.len() && matches!(b[i], b' ' | b'\t') {
+        i += 1;
+    }
+    quoted_at(text, i)
 }
 
 /// A (name, value) pair outside an assignment: `<add key="DbPassword" value="…"/>`,
@@ -1625,6 +1757,7 @@ fn judge_pair(
         || code_like(v) && !random_literal(v)
         || super::sequential(&lower)
         || super::catalogue::phrase(v)
+        || names_a_credential(v)
         || stand_in(v)
         || v.starts_with('#') && v.ends_with('#')
         || strict && !(credential_shaped(v) && v.len() >= 8)
@@ -1827,6 +1960,47 @@ fn check_flag(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     ));
 }
 
+/// `ConvertTo-SecureString "…" -AsPlainText`: PowerShell's way to hand a literal password to a
+/// credential object; the literal is the password.
+fn check_secure_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.range(1).expect("group v");
+    let (ms, _) = caps.whole();
+    // The rest of the statement (to a pipe, a `;`, a bracket or the line's end) takes the
+    // string as plain text.
+    let (_, line_end) = line_near(text, e, e, 200);
+    let statement = &text[ms..line_end.max(e)];
+    let stop = statement[e - ms..]
+        .find(['|', ';', ')', '\n'])
+        .map_or(statement.len(), |k| e - ms + k);
+    if !statement[..stop]
+        .to_ascii_lowercase()
+        .contains("-asplaintext")
+    {
+        return;
+    }
+    let v = &text[s + 1..e - 1];
+    if is_template(v) || variable(v) || v.chars().count() < 4 {
+        return;
+    }
+    let mut f = Finding::new(
+        &SEC131,
+        s + 1,
+        e - 1,
+        format!("password converted from plain text: {}", redacted(v)),
+    )
+    .secret("command-credentials");
+    match placeholder(v) {
+        Placeholder::Hard => return,
+        Placeholder::Soft => {
+            f = f.severity(Severity::Warning);
+            f.message.push_str(" (looks like a placeholder)");
+        }
+        Placeholder::No => {}
+    }
+    out.push(f);
+}
+
 /// `Cookie: sessionid=…`: a session cookie is a login.
 fn check_cookie(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.range(2).expect("group value");
@@ -1954,7 +2128,11 @@ fn check_gradle(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 fn check_password_prose(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.range(1).expect("group v");
     let v = &scan.text()[s..e];
-    if is_template(v) || variable(v) || v.contains(' ') && v.split_whitespace().count() > 2 {
+    if is_template(v)
+        || variable(v)
+        || v.contains(' ') && v.split_whitespace().count() > 2
+        || prose_value_is_a_name(v)
+    {
         return;
     }
     let p = placeholder(v);
@@ -1972,6 +2150,12 @@ fn check_password_prose(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         f = f.severity(Severity::Warning);
     }
     out.push(f);
+}
+
+/// SEC121's prose password is a field's or a route's name (`as: 'update_password'`), kept
+/// apart from the pattern's own check, which another change is reworking.
+fn prose_value_is_a_name(v: &str) -> bool {
+    names_a_credential(v)
 }
 
 fn check_url_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -1996,11 +2180,45 @@ fn check_url_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
         format!("password embedded in a {scheme} URL: {}", redacted(pass)),
     )
     .secret("url-credentials");
-    if placeholder(pass) != Placeholder::No {
-        f = f.severity(Severity::Warning);
-        f.message.push_str(" (looks like a placeholder)");
+    // A weak or default password (`hunter2`, `admin`, `password123`) that opens a real host
+    // is a leaked login, not a stand-in; documentation points at `localhost` or `example.com`.
+    match placeholder(pass) {
+        Placeholder::Soft if real_host(caps.str(4)) => {}
+        Placeholder::Hard | Placeholder::Soft => {
+            f = f.severity(Severity::Warning);
+            f.message.push_str(" (looks like a placeholder)");
+        }
+        Placeholder::No => {}
     }
     out.push(f);
+}
+
+/// A host that a URL's password could open: a domain name or an IP address that is not
+/// loopback, reserved for documentation (RFC 2606, RFC 5737, RFC 6761) or a stand-in
+/// (`host`, `your-db-host.com`).
+fn real_host(host: &str) -> bool {
+    let h = host
+        .trim_end_matches(['.', ',', ';', ')', '?'])
+        .to_ascii_lowercase();
+    let labels: Vec<&str> = h.split('.').collect();
+    let tld = labels.last().copied().unwrap_or("");
+    let domain = labels.len().checked_sub(2).map_or("", |i| labels[i]);
+    let ip = h.bytes().all(|c| c.is_ascii_digit() || c == b'.');
+    labels.len() >= 2
+        && labels.iter().all(|l| !l.is_empty())
+        && !is_template(&h)
+        && placeholder(&h) == Placeholder::No
+        && !matches!(tld, "test" | "invalid" | "localhost" | "example")
+        && !labels.contains(&"localhost")
+        && !matches!(
+            domain,
+            "host" | "hostname" | "server" | "domain" | "mydomain" | "company" | "mycompany"
+        )
+        && !(ip
+            && (labels.len() != 4
+                || ["127.", "0.", "192.0.2.", "198.51.100.", "203.0.113."]
+                    .iter()
+                    .any(|p| h.starts_with(p))))
 }
 
 fn check_connection_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -2051,7 +2269,12 @@ fn check_command_credentials(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Fi
         return;
     }
     let lower = v_trim.to_lowercase();
-    if lower.starts_with("stdin") || lower == "file" {
+    // `-Password (Get-Secret db)`, `-p $(cat pw.txt)`: an expression that reads the password.
+    if lower.starts_with("stdin")
+        || lower == "file"
+        || v_trim.starts_with('(')
+        || v_trim.starts_with("@(")
+    {
         return;
     }
     let mut f = Finding::new(
@@ -2142,6 +2365,151 @@ mod tests {
             let d = crate::lint::check_text("x/NOTES.md", &text).unwrap();
             assert!(!d.iter().any(|d| d.rule == "SEC020"), "{prefix}: {d:?}");
         }
+    }
+
+    /// The severities of `rule`'s findings in `text`.
+    fn severities(rule: &str, text: &str) -> Vec<Severity> {
+        crate::lint::check_text("x/NOTES.md", text)
+            .unwrap()
+            .iter()
+            .filter(|d| d.rule == rule)
+            .map(|d| d.severity)
+            .collect()
+    }
+
+    #[test]
+    fn a_weak_password_in_a_url_to_a_real_host_is_an_error() {
+        for text in [
+            "DATABASE_URL=postgres://app:hunter2@db.prod.acme-corp.io:5432/app",
+            "mongodb+srv://admin:password123@cluster0.ab1cd.mongodb.net/test",
+            "ftp://deploy:qwerty@ftp.acme-corp.io/",
+            "mysql://root:root@10.0.3.7:3306/app",
+        ] {
+            assert_eq!(severities("SEC130", text), [Severity::Error], "{text}");
+        }
+        // The same values in documentation's URLs stay warnings; references are nothing.
+        for text in [
+            "postgres://app:hunter2@localhost:5432/app",
+            "postgres://app:password123@db.example.com/app",
+            "mysql://root:root@127.0.0.1:3306/app",
+            "postgres://app:admin@host:5432/app",
+            "postgres://app:qwerty@your-db-host.com/app",
+            "redis://:changeme@cache.acme-corp.io:6379",
+        ] {
+            assert_eq!(severities("SEC130", text), [Severity::Warning], "{text}");
+        }
+        for text in [
+            "postgres://app:${DB_PASSWORD}@db.prod.acme-corp.io/app",
+            "postgres://app:$DB_PASSWORD@db.prod.acme-corp.io/app",
+        ] {
+            assert!(severities("SEC130", text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn an_app_configuration_connection_string_is_found_with_or_without_its_endpoint() {
+        let secret = "Hq7vR2mX9pL4kT8wZ3nB6yC1dF5gJ0aS4eU7iO2qW9c=";
+        for text in [
+            format!(
+                "Endpoint=https://cfg.azconfig.io;Id=Zk3d-l9-s0:Qm8vT2pXr7LwN4bY;Secret={secret}"
+            ),
+            format!("https://cfg-prod.azconfig.io;Id=Zk3d-l9-s0:Qm8vT2pXr7LwN4bY;Secret={secret}"),
+            format!("conn = \"Id=Zk3d-l9-s0:Qm8vT2pXr7LwN4bY;Secret={secret}\""),
+        ] {
+            let d = crate::lint::check_text("x/NOTES.md", &text).unwrap();
+            assert!(
+                d.iter().any(|d| d.rule == "SEC080"
+                    && d.kind == Some("azure-app-configuration-secret")
+                    && d.severity == Severity::Error),
+                "{text}: {d:?}"
+            );
+        }
+        let text =
+            "Id=Zk3d-l9-s0:Qm8vT2pXr7LwN4bY;Secret=0000000000000000000000000000000000000000000=";
+        assert!(!severities("SEC080", text).contains(&Severity::Error));
+    }
+
+    #[test]
+    fn powershell_parameters_hold_literal_credentials_not_expressions() {
+        for text in [
+            "Publish-Module -Name Foo -NuGetApiKey oy2k7d9qzm4x8b1c5n6v3l0j2h7g4f1s9a8p5r6t3w",
+            "Connect-Api -AdminPassword 'Vm#4rT9qLz2x'",
+            "deploy --github-token Zp4Rt9Lq2Vx8Wm3N",
+            "$sec = ConvertTo-SecureString \"Xk82!pqLm7\" -AsPlainText -Force",
+            "$sec = ConvertTo-SecureString -String 'Xk82!pqLm7' -Force -AsPlainText",
+            "Connect-VIServer vc01.corp.acme.io -user admin -password Vm#4rT9qLz",
+        ] {
+            let d = crate::lint::check_text("x/NOTES.md", text).unwrap();
+            assert!(
+                d.iter()
+                    .any(|d| d.rule == "SEC131" && d.severity == Severity::Error),
+                "{text}: {d:?}"
+            );
+        }
+        for text in [
+            "Connect-Foo -Password (Get-Secret db)",
+            "Connect-Foo -Password $env:DB_PASSWORD",
+            "$enc = ConvertTo-SecureString $plain -AsPlainText -Force",
+            "$sec = Get-Content pw.txt | ConvertTo-SecureString",
+            "run it with --max-tokens 4096 and --keyfile ./id_ed25519",
+            "the by-pass-through mode: bypass value",
+        ] {
+            let d = crate::lint::check_text("x/NOTES.md", text).unwrap();
+            assert!(
+                !d.iter().any(|d| d.rule.starts_with("SEC")),
+                "{text}: {d:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn typed_declarations_string_prefixes_and_r_assignments_hold_their_literal() {
+        for text in [
+            "let apiKey: String = \"q8Rf2LmX9vT4kW7pZ3nB\"",
+            "const apiKey: string = 'q8Rf2LmX9vT4kW7pZ3nB';",
+            "val clientSecret: String? = \"q8Rf2LmX9vT4kW7pZ3nB\"",
+            "pub const API_TOKEN: &'static str = \"q8Rf2LmX9vT4kW7pZ3nB\";",
+            "private readonly dbPassword: string | undefined = \"Tr0ub4dor3x\";",
+            "SECRET_KEY = b'q8Rf2LmX9vT4kW7pZ3nB'",
+            "secret_key = r\"q8Rf2LmX9vT4kW7pZ3nB\"",
+            "password=u'Tr0ub4dor3x'",
+            "api_key <- \"q8Rf2LmX9vT4kW7pZ3nB\"",
+        ] {
+            assert_eq!(severities("SEC120", text), [Severity::Error], "{text}");
+        }
+        for text in [
+            "let apiKey: String = readKey(\"q8Rf2LmX9vT4kW7pZ3nB\")",
+            "const apiKey: string = process.env.API_KEY;",
+            "secret_key = f\"{prefix}q8Rf2LmX9vT4kW7pZ3nB\"",
+            "token: string == 'q8Rf2LmX9vT4kW7pZ3nB'",
+            "api_key <- Sys.getenv(\"API_KEY\")",
+            "password: String = \"\"",
+        ] {
+            assert!(
+                !severities("SEC120", text).contains(&Severity::Error),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_value_that_names_a_credential_field_is_not_one() {
+        for text in [
+            "put '/forgot-password' => \"admin/accounts#update\", as: 'update_password'",
+            "token = \"refresh_token\"",
+            "The password is 'reset_password_token'",
+            "<add key=\"AuthPassword\" value=\"user_password\"/>",
+        ] {
+            let d = crate::lint::check_text("x/NOTES.md", text).unwrap();
+            assert!(
+                !d.iter().any(|d| d.rule.starts_with("SEC")),
+                "{text}: {d:?}"
+            );
+        }
+        assert_eq!(
+            severities("SEC120", "password = \"Kq8_zP3m_passwordless\""),
+            [Severity::Error]
+        );
     }
 
     #[test]
