@@ -796,8 +796,10 @@ fn refuse_special_files(dir: &HandoffDir) -> Result<()> {
 }
 
 /// The receipt (issue #15): refuses, with the session's lock kept and nothing changed, when
-/// another handoff landed on the branch since `begin` — the committed manifest differs from
-/// the one the session's ticket recorded — so no session silently overwrites another's.
+/// another handoff landed on the branch since `begin` — a handoff file the branch holds now
+/// differs from the one of the commit the session's ticket recorded (any file, not only the
+/// manifest: a hand edit committed without regenerating it counts too) — so no session
+/// silently overwrites another's.
 fn check_receipt(repo: &Repo, dir: &HandoffDir, head: gix::ObjectId) -> Result<()> {
     let LockState::Held(ticket_lock) = LockState::read(dir)? else {
         return Ok(());
@@ -809,29 +811,31 @@ fn check_receipt(repo: &Repo, dir: &HandoffDir, head: gix::ObjectId) -> Result<(
         return Ok(());
     }
     let path = dir.path_of(MANIFEST);
-    let at = |c: gix::ObjectId| -> Result<Option<String>> {
-        Ok(repo.blob_at(c, &path)?.map(|b| checksum(&b)))
+    let landed = if let Ok(start) = repo.resolve_commit(begun) {
+        transaction::chain::changed_files(repo, dir, start, head)?
+    } else {
+        // The commit the session began from is gone (rewritten history): the ticket's
+        // manifest checksum is all there is to compare.
+        let now = repo.blob_at(head, &path)?.map(|b| checksum(&b));
+        if ticket_lock.base_manifest.is_some() && ticket_lock.base_manifest == now {
+            Vec::new()
+        } else {
+            vec![path.clone()]
+        }
     };
-    let ticket = match ticket_lock.base_manifest.clone() {
-        Some(t) => Some(t),
-        None => match repo.resolve_commit(begun) {
-            Ok(c) => at(c)?,
-            Err(_) => None,
-        },
-    };
-    let now = at(head)?;
-    if ticket == now {
+    if landed.is_empty() {
         return Ok(());
     }
     let tag = transaction::tag_on(repo, head)?
         .or(transaction::chain::newest_reachable(repo, dir, head, false)?.map(|l| l.tag));
     Err(Error::Declined {
         reason: format!(
-            "another handoff landed on this branch since your session began at {}: {path} is \
-             now the one of {}{}; nothing was changed or committed and your session keeps its \
+            "another handoff landed on this branch since your session began at {}: the branch \
+             now holds {}'s {}{}; nothing was changed or committed and your session keeps its \
              lock",
             &begun[..begun.len().min(7)],
             Repo::short(head),
+            landed.join(", "),
             tag.map(|t| format!(" ({t})")).unwrap_or_default()
         ),
         hint: "read what landed (`git log -p ORIG..HEAD -- .ai/handoff`, ORIG being the commit \

@@ -338,7 +338,7 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
 
     // Which step was reached?
     if let Some(j) = &journal
-        && let Some(commit) = session_commit(repo, j, head)?
+        && let Some(commit) = j.session_commit(repo, head)?
     {
         report.action = Action::Finish;
         report.commit = Some(commit.to_string());
@@ -436,31 +436,6 @@ fn complete_rotation(
             .push(format!("refreshed {}", dir.path_of(MANIFEST)));
     }
     Ok(())
-}
-
-/// Returns the session's commit when it exists: recorded in the journal, or HEAD when its
-/// first parent is the journal's base and its tree the planned one (a crash between
-/// `git commit` and the journal update).
-fn session_commit(repo: &Repo, j: &Journal, head: Option<ObjectId>) -> Result<Option<ObjectId>> {
-    if j.step == Step::RollingBack {
-        return Ok(None);
-    }
-    if let Some(c) = &j.commit {
-        return Ok(ObjectId::from_hex(c.as_bytes()).ok());
-    }
-    let (Some(head), Some(planned)) = (head, &j.planned_tree) else {
-        return Ok(None);
-    };
-    if Some(head.to_string()) == j.base_commit {
-        return Ok(None);
-    }
-    let parent = repo.commit_parents(head)?.first().map(ToString::to_string);
-    if parent == j.base_commit
-        && ObjectId::from_hex(planned.as_bytes()).ok() == Some(repo.commit_tree(head)?)
-    {
-        return Ok(Some(head));
-    }
-    Ok(None)
 }
 
 /// Finishes a session whose commit exists: release the lock, tag, drop the journal.

@@ -144,7 +144,12 @@ pub fn previous_for(
 
 /// The handoff files that differ between two commits (repository-relative, sorted); the
 /// lock and temporary files aside.
-fn changed_files(repo: &Repo, dir: &HandoffDir, a: ObjectId, b: ObjectId) -> Result<Vec<String>> {
+pub fn changed_files(
+    repo: &Repo,
+    dir: &HandoffDir,
+    a: ObjectId,
+    b: ObjectId,
+) -> Result<Vec<String>> {
     let read = |c: ObjectId| -> Result<BTreeMap<String, ObjectId>> {
         Ok(repo
             .tree_dir(c, &dir.rel)?
@@ -166,6 +171,33 @@ fn changed_files(repo: &Repo, dir: &HandoffDir, a: ObjectId, b: ObjectId) -> Res
     Ok(names)
 }
 
+/// The commit of an interrupted `git aahp commit` of `dir` (its journal names it, or it is
+/// `head` with the planned tree) when it lies between the session tag `tagged` and `head`,
+/// with the commit it started from (its first parent).
+fn pending_session(
+    repo: &Repo,
+    dir: &HandoffDir,
+    tagged: ObjectId,
+    head: ObjectId,
+) -> Result<Option<(ObjectId, ObjectId)>> {
+    let Some(journal) = super::journal::Journal::load(repo, &dir.rel)? else {
+        return Ok(None);
+    };
+    let Some(commit) = journal.session_commit(repo, Some(head))? else {
+        return Ok(None);
+    };
+    if commit != head && !repo.is_ancestor(commit, head)? {
+        return Ok(None);
+    }
+    let Some(start) = repo.commit_parents(commit)?.first().copied() else {
+        return Ok(None);
+    };
+    if start != tagged && !repo.is_ancestor(tagged, start)? {
+        return Ok(None);
+    }
+    Ok(Some((start, commit)))
+}
+
 /// Walks the chain of `dir` from `head` back to its first session (at most `max` links):
 /// each link's previous tag must still point to a commit whose manifest has the checksum the
 /// link recorded, and the session must have started from exactly that tag's handoff.
@@ -175,7 +207,19 @@ pub fn walk(repo: &Repo, dir: &HandoffDir, head: ObjectId, max: usize) -> Result
         return Ok(report);
     };
     if cur.commit != head {
-        report.since_last = changed_files(repo, dir, cur.commit, head)?;
+        report.since_last = match pending_session(repo, dir, cur.commit, head)? {
+            // A session whose commit exists but whose `commit` was interrupted before the
+            // tag (recover finishes it) is a session, not a change outside one: only what
+            // came before it or after it counts.
+            Some((start, commit)) => {
+                let mut files = changed_files(repo, dir, cur.commit, start)?;
+                files.extend(changed_files(repo, dir, commit, head)?);
+                files.sort();
+                files.dedup();
+                files
+            }
+            None => changed_files(repo, dir, cur.commit, head)?,
+        };
     }
     let mut seen = HashSet::new();
     while seen.insert(cur.tag.clone()) && report.tags.len() < max {

@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -77,6 +78,31 @@ impl Journal {
             stale: true,
             since: format!("{} (its `git aahp commit` was interrupted)", self.started),
         }))
+    }
+
+    /// Returns the session's commit when it exists: recorded in the journal, or `head` when
+    /// its first parent is the journal's base and its tree the planned one (a crash between
+    /// `git commit` and the journal update). `None` while rolling back or before the commit.
+    pub fn session_commit(&self, repo: &Repo, head: Option<ObjectId>) -> Result<Option<ObjectId>> {
+        if self.step == Step::RollingBack {
+            return Ok(None);
+        }
+        if let Some(c) = &self.commit {
+            return Ok(ObjectId::from_hex(c.as_bytes()).ok());
+        }
+        let (Some(head), Some(planned)) = (head, &self.planned_tree) else {
+            return Ok(None);
+        };
+        if Some(head.to_string()) == self.base_commit {
+            return Ok(None);
+        }
+        let parent = repo.commit_parents(head)?.first().map(ToString::to_string);
+        if parent == self.base_commit
+            && ObjectId::from_hex(planned.as_bytes()).ok() == Some(repo.commit_tree(head)?)
+        {
+            return Ok(Some(head));
+        }
+        Ok(None)
     }
 
     /// Returns the journal's path for the handoff directory `dir` (repository-relative).
