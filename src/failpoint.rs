@@ -49,6 +49,36 @@ pub fn pause(name: &str) {
     let _ = name;
 }
 
+/// Environment variable naming the directory where [`rendezvous`] points meet a test.
+pub const DIR_ENV: &str = "AAHP_FAILPOINT_DIR";
+
+/// Stops at `name` until the test lets it go, if `name` is armed and [`DIR_ENV`] names a
+/// directory (only with the `failpoints` feature): creates `<dir>/<name>.reached`, then
+/// waits for `<dir>/<name>.go`. A test does what another process would do at that moment
+/// (another clone moving a counter) and then creates the file, with no timing involved. The
+/// wait gives up after a minute, so a broken test fails rather than hangs.
+#[inline]
+pub fn rendezvous(name: &str) {
+    #[cfg(feature = "failpoints")]
+    if armed(name)
+        && let Some(dir) = std::env::var_os(DIR_ENV)
+    {
+        let dir = std::path::Path::new(&dir);
+        let _ = std::fs::write(dir.join(format!("{name}.reached")), b"");
+        let go = dir.join(format!("{name}.go"));
+        let start = std::time::Instant::now();
+        while !go.exists() && start.elapsed().as_secs() < RENDEZVOUS_LIMIT_S {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+    #[cfg(not(feature = "failpoints"))]
+    let _ = name;
+}
+
+/// How long [`rendezvous`] waits for the test at most.
+#[cfg(feature = "failpoints")]
+const RENDEZVOUS_LIMIT_S: u64 = 60;
+
 /// How long [`pause`] sleeps.
 #[cfg(feature = "failpoints")]
 const PAUSE_MS: u64 = 15;

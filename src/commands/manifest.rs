@@ -79,6 +79,13 @@ pub struct ManifestReport {
     /// tasks of the incoming side renumbered because the other side had taken their id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rebuilt_from_conflict: Option<Vec<Renumbered>>,
+    /// The LOG.md that records the renumbering in an entry (none when nothing was renumbered,
+    /// or when LOG.md itself holds conflict markers: the note on each task is then the record).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "boundary::opt_line"
+    )]
+    pub logged: Option<String>,
     /// How many files the manifest indexes.
     pub indexed: usize,
     /// The token budget recorded.
@@ -133,6 +140,15 @@ impl Report for ManifestReport {
                     "  renumbered: task {} of the incoming side is now {} (its id was taken on this side; noted on the task)",
                     escape_untrusted(&r.from),
                     escape_untrusted(&r.to)
+                )?;
+            }
+            if let Some(log) = &self.logged {
+                writeln!(w, "  logged: the renumbering, in {}", escape_untrusted(log))?;
+            } else if !renumbered.is_empty() {
+                writeln!(
+                    w,
+                    "{}: LOG.md holds conflict markers too: the renumbering is recorded on the tasks only",
+                    style.warn("warning")
                 )?;
             }
         }
@@ -205,6 +221,35 @@ fn conflicted_manifest(
     Ok(super::merge_driver::merge_manifest_fields(&base, &o, &t))
 }
 
+/// Adds the LOG.md entry recording the ids a conflicted manifest's rebuild renumbered.
+/// Returns false, writing nothing, when LOG.md holds conflict markers itself (the entry
+/// would land inside one side; the note on each task records the renaming).
+fn log_renumbering(
+    dir: &HandoffDir,
+    renamed: &[(String, String)],
+    now: jiff::Timestamp,
+) -> Result<bool> {
+    use crate::transaction::steps::{append_log, read_text};
+    let log = read_text(dir, crate::handoff::log::LOG_FILE)?.unwrap_or_default();
+    if log.lines().any(|l| l.starts_with("<<<<<<< ")) {
+        return Ok(false);
+    }
+    let mut entry = format!(
+        "## [{}] git-aahp: Manifest rebuild renumbered task ids\n\n`git aahp manifest` rebuilt {} from the two sides of a merge conflict: the incoming side had added tasks under ids this side already used; they were renumbered (`renumbered_from` and a note on each task):\n",
+        crate::clock::utc_date(now),
+        boundary::clean_line(&dir.path_of(MANIFEST))
+    );
+    entry.push_str(&super::merge_driver::renumbered_list(renamed));
+    let write = |name: &str, bytes: &[u8]| {
+        write_atomic(&dir.abs.join(name), bytes).map_err(|source| Error::Write {
+            path: dir.path_of(name),
+            source,
+        })
+    };
+    append_log(dir, &entry, &write)?;
+    Ok(true)
+}
+
 /// Runs `git aahp manifest`.
 pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
     let repo = ctx.repo()?;
@@ -232,7 +277,7 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
             &[MANIFEST],
         )?)
     };
-    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let mut snap = dir.snapshot(repo, Source::Worktree)?;
     let mut conflict = None;
     let old = match Manifest::from_snapshot(&dir, &snap) {
         // A merge left both sides' manifests inside conflict markers (issue #17): rebuilt
@@ -245,6 +290,16 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         }
         other => other?,
     };
+    // Renumbered ids are logged as the merge driver logs them (issue #17), before the
+    // manifest is regenerated so that it indexes the new LOG.md.
+    let logged = match &conflict {
+        Some(renamed) if !renamed.is_empty() => log_renumbering(&dir, renamed, ctx.now)?,
+        _ => false,
+    };
+    let logged = logged.then(|| dir.path_of(crate::handoff::log::LOG_FILE));
+    if logged.is_some() {
+        snap = dir.snapshot(repo, Source::Worktree)?;
+    }
     let commit = repo.head_commit()?.map(crate::git::Repo::short);
     let mut counts = BlobCache::token_counts(repo);
     let regen = Manifest::regenerate(
@@ -301,6 +356,7 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         indexed: snap.indexed_names().len(),
         changed_files: regen.changed_files,
         schema_errors,
+        logged,
         rebuilt_from_conflict: conflict.map(|renamed| {
             renamed
                 .into_iter()

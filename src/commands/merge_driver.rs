@@ -374,6 +374,18 @@ fn renumbering_entry(
         |_| "1970-01-01".into(),
         |ts| ts.strftime("%Y-%m-%d").to_string(),
     );
+    let mut text = format!(
+        "## [{date}] git-aahp: Merge renumbered task ids\n\nMerging {} into {}: the merged branch had added tasks under ids this branch already used; they were renumbered (`renumbered_from` and a note on each task):\n",
+        Repo::short(theirs),
+        Repo::short(ours),
+    );
+    text.push_str(&renumbered_list(&renamed));
+    Ok(Some(text))
+}
+
+/// The renamings of a merge of task ids as a Markdown list for a LOG.md entry, one line
+/// each (``- `T-001` is now `T-002` ``).
+pub fn renumbered_list(renamed: &[(String, String)]) -> String {
     // Ids are manifest keys, anyone's text: only a plain one is written into LOG.md, and
     // through the output boundary (an id can look like a credential).
     let plain = |id: &str| {
@@ -387,18 +399,14 @@ fn renumbering_entry(
             "a task whose id is not plain text".into()
         }
     };
-    let mut text = format!(
-        "## [{date}] git-aahp: Merge renumbered task ids\n\nMerging {} into {}: the merged branch had added tasks under ids this branch already used; they were renumbered (`renumbered_from` and a note on each task):\n",
-        Repo::short(theirs),
-        Repo::short(ours),
-    );
-    for (from, to) in &renamed {
+    let mut text = String::new();
+    for (from, to) in renamed {
         text.push_str("\n- ");
         text.push_str(&plain(from));
         text.push_str(" is now ");
         text.push_str(&plain(to));
     }
-    Ok(Some(text))
+    text
 }
 
 /// The handoff directory as the merge will leave it, computed from HEAD, the commit being

@@ -25,7 +25,7 @@ use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::journal::{Journal, SessionRecord, Step};
 use crate::transaction::lock::{self, LockState};
-use crate::transaction::writer::WriteLock;
+use crate::transaction::writer::{HandoffWrite, WriteLock};
 use crate::transaction::{self, SessionClaim};
 
 /// Finish or roll back a crashed session, losing nothing.
@@ -203,19 +203,91 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
     if let Some(remote) = &args.remote {
         if args.dry_run {
             report.plan.push(format!(
-                "clear the lease of {} on `{remote}` if it is past its expiry",
+                "clear the lease of {} on `{remote}` if it is past its expiry, and record it in LOG.md",
                 dir.rel
             ));
-        } else if let Some(h) =
-            crate::transaction::lease::clear_stale(repo, remote, &dir, args.force, ctx.now)?
-        {
-            report.plan.push(format!(
-                "cleared the lease of {} (session {}, host {}, expired {}) on `{remote}`",
-                h.agent, h.session_id, h.host, h.expires
-            ));
+        } else {
+            clear_remote_lease(ctx, args, &dir, remote, &mut report)?;
         }
     }
     Ok(report)
+}
+
+/// `recover --remote`: clears the directory's stale lease on `remote` (a live one with
+/// `--force`) and records it in LOG.md (issue #17), as `commit` records a lease `begin
+/// --steal` took over: the next agent learns that a session's work may be unfinished. The
+/// right to write the handoff is taken before the remote is touched, so a lease is never
+/// cleared without its entry for want of it.
+fn clear_remote_lease(
+    ctx: &Context,
+    args: &RecoverArgs,
+    dir: &HandoffDir,
+    remote: &str,
+    report: &mut RecoverReport,
+) -> Result<()> {
+    let repo = ctx.repo()?;
+    let claim = SessionClaim {
+        session_id: args.session_id.clone(),
+        agent: None,
+    };
+    let write = if dir.exists() {
+        Some(HandoffWrite::begin(
+            repo,
+            dir,
+            &claim,
+            ctx.now,
+            "git aahp recover --remote",
+            &[crate::handoff::log::LOG_FILE, MANIFEST],
+        )?)
+    } else {
+        None
+    };
+    let old = Manifest::from_snapshot(dir, &dir.snapshot(repo, Source::Worktree)?)
+        .ok()
+        .flatten();
+    let Some(h) = crate::transaction::lease::clear_stale(repo, remote, dir, args.force, ctx.now)?
+    else {
+        return write.map_or(Ok(()), HandoffWrite::finish);
+    };
+    report.plan.push(format!(
+        "cleared the lease of {} (session {}, host {}, expired {}) on `{remote}`",
+        h.agent, h.session_id, h.host, h.expires
+    ));
+    if let Some(write) = write {
+        let stale = h.is_stale(ctx.now);
+        let entry = format!(
+            "## [{}] git-aahp: Cleared a remote lease\n\n`git aahp recover --remote {}` removed the lease of this handoff directory on `{}`, held by {} (session {}, host {}), which {} {}. That session never released it; its work may be unfinished or lost.\n",
+            clock::utc_date(ctx.now),
+            boundary::clean_line(remote),
+            boundary::clean_line(remote),
+            boundary::clean_line(&h.agent),
+            boundary::clean_line(&h.session_id),
+            boundary::clean_line(&h.host),
+            if stale {
+                "expired"
+            } else {
+                "had not expired (`--force`); it was to expire"
+            },
+            boundary::clean_line(&h.expires),
+        );
+        let write_file = |name: &str, bytes: &[u8]| {
+            write_atomic(&dir.abs.join(name), bytes).map_err(|source| Error::Write {
+                path: dir.path_of(name),
+                source,
+            })
+        };
+        crate::transaction::steps::append_log(dir, &entry, &write_file)?;
+        super::archive::refresh_manifest(
+            ctx,
+            dir,
+            old.as_ref(),
+            Some(&[crate::handoff::log::LOG_FILE]),
+        )?;
+        report.log_entry = true;
+        report.plan.push("recorded it in LOG.md".into());
+        write.finish()?;
+    }
+    Ok(())
 }
 
 fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {

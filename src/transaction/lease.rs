@@ -278,6 +278,9 @@ pub fn reserve_task_id(
                 )
             })?),
         };
+        // Between the read and the compare-and-swap another clone may move the counter: the
+        // push below is then refused and the loop reads again (a test stops here).
+        crate::failpoint::rendezvous("lease:ids-read");
         let n = at_least.max(recorded);
         let next = n
             .checked_add(1)
@@ -286,10 +289,14 @@ pub fn reserve_task_id(
         let commit = repo.one_file_commit(
             "ids.json",
             format!("{body}\n").as_bytes(),
+            // The lease names the reserving session: two clones reserving the same number
+            // from the same counter must not build the same commit (same tree, parent,
+            // identity and second), or the second push would change nothing and "succeed".
             &format!(
-                "aahp task ids: {} reserved {}",
+                "aahp task ids: {} reserved {} under lease {}",
                 boundary::clean_line(&dir.rel),
-                crate::handoff::merge::task_id(n)
+                crate::handoff::merge::task_id(n),
+                boundary::clean_line(&lease.commit)
             ),
             tmp.path(),
         )?;

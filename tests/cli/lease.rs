@@ -136,7 +136,18 @@ fn a_killed_holders_lease_goes_stale_and_is_recoverable_or_stolen() {
     let rec = b.aahp_env(".", &["recover", "--remote", "origin"], &later);
     rec.assert_code(0);
     assert!(rec.stdout.contains("cleared the lease of gone"), "{rec}");
+    assert!(rec.stdout.contains("recorded it in LOG.md"), "{rec}");
     assert_eq!(lease_on(&remote), None);
+    // Logged like a takeover by `begin --steal`, with the manifest kept current.
+    let log = b.read(".ai/handoff/LOG.md");
+    let entry = log.find("git-aahp: Cleared a remote lease").expect(&log);
+    assert!(
+        log[entry..].contains("`git aahp recover --remote origin` removed the lease")
+            && log[entry..].contains("held by gone (session ")
+            && log[entry..].contains("which expired 2026-11-22T11:00:00Z"),
+        "{log}"
+    );
+    b.aahp_env(".", &["verify"], &later).assert_code(0);
     b.aahp_env(".", &["begin", "--remote", "origin", "--ttl", "1h"], &later)
         .assert_code(0);
     // Gone too: `begin --steal` takes over the stale lease, and says so.
@@ -307,4 +318,67 @@ fn task_add_under_a_remote_lease_reserves_its_id_on_the_remote() {
     assert!(out.stderr.contains("-gone"), "{out}");
     assert_eq!(b.read(".ai/handoff/MANIFEST.json"), before);
     assert_eq!(ids().unwrap()["next_task_id"], 3);
+}
+
+#[test]
+fn a_counter_moved_by_another_clone_mid_reservation_is_read_again() {
+    let (remote, a, b) = remote_and_clones();
+    let meet = tempfile::tempdir().unwrap();
+    let (reached, go) = (
+        meet.path().join("lease:ids-read.reached"),
+        meet.path().join("lease:ids-read.go"),
+    );
+    a.aahp(&["begin", "--remote", "origin", "--agent", "a", "--ttl", "1h"])
+        .assert_code(0);
+    // a's `task add` reads the (absent) counter and stops before its compare-and-swap.
+    let mut add = a.aahp_command(&["task", "add", "a task"]);
+    add.env("AAHP_FAILPOINT", "lease:ids-read")
+        .env("AAHP_FAILPOINT_DIR", meet.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = add.spawn().unwrap();
+    let start = std::time::Instant::now();
+    while !reached.exists() {
+        assert!(
+            start.elapsed().as_secs() < 60,
+            "task add never reached the fail point"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // Meanwhile another clone takes the (by its clock) stale lease over and reserves an id.
+    let later = [("AAHP_NOW", "2026-11-22T12:00:00Z")];
+    b.aahp_env(
+        ".",
+        &["begin", "--remote", "origin", "--steal", "--agent", "b"],
+        &later,
+    )
+    .assert_code(0);
+    let out = b.aahp_env(".", &["task", "add", "b task"], &later);
+    out.assert_code(0);
+    assert!(out.stdout.contains("T-001"), "{out}");
+    // a goes on: its push is refused, it reads the counter again and takes the next id.
+    std::fs::write(&go, b"").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("T-002"), "{stdout}");
+    assert!(
+        stdout.contains("had already handed out ids up to T-001"),
+        "{stdout}"
+    );
+    let tasks = |repo: &TestRepo| {
+        let m: serde_json::Value =
+            serde_json::from_str(&repo.read(".ai/handoff/MANIFEST.json")).unwrap();
+        m["tasks"].clone()
+    };
+    assert_eq!(tasks(&a)["T-002"]["title"], "a task");
+    assert_eq!(tasks(&b)["T-001"]["title"], "b task");
+    let ids = remote.git(&["show", "refs/aahp/ids/%2Eai%2Fhandoff:ids.json"]);
+    let ids: serde_json::Value = serde_json::from_str(&ids).unwrap();
+    assert_eq!(ids["next_task_id"], 3, "both reservations kept");
 }

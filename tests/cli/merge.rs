@@ -280,10 +280,19 @@ fn manifest_rebuilds_a_manifest_left_with_conflict_markers() {
             .contains("held merge conflict markers: rebuilt from both sides")
             && out
                 .stdout
-                .contains("task T-001 of the incoming side is now T-002"),
+                .contains("task T-001 of the incoming side is now T-002")
+            && out
+                .stdout
+                .contains("logged: the renumbering, in .ai/handoff/LOG.md"),
         "{out}"
     );
     assert_alice_kept_t001_and_bob_became_t002(&repo);
+    // The renumbering is logged, as a merge through the driver logs it.
+    let log = repo.read(&file("LOG.md"));
+    let entry = log
+        .find("## [2026-11-22] git-aahp: Manifest rebuild renumbered task ids")
+        .expect(&log);
+    assert!(log[entry..].contains("- `T-001` is now `T-002`"), "{log}");
     repo.aahp(&["manifest", "--check"]).assert_code(0);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "--no-verify", "--no-edit"]);
