@@ -304,6 +304,21 @@ fn assert_linear(what: &str, n: usize, make: impl Fn(usize) -> String) {
 }
 
 #[test]
+fn credential_syntaxes_repeated_on_one_line_lint_in_linear_steps() {
+    // Each of these checks reads a bounded stretch after its match (a call's arguments, a
+    // declared type, a flag's name, a statement's end): many matches on one line stay linear.
+    for (what, unit) in [
+        ("calls", "x.auth(\"a\", (b, [c, {d"),
+        ("typed declarations", "apiKey: String ?<> = "),
+        ("string prefixes", "token = r"),
+        ("flags", "-aKey -bToken=-cSecret "),
+        ("secure strings", "ConvertTo-SecureString 'p4Ss-w0rd9' "),
+    ] {
+        assert_linear(what, 300, |n| unit.repeat(n));
+    }
+}
+
+#[test]
 fn secrets_on_one_line_lint_in_linear_steps() {
     // Redaction used to rescan every secret span for every character of the line.
     assert_linear("AWS key ids on one line", 200, |n| {

@@ -5,12 +5,12 @@
 
 use super::super::Severity;
 use super::super::engine::{Caps, Finding, Pattern, Scan};
-use super::super::redacted;
 use super::super::registry::{
     RuleMeta, SEC001, SEC010, SEC011, SEC020, SEC030, SEC040, SEC041, SEC042, SEC050, SEC051,
     SEC060, SEC070, SEC080, SEC090, SEC100, SEC110, SEC120, SEC121, SEC130, SEC131, SEC140, SEC150,
 };
 use super::super::text::{entropy, line_near};
+use super::super::{redacted, steps};
 use super::{Placeholder, is_template, placeholder};
 
 pub(crate) static PATTERNS: &[Pattern] = &[
@@ -267,7 +267,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "auth_token",
             "pw",
         ],
-        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:=|=>|<-|!==?|={1,3}|\?=|\+=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;)\]}<>]+)"#,
+        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:=|=>|<-|!==?|={1,3}|\?\??=|\+=|\|\|=|&&=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;)\]}<>]+)"#,
         before: 90,
         after: 240,
         check: check_assignment,
@@ -555,7 +555,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         rule: &SEC131,
         // The credential word ends a compound flag as often as it starts one (`-NuGetApiKey`,
         // `--github-token`): the gate keeps the words that end a flag's name.
-        keywords: &["key", "token", "secret", "pass", "-pat", "-pw", "-auth"],
+        keywords: &[
+            "key", "token", "secret", "pass", "password", "passwd", "-pat", "-pw", "-auth",
+        ],
         regex: r#"(?:^|[\s"'`(])--?([A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+){0,6})(?:=|[ \t]+)(?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"'`\\;|&)]{1,200}))"#,
         before: 60,
         after: 240,
@@ -642,10 +644,68 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC131,
         keywords: &["convertto-securestring"],
-        regex: r#"\bConvertTo-SecureString\b[^\n|;"']{0,80}?(?P<v>"[^"\n]{1,200}"|'[^'\n]{1,200}')"#,
+        regex: r#"\bConvertTo-SecureString(?:[ \t]+-String)?[ \t]+(?P<v>"[^"\n]+"|'[^'\n]+')"#,
         before: 4,
         after: 400,
         check: check_secure_string,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "getenv",
+            "setenv",
+            "setenvironmentvariable",
+            "setdefault",
+            "environ.get",
+            "env.fetch",
+            "setproperty",
+        ],
+        regex: r#"\b(?:getenv|setenv|SetEnvironmentVariable|setdefault|environ\.get|ENV\.fetch|setProperty)[ \t]*\([ \t]*["']([A-Za-z_][A-Za-z0-9_.-]{0,80})["'][ \t]*,[ \t]*(?:"([^"\n]+)"|'([^'\n]+)')"#,
+        before: 20,
+        after: 320,
+        check: check_pair::<{ Pair::EnvCall as u8 }>,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "config set",
+            "configure set",
+            "secret set",
+            "secrets set",
+            "user-secrets set",
+        ],
+        regex: r#"\b(?:configure|config|secrets?|user-secrets)[ \t]+set[ \t]+["']?([A-Za-z_/][A-Za-z0-9_.:/-]{0,80})["']?[ \t]+(?:(?:--body|--value|-b)[ \t]+)?(?:"([^"\n]+)"|'([^'\n]+)'|([^ \t\r\n"'|;&]+))"#,
+        before: 20,
+        after: 320,
+        check: check_pair::<{ Pair::CliSetting as u8 }>,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "mysqli_connect",
+            "mysql_connect",
+            "mysqli(",
+            "pdo(",
+            "ldap_bind",
+            "simple_bind",
+            "passwordauthentication",
+            "auth=(",
+            "auth = (",
+            ".auth(",
+        ],
+        regex: r"\b(?P<f>mysqli_connect|mysql_connect|mysqli|PDO|ldap_bind|simple_bind_s|simple_bind|PasswordAuthentication|auth[ \t]*=[ \t]*|auth)[ \t]*\(",
+        before: 20,
+        after: 400,
+        check: check_credential_call,
         overlap: false,
         gate: None,
         near: &[],
@@ -662,28 +722,117 @@ fn userinfo_gate(b: &[u8], _start: usize, end: usize) -> bool {
     memchr::memchr(b'@', &tail[..stop]).is_some()
 }
 
-/// The keyword is in a flag's name (`-ApiKey`, `--github-token`, `-NuGetApiKey`): the name
+/// The arguments of a call whose `(` ends at `open`, up to its closing bracket on the same
+/// line (at most 240 bytes, three brackets deep): each argument's trimmed range. Commas inside quotes or nested
+/// brackets do not split.
+fn call_arguments(text: &str, open: usize) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let hi = text.len().min(open + 240);
+    let (mut depth, mut quote, mut from) = (0usize, 0u8, open);
+    let mut args = Vec::new();
+    let push = |s: usize, e: usize, args: &mut Vec<(usize, usize)>| {
+        let a = &text[s..e];
+        let lead = a.len() - a.trim_start().len();
+        args.push((s + lead, s + lead + a.trim().len()));
+    };
+    let mut i = open;
+    while i < hi {
+        steps::add(1);
+        let c = b[i];
+        match (quote, c) {
+            (_, b'\n') => return Vec::new(),
+            (0, b'"' | b'\'') => quote = c,
+            (q, _) if q != 0 => {
+                if c == b'\\' {
+                    i += 1;
+                } else if c == q {
+                    quote = 0;
+                }
+            }
+            (_, b'(' | b'[' | b'{') if depth < 3 => depth += 1,
+            (_, b'(' | b'[' | b'{') => return Vec::new(),
+            (_, b')' | b']' | b'}') if depth > 0 => depth -= 1,
+            (_, b')') => {
+                push(from, i, &mut args);
+                return args;
+            }
+            (_, b',') if depth == 0 => {
+                push(from, i, &mut args);
+                from = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Vec::new()
+}
+
+/// A password passed by position to a call that takes one: `mysqli_connect(host, user,
+/// "…")`, `new PDO($dsn, $user, '…')`, `ldap_bind($c, $dn, "…")`,
+/// `new PasswordAuthentication("user", "…".toCharArray())`, `auth=('user', '…')`,
+/// `redis.auth("…")`.
+fn check_credential_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let func = caps.str(1).to_ascii_lowercase();
+    let (_, open) = caps.whole();
+    let args = call_arguments(text, open);
+    let (ms, _) = caps.whole();
+    let (slot, strict) = match func.as_str() {
+        "mysqli_connect" | "mysql_connect" | "mysqli" | "pdo" | "ldap_bind" => (2, false),
+        "simple_bind_s" | "simple_bind" | "passwordauthentication" => (1, false),
+        // `auth=('user', '…')`: a (user, password) pair.
+        _ if func.starts_with("auth") && func.len() > 4 => (1, args.len() != 2),
+        // `redis.auth("…")`: a method of that name with one argument, which must look like a
+        // credential on its own.
+        _ if text[..ms].ends_with('.') && args.len() == 1 => (0, true),
+        _ => return,
+    };
+    let Some(&(s, e)) = args.get(slot) else {
+        return;
+    };
+    let arg = &text[s..e];
+    // The argument is one string literal, perhaps turned into characters or bytes.
+    let Some(q) = arg.chars().next().filter(|c| matches!(c, '"' | '\'')) else {
+        return;
+    };
+    let Some(close) = arg[1..].find(q).map(|k| k + 1) else {
+        return;
+    };
+    let rest = &arg[close + 1..];
+    if !(rest.is_empty() || rest == ".toCharArray()" || rest == ".getBytes()") {
+        return;
+    }
+    judge_pair(
+        scan,
+        "password",
+        s + 1,
+        s + close,
+        "credential-argument",
+        strict,
+        out,
+    );
+}
+
+/// The keyword ends a flag's name (`-ApiKey`, `--github-token`, `-NuGetApiKey`): the name
 /// starts with `-` after a blank, a quote or a bracket, and a value follows it after `=` or a
-/// blank. Both looks are bounded, so a long run of name characters stays linear.
+/// blank. The look back is bounded, so a long run of name characters stays linear.
 fn flag_gate(b: &[u8], start: usize, end: usize) -> bool {
+    // The credential word ends the name (`--max-tokens`, `--manifest-path` are not
+    // credentials), and a value follows.
+    if !matches!(b.get(end), Some(b'=' | b' ' | b'\t')) {
+        return false;
+    }
     let name = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
-    let floor = start.saturating_sub(64);
+    let floor = start.saturating_sub(40);
     let mut i = start;
     while i > floor && name(b[i - 1]) {
         i -= 1;
     }
+    steps::add((start - i) as u64);
     // The name's first dashes, then a letter (`--api-key`, `-Token`).
     let dashes = b[i..end].iter().take_while(|&&c| c == b'-').count();
     let opens = i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'`' | b'(');
-    if !(1..=2).contains(&dashes) || !opens || !b[i + dashes].is_ascii_alphabetic() {
-        return false;
-    }
-    let limit = b.len().min(end + 48);
-    let mut j = end;
-    while j < limit && name(b[j]) {
-        j += 1;
-    }
-    j < limit && matches!(b[j], b'=' | b' ' | b'\t')
+    (1..=2).contains(&dashes) && opens && b[i + dashes].is_ascii_alphabetic()
 }
 
 /// A credential word followed (after the rest of its identifier and an optional quote) by an
@@ -699,7 +848,8 @@ fn assignment_gate(b: &[u8], _start: usize, end: usize) -> bool {
     }
     i < limit
         && (matches!(b[i], b'=' | b':' | b'!' | b'?' | b'+')
-            || b[i] == b'<' && b.get(i + 1) == Some(&b'-'))
+            || b[i] == b'<' && b.get(i + 1) == Some(&b'-')
+            || matches!(b[i], b'|' | b'&') && b.get(i + 1) == Some(&b[i]))
 }
 
 fn rule_for(id: u16) -> &'static RuleMeta {
@@ -1248,7 +1398,7 @@ fn credential_name(name: &str) -> Option<bool> {
     let mut cur = String::new();
     let mut prev_lower = false;
     for c in trimmed.chars() {
-        if matches!(c, '_' | '-' | '.' | '$') {
+        if matches!(c, '_' | '-' | '.' | '$' | ':' | '/') {
             if !cur.is_empty() {
                 parts.push(std::mem::take(&mut cur));
             }
@@ -1562,7 +1712,9 @@ fn quoted_at(text: &str, from: usize) -> Option<(usize, usize)> {
     }
     let hi = text.len().min(from + 1 + 200);
     let body = &text.as_bytes()[from + 1..hi];
-    let close = memchr::memchr2(q, b'\n', body).filter(|&k| body[k] == q && k > 0)?;
+    let close = memchr::memchr2(q, b'\n', body);
+    steps::add(close.unwrap_or(body.len()) as u64);
+    let close = close.filter(|&k| body[k] == q && k > 0)?;
     Some((from, from + 1 + close + 1))
 }
 
@@ -1606,6 +1758,7 @@ fn typed_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)> {
     {
         i += 1;
     }
+    steps::add((i - ve) as u64);
     if i >= limit || b[i] != b'=' || matches!(b.get(i + 1), Some(b'=' | b'>')) {
         return None;
     }
@@ -1664,9 +1817,14 @@ enum Pair {
     CallArgument,
     /// `variable "db_password" { default = "…" }` (Terraform).
     TerraformDefault,
+    /// `os.getenv("API_TOKEN", "…")`, `os.Setenv("API_TOKEN", "…")`,
+    /// `System.setProperty("…Password", "…")`: an environment or property call with a literal.
+    EnvCall,
+    /// `aws configure set aws_secret_access_key …`, `gh secret set NAME --body "…"`.
+    CliSetting,
 }
 
-const PAIRS: [Pair; 8] = [
+const PAIRS: [Pair; 10] = [
     Pair::XmlValueFirst,
     Pair::XmlKeyed,
     Pair::NameValue,
@@ -1675,6 +1833,8 @@ const PAIRS: [Pair; 8] = [
     Pair::SpacedArgument,
     Pair::CallArgument,
     Pair::TerraformDefault,
+    Pair::EnvCall,
+    Pair::CliSetting,
 ];
 
 /// A (name, value) pair in one of the syntaxes of [`Pair`]: group 1 is the name (the value for
@@ -1731,6 +1891,8 @@ fn check_pair<const K: u8>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
             ("setter-argument", true)
         }
         Pair::TerraformDefault => ("terraform-default", false),
+        Pair::EnvCall => ("env-call", false),
+        Pair::CliSetting => ("cli-setting", caps.range(4).is_some()),
     };
     judge_pair(scan, name, vs, ve, kind, strict, out);
 }
@@ -1970,6 +2132,7 @@ fn check_secure_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>)
     // string as plain text.
     let (_, line_end) = line_near(text, e, e, 200);
     let statement = &text[ms..line_end.max(e)];
+    steps::add(statement.len() as u64);
     let stop = statement[e - ms..]
         .find(['|', ';', ')', '\n'])
         .map_or(statement.len(), |k| e - ms + k);
@@ -2510,6 +2673,51 @@ mod tests {
             severities("SEC120", "password = \"Kq8_zP3m_passwordless\""),
             [Severity::Error]
         );
+    }
+
+    #[test]
+    fn passwords_given_to_calls_and_settings_by_position_are_found() {
+        for text in [
+            "$link = mysqli_connect(\"db.acme.io\", \"shop\", \"Qm8vT2pXr7Lw\", \"shop\");",
+            "$pdo = new PDO($dsn, 'shop', 'Qm8vT2pXr7Lw');",
+            "ldap_bind($conn, \"cn=admin,dc=acme,dc=io\", \"Qm8vT2pXr7Lw\");",
+            "return new PasswordAuthentication(\"app\", \"Qm8vT2pXr7Lw\".toCharArray());",
+            "r = requests.get(url, auth=('app', 'Qm8vT2pXr7Lw'))",
+            "jedis.auth(\"Qm8vT2pXr7Lw\");",
+            "os.Setenv(\"API_TOKEN\", \"q8Rf2LmX9vT4kW7pZ3nB\")",
+            "SECRET_KEY = os.getenv(\"DJANGO_SECRET_KEY\", \"dj-Kq8_zP3mVx7Lr2Tn9W\")",
+            "System.setProperty(\"javax.net.ssl.keyStorePassword\", \"Qm8vT2pXr7Lw\");",
+            "gh secret set DEPLOY_TOKEN --body \"q8Rf2LmX9vT4kW7pZ3nB\"",
+            "aws configure set aws_secret_access_key q8Rf2LmX9vT4kW7pZ3nBq8Rf2LmX9vT4kW7pZ3nB",
+            "dotnet user-secrets set \"Payments:ApiKey\" \"q8Rf2LmX9vT4kW7pZ3nB\"",
+            "token ||= \"q8Rf2LmX9vT4kW7pZ3nB\"",
+            "this.apiKey ??= 'q8Rf2LmX9vT4kW7pZ3nB';",
+        ] {
+            let d = crate::lint::check_text("x/NOTES.md", text).unwrap();
+            assert!(
+                d.iter()
+                    .any(|d| d.rule.starts_with("SEC") && d.severity == Severity::Error),
+                "{text}: {d:?}"
+            );
+        }
+        for text in [
+            "mysqli_connect($host, $user, $pass, $db)",
+            "new PDO($dsn, $user, $password)",
+            "auth=(user, password)",
+            "app.auth(\"google\")",
+            "SECRET_KEY = os.getenv(\"DJANGO_SECRET_KEY\", \"changeme\")",
+            "os.getenv(\"TOKEN_URL\", \"https://auth.acme.io\")",
+            "System.setProperty(\"javax.net.ssl.keyStore\", \"/etc/keystore.jks\");",
+            "aws configure set region eu-west-1",
+            "git config set user.name \"Jane Doe\"",
+            "a || b; token || \"q8Rf2LmX9vT4kW7pZ3nB\"",
+        ] {
+            let d = crate::lint::check_text("x/NOTES.md", text).unwrap();
+            assert!(
+                !d.iter().any(|d| d.rule.starts_with("SEC")),
+                "{text}: {d:?}"
+            );
+        }
     }
 
     #[test]
