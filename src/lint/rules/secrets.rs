@@ -710,6 +710,70 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    Pattern {
+        rule: &SEC121,
+        keywords: &[
+            "passwort",
+            "kennwort",
+            "contraseña",
+            "contrasena",
+            "senha",
+            "mot de passe",
+            "wachtwoord",
+            "hasło",
+            "haslo",
+            "lösenord",
+            "losenord",
+            "salasana",
+            "parola",
+            "密码",
+            "密碼",
+            "パスワード",
+            "비밀번호",
+        ],
+        regex: r"(?i:passwort|kennwort|contraseña|contrasena|senha|mot de passe|wachtwoord|hasło|haslo|lösenord|losenord|salasana|parola|密码|密碼|パスワード|비밀번호)[ \t]*(?:\*\*|__)?[ \t]*[:=：][ \t]*(?:\*\*|__)?[ \t]*[`'\x22]?(?P<v>[^ \t\r\n`'\x22<>()\[\]{},;|]+)",
+        before: 10,
+        after: 340,
+        check: check_foreign_label,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC121,
+        keywords: &[
+            "login:",
+            "logins:",
+            "creds:",
+            "credentials:",
+            "login :",
+            "creds :",
+        ],
+        regex: r#"\b(?:logins?|creds|credentials)[ \t]*:[ \t]*[`'"]?(?P<u>[A-Za-z0-9_.@+-]{1,64})[`'"]?[ \t]*(?:/|:)[ \t]*[`'"]?(?P<v>[^ \t\r\n`'"<>()\[\]{},;|]+)"#,
+        before: 10,
+        after: 340,
+        check: check_login_pair,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC131,
+        keywords: &[
+            "password-stdin",
+            "sudo -s",
+            "chpasswd",
+            "passwd --stdin",
+            "passphrase-fd",
+        ],
+        regex: r#"\b(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^ \t\r\n"'|;&]+)[ \t]*\|[^\n|;]*?(?:--password-stdin|\bsudo[ \t]+-S\b|\bchpasswd\b|\bpasswd[ \t]+--stdin|--passphrase-fd[ \t]+0)"#,
+        before: 200,
+        after: 120,
+        check: check_piped_password,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
 ];
 
 /// `scheme://` followed by `@` before the URL ends: the only URLs that can hold a password.
@@ -2164,6 +2228,83 @@ fn check_secure_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>)
     out.push(f);
 }
 
+/// A password after its label in another language (`Passwort: …`, `contraseña = …`,
+/// `пароль: …`): the value must look like a credential on its own ([`strong_value`]).
+fn check_foreign_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(1).expect("group v");
+    let e = scan.text()[s..e]
+        .char_indices()
+        .nth(200)
+        .map_or(e, |(i, _)| s + i);
+    let v = scan.text()[s..e].trim_end_matches(['.', '!', '?', ':']);
+    if !strong_value(v) {
+        return;
+    }
+    out.push(secret(
+        &SEC121,
+        "labelled-credential",
+        "password written out after its label",
+        s,
+        s + v.len(),
+        v,
+    ));
+}
+
+/// `Admin login: app / …`, `creds: deploy:…`: a user and a password after a login label; the
+/// password must look like a credential on its own ([`strong_value`]).
+fn check_login_pair(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(2).expect("group v");
+    let e = scan.text()[s..e]
+        .char_indices()
+        .nth(200)
+        .map_or(e, |(i, _)| s + i);
+    let v = scan.text()[s..e].trim_end_matches(['.', '!', '?', ':']);
+    // `login: https://…` is a URL, not a user and a password.
+    if caps.str(1).eq_ignore_ascii_case("http") || caps.str(1).eq_ignore_ascii_case("https") {
+        return;
+    }
+    if !strong_value(v) {
+        return;
+    }
+    out.push(secret(
+        &SEC121,
+        "labelled-credential",
+        "password written out after a login",
+        s,
+        s + v.len(),
+        v,
+    ));
+}
+
+/// `echo "…" | docker login --password-stdin`, `echo '…' | sudo -S …`: a literal piped into a
+/// command that reads a password from its input.
+fn check_piped_password(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(1).expect("group v");
+    let raw = &scan.text()[s..e];
+    let quoted = raw.starts_with(['"', '\'']);
+    let (s, e) = if quoted { (s + 1, e - 1) } else { (s, e) };
+    let v = &scan.text()[s..e];
+    if v.chars().count() < 4 || is_template(v) || variable(v) || code_like(v) {
+        return;
+    }
+    let mut f = Finding::new(
+        &SEC131,
+        s,
+        e,
+        format!("password piped into a command: {}", redacted(v)),
+    )
+    .secret("command-credentials");
+    match placeholder(v) {
+        Placeholder::Hard => return,
+        Placeholder::Soft => {
+            f = f.severity(Severity::Warning);
+            f.message.push_str(" (looks like a placeholder)");
+        }
+        Placeholder::No => {}
+    }
+    out.push(f);
+}
+
 /// `Cookie: sessionid=…`: a session cookie is a login.
 fn check_cookie(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.range(2).expect("group value");
@@ -2715,6 +2856,44 @@ mod tests {
             let d = crate::lint::check_text("x/NOTES.md", text).unwrap();
             assert!(
                 !d.iter().any(|d| d.rule.starts_with("SEC")),
+                "{text}: {d:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn labels_in_other_languages_logins_and_piped_passwords_are_found() {
+        for text in [
+            "Passwort: Qm8vT2pXr7Lw",
+            "- **Contraseña:** `Qm8vT2pXr7Lw`",
+            "mot de passe = Qm8vT2pXr7Lw",
+            "密码：Qm8vT2pXr7Lw",
+            "Admin login: app / Qm8vT2pXr7Lw",
+            "creds: deploy:Qm8vT2pXr7Lw",
+            "echo 'Qm8vT2pXr7Lw' | sudo -S apt-get update",
+            "printf \"Qm8vT2pXr7Lw\" | docker login -u app --password-stdin",
+            "echo 'app:Qm8vT2pXr7Lw' | chpasswd",
+        ] {
+            let d = crate::lint::check_text("x/NOTES.md", text).unwrap();
+            assert!(
+                d.iter()
+                    .any(|d| d.rule.starts_with("SEC") && d.severity == Severity::Error),
+                "{text}: {d:?}"
+            );
+        }
+        for text in [
+            "Passwort: siehe Tresor",
+            "Kennwort: ${ADMIN_PASSWORD}",
+            "login: https://staging.acme.io/login",
+            "Login: admin / admin",
+            "creds: see the vault entry ops/staging",
+            "echo \"$REGISTRY_TOKEN\" | docker login -u app --password-stdin",
+            "cat token.txt | docker login --password-stdin",
+        ] {
+            let d = crate::lint::check_text("x/NOTES.md", text).unwrap();
+            assert!(
+                !d.iter()
+                    .any(|d| d.rule.starts_with("SEC") && d.severity == Severity::Error),
                 "{text}: {d:?}"
             );
         }
