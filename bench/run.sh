@@ -9,6 +9,9 @@
 #
 # usage: bench/run.sh [--quick]   (--quick: fewer runs, no 100,000-file repository, no
 #                                  19,990-entry archive, no callgrind)
+# env:   AAHP_BENCH_ONLY=archive   only the archive-size series (and its callgrind and peak
+#                                  memory rows), e.g. to compare two builds;
+#        AAHP_BENCH_BIN=PATH       measure this git-aahp binary instead of building one.
 # needs: cargo, git, python3, hyperfine; optional: valgrind, /usr/bin/time, strace, and
 #        the reference CLI `aahp` on PATH for the side-by-side table.
 set -euo pipefail
@@ -21,9 +24,15 @@ full=1
 
 command -v hyperfine >/dev/null || { echo "bench: hyperfine is missing (apt-get install hyperfine)" >&2; exit 2; }
 
-cargo build --release --locked --quiet --manifest-path "$root/Cargo.toml"
-bindir="$root/target/release"
-bin="$bindir/git-aahp"
+only=${AAHP_BENCH_ONLY:-}
+if [ -n "${AAHP_BENCH_BIN:-}" ]; then
+  bin=$(cd "$(dirname "$AAHP_BENCH_BIN")" && pwd)/$(basename "$AAHP_BENCH_BIN")
+  bindir=$(dirname "$bin")
+else
+  cargo build --release --locked --quiet --manifest-path "$root/Cargo.toml"
+  bindir="$root/target/release"
+  bin="$bindir/git-aahp"
+fi
 export PATH="$bindir:$PATH"
 out="$root/bench/out"
 work=$(mktemp -d)
@@ -77,6 +86,7 @@ instr() { # DIR ARGS... -> instructions of `git-aahp ARGS` run in DIR
 }
 
 # --- the default fixture -------------------------------------------------------------------
+if [ "$only" != archive ]; then
 fx="$work/fixture"
 prepare "$fx"
 cp -a "$fx" "$work/fixture.saved"
@@ -127,6 +137,7 @@ say "| \`git aahp commit\` (LOG.md already rotated) | $kr | $(ratio "$kr" "$g")�
 say "| \`git aahp status\` | $s | $(ratio "$s" "$g")× git diff | |"
 say "| processes spawned by \`git-aahp hook pre-commit\` | $children | | 0 |"
 say
+fi
 
 # --- archive size: LOG.md rotated to 10 entries, 190 / 1,990 / 19,990 archived -------------
 sizes="190 1990"
@@ -151,7 +162,10 @@ open(p, "w", encoding="utf-8").write(t[:cut] + entry + t[cut:])
 PY
   cp -a "$a" "$a.saved"
   arch_cmds+=("git -C $a aahp archive")
-  arch_prep+=(-p "sh -c 'rm -rf $a && cp -a $a.saved $a'")
+  # The copy's index is refreshed as \`git status\` would: a real repository's index holds
+  # the files' current stat data, so \`archive\` can tell the archive equals HEAD's without
+  # hashing it (the copy gets new inode and ctime numbers).
+  arch_prep+=(-p "sh -c 'rm -rf $a && cp -a $a.saved $a && (git -C $a update-index -q --refresh || true)'")
 done
 hf "$work/arch_hook.json" "git -C $work/arch190 diff --cached --name-only" "${hook_cmds[@]}"
 hf "$work/arch_one.json" "${arch_prep[@]}" "${arch_cmds[@]}"
@@ -182,6 +196,7 @@ if [ "$full" = 1 ] && command -v valgrind >/dev/null; then
   for n in $sizes; do
     hi=$(instr "$work/arch$n" hook pre-commit)
     rm -rf "$work/arch$n-one" && cp -a "$work/arch$n-one.saved" "$work/arch$n-one"
+    git -C "$work/arch$n-one" update-index -q --refresh || true
     ai=$(instr "$work/arch$n-one" archive)
     [ -z "$hi0" ] && { hi0=$hi; ai0=$ai; }
     say "| $n | $hi | $(ratio "$hi" "$hi0") | $ai | $(ratio "$ai" "$ai0") |"
@@ -192,6 +207,7 @@ fi
 if [ -x /usr/bin/time ]; then
   big_arch="$work/arch$last"
   rm -rf "$big_arch-one" && cp -a "$big_arch-one.saved" "$big_arch-one"
+  git -C "$big_arch-one" update-index -q --refresh || true
   ph=$(cd "$big_arch" && peak "$bin" hook pre-commit)
   pa=$(cd "$big_arch-one" && peak "$bin" archive)
   say "Peak RSS at $last archived entries (GNU time, largest process): hook $ph MiB, archive $pa MiB (goal ≤ 30 MiB each)."
@@ -199,6 +215,10 @@ if [ -x /usr/bin/time ]; then
 fi
 
 # --- repository size -------------------------------------------------------------------------
+if [ "$only" = archive ]; then
+  echo "bench: results in $results" >&2
+  exit 0
+fi
 if [ "$full" = 1 ]; then
   bx="$work/big"
   prepare "$bx" --repo-files 100000

@@ -16,7 +16,8 @@ use crate::handoff::log::{
 };
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{
-    HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, write_atomic,
+    HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, read_limited,
+    stream, write_atomic,
 };
 use crate::output::{Report, Style, escape_untrusted};
 use crate::transaction::rotation::{self, Change, SpliceAt};
@@ -421,20 +422,19 @@ fn write_file(dir: &HandoffDir, name: &str, bytes: &[u8]) -> Result<()> {
 /// Refuses a rotation whose files the tool could not read back (issue #12, M4): nothing is
 /// written then.
 fn check_sizes(dir: &HandoffDir, rot: &Rotation) -> Result<()> {
-    for (name, text, limit) in [
-        (ARCHIVE_FILE, &rot.archive, MAX_ARCHIVE_BYTES),
-        (INDEX_FILE, &rot.index, MAX_ARCHIVE_BYTES),
-        (LOG_FILE, &rot.log, MAX_FILE_BYTES),
+    for (name, len, limit) in [
+        (ARCHIVE_FILE, rot.archive_len, MAX_ARCHIVE_BYTES),
+        (INDEX_FILE, rot.index_len, MAX_ARCHIVE_BYTES),
+        (LOG_FILE, rot.log.len(), MAX_FILE_BYTES),
     ] {
-        if text.len() > limit {
+        if len > limit {
             return Err(Error::invalid(
                 dir.path_of(name),
                 None,
                 format!(
-                    "archiving would make it {} bytes, more than the {limit} bytes git-aahp reads; \
+                    "archiving would make it {len} bytes, more than the {limit} bytes git-aahp reads; \
                      nothing was changed (move {ARCHIVE_FILE} and {INDEX_FILE} into a dated \
-                     subdirectory to start a new archive, then rerun)",
-                    text.len()
+                     subdirectory to start a new archive, then rerun)"
                 ),
             ));
         }
@@ -540,7 +540,15 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         // handoff, so no live writer owns one.
         crate::transaction::remove_temp_files(&dir);
     }
-    let mut snap = dir.snapshot(repo, Source::Worktree)?;
+    // LOG-ARCHIVE.md and its index as HEAD holds them were judged when they were committed:
+    // a rotation then leaves them on disk, reads only their ends and checks only what it
+    // appends (issue #14), so their size is bounded by the disk, not by memory (issue #12).
+    let trust = !args.verify && !args.reindex && pending.is_none() && trusted_pair(repo, &dir)?;
+    let mut snap = if trust {
+        dir.snapshot_worktree_streaming(&[ARCHIVE_FILE, INDEX_FILE])?
+    } else {
+        dir.snapshot(repo, Source::Worktree)?
+    };
     // Taken out of the snapshot, not copied: the archive and its index may be megabytes.
     let mut log_text = take_text(&dir, &mut snap, LOG_FILE)?.ok_or_else(|| {
         Error::invalid(
@@ -595,15 +603,27 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
 
     // A manifest that cannot be read stops the run before anything is written.
     let old_manifest = Manifest::from_snapshot(&dir, &snap)?;
-    // The archive and its index as HEAD holds them were judged when they were committed:
-    // then only the end of each is read and only what is appended is checked (issue #14).
-    let trusted = match (&mut archive_text, &mut index_text) {
-        (Some(a), Some(i)) if pending.is_none() && trusted_pair(repo, &dir)? => {
-            log::rotate_onto_trusted(&log_text, a, i, keep)
-                .map_err(|e| e.into_error(|f| dir.path_of(f)))?
-        }
-        _ => Trusted::Declined,
+    let ends = match (
+        snap.streamed.get(ARCHIVE_FILE),
+        snap.streamed.get(INDEX_FILE),
+    ) {
+        (Some(a), Some(i)) => trusted_ends(&dir, a, i)?,
+        _ => None,
     };
+    let trusted = match &ends {
+        Some(ends) => log::rotate_onto_trusted(&log_text, ends, keep)
+            .map_err(|e| e.into_error(|f| dir.path_of(f)))?,
+        None => Trusted::Declined,
+    };
+    if matches!(trusted, Trusted::Declined) && !snap.streamed.is_empty() {
+        // Not proportional after all (see `rotate_onto_trusted`): read and check them whole.
+        for (name, streamed) in std::mem::take(&mut snap.streamed) {
+            let bytes = read_limited(&streamed.path, &dir.path_of(&name))?;
+            snap.files.insert(name, bytes);
+        }
+        archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
+        index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
+    }
 
     let mut known_archived = None;
     let rotated = match trusted {
@@ -637,20 +657,35 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     // Also after a run that found nothing to do: a run interrupted before the manifest
     // step is completed here.
     // The rotated texts are lent to the snapshot and taken back: the archive may be
-    // megabytes, and peak memory is bounded by a small multiple of it (issue #14).
+    // megabytes, and peak memory is bounded by a small multiple of it (issue #14). Files
+    // left on disk are described as what they will be: their kept bytes, then the splice.
     let mut rotation = rotation;
     let mut after = snap;
     let only_for: Option<&[&str]> = match &rotation {
         Some(_) => None,
         None => Some(&[LOG_FILE, ARCHIVE_FILE, INDEX_FILE]),
     };
+    if let Some(rot) = &rotation {
+        for (name, splice) in [
+            (ARCHIVE_FILE, &rot.archive_splice),
+            (INDEX_FILE, &rot.index_splice),
+        ] {
+            if let (Some(splice), Some(streamed)) = (splice, after.streamed.get_mut(name)) {
+                streamed.keep = splice.keep as u64;
+                streamed.tail = splice.text.as_bytes().to_vec();
+            }
+        }
+    }
     let manifest = {
         let mut lent = match &mut rotation {
-            Some(rot) => [
-                (LOG_FILE, Some(&mut rot.log)),
-                (ARCHIVE_FILE, Some(&mut rot.archive)),
-                (INDEX_FILE, Some(&mut rot.index)),
-            ],
+            Some(rot) => {
+                let whole = rot.archived.is_none();
+                [
+                    (LOG_FILE, Some(&mut rot.log)),
+                    (ARCHIVE_FILE, whole.then_some(&mut rot.archive)),
+                    (INDEX_FILE, whole.then_some(&mut rot.index)),
+                ]
+            }
             None => [
                 (LOG_FILE, Some(&mut log_text)),
                 (ARCHIVE_FILE, archive_text.as_mut()),
@@ -832,33 +867,105 @@ fn head_entries(
     Ok(out)
 }
 
-/// True when the regular file at `path` holds exactly `meant`, read in pieces.
+/// True when the regular file at `path` holds exactly `meant`, read in pieces (a file that
+/// is absent holds nothing).
 fn same_bytes(path: &std::path::Path, meant: &[u8]) -> bool {
-    use std::io::Read;
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return meant.is_empty();
-    };
-    if !meta.is_file() || meta.len() != meant.len() as u64 {
-        return false;
+    if meant.is_empty() && std::fs::symlink_metadata(path).is_err() {
+        return true;
     }
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return false;
+    stream::ends_with_at(path, 0, meant)
+}
+
+/// How many of the archive's last bytes a rotation onto trusted files reads (and at most
+/// how long the index's end after its `entries` list may be).
+const TAIL_BYTES: u64 = 64 * 1024;
+
+/// The ends of LOG-ARCHIVE.md and its index, read from disk without the rest of them: the
+/// archive's last bytes and the index scanned in pieces for the end of its `entries` list.
+/// `None` when they do not serve (not UTF-8 where read, no `entries` list, a long end after
+/// it): the rotation then reads and checks them whole.
+fn trusted_ends(
+    dir: &HandoffDir,
+    archive: &stream::Streamed,
+    index: &stream::Streamed,
+) -> Result<Option<log::TrustedEnds>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let read_from = |s: &stream::Streamed, name: &str, from: u64| -> Result<Vec<u8>> {
+        let shown = dir.path_of(name);
+        let read_err = |source| Error::Read {
+            path: shown.clone(),
+            source,
+        };
+        let mut file = std::fs::File::open(&s.path).map_err(read_err)?;
+        file.seek(SeekFrom::Start(from)).map_err(read_err)?;
+        let mut out = Vec::new();
+        file.take(s.keep - from)
+            .read_to_end(&mut out)
+            .map_err(read_err)?;
+        if out.len() as u64 != s.keep - from {
+            return Err(Error::invalid(
+                shown,
+                None,
+                "changed while it was read (it got shorter); rerun `git aahp archive`",
+            ));
+        }
+        Ok(out)
     };
+    let from = archive.keep.saturating_sub(TAIL_BYTES);
+    let tail = read_from(archive, ARCHIVE_FILE, from)?;
+    // Start at a character boundary: skip the continuation bytes of a cut character.
+    let skip = if from == 0 {
+        0
+    } else {
+        tail.iter()
+            .take(3)
+            .take_while(|b| (0x80..0xC0).contains(*b))
+            .count()
+    };
+    let Ok(archive_tail) = String::from_utf8(tail[skip..].to_vec()) else {
+        return Ok(None);
+    };
+    let Some(index_end) = scan_index(dir, index)? else {
+        return Ok(None);
+    };
+    let cut = index_end.cut as u64;
+    if index.keep - cut > TAIL_BYTES {
+        return Ok(None);
+    }
+    let Ok(index_old_tail) = String::from_utf8(read_from(index, INDEX_FILE, cut)?) else {
+        return Ok(None);
+    };
+    Ok(Some(log::TrustedEnds {
+        archive_len: usize::try_from(archive.keep)
+            .map_err(|_| Error::invalid(dir.path_of(ARCHIVE_FILE), None, "too large to address"))?,
+        archive_tail,
+        archive_whole: from == 0,
+        index_end,
+        index_old_tail,
+    }))
+}
+
+/// Finds the end of the index's `entries` list, reading the file in pieces.
+fn scan_index(dir: &HandoffDir, index: &stream::Streamed) -> Result<Option<log::IndexEnd>> {
+    use std::io::Read;
+    let shown = dir.path_of(INDEX_FILE);
+    let read_err = |source| Error::Read {
+        path: shown.clone(),
+        source,
+    };
+    let file = std::fs::File::open(&index.path).map_err(read_err)?;
+    let mut reader = file.take(index.keep);
+    let mut scanner = log::IndexScanner::default();
     let mut buf = vec![0u8; 1 << 16];
-    let mut at = 0;
     loop {
-        match file.read(&mut buf) {
-            Ok(0) => return at == meant.len(),
-            Ok(n) => {
-                if meant.get(at..at + n) != Some(&buf[..n]) {
-                    return false;
-                }
-                at += n;
-            }
+        match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => scanner.feed(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return false,
+            Err(source) => return Err(read_err(source)),
         }
     }
+    Ok(scanner.finish())
 }
 
 /// True when LOG-ARCHIVE.md and its index both hold what HEAD holds.
@@ -902,13 +1009,21 @@ fn check_written(
     keep: usize,
 ) -> Result<()> {
     // The files on disk are what was meant (compared as streams, the archive may be large);
-    // the checks below then run on the texts in memory.
-    for (name, meant) in [
-        (LOG_FILE, &rot.log),
-        (ARCHIVE_FILE, &rot.archive),
-        (INDEX_FILE, &rot.index),
+    // the checks below then run on the texts in memory. A file extended in place by a
+    // rotation onto trusted files is compared from where its splice starts: the rest was
+    // not written.
+    let appended = rot.archived.is_some();
+    for (name, meant, splice) in [
+        (LOG_FILE, &rot.log, None),
+        (ARCHIVE_FILE, &rot.archive, rot.archive_splice.as_ref()),
+        (INDEX_FILE, &rot.index, rot.index_splice.as_ref()),
     ] {
-        if !same_bytes(&dir.abs.join(name), meant.as_bytes()) {
+        let path = dir.abs.join(name);
+        let as_meant = match splice {
+            Some(s) if appended => stream::ends_with_at(&path, s.keep as u64, s.text.as_bytes()),
+            _ => same_bytes(&path, meant.as_bytes()),
+        };
+        if !as_meant {
             return Err(Error::other(format!(
                 "archive postcondition failed: {} changed while it was being written; rerun `git aahp archive`",
                 dir.path_of(name)
@@ -916,8 +1031,8 @@ fn check_written(
         }
     }
     // An appending rotation onto trusted files checks what it appended; the old bytes were
-    // just compared.
-    if rot.archived.is_some() {
+    // never written.
+    if appended {
         return log::check_appended(log_before, &rot.log, rot, keep)
             .map_err(|e| e.into_error(|f| dir.path_of(f)));
     }

@@ -488,12 +488,21 @@ impl Repo {
                 return Ok(entry.id == at_head.id);
             }
         }
-        // Hash the file as git would store it, without holding it in memory.
+        // Hash the file as git would store it, without holding it in memory; a file whose
+        // length is not the blob's differs without being read.
         let mut file = std::fs::File::open(&full).map_err(read_err(format!("read {path}")))?;
         let len = file
             .metadata()
             .map_err(read_err(format!("read {path}")))?
             .len();
+        let blob_len = self
+            .repo
+            .find_header(at_head.id)
+            .map_err(read_err(format!("read blob {}", at_head.id)))?
+            .size();
+        if blob_len != len {
+            return Ok(false);
+        }
         let mut hasher = gix::hash::hasher(self.repo.object_hash());
         hasher.update(format!("blob {len}\0").as_bytes());
         let mut buf = vec![0u8; 1 << 16];

@@ -85,10 +85,15 @@ pub struct LogFile {
 pub struct Rotation {
     /// New LOG.md.
     pub log: String,
-    /// New LOG-ARCHIVE.md.
+    /// New LOG-ARCHIVE.md (empty after [`rotate_onto_trusted`], which changes it by
+    /// [`Rotation::archive_splice`] alone).
     pub archive: String,
-    /// New LOG-ARCHIVE.index.json.
+    /// New LOG-ARCHIVE.index.json (empty after [`rotate_onto_trusted`], like `archive`).
     pub index: String,
+    /// Length of the new LOG-ARCHIVE.md in bytes.
+    pub archive_len: usize,
+    /// Length of the new index in bytes.
+    pub index_len: usize,
     /// How many entries left LOG.md.
     pub moved: usize,
     /// The entries that left LOG.md, newest first.
@@ -816,6 +821,8 @@ pub fn rotate(
         } else {
             log.to_string()
         },
+        archive_len: archive_text.len(),
+        index_len: index_text.len(),
         archive: archive_text,
         index: index_text,
         moved: moved.len(),
@@ -840,23 +847,68 @@ pub fn rotate(
     Ok(Some(rotation))
 }
 
+/// The ends of LOG-ARCHIVE.md and of its index, read without the rest of either: all that
+/// [`rotate_onto_trusted`] needs, so a rotation reads what it appends to, not the archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustedEnds {
+    /// The archive's length in bytes.
+    pub archive_len: usize,
+    /// Its last bytes, from a character boundary on.
+    pub archive_tail: String,
+    /// Whether `archive_tail` is the whole archive.
+    pub archive_whole: bool,
+    /// Where the index's `entries` list ends (found by [`IndexScanner`]).
+    pub index_end: IndexEnd,
+    /// The index's bytes from [`IndexEnd::cut`] to its end (its closing `]` and `}`).
+    pub index_old_tail: String,
+}
+
+impl TrustedEnds {
+    /// The ends of texts held in memory, the archive's tail cut to at most `tail` bytes
+    /// (tests and callers that have the texts anyway); `None` when the index has no
+    /// `entries` list to extend.
+    pub fn of(archive: &str, index: &str, tail: usize) -> Option<TrustedEnds> {
+        let end = index_end(index.as_bytes())?;
+        let mut from = archive.len().saturating_sub(tail);
+        while !archive.is_char_boundary(from) {
+            from += 1;
+        }
+        Some(TrustedEnds {
+            archive_len: archive.len(),
+            archive_tail: archive[from..].to_string(),
+            archive_whole: from == 0,
+            index_end: end,
+            index_old_tail: index[end.cut..].to_string(),
+        })
+    }
+
+    /// True when [`archive_suffix`] gives for the tail what it gives for the whole archive:
+    /// the tail holds the last line that is not blank and the line break before it.
+    fn determines_suffix(&self) -> bool {
+        if self.archive_whole {
+            return true;
+        }
+        let body = self.archive_tail.trim_end_matches(is_py_space);
+        body.contains(['\n', '\r']) && self.archive_tail.rfind('\n').is_some_and(|i| i > 0)
+    }
+}
+
 /// Rotates onto an archive and index that are trusted as they are (both equal to what
-/// HEAD holds, which was judged when it was committed): only their ends are looked at and
-/// only the appended part is checked, so the cost follows what moves (issue #14).
+/// HEAD holds, which was judged when it was committed): only their ends are read and only
+/// the appended part is checked, so the cost follows what moves (issue #14) and memory does
+/// not grow with the archive (issue #12).
 ///
 /// Returns [`Trusted::Declined`] when this cannot be done proportionally and the caller
-/// must use [`rotate`] (which reads and checks everything): an empty archive, an index whose
-/// `entries` list cannot be located (the legacy layout among others), or moved entries
-/// holding code fences (which could pair with an unclosed fence in the old archive and
-/// change how it reads).
+/// must use [`rotate`] (which reads and checks everything): an empty archive, an archive
+/// whose tail does not show how it ends (a tail of blank lines), or moved entries holding
+/// code fences (which could pair with an unclosed fence in the old archive and change how
+/// it reads).
 ///
-/// The old texts are taken from `archive` and `index` and extended in place when it
-/// rotates (they are left as they were otherwise): the archive may be megabytes, and it is
-/// not copied.
+/// The rotation's [`Rotation::archive`] and [`Rotation::index`] are left empty: the files
+/// change by their splices alone.
 pub fn rotate_onto_trusted(
     log: &str,
-    archive: &mut String,
-    index: &mut String,
+    ends: &TrustedEnds,
     keep: usize,
 ) -> Result<Trusted, LogError> {
     if keep == 0 {
@@ -865,31 +917,26 @@ pub fn rotate_onto_trusted(
     let parsed = LogFile::parse(log);
     parsed.check_dated(LOG_FILE)?;
     let (kept_set, moved) = split(&parsed, keep);
-    if archive.trim_matches(is_py_space).is_empty() {
+    if ends.archive_tail.trim_matches(is_py_space).is_empty() {
         return Ok(Trusted::Declined);
     }
-    let Some(end) = index_end(index.as_bytes()) else {
-        return Ok(Trusted::Declined);
-    };
+    let end = ends.index_end;
     if moved.is_empty() {
         return Ok(Trusted::UpToDate {
             archived: end.count,
         });
     }
+    if !ends.determines_suffix() {
+        return Ok(Trusted::Declined);
+    }
     let appended: Vec<&LogEntry> = moved.iter().rev().copied().collect();
-    let text = archive_suffix(archive, &appended);
+    let text = archive_suffix(&ends.archive_tail, &appended);
     if has_fence_line(&text) {
         return Ok(Trusted::Declined);
     }
     let new_index: Vec<IndexEntry> = appended.iter().map(|e| as_index(e)).collect();
-    let old_tail = index[end.cut..].to_string();
+    let old_tail = ends.index_old_tail.clone();
     let index_text = format!("{}{old_tail}", index_insertion(end.empty, &new_index));
-    let archive_len = archive.len();
-    let mut new_archive = std::mem::take(archive);
-    new_archive.push_str(&text);
-    let mut new_index = std::mem::take(index);
-    new_index.truncate(end.cut);
-    new_index.push_str(&index_text);
     let rotation = Rotation {
         log: parsed.render_with(
             parsed
@@ -899,8 +946,10 @@ pub fn rotate_onto_trusted(
                 .filter(|(i, _)| kept_set.contains(i))
                 .map(|(_, e)| e),
         ),
-        archive: new_archive,
-        index: new_index,
+        archive: String::new(),
+        index: String::new(),
+        archive_len: ends.archive_len + text.len(),
+        index_len: end.cut + index_text.len(),
         moved: moved.len(),
         moved_entries: moved.iter().map(|e| e.moved()).collect(),
         kept: kept_set.len(),
@@ -909,7 +958,7 @@ pub fn rotate_onto_trusted(
         archive_changed: true,
         index_changed: true,
         archive_splice: Some(Splice {
-            keep: archive_len,
+            keep: ends.archive_len,
             text,
             old_tail: String::new(),
         }),
@@ -1143,101 +1192,186 @@ pub struct IndexEnd {
 /// pass, no values built). `None` when the document has no such list, has it twice, or
 /// holds anything but objects in it: the caller then renders the index whole.
 pub fn index_end(text: &[u8]) -> Option<IndexEnd> {
-    let mut depth = 0usize;
-    let mut i = 0;
-    let mut last_string: (usize, usize) = (0, 0);
-    let mut key_is_entries = false;
-    let mut in_entries = false;
-    let mut found: Option<IndexEnd> = None;
-    let mut last_elem_end: Option<usize> = None;
-    let mut list_start = 0;
-    let mut count = 0;
-    // The document must be one object: `{` first, nothing but blanks after its end.
-    let first = text.iter().position(|b| !b.is_ascii_whitespace())?;
-    if text[first] != b'{' {
-        return None;
-    }
-    let mut closed = false;
-    while i < text.len() {
-        let b = text[i];
-        if closed {
-            if !b.is_ascii_whitespace() {
-                return None;
+    let mut scan = IndexScanner::default();
+    scan.feed(text);
+    scan.finish()
+}
+
+/// [`index_end`] over a document read in pieces: [`IndexScanner::feed`] each piece in
+/// order, then [`IndexScanner::finish`]. It holds no text, so an index of any size is
+/// scanned in constant memory (issue #12: the archive and its index are read as streams).
+#[derive(Debug, Clone, Default)]
+pub struct IndexScanner {
+    /// Offset of the next byte.
+    at: usize,
+    phase: Phase,
+    string: InString,
+    depth: usize,
+    /// The current (or last) string's first bytes, and its length.
+    key: [u8; 8],
+    key_len: usize,
+    key_is_entries: bool,
+    in_entries: bool,
+    found: Option<IndexEnd>,
+    last_elem_end: Option<usize>,
+    list_start: usize,
+    count: usize,
+}
+
+/// Where an [`IndexScanner`] is in the document.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Phase {
+    /// Before the first `{`.
+    #[default]
+    Before,
+    /// Inside the top-level object.
+    Open,
+    /// After it: only blanks may follow.
+    Closed,
+    /// The document cannot hold a usable `entries` list.
+    Dead,
+}
+
+/// Whether an [`IndexScanner`] is inside a string.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum InString {
+    #[default]
+    No,
+    Yes,
+    /// Just after a backslash.
+    Escaped,
+}
+
+impl IndexScanner {
+    /// Scans the next piece of the document.
+    pub fn feed(&mut self, piece: &[u8]) {
+        let mut i = 0;
+        while i < piece.len() && self.phase != Phase::Dead {
+            match self.string {
+                InString::Escaped => {
+                    self.string = InString::Yes;
+                    self.note_string_byte(piece[i]);
+                    i += 1;
+                }
+                InString::Yes => {
+                    // Skip to the string's end (escapes included) by memchr.
+                    let Some(k) = memchr::memchr2(b'"', b'\\', &piece[i..]) else {
+                        for &b in &piece[i..] {
+                            self.note_string_byte(b);
+                        }
+                        i = piece.len();
+                        continue;
+                    };
+                    for &b in &piece[i..i + k] {
+                        self.note_string_byte(b);
+                    }
+                    i += k;
+                    if piece[i] == b'\\' {
+                        self.note_string_byte(b'\\');
+                        self.string = InString::Escaped;
+                    } else {
+                        self.string = InString::No;
+                    }
+                    i += 1;
+                }
+                InString::No => {
+                    self.byte(piece[i], self.at + i);
+                    i += 1;
+                }
             }
-            i += 1;
-            continue;
+        }
+        self.at += piece.len();
+    }
+
+    fn note_string_byte(&mut self, b: u8) {
+        if let Some(slot) = self.key.get_mut(self.key_len) {
+            *slot = b;
+        }
+        self.key_len = self.key_len.saturating_add(1);
+    }
+
+    /// One byte outside a string, at offset `at`.
+    fn byte(&mut self, b: u8, at: usize) {
+        match self.phase {
+            // The document must be one object: `{` first, nothing but blanks after it.
+            Phase::Before if b == b'{' => self.phase = Phase::Open,
+            Phase::Before | Phase::Closed => {
+                if !b.is_ascii_whitespace() {
+                    self.phase = Phase::Dead;
+                }
+                return;
+            }
+            Phase::Open | Phase::Dead => {}
         }
         match b {
             b'"' => {
-                // Skip the string, escapes included.
-                let start = i + 1;
-                let mut j = start;
-                loop {
-                    let at = j + memchr::memchr2(b'"', b'\\', text.get(j..)?)?;
-                    if text[at] == b'\\' {
-                        j = at + 2;
-                    } else {
-                        j = at;
-                        break;
-                    }
+                if self.in_entries && self.depth == 2 {
+                    self.phase = Phase::Dead;
+                    return;
                 }
-                if in_entries && depth == 2 {
-                    return None;
-                }
-                last_string = (start, j);
-                i = j + 1;
-                continue;
+                self.string = InString::Yes;
+                self.key_len = 0;
             }
-            b':' if depth == 1 => {
-                key_is_entries = &text[last_string.0..last_string.1] == b"entries";
+            b':' if self.depth == 1 => {
+                self.key_is_entries = self.key_len == 7 && &self.key[..7] == b"entries";
             }
             b'{' | b'[' => {
-                if depth == 1 && b == b'[' && key_is_entries {
-                    if found.is_some() || in_entries {
-                        return None;
+                if self.depth == 1 && b == b'[' && self.key_is_entries {
+                    if self.found.is_some() || self.in_entries {
+                        self.phase = Phase::Dead;
+                        return;
                     }
-                    in_entries = true;
-                    last_elem_end = None;
-                    count = 0;
-                    list_start = i + 1;
-                } else if in_entries && depth == 2 && b != b'{' {
-                    return None;
+                    self.in_entries = true;
+                    self.last_elem_end = None;
+                    self.count = 0;
+                    self.list_start = at + 1;
+                } else if self.in_entries && self.depth == 2 && b != b'{' {
+                    self.phase = Phase::Dead;
+                    return;
                 }
-                depth += 1;
+                self.depth += 1;
             }
             b'}' | b']' => {
-                depth = depth.checked_sub(1)?;
-                closed = depth == 0;
-                if in_entries && depth == 2 && b == b'}' {
-                    last_elem_end = Some(i + 1);
-                    count += 1;
-                } else if in_entries && depth == 1 {
+                let Some(depth) = self.depth.checked_sub(1) else {
+                    self.phase = Phase::Dead;
+                    return;
+                };
+                self.depth = depth;
+                if depth == 0 {
+                    self.phase = Phase::Closed;
+                }
+                if self.in_entries && depth == 2 && b == b'}' {
+                    self.last_elem_end = Some(at + 1);
+                    self.count += 1;
+                } else if self.in_entries && depth == 1 {
                     if b != b']' {
-                        return None;
+                        self.phase = Phase::Dead;
+                        return;
                     }
-                    in_entries = false;
-                    found = Some(IndexEnd {
-                        cut: last_elem_end.unwrap_or(list_start),
-                        empty: last_elem_end.is_none(),
-                        count,
+                    self.in_entries = false;
+                    self.found = Some(IndexEnd {
+                        cut: self.last_elem_end.unwrap_or(self.list_start),
+                        empty: self.last_elem_end.is_none(),
+                        count: self.count,
                     });
                 }
                 if depth == 1 {
-                    key_is_entries = false;
+                    self.key_is_entries = false;
                 }
             }
-            b',' if depth == 1 => key_is_entries = false,
-            c if in_entries && depth == 2 && !c.is_ascii_whitespace() && c != b',' => {
-                return None;
+            b',' if self.depth == 1 => self.key_is_entries = false,
+            c if self.in_entries && self.depth == 2 && !c.is_ascii_whitespace() && c != b',' => {
+                self.phase = Phase::Dead;
             }
             _ => {}
         }
-        i += 1;
     }
-    if depth != 0 {
-        return None;
+
+    /// The end of the `entries` list, once the whole document was fed.
+    pub fn finish(self) -> Option<IndexEnd> {
+        let done = self.phase == Phase::Closed && self.string == InString::No && self.depth == 0;
+        if done { self.found } else { None }
     }
-    found
 }
 
 /// The text inserted at [`IndexEnd::cut`] to list `new` after the old entries, in the
@@ -1902,10 +2036,7 @@ mod tests {
         );
         assert!(verify_archive(&rot2.log, Some(&rot2.archive), Some(&rot2.index), 2).is_empty());
         // Trusting the old files gives the same result, checking only what was appended.
-        let Trusted::Rotated(fast) =
-            rotate_onto_trusted(&more, &mut rot.archive.clone(), &mut rot.index.clone(), 2)
-                .unwrap()
-        else {
+        let Trusted::Rotated(fast) = trusted(&more, &rot.archive, &rot.index, 2, 64) else {
             panic!("the trusted rotation declined")
         };
         assert_eq!(fast.archived, Some(4));
@@ -1943,7 +2074,7 @@ mod tests {
             rotate(&log, Some(&archive), Some(&index), 1)
                 .unwrap()
                 .unwrap(),
-            match rotate_onto_trusted(&log, &mut archive.clone(), &mut index.clone(), 1).unwrap() {
+            match trusted(&log, &archive, &index, 1, 40) {
                 Trusted::Rotated(r) => *r,
                 other => panic!("{other:?}"),
             },
@@ -1984,6 +2115,33 @@ mod tests {
     }
 
     #[test]
+    fn index_end_read_in_pieces_finds_what_it_finds_read_whole() {
+        let docs = [
+            "{\"version\":1,\"entries\":[]}",
+            "{\"entries\": [{\"sha256\": \"a]\\\"}\"}, {}], \"x\": [{}], \"version\": 1}",
+            "{\"entr\\u0069es\": [{}]}",
+            "{\"entries\": [\"x\"]}",
+            "{\"entries\": [{}]} x",
+            " {\"version\": 1, \"entries\": [\n    {\"title\": \"\\\\\"}\n  ]\n}\n",
+            "{\"entries\": [{\"t\": \"unterminated}]}",
+        ];
+        for doc in docs {
+            let whole = index_end(doc.as_bytes());
+            for cut in 0..=doc.len() {
+                let mut scan = IndexScanner::default();
+                scan.feed(&doc.as_bytes()[..cut]);
+                scan.feed(&doc.as_bytes()[cut..]);
+                assert_eq!(scan.finish(), whole, "{doc} cut at {cut}");
+            }
+            let mut scan = IndexScanner::default();
+            for b in doc.as_bytes() {
+                scan.feed(std::slice::from_ref(b));
+            }
+            assert_eq!(scan.finish(), whole, "{doc} byte by byte");
+        }
+    }
+
+    #[test]
     fn trusted_rotation_declines_what_it_cannot_append_proportionally() {
         let rot = rotate(
             &journal(&[entry("2026-01-02", 2), entry("2026-01-01", 1)]),
@@ -1996,22 +2154,49 @@ mod tests {
         let fenced = "## [2026-01-03] a: code\n\n```\nx\n```\n";
         let log = append_entry(&append_entry(&rot.log, fenced), &entry("2026-01-04", 4));
         let declined = |log: &str, index: &str| {
-            rotate_onto_trusted(log, &mut rot.archive.clone(), &mut index.to_string(), 1).unwrap()
-                == Trusted::Declined
+            trusted(log, &rot.archive, index, 1, 4096) == Trusted::Declined
         };
         assert!(declined(&log, &rot.index));
         let log = append_entry(&rot.log, &entry("2026-01-04", 4));
         assert!(declined(&log, "{\"archived\": []}"));
         assert_eq!(
-            rotate_onto_trusted(
-                &rot.log,
-                &mut rot.archive.clone(),
-                &mut rot.index.clone(),
-                1
-            )
-            .unwrap(),
+            trusted(&rot.log, &rot.archive, &rot.index, 1, 4096),
             Trusted::UpToDate { archived: 1 }
         );
+        // A tail of blank lines does not show how the archive ends: read it whole instead.
+        let blank_end = format!("{}{}", rot.archive, "\n".repeat(100));
+        let log = append_entry(&rot.log, &entry("2026-01-04", 4));
+        assert_eq!(
+            trusted(&log, &blank_end, &rot.index, 1, 50),
+            Trusted::Declined
+        );
+        assert!(matches!(
+            trusted(&log, &blank_end, &rot.index, 1, 200),
+            Trusted::Rotated(_)
+        ));
+    }
+
+    /// [`rotate_onto_trusted`] on the ends of whole texts (the archive's tail cut to `tail`
+    /// bytes), with the old texts put back around its splices so that it compares with
+    /// [`rotate`].
+    fn trusted(log: &str, archive: &str, index: &str, keep: usize, tail: usize) -> Trusted {
+        let Some(ends) = TrustedEnds::of(archive, index, tail) else {
+            return Trusted::Declined;
+        };
+        match rotate_onto_trusted(log, &ends, keep).unwrap() {
+            Trusted::Rotated(mut r) => {
+                let a = r.archive_splice.clone().unwrap();
+                let i = r.index_splice.clone().unwrap();
+                r.archive = format!("{}{}", &archive[..a.keep], a.text);
+                r.index = format!("{}{}", &index[..i.keep], i.text);
+                assert_eq!(
+                    (r.archive.len(), r.index.len()),
+                    (r.archive_len, r.index_len)
+                );
+                Trusted::Rotated(r)
+            }
+            other => other,
+        }
     }
 
     #[test]

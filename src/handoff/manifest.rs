@@ -9,6 +9,8 @@ use jiff::Timestamp;
 use serde_json::{Map, Value, json};
 
 use super::checksum_cache::BlobCache;
+use super::log::INDEX_FILE;
+use super::stream::{Pass, Streamed};
 use super::{HandoffDir, Snapshot, checksum, decode_text, line_count, tokens};
 use crate::clock;
 use crate::error::{Error, Result};
@@ -358,22 +360,34 @@ impl Manifest {
         let mut changed_files = Vec::new();
         for name in snap.indexed_names() {
             let bytes = snap.get(name).unwrap_or_default();
-            let sum = checksum(bytes);
+            // A file left on disk is read once, in pieces (issue #12: the archive's size is
+            // bounded by the disk).
+            let pass = match snap.streamed.get(name) {
+                Some(s) => Some((s, s.pass(&dir.path_of(name), name == INDEX_FILE)?)),
+                None => None,
+            };
+            let (sum, lines) = match &pass {
+                Some((_, p)) => (p.checksum.clone(), p.lines),
+                None => (checksum(bytes), line_count(bytes)),
+            };
             let previous = old_entries.iter().find(|(n, _)| n == name).map(|(_, e)| e);
             let entry = match (previous, old_files.and_then(|f| f.get(name))) {
                 // An entry that does not match the schema is rebuilt even when the checksum
                 // holds: everything in it is regenerable (issue #12, L5).
-                (Some(p), Some(raw)) if p.checksum == sum && is_sound_entry(raw, bytes) => {
+                (Some(p), Some(raw)) if p.checksum == sum && is_sound_entry(raw, lines) => {
                     raw.clone()
                 }
                 _ => {
                     changed_files.push(name.to_string());
-                    let text = decode_text(&dir.path_of(name), bytes)?;
+                    let summary = match &pass {
+                        Some((s, p)) => streamed_summary(&dir.path_of(name), name, s, p)?,
+                        None => summarize(name, decode_text(&dir.path_of(name), bytes)?),
+                    };
                     json!({
                         "checksum": sum,
                         "updated": now_s,
-                        "lines": line_count(bytes),
-                        "summary": summarize(name, text),
+                        "lines": lines,
+                        "summary": summary,
                     })
                 }
             };
@@ -494,7 +508,7 @@ impl Manifest {
 /// True when a `files` entry is what `regenerate` would write for `bytes`: the schema's
 /// four fields and nothing else, a well-formed checksum and timestamp, the file's line count
 /// and a summary within the limit. Anything else is rebuilt.
-fn is_sound_entry(raw: &Value, bytes: &[u8]) -> bool {
+fn is_sound_entry(raw: &Value, lines: usize) -> bool {
     let Some(entry) = raw.as_object() else {
         return false;
     };
@@ -509,8 +523,7 @@ fn is_sound_entry(raw: &Value, bytes: &[u8]) -> bool {
         .get("updated")
         .and_then(Value::as_str)
         .is_some_and(|t| t.parse::<Timestamp>().is_ok());
-    let lines_ok =
-        entry.get("lines").and_then(Value::as_u64) == u64::try_from(line_count(bytes)).ok();
+    let lines_ok = entry.get("lines").and_then(Value::as_u64) == u64::try_from(lines).ok();
     let summary_ok = entry
         .get("summary")
         .and_then(Value::as_str)
@@ -696,6 +709,40 @@ pub fn summarize(name: &str, text: &str) -> String {
     } else {
         truncate_chars(&s, SUMMARY_MAX)
     }
+}
+
+/// [`summarize`] for a file read as a stream, from its first bytes where they decide it:
+/// the index's entry count comes from the pass; a Markdown file's summary section or newest
+/// entry when they lie within its head (and no summary marker hides further on). Otherwise
+/// (rare: no dated heading in the first 256 KiB) the file is read whole, within the
+/// archive's limit.
+#[expect(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "AAHP file keys are case-sensitive (`^.+\\.md$`)"
+)]
+fn streamed_summary(shown: &str, name: &str, s: &Streamed, pass: &Pass) -> Result<String> {
+    let n = pass.index_end.map(|e| e.count);
+    if name == INDEX_FILE
+        && let Some(n) = n
+    {
+        return Ok(format!(
+            "{n} archived log entr{}",
+            if n == 1 { "y" } else { "ies" }
+        ));
+    }
+    let head = pass.head_lines();
+    let decided = pass.whole
+        || (name.ends_with(".md")
+            && if pass.marker_seen {
+                section(head, "summary").is_some()
+            } else {
+                (name == "LOG.md" || name == "LOG-ARCHIVE.md") && newest_entry(head).is_some()
+            });
+    if decided {
+        return Ok(summarize(name, head));
+    }
+    let bytes = s.read_all(shown, super::MAX_ARCHIVE_BYTES)?;
+    Ok(summarize(name, decode_text(shown, &bytes)?))
 }
 
 fn summarize_json(name: &str, text: &str) -> String {
@@ -917,6 +964,70 @@ mod tests {
             summarize("LOG.md", text),
             "Last entry: [2026-11-20] claude: Fixed CORS"
         );
+    }
+
+    #[test]
+    fn a_file_read_as_a_stream_gets_the_entry_it_gets_read_whole() {
+        // Archives beyond the head a pass keeps: the summary found within it, a summary
+        // marker only past it, a dated heading only past it (read whole then), an index.
+        let entry = |i: usize| format!("## [2026-01-01] a: Session {i}\n\n- é {i}\r\n\n---\n\n");
+        let many: String = (0..6000).map(entry).collect();
+        let filler = "prose line\n".repeat(30_000);
+        let archives = [
+            format!("# A\n\n{many}"),
+            format!("# A\n\n{many}<!-- SECTION: summary -->\nLate.\n<!-- /SECTION: summary -->\n"),
+            format!("# A\n\n{filler}{many}"),
+            format!("# A\n\n{filler}"),
+            "# small\n\nno entries".to_string(),
+        ];
+        let index = format!(
+            "{{\n  \"version\": 1,\n  \"entries\": [\n{}\n  ]\n}}\n",
+            vec!["    {\"sha256\": \"00\", \"title\": \"t\"}"; 9000].join(",\n")
+        );
+        let tmp = tempfile::tempdir().unwrap();
+        for archive in &archives {
+            let whole = snap(&[
+                ("STATUS.md", "# S\n"),
+                ("LOG-ARCHIVE.md", archive.as_str()),
+                ("LOG-ARCHIVE.index.json", index.as_str()),
+            ]);
+            let mut streamed = snap(&[("STATUS.md", "# S\n")]);
+            for (name, text) in [
+                ("LOG-ARCHIVE.md", archive.as_str()),
+                ("LOG-ARCHIVE.index.json", index.as_str()),
+            ] {
+                // Half on disk, half about to be appended.
+                let path = tmp.path().join(name);
+                let half = text.len() / 2;
+                std::fs::write(&path, &text.as_bytes()[..half]).unwrap();
+                streamed.streamed.insert(
+                    name.to_string(),
+                    Streamed {
+                        path,
+                        keep: half as u64,
+                        tail: text.as_bytes()[half..].to_vec(),
+                    },
+                );
+            }
+            let regen = |s: &Snapshot| {
+                Manifest::regenerate(
+                    None,
+                    &dir(),
+                    s,
+                    &SessionInfo::default(),
+                    None,
+                    now(),
+                    &mut BlobCache::token_counts_in_memory(),
+                )
+                .unwrap()
+                .manifest
+                .to_bytes()
+            };
+            assert_eq!(
+                String::from_utf8(regen(&streamed)).unwrap(),
+                String::from_utf8(regen(&whole)).unwrap()
+            );
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod markdown;
 pub mod merge;
 pub mod migrate;
 pub mod provenance;
+pub mod stream;
 pub mod templates;
 pub mod tokens;
 pub mod trust;
@@ -116,6 +117,10 @@ pub struct Snapshot {
     /// content was the last one judged, so they are neither hashed nor linted again; a
     /// layer that needs one reads it through [`Snapshot::read_unread`].
     pub unread: BTreeMap<String, ObjectId>,
+    /// Top-level files left on disk and read as streams (LOG-ARCHIVE.md and its index on
+    /// `archive`'s proportional path, issue #12): only the manifest's checksums and
+    /// summaries read them, in pieces.
+    pub streamed: BTreeMap<String, stream::Streamed>,
 }
 
 /// Files of the handoff directory whose content is always read, changed or not: the
@@ -205,7 +210,9 @@ impl Snapshot {
 
     /// True when the top-level file is present, read or not.
     pub fn contains(&self, name: &str) -> bool {
-        self.files.contains_key(name) || self.unread.contains_key(name)
+        self.files.contains_key(name)
+            || self.unread.contains_key(name)
+            || self.streamed.contains_key(name)
     }
 
     /// True when some files were left unread (a pre-commit snapshot of what changed).
@@ -245,6 +252,7 @@ impl Snapshot {
             .files
             .keys()
             .chain(self.unread.keys())
+            .chain(self.streamed.keys())
             .map(String::as_str)
             .filter(|n| !n.contains('/') && is_indexed_name(n) && !CANONICAL_FILES.contains(n))
             .collect();
@@ -353,7 +361,7 @@ impl HandoffDir {
     /// `.git`, are refused (exit 2) before anything else happens.
     pub fn snapshot(&self, repo: &Repo, source: Source) -> Result<Snapshot> {
         match source {
-            Source::Worktree => self.snapshot_worktree(),
+            Source::Worktree => self.snapshot_worktree(&[]),
             Source::Index => self.snapshot_index(repo, &*repo.index()?),
             Source::Commit(commit) => {
                 let files = repo.tree_files_below(commit, &self.rel)?;
@@ -396,7 +404,14 @@ impl HandoffDir {
         )
     }
 
-    fn snapshot_worktree(&self) -> Result<Snapshot> {
+    /// Reads the directory from the working tree like [`HandoffDir::snapshot`], leaving the
+    /// top-level regular files named in `streamed` on disk ([`Snapshot::streamed`]): a
+    /// command that only appends to them never holds them in memory.
+    pub fn snapshot_worktree_streaming(&self, streamed: &[&str]) -> Result<Snapshot> {
+        self.snapshot_worktree(streamed)
+    }
+
+    fn snapshot_worktree(&self, streamed: &[&str]) -> Result<Snapshot> {
         let mut snap = Snapshot::default();
         // Directories still to read: (absolute path, path relative to the handoff directory).
         let mut pending = vec![(self.abs.clone(), String::new())];
@@ -472,6 +487,11 @@ impl HandoffDir {
                     pending.push((entry.path(), inner));
                     continue;
                 } else if !meta.is_file() {
+                    continue;
+                }
+                if sub.is_empty() && meta.is_file() && streamed.contains(&inner.as_str()) {
+                    let whole = stream::Streamed::whole(entry.path(), meta.len());
+                    snap.streamed.insert(inner, whole);
                     continue;
                 }
                 let bytes = read_limited(&entry.path(), &rel)?;
@@ -652,6 +672,9 @@ pub fn read_limited(path: &Path, rel: &str) -> Result<Vec<u8>> {
         path: rel.to_string(),
         source,
     };
+    // Tests arm `read-whole:NAME` to prove a command never holds that file in memory.
+    #[cfg(feature = "failpoints")]
+    crate::failpoint::error(&format!("read-whole:{}", file_name(rel))).map_err(read_err)?;
     // Opened without waiting (a FIFO with no writer would block `open` itself), then
     // judged by what was opened: only a regular file is read, a FIFO or device never is.
     let file = open_nonblocking(path).map_err(read_err)?;

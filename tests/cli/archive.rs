@@ -433,6 +433,91 @@ fn archive_appends_to_a_committed_archive_and_its_index_in_place() {
 }
 
 #[test]
+fn archive_appends_to_a_committed_archive_without_holding_it_in_memory() {
+    // `read-whole:NAME` makes reading that file into memory fail: a rotation onto the
+    // committed archive and index reads them as streams (issue #12: their size is bounded
+    // by the disk, not by a read limit) and still writes what a whole read writes.
+    let whole = appending_repo();
+    whole.aahp(&["archive"]).assert_code(0);
+    let repo = appending_repo();
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let out = repo.aahp_env(".", &["archive"], &streams_only);
+    out.assert_code(0);
+    assert!(out.stdout.contains("archived 3 entries"), "{out}");
+    assert_eq!(journal_files(&repo), journal_files(&whole));
+    let manifest = |r: &TestRepo| {
+        let m: serde_json::Value = serde_json::from_str(&r.read(MANIFEST)).unwrap();
+        let files = &m["files"];
+        [ARCHIVE, INDEX].map(|f| {
+            let e = &files[f.rsplit('/').next().unwrap()];
+            (
+                e["checksum"].clone(),
+                e["lines"].clone(),
+                e["summary"].clone(),
+            )
+        })
+    };
+    assert_eq!(manifest(&repo), manifest(&whole));
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+    // The knob bites where the files must be read whole: an archive that differs from HEAD.
+    let repo = appending_repo();
+    repo.write(ARCHIVE, format!("{}\n", repo.read(ARCHIVE)));
+    let out = repo.aahp_env(".", &["archive"], &streams_only);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains("injected failure at read-whole"),
+        "{out}"
+    );
+}
+
+#[test]
+fn archive_onto_a_committed_archive_keeps_entries_identical_to_kept_and_archived_ones() {
+    // Issue #12 H6 on the streaming path: an entry identical to one LOG.md keeps and to one
+    // already archived leaves LOG.md as often as it occurs there, and is indexed each time.
+    let repo = appending_repo();
+    let log = repo.read(LOG);
+    let archived_once = "## [2026-10-01] agent-1: Session 1\n\n**Agent:** agent-1\n\n### What was done\n\n- change 1\n";
+    assert!(repo.read(ARCHIVE).contains(archived_once));
+    // Dated so that the newest ten end between its two copies: one stays, one leaves.
+    let same = "## [2026-10-08] agent-3: Daily sync\n\n- nothing changed\n";
+    let cut = log.find("## [").unwrap();
+    let newer = format!("{same}\n---\n\n{same}\n---\n\n{archived_once}\n---\n\n");
+    repo.write(LOG, format!("{}{newer}{}", &log[..cut], &log[cut..]));
+    let before = headers(&repo.read(LOG)).len() + headers(&repo.read(ARCHIVE)).len();
+    let out = repo.aahp(&["archive", "--json"]);
+    out.assert_code(0);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let moved = report["moved"].as_array().unwrap().len();
+    let (log_after, archive_after) = (repo.read(LOG), repo.read(ARCHIVE));
+    assert_eq!(
+        headers(&log_after).len() + headers(&archive_after).len(),
+        before,
+        "no entry lost"
+    );
+    assert_eq!(headers(&log_after).len(), 10);
+    assert_eq!(log_after.matches(same).count(), 1, "{log_after}");
+    assert_eq!(archive_after.matches(same).count(), 1, "{archive_after}");
+    assert_eq!(
+        archive_after.matches(archived_once).count(),
+        2,
+        "the old copy and the new one are both archived"
+    );
+    let index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    assert_eq!(
+        index["entries"].as_array().unwrap().len(),
+        headers(&archive_after).len()
+    );
+    assert_eq!(report["archived_entries"], headers(&archive_after).len());
+    assert_eq!(moved, 6, "{out}");
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+}
+
+#[test]
 fn a_newest_first_archive_of_the_reference_is_accepted_and_appended_to() {
     // The reference's layout: newest first in the archive and in the index.
     let older: Vec<String> = (1..=3)
