@@ -201,9 +201,14 @@ pub(crate) fn main() {
             e.examples,
             e.negatives,
         );
+        let gate = if context || !starts_at_prefix(e.token.as_deref().unwrap_or(""), keywords) {
+            "None"
+        } else {
+            "Some(word_start_gate)"
+        };
         let _ = writeln!(
             patterns,
-            "    Pattern {{ rule: &SEC100, keywords: &{keywords:?}, regex: {regex:?}, before: {before}, after: {after}, check: check_entry::<{i}>, overlap: false, gate: None, near: &[] }},",
+            "    Pattern {{ rule: &SEC100, keywords: &{keywords:?}, regex: {regex:?}, before: {before}, after: {after}, check: check_entry::<{i}>, overlap: false, gate: {gate}, near: &[] }},",
         );
     }
     let n = entries.len();
@@ -225,4 +230,70 @@ fn escape(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// Whether every match of `token` starts with each of `prefixes` at a word boundary: the
+/// regex opens with `\b` and a literal (up to its first metacharacter) that begins with a
+/// word character and with every prefix (any case). Then a prefix found just after a word
+/// character (`eaa` inside a hex digest, `ck_` inside `quick_context`) cannot start a token,
+/// and the entry's regex need not be compiled for it.
+fn starts_at_prefix(token: &str, prefixes: &[String]) -> bool {
+    let Some(rest) = token.strip_prefix("\\b") else {
+        return false;
+    };
+    // An alternative at the top level may start anywhere.
+    let (mut depth, mut class, mut escaped) = (0u32, false, false);
+    for c in rest.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '[' => class = true,
+            ']' => class = false,
+            '(' if !class => depth += 1,
+            ')' if !class => depth = depth.saturating_sub(1),
+            '|' if !class && depth == 0 => return false,
+            _ => {}
+        }
+    }
+    // The token's opening as a sequence of character sets: literal characters and simple
+    // classes (`c[ks]_`), up to the first other construct. A quantifier after an element
+    // may take it away: it ends the sequence without it.
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-/:=@%#,~!&;<>'\"".contains(c);
+    let mut sets: Vec<Vec<char>> = Vec::new();
+    let mut chars = rest.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if plain(c) {
+            chars.next();
+            sets.push(vec![c]);
+        } else if c == '[' {
+            chars.next();
+            let mut set = Vec::new();
+            let mut closed = false;
+            for c in chars.by_ref() {
+                if c == ']' {
+                    closed = true;
+                    break;
+                }
+                set.push(c);
+            }
+            if !closed || set.is_empty() || !set.iter().all(|&c| plain(c) && c != '-') {
+                break;
+            }
+            sets.push(set);
+        } else {
+            if matches!(c, '?' | '*' | '{') {
+                sets.pop();
+            }
+            break;
+        }
+    }
+    let word = |c: &char| c.is_ascii_alphanumeric() || *c == '_';
+    !sets.is_empty()
+        && sets[0].iter().all(word)
+        && prefixes.iter().all(|p| {
+            p.len() <= sets.len()
+                && p.chars()
+                    .zip(&sets)
+                    .all(|(c, set)| set.iter().any(|s| s.eq_ignore_ascii_case(&c)))
+        })
 }

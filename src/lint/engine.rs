@@ -303,60 +303,20 @@ thread_local! {
 
 /// Runs every keyword-gated pattern over the scan.
 pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    #[cfg(test)]
+    let e = if UNGATED.get() {
+        &*UNGATED_ENGINE
+    } else {
+        &*ENGINE
+    };
+    #[cfg(not(test))]
     let e = &*ENGINE;
     let text = scan.text();
-    let mut windows: Vec<(u16, usize, usize)> = Vec::with_capacity(text.len() / 64);
-    // (pattern, start, end) of the `near` literals.
-    let mut near: Vec<(u16, usize, usize)> = Vec::new();
-    let bytes = text.as_bytes();
-    // ASCII lowercasing keeps every byte offset, so matches in the copy are matches in `text`.
-    // The copy's buffer is kept for the thread's next file (taken out, so a nested scan of
-    // decoded text gets its own).
-    let mut lower = LOWER.with(std::cell::Cell::take);
-    lower.clear();
-    lower.extend_from_slice(bytes);
-    lower.make_ascii_lowercase();
-    e.keywords.for_each(&lower, |k, start, end| {
-        for &p in &e.keyword_patterns[k] {
-            if p & NEAR != 0 {
-                near.push((p & !NEAR, start, end));
-                continue;
-            }
-            let pat = e.patterns[p as usize];
-            if pat.gate.is_some_and(|g| !g(bytes, start, end)) {
-                continue;
-            }
-            windows.push((
-                p,
-                start.saturating_sub(pat.before),
-                (end + pat.after).min(text.len()),
-            ));
-        }
-    });
-    LOWER.with(|l| l.set(lower));
-    if windows.is_empty() {
-        return;
-    }
-    windows.sort_unstable();
-    near.sort_unstable();
     // (pattern, findings it gave so far, whether they were secrets): windows are sorted by
     // pattern, so one counter serves.
     let mut counted: (u16, usize, bool) = (u16::MAX, 0, false);
-    let mut i = 0;
-    while i < windows.len() {
-        let (p, mut ws, mut we) = windows[i];
-        i += 1;
-        while i < windows.len() && windows[i].0 == p && windows[i].1 <= we {
-            we = we.max(windows[i].2);
-            i += 1;
-        }
-        // Widen to word boundaries so `\b` at the window edge means a real boundary.
-        ws = snap_back(text, ws);
-        we = snap_forward(text, we);
+    for (p, ws, we) in e.windows(text) {
         let pat = e.patterns[p as usize];
-        if !pat.near.is_empty() && !holds_near(&near, p, ws, we) {
-            continue;
-        }
         if p != counted.0 {
             counted = (p, 0, false);
         }
@@ -388,6 +348,67 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             counted.2 |= out[before..].iter().any(|f| f.secret);
             at = ceil_char(hay, next);
         }
+    }
+}
+
+impl Engine {
+    /// The windows of `text` a pattern's regex searches, as (pattern, start, end), sorted by
+    /// pattern then start, overlapping ones merged: one per keyword occurrence that passes
+    /// the pattern's gate, widened by its context and snapped to word boundaries, and kept
+    /// only when it holds one of the pattern's `near` literals. A pattern with no window is
+    /// not compiled.
+    fn windows(&self, text: &str) -> Vec<(u16, usize, usize)> {
+        let mut windows: Vec<(u16, usize, usize)> = Vec::with_capacity(text.len() / 64);
+        // (pattern, start, end) of the `near` literals.
+        let mut near: Vec<(u16, usize, usize)> = Vec::new();
+        let bytes = text.as_bytes();
+        // ASCII lowercasing keeps every byte offset, so matches in the copy are matches in
+        // `text`. The copy's buffer is kept for the thread's next file (taken out, so a nested
+        // scan of decoded text gets its own).
+        let mut lower = LOWER.with(std::cell::Cell::take);
+        lower.clear();
+        lower.extend_from_slice(bytes);
+        lower.make_ascii_lowercase();
+        self.keywords.for_each(&lower, |k, start, end| {
+            for &p in &self.keyword_patterns[k] {
+                if p & NEAR != 0 {
+                    near.push((p & !NEAR, start, end));
+                    continue;
+                }
+                let pat = self.patterns[p as usize];
+                if pat.gate.is_some_and(|g| !g(bytes, start, end)) {
+                    continue;
+                }
+                windows.push((
+                    p,
+                    start.saturating_sub(pat.before),
+                    (end + pat.after).min(text.len()),
+                ));
+            }
+        });
+        LOWER.with(|l| l.set(lower));
+        if windows.is_empty() {
+            return windows;
+        }
+        windows.sort_unstable();
+        near.sort_unstable();
+        let mut merged = Vec::with_capacity(windows.len());
+        let mut i = 0;
+        while i < windows.len() {
+            let (p, ws, mut we) = windows[i];
+            i += 1;
+            while i < windows.len() && windows[i].0 == p && windows[i].1 <= we {
+                we = we.max(windows[i].2);
+                i += 1;
+            }
+            // Widen to word boundaries so `\b` at the window edge means a real boundary.
+            let (ws, we) = (snap_back(text, ws), snap_forward(text, we));
+            let pat = self.patterns[p as usize];
+            if pat.near.is_empty() || holds_near(&near, p, ws, we) {
+                merged.push((p, ws, we));
+            }
+        }
+        merged
     }
 }
 
@@ -520,6 +541,51 @@ pub(crate) fn compiled_patterns() -> Vec<String> {
         .filter(|(i, _)| ENGINE.regexes[*i].get().is_some())
         .map(|(i, p)| format!("{} #{i}", p.rule.id))
         .collect()
+}
+
+/// The patterns whose regex linting `text` (as the normalised view) would search, so
+/// compile, as `RULE #index`.
+#[cfg(test)]
+pub(crate) fn searched_patterns(text: &str) -> Vec<String> {
+    let mut v: Vec<String> = ENGINE
+        .windows(text)
+        .iter()
+        .map(|&(p, _, _)| format!("{} #{p}", ENGINE.patterns[p as usize].rule.id))
+        .collect();
+    v.dedup();
+    v
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: lint this thread's texts with [`UNGATED_ENGINE`].
+    static UNGATED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Tests: the engine with every pattern's gate and `near` literals taken away, so a window
+/// opens at every keyword: whatever it finds, the real engine must find too.
+#[cfg(test)]
+static UNGATED_ENGINE: LazyLock<Engine> = LazyLock::new(|| {
+    let patterns = super::rules::all_patterns()
+        .into_iter()
+        .map(|p| {
+            &*Box::leak(Box::new(Pattern {
+                gate: None,
+                near: &[],
+                ..*p
+            }))
+        })
+        .collect();
+    Engine::new(patterns)
+});
+
+/// Runs `f` with this thread's texts linted by [`UNGATED_ENGINE`].
+#[cfg(test)]
+pub(crate) fn ungated<T>(f: impl FnOnce() -> T) -> T {
+    UNGATED.set(true);
+    let out = f();
+    UNGATED.set(false);
+    out
 }
 
 /// Compiles every pattern (tests: a broken regex fails here, not in production).

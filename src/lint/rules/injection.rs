@@ -770,7 +770,23 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_bypass,
         overlap: false,
         gate: None,
-        near: &[],
+        // Every match opens with its verb; "hooks", "approval" and "sandbox" alone are
+        // everyday words in a status file.
+        near: &[
+            "skip",
+            "disable",
+            "bypass",
+            "circumvent",
+            "turn",
+            "switch",
+            "deactivate",
+            "remove",
+            "ignore",
+            "silence",
+            "suppress",
+            "evade",
+            "avoid",
+        ],
     },
     Pattern {
         rule: &PI008,
@@ -1731,12 +1747,15 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "amended",
         ],
         regex: r"\byour\s+(?:[\w-]+\s+)?(?:{LIMITS}|instructions|directives|settings|configuration)\s+(?:were|have\s+been|has\s+been|was|are)\s+(?:just\s+|now\s+|recently\s+)?(?:updated|changed|revised|replaced|rewritten|modified|amended)\b",
-        before: 20,
+        // "your" opens every match: the window reaches back to it, and a window without it
+        // (a status file's "updated", a manifest's `updated` key) is not searched, so the
+        // regex is not even compiled for ordinary text.
+        before: 90,
         after: 40,
         check: signal_fiction,
         overlap: false,
         gate: None,
-        near: &[],
+        near: &["your"],
     },
     // Two answers to every prompt, one of them freed of rules: a dual-response frame.
     Pattern {
@@ -1748,7 +1767,20 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: signal_mode,
         overlap: false,
         gate: None,
-        near: &[],
+        // Every match names what is doubled (or says "twice" or "yourself"): "two" and
+        // "both" alone are everyday words that would compile this regex for most files.
+        near: &[
+            "answers",
+            "responses",
+            "replies",
+            "columns",
+            "versions",
+            "ways",
+            "outputs",
+            "paragraphs",
+            "twice",
+            "yourself",
+        ],
     },
     // Stories, plays and thought experiments written or played by the reader.
     Pattern {

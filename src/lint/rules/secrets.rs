@@ -44,7 +44,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 80,
         check: check_aws_secret,
         overlap: false,
-        gate: None,
+        gate: Some(secret_key_gate),
         near: &[],
     },
     Pattern {
@@ -466,7 +466,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 60,
         check: check_user_pass,
         overlap: false,
-        gate: None,
+        gate: Some(assigned_gate),
         near: &[],
     },
     Pattern {
@@ -477,7 +477,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 80,
         check: check_gradle,
         overlap: false,
-        gate: None,
+        gate: Some(quoted_gate),
         near: &[],
     },
     Pattern {
@@ -488,7 +488,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 120,
         check: check_password_prose,
         overlap: false,
-        gate: None,
+        gate: Some(password_is_quoted_gate),
         near: &[],
     },
     Pattern {
@@ -510,7 +510,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 80,
         check: check_connection_string,
         overlap: false,
-        gate: None,
+        gate: Some(equals_gate),
         near: &[],
     },
     Pattern {
@@ -600,7 +600,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 340,
         check: check_labelled,
         overlap: false,
-        gate: None,
+        gate: Some(labelled_gate),
         near: &[],
     },
     Pattern {
@@ -907,13 +907,150 @@ fn assignment_gate(b: &[u8], _start: usize, end: usize) -> bool {
     while i < limit && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'-' | b'$')) {
         i += 1;
     }
-    while i < limit && matches!(b[i], b'"' | b'\'' | b' ' | b'\t' | b']') {
+    // The name's closing quote, bold (`**password**:`), blanks, an index's `]`.
+    while i < limit && (matches!(b[i], b'"' | b'\'' | b'*' | b']') || b[i].is_ascii_whitespace()) {
         i += 1;
     }
     i < limit
         && (matches!(b[i], b'=' | b':' | b'!' | b'?' | b'+')
             || b[i] == b'<' && b.get(i + 1) == Some(&b'-')
             || matches!(b[i], b'|' | b'&') && b.get(i + 1) == Some(&b[i]))
+}
+
+/// Whether, past blanks from `i`, the next byte is one of `signs`. A byte that is not ASCII
+/// counts as a match: it may be a Unicode space the pattern's `\s` skips. The gates below ask
+/// this of the byte after a keyword, so the regex of a pattern that needs `password =`,
+/// `password: "…"` or `secret_key: …` is not compiled for prose that only names a password;
+/// none of them is stricter than its pattern.
+fn sign_follows(b: &[u8], mut i: usize, signs: &[u8]) -> bool {
+    while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == 0x0b) {
+        i += 1;
+    }
+    i < b.len() && (signs.contains(&b[i]) || !b[i].is_ascii())
+}
+
+/// `password: …`, `pwd = …` (a line of a username/password pair).
+fn assigned_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    sign_follows(b, end, b"=:")
+}
+
+/// `password = …`.
+fn equals_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    sign_follows(b, end, b"=")
+}
+
+/// `password "…"`, `credentials '…'`.
+fn quoted_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    sign_follows(b, end, b"\"'")
+}
+
+/// `password … is "…"`: within the pattern's 40 characters of the same sentence, a separator
+/// (`is`, `was`, `are`, `of`, `=`, `:`) followed by a quote.
+fn password_is_quoted_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    // 40 characters of up to four bytes, then the separator.
+    let limit = b.len().min(end + 4 * 40 + 4);
+    let mut j = end;
+    while j < limit && !matches!(b[j], b'.' | b'\n') {
+        let word = |w: &[u8]| b.len() >= j + w.len() && b[j..j + w.len()].eq_ignore_ascii_case(w);
+        let sep = if matches!(b[j], b'=' | b':') {
+            1
+        } else if word(b"is") || word(b"of") {
+            2
+        } else if word(b"was") || word(b"are") {
+            3
+        } else {
+            0
+        };
+        if sep > 0 && sign_follows(b, j + sep, b"\"'") {
+            return true;
+        }
+        j += 1;
+    }
+    false
+}
+
+/// `secret: …`, `secret_access_key = …`, `"secret key" => …`: the label's tail (at most
+/// `_access_key`), a quote, then an assignment sign.
+fn secret_key_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    let mut i = end;
+    let stop = b.len().min(end + "_access_key".len());
+    while i < stop && (b[i].is_ascii_alphabetic() || matches!(b[i], b' ' | b'_' | b'-')) {
+        i += 1;
+    }
+    if i < b.len() && matches!(b[i], b'"' | b'\'') {
+        i += 1;
+    }
+    sign_follows(b, i, b"=:")
+}
+
+/// Whether a label (`password`, `token`, …) ending at `end` can be followed by a value
+/// [`check_labelled`] reports: the label's tail (`s`, `key`) and then, within the next few
+/// blank-separated runs (separator words, emphasis), a run of ten or more value bytes that
+/// holds something besides letters ([`strong_value`] needs a digit or a symbol). "token
+/// budget", `token_budget` and a status file's prose fail here, so the pattern's regex is
+/// not compiled for them. Never stricter than the regex and the check: a run that holds the
+/// value also holds it bytewise.
+fn labelled_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    // The label's own tail: `passwords`, `secret_key`, `secret-key`, `secretkey`.
+    let rest = &b[end..];
+    let tail = [&b"s"[..], b"key", b"_key", b"-key"]
+        .iter()
+        .find(|t| {
+            rest.len() >= t.len()
+                && rest[..t.len()].eq_ignore_ascii_case(t)
+                && !rest.get(t.len()).is_some_and(|&c| word(c))
+        })
+        .map_or(0, |t| t.len());
+    if tail == 0 && rest.first().is_some_and(|&c| word(c)) {
+        // `token_budget`, `tokens`: no word boundary ends the label here.
+        return false;
+    }
+    let value = |c: u8| {
+        !c.is_ascii_whitespace()
+            && !matches!(
+                c,
+                b'`' | b'"'
+                    | b'\''
+                    | b'<'
+                    | b'>'
+                    | b'('
+                    | b')'
+                    | b'['
+                    | b']'
+                    | b'{'
+                    | b'}'
+                    | b','
+                    | b';'
+                    | b'|'
+            )
+    };
+    let mut i = end + tail;
+    // Before the value come at most: a spaced tail (`secret key`), emphasis, a separator word
+    // or sign, emphasis again.
+    for _ in 0..6 {
+        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'"' | b'\'' | b'`') {
+            i += 1;
+        }
+        let run = i;
+        let mut other = false;
+        // Past 300 bytes the check no longer looks (it keeps the value's first 300).
+        while i < b.len() && value(b[i]) && i - run < 300 {
+            other |= !b[i].is_ascii_alphabetic();
+            i += 1;
+        }
+        if i - run >= 10 && other {
+            return true;
+        }
+        if i == run {
+            // A line break or a delimiter: no value follows on this line.
+            return false;
+        }
+        while i < b.len() && value(b[i]) {
+            i += 1;
+        }
+    }
+    false
 }
 
 fn rule_for(id: u16) -> &'static RuleMeta {

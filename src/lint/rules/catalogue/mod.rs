@@ -73,6 +73,12 @@ pub(crate) struct Entry {
     pub negatives: &'static [&'static str],
 }
 
+/// The gate of a prefix entry whose token starts with its prefix at a word boundary (chosen by
+/// `build.rs`): the byte before the prefix is not a word character.
+fn word_start_gate(b: &[u8], start: usize, _end: usize) -> bool {
+    start == 0 || !(b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_')
+}
+
 include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
 
 /// Whether a word of a context gap names a credential (`key`, `apikey`, `client_secret`'s
