@@ -769,12 +769,18 @@ pub(crate) fn placeholder(value: &str) -> Placeholder {
     let docword = [
         "password", "passwd", "pass", "pwd", "secret", "token", "apikey", "key", "pw",
     ];
+    // A word made to pass a password policy (`Secret123`, `Passw0rd!`: mixed case and digits,
+    // or a symbol) is a real weak password; the bare word or a numbered one is documentation.
+    let policy_shaped = v.bytes().any(|c| c.is_ascii_digit())
+        && (v.bytes().any(|c| c.is_ascii_uppercase()) && v.bytes().any(|c| c.is_ascii_lowercase())
+            || v.bytes()
+                .any(|c| c.is_ascii_punctuation() && !matches!(c, b'_' | b'-' | b'.')));
     for prefix in [
         "", "my", "the", "some", "a", "an", "new", "old", "test", "sample", "default",
     ] {
         if let Some(rest) = stripped.strip_prefix(prefix) {
-            let rest = rest.trim_end_matches(|c: char| c.is_ascii_digit());
-            if docword.contains(&rest) {
+            let bare = rest.trim_end_matches(|c: char| c.is_ascii_digit());
+            if docword.contains(&bare) && !(policy_shaped && prefix.is_empty()) {
                 return Placeholder::Soft;
             }
         }
@@ -793,7 +799,7 @@ pub(crate) fn placeholder(value: &str) -> Placeholder {
             | "opensesame"
             | "supersecret"
     ) || low_variety(v)
-        || sequential(&lower)
+        || dummy_run(v)
     {
         return Placeholder::Soft;
     }
@@ -833,6 +839,62 @@ pub(crate) fn sequential(lower: &str) -> bool {
         }
     }
     false
+}
+
+/// True when the value holds a dummy run (`sequential`) that is not a stretch masked inside a
+/// real token (`masked_secret`).
+pub(crate) fn dummy_run(v: &str) -> bool {
+    sequential(&v.to_ascii_lowercase()) && !masked_secret(v)
+}
+
+/// A real token with a dummy stretch spliced in (`00QCj…-ABCDEFGHIJKL-0Hmj…`, a key edited by
+/// hand for a document): once the ascending runs (`abcd`, `6789`) and repeated runs (`0000`)
+/// of four or more are cut out, twenty or more characters remain that are random in their own
+/// right (several character classes, high entropy, no stand-in pattern of their own). What
+/// remains still leaks most of the secret, so the value is judged as a credential.
+pub(crate) fn masked_secret(v: &str) -> bool {
+    let b = v.as_bytes();
+    if b.len() < 24 || b.len() > 1024 {
+        return false;
+    }
+    let mut rest = String::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let mut asc = i + 1;
+        while asc < b.len()
+            && b[asc - 1].is_ascii_alphanumeric()
+            && b[asc].is_ascii_alphanumeric()
+            && b[asc].to_ascii_lowercase() == b[asc - 1].to_ascii_lowercase() + 1
+        {
+            asc += 1;
+        }
+        let mut rep = i + 1;
+        while rep < b.len() && b[rep] == b[i] {
+            rep += 1;
+        }
+        let end = asc.max(rep);
+        if end - i >= 4 {
+            i = end;
+        } else {
+            rest.push(char::from(b[i]));
+            i += 1;
+        }
+    }
+    let classes = [
+        rest.bytes().any(|c| c.is_ascii_uppercase()),
+        rest.bytes().any(|c| c.is_ascii_lowercase()),
+        rest.bytes().any(|c| c.is_ascii_digit()),
+    ]
+    .iter()
+    .filter(|x| **x)
+    .count();
+    rest.len() < b.len()
+        && rest.len() >= 20
+        && rest.is_ascii()
+        && classes >= 2
+        && super::text::entropy(&rest) >= 3.8
+        && !sequential(&rest.to_ascii_lowercase())
+        && !secrets::interleaved_stand_in(&rest)
 }
 
 /// Pushes a finding whose text may be an example quoted in documentation: reported as a note.
@@ -926,6 +988,41 @@ mod tests {
         assert_eq!(placeholder("abc123"), Placeholder::No);
         assert_eq!(placeholder("super$ecret"), Placeholder::No);
         assert_eq!(placeholder("thisismypassword"), Placeholder::No);
+        // A doc-word made to pass a password policy is a weak password, not a stand-in; the
+        // bare or numbered word still is one.
+        assert_eq!(placeholder("Winter2024"), Placeholder::No);
+        assert_eq!(placeholder("Secret42"), Placeholder::No);
+        assert_eq!(placeholder("Token#77"), Placeholder::No);
+        assert_eq!(placeholder("secret42"), Placeholder::Soft);
+        assert_eq!(placeholder("MySecret42"), Placeholder::Soft);
+        assert_eq!(placeholder("SOME_PASSWORD"), Placeholder::Soft);
+    }
+
+    #[test]
+    fn a_masked_stretch_inside_a_random_token_leaves_a_secret() {
+        // Random characters either side of a hand-typed run: what is left leaks the key.
+        let masked = "9fQ2-Lm7Zx-ABCDEFGHIJ-kW4vN8rTq1-Yc3Hs6Pd";
+        assert!(masked_secret(masked));
+        assert!(!dummy_run(masked));
+        assert_eq!(placeholder(masked), Placeholder::No);
+        assert!(!secrets::stand_in(masked));
+        // Runs with little or nothing random between them stay stand-ins.
+        for v in [
+            "01234567-89ab-cdef-0123-456789abcdef",
+            "abcdefghijklmnopqrstuvwxyz0123456789",
+            "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8",
+            "aQwErTy123456789AbCdEf0123456789AbCdEf0123456789AbCdEf",
+            "0000000000000000Xk29fLq0000000000000000",
+            "9fQ2Lm7Zx-ABCDEFGHIJ",
+        ] {
+            assert!(!masked_secret(v), "{v}");
+            assert!(
+                placeholder(v) != Placeholder::No || secrets::stand_in(v),
+                "{v}"
+            );
+        }
+        // A value with no run at all is not a masked one: the usual rules judge it.
+        assert!(!masked_secret("9fQ2Lm7ZxkW4vN8rTq1Yc3Hs6PdGj5Bt"));
     }
 
     #[test]

@@ -1386,14 +1386,19 @@ pub(crate) fn variable(v: &str) -> bool {
 /// A stand-in of the right shape: a run of one character (`0000…`), or letters that run
 /// through the alphabet between the digits (`a1b2c3d4e5f6…`).
 pub(crate) fn stand_in(v: &str) -> bool {
+    !super::masked_secret(v) && (repeated_run(v) || interleaved_stand_in(v))
+}
+
+/// Letters that run through the alphabet between the digits (`a1b2c3d4e5f6…`), or a long run
+/// of ascending digits among the letters.
+pub(crate) fn interleaved_stand_in(v: &str) -> bool {
     let letters: String = v
         .chars()
         .filter(char::is_ascii_alphabetic)
         .map(|c| c.to_ascii_lowercase())
         .collect();
     let digits: String = v.chars().filter(char::is_ascii_digit).collect();
-    repeated_run(v)
-        || letters.len() >= 8 && super::sequential(&letters) && run_len(&letters) >= 6
+    letters.len() >= 8 && super::sequential(&letters) && run_len(&letters) >= 6
         || digits.len() >= 8 && run_len(&digits) >= 8
 }
 
@@ -1559,7 +1564,6 @@ pub(crate) fn strong_value(v: &str) -> bool {
     if !(10..=512).contains(&n) || v.chars().any(char::is_whitespace) || !v.is_ascii() {
         return false;
     }
-    let lower = v.to_ascii_lowercase();
     let up = v.bytes().any(|c| c.is_ascii_uppercase());
     let lo = v.bytes().any(|c| c.is_ascii_lowercase());
     let dg = v.bytes().any(|c| c.is_ascii_digit());
@@ -1572,7 +1576,7 @@ pub(crate) fn strong_value(v: &str) -> bool {
     shaped
         && !is_template(v)
         && placeholder(v) == Placeholder::No
-        && !super::sequential(&lower)
+        && !super::dummy_run(v)
         && !super::catalogue::phrase(v)
         && !stand_in(v)
         && !variable(v)
@@ -1805,7 +1809,7 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let literal = quoted && v.len() >= 16 && entropy(v) >= 4.0 || random_literal(v);
     if is_template(v)
         || code_like(v) && !literal
-        || super::sequential(&v.to_ascii_lowercase())
+        || super::dummy_run(v)
         || super::catalogue::phrase(v)
         || names_a_credential(v)
         || stand_in(v)
@@ -2113,12 +2117,11 @@ fn judge_pair(
     if credential_name(name).is_none() {
         return;
     }
-    let lower = v.to_ascii_lowercase();
     if v.chars().count() < 4
         || is_template(v)
         || variable(v)
         || code_like(v) && !random_literal(v)
-        || super::sequential(&lower)
+        || super::dummy_run(v)
         || super::catalogue::phrase(v)
         || names_a_credential(v)
         || stand_in(v)

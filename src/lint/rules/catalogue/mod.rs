@@ -21,7 +21,7 @@ use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::redacted;
 use super::super::registry::SEC100;
 use super::super::text::entropy;
-use super::{Placeholder, is_template, placeholder, sequential};
+use super::{Placeholder, is_template, placeholder};
 
 /// A structure or checksum the token format carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -350,7 +350,7 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
     if !proven {
         if placeholder(part) == Placeholder::Hard
             || placeholder(token) == Placeholder::Hard
-            || sequential(&lower)
+            || super::dummy_run(part)
             || lower.contains("xxxx")
             || lower.contains("example")
             || lower.contains("your")
