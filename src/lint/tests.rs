@@ -699,6 +699,14 @@ fn everyday_words_in_a_status_file_make_the_linter_compile_no_regex() {
         .filter(|p| p.starts_with("SEC"))
         .collect();
     assert_eq!(credential_patterns, Vec::<String>::new());
+    // Providers named by everyday words are found by their variables' names, not the words.
+    let words = "We consulted the harbor pilots; a comet crossed the cosmos while the nomads \
+        moved camp, and the back-end team checked in.";
+    let credential_patterns: Vec<String> = engine::searched_patterns(words)
+        .into_iter()
+        .filter(|p| p.starts_with("SEC"))
+        .collect();
+    assert_eq!(credential_patterns, Vec::<String>::new());
     // The injection ones are signals, reported when two combine.
     for (text, rule) in [
         (

@@ -267,7 +267,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "auth_token",
             "pw",
         ],
-        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:=|=>|<-|!==?|={1,3}|\?\??=|\+=|\|\|=|&&=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;)\]}<>]+)"#,
+        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)(?:[ \t]+(?:string|String|str))?(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:::=|::=|:=|=>|<-|!==?|={1,3}|\?\??=|\+=|\|\|=|&&=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|"""[^"\n]+"""|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;)\]}<>]+)"#,
         before: 90,
         after: 240,
         check: check_assignment,
@@ -910,6 +910,18 @@ fn assignment_gate(b: &[u8], _start: usize, end: usize) -> bool {
     // The name's closing quote, bold (`**password**:`), blanks, an index's `]`.
     while i < limit && (matches!(b[i], b'"' | b'\'' | b'*' | b']') || b[i].is_ascii_whitespace()) {
         i += 1;
+    }
+    // A declared string type between the name and the sign (Go's `token string = …`).
+    for ty in [&b"string"[..], b"String", b"str"] {
+        if b[i..limit].starts_with(ty) && i > end && b[i - 1].is_ascii_whitespace() {
+            i += ty.len();
+            while i < limit
+                && (matches!(b[i], b'"' | b'\'' | b'*' | b']' | b'_') || b[i].is_ascii_whitespace())
+            {
+                i += 1;
+            }
+            break;
+        }
     }
     i < limit
         && (matches!(b[i], b'=' | b':' | b'!' | b'?' | b'+')
@@ -1589,21 +1601,14 @@ pub(crate) fn strong_value(v: &str) -> bool {
         }))
 }
 
-/// Names that hold credentials: the last word(s) of the identifier.
-fn credential_name(name: &str) -> Option<bool> {
-    let raw = name.trim_end_matches(['"', '\'', '?', '!']);
-    let trimmed = raw.trim_start_matches(['$', '@', '.', '-', '_']);
-    let env = !trimmed.is_empty()
-        && trimmed
-            .bytes()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
-        && trimmed.bytes().any(|c| c.is_ascii_uppercase());
-    // Split camelCase and separators into lowercase parts.
+/// The lowercase words of an identifier, split at separators and camelCase humps
+/// (`beamerApiKey` → `beamer`, `api`, `key`).
+fn name_parts(name: &str) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
     let mut cur = String::new();
     let mut prev_lower = false;
-    for c in trimmed.chars() {
-        if matches!(c, '_' | '-' | '.' | '$' | ':' | '/') {
+    for c in name.chars() {
+        if matches!(c, '_' | '-' | '.' | '$' | ':' | '/' | '"' | '\'' | '@') {
             if !cur.is_empty() {
                 parts.push(std::mem::take(&mut cur));
             }
@@ -1619,6 +1624,122 @@ fn credential_name(name: &str) -> Option<bool> {
     if !cur.is_empty() {
         parts.push(cur);
     }
+    parts
+}
+
+/// A provider's key (`beamer_key`, `mapquestKey`, `sendbird-key`): a name of two or more
+/// words ending in `key` whose other words name no kind of key that is not a secret (a cache,
+/// sort or primary key, a public key, a key's id or path). Judged with the value: only a
+/// strong random literal makes it a credential.
+fn provider_key_name(name: &str) -> bool {
+    let parts = name_parts(name);
+    parts.len() >= 2
+        && parts.len() <= 4
+        && parts.last().is_some_and(|p| p == "key")
+        && !parts.iter().any(|p| {
+            matches!(
+                p.as_str(),
+                "cache"
+                    | "sort"
+                    | "primary"
+                    | "foreign"
+                    | "partition"
+                    | "idempotency"
+                    | "dedup"
+                    | "dedupe"
+                    | "lookup"
+                    | "index"
+                    | "hash"
+                    | "map"
+                    | "group"
+                    | "row"
+                    | "column"
+                    | "field"
+                    | "object"
+                    | "item"
+                    | "list"
+                    | "unique"
+                    | "composite"
+                    | "shard"
+                    | "routing"
+                    | "route"
+                    | "state"
+                    | "message"
+                    | "i18n"
+                    | "translation"
+                    | "locale"
+                    | "public"
+                    | "pub"
+                    | "publishable"
+                    | "site"
+                    | "anon"
+                    | "browser"
+                    | "frontend"
+                    | "ssh"
+                    | "gpg"
+                    | "pgp"
+                    | "kms"
+                    | "host"
+                    | "file"
+                    | "path"
+                    | "name"
+                    | "id"
+                    | "type"
+                    | "react"
+                    | "query"
+                    | "request"
+                    | "storage"
+                    | "s3"
+                    | "bucket"
+                    | "redis"
+                    | "memcache"
+                    | "event"
+                    | "job"
+                    | "lock"
+                    | "trace"
+                    | "span"
+                    | "metric"
+                    | "label"
+                    | "tag"
+                    | "dict"
+                    | "json"
+                    | "config"
+                    | "setting"
+                    | "settings"
+                    | "env"
+                    | "header"
+                    | "param"
+                    | "table"
+                    | "db"
+                    | "sql"
+            )
+        })
+}
+
+/// A value with nothing of a word in it: letters and digits mixed throughout, in the
+/// alphabets keys are written in, no lowercase word between its separators
+/// (`new-checkout-flow-v2` and `user:42:session` are names, not keys).
+fn opaque(v: &str) -> bool {
+    v.bytes().any(|c| c.is_ascii_digit())
+        && v.bytes().any(|c| c.is_ascii_alphabetic())
+        && v.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'+' | b'/' | b'='))
+        && entropy(v) >= 3.5
+        && !v
+            .split(['-', '_', '.'])
+            .any(|p| p.len() >= 3 && p.bytes().all(|c| c.is_ascii_lowercase()))
+}
+
+/// Names that hold credentials: the last word(s) of the identifier.
+fn credential_name(name: &str) -> Option<bool> {
+    let raw = name.trim_end_matches(['"', '\'', '?', '!']);
+    let trimmed = raw.trim_start_matches(['$', '@', '.', '-', '_']);
+    let env = !trimmed.is_empty()
+        && trimmed
+            .bytes()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+        && trimmed.bytes().any(|c| c.is_ascii_uppercase());
+    let parts = name_parts(trimmed);
     let last = parts.last()?.as_str();
     let prev = parts.len().checked_sub(2).map_or("", |i| parts[i].as_str());
     let whole: String = parts.concat();
@@ -1762,9 +1883,15 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         // A bare `key:`, `pass:` or `pw=` names a credential only when the value is one on
         // its own (`sendgrid:\n  key: 2l5dB…`); `key: v1-deps-…` and `pass: true` are not.
         let bare = name.trim_matches(['"', '\'', '$']).to_ascii_lowercase();
+        let v = caps.str(4).trim_matches(['"', '\'', '`']);
+        // A UUID under such a name is more often a record's or an upload's id.
+        let uuid = v.len() == 36 && v.bytes().filter(|&c| c == b'-').count() == 4;
+        let provider_key =
+            provider_key_name(name) && strong_value(v) && opaque(v) && v.len() >= 16 && !uuid;
         (matches!(bare.as_str(), "key" | "pass" | "pw" | "auth")
-            && strong_value(caps.str(4).trim_matches(['"', '\'', '`']))
-            && caps.str(4).trim_matches(['"', '\'', '`']).len() >= 12)
+            && strong_value(v)
+            && v.len() >= 12
+            || provider_key)
             .then_some(false)
     }) else {
         return;
@@ -1778,10 +1905,17 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         .unwrap_or((vs, ve));
     let raw_val = &text[vs..ve];
     let escaped = raw_val.starts_with("\\\"");
-    // Objective-C's `@"…"` string literal.
+    // Objective-C's `@"…"` string literal; Python's and Kotlin's triple-quoted one.
     let at = raw_val.starts_with("@\"");
+    let triple = raw_val.len() > 6 && raw_val.starts_with("\"\"\"") && raw_val.ends_with("\"\"\"");
     let quoted = escaped || at || raw_val.starts_with(['"', '\'', '`']);
-    let q = if escaped { 2 } else { 1 };
+    let q = if triple {
+        3
+    } else if escaped {
+        2
+    } else {
+        1
+    };
     let lead = q + usize::from(at);
     let (vs, ve, v) = if quoted {
         (vs + lead, ve - q, &raw_val[lead..raw_val.len() - q])
@@ -2928,6 +3062,39 @@ mod tests {
             "token: string == 'q8Rf2LmX9vT4kW7pZ3nB'",
             "api_key <- Sys.getenv(\"API_KEY\")",
             "password: String = \"\"",
+        ] {
+            assert!(
+                !severities("SEC120", text).contains(&Severity::Error),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn go_types_make_operators_triple_quotes_and_provider_keys_are_assignments() {
+        for text in [
+            "var deployToken string = \"q8Rf2LmX9vT4kW7pZ3nB\"",
+            "upload_api_token string = \"q8Rf2LmX9vT4kW7pZ3nB\"",
+            "UPLOAD_API_TOKEN ::= q8Rf2LmX9vT4kW7pZ3nB",
+            "upload_api_token :::= q8Rf2LmX9vT4kW7pZ3nB",
+            "apiToken = \"\"\"q8Rf2LmX9vT4kW7pZ3nB\"\"\"",
+            "acme_key = \"q8rf2lmx9vt4kw7pz3nb0c\"",
+            "acmeKey: 'Q8Rf2LmX9vT4kW7pZ3nB'",
+            "\"acme-key\": \"5f0c2a9e8b7d6c4e3a1f0b9c8d7e6f5a\"",
+        ] {
+            assert_eq!(severities("SEC120", text), [Severity::Error], "{text}");
+        }
+        // Keys that are not secrets by name, and values that are names, paths or ids.
+        for text in [
+            "cache_key = \"5d41402abc4b2a76b9719d911017c592\"",
+            "stripe_publishable_key = \"q8Rf2LmX9vT4kW7pZ3nB0c\"",
+            "recaptcha_site_key = \"q8Rf2LmX9vT4kW7pZ3nB0c\"",
+            "featureFlagKey = \"new-checkout-flow-v2\"",
+            "upload_key = \"550e8400-e29b-41d4-a716-446655440000\"",
+            "widget_key = \"release_2024_11_final\"",
+            "i18nKey = \"errors.network.timeout\"",
+            "apiToken = \"\"\"\"\"\"",
+            "label string = \"q8Rf2LmX9vT4kW7pZ3nB\"",
         ] {
             assert!(
                 !severities("SEC120", text).contains(&Severity::Error),
