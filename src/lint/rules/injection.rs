@@ -4397,7 +4397,7 @@ fn request_sentence(scan: &Scan<'_>, pos: usize) -> bool {
 }
 
 /// True when `text[from..to]` crosses a Markdown heading or a thematic break. A `#` line that
-/// ends like a sentence ("# You are character() from now on.") is a code comment or a
+/// ends like a sentence (`# You are bot() from now on.`) is a code comment or a
 /// sentence, not a heading, and a line longer than a heading is not one either: neither ends
 /// the passage. Each line is read at most 240 bytes past `to`.
 fn crosses_section(text: &str, from: usize, to: usize) -> bool {
