@@ -195,14 +195,16 @@ pub(crate) struct Pattern {
     pub near: &'static [&'static str],
 }
 
-/// In [`Engine::keyword_patterns`]: the keyword is one of the pattern's `near` literals.
+/// In [`Engine::gated`]: the keyword is one of the pattern's `near` literals.
 const NEAR: u16 = 1 << 15;
 
 struct Engine {
     patterns: Vec<&'static Pattern>,
     keywords: KeywordSet,
-    /// The patterns each keyword gates (with [`NEAR`] set: is near for).
-    keyword_patterns: Vec<Vec<u16>>,
+    /// The patterns keyword `k` gates (with [`NEAR`] set: is near for), ascending, are
+    /// `gated[gated_at[k]..gated_at[k + 1]]`: two allocations, not one per keyword.
+    gated_at: Vec<u32>,
+    gated: Vec<u16>,
     regexes: Vec<OnceLock<Regex>>,
 }
 
@@ -217,17 +219,19 @@ impl Engine {
         let mut index: FxHashMap<Cow<'static, str>, usize> =
             FxHashMap::with_capacity_and_hasher(2048, FxBuildHasher);
         let mut keywords: Vec<Cow<'static, str>> = Vec::with_capacity(2048);
-        let mut keyword_patterns: Vec<Vec<u16>> = Vec::with_capacity(2048);
+        // (keyword, pattern) in pattern order; `last[k]` is the last pattern paired with `k`,
+        // so a pattern naming a keyword twice (or expanding to it twice) pairs once.
+        let mut pairs: Vec<(u32, u16)> = Vec::with_capacity(4096);
+        let mut last: Vec<u16> = Vec::with_capacity(2048);
         let mut add = |k: Cow<'static, str>, p: u16| {
             let n = *index.entry(k).or_insert_with_key(|k| {
                 keywords.push(k.clone());
-                keyword_patterns.push(Vec::new());
+                last.push(u16::MAX);
                 keywords.len() - 1
             });
-            // A pattern's pairs are all added before the next pattern's: a repeat is last.
-            let gated = &mut keyword_patterns[n];
-            if gated.last() != Some(&p) {
-                gated.push(p);
+            if last[n] != p {
+                last[n] = p;
+                pairs.push((u32::try_from(n).expect("fewer than 2^32 keywords"), p));
             }
         };
         for (i, p) in patterns.iter().enumerate() {
@@ -243,13 +247,33 @@ impl Engine {
                 expand_keyword(lowercase(k), &mut |k| add(k, i | NEAR));
             }
         }
+        // A counting sort by keyword, stable, so each keyword's patterns stay ascending.
+        let mut gated_at = vec![0u32; keywords.len() + 1];
+        for &(k, _) in &pairs {
+            gated_at[k as usize + 1] += 1;
+        }
+        for k in 0..keywords.len() {
+            gated_at[k + 1] += gated_at[k];
+        }
+        let mut fill = gated_at.clone();
+        let mut gated = vec![0u16; pairs.len()];
+        for &(k, p) in &pairs {
+            gated[fill[k as usize] as usize] = p;
+            fill[k as usize] += 1;
+        }
         let regexes = patterns.iter().map(|_| OnceLock::new()).collect();
         Engine {
             patterns,
             keywords: KeywordSet::new(&keywords.iter().map(|k| k.as_bytes()).collect::<Vec<_>>()),
-            keyword_patterns,
+            gated_at,
+            gated,
             regexes,
         }
+    }
+
+    /// The patterns keyword `k` gates.
+    fn gated(&self, k: usize) -> &[u16] {
+        &self.gated[self.gated_at[k] as usize..self.gated_at[k + 1] as usize]
     }
 
     fn regex(&self, i: usize) -> &Regex {
@@ -370,7 +394,7 @@ impl Engine {
         lower.extend_from_slice(bytes);
         lower.make_ascii_lowercase();
         self.keywords.for_each(&lower, |k, start, end| {
-            for &p in &self.keyword_patterns[k] {
+            for &p in self.gated(k) {
                 if p & NEAR != 0 {
                     near.push((p & !NEAR, start, end));
                     continue;
@@ -526,7 +550,7 @@ pub(crate) fn engine_build_cost() -> Vec<(String, std::time::Duration)> {
     let t = std::time::Instant::now();
     let e = Engine::new(super::rules::all_patterns());
     vec![(
-        format!("Engine::new ({} keywords)", e.keyword_patterns.len()),
+        format!("Engine::new ({} keywords)", e.gated_at.len() - 1),
         t.elapsed(),
     )]
 }

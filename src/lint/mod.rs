@@ -646,6 +646,11 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         kind,
         depth: 0,
     };
+    // The obfuscation decoders need no rule of the engine until a stretch decodes, and the
+    // engine may still be building on the warm-up thread: they run first, their findings
+    // are placed where they always were.
+    let mut obfuscated: Vec<Finding> = Vec::new();
+    rules::encoded::obfuscated(&scan, &mut obfuscated);
     let mut findings: Vec<Finding> = Vec::new();
     engine::run(&scan, &mut findings);
     rules::injection::combine(&scan, &mut findings);
@@ -656,7 +661,7 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         .map(|f| (f.start, f.end))
         .collect();
     rules::encoded::scan(&scan, &secrets, &mut findings);
-    rules::encoded::obfuscated(&scan, &mut findings);
+    findings.append(&mut obfuscated);
     if let Some(ign) = &cfg.aiignore {
         ign.apply(&scan, &mut findings);
     }
