@@ -164,8 +164,10 @@ PY
   arch_cmds+=("git -C $a aahp archive")
   # The copy's index is refreshed as \`git status\` would: a real repository's index holds
   # the files' current stat data, so \`archive\` can tell the archive equals HEAD's without
-  # hashing it (the copy gets new inode and ctime numbers).
-  arch_prep+=(-p "sh -c 'rm -rf $a && cp -a $a.saved $a && (git -C $a update-index -q --refresh || true)'")
+  # hashing it (the copy gets new inode and ctime numbers). Then \`sync\`: a real archive was
+  # written sessions ago and is clean on disk, while a fresh copy is megabytes of dirty
+  # pages that the run's fsync of the appended archive would write out, timing the copy.
+  arch_prep+=(-p "sh -c 'rm -rf $a && cp -a $a.saved $a && (git -C $a update-index -q --refresh || true) && sync'")
 done
 hf "$work/arch_hook.json" "git -C $work/arch190 diff --cached --name-only" "${hook_cmds[@]}"
 hf "$work/arch_one.json" "${arch_prep[@]}" "${arch_cmds[@]}"
