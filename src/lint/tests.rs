@@ -748,7 +748,8 @@ const GATE_PIECES: &[&str] = &[
     "${DB_PASSWORD}", "hunter2", "sk9Fq2LmXw7Zp4Rt", "é", "\u{a0}", "\u{b}", " -Password ",
     "--github-token ", "apiKey: String = ", ";Secret=", " <- ", "Id=ab12;", "https://",
     "admin:", "@db.example.org", " Mode", "developer mode", "| password | value |\n",
-    "hf_", "x", "_", "QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi", "EAA", "9f3e",
+    "hf_", "x", "_", "QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi", "EAA", "9f3e", "db:", ":5432:",
+    ":*:", "*", "user", "pass: ", "string = ", "::= ", "\"\"\"", "acme_key = ", "sqlcmd -P ",
 ];
 
 proptest::proptest! {

@@ -460,7 +460,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC120,
-        keywords: &["password", "passwd", "pwd"],
+        keywords: &["password", "passwd", "pwd", "pass"],
         regex: r#"(?m)^[ \t]*(?:user(?:name)?|login|uid)[ \t]*[=:][ \t]*\S+[^\n]*\n(?:[^\n]*\n){0,3}?[ \t]*(?:password|passwd|pwd|pass)[ \t]*[=:][ \t]*(?P<v>[^\s"']\S*)"#,
         before: 300,
         after: 60,
@@ -517,6 +517,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         rule: &SEC131,
         keywords: &[
             "psexec",
+            "sqlcmd",
+            "osql",
+            "bcp",
+            "net use",
             "docker login",
             "az login",
             "sshpass",
@@ -543,7 +547,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "httpdigestauth",
             "basicauth",
         ],
-        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|az\s+login|sshpass|mysql|mysqladmin|mysqldump|smbclient|ldapsearch|rdesktop|xfreerdp|plink|pscp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]["']?(?P<u>[^\s:"']+):(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)"#,
+        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|az\s+login|sshpass|mysql|mysqladmin|mysqldump|smbclient|ldapsearch|rdesktop|xfreerdp|plink|pscp|sqlcmd|osql|bcp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]["']?(?P<u>[^\s:"']+):(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)|\bnet\s+use\b[^\n]*?\s/user:\S+\s+(?P<v8>"[^"\n]+"|[^\s/"']+)"#,
         before: 60,
         after: 320,
         check: check_command_credentials,
@@ -774,7 +778,66 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    Pattern {
+        rule: &SEC120,
+        // A `.pgpass` line (`host:port:database:user:password`) names PostgreSQL's port or a
+        // wildcard in almost every file.
+        keywords: &[":5432:", ":*:"],
+        regex: r"(?m)^[ \t]*(?:[A-Za-z0-9._-]{1,64}|\*):(?:\d{1,5}|\*):(?:[A-Za-z0-9._$-]{1,64}|\*):(?:[A-Za-z0-9._@$-]{1,64}|\*):(?P<v>[^\s:]\S{0,199})[ \t]*\r?$",
+        before: 200,
+        after: 400,
+        check: check_pgpass,
+        overlap: false,
+        gate: Some(pgpass_gate),
+        near: &[],
+    },
 ];
+
+/// The line of a `.pgpass` keyword holds no blank between its first and last character and
+/// at least four colons: five fields. Bounded to the pattern's window. Sound because
+/// [`check_pgpass`] reports only a line that holds a keyword, whose own gate then passes.
+fn pgpass_gate(b: &[u8], start: usize, _end: usize) -> bool {
+    let lo = start.saturating_sub(200);
+    let hi = b.len().min(start + 400);
+    let mut a = start;
+    while a > lo && b[a - 1] != b'\n' {
+        a -= 1;
+    }
+    let mut z = start;
+    while z < hi && b[z] != b'\n' {
+        z += 1;
+    }
+    steps::add((z - a) as u64);
+    let line = b[a..z].trim_ascii();
+    !line.is_empty()
+        && !line.iter().any(u8::is_ascii_whitespace)
+        && memchr::memchr_iter(b':', line).count() >= 4
+}
+
+/// The password field of a `.pgpass` line.
+fn check_pgpass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(1).expect("group v");
+    let v = &scan.text()[s..e];
+    let (ws, we) = caps.whole();
+    let line = &scan.text()[ws..we];
+    if !(line.contains(":5432:") || line.contains(":*:")) {
+        return;
+    }
+    if v == "*" || is_template(v) || variable(v) || placeholder(v) == Placeholder::Hard {
+        return;
+    }
+    let mut f = Finding::new(
+        &SEC120,
+        s,
+        e,
+        format!("password in a .pgpass line: {}", redacted(v)),
+    )
+    .secret("pgpass-line");
+    if placeholder(v) == Placeholder::Soft {
+        f = f.severity(Severity::Warning);
+    }
+    out.push(f);
+}
 
 /// `scheme://` followed by `@` before the URL ends: the only URLs that can hold a password.
 fn userinfo_gate(b: &[u8], _start: usize, end: usize) -> bool {
@@ -1398,7 +1461,7 @@ pub(crate) fn variable(v: &str) -> bool {
 /// A stand-in of the right shape: a run of one character (`0000…`), or letters that run
 /// through the alphabet between the digits (`a1b2c3d4e5f6…`).
 pub(crate) fn stand_in(v: &str) -> bool {
-    !super::masked_secret(v) && (repeated_run(v) || interleaved_stand_in(v))
+    (repeated_run(v) || interleaved_stand_in(v)) && !super::masked_secret(v)
 }
 
 /// Letters that run through the alphabet between the digits (`a1b2c3d4e5f6…`), or a long run
@@ -2838,12 +2901,22 @@ fn check_connection_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
     out.push(f);
 }
 
-fn check_command_credentials(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9]) else {
+fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9, 10]) else {
         return;
     };
     let v_trim = v.trim_matches(['"', '\'']);
-    if v_trim.is_empty() || is_template(v_trim) || v_trim.starts_with('-') {
+    // `net use … /user:x *` asks for the password.
+    if v_trim.is_empty() || v_trim == "*" || is_template(v_trim) || v_trim.starts_with('-') {
+        return;
+    }
+    // MySQL's `-P 3306` is the port (its password flag is `-p`).
+    if scan.text()[..s]
+        .trim_end_matches([' ', '\t', '='])
+        .ends_with("-P")
+        && v_trim.len() <= 5
+        && v_trim.bytes().all(|c| c.is_ascii_digit())
+    {
         return;
     }
     let lower = v_trim.to_lowercase();
@@ -3164,6 +3237,68 @@ mod tests {
             assert!(
                 !d.iter().any(|d| d.rule.starts_with("SEC")),
                 "{text}: {d:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn sql_server_tools_net_use_and_a_yaml_pass_key_give_their_password() {
+        for text in [
+            "sqlcmd -S sql01 -U sa -P Qm8vT2pXr7Lw -Q \"select 1\"",
+            "bcp dbo.orders out orders.dat -S sql01 -U loader -P Qm8vT2pXr7Lw -c",
+            "net use Z: \\\\fs01\\share /user:CORP\\svc Qm8vT2pXr7Lw",
+            "smtp:\n  user: mailer\n  pass: Qm8vT2pX",
+        ] {
+            assert_eq!(
+                severities(
+                    if text.starts_with("smtp") {
+                        "SEC120"
+                    } else {
+                        "SEC131"
+                    },
+                    text
+                ),
+                [Severity::Error],
+                "{text}"
+            );
+        }
+        for text in [
+            "sqlcmd -S sql01 -E -Q \"select 1\"",
+            "net use Z: \\\\fs01\\share /user:CORP\\svc *",
+            "net use Z: \\\\fs01\\share /persistent:yes",
+            "mysql -h db01 -P 3306 -u app shop",
+            "steps:\n  user: build\n  pass: true",
+        ] {
+            assert!(!blocked_for_a_secret(text), "{text}");
+        }
+    }
+
+    /// Whether any SEC rule gives an error on the text.
+    fn blocked_for_a_secret(text: &str) -> bool {
+        crate::lint::check_text("x/NOTES.md", text)
+            .unwrap()
+            .iter()
+            .any(|d| d.rule.starts_with("SEC") && d.severity == Severity::Error)
+    }
+
+    #[test]
+    fn a_pgpass_line_holds_a_password() {
+        for text in [
+            "*:5432:appdb:appuser:Zx81spectrum",
+            "db.internal:5432:*:reporter:q8Rf2LmX9vT4\n",
+            "# ~/.pgpass\nlocalhost:*:*:postgres:Qm8vT2pXr7Lw",
+        ] {
+            assert_eq!(severities("SEC120", text), [Severity::Error], "{text}");
+        }
+        for text in [
+            "*:5432:*:*:*",
+            "db.internal:5432:*:reporter:${PGPASSWORD}",
+            "**Status**: green at 10:00:00 on 5432: fine",
+            "localhost:5432:appdb:appuser:password",
+        ] {
+            assert!(
+                !severities("SEC120", text).contains(&Severity::Error),
+                "{text}"
             );
         }
     }
