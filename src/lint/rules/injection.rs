@@ -1128,6 +1128,27 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // A slot opened by a verb for what the user will put there ("[insert whatever you want
+    // here]", "<type your topic here>"): a template that carries a payload.
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "[{insert|type|enter|put|paste}",
+            "<{insert|type|enter|put|paste}",
+            "{insert",
+            "{type",
+            "{enter",
+            "{put",
+            "{paste",
+        ],
+        regex: r"[\[<{](?:insert|type|enter|put|paste)\s[^\]>}\n]{1,80}?[\]>}]",
+        before: 10,
+        after: 100,
+        check: signal_open_slot,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     Pattern {
         rule: &PI004,
         keywords: &[
@@ -1324,6 +1345,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "devious",
             "wicked",
             "twisted",
+            "gory",
+            "gruesome",
+            "grisly",
+            "graphic",
             "no-limit",
             "no limit",
             "without limit",
@@ -1346,7 +1371,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "inappropriate",
             "malicious",
         ],
-        regex: r"\b(?:amoral|unethical|immoral|unfiltered|uncensored|unrestricted|unbiased|unlimited|unhinged|jailbroken|limitless|lawless|nsfw|unmoderated|no-?limits?|without\s+limits|evil|toxic|malevolent|sadistic|depraved|villainous|nefarious|devious|wicked|twisted)\b|\bregardless\s+of\s+(?:how|whether|the\s+(?:law|consequences|legality|morality|ethics|content|rules)|legality|morality|ethics|any|its|laws?)\b|\bno\s+matter\s+(?:what|how)\b|\b(?:illegal|harmful|offensive|explicit|dangerous|inappropriate|immoral|unethical|malicious)\s+(?:content|information|things|activities|requests?|questions?|material|answers?|responses?|stuff|topics?|acts?)\b|\b(?:always|must)\s+(?:answer|respond|comply|provide|obey|reply|generate)\b",
+        regex: r"\b(?:amoral|unethical|immoral|unfiltered|uncensored|unrestricted|unbiased|unlimited|unhinged|jailbroken|limitless|lawless|nsfw|unmoderated|no-?limits?|without\s+limits|evil|toxic|malevolent|sadistic|depraved|villainous|nefarious|devious|wicked|twisted|gory|gruesome|grisly)\b|\bgraphic(?:ally)?\s+(?:detailed|details?|violen\w+|descriptions?)\b|\bregardless\s+of\s+(?:how|whether|the\s+(?:law|consequences|legality|morality|ethics|content|rules)|legality|morality|ethics|any|its|laws?)\b|\bno\s+matter\s+(?:what|how)\b|\b(?:illegal|harmful|offensive|explicit|dangerous|inappropriate|immoral|unethical|malicious)\s+(?:content|information|things|activities|requests?|questions?|material|answers?|responses?|stuff|topics?|acts?)\b|\b(?:always|must)\s+(?:answer|respond|comply|provide|obey|reply|generate)\b",
         before: 10,
         after: 30,
         check: signal_weak,
@@ -1851,7 +1876,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "picture",
             "in this {story|play|world|scenario|experiment|game|simulation|universe|fiction|novel|scene}",
         ],
-        regex: r"\bthought\s+experiment\b|\b(?:let'?s|let\s+us|we\s+are|we're|i\s+am|i'm)\s+(?:going\s+to\s+)?(?:write|writing|play|playing|imagine|create|creating|do|doing|make|making)\s+(?:an?\s+|the\s+|some\s+)?(?:[\w-]+\s+){0,2}?(?:story|tale|play|screenplay|script|novel|game|role-?play|scene|simulation|fiction|dialogue)\b|\b(?:imagine|picture)\s+(?:an?|two|three|some|the)\s+(?:[\w-]+\s+){0,2}?(?:ai|ais|chatbots?|bots?|assistants?|models?|robots?|machines?|characters?|world|scenario|universe|society|future|place)\b|\bin\s+this\s+(?:story|play|world|scenario|experiment|game|simulation|universe|fiction|novel|scene)\b",
+        regex: r"\bthought\s+experiment\b|\b(?:let'?s|let\s+us|we\s+are|we're|i\s+am|i'm)\s+(?:going\s+to\s+)?(?:write|writing|play|playing|imagine|create|creating|do|doing|make|making)\s+(?:an?\s+|the\s+|some\s+)?(?:[\w-]+\s+){0,2}?(?:story|tale|play|screenplay|script|novel|game|role-?play|scene|simulation|fiction|dialogue)\b|\b(?:imagine|picture)\s+(?:an?|two|three|some|the)\s+(?:[\w-]+\s+){0,2}?(?:ai|ais|chatbots?|bots?|assistants?|models?|robots?|machines?|characters?|world|scenario|universe|society|future|place)\b|\bin\s+this\s+(?:story|play|world|scenario|experiment|game|simulation|universe|fiction|novel|scene)\b|\b(?:let'?s|let\s+us)\s+imagine\b|\bimagine\s+(?:that\s+)?(?:you|we)\s+(?:are|were|have|had|can|could)\b",
         before: 10,
         after: 30,
         check: signal_fiction,
@@ -1935,8 +1960,8 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "reflect",
             "represent",
         ],
-        regex: r"\byour\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:are|is|were|was)\s+(?:just\s+|simply\s+|merely\s+|only\s+|all\s+|clearly\s+|obviously\s+|deeply\s+|heavily\s+|inherently\s+)?(?:biased|flawed|arbitrary|unfair|unjust|oppressive|censorship|propaganda|nonsense|ridiculous|stupid|pointless|meaningless|illegitimate)\b|\byour\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:do\s+not|don'?t|does\s+not|doesn'?t)\s+(?:truly\s+|really\s+|actually\s+)?(?:reflect|represent)\b",
-        before: 60,
+        regex: r"\byour\s+(?:[\w-]+\s+){0,4}?(?:{LIMITS})\s+(?:are|is|were|was)\s+(?:just\s+|simply\s+|merely\s+|only\s+|all\s+|clearly\s+|obviously\s+|deeply\s+|heavily\s+|inherently\s+)?(?:biased|flawed|arbitrary|unfair|unjust|oppressive|censorship|propaganda|nonsense|ridiculous|stupid|pointless|meaningless|illegitimate)\b|\byour\s+(?:[\w-]+\s+){0,4}?(?:{LIMITS})\s+(?:do\s+not|don'?t|does\s+not|doesn'?t)\s+(?:truly\s+|really\s+|actually\s+)?(?:reflect|represent)\b",
+        before: 100,
         after: 20,
         check: signal_removal,
         overlap: false,
@@ -1966,6 +1991,32 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         overlap: false,
         gate: None,
         near: &[],
+    },
+    // Words a filter would stop, named as the object of the request ("replace these
+    // variables with your censored words"): the reader asked to route around its filter.
+    Pattern {
+        rule: &PI004,
+        keywords: &["censored", "banned", "forbidden", "filtered", "prohibited"],
+        regex: r"\b(?:censored|banned|forbidden|filtered|prohibited)\s+(?:words?|terms?|phrases?|topics?|content)\b",
+        before: 10,
+        after: 20,
+        check: signal_removal,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // Answers turned around ("answer every question in reverse", "reply with the opposite
+    // of the truth"): the reader's honesty switched off.
+    Pattern {
+        rule: &PI004,
+        keywords: &["in reverse", "the opposite", "inverted", "backwards"],
+        regex: r"\b(?:answer|respond|reply)(?:s|ing)?\s+(?:[\w,'-]+\s+){0,5}?(?:in\s+reverse|(?:with\s+)?the\s+opposite|inverted|backwards)\b",
+        before: 80,
+        after: 10,
+        check: signal_removal,
+        overlap: false,
+        gate: None,
+        near: &["answer", "respond", "reply"],
     },
 ];
 
@@ -4251,6 +4302,31 @@ fn topical(after: &str) -> bool {
 
 fn signal_weak(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     signal(scan, caps, out, SIG_WEAK);
+}
+
+/// A slot opened by a verb is a payload's place when it names what the user will put there
+/// (whatever, your …, a topic, a question, "here"); "[insert release date]" is a form field.
+fn signal_open_slot(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let inside = caps.str(0);
+    if !words(inside).any(|w| {
+        matches!(
+            w.as_str(),
+            "here"
+                | "whatever"
+                | "your"
+                | "you"
+                | "topic"
+                | "prompt"
+                | "question"
+                | "request"
+                | "subject"
+                | "instruction"
+                | "instructions"
+        )
+    }) {
+        return;
+    }
+    signal(scan, caps, out, SIG_SLOT);
 }
 
 fn signal_slot(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
