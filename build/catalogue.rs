@@ -124,6 +124,7 @@ pub(crate) fn main() {
     let mut seen = std::collections::BTreeSet::new();
     let mut table = String::new();
     let mut patterns = String::new();
+    let mut splits = String::new();
     for (i, e) in entries.iter().enumerate() {
         if !seen.insert(e.kind.clone()) {
             fail(e, "kind listed twice");
@@ -140,6 +141,7 @@ pub(crate) fn main() {
         if !matches!(e.level.as_str(), "error" | "warning") {
             fail(e, "level is error or warning");
         }
+        let mut split = "None".to_string();
         let (context, keywords, regex, before, after) = match (&e.token, &e.value) {
             (Some(t), None) => {
                 if e.prefix.is_empty() {
@@ -158,8 +160,20 @@ pub(crate) fn main() {
                     fail(e, "a `value:` entry needs `near:` words");
                 }
                 // Longest first: the alternation prefers `smtp_password` to `smtp_pass`.
-                let mut words: Vec<String> = e.near.iter().map(|w| escape(w)).collect();
-                words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+                let mut pairs: Vec<(String, String)> =
+                    e.near.iter().map(|w| (escape(w), w.clone())).collect();
+                pairs.sort_by_key(|(w, _)| std::cmp::Reverse(w.len()));
+                let words: Vec<String> = pairs.iter().map(|(w, _)| w.clone()).collect();
+                let raw: Vec<&str> = pairs.iter().map(|(_, w)| w.as_str()).collect();
+                split = if raw.iter().all(|w| w.is_ascii()) && splittable(v) {
+                    format!(
+                        "Some(Split {{ words: &{raw:?}, gap: {}, value: {:?} }})",
+                        e.gap,
+                        format!("^(?P<v>{v})(?:[^A-Za-z0-9+/_-]|$)")
+                    )
+                } else {
+                    "None".to_string()
+                };
                 // The provider's word, a short gap (judged by the check), a boundary, the value.
                 let re = format!(
                     "(?:{})(?P<gap>(?s:.){{0,{}}}?)[^A-Za-z0-9+/_-](?P<v>{v})(?:[^A-Za-z0-9+/_-]|$)",
@@ -210,14 +224,53 @@ pub(crate) fn main() {
             patterns,
             "    Pattern {{ rule: &SEC100, keywords: &{keywords:?}, regex: {regex:?}, before: {before}, after: {after}, check: check_entry::<{i}>, overlap: false, gate: {gate}, near: &[] }},",
         );
+        let _ = writeln!(splits, "    {split},");
     }
     let n = entries.len();
     let code = format!(
-        "/// Every catalogue entry, in file order.\npub(crate) static ENTRIES: [Entry; {n}] = [\n{table}];\n\n/// One keyword-gated pattern per entry (same order).\npub(crate) static PATTERNS: [Pattern; {n}] = [\n{patterns}];\n"
+        "/// Every catalogue entry, in file order.\npub(crate) static ENTRIES: [Entry; {n}] = [\n{table}];\n\n/// One keyword-gated pattern per entry (same order).\npub(crate) static PATTERNS: [Pattern; {n}] = [\n{patterns}];\n\n/// For each context entry whose regex can be matched in parts, the parts (same order).\npub(crate) static SPLITS: [Option<Split>; {n}] = [\n{splits}];\n"
     );
     let out =
         Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR set by cargo")).join("catalogue.rs");
     std::fs::write(out, code).expect("OUT_DIR writable");
+}
+
+/// Whether a context entry's value regex can be matched on its own, anchored where the full
+/// regex would have it start (see `engine::Split`): the value is then searched in the text
+/// after its boundary character, so it must not look behind its start (`\b`, `\B`, `^`,
+/// `\A`) or set flags that would reach past it (`(?m)`); `$` and `\z` would mean the same,
+/// but are refused too to keep the rule short.
+fn splittable(v: &str) -> bool {
+    let c: Vec<char> = v.chars().collect();
+    let (mut i, mut class) = (0, false);
+    while i < c.len() {
+        match c[i] {
+            '\\' => {
+                if !class && matches!(c.get(i + 1), Some('b' | 'B' | 'A' | 'z')) {
+                    return false;
+                }
+                i += 2;
+                continue;
+            }
+            '[' => class = true,
+            ']' => class = false,
+            '^' | '$' if !class => return false,
+            '(' if !class && c.get(i + 1) == Some(&'?') => {
+                // `(?:`, `(?-i:`, `(?P<name>` open a group; `(?i)` sets flags for the rest.
+                let flags: String = c[i + 2..]
+                    .iter()
+                    .take_while(|x| x.is_ascii_alphabetic() || **x == '-')
+                    .collect();
+                let after = c.get(i + 2 + flags.chars().count());
+                if after == Some(&')') || !matches!(after, Some(':' | '<')) && flags != "P" {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Escapes a literal for a regex.

@@ -11,7 +11,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use super::keywords::KeywordSet;
 use super::markdown::{Context, MdIndex};
-use super::registry::RuleMeta;
+use super::registry::{Family, RuleMeta};
 use super::text::{View, ceil_char, floor_char, sentence_bounds};
 use super::unicode::UEvent;
 use super::{FileKind, Severity};
@@ -134,8 +134,26 @@ impl Scan<'_> {
 
 /// What a pattern's check receives: the captures, with offsets in the scan's normalised text.
 pub(crate) struct Caps<'t> {
-    caps: regex::Captures<'t>,
+    caps: Groups<'t>,
     base: usize,
+}
+
+/// The groups of one match, in the window searched.
+enum Groups<'t> {
+    /// A regex's captures.
+    Regex(regex::Captures<'t>),
+    /// A [`Split`] match: the whole match, the gap and the value, all participating.
+    Split(&'t str, [(usize, usize); 3]),
+}
+
+impl<'t> Groups<'t> {
+    /// Group `i`: (start, end, text) in the window.
+    fn get(&self, i: usize) -> Option<(usize, usize, &'t str)> {
+        match self {
+            Groups::Regex(c) => c.get(i).map(|m| (m.start(), m.end(), m.as_str())),
+            Groups::Split(hay, spans) => spans.get(i).map(|&(s, e)| (s, e, &hay[s..e])),
+        }
+    }
 }
 
 impl Caps<'_> {
@@ -143,12 +161,12 @@ impl Caps<'_> {
     pub(super) fn range(&self, i: usize) -> Option<(usize, usize)> {
         self.caps
             .get(i)
-            .map(|m| (m.start() + self.base, m.end() + self.base))
+            .map(|(s, e, _)| (s + self.base, e + self.base))
     }
 
     /// The text of group `i` (empty when it did not participate).
     pub(super) fn str(&self, i: usize) -> &str {
-        self.caps.get(i).map_or("", |m| m.as_str())
+        self.caps.get(i).map_or("", |(_, _, t)| t)
     }
 
     /// The whole match range.
@@ -161,8 +179,117 @@ impl Caps<'_> {
         groups.iter().find_map(|g| {
             self.caps
                 .get(*g)
-                .map(|m| (m.start() + self.base, m.end() + self.base, m.as_str()))
+                .map(|(s, e, t)| (s + self.base, e + self.base, t))
         })
+    }
+}
+
+/// A regex of the shape `(?:w1|w2|…)(?P<gap>(?s:.){0,N}?)[^A-Za-z0-9+/_-](?P<v>VALUE)(?:[^A-Za-z0-9+/_-]|$)`
+/// (the credential catalogue's context entries, compiled with the flags of
+/// [`super::rules::expand`]), given in parts so that only `VALUE` is compiled: the lazy gap of
+/// up to N characters of any kind made each such regex cost about ten times a token's to
+/// compile and gave its DFA a state for every set of gap lengths (issue #13 item 4). The
+/// parts are matched as a backtracking engine reads the regex (leftmost start, then the
+/// words in order, the shortest gap, the value's own preference), which is the regex
+/// crate's leftmost-first match: the same groups at the same offsets.
+pub(crate) struct Split {
+    /// The literals, ASCII, lower-case, in the alternation's order; matched ignoring ASCII case.
+    pub words: &'static [&'static str],
+    /// The most characters of the gap.
+    pub gap: usize,
+    /// `^(?P<v>VALUE)(?:[^A-Za-z0-9+/_-]|$)`: the value and the character after it, matched at
+    /// the start of the text that follows the boundary character. VALUE looks at nothing before
+    /// its start (no `\b`, `^`; `build.rs` checks), so searching from there is the same as
+    /// searching in place.
+    pub value: &'static str,
+}
+
+/// A pattern's compiled form.
+enum Matcher {
+    Regex(Regex),
+    Split {
+        split: &'static Split,
+        value: Regex,
+        /// The bytes a word may start with (either case), one bit each.
+        first: [u64; 4],
+    },
+}
+
+/// Whether `c` is a character of the class `[^A-Za-z0-9+/_-]` as the patterns compile it
+/// (Unicode, case-insensitive: case folding adds `ſ` and the Kelvin sign to `s` and `k` before
+/// the class is negated).
+fn boundary_char(c: char) -> bool {
+    !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '_' | '-' | '\u{17F}' | '\u{212A}'))
+}
+
+impl Matcher {
+    fn new(pattern: &Pattern) -> Matcher {
+        let compile = |src: &str| {
+            let src = super::rules::expand(src);
+            Regex::new(&src)
+                .unwrap_or_else(|e| panic!("pattern of {} does not compile: {e}", pattern.rule.id))
+        };
+        match super::rules::catalogue::split(pattern) {
+            Some(split) => {
+                let mut first = [0u64; 4];
+                for w in split.words {
+                    let b = w.as_bytes()[0];
+                    for c in [b.to_ascii_lowercase(), b.to_ascii_uppercase()] {
+                        first[usize::from(c >> 6)] |= 1 << (c & 63);
+                    }
+                }
+                Matcher::Split {
+                    split,
+                    value: compile(split.value),
+                    first,
+                }
+            }
+            None => Matcher::Regex(compile(pattern.regex)),
+        }
+    }
+
+    /// The first match in `hay` at or after `at`, as the pattern's regex finds it.
+    fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Groups<'t>> {
+        let (split, value, first) = match self {
+            Matcher::Regex(re) => return re.captures_at(hay, at).map(Groups::Regex),
+            Matcher::Split {
+                split,
+                value,
+                first,
+            } => (split, value, first),
+        };
+        let b = hay.as_bytes();
+        for s in at..b.len() {
+            if first[usize::from(b[s] >> 6)] & (1 << (b[s] & 63)) == 0 {
+                continue;
+            }
+            for w in split.words {
+                let gs = s + w.len();
+                if b.len() < gs || !b[s..gs].eq_ignore_ascii_case(w.as_bytes()) {
+                    continue;
+                }
+                // The gap, shortest first: a boundary character after it, then the value.
+                let mut p = gs;
+                for c in hay[gs..].chars().take(split.gap + 1) {
+                    let vs = p + c.len_utf8();
+                    if boundary_char(c) && value.is_match(&hay[vs..]) {
+                        let caps = value.captures(&hay[vs..]).expect("it matched");
+                        let whole = caps.get(0).expect("group 0");
+                        let v = caps.name("v").expect("the value participates");
+                        return Some(Groups::Split(
+                            hay,
+                            [
+                                (s, vs + whole.end()),
+                                (gs, p),
+                                (vs + v.start(), vs + v.end()),
+                            ],
+                        ));
+                    }
+                    p = vs;
+                }
+            }
+        }
+        None
     }
 }
 
@@ -205,7 +332,9 @@ struct Engine {
     /// `gated[gated_at[k]..gated_at[k + 1]]`: two allocations, not one per keyword.
     gated_at: Vec<u32>,
     gated: Vec<u16>,
-    regexes: Vec<OnceLock<Regex>>,
+    /// Whether each pattern's rule is an injection or exfiltration rule ([`run_injection`]).
+    injection: Vec<bool>,
+    regexes: Vec<OnceLock<Matcher>>,
 }
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(super::rules::all_patterns()));
@@ -262,11 +391,16 @@ impl Engine {
             fill[k as usize] += 1;
         }
         let regexes = patterns.iter().map(|_| OnceLock::new()).collect();
+        let injection = patterns
+            .iter()
+            .map(|p| matches!(p.rule.family, Family::Pi | Family::Exf))
+            .collect();
         Engine {
             patterns,
             keywords: KeywordSet::new(&keywords.iter().map(|k| k.as_bytes()).collect::<Vec<_>>()),
             gated_at,
             gated,
+            injection,
             regexes,
         }
     }
@@ -276,16 +410,8 @@ impl Engine {
         &self.gated[self.gated_at[k] as usize..self.gated_at[k + 1] as usize]
     }
 
-    fn regex(&self, i: usize) -> &Regex {
-        self.regexes[i].get_or_init(|| {
-            let src = super::rules::expand(self.patterns[i].regex);
-            Regex::new(&src).unwrap_or_else(|e| {
-                panic!(
-                    "pattern of {} does not compile: {e}",
-                    self.patterns[i].rule.id
-                )
-            })
-        })
+    fn matcher(&self, i: usize) -> &Matcher {
+        self.regexes[i].get_or_init(|| Matcher::new(self.patterns[i]))
     }
 }
 
@@ -327,6 +453,17 @@ thread_local! {
 
 /// Runs every keyword-gated pattern over the scan.
 pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    run_patterns(scan, false, out);
+}
+
+/// Runs the injection and exfiltration patterns only (PI, EXF): for decoded text that is
+/// judged by those rules alone (`encoded::obfuscated`), where the credential catalogue's
+/// hundreds of patterns would find what is thrown away.
+pub(crate) fn run_injection(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    run_patterns(scan, true, out);
+}
+
+fn run_patterns(scan: &Scan<'_>, injection_only: bool, out: &mut Vec<Finding>) {
     #[cfg(test)]
     let e = if UNGATED.get() {
         &*UNGATED_ENGINE
@@ -339,7 +476,7 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     // (pattern, findings it gave so far, whether they were secrets): windows are sorted by
     // pattern, so one counter serves.
     let mut counted: (u16, usize, bool) = (u16::MAX, 0, false);
-    for (p, ws, we) in e.windows(text) {
+    for (p, ws, we) in e.windows(text, injection_only) {
         let pat = e.patterns[p as usize];
         if p != counted.0 {
             counted = (p, 0, false);
@@ -349,20 +486,20 @@ pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let hay = &text[ws..we];
-        let re = e.regex(p as usize);
+        let re = e.matcher(p as usize);
         let mut at = 0;
         while at <= hay.len() {
             let Some(caps) = re.captures_at(hay, at) else {
                 break;
             };
-            let m = caps.get(0).expect("group 0");
+            let (m_start, m_end, _) = caps.get(0).expect("group 0");
             let next = if pat.overlap {
-                caps.get(1).map_or(m.end(), |g| g.end()).max(m.start() + 1)
+                caps.get(1).map_or(m_end, |g| g.1).max(m_start + 1)
             } else {
-                m.end().max(m.start() + 1)
+                m_end.max(m_start + 1)
             };
             if counted.1 >= MAX_FINDINGS {
-                out.push(too_many(pat.rule, text, ws + m.start(), counted.2));
+                out.push(too_many(pat.rule, text, ws + m_start, counted.2));
                 counted.1 += 1;
                 break;
             }
@@ -381,7 +518,7 @@ impl Engine {
     /// the pattern's gate, widened by its context and snapped to word boundaries, and kept
     /// only when it holds one of the pattern's `near` literals. A pattern with no window is
     /// not compiled.
-    fn windows(&self, text: &str) -> Vec<(u16, usize, usize)> {
+    fn windows(&self, text: &str, injection_only: bool) -> Vec<(u16, usize, usize)> {
         let mut windows: Vec<(u16, usize, usize)> = Vec::with_capacity(text.len() / 64);
         // (pattern, start, end) of the `near` literals.
         let mut near: Vec<(u16, usize, usize)> = Vec::new();
@@ -397,6 +534,9 @@ impl Engine {
             for &p in self.gated(k) {
                 if p & NEAR != 0 {
                     near.push((p & !NEAR, start, end));
+                    continue;
+                }
+                if injection_only && !self.injection[p as usize] {
                     continue;
                 }
                 let pat = self.patterns[p as usize];
@@ -572,7 +712,7 @@ pub(crate) fn compiled_patterns() -> Vec<String> {
 #[cfg(test)]
 pub(crate) fn searched_patterns(text: &str) -> Vec<String> {
     let mut v: Vec<String> = ENGINE
-        .windows(text)
+        .windows(text, false)
         .iter()
         .map(|&(p, _, _)| format!("{} #{p}", ENGINE.patterns[p as usize].rule.id))
         .collect();
@@ -612,17 +752,142 @@ pub(crate) fn ungated<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// Compiles every pattern (tests: a broken regex fails here, not in production).
+/// Compiles every pattern (tests: a broken regex fails here, not in production), the full
+/// regex of a [`Split`] one too (the ungated engine of the tests runs it).
 #[cfg(test)]
 pub(crate) fn compile_all() {
     for i in 0..ENGINE.patterns.len() {
-        let _ = ENGINE.regex(i);
+        let _ = ENGINE.matcher(i);
+        let _ = Matcher::Regex(
+            Regex::new(&super::rules::expand(ENGINE.patterns[i].regex)).unwrap_or_else(|e| {
+                panic!(
+                    "pattern of {} does not compile: {e}",
+                    ENGINE.patterns[i].rule.id
+                )
+            }),
+        );
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::holds_near;
+    use super::{Groups, Matcher, Regex, holds_near};
+    use crate::lint::rules::catalogue::{ENTRIES, PATTERNS, expand, split};
+
+    /// Every match, as (whole, gap, value) spans, the engine's way: from the start, then
+    /// from the end of each match.
+    fn matches(m: &Matcher, hay: &str) -> Vec<Vec<Option<(usize, usize)>>> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at <= hay.len() {
+            let Some(g) = m.captures_at(hay, at) else {
+                break;
+            };
+            let spans: Vec<_> = (0..3).map(|i| g.get(i).map(|(s, e, _)| (s, e))).collect();
+            let (s, e) = spans[0].expect("group 0");
+            out.push(spans);
+            at = crate::lint::text::ceil_char(hay, e.max(s + 1));
+        }
+        out
+    }
+
+    #[test]
+    fn a_context_entry_matched_in_parts_finds_what_its_regex_finds() {
+        // Each split entry against its full regex, on its examples and negatives and on
+        // variants that move every part: words in upper case, the word repeated, boundaries
+        // and gaps of non-ASCII characters (`ſ` folds to `s`: not a boundary), the value at
+        // the very end, a gap one character too long.
+        let mut compared = 0;
+        for (i, p) in PATTERNS.iter().enumerate() {
+            let Some(sp) = split(p) else {
+                continue;
+            };
+            let parts = Matcher::new(p);
+            assert!(matches!(parts, Matcher::Split { .. }));
+            let full =
+                Matcher::Regex(Regex::new(&crate::lint::rules::expand(p.regex)).expect("compiles"));
+            let e = &ENTRIES[i];
+            let w = sp.words[0];
+            let mut texts = Vec::new();
+            for (k, t) in e.examples.iter().chain(e.negatives).enumerate() {
+                let t = expand(t, k as u64 + 7, false);
+                texts.push(format!("{t} and {t}"));
+                texts.push(t.to_uppercase());
+                texts.push(t.replace(' ', "\u{e9}").replace('=', "\u{17F}"));
+                texts.push(t.replace(": ", "\u{17F}").replace(" = ", " \u{212A} "));
+                texts.push(t.trim_end_matches(['"', '\'', '`', ';', ',']).to_string());
+                texts.push(format!("{w}{}= {t}", "x".repeat(sp.gap)));
+                texts.push(t);
+            }
+            texts.push(format!("{w}={w} {w}_key: ab12CD34ef56GH78ij90KL12mn34OP56"));
+            texts.push(format!("{w}\u{e9}\u{e9}: 0123456789abcdef0123456789abcdef"));
+            for t in &texts {
+                assert_eq!(matches(&parts, t), matches(&full, t), "{} on {t:?}", e.kind);
+                compared += 1;
+            }
+        }
+        assert!(compared > 2000, "{compared} texts compared");
+    }
+
+    #[test]
+    #[ignore = "tuning: AAHP_TUNE_FILE=FILE prints the patterns whose search costs most on it"]
+    fn search_costs() {
+        let text =
+            std::fs::read_to_string(std::env::var("AAHP_TUNE_FILE").expect("file")).expect("utf-8");
+        let engine = &*super::ENGINE;
+        // pattern -> (time, windows, matches)
+        let mut cost: std::collections::BTreeMap<u16, (std::time::Duration, usize, usize)> =
+            std::collections::BTreeMap::new();
+        for (pattern, ws, we) in engine.windows(&text, false) {
+            let matcher = engine.matcher(pattern as usize);
+            let hay = &text[ws..we];
+            let clock = std::time::Instant::now();
+            let (mut at, mut found) = (0, 0);
+            while at <= hay.len() {
+                let Some(groups) = matcher.captures_at(hay, at) else {
+                    break;
+                };
+                let (start, end, _) = groups.get(0).expect("group 0");
+                found += 1;
+                at = crate::lint::text::ceil_char(hay, end.max(start + 1));
+            }
+            let entry = cost.entry(pattern).or_default();
+            entry.0 += clock.elapsed();
+            entry.1 += 1;
+            entry.2 += found;
+        }
+        let mut rows: Vec<_> = cost.into_iter().collect();
+        rows.sort_by_key(|row| std::cmp::Reverse(row.1.0));
+        for (pattern, (time, windows, found)) in rows.iter().take(30) {
+            let pat = engine.patterns[*pattern as usize];
+            println!(
+                "{:8.2} ms {windows:6} windows {found:6} matches {} #{pattern} {}",
+                time.as_secs_f64() * 1e3,
+                pat.rule.id,
+                &pat.regex[..pat.regex.len().min(90)]
+            );
+        }
+        let total: std::time::Duration = rows.iter().map(|row| row.1.0).sum();
+        println!("total {:.2} ms", total.as_secs_f64() * 1e3);
+    }
+
+    #[test]
+    fn split_groups_are_the_whole_match_the_gap_and_the_value() {
+        let p = PATTERNS
+            .iter()
+            .find(|p| split(p).is_some_and(|s| s.words == ["mistral"]))
+            .expect("the Mistral entry is matched in parts");
+        let m = Matcher::new(p);
+        let hay = "MISTRAL_API_KEY = \"Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4f\";";
+        let Some(Groups::Split(_, spans)) = m.captures_at(hay, 0) else {
+            panic!("no split match");
+        };
+        let text = |i: usize| &hay[spans[i].0..spans[i].1];
+        assert_eq!(text(1), "_API_KEY = ");
+        assert_eq!(text(2), "Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4f");
+        assert_eq!(text(0), &hay[..hay.len() - 1]);
+        assert!(m.captures_at(hay, 1).is_none());
+    }
 
     #[test]
     fn a_near_literal_counts_only_wholly_inside_the_window_and_for_its_pattern() {

@@ -553,6 +553,16 @@ pub(crate) fn scan_decoded(text: &str, depth: u8) -> Vec<Finding> {
     })
 }
 
+/// Lints decoded text for the injection and exfiltration rules only (PI, EXF; offsets in
+/// `text`): what `encoded::obfuscated` judges a decoded stretch by. Their findings are the
+/// ones [`scan_decoded`] gives: none of those rules reads another family's findings.
+pub(crate) fn scan_decoded_injection(text: &str, depth: u8) -> Vec<Finding> {
+    plain_scan(text, depth, |scan, findings| {
+        engine::run_injection(scan, findings);
+        rules::injection::combine(scan, findings);
+    })
+}
+
 /// Runs `detect` over `text` read as plain text (no Markdown or JSON structure) and returns
 /// its findings with spans in `text`'s own offsets.
 fn plain_scan(

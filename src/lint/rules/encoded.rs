@@ -405,7 +405,7 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         }
         scanned += 1;
         budget -= decoded.len();
-        let inner = super::super::scan_decoded(&decoded, scan.depth + 1);
+        let inner = super::super::scan_decoded_injection(&decoded, scan.depth + 1);
         let hit = inner
             .iter()
             .filter(|f| {
