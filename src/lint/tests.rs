@@ -862,3 +862,49 @@ fn a_file_of_every_catalogue_format_is_judged_the_same_when_context_entries_matc
         "past the first 100 findings the rest are summed up at the worst severity"
     );
 }
+
+#[test]
+fn an_allowlisted_finding_past_the_listed_ones_is_suppressed_under_its_fingerprint() {
+    // Findings past the first 100 are fingerprinted only when shown or when an allowlist
+    // entry of their rule may match: an entry for one of them still suppresses it, and it
+    // is shown (suppressed) with the fingerprint it has when listed.
+    let sections = |range: std::ops::Range<usize>| {
+        let mut text = String::new();
+        for i in range {
+            text.push_str("<!-- SECTION: s");
+            text.push_str(&i.to_string());
+            text.push_str(" -->\n");
+        }
+        text
+    };
+    let alone = check_text("x/STATUS.md", &sections(120..121)).unwrap();
+    let fp = alone[0].fingerprint.clone();
+    let mut cfg = LintConfig::empty(jiff::civil::date(2026, 1, 1));
+    cfg.allow.push(allow::AllowEntry {
+        rule: "STRUCT001".into(),
+        fingerprint: fp.clone(),
+        path: None,
+        reason: "kept open on purpose".into(),
+        owner: "docs".into(),
+        expires: jiff::civil::date(2026, 2, 1),
+        line: 1,
+        expired: false,
+    });
+    let text = sections(0..150);
+    let file = LintFile {
+        path: "x/STATUS.md".into(),
+        name: "STATUS.md".into(),
+        bytes: text.as_bytes(),
+    };
+    let outcome = lint(&cfg, &[file]).unwrap();
+    let (d, suppressed) = (outcome.diagnostics, outcome.suppressed);
+    assert_eq!(suppressed.len(), 1, "{suppressed:?}");
+    assert_eq!(suppressed[0].fingerprint, fp);
+    assert_eq!(suppressed[0].line, 121);
+    let summary: Vec<&Diagnostic> = d.iter().filter(|d| d.rule == "CFG006").collect();
+    assert!(
+        summary[0].message.starts_with("49 more findings"),
+        "{}",
+        summary[0].message
+    );
+}
