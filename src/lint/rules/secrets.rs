@@ -958,8 +958,20 @@ fn flag_gate(b: &[u8], start: usize, end: usize) -> bool {
     steps::add((start - i) as u64);
     // The name's first dashes, then a letter (`--api-key`, `-Token`).
     let dashes = b[i..end].iter().take_while(|&&c| c == b'-').count();
-    let opens = i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'`' | b'(');
+    // What the regex's `(?:^|[\s"'`(])` accepts: any Unicode blank (a vertical tab, a
+    // no-break space), not only the ASCII ones.
+    let opens =
+        char_before(b, i).is_none_or(|c| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '('));
     (1..=2).contains(&dashes) && opens && b[i + dashes].is_ascii_alphabetic()
+}
+
+/// The character that ends at byte `i` of `b` (UTF-8 text cut at a character boundary).
+fn char_before(b: &[u8], i: usize) -> Option<char> {
+    // A character is at most four bytes; its first is not a continuation byte.
+    let start = (i.saturating_sub(4)..i)
+        .rev()
+        .find(|&k| b[k] & 0xC0 != 0x80)?;
+    std::str::from_utf8(&b[start..i]).ok()?.chars().next()
 }
 
 /// A credential word followed (after the rest of its identifier and an optional quote) by an
