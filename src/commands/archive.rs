@@ -16,11 +16,11 @@ use crate::handoff::log::{
 };
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{
-    HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, read_limited,
-    stream, write_atomic,
+    HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, read_limited, stream,
 };
 use crate::output::{Report, Style, escape_untrusted};
 use crate::transaction::rotation::{self, Change, SpliceAt};
+use crate::transaction::steps::write_file;
 use crate::transaction::writer::HandoffWrite;
 
 /// The fail points of an archive run, in order. A crash at any of them is repaired by
@@ -410,13 +410,6 @@ pub(crate) fn write_manifest(dir: &HandoffDir, bytes: &[u8]) -> Result<()> {
         source,
     })?;
     write_file(dir, MANIFEST, bytes)
-}
-
-fn write_file(dir: &HandoffDir, name: &str, bytes: &[u8]) -> Result<()> {
-    write_atomic(&dir.abs.join(name), bytes).map_err(|source| Error::Write {
-        path: dir.path_of(name),
-        source,
-    })
 }
 
 /// Refuses a rotation whose files the tool could not read back (issue #12, M4): nothing is

@@ -240,13 +240,9 @@ fn log_renumbering(
         boundary::clean_line(&dir.path_of(MANIFEST))
     );
     entry.push_str(&super::merge_driver::renumbered_list(renamed));
-    let write = |name: &str, bytes: &[u8]| {
-        write_atomic(&dir.abs.join(name), bytes).map_err(|source| Error::Write {
-            path: dir.path_of(name),
-            source,
-        })
-    };
-    append_log(dir, &entry, &write)?;
+    append_log(dir, &entry, &|name, bytes| {
+        crate::transaction::steps::write_file(dir, name, bytes)
+    })?;
     Ok(true)
 }
 

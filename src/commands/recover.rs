@@ -21,7 +21,7 @@ use crate::failpoint;
 use crate::git::Repo;
 use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{FileState, Manifest, SessionInfo};
-use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, write_atomic};
+use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source};
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::journal::{Journal, SessionRecord, Step};
 use crate::transaction::lock::{self, LockState};
@@ -270,13 +270,9 @@ fn clear_remote_lease(
             },
             boundary::clean_line(&h.expires),
         );
-        let write_file = |name: &str, bytes: &[u8]| {
-            write_atomic(&dir.abs.join(name), bytes).map_err(|source| Error::Write {
-                path: dir.path_of(name),
-                source,
-            })
-        };
-        crate::transaction::steps::append_log(dir, &entry, &write_file)?;
+        crate::transaction::steps::append_log(dir, &entry, &|name, bytes| {
+            crate::transaction::steps::write_file(dir, name, bytes)
+        })?;
         super::archive::refresh_manifest(
             ctx,
             dir,
@@ -699,12 +695,7 @@ fn rewrite_after_restore(
 ) -> Result<Vec<String>> {
     let today = clock::utc_date(ctx.now);
     let session_snap = dir.snapshot(repo, Source::Commit(note.saved))?;
-    let write = |name: &str, bytes: &[u8]| {
-        write_atomic(&dir.abs.join(name), bytes).map_err(|source| Error::Write {
-            path: dir.path_of(name),
-            source,
-        })
-    };
+    let write = |name: &str, bytes: &[u8]| crate::transaction::steps::write_file(dir, name, bytes);
     let marked = crate::transaction::steps::mark_session_claims(dir, &session_snap, &write)?;
     let entry = recovery_entry(today, note, &marked);
     crate::transaction::steps::append_log(dir, &entry, &write)?;

@@ -675,20 +675,7 @@ pub fn read_limited(path: &Path, rel: &str) -> Result<Vec<u8>> {
     // Tests arm `read-whole:NAME` to prove a command never holds that file in memory.
     #[cfg(feature = "failpoints")]
     crate::failpoint::error(&format!("read-whole:{}", file_name(rel))).map_err(read_err)?;
-    // Opened without waiting (a FIFO with no writer would block `open` itself), then
-    // judged by what was opened: only a regular file is read, a FIFO or device never is.
-    let file = open_nonblocking(path).map_err(read_err)?;
-    let meta = file.metadata().map_err(read_err)?;
-    if !meta.is_file() {
-        return Err(Error::invalid(
-            rel,
-            None,
-            format!(
-                "not a regular file but {}; a handoff file must be a regular file",
-                special_kind(meta.file_type())
-            ),
-        ));
-    }
+    let (file, meta) = open_regular(path, rel)?;
     let len = meta.len();
     if len > limit as u64 {
         return Err(too_large(rel, len));
@@ -711,6 +698,29 @@ pub fn read_limited(path: &Path, rel: &str) -> Result<Vec<u8>> {
         ));
     }
     Ok(bytes)
+}
+
+/// Opens a handoff file for reading: without waiting (a FIFO with no writer would block
+/// `open` itself), then judged by what was opened, so only a regular file is read and a
+/// FIFO or device never is (exit 2 naming `shown`).
+pub(crate) fn open_regular(path: &Path, shown: &str) -> Result<(std::fs::File, std::fs::Metadata)> {
+    let read_err = |source| Error::Read {
+        path: shown.to_string(),
+        source,
+    };
+    let file = open_nonblocking(path).map_err(read_err)?;
+    let meta = file.metadata().map_err(read_err)?;
+    if !meta.is_file() {
+        return Err(Error::invalid(
+            shown,
+            None,
+            format!(
+                "not a regular file but {}; a handoff file must be a regular file",
+                special_kind(meta.file_type())
+            ),
+        ));
+    }
+    Ok((file, meta))
 }
 
 /// Opens a file for reading without waiting for a writer (`O_NONBLOCK`, which a regular

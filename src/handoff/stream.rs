@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::log::{IndexEnd, IndexScanner};
-use super::{hex, open_nonblocking, special_kind};
+use super::{hex, open_regular};
 use crate::error::{Error, Result};
 
 /// Bytes read at a time.
@@ -60,18 +60,7 @@ impl Streamed {
             source,
         };
         if self.keep > 0 {
-            let file = open_nonblocking(&self.path).map_err(read_err)?;
-            let meta = file.metadata().map_err(read_err)?;
-            if !meta.is_file() {
-                return Err(Error::invalid(
-                    shown,
-                    None,
-                    format!(
-                        "not a regular file but {}; a handoff file must be a regular file",
-                        special_kind(meta.file_type())
-                    ),
-                ));
-            }
+            let (file, _) = open_regular(&self.path, shown)?;
             let mut left = self.keep;
             let mut reader = file.take(self.keep);
             let mut buf = vec![0u8; PIECE];

@@ -19,6 +19,17 @@ pub const TRUST_FILE: &str = "TRUST.md";
 /// Writes one handoff file atomically (by name).
 pub type WriteFn<'a> = dyn Fn(&str, &[u8]) -> Result<()> + 'a;
 
+/// Writes the handoff file `name` of `dir` (temp file, fsync, rename): the [`WriteFn`] of a
+/// command that writes under its own lock, with no transaction staging the files.
+pub fn write_file(dir: &HandoffDir, name: &str, bytes: &[u8]) -> Result<()> {
+    crate::handoff::write_atomic(&dir.abs.join(name), bytes).map_err(|source| {
+        crate::error::Error::Write {
+            path: dir.path_of(name),
+            source,
+        }
+    })
+}
+
 /// Reads a handoff file as UTF-8 text (a BOM is kept), or `None` when absent; bounded in
 /// size; invalid UTF-8 is exit 2 naming the file.
 pub fn read_text(dir: &HandoffDir, name: &str) -> Result<Option<String>> {

@@ -1519,26 +1519,24 @@ pub(crate) fn repeated_run(v: &str) -> bool {
 /// `update_password`, `x-api-key`): the value of a setting that picks a field, a grant type or
 /// a route, not a secret.
 pub(crate) fn names_a_credential(v: &str) -> bool {
-    let parts: Vec<&str> = v.split(['_', '-', '.']).collect();
-    parts.len() >= 2
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_lowercase()))
-        && parts.iter().any(|p| {
-            matches!(
-                *p,
-                "password"
-                    | "passwd"
-                    | "pwd"
-                    | "token"
-                    | "secret"
-                    | "key"
-                    | "apikey"
-                    | "credential"
-                    | "credentials"
-                    | "passphrase"
-            )
-        })
+    super::catalogue::lowercase_words(v).is_some_and(|parts| {
+        parts.len() >= 2
+            && parts.iter().any(|p| {
+                matches!(
+                    *p,
+                    "password"
+                        | "passwd"
+                        | "pwd"
+                        | "token"
+                        | "secret"
+                        | "key"
+                        | "apikey"
+                        | "credential"
+                        | "credentials"
+                        | "passphrase"
+                )
+            })
+    })
 }
 
 /// True when a value has the shape of a credential rather than a word.

@@ -269,11 +269,16 @@ fn case_changes(v: &str) -> usize {
 /// Three or more lower-case words joined by `-`, `_` or `.`: a phrase that stands in for a value
 /// (`change-me-in-production`), not a random one.
 pub(crate) fn phrase(v: &str) -> bool {
+    lowercase_words(v).is_some_and(|parts| parts.len() >= 3)
+}
+
+/// The parts of `v` split at `-`, `_` and `.`, when every one is a lower-case ASCII word.
+pub(crate) fn lowercase_words(v: &str) -> Option<Vec<&str>> {
     let parts: Vec<&str> = v.split(['-', '_', '.']).collect();
-    parts.len() >= 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_lowercase()))
+    parts
+        .iter()
+        .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_lowercase()))
+        .then_some(parts)
 }
 
 /// The default least entropy for a random part of `n` characters: random text of a small
