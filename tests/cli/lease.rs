@@ -34,9 +34,11 @@ fn lease_on(remote: &TestRepo) -> Option<String> {
 
 #[test]
 fn two_clones_racing_begin_remote_never_both_win() {
+    // The count: 100 races, each started at the same moment from two clones.
+    const ROUNDS: usize = 100;
     let (remote, a, b) = remote_and_clones();
     let mut a_wins = 0;
-    for round in 0..20 {
+    for round in 0..ROUNDS {
         let spawn = |repo: &TestRepo, who: &str| {
             repo.aahp_command(&[
                 "begin",
@@ -78,7 +80,7 @@ fn two_clones_racing_begin_remote_never_both_win() {
         assert_eq!(lease_on(&remote), None, "round {round}");
         assert!(!a.exists(".ai/handoff/HANDOFF.lock") && !b.exists(".ai/handoff/HANDOFF.lock"));
     }
-    println!("a won {a_wins} of 20 rounds");
+    println!("a won {a_wins} of {ROUNDS} rounds");
 }
 
 #[test]
