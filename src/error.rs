@@ -121,6 +121,19 @@ pub enum Error {
         holder: String,
         waited_secs: u64,
     },
+    /// The `git commit` of a `git aahp commit` that was killed is still running and may yet
+    /// create the session's commit: nothing may be finished or rolled back until it ends
+    /// (issue #12 item 5).
+    #[error(
+        "the `git commit` of session {} (pid {pid}) is still running and may yet create the session's commit; nothing was changed",
+        line(session_id)
+    )]
+    CommitRunning {
+        /// The interrupted session.
+        session_id: String,
+        /// The running `git commit`.
+        pid: u32,
+    },
     /// Another error, with context.
     #[error("{context}")]
     Other {
@@ -155,7 +168,10 @@ impl Error {
     /// Returns the exit status this error maps to.
     pub fn status(&self) -> ExitStatus {
         match self {
-            Error::Locked(_) | Error::LiveSession(_) | Error::Busy { .. } => ExitStatus::Locked,
+            Error::Locked(_)
+            | Error::LiveSession(_)
+            | Error::Busy { .. }
+            | Error::CommitRunning { .. } => ExitStatus::Locked,
             Error::Refused { .. } | Error::Declined { .. } => ExitStatus::Findings,
             _ => ExitStatus::Error,
         }
@@ -189,6 +205,9 @@ impl Error {
             Error::Busy { .. } => Some(
                 "retry when it has finished; a git-aahp command run from a hook of `git aahp commit` waits for that commit",
             ),
+            Error::CommitRunning { .. } => Some(
+                "wait for it to finish (its hooks may take a while), then run `git aahp recover` again: it finishes the session if the commit landed and rolls it back if it did not",
+            ),
             _ => None,
         }
     }
@@ -210,6 +229,7 @@ impl Error {
             Error::Locked(_) => "locked",
             Error::LiveSession(_) => "live_session",
             Error::Busy { .. } => "busy",
+            Error::CommitRunning { .. } => "commit_running",
             Error::Refused { .. } => "refused",
             Error::Declined { .. } => "declined",
             Error::Other { .. } => "other",

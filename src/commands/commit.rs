@@ -47,6 +47,7 @@ pub const COMMIT_FAILPOINTS: &[&str] = &[
     "commit:rotate",
     "commit:manifest",
     "commit:stage",
+    "commit:spawned",
     "commit:commit",
     "commit:committed",
     "commit:release",
@@ -270,7 +271,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     let keep = keep_setting(repo, args.keep)?;
     // Held until the end: what is linted is what is committed, and no other process of the
     // session rewrites a file in between.
-    let _serial = WriteLock::acquire_with_index(repo, &dir, "git aahp commit")?;
+    let serial = WriteLock::acquire_with_index(repo, &dir, "git aahp commit")?;
 
     // 1. Lint: abort with nothing changed.
     let findings = blocking_findings(repo, &dir, clock::utc_date(ctx.now))?;
@@ -400,7 +401,27 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     // 9. The one commit, through `git commit`.
     // The message is command-line text: through the boundary like every other output
     // (what `admit` let through may still hold a workflow command or a placeholder secret).
-    if let Err(e) = repo.commit_staged(&boundary::clean(&args.message)) {
+    // `git commit` inherits the write lock and holds it until it ends: killed now, this
+    // process leaves a `git commit` that may still create the commit, and no `recover` may
+    // act before it has (issue #12 item 5). Its pid goes into the journal, so `recover` and
+    // `status` can name it.
+    let committed = serial
+        .inheritable()
+        .map_err(|source| Error::Read {
+            path: "the handoff directory's write lock".into(),
+            source,
+        })
+        .and_then(|hold| {
+            repo.commit_staged(&boundary::clean(&args.message), hold, |pid| {
+                journal.git_pid = Some(pid);
+                // Only a name for the user: the lock, not this record, keeps `recover` off
+                // a running `git commit`, so a failed write costs nothing but the name.
+                let _ = journal.save(repo);
+                failpoint::hit("commit:spawned");
+            })
+            .map_err(Error::from)
+        });
+    if let Err(e) = committed {
         let e = Error::Other {
             context: "`git commit` did not create the commit (a hook may have rejected it)".into(),
             source: Some(Box::new(e)),
@@ -619,6 +640,7 @@ fn open_journal(
                 step: Step::Prepared,
                 planned_tree: None,
                 commit: None,
+                git_pid: None,
             };
             journal.save(repo)?;
             Ok(journal)

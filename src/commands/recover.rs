@@ -6,7 +6,9 @@
 //! # Crash safety
 //! Before it changes a file, a rollback records the saved commit in the journal, so an
 //! interrupted `recover` run again saves nothing twice and finishes the same plan. The lock is
-//! removed after the files are consistent and the journal last.
+//! removed after the files are consistent and the journal last. Nothing is decided while the
+//! `git commit` of a killed `git aahp commit` still runs (it holds the directory's write lock
+//! until it ends): it may still create the session's commit.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -294,6 +296,20 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
     // before it writes anything, naming the file to move away: never a half-done rollback.
     if dir.exists() {
         dir.check_names()?;
+    }
+    // The `git commit` of a killed `git aahp commit` may still be running, and may still
+    // create the session's commit: finishing or rolling back now could undo committed work
+    // (issue #12 item 5). It holds the write lock taken below until it ends, so waiting for
+    // that lock is what makes this safe; a `git commit` known by its pid is named at once
+    // (exit 3) rather than waited for, since its hooks may run for minutes. `--force` is about
+    // the lock of a live session and changes nothing here.
+    if let Some(j) = &journal
+        && let Some(pid) = j.commit_running(repo, &dir)?
+    {
+        return Err(Error::CommitRunning {
+            session_id: j.session_id.clone(),
+            pid,
+        });
     }
     // A dry run writes nothing; a recovery waits for any writer of this directory to finish,
     // and then reads the journal again: a `commit` that was running has finished by now.
@@ -618,6 +634,7 @@ fn roll_back(
         step: Step::RollingBack,
         planned_tree: None,
         commit: None,
+        git_pid: None,
     });
     if j.step != Step::RollingBack {
         j.step = Step::RollingBack;

@@ -80,6 +80,10 @@ pub struct StatusReport {
     /// The session whose `git aahp commit` was interrupted (its journal is still there).
     #[serde(serialize_with = "boundary::opt_line")]
     pub interrupted_commit: Option<String>,
+    /// The pid of the interrupted session's `git commit` while it still runs (a killed
+    /// `git aahp commit` leaves it running; it may still create the commit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit_running: Option<u32>,
     /// The lock, when one is present.
     pub lock: Option<LockInfo>,
     /// Whose session holds the directory, seen from this worktree (yours, another's,
@@ -141,7 +145,14 @@ impl Report for StatusReport {
                 style.warn("absent")
             )?;
         }
-        if let Some(session) = &self.interrupted_commit {
+        if let (Some(session), Some(pid)) = (&self.interrupted_commit, self.commit_running) {
+            writeln!(
+                w,
+                "  commit: {} (session {}) — its `git commit` (pid {pid}) is still running",
+                style.error("interrupted"),
+                escape_untrusted(session)
+            )?;
+        } else if let Some(session) = &self.interrupted_commit {
             writeln!(
                 w,
                 "  commit: {} (session {}) — run `git aahp recover`",
@@ -248,6 +259,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
         present: dir.exists(),
         manifest: false,
         interrupted_commit: None,
+        commit_running: None,
         lock: None,
         session: SessionView::Free,
         files: Vec::new(),
@@ -275,8 +287,12 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
             ..lock_info(b"", ctx.now)
         }),
     };
-    report.interrupted_commit =
-        crate::transaction::journal::Journal::load(repo, &dir.rel)?.map(|j| j.session_id);
+    let journal = crate::transaction::journal::Journal::load(repo, &dir.rel)?;
+    report.commit_running = match &journal {
+        Some(j) => j.commit_running(repo, &dir)?,
+        None => None,
+    };
+    report.interrupted_commit = journal.map(|j| j.session_id);
     report.merge_driver_missing = super::hooks::merge_driver_missing(ctx, repo);
     if let Some(remote) = &args.remote {
         boundary::admit(&dir, "--remote", Some(remote))?;
@@ -321,6 +337,10 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     let drifted = report.files.iter().any(|f| f.state != FileState::Ok);
     report.next_step = if let SessionView::Yours(_) = &report.session {
         report.session.next_step().unwrap_or_default().into()
+    } else if let Some(pid) = report.commit_running {
+        format!(
+            "wait for the interrupted session's `git commit` (pid {pid}) to finish, then run `git aahp recover`"
+        )
     } else if report.lock.is_some() || report.interrupted_commit.is_some() {
         "a previous session did not finish: run `git aahp recover` (or `--dry-run` to see the plan)"
             .into()

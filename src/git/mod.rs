@@ -1373,8 +1373,42 @@ impl Repo {
 
     /// Runs `git commit -q -m MESSAGE` on the staged content: user hooks, signing and
     /// identity apply exactly as for a commit the user makes.
-    pub fn commit_staged(&self, message: &str) -> Result<(), GitError> {
-        self.run(&["commit", "-q", "-m", message], &[])?;
+    ///
+    /// `hold` becomes git's standard input (git reads none with `-m`; its hooks get their own):
+    /// a handle on a lock the caller holds, so that lock stays held for as long as this
+    /// `git commit` runs, even if the caller is killed meanwhile and git carries on alone.
+    /// `spawned` is told git's process id before git is waited for.
+    pub fn commit_staged(
+        &self,
+        message: &str,
+        hold: std::fs::File,
+        spawned: impl FnOnce(u32),
+    ) -> Result<(), GitError> {
+        let args = ["commit", "-q", "-m", message];
+        let shown = args.join(" ");
+        let child = self
+            .command()
+            .args(args)
+            .stdin(Stdio::from(hold))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|source| GitError::Spawn {
+                args: shown.clone(),
+                source,
+            })?;
+        spawned(child.id());
+        let output = child.wait_with_output().map_err(|source| GitError::Spawn {
+            args: shown.clone(),
+            source,
+        })?;
+        if !output.status.success() {
+            return Err(GitError::Command {
+                args: shown,
+                status: output.status.to_string(),
+                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            });
+        }
         Ok(())
     }
 

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::git::Repo;
+use crate::handoff::HandoffDir;
 use crate::handoff::write_atomic;
 
 /// How far a commit got, as recorded before each irreversible step.
@@ -63,6 +64,12 @@ pub struct Journal {
     pub planned_tree: Option<String>,
     /// The new commit (set at [`Step::Committed`]).
     pub commit: Option<String>,
+    /// The process id of the `git commit` started at [`Step::Committing`], recorded as soon
+    /// as it is spawned: named when `recover` or `status` finds it still running. Only a
+    /// name for the user: whether it still runs is the write lock's to say (see
+    /// [`Journal::commit_running`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_pid: Option<u32>,
 }
 
 impl Journal {
@@ -103,6 +110,27 @@ impl Journal {
             return Ok(Some(head));
         }
         Ok(None)
+    }
+
+    /// Returns the pid of this session's `git commit` while it is still running: the journal
+    /// stands at [`Step::Committing`] with the pid recorded, another process holds the
+    /// directory's write lock (which `git commit` inherits from `git aahp commit`), and that
+    /// pid is alive.
+    ///
+    /// That `git commit` outlives a killed `git aahp commit` and may still create the
+    /// session's commit: until it has ended, `recover` must neither finish nor roll back
+    /// (issue #12 item 5). The write lock is what makes that safe: the kernel holds it until
+    /// the last process sharing it ends, and `recover` waits for it like any writer. This
+    /// answer only lets `recover` and `status` say so at once and name the process; `None`
+    /// (no pid recorded yet, a pid that has gone) leaves the waiting to the lock.
+    pub fn commit_running(&self, repo: &Repo, dir: &HandoffDir) -> Result<Option<u32>> {
+        let Some(pid) = self.git_pid else {
+            return Ok(None);
+        };
+        if self.step != Step::Committing || !super::writer::WriteLock::is_held(repo, dir)? {
+            return Ok(None);
+        }
+        Ok(process_alive(pid).then_some(pid))
     }
 
     /// Returns the journal's path for the handoff directory `dir` (repository-relative).
@@ -294,6 +322,27 @@ impl SessionRecord {
             remove_file(&legacy)?;
         }
         Ok(())
+    }
+}
+
+/// True when a process with this id exists (a signal-0 probe: permission denied still means
+/// it exists). Where that cannot be asked, every recorded process counts as alive.
+fn process_alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        use rustix::io::Errno;
+        let Some(pid) = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        else {
+            return false;
+        };
+        !matches!(rustix::process::test_kill_process(pid), Err(Errno::SRCH))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
     }
 }
 

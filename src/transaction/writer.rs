@@ -68,6 +68,42 @@ impl WriteLock {
         }
     }
 
+    /// True when another process holds the write lock of `dir` right now (a probe: the lock
+    /// is taken and at once let go when free; a directory no writer ever locked is free).
+    pub fn is_held(repo: &Repo, dir: &HandoffDir) -> Result<bool> {
+        let path = state_dir(repo).join("locks").join(dir_key(&dir.rel));
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(source) => {
+                return Err(Error::Read {
+                    path: path.display().to_string(),
+                    source,
+                });
+            }
+        };
+        match file.try_lock() {
+            Ok(()) => Ok(false),
+            Err(TryLockError::WouldBlock) => Ok(true),
+            Err(TryLockError::Error(source)) => Err(Error::Read {
+                path: path.display().to_string(),
+                source,
+            }),
+        }
+    }
+
+    /// A second handle on the directory's lock, for a child process to inherit: `commit`
+    /// makes it `git commit`'s standard input, so the lock stays held while that `git commit`
+    /// runs, even when `git aahp commit` itself is killed (`flock` belongs to the open file,
+    /// which the child shares, and ends only when its last holder closes it). Until then no
+    /// `recover` and no writer can act on a commit that may still land (issue #12 item 5).
+    pub fn inheritable(&self) -> std::io::Result<File> {
+        self.files
+            .first()
+            .ok_or_else(|| std::io::Error::other("the write lock holds no file"))?
+            .try_clone()
+    }
+
     fn take(path: &Path, dir: &HandoffDir, command: &str, wait: Duration) -> Result<File> {
         let io_err = |source| Error::Read {
             path: path.display().to_string(),

@@ -235,6 +235,10 @@ fn commit_crash_at_every_fail_point_recovers_without_loss() {
                 continue;
             }
             assert_eq!(out.code, -1, "{context}: expected an abort\n{out}");
+            // A `git commit` the abort left running decides the outcome: recover waits.
+            wait_for("an orphaned git commit to finish", || {
+                !write_lock_held(&repo)
+            });
             // Recover as the same session would: by id, or by the worktree's record. A crash
             // before the journal leaves the session's live lock, which recover leaves alone
             // unless forced (issue #17): the agent knows its process died.
@@ -383,19 +387,38 @@ fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
-/// Kills `git aahp commit` with SIGKILL while `git commit` runs the user's pre-commit hook,
-/// lets git finish (or fail) on its own, then recovers.
+/// True while some process holds a handoff directory's write lock (`flock` on a file under
+/// `.git/aahp/locks/`): the lock a `git commit` inherits from `git aahp commit` and keeps
+/// until it ends, even when `git aahp commit` was killed.
+fn write_lock_held(repo: &TestRepo) -> bool {
+    let Ok(entries) = std::fs::read_dir(repo.path().join(".git/aahp/locks")) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        std::fs::File::open(e.path())
+            .is_ok_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
+    })
+}
+
+/// Kills `git aahp commit` with SIGKILL while `git commit` is held in the user's pre-commit
+/// hook, so the orphaned `git commit` may still create the session's commit. `recover` run
+/// then must neither finish nor roll back (issue #12 item 5: a rollback would be undone by
+/// the commit landing after it, leaving a work tree that differs from HEAD): exit 3 naming
+/// the running `git commit`, changing nothing. Once the hook lets git finish (or fail),
+/// `recover` finishes or rolls back. No timing: the hook waits for the test's signal.
 fn sigkill_during_hook(hook_exit: u8) -> Outcome {
     let (repo, before) = prepare(true, "killed");
     let mark = repo.path().join(".git/hook-started");
-    let done = repo.path().join(".git/hook-done");
+    let go = repo.path().join(".git/hook-go");
+    // Silent: the killed parent no longer reads git's output, so a hook that wrote would die
+    // of SIGPIPE.
     write_hook(
         &repo,
         "pre-commit",
         &format!(
-            "touch '{}'\nsleep 1\ntouch '{}'\nexit {hook_exit}",
+            "touch '{}'\nwhile [ ! -e '{}' ]; do sleep 0.01; done\nexit {hook_exit}",
             mark.display(),
-            done.display()
+            go.display()
         ),
     );
     let mut child = repo
@@ -405,15 +428,44 @@ fn sigkill_during_hook(hook_exit: u8) -> Outcome {
         .spawn()
         .unwrap();
     wait_for("the hook to start", || mark.exists());
+    // `commit` journals git's pid just after starting it: killed before that, `recover`
+    // could not name it and would only wait (for the write lock, which is what keeps it
+    // safe); this test wants the name.
+    let running = || repo.aahp(&["--json", "status"]).json()["commit_running"].as_u64();
+    wait_for("the journal to name git's pid", || running().is_some());
+    let pid = running().unwrap();
     child.kill().unwrap(); // SIGKILL
     let status = child.wait().unwrap();
     assert!(!status.success(), "the process was killed");
-    // git commit (orphaned) finishes on its own after the hook; give it time to land.
-    wait_for("the hook to finish", || done.exists());
-    let index_lock = repo.path().join(".git/index.lock");
-    std::thread::sleep(Duration::from_millis(500));
-    wait_for("git commit to finish", || !index_lock.exists());
+    let files = handoff_files(&repo);
+
+    for args in [
+        &["recover"][..],
+        &["recover", "--force"],
+        &["recover", "--dry-run"],
+    ] {
+        let rec = repo.aahp(args);
+        assert_eq!(rec.code, 3, "{args:?} while git commit runs\n{rec}");
+        assert!(
+            rec.stderr.contains(&format!(
+                "`git commit` of session killed (pid {pid}) is still running"
+            )),
+            "{args:?}: the running git commit is not named\n{rec}"
+        );
+    }
+    assert_eq!(running(), Some(pid), "status no longer names git");
+    // Nothing was finished, rolled back or saved.
     assert!(has_lock(&repo) && has_journal(&repo));
+    assert_eq!(head(&repo), before.clean_head);
+    assert_eq!(handoff_files(&repo), files);
+    assert!(
+        !repo
+            .git(&["for-each-ref", "refs/aahp/"])
+            .contains("recovered")
+    );
+
+    std::fs::write(&go, "").unwrap();
+    wait_for("the orphaned git commit to end", || !write_lock_held(&repo));
     let rec = repo.aahp(&["recover"]);
     assert_eq!(rec.code, 0, "{rec}");
     std::fs::remove_file(repo.path().join(".git/hooks/pre-commit")).unwrap();
@@ -527,6 +579,11 @@ fn run_and_kill_env(
     }
     child.kill().unwrap(); // SIGKILL
     let status = child.wait().unwrap();
+    // A `git commit` it left running holds the write lock until it ends (and `recover`
+    // refuses until then).
+    wait_for("an orphaned git commit to finish", || {
+        !write_lock_held(repo)
+    });
     let index_lock = repo.path().join(".git/index.lock");
     wait_for("an orphaned git to finish", || !index_lock.exists());
     status.code()
