@@ -192,7 +192,7 @@ pub(crate) fn main() {
         };
         let _ = writeln!(
             table,
-            "    Entry {{ kind: {:?}, label: {:?}, family: {:?}, context: {context}, free: {}, check: Check::{}, entropy: {:?}, show: {}, warning: {}, examples: &{:?}, negatives: &{:?} }},",
+            "    Entry {{ kind: {:?}, label: {:?}, #[cfg(test)] family: {:?}, context: {context}, free: {}, check: Check::{}, entropy: {:?}, show: {}, warning: {}, #[cfg(test)] examples: &{:?}, #[cfg(test)] negatives: &{:?} }},",
             e.kind,
             e.label,
             e.file,

@@ -683,10 +683,7 @@ pub fn read_limited(path: &Path, rel: &str) -> Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     file.take(limit as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|source| Error::Read {
-            path: rel.to_string(),
-            source,
-        })?;
+        .map_err(read_err)?;
     if bytes.len() > limit {
         return Err(Error::invalid(
             rel,
