@@ -9,7 +9,9 @@ use super::super::registry::{
     PI001, PI002, PI003, PI004, PI005, PI006, PI007, PI008, PI009, PI010, PI011, PI012,
 };
 use super::super::text::{has_word, line_near, words};
-use super::{addressed, excerpt, imperative_at, negated_before, push_pi, quoted};
+use super::{
+    addressed, excerpt, hypothetical_request_before, imperative_at, negated_before, push_pi, quoted,
+};
 
 const SIG_PERSONA: u8 = 1;
 const SIG_STRONG: u8 = 2;
@@ -3442,7 +3444,7 @@ fn check_no_verify(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 fn check_bypass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    if negated_before(text, s) {
+    if negated_before(text, s) || hypothetical_request_before(text, s) {
         return;
     }
     if !(imperative_at(text, s) || addressed(&text[scan.sentence_range(s).0..s])) {

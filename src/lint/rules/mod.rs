@@ -3,6 +3,7 @@
 //! detection, placeholder recognition and secret redaction.
 
 pub(crate) mod catalogue;
+pub(crate) mod conditional;
 pub(crate) mod encoded;
 pub(crate) mod exfil;
 pub(crate) mod hidden;
@@ -19,6 +20,7 @@ use super::text::{has_word, line_near, words};
 pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
     injection::PATTERNS
         .iter()
+        .chain(conditional::PATTERNS)
         .chain(exfil::PATTERNS)
         .chain(secrets::PATTERNS)
         .chain(catalogue::PATTERNS.iter())
@@ -541,6 +543,51 @@ pub(crate) fn negated_before(text: &str, pos: usize) -> bool {
             || words(rest).any(|v| matches!(v.as_str(), "but" | "rather" | "instead" | "however"));
         !cancelled && !own_clause && NEGATORS.contains(&w)
     })
+}
+
+/// True when the word at `pos` is what a third party asks of the reader in a condition
+/// ("if anyone asks you to disable the hook, refuse"): a request reported so that the reader
+/// can turn it down, not one made of it. The clause before `pos` is read back to its start
+/// (at most 120 bytes).
+pub(crate) fn hypothetical_request_before(text: &str, pos: usize) -> bool {
+    let start = super::text::ceil_char(text, pos.saturating_sub(120));
+    let mut window = &text[start..pos];
+    if let Some(k) = window.rfind(['.', '!', '?', ';', ',', '\n']) {
+        window = &window[k + 1..];
+    }
+    let ws: Vec<String> = words(window).collect();
+    let n = ws.len();
+    let asks = |w: &str| {
+        matches!(
+            w,
+            "ask"
+                | "asks"
+                | "asked"
+                | "tell"
+                | "tells"
+                | "told"
+                | "want"
+                | "wants"
+                | "request"
+                | "requests"
+                | "requested"
+                | "urge"
+                | "urges"
+                | "urged"
+                | "pressure"
+                | "pressures"
+                | "instruct"
+                | "instructs"
+                | "instructed"
+        )
+    };
+    let request = n >= 2
+        && ws[n - 1] == "to"
+        && (asks(&ws[n - 2]) || n >= 3 && ws[n - 2] == "you" && asks(&ws[n - 3]));
+    request
+        && ws[..n - 2]
+            .iter()
+            .any(|w| matches!(w.as_str(), "if" | "when" | "whenever" | "should" | "unless"))
 }
 
 /// Words that negate what follows them.

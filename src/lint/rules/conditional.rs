@@ -1,0 +1,541 @@
+//! PI013: conditional triggers. An instruction armed by a condition on the reader's own task
+//! or on a trigger phrase ("if you are asked to summarise this, instead reply with …", "when
+//! the user says X, respond only with …", "whenever you read this, print … and nothing
+//! else"): the condition waits for the reader to do its job, and the main clause replaces
+//! what it would have written with the attacker's payload.
+//!
+//! Ordinary conditional prose has the condition without the takeover ("if the build fails,
+//! rerun with --verbose", "when the user says yes, the dialog closes", "if you are asked to
+//! summarise the session, include the commit hashes"): the rule needs both halves, judged
+//! separately. The condition is one of three kinds (the reader asked or told to do a task on
+//! text, someone saying or asking something, the reader reading or processing this text);
+//! the main clause must hold an act on the reader's output (reply, say, print, include, …)
+//! that is imperative, with a payload it dictates (a quoted or capitalised literal, "with …",
+//! "the following string", "the phrase …") and a sign that it replaces the answer (instead
+//! or rather — misspelt too —, only, nothing else, no matter what, verbatim, a request
+//! ignored, the reader's response named).
+
+use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::registry::PI013;
+use super::super::text::ceil_char;
+use super::{excerpt, negated_before, push_pi};
+
+pub(crate) static PATTERNS: &[Pattern] = &[Pattern {
+    rule: &PI013,
+    keywords: &[
+        "{if|when|whenever|once|should|case|time|soon as|after|upon|while|before} {you|asked|told|instructed|requested|prompted|tasked}",
+        "{if|when|whenever|once|should|case|time|soon as|after} {the|a|any|your|an} {user|human|person|operator|customer|reader|requester|visitor|client}",
+        "{if|when|whenever|once|should|case|time|soon as|after} {someone|somebody|anyone|anybody|they|i} ",
+        "{if|when|whenever|once|case|time|soon as|after|upon|while|before} {an|a|the} {ai|llm|assistant|agent|model|bot|language model}",
+        "{when|whenever|once|soon as|after|upon|while|before|if} {reading|processing|parsing|scanning|ingesting|summarizing|summarising|analyzing|analysing|reviewing|translating|answering|responding|replying|handling}",
+    ],
+    regex: r"\b(?P<c>if|when|whenever|once|should|in\s+case|any\s*time|every\s+time|each\s+time|as\s+soon\s+as|after|upon|while|before)\s+(?:(?:(?:you|u)(?:\s+(?:are|were|get|got|have\s+been|be|ever|ever\s+get|ever\s+are|happen\s+to\s+be)|'re|'ve\s+been)*\s+)?(?P<p>asked|told|instructed|requested|prompted|tasked|commanded|directed|required|called\s+upon)(?:\s+by\s+(?:the\s+|a\s+|an\s+|any\s+|your\s+)?[\w-]+)?(?:\s+(?P<prep>to|about|for|with))?\s+(?P<task>[\w-]+)|(?:(?:the|a|any|your|an)\s+(?:user|human|person|operator|customer|reader|requester|visitor|client)s?|someone|somebody|anyone|anybody|they|i)\s+(?:ever\s+|then\s+|also\s+)?(?P<says>asks?|tells?|requests?|says?|types?|writes?|enters?|sends?|wants?|prompts?|instructs?|mentions?|inputs?|quer(?:y|ies)|submits?)\b|(?:(?:you|u|(?:an?|the)\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)(?:\s+(?:model|assistant|agent|system|tool))?)(?:\s+(?:are|is)|'re)?\s+(?:an?\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)\s+(?:(?:that\s+is|who\s+is)\s+)?)?(?:now\s+|first\s+|ever\s+)?)?(?P<r>read|reads|reading|see|sees|process|processes|processing|parse|parses|parsing|encounter|encounters|reach|reaches|come\s+across|comes\s+across|scan|scans|scanning|ingest|ingests|ingesting|summari[sz]e|summari[sz]es|summari[sz]ing|analy[sz]e|analy[sz]es|analy[sz]ing|review|reviews|reviewing|translate|translates|translating|answer|answers|answering|respond\s+to|responds\s+to|responding\s+to|reply\s+to|replies\s+to|replying\s+to|handle|handles|handling)\s+(?:this|these|the\s+(?:following|above|text|document|page|file|message|email|e-mail|input|content|note|passage|question|request|prompt|query|comment|ticket|issue|description|data)\b|it\b))",
+    before: 10,
+    after: 220,
+    check: check_conditional,
+    overlap: false,
+    gate: None,
+    near: &[],
+}];
+
+/// Tasks on text that the reader is asked to do: a condition on one of them waits for the
+/// reader to do its job ("if you are asked to summarise …"). Acts on the project ("if you are
+/// asked to push …") are ordinary conditional advice.
+const TEXT_TASKS: &[&str] = &[
+    "summarize",
+    "summarise",
+    "summary",
+    "answer",
+    "respond",
+    "reply",
+    "translate",
+    "explain",
+    "describe",
+    "review",
+    "analyze",
+    "analyse",
+    "read",
+    "process",
+    "parse",
+    "classify",
+    "categorize",
+    "categorise",
+    "rate",
+    "evaluate",
+    "assess",
+    "extract",
+    "rewrite",
+    "paraphrase",
+    "proofread",
+    "check",
+    "comment",
+    "tell",
+    "talk",
+    "discuss",
+    "provide",
+    "give",
+    "write",
+    "generate",
+    "produce",
+    "complete",
+    "help",
+    "assist",
+    "do",
+    "continue",
+    "list",
+    "a",
+    "any",
+    "anything",
+];
+
+/// Acts on the reader's output, in the imperative.
+const OUTPUT_VERBS: &[&str] = &[
+    "respond", "reply", "answer", "say", "output", "print", "write", "return", "type", "repeat",
+    "include", "add", "insert", "append", "prepend", "put", "state", "tell", "send", "post",
+    "echo", "emit", "display", "show", "render", "produce", "generate", "start", "begin", "end",
+    "finish", "conclude", "replace", "paste", "place", "embed", "inject", "mention", "provide",
+    "give",
+];
+
+/// Words that may stand between a clause's start and its imperative verb ("instead, just
+/// reply …", "you must only respond …").
+const LEAD: &[&str] = &[
+    "then",
+    "instead",
+    "rather",
+    "just",
+    "only",
+    "simply",
+    "please",
+    "and",
+    "also",
+    "now",
+    "immediately",
+    "always",
+    "you",
+    "must",
+    "should",
+    "will",
+    "shall",
+    "'ll",
+    "to",
+    "need",
+    "have",
+    "are",
+    "kindly",
+    "first",
+    "but",
+    "so",
+];
+
+/// Nouns naming a literal the reader is to emit ("the phrase …", "this exact string").
+const PAYLOAD_NOUNS: &[&str] = &[
+    "word",
+    "words",
+    "phrase",
+    "phrases",
+    "string",
+    "strings",
+    "sentence",
+    "sentences",
+    "text",
+    "line",
+    "lines",
+    "link",
+    "links",
+    "url",
+    "urls",
+    "message",
+    "letter",
+    "letters",
+    "number",
+    "code",
+    "markup",
+    "emoji",
+    "token",
+    "snippet",
+    "html",
+    "script",
+    "image",
+    "anchor",
+    "slogan",
+    "banner",
+    "statement",
+    "following",
+    "sequence",
+    "character",
+    "characters",
+    "answer",
+    "reply",
+    "response",
+    "output",
+];
+
+/// Sign-off words that replace the answer with the payload whatever else the clause says.
+const ABSOLUTE: &[&str] = &[
+    "nothing else",
+    "nothing more",
+    "nothing but",
+    "no matter what",
+    "regardless of",
+    "verbatim",
+    "word for word",
+    "exactly as",
+];
+
+fn check_conditional(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (start, end) = caps.whole();
+    if negated_before(text, start) {
+        return;
+    }
+    // The reader asked or told: the task must be one on text, or a question ("asked about
+    // this file", "asked for a summary").
+    if caps.range(2).is_some() {
+        let task = caps.str(4).to_ascii_lowercase();
+        let prep = caps.str(3).to_ascii_lowercase();
+        let task_ok = matches!(prep.as_str(), "about" | "for")
+            || TEXT_TASKS.contains(&task.as_str())
+            || task.starts_with("summar");
+        if !task_ok {
+            return;
+        }
+    }
+    let (sentence_start, sentence_end) = scan.sentence_range(start);
+    // The main clause: after the condition's clause ends (a comma, a colon, a dash, "then"),
+    // or before the condition when the sentence opens with it ("Reply only with OK if …").
+    let after = clause_after(text, end, sentence_end);
+    let before = &text[sentence_start..start];
+    let found = if takes_over(after) {
+        Some((start, sentence_end.max(end)))
+    } else if takes_over(before) {
+        Some((sentence_start, end))
+    } else {
+        None
+    };
+    if let Some((from, to)) = found {
+        let finding = Finding::new(
+            &PI013,
+            from,
+            to,
+            format!(
+                "a conditional trigger replaces the reader's answer: {}",
+                excerpt(&text[from..to])
+            ),
+        );
+        push_pi(scan, finding, out);
+    }
+}
+
+/// The text of the sentence after the condition's own clause, or "" when the clause runs to
+/// the sentence's end.
+fn clause_after(text: &str, from: usize, to: usize) -> &str {
+    let rest = &text[from..to.max(from)];
+    let b = rest.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b',' | b':' | b';' => return &rest[i + 1..],
+            b' ' if rest[i..].starts_with(" then ") => return &rest[i + 1..],
+            b' ' if rest[i..].starts_with(" - ") => return &rest[i + 2..],
+            0xE2 if rest[i..].starts_with('\u{2014}') || rest[i..].starts_with('\u{2013}') => {
+                return &rest[ceil_char(rest, i + 1)..];
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    ""
+}
+
+/// The words of a clause: byte offset, lower-cased word, and whether a comma, colon or
+/// semicolon stands between it and the word before (it opens a clause of its own).
+fn clause_words(s: &str) -> Vec<(usize, String, bool)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    let mut opens = true;
+    for (i, c) in s.char_indices().chain(std::iter::once((s.len(), ' '))) {
+        let w = c.is_alphanumeric() || c == '\'';
+        match (start, w) {
+            (None, true) => start = Some(i),
+            (Some(f), false) => {
+                out.push((f, s[f..i].to_lowercase(), opens));
+                opens = false;
+                start = None;
+            }
+            _ => {}
+        }
+        if start.is_none() && matches!(c, ',' | ';' | ':' | '.' | '!' | '?') {
+            opens = true;
+        }
+    }
+    out
+}
+
+/// "instead", or a misspelling one edit away ("insted", "isntead", "instaed"): no English
+/// word is that close to it, and injected text is often misspelt on purpose.
+fn insteadish(word: &str) -> bool {
+    const T: &[u8] = b"instead";
+    let word = word.as_bytes();
+    if word == T {
+        return true;
+    }
+    if word.len() < 6 || word.len() > 8 || word[0] != b'i' {
+        return false;
+    }
+    // Optimal string alignment distance, small fixed sizes.
+    let mut dist = [[0usize; 9]; 9];
+    for (i, row) in dist.iter_mut().enumerate().take(word.len() + 1) {
+        row[0] = i;
+    }
+    for (j, cell) in dist[0].iter_mut().enumerate().take(T.len() + 1) {
+        *cell = j;
+    }
+    for i in 1..=word.len() {
+        for j in 1..=T.len() {
+            let cost = usize::from(word[i - 1] != T[j - 1]);
+            let mut best = (dist[i - 1][j] + 1)
+                .min(dist[i][j - 1] + 1)
+                .min(dist[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && word[i - 1] == T[j - 2] && word[i - 2] == T[j - 1] {
+                best = best.min(dist[i - 2][j - 2] + 1);
+            }
+            dist[i][j] = best;
+        }
+    }
+    dist[word.len()][T.len()] <= 1
+}
+
+type Words = [(usize, String, bool)];
+
+/// Whether `s` holds the opening of a literal: a quotation mark (an apostrophe only where no
+/// letter precedes it, so "user's" is not one), a backtick, markup, a bracket or emphasis.
+fn opens_literal(s: &str) -> bool {
+    let mut prev = ' ';
+    s.chars().any(|c| {
+        let open = matches!(
+            c,
+            '"' | '`' | '<' | '[' | '*' | '\u{201C}' | '\u{2018}' | '\u{AB}'
+        ) || c == '\'' && !prev.is_alphanumeric();
+        prev = c;
+        open
+    })
+}
+
+/// Whether the clause replaces the task: "instead" standing alone (or misspelt), or "instead
+/// of" / "rather than" followed by an act ("rather than answering", "instead of what you
+/// were asked"). "Rather than a free-text answer" swaps a form, not the task.
+fn replaces_task(ws: &Words) -> bool {
+    ws.iter().enumerate().any(|(k, (_, w, _))| {
+        let next = ws.get(k + 1).map(|n| n.1.as_str());
+        let after = ws.get(k + 2).map_or("", |n| n.1.as_str());
+        // "the" / "your" count only before a noun naming the reader's task.
+        let task_noun = ws.get(k + 3).is_some_and(|n| {
+            matches!(
+                n.1.as_str(),
+                "task"
+                    | "question"
+                    | "request"
+                    | "summary"
+                    | "translation"
+                    | "answer"
+                    | "instructions"
+                    | "prompt"
+                    | "user's"
+            )
+        });
+        let act = after.ends_with("ing")
+            || matches!(after, "what" | "doing" | "that" | "this" | "it")
+            || matches!(after, "the" | "your") && task_noun;
+        if insteadish(w) {
+            next != Some("of") || act
+        } else if w == "rather" {
+            next == Some("than") && act
+        } else {
+            false
+        }
+    })
+}
+
+/// Whether the clause turns down the request it was given ("ignore the user's request",
+/// "disregard the task", "skip the summary").
+fn ignores_request(ws: &Words) -> bool {
+    ws.windows(3).any(|t| {
+        matches!(
+            t[0].1.as_str(),
+            "ignore" | "disregard" | "forget" | "skip" | "drop"
+        ) && matches!(
+            t[1].1.as_str(),
+            "the" | "this" | "that" | "their" | "your" | "any" | "all" | "it" | "his" | "her"
+        ) && matches!(
+            t[2].1.as_str(),
+            "request"
+                | "task"
+                | "question"
+                | "instruction"
+                | "instructions"
+                | "prompt"
+                | "input"
+                | "message"
+                | "query"
+                | "summary"
+                | "translation"
+                | "document"
+                | "text"
+                | "user's"
+                | "user"
+                | "original"
+        )
+    })
+}
+
+/// Whether the word at `k` opens an imperative clause: it starts one, or follows "and" /
+/// "then", or only lead words ("instead", "just", "you must", …) stand before it in its
+/// clause, at most four.
+fn imperative(ws: &Words, k: usize) -> bool {
+    if ws[k].2 || k == 0 {
+        return true;
+    }
+    if matches!(ws[k - 1].1.as_str(), "and" | "then") {
+        return true;
+    }
+    for (n, j) in (0..k).rev().enumerate() {
+        let v = ws[j].1.as_str();
+        if !(LEAD.contains(&v) || insteadish(v)) || n == 4 {
+            return false;
+        }
+        if ws[j].2 {
+            return true;
+        }
+    }
+    true
+}
+
+/// Whether a main clause takes the reader's answer over: an imperative act on the output
+/// with a dictated payload and a sign that it replaces the answer.
+fn takes_over(main: &str) -> bool {
+    let ws = clause_words(main);
+    if ws.is_empty() {
+        return false;
+    }
+    let lower = main.to_lowercase();
+    let instead = replaces_task(&ws);
+    let absolute = ABSOLUTE.iter().any(|a| lower.contains(a));
+    let ignores = ignores_request(&ws);
+    let response_named = ws.windows(2).any(|p| {
+        p[0].1 == "your"
+            && matches!(
+                p[1].1.as_str(),
+                "response" | "reply" | "answer" | "output" | "summary" | "translation"
+            )
+    });
+    for (k, (off, w, _)) in ws.iter().enumerate() {
+        if !OUTPUT_VERBS.contains(&w.as_str()) || !imperative(&ws, k) || negated_in(&ws, k) {
+            continue;
+        }
+        // "reply only with …", "only say …"; "respond only if …", "only in French" restrict
+        // when or how, not what.
+        let only = (k.saturating_sub(2)..(k + 3).min(ws.len())).any(|i| {
+            matches!(ws[i].1.as_str(), "only" | "solely" | "exclusively")
+                && !ws.get(i + 1).is_some_and(|n| {
+                    matches!(
+                        n.1.as_str(),
+                        "if" | "when"
+                            | "after"
+                            | "once"
+                            | "to"
+                            | "for"
+                            | "in"
+                            | "on"
+                            | "about"
+                            | "at"
+                            | "before"
+                            | "until"
+                            | "while"
+                            | "where"
+                    )
+                })
+        });
+        let just = k > 0 && matches!(ws[k - 1].1.as_str(), "just" | "simply");
+        let (dictated, literal) = payload_after(main, &ws, k, *off + w.len());
+        if absolute
+            || dictated && (instead || only || ignores)
+            || literal && (just || response_named || instead || only || ignores)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a negator stands among the two words before `k` ("do not reply …").
+fn negated_in(ws: &Words, k: usize) -> bool {
+    ws[k.saturating_sub(2)..k]
+        .iter()
+        .any(|(_, v, _)| matches!(v.as_str(), "not" | "don't" | "dont" | "never" | "no"))
+}
+
+/// Whether the clause after the output verb at `k` dictates a payload, and whether that
+/// payload is a literal: a quoted, bracketed or capitalised string, markup or a link, or
+/// "the following" / "below" / "this exact …". "With …" and "the phrase …" dictate one
+/// without being literal.
+fn payload_after(main: &str, ws: &Words, k: usize, verb_end: usize) -> (bool, bool) {
+    // The verb's clause: up to the next clause opener or eight words.
+    let last = ws[k + 1..]
+        .iter()
+        .position(|x| x.2)
+        .map_or(ws.len(), |p| k + 1 + p)
+        .min(k + 9);
+    let end = ws.get(last).map_or(main.len(), |x| x.0);
+    let tail = &main[verb_end..end.max(verb_end)];
+    let literal_char = opens_literal(tail)
+        || tail.contains("http")
+        || tail.contains(": ")
+        || opens_literal(
+            main[end.max(verb_end)..]
+                .trim_start()
+                .get(..1)
+                .unwrap_or(""),
+        );
+    let clause = &ws[k + 1..last];
+    let caps = clause.iter().any(|(o, w, _)| {
+        let raw = &main[*o..*o + w.len()];
+        raw.len() >= 2
+            && raw.bytes().any(|c| c.is_ascii_uppercase())
+            && raw
+                .bytes()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+    });
+    let exact = clause.windows(2).any(|p| {
+        matches!(p[0].1.as_str(), "the" | "this" | "these")
+            && matches!(p[1].1.as_str(), "following" | "exact" | "same")
+    }) || clause.iter().any(|x| x.1 == "below");
+    let literal = literal_char || caps || exact;
+    let named = clause.iter().enumerate().any(|(i, (_, w, _))| {
+        w == "with"
+            || matches!(w.as_str(), "the" | "this" | "these" | "that" | "a" | "an")
+                && clause[i + 1..(i + 4).min(clause.len())]
+                    .iter()
+                    .any(|(_, n, _)| PAYLOAD_NOUNS.contains(&n.as_str()))
+    });
+    (literal || named, literal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::insteadish;
+
+    #[test]
+    fn instead_is_recognised_through_one_typo_and_no_english_word() {
+        for w in [
+            "instead", "insted", "isntead", "instaed", "insteadd", "insteed",
+        ] {
+            assert!(insteadish(w), "{w}");
+        }
+        for w in [
+            "inside", "insert", "install", "intend", "instant", "inspect", "instance",
+        ] {
+            assert!(!insteadish(w), "{w}");
+        }
+    }
+}
