@@ -70,9 +70,11 @@ impl WriteLock {
 
     /// True when another process holds the write lock of `dir` right now (a probe: the lock
     /// is taken and at once let go when free; a directory no writer ever locked is free).
+    /// Opened without waiting for a writer: a FIFO planted in the lock's place must not hang
+    /// `status` (writers open it read-write, which never waits).
     pub fn is_held(repo: &Repo, dir: &HandoffDir) -> Result<bool> {
         let path = state_dir(repo).join("locks").join(dir_key(&dir.rel));
-        let file = match File::open(&path) {
+        let file = match crate::handoff::open_nonblocking(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
             Err(source) => {

@@ -400,6 +400,36 @@ fn write_lock_held(repo: &TestRepo) -> bool {
     })
 }
 
+/// Ends what [`sigkill_during_hook`] started, however the test ends (a failed assertion
+/// included): lets the waiting pre-commit hook go, kills `git aahp commit` if it still runs,
+/// and waits for the orphaned `git commit` to let go of the write lock. Without it a failing
+/// run leaves a hook polling forever, its `git commit` behind it.
+struct Release<'a> {
+    repo: &'a TestRepo,
+    go: &'a std::path::Path,
+    child: Option<std::process::Child>,
+}
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        let _ = std::fs::write(self.go, "");
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let start = Instant::now();
+        while write_lock_held(self.repo) && start.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if !std::thread::panicking() {
+            assert!(
+                !write_lock_held(self.repo),
+                "timed out waiting for the orphaned git commit to end"
+            );
+        }
+    }
+}
+
 /// Kills `git aahp commit` with SIGKILL while `git commit` is held in the user's pre-commit
 /// hook, so the orphaned `git commit` may still create the session's commit. `recover` run
 /// then must neither finish nor roll back (issue #12 item 5: a rollback would be undone by
@@ -411,22 +441,30 @@ fn sigkill_during_hook(hook_exit: u8) -> Outcome {
     let mark = repo.path().join(".git/hook-started");
     let go = repo.path().join(".git/hook-go");
     // Silent: the killed parent no longer reads git's output, so a hook that wrote would die
-    // of SIGPIPE.
+    // of SIGPIPE. It also stops waiting when this test process is gone (killed by a CI
+    // timeout, say), so it can never outlive the run.
     write_hook(
         &repo,
         "pre-commit",
         &format!(
-            "touch '{}'\nwhile [ ! -e '{}' ]; do sleep 0.01; done\nexit {hook_exit}",
+            "touch '{}'\nwhile [ ! -e '{}' ] && kill -0 {} 2>/dev/null; do sleep 0.01; done\nexit {hook_exit}",
             mark.display(),
-            go.display()
+            go.display(),
+            std::process::id()
         ),
     );
-    let mut child = repo
-        .aahp_command(&["commit", "-m", "Parser finished", "--session-id", "killed"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut release = Release {
+        repo: &repo,
+        go: &go,
+        child: None,
+    };
+    let child = release.child.insert(
+        repo.aahp_command(&["commit", "-m", "Parser finished", "--session-id", "killed"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     wait_for("the hook to start", || mark.exists());
     // `commit` journals git's pid just after starting it: killed before that, `recover`
     // could not name it and would only wait (for the write lock, which is what keeps it
@@ -464,8 +502,7 @@ fn sigkill_during_hook(hook_exit: u8) -> Outcome {
             .contains("recovered")
     );
 
-    std::fs::write(&go, "").unwrap();
-    wait_for("the orphaned git commit to end", || !write_lock_held(&repo));
+    drop(release);
     let rec = repo.aahp(&["recover"]);
     assert_eq!(rec.code, 0, "{rec}");
     std::fs::remove_file(repo.path().join(".git/hooks/pre-commit")).unwrap();
@@ -489,6 +526,41 @@ fn commit_killed_by_sigkill_when_the_commit_fails_is_rolled_back_by_recover() {
     let outcome = sigkill_during_hook(1);
     println!("SIGKILL during a rejecting hook: {outcome:?}");
     assert_eq!(outcome, Outcome::LastClean);
+}
+
+/// The write lock's file replaced by a FIFO while the journal of a killed commit names its
+/// `git commit`: `status` probes that lock to tell whether git still runs and must not wait
+/// for a writer of the FIFO (it hung before); `recover` then finishes the session.
+#[test]
+fn a_fifo_in_place_of_the_write_lock_hangs_neither_status_nor_recover() {
+    let (repo, before) = prepare(true, "fifo");
+    let out = repo.aahp_env(
+        ".",
+        &["commit", "-m", "Parser finished", "--session-id", "fifo"],
+        &[("AAHP_FAILPOINT", "commit:spawned")],
+    );
+    assert_eq!(out.code, -1, "expected an abort after spawning git\n{out}");
+    wait_for("the orphaned git commit to finish", || {
+        !write_lock_held(&repo)
+    });
+    for entry in std::fs::read_dir(repo.path().join(".git/aahp/locks")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::remove_file(&path).unwrap();
+        crate::support::mkfifo(&path);
+    }
+    let bound = Duration::from_mins(1);
+    let status = repo.aahp_bounded(&["--json", "status"], &[], bound);
+    assert_eq!(status.code, 0, "{status}");
+    assert!(
+        status.json()["commit_running"].is_null(),
+        "git has ended\n{status}"
+    );
+    let rec = repo.aahp_bounded(&["recover"], &[], bound);
+    assert_eq!(rec.code, 0, "{rec}");
+    assert_eq!(
+        check_after(&repo, &before, "fifo", "FIFO in place of the write lock"),
+        Outcome::CompleteNew
+    );
 }
 
 #[test]
