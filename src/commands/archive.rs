@@ -14,6 +14,7 @@ use crate::handoff::log::{
     self, ARCHIVE_FILE, ArchiveProblem, DEFAULT_KEEP, INDEX_FILE, LOG_FILE, LogError, LogFile,
     MovedEntry, Redaction, Rotation, Trusted,
 };
+use crate::handoff::log_stream::{self, Bytes, Content, Limits, StreamedRotation, Unstreamed};
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{
     HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, read_limited, stream,
@@ -536,11 +537,14 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     // LOG-ARCHIVE.md and its index as HEAD holds them were judged when they were committed:
     // a rotation then leaves them on disk, reads only their ends and checks only what it
     // appends (issue #14), so their size is bounded by the disk, not by memory (issue #12).
+    // Otherwise they are read as streams and checked entry by entry (issue #12 item 2);
+    // only `--reindex` and the rare rotation a stream cannot do (see
+    // `log_stream::StreamedRotation::Whole`) read them whole.
     let trust = !args.verify && !args.reindex && pending.is_none() && trusted_pair(repo, &dir)?;
-    let mut snap = if trust {
-        dir.snapshot_worktree_streaming(&[ARCHIVE_FILE, INDEX_FILE])?
-    } else {
+    let mut snap = if args.reindex {
         dir.snapshot(repo, Source::Worktree)?
+    } else {
+        dir.snapshot_worktree_streaming(&[ARCHIVE_FILE, INDEX_FILE])?
     };
     // Taken out of the snapshot, not copied: the archive and its index may be megabytes.
     let mut log_text = take_text(&dir, &mut snap, LOG_FILE)?.ok_or_else(|| {
@@ -572,12 +576,30 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         return Ok(report);
     }
     if args.verify {
-        let mut problems = log::verify_archive(
-            &log_text,
-            archive_text.as_deref(),
-            index_text.as_deref(),
-            keep,
-        );
+        let mem = in_memory(archive_text.as_deref(), index_text.as_deref());
+        let (archive, index) = contents(&snap, &mem);
+        let streamed =
+            log_stream::verify_streamed(&log_text, archive, index, keep, Limits::default());
+        let (mut problems, archived) = match streamed {
+            Ok(Ok(found)) => found,
+            // A legacy index: read whole, as it is rewritten whole.
+            Ok(Err(Unstreamed::LegacyIndex)) => {
+                read_whole(&dir, &mut snap)?;
+                let archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
+                let index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
+                let problems = log::verify_archive(
+                    &log_text,
+                    archive_text.as_deref(),
+                    index_text.as_deref(),
+                    keep,
+                );
+                let archived = archive_text
+                    .as_deref()
+                    .map_or(0, |a| LogFile::parse(a).entries.len());
+                (problems, archived)
+            }
+            Err(e) => return Err(e.into_error(|f| dir.path_of(f))),
+        };
         if pending.is_some_and(|j| j.dir == dir.rel) {
             problems.insert(0, ArchiveProblem::Interrupted);
         }
@@ -588,9 +610,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
             ArchiveOutcome::Failed
         };
         report.log_entries = LogFile::parse(&log_text).entries.len();
-        report.archived_entries = archive_text
-            .as_deref()
-            .map_or(0, |a| LogFile::parse(a).entries.len());
+        report.archived_entries = archived;
         return Ok(report);
     }
 
@@ -600,26 +620,44 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         snap.streamed.get(ARCHIVE_FILE),
         snap.streamed.get(INDEX_FILE),
     ) {
-        (Some(a), Some(i)) => trusted_ends(&dir, a, i)?,
+        (Some(a), Some(i)) if trust => trusted_ends(&dir, a, i)?,
         _ => None,
     };
-    let trusted = match &ends {
+    let mut trusted = match &ends {
         Some(ends) => log::rotate_onto_trusted(&log_text, ends, keep)
             .map_err(|e| e.into_error(|f| dir.path_of(f)))?,
         None => Trusted::Declined,
     };
+    // Not judged at HEAD, or not proportional on trust alone (see `rotate_onto_trusted`):
+    // check them as streams, entry by entry, and append. (A symbolic link was read whole,
+    // and is rotated whole.)
+    let mut refused = None;
+    let on_disk = archive_text.is_none() && index_text.is_none();
     if matches!(trusted, Trusted::Declined) && !snap.streamed.is_empty() {
-        // Not proportional after all (see `rotate_onto_trusted`): read and check them whole.
-        for (name, streamed) in std::mem::take(&mut snap.streamed) {
-            let bytes = read_limited(&streamed.path, &dir.path_of(&name))?;
-            snap.files.insert(name, bytes);
+        let (archive, index) = contents(&snap, &[None, None]);
+        let streamed = if on_disk {
+            log_stream::rotate_streamed(&log_text, archive, index, keep, Limits::default())
+        } else {
+            Ok(StreamedRotation::Whole)
+        };
+        match streamed {
+            Ok(StreamedRotation::Rotated(r)) => trusted = Trusted::Rotated(r),
+            Ok(StreamedRotation::UpToDate { archived }) => {
+                trusted = Trusted::UpToDate { archived };
+            }
+            Ok(StreamedRotation::Whole) => {
+                read_whole(&dir, &mut snap)?;
+                archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
+                index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
+            }
+            Err(LogError::Integrity(problems)) => refused = Some(problems),
+            Err(e) => return Err(e.into_error(|f| dir.path_of(f))),
         }
-        archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
-        index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
     }
 
     let mut known_archived = None;
     let rotated = match trusted {
+        _ if refused.is_some() => Err(LogError::Integrity(refused.unwrap_or_default())),
         Trusted::Rotated(r) => {
             known_archived = r.archived;
             Ok(Some(*r))
@@ -869,96 +907,47 @@ fn same_bytes(path: &std::path::Path, meant: &[u8]) -> bool {
     stream::ends_with_at(path, 0, meant)
 }
 
-/// How many of the archive's last bytes a rotation onto trusted files reads (and at most
-/// how long the index's end after its `entries` list may be).
-const TAIL_BYTES: u64 = 64 * 1024;
-
 /// The ends of LOG-ARCHIVE.md and its index, read from disk without the rest of them: the
 /// archive's last bytes and the index scanned in pieces for the end of its `entries` list.
 /// `None` when they do not serve (not UTF-8 where read, no `entries` list, a long end after
-/// it): the rotation then reads and checks them whole.
+/// it): the rotation then checks them as streams.
 fn trusted_ends(
     dir: &HandoffDir,
     archive: &stream::Streamed,
     index: &stream::Streamed,
 ) -> Result<Option<log::TrustedEnds>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let read_from = |s: &stream::Streamed, name: &str, from: u64| -> Result<Vec<u8>> {
-        let shown = dir.path_of(name);
-        let read_err = |source| Error::Read {
-            path: shown.clone(),
-            source,
-        };
-        let mut file = std::fs::File::open(&s.path).map_err(read_err)?;
-        file.seek(SeekFrom::Start(from)).map_err(read_err)?;
-        let mut out = Vec::new();
-        file.take(s.keep - from)
-            .read_to_end(&mut out)
-            .map_err(read_err)?;
-        if out.len() as u64 != s.keep - from {
-            return Err(Error::invalid(
-                shown,
-                None,
-                "changed while it was read (it got shorter); rerun `git aahp archive`",
-            ));
-        }
-        Ok(out)
-    };
-    let from = archive.keep.saturating_sub(TAIL_BYTES);
-    let tail = read_from(archive, ARCHIVE_FILE, from)?;
-    // Start at a character boundary: skip the continuation bytes of a cut character.
-    let skip = if from == 0 {
-        0
-    } else {
-        tail.iter()
-            .take(3)
-            .take_while(|b| (0x80..0xC0).contains(*b))
-            .count()
-    };
-    let Ok(archive_tail) = String::from_utf8(tail[skip..].to_vec()) else {
-        return Ok(None);
-    };
-    let Some(index_end) = scan_index(dir, index)? else {
-        return Ok(None);
-    };
-    let cut = index_end.cut as u64;
-    if index.keep - cut > TAIL_BYTES {
-        return Ok(None);
-    }
-    let Ok(index_old_tail) = String::from_utf8(read_from(index, INDEX_FILE, cut)?) else {
-        return Ok(None);
-    };
-    Ok(Some(log::TrustedEnds {
-        archive_len: usize::try_from(archive.keep)
-            .map_err(|_| Error::invalid(dir.path_of(ARCHIVE_FILE), None, "too large to address"))?,
-        archive_tail,
-        archive_whole: from == 0,
-        index_end,
-        index_old_tail,
-    }))
+    log_stream::ends_of(archive, index, archive.keep).map_err(|e| e.into_error(|f| dir.path_of(f)))
 }
 
-/// Finds the end of the index's `entries` list, reading the file in pieces.
-fn scan_index(dir: &HandoffDir, index: &stream::Streamed) -> Result<Option<log::IndexEnd>> {
-    use std::io::Read;
-    let shown = dir.path_of(INDEX_FILE);
-    let read_err = |source| Error::Read {
-        path: shown.clone(),
-        source,
+/// LOG-ARCHIVE.md and its index where they were read into memory (a symbolic link is
+/// read whole, as every command reads it).
+fn in_memory<'a>(archive: Option<&'a str>, index: Option<&'a str>) -> [Option<Bytes<'a>>; 2] {
+    [archive, index].map(|t| t.map(|t| Bytes(t.as_bytes())))
+}
+
+/// LOG-ARCHIVE.md and its index as content to stream: left on disk by `snap`, or in
+/// memory (`None`: absent).
+fn contents<'a>(
+    snap: &'a Snapshot,
+    mem: &'a [Option<Bytes<'a>>; 2],
+) -> (Option<&'a dyn Content>, Option<&'a dyn Content>) {
+    let get = |name, m: &'a Option<Bytes<'a>>| {
+        snap.streamed
+            .get(name)
+            .map(|s| s as &dyn Content)
+            .or(m.as_ref().map(|b| b as &dyn Content))
     };
-    let file = std::fs::File::open(&index.path).map_err(read_err)?;
-    let mut reader = file.take(index.keep);
-    let mut scanner = log::IndexScanner::default();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => scanner.feed(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(source) => return Err(read_err(source)),
-        }
+    (get(ARCHIVE_FILE, &mem[0]), get(INDEX_FILE, &mem[1]))
+}
+
+/// Reads the files of `snap` left on disk into memory, within their size limit: for what a
+/// stream cannot do (a legacy index, an archive without an index to extend).
+fn read_whole(dir: &HandoffDir, snap: &mut Snapshot) -> Result<()> {
+    for (name, streamed) in std::mem::take(&mut snap.streamed) {
+        let bytes = read_limited(&streamed.path, &dir.path_of(&name))?;
+        snap.files.insert(name, bytes);
     }
-    Ok(scanner.finish())
+    Ok(())
 }
 
 /// True when LOG-ARCHIVE.md and its index both hold what HEAD holds.

@@ -307,12 +307,12 @@ impl From<LogError> for Error {
 
 /// Python's `str.isspace` for the characters it adds to Unicode `White_Space`, so trimming
 /// matches the reference's `strip()` and digests agree.
-fn is_py_space(c: char) -> bool {
+pub(crate) fn is_py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// What [`heading_date`] found on a line.
-enum Heading {
+pub(crate) enum Heading {
     /// No entry heading.
     None,
     /// An entry heading; its date, `None` when the date is not a calendar date.
@@ -321,7 +321,7 @@ enum Heading {
 
 /// The date an entry heading starts with: `## [YYYY-MM-DD]…` (the reference's form) or
 /// `## YYYY-MM-DD…` (seen in real journals).
-fn heading_date(line: &str) -> Heading {
+pub(crate) fn heading_date(line: &str) -> Heading {
     let Some(rest) = line.strip_prefix("## ") else {
         return Heading::None;
     };
@@ -348,7 +348,7 @@ fn heading_date(line: &str) -> Heading {
 }
 
 /// Normalises an entry: newlines to `\n`, trailing blanks and `---` separators removed.
-fn entry_text(raw: &str) -> String {
+pub(crate) fn entry_text(raw: &str) -> String {
     let text = markdown::normalize_newlines(raw);
     let mut t = text.trim_end_matches(is_py_space);
     while let Some(s) = t.strip_suffix("---") {
@@ -366,6 +366,24 @@ fn digest_of(text: &str) -> String {
 }
 
 impl LogEntry {
+    /// The entry whose heading line is `heading` (dated `date`, at 1-based `line`) and whose
+    /// text in the file is `raw`, as [`LogFile::parse`] builds it.
+    pub(crate) fn from_raw(
+        heading: &str,
+        date: Option<Date>,
+        line: usize,
+        raw: String,
+    ) -> LogEntry {
+        LogEntry {
+            header: heading.trim_matches(is_py_space).to_string(),
+            date,
+            text: entry_text(&raw),
+            line,
+            raw,
+            digest: std::sync::OnceLock::new(),
+        }
+    }
+
     /// Returns the entry's digest as the reference computes it (lowercase hex SHA-256 of the
     /// normalised text, trimmed, plus `\n`).
     pub fn digest(&self) -> String {
@@ -911,6 +929,18 @@ pub fn rotate_onto_trusted(
     ends: &TrustedEnds,
     keep: usize,
 ) -> Result<Trusted, LogError> {
+    rotate_onto_ends(log, ends, keep, false)
+}
+
+/// [`rotate_onto_trusted`]; with `fences_ok`, moved entries holding code fences are
+/// appended too: the caller read the whole archive and found no fence in it that never
+/// closes, so nothing appended can pair with an old line.
+pub(crate) fn rotate_onto_ends(
+    log: &str,
+    ends: &TrustedEnds,
+    keep: usize,
+    fences_ok: bool,
+) -> Result<Trusted, LogError> {
     if keep == 0 {
         return Err(LogError::ZeroKeep);
     }
@@ -931,7 +961,7 @@ pub fn rotate_onto_trusted(
     }
     let appended: Vec<&LogEntry> = moved.iter().rev().copied().collect();
     let text = archive_suffix(&ends.archive_tail, &appended);
-    if has_fence_line(&text) {
+    if !fences_ok && has_fence_line(&text) {
         return Ok(Trusted::Declined);
     }
     let new_index: Vec<IndexEntry> = appended.iter().map(|e| as_index(e)).collect();

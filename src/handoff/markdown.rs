@@ -62,7 +62,7 @@ pub(crate) fn normalize_newlines(text: &str) -> String {
 }
 
 /// A code fence opening: its character, its length.
-fn fence_open(line: &str) -> Option<(u8, usize)> {
+pub(crate) fn fence_open(line: &str) -> Option<(u8, usize)> {
     let indent = line.len() - line.trim_start_matches(' ').len();
     if indent > 3 {
         return None;
@@ -80,7 +80,7 @@ fn fence_open(line: &str) -> Option<(u8, usize)> {
     Some((ch, run))
 }
 
-fn fence_closes(line: &str, (ch, len): (u8, usize)) -> bool {
+pub(crate) fn fence_closes(line: &str, (ch, len): (u8, usize)) -> bool {
     let indent = line.len() - line.trim_start_matches(' ').len();
     if indent > 3 {
         return false;

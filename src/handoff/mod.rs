@@ -6,6 +6,7 @@ pub mod checksum_cache;
 pub mod criteria;
 pub mod location;
 pub mod log;
+pub mod log_stream;
 pub mod manifest;
 mod markdown;
 pub mod merge;
@@ -836,8 +837,37 @@ enum Durability {
     None,
 }
 
+/// [`write_atomic_batched`] of a file made of the first `keep` bytes of the file now at
+/// `path`, then `text`: the old bytes are copied in pieces (by the kernel where it can),
+/// never held in memory, so a rotation in `commit` replaces LOG-ARCHIVE.md whatever its
+/// size (issue #12 item 2). A file shorter than `keep` is an error, nothing replaced.
+pub fn write_atomic_spliced_batched(path: &Path, keep: u64, text: &[u8]) -> std::io::Result<()> {
+    use std::io::{Read, Write};
+    replace_file_with(path, Durability::File, |tmp| {
+        if keep > 0 {
+            let old = open_nonblocking(path)?;
+            let copied = std::io::copy(&mut old.take(keep), tmp)?;
+            if copied != keep {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "changed while it was read (it got shorter); rerun the command",
+                ));
+            }
+        }
+        tmp.write_all(text)
+    })
+}
+
 fn replace_file(path: &Path, bytes: &[u8], durability: Durability) -> std::io::Result<()> {
     use std::io::Write;
+    replace_file_with(path, durability, |tmp| tmp.write_all(bytes))
+}
+
+fn replace_file_with(
+    path: &Path,
+    durability: Durability,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let mut builder = tempfile::Builder::new();
     builder.prefix(TEMP_PREFIX);
@@ -853,7 +883,7 @@ fn replace_file(path: &Path, bytes: &[u8], durability: Durability) -> std::io::R
         // fchmod is not reduced by the umask: a rewritten file keeps exactly its mode.
         tmp.as_file().set_permissions(perm)?;
     }
-    tmp.write_all(bytes)?;
+    fill(tmp.as_file_mut())?;
     if durability != Durability::None {
         tmp.as_file().sync_all()?;
     }

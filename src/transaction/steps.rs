@@ -10,6 +10,8 @@ use jiff::civil::Date;
 use crate::error::{Error, Result};
 use crate::failpoint;
 use crate::handoff::log::{self, ARCHIVE_FILE, INDEX_FILE, LOG_FILE};
+use crate::handoff::log_stream::{self, Content, Limits, StreamedRotation};
+use crate::handoff::stream::Streamed;
 use crate::handoff::trust::{self, TrustClaim, TrustLedger, property_key};
 use crate::handoff::{HandoffDir, Snapshot, read_limited};
 
@@ -52,12 +54,62 @@ pub fn precheck(dir: &HandoffDir, keep: usize) -> Result<()> {
         TrustLedger::parse(&dir.path_of(TRUST_FILE), &text)?;
     }
     if let Some(log_text) = read_text(dir, LOG_FILE)? {
-        let archive = read_text(dir, ARCHIVE_FILE)?;
-        let index = read_text(dir, INDEX_FILE)?;
-        log::rotate(&log_text, archive.as_deref(), index.as_deref(), keep)
-            .map_err(|e| e.into_error(|f| dir.path_of(f)))?;
+        plan_rotation(dir, &log_text, keep)?;
     }
     Ok(())
+}
+
+/// A rotation of LOG.md, planned with LOG-ARCHIVE.md and its index read as streams.
+enum Planned {
+    /// Nothing to move.
+    Nothing,
+    /// The archive and index change by their splices alone (see
+    /// [`log_stream::rotate_streamed`]).
+    Spliced(Box<log::Rotation>),
+    /// The three files are written whole: what a stream cannot do (an archive without an
+    /// index in the current layout to extend, or a blank one), read whole within its limit.
+    Whole(Box<log::Rotation>),
+}
+
+/// A handoff file left on disk, when it is there: a regular file (a link is followed, as a
+/// whole read follows it), not read yet.
+fn on_disk(dir: &HandoffDir, name: &str) -> Result<Option<Streamed>> {
+    let path = dir.abs.join(name);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let (_, meta) = crate::handoff::open_regular(&path, &dir.path_of(name))?;
+    Ok(Some(Streamed::whole(path, meta.len())))
+}
+
+/// Plans the rotation of `log_text` (LOG.md) onto the archive and index on disk, checking
+/// them entry by entry as streams (issue #12 item 2): a damaged archive is refused here,
+/// before anything is written, as a whole read refuses it.
+fn plan_rotation(dir: &HandoffDir, log_text: &str, keep: usize) -> Result<Planned> {
+    let archive = on_disk(dir, ARCHIVE_FILE)?;
+    let index = on_disk(dir, INDEX_FILE)?;
+    let streamed = log_stream::rotate_streamed(
+        log_text,
+        archive.as_ref().map(|s| s as &dyn Content),
+        index.as_ref().map(|s| s as &dyn Content),
+        keep,
+        Limits::default(),
+    )
+    .map_err(|e| e.into_error(|f| dir.path_of(f)))?;
+    Ok(match streamed {
+        StreamedRotation::Rotated(r) => Planned::Spliced(r),
+        StreamedRotation::UpToDate { .. } => Planned::Nothing,
+        StreamedRotation::Whole => {
+            let archive = read_text(dir, ARCHIVE_FILE)?;
+            let index = read_text(dir, INDEX_FILE)?;
+            match log::rotate(log_text, archive.as_deref(), index.as_deref(), keep)
+                .map_err(|e| e.into_error(|f| dir.path_of(f)))?
+            {
+                Some(r) => Planned::Whole(Box::new(r)),
+                None => Planned::Nothing,
+            }
+        }
+    })
 }
 
 /// Decays expired `verified` claims in TRUST.md to `assumed`; returns their properties.
@@ -79,19 +131,32 @@ pub fn rotate_log(dir: &HandoffDir, keep: usize, write: &WriteFn<'_>) -> Result<
     let Some(log_text) = read_text(dir, LOG_FILE)? else {
         return Ok(0);
     };
-    let archive = read_text(dir, ARCHIVE_FILE)?;
-    let index = read_text(dir, INDEX_FILE)?;
-    let Some(r) = log::rotate(&log_text, archive.as_deref(), index.as_deref(), keep)
-        .map_err(|e| e.into_error(|f| dir.path_of(f)))?
-    else {
-        return Ok(0);
+    let (r, spliced) = match plan_rotation(dir, &log_text, keep)? {
+        Planned::Nothing => return Ok(0),
+        Planned::Spliced(r) => (r, true),
+        Planned::Whole(r) => (r, false),
+    };
+    // A spliced file is replaced like any other (a new file renamed over the old one,
+    // which `recover` rolls back from the journal's saved copy), its old bytes copied from
+    // disk rather than held.
+    let put = |name: &str, whole: &str, splice: Option<&log::Splice>| match splice {
+        Some(s) if spliced => crate::handoff::write_atomic_spliced_batched(
+            &dir.abs.join(name),
+            s.keep as u64,
+            s.text.as_bytes(),
+        )
+        .map_err(|source| Error::Write {
+            path: dir.path_of(name),
+            source,
+        }),
+        _ => write(name, whole.as_bytes()),
     };
     if r.archive_changed {
-        write(ARCHIVE_FILE, r.archive.as_bytes())?;
+        put(ARCHIVE_FILE, &r.archive, r.archive_splice.as_ref())?;
     }
     failpoint::hit("commit:rotate:archive");
     if r.index_changed {
-        write(INDEX_FILE, r.index.as_bytes())?;
+        put(INDEX_FILE, &r.index, r.index_splice.as_ref())?;
     }
     failpoint::hit("commit:rotate:index");
     if r.log_changed {

@@ -463,9 +463,22 @@ fn archive_appends_to_a_committed_archive_without_holding_it_in_memory() {
     assert_eq!(manifest(&repo), manifest(&whole));
     repo.aahp(&["manifest", "--check"]).assert_code(0);
     repo.aahp(&["verify"]).assert_code(0);
-    // The knob bites where the files must be read whole: an archive that differs from HEAD.
+    // An archive that differs from HEAD is checked against its index entry by entry, as
+    // streams, then appended to: no whole read either, and `--verify` reads it the same way.
     let repo = appending_repo();
-    repo.write(ARCHIVE, format!("{}\n", repo.read(ARCHIVE)));
+    let old = format!("{}\n", repo.read(ARCHIVE));
+    repo.write(ARCHIVE, &old);
+    let out = repo.aahp_env(".", &["archive"], &streams_only);
+    out.assert_code(0);
+    assert!(out.stdout.contains("archived 3 entries"), "{out}");
+    assert!(repo.read(ARCHIVE).starts_with(&old));
+    let out = repo.aahp_env(".", &["archive", "--verify"], &streams_only);
+    out.assert_code(0);
+    assert!(out.stdout.contains("all indexed"), "{out}");
+    // The knob bites where the files must be read whole: an archive without an index,
+    // whose entries a new index adopts.
+    let repo = appending_repo();
+    std::fs::remove_file(repo.path().join(INDEX)).unwrap();
     let out = repo.aahp_env(".", &["archive"], &streams_only);
     out.assert_code(2);
     assert!(
@@ -569,7 +582,7 @@ fn a_newest_first_archive_of_the_reference_is_accepted_and_appended_to() {
 }
 
 #[test]
-fn an_archive_that_differs_from_head_is_checked_whole_before_appending() {
+fn an_archive_that_differs_from_head_is_checked_entry_by_entry_before_appending() {
     // Staged but not committed: the index entry no longer matches HEAD.
     let repo = appending_repo();
     let forged = repo

@@ -1,0 +1,1456 @@
+//! LOG-ARCHIVE.md and its index read as streams (issue #12 item 2): their entries one at a
+//! time, in pieces of [`Limits::chunk`] bytes, so what a reader holds is one entry and one
+//! piece, never the file. The archive is parsed as [`LogFile::parse`] parses it (a unit test
+//! holds the two equal at every split point); the index is read element by element and
+//! checked against the archive as they go ([`check_pair`]).
+//!
+//! One bound remains, and it is a property of the content, not of the file's size: an
+//! archived entry (and any line) may hold at most [`Limits::max_entry`] bytes. Every entry
+//! comes from LOG.md, which holds at most [`super::MAX_FILE_BYTES`], so no entry the tool
+//! wrote exceeds it; a larger one was put there by hand and is refused (exit 2, its line).
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry as Slot;
+use std::io::{self, Read};
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use super::log::{
+    ARCHIVE_FILE, ArchiveProblem, Heading, INDEX_FILE, IndexEnd, IndexEntry, IndexScanner,
+    LOG_FILE, LogEntry, LogError, LogFile, Rotation, Trusted, TrustedEnds, heading_date,
+    is_py_space,
+};
+use super::markdown::{fence_closes, fence_open};
+use super::stream::Streamed;
+
+/// Bytes read at a time.
+pub const CHUNK: usize = 64 * 1024;
+
+/// How a stream is read: the piece size and the largest entry (or line) it accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes read at a time.
+    pub chunk: usize,
+    /// The largest entry, preamble or line, in bytes.
+    pub max_entry: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            chunk: CHUNK,
+            max_entry: super::MAX_FILE_BYTES,
+        }
+    }
+}
+
+/// Content that can be read from any offset more than once: a file on disk (a
+/// [`Streamed`]) or bytes in memory.
+pub trait Content {
+    /// Its length in bytes.
+    fn content_len(&self) -> u64;
+    /// A reader of its bytes from offset `at` to its end.
+    fn open_at(&self, at: u64) -> io::Result<Box<dyn Read + '_>>;
+}
+
+/// Bytes in memory as a [`Content`].
+#[derive(Debug, Clone, Copy)]
+pub struct Bytes<'a>(pub &'a [u8]);
+
+impl Content for Bytes<'_> {
+    fn content_len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    fn open_at(&self, at: u64) -> io::Result<Box<dyn Read + '_>> {
+        let at = usize::try_from(at).unwrap_or(usize::MAX).min(self.0.len());
+        Ok(Box::new(&self.0[at..]))
+    }
+}
+
+impl Content for Streamed {
+    fn content_len(&self) -> u64 {
+        self.len()
+    }
+
+    fn open_at(&self, at: u64) -> io::Result<Box<dyn Read + '_>> {
+        use std::io::{Seek, SeekFrom};
+        if at >= self.keep {
+            let from = usize::try_from(at - self.keep).unwrap_or(usize::MAX);
+            return Ok(Box::new(self.tail.get(from..).unwrap_or_default()));
+        }
+        let mut file = std::fs::File::open(&self.path)?;
+        file.seek(SeekFrom::Start(at))?;
+        let exact = Exact {
+            inner: file.take(self.keep - at),
+            left: self.keep - at,
+        };
+        Ok(Box::new(exact.chain(self.tail.as_slice())))
+    }
+}
+
+/// A reader of exactly `left` bytes: a file that got shorter while it was read is an error,
+/// never a shorter archive.
+struct Exact<R> {
+    inner: R,
+    left: u64,
+}
+
+impl<R: Read> Read for Exact<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && self.left > 0 && !buf.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "changed while it was read (it got shorter); rerun the command",
+            ));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// Turns an I/O error while reading `file` into a [`LogError`].
+fn io_error(file: &str, e: &io::Error) -> LogError {
+    LogError::Malformed {
+        file: file.into(),
+        line: None,
+        message: format!("could not be read: {e}"),
+    }
+}
+
+/// One line as [`Lines::next_line`] gives it.
+struct RawLine<'a> {
+    /// Offset of its first byte in the content.
+    start: u64,
+    /// Its text without the terminator.
+    text: &'a str,
+    /// Its terminator (`\n`, `\r\n`, `\r`, or empty at the end).
+    term: &'static str,
+}
+
+/// Lines of a content read in pieces. `\n`, `\r\n` and a lone `\r` end a line, as in
+/// [`super::markdown::lines`].
+struct Lines<'a> {
+    reader: Box<dyn Read + 'a>,
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    eof: bool,
+    /// Offset of `buf[pos]` in the content.
+    at: u64,
+    limits: Limits,
+    /// Lines given so far.
+    number: usize,
+    /// `\n` bytes before `buf[pos]` (for the line of invalid UTF-8, as `decode_text` counts).
+    newlines: usize,
+    file: &'static str,
+}
+
+impl<'a> Lines<'a> {
+    fn new(
+        content: &'a dyn Content,
+        at: u64,
+        limits: Limits,
+        file: &'static str,
+    ) -> Result<Lines<'a>, LogError> {
+        Ok(Lines {
+            reader: content.open_at(at).map_err(|e| io_error(file, &e))?,
+            buf: Vec::new(),
+            pos: 0,
+            end: 0,
+            eof: false,
+            at,
+            limits,
+            number: 0,
+            newlines: 0,
+            file,
+        })
+    }
+
+    fn fill(&mut self) -> Result<(), LogError> {
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+        let chunk = self.limits.chunk.max(1);
+        if self.buf.len() < self.end + chunk {
+            self.buf.resize(self.end + chunk, 0);
+        }
+        loop {
+            match self.reader.read(&mut self.buf[self.end..self.end + chunk]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(());
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io_error(self.file, &e)),
+            }
+        }
+    }
+
+    fn too_long(&self) -> LogError {
+        LogError::Malformed {
+            file: self.file.into(),
+            line: Some(self.number + 1),
+            message: format!(
+                "line is longer than {} bytes; an archived entry comes from LOG.md, which holds at most that much",
+                self.limits.max_entry
+            ),
+        }
+    }
+
+    /// The next line, or `None` at the end.
+    fn next_line(&mut self) -> Result<Option<RawLine<'_>>, LogError> {
+        loop {
+            let hay = &self.buf[self.pos..self.end];
+            if let Some(i) = memchr::memchr2(b'\n', b'\r', hay) {
+                let cr = hay[i] == b'\r';
+                if cr && i + 1 == hay.len() && !self.eof {
+                    // A CR at the end of the piece: the next byte tells CRLF from CR.
+                    self.fill()?;
+                    continue;
+                }
+                let term = match (cr, hay.get(i + 1)) {
+                    (true, Some(b'\n')) => "\r\n",
+                    (true, _) => "\r",
+                    (false, _) => "\n",
+                };
+                return self.take(i, term);
+            }
+            if self.eof {
+                if hay.is_empty() {
+                    return Ok(None);
+                }
+                let n = hay.len();
+                return self.take(n, "");
+            }
+            if hay.len() > self.limits.max_entry {
+                return Err(self.too_long());
+            }
+            self.fill()?;
+        }
+    }
+
+    fn take(&mut self, n: usize, term: &'static str) -> Result<Option<RawLine<'_>>, LogError> {
+        if n > self.limits.max_entry {
+            return Err(self.too_long());
+        }
+        let from = self.pos;
+        let start = self.at;
+        let Ok(_) = std::str::from_utf8(&self.buf[from..from + n]) else {
+            return Err(LogError::Malformed {
+                file: self.file.into(),
+                line: Some(self.newlines + 1),
+                message: "invalid UTF-8".into(),
+            });
+        };
+        let used = n + term.len();
+        self.pos += used;
+        self.at += used as u64;
+        self.number += 1;
+        if term.contains('\n') {
+            self.newlines += 1;
+        }
+        let text = std::str::from_utf8(&self.buf[from..from + n]).unwrap_or_default();
+        Ok(Some(RawLine { start, text, term }))
+    }
+}
+
+/// The entries of a journal (LOG-ARCHIVE.md) read as a stream, one at a time, each as
+/// [`LogFile::parse`](super::log::LogFile::parse) gives it. Fenced code blocks are found
+/// as that parse finds them: a fence opening is paired with its closer by reading ahead
+/// from it (a second reader), so nothing but the current entry is held.
+pub struct Entries<'a> {
+    content: &'a dyn Content,
+    lines: Lines<'a>,
+    file: &'static str,
+    /// Per fence character, the shortest opening already found without a closer.
+    unclosable: [usize; 2],
+    /// Lines up to this number (1-based, inclusive) are inside a code block.
+    masked_through: usize,
+    /// The entry being read: its heading line, date, line number and raw text.
+    current: Option<(String, Option<jiff::civil::Date>, usize, String)>,
+    preamble: String,
+    stray_headings: Vec<(usize, String)>,
+    /// Whether the content starts with a BOM.
+    pub bom: bool,
+    present: bool,
+    line_ending: Option<&'static str>,
+    last_content: Option<u64>,
+    before_last_content: u64,
+    prev_start: u64,
+    count: usize,
+    done: bool,
+}
+
+impl<'a> Entries<'a> {
+    /// Starts reading `content` (the file named `file` in messages).
+    pub fn new(
+        content: &'a dyn Content,
+        limits: Limits,
+        file: &'static str,
+    ) -> Result<Entries<'a>, LogError> {
+        let mut head = [0u8; 3];
+        let mut got = 0;
+        let mut r = content.open_at(0).map_err(|e| io_error(file, &e))?;
+        while got < 3 {
+            match r.read(&mut head[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io_error(file, &e)),
+            }
+        }
+        drop(r);
+        let bom = got == 3 && head == *b"\xEF\xBB\xBF";
+        let at = if bom { 3 } else { 0 };
+        Ok(Entries {
+            content,
+            lines: Lines::new(content, at, limits, file)?,
+            file,
+            unclosable: [usize::MAX; 2],
+            masked_through: 0,
+            current: None,
+            preamble: String::new(),
+            stray_headings: Vec::new(),
+            bom,
+            present: bom,
+            line_ending: None,
+            last_content: None,
+            before_last_content: 0,
+            prev_start: 0,
+            count: 0,
+            done: false,
+        })
+    }
+
+    fn too_large(&self, line: usize) -> LogError {
+        LogError::Malformed {
+            file: self.file.into(),
+            line: Some(line),
+            message: format!(
+                "entry is larger than {} bytes; an archived entry comes from LOG.md, which holds at most that much",
+                self.lines.limits.max_entry
+            ),
+        }
+    }
+
+    /// The next entry, or `None` after the last.
+    pub fn next_entry(&mut self) -> Result<Option<LogEntry>, LogError> {
+        if self.done {
+            return Ok(None);
+        }
+        loop {
+            let max = self.lines.limits.max_entry;
+            let Some(line) = self.lines.next_line()? else {
+                self.done = true;
+                return Ok(self.current.take().map(|(h, d, n, raw)| {
+                    self.count += 1;
+                    LogEntry::from_raw(&h, d, n, raw)
+                }));
+            };
+            let (start, term) = (line.start, line.term);
+            let text = line.text.to_string();
+            let number = self.lines.number;
+            if self.line_ending.is_none() && term.contains('\n') {
+                self.line_ending = Some(term);
+            }
+            if !text.trim().is_empty() {
+                self.present = true;
+            }
+            if !text.trim_matches(is_py_space).is_empty() {
+                self.last_content = Some(start);
+                self.before_last_content = self.prev_start;
+            }
+            self.prev_start = start;
+            let next = start + (text.len() + term.len()) as u64;
+            let mut masked = number <= self.masked_through;
+            if !masked
+                && let Some(open) = fence_open(&text)
+                && open.1 < self.unclosable[usize::from(open.0 == b'~')]
+            {
+                match self.closer(next, number, open)? {
+                    Some(close) => {
+                        self.masked_through = close;
+                        masked = true;
+                    }
+                    None => self.unclosable[usize::from(open.0 == b'~')] = open.1,
+                }
+            }
+            let heading = if masked {
+                Heading::None
+            } else {
+                heading_date(&text)
+            };
+            if let Heading::Entry(date) = heading {
+                let mut raw = String::with_capacity(text.len() + term.len());
+                raw.push_str(&text);
+                raw.push_str(term);
+                let done = self.current.replace((text, date, number, raw));
+                if let Some((h, d, n, raw)) = done {
+                    self.count += 1;
+                    return Ok(Some(LogEntry::from_raw(&h, d, n, raw)));
+                }
+                continue;
+            }
+            if let Some((_, _, n, raw)) = self.current.as_mut() {
+                if raw.len() + text.len() + term.len() > max {
+                    let n = *n;
+                    return Err(self.too_large(n));
+                }
+                raw.push_str(&text);
+                raw.push_str(term);
+                continue;
+            }
+            if self.preamble.len() + text.len() + term.len() > max {
+                return Err(self.too_large(1));
+            }
+            if !masked && text.starts_with("## ") && !text.contains("YYYY-MM-DD") {
+                self.stray_headings.push((number, text.trim().to_string()));
+            }
+            self.preamble.push_str(&text);
+            self.preamble.push_str(term);
+        }
+    }
+
+    /// The line number of the closer of the fence `open` opened on line `number`, reading
+    /// ahead from offset `from`; `None` when it never closes.
+    fn closer(
+        &self,
+        from: u64,
+        number: usize,
+        open: (u8, usize),
+    ) -> Result<Option<usize>, LogError> {
+        let mut ahead = Lines::new(self.content, from, self.lines.limits, self.file)?;
+        while let Some(line) = ahead.next_line()? {
+            if fence_closes(line.text, open) {
+                return Ok(Some(number + ahead.number));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Everything before the first entry (once the first entry was read).
+    pub fn preamble(&self) -> &str {
+        &self.preamble
+    }
+
+    /// Level-2 headings of the preamble that are not entry templates (line, heading).
+    pub fn stray_headings(&self) -> &[(usize, String)] {
+        &self.stray_headings
+    }
+
+    /// After the last entry: what the whole read found.
+    pub fn summary(&self) -> ArchiveSummary {
+        ArchiveSummary {
+            entries: self.count,
+            present: self.present,
+            unclosed_fence: self.unclosable != [usize::MAX; 2],
+            tail_from: if self.last_content.is_some() {
+                self.before_last_content
+            } else {
+                0
+            },
+        }
+    }
+}
+
+/// What reading a whole archive found beside its entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArchiveSummary {
+    /// How many entries it holds.
+    pub entries: usize,
+    /// Whether it holds anything but blanks (a BOM counts, as for a text read whole).
+    pub present: bool,
+    /// Whether some fence opening never closes: text appended after it could close it and
+    /// change how the old entries read.
+    pub unclosed_fence: bool,
+    /// Offset of the line before its last line that is not blank: from there on, its end
+    /// shows how to append to it.
+    pub tail_from: u64,
+}
+
+/// Pairs archive entries with index entries by digest as they are read: the k-th copy of a
+/// digest in the archive with its k-th copy in the index, the rule of whole-file reading
+/// (`Journal::problems`). What is not paired yet waits; in an archive and index written in
+/// the same order, nothing waits for long.
+#[derive(Default)]
+struct Matcher {
+    waiting: HashMap<String, Waiting>,
+}
+
+struct Waiting {
+    /// True when the waiting copies are index entries, false for archive entries.
+    index_side: bool,
+    copies: std::collections::VecDeque<(usize, ArchiveProblem)>,
+}
+
+impl Matcher {
+    fn add(&mut self, digest: String, index_side: bool, pos: usize, problem: ArchiveProblem) {
+        match self.waiting.entry(digest) {
+            Slot::Occupied(mut o) => {
+                let w = o.get_mut();
+                if w.index_side == index_side {
+                    w.copies.push_back((pos, problem));
+                } else {
+                    w.copies.pop_front();
+                    if w.copies.is_empty() {
+                        o.remove();
+                    }
+                }
+            }
+            Slot::Vacant(v) => {
+                v.insert(Waiting {
+                    index_side,
+                    copies: std::iter::once((pos, problem)).collect(),
+                });
+            }
+        }
+    }
+
+    fn index(&mut self, pos: usize, e: IndexEntry) {
+        let problem = ArchiveProblem::Missing {
+            sha256: e.sha256.clone(),
+            title: e.title,
+        };
+        self.add(e.sha256, true, pos, problem);
+    }
+
+    fn archive(&mut self, pos: usize, e: &LogEntry) {
+        let problem = ArchiveProblem::Forged {
+            sha256: e.digest(),
+            title: e.header.clone(),
+            line: e.line,
+        };
+        self.add(e.digest(), false, pos, problem);
+    }
+
+    /// What was never paired: index entries (missing from the archive) in index order,
+    /// then archive entries (not indexed) in archive order.
+    fn problems(self) -> Vec<ArchiveProblem> {
+        let (mut missing, mut forged): (Vec<_>, Vec<_>) = (Vec::new(), Vec::new());
+        for w in self.waiting.into_values() {
+            if w.index_side {
+                missing.extend(w.copies);
+            } else {
+                forged.extend(w.copies);
+            }
+        }
+        missing.sort_by_key(|(pos, _)| *pos);
+        forged.sort_by_key(|(pos, _)| *pos);
+        missing.into_iter().chain(forged).map(|(_, p)| p).collect()
+    }
+}
+
+/// What [`check_pair`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairCheck {
+    /// The archive's problems against its index (`Journal::problems` of a whole read).
+    pub problems: Vec<ArchiveProblem>,
+    /// The archive as a whole.
+    pub archive: ArchiveSummary,
+    /// Entries the index lists; `None` when there is no index (absent or blank).
+    pub indexed: Option<usize>,
+}
+
+/// What a streamed read cannot judge and leaves to a whole read: an index in the layout
+/// that predates the reference's (`{"archived": [...]}`), rewritten whole when extended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unstreamed {
+    /// The index has no `entries` list but a legacy `archived` one.
+    LegacyIndex,
+}
+
+/// Checks LOG-ARCHIVE.md against its index as streams: every archive entry's digest
+/// paired with an index entry, as a whole read pairs them. Malformed input is an error
+/// naming the file and line, as [`super::log::ArchiveIndex::parse`] names it.
+pub fn check_pair(
+    archive: Option<&dyn Content>,
+    index: Option<&dyn Content>,
+    limits: Limits,
+) -> Result<Result<PairCheck, Unstreamed>, LogError> {
+    let empty = Bytes(&[]);
+    let mut entries = Entries::new(archive.unwrap_or(&empty), limits, ARCHIVE_FILE)?;
+    let index = match index {
+        Some(i) if !is_blank(i)? => Some(i),
+        _ => None,
+    };
+    let Some(index) = index else {
+        while entries.next_entry()?.is_some() {}
+        let summary = entries.summary();
+        let problems = if summary.entries > 0 {
+            vec![ArchiveProblem::Unindexed {
+                entries: summary.entries,
+            }]
+        } else {
+            Vec::new()
+        };
+        return Ok(Ok(PairCheck {
+            problems,
+            archive: summary,
+            indexed: None,
+        }));
+    };
+    let mut matcher = Matcher::default();
+    let mut archived = 0;
+    let mut on_entry = |pos: usize, e: IndexEntry, entries: &mut Entries<'_>| {
+        matcher.index(pos, e);
+        if let Some(a) = entries.next_entry()? {
+            matcher.archive(archived, &a);
+            archived += 1;
+        }
+        Ok(())
+    };
+    let read = read_index(index, limits, &mut |pos, e| on_entry(pos, e, &mut entries))?;
+    let indexed = match read {
+        IndexRead::Entries(n) => n,
+        IndexRead::Legacy => return Ok(Err(Unstreamed::LegacyIndex)),
+    };
+    while let Some(a) = entries.next_entry()? {
+        matcher.archive(archived, &a);
+        archived += 1;
+    }
+    Ok(Ok(PairCheck {
+        problems: matcher.problems(),
+        archive: entries.summary(),
+        indexed: Some(indexed),
+    }))
+}
+
+/// True when the content holds only whitespace (as `str::trim` sees it).
+fn is_blank(content: &dyn Content) -> Result<bool, LogError> {
+    let mut r = content.open_at(0).map_err(|e| io_error(INDEX_FILE, &e))?;
+    let mut buf = [0u8; 4096];
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => return Ok(carry.is_empty()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io_error(INDEX_FILE, &e)),
+        };
+        carry.extend_from_slice(&buf[..n]);
+        let valid = match std::str::from_utf8(&carry) {
+            Ok(s) => s.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            // Not UTF-8: not blank (its reader reports it).
+            Err(_) => return Ok(false),
+        };
+        let text = std::str::from_utf8(&carry[..valid]).unwrap_or_default();
+        if !text.chars().all(char::is_whitespace) {
+            return Ok(false);
+        }
+        carry.drain(..valid);
+    }
+}
+
+/// How a streamed index read ended.
+enum IndexRead {
+    /// The `entries` list was read; it held this many entries.
+    Entries(usize),
+    /// There is no `entries` list but a legacy `archived` one.
+    Legacy,
+}
+
+/// Why the deserializer was stopped, when it was not a JSON syntax error.
+enum Stop {
+    /// An error to give as it is.
+    Given(LogError),
+    /// An error whose line is that of the `n`-th occurrence of `needle`.
+    At {
+        needle: &'static str,
+        n: usize,
+        or_needle: Option<&'static str>,
+        message: String,
+    },
+}
+
+/// Reads the index's `entries` list element by element, giving each (with its position) to
+/// `each`; only the current element is held. The document is otherwise validated as
+/// [`super::log::ArchiveIndex::parse`] validates it, with the same messages and lines.
+fn read_index(
+    index: &dyn Content,
+    limits: Limits,
+    each: &mut dyn FnMut(usize, IndexEntry) -> Result<(), LogError>,
+) -> Result<IndexRead, LogError> {
+    let starts_with_bom = {
+        let mut head = [0u8; 3];
+        let mut r = index.open_at(0).map_err(|e| io_error(INDEX_FILE, &e))?;
+        let mut got = 0;
+        while got < 3 {
+            match r.read(&mut head[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io_error(INDEX_FILE, &e)),
+            }
+        }
+        got == 3 && head == *b"\xEF\xBB\xBF"
+    };
+    let from = if starts_with_bom { 3 } else { 0 };
+    let reader = index.open_at(from).map_err(|e| io_error(INDEX_FILE, &e))?;
+    let reader = io::BufReader::with_capacity(limits.chunk.max(1), Utf8Lines::new(reader));
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let mut state = IndexState {
+        each,
+        stop: None,
+        entries: None,
+        archived: false,
+        version: None,
+    };
+    let parsed = Top(&mut state).deserialize(&mut de).and_then(|()| de.end());
+    if let Some(stop) = state.stop.take() {
+        return Err(stopped(index, from, stop));
+    }
+    if let Err(e) = parsed {
+        return Err(json_error(&e));
+    }
+    let Some(n) = state.entries else {
+        if state.archived {
+            return Ok(IndexRead::Legacy);
+        }
+        return Err(LogError::Malformed {
+            file: INDEX_FILE.into(),
+            line: Some(1),
+            message: "no `entries` list; expected {\"version\": 1, \"entries\": [...]}".into(),
+        });
+    };
+    let version = state.version.unwrap_or(Value::Null);
+    if version.as_f64() != Some(1.0) {
+        return Err(stopped(
+            index,
+            from,
+            Stop::At {
+                needle: "\"version\"",
+                n: 0,
+                or_needle: None,
+                message: format!("unsupported version {version}; expected 1"),
+            },
+        ));
+    }
+    Ok(IndexRead::Entries(n))
+}
+
+/// A JSON syntax error (or an I/O error) as the whole-file parse words it.
+fn json_error(e: &serde_json::Error) -> LogError {
+    if e.is_io() {
+        let text = e.to_string();
+        if let Some(line) = text
+            .strip_prefix(UTF8_PREFIX)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            return LogError::Malformed {
+                file: INDEX_FILE.into(),
+                line: Some(line),
+                message: "invalid UTF-8".into(),
+            };
+        }
+        return io_error(INDEX_FILE, &io::Error::other(text));
+    }
+    LogError::Malformed {
+        file: INDEX_FILE.into(),
+        line: Some(e.line().max(1)),
+        message: format!("invalid JSON: {e}"),
+    }
+}
+
+/// The error a [`Stop`] stands for, its line found by a second pass when needed.
+fn stopped(index: &dyn Content, from: u64, stop: Stop) -> LogError {
+    match stop {
+        Stop::Given(e) => e,
+        Stop::At {
+            needle,
+            n,
+            or_needle,
+            message,
+        } => {
+            let line = line_of(index, from, needle, n)
+                .or_else(|| or_needle.and_then(|o| line_of(index, from, o, 0)));
+            LogError::Malformed {
+                file: INDEX_FILE.into(),
+                line,
+                message,
+            }
+        }
+    }
+}
+
+/// The line of the `n`-th occurrence of `needle` in the content from `from`, read in
+/// pieces (`None` when it does not occur that often or cannot be read).
+fn line_of(content: &dyn Content, from: u64, needle: &str, n: usize) -> Option<usize> {
+    let mut r = content.open_at(from).ok()?;
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let keep = needle.len() - 1;
+    let mut window: Vec<u8> = Vec::new();
+    let mut newlines = 0usize;
+    let mut seen = 0usize;
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let got = match r.read(&mut buf) {
+            Ok(0) => return None,
+            Ok(g) => g,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        // `window` holds the previous piece's last `keep` bytes (their newlines counted).
+        let held = window.len();
+        window.extend_from_slice(&buf[..got]);
+        let mut counted = held;
+        for at in finder.find_iter(&window) {
+            if seen == n {
+                newlines += memchr::memchr_iter(b'\n', &window[counted..at.max(counted)]).count();
+                return Some(newlines + 1);
+            }
+            seen += 1;
+        }
+        newlines += memchr::memchr_iter(b'\n', &window[counted..]).count();
+        counted = window.len();
+        let cut = counted.saturating_sub(keep);
+        window.drain(..cut);
+    }
+}
+
+const UTF8_PREFIX: &str = "invalid UTF-8 at line ";
+
+/// Passes bytes through, refusing invalid UTF-8 with its line (counted in `\n`, as
+/// `decode_text` counts).
+struct Utf8Lines<R> {
+    inner: R,
+    carry: Vec<u8>,
+    newlines: usize,
+}
+
+impl<R: Read> Utf8Lines<R> {
+    fn new(inner: R) -> Utf8Lines<R> {
+        Utf8Lines {
+            inner,
+            carry: Vec::new(),
+            newlines: 0,
+        }
+    }
+}
+
+impl<R: Read> Read for Utf8Lines<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let bad = |newlines: usize| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{UTF8_PREFIX}{} of the index", newlines + 1),
+            )
+        };
+        if n == 0 {
+            if !self.carry.is_empty() {
+                return Err(bad(self.newlines));
+            }
+            return Ok(0);
+        }
+        let piece = &buf[..n];
+        let mut joined = std::mem::take(&mut self.carry);
+        joined.extend_from_slice(piece);
+        match std::str::from_utf8(&joined) {
+            Ok(_) => {}
+            Err(e) if e.error_len().is_none() => {
+                self.carry = joined[e.valid_up_to()..].to_vec();
+            }
+            Err(e) => {
+                let line =
+                    self.newlines + memchr::memchr_iter(b'\n', &joined[..e.valid_up_to()]).count();
+                return Err(bad(line));
+            }
+        }
+        let done = joined.len() - self.carry.len();
+        self.newlines += memchr::memchr_iter(b'\n', &joined[..done]).count();
+        Ok(n)
+    }
+}
+
+/// What the index's deserializer keeps between elements.
+struct IndexState<'f> {
+    each: &'f mut dyn FnMut(usize, IndexEntry) -> Result<(), LogError>,
+    stop: Option<Stop>,
+    /// Entries of the `entries` list, once it was read.
+    entries: Option<usize>,
+    archived: bool,
+    version: Option<Value>,
+}
+
+/// The top-level object.
+struct Top<'s, 'f>(&'s mut IndexState<'f>);
+
+impl<'de> DeserializeSeed<'de> for Top<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Top<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "entries" => {
+                    if self.0.entries.is_some() {
+                        self.0.stop = Some(Stop::At {
+                            needle: "\"entries\"",
+                            n: 1,
+                            or_needle: None,
+                            message: "`entries` appears twice".into(),
+                        });
+                        return Err(de::Error::custom("stopped"));
+                    }
+                    let n = map.next_value_seed(List(self.0))?;
+                    self.0.entries = Some(n);
+                }
+                "version" => self.0.version = Some(map.next_value()?),
+                "archived" => {
+                    self.0.archived = true;
+                    map.next_value::<IgnoredAny>()?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Err(not_object(self.0))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Err(not_object(self.0))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Err(not_object(self.0))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Err(not_object(self.0))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Err(not_object(self.0))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Err(not_object(self.0))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+        Err(not_object(self.0))
+    }
+}
+
+fn not_object<E: de::Error>(state: &mut IndexState<'_>) -> E {
+    state.stop = Some(Stop::Given(LogError::Malformed {
+        file: INDEX_FILE.into(),
+        line: Some(1),
+        message: "expected an object {\"version\": 1, \"entries\": [...]}".into(),
+    }));
+    E::custom("stopped")
+}
+
+/// The `entries` list.
+struct List<'s, 'f>(&'s mut IndexState<'f>);
+
+impl<'de> DeserializeSeed<'de> for List<'_, '_> {
+    type Value = usize;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl List<'_, '_> {
+    fn not_list<E: de::Error>(self) -> E {
+        self.0.stop = Some(Stop::At {
+            needle: "\"entries\"",
+            n: 0,
+            or_needle: None,
+            message: "`entries` is not a list".into(),
+        });
+        E::custom("stopped")
+    }
+}
+
+impl<'de> Visitor<'de> for List<'_, '_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a list")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+        let mut n = 0;
+        while let Some(item) = seq.next_element::<Value>()? {
+            let sha = match item.get("sha256").and_then(Value::as_str) {
+                Some(s) if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                    s.to_ascii_lowercase()
+                }
+                _ => {
+                    self.0.stop = Some(Stop::At {
+                        needle: "\"sha256\"",
+                        n,
+                        or_needle: Some("\"entries\""),
+                        message: format!("entry {} has no valid `sha256` (64 hex digits)", n + 1),
+                    });
+                    return Err(de::Error::custom("stopped"));
+                }
+            };
+            let title = item
+                .get("title")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            drop(item);
+            if let Err(e) = (self.0.each)(n, IndexEntry { sha256: sha, title }) {
+                self.0.stop = Some(Stop::Given(e));
+                return Err(de::Error::custom("stopped"));
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<usize, A::Error> {
+        Err(self.not_list())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<usize, E> {
+        Err(self.not_list())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<usize, E> {
+        Err(self.not_list())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<usize, E> {
+        Err(self.not_list())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<usize, E> {
+        Err(self.not_list())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<usize, E> {
+        Err(self.not_list())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<usize, E> {
+        Err(self.not_list())
+    }
+}
+
+/// How many bytes of the index may follow its `entries` list, and at least how many of the
+/// archive's last bytes a rotation reads.
+const TAIL_BYTES: u64 = 64 * 1024;
+
+/// What [`rotate_streamed`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamedRotation {
+    /// Entries moved: the archive and index change by their splices alone.
+    Rotated(Box<Rotation>),
+    /// Nothing to move; the archive holds this many entries.
+    UpToDate {
+        /// Entries in the archive.
+        archived: usize,
+    },
+    /// Read them whole ([`super::log::rotate`]): there is no index in the current layout to
+    /// extend (none, or a legacy one: the archive's entries are adopted into a new one), the
+    /// archive is blank, or its end does not show how to append to it.
+    Whole,
+}
+
+/// Rotates LOG.md onto LOG-ARCHIVE.md and its index read as streams: the pair is checked
+/// entry by entry as [`super::log::rotate`] checks it whole (the same problems refuse the
+/// rotation), then only their ends are read and the moved entries appended, as on the
+/// proportional path. Memory holds LOG.md, one archive entry and one index element at a
+/// time, not the archive.
+pub fn rotate_streamed(
+    log: &str,
+    archive: Option<&dyn Content>,
+    index: Option<&dyn Content>,
+    keep: usize,
+    limits: Limits,
+) -> Result<StreamedRotation, LogError> {
+    if keep == 0 {
+        return Err(LogError::ZeroKeep);
+    }
+    LogFile::parse(log).check_dated(LOG_FILE)?;
+    let (Some(archive), Some(index)) = (archive, index) else {
+        return Ok(StreamedRotation::Whole);
+    };
+    let pair = match check_pair(Some(archive), Some(index), limits)? {
+        Ok(p) => p,
+        Err(Unstreamed::LegacyIndex) => return Ok(StreamedRotation::Whole),
+    };
+    if pair.indexed.is_none() || !pair.archive.present {
+        return Ok(StreamedRotation::Whole);
+    }
+    if !pair.problems.is_empty() {
+        return Err(LogError::Integrity(pair.problems));
+    }
+    let Some(ends) = ends_of(archive, index, pair.archive.tail_from)? else {
+        return Ok(StreamedRotation::Whole);
+    };
+    // Fence lines in the moved entries cannot change how the old archive reads unless it
+    // holds a fence that never closes (they could close it).
+    Ok(
+        match super::log::rotate_onto_ends(log, &ends, keep, !pair.archive.unclosed_fence)? {
+            Trusted::Rotated(r) => StreamedRotation::Rotated(r),
+            Trusted::UpToDate { .. } => StreamedRotation::UpToDate {
+                archived: pair.archive.entries,
+            },
+            Trusted::Declined => StreamedRotation::Whole,
+        },
+    )
+}
+
+/// Reads `content` from `from` to its end (at most what a rotation's ends need).
+fn read_from(content: &dyn Content, from: u64, file: &str) -> Result<Vec<u8>, LogError> {
+    let mut out = Vec::new();
+    content
+        .open_at(from)
+        .and_then(|mut r| r.read_to_end(&mut out))
+        .map_err(|e| io_error(file, &e))?;
+    Ok(out)
+}
+
+/// The ends of an archive and index checked as streams: the archive from the line before
+/// its last line that is not blank (`tail_from`) or its last [`TAIL_BYTES`], whichever is
+/// longer, and the index scanned for the end of its `entries` list. `None` when they do
+/// not serve (see [`super::log::rotate_onto_trusted`]).
+pub fn ends_of(
+    archive: &dyn Content,
+    index: &dyn Content,
+    tail_from: u64,
+) -> Result<Option<TrustedEnds>, LogError> {
+    let len = archive.content_len();
+    let from = tail_from.min(len.saturating_sub(TAIL_BYTES));
+    let tail = read_from(archive, from, ARCHIVE_FILE)?;
+    let skip = if from == 0 {
+        0
+    } else {
+        tail.iter()
+            .take(3)
+            .take_while(|b| (0x80..0xC0).contains(*b))
+            .count()
+    };
+    let Ok(archive_tail) = String::from_utf8(tail[skip..].to_vec()) else {
+        return Ok(None);
+    };
+    let mut scanner = IndexScanner::default();
+    let mut r = index.open_at(0).map_err(|e| io_error(INDEX_FILE, &e))?;
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => scanner.feed(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_error(INDEX_FILE, &e)),
+        }
+    }
+    let Some(end): Option<IndexEnd> = scanner.finish() else {
+        return Ok(None);
+    };
+    if index.content_len() - end.cut as u64 > TAIL_BYTES {
+        return Ok(None);
+    }
+    let Ok(index_old_tail) = String::from_utf8(read_from(index, end.cut as u64, INDEX_FILE)?)
+    else {
+        return Ok(None);
+    };
+    let Ok(archive_len) = usize::try_from(len) else {
+        return Ok(None);
+    };
+    Ok(Some(TrustedEnds {
+        archive_len,
+        archive_tail,
+        archive_whole: from == 0,
+        index_end: end,
+        index_old_tail,
+    }))
+}
+
+/// `archive --verify` on streams: the problems [`super::log::verify_archive`] finds, with
+/// malformed input as an error. `Err(Unstreamed)` when the index is in the legacy layout.
+pub fn verify_streamed(
+    log: &str,
+    archive: Option<&dyn Content>,
+    index: Option<&dyn Content>,
+    keep: usize,
+    limits: Limits,
+) -> Result<Result<(Vec<ArchiveProblem>, usize), Unstreamed>, LogError> {
+    let parsed = LogFile::parse(log);
+    parsed.check_dated(LOG_FILE)?;
+    let pair = match check_pair(archive, index, limits)? {
+        Ok(p) => p,
+        Err(u) => return Ok(Err(u)),
+    };
+    let mut problems = pair.problems;
+    if parsed.entries.len() > keep {
+        problems.push(ArchiveProblem::OverLimit {
+            entries: parsed.entries.len(),
+            keep,
+        });
+    }
+    Ok(Ok((problems, pair.archive.entries)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handoff::log::{self, ArchiveIndex, append_entry, rotate, verify_archive};
+
+    /// Small pieces and a small entry bound: every split point of the texts below is met.
+    fn tiny(chunk: usize) -> Limits {
+        Limits {
+            chunk,
+            max_entry: 4096,
+        }
+    }
+
+    fn entry(date: &str, n: usize) -> String {
+        format!("## [{date}] agent-{n}: Session é{n}\n\n**Agent:** agent-{n}\n\n- did {n}\n")
+    }
+
+    /// An archive and index as `archive` writes them, with `n` entries.
+    fn pair(n: usize) -> (String, String) {
+        let mut log = String::from("# Journal\n\n---\n\n");
+        for i in 1..=n + 1 {
+            log = append_entry(&log, &entry(&format!("2026-01-{:02}", i % 28 + 1), i));
+        }
+        let rot = rotate(&log, None, None, 1).unwrap().unwrap();
+        (rot.archive, rot.index)
+    }
+
+    fn streamed_entries(text: &str, limits: Limits) -> (Vec<LogEntry>, String, bool) {
+        let content = Bytes(text.as_bytes());
+        let mut s = Entries::new(&content, limits, ARCHIVE_FILE).unwrap();
+        let mut out = Vec::new();
+        while let Some(e) = s.next_entry().unwrap() {
+            out.push(e);
+        }
+        (out, s.preamble().to_string(), s.summary().present)
+    }
+
+    #[test]
+    fn entries_read_in_pieces_are_the_entries_of_a_whole_parse() {
+        let fenced = "## [2026-01-02] a: fenced\n\n```\n## [2026-01-03] in code\n```\n\n---\n\n";
+        let unclosed = "## [2026-01-04] b: stray fence\r\n\r\n~~~~ never closed\r\n## [2026-01-05] c: still an entry\r\n";
+        let texts = [
+            format!("\u{feff}# Archive\r\n\r\n## not dated\r\n\r\n{fenced}{unclosed}"),
+            format!("# A\r## [2026-01-01] x: lone CRs\r- a\r\r---\r{fenced}"),
+            format!(
+                "{}{}",
+                pair(7).0,
+                "```\n## [2026-02-01] y: after an open fence\n"
+            ),
+            "no entries at all\n".to_string(),
+            String::new(),
+            "  \n\t\n".to_string(),
+            "## [2026-13-45] z: not a calendar date\n".to_string(),
+        ];
+        for text in &texts {
+            let whole = log::LogFile::parse(text);
+            for chunk in [1, 2, 3, 5, 64, 4096] {
+                let (entries, preamble, present) = streamed_entries(text, tiny(chunk));
+                assert_eq!(entries, whole.entries, "chunk {chunk} of {text:?}");
+                assert_eq!(preamble, whole.preamble, "chunk {chunk}");
+                assert_eq!(present, !text.trim().is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn an_archive_on_disk_is_read_across_the_end_of_what_it_keeps() {
+        let (archive, _) = pair(40);
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("a");
+        let whole = log::LogFile::parse(&archive).entries;
+        for cut in [0, 1, 100, archive.len() / 2, archive.len()] {
+            std::fs::write(&path, &archive.as_bytes()[..cut]).unwrap();
+            let s = Streamed {
+                path: path.clone(),
+                keep: cut as u64,
+                tail: archive.as_bytes()[cut..].to_vec(),
+            };
+            let mut e = Entries::new(&s, tiny(7), ARCHIVE_FILE).unwrap();
+            let mut got = Vec::new();
+            while let Some(x) = e.next_entry().unwrap() {
+                got.push(x);
+            }
+            assert_eq!(got, whole, "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn an_archive_larger_than_any_buffer_is_read_and_an_oversized_entry_refused() {
+        // 300 entries, each far below the bound, together far above it and the piece size.
+        let (archive, index) = pair(300);
+        let limits = Limits {
+            chunk: 512,
+            max_entry: 1024,
+        };
+        assert!(archive.len() > 20 * limits.max_entry && index.len() > 20 * limits.max_entry);
+        let a = Bytes(archive.as_bytes());
+        let i = Bytes(index.as_bytes());
+        let check = check_pair(Some(&a), Some(&i), limits).unwrap().unwrap();
+        assert!(check.problems.is_empty());
+        assert_eq!((check.archive.entries, check.indexed), (300, Some(300)));
+        let big = format!(
+            "{archive}## [2026-03-01] big: entry\n{}",
+            "xx\n".repeat(500)
+        );
+        let err = check_pair(Some(&Bytes(big.as_bytes())), Some(&i), limits).unwrap_err();
+        assert!(err.to_string().contains("larger than 1024 bytes"), "{err}");
+    }
+
+    fn problems_both_ways(archive: &str, index: &str) {
+        let whole = verify_archive("", Some(archive), Some(index), 10);
+        for chunk in [1, 3, 17, 4096] {
+            let got = check_pair(
+                Some(&Bytes(archive.as_bytes())),
+                Some(&Bytes(index.as_bytes())),
+                tiny(chunk),
+            )
+            .unwrap()
+            .unwrap();
+            assert_eq!(got.problems, whole, "chunk {chunk}");
+        }
+    }
+
+    #[test]
+    fn the_pair_check_finds_what_a_whole_read_finds() {
+        let (archive, index) = pair(6);
+        problems_both_ways(&archive, &index);
+        // A BOM and CRLF line endings in the index; keys cut anywhere by the pieces.
+        let crlf = format!("\u{feff}{}", index.replace('\n', "\r\n"));
+        problems_both_ways(&archive, &crlf);
+        // Forged (an entry edited), missing (one deleted), duplicated (one copied twice).
+        let parsed = log::LogFile::parse(&archive);
+        let edited = archive.replacen("- did 3", "- did 33", 1);
+        problems_both_ways(&edited, &index);
+        let deleted = archive.replacen(&parsed.entries[2].raw, "", 1);
+        problems_both_ways(&deleted, &index);
+        let copied = format!("{archive}{}", parsed.entries[1].raw);
+        problems_both_ways(&copied, &index);
+        // The index in the opposite order: everything pairs, late.
+        let mut idx = ArchiveIndex::parse(&index).unwrap();
+        idx.entries.reverse();
+        problems_both_ways(&archive, &idx.render());
+        // Two identical entries, one indexed.
+        let twice = format!(
+            "{archive}{}{}",
+            parsed.entries[0].raw, parsed.entries[0].raw
+        );
+        problems_both_ways(&twice, &index);
+        // No index: unindexed.
+        let got = check_pair(Some(&Bytes(archive.as_bytes())), None, tiny(5))
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.problems, verify_archive("", Some(&archive), None, 10));
+    }
+
+    #[test]
+    fn a_malformed_index_is_named_at_the_line_a_whole_read_names() {
+        let (archive, index) = pair(3);
+        let bad_sha = index.replacen("\"sha256\": \"", "\"sha256\": \"zz", 2);
+        let cases = [
+            bad_sha,
+            index.replacen("\"version\": 1", "\"version\": 2", 1),
+            index.replacen("},", "}", 1),
+            "[1, 2]".to_string(),
+            "{\"version\": 1, \"entries\": {}}".to_string(),
+            "{\"version\": 1}".to_string(),
+        ];
+        for case in &cases {
+            let whole = verify_archive("", Some(&archive), Some(case), 10);
+            let got = check_pair(
+                Some(&Bytes(archive.as_bytes())),
+                Some(&Bytes(case.as_bytes())),
+                tiny(4),
+            )
+            .unwrap_err();
+            let [log::ArchiveProblem::Malformed { line, message, .. }] = whole.as_slice() else {
+                panic!("{whole:?}")
+            };
+            let LogError::Malformed {
+                line: l,
+                message: m,
+                ..
+            } = got
+            else {
+                panic!("{got:?}")
+            };
+            assert_eq!((l, &m), (*line, message), "{case}");
+        }
+        let legacy = "{\"archived\": []}";
+        assert_eq!(
+            check_pair(None, Some(&Bytes(legacy.as_bytes())), tiny(4)).unwrap(),
+            Err(Unstreamed::LegacyIndex)
+        );
+    }
+
+    #[test]
+    fn a_streamed_rotation_appends_what_a_whole_rotation_appends() {
+        let (archive, index) = pair(9);
+        let mut log = String::from("# Journal\n\n---\n\n");
+        for i in 1..=4 {
+            log = append_entry(&log, &entry(&format!("2026-02-0{i}"), 100 + i));
+        }
+        // A moved entry with a code fence: appended too, the old archive has no open fence.
+        log = append_entry(&log, "## [2026-01-30] f: fenced\n\n```\ncode\n```\n");
+        let whole = rotate(&log, Some(&archive), Some(&index), 2)
+            .unwrap()
+            .unwrap();
+        for chunk in [1, 7, 4096] {
+            let got = rotate_streamed(
+                &log,
+                Some(&Bytes(archive.as_bytes())),
+                Some(&Bytes(index.as_bytes())),
+                2,
+                tiny(chunk),
+            )
+            .unwrap();
+            let StreamedRotation::Rotated(r) = got else {
+                panic!("{got:?}")
+            };
+            assert_eq!(r.log, whole.log);
+            assert_eq!(r.archive_splice, whole.archive_splice);
+            assert_eq!(r.index_splice, whole.index_splice);
+            assert_eq!(r.moved_entries, whole.moved_entries);
+            assert_eq!(r.archived, Some(9 + 3));
+        }
+        // A damaged pair is refused as a whole rotation refuses it.
+        let edited = archive.replacen("- did 3", "- did 4", 1);
+        let streamed = rotate_streamed(
+            &log,
+            Some(&Bytes(edited.as_bytes())),
+            Some(&Bytes(index.as_bytes())),
+            2,
+            tiny(64),
+        );
+        assert_eq!(
+            streamed.unwrap_err(),
+            rotate(&log, Some(&edited), Some(&index), 2).unwrap_err()
+        );
+        // An archive holding a fence that never closes: fences are not appended.
+        let open = archive.replacen("---", "```", 1);
+        let got = rotate_streamed(
+            &log,
+            Some(&Bytes(open.as_bytes())),
+            Some(&Bytes(index.as_bytes())),
+            2,
+            tiny(64),
+        )
+        .unwrap();
+        assert_eq!(got, StreamedRotation::Whole);
+    }
+}
