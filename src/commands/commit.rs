@@ -24,7 +24,9 @@ use crate::git::{KeptIndex, Repo};
 use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::provenance::Provenance;
-use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source, checksum, write_atomic_batched};
+use crate::handoff::{
+    HandoffDir, LOCK, MANIFEST, Snapshot, Source, checksum, log, write_atomic_batched,
+};
 use crate::lint::Diagnostic;
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::journal::{Journal, SessionRecord, Step};
@@ -289,7 +291,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     transaction::steps::precheck(&dir, keep)?;
     refuse_special_files(&dir)?;
     // A manifest that cannot be read stops the commit before it takes a lock or a journal.
-    Manifest::from_snapshot(&dir, &dir.snapshot(repo, Source::Worktree)?)?;
+    Manifest::from_snapshot(&dir, &worktree_snapshot(&dir)?)?;
     // The index as the user left it, byte for byte: a commit that fails or is refused puts
     // this copy back, not merely equal entries (cached stat data and extensions included).
     let kept_index = repo.keep_index()?;
@@ -486,6 +488,13 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         kept_lock: false,
         warnings,
     })
+}
+
+/// The handoff directory on disk with LOG-ARCHIVE.md and its index left there, hashed and
+/// summarised in pieces when the manifest needs them (issue #12 item 2): nothing else of
+/// a commit reads their text but the lint.
+fn worktree_snapshot(dir: &HandoffDir) -> Result<Snapshot> {
+    dir.snapshot_worktree_streaming(&[log::ARCHIVE_FILE, log::INDEX_FILE])
 }
 
 /// Step 1: the blocking lint findings in the handoff files on disk.
@@ -718,7 +727,7 @@ fn prepare(
     failpoint::hit("commit:rotate");
 
     // 6. The manifest.
-    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let snap = worktree_snapshot(dir)?;
     let old = Manifest::from_snapshot(dir, &snap)?;
     let mut info = info.clone();
     // The quick context follows the STATUS summary unless the session set it (`--context`
@@ -945,7 +954,7 @@ fn session_precheck(
     use crate::handoff::provenance::session_entries;
     let status_path = dir.path_of("STATUS.md");
     // Read as lint reads them: a FIFO or device in place of a file is never opened here.
-    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let snap = worktree_snapshot(dir)?;
     let status = snap.text(dir, "STATUS.md")?;
     let handoff = format!("{}/", dir.rel);
     let package = dir.package_root();

@@ -10,7 +10,7 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::git::Repo;
 use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{Manifest, SessionInfo};
-use crate::handoff::{HandoffDir, MANIFEST, Source, write_atomic};
+use crate::handoff::{HandoffDir, MANIFEST, write_atomic};
 use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::SessionClaim;
 use crate::transaction::writer::HandoffWrite;
@@ -273,7 +273,13 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
             &[MANIFEST],
         )?)
     };
-    let mut snap = dir.snapshot(repo, Source::Worktree)?;
+    // LOG-ARCHIVE.md and its index are hashed and summarised in pieces, never held (issue
+    // #12 item 2).
+    let streamed = [
+        crate::handoff::log::ARCHIVE_FILE,
+        crate::handoff::log::INDEX_FILE,
+    ];
+    let mut snap = dir.snapshot_worktree_streaming(&streamed)?;
     let mut conflict = None;
     let old = match Manifest::from_snapshot(&dir, &snap) {
         // A merge left both sides' manifests inside conflict markers (issue #17): rebuilt
@@ -294,7 +300,7 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
     };
     let logged = logged.then(|| dir.path_of(crate::handoff::log::LOG_FILE));
     if logged.is_some() {
-        snap = dir.snapshot(repo, Source::Worktree)?;
+        snap = dir.snapshot_worktree_streaming(&streamed)?;
     }
     let commit = repo.head_commit()?.map(crate::git::Repo::short);
     let mut counts = BlobCache::token_counts(repo);

@@ -480,7 +480,11 @@ impl Content<'_> {
         today: jiff::civil::Date,
     ) -> Result<Snapshot> {
         match self {
-            Content::Worktree(_) => dir.snapshot(repo, Source::Worktree),
+            // LOG-ARCHIVE.md and its index stay on disk: hashed and checked against each
+            // other as streams (issue #12 item 2).
+            Content::Worktree(_) => {
+                dir.snapshot_worktree_streaming(&[log::ARCHIVE_FILE, log::INDEX_FILE])
+            }
             Content::Staged(view) => {
                 let snap = dir.snapshot_staged(view, &Baseline::at_head(repo, dir)?)?;
                 complete_for_lint(repo, dir, snap, today)
@@ -576,7 +580,8 @@ fn complete_for_lint(
     Ok(snap)
 }
 
-/// The AAHP checksums of the files a pre-commit snapshot left unread, by name. A file whose
+/// The AAHP checksums of the files a snapshot left on disk (hashed in pieces) and of those
+/// a pre-commit snapshot left unread, by name. An unread file whose
 /// manifest entry is HEAD's too keeps the state HEAD was judged with, unhashed; any other is
 /// hashed once per blob, through the cache in the git directory (issue #14).
 fn unread_checksums(
@@ -586,6 +591,9 @@ fn unread_checksums(
     manifest: Option<&Manifest>,
 ) -> Result<std::collections::HashMap<String, String>> {
     let mut known = std::collections::HashMap::new();
+    for (name, s) in &snap.streamed {
+        known.insert(name.clone(), s.checksum(&dir.path_of(name))?);
+    }
     if !snap.is_partial() {
         return Ok(known);
     }
@@ -1358,19 +1366,15 @@ fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer
     } else {
         "the archive matches its index"
     };
-    let (archive, index) = if archive_unchanged {
-        (None, None)
-    } else {
-        (
-            snap.text(dir, log::ARCHIVE_FILE)?,
-            snap.text(dir, log::INDEX_FILE)?,
-        )
-    };
     let keep = repo
         .config_string("aahp.keep")
         .and_then(|k| k.trim().parse().ok())
         .unwrap_or(log::DEFAULT_KEEP);
-    let mut problems = log::verify_archive(log, archive, index, keep);
+    let mut problems = if archive_unchanged {
+        log::verify_archive(log, None, None, keep)
+    } else {
+        archive_problems(dir, snap, log, keep)?
+    };
     // A half-done `git aahp archive` in this worktree: the files do not belong together
     // until it is completed, whatever they look like.
     if crate::transaction::rotation::pending(repo)?.is_some_and(|j| j.dir == dir.rel) {
@@ -1388,6 +1392,61 @@ fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer
         }
     }
     Ok(layer.summarize(pass))
+}
+
+/// The problems of LOG.md, LOG-ARCHIVE.md and its index: the archive checked against its
+/// index as streams, entry by entry, whether they were left on disk or read (issue #12
+/// item 2); a legacy index is read whole, as `archive` reads it.
+fn archive_problems(
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    log: &str,
+    keep: usize,
+) -> Result<Vec<log::ArchiveProblem>> {
+    use crate::handoff::log_stream::{self, Bytes, Limits, Unstreamed};
+    let mem = [log::ARCHIVE_FILE, log::INDEX_FILE].map(|n| snap.get(n).map(Bytes));
+    let content = |i: usize, name: &str| {
+        snap.streamed
+            .get(name)
+            .map(|s| s as &dyn log_stream::Content)
+            .or(mem[i].as_ref().map(|b| b as &dyn log_stream::Content))
+    };
+    let archive = content(0, log::ARCHIVE_FILE);
+    let index = content(1, log::INDEX_FILE);
+    match log_stream::verify_streamed(log, archive, index, keep, Limits::default()) {
+        Ok(Ok((problems, _))) => Ok(problems),
+        Ok(Err(Unstreamed::LegacyIndex)) => {
+            let whole = |name: &str| -> Result<Option<String>> {
+                let bytes = match snap.streamed.get(name) {
+                    Some(s) => s.read_all(&dir.path_of(name), crate::handoff::MAX_ARCHIVE_BYTES)?,
+                    None => match snap.get(name) {
+                        Some(b) => b.to_vec(),
+                        None => return Ok(None),
+                    },
+                };
+                crate::handoff::decode_text(&dir.path_of(name), &bytes)?;
+                Ok(String::from_utf8(bytes).ok())
+            };
+            let (archive, index) = (whole(log::ARCHIVE_FILE)?, whole(log::INDEX_FILE)?);
+            Ok(log::verify_archive(
+                log,
+                archive.as_deref(),
+                index.as_deref(),
+                keep,
+            ))
+        }
+        // Input that cannot be interpreted is reported as the whole check reports it.
+        Err(log::LogError::Malformed {
+            file,
+            line,
+            message,
+        }) => Ok(vec![log::ArchiveProblem::Malformed {
+            file,
+            line,
+            message,
+        }]),
+        Err(e) => Err(e.into_error(|f| dir.path_of(f))),
+    }
 }
 
 /// The trust layer: judges every `verified` claim of TRUST.md (issue #15 item 6, the

@@ -281,8 +281,9 @@ impl Manifest {
         self.check_files_with(snap, &std::collections::HashMap::new())
     }
 
-    /// [`Manifest::check_files`] for a snapshot with unread files, whose checksums `known`
-    /// gives by name. An unread file missing from `known` counts as changed (fail closed).
+    /// [`Manifest::check_files`] for a snapshot with unread files or files left on disk
+    /// ([`Snapshot::streamed`]), whose checksums `known` gives by name. Such a file missing
+    /// from `known` counts as changed (fail closed).
     pub fn check_files_with(
         &self,
         snap: &Snapshot,
@@ -292,7 +293,7 @@ impl Manifest {
         let mut out = Vec::new();
         let actual_of = |name: &str| match snap.get(name) {
             Some(bytes) => Some(checksum(bytes)),
-            None if snap.unread.contains_key(name) => Some(
+            None if snap.unread.contains_key(name) || snap.streamed.contains_key(name) => Some(
                 known
                     .get(name)
                     .cloned()

@@ -56,11 +56,13 @@ pub const CANONICAL_FILES: &[&str] = &[
 ];
 /// Largest handoff file the tool reads; anything bigger is refused as bad input.
 pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
-/// Largest LOG-ARCHIVE.md or LOG-ARCHIVE.index.json the tool reads. They only grow, by at
-/// most one LOG.md per rotation, and the index is larger than the archive it lists (about
-/// 150 bytes an entry), so they get more room than the files agents edit; `archive`
+/// Largest LOG-ARCHIVE.md or LOG-ARCHIVE.index.json the tool reads whole. They only grow,
+/// by at most one LOG.md per rotation, and the index is larger than the archive it lists
+/// (about 150 bytes an entry), so they get more room than the files agents edit; `archive`
 /// refuses to write anything larger, so what it writes it can always read back (issue #12,
-/// M4).
+/// M4). Rotations, checksums and the archive-index check read them as streams
+/// ([`log_stream`]) with no such limit; the lint of the archive, `archive --reindex`, the
+/// merge driver and a rotation that adopts an unindexed archive still read them whole.
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 
 /// Returns the largest size read for a handoff file of this name (or repository-relative
@@ -647,7 +649,7 @@ pub fn resolve_link(dir: &str, target: &str) -> Option<String> {
 }
 
 /// The last component of a repository-relative path.
-fn file_name(path: &str) -> &str {
+pub(crate) fn file_name(path: &str) -> &str {
     path.rsplit_once('/').map_or(path, |(_, n)| n)
 }
 

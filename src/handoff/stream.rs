@@ -90,6 +90,14 @@ impl Streamed {
     /// The whole content in memory, refused (exit 2) above `limit` bytes: for the rare
     /// summary a pass cannot decide from the file's first bytes.
     pub fn read_all(&self, shown: &str, limit: usize) -> Result<Vec<u8>> {
+        // Tests arm `read-whole:NAME` to prove a command never holds that file in memory.
+        #[cfg(feature = "failpoints")]
+        crate::failpoint::error(&format!("read-whole:{}", super::file_name(shown))).map_err(
+            |source| Error::Read {
+                path: shown.to_string(),
+                source,
+            },
+        )?;
         if self.len() > limit as u64 {
             return Err(Error::invalid(
                 shown,
@@ -106,6 +114,22 @@ impl Streamed {
             Ok(())
         })?;
         Ok(out)
+    }
+
+    /// The AAHP checksum of the content (`sha256:` over its bytes without CRs), read once
+    /// in pieces; like [`super::checksum`], it does not ask for UTF-8.
+    pub fn checksum(&self, shown: &str) -> Result<String> {
+        let mut hasher = Sha256::new();
+        self.each_piece(shown, |piece| {
+            let mut start = 0;
+            for cr in memchr::memchr_iter(b'\r', piece) {
+                hasher.update(&piece[start..cr]);
+                start = cr + 1;
+            }
+            hasher.update(&piece[start..]);
+            Ok(())
+        })?;
+        Ok(format!("sha256:{}", hex(&hasher.finalize())))
     }
 
     /// Reads the content once. Invalid UTF-8 is exit 2 naming the file and line, as for a
@@ -367,6 +391,7 @@ mod tests {
             let s = streamed(tmp.path(), &bytes[..cut], cut as u64, &bytes[cut..]);
             let pass = s.pass("f", false).unwrap();
             assert_eq!(pass.checksum, super::super::checksum(bytes));
+            assert_eq!(s.checksum("f").unwrap(), pass.checksum);
             assert_eq!(pass.lines, super::super::line_count(bytes));
             assert!(pass.marker_seen);
             assert!(!pass.whole);
@@ -385,6 +410,8 @@ mod tests {
         let mut bytes = "ok\n".repeat(30_000).into_bytes();
         bytes.extend_from_slice(b"bad \xC3\n");
         let s = streamed(tmp.path(), &bytes, bytes.len() as u64, b"");
+        // A checksum does not ask for UTF-8, as for a file read whole.
+        assert_eq!(s.checksum("f").unwrap(), super::super::checksum(&bytes));
         let err = s.pass("f", false).unwrap_err().to_string();
         assert!(
             err.contains("f:30001") && err.contains("invalid UTF-8"),

@@ -179,16 +179,32 @@ impl LintConfig {
                 d.severity = Severity::Info;
                 cfg.config_diagnostics.push(d);
             }
-            for file in snapshot_files(dir, snap) {
-                for (line, pattern) in parsed.paths_matching(&file.name) {
+            let streamed = snap
+                .streamed
+                .keys()
+                .filter(|n| is_lintable(n))
+                .map(|n| (n.as_str(), dir.path_of(n)));
+            let names: Vec<(&str, String)> = snapshot_files(dir, snap)
+                .into_iter()
+                .filter_map(|f| {
+                    let name = snap
+                        .files
+                        .get_key_value(&f.name)
+                        .or_else(|| snap.nested.get_key_value(&f.name))
+                        .map(|(k, _)| k.as_str())?;
+                    Some((name, f.path))
+                })
+                .chain(streamed)
+                .collect();
+            for (name, file_path) in &names {
+                for (line, pattern) in parsed.paths_matching(name) {
                     cfg.config_diagnostics.push(config_diag(
                         &registry::CFG003,
                         &path,
                         text,
                         line,
                         format!(
-                            "handoff file {} matches the path pattern `{pattern}`: keep it out of the handoff, or remove the pattern",
-                            file.path
+                            "handoff file {file_path} matches the path pattern `{pattern}`: keep it out of the handoff, or remove the pattern",
                         ),
                     ));
                 }
@@ -336,7 +352,25 @@ pub fn lint_snapshot_with(
     snap: &Snapshot,
     extra: &[LintFile<'_>],
 ) -> Result<LintOutcome> {
+    // Files a snapshot left on disk (LOG-ARCHIVE.md and its index, read elsewhere as
+    // streams) are linted whole, within their size limit: a finding may span entries
+    // (a comment, a fence), and fingerprints number a rule's findings across the file.
+    let loaded = snap
+        .streamed
+        .iter()
+        .filter(|(name, _)| is_lintable(name))
+        .map(|(name, s)| {
+            let path = dir.path_of(name);
+            let bytes = s.read_all(&path, crate::handoff::max_bytes(name))?;
+            Ok((name, path, bytes))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let mut files = snapshot_files(dir, snap);
+    files.extend(loaded.iter().map(|(name, path, bytes)| LintFile {
+        path: path.clone(),
+        name: (*name).clone(),
+        bytes,
+    }));
     files.extend(extra.iter().cloned());
     // Unused allowlist entries can only be told on the whole directory: an entry may serve
     // a file a pre-commit snapshot left unread.

@@ -1163,6 +1163,16 @@ fn an_archive_index_larger_than_a_handoff_file_is_written_and_read_back() {
     repo.aahp(&["archive", "--verify"]).assert_code(0);
     repo.aahp(&["verify"]).assert_code(0);
     repo.aahp(&["status"]).assert_code(0);
+    // Uncommitted, so checked against its index entry by entry as streams of 64 KiB pieces
+    // before one more entry is appended (issue #12 item 2).
+    let archive = repo.read(ARCHIVE);
+    let log = repo.read(LOG);
+    repo.write(LOG, format!("{log}## [2026-02-01] a: one more\n\n"));
+    let out = repo.aahp(&["archive"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("archived 1 entry"), "{out}");
+    assert!(repo.read(ARCHIVE).starts_with(&archive));
+    repo.aahp(&["verify"]).assert_code(0);
 }
 
 #[test]

@@ -417,6 +417,42 @@ fn commit_decays_expired_trust_and_rotates_the_log() {
 }
 
 #[test]
+fn commit_rotates_onto_an_archive_larger_than_a_read_piece() {
+    // Commit checks the archive against its index and extends both as streams read 64 KiB
+    // at a time (issue #12 item 2); here they span several pieces. The old bytes stay as
+    // they were and the moved entry follows them.
+    let repo =
+        crate::session_fixture::session_repo_with_log(&crate::session_fixture::log_with(2200, 28));
+    edit_like_a_session(&repo);
+    repo.aahp(&["commit", "-m", "first"]).assert_code(0);
+    let (archive, index) = (
+        repo.read(&format!("{DIR}/LOG-ARCHIVE.md")),
+        repo.read(&format!("{DIR}/LOG-ARCHIVE.index.json")),
+    );
+    assert!(archive.len() > 64 * 1024, "{}", archive.len());
+    repo.write(&format!("{DIR}/STATUS.md"), "# Status\n\nnext\n");
+    let j = repo
+        .aahp(&["--json", "commit", "--log", "Test session.", "-m", "again"])
+        .json();
+    assert_eq!(j["archived"], 1);
+    let files = handoff_files_at(&repo, "HEAD");
+    let new_archive = &files["LOG-ARCHIVE.md"];
+    assert!(new_archive.starts_with(&archive), "the old bytes stay");
+    assert_eq!(
+        crate::session_fixture::count_entries(new_archive),
+        crate::session_fixture::count_entries(&archive) + 1
+    );
+    let kept = index
+        .trim_end()
+        .trim_end_matches('}')
+        .trim_end()
+        .trim_end_matches(']');
+    assert!(files["LOG-ARCHIVE.index.json"].starts_with(kept.trim_end()));
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+}
+
+#[test]
 fn commit_with_an_unreadable_trust_row_exits_2_and_changes_nothing() {
     let repo = session_repo();
     edit_like_a_session(&repo);
