@@ -212,7 +212,13 @@ if [ -x /usr/bin/time ]; then
   git -C "$big_arch-one" update-index -q --refresh || true
   ph=$(cd "$big_arch" && peak "$bin" hook pre-commit)
   pa=$(cd "$big_arch-one" && peak "$bin" archive)
-  say "Peak RSS at $last archived entries (GNU time, largest process): hook $ph MiB, archive $pa MiB (goal ≤ 30 MiB each)."
+  pv=$(cd "$big_arch" && peak "$bin" verify)
+  # A session whose commit moves the one new entry into the archive (issue #12 item 2).
+  rm -rf "$big_arch-one" && cp -a "$big_arch-one.saved" "$big_arch-one"
+  git -C "$big_arch-one" update-index -q --refresh || true
+  (cd "$big_arch-one" && "$bin" -q begin --agent bench >/dev/null)
+  pc=$(cd "$big_arch-one" && peak "$bin" commit -m "bench session")
+  say "Peak RSS at $last archived entries (GNU time, largest process): hook $ph MiB, archive $pa MiB (goal ≤ 30 MiB each); verify $pv MiB, commit moving one entry $pc MiB."
   say
 fi
 

@@ -1122,10 +1122,10 @@ fn read_from(content: &dyn Content, from: u64, file: &str) -> Result<Vec<u8>, Lo
     Ok(out)
 }
 
-/// The ends of an archive and index checked as streams: the archive from the line before
-/// its last line that is not blank (`tail_from`) or its last [`TAIL_BYTES`], whichever is
-/// longer, and the index scanned for the end of its `entries` list. `None` when they do
-/// not serve (see [`super::log::rotate_onto_trusted`]).
+/// The ends of an archive and index: the archive from `tail_from` (the line before its last
+/// line that is not blank) or its last 64 KiB, whichever is longer, and the index scanned
+/// in pieces for the end of its `entries` list. `None` when they do not serve (see
+/// [`super::log::rotate_onto_trusted`]).
 pub fn ends_of(
     archive: &dyn Content,
     index: &dyn Content,
