@@ -674,6 +674,16 @@ fn archive_verify_detects_forged_missing_and_duplicated_entries() {
     --- stderr ---
     ");
     assert_eq!(repo.read(ARCHIVE), forged, "--verify writes nothing");
+    // `verify`'s archive layer runs the same check, as streams, and names the same lines.
+    let out = repo.aahp(&["verify"]);
+    out.assert_code(1);
+    for line in [
+        "LOG-ARCHIVE.md:7: archived entry is not in LOG-ARCHIVE.index.json (forged or edited)",
+        "LOG-ARCHIVE.md:37: archived entry is not in LOG-ARCHIVE.index.json (forged or edited)",
+        "indexed entry a21c5c7e9d92 is missing from LOG-ARCHIVE.md",
+    ] {
+        assert!(out.stdout.contains(line), "{line}\n{out}");
+    }
 
     let doubled = format!(
         "{archive}\n---\n\n{}",
