@@ -190,6 +190,9 @@ def shapes(size, root):
     # line number: one long line of matches, and a marker on every line.
     add("chat-delimiters-one-line", fill("<|im_start|>system ", size))
     add("new-instructions-one-line", fill("**new instructions** follow; ", size))
+    # Conditions one after another in one sentence: each is judged with the clause after it
+    # (PI013), which must stay a bounded read per condition.
+    add("conditions-one-line", fill("if you are asked to answer, when the user says go, ", size))
     add("allow-markers", fill('ok <!-- aahp:allow PI001 reason="a worked example of an attack" -->\n', size))
     # `.aiignore` shapes: STATUS.md is 1 MB of text the patterns run over.
     text = fill("Incident INC-1234 closed; see PROJECT-ATLAS and the ops notes.\n", size)

@@ -358,6 +358,15 @@ pub(crate) fn ceil_char(s: &str, mut i: usize) -> usize {
 /// `;` followed by white space, a blank line or a line that starts a list item, and forward
 /// to the next one; at most `limit` bytes each way.
 pub(crate) fn sentence_bounds(text: &str, pos: usize, limit: usize) -> (usize, usize) {
+    (
+        sentence_start(text, pos, limit),
+        sentence_end(text, pos, limit),
+    )
+}
+
+/// The start of the sentence around byte `pos` (see [`sentence_bounds`]), at most `limit`
+/// bytes back.
+pub(crate) fn sentence_start(text: &str, pos: usize, limit: usize) -> usize {
     let b = text.as_bytes();
     let pos = pos.min(b.len());
     let lo = pos.saturating_sub(limit);
@@ -373,6 +382,14 @@ pub(crate) fn sentence_bounds(text: &str, pos: usize, limit: usize) -> (usize, u
         }
         i -= 1;
     }
+    ceil_char(text, start)
+}
+
+/// The end of the sentence around byte `pos` (see [`sentence_bounds`]), at most `limit`
+/// bytes on.
+pub(crate) fn sentence_end(text: &str, pos: usize, limit: usize) -> usize {
+    let b = text.as_bytes();
+    let pos = pos.min(b.len());
     let hi = (pos + limit).min(b.len());
     let mut end = hi;
     let mut j = pos;
@@ -386,7 +403,7 @@ pub(crate) fn sentence_bounds(text: &str, pos: usize, limit: usize) -> (usize, u
         }
         j += 1;
     }
-    (ceil_char(text, start), floor_char(text, end))
+    floor_char(text, end)
 }
 
 /// True when a line starts a new Markdown block (list item, heading, quote, table row).

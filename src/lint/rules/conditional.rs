@@ -17,195 +17,274 @@
 
 use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::registry::PI013;
-use super::super::text::ceil_char;
+use super::super::text::{ceil_char, sentence_end, sentence_start};
 use super::{excerpt, negated_before, push_pi};
 
-pub(crate) static PATTERNS: &[Pattern] = &[Pattern {
-    rule: &PI013,
-    keywords: &[
-        "{if|when|whenever|once|should|case|time|soon as|after|upon|while|before} {you|asked|told|instructed|requested|prompted|tasked}",
-        "{if|when|whenever|once|should|case|time|soon as|after} {the|a|any|your|an} {user|human|person|operator|customer|reader|requester|visitor|client}",
-        "{if|when|whenever|once|should|case|time|soon as|after} {someone|somebody|anyone|anybody|they|i} ",
-        "{if|when|whenever|once|case|time|soon as|after|upon|while|before} {an|a|the} {ai|llm|assistant|agent|model|bot|language model}",
-        "{when|whenever|once|soon as|after|upon|while|before|if} {reading|processing|parsing|scanning|ingesting|summarizing|summarising|analyzing|analysing|reviewing|translating|answering|responding|replying|handling}",
-    ],
-    regex: r"\b(?P<c>if|when|whenever|once|should|in\s+case|any\s*time|every\s+time|each\s+time|as\s+soon\s+as|after|upon|while|before)\s+(?:(?:(?:you|u)(?:\s+(?:are|were|get|got|have\s+been|be|ever|ever\s+get|ever\s+are|happen\s+to\s+be)|'re|'ve\s+been)*\s+)?(?P<p>asked|told|instructed|requested|prompted|tasked|commanded|directed|required|called\s+upon)(?:\s+by\s+(?:the\s+|a\s+|an\s+|any\s+|your\s+)?[\w-]+)?(?:\s+(?P<prep>to|about|for|with))?\s+(?P<task>[\w-]+)|(?:(?:the|a|any|your|an)\s+(?:user|human|person|operator|customer|reader|requester|visitor|client)s?|someone|somebody|anyone|anybody|they|i)\s+(?:ever\s+|then\s+|also\s+)?(?P<says>asks?|tells?|requests?|says?|types?|writes?|enters?|sends?|wants?|prompts?|instructs?|mentions?|inputs?|quer(?:y|ies)|submits?)\b|(?:(?:you|u|(?:an?|the)\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)(?:\s+(?:model|assistant|agent|system|tool))?)(?:\s+(?:are|is)|'re)?\s+(?:an?\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)\s+(?:(?:that\s+is|who\s+is)\s+)?)?(?:now\s+|first\s+|ever\s+)?)?(?P<r>read|reads|reading|see|sees|process|processes|processing|parse|parses|parsing|encounter|encounters|reach|reaches|come\s+across|comes\s+across|scan|scans|scanning|ingest|ingests|ingesting|summari[sz]e|summari[sz]es|summari[sz]ing|analy[sz]e|analy[sz]es|analy[sz]ing|review|reviews|reviewing|translate|translates|translating|answer|answers|answering|respond\s+to|responds\s+to|responding\s+to|reply\s+to|replies\s+to|replying\s+to|handle|handles|handling)\s+(?:this|these|the\s+(?:following|above|text|document|page|file|message|email|e-mail|input|content|note|passage|question|request|prompt|query|comment|ticket|issue|description|data)\b|it\b))",
-    before: 10,
-    after: 220,
-    check: check_conditional,
-    overlap: false,
-    gate: None,
-    near: &[],
-}];
+pub(crate) static PATTERNS: &[Pattern] = &[
+    // The reader asked or told to do a task: the task is captured and judged.
+    Pattern {
+        rule: &PI013,
+        keywords: &[
+            "{if|when|whenever|once|should|case|time|soon as|after|upon|while|before} {you|asked|told|instructed|requested|prompted|tasked}",
+        ],
+        regex: r"\b(?P<c>if|when|whenever|once|should|in\s+case|any\s*time|every\s+time|each\s+time|as\s+soon\s+as|after|upon|while|before)\s+(?:(?:you|u)(?:\s+(?:are|were|get|got|have\s+been|be|ever|ever\s+get|ever\s+are|happen\s+to\s+be)|'re|'ve\s+been)*\s+)?(?P<p>asked|told|instructed|requested|prompted|tasked|commanded|directed|required|called\s+upon)(?:\s+by\s+(?:the\s+|a\s+|an\s+|any\s+|your\s+)?[\w-]+)?(?:\s+(?P<prep>to|about|for|with))?\s+(?P<task>[\w-]+)",
+        before: 10,
+        after: 220,
+        check: check_conditional,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // Someone saying or asking something, or the reader reading this text. No group: the
+    // whole match comes from the DFAs alone, with no capture engine run on each of many
+    // conditions in a row.
+    Pattern {
+        rule: &PI013,
+        keywords: &[
+            "{if|when|whenever|once|should|case|time|soon as|after|upon|while|before} you",
+            "{if|when|whenever|once|should|case|time|soon as|after} {the|a|any|your|an} {user|human|person|operator|customer|reader|requester|visitor|client}",
+            "{if|when|whenever|once|should|case|time|soon as|after} {someone|somebody|anyone|anybody|they|i} ",
+            "{if|when|whenever|once|case|time|soon as|after|upon|while|before} {an|a|the} {ai|llm|assistant|agent|model|bot|language model}",
+            "{when|whenever|once|soon as|after|upon|while|before|if} {reading|processing|parsing|scanning|ingesting|summarizing|summarising|analyzing|analysing|reviewing|translating|answering|responding|replying|handling}",
+        ],
+        regex: r"\b(?:if|when|whenever|once|should|in\s+case|any\s*time|every\s+time|each\s+time|as\s+soon\s+as|after|upon|while|before)\s+(?:(?:(?:the|a|any|your|an)\s+(?:user|human|person|operator|customer|reader|requester|visitor|client)s?|someone|somebody|anyone|anybody|they|i)\s+(?:ever\s+|then\s+|also\s+)?(?:asks?|tells?|requests?|says?|types?|writes?|enters?|sends?|wants?|prompts?|instructs?|mentions?|inputs?|quer(?:y|ies)|submits?)\b|(?:(?:you|u|(?:an?|the)\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)(?:\s+(?:model|assistant|agent|system|tool))?)(?:\s+(?:are|is)|'re)?\s+(?:an?\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)\s+(?:(?:that\s+is|who\s+is)\s+)?)?(?:now\s+|first\s+|ever\s+)?)?(?:read|reads|reading|see|sees|process|processes|processing|parse|parses|parsing|encounter|encounters|reach|reaches|come\s+across|comes\s+across|scan|scans|scanning|ingest|ingests|ingesting|summari[sz]e|summari[sz]es|summari[sz]ing|analy[sz]e|analy[sz]es|analy[sz]ing|review|reviews|reviewing|translate|translates|translating|answer|answers|answering|respond\s+to|responds\s+to|responding\s+to|reply\s+to|replies\s+to|replying\s+to|handle|handles|handling)\s+(?:this|these|the\s+(?:following|above|text|document|page|file|message|email|e-mail|input|content|note|passage|question|request|prompt|query|comment|ticket|issue|description|data)\b|it\b))",
+        before: 10,
+        after: 220,
+        check: check_conditional,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+];
 
 /// Tasks on text that the reader is asked to do: a condition on one of them waits for the
 /// reader to do its job ("if you are asked to summarise …"). Acts on the project ("if you are
 /// asked to push …") are ordinary conditional advice.
-const TEXT_TASKS: &[&str] = &[
-    "summarize",
-    "summarise",
-    "summary",
-    "answer",
-    "respond",
-    "reply",
-    "translate",
-    "explain",
-    "describe",
-    "review",
-    "analyze",
-    "analyse",
-    "read",
-    "process",
-    "parse",
-    "classify",
-    "categorize",
-    "categorise",
-    "rate",
-    "evaluate",
-    "assess",
-    "extract",
-    "rewrite",
-    "paraphrase",
-    "proofread",
-    "check",
-    "comment",
-    "tell",
-    "talk",
-    "discuss",
-    "provide",
-    "give",
-    "write",
-    "generate",
-    "produce",
-    "complete",
-    "help",
-    "assist",
-    "do",
-    "continue",
-    "list",
-    "a",
-    "any",
-    "anything",
-];
+fn text_task(w: &str) -> bool {
+    matches!(
+        w,
+        "summarize"
+            | "summarise"
+            | "summary"
+            | "answer"
+            | "respond"
+            | "reply"
+            | "translate"
+            | "explain"
+            | "describe"
+            | "review"
+            | "analyze"
+            | "analyse"
+            | "read"
+            | "process"
+            | "parse"
+            | "classify"
+            | "categorize"
+            | "categorise"
+            | "rate"
+            | "evaluate"
+            | "assess"
+            | "extract"
+            | "rewrite"
+            | "paraphrase"
+            | "proofread"
+            | "check"
+            | "comment"
+            | "tell"
+            | "talk"
+            | "discuss"
+            | "provide"
+            | "give"
+            | "write"
+            | "generate"
+            | "produce"
+            | "complete"
+            | "help"
+            | "assist"
+            | "do"
+            | "continue"
+            | "list"
+            | "a"
+            | "any"
+            | "anything"
+    )
+}
 
 /// Acts on the reader's output, in the imperative.
-const OUTPUT_VERBS: &[&str] = &[
-    "respond", "reply", "answer", "say", "output", "print", "write", "return", "type", "repeat",
-    "include", "add", "insert", "append", "prepend", "put", "state", "tell", "send", "post",
-    "echo", "emit", "display", "show", "render", "produce", "generate", "start", "begin", "end",
-    "finish", "conclude", "replace", "paste", "place", "embed", "inject", "mention", "provide",
-    "give",
-];
+fn output_verb(w: &str) -> bool {
+    matches!(
+        w,
+        "respond"
+            | "reply"
+            | "answer"
+            | "say"
+            | "output"
+            | "print"
+            | "write"
+            | "return"
+            | "type"
+            | "repeat"
+            | "include"
+            | "add"
+            | "insert"
+            | "append"
+            | "prepend"
+            | "put"
+            | "state"
+            | "tell"
+            | "send"
+            | "post"
+            | "echo"
+            | "emit"
+            | "display"
+            | "show"
+            | "render"
+            | "produce"
+            | "generate"
+            | "start"
+            | "begin"
+            | "end"
+            | "finish"
+            | "conclude"
+            | "replace"
+            | "paste"
+            | "place"
+            | "embed"
+            | "inject"
+            | "mention"
+            | "provide"
+            | "give"
+    )
+}
 
 /// Words that may stand between a clause's start and its imperative verb ("instead, just
 /// reply …", "you must only respond …").
-const LEAD: &[&str] = &[
-    "then",
-    "instead",
-    "rather",
-    "just",
-    "only",
-    "simply",
-    "please",
-    "and",
-    "also",
-    "now",
-    "immediately",
-    "always",
-    "you",
-    "must",
-    "should",
-    "will",
-    "shall",
-    "'ll",
-    "to",
-    "need",
-    "have",
-    "are",
-    "kindly",
-    "first",
-    "but",
-    "so",
-];
+fn lead_word(w: &str) -> bool {
+    matches!(
+        w,
+        "then"
+            | "instead"
+            | "rather"
+            | "just"
+            | "only"
+            | "simply"
+            | "please"
+            | "and"
+            | "also"
+            | "now"
+            | "immediately"
+            | "always"
+            | "you"
+            | "must"
+            | "should"
+            | "will"
+            | "shall"
+            | "'ll"
+            | "to"
+            | "need"
+            | "have"
+            | "are"
+            | "kindly"
+            | "first"
+            | "but"
+            | "so"
+    )
+}
 
 /// Nouns naming a literal the reader is to emit ("the phrase …", "this exact string").
-const PAYLOAD_NOUNS: &[&str] = &[
-    "word",
-    "words",
-    "phrase",
-    "phrases",
-    "string",
-    "strings",
-    "sentence",
-    "sentences",
-    "text",
-    "line",
-    "lines",
-    "link",
-    "links",
-    "url",
-    "urls",
-    "message",
-    "letter",
-    "letters",
-    "number",
-    "code",
-    "markup",
-    "emoji",
-    "token",
-    "snippet",
-    "html",
-    "script",
-    "image",
-    "anchor",
-    "slogan",
-    "banner",
-    "statement",
-    "following",
-    "sequence",
-    "character",
-    "characters",
-    "answer",
-    "reply",
-    "response",
-    "output",
-];
+fn payload_noun(w: &str) -> bool {
+    matches!(
+        w,
+        "word"
+            | "words"
+            | "phrase"
+            | "phrases"
+            | "string"
+            | "strings"
+            | "sentence"
+            | "sentences"
+            | "text"
+            | "line"
+            | "lines"
+            | "link"
+            | "links"
+            | "url"
+            | "urls"
+            | "message"
+            | "letter"
+            | "letters"
+            | "number"
+            | "code"
+            | "markup"
+            | "emoji"
+            | "token"
+            | "snippet"
+            | "html"
+            | "script"
+            | "image"
+            | "anchor"
+            | "slogan"
+            | "banner"
+            | "statement"
+            | "following"
+            | "sequence"
+            | "character"
+            | "characters"
+            | "answer"
+            | "reply"
+            | "response"
+            | "output"
+    )
+}
 
-/// Sign-off words that replace the answer with the payload whatever else the clause says.
-const ABSOLUTE: &[&str] = &[
-    "nothing else",
-    "nothing more",
-    "nothing but",
-    "no matter what",
-    "regardless of",
-    "verbatim",
-    "word for word",
-    "exactly as",
-];
+/// Sign-off words that replace the answer with the payload whatever else the clause says:
+/// "nothing else / more / but", "no matter what", "regardless of", "verbatim", "word for
+/// word", "exactly as".
+fn absolute(ws: &Words) -> bool {
+    ws.iter().enumerate().any(|(k, (_, w, _))| {
+        let next = |d: usize| ws.get(k + d).map_or("", |n| n.1);
+        match *w {
+            "nothing" => matches!(next(1), "else" | "more" | "but"),
+            "no" => next(1) == "matter" && next(2) == "what",
+            "regardless" => next(1) == "of",
+            "verbatim" => true,
+            "word" => next(1) == "for" && next(2) == "word",
+            "exactly" => next(1) == "as",
+            _ => false,
+        }
+    })
+}
+
+/// Bytes of the sentence read after a condition, and before it.
+const AFTER_REACH: usize = 160;
+const BEFORE_REACH: usize = 100;
 
 fn check_conditional(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (start, end) = caps.whole();
-    if negated_before(text, start) {
-        return;
-    }
     // The reader asked or told: the task must be one on text, or a question ("asked about
     // this file", "asked for a summary").
     if caps.range(2).is_some() {
         let task = caps.str(4).to_ascii_lowercase();
         let prep = caps.str(3).to_ascii_lowercase();
         let task_ok = matches!(prep.as_str(), "about" | "for")
-            || TEXT_TASKS.contains(&task.as_str())
+            || text_task(&task)
             || task.starts_with("summar");
         if !task_ok {
             return;
         }
     }
-    let (sentence_start, sentence_end) = scan.sentence_range(start);
     // The main clause: after the condition's clause ends (a comma, a colon, a dash, "then"),
     // or before the condition when the sentence opens with it ("Reply only with OK if …").
+    // Each is read a bounded way (a text of conditions one after another is read a few
+    // hundred bytes a match, not to the end of its sentence).
+    let sentence_end = sentence_end(text, end, AFTER_REACH);
+    let sentence_start = sentence_start(text, start, BEFORE_REACH);
     let after = clause_after(text, end, sentence_end);
-    let before = &text[sentence_start..start];
+    // The main clause before the condition is the last clause before it: the punctuation
+    // that ends it right before the condition ("Reply only with OK, if …") does not count.
+    let head = text[sentence_start..start].trim_end_matches([' ', '\t', ',', ';', ':']);
+    let before = head.rfind([',', ';', ':']).map_or(head, |k| &head[k + 1..]);
     let found = if takes_over(after) {
         Some((start, sentence_end.max(end)))
     } else if takes_over(before) {
@@ -213,7 +292,7 @@ fn check_conditional(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     } else {
         None
     };
-    if let Some((from, to)) = found {
+    if let Some((from, to)) = found.filter(|_| !negated_before(text, start)) {
         let finding = Finding::new(
             &PI013,
             from,
@@ -248,24 +327,28 @@ fn clause_after(text: &str, from: usize, to: usize) -> &str {
     ""
 }
 
-/// The words of a clause: byte offset, lower-cased word, and whether a comma, colon or
-/// semicolon stands between it and the word before (it opens a clause of its own).
-fn clause_words(s: &str) -> Vec<(usize, String, bool)> {
-    let mut out = Vec::new();
+/// The words of a clause: byte offset, word, and whether a comma, colon or semicolon stands
+/// between it and the word before (it opens a clause of its own).
+fn clause_words(s: &str) -> Vec<(usize, &str, bool)> {
+    // Bytes, not characters: every byte of a non-ASCII character counts as a word byte, so
+    // words end on ASCII bytes and their slices on character boundaries.
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() / 4 + 1);
     let mut start = None;
     let mut opens = true;
-    for (i, c) in s.char_indices().chain(std::iter::once((s.len(), ' '))) {
-        let w = c.is_alphanumeric() || c == '\'';
+    for i in 0..=bytes.len() {
+        let c = bytes.get(i).copied().unwrap_or(b' ');
+        let w = c.is_ascii_alphanumeric() || c == b'\'' || c >= 0x80;
         match (start, w) {
             (None, true) => start = Some(i),
             (Some(f), false) => {
-                out.push((f, s[f..i].to_lowercase(), opens));
+                out.push((f, &s[f..i], opens));
                 opens = false;
                 start = None;
             }
             _ => {}
         }
-        if start.is_none() && matches!(c, ',' | ';' | ':' | '.' | '!' | '?') {
+        if start.is_none() && matches!(c, b',' | b';' | b':' | b'.' | b'!' | b'?') {
             opens = true;
         }
     }
@@ -306,7 +389,7 @@ fn insteadish(word: &str) -> bool {
     dist[word.len()][T.len()] <= 1
 }
 
-type Words = [(usize, String, bool)];
+type Words<'a> = [(usize, &'a str, bool)];
 
 /// Whether `s` holds the opening of a literal: a quotation mark (an apostrophe only where no
 /// letter precedes it, so "user's" is not one), a backtick, markup, a bracket or emphasis.
@@ -327,12 +410,12 @@ fn opens_literal(s: &str) -> bool {
 /// were asked"). "Rather than a free-text answer" swaps a form, not the task.
 fn replaces_task(ws: &Words) -> bool {
     ws.iter().enumerate().any(|(k, (_, w, _))| {
-        let next = ws.get(k + 1).map(|n| n.1.as_str());
-        let after = ws.get(k + 2).map_or("", |n| n.1.as_str());
+        let next = ws.get(k + 1).map(|n| n.1);
+        let after = ws.get(k + 2).map_or("", |n| n.1);
         // "the" / "your" count only before a noun naming the reader's task.
         let task_noun = ws.get(k + 3).is_some_and(|n| {
             matches!(
-                n.1.as_str(),
+                n.1,
                 "task"
                     | "question"
                     | "request"
@@ -349,7 +432,7 @@ fn replaces_task(ws: &Words) -> bool {
             || matches!(after, "the" | "your") && task_noun;
         if insteadish(w) {
             next != Some("of") || act
-        } else if w == "rather" {
+        } else if *w == "rather" {
             next == Some("than") && act
         } else {
             false
@@ -361,31 +444,30 @@ fn replaces_task(ws: &Words) -> bool {
 /// "disregard the task", "skip the summary").
 fn ignores_request(ws: &Words) -> bool {
     ws.windows(3).any(|t| {
-        matches!(
-            t[0].1.as_str(),
-            "ignore" | "disregard" | "forget" | "skip" | "drop"
-        ) && matches!(
-            t[1].1.as_str(),
-            "the" | "this" | "that" | "their" | "your" | "any" | "all" | "it" | "his" | "her"
-        ) && matches!(
-            t[2].1.as_str(),
-            "request"
-                | "task"
-                | "question"
-                | "instruction"
-                | "instructions"
-                | "prompt"
-                | "input"
-                | "message"
-                | "query"
-                | "summary"
-                | "translation"
-                | "document"
-                | "text"
-                | "user's"
-                | "user"
-                | "original"
-        )
+        matches!(t[0].1, "ignore" | "disregard" | "forget" | "skip" | "drop")
+            && matches!(
+                t[1].1,
+                "the" | "this" | "that" | "their" | "your" | "any" | "all" | "it" | "his" | "her"
+            )
+            && matches!(
+                t[2].1,
+                "request"
+                    | "task"
+                    | "question"
+                    | "instruction"
+                    | "instructions"
+                    | "prompt"
+                    | "input"
+                    | "message"
+                    | "query"
+                    | "summary"
+                    | "translation"
+                    | "document"
+                    | "text"
+                    | "user's"
+                    | "user"
+                    | "original"
+            )
     })
 }
 
@@ -396,12 +478,12 @@ fn imperative(ws: &Words, k: usize) -> bool {
     if ws[k].2 || k == 0 {
         return true;
     }
-    if matches!(ws[k - 1].1.as_str(), "and" | "then") {
+    if matches!(ws[k - 1].1, "and" | "then") {
         return true;
     }
     for (n, j) in (0..k).rev().enumerate() {
-        let v = ws[j].1.as_str();
-        if !(LEAD.contains(&v) || insteadish(v)) || n == 4 {
+        let v = ws[j].1;
+        if !(lead_word(v) || insteadish(v)) || n == 4 {
             return false;
         }
         if ws[j].2 {
@@ -414,32 +496,42 @@ fn imperative(ws: &Words, k: usize) -> bool {
 /// Whether a main clause takes the reader's answer over: an imperative act on the output
 /// with a dictated payload and a sign that it replaces the answer.
 fn takes_over(main: &str) -> bool {
-    let ws = clause_words(main);
+    // ASCII lowercasing keeps every offset: the words index `main` as well.
+    let lower = main.to_ascii_lowercase();
+    let ws = clause_words(&lower);
     if ws.is_empty() {
         return false;
     }
-    let lower = main.to_lowercase();
-    let instead = replaces_task(&ws);
-    let absolute = ABSOLUTE.iter().any(|a| lower.contains(a));
-    let ignores = ignores_request(&ws);
-    let response_named = ws.windows(2).any(|p| {
-        p[0].1 == "your"
-            && matches!(
-                p[1].1.as_str(),
-                "response" | "reply" | "answer" | "output" | "summary" | "translation"
+    // The clause-wide signs, worked out once an imperative act on the output is found.
+    let signs = std::cell::OnceCell::new();
+    let signs = || {
+        *signs.get_or_init(|| {
+            let response_named = ws.windows(2).any(|p| {
+                p[0].1 == "your"
+                    && matches!(
+                        p[1].1,
+                        "response" | "reply" | "answer" | "output" | "summary" | "translation"
+                    )
+            });
+            (
+                replaces_task(&ws),
+                absolute(&ws),
+                ignores_request(&ws),
+                response_named,
             )
-    });
+        })
+    };
     for (k, (off, w, _)) in ws.iter().enumerate() {
-        if !OUTPUT_VERBS.contains(&w.as_str()) || !imperative(&ws, k) || negated_in(&ws, k) {
+        if !output_verb(w) || !imperative(&ws, k) || negated_in(&ws, k) {
             continue;
         }
         // "reply only with …", "only say …"; "respond only if …", "only in French" restrict
         // when or how, not what.
         let only = (k.saturating_sub(2)..(k + 3).min(ws.len())).any(|i| {
-            matches!(ws[i].1.as_str(), "only" | "solely" | "exclusively")
+            matches!(ws[i].1, "only" | "solely" | "exclusively")
                 && !ws.get(i + 1).is_some_and(|n| {
                     matches!(
-                        n.1.as_str(),
+                        n.1,
                         "if" | "when"
                             | "after"
                             | "once"
@@ -456,8 +548,9 @@ fn takes_over(main: &str) -> bool {
                     )
                 })
         });
-        let just = k > 0 && matches!(ws[k - 1].1.as_str(), "just" | "simply");
+        let just = k > 0 && matches!(ws[k - 1].1, "just" | "simply");
         let (dictated, literal) = payload_after(main, &ws, k, *off + w.len());
+        let (instead, absolute, ignores, response_named) = signs();
         if absolute
             || dictated && (instead || only || ignores)
             || literal && (just || response_named || instead || only || ignores)
@@ -472,7 +565,7 @@ fn takes_over(main: &str) -> bool {
 fn negated_in(ws: &Words, k: usize) -> bool {
     ws[k.saturating_sub(2)..k]
         .iter()
-        .any(|(_, v, _)| matches!(v.as_str(), "not" | "don't" | "dont" | "never" | "no"))
+        .any(|(_, v, _)| matches!(*v, "not" | "don't" | "dont" | "never" | "no"))
 }
 
 /// Whether the clause after the output verb at `k` dictates a payload, and whether that
@@ -507,16 +600,16 @@ fn payload_after(main: &str, ws: &Words, k: usize, verb_end: usize) -> (bool, bo
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
     });
     let exact = clause.windows(2).any(|p| {
-        matches!(p[0].1.as_str(), "the" | "this" | "these")
-            && matches!(p[1].1.as_str(), "following" | "exact" | "same")
+        matches!(p[0].1, "the" | "this" | "these")
+            && matches!(p[1].1, "following" | "exact" | "same")
     }) || clause.iter().any(|x| x.1 == "below");
     let literal = literal_char || caps || exact;
     let named = clause.iter().enumerate().any(|(i, (_, w, _))| {
-        w == "with"
-            || matches!(w.as_str(), "the" | "this" | "these" | "that" | "a" | "an")
+        *w == "with"
+            || matches!(*w, "the" | "this" | "these" | "that" | "a" | "an")
                 && clause[i + 1..(i + 4).min(clause.len())]
                     .iter()
-                    .any(|(_, n, _)| PAYLOAD_NOUNS.contains(&n.as_str()))
+                    .any(|(_, n, _)| payload_noun(n))
     });
     (literal || named, literal)
 }

@@ -199,7 +199,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "cease all",
             "drop everything",
         ],
-        regex: r"\b(?:stop|halt|cease|drop)\s+(?:everything|all\s+(?:tasks|work|activity|activities|current\s+\w+|previous\s+\w+))\b(?P<tail>[^\n]*)",
+        regex: r"\b(?:stop|halt|cease|drop)\s+(?:everything|all\s+(?:tasks|work|activity|activities|current\s+\w+|previous\s+\w+))\b",
         before: 10,
         after: 140,
         check: check_halt,
@@ -288,7 +288,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         keywords: &[
             "{new|updated|revised|real|actual|true|important|urgent|additional|secret|hidden|special|latest|priority|system} {instruction|directive|orders|commands|rules|system prompt|task}",
         ],
-        regex: r"(?P<p>\b(?:new|updated|revised|real|actual|true|important|urgent|additional|secret|hidden|special|latest|priority)(?:\s+(?:and\s+)?(?:important|urgent|new|updated|system|secret|real|additional))*\s+(?:instructions?|directives?|orders|commands|rules|system\s+prompt|task)\b)(?P<tail>[^\n]*)",
+        regex: r"(?P<p>\b(?:new|updated|revised|real|actual|true|important|urgent|additional|secret|hidden|special|latest|priority)(?:\s+(?:and\s+)?(?:important|urgent|new|updated|system|secret|real|additional))*\s+(?:instructions?|directives?|orders|commands|rules|system\s+prompt|task)\b)",
         before: 60,
         after: 100,
         check: check_new_instructions,
@@ -506,7 +506,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: &[" mode", "_mode", "-mode"],
-        regex: r"\b(?:enable|activate|enter|switch\s+to|turn\s+on)\s+(?:[\w/-]+\s+){1,4}?mode\b(?P<tail>[^\n]*)",
+        regex: r"\b(?:enable|activate|enter|switch\s+to|turn\s+on)\s+(?:[\w/-]+\s+){1,4}?mode\b",
         before: 70,
         after: 260,
         check: check_enable_mode,
@@ -528,7 +528,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: &["jailbr"],
-        regex: r"\bjailbr(?:eak|oken|eaking|eaks)\b(?P<tail>[^\n]*)",
+        regex: r"\bjailbr(?:eak|oken|eaking|eaks)\b",
         before: 60,
         after: 50,
         check: check_jailbreak_word,
@@ -804,7 +804,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI008,
         keywords: &["{approve|accept|allow|confirm} {all|every|any|each}"],
-        regex: r"\b(?:approve|accept|allow|confirm)\s+(?:all|every|any|each)\s+(?:[\w-]+\s+)?(?:tool\s+calls?|tool\s+use|commands?|actions?|requests?|permissions?|prompts?|changes?)\b(?P<tail>[^.\n]*)",
+        regex: r"\b(?:approve|accept|allow|confirm)\s+(?:all|every|any|each)\s+(?:[\w-]+\s+)?(?:tool\s+calls?|tool\s+use|commands?|actions?|requests?|permissions?|prompts?|changes?)\b",
         before: 60,
         after: 100,
         check: check_approve_all,
@@ -2022,6 +2022,23 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
 ];
 
+/// How far the checks of PI001's halts, PI002's announcements, PI004's mode switches and
+/// jailbreak words and PI008's blind approvals read the rest of the line after their match
+/// (the pattern's `after` reach and the window's snap to a word): each match reads a bounded
+/// tail, whatever the length of its line (a regex group `[^\n]*` took the whole line when the
+/// windows of a one-line text merged, and resolving it ran the slowest regex engine over it).
+const HALT_TAIL: usize = 140 + 64;
+const NEW_INSTRUCTIONS_TAIL: usize = 100 + 64;
+const ENABLE_MODE_TAIL: usize = 260 + 64;
+const JAILBREAK_TAIL: usize = 50 + 64;
+const APPROVE_TAIL: usize = 100 + 64;
+
+/// The end of the line that `from` is on, at most `reach` bytes on (on a character boundary).
+fn line_tail(text: &str, from: usize, reach: usize) -> usize {
+    let hi = super::super::text::floor_char(text, (from + reach).min(text.len()));
+    text[from..hi].find('\n').map_or(hi, |k| from + k)
+}
+
 fn finding(
     rule: &'static super::super::registry::RuleMeta,
     caps: &Caps<'_>,
@@ -2443,16 +2460,16 @@ fn check_void(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 }
 
 fn check_halt(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let (s, e) = caps.whole();
+    let (s, head) = caps.whole();
     let text = scan.text();
-    let m = &text[s..e];
-    let head_end = m.len() - caps.str(1).len();
-    let letters: Vec<char> = m[..head_end]
+    let e = line_tail(text, head, HALT_TAIL);
+    let head_end = head - s;
+    let letters: Vec<char> = text[s..head]
         .chars()
         .filter(|c| c.is_alphabetic())
         .collect();
     let shouted = letters.iter().all(|c| c.is_uppercase());
-    let tail = caps.str(1).to_lowercase();
+    let tail = text[head..e].to_lowercase();
     let redirect = [
         "print", "say", "output", "respond", "repeat", "write", "reply", "answer", "tell", "type",
     ]
@@ -2478,7 +2495,7 @@ fn check_new_instructions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findin
     let (s, e) = caps.range(1).expect("group p");
     let phrase = caps.str(1);
     let lower = phrase.to_lowercase();
-    let tail = caps.str(2);
+    let tail = &text[e..line_tail(text, e, NEW_INSTRUCTIONS_TAIL)];
     // The line around the match, at most 256 bytes either side.
     let (line_start, line_end) = line_near(text, s, e, 256);
     let line = &text[line_start..line_end];
@@ -3030,7 +3047,7 @@ fn check_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 fn check_enable_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    let tail = caps.str(1).to_lowercase();
+    let tail = text[e..line_tail(text, e, ENABLE_MODE_TAIL)].to_lowercase();
     let framing = [
         "each response",
         "every response",
@@ -3049,7 +3066,7 @@ fn check_enable_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !framing || !imperative_at(text, s) || negated_before(text, s) {
         return;
     }
-    let head = &text[s..e - caps.str(1).len()];
+    let head = &text[s..e];
     let f = Finding::new(
         &PI004,
         s,
@@ -3064,10 +3081,9 @@ fn check_enable_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 
 fn check_jailbreak_word(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
-    let (s, _) = caps.whole();
-    let (ws, we) = caps.range(0).expect("match");
-    let word_end = ws + caps.str(0).len() - caps.str(1).len();
-    let tail = caps.str(1).to_lowercase();
+    let (s, word_end) = caps.whole();
+    let ws = s;
+    let tail = text[word_end..line_tail(text, word_end, JAILBREAK_TAIL)].to_lowercase();
     let before = text[super::super::text::floor_char(text, s.saturating_sub(40))..s].to_lowercase();
     let active = [
         "mode",
@@ -3106,7 +3122,6 @@ fn check_jailbreak_word(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
                 .last()
                 .is_some_and(|w| w.starts_with(a))
     });
-    let _ = we;
     let word = &text[ws..word_end];
     let shouted = word.chars().all(char::is_uppercase);
     let labelled = tail.trim_start().starts_with(':');
@@ -3464,7 +3479,12 @@ fn check_bypass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 
 fn check_approve_all(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
-    let (s, e) = caps.whole();
+    let (s, head) = caps.whole();
+    // The rest of the clause, to the sentence's end (bounded).
+    let line_end = line_tail(text, head, APPROVE_TAIL);
+    let e = text[head..line_end]
+        .find('.')
+        .map_or(line_end, |k| head + k);
     if negated_before(text, s) || !imperative_at(text, s) {
         return;
     }

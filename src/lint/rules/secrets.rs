@@ -1039,14 +1039,14 @@ fn password_is_quoted_gate(b: &[u8], _start: usize, end: usize) -> bool {
     let mut j = end;
     while j < limit && !matches!(b[j], b'.' | b'\n') {
         let word = |w: &[u8]| b.len() >= j + w.len() && b[j..j + w.len()].eq_ignore_ascii_case(w);
-        let sep = if matches!(b[j], b'=' | b':') {
-            1
-        } else if word(b"is") || word(b"of") {
-            2
-        } else if word(b"was") || word(b"are") {
-            3
-        } else {
-            0
+        // The byte decides which separator may start here before any word is compared.
+        let sep = match b[j] | 0x20 {
+            _ if matches!(b[j], b'=' | b':') => 1,
+            b'i' if word(b"is") => 2,
+            b'o' if word(b"of") => 2,
+            b'w' if word(b"was") => 3,
+            b'a' if word(b"are") => 3,
+            _ => 0,
         };
         if sep > 0 && sign_follows(b, j + sep, b"\"'") {
             return true;
