@@ -314,17 +314,39 @@ fn clause_after(text: &str, from: usize, to: usize) -> &str {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b',' | b':' | b';' => return &rest[i + 1..],
-            b' ' if rest[i..].starts_with(" then ") => return &rest[i + 1..],
-            b' ' if rest[i..].starts_with(" - ") => return &rest[i + 2..],
+            b',' | b':' | b';' => return first_clauses(&rest[i + 1..]),
+            b' ' if rest[i..].starts_with(" then ") => return first_clauses(&rest[i + 1..]),
+            b' ' if rest[i..].starts_with(" - ") => return first_clauses(&rest[i + 2..]),
             0xE2 if rest[i..].starts_with('\u{2014}') || rest[i..].starts_with('\u{2013}') => {
-                return &rest[ceil_char(rest, i + 1)..];
+                return first_clauses(&rest[ceil_char(rest, i + 1)..]);
             }
             _ => {}
         }
         i += 1;
     }
     ""
+}
+
+/// The first three clauses of `s` (split at commas and semicolons outside quotation marks):
+/// the act that replaces the answer follows its condition closely ("…, rather than answering,
+/// append …", "…, do not summarise it; just say …"), and a line of conditions one after
+/// another is then read a few clauses a condition, not to the reach's end.
+fn first_clauses(s: &str) -> &str {
+    let mut seps = 0;
+    let mut quoted = false;
+    for (i, &c) in s.as_bytes().iter().enumerate() {
+        match c {
+            b'"' | b'`' => quoted = !quoted,
+            b',' | b';' if !quoted => {
+                seps += 1;
+                if seps == 3 {
+                    return &s[..i];
+                }
+            }
+            _ => {}
+        }
+    }
+    s
 }
 
 /// The words of a clause: byte offset, word, and whether a comma, colon or semicolon stands
