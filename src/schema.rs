@@ -49,6 +49,44 @@ pub fn warm_up() {
 mod tests {
     use super::*;
 
+    /// The file-name rules are written without an any-character class (see the schema's
+    /// description); this pins that they still accept and refuse what `^[^/\\]+$` together
+    /// with `^.+\.md$` did.
+    #[test]
+    fn file_names_need_a_stem_and_no_separator_or_line_break() {
+        let entry = serde_json::json!({
+            "checksum": "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+            "updated": "2026-01-01T00:00:00Z", "lines": 1, "summary": ""});
+        let with_file = |name: &str| {
+            let mut files = serde_json::Map::new();
+            files.insert(name.to_string(), entry.clone());
+            serde_json::json!({
+                "aahp_version": "3.0", "project": "p", "quick_context": "",
+                "last_session": {"agent": "a", "timestamp": "2026-01-01T00:00:00Z", "phase": "idle"},
+                "files": files})
+        };
+        for ok in [
+            "a.md",
+            "STATUS.md",
+            "notes.v2.md",
+            "é.md",
+            "pii-allowlist.json",
+            "LOG-ARCHIVE.index.json",
+        ] {
+            let errors = validate_manifest(&with_file(ok));
+            assert!(errors.is_empty(), "{ok:?}: {errors:?}");
+        }
+        for bad in [
+            ".md", "a/b.md", "a\\b.md", "a\nb.md", "a\rb.md", "a.txt", "md", "", "x.json",
+        ] {
+            let errors = validate_manifest(&with_file(bad));
+            assert!(
+                errors.iter().any(|e| e.starts_with("/files")),
+                "{bad:?} accepted: {errors:?}"
+            );
+        }
+    }
+
     #[test]
     fn schema_rejects_a_bad_checksum_and_accepts_unknown_top_level_fields() {
         let doc: Value = serde_json::json!({

@@ -3,7 +3,6 @@
 //! and only on a window around each occurrence. Regexes are compiled once, on first use
 //! (`OnceLock`).
 
-use std::borrow::Cow;
 use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
@@ -341,39 +340,56 @@ static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(super::rules::all
 
 impl Engine {
     fn new(patterns: Vec<&'static Pattern>) -> Engine {
-        // Each distinct keyword gets the next index, and the list of the patterns it gates
-        // (ascending: patterns are visited in order). This runs on every process that lints,
-        // so keywords are borrowed from the rules unless `{a|b}` expands them, and found again
-        // by hash: sorting some 1,700 owned strings was a sixth of the linter's start-up.
-        let mut index: FxHashMap<Cow<'static, str>, usize> =
-            FxHashMap::with_capacity_and_hasher(2048, FxBuildHasher);
-        let mut keywords: Vec<Cow<'static, str>> = Vec::with_capacity(2048);
-        // (keyword, pattern) in pattern order; `last[k]` is the last pattern paired with `k`,
-        // so a pattern naming a keyword twice (or expanding to it twice) pairs once.
-        let mut pairs: Vec<(u32, u16)> = Vec::with_capacity(4096);
-        let mut last: Vec<u16> = Vec::with_capacity(2048);
-        let mut add = |k: Cow<'static, str>, p: u16| {
-            let n = *index.entry(k).or_insert_with_key(|k| {
-                keywords.push(k.clone());
-                last.push(u16::MAX);
-                keywords.len() - 1
-            });
-            if last[n] != p {
-                last[n] = p;
-                pairs.push((u32::try_from(n).expect("fewer than 2^32 keywords"), p));
-            }
-        };
+        // This runs on every process that lints, the pre-commit hook's included, and on its
+        // critical path (the lint waits for it). So every keyword, `{a|b}` expansions
+        // included, is written once into one buffer, and keywords are found again by hash
+        // as slices of it: no allocation per keyword, no sort of owned strings.
+        let raw: usize = patterns
+            .iter()
+            .flat_map(|p| p.keywords.iter().chain(p.near))
+            .map(|k| k.len())
+            .sum();
+        let mut arena = String::with_capacity(2 * raw);
+        let mut scratch = String::new();
+        // (start, end, pattern | NEAR) of every keyword occurrence, in pattern order.
+        let mut spans: Vec<(u32, u32, u16)> = Vec::with_capacity(2048);
         for (i, p) in patterns.iter().enumerate() {
             let i = u16::try_from(i)
                 .ok()
                 .filter(|&i| i < NEAR)
                 .expect("fewer than 32768 patterns");
-            for k in p.keywords {
-                // Keywords are lowercase and are searched in a lowercased copy of the text.
-                expand_keyword(lowercase(k), &mut |k| add(k, i));
+            for (k, tag) in p
+                .keywords
+                .iter()
+                .map(|k| (k, i))
+                .chain(p.near.iter().map(|k| (k, i | NEAR)))
+            {
+                expand_keyword(k, &mut scratch, &mut arena, &mut |s, e| {
+                    let at = |n: usize| u32::try_from(n).expect("under 4 GiB of keywords");
+                    spans.push((at(s), at(e), tag));
+                });
             }
-            for k in p.near {
-                expand_keyword(lowercase(k), &mut |k| add(k, i | NEAR));
+        }
+        // Keywords are lowercase and are searched in a lowercased copy of the text.
+        arena.make_ascii_lowercase();
+        // Each distinct keyword gets the next index; `pairs` holds (keyword, pattern) in
+        // pattern order, and `last[k]` is the last pattern paired with `k`, so a pattern naming
+        // a keyword twice (or expanding to it twice) pairs once.
+        let mut index: FxHashMap<&str, u32> =
+            FxHashMap::with_capacity_and_hasher(spans.len(), FxBuildHasher);
+        let mut keywords: Vec<&str> = Vec::with_capacity(spans.len());
+        let mut pairs: Vec<(u32, u16)> = Vec::with_capacity(spans.len());
+        let mut last: Vec<u16> = Vec::with_capacity(spans.len());
+        for &(s, e, p) in &spans {
+            let k = &arena[s as usize..e as usize];
+            let n = *index.entry(k).or_insert_with(|| {
+                keywords.push(k);
+                last.push(u16::MAX);
+                u32::try_from(keywords.len() - 1).expect("fewer than 2^32 keywords")
+            });
+            if last[n as usize] != p {
+                last[n as usize] = p;
+                pairs.push((n, p));
             }
         }
         // A counting sort by keyword, stable, so each keyword's patterns stay ascending.
@@ -415,18 +431,15 @@ impl Engine {
     }
 }
 
-/// A rule's keyword in lowercase, borrowed when it already is.
-fn lowercase(k: &'static str) -> Cow<'static, str> {
-    if k.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(k.to_ascii_lowercase())
-    } else {
-        Cow::Borrowed(k)
-    }
-}
-
 /// Expands `{a|b}` alternatives in a keyword into every combination
-/// (`{not|never} {tell|mention}` → four keywords), passing each to `out`.
-fn expand_keyword(k: Cow<'static, str>, out: &mut impl FnMut(Cow<'static, str>)) {
+/// (`{not|never} {tell|mention}` → four keywords), appending each to `arena` and passing its
+/// span to `out`. `scratch` holds the expansion built so far (empty on the outer call).
+fn expand_keyword(
+    k: &str,
+    scratch: &mut String,
+    arena: &mut String,
+    out: &mut impl FnMut(usize, usize),
+) {
     // Only `{…|…}` groups are alternatives; other braces (`{{#system`) are literal. Most
     // keywords have no brace at all: one byte search settles them.
     let b = k.as_bytes();
@@ -435,14 +448,17 @@ fn expand_keyword(k: Cow<'static, str>, out: &mut impl FnMut(Cow<'static, str>))
         memchr::memchr(b'|', &b[open..close]).map(|_| (open, close))
     });
     let Some((open, close)) = group else {
-        return out(k);
+        let start = arena.len();
+        arena.push_str(scratch);
+        arena.push_str(k);
+        return out(start, arena.len());
     };
+    let kept = scratch.len();
     for alt in k[open + 1..close].split('|') {
-        let mut expanded = String::with_capacity(k.len());
-        expanded.push_str(&k[..open]);
-        expanded.push_str(alt);
-        expanded.push_str(&k[close + 1..]);
-        expand_keyword(Cow::Owned(expanded), out);
+        scratch.push_str(&k[..open]);
+        scratch.push_str(alt);
+        expand_keyword(&k[close + 1..], scratch, arena, out);
+        scratch.truncate(kept);
     }
 }
 

@@ -163,25 +163,38 @@ const COMMON_BITS: [u64; 26 * 26 * 26 / 64 + 1] = {
     t
 };
 
-/// How unlikely a gram is to turn up in ordinary prose (higher: rarer), to pick which of a
-/// keyword's grams to register, since each sampled position holding a registered gram costs
-/// a comparison: the sum of its bytes' [`RARITY`], far lower when it holds one of the
-/// commonest English trigrams.
-fn rarity(gram: &[u8]) -> i32 {
-    let mut score: i32 = gram
-        .iter()
-        .map(|&b| i32::from(RARITY[usize::from(b)]))
-        .sum();
-    let common = gram.windows(3).any(|w| {
+/// Where a keyword of five bytes or more registers its four-byte gram for the starts of
+/// each parity: the gram least likely to turn up in ordinary prose, since each sampled
+/// position holding a registered gram costs a comparison. A gram's score is the sum of its
+/// bytes' [`RARITY`], far lower when it holds one of the commonest English trigrams; of equal
+/// scores the last wins. One pass over the keyword (this runs on every process start, for
+/// some 3,500 keywords).
+fn best_grams(k: &[u8]) -> [usize; 2] {
+    debug_assert!(k.len() >= 5);
+    let r = |i: usize| i32::from(RARITY[usize::from(k[i])]);
+    let common = |i: usize| {
+        let w = &k[i..i + 3];
         w.iter().all(u8::is_ascii_lowercase) && {
             let n = trigram(w[0], w[1], w[2]);
             COMMON_BITS[n / 64] & (1 << (n % 64)) != 0
         }
-    });
-    if common {
-        score -= 100;
+    };
+    let mut best = [(i32::MIN, 0usize); 2];
+    let mut sum = r(0) + r(1) + r(2) + r(3);
+    let mut here = common(0);
+    for o in 0..=k.len() - 4 {
+        if o > 0 {
+            sum += r(o + 3) - r(o - 1);
+        }
+        let next = common(o + 1);
+        let score = sum - if here || next { 100 } else { 0 };
+        let slot = &mut best[o & 1];
+        if score >= slot.0 {
+            *slot = (score, o);
+        }
+        here = next;
     }
-    score
+    [best[0].1, best[1].1]
 }
 
 impl Grams {
@@ -325,11 +338,7 @@ impl KeywordSet {
                     three.push(entry(1, 3));
                 }
                 _ => {
-                    for parity in 0..2 {
-                        let offset = (parity..=k.len() - 4)
-                            .step_by(2)
-                            .max_by_key(|&o| rarity(&k[o..o + 4]))
-                            .expect("a keyword of five bytes has a gram of either parity");
+                    for offset in best_grams(k) {
                         four.push(entry(offset, 4));
                     }
                 }
