@@ -106,8 +106,11 @@ impl Report for MergeDriverReport {
 
 /// Runs the driver.
 pub fn run(ctx: &Context, args: &MergeDriverArgs) -> Result<MergeDriverReport> {
-    let read =
-        |p: &Path, what: &str| crate::handoff::read_limited(p, &format!("{} ({what})", args.path));
+    // The limit is that of the file merged (256 MiB for LOG-ARCHIVE.md and its index, which
+    // are merged whole), not of a file named `LOG-ARCHIVE.md (ours)`.
+    let read = |p: &Path, what: &str| {
+        crate::handoff::read_limited_as(p, &format!("{} ({what})", args.path), &args.path)
+    };
     let (base, ours, theirs) = (
         read(&args.base, "ancestor")?,
         read(&args.ours, "ours")?,

@@ -669,19 +669,34 @@ fn too_large(path: &str, len: u64) -> Error {
 /// error is the file's real size (issue #12, L8), taken before reading; a file that grows
 /// while it is read is cut at the limit and refused as well.
 pub fn read_limited(path: &Path, rel: &str) -> Result<Vec<u8>> {
+    read_limited_as(path, rel, rel)
+}
+
+/// [`read_limited`] for a file shown as `rel` that holds the handoff file `kind` (a name
+/// or repository-relative path), which decides its limit: the merge driver's temporary
+/// copies of LOG-ARCHIVE.md get the archive's limit, not that of a file named
+/// `LOG-ARCHIVE.md (ours)`.
+pub fn read_limited_as(path: &Path, rel: &str, kind: &str) -> Result<Vec<u8>> {
     use std::io::Read;
-    let limit = max_bytes(rel);
+    let limit = max_bytes(kind);
     let read_err = |source| Error::Read {
         path: rel.to_string(),
         source,
     };
     // Tests arm `read-whole:NAME` to prove a command never holds that file in memory.
     #[cfg(feature = "failpoints")]
-    crate::failpoint::error(&format!("read-whole:{}", file_name(rel))).map_err(read_err)?;
+    crate::failpoint::error(&format!("read-whole:{}", file_name(kind))).map_err(read_err)?;
     let (file, meta) = open_regular(path, rel)?;
     let len = meta.len();
     if len > limit as u64 {
-        return Err(too_large(rel, len));
+        return Err(Error::invalid(
+            rel,
+            None,
+            format!(
+                "file is {len} bytes; {} is limited to {limit} bytes",
+                file_name(kind)
+            ),
+        ));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     file.take(limit as u64 + 1)
@@ -693,7 +708,7 @@ pub fn read_limited(path: &Path, rel: &str) -> Result<Vec<u8>> {
             None,
             format!(
                 "file grew past {limit} bytes while it was read; {} is limited to {limit} bytes",
-                file_name(rel)
+                file_name(kind)
             ),
         ));
     }

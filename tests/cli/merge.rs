@@ -363,3 +363,41 @@ fn status_warns_when_gitattributes_names_the_driver_but_the_clone_lacks_it() {
         false
     );
 }
+
+#[test]
+fn an_archive_over_the_limit_of_other_files_merges_within_its_own() {
+    // Issue #12 item 2: LOG-ARCHIVE.md may hold up to 256 MiB (what `archive` writes, every
+    // reader reads back); the driver read its temporary copies with the 8 MiB limit of other
+    // handoff files and refused the merge of a 9 MB archive.
+    let repo = TestRepo::new();
+    let entry = |i: usize| {
+        format!(
+            "## [2026-01-{:02}] agent-{i}: Session {i}\n\n**Agent:** agent-{i}\n\n- did {i}, a line long enough to make the archive large\n\n---\n\n",
+            i % 28 + 1
+        )
+    };
+    let mut base = String::from("# Archive\n\n---\n\n");
+    let mut i = 0;
+    while base.len() <= 9 * 1024 * 1024 {
+        i += 1;
+        base.push_str(&entry(i));
+    }
+    let new = |who: &str| {
+        format!("## [2026-02-01] {who}: Session new\n\n- {who} did it\n\n---\n\n{base}")
+    };
+    let (ours, theirs) = (new("alice"), new("bob"));
+    for (name, text) in [("base", &base), ("ours", &ours), ("theirs", &theirs)] {
+        repo.write(name, text);
+    }
+    let out = repo.aahp(&[
+        "merge-driver",
+        "base",
+        "ours",
+        "theirs",
+        ".ai/handoff/LOG-ARCHIVE.md",
+    ]);
+    out.assert_code(0);
+    let merged = repo.read("ours");
+    assert!(merged.contains("- alice did it") && merged.contains("- bob did it"));
+    assert!(merged.len() > 9 * 1024 * 1024);
+}
