@@ -3,10 +3,12 @@
 //! and only on a window around each occurrence. Regexes are compiled once, on first use
 //! (`OnceLock`).
 
+use std::hash::BuildHasher;
 use std::sync::{LazyLock, OnceLock};
 
+use hashbrown::HashTable;
 use regex::Regex;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use rustc_hash::FxBuildHasher;
 
 use super::keywords::KeywordSet;
 use super::markdown::{Context, MdIndex};
@@ -352,7 +354,12 @@ impl Engine {
         let mut arena = String::with_capacity(2 * raw);
         let mut scratch = String::new();
         // (start, end, pattern | NEAR) of every keyword occurrence, in pattern order.
-        let mut spans: Vec<(u32, u32, u16)> = Vec::with_capacity(2048);
+        let mut spans: Vec<(u32, u32, u16)> = Vec::with_capacity(
+            2 * patterns
+                .iter()
+                .map(|p| p.keywords.len() + p.near.len())
+                .sum::<usize>(),
+        );
         for (i, p) in patterns.iter().enumerate() {
             let i = u16::try_from(i)
                 .ok()
@@ -375,18 +382,25 @@ impl Engine {
         // Each distinct keyword gets the next index; `pairs` holds (keyword, pattern) in
         // pattern order, and `last[k]` is the last pattern paired with `k`, so a pattern naming
         // a keyword twice (or expanding to it twice) pairs once.
-        let mut index: FxHashMap<&str, u32> =
-            FxHashMap::with_capacity_and_hasher(spans.len(), FxBuildHasher);
+        // The index holds keyword numbers only (the text is the arena's): a quarter of the
+        // memory of a map keyed by slices, which this process would touch once and drop.
+        let hash = |k: &str| FxBuildHasher.hash_one(k);
+        let mut index: HashTable<u32> = HashTable::with_capacity(spans.len());
         let mut keywords: Vec<&str> = Vec::with_capacity(spans.len());
         let mut pairs: Vec<(u32, u16)> = Vec::with_capacity(spans.len());
         let mut last: Vec<u16> = Vec::with_capacity(spans.len());
         for &(s, e, p) in &spans {
             let k = &arena[s as usize..e as usize];
-            let n = *index.entry(k).or_insert_with(|| {
+            let h = hash(k);
+            let n = if let Some(&n) = index.find(h, |&i| keywords[i as usize] == k) {
+                n
+            } else {
+                let n = u32::try_from(keywords.len()).expect("fewer than 2^32 keywords");
                 keywords.push(k);
                 last.push(u16::MAX);
-                u32::try_from(keywords.len() - 1).expect("fewer than 2^32 keywords")
-            });
+                index.insert_unique(h, n, |&i| hash(keywords[i as usize]));
+                n
+            };
             if last[n as usize] != p {
                 last[n as usize] = p;
                 pairs.push((n, p));
