@@ -385,6 +385,9 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             None => {}
         }
     }
+    // In file order (stable: at one start, the order the decoders were tried in), so that a
+    // stretch reported late in the file does not hide the ones before it.
+    candidates.sort_by_key(|c| c.0);
     let mut done_until = 0;
     let (mut scanned, mut hits) = (0usize, 0usize);
     for (s, e, how, decoded) in candidates {
