@@ -370,19 +370,18 @@ pub(crate) fn sentence_start(text: &str, pos: usize, limit: usize) -> usize {
     let b = text.as_bytes();
     let pos = pos.min(b.len());
     let lo = pos.saturating_sub(limit);
-    let mut start = lo;
-    let mut i = pos;
-    while i > lo {
-        let c = b[i - 1];
-        if (matches!(c, b'.' | b'!' | b'?') && b.get(i).is_some_and(u8::is_ascii_whitespace))
-            || (c == b'\n' && (i < 2 || b[i - 2] == b'\n' || starts_block(&b[i..])))
-        {
-            start = i;
-            break;
-        }
-        i -= 1;
-    }
-    ceil_char(text, start)
+    // The last stop before `pos`: a `.`, `!` or `?` that white space follows, else a line
+    // break that ends a paragraph or comes before a block, looked for only after that stop.
+    // The bytes are found by `memchr`: rules ask for the sentence of every match, and a
+    // text of matches one after another is read a few bytes a match, not `limit`.
+    let stop = memchr::memrchr3_iter(b'.', b'!', b'?', &b[lo..pos])
+        .map(|k| lo + k + 1)
+        .find(|&i| b.get(i).is_some_and(u8::is_ascii_whitespace));
+    let from = stop.unwrap_or(lo);
+    let line = memchr::memrchr_iter(b'\n', &b[from..pos])
+        .map(|k| from + k + 1)
+        .find(|&i| i < 2 || b[i - 2] == b'\n' || starts_block(&b[i..]));
+    ceil_char(text, line.or(stop).unwrap_or(lo))
 }
 
 /// The end of the sentence around byte `pos` (see [`sentence_bounds`]), at most `limit`
@@ -391,19 +390,17 @@ pub(crate) fn sentence_end(text: &str, pos: usize, limit: usize) -> usize {
     let b = text.as_bytes();
     let pos = pos.min(b.len());
     let hi = (pos + limit).min(b.len());
-    let mut end = hi;
-    let mut j = pos;
-    while j < hi {
-        let c = b[j];
-        if (matches!(c, b'.' | b'!' | b'?') && b.get(j + 1).is_none_or(u8::is_ascii_whitespace))
-            || (c == b'\n' && (b.get(j + 1) == Some(&b'\n') || starts_block(&b[j + 1..])))
-        {
-            end = j + 1;
-            break;
-        }
-        j += 1;
-    }
-    floor_char(text, end)
+    // The first stop after `pos` (see [`sentence_start`]): a `.`, `!` or `?` that white space
+    // or the end follows, else a line break before a blank line or a block, looked for only
+    // before that stop.
+    let stop = memchr::memchr3_iter(b'.', b'!', b'?', &b[pos..hi])
+        .map(|k| pos + k)
+        .find(|&j| b.get(j + 1).is_none_or(u8::is_ascii_whitespace));
+    let to = stop.unwrap_or(hi);
+    let line = memchr::memchr_iter(b'\n', &b[pos..to])
+        .map(|k| pos + k)
+        .find(|&j| b.get(j + 1) == Some(&b'\n') || starts_block(&b[j + 1..]));
+    floor_char(text, line.or(stop).map_or(hi, |j| j + 1))
 }
 
 /// True when a line starts a new Markdown block (list item, heading, quote, table row).
@@ -522,6 +519,67 @@ mod tests {
         let t = "- item one\n- item two";
         let (a, b) = sentence_bounds(t, 15, 200);
         assert_eq!(&t[a..b], "- item two");
+    }
+
+    #[test]
+    fn sentence_bounds_found_by_byte_search_are_those_of_a_byte_by_byte_walk() {
+        // The walk the searches replaced (issue #13 item 4), on texts dense with every stop
+        // and near-stop: punctuation before a letter or at the end, single and double line
+        // breaks, list items, numbered items, indented blocks, non-ASCII characters.
+        fn walk_start(b: &[u8], pos: usize, limit: usize) -> usize {
+            let lo = pos.saturating_sub(limit);
+            let mut i = pos;
+            while i > lo {
+                let c = b[i - 1];
+                if (matches!(c, b'.' | b'!' | b'?')
+                    && b.get(i).is_some_and(u8::is_ascii_whitespace))
+                    || (c == b'\n' && (i < 2 || b[i - 2] == b'\n' || starts_block(&b[i..])))
+                {
+                    return i;
+                }
+                i -= 1;
+            }
+            lo
+        }
+        fn walk_end(b: &[u8], pos: usize, limit: usize) -> usize {
+            let hi = (pos + limit).min(b.len());
+            for j in pos..hi {
+                let c = b[j];
+                if (matches!(c, b'.' | b'!' | b'?')
+                    && b.get(j + 1).is_none_or(u8::is_ascii_whitespace))
+                    || (c == b'\n' && (b.get(j + 1) == Some(&b'\n') || starts_block(&b[j + 1..])))
+                {
+                    return j + 1;
+                }
+            }
+            hi
+        }
+        let pieces = [
+            "a", "word", " ", ".", "!", "?", ".x", "\n", "\n\n", "\n- ", "\n  * ", "\n1. ",
+            "\n12) ", "\n# ", "\n> ", "\n|", "é", "\u{2014}", "?\n", ". ", "...",
+        ];
+        let mut seed = 13u64;
+        let mut next = move |m: usize| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            usize::try_from(seed >> 33).expect("small") % m
+        };
+        for _ in 0..300 {
+            let t: String = (0..next(60)).map(|_| pieces[next(pieces.len())]).collect();
+            let b = t.as_bytes();
+            for pos in (0..=t.len()).filter(|&p| t.is_char_boundary(p)) {
+                for limit in [0, 1, 3, 10, 400] {
+                    let want = (
+                        ceil_char(&t, walk_start(b, pos, limit)),
+                        floor_char(&t, walk_end(b, pos, limit)),
+                    );
+                    assert_eq!(
+                        sentence_bounds(&t, pos, limit),
+                        want,
+                        "{t:?} at {pos}, {limit}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
