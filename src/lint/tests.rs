@@ -333,6 +333,15 @@ fn secrets_on_one_line_lint_in_linear_steps() {
 }
 
 #[test]
+fn conditions_on_one_line_lint_in_linear_steps() {
+    // PI013 judges each condition with a bounded stretch of its sentence: a line of
+    // conditions one after another, none of which ends, is read a few clauses a condition.
+    assert_linear("conditions on one line", 200, |n| {
+        "if you are asked to answer, when the user says go, ".repeat(n)
+    });
+}
+
+#[test]
 fn unclosed_markdown_constructs_lint_in_linear_steps() {
     for unit in [
         "[",

@@ -21,16 +21,16 @@ use super::super::text::{ceil_char, sentence_end, sentence_start};
 use super::{excerpt, negated_before, push_pi};
 
 pub(crate) static PATTERNS: &[Pattern] = &[
-    // The reader asked or told to do a task: the task is captured and judged.
+    // The reader asked or told to do a task: the task is judged ([`asked_parts`]).
     Pattern {
         rule: &PI013,
         keywords: &[
             "{if|when|whenever|once|should|case|time|soon as|after|upon|while|before} {you|asked|told|instructed|requested|prompted|tasked}",
         ],
-        regex: r"\b(?P<c>if|when|whenever|once|should|in\s+case|any\s*time|every\s+time|each\s+time|as\s+soon\s+as|after|upon|while|before)\s+(?:(?:you|u)(?:\s+(?:are|were|get|got|have\s+been|be|ever|ever\s+get|ever\s+are|happen\s+to\s+be)|'re|'ve\s+been)*\s+)?(?P<p>asked|told|instructed|requested|prompted|tasked|commanded|directed|required|called\s+upon)(?:\s+by\s+(?:the\s+|a\s+|an\s+|any\s+|your\s+)?[\w-]+)?(?:\s+(?P<prep>to|about|for|with))?\s+(?P<task>[\w-]+)",
+        regex: ASKED,
         before: 10,
         after: 220,
-        check: check_conditional,
+        check: check_asked,
         overlap: false,
         gate: None,
         near: &[],
@@ -42,20 +42,131 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         rule: &PI013,
         keywords: &[
             "{if|when|whenever|once|should|case|time|soon as|after|upon|while|before} you",
-            "{if|when|whenever|once|should|case|time|soon as|after} {the|a|any|your|an} {user|human|person|operator|customer|reader|requester|visitor|client}",
+            // The condition word before these two is checked by the gate: as keywords, the
+            // 405 and 231 combinations shared their rarest grams, and a text of conditions
+            // compared dozens of keywords at each.
+            "{the|a|any|your|an} {user|human|person|operator|customer|reader|requester|visitor|client}",
             "{if|when|whenever|once|should|case|time|soon as|after} {someone|somebody|anyone|anybody|they|i} ",
-            "{if|when|whenever|once|case|time|soon as|after|upon|while|before} {an|a|the} {ai|llm|assistant|agent|model|bot|language model}",
+            "{an|a|the} {ai|llm|assistant|agent|model|bot|language model}",
             "{when|whenever|once|soon as|after|upon|while|before|if} {reading|processing|parsing|scanning|ingesting|summarizing|summarising|analyzing|analysing|reviewing|translating|answering|responding|replying|handling}",
         ],
         regex: r"\b(?:if|when|whenever|once|should|in\s+case|any\s*time|every\s+time|each\s+time|as\s+soon\s+as|after|upon|while|before)\s+(?:(?:(?:the|a|any|your|an)\s+(?:user|human|person|operator|customer|reader|requester|visitor|client)s?|someone|somebody|anyone|anybody|they|i)\s+(?:ever\s+|then\s+|also\s+)?(?:asks?|tells?|requests?|says?|types?|writes?|enters?|sends?|wants?|prompts?|instructs?|mentions?|inputs?|quer(?:y|ies)|submits?)\b|(?:(?:you|u|(?:an?|the)\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)(?:\s+(?:model|assistant|agent|system|tool))?)(?:\s+(?:are|is)|'re)?\s+(?:an?\s+(?:ai|llm|assistant|agent|model|bot|language\s+model)\s+(?:(?:that\s+is|who\s+is)\s+)?)?(?:now\s+|first\s+|ever\s+)?)?(?:read|reads|reading|see|sees|process|processes|processing|parse|parses|parsing|encounter|encounters|reach|reaches|come\s+across|comes\s+across|scan|scans|scanning|ingest|ingests|ingesting|summari[sz]e|summari[sz]es|summari[sz]ing|analy[sz]e|analy[sz]es|analy[sz]ing|review|reviews|reviewing|translate|translates|translating|answer|answers|answering|respond\s+to|responds\s+to|responding\s+to|reply\s+to|replies\s+to|replying\s+to|handle|handles|handling)\s+(?:this|these|the\s+(?:following|above|text|document|page|file|message|email|e-mail|input|content|note|passage|question|request|prompt|query|comment|ticket|issue|description|data)\b|it\b))",
-        before: 10,
+        // The longest condition word a gated keyword follows (`soon as `) and the pattern's
+        // own reach before its keyword.
+        before: 18,
         after: 220,
         check: check_conditional,
         overlap: false,
-        gate: None,
+        gate: Some(condition_gate),
         near: &[],
     },
 ];
+
+/// The condition words before a person ("when the user …", `PERSON_CONDITIONS`) and before an
+/// AI ("when an assistant …", `AI_CONDITIONS`), as the second pattern's keywords once paired
+/// them, each followed by one space.
+const PERSON_CONDITIONS: &[&str] = &[
+    "if ",
+    "when ",
+    "whenever ",
+    "once ",
+    "should ",
+    "case ",
+    "time ",
+    "soon as ",
+    "after ",
+];
+const AI_CONDITIONS: &[&str] = &[
+    "if ",
+    "when ",
+    "whenever ",
+    "once ",
+    "case ",
+    "time ",
+    "soon as ",
+    "after ",
+    "upon ",
+    "while ",
+    "before ",
+];
+
+/// The second pattern's keyword opens a window when it starts with its condition word, or,
+/// for a person or an AI named after an article, when one of the condition words it was
+/// paired with ends right before it: the same occurrences as the paired keywords gave.
+fn condition_gate(b: &[u8], start: usize, end: usize) -> bool {
+    let ci = |at: usize, w: &str| {
+        b.get(at..at + w.len())
+            .is_some_and(|s| s.eq_ignore_ascii_case(w.as_bytes()))
+    };
+    if AI_CONDITIONS
+        .iter()
+        .chain(PERSON_CONDITIONS)
+        .any(|w| ci(start, w))
+    {
+        return true;
+    }
+    let kw = &b[start..end];
+    let ai = ["ai", "llm", "assistant", "agent", "model", "bot"]
+        .iter()
+        .any(|n| kw.len() > n.len() && kw[kw.len() - n.len()..].eq_ignore_ascii_case(n.as_bytes()));
+    let words = if ai { AI_CONDITIONS } else { PERSON_CONDITIONS };
+    words
+        .iter()
+        .any(|w| start >= w.len() && ci(start - w.len(), w))
+}
+
+/// The first pattern's regex: a condition word, the reader (`you are`, `you've been`, …),
+/// the verb of being asked, `by` someone, a preposition, the task. No group: its match comes
+/// from the DFAs alone, and [`asked_parts`] reads the preposition and the task off it (a
+/// capture engine run on each of many conditions in a row was a tenth of their lint, issue
+/// #13 item 4).
+const ASKED: &str = r"\b(?:if|when|whenever|once|should|in\s+case|any\s*time|every\s+time|each\s+time|as\s+soon\s+as|after|upon|while|before)\s+(?:(?:you|u)(?:\s+(?:are|were|get|got|have\s+been|be|ever|ever\s+get|ever\s+are|happen\s+to\s+be)|'re|'ve\s+been)*\s+)?(?:asked|told|instructed|requested|prompted|tasked|commanded|directed|required|called\s+upon)(?:\s+by\s+(?:the\s+|a\s+|an\s+|any\s+|your\s+)?[\w-]+)?(?:\s+(?:to|about|for|with))?\s+[\w-]+";
+
+/// The verbs of being asked, the prepositions and the articles of [`ASKED`].
+const ASKED_VERBS: &[&str] = &[
+    "asked",
+    "told",
+    "instructed",
+    "requested",
+    "prompted",
+    "tasked",
+    "commanded",
+    "directed",
+    "required",
+    "called",
+];
+const ARTICLES: &[&str] = &["the", "a", "an", "any", "your"];
+
+/// The preposition (`""` for none) and the task of a match of [`ASKED`], as a backtracking
+/// engine assigns them: the words after the verb (after `called upon`, the only verb of two
+/// words) are `by`, an optional article and a name, then the optional preposition, then the
+/// task, each optional part taken when it can be. So the task is the last word and the
+/// number of words after the verb tells the parts apart: `to answer`, `by user answer`,
+/// `by the user answer` or `by user to answer`, `by the user to answer`. No word before the
+/// verb is one of the verbs.
+fn asked_parts(m: &str) -> (&str, &str) {
+    // `\s` of the regex: ASCII white space, vertical tab included.
+    let words: Vec<&str> = m
+        .split([' ', '\t', '\n', '\u{b}', '\u{c}', '\r'])
+        .filter(|w| !w.is_empty())
+        .collect();
+    let Some(verb) = words.iter().position(|w| is_any(w, ASKED_VERBS)) else {
+        return ("", "");
+    };
+    let skip = if words[verb].eq_ignore_ascii_case("called") {
+        2
+    } else {
+        1
+    };
+    let rest = words.get(verb + skip..).unwrap_or(&[]);
+    let prep = match rest.len() {
+        2 => rest[0],
+        4 if !is_any(rest[1], ARTICLES) => rest[2],
+        5 => rest[3],
+        _ => "",
+    };
+    (prep, rest.last().copied().unwrap_or(""))
+}
 
 /// Tasks on text that the reader is asked to do: a condition on one of them waits for the
 /// reader to do its job ("if you are asked to summarise …"). Acts on the project ("if you are
@@ -259,27 +370,38 @@ fn absolute(ws: &Words) -> bool {
 const AFTER_REACH: usize = 160;
 const BEFORE_REACH: usize = 100;
 
-fn check_conditional(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let text = scan.text();
+/// The reader asked or told: the task must be one on text, or a question ("asked about this
+/// file", "asked for a summary").
+fn check_asked(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (start, end) = caps.whole();
-    // The reader asked or told: the task must be one on text, or a question ("asked about
-    // this file", "asked for a summary").
-    if caps.range(2).is_some() {
-        let task = caps.str(4).to_ascii_lowercase();
-        let prep = caps.str(3).to_ascii_lowercase();
-        let task_ok = matches!(prep.as_str(), "about" | "for")
-            || text_task(&task)
-            || task.starts_with("summar");
-        if !task_ok {
-            return;
-        }
+    let (prep, task) = asked_parts(&scan.text()[start..end]);
+    let task = task.to_ascii_lowercase();
+    let task_ok = is_any(prep, &["about", "for"]) || text_task(&task) || task.starts_with("summar");
+    if task_ok {
+        judge_condition(scan, start, end, out);
     }
+}
+
+fn is_any(w: &str, set: &[&str]) -> bool {
+    set.iter().any(|s| w.eq_ignore_ascii_case(s))
+}
+
+fn check_conditional(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (start, end) = caps.whole();
+    judge_condition(scan, start, end, out);
+}
+
+/// Judges the condition at `start..end` with its main clause.
+fn judge_condition(scan: &Scan<'_>, start: usize, end: usize, out: &mut Vec<Finding>) {
+    let text = scan.text();
     // The main clause: after the condition's clause ends (a comma, a colon, a dash, "then"),
     // or before the condition when the sentence opens with it ("Reply only with OK if …").
     // Each is read a bounded way (a text of conditions one after another is read a few
     // hundred bytes a match, not to the end of its sentence).
     let sentence_end = sentence_end(text, end, AFTER_REACH);
     let sentence_start = sentence_start(text, start, BEFORE_REACH);
+    // The bytes this condition is judged on (the linearity tests count them).
+    super::super::steps::add((sentence_end.max(end) - sentence_start) as u64);
     let after = clause_after(text, end, sentence_end);
     // The main clause before the condition is the last clause before it: the punctuation
     // that ends it right before the condition ("Reply only with OK, if …") does not count.
@@ -638,7 +760,94 @@ fn payload_after(main: &str, ws: &Words, k: usize, verb_end: usize) -> (bool, bo
 
 #[cfg(test)]
 mod tests {
-    use super::insteadish;
+    use super::{ASKED, asked_parts, condition_gate, insteadish};
+    use crate::lint::rules::expand;
+    use regex::Regex;
+
+    /// [`ASKED`] as it was before issue #13 item 4, with the groups the check read.
+    const GROUPED: &str = r"\b(?P<c>if|when|whenever|once|should|in\s+case|any\s*time|every\s+time|each\s+time|as\s+soon\s+as|after|upon|while|before)\s+(?:(?:you|u)(?:\s+(?:are|were|get|got|have\s+been|be|ever|ever\s+get|ever\s+are|happen\s+to\s+be)|'re|'ve\s+been)*\s+)?(?P<p>asked|told|instructed|requested|prompted|tasked|commanded|directed|required|called\s+upon)(?:\s+by\s+(?:the\s+|a\s+|an\s+|any\s+|your\s+)?[\w-]+)?(?:\s+(?P<prep>to|about|for|with))?\s+(?P<task>[\w-]+)";
+
+    #[test]
+    fn the_task_read_off_a_match_is_the_one_the_groups_captured() {
+        // Every arrangement of the parts after the verb, with words that could be taken for
+        // another part (an article or a preposition as the name, `by` as the task), blanks of
+        // every kind, upper case, and text after the match.
+        let grouped = Regex::new(&expand(GROUPED)).expect("compiles");
+        let plain = Regex::new(&expand(ASKED)).expect("compiles");
+        let heads = [
+            "if you are ",
+            "When\tu'VE been ",
+            "in case you ",
+            "as soon as ",
+        ];
+        let verbs = ["asked", "TOLD", "called  upon"];
+        let fill = [
+            "",
+            "by",
+            "the",
+            "a",
+            "to",
+            "for",
+            "user",
+            "With",
+            "summarize",
+            "re-read",
+        ];
+        let tails = ["", ".", " now", ", then", "\u{b}x"];
+        let mut compared = 0;
+        for head in heads {
+            for verb in verbs {
+                for a in fill {
+                    for b in fill {
+                        for c in fill {
+                            for tail in tails {
+                                let rest: Vec<&str> =
+                                    [a, b, c].into_iter().filter(|w| !w.is_empty()).collect();
+                                let t = format!("{head}{verb} {}{tail}", rest.join(" \n"));
+                                let want = grouped.captures(&t).map(|g| {
+                                    let m = g.get(0).expect("group 0");
+                                    let part = |n| g.name(n).map_or("", |x| x.as_str());
+                                    (m.range(), part("prep"), part("task"))
+                                });
+                                let got = plain
+                                    .find(&t)
+                                    .map(|m| (m.range(), asked_parts(m.as_str())))
+                                    .map(|(r, (prep, task))| (r, prep, task));
+                                assert_eq!(got, want, "{t:?}");
+                                compared += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(compared > 10_000, "{compared}");
+    }
+
+    #[test]
+    fn a_person_or_an_ai_opens_a_window_only_after_a_condition_word() {
+        let gate = |t: &str, kw: &str| {
+            let start = t.to_ascii_lowercase().find(kw).expect("keyword");
+            condition_gate(t.as_bytes(), start, start + kw.len())
+        };
+        assert!(gate("When the user asks", "the user"));
+        assert!(gate("as soon as a customer says", "a customer"));
+        assert!(gate("upon an assistant reading", "an assistant"));
+        assert!(gate("whenever you read", "whenever you"));
+        assert!(
+            !gate("upon the user asking", "the user"),
+            "not a pairing of the keywords"
+        );
+        assert!(
+            !gate("should the model read", "the model"),
+            "not a pairing of the keywords"
+        );
+        assert!(!gate("ask the user", "the user"));
+        assert!(
+            !gate("when  the user", "the user"),
+            "one space, as the keywords had"
+        );
+    }
 
     #[test]
     fn instead_is_recognised_through_one_typo_and_no_english_word() {
