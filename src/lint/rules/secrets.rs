@@ -608,6 +608,17 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         near: &[],
     },
     Pattern {
+        rule: &SEC121,
+        keywords: &["key", "token", "secret", "password", "passwd"],
+        regex: r#"(?m)(?:^|[\s"'`(\[{,;])(?P<n>[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*)[ \t]+(?P<v>[^\s"'`<>()\[\]{},;|=:]{16,300})[ \t]*(?:[\r\n"'`)\]},;]|$)"#,
+        before: 80,
+        after: 320,
+        check: check_compound_label,
+        overlap: false,
+        gate: Some(compound_label_gate),
+        near: &[],
+    },
+    Pattern {
         rule: &SEC140,
         keywords: &[
             "$2a$", "$2b$", "$2y$", "$2x$", "$2$", "$1$", "$5$", "$6$", "$8$", "$9$", "$apr1$",
@@ -2712,6 +2723,85 @@ fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             s,
             s + v.len(),
             format!("credential written out after its label: {}", redacted(v)),
+        )
+        .secret("labelled-credential"),
+    );
+}
+
+/// The keyword ends an identifier that joins it to another word (`BEAMER_API_KEY`,
+/// `apolloApiKey`, `stripe.secret`) and whitespace, then a value, follows: a setting written as
+/// `NAME value` (Dockerfile `ENV` without `=`, `.netrc`-style and space-separated config files).
+fn compound_label_gate(b: &[u8], start: usize, end: usize) -> bool {
+    let word = |c: u8| c.is_ascii_alphanumeric();
+    let joined = start > 0 && (word(b[start - 1]) || matches!(b[start - 1], b'_' | b'.' | b'-'));
+    if !joined || b.get(end).is_some_and(|&c| word(c) || c == b'_') {
+        return false;
+    }
+    let mut i = end;
+    while i < b.len() && matches!(b[i], b' ' | b'\t') {
+        i += 1;
+    }
+    i > end && i < b.len() && !matches!(b[i], b'=' | b':' | b'\r' | b'\n' | b'"' | b'\'')
+}
+
+/// SEC121 for `NAME value`: an identifier that names a credential, whitespace, and a value that
+/// is a credential on its own (no operator vouches for an assignment).
+fn check_compound_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let name = caps.str(1);
+    let (s, e) = caps.range(2).expect("group v");
+    let parts = name_parts(name);
+    let last = parts.last().map_or("", String::as_str);
+    let prev = parts.len().checked_sub(2).map_or("", |i| parts[i].as_str());
+    // A name of two to five words that ends in a credential's word, none of them naming an
+    // identifier or a public half (`public_key`, `key_id`, `token_url`).
+    let named = (2..=5).contains(&parts.len())
+        && (matches!(
+            last,
+            "key" | "token" | "secret" | "password" | "passwd" | "apikey"
+        ) || credential_name(name).is_some())
+        && !parts.iter().any(|p| {
+            matches!(
+                p.as_str(),
+                "public"
+                    | "pub"
+                    | "publishable"
+                    | "id"
+                    | "url"
+                    | "uri"
+                    | "name"
+                    | "file"
+                    | "path"
+                    | "type"
+                    | "length"
+                    | "size"
+                    | "count"
+                    | "limit"
+                    | "budget"
+                    | "expiry"
+            )
+        })
+        && !matches!(
+            prev,
+            "cache" | "sort" | "primary" | "foreign" | "partition" | "hash"
+        );
+    // The setting is the line's first word, or follows `ENV`/`export`/`set` and the like.
+    let text = scan.text();
+    let (ns, _) = caps.range(1).expect("group n");
+    let line = &text[text[..ns].rfind('\n').map_or(0, |i| i + 1)..ns];
+    let lead = line.split_whitespace().count() <= 1;
+    let v = &text[s..e];
+    if !named || !lead || !strong_value(v) || v.len() < 16 {
+        return;
+    }
+    out.push(
+        Finding::new(
+            &SEC121,
+            s,
+            e,
+            format!(
+                "credential written after its setting's name: {}",
+                redacted(v)
+            ),
         )
         .secret("labelled-credential"),
     );
