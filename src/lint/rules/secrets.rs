@@ -267,7 +267,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "auth_token",
             "pw",
         ],
-        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>["']?)(?:[ \t]+(?:string|String|str))?(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:::=|::=|:=|=>|<-|!==?|={1,3}|\?\??=|\+=|\|\|=|&&=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|"""[^"\n]+"""|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[^\s"'`,;)\]}<>]+)"#,
+        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>\\?["']?)(?:[ \t]+(?:string|String|str))?(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:::=|::=|:=|=>|<-|!==?|={1,3}|\?\??=|\+=|\.=|\|\|=|&&=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|"""[^"\n]+"""|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[|>][-+]?[ \t]*\r?\n[ \t]+[^\s"'`,;)\]}<>]+|[^\s"'`,;)\]}<>]+)"#,
         before: 90,
         after: 240,
         check: check_assignment,
@@ -610,12 +610,25 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC121,
         keywords: &["key", "token", "secret", "password", "passwd"],
-        regex: r#"(?m)(?:^|[\s"'`(\[{,;])(?P<n>[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*)[ \t]+(?P<v>[^\s"'`<>()\[\]{},;|=:]{16,300})[ \t]*(?:[\r\n"'`)\]},;]|$)"#,
+        regex: r#"(?m)(?:^|[\s"'`(\[{,;])(?P<n>[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*)(?:[ \t]+|,)(?P<v>[^\s"'`<>()\[\]{},;|=:]{16,300})[ \t]*(?:[\r\n"'`)\]},;]|$)"#,
         before: 80,
         after: 320,
         check: check_compound_label,
         overlap: false,
         gate: Some(compound_label_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "password", "passwd", "pwd", "secret", "token", "apikey", "api_key",
+        ],
+        regex: r"(?m)^[^,\n]*(?:,[^,\n]*)+\r?\n[^,\n]*(?:,[^,\n]*)+",
+        before: 200,
+        after: 400,
+        check: check_csv,
+        overlap: false,
+        gate: Some(csv_header_gate),
         near: &[],
     },
     Pattern {
@@ -993,8 +1006,11 @@ fn assignment_gate(b: &[u8], _start: usize, end: usize) -> bool {
     while i < limit && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'-' | b'$')) {
         i += 1;
     }
-    // The name's closing quote, bold (`**password**:`), blanks, an index's `]`.
-    while i < limit && (matches!(b[i], b'"' | b'\'' | b'*' | b']') || b[i].is_ascii_whitespace()) {
+    // The name's closing quote (escaped in a JSON string: `\"token\":`), bold
+    // (`**password**:`), blanks, an index's `]`.
+    while i < limit
+        && (matches!(b[i], b'"' | b'\'' | b'*' | b']' | b'\\') || b[i].is_ascii_whitespace())
+    {
         i += 1;
     }
     // A declared string type between the name and the sign (Go's `token string = …`).
@@ -1012,6 +1028,7 @@ fn assignment_gate(b: &[u8], _start: usize, end: usize) -> bool {
     i < limit
         && (matches!(b[i], b'=' | b':' | b'!' | b'?' | b'+')
             || b[i] == b'<' && b.get(i + 1) == Some(&b'-')
+            || b[i] == b'.' && b.get(i + 1) == Some(&b'=')
             || matches!(b[i], b'|' | b'&') && b.get(i + 1) == Some(&b[i]))
 }
 
@@ -1987,6 +2004,14 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (vs, ve) = string_prefix_literal(text, vs, ve)
         .or_else(|| (op == ":").then(|| typed_literal(text, vs, ve)).flatten())
         .unwrap_or((vs, ve));
+    // A YAML block scalar (`token: |` or `token: >-`, the value indented on the next line):
+    // the value is that line's.
+    let vs = if op == ":" && text[vs..ve].starts_with(['|', '>']) {
+        vs + text[vs..ve].find('\n').map_or(0, |i| i + 1)
+    } else {
+        vs
+    };
+    let vs = vs + (text[vs..ve].len() - text[vs..ve].trim_start().len());
     let raw_val = &text[vs..ve];
     let escaped = raw_val.starts_with("\\\"");
     // Objective-C's `@"…"` string literal; Python's and Kotlin's triple-quoted one.
@@ -2502,6 +2527,109 @@ fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// The keyword is a whole cell of a line of comma-separated cells (`user,password,host`).
+fn csv_header_gate(b: &[u8], start: usize, end: usize) -> bool {
+    let lo = start.saturating_sub(200);
+    let hi = b.len().min(end + 200);
+    let line_start = b[lo..start]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(lo, |i| lo + i + 1);
+    let line_end = b[end..hi]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(hi, |i| end + i);
+    let cell = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b' ' | b'"' | b'\'');
+    let before = b[line_start..start].iter().rposition(|&c| !cell(c));
+    let after = b[end..line_end]
+        .iter()
+        .position(|&c| !cell(c) && c != b'\r');
+    let comma_before = before.is_none_or(|i| b[line_start + i] == b',');
+    let comma_after = after.is_none_or(|i| b[end + i] == b',');
+    (before.is_some() || after.is_some()) && comma_before && comma_after
+}
+
+/// The cells of one CSV line (no quoted commas): their ranges, trimmed of blanks and quotes.
+fn csv_cells(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut s = from;
+    for (i, c) in text[from..to].char_indices() {
+        if c == ',' {
+            out.push((s, from + i));
+            s = from + i + 1;
+        }
+    }
+    out.push((s, to));
+    out.into_iter()
+        .map(|(s, e)| {
+            let cell = &text[s..e];
+            let lead = cell.len() - cell.trim_start_matches([' ', '\t', '"', '\'']).len();
+            let trail = cell.len() - cell.trim_end_matches([' ', '\t', '\r', '"', '\'']).len();
+            (s + lead, (e - trail).max(s + lead))
+        })
+        .collect()
+}
+
+/// A CSV file with a column named like a credential (`username,password,host`): each row's
+/// cell in that column is judged as a value assigned to the column's name.
+fn check_csv(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (ms, _) = caps.whole();
+    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i);
+    // The header is the first line of the match that names a credential column (the match
+    // may start at an earlier row).
+    let mut at = ms;
+    for _ in 0..2 {
+        let end = line_end(at);
+        let header = csv_cells(text, at, end);
+        let columns: Vec<(usize, &str)> = header
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, e))| (i, &text[s..e]))
+            .filter(|(_, name)| {
+                !name.is_empty()
+                    && name.len() <= 40
+                    && name
+                        .bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b' '))
+                    && credential_name(&name.replace(' ', "_")).is_some()
+            })
+            .collect();
+        // A header begins its block: a line after a row of as many cells is a row (so a file of
+        // identical lines is read once, not once per line).
+        let prev_start = text[..at.saturating_sub(1)]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let continues = at > 0
+            && prev_start < at - 1
+            && csv_cells(text, prev_start, at - 1).len() == header.len();
+        if columns.is_empty() || continues {
+            at = end + 1;
+            if at >= text.len() {
+                return;
+            }
+            continue;
+        }
+        // Every row with as many cells as the header, to the first that has not.
+        let mut row_at = end + 1;
+        while row_at < text.len() {
+            let row_end = line_end(row_at);
+            let row = csv_cells(text, row_at, row_end);
+            if row.len() != header.len() {
+                break;
+            }
+            for &(i, name) in &columns {
+                let (s, e) = row[i];
+                if strong_value(&text[s..e]) {
+                    judge_pair(scan, name, s, e, "csv-cell", true, out);
+                }
+            }
+            row_at = row_end + 1;
+        }
+        return;
+    }
+}
+
 /// `CREATE USER … IDENTIFIED BY '…'`, `ALTER ROLE … PASSWORD '…'` (SQL).
 fn check_sql_password(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
@@ -2729,13 +2857,18 @@ fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 }
 
 /// The keyword ends an identifier that joins it to another word (`BEAMER_API_KEY`,
-/// `apolloApiKey`, `stripe.secret`) and whitespace, then a value, follows: a setting written as
-/// `NAME value` (Dockerfile `ENV` without `=`, `.netrc`-style and space-separated config files).
+/// `apolloApiKey`, `stripe.secret`) and whitespace or a comma, then a value, follows: a setting
+/// written as `NAME value` (Dockerfile `ENV` without `=`, `.netrc`-style and space-separated
+/// config files) or a CSV row `NAME,value`.
 fn compound_label_gate(b: &[u8], start: usize, end: usize) -> bool {
     let word = |c: u8| c.is_ascii_alphanumeric();
     let joined = start > 0 && (word(b[start - 1]) || matches!(b[start - 1], b'_' | b'.' | b'-'));
     if !joined || b.get(end).is_some_and(|&c| word(c) || c == b'_') {
         return false;
+    }
+    // A CSV row of a name and its value (`ledgerlyToken,…,`).
+    if b.get(end) == Some(&b',') {
+        return true;
     }
     let mut i = end;
     while i < b.len() && matches!(b[i], b' ' | b'\t') {
