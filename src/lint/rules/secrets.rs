@@ -1278,7 +1278,20 @@ fn check_aws_key_id(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     } else {
         "AWS access key id"
     };
-    out.push(secret(&SEC010, "aws-access-key-id", label, s, e, m));
+    let mut f = secret(&SEC010, "aws-access-key-id", label, s, e, m);
+    // AWS draws the sixteen characters after the prefix at random: a body that repeats itself
+    // (`DEADBEEFDEADBEEF`, `ABCDABCDABCDABCD`) was typed as a stand-in.
+    if periodic(&m[m.len() - 16..]) {
+        f = f.severity(Severity::Warning);
+        f.message.push_str(" (looks like a placeholder)");
+    }
+    out.push(f);
+}
+
+/// The text is a shorter piece written out two or more times (`DEADBEEFDEADBEEF`).
+fn periodic(v: &str) -> bool {
+    let b = v.as_bytes();
+    (1..=b.len() / 2).any(|p| b.len().is_multiple_of(p) && b.chunks(p).all(|c| c == &b[..p]))
 }
 
 fn check_aws_secret(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -3259,6 +3272,22 @@ mod tests {
             .filter(|d| d.rule == rule)
             .map(|d| d.severity)
             .collect()
+    }
+
+    #[test]
+    fn an_aws_key_id_whose_body_repeats_itself_is_a_placeholder_warning() {
+        for body in ["DEADBEEFDEADBEEF", "ABCDABCDABCDABCD", "Q7Q7Q7Q7Q7Q7Q7Q7"] {
+            let text = format!("key id AKIA{body} in the sample");
+            assert_eq!(severities("SEC010", &text), [Severity::Warning], "{text}");
+        }
+        // A random body, and the documentation's example key, stay errors.
+        for key in [
+            crate::lint::rules::catalogue::expand("AKIA{U:16}", 4, false),
+            format!("{}{}", "AKIA", "IOSFODNN7EXAMPLE"),
+        ] {
+            let text = format!("aws_key = {key}");
+            assert_eq!(severities("SEC010", &text), [Severity::Error], "{text}");
+        }
     }
 
     #[test]
