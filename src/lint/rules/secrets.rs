@@ -610,7 +610,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC121,
         keywords: &["key", "token", "secret", "password", "passwd"],
-        regex: r#"(?m)(?:^|[\s"'`(\[{,;])(?P<n>[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*)(?:[ \t]+|,)(?P<v>[^\s"'`<>()\[\]{},;|=:]{16,300})[ \t]*(?:[\r\n"'`)\]},;]|$)"#,
+        regex: r#"(?m)(?:^|[\s"'`(\[{,;])(?P<n>[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*)(?:[ \t]+|,)(?P<v>[^\s"'`<>()\[\]{},;|=:]{16,})[ \t]*(?:[\r\n"'`)\]},;]|$)"#,
         before: 80,
         after: 320,
         check: check_compound_label,
@@ -629,6 +629,26 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_csv,
         overlap: false,
         gate: Some(csv_header_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC121,
+        keywords: &[
+            "password",
+            "passwd",
+            "passphrase",
+            "token",
+            "secret",
+            "api key",
+            "api_key",
+            "apikey",
+        ],
+        regex: r"(?:^|[\s`'\x22(/#*;])(?P<v>[^\s`'\x22<>()\[\]{},;|]{10,})[ \t]+(?:is|was)[ \t]+(?:(?:the|my|our|your|an?)[ \t]+)?(?:[A-Za-z]+[ \t]+)?(?:passwords?|passwd|passphrase|token|secret|api[ _-]?key|apikey)(?:[ \t]*(?:[.,;:!)*/\r\n]|$)|[ \t]+(?:for|of|to|on|in|at|here|we|you|I)\b)",
+        before: 340,
+        after: 8,
+        check: check_value_first,
+        overlap: false,
+        gate: Some(value_first_gate),
         near: &[],
     },
     Pattern {
@@ -2948,6 +2968,59 @@ fn check_compound_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
                 "credential written after its setting's name: {}",
                 redacted(v)
             ),
+        )
+        .secret("labelled-credential"),
+    );
+}
+
+/// The keyword ends a sentence that names what precedes it: `… is the password`, `… was my
+/// API key` (a value written first, as in a code comment `// 8fJ2… is the password`).
+fn value_first_gate(b: &[u8], start: usize, _end: usize) -> bool {
+    let lo = start.saturating_sub(48);
+    let Ok(head) = std::str::from_utf8(&b[lo..start]) else {
+        return false;
+    };
+    // Back from the label: at most an article and one word, `is` or `was`, then a run of ten
+    // or more characters (the value).
+    let words: Vec<&str> = head
+        .split([' ', '\t'])
+        .filter(|w| !w.is_empty())
+        .rev()
+        .collect();
+    let article = |w: &str| matches!(w, "the" | "my" | "our" | "your" | "a" | "an");
+    let word = |w: &str| w.bytes().all(|c| c.is_ascii_alphabetic());
+    let at = words
+        .iter()
+        .take(3)
+        .position(|w| matches!(*w, "is" | "was"));
+    let between = match at {
+        Some(0) => true,
+        Some(1) => word(words[0]),
+        Some(2) => article(words[1]) && word(words[0]),
+        _ => false,
+    };
+    between
+        && at
+            .and_then(|i| words.get(i + 1))
+            .is_some_and(|v| v.len() >= 10)
+}
+
+/// SEC121 for a value written before its label (`8fJ2… is the password`).
+fn check_value_first(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(1).expect("group v");
+    let raw = &scan.text()[s..e];
+    // A comment's marker written against the value (`//8fJ2…`).
+    let v = raw.trim_start_matches(['/', '#', '*', ';', '-']);
+    let s = s + (raw.len() - v.len());
+    if !strong_value(v) {
+        return;
+    }
+    out.push(
+        Finding::new(
+            &SEC121,
+            s,
+            e,
+            format!("credential written out before its label: {}", redacted(v)),
         )
         .secret("labelled-credential"),
     );
