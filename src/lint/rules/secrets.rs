@@ -2875,7 +2875,12 @@ fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     let raw = &scan.text()[s..e];
     let v = raw.trim_end_matches(['.', ',', ':', '!', '?']);
-    if v.len() < 10 || !strong_value(v) {
+    // A password may begin with a sign that starts no word or path here (`~Xk29…`, `%4f…`).
+    let signed = v.starts_with(['~', '%', '.', '-'])
+        && v.len() > 10
+        && !v[1..].contains(['/', '\\', '%', '.'])
+        && strong_value(&v[1..]);
+    if v.len() < 10 || !(strong_value(v) || signed) {
         return;
     }
     out.push(
