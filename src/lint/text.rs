@@ -246,7 +246,7 @@ impl Spans {
 const CHECKPOINT: usize = 1024;
 
 /// True for a UTF-8 continuation byte.
-fn is_continuation(b: u8) -> bool {
+pub(crate) fn is_continuation(b: u8) -> bool {
     b & 0xC0 == 0x80
 }
 

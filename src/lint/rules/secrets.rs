@@ -9,7 +9,7 @@ use super::super::registry::{
     RuleMeta, SEC001, SEC010, SEC011, SEC020, SEC030, SEC040, SEC041, SEC042, SEC050, SEC051,
     SEC060, SEC070, SEC080, SEC090, SEC100, SEC110, SEC120, SEC121, SEC130, SEC131, SEC140, SEC150,
 };
-use super::super::text::{entropy, line_near};
+use super::super::text::{entropy, is_continuation, line_near};
 use super::super::{redacted, steps};
 use super::{Placeholder, is_template, placeholder};
 
@@ -1014,7 +1014,7 @@ fn char_before(b: &[u8], i: usize) -> Option<char> {
     // A character is at most four bytes; its first is not a continuation byte.
     let start = (i.saturating_sub(4)..i)
         .rev()
-        .find(|&k| b[k] & 0xC0 != 0x80)?;
+        .find(|&k| !is_continuation(b[k]))?;
     std::str::from_utf8(&b[start..i]).ok()?.chars().next()
 }
 
@@ -2981,7 +2981,12 @@ fn check_compound_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
 /// The keyword ends a sentence that names what precedes it: `… is the password`, `… was my
 /// API key` (a value written first, as in a code comment `// 8fJ2… is the password`).
 fn value_first_gate(b: &[u8], start: usize, _end: usize) -> bool {
-    let lo = start.saturating_sub(48);
+    // From the first character boundary: a cut inside a character (text in CJK, say) must
+    // not make the window unreadable.
+    let mut lo = start.saturating_sub(48);
+    while lo < start && is_continuation(b[lo]) {
+        lo += 1;
+    }
     let Ok(head) = std::str::from_utf8(&b[lo..start]) else {
         return false;
     };
@@ -3350,6 +3355,21 @@ mod tests {
             .filter(|d| d.rule == rule)
             .map(|d| d.severity)
             .collect()
+    }
+
+    /// The label's look-back window may start inside a character of the text before the
+    /// value; wherever it falls, the value is still read.
+    #[test]
+    fn a_value_before_its_label_is_found_after_text_of_any_script() {
+        for lead in ["", "note: ", "\u{5bc6}", "\u{5bc6}\u{5bc6}"] {
+            for n in 10..20 {
+                let text = format!(
+                    "{lead}{} 8fJ2kQ9xLm3pZ7vRt4Wy is the password\n",
+                    "\u{5bc6}".repeat(n)
+                );
+                assert_eq!(severities("SEC121", &text), [Severity::Error], "{text}");
+            }
+        }
     }
 
     #[test]
