@@ -654,13 +654,19 @@ pub(crate) fn file_name(path: &str) -> &str {
 }
 
 fn too_large(path: &str, len: u64) -> Error {
+    too_large_as(path, path, len)
+}
+
+/// [`too_large`] for a file shown as `path` that holds the handoff file `kind` (see
+/// [`read_limited_as`]).
+fn too_large_as(path: &str, kind: &str, len: u64) -> Error {
     Error::invalid(
         path,
         None,
         format!(
             "file is {len} bytes; {} is limited to {} bytes",
-            file_name(path),
-            max_bytes(path)
+            file_name(kind),
+            max_bytes(kind)
         ),
     )
 }
@@ -689,14 +695,7 @@ pub fn read_limited_as(path: &Path, rel: &str, kind: &str) -> Result<Vec<u8>> {
     let (file, meta) = open_regular(path, rel)?;
     let len = meta.len();
     if len > limit as u64 {
-        return Err(Error::invalid(
-            rel,
-            None,
-            format!(
-                "file is {len} bytes; {} is limited to {limit} bytes",
-                file_name(kind)
-            ),
-        ));
+        return Err(too_large_as(rel, kind, len));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     file.take(limit as u64 + 1)

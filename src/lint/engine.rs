@@ -427,7 +427,7 @@ impl Engine {
             .collect();
         Engine {
             patterns,
-            keywords: KeywordSet::new(&keywords.iter().map(|k| k.as_bytes()).collect::<Vec<_>>()),
+            keywords: KeywordSet::new(&keywords),
             gated_at,
             gated,
             injection,
