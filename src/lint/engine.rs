@@ -10,7 +10,7 @@ use hashbrown::HashTable;
 use regex::Regex;
 use rustc_hash::FxBuildHasher;
 
-use super::keywords::KeywordSet;
+use super::keywords::{KeywordSet, KeywordStore};
 use super::markdown::{Context, MdIndex};
 use super::registry::{Family, RuleMeta};
 use super::text::{View, ceil_char, floor_char, sentence_bounds};
@@ -328,24 +328,76 @@ const NEAR: u16 = 1 << 15;
 
 struct Engine {
     patterns: Vec<&'static Pattern>,
-    keywords: KeywordSet,
+    keywords: KeywordSet<'static>,
     /// The patterns keyword `k` gates (with [`NEAR`] set: is near for), ascending, are
-    /// `gated[gated_at[k]..gated_at[k + 1]]`: two allocations, not one per keyword.
-    gated_at: Vec<u32>,
-    gated: Vec<u16>,
+    /// `gated[gated_at[k]..gated_at[k + 1]]`.
+    gated_at: &'static [u32],
+    gated: &'static [u16],
     /// Whether each pattern's rule is an injection or exfiltration rule ([`run_injection`]).
     injection: Vec<bool>,
     regexes: Vec<OnceLock<Matcher>>,
 }
 
-static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(super::rules::all_patterns()));
+/// The engine's keyword tables for the rules as they are, generated ahead of time by
+/// [`render_tables`] (the test `generated_tables_are_current` fails when they are not the
+/// current rules' and rewrites them when `AAHP_REGENERATE` is set). Building them took
+/// about 4 M instructions on every process that lints, the pre-commit hook's included; as
+/// `static` data they cost the pages a search touches.
+#[allow(
+    clippy::unreadable_literal,
+    clippy::large_stack_arrays,
+    reason = "generated tables"
+)]
+mod generated {
+    use crate::lint::keywords::{Entry, Filter, KeywordSet, entry};
+    include!("engine_tables.rs");
+}
 
-impl Engine {
-    fn new(patterns: Vec<&'static Pattern>) -> Engine {
-        // This runs on every process that lints, the pre-commit hook's included, and on its
-        // critical path (the lint waits for it). So every keyword, `{a|b}` expansions
-        // included, is written once into one buffer, and keywords are found again by hash
-        // as slices of it: no allocation per keyword, no sort of owned strings.
+static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
+    let patterns = super::rules::all_patterns();
+    if fingerprint(&patterns) == generated::FINGERPRINT {
+        Engine::with_tables(
+            patterns,
+            generated::KEYWORDS,
+            &generated::GATED_AT,
+            &generated::GATED,
+        )
+    } else {
+        // The rules changed since the tables were generated (a test says so): build them.
+        Engine::new(patterns)
+    }
+});
+
+/// A hash of what the keyword tables are built from: each pattern's rule, keywords and
+/// `near` literals, in order. The generated tables serve only patterns with the same one.
+fn fingerprint(patterns: &[&Pattern]) -> u64 {
+    use std::hash::Hasher as _;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write_usize(patterns.len());
+    for p in patterns {
+        h.write(p.rule.id.as_bytes());
+        for (tag, list) in [(1u8, p.keywords), (2, p.near)] {
+            h.write_u8(tag);
+            for k in list {
+                h.write(k.as_bytes());
+                h.write_u8(0);
+            }
+        }
+    }
+    h.finish()
+}
+
+/// The keyword tables of a list of patterns, built at run time.
+struct Tables {
+    store: KeywordStore,
+    gated_at: Vec<u32>,
+    gated: Vec<u16>,
+}
+
+impl Tables {
+    fn new(patterns: &[&'static Pattern]) -> Tables {
+        // Every keyword, `{a|b}` expansions included, is written once into one buffer, and
+        // keywords are found again by hash as slices of it: no allocation per keyword.
         let raw: usize = patterns
             .iter()
             .flat_map(|p| p.keywords.iter().chain(p.near))
@@ -420,6 +472,32 @@ impl Engine {
             gated[fill[k as usize] as usize] = p;
             fill[k as usize] += 1;
         }
+        Tables {
+            store: KeywordStore::new(&keywords),
+            gated_at,
+            gated,
+        }
+    }
+}
+
+impl Engine {
+    /// The engine with tables built now (rules changed since the generated ones; tests).
+    fn new(patterns: Vec<&'static Pattern>) -> Engine {
+        let t = Tables::new(&patterns);
+        Engine::with_tables(
+            patterns,
+            t.store.leak(),
+            Vec::leak(t.gated_at),
+            Vec::leak(t.gated),
+        )
+    }
+
+    fn with_tables(
+        patterns: Vec<&'static Pattern>,
+        keywords: KeywordSet<'static>,
+        gated_at: &'static [u32],
+        gated: &'static [u16],
+    ) -> Engine {
         let regexes = patterns.iter().map(|_| OnceLock::new()).collect();
         let injection = patterns
             .iter()
@@ -427,7 +505,7 @@ impl Engine {
             .collect();
         Engine {
             patterns,
-            keywords: KeywordSet::new(&keywords),
+            keywords,
             gated_at,
             gated,
             injection,
@@ -443,6 +521,36 @@ impl Engine {
     fn matcher(&self, i: usize) -> &Matcher {
         self.regexes[i].get_or_init(|| Matcher::new(self.patterns[i]))
     }
+}
+
+/// The source of the generated tables (`src/lint/engine_tables.rs`) for `patterns`.
+#[cfg(test)]
+fn render_tables(patterns: &[&'static Pattern]) -> String {
+    use super::keywords::render_static;
+    let t = Tables::new(patterns);
+    let mut out = format!(
+        "// @generated from the rules' keywords by the test `generated_tables_are_current`\n\
+         // (src/lint/engine.rs): do not edit. To regenerate:\n\
+         // AAHP_REGENERATE=1 cargo test --lib generated_tables_are_current\n\
+         pub(super) const FINGERPRINT: u64 = {:#x};\n",
+        fingerprint(patterns)
+    );
+    out.push_str("pub(super) ");
+    render_static(
+        &mut out,
+        "GATED_AT",
+        &format!("[u32; {}]", t.gated_at.len()),
+        &t.gated_at.iter().map(u32::to_string).collect::<Vec<_>>(),
+    );
+    out.push_str("pub(super) ");
+    render_static(
+        &mut out,
+        "GATED",
+        &format!("[u16; {}]", t.gated.len()),
+        &t.gated.iter().map(u16::to_string).collect::<Vec<_>>(),
+    );
+    t.store.render("KEYWORDS", &mut out);
+    out
 }
 
 /// Expands `{a|b}` alternatives in a keyword into every combination
@@ -835,6 +943,74 @@ pub(crate) fn compile_all() {
 #[cfg(test)]
 mod tests {
     use super::{Groups, Matcher, Regex, holds_near, sort_by_pattern};
+
+    #[test]
+    fn generated_tables_are_current() {
+        // The engine lints with the generated tables only when their fingerprint is the
+        // rules'; this pins that they are, byte for byte, what the rules give now.
+        let patterns = crate::lint::rules::all_patterns();
+        let want = super::render_tables(&patterns);
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lint/engine_tables.rs");
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        if have == want {
+            assert_eq!(super::generated::FINGERPRINT, super::fingerprint(&patterns));
+            assert!(std::ptr::eq(
+                super::ENGINE.gated,
+                super::generated::GATED.as_slice()
+            ));
+            return;
+        }
+        if std::env::var_os("AAHP_REGENERATE").is_some() {
+            std::fs::write(&path, want).expect("writes the tables");
+            panic!("{} regenerated: build and test again", path.display());
+        }
+        panic!(
+            "{} is not the keyword tables of the rules as they are: regenerate it with \
+             `AAHP_REGENERATE=1 cargo test --lib generated_tables_are_current`",
+            path.display()
+        );
+    }
+
+    #[test]
+    fn tables_generated_for_other_rules_are_not_used() {
+        // A keyword changed, added to `near`, or a pattern added or moved: the fingerprint
+        // differs, so the engine builds its tables instead of searching with stale ones.
+        let patterns = crate::lint::rules::all_patterns();
+        let base = super::fingerprint(&patterns);
+        let with = |i: usize, p: super::Pattern| {
+            let mut v = patterns.clone();
+            v[i] = Box::leak(Box::new(p));
+            super::fingerprint(&v)
+        };
+        let first = patterns[0];
+        assert_ne!(
+            with(
+                0,
+                super::Pattern {
+                    keywords: &["ignore previous"],
+                    ..*first
+                }
+            ),
+            base
+        );
+        assert_ne!(
+            with(
+                0,
+                super::Pattern {
+                    near: &["zzz"],
+                    ..*first
+                }
+            ),
+            base
+        );
+        let mut moved = patterns.clone();
+        moved.swap(0, patterns.len() - 1);
+        assert_ne!(super::fingerprint(&moved), base);
+        assert_ne!(super::fingerprint(&patterns[1..]), base);
+        // The same rules give the same fingerprint: the tables are used.
+        assert_eq!(super::fingerprint(&patterns.clone()), base);
+    }
     use crate::lint::rules::catalogue::{ENTRIES, PATTERNS, expand, split};
 
     /// Every match, as (whole, gap, value) spans, the engine's way: from the start, then

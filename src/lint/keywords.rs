@@ -17,8 +17,9 @@
 //!
 //! Each occurrence is checked from exactly one sampled position, so it is reported once. The
 //! filters are 8 KiB each and stay in L1; real text passes them at about one sampled position
-//! in ten (~31,000 of ~290,000 over the 0.58 MB of negative corpora). The set is built on
-//! every process start, with no allocation per keyword.
+//! in ten (~31,000 of ~290,000 over the 0.58 MB of negative corpora). The tables are plain
+//! data: [`KeywordStore`] builds them, and the linter's own are built ahead of time and
+//! compiled in as `static` arrays (`src/lint/engine.rs`), so no process start pays for them.
 //!
 //! The result is the same set of (keyword, start, end) triples as an overlapping
 //! Aho-Corasick search (the differential test below checks it), in no particular order.
@@ -26,13 +27,15 @@
 /// Bits of a filter index: each filter has `2^16` bits (8 KiB).
 const HASH_BITS: u32 = 16;
 /// A bit set over 16-bit indices (a fixed size, so indexing needs no check).
-type Filter = [u64; 1 << (HASH_BITS - 6)];
+pub(crate) type Filter = [u64; 1 << (HASH_BITS - 6)];
 /// Bucket slots for the gram entries: the top bits of the gram hash.
 const SLOT_BITS: u32 = 11;
+/// The number of bucket slots.
+const SLOTS: usize = 1 << SLOT_BITS;
 
 /// A keyword's gram, registered for the starts of one parity.
-#[derive(Debug, Clone, Copy)]
-struct Entry {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Entry {
     /// The gram's bytes, little-endian.
     gram: u32,
     /// Where the keyword's bytes are in [`KeywordSet::bytes`].
@@ -43,30 +46,61 @@ struct Entry {
     len: u8,
 }
 
+/// An entry, as the generated tables write it ([`KeywordStore::render`]).
+pub(crate) const fn entry(gram: u32, at: u32, keyword: u16, offset: u8, len: u8) -> Entry {
+    Entry {
+        gram,
+        at,
+        keyword,
+        offset,
+        len,
+    }
+}
+
 /// The grams of one width: a filter and the entries behind it.
-#[derive(Debug)]
-struct Grams {
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Grams<'a> {
     /// Bits `mix(gram)` of every registered gram.
-    filter: Box<Filter>,
+    filter: &'a Filter,
     /// `entries[slots[s]..slots[s + 1]]` are the entries whose gram hash falls in slot `s`.
-    slots: Box<[u16]>,
+    slots: &'a [u16; SLOTS + 1],
+    entries: &'a [Entry],
+}
+
+/// A fixed set of lowercase keywords, searched all at once. It borrows its tables: the
+/// linter's own are generated ahead of time and are `static` data (see
+/// `src/lint/engine.rs`), so no process builds them; [`KeywordStore`] builds them at run time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KeywordSet<'a> {
+    /// Every keyword's bytes, one after the other; entries point into it.
+    bytes: &'a [u8],
+    /// Four-byte grams of the keywords of five bytes or more.
+    four: Grams<'a>,
+    /// Three-byte grams of the four-byte keywords.
+    three: Grams<'a>,
+    /// Bit `a | b << 8` for every byte pair `a b` at a sampled position that may own an
+    /// occurrence of a keyword of one to three bytes.
+    pairs: &'a Filter,
+    /// Those keywords by first byte: `short[short_at[b]..short_at[b + 1]]`.
+    short_at: &'a [u16; 257],
+    short: &'a [Entry],
+}
+
+/// The tables of one gram width, owned.
+#[derive(Debug)]
+struct GramStore {
+    filter: Box<Filter>,
+    slots: Box<[u16; SLOTS + 1]>,
     entries: Box<[Entry]>,
 }
 
-/// A fixed set of lowercase keywords, searched all at once.
+/// A keyword set's tables built at run time; [`KeywordStore::set`] searches with them.
 #[derive(Debug)]
-pub(crate) struct KeywordSet {
-    /// Every keyword's bytes, one after the other (one allocation instead of one per
-    /// keyword: the set is built on every process start); entries point into it.
+pub(crate) struct KeywordStore {
     bytes: Vec<u8>,
-    /// Four-byte grams of the keywords of five bytes or more.
-    four: Grams,
-    /// Three-byte grams of the four-byte keywords.
-    three: Grams,
-    /// Bit `a | b << 8` for every byte pair `a b` at a sampled position that may own an
-    /// occurrence of a keyword of one to three bytes.
+    four: GramStore,
+    three: GramStore,
     pairs: Box<Filter>,
-    /// Those keywords by first byte: `short[short_at[b]..short_at[b + 1]]`.
     short_at: Box<[u16; 257]>,
     short: Box<[Entry]>,
 }
@@ -167,8 +201,7 @@ const COMMON_BITS: [u64; 26 * 26 * 26 / 64 + 1] = {
 /// each parity: the gram least likely to turn up in ordinary prose, since each sampled
 /// position holding a registered gram costs a comparison. A gram's score is the sum of its
 /// bytes' [`RARITY`], far lower when it holds one of the commonest English trigrams; of equal
-/// scores the last wins. One pass over the keyword (this runs on every process start, for
-/// some 3,500 keywords).
+/// scores the last wins. One pass over the keyword.
 fn best_grams(k: &[u8]) -> [usize; 2] {
     debug_assert!(k.len() >= 5);
     let r = |i: usize| i32::from(RARITY[usize::from(k[i])]);
@@ -197,8 +230,8 @@ fn best_grams(k: &[u8]) -> [usize; 2] {
     [best[0].1, best[1].1]
 }
 
-impl Grams {
-    fn new(entries: Vec<Entry>) -> Grams {
+impl GramStore {
+    fn new(entries: Vec<Entry>) -> GramStore {
         let mut filter = Box::new([0u64; 1 << (HASH_BITS - 6)]);
         for e in &entries {
             set_bit(&mut filter, mix(e.gram));
@@ -207,44 +240,44 @@ impl Grams {
             entries.len() < usize::from(u16::MAX),
             "fewer than 32767 keywords"
         );
-        // Entries grouped by slot with a counting sort: this runs on every process that lints,
-        // and a comparison sort hashing its key on every comparison was a fifth of the
-        // linter's start-up. Within a slot, entries keep their order (keyword order).
+        // Entries grouped by slot with a counting sort; within a slot, entries keep their
+        // order (keyword order).
         let slot_of = |e: &Entry| (mix(e.gram) >> (HASH_BITS - SLOT_BITS)) as usize;
-        let mut slots = vec![0u16; (1 << SLOT_BITS) + 1].into_boxed_slice();
+        let mut slots = Box::new([0u16; SLOTS + 1]);
         for e in &entries {
             slots[slot_of(e) + 1] += 1;
         }
         for s in 1..slots.len() {
             slots[s] += slots[s - 1];
         }
-        let mut next: Vec<u16> = slots[..1 << SLOT_BITS].to_vec();
-        let mut grouped = vec![
-            Entry {
-                gram: 0,
-                at: 0,
-                keyword: 0,
-                offset: 0,
-                len: 0,
-            };
-            entries.len()
-        ];
+        let mut next: Vec<u16> = slots[..SLOTS].to_vec();
+        let mut grouped = vec![entry(0, 0, 0, 0, 0); entries.len()];
         for e in entries {
             let n = &mut next[slot_of(&e)];
             grouped[usize::from(*n)] = e;
             *n += 1;
         }
-        Grams {
+        GramStore {
             filter,
             slots,
             entries: grouped.into_boxed_slice(),
         }
     }
 
+    fn grams(&self) -> Grams<'_> {
+        Grams {
+            filter: &self.filter,
+            slots: &self.slots,
+            entries: self.entries.as_ref(),
+        }
+    }
+}
+
+impl Grams<'_> {
     /// Whether a gram hashing to `h` may be registered.
     #[inline]
     fn may_hold(&self, h: u32) -> bool {
-        bit(&self.filter, h)
+        bit(self.filter, h)
     }
 
     /// Reports the keywords that registered `gram` (hash `h`) and occur where it implies,
@@ -288,10 +321,10 @@ fn check(
     }
 }
 
-impl KeywordSet {
+impl KeywordStore {
     /// A set of non-empty keywords; a keyword's index is its position in `keywords`.
     /// Keywords never contain a NUL byte (the text is zero-padded past its end).
-    pub(crate) fn new<S: AsRef<[u8]>>(keywords: &[S]) -> KeywordSet {
+    pub(crate) fn new<S: AsRef<[u8]>>(keywords: &[S]) -> KeywordStore {
         let mut bytes = Vec::with_capacity(keywords.iter().map(|k| k.as_ref().len()).sum());
         let mut pairs = Box::new([0u64; 1 << (HASH_BITS - 6)]);
         let (mut four, mut three, mut short) = (Vec::new(), Vec::new(), Vec::new());
@@ -353,13 +386,154 @@ impl KeywordSet {
         for b in 1..short_at.len() {
             short_at[b] += short_at[b - 1];
         }
-        KeywordSet {
+        KeywordStore {
             bytes,
-            four: Grams::new(four),
-            three: Grams::new(three),
+            four: GramStore::new(four),
+            three: GramStore::new(three),
             pairs,
             short_at,
             short: short.into_boxed_slice(),
+        }
+    }
+
+    /// The set, searching with these tables.
+    pub(crate) fn set(&self) -> KeywordSet<'_> {
+        KeywordSet {
+            bytes: &self.bytes,
+            four: self.four.grams(),
+            three: self.three.grams(),
+            pairs: &self.pairs,
+            short_at: &self.short_at,
+            short: &self.short,
+        }
+    }
+
+    /// The set for the rest of the process: the tables are never freed.
+    pub(crate) fn leak(self) -> KeywordSet<'static> {
+        let store: &'static KeywordStore = Box::leak(Box::new(self));
+        store.set()
+    }
+
+    #[cfg(test)]
+    /// Rust items that define `static` tables of this set, named `{prefix}_…`, and
+    /// `{prefix}: KeywordSet<'static>` over them (the engine's generated tables).
+    pub(crate) fn render(&self, prefix: &str, out: &mut String) {
+        use std::fmt::Write as _;
+        let list = |out: &mut String, name: &str, ty: &str, items: Vec<String>| {
+            render_static(out, &format!("{prefix}_{name}"), ty, &items);
+        };
+        let hex = |f: &Filter| f.iter().map(|x| format!("{x:#x}")).collect();
+        let entries = |v: &[Entry]| {
+            v.iter()
+                .map(|e| {
+                    format!(
+                        "entry({:#x}, {}, {}, {}, {})",
+                        e.gram, e.at, e.keyword, e.offset, e.len
+                    )
+                })
+                .collect()
+        };
+        let _ = write!(
+            out,
+            "static {prefix}_BYTES: [u8; {}] = *b\"",
+            self.bytes.len()
+        );
+        for &b in &self.bytes {
+            match b {
+                b'"' | b'\\' => {
+                    out.push('\\');
+                    out.push(char::from(b));
+                }
+                0x20..=0x7e => out.push(char::from(b)),
+                _ => {
+                    let _ = write!(out, "\\x{b:02x}");
+                }
+            }
+        }
+        out.push_str("\";\n");
+        for (name, g) in [("FOUR", &self.four), ("THREE", &self.three)] {
+            list(out, &format!("{name}_FILTER"), "Filter", hex(&g.filter));
+            list(
+                out,
+                &format!("{name}_SLOTS"),
+                &format!("[u16; {}]", SLOTS + 1),
+                g.slots.iter().map(u16::to_string).collect(),
+            );
+            list(
+                out,
+                &format!("{name}_ENTRIES"),
+                &format!("[Entry; {}]", g.entries.len()),
+                entries(&g.entries),
+            );
+        }
+        list(out, "PAIRS", "Filter", hex(&self.pairs));
+        list(
+            out,
+            "SHORT_AT",
+            "[u16; 257]",
+            self.short_at.iter().map(u16::to_string).collect(),
+        );
+        list(
+            out,
+            "SHORT",
+            &format!("[Entry; {}]", self.short.len()),
+            entries(&self.short),
+        );
+        let _ = writeln!(
+            out,
+            "pub(super) static {prefix}: KeywordSet<'static> = KeywordSet::from_parts(\n    \
+             &{prefix}_BYTES,\n    \
+             (&{prefix}_FOUR_FILTER, &{prefix}_FOUR_SLOTS, &{prefix}_FOUR_ENTRIES),\n    \
+             (&{prefix}_THREE_FILTER, &{prefix}_THREE_SLOTS, &{prefix}_THREE_ENTRIES),\n    \
+             &{prefix}_PAIRS,\n    \
+             &{prefix}_SHORT_AT,\n    \
+             &{prefix}_SHORT,\n\
+             );"
+        );
+    }
+}
+
+/// Writes `static NAME: TY = [items…];`, eight items a line.
+#[cfg(test)]
+pub(crate) fn render_static(out: &mut String, name: &str, ty: &str, items: &[String]) {
+    use std::fmt::Write as _;
+    let _ = write!(out, "static {name}: {ty} = [");
+    for (i, item) in items.iter().enumerate() {
+        out.push_str(if i % 8 == 0 { "\n    " } else { " " });
+        out.push_str(item);
+        out.push(',');
+    }
+    out.push_str("\n];\n");
+}
+
+/// The parts of one gram width: filter, slots, entries.
+pub(crate) type GramParts<'a> = (&'a Filter, &'a [u16; SLOTS + 1], &'a [Entry]);
+
+impl<'a> KeywordSet<'a> {
+    /// A set over tables written by [`KeywordStore::render`].
+    pub(crate) const fn from_parts(
+        bytes: &'a [u8],
+        four: GramParts<'a>,
+        three: GramParts<'a>,
+        pairs: &'a Filter,
+        short_at: &'a [u16; 257],
+        short: &'a [Entry],
+    ) -> KeywordSet<'a> {
+        KeywordSet {
+            bytes,
+            four: Grams {
+                filter: four.0,
+                slots: four.1,
+                entries: four.2,
+            },
+            three: Grams {
+                filter: three.0,
+                slots: three.1,
+                entries: three.2,
+            },
+            pairs,
+            short_at,
+            short,
         }
     }
 
@@ -413,9 +587,9 @@ impl KeywordSet {
     /// one of them may hold them (the OR of the filter words, each masked to its bit).
     #[inline]
     fn hits(&self, x: u32) -> u64 {
-        masked(&self.four.filter, mix(x))
-            | masked(&self.three.filter, mix(x & 0xFF_FFFF))
-            | masked(&self.pairs, x & 0xFFFF)
+        masked(self.four.filter, mix(x))
+            | masked(self.three.filter, mix(x & 0xFF_FFFF))
+            | masked(self.pairs, x & 0xFFFF)
     }
 
     /// The slow path of [`Self::for_each`]: compares the keywords the filters let through at
@@ -424,14 +598,14 @@ impl KeywordSet {
     fn candidates(&self, text: &[u8], p: usize, x: u32, f: &mut impl FnMut(usize, usize, usize)) {
         let h4 = mix(x);
         if self.four.may_hold(h4) {
-            self.four.report(&self.bytes, text, p, (x, h4), f);
+            self.four.report(self.bytes, text, p, (x, h4), f);
         }
         let gram = x & 0xFF_FFFF;
         let h3 = mix(gram);
         if self.three.may_hold(h3) {
-            self.three.report(&self.bytes, text, p, (gram, h3), f);
+            self.three.report(self.bytes, text, p, (gram, h3), f);
         }
-        if bit(&self.pairs, x & 0xFFFF) {
+        if bit(self.pairs, x & 0xFFFF) {
             // A three-byte keyword is owned by the sampled position of its first two bytes or
             // of its last two; a shorter one by its start or the byte before.
             for (start, owned) in [(p.wrapping_sub(1), 3..=3), (p, 1..=3), (p + 1, 1..=2)] {
@@ -442,7 +616,7 @@ impl KeywordSet {
                 let group = usize::from(self.short_at[b])..usize::from(self.short_at[b + 1]);
                 for e in &self.short[group] {
                     if owned.contains(&e.len) {
-                        check(&self.bytes, text, start, e, f);
+                        check(self.bytes, text, start, e, f);
                     }
                 }
             }
@@ -452,13 +626,13 @@ impl KeywordSet {
 
 #[cfg(test)]
 mod tests {
-    use super::KeywordSet;
+    use super::KeywordStore;
     use aho_corasick::{AhoCorasickBuilder, MatchKind};
     use proptest::prelude::*;
 
-    fn ours(set: &KeywordSet, text: &[u8]) -> Vec<(usize, usize, usize)> {
+    fn ours(set: &KeywordStore, text: &[u8]) -> Vec<(usize, usize, usize)> {
         let mut v = Vec::new();
-        set.for_each(text, |k, s, e| v.push((k, s, e)));
+        set.set().for_each(text, |k, s, e| v.push((k, s, e)));
         v
     }
 
@@ -492,7 +666,7 @@ mod tests {
             "ignore previous",
             "://",
         ];
-        let set = KeywordSet::new(&kws);
+        let set = KeywordStore::new(&kws);
         let text = b"@x <| api_key=1 ignore previous https://a.b key";
         assert_eq!(sorted(ours(&set, text)), reference(&kws, text));
         // Every length class starting at either parity, at the very start and the very end.
@@ -522,7 +696,7 @@ mod tests {
             kws.sort();
             kws.dedup();
             let refs: Vec<&str> = kws.iter().map(String::as_str).collect();
-            let set = KeywordSet::new(&refs);
+            let set = KeywordStore::new(&refs);
             prop_assert_eq!(sorted(ours(&set, text.as_bytes())), reference(&refs, text.as_bytes()));
         }
     }
