@@ -419,10 +419,22 @@ impl AiIgnore {
         let lines = || lines.get_or_init(|| super::text::LineIndex::new(text));
         let mut todo: Vec<(usize, usize, usize)> = Vec::new(); // (line start, line end, pattern)
         if let Some(ac) = &self.ac {
-            for m in ac.find_overlapping_iter(text) {
-                let (s, e) = lines().range_of(lines().line_of(m.start()));
-                for &p in &self.ac_targets[m.pattern().as_usize()] {
-                    todo.push((s, e, p));
+            // The lines holding a literal, by a search that skips ahead between candidates
+            // (an overlapping search steps through every byte); then, in those lines only,
+            // every literal, overlapping ones included. A literal never spans lines, so an
+            // occurrence the first search steps over lies in a line it reports.
+            let mut last = usize::MAX;
+            for m in ac.find_iter(text) {
+                let line = lines().line_of(m.start());
+                if line == last {
+                    continue;
+                }
+                last = line;
+                let (s, e) = lines().range_of(line);
+                for m in ac.find_overlapping_iter(&text[s..e]) {
+                    for &p in &self.ac_targets[m.pattern().as_usize()] {
+                        todo.push((s, e, p));
+                    }
                 }
             }
         }

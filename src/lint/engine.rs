@@ -417,12 +417,12 @@ impl Tables {
                 .ok()
                 .filter(|&i| i < NEAR)
                 .expect("fewer than 32768 patterns");
-            for (k, tag) in p
-                .keywords
-                .iter()
-                .map(|k| (k, i))
-                .chain(p.near.iter().map(|k| (k, i | NEAR)))
-            {
+            for (k, tag) in p.keywords.iter().map(|k| (k, i)).chain(
+                p.near
+                    .iter()
+                    .filter(|k| !short_near(k))
+                    .map(|k| (k, i | NEAR)),
+            ) {
                 expand_keyword(k, &mut scratch, &mut arena, &mut |s, e| {
                     let at = |n: usize| u32::try_from(n).expect("under 4 GiB of keywords");
                     spans.push((at(s), at(e), tag));
@@ -688,8 +688,8 @@ impl Engine {
                 ));
             }
         });
-        LOWER.with(|l| l.set(lower));
         if windows.is_empty() {
+            LOWER.with(|l| l.set(lower));
             return windows;
         }
         sort_by_pattern(&mut windows, self.patterns.len());
@@ -706,10 +706,18 @@ impl Engine {
             // Widen to word boundaries so `\b` at the window edge means a real boundary.
             let (ws, we) = (snap_back(text, ws), snap_forward(text, we));
             let pat = self.patterns[p as usize];
-            if pat.near.is_empty() || holds_near(&near, p, ws, we) {
+            if pat.near.is_empty()
+                || holds_near(&near, p, ws, we)
+                || pat
+                    .near
+                    .iter()
+                    .filter(|k| short_near(k))
+                    .any(|k| holds_literal(&lower[ws..we], k.as_bytes()))
+            {
                 merged.push((p, ws, we));
             }
         }
+        LOWER.with(|l| l.set(lower));
         merged
     }
 }
@@ -791,6 +799,22 @@ pub(crate) fn cap_finding(
         f.kind = Some("unchecked-text");
     }
     f
+}
+
+/// Whether a `near` literal is looked for in each window instead of by the keyword pass: one
+/// to three bytes (`0`, `no`, `off`, `you`, `, a`). In the keyword pass such a literal makes
+/// candidates of the sampled positions holding its first two bytes or its last two (of any
+/// position next to it when shorter), which in prose and tables are a third of them; a
+/// window is a few dozen bytes.
+fn short_near(k: &str) -> bool {
+    (1..=3).contains(&k.len()) && !k.contains('{')
+}
+
+/// Whether `literal` occurs in `window` (lowercased text), ignoring ASCII case.
+fn holds_literal(window: &[u8], literal: &[u8]) -> bool {
+    window
+        .windows(literal.len())
+        .any(|w| w.eq_ignore_ascii_case(literal))
 }
 
 /// Whether one of pattern `p`'s `near` literals lies wholly within `ws..we` (`near` is sorted).

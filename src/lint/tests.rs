@@ -431,6 +431,35 @@ fn aiignore_regexes_still_match_through_the_set() {
 }
 
 #[test]
+fn aiignore_literals_that_overlap_or_repeat_each_find_their_lines() {
+    // The literals `alpha_beta` and `beta_gamma` overlap in `alpha_beta_gamma`, where the
+    // first one's pattern (`alpha_beta?x`) does not match: a search that steps past the first
+    // literal would never try the second's pattern on that line. Each pattern reports every
+    // line its text is on: the first line, the last, a line holding a literal twice.
+    let cfg_text = "# project words\nalpha_beta?x\nbeta_gamma\n*pineapple*\n";
+    let mut cfg = LintConfig::empty(jiff::civil::date(2000, 1, 1));
+    cfg.aiignore = Some(aiignore::AiIgnore::parse(".aiignore", cfg_text).unwrap());
+    let text =
+        "alpha_beta_gamma first\nplain\nPineapple and pineapple\nx beta_gamma y\nalpha_beta-x";
+    let file = LintFile {
+        path: "x/NOTES.md".into(),
+        name: "NOTES.md".into(),
+        bytes: text.as_bytes(),
+    };
+    let out = lint(&cfg, &[file]).unwrap();
+    let hits: Vec<(usize, String)> = out
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule.starts_with("IGN"))
+        .map(|d| (d.line, d.message.clone()))
+        .collect();
+    let lines: Vec<usize> = hits.iter().map(|h| h.0).collect();
+    assert_eq!(lines, vec![1, 3, 3, 4, 5], "{hits:#?}");
+    assert!(hits[0].1.contains("`beta_gamma`"), "{hits:#?}");
+    assert!(hits[4].1.contains("`alpha_beta?x`"), "{hits:#?}");
+}
+
+#[test]
 fn nul_and_escape_characters_are_hidden_content() {
     let d = check_text(
         "x/STATUS.md",

@@ -1480,7 +1480,14 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "character",
             "persona",
             "entity",
-            "ai",
+            // `ai` always follows a blank here (`\s` is ASCII: the regex is `(?-u)`): as a
+            // two-byte keyword it made every sampled position before an `a` a candidate.
+            " ai",
+            "\tai",
+            "\nai",
+            "\u{b}ai",
+            "\u{c}ai",
+            "\rai",
             "a.i.",
             "language model",
             "model",
