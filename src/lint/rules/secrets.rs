@@ -2561,25 +2561,24 @@ fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 }
 
 /// The keyword is a whole cell of a line of comma-separated cells (`user,password,host`).
+/// Reads from the keyword out to the first byte that ends its cell on either side (within
+/// 200 bytes and the line), not the whole line: a gate is asked at every keyword.
 fn csv_header_gate(b: &[u8], start: usize, end: usize) -> bool {
-    let lo = start.saturating_sub(200);
-    let hi = b.len().min(end + 200);
-    let line_start = b[lo..start]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(lo, |i| lo + i + 1);
-    let line_end = b[end..hi]
-        .iter()
-        .position(|&c| c == b'\n')
-        .map_or(hi, |i| end + i);
     let cell = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b' ' | b'"' | b'\'');
-    let before = b[line_start..start].iter().rposition(|&c| !cell(c));
-    let after = b[end..line_end]
+    // The byte that ends the cell before the keyword, or None when the line or the reach
+    // ends first; the same after it, where a carriage return is part of the cell.
+    let before = b[start.saturating_sub(200)..start]
         .iter()
-        .position(|&c| !cell(c) && c != b'\r');
-    let comma_before = before.is_none_or(|i| b[line_start + i] == b',');
-    let comma_after = after.is_none_or(|i| b[end + i] == b',');
-    (before.is_some() || after.is_some()) && comma_before && comma_after
+        .rev()
+        .find(|&&c| !cell(c))
+        .filter(|&&c| c != b'\n');
+    let after = b[end..b.len().min(end + 200)]
+        .iter()
+        .find(|&&c| !cell(c) && c != b'\r')
+        .filter(|&&c| c != b'\n');
+    (before.is_some() || after.is_some())
+        && before.is_none_or(|&c| c == b',')
+        && after.is_none_or(|&c| c == b',')
 }
 
 /// The cells of one CSV line (no quoted commas): their ranges, trimmed of blanks and quotes.
@@ -3316,6 +3315,98 @@ fn check_identifier(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`csv_header_gate`] as it was before issue #13 item 4: it found the line's ends
+    /// within the reach first.
+    fn csv_header_gate_by_line(b: &[u8], start: usize, end: usize) -> bool {
+        let lo = start.saturating_sub(200);
+        let hi = b.len().min(end + 200);
+        let line_start = b[lo..start]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(lo, |i| lo + i + 1);
+        let line_end = b[end..hi]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(hi, |i| end + i);
+        let cell =
+            |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b' ' | b'"' | b'\'');
+        let before = b[line_start..start].iter().rposition(|&c| !cell(c));
+        let after = b[end..line_end]
+            .iter()
+            .position(|&c| !cell(c) && c != b'\r');
+        let comma_before = before.is_none_or(|i| b[line_start + i] == b',');
+        let comma_after = after.is_none_or(|i| b[end + i] == b',');
+        (before.is_some() || after.is_some()) && comma_before && comma_after
+    }
+
+    #[test]
+    fn the_csv_header_gate_reads_to_the_cell_ends_as_it_read_the_line() {
+        // Random lines of cells, separators, line breaks and other punctuation, the keyword
+        // anywhere (also near either end and past the reach of 200 bytes).
+        const PIECES: &[&[u8]] = &[
+            b"password",
+            b"user",
+            b"a",
+            b"_",
+            b"-",
+            b" ",
+            b"\"",
+            b"'",
+            b",",
+            b",",
+            b",",
+            b"\n",
+            b"\r",
+            b"\r\n",
+            b"=",
+            b";",
+            b":",
+            b"\t",
+            "\u{e9}".as_bytes(),
+            b"x",
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).expect("small")
+        };
+        let (mut yes, mut no) = (0, 0);
+        let mut text = Vec::new();
+        for round in 0..40_000 {
+            text.clear();
+            let long = if round % 10 == 0 { 60 } else { 0 };
+            for _ in 0..next(30) + long {
+                let piece = PIECES[next(PIECES.len())];
+                // Long runs of cell bytes, to pass the reach.
+                let times = if piece == b"a" && round % 7 == 0 {
+                    150
+                } else {
+                    1
+                };
+                for _ in 0..times {
+                    text.extend_from_slice(piece);
+                }
+            }
+            let start = next(text.len() + 1);
+            let end = start + next(text.len() - start + 1);
+            let got = csv_header_gate(&text, start, end);
+            assert_eq!(
+                got,
+                csv_header_gate_by_line(&text, start, end),
+                "{:?} {start}..{end}",
+                String::from_utf8_lossy(&text)
+            );
+            if got {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        assert!(yes > 2_000 && no > 2_000, "{yes} / {no}");
+    }
 
     /// `prefix` + `body` (30 characters) + the six base62 digits of the body's CRC32.
     fn github_token(prefix: &str, body: &str) -> String {
