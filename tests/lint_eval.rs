@@ -399,6 +399,30 @@ const GENERIC_KINDS: &[&str] = &[
     "npmrc-auth",
 ];
 
+/// Lints a negative file under the name `name` and counts its (errors, warnings, notes); each
+/// error is a false block, listed under `set`.
+fn findings_of(set: &str, path: &Path, name: &str, fps: &mut Vec<String>) -> (usize, usize, usize) {
+    let text = std::fs::read_to_string(path).expect("negative file readable");
+    let mut counts = (0, 0, 0);
+    for x in &check_text(name, &text).expect("text lints") {
+        match x.severity {
+            Severity::Error => {
+                counts.0 += 1;
+                fps.push(format!(
+                    "{set} {}: {} {} {}",
+                    path.display(),
+                    x.line,
+                    x.rule,
+                    x.message
+                ));
+            }
+            Severity::Warning => counts.1 += 1,
+            Severity::Info => counts.2 += 1,
+        }
+    }
+    counts
+}
+
 /// Error-level recall the development halves must keep (a regression floor: the goal
 /// on held-out data is 95%, and the README says how far this is from it).
 const NP_RECALL_FLOOR: f64 = 80.0;
@@ -527,15 +551,21 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
     rows.push(positives(
         "BIPIA indirect injections (text + code)",
         &bipia,
-        Some(25.0),
+        Some(75.0),
         &mut misses,
     ));
     // Spikee: every template with every instruction. Templates and instructions translated
-    // into other languages (ids ending in `-zu`, `-sq`, `-ga`, `-gd`) are out of reach of
-    // English rules; the English rows are reported apart, split in halves by template.
-    let translated = |id: &str| {
-        id.rsplit_once('-')
-            .is_some_and(|(_, l)| matches!(l, "zu" | "sq" | "ga" | "gd"))
+    // into other languages (ids ending in `-zu`, `-sq`, `-ga`, `-gd`) are read by the
+    // multilingual lexicon and the language-independent rules; the English rows are reported
+    // apart, split in halves by template, and the translated ones by language: the lexicon
+    // was developed against Zulu and Albanian, Irish and Scottish Gaelic are held out.
+    let lang = |id: &str| -> Option<bool> {
+        // Some(held out) for a translated id.
+        match id.rsplit_once('-').map(|(_, l)| l) {
+            Some("zu" | "sq") => Some(false),
+            Some("ga" | "gd") => Some(true),
+            _ => None,
+        }
     };
     let read_jsonl = |name: &str, field: &str| -> Vec<(String, String)> {
         std::fs::read_to_string(root.join(name))
@@ -555,11 +585,14 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
     let templates = read_jsonl("spikee/jailbreaks.jsonl", "text");
     let mut spikee = Vec::new();
     let mut spikee_en: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+    // Translated template or instruction: [zu + sq (developed on), ga + gd (held out)].
+    let mut spikee_tr: [Vec<String>; 2] = [Vec::new(), Vec::new()];
     for (k, (tid, t)) in templates.iter().enumerate() {
         for (iid, i) in &instrs {
             let text = t.replace("<INSTRUCTION>", i);
-            if !translated(tid) && !translated(iid) {
-                spikee_en[k % 2].push(text.clone());
+            match lang(tid).or(lang(iid)) {
+                None => spikee_en[k % 2].push(text.clone()),
+                Some(held_out) => spikee_tr[usize::from(held_out)].push(text.clone()),
             }
             spikee.push(text);
         }
@@ -568,7 +601,7 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
     rows.push(positives(
         "spikee jailbreak templates × instructions",
         &spikee,
-        None,
+        Some(90.0),
         &mut spikee_misses,
     ));
     for (half, texts) in ["A", "B"].iter().zip(&spikee_en) {
@@ -578,6 +611,15 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
             None,
             &mut spikee_misses,
         ));
+    }
+    for (set, texts) in [
+        "spikee, translated (Zulu, Albanian: developed on)",
+        "spikee, translated (Irish, Scottish Gaelic: held out)",
+    ]
+    .iter()
+    .zip(&spikee_tr)
+    {
+        rows.push(positives(set, texts, None, &mut spikee_misses));
     }
 
     // Positives written here, one group per kind of attack (persona set-ups and sheets,
@@ -930,24 +972,8 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
         }
         for p in files_in(&dir, "", ".md") {
             cl_files += 1;
-            let text = std::fs::read_to_string(&p).unwrap();
-            let d = check_text("CHANGELOG.md", &text).unwrap();
-            for x in &d {
-                match x.severity {
-                    Severity::Error => {
-                        cl.0 += 1;
-                        fps.push(format!(
-                            "changelog {}: {} {} {}",
-                            p.display(),
-                            x.line,
-                            x.rule,
-                            x.message
-                        ));
-                    }
-                    Severity::Warning => cl.1 += 1,
-                    Severity::Info => cl.2 += 1,
-                }
-            }
+            let (e, w, n) = findings_of("changelog", &p, "CHANGELOG.md", &mut fps);
+            cl = (cl.0 + e, cl.1 + w, cl.2 + n);
         }
     }
     rows.push(Row {
@@ -1009,6 +1035,28 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
             "count; {} warnings, {} notes; {pr_pii} PII errors (contact addresses)",
             pr.1, pr.2
         ),
+    });
+
+    // Handoff prose in other languages written here (`multilingual-negatives/`): earlier
+    // instructions in a README, a server's answer, a browser's developer mode, HTML in code
+    // spans, the way developers write about them.
+    let mut ml = (0, 0, 0);
+    let ml_files = files_in(&root.join("multilingual-negatives"), "", ".md");
+    for p in &ml_files {
+        let (e, w, n) = findings_of("multilingual", p, "STATUS.md", &mut fps);
+        ml = (ml.0 + e, ml.1 + w, ml.2 + n);
+    }
+    rows.push(Row {
+        set: format!(
+            "handoff prose in other languages written here ({} files), error findings",
+            ml_files.len()
+        ),
+        n: ml_files.len(),
+        hits: ml.0,
+        hits_any: ml.1,
+        positive: false,
+        goal: Some(0.0),
+        note: format!("count; {} warnings, {} notes", ml.1, ml.2),
     });
 
     // The table.

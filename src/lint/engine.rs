@@ -573,6 +573,16 @@ fn expand_keyword(
         let start = arena.len();
         arena.push_str(scratch);
         arena.push_str(k);
+        // Keywords are searched in the normalised view (accents removed, look-alike letters
+        // folded): a keyword written in another script is folded the same way, in each case.
+        if !arena.as_bytes()[start..].is_ascii() {
+            let word = arena.split_off(start);
+            return super::rules::lexicon::fold_variants(&word, &mut |f| {
+                let at = arena.len();
+                arena.push_str(f);
+                out(at, arena.len());
+            });
+        }
         return out(start, arena.len());
     };
     let kept = scratch.len();

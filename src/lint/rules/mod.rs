@@ -8,6 +8,8 @@ pub(crate) mod encoded;
 pub(crate) mod exfil;
 pub(crate) mod hidden;
 pub(crate) mod injection;
+pub(crate) mod lexicon;
+pub(crate) mod markup;
 pub(crate) mod pii;
 pub(crate) mod secrets;
 pub(crate) mod structure;
@@ -21,6 +23,8 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
     injection::PATTERNS
         .iter()
         .chain(conditional::PATTERNS)
+        .chain(markup::PATTERNS)
+        .chain(lexicon::PATTERNS)
         .chain(exfil::PATTERNS)
         .chain(secrets::PATTERNS)
         .chain(catalogue::PATTERNS.iter())
