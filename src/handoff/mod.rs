@@ -61,8 +61,10 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// (about 150 bytes an entry), so they get more room than the files agents edit; `archive`
 /// refuses to write anything larger, so what it writes it can always read back (issue #12,
 /// M4). Rotations, checksums and the archive-index check read them as streams
-/// ([`log_stream`]) with no such limit; the lint of the archive, `archive --reindex`, the
-/// merge driver and a rotation that adopts an unindexed archive still read them whole.
+/// ([`log_stream`]) with no such limit, and the lint of files left on disk reads them in
+/// pieces when that gives what a whole lint gives (`lint::pieces`); `archive --reindex`,
+/// the merge driver, a rotation that adopts an unindexed archive, blobs read from git and
+/// the lint's fallback still read them whole.
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 
 /// Returns the largest size read for a handoff file of this name (or repository-relative
