@@ -1337,3 +1337,39 @@ fn reindex_ties_an_uncommitted_redaction_to_its_index_line_by_heading() {
     out.assert_code(0);
     assert_eq!(out.json()["redactions"][0]["compared"], true, "{out}");
 }
+
+#[test]
+fn verify_lints_the_archive_and_its_index_in_pieces_as_lint_reads_them_whole() {
+    // Issue #12 item 2: `verify` lints LOG-ARCHIVE.md and its index from disk in pieces of
+    // whole entries (`read-whole:NAME` makes holding either file in memory fail), and
+    // reports their findings as `lint`, which reads them whole, reports them.
+    let log = journal(14)
+        .replacen("- change 2\n", "- change 2, a zero\u{200b}width space\n", 1)
+        .replacen("Session 3\n", "Session 3 \u{200b}\n", 1);
+    let repo = repo_with_log(&log);
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.aahp(&["manifest"]).assert_code(0);
+    let findings = |out: &CmdOutput| -> Vec<String> {
+        let mut v: Vec<String> = out
+            .stdout
+            .lines()
+            .filter(|l| l.contains("LOG-ARCHIVE"))
+            // `verify` lists them as `error: PATH: LINE:COL: …`, `lint` as `PATH:LINE:COL: …`.
+            .map(|l| {
+                let l = l.trim().trim_start_matches("error: ");
+                l.replacen(".md: ", ".md:", 1).replacen(".json: ", ".json:", 1)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let whole = repo.aahp(&["lint"]);
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let pieces = repo.aahp_env(".", &["verify"], &streams_only);
+    assert_eq!(pieces.code, 1, "{pieces}");
+    assert!(findings(&whole).len() >= 3, "{whole}");
+    assert_eq!(findings(&pieces), findings(&whole));
+}
