@@ -372,6 +372,29 @@ pub fn lint_snapshot_with(
     lint_inputs(cfg, &files, &streamed, extra, !snap.is_partial())
 }
 
+/// Lints a file held in memory. LOG-ARCHIVE.md and its index larger than a piece (blobs
+/// read from git: the pre-commit hook, `commit`'s gate, `verify --level ci`) are linted in
+/// pieces when that gives what the whole lint gives: the lint's own structures, several
+/// times the text, then hold one piece rather than the file.
+fn lint_held(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
+    let sizes = pieces::Sizes::default();
+    let content = crate::handoff::log_stream::Bytes(file.bytes);
+    let found = match file.name.as_str() {
+        _ if file.bytes.len() <= sizes.piece => None,
+        crate::handoff::log::ARCHIVE_FILE => {
+            pieces::lint_archive(cfg, &file.path, &file.name, &content, used, sizes)?
+        }
+        crate::handoff::log::INDEX_FILE => {
+            pieces::lint_index(cfg, &file.path, &file.name, &content, used, sizes)?
+        }
+        _ => None,
+    };
+    match found {
+        Some((diags, _)) => Ok(diags),
+        None => lint_file(cfg, file, used),
+    }
+}
+
 /// A file a snapshot left on disk.
 struct Streamed<'a> {
     path: String,
@@ -464,7 +487,7 @@ fn lint_inputs(
     }
     let mut found = Vec::new();
     for f in files {
-        found.push((f.path.clone(), lint_file(cfg, f, &mut used)?));
+        found.push((f.path.clone(), lint_held(cfg, f, &mut used)?));
     }
     for s in streamed {
         found.push((s.path.clone(), s.lint(cfg, &mut used)?));
