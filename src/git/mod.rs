@@ -122,6 +122,8 @@ impl std::fmt::Debug for Repo {
 
 /// Memory for decoded objects read more than once by one command.
 const OBJECT_CACHE_BYTES: usize = 4 * 1024 * 1024;
+/// Blobs larger than this are read around the object cache.
+const UNCACHED_BLOB_BYTES: u64 = 1024 * 1024;
 
 impl Repo {
     /// Opens the repository containing `dir`, honouring `GIT_DIR`, `GIT_WORK_TREE`,
@@ -306,6 +308,16 @@ impl Repo {
             .size();
         if usize::try_from(size).map_or(true, |s| s > limit) {
             return Ok(Err(size));
+        }
+        if size > UNCACHED_BLOB_BYTES {
+            // A large blob (LOG-ARCHIVE.md and its index) is read once: a copy in the object
+            // cache would only double what it holds in memory (issue #12 item 2).
+            let mut plain = self.repo.clone();
+            plain.object_cache_size(None);
+            return Ok(Ok(plain
+                .find_blob(id)
+                .map_err(read_err(format!("read blob {id}")))?
+                .take_data()));
         }
         self.blob(id).map(Ok)
     }
