@@ -354,8 +354,8 @@ pub fn lint_snapshot_with(
     extra: &[LintFile<'_>],
 ) -> Result<LintOutcome> {
     // Files a snapshot left on disk (LOG-ARCHIVE.md and its index, read elsewhere as
-    // streams) are linted in pieces of whole entries when that gives what their whole lint
-    // gives ([`pieces`]); else the file is read whole, within its size limit.
+    // streams) are linted in pieces of whole entries above 8 MiB when that gives what their
+    // whole lint gives ([`pieces`]); else the file is read whole, within its size limit.
     let streamed: Vec<Streamed<'_>> = snap
         .streamed
         .iter()
@@ -372,15 +372,15 @@ pub fn lint_snapshot_with(
     lint_inputs(cfg, &files, &streamed, extra, !snap.is_partial())
 }
 
-/// Lints a file held in memory. LOG-ARCHIVE.md and its index larger than a piece (blobs
-/// read from git: the pre-commit hook, `commit`'s gate, `verify --level ci`) are linted in
-/// pieces when that gives what the whole lint gives: the lint's own structures, several
-/// times the text, then hold one piece rather than the file.
+/// Lints a file held in memory. LOG-ARCHIVE.md and its index above 8 MiB
+/// ([`pieces::Sizes::whole_up_to`]; blobs read from git: the pre-commit hook, `commit`'s
+/// gate, `verify --level ci`) are linted in pieces when that gives what the whole lint
+/// gives: the lint's own structures, several times the text, then hold one piece rather
+/// than the file.
 fn lint_held(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
-    let sizes = pieces::Sizes::default();
+    let sizes = pieces::Sizes::of_command();
     let content = crate::handoff::log_stream::Bytes(file.bytes);
     let found = match file.name.as_str() {
-        _ if file.bytes.len() <= sizes.piece => None,
         crate::handoff::log::ARCHIVE_FILE => {
             pieces::lint_archive(cfg, &file.path, &file.name, &content, used, sizes)?
         }
@@ -406,7 +406,7 @@ impl Streamed<'_> {
     /// Lints the file: LOG-ARCHIVE.md and its index in pieces when they give what the
     /// whole lint gives, else (and any other file) read whole.
     fn lint(&self, cfg: &LintConfig, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
-        let sizes = pieces::Sizes::default();
+        let sizes = pieces::Sizes::of_command();
         let found = match self.name {
             crate::handoff::log::ARCHIVE_FILE => {
                 pieces::lint_archive(cfg, &self.path, self.name, self.content, used, sizes)?
@@ -1347,9 +1347,6 @@ fn render_line(
     (shown, (start_c, width))
 }
 
-/// Counts steps of the loops whose cost could grow with their input (rendering, duplicate
-/// removal, Markdown brackets, …), so that tests can check that linting grows linearly with
-/// the input without timing anything. Thread-local: a test reads its own thread's count.
 /// How close the lint of a text came to the limits the engine applies per text (findings
 /// per pattern, decoded runs and obfuscated stretches per decoder): counted on this thread
 /// for the top-level text, read by the lint of LOG-ARCHIVE.md in pieces ([`pieces`]), which
@@ -1401,6 +1398,9 @@ pub(crate) mod pressure {
     }
 }
 
+/// Counts steps of the loops whose cost could grow with their input (rendering, duplicate
+/// removal, Markdown brackets, …), so that tests can check that linting grows linearly with
+/// the input without timing anything. Thread-local: a test reads its own thread's count.
 pub(crate) mod steps {
     use std::cell::Cell;
 

@@ -17,6 +17,10 @@ use crate::handoff::log_stream::{Content, Entries, Limits};
 /// how the archive is read.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Sizes {
+    /// A content of at most this many bytes is linted whole: linting it in pieces costs
+    /// more instructions (each cut's seam is linted twice) to save memory that does not
+    /// matter at that size.
+    pub(crate) whole_up_to: u64,
     /// Bytes a piece holds before a cut is tried.
     pub(crate) piece: usize,
     /// A piece that cannot end before this many bytes is not linted in pieces.
@@ -29,9 +33,22 @@ pub(crate) struct Sizes {
     pub(crate) limits: Limits,
 }
 
+impl Sizes {
+    /// The sizes a command uses: [`Sizes::default`], except that tests built with fail
+    /// points arm `lint-in-pieces` to lint files of any size in pieces.
+    pub(crate) fn of_command() -> Sizes {
+        let mut sizes = Sizes::default();
+        if crate::failpoint::armed_flag("lint-in-pieces") {
+            sizes.whole_up_to = 0;
+        }
+        sizes
+    }
+}
+
 impl Default for Sizes {
     fn default() -> Sizes {
         Sizes {
+            whole_up_to: crate::handoff::MAX_FILE_BYTES as u64,
             piece: 256 * 1024,
             max_piece: crate::handoff::MAX_FILE_BYTES,
             seam: 8 * 1024,
@@ -345,6 +362,9 @@ pub(crate) fn lint_archive(
     used: &mut [bool],
     sizes: Sizes,
 ) -> Result<Option<(Vec<Diagnostic>, usize)>> {
+    if content.content_len() <= sizes.whole_up_to {
+        return Ok(None);
+    }
     let Ok(mut entries) = Entries::new(content, sizes.limits, ARCHIVE_FILE) else {
         return Ok(None);
     };
@@ -401,6 +421,9 @@ pub(crate) fn lint_index(
     sizes: Sizes,
 ) -> Result<Option<(Vec<Diagnostic>, usize)>> {
     use std::io::Read;
+    if content.content_len() <= sizes.whole_up_to {
+        return Ok(None);
+    }
     let Ok(bom) = starts_with_bom(content) else {
         return Ok(None);
     };
@@ -550,6 +573,7 @@ mod tests {
 
     fn sizes(piece: usize, chunk: usize) -> Sizes {
         Sizes {
+            whole_up_to: 0,
             piece,
             max_piece: 64 * 1024,
             seam: 1024,
@@ -648,6 +672,45 @@ mod tests {
         for small in ["", "\n", "# Archive\n", "## [2026-01-01] a: one\n- x"] {
             same_as_whole(&cfg(), small);
         }
+    }
+
+    #[test]
+    fn files_up_to_the_whole_size_are_linted_whole_and_larger_ones_in_pieces() {
+        // Pieces cost more instructions than one lint (each seam is linted twice): a
+        // command takes them only above 8 MiB, where they save memory that matters.
+        let (text, index) = archive_and_index(&plain(40));
+        let len = text.len() as u64;
+        for (whole_up_to, in_pieces) in [(len, false), (len - 1, true), (0, true)] {
+            let sizes = Sizes {
+                whole_up_to,
+                ..sizes(200, 4096)
+            };
+            let mut used = vec![];
+            let got = lint_archive(
+                &cfg(),
+                PATH,
+                ARCHIVE_FILE,
+                &Bytes(text.as_bytes()),
+                &mut used,
+                sizes,
+            )
+            .unwrap();
+            assert_eq!(got.is_some(), in_pieces, "whole up to {whole_up_to}");
+        }
+        let got = lint_index(
+            &cfg(),
+            INDEX_PATH,
+            INDEX_FILE,
+            &Bytes(index.as_bytes()),
+            &mut [],
+            Sizes {
+                whole_up_to: index.len() as u64,
+                ..sizes(200, 4096)
+            },
+        )
+        .unwrap();
+        assert!(got.is_none());
+        assert_eq!(Sizes::default().whole_up_to, 8 * 1024 * 1024);
     }
 
     #[test]

@@ -1342,7 +1342,8 @@ fn reindex_ties_an_uncommitted_redaction_to_its_index_line_by_heading() {
 fn verify_lints_the_archive_and_its_index_in_pieces_as_lint_reads_them_whole() {
     // Issue #12 item 2: `verify` lints LOG-ARCHIVE.md and its index from disk in pieces of
     // whole entries (`read-whole:NAME` makes holding either file in memory fail), and
-    // reports their findings as `lint`, which reads them whole, reports them.
+    // reports their findings as `lint`, which reads them whole, reports them. Pieces are
+    // taken above 8 MiB; `lint-in-pieces` takes them at this test's size.
     let log = journal(14)
         .replacen("- change 2\n", "- change 2, a zero\u{200b}width space\n", 1)
         .replacen("Session 3\n", "Session 3 \u{200b}\n", 1);
@@ -1366,7 +1367,7 @@ fn verify_lints_the_archive_and_its_index_in_pieces_as_lint_reads_them_whole() {
     let whole = repo.aahp(&["lint"]);
     let streams_only = [(
         "AAHP_FAILPOINT",
-        "read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+        "lint-in-pieces,read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
     )];
     let pieces = repo.aahp_env(".", &["verify"], &streams_only);
     assert_eq!(pieces.code, 1, "{pieces}");
