@@ -1374,3 +1374,27 @@ fn verify_lints_the_archive_and_its_index_in_pieces_as_lint_reads_them_whole() {
     assert!(findings(&whole).len() >= 3, "{whole}");
     assert_eq!(findings(&pieces), findings(&whole));
 }
+
+#[test]
+fn manifest_summarizes_an_archive_past_its_first_bytes_without_reading_it_whole() {
+    // Issue #12 item 2: when LOG-ARCHIVE.md's first 256 KiB hold no dated heading, its
+    // summary (the newest entry) is found by reading it again line by line, never whole
+    // (`read-whole:NAME` makes holding it in memory fail). Before, it was read whole.
+    let repo = repo_with_log(&journal(14));
+    repo.aahp(&["archive"]).assert_code(0);
+    let archive = repo.read(ARCHIVE);
+    let (title, rest) = archive.split_once("\n\n").unwrap();
+    let prose =
+        "A note kept before the entries, long enough to push them past the head.\n".repeat(4000);
+    repo.write(ARCHIVE, format!("{title}\n\n{prose}\n{rest}"));
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let out = repo.aahp_env(".", &["manifest"], &streams_only);
+    out.assert_code(0);
+    let m: serde_json::Value = serde_json::from_str(&repo.read(MANIFEST)).unwrap();
+    let summary = m["files"]["LOG-ARCHIVE.md"]["summary"].as_str().unwrap();
+    assert!(summary.starts_with("Last entry: [2026-10-"), "{summary}");
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+}
