@@ -36,6 +36,20 @@ pub fn error(name: &str) -> std::io::Result<()> {
     Ok(())
 }
 
+/// True if `name` is armed (only with the `failpoints` feature): a test asks for a path
+/// the command takes only on inputs too large for a test (the lint of LOG-ARCHIVE.md in
+/// pieces, above 8 MiB).
+#[inline]
+pub fn armed_flag(name: &str) -> bool {
+    #[cfg(feature = "failpoints")]
+    return armed(name);
+    #[cfg(not(feature = "failpoints"))]
+    {
+        let _ = name;
+        false
+    }
+}
+
 /// Sleeps a little if `name` is armed (only with the `failpoints` feature): widens a
 /// window (the writes of a rotation) so that a test's randomly timed SIGKILL lands in it
 /// often enough to prove something.

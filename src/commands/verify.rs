@@ -640,7 +640,8 @@ fn unread_checksums(
 /// One handoff directory read for judging: its snapshot and its running lint.
 struct Read {
     dir: HandoffDir,
-    snap: Snapshot,
+    /// Shared with its lint thread: a copy would hold LOG-ARCHIVE.md and its index twice.
+    snap: std::sync::Arc<Snapshot>,
     lint: LintJob,
 }
 
@@ -785,7 +786,7 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 // Only what changed since HEAD is read (issue #14).
                 let base = Baseline::at_head(repo, &dir)?;
                 let snap = dir.snapshot_index_since(repo, index.state(), &base)?;
-                let snap = complete_for_lint(repo, &dir, snap, today)?;
+                let snap = std::sync::Arc::new(complete_for_lint(repo, &dir, snap, today)?);
                 let lint = p.submit(&snap);
                 early.push(Read { dir, snap, lint });
             }
@@ -903,7 +904,7 @@ fn judge_target(
         if explicit && !dir.exists() && !content.holds(repo, &dir.rel)? {
             return Err(Error::NoHandoffDir(dir.rel.clone()));
         }
-        let snap = content.snapshot(repo, dir, today)?;
+        let snap = std::sync::Arc::new(content.snapshot(repo, dir, today)?);
         let lint = LintJob::spawn(dir, &snap, today);
         reads.push(Read {
             dir: dir.clone(),
@@ -1032,7 +1033,7 @@ struct LintJob(Option<std::sync::mpsc::Receiver<LintAnswer>>);
 
 /// A lint thread started before its snapshot is read, so that starting it overlaps the reads.
 struct PendingLint {
-    snap: Option<std::sync::mpsc::SyncSender<Snapshot>>,
+    snap: Option<std::sync::mpsc::SyncSender<std::sync::Arc<Snapshot>>>,
     answer: std::sync::mpsc::Receiver<LintAnswer>,
 }
 
@@ -1040,7 +1041,7 @@ impl PendingLint {
     /// Starts a thread that waits for a snapshot of `dir` and lints it.
     fn start(dir: &HandoffDir, today: jiff::civil::Date) -> PendingLint {
         let dir = dir.clone();
-        let (snap_tx, snap_rx) = std::sync::mpsc::sync_channel::<Snapshot>(1);
+        let (snap_tx, snap_rx) = std::sync::mpsc::sync_channel::<std::sync::Arc<Snapshot>>(1);
         let (tx, answer) = std::sync::mpsc::sync_channel(1);
         let spawned = std::thread::Builder::new()
             .name("lint".into())
@@ -1059,16 +1060,20 @@ impl PendingLint {
 
     /// Hands the thread its snapshot. A thread that could not be spawned only loses the
     /// overlap: [`LintJob::join`] lints in place.
-    fn submit(self, snap: &Snapshot) -> LintJob {
+    fn submit(self, snap: &std::sync::Arc<Snapshot>) -> LintJob {
         match self.snap {
-            Some(tx) if tx.send(snap.clone()).is_ok() => LintJob(Some(self.answer)),
+            Some(tx) if tx.send(std::sync::Arc::clone(snap)).is_ok() => LintJob(Some(self.answer)),
             _ => LintJob(None),
         }
     }
 }
 
 impl LintJob {
-    fn spawn(dir: &HandoffDir, snap: &Snapshot, today: jiff::civil::Date) -> LintJob {
+    fn spawn(
+        dir: &HandoffDir,
+        snap: &std::sync::Arc<Snapshot>,
+        today: jiff::civil::Date,
+    ) -> LintJob {
         PendingLint::start(dir, today).submit(snap)
     }
 

@@ -122,6 +122,38 @@ impl std::fmt::Debug for Repo {
 
 /// Memory for decoded objects read more than once by one command.
 const OBJECT_CACHE_BYTES: usize = 4 * 1024 * 1024;
+/// Blobs larger than this are read around the object cache.
+const UNCACHED_BLOB_BYTES: u64 = 1024 * 1024;
+
+/// A reader of the first `left` bytes of a file that fails when the file ends sooner: a
+/// blob's header names its size before its content is read.
+struct Exactly<R> {
+    inner: std::io::Take<R>,
+    left: u64,
+}
+
+impl<R: std::io::Read> Exactly<R> {
+    fn new(inner: R, len: u64) -> Exactly<R> {
+        Exactly {
+            inner: std::io::Read::take(inner, len),
+            left: len,
+        }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for Exactly<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && self.left > 0 && !buf.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "it changed while it was read (it got shorter); rerun the command",
+            ));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
 
 impl Repo {
     /// Opens the repository containing `dir`, honouring `GIT_DIR`, `GIT_WORK_TREE`,
@@ -306,6 +338,16 @@ impl Repo {
             .size();
         if usize::try_from(size).map_or(true, |s| s > limit) {
             return Ok(Err(size));
+        }
+        if size > UNCACHED_BLOB_BYTES {
+            // A large blob (LOG-ARCHIVE.md and its index) is read once: a copy in the object
+            // cache would only double what it holds in memory (issue #12 item 2).
+            let mut plain = self.repo.clone();
+            plain.object_cache_size(None);
+            return Ok(Ok(plain
+                .find_blob(id)
+                .map_err(read_err(format!("read blob {id}")))?
+                .take_data()));
         }
         self.blob(id).map(Ok)
     }
@@ -1089,6 +1131,59 @@ impl Repo {
         })
     }
 
+    /// Writes the regular file at `path`, `len` bytes long, as a blob. Above `whole_up_to`
+    /// bytes (LOG-ARCHIVE.md and its index) it is read as a stream (issue #12 item 2): hashed
+    /// in pieces, and written (compressed in pieces) only when the repository lacks it; a
+    /// file that changes while it is read is an error, never a blob of mixed content.
+    fn write_file_blob(
+        &self,
+        path: &Path,
+        len: u64,
+        whole_up_to: u64,
+    ) -> std::io::Result<ObjectId> {
+        use std::io::Read;
+        if len <= whole_up_to {
+            // Tests arm `save-whole:NAME` to prove a large file is saved as a stream.
+            #[cfg(feature = "failpoints")]
+            crate::failpoint::error(&format!(
+                "save-whole:{}",
+                path.file_name().unwrap_or_default().to_string_lossy()
+            ))?;
+            let bytes = std::fs::read(path)?;
+            return self
+                .repo
+                .write_blob(&bytes)
+                .map(gix::Id::detach)
+                .map_err(std::io::Error::other);
+        }
+        let kind = gix::object::Kind::Blob;
+        let mut hasher = gix::hash::hasher(self.repo.object_hash());
+        hasher.update(&gix::objs::encode::loose_header(kind, len));
+        let mut reader = Exactly::new(std::fs::File::open(path)?, len);
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => hasher.update(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let id = hasher.try_finalize().map_err(std::io::Error::other)?;
+        if self.repo.has_object(id) {
+            return Ok(id);
+        }
+        let mut reader = Exactly::new(std::fs::File::open(path)?, len);
+        let written = gix::objs::Write::write_stream(&self.repo.objects, kind, len, &mut reader)
+            .map_err(std::io::Error::other)?;
+        if written != id {
+            return Err(std::io::Error::other(
+                "it changed while it was read; rerun the command",
+            ));
+        }
+        Ok(id)
+    }
+
     /// Writes a commit whose tree is `parent`'s tree with the paths `paths` (repository-relative)
     /// taken from the working tree: present files are added, absent ones removed. Written
     /// in-process (blobs, trees, one commit object, as `git` writes loose objects: no fsync),
@@ -1134,8 +1229,6 @@ impl Repo {
                     gix::object::tree::EntryKind::Link,
                 )
             } else if meta.is_file() {
-                let bytes = std::fs::read(&abs)
-                    .map_err(read_err(format!("save the handoff files: read {path}")))?;
                 let executable = if file_mode {
                     std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0
                 } else {
@@ -1147,7 +1240,13 @@ impl Repo {
                 } else {
                     gix::object::tree::EntryKind::Blob
                 };
-                (bytes, kind)
+                let id = self
+                    .write_file_blob(&abs, meta.len(), UNCACHED_BLOB_BYTES)
+                    .map_err(read_err(format!("save the handoff files: read {path}")))?;
+                editor
+                    .upsert(path.as_str(), kind, id)
+                    .map_err(read_err(format!("save the handoff files: write {path}")))?;
+                continue;
             } else {
                 return Err(GitError::Read {
                     action: format!("save the handoff files: {path}"),

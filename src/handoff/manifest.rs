@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::checksum_cache::BlobCache;
 use super::log::INDEX_FILE;
+use super::log_stream::Content;
 use super::stream::{Pass, Streamed};
 use super::{HandoffDir, Snapshot, checksum, decode_text, line_count, tokens};
 use crate::clock;
@@ -715,8 +716,8 @@ pub fn summarize(name: &str, text: &str) -> String {
 /// [`summarize`] for a file read as a stream, from its first bytes where they decide it:
 /// the index's entry count comes from the pass; a Markdown file's summary section or newest
 /// entry when they lie within its head (and no summary marker hides further on). Otherwise
-/// (rare: no dated heading in the first 256 KiB) the file is read whole, within the
-/// archive's limit.
+/// (rare: no dated heading in the first 256 KiB) the file is read again as a stream of
+/// lines ([`summary_of_stream`]), never whole (issue #12 item 2).
 #[expect(
     clippy::case_sensitive_file_extension_comparisons,
     reason = "AAHP file keys are case-sensitive (`^.+\\.md$`)"
@@ -742,8 +743,322 @@ fn streamed_summary(shown: &str, name: &str, s: &Streamed, pass: &Pass) -> Resul
     if decided {
         return Ok(summarize(name, head));
     }
-    let bytes = s.read_all(shown, super::MAX_ARCHIVE_BYTES)?;
-    Ok(summarize(name, decode_text(shown, &bytes)?))
+    summary_of_stream(shown, name, s, pass.marker_seen, super::MAX_FILE_BYTES).map(|(s, _)| s)
+}
+
+/// [`summarize`] of `content` read as a stream of lines of at most `line_max` bytes (an
+/// archive's lines come from LOG.md, whose size is [`super::MAX_FILE_BYTES`] at most; a
+/// longer one is exit 2 naming that limit): the `summary` section when `marker_seen`, else
+/// the newest entry of a log, else the first prose line, each as the whole text gives it.
+/// An index is counted as [`summarize_json`] counts it, read as a stream. Also gives the
+/// most bytes held at once for one line (tests show it bounded).
+#[expect(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "AAHP file keys are case-sensitive (`^.+\\.md$`)"
+)]
+fn summary_of_stream(
+    shown: &str,
+    name: &str,
+    content: &dyn Content,
+    marker_seen: bool,
+    line_max: usize,
+) -> Result<(String, usize)> {
+    let read_err = |source| Error::Read {
+        path: shown.to_string(),
+        source,
+    };
+    let mut largest = 0;
+    let mut pass = |f: &mut dyn FnMut(&mut Lines<'_>) -> Option<String>| -> Result<Option<String>> {
+        let reader = content.open_at(0).map_err(read_err)?;
+        let mut lines = Lines::new(shown, reader, line_max);
+        let found = f(&mut lines);
+        largest = largest.max(lines.largest);
+        lines.finish()?;
+        Ok(found)
+    };
+    let mut found = None;
+    if name.ends_with(".json") {
+        found = Some(json_summary_of_stream(shown, name, content)?);
+    } else if marker_seen {
+        found = pass(&mut |l| section_words(l, "summary"))?;
+    }
+    if found.is_none() && (name == "LOG.md" || name == "LOG-ARCHIVE.md") {
+        found = pass(&mut |l| newest_entry_in(l))?.map(|t| format!("Last entry: {t}"));
+    }
+    let s = match found {
+        Some(s) => s,
+        None => pass(&mut |l| Some(first_prose_line_in(l)))?.unwrap_or_default(),
+    };
+    let s = if s.is_empty() {
+        NO_SUMMARY.to_string()
+    } else {
+        truncate_chars(&s, SUMMARY_MAX)
+    };
+    Ok((s, largest))
+}
+
+/// The lines of a stream as `str::lines` gives them, each read whole up to a limit; an
+/// error ends them and is kept for [`Lines::finish`].
+struct Lines<'a> {
+    shown: &'a str,
+    reader: std::io::BufReader<Box<dyn std::io::Read + 'a>>,
+    max: usize,
+    buf: Vec<u8>,
+    largest: usize,
+    error: Option<Error>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(shown: &'a str, reader: Box<dyn std::io::Read + 'a>, max: usize) -> Lines<'a> {
+        Lines {
+            shown,
+            reader: std::io::BufReader::with_capacity(64 * 1024, reader),
+            max,
+            buf: Vec::new(),
+            largest: 0,
+            error: None,
+        }
+    }
+
+    fn finish(self) -> Result<()> {
+        self.error.map_or(Ok(()), Err)
+    }
+}
+
+impl Iterator for Lines<'_> {
+    type Item = String;
+
+    fn next(&mut self) -> Option<String> {
+        use std::io::{BufRead, Read};
+        if self.error.is_some() {
+            return None;
+        }
+        self.buf.clear();
+        let mut limited = (&mut self.reader).take(self.max as u64 + 1);
+        match limited.read_until(b'\n', &mut self.buf) {
+            Ok(0) => return None,
+            Ok(_) => {}
+            Err(source) => {
+                self.error = Some(Error::Read {
+                    path: self.shown.to_string(),
+                    source,
+                });
+                return None;
+            }
+        }
+        self.largest = self.largest.max(self.buf.len());
+        if self.buf.len() > self.max {
+            self.error = Some(Error::invalid(
+                self.shown,
+                None,
+                format!(
+                    "a line is longer than {} bytes, the most git-aahp holds of one line of it in memory",
+                    self.max
+                ),
+            ));
+            return None;
+        }
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+            if self.buf.last() == Some(&b'\r') {
+                self.buf.pop();
+            }
+        }
+        if let Ok(line) = String::from_utf8(std::mem::take(&mut self.buf)) {
+            Some(line)
+        } else {
+            self.error = Some(Error::invalid(self.shown, None, "invalid UTF-8"));
+            None
+        }
+    }
+}
+
+/// What [`section`] then [`summarize`] make of the section `name` of the text whose lines
+/// these are: its words outside provenance lines, one space apart, only as many as a
+/// summary can show (past [`SUMMARY_MAX`] characters the rest is cut anyway). `None`
+/// when the section does not open and close.
+fn section_words<S: AsRef<str>>(lines: impl Iterator<Item = S>, name: &str) -> Option<String> {
+    let open = format!("<!-- SECTION: {name} -->");
+    let close = format!("<!-- /SECTION: {name} -->");
+    let mut words = String::new();
+    let mut chars = 0usize;
+    let mut inside = false;
+    for line in lines {
+        let mut seg = line.as_ref();
+        if !inside {
+            let Some(at) = seg.find(&open) else { continue };
+            seg = &seg[at + open.len()..];
+            inside = true;
+        }
+        let (body, closed) = match seg.find(&close) {
+            Some(at) => (&seg[..at], true),
+            None => (seg, false),
+        };
+        if !is_provenance_line(body) {
+            for w in body.split_whitespace() {
+                if chars > SUMMARY_MAX {
+                    break;
+                }
+                if !words.is_empty() {
+                    words.push(' ');
+                    chars += 1;
+                }
+                words.push_str(w);
+                chars += w.chars().count();
+            }
+        }
+        if closed {
+            return Some(words);
+        }
+    }
+    None
+}
+
+/// [`summarize_json`] of an index read as a stream: the scan's count, else the length of
+/// its `entries` list as the parsed document gives it, or `(unparsable JSON)`.
+fn json_summary_of_stream(shown: &str, name: &str, content: &dyn Content) -> Result<String> {
+    use std::io::Read;
+    let read_err = |source| Error::Read {
+        path: shown.to_string(),
+        source,
+    };
+    // Leading BOMs skipped, as `trim_start_matches` skips them.
+    let skip_boms = || -> Result<Box<dyn Read + '_>> {
+        let mut at = 0u64;
+        loop {
+            let mut three = [0u8; 3];
+            let mut r = content.open_at(at).map_err(read_err)?;
+            let n = r.read(&mut three).map_err(read_err)?;
+            let n = if n > 0 && n < 3 {
+                n + r.read(&mut three[n..]).map_err(read_err)?
+            } else {
+                n
+            };
+            if n == 3 && three == *b"\xEF\xBB\xBF" {
+                at += 3;
+            } else {
+                return content.open_at(at).map_err(read_err);
+            }
+        }
+    };
+    let counted = |n: usize| format!("{n} archived log entr{}", if n == 1 { "y" } else { "ies" });
+    if name == INDEX_FILE {
+        let mut scanner = super::log::IndexScanner::default();
+        let mut r = skip_boms()?;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match r.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => scanner.feed(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(source) => return Err(read_err(source)),
+            }
+        }
+        if let Some(end) = scanner.finish() {
+            return Ok(counted(end.count));
+        }
+    }
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(skip_boms()?));
+    let n = match serde::de::DeserializeSeed::deserialize(Counted { top: true }, &mut de).and_then(
+        |n| {
+            de.end()?;
+            Ok(n)
+        },
+    ) {
+        Ok(n) => n,
+        Err(e) if e.is_io() => {
+            return Err(Error::Read {
+                path: shown.to_string(),
+                source: e.into(),
+            });
+        }
+        Err(_) => return Ok("(unparsable JSON)".into()),
+    };
+    Ok(match name {
+        "pii-allowlist.json" => format!(
+            "{n} allowlisted email address{}",
+            if n == 1 { "" } else { "es" }
+        ),
+        INDEX_FILE => counted(n),
+        _ => String::new(),
+    })
+}
+
+/// A JSON value parsed as [`Value`] parses it (numbers in range, strings escaped
+/// correctly, so the same documents are refused) without holding it. At the top (`top`):
+/// the length of the object's `entries` list (its last occurrence; 0 when it is no list or
+/// the document no object); below it, a list's length (0 for anything else).
+#[derive(Clone, Copy)]
+struct Counted {
+    top: bool,
+}
+
+/// Any JSON value, dropped.
+struct Skip;
+
+impl<'de> serde::Deserialize<'de> for Skip {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Skip, D::Error> {
+        d.deserialize_any(Counted { top: false }).map(|_| Skip)
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Counted {
+    type Value = usize;
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<usize, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Counted {
+    type Value = usize;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<usize, A::Error> {
+        let mut n = 0;
+        while seq.next_element::<Skip>()?.is_some() {
+            n += 1;
+        }
+        Ok(if self.top { 0 } else { n })
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<usize, A::Error> {
+        let mut n = 0;
+        while let Some(key) = map.next_key::<String>()? {
+            if self.top && key == "entries" {
+                n = map.next_value_seed(Counted { top: false })?;
+            } else {
+                map.next_value::<Skip>()?;
+            }
+        }
+        Ok(n)
+    }
+    fn visit_bool<E>(self, _: bool) -> std::result::Result<usize, E> {
+        Ok(0)
+    }
+    fn visit_i64<E>(self, _: i64) -> std::result::Result<usize, E> {
+        Ok(0)
+    }
+    fn visit_u64<E>(self, _: u64) -> std::result::Result<usize, E> {
+        Ok(0)
+    }
+    fn visit_f64<E>(self, _: f64) -> std::result::Result<usize, E> {
+        Ok(0)
+    }
+    fn visit_str<E>(self, _: &str) -> std::result::Result<usize, E> {
+        Ok(0)
+    }
+    fn visit_unit<E>(self) -> std::result::Result<usize, E> {
+        Ok(0)
+    }
 }
 
 fn summarize_json(name: &str, text: &str) -> String {
@@ -784,9 +1099,14 @@ pub fn section<'a>(text: &'a str, name: &str) -> Option<&'a str> {
 }
 
 fn newest_entry(text: &str) -> Option<String> {
+    newest_entry_in(text.lines())
+}
+
+/// [`newest_entry`] of the text whose lines these are.
+fn newest_entry_in<S: AsRef<str>>(lines: impl Iterator<Item = S>) -> Option<String> {
     let mut fence = false;
-    for line in text.lines() {
-        let t = line.trim_end_matches('\r');
+    for line in lines {
+        let t = line.as_ref().trim_end_matches('\r');
         if t.trim_start().starts_with("```") || t.trim_start().starts_with("~~~") {
             fence = !fence;
         }
@@ -801,11 +1121,17 @@ fn newest_entry(text: &str) -> Option<String> {
 /// indented or JSON), bold labels (`**What happened:**`), provenance and date stamps are
 /// skipped, and a paragraph is preferred to a list item.
 fn first_prose_line(text: &str) -> String {
+    first_prose_line_in(text.lines())
+}
+
+/// [`first_prose_line`] of the text whose lines these are.
+fn first_prose_line_in<S: AsRef<str>>(lines: impl Iterator<Item = S>) -> String {
     let mut fence = false;
     let mut comment = false;
     let mut json_depth = 0usize;
     let mut first_item = None;
-    for line in text.lines() {
+    for line in lines {
+        let line = line.as_ref();
         let t = line.trim();
         if t.starts_with("```") || t.starts_with("~~~") {
             fence = !fence;
@@ -1029,6 +1355,86 @@ mod tests {
                 String::from_utf8(regen(&whole)).unwrap()
             );
         }
+    }
+
+    #[test]
+    fn a_summary_read_as_a_stream_of_short_lines_is_the_whole_texts() {
+        // Issue #12 item 2: a summary the first bytes do not decide is read again line by
+        // line, never whole: here no line may exceed 80 bytes, the texts are hundreds of
+        // times that, and each summary is the one the whole text gives.
+        use crate::handoff::log_stream::Bytes;
+        let entry = |i: usize| {
+            format!(
+                "## [2026-01-{:02}] a: Session {i}\n\n- é {i}\r\n\n---\n\n",
+                i % 28 + 1
+            )
+        };
+        let entries: String = (0..300).map(entry).collect();
+        let filler = "prose line\n".repeat(3000);
+        let open = crate::handoff::stream::SUMMARY_OPEN;
+        let close = "<!-- /SECTION: summary -->";
+        let mut words = String::new();
+        for i in 0..200 {
+            words.push_str("wörd");
+            words.push_str(&i.to_string());
+            words.push_str(if i % 5 == 4 { "\r\n" } else { " " });
+        }
+        let md = [
+            format!("# A\n\n{filler}{entries}"),
+            format!(
+                "# A\n\n{filler}{open}\n> *Provenance: x*\nLate  summary\ttext.\n{close}\n{entries}"
+            ),
+            format!("# A\n\n{filler}{open}\n{words}\n{close}\n"),
+            format!("# A\n\n{filler}{open}\nnever closed\n{entries}"),
+            format!("# A\n\n{filler}x {open}short one{close} y\n{entries}"),
+            format!("# A\n\n{filler}{open}\n\n{close}\n{entries}"),
+            format!("# A\n\n{filler}```\n## [2020-01-01] fake: fenced\n```\n{entries}"),
+            format!("# A\n\n{}", "- an item\n".repeat(2000)),
+            format!("# A\n\n{filler}"),
+            format!("{}tail\r", "# heading\r\n".repeat(2000)),
+            String::new(),
+        ];
+        let entry_line = "    {\"sha256\": \"00\", \"title\": \"t\"}";
+        let json = [
+            format!(
+                "{{\n  \"version\": 1,\n  \"entries\": [\n{}\n  ]\n}}\n",
+                vec![entry_line; 900].join(",\n")
+            ),
+            format!(
+                "\u{feff}\u{feff}{{\"entries\": [\n{}\n]}}",
+                vec![entry_line; 900].join(",\n")
+            ),
+            format!(
+                "{{\"entries\": {{\"a\": 1}},\n\"pad\": [\n{}\n]}}",
+                vec![entry_line; 900].join(",\n")
+            ),
+            format!("[\n{}\n]", vec![entry_line; 900].join(",\n")),
+            format!(
+                "{{\"entries\": [1, 2],\n\"pad\": [\n{}\n], \"entries\": [3]}}",
+                vec![entry_line; 900].join(",\n")
+            ),
+            format!(
+                "{{\"x\": 1e400,\n\"pad\": [\n{}\n], \"entries\": 3}}",
+                vec![entry_line; 900].join(",\n")
+            ),
+            format!("{{\"entries\": [\n{},", vec![entry_line; 900].join(",\n")),
+        ];
+        let cases = md
+            .iter()
+            .map(|t| ("LOG-ARCHIVE.md", t))
+            .chain(json.iter().map(|t| (INDEX_FILE, t)));
+        for (i, (name, text)) in cases.enumerate() {
+            let marker = text.contains(open);
+            let (got, largest) =
+                summary_of_stream("f", name, &Bytes(text.as_bytes()), marker, 80).unwrap();
+            assert_eq!(got, summarize(name, text), "case {i}");
+            assert!(largest <= 81, "{largest}");
+        }
+        let long = format!("# A\n\n{filler}{}\n", "x".repeat(81));
+        let err = summary_of_stream("f", "LOG-ARCHIVE.md", &Bytes(long.as_bytes()), false, 80)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("longer than 80 bytes"), "{err}");
     }
 
     #[test]

@@ -60,9 +60,13 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// by at most one LOG.md per rotation, and the index is larger than the archive it lists
 /// (about 150 bytes an entry), so they get more room than the files agents edit; `archive`
 /// refuses to write anything larger, so what it writes it can always read back (issue #12,
-/// M4). Rotations, checksums and the archive-index check read them as streams
-/// ([`log_stream`]) with no such limit; the lint of the archive, `archive --reindex`, the
-/// merge driver and a rotation that adopts an unindexed archive still read them whole.
+/// M4). Rotations, checksums, summaries, the archive-index check and the copy `commit`
+/// saves read them as streams ([`log_stream`], [`stream`]) with no such limit, and the
+/// lint reads them in pieces above 8 MiB when that gives what a whole lint gives
+/// (`lint::pieces`). Still read whole, within this limit: `archive --reindex`, the merge
+/// driver, a rotation that adopts an unindexed archive or a legacy index, the lint when
+/// its pieces cannot be shown equal to the whole lint, and blobs read from git (the hook,
+/// `commit`'s gate, `verify --level ci`: gix loads a blob whole).
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 
 /// Returns the largest size read for a handoff file of this name (or repository-relative
@@ -229,7 +233,7 @@ impl Snapshot {
             let rel = dir.path_of(&inner);
             let bytes = repo
                 .blob_within(id, max_bytes(&rel))?
-                .map_err(|size| too_large(&rel, size))?;
+                .map_err(|size| too_large_blob(&rel, size))?;
             self.insert(inner, bytes);
         }
         Ok(())
@@ -328,7 +332,7 @@ impl HandoffDir {
             }
             match repo.blob_within(f.id, limit)? {
                 Ok(bytes) => Ok(Some(bytes)),
-                Err(size) => Err(too_large(&rel, size)),
+                Err(size) => Err(too_large_blob(&rel, size)),
             }
         };
         match source {
@@ -604,7 +608,7 @@ impl HandoffDir {
             }
             let bytes = repo
                 .blob_within(id, max_bytes(&rel))?
-                .map_err(|size| too_large(&rel, size))?;
+                .map_err(|size| too_large_blob(&rel, size))?;
             snap.insert(name, bytes);
         }
         Ok(snap)
@@ -653,12 +657,22 @@ pub(crate) fn file_name(path: &str) -> &str {
     path.rsplit_once('/').map_or(path, |(_, n)| n)
 }
 
-fn too_large(path: &str, len: u64) -> Error {
-    too_large_as(path, path, len)
+/// A blob read from git above its file's limit: gix loads a blob whole, so even LOG-ARCHIVE.md
+/// and its index, read from disk as streams, are held within their limit there.
+fn too_large_blob(path: &str, len: u64) -> Error {
+    Error::invalid(
+        path,
+        None,
+        format!(
+            "file is {len} bytes in git; a file read from git is loaded whole, and {} is limited to {} bytes that way",
+            file_name(path),
+            max_bytes(path)
+        ),
+    )
 }
 
-/// [`too_large`] for a file shown as `path` that holds the handoff file `kind` (see
-/// [`read_limited_as`]).
+/// A file shown as `path`, holding the handoff file `kind` (see [`read_limited_as`]), above
+/// that file's limit.
 fn too_large_as(path: &str, kind: &str, len: u64) -> Error {
     Error::invalid(
         path,

@@ -36,6 +36,12 @@ pub(crate) fn extract(path: &str, raw: &str) -> Result<JsonStrings> {
             format!("invalid JSON: {e}"),
         ));
     }
+    Ok(strings(raw))
+}
+
+/// Decodes the strings of `raw`, a JSON document already validated or a run of whole lines
+/// of one (no string literal spans a line in valid JSON, so a line starts outside them).
+pub(crate) fn strings(raw: &str) -> JsonStrings {
     let b = raw.as_bytes();
     let mut out = ViewBuilder::default();
     let mut fields = Vec::new();
@@ -79,10 +85,10 @@ pub(crate) fn extract(path: &str, raw: &str) -> Result<JsonStrings> {
         }
         i = j + 1;
     }
-    Ok(JsonStrings {
+    JsonStrings {
         view: out.build(),
         fields,
-    })
+    }
 }
 
 /// Decodes the escapes of a piece of a JSON string literal (a secret's span in the file).

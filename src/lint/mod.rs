@@ -18,6 +18,7 @@ mod engine;
 mod json;
 mod keywords;
 mod markdown;
+mod pieces;
 pub mod registry;
 mod rules;
 mod swar;
@@ -353,28 +354,81 @@ pub fn lint_snapshot_with(
     extra: &[LintFile<'_>],
 ) -> Result<LintOutcome> {
     // Files a snapshot left on disk (LOG-ARCHIVE.md and its index, read elsewhere as
-    // streams) are linted whole, within their size limit: a finding may span entries
-    // (a comment, a fence), and fingerprints number a rule's findings across the file.
-    let loaded = snap
+    // streams) are linted in pieces of whole entries above 8 MiB when that gives what their
+    // whole lint gives ([`pieces`]); else the file is read whole, within its size limit.
+    let streamed: Vec<Streamed<'_>> = snap
         .streamed
         .iter()
         .filter(|(name, _)| is_lintable(name))
-        .map(|(name, s)| {
-            let path = dir.path_of(name);
-            let bytes = s.read_all(&path, crate::handoff::max_bytes(name))?;
-            Ok((name, path, bytes))
+        .map(|(name, content)| Streamed {
+            path: dir.path_of(name),
+            name,
+            content,
         })
-        .collect::<Result<Vec<_>>>()?;
-    let mut files = snapshot_files(dir, snap);
-    files.extend(loaded.iter().map(|(name, path, bytes)| LintFile {
-        path: path.clone(),
-        name: (*name).clone(),
-        bytes,
-    }));
-    files.extend(extra.iter().cloned());
+        .collect();
+    let files = snapshot_files(dir, snap);
     // Unused allowlist entries can only be told on the whole directory: an entry may serve
     // a file a pre-commit snapshot left unread.
-    lint_with(cfg, &files, !snap.is_partial())
+    lint_inputs(cfg, &files, &streamed, extra, !snap.is_partial())
+}
+
+/// Lints a file held in memory. LOG-ARCHIVE.md and its index above 8 MiB
+/// ([`pieces::Sizes::whole_up_to`]; blobs read from git: the pre-commit hook, `commit`'s
+/// gate, `verify --level ci`) are linted in pieces when that gives what the whole lint
+/// gives: the lint's own structures, several times the text, then hold one piece rather
+/// than the file.
+fn lint_held(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
+    let sizes = pieces::Sizes::of_command();
+    let content = crate::handoff::log_stream::Bytes(file.bytes);
+    let found = match file.name.as_str() {
+        crate::handoff::log::ARCHIVE_FILE => {
+            pieces::lint_archive(cfg, &file.path, &file.name, &content, used, sizes)?
+        }
+        crate::handoff::log::INDEX_FILE => {
+            pieces::lint_index(cfg, &file.path, &file.name, &content, used, sizes)?
+        }
+        _ => None,
+    };
+    match found {
+        Some((diags, _)) => Ok(diags),
+        None => lint_file(cfg, file, used),
+    }
+}
+
+/// A file a snapshot left on disk.
+struct Streamed<'a> {
+    path: String,
+    name: &'a str,
+    content: &'a crate::handoff::stream::Streamed,
+}
+
+impl Streamed<'_> {
+    /// Lints the file: LOG-ARCHIVE.md and its index in pieces when they give what the
+    /// whole lint gives, else (and any other file) read whole.
+    fn lint(&self, cfg: &LintConfig, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
+        let sizes = pieces::Sizes::of_command();
+        let found = match self.name {
+            crate::handoff::log::ARCHIVE_FILE => {
+                pieces::lint_archive(cfg, &self.path, self.name, self.content, used, sizes)?
+            }
+            crate::handoff::log::INDEX_FILE => {
+                pieces::lint_index(cfg, &self.path, self.name, self.content, used, sizes)?
+            }
+            _ => None,
+        };
+        if let Some((diags, _)) = found {
+            return Ok(diags);
+        }
+        let bytes = self
+            .content
+            .read_all(&self.path, crate::handoff::max_bytes(self.name))?;
+        let file = LintFile {
+            path: self.path.clone(),
+            name: self.name.to_string(),
+            bytes: &bytes,
+        };
+        lint_file(cfg, &file, used)
+    }
 }
 
 /// The files of a snapshot that are scanned: every top-level file but the configuration and
@@ -416,14 +470,33 @@ pub fn lint(cfg: &LintConfig, files: &[LintFile<'_>]) -> Result<LintOutcome> {
 }
 
 fn lint_with(cfg: &LintConfig, files: &[LintFile<'_>], report_unused: bool) -> Result<LintOutcome> {
+    lint_inputs(cfg, files, &[], &[], report_unused)
+}
+
+fn lint_inputs(
+    cfg: &LintConfig,
+    files: &[LintFile<'_>],
+    streamed: &[Streamed<'_>],
+    extra: &[LintFile<'_>],
+    report_unused: bool,
+) -> Result<LintOutcome> {
     let mut out = LintOutcome::default();
     let mut used = vec![false; cfg.allow.len()];
     for d in &cfg.config_diagnostics {
         out.diagnostics.push(d.clone());
     }
+    let mut found = Vec::new();
     for f in files {
-        let diags = lint_file(cfg, f, &mut used)?;
-        out.files.push(f.path.clone());
+        found.push((f.path.clone(), lint_held(cfg, f, &mut used)?));
+    }
+    for s in streamed {
+        found.push((s.path.clone(), s.lint(cfg, &mut used)?));
+    }
+    for f in extra {
+        found.push((f.path.clone(), lint_file(cfg, f, &mut used)?));
+    }
+    for (path, diags) in found {
+        out.files.push(path);
         for d in diags {
             if d.suppressed_by.is_some() {
                 out.suppressed.push(d);
@@ -663,9 +736,21 @@ fn sec_priority(id: &str) -> u8 {
 }
 
 fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
+    lint_text(cfg, file, used, false)
+}
+
+/// [`lint_file`]; with `json_checked`, a JSON file is not validated (a run of whole lines of
+/// a document validated as a stream, [`pieces`]).
+fn lint_text(
+    cfg: &LintConfig,
+    file: &LintFile<'_>,
+    used: &mut [bool],
+    json_checked: bool,
+) -> Result<Vec<Diagnostic>> {
     let raw = crate::handoff::decode_text(&file.path, file.bytes)?;
     let kind = file_kind(&file.name);
     let json = match kind {
+        FileKind::Json if json_checked => Some(json::strings(raw)),
         FileKind::Json => Some(json::extract(&file.path, raw)?),
         _ => None,
     };
@@ -697,7 +782,9 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
     rules::encoded::obfuscated(&scan, &mut obfuscated);
     let mut findings: Vec<Finding> = Vec::new();
     engine::run(&scan, &mut findings);
+    let engine_found = findings.len();
     rules::injection::combine(&scan, &mut findings);
+    let combined = findings.len();
     rules::pii::scan_numbers(&scan, &mut findings);
     let secrets: Vec<(usize, usize)> = findings
         .iter()
@@ -762,6 +849,9 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
             findings.push(f);
         }
     }
+    // Findings before any is dropped, the engine's jailbreak signals included: at least as
+    // many as any one pattern or detector gave (see `pressure`).
+    pressure::add(|p| p.findings += engine_found + findings.len() - combined);
     let keep = dedupe(&findings);
     // The built-in detectors' spans are what the output boundary redacts in any other
     // rendering of this text (`context`, `status`, …), so a secret reads the same in a
@@ -1255,6 +1345,57 @@ fn render_line(
         width = width.min(to.saturating_sub(start_c).max(1));
     }
     (shown, (start_c, width))
+}
+
+/// How close the lint of a text came to the limits the engine applies per text (findings
+/// per pattern, decoded runs and obfuscated stretches per decoder): counted on this thread
+/// for the top-level text, read by the lint of LOG-ARCHIVE.md in pieces ([`pieces`]), which
+/// lints its pieces separately only when their sums stay below those limits, so no limit
+/// the whole file would reach is missed.
+pub(crate) mod pressure {
+    use std::cell::Cell;
+
+    /// Counts for one text.
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+    pub(crate) struct Pressure {
+        /// Findings before deduplication, jailbreak signals included.
+        pub(crate) findings: usize,
+        /// Encoded runs decoded and judged.
+        pub(crate) decoded: usize,
+        /// Obfuscated stretches decoded.
+        pub(crate) candidates: usize,
+        /// Obfuscated stretches that decoded to a finding.
+        pub(crate) hits: usize,
+        /// Whether a stretch was skipped because the text's decoding budget was spent.
+        pub(crate) over_budget: bool,
+    }
+
+    thread_local! {
+        static PRESSURE: Cell<Pressure> = const {
+            Cell::new(Pressure {
+                findings: 0,
+                decoded: 0,
+                candidates: 0,
+                hits: 0,
+                over_budget: false,
+            })
+        };
+    }
+
+    /// Updates this thread's counts.
+    #[inline]
+    pub(crate) fn add(f: impl FnOnce(&mut Pressure)) {
+        PRESSURE.with(|c| {
+            let mut p = c.get();
+            f(&mut p);
+            c.set(p);
+        });
+    }
+
+    /// This thread's counts since the last call, which starts them again.
+    pub(crate) fn take() -> Pressure {
+        PRESSURE.with(|c| c.replace(Pressure::default()))
+    }
 }
 
 /// Counts steps of the loops whose cost could grow with their input (rendering, duplicate

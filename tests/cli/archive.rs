@@ -1337,3 +1337,64 @@ fn reindex_ties_an_uncommitted_redaction_to_its_index_line_by_heading() {
     out.assert_code(0);
     assert_eq!(out.json()["redactions"][0]["compared"], true, "{out}");
 }
+
+#[test]
+fn verify_lints_the_archive_and_its_index_in_pieces_as_lint_reads_them_whole() {
+    // Issue #12 item 2: `verify` lints LOG-ARCHIVE.md and its index from disk in pieces of
+    // whole entries (`read-whole:NAME` makes holding either file in memory fail), and
+    // reports their findings as `lint`, which reads them whole, reports them. Pieces are
+    // taken above 8 MiB; `lint-in-pieces` takes them at this test's size.
+    let log = journal(14)
+        .replacen("- change 2\n", "- change 2, a zero\u{200b}width space\n", 1)
+        .replacen("Session 3\n", "Session 3 \u{200b}\n", 1);
+    let repo = repo_with_log(&log);
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.aahp(&["manifest"]).assert_code(0);
+    let findings = |out: &CmdOutput| -> Vec<String> {
+        let mut v: Vec<String> = out
+            .stdout
+            .lines()
+            .filter(|l| l.contains("LOG-ARCHIVE"))
+            // `verify` lists them as `error: PATH: LINE:COL: …`, `lint` as `PATH:LINE:COL: …`.
+            .map(|l| {
+                let l = l.trim().trim_start_matches("error: ");
+                l.replacen(".md: ", ".md:", 1).replacen(".json: ", ".json:", 1)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let whole = repo.aahp(&["lint"]);
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "lint-in-pieces,read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let pieces = repo.aahp_env(".", &["verify"], &streams_only);
+    assert_eq!(pieces.code, 1, "{pieces}");
+    assert!(findings(&whole).len() >= 3, "{whole}");
+    assert_eq!(findings(&pieces), findings(&whole));
+}
+
+#[test]
+fn manifest_summarizes_an_archive_past_its_first_bytes_without_reading_it_whole() {
+    // Issue #12 item 2: when LOG-ARCHIVE.md's first 256 KiB hold no dated heading, its
+    // summary (the newest entry) is found by reading it again line by line, never whole
+    // (`read-whole:NAME` makes holding it in memory fail). Before, it was read whole.
+    let repo = repo_with_log(&journal(14));
+    repo.aahp(&["archive"]).assert_code(0);
+    let archive = repo.read(ARCHIVE);
+    let (title, rest) = archive.split_once("\n\n").unwrap();
+    let prose =
+        "A note kept before the entries, long enough to push them past the head.\n".repeat(4000);
+    repo.write(ARCHIVE, format!("{title}\n\n{prose}\n{rest}"));
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let out = repo.aahp_env(".", &["manifest"], &streams_only);
+    out.assert_code(0);
+    let m: serde_json::Value = serde_json::from_str(&repo.read(MANIFEST)).unwrap();
+    let summary = m["files"]["LOG-ARCHIVE.md"]["summary"].as_str().unwrap();
+    assert!(summary.starts_with("Last entry: [2026-10-"), "{summary}");
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+}

@@ -852,6 +852,11 @@ fn the_journal_copy_is_the_tree_git_would_save() {
     let tool = repo.path().join(DIR).join("tool.sh");
     std::fs::write(&tool, "#!/bin/sh\r\necho checked\r\n").unwrap();
     std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // A file above 1 MiB (as LOG-ARCHIVE.md grows) is saved as a stream, never read whole
+    // (`save-whole:NAME` makes that fail; issue #12 item 2), into the blob git would write.
+    let big = "- a note of the session, kept\n".repeat(40_000);
+    assert!(big.len() > 1024 * 1024);
+    repo.write(&format!("{DIR}/big-notes.txt"), &big);
     let out = repo.aahp_env(
         ".",
         &[
@@ -861,7 +866,7 @@ fn the_journal_copy_is_the_tree_git_would_save() {
             "--session-id",
             "saved-copy",
         ],
-        &[("AAHP_FAILPOINT", "commit:journal")],
+        &[("AAHP_FAILPOINT", "commit:journal,save-whole:big-notes.txt")],
     );
     assert_eq!(out.code, -1, "expected an abort at the journal\n{out}");
     let journals: Vec<_> = std::fs::read_dir(repo.path().join(".git/aahp/journals"))

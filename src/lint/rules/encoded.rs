@@ -25,6 +25,14 @@ fn stop(text: &str, limit: usize, start: usize) -> Finding {
     cap_finding(&ENC001, limit, start, end.max(start), false)
 }
 
+/// Counts toward the limits of the top-level text (see [`super::super::pressure`]); decoded
+/// texts have limits of their own.
+fn count_top(scan: &Scan<'_>, f: impl FnOnce(&mut super::super::pressure::Pressure)) {
+    if scan.depth == 0 {
+        super::super::pressure::add(f);
+    }
+}
+
 /// Finds and judges encoded runs; `existing` spans (normalised offsets) of secret findings are
 /// skipped so a JWT is not also reported as an opaque blob.
 pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<Finding>) {
@@ -49,6 +57,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
                     return;
                 }
                 judged += 1;
+                count_top(scan, |p| p.decoded += 1);
                 judge(scan, p, end, "percent/escape", &decoded, out);
             }
             skip_until = end;
@@ -144,6 +153,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
             return;
         }
         judged += 1;
+        count_top(scan, |p| p.decoded += 1);
         judge(scan, start, j, if hex { "hex" } else { "base64" }, &t, out);
     }
 }
@@ -391,7 +401,11 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let mut done_until = 0;
     let (mut scanned, mut hits) = (0usize, 0usize);
     for (s, e, how, decoded) in candidates {
-        if decoded.len() > budget || s < done_until {
+        if decoded.len() > budget {
+            count_top(scan, |p| p.over_budget = true);
+            continue;
+        }
+        if s < done_until {
             continue;
         }
         if scanned == MAX_CANDIDATES || hits == MAX_DECODED {
@@ -407,6 +421,7 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             return;
         }
         scanned += 1;
+        count_top(scan, |p| p.candidates += 1);
         budget -= decoded.len();
         let inner = super::super::scan_decoded_injection(&decoded, scan.depth + 1);
         let hit = inner
@@ -427,6 +442,7 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
                 ),
             ));
             hits += 1;
+            count_top(scan, |p| p.hits += 1);
             done_until = e;
         }
     }
