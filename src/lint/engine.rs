@@ -369,7 +369,8 @@ static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
 });
 
 /// A hash of what the keyword tables are built from: each pattern's rule, keywords and
-/// `near` literals, in order. The generated tables serve only patterns with the same one.
+/// `near` literals, in order, and which `near` literals the windows look for themselves
+/// ([`short_near`]). The generated tables serve only patterns with the same one.
 fn fingerprint(patterns: &[&Pattern]) -> u64 {
     use std::hash::Hasher as _;
     let mut h = rustc_hash::FxHasher::default();
@@ -380,7 +381,7 @@ fn fingerprint(patterns: &[&Pattern]) -> u64 {
             h.write_u8(tag);
             for k in list {
                 h.write(k.as_bytes());
-                h.write_u8(0);
+                h.write_u8(if tag == 2 && short_near(k) { 3 } else { 0 });
             }
         }
     }

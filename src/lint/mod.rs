@@ -378,21 +378,34 @@ pub fn lint_snapshot_with(
 /// gives: the lint's own structures, several times the text, then hold one piece rather
 /// than the file.
 fn lint_held(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
-    let sizes = pieces::Sizes::of_command();
     let content = crate::handoff::log_stream::Bytes(file.bytes);
-    let found = match file.name.as_str() {
+    match lint_in_pieces(cfg, &file.path, &file.name, &content, used)? {
+        Some(diags) => Ok(diags),
+        None => lint_file(cfg, file, used),
+    }
+}
+
+/// LOG-ARCHIVE.md or its index (`content`, shown as `path`) linted in pieces of whole
+/// entries when that gives what the whole lint gives ([`pieces`]); `None` for any other
+/// file, or when it is to be linted whole.
+fn lint_in_pieces(
+    cfg: &LintConfig,
+    path: &str,
+    name: &str,
+    content: &dyn crate::handoff::log_stream::Content,
+    used: &mut [bool],
+) -> Result<Option<Vec<Diagnostic>>> {
+    let sizes = pieces::Sizes::of_command();
+    let found = match name {
         crate::handoff::log::ARCHIVE_FILE => {
-            pieces::lint_archive(cfg, &file.path, &file.name, &content, used, sizes)?
+            pieces::lint_archive(cfg, path, name, content, used, sizes)?
         }
         crate::handoff::log::INDEX_FILE => {
-            pieces::lint_index(cfg, &file.path, &file.name, &content, used, sizes)?
+            pieces::lint_index(cfg, path, name, content, used, sizes)?
         }
         _ => None,
     };
-    match found {
-        Some((diags, _)) => Ok(diags),
-        None => lint_file(cfg, file, used),
-    }
+    Ok(found.map(|(diags, _)| diags))
 }
 
 /// A file a snapshot left on disk.
@@ -406,17 +419,7 @@ impl Streamed<'_> {
     /// Lints the file: LOG-ARCHIVE.md and its index in pieces when they give what the
     /// whole lint gives, else (and any other file) read whole.
     fn lint(&self, cfg: &LintConfig, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
-        let sizes = pieces::Sizes::of_command();
-        let found = match self.name {
-            crate::handoff::log::ARCHIVE_FILE => {
-                pieces::lint_archive(cfg, &self.path, self.name, self.content, used, sizes)?
-            }
-            crate::handoff::log::INDEX_FILE => {
-                pieces::lint_index(cfg, &self.path, self.name, self.content, used, sizes)?
-            }
-            _ => None,
-        };
-        if let Some((diags, _)) = found {
+        if let Some(diags) = lint_in_pieces(cfg, &self.path, self.name, self.content, used)? {
             return Ok(diags);
         }
         let bytes = self

@@ -1097,8 +1097,7 @@ pub(crate) fn fold_variants(w: &str, out: &mut impl FnMut(&str)) {
     };
     let lower = fold(w);
     out(&lower);
-    // Removing accents commutes with case: a Latin entry that folds to ASCII has one form
-    // (this runs for every keyword on every process start).
+    // Removing accents commutes with case: a Latin entry that folds to ASCII has one form.
     if lower.is_ascii()
         && w.chars()
             .all(|c| (c as u32) < 0x250 || (0x1E00..=0x1EFF).contains(&(c as u32)))
