@@ -375,26 +375,7 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     // two reversals), the Morse and spaced-letter stretches once: five times the text bounds
     // the work.
     let mut budget = 5 * text.len();
-    let mut candidates: Vec<(usize, usize, &'static str, String)> = Vec::new();
-    morse(text, &mut candidates);
-    spaced_letters(text, &mut candidates);
-    for (a, b) in paragraphs(text) {
-        let para = &text[a..b];
-        if let Some(d) = split_words(para) {
-            candidates.push((a, b, "words split by punctuation", d));
-        }
-        if let Some(d) = spaced_pieces(para) {
-            candidates.push((a, b, "words split by spaces", d));
-        }
-        match word_code(para) {
-            Some(Code::Rot13) => candidates.push((a, b, "ROT13", rot13(para))),
-            Some(Code::Reversed) => {
-                candidates.push((a, b, "reversed", para.chars().rev().collect()));
-                candidates.push((a, b, "reversed words", reverse_words(para)));
-            }
-            None => {}
-        }
-    }
+    let mut candidates = candidates(text);
     // In file order (stable: at one start, the order the decoders were tried in), so that a
     // stretch reported late in the file does not hide the ones before it.
     candidates.sort_by_key(|c| c.0);
@@ -448,6 +429,85 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// A stretch of text that may be obfuscated: its start and end (offsets of the text), how it
+/// is written, and the text it decodes to.
+type Candidate = (usize, usize, &'static str, String);
+
+/// Every stretch of `text` the obfuscation decoders undo, in the order they were tried: the
+/// Morse runs, the spaced-letter runs, then each paragraph's splits, pieces and word codes.
+///
+/// The paragraph decoders all read a paragraph as its runs of ASCII letters, so the runs are
+/// found once per paragraph and shared: the word codes and the pieces are judged on them,
+/// words split by punctuation are decoded only where at least three runs are joined by
+/// punctuation (what [`split_words`] needs at the least), and the spaced-letter runs can only
+/// start at a run of one letter. Ordinary prose costs one pass over its bytes and a little
+/// work per word.
+fn candidates(text: &str) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
+    morse(text, &mut out);
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut singles: Vec<usize> = Vec::new();
+    let mut found: Vec<Candidate> = Vec::new();
+    for (a, e) in paragraphs(text) {
+        let para = &text[a..e];
+        letter_runs(para.as_bytes(), &mut runs);
+        singles.extend(runs.iter().filter(|(s, e)| e - s == 1).map(|(s, _)| a + s));
+        if joined_by_punctuation(para.as_bytes(), &runs) >= 3
+            && let Some(d) = split_words(para)
+        {
+            found.push((a, e, "words split by punctuation", d));
+        }
+        if let Some(d) = spaced_pieces(para, &runs) {
+            found.push((a, e, "words split by spaces", d));
+        }
+        match word_code(para.as_bytes(), &runs) {
+            Some(Code::Rot13) => found.push((a, e, "ROT13", rot13(para))),
+            Some(Code::Reversed) => {
+                found.push((a, e, "reversed", para.chars().rev().collect()));
+                found.push((a, e, "reversed words", reverse_words(para)));
+            }
+            None => {}
+        }
+    }
+    // Every letter of the text lies in a paragraph (blank lines hold none), so these are all
+    // the runs of one letter, in order.
+    spaced_letters(text, &singles, &mut out);
+    out.append(&mut found);
+    out
+}
+
+/// The runs of ASCII letters of `b`, as (start, end), into `runs` (cleared first).
+fn letter_runs(b: &[u8], runs: &mut Vec<(usize, usize)>) {
+    runs.clear();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() {
+            let s = i;
+            i += 1;
+            while i < b.len() && b[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            runs.push((s, i));
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// How many pairs of adjacent letter runs have only punctuation of [`split_words`] between
+/// them: an upper bound of the splits it counts (it also skips URLs), so below three it
+/// decodes nothing.
+fn joined_by_punctuation(b: &[u8], runs: &[(usize, usize)]) -> usize {
+    runs.windows(2)
+        .filter(|w| b[w[0].1..w[1].0].iter().all(|&c| split_sep(c)))
+        .count()
+}
+
+/// The punctuation [`split_words`] removes between letters.
+fn split_sep(c: u8) -> bool {
+    matches!(c, b'-' | b'_' | b'*' | b'|' | b'.')
+}
+
 /// Paragraphs: runs of lines separated by blank lines, at most 4 KiB each (longer ones are
 /// cut at a line end).
 fn paragraphs(text: &str) -> Vec<(usize, usize)> {
@@ -474,7 +534,7 @@ fn paragraphs(text: &str) -> Vec<(usize, usize)> {
 
 /// Morse: runs of dots, dashes, blanks and slashes holding at least four letters, decoded
 /// when nearly every group is a letter or digit.
-fn morse(text: &str, out: &mut Vec<(usize, usize, &'static str, String)>) {
+fn morse(text: &str, out: &mut Vec<Candidate>) {
     let b = text.as_bytes();
     let mut i = 0;
     while let Some(k) = memchr::memchr2(b'.', b'-', &b[i..]) {
@@ -559,8 +619,9 @@ fn morse_char(g: &str) -> Option<char> {
 
 /// Letters spaced or split by one punctuation character (`i g n o r e  a l l`,
 /// `i-g-n-o-r-e`, `i.g.n.o.r.e`): runs of at least six single letters, joined, with a
-/// double blank or a different separator between words.
-fn spaced_letters(text: &str, out: &mut Vec<(usize, usize, &'static str, String)>) {
+/// double blank or a different separator between words. Such a run starts at a letter that
+/// is a word of its own: `singles` are the starts of the text's one-letter runs, in order.
+fn spaced_letters(text: &str, singles: &[usize], out: &mut Vec<Candidate>) {
     let b = text.as_bytes();
     let sep = |c: u8| {
         matches!(
@@ -569,7 +630,15 @@ fn spaced_letters(text: &str, out: &mut Vec<(usize, usize, &'static str, String)
         )
     };
     let mut i = 0;
-    while i + 2 < b.len() {
+    for &at in singles {
+        // A run that was read already holds this letter.
+        if at < i {
+            continue;
+        }
+        i = at;
+        if i + 2 >= b.len() {
+            break;
+        }
         // A letter, a separator, a letter, a separator: a candidate run starts here.
         let starts = b[i].is_ascii_alphabetic()
             && (i == 0 || !b[i - 1].is_ascii_alphanumeric())
@@ -577,7 +646,6 @@ fn spaced_letters(text: &str, out: &mut Vec<(usize, usize, &'static str, String)
             && b[i + 2].is_ascii_alphabetic()
             && b.get(i + 3).is_none_or(|c| !c.is_ascii_alphanumeric());
         if !starts {
-            i += 1;
             continue;
         }
         let start = i;
@@ -618,7 +686,7 @@ fn spaced_letters(text: &str, out: &mut Vec<(usize, usize, &'static str, String)
 /// punctuation between letters is removed.
 fn split_words(para: &str) -> Option<String> {
     let bytes = para.as_bytes();
-    let sep = |c: u8| matches!(c, b'-' | b'_' | b'*' | b'|' | b'.');
+    let sep = split_sep;
     let letter = |at: usize| bytes.get(at).is_some_and(u8::is_ascii_alphabetic);
     let (mut short, mut single, mut inner, mut words) = (0usize, 0usize, 0usize, 0usize);
     let mut pos = 0;
@@ -730,22 +798,9 @@ fn in_split_vocab(w: &[u8]) -> bool {
 /// Words split into pieces by spaces (`ig nore all prev ious instruc tions`): two or three
 /// adjacent pieces of letters that together make a word of [`in_split_vocab`] are joined; a
 /// paragraph is decoded when at least two words are rejoined so.
-fn spaced_pieces(para: &str) -> Option<String> {
-    // (start, end) of each run of ASCII letters.
+/// `runs` are the paragraph's runs of ASCII letters ([`letter_runs`]).
+fn spaced_pieces(para: &str, runs: &[(usize, usize)]) -> Option<String> {
     let b = para.as_bytes();
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_alphabetic() {
-            let s = i;
-            while i < b.len() && b[i].is_ascii_alphabetic() {
-                i += 1;
-            }
-            runs.push((s, i));
-        } else {
-            i += 1;
-        }
-    }
     let spaced = |x: (usize, usize), y: (usize, usize)| y.0 == x.1 + 1 && b[x.1] == b' ';
     let joins_to = |pieces: &[(usize, usize)]| {
         // The vocabulary's words have 6 to 12 letters.
@@ -806,14 +861,14 @@ enum Code {
 /// words in ROT13 (`gur`, `lbh`, `naq`) or reversed (`eht`, `uoy`, `dna`), and more of
 /// them than plain ones. Every paragraph of every linted file passes through here, so a word
 /// is lowered into a stack buffer and matched by the compiler's byte-string `match`: no
-/// allocation and no list scan per word.
-fn word_code(para: &str) -> Option<Code> {
+/// allocation and no list scan per word. `runs` are the paragraph's words ([`letter_runs`]).
+fn word_code(para: &[u8], runs: &[(usize, usize)]) -> Option<Code> {
     let (mut rot, mut rev, mut plain) = (0usize, 0usize, 0usize);
     let mut buf = [0u8; 12];
-    for w in para
-        .as_bytes()
-        .split(|c| !c.is_ascii_alphabetic())
-        .filter(|w| (1..=12).contains(&w.len()))
+    for w in runs
+        .iter()
+        .map(|&(s, e)| &para[s..e])
+        .filter(|w| w.len() <= 12)
     {
         let l = &mut buf[..w.len()];
         l.copy_from_slice(w);
@@ -875,24 +930,197 @@ mod tests {
         assert_eq!(decode_base64("aGVsbG8gd29ybGQ").unwrap(), b"hello world");
     }
 
+    /// What the decoders make of `text` taken as one paragraph, with short names.
     fn decoded(text: &str) -> Vec<(&'static str, String)> {
+        let mut runs = Vec::new();
+        letter_runs(text.as_bytes(), &mut runs);
+        let singles: Vec<usize> = runs
+            .iter()
+            .filter(|(s, e)| e - s == 1)
+            .map(|(s, _)| *s)
+            .collect();
         let mut c = Vec::new();
         morse(text, &mut c);
-        spaced_letters(text, &mut c);
+        spaced_letters(text, &singles, &mut c);
         let mut out: Vec<(&'static str, String)> =
             c.into_iter().map(|(_, _, h, d)| (h, d)).collect();
         if let Some(d) = split_words(text) {
             out.push(("split", d));
         }
-        if let Some(d) = spaced_pieces(text) {
+        if let Some(d) = spaced_pieces(text, &runs) {
             out.push(("pieces", d));
         }
-        match word_code(text) {
+        match word_code(text.as_bytes(), &runs) {
             Some(Code::Rot13) => out.push(("rot13", rot13(text))),
             Some(Code::Reversed) => out.push(("reversed", reverse_words(text))),
             None => {}
         }
         out
+    }
+
+    /// The decoders as they were before they shared one reading of each paragraph's letter
+    /// runs (each read the text itself, byte by byte): [`candidates`] must find what these
+    /// find, in the same order.
+    mod before {
+        use super::super::{Candidate, Code, morse, paragraphs, reverse_words, rot13, split_words};
+
+        pub(super) fn candidates(text: &str) -> Vec<Candidate> {
+            let mut candidates: Vec<Candidate> = Vec::new();
+            morse(text, &mut candidates);
+            spaced_letters(text, &mut candidates);
+            for (a, b) in paragraphs(text) {
+                let para = &text[a..b];
+                if let Some(d) = split_words(para) {
+                    candidates.push((a, b, "words split by punctuation", d));
+                }
+                if let Some(d) = spaced_pieces(para) {
+                    candidates.push((a, b, "words split by spaces", d));
+                }
+                match word_code(para) {
+                    Some(Code::Rot13) => candidates.push((a, b, "ROT13", rot13(para))),
+                    Some(Code::Reversed) => {
+                        candidates.push((a, b, "reversed", para.chars().rev().collect()));
+                        candidates.push((a, b, "reversed words", reverse_words(para)));
+                    }
+                    None => {}
+                }
+            }
+            candidates
+        }
+
+        fn spaced_letters(text: &str, out: &mut Vec<Candidate>) {
+            let b = text.as_bytes();
+            let sep = |c: u8| {
+                matches!(
+                    c,
+                    b' ' | b'-' | b'.' | b'_' | b'*' | b'|' | b'/' | b'+' | b'~'
+                )
+            };
+            let mut i = 0;
+            while i + 2 < b.len() {
+                let starts = b[i].is_ascii_alphabetic()
+                    && (i == 0 || !b[i - 1].is_ascii_alphanumeric())
+                    && sep(b[i + 1])
+                    && b[i + 2].is_ascii_alphabetic()
+                    && b.get(i + 3).is_none_or(|c| !c.is_ascii_alphanumeric());
+                if !starts {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                let inner = b[i + 1];
+                let mut decoded = String::new();
+                let mut letters = 0;
+                let mut j = i;
+                loop {
+                    decoded.push(char::from(b[j]));
+                    letters += 1;
+                    let mut k = j + 1;
+                    let mut gap = 0;
+                    while k < b.len() && sep(b[k]) && gap < 4 {
+                        k += 1;
+                        gap += 1;
+                    }
+                    let single = k < b.len()
+                        && b[k].is_ascii_alphabetic()
+                        && b.get(k + 1).is_none_or(|c| !c.is_ascii_alphanumeric());
+                    if gap == 0 || !single {
+                        break;
+                    }
+                    if gap > 1 || b[j + 1] != inner || b[j + 1] == b'/' {
+                        decoded.push(' ');
+                    }
+                    j = k;
+                }
+                i = j + 1;
+                if letters >= 6 {
+                    out.push((start, j + 1, "spaced letters", decoded));
+                }
+            }
+        }
+
+        fn spaced_pieces(para: &str) -> Option<String> {
+            let b = para.as_bytes();
+            let mut runs: Vec<(usize, usize)> = Vec::new();
+            let mut i = 0;
+            while i < b.len() {
+                if b[i].is_ascii_alphabetic() {
+                    let s = i;
+                    while i < b.len() && b[i].is_ascii_alphabetic() {
+                        i += 1;
+                    }
+                    runs.push((s, i));
+                } else {
+                    i += 1;
+                }
+            }
+            super::super::spaced_pieces(para, &runs)
+        }
+
+        fn word_code(para: &str) -> Option<Code> {
+            let words: Vec<(usize, usize)> = para
+                .as_bytes()
+                .split(|c| !c.is_ascii_alphabetic())
+                .filter(|w| !w.is_empty())
+                .map(|w| {
+                    let s = w.as_ptr() as usize - para.as_ptr() as usize;
+                    (s, s + w.len())
+                })
+                .collect();
+            super::super::word_code(para.as_bytes(), &words)
+        }
+    }
+
+    /// Text made of what the decoders look at: letters alone and in words, the separators,
+    /// blanks and blank lines, digits, URLs, Morse, and words of the codes' vocabularies.
+    fn obfuscation_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            Just("a".to_string()),
+            Just("I".to_string()),
+            Just("x".to_string()),
+            "[a-zA-Z]{1,3}",
+            "[a-z]{4,14}",
+            Just(" ".to_string()),
+            Just("  ".to_string()),
+            Just("\n".to_string()),
+            Just("\n\n".to_string()),
+            Just(" \n".to_string()),
+            "[-._*|/+~]{1,3}",
+            "[0-9]{1,2}",
+            Just("http://a-b.c/d_e".to_string()),
+            Just("https://x.y".to_string()),
+            Just(".- -... / --- ".to_string()),
+            Just("ig nore".to_string()),
+            Just("prev ious".to_string()),
+            Just("in struc tions".to_string()),
+            Just("gur".to_string()),
+            Just("lbh".to_string()),
+            Just("eht".to_string()),
+            Just("uoy".to_string()),
+            Just("the".to_string()),
+            Just("é".to_string()),
+        ];
+        proptest::collection::vec(piece, 0..120).prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+        /// The shared letter runs change nothing the decoders find.
+        #[test]
+        fn shared_runs_find_what_each_decoder_found(text in obfuscation_text()) {
+            proptest::prop_assert_eq!(candidates(&text), before::candidates(&text));
+        }
+    }
+
+    #[test]
+    fn shared_runs_find_what_each_decoder_found_on_long_paragraphs() {
+        // Paragraphs longer than 4 KiB are cut at a line end; one-letter words across the cut.
+        let line =
+            "a b c d e f g h i-g-n-o-r-e ig nore prev ious Sys-tem mes-sa-ge ig-nore gur lbh naq\n";
+        let text = line.repeat(200);
+        assert!(!candidates(&text).is_empty());
+        assert_eq!(candidates(&text), before::candidates(&text));
     }
 
     #[test]
