@@ -487,7 +487,7 @@ impl Content<'_> {
             }
             Content::Staged(view) => {
                 let snap = dir.snapshot_staged(view, &Baseline::at_head(repo, dir)?)?;
-                complete_for_lint(repo, dir, snap, today)
+                Ok(complete_for_lint(repo, dir, snap, today)?.0)
             }
             Content::Commit(c) => dir.snapshot(repo, Source::Commit(*c)),
         }
@@ -567,17 +567,23 @@ fn link_refused(path: &str) -> Error {
 
 /// Reads the files a pre-commit snapshot left unread when the lint must see them: an
 /// expired allowlist entry no longer suppresses its finding, which may lie in a file that
-/// did not change.
+/// did not change. The lint configuration read to tell is returned when it still describes
+/// the snapshot (nothing more was read), so that the lint does not read it again.
 fn complete_for_lint(
     repo: &Repo,
     dir: &HandoffDir,
     mut snap: Snapshot,
     today: jiff::civil::Date,
-) -> Result<Snapshot> {
-    if snap.is_partial() && LintConfig::from_snapshot(dir, &snap, today)?.has_expired() {
-        snap.read_unread(repo, dir)?;
+) -> Result<(Snapshot, Option<LintConfig>)> {
+    if !snap.is_partial() {
+        return Ok((snap, None));
     }
-    Ok(snap)
+    let cfg = LintConfig::from_snapshot(dir, &snap, today)?;
+    if cfg.has_expired() {
+        snap.read_unread(repo, dir)?;
+        return Ok((snap, None));
+    }
+    Ok((snap, Some(cfg)))
 }
 
 /// The AAHP checksums of the files a snapshot left on disk (hashed in pieces) and of those
@@ -786,8 +792,9 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 // Only what changed since HEAD is read (issue #14).
                 let base = Baseline::at_head(repo, &dir)?;
                 let snap = dir.snapshot_index_since(repo, index.state(), &base)?;
-                let snap = std::sync::Arc::new(complete_for_lint(repo, &dir, snap, today)?);
-                let lint = p.submit(&snap);
+                let (snap, cfg) = complete_for_lint(repo, &dir, snap, today)?;
+                let snap = std::sync::Arc::new(snap);
+                let lint = p.submit(&snap, cfg);
                 early.push(Read { dir, snap, lint });
             }
             let target = Target {
@@ -1031,9 +1038,13 @@ type LintAnswer = std::thread::Result<Result<Vec<Diagnostic>>>;
 /// keep the hook waiting, and process exit ends it.
 struct LintJob(Option<std::sync::mpsc::Receiver<LintAnswer>>);
 
+/// What a lint thread is handed: the snapshot, and its lint configuration when that was read
+/// already.
+type LintWork = (std::sync::Arc<Snapshot>, Option<LintConfig>);
+
 /// A lint thread started before its snapshot is read, so that starting it overlaps the reads.
 struct PendingLint {
-    snap: Option<std::sync::mpsc::SyncSender<std::sync::Arc<Snapshot>>>,
+    snap: Option<std::sync::mpsc::SyncSender<LintWork>>,
     answer: std::sync::mpsc::Receiver<LintAnswer>,
 }
 
@@ -1041,15 +1052,20 @@ impl PendingLint {
     /// Starts a thread that waits for a snapshot of `dir` and lints it.
     fn start(dir: &HandoffDir, today: jiff::civil::Date) -> PendingLint {
         let dir = dir.clone();
-        let (snap_tx, snap_rx) = std::sync::mpsc::sync_channel::<std::sync::Arc<Snapshot>>(1);
+        let (snap_tx, snap_rx) = std::sync::mpsc::sync_channel::<LintWork>(1);
         let (tx, answer) = std::sync::mpsc::sync_channel(1);
         let spawned = std::thread::Builder::new()
             .name("lint".into())
             .spawn(move || {
                 // No snapshot comes when reading it failed: nothing to do.
-                let Ok(snap) = snap_rx.recv() else { return };
-                let lint =
-                    std::panic::AssertUnwindSafe(|| lint::check_snapshot(&dir, &snap, today));
+                let Ok((snap, cfg)) = snap_rx.recv() else {
+                    return;
+                };
+                let lint = std::panic::AssertUnwindSafe(|| match &cfg {
+                    Some(cfg) => lint::lint_snapshot_with(cfg, &dir, &snap, &[])
+                        .map(|outcome| outcome.diagnostics),
+                    None => lint::check_snapshot(&dir, &snap, today),
+                });
                 let _ = tx.send(std::panic::catch_unwind(lint));
             });
         PendingLint {
@@ -1058,11 +1074,14 @@ impl PendingLint {
         }
     }
 
-    /// Hands the thread its snapshot. A thread that could not be spawned only loses the
-    /// overlap: [`LintJob::join`] lints in place.
-    fn submit(self, snap: &std::sync::Arc<Snapshot>) -> LintJob {
+    /// Hands the thread its snapshot, with the snapshot's lint configuration when it was read
+    /// already. A thread that could not be spawned only loses the overlap: [`LintJob::join`]
+    /// lints in place.
+    fn submit(self, snap: &std::sync::Arc<Snapshot>, cfg: Option<LintConfig>) -> LintJob {
         match self.snap {
-            Some(tx) if tx.send(std::sync::Arc::clone(snap)).is_ok() => LintJob(Some(self.answer)),
+            Some(tx) if tx.send((std::sync::Arc::clone(snap), cfg)).is_ok() => {
+                LintJob(Some(self.answer))
+            }
             _ => LintJob(None),
         }
     }
@@ -1074,7 +1093,7 @@ impl LintJob {
         snap: &std::sync::Arc<Snapshot>,
         today: jiff::civil::Date,
     ) -> LintJob {
-        PendingLint::start(dir, today).submit(snap)
+        PendingLint::start(dir, today).submit(snap, None)
     }
 
     fn join(
