@@ -20,7 +20,11 @@ use crate::error::{Error, ExitStatus, Result};
 use crate::git::Repo;
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::merge::{self, Merged};
-use crate::handoff::{HandoffDir, MANIFEST, Snapshot, write_atomic};
+use crate::handoff::merge_stream::{self, Budget, Index, Journal, MergeError, NotStreamed, Side};
+use crate::handoff::stream::Streamed;
+use crate::handoff::{
+    HandoffDir, MANIFEST, MAX_FILE_BYTES, Snapshot, write_atomic, write_atomic_from,
+};
 use crate::output::{Report, Style, boundary, escape_untrusted};
 
 /// The git config key naming the driver's command.
@@ -106,8 +110,12 @@ impl Report for MergeDriverReport {
 
 /// Runs the driver.
 pub fn run(ctx: &Context, args: &MergeDriverArgs) -> Result<MergeDriverReport> {
-    // The limit is that of the file merged (256 MiB for LOG-ARCHIVE.md and its index, which
-    // are merged whole), not of a file named `LOG-ARCHIVE.md (ours)`.
+    if let Some(report) = merge_streamed(args)? {
+        return Ok(report);
+    }
+    // The limit is that of the file merged (LOG-ARCHIVE.md and its index, when they cannot
+    // be merged as streams, are merged whole within theirs), not of a file named
+    // `LOG-ARCHIVE.md (ours)`.
     let read = |p: &Path, what: &str| {
         crate::handoff::read_limited_as(p, &format!("{} ({what})", args.path), &args.path)
     };
@@ -136,6 +144,140 @@ pub fn run(ctx: &Context, args: &MergeDriverArgs) -> Result<MergeDriverReport> {
         conflicts: merged.conflicts,
         notes: merged.notes,
     })
+}
+
+/// Merges LOG-ARCHIVE.md or its index without holding a side whole (issue #12 item 2) when
+/// a side is larger than the files held in memory: a side equal to another is taken as it
+/// is, compared and copied in pieces; an archive to which each side only added entries
+/// before or after the ancestor's (an archive only grows) is merged entry by entry, its
+/// index element by element ([`merge_stream`]). `None`: the texts are merged whole, as for
+/// every other file, within the file's limit (small sides, invalid UTF-8, a side that
+/// rewrote or removed an entry, or is not an index the rule merges).
+fn merge_streamed(args: &MergeDriverArgs) -> Result<Option<MergeDriverReport>> {
+    use crate::handoff::log::{ARCHIVE_FILE, INDEX_FILE};
+    let name = args.path.rsplit('/').next().unwrap_or_default();
+    let rule = match name {
+        ARCHIVE_FILE => "journal",
+        INDEX_FILE => "index",
+        _ => return Ok(None),
+    };
+    let shown = |side: Side| format!("{} ({})", args.path, side.name());
+    let open = |p: &Path, side: Side| -> Result<Streamed> {
+        let (_, meta) = crate::handoff::open_regular(p, &shown(side))?;
+        Ok(Streamed::whole(p.to_path_buf(), meta.len()))
+    };
+    let (b, o, t) = (
+        open(&args.base, Side::Base)?,
+        open(&args.ours, Side::Ours)?,
+        open(&args.theirs, Side::Theirs)?,
+    );
+    // Tests arm `merge-in-pieces` to take this path with small files.
+    let whole_up_to = if crate::failpoint::armed_flag("merge-in-pieces") {
+        0
+    } else {
+        MAX_FILE_BYTES as u64
+    };
+    if [&b, &o, &t].iter().all(|s| s.len() <= whole_up_to) {
+        return Ok(None);
+    }
+    let read_err = |side: Side| {
+        move |source| Error::Read {
+            path: shown(side),
+            source,
+        }
+    };
+    for (c, side) in [(&b, Side::Base), (&o, Side::Ours), (&t, Side::Theirs)] {
+        if !merge_stream::is_utf8(c).map_err(read_err(side))? {
+            return Ok(None);
+        }
+    }
+    let report = |notes| {
+        Some(MergeDriverReport {
+            path: args.path.clone(),
+            rule,
+            conflicts: 0,
+            notes,
+        })
+    };
+    let same = |x: &Streamed, y: &Streamed, side: Side| {
+        merge_stream::same_content(x, y).map_err(read_err(side))
+    };
+    let write_err = |source| Error::Write {
+        path: args.ours.display().to_string(),
+        source,
+    };
+    // Ours already holds the result when it is theirs or theirs changed nothing.
+    if same(&o, &t, Side::Ours)? || same(&t, &b, Side::Theirs)? {
+        return Ok(report(Vec::new()));
+    }
+    if same(&o, &b, Side::Ours)? {
+        write_atomic_from(&args.ours, |out| merge_stream::copy_content(&t, out))
+            .map_err(write_err)?;
+        return Ok(report(Vec::new()));
+    }
+    let failed = |e: MergeError| match e {
+        MergeError::Read(side, e) => e.into_error(|_| shown(side)),
+        MergeError::Write(source) => write_err(source),
+    };
+    let not_streamed = |why: NotStreamed| {
+        let why = match why {
+            NotStreamed::NotAdditive(side) => format!(
+                "{} does not hold the ancestor's entries unchanged before or after its own",
+                side.name()
+            ),
+            NotStreamed::TooLarge(side) => format!(
+                "{} added more than {MAX_FILE_BYTES} bytes of entries",
+                side.name()
+            ),
+            NotStreamed::Unusual(side) => {
+                format!(
+                    "{} is not a JSON object with an `entries` list",
+                    side.name()
+                )
+            }
+        };
+        whole_within_limit(args, &[&b, &o, &t], &why)
+    };
+    let notes = if rule == "index" {
+        let plan = match merge_stream::plan::<Index>(&b, &o, &t, Budget::default()) {
+            Ok(Ok(plan)) => plan,
+            Ok(Err(why)) => return not_streamed(why),
+            Err(e) => return Err(failed(e)),
+        };
+        write_atomic_from(&args.ours, |out| plan.write_index(out)).map_err(failed)?;
+        Vec::new()
+    } else {
+        let plan = match merge_stream::plan::<Journal>(&b, &o, &t, Budget::default()) {
+            Ok(Ok(plan)) => plan,
+            Ok(Err(why)) => return not_streamed(why),
+            Err(e) => return Err(failed(e)),
+        };
+        write_atomic_from(&args.ours, |out| plan.write_journal(out)).map_err(failed)?
+    };
+    Ok(report(notes))
+}
+
+/// `None` (merge the texts whole) when every side is within the file's limit for a whole
+/// read; else the refusal, naming the file, why it could not be merged as a stream and how
+/// to go on.
+fn whole_within_limit(
+    args: &MergeDriverArgs,
+    sides: &[&Streamed; 3],
+    why: &str,
+) -> Result<Option<MergeDriverReport>> {
+    let limit = crate::handoff::max_bytes(&args.path) as u64;
+    match sides.iter().map(|s| s.len()).max() {
+        Some(len) if len > limit => Err(Error::invalid(
+            &args.path,
+            None,
+            format!(
+                "cannot be merged entry by entry ({why}), and merged whole it is limited to \
+                 {limit} bytes (a side is {len}); nothing was merged: resolve it by hand, keeping \
+                 every entry of both sides, then run `git aahp archive --verify`"
+            ),
+        )),
+        _ => Ok(None),
+    }
 }
 
 /// Merges one file's text by the rule for its name.
@@ -250,15 +392,21 @@ fn merge_manifest(
     let fields = fields.0;
     let rel_dir = path.rsplit_once('/').map_or("", |(d, _)| d);
     let dir = HandoffDir::at_rel(repo, rel_dir)?;
-    let Some((snap, unresolved)) = merged_directory(repo, &dir)? else {
-        notes.push(
-            "cannot tell which commit is being merged (not a `git merge`): run `git aahp manifest` to regenerate the checksums, then `git add` it".into(),
-        );
-        return Ok(Merged {
-            text: String::from_utf8_lossy(&fields.to_bytes()).into_owned(),
-            conflicts: 1,
-            notes,
-        });
+    let (snap, unresolved) = match merged_directory(repo, &dir)? {
+        MergedDirectory::Merged(snap, unresolved) => (snap, unresolved),
+        left => {
+            notes.push(match left {
+                MergedDirectory::TooLarge(path) => format!(
+                    "{path} is larger than a merge holds in memory: once the merge is done, run `git aahp manifest` (it reads the file as a stream) to regenerate the checksums, then `git add` it"
+                ),
+                _ => "cannot tell which commit is being merged (not a `git merge`): run `git aahp manifest` to regenerate the checksums, then `git add` it".into(),
+            });
+            return Ok(Merged {
+                text: String::from_utf8_lossy(&fields.to_bytes()).into_owned(),
+                conflicts: 1,
+                notes,
+            });
+        }
     };
     let regen = Manifest::regenerate(
         Some(&fields),
@@ -415,24 +563,39 @@ pub fn renumbered_list(renamed: &[(String, String)]) -> String {
 /// The handoff directory as the merge will leave it, computed from HEAD, the commit being
 /// merged and their merge base: each file taken from the side that changed it, or merged by
 /// its rule (git's line merge for files without one). Returns the snapshot and the files
-/// that keep conflicts; `None` when the commit being merged is unknown.
-fn merged_directory(repo: &Repo, dir: &HandoffDir) -> Result<Option<(Snapshot, Vec<String>)>> {
+/// that keep conflicts. Every side's files are held in memory, each within the 8 MiB of a
+/// file held in memory: a larger one (LOG-ARCHIVE.md and its index, read elsewhere as
+/// streams) leaves the manifest to `git aahp manifest` (issue #12 item 2; they were read
+/// whole without a limit).
+fn merged_directory(repo: &Repo, dir: &HandoffDir) -> Result<MergedDirectory> {
     let (Some(ours), Some(theirs)) = (repo.head_commit()?, repo.merging_commit()) else {
-        return Ok(None);
+        return Ok(MergedDirectory::Unknown);
     };
     let base = repo.merge_base(ours, theirs)?;
-    let files = |c: Option<gix::ObjectId>| -> Result<BTreeMap<String, Vec<u8>>> {
+    let files = |c: Option<gix::ObjectId>| -> Result<std::result::Result<BTreeMap<String, Vec<u8>>, String>> {
         let mut out = BTreeMap::new();
         if let Some(c) = c {
             for e in repo.tree_dir(c, &dir.rel)? {
                 if !e.is_link && e.name != MANIFEST {
-                    out.insert(e.name.clone(), repo.blob(e.id)?);
+                    match repo.blob_within(e.id, MAX_FILE_BYTES)? {
+                        Ok(bytes) => out.insert(e.name.clone(), bytes),
+                        Err(_) => return Ok(Err(dir.path_of(&e.name))),
+                    };
                 }
             }
         }
-        Ok(out)
+        Ok(Ok(out))
     };
-    let (bf, of, tf) = (files(base)?, files(Some(ours))?, files(Some(theirs))?);
+    let side = |c| -> Result<std::result::Result<_, MergedDirectory>> {
+        Ok(match files(c)? {
+            Ok(f) => Ok(f),
+            Err(path) => Err(MergedDirectory::TooLarge(path)),
+        })
+    };
+    let (bf, of, tf) = match (side(base)?, side(Some(ours))?, side(Some(theirs))?) {
+        (Ok(b), Ok(o), Ok(t)) => (b, o, t),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return Ok(e),
+    };
     let log_top = renumbering_entry(repo, &dir.rel, ours, theirs)?;
     let names: BTreeSet<&String> = bf.keys().chain(of.keys()).chain(tf.keys()).collect();
     let mut snap = Snapshot::default();
@@ -470,5 +633,15 @@ fn merged_directory(repo: &Repo, dir: &HandoffDir) -> Result<Option<(Snapshot, V
             snap.files.insert(name.clone(), bytes);
         }
     }
-    Ok(Some((snap, unresolved)))
+    Ok(MergedDirectory::Merged(snap, unresolved))
+}
+
+/// What [`merged_directory`] found.
+enum MergedDirectory {
+    /// The commit being merged is unknown (not a `git merge`).
+    Unknown,
+    /// A file (repository-relative) is larger than a merge holds in memory.
+    TooLarge(String),
+    /// The merged directory and the files that keep conflicts.
+    Merged(Snapshot, Vec<String>),
 }

@@ -489,7 +489,7 @@ impl Content<'_> {
                 let snap = dir.snapshot_staged(view, &Baseline::at_head(repo, dir)?)?;
                 Ok(complete_for_lint(repo, dir, snap, today)?.0)
             }
-            Content::Commit(c) => dir.snapshot(repo, Source::Commit(*c)),
+            Content::Commit(c) => dir.snapshot_commit(repo, *c, true),
         }
     }
 

@@ -331,11 +331,7 @@ impl Repo {
         id: ObjectId,
         limit: usize,
     ) -> Result<std::result::Result<Vec<u8>, u64>, GitError> {
-        let size = self
-            .repo
-            .find_header(id)
-            .map_err(read_err(format!("read blob {id}")))?
-            .size();
+        let size = self.blob_size(id)?;
         if usize::try_from(size).map_or(true, |s| s > limit) {
             return Ok(Err(size));
         }
@@ -497,7 +493,6 @@ impl Repo {
     /// False when there is no HEAD, HEAD has no regular file there, or the file is not a
     /// regular file.
     pub fn same_as_head(&self, path: &str) -> Result<bool, GitError> {
-        use std::io::Read;
         let Some(head) = self.head_commit()? else {
             return Ok(false);
         };
@@ -507,6 +502,15 @@ impl Repo {
         if at_head.is_link {
             return Ok(false);
         }
+        self.file_is_blob(path, at_head.id)
+    }
+
+    /// True when the working tree's file at `path` (repository-relative) holds exactly the
+    /// blob `id`: when the index's stat data match the file and are not racy, the index
+    /// entry's blob id stands for the file; otherwise the file is hashed as a blob, in
+    /// pieces, never held in memory. False when it is absent or not a regular file.
+    pub fn file_is_blob(&self, path: &str, id: ObjectId) -> Result<bool, GitError> {
+        use std::io::Read;
         let full = self.workdir.join(path);
         let Ok(meta) = gix::index::fs::Metadata::from_path_no_follow(&full) else {
             return Ok(false);
@@ -527,7 +531,7 @@ impl Repo {
             };
             if entry.stat.matches(&stat, options) && !entry.stat.is_racy(index.timestamp(), options)
             {
-                return Ok(entry.id == at_head.id);
+                return Ok(entry.id == id);
             }
         }
         // Hash the file as git would store it, without holding it in memory; a file whose
@@ -537,12 +541,7 @@ impl Repo {
             .metadata()
             .map_err(read_err(format!("read {path}")))?
             .len();
-        let blob_len = self
-            .repo
-            .find_header(at_head.id)
-            .map_err(read_err(format!("read blob {}", at_head.id)))?
-            .size();
-        if blob_len != len {
+        if self.blob_size(id)? != len {
             return Ok(false);
         }
         let mut hasher = gix::hash::hasher(self.repo.object_hash());
@@ -562,10 +561,19 @@ impl Repo {
         if seen != len {
             return Ok(false);
         }
-        let id = hasher
+        let found = hasher
             .try_finalize()
             .map_err(read_err(format!("hash {path}")))?;
-        Ok(id == at_head.id)
+        Ok(found == id)
+    }
+
+    /// A blob's size, from its header (nothing inflated).
+    pub fn blob_size(&self, id: ObjectId) -> Result<u64, GitError> {
+        Ok(self
+            .repo
+            .find_header(id)
+            .map_err(read_err(format!("read blob {id}")))?
+            .size())
     }
 
     /// Returns the file at a repository-relative path in a commit's tree.

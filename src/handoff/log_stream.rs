@@ -442,6 +442,12 @@ impl<'a> Entries<'a> {
         &self.preamble
     }
 
+    /// The line terminator the content uses, as [`LogFile::parse`] finds it (`\r\n` when
+    /// the first line ending in `\n` ends in `\r\n`); known once that line was read.
+    pub fn line_ending(&self) -> &'static str {
+        self.line_ending.unwrap_or("\n")
+    }
+
     /// Level-2 headings of the preamble that are not entry templates (line, heading).
     pub fn stray_headings(&self) -> &[(usize, String)] {
         &self.stray_headings

@@ -190,12 +190,17 @@ pub fn merge_journal_with(base: &str, ours: &str, theirs: &str, top: Option<&str
     };
     let mut merged = Merged::clean(text);
     if doubled > 0 {
-        merged.notes.push(format!(
-            "{doubled} entr{} occur more than once (kept: identical entries are never merged into one)",
-            if doubled == 1 { "y" } else { "ies" }
-        ));
+        merged.notes.push(doubled_note(doubled));
     }
     merged
+}
+
+/// The note of a merged journal that holds `doubled` entries more than once.
+pub(crate) fn doubled_note(doubled: usize) -> String {
+    format!(
+        "{doubled} entr{} occur more than once (kept: identical entries are never merged into one)",
+        if doubled == 1 { "y" } else { "ies" }
+    )
 }
 
 /// Merges `LOG-ARCHIVE.index.json` by entry like the archive itself, newest first. Returns

@@ -10,6 +10,7 @@ pub mod log_stream;
 pub mod manifest;
 mod markdown;
 pub mod merge;
+pub mod merge_stream;
 pub mod migrate;
 pub mod provenance;
 pub mod stream;
@@ -63,10 +64,16 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// M4). Rotations, checksums, summaries, the archive-index check and the copy `commit`
 /// saves read them as streams ([`log_stream`], [`stream`]) with no such limit, and the
 /// lint reads them in pieces above 8 MiB when that gives what a whole lint gives
-/// (`lint::pieces`). Still read whole, within this limit: `archive --reindex`, the merge
-/// driver, a rotation that adopts an unindexed archive or a legacy index, the lint when
-/// its pieces cannot be shown equal to the whole lint, and blobs read from git (the hook,
-/// `commit`'s gate, `verify --level ci`: gix loads a blob whole).
+/// (`lint::pieces`). Above 8 MiB, the merge driver merges them as streams when a side is
+/// taken whole or each side only added entries ([`merge_stream`]), and `verify` (the hook,
+/// `commit`'s gate, `verify --level ci`) reads their blobs from the working tree as streams
+/// when the file there is the blob (gix loads a blob whole). Still read whole, within this
+/// limit: `archive --reindex`, the merge driver's other merges (an index both sides
+/// changed, an archive a side rewrote), a rotation that adopts an unindexed archive or a
+/// legacy index, the lint when its pieces cannot be shown equal to the whole lint, blobs
+/// the working tree does not hold, and every command that reads the whole directory
+/// through [`HandoffDir::snapshot`] (`status`, `task`, `trust`, `context`, `init`,
+/// `recover`, `review`, `lint`, `commit`'s first lint).
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 
 /// Returns the largest size read for a handoff file of this name (or repository-relative
@@ -227,14 +234,12 @@ impl Snapshot {
         !self.unread.is_empty()
     }
 
-    /// Reads every file left unread, so the snapshot holds the whole directory.
+    /// Reads every file left unread, so the snapshot holds the whole directory (LOG-ARCHIVE.md
+    /// and its index above 8 MiB on disk when the working tree holds them unchanged, see
+    /// [`HandoffDir::snapshot_commit`]: `verify` alone calls this).
     pub fn read_unread(&mut self, repo: &Repo, dir: &HandoffDir) -> Result<()> {
         for (inner, id) in std::mem::take(&mut self.unread) {
-            let rel = dir.path_of(&inner);
-            let bytes = repo
-                .blob_within(id, max_bytes(&rel))?
-                .map_err(|size| too_large_blob(&rel, size))?;
-            self.insert(inner, bytes);
+            dir.read_blob(repo, self, inner, id, true)?;
         }
         Ok(())
     }
@@ -370,13 +375,19 @@ impl HandoffDir {
         match source {
             Source::Worktree => self.snapshot_worktree(&[]),
             Source::Index => self.snapshot_index(repo, &*repo.index()?),
-            Source::Commit(commit) => {
-                let files = repo.tree_files_below(commit, &self.rel)?;
-                self.snapshot_files(repo, &files, &Baseline::default(), |target| {
-                    Ok(repo.tree_file_at(commit, target)?)
-                })
-            }
+            Source::Commit(commit) => self.snapshot_commit(repo, commit, false),
         }
+    }
+
+    /// Reads the directory as a commit holds it. With `stream`, LOG-ARCHIVE.md and its
+    /// index above 8 MiB that the working tree holds unchanged are left on disk
+    /// ([`Snapshot::streamed`]): for the checks that only read them (`verify`), never for a
+    /// command that restores or compares what it read.
+    pub fn snapshot_commit(&self, repo: &Repo, commit: ObjectId, stream: bool) -> Result<Snapshot> {
+        let files = repo.tree_files_below(commit, &self.rel)?;
+        self.snapshot_files(repo, &files, &Baseline::default(), stream, |target| {
+            Ok(repo.tree_file_at(commit, target)?)
+        })
     }
 
     /// Reads the directory's staged content from an already opened, complete index.
@@ -385,7 +396,9 @@ impl HandoffDir {
     }
 
     /// Reads the directory's staged content from an index, leaving unread the files whose
-    /// blob equals `base`'s (see [`Snapshot::unread`]).
+    /// blob equals `base`'s (see [`Snapshot::unread`]), and on disk LOG-ARCHIVE.md and its
+    /// index above 8 MiB that the working tree holds as staged (see
+    /// [`HandoffDir::snapshot_commit`]): for `verify`, which only reads them.
     pub fn snapshot_index_since(
         &self,
         repo: &Repo,
@@ -393,22 +406,20 @@ impl HandoffDir {
         base: &Baseline,
     ) -> Result<Snapshot> {
         let files = Repo::index_files_below(index, &self.rel);
-        self.snapshot_files(repo, &files, base, |target| {
+        self.snapshot_files(repo, &files, base, true, |target| {
             Ok(Repo::index_file_at(index, target))
         })
     }
 
     /// Reads the directory's staged content through a [`StagedView`] (the pre-commit path,
     /// whose index may hold only the entries the commit changes), leaving unread the files
-    /// whose blob equals `base`'s.
+    /// whose blob equals `base`'s, and on disk the large ones the working tree holds as
+    /// staged (as [`HandoffDir::snapshot_index_since`]).
     pub fn snapshot_staged(&self, view: &StagedView<'_>, base: &Baseline) -> Result<Snapshot> {
         let files = view.files_below(&self.rel)?;
-        self.snapshot_files(
-            view.repo(),
-            &files,
-            base,
-            |target| Ok(view.file_at(target)?),
-        )
+        self.snapshot_files(view.repo(), &files, base, true, |target| {
+            Ok(view.file_at(target)?)
+        })
     }
 
     /// Reads the directory from the working tree like [`HandoffDir::snapshot`], leaving the
@@ -565,6 +576,7 @@ impl HandoffDir {
         repo: &Repo,
         files: &[TreeFile],
         base: &Baseline,
+        stream: bool,
         mut lookup: impl FnMut(&str) -> Result<Option<TreeFile>>,
     ) -> Result<Snapshot> {
         let mut snap = Snapshot::default();
@@ -606,12 +618,52 @@ impl HandoffDir {
                     _ => continue,
                 }
             }
-            let bytes = repo
-                .blob_within(id, max_bytes(&rel))?
-                .map_err(|size| too_large_blob(&rel, size))?;
-            snap.insert(name, bytes);
+            self.read_blob(repo, &mut snap, name, id, stream)?;
         }
         Ok(snap)
+    }
+
+    /// Adds the blob `id` to `snap` as the file `inner` (relative to the directory): read
+    /// whole within its limit, except LOG-ARCHIVE.md and its index above the 8 MiB of files
+    /// held in memory whose file in the working tree is that blob (hashed in pieces): they
+    /// are left on disk and read from there as streams, like the working tree's
+    /// ([`Snapshot::streamed`]), since gix loads a blob whole (issue #12 item 2).
+    fn read_blob(
+        &self,
+        repo: &Repo,
+        snap: &mut Snapshot,
+        inner: String,
+        id: ObjectId,
+        stream: bool,
+    ) -> Result<()> {
+        let rel = self.path_of(&inner);
+        let streamable = stream && matches!(inner.as_str(), log::ARCHIVE_FILE | log::INDEX_FILE);
+        if streamable {
+            // Tests arm `blob-in-pieces` to take this path with small files.
+            let whole_up_to = if crate::failpoint::armed_flag("blob-in-pieces") {
+                0
+            } else {
+                MAX_FILE_BYTES as u64
+            };
+            let size = repo.blob_size(id)?;
+            if size > whole_up_to && repo.file_is_blob(&rel, id)? {
+                let path = self.root.join(&rel);
+                snap.streamed
+                    .insert(inner, stream::Streamed::whole(path, size));
+                return Ok(());
+            }
+        }
+        // Tests arm `read-whole:NAME` to prove a command never holds that file in memory.
+        #[cfg(feature = "failpoints")]
+        crate::failpoint::error(&format!("read-whole:{inner}")).map_err(|source| Error::Read {
+            path: rel.clone(),
+            source,
+        })?;
+        let bytes = repo
+            .blob_within(id, max_bytes(&rel))?
+            .map_err(|size| too_large_blob(&rel, size))?;
+        snap.insert(inner, bytes);
+        Ok(())
     }
 }
 
@@ -657,15 +709,23 @@ pub(crate) fn file_name(path: &str) -> &str {
     path.rsplit_once('/').map_or(path, |(_, n)| n)
 }
 
-/// A blob read from git above its file's limit: gix loads a blob whole, so even LOG-ARCHIVE.md
-/// and its index, read from disk as streams, are held within their limit there.
+/// A blob read from git above its file's limit: gix loads a blob whole, so LOG-ARCHIVE.md
+/// and its index are read from the working tree as streams when it holds the same blob, and
+/// held within their limit otherwise.
 fn too_large_blob(path: &str, len: u64) -> Error {
+    let name = file_name(path);
+    let how = if matches!(name, log::ARCHIVE_FILE | log::INDEX_FILE) {
+        "; it is read as a stream from the working tree when the file there is that blob: \
+         make the working tree's file match what is checked (`git checkout` or `git add` it) \
+         and rerun"
+    } else {
+        ""
+    };
     Error::invalid(
         path,
         None,
         format!(
-            "file is {len} bytes in git; a file read from git is loaded whole, and {} is limited to {} bytes that way",
-            file_name(path),
+            "file is {len} bytes in git; a file read from git is loaded whole, and {name} is limited to {} bytes that way{how}",
             max_bytes(path)
         ),
     )
@@ -893,11 +953,21 @@ fn replace_file(path: &Path, bytes: &[u8], durability: Durability) -> std::io::R
     replace_file_with(path, durability, |tmp| tmp.write_all(bytes))
 }
 
-fn replace_file_with(
+/// [`write_atomic`] of content that `fill` writes in pieces, so it is never held whole (the
+/// merge driver's streamed merge of LOG-ARCHIVE.md, issue #12 item 2). When `fill` fails,
+/// the temporary file is removed and `path` is left as it was.
+pub fn write_atomic_from<T, E: From<std::io::Error>>(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::result::Result<T, E>,
+) -> std::result::Result<T, E> {
+    replace_file_with(path, Durability::FileAndDirectory, fill)
+}
+
+fn replace_file_with<T, E: From<std::io::Error>>(
     path: &Path,
     durability: Durability,
-    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
-) -> std::io::Result<()> {
+    fill: impl FnOnce(&mut std::fs::File) -> std::result::Result<T, E>,
+) -> std::result::Result<T, E> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let mut builder = tempfile::Builder::new();
     builder.prefix(TEMP_PREFIX);
@@ -913,7 +983,7 @@ fn replace_file_with(
         // fchmod is not reduced by the umask: a rewritten file keeps exactly its mode.
         tmp.as_file().set_permissions(perm)?;
     }
-    fill(tmp.as_file_mut())?;
+    let filled = fill(tmp.as_file_mut())?;
     if durability != Durability::None {
         tmp.as_file().sync_all()?;
     }
@@ -921,7 +991,7 @@ fn replace_file_with(
     if durability == Durability::FileAndDirectory {
         sync_dir(dir);
     }
-    Ok(())
+    Ok(filled)
 }
 
 #[cfg(test)]

@@ -1398,3 +1398,47 @@ fn manifest_summarizes_an_archive_past_its_first_bytes_without_reading_it_whole(
     assert!(summary.starts_with("Last entry: [2026-10-"), "{summary}");
     repo.aahp(&["manifest", "--check"]).assert_code(0);
 }
+
+#[test]
+fn verify_reads_large_staged_and_committed_archives_from_the_working_tree_as_streams() {
+    // Issue #12 item 2: gix loads a blob whole, so at pre-commit and in CI LOG-ARCHIVE.md and
+    // its index above 8 MiB are read from the working tree, as streams, when the file there
+    // is the blob checked (hashed in pieces). `blob-in-pieces` takes that path with small
+    // files, `lint-in-pieces` lints them in pieces, and `read-whole:NAME` makes holding
+    // either in memory fail; the verdict is the whole read's.
+    let log = journal(14).replacen("- change 2\n", "- change 2, a zero\u{200b}width space\n", 1);
+    let repo = repo_with_log(&log);
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "blob-in-pieces,lint-in-pieces,read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let verdict = |out: &CmdOutput| {
+        let mut lines: Vec<String> = out
+            .stdout
+            .lines()
+            .filter(|l| l.contains("LOG-ARCHIVE") || l.contains("fail"))
+            .map(str::to_string)
+            .collect();
+        lines.sort();
+        (out.code, lines)
+    };
+    let precommit = ["verify", "--level", "precommit"];
+    let whole = repo.aahp(&precommit);
+    let streamed = repo.aahp_env(".", &precommit, &streams_only);
+    assert_eq!(verdict(&streamed), verdict(&whole), "{streamed}\n{whole}");
+    assert!(whole.stdout.contains("LOG-ARCHIVE.md"), "{whole}");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "archive"]);
+    let ci = ["verify", "--level", "ci", "--base", "HEAD~1"];
+    let whole = repo.aahp(&ci);
+    let streamed = repo.aahp_env(".", &ci, &streams_only);
+    assert_eq!(verdict(&streamed), verdict(&whole), "{streamed}\n{whole}");
+    // A working tree that no longer holds the blob: the blob is read whole (within the
+    // archive's limit), here the injected failure, exit 2 naming the file.
+    repo.write(ARCHIVE, format!("{}\n", repo.read(ARCHIVE)));
+    let out = repo.aahp_env(".", &ci, &streams_only);
+    out.assert_code(2);
+    assert!(out.stderr.contains("LOG-ARCHIVE.md"), "{out}");
+}

@@ -401,3 +401,129 @@ fn an_archive_over_the_limit_of_other_files_merges_within_its_own() {
     assert!(merged.contains("- alice did it") && merged.contains("- bob did it"));
     assert!(merged.len() > 9 * 1024 * 1024);
 }
+
+/// Runs the driver on `base`, `ours` and `theirs` written into a fresh repository as the
+/// sides of `path`; returns the run and what it left in `ours`.
+fn drive(path: &str, sides: [&str; 3], envs: &[(&str, &str)]) -> (CmdOutput, String) {
+    let repo = TestRepo::new();
+    for (name, text) in ["base", "ours", "theirs"].into_iter().zip(sides) {
+        repo.write(name, text);
+    }
+    let out = repo.aahp_env(".", &["merge-driver", "base", "ours", "theirs", path], envs);
+    (out, repo.read("ours"))
+}
+
+#[test]
+fn an_archive_both_sides_appended_to_merges_as_streams_to_what_the_whole_merge_gives() {
+    // Issue #12 item 2: above the 8 MiB of files held in memory, LOG-ARCHIVE.md is merged
+    // entry by entry when each side only added entries before or after the ancestor's (an
+    // archive only grows). `merge-in-pieces` takes that path with small files and
+    // `read-whole:NAME` makes holding a side in memory fail; the result is the whole
+    // merge's, byte for byte.
+    const ARCHIVE_PATH: &str = ".ai/handoff/LOG-ARCHIVE.md";
+    const INDEX_PATH: &str = ".ai/handoff/LOG-ARCHIVE.index.json";
+    let entry = |d: usize, who: &str| {
+        format!("## [2026-01-{d:02}] {who}: Session {d}\r\n\r\n- {who} did {d}\r\n\r\n---\r\n\r\n")
+    };
+    let side = |top: &[(usize, &str)], end: &[(usize, &str)]| {
+        let mut s = String::from("# Archive\r\n\r\n---\r\n\r\n");
+        let all = top
+            .iter()
+            .chain(&[(3, "a"), (5, "b"), (5, "c"), (9, "d")])
+            .chain(end);
+        for (d, who) in all {
+            s.push_str(&entry(*d, who));
+        }
+        s
+    };
+    let base = side(&[], &[]);
+    let shapes = [
+        (
+            side(&[], &[(11, "alice"), (12, "alice")]),
+            side(&[], &[(10, "bob")]),
+        ),
+        (
+            side(&[(4, "alice")], &[]),
+            side(&[], &[(5, "bob"), (5, "c")]),
+        ),
+        (side(&[], &[(7, "same")]), side(&[], &[(7, "same")])),
+    ];
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "merge-in-pieces,read-whole:LOG-ARCHIVE.md",
+    )];
+    for (ours, theirs) in &shapes {
+        let (whole, expected) = drive(ARCHIVE_PATH, [&base, ours, theirs], &[]);
+        whole.assert_code(0);
+        let (out, merged) = drive(ARCHIVE_PATH, [&base, ours, theirs], &streams_only);
+        out.assert_code(0);
+        assert_eq!(merged, expected);
+        assert_eq!(out.stdout, whole.stdout);
+    }
+    // A side equal to another is taken as it is, compared and copied in pieces, for the
+    // index too.
+    for path in [ARCHIVE_PATH, INDEX_PATH] {
+        let failpoints = format!(
+            "merge-in-pieces,read-whole:{}",
+            path.rsplit('/').next().unwrap()
+        );
+        let env = [("AAHP_FAILPOINT", failpoints.as_str())];
+        let (out, merged) = drive(path, [&base, &base, &shapes[0].1], &env);
+        out.assert_code(0);
+        assert_eq!(merged, shapes[0].1);
+        let (out, merged) = drive(path, [&base, &shapes[0].0, &base], &env);
+        out.assert_code(0);
+        assert_eq!(merged, shapes[0].0);
+    }
+    // The index, element by element.
+    let el = |d: usize, who: &str| {
+        format!(
+            "{{\"sha256\": \"{who}{d}\", \"title\": \"## [2026-01-{d:02}] {who}: Session {d}\"}}"
+        )
+    };
+    let index = |els: &[String]| {
+        format!(
+            "{{\n  \"version\": 1,\n  \"entries\": [{}]\n}}\n",
+            els.join(", ")
+        )
+    };
+    let base_els: Vec<String> = [3, 5, 9].iter().map(|d| el(*d, "a")).collect();
+    let with = |end: &[String]| -> Vec<String> { base_els.iter().chain(end).cloned().collect() };
+    let (b, o, t) = (
+        index(&base_els),
+        index(&with(&[el(11, "alice")])),
+        index(&with(&[el(10, "bob"), el(12, "bob")])),
+    );
+    let (whole, expected) = drive(INDEX_PATH, [&b, &o, &t], &[]);
+    whole.assert_code(0);
+    let index_only = [(
+        "AAHP_FAILPOINT",
+        "merge-in-pieces,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let (out, merged) = drive(INDEX_PATH, [&b, &o, &t], &index_only);
+    out.assert_code(0);
+    assert_eq!(merged, expected);
+    assert!(
+        merged.contains("bob10") && merged.contains("alice11"),
+        "{merged}"
+    );
+    // A side that rewrote an ancestor's entry (a redaction) cannot be merged entry by entry:
+    // the sides are read whole, within the archive's limit, as before (here that read is
+    // the injected failure, exit 2 naming the side).
+    let redacted = base.replace("- b did 5", "- b did [redacted: secret]");
+    let (out, merged) = drive(
+        ARCHIVE_PATH,
+        [&base, &redacted, &shapes[0].1],
+        &streams_only,
+    );
+    out.assert_code(2);
+    assert!(out.stderr.contains("LOG-ARCHIVE.md (ancestor)"), "{out}");
+    assert_eq!(merged, redacted);
+    let (out, merged) = drive(
+        ARCHIVE_PATH,
+        [&base, &redacted, &shapes[0].1],
+        &[("AAHP_FAILPOINT", "merge-in-pieces")],
+    );
+    out.assert_code(0);
+    assert!(merged.contains("[redacted: secret]") && merged.contains("- bob did 10"));
+}
