@@ -418,7 +418,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
                 journal.git_pid = Some(pid);
                 // Only a name for the user: the lock, not this record, keeps `recover` off
                 // a running `git commit`, so a failed write costs nothing but the name.
-                let _ = journal.save(repo);
+                let _ = journal.save_name(repo);
                 failpoint::hit("commit:spawned");
             })
             .map_err(Error::from)
@@ -445,7 +445,9 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         _ => None,
     };
     lock::release(&dir)?;
-    SessionRecord::remove(repo, &dir.rel)?;
+    // Not synced: the lock's removal is; a record that came back after a power cut would
+    // name a session no lock holds, which counts for nothing.
+    SessionRecord::remove_unsynced(repo, &dir.rel)?;
     failpoint::hit("commit:release");
 
     // 11. The session tag.
@@ -593,11 +595,13 @@ fn take_lock(
             if !lock::acquire(dir, &new)? {
                 return Err(LockState::read(dir)?.locked_error(dir, ctx.now));
             }
+            // The session ends inside this process: its record only has to outlive a kill
+            // (for a retry), not a power cut (see `save_unsynced`).
             SessionRecord {
                 dir: dir.rel.clone(),
                 session_id: session_id.clone(),
             }
-            .save(repo)?;
+            .save_unsynced(repo)?;
             Ok((session_id, agent, None))
         }
     }
@@ -711,7 +715,7 @@ fn prepare(
         LockState::Held(l) => l.remote.and_then(|r| r.took_over.map(|t| (r.remote, t))),
         _ => None,
     };
-    let status = stamp_provenance(
+    let (stamped_log, status) = stamp_provenance(
         repo,
         dir,
         base,
@@ -722,8 +726,8 @@ fn prepare(
     )?;
     failpoint::hit("commit:provenance");
 
-    // 5b. Log rotation.
-    let archived = transaction::steps::rotate_log(dir, keep, &write)?;
+    // 5b. Log rotation, of LOG.md as stamped: it is written once, after the archive.
+    let archived = transaction::steps::rotate_log(dir, keep, stamped_log, &write)?;
     failpoint::hit("commit:rotate");
 
     // 6. The manifest.
@@ -787,9 +791,9 @@ fn prepare(
     remove.push(dir.path_of(LOCK));
     remove.sort();
     remove.dedup();
-    repo.stage(&add, &remove)?;
+    let index = repo.stage(&add, &remove)?;
     crate::handoff::sync_dir(&dir.abs);
-    let tree = repo.write_index_tree()?;
+    let tree = repo.write_index_tree(&index)?;
     journal.step = Step::Committing;
     journal.planned_tree = Some(tree.to_string());
     journal.save(repo)?;
@@ -996,7 +1000,8 @@ fn session_precheck(
 }
 
 /// Step 5a: stamps the provenance line into every LOG entry the session wrote (writing one
-/// from `--log` first) and into the STATUS summary. Returns the STATUS text as written.
+/// from `--log` first) and into the STATUS summary. Returns LOG.md as stamped when that
+/// changed it (not written: the rotation writes it) and the STATUS text as written.
 fn stamp_provenance(
     repo: &Repo,
     dir: &HandoffDir,
@@ -1005,7 +1010,7 @@ fn stamp_provenance(
     prov: &Provenance,
     today: &str,
     write: &transaction::steps::WriteFn<'_>,
-) -> Result<Option<String>> {
+) -> Result<(Option<String>, Option<String>)> {
     use crate::handoff::provenance::{
         prepend_entry, session_entries, stamp_entries, stamp_status, without_provenance,
     };
@@ -1028,9 +1033,7 @@ fn stamp_provenance(
         .map(|b| String::from_utf8_lossy(&b).into_owned());
     // In one pass: a journal of many new entries must not be re-read once per entry.
     text = stamp_entries(&text, &session_entries(before.as_deref(), &text), &line);
-    if current.as_deref() != Some(text.as_str()) {
-        write("LOG.md", text.as_bytes())?;
-    }
+    let stamped_log = (current.as_deref() != Some(text.as_str())).then_some(text);
     let status = transaction::steps::read_text(dir, "STATUS.md")?;
     // Only a STATUS.md the session updated gets the line: an untouched one stays untouched,
     // so the gate's drift check still sees code committed without a status update.
@@ -1056,9 +1059,9 @@ fn stamp_provenance(
             if status.as_deref() != Some(stamped.as_str()) {
                 write("STATUS.md", stamped.as_bytes())?;
             }
-            Ok(Some(stamped))
+            Ok((stamped_log, Some(stamped)))
         }
-        None => Ok(status),
+        None => Ok((stamped_log, status)),
     }
 }
 

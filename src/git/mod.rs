@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 
 mod index;
 mod remote;
+mod stage;
 pub use index::{PrecommitIndex, StagedView};
 pub use remote::{CasPush, REMOTE_TIMEOUT};
 
@@ -1320,35 +1321,6 @@ impl Repo {
         Ok(entry.map(|e| e.mode().kind()))
     }
 
-    /// Stages `add` from the working tree (even when a `.gitignore` matches them) and removes
-    /// `remove` from the index, leaving every other staged change as the user staged it.
-    pub fn stage(&self, add: &[String], remove: &[String]) -> Result<(), GitError> {
-        if !add.is_empty() {
-            let mut args = vec!["add", "-f", "--"];
-            args.extend(add.iter().map(String::as_str));
-            self.run(&args, &[])?;
-        }
-        // `git rm --cached --ignore-unmatch` of paths the index does not hold changes
-        // nothing: it is run only for those it holds (usually none: no spawn).
-        let index = self.index()?;
-        let remove: Vec<&str> = remove
-            .iter()
-            .map(String::as_str)
-            .filter(|p| {
-                index
-                    .entries()
-                    .iter()
-                    .any(|e| e.path(&index) == p.as_bytes())
-            })
-            .collect();
-        if !remove.is_empty() {
-            let mut args = vec!["rm", "-q", "--cached", "--ignore-unmatch", "--"];
-            args.extend(remove);
-            self.run(&args, &[])?;
-        }
-        Ok(())
-    }
-
     /// Sets index entries back to recorded blobs (`mode`, id, path); paths without an entry
     /// are removed from the index. Used to undo [`Repo::stage`].
     pub fn set_index_entries(
@@ -1469,13 +1441,6 @@ impl Repo {
             ));
         }
         Ok(out)
-    }
-
-    /// Writes the index as a tree and returns its id (`git write-tree`).
-    pub fn write_index_tree(&self) -> Result<ObjectId, GitError> {
-        let args = ["write-tree"];
-        let out = self.run(&args, &[])?;
-        Self::parse_id(&args, &out)
     }
 
     /// Runs `git commit -q -m MESSAGE` on the staged content: user hooks, signing and

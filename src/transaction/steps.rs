@@ -54,7 +54,7 @@ pub fn precheck(dir: &HandoffDir, keep: usize) -> Result<()> {
         TrustLedger::parse(&dir.path_of(TRUST_FILE), &text)?;
     }
     if let Some(log_text) = read_text(dir, LOG_FILE)? {
-        plan_rotation(dir, &log_text, keep)?;
+        plan_rotation(dir, &log_text, keep, false)?;
     }
     Ok(())
 }
@@ -84,8 +84,10 @@ fn on_disk(dir: &HandoffDir, name: &str) -> Result<Option<Streamed>> {
 
 /// Plans the rotation of `log_text` (LOG.md) onto the archive and index on disk, checking
 /// them entry by entry as streams (issue #12 item 2): a damaged archive is refused here,
-/// before anything is written, as a whole read refuses it.
-fn plan_rotation(dir: &HandoffDir, log_text: &str, keep: usize) -> Result<Planned> {
+/// before anything is written, as a whole read refuses it. `written`: the plan is the one
+/// written, so a rotation of the whole files gets its postcondition check
+/// ([`log::rotate_checked`]).
+fn plan_rotation(dir: &HandoffDir, log_text: &str, keep: usize, written: bool) -> Result<Planned> {
     let archive = on_disk(dir, ARCHIVE_FILE)?;
     let index = on_disk(dir, INDEX_FILE)?;
     let streamed = log_stream::rotate_streamed(
@@ -102,8 +104,14 @@ fn plan_rotation(dir: &HandoffDir, log_text: &str, keep: usize) -> Result<Planne
         StreamedRotation::Whole => {
             let archive = read_text(dir, ARCHIVE_FILE)?;
             let index = read_text(dir, INDEX_FILE)?;
-            match log::rotate(log_text, archive.as_deref(), index.as_deref(), keep)
-                .map_err(|e| e.into_error(|f| dir.path_of(f)))?
+            match log::rotate_checked(
+                log_text,
+                archive.as_deref(),
+                index.as_deref(),
+                keep,
+                written,
+            )
+            .map_err(|e| e.into_error(|f| dir.path_of(f)))?
             {
                 Some(r) => Planned::Whole(Box::new(r)),
                 None => Planned::Nothing,
@@ -127,12 +135,35 @@ pub fn decay_trust(dir: &HandoffDir, today: Date, write: &WriteFn<'_>) -> Result
 /// Rotates LOG.md so the newest `keep` entries remain, writing archive → index → LOG (the
 /// order in which every prefix can be completed by rotating again); returns how many
 /// entries moved.
-pub fn rotate_log(dir: &HandoffDir, keep: usize, write: &WriteFn<'_>) -> Result<usize> {
-    let Some(log_text) = read_text(dir, LOG_FILE)? else {
-        return Ok(0);
+///
+/// `pending` is LOG.md as a step before this one changed it without writing it yet (the
+/// provenance stamps; it differs from the file): rotated from that text, LOG.md is written
+/// once, not once per step (issue #14); with nothing to move, `pending` itself is written.
+pub fn rotate_log(
+    dir: &HandoffDir,
+    keep: usize,
+    pending: Option<String>,
+    write: &WriteFn<'_>,
+) -> Result<usize> {
+    let changed = pending.is_some();
+    let log_text = match pending {
+        Some(text) => text,
+        None => match read_text(dir, LOG_FILE)? {
+            Some(text) => text,
+            None => return Ok(0),
+        },
     };
-    let (r, spliced) = match plan_rotation(dir, &log_text, keep)? {
-        Planned::Nothing => return Ok(0),
+    let written = |text: &str| -> Result<()> {
+        if changed {
+            write(LOG_FILE, text.as_bytes())?;
+        }
+        Ok(())
+    };
+    let (r, spliced) = match plan_rotation(dir, &log_text, keep, true)? {
+        Planned::Nothing => {
+            written(&log_text)?;
+            return Ok(0);
+        }
         Planned::Spliced(r) => (r, true),
         Planned::Whole(r) => (r, false),
     };
@@ -161,6 +192,8 @@ pub fn rotate_log(dir: &HandoffDir, keep: usize, write: &WriteFn<'_>) -> Result<
     failpoint::hit("commit:rotate:index");
     if r.log_changed {
         write(LOG_FILE, r.log.as_bytes())?;
+    } else {
+        written(&log_text)?;
     }
     Ok(r.moved)
 }

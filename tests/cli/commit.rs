@@ -835,3 +835,46 @@ fn commit_requires_a_log_entry_or_writes_one_from_log() {
     let verify = repo.aahp(&["verify"]);
     assert!(!verify.stdout.contains("no provenance line"), "{verify}");
 }
+
+/// `commit` stages the handoff directory and plans its tree in process (issue #14): without
+/// user hooks, the `git` binary runs for the commit itself and the session tag, nothing else.
+/// Counted by a `git` on `PATH` that records each call and runs the real one.
+#[test]
+fn commit_runs_git_only_to_commit_and_tag() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = session_repo();
+    edit_like_a_session(&repo);
+    let real = std::env::split_paths(&std::env::var_os("PATH").expect("PATH is set"))
+        .map(|d| d.join("git"))
+        .find(|p| p.is_file())
+        .expect("git on PATH");
+    let wrapper = tempfile::tempdir().unwrap();
+    let calls = wrapper.path().join("calls");
+    let script = wrapper.path().join("git");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = -C ] && echo \"$3\" >> '{}'\nexec '{}' \"$@\"\n",
+            calls.display(),
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut path = vec![wrapper.path().to_path_buf()];
+    path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
+    let path = std::env::join_paths(path).unwrap();
+    let out = repo.aahp_env(
+        ".",
+        &["commit", "-m", "Finish the parser", "--agent", "agent-b"],
+        &[("PATH", path.to_str().unwrap())],
+    );
+    out.assert_code(0);
+    assert_eq!(std::fs::read_to_string(&calls).unwrap(), "commit\ntag\n");
+    // What was committed is what `git add` would have staged: the tree of the index.
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD^{tree}"]).trim(),
+        repo.git(&["write-tree"]).trim()
+    );
+    assert_eq!(repo.git(&["status", "--porcelain", "--", DIR]), "");
+}

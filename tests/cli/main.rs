@@ -42,6 +42,7 @@ mod recover;
 mod review;
 mod scenario;
 mod session_fixture;
+mod stage;
 mod status;
 mod task;
 mod trust;
