@@ -1058,7 +1058,7 @@ fn assignment_gate(b: &[u8], _start: usize, end: usize) -> bool {
 /// `password: "…"` or `secret_key: …` is not compiled for prose that only names a password;
 /// none of them is stricter than its pattern.
 fn sign_follows(b: &[u8], mut i: usize, signs: &[u8]) -> bool {
-    while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == 0x0b) {
+    while i < b.len() && is_blank(b[i]) {
         i += 1;
     }
     i < b.len() && (signs.contains(&b[i]) || !b[i].is_ascii())
@@ -1081,9 +1081,52 @@ fn quoted_gate(b: &[u8], _start: usize, end: usize) -> bool {
 
 /// `password … is "…"`: within the pattern's 40 characters of the same sentence, a separator
 /// (`is`, `was`, `are`, `of`, `=`, `:`) followed by a quote.
+///
+/// Read from the quotes, not from every byte: a line of `password` after `password` asked
+/// this of each, and each read up to 164 bytes a byte at a time (issue #13 item 4). A quote
+/// answers when the blanks before it follow a separator that starts before the sentence's
+/// stop; that is every way the byte walk ([`password_is_quoted_walk`]) can succeed, as it
+/// skips blanks from the separator to the first byte after them. A non-ASCII byte also
+/// answers the walk (it may be a Unicode space), so a stretch holding one is walked.
 fn password_is_quoted_gate(b: &[u8], _start: usize, end: usize) -> bool {
-    // 40 characters of up to four bytes, then the separator.
     let limit = b.len().min(end + 4 * 40 + 4);
+    if end >= limit {
+        return false;
+    }
+    let stop = memchr::memchr2(b'.', b'\n', &b[end..limit]).map_or(limit, |k| end + k);
+    // A separator starting before `stop` ends by `stop + 2`; the byte that answers is the
+    // first one after it and its blanks.
+    let mut last = (stop + 2).min(b.len());
+    while last < b.len() && is_blank(b[last]) {
+        last += 1;
+    }
+    let from = end + 1;
+    let window = &b[from..(last + 1).min(b.len())];
+    if !window.is_ascii() {
+        return password_is_quoted_walk(b, end, limit);
+    }
+    memchr::memchr2_iter(b'"', b'\'', window).any(|k| {
+        let q = from + k;
+        let mut w = q;
+        while w > end && is_blank(b[w - 1]) {
+            w -= 1;
+        }
+        let sep = |n: usize, words: &[&[u8]]| {
+            w >= end + n
+                && w - n < stop
+                && words.iter().any(|x| b[w - n..w].eq_ignore_ascii_case(x))
+        };
+        sep(1, &[b"=", b":"]) || sep(2, &[b"is", b"of"]) || sep(3, &[b"was", b"are"])
+    })
+}
+
+/// A blank as [`sign_follows`] skips it.
+fn is_blank(c: u8) -> bool {
+    c.is_ascii_whitespace() || c == 0x0b
+}
+
+/// [`password_is_quoted_gate`] read a byte at a time from the keyword.
+fn password_is_quoted_walk(b: &[u8], end: usize, limit: usize) -> bool {
     let mut j = end;
     while j < limit && !matches!(b[j], b'.' | b'\n') {
         let word = |w: &[u8]| b.len() >= j + w.len() && b[j..j + w.len()].eq_ignore_ascii_case(w);
@@ -2986,7 +3029,13 @@ fn value_first_gate(b: &[u8], start: usize, _end: usize) -> bool {
     while lo < start && is_continuation(b[lo]) {
         lo += 1;
     }
-    let Ok(head) = std::str::from_utf8(&b[lo..start]) else {
+    // The word `is` or `was` must be there: a text of labels one after another is mostly
+    // turned down here, before its words are split (issue #13 item 4).
+    let head = &b[lo..start];
+    if !head.windows(2).any(|w| w == b"is" || w == b"wa") {
+        return false;
+    }
+    let Ok(head) = std::str::from_utf8(head) else {
         return false;
     };
     // Back from the label: at most an article and one word, `is` or `was`, then a run of ten
@@ -3338,6 +3387,161 @@ mod tests {
         let comma_before = before.is_none_or(|i| b[line_start + i] == b',');
         let comma_after = after.is_none_or(|i| b[end + i] == b',');
         (before.is_some() || after.is_some()) && comma_before && comma_after
+    }
+
+    /// [`value_first_gate`] as it was before issue #13 item 4: every head split into words.
+    fn value_first_gate_split(b: &[u8], start: usize) -> bool {
+        let mut lo = start.saturating_sub(48);
+        while lo < start && is_continuation(b[lo]) {
+            lo += 1;
+        }
+        let Ok(head) = std::str::from_utf8(&b[lo..start]) else {
+            return false;
+        };
+        let words: Vec<&str> = head
+            .split([' ', '\t'])
+            .filter(|w| !w.is_empty())
+            .rev()
+            .collect();
+        let article = |w: &str| matches!(w, "the" | "my" | "our" | "your" | "a" | "an");
+        let word = |w: &str| w.bytes().all(|c| c.is_ascii_alphabetic());
+        let at = words
+            .iter()
+            .take(3)
+            .position(|w| matches!(*w, "is" | "was"));
+        let between = match at {
+            Some(0) => true,
+            Some(1) => word(words[0]),
+            Some(2) => article(words[1]) && word(words[0]),
+            _ => false,
+        };
+        between
+            && at
+                .and_then(|i| words.get(i + 1))
+                .is_some_and(|v| v.len() >= 10)
+    }
+
+    #[test]
+    fn the_value_first_gate_turns_down_only_heads_without_is_or_was() {
+        const PIECES: &[&str] = &[
+            "is",
+            "was",
+            "Is",
+            "wa",
+            "s",
+            "the",
+            "my",
+            "a",
+            "word",
+            "8fJ2kq0ZpLx",
+            "0123456789",
+            " ",
+            " ",
+            "\t",
+            "password",
+            "\u{e9}",
+            "\u{4e2d}",
+            "=",
+        ];
+        let mut state = 0x1234_5678_9abc_def1_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).expect("small")
+        };
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..next(16) {
+                text.push_str(PIECES[next(PIECES.len())]);
+            }
+            let b = text.as_bytes();
+            for start in (0..=b.len()).filter(|&i| text.is_char_boundary(i)) {
+                let old = value_first_gate_split(b, start);
+                assert_eq!(
+                    value_first_gate(b, start, start),
+                    old,
+                    "{text:?} at {start}"
+                );
+                if old { yes += 1 } else { no += 1 }
+            }
+        }
+        assert!(yes > 50 && no > 1_000, "{yes} {no}");
+    }
+
+    #[test]
+    fn the_password_is_quoted_gate_read_from_the_quotes_is_the_byte_walk() {
+        // Random texts of separators (also inside words and in either case), blanks of every
+        // kind, quotes, stops, non-ASCII characters and filler, the keyword's end anywhere.
+        const PIECES: &[&[u8]] = &[
+            b"=",
+            b":",
+            b"is",
+            b"IS",
+            b"of",
+            b"Of",
+            b"was",
+            b"are",
+            b"ARE",
+            b"this",
+            b"i",
+            b"s",
+            b"w",
+            b"a",
+            b" ",
+            b" ",
+            b"  ",
+            b"\t",
+            b"\n",
+            b"\r",
+            b"\x0b",
+            b"\x0c",
+            b".",
+            b"\"",
+            b"'",
+            b"x",
+            b"password",
+            "\u{e9}".as_bytes(),
+            "\u{a0}".as_bytes(),
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).expect("small")
+        };
+        let (mut yes, mut no) = (0, 0);
+        let mut text = Vec::new();
+        for round in 0..20_000 {
+            text.clear();
+            let size = next(120) + if round % 10 == 0 { 120 } else { 0 };
+            while text.len() < size {
+                let piece = PIECES[next(PIECES.len())];
+                // Long runs of blanks or filler, past the reach of 164 bytes.
+                let times = if round % 7 == 0 && matches!(piece, b" " | b"x") {
+                    90
+                } else {
+                    1
+                };
+                for _ in 0..times {
+                    text.extend_from_slice(piece);
+                }
+            }
+            for end in 0..=text.len() {
+                let limit = text.len().min(end + 4 * 40 + 4);
+                let walk = password_is_quoted_walk(&text, end, limit);
+                assert_eq!(
+                    password_is_quoted_gate(&text, end, end),
+                    walk,
+                    "{:?} at {end}",
+                    String::from_utf8_lossy(&text)
+                );
+                if walk { yes += 1 } else { no += 1 }
+            }
+        }
+        assert!(yes > 10_000 && no > 10_000, "{yes} {no}");
     }
 
     #[test]
