@@ -748,6 +748,8 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
     let level = args.level;
     let mut report = VerifyReport::empty(level);
     let repo = ctx.repo()?;
+    // Every layer judges against one HEAD, read once.
+    let _head = repo.pin_head()?;
     let scope = ctx.gate_scope()?;
     let today = crate::clock::utc_date(ctx.now);
     let mut any_change = false;
@@ -1054,20 +1056,18 @@ impl PendingLint {
         let dir = dir.clone();
         let (snap_tx, snap_rx) = std::sync::mpsc::sync_channel::<LintWork>(1);
         let (tx, answer) = std::sync::mpsc::sync_channel(1);
-        let spawned = std::thread::Builder::new()
-            .name("lint".into())
-            .spawn(move || {
-                // No snapshot comes when reading it failed: nothing to do.
-                let Ok((snap, cfg)) = snap_rx.recv() else {
-                    return;
-                };
-                let lint = std::panic::AssertUnwindSafe(|| match &cfg {
-                    Some(cfg) => lint::lint_snapshot_with(cfg, &dir, &snap, &[])
-                        .map(|outcome| outcome.diagnostics),
-                    None => lint::check_snapshot(&dir, &snap, today),
-                });
-                let _ = tx.send(std::panic::catch_unwind(lint));
+        let spawned = crate::sched::spawn_beside("lint", move || {
+            // No snapshot comes when reading it failed: nothing to do.
+            let Ok((snap, cfg)) = snap_rx.recv() else {
+                return;
+            };
+            let lint = std::panic::AssertUnwindSafe(|| match &cfg {
+                Some(cfg) => lint::lint_snapshot_with(cfg, &dir, &snap, &[])
+                    .map(|outcome| outcome.diagnostics),
+                None => lint::check_snapshot(&dir, &snap, today),
             });
+            let _ = tx.send(std::panic::catch_unwind(lint));
+        });
         PendingLint {
             snap: spawned.ok().map(|_| snap_tx),
             answer,

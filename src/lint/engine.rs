@@ -949,6 +949,19 @@ static UNGATED_ENGINE: LazyLock<Engine> = LazyLock::new(|| {
     Engine::new(patterns)
 });
 
+/// Tests: whether this thread lints with [`UNGATED_ENGINE`] (a thread working for it
+/// follows suit).
+#[cfg(test)]
+pub(crate) fn is_ungated() -> bool {
+    UNGATED.get()
+}
+
+/// Tests: lint this thread's texts with [`UNGATED_ENGINE`] or not.
+#[cfg(test)]
+pub(crate) fn set_ungated(on: bool) {
+    UNGATED.set(on);
+}
+
 /// Runs `f` with this thread's texts linted by [`UNGATED_ENGINE`].
 #[cfg(test)]
 pub(crate) fn ungated<T>(f: impl FnOnce() -> T) -> T {

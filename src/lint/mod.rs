@@ -315,12 +315,10 @@ pub struct LintOutcome {
 /// of after. Building is idempotent: the first caller wins and later ones wait for it.
 pub fn warm_up() {
     // Failing to spawn only loses the head start.
-    let _ = std::thread::Builder::new()
-        .name("lint-warm-up".into())
-        .spawn(|| {
-            engine::warm_up();
-            crate::schema::warm_up();
-        });
+    let _ = crate::sched::spawn_beside("lint-warm-up", || {
+        engine::warm_up();
+        crate::schema::warm_up();
+    });
 }
 
 /// Lints every file of a handoff snapshot (the files themselves, with `.aiignore` and the
@@ -744,6 +742,77 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
 
 /// [`lint_file`]; with `json_checked`, a JSON file is not validated (a run of whole lines of
 /// a document validated as a stream, [`pieces`]).
+/// Text length from which [`lint_text`] runs the obfuscation decoders and `.aiignore` on a
+/// thread of their own beside the rule engine. They cost about a third of a prose file's
+/// lint (2.5 M instructions on a 30 KB STATUS.md, against some 50 µs to start a thread),
+/// and the pre-commit hook waits for its lint thread, so on two cores the hook ends sooner;
+/// below this a thread costs more than it saves.
+const DECODE_BESIDE_FROM: usize = 16 * 1024;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: this thread's [`DECODE_BESIDE_FROM`] instead of the constant.
+    static DECODE_BESIDE_TEST: std::cell::Cell<Option<usize>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// [`DECODE_BESIDE_FROM`], or what a test set for its thread.
+fn decode_beside_from() -> usize {
+    #[cfg(test)]
+    if let Some(from) = DECODE_BESIDE_TEST.get() {
+        return from;
+    }
+    DECODE_BESIDE_FROM
+}
+
+/// Tests: runs `f` with the obfuscation decoders beside the engine from `from` bytes on.
+#[cfg(test)]
+pub(crate) fn with_decode_beside_from<T>(from: usize, f: impl FnOnce() -> T) -> T {
+    let before = DECODE_BESIDE_TEST.replace(Some(from));
+    let out = f();
+    DECODE_BESIDE_TEST.set(before);
+    out
+}
+
+/// Runs `side` and `main`, `side` on a scoped thread of its own when `split` (and a thread
+/// can be started), and returns what `side` gave. The per-text counts `side` makes on its
+/// thread ([`pressure`], [`steps`]) are added to this thread's, so a caller sees the same
+/// counts either way.
+fn beside<T: Send>(split: bool, side: impl FnOnce() -> T + Send, main: impl FnOnce()) -> T {
+    if !split {
+        let out = side();
+        main();
+        return out;
+    }
+    // Taken by the thread, or back here when no thread could be started.
+    let slot = std::sync::Mutex::new(Some(side));
+    let slot = &slot;
+    let take = move || slot.lock().ok().and_then(|mut s| s.take());
+    std::thread::scope(|s| {
+        #[cfg(test)]
+        let ungated = engine::is_ungated();
+        let thread = crate::sched::spawn_scoped_beside(s, "lint-decode", move || {
+            #[cfg(test)]
+            engine::set_ungated(ungated);
+            let out = take().map(|side| side());
+            (out, pressure::take(), steps::current())
+        });
+        main();
+        if let Ok(thread) = thread {
+            let (out, p, n) = thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            pressure::add(|q| q.merge(p));
+            steps::add(n);
+            if let Some(out) = out {
+                return out;
+            }
+        }
+        let side = take().expect("the side work runs once, here when not on its thread");
+        side()
+    })
+}
+
 fn lint_text(
     cfg: &LintConfig,
     file: &LintFile<'_>,
@@ -779,12 +848,23 @@ fn lint_text(
         depth: 0,
     };
     // The obfuscation decoders need no rule of the engine until a stretch decodes, and the
-    // engine may still be building on the warm-up thread: they run first, their findings
-    // are placed where they always were.
-    let mut obfuscated: Vec<Finding> = Vec::new();
-    rules::encoded::obfuscated(&scan, &mut obfuscated);
+    // engine may still be building on the warm-up thread; `.aiignore` needs no other finding.
+    // They run first, or beside the engine on a text long enough to pay for a thread; their
+    // findings are placed where they always were.
     let mut findings: Vec<Finding> = Vec::new();
-    engine::run(&scan, &mut findings);
+    let (mut obfuscated, mut ignored) = beside(
+        scan.text().len() >= decode_beside_from(),
+        || {
+            let mut obfuscated = Vec::new();
+            rules::encoded::obfuscated(&scan, &mut obfuscated);
+            let mut ignored = Vec::new();
+            if let Some(ign) = &cfg.aiignore {
+                ign.apply(&scan, &mut ignored);
+            }
+            (obfuscated, ignored)
+        },
+        || engine::run(&scan, &mut findings),
+    );
     let engine_found = findings.len();
     rules::injection::combine(&scan, &mut findings);
     let combined = findings.len();
@@ -796,9 +876,7 @@ fn lint_text(
         .collect();
     rules::encoded::scan(&scan, &secrets, &mut findings);
     findings.append(&mut obfuscated);
-    if let Some(ign) = &cfg.aiignore {
-        ign.apply(&scan, &mut findings);
-    }
+    findings.append(&mut ignored);
     // Everything in raw offsets from here on; keep the normalised text for fingerprints.
     let mut keys: Vec<String> = Vec::with_capacity(findings.len());
     for f in &mut findings {
@@ -1385,6 +1463,17 @@ pub(crate) mod pressure {
         };
     }
 
+    impl Pressure {
+        /// Adds the counts another thread made for the same text.
+        pub(crate) fn merge(&mut self, other: Pressure) {
+            self.findings += other.findings;
+            self.decoded += other.decoded;
+            self.candidates += other.candidates;
+            self.hits += other.hits;
+            self.over_budget |= other.over_budget;
+        }
+    }
+
     /// Updates this thread's counts.
     #[inline]
     pub(crate) fn add(f: impl FnOnce(&mut Pressure)) {
@@ -1417,9 +1506,9 @@ pub(crate) mod steps {
         STEPS.with(|s| s.set(s.get().wrapping_add(n)));
     }
 
-    /// The steps counted on this thread so far.
-    #[cfg(test)]
-    pub(crate) fn count() -> u64 {
+    /// The steps counted on this thread so far (a thread that works for another hands its
+    /// count over).
+    pub(crate) fn current() -> u64 {
         STEPS.with(Cell::get)
     }
 }

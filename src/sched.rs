@@ -1,0 +1,137 @@
+//! Threads that work beside the one that starts them.
+//!
+//! The hook's helper threads (the lint's warm-up, the lint, its obfuscation decoders) exist
+//! so that their work overlaps the starting thread's. Linux often places a new thread on its
+//! parent's CPU, where it preempts the parent, while another CPU idles: measured on the
+//! project's two-core machine kind, the warm-up thread held the main thread off its CPU for
+//! about a millisecond of a 7–8 ms hook in most runs, and the threads ran at 1.0 CPUs
+//! utilised. A thread started here moves off its parent's CPU first when another CPU is
+//! allowed, then lets the scheduler place it anywhere again: a nudge, never a pin.
+
+use std::io;
+use std::thread::{Builder, JoinHandle, Scope, ScopedJoinHandle};
+
+/// Starts `f` on a thread named `name` (see the module's description).
+pub(crate) fn spawn_beside<T, F>(name: &str, f: F) -> io::Result<JoinHandle<T>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let parent = current_cpu();
+    let thread = Builder::new().name(name.into()).spawn(move || {
+        leave_cpu(parent);
+        f()
+    })?;
+    let_it_leave(parent);
+    Ok(thread)
+}
+
+/// Starts `f` on a scoped thread named `name` (see the module's description).
+pub(crate) fn spawn_scoped_beside<'scope, T, F>(
+    scope: &'scope Scope<'scope, '_>,
+    name: &str,
+    f: F,
+) -> io::Result<ScopedJoinHandle<'scope, T>>
+where
+    F: FnOnce() -> T + Send + 'scope,
+    T: Send + 'scope,
+{
+    let parent = current_cpu();
+    let thread = Builder::new()
+        .name(name.into())
+        .spawn_scoped(scope, move || {
+            leave_cpu(parent);
+            f()
+        })?;
+    let_it_leave(parent);
+    Ok(thread)
+}
+
+/// Lets a thread just started on this CPU run at once, so that it moves off (see
+/// [`leave_cpu`]): left queued, it waits for this thread to block or for the scheduler's
+/// next balancing, up to a tick (4 ms at 250 Hz) while another CPU idles. When it was
+/// placed elsewhere, nothing else waits here and the yield returns at once.
+fn let_it_leave(parent: Option<usize>) {
+    if parent.is_some() {
+        std::thread::yield_now();
+    }
+}
+
+/// The CPU the calling thread runs on, where the platform tells.
+#[cfg_attr(target_os = "linux", allow(clippy::unnecessary_wraps))]
+fn current_cpu() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        Some(rustix::thread::sched_getcpu())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// Moves the calling thread off `parent`'s CPU when it runs there and may run elsewhere,
+/// then allows it every CPU it was allowed before. Failing leaves it where it is.
+fn leave_cpu(parent: Option<usize>) {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::thread::{sched_getaffinity, sched_getcpu, sched_setaffinity};
+        let Some(parent) = parent else { return };
+        if sched_getcpu() != parent {
+            return;
+        }
+        let Ok(allowed) = sched_getaffinity(None) else {
+            return;
+        };
+        if allowed.count() < 2 || !allowed.is_set(parent) {
+            return;
+        }
+        let mut elsewhere = allowed;
+        elsewhere.unset(parent);
+        // Setting the mask moves the thread at once; restoring it lets the scheduler move it
+        // back whenever it balances.
+        if sched_setaffinity(None, &elsewhere).is_ok() {
+            let _ = sched_setaffinity(None, &allowed);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = parent;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A thread started beside its parent does its work and hands its result back, scoped
+    /// or not.
+    #[test]
+    fn a_thread_beside_runs_its_work() {
+        let thread = spawn_beside("beside-test", || 6 * 7).expect("a thread starts");
+        assert_eq!(thread.join().expect("no panic"), 42);
+        let words = ["borrowed", "from", "the", "scope"];
+        let joined = std::thread::scope(|s| {
+            let t = spawn_scoped_beside(s, "beside-test", || words.join(" ")).expect("starts");
+            t.join().expect("no panic")
+        });
+        assert_eq!(joined, "borrowed from the scope");
+    }
+
+    /// Once started, a thread beside its parent may run on every CPU its parent may: the
+    /// move off the parent's CPU is a nudge, not a pin.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_thread_beside_keeps_every_cpu() {
+        fn allowed() -> Vec<usize> {
+            let set = rustix::thread::sched_getaffinity(None).expect("affinity");
+            (0..rustix::thread::CpuSet::MAX_CPU)
+                .filter(|&c| set.is_set(c))
+                .collect()
+        }
+        let mine = allowed();
+        let theirs = spawn_beside("beside-test", allowed)
+            .expect("a thread starts")
+            .join()
+            .expect("no panic");
+        assert_eq!(theirs, mine);
+    }
+}
