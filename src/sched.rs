@@ -57,12 +57,14 @@ fn let_it_leave(parent: Option<usize>) {
     }
 }
 
-/// The CPU the calling thread runs on, where the platform tells.
-#[cfg_attr(target_os = "linux", allow(clippy::unnecessary_wraps))]
+/// The CPU the calling thread runs on, where the platform tells (`None` for a number no CPU
+/// set can hold: `sched_getcpu` has no error return, and a sandbox may refuse the call).
+#[cfg_attr(not(target_os = "linux"), allow(clippy::unnecessary_wraps))]
 fn current_cpu() -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
-        Some(rustix::thread::sched_getcpu())
+        let cpu = rustix::thread::sched_getcpu();
+        (cpu < rustix::thread::CpuSet::MAX_CPU).then_some(cpu)
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -70,24 +72,29 @@ fn current_cpu() -> Option<usize> {
     }
 }
 
-/// Moves the calling thread off `parent`'s CPU when it runs there and may run elsewhere,
-/// then allows it every CPU it was allowed before. Failing leaves it where it is.
+/// Moves the calling thread off `parent`'s CPU when it runs there (see [`move_off`]).
 fn leave_cpu(parent: Option<usize>) {
+    if let Some(parent) = parent
+        && current_cpu() == Some(parent)
+    {
+        move_off(parent);
+    }
+}
+
+/// Moves the calling thread off `cpu` when it may run elsewhere, then allows it every CPU it
+/// was allowed before. Failing leaves it where it is.
+fn move_off(cpu: usize) {
     #[cfg(target_os = "linux")]
     {
-        use rustix::thread::{sched_getaffinity, sched_getcpu, sched_setaffinity};
-        let Some(parent) = parent else { return };
-        if sched_getcpu() != parent {
-            return;
-        }
+        use rustix::thread::{sched_getaffinity, sched_setaffinity};
         let Ok(allowed) = sched_getaffinity(None) else {
             return;
         };
-        if allowed.count() < 2 || !allowed.is_set(parent) {
+        if allowed.count() < 2 || !allowed.is_set(cpu) {
             return;
         }
         let mut elsewhere = allowed;
-        elsewhere.unset(parent);
+        elsewhere.unset(cpu);
         // Setting the mask moves the thread at once; restoring it lets the scheduler move it
         // back whenever it balances.
         if sched_setaffinity(None, &elsewhere).is_ok() {
@@ -95,7 +102,14 @@ fn leave_cpu(parent: Option<usize>) {
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = parent;
+    let _ = cpu;
+}
+
+/// Whether more than one CPU is available to this process (affinity and CPU quota), read
+/// once: with one, a thread beside adds its start and switches and runs nothing in parallel.
+pub(crate) fn parallel() -> bool {
+    static PARALLEL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PARALLEL.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
 }
 
 #[cfg(test)]
@@ -116,22 +130,30 @@ mod tests {
         assert_eq!(joined, "borrowed from the scope");
     }
 
-    /// Once started, a thread beside its parent may run on every CPU its parent may: the
-    /// move off the parent's CPU is a nudge, not a pin.
+    /// Moving off a CPU is a nudge, not a pin: afterwards the thread may run on every CPU
+    /// it could before (on a machine with one allowed CPU there is nothing to move and the
+    /// mask is untouched).
     #[cfg(target_os = "linux")]
     #[test]
-    fn a_thread_beside_keeps_every_cpu() {
+    fn moving_off_a_cpu_keeps_every_cpu() {
         fn allowed() -> Vec<usize> {
             let set = rustix::thread::sched_getaffinity(None).expect("affinity");
             (0..rustix::thread::CpuSet::MAX_CPU)
                 .filter(|&c| set.is_set(c))
                 .collect()
         }
-        let mine = allowed();
+        let (before, after) = std::thread::spawn(|| {
+            let before = allowed();
+            move_off(current_cpu().expect("a CPU number"));
+            (before, allowed())
+        })
+        .join()
+        .expect("no panic");
+        assert_eq!(after, before);
         let theirs = spawn_beside("beside-test", allowed)
             .expect("a thread starts")
             .join()
             .expect("no panic");
-        assert_eq!(theirs, mine);
+        assert_eq!(theirs, before);
     }
 }

@@ -663,6 +663,8 @@ pub fn run_with_push_lines(
         report.skipped = true;
         return Ok(report);
     }
+    // Every layer judges against one HEAD, read once.
+    let _head = ctx.repo()?.pin_head();
     let mut report = judge_level(ctx, args, push_lines)?;
     if args.chain {
         let layer = chain_layer(ctx)?;
@@ -748,8 +750,6 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
     let level = args.level;
     let mut report = VerifyReport::empty(level);
     let repo = ctx.repo()?;
-    // Every layer judges against one HEAD, read once.
-    let _head = repo.pin_head()?;
     let scope = ctx.gate_scope()?;
     let today = crate::clock::utc_date(ctx.now);
     let mut any_change = false;
@@ -1056,18 +1056,23 @@ impl PendingLint {
         let dir = dir.clone();
         let (snap_tx, snap_rx) = std::sync::mpsc::sync_channel::<LintWork>(1);
         let (tx, answer) = std::sync::mpsc::sync_channel(1);
-        let spawned = crate::sched::spawn_beside("lint", move || {
-            // No snapshot comes when reading it failed: nothing to do.
-            let Ok((snap, cfg)) = snap_rx.recv() else {
-                return;
-            };
-            let lint = std::panic::AssertUnwindSafe(|| match &cfg {
-                Some(cfg) => lint::lint_snapshot_with(cfg, &dir, &snap, &[])
-                    .map(|outcome| outcome.diagnostics),
-                None => lint::check_snapshot(&dir, &snap, today),
+        // A plain thread: it blocks on its snapshot at once, and where it then runs is
+        // decided when the snapshot wakes it (the scheduler looks for an idle CPU on a
+        // wake-up, unlike on a thread's start: see `crate::sched`).
+        let spawned = std::thread::Builder::new()
+            .name("lint".into())
+            .spawn(move || {
+                // No snapshot comes when reading it failed: nothing to do.
+                let Ok((snap, cfg)) = snap_rx.recv() else {
+                    return;
+                };
+                let lint = std::panic::AssertUnwindSafe(|| match &cfg {
+                    Some(cfg) => lint::lint_snapshot_with(cfg, &dir, &snap, &[])
+                        .map(|outcome| outcome.diagnostics),
+                    None => lint::check_snapshot(&dir, &snap, today),
+                });
+                let _ = tx.send(std::panic::catch_unwind(lint));
             });
-            let _ = tx.send(std::panic::catch_unwind(lint));
-        });
         PendingLint {
             snap: spawned.ok().map(|_| snap_tx),
             answer,

@@ -122,6 +122,8 @@ pub struct Repo {
 enum Head {
     /// Read from the repository at each call.
     Unpinned,
+    /// Pinned by a [`HeadPin`], not read yet: the first read that succeeds is held.
+    Pinning,
     /// Held by a [`HeadPin`]: the commit, `None` on an unborn branch.
     Pinned(Option<ObjectId>),
 }
@@ -270,26 +272,36 @@ impl Repo {
 
     /// Returns the commit HEAD points to, or `None` on an unborn branch.
     pub fn head_commit(&self) -> Result<Option<ObjectId>, GitError> {
-        if let Head::Pinned(head) = self.head.get() {
-            return Ok(head);
-        }
+        let pinning = match self.head.get() {
+            Head::Pinned(head) => return Ok(head),
+            Head::Pinning => true,
+            Head::Unpinned => false,
+        };
         let head = self.repo.head().map_err(read_err("read HEAD"))?;
-        if head.is_unborn() {
-            return Ok(None);
+        let commit = if head.is_unborn() {
+            None
+        } else {
+            let id = head.into_peeled_id().map_err(read_err("resolve HEAD"))?;
+            Some(id.detach())
+        };
+        if pinning {
+            self.head.set(Head::Pinned(commit));
         }
-        let id = head.into_peeled_id().map_err(read_err("resolve HEAD"))?;
-        Ok(Some(id.detach()))
+        Ok(commit)
     }
 
-    /// Resolves HEAD once and answers [`Repo::head_commit`] with that commit while the
-    /// returned pin lives: a command that only reads (the gate) judges every layer against
-    /// one base, and reads HEAD and its branch once instead of once per layer (about a
-    /// fifth of the pre-commit hook's system calls were these reads). Nothing that moves
-    /// HEAD may run while it lives.
-    pub fn pin_head(&self) -> Result<HeadPin<'_>, GitError> {
-        let head = self.head_commit()?;
-        let before = self.head.replace(Head::Pinned(head));
-        Ok(HeadPin { repo: self, before })
+    /// While the returned pin lives, [`Repo::head_commit`] answers with the commit its first
+    /// successful read found: a command that only reads (the gate) judges every layer
+    /// against one base, and reads HEAD and its branch once instead of once per layer (about
+    /// a fifth of the pre-commit hook's system calls were these reads). A read that fails
+    /// fails as before and pins nothing. Nothing that moves HEAD may run while it lives;
+    /// pins end in the reverse order they were taken.
+    pub fn pin_head(&self) -> HeadPin<'_> {
+        let before = self.head.get();
+        if let Head::Unpinned = before {
+            self.head.set(Head::Pinning);
+        }
+        HeadPin { repo: self, before }
     }
 
     /// HEAD's root tree, `None` on an unborn branch.
@@ -1671,7 +1683,14 @@ mod tests {
     use super::*;
 
     fn git(dir: &Path, args: &[&str]) {
-        let ok = std::process::Command::new("git")
+        let mut cmd = std::process::Command::new("git");
+        // Run from a git hook, the test must not act on the outer repository.
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("GIT_") {
+                cmd.env_remove(key);
+            }
+        }
+        let ok = cmd
             .current_dir(dir)
             .args(args)
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -1686,26 +1705,33 @@ mod tests {
         assert!(ok, "git {args:?}");
     }
 
-    /// While a pin lives, HEAD reads as it was when pinned, though a commit moves it; a pin
-    /// taken inside another gives the outer one back when it ends, and once every pin has
-    /// ended HEAD is read afresh.
+    /// While a pin lives, HEAD reads as its first read under the pin found it, though a
+    /// commit moves it; a pin taken inside another gives the outer one back when it ends,
+    /// and once every pin has ended HEAD is read afresh.
     #[test]
     fn a_pinned_head_holds_until_its_pin_ends() {
         let tmp = tempfile::tempdir().expect("tempdir");
         git(tmp.path(), &["init", "-q", "-b", "main"]);
         let repo = Repo::discover(tmp.path()).expect("repo");
+        assert_eq!(
+            repo.workdir().canonicalize().expect("workdir"),
+            tmp.path().canonicalize().expect("tempdir"),
+            "the test's own repository (GIT_DIR and the like point elsewhere?)"
+        );
         {
-            let _unborn = repo.pin_head().expect("pin");
+            let _unborn = repo.pin_head();
+            assert_eq!(repo.head_commit().expect("head"), None);
             git(tmp.path(), &["commit", "-q", "--allow-empty", "-m", "one"]);
             assert_eq!(repo.head_commit().expect("head"), None);
         }
         let one = repo.head_commit().expect("head");
         assert!(one.is_some());
         {
-            let _outer = repo.pin_head().expect("pin");
+            let _outer = repo.pin_head();
+            assert_eq!(repo.head_commit().expect("head"), one);
             git(tmp.path(), &["commit", "-q", "--allow-empty", "-m", "two"]);
             {
-                let _inner = repo.pin_head().expect("pin");
+                let _inner = repo.pin_head();
                 assert_eq!(repo.head_commit().expect("head"), one);
             }
             assert_eq!(repo.head_commit().expect("head"), one);

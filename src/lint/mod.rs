@@ -740,8 +740,6 @@ fn lint_file(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
     lint_text(cfg, file, used, false)
 }
 
-/// [`lint_file`]; with `json_checked`, a JSON file is not validated (a run of whole lines of
-/// a document validated as a stream, [`pieces`]).
 /// Text length from which [`lint_text`] runs the obfuscation decoders and `.aiignore` on a
 /// thread of their own beside the rule engine. They cost about a third of a prose file's
 /// lint (2.5 M instructions on a 30 KB STATUS.md, against some 50 µs to start a thread),
@@ -765,6 +763,18 @@ fn decode_beside_from() -> usize {
     DECODE_BESIDE_FROM
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Tests: whether this thread's last [`beside`] ran its side work on a thread of its own.
+    static SIDE_ON_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Tests: whether this thread's last [`beside`] ran its side work on a thread of its own.
+#[cfg(test)]
+pub(crate) fn side_ran_on_thread() -> bool {
+    SIDE_ON_THREAD.get()
+}
+
 /// Tests: runs `f` with the obfuscation decoders beside the engine from `from` bytes on.
 #[cfg(test)]
 pub(crate) fn with_decode_beside_from<T>(from: usize, f: impl FnOnce() -> T) -> T {
@@ -779,6 +789,8 @@ pub(crate) fn with_decode_beside_from<T>(from: usize, f: impl FnOnce() -> T) -> 
 /// thread ([`pressure`], [`steps`]) are added to this thread's, so a caller sees the same
 /// counts either way.
 fn beside<T: Send>(split: bool, side: impl FnOnce() -> T + Send, main: impl FnOnce()) -> T {
+    #[cfg(test)]
+    SIDE_ON_THREAD.set(false);
     if !split {
         let out = side();
         main();
@@ -805,6 +817,8 @@ fn beside<T: Send>(split: bool, side: impl FnOnce() -> T + Send, main: impl FnOn
             pressure::add(|q| q.merge(p));
             steps::add(n);
             if let Some(out) = out {
+                #[cfg(test)]
+                SIDE_ON_THREAD.set(true);
                 return out;
             }
         }
@@ -813,6 +827,8 @@ fn beside<T: Send>(split: bool, side: impl FnOnce() -> T + Send, main: impl FnOn
     })
 }
 
+/// [`lint_file`]; with `json_checked`, a JSON file is not validated (a run of whole lines of
+/// a document validated as a stream, [`pieces`]).
 fn lint_text(
     cfg: &LintConfig,
     file: &LintFile<'_>,
@@ -853,7 +869,7 @@ fn lint_text(
     // findings are placed where they always were.
     let mut findings: Vec<Finding> = Vec::new();
     let (mut obfuscated, mut ignored) = beside(
-        scan.text().len() >= decode_beside_from(),
+        scan.text().len() >= decode_beside_from() && crate::sched::parallel(),
         || {
             let mut obfuscated = Vec::new();
             rules::encoded::obfuscated(&scan, &mut obfuscated);
@@ -1466,11 +1482,18 @@ pub(crate) mod pressure {
     impl Pressure {
         /// Adds the counts another thread made for the same text.
         pub(crate) fn merge(&mut self, other: Pressure) {
-            self.findings += other.findings;
-            self.decoded += other.decoded;
-            self.candidates += other.candidates;
-            self.hits += other.hits;
-            self.over_budget |= other.over_budget;
+            let Pressure {
+                findings,
+                decoded,
+                candidates,
+                hits,
+                over_budget,
+            } = other;
+            self.findings += findings;
+            self.decoded += decoded;
+            self.candidates += candidates;
+            self.hits += hits;
+            self.over_budget |= over_budget;
         }
     }
 

@@ -242,12 +242,7 @@ impl<'a> Run<'a> {
             bytes: raw.as_bytes(),
         };
         let mut diags = lint_text(self.cfg, &file, used, self.json)?;
-        let p = pressure::take();
-        self.total.findings += p.findings;
-        self.total.decoded += p.decoded;
-        self.total.candidates += p.candidates;
-        self.total.hits += p.hits;
-        self.total.over_budget |= p.over_budget;
+        self.total.merge(pressure::take());
         self.pieces += 1;
         // The engine's limits count per text: their sums must stay below them, so the whole
         // file reaches none either. Past `MAX_LISTED` findings the whole file sums the rest

@@ -1108,7 +1108,13 @@ fn work_beside_the_engine_finds_and_counts_as_in_place() {
             (found, pressure::take(), steps::current() - before)
         };
         for ungated in [false, true] {
-            let (in_place, beside) = (run(usize::MAX, ungated), run(0, ungated));
+            let in_place = run(usize::MAX, ungated);
+            assert!(!side_ran_on_thread(), "{path}: in place");
+            let beside = run(0, ungated);
+            assert!(
+                side_ran_on_thread() || !crate::sched::parallel(),
+                "{path}: beside the engine"
+            );
             assert_eq!(
                 in_place.0.contains("IGN001"),
                 text.contains("PROJECT-ATLAS"),
