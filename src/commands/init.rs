@@ -200,7 +200,13 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     // A split of LOG.md that an earlier run left half done is finished before planning.
     crate::transaction::rotation::complete(repo)?;
 
-    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let mut snap = dir.snapshot(repo, Source::Worktree)?;
+    if args.migrate {
+        // A v1 journal split adopts the archive's entries into a new index: done in
+        // memory, within the archive's limit. Otherwise LOG-ARCHIVE.md and its index stay
+        // on disk, hashed and summarised as streams (issue #12 item 2).
+        snap.hold_streamed(&dir)?;
+    }
     let old = Manifest::from_snapshot(&dir, &snap)?;
     let project = args
         .project
@@ -223,6 +229,7 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     // also decodes every file, so invalid input fails here with nothing written.
     let mut next = snap.clone();
     for p in &plan {
+        next.streamed.remove(&p.name);
         next.files.insert(p.name.clone(), p.bytes.clone());
     }
     let info = SessionInfo {

@@ -490,15 +490,29 @@ fn lint_inputs(
     }
     let mut found = Vec::new();
     for f in files {
-        found.push((f.path.clone(), lint_held(cfg, f, &mut used)?));
+        found.push((
+            f.name.as_str(),
+            f.path.clone(),
+            lint_held(cfg, f, &mut used)?,
+        ));
     }
     for s in streamed {
-        found.push((s.path.clone(), s.lint(cfg, &mut used)?));
+        let diags = s.lint(cfg, &mut used)?;
+        // Listed where a whole read would have put it: among the top-level files, by name.
+        let at = found
+            .iter()
+            .position(|(name, _, _)| name.contains('/') || *name > s.name)
+            .unwrap_or(found.len());
+        found.insert(at, (s.name, s.path.clone(), diags));
     }
     for f in extra {
-        found.push((f.path.clone(), lint_file(cfg, f, &mut used)?));
+        found.push((
+            f.name.as_str(),
+            f.path.clone(),
+            lint_file(cfg, f, &mut used)?,
+        ));
     }
-    for (path, diags) in found {
+    for (_, path, diags) in found {
         out.files.push(path);
         for d in diags {
             if d.suppressed_by.is_some() {
