@@ -80,6 +80,12 @@ pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 /// tree leaves on disk and every reader takes as a stream (issue #12 item 2).
 pub const ARCHIVE_PAIR: [&str; 2] = [log::ARCHIVE_FILE, log::INDEX_FILE];
 
+/// Why [`Snapshot::hold_streamed`] needs a file whole, and what to do when it is too large.
+const HELD_WHOLE: &str = "this step (a legacy index rewritten, an archive without an index \
+     adopted, `archive --reindex`, `init --migrate`) reads it whole, and nothing was changed: \
+     move LOG-ARCHIVE.md and LOG-ARCHIVE.index.json into a dated subdirectory to start a new \
+     archive, then rerun";
+
 /// Returns the largest size read for a handoff file of this name (or repository-relative
 /// path).
 pub fn max_bytes(name: &str) -> usize {
@@ -247,7 +253,7 @@ impl Snapshot {
     /// without an index whose entries a new index adopts).
     pub fn hold_streamed(&mut self, dir: &HandoffDir) -> Result<()> {
         for (name, streamed) in std::mem::take(&mut self.streamed) {
-            let bytes = streamed.read_all(&dir.path_of(&name), max_bytes(&name))?;
+            let bytes = streamed.read_all(&dir.path_of(&name), max_bytes(&name), HELD_WHOLE)?;
             self.files.insert(name, bytes);
         }
         Ok(())

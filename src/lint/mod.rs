@@ -418,13 +418,25 @@ struct Streamed<'a> {
 impl Streamed<'_> {
     /// Lints the file: LOG-ARCHIVE.md and its index in pieces when they give what the
     /// whole lint gives, else (and any other file) read whole.
+    ///
+    /// Above [`whole_lint_limit`], a file whose pieces cannot be shown to give the whole
+    /// lint is not judged at all: exit 2 naming the file, its size, the limit and what to
+    /// do. Never a pass on a lint of pieces that may miss what the whole lint finds (fail
+    /// closed; issue #12 item 2): the hook, `verify` and `commit` stop there too.
     fn lint(&self, cfg: &LintConfig, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
         if let Some(diags) = lint_in_pieces(cfg, &self.path, self.name, self.content, used)? {
             return Ok(diags);
         }
-        let bytes = self
-            .content
-            .read_all(&self.path, crate::handoff::max_bytes(self.name))?;
+        let bytes = self.content.read_all(
+            &self.path,
+            whole_lint_limit(self.name),
+            "its lint cannot be done in pieces that give what the whole lint gives (a link \
+             reference definition, an obfuscated stretch or a repeated finding across its \
+             entries, more than 100 findings, or text that is not UTF-8), so it was not \
+             judged: fix what spans its entries, or move LOG-ARCHIVE.md and \
+             LOG-ARCHIVE.index.json into a dated subdirectory to start a new archive, \
+             then rerun",
+        )?;
         let file = LintFile {
             path: self.path.clone(),
             name: self.name.to_string(),
@@ -432,6 +444,17 @@ impl Streamed<'_> {
         };
         lint_file(cfg, &file, used)
     }
+}
+
+/// The most of a file left on disk (LOG-ARCHIVE.md or its index) the lint reads whole when
+/// its pieces cannot be shown to give the whole lint: [`crate::handoff::max_bytes`] (the
+/// lint's own structures then take several times the text). Tests arm
+/// `whole-lint-at-most-1k` to reach the refusal at a test's size.
+fn whole_lint_limit(name: &str) -> usize {
+    if crate::failpoint::armed_flag("whole-lint-at-most-1k") {
+        return 1024;
+    }
+    crate::handoff::max_bytes(name)
 }
 
 /// The files of a snapshot that are scanned: every top-level file but the configuration and

@@ -1642,3 +1642,40 @@ fn recover_compares_the_archive_with_head_in_pieces() {
     );
     assert_eq!(out.json()["action"], "roll_back", "{out}");
 }
+
+#[test]
+fn an_archive_whose_lint_cannot_be_split_is_refused_above_the_whole_read_limit() {
+    // Issue #12 item 2: a link reference definition in an archived entry may serve a link
+    // in another, so the lint in pieces is refused and the file is linted whole; above the
+    // most the lint holds in memory (`whole-lint-at-most-1k` lowers it to 1 KiB), the file
+    // is not judged: exit 2 naming it, the limit and what to do, never a pass.
+    let log = journal(24).replacen(
+        "- change 2\n",
+        "- change 2, see [the docs]\n\n[the docs]: https://example.com/docs\n",
+        1,
+    );
+    let repo = archived_repo(&log);
+    let whole = repo.aahp(&["lint"]);
+    assert!(whole.code <= 1, "{whole}");
+    let small = [(
+        "AAHP_FAILPOINT",
+        "lint-in-pieces,lint-pieces-small,whole-lint-at-most-1k",
+    )];
+    for args in [&["lint"][..], &["verify"], &["status"]] {
+        let out = repo.aahp_env(".", args, &small);
+        if args == ["status"] {
+            // Nothing but the lint needs the archive whole.
+            out.assert_code(0);
+            continue;
+        }
+        out.assert_code(2);
+        assert!(out.stderr.contains(ARCHIVE), "{args:?}: {out}");
+        assert!(out.stderr.contains("1024 bytes"), "{args:?}: {out}");
+        assert!(out.stderr.contains("dated subdirectory"), "{args:?}: {out}");
+    }
+    // An archive the pieces can lint is judged whatever the limit.
+    let repo = archived_repo_with_a_finding();
+    let out = repo.aahp_env(".", &["lint"], &small);
+    out.assert_code(1);
+    assert!(out.stdout.contains("LOG-ARCHIVE.md:"), "{out}");
+}
