@@ -61,19 +61,27 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// by at most one LOG.md per rotation, and the index is larger than the archive it lists
 /// (about 150 bytes an entry), so they get more room than the files agents edit; `archive`
 /// refuses to write anything larger, so what it writes it can always read back (issue #12,
-/// M4). Rotations, checksums, summaries, the archive-index check and the copy `commit`
-/// saves read them as streams ([`log_stream`], [`stream`]) with no such limit, and the
-/// lint reads them in pieces above 8 MiB when that gives what a whole lint gives
-/// (`lint::pieces`). Above 8 MiB, the merge driver merges them as streams when a side is
-/// taken whole or each side only added entries ([`merge_stream`]), and `verify` (the hook,
-/// `commit`'s gate, `verify --level ci`) reads their blobs from the working tree as streams
-/// when the file there is the blob (gix loads a blob whole). Still read whole, within this
-/// limit: `archive --reindex`, the merge driver's other merges (an index both sides
-/// changed, an archive a side rewrote), a rotation that adopts an unindexed archive or a
-/// legacy index, the lint when its pieces cannot be shown equal to the whole lint, blobs
-/// the working tree does not hold, and every command that reads the whole directory
-/// through [`HandoffDir::snapshot`] (`status`, `task`, `trust`, `context`, `init`,
-/// `recover`, `review`, `lint`, `commit`'s first lint).
+/// M4).
+///
+/// Read as streams, with no such limit (issue #12 item 2): every snapshot of the working
+/// tree ([`HandoffDir::snapshot`] leaves them on disk, [`ARCHIVE_PAIR`]), so `status`,
+/// `task`, `trust`, `context`, `init`, `lint`, `commit` (its first lint, its rotation, its
+/// saved copy) and `archive` hash, summarise and check them in pieces; `recover` compares
+/// them with HEAD's blobs in pieces and `review` never reads them
+/// ([`HandoffDir::snapshot_commit_leaving`]); the lint reads them in pieces above 8 MiB
+/// when that gives what a whole lint gives (`lint::pieces`); the merge driver merges them
+/// as streams above 8 MiB when a side is taken whole or each side only added entries
+/// ([`merge_stream`]); `verify` (the hook, `commit`'s gate, `verify --level ci`) reads
+/// their blobs from the working tree as streams when the file there is the blob.
+///
+/// Still read whole, within this limit: `archive --reindex` and `init --migrate`
+/// ([`HandoffDir::snapshot_worktree_whole`], [`Snapshot::hold_streamed`]), a rotation that
+/// adopts an unindexed archive or a legacy index and `verify`'s legacy-index check, the
+/// merge driver's other merges (an index both sides changed, an archive a side rewrote),
+/// blobs the working tree does not hold (gix loads a blob whole), an archive kept in a
+/// subdirectory of the handoff directory, and the lint when its pieces cannot be shown
+/// equal to the whole lint. Above the limit the lint judges nothing: exit 2 naming the
+/// file, the limit and what to do, never a pass (fail closed).
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 
 /// LOG-ARCHIVE.md and its index: the files that only grow, which a snapshot of the working
