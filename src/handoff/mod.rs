@@ -74,8 +74,8 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// ([`merge_stream`]); `verify` (the hook, `commit`'s gate, `verify --level ci`) reads
 /// their blobs from the working tree as streams when the file there is the blob.
 ///
-/// Still read whole, within this limit: `archive --reindex` and `init --migrate`
-/// ([`HandoffDir::snapshot_worktree_whole`], [`Snapshot::hold_streamed`]), a rotation that
+/// Still read whole, within this limit: `archive --reindex` and `init --migrate` when it
+/// splits LOG.md ([`HandoffDir::snapshot_worktree_whole`], [`Snapshot::hold_streamed`]), a rotation that
 /// adopts an unindexed archive or a legacy index and `verify`'s legacy-index check, the
 /// merge driver's other merges (an index both sides changed, an archive a side rewrote),
 /// blobs the working tree does not hold (gix loads a blob whole), an archive kept in a

@@ -1537,7 +1537,8 @@ fn commands_that_read_the_directory_never_hold_the_archive_or_its_index() {
 
 #[test]
 fn commands_that_write_the_directory_never_hold_the_archive_or_its_index() {
-    // Issue #12 item 2: `init`, `task`, `trust`, `archive` (refreshing the manifest) and a
+    // Issue #12 item 2: `init` (`--migrate` too, when LOG.md needs no split), `task`,
+    // `trust`, `archive` (refreshing the manifest) and a
     // session's `commit` (its first lint, its rotation, its gate) write what they wrote
     // when the archive and its index were read whole, without holding either.
     let run = |env: &[(&str, &str)]| {
@@ -1550,6 +1551,7 @@ fn commands_that_write_the_directory_never_hold_the_archive_or_its_index() {
         let repo = archived_repo(&journal(14));
         for args in [
             &["init"][..],
+            &["init", "--migrate"],
             &["task", "add", "Write the parser"],
             &["trust", "decay"],
             &["archive"],
