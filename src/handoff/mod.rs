@@ -75,13 +75,13 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// their blobs from the working tree as streams when the file there is the blob.
 ///
 /// Still read whole, within this limit: `archive --reindex` and `init --migrate` when it
-/// splits LOG.md ([`HandoffDir::snapshot_worktree_whole`], [`Snapshot::hold_streamed`]), a rotation that
-/// adopts an unindexed archive or a legacy index and `verify`'s legacy-index check, the
-/// merge driver's other merges (an index both sides changed, an archive a side rewrote),
-/// blobs the working tree does not hold (gix loads a blob whole), an archive kept in a
-/// subdirectory of the handoff directory, and the lint when its pieces cannot be shown
-/// equal to the whole lint. Above the limit the lint judges nothing: exit 2 naming the
-/// file, the limit and what to do, never a pass (fail closed).
+/// splits LOG.md ([`HandoffDir::snapshot_worktree_whole`], [`Snapshot::hold_streamed`]),
+/// a rotation that adopts an unindexed archive or a legacy index and `verify`'s
+/// legacy-index check, the merge driver's other merges (an index both sides changed, an
+/// archive a side rewrote), blobs the working tree does not hold (gix loads a blob
+/// whole), an archive kept in a subdirectory of the handoff directory, and the lint when
+/// its pieces cannot be shown equal to the whole lint. Above the limit the lint judges
+/// nothing: exit 2 naming the file, the limit and what to do, never a pass (fail closed).
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 
 /// LOG-ARCHIVE.md and its index: the files that only grow, which a snapshot of the working
