@@ -17,7 +17,7 @@ use crate::handoff::log::{
 use crate::handoff::log_stream::{self, Bytes, Content, Limits, StreamedRotation, Unstreamed};
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{
-    HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, read_limited, stream,
+    HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, stream,
 };
 use crate::output::{Report, Style, escape_untrusted};
 use crate::transaction::rotation::{self, Change, SpliceAt};
@@ -542,7 +542,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     // `log_stream::StreamedRotation::Whole`) read them whole.
     let trust = !args.verify && !args.reindex && pending.is_none() && trusted_pair(repo, &dir)?;
     let mut snap = if args.reindex {
-        dir.snapshot(repo, Source::Worktree)?
+        dir.snapshot_worktree_whole()?
     } else {
         dir.snapshot_worktree_streaming(&[ARCHIVE_FILE, INDEX_FILE])?
     };
@@ -584,7 +584,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
             Ok(Ok(found)) => found,
             // A legacy index: read whole, as it is rewritten whole.
             Ok(Err(Unstreamed::LegacyIndex)) => {
-                read_whole(&dir, &mut snap)?;
+                snap.hold_streamed(&dir)?;
                 let archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
                 let index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
                 let problems = log::verify_archive(
@@ -646,7 +646,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
                 trusted = Trusted::UpToDate { archived };
             }
             Ok(StreamedRotation::Whole) => {
-                read_whole(&dir, &mut snap)?;
+                snap.hold_streamed(&dir)?;
                 archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
                 index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
             }
@@ -938,16 +938,6 @@ fn contents<'a>(
             .or(m.as_ref().map(|b| b as &dyn Content))
     };
     (get(ARCHIVE_FILE, &mem[0]), get(INDEX_FILE, &mem[1]))
-}
-
-/// Reads the files of `snap` left on disk into memory, within their size limit: for what a
-/// stream cannot do (a legacy index, an archive without an index to extend).
-fn read_whole(dir: &HandoffDir, snap: &mut Snapshot) -> Result<()> {
-    for (name, streamed) in std::mem::take(&mut snap.streamed) {
-        let bytes = read_limited(&streamed.path, &dir.path_of(&name))?;
-        snap.files.insert(name, bytes);
-    }
-    Ok(())
 }
 
 /// True when LOG-ARCHIVE.md and its index both hold what HEAD holds.

@@ -499,11 +499,14 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
     let states: HashMap<String, FileState> = manifest
         .as_ref()
         .map(|m| {
-            m.check_files(snap)
-                .into_iter()
-                .map(|c| (c.name, c.state))
-                .collect()
+            Ok::<_, crate::error::Error>(
+                m.check_files(dir, snap)?
+                    .into_iter()
+                    .map(|c| (c.name, c.state))
+                    .collect(),
+            )
         })
+        .transpose()?
         .unwrap_or_default();
     let verified = |name: &str| states.get(name).is_some_and(|s| *s == FileState::Ok);
     let mut out = Vec::new();

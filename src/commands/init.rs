@@ -200,7 +200,9 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     // A split of LOG.md that an earlier run left half done is finished before planning.
     crate::transaction::rotation::complete(repo)?;
 
-    let snap = dir.snapshot(repo, Source::Worktree)?;
+    // LOG-ARCHIVE.md and its index stay on disk, hashed and summarised as streams (issue
+    // #12 item 2), unless `--migrate` splits LOG.md (see `plan_log_split`).
+    let mut snap = dir.snapshot(repo, Source::Worktree)?;
     let old = Manifest::from_snapshot(&dir, &snap)?;
     let project = args
         .project
@@ -216,13 +218,14 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
 
     let (mut plan, mut kept) = plan_templates(&dir, &snap, &project, &date, args.force);
     if args.migrate {
-        plan_migration(&dir, &snap, &date, &mut plan, &mut kept)?;
+        plan_migration(&dir, &mut snap, &date, &mut plan, &mut kept)?;
     }
 
     // The snapshot as it will be after the writes: the manifest is computed from it, which
     // also decodes every file, so invalid input fails here with nothing written.
     let mut next = snap.clone();
     for p in &plan {
+        next.streamed.remove(&p.name);
         next.files.insert(p.name.clone(), p.bytes.clone());
     }
     let info = SessionInfo {
@@ -430,7 +433,7 @@ fn outcome(dir: &HandoffDir, p: &Planned) -> FileOutcome {
 /// is checked to keep every original byte before it is accepted.
 fn plan_migration(
     dir: &HandoffDir,
-    snap: &Snapshot,
+    snap: &mut Snapshot,
     date: &str,
     plan: &mut Vec<Planned>,
     kept: &mut Kept,
@@ -480,7 +483,7 @@ fn plan_migration(
 /// that cannot be rotated safely is left alone, with the reason in the report.
 fn plan_log_split(
     dir: &HandoffDir,
-    snap: &Snapshot,
+    snap: &mut Snapshot,
     plan: &mut Vec<Planned>,
     kept: &mut Kept,
 ) -> Result<()> {
@@ -490,6 +493,21 @@ fn plan_log_split(
     if plan.iter().any(|p| p.name == log::LOG_FILE) {
         return Ok(());
     }
+    let too_long = log::LogFile::parse(full_text(&dir.path_of(log::LOG_FILE), log_bytes)?)
+        .entries
+        .len()
+        > log::DEFAULT_KEEP;
+    let has_index =
+        plan.iter().any(|p| p.name == log::INDEX_FILE) || snap.contains(log::INDEX_FILE);
+    let unindexed_archive = snap.contains(log::ARCHIVE_FILE) && !has_index;
+    if !too_long && !unindexed_archive {
+        return Ok(());
+    }
+    // The split adopts the archive's entries into its index in memory, within the
+    // archive's limit: the only case where `init` holds them (issue #12 item 2).
+    snap.hold_streamed(dir)?;
+    let snap = &*snap;
+    let log_bytes = snap.get(log::LOG_FILE).unwrap_or_default();
     // Content as it will be: planned (fresh template) or on disk.
     let current = |name: &str| -> Result<Option<String>> {
         let bytes = match plan.iter().find(|p| p.name == name) {
@@ -503,11 +521,6 @@ fn plan_log_split(
     let log_text = full_text(&dir.path_of(log::LOG_FILE), log_bytes)?;
     let archive = current(log::ARCHIVE_FILE)?;
     let index = current(log::INDEX_FILE)?;
-    let too_long = log::LogFile::parse(log_text).entries.len() > log::DEFAULT_KEEP;
-    let unindexed_archive = snap.get(log::ARCHIVE_FILE).is_some() && index.is_none();
-    if !too_long && !unindexed_archive {
-        return Ok(());
-    }
     let rotation = match log::rotate(
         log_text,
         archive.as_deref(),

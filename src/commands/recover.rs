@@ -793,11 +793,29 @@ fn recovery_entry(today: jiff::civil::Date, note: &RecoveryNote<'_>, marked: &[S
 /// True when the handoff files in the working tree differ from HEAD's (lock and temporary
 /// files aside).
 fn has_changes(repo: &Repo, dir: &HandoffDir, head: Option<ObjectId>) -> Result<bool> {
-    let work = dir.snapshot(repo, Source::Worktree)?;
-    let committed = match head {
-        Some(h) => dir.snapshot(repo, Source::Commit(h))?,
+    use crate::handoff::ARCHIVE_PAIR;
+    // LOG-ARCHIVE.md and its index are compared with HEAD's blobs in pieces, never read
+    // whole (issue #12 item 2): the working tree's are left on disk, HEAD's unread.
+    let mut work = dir.snapshot(repo, Source::Worktree)?;
+    let mut committed = match head {
+        Some(h) => dir.snapshot_commit_leaving(repo, h, &ARCHIVE_PAIR)?,
         None => crate::handoff::Snapshot::default(),
     };
+    for name in ARCHIVE_PAIR {
+        let same = match (work.streamed.remove(name), committed.unread.remove(name)) {
+            (None, None) => true,
+            (Some(_), Some(id)) => repo.file_is_blob(&dir.path_of(name), id)?,
+            // A symbolic link in the working tree is read whole, as everywhere.
+            (None, Some(id)) => work
+                .files
+                .remove(name)
+                .is_some_and(|bytes| repo.blob(id).is_ok_and(|b| b == bytes)),
+            (Some(_), None) => false,
+        };
+        if !same {
+            return Ok(true);
+        }
+    }
     let strip = |s: crate::handoff::Snapshot| {
         s.files
             .into_iter()
@@ -815,9 +833,8 @@ fn manifest_verifies(repo: &Repo, dir: &HandoffDir, commit: ObjectId) -> bool {
     let Ok(Some(m)) = Manifest::from_snapshot(dir, &snap) else {
         return false;
     };
-    m.check_files(&snap)
-        .iter()
-        .all(|c| c.state == FileState::Ok)
+    m.check_files(dir, &snap)
+        .is_ok_and(|checks| checks.iter().all(|c| c.state == FileState::Ok))
 }
 
 /// Forgets the handoff directory's session record when it names this session.

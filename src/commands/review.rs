@@ -17,7 +17,7 @@ use crate::handoff::criteria::{self, Defect};
 use crate::handoff::log::LogFile;
 use crate::handoff::manifest::Manifest;
 use crate::handoff::trust::TrustLedger;
-use crate::handoff::{HandoffDir, Snapshot, Source};
+use crate::handoff::{HandoffDir, Snapshot};
 use crate::output::{Report, Style, escape_untrusted};
 
 /// Provenance that records no check outside the producing model itself.
@@ -332,8 +332,11 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
             }
         }
     };
-    let snap = dir.snapshot(repo, Source::Commit(head))?;
-    let old = dir.snapshot(repo, Source::Commit(merge_base))?;
+    // Nothing here reads LOG-ARCHIVE.md or its index: left unread, whatever their size
+    // (issue #12 item 2).
+    let leave = crate::handoff::ARCHIVE_PAIR;
+    let snap = dir.snapshot_commit_leaving(repo, head, &leave)?;
+    let old = dir.snapshot_commit_leaving(repo, merge_base, &leave)?;
     let mut report = ReviewReport {
         base: base_name,
         merge_base: merge_base.to_string(),
@@ -346,7 +349,7 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
         criteria: Vec::new(),
         notes: Vec::new(),
     };
-    if snap.files.is_empty() {
+    if snap.files.is_empty() && snap.unread.is_empty() {
         report.notes.push(format!(
             "HEAD has no handoff directory at {}; every changed file is unaccounted for",
             dir.rel

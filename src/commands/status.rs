@@ -314,7 +314,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     let manifest = Manifest::from_snapshot(&dir, &snap)?;
     report.manifest = manifest.is_some();
     if let Some(m) = &manifest {
-        report.files = m.check_files(&snap);
+        report.files = m.check_files(&dir, &snap)?;
         report.quick_context = m.str_field("quick_context").map(String::from);
         report.token_budget = m.doc.get("token_budget").cloned();
         for (id, t) in m.tasks() {

@@ -464,6 +464,7 @@ fn write_trust_and_manifest(
     new: &str,
 ) -> Result<Vec<String>> {
     let mut after = snap.clone();
+    after.streamed.remove(TRUST_FILE);
     after
         .files
         .insert(TRUST_FILE.to_string(), new.as_bytes().to_vec());
@@ -613,7 +614,7 @@ fn run_check(
                         None => Err("there is no MANIFEST.json".to_string()),
                         Some(m) => {
                             let bad: Vec<_> = m
-                                .check_files(&snap)
+                                .check_files(dir, &snap)?
                                 .into_iter()
                                 .filter(|c| c.state != FileState::Ok)
                                 .map(|c| c.name)

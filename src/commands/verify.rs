@@ -1447,7 +1447,13 @@ fn archive_problems(
         Ok(Err(Unstreamed::LegacyIndex)) => {
             let whole = |name: &str| -> Result<Option<String>> {
                 let bytes = match snap.streamed.get(name) {
-                    Some(s) => s.read_all(&dir.path_of(name), crate::handoff::MAX_ARCHIVE_BYTES)?,
+                    Some(s) => s.read_all(
+                        &dir.path_of(name),
+                        crate::handoff::MAX_ARCHIVE_BYTES,
+                        "a legacy index (one without entry digests) is checked against the \
+                         archive whole: run `git aahp archive --reindex` on a smaller archive, \
+                         or move both into a dated subdirectory to start a new archive",
+                    )?,
                     None => match snap.get(name) {
                         Some(b) => b.to_vec(),
                         None => return Ok(None),

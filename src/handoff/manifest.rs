@@ -277,9 +277,11 @@ impl Manifest {
         }
     }
 
-    /// Compares the recorded checksums with a snapshot of the directory.
-    pub fn check_files(&self, snap: &Snapshot) -> Vec<FileCheck> {
-        self.check_files_with(snap, &std::collections::HashMap::new())
+    /// Compares the recorded checksums with a snapshot of the directory. Files the snapshot
+    /// left on disk ([`Snapshot::streamed`]: LOG-ARCHIVE.md and its index) are hashed in
+    /// pieces, never read whole (issue #12 item 2).
+    pub fn check_files(&self, dir: &HandoffDir, snap: &Snapshot) -> Result<Vec<FileCheck>> {
+        Ok(self.check_files_with(snap, &snap.streamed_checksums(dir)?))
     }
 
     /// [`Manifest::check_files`] for a snapshot with unread files or files left on disk
@@ -475,13 +477,13 @@ impl Manifest {
         let mut core = 0;
         let mut full = 0;
         for name in snap.indexed_names() {
-            let bytes = snap.get(name).unwrap_or_default();
-            let text = decode_text(&dir.path_of(name), bytes)?;
             // No budget counts the archive or its index (`full_read` leaves them out), so
-            // they are not tokenized: the archive may grow to hundreds of MiB.
-            if name == "LOG-ARCHIVE.md" || name == "LOG-ARCHIVE.index.json" {
+            // they are neither read nor tokenized: they only grow (issue #12 item 2).
+            if super::ARCHIVE_PAIR.contains(&name) {
                 continue;
             }
+            let bytes = snap.get(name).unwrap_or_default();
+            let text = decode_text(&dir.path_of(name), bytes)?;
             let n = counts.token_count(bytes, text);
             if name == "STATUS.md" || name == "NEXT_ACTIONS.md" {
                 core += n;

@@ -61,20 +61,38 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// by at most one LOG.md per rotation, and the index is larger than the archive it lists
 /// (about 150 bytes an entry), so they get more room than the files agents edit; `archive`
 /// refuses to write anything larger, so what it writes it can always read back (issue #12,
-/// M4). Rotations, checksums, summaries, the archive-index check and the copy `commit`
-/// saves read them as streams ([`log_stream`], [`stream`]) with no such limit, and the
-/// lint reads them in pieces above 8 MiB when that gives what a whole lint gives
-/// (`lint::pieces`). Above 8 MiB, the merge driver merges them as streams when a side is
-/// taken whole or each side only added entries ([`merge_stream`]), and `verify` (the hook,
-/// `commit`'s gate, `verify --level ci`) reads their blobs from the working tree as streams
-/// when the file there is the blob (gix loads a blob whole). Still read whole, within this
-/// limit: `archive --reindex`, the merge driver's other merges (an index both sides
-/// changed, an archive a side rewrote), a rotation that adopts an unindexed archive or a
-/// legacy index, the lint when its pieces cannot be shown equal to the whole lint, blobs
-/// the working tree does not hold, and every command that reads the whole directory
-/// through [`HandoffDir::snapshot`] (`status`, `task`, `trust`, `context`, `init`,
-/// `recover`, `review`, `lint`, `commit`'s first lint).
+/// M4).
+///
+/// Read as streams, with no such limit (issue #12 item 2): every snapshot of the working
+/// tree ([`HandoffDir::snapshot`] leaves them on disk, [`ARCHIVE_PAIR`]), so `status`,
+/// `task`, `trust`, `context`, `init`, `lint`, `commit` (its first lint, its rotation, its
+/// saved copy) and `archive` hash, summarise and check them in pieces; `recover` compares
+/// them with HEAD's blobs in pieces and `review` never reads them
+/// ([`HandoffDir::snapshot_commit_leaving`]); the lint reads them in pieces above 8 MiB
+/// when that gives what a whole lint gives (`lint::pieces`); the merge driver merges them
+/// as streams above 8 MiB when a side is taken whole or each side only added entries
+/// ([`merge_stream`]); `verify` (the hook, `commit`'s gate, `verify --level ci`) reads
+/// their blobs from the working tree as streams when the file there is the blob.
+///
+/// Still read whole, within this limit: `archive --reindex` and `init --migrate` when it
+/// splits LOG.md ([`HandoffDir::snapshot_worktree_whole`], [`Snapshot::hold_streamed`]),
+/// a rotation that adopts an unindexed archive or a legacy index and `verify`'s
+/// legacy-index check, the merge driver's other merges (an index both sides changed, an
+/// archive a side rewrote), blobs the working tree does not hold (gix loads a blob
+/// whole), an archive kept in a subdirectory of the handoff directory, and the lint when
+/// its pieces cannot be shown equal to the whole lint. Above the limit the lint judges
+/// nothing: exit 2 naming the file, the limit and what to do, never a pass (fail closed).
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
+
+/// LOG-ARCHIVE.md and its index: the files that only grow, which a snapshot of the working
+/// tree leaves on disk and every reader takes as a stream (issue #12 item 2).
+pub const ARCHIVE_PAIR: [&str; 2] = [log::ARCHIVE_FILE, log::INDEX_FILE];
+
+/// Why [`Snapshot::hold_streamed`] needs a file whole, and what to do when it is too large.
+const HELD_WHOLE: &str = "this step (a legacy index rewritten, an archive without an index \
+     adopted, `archive --reindex`, `init --migrate`) reads it whole, and nothing was changed: \
+     move LOG-ARCHIVE.md and LOG-ARCHIVE.index.json into a dated subdirectory to start a new \
+     archive, then rerun";
 
 /// Returns the largest size read for a handoff file of this name (or repository-relative
 /// path).
@@ -229,6 +247,26 @@ impl Snapshot {
             || self.streamed.contains_key(name)
     }
 
+    /// The AAHP checksums of the files left on disk ([`Snapshot::streamed`]), by name, each
+    /// read once in pieces.
+    pub fn streamed_checksums(&self, dir: &HandoffDir) -> Result<HashMap<String, String>> {
+        self.streamed
+            .iter()
+            .map(|(name, s)| Ok((name.clone(), s.checksum(&dir.path_of(name))?)))
+            .collect()
+    }
+
+    /// Reads the files left on disk ([`Snapshot::streamed`]) into memory, within their size
+    /// limit: for what a stream cannot do (a legacy index rewritten whole, an archive
+    /// without an index whose entries a new index adopts).
+    pub fn hold_streamed(&mut self, dir: &HandoffDir) -> Result<()> {
+        for (name, streamed) in std::mem::take(&mut self.streamed) {
+            let bytes = streamed.read_all(&dir.path_of(&name), max_bytes(&name), HELD_WHOLE)?;
+            self.files.insert(name, bytes);
+        }
+        Ok(())
+    }
+
     /// True when some files were left unread (a pre-commit snapshot of what changed).
     pub fn is_partial(&self) -> bool {
         !self.unread.is_empty()
@@ -371,9 +409,15 @@ impl HandoffDir {
     /// [`Snapshot::files`], files in subdirectories into [`Snapshot::nested`]. Names that are
     /// not UTF-8 or hold control characters, and links leading out of the work tree or into
     /// `.git`, are refused (exit 2) before anything else happens.
+    ///
+    /// From the working tree, LOG-ARCHIVE.md and its index are left on disk
+    /// ([`Snapshot::streamed`], see [`ARCHIVE_PAIR`]): they only grow, so every layer reads
+    /// them as streams (checksums, summaries, the archive check, the lint in pieces), and a
+    /// command that needs them whole says so with [`Snapshot::hold_streamed`] or
+    /// [`HandoffDir::snapshot_worktree_whole`] (issue #12 item 2).
     pub fn snapshot(&self, repo: &Repo, source: Source) -> Result<Snapshot> {
         match source {
-            Source::Worktree => self.snapshot_worktree(&[]),
+            Source::Worktree => self.snapshot_worktree(&ARCHIVE_PAIR),
             Source::Index => self.snapshot_index(repo, &*repo.index()?),
             Source::Commit(commit) => self.snapshot_commit(repo, commit, false),
         }
@@ -385,7 +429,23 @@ impl HandoffDir {
     /// command that restores or compares what it read.
     pub fn snapshot_commit(&self, repo: &Repo, commit: ObjectId, stream: bool) -> Result<Snapshot> {
         let files = repo.tree_files_below(commit, &self.rel)?;
-        self.snapshot_files(repo, &files, &Baseline::default(), stream, |target| {
+        self.snapshot_files(repo, &files, &Baseline::default(), stream, &[], |target| {
+            Ok(repo.tree_file_at(commit, target)?)
+        })
+    }
+
+    /// Reads the directory as a commit holds it, leaving the top-level files named in
+    /// `leave` unread ([`Snapshot::unread`], with their blob ids) when they are not
+    /// symbolic links: for a command that never needs their text (`review` and `recover`
+    /// with LOG-ARCHIVE.md and its index, issue #12 item 2).
+    pub fn snapshot_commit_leaving(
+        &self,
+        repo: &Repo,
+        commit: ObjectId,
+        leave: &[&str],
+    ) -> Result<Snapshot> {
+        let files = repo.tree_files_below(commit, &self.rel)?;
+        self.snapshot_files(repo, &files, &Baseline::default(), false, leave, |target| {
             Ok(repo.tree_file_at(commit, target)?)
         })
     }
@@ -406,7 +466,7 @@ impl HandoffDir {
         base: &Baseline,
     ) -> Result<Snapshot> {
         let files = Repo::index_files_below(index, &self.rel);
-        self.snapshot_files(repo, &files, base, true, |target| {
+        self.snapshot_files(repo, &files, base, true, &[], |target| {
             Ok(Repo::index_file_at(index, target))
         })
     }
@@ -417,7 +477,7 @@ impl HandoffDir {
     /// staged (as [`HandoffDir::snapshot_index_since`]).
     pub fn snapshot_staged(&self, view: &StagedView<'_>, base: &Baseline) -> Result<Snapshot> {
         let files = view.files_below(&self.rel)?;
-        self.snapshot_files(view.repo(), &files, base, true, |target| {
+        self.snapshot_files(view.repo(), &files, base, true, &[], |target| {
             Ok(view.file_at(target)?)
         })
     }
@@ -427,6 +487,13 @@ impl HandoffDir {
     /// command that only appends to them never holds them in memory.
     pub fn snapshot_worktree_streaming(&self, streamed: &[&str]) -> Result<Snapshot> {
         self.snapshot_worktree(streamed)
+    }
+
+    /// Reads every file of the directory from the working tree into memory, LOG-ARCHIVE.md
+    /// and its index included (within [`max_bytes`]): for the few commands that rewrite
+    /// them whole (`archive --reindex`).
+    pub fn snapshot_worktree_whole(&self) -> Result<Snapshot> {
+        self.snapshot_worktree(&[])
     }
 
     fn snapshot_worktree(&self, streamed: &[&str]) -> Result<Snapshot> {
@@ -577,13 +644,14 @@ impl HandoffDir {
         files: &[TreeFile],
         base: &Baseline,
         stream: bool,
+        leave: &[&str],
         mut lookup: impl FnMut(&str) -> Result<Option<TreeFile>>,
     ) -> Result<Snapshot> {
         let mut snap = Snapshot::default();
         let unchanged = base.unchanged(files);
         for f in files {
             let name = self.checked_name("", &f.path)?;
-            if unchanged.contains(f.path.as_slice()) {
+            if unchanged.contains(f.path.as_slice()) || (!f.is_link && leave.contains(&&*name)) {
                 snap.unread.insert(name, f.id);
                 continue;
             }

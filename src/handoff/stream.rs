@@ -87,9 +87,10 @@ impl Streamed {
         Ok(())
     }
 
-    /// The whole content in memory, refused (exit 2) above `limit` bytes: for the rare
-    /// summary a pass cannot decide from the file's first bytes.
-    pub fn read_all(&self, shown: &str, limit: usize) -> Result<Vec<u8>> {
+    /// The whole content in memory, refused (exit 2) above `limit` bytes with a message
+    /// naming the file, its size and the limit, then `why` (why this step needs it whole,
+    /// and what to do): for the few steps a stream cannot do.
+    pub fn read_all(&self, shown: &str, limit: usize, why: &str) -> Result<Vec<u8>> {
         // Tests arm `read-whole:NAME` to prove a command never holds that file in memory.
         #[cfg(feature = "failpoints")]
         crate::failpoint::error(&format!("read-whole:{}", super::file_name(shown))).map_err(
@@ -103,7 +104,7 @@ impl Streamed {
                 shown,
                 None,
                 format!(
-                    "file is {} bytes; its summary needs it whole, and git-aahp holds at most {limit} bytes of it in memory",
+                    "file is {} bytes, more than the {limit} bytes git-aahp holds in memory; {why}",
                     self.len()
                 ),
             ));

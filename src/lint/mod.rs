@@ -416,13 +416,25 @@ struct Streamed<'a> {
 impl Streamed<'_> {
     /// Lints the file: LOG-ARCHIVE.md and its index in pieces when they give what the
     /// whole lint gives, else (and any other file) read whole.
+    ///
+    /// Above [`whole_lint_limit`], a file whose pieces cannot be shown to give the whole
+    /// lint is not judged at all: exit 2 naming the file, its size, the limit and what to
+    /// do. Never a pass on a lint of pieces that may miss what the whole lint finds (fail
+    /// closed; issue #12 item 2): the hook, `verify` and `commit` stop there too.
     fn lint(&self, cfg: &LintConfig, used: &mut [bool]) -> Result<Vec<Diagnostic>> {
         if let Some(diags) = lint_in_pieces(cfg, &self.path, self.name, self.content, used)? {
             return Ok(diags);
         }
-        let bytes = self
-            .content
-            .read_all(&self.path, crate::handoff::max_bytes(self.name))?;
+        let bytes = self.content.read_all(
+            &self.path,
+            whole_lint_limit(self.name),
+            "its lint cannot be done in pieces that give what the whole lint gives (a link \
+             reference definition, an obfuscated stretch or a repeated finding across its \
+             entries, more than 100 findings, or text that is not UTF-8), so it was not \
+             judged: fix what spans its entries, or move LOG-ARCHIVE.md and \
+             LOG-ARCHIVE.index.json into a dated subdirectory to start a new archive, \
+             then rerun",
+        )?;
         let file = LintFile {
             path: self.path.clone(),
             name: self.name.to_string(),
@@ -430,6 +442,17 @@ impl Streamed<'_> {
         };
         lint_file(cfg, &file, used)
     }
+}
+
+/// The most of a file left on disk (LOG-ARCHIVE.md or its index) the lint reads whole when
+/// its pieces cannot be shown to give the whole lint: [`crate::handoff::max_bytes`] (the
+/// lint's own structures then take several times the text). Tests arm
+/// `whole-lint-at-most-1k` to reach the refusal at a test's size.
+fn whole_lint_limit(name: &str) -> usize {
+    if crate::failpoint::armed_flag("whole-lint-at-most-1k") {
+        return 1024;
+    }
+    crate::handoff::max_bytes(name)
 }
 
 /// The files of a snapshot that are scanned: every top-level file but the configuration and
@@ -488,15 +511,29 @@ fn lint_inputs(
     }
     let mut found = Vec::new();
     for f in files {
-        found.push((f.path.clone(), lint_held(cfg, f, &mut used)?));
+        found.push((
+            f.name.as_str(),
+            f.path.clone(),
+            lint_held(cfg, f, &mut used)?,
+        ));
     }
     for s in streamed {
-        found.push((s.path.clone(), s.lint(cfg, &mut used)?));
+        let diags = s.lint(cfg, &mut used)?;
+        // Listed where a whole read would have put it: among the top-level files, by name.
+        let at = found
+            .iter()
+            .position(|(name, _, _)| name.contains('/') || *name > s.name)
+            .unwrap_or(found.len());
+        found.insert(at, (s.name, s.path.clone(), diags));
     }
     for f in extra {
-        found.push((f.path.clone(), lint_file(cfg, f, &mut used)?));
+        found.push((
+            f.name.as_str(),
+            f.path.clone(),
+            lint_file(cfg, f, &mut used)?,
+        ));
     }
-    for (path, diags) in found {
+    for (_, path, diags) in found {
         out.files.push(path);
         for d in diags {
             if d.suppressed_by.is_some() {

@@ -35,11 +35,15 @@ pub(crate) struct Sizes {
 
 impl Sizes {
     /// The sizes a command uses: [`Sizes::default`], except that tests built with fail
-    /// points arm `lint-in-pieces` to lint files of any size in pieces.
+    /// points arm `lint-in-pieces` to lint files of any size in pieces, and
+    /// `lint-pieces-small` to cut them at every entry a cut may follow.
     pub(crate) fn of_command() -> Sizes {
         let mut sizes = Sizes::default();
         if crate::failpoint::armed_flag("lint-in-pieces") {
             sizes.whole_up_to = 0;
+        }
+        if crate::failpoint::armed_flag("lint-pieces-small") {
+            sizes.piece = 1;
         }
         sizes
     }

@@ -1442,3 +1442,242 @@ fn verify_reads_large_staged_and_committed_archives_from_the_working_tree_as_str
     out.assert_code(2);
     assert!(out.stderr.contains("LOG-ARCHIVE.md"), "{out}");
 }
+
+/// Fail points that make holding LOG-ARCHIVE.md or its index in memory fail (a file read
+/// whole, or a blob read from git), and that take the streamed paths at a test's size: the
+/// lint in pieces and blobs from the working tree, both otherwise taken above 8 MiB.
+const STREAMS_ONLY: [(&str, &str); 1] = [(
+    "AAHP_FAILPOINT",
+    "lint-in-pieces,blob-in-pieces,read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+)];
+
+/// A committed repository whose archive holds a lint finding (a zero-width space) and whose
+/// manifest is current.
+fn archived_repo_with_a_finding() -> TestRepo {
+    archived_repo(&journal(14).replacen(
+        "- change 2\n",
+        "- change 2, a zero\u{200b}width space\n",
+        1,
+    ))
+}
+
+/// A committed repository whose LOG.md was archived down to 10 entries, with a current
+/// manifest.
+fn archived_repo(log: &str) -> TestRepo {
+    let repo = repo_with_log(log);
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "archived"]);
+    repo
+}
+
+#[test]
+fn commands_that_read_the_directory_never_hold_the_archive_or_its_index() {
+    // Issue #12 item 2: every command that reads the handoff directory from the working
+    // tree leaves LOG-ARCHIVE.md and its index on disk and reads what it needs of them
+    // (checksums, summaries, the lint) as streams; `review` never reads them. The output is
+    // what it was when they were read whole (the lint of a file under 8 MiB still reads it
+    // whole: compared here with the pieces).
+    let repo = archived_repo_with_a_finding();
+    let commands: &[&[&str]] = &[
+        &["status"],
+        &["--json", "status"],
+        &["context"],
+        &["--json", "context", "--level", "full"],
+        &["lint"],
+        &["lint", "--format", "json"],
+        &["lint", "--format", "sarif"],
+        &["task", "list"],
+        &["trust"],
+        &["review", "--base", "HEAD~1"],
+        &["--json", "review", "--base", "HEAD~1"],
+        &["manifest", "--check"],
+        &["verify"],
+    ];
+    for args in commands {
+        let whole = repo.aahp(args);
+        let streamed = repo.aahp_env(".", args, &STREAMS_ONLY);
+        assert!(
+            !streamed.stderr.contains("injected failure"),
+            "{args:?}: {streamed}"
+        );
+        assert_eq!(
+            (streamed.code, &streamed.stdout, &streamed.stderr),
+            (whole.code, &whole.stdout, &whole.stderr),
+            "{args:?}"
+        );
+    }
+    // The archive's checksum, computed in pieces, holds: no file is reported changed.
+    let status = repo.aahp_env(".", &["--json", "status"], &STREAMS_ONLY);
+    status.assert_code(0);
+    let files = status.json()["files"].as_array().unwrap().clone();
+    assert!(
+        files.iter().any(|f| f["name"] == "LOG-ARCHIVE.md"),
+        "{status}"
+    );
+    assert!(files.iter().all(|f| f["state"] == "ok"), "{status}");
+    // The lint finds the archive's finding from the pieces.
+    let lint = repo.aahp_env(".", &["lint"], &STREAMS_ONLY);
+    lint.assert_code(1);
+    assert!(lint.stdout.contains("LOG-ARCHIVE.md:"), "{lint}");
+    // An archive that changed since the manifest is reported changed, as before.
+    repo.write(ARCHIVE, format!("{}\n", repo.read(ARCHIVE)));
+    let status = repo.aahp_env(".", &["--json", "status"], &STREAMS_ONLY);
+    let json = status.json();
+    let archive = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "LOG-ARCHIVE.md")
+        .unwrap()
+        .clone();
+    assert_eq!(archive["state"], "changed", "{status}");
+}
+
+#[test]
+fn commands_that_write_the_directory_never_hold_the_archive_or_its_index() {
+    // Issue #12 item 2: `init` (`--migrate` too, when LOG.md needs no split), `task`,
+    // `trust`, `archive` (refreshing the manifest) and a
+    // session's `commit` (its first lint, its rotation, its gate) write what they wrote
+    // when the archive and its index were read whole, without holding either.
+    let run = |env: &[(&str, &str)]| {
+        // The first lint of `commit` blocks on the archive's finding, read in pieces.
+        let repo = archived_repo_with_a_finding();
+        repo.aahp_env(".", &["begin", "--session-id", "s-0"], env)
+            .assert_code(0);
+        let out = repo.aahp_env(".", &["commit", "-m", "Session 0"], env);
+        let mut outs = vec![("blocked commit".to_string(), out.code, out.stdout)];
+        let repo = archived_repo(&journal(14));
+        for args in [
+            &["init"][..],
+            &["init", "--migrate"],
+            &["task", "add", "Write the parser"],
+            &["trust", "decay"],
+            &["archive"],
+        ] {
+            let out = repo.aahp_env(".", args, env);
+            assert!(!out.stderr.contains("injected failure"), "{args:?}: {out}");
+            outs.push((args.join(" "), out.code, out.stdout));
+        }
+        // A session that adds entries to LOG.md, so that `commit` rotates one into the
+        // archive; its first lint blocks on nothing (the finding is a warning).
+        let log = repo.read(LOG).replacen(
+            "---\n\n",
+            "---\n\n## [2026-10-20] agent-0: Session 20\n\n**Agent:** agent-0\n\n### What was done\n\n- change 20\n\n---\n\n",
+            1,
+        );
+        repo.write(LOG, log);
+        repo.aahp_env(
+            ".",
+            &["begin", "--session-id", "s-20", "--agent", "agent-0"],
+            env,
+        )
+        .assert_code(0);
+        let out = repo.aahp_env(
+            ".",
+            &["commit", "-m", "Session 20", "--session-id", "s-20"],
+            env,
+        );
+        assert!(!out.stderr.contains("injected failure"), "{out}");
+        // The commit's id and the manifest name each test's directory: left out.
+        let rest: Vec<&str> = out.stdout.lines().skip(2).collect();
+        outs.push(("commit".into(), out.code, rest.join("\n")));
+        let manifest: serde_json::Value = serde_json::from_str(&repo.read(MANIFEST)).unwrap();
+        (
+            outs,
+            journal_files(&repo),
+            manifest["files"].clone(),
+            manifest["tasks"].clone(),
+        )
+    };
+    let whole = run(&[]);
+    let streamed = run(&STREAMS_ONLY);
+    assert_eq!(streamed.0, whole.0);
+    assert_eq!(streamed.1, whole.1);
+    assert_eq!(streamed.2, whole.2);
+    assert_eq!(streamed.3, whole.3);
+    assert_eq!(whole.0[0].1, 1, "{:?}", whole.0);
+    assert!(whole.0[0].2.contains("LOG-ARCHIVE.md:"), "{:?}", whole.0);
+    assert!(
+        whole.0[1..].iter().all(|(_, code, _)| *code == 0),
+        "{:?}",
+        whole.0
+    );
+    // The session's entry was committed and one entry rotated into the archive.
+    assert!(
+        whole.0.last().unwrap().2.contains("1 entries moved"),
+        "{:?}",
+        whole.0
+    );
+}
+
+#[test]
+fn recover_compares_the_archive_with_head_in_pieces() {
+    // Issue #12 item 2: `recover` tells whether a crashed session changed anything by
+    // comparing LOG-ARCHIVE.md and its index with HEAD's blobs in pieces, never whole.
+    let repo = archived_repo_with_a_finding();
+    repo.aahp(&["begin", "--session-id", "idle"]).assert_code(0);
+    let out = repo.aahp_env(
+        ".",
+        &["--json", "recover", "--dry-run", "--force"],
+        &STREAMS_ONLY,
+    );
+    out.assert_code(0);
+    assert_eq!(out.json()["action"], "release_lock", "{out}");
+    // An archive changed in the session is a change: the session is rolled back.
+    repo.write(ARCHIVE, format!("{}\n", repo.read(ARCHIVE)));
+    let out = repo.aahp_env(
+        ".",
+        &["--json", "recover", "--dry-run", "--force"],
+        &STREAMS_ONLY,
+    );
+    out.assert_code(0);
+    assert_eq!(out.json()["action"], "roll_back", "{out}");
+    // So is an index removed.
+    repo.git(&["checkout", "--", ARCHIVE]);
+    std::fs::remove_file(repo.path().join(INDEX)).unwrap();
+    let out = repo.aahp_env(
+        ".",
+        &["--json", "recover", "--dry-run", "--force"],
+        &STREAMS_ONLY,
+    );
+    assert_eq!(out.json()["action"], "roll_back", "{out}");
+}
+
+#[test]
+fn an_archive_whose_lint_cannot_be_split_is_refused_above_the_whole_read_limit() {
+    // Issue #12 item 2: a link reference definition in an archived entry may serve a link
+    // in another, so the lint in pieces is refused and the file is linted whole; above the
+    // most the lint holds in memory (`whole-lint-at-most-1k` lowers it to 1 KiB), the file
+    // is not judged: exit 2 naming it, the limit and what to do, never a pass.
+    let log = journal(24).replacen(
+        "- change 2\n",
+        "- change 2, see [the docs]\n\n[the docs]: https://example.com/docs\n",
+        1,
+    );
+    let repo = archived_repo(&log);
+    let whole = repo.aahp(&["lint"]);
+    assert!(whole.code <= 1, "{whole}");
+    let small = [(
+        "AAHP_FAILPOINT",
+        "lint-in-pieces,lint-pieces-small,whole-lint-at-most-1k",
+    )];
+    for args in [&["lint"][..], &["verify"], &["status"]] {
+        let out = repo.aahp_env(".", args, &small);
+        if args == ["status"] {
+            // Nothing but the lint needs the archive whole.
+            out.assert_code(0);
+            continue;
+        }
+        out.assert_code(2);
+        assert!(out.stderr.contains(ARCHIVE), "{args:?}: {out}");
+        assert!(out.stderr.contains("1024 bytes"), "{args:?}: {out}");
+        assert!(out.stderr.contains("dated subdirectory"), "{args:?}: {out}");
+    }
+    // An archive the pieces can lint is judged whatever the limit.
+    let repo = archived_repo_with_a_finding();
+    let out = repo.aahp_env(".", &["lint"], &small);
+    out.assert_code(1);
+    assert!(out.stdout.contains("LOG-ARCHIVE.md:"), "{out}");
+}
