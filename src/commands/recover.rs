@@ -348,6 +348,18 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         conflicted_manifest: None,
     };
     complete_rotation(ctx, repo, args.dry_run, &mut report)?;
+    // The interrupted command may have died writing the index in process, leaving git's
+    // `index.lock` behind: no git command could stage or commit until it is removed.
+    if !args.dry_run
+        && (journal.is_some() || !matches!(lock_state, LockState::Absent))
+        && let Some(stale) = repo.remove_stale_index_lock()?
+    {
+        let stale = stale.display().to_string();
+        report.plan.push(format!(
+            "removed {stale}, left by the interrupted command (no process had it open)"
+        ));
+        report.removed_temp_files.push(stale);
+    }
 
     // A lock taken for one write (no session) outlives its taker only when the taker died:
     // that writer held the write lock recover holds now. It belongs to no session and its
@@ -366,7 +378,9 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         ));
         if !args.dry_run {
             lock::release(&dir)?;
-            report.removed_temp_files = transaction::remove_temp_files(&dir);
+            report
+                .removed_temp_files
+                .extend(transaction::remove_temp_files(&dir));
         }
         return Ok(report);
     }
@@ -412,7 +426,9 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
     };
     let Some(who) = who else {
         if !args.dry_run {
-            report.removed_temp_files = transaction::remove_temp_files(&dir);
+            report
+                .removed_temp_files
+                .extend(transaction::remove_temp_files(&dir));
         }
         return Ok(report);
     };
@@ -438,7 +454,9 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         if !args.dry_run {
             lock::release(&dir)?;
             forget_session(repo, &dir, &who.session_id)?;
-            report.removed_temp_files = transaction::remove_temp_files(&dir);
+            report
+                .removed_temp_files
+                .extend(transaction::remove_temp_files(&dir));
         }
         return Ok(report);
     }
@@ -566,7 +584,9 @@ fn finish(
             )),
         }
     }
-    report.removed_temp_files = transaction::remove_temp_files(dir);
+    report
+        .removed_temp_files
+        .extend(transaction::remove_temp_files(dir));
     Journal::remove(repo, &dir.rel)?;
     Ok(report)
 }
@@ -593,7 +613,9 @@ fn roll_back(
     let saved_known = journal
         .as_ref()
         .and_then(|j| ObjectId::from_hex(j.saved_commit.as_bytes()).ok());
-    report.plan = rollback_plan(dir, &who.session_id, &target_text);
+    report
+        .plan
+        .extend(rollback_plan(dir, &who.session_id, &target_text));
     if report.dry_run {
         if let Some(s) = saved_known {
             report.saved_ref = Some(transaction::recovered_ref(repo, &who.session_id, s)?.0);
@@ -688,7 +710,9 @@ fn roll_back(
     // 4. Done: the lock, then the journal.
     lock::release(dir)?;
     forget_session(repo, dir, &who.session_id)?;
-    report.removed_temp_files = transaction::remove_temp_files(dir);
+    report
+        .removed_temp_files
+        .extend(transaction::remove_temp_files(dir));
     Journal::remove(repo, &dir.rel)?;
     Ok(report)
 }

@@ -1403,6 +1403,43 @@ impl Repo {
         Ok(())
     }
 
+    /// Removes `index.lock` when no process has it open, and returns its path. git-aahp
+    /// writes the index in process (staging, putting a kept index back) under git's
+    /// `index.lock`, as git does; killed in that moment (SIGKILL cannot be caught) it leaves
+    /// the lock behind, and every git command that writes the index then refuses until it is
+    /// removed by hand. A git that is writing the index holds its lock open; one that is
+    /// about to rename it has just written it: the lock must be unopened and unchanged over a
+    /// short wait. Only processes whose open files can be read (this user's) are seen; where
+    /// the platform does not tell (not Linux), nothing is removed.
+    pub fn remove_stale_index_lock(&self) -> Result<Option<PathBuf>, GitError> {
+        let mut lock = self.repo.index_path().into_os_string();
+        lock.push(".lock");
+        let lock = PathBuf::from(lock);
+        let stamp = |p: &Path| {
+            std::fs::symlink_metadata(p)
+                .ok()
+                .map(|m| (m.len(), m.modified().ok()))
+        };
+        let Some(before) = stamp(&lock) else {
+            return Ok(None);
+        };
+        if !cfg!(target_os = "linux") || open_by_any_process(&lock) {
+            return Ok(None);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        if stamp(&lock) != Some(before) || open_by_any_process(&lock) {
+            return Ok(None);
+        }
+        match std::fs::remove_file(&lock) {
+            Ok(()) => Ok(Some(lock)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(GitError::Read {
+                action: format!("remove the stale {}", lock.display()),
+                source: Box::new(e),
+            }),
+        }
+    }
+
     /// Keeps the index file's bytes and what its entries say, to put it back byte for byte
     /// with [`Repo::restore_index`].
     pub fn keep_index(&self) -> Result<KeptIndex, GitError> {
@@ -1676,6 +1713,28 @@ fn change(path: &BStr, kind: ChangeKind) -> Change {
         path: path.to_str_lossy().into_owned(),
         kind,
     }
+}
+
+/// Whether any process whose open files can be read (Linux: `/proc/PID/fd`) has `path`
+/// open. Unreadable entries are skipped.
+fn open_by_any_process(path: &Path) -> bool {
+    let Ok(target) = path.canonicalize() else {
+        return false;
+    };
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    procs.flatten().any(|p| {
+        let is_pid = p
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+        is_pid
+            && std::fs::read_dir(p.path().join("fd")).is_ok_and(|fds| {
+                fds.flatten()
+                    .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l == target))
+            })
+    })
 }
 
 #[cfg(test)]

@@ -62,6 +62,10 @@ fn prepare(with_begin: bool, session_id: &str) -> (TestRepo, Before) {
 fn check_after(repo: &TestRepo, before: &Before, session_id: &str, context: &str) -> Outcome {
     assert!(!has_lock(repo), "{context}: the lock remains");
     assert!(!has_journal(repo), "{context}: the journal remains");
+    assert!(
+        !repo.path().join(".git/index.lock").exists(),
+        "{context}: .git/index.lock remains"
+    );
     let leftovers: Vec<String> = std::fs::read_dir(repo.path().join(DIR))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -656,9 +660,26 @@ fn run_and_kill_env(
     wait_for("an orphaned git commit to finish", || {
         !write_lock_held(repo)
     });
+    // An orphaned git removes its `index.lock` when it ends; one git-aahp left (killed
+    // while it wrote the index itself) is open in no process, and `recover` removes it.
     let index_lock = repo.path().join(".git/index.lock");
-    wait_for("an orphaned git to finish", || !index_lock.exists());
+    wait_for("an orphaned git to finish", || {
+        !index_lock.exists() || !open_by_any_process(&index_lock)
+    });
     status.code()
+}
+
+/// Whether a process of this user has `path` open (`/proc/PID/fd`).
+pub(crate) fn open_by_any_process(path: &std::path::Path) -> bool {
+    let Ok(target) = path.canonicalize() else {
+        return false;
+    };
+    std::fs::read_dir("/proc").unwrap().flatten().any(|p| {
+        std::fs::read_dir(p.path().join("fd")).is_ok_and(|fds| {
+            fds.flatten()
+                .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l == target))
+        })
+    })
 }
 
 /// True when the handoff directory holds a temp or staged file of an unfinished write.

@@ -218,24 +218,26 @@ fn recover_twice_saves_once() {
     );
 }
 
+/// Runs session `cut`'s `commit`, killed at fail point `point`.
+fn commit_killed_at(repo: &crate::support::TestRepo, point: &str) {
+    let args = [
+        "commit",
+        "--log",
+        "Test session.",
+        "-m",
+        "x",
+        "--session-id",
+        "cut",
+    ];
+    let out = repo.aahp_env(".", &args, &[("AAHP_FAILPOINT", point)]);
+    assert_eq!(out.code, -1, "{out}");
+}
+
 #[test]
 fn an_interrupted_commit_blocks_new_sessions_until_recovered() {
     let repo = session_repo();
     edit_like_a_session(&repo);
-    let out = repo.aahp_env(
-        ".",
-        &[
-            "commit",
-            "--log",
-            "Test session.",
-            "-m",
-            "x",
-            "--session-id",
-            "cut",
-        ],
-        &[("AAHP_FAILPOINT", "commit:release")],
-    );
-    assert_eq!(out.code, -1, "{out}");
+    commit_killed_at(&repo, "commit:release");
     // The commit exists and the lock is gone, but the journal says the session is unfinished.
     assert!(!has_lock(&repo) && has_journal(&repo));
     for args in [&["begin"][..], &["commit", "-m", "again"][..]] {
@@ -419,4 +421,55 @@ fn a_nul_byte_planted_in_the_lock_never_wedges_recover() {
         "{message}"
     );
     repo.aahp(&["begin", "--agent", "next"]).assert_code(0);
+}
+
+/// A `commit` killed while it wrote the index in process leaves git's `.git/index.lock`:
+/// `recover` removes it when no process has it open (else no git command could stage or
+/// commit again), and leaves one a live process holds open (failing as git does, and
+/// completing when rerun once that process is gone).
+#[test]
+fn recover_removes_an_index_lock_the_interrupted_commit_left() {
+    let repo = session_repo();
+    repo.aahp(&["begin", "--session-id", "cut"]).assert_code(0);
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        "# Status\n\nThe interrupted session's note.\n",
+    );
+    commit_killed_at(&repo, "commit:journal");
+    let index_lock = repo.path().join(".git/index.lock");
+
+    // A live writer holds it open: left as it is.
+    std::fs::write(&index_lock, b"").unwrap();
+    let mut holder = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("exec 3<\"$1\"; exec sleep 30")
+        .arg("sh")
+        .arg(&index_lock)
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !crate::crash::open_by_any_process(&index_lock) {
+        assert!(
+            start.elapsed().as_secs() < 20,
+            "the holder never opened the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let out = repo.aahp(&["recover"]);
+    let held_through = index_lock.exists();
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    assert!(held_through, "a lock held open was removed\n{out}");
+    assert_eq!(out.code, 2, "{out}");
+    assert!(out.stderr.contains("index.lock"), "{out}");
+
+    // Its holder gone, the lock is stale: the rerun removes it, says so, and completes.
+    let out = repo.aahp(&["recover"]);
+    out.assert_code(0);
+    assert!(!index_lock.exists(), "{out}");
+    assert!(out.stdout.contains("index.lock"), "{out}");
+    assert!(out.stdout.contains("no process had it open"), "{out}");
+    repo.aahp(&["begin"]).assert_code(0);
+    // git can write the index again.
+    repo.git(&["add", "-A"]);
 }
