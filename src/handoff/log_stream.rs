@@ -14,11 +14,11 @@ use std::collections::hash_map::Entry as Slot;
 use std::io::{self, Read};
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::log::{
     ARCHIVE_FILE, ArchiveProblem, Heading, INDEX_FILE, IndexEnd, IndexEntry, IndexScanner,
-    LOG_FILE, LogEntry, LogError, LogFile, Rotation, Trusted, TrustedEnds, heading_date,
+    LOG_FILE, LogEntry, LogError, LogFile, Redaction, Rotation, Trusted, TrustedEnds, heading_date,
     is_py_space,
 };
 use super::markdown::{fence_closes, fence_open};
@@ -297,20 +297,8 @@ impl<'a> Entries<'a> {
         limits: Limits,
         file: &'static str,
     ) -> Result<Entries<'a>, LogError> {
-        let mut head = [0u8; 3];
-        let mut got = 0;
-        let mut r = content.open_at(0).map_err(|e| io_error(file, &e))?;
-        while got < 3 {
-            match r.read(&mut head[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(io_error(file, &e)),
-            }
-        }
-        drop(r);
-        let bom = got == 3 && head == *b"\xEF\xBB\xBF";
-        let at = if bom { 3 } else { 0 };
+        let at = bom_len(content, file)?;
+        let bom = at == 3;
         Ok(Entries {
             content,
             lines: Lines::new(content, at, limits, file)?,
@@ -541,6 +529,14 @@ impl Matcher {
     /// What was never paired: index entries (missing from the archive) in index order,
     /// then archive entries (not indexed) in archive order.
     fn problems(self) -> Vec<ArchiveProblem> {
+        let (missing, forged) = self.unpaired();
+        missing.into_iter().chain(forged).map(|(_, p)| p).collect()
+    }
+
+    /// What was never paired, with positions: index entries in index order, and archive
+    /// entries in archive order.
+    #[expect(clippy::type_complexity, reason = "two lists of the same shape")]
+    fn unpaired(self) -> (Vec<(usize, ArchiveProblem)>, Vec<(usize, ArchiveProblem)>) {
         let (mut missing, mut forged): (Vec<_>, Vec<_>) = (Vec::new(), Vec::new());
         for w in self.waiting.into_values() {
             if w.index_side {
@@ -551,7 +547,7 @@ impl Matcher {
         }
         missing.sort_by_key(|(pos, _)| *pos);
         forged.sort_by_key(|(pos, _)| *pos);
-        missing.into_iter().chain(forged).map(|(_, p)| p).collect()
+        (missing, forged)
     }
 }
 
@@ -604,6 +600,28 @@ pub fn check_pair(
             indexed: None,
         }));
     };
+    let (read, matcher) = pair_streams(&mut entries, index, limits, None)?;
+    let indexed = match read {
+        IndexRead::Entries(n) => n,
+        IndexRead::Legacy => return Ok(Err(Unstreamed::LegacyIndex)),
+    };
+    Ok(Ok(PairCheck {
+        problems: matcher.problems(),
+        archive: entries.summary(),
+        indexed: Some(indexed),
+    }))
+}
+
+/// Reads the index element by element and, beside it, the archive's entries (`entries`,
+/// to its end), pairing them by digest. The archive is read one entry per index element,
+/// so in a pair written in the same order nothing waits in the matcher for long. With
+/// `others`, the index's other top-level keys are kept there.
+fn pair_streams(
+    entries: &mut Entries<'_>,
+    index: &dyn Content,
+    limits: Limits,
+    others: Option<&mut Map<String, Value>>,
+) -> Result<(IndexRead, Matcher), LogError> {
     let mut matcher = Matcher::default();
     let mut archived = 0;
     let mut on_entry = |pos: usize, e: IndexEntry, entries: &mut Entries<'_>| {
@@ -614,20 +632,19 @@ pub fn check_pair(
         }
         Ok(())
     };
-    let read = read_index(index, limits, &mut |pos, e| on_entry(pos, e, &mut entries))?;
-    let indexed = match read {
-        IndexRead::Entries(n) => n,
-        IndexRead::Legacy => return Ok(Err(Unstreamed::LegacyIndex)),
-    };
-    while let Some(a) = entries.next_entry()? {
-        matcher.archive(archived, &a);
-        archived += 1;
+    let read = read_index_keeping(
+        index,
+        limits,
+        &mut |pos, e| on_entry(pos, e, entries),
+        others,
+    )?;
+    if let IndexRead::Entries(_) = read {
+        while let Some(a) = entries.next_entry()? {
+            matcher.archive(archived, &a);
+            archived += 1;
+        }
     }
-    Ok(Ok(PairCheck {
-        problems: matcher.problems(),
-        archive: entries.summary(),
-        indexed: Some(indexed),
-    }))
+    Ok((read, matcher))
 }
 
 /// True when the content holds only whitespace (as `str::trim` sees it).
@@ -686,21 +703,18 @@ fn read_index(
     limits: Limits,
     each: &mut dyn FnMut(usize, IndexEntry) -> Result<(), LogError>,
 ) -> Result<IndexRead, LogError> {
-    let starts_with_bom = {
-        let mut head = [0u8; 3];
-        let mut r = index.open_at(0).map_err(|e| io_error(INDEX_FILE, &e))?;
-        let mut got = 0;
-        while got < 3 {
-            match r.read(&mut head[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(io_error(INDEX_FILE, &e)),
-            }
-        }
-        got == 3 && head == *b"\xEF\xBB\xBF"
-    };
-    let from = if starts_with_bom { 3 } else { 0 };
+    read_index_keeping(index, limits, each, None)
+}
+
+/// [`read_index`], also collecting the document's other top-level keys (all but `version`,
+/// `entries` and `archived`) into `others`, in order, as a whole parse keeps them.
+fn read_index_keeping(
+    index: &dyn Content,
+    limits: Limits,
+    each: &mut dyn FnMut(usize, IndexEntry) -> Result<(), LogError>,
+    others: Option<&mut Map<String, Value>>,
+) -> Result<IndexRead, LogError> {
+    let from = bom_len(index, INDEX_FILE)?;
     let reader = index.open_at(from).map_err(|e| io_error(INDEX_FILE, &e))?;
     let reader = io::BufReader::with_capacity(limits.chunk.max(1), Utf8Lines::new(reader));
     let mut de = serde_json::Deserializer::from_reader(reader);
@@ -710,6 +724,7 @@ fn read_index(
         entries: None,
         archived: false,
         version: None,
+        others,
     };
     let parsed = Top(&mut state).deserialize(&mut de).and_then(|()| de.end());
     if let Some(stop) = state.stop.take() {
@@ -887,6 +902,7 @@ struct IndexState<'f> {
     entries: Option<usize>,
     archived: bool,
     version: Option<Value>,
+    others: Option<&'f mut Map<String, Value>>,
 }
 
 /// The top-level object.
@@ -928,9 +944,15 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
                     self.0.archived = true;
                     map.next_value::<IgnoredAny>()?;
                 }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                _ => match self.0.others.as_mut() {
+                    Some(others) => {
+                        let value = map.next_value::<Value>()?;
+                        others.insert(key, value);
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                },
             }
         }
         Ok(())
@@ -1209,6 +1231,245 @@ pub fn verify_streamed(
     Ok(Ok((problems, pair.archive.entries)))
 }
 
+/// What the first two passes of a streamed `archive --reindex` found: the index lines the
+/// archive no longer holds and the archive entries the index does not list, paired as a
+/// whole read pairs them ([`super::log::reindex`]). Only those are held (a heading and a
+/// digest each), with the index's other top-level keys.
+#[derive(Debug)]
+pub struct Unpaired {
+    /// Index lines without an archive entry: (position in the index, the line).
+    missing: Vec<(usize, IndexEntry)>,
+    /// Positions (in the archive) of its entries without an index line.
+    changed: Vec<usize>,
+    /// The index's top-level keys but `version`, `entries` and `archived`, in order.
+    others: Map<String, Value>,
+    /// Entries in the archive.
+    archived: usize,
+}
+
+impl Unpaired {
+    /// How many entries the archive holds.
+    pub fn archived(&self) -> usize {
+        self.archived
+    }
+
+    /// True when the index lists every entry of the archive and nothing else.
+    pub fn is_empty(&self) -> bool {
+        self.missing.is_empty() && self.changed.is_empty()
+    }
+
+    /// The digests of the index lines the archive no longer holds: the only texts a
+    /// redaction can be compared with.
+    pub fn wanted(&self) -> std::collections::HashSet<String> {
+        self.missing.iter().map(|(_, e)| e.sha256.clone()).collect()
+    }
+
+    /// Decides, reading the archive once more, which index line each changed entry takes
+    /// the place of ([`super::log::redaction_target`], in archive order as a whole read
+    /// decides it), and what the index's `redactions` list becomes. Anything that is not a
+    /// redaction is [`LogError::Integrity`], with the problems a whole read gives.
+    pub fn plan(
+        self,
+        archive: &dyn Content,
+        index: &dyn Content,
+        original: &dyn Fn(&str) -> Option<String>,
+        today: jiff::civil::Date,
+        limits: Limits,
+    ) -> Result<ReindexPlan, LogError> {
+        let Unpaired {
+            missing,
+            changed,
+            mut others,
+            ..
+        } = self;
+        let lines: Vec<&IndexEntry> = missing.iter().map(|(_, e)| e).collect();
+        let mut taken = vec![false; missing.len()];
+        let mut problems = Vec::new();
+        let mut pairs = Vec::new();
+        let mut entries = Entries::new(archive, limits, ARCHIVE_FILE)?;
+        let mut pos = 0;
+        for &want in &changed {
+            // Entries are read one at a time; only the changed ones are looked at.
+            let e = loop {
+                let Some(e) = entries.next_entry()? else {
+                    return Err(changed_while_read());
+                };
+                pos += 1;
+                if pos - 1 == want {
+                    break e;
+                }
+            };
+            match super::log::redaction_target(&e, &lines, &taken, original) {
+                Ok((k, compared)) => {
+                    taken[k] = true;
+                    pairs.push((missing[k].0, super::log::redaction_of(&e, compared, today)));
+                }
+                Err(p) => problems.push(p),
+            }
+        }
+        for (k, (_, line)) in missing.iter().enumerate() {
+            if !taken[k] {
+                problems.push(super::log::missing_line(line));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(LogError::Integrity(problems));
+        }
+        let from = bom_len(index, INDEX_FILE)?;
+        let mut recorded = super::log::recorded_redactions(&mut others).map_err(|()| {
+            super::log::redactions_not_a_list(line_of(index, from, "\"redactions\"", 0))
+        })?;
+        let mut replaced = HashMap::with_capacity(pairs.len());
+        let mut redactions = Vec::with_capacity(pairs.len());
+        for (at, (line, record, redaction)) in pairs {
+            replaced.insert(at, line);
+            recorded.push(record);
+            redactions.push(redaction);
+        }
+        others.insert("redactions".into(), Value::Array(recorded));
+        Ok(ReindexPlan {
+            replaced,
+            others,
+            redactions,
+        })
+    }
+}
+
+/// The archive or index read differently on a later pass: the command is rerun.
+fn changed_while_read() -> LogError {
+    LogError::Malformed {
+        file: ARCHIVE_FILE.into(),
+        line: None,
+        message: "changed while it was read; rerun the command".into(),
+    }
+}
+
+/// 3 when the content (the file named `file` in errors) starts with a BOM, else 0.
+fn bom_len(content: &dyn Content, file: &str) -> Result<u64, LogError> {
+    let mut head = [0u8; 3];
+    let mut r = content.open_at(0).map_err(|e| io_error(file, &e))?;
+    let mut got = 0;
+    while got < 3 {
+        match r.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_error(file, &e)),
+        }
+    }
+    Ok(if got == 3 && head == *b"\xEF\xBB\xBF" {
+        3
+    } else {
+        0
+    })
+}
+
+/// What a streamed `archive --reindex` writes: the index lines it replaces, and the
+/// index's other keys (`redactions` extended).
+#[derive(Debug)]
+pub struct ReindexPlan {
+    /// New index lines by their position in the index.
+    replaced: HashMap<usize, IndexEntry>,
+    others: Map<String, Value>,
+    /// The entries re-indexed, in archive order.
+    pub redactions: Vec<Redaction>,
+}
+
+/// The first passes of `archive --reindex` on LOG-ARCHIVE.md and its index as streams
+/// (issue #12 item 2): every archive entry dated (as [`LogFile::check_dated`] requires),
+/// the index read as [`super::log::ArchiveIndex::parse`] reads it, and archive entries
+/// paired with index lines by digest; what is left unpaired is returned. A legacy index
+/// (`{"archived": [...]}`) is left to a whole read.
+pub fn pair_for_reindex(
+    archive: &dyn Content,
+    index: &dyn Content,
+    limits: Limits,
+) -> Result<Result<Unpaired, Unstreamed>, LogError> {
+    // A whole read checks the dates before it parses the index: so does this, in a pass
+    // of its own, so the same input fails with the same error.
+    let mut entries = Entries::new(archive, limits, ARCHIVE_FILE)?;
+    while let Some(e) = entries.next_entry()? {
+        if e.date.is_none() {
+            return Err(super::log::undated(ARCHIVE_FILE, &e));
+        }
+    }
+    if entries.summary().entries == 0
+        && let Some((line, heading)) = entries.stray_headings().first()
+    {
+        return Err(super::log::no_dated_entries(ARCHIVE_FILE, *line, heading));
+    }
+    let mut entries = Entries::new(archive, limits, ARCHIVE_FILE)?;
+    let mut others = Map::new();
+    let (read, matcher) = pair_streams(&mut entries, index, limits, Some(&mut others))?;
+    if let IndexRead::Legacy = read {
+        return Ok(Err(Unstreamed::LegacyIndex));
+    }
+    let archived = entries.summary().entries;
+    let (missing, forged) = matcher.unpaired();
+    let missing = missing
+        .into_iter()
+        .map(|(pos, p)| match p {
+            ArchiveProblem::Missing { sha256, title } => (pos, IndexEntry { sha256, title }),
+            _ => unreachable!("the index side waits as `Missing`"),
+        })
+        .collect();
+    Ok(Ok(Unpaired {
+        missing,
+        changed: forged.into_iter().map(|(pos, _)| pos).collect(),
+        others,
+        archived,
+    }))
+}
+
+/// Writes the re-indexed index to `out` as a stream: the index read again element by
+/// element, each line written as [`super::log::ArchiveIndex::render`] writes it (the
+/// planned ones replaced), then its other keys. The bytes are those a whole read renders.
+/// The outer error is a failed write, the inner one a failed read.
+pub fn write_reindexed(
+    index: &dyn Content,
+    plan: ReindexPlan,
+    limits: Limits,
+    out: &mut dyn io::Write,
+) -> io::Result<Result<(), LogError>> {
+    let ReindexPlan {
+        mut replaced,
+        others,
+        ..
+    } = plan;
+    let (before, after) = super::log::index_around_entries(others);
+    out.write_all(before.as_bytes())?;
+    let mut failed = None;
+    let mut each = |pos: usize, e: IndexEntry| {
+        let e = replaced.remove(&pos).unwrap_or(e);
+        let sep = if pos == 0 { "\n" } else { ",\n" };
+        let written = out
+            .write_all(sep.as_bytes())
+            .and_then(|()| out.write_all(super::log::index_entry_text(&e).as_bytes()));
+        // The read stops at a failed write; the write's error is the one returned.
+        written.map_err(|e| {
+            failed = Some(e);
+            changed_while_read()
+        })
+    };
+    let read = read_index(index, limits, &mut each);
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let written = match read {
+        Ok(IndexRead::Entries(n)) => n,
+        Ok(IndexRead::Legacy) => return Ok(Err(changed_while_read())),
+        Err(e) => return Ok(Err(e)),
+    };
+    if !replaced.is_empty() {
+        return Ok(Err(changed_while_read()));
+    }
+    if written > 0 {
+        out.write_all(b"\n  ")?;
+    }
+    out.write_all(after.as_bytes())?;
+    Ok(Ok(()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1362,6 +1623,125 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(got.problems, verify_archive("", Some(&archive), None, 10));
+    }
+
+    /// `archive --reindex` of `archive` and `index` as streams (pieces of `chunk` bytes):
+    /// the new index text and redactions, `None` when nothing is to do.
+    fn reindex_streamed(
+        archive: &str,
+        index: &str,
+        original: &dyn Fn(&str) -> Option<String>,
+        chunk: usize,
+    ) -> Result<Option<(String, Vec<Redaction>)>, LogError> {
+        let today: jiff::civil::Date = "2026-02-01".parse().unwrap();
+        let (a, i) = (Bytes(archive.as_bytes()), Bytes(index.as_bytes()));
+        let unpaired = pair_for_reindex(&a, &i, tiny(chunk))?.expect("not a legacy index");
+        if unpaired.is_empty() {
+            return Ok(None);
+        }
+        let plan = unpaired.plan(&a, &i, original, today, tiny(chunk))?;
+        let redactions = plan.redactions.clone();
+        let mut out = Vec::new();
+        write_reindexed(&i, plan, tiny(chunk), &mut out).unwrap()?;
+        Ok(Some((String::from_utf8(out).unwrap(), redactions)))
+    }
+
+    #[test]
+    fn a_streamed_reindex_writes_the_bytes_a_whole_reindex_writes() {
+        let (archive, index) = pair(6);
+        let originals: HashMap<String, String> = LogFile::parse(&archive)
+            .entries
+            .into_iter()
+            .map(|e| (e.digest(), e.text))
+            .collect();
+        let known = |d: &str| originals.get(d).cloned();
+        let unknown = |_: &str| None;
+        let redact =
+            |a: &str, n: usize| a.replace(&format!("- did {n}\n"), "- did [redacted: ключ]\n");
+        let with_keys = |i: &str, front: &str, back: &str| {
+            let body = i.trim_start().strip_prefix('{').unwrap();
+            let body = body.trim_end().strip_suffix('}').unwrap();
+            format!("{{{front}{body},{back}}}\n")
+        };
+        let cases: Vec<(&str, String, String)> = vec![
+            ("unchanged", archive.clone(), index.clone()),
+            ("one redaction", redact(&archive, 3), index.clone()),
+            (
+                "two redactions",
+                redact(&redact(&archive, 2), 5),
+                index.clone(),
+            ),
+            (
+                "CRLF archive, BOM on the index",
+                redact(&archive, 4).replace('\n', "\r\n"),
+                format!("\u{feff}{index}"),
+            ),
+            (
+                "other keys and an earlier redaction kept in place",
+                redact(&archive, 3),
+                with_keys(
+                    &index,
+                    "\"note\": {\"a\": [1, 2.5, \"é\"]}, ",
+                    "\"redactions\": [{\"sha256\": \"x\"}], \"z\": null, \"entries2\": []",
+                ),
+            ),
+            (
+                "an index on one line",
+                redact(&archive, 2),
+                serde_json::to_string(&serde_json::from_str::<Value>(&index).unwrap()).unwrap(),
+            ),
+            (
+                "an edit that is no redaction",
+                archive.replace("- did 3\n", "- did three\n"),
+                index.clone(),
+            ),
+            (
+                "a deleted entry",
+                archive.replace("## [2026-01-04] agent-3", "removed"),
+                index.clone(),
+            ),
+            (
+                "redactions that are no list",
+                redact(&archive, 3),
+                with_keys(&index, "", "\"redactions\": 7"),
+            ),
+            (
+                "an undated entry",
+                archive.replace("## [2026-01-04]", "## [2026-13-04]"),
+                index.clone(),
+            ),
+            (
+                "malformed JSON",
+                archive.clone(),
+                index.replace("\"title\"", "title"),
+            ),
+        ];
+        let (mut reindexed, mut refused) = (0, 0);
+        for (what, archive, index) in &cases {
+            for original in [&known as &dyn Fn(&str) -> Option<String>, &unknown] {
+                let today: jiff::civil::Date = "2026-02-01".parse().unwrap();
+                let whole = log::reindex(archive, index, original, today)
+                    .map(|r| r.map(|r| (r.index, r.redactions)));
+                match &whole {
+                    Ok(Some(_)) => reindexed += 1,
+                    Err(_) => refused += 1,
+                    Ok(None) => {}
+                }
+                for chunk in [1, 7, 64 * 1024] {
+                    let streamed = reindex_streamed(archive, index, original, chunk);
+                    assert_eq!(streamed, whole, "{what}, pieces of {chunk}");
+                }
+            }
+        }
+        // The cases above re-index (with and without the originals) and refuse, both ways.
+        assert_eq!((reindexed, refused), (10, 10));
+        let re = log::reindex(
+            &cases[4].1,
+            &cases[4].2,
+            &known,
+            "2026-02-01".parse().unwrap(),
+        );
+        assert!(re.unwrap().unwrap().index.contains("\"z\": null"));
     }
 
     #[test]

@@ -1036,30 +1036,96 @@ fn replace_file_with<T, E: From<std::io::Error>>(
     durability: Durability,
     fill: impl FnOnce(&mut std::fs::File) -> std::result::Result<T, E>,
 ) -> std::result::Result<T, E> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(TEMP_PREFIX);
-    let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // The mode given to open(2) is reduced by the umask, which is what a new file needs.
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut tmp = builder.tempfile_in(dir)?;
-    if let Some(perm) = existing {
-        // fchmod is not reduced by the umask: a rewritten file keeps exactly its mode.
-        tmp.as_file().set_permissions(perm)?;
-    }
-    let filled = fill(tmp.as_file_mut())?;
-    if durability != Durability::None {
-        tmp.as_file().sync_all()?;
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    if durability == Durability::FileAndDirectory {
-        sync_dir(dir);
-    }
+    let (staged, filled) = StagedFile::fill(path, durability != Durability::None, fill)?;
+    staged.persist(durability == Durability::FileAndDirectory)?;
     Ok(filled)
+}
+
+/// The next content of a file, written in pieces beside it under a temporary name and
+/// synced, but not in place yet: a command plans what depends on it (the manifest's
+/// checksum) from the temporary file, then puts it in place with [`StagedFile::commit`]
+/// (`archive --reindex` writes the index so, never holding it, issue #12 item 2). Dropped
+/// without that, the temporary file is removed and the file left as it was.
+#[derive(Debug)]
+pub struct StagedFile {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+impl StagedFile {
+    /// Writes the content `fill` gives into a temporary file beside `path` (with `path`'s
+    /// mode when it exists, else the umask's) and syncs it. When `fill` fails, nothing is
+    /// left behind.
+    pub fn write<T, E: From<std::io::Error>>(
+        path: &Path,
+        fill: impl FnOnce(&mut std::fs::File) -> std::result::Result<T, E>,
+    ) -> std::result::Result<(StagedFile, T), E> {
+        StagedFile::fill(path, true, fill)
+    }
+
+    fn fill<T, E: From<std::io::Error>>(
+        path: &Path,
+        sync: bool,
+        fill: impl FnOnce(&mut std::fs::File) -> std::result::Result<T, E>,
+    ) -> std::result::Result<(StagedFile, T), E> {
+        let dir = path.parent().unwrap_or_else(|| Path::new("."));
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(TEMP_PREFIX);
+        let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // The mode given to open(2) is reduced by the umask, which is what a new file
+            // needs.
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let mut tmp = builder.tempfile_in(dir)?;
+        if let Some(perm) = existing {
+            // fchmod is not reduced by the umask: a rewritten file keeps exactly its mode.
+            tmp.as_file().set_permissions(perm)?;
+        }
+        let filled = fill(tmp.as_file_mut())?;
+        if sync {
+            tmp.as_file().sync_all()?;
+        }
+        let staged = StagedFile {
+            tmp,
+            path: path.to_path_buf(),
+        };
+        Ok((staged, filled))
+    }
+
+    /// Where the content is until it is put in place.
+    pub fn temp_path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// The content's length in bytes.
+    pub fn content_len(&self) -> std::io::Result<u64> {
+        Ok(self.tmp.as_file().metadata()?.len())
+    }
+
+    /// Puts the content in place (a rename) and makes the rename durable.
+    ///
+    /// # Crash safety
+    ///
+    /// The rename is atomic: readers see the old file or the whole new one.
+    pub fn commit(self) -> std::io::Result<()> {
+        self.persist(true)
+    }
+
+    fn persist(self, sync_directory: bool) -> std::io::Result<()> {
+        let dir = self
+            .path
+            .parent()
+            .unwrap_or_else(|| Path::new("."))
+            .to_path_buf();
+        self.tmp.persist(&self.path).map_err(|e| e.error)?;
+        if sync_directory {
+            sync_dir(&dir);
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
