@@ -572,28 +572,10 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     if args.verify {
         let mem = in_memory(archive_text.as_deref(), index_text.as_deref());
         let (archive, index) = contents(&snap, &mem);
-        let streamed =
-            log_stream::verify_streamed(&log_text, archive, index, keep, Limits::default());
-        let (mut problems, archived) = match streamed {
-            Ok(Ok(found)) => found,
-            // A legacy index: read whole, as it is rewritten whole.
-            Ok(Err(Unstreamed::LegacyIndex)) => {
-                snap.hold_streamed(&dir)?;
-                let archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
-                let index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
-                let problems = log::verify_archive(
-                    &log_text,
-                    archive_text.as_deref(),
-                    index_text.as_deref(),
-                    keep,
-                );
-                let archived = archive_text
-                    .as_deref()
-                    .map_or(0, |a| LogFile::parse(a).entries.len());
-                (problems, archived)
-            }
-            Err(e) => return Err(e.into_error(|f| dir.path_of(f))),
-        };
+        // A legacy index too: its list is paired as an `entries` list (issue #12 item 2).
+        let (mut problems, archived) =
+            log_stream::verify_streamed(&log_text, archive, index, keep, Limits::default())
+                .map_err(|e| e.into_error(|f| dir.path_of(f)))?;
         if pending.is_some_and(|j| j.dir == dir.rel) {
             problems.insert(0, ArchiveProblem::Interrupted);
         }

@@ -578,6 +578,18 @@ pub fn check_pair(
     index: Option<&dyn Content>,
     limits: Limits,
 ) -> Result<Result<PairCheck, Unstreamed>, LogError> {
+    check_pair_as(archive, index, limits, false)
+}
+
+/// [`check_pair`], a legacy index (`{"archived": [...]}`) included when `legacy`: its
+/// list is paired with the archive as an `entries` list is, and an empty one accounts for
+/// no entry, as a whole read ([`super::log::verify_archive`]) takes it.
+fn check_pair_as(
+    archive: Option<&dyn Content>,
+    index: Option<&dyn Content>,
+    limits: Limits,
+    legacy: bool,
+) -> Result<Result<PairCheck, Unstreamed>, LogError> {
     let empty = Bytes(&[]);
     let mut entries = Entries::new(archive.unwrap_or(&empty), limits, ARCHIVE_FILE)?;
     let index = match index {
@@ -585,24 +597,12 @@ pub fn check_pair(
         _ => None,
     };
     let Some(index) = index else {
-        while entries.next_entry()?.is_some() {}
-        let summary = entries.summary();
-        let problems = if summary.entries > 0 {
-            vec![ArchiveProblem::Unindexed {
-                entries: summary.entries,
-            }]
-        } else {
-            Vec::new()
-        };
-        return Ok(Ok(PairCheck {
-            problems,
-            archive: summary,
-            indexed: None,
-        }));
+        return Ok(Ok(unindexed(&mut entries)?));
     };
-    let (read, matcher) = pair_streams(&mut entries, index, limits, None)?;
+    let (read, matcher) = pair_streams(&mut entries, index, limits, None, legacy)?;
     let indexed = match read {
-        IndexRead::Entries(n) => n,
+        IndexRead::LegacyEntries(0) => return Ok(Ok(unindexed(&mut entries)?)),
+        IndexRead::Entries(n) | IndexRead::LegacyEntries(n) => n,
         IndexRead::Legacy => return Ok(Err(Unstreamed::LegacyIndex)),
     };
     Ok(Ok(PairCheck {
@@ -610,6 +610,25 @@ pub fn check_pair(
         archive: entries.summary(),
         indexed: Some(indexed),
     }))
+}
+
+/// The check of an archive no index accounts for (none, or an empty legacy one): read to
+/// its end, every entry of it unindexed.
+fn unindexed(entries: &mut Entries<'_>) -> Result<PairCheck, LogError> {
+    while entries.next_entry()?.is_some() {}
+    let summary = entries.summary();
+    let problems = if summary.entries > 0 {
+        vec![ArchiveProblem::Unindexed {
+            entries: summary.entries,
+        }]
+    } else {
+        Vec::new()
+    };
+    Ok(PairCheck {
+        problems,
+        archive: summary,
+        indexed: None,
+    })
 }
 
 /// Reads the index element by element and, beside it, the archive's entries (`entries`,
@@ -621,6 +640,7 @@ fn pair_streams(
     index: &dyn Content,
     limits: Limits,
     others: Option<&mut Map<String, Value>>,
+    legacy: bool,
 ) -> Result<(IndexRead, Matcher), LogError> {
     let mut matcher = Matcher::default();
     let mut archived = 0;
@@ -632,13 +652,13 @@ fn pair_streams(
         }
         Ok(())
     };
-    let read = read_index_keeping(
-        index,
-        limits,
-        &mut |pos, e| on_entry(pos, e, entries),
-        others,
-    )?;
-    if let IndexRead::Entries(_) = read {
+    let mut each = |pos, e| on_entry(pos, e, entries);
+    let mut read = read_index_keeping(index, limits, &mut each, others, false)?;
+    // No `entries` list: the legacy one is read on a second pass (nothing was paired yet).
+    if legacy && matches!(read, IndexRead::Legacy) {
+        read = read_index_keeping(index, limits, &mut each, None, true)?;
+    }
+    if let IndexRead::Entries(_) | IndexRead::LegacyEntries(_) = read {
         while let Some(a) = entries.next_entry()? {
             matcher.archive(archived, &a);
             archived += 1;
@@ -680,6 +700,8 @@ enum IndexRead {
     Entries(usize),
     /// There is no `entries` list but a legacy `archived` one.
     Legacy,
+    /// The legacy `archived` list was read (asked for); it held this many entries.
+    LegacyEntries(usize),
 }
 
 /// Why the deserializer was stopped, when it was not a JSON syntax error.
@@ -703,7 +725,7 @@ fn read_index(
     limits: Limits,
     each: &mut dyn FnMut(usize, IndexEntry) -> Result<(), LogError>,
 ) -> Result<IndexRead, LogError> {
-    read_index_keeping(index, limits, each, None)
+    read_index_keeping(index, limits, each, None, false)
 }
 
 /// [`read_index`], also collecting the document's other top-level keys (all but `version`,
@@ -713,6 +735,7 @@ fn read_index_keeping(
     limits: Limits,
     each: &mut dyn FnMut(usize, IndexEntry) -> Result<(), LogError>,
     others: Option<&mut Map<String, Value>>,
+    legacy: bool,
 ) -> Result<IndexRead, LogError> {
     let from = bom_len(index, INDEX_FILE)?;
     let reader = index.open_at(from).map_err(|e| io_error(INDEX_FILE, &e))?;
@@ -725,6 +748,7 @@ fn read_index_keeping(
         archived: false,
         version: None,
         others,
+        list_key: if legacy { LEGACY_KEY } else { "\"entries\"" },
     };
     let parsed = Top(&mut state).deserialize(&mut de).and_then(|()| de.end());
     if let Some(stop) = state.stop.take() {
@@ -732,6 +756,10 @@ fn read_index_keeping(
     }
     if let Err(e) = parsed {
         return Err(json_error(&e));
+    }
+    if let (true, Some(n)) = (legacy, state.entries) {
+        // A legacy index has no version to check, as a whole parse reads it.
+        return Ok(IndexRead::LegacyEntries(n));
     }
     let Some(n) = state.entries else {
         if state.archived {
@@ -903,7 +931,13 @@ struct IndexState<'f> {
     archived: bool,
     version: Option<Value>,
     others: Option<&'f mut Map<String, Value>>,
+    /// The key of the list read element by element, quoted: `"entries"`, or
+    /// [`LEGACY_KEY`] for a legacy index.
+    list_key: &'static str,
 }
+
+/// The list of a legacy index (`{"archived": [...]}`), quoted as messages look it up.
+const LEGACY_KEY: &str = "\"archived\"";
 
 /// The top-level object.
 struct Top<'s, 'f>(&'s mut IndexState<'f>);
@@ -940,6 +974,21 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
                     self.0.entries = Some(n);
                 }
                 "version" => self.0.version = Some(map.next_value()?),
+                // Read as the list only when there is no `entries` list (a second pass).
+                "archived" if self.0.list_key == LEGACY_KEY => {
+                    if self.0.entries.is_some() {
+                        self.0.stop = Some(Stop::At {
+                            needle: LEGACY_KEY,
+                            n: 1,
+                            or_needle: None,
+                            message: "`archived` appears twice".into(),
+                        });
+                        return Err(de::Error::custom("stopped"));
+                    }
+                    self.0.archived = true;
+                    let n = map.next_value_seed(List(self.0))?;
+                    self.0.entries = Some(n);
+                }
                 "archived" => {
                     self.0.archived = true;
                     map.next_value::<IgnoredAny>()?;
@@ -1004,7 +1053,7 @@ impl<'de> DeserializeSeed<'de> for List<'_, '_> {
 impl List<'_, '_> {
     fn not_list<E: de::Error>(self) -> E {
         self.0.stop = Some(Stop::At {
-            needle: "\"entries\"",
+            needle: self.0.list_key,
             n: 0,
             or_needle: None,
             message: "`entries` is not a list".into(),
@@ -1031,7 +1080,7 @@ impl<'de> Visitor<'de> for List<'_, '_> {
                     self.0.stop = Some(Stop::At {
                         needle: "\"sha256\"",
                         n,
-                        or_needle: Some("\"entries\""),
+                        or_needle: Some(self.0.list_key),
                         message: format!("entry {} has no valid `sha256` (64 hex digits)", n + 1),
                     });
                     return Err(de::Error::custom("stopped"));
@@ -1207,19 +1256,21 @@ pub fn ends_of(
 }
 
 /// `archive --verify` on streams: the problems [`super::log::verify_archive`] finds, with
-/// malformed input as an error. `Err(Unstreamed)` when the index is in the legacy layout.
+/// malformed input as an error, and how many entries the archive holds. An index in the
+/// legacy layout is read as a stream too (issue #12 item 2).
 pub fn verify_streamed(
     log: &str,
     archive: Option<&dyn Content>,
     index: Option<&dyn Content>,
     keep: usize,
     limits: Limits,
-) -> Result<Result<(Vec<ArchiveProblem>, usize), Unstreamed>, LogError> {
+) -> Result<(Vec<ArchiveProblem>, usize), LogError> {
     let parsed = LogFile::parse(log);
     parsed.check_dated(LOG_FILE)?;
-    let pair = match check_pair(archive, index, limits)? {
+    let pair = match check_pair_as(archive, index, limits, true)? {
         Ok(p) => p,
-        Err(u) => return Ok(Err(u)),
+        // The first pass found a legacy list the second did not.
+        Err(Unstreamed::LegacyIndex) => return Err(changed_while_read()),
     };
     let mut problems = pair.problems;
     if parsed.entries.len() > keep {
@@ -1228,7 +1279,7 @@ pub fn verify_streamed(
             keep,
         });
     }
-    Ok(Ok((problems, pair.archive.entries)))
+    Ok((problems, pair.archive.entries))
 }
 
 /// What the first two passes of a streamed `archive --reindex` found: the index lines the
@@ -1400,8 +1451,8 @@ pub fn pair_for_reindex(
     }
     let mut entries = Entries::new(archive, limits, ARCHIVE_FILE)?;
     let mut others = Map::new();
-    let (read, matcher) = pair_streams(&mut entries, index, limits, Some(&mut others))?;
-    if let IndexRead::Legacy = read {
+    let (read, matcher) = pair_streams(&mut entries, index, limits, Some(&mut others), false)?;
+    if !matches!(read, IndexRead::Entries(_)) {
         return Ok(Err(Unstreamed::LegacyIndex));
     }
     let archived = entries.summary().entries;
@@ -1457,7 +1508,9 @@ pub fn write_reindexed(
     }
     let written = match read {
         Ok(IndexRead::Entries(n)) => n,
-        Ok(IndexRead::Legacy) => return Ok(Err(changed_while_read())),
+        Ok(IndexRead::Legacy | IndexRead::LegacyEntries(_)) => {
+            return Ok(Err(changed_while_read()));
+        }
         Err(e) => return Ok(Err(e)),
     };
     if !replaced.is_empty() {
@@ -1780,6 +1833,82 @@ mod tests {
         let legacy = "{\"archived\": []}";
         assert_eq!(
             check_pair(None, Some(&Bytes(legacy.as_bytes())), tiny(4)).unwrap(),
+            Err(Unstreamed::LegacyIndex)
+        );
+    }
+
+    #[test]
+    fn a_legacy_index_is_verified_as_a_stream_as_a_whole_read_verifies_it() {
+        let (archive, index) = pair(5);
+        let lines = ArchiveIndex::parse(&index).unwrap().entries;
+        let legacy_of = |lines: &[IndexEntry]| {
+            let list: Vec<Value> = lines
+                .iter()
+                .map(|e| serde_json::json!({"sha256": e.sha256, "title": e.title, "date": "x"}))
+                .collect();
+            serde_json::to_string_pretty(&serde_json::json!({"updated": "x", "archived": list}))
+                .unwrap()
+        };
+        let cases = [
+            ("listing every entry", archive.clone(), legacy_of(&lines)),
+            ("one line dropped", archive.clone(), legacy_of(&lines[1..])),
+            (
+                "an entry edited",
+                archive.replace("- did 3\n", "- did three\n"),
+                legacy_of(&lines),
+            ),
+            ("empty, with entries", archive.clone(), legacy_of(&[])),
+            ("empty, no archive", String::new(), legacy_of(&[])),
+            (
+                "not a list",
+                archive.clone(),
+                "{\"x\": 1,\n \"archived\": {}}".to_string(),
+            ),
+            (
+                "a bad digest",
+                archive.clone(),
+                legacy_of(&lines).replacen("\"sha256\": \"", "\"sha256\": \"zz", 2),
+            ),
+            (
+                "an `entries` list beside it",
+                archive.clone(),
+                index.replacen('{', "{\"archived\": [],", 1),
+            ),
+        ];
+        for (what, archive, index) in &cases {
+            let whole = verify_archive("", Some(archive), Some(index), 10);
+            for chunk in [3, 64 * 1024] {
+                let streamed = match verify_streamed(
+                    "",
+                    Some(&Bytes(archive.as_bytes())),
+                    Some(&Bytes(index.as_bytes())),
+                    10,
+                    tiny(chunk),
+                ) {
+                    Ok((problems, _)) => problems,
+                    Err(LogError::Malformed {
+                        file,
+                        line,
+                        message,
+                    }) => vec![ArchiveProblem::Malformed {
+                        file,
+                        line,
+                        message,
+                    }],
+                    Err(e) => panic!("{what}: {e}"),
+                };
+                assert_eq!(streamed, whole, "{what}, pieces of {chunk}");
+            }
+        }
+        // The rotation still leaves a legacy index to the whole read that rewrites it.
+        let legacy = legacy_of(&lines);
+        assert_eq!(
+            check_pair(
+                Some(&Bytes(archive.as_bytes())),
+                Some(&Bytes(legacy.as_bytes())),
+                tiny(4)
+            )
+            .unwrap(),
             Err(Unstreamed::LegacyIndex)
         );
     }

@@ -72,16 +72,22 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// when that gives what a whole lint gives (`lint::pieces`); the merge driver merges them
 /// as streams above 8 MiB when a side is taken whole or each side only added entries
 /// ([`merge_stream`]); `verify` (the hook, `commit`'s gate, `verify --level ci`) reads
-/// their blobs from the working tree as streams when the file there is the blob.
+/// their blobs from the working tree as streams when the file there is the blob; `verify`
+/// and `archive --verify` check a legacy index as a stream; `archive --reindex` pairs the
+/// archive's entries with the index's lines as streams and writes the new index as one
+/// (`log_stream::pair_for_reindex`), holding HEAD's archive blob (gix loads a blob whole)
+/// but only the texts of the index lines it replaces.
 ///
-/// Still read whole, within this limit: `archive --reindex` and `init --migrate` when it
-/// splits LOG.md ([`HandoffDir::snapshot_worktree_whole`], [`Snapshot::hold_streamed`]),
-/// a rotation that adopts an unindexed archive or a legacy index and `verify`'s
-/// legacy-index check, the merge driver's other merges (an index both sides changed, an
-/// archive a side rewrote), blobs the working tree does not hold (gix loads a blob
-/// whole), an archive kept in a subdirectory of the handoff directory, and the lint when
-/// its pieces cannot be shown equal to the whole lint. Above the limit the lint judges
-/// nothing: exit 2 naming the file, the limit and what to do, never a pass (fail closed).
+/// Still read whole, within this limit: `init --migrate` when it splits LOG.md
+/// ([`HandoffDir::snapshot_worktree_whole`], [`Snapshot::hold_streamed`]), a rotation (by
+/// `archive` or `commit`) that adopts an unindexed archive or rewrites a legacy index,
+/// `archive --reindex` of a legacy index, the merge driver's other merges (an index both
+/// sides changed, an archive a side rewrote), blobs the working tree does not hold (gix
+/// loads a blob whole), an archive kept in a subdirectory of the handoff directory, and
+/// the lint when its pieces cannot be shown equal to the whole lint. Above the limit the
+/// lint judges nothing: exit 2 naming the file, the limit and what to do, never a pass
+/// (fail closed). Because of these, `archive` and `archive --reindex` still refuse to
+/// write past the limit.
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 
 /// LOG-ARCHIVE.md and its index: the files that only grow, which a snapshot of the working
@@ -90,7 +96,7 @@ pub const ARCHIVE_PAIR: [&str; 2] = [log::ARCHIVE_FILE, log::INDEX_FILE];
 
 /// Why [`Snapshot::hold_streamed`] needs a file whole, and what to do when it is too large.
 const HELD_WHOLE: &str = "this step (a legacy index rewritten, an archive without an index \
-     adopted, `archive --reindex`, `init --migrate`) reads it whole, and nothing was changed: \
+     adopted, `init --migrate`) reads it whole, and nothing was changed: \
      move LOG-ARCHIVE.md and LOG-ARCHIVE.index.json into a dated subdirectory to start a new \
      archive, then rerun";
 

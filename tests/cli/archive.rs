@@ -1441,6 +1441,51 @@ fn verify_lints_the_archive_and_its_index_in_pieces_as_lint_reads_them_whole() {
 }
 
 #[test]
+fn a_legacy_index_is_verified_as_a_stream() {
+    // Issue #12 item 2: an index in the layout before the reference's
+    // (`{"archived": [...]}`, no version) is checked against the archive as a stream by
+    // `archive --verify` and `verify`, as an `entries` list is (`read-whole:NAME` makes
+    // holding either file in memory fail; `lint-in-pieces` lints them in pieces).
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "lint-in-pieces,read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let repo = rotated_repo();
+    let mut doc: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    let lines = doc["entries"].take();
+    let legacy = |lines: &serde_json::Value| {
+        serde_json::to_string_pretty(
+            &serde_json::json!({"updated": "2026-01-01", "archived": lines}),
+        )
+        .unwrap()
+    };
+    repo.write(INDEX, legacy(&lines));
+    repo.aahp(&["manifest"]).assert_code(0);
+    let out = repo.aahp_env(".", &["archive", "--verify"], &streams_only);
+    out.assert_code(0);
+    assert!(out.stdout.contains("all indexed"), "{out}");
+    repo.aahp_env(".", &["verify"], &streams_only)
+        .assert_code(0);
+    // A line dropped from it leaves its entry unindexed, found the same way.
+    let mut fewer = lines.clone();
+    fewer.as_array_mut().unwrap().remove(1);
+    repo.write(INDEX, legacy(&fewer));
+    repo.aahp(&["manifest"]).assert_code(0);
+    let out = repo.aahp_env(".", &["archive", "--verify"], &streams_only);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains("is not in LOG-ARCHIVE.index.json"),
+        "{out}"
+    );
+    let out = repo.aahp_env(".", &["verify"], &streams_only);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains("is not in LOG-ARCHIVE.index.json"),
+        "{out}"
+    );
+}
+
+#[test]
 fn manifest_summarizes_an_archive_past_its_first_bytes_without_reading_it_whole() {
     // Issue #12 item 2: when LOG-ARCHIVE.md's first 256 KiB hold no dated heading, its
     // summary (the newest entry) is found by reading it again line by line, never whole
