@@ -17,7 +17,7 @@ use crate::handoff::log::{
 use crate::handoff::log_stream::{self, Bytes, Content, Limits, StreamedRotation, Unstreamed};
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{
-    HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, stream,
+    HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, StagedFile, stream,
 };
 use crate::output::{Report, Style, escape_untrusted};
 use crate::transaction::rotation::{self, Change, SpliceAt};
@@ -541,11 +541,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     // only `--reindex` and the rare rotation a stream cannot do (see
     // `log_stream::StreamedRotation::Whole`) read them whole.
     let trust = !args.verify && !args.reindex && pending.is_none() && trusted_pair(repo, &dir)?;
-    let mut snap = if args.reindex {
-        dir.snapshot_worktree_whole()?
-    } else {
-        dir.snapshot_worktree_streaming(&[ARCHIVE_FILE, INDEX_FILE])?
-    };
+    let mut snap = dir.snapshot_worktree_streaming(&[ARCHIVE_FILE, INDEX_FILE])?;
     // Taken out of the snapshot, not copied: the archive and its index may be megabytes.
     let mut log_text = take_text(&dir, &mut snap, LOG_FILE)?.ok_or_else(|| {
         Error::invalid(
@@ -557,19 +553,17 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     let mut archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
     let mut index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
     if args.reindex {
-        let archive_text = archive_text.unwrap_or_default();
-        let Some(index_text) = index_text else {
+        if index_text.is_none() && !snap.streamed.contains_key(INDEX_FILE) {
             return Err(Error::invalid(
                 dir.path_of(INDEX_FILE),
                 None,
                 "not found: there is no index to re-index (`git aahp archive` builds one)",
             ));
-        };
+        }
+        report.log_entries = LogFile::parse(&log_text).entries.len();
         snap.files
             .insert(LOG_FILE.to_string(), log_text.into_bytes());
-        snap.files
-            .insert(ARCHIVE_FILE.to_string(), archive_text.clone().into_bytes());
-        reindex(ctx, &dir, snap, &archive_text, &index_text, &mut report)?;
+        reindex(ctx, &dir, snap, [archive_text, index_text], &mut report)?;
         if let Some(w) = write {
             w.finish()?;
         }
@@ -578,28 +572,10 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     if args.verify {
         let mem = in_memory(archive_text.as_deref(), index_text.as_deref());
         let (archive, index) = contents(&snap, &mem);
-        let streamed =
-            log_stream::verify_streamed(&log_text, archive, index, keep, Limits::default());
-        let (mut problems, archived) = match streamed {
-            Ok(Ok(found)) => found,
-            // A legacy index: read whole, as it is rewritten whole.
-            Ok(Err(Unstreamed::LegacyIndex)) => {
-                snap.hold_streamed(&dir)?;
-                let archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
-                let index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
-                let problems = log::verify_archive(
-                    &log_text,
-                    archive_text.as_deref(),
-                    index_text.as_deref(),
-                    keep,
-                );
-                let archived = archive_text
-                    .as_deref()
-                    .map_or(0, |a| LogFile::parse(a).entries.len());
-                (problems, archived)
-            }
-            Err(e) => return Err(e.into_error(|f| dir.path_of(f))),
-        };
+        // A legacy index too: its list is paired as an `entries` list (issue #12 item 2).
+        let (mut problems, archived) =
+            log_stream::verify_streamed(&log_text, archive, index, keep, Limits::default())
+                .map_err(|e| e.into_error(|f| dir.path_of(f)))?;
         if pending.is_some_and(|j| j.dir == dir.rel) {
             problems.insert(0, ArchiveProblem::Interrupted);
         }
@@ -794,27 +770,122 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
 }
 
 /// `git aahp archive --reindex` on the files read under the lock (`snap` holds the rest of
-/// the handoff, LOG.md and the archive included): re-indexes redacted entries, comparing
-/// each with the text it replaces where HEAD holds that text (its LOG-ARCHIVE.md or
-/// LOG.md). Writes the index, then the manifest, each atomically; nothing when refused.
+/// the handoff, LOG.md included; `mem` LOG-ARCHIVE.md and its index where they were read
+/// into memory, as a symbolic link is): re-indexes redacted entries, comparing each with
+/// the text it replaces where HEAD holds that text (its LOG-ARCHIVE.md or LOG.md). The
+/// archive and index are read as streams, entry by entry (issue #12 item 2), and the new
+/// index is written as one into a temporary file, put in place once the manifest that
+/// follows it is planned; then the manifest is written. Nothing is written when refused.
 fn reindex(
     ctx: &Context,
     dir: &HandoffDir,
     mut snap: Snapshot,
-    archive_text: &str,
-    index_text: &str,
+    mem: [Option<String>; 2],
     report: &mut ArchiveReport,
 ) -> Result<()> {
     let repo = ctx.repo()?;
-    let originals = head_entries(repo, dir)?;
-    let lookup = |digest: &str| originals.get(digest).cloned();
-    report.outcome = ArchiveOutcome::Reindexed;
-    report.log_entries = snap.get(LOG_FILE).map_or(0, |b| {
-        LogFile::parse(&String::from_utf8_lossy(b)).entries.len()
-    });
-    report.archived_entries = LogFile::parse(archive_text).entries.len();
+    let limits = Limits::default();
     let today = crate::clock::utc_date(ctx.now);
-    let re = match log::reindex(archive_text, index_text, &lookup, today) {
+    report.outcome = ArchiveOutcome::Reindexed;
+    let in_error = |e: LogError| e.into_error(|f| dir.path_of(f));
+    let bytes = in_memory(mem[0].as_deref(), mem[1].as_deref());
+    let (archive, index) = contents(&snap, &bytes);
+    let empty = Bytes(&[]);
+    let archive = archive.unwrap_or(&empty);
+    let index = index.expect("the caller checked that the index exists");
+    let unpaired = match log_stream::pair_for_reindex(archive, index, limits) {
+        Ok(Ok(unpaired)) => unpaired,
+        // A legacy index is rewritten whole, as a rotation rewrites it.
+        Ok(Err(Unstreamed::LegacyIndex)) => return reindex_whole(ctx, dir, report, snap, mem),
+        Err(e) => return Err(in_error(e)),
+    };
+    report.archived_entries = unpaired.archived();
+    if unpaired.is_empty() {
+        return Ok(());
+    }
+    let originals = head_entries(repo, dir, Some(&unpaired.wanted()))?;
+    let lookup = |digest: &str| originals.get(digest).cloned();
+    let plan = match unpaired.plan(archive, index, &lookup, today, limits) {
+        Ok(plan) => plan,
+        Err(LogError::Integrity(problems)) => {
+            report.problems = locate(dir, problems)?;
+            report.outcome = ArchiveOutcome::NotRedacted;
+            return Ok(());
+        }
+        Err(e) => return Err(in_error(e)),
+    };
+    let redactions = plan.redactions.clone();
+    let write_err = |source| Error::Write {
+        path: dir.path_of(INDEX_FILE),
+        source,
+    };
+    let staged = StagedFile::write(&dir.abs.join(INDEX_FILE), |file| {
+        let mut out = io::BufWriter::with_capacity(log_stream::CHUNK, file);
+        let read = log_stream::write_reindexed(index, plan, limits, &mut out)?;
+        out.flush()?;
+        Ok::<_, io::Error>(read)
+    });
+    let staged = match staged {
+        Ok((staged, Ok(()))) => staged,
+        Ok((_, Err(e))) => return Err(in_error(e)),
+        Err(source) => return Err(write_err(source)),
+    };
+    let len = staged.content_len().map_err(write_err)?;
+    if len > MAX_ARCHIVE_BYTES as u64 {
+        return Err(Error::invalid(
+            dir.path_of(INDEX_FILE),
+            None,
+            format!(
+                "re-indexing would make it {len} bytes, more than the {MAX_ARCHIVE_BYTES} bytes git-aahp reads; nothing was changed"
+            ),
+        ));
+    }
+    // The manifest is planned before anything is put in place: a file it cannot read stops
+    // the run unchanged. It reads the new index from the temporary file, in pieces.
+    let old_manifest = Manifest::from_snapshot(dir, &snap)?;
+    let [archive_mem, _] = mem;
+    if let Some(text) = archive_mem {
+        snap.files
+            .insert(ARCHIVE_FILE.to_string(), text.into_bytes());
+    }
+    snap.streamed.insert(
+        INDEX_FILE.to_string(),
+        stream::Streamed::whole(staged.temp_path().to_path_buf(), len),
+    );
+    let manifest = planned_manifest(ctx, dir, old_manifest.as_ref(), &snap, None)?;
+    drop(snap);
+    staged.commit().map_err(write_err)?;
+    report.written.push(dir.path_of(INDEX_FILE));
+    write_reindexed_manifest(dir, manifest, report)?;
+    report.redactions = redactions;
+    Ok(())
+}
+
+/// `archive --reindex` with LOG-ARCHIVE.md and its index read whole: a legacy index
+/// (`{"archived": [...]}`), rewritten whole in the current layout.
+fn reindex_whole(
+    ctx: &Context,
+    dir: &HandoffDir,
+    report: &mut ArchiveReport,
+    mut snap: Snapshot,
+    [archive_mem, index_mem]: [Option<String>; 2],
+) -> Result<()> {
+    let repo = ctx.repo()?;
+    snap.hold_streamed(dir)?;
+    let archive_text = match archive_mem {
+        Some(text) => Some(text),
+        None => take_text(dir, &mut snap, ARCHIVE_FILE)?,
+    }
+    .unwrap_or_default();
+    let index_text = match index_mem {
+        Some(text) => text,
+        None => take_text(dir, &mut snap, INDEX_FILE)?.unwrap_or_default(),
+    };
+    let originals = head_entries(repo, dir, None)?;
+    let lookup = |digest: &str| originals.get(digest).cloned();
+    report.archived_entries = LogFile::parse(&archive_text).entries.len();
+    let today = crate::clock::utc_date(ctx.now);
+    let re = match log::reindex(&archive_text, &index_text, &lookup, today) {
         Ok(Some(re)) => re,
         Ok(None) => return Ok(()),
         Err(LogError::Integrity(problems)) => {
@@ -838,26 +909,39 @@ fn reindex(
     // run unchanged.
     let old_manifest = Manifest::from_snapshot(dir, &snap)?;
     snap.files
+        .insert(ARCHIVE_FILE.to_string(), archive_text.into_bytes());
+    snap.files
         .insert(INDEX_FILE.to_string(), re.index.clone().into_bytes());
     let manifest = planned_manifest(ctx, dir, old_manifest.as_ref(), &snap, None)?;
     drop(snap);
     write_file(dir, INDEX_FILE, re.index.as_bytes())?;
     report.written.push(dir.path_of(INDEX_FILE));
-    if let Some(bytes) = manifest {
-        write_manifest(dir, &bytes).map_err(|e| match e {
-            Error::Write { path, source } => Error::Other {
-                context: format!(
-                    "{INDEX_FILE} was re-indexed, but {path} could not be written, so its \
-                     checksums lag behind: once it is writable, `git aahp manifest` completes \
-                     the run"
-                ),
-                source: Some(Box::new(source)),
-            },
-            e => e,
-        })?;
-        report.written.push(dir.path_of(MANIFEST));
-    }
+    write_reindexed_manifest(dir, manifest, report)?;
     report.redactions = re.redactions;
+    Ok(())
+}
+
+/// Writes the manifest a re-index planned, if any, saying how to finish when it cannot.
+fn write_reindexed_manifest(
+    dir: &HandoffDir,
+    manifest: Option<Vec<u8>>,
+    report: &mut ArchiveReport,
+) -> Result<()> {
+    let Some(bytes) = manifest else {
+        return Ok(());
+    };
+    write_manifest(dir, &bytes).map_err(|e| match e {
+        Error::Write { path, source } => Error::Other {
+            context: format!(
+                "{INDEX_FILE} was re-indexed, but {path} could not be written, so its \
+                 checksums lag behind: once it is writable, `git aahp manifest` completes \
+                 the run"
+            ),
+            source: Some(Box::new(source)),
+        },
+        e => e,
+    })?;
+    report.written.push(dir.path_of(MANIFEST));
     Ok(())
 }
 
@@ -866,6 +950,7 @@ fn reindex(
 fn head_entries(
     repo: &Repo,
     dir: &HandoffDir,
+    wanted: Option<&std::collections::HashSet<String>>,
 ) -> Result<std::collections::HashMap<String, String>> {
     let mut out = std::collections::HashMap::new();
     let Some(head) = repo.head_commit()? else {
@@ -887,12 +972,22 @@ fn head_entries(
         let Ok(bytes) = repo.blob_within(file.id, limit)? else {
             continue;
         };
-        let Ok(text) = String::from_utf8(bytes) else {
+        if std::str::from_utf8(&bytes).is_err() {
+            continue;
+        }
+        // Read entry by entry, keeping the texts wanted only: HEAD's blob is the one copy
+        // of the archive held (gix loads a blob whole).
+        let content = Bytes(&bytes);
+        let Ok(mut entries) = log_stream::Entries::new(&content, Limits::default(), ARCHIVE_FILE)
+        else {
             continue;
         };
-        for e in LogFile::parse(&text).entries {
+        // An entry beyond what a stream reads ends the comparison texts there.
+        while let Ok(Some(e)) = entries.next_entry() {
             let digest = e.digest();
-            out.entry(digest).or_insert(e.text);
+            if wanted.is_none_or(|w| w.contains(&digest)) {
+                out.entry(digest).or_insert(e.text);
+            }
         }
     }
     Ok(out)

@@ -1425,14 +1425,14 @@ fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer
 
 /// The problems of LOG.md, LOG-ARCHIVE.md and its index: the archive checked against its
 /// index as streams, entry by entry, whether they were left on disk or read (issue #12
-/// item 2); a legacy index is read whole, as `archive` reads it.
+/// item 2), a legacy index included.
 fn archive_problems(
     dir: &HandoffDir,
     snap: &Snapshot,
     log: &str,
     keep: usize,
 ) -> Result<Vec<log::ArchiveProblem>> {
-    use crate::handoff::log_stream::{self, Bytes, Limits, Unstreamed};
+    use crate::handoff::log_stream::{self, Bytes, Limits};
     let mem = [log::ARCHIVE_FILE, log::INDEX_FILE].map(|n| snap.get(n).map(Bytes));
     let content = |i: usize, name: &str| {
         snap.streamed
@@ -1442,34 +1442,9 @@ fn archive_problems(
     };
     let archive = content(0, log::ARCHIVE_FILE);
     let index = content(1, log::INDEX_FILE);
+    // A legacy index too: its list is paired as an `entries` list (issue #12 item 2).
     match log_stream::verify_streamed(log, archive, index, keep, Limits::default()) {
-        Ok(Ok((problems, _))) => Ok(problems),
-        Ok(Err(Unstreamed::LegacyIndex)) => {
-            let whole = |name: &str| -> Result<Option<String>> {
-                let bytes = match snap.streamed.get(name) {
-                    Some(s) => s.read_all(
-                        &dir.path_of(name),
-                        crate::handoff::MAX_ARCHIVE_BYTES,
-                        "a legacy index (one without entry digests) is checked against the \
-                         archive whole: run `git aahp archive --reindex` on a smaller archive, \
-                         or move both into a dated subdirectory to start a new archive",
-                    )?,
-                    None => match snap.get(name) {
-                        Some(b) => b.to_vec(),
-                        None => return Ok(None),
-                    },
-                };
-                crate::handoff::decode_text(&dir.path_of(name), &bytes)?;
-                Ok(String::from_utf8(bytes).ok())
-            };
-            let (archive, index) = (whole(log::ARCHIVE_FILE)?, whole(log::INDEX_FILE)?);
-            Ok(log::verify_archive(
-                log,
-                archive.as_deref(),
-                index.as_deref(),
-                keep,
-            ))
-        }
+        Ok((problems, _)) => Ok(problems),
         // Input that cannot be interpreted is reported as the whole check reports it.
         Err(log::LogError::Malformed {
             file,

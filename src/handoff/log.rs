@@ -459,25 +459,12 @@ impl LogFile {
     /// be guesswork).
     pub fn check_dated(&self, file: &str) -> Result<(), LogError> {
         if let Some(e) = self.entries.iter().find(|e| e.date.is_none()) {
-            return Err(LogError::Malformed {
-                file: file.into(),
-                line: Some(e.line),
-                message: format!(
-                    "entry heading `{}` does not start with a valid date (YYYY-MM-DD)",
-                    e.header
-                ),
-            });
+            return Err(undated(file, e));
         }
         if self.entries.is_empty()
             && let Some((line, heading)) = self.stray_headings.first()
         {
-            return Err(LogError::Malformed {
-                file: file.into(),
-                line: Some(*line),
-                message: format!(
-                    "no dated entries: `{heading}` is not an entry heading; entries start with `## [YYYY-MM-DD] agent: title`"
-                ),
-            });
+            return Err(no_dated_entries(file, *line, heading));
         }
         Ok(())
     }
@@ -498,6 +485,30 @@ impl LogFile {
     /// Returns the entries' digests in file order.
     pub fn digests(&self) -> Vec<String> {
         self.entries.iter().map(LogEntry::digest).collect()
+    }
+}
+
+/// The error of [`LogFile::check_dated`] for an entry whose heading has no valid date.
+pub(crate) fn undated(file: &str, e: &LogEntry) -> LogError {
+    LogError::Malformed {
+        file: file.into(),
+        line: Some(e.line),
+        message: format!(
+            "entry heading `{}` does not start with a valid date (YYYY-MM-DD)",
+            e.header
+        ),
+    }
+}
+
+/// The error of [`LogFile::check_dated`] for a journal with no entries but a level-2
+/// heading that is not one.
+pub(crate) fn no_dated_entries(file: &str, line: usize, heading: &str) -> LogError {
+    LogError::Malformed {
+        file: file.into(),
+        line: Some(line),
+        message: format!(
+            "no dated entries: `{heading}` is not an entry heading; entries start with `## [YYYY-MM-DD] agent: title`"
+        ),
     }
 }
 
@@ -1600,7 +1611,7 @@ pub fn redaction_reasons(text: &str) -> Vec<String> {
 }
 
 /// The byte ranges and reasons of the redaction markers in `text`.
-fn redaction_markers(text: &str) -> Vec<(std::ops::Range<usize>, &str)> {
+pub(crate) fn redaction_markers(text: &str) -> Vec<(std::ops::Range<usize>, &str)> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(at) = text[from..].find(REDACTION_OPEN).map(|i| from + i) {
@@ -1721,89 +1732,35 @@ pub fn reindex(
     let mut problems = Vec::new();
     let mut taken = vec![false; missing.len()];
     let mut pairs: Vec<(usize, &LogEntry, bool)> = Vec::new();
-    for e in changed {
-        let not = |why: &str| ArchiveProblem::NotRedaction {
-            title: e.header.clone(),
-            line: e.line,
-            why: why.to_string(),
-        };
-        if redaction_markers(&e.text).is_empty() {
-            problems.push(not("it has no `[redacted: reason]` marker"));
-            continue;
-        }
-        let free = |k: &usize| !taken[*k];
-        // The index line whose text this entry is a redaction of; else one with its heading
-        // whose text is not known (a known text that this entry does not redact is no match).
-        let mut heading_only = None;
-        let mut proven = None;
-        for k in (0..missing.len()).filter(free) {
-            let line = &index.entries[missing[k]];
-            match original(&line.sha256) {
-                Some(text) if is_redaction_of(&e.text, &text) => {
-                    proven = Some(k);
-                    break;
+    {
+        let lines: Vec<&IndexEntry> = missing.iter().map(|&i| &index.entries[i]).collect();
+        for e in changed {
+            match redaction_target(e, &lines, &taken, original) {
+                Ok((k, compared)) => {
+                    taken[k] = true;
+                    pairs.push((missing[k], e, compared));
                 }
-                None if line.title == e.header && heading_only.is_none() => {
-                    heading_only = Some(k);
-                }
-                // A known text this entry does not redact, or another heading: no match.
-                _ => {}
+                Err(p) => problems.push(p),
             }
-        }
-        match proven.map(|k| (k, true)).or(heading_only.map(|k| (k, false))) {
-            Some((k, compared)) => {
-                taken[k] = true;
-                pairs.push((missing[k], e, compared));
-            }
-            None => problems.push(not(
-                "it is no redaction of an entry the index lists: outside its markers its text must be an indexed entry's, unchanged",
-            )),
         }
     }
     for (k, &i) in missing.iter().enumerate() {
         if !taken[k] {
-            let line = &index.entries[i];
-            problems.push(ArchiveProblem::Missing {
-                sha256: line.sha256.clone(),
-                title: line.title.clone(),
-            });
+            problems.push(missing_line(&index.entries[i]));
         }
     }
     if !problems.is_empty() {
         return Err(LogError::Integrity(problems));
     }
     pairs.sort_by_key(|(_, e, _)| e.line);
-    let mut recorded = match index.doc.remove("redactions") {
-        Some(Value::Array(list)) => list,
-        Some(_) => {
-            return Err(LogError::Malformed {
-                file: INDEX_FILE.into(),
-                line: line_of(index_text, "\"redactions\"", 0),
-                message: "`redactions` is not a list".into(),
-            });
-        }
-        None => Vec::new(),
-    };
+    let mut recorded = recorded_redactions(&mut index.doc)
+        .map_err(|()| redactions_not_a_list(line_of(index_text, "\"redactions\"", 0)))?;
     let mut redactions = Vec::with_capacity(pairs.len());
     for (i, e, compared) in pairs {
-        let reasons = redaction_reasons(&e.text);
-        index.entries[i] = IndexEntry {
-            sha256: e.digest(),
-            title: e.header.clone(),
-        };
-        let mut m = Map::new();
-        m.insert("sha256".into(), Value::from(e.digest()));
-        m.insert("title".into(), Value::from(e.header.clone()));
-        m.insert("reasons".into(), Value::from(reasons.clone()));
-        m.insert("date".into(), Value::from(today.to_string()));
-        recorded.push(Value::Object(m));
-        redactions.push(Redaction {
-            line: e.line,
-            title: e.header.clone(),
-            sha256: e.digest(),
-            reasons,
-            compared,
-        });
+        let (line, record, redaction) = redaction_of(e, compared, today);
+        index.entries[i] = line;
+        recorded.push(record);
+        redactions.push(redaction);
     }
     index
         .doc
@@ -1812,6 +1769,136 @@ pub fn reindex(
         index: index.render(),
         redactions,
     }))
+}
+
+/// The index line an archived entry that the index does not list takes the place of, for
+/// `archive --reindex`: its position in `missing` (the index lines the archive no longer
+/// holds, `taken` those already given to an earlier entry) and whether the text it
+/// replaces was known (`original`, by digest) and shown redacted into it. The entry must
+/// carry a marker; the line is the first free one whose known text it redacts, else the
+/// first free one with its heading whose text is not known.
+pub(crate) fn redaction_target(
+    e: &LogEntry,
+    missing: &[&IndexEntry],
+    taken: &[bool],
+    original: &dyn Fn(&str) -> Option<String>,
+) -> Result<(usize, bool), ArchiveProblem> {
+    let not = |why: &str| ArchiveProblem::NotRedaction {
+        title: e.header.clone(),
+        line: e.line,
+        why: why.to_string(),
+    };
+    if redaction_markers(&e.text).is_empty() {
+        return Err(not("it has no `[redacted: reason]` marker"));
+    }
+    let mut heading_only = None;
+    for k in (0..missing.len()).filter(|&k| !taken[k]) {
+        let line = missing[k];
+        match original(&line.sha256) {
+            Some(text) if is_redaction_of(&e.text, &text) => return Ok((k, true)),
+            None if line.title == e.header && heading_only.is_none() => {
+                heading_only = Some(k);
+            }
+            // A known text this entry does not redact, or another heading: no match.
+            _ => {}
+        }
+    }
+    heading_only.map(|k| (k, false)).ok_or_else(|| {
+        not(
+            "it is no redaction of an entry the index lists: outside its markers its text must be an indexed entry's, unchanged",
+        )
+    })
+}
+
+/// The problem of an index line no archived entry takes the place of.
+pub(crate) fn missing_line(line: &IndexEntry) -> ArchiveProblem {
+    ArchiveProblem::Missing {
+        sha256: line.sha256.clone(),
+        title: line.title.clone(),
+    }
+}
+
+/// Takes the index's `redactions` list out of its other keys (empty when it has none);
+/// `Err` when it is not a list.
+pub(crate) fn recorded_redactions(doc: &mut Map<String, Value>) -> Result<Vec<Value>, ()> {
+    match doc.remove("redactions") {
+        Some(Value::Array(list)) => Ok(list),
+        Some(_) => Err(()),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The error for an index whose `redactions` is not a list (at `line`).
+pub(crate) fn redactions_not_a_list(line: Option<usize>) -> LogError {
+    LogError::Malformed {
+        file: INDEX_FILE.into(),
+        line,
+        message: "`redactions` is not a list".into(),
+    }
+}
+
+/// What re-indexing the redacted entry `e` writes: its new index line, its record in the
+/// index's `redactions` list (never the old digest: a short secret could be recovered
+/// from it) and the report of it.
+pub(crate) fn redaction_of(
+    e: &LogEntry,
+    compared: bool,
+    today: Date,
+) -> (IndexEntry, Value, Redaction) {
+    let reasons = redaction_reasons(&e.text);
+    let mut m = Map::new();
+    m.insert("sha256".into(), Value::from(e.digest()));
+    m.insert("title".into(), Value::from(e.header.clone()));
+    m.insert("reasons".into(), Value::from(reasons.clone()));
+    m.insert("date".into(), Value::from(today.to_string()));
+    (
+        IndexEntry {
+            sha256: e.digest(),
+            title: e.header.clone(),
+        },
+        Value::Object(m),
+        Redaction {
+            line: e.line,
+            title: e.header.clone(),
+            sha256: e.digest(),
+            reasons,
+            compared,
+        },
+    )
+}
+
+/// The index `render` writes for `doc` (its keys but `version`, `entries` and `archived`)
+/// around its entries: the text up to the `[` opening the list, and from its `]` on. An
+/// index with entries is `before`, each entry's [`index_entry_text`] after `"\n"` (the
+/// first) or `",\n"`, then `"\n  "` and `after`; one without is `before` then `after`.
+pub(crate) fn index_around_entries(doc: Map<String, Value>) -> (String, String) {
+    let skeleton = ArchiveIndex {
+        entries: Vec::new(),
+        legacy: false,
+        doc,
+    }
+    .render();
+    // `version` comes first, then `entries` at the top level's indentation: deeper keys
+    // are indented further, and a newline inside a string is escaped.
+    let key = "\n  \"entries\": [";
+    let at = skeleton
+        .find(key)
+        .expect("render writes `entries` right after `version`")
+        + key.len();
+    let after = skeleton[at..].to_string();
+    let mut before = skeleton;
+    before.truncate(at);
+    (before, after)
+}
+
+/// One element of the index's `entries` list as `render` writes it (indented, without the
+/// separator before it).
+pub(crate) fn index_entry_text(e: &IndexEntry) -> String {
+    format!(
+        "    {{\n      \"sha256\": {},\n      \"title\": {}\n    }}",
+        ascii_json_string(&e.sha256),
+        ascii_json_string(&e.title)
+    )
 }
 
 /// Inserts an entry at the top of the journal (newest first, right after the preamble),

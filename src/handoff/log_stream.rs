@@ -14,11 +14,11 @@ use std::collections::hash_map::Entry as Slot;
 use std::io::{self, Read};
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::log::{
     ARCHIVE_FILE, ArchiveProblem, Heading, INDEX_FILE, IndexEnd, IndexEntry, IndexScanner,
-    LOG_FILE, LogEntry, LogError, LogFile, Rotation, Trusted, TrustedEnds, heading_date,
+    LOG_FILE, LogEntry, LogError, LogFile, Redaction, Rotation, Trusted, TrustedEnds, heading_date,
     is_py_space,
 };
 use super::markdown::{fence_closes, fence_open};
@@ -297,20 +297,8 @@ impl<'a> Entries<'a> {
         limits: Limits,
         file: &'static str,
     ) -> Result<Entries<'a>, LogError> {
-        let mut head = [0u8; 3];
-        let mut got = 0;
-        let mut r = content.open_at(0).map_err(|e| io_error(file, &e))?;
-        while got < 3 {
-            match r.read(&mut head[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(io_error(file, &e)),
-            }
-        }
-        drop(r);
-        let bom = got == 3 && head == *b"\xEF\xBB\xBF";
-        let at = if bom { 3 } else { 0 };
+        let at = bom_len(content, file)?;
+        let bom = at == 3;
         Ok(Entries {
             content,
             lines: Lines::new(content, at, limits, file)?,
@@ -541,6 +529,14 @@ impl Matcher {
     /// What was never paired: index entries (missing from the archive) in index order,
     /// then archive entries (not indexed) in archive order.
     fn problems(self) -> Vec<ArchiveProblem> {
+        let (missing, forged) = self.unpaired();
+        missing.into_iter().chain(forged).map(|(_, p)| p).collect()
+    }
+
+    /// What was never paired, with positions: index entries in index order, and archive
+    /// entries in archive order.
+    #[expect(clippy::type_complexity, reason = "two lists of the same shape")]
+    fn unpaired(self) -> (Vec<(usize, ArchiveProblem)>, Vec<(usize, ArchiveProblem)>) {
         let (mut missing, mut forged): (Vec<_>, Vec<_>) = (Vec::new(), Vec::new());
         for w in self.waiting.into_values() {
             if w.index_side {
@@ -551,7 +547,7 @@ impl Matcher {
         }
         missing.sort_by_key(|(pos, _)| *pos);
         forged.sort_by_key(|(pos, _)| *pos);
-        missing.into_iter().chain(forged).map(|(_, p)| p).collect()
+        (missing, forged)
     }
 }
 
@@ -582,6 +578,18 @@ pub fn check_pair(
     index: Option<&dyn Content>,
     limits: Limits,
 ) -> Result<Result<PairCheck, Unstreamed>, LogError> {
+    check_pair_as(archive, index, limits, false)
+}
+
+/// [`check_pair`], a legacy index (`{"archived": [...]}`) included when `legacy`: its
+/// list is paired with the archive as an `entries` list is, and an empty one accounts for
+/// no entry, as a whole read ([`super::log::verify_archive`]) takes it.
+fn check_pair_as(
+    archive: Option<&dyn Content>,
+    index: Option<&dyn Content>,
+    limits: Limits,
+    legacy: bool,
+) -> Result<Result<PairCheck, Unstreamed>, LogError> {
     let empty = Bytes(&[]);
     let mut entries = Entries::new(archive.unwrap_or(&empty), limits, ARCHIVE_FILE)?;
     let index = match index {
@@ -589,21 +597,51 @@ pub fn check_pair(
         _ => None,
     };
     let Some(index) = index else {
-        while entries.next_entry()?.is_some() {}
-        let summary = entries.summary();
-        let problems = if summary.entries > 0 {
-            vec![ArchiveProblem::Unindexed {
-                entries: summary.entries,
-            }]
-        } else {
-            Vec::new()
-        };
-        return Ok(Ok(PairCheck {
-            problems,
-            archive: summary,
-            indexed: None,
-        }));
+        return Ok(Ok(unindexed(&mut entries)?));
     };
+    let (read, matcher) = pair_streams(&mut entries, index, limits, None, legacy)?;
+    let indexed = match read {
+        IndexRead::LegacyEntries(0) => return Ok(Ok(unindexed(&mut entries)?)),
+        IndexRead::Entries(n) | IndexRead::LegacyEntries(n) => n,
+        IndexRead::Legacy => return Ok(Err(Unstreamed::LegacyIndex)),
+    };
+    Ok(Ok(PairCheck {
+        problems: matcher.problems(),
+        archive: entries.summary(),
+        indexed: Some(indexed),
+    }))
+}
+
+/// The check of an archive no index accounts for (none, or an empty legacy one): read to
+/// its end, every entry of it unindexed.
+fn unindexed(entries: &mut Entries<'_>) -> Result<PairCheck, LogError> {
+    while entries.next_entry()?.is_some() {}
+    let summary = entries.summary();
+    let problems = if summary.entries > 0 {
+        vec![ArchiveProblem::Unindexed {
+            entries: summary.entries,
+        }]
+    } else {
+        Vec::new()
+    };
+    Ok(PairCheck {
+        problems,
+        archive: summary,
+        indexed: None,
+    })
+}
+
+/// Reads the index element by element and, beside it, the archive's entries (`entries`,
+/// to its end), pairing them by digest. The archive is read one entry per index element,
+/// so in a pair written in the same order nothing waits in the matcher for long. With
+/// `others`, the index's other top-level keys are kept there.
+fn pair_streams(
+    entries: &mut Entries<'_>,
+    index: &dyn Content,
+    limits: Limits,
+    others: Option<&mut Map<String, Value>>,
+    legacy: bool,
+) -> Result<(IndexRead, Matcher), LogError> {
     let mut matcher = Matcher::default();
     let mut archived = 0;
     let mut on_entry = |pos: usize, e: IndexEntry, entries: &mut Entries<'_>| {
@@ -614,20 +652,19 @@ pub fn check_pair(
         }
         Ok(())
     };
-    let read = read_index(index, limits, &mut |pos, e| on_entry(pos, e, &mut entries))?;
-    let indexed = match read {
-        IndexRead::Entries(n) => n,
-        IndexRead::Legacy => return Ok(Err(Unstreamed::LegacyIndex)),
-    };
-    while let Some(a) = entries.next_entry()? {
-        matcher.archive(archived, &a);
-        archived += 1;
+    let mut each = |pos, e| on_entry(pos, e, entries);
+    let mut read = read_index_keeping(index, limits, &mut each, others, false)?;
+    // No `entries` list: the legacy one is read on a second pass (nothing was paired yet).
+    if legacy && matches!(read, IndexRead::Legacy) {
+        read = read_index_keeping(index, limits, &mut each, None, true)?;
     }
-    Ok(Ok(PairCheck {
-        problems: matcher.problems(),
-        archive: entries.summary(),
-        indexed: Some(indexed),
-    }))
+    if let IndexRead::Entries(_) | IndexRead::LegacyEntries(_) = read {
+        while let Some(a) = entries.next_entry()? {
+            matcher.archive(archived, &a);
+            archived += 1;
+        }
+    }
+    Ok((read, matcher))
 }
 
 /// True when the content holds only whitespace (as `str::trim` sees it).
@@ -663,6 +700,8 @@ enum IndexRead {
     Entries(usize),
     /// There is no `entries` list but a legacy `archived` one.
     Legacy,
+    /// The legacy `archived` list was read (asked for); it held this many entries.
+    LegacyEntries(usize),
 }
 
 /// Why the deserializer was stopped, when it was not a JSON syntax error.
@@ -686,21 +725,19 @@ fn read_index(
     limits: Limits,
     each: &mut dyn FnMut(usize, IndexEntry) -> Result<(), LogError>,
 ) -> Result<IndexRead, LogError> {
-    let starts_with_bom = {
-        let mut head = [0u8; 3];
-        let mut r = index.open_at(0).map_err(|e| io_error(INDEX_FILE, &e))?;
-        let mut got = 0;
-        while got < 3 {
-            match r.read(&mut head[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(io_error(INDEX_FILE, &e)),
-            }
-        }
-        got == 3 && head == *b"\xEF\xBB\xBF"
-    };
-    let from = if starts_with_bom { 3 } else { 0 };
+    read_index_keeping(index, limits, each, None, false)
+}
+
+/// [`read_index`], also collecting the document's other top-level keys (all but `version`,
+/// `entries` and `archived`) into `others`, in order, as a whole parse keeps them.
+fn read_index_keeping(
+    index: &dyn Content,
+    limits: Limits,
+    each: &mut dyn FnMut(usize, IndexEntry) -> Result<(), LogError>,
+    others: Option<&mut Map<String, Value>>,
+    legacy: bool,
+) -> Result<IndexRead, LogError> {
+    let from = bom_len(index, INDEX_FILE)?;
     let reader = index.open_at(from).map_err(|e| io_error(INDEX_FILE, &e))?;
     let reader = io::BufReader::with_capacity(limits.chunk.max(1), Utf8Lines::new(reader));
     let mut de = serde_json::Deserializer::from_reader(reader);
@@ -710,6 +747,8 @@ fn read_index(
         entries: None,
         archived: false,
         version: None,
+        others,
+        list_key: if legacy { LEGACY_KEY } else { "\"entries\"" },
     };
     let parsed = Top(&mut state).deserialize(&mut de).and_then(|()| de.end());
     if let Some(stop) = state.stop.take() {
@@ -717,6 +756,10 @@ fn read_index(
     }
     if let Err(e) = parsed {
         return Err(json_error(&e));
+    }
+    if let (true, Some(n)) = (legacy, state.entries) {
+        // A legacy index has no version to check, as a whole parse reads it.
+        return Ok(IndexRead::LegacyEntries(n));
     }
     let Some(n) = state.entries else {
         if state.archived {
@@ -887,7 +930,14 @@ struct IndexState<'f> {
     entries: Option<usize>,
     archived: bool,
     version: Option<Value>,
+    others: Option<&'f mut Map<String, Value>>,
+    /// The key of the list read element by element, quoted: `"entries"`, or
+    /// [`LEGACY_KEY`] for a legacy index.
+    list_key: &'static str,
 }
+
+/// The list of a legacy index (`{"archived": [...]}`), quoted as messages look it up.
+const LEGACY_KEY: &str = "\"archived\"";
 
 /// The top-level object.
 struct Top<'s, 'f>(&'s mut IndexState<'f>);
@@ -924,13 +974,34 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
                     self.0.entries = Some(n);
                 }
                 "version" => self.0.version = Some(map.next_value()?),
+                // Read as the list only when there is no `entries` list (a second pass).
+                "archived" if self.0.list_key == LEGACY_KEY => {
+                    if self.0.entries.is_some() {
+                        self.0.stop = Some(Stop::At {
+                            needle: LEGACY_KEY,
+                            n: 1,
+                            or_needle: None,
+                            message: "`archived` appears twice".into(),
+                        });
+                        return Err(de::Error::custom("stopped"));
+                    }
+                    self.0.archived = true;
+                    let n = map.next_value_seed(List(self.0))?;
+                    self.0.entries = Some(n);
+                }
                 "archived" => {
                     self.0.archived = true;
                     map.next_value::<IgnoredAny>()?;
                 }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                _ => match self.0.others.as_mut() {
+                    Some(others) => {
+                        let value = map.next_value::<Value>()?;
+                        others.insert(key, value);
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                },
             }
         }
         Ok(())
@@ -982,7 +1053,7 @@ impl<'de> DeserializeSeed<'de> for List<'_, '_> {
 impl List<'_, '_> {
     fn not_list<E: de::Error>(self) -> E {
         self.0.stop = Some(Stop::At {
-            needle: "\"entries\"",
+            needle: self.0.list_key,
             n: 0,
             or_needle: None,
             message: "`entries` is not a list".into(),
@@ -1009,7 +1080,7 @@ impl<'de> Visitor<'de> for List<'_, '_> {
                     self.0.stop = Some(Stop::At {
                         needle: "\"sha256\"",
                         n,
-                        or_needle: Some("\"entries\""),
+                        or_needle: Some(self.0.list_key),
                         message: format!("entry {} has no valid `sha256` (64 hex digits)", n + 1),
                     });
                     return Err(de::Error::custom("stopped"));
@@ -1185,19 +1256,21 @@ pub fn ends_of(
 }
 
 /// `archive --verify` on streams: the problems [`super::log::verify_archive`] finds, with
-/// malformed input as an error. `Err(Unstreamed)` when the index is in the legacy layout.
+/// malformed input as an error, and how many entries the archive holds. An index in the
+/// legacy layout is read as a stream too (issue #12 item 2).
 pub fn verify_streamed(
     log: &str,
     archive: Option<&dyn Content>,
     index: Option<&dyn Content>,
     keep: usize,
     limits: Limits,
-) -> Result<Result<(Vec<ArchiveProblem>, usize), Unstreamed>, LogError> {
+) -> Result<(Vec<ArchiveProblem>, usize), LogError> {
     let parsed = LogFile::parse(log);
     parsed.check_dated(LOG_FILE)?;
-    let pair = match check_pair(archive, index, limits)? {
+    let pair = match check_pair_as(archive, index, limits, true)? {
         Ok(p) => p,
-        Err(u) => return Ok(Err(u)),
+        // The first pass found a legacy list the second did not.
+        Err(Unstreamed::LegacyIndex) => return Err(changed_while_read()),
     };
     let mut problems = pair.problems;
     if parsed.entries.len() > keep {
@@ -1206,7 +1279,248 @@ pub fn verify_streamed(
             keep,
         });
     }
-    Ok(Ok((problems, pair.archive.entries)))
+    Ok((problems, pair.archive.entries))
+}
+
+/// What the first two passes of a streamed `archive --reindex` found: the index lines the
+/// archive no longer holds and the archive entries the index does not list, paired as a
+/// whole read pairs them ([`super::log::reindex`]). Only those are held (a heading and a
+/// digest each), with the index's other top-level keys.
+#[derive(Debug)]
+pub struct Unpaired {
+    /// Index lines without an archive entry: (position in the index, the line).
+    missing: Vec<(usize, IndexEntry)>,
+    /// Positions (in the archive) of its entries without an index line.
+    changed: Vec<usize>,
+    /// The index's top-level keys but `version`, `entries` and `archived`, in order.
+    others: Map<String, Value>,
+    /// Entries in the archive.
+    archived: usize,
+}
+
+impl Unpaired {
+    /// How many entries the archive holds.
+    pub fn archived(&self) -> usize {
+        self.archived
+    }
+
+    /// True when the index lists every entry of the archive and nothing else.
+    pub fn is_empty(&self) -> bool {
+        self.missing.is_empty() && self.changed.is_empty()
+    }
+
+    /// The digests of the index lines the archive no longer holds: the only texts a
+    /// redaction can be compared with.
+    pub fn wanted(&self) -> std::collections::HashSet<String> {
+        self.missing.iter().map(|(_, e)| e.sha256.clone()).collect()
+    }
+
+    /// Decides, reading the archive once more, which index line each changed entry takes
+    /// the place of ([`super::log::redaction_target`], in archive order as a whole read
+    /// decides it), and what the index's `redactions` list becomes. Anything that is not a
+    /// redaction is [`LogError::Integrity`], with the problems a whole read gives.
+    pub fn plan(
+        self,
+        archive: &dyn Content,
+        index: &dyn Content,
+        original: &dyn Fn(&str) -> Option<String>,
+        today: jiff::civil::Date,
+        limits: Limits,
+    ) -> Result<ReindexPlan, LogError> {
+        let Unpaired {
+            missing,
+            changed,
+            mut others,
+            ..
+        } = self;
+        let lines: Vec<&IndexEntry> = missing.iter().map(|(_, e)| e).collect();
+        let mut taken = vec![false; missing.len()];
+        let mut problems = Vec::new();
+        let mut pairs = Vec::new();
+        let mut entries = Entries::new(archive, limits, ARCHIVE_FILE)?;
+        let mut pos = 0;
+        for &want in &changed {
+            // Entries are read one at a time; only the changed ones are looked at.
+            let e = loop {
+                let Some(e) = entries.next_entry()? else {
+                    return Err(changed_while_read());
+                };
+                pos += 1;
+                if pos - 1 == want {
+                    break e;
+                }
+            };
+            match super::log::redaction_target(&e, &lines, &taken, original) {
+                Ok((k, compared)) => {
+                    taken[k] = true;
+                    pairs.push((missing[k].0, super::log::redaction_of(&e, compared, today)));
+                }
+                Err(p) => problems.push(p),
+            }
+        }
+        for (k, (_, line)) in missing.iter().enumerate() {
+            if !taken[k] {
+                problems.push(super::log::missing_line(line));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(LogError::Integrity(problems));
+        }
+        let from = bom_len(index, INDEX_FILE)?;
+        let mut recorded = super::log::recorded_redactions(&mut others).map_err(|()| {
+            super::log::redactions_not_a_list(line_of(index, from, "\"redactions\"", 0))
+        })?;
+        let mut replaced = HashMap::with_capacity(pairs.len());
+        let mut redactions = Vec::with_capacity(pairs.len());
+        for (at, (line, record, redaction)) in pairs {
+            replaced.insert(at, line);
+            recorded.push(record);
+            redactions.push(redaction);
+        }
+        others.insert("redactions".into(), Value::Array(recorded));
+        Ok(ReindexPlan {
+            replaced,
+            others,
+            redactions,
+        })
+    }
+}
+
+/// The archive or index read differently on a later pass: the command is rerun.
+fn changed_while_read() -> LogError {
+    LogError::Malformed {
+        file: ARCHIVE_FILE.into(),
+        line: None,
+        message: "changed while it was read; rerun the command".into(),
+    }
+}
+
+/// 3 when the content (the file named `file` in errors) starts with a BOM, else 0.
+fn bom_len(content: &dyn Content, file: &str) -> Result<u64, LogError> {
+    let mut head = [0u8; 3];
+    let mut r = content.open_at(0).map_err(|e| io_error(file, &e))?;
+    let mut got = 0;
+    while got < 3 {
+        match r.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_error(file, &e)),
+        }
+    }
+    Ok(if got == 3 && head == *b"\xEF\xBB\xBF" {
+        3
+    } else {
+        0
+    })
+}
+
+/// What a streamed `archive --reindex` writes: the index lines it replaces, and the
+/// index's other keys (`redactions` extended).
+#[derive(Debug)]
+pub struct ReindexPlan {
+    /// New index lines by their position in the index.
+    replaced: HashMap<usize, IndexEntry>,
+    others: Map<String, Value>,
+    /// The entries re-indexed, in archive order.
+    pub redactions: Vec<Redaction>,
+}
+
+/// The first passes of `archive --reindex` on LOG-ARCHIVE.md and its index as streams
+/// (issue #12 item 2): every archive entry dated (as [`LogFile::check_dated`] requires),
+/// the index read as [`super::log::ArchiveIndex::parse`] reads it, and archive entries
+/// paired with index lines by digest; what is left unpaired is returned. A legacy index
+/// (`{"archived": [...]}`) is left to a whole read.
+pub fn pair_for_reindex(
+    archive: &dyn Content,
+    index: &dyn Content,
+    limits: Limits,
+) -> Result<Result<Unpaired, Unstreamed>, LogError> {
+    // A whole read checks the dates before it parses the index: so does this, in a pass
+    // of its own, so the same input fails with the same error.
+    let mut entries = Entries::new(archive, limits, ARCHIVE_FILE)?;
+    while let Some(e) = entries.next_entry()? {
+        if e.date.is_none() {
+            return Err(super::log::undated(ARCHIVE_FILE, &e));
+        }
+    }
+    if entries.summary().entries == 0
+        && let Some((line, heading)) = entries.stray_headings().first()
+    {
+        return Err(super::log::no_dated_entries(ARCHIVE_FILE, *line, heading));
+    }
+    let mut entries = Entries::new(archive, limits, ARCHIVE_FILE)?;
+    let mut others = Map::new();
+    let (read, matcher) = pair_streams(&mut entries, index, limits, Some(&mut others), false)?;
+    if !matches!(read, IndexRead::Entries(_)) {
+        return Ok(Err(Unstreamed::LegacyIndex));
+    }
+    let archived = entries.summary().entries;
+    let (missing, forged) = matcher.unpaired();
+    let missing = missing
+        .into_iter()
+        .map(|(pos, p)| match p {
+            ArchiveProblem::Missing { sha256, title } => (pos, IndexEntry { sha256, title }),
+            _ => unreachable!("the index side waits as `Missing`"),
+        })
+        .collect();
+    Ok(Ok(Unpaired {
+        missing,
+        changed: forged.into_iter().map(|(pos, _)| pos).collect(),
+        others,
+        archived,
+    }))
+}
+
+/// Writes the re-indexed index to `out` as a stream: the index read again element by
+/// element, each line written as [`super::log::ArchiveIndex::render`] writes it (the
+/// planned ones replaced), then its other keys. The bytes are those a whole read renders.
+/// The outer error is a failed write, the inner one a failed read.
+pub fn write_reindexed(
+    index: &dyn Content,
+    plan: ReindexPlan,
+    limits: Limits,
+    out: &mut dyn io::Write,
+) -> io::Result<Result<(), LogError>> {
+    let ReindexPlan {
+        mut replaced,
+        others,
+        ..
+    } = plan;
+    let (before, after) = super::log::index_around_entries(others);
+    out.write_all(before.as_bytes())?;
+    let mut failed = None;
+    let mut each = |pos: usize, e: IndexEntry| {
+        let e = replaced.remove(&pos).unwrap_or(e);
+        let sep = if pos == 0 { "\n" } else { ",\n" };
+        let written = out
+            .write_all(sep.as_bytes())
+            .and_then(|()| out.write_all(super::log::index_entry_text(&e).as_bytes()));
+        // The read stops at a failed write; the write's error is the one returned.
+        written.map_err(|e| {
+            failed = Some(e);
+            changed_while_read()
+        })
+    };
+    let read = read_index(index, limits, &mut each);
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let written = match read {
+        Ok(IndexRead::Entries(n)) => n,
+        Ok(IndexRead::Legacy | IndexRead::LegacyEntries(_)) => {
+            return Ok(Err(changed_while_read()));
+        }
+        Err(e) => return Ok(Err(e)),
+    };
+    if !replaced.is_empty() {
+        return Ok(Err(changed_while_read()));
+    }
+    if written > 0 {
+        out.write_all(b"\n  ")?;
+    }
+    out.write_all(after.as_bytes())?;
+    Ok(Ok(()))
 }
 
 #[cfg(test)]
@@ -1364,6 +1678,125 @@ mod tests {
         assert_eq!(got.problems, verify_archive("", Some(&archive), None, 10));
     }
 
+    /// `archive --reindex` of `archive` and `index` as streams (pieces of `chunk` bytes):
+    /// the new index text and redactions, `None` when nothing is to do.
+    fn reindex_streamed(
+        archive: &str,
+        index: &str,
+        original: &dyn Fn(&str) -> Option<String>,
+        chunk: usize,
+    ) -> Result<Option<(String, Vec<Redaction>)>, LogError> {
+        let today: jiff::civil::Date = "2026-02-01".parse().unwrap();
+        let (a, i) = (Bytes(archive.as_bytes()), Bytes(index.as_bytes()));
+        let unpaired = pair_for_reindex(&a, &i, tiny(chunk))?.expect("not a legacy index");
+        if unpaired.is_empty() {
+            return Ok(None);
+        }
+        let plan = unpaired.plan(&a, &i, original, today, tiny(chunk))?;
+        let redactions = plan.redactions.clone();
+        let mut out = Vec::new();
+        write_reindexed(&i, plan, tiny(chunk), &mut out).unwrap()?;
+        Ok(Some((String::from_utf8(out).unwrap(), redactions)))
+    }
+
+    #[test]
+    fn a_streamed_reindex_writes_the_bytes_a_whole_reindex_writes() {
+        let (archive, index) = pair(6);
+        let originals: HashMap<String, String> = LogFile::parse(&archive)
+            .entries
+            .into_iter()
+            .map(|e| (e.digest(), e.text))
+            .collect();
+        let known = |d: &str| originals.get(d).cloned();
+        let unknown = |_: &str| None;
+        let redact =
+            |a: &str, n: usize| a.replace(&format!("- did {n}\n"), "- did [redacted: ключ]\n");
+        let with_keys = |i: &str, front: &str, back: &str| {
+            let body = i.trim_start().strip_prefix('{').unwrap();
+            let body = body.trim_end().strip_suffix('}').unwrap();
+            format!("{{{front}{body},{back}}}\n")
+        };
+        let cases: Vec<(&str, String, String)> = vec![
+            ("unchanged", archive.clone(), index.clone()),
+            ("one redaction", redact(&archive, 3), index.clone()),
+            (
+                "two redactions",
+                redact(&redact(&archive, 2), 5),
+                index.clone(),
+            ),
+            (
+                "CRLF archive, BOM on the index",
+                redact(&archive, 4).replace('\n', "\r\n"),
+                format!("\u{feff}{index}"),
+            ),
+            (
+                "other keys and an earlier redaction kept in place",
+                redact(&archive, 3),
+                with_keys(
+                    &index,
+                    "\"note\": {\"a\": [1, 2.5, \"é\"]}, ",
+                    "\"redactions\": [{\"sha256\": \"x\"}], \"z\": null, \"entries2\": []",
+                ),
+            ),
+            (
+                "an index on one line",
+                redact(&archive, 2),
+                serde_json::to_string(&serde_json::from_str::<Value>(&index).unwrap()).unwrap(),
+            ),
+            (
+                "an edit that is no redaction",
+                archive.replace("- did 3\n", "- did three\n"),
+                index.clone(),
+            ),
+            (
+                "a deleted entry",
+                archive.replace("## [2026-01-04] agent-3", "removed"),
+                index.clone(),
+            ),
+            (
+                "redactions that are no list",
+                redact(&archive, 3),
+                with_keys(&index, "", "\"redactions\": 7"),
+            ),
+            (
+                "an undated entry",
+                archive.replace("## [2026-01-04]", "## [2026-13-04]"),
+                index.clone(),
+            ),
+            (
+                "malformed JSON",
+                archive.clone(),
+                index.replace("\"title\"", "title"),
+            ),
+        ];
+        let (mut reindexed, mut refused) = (0, 0);
+        for (what, archive, index) in &cases {
+            for original in [&known as &dyn Fn(&str) -> Option<String>, &unknown] {
+                let today: jiff::civil::Date = "2026-02-01".parse().unwrap();
+                let whole = log::reindex(archive, index, original, today)
+                    .map(|r| r.map(|r| (r.index, r.redactions)));
+                match &whole {
+                    Ok(Some(_)) => reindexed += 1,
+                    Err(_) => refused += 1,
+                    Ok(None) => {}
+                }
+                for chunk in [1, 7, 64 * 1024] {
+                    let streamed = reindex_streamed(archive, index, original, chunk);
+                    assert_eq!(streamed, whole, "{what}, pieces of {chunk}");
+                }
+            }
+        }
+        // The cases above re-index (with and without the originals) and refuse, both ways.
+        assert_eq!((reindexed, refused), (10, 10));
+        let re = log::reindex(
+            &cases[4].1,
+            &cases[4].2,
+            &known,
+            "2026-02-01".parse().unwrap(),
+        );
+        assert!(re.unwrap().unwrap().index.contains("\"z\": null"));
+    }
+
     #[test]
     fn a_malformed_index_is_named_at_the_line_a_whole_read_names() {
         let (archive, index) = pair(3);
@@ -1400,6 +1833,82 @@ mod tests {
         let legacy = "{\"archived\": []}";
         assert_eq!(
             check_pair(None, Some(&Bytes(legacy.as_bytes())), tiny(4)).unwrap(),
+            Err(Unstreamed::LegacyIndex)
+        );
+    }
+
+    #[test]
+    fn a_legacy_index_is_verified_as_a_stream_as_a_whole_read_verifies_it() {
+        let (archive, index) = pair(5);
+        let lines = ArchiveIndex::parse(&index).unwrap().entries;
+        let legacy_of = |lines: &[IndexEntry]| {
+            let list: Vec<Value> = lines
+                .iter()
+                .map(|e| serde_json::json!({"sha256": e.sha256, "title": e.title, "date": "x"}))
+                .collect();
+            serde_json::to_string_pretty(&serde_json::json!({"updated": "x", "archived": list}))
+                .unwrap()
+        };
+        let cases = [
+            ("listing every entry", archive.clone(), legacy_of(&lines)),
+            ("one line dropped", archive.clone(), legacy_of(&lines[1..])),
+            (
+                "an entry edited",
+                archive.replace("- did 3\n", "- did three\n"),
+                legacy_of(&lines),
+            ),
+            ("empty, with entries", archive.clone(), legacy_of(&[])),
+            ("empty, no archive", String::new(), legacy_of(&[])),
+            (
+                "not a list",
+                archive.clone(),
+                "{\"x\": 1,\n \"archived\": {}}".to_string(),
+            ),
+            (
+                "a bad digest",
+                archive.clone(),
+                legacy_of(&lines).replacen("\"sha256\": \"", "\"sha256\": \"zz", 2),
+            ),
+            (
+                "an `entries` list beside it",
+                archive.clone(),
+                index.replacen('{', "{\"archived\": [],", 1),
+            ),
+        ];
+        for (what, archive, index) in &cases {
+            let whole = verify_archive("", Some(archive), Some(index), 10);
+            for chunk in [3, 64 * 1024] {
+                let streamed = match verify_streamed(
+                    "",
+                    Some(&Bytes(archive.as_bytes())),
+                    Some(&Bytes(index.as_bytes())),
+                    10,
+                    tiny(chunk),
+                ) {
+                    Ok((problems, _)) => problems,
+                    Err(LogError::Malformed {
+                        file,
+                        line,
+                        message,
+                    }) => vec![ArchiveProblem::Malformed {
+                        file,
+                        line,
+                        message,
+                    }],
+                    Err(e) => panic!("{what}: {e}"),
+                };
+                assert_eq!(streamed, whole, "{what}, pieces of {chunk}");
+            }
+        }
+        // The rotation still leaves a legacy index to the whole read that rewrites it.
+        let legacy = legacy_of(&lines);
+        assert_eq!(
+            check_pair(
+                Some(&Bytes(archive.as_bytes())),
+                Some(&Bytes(legacy.as_bytes())),
+                tiny(4)
+            )
+            .unwrap(),
             Err(Unstreamed::LegacyIndex)
         );
     }

@@ -72,16 +72,22 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// when that gives what a whole lint gives (`lint::pieces`); the merge driver merges them
 /// as streams above 8 MiB when a side is taken whole or each side only added entries
 /// ([`merge_stream`]); `verify` (the hook, `commit`'s gate, `verify --level ci`) reads
-/// their blobs from the working tree as streams when the file there is the blob.
+/// their blobs from the working tree as streams when the file there is the blob; `verify`
+/// and `archive --verify` check a legacy index as a stream; `archive --reindex` pairs the
+/// archive's entries with the index's lines as streams and writes the new index as one
+/// (`log_stream::pair_for_reindex`), holding HEAD's archive blob (gix loads a blob whole)
+/// but only the texts of the index lines it replaces.
 ///
-/// Still read whole, within this limit: `archive --reindex` and `init --migrate` when it
-/// splits LOG.md ([`HandoffDir::snapshot_worktree_whole`], [`Snapshot::hold_streamed`]),
-/// a rotation that adopts an unindexed archive or a legacy index and `verify`'s
-/// legacy-index check, the merge driver's other merges (an index both sides changed, an
-/// archive a side rewrote), blobs the working tree does not hold (gix loads a blob
-/// whole), an archive kept in a subdirectory of the handoff directory, and the lint when
-/// its pieces cannot be shown equal to the whole lint. Above the limit the lint judges
-/// nothing: exit 2 naming the file, the limit and what to do, never a pass (fail closed).
+/// Still read whole, within this limit: `init --migrate` when it splits LOG.md
+/// ([`HandoffDir::snapshot_worktree_whole`], [`Snapshot::hold_streamed`]), a rotation (by
+/// `archive` or `commit`) that adopts an unindexed archive or rewrites a legacy index,
+/// `archive --reindex` of a legacy index, the merge driver's other merges (an index both
+/// sides changed, an archive a side rewrote), blobs the working tree does not hold (gix
+/// loads a blob whole), an archive kept in a subdirectory of the handoff directory, and
+/// the lint when its pieces cannot be shown equal to the whole lint. Above the limit the
+/// lint judges nothing: exit 2 naming the file, the limit and what to do, never a pass
+/// (fail closed). Because of these, `archive` and `archive --reindex` still refuse to
+/// write past the limit.
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 
 /// LOG-ARCHIVE.md and its index: the files that only grow, which a snapshot of the working
@@ -90,7 +96,7 @@ pub const ARCHIVE_PAIR: [&str; 2] = [log::ARCHIVE_FILE, log::INDEX_FILE];
 
 /// Why [`Snapshot::hold_streamed`] needs a file whole, and what to do when it is too large.
 const HELD_WHOLE: &str = "this step (a legacy index rewritten, an archive without an index \
-     adopted, `archive --reindex`, `init --migrate`) reads it whole, and nothing was changed: \
+     adopted, `init --migrate`) reads it whole, and nothing was changed: \
      move LOG-ARCHIVE.md and LOG-ARCHIVE.index.json into a dated subdirectory to start a new \
      archive, then rerun";
 
@@ -1036,30 +1042,96 @@ fn replace_file_with<T, E: From<std::io::Error>>(
     durability: Durability,
     fill: impl FnOnce(&mut std::fs::File) -> std::result::Result<T, E>,
 ) -> std::result::Result<T, E> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(TEMP_PREFIX);
-    let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // The mode given to open(2) is reduced by the umask, which is what a new file needs.
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut tmp = builder.tempfile_in(dir)?;
-    if let Some(perm) = existing {
-        // fchmod is not reduced by the umask: a rewritten file keeps exactly its mode.
-        tmp.as_file().set_permissions(perm)?;
-    }
-    let filled = fill(tmp.as_file_mut())?;
-    if durability != Durability::None {
-        tmp.as_file().sync_all()?;
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    if durability == Durability::FileAndDirectory {
-        sync_dir(dir);
-    }
+    let (staged, filled) = StagedFile::fill(path, durability != Durability::None, fill)?;
+    staged.persist(durability == Durability::FileAndDirectory)?;
     Ok(filled)
+}
+
+/// The next content of a file, written in pieces beside it under a temporary name and
+/// synced, but not in place yet: a command plans what depends on it (the manifest's
+/// checksum) from the temporary file, then puts it in place with [`StagedFile::commit`]
+/// (`archive --reindex` writes the index so, never holding it, issue #12 item 2). Dropped
+/// without that, the temporary file is removed and the file left as it was.
+#[derive(Debug)]
+pub struct StagedFile {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+impl StagedFile {
+    /// Writes the content `fill` gives into a temporary file beside `path` (with `path`'s
+    /// mode when it exists, else the umask's) and syncs it. When `fill` fails, nothing is
+    /// left behind.
+    pub fn write<T, E: From<std::io::Error>>(
+        path: &Path,
+        fill: impl FnOnce(&mut std::fs::File) -> std::result::Result<T, E>,
+    ) -> std::result::Result<(StagedFile, T), E> {
+        StagedFile::fill(path, true, fill)
+    }
+
+    fn fill<T, E: From<std::io::Error>>(
+        path: &Path,
+        sync: bool,
+        fill: impl FnOnce(&mut std::fs::File) -> std::result::Result<T, E>,
+    ) -> std::result::Result<(StagedFile, T), E> {
+        let dir = path.parent().unwrap_or_else(|| Path::new("."));
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(TEMP_PREFIX);
+        let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // The mode given to open(2) is reduced by the umask, which is what a new file
+            // needs.
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let mut tmp = builder.tempfile_in(dir)?;
+        if let Some(perm) = existing {
+            // fchmod is not reduced by the umask: a rewritten file keeps exactly its mode.
+            tmp.as_file().set_permissions(perm)?;
+        }
+        let filled = fill(tmp.as_file_mut())?;
+        if sync {
+            tmp.as_file().sync_all()?;
+        }
+        let staged = StagedFile {
+            tmp,
+            path: path.to_path_buf(),
+        };
+        Ok((staged, filled))
+    }
+
+    /// Where the content is until it is put in place.
+    pub fn temp_path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// The content's length in bytes.
+    pub fn content_len(&self) -> std::io::Result<u64> {
+        Ok(self.tmp.as_file().metadata()?.len())
+    }
+
+    /// Puts the content in place (a rename) and makes the rename durable.
+    ///
+    /// # Crash safety
+    ///
+    /// The rename is atomic: readers see the old file or the whole new one.
+    pub fn commit(self) -> std::io::Result<()> {
+        self.persist(true)
+    }
+
+    fn persist(self, sync_directory: bool) -> std::io::Result<()> {
+        let dir = self
+            .path
+            .parent()
+            .unwrap_or_else(|| Path::new("."))
+            .to_path_buf();
+        self.tmp.persist(&self.path).map_err(|e| e.error)?;
+        if sync_directory {
+            sync_dir(&dir);
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -1242,6 +1242,71 @@ fn reindex_records_a_redaction_of_a_committed_archive_entry() {
 }
 
 #[test]
+fn reindex_reads_the_archive_and_its_index_as_streams() {
+    // Issue #12 item 2: `--reindex` pairs archive entries with index lines as streams and
+    // writes the new index as one (`read-whole:NAME` makes holding either file in memory
+    // fail). It reports the redaction, and writes the index the whole-read re-index
+    // (`log::reindex`) renders, byte for byte.
+    use git_aahp::handoff::log::{self, LogFile};
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let repo = rotated_repo();
+    let (archive, index) = (repo.read(ARCHIVE), repo.read(INDEX));
+    let redacted = archive.replace("- change 2\n", "- change [redacted: customer name]\n");
+    repo.write(ARCHIVE, &redacted);
+    let out = repo.aahp_env(".", &["archive", "--reindex"], &streams_only);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("line 17: ## [2026-10-02] agent-0: Session 2 (redacted: customer name; the rest of it matches"),
+        "{out}"
+    );
+    let originals: std::collections::HashMap<String, String> = LogFile::parse(&archive)
+        .entries
+        .into_iter()
+        .map(|e| (e.digest(), e.text))
+        .collect();
+    let today = crate::support::NOW[..10].parse().unwrap();
+    let whole = log::reindex(&redacted, &index, &|d| originals.get(d).cloned(), today)
+        .unwrap()
+        .unwrap();
+    assert_eq!(repo.read(INDEX), whole.index);
+    assert_eq!(repo.read(ARCHIVE), redacted, "the archive is the user's");
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+    let out = repo.aahp_env(".", &["archive", "--verify"], &streams_only);
+    out.assert_code(0);
+    // Run again: nothing to do, still without a whole read.
+    let out = repo.aahp_env(".", &["archive", "--reindex"], &streams_only);
+    out.assert_code(0);
+    assert!(out.stdout.contains("nothing to re-index"), "{out}");
+    // A refusal reads them as streams too, and writes nothing.
+    repo.write(
+        ARCHIVE,
+        redacted.replace("- change 3\n", "- change 3, tests passed\n"),
+    );
+    let before = files(&repo);
+    let out = repo.aahp_env(".", &["archive", "--reindex"], &streams_only);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains("reindex refused: 2 problem(s)"),
+        "{out}"
+    );
+    assert_eq!(files(&repo), before);
+    assert!(
+        !std::fs::read_dir(repo.path().join(".ai/handoff"))
+            .unwrap()
+            .any(|e| e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".aahp-tmp-")),
+        "no temporary file is left"
+    );
+}
+
+#[test]
 fn reindex_refuses_what_is_not_a_redaction_and_writes_nothing() {
     let repo = rotated_repo();
     let archive = repo.read(ARCHIVE);
@@ -1373,6 +1438,51 @@ fn verify_lints_the_archive_and_its_index_in_pieces_as_lint_reads_them_whole() {
     assert_eq!(pieces.code, 1, "{pieces}");
     assert!(findings(&whole).len() >= 3, "{whole}");
     assert_eq!(findings(&pieces), findings(&whole));
+}
+
+#[test]
+fn a_legacy_index_is_verified_as_a_stream() {
+    // Issue #12 item 2: an index in the layout before the reference's
+    // (`{"archived": [...]}`, no version) is checked against the archive as a stream by
+    // `archive --verify` and `verify`, as an `entries` list is (`read-whole:NAME` makes
+    // holding either file in memory fail; `lint-in-pieces` lints them in pieces).
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "lint-in-pieces,read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let repo = rotated_repo();
+    let mut doc: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    let lines = doc["entries"].take();
+    let legacy = |lines: &serde_json::Value| {
+        serde_json::to_string_pretty(
+            &serde_json::json!({"updated": "2026-01-01", "archived": lines}),
+        )
+        .unwrap()
+    };
+    repo.write(INDEX, legacy(&lines));
+    repo.aahp(&["manifest"]).assert_code(0);
+    let out = repo.aahp_env(".", &["archive", "--verify"], &streams_only);
+    out.assert_code(0);
+    assert!(out.stdout.contains("all indexed"), "{out}");
+    repo.aahp_env(".", &["verify"], &streams_only)
+        .assert_code(0);
+    // A line dropped from it leaves its entry unindexed, found the same way.
+    let mut fewer = lines.clone();
+    fewer.as_array_mut().unwrap().remove(1);
+    repo.write(INDEX, legacy(&fewer));
+    repo.aahp(&["manifest"]).assert_code(0);
+    let out = repo.aahp_env(".", &["archive", "--verify"], &streams_only);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains("is not in LOG-ARCHIVE.index.json"),
+        "{out}"
+    );
+    let out = repo.aahp_env(".", &["verify"], &streams_only);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains("is not in LOG-ARCHIVE.index.json"),
+        "{out}"
+    );
 }
 
 #[test]
