@@ -553,13 +553,6 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     let mut archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
     let mut index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
     if args.reindex {
-        if index_text.is_none() && !snap.streamed.contains_key(INDEX_FILE) {
-            return Err(Error::invalid(
-                dir.path_of(INDEX_FILE),
-                None,
-                "not found: there is no index to re-index (`git aahp archive` builds one)",
-            ));
-        }
         report.log_entries = LogFile::parse(&log_text).entries.len();
         snap.files
             .insert(LOG_FILE.to_string(), log_text.into_bytes());
@@ -792,7 +785,13 @@ fn reindex(
     let (archive, index) = contents(&snap, &bytes);
     let empty = Bytes(&[]);
     let archive = archive.unwrap_or(&empty);
-    let index = index.expect("the caller checked that the index exists");
+    let index = index.ok_or_else(|| {
+        Error::invalid(
+            dir.path_of(INDEX_FILE),
+            None,
+            "not found: there is no index to re-index (`git aahp archive` builds one)",
+        )
+    })?;
     let unpaired = match log_stream::pair_for_reindex(archive, index, limits) {
         Ok(Ok(unpaired)) => unpaired,
         // A legacy index is rewritten whole, as a rotation rewrites it.

@@ -1791,3 +1791,24 @@ fn an_archive_whose_lint_cannot_be_split_is_refused_above_the_whole_read_limit()
     out.assert_code(1);
     assert!(out.stdout.contains("LOG-ARCHIVE.md:"), "{out}");
 }
+
+/// `--reindex` without an index has nothing to re-index: exit 2 naming the index, nothing
+/// written.
+#[test]
+fn reindex_without_an_index_is_refused_and_writes_nothing() {
+    let repo = TestRepo::new();
+    repo.write(".ai/handoff/STATUS.md", "# Status\n\nAll good.\n");
+    repo.write(LOG, journal(12));
+    repo.aahp(&["manifest"]).assert_code(0);
+    let (log, archive) = (
+        repo.read(LOG),
+        std::fs::read(repo.path().join(ARCHIVE)).ok(),
+    );
+    let out = repo.aahp(&["archive", "--reindex"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains(INDEX), "{out}");
+    assert!(out.stderr.contains("no index to re-index"), "{out}");
+    assert_eq!(repo.read(LOG), log);
+    assert_eq!(std::fs::read(repo.path().join(ARCHIVE)).ok(), archive);
+    assert!(!repo.path().join(INDEX).exists());
+}
