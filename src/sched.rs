@@ -57,19 +57,35 @@ fn let_it_leave(parent: Option<usize>) {
     }
 }
 
-/// The CPU the calling thread runs on, where the platform tells (`None` for a number no CPU
-/// set can hold: `sched_getcpu` has no error return, and a sandbox may refuse the call).
+/// The CPU the calling thread runs on, where the platform tells: field 39 of
+/// `/proc/thread-self/stat` (`None` when it cannot be read, or for a number no CPU set can
+/// hold). Not `sched_getcpu`: rustix answers it from the vDSO, whose parsing crashes under
+/// valgrind (rustix issue 1559) and so would every profile and instruction count of the
+/// hook.
 #[cfg_attr(not(target_os = "linux"), allow(clippy::unnecessary_wraps))]
 fn current_cpu() -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
-        let cpu = rustix::thread::sched_getcpu();
-        (cpu < rustix::thread::CpuSet::MAX_CPU).then_some(cpu)
+        let stat = std::fs::read("/proc/thread-self/stat").ok()?;
+        cpu_in_stat(&stat).filter(|&cpu| cpu < rustix::thread::CpuSet::MAX_CPU)
     }
     #[cfg(not(target_os = "linux"))]
     {
         None
     }
+}
+
+/// The `processor` field (the 39th) of a `/proc/…/stat` line. The second field, the
+/// thread's name in parentheses, may hold spaces and parentheses itself: the fields are
+/// counted from its last `)`.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn cpu_in_stat(stat: &[u8]) -> Option<usize> {
+    let after_name = &stat[stat.iter().rposition(|&b| b == b')')? + 1..];
+    let field = after_name
+        .split(u8::is_ascii_whitespace)
+        .filter(|f| !f.is_empty())
+        .nth(39 - 3)?;
+    std::str::from_utf8(field).ok()?.parse().ok()
 }
 
 /// Moves the calling thread off `parent`'s CPU when it runs there (see [`move_off`]).
@@ -128,6 +144,31 @@ mod tests {
             t.join().expect("no panic")
         });
         assert_eq!(joined, "borrowed from the scope");
+    }
+
+    /// The processor field is found after a thread name holding spaces and parentheses,
+    /// and a short or garbled line gives no CPU rather than a wrong one.
+    #[test]
+    fn the_cpu_is_read_after_the_thread_name() {
+        let tail: String = (3..=52).map(|f| format!(" {f}")).collect();
+        let line = format!("4242 (odd) name ) (x){tail}\n");
+        assert_eq!(cpu_in_stat(line.as_bytes()), Some(39));
+        assert_eq!(cpu_in_stat(b"4242 (short) S 1 2 3\n"), None);
+        assert_eq!(cpu_in_stat(b"no name at all"), None);
+        let garbled = line.replace(" 39 ", " -1 ");
+        assert_eq!(cpu_in_stat(garbled.as_bytes()), None);
+    }
+
+    /// This process's own stat names a CPU the thread may run on.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_current_cpu_is_one_the_thread_may_run_on() {
+        let cpu = current_cpu().expect("a CPU number from /proc");
+        let set = rustix::thread::sched_getaffinity(None).expect("affinity");
+        assert!(
+            set.is_set(cpu),
+            "CPU {cpu} is not in the thread's affinity set"
+        );
     }
 
     /// Moving off a CPU is a nudge, not a pin: afterwards the thread may run on every CPU
