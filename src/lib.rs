@@ -18,6 +18,7 @@ pub mod git;
 pub mod handoff;
 pub mod lint;
 pub mod output;
+mod procfs;
 mod sched;
 pub mod schema;
 pub mod transaction;

@@ -67,25 +67,13 @@ fn current_cpu() -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
         let stat = std::fs::read("/proc/thread-self/stat").ok()?;
-        cpu_in_stat(&stat).filter(|&cpu| cpu < rustix::thread::CpuSet::MAX_CPU)
+        let cpu = usize::try_from(crate::procfs::stat_field(&stat, 39)?).ok()?;
+        (cpu < rustix::thread::CpuSet::MAX_CPU).then_some(cpu)
     }
     #[cfg(not(target_os = "linux"))]
     {
         None
     }
-}
-
-/// The `processor` field (the 39th) of a `/proc/…/stat` line. The second field, the
-/// thread's name in parentheses, may hold spaces and parentheses itself: the fields are
-/// counted from its last `)`.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-fn cpu_in_stat(stat: &[u8]) -> Option<usize> {
-    let after_name = &stat[stat.iter().rposition(|&b| b == b')')? + 1..];
-    let field = after_name
-        .split(u8::is_ascii_whitespace)
-        .filter(|f| !f.is_empty())
-        .nth(39 - 3)?;
-    std::str::from_utf8(field).ok()?.parse().ok()
 }
 
 /// Moves the calling thread off `parent`'s CPU when it runs there (see [`move_off`]).
@@ -144,19 +132,6 @@ mod tests {
             t.join().expect("no panic")
         });
         assert_eq!(joined, "borrowed from the scope");
-    }
-
-    /// The processor field is found after a thread name holding spaces and parentheses,
-    /// and a short or garbled line gives no CPU rather than a wrong one.
-    #[test]
-    fn the_cpu_is_read_after_the_thread_name() {
-        let tail: String = (3..=52).map(|f| format!(" {f}")).collect();
-        let line = format!("4242 (odd) name ) (x){tail}\n");
-        assert_eq!(cpu_in_stat(line.as_bytes()), Some(39));
-        assert_eq!(cpu_in_stat(b"4242 (short) S 1 2 3\n"), None);
-        assert_eq!(cpu_in_stat(b"no name at all"), None);
-        let garbled = line.replace(" 39 ", " -1 ");
-        assert_eq!(cpu_in_stat(garbled.as_bytes()), None);
     }
 
     /// This process's own stat names a CPU the thread may run on.

@@ -1409,8 +1409,13 @@ impl Repo {
     /// the lock behind, and every git command that writes the index then refuses until it is
     /// removed by hand. A git that is writing the index holds its lock open; one that is
     /// about to rename it has just written it: the lock must be unopened and unchanged over a
-    /// short wait. Only processes whose open files can be read (this user's) are seen; where
-    /// the platform does not tell (not Linux), nothing is removed.
+    /// short wait. A git may also hold it closed: `git commit -a` (or with paths) writes the
+    /// staged index to the lock and closes it, then keeps it while the editor is open, for
+    /// minutes. So no git may be running in this repository either (a process named `git`
+    /// or `git-…` whose working directory is in the work tree or the git directory, this
+    /// process's ancestors aside: `git aahp` itself runs under one). Only processes whose
+    /// open files and directories can be read (this user's) are seen; where the platform
+    /// does not tell (not Linux), nothing is removed.
     pub fn remove_stale_index_lock(&self) -> Result<Option<PathBuf>, GitError> {
         let mut lock = self.repo.index_path().into_os_string();
         lock.push(".lock");
@@ -1423,11 +1428,17 @@ impl Repo {
         let Some(before) = stamp(&lock) else {
             return Ok(None);
         };
-        if !cfg!(target_os = "linux") || open_by_any_process(&lock) {
+        let roots = [
+            self.workdir.clone(),
+            self.repo.git_dir().to_path_buf(),
+            self.repo.common_dir().to_path_buf(),
+        ];
+        let in_use = || open_by_any_process(&lock) || git_running_in(&roots);
+        if !cfg!(target_os = "linux") || in_use() {
             return Ok(None);
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
-        if stamp(&lock) != Some(before) || open_by_any_process(&lock) {
+        if stamp(&lock) != Some(before) || in_use() {
             return Ok(None);
         }
         match std::fs::remove_file(&lock) {
@@ -1737,6 +1748,51 @@ fn open_by_any_process(path: &Path) -> bool {
     })
 }
 
+/// Whether a git process other than this process's ancestors runs with its working
+/// directory in one of `roots` (Linux: `/proc/PID/comm` and `/proc/PID/cwd`; git moves to the
+/// top of the work tree, or into the git directory, before it touches the index). Unreadable
+/// entries are skipped.
+fn git_running_in(roots: &[PathBuf]) -> bool {
+    let roots: Vec<PathBuf> = roots.iter().filter_map(|r| r.canonicalize().ok()).collect();
+    let ours = ancestry();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    procs.flatten().any(|p| {
+        let Some(pid) = p.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            return false;
+        };
+        if ours.contains(&pid) {
+            return false;
+        }
+        let is_git = std::fs::read(p.path().join("comm")).is_ok_and(|comm| {
+            let comm = comm.trim_ascii_end();
+            comm == b"git" || comm.starts_with(b"git-")
+        });
+        is_git
+            && std::fs::read_link(p.path().join("cwd"))
+                .is_ok_and(|cwd| roots.iter().any(|r| cwd.starts_with(r)))
+    })
+}
+
+/// This process and its ancestors, by pid (read from `/proc/PID/stat`; empty elsewhere).
+fn ancestry() -> Vec<u32> {
+    let mut pids = vec![std::process::id()];
+    while let Some(&pid) = pids.last()
+        && pid > 1
+        && pids.len() < 4096
+    {
+        let Ok(stat) = std::fs::read(format!("/proc/{pid}/stat")) else {
+            break;
+        };
+        match crate::procfs::stat_field(&stat, 4).and_then(|p| u32::try_from(p).ok()) {
+            Some(parent) if parent > 0 && !pids.contains(&parent) => pids.push(parent),
+            _ => break,
+        }
+    }
+    pids
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1767,6 +1823,15 @@ mod tests {
     /// While a pin lives, HEAD reads as its first read under the pin found it, though a
     /// commit moves it; a pin taken inside another gives the outer one back when it ends,
     /// and once every pin has ended HEAD is read afresh.
+    /// This process's ancestry starts with it and its parent.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn ancestry_starts_with_this_process_and_its_parent() {
+        let ours = ancestry();
+        assert_eq!(ours[0], std::process::id());
+        assert_eq!(ours.get(1), Some(&std::os::unix::process::parent_id()));
+    }
+
     #[test]
     fn a_pinned_head_holds_until_its_pin_ends() {
         let tmp = tempfile::tempdir().expect("tempdir");

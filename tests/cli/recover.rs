@@ -473,3 +473,55 @@ fn recover_removes_an_index_lock_the_interrupted_commit_left() {
     // git can write the index again.
     repo.git(&["add", "-A"]);
 }
+
+/// `git commit -a` keeps the index's lock, closed, while its editor is open: no process has
+/// the file open, yet it is not stale. `recover` leaves it, and the commit completes once the
+/// editor closes.
+#[test]
+fn recover_leaves_the_index_lock_of_a_git_waiting_for_its_editor() {
+    let repo = session_repo();
+    repo.write("notes.txt", "first\n");
+    repo.git(&["add", "notes.txt"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "notes"]);
+    repo.aahp(&["begin", "--session-id", "cut"]).assert_code(0);
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        "# Status\n\nThe interrupted session's note.\n",
+    );
+    commit_killed_at(&repo, "commit:journal");
+
+    repo.write("notes.txt", "second\n");
+    let release = repo.path().join("editor-may-close");
+    let editor = format!(
+        "while [ ! -e '{}' ]; do sleep 0.02; done; true",
+        release.display()
+    );
+    let mut git = repo.git_command(&["commit", "-a", "-q", "--no-verify", "-e", "-m", "by hand"]);
+    let mut git = git.env("GIT_EDITOR", editor).spawn().unwrap();
+    let index_lock = repo.path().join(".git/index.lock");
+    let start = std::time::Instant::now();
+    while !index_lock.exists() {
+        assert!(
+            start.elapsed().as_secs() < 20,
+            "git never took the index lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(
+        !crate::crash::open_by_any_process(&index_lock),
+        "the waiting git should hold its lock closed"
+    );
+    let out = repo.aahp(&["recover"]);
+    let kept = index_lock.exists();
+    std::fs::write(&release, b"").unwrap();
+    let status = git.wait().unwrap();
+    assert!(kept, "the lock of a running git was removed\n{out}");
+    assert!(!out.stdout.contains("no process had it open"), "{out}");
+    assert!(
+        status.success(),
+        "the waiting `git commit` failed once its editor closed\n{out}"
+    );
+    assert_eq!(repo.git(&["log", "-1", "--format=%s"]).trim(), "by hand");
+    assert_eq!(repo.git(&["show", "HEAD:notes.txt"]), "second\n");
+    assert!(!index_lock.exists());
+}

@@ -286,6 +286,15 @@ impl TestRepo {
         }
     }
 
+    /// A `Command` for git with the hermetic environment, for tests that run it in the
+    /// background.
+    pub fn git_command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.current_dir(self.path()).args(args);
+        hermetic(&mut cmd, &self.path());
+        cmd
+    }
+
     /// A `Command` for `git-aahp` with the hermetic environment, for tests that need more
     /// control (stdin, kill).
     pub fn aahp_command(&self, args: &[&str]) -> Command {
