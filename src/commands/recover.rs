@@ -20,7 +20,7 @@ use super::Context;
 use crate::clock;
 use crate::error::{Error, Result};
 use crate::failpoint;
-use crate::git::Repo;
+use crate::git::{IndexLock, Repo};
 use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{FileState, Manifest, SessionInfo};
 use crate::handoff::{HandoffDir, LOCK, MANIFEST, Source};
@@ -348,18 +348,6 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         conflicted_manifest: None,
     };
     complete_rotation(ctx, repo, args.dry_run, &mut report)?;
-    // The interrupted command may have died writing the index in process, leaving git's
-    // `index.lock` behind: no git command could stage or commit until it is removed.
-    if !args.dry_run
-        && (journal.is_some() || !matches!(lock_state, LockState::Absent))
-        && let Some(stale) = repo.remove_stale_index_lock()?
-    {
-        let stale = stale.display().to_string();
-        report.plan.push(format!(
-            "removed {stale}, left by the interrupted command (no process had it open)"
-        ));
-        report.removed_temp_files.push(stale);
-    }
 
     // A lock taken for one write (no session) outlives its taker only when the taker died:
     // that writer held the write lock recover holds now. It belongs to no session and its
@@ -440,6 +428,7 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
     if let Some(j) = &journal
         && let Some(commit) = j.session_commit(repo, head)?
     {
+        clear_index_lock(repo, args.dry_run, &mut report)?;
         report.action = Action::Finish;
         report.commit = Some(commit.to_string());
         return finish(repo, &dir, j, commit, &lock_state, report);
@@ -460,8 +449,40 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         }
         return Ok(report);
     }
+    clear_index_lock(repo, args.dry_run, &mut report)?;
     report.action = Action::RollBack;
     roll_back(ctx, repo, &dir, journal, &who, head, report)
+}
+
+/// Before a recovery that stages or restores the index: the interrupted command may have
+/// died writing the index in process, leaving git's `index.lock` behind, and no git command
+/// could stage or commit until it is removed. A stale lock is removed and the plan says so;
+/// one a running git may hold stops the recovery before anything is changed, naming that
+/// git (exit 2): rolled back halfway, the session would be left neither recovered nor live.
+fn clear_index_lock(repo: &Repo, dry_run: bool, report: &mut RecoverReport) -> Result<()> {
+    if dry_run {
+        return Ok(());
+    }
+    match repo.remove_stale_index_lock()? {
+        IndexLock::Absent => Ok(()),
+        IndexLock::Removed(stale) => {
+            let stale = stale.display().to_string();
+            report.plan.push(format!(
+                "removed {stale}, left by the interrupted command (no process had it open)"
+            ));
+            report.removed_temp_files.push(stale);
+            Ok(())
+        }
+        IndexLock::InUse { path, by } => Err(Error::invalid(
+            path.display().to_string(),
+            None,
+            format!(
+                "git's index lock is in use ({by}); nothing was recovered: rerun \
+                 `git aahp recover` once that git has ended (remove the lock yourself only \
+                 when no git is running)"
+            ),
+        )),
+    }
 }
 
 /// The handoff directory to recover: `--dir` (or the one around the current directory) when

@@ -54,6 +54,22 @@ fn read_err<E: std::error::Error + Send + Sync + 'static>(
     }
 }
 
+/// What [`Repo::remove_stale_index_lock`] found of git's `index.lock`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexLock {
+    /// There is none.
+    Absent,
+    /// It was stale, and is removed now.
+    Removed(PathBuf),
+    /// It may belong to a running git, and is left: `by` says who or why.
+    InUse {
+        /// The lock file.
+        path: PathBuf,
+        /// The process that may hold it, or why it is not known to be stale.
+        by: String,
+    },
+}
+
 /// The index file as it was, kept by [`Repo::keep_index`].
 #[derive(Debug)]
 pub struct KeptIndex {
@@ -1416,7 +1432,7 @@ impl Repo {
     /// process's ancestors aside: `git aahp` itself runs under one). Only processes whose
     /// open files and directories can be read (this user's) are seen; where the platform
     /// does not tell (not Linux), nothing is removed.
-    pub fn remove_stale_index_lock(&self) -> Result<Option<PathBuf>, GitError> {
+    pub fn remove_stale_index_lock(&self) -> Result<IndexLock, GitError> {
         let mut lock = self.repo.index_path().into_os_string();
         lock.push(".lock");
         let lock = PathBuf::from(lock);
@@ -1426,24 +1442,36 @@ impl Repo {
                 .map(|m| (m.len(), m.modified().ok()))
         };
         let Some(before) = stamp(&lock) else {
-            return Ok(None);
+            return Ok(IndexLock::Absent);
         };
+        if !cfg!(target_os = "linux") {
+            return Ok(IndexLock::InUse {
+                path: lock,
+                by: "this platform does not tell which processes use it".into(),
+            });
+        }
         let roots = [
             self.workdir.clone(),
             self.repo.git_dir().to_path_buf(),
             self.repo.common_dir().to_path_buf(),
         ];
-        let in_use = || open_by_any_process(&lock) || git_running_in(&roots);
-        if !cfg!(target_os = "linux") || in_use() {
-            return Ok(None);
+        let user = || opened_by(&lock).or_else(|| git_running_in(&roots));
+        if let Some(by) = user() {
+            return Ok(IndexLock::InUse { path: lock, by });
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
-        if stamp(&lock) != Some(before) || in_use() {
-            return Ok(None);
+        if stamp(&lock) != Some(before) {
+            return Ok(IndexLock::InUse {
+                path: lock,
+                by: "it changed while it was looked at: a git is writing it".into(),
+            });
+        }
+        if let Some(by) = user() {
+            return Ok(IndexLock::InUse { path: lock, by });
         }
         match std::fs::remove_file(&lock) {
-            Ok(()) => Ok(Some(lock)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Ok(()) => Ok(IndexLock::Removed(lock)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(IndexLock::Absent),
             Err(e) => Err(GitError::Read {
                 action: format!("remove the stale {}", lock.display()),
                 source: Box::new(e),
@@ -1726,52 +1754,52 @@ fn change(path: &BStr, kind: ChangeKind) -> Change {
     }
 }
 
-/// Whether any process whose open files can be read (Linux: `/proc/PID/fd`) has `path`
-/// open. Unreadable entries are skipped.
-fn open_by_any_process(path: &Path) -> bool {
-    let Ok(target) = path.canonicalize() else {
-        return false;
-    };
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    procs.flatten().any(|p| {
-        let is_pid = p
-            .file_name()
-            .to_str()
-            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
-        is_pid
-            && std::fs::read_dir(p.path().join("fd")).is_ok_and(|fds| {
-                fds.flatten()
-                    .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l == target))
-            })
+/// A process whose open files can be read (Linux: `/proc/PID/fd`) that has `path` open,
+/// described for a message (`process 1234 (git)`). Unreadable entries are skipped.
+fn opened_by(path: &Path) -> Option<String> {
+    let target = path.canonicalize().ok()?;
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|p| {
+        let pid = p.file_name().to_str()?.parse::<u32>().ok()?;
+        let open = std::fs::read_dir(p.path().join("fd"))
+            .ok()?
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l == target));
+        open.then(|| format!("process {pid} ({}) has it open", process_name(pid)))
     })
 }
 
-/// Whether a git process other than this process's ancestors runs with its working
-/// directory in one of `roots` (Linux: `/proc/PID/comm` and `/proc/PID/cwd`; git moves to the
-/// top of the work tree, or into the git directory, before it touches the index). Unreadable
-/// entries are skipped.
-fn git_running_in(roots: &[PathBuf]) -> bool {
+/// A process's name (`/proc/PID/comm`), escaped for a message; `?` when unreadable.
+fn process_name(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/comm")).map_or_else(
+        |_| "?".into(),
+        |c| crate::output::escape_untrusted(&String::from_utf8_lossy(c.trim_ascii_end())),
+    )
+}
+
+/// A git process other than this process's ancestors that runs with its working directory
+/// in one of `roots` (Linux: `/proc/PID/comm` and `/proc/PID/cwd`; git moves to the top of
+/// the work tree, or into the git directory, before it touches the index), described for a
+/// message. Unreadable entries are skipped.
+fn git_running_in(roots: &[PathBuf]) -> Option<String> {
     let roots: Vec<PathBuf> = roots.iter().filter_map(|r| r.canonicalize().ok()).collect();
     let ours = ancestry();
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    procs.flatten().any(|p| {
-        let Some(pid) = p.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
-            return false;
-        };
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|p| {
+        let pid = p.file_name().to_str()?.parse::<u32>().ok()?;
         if ours.contains(&pid) {
-            return false;
+            return None;
         }
-        let is_git = std::fs::read(p.path().join("comm")).is_ok_and(|comm| {
-            let comm = comm.trim_ascii_end();
-            comm == b"git" || comm.starts_with(b"git-")
-        });
-        is_git
-            && std::fs::read_link(p.path().join("cwd"))
-                .is_ok_and(|cwd| roots.iter().any(|r| cwd.starts_with(r)))
+        let comm = std::fs::read(p.path().join("comm")).ok()?;
+        let comm = comm.trim_ascii_end();
+        if comm != b"git" && !comm.starts_with(b"git-") {
+            return None;
+        }
+        let cwd = std::fs::read_link(p.path().join("cwd")).ok()?;
+        roots.iter().any(|r| cwd.starts_with(r)).then(|| {
+            format!(
+                "{} (process {pid}) runs in this repository",
+                process_name(pid)
+            )
+        })
     })
 }
 

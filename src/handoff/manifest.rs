@@ -667,7 +667,7 @@ pub fn quick_context_from(name: &str, text: &str) -> Option<String> {
         ),
         None => summarize(name, text),
     };
-    (!body.is_empty() && body != NO_SUMMARY).then(|| truncate_chars(&body, QUICK_CONTEXT_MAX))
+    (!body.is_empty() && body != NO_SUMMARY).then(|| redacted_within(&body, QUICK_CONTEXT_MAX))
 }
 
 /// The sentence `git aahp init` leaves in the STATUS summary until a session records work.
@@ -711,7 +711,7 @@ pub fn summarize(name: &str, text: &str) -> String {
     if s.is_empty() {
         NO_SUMMARY.to_string()
     } else {
-        truncate_chars(&s, SUMMARY_MAX)
+        redacted_within(&s, SUMMARY_MAX)
     }
 }
 
@@ -794,7 +794,7 @@ fn summary_of_stream(
     let s = if s.is_empty() {
         NO_SUMMARY.to_string()
     } else {
-        truncate_chars(&s, SUMMARY_MAX)
+        redacted_within(&s, SUMMARY_MAX)
     };
     Ok((s, largest))
 }
@@ -1223,6 +1223,22 @@ fn is_stamp(t: &str) -> bool {
 
 fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// How far past a summary's limit secrets are looked for: a token that starts within the
+/// summary ends within this many characters more (long JWTs included).
+const REDACT_MARGIN: usize = 4096;
+
+/// `s` with every secret the output boundary recognises redacted, then cut to `max`
+/// characters: a summary or quick context is written into MANIFEST.json and read by the next
+/// agent, and must never copy a secret out of the file it describes. Redacted before it is
+/// cut, so that a cut token is not left half-shown where no detector knows it.
+fn redacted_within(s: &str, max: usize) -> String {
+    let head = s
+        .char_indices()
+        .nth(max + REDACT_MARGIN)
+        .map_or(s, |(end, _)| &s[..end]);
+    truncate_chars(&crate::output::boundary::redact(head), max)
 }
 
 /// Cuts to at most `max` characters on a character boundary, marking the cut with `…`.

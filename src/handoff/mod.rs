@@ -435,9 +435,17 @@ impl HandoffDir {
     /// command that restores or compares what it read.
     pub fn snapshot_commit(&self, repo: &Repo, commit: ObjectId, stream: bool) -> Result<Snapshot> {
         let files = repo.tree_files_below(commit, &self.rel)?;
-        self.snapshot_files(repo, &files, &Baseline::default(), stream, &[], |target| {
-            Ok(repo.tree_file_at(commit, target)?)
-        })
+        self.snapshot_files(
+            repo,
+            &files,
+            &Baseline::default(),
+            stream,
+            &[],
+            (
+                |target: &str| Ok(repo.tree_file_at(commit, target)?),
+                |target: &str| Ok(repo.tree_has_dir(commit, target)?),
+            ),
+        )
     }
 
     /// Reads the directory as a commit holds it, leaving the top-level files named in
@@ -451,9 +459,17 @@ impl HandoffDir {
         leave: &[&str],
     ) -> Result<Snapshot> {
         let files = repo.tree_files_below(commit, &self.rel)?;
-        self.snapshot_files(repo, &files, &Baseline::default(), false, leave, |target| {
-            Ok(repo.tree_file_at(commit, target)?)
-        })
+        self.snapshot_files(
+            repo,
+            &files,
+            &Baseline::default(),
+            false,
+            leave,
+            (
+                |target: &str| Ok(repo.tree_file_at(commit, target)?),
+                |target: &str| Ok(repo.tree_has_dir(commit, target)?),
+            ),
+        )
     }
 
     /// Reads the directory's staged content from an already opened, complete index.
@@ -472,9 +488,17 @@ impl HandoffDir {
         base: &Baseline,
     ) -> Result<Snapshot> {
         let files = Repo::index_files_below(index, &self.rel);
-        self.snapshot_files(repo, &files, base, true, &[], |target| {
-            Ok(Repo::index_file_at(index, target))
-        })
+        self.snapshot_files(
+            repo,
+            &files,
+            base,
+            true,
+            &[],
+            (
+                |target: &str| Ok(Repo::index_file_at(index, target)),
+                |target: &str| Ok(Repo::index_has_dir(index, target)),
+            ),
+        )
     }
 
     /// Reads the directory's staged content through a [`StagedView`] (the pre-commit path,
@@ -483,9 +507,17 @@ impl HandoffDir {
     /// staged (as [`HandoffDir::snapshot_index_since`]).
     pub fn snapshot_staged(&self, view: &StagedView<'_>, base: &Baseline) -> Result<Snapshot> {
         let files = view.files_below(&self.rel)?;
-        self.snapshot_files(view.repo(), &files, base, true, &[], |target| {
-            Ok(view.file_at(target)?)
-        })
+        self.snapshot_files(
+            view.repo(),
+            &files,
+            base,
+            true,
+            &[],
+            (
+                |target: &str| Ok(view.file_at(target)?),
+                |target: &str| Ok(view.has_dir(target)?),
+            ),
+        )
     }
 
     /// Reads the directory from the working tree like [`HandoffDir::snapshot`], leaving the
@@ -651,7 +683,10 @@ impl HandoffDir {
         base: &Baseline,
         stream: bool,
         leave: &[&str],
-        mut lookup: impl FnMut(&str) -> Result<Option<TreeFile>>,
+        (mut lookup, mut is_dir): (
+            impl FnMut(&str) -> Result<Option<TreeFile>>,
+            impl FnMut(&str) -> Result<bool>,
+        ),
     ) -> Result<Snapshot> {
         let mut snap = Snapshot::default();
         let unchanged = base.unchanged(files);
@@ -662,36 +697,15 @@ impl HandoffDir {
                 continue;
             }
             let rel = self.path_of(&name);
-            let mut id = f.id;
-            if f.is_link {
-                // A link's blob is its target path; resolve it within the same source.
-                let target = String::from_utf8_lossy(&repo.blob(f.id)?).into_owned();
-                let parent_dir = parent(&rel);
-                let resolved = resolve_link(parent_dir, &target).ok_or_else(|| {
-                    Error::invalid(
-                        &rel,
-                        None,
-                        format!(
-                            "symbolic link points outside the repository ({})",
-                            output::escape_untrusted(&target)
-                        ),
-                    )
-                })?;
-                if resolved.split('/').any(|c| c.eq_ignore_ascii_case(".git")) {
-                    return Err(Error::invalid(
-                        &rel,
-                        None,
-                        format!(
-                            "symbolic link points into .git ({}); handoff files must be files of the work tree",
-                            output::escape_untrusted(&target)
-                        ),
-                    ));
+            let id = if f.is_link {
+                match link_target(repo, &rel, f.id, &mut lookup, &mut is_dir)? {
+                    Some(id) => id,
+                    // A link to a directory is not a handoff file, as on disk.
+                    None => continue,
                 }
-                match lookup(&resolved)? {
-                    Some(t) if !t.is_link => id = t.id,
-                    _ => continue,
-                }
-            }
+            } else {
+                f.id
+            };
             self.read_blob(repo, &mut snap, name, id, stream)?;
         }
         Ok(snap)
@@ -753,6 +767,60 @@ pub fn escape_bytes(raw: &[u8]) -> String {
         }
     }
     out
+}
+
+/// How many links in a row a committed or staged handoff file may go through.
+const MAX_LINK_HOPS: usize = 8;
+
+/// The blob a symbolic link `rel` (blob `link`) of a commit or the index leads to, through
+/// further links, within the same source; `None` for a link to a directory (not a handoff
+/// file, as on disk). A link out of the repository, into `.git`, to something the source
+/// does not hold, or through too many links is refused (exit 2): the gate cannot judge what
+/// it cannot read, and a link the working tree follows to an untracked file must not pass
+/// unread (fail closed).
+fn link_target(
+    repo: &Repo,
+    rel: &str,
+    mut link: ObjectId,
+    lookup: &mut impl FnMut(&str) -> Result<Option<TreeFile>>,
+    is_dir: &mut impl FnMut(&str) -> Result<bool>,
+) -> Result<Option<ObjectId>> {
+    let refuse = |why: String| Error::invalid(rel, None, why);
+    let mut from = rel.to_string();
+    for _ in 0..MAX_LINK_HOPS {
+        let target = String::from_utf8_lossy(&repo.blob(link)?).into_owned();
+        let shown = output::escape_untrusted(&target);
+        let resolved = resolve_link(parent(&from), &target).ok_or_else(|| {
+            refuse(format!(
+                "symbolic link points outside the repository ({shown})"
+            ))
+        })?;
+        if resolved.split('/').any(|c| c.eq_ignore_ascii_case(".git")) {
+            return Err(refuse(format!(
+                "symbolic link points into .git ({shown}); handoff files must be files of the work tree"
+            )));
+        }
+        match lookup(&resolved)? {
+            Some(t) if !t.is_link => return Ok(Some(t.id)),
+            Some(t) => {
+                link = t.id;
+                from = resolved;
+            }
+            None if is_dir(&resolved)? => return Ok(None),
+            None => {
+                return Err(refuse(format!(
+                    "symbolic link points to {}, which what is judged (the commit or the \
+                     index) does not hold: its content cannot be checked; commit the file it \
+                     points to, or put that file itself in place of the link",
+                    output::escape_untrusted(&resolved)
+                )));
+            }
+        }
+    }
+    Err(refuse(format!(
+        "symbolic link leads through more than {MAX_LINK_HOPS} links; put the file itself in \
+         its place"
+    )))
 }
 
 fn parent(path: &str) -> &str {

@@ -127,3 +127,33 @@ fn manifest_without_session_options_keeps_the_last_session_whole() {
     assert_ne!(s["session_id"], "cli-1784446500");
     assert!(s.get("duration_minutes").is_none(), "{s}");
 }
+
+/// A summary or quick context never copies a secret out of the file it describes into
+/// MANIFEST.json: the secret is redacted there as everywhere the tool shows it, and the rest
+/// of the summary is kept.
+#[test]
+fn summaries_in_the_manifest_redact_secrets() {
+    let repo = repo_with_files();
+    let token = format!("ghp_{}", "a1B2".repeat(9));
+    repo.write(
+        ".ai/handoff/BACKLOG.md",
+        format!("Deploy token {token} rotates monthly.\n"),
+    );
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!(
+            "# Status\n\n<!-- SECTION: summary -->\nBuild green; staging uses {token}.\n<!-- /SECTION: summary -->\n"
+        ),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    let manifest = repo.read(".ai/handoff/MANIFEST.json");
+    assert!(!manifest.contains(&token), "{manifest}");
+    let doc: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    let backlog = doc["files"]["BACKLOG.md"]["summary"].as_str().unwrap();
+    assert!(
+        backlog.starts_with("Deploy token ") && backlog.ends_with(" rotates monthly."),
+        "{backlog}"
+    );
+    let quick = doc["quick_context"].as_str().unwrap_or_default();
+    assert!(!quick.contains(&token), "{quick}");
+}

@@ -123,6 +123,49 @@ fn a_committed_link_into_git_is_refused_not_followed() {
     assert!(out.stderr.contains("into .git"), "{out}");
 }
 
+/// A link to a file the commit does not hold (an ignored `.env` here) cannot be judged by
+/// the hook or CI: refused (exit 2, naming the link and its target), never skipped as if it
+/// were not there. A link to a file the commit holds is judged as that file.
+#[test]
+fn a_link_to_a_file_the_commit_does_not_hold_fails_the_gate() {
+    let repo = handoff_repo();
+    let secret = format!("ghp_{}", "a1B2".repeat(9));
+    repo.write(".env", format!("token {secret}\n"));
+    repo.write(".gitignore", ".env\n");
+    repo.git(&["add", ".gitignore"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "ignore .env"]);
+    std::os::unix::fs::symlink("../../.env", repo.path().join(".ai/handoff/NOTES.md")).unwrap();
+    repo.git(&["add", ".ai/handoff/NOTES.md"]);
+    let refused = |out: &crate::support::CmdOutput| {
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains(".ai/handoff/NOTES.md") && out.stderr.contains("does not hold"),
+            "{out}"
+        );
+        assert!(
+            !out.stdout.contains(&secret) && !out.stderr.contains(&secret),
+            "{out}"
+        );
+    };
+    refused(&repo.aahp(&["hook", "pre-commit"]));
+    refused(&repo.aahp(&["verify", "--level", "precommit"]));
+    repo.git(&["commit", "-q", "--no-verify", "-m", "link"]);
+    refused(&repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]));
+
+    // The target committed, the link is judged as the file it leads to: its secret blocks.
+    repo.write("notes.env", format!("token {secret}\n"));
+    std::fs::remove_file(repo.path().join(".ai/handoff/NOTES.md")).unwrap();
+    std::os::unix::fs::symlink("../../notes.env", repo.path().join(".ai/handoff/NOTES.md"))
+        .unwrap();
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains("NOTES.md") || out.stderr.contains("NOTES.md"),
+        "{out}"
+    );
+}
+
 #[test]
 fn a_file_name_that_is_not_utf8_is_refused_up_front_with_the_name_escaped() {
     use std::os::unix::ffi::OsStrExt;

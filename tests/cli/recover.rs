@@ -474,6 +474,15 @@ fn recover_removes_an_index_lock_the_interrupted_commit_left() {
     repo.git(&["add", "-A"]);
 }
 
+/// Lets a waiting editor close when dropped, so a failing test leaves no git behind.
+struct Release(std::path::PathBuf);
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.0, b"");
+    }
+}
+
 /// `git commit -a` keeps the index's lock, closed, while its editor is open: no process has
 /// the file open, yet it is not stale. `recover` leaves it, and the commit completes once the
 /// editor closes.
@@ -491,32 +500,45 @@ fn recover_leaves_the_index_lock_of_a_git_waiting_for_its_editor() {
     commit_killed_at(&repo, "commit:journal");
 
     repo.write("notes.txt", "second\n");
-    let release = repo.path().join("editor-may-close");
+    let release = Release(repo.path().join("editor-may-close"));
     let editor = format!(
         "while [ ! -e '{}' ]; do sleep 0.02; done; true",
-        release.display()
+        release.0.display()
     );
     let mut git = repo.git_command(&["commit", "-a", "-q", "--no-verify", "-e", "-m", "by hand"]);
-    let mut git = git.env("GIT_EDITOR", editor).spawn().unwrap();
+    let mut git = git
+        .env("GIT_EDITOR", editor)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     let index_lock = repo.path().join(".git/index.lock");
     let start = std::time::Instant::now();
-    while !index_lock.exists() {
+    // Written, then closed for as long as the editor is open.
+    while !index_lock.exists() || crate::crash::open_by_any_process(&index_lock) {
         assert!(
             start.elapsed().as_secs() < 20,
-            "git never took the index lock"
+            "git never took the index lock and closed it"
         );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    assert!(
-        !crate::crash::open_by_any_process(&index_lock),
-        "the waiting git should hold its lock closed"
-    );
+    let status_before = repo.read(".ai/handoff/STATUS.md");
     let out = repo.aahp(&["recover"]);
     let kept = index_lock.exists();
-    std::fs::write(&release, b"").unwrap();
+    let status_after = repo.read(".ai/handoff/STATUS.md");
+    drop(release);
     let status = git.wait().unwrap();
     assert!(kept, "the lock of a running git was removed\n{out}");
-    assert!(!out.stdout.contains("no process had it open"), "{out}");
+    // Refused before anything changed, naming the git that runs.
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains("index.lock") && out.stderr.contains("runs in this repository"),
+        "{out}"
+    );
+    assert_eq!(
+        status_before, status_after,
+        "recover changed files before refusing"
+    );
     assert!(
         status.success(),
         "the waiting `git commit` failed once its editor closed\n{out}"
@@ -524,4 +546,23 @@ fn recover_leaves_the_index_lock_of_a_git_waiting_for_its_editor() {
     assert_eq!(repo.git(&["log", "-1", "--format=%s"]).trim(), "by hand");
     assert_eq!(repo.git(&["show", "HEAD:notes.txt"]), "second\n");
     assert!(!index_lock.exists());
+    // That git gone, the recovery goes through.
+    repo.aahp(&["recover"]).assert_code(0);
+}
+
+/// A recover refused because another session holds the handoff (exit 3) changes nothing,
+/// git's index lock included, even when that lock is stale.
+#[test]
+fn a_refused_recover_leaves_the_index_lock_alone() {
+    let repo = session_repo();
+    repo.aahp(&["begin", "--session-id", "owner-1"])
+        .assert_code(0);
+    let index_lock = repo.path().join(".git/index.lock");
+    std::fs::copy(repo.path().join(".git/index"), &index_lock).unwrap();
+    let out = repo.aahp_env(".", &["recover"], &[("AAHP_SESSION_ID", "intruder-9")]);
+    out.assert_code(3);
+    assert!(
+        index_lock.exists(),
+        "a refused recover removed the index lock\n{out}"
+    );
 }
