@@ -281,8 +281,8 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
             .iter()
             .map(|p| crate::transaction::rotation::Change {
                 name: &p.name,
-                before: snap.get(&p.name),
-                after: &p.bytes,
+                before: crate::transaction::rotation::Before::Held(snap.get(&p.name)),
+                after: crate::transaction::rotation::After::Held(&p.bytes),
                 splice: None,
             })
             .collect();

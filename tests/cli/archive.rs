@@ -274,13 +274,33 @@ fn appending_repo() -> TestRepo {
     repo
 }
 
+/// [`appending_repo`] with its index in the legacy layout (`{"archived": [...]}`), as an
+/// older tool left it: a rotation writes it anew, in the current layout.
+fn legacy_repo() -> TestRepo {
+    let repo = appending_repo();
+    let index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    let legacy = serde_json::json!({"updated": "2026-10-14", "archived": index["entries"]});
+    repo.write(INDEX, serde_json::to_string_pretty(&legacy).unwrap());
+    repo
+}
+
 #[test]
 fn archive_interrupted_at_every_step_completes_when_rerun() {
     // Each fail point in a first rotation (the archive is created) and in one that extends
     // a committed archive in place; each must fire in at least one of them.
     let fresh = || repo_with_log(&journal(14));
-    let scenarios: [(&str, &dyn Fn() -> TestRepo); 2] =
-        [("create", &fresh), ("append", &appending_repo)];
+    // An archive without an index: the index is written anew, as a stream, and replaces
+    // nothing held in memory (issue #12 item 2).
+    let adopting = || {
+        let repo = appending_repo();
+        std::fs::remove_file(repo.path().join(INDEX)).unwrap();
+        repo
+    };
+    let scenarios: [(&str, &dyn Fn() -> TestRepo); 3] = [
+        ("create", &fresh),
+        ("append", &appending_repo),
+        ("adopt", &adopting),
+    ];
     let mut outcomes = Vec::new();
     for (scenario, make) in scenarios {
         let want = uninterrupted(make);
@@ -475,16 +495,26 @@ fn archive_appends_to_a_committed_archive_without_holding_it_in_memory() {
     let out = repo.aahp_env(".", &["archive", "--verify"], &streams_only);
     out.assert_code(0);
     assert!(out.stdout.contains("all indexed"), "{out}");
-    // The knob bites where the files must be read whole: an archive without an index,
-    // whose entries a new index adopts.
+    // An archive without an index (as the reference, or an older tool, leaves it): the new
+    // index adopts its entries, written as a stream with the moved ones (issue #12 item 2).
     let repo = appending_repo();
+    let archived = headers(&repo.read(ARCHIVE)).len();
     std::fs::remove_file(repo.path().join(INDEX)).unwrap();
     let out = repo.aahp_env(".", &["archive"], &streams_only);
-    out.assert_code(2);
+    out.assert_code(0);
     assert!(
-        out.stderr.contains("injected failure at read-whole"),
+        out.stdout.contains(&format!(
+            "indexed {archived} entries that LOG-ARCHIVE.index.json did not list"
+        )),
         "{out}"
     );
+    let index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    assert_eq!(index["entries"].as_array().unwrap().len(), archived + 3);
+    assert_eq!(temp_files(&repo), Vec::<String>::new());
+    repo.aahp_env(".", &["archive", "--verify"], &streams_only)
+        .assert_code(0);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
 }
 
 #[test]
@@ -1006,8 +1036,11 @@ fn archive_keeps_identical_entries_and_writes_what_it_reports() {
 #[test]
 fn archive_that_fails_midway_puts_every_file_back() {
     let fresh = || repo_with_log(&journal(14));
-    let cases: [(&dyn Fn() -> TestRepo, &str); 6] = [
+    let cases: [(&dyn Fn() -> TestRepo, &str); 8] = [
         (&fresh, "archive:stage-error:LOG.md"),
+        // A legacy index written anew as a stream: the old one, left on disk, is put back.
+        (&legacy_repo, "archive:stage-error:LOG-ARCHIVE.index.json"),
+        (&legacy_repo, "archive:rename-error:LOG.md"),
         (&fresh, "archive:rename-error:LOG-ARCHIVE.index.json"),
         (&fresh, "archive:rename-error:LOG.md"),
         // Extended in place: a splice that fails, or fails after the archive's, is undone
@@ -1066,11 +1099,16 @@ fn archive_whose_manifest_cannot_be_written_says_how_it_completes() {
 fn archive_half_rotated_by_a_failed_rollback_is_completed_by_recover_or_rerun() {
     let log = journal(14);
     let fresh = || repo_with_log(&log);
-    let cases: [(&dyn Fn() -> TestRepo, &str, &str); 4] = [
+    let cases: [(&dyn Fn() -> TestRepo, &str, &str); 5] = [
         (
             &fresh,
             "recover",
             "archive:rename-error:LOG.md,archive:restore-error:LOG-ARCHIVE.md",
+        ),
+        (
+            &legacy_repo,
+            "recover",
+            "archive:rename-error:LOG.md,archive:restore-error:LOG-ARCHIVE.index.json",
         ),
         (
             &fresh,
