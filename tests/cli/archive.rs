@@ -1524,6 +1524,60 @@ fn a_legacy_index_is_verified_as_a_stream() {
 }
 
 #[test]
+fn a_legacy_index_is_rewritten_and_reindexed_as_a_stream() {
+    // Issue #12 item 2: an index in the layout before the reference's is written anew in
+    // the current one by `archive` (its lines, then the moved entries', its other keys
+    // kept) and by `archive --reindex`, as streams (`read-whole:NAME` makes holding either
+    // file in memory fail). Before, both read the pair whole within 256 MiB.
+    use git_aahp::handoff::log::{self, LogFile};
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let repo = legacy_repo();
+    let archived = headers(&repo.read(ARCHIVE)).len();
+    let out = repo.aahp_env(".", &["archive"], &streams_only);
+    out.assert_code(0);
+    assert!(out.stdout.contains("archived 3 entries"), "{out}");
+    let index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    assert_eq!(index["version"], 1);
+    assert_eq!(index["updated"], "2026-10-14", "other keys are kept");
+    assert!(index.get("archived").is_none());
+    assert_eq!(index["entries"].as_array().unwrap().len(), archived + 3);
+    repo.aahp_env(".", &["archive", "--verify"], &streams_only)
+        .assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+
+    // `--reindex` of a redaction under a legacy index: the bytes the whole read renders.
+    let repo = rotated_repo();
+    let (archive, current) = (repo.read(ARCHIVE), repo.read(INDEX));
+    let doc: serde_json::Value = serde_json::from_str(&current).unwrap();
+    let legacy = serde_json::json!({"updated": "2026-10-14", "archived": doc["entries"]});
+    let legacy = serde_json::to_string_pretty(&legacy).unwrap();
+    repo.write(INDEX, &legacy);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "a legacy index"]);
+    let redacted = archive.replace("- change 2\n", "- change [redacted: customer name]\n");
+    repo.write(ARCHIVE, &redacted);
+    let out = repo.aahp_env(".", &["archive", "--reindex"], &streams_only);
+    out.assert_code(0);
+    assert!(out.stdout.contains("re-indexed 1 entry"), "{out}");
+    let originals: std::collections::HashMap<String, String> = LogFile::parse(&archive)
+        .entries
+        .into_iter()
+        .map(|e| (e.digest(), e.text))
+        .collect();
+    let today = crate::support::NOW[..10].parse().unwrap();
+    let whole = log::reindex(&redacted, &legacy, &|d| originals.get(d).cloned(), today)
+        .unwrap()
+        .unwrap();
+    assert_eq!(repo.read(INDEX), whole.index);
+    assert!(whole.index.starts_with("{\n  \"version\": 1,"));
+    repo.aahp_env(".", &["archive", "--verify"], &streams_only)
+        .assert_code(0);
+}
+
+#[test]
 fn manifest_summarizes_an_archive_past_its_first_bytes_without_reading_it_whole() {
     // Issue #12 item 2: when LOG-ARCHIVE.md's first 256 KiB hold no dated heading, its
     // summary (the newest entry) is found by reading it again line by line, never whole
