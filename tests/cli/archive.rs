@@ -1279,13 +1279,28 @@ fn reindex_records_a_redaction_of_a_committed_archive_entry() {
     assert!(out.stdout.contains("nothing to re-index"), "{out}");
 }
 
+/// The index the whole-read re-index (`log::reindex`) writes for the `redacted` archive
+/// and `index`, comparing with the entries of `archive` (HEAD's) as `--reindex` does.
+fn whole_reindex(archive: &str, redacted: &str, index: &str) -> String {
+    use git_aahp::handoff::log::{self, LogFile};
+    let originals: std::collections::HashMap<String, String> = LogFile::parse(archive)
+        .entries
+        .into_iter()
+        .map(|e| (e.digest(), e.text))
+        .collect();
+    let today = crate::support::NOW[..10].parse().unwrap();
+    log::reindex(redacted, index, &|d| originals.get(d).cloned(), today)
+        .unwrap()
+        .unwrap()
+        .index
+}
+
 #[test]
 fn reindex_reads_the_archive_and_its_index_as_streams() {
     // Issue #12 item 2: `--reindex` pairs archive entries with index lines as streams and
     // writes the new index as one (`read-whole:NAME` makes holding either file in memory
     // fail). It reports the redaction, and writes the index the whole-read re-index
     // (`log::reindex`) renders, byte for byte.
-    use git_aahp::handoff::log::{self, LogFile};
     let streams_only = [(
         "AAHP_FAILPOINT",
         "read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
@@ -1300,16 +1315,7 @@ fn reindex_reads_the_archive_and_its_index_as_streams() {
         out.stdout.contains("line 17: ## [2026-10-02] agent-0: Session 2 (redacted: customer name; the rest of it matches"),
         "{out}"
     );
-    let originals: std::collections::HashMap<String, String> = LogFile::parse(&archive)
-        .entries
-        .into_iter()
-        .map(|e| (e.digest(), e.text))
-        .collect();
-    let today = crate::support::NOW[..10].parse().unwrap();
-    let whole = log::reindex(&redacted, &index, &|d| originals.get(d).cloned(), today)
-        .unwrap()
-        .unwrap();
-    assert_eq!(repo.read(INDEX), whole.index);
+    assert_eq!(repo.read(INDEX), whole_reindex(&archive, &redacted, &index));
     assert_eq!(repo.read(ARCHIVE), redacted, "the archive is the user's");
     repo.aahp(&["manifest", "--check"]).assert_code(0);
     repo.aahp(&["verify"]).assert_code(0);
@@ -1529,7 +1535,6 @@ fn a_legacy_index_is_rewritten_and_reindexed_as_a_stream() {
     // the current one by `archive` (its lines, then the moved entries', its other keys
     // kept) and by `archive --reindex`, as streams (`read-whole:NAME` makes holding either
     // file in memory fail). Before, both read the pair whole within 256 MiB.
-    use git_aahp::handoff::log::{self, LogFile};
     let streams_only = [(
         "AAHP_FAILPOINT",
         "read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
@@ -1562,17 +1567,9 @@ fn a_legacy_index_is_rewritten_and_reindexed_as_a_stream() {
     let out = repo.aahp_env(".", &["archive", "--reindex"], &streams_only);
     out.assert_code(0);
     assert!(out.stdout.contains("re-indexed 1 entry"), "{out}");
-    let originals: std::collections::HashMap<String, String> = LogFile::parse(&archive)
-        .entries
-        .into_iter()
-        .map(|e| (e.digest(), e.text))
-        .collect();
-    let today = crate::support::NOW[..10].parse().unwrap();
-    let whole = log::reindex(&redacted, &legacy, &|d| originals.get(d).cloned(), today)
-        .unwrap()
-        .unwrap();
-    assert_eq!(repo.read(INDEX), whole.index);
-    assert!(whole.index.starts_with("{\n  \"version\": 1,"));
+    let whole = whole_reindex(&archive, &redacted, &legacy);
+    assert_eq!(repo.read(INDEX), whole);
+    assert!(whole.starts_with("{\n  \"version\": 1,"));
     repo.aahp_env(".", &["archive", "--verify"], &streams_only)
         .assert_code(0);
 }
