@@ -512,7 +512,7 @@ pub fn write_rotation(
 /// [`rotation::staged_path`]), reading the old archive and index from `snap` (left on
 /// disk), and checks the new pair as streams before anything is in place: on an error the
 /// staged file is removed and nothing was changed. Returns its length.
-fn stage_rebuilt_index(
+pub(crate) fn stage_rebuilt_index(
     dir: &HandoffDir,
     snap: &Snapshot,
     rot: &Rotation,
