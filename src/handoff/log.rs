@@ -1052,28 +1052,25 @@ pub(crate) fn rotate_onto_end(
         return Onto::Nothing;
     }
     let appended: Vec<&LogEntry> = moved.iter().rev().copied().collect();
-    let (archive, archive_splice, archive_len) = match end {
-        Some(end) => {
-            if !end.determines_suffix() {
-                return Onto::Declined;
-            }
-            let text = archive_suffix(end.tail, &appended);
-            if !fences_ok && has_fence_line(&text) {
-                return Onto::Declined;
-            }
-            let len = end.len + text.len();
-            let splice = Splice {
-                keep: end.len,
-                text,
-                old_tail: String::new(),
-            };
-            (String::new(), Some(splice), len)
+    let (archive, archive_splice, archive_len) = if let Some(end) = end {
+        if !end.determines_suffix() {
+            return Onto::Declined;
         }
-        None => {
-            let text = new_archive(&appended);
-            let len = text.len();
-            (text, None, len)
+        let text = archive_suffix(end.tail, &appended);
+        if !fences_ok && has_fence_line(&text) {
+            return Onto::Declined;
         }
+        let len = end.len + text.len();
+        let splice = Splice {
+            keep: end.len,
+            text,
+            old_tail: String::new(),
+        };
+        (String::new(), Some(splice), len)
+    } else {
+        let text = new_archive(&appended);
+        let len = text.len();
+        (text, None, len)
     };
     let rotation = Rotation {
         log: parsed.render_with(
