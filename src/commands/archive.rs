@@ -14,13 +14,13 @@ use crate::handoff::log::{
     self, ARCHIVE_FILE, ArchiveProblem, DEFAULT_KEEP, INDEX_FILE, LOG_FILE, LogError, LogFile,
     MovedEntry, Redaction, Rotation, Trusted,
 };
-use crate::handoff::log_stream::{self, Bytes, Content, Limits, StreamedRotation, Unstreamed};
+use crate::handoff::log_stream::{self, Bytes, Content, Limits, Rebuilt, StreamedRotation};
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::{
     HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, StagedFile, stream,
 };
 use crate::output::{Report, Style, escape_untrusted};
-use crate::transaction::rotation::{self, Change, SpliceAt};
+use crate::transaction::rotation::{self, After, Before, Change, SpliceAt};
 use crate::transaction::steps::write_file;
 use crate::transaction::writer::HandoffWrite;
 
@@ -437,15 +437,22 @@ fn check_sizes(dir: &HandoffDir, rot: &Rotation) -> Result<()> {
 }
 
 /// Writes a rotation's changed files as one change (see [`rotation::apply`]): LOG.md
-/// whole, the archive and its index by splicing in place when the rotation extends them.
-/// Returns the repository-relative paths written.
+/// whole, the archive and its index by splicing in place when the rotation extends them,
+/// the index from its staged file when it was written anew as a stream (`index_staged`:
+/// left on disk, as is the old one it replaces). Returns the repository-relative paths
+/// written.
 pub fn write_rotation(
     repo: &Repo,
     dir: &HandoffDir,
     rot: &Rotation,
     before: [Option<&str>; 3],
+    index_staged: bool,
 ) -> Result<Vec<String>> {
-    check_sizes(dir, rot)?;
+    if let Err(e) = check_sizes(dir, rot) {
+        // Nothing was decided: the staged index goes too.
+        rotation::remove_stale_staging(dir);
+        return Err(e);
+    }
     failpoint::hit("archive:before-write");
     let [log_before, archive_before, index_before] = before;
     let candidates = [
@@ -468,31 +475,73 @@ pub fn write_rotation(
     let changes: Vec<Change<'_>> = candidates
         .iter()
         .filter(|(changed, ..)| *changed)
-        .map(|(_, name, before, after, splice)| {
-            let old = before.map(str::as_bytes);
-            match splice {
-                Some(s) => Change {
-                    name,
-                    before: None,
-                    after: s.text.as_bytes(),
-                    splice: Some(SpliceAt {
-                        keep: s.keep as u64,
-                        old_tail: s.old_tail.as_bytes(),
-                    }),
+        .map(|(_, name, before, after, splice)| match splice {
+            Some(s) => Change {
+                name,
+                before: Before::Held(None),
+                after: After::Held(s.text.as_bytes()),
+                splice: Some(SpliceAt {
+                    keep: s.keep as u64,
+                    old_tail: s.old_tail.as_bytes(),
+                }),
+            },
+            None => Change {
+                name,
+                // A file left on disk (not read into memory) is kept there to roll back.
+                before: match before {
+                    Some(text) => Before::Held(Some(text.as_bytes())),
+                    None if std::fs::symlink_metadata(dir.abs.join(name)).is_ok() => Before::OnDisk,
+                    None => Before::Held(None),
                 },
-                None => Change {
-                    name,
-                    before: old,
-                    after: after.as_bytes(),
-                    splice: None,
+                after: if index_staged && *name == INDEX_FILE {
+                    After::Staged
+                } else {
+                    After::Held(after.as_bytes())
                 },
-            }
+                splice: None,
+            },
         })
         .collect();
     Ok(rotation::apply(repo, dir, &changes)?
         .iter()
         .map(|n| dir.path_of(n))
         .collect())
+}
+
+/// Writes the index a rotation rebuilds (`plan`) as a stream at its staged path (see
+/// [`rotation::staged_path`]), reading the old archive and index from `snap` (left on
+/// disk), and checks the new pair as streams before anything is in place: on an error the
+/// staged file is removed and nothing was changed. Returns its length.
+pub(crate) fn stage_rebuilt_index(
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    rot: &Rotation,
+    plan: &Rebuilt,
+    log_before: &str,
+    keep: usize,
+) -> Result<u64> {
+    let old = [ARCHIVE_FILE, INDEX_FILE].map(|n| snap.streamed.get(n));
+    let path = rotation::staged_path(dir, INDEX_FILE);
+    let write_err = |source| Error::Write {
+        path: dir.path_of(INDEX_FILE),
+        source,
+    };
+    let staged = std::fs::File::create(&path)
+        .and_then(|mut file| plan.write_index_to(&mut file, old))
+        .map_err(write_err)
+        .and_then(|read| read.map_err(|e| e.into_error(|f| dir.path_of(f))))
+        .and_then(|()| {
+            plan.check_staged(rot, log_before, old[0], &path, keep)
+                .map_err(|e| e.into_error(|f| dir.path_of(f)))
+        })
+        .and_then(|()| std::fs::metadata(&path).map_err(write_err));
+    match staged {
+        Ok(meta) => Ok(meta.len()),
+        Err(e) => {
+            rotation::remove_stale_staging(dir);
+            Err(e)
+        }
+    }
 }
 
 /// Runs `git aahp archive`.
@@ -601,6 +650,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     // check them as streams, entry by entry, and append. (A symbolic link was read whole,
     // and is rotated whole.)
     let mut refused = None;
+    let mut rebuilt = None;
     let on_disk = archive_text.is_none() && index_text.is_none();
     if matches!(trusted, Trusted::Declined) && !snap.streamed.is_empty() {
         let (archive, index) = contents(&snap, &[None, None]);
@@ -613,6 +663,11 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
             Ok(StreamedRotation::Rotated(r)) => trusted = Trusted::Rotated(r),
             Ok(StreamedRotation::UpToDate { archived }) => {
                 trusted = Trusted::UpToDate { archived };
+            }
+            // No index to extend (none, or a legacy one): one is written anew as a stream.
+            Ok(StreamedRotation::Rebuilt(r, plan)) => {
+                trusted = Trusted::Rotated(r);
+                rebuilt = Some(plan);
             }
             Ok(StreamedRotation::Whole) => {
                 snap.hold_streamed(&dir)?;
@@ -660,7 +715,22 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     // megabytes, and peak memory is bounded by a small multiple of it (issue #14). Files
     // left on disk are described as what they will be: their kept bytes, then the splice.
     let mut rotation = rotation;
+    // An index written anew is staged now: the manifest is planned from it, in pieces.
+    let staged_index = match (&mut rotation, &rebuilt) {
+        (Some(rot), Some(plan)) => {
+            let len = stage_rebuilt_index(&dir, &snap, rot, plan, &log_text, keep)?;
+            rot.index_len = usize::try_from(len).unwrap_or(usize::MAX);
+            Some(len)
+        }
+        _ => None,
+    };
     let mut after = snap;
+    if let Some(len) = staged_index {
+        let staged = rotation::staged_path(&dir, INDEX_FILE);
+        after
+            .streamed
+            .insert(INDEX_FILE.to_string(), stream::Streamed::whole(staged, len));
+    }
     let only_for: Option<&[&str]> = match &rotation {
         Some(_) => None,
         None => Some(&[LOG_FILE, ARCHIVE_FILE, INDEX_FILE]),
@@ -680,9 +750,11 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         let mut lent = match &mut rotation {
             Some(rot) => {
                 let whole = rot.archived.is_none();
+                // A new archive (the old one held nothing) is written whole.
+                let new_archive = whole || (rot.archive_changed && rot.archive_splice.is_none());
                 [
                     (LOG_FILE, Some(&mut rot.log)),
-                    (ARCHIVE_FILE, whole.then_some(&mut rot.archive)),
+                    (ARCHIVE_FILE, new_archive.then_some(&mut rot.archive)),
                     (INDEX_FILE, whole.then_some(&mut rot.index)),
                 ]
             }
@@ -694,6 +766,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         };
         for (name, text) in &mut lent {
             if let Some(text) = text {
+                after.streamed.remove(*name);
                 after
                     .files
                     .insert((*name).to_string(), std::mem::take(*text).into_bytes());
@@ -709,7 +782,11 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         planned
     };
     drop(after);
-    let manifest = manifest?;
+    let manifest = manifest.inspect_err(|_| {
+        if staged_index.is_some() {
+            rotation::remove_stale_staging(&dir);
+        }
+    })?;
     let final_log;
     let final_archive;
     if let Some(rot) = &rotation {
@@ -722,8 +799,16 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
                 archive_text.as_deref(),
                 index_text.as_deref(),
             ],
+            staged_index.is_some(),
         )?;
-        check_written(&dir, rot, &log_text, archive_text.as_deref(), keep)?;
+        check_written(
+            &dir,
+            rot,
+            &log_text,
+            archive_text.as_deref(),
+            keep,
+            rebuilt.as_ref(),
+        )?;
         report.outcome = ArchiveOutcome::Rotated;
         report.moved.clone_from(&rot.moved_entries);
         report.adopted = rot.adopted;
@@ -792,12 +877,8 @@ fn reindex(
             "not found: there is no index to re-index (`git aahp archive` builds one)",
         )
     })?;
-    let unpaired = match log_stream::pair_for_reindex(archive, index, limits) {
-        Ok(Ok(unpaired)) => unpaired,
-        // A legacy index is rewritten whole, as a rotation rewrites it.
-        Ok(Err(Unstreamed::LegacyIndex)) => return reindex_whole(ctx, dir, report, snap, mem),
-        Err(e) => return Err(in_error(e)),
-    };
+    // A legacy index too: paired by its list, and written in the current layout.
+    let unpaired = log_stream::pair_for_reindex(archive, index, limits).map_err(in_error)?;
     report.archived_entries = unpaired.archived();
     if unpaired.is_empty() {
         return Ok(());
@@ -857,66 +938,6 @@ fn reindex(
     report.written.push(dir.path_of(INDEX_FILE));
     write_reindexed_manifest(dir, manifest, report)?;
     report.redactions = redactions;
-    Ok(())
-}
-
-/// `archive --reindex` with LOG-ARCHIVE.md and its index read whole: a legacy index
-/// (`{"archived": [...]}`), rewritten whole in the current layout.
-fn reindex_whole(
-    ctx: &Context,
-    dir: &HandoffDir,
-    report: &mut ArchiveReport,
-    mut snap: Snapshot,
-    [archive_mem, index_mem]: [Option<String>; 2],
-) -> Result<()> {
-    let repo = ctx.repo()?;
-    snap.hold_streamed(dir)?;
-    let archive_text = match archive_mem {
-        Some(text) => Some(text),
-        None => take_text(dir, &mut snap, ARCHIVE_FILE)?,
-    }
-    .unwrap_or_default();
-    let index_text = match index_mem {
-        Some(text) => text,
-        None => take_text(dir, &mut snap, INDEX_FILE)?.unwrap_or_default(),
-    };
-    let originals = head_entries(repo, dir, None)?;
-    let lookup = |digest: &str| originals.get(digest).cloned();
-    report.archived_entries = LogFile::parse(&archive_text).entries.len();
-    let today = crate::clock::utc_date(ctx.now);
-    let re = match log::reindex(&archive_text, &index_text, &lookup, today) {
-        Ok(Some(re)) => re,
-        Ok(None) => return Ok(()),
-        Err(LogError::Integrity(problems)) => {
-            report.problems = locate(dir, problems)?;
-            report.outcome = ArchiveOutcome::NotRedacted;
-            return Ok(());
-        }
-        Err(e) => return Err(e.into_error(|f| dir.path_of(f))),
-    };
-    if re.index.len() > MAX_ARCHIVE_BYTES {
-        return Err(Error::invalid(
-            dir.path_of(INDEX_FILE),
-            None,
-            format!(
-                "re-indexing would make it {} bytes, more than the {MAX_ARCHIVE_BYTES} bytes git-aahp reads; nothing was changed",
-                re.index.len()
-            ),
-        ));
-    }
-    // The manifest is planned before anything is written: a file it cannot read stops the
-    // run unchanged.
-    let old_manifest = Manifest::from_snapshot(dir, &snap)?;
-    snap.files
-        .insert(ARCHIVE_FILE.to_string(), archive_text.into_bytes());
-    snap.files
-        .insert(INDEX_FILE.to_string(), re.index.clone().into_bytes());
-    let manifest = planned_manifest(ctx, dir, old_manifest.as_ref(), &snap, None)?;
-    drop(snap);
-    write_file(dir, INDEX_FILE, re.index.as_bytes())?;
-    report.written.push(dir.path_of(INDEX_FILE));
-    write_reindexed_manifest(dir, manifest, report)?;
-    report.redactions = re.redactions;
     Ok(())
 }
 
@@ -1066,35 +1087,58 @@ fn locate(dir: &HandoffDir, problems: Vec<ArchiveProblem>) -> Result<Vec<Located
 }
 
 /// The postcondition on disk: the files read back are what was meant to be written, and
-/// by hash no entry was lost or duplicated.
+/// by hash no entry was lost or duplicated. A rebuilt index (`rebuilt`) is checked with
+/// the archive as streams, entry by entry.
 fn check_written(
     dir: &HandoffDir,
     rot: &Rotation,
     log_before: &str,
     archive_before: Option<&str>,
     keep: usize,
+    rebuilt: Option<&Rebuilt>,
 ) -> Result<()> {
     // The files on disk are what was meant (compared as streams, the archive may be large);
     // the checks below then run on the texts in memory. A file extended in place by a
     // rotation onto trusted files is compared from where its splice starts: the rest was
     // not written.
     let appended = rot.archived.is_some();
-    for (name, meant, splice) in [
-        (LOG_FILE, &rot.log, None),
-        (ARCHIVE_FILE, &rot.archive, rot.archive_splice.as_ref()),
-        (INDEX_FILE, &rot.index, rot.index_splice.as_ref()),
+    for (name, meant, splice, changed) in [
+        (LOG_FILE, &rot.log, None, true),
+        (
+            ARCHIVE_FILE,
+            &rot.archive,
+            rot.archive_splice.as_ref(),
+            !appended || rot.archive_changed,
+        ),
+        (
+            INDEX_FILE,
+            &rot.index,
+            rot.index_splice.as_ref(),
+            rebuilt.is_none(),
+        ),
     ] {
+        if !changed {
+            continue;
+        }
         let path = dir.abs.join(name);
         let as_meant = match splice {
             Some(s) if appended => stream::ends_with_at(&path, s.keep as u64, s.text.as_bytes()),
             _ => same_bytes(&path, meant.as_bytes()),
         };
         if !as_meant {
-            return Err(Error::other(format!(
-                "archive postcondition failed: {} changed while it was being written; rerun `git aahp archive`",
-                dir.path_of(name)
-            )));
+            return Err(changed_while_written(dir, name));
         }
+    }
+    if let Some(plan) = rebuilt {
+        let on_disk = |name: &str| {
+            let path = dir.abs.join(name);
+            let len = std::fs::metadata(&path).map_or(0, |m| m.len());
+            stream::Streamed::whole(path, len)
+        };
+        let (archive, index) = (on_disk(ARCHIVE_FILE), on_disk(INDEX_FILE));
+        return plan
+            .check(rot, log_before, &archive, &index, keep, Limits::default())
+            .map_err(|e| e.into_error(|f| dir.path_of(f)));
     }
     // An appending rotation onto trusted files checks what it appended; the old bytes were
     // never written.
@@ -1111,4 +1155,12 @@ fn check_written(
         keep,
     )
     .map_err(|e| e.into_error(|f| dir.path_of(f)))
+}
+
+/// The error of a postcondition that found a file other than it was written.
+fn changed_while_written(dir: &HandoffDir, name: &str) -> Error {
+    Error::other(format!(
+        "archive postcondition failed: {} changed while it was being written; rerun `git aahp archive`",
+        dir.path_of(name)
+    ))
 }

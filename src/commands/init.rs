@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::templates::TEMPLATES;
-use crate::handoff::{HandoffDir, MANIFEST, Snapshot, Source, log, migrate, write_atomic};
+use crate::handoff::{HandoffDir, MANIFEST, Snapshot, Source, log, migrate, stream, write_atomic};
 use crate::output::{Report, Style, escape_untrusted};
 use crate::transaction::lock::LockState;
 use crate::transaction::writer::WriteLock;
@@ -172,9 +172,22 @@ impl Report for InitReport {
 /// A write `init` will make.
 struct Planned {
     name: String,
+    /// The new content (for a splice: the text after the kept bytes).
     bytes: Vec<u8>,
     action: FileAction,
     detail: Option<String>,
+    /// How LOG-ARCHIVE.md or its index left on disk changes without being read whole
+    /// (issue #12 item 2); `None`: `bytes` is the whole new file.
+    streamed: Option<Streamed>,
+}
+
+/// A change to a file left on disk, planned by the split of LOG.md.
+enum Streamed {
+    /// Its first `keep` bytes stay and `Planned::bytes` follows them; `old_tail` is what
+    /// followed them (the index's closing `]` and `}`), written back to roll back.
+    Splice { keep: u64, old_tail: String },
+    /// Written anew as a stream at the rotation's staged path, this many bytes long.
+    Staged { len: u64 },
 }
 
 /// Runs `git aahp init`.
@@ -197,8 +210,11 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
         .collect::<Result<Vec<_>>>()?;
     let _serial = WriteLock::acquire_with_index(repo, &dir, "git aahp init")?;
     refuse_if_locked(&dir, ctx.now)?;
-    // A split of LOG.md that an earlier run left half done is finished before planning.
-    crate::transaction::rotation::complete(repo)?;
+    // A split of LOG.md that an earlier run left half done is finished before planning;
+    // one killed while staging, before its journal, decided nothing.
+    if crate::transaction::rotation::complete(repo)?.is_none() {
+        crate::transaction::rotation::remove_stale_staging(&dir);
+    }
 
     // LOG-ARCHIVE.md and its index stay on disk, hashed and summarised as streams (issue
     // #12 item 2), unless `--migrate` splits LOG.md (see `plan_log_split`).
@@ -225,8 +241,23 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     // also decodes every file, so invalid input fails here with nothing written.
     let mut next = snap.clone();
     for p in &plan {
-        next.streamed.remove(&p.name);
-        next.files.insert(p.name.clone(), p.bytes.clone());
+        match &p.streamed {
+            None => {
+                next.streamed.remove(&p.name);
+                next.files.insert(p.name.clone(), p.bytes.clone());
+            }
+            Some(Streamed::Splice { keep, .. }) => {
+                if let Some(s) = next.streamed.get_mut(&p.name) {
+                    s.keep = *keep;
+                    s.tail.clone_from(&p.bytes);
+                }
+            }
+            &Some(Streamed::Staged { len }) => {
+                let staged = crate::transaction::rotation::staged_path(&dir, &p.name);
+                next.streamed
+                    .insert(p.name.clone(), stream::Streamed::whole(staged, len));
+            }
+        }
     }
     let info = SessionInfo {
         // `project` is preserved unless given on the command line (SPEC §2.1).
@@ -246,7 +277,8 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
         commit.as_deref(),
         ctx.now,
         &mut counts,
-    )?;
+    )
+    .inspect_err(|_| crate::transaction::rotation::remove_stale_staging(&dir))?;
     counts.save();
 
     // `--force` replaces files an agent wrote: they are saved first (issue #15).
@@ -279,11 +311,37 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     if !journal_files.is_empty() {
         let changes: Vec<crate::transaction::rotation::Change<'_>> = journal_files
             .iter()
-            .map(|p| crate::transaction::rotation::Change {
-                name: &p.name,
-                before: snap.get(&p.name),
-                after: &p.bytes,
-                splice: None,
+            .map(|p| {
+                use crate::transaction::rotation::{After, Before, Change, SpliceAt};
+                // A file left on disk is kept there to roll back.
+                let before = if snap.streamed.contains_key(&p.name) {
+                    Before::OnDisk
+                } else {
+                    Before::Held(snap.get(&p.name))
+                };
+                match &p.streamed {
+                    None => Change {
+                        name: &p.name,
+                        before,
+                        after: After::Held(&p.bytes),
+                        splice: None,
+                    },
+                    Some(Streamed::Splice { keep, old_tail }) => Change {
+                        name: &p.name,
+                        before: Before::Held(None),
+                        after: After::Held(&p.bytes),
+                        splice: Some(SpliceAt {
+                            keep: *keep,
+                            old_tail: old_tail.as_bytes(),
+                        }),
+                    },
+                    Some(Streamed::Staged { .. }) => Change {
+                        name: &p.name,
+                        before,
+                        after: After::Staged,
+                        splice: None,
+                    },
+                }
             })
             .collect();
         crate::transaction::rotation::apply(repo, &dir, &changes)?;
@@ -393,6 +451,7 @@ fn plan_templates(
         plan.push(Planned {
             name: t.name.to_string(),
             bytes: t.render(project, date).into_bytes(),
+            streamed: None,
             action: if exists {
                 FileAction::Overwritten
             } else {
@@ -455,6 +514,7 @@ fn plan_migration(
                 bytes: [bom, w.text.as_bytes()].concat(),
                 action: FileAction::Updated,
                 detail: Some(format!("added section markers: {}", w.sections.join(", "))),
+                streamed: None,
             });
         }
     }
@@ -470,6 +530,7 @@ fn plan_migration(
                 bytes: [bom, new.as_bytes()].concat(),
                 action: FileAction::Updated,
                 detail: Some("added a note on the TTL and Provenance columns".into()),
+                streamed: None,
             });
         }
     }
@@ -503,8 +564,16 @@ fn plan_log_split(
     if !too_long && !unindexed_archive {
         return Ok(());
     }
-    // The split adopts the archive's entries into its index in memory, within the
-    // archive's limit: the only case where `init` holds them (issue #12 item 2).
+    // LOG-ARCHIVE.md and its index on disk (not templates planned now, nor links read
+    // whole) are read as streams (issue #12 item 2).
+    let on_disk = [log::ARCHIVE_FILE, log::INDEX_FILE]
+        .iter()
+        .all(|n| !plan.iter().any(|p| p.name == *n) && !snap.files.contains_key(*n));
+    if on_disk && split_streamed(dir, snap, plan, kept)? {
+        return Ok(());
+    }
+    // What a stream cannot do (`log_stream::StreamedRotation::Whole`) reads them whole,
+    // within the archive's limit.
     snap.hold_streamed(dir)?;
     let snap = &*snap;
     let log_bytes = snap.get(log::LOG_FILE).unwrap_or_default();
@@ -551,6 +620,7 @@ fn plan_log_split(
                     FileAction::Created
                 },
                 detail: Some(detail),
+                streamed: None,
             });
         }
     };
@@ -593,6 +663,88 @@ fn plan_log_split(
         plan.push(log_write);
     }
     Ok(())
+}
+
+/// [`plan_log_split`] with LOG-ARCHIVE.md and its index left on disk: checked entry by
+/// entry as streams, the moved entries appended after the archive's last byte, the index
+/// extended in place or, when there is none in the current layout to extend (an archive
+/// never indexed, a legacy index), written anew as a stream at the rotation's staged path
+/// (issue #12 item 2). `false` when a stream cannot do the split (the caller reads them
+/// whole).
+fn split_streamed(
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    plan: &mut Vec<Planned>,
+    kept: &mut Kept,
+) -> Result<bool> {
+    use crate::handoff::log_stream::{self, Content, Limits, StreamedRotation};
+    let log_bytes = snap.get(log::LOG_FILE).unwrap_or_default();
+    let log_text = full_text(&dir.path_of(log::LOG_FILE), log_bytes)?;
+    let [archive, index] = [log::ARCHIVE_FILE, log::INDEX_FILE]
+        .map(|n| snap.streamed.get(n).map(|s| s as &dyn Content));
+    let keep = log::DEFAULT_KEEP;
+    let (rot, rebuilt) =
+        match log_stream::rotate_streamed(log_text, archive, index, keep, Limits::default()) {
+            Ok(StreamedRotation::Rotated(r)) => (r, None),
+            Ok(StreamedRotation::Rebuilt(r, plan)) => (r, Some(plan)),
+            Ok(StreamedRotation::UpToDate { .. }) => return Ok(true),
+            Ok(StreamedRotation::Whole) => return Ok(false),
+            Err(e) => {
+                let why = format!("not split: {}", e.into_error(|f| dir.path_of(f)));
+                set_kept_detail(kept, log::LOG_FILE, why);
+                return Ok(true);
+            }
+        };
+    let staged = match &rebuilt {
+        Some(plan) => Some(super::archive::stage_rebuilt_index(
+            dir, snap, &rot, plan, log_text, keep,
+        )?),
+        None => None,
+    };
+    let mut push = |name: &str, bytes: &str, streamed: Option<Streamed>, detail: String| {
+        kept.retain(|(k, _)| k != name);
+        plan.push(Planned {
+            name: name.to_string(),
+            bytes: bytes.as_bytes().to_vec(),
+            action: if snap.contains(name) {
+                FileAction::Updated
+            } else {
+                FileAction::Created
+            },
+            detail: Some(detail),
+            streamed,
+        });
+    };
+    let spliced = |s: &log::Splice| Streamed::Splice {
+        keep: s.keep as u64,
+        old_tail: s.old_tail.clone(),
+    };
+    if rot.archive_changed {
+        let detail = format!("{} entries rotated in from LOG.md", rot.moved);
+        match &rot.archive_splice {
+            Some(s) => push(log::ARCHIVE_FILE, &s.text, Some(spliced(s)), detail),
+            None => push(log::ARCHIVE_FILE, &rot.archive, None, detail),
+        }
+    }
+    let detail = format!(
+        "indexes {} archived entries",
+        rot.archived.unwrap_or_default()
+    );
+    match (&rot.index_splice, staged) {
+        (Some(s), _) => push(log::INDEX_FILE, &s.text, Some(spliced(s)), detail),
+        (None, Some(len)) => push(log::INDEX_FILE, "", Some(Streamed::Staged { len }), detail),
+        (None, None) => {}
+    }
+    if rot.log_changed {
+        let detail = format!(
+            "kept the newest {}, moved {} older entries to {}",
+            rot.kept,
+            rot.moved,
+            log::ARCHIVE_FILE
+        );
+        push(log::LOG_FILE, &rot.log, None, detail);
+    }
+    Ok(true)
 }
 
 fn set_kept_detail(kept: &mut Kept, name: &str, why: String) {

@@ -928,14 +928,36 @@ impl TrustedEnds {
         })
     }
 
+    /// The archive's end as [`rotate_onto_end`] takes it.
+    pub(crate) fn archive_end(&self) -> ArchiveEnd<'_> {
+        ArchiveEnd {
+            len: self.archive_len,
+            tail: &self.archive_tail,
+            whole: self.archive_whole,
+        }
+    }
+}
+
+/// The end of a LOG-ARCHIVE.md that holds something: all [`archive_suffix`] needs of it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ArchiveEnd<'a> {
+    /// The archive's length in bytes.
+    pub len: usize,
+    /// Its last bytes, from a character boundary on.
+    pub tail: &'a str,
+    /// Whether `tail` is the whole archive.
+    pub whole: bool,
+}
+
+impl ArchiveEnd<'_> {
     /// True when [`archive_suffix`] gives for the tail what it gives for the whole archive:
     /// the tail holds the last line that is not blank and the line break before it.
     fn determines_suffix(&self) -> bool {
-        if self.archive_whole {
+        if self.whole {
             return true;
         }
-        let body = self.archive_tail.trim_end_matches(is_py_space);
-        body.contains(['\n', '\r']) && self.archive_tail.rfind('\n').is_some_and(|i| i > 0)
+        let body = self.tail.trim_end_matches(is_py_space);
+        body.contains(['\n', '\r']) && self.tail.rfind('\n').is_some_and(|i| i > 0)
     }
 }
 
@@ -974,27 +996,82 @@ pub(crate) fn rotate_onto_ends(
     }
     let parsed = LogFile::parse(log);
     parsed.check_dated(LOG_FILE)?;
-    let (kept_set, moved) = split(&parsed, keep);
     if ends.archive_tail.trim_matches(is_py_space).is_empty() {
         return Ok(Trusted::Declined);
     }
     let end = ends.index_end;
-    if moved.is_empty() {
-        return Ok(Trusted::UpToDate {
-            archived: end.count,
-        });
-    }
-    if !ends.determines_suffix() {
-        return Ok(Trusted::Declined);
-    }
-    let appended: Vec<&LogEntry> = moved.iter().rev().copied().collect();
-    let text = archive_suffix(&ends.archive_tail, &appended);
-    if !fences_ok && has_fence_line(&text) {
-        return Ok(Trusted::Declined);
-    }
-    let new_index: Vec<IndexEntry> = appended.iter().map(|e| as_index(e)).collect();
+    let (mut rotation, new_index) =
+        match rotate_onto_end(&parsed, Some(ends.archive_end()), keep, fences_ok) {
+            Onto::Nothing => {
+                return Ok(Trusted::UpToDate {
+                    archived: end.count,
+                });
+            }
+            Onto::Declined => return Ok(Trusted::Declined),
+            Onto::Moved(r, new_index) => (r, new_index),
+        };
     let old_tail = ends.index_old_tail.clone();
     let index_text = format!("{}{old_tail}", index_insertion(end.empty, &new_index));
+    rotation.index_len = end.cut + index_text.len();
+    rotation.index_splice = Some(Splice {
+        keep: end.cut,
+        text: index_text,
+        old_tail,
+    });
+    rotation.archived = Some(end.count + rotation.moved);
+    check_appended(log, &rotation.log, &rotation, keep)?;
+    Ok(Trusted::Rotated(rotation))
+}
+
+/// What [`rotate_onto_end`] gives.
+pub(crate) enum Onto {
+    /// Nothing leaves LOG.md.
+    Nothing,
+    /// Not possible from the archive's end alone (see [`rotate_onto_trusted`]).
+    Declined,
+    /// The rotation with its index left to the caller ([`Rotation::index`] empty, no
+    /// splice, [`Rotation::index_len`] 0, [`Rotation::archived`] unknown), and the index
+    /// lines of the moved entries in the order they are appended.
+    Moved(Box<Rotation>, Vec<IndexEntry>),
+}
+
+/// LOG.md (`parsed`) rotated onto the end of an archive, its index left to the caller:
+/// LOG.md's new text and the text appended after the archive's last byte ([`ArchiveEnd`]),
+/// or with `end` `None` (the archive holds nothing but blanks, or is absent) the text of a
+/// new archive ([`Rotation::archive`]). With `fences_ok` (the caller read the whole archive
+/// and found no fence in it that never closes), moved entries holding code fences are
+/// appended too.
+pub(crate) fn rotate_onto_end(
+    parsed: &LogFile,
+    end: Option<ArchiveEnd<'_>>,
+    keep: usize,
+    fences_ok: bool,
+) -> Onto {
+    let (kept_set, moved) = split(parsed, keep);
+    if moved.is_empty() {
+        return Onto::Nothing;
+    }
+    let appended: Vec<&LogEntry> = moved.iter().rev().copied().collect();
+    let (archive, archive_splice, archive_len) = if let Some(end) = end {
+        if !end.determines_suffix() {
+            return Onto::Declined;
+        }
+        let text = archive_suffix(end.tail, &appended);
+        if !fences_ok && has_fence_line(&text) {
+            return Onto::Declined;
+        }
+        let len = end.len + text.len();
+        let splice = Splice {
+            keep: end.len,
+            text,
+            old_tail: String::new(),
+        };
+        (String::new(), Some(splice), len)
+    } else {
+        let text = new_archive(&appended);
+        let len = text.len();
+        (text, None, len)
+    };
     let rotation = Rotation {
         log: parsed.render_with(
             parsed
@@ -1004,10 +1081,10 @@ pub(crate) fn rotate_onto_ends(
                 .filter(|(i, _)| kept_set.contains(i))
                 .map(|(_, e)| e),
         ),
-        archive: String::new(),
+        archive,
         index: String::new(),
-        archive_len: ends.archive_len + text.len(),
-        index_len: end.cut + index_text.len(),
+        archive_len,
+        index_len: 0,
         moved: moved.len(),
         moved_entries: moved.iter().map(|e| e.moved()).collect(),
         kept: kept_set.len(),
@@ -1015,20 +1092,12 @@ pub(crate) fn rotate_onto_ends(
         log_changed: true,
         archive_changed: true,
         index_changed: true,
-        archive_splice: Some(Splice {
-            keep: ends.archive_len,
-            text,
-            old_tail: String::new(),
-        }),
-        index_splice: Some(Splice {
-            keep: end.cut,
-            text: index_text,
-            old_tail,
-        }),
-        archived: Some(end.count + moved.len()),
+        archive_splice,
+        index_splice: None,
+        archived: None,
     };
-    check_appended(log, &rotation.log, &rotation, keep)?;
-    Ok(Trusted::Rotated(Box::new(rotation)))
+    let new_index = appended.iter().map(|e| as_index(e)).collect();
+    Onto::Moved(Box::new(rotation), new_index)
 }
 
 /// What [`rotate_onto_trusted`] did.
@@ -1060,6 +1129,30 @@ pub fn check_appended(
     let (Some(arch), Some(idx)) = (&rot.archive_splice, &rot.index_splice) else {
         return fail("an appending rotation without its appended parts".into());
     };
+    let gone = check_moved(log_before, log_after, &arch.text, false, keep)?;
+    let listed = appended_index_entries(&idx.text)?;
+    let mut listed: Vec<&str> = listed.iter().map(|e| e.sha256.as_str()).collect();
+    listed.sort_unstable();
+    if listed != gone {
+        return fail(format!(
+            "the entries appended to {INDEX_FILE} are not the entries appended to {ARCHIVE_FILE}"
+        ));
+    }
+    Ok(())
+}
+
+/// The part of a rotation's postcondition that LOG.md and the archive's new text decide:
+/// LOG.md keeps at most `keep` entries, a subsequence of the old ones, and `added` (the
+/// text appended to the archive, or with `new_archive` the text of a new one) holds
+/// exactly the entries that left LOG.md, counted by digest. Returns their digests, sorted.
+pub(crate) fn check_moved(
+    log_before: &str,
+    log_after: &str,
+    added: &str,
+    new_archive: bool,
+    keep: usize,
+) -> Result<Vec<String>, LogError> {
+    let fail = |m: String| Err(LogError::Postcondition(m));
     let before = LogFile::parse(log_before);
     let after = LogFile::parse(log_after);
     check_kept(&before, &after, keep)?;
@@ -1070,16 +1163,18 @@ pub fn check_appended(
             *n -= 1;
         }
     }
-    let mut gone: Vec<&str> = left
+    let mut gone: Vec<String> = left
         .iter()
-        .flat_map(|(d, n)| std::iter::repeat_n(*d, *n))
+        .flat_map(|(d, n)| std::iter::repeat_n((*d).to_string(), *n))
         .collect();
     gone.sort_unstable();
-    let added = LogFile::parse(&arch.text);
-    if !added.preamble.lines().all(|l| {
-        let t = l.trim();
-        t.is_empty() || t == "---"
-    }) {
+    let added = LogFile::parse(added);
+    if !new_archive
+        && !added.preamble.lines().all(|l| {
+            let t = l.trim();
+            t.is_empty() || t == "---"
+        })
+    {
         return fail(format!(
             "the text appended to {ARCHIVE_FILE} holds more than the archived entries"
         ));
@@ -1091,15 +1186,7 @@ pub fn check_appended(
             "the entries appended to {ARCHIVE_FILE} are not the entries that left {LOG_FILE}"
         ));
     }
-    let listed = appended_index_entries(&idx.text)?;
-    let mut listed: Vec<&str> = listed.iter().map(|e| e.sha256.as_str()).collect();
-    listed.sort_unstable();
-    if listed != gone {
-        return fail(format!(
-            "the entries appended to {INDEX_FILE} are not the entries appended to {ARCHIVE_FILE}"
-        ));
-    }
-    Ok(())
+    Ok(gone)
 }
 
 /// The index entries an index splice adds: the objects before the closing `]` of the
@@ -1151,7 +1238,7 @@ fn split(log: &LogFile, keep: usize) -> (HashSet<usize>, Vec<&LogEntry>) {
     (kept_set, moved)
 }
 
-fn as_index(e: &LogEntry) -> IndexEntry {
+pub(crate) fn as_index(e: &LogEntry) -> IndexEntry {
     IndexEntry {
         sha256: e.digest(),
         title: e.header.clone(),

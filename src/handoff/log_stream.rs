@@ -17,9 +17,9 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use serde_json::{Map, Value};
 
 use super::log::{
-    ARCHIVE_FILE, ArchiveProblem, Heading, INDEX_FILE, IndexEnd, IndexEntry, IndexScanner,
-    LOG_FILE, LogEntry, LogError, LogFile, Redaction, Rotation, Trusted, TrustedEnds, heading_date,
-    is_py_space,
+    ARCHIVE_FILE, ArchiveEnd, ArchiveProblem, Heading, INDEX_FILE, IndexEnd, IndexEntry,
+    IndexScanner, LOG_FILE, LogEntry, LogError, LogFile, Onto, Redaction, Rotation, Trusted,
+    TrustedEnds, heading_date, is_py_space,
 };
 use super::markdown::{fence_closes, fence_open};
 use super::stream::Streamed;
@@ -560,6 +560,8 @@ pub struct PairCheck {
     pub archive: ArchiveSummary,
     /// Entries the index lists; `None` when there is no index (absent or blank).
     pub indexed: Option<usize>,
+    /// Whether the index lists them in the legacy layout (`{"archived": [...]}`).
+    pub legacy: bool,
 }
 
 /// What a streamed read cannot judge and leaves to a whole read: an index in the layout
@@ -600,15 +602,17 @@ fn check_pair_as(
         return Ok(Ok(unindexed(&mut entries)?));
     };
     let (read, matcher) = pair_streams(&mut entries, index, limits, None, legacy)?;
-    let indexed = match read {
+    let (indexed, legacy) = match read {
         IndexRead::LegacyEntries(0) => return Ok(Ok(unindexed(&mut entries)?)),
-        IndexRead::Entries(n) | IndexRead::LegacyEntries(n) => n,
+        IndexRead::Entries(n) => (n, false),
+        IndexRead::LegacyEntries(n) => (n, true),
         IndexRead::Legacy => return Ok(Err(Unstreamed::LegacyIndex)),
     };
     Ok(Ok(PairCheck {
         problems: matcher.problems(),
         archive: entries.summary(),
         indexed: Some(indexed),
+        legacy,
     }))
 }
 
@@ -628,6 +632,7 @@ fn unindexed(entries: &mut Entries<'_>) -> Result<PairCheck, LogError> {
         problems,
         archive: summary,
         indexed: None,
+        legacy: false,
     })
 }
 
@@ -717,19 +722,12 @@ enum Stop {
     },
 }
 
-/// Reads the index's `entries` list element by element, giving each (with its position) to
-/// `each`; only the current element is held. The document is otherwise validated as
-/// [`super::log::ArchiveIndex::parse`] validates it, with the same messages and lines.
-fn read_index(
-    index: &dyn Content,
-    limits: Limits,
-    each: &mut dyn FnMut(usize, IndexEntry) -> Result<(), LogError>,
-) -> Result<IndexRead, LogError> {
-    read_index_keeping(index, limits, each, None, false)
-}
-
-/// [`read_index`], also collecting the document's other top-level keys (all but `version`,
-/// `entries` and `archived`) into `others`, in order, as a whole parse keeps them.
+/// Reads the index's `entries` list (with `legacy`, its legacy `archived` list) element by
+/// element, giving each (with its position) to `each`; only the current element is held.
+/// The document is otherwise validated as [`super::log::ArchiveIndex::parse`] validates it,
+/// with the same messages and lines. With `others`, its other top-level keys (all but
+/// `version`, `entries` and `archived`) are collected there, in order, as a whole parse
+/// keeps them.
 fn read_index_keeping(
     index: &dyn Content,
     limits: Limits,
@@ -1133,22 +1131,28 @@ const TAIL_BYTES: u64 = 64 * 1024;
 pub enum StreamedRotation {
     /// Entries moved: the archive and index change by their splices alone.
     Rotated(Box<Rotation>),
+    /// The archive changes by its splice (or is new) and the index is written anew as a
+    /// stream ([`Rebuilt::write_index`]): there is no index in the current layout to extend
+    /// (none, or a legacy one), or its end could not be found. The rotation's
+    /// [`Rotation::index`] is empty and its [`Rotation::index_len`] unknown.
+    Rebuilt(Box<Rotation>, Rebuilt),
     /// Nothing to move; the archive holds this many entries.
     UpToDate {
         /// Entries in the archive.
         archived: usize,
     },
-    /// Read them whole ([`super::log::rotate`]): there is no index in the current layout to
-    /// extend (none, or a legacy one: the archive's entries are adopted into a new one), the
-    /// archive is blank, or its end does not show how to append to it.
+    /// Read them whole ([`super::log::rotate`]): the archive holds a code fence that never
+    /// closes and the moved entries hold fence lines (appended, they could close it and
+    /// change how the old entries read), or its end does not show how to append to it.
     Whole,
 }
 
 /// Rotates LOG.md onto LOG-ARCHIVE.md and its index read as streams: the pair is checked
 /// entry by entry as [`super::log::rotate`] checks it whole (the same problems refuse the
 /// rotation), then only their ends are read and the moved entries appended, as on the
-/// proportional path. Memory holds LOG.md, one archive entry and one index element at a
-/// time, not the archive.
+/// proportional path. An archive without an index, or with one in the legacy layout, gets
+/// a new index ([`StreamedRotation::Rebuilt`]), written as a stream. Memory holds LOG.md,
+/// one archive entry and one index element at a time, not the archive.
 pub fn rotate_streamed(
     log: &str,
     archive: Option<&dyn Content>,
@@ -1159,34 +1163,341 @@ pub fn rotate_streamed(
     if keep == 0 {
         return Err(LogError::ZeroKeep);
     }
-    LogFile::parse(log).check_dated(LOG_FILE)?;
-    let (Some(archive), Some(index)) = (archive, index) else {
-        return Ok(StreamedRotation::Whole);
-    };
-    let pair = match check_pair(Some(archive), Some(index), limits)? {
+    let parsed = LogFile::parse(log);
+    parsed.check_dated(LOG_FILE)?;
+    let pair = match check_pair_as(archive, index, limits, true)? {
         Ok(p) => p,
-        Err(Unstreamed::LegacyIndex) => return Ok(StreamedRotation::Whole),
+        // The first pass found a legacy list the second did not.
+        Err(Unstreamed::LegacyIndex) => return Err(changed_while_read()),
     };
-    if pair.indexed.is_none() || !pair.archive.present {
-        return Ok(StreamedRotation::Whole);
+    // An archive without an index is not damage: the new index adopts its entries.
+    let blocking: Vec<ArchiveProblem> = pair
+        .problems
+        .into_iter()
+        .filter(|p| !matches!(p, ArchiveProblem::Unindexed { .. }))
+        .collect();
+    if !blocking.is_empty() {
+        return Err(LogError::Integrity(blocking));
     }
-    if !pair.problems.is_empty() {
-        return Err(LogError::Integrity(pair.problems));
+    let fences_ok = !pair.archive.unclosed_fence;
+    let extendable = pair.indexed.is_some() && !pair.legacy && pair.archive.present;
+    if let (true, Some(archive), Some(index)) = (extendable, archive, index)
+        && let Some(ends) = ends_of(archive, index, pair.archive.tail_from)?
+    {
+        match super::log::rotate_onto_ends(log, &ends, keep, fences_ok)? {
+            Trusted::Rotated(r) => return Ok(StreamedRotation::Rotated(r)),
+            Trusted::UpToDate { .. } => {
+                return Ok(StreamedRotation::UpToDate {
+                    archived: pair.archive.entries,
+                });
+            }
+            Trusted::Declined => return Ok(StreamedRotation::Whole),
+        }
     }
-    let Some(ends) = ends_of(archive, index, pair.archive.tail_from)? else {
-        return Ok(StreamedRotation::Whole);
+    // No index in the current layout to extend: one is written anew.
+    let listed = match (pair.indexed, pair.legacy) {
+        (None, _) => Listed::Adopted,
+        (Some(_), false) => Listed::Current,
+        (Some(_), true) => Listed::Legacy,
     };
-    // Fence lines in the moved entries cannot change how the old archive reads unless it
-    // holds a fence that never closes (they could close it).
-    Ok(
-        match super::log::rotate_onto_ends(log, &ends, keep, !pair.archive.unclosed_fence)? {
-            Trusted::Rotated(r) => StreamedRotation::Rotated(r),
-            Trusted::UpToDate { .. } => StreamedRotation::UpToDate {
-                archived: pair.archive.entries,
+    let before = pair.archive.entries;
+    let adopted = if listed == Listed::Adopted { before } else { 0 };
+    let tail;
+    let end = match archive {
+        Some(archive) if pair.archive.present => {
+            let Some(end) = archive_end_of(archive, pair.archive.tail_from)? else {
+                return Ok(StreamedRotation::Whole);
+            };
+            tail = end;
+            Some(tail.end())
+        }
+        _ => None,
+    };
+    let (mut rotation, new) = match super::log::rotate_onto_end(&parsed, end, keep, fences_ok) {
+        Onto::Declined => return Ok(StreamedRotation::Whole),
+        Onto::Nothing if adopted == 0 => {
+            return Ok(StreamedRotation::UpToDate { archived: before });
+        }
+        // Only the index changes: it adopts the archive's entries.
+        Onto::Nothing => (Box::new(adopting(log, before)), Vec::new()),
+        Onto::Moved(r, new) => (r, new),
+    };
+    rotation.adopted = adopted;
+    rotation.archived = Some(before + rotation.moved);
+    let rebuilt = Rebuilt {
+        listed,
+        new,
+        before,
+    };
+    Ok(StreamedRotation::Rebuilt(rotation, rebuilt))
+}
+
+/// The rotation that moves nothing and only indexes the `archived` entries of an archive
+/// without an index.
+fn adopting(log: &str, archived: usize) -> Rotation {
+    Rotation {
+        log: log.to_string(),
+        archive: String::new(),
+        index: String::new(),
+        archive_len: 0,
+        index_len: 0,
+        moved: 0,
+        moved_entries: Vec::new(),
+        kept: LogFile::parse(log).entries.len(),
+        adopted: archived,
+        log_changed: false,
+        archive_changed: false,
+        index_changed: true,
+        archive_splice: None,
+        index_splice: None,
+        archived: Some(archived),
+    }
+}
+
+/// Where the lines of a rebuilt index before the moved entries' come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Listed {
+    /// No index accounts for the archive (none, a blank one, or an empty legacy list):
+    /// every archive entry is indexed, in archive order.
+    Adopted,
+    /// The old index's `entries` list, line for line.
+    Current,
+    /// The old index's legacy `archived` list, line for line.
+    Legacy,
+}
+
+/// The index a rotation writes anew, as a stream (issue #12 item 2): the lines the old
+/// index held (or, with none, one for each archive entry), then the moved entries', then
+/// the old index's other keys, in the layout [`super::log::ArchiveIndex::render`] writes,
+/// byte for byte what [`super::log::rotate`] writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rebuilt {
+    listed: Listed,
+    /// The moved entries' lines, in the order they are appended.
+    new: Vec<IndexEntry>,
+    /// Entries in the archive before the rotation.
+    before: usize,
+}
+
+impl Rebuilt {
+    /// Writes the new index to `out`, reading the old `archive` (its entries, when they are
+    /// adopted) and `index` (its lines and other keys) once more as streams. `archive` must
+    /// be the archive before the rotation. The outer error is a failed write, the inner one
+    /// a failed read (or the files changed since they were planned).
+    pub fn write_index(
+        &self,
+        archive: Option<&dyn Content>,
+        index: Option<&dyn Content>,
+        limits: Limits,
+        out: &mut dyn io::Write,
+    ) -> io::Result<Result<(), LogError>> {
+        let mut lines = IndexLines::new(out);
+        let mut others = Map::new();
+        let read = match (self.listed, index) {
+            (Listed::Adopted, None) => Ok(0),
+            // A blank index, or a legacy one with an empty list: its other keys are kept.
+            (Listed::Adopted, Some(index)) if is_blank(index).unwrap_or(false) => Ok(0),
+            (listed, Some(index)) => {
+                let legacy = listed != Listed::Current;
+                let mut each = |_: usize, e: IndexEntry| lines.line(&e);
+                match read_index_keeping(index, limits, &mut each, Some(&mut others), legacy) {
+                    Ok(IndexRead::Entries(n)) if listed == Listed::Current => Ok(n),
+                    Ok(IndexRead::LegacyEntries(n)) if legacy => Ok(n),
+                    Ok(_) => Err(changed_while_read()),
+                    Err(e) => Err(e),
+                }
+            }
+            (_, None) => Err(changed_while_read()),
+        };
+        let listed = match lines.failed.take() {
+            Some(e) => return Err(e),
+            None => match read {
+                Ok(n) => n,
+                Err(e) => return Ok(Err(e)),
             },
-            Trusted::Declined => StreamedRotation::Whole,
-        },
-    )
+        };
+        if self.listed == Listed::Adopted {
+            if listed != 0 {
+                return Ok(Err(changed_while_read()));
+            }
+            let empty = Bytes(&[]);
+            let mut entries = match Entries::new(archive.unwrap_or(&empty), limits, ARCHIVE_FILE) {
+                Ok(e) => e,
+                Err(e) => return Ok(Err(e)),
+            };
+            loop {
+                match entries.next_entry() {
+                    Ok(Some(e)) => lines.write(&super::log::as_index(&e))?,
+                    Ok(None) => break,
+                    Err(e) => return Ok(Err(e)),
+                }
+            }
+            if entries.summary().entries != self.before {
+                return Ok(Err(changed_while_read()));
+            }
+        }
+        for e in &self.new {
+            lines.write(e)?;
+        }
+        lines.finish(others)?;
+        Ok(Ok(()))
+    }
+
+    /// The postcondition of the rotation `rot` this index belongs to, on the archive and
+    /// index as they are after it (on disk, or about to be): LOG.md keeps at most `keep` entries of `log_before`, the text
+    /// appended to the archive holds exactly the entries that left it, and the new pair,
+    /// read as streams, holds the old entries and the moved ones, each indexed once per
+    /// copy, nothing lost or duplicated.
+    pub fn check(
+        &self,
+        rot: &Rotation,
+        log_before: &str,
+        archive: &dyn Content,
+        index: &dyn Content,
+        keep: usize,
+        limits: Limits,
+    ) -> Result<(), LogError> {
+        if rot.archive_changed {
+            let (added, new_archive) = match &rot.archive_splice {
+                Some(s) => (s.text.as_str(), false),
+                None => (rot.archive.as_str(), true),
+            };
+            super::log::check_moved(log_before, &rot.log, added, new_archive, keep)?;
+        }
+        let meant = self.before + rot.moved;
+        let pair = match check_pair(Some(archive), Some(index), limits)? {
+            Ok(p) => p,
+            Err(Unstreamed::LegacyIndex) => return Err(changed_while_read()),
+        };
+        // The index lists the old entries (as the old archive read) and the moved ones:
+        // appended text that changed how an old entry reads (a fence it closed) leaves one
+        // unpaired.
+        let fail = |m: String| Err(LogError::Postcondition(m));
+        if pair.archive.entries != meant {
+            return fail(format!(
+                "{ARCHIVE_FILE} would hold {} entries, not the {meant} it held and received",
+                pair.archive.entries
+            ));
+        }
+        if !pair.problems.is_empty() || pair.indexed != Some(meant) {
+            return fail(format!(
+                "{INDEX_FILE} does not list exactly the entries of {ARCHIVE_FILE}"
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Rebuilt {
+    /// [`Rebuilt::write_index`] into `file` from the old archive and index (left on disk,
+    /// `None` when absent), in pieces, then synced.
+    pub fn write_index_to(
+        &self,
+        file: &mut std::fs::File,
+        old: [Option<&Streamed>; 2],
+    ) -> io::Result<Result<(), LogError>> {
+        let [archive, index] = old.map(|s| s.map(|s| s as &dyn Content));
+        let mut out = io::BufWriter::with_capacity(CHUNK, &mut *file);
+        let read = self.write_index(archive, index, Limits::default(), &mut out)?;
+        io::Write::flush(&mut out)?;
+        drop(out);
+        file.sync_all()?;
+        Ok(read)
+    }
+
+    /// [`Rebuilt::check`] of the index written at `staged` with the archive as the rotation
+    /// `rot` leaves it: the old one (`old_archive`, on disk) with its splice, unchanged, or
+    /// new.
+    pub fn check_staged(
+        &self,
+        rot: &Rotation,
+        log_before: &str,
+        old_archive: Option<&Streamed>,
+        staged: &std::path::Path,
+        keep: usize,
+    ) -> Result<(), LogError> {
+        let len = std::fs::metadata(staged).map_err(|e| io_error(INDEX_FILE, &e))?;
+        let new_index = Streamed::whole(staged.to_path_buf(), len.len());
+        let spliced;
+        let new_archive: &dyn Content = match (old_archive, &rot.archive_splice) {
+            (Some(old), Some(s)) => {
+                spliced = Streamed {
+                    path: old.path.clone(),
+                    keep: s.keep as u64,
+                    tail: s.text.as_bytes().to_vec(),
+                };
+                &spliced
+            }
+            (Some(old), None) if !rot.archive_changed => old,
+            _ => &Bytes(rot.archive.as_bytes()),
+        };
+        self.check(
+            rot,
+            log_before,
+            new_archive,
+            &new_index,
+            keep,
+            Limits::default(),
+        )
+    }
+}
+
+/// The `entries` list of an index written as a stream, each line as
+/// [`super::log::ArchiveIndex::render`] writes it; the text before the list is written
+/// first, the list's end and the other keys by [`IndexLines::finish`].
+struct IndexLines<'w> {
+    out: &'w mut dyn io::Write,
+    written: usize,
+    started: bool,
+    /// A write that failed while a reader called [`IndexLines::line`].
+    failed: Option<io::Error>,
+}
+
+impl<'w> IndexLines<'w> {
+    fn new(out: &'w mut dyn io::Write) -> IndexLines<'w> {
+        IndexLines {
+            out,
+            written: 0,
+            started: false,
+            failed: None,
+        }
+    }
+
+    /// Writes one line.
+    fn write(&mut self, e: &IndexEntry) -> io::Result<()> {
+        if !self.started {
+            let (before, _) = super::log::index_around_entries(Map::new());
+            self.out.write_all(before.as_bytes())?;
+            self.started = true;
+        }
+        let sep = if self.written == 0 { "\n" } else { ",\n" };
+        self.out.write_all(sep.as_bytes())?;
+        self.out
+            .write_all(super::log::index_entry_text(e).as_bytes())?;
+        self.written += 1;
+        Ok(())
+    }
+
+    /// [`IndexLines::write`] for a reader's callback: a failed write stops the read, and
+    /// is kept to be returned instead of the read's error.
+    fn line(&mut self, e: &IndexEntry) -> Result<(), LogError> {
+        self.write(e).map_err(|e| {
+            self.failed = Some(e);
+            changed_while_read()
+        })
+    }
+
+    /// Ends the list and writes the other keys (`others`, in order) and the document's end.
+    fn finish(self, others: Map<String, Value>) -> io::Result<()> {
+        let (before, after) = super::log::index_around_entries(others);
+        if !self.started {
+            self.out.write_all(before.as_bytes())?;
+        }
+        if self.written > 0 {
+            self.out.write_all(b"\n  ")?;
+        }
+        self.out.write_all(after.as_bytes())
+    }
 }
 
 /// Reads `content` from `from` to its end (at most what a rotation's ends need).
@@ -1208,18 +1519,7 @@ pub fn ends_of(
     index: &dyn Content,
     tail_from: u64,
 ) -> Result<Option<TrustedEnds>, LogError> {
-    let len = archive.content_len();
-    let from = tail_from.min(len.saturating_sub(TAIL_BYTES));
-    let tail = read_from(archive, from, ARCHIVE_FILE)?;
-    let skip = if from == 0 {
-        0
-    } else {
-        tail.iter()
-            .take(3)
-            .take_while(|b| (0x80..0xC0).contains(*b))
-            .count()
-    };
-    let Ok(archive_tail) = String::from_utf8(tail[skip..].to_vec()) else {
+    let Some(ArchiveTail { len, tail, whole }) = archive_end_of(archive, tail_from)? else {
         return Ok(None);
     };
     let mut scanner = IndexScanner::default();
@@ -1243,15 +1543,57 @@ pub fn ends_of(
     else {
         return Ok(None);
     };
-    let Ok(archive_len) = usize::try_from(len) else {
-        return Ok(None);
-    };
     Ok(Some(TrustedEnds {
-        archive_len,
-        archive_tail,
-        archive_whole: from == 0,
+        archive_len: len,
+        archive_tail: tail,
+        archive_whole: whole,
         index_end: end,
         index_old_tail,
+    }))
+}
+
+/// The end of an archive as [`archive_end_of`] reads it.
+struct ArchiveTail {
+    len: usize,
+    tail: String,
+    whole: bool,
+}
+
+impl ArchiveTail {
+    fn end(&self) -> ArchiveEnd<'_> {
+        ArchiveEnd {
+            len: self.len,
+            tail: &self.tail,
+            whole: self.whole,
+        }
+    }
+}
+
+/// The archive from `tail_from` (the line before its last line that is not blank) or its
+/// last 64 KiB, whichever is longer. `None` when that is not UTF-8 (it changed since it
+/// was checked) or too long to address.
+fn archive_end_of(archive: &dyn Content, tail_from: u64) -> Result<Option<ArchiveTail>, LogError> {
+    let len = archive.content_len();
+    let from = tail_from.min(len.saturating_sub(TAIL_BYTES));
+    let tail = read_from(archive, from, ARCHIVE_FILE)?;
+    let skip = if from == 0 {
+        0
+    } else {
+        tail.iter()
+            .take(3)
+            .take_while(|b| (0x80..0xC0).contains(*b))
+            .count()
+    };
+    let (Ok(tail), Ok(len)) = (
+        String::from_utf8(tail[skip..].to_vec()),
+        usize::try_from(len),
+    ) else {
+        return Ok(None);
+    };
+    Ok(Some(ArchiveTail {
+        len,
+        tail,
+        whole: from == 0,
     }))
 }
 
@@ -1296,6 +1638,9 @@ pub struct Unpaired {
     others: Map<String, Value>,
     /// Entries in the archive.
     archived: usize,
+    /// Whether the index is in the legacy layout (`{"archived": [...]}`): it is written in
+    /// the current one.
+    legacy: bool,
 }
 
 impl Unpaired {
@@ -1331,6 +1676,7 @@ impl Unpaired {
             missing,
             changed,
             mut others,
+            legacy,
             ..
         } = self;
         let lines: Vec<&IndexEntry> = missing.iter().map(|(_, e)| e).collect();
@@ -1382,6 +1728,7 @@ impl Unpaired {
             replaced,
             others,
             redactions,
+            legacy,
         })
     }
 }
@@ -1424,18 +1771,21 @@ pub struct ReindexPlan {
     others: Map<String, Value>,
     /// The entries re-indexed, in archive order.
     pub redactions: Vec<Redaction>,
+    /// Whether the old index is in the legacy layout.
+    legacy: bool,
 }
 
 /// The first passes of `archive --reindex` on LOG-ARCHIVE.md and its index as streams
 /// (issue #12 item 2): every archive entry dated (as [`LogFile::check_dated`] requires),
 /// the index read as [`super::log::ArchiveIndex::parse`] reads it, and archive entries
 /// paired with index lines by digest; what is left unpaired is returned. A legacy index
-/// (`{"archived": [...]}`) is left to a whole read.
+/// (`{"archived": [...]}`) is paired by its list, as a whole read pairs it, and written
+/// in the current layout.
 pub fn pair_for_reindex(
     archive: &dyn Content,
     index: &dyn Content,
     limits: Limits,
-) -> Result<Result<Unpaired, Unstreamed>, LogError> {
+) -> Result<Unpaired, LogError> {
     // A whole read checks the dates before it parses the index: so does this, in a pass
     // of its own, so the same input fails with the same error.
     let mut entries = Entries::new(archive, limits, ARCHIVE_FILE)?;
@@ -1451,10 +1801,13 @@ pub fn pair_for_reindex(
     }
     let mut entries = Entries::new(archive, limits, ARCHIVE_FILE)?;
     let mut others = Map::new();
-    let (read, matcher) = pair_streams(&mut entries, index, limits, Some(&mut others), false)?;
-    if !matches!(read, IndexRead::Entries(_)) {
-        return Ok(Err(Unstreamed::LegacyIndex));
-    }
+    let (read, matcher) = pair_streams(&mut entries, index, limits, Some(&mut others), true)?;
+    let legacy = match read {
+        IndexRead::Entries(_) => false,
+        IndexRead::LegacyEntries(_) => true,
+        // The first pass found a legacy list the second did not.
+        IndexRead::Legacy => return Err(changed_while_read()),
+    };
     let archived = entries.summary().entries;
     let (missing, forged) = matcher.unpaired();
     let missing = missing
@@ -1464,12 +1817,13 @@ pub fn pair_for_reindex(
             _ => unreachable!("the index side waits as `Missing`"),
         })
         .collect();
-    Ok(Ok(Unpaired {
+    Ok(Unpaired {
         missing,
         changed: forged.into_iter().map(|(pos, _)| pos).collect(),
         others,
         archived,
-    }))
+        legacy,
+    })
 }
 
 /// Writes the re-indexed index to `out` as a stream: the index read again element by
@@ -1485,41 +1839,25 @@ pub fn write_reindexed(
     let ReindexPlan {
         mut replaced,
         others,
+        legacy,
         ..
     } = plan;
-    let (before, after) = super::log::index_around_entries(others);
-    out.write_all(before.as_bytes())?;
-    let mut failed = None;
-    let mut each = |pos: usize, e: IndexEntry| {
-        let e = replaced.remove(&pos).unwrap_or(e);
-        let sep = if pos == 0 { "\n" } else { ",\n" };
-        let written = out
-            .write_all(sep.as_bytes())
-            .and_then(|()| out.write_all(super::log::index_entry_text(&e).as_bytes()));
-        // The read stops at a failed write; the write's error is the one returned.
-        written.map_err(|e| {
-            failed = Some(e);
-            changed_while_read()
-        })
-    };
-    let read = read_index(index, limits, &mut each);
-    if let Some(e) = failed {
+    let mut lines = IndexLines::new(out);
+    let mut each = |pos: usize, e: IndexEntry| lines.line(&replaced.remove(&pos).unwrap_or(e));
+    let read = read_index_keeping(index, limits, &mut each, None, legacy);
+    if let Some(e) = lines.failed.take() {
         return Err(e);
     }
-    let written = match read {
-        Ok(IndexRead::Entries(n)) => n,
-        Ok(IndexRead::Legacy | IndexRead::LegacyEntries(_)) => {
-            return Ok(Err(changed_while_read()));
-        }
+    match read {
+        Ok(IndexRead::Entries(_)) if !legacy => {}
+        Ok(IndexRead::LegacyEntries(_)) if legacy => {}
+        Ok(_) => return Ok(Err(changed_while_read())),
         Err(e) => return Ok(Err(e)),
-    };
+    }
     if !replaced.is_empty() {
         return Ok(Err(changed_while_read()));
     }
-    if written > 0 {
-        out.write_all(b"\n  ")?;
-    }
-    out.write_all(after.as_bytes())?;
+    lines.finish(others)?;
     Ok(Ok(()))
 }
 
@@ -1688,7 +2026,7 @@ mod tests {
     ) -> Result<Option<(String, Vec<Redaction>)>, LogError> {
         let today: jiff::civil::Date = "2026-02-01".parse().unwrap();
         let (a, i) = (Bytes(archive.as_bytes()), Bytes(index.as_bytes()));
-        let unpaired = pair_for_reindex(&a, &i, tiny(chunk))?.expect("not a legacy index");
+        let unpaired = pair_for_reindex(&a, &i, tiny(chunk))?;
         if unpaired.is_empty() {
             return Ok(None);
         }
@@ -1900,7 +2238,7 @@ mod tests {
                 assert_eq!(streamed, whole, "{what}, pieces of {chunk}");
             }
         }
-        // The rotation still leaves a legacy index to the whole read that rewrites it.
+        // The plain pair check leaves a legacy list to the callers that read one.
         let legacy = legacy_of(&lines);
         assert_eq!(
             check_pair(
@@ -1913,15 +2251,20 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_streamed_rotation_appends_what_a_whole_rotation_appends() {
-        let (archive, index) = pair(9);
+    /// A LOG.md of four entries newer than [`pair`]'s and one older, holding a code fence.
+    fn log_to_rotate() -> String {
         let mut log = String::from("# Journal\n\n---\n\n");
         for i in 1..=4 {
             log = append_entry(&log, &entry(&format!("2026-02-0{i}"), 100 + i));
         }
+        append_entry(&log, "## [2026-01-30] f: fenced\n\n```\ncode\n```\n")
+    }
+
+    #[test]
+    fn a_streamed_rotation_appends_what_a_whole_rotation_appends() {
+        let (archive, index) = pair(9);
         // A moved entry with a code fence: appended too, the old archive has no open fence.
-        log = append_entry(&log, "## [2026-01-30] f: fenced\n\n```\ncode\n```\n");
+        let log = log_to_rotate();
         let whole = rotate(&log, Some(&archive), Some(&index), 2)
             .unwrap()
             .unwrap();
@@ -1967,5 +2310,208 @@ mod tests {
         )
         .unwrap();
         assert_eq!(got, StreamedRotation::Whole);
+    }
+
+    /// The rotation [`rotate_streamed`] plans for `log` onto `archive` and `index` in pieces
+    /// of `chunk` bytes, written out: LOG.md, the archive and the index as they become, and
+    /// the entries moved and adopted. `None` when nothing moves.
+    #[expect(
+        clippy::type_complexity,
+        reason = "the three texts and two counts compared"
+    )]
+    fn rebuilt_streamed(
+        log: &str,
+        archive: Option<&str>,
+        index: Option<&str>,
+        chunk: usize,
+    ) -> Result<Option<(String, String, String, Vec<log::MovedEntry>, usize)>, LogError> {
+        let a = archive.map(|t| Bytes(t.as_bytes()));
+        let i = index.map(|t| Bytes(t.as_bytes()));
+        let (a, i) = (a.as_ref(), i.as_ref());
+        let (a, i) = (a.map(|c| c as &dyn Content), i.map(|c| c as &dyn Content));
+        let (rot, plan) = match rotate_streamed(log, a, i, 2, tiny(chunk))? {
+            StreamedRotation::Rebuilt(rot, plan) => (rot, plan),
+            StreamedRotation::UpToDate { .. } => return Ok(None),
+            other => panic!("not rebuilt: {other:?}"),
+        };
+        let mut out = Vec::new();
+        plan.write_index(a, i, tiny(chunk), &mut out).unwrap()?;
+        let new_archive = match &rot.archive_splice {
+            Some(s) => format!("{}{}", &archive.unwrap_or_default()[..s.keep], s.text),
+            None if rot.archive_changed => rot.archive.clone(),
+            None => archive.unwrap_or_default().to_string(),
+        };
+        plan.check(
+            &rot,
+            log,
+            &Bytes(new_archive.as_bytes()),
+            &Bytes(&out),
+            2,
+            tiny(chunk),
+        )?;
+        let index = String::from_utf8(out).unwrap();
+        Ok(Some((
+            rot.log,
+            new_archive,
+            index,
+            rot.moved_entries,
+            rot.adopted,
+        )))
+    }
+
+    #[test]
+    fn a_rotation_that_builds_a_new_index_writes_as_a_stream_the_bytes_a_whole_rotation_writes() {
+        // Issue #12 item 2: an archive without an index, with a legacy one, or with one whose
+        // end a scan cannot find gets its new index written as a stream, not read whole.
+        let (archive, index) = pair(7);
+        let log = log_to_rotate();
+        let lines = ArchiveIndex::parse(&index).unwrap().entries;
+        let legacy_of = |lines: &[IndexEntry], extra: &str| {
+            let list: Vec<Value> = lines
+                .iter()
+                .map(|e| serde_json::json!({"sha256": e.sha256, "title": e.title, "date": "x"}))
+                .collect();
+            let doc = serde_json::json!({"updated": "x", "archived": list});
+            let text = serde_json::to_string_pretty(&doc).unwrap();
+            text.replacen('{', &format!("{{{extra}"), 1)
+        };
+        // Other keys after `entries`, too long for the end a splice reads (64 KiB).
+        let long_end = index.trim_end().strip_suffix('}').unwrap().to_string()
+            + &format!(",\n  \"notes\": \"{}\"\n}}\n", "n".repeat(70 * 1024));
+        let short_log = append_entry("# Journal\n\n", &entry("2026-03-01", 1));
+        let mut plain_log = String::from("# Journal\n\n");
+        for i in 1..=4 {
+            plain_log = append_entry(&plain_log, &entry(&format!("2026-02-0{i}"), 100 + i));
+        }
+        let cases: Vec<(&str, &str, Option<String>, Option<String>)> = vec![
+            ("no index", &log, Some(archive.clone()), None),
+            (
+                "a blank index",
+                &log,
+                Some(archive.clone()),
+                Some(" \n".into()),
+            ),
+            (
+                "a CRLF archive and no index",
+                &log,
+                Some(archive.replace('\n', "\r\n")),
+                None,
+            ),
+            (
+                "a legacy index listing every entry",
+                &log,
+                Some(archive.clone()),
+                Some(legacy_of(&lines, "")),
+            ),
+            (
+                "a legacy index with an empty list and another key",
+                &log,
+                Some(archive.clone()),
+                Some(legacy_of(&[], "\"kept\": [1, \"é\"], ")),
+            ),
+            (
+                "an index with a long end",
+                &log,
+                Some(archive.clone()),
+                Some(long_end),
+            ),
+            (
+                "an empty index and no archive",
+                &log,
+                None,
+                Some("{\"version\": 1, \"entries\": []}".into()),
+            ),
+            ("a blank archive", &log, Some("\n\n".into()), None),
+            (
+                "a fence that never closes, no fence moved",
+                &plain_log,
+                Some(archive.replacen("---", "```", 1)),
+                None,
+            ),
+            (
+                "nothing to move, an archive to adopt",
+                &short_log,
+                Some(archive.clone()),
+                None,
+            ),
+        ];
+        for (what, log, archive, index) in &cases {
+            let whole = rotate(log, archive.as_deref(), index.as_deref(), 2).unwrap();
+            let whole = whole.map(|r| (r.log, r.archive, r.index, r.moved_entries, r.adopted));
+            for chunk in [1, 7, 4096] {
+                let got = rebuilt_streamed(log, archive.as_deref(), index.as_deref(), chunk);
+                if what.contains("long end") || what.contains("empty index") {
+                    // A whole rotation splices these indexes; rewritten, they hold the same.
+                    let (mut got, mut whole) = (got.unwrap().unwrap(), whole.clone().unwrap());
+                    let json = |t: &str| serde_json::from_str::<Value>(t).unwrap();
+                    assert_eq!(json(&got.2), json(&whole.2), "{what}, pieces of {chunk}");
+                    assert_eq!(got.2, ArchiveIndex::parse(&whole.2).unwrap().render());
+                    (got.2, whole.2) = (String::new(), String::new());
+                    assert_eq!(got, whole, "{what}, pieces of {chunk}");
+                    continue;
+                }
+                assert_eq!(got.as_ref(), Ok(&whole), "{what}, pieces of {chunk}");
+            }
+        }
+        // A legacy index that does not list an entry refuses the rotation as a whole read
+        // refuses it, with the same problems.
+        let short = legacy_of(&lines[1..], "");
+        let a = Bytes(archive.as_bytes());
+        let i = Bytes(short.as_bytes());
+        assert_eq!(
+            rotate_streamed(&log, Some(&a), Some(&i), 2, tiny(5)).unwrap_err(),
+            rotate(&log, Some(&archive), Some(&short), 2).unwrap_err()
+        );
+    }
+
+    #[test]
+    fn a_rebuilt_index_is_checked_against_the_archive_it_will_index() {
+        // The check before anything is put in place: an index that lost a line, or an
+        // archive that changed since the plan, fails it; the files as planned pass.
+        let (archive, _) = pair(5);
+        let mut log = String::from("# Journal\n\n");
+        for i in 1..=3 {
+            log = append_entry(&log, &entry(&format!("2026-02-0{i}"), 100 + i));
+        }
+        let a = Bytes(archive.as_bytes());
+        let StreamedRotation::Rebuilt(rot, plan) =
+            rotate_streamed(&log, Some(&a), None, 1, tiny(64)).unwrap()
+        else {
+            panic!("not rebuilt")
+        };
+        let mut index = Vec::new();
+        plan.write_index(Some(&a), None, tiny(64), &mut index)
+            .unwrap()
+            .unwrap();
+        let splice = rot.archive_splice.as_ref().unwrap();
+        let after = format!("{archive}{}", splice.text);
+        let check = |archive: &str, index: &[u8]| {
+            plan.check(
+                &rot,
+                &log,
+                &Bytes(archive.as_bytes()),
+                &Bytes(index),
+                1,
+                tiny(64),
+            )
+        };
+        assert_eq!(check(&after, &index), Ok(()));
+        let text = String::from_utf8(index.clone()).unwrap();
+        let mut parsed = ArchiveIndex::parse(&text).unwrap();
+        parsed.entries.remove(2);
+        let err = check(&after, parsed.render().as_bytes()).unwrap_err();
+        assert!(matches!(err, LogError::Postcondition(_)), "{err:?}");
+        let edited = after.replacen("- did 2\n", "- did two\n", 1);
+        let err = check(&edited, &index).unwrap_err();
+        assert!(matches!(err, LogError::Postcondition(_)), "{err:?}");
+        // An archive that lost an entry since the plan is not adopted from.
+        let shorter = archive.replacen(&LogFile::parse(&archive).entries[1].raw, "", 1);
+        let got = plan.write_index(
+            Some(&Bytes(shorter.as_bytes())),
+            None,
+            tiny(64),
+            &mut Vec::new(),
+        );
+        assert!(got.unwrap().is_err());
     }
 }

@@ -66,28 +66,34 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// Read as streams, with no such limit (issue #12 item 2): every snapshot of the working
 /// tree ([`HandoffDir::snapshot`] leaves them on disk, [`ARCHIVE_PAIR`]), so `status`,
 /// `task`, `trust`, `context`, `init`, `lint`, `commit` (its first lint, its rotation, its
-/// saved copy) and `archive` hash, summarise and check them in pieces; `recover` compares
-/// them with HEAD's blobs in pieces and `review` never reads them
-/// ([`HandoffDir::snapshot_commit_leaving`]); the lint reads them in pieces above 8 MiB
-/// when that gives what a whole lint gives (`lint::pieces`); the merge driver merges them
-/// as streams above 8 MiB when a side is taken whole or each side only added entries
-/// ([`merge_stream`]); `verify` (the hook, `commit`'s gate, `verify --level ci`) reads
-/// their blobs from the working tree as streams when the file there is the blob; `verify`
-/// and `archive --verify` check a legacy index as a stream; `archive --reindex` pairs the
-/// archive's entries with the index's lines as streams and writes the new index as one
-/// (`log_stream::pair_for_reindex`), holding HEAD's archive blob (gix loads a blob whole)
-/// but only the texts of the index lines it replaces.
+/// saved copy) and `archive` hash, summarise and check them in pieces; a rotation (by
+/// `archive` or `commit`) checks them entry by entry and appends to their ends, and when
+/// there is no index in the current layout to extend (none, a legacy one, or one whose end
+/// a scan cannot find) it writes the new index as a stream, adopting the archive's entries
+/// (`log_stream::Rebuilt`), and so does `init --migrate` splitting LOG.md onto them;
+/// `recover` compares them with HEAD's blobs in pieces and
+/// `review` never reads them ([`HandoffDir::snapshot_commit_leaving`]); the lint reads them
+/// in pieces above 8 MiB when that gives what a whole lint gives (`lint::pieces`); the
+/// merge driver merges them as streams above 8 MiB when a side is taken whole or each side
+/// only added entries ([`merge_stream`]); `verify` (the hook, `commit`'s gate,
+/// `verify --level ci`) reads their blobs from the working tree as streams when the file
+/// there is the blob; `verify` and `archive --verify` check a legacy index as a stream;
+/// `archive --reindex` pairs the archive's entries with the index's lines (a legacy list
+/// too) as streams and writes the new index as one (`log_stream::pair_for_reindex`),
+/// holding HEAD's archive blob (gix loads a blob whole) but only the texts of the index
+/// lines it replaces.
 ///
-/// Still read whole, within this limit: `init --migrate` when it splits LOG.md
-/// ([`HandoffDir::snapshot_worktree_whole`], [`Snapshot::hold_streamed`]), a rotation (by
-/// `archive` or `commit`) that adopts an unindexed archive or rewrites a legacy index,
-/// `archive --reindex` of a legacy index, the merge driver's other merges (an index both
-/// sides changed, an archive a side rewrote), blobs the working tree does not hold (gix
-/// loads a blob whole), an archive kept in a subdirectory of the handoff directory, and
-/// the lint when its pieces cannot be shown equal to the whole lint. Above the limit the
-/// lint judges nothing: exit 2 naming the file, the limit and what to do, never a pass
-/// (fail closed). Because of these, `archive` and `archive --reindex` still refuse to
-/// write past the limit.
+/// Still read whole, within this limit ([`Snapshot::hold_streamed`]): a rotation (by
+/// `archive`, `commit` or `init --migrate`) onto an archive holding a code fence that never
+/// closes when the moved entries hold fence lines, or onto a symbolic link
+/// (`log_stream::StreamedRotation::Whole`), the merge driver's other merges (an
+/// index both sides changed, an archive a side rewrote), blobs the working tree does not
+/// hold (gix loads a blob whole: `verify --level ci` over other commits, `recover`
+/// restoring HEAD's, `--reindex`'s comparison texts), an archive kept in a subdirectory of
+/// the handoff directory, and the lint when its pieces cannot be shown equal to the whole
+/// lint. Above the limit those judge nothing: exit 2 naming the file, the limit and what
+/// to do, never a pass (fail closed). Because of these, `archive` and `archive --reindex`
+/// still refuse to write past the limit.
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 
 /// LOG-ARCHIVE.md and its index: the files that only grow, which a snapshot of the working
@@ -95,8 +101,8 @@ pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 pub const ARCHIVE_PAIR: [&str; 2] = [log::ARCHIVE_FILE, log::INDEX_FILE];
 
 /// Why [`Snapshot::hold_streamed`] needs a file whole, and what to do when it is too large.
-const HELD_WHOLE: &str = "this step (a legacy index rewritten, an archive without an index \
-     adopted, `init --migrate`) reads it whole, and nothing was changed: \
+const HELD_WHOLE: &str = "this step (a rotation onto an archive with a code fence that never \
+     closes) reads it whole, and nothing was changed: \
      move LOG-ARCHIVE.md and LOG-ARCHIVE.index.json into a dated subdirectory to start a new \
      archive, then rerun";
 
@@ -263,8 +269,8 @@ impl Snapshot {
     }
 
     /// Reads the files left on disk ([`Snapshot::streamed`]) into memory, within their size
-    /// limit: for what a stream cannot do (a legacy index rewritten whole, an archive
-    /// without an index whose entries a new index adopts).
+    /// limit: for what a stream cannot do (a rotation onto an archive holding a code fence
+    /// that never closes, when the moved entries hold fence lines).
     pub fn hold_streamed(&mut self, dir: &HandoffDir) -> Result<()> {
         for (name, streamed) in std::mem::take(&mut self.streamed) {
             let bytes = streamed.read_all(&dir.path_of(&name), max_bytes(&name), HELD_WHOLE)?;
@@ -419,8 +425,8 @@ impl HandoffDir {
     /// From the working tree, LOG-ARCHIVE.md and its index are left on disk
     /// ([`Snapshot::streamed`], see [`ARCHIVE_PAIR`]): they only grow, so every layer reads
     /// them as streams (checksums, summaries, the archive check, the lint in pieces), and a
-    /// command that needs them whole says so with [`Snapshot::hold_streamed`] or
-    /// [`HandoffDir::snapshot_worktree_whole`] (issue #12 item 2).
+    /// command that needs them whole says so with [`Snapshot::hold_streamed`] (issue #12
+    /// item 2).
     pub fn snapshot(&self, repo: &Repo, source: Source) -> Result<Snapshot> {
         match source {
             Source::Worktree => self.snapshot_worktree(&ARCHIVE_PAIR),
@@ -525,13 +531,6 @@ impl HandoffDir {
     /// command that only appends to them never holds them in memory.
     pub fn snapshot_worktree_streaming(&self, streamed: &[&str]) -> Result<Snapshot> {
         self.snapshot_worktree(streamed)
-    }
-
-    /// Reads every file of the directory from the working tree into memory, LOG-ARCHIVE.md
-    /// and its index included (within [`max_bytes`]): for the few commands that rewrite
-    /// them whole (`archive --reindex`).
-    pub fn snapshot_worktree_whole(&self) -> Result<Snapshot> {
-        self.snapshot_worktree(&[])
     }
 
     fn snapshot_worktree(&self, streamed: &[&str]) -> Result<Snapshot> {

@@ -86,17 +86,49 @@ pub struct RotationJournal {
     pub files: Vec<RotatedFile>,
 }
 
-/// A file to change: its name, its current bytes (`None` when absent) and its new bytes;
-/// or, for a splice, the bytes that replace everything after its first `keep`.
+/// A file to change: its name, its current content and its new content; or, for a splice,
+/// the bytes that replace everything after its first `keep`.
 pub struct Change<'a> {
     /// Name in the handoff directory.
     pub name: &'a str,
     /// Current content (unused for a splice).
-    pub before: Option<&'a [u8]>,
-    /// New content, or the spliced text.
-    pub after: &'a [u8],
+    pub before: Before<'a>,
+    /// New content, or the spliced text (a splice's is held).
+    pub after: After<'a>,
     /// Set to extend the file in place.
     pub splice: Option<SpliceAt<'a>>,
+}
+
+/// A file's content before a rotation replaces it.
+#[derive(Clone, Copy)]
+pub enum Before<'a> {
+    /// Its bytes as they were read (`None`: it does not exist).
+    Held(Option<&'a [u8]>),
+    /// Left on disk, never held (issue #12 item 2): hashed in pieces for the journal, and
+    /// kept under a second name (a hard link, else a copy) while the new content is renamed
+    /// over it, so a failure can put it back.
+    OnDisk,
+}
+
+/// A file's new content.
+#[derive(Clone, Copy)]
+pub enum After<'a> {
+    /// Its bytes.
+    Held(&'a [u8]),
+    /// Already written in pieces at [`staged_path`] and synced by the caller, never held
+    /// (issue #12 item 2). Until the journal is written, nothing is decided: a crash leaves
+    /// a staged file the next run removes.
+    Staged,
+}
+
+impl After<'_> {
+    /// The bytes, when held.
+    fn held(&self) -> Option<&[u8]> {
+        match self {
+            After::Held(b) => Some(b),
+            After::Staged => None,
+        }
+    }
 }
 
 /// Where a splice goes.
@@ -112,8 +144,25 @@ pub fn journal_path(repo: &Repo) -> PathBuf {
     state_dir(repo).join("rotation.json")
 }
 
-fn staged_path(dir: &HandoffDir, name: &str) -> PathBuf {
+/// Where a rotation stages the new content of `name` before the journal decides it.
+pub fn staged_path(dir: &HandoffDir, name: &str) -> PathBuf {
     dir.abs.join(format!("{STAGED_PREFIX}{name}"))
+}
+
+/// Where a rotation keeps the old content of `name` (left on disk, [`Before::OnDisk`])
+/// while its new content is renamed into place.
+fn kept_path(dir: &HandoffDir, name: &str) -> PathBuf {
+    dir.abs.join(format!("{STAGED_PREFIX}old-{name}"))
+}
+
+/// Gives the file at `from` a second name, `to`: a hard link, else (a file system without
+/// them) a copy made in pieces.
+fn link_or_copy(from: &Path, to: &Path) -> std::io::Result<()> {
+    let _ = std::fs::remove_file(to);
+    if std::fs::hard_link(from, to).is_ok() {
+        return Ok(());
+    }
+    std::fs::copy(from, to).map(|_| ())
 }
 
 /// Reads the journal of an interrupted rotation, if there is one.
@@ -167,6 +216,7 @@ pub fn pending_error(journal: &RotationJournal) -> Error {
 pub fn remove_stale_staging(dir: &HandoffDir) {
     for name in FILES {
         let _ = std::fs::remove_file(staged_path(dir, name));
+        let _ = std::fs::remove_file(kept_path(dir, name));
     }
 }
 
@@ -178,10 +228,9 @@ pub fn apply(repo: &Repo, dir: &HandoffDir, changes: &[Change<'_>]) -> Result<Ve
     if let Some(j) = pending(repo)? {
         return Err(pending_error(&j));
     }
-    let ordered: Vec<&Change<'_>> = FILES
-        .iter()
-        .filter_map(|n| changes.iter().find(|c| c.name == *n))
-        .collect();
+    let mut ordered: Vec<&Change<'_>> =
+        changes.iter().filter(|c| FILES.contains(&c.name)).collect();
+    ordered.sort_by_key(|c| FILES.iter().position(|n| *n == c.name));
     // Phase 1: stage. Nothing the user sees changes.
     let staged = ordered.iter().try_for_each(|c| stage(dir, c));
     let files: Result<Vec<RotatedFile>> = ordered
@@ -199,13 +248,23 @@ pub fn apply(repo: &Repo, dir: &HandoffDir, changes: &[Change<'_>]) -> Result<Ve
                         )
                     })?,
                     anchor: anchor_of(&dir.abs.join(c.name), at.keep, &dir.path_of(c.name))?,
-                    new_len: at.keep + c.after.len() as u64,
+                    new_len: at.keep + c.after.held().map_or(0, <[u8]>::len) as u64,
                 }),
+            };
+            let before = match (&splice, c.before) {
+                (Some(_), _) => None,
+                (None, Before::Held(bytes)) => bytes.map(digest),
+                (None, Before::OnDisk) => current_checksum(dir, c.name)?,
+            };
+            let after = match c.after.held() {
+                Some(bytes) => digest(bytes),
+                None => current_checksum_at(&staged_path(dir, c.name), &dir.path_of(c.name))?
+                    .ok_or_else(|| Error::other("a staged file vanished before the journal"))?,
             };
             Ok(RotatedFile {
                 name: c.name.to_string(),
-                before: c.before.filter(|_| splice.is_none()).map(digest),
-                after: digest(c.after),
+                before,
+                after,
                 splice,
             })
         })
@@ -226,19 +285,24 @@ pub fn apply(repo: &Repo, dir: &HandoffDir, changes: &[Change<'_>]) -> Result<Ve
     failpoint::pause(SLOW);
     // Phase 2: rename or splice into place.
     let mut done: Vec<&Change<'_>> = Vec::new();
-    for c in &ordered {
+    for &c in &ordered {
         let point = POINTS[FILES.iter().position(|n| *n == c.name).unwrap_or(0)];
-        let outcome = match &c.splice {
-            None => failpoint::error(&format!("archive:rename-error:{}", c.name))
-                .and_then(|()| std::fs::rename(staged_path(dir, c.name), dir.abs.join(c.name))),
-            Some(at) => {
+        let target = dir.abs.join(c.name);
+        let outcome = match (&c.splice, &c.after) {
+            (None, _) => failpoint::error(&format!("archive:rename-error:{}", c.name))
+                .and_then(|()| match c.before {
+                    Before::OnDisk => link_or_copy(&target, &kept_path(dir, c.name)),
+                    Before::Held(_) => Ok(()),
+                })
+                .and_then(|()| std::fs::rename(staged_path(dir, c.name), &target)),
+            (Some(at), after) => {
                 // A splice that fails half way has changed the file: it is rolled back too.
                 done.push(c);
                 failpoint::error(&format!("archive:append-error:{}", c.name)).and_then(|()| {
                     splice_in_place(
-                        &dir.abs.join(c.name),
+                        &target,
                         at.keep,
-                        c.after,
+                        after.held().unwrap_or_default(),
                         Some(&format!("archive:mid-append:{}", c.name)),
                     )
                 })
@@ -264,19 +328,45 @@ pub fn apply(repo: &Repo, dir: &HandoffDir, changes: &[Change<'_>]) -> Result<Ve
     Ok(ordered.iter().map(|c| c.name.to_string()).collect())
 }
 
+/// Stages a change's new content at [`staged_path`], with the mode of the file it replaces.
 fn stage(dir: &HandoffDir, c: &Change<'_>) -> Result<()> {
+    stage_as(dir, c, false)
+}
+
+/// [`stage`] again, for a roll back that takes a file out of place: a staged file's
+/// content is in place then, and linked back.
+fn restage(dir: &HandoffDir, c: &Change<'_>) -> Result<()> {
+    stage_as(dir, c, true)
+}
+
+fn stage_as(dir: &HandoffDir, c: &Change<'_>, again: bool) -> Result<()> {
     let path = staged_path(dir, c.name);
     let target = dir.abs.join(c.name);
-    let write_err = |source| Error::Write {
-        path: dir.path_of(c.name),
-        source,
-    };
     failpoint::error(&format!("archive:stage-error:{}", c.name))
-        .and_then(|()| write_atomic(&path, c.after))
-        .map_err(write_err)?;
-    // The staged file replaces the target by rename: give it the target's mode now.
-    if let Ok(meta) = std::fs::metadata(&target) {
-        std::fs::set_permissions(&path, meta.permissions()).map_err(write_err)?;
+        .and_then(|()| match (c.after, again) {
+            (After::Held(bytes), _) => write_atomic(&path, bytes),
+            // Written and synced by the caller; its name is made durable here.
+            (After::Staged, false) => {
+                super::lock::sync_dir(&dir.abs);
+                Ok(())
+            }
+            (After::Staged, true) => link_or_copy(&target, &path),
+        })
+        .map_err(|source| Error::Write {
+            path: dir.path_of(c.name),
+            source,
+        })?;
+    keep_mode(dir, c.name)
+}
+
+/// Gives the staged file the mode of the file it replaces by rename.
+fn keep_mode(dir: &HandoffDir, name: &str) -> Result<()> {
+    let path = staged_path(dir, name);
+    if let Ok(meta) = std::fs::metadata(dir.abs.join(name)) {
+        std::fs::set_permissions(&path, meta.permissions()).map_err(|source| Error::Write {
+            path: dir.path_of(name),
+            source,
+        })?;
     }
     Ok(())
 }
@@ -381,13 +471,18 @@ fn unchanged(cause: Error) -> Error {
 fn roll_back(repo: &Repo, dir: &HandoffDir, done: &[&Change<'_>], cause: Error) -> Error {
     let undo = || -> Result<()> {
         for c in done.iter().rev() {
-            stage(dir, c)?;
+            restage(dir, c)?;
             let path = dir.abs.join(c.name);
             let res = failpoint::error(&format!("archive:restore-error:{}", c.name)).and_then(
                 |()| match (&c.splice, c.before) {
                     (Some(at), _) => splice_in_place(&path, at.keep, at.old_tail, None),
-                    (None, Some(bytes)) => write_atomic(&path, bytes),
-                    (None, None) => std::fs::remove_file(&path),
+                    (None, Before::Held(Some(bytes))) => write_atomic(&path, bytes),
+                    (None, Before::Held(None)) => std::fs::remove_file(&path),
+                    (None, Before::OnDisk) => {
+                        std::fs::rename(kept_path(dir, c.name), &path)?;
+                        super::lock::sync_dir(&dir.abs);
+                        Ok(())
+                    }
                 },
             );
             res.map_err(|source| Error::Write {

@@ -13,7 +13,7 @@ use crate::handoff::log::{self, ARCHIVE_FILE, INDEX_FILE, LOG_FILE};
 use crate::handoff::log_stream::{self, Content, Limits, StreamedRotation};
 use crate::handoff::stream::Streamed;
 use crate::handoff::trust::{self, TrustClaim, TrustLedger, property_key};
-use crate::handoff::{HandoffDir, Snapshot, read_limited};
+use crate::handoff::{HandoffDir, Snapshot, StagedFile, read_limited};
 
 /// TRUST.md's name.
 pub const TRUST_FILE: &str = "TRUST.md";
@@ -66,8 +66,11 @@ enum Planned {
     /// The archive and index change by their splices alone (see
     /// [`log_stream::rotate_streamed`]).
     Spliced(Box<log::Rotation>),
-    /// The three files are written whole: what a stream cannot do (an archive without an
-    /// index in the current layout to extend, or a blank one), read whole within its limit.
+    /// The archive changes by its splice (or is new) and the index is written anew as a
+    /// stream (see [`log_stream::Rebuilt`]).
+    Rebuilt(Box<log::Rotation>, log_stream::Rebuilt),
+    /// The three files are written whole: what a stream cannot do (see
+    /// [`StreamedRotation::Whole`]), read whole within its limit.
     Whole(Box<log::Rotation>),
 }
 
@@ -100,6 +103,7 @@ fn plan_rotation(dir: &HandoffDir, log_text: &str, keep: usize, written: bool) -
     .map_err(|e| e.into_error(|f| dir.path_of(f)))?;
     Ok(match streamed {
         StreamedRotation::Rotated(r) => Planned::Spliced(r),
+        StreamedRotation::Rebuilt(r, plan) => Planned::Rebuilt(r, plan),
         StreamedRotation::UpToDate { .. } => Planned::Nothing,
         StreamedRotation::Whole => {
             let archive = read_text(dir, ARCHIVE_FILE)?;
@@ -159,13 +163,32 @@ pub fn rotate_log(
         }
         Ok(())
     };
-    let (r, spliced) = match plan_rotation(dir, &log_text, keep, true)? {
+    let (r, spliced, index) = match plan_rotation(dir, &log_text, keep, true)? {
         Planned::Nothing => {
             written(&log_text)?;
             return Ok(0);
         }
-        Planned::Spliced(r) => (r, true),
-        Planned::Whole(r) => (r, false),
+        Planned::Spliced(r) => (r, true, None),
+        Planned::Rebuilt(r, plan) => {
+            // The new index is written from the old files and checked with the archive as it
+            // will be before anything changes; it goes in place after the archive.
+            let old = [on_disk(dir, ARCHIVE_FILE)?, on_disk(dir, INDEX_FILE)?];
+            let old = old.each_ref().map(Option::as_ref);
+            let in_error = |e: log::LogError| e.into_error(|f| dir.path_of(f));
+            let write_err = |source| Error::Write {
+                path: dir.path_of(INDEX_FILE),
+                source,
+            };
+            let (staged, read) = StagedFile::write(&dir.abs.join(INDEX_FILE), |file| {
+                plan.write_index_to(file, old)
+            })
+            .map_err(write_err)?;
+            read.map_err(in_error)?;
+            plan.check_staged(&r, &log_text, old[0], staged.temp_path(), keep)
+                .map_err(in_error)?;
+            (r, true, Some(staged))
+        }
+        Planned::Whole(r) => (r, false, None),
     };
     // A spliced file is replaced like any other (a new file renamed over the old one,
     // which `recover` rolls back from the journal's saved copy), its old bytes copied from
@@ -186,7 +209,12 @@ pub fn rotate_log(
         put(ARCHIVE_FILE, &r.archive, r.archive_splice.as_ref())?;
     }
     failpoint::hit("commit:rotate:archive");
-    if r.index_changed {
+    if let Some(staged) = index {
+        staged.commit().map_err(|source| Error::Write {
+            path: dir.path_of(INDEX_FILE),
+            source,
+        })?;
+    } else if r.index_changed {
         put(INDEX_FILE, &r.index, r.index_splice.as_ref())?;
     }
     failpoint::hit("commit:rotate:index");

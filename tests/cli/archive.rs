@@ -274,13 +274,33 @@ fn appending_repo() -> TestRepo {
     repo
 }
 
+/// [`appending_repo`] with its index in the legacy layout (`{"archived": [...]}`), as an
+/// older tool left it: a rotation writes it anew, in the current layout.
+fn legacy_repo() -> TestRepo {
+    let repo = appending_repo();
+    let index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    let legacy = serde_json::json!({"updated": "2026-10-14", "archived": index["entries"]});
+    repo.write(INDEX, serde_json::to_string_pretty(&legacy).unwrap());
+    repo
+}
+
 #[test]
 fn archive_interrupted_at_every_step_completes_when_rerun() {
     // Each fail point in a first rotation (the archive is created) and in one that extends
     // a committed archive in place; each must fire in at least one of them.
     let fresh = || repo_with_log(&journal(14));
-    let scenarios: [(&str, &dyn Fn() -> TestRepo); 2] =
-        [("create", &fresh), ("append", &appending_repo)];
+    // An archive without an index: the index is written anew, as a stream, and replaces
+    // nothing held in memory (issue #12 item 2).
+    let adopting = || {
+        let repo = appending_repo();
+        std::fs::remove_file(repo.path().join(INDEX)).unwrap();
+        repo
+    };
+    let scenarios: [(&str, &dyn Fn() -> TestRepo); 3] = [
+        ("create", &fresh),
+        ("append", &appending_repo),
+        ("adopt", &adopting),
+    ];
     let mut outcomes = Vec::new();
     for (scenario, make) in scenarios {
         let want = uninterrupted(make);
@@ -475,16 +495,26 @@ fn archive_appends_to_a_committed_archive_without_holding_it_in_memory() {
     let out = repo.aahp_env(".", &["archive", "--verify"], &streams_only);
     out.assert_code(0);
     assert!(out.stdout.contains("all indexed"), "{out}");
-    // The knob bites where the files must be read whole: an archive without an index,
-    // whose entries a new index adopts.
+    // An archive without an index (as the reference, or an older tool, leaves it): the new
+    // index adopts its entries, written as a stream with the moved ones (issue #12 item 2).
     let repo = appending_repo();
+    let archived = headers(&repo.read(ARCHIVE)).len();
     std::fs::remove_file(repo.path().join(INDEX)).unwrap();
     let out = repo.aahp_env(".", &["archive"], &streams_only);
-    out.assert_code(2);
+    out.assert_code(0);
     assert!(
-        out.stderr.contains("injected failure at read-whole"),
+        out.stdout.contains(&format!(
+            "indexed {archived} entries that LOG-ARCHIVE.index.json did not list"
+        )),
         "{out}"
     );
+    let index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    assert_eq!(index["entries"].as_array().unwrap().len(), archived + 3);
+    assert_eq!(temp_files(&repo), Vec::<String>::new());
+    repo.aahp_env(".", &["archive", "--verify"], &streams_only)
+        .assert_code(0);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
 }
 
 #[test]
@@ -1006,8 +1036,11 @@ fn archive_keeps_identical_entries_and_writes_what_it_reports() {
 #[test]
 fn archive_that_fails_midway_puts_every_file_back() {
     let fresh = || repo_with_log(&journal(14));
-    let cases: [(&dyn Fn() -> TestRepo, &str); 6] = [
+    let cases: [(&dyn Fn() -> TestRepo, &str); 8] = [
         (&fresh, "archive:stage-error:LOG.md"),
+        // A legacy index written anew as a stream: the old one, left on disk, is put back.
+        (&legacy_repo, "archive:stage-error:LOG-ARCHIVE.index.json"),
+        (&legacy_repo, "archive:rename-error:LOG.md"),
         (&fresh, "archive:rename-error:LOG-ARCHIVE.index.json"),
         (&fresh, "archive:rename-error:LOG.md"),
         // Extended in place: a splice that fails, or fails after the archive's, is undone
@@ -1066,11 +1099,16 @@ fn archive_whose_manifest_cannot_be_written_says_how_it_completes() {
 fn archive_half_rotated_by_a_failed_rollback_is_completed_by_recover_or_rerun() {
     let log = journal(14);
     let fresh = || repo_with_log(&log);
-    let cases: [(&dyn Fn() -> TestRepo, &str, &str); 4] = [
+    let cases: [(&dyn Fn() -> TestRepo, &str, &str); 5] = [
         (
             &fresh,
             "recover",
             "archive:rename-error:LOG.md,archive:restore-error:LOG-ARCHIVE.md",
+        ),
+        (
+            &legacy_repo,
+            "recover",
+            "archive:rename-error:LOG.md,archive:restore-error:LOG-ARCHIVE.index.json",
         ),
         (
             &fresh,
@@ -1241,13 +1279,28 @@ fn reindex_records_a_redaction_of_a_committed_archive_entry() {
     assert!(out.stdout.contains("nothing to re-index"), "{out}");
 }
 
+/// The index the whole-read re-index (`log::reindex`) writes for the `redacted` archive
+/// and `index`, comparing with the entries of `archive` (HEAD's) as `--reindex` does.
+fn whole_reindex(archive: &str, redacted: &str, index: &str) -> String {
+    use git_aahp::handoff::log::{self, LogFile};
+    let originals: std::collections::HashMap<String, String> = LogFile::parse(archive)
+        .entries
+        .into_iter()
+        .map(|e| (e.digest(), e.text))
+        .collect();
+    let today = crate::support::NOW[..10].parse().unwrap();
+    log::reindex(redacted, index, &|d| originals.get(d).cloned(), today)
+        .unwrap()
+        .unwrap()
+        .index
+}
+
 #[test]
 fn reindex_reads_the_archive_and_its_index_as_streams() {
     // Issue #12 item 2: `--reindex` pairs archive entries with index lines as streams and
     // writes the new index as one (`read-whole:NAME` makes holding either file in memory
     // fail). It reports the redaction, and writes the index the whole-read re-index
     // (`log::reindex`) renders, byte for byte.
-    use git_aahp::handoff::log::{self, LogFile};
     let streams_only = [(
         "AAHP_FAILPOINT",
         "read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
@@ -1262,16 +1315,7 @@ fn reindex_reads_the_archive_and_its_index_as_streams() {
         out.stdout.contains("line 17: ## [2026-10-02] agent-0: Session 2 (redacted: customer name; the rest of it matches"),
         "{out}"
     );
-    let originals: std::collections::HashMap<String, String> = LogFile::parse(&archive)
-        .entries
-        .into_iter()
-        .map(|e| (e.digest(), e.text))
-        .collect();
-    let today = crate::support::NOW[..10].parse().unwrap();
-    let whole = log::reindex(&redacted, &index, &|d| originals.get(d).cloned(), today)
-        .unwrap()
-        .unwrap();
-    assert_eq!(repo.read(INDEX), whole.index);
+    assert_eq!(repo.read(INDEX), whole_reindex(&archive, &redacted, &index));
     assert_eq!(repo.read(ARCHIVE), redacted, "the archive is the user's");
     repo.aahp(&["manifest", "--check"]).assert_code(0);
     repo.aahp(&["verify"]).assert_code(0);
@@ -1483,6 +1527,51 @@ fn a_legacy_index_is_verified_as_a_stream() {
         out.stdout.contains("is not in LOG-ARCHIVE.index.json"),
         "{out}"
     );
+}
+
+#[test]
+fn a_legacy_index_is_rewritten_and_reindexed_as_a_stream() {
+    // Issue #12 item 2: an index in the layout before the reference's is written anew in
+    // the current one by `archive` (its lines, then the moved entries', its other keys
+    // kept) and by `archive --reindex`, as streams (`read-whole:NAME` makes holding either
+    // file in memory fail). Before, both read the pair whole within 256 MiB.
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let repo = legacy_repo();
+    let archived = headers(&repo.read(ARCHIVE)).len();
+    let out = repo.aahp_env(".", &["archive"], &streams_only);
+    out.assert_code(0);
+    assert!(out.stdout.contains("archived 3 entries"), "{out}");
+    let index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    assert_eq!(index["version"], 1);
+    assert_eq!(index["updated"], "2026-10-14", "other keys are kept");
+    assert!(index.get("archived").is_none());
+    assert_eq!(index["entries"].as_array().unwrap().len(), archived + 3);
+    repo.aahp_env(".", &["archive", "--verify"], &streams_only)
+        .assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+
+    // `--reindex` of a redaction under a legacy index: the bytes the whole read renders.
+    let repo = rotated_repo();
+    let (archive, current) = (repo.read(ARCHIVE), repo.read(INDEX));
+    let doc: serde_json::Value = serde_json::from_str(&current).unwrap();
+    let legacy = serde_json::json!({"updated": "2026-10-14", "archived": doc["entries"]});
+    let legacy = serde_json::to_string_pretty(&legacy).unwrap();
+    repo.write(INDEX, &legacy);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "a legacy index"]);
+    let redacted = archive.replace("- change 2\n", "- change [redacted: customer name]\n");
+    repo.write(ARCHIVE, &redacted);
+    let out = repo.aahp_env(".", &["archive", "--reindex"], &streams_only);
+    out.assert_code(0);
+    assert!(out.stdout.contains("re-indexed 1 entry"), "{out}");
+    let whole = whole_reindex(&archive, &redacted, &legacy);
+    assert_eq!(repo.read(INDEX), whole);
+    assert!(whole.starts_with("{\n  \"version\": 1,"));
+    repo.aahp_env(".", &["archive", "--verify"], &streams_only)
+        .assert_code(0);
 }
 
 #[test]

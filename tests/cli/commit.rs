@@ -453,6 +453,39 @@ fn commit_rotates_onto_an_archive_larger_than_a_read_piece() {
 }
 
 #[test]
+fn commit_indexes_an_archive_without_an_index_as_a_stream() {
+    // Issue #12 item 2: an archive without an index (as the reference leaves one) gets a
+    // new index at the commit's rotation, written in pieces from the archive's entries and
+    // the moved ones, never holding either file (`read-whole:NAME` makes that fail).
+    let repo =
+        crate::session_fixture::session_repo_with_log(&crate::session_fixture::log_with(300, 28));
+    edit_like_a_session(&repo);
+    repo.aahp(&["commit", "-m", "first"]).assert_code(0);
+    let index_path = format!("{DIR}/LOG-ARCHIVE.index.json");
+    let archived =
+        crate::session_fixture::count_entries(&repo.read(&format!("{DIR}/LOG-ARCHIVE.md")));
+    std::fs::remove_file(repo.path().join(&index_path)).unwrap();
+    repo.write(&format!("{DIR}/STATUS.md"), "# Status\n\nnext\n");
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "lint-in-pieces,blob-in-pieces,read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let j = repo
+        .aahp_env(
+            ".",
+            &["--json", "commit", "--log", "Test session.", "-m", "again"],
+            &streams_only,
+        )
+        .json();
+    assert_eq!(j["archived"], 1, "{j}");
+    let files = handoff_files_at(&repo, "HEAD");
+    let index: serde_json::Value = serde_json::from_str(&files["LOG-ARCHIVE.index.json"]).unwrap();
+    assert_eq!(index["entries"].as_array().unwrap().len(), archived + 1);
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+}
+
+#[test]
 fn commit_with_an_unreadable_trust_row_exits_2_and_changes_nothing() {
     let repo = session_repo();
     edit_like_a_session(&repo);

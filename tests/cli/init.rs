@@ -748,6 +748,61 @@ fn init_migrate_splits_a_long_log_and_keeps_every_entry() {
 }
 
 #[test]
+fn init_migrate_splits_onto_an_archive_on_disk_without_holding_it() {
+    // Issue #12 item 2: with LOG-ARCHIVE.md (and its index) already on disk, the split
+    // reads them as streams (`read-whole:NAME` makes holding either in memory fail): an
+    // archive the reference left without an index gets one written as a stream, adopting
+    // its entries, and an indexed one is extended in place. Both hold what a whole
+    // rotation (`log::rotate`) writes.
+    use git_aahp::handoff::log;
+    let streams_only = [(
+        "AAHP_FAILPOINT",
+        "read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
+    )];
+    let old_archive = "# Archive\n\n---\n\n## [2026-09-01] ref: Old session\n\n- did it\n\n---\n\n## [2026-09-02] ref: Older notes\n\n- more\n";
+    let whole = log::rotate(&long_log(13), Some(old_archive), None, 10)
+        .unwrap()
+        .unwrap();
+    let repo = TestRepo::new();
+    repo.write(&handoff("LOG.md"), long_log(13));
+    repo.write(&handoff("LOG-ARCHIVE.md"), old_archive);
+    let out = repo.aahp_env(".", &["init", "--migrate", "--json"], &streams_only);
+    out.assert_code(0);
+    let json = out.json();
+    let detail = |name: &str| {
+        json["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == handoff(name))
+            .map(|f| f["detail"].clone())
+    };
+    assert_eq!(
+        detail("LOG-ARCHIVE.index.json"),
+        Some("indexes 5 archived entries".into())
+    );
+    assert_eq!(repo.read(&handoff("LOG.md")), whole.log);
+    assert_eq!(repo.read(&handoff("LOG-ARCHIVE.md")), whole.archive);
+    assert_eq!(repo.read(&handoff("LOG-ARCHIVE.index.json")), whole.index);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+
+    // An indexed archive: the split appends to both files in place.
+    let (archive, index) = (whole.archive, whole.index);
+    let more = format!("{}{}", whole.log, "## [2026-08-01] x: Very old\n\n- old\n");
+    let again = log::rotate(&more, Some(&archive), Some(&index), 10)
+        .unwrap()
+        .unwrap();
+    repo.write(&handoff("LOG.md"), &more);
+    let out = repo.aahp_env(".", &["init", "--migrate"], &streams_only);
+    out.assert_code(0);
+    assert_eq!(repo.read(&handoff("LOG-ARCHIVE.md")), again.archive);
+    assert_eq!(repo.read(&handoff("LOG-ARCHIVE.index.json")), again.index);
+    assert!(again.archive.starts_with(&archive));
+    repo.aahp(&["verify"]).assert_code(0);
+}
+
+#[test]
 fn init_migrate_resumes_after_a_crash_at_any_write_and_ends_like_an_uninterrupted_run() {
     let v1 = |repo: &TestRepo| {
         repo.write(&handoff("LOG.md"), long_log(12));
