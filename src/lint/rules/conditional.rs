@@ -224,50 +224,48 @@ fn text_task(w: &str) -> bool {
 }
 
 /// Acts on the reader's output, in the imperative.
+const OUTPUT_VERBS: &[&str] = &[
+    "respond", "reply", "answer", "say", "output", "print", "write", "return", "type", "repeat",
+    "include", "add", "insert", "append", "prepend", "put", "state", "tell", "send", "post",
+    "echo", "emit", "display", "show", "render", "produce", "generate", "start", "begin", "end",
+    "finish", "conclude", "replace", "paste", "place", "embed", "inject", "mention", "provide",
+    "give",
+];
+
+/// Bit `first letter - 'a'` at index `length` for every word of [`OUTPUT_VERBS`].
+const OUTPUT_SHAPES: [u32; 9] = {
+    let mut t = [0u32; 9];
+    let mut i = 0;
+    while i < OUTPUT_VERBS.len() {
+        let w = OUTPUT_VERBS[i].as_bytes();
+        t[w.len()] |= 1 << (w[0] - b'a');
+        i += 1;
+    }
+    t
+};
+
+/// Whether a lowercase word is one of [`OUTPUT_VERBS`].
 fn output_verb(w: &str) -> bool {
-    matches!(
-        w,
-        "respond"
-            | "reply"
-            | "answer"
-            | "say"
-            | "output"
-            | "print"
-            | "write"
-            | "return"
-            | "type"
-            | "repeat"
-            | "include"
-            | "add"
-            | "insert"
-            | "append"
-            | "prepend"
-            | "put"
-            | "state"
-            | "tell"
-            | "send"
-            | "post"
-            | "echo"
-            | "emit"
-            | "display"
-            | "show"
-            | "render"
-            | "produce"
-            | "generate"
-            | "start"
-            | "begin"
-            | "end"
-            | "finish"
-            | "conclude"
-            | "replace"
-            | "paste"
-            | "place"
-            | "embed"
-            | "inject"
-            | "mention"
-            | "provide"
-            | "give"
-    )
+    OUTPUT_VERBS.contains(&w)
+}
+
+/// Whether a word's bytes, in any case, are one of [`OUTPUT_VERBS`]: its length and first
+/// letter rule most words out before it is lowercased (issue #13 item 4: asked of every
+/// word of a text).
+fn is_output_verb(w: &[u8]) -> bool {
+    let first = w.first().map_or(0, u8::to_ascii_lowercase);
+    if !first.is_ascii_lowercase()
+        || OUTPUT_SHAPES
+            .get(w.len())
+            .is_none_or(|s| s & 1 << (first - b'a') == 0)
+    {
+        return false;
+    }
+    let mut buf = [0u8; 8];
+    let lower = &mut buf[..w.len()];
+    lower.copy_from_slice(w);
+    lower.make_ascii_lowercase();
+    std::str::from_utf8(lower).is_ok_and(output_verb)
 }
 
 /// Words that may stand between a clause's start and its imperative verb ("instead, just
@@ -512,34 +510,18 @@ fn words_of(b: &[u8]) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
     })
 }
 
-/// What [`takes_over`] asks of a word, lowercased: whether it is an act on the output, a
-/// lead word (or "instead"), and "and" / "then".
-#[derive(Clone, Copy, Default)]
-struct WordClass {
-    output: bool,
-    lead: bool,
-    joins: bool,
-}
-
-impl WordClass {
-    /// The class of word `w` (its bytes as [`words_of`] cuts them). The longest word of any
-    /// class has eleven bytes ("immediately").
-    fn of(w: &[u8]) -> WordClass {
-        let mut buf = [0u8; 12];
-        let Some(lower) = buf.get_mut(..w.len()) else {
-            return WordClass::default();
-        };
-        lower.copy_from_slice(w);
-        lower.make_ascii_lowercase();
-        let Ok(w) = std::str::from_utf8(lower) else {
-            return WordClass::default();
-        };
-        WordClass {
-            output: output_verb(w),
-            lead: lead_word(w) || insteadish(w),
-            joins: matches!(w, "and" | "then"),
-        }
-    }
+/// Whether a word's bytes, lowercased, are a lead word or "instead" ([`imperative`]'s look
+/// back), and whether they are "and" / "then". The longest such word has eleven bytes.
+fn lead_and_join(w: &[u8]) -> (bool, bool) {
+    let mut buf = [0u8; 12];
+    let Some(lower) = buf.get_mut(..w.len()) else {
+        return (false, false);
+    };
+    lower.copy_from_slice(w);
+    lower.make_ascii_lowercase();
+    std::str::from_utf8(lower).map_or((false, false), |w| {
+        (lead_word(w) || insteadish(w), matches!(w, "and" | "then"))
+    })
 }
 
 /// The words of `text` that are acts on the output in imperative position, read over the
@@ -549,17 +531,21 @@ impl WordClass {
 pub(crate) fn output_acts(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
     let mut acts = Vec::new();
-    // The last five words: (class, opens a clause), word `n` at `n % 5`.
-    let mut last = [(WordClass::default(), false); 5];
+    // The last five words (start, end, opens a clause), word `n` at `n % 5`: only the few
+    // output verbs look back at them.
+    let mut last = [(0, 0, false); 5];
     for (n, (from, to, opens)) in words_of(b).enumerate() {
-        let class = WordClass::of(&b[from..to]);
         let imperative = || {
-            if opens || n == 0 || last[(n - 1) % 5].0.joins {
+            let word = |step: usize| {
+                let (s, e, opens) = last[(n - 1 - step) % 5];
+                (lead_and_join(&b[s..e]), opens)
+            };
+            if opens || n == 0 || word(0).0.1 {
                 return true;
             }
             for step in 0..n.min(5) {
-                let (c, opens) = last[(n - 1 - step) % 5];
-                if !c.lead || step == 4 {
+                let ((lead, _), opens) = word(step);
+                if !lead || step == 4 {
                     return false;
                 }
                 if opens {
@@ -568,10 +554,10 @@ pub(crate) fn output_acts(text: &str) -> Vec<(usize, usize)> {
             }
             true
         };
-        if class.output && imperative() {
+        if is_output_verb(&b[from..to]) && imperative() {
             acts.push((from, to));
         }
-        last[n % 5] = (class, opens);
+        last[n % 5] = (from, to, opens);
     }
     acts
 }
@@ -582,10 +568,9 @@ pub(crate) fn output_acts(text: &str) -> Vec<(usize, usize)> {
 fn may_take_over(text: &str, r: &Range<usize>, acts: &[(usize, usize)]) -> bool {
     let b = text.as_bytes();
     let clause = &b[r.clone()];
-    let output = |w: &[u8]| WordClass::of(w).output;
     if words_of(clause)
         .take(5)
-        .any(|(s, e, _)| output(&clause[s..e]))
+        .any(|(s, e, _)| is_output_verb(&clause[s..e]))
     {
         return true;
     }
@@ -594,7 +579,7 @@ fn may_take_over(text: &str, r: &Range<usize>, acts: &[(usize, usize)]) -> bool 
             .iter()
             .rposition(|&c| !is_word_byte(c))
             .map_or(0, |p| p + 1);
-        if output(&clause[cut..]) {
+        if is_output_verb(&clause[cut..]) {
             return true;
         }
     }
@@ -872,8 +857,8 @@ fn payload_after(main: &str, ws: &Words, k: usize, verb_end: usize) -> (bool, bo
 #[cfg(test)]
 mod tests {
     use super::{
-        ASKED, asked_parts, clause_words, condition_gate, imperative, insteadish, may_take_over,
-        output_acts, output_verb, takes_over,
+        ASKED, OUTPUT_VERBS, asked_parts, clause_words, condition_gate, imperative, insteadish,
+        is_output_verb, may_take_over, output_acts, output_verb, takes_over,
     };
     use crate::lint::rules::expand;
     use regex::Regex;
@@ -1094,5 +1079,24 @@ mod tests {
                 .collect();
             assert_eq!(output_acts(text), want, "{text:?}");
         });
+    }
+
+    #[test]
+    fn every_output_verb_passes_the_shape_filter_in_any_case() {
+        for w in OUTPUT_VERBS {
+            assert!(is_output_verb(w.as_bytes()), "{w}");
+            assert!(is_output_verb(w.to_ascii_uppercase().as_bytes()), "{w}");
+        }
+        for w in [
+            "says",
+            "replies",
+            "outputs",
+            "reply'",
+            "r\u{e9}ply",
+            "",
+            "answered",
+        ] {
+            assert!(!is_output_verb(w.as_bytes()), "{w}");
+        }
     }
 }
