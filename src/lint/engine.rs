@@ -95,6 +95,17 @@ pub(crate) struct Scan<'a> {
     pub kind: FileKind,
     /// Decoding depth (0 for the file itself).
     pub depth: u8,
+    /// Facts about the text that a rule works out once, on first need.
+    pub memo: Memo,
+}
+
+/// Facts about a scan's text that a rule works out once, when it first needs them, instead
+/// of once per match (issue #13 item 4: a text of matches one after another).
+#[derive(Debug, Default)]
+pub(crate) struct Memo {
+    /// PI013: the words that may be imperative acts on the reader's output
+    /// (`conditional::output_acts`), as byte ranges in the normalised text, in order.
+    pub output_acts: OnceLock<Vec<(usize, usize)>>,
 }
 
 impl Scan<'_> {

@@ -724,6 +724,7 @@ fn plain_scan(
         md: None,
         kind: FileKind::Decoded,
         depth,
+        memo: engine::Memo::default(),
     };
     let mut findings = Vec::new();
     detect(&scan, &mut findings);
@@ -899,6 +900,7 @@ fn lint_text(
         md: md.as_ref(),
         kind,
         depth: 0,
+        memo: engine::Memo::default(),
     };
     // The obfuscation decoders need no rule of the engine until a stretch decodes, and the
     // engine may still be building on the warm-up thread; `.aiignore` needs no other finding.

@@ -15,6 +15,8 @@
 //! or rather — misspelt too —, only, nothing else, no matter what, verbatim, a request
 //! ignored, the reader's response named).
 
+use std::ops::Range;
+
 use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::registry::PI013;
 use super::super::text::{ceil_char, sentence_end, sentence_start};
@@ -222,50 +224,48 @@ fn text_task(w: &str) -> bool {
 }
 
 /// Acts on the reader's output, in the imperative.
+const OUTPUT_VERBS: &[&str] = &[
+    "respond", "reply", "answer", "say", "output", "print", "write", "return", "type", "repeat",
+    "include", "add", "insert", "append", "prepend", "put", "state", "tell", "send", "post",
+    "echo", "emit", "display", "show", "render", "produce", "generate", "start", "begin", "end",
+    "finish", "conclude", "replace", "paste", "place", "embed", "inject", "mention", "provide",
+    "give",
+];
+
+/// Bit `first letter - 'a'` at index `length` for every word of [`OUTPUT_VERBS`].
+const OUTPUT_SHAPES: [u32; 9] = {
+    let mut t = [0u32; 9];
+    let mut i = 0;
+    while i < OUTPUT_VERBS.len() {
+        let w = OUTPUT_VERBS[i].as_bytes();
+        t[w.len()] |= 1 << (w[0] - b'a');
+        i += 1;
+    }
+    t
+};
+
+/// Whether a lowercase word is one of [`OUTPUT_VERBS`].
 fn output_verb(w: &str) -> bool {
-    matches!(
-        w,
-        "respond"
-            | "reply"
-            | "answer"
-            | "say"
-            | "output"
-            | "print"
-            | "write"
-            | "return"
-            | "type"
-            | "repeat"
-            | "include"
-            | "add"
-            | "insert"
-            | "append"
-            | "prepend"
-            | "put"
-            | "state"
-            | "tell"
-            | "send"
-            | "post"
-            | "echo"
-            | "emit"
-            | "display"
-            | "show"
-            | "render"
-            | "produce"
-            | "generate"
-            | "start"
-            | "begin"
-            | "end"
-            | "finish"
-            | "conclude"
-            | "replace"
-            | "paste"
-            | "place"
-            | "embed"
-            | "inject"
-            | "mention"
-            | "provide"
-            | "give"
-    )
+    OUTPUT_VERBS.contains(&w)
+}
+
+/// Whether a word's bytes, in any case, are one of [`OUTPUT_VERBS`]: its length and first
+/// letter rule most words out before it is lowercased (issue #13 item 4: asked of every
+/// word of a text).
+fn is_output_verb(w: &[u8]) -> bool {
+    let first = w.first().map_or(0, u8::to_ascii_lowercase);
+    if !first.is_ascii_lowercase()
+        || OUTPUT_SHAPES
+            .get(w.len())
+            .is_none_or(|s| s & 1 << (first - b'a') == 0)
+    {
+        return false;
+    }
+    let mut buf = [0u8; 8];
+    let lower = &mut buf[..w.len()];
+    lower.copy_from_slice(w);
+    lower.make_ascii_lowercase();
+    std::str::from_utf8(lower).is_ok_and(output_verb)
 }
 
 /// Words that may stand between a clause's start and its imperative verb ("instead, just
@@ -406,10 +406,18 @@ fn judge_condition(scan: &Scan<'_>, start: usize, end: usize, out: &mut Vec<Find
     // The main clause before the condition is the last clause before it: the punctuation
     // that ends it right before the condition ("Reply only with OK, if …") does not count.
     let head = text[sentence_start..start].trim_end_matches([' ', '\t', ',', ';', ':']);
-    let before = head.rfind([',', ';', ':']).map_or(head, |k| &head[k + 1..]);
-    let found = if takes_over(after) {
+    let before = head
+        .rfind([',', ';', ':'])
+        .map_or(sentence_start, |k| sentence_start + k + 1)
+        ..sentence_start + head.len();
+    // A clause is read word by word only when it may hold an imperative act on the output:
+    // the text's candidates are listed once a scan, and a line of conditions none of which
+    // has one is judged a lookup a clause (issue #13 item 4).
+    let acts = scan.memo.output_acts.get_or_init(|| output_acts(text));
+    let judged = |r: &Range<usize>| may_take_over(text, r, acts) && takes_over(&text[r.clone()]);
+    let found = if judged(&after) {
         Some((start, sentence_end.max(end)))
-    } else if takes_over(before) {
+    } else if judged(&before) {
         Some((sentence_start, end))
     } else {
         None
@@ -428,25 +436,26 @@ fn judge_condition(scan: &Scan<'_>, start: usize, end: usize, out: &mut Vec<Find
     }
 }
 
-/// The text of the sentence after the condition's own clause, or "" when the clause runs to
-/// the sentence's end.
-fn clause_after(text: &str, from: usize, to: usize) -> &str {
+/// The range of the sentence after the condition's own clause (`from..to`), empty when the
+/// clause runs to the sentence's end.
+fn clause_after(text: &str, from: usize, to: usize) -> Range<usize> {
     let rest = &text[from..to.max(from)];
     let b = rest.as_bytes();
+    let clauses = |at: usize| from + at..from + at + first_clauses(&rest[at..]).len();
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b',' | b':' | b';' => return first_clauses(&rest[i + 1..]),
-            b' ' if rest[i..].starts_with(" then ") => return first_clauses(&rest[i + 1..]),
-            b' ' if rest[i..].starts_with(" - ") => return first_clauses(&rest[i + 2..]),
+            b',' | b':' | b';' => return clauses(i + 1),
+            b' ' if rest[i..].starts_with(" then ") => return clauses(i + 1),
+            b' ' if rest[i..].starts_with(" - ") => return clauses(i + 2),
             0xE2 if rest[i..].starts_with('\u{2014}') || rest[i..].starts_with('\u{2013}') => {
-                return first_clauses(&rest[ceil_char(rest, i + 1)..]);
+                return clauses(ceil_char(rest, i + 1));
             }
             _ => {}
         }
         i += 1;
     }
-    ""
+    from..from
 }
 
 /// The first three clauses of `s` (split at commas and semicolons outside quotation marks):
@@ -471,32 +480,119 @@ fn first_clauses(s: &str) -> &str {
     s
 }
 
+/// Whether a byte belongs to a word as [`clause_words`] splits them: every byte of a
+/// non-ASCII character counts, so words end on ASCII bytes and their slices on character
+/// boundaries.
+fn is_word_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'\'' || c >= 0x80
+}
+
+/// The words of `b`: start, end, and whether a comma, colon, semicolon or stop stands between
+/// the word and the one before (it opens a clause of its own; the first word does).
+fn words_of(b: &[u8]) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
+    let mut i = 0;
+    let mut opens = true;
+    std::iter::from_fn(move || {
+        while i < b.len() && !is_word_byte(b[i]) {
+            if matches!(b[i], b',' | b';' | b':' | b'.' | b'!' | b'?') {
+                opens = true;
+            }
+            i += 1;
+        }
+        if i == b.len() {
+            return None;
+        }
+        let from = i;
+        while i < b.len() && is_word_byte(b[i]) {
+            i += 1;
+        }
+        Some((from, i, std::mem::replace(&mut opens, false)))
+    })
+}
+
+/// Whether a word's bytes, lowercased, are a lead word or "instead" ([`imperative`]'s look
+/// back), and whether they are "and" / "then". The longest such word has eleven bytes.
+fn lead_and_join(w: &[u8]) -> (bool, bool) {
+    let mut buf = [0u8; 12];
+    let Some(lower) = buf.get_mut(..w.len()) else {
+        return (false, false);
+    };
+    lower.copy_from_slice(w);
+    lower.make_ascii_lowercase();
+    std::str::from_utf8(lower).map_or((false, false), |w| {
+        (lead_word(w) || insteadish(w), matches!(w, "and" | "then"))
+    })
+}
+
+/// The words of `text` that are acts on the output in imperative position, read over the
+/// whole text as [`imperative`] reads a clause (no negation asked): in a clause, a word
+/// after its first five is imperative exactly when it is here, since its look back stays
+/// inside the clause; [`may_take_over`] reads the first five itself.
+pub(crate) fn output_acts(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut acts = Vec::new();
+    // The last five words (start, end, opens a clause), word `n` at `n % 5`: only the few
+    // output verbs look back at them.
+    let mut last = [(0, 0, false); 5];
+    for (n, (from, to, opens)) in words_of(b).enumerate() {
+        let imperative = || {
+            let word = |step: usize| {
+                let (s, e, opens) = last[(n - 1 - step) % 5];
+                (lead_and_join(&b[s..e]), opens)
+            };
+            if opens || n == 0 || word(0).0.1 {
+                return true;
+            }
+            for step in 0..n.min(5) {
+                let ((lead, _), opens) = word(step);
+                if !lead || step == 4 {
+                    return false;
+                }
+                if opens {
+                    return true;
+                }
+            }
+            true
+        };
+        if is_output_verb(&b[from..to]) && imperative() {
+            acts.push((from, to));
+        }
+        last[n % 5] = (from, to, opens);
+    }
+    acts
+}
+
+/// Whether the clause `text[r]` may take the answer over: [`takes_over`] holds only if it
+/// holds an imperative act on the output, which is among its first five words, a word its
+/// end cuts, or one of the text's `acts` (from [`output_acts`]) that lies inside it.
+fn may_take_over(text: &str, r: &Range<usize>, acts: &[(usize, usize)]) -> bool {
+    let b = text.as_bytes();
+    let clause = &b[r.clone()];
+    if words_of(clause)
+        .take(5)
+        .any(|(s, e, _)| is_output_verb(&clause[s..e]))
+    {
+        return true;
+    }
+    if b.get(r.end).is_some_and(|&c| is_word_byte(c)) {
+        let cut = clause
+            .iter()
+            .rposition(|&c| !is_word_byte(c))
+            .map_or(0, |p| p + 1);
+        if is_output_verb(&clause[cut..]) {
+            return true;
+        }
+    }
+    let first = acts.partition_point(|&(s, _)| s < r.start);
+    acts.get(first).is_some_and(|&(_, e)| e <= r.end)
+}
+
 /// The words of a clause: byte offset, word, and whether a comma, colon or semicolon stands
 /// between it and the word before (it opens a clause of its own).
 fn clause_words(s: &str) -> Vec<(usize, &str, bool)> {
-    // Bytes, not characters: every byte of a non-ASCII character counts as a word byte, so
-    // words end on ASCII bytes and their slices on character boundaries.
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len() / 4 + 1);
-    let mut start = None;
-    let mut opens = true;
-    for i in 0..=bytes.len() {
-        let c = bytes.get(i).copied().unwrap_or(b' ');
-        let w = c.is_ascii_alphanumeric() || c == b'\'' || c >= 0x80;
-        match (start, w) {
-            (None, true) => start = Some(i),
-            (Some(f), false) => {
-                out.push((f, &s[f..i], opens));
-                opens = false;
-                start = None;
-            }
-            _ => {}
-        }
-        if start.is_none() && matches!(c, b',' | b';' | b':' | b'.' | b'!' | b'?') {
-            opens = true;
-        }
-    }
-    out
+    words_of(s.as_bytes())
+        .map(|(from, to, opens)| (from, &s[from..to], opens))
+        .collect()
 }
 
 /// "instead", or a misspelling one edit away ("insted", "isntead", "instaed"): no English
@@ -760,7 +856,10 @@ fn payload_after(main: &str, ws: &Words, k: usize, verb_end: usize) -> (bool, bo
 
 #[cfg(test)]
 mod tests {
-    use super::{ASKED, asked_parts, condition_gate, insteadish};
+    use super::{
+        ASKED, OUTPUT_VERBS, asked_parts, clause_words, condition_gate, imperative, insteadish,
+        is_output_verb, may_take_over, output_acts, output_verb, takes_over,
+    };
     use crate::lint::rules::expand;
     use regex::Regex;
 
@@ -860,6 +959,144 @@ mod tests {
             "inside", "insert", "install", "intend", "instant", "inspect", "instance",
         ] {
             assert!(!insteadish(w), "{w}");
+        }
+    }
+
+    /// Random clauses for the prefilter tests: output verbs, lead words, joins, "instead"
+    /// misspelt, negators, payload signs, quotes, capitals, punctuation of every clause kind,
+    /// non-ASCII letters and filler, in either case.
+    fn random_texts(rounds: usize, mut each: impl FnMut(&str)) {
+        const PIECES: &[&str] = &[
+            "reply",
+            "Say",
+            "PRINT",
+            "replying",
+            "answers",
+            "output",
+            "respond",
+            "include",
+            "just",
+            "only",
+            "instead",
+            "insted",
+            "rather",
+            "than",
+            "then",
+            "and",
+            "you",
+            "must",
+            "please",
+            "to",
+            "not",
+            "never",
+            "with",
+            "the",
+            "following",
+            "phrase",
+            "nothing",
+            "else",
+            "your",
+            "response",
+            "ignore",
+            "request",
+            "OK",
+            "\"go\"",
+            "`x`",
+            "if",
+            "asked",
+            "user",
+            "says",
+            "summary",
+            "é",
+            "ßay",
+            "x",
+            ",",
+            ";",
+            ":",
+            ".",
+            "!",
+            " - ",
+            " then ",
+            "\u{2014}",
+            " ",
+            " ",
+            " ",
+            "  ",
+            "\n",
+            "'",
+        ];
+        let mut next = crate::lint::rules::xorshift(0x1357_9bdf_2468_ace0_u64);
+        let mut text = String::new();
+        for _ in 0..rounds {
+            text.clear();
+            let words = 4 + next(40);
+            for _ in 0..words {
+                text.push_str(PIECES[next(PIECES.len())]);
+                if next(3) > 0 {
+                    text.push(' ');
+                }
+            }
+            each(&text);
+        }
+    }
+
+    #[test]
+    fn a_clause_the_prefilter_passes_over_never_takes_the_answer_over() {
+        // Every clause of random texts, both ends anywhere (mid-word too), judged word by
+        // word and by the prefilter: whenever the words take the answer over, the prefilter
+        // let the clause through; and it skips most clauses that hold no act on the output.
+        let (mut taken, mut skipped) = (0, 0);
+        let mut next = crate::lint::rules::xorshift(0x0f1e_2d3c_4b5a_6978_u64);
+        random_texts(2_000, |text| {
+            let acts = output_acts(text);
+            let ends: Vec<usize> = (0..=text.len())
+                .filter(|&i| text.is_char_boundary(i))
+                .collect();
+            for _ in 0..60 {
+                let (x, y) = (ends[next(ends.len())], ends[next(ends.len())]);
+                let (a, b) = (x.min(y), x.max(y));
+                let may = may_take_over(text, &(a..b), &acts);
+                if takes_over(&text[a..b]) {
+                    assert!(may, "{:?}", &text[a..b]);
+                    taken += 1;
+                } else if !may {
+                    skipped += 1;
+                }
+            }
+        });
+        assert!(taken > 500 && skipped > 10_000, "{taken} {skipped}");
+    }
+
+    #[test]
+    fn the_acts_listed_once_are_the_imperatives_a_clause_finds() {
+        // The text-wide list agrees with the clause reading on every word of the whole text.
+        random_texts(5_000, |text| {
+            let lower = text.to_ascii_lowercase();
+            let ws = clause_words(&lower);
+            let want: Vec<(usize, usize)> = (0..ws.len())
+                .filter(|&k| output_verb(ws[k].1) && imperative(&ws, k))
+                .map(|k| (ws[k].0, ws[k].0 + ws[k].1.len()))
+                .collect();
+            assert_eq!(output_acts(text), want, "{text:?}");
+        });
+    }
+
+    #[test]
+    fn every_output_verb_passes_the_shape_filter_in_any_case() {
+        for w in OUTPUT_VERBS {
+            assert!(is_output_verb(w.as_bytes()), "{w}");
+            assert!(is_output_verb(w.to_ascii_uppercase().as_bytes()), "{w}");
+        }
+        for w in [
+            "says",
+            "replies",
+            "outputs",
+            "reply'",
+            "r\u{e9}ply",
+            "",
+            "answered",
+        ] {
+            assert!(!is_output_verb(w.as_bytes()), "{w}");
         }
     }
 }

@@ -978,6 +978,18 @@ pub(crate) fn excerpt(s: &str) -> String {
     }
 }
 
+/// A deterministic xorshift generator for the tests' random texts: `next(n)` is below `n`.
+#[cfg(test)]
+pub(crate) fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        usize::try_from(state % n as u64).expect("below n")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3443,13 +3443,7 @@ mod tests {
             "\u{4e2d}",
             "=",
         ];
-        let mut state = 0x1234_5678_9abc_def1_u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            usize::try_from(state % n as u64).expect("small")
-        };
+        let mut next = crate::lint::rules::xorshift(0x1234_5678_9abc_def1_u64);
         let (mut yes, mut no) = (0, 0);
         for _ in 0..20_000 {
             let mut text = String::new();
@@ -3505,13 +3499,7 @@ mod tests {
             "\u{e9}".as_bytes(),
             "\u{a0}".as_bytes(),
         ];
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            usize::try_from(state % n as u64).expect("small")
-        };
+        let mut next = crate::lint::rules::xorshift(0x2545_f491_4f6c_dd1d_u64);
         let (mut yes, mut no) = (0, 0);
         let mut text = Vec::new();
         for round in 0..20_000 {
@@ -3570,13 +3558,7 @@ mod tests {
             "\u{e9}".as_bytes(),
             b"x",
         ];
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            usize::try_from(state % n as u64).expect("small")
-        };
+        let mut next = crate::lint::rules::xorshift(0x9e37_79b9_7f4a_7c15_u64);
         let (mut yes, mut no) = (0, 0);
         let mut text = Vec::new();
         for round in 0..40_000 {
