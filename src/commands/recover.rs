@@ -127,7 +127,7 @@ impl Report for RecoverReport {
             }
             (Action::Nothing, _) => "nothing to recover: no lock and no interrupted commit",
             (_, true) => "recover would:",
-            (Action::ReleaseLock, false) => "released a lock left without changes",
+            (Action::ReleaseLock, false) => "released a lock left behind:",
             (Action::Finish, false) => "finished the interrupted session:",
             (Action::RollBack, false) => "rolled back the interrupted session:",
         };
