@@ -274,6 +274,13 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     // Held until the end: what is linted is what is committed, and no other process of the
     // session rewrites a file in between.
     let serial = WriteLock::acquire_with_index(repo, &dir, "git aahp commit")?;
+    // A rerun after a crash inside the log rotation first puts back the half-rotated
+    // archive pair, before anything reads it.
+    if let Some(j) = Journal::load(repo, &dir.rel)?
+        && j.step == Step::Prepared
+    {
+        undo_partial_rotation(repo, &dir, &j)?;
+    }
 
     // 1. Lint: abort with nothing changed.
     let findings = blocking_findings(repo, &dir, clock::utc_date(ctx.now))?;
@@ -803,6 +810,29 @@ fn prepare(
         decayed,
         archived,
     })
+}
+
+/// A rerun of a commit that crashed inside its log rotation (LOG-ARCHIVE.md or its index
+/// written, LOG.md not yet): the rotation is not idempotent, since moving LOG.md's oldest
+/// entries again would archive them twice, and an archive it adopted would now pass for
+/// the original. LOG.md is written last, so while it still equals the saved copy nothing of
+/// the rotation counts yet: the archive and its index go back to the saved copy's, and the
+/// rotation runs anew. (`archive` refuses to run while the journal exists, so nothing else
+/// wrote them meanwhile.)
+fn undo_partial_rotation(repo: &Repo, dir: &HandoffDir, journal: &Journal) -> Result<()> {
+    let saved = gix::ObjectId::from_hex(journal.saved_commit.as_bytes())
+        .map_err(|_| Error::other("the journal's saved commit id is malformed"))?;
+    let log_rel = dir.path_of(log::LOG_FILE);
+    let log_as_saved = match repo.tree_file_at(saved, &log_rel)? {
+        Some(f) if !f.is_link => repo.file_is_blob(&log_rel, f.id)?,
+        Some(_) => false,
+        None => !dir.abs.join(log::LOG_FILE).exists(),
+    };
+    if log_as_saved {
+        transaction::restore_files(repo, dir, saved, &[log::ARCHIVE_FILE, log::INDEX_FILE])?;
+        transaction::rotation::remove_stale_staging(dir);
+    }
+    Ok(())
 }
 
 /// A directory, FIFO, socket or device where a handoff file belongs is bad input: refused

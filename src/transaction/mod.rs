@@ -192,34 +192,9 @@ pub fn restore_dir(repo: &Repo, dir: &HandoffDir, commit: ObjectId) -> Result<Ve
             continue;
         }
         keep.insert(entry.name.clone());
-        let bytes = repo.blob(entry.id)?;
-        let path = dir.abs.join(&entry.name);
-        // A regular file is compared in pieces: LOG-ARCHIVE.md is not held twice.
-        let same = if entry.is_link {
-            std::fs::read(&path).ok().as_deref() == Some(bytes.as_slice())
-        } else {
-            crate::handoff::stream::ends_with_at(&path, 0, &bytes)
-        };
-        if same {
-            continue;
+        if restore_entry(repo, dir, entry)? {
+            changed.push(entry.name.clone());
         }
-        if entry.is_link {
-            // A link is restored as a link (its blob is the target path).
-            let _ = std::fs::remove_file(&path);
-            #[cfg(unix)]
-            std::os::unix::fs::symlink(String::from_utf8_lossy(&bytes).as_ref(), &path).map_err(
-                |source| Error::Write {
-                    path: dir.path_of(&entry.name),
-                    source,
-                },
-            )?;
-        } else {
-            write_atomic(&path, &bytes).map_err(|source| Error::Write {
-                path: dir.path_of(&entry.name),
-                source,
-            })?;
-        }
-        changed.push(entry.name.clone());
     }
     for name in worktree_files(dir)? {
         if !keep.contains(&name) {
@@ -233,6 +208,72 @@ pub fn restore_dir(repo: &Repo, dir: &HandoffDir, commit: ObjectId) -> Result<Ve
     lock::sync_dir(&dir.abs);
     changed.sort();
     Ok(changed)
+}
+
+/// Makes the handoff files `names` (top-level) hold what `commit` holds: written from its
+/// blob, or removed when the commit has none. Each file is replaced atomically.
+pub fn restore_files(
+    repo: &Repo,
+    dir: &HandoffDir,
+    commit: ObjectId,
+    names: &[&str],
+) -> Result<Vec<String>> {
+    let wanted = repo.tree_dir(commit, &dir.rel)?;
+    let mut changed = Vec::new();
+    for name in names {
+        match wanted.iter().find(|e| e.name == *name) {
+            Some(entry) => {
+                if restore_entry(repo, dir, entry)? {
+                    changed.push((*name).to_string());
+                }
+            }
+            None => match std::fs::remove_file(dir.abs.join(name)) {
+                Ok(()) => changed.push((*name).to_string()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => {
+                    return Err(Error::Write {
+                        path: dir.path_of(name),
+                        source,
+                    });
+                }
+            },
+        }
+    }
+    lock::sync_dir(&dir.abs);
+    Ok(changed)
+}
+
+/// Puts one file of a commit's handoff directory back in the working tree, unless it is
+/// there already; returns whether it wrote.
+fn restore_entry(repo: &Repo, dir: &HandoffDir, entry: &crate::git::DirEntry) -> Result<bool> {
+    let bytes = repo.blob(entry.id)?;
+    let path = dir.abs.join(&entry.name);
+    // A regular file is compared in pieces: LOG-ARCHIVE.md is not held twice.
+    let same = if entry.is_link {
+        std::fs::read(&path).ok().as_deref() == Some(bytes.as_slice())
+    } else {
+        crate::handoff::stream::ends_with_at(&path, 0, &bytes)
+    };
+    if same {
+        return Ok(false);
+    }
+    if entry.is_link {
+        // A link is restored as a link (its blob is the target path).
+        let _ = std::fs::remove_file(&path);
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(String::from_utf8_lossy(&bytes).as_ref(), &path).map_err(
+            |source| Error::Write {
+                path: dir.path_of(&entry.name),
+                source,
+            },
+        )?;
+    } else {
+        write_atomic(&path, &bytes).map_err(|source| Error::Write {
+            path: dir.path_of(&entry.name),
+            source,
+        })?;
+    }
+    Ok(true)
 }
 
 /// Returns the session tags (`aahp/session-N`) as (N, commit), highest N first.

@@ -926,3 +926,96 @@ fn the_journal_copy_is_the_tree_git_would_save() {
     assert!(!listing.contains("scratch.txt"), "{listing}");
     assert!(!listing.contains("HANDOFF.lock"), "{listing}");
 }
+
+/// A commit killed inside a rotation that adopts an unindexed archive or rewrites a legacy
+/// index, then simply run again, archives every entry once: the rerun puts the archive pair
+/// back as it was saved before rotating anew, so the half-written pair does not pass for
+/// the original.
+#[test]
+fn a_commit_rerun_after_a_crash_in_an_adopting_rotation_archives_nothing_twice() {
+    let dir = ".ai/handoff";
+    for point in ["commit:rotate:archive", "commit:rotate:index"] {
+        for legacy in [false, true] {
+            let context = format!("{point}, legacy index: {legacy}");
+            let repo = TestRepo::new();
+            repo.aahp(&["init", "-q"]).assert_code(0);
+            let entries = |days: std::ops::RangeInclusive<u32>, month: &str, what: &str| {
+                days.rev().fold(String::new(), |mut out, i| {
+                    use std::fmt::Write as _;
+                    let _ = write!(
+                        out,
+                        "---\n\n## [2026-{month}-{i:02}] agent: {what} {i}\n\n- {what} {i}\n\n"
+                    );
+                    out
+                })
+            };
+            let log = entries(11..=24, "10", "Session");
+            let old = entries(1..=3, "09", "Old");
+            repo.write(
+                &format!("{dir}/LOG-ARCHIVE.md"),
+                format!("# Archive\n\n{old}"),
+            );
+            let index = repo.path().join(dir).join("LOG-ARCHIVE.index.json");
+            std::fs::remove_file(&index).ok();
+            if legacy {
+                // The reference's layout, written from the index `archive` builds for the
+                // archive's own entries (init's LOG.md has nothing to move).
+                repo.aahp(&["archive", "-q"]).assert_code(0);
+                let doc: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&index).unwrap()).unwrap();
+                let archived: Vec<serde_json::Value> = doc["entries"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| serde_json::json!({"sha256": e["sha256"], "title": e["title"]}))
+                    .collect();
+                std::fs::write(
+                    &index,
+                    serde_json::to_string_pretty(&serde_json::json!({"archived": archived}))
+                        .unwrap(),
+                )
+                .unwrap();
+            }
+            repo.write(&format!("{dir}/LOG.md"), format!("# Log\n\n{log}"));
+            repo.aahp(&["manifest", "-q"]).assert_code(0);
+            repo.git(&["add", "-A"]);
+            repo.git(&["commit", "-q", "--no-verify", "-m", "setup"]);
+            repo.aahp(&["begin", "--session-id", "cut"]).assert_code(0);
+            let out = repo.aahp_env(
+                ".",
+                &["commit", "-m", "x", "--log", "First try."],
+                &[("AAHP_FAILPOINT", point)],
+            );
+            assert_eq!(out.code, -1, "{context}: expected an abort\n{out}");
+            let out = repo.aahp(&["commit", "-m", "x", "--log", "Second try."]);
+            out.assert_code(0);
+            let headings: Vec<String> = [format!("{dir}/LOG.md"), format!("{dir}/LOG-ARCHIVE.md")]
+                .iter()
+                .flat_map(|f| {
+                    repo.read(f)
+                        .lines()
+                        .filter(|l| l.starts_with("## ["))
+                        .map(String::from)
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let mut unique = headings.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(
+                unique.len(),
+                headings.len(),
+                "{context}: an entry twice\n{headings:#?}"
+            );
+            // 14 + 3 entries and the rerun's own (the crashed try's `--log` text was only
+            // in memory: LOG.md is written last).
+            assert_eq!(headings.len(), 18, "{context}\n{headings:#?}");
+            assert!(
+                headings.iter().any(|h| h.ends_with("Second try.")),
+                "{context}"
+            );
+            repo.aahp(&["archive", "--verify"]).assert_code(0);
+            repo.aahp(&["verify"]).assert_code(0);
+        }
+    }
+}

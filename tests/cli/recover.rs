@@ -62,10 +62,7 @@ fn recover_clears_the_lock_of_a_killed_begin_only_with_force_while_it_is_fresh()
     assert!(refused.stderr.contains("recover --force"), "{refused}");
     let out = repo.aahp(&["recover", "--force"]);
     out.assert_code(0);
-    assert!(
-        out.stdout.contains("released a lock left behind:"),
-        "{out}"
-    );
+    assert!(out.stdout.contains("released a lock left behind:"), "{out}");
     assert!(!has_lock(&repo));
     assert!(repo.path().join(DIR).read_dir().unwrap().all(|e| {
         !e.unwrap()
