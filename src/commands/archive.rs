@@ -590,6 +590,9 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     // only `--reindex` and the rare rotation a stream cannot do (see
     // `log_stream::StreamedRotation::Whole`) read them whole.
     let trust = !args.verify && !args.reindex && pending.is_none() && trusted_pair(repo, &dir)?;
+    if !args.verify {
+        crate::transaction::steps::refuse_linked_pair(&dir)?;
+    }
     let mut snap = dir.snapshot_worktree_streaming(&[ARCHIVE_FILE, INDEX_FILE])?;
     // Taken out of the snapshot, not copied: the archive and its index may be megabytes.
     let mut log_text = take_text(&dir, &mut snap, LOG_FILE)?.ok_or_else(|| {

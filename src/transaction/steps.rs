@@ -91,6 +91,37 @@ fn on_disk(dir: &HandoffDir, name: &str) -> Result<Option<Streamed>> {
 /// written, so a rotation of the whole files gets its postcondition check
 /// ([`log::rotate_checked`]).
 fn plan_rotation(dir: &HandoffDir, log_text: &str, keep: usize, written: bool) -> Result<Planned> {
+    let planned = plan_rotation_of(dir, log_text, keep, written)?;
+    if !matches!(planned, Planned::Nothing) {
+        refuse_linked_pair(dir)?;
+    }
+    Ok(planned)
+}
+
+/// Refuses a rotation onto a LOG-ARCHIVE.md or index that is a symbolic link (exit 2,
+/// before anything is written): the archive is extended in place and its index replaced by
+/// a rename, so one would be written through the link and the other over it, and the pair
+/// read back afterwards would not be the pair written.
+pub fn refuse_linked_pair(dir: &HandoffDir) -> Result<()> {
+    for name in [ARCHIVE_FILE, INDEX_FILE] {
+        if std::fs::symlink_metadata(dir.abs.join(name)).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::invalid(
+                dir.path_of(name),
+                None,
+                "is a symbolic link, and a rotation would write through or over it; nothing \
+                 was changed: put the file it points to in its place, then rerun",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn plan_rotation_of(
+    dir: &HandoffDir,
+    log_text: &str,
+    keep: usize,
+    written: bool,
+) -> Result<Planned> {
     let archive = on_disk(dir, ARCHIVE_FILE)?;
     let index = on_disk(dir, INDEX_FILE)?;
     let streamed = log_stream::rotate_streamed(

@@ -1901,3 +1901,38 @@ fn reindex_without_an_index_is_refused_and_writes_nothing() {
     assert_eq!(std::fs::read(repo.path().join(ARCHIVE)).ok(), archive);
     assert!(!repo.path().join(INDEX).exists());
 }
+
+/// A rotation onto a LOG-ARCHIVE.md that is a symbolic link (with or without an index) is
+/// refused before anything is written, by `archive` and by `commit`: the archive would be
+/// extended through the link and the pair read back would not be the pair written.
+#[test]
+fn a_rotation_onto_a_linked_archive_is_refused_and_writes_nothing() {
+    for with_index in [false, true] {
+        let repo = repo_with_log(&journal(14));
+        let dir = repo.path().join(".ai/handoff");
+        std::fs::write(
+            dir.join("real-archive.md"),
+            "# Archive\n\n---\n\n## [2026-09-01] agent-1: Old 1\n\n- old 1\n",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("real-archive.md", dir.join("LOG-ARCHIVE.md")).unwrap();
+        if !with_index {
+            std::fs::remove_file(dir.join("LOG-ARCHIVE.index.json")).ok();
+        }
+        let before = files(&repo);
+        let real = std::fs::read(dir.join("real-archive.md")).unwrap();
+        for args in [
+            &["archive"][..],
+            &["commit", "-m", "x", "--log", "Session."],
+        ] {
+            let out = repo.aahp(args);
+            out.assert_code(2);
+            assert!(
+                out.stderr.contains("LOG-ARCHIVE.md") && out.stderr.contains("symbolic link"),
+                "{args:?}\n{out}"
+            );
+            assert_eq!(files(&repo), before, "{args:?} wrote");
+            assert_eq!(std::fs::read(dir.join("real-archive.md")).unwrap(), real);
+        }
+    }
+}
