@@ -590,7 +590,7 @@ impl ArchiveIndex {
         let Value::Array(list) = list else {
             return Err(malformed(
                 line_of(text, key, 0),
-                "`entries` is not a list".into(),
+                format!("`{}` is not a list", key.trim_matches('"')),
             ));
         };
         let mut entries = Vec::with_capacity(list.len());
@@ -2543,6 +2543,21 @@ mod tests {
             rotate(&more, Some(&forged), Some(&rot.index), 2),
             Err(LogError::Integrity(_))
         ));
+    }
+
+    #[test]
+    fn a_list_that_is_not_one_is_named_by_its_own_key() {
+        for (doc, key) in [
+            ("{\"archived\": {\"a\": 1}}", "`archived`"),
+            ("{\"archived\": null}", "`archived`"),
+            ("{\"version\": 1, \"entries\": {}}", "`entries`"),
+        ] {
+            let err = ArchiveIndex::parse(doc).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("{key} is not a list")),
+                "{doc}: {err}"
+            );
+        }
     }
 
     #[test]

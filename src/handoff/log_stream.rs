@@ -1054,7 +1054,7 @@ impl List<'_, '_> {
             needle: self.0.list_key,
             n: 0,
             or_needle: None,
-            message: "`entries` is not a list".into(),
+            message: format!("`{}` is not a list", self.0.list_key.trim_matches('"')),
         });
         E::custom("stopped")
     }
