@@ -1058,14 +1058,39 @@ fn contents<'a>(
     (get(ARCHIVE_FILE, &mem[0]), get(INDEX_FILE, &mem[1]))
 }
 
-/// True when LOG-ARCHIVE.md and its index both hold what HEAD holds.
+/// True when LOG-ARCHIVE.md and its index both hold what HEAD holds, in the index layout
+/// this tool writes.
 fn trusted_pair(repo: &Repo, dir: &HandoffDir) -> Result<bool> {
     for name in [ARCHIVE_FILE, INDEX_FILE] {
         if !repo.same_as_head(&dir.path_of(name))? {
             return Ok(false);
         }
     }
-    Ok(true)
+    // HEAD may hold an index committed past the gate (`--no-verify`): the ends alone are
+    // trusted only under the layout this tool writes, `{"version": 1, ...` first. Any
+    // other index is checked whole as a stream, which refuses what `verify` refuses.
+    let mut head = [0u8; 64];
+    let n = std::fs::File::open(dir.abs.join(INDEX_FILE))
+        .and_then(|mut f| {
+            use std::io::Read as _;
+            f.read(&mut head)
+        })
+        .unwrap_or(0);
+    Ok(starts_with_version_1(&head[..n]))
+}
+
+/// Whether an index starts (after a BOM and blanks) with `{"version": 1` followed by `,`
+/// or `}`.
+fn starts_with_version_1(head: &[u8]) -> bool {
+    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+    let mut rest = head.trim_ascii_start();
+    for part in [&b"{"[..], b"\"version\"", b":", b"1"] {
+        let Some(after) = rest.strip_prefix(part) else {
+            return false;
+        };
+        rest = after.trim_ascii_start();
+    }
+    matches!(rest.first(), Some(b',' | b'}'))
 }
 
 /// Attaches paths to problems; input that cannot be interpreted becomes an error (exit 2).
@@ -1166,4 +1191,30 @@ fn changed_while_written(dir: &HandoffDir, name: &str) -> Error {
         "archive postcondition failed: {} changed while it was being written; rerun `git aahp archive`",
         dir.path_of(name)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::starts_with_version_1;
+
+    /// Only an index that starts as this tool writes it is extended on trust in its ends.
+    #[test]
+    fn only_the_written_layout_is_trusted_by_its_ends() {
+        for ok in [
+            "{\"version\": 1, \"entries\": []}",
+            "\u{feff}{\n  \"version\" :1\n}",
+        ] {
+            assert!(starts_with_version_1(ok.as_bytes()), "{ok}");
+        }
+        for bad in [
+            "{\"archived\": [], \"entries\": []}",
+            "{\"entries\": [], \"version\": 1}",
+            "{\"version\": 2, \"entries\": []}",
+            "{\"version\": 10, \"entries\": []}",
+            "{\"version\": 1.5}",
+            "",
+        ] {
+            assert!(!starts_with_version_1(bad.as_bytes()), "{bad}");
+        }
+    }
 }

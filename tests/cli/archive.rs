@@ -1936,3 +1936,33 @@ fn a_rotation_onto_a_linked_archive_is_refused_and_writes_nothing() {
         }
     }
 }
+
+/// An index committed past the gate without a supported `version` (an `entries` list beside
+/// a legacy `archived` one here) is not extended on trust because HEAD holds it: `archive`
+/// refuses it as `verify` does (exit 2, naming it) and writes nothing.
+#[test]
+fn archive_refuses_a_committed_index_of_no_supported_version() {
+    let repo = repo_with_log(&journal(14));
+    let index = repo.path().join(INDEX);
+    let mixed = r#"{"archived": [], "entries": []}"#;
+    for bad in [mixed, r#"{"version": 2, "entries": []}"#] {
+        std::fs::write(&index, bad).unwrap();
+        std::fs::write(repo.path().join(ARCHIVE), "# Archive\n").unwrap();
+        repo.git(&["add", "-A"]);
+        repo.git(&[
+            "commit",
+            "-q",
+            "--no-verify",
+            "-m",
+            "an index of no supported version",
+        ]);
+        let before = files(&repo);
+        let out = repo.aahp(&["archive"]);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains("LOG-ARCHIVE.index.json") && out.stderr.contains("version"),
+            "{bad}\n{out}"
+        );
+        assert_eq!(files(&repo), before, "{bad}: archive wrote");
+    }
+}
