@@ -274,12 +274,14 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     // Held until the end: what is linted is what is committed, and no other process of the
     // session rewrites a file in between.
     let serial = WriteLock::acquire_with_index(repo, &dir, "git aahp commit")?;
+    // The journal of an interrupted commit, read once: the write lock keeps it as it is.
     // A rerun after a crash inside the log rotation first puts back the half-rotated
     // archive pair, before anything reads it.
-    if let Some(j) = Journal::load(repo, &dir.rel)?
+    let pending = Journal::load(repo, &dir.rel)?;
+    if let Some(j) = &pending
         && j.step == Step::Prepared
     {
-        undo_partial_rotation(repo, &dir, &j)?;
+        undo_partial_rotation(repo, &dir, j)?;
     }
 
     // 1. Lint: abort with nothing changed.
@@ -305,7 +307,6 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     failpoint::hit("commit:lint");
 
     // 2. The lock: ours, or taken now.
-    let pending = Journal::load(repo, &dir.rel)?;
     let (session_id, agent, started) = take_lock(ctx, repo, &dir, args, base, pending.as_ref())?;
     // A session the handoff would misdescribe, or one another handoff landed under, is
     // declined with nothing changed; a lock taken just now is not left behind.
