@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 
 use jiff::civil::Date;
 use serde::Serialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -553,9 +554,27 @@ impl ArchiveIndex {
             message,
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| malformed(Some(e.line().max(1)), format!("invalid JSON: {e}")))?;
-        let Value::Object(doc) = value else {
+        let mut twice = None;
+        let mut de = serde_json::Deserializer::from_str(text);
+        let top = TopLevel { twice: &mut twice }
+            .deserialize(&mut de)
+            .and_then(|top| de.end().map(|()| top));
+        let top = match (top, twice) {
+            (_, Some(key)) => {
+                return Err(malformed(
+                    line_of(text, &format!("\"{key}\""), 1),
+                    format!("`{key}` appears twice"),
+                ));
+            }
+            (Err(e), None) => {
+                return Err(malformed(
+                    Some(e.line().max(1)),
+                    format!("invalid JSON: {e}"),
+                ));
+            }
+            (Ok(top), None) => top,
+        };
+        let Some(doc) = top else {
             return Err(malformed(
                 Some(1),
                 "expected an object {\"version\": 1, \"entries\": [...]}".into(),
@@ -657,6 +676,75 @@ impl ArchiveIndex {
         let mut out = ascii_only(&pretty);
         out.push('\n');
         out
+    }
+}
+
+/// The index's top level, parsed as a `Value` is, but refusing a key of the layout
+/// (`version`, `entries`, `archived`) given twice, as the streamed read refuses it
+/// (`log_stream`): a JSON parser keeps the last, and the two reads must agree. `None` when
+/// the document is not an object.
+struct TopLevel<'a> {
+    /// The key given twice, when that stopped the parse.
+    twice: &'a mut Option<&'static str>,
+}
+
+impl<'de> DeserializeSeed<'de> for TopLevel<'_> {
+    type Value = Option<Map<String, Value>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TopLevel<'_> {
+    type Value = Option<Map<String, Value>>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON document")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut doc = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let known = ["version", "entries", "archived"]
+                .into_iter()
+                .find(|k| *k == key);
+            if let Some(k) = known.filter(|k| doc.contains_key(*k)) {
+                *self.twice = Some(k);
+                return Err(de::Error::custom("a key appears twice"));
+            }
+            doc.insert(key, map.next_value()?);
+        }
+        Ok(Some(doc))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
     }
 }
 

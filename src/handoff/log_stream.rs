@@ -934,6 +934,21 @@ struct IndexState<'f> {
     list_key: &'static str,
 }
 
+impl IndexState<'_> {
+    /// Stops the read at a key of the layout given twice (`needle`, the key quoted): a JSON
+    /// parser would keep the last, and which one counts must not depend on the reader
+    /// (`log::ArchiveIndex::parse` refuses it too).
+    fn twice<E: de::Error>(&mut self, needle: &'static str) -> E {
+        self.stop = Some(Stop::At {
+            needle,
+            n: 1,
+            or_needle: None,
+            message: format!("`{}` appears twice", needle.trim_matches('"')),
+        });
+        de::Error::custom("stopped")
+    }
+}
+
 /// The list of a legacy index (`{"archived": [...]}`), quoted as messages look it up.
 const LEGACY_KEY: &str = "\"archived\"";
 
@@ -960,34 +975,30 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
             match key.as_str() {
                 "entries" => {
                     if self.0.entries.is_some() {
-                        self.0.stop = Some(Stop::At {
-                            needle: "\"entries\"",
-                            n: 1,
-                            or_needle: None,
-                            message: "`entries` appears twice".into(),
-                        });
-                        return Err(de::Error::custom("stopped"));
+                        return Err(self.0.twice("\"entries\""));
                     }
                     let n = map.next_value_seed(List(self.0))?;
                     self.0.entries = Some(n);
                 }
-                "version" => self.0.version = Some(map.next_value()?),
+                "version" => {
+                    if self.0.version.is_some() {
+                        return Err(self.0.twice("\"version\""));
+                    }
+                    self.0.version = Some(map.next_value()?);
+                }
                 // Read as the list only when there is no `entries` list (a second pass).
                 "archived" if self.0.list_key == LEGACY_KEY => {
                     if self.0.entries.is_some() {
-                        self.0.stop = Some(Stop::At {
-                            needle: LEGACY_KEY,
-                            n: 1,
-                            or_needle: None,
-                            message: "`archived` appears twice".into(),
-                        });
-                        return Err(de::Error::custom("stopped"));
+                        return Err(self.0.twice(LEGACY_KEY));
                     }
                     self.0.archived = true;
                     let n = map.next_value_seed(List(self.0))?;
                     self.0.entries = Some(n);
                 }
                 "archived" => {
+                    if self.0.archived {
+                        return Err(self.0.twice(LEGACY_KEY));
+                    }
                     self.0.archived = true;
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -2146,6 +2157,15 @@ mod tests {
             "[1, 2]".to_string(),
             "{\"version\": 1, \"entries\": {}}".to_string(),
             "{\"version\": 1}".to_string(),
+            // A key of the layout twice: a JSON parser keeps the last, so which list (or
+            // version) counts would depend on the reader; both refuse it.
+            index.replacen("\"version\": 1", "\"version\": 2, \"version\": 1", 1),
+            index.replacen("\"version\": 1", "\"version\": 1,\n\"entries\": []", 1),
+            index.replacen(
+                "\"version\": 1",
+                "\"archived\": 1, \"version\": 1, \"archived\": 2",
+                1,
+            ),
         ];
         for case in &cases {
             let whole = verify_archive("", Some(&archive), Some(case), 10);
