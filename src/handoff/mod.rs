@@ -89,9 +89,9 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// (`log_stream::StreamedRotation::Whole`), the merge driver's other merges (an
 /// index both sides changed, an archive a side rewrote), blobs the working tree does not
 /// hold (gix loads a blob whole: `verify --level ci` over other commits, `recover`
-/// restoring HEAD's, `--reindex`'s comparison texts), an archive kept in a subdirectory of
-/// the handoff directory, and the lint when its pieces cannot be shown equal to the whole
-/// lint. Above the limit those judge nothing: exit 2 naming the file, the limit and what
+/// restoring HEAD's, `--reindex`'s comparison texts), and the lint when its pieces cannot
+/// be shown equal to the whole lint. (An archive moved aside into a subdirectory is linted
+/// as a stream like the top-level one.) Above the limit those judge nothing: exit 2 naming the file, the limit and what
 /// to do, never a pass (fail closed). Because of these, `archive` and `archive --reindex`
 /// still refuse to write past the limit.
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
@@ -99,6 +99,12 @@ pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 /// LOG-ARCHIVE.md and its index: the files that only grow, which a snapshot of the working
 /// tree leaves on disk and every reader takes as a stream (issue #12 item 2).
 pub const ARCHIVE_PAIR: [&str; 2] = [log::ARCHIVE_FILE, log::INDEX_FILE];
+
+/// True for LOG-ARCHIVE.md and its index, at the top level or (moved aside) in a
+/// subdirectory: `inner` is a path relative to the handoff directory.
+fn is_archive_pair(inner: &str) -> bool {
+    ARCHIVE_PAIR.contains(&inner.rsplit('/').next().unwrap_or(inner))
+}
 
 /// Why [`Snapshot::hold_streamed`] needs a file whole, and what to do when it is too large.
 const HELD_WHOLE: &str = "this step (a rotation onto an archive with a code fence that never \
@@ -165,6 +171,10 @@ pub struct Snapshot {
     /// `archive`'s proportional path, issue #12): only the manifest's checksums and
     /// summaries read them, in pieces.
     pub streamed: BTreeMap<String, stream::Streamed>,
+    /// Files in subdirectories named as LOG-ARCHIVE.md or its index (an archive moved aside
+    /// to start a new one), by inner path, left on disk like [`Snapshot::streamed`]: only
+    /// the lint reads them, in pieces (issue #12 item 2).
+    pub nested_streamed: BTreeMap<String, stream::Streamed>,
 }
 
 /// Files of the handoff directory whose content is always read, changed or not: the
@@ -611,10 +621,16 @@ impl HandoffDir {
                 } else if !meta.is_file() {
                     continue;
                 }
-                if sub.is_empty() && meta.is_file() && streamed.contains(&inner.as_str()) {
-                    let whole = stream::Streamed::whole(entry.path(), meta.len());
-                    snap.streamed.insert(inner, whole);
-                    continue;
+                if meta.is_file() {
+                    let whole = || stream::Streamed::whole(entry.path(), meta.len());
+                    if sub.is_empty() && streamed.contains(&inner.as_str()) {
+                        snap.streamed.insert(inner, whole());
+                        continue;
+                    }
+                    if !sub.is_empty() && is_archive_pair(&inner) {
+                        snap.nested_streamed.insert(inner, whole());
+                        continue;
+                    }
                 }
                 let bytes = read_limited(&entry.path(), &rel)?;
                 snap.insert(inner, bytes);
@@ -724,7 +740,7 @@ impl HandoffDir {
         stream: bool,
     ) -> Result<()> {
         let rel = self.path_of(&inner);
-        let streamable = stream && matches!(inner.as_str(), log::ARCHIVE_FILE | log::INDEX_FILE);
+        let streamable = stream && is_archive_pair(&inner);
         if streamable {
             // Tests arm `blob-in-pieces` to take this path with small files.
             let whole_up_to = if crate::failpoint::armed_flag("blob-in-pieces") {
@@ -734,9 +750,12 @@ impl HandoffDir {
             };
             let size = repo.blob_size(id)?;
             if size > whole_up_to && repo.file_is_blob(&rel, id)? {
-                let path = self.root.join(&rel);
-                snap.streamed
-                    .insert(inner, stream::Streamed::whole(path, size));
+                let whole = stream::Streamed::whole(self.root.join(&rel), size);
+                if inner.contains('/') {
+                    snap.nested_streamed.insert(inner, whole);
+                } else {
+                    snap.streamed.insert(inner, whole);
+                }
                 return Ok(());
             }
         }

@@ -184,6 +184,7 @@ impl LintConfig {
                 .streamed
                 .keys()
                 .filter(|n| is_lintable(n))
+                .chain(snap.nested_streamed.keys())
                 .map(|n| (n.as_str(), dir.path_of(n)));
             let names: Vec<(&str, String)> = snapshot_files(dir, snap)
                 .into_iter()
@@ -358,6 +359,7 @@ pub fn lint_snapshot_with(
         .streamed
         .iter()
         .filter(|(name, _)| is_lintable(name))
+        .chain(&snap.nested_streamed)
         .map(|(name, content)| Streamed {
             path: dir.path_of(name),
             name,
@@ -394,7 +396,8 @@ fn lint_in_pieces(
     used: &mut [bool],
 ) -> Result<Option<Vec<Diagnostic>>> {
     let sizes = pieces::Sizes::of_command();
-    let found = match name {
+    // Moved aside into a subdirectory, the pair is linted the same way.
+    let found = match name.rsplit('/').next().unwrap_or(name) {
         crate::handoff::log::ARCHIVE_FILE => {
             pieces::lint_archive(cfg, path, name, content, used, sizes)?
         }
@@ -425,15 +428,22 @@ impl Streamed<'_> {
         if let Some(diags) = lint_in_pieces(cfg, &self.path, self.name, self.content, used)? {
             return Ok(diags);
         }
+        // An archive already moved aside cannot be moved aside again.
+        let or_move = if self.name.contains('/') {
+            ""
+        } else {
+            ", or move LOG-ARCHIVE.md and LOG-ARCHIVE.index.json into a dated subdirectory \
+             to start a new archive"
+        };
         let bytes = self.content.read_all(
             &self.path,
             whole_lint_limit(self.name),
-            "its lint cannot be done in pieces that give what the whole lint gives (a link \
-             reference definition, an obfuscated stretch or a repeated finding across its \
-             entries, more than 100 findings, or text that is not UTF-8), so it was not \
-             judged: fix what spans its entries, or move LOG-ARCHIVE.md and \
-             LOG-ARCHIVE.index.json into a dated subdirectory to start a new archive, \
-             then rerun",
+            &format!(
+                "its lint cannot be done in pieces that give what the whole lint gives (a link \
+                 reference definition, an obfuscated stretch or a repeated finding across its \
+                 entries, more than 100 findings, or text that is not UTF-8), so it was not \
+                 judged: fix what spans its entries{or_move}, then rerun"
+            ),
         )?;
         let file = LintFile {
             path: self.path.clone(),
@@ -519,10 +529,12 @@ fn lint_inputs(
     }
     for s in streamed {
         let diags = s.lint(cfg, &mut used)?;
-        // Listed where a whole read would have put it: among the top-level files, by name.
+        // Listed where a whole read would have put it: the top-level files by name, then
+        // the nested ones by path.
+        let key = |name: &str| (name.contains('/'), name.to_string());
         let at = found
             .iter()
-            .position(|(name, _, _)| name.contains('/') || *name > s.name)
+            .position(|(name, _, _)| key(name) > key(s.name))
             .unwrap_or(found.len());
         found.insert(at, (s.name, s.path.clone(), diags));
     }

@@ -1650,6 +1650,23 @@ const STREAMS_ONLY: [(&str, &str); 1] = [(
     "lint-in-pieces,blob-in-pieces,read-whole:LOG-ARCHIVE.md,read-whole:LOG-ARCHIVE.index.json",
 )];
 
+/// Runs `args` as usual and with [`STREAMS_ONLY`], and asserts the same exit code and
+/// output without holding the archive or its index; returns the streamed run.
+fn as_streams_as_whole(repo: &TestRepo, args: &[&str]) -> CmdOutput {
+    let whole = repo.aahp(args);
+    let streamed = repo.aahp_env(".", args, &STREAMS_ONLY);
+    assert!(
+        !streamed.stderr.contains("injected failure"),
+        "{args:?}: {streamed}"
+    );
+    assert_eq!(
+        (streamed.code, &streamed.stdout, &streamed.stderr),
+        (whole.code, &whole.stdout, &whole.stderr),
+        "{args:?}"
+    );
+    streamed
+}
+
 /// A committed repository whose archive holds a lint finding (a zero-width space) and whose
 /// manifest is current.
 fn archived_repo_with_a_finding() -> TestRepo {
@@ -1695,17 +1712,7 @@ fn commands_that_read_the_directory_never_hold_the_archive_or_its_index() {
         &["verify"],
     ];
     for args in commands {
-        let whole = repo.aahp(args);
-        let streamed = repo.aahp_env(".", args, &STREAMS_ONLY);
-        assert!(
-            !streamed.stderr.contains("injected failure"),
-            "{args:?}: {streamed}"
-        );
-        assert_eq!(
-            (streamed.code, &streamed.stdout, &streamed.stderr),
-            (whole.code, &whole.stdout, &whole.stderr),
-            "{args:?}"
-        );
+        as_streams_as_whole(&repo, args);
     }
     // The archive's checksum, computed in pieces, holds: no file is reported changed.
     let status = repo.aahp_env(".", &["--json", "status"], &STREAMS_ONLY);
@@ -1732,6 +1739,31 @@ fn commands_that_read_the_directory_never_hold_the_archive_or_its_index() {
         .unwrap()
         .clone();
     assert_eq!(archive["state"], "changed", "{status}");
+}
+
+#[test]
+fn an_archive_moved_aside_into_a_subdirectory_is_linted_as_a_stream() {
+    // Issue #12 item 2: an archive moved into a dated subdirectory (what the refusals advise
+    // once a whole read would be needed) is still linted in pieces, from the working tree
+    // and from blobs the working tree holds, never held in memory; the verdict is the whole
+    // read's, and the finding is named by its nested path.
+    let repo = archived_repo_with_a_finding();
+    let aside = ".ai/handoff/2025";
+    std::fs::create_dir(repo.path().join(aside)).unwrap();
+    repo.git(&["mv", ARCHIVE, &format!("{aside}/LOG-ARCHIVE.md")]);
+    repo.git(&["mv", INDEX, &format!("{aside}/LOG-ARCHIVE.index.json")]);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let same = |args: &[&str]| as_streams_as_whole(&repo, args);
+    let lint = same(&["lint"]);
+    lint.assert_code(1);
+    assert!(lint.stdout.contains("2025/LOG-ARCHIVE.md:"), "{lint}");
+    same(&["lint", "--format", "json"]);
+    // Staged: the pre-commit gate reads the moved files' blobs, which the working tree holds.
+    same(&["verify", "--level", "precommit"]).assert_code(1);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "archive moved aside"]);
+    same(&["verify"]).assert_code(1);
+    same(&["verify", "--level", "ci", "--base", "HEAD~1"]).assert_code(1);
 }
 
 #[test]
