@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::Context;
 use crate::error::{Error, ExitStatus, Result};
+use crate::git::Repo;
 use crate::handoff::{HandoffDir, Source, read_limited};
 use crate::lint::{
     self, Diagnostic, LintConfig, LintFile, LintOutcome, RULES, RuleMeta, Severity, registry,
@@ -370,6 +371,20 @@ pub fn run(ctx: &Context, args: &LintArgs) -> Result<ExitStatus> {
     ctx.emit(&report)
 }
 
+/// The directory as `source` holds it, for the lint, which only reads it: a commit's
+/// LOG-ARCHIVE.md and index above 8 MiB that the working tree holds as committed are read
+/// from there in pieces, not loaded whole (issue #12 item 2).
+fn read_only_snapshot(
+    repo: &Repo,
+    dir: &HandoffDir,
+    source: Source,
+) -> Result<crate::handoff::Snapshot> {
+    match source {
+        Source::Commit(commit) => dir.snapshot_commit(repo, commit, true),
+        other => dir.snapshot(repo, other),
+    }
+}
+
 /// Lints the scope the arguments select.
 pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
     let repo = ctx.repo()?;
@@ -398,7 +413,7 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
     let snap = if absent {
         crate::handoff::Snapshot::default()
     } else {
-        dir.snapshot(repo, source)?
+        read_only_snapshot(repo, &dir, source)?
     };
     // A manifest every other command refuses is refused here too (issue #12, L4): a linter
     // that passes what it could not read would be a gate that passes unchecked input.
@@ -430,7 +445,7 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
     let mut merged = LintOutcome::default();
     for (i, dir) in dirs.iter().enumerate() {
         let snap = if in_packages {
-            let snap = dir.snapshot(repo, source)?;
+            let snap = read_only_snapshot(repo, dir, source)?;
             crate::handoff::manifest::Manifest::from_snapshot(dir, &snap)?;
             snap
         } else {

@@ -756,7 +756,10 @@ fn rewrite_after_restore(
     note: &RecoveryNote<'_>,
 ) -> Result<Vec<String>> {
     let today = clock::utc_date(ctx.now);
-    let session_snap = dir.snapshot(repo, Source::Commit(note.saved))?;
+    // Only the session's TRUST.md is read: the archive pair is left unread, never loaded
+    // whole (issue #12 item 2).
+    let session_snap =
+        dir.snapshot_commit_leaving(repo, note.saved, &crate::handoff::ARCHIVE_PAIR)?;
     let write = |name: &str, bytes: &[u8]| crate::transaction::steps::write_file(dir, name, bytes);
     let marked = crate::transaction::steps::mark_session_claims(dir, &session_snap, &write)?;
     let entry = recovery_entry(today, note, &marked);
@@ -872,7 +875,8 @@ fn has_changes(repo: &Repo, dir: &HandoffDir, head: Option<ObjectId>) -> Result<
 
 /// True when the commit's handoff directory has a manifest that matches every file.
 fn manifest_verifies(repo: &Repo, dir: &HandoffDir, commit: ObjectId) -> bool {
-    let Ok(snap) = dir.snapshot(repo, Source::Commit(commit)) else {
+    // The archive pair the working tree holds as committed is checked in pieces from there.
+    let Ok(snap) = dir.snapshot_commit(repo, commit, true) else {
         return false;
     };
     let Ok(Some(m)) = Manifest::from_snapshot(dir, &snap) else {

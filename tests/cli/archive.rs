@@ -1704,6 +1704,7 @@ fn commands_that_read_the_directory_never_hold_the_archive_or_its_index() {
         &["lint"],
         &["lint", "--format", "json"],
         &["lint", "--format", "sarif"],
+        &["lint", "--rev", "HEAD"],
         &["task", "list"],
         &["trust"],
         &["review", "--base", "HEAD~1"],
@@ -1874,6 +1875,38 @@ fn recover_compares_the_archive_with_head_in_pieces() {
         &STREAMS_ONLY,
     );
     assert_eq!(out.json()["action"], "roll_back", "{out}");
+}
+
+#[test]
+fn recover_finishes_and_rolls_back_without_holding_the_archive() {
+    // Issue #12 item 2: finishing a session whose commit exists checks its manifest (to tag
+    // it) with the archive pair read in pieces from the working tree, and a roll-back reads
+    // only the interrupted session's TRUST.md of what it saved, never the archive whole.
+    let repo = archived_repo(&journal(14));
+    repo.aahp(&["begin", "--session-id", "s-1"]).assert_code(0);
+    let status = ".ai/handoff/STATUS.md";
+    repo.write(status, format!("{}\nMore done.\n", repo.read(status)));
+    let crashed = repo.aahp_env(
+        ".",
+        &["commit", "-m", "Session 1", "--log", "Finished more."],
+        &[("AAHP_FAILPOINT", "commit:committed")],
+    );
+    assert!(
+        repo.git(&["log", "-1", "--format=%s"]).trim() == "Session 1",
+        "killed after its commit: {crashed}"
+    );
+    let out = repo.aahp_env(".", &["--json", "recover", "--force"], &STREAMS_ONLY);
+    out.assert_code(0);
+    assert_eq!(out.json()["action"], "finish", "{out}");
+    assert!(out.json()["tag"].as_str().is_some(), "tagged: {out}");
+    // A session interrupted before its commit is rolled back; its work is saved.
+    repo.aahp(&["begin", "--session-id", "s-2"]).assert_code(0);
+    repo.write(status, format!("{}\nHalf done.\n", repo.read(status)));
+    let out = repo.aahp_env(".", &["--json", "recover", "--force"], &STREAMS_ONLY);
+    out.assert_code(0);
+    assert_eq!(out.json()["action"], "roll_back", "{out}");
+    assert!(!repo.read(status).contains("Half done."), "{out}");
+    repo.aahp(&["verify"]).assert_code(0);
 }
 
 #[test]
