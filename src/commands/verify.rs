@@ -430,6 +430,8 @@ impl Annotated for VerifyReport {
 
 /// The layer that reports a `ci` base that cannot be used.
 const BASE_LAYER: &str = "base";
+/// The layer that fails a change removing a handoff directory (see [`removed_dirs`]).
+const REMOVED_LAYER: &str = "removed";
 /// The layer that fails changes the gate cannot place in a package (see [`unplaced_layer`]).
 const DISCOVERY_LAYER: &str = "discovery";
 const DISCOVERY_HINT: &str = "rename the directory to valid UTF-8; or, if no handoff directory lies below it, \
@@ -881,6 +883,14 @@ fn judge_target(
     {
         report.layers.push(layer);
     }
+    let moved = match removed_dirs(repo, scope, target, content)? {
+        Removal::Removed(layer) => {
+            report.layers.push(layer);
+            None
+        }
+        Removal::Moved { from, to } => Some((from, to)),
+        Removal::None => None,
+    };
     // Known directories own changes only where they exist (`--dir` always does).
     let mut present = Vec::new();
     for d in &scope.known {
@@ -950,8 +960,16 @@ fn judge_target(
             .filter(|(_, o)| o.iter().any(|i| owners.dirs[*i].rel == r.dir.rel))
             .map(|(c, _)| c)
             .collect();
+        let moved_from = moved
+            .as_ref()
+            .filter(|(_, to)| *to == r.dir.rel)
+            .map(|(from, _)| from.as_str());
+        let base_dir = Judged {
+            dir: &r.dir,
+            base_rel: moved_from.unwrap_or(&r.dir.rel),
+        };
         let (mut layers, mut diagnostics) =
-            judge(repo, &r.dir, &r.snap, target, &owned, today, r.lint)?;
+            judge(repo, base_dir, &r.snap, target, &owned, today, r.lint)?;
         let mine: Vec<&(Option<String>, String, Vec<u8>)> = agent_files
             .iter()
             .filter(|(o, _, _)| o.as_deref() == Some(r.dir.rel.as_str()))
@@ -977,6 +995,97 @@ fn judge_target(
         report.diagnostics.extend(diags);
     }
     Ok(())
+}
+
+/// Handoff directories the base holds and the target no longer does (the change deletes
+/// files below them and the target holds nothing there): the gate could judge neither
+/// their tasks nor the code they governed, so such a change fails (fail closed). One
+/// removed directory beside one new directory (which the base does not hold) is a move:
+/// its tasks are then judged against the base's manifest at the old place, and nothing
+/// fails here.
+fn removed_dirs(
+    repo: &Repo,
+    scope: &GateScope,
+    target: &Target,
+    content: &Content<'_>,
+) -> Result<Removal> {
+    // The handoff directory a path lies in: a known one, or any `.ai/handoff`.
+    let handoff_of = |path: &str| -> Option<String> {
+        if let Some(d) = scope
+            .known
+            .iter()
+            .find(|d| path.starts_with(&format!("{}/", d.rel)))
+        {
+            return Some(d.rel.clone());
+        }
+        let at = if path.starts_with(&format!("{DEFAULT_DIR}/")) {
+            0
+        } else {
+            path.find(&format!("/{DEFAULT_DIR}/"))? + 1
+        };
+        Some(path[..at + DEFAULT_DIR.len()].to_string())
+    };
+    let mut removed = std::collections::BTreeSet::new();
+    let mut added = std::collections::BTreeSet::new();
+    for c in &target.changes {
+        match (c.kind, handoff_of(&c.path)) {
+            (ChangeKind::Deleted, Some(dir)) => {
+                removed.insert(dir);
+            }
+            (ChangeKind::Added, Some(dir)) => {
+                added.insert(dir);
+            }
+            _ => {}
+        }
+    }
+    let mut gone = Vec::new();
+    for dir in removed {
+        if !content.holds(repo, &dir)? {
+            gone.push(dir);
+        }
+    }
+    let mut new = Vec::new();
+    for dir in added {
+        let at_base = match target.base_commit {
+            Some(base) => repo.tree_has_dir(base, &dir)?,
+            None => false,
+        };
+        if !at_base {
+            new.push(dir);
+        }
+    }
+    let (removed, added) = (gone, new);
+    if let ([from], [to]) = (removed.as_slice(), added.as_slice()) {
+        return Ok(Removal::Moved {
+            from: from.clone(),
+            to: to.clone(),
+        });
+    }
+    if removed.is_empty() {
+        return Ok(Removal::None);
+    }
+    let mut layer = Layer::new(REMOVED_LAYER);
+    for dir in removed {
+        layer.fail(
+            Some(dir),
+            "the change removes this handoff directory, which the base holds: its tasks and \
+             the code it governs can no longer be judged. Keep it (to move it, move the whole \
+             directory in one change, so its tasks are judged at the new place); if removing \
+             the handoff is deliberate, remove the gate from CI and the hooks in the same change"
+                .to_string(),
+        );
+    }
+    Ok(Removal::Removed(layer.summarize("")))
+}
+
+/// What a change did to the handoff directories its base holds ([`removed_dirs`]).
+enum Removal {
+    /// Every one is still there.
+    None,
+    /// One moved, whole: judged at `to` against the base's directory at `from`.
+    Moved { from: String, to: String },
+    /// Some are gone: the failed layer naming them.
+    Removed(Layer),
 }
 
 /// Fails the changes whose directory's name is not valid UTF-8 (git's bytes, shown with
@@ -1118,15 +1227,23 @@ impl LintJob {
 }
 
 /// Runs every layer on one snapshot.
+/// A directory to judge, and where the base holds it (elsewhere when the change moves it).
+#[derive(Clone, Copy)]
+struct Judged<'a> {
+    dir: &'a HandoffDir,
+    base_rel: &'a str,
+}
+
 fn judge(
     repo: &Repo,
-    dir: &HandoffDir,
+    judged: Judged<'_>,
     snap: &Snapshot,
     target: &Target,
     owned: &[&Change],
     today: jiff::civil::Date,
     lint_job: LintJob,
 ) -> Result<(Vec<Layer>, Vec<Diagnostic>)> {
+    let dir = judged.dir;
     let manifest_path = dir.path_of(MANIFEST);
     let mut layers = Vec::new();
 
@@ -1199,7 +1316,7 @@ fn judge(
     // 6. Tasks in the base manifest are not silently dropped; next_task_id never decreases.
     layers.push(tasks_layer(
         repo,
-        dir,
+        judged,
         manifest.as_ref(),
         target.base_commit,
     )?);
@@ -1327,7 +1444,7 @@ fn drift_layer(dir: &HandoffDir, owned: &[&Change], changes: &[Change]) -> Layer
 /// Tasks (layer 6): compares with the manifest at the base commit.
 fn tasks_layer(
     repo: &Repo,
-    dir: &HandoffDir,
+    judged: Judged<'_>,
     manifest: Option<&Manifest>,
     base: Option<ObjectId>,
 ) -> Result<Layer> {
@@ -1335,12 +1452,13 @@ fn tasks_layer(
     let (Some(current), Some(base)) = (manifest, base) else {
         return Ok(layer.skip("no base manifest to compare with"));
     };
-    let path = dir.path_of(MANIFEST);
-    let Some(bytes) = repo.blob_at(base, &path)? else {
+    let path = judged.dir.path_of(MANIFEST);
+    let base_path = location::join(judged.base_rel, MANIFEST);
+    let Some(bytes) = repo.blob_at(base, &base_path)? else {
         return Ok(layer.skip("no base manifest to compare with"));
     };
     // A base manifest that no longer parses cannot lose tasks we could name.
-    let Ok(old) = Manifest::parse(&format!("{path} at {}", Repo::short(base)), &bytes) else {
+    let Ok(old) = Manifest::parse(&format!("{base_path} at {}", Repo::short(base)), &bytes) else {
         return Ok(layer.skip("the base manifest does not parse"));
     };
     let now_ids: std::collections::HashSet<String> =

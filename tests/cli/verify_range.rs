@@ -407,3 +407,58 @@ fn pre_push_with_empty_stdin_judges_what_no_remote_tracking_ref_holds() {
         "{out}"
     );
 }
+
+/// A committed handoff directory with one task in its manifest.
+fn repo_with_a_task() -> TestRepo {
+    let repo = handoff_repo();
+    repo.aahp(&["task", "add", "Keep the parser"])
+        .assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "a task"]);
+    repo
+}
+
+#[test]
+fn a_change_that_removes_the_handoff_directory_fails_the_gate() {
+    // Fail closed (review, fourteenth session): with the directory gone, no layer was left
+    // to judge its tasks or the code it governs, and the gate said "nothing to judge".
+    let repo = repo_with_a_task();
+    repo.git(&["rm", "-rq", ".ai/handoff"]);
+    repo.write("app.js", "code\n");
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(hook.stdout.contains(".ai/handoff"), "{hook}");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "drop the handoff"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(
+        ci.stdout.contains("removes this handoff directory")
+            && !ci.stdout.contains("nothing to judge"),
+        "{ci}"
+    );
+}
+
+#[test]
+fn a_moved_handoff_directory_is_judged_against_the_base_at_its_old_place() {
+    // Moved whole, the directory's tasks are compared with the base's manifest where the
+    // base holds it: a task dropped in the move fails, a clean move passes.
+    let repo = repo_with_a_task();
+    std::fs::create_dir_all(repo.path().join("sub")).unwrap();
+    repo.git(&["mv", ".ai", "sub/.ai"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "move"]);
+    let clean = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    clean.assert_code(0);
+    assert!(clean.stdout.contains("1 task kept"), "{clean}");
+    let manifest = "sub/.ai/handoff/MANIFEST.json";
+    let mut doc: serde_json::Value = serde_json::from_str(&repo.read(manifest)).unwrap();
+    doc["tasks"] = serde_json::json!([]);
+    repo.write(manifest, serde_json::to_string_pretty(&doc).unwrap());
+    repo.aahp(&["manifest", "--dir", "sub/.ai/handoff"])
+        .assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--amend", "--no-verify", "--no-edit"]);
+    let dropped = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    dropped.assert_code(1);
+    assert!(dropped.stdout.contains("was dropped"), "{dropped}");
+}
