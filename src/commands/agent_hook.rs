@@ -22,7 +22,7 @@
 //! A session-start hook never blocks a session: when the context cannot be built it says why
 //! in `systemMessage` and exits 0.
 
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Read};
 use std::path::Path;
 
 use serde::Serialize;
@@ -298,21 +298,11 @@ pub struct AgentHookArgs {
     pub event: Event,
 }
 
-/// The hook's answer: one JSON object in the harness's format (possibly empty).
+/// The hook's answer: one JSON object in the harness's format (possibly empty), printed
+/// as it is, on one line, through the JSON sink in every mode (the harness parses it).
 #[derive(Debug, Serialize)]
 #[serde(transparent)]
 pub struct AgentHookReport(Value);
-
-impl Report for AgentHookReport {
-    fn command(&self) -> &'static str {
-        "agent-hook"
-    }
-
-    fn write_human(&self, w: &mut dyn Write, _style: &Style) -> io::Result<()> {
-        // The harness reads this, not a person: the same JSON in every mode.
-        writeln!(w, "{}", self.0)
-    }
-}
 
 /// Runs `git aahp agent-hook`. Never fails the harness's session: problems become a
 /// `systemMessage` for the user.

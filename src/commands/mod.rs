@@ -326,7 +326,11 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             .emit(&report)?),
             None => Ok(ExitStatus::Success),
         },
-        Command::AgentHook(args) => ctx.emit(&agent_hook::run(&ctx, args)),
+        // The harness parses stdout as its JSON, with no envelope, in every mode.
+        Command::AgentHook(args) => {
+            crate::output::write_json_line(&agent_hook::run(&ctx, args))?;
+            Ok(ExitStatus::Success)
+        }
         Command::Doctor(args) => ctx.emit(&doctor::run(&ctx, args)?),
         Command::Archive(args) => ctx.emit(&archive::run(&ctx, args)?),
         Command::Trust(args) => ctx.emit(&trust::run(&ctx, args)?),

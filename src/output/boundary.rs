@@ -555,6 +555,31 @@ fn text_line(line: &str, color: bool, done: &mut String) {
     }
 }
 
+/// Neutralises every string of a JSON document in place, object keys included
+/// ([`neutralise`]: idempotent, so text the boundary cleaned already is unchanged). The
+/// structural half of the JSON sink: what a field's serialiser forgot is caught here.
+pub fn neutralise_json(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => {
+            if let Cow::Owned(o) = neutralise(s) {
+                *s = o;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(neutralise_json),
+        Value::Object(map) => {
+            if map.keys().any(|k| matches!(neutralise(k), Cow::Owned(_))) {
+                *map = std::mem::take(map)
+                    .into_iter()
+                    .map(|(k, v)| (neutralise(&k).into_owned(), v))
+                    .collect();
+            }
+            map.values_mut().for_each(neutralise_json);
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
 /// JSON output: control characters and other neutralised characters can only sit inside
 /// strings there, so each becomes a `\u00XX` escape; `##[` becomes `##\u005b`.
 fn json_safe(out: &str) -> String {

@@ -174,7 +174,27 @@ pub fn write_annotation(a: &boundary::Annotation) -> io::Result<()> {
 
 /// Writes one JSON document to stdout through the sink (SARIF uses it too).
 pub fn write_json<T: Serialize>(value: &T) -> io::Result<()> {
-    let mut doc = serde_json::to_string_pretty(value)?;
+    write_json_as(value, true)
+}
+
+/// [`write_json`] on one line, for a reader that wants a compact document (an agent
+/// harness's hook).
+pub fn write_json_line<T: Serialize>(value: &T) -> io::Result<()> {
+    write_json_as(value, false)
+}
+
+/// Every string of the document, object keys included, is neutralised before it is
+/// written ([`boundary::neutralise_json`]), so a field serialised without the boundary
+/// still cannot carry a control character or a workflow command to whoever decodes it
+/// (`jq -r`, an MCP client); the sink then redacts and escapes what remains.
+fn write_json_as<T: Serialize>(value: &T, pretty: bool) -> io::Result<()> {
+    let mut value = serde_json::to_value(value)?;
+    boundary::neutralise_json(&mut value);
+    let mut doc = if pretty {
+        serde_json::to_string_pretty(&value)?
+    } else {
+        serde_json::to_string(&value)?
+    };
     doc.push('\n');
     write_stdout(&Sink::Json.finish(&doc))
 }

@@ -25,6 +25,20 @@ fn run_configured(repo: &TestRepo, settings: &str, event: &str) -> CmdOutput {
     )
 }
 
+/// The answer to a session start (exit 0, stdout one JSON object and nothing else, as
+/// Gemini CLI requires) and the context it gives.
+#[track_caller]
+fn session_start_answer(harness: &str, out: &CmdOutput) -> (serde_json::Value, String) {
+    out.assert_code(0);
+    let answer: serde_json::Value = serde_json::from_str(out.stdout.trim())
+        .unwrap_or_else(|e| panic!("{harness}: stdout is not one JSON object ({e})\n{out}"));
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{harness}: no additionalContext\n{out}"))
+        .to_string();
+    (answer, context)
+}
+
 #[test]
 fn init_adds_the_hooks_and_keeps_the_users_settings() {
     let repo = TestRepo::new();
@@ -141,13 +155,7 @@ fn the_session_start_hook_gives_the_context_redacted_and_within_the_harness_limi
         (".gemini/settings.json", "gemini"),
     ] {
         let out = run_configured(&repo, settings, "SessionStart");
-        out.assert_code(0);
-        // Gemini CLI requires stdout to be one JSON object and nothing else.
-        let answer: serde_json::Value = serde_json::from_str(out.stdout.trim())
-            .unwrap_or_else(|e| panic!("{harness}: stdout is not one JSON object ({e})\n{out}"));
-        let context = answer["hookSpecificOutput"]["additionalContext"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{harness}: no additionalContext\n{out}"));
+        let (answer, context) = session_start_answer(harness, &out);
         assert_eq!(
             answer["hookSpecificOutput"]["hookEventName"],
             "SessionStart"
@@ -163,6 +171,26 @@ fn the_session_start_hook_gives_the_context_redacted_and_within_the_harness_limi
             context.chars().count()
         );
         s.assert_absent(harness, &out);
+    }
+}
+
+#[test]
+fn the_session_start_answer_is_valid_json_whatever_the_directory_is_called() {
+    // Review, fourteenth session: the handoff directory's path went into the answer raw and
+    // the answer through the text sink, which writes `##[` as `#\#[` and a bidi control as
+    // `\u{202e}`: not JSON escapes, so the harness lost the whole context.
+    for pkg in ["p##[group]x", "p\u{202e}x"] {
+        let repo = TestRepo::new();
+        let dir = format!("{pkg}/.ai/handoff");
+        repo.aahp(&["init", "--dir", &dir]).assert_code(0);
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "--no-verify", "-m", "init"]);
+        for harness in ["claude", "gemini"] {
+            let out = repo.aahp_in(pkg, &["agent-hook", harness, "session-start"]);
+            let (_, context) = session_start_answer(harness, &out);
+            assert!(context.contains("git aahp commit"), "{harness}\n{context}");
+            assert!(!context.contains("##["), "{harness}\n{context}");
+        }
     }
 }
 

@@ -118,6 +118,44 @@ pub(crate) fn assert_inert(what: &str, out: &CmdOutput) {
     }
 }
 
+/// Fails when a string of the JSON document on stdout, once decoded (as `jq -r` or an MCP
+/// client decodes it), holds a raw control character (other than newline and tab), a line
+/// that starts with `::` or a `##[`: JSON escaping alone keeps the raw document inert, not
+/// what its readers print.
+#[track_caller]
+pub(crate) fn assert_decoded_inert(what: &str, out: &CmdOutput) {
+    fn walk(what: &str, v: &serde_json::Value) {
+        let check = |s: &str| {
+            assert!(
+                !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t'),
+                "{what}: a decoded string holds a raw control character: {s:?}"
+            );
+            assert!(
+                !s.contains("##["),
+                "{what}: a decoded string holds `##[`: {s:?}"
+            );
+            assert!(
+                !s.lines().any(|l| l.trim_start().starts_with("::")),
+                "{what}: a decoded string has a line starting with `::`: {s:?}"
+            );
+        };
+        match v {
+            serde_json::Value::String(s) => check(s),
+            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(what, i)),
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    check(k);
+                    walk(what, v);
+                }
+            }
+            _ => {}
+        }
+    }
+    let doc: serde_json::Value = serde_json::from_str(out.stdout.trim())
+        .unwrap_or_else(|e| panic!("{what}: stdout is not one JSON document ({e})\n{out}"));
+    walk(what, &doc);
+}
+
 /// Fails when stdout or stderr holds a raw control character (other than newline and tab)
 /// or a `##[` anywhere.
 #[track_caller]
@@ -381,6 +419,46 @@ fn review_markdown_and_json_never_show_a_planted_secret() {
         assert!(out.code <= 1, "review {format}\n{out}");
         s.assert_absent(&format!("review {format}"), &out);
         assert_inert(&format!("review {format}"), &out);
+    }
+    let json = repo.aahp(&["review", "--base", "HEAD~1", "--format", "json"]);
+    assert_decoded_inert("review --format json", &json);
+}
+
+#[test]
+fn json_documents_decode_to_inert_text_whatever_the_field() {
+    // Review, fourteenth session: review's and the drift finding's fields were serialised
+    // raw, so `jq -r` (or an MCP client) printed the ESC sequences and workflow commands a
+    // file name, an open question or a claim carried. Every string of every JSON document
+    // is neutralised by the JSON writer itself, whatever the field.
+    let repo = handoff_repo();
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!(
+            "# Status\n\n<!-- SECTION: summary -->\nBuild green.\n<!-- /SECTION: summary -->\n\n## Open questions\n\n- Q1 \x1b[31m red\n- ::error::Q2\n{HOSTILE}"
+        ),
+    );
+    for name in [
+        "src/x\n::error file=app.js,line=1::PWNED.js",
+        "src/\x1b]0;TITLE\x07z.js",
+        "src/a##[group]b.js",
+    ] {
+        repo.write(name, "x\n");
+    }
+    repo.git(&["add", "-A"]);
+    let staged = repo.aahp(&["verify", "--level", "precommit", "--json"]);
+    assert!(staged.stdout.contains("drift"), "{staged}");
+    assert_decoded_inert("verify --level precommit --json", &staged);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "hostile"]);
+    for args in [
+        &["review", "--base", "HEAD~1", "--format", "json"][..],
+        &["--json", "review", "--base", "HEAD~1"],
+        &["verify", "--level", "ci", "--base", "HEAD~1", "--json"],
+        &["--json", "status"],
+        &["--json", "context", "--level", "full"],
+        &["lint", "--format", "json"],
+    ] {
+        let out = repo.aahp(args);
+        assert_decoded_inert(&args.join(" "), &out);
     }
 }
 
