@@ -301,16 +301,59 @@ fn agent_hooks(root: &Path, checks: &mut Vec<Check>) -> Result<()> {
 fn runs_gate(step_or_job: &Yaml) -> bool {
     let run = step_or_job["run"].as_str().unwrap_or("");
     let uses = step_or_job["uses"].as_str().unwrap_or("");
-    let verify_ci = run.lines().any(|l| {
-        l.contains("aahp")
-            && l.contains("verify")
-            && (l.contains("--level ci") || l.contains("--level=ci"))
-    });
     let reusable = uses
         .split('@')
         .next()
         .is_some_and(|u| u.ends_with("/aahp.yml"));
-    verify_ci || uses.contains("git-aahp") || reusable
+    gate_lines(run).next().is_some() || uses.contains("git-aahp") || reusable
+}
+
+/// The lines of a `run:` script that run `git aahp verify --level ci` (or `git-aahp …`, by
+/// any path) as a command of their own: not inside a comment, and not as the argument of
+/// another command (`echo git aahp verify --level ci` gates nothing).
+fn gate_lines(run: &str) -> impl Iterator<Item = &str> {
+    run.lines().filter(|line| {
+        let code = line.split(" #").next().unwrap_or(line).trim_start();
+        !code.starts_with('#')
+            && code.split([';', '|', '&', '(', ')']).any(|command| {
+                let mut words = command
+                    .split_whitespace()
+                    // `VAR=value git aahp …`
+                    .skip_while(|w| w.contains('=') && !w.starts_with('-'));
+                let runs_aahp = match words.next() {
+                    Some("git") => words.next() == Some("aahp"),
+                    Some(program) => program == "git-aahp" || program.ends_with("/git-aahp"),
+                    None => false,
+                };
+                let rest: Vec<&str> = words.collect();
+                runs_aahp
+                    && rest.contains(&"verify")
+                    && (rest.windows(2).any(|w| w == ["--level", "ci"])
+                        || rest.contains(&"--level=ci"))
+            })
+    })
+}
+
+/// How a step's script lets the job pass when the gate fails: `|| …` after it (`|| true`,
+/// `|| exit 0`, `|| echo …`) or `set +e` before it. `None` when the gate's failure fails
+/// the step.
+fn swallows_failure(run: &str) -> Option<&'static str> {
+    let mut errexit_off = false;
+    for line in run.lines() {
+        let code = line.split(" #").next().unwrap_or(line).trim();
+        if code.starts_with("set +e") || code.contains("; set +e") {
+            errexit_off = true;
+        }
+        if gate_lines(line).next().is_some() {
+            if errexit_off {
+                return Some("`set +e` before it");
+            }
+            if code.contains("||") {
+                return Some("`|| …` after it");
+            }
+        }
+    }
+    None
 }
 
 /// Truthy `continue-on-error` (`true`, or an expression that may be).
@@ -420,6 +463,19 @@ fn audit_workflow(rel: &str, doc: &Yaml, checks: &mut Vec<Check>) -> bool {
         gated = true;
         let at = format!("{rel}, job {id}");
         let before = checks.len();
+        for why in gate_steps
+            .iter()
+            .filter_map(|s| swallows_failure(s["run"].as_str().unwrap_or("")))
+        {
+            checks.push(
+                Check::new(
+                    "ci",
+                    Verdict::Fail,
+                    format!("{at}: the step runs the gate but passes when it fails ({why})"),
+                )
+                .hint("let `git aahp verify --level ci` end the step with its own exit status"),
+            );
+        }
         if continues_on_error(job) || gate_steps.iter().any(|s| continues_on_error(s)) {
             checks.push(
                 Check::new(

@@ -47,6 +47,15 @@ fn failing(out: &CmdOutput, area: &str, needle: &str) -> bool {
     says(out, area, "fail", needle)
 }
 
+/// Writes `workflow` at `path` and asserts that `doctor` fails a `ci` check saying `needle`.
+#[track_caller]
+fn fails_with(repo: &TestRepo, path: &str, workflow: &str, needle: &str) {
+    repo.write(path, workflow);
+    let out = repo.aahp(&["doctor", "--json"]);
+    out.assert_code(1);
+    assert!(failing(&out, "ci", needle), "{workflow}\n{out}");
+}
+
 #[test]
 fn a_bare_repository_fails_on_missing_hooks_and_ci_and_doctor_writes_nothing() {
     let repo = TestRepo::with_handoff();
@@ -117,15 +126,11 @@ jobs:
 
     // A workflow that never runs verify --level ci is no gate at all.
     std::fs::remove_file(repo.path().join(".github/workflows/skippable.yml")).unwrap();
-    repo.write(
+    fails_with(
+        &repo,
         ".github/workflows/test.yml",
         "on: [pull_request]\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n      - run: git aahp verify\n",
-    );
-    let out = repo.aahp(&["doctor", "--json"]);
-    out.assert_code(1);
-    assert!(
-        failing(&out, "ci", "runs `git aahp verify --level ci`"),
-        "{out}"
+        "runs `git aahp verify --level ci`",
     );
 
     // A reusable workflow is judged through its callers.
@@ -152,6 +157,47 @@ jobs:
         failing(&out, "ci", ".github/workflows/broken.yml:"),
         "{out}"
     );
+}
+
+#[test]
+fn a_gate_step_that_cannot_fail_is_no_gate() {
+    // Review, fourteenth session: `doctor` passed any `run:` that mentioned the gate, so a
+    // step that swallowed its failure, echoed it or held it in a comment "held".
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["hooks", "install"]).assert_code(0);
+    let with_step =
+        |step: &str| GOOD_WORKFLOW.replace("      - run: git aahp verify --level ci\n", step);
+    let no_gate = "runs `git aahp verify --level ci`";
+    for (step, why) in [
+        (
+            "      - run: git aahp verify --level ci || true\n",
+            "`|| …` after it",
+        ),
+        (
+            "      - run: |\n          set +e\n          git aahp verify --level ci\n          echo done\n",
+            "`set +e` before it",
+        ),
+        ("      - run: echo git aahp verify --level ci\n", no_gate),
+        (
+            "      - run: \"# TODO: git aahp verify --level ci\"\n",
+            no_gate,
+        ),
+    ] {
+        fails_with(
+            &repo,
+            ".github/workflows/handoff.yml",
+            &with_step(step),
+            why,
+        );
+    }
+    // The gate by a path, after a variable, with a trailing comment: still the gate.
+    repo.write(
+        ".github/workflows/handoff.yml",
+        with_step("      - run: AAHP_BASE_SHA=x ./bin/git-aahp verify --level=ci # the gate\n"),
+    );
+    let out = repo.aahp(&["doctor", "--json"]);
+    assert!(!failing(&out, "ci", "runs `git aahp verify"), "{out}");
+    assert!(!failing(&out, "ci", "passes when it fails"), "{out}");
 }
 
 #[test]
