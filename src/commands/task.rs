@@ -328,17 +328,22 @@ pub fn run(ctx: &Context, args: &TaskArgs) -> Result<TaskReport> {
             check_id(&a.id)?;
             let claim = claim_of(&dir, a.agent.as_ref(), &a.session)?;
             mutate(ctx, "claim", &claim, |m, c| {
-                let agent = a
-                    .agent
-                    .clone()
-                    .or_else(|| c.holder.clone())
-                    .ok_or_else(|| {
-                        Error::Usage(
+                let agent = match (&a.agent, &c.holder) {
+                    (Some(given), _) => given.clone(),
+                    // The lock is a file anyone can edit: its agent is admitted like one
+                    // given on the command line before it lands in the manifest.
+                    (None, Some(holder)) => {
+                        boundary::admit(&dir, "the agent HANDOFF.lock names", Some(holder))?;
+                        holder.clone()
+                    }
+                    (None, None) => {
+                        return Err(Error::Usage(
                             "`task claim` needs --agent (or AAHP_AGENT) when this session \
                              holds no lock"
                                 .into(),
-                        )
-                    })?;
+                        ));
+                    }
+                };
                 claim_task(m, c, &a.id, &agent)
             })
         }

@@ -499,6 +499,27 @@ fn task_works_under_the_sessions_own_lock_and_leaves_it_held() {
         .assert_code(0);
 }
 
+#[test]
+fn task_claim_refuses_a_lock_agent_holding_a_secret_or_control_sequences() {
+    // Review, fourteenth session: without --agent, `task claim` copied the agent HANDOFF.lock
+    // names into the manifest unchecked, while an agent given on the command line is
+    // admitted through the boundary. An edited lock is refused the same way, nothing written.
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["begin", "--agent", "claude", "--session-id", "s-1"])
+        .assert_code(0);
+    repo.aahp(&["task", "add", "x"]).assert_code(0);
+    let s = crate::boundary::Secrets::new();
+    let mut lock: Value = serde_json::from_str(&repo.read(LOCK)).unwrap();
+    lock["agent"] = Value::from(format!("evil\x1b[2J {}", s.github));
+    repo.write(LOCK, serde_json::to_string(&lock).unwrap());
+    let before = repo.read(MANIFEST);
+    let out = repo.aahp(&["task", "claim", "T-001"]);
+    out.assert_code(1);
+    assert!(out.stderr.contains("HANDOFF.lock"), "{out}");
+    s.assert_absent("task claim", &out);
+    assert_eq!(repo.read(MANIFEST), before, "nothing written");
+}
+
 /// A manifest as the reference tool leaves it: an older version, unknown fields, a
 /// `cross_repo_ref`, and a task carrying fields the schema does not name.
 const FOREIGN: &str = r#"{
