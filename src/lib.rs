@@ -32,6 +32,30 @@ pub use error::{Error, ExitStatus, Result};
 /// Runs the command line and returns the process exit code. Errors are printed to stderr as
 /// `error:`, one `caused by:` per source and a `hint:`; a closed stdout exits 0.
 pub fn main_entry() -> ExitCode {
+    // A panic's message may quote what it was reading (a name, a line of a file): it
+    // reaches stderr through the output boundary like every other message.
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        output::write_stderr(&format!(
+            "git-aahp panicked{at}: {} (a bug in git-aahp; please report it)\n",
+            output::boundary::clean_line(&message)
+        ));
+    }));
+    // Tests arm `panic` to see a panic quoting untrusted text (the command line) reach
+    // stderr through the boundary.
+    if failpoint::armed_flag("panic") {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        panic!("asked to panic by {}", args.join(" "));
+    }
     // Commands that lint start building the linter before the command line is even parsed
     // (parsing builds the whole command tree): a word that merely looks like one of them
     // only costs an idle thread.

@@ -425,6 +425,20 @@ fn review_markdown_and_json_never_show_a_planted_secret() {
 }
 
 #[test]
+fn a_panic_quoting_untrusted_text_reaches_stderr_through_the_boundary() {
+    // Review, fourteenth session: with the default panic hook, a panic message quoting what
+    // it read (a name, a line) would reach stderr, and MCP results built from it, raw.
+    let repo = handoff_repo();
+    let s = Secrets::new();
+    let hostile = format!("x\n::error::PWNED \x1b[2J {}", s.github);
+    let out = repo.aahp_env(".", &["status", &hostile], &[("AAHP_FAILPOINT", "panic")]);
+    assert_eq!(out.code, 101, "{out}");
+    assert!(out.stderr.contains("git-aahp panicked"), "{out}");
+    assert_inert("a panic", &out);
+    s.assert_absent("a panic", &out);
+}
+
+#[test]
 fn json_documents_decode_to_inert_text_whatever_the_field() {
     // Review, fourteenth session: review's and the drift finding's fields were serialised
     // raw, so `jq -r` (or an MCP client) printed the ESC sequences and workflow commands a
