@@ -216,9 +216,10 @@ pub struct VerifyReport {
     pub level: Option<Level>,
     /// What content was judged (`index`, `working tree`, `commit abc1234`).
     pub source: String,
-    /// True when no layer failed.
+    /// True when the content was judged and no layer failed: false when skipped, so a
+    /// reader of `ok` alone never takes a skipped check for a pass.
     pub ok: bool,
-    /// True when `AAHP_SKIP_VERIFY=1` skipped the check.
+    /// True when `AAHP_SKIP_VERIFY=1` skipped the check (exit 0, `ok` false).
     pub skipped: bool,
     /// The commit ranges judged (`prepush`, `ci`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -298,7 +299,8 @@ impl Report for VerifyReport {
     }
 
     fn status(&self) -> ExitStatus {
-        if self.ok {
+        // Skipping is the user's explicit choice outside CI: it does not fail the command.
+        if self.ok || self.skipped {
             ExitStatus::Success
         } else {
             ExitStatus::Findings
@@ -663,6 +665,7 @@ pub fn run_with_push_lines(
     if level != Some(Level::Ci) && std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
         let mut report = VerifyReport::empty(level);
         report.skipped = true;
+        report.ok = false;
         return Ok(report);
     }
     // Every layer judges against one HEAD, read once.

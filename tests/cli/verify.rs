@@ -289,6 +289,18 @@ fn verify_ci_judges_the_range_from_the_merge_base() {
         &[("AAHP_SKIP_VERIFY", "1")],
     )
     .assert_code(0);
+    // Skipped is not passed: a reader of `ok` alone is not misled.
+    let json = repo.aahp_env(
+        ".",
+        &["verify", "--level", "precommit", "--json"],
+        &[("AAHP_SKIP_VERIFY", "1")],
+    );
+    json.assert_code(0);
+    assert_eq!(
+        (&json.json()["ok"], &json.json()["skipped"]),
+        (&serde_json::Value::Bool(false), &serde_json::Value::Bool(true)),
+        "{json}"
+    );
 }
 
 #[test]
