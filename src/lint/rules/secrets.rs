@@ -28,7 +28,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC010,
         keywords: &["akia", "asia", "abia", "acca", "a3t"],
-        regex: r"(?-i:\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b)",
+        // No word boundary before the prefix: a key id glued to what precedes it
+        // (`keyAKIA…`, `_AKIA…`) is still one, and its twenty characters are distinctive.
+        regex: r"(?-i:(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b)",
         before: 10,
         after: 30,
         check: check_aws_key_id,
@@ -61,7 +63,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC020,
         keywords: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
-        regex: r"\b(?P<full>gh[pousr]_[A-Za-z0-9]{36,255})\b|\b(?P<pat>github_pat_[A-Za-z0-9_]{22,255})\b|\b(?P<part>gh[pousr]_[A-Za-z0-9]{16,35})\b",
+        // A whole token or a fine-grained one is recognised glued to what precedes it
+        // (`agentghp_…`, `my_github_pat_…`); a shorter piece only at a word's start.
+        regex: r"(?P<full>gh[pousr]_[A-Za-z0-9]{36,255})\b|(?P<pat>github_pat_[A-Za-z0-9_]{22,255})\b|\b(?P<part>gh[pousr]_[A-Za-z0-9]{16,35})\b",
         before: 10,
         after: 300,
         check: check_github,
@@ -3622,6 +3626,29 @@ mod tests {
             let d = crate::lint::check_text("x/NOTES.md", &text).unwrap();
             assert!(!d.iter().any(|d| d.rule == "SEC020"), "{prefix}: {d:?}");
         }
+    }
+
+    #[test]
+    fn a_key_id_or_token_glued_to_what_precedes_it_is_found_and_redacted() {
+        // Review, fourteenth session: `\b` before the prefix let `agentghp_…` or `xAKIA…` pass
+        // the gate and reach `context` verbatim.
+        let gh = github_token("ghp_", "R7kQ2mVb9TzL4wPn8sHd3FjYc6aB1x");
+        let pat = format!("github_pat_11{}", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW");
+        let aws = "AKIAQYLPMN5HHHFPZAM2";
+        for (rule, token) in [
+            ("SEC020", gh.as_str()),
+            ("SEC020", pat.as_str()),
+            ("SEC010", aws),
+        ] {
+            for glue in ["agent", "x", "_", "9", "my_"] {
+                let text = format!("Deploy with {glue}{token} today.");
+                assert_eq!(severities(rule, &text), [Severity::Error], "{glue}{token}");
+                let shown = crate::output::boundary::clean(&text).into_owned();
+                assert!(!shown.contains(token), "{shown}");
+            }
+        }
+        // A shorter piece of a token is still judged only at a word's start.
+        assert!(severities("SEC020", "see laughs_aB3dE5fG7hJ9kL1mN3p here").is_empty());
     }
 
     /// The severities of `rule`'s findings in `text`.
