@@ -154,16 +154,31 @@ pub(crate) struct Caps<'t> {
 enum Groups<'t> {
     /// A regex's captures.
     Regex(regex::Captures<'t>),
-    /// A [`Split`] match: the whole match, the gap and the value, all participating.
-    Split(&'t str, [(usize, usize); 3]),
+    /// Groups read without a capture engine: a [`Split`] match (the whole match, the gap and
+    /// the value) or a [`GroupsFn`]'s reading of a whole match.
+    Spans(&'t str, Spans),
 }
+
+/// The ranges of group 0 (the whole match) and of up to four more, `None` for a group that
+/// did not participate.
+pub(crate) type Spans = [Option<(usize, usize)>; 5];
+
+/// Reads the groups of a pattern's regex off its whole match (the text of the match, group 0
+/// spanning all of it) as the regex crate's backtracking engine assigns them, or `None` where
+/// it cannot tell (the capture engine then runs). A regex with many matches saves running the
+/// capture engine on each (issue #13 item 4).
+pub(crate) type GroupsFn = fn(&str) -> Option<Spans>;
 
 impl<'t> Groups<'t> {
     /// Group `i`: (start, end, text) in the window.
     fn get(&self, i: usize) -> Option<(usize, usize, &'t str)> {
         match self {
             Groups::Regex(c) => c.get(i).map(|m| (m.start(), m.end(), m.as_str())),
-            Groups::Split(hay, spans) => spans.get(i).map(|&(s, e)| (s, e, &hay[s..e])),
+            Groups::Spans(hay, spans) => spans
+                .get(i)
+                .copied()
+                .flatten()
+                .map(|(s, e)| (s, e, &hay[s..e])),
         }
     }
 }
@@ -225,6 +240,19 @@ enum Matcher {
         /// The bytes a word may start with (either case), one bit each.
         first: [u64; 4],
     },
+    /// A regex whose groups a [`GroupsFn`] reads off the whole match: a search for the match
+    /// alone runs on the DFAs, and the capture engine runs only where the reader cannot tell.
+    Read {
+        regex: Regex,
+        read: GroupsFn,
+    },
+}
+
+/// Compiles a pattern's regex source as the rules write it.
+fn compile(pattern: &Pattern, src: &str) -> Regex {
+    let src = super::rules::expand(src);
+    Regex::new(&src)
+        .unwrap_or_else(|e| panic!("pattern of {} does not compile: {e}", pattern.rule.id))
 }
 
 /// Whether `c` is a character of the class `[^A-Za-z0-9+/_-]` as the patterns compile it
@@ -236,11 +264,12 @@ fn boundary_char(c: char) -> bool {
 
 impl Matcher {
     fn new(pattern: &Pattern) -> Matcher {
-        let compile = |src: &str| {
-            let src = super::rules::expand(src);
-            Regex::new(&src)
-                .unwrap_or_else(|e| panic!("pattern of {} does not compile: {e}", pattern.rule.id))
-        };
+        if let Some(read) = super::rules::secrets::groups_reader(pattern) {
+            return Matcher::Read {
+                regex: compile(pattern, pattern.regex),
+                read,
+            };
+        }
         match super::rules::catalogue::split(pattern) {
             Some(split) => {
                 let mut first = [0u64; 4];
@@ -252,11 +281,11 @@ impl Matcher {
                 }
                 Matcher::Split {
                     split,
-                    value: compile(split.value),
+                    value: compile(pattern, split.value),
                     first,
                 }
             }
-            None => Matcher::Regex(compile(pattern.regex)),
+            None => Matcher::Regex(compile(pattern, pattern.regex)),
         }
     }
 
@@ -264,6 +293,17 @@ impl Matcher {
     fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Groups<'t>> {
         let (split, value, first) = match self {
             Matcher::Regex(re) => return re.captures_at(hay, at).map(Groups::Regex),
+            Matcher::Read { regex, read } => {
+                let m = regex.find_at(hay, at)?;
+                let shift =
+                    |g: Option<(usize, usize)>| g.map(|(s, e)| (s + m.start(), e + m.start()));
+                return Some(match read(m.as_str()) {
+                    Some(spans) => Groups::Spans(hay, spans.map(shift)),
+                    None => {
+                        Groups::Regex(regex.captures_at(hay, m.start()).expect("the same match"))
+                    }
+                });
+            }
             Matcher::Split {
                 split,
                 value,
@@ -288,12 +328,14 @@ impl Matcher {
                         let caps = value.captures(&hay[vs..]).expect("it matched");
                         let whole = caps.get(0).expect("group 0");
                         let v = caps.name("v").expect("the value participates");
-                        return Some(Groups::Split(
+                        return Some(Groups::Spans(
                             hay,
                             [
-                                (s, vs + whole.end()),
-                                (gs, p),
-                                (vs + v.start(), vs + v.end()),
+                                Some((s, vs + whole.end())),
+                                Some((gs, p)),
+                                Some((vs + v.start(), vs + v.end())),
+                                None,
+                                None,
                             ],
                         ));
                     }
@@ -1177,14 +1219,178 @@ mod tests {
             .expect("the Mistral entry is matched in parts");
         let m = Matcher::new(p);
         let hay = "MISTRAL_API_KEY = \"Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4f\";";
-        let Some(Groups::Split(_, spans)) = m.captures_at(hay, 0) else {
+        let Some(groups @ Groups::Spans(..)) = m.captures_at(hay, 0) else {
             panic!("no split match");
         };
-        let text = |i: usize| &hay[spans[i].0..spans[i].1];
+        let text = |i: usize| groups.get(i).expect("participates").2;
         assert_eq!(text(1), "_API_KEY = ");
         assert_eq!(text(2), "Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4f");
         assert_eq!(text(0), &hay[..hay.len() - 1]);
         assert!(m.captures_at(hay, 1).is_none());
+    }
+
+    #[test]
+    fn groups_read_off_matches_are_the_capture_engines() {
+        // Every pattern whose groups are read off its match (SEC120's assignment, SQL and
+        // Gradle passwords, SEC130's `Password=`), against its regex's captures, at each match
+        // in turn as the engine searches, on random arrangements of their parts and of what
+        // breaks them: names at the 81-character limit, quotes, declared types, bold, `]`,
+        // every operator and its neighbours, each kind of value, line breaks, vertical tabs,
+        // Unicode blanks.
+        let long = "abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJKL";
+        let pieces: &[&str] = &[
+            "password",
+            "PASSWORD",
+            "pwd",
+            "token",
+            "Api_Key",
+            "identified",
+            " by",
+            "username",
+            "credentials",
+            "a",
+            "Z9",
+            "_",
+            ".",
+            "$",
+            "-",
+            "@",
+            long,
+            "\\",
+            "\"",
+            "'",
+            " ",
+            "\t",
+            " string",
+            " STR",
+            " Str",
+            "strin",
+            "**",
+            "__",
+            "]",
+            "] ",
+            "\n",
+            "\r\n",
+            "\r",
+            "\u{b}",
+            "\u{c}",
+            ":",
+            "=",
+            " = ",
+            ">",
+            "<",
+            "<-",
+            "!",
+            "?",
+            "+",
+            "|",
+            "&",
+            ":=",
+            "=>",
+            "==",
+            "===",
+            "!==",
+            "??=",
+            "||=",
+            "&&=",
+            ".=",
+            "+=",
+            "::=",
+            ":::=",
+            "\"\"\"",
+            "\\\"",
+            "@\"",
+            "`",
+            "|-\n  ",
+            ">+\r\n\t",
+            "|\n ",
+            ",",
+            ";",
+            ")",
+            "}",
+            "\u{e9}",
+            "\u{a0}",
+            "\u{2028}",
+            "xY7",
+            "s3cr3t",
+            "r\"",
+            "0",
+            "password '",
+            "PASSWORD\t\"",
+            "identified by '",
+            "IDENTIFIED  BY\nPassword '",
+            "credentials \"",
+            "pwd=",
+            "Password = ",
+            "q'",
+            "q\"",
+            "q x",
+        ];
+        // A value last in half the texts: a match that reaches the end of its text without one
+        // (`token==`) is one the assignment's reader leaves to the capture engine.
+        let values = ["xY7", "s3cr3t", "\"q\"", "'q'", "`q`", "\u{e9}"];
+        let patterns: Vec<_> = crate::lint::rules::all_patterns()
+            .into_iter()
+            .filter(|p| crate::lint::rules::secrets::groups_reader(p).is_some())
+            .collect();
+        assert_eq!(patterns.len(), 4);
+        for (k, p) in patterns.into_iter().enumerate() {
+            let read = Matcher::new(p);
+            assert!(matches!(read, Matcher::Read { .. }));
+            let full =
+                Matcher::Regex(Regex::new(&crate::lint::rules::expand(p.regex)).expect("compiles"));
+            let mut next = crate::lint::rules::xorshift(0x5EC1_2000_0000_0001 + k as u64);
+            let (mut read_off, mut resolved) = (0, 0);
+            for _ in 0..80_000 {
+                let mut t = String::new();
+                for _ in 0..=next(14) {
+                    t.push_str(pieces[next(pieces.len())]);
+                }
+                if next(2) == 0 {
+                    t.push_str(values[next(values.len())]);
+                }
+                let mut at = 0;
+                while at <= t.len() {
+                    let (a, b) = match (read.captures_at(&t, at), full.captures_at(&t, at)) {
+                        (Some(a), Some(b)) => (a, b),
+                        (None, None) => break,
+                        _ => panic!("one of them matches {t:?} at {at}, {}", p.regex),
+                    };
+                    if matches!(a, Groups::Spans(..)) {
+                        read_off += 1;
+                    } else {
+                        resolved += 1;
+                    }
+                    for g in 0..6 {
+                        assert_eq!(
+                            a.get(g),
+                            b.get(g),
+                            "group {g} of {t:?} at {at}, {}",
+                            p.regex
+                        );
+                    }
+                    let (start, end, _) = b.get(0).expect("group 0");
+                    let next_at = if p.overlap {
+                        b.get(1).map_or(end, |g| g.1)
+                    } else {
+                        end
+                    };
+                    at = crate::lint::text::ceil_char(&t, next_at.max(start + 1));
+                }
+            }
+            // Most matches are read off: the comparison tests the reader, not the fallback
+            // (which takes an operator followed by no value, `token==` or `a::=;`: the
+            // assignment has a shorter operator and the rest for a value).
+            assert!(
+                read_off > 3 * resolved && read_off > 2_000,
+                "{}: {read_off} read, {resolved} resolved",
+                p.regex
+            );
+            eprintln!(
+                "{read_off} matches read off, {resolved} resolved: {}",
+                &p.regex[..30]
+            );
+        }
     }
 
     #[test]

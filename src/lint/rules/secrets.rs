@@ -4,7 +4,7 @@
 //! documentation-style values (`password`, `myPassword`, `aaaa…`) are warnings.
 
 use super::super::Severity;
-use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::engine::{Caps, Finding, GroupsFn, Pattern, Scan, Spans};
 use super::super::registry::{
     RuleMeta, SEC001, SEC010, SEC011, SEC020, SEC030, SEC040, SEC041, SEC042, SEC050, SEC051,
     SEC060, SEC070, SEC080, SEC090, SEC100, SEC110, SEC120, SEC121, SEC130, SEC131, SEC140, SEC150,
@@ -271,7 +271,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "auth_token",
             "pw",
         ],
-        regex: r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>\\?["']?)(?:[ \t]+(?:string|String|str))?(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:::=|::=|:=|=>|<-|!==?|={1,3}|\?\??=|\+=|\.=|\|\|=|&&=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|"""[^"\n]+"""|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[|>][-+]?[ \t]*\r?\n[ \t]+[^\s"'`,;)\]}<>]+|[^\s"'`,;)\]}<>]+)"#,
+        regex: ASSIGNMENT,
         before: 90,
         after: 240,
         check: check_assignment,
@@ -454,7 +454,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC120,
         keywords: &["identified", "password '", "password\t'"],
-        regex: r"\b(?:identified\s+by(?:\s+password)?|password)\s+'([^'\n]{1,200})'",
+        regex: SQL_PASSWORD,
         before: 200,
         after: 240,
         check: check_sql_password,
@@ -476,7 +476,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC120,
         keywords: &["password", "credentials"],
-        regex: r#"\b(?:password|username|credentials)\s+["'](?P<v>[^"'\n]{2,})["']"#,
+        regex: SPACED_QUOTED,
         before: 120,
         after: 80,
         check: check_gradle,
@@ -509,7 +509,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC130,
         keywords: &["password", "pwd"],
-        regex: r#"\b(?:password|pwd)\s*=\s*(?P<v>[^;"'\s<>]{2,})"#,
+        regex: CONNECTION_PASSWORD,
         before: 300,
         after: 80,
         check: check_connection_string,
@@ -1020,6 +1020,193 @@ fn char_before(b: &[u8], i: usize) -> Option<char> {
         .rev()
         .find(|&k| !is_continuation(b[k]))?;
     std::str::from_utf8(&b[start..i]).ok()?.chars().next()
+}
+
+/// SEC120's assignment: a name, its closing quote, a declared string type, bold, an index's
+/// `]`, the operator and the value. Its groups are read off the match ([`assignment_groups`]).
+const ASSIGNMENT: &str = r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>\\?["']?)(?:[ \t]+(?:string|String|str))?(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:::=|::=|:=|=>|<-|!==?|={1,3}|\?\??=|\+=|\.=|\|\|=|&&=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|"""[^"\n]+"""|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[|>][-+]?[ \t]*\r?\n[ \t]+[^\s"'`,;)\]}<>]+|[^\s"'`,;)\]}<>]+)"#;
+
+/// SQL's `IDENTIFIED BY '…'` and `PASSWORD '…'`; the value is read off the match
+/// ([`quoted_groups`]).
+const SQL_PASSWORD: &str = r"\b(?:identified\s+by(?:\s+password)?|password)\s+'([^'\n]{1,200})'";
+
+/// Gradle's `password "…"`; the value is read off the match ([`quoted_groups`]).
+const SPACED_QUOTED: &str = r#"\b(?:password|username|credentials)\s+["'](?P<v>[^"'\n]{2,})["']"#;
+
+/// A connection string's `Password=…`; the value is read off the match
+/// ([`assigned_groups`]).
+const CONNECTION_PASSWORD: &str = r#"\b(?:password|pwd)\s*=\s*(?P<v>[^;"'\s<>]{2,})"#;
+
+/// The reader of the groups of `p`'s regex when they are read off its match, `None` for a
+/// regex whose groups the capture engine resolves. These regexes match one after another on
+/// a line of credential pairs (issue #13 item 4).
+pub(crate) fn groups_reader(p: &Pattern) -> Option<GroupsFn> {
+    let readers: [(&str, GroupsFn); 4] = [
+        (ASSIGNMENT, assignment_groups),
+        (SQL_PASSWORD, quoted_groups),
+        (SPACED_QUOTED, quoted_groups),
+        (CONNECTION_PASSWORD, assigned_groups),
+    ];
+    readers
+        .into_iter()
+        .find_map(|(regex, read)| (p.regex == regex).then_some(read))
+}
+
+/// Group 1 of a match of [`SQL_PASSWORD`] or [`SPACED_QUOTED`]: between the match's first
+/// quote (the words before it hold none) and its last byte, the closing quote. The value's
+/// repetition stops only at a quote or a line break, so it is all there is between the two.
+fn quoted_groups(m: &str) -> Option<Spans> {
+    let b = m.as_bytes();
+    let open = memchr::memchr2(b'"', b'\'', b)?;
+    let close = b.len() - 1;
+    (open < close).then_some([
+        Some((0, b.len())),
+        Some((open + 1, close)),
+        None,
+        None,
+        None,
+    ])
+}
+
+/// Group 1 of a match of [`CONNECTION_PASSWORD`]: after its first `=` and the white space
+/// after it (the value cannot start with white space) to the end of the match.
+fn assigned_groups(m: &str) -> Option<Spans> {
+    let b = m.as_bytes();
+    let sign = memchr::memchr(b'=', b)?;
+    let vs = run(b, sign + 1, b.len(), regex_space);
+    (vs < b.len()).then_some([Some((0, b.len())), Some((vs, b.len())), None, None, None])
+}
+
+/// The operators of [`ASSIGNMENT`], in the regex's order (`!==?` and `={1,3}` longest first).
+const OPERATORS: [&str; 17] = [
+    ":::=", "::=", ":=", "=>", "<-", "!==", "!=", "===", "==", "=", "??=", "?=", "+=", ".=", "||=",
+    "&&=", ":",
+];
+
+/// The groups of a match `m` of [`ASSIGNMENT`] (name, quote, operator, value) as the regex
+/// crate's backtracking engine assigns them, which tries each part's choices in the regex's
+/// order (the most a repetition can take, an optional part taken, an alternation's first
+/// alternative) and keeps the first reading that matches. Each part here takes its first
+/// choice that matches where it stands; when a later part then fails, that engine would go
+/// back and try the next choice: this is `None`, and the capture engine decides. A reading
+/// that goes through is therefore the engine's first, and it ends where the match does (a
+/// guard: `None` otherwise). Without a capture engine on each match, credential assignments
+/// one after another lint in a fifth fewer instructions (issue #13 item 4).
+fn assignment_groups(m: &str) -> Option<Spans> {
+    let b = m.as_bytes();
+    // The regex is compiled ignoring ASCII case (`str` is also `STR`).
+    let at = |i: usize, lit: &[u8]| {
+        b.get(i..i + lit.len())
+            .is_some_and(|s| s.eq_ignore_ascii_case(lit))
+    };
+    let blank = |c: u8| matches!(c, b' ' | b'\t');
+    if !b
+        .first()
+        .is_some_and(|&c| c.is_ascii_alphabetic() || matches!(c, b'_' | b'$' | b'@'))
+    {
+        return None;
+    }
+    let name = run(b, 1, 81, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$' | b'-')
+    });
+    // `\\?["']?`
+    let mut i = name + usize::from(at(name, b"\\"));
+    i += usize::from(matches!(b.get(i), Some(b'"' | b'\'')));
+    let q = (name, i);
+    // `(?:[ \t]+(?:string|String|str))?`
+    let blanks = run(b, i, b.len(), blank);
+    if blanks > i {
+        if at(blanks, b"string") {
+            i = blanks + 6;
+        } else if at(blanks, b"str") {
+            i = blanks + 3;
+        }
+    }
+    // `(?:\*\*|__)?[ \t]*(?:\]\s*)?`, the operator, `(?:\*\*|__)?[ \t]*`
+    i += 2 * usize::from(at(i, b"**") || at(i, b"__"));
+    i = run(b, i, b.len(), blank);
+    if at(i, b"]") {
+        i = run(b, i + 1, b.len(), regex_space);
+    }
+    let op = OPERATORS
+        .iter()
+        .find(|o| b[i..].starts_with(o.as_bytes()))?;
+    let op = (i, i + op.len());
+    i = op.1 + 2 * usize::from(at(op.1, b"**") || at(op.1, b"__"));
+    let vs = run(b, i, b.len(), blank);
+    let ve = assignment_value(b, vs)?;
+    (ve == b.len()).then_some([
+        Some((0, b.len())),
+        Some((0, name)),
+        Some(q),
+        Some(op),
+        Some((vs, ve)),
+    ])
+}
+
+/// The end of the value of [`ASSIGNMENT`] that starts at `i` in `b`: its first alternative
+/// that matches there, each repetition in it taking all it can (none can take less and
+/// still match).
+fn assignment_value(b: &[u8], i: usize) -> Option<usize> {
+    // `OPEN[^STOP]+CLOSE`, the stops a line break and one or two more bytes.
+    let quoted = |open: &[u8], stop: [u8; 2], close: &[u8]| {
+        let s = i + open.len();
+        if b.get(i..s) != Some(open) {
+            return None;
+        }
+        let e = s + memchr::memchr3(stop[0], stop[1], b'\n', &b[s..]).unwrap_or(b.len() - s);
+        (e > s && b.get(e..e + close.len()) == Some(close)).then_some(e + close.len())
+    };
+    // `[^\s"'`,;)\]}<>]+`
+    let plain = |s: usize| {
+        let e = run(b, s, b.len(), |c| {
+            !(regex_space(c)
+                || matches!(
+                    c,
+                    b'"' | b'\'' | b'`' | b',' | b';' | b')' | b']' | b'}' | b'<' | b'>'
+                ))
+        });
+        (e > s).then_some(e)
+    };
+    // `[|>][-+]?[ \t]*\r?\n[ \t]+` and a plain value
+    let block = || {
+        if !matches!(b.get(i), Some(b'|' | b'>')) {
+            return None;
+        }
+        let k = i + 1 + usize::from(matches!(b.get(i + 1), Some(b'-' | b'+')));
+        let k = run(b, k, b.len(), |c| matches!(c, b' ' | b'\t'));
+        let k = k + usize::from(b.get(k) == Some(&b'\r'));
+        if b.get(k) != Some(&b'\n') {
+            return None;
+        }
+        let s = run(b, k + 1, b.len(), |c| matches!(c, b' ' | b'\t'));
+        if s == k + 1 {
+            return None;
+        }
+        plain(s)
+    };
+    quoted(b"\\\"", *b"\"\\", b"\\\"")
+        .or_else(|| quoted(b"\"\"\"", *b"\"\"", b"\"\"\""))
+        // `@?"…"`: with the `@` when there is one (without, `"` cannot match at `@`).
+        .or_else(|| quoted(b"@\"", *b"\"\"", b"\""))
+        .or_else(|| quoted(b"\"", *b"\"\"", b"\""))
+        .or_else(|| quoted(b"'", *b"''", b"'"))
+        .or_else(|| quoted(b"`", *b"``", b"`"))
+        .or_else(block)
+        .or_else(|| plain(i))
+}
+
+/// The end of the run of bytes of `b` from `i` that satisfy `f`, at most up to `limit`.
+fn run(b: &[u8], i: usize, limit: usize, f: impl Fn(u8) -> bool) -> usize {
+    let limit = limit.min(b.len());
+    i + b
+        .get(i..limit)
+        .map_or(0, |s| s.iter().take_while(|&&c| f(c)).count())
+}
+
+/// The patterns' `\s`: ASCII white space, the vertical tab included.
+fn regex_space(c: u8) -> bool {
+    matches!(c, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
 }
 
 /// A credential word followed (after the rest of its identifier and an optional quote) by an
@@ -2456,6 +2643,13 @@ fn judge_pair(
     {
         return;
     }
+    // Judged before the message is written: on a line of `PASSWORD 'changeme'` one after
+    // another, most values are placeholders (issue #13 item 4).
+    let soft = match placeholder(v) {
+        Placeholder::Hard => return,
+        Placeholder::Soft => true,
+        Placeholder::No => false,
+    };
     let mut f = Finding::new(
         &SEC120,
         vs,
@@ -2463,13 +2657,9 @@ fn judge_pair(
         format!("credential assigned to {}: {}", name.trim(), redacted(v)),
     )
     .secret(kind);
-    match placeholder(v) {
-        Placeholder::Hard => return,
-        Placeholder::Soft => {
-            f = f.severity(Severity::Warning);
-            f.message.push_str(" (looks like a placeholder)");
-        }
-        Placeholder::No => {}
+    if soft {
+        f = f.severity(Severity::Warning);
+        f.message.push_str(" (looks like a placeholder)");
     }
     out.push(f);
 }
