@@ -886,6 +886,9 @@ fn judge_target(
     {
         report.layers.push(layer);
     }
+    if let Some(layer) = linked_dir_layer(scope, target) {
+        report.layers.push(layer);
+    }
     let moved = match removed_dirs(repo, scope, target, content)? {
         Removal::Removed(layer) => {
             report.layers.push(layer);
@@ -955,6 +958,15 @@ fn judge_target(
         }
     }
 
+    // A move counts only when its new place is judged here (found by discovery or
+    // configured): else the old directory was removed as far as the gate can tell.
+    let moved = match moved {
+        Some((from, to)) if !reads.iter().any(|r| r.dir.rel == to) => {
+            report.layers.push(removed_layer(&[from]));
+            None
+        }
+        other => other,
+    };
     for r in reads {
         let owned: Vec<&Change> = target
             .changes
@@ -1021,10 +1033,11 @@ fn removed_dirs(
         {
             return Some(d.rel.clone());
         }
-        let at = if path.starts_with(&format!("{DEFAULT_DIR}/")) {
-            0
-        } else {
-            path.find(&format!("/{DEFAULT_DIR}/"))? + 1
+        // The innermost one, as a changed path belongs to the nearest package.
+        let at = match path.rfind(&format!("/{DEFAULT_DIR}/")) {
+            Some(i) => i + 1,
+            None if path.starts_with(&format!("{DEFAULT_DIR}/")) => 0,
+            None => return None,
         };
         Some(path[..at + DEFAULT_DIR.len()].to_string())
     };
@@ -1067,10 +1080,51 @@ fn removed_dirs(
     if removed.is_empty() {
         return Ok(Removal::None);
     }
+    Ok(Removal::Removed(removed_layer(&removed)))
+}
+
+/// Fails a change that puts a file (a symbolic link, say) where a handoff directory or its
+/// `.ai` belongs: the tree then holds no directory there, so which code it governs depends
+/// on who resolves the link (the working tree follows it, a commit's tree does not), and
+/// the gate cannot judge it the same way everywhere (fail closed).
+fn linked_dir_layer(scope: &GateScope, target: &Target) -> Option<Layer> {
+    let dir_like = |p: &str| {
+        let ai = DEFAULT_DIR.split('/').next().unwrap_or(DEFAULT_DIR);
+        p == DEFAULT_DIR
+            || p.ends_with(&format!("/{DEFAULT_DIR}"))
+            || p == ai
+            || p.ends_with(&format!("/{ai}"))
+            || scope.known.iter().any(|d| d.rel == p)
+    };
+    let linked: Vec<&Change> = target
+        .changes
+        .iter()
+        .filter(|c| c.kind != ChangeKind::Deleted && dir_like(&c.path))
+        .collect();
+    if linked.is_empty() {
+        return None;
+    }
+    let mut layer = Layer::new(DISCOVERY_LAYER);
+    for c in linked {
+        layer.fail(
+            Some(c.path.clone()),
+            format!(
+                "the {} holds a file (a symbolic link?) where a handoff directory belongs: the \
+                 gate judges the directory a tree holds, and a link is followed by the working \
+                 tree but not by a commit; make it a directory",
+                target.source.describe()
+            ),
+        );
+    }
+    Some(layer.summarize(""))
+}
+
+/// The failed layer naming handoff directories a change removes.
+fn removed_layer(removed: &[String]) -> Layer {
     let mut layer = Layer::new(REMOVED_LAYER);
     for dir in removed {
         layer.fail(
-            Some(dir),
+            Some(dir.clone()),
             "the change removes this handoff directory, which the base holds: its tasks and \
              the code it governs can no longer be judged. Keep it (to move it, move the whole \
              directory in one change, so its tasks are judged at the new place); if removing \
@@ -1078,7 +1132,7 @@ fn removed_dirs(
                 .to_string(),
         );
     }
-    Ok(Removal::Removed(layer.summarize("")))
+    layer.summarize("")
 }
 
 /// What a change did to the handoff directories its base holds ([`removed_dirs`]).

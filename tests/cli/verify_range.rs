@@ -462,3 +462,62 @@ fn a_moved_handoff_directory_is_judged_against_the_base_at_its_old_place() {
     dropped.assert_code(1);
     assert!(dropped.stdout.contains("was dropped"), "{dropped}");
 }
+
+#[test]
+fn a_removal_dressed_as_a_move_still_fails_the_gate() {
+    // Second review, fourteenth session: a move was taken on the word of the added paths.
+    // A new directory nested in a fresh package (whose innermost handoff is what is judged)
+    // or one the gate does not judge (discovery off) made the removal pass as a move.
+    let nested = repo_with_a_task();
+    nested.git(&["rm", "-rq", ".ai/handoff"]);
+    crate::verify::write_handoff(&nested, "x/.ai/handoff/y/.ai/handoff");
+    nested
+        .aahp(&["manifest", "--dir", "x/.ai/handoff/y/.ai/handoff"])
+        .assert_code(0);
+    nested.write("app.js", "code\n");
+    nested.git(&["add", "-A"]);
+    nested.aahp(&["hook", "pre-commit"]).assert_code(1);
+    nested.git(&["commit", "-q", "--no-verify", "-m", "nested"]);
+    let ci = nested.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(
+        ci.stdout.contains("was dropped") || ci.stdout.contains("removes"),
+        "{ci}"
+    );
+
+    let hidden = repo_with_a_task();
+    hidden.git(&["config", "aahp.discover", "false"]);
+    hidden.git(&["rm", "-rq", ".ai/handoff"]);
+    hidden.write("x/.ai/handoff/junk.md", "# junk\n");
+    hidden.git(&["add", "-A"]);
+    hidden.git(&["commit", "-q", "--no-verify", "-m", "hidden"]);
+    let ci = hidden.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(ci.stdout.contains("removes this handoff directory"), "{ci}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_handoff_directory_replaced_by_a_link_fails_the_gate() {
+    // Second review, fourteenth session: with `.ai/handoff` a link to the moved files, the
+    // working tree followed it and a commit's tree did not, so CI stopped judging the root's
+    // code. A file where a handoff directory belongs is refused at the hook and in CI.
+    let repo = repo_with_a_task();
+    std::fs::create_dir_all(repo.path().join("store")).unwrap();
+    repo.git(&["mv", ".ai/handoff", "store/h"]);
+    std::os::unix::fs::symlink("../store/h", repo.path().join(".ai/handoff")).unwrap();
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains("where a handoff directory belongs"),
+        "{hook}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "linked"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(
+        ci.stdout.contains("where a handoff directory belongs"),
+        "{ci}"
+    );
+}
