@@ -300,7 +300,7 @@ impl ArchiveReport {
     }
 }
 
-fn entries(n: usize) -> String {
+pub(crate) fn entries(n: usize) -> String {
     if n == 1 {
         "1 entry".into()
     } else {

@@ -177,6 +177,9 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         _ => None,
     };
     let mut report = run_local(ctx, args)?;
+    if report.action == Action::RollBack && !report.dry_run {
+        rotate_after_roll_back(ctx, &mut report);
+    }
     if let Ok(bytes) = crate::handoff::read_limited(&dir.abs.join(MANIFEST), &dir.path_of(MANIFEST))
         && let Err(Error::Conflicted { path, line }) =
             Manifest::parse(&dir.path_of(MANIFEST), &bytes)
@@ -735,7 +738,33 @@ fn roll_back(
         .removed_temp_files
         .extend(transaction::remove_temp_files(dir));
     Journal::remove(repo, &dir.rel)?;
+
     Ok(report)
+}
+
+/// After a roll-back, once the write lock is released (`archive` takes it itself): the
+/// recovery entry can take LOG.md past the entries it keeps, so it is rotated as
+/// `git aahp archive` rotates it, under that command's own journal. The roll-back is
+/// complete whatever happens here; a rotation that cannot run is reported, and the next
+/// `archive` or session commit rotates.
+fn rotate_after_roll_back(ctx: &Context, report: &mut RecoverReport) {
+    let not_rotated =
+        |why: String| format!("warning: LOG.md was not rotated ({why}); run `git aahp archive`");
+    match super::archive::run(ctx, &super::archive::ArchiveArgs::default()) {
+        Ok(a) if !a.moved.is_empty() => report.plan.push(format!(
+            "rotate {} out of LOG.md into {}",
+            super::archive::entries(a.moved.len()),
+            a.archive
+        )),
+        Ok(a) if !a.problems.is_empty() => report.plan.push(not_rotated(format!(
+            "{} problem(s) in the archive",
+            a.problems.len()
+        ))),
+        Ok(_) => {}
+        Err(e) => report
+            .plan
+            .push(not_rotated(boundary::clean_line(&e.to_string()))),
+    }
 }
 
 /// What the recovery entry in LOG.md says.

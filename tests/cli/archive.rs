@@ -1906,6 +1906,16 @@ fn recover_finishes_and_rolls_back_without_holding_the_archive() {
     out.assert_code(0);
     assert_eq!(out.json()["action"], "roll_back", "{out}");
     assert!(!repo.read(status).contains("Half done."), "{out}");
+    // The recovery entry took LOG.md past the ten entries it keeps: rotated, so the
+    // handoff left behind passes the archive check, not only `verify`.
+    assert!(
+        out.json()["plan"].as_array().unwrap().iter().any(|p| p
+            .as_str()
+            .unwrap()
+            .starts_with("rotate 1 entry out of LOG.md")),
+        "{out}"
+    );
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
     repo.aahp(&["verify"]).assert_code(0);
 }
 

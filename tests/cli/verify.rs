@@ -298,7 +298,10 @@ fn verify_ci_judges_the_range_from_the_merge_base() {
     json.assert_code(0);
     assert_eq!(
         (&json.json()["ok"], &json.json()["skipped"]),
-        (&serde_json::Value::Bool(false), &serde_json::Value::Bool(true)),
+        (
+            &serde_json::Value::Bool(false),
+            &serde_json::Value::Bool(true)
+        ),
         "{json}"
     );
 }
