@@ -305,9 +305,16 @@ fn neutralise_with(s: &str, keep_marks: bool) -> String {
             continue;
         }
         out.push(c);
-        line_start = c == '\n' || line_start && (c == ' ' || c == '\t');
+        line_start = starts_line(c) || line_start && c.is_whitespace();
     }
     out
+}
+
+/// A character after which a reader may start a new line: a newline, or a Unicode line or
+/// paragraph separator (other breaks are control characters, escaped anyway). Before `::`,
+/// a runner skips any Unicode white space (.NET's `TrimStart`), not only blanks.
+fn starts_line(c: char) -> bool {
+    matches!(c, '\n' | '\u{2028}' | '\u{2029}')
 }
 
 /// True when `s` starts with `pat`, skipping the tool's marks when `skip_marks`.
@@ -333,8 +340,8 @@ fn starts_with_unmarked(s: &str, pat: &str, skip_marks: bool) -> bool {
 fn needs_neutralising(s: &str) -> bool {
     s.chars().any(is_neutralised)
         || s.contains("##[")
-        || s.split('\n')
-            .any(|l| l.trim_start_matches([' ', '\t']).starts_with("::"))
+        || s.split(starts_line)
+            .any(|l| l.trim_start().starts_with("::"))
 }
 
 fn push_escape(out: &mut String, c: char) {
@@ -616,6 +623,23 @@ mod tests {
         let shown = clean(&format!("use {t} now")).into_owned();
         assert!(!shown.contains(&t), "{shown}");
         assert!(shown.contains("(40 chars)"), "{shown}");
+    }
+
+    #[test]
+    fn a_workflow_command_behind_any_unicode_blank_or_line_separator_is_neutralised() {
+        // Second review, fourteenth session: only spaces and tabs were skipped before `::`,
+        // while the runner trims every Unicode white space.
+        for text in [
+            "\u{a0}::warning::x",
+            "ok\n\u{3000}\u{2002}::error::x",
+            "ok\u{2028}::error::x",
+            "ok\u{2029} ::add-mask::x",
+        ] {
+            let shown = neutralise(text);
+            assert!(shown.contains("\\::"), "{text:?} → {shown:?}");
+            assert_eq!(neutralise(&shown), shown, "idempotent");
+        }
+        assert_eq!(neutralise("a\u{a0}b :: c"), "a\u{a0}b :: c");
     }
 
     #[test]
