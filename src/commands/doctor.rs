@@ -308,49 +308,130 @@ fn runs_gate(step_or_job: &Yaml) -> bool {
     gate_lines(run).next().is_some() || uses.contains("git-aahp") || reusable
 }
 
-/// The lines of a `run:` script that run `git aahp verify --level ci` (or `git-aahp …`, by
-/// any path) as a command of their own: not inside a comment, and not as the argument of
-/// another command (`echo git aahp verify --level ci` gates nothing).
-fn gate_lines(run: &str) -> impl Iterator<Item = &str> {
-    run.lines().filter(|line| {
-        let code = line.split(" #").next().unwrap_or(line).trim_start();
-        !code.starts_with('#')
-            && code.split([';', '|', '&', '(', ')']).any(|command| {
-                let mut words = command
-                    .split_whitespace()
-                    // `VAR=value git aahp …`
-                    .skip_while(|w| w.contains('=') && !w.starts_with('-'));
-                let runs_aahp = match words.next() {
-                    Some("git") => words.next() == Some("aahp"),
-                    Some(program) => program == "git-aahp" || program.ends_with("/git-aahp"),
-                    None => false,
-                };
-                let rest: Vec<&str> = words.collect();
-                runs_aahp
-                    && rest.contains(&"verify")
-                    && (rest.windows(2).any(|w| w == ["--level", "ci"])
-                        || rest.contains(&"--level=ci"))
-            })
-    })
+/// A `run:` script's logical lines: `\`-continued lines joined, comments (whole lines and
+/// ` #` tails) and blank lines dropped.
+fn logical_lines(run: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pending = String::new();
+    for line in run.lines() {
+        let code = line.split(" #").next().unwrap_or(line);
+        if pending.is_empty() && code.trim_start().starts_with('#') {
+            continue;
+        }
+        if let Some(head) = code.trim_end().strip_suffix('\\') {
+            pending.push_str(head);
+            pending.push(' ');
+            continue;
+        }
+        pending.push_str(code);
+        let whole = std::mem::take(&mut pending);
+        if !whole.trim().is_empty() {
+            out.push(whole.trim().to_string());
+        }
+    }
+    if !pending.trim().is_empty() {
+        out.push(pending.trim().to_string());
+    }
+    out
 }
 
-/// How a step's script lets the job pass when the gate fails: `|| …` after it (`|| true`,
-/// `|| exit 0`, `|| echo …`) or `set +e` before it. `None` when the gate's failure fails
-/// the step.
-fn swallows_failure(run: &str) -> Option<&'static str> {
-    let mut errexit_off = false;
-    for line in run.lines() {
-        let code = line.split(" #").next().unwrap_or(line).trim();
-        if code.starts_with("set +e") || code.contains("; set +e") {
-            errexit_off = true;
+/// True when a command (one of a line's, split at `;`, `|`, `&` and parentheses) runs
+/// `git aahp verify --level ci` (or `git-aahp …`, by any path), after any `VAR=value`, and
+/// does not only ask for help.
+fn runs_gate_command(command: &str) -> bool {
+    let mut words = command
+        .split_whitespace()
+        .skip_while(|w| w.contains('=') && !w.starts_with('-'));
+    let runs_aahp = match words.next() {
+        Some("git") => words.next() == Some("aahp"),
+        Some(program) => program == "git-aahp" || program.ends_with("/git-aahp"),
+        None => false,
+    };
+    let rest: Vec<&str> = words.collect();
+    runs_aahp
+        && rest.contains(&"verify")
+        && (rest.windows(2).any(|w| w == ["--level", "ci"]) || rest.contains(&"--level=ci"))
+        && !rest.iter().any(|w| matches!(*w, "--help" | "-h"))
+}
+
+/// True when a logical line runs the gate as a command of its own: not as the argument of
+/// another command (`echo git aahp verify --level ci` gates nothing).
+fn is_gate_line(line: &str) -> bool {
+    line.split([';', '|', '&', '(', ')', '{', '}'])
+        .any(runs_gate_command)
+}
+
+/// The logical lines of a `run:` script that run the gate.
+fn gate_lines(run: &str) -> impl Iterator<Item = String> {
+    logical_lines(run).into_iter().filter(|l| is_gate_line(l))
+}
+
+/// How a step lets the job pass when the gate fails, or `None` when the gate's failure
+/// fails the step. With errexit on (GitHub's default shells: `bash -e`, `sh -e`) a failing
+/// gate ends the script; off (`set +e`, `set +o errexit`, or a custom `shell:` without `-e`),
+/// only a gate that is the script's last command decides its status, unless a later line
+/// exits with a status of its own (`exit $?`, `exit "$rc"`). `|| …` after the gate swallows
+/// its failure unless what follows exits non-zero (`|| exit 1`, `|| { …; exit 1; }`,
+/// `|| false`); `&` runs it in the background; a `trap … EXIT` may change the status.
+fn swallows_failure(step: &Yaml) -> Option<&'static str> {
+    let run = step["run"].as_str().unwrap_or("");
+    let lines = logical_lines(run);
+    let custom_shell = step["shell"].as_str().is_some_and(|sh| {
+        sh.contains("{0}")
+            && !sh
+                .split_whitespace()
+                .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('e'))
+    });
+    let mut errexit = !custom_shell;
+    let exits_with_status = |l: &str| {
+        l.split(['|', ';', '&', '{', '}']).map(str::trim).any(|c| {
+            c.starts_with("exit $")
+                || c.starts_with("exit \"$")
+                || c == "false"
+                || (c.starts_with("exit ") && c != "exit 0")
+        })
+    };
+    for (i, line) in lines.iter().enumerate() {
+        if line.starts_with("trap ") && line.contains("EXIT") {
+            return Some("a `trap … EXIT` that may set the status");
         }
-        if gate_lines(line).next().is_some() {
-            if errexit_off {
-                return Some("`set +e` before it");
-            }
-            if code.contains("||") {
-                return Some("`|| …` after it");
-            }
+        if line.starts_with("set +e") || line.contains("set +o errexit") {
+            errexit = false;
+        }
+        if line.starts_with("set -e") || line.contains("set -o errexit") {
+            errexit = true;
+        }
+        if !is_gate_line(line) {
+            continue;
+        }
+        let after_gate = line.split_once("||").map(|(_, rest)| rest);
+        if let Some(rest) = after_gate
+            && !exits_with_status(rest)
+        {
+            return Some("`|| …` after it");
+        }
+        let background = line.trim_end().ends_with('&') && !line.trim_end().ends_with("&&");
+        if background {
+            return Some("`&` runs it in the background");
+        }
+        let later = &lines[i + 1..];
+        if !errexit && !later.is_empty() && !later.iter().any(|l| exits_with_status(l)) {
+            return Some(if custom_shell {
+                "a `shell:` without `-e`, and commands after it"
+            } else {
+                "`set +e` before it"
+            });
+        }
+        let last_on_line = line.rsplit(';').next().is_some_and(runs_gate_command);
+        if !errexit && after_gate.is_none() && !last_on_line {
+            return Some("errexit off, and commands after it on its line");
+        }
+        // `sh -e` has no pipefail: the status of `git aahp verify … | tee x` is tee's.
+        let shell = step["shell"].as_str().unwrap_or("");
+        let no_pipefail = (shell == "sh" || custom_shell) && !shell.contains("pipefail");
+        let piped = line.replace("||", "").contains('|');
+        if no_pipefail && piped && !line.contains("pipefail") {
+            return Some("a pipe after it without `pipefail`");
         }
     }
     None
@@ -463,10 +544,7 @@ fn audit_workflow(rel: &str, doc: &Yaml, checks: &mut Vec<Check>) -> bool {
         gated = true;
         let at = format!("{rel}, job {id}");
         let before = checks.len();
-        for why in gate_steps
-            .iter()
-            .filter_map(|s| swallows_failure(s["run"].as_str().unwrap_or("")))
-        {
+        for why in gate_steps.iter().filter_map(|s| swallows_failure(s)) {
             checks.push(
                 Check::new(
                     "ci",

@@ -182,6 +182,31 @@ fn a_gate_step_that_cannot_fail_is_no_gate() {
             "      - run: \"# TODO: git aahp verify --level ci\"\n",
             no_gate,
         ),
+        ("      - run: git aahp verify --level ci --help\n", no_gate),
+        (
+            "      - shell: bash {0}\n        run: |\n          git aahp verify --level ci\n          echo ok\n",
+            "a `shell:` without `-e`",
+        ),
+        (
+            "      - run: |\n          git aahp verify \\\n            --level ci \\\n            || true\n",
+            "`|| …` after it",
+        ),
+        (
+            "      - run: |\n          set +o errexit\n          git aahp verify --level ci\n          echo done\n",
+            "`set +e` before it",
+        ),
+        (
+            "      - shell: sh\n        run: git aahp verify --level ci | tee out.txt\n",
+            "a pipe after it without `pipefail`",
+        ),
+        (
+            "      - run: |\n          trap 'exit 0' EXIT\n          git aahp verify --level ci\n",
+            "`trap … EXIT`",
+        ),
+        (
+            "      - run: git aahp verify --level ci &\n",
+            "in the background",
+        ),
     ] {
         fails_with(
             &repo,
@@ -189,6 +214,19 @@ fn a_gate_step_that_cannot_fail_is_no_gate() {
             &with_step(step),
             why,
         );
+    }
+    // Failures handled and passed on: still the gate.
+    for step in [
+        "      - run: git aahp verify --level ci || { echo failed; exit 1; }\n",
+        "      - run: |\n          set +e\n          git aahp verify --level ci\n          rc=$?\n          echo \"gate: $rc\"\n          exit $rc\n",
+    ] {
+        repo.write(".github/workflows/handoff.yml", with_step(step));
+        let out = repo.aahp(&["doctor", "--json"]);
+        assert!(
+            !failing(&out, "ci", "passes when it fails"),
+            "{step}\n{out}"
+        );
+        assert!(!failing(&out, "ci", no_gate), "{step}\n{out}");
     }
     // The gate by a path, after a variable, with a trailing comment: still the gate.
     repo.write(
