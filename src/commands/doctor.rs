@@ -437,6 +437,20 @@ fn swallows_failure(step: &Yaml) -> Option<&'static str> {
     None
 }
 
+/// An `if:` under which the gate never runs on a pull request whose earlier steps pass:
+/// `failure()`, `cancelled()` or a constant false.
+fn never_on_success(cond: &Yaml) -> bool {
+    match cond {
+        Yaml::Boolean(b) => !b,
+        Yaml::String(s) => {
+            let c: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+            let c = c.trim_start_matches("${{").trim_end_matches("}}");
+            matches!(c, "failure()" | "cancelled()" | "false")
+        }
+        _ => false,
+    }
+}
+
 /// Truthy `continue-on-error` (`true`, or an expression that may be).
 fn continues_on_error(y: &Yaml) -> bool {
     match &y["continue-on-error"] {
@@ -564,18 +578,28 @@ fn audit_workflow(rel: &str, doc: &Yaml, checks: &mut Vec<Check>) -> bool {
                 .hint("remove continue-on-error from the gate's job and step"),
             );
         }
-        for cond in std::iter::once(job)
-            .chain(gate_steps.iter().copied())
-            .filter_map(|y| y["if"].as_str().or(y["if"].as_bool().map(|_| "a constant")))
-        {
-            checks.push(
+        for y in std::iter::once(job).chain(gate_steps.iter().copied()) {
+            let Some(cond) = y["if"].as_str().or(y["if"].as_bool().map(|_| "a constant")) else {
+                continue;
+            };
+            let check = if never_on_success(&y["if"]) {
+                Check::new(
+                    "ci",
+                    Verdict::Fail,
+                    format!(
+                        "{at}: the gate runs only if `{cond}`: never when the steps before it pass"
+                    ),
+                )
+                .hint("remove the condition from the gate's job and step")
+            } else {
                 Check::new(
                     "ci",
                     Verdict::Warn,
                     format!("{at}: the gate runs only if `{cond}`"),
                 )
-                .hint("make sure the condition holds for every pull request and push"),
-            );
+                .hint("make sure the condition holds for every pull request and push")
+            };
+            checks.push(check);
         }
         // The action and the reusable workflow check out full history themselves.
         let checkout_shallow = gate_steps.iter().any(|s| s["run"].as_str().is_some())

@@ -207,6 +207,14 @@ fn a_gate_step_that_cannot_fail_is_no_gate() {
             "      - run: git aahp verify --level ci &\n",
             "in the background",
         ),
+        (
+            "      - if: failure()\n        run: git aahp verify --level ci\n",
+            "never when the steps before it pass",
+        ),
+        (
+            "      - if: ${{ false }}\n        run: git aahp verify --level ci\n",
+            "never when the steps before it pass",
+        ),
     ] {
         fails_with(
             &repo,
