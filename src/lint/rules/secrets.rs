@@ -89,7 +89,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "glffct-",
             "gr1348941",
         ],
-        regex: r"\b(?:glpat|glptt|glrt|gldt|glft|glsoat|glcbt|glimt|glagent|gloas|glffct)-[A-Za-z0-9_-]{20,}|\bGR1348941[A-Za-z0-9_-]{20}\b",
+        regex: r"(?:glpat|glptt|glrt|gldt|glft|glsoat|glcbt|glimt|glagent|gloas|glffct)-[A-Za-z0-9_-]{20,}|GR1348941[A-Za-z0-9_-]{20}\b",
         before: 10,
         after: 120,
         check: check_prefixed::<30>,
@@ -106,7 +106,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "sk-none-",
             "t3blbkfj",
         ],
-        regex: r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b",
+        regex: r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}\b",
         before: 40,
         after: 300,
         check: check_prefixed::<40>,
@@ -117,7 +117,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC041,
         keywords: &["sk-ant-"],
-        regex: r"\bsk-ant-(?:api\d\d|admin\d\d|oat\d\d|sid\d\d)-[A-Za-z0-9_-]{20,}",
+        regex: r"sk-ant-(?:api\d\d|admin\d\d|oat\d\d|sid\d\d)-[A-Za-z0-9_-]{20,}",
         before: 10,
         after: 300,
         check: check_prefixed::<41>,
@@ -141,7 +141,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         keywords: &[
             "xoxb-", "xoxp-", "xoxe-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xapp-", "xoxe.",
         ],
-        regex: r"(\bxox[pe]-\d{8,14}-\d{8,14}-\d{8,14}-[A-Za-z0-9]{20,})|(\bxoxb-\d{8,14}-\d{8,14}-[A-Za-z0-9]{20,})|(\bxoxb-\d{8,14}-[A-Za-z0-9]{18,})|(\bxapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]+|\bxapp-\d{8,14}-[A-Za-z0-9/+]{16,})|(\bxoxe\.xox[bp]-\d-[A-Za-z0-9]{60,}|\bxoxe-\d-[A-Za-z0-9]{60,})|(\bxox[abposer]-[A-Za-z0-9-]{8,})",
+        regex: r"(xox[pe]-\d{8,14}-\d{8,14}-\d{8,14}-[A-Za-z0-9]{20,})|(xoxb-\d{8,14}-\d{8,14}-[A-Za-z0-9]{20,})|(xoxb-\d{8,14}-[A-Za-z0-9]{18,})|(xapp-\d-[A-Z0-9]+-\d+-[A-Za-z0-9]+|xapp-\d{8,14}-[A-Za-z0-9/+]{16,})|(xoxe\.xox[bp]-\d-[A-Za-z0-9]{60,}|xoxe-\d-[A-Za-z0-9]{60,})|(\bxox[abposer]-[A-Za-z0-9-]{8,})",
         before: 10,
         after: 200,
         check: check_slack,
@@ -171,7 +171,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         keywords: &[
             "sk_live", "sk_test", "sk_prod", "rk_live", "rk_test", "rk_prod", "whsec_",
         ],
-        regex: r"\b(?:sk|rk)_(?P<env>live|test|prod)_[A-Za-z0-9]{10,99}\b|\bwhsec_[A-Za-z0-9+/=]{24,}",
+        regex: r"\b(?:sk|rk)_(?P<env>live|test|prod)_[A-Za-z0-9]{10,99}\b|whsec_[A-Za-z0-9+/=]{24,}",
         before: 10,
         after: 140,
         check: check_stripe,
@@ -182,7 +182,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC070,
         keywords: &["aiza", "ya29.", "gocspx-", "service_account"],
-        regex: r#"\bAIza[0-9A-Za-z_-]{35}|\bya29\.[0-9A-Za-z_-]{20,}|\bGOCSPX-[0-9A-Za-z_-]{28}|"type"\s*:\s*"service_account""#,
+        regex: r#"AIza[0-9A-Za-z_-]{35}|\bya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{28}|"type"\s*:\s*"service_account""#,
         before: 20,
         after: 400,
         check: check_prefixed::<70>,
@@ -3839,6 +3839,49 @@ mod tests {
         }
         // A shorter piece of a token is still judged only at a word's start.
         assert!(severities("SEC020", "see laughs_aB3dE5fG7hJ9kL1mN3p here").is_empty());
+    }
+
+    #[test]
+    fn other_tokens_with_distinctive_prefixes_are_found_glued_too() {
+        // Second review, fourteenth session: the same gap in other formats. Those whose
+        // prefix cannot end an ordinary word are recognised after any character; `sk_live_`
+        // and the like keep their word boundary (`disk_test_…` is an identifier).
+        let body = |n: usize, seed: u64| {
+            let mut x = seed;
+            (0..n)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let a = b"aZ3kQ9mX2pL7vB4nR8tY6wC1dF5gH0jS";
+                    a[usize::try_from(x >> 59).unwrap_or(0)] as char
+                })
+                .collect::<String>()
+        };
+        let tokens = [
+            format!("glpat-{}", body(20, 1)),
+            format!("sk-proj-{}", body(48, 2)),
+            format!("sk-ant-api03-{}", body(48, 3)),
+            format!("xoxb-123456789012-123456789012-{}", body(24, 4)),
+            format!("whsec_{}", body(32, 5)),
+            format!("AIza{}", body(35, 6)),
+            format!("npm_{}", body(36, 7)),
+            format!("hvs.{}", body(30, 8)),
+        ];
+        for token in &tokens {
+            for glue in ["agent", "x", "_", "9"] {
+                let text = format!("Deploy with {glue}{token} today.");
+                let found = crate::lint::check_text("x/NOTES.md", &text).unwrap();
+                assert!(
+                    found
+                        .iter()
+                        .any(|d| d.rule.starts_with("SEC") && d.severity == Severity::Error),
+                    "{glue}{token}: {found:?}"
+                );
+                let shown = crate::output::boundary::clean(&text).into_owned();
+                assert!(!shown.contains(token.as_str()), "{shown}");
+            }
+        }
     }
 
     /// The severities of `rule`'s findings in `text`.
