@@ -546,8 +546,12 @@ pub(crate) fn stage_rebuilt_index(
 
 /// Runs `git aahp archive`.
 pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
+    run_in(ctx, &ctx.existing_handoff()?, args)
+}
+
+/// [`run`] on a given handoff directory (`recover` rotates the one it rolled back).
+pub(crate) fn run_in(ctx: &Context, dir: &HandoffDir, args: &ArchiveArgs) -> Result<ArchiveReport> {
     let repo = ctx.repo()?;
-    let dir = ctx.existing_handoff()?;
     let keep = match args.keep {
         Some(n) => usize::try_from(n).map_err(|_| Error::Usage("--keep is too large".into()))?,
         None => configured_keep(repo)?,
@@ -558,7 +562,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     } else {
         Some(HandoffWrite::begin(
             repo,
-            &dir,
+            dir,
             &args.session.claim(),
             ctx.now,
             "git aahp archive",
@@ -569,7 +573,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     if let Some(w) = write.as_mut() {
         w.lock_worktree(repo, "git aahp archive")?;
     }
-    let mut report = ArchiveReport::new(&dir, keep);
+    let mut report = ArchiveReport::new(dir, keep);
     let pending = rotation::pending(repo)?;
     if !args.verify {
         match rotation::complete(repo)? {
@@ -577,11 +581,11 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
                 report.completed = files.iter().map(|n| done_dir.path_of(n)).collect();
             }
             // A run killed while staging, before its journal: nothing of it was decided.
-            None => rotation::remove_stale_staging(&dir),
+            None => rotation::remove_stale_staging(dir),
         }
         // A run killed inside an atomic write left its temporary file; this run holds the
         // handoff, so no live writer owns one.
-        crate::transaction::remove_temp_files(&dir);
+        crate::transaction::remove_temp_files(dir);
     }
     // LOG-ARCHIVE.md and its index as HEAD holds them were judged when they were committed:
     // a rotation then leaves them on disk, reads only their ends and checks only what it
@@ -589,26 +593,26 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     // Otherwise they are read as streams and checked entry by entry (issue #12 item 2);
     // only `--reindex` and the rare rotation a stream cannot do (see
     // `log_stream::StreamedRotation::Whole`) read them whole.
-    let trust = !args.verify && !args.reindex && pending.is_none() && trusted_pair(repo, &dir)?;
+    let trust = !args.verify && !args.reindex && pending.is_none() && trusted_pair(repo, dir)?;
     if !args.verify {
-        crate::transaction::steps::refuse_linked_pair(&dir)?;
+        crate::transaction::steps::refuse_linked_pair(dir)?;
     }
     let mut snap = dir.snapshot_worktree_streaming(&[ARCHIVE_FILE, INDEX_FILE])?;
     // Taken out of the snapshot, not copied: the archive and its index may be megabytes.
-    let mut log_text = take_text(&dir, &mut snap, LOG_FILE)?.ok_or_else(|| {
+    let mut log_text = take_text(dir, &mut snap, LOG_FILE)?.ok_or_else(|| {
         Error::invalid(
             dir.path_of(LOG_FILE),
             None,
             "not found: there is no journal to archive",
         )
     })?;
-    let mut archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
-    let mut index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
+    let mut archive_text = take_text(dir, &mut snap, ARCHIVE_FILE)?;
+    let mut index_text = take_text(dir, &mut snap, INDEX_FILE)?;
     if args.reindex {
         report.log_entries = LogFile::parse(&log_text).entries.len();
         snap.files
             .insert(LOG_FILE.to_string(), log_text.into_bytes());
-        reindex(ctx, &dir, snap, [archive_text, index_text], &mut report)?;
+        reindex(ctx, dir, snap, [archive_text, index_text], &mut report)?;
         if let Some(w) = write {
             w.finish()?;
         }
@@ -624,7 +628,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         if pending.is_some_and(|j| j.dir == dir.rel) {
             problems.insert(0, ArchiveProblem::Interrupted);
         }
-        report.problems = locate(&dir, problems)?;
+        report.problems = locate(dir, problems)?;
         report.outcome = if report.problems.is_empty() {
             ArchiveOutcome::Verified
         } else {
@@ -636,12 +640,12 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     }
 
     // A manifest that cannot be read stops the run before anything is written.
-    let old_manifest = Manifest::from_snapshot(&dir, &snap)?;
+    let old_manifest = Manifest::from_snapshot(dir, &snap)?;
     let ends = match (
         snap.streamed.get(ARCHIVE_FILE),
         snap.streamed.get(INDEX_FILE),
     ) {
-        (Some(a), Some(i)) if trust => trusted_ends(&dir, a, i)?,
+        (Some(a), Some(i)) if trust => trusted_ends(dir, a, i)?,
         _ => None,
     };
     let mut trusted = match &ends {
@@ -673,9 +677,9 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
                 rebuilt = Some(plan);
             }
             Ok(StreamedRotation::Whole) => {
-                snap.hold_streamed(&dir)?;
-                archive_text = take_text(&dir, &mut snap, ARCHIVE_FILE)?;
-                index_text = take_text(&dir, &mut snap, INDEX_FILE)?;
+                snap.hold_streamed(dir)?;
+                archive_text = take_text(dir, &mut snap, ARCHIVE_FILE)?;
+                index_text = take_text(dir, &mut snap, INDEX_FILE)?;
             }
             Err(LogError::Integrity(problems)) => refused = Some(problems),
             Err(e) => return Err(e.into_error(|f| dir.path_of(f))),
@@ -703,7 +707,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     let rotation = match rotated {
         Ok(r) => r,
         Err(LogError::Integrity(problems)) => {
-            report.problems = locate(&dir, problems)?;
+            report.problems = locate(dir, problems)?;
             report.outcome = ArchiveOutcome::Refused;
             report.log_entries = LogFile::parse(&log_text).entries.len();
             return Ok(report);
@@ -721,7 +725,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     // An index written anew is staged now: the manifest is planned from it, in pieces.
     let staged_index = match (&mut rotation, &rebuilt) {
         (Some(rot), Some(plan)) => {
-            let len = stage_rebuilt_index(&dir, &snap, rot, plan, &log_text, keep)?;
+            let len = stage_rebuilt_index(dir, &snap, rot, plan, &log_text, keep)?;
             rot.index_len = usize::try_from(len).unwrap_or(usize::MAX);
             Some(len)
         }
@@ -729,7 +733,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     };
     let mut after = snap;
     if let Some(len) = staged_index {
-        let staged = rotation::staged_path(&dir, INDEX_FILE);
+        let staged = rotation::staged_path(dir, INDEX_FILE);
         after
             .streamed
             .insert(INDEX_FILE.to_string(), stream::Streamed::whole(staged, len));
@@ -775,7 +779,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
                     .insert((*name).to_string(), std::mem::take(*text).into_bytes());
             }
         }
-        let planned = planned_manifest(ctx, &dir, old_manifest.as_ref(), &after, only_for);
+        let planned = planned_manifest(ctx, dir, old_manifest.as_ref(), &after, only_for);
         for (name, text) in &mut lent {
             if let Some(text) = text {
                 let bytes = after.files.remove(*name).unwrap_or_default();
@@ -787,7 +791,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     drop(after);
     let manifest = manifest.inspect_err(|_| {
         if staged_index.is_some() {
-            rotation::remove_stale_staging(&dir);
+            rotation::remove_stale_staging(dir);
         }
     })?;
     let final_log;
@@ -795,7 +799,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
     if let Some(rot) = &rotation {
         report.written = write_rotation(
             repo,
-            &dir,
+            dir,
             rot,
             [
                 Some(log_text.as_str()),
@@ -805,7 +809,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
             staged_index.is_some(),
         )?;
         check_written(
-            &dir,
+            dir,
             rot,
             &log_text,
             archive_text.as_deref(),
@@ -822,7 +826,7 @@ pub fn run(ctx: &Context, args: &ArchiveArgs) -> Result<ArchiveReport> {
         final_archive = archive_text;
     }
     if let Some(bytes) = manifest {
-        write_manifest(&dir, &bytes).map_err(|e| match (&rotation, e) {
+        write_manifest(dir, &bytes).map_err(|e| match (&rotation, e) {
             // The rotation is complete and verified; only the manifest lags behind it. Say
             // so, and how to finish: nothing is rolled back, and nothing was lost.
             (Some(_), Error::Write { path, source }) => Error::Other {

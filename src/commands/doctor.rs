@@ -376,12 +376,11 @@ fn gate_lines(run: &str) -> impl Iterator<Item = String> {
 fn swallows_failure(step: &Yaml) -> Option<&'static str> {
     let run = step["run"].as_str().unwrap_or("");
     let lines = logical_lines(run);
-    let custom_shell = step["shell"].as_str().is_some_and(|sh| {
-        sh.contains("{0}")
-            && !sh
-                .split_whitespace()
-                .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('e'))
-    });
+    let shell = step["shell"].as_str().unwrap_or("");
+    let custom_shell = shell.contains("{0}")
+        && !shell
+            .split_whitespace()
+            .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('e'));
     let mut errexit = !custom_shell;
     let exits_with_status = |l: &str| {
         l.split(['|', ';', '&', '{', '}']).map(str::trim).any(|c| {
@@ -427,7 +426,6 @@ fn swallows_failure(step: &Yaml) -> Option<&'static str> {
             return Some("errexit off, and commands after it on its line");
         }
         // `sh -e` has no pipefail: the status of `git aahp verify … | tee x` is tee's.
-        let shell = step["shell"].as_str().unwrap_or("");
         let no_pipefail = (shell == "sh" || custom_shell) && !shell.contains("pipefail");
         let piped = line.replace("||", "").contains('|');
         if no_pipefail && piped && !line.contains("pipefail") {

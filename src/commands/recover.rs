@@ -178,7 +178,7 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
     };
     let mut report = run_local(ctx, args)?;
     if report.action == Action::RollBack && !report.dry_run {
-        rotate_after_roll_back(ctx, &mut report);
+        rotate_after_roll_back(ctx, &dir, &mut report);
     }
     if let Ok(bytes) = crate::handoff::read_limited(&dir.abs.join(MANIFEST), &dir.path_of(MANIFEST))
         && let Err(Error::Conflicted { path, line }) =
@@ -738,19 +738,19 @@ fn roll_back(
         .removed_temp_files
         .extend(transaction::remove_temp_files(dir));
     Journal::remove(repo, &dir.rel)?;
-
     Ok(report)
 }
 
-/// After a roll-back, once the write lock is released (`archive` takes it itself): the
+/// After a roll-back of `dir` (the journal's directory, not necessarily the one the working
+/// directory locates), once the write lock is released (`archive` takes it itself): the
 /// recovery entry can take LOG.md past the entries it keeps, so it is rotated as
 /// `git aahp archive` rotates it, under that command's own journal. The roll-back is
 /// complete whatever happens here; a rotation that cannot run is reported, and the next
 /// `archive` or session commit rotates.
-fn rotate_after_roll_back(ctx: &Context, report: &mut RecoverReport) {
+fn rotate_after_roll_back(ctx: &Context, dir: &HandoffDir, report: &mut RecoverReport) {
     let not_rotated =
         |why: String| format!("warning: LOG.md was not rotated ({why}); run `git aahp archive`");
-    match super::archive::run(ctx, &super::archive::ArchiveArgs::default()) {
+    match super::archive::run_in(ctx, dir, &super::archive::ArchiveArgs::default()) {
         Ok(a) if !a.moved.is_empty() => report.plan.push(format!(
             "rotate {} out of LOG.md into {}",
             super::archive::entries(a.moved.len()),

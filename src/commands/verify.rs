@@ -1054,6 +1054,7 @@ fn removed_dirs(
             _ => {}
         }
     }
+    // Gone: the target holds nothing there. New: the base held nothing there.
     let mut gone = Vec::new();
     for dir in removed {
         if !content.holds(repo, &dir)? {
@@ -1070,17 +1071,16 @@ fn removed_dirs(
             new.push(dir);
         }
     }
-    let (removed, added) = (gone, new);
-    if let ([from], [to]) = (removed.as_slice(), added.as_slice()) {
+    if let ([from], [to]) = (gone.as_slice(), new.as_slice()) {
         return Ok(Removal::Moved {
             from: from.clone(),
             to: to.clone(),
         });
     }
-    if removed.is_empty() {
+    if gone.is_empty() {
         return Ok(Removal::None);
     }
-    Ok(Removal::Removed(removed_layer(&removed)))
+    Ok(Removal::Removed(removed_layer(&gone)))
 }
 
 /// Fails a change that puts a file (a symbolic link, say) where a handoff directory or its
@@ -1283,7 +1283,6 @@ impl LintJob {
     }
 }
 
-/// Runs every layer on one snapshot.
 /// A directory to judge, and where the base holds it (elsewhere when the change moves it).
 #[derive(Clone, Copy)]
 struct Judged<'a> {
@@ -1291,6 +1290,7 @@ struct Judged<'a> {
     base_rel: &'a str,
 }
 
+/// Runs every layer on one snapshot.
 fn judge(
     repo: &Repo,
     judged: Judged<'_>,

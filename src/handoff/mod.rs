@@ -91,8 +91,8 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// hold (gix loads a blob whole: `verify --level ci` over other commits, `recover`
 /// restoring HEAD's, `--reindex`'s comparison texts), and the lint when its pieces cannot
 /// be shown equal to the whole lint. (An archive moved aside into a subdirectory is linted
-/// as a stream like the top-level one.) Above the limit those judge nothing: exit 2 naming the file, the limit and what
-/// to do, never a pass (fail closed). Because of these, `archive` and `archive --reindex`
+/// as a stream like the top-level one.) Above the limit those judge nothing: exit 2 naming
+/// the file, the limit and what to do, never a pass (fail closed). Because of these, `archive` and `archive --reindex`
 /// still refuse to write past the limit.
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 
@@ -254,6 +254,16 @@ impl Snapshot {
             self.nested.insert(inner, bytes);
         } else {
             self.files.insert(inner, bytes);
+        }
+    }
+
+    /// Leaves a file on disk, read as a stream: a top-level one in [`Snapshot::streamed`], one
+    /// in a subdirectory in [`Snapshot::nested_streamed`].
+    fn insert_streamed(&mut self, inner: String, streamed: stream::Streamed) {
+        if inner.contains('/') {
+            self.nested_streamed.insert(inner, streamed);
+        } else {
+            self.streamed.insert(inner, streamed);
         }
     }
 
@@ -621,16 +631,14 @@ impl HandoffDir {
                 } else if !meta.is_file() {
                     continue;
                 }
-                if meta.is_file() {
-                    let whole = || stream::Streamed::whole(entry.path(), meta.len());
-                    if sub.is_empty() && streamed.contains(&inner.as_str()) {
-                        snap.streamed.insert(inner, whole());
-                        continue;
-                    }
-                    if !sub.is_empty() && is_archive_pair(&inner) {
-                        snap.nested_streamed.insert(inner, whole());
-                        continue;
-                    }
+                let left_on_disk = if sub.is_empty() {
+                    streamed.contains(&inner.as_str())
+                } else {
+                    is_archive_pair(&inner)
+                };
+                if meta.is_file() && left_on_disk {
+                    snap.insert_streamed(inner, stream::Streamed::whole(entry.path(), meta.len()));
+                    continue;
                 }
                 let bytes = read_limited(&entry.path(), &rel)?;
                 snap.insert(inner, bytes);
@@ -750,12 +758,7 @@ impl HandoffDir {
             };
             let size = repo.blob_size(id)?;
             if size > whole_up_to && repo.file_is_blob(&rel, id)? {
-                let whole = stream::Streamed::whole(self.root.join(&rel), size);
-                if inner.contains('/') {
-                    snap.nested_streamed.insert(inner, whole);
-                } else {
-                    snap.streamed.insert(inner, whole);
-                }
+                snap.insert_streamed(inner, stream::Streamed::whole(self.root.join(&rel), size));
                 return Ok(());
             }
         }

@@ -507,6 +507,11 @@ fn lint_with(cfg: &LintConfig, files: &[LintFile<'_>], report_unused: bool) -> R
     lint_inputs(cfg, files, &[], &[], report_unused)
 }
 
+/// Where a file is listed: the top-level files by name, then the nested ones by path.
+fn listing_order(name: &str) -> (bool, &str) {
+    (name.contains('/'), name)
+}
+
 fn lint_inputs(
     cfg: &LintConfig,
     files: &[LintFile<'_>],
@@ -531,10 +536,9 @@ fn lint_inputs(
         let diags = s.lint(cfg, &mut used)?;
         // Listed where a whole read would have put it: the top-level files by name, then
         // the nested ones by path.
-        let key = |name: &str| (name.contains('/'), name.to_string());
         let at = found
             .iter()
-            .position(|(name, _, _)| key(name) > key(s.name))
+            .position(|(name, _, _)| listing_order(name) > listing_order(s.name))
             .unwrap_or(found.len());
         found.insert(at, (s.name, s.path.clone(), diags));
     }
