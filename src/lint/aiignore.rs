@@ -114,6 +114,9 @@ pub(crate) struct AiIgnore {
     always: Vec<usize>,
     /// `always` compiled together: which of them match a line, in one pass over it.
     always_set: Option<RegexSet>,
+    /// The fewest bytes any of `always` matches: a shorter line is not searched (a file of
+    /// half a million one-letter lines paid one set search per line).
+    always_min: usize,
     /// (line, message) for lines that are probably not what was meant (CFG003).
     pub warnings: Vec<(usize, String)>,
     /// (line, message) notes about how the file was read (CFG003 at note level).
@@ -352,6 +355,18 @@ impl AiIgnore {
             .build()
         {
             Ok(set) => {
+                // Parsed as the set compiles them (`compile_regex` checked each parses); a
+                // pattern that can match nothing sets no bound.
+                self.always_min = sources
+                    .iter()
+                    .map(|src| {
+                        regex_syntax::Parser::new()
+                            .parse(src)
+                            .map_or(Some(0), |h| h.properties().minimum_len())
+                    })
+                    .map(|len| len.unwrap_or(usize::MAX))
+                    .min()
+                    .unwrap_or(0);
                 self.always_set = Some(set);
                 Ok(())
             }
@@ -440,6 +455,9 @@ impl AiIgnore {
         }
         if let Some(set) = &self.always_set {
             for (s, e) in lines().ranges() {
+                if e - s < self.always_min {
+                    continue;
+                }
                 for k in &set.matches(&text.as_bytes()[s..e]) {
                     todo.push((s, e, self.always[k]));
                 }

@@ -386,8 +386,6 @@ struct Engine {
     /// `gated[gated_at[k]..gated_at[k + 1]]`.
     gated_at: &'static [u32],
     gated: &'static [u16],
-    /// Whether each pattern's rule is an injection or exfiltration rule ([`run_injection`]).
-    injection: Vec<bool>,
     regexes: Vec<OnceLock<Matcher>>,
 }
 
@@ -553,16 +551,11 @@ impl Engine {
         gated: &'static [u16],
     ) -> Engine {
         let regexes = patterns.iter().map(|_| OnceLock::new()).collect();
-        let injection = patterns
-            .iter()
-            .map(|p| matches!(p.rule.family, Family::Pi | Family::Exf))
-            .collect();
         Engine {
             patterns,
             keywords,
             gated_at,
             gated,
-            injection,
             regexes,
         }
     }
@@ -653,19 +646,48 @@ thread_local! {
     static LOWER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
+/// Which of the engine's patterns a run searches with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Only {
+    All,
+    /// The injection and exfiltration rules (PI, EXF).
+    Injection,
+    /// The rules whose findings can be secrets (SEC, PII).
+    Secrets,
+}
+
+impl Only {
+    fn admits(self, family: Family) -> bool {
+        match self {
+            Only::All => true,
+            Only::Injection => matches!(family, Family::Pi | Family::Exf),
+            Only::Secrets => matches!(family, Family::Sec | Family::Pii),
+        }
+    }
+}
+
 /// Runs every keyword-gated pattern over the scan.
 pub(crate) fn run(scan: &Scan<'_>, out: &mut Vec<Finding>) {
-    run_patterns(scan, false, out);
+    run_patterns(scan, Only::All, out);
 }
 
 /// Runs the injection and exfiltration patterns only (PI, EXF): for decoded text that is
 /// judged by those rules alone (`encoded::obfuscated`), where the credential catalogue's
 /// hundreds of patterns would find what is thrown away.
 pub(crate) fn run_injection(scan: &Scan<'_>, out: &mut Vec<Finding>) {
-    run_patterns(scan, true, out);
+    run_patterns(scan, Only::Injection, out);
 }
 
-fn run_patterns(scan: &Scan<'_>, injection_only: bool, out: &mut Vec<Finding>) {
+/// Runs the patterns of the rules whose findings can be secrets (SEC, PII) only: for the
+/// output boundary, which redacts secrets and has no use for the other rules' findings (nor
+/// for the cost of compiling their regexes on every command that prints). A pattern of
+/// another family that marked a finding secret would be missed here: a test compares this
+/// with every pattern's secret findings over the corpora.
+pub(crate) fn run_secrets(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    run_patterns(scan, Only::Secrets, out);
+}
+
+fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
     #[cfg(test)]
     let e = if UNGATED.get() {
         &*UNGATED_ENGINE
@@ -678,7 +700,7 @@ fn run_patterns(scan: &Scan<'_>, injection_only: bool, out: &mut Vec<Finding>) {
     // (pattern, findings it gave so far, whether they were secrets): windows are sorted by
     // pattern, so one counter serves.
     let mut counted: (u16, usize, bool) = (u16::MAX, 0, false);
-    for (p, ws, we) in e.windows(text, injection_only) {
+    for (p, ws, we) in e.windows(text, only) {
         let pat = e.patterns[p as usize];
         if p != counted.0 {
             counted = (p, 0, false);
@@ -720,7 +742,7 @@ impl Engine {
     /// the pattern's gate, widened by its context and snapped to word boundaries, and kept
     /// only when it holds one of the pattern's `near` literals. A pattern with no window is
     /// not compiled.
-    fn windows(&self, text: &str, injection_only: bool) -> Vec<(u16, usize, usize)> {
+    fn windows(&self, text: &str, only: Only) -> Vec<(u16, usize, usize)> {
         let mut windows: Vec<(u16, usize, usize)> = Vec::with_capacity(text.len() / 64);
         // (pattern, start, end) of the `near` literals.
         let mut near: Vec<(u16, usize, usize)> = Vec::new();
@@ -738,10 +760,10 @@ impl Engine {
                     near.push((p & !NEAR, start, end));
                     continue;
                 }
-                if injection_only && !self.injection[p as usize] {
+                let pat = self.patterns[p as usize];
+                if !only.admits(pat.rule.family) {
                     continue;
                 }
-                let pat = self.patterns[p as usize];
                 if pat.gate.is_some_and(|g| !g(bytes, start, end)) {
                     continue;
                 }
@@ -971,7 +993,7 @@ pub(crate) fn compiled_patterns() -> Vec<String> {
 #[cfg(test)]
 pub(crate) fn searched_patterns(text: &str) -> Vec<String> {
     let mut v: Vec<String> = ENGINE
-        .windows(text, false)
+        .windows(text, Only::All)
         .iter()
         .map(|&(p, _, _)| format!("{} #{p}", ENGINE.patterns[p as usize].rule.id))
         .collect();
@@ -1178,7 +1200,7 @@ mod tests {
         // pattern -> (time, windows, matches)
         let mut cost: std::collections::BTreeMap<u16, (std::time::Duration, usize, usize)> =
             std::collections::BTreeMap::new();
-        for (pattern, ws, we) in engine.windows(&text, false) {
+        for (pattern, ws, we) in engine.windows(&text, super::Only::All) {
             let matcher = engine.matcher(pattern as usize);
             let hay = &text[ws..we];
             let clock = std::time::Instant::now();

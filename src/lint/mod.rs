@@ -25,8 +25,6 @@ mod swar;
 mod text;
 mod unicode;
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -598,7 +596,13 @@ pub fn check_text(path: &str, text: &str) -> Result<Vec<Diagnostic>> {
 /// private keys with their body, PII the linter redacts), sorted and merged. The output
 /// boundary (`output::boundary`) replaces each with [`redacted`], the form lint snippets use.
 pub fn secret_spans(text: &str) -> Vec<(usize, usize)> {
-    let spans: Vec<(usize, usize)> = scan_decoded(text, 0)
+    spans_of_secrets(text, &plain_scan(text, 0, engine::run_secrets))
+}
+
+/// The spans of the secret findings among `findings` (spans in `text`), as
+/// [`secret_spans`] gives them.
+fn spans_of_secrets(text: &str, findings: &[Finding]) -> Vec<(usize, usize)> {
+    let spans: Vec<(usize, usize)> = findings
         .iter()
         .filter(|f| f.secret)
         .map(|f| {
@@ -1066,18 +1070,24 @@ fn lint_text(
     // number: hashing 40,000 unlisted findings was a third of the hook's time on a file of
     // section markers (issue #13 item 4).
     let mut fps: Vec<String> = vec![String::new(); findings.len()];
-    let mut pending: Vec<Option<(String, usize)>> = vec![None; findings.len()];
-    let mut occurrences: HashMap<(&'static str, String), usize> = HashMap::new();
+    // The normalised key and occurrence of each finding whose fingerprint waits.
+    let mut pending: Vec<Option<usize>> = vec![None; findings.len()];
+    for (i, key) in keys.iter_mut().enumerate() {
+        if keep[i] {
+            normalise_key(key);
+        }
+    }
+    let mut occurrences: rustc_hash::FxHashMap<(&'static str, &str), usize> =
+        rustc_hash::FxHashMap::default();
     for (i, f) in findings.iter().enumerate() {
         if !keep[i] {
             continue;
         }
-        let key = normalise_key(&keys[i]);
-        let occ = occurrences.entry((f.rule.id, key.clone())).or_insert(0);
+        let occ = occurrences.entry((f.rule.id, &keys[i])).or_insert(0);
         if listed[i] || cfg.allow.iter().any(|e| !e.expired && e.rule == f.rule.id) {
-            fps[i] = fingerprint(f.rule.id, &file.path, &key, *occ);
+            fps[i] = fingerprint(f.rule.id, &file.path, &keys[i], *occ);
         } else {
-            pending[i] = Some((key, *occ));
+            pending[i] = Some(*occ);
         }
         *occ += 1;
     }
@@ -1112,7 +1122,7 @@ fn lint_text(
             continue;
         }
         let fp = match pending[i].take() {
-            Some((key, occ)) => fingerprint(f.rule.id, &file.path, &key, occ),
+            Some(occ) => fingerprint(f.rule.id, &file.path, &keys[i], occ),
             None => fp,
         };
         let mut d = place_here(f, fp);
@@ -1273,11 +1283,29 @@ fn redactions(
         .collect()
 }
 
-fn normalise_key(s: &str) -> String {
-    s.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
+/// A finding's text as its fingerprint reads it: runs of white space as one space, none at
+/// either end, lower case. In place: one allocation at most, none for the usual short ASCII
+/// key.
+fn normalise_key(s: &mut String) {
+    // White space as `split_whitespace` reads it, in ASCII: tab to carriage return, space.
+    let ws = |b: u8| matches!(b, b'\t'..=b'\r' | b' ');
+    let b = s.as_bytes();
+    let plain = s.is_ascii()
+        && !b.first().copied().is_some_and(ws)
+        && !b.last().copied().is_some_and(ws)
+        && !b.windows(2).any(|w| ws(w[0]) && (ws(w[1]) || w[0] != b' '));
+    if plain {
+        s.make_ascii_lowercase();
+        return;
+    }
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    *s = out.to_lowercase();
 }
 
 fn fingerprint(rule: &str, path: &str, key: &str, occurrence: usize) -> String {

@@ -535,6 +535,42 @@ fn aiignore_regexes_still_match_through_the_set() {
     assert_eq!(lines, vec![1, 2], "{:#?}", out.diagnostics);
 }
 
+/// Lints `text` as `x/NOTES.md` with the `.aiignore` text `ignore`.
+fn lint_with_aiignore(ignore: &str, text: &str) -> Vec<Diagnostic> {
+    let mut cfg = LintConfig::empty(jiff::civil::date(2000, 1, 1));
+    cfg.aiignore = Some(aiignore::AiIgnore::parse(".aiignore", ignore).unwrap());
+    let file = LintFile {
+        path: "x/NOTES.md".into(),
+        name: "NOTES.md".into(),
+        bytes: text.as_bytes(),
+    };
+    lint(&cfg, &[file]).unwrap().diagnostics
+}
+
+#[test]
+fn literal_free_aiignore_regexes_skip_only_lines_too_short_for_all_of_them() {
+    // No literal to search for: `\d{3}-\d{4}` needs 8 bytes, `^\d$` one. Lines shorter
+    // than the shortest are not searched; every line any of them can match still is.
+    let lines_of = |ignore: &str, text: &str| -> Vec<usize> {
+        lint_with_aiignore(ignore, text)
+            .iter()
+            .filter(|d| d.rule == "IGN001")
+            .map(|d| d.line)
+            .collect()
+    };
+    let text = "a\n7\nbb\ncall 555-0199 now\n";
+    assert_eq!(
+        lines_of("# custom\nre:\\d{3}-\\d{4}\nre:^\\d$\n", text),
+        vec![2, 4]
+    );
+    assert_eq!(lines_of("# custom\nre:\\d{3}-\\d{4}\n", text), vec![4]);
+    // A line exactly as long as the shortest match is searched.
+    assert_eq!(
+        lines_of("# custom\nre:\\d{3}-\\d{4}\n", "555-0199\n1234567\n"),
+        vec![1]
+    );
+}
+
 #[test]
 fn aiignore_literals_that_overlap_or_repeat_each_find_their_lines() {
     // The literals `alpha_beta` and `beta_gamma` overlap in `alpha_beta_gamma`, where the
@@ -788,14 +824,7 @@ fn an_aiignore_pattern_stops_after_its_cap_and_redacts_the_rest() {
     let text = (0..MAX_FINDINGS + 50)
         .map(|i| expand("TOKEN-{D:4}{L:4} ", i as u64))
         .collect::<String>();
-    let mut cfg = LintConfig::empty(jiff::civil::date(2000, 1, 1));
-    cfg.aiignore = Some(aiignore::AiIgnore::parse(".aiignore", ignore).unwrap());
-    let file = LintFile {
-        path: "x/NOTES.md".into(),
-        name: "NOTES.md".into(),
-        bytes: text.as_bytes(),
-    };
-    let d = lint(&cfg, &[file]).unwrap().diagnostics;
+    let d = lint_with_aiignore(ignore, &text);
     assert!(d.iter().any(|d| d.rule == "IGN001" && d.is_blocking()));
     let cap: Vec<&Diagnostic> = d
         .iter()
@@ -1148,5 +1177,94 @@ fn work_beside_the_engine_finds_and_counts_as_in_place() {
             assert_eq!(in_place.1, beside.1, "{path}: per-text counts differ");
             assert_eq!(in_place.2, beside.2, "{path}: steps differ");
         }
+    }
+}
+
+/// The output boundary runs only the rules whose findings can be secrets
+/// ([`engine::run_secrets`]): it must redact exactly what every rule's secret findings
+/// cover. Compared on every rule's and catalogue entry's examples, the credential corpora and
+/// the prose and handoff negatives (texts full of trigger words).
+#[test]
+fn the_boundarys_secret_scan_finds_what_every_rule_finds() {
+    use std::io::Read as _;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpora");
+    let mut texts: Vec<String> = Vec::new();
+    for r in RULES {
+        texts.extend(r.hits.iter().chain(r.misses).map(|t| expand(t, 5)));
+    }
+    for e in &rules::catalogue::ENTRIES {
+        for t in e.examples.iter().chain(e.negatives) {
+            texts.push(rules::catalogue::expand(t, 11, false));
+        }
+    }
+    let mut np = String::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(root.join("noseyparker/noseyparker_rule_examples.dev.jsonl.gz"))
+            .unwrap(),
+    )
+    .read_to_string(&mut np)
+    .unwrap();
+    let synthetic = std::fs::read_to_string(root.join("synthetic/secrets.jsonl")).unwrap();
+    for line in np.lines().chain(synthetic.lines()) {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if let Some(t) = v["text"].as_str() {
+            texts.push(t.to_string());
+        } else if let Some(t) = v["template"].as_str() {
+            texts.push(expand(t, 3));
+        }
+    }
+    let mut dirs = vec![root.join("prose-negatives"), root.join("handoff-negatives")];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                texts.push(std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    assert!(texts.len() > 1_200, "{}", texts.len());
+    let mut with_secrets = 0;
+    for text in &texts {
+        let every_rule = spans_of_secrets(text, &scan_decoded(text, 0));
+        assert_eq!(secret_spans(text), every_rule, "{text:?}");
+        with_secrets += usize::from(!every_rule.is_empty());
+    }
+    assert!(with_secrets > 1_000, "{with_secrets}");
+}
+
+/// Fingerprints (and so allowlist entries) read a finding's text through `normalise_key`:
+/// its fast path for plain ASCII must give what the general one gives.
+#[test]
+fn a_findings_key_normalises_the_same_on_either_path() {
+    let general = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    for s in [
+        "",
+        " ",
+        "Ignore ALL previous",
+        "two  spaces",
+        "tab\there",
+        " lead",
+        "trail ",
+        "v\u{b}tab",
+        "form\u{c}feed",
+        "line\nbreak",
+        "cr\r\nlf",
+        "ÄRGER Über",
+        "nb\u{a0}sp",
+        "em\u{2003}space",
+        "<!-- SECTION: S1 -->",
+    ] {
+        let mut k = s.to_string();
+        normalise_key(&mut k);
+        assert_eq!(k, general(s), "{s:?}");
     }
 }

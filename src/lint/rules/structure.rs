@@ -112,10 +112,10 @@ fn is_done(title: &str) -> bool {
 }
 
 fn sections(raw: &str, md: &MdIndex, out: &mut Vec<Finding>) {
-    let mut stack: Vec<(String, usize, usize)> = Vec::new();
+    let mut stack: Vec<(&str, usize, usize)> = Vec::new();
     // How many open sections of each name the stack holds: a closing marker whose name is
     // not open is judged without searching the stack.
-    let mut open: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut open: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
     for c in &md.comments {
         let inner = raw[c.inner.0..c.inner.1.max(c.inner.0)].trim();
         let (closing, name) = if let Some(n) = inner.strip_prefix("/SECTION:") {
@@ -126,12 +126,12 @@ fn sections(raw: &str, md: &MdIndex, out: &mut Vec<Finding>) {
             continue;
         };
         if !closing {
-            *open.entry(name.to_string()).or_insert(0) += 1;
-            stack.push((name.to_string(), c.start, c.end));
+            *open.entry(name).or_insert(0) += 1;
+            stack.push((name, c.start, c.end));
             continue;
         }
         let found = if open.get(name).is_some_and(|&n| n > 0) {
-            let i = stack.iter().rposition(|(n, _, _)| n == name);
+            let i = stack.iter().rposition(|(n, _, _)| *n == name);
             super::super::steps::add((stack.len() - i.unwrap_or(0)) as u64);
             i
         } else {
