@@ -157,7 +157,7 @@ fn read_settings(root: &Path, harness: Harness) -> Result<Option<Value>> {
         return Ok(None);
     }
     let bytes = read_limited(&path, rel)?;
-    let value: Value = serde_json::from_slice(&bytes)
+    let value: Value = crate::handoff::json::from_slice(&bytes)
         .map_err(|e| Error::invalid(rel, Some(e.line()), format!("not valid JSON: {e}")))?;
     if !value.is_object() {
         return Err(Error::invalid(

@@ -167,7 +167,7 @@ impl Manifest {
     /// directory).
     pub fn parse(path: &str, bytes: &[u8]) -> Result<Manifest> {
         let text = decode_text(path, bytes)?;
-        let value: Value = serde_json::from_str(text).map_err(|e| {
+        let value: Value = super::json::from_str(text).map_err(|e| {
             conflict_error(path, text).unwrap_or_else(|| {
                 Error::invalid(path, Some(e.line()), format!("malformed JSON: {e}"))
             })

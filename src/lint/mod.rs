@@ -465,12 +465,12 @@ fn whole_lint_limit(name: &str) -> usize {
 
 /// The files of a snapshot that are scanned: every top-level file but the configuration and
 /// the lock, and every file in a subdirectory (named by its inner path, so the structure
-/// rules of `LOG.md` and the like apply only at the top level).
+/// rules of `LOG.md` and the like apply only at the top level); binary files are not.
 pub fn snapshot_files<'a>(dir: &HandoffDir, snap: &'a Snapshot) -> Vec<LintFile<'a>> {
     let top = snap
         .files
         .iter()
-        .filter(|(name, _)| is_lintable(name))
+        .filter(|(name, bytes)| is_lintable(name) && !is_binary(name, bytes))
         .map(|(name, bytes)| LintFile {
             path: dir.path_of(name),
             name: name.clone(),
@@ -479,7 +479,7 @@ pub fn snapshot_files<'a>(dir: &HandoffDir, snap: &'a Snapshot) -> Vec<LintFile<
     let nested = snap
         .nested
         .iter()
-        .filter(|(inner, _)| is_lintable(inner.rsplit('/').next().unwrap_or(inner)))
+        .filter(|(inner, bytes)| is_lintable(inner) && !is_binary(inner, bytes))
         .map(|(inner, bytes)| LintFile {
             path: dir.path_of(inner),
             name: inner.clone(),
@@ -488,12 +488,21 @@ pub fn snapshot_files<'a>(dir: &HandoffDir, snap: &'a Snapshot) -> Vec<LintFile<
     top.chain(nested).collect()
 }
 
-/// True for files of a handoff directory that are scanned.
-pub fn is_lintable(name: &str) -> bool {
-    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-    !NOT_SCANNED.contains(&name)
-        && !ext.is_some_and(|e| BINARY_EXTENSIONS.contains(&e.as_str()))
-        && !name.starts_with(".aahp-tmp-")
+/// True for files of a handoff directory that are scanned, by their inner path: all but the
+/// configuration and the lock at the top level, which their own checks read. In a
+/// subdirectory those names are ordinary files, and a temporary file's name (`.aahp-tmp-…`)
+/// is content like any other wherever it is committed or staged: the working-tree snapshot
+/// leaves out the transient ones a writer may hold at the top level.
+pub fn is_lintable(inner: &str) -> bool {
+    inner.contains('/') || !NOT_SCANNED.contains(&inner)
+}
+
+/// True for a file that is not text: a binary extension and bytes that are not UTF-8 text
+/// (a NUL, or invalid UTF-8). A text file under such a name is scanned.
+fn is_binary(inner: &str, bytes: &[u8]) -> bool {
+    let ext = inner.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    ext.is_some_and(|e| BINARY_EXTENSIONS.contains(&e.as_str()))
+        && (memchr::memchr(0, bytes).is_some() || std::str::from_utf8(bytes).is_err())
 }
 
 /// Lints `files` with `cfg`.

@@ -265,18 +265,36 @@ pub fn acquire(dir: &HandoffDir, lock: &HandoffLock) -> Result<bool> {
         path: dir.path_of(LOCK),
         source,
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".aahp-tmp-lock-")
-        .tempfile_in(&dir.abs)
-        .map_err(write_err)?;
-    tmp.write_all(&lock.to_bytes()).map_err(write_err)?;
+    // What is written is read back by every command of the session: a lock past the read
+    // limit (a very long `--agent`, thousands of `--updating`) would make the session's own
+    // `commit` call it unknown and stale.
+    let bytes = lock.to_bytes();
+    if bytes.len() as u64 > MAX_LOCK_BYTES {
+        return Err(Error::Usage(format!(
+            "the session's lock would be {} bytes, more than the {} KiB a lock may hold: \
+             give a shorter --agent or --session-id, or fewer --updating files",
+            bytes.len(),
+            MAX_LOCK_BYTES / 1024
+        )));
+    }
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".aahp-tmp-lock-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // A new file's mode follows the umask (tempfile's default is 0600), as every other
+        // file the tool creates: in a group-shared repository the group reads the lock.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(&dir.abs).map_err(write_err)?;
+    tmp.write_all(&bytes).map_err(write_err)?;
     tmp.as_file().sync_all().map_err(write_err)?;
     let linked = match std::fs::hard_link(tmp.path(), &path) {
         Ok(()) => true,
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
         // No hard links here (some network or FUSE file systems): exclusive creation is
         // still atomic with respect to other sessions, only the content is written after.
-        Err(_) => create_new(&path, &lock.to_bytes()).map_err(write_err)?,
+        Err(_) => create_new(&path, &bytes).map_err(write_err)?,
     };
     crate::failpoint::hit("lock:linked");
     drop(tmp);

@@ -926,7 +926,7 @@ fn archive_help() {
 }
 
 /// Runs `git-aahp` under `umask` through a shell (the umask is per process).
-fn aahp_with_umask(repo: &TestRepo, umask: &str, args: &str) {
+pub(crate) fn aahp_with_umask(repo: &TestRepo, umask: &str, args: &str) {
     let cmd = repo.aahp_command(&[]);
     let program = cmd.get_program().to_owned();
     let mut sh = std::process::Command::new("sh");
@@ -948,7 +948,7 @@ fn aahp_with_umask(repo: &TestRepo, umask: &str, args: &str) {
     );
 }
 
-fn mode(repo: &TestRepo, rel: &str) -> u32 {
+pub(crate) fn mode(repo: &TestRepo, rel: &str) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(repo.path().join(rel))
         .unwrap()

@@ -44,6 +44,58 @@ fn malformed_manifest_json_names_the_file_and_line_even_with_crlf() {
 }
 
 #[test]
+fn a_key_given_twice_in_a_json_file_is_refused_not_resolved() {
+    // serde_json keeps the last of two equal keys: a rewrite would drop the first (a
+    // shadowed task, an earlier `next_task_id`) without a word.
+    let repo = handoff_repo();
+    let out = repo.aahp(&["task", "add", "First task"]);
+    out.assert_code(0);
+    let id = out
+        .stdout
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(':');
+    let text = repo.read(MANIFEST);
+    let dup = text.replacen(
+        &format!("\"{id}\": {{"),
+        &format!("\"{id}\": {{\"title\": \"Shadowed\", \"status\": \"ready\"}},\n    \"{id}\": {{"),
+        1,
+    );
+    assert_ne!(dup, text);
+    repo.write(MANIFEST, &dup);
+    repo.git(&["add", MANIFEST]);
+    for args in [
+        &["task", "add", "Second"][..],
+        &["task", "list"],
+        &["manifest"],
+        &["verify"],
+        &["verify", "--level", "precommit"],
+        &["status"],
+    ] {
+        refused(&repo, args, "error: .ai/handoff/MANIFEST.json:");
+        let out = repo.aahp(args);
+        assert!(
+            out.stderr.contains(&format!("\"{id}\" appears twice")),
+            "{args:?}\n{out}"
+        );
+    }
+    // The allowlists: a reviewer must not read one expiry while the tool honours another.
+    let repo = handoff_repo();
+    repo.write(
+        ".ai/handoff/aahp-allowlist.json",
+        r#"{"entries": [{"rule": "PI001", "fingerprint": "v1:00", "reason": "x", "expires": "2020-01-01", "expires": "2099-01-01"}]}"#,
+    );
+    let out = repo.aahp(&["lint"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains(".ai/handoff/aahp-allowlist.json:1:")
+            && out.stderr.contains("\"expires\" appears twice"),
+        "{out}"
+    );
+}
+
+#[test]
 fn a_bom_and_crlf_manifest_is_read_leniently() {
     let repo = handoff_repo();
     let text = repo.read(MANIFEST).replace('\n', "\r\n");

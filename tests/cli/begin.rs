@@ -213,3 +213,41 @@ fn begin_without_a_handoff_directory_exits_2() {
     out.assert_code(2);
     assert!(out.stderr.contains("no handoff directory"), "{out}");
 }
+
+#[test]
+fn begin_never_writes_a_lock_it_cannot_read_back() {
+    let repo = session_repo();
+    let long = "a".repeat(70_000);
+    let out = repo.aahp(&["begin", "--agent", &long]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("KiB a lock may hold"), "{out}");
+    assert!(!has_lock(&repo), "{out}");
+    let mut args = vec!["begin".to_string(), "--agent".into(), "a".into()];
+    for i in 0..700 {
+        args.push("--updating".into());
+        args.push(format!("{i}{}", "F".repeat(100)));
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    repo.aahp(&args).assert_code(2);
+    assert!(!has_lock(&repo));
+    // Within the limit, the session's own commands read the lock it wrote.
+    repo.aahp(&["begin", "--agent", &"b".repeat(10_000)])
+        .assert_code(0);
+    repo.aahp(&["status"]).assert_code(0);
+}
+
+#[test]
+fn the_lock_is_created_with_the_umask_like_every_new_file() {
+    let repo = session_repo();
+    crate::archive::aahp_with_umask(&repo, "022", "begin --agent a");
+    assert_eq!(
+        crate::archive::mode(&repo, &format!("{DIR}/HANDOFF.lock")),
+        0o644
+    );
+    repo.aahp(&["recover", "--force"]).assert_code(0);
+    crate::archive::aahp_with_umask(&repo, "077", "begin --agent a");
+    assert_eq!(
+        crate::archive::mode(&repo, &format!("{DIR}/HANDOFF.lock")),
+        0o600
+    );
+}
