@@ -622,15 +622,23 @@ impl HandoffDir {
                             ),
                         ));
                     }
-                    // Links to directories, FIFOs or devices are not handoff files.
-                    if !target.is_file() {
+                    // A link to a directory is not followed (git stores the link, not what
+                    // it points at), unless a handoff file's name is given to it. A link
+                    // to a FIFO or a device is refused as one in place would be.
+                    if target.is_dir() && !is_protocol_file(&inner) {
                         continue;
+                    }
+                    if !target.is_file() {
+                        return Err(not_regular(&rel, &target));
                     }
                 } else if meta.is_dir() {
                     pending.push((entry.path(), inner));
                     continue;
                 } else if !meta.is_file() {
-                    continue;
+                    // A FIFO, socket or device is never handoff content, and skipping it
+                    // would let a FIFO in place of `.aiignore` turn the checks it configures
+                    // off: refused, named (exit 2).
+                    return Err(not_regular(&rel, &entry.path()));
                 }
                 let left_on_disk = if sub.is_empty() {
                     streamed.contains(&inner.as_str())
@@ -973,6 +981,28 @@ pub(crate) fn open_regular(path: &Path, shown: &str) -> Result<(std::fs::File, s
         ));
     }
     Ok((file, meta))
+}
+
+/// Whether `inner` (a path in the handoff directory) is one of the files the protocol
+/// defines: the manifest, the canonical Markdown and JSON files, the lint configuration.
+fn is_protocol_file(inner: &str) -> bool {
+    inner == MANIFEST
+        || inner == AIIGNORE
+        || inner == crate::lint::allow::ALLOWLIST
+        || CANONICAL_FILES.contains(&inner)
+}
+
+/// The error for a path in the handoff directory that is not a regular file: what `path`
+/// (the entry, or a link's target) is, shown as `rel`.
+fn not_regular(rel: &str, path: &Path) -> Error {
+    let kind = std::fs::metadata(path).map_or("unreadable", |m| special_kind(m.file_type()));
+    Error::invalid(
+        rel,
+        None,
+        format!(
+            "not a regular file but {kind}; a handoff file must be a regular file: remove it or replace it with one"
+        ),
+    )
 }
 
 /// Opens a file for reading without waiting for a writer (`O_NONBLOCK`, which a regular

@@ -121,6 +121,17 @@ pub fn admit(
     let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
         return Ok(());
     };
+    // The `.aiignore` decides too: one that is there but cannot be read or parsed (invalid
+    // UTF-8, a FIFO or a directory in its place, a bad pattern) refuses the text, naming the
+    // file, rather than letting through what its secrets section would block.
+    let ignore = dir.abs.join(crate::handoff::AIIGNORE);
+    if std::fs::symlink_metadata(&ignore).is_ok() {
+        let shown = dir.path_of(crate::handoff::AIIGNORE);
+        let bytes = crate::handoff::read_limited(&ignore, &shown)?;
+        let parsed = crate::handoff::decode_text(&shown, &bytes)
+            .and_then(|t| crate::lint::UserSecrets::parse(&shown, t));
+        parsed?;
+    }
     let findings: Vec<String> = crate::lint::check_text("command-line.md", text)?
         .iter()
         .filter(|d| d.is_blocking())

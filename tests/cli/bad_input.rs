@@ -374,3 +374,56 @@ fn a_fifo_in_place_of_a_handoff_file_is_never_waited_on() {
         }
     }
 }
+
+#[test]
+fn an_aiignore_that_cannot_be_read_refuses_rather_than_checks_nothing() {
+    const BOUND: std::time::Duration = std::time::Duration::from_mins(2);
+    let ignore = ".ai/handoff/.aiignore";
+    // A FIFO (or a FIFO in place of the archive) in the working tree: lint, verify and
+    // manifest name it (exit 2) instead of judging without it.
+    for name in [".aiignore", "LOG-ARCHIVE.md"] {
+        let repo = handoff_repo();
+        let path = repo.path().join(".ai/handoff").join(name);
+        let _ = std::fs::remove_file(&path);
+        crate::support::mkfifo(&path);
+        for args in [&["lint"][..], &["verify"], &["manifest"]] {
+            let out = repo.aahp_bounded(args, &[], BOUND);
+            out.assert_code(2);
+            assert!(
+                out.stderr.contains(&format!(
+                    ".ai/handoff/{name}: not a regular file but a FIFO"
+                )),
+                "{name} {args:?}\n{out}"
+            );
+        }
+    }
+    // A link to a directory under a handoff file's name is refused too; under another name
+    // it is left alone (git stores the link, not what it points at).
+    let repo = handoff_repo();
+    std::fs::create_dir(repo.path().join("docs")).unwrap();
+    std::os::unix::fs::symlink("../../docs", repo.path().join(".ai/handoff/notes")).unwrap();
+    repo.aahp(&["lint"]).assert_code(0);
+    let _ = std::fs::remove_file(repo.path().join(ignore));
+    std::os::unix::fs::symlink("../../docs", repo.path().join(ignore)).unwrap();
+    let out = repo.aahp(&["lint"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains("not a regular file but a directory"),
+        "{out}"
+    );
+    // Text from the command line is judged by the `.aiignore` too: one that does not
+    // decode refuses it, naming the file and line, before anything is written.
+    let repo = handoff_repo();
+    let text = b"# secrets\nzorbleplex\nbad \xff\n";
+    std::fs::write(repo.path().join(ignore), text).unwrap();
+    refused(
+        &repo,
+        &["task", "add", "deploy zorbleplex now"],
+        ".ai/handoff/.aiignore:",
+    );
+    refused(
+        &repo,
+        &["manifest", "--context", "zorbleplex here"],
+        "invalid UTF-8",
+    );
+}
