@@ -1235,7 +1235,6 @@ pub(crate) fn tag_commit(
     session_id: &str,
     agent: &str,
 ) -> Result<String> {
-    let name = transaction::next_tag_name(repo)?;
     let path = dir.path_of(MANIFEST);
     let bytes = repo.blob_at(commit, &path)?.unwrap_or_default();
     let quick = Manifest::parse(&path, &bytes)
@@ -1252,15 +1251,35 @@ pub(crate) fn tag_commit(
             .to_string(),
     };
     let previous = transaction::chain::previous_for(repo, dir, commit)?;
-    let text = transaction::tag_message(&transaction::TagFields {
-        tag: &name,
-        manifest_checksum: &checksum(&bytes),
-        session_id,
-        agent,
-        dir: &dir.rel,
-        previous: previous.as_ref().map(|(t, c)| (t.as_str(), c.as_str())),
-        summary: &summary,
-    });
-    repo.tag_annotated(&name, commit, &text)?;
-    Ok(name)
+    // Refs are shared by every worktree and clone-local sessions run in parallel: another
+    // session may take the number between reading the tags and creating this one. `git tag`
+    // never overwrites, so a name that exists by then is read again and the next tried.
+    let mut attempts = 0;
+    loop {
+        let name = transaction::next_tag_name(repo)?;
+        let text = transaction::tag_message(&transaction::TagFields {
+            tag: &name,
+            manifest_checksum: &checksum(&bytes),
+            session_id,
+            agent,
+            dir: &dir.rel,
+            previous: previous.as_ref().map(|(t, c)| (t.as_str(), c.as_str())),
+            summary: &summary,
+        });
+        // Tests meet here to take the number first, as a parallel session would.
+        crate::failpoint::rendezvous("tag:named");
+        match repo.tag_annotated(&name, commit, &text) {
+            Ok(()) => return Ok(name),
+            Err(e) => {
+                attempts += 1;
+                let taken = repo.find_ref(&format!("refs/tags/{name}"))?.is_some();
+                if !taken || attempts == MAX_TAG_ATTEMPTS {
+                    return Err(e.into());
+                }
+            }
+        }
+    }
 }
+
+/// How many session numbers a commit tries when other sessions keep taking the next one.
+const MAX_TAG_ATTEMPTS: usize = 32;

@@ -93,6 +93,20 @@ impl HandoffDir {
                 ));
             }
         }
+        // A directory on the way that holds `.git` is another repository's work tree (a
+        // submodule, a nested clone): this repository cannot stage its files, and writers
+        // started there and here would lock in two git directories and not exclude each
+        // other.
+        let mut at = root.clone();
+        for (i, part) in parts.iter().enumerate() {
+            at.push(part);
+            if std::fs::symlink_metadata(at.join(".git")).is_ok() {
+                return Err(refuse(&format!(
+                    "the handoff directory lies in another repository (a submodule or nested repository at `{}`): run git aahp from inside it",
+                    crate::output::escape_untrusted(&parts[..=i].join("/"))
+                )));
+            }
+        }
         Ok(HandoffDir {
             rel: parts.join("/"),
             abs,

@@ -976,9 +976,38 @@ pub fn rotate_checked(
             &rotation.archive,
             &rotation.index,
             keep,
-        )?;
+        )
+        .map_err(|e| explain_failed_check(&j.log, keep, e))?;
     }
     Ok(Some(rotation))
+}
+
+/// A failed postcondition is a bug unless the cause is in the input: an entry leaving
+/// LOG.md that opens a code fence it never closes pairs with a fence of another entry once
+/// they are appended together, and the archive then reads as other entries. That is named
+/// with its line and how to fix it (exit 2), so the session can end; anything else stays
+/// the postcondition's error.
+fn explain_failed_check(log: &LogFile, keep: usize, e: LogError) -> LogError {
+    if !matches!(e, LogError::Postcondition(_)) {
+        return e;
+    }
+    let (_, moved) = split(log, keep);
+    for entry in moved {
+        let lines = markdown::lines(&entry.raw);
+        if let Some(i) = markdown::unclosed_fence(&lines) {
+            return LogError::Malformed {
+                file: LOG_FILE.to_string(),
+                line: Some(entry.line + i),
+                message: format!(
+                    "the entry `{}` opens a code fence here that it never closes; archived \
+                     beside other entries it would pair with their fences and change how they \
+                     read: close it (a line of ``` after the code) and rerun",
+                    crate::output::escape_untrusted(&entry.header)
+                ),
+            };
+        }
+    }
+    e
 }
 
 /// The ends of LOG-ARCHIVE.md and of its index, read without the rest of either: all that
@@ -1107,7 +1136,8 @@ pub(crate) fn rotate_onto_ends(
         old_tail,
     });
     rotation.archived = Some(end.count + rotation.moved);
-    check_appended(log, &rotation.log, &rotation, keep)?;
+    check_appended(log, &rotation.log, &rotation, keep)
+        .map_err(|e| explain_failed_check(&LogFile::parse(log), keep, e))?;
     Ok(Trusted::Rotated(rotation))
 }
 

@@ -120,6 +120,14 @@ pub(crate) fn code_mask(lines: &[Line<'_>]) -> Vec<bool> {
     mask
 }
 
+/// The first line (0-based) that opens a code fence no later line closes, outside the
+/// fenced blocks [`code_mask`] finds: text appended after it would be read as code up to
+/// a fence of its own.
+pub(crate) fn unclosed_fence(lines: &[Line<'_>]) -> Option<usize> {
+    let mask = code_mask(lines);
+    (0..lines.len()).find(|&i| !mask[i] && fence_open(lines[i].text).is_some())
+}
+
 /// One cell of a pipe-table row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Cell {

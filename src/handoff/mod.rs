@@ -39,6 +39,21 @@ pub const LOCK: &str = "HANDOFF.lock";
 /// Prefix of the temporary files [`write_atomic`] and the lock's creation make; they are
 /// never handoff content (another process may create or remove one at any moment).
 pub const TEMP_PREFIX: &str = ".aahp-tmp-";
+
+/// Whether `name` is a temporary file the tool creates beside a file it writes: the prefix,
+/// then tempfile's six random letters and digits (after `lock-` for the lock's), or a
+/// rotation's staged copy (`.aahp-tmp-rotation-…`). Any other name, `.aahp-tmp-draft.md`
+/// included, is the user's: read, linted and never deleted.
+pub fn is_temp_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(TEMP_PREFIX) else {
+        return false;
+    };
+    if rest.starts_with("rotation-") {
+        return true;
+    }
+    let rest = rest.strip_prefix("lock-").unwrap_or(rest);
+    rest.len() == 6 && rest.bytes().all(|b| b.is_ascii_alphanumeric())
+}
 /// The `.aiignore` firewall file's name.
 pub const AIIGNORE: &str = ".aiignore";
 /// Files the reference indexes, in its canonical order (`AAHP_HANDOFF_FILES`). Other
@@ -584,9 +599,7 @@ impl HandoffDir {
                 let raw = entry.file_name();
                 // The lock and temporary files are never handoff content, and another process
                 // may create or remove them at any moment; the lock is read by its own checks.
-                if sub.is_empty()
-                    && (raw == LOCK || raw.as_encoded_bytes().starts_with(TEMP_PREFIX.as_bytes()))
-                {
+                if sub.is_empty() && (raw == LOCK || raw.to_str().is_some_and(is_temp_name)) {
                     continue;
                 }
                 let name = self.checked_name(&sub, raw.as_encoded_bytes())?;

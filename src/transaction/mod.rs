@@ -84,7 +84,7 @@ pub fn require_branch_head(repo: &Repo, action: &str) -> Result<ObjectId> {
 /// Returns true for names in the handoff directory that are never handoff content: the lock
 /// and temporary files.
 pub fn is_transient(name: &str) -> bool {
-    name == LOCK || name.starts_with(TEMP_PREFIX)
+    name == LOCK || crate::handoff::is_temp_name(name)
 }
 
 /// Lists the top-level files of the handoff directory in the working tree, without the lock
@@ -146,7 +146,7 @@ pub fn remove_temp_files(dir: &HandoffDir) -> Vec<String> {
     if let Ok(entries) = std::fs::read_dir(&dir.abs) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with(TEMP_PREFIX)
+            if crate::handoff::is_temp_name(&name)
                 && !name.starts_with(rotation::STAGED_PREFIX)
                 && std::fs::remove_file(entry.path()).is_ok()
             {

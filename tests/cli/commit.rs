@@ -181,6 +181,47 @@ fn commit_tags_are_numbered_after_the_highest_existing_one() {
 }
 
 #[test]
+fn a_session_number_taken_meanwhile_by_another_worktree_is_skipped_not_lost() {
+    // Sessions in linked worktrees share the tags: another session may take the number
+    // between this commit's reading the tags and its creating one.
+    let repo = session_repo();
+    edit_like_a_session(&repo);
+    let meet = tempfile::tempdir().unwrap();
+    let (reached, go) = (
+        meet.path().join("tag:named.reached"),
+        meet.path().join("tag:named.go"),
+    );
+    let mut commit = repo.aahp_command(&["--json", "commit", "-m", "one"]);
+    commit
+        .env("AAHP_FAILPOINT", "tag:named")
+        .env("AAHP_FAILPOINT_DIR", meet.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = commit.spawn().unwrap();
+    crate::support::wait_for_file(&reached, "the commit's tag step");
+    repo.git(&[
+        "tag",
+        "-a",
+        "aahp/session-1",
+        "-m",
+        "another worktree's session",
+        "HEAD~1",
+    ]);
+    std::fs::write(&go, b"").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(!stderr.contains("could not be created"), "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["tag"], "aahp/session-2", "{stdout}");
+    assert_eq!(
+        repo.git(&["tag", "--points-at", "HEAD"]).trim(),
+        "aahp/session-2"
+    );
+}
+
+#[test]
 fn commit_no_tag_creates_no_tag() {
     let repo = session_repo();
     edit_like_a_session(&repo);

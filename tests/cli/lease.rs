@@ -339,14 +339,7 @@ fn a_counter_moved_by_another_clone_mid_reservation_is_read_again() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let child = add.spawn().unwrap();
-    let start = std::time::Instant::now();
-    while !reached.exists() {
-        assert!(
-            start.elapsed().as_secs() < 60,
-            "task add never reached the fail point"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    crate::support::wait_for_file(&reached, "task add's fail point");
     // Meanwhile another clone takes the (by its clock) stale lease over and reserves an id.
     let later = [("AAHP_NOW", "2026-11-22T12:00:00Z")];
     b.aahp_env(

@@ -85,6 +85,38 @@ fn dir_on_the_command_line_gets_the_same_checks() {
 }
 
 #[test]
+fn a_handoff_directory_in_another_repository_is_refused() {
+    // A submodule or nested clone: this repository cannot stage its files, and its writers
+    // lock in its own git directory, so tasks added from both sides would collide.
+    let repo = handoff_repo();
+    let sub = repo.path().join("sub");
+    std::fs::create_dir_all(sub.join(".ai/handoff")).unwrap();
+    repo.git(&["-C", "sub", "init", "-q"]);
+    std::fs::copy(
+        repo.path().join(".ai/handoff/MANIFEST.json"),
+        sub.join(".ai/handoff/MANIFEST.json"),
+    )
+    .unwrap();
+    repo.aahp(&["status"]).assert_code(0);
+    repo.git(&["config", "aahp.dir", "sub/.ai/handoff"]);
+    let before = tree_state(&repo.path());
+    for args in [
+        &["--dir", "sub/.ai/handoff", "task", "add", "x"][..],
+        &["--dir", "sub/.ai/handoff", "status"],
+        &["begin", "--agent", "a"],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr
+                .contains("lies in another repository (a submodule or nested repository at `sub`)"),
+            "{args:?}\n{out}"
+        );
+    }
+    assert_eq!(tree_state(&repo.path()), before);
+}
+
+#[test]
 fn a_committed_link_into_git_is_refused_not_followed() {
     let repo = handoff_repo();
     std::os::unix::fs::symlink(

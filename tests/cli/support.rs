@@ -374,3 +374,14 @@ fn run(mut cmd: Command, root: PathBuf) -> CmdOutput {
         root,
     }
 }
+
+/// Waits (at most a minute) for a fail point's rendezvous file to appear: the process under
+/// test reached `what`.
+#[track_caller]
+pub fn wait_for_file(path: &Path, what: &str) {
+    let start = std::time::Instant::now();
+    while !path.exists() {
+        assert!(start.elapsed().as_secs() < 60, "{what} was never reached");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
