@@ -408,8 +408,13 @@ pub fn merge_driver_missing(ctx: &Context, repo: &crate::git::Repo) -> bool {
     let Ok(dir) = ctx.handoff() else {
         return false;
     };
-    std::fs::read_to_string(dir.abs.join(crate::handoff::templates::GITATTRIBUTES)).is_ok_and(|t| {
-        t.lines()
+    // Read like a handoff file: a FIFO in its place is never waited on, a huge file never
+    // read whole (an unreadable one names no driver here; git reports it itself).
+    let path = dir.abs.join(crate::handoff::templates::GITATTRIBUTES);
+    let shown = dir.path_of(crate::handoff::templates::GITATTRIBUTES);
+    crate::handoff::read_limited(&path, &shown).is_ok_and(|bytes| {
+        String::from_utf8_lossy(&bytes)
+            .lines()
             .any(|l| !l.trim_start().starts_with('#') && l.contains(super::merge_driver::ATTRIBUTE))
     })
 }

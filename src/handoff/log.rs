@@ -1439,6 +1439,10 @@ fn has_fence_line(text: &str) -> bool {
     })
 }
 
+/// The deepest nesting of arrays and objects an archive index may have: `serde_json`'s
+/// recursion limit, so what the scan accepts the whole read parses too.
+const MAX_INDEX_DEPTH: usize = 127;
+
 /// Where the index's `entries` list ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IndexEnd {
@@ -1600,6 +1604,13 @@ impl IndexScanner {
                     self.count = 0;
                     self.list_start = at + 1;
                 } else if self.in_entries && self.depth == 2 && b != b'{' {
+                    self.phase = Phase::Dead;
+                    return;
+                }
+                // Deeper than a JSON parser reads (serde_json's limit, Python's is near):
+                // an index the tool's own whole read and the reference cannot parse is
+                // not one a scan may accept.
+                if self.depth == MAX_INDEX_DEPTH {
                     self.phase = Phase::Dead;
                     return;
                 }
@@ -2437,6 +2448,20 @@ mod tests {
             assert_eq!(all.len(), 3);
             assert!(verify_archive(&rot.log, Some(&rot.archive), Some(&rot.index), 1).is_empty());
         }
+    }
+
+    #[test]
+    fn the_index_scan_accepts_no_nesting_a_json_parser_refuses() {
+        for depth in [1, 100, 126, 127, 128, 129, 200, 20_000] {
+            let doc = format!(
+                "{{\"version\": 1, \"entries\": [], \"x\": {}{}}}",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            let parses = serde_json::from_str::<serde_json::Value>(&doc).is_ok();
+            assert_eq!(index_end(doc.as_bytes()).is_some(), parses, "depth {depth}");
+        }
+        assert!(index_end(b"{\"version\": 1, \"entries\": [], \"x\": [[[1]]]}").is_some());
     }
 
     #[test]

@@ -427,3 +427,17 @@ fn an_aiignore_that_cannot_be_read_refuses_rather_than_checks_nothing() {
         "invalid UTF-8",
     );
 }
+
+#[test]
+fn a_fifo_in_place_of_the_handoff_gitattributes_is_never_waited_on() {
+    const BOUND: std::time::Duration = std::time::Duration::from_mins(2);
+    let repo = handoff_repo();
+    let path = repo.path().join(".ai/handoff/.gitattributes");
+    let _ = std::fs::remove_file(&path);
+    crate::support::mkfifo(&path);
+    for args in [&["status"][..], &["doctor"], &["hooks", "status"]] {
+        let out = repo.aahp_bounded(args, &[], BOUND);
+        assert!(matches!(out.code, 0..=2), "{args:?}\n{out}");
+        assert!(!out.stderr.contains("panicked"), "{args:?}\n{out}");
+    }
+}
