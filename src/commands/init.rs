@@ -191,6 +191,16 @@ enum Streamed {
 }
 
 /// Runs `git aahp init`.
+/// Whether the index tracks files below `dir` while the working tree holds no such
+/// directory.
+pub(crate) fn tracked_but_absent(repo: &crate::git::Repo, dir: &HandoffDir) -> Result<bool> {
+    if dir.exists() {
+        return Ok(false);
+    }
+    let index = repo.index()?;
+    Ok(crate::git::Repo::index_has_dir(&index, &dir.rel))
+}
+
 pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     let repo = ctx.repo()?;
     let dir = ctx.handoff()?;
@@ -208,6 +218,19 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
         .iter()
         .map(|&h| super::agent_hook::plan(repo.workdir(), h))
         .collect::<Result<Vec<_>>>()?;
+    // A directory the index tracks but the working tree lacks (a sparse checkout that
+    // leaves it out, a deletion) holds the project's tasks and history: fresh templates
+    // written there would replace them at the next commit.
+    if tracked_but_absent(repo, &dir)? {
+        return Err(Error::invalid(
+            &dir.rel,
+            None,
+            format!(
+                "is tracked in the index but not in the working tree (outside a sparse checkout, or deleted); init would write fresh files over it: bring it back with `git sparse-checkout add {0}` or `git checkout -- {0}`",
+                dir.rel
+            ),
+        ));
+    }
     let _serial = WriteLock::acquire_with_index(repo, &dir, "git aahp init")?;
     refuse_if_locked(&dir, ctx.now)?;
     // A split of LOG.md that an earlier run left half done is finished before planning;

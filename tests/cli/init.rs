@@ -902,3 +902,29 @@ fn init_force_backs_up_what_it_replaces_and_says_so() {
         "nothing differed the second time: {json}"
     );
 }
+
+#[test]
+fn init_refuses_a_tracked_directory_a_sparse_checkout_leaves_out() {
+    let repo = crate::verify::handoff_repo();
+    repo.write("src/a.txt", "a\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "src"]);
+    let manifest = repo.git(&["show", "HEAD:.ai/handoff/MANIFEST.json"]);
+    repo.git(&["sparse-checkout", "set", "--cone", "src"]);
+    assert!(!repo.exists(".ai/handoff/MANIFEST.json"));
+    let out = repo.aahp(&["status"]);
+    assert!(
+        out.stdout.contains("git sparse-checkout add .ai/handoff"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("git aahp init"), "{out}");
+    let out = repo.aahp(&["init", "--project", "demo"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("tracked in the index"), "{out}");
+    assert!(
+        !repo.exists(".ai/handoff/MANIFEST.json"),
+        "init wrote over it"
+    );
+    repo.git(&["sparse-checkout", "disable"]);
+    assert_eq!(repo.read(".ai/handoff/MANIFEST.json"), manifest);
+}
