@@ -215,10 +215,15 @@ pub(crate) fn main() {
             e.examples,
             e.negatives,
         );
-        let gate = if context || !starts_at_prefix(e.token.as_deref().unwrap_or(""), keywords) {
-            "None"
+        let token = e.token.as_deref().unwrap_or("");
+        let gate = if context {
+            "None".to_string()
+        } else if starts_at_prefix(token, keywords) {
+            "Some(word_start_gate)".to_string()
+        } else if let Some(n) = run_before(token, keywords) {
+            format!("Some(run_before_gate::<{n}>)")
         } else {
-            "Some(word_start_gate)"
+            "None".to_string()
         };
         let _ = writeln!(
             patterns,
@@ -271,6 +276,53 @@ fn splittable(v: &str) -> bool {
         i += 1;
     }
     true
+}
+
+/// For a token that opens with a boundary and `N` characters of a key's alphabet followed by
+/// its literal (`(?:^|[^A-Za-z0-9])([A-Za-z0-9]{42}AzSe…`), where the literal starts with
+/// every prefix (any case), `N`: a prefix found with fewer than `N` such characters before
+/// it cannot be that literal, so its regex need not be compiled (random text of capital
+/// letters and digits holds `AzSe` and the like by chance). The alphabet must lie within
+/// letters, digits and `+/_-`, the characters the gate counts.
+fn run_before(token: &str, prefixes: &[String]) -> Option<usize> {
+    let rest = token.strip_prefix("(?:^|[^")?;
+    let rest = &rest[rest.find("])(")? + 3..];
+    let rest = rest.strip_prefix('[')?;
+    let (class, rest) = rest.split_once(']')?;
+    let allowed = ["A-Z", "a-z", "0-9", "+", "/", "_", "-"];
+    let mut c = class;
+    while !c.is_empty() {
+        let part = allowed.iter().find(|p| c.starts_with(**p))?;
+        c = &c[part.len()..];
+    }
+    let rest = rest.strip_prefix('{')?;
+    let (n, rest) = rest.split_once('}')?;
+    let n: usize = n.parse().ok()?;
+    // The literal after the run, escapes undone, up to the first other construct.
+    let mut literal = String::new();
+    let mut chars = rest.chars();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\\' => match chars.next() {
+                Some(x) if !x.is_ascii_alphanumeric() => literal.push(x),
+                _ => break,
+            },
+            x if x.is_ascii_alphanumeric() || "_-/:=@%#,~!&;<>'\"".contains(x) => literal.push(x),
+            x => {
+                // A quantifier may take the last character away.
+                if matches!(x, '?' | '*' | '{') {
+                    literal.pop();
+                }
+                break;
+            }
+        }
+    }
+    let literal = literal.to_ascii_lowercase();
+    (n > 0
+        && prefixes
+            .iter()
+            .all(|p| literal.starts_with(&p.to_ascii_lowercase())))
+    .then_some(n)
 }
 
 /// Escapes a literal for a regex.

@@ -585,7 +585,7 @@ pub(crate) fn run_in(ctx: &Context, dir: &HandoffDir, args: &ArchiveArgs) -> Res
         }
         // A run killed inside an atomic write left its temporary file; this run holds the
         // handoff, so no live writer owns one.
-        crate::transaction::remove_temp_files(dir);
+        crate::transaction::remove_temp_files(repo, dir);
     }
     // LOG-ARCHIVE.md and its index as HEAD holds them were judged when they were committed:
     // a rotation then leaves them on disk, reads only their ends and checks only what it

@@ -219,10 +219,11 @@ impl Context {
 
     /// Returns the handoff directory (`--dir`, git config `aahp.dir`, or `.ai/handoff`).
     /// Whatever the command prints from then on has the secrets section of that directory's
-    /// `.aiignore` redacted as well as the built-in detectors' findings.
+    /// `.aiignore` redacted as well as the built-in detectors' findings; a `.aiignore` that
+    /// cannot be read or parsed is exit 2 here, before anything is printed.
     pub fn handoff(&self) -> Result<HandoffDir> {
         let dir = HandoffDir::locate(self.repo()?, &self.cwd, self.dir_arg.as_deref())?;
-        crate::output::boundary::redact_user_secrets_of(&dir);
+        crate::output::boundary::redact_user_secrets_of(&dir)?;
         Ok(dir)
     }
 

@@ -371,7 +371,7 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
             lock::release(&dir)?;
             report
                 .removed_temp_files
-                .extend(transaction::remove_temp_files(&dir));
+                .extend(transaction::remove_temp_files(repo, &dir));
         }
         return Ok(report);
     }
@@ -419,7 +419,7 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         if !args.dry_run {
             report
                 .removed_temp_files
-                .extend(transaction::remove_temp_files(&dir));
+                .extend(transaction::remove_temp_files(repo, &dir));
         }
         return Ok(report);
     };
@@ -448,7 +448,7 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
             forget_session(repo, &dir, &who.session_id)?;
             report
                 .removed_temp_files
-                .extend(transaction::remove_temp_files(&dir));
+                .extend(transaction::remove_temp_files(repo, &dir));
         }
         return Ok(report);
     }
@@ -610,7 +610,7 @@ fn finish(
     }
     report
         .removed_temp_files
-        .extend(transaction::remove_temp_files(dir));
+        .extend(transaction::remove_temp_files(repo, dir));
     Journal::remove(repo, &dir.rel)?;
     Ok(report)
 }
@@ -736,7 +736,7 @@ fn roll_back(
     forget_session(repo, dir, &who.session_id)?;
     report
         .removed_temp_files
-        .extend(transaction::remove_temp_files(dir));
+        .extend(transaction::remove_temp_files(repo, dir));
     Journal::remove(repo, &dir.rel)?;
     Ok(report)
 }

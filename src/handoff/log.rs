@@ -882,6 +882,7 @@ pub fn rotate_checked(
     }
     let j = Journal::parse(log, archive, index)?;
     let (kept_set, moved) = split(&j.log, keep);
+    refuse_unclosed_fences(&moved)?;
 
     // Refuse to build on a damaged archive; an archive without an index is not damage (the
     // index is built for it).
@@ -977,25 +978,20 @@ pub fn rotate_checked(
             &rotation.index,
             keep,
         )
-        .map_err(|e| explain_failed_check(&j.log, keep, e))?;
+        .map_err(|e| explain_failed_check(archive, e))?;
     }
     Ok(Some(rotation))
 }
 
-/// A failed postcondition is a bug unless the cause is in the input: an entry leaving
-/// LOG.md that opens a code fence it never closes pairs with a fence of another entry once
-/// they are appended together, and the archive then reads as other entries. That is named
-/// with its line and how to fix it (exit 2), so the session can end; anything else stays
-/// the postcondition's error.
-fn explain_failed_check(log: &LogFile, keep: usize, e: LogError) -> LogError {
-    if !matches!(e, LogError::Postcondition(_)) {
-        return e;
-    }
-    let (_, moved) = split(log, keep);
+/// Refuses to archive an entry that opens a code fence it never closes: in the archive,
+/// appended before others, it would pair with their fences and change how they read (and
+/// as the archive's last entry, with every entry appended after it). Named with LOG.md's
+/// line and the fix (exit 2), while the entry can still be edited.
+fn refuse_unclosed_fences(moved: &[&LogEntry]) -> Result<(), LogError> {
     for entry in moved {
         let lines = markdown::lines(&entry.raw);
         if let Some(i) = markdown::unclosed_fence(&lines) {
-            return LogError::Malformed {
+            return Err(LogError::Malformed {
                 file: LOG_FILE.to_string(),
                 line: Some(entry.line + i),
                 message: format!(
@@ -1004,10 +1000,33 @@ fn explain_failed_check(log: &LogFile, keep: usize, e: LogError) -> LogError {
                      read: close it (a line of ``` after the code) and rerun",
                     crate::output::escape_untrusted(&entry.header)
                 ),
-            };
+            });
         }
     }
-    e
+    Ok(())
+}
+
+/// A failed postcondition is a bug unless the cause is in the input: an archive that ends
+/// inside a code fence it never closes (an entry archived before that was refused) reads
+/// the entries appended after it as code. That is named with the archive's line and how to
+/// repair it (exit 2); anything else stays the postcondition's error.
+fn explain_failed_check(archive: Option<&str>, e: LogError) -> LogError {
+    if !matches!(e, LogError::Postcondition(_)) {
+        return e;
+    }
+    let Some(archive) = archive else { return e };
+    let lines = markdown::lines(archive.strip_prefix('\u{feff}').unwrap_or(archive));
+    match markdown::unclosed_fence(&lines) {
+        Some(i) => LogError::Malformed {
+            file: ARCHIVE_FILE.to_string(),
+            line: Some(i + 1),
+            message: "opens a code fence that never closes, so entries appended after it \
+                      would read as code: close the fence in that entry (a line of ```), then \
+                      run `git aahp archive --reindex` and rerun"
+                .to_string(),
+        },
+        None => e,
+    }
 }
 
 /// The ends of LOG-ARCHIVE.md and of its index, read without the rest of either: all that
@@ -1136,8 +1155,7 @@ pub(crate) fn rotate_onto_ends(
         old_tail,
     });
     rotation.archived = Some(end.count + rotation.moved);
-    check_appended(log, &rotation.log, &rotation, keep)
-        .map_err(|e| explain_failed_check(&LogFile::parse(log), keep, e))?;
+    check_appended(log, &rotation.log, &rotation, keep)?;
     Ok(Trusted::Rotated(rotation))
 }
 
@@ -1168,6 +1186,10 @@ pub(crate) fn rotate_onto_end(
     let (kept_set, moved) = split(parsed, keep);
     if moved.is_empty() {
         return Onto::Nothing;
+    }
+    // The whole rotation refuses it, naming the line.
+    if refuse_unclosed_fences(&moved).is_err() {
+        return Onto::Declined;
     }
     let appended: Vec<&LogEntry> = moved.iter().rev().copied().collect();
     let (archive, archive_splice, archive_len) = if let Some(end) = end {

@@ -214,7 +214,7 @@ pub fn merge_index(base: &str, ours: &str, theirs: &str) -> Option<Merged> {
         if s.trim().is_empty() {
             return Some(Map::new());
         }
-        match serde_json::from_str(s.trim_start_matches('\u{feff}')).ok()? {
+        match super::json::from_str(s.trim_start_matches('\u{feff}')).ok()? {
             Value::Object(m) => Some(m),
             _ => None,
         }
@@ -987,5 +987,20 @@ mod tests {
             sorted.sort_by(|a, b| b.cmp(a));
             prop_assert_eq!(dates, sorted);
         }
+    }
+}
+
+#[cfg(test)]
+mod index_keys {
+    use super::merge_index;
+
+    #[test]
+    fn a_side_giving_a_key_twice_is_a_conflict_not_a_silent_choice() {
+        let base = r#"{"version": 1, "entries": []}"#;
+        let ours = r#"{"version": 1, "owner": "alice", "owner": "bob", "entries": []}"#;
+        let theirs = r#"{"version": 1, "entries": [{"sha256": "ab", "title": "t"}]}"#;
+        assert!(merge_index(base, ours, theirs).is_none());
+        let ours = r#"{"version": 1, "owner": "bob", "entries": []}"#;
+        assert!(merge_index(base, ours, theirs).is_some());
     }
 }

@@ -611,10 +611,24 @@ impl HandoffDir {
                         source,
                     })?;
                 if meta.file_type().is_symlink() {
-                    let target = entry.path().canonicalize().map_err(|source| Error::Read {
-                        path: rel.clone(),
-                        source,
-                    })?;
+                    let target = match entry.path().canonicalize() {
+                        Ok(t) => t,
+                        // A link to nothing holds no text (an editor's lock, `.#STATUS.md`,
+                        // points at `user@host.pid`): left alone, unless it stands where a
+                        // handoff file belongs.
+                        Err(e)
+                            if e.kind() == std::io::ErrorKind::NotFound
+                                && !is_protocol_file(&inner) =>
+                        {
+                            continue;
+                        }
+                        Err(source) => {
+                            return Err(Error::Read {
+                                path: rel.clone(),
+                                source,
+                            });
+                        }
+                    };
                     let inside = target.strip_prefix(&self.root).ok();
                     let into_git = inside.is_some_and(|t| {
                         t.components()

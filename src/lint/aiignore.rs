@@ -171,6 +171,10 @@ fn looks_regex(p: &str) -> bool {
 impl AiIgnore {
     /// Parses `.aiignore`; an invalid regex is a configuration error naming the line.
     pub(crate) fn parse(path: &str, text: &str) -> Result<AiIgnore> {
+        AiIgnore::parse_as(path, text, false)
+    }
+
+    fn parse_as(path: &str, text: &str, secrets_only: bool) -> Result<AiIgnore> {
         if text.len() > MAX_BYTES {
             return Err(Error::invalid(
                 path,
@@ -322,9 +326,19 @@ impl AiIgnore {
                 ),
             ));
         }
+        if secrets_only {
+            out.patterns.retain(|p| p.section == Section::Secrets);
+        }
         out.build_prefilter();
         out.build_set(path)?;
         Ok(out)
+    }
+
+    /// [`AiIgnore::parse`] keeping only the patterns of the secrets section (the exceptions
+    /// too): what the output boundary redacts, without compiling the rest for every command
+    /// that prints. The whole file is still read and checked as `parse` checks it.
+    pub(crate) fn parse_secrets(path: &str, text: &str) -> Result<AiIgnore> {
+        AiIgnore::parse_as(path, text, true)
     }
 
     /// The path patterns that match a handoff file name: (line, pattern).

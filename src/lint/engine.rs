@@ -1001,6 +1001,16 @@ pub(crate) fn searched_patterns(text: &str) -> Vec<String> {
     v
 }
 
+/// The regex sources of the patterns linting `text` would search (and so compile).
+#[cfg(test)]
+pub(crate) fn searched_regexes(text: &str) -> Vec<&'static str> {
+    ENGINE
+        .windows(text, Only::All)
+        .iter()
+        .map(|&(p, _, _)| ENGINE.patterns[p as usize].regex)
+        .collect()
+}
+
 #[cfg(test)]
 thread_local! {
     /// Tests: lint this thread's texts with [`UNGATED_ENGINE`].

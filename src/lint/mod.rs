@@ -497,12 +497,32 @@ pub fn is_lintable(inner: &str) -> bool {
     inner.contains('/') || !NOT_SCANNED.contains(&inner)
 }
 
-/// True for a file that is not text: a binary extension and bytes that are not UTF-8 text
-/// (a NUL, or invalid UTF-8). A text file under such a name is scanned.
+/// True for a file that is an image, a PDF or an archive: a binary extension and content
+/// that opens the way that format does. Anything else under such a name (text, or a byte
+/// or two of garbage before text) is scanned like any file, and refused if it is not UTF-8.
 fn is_binary(inner: &str, bytes: &[u8]) -> bool {
     let ext = inner.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-    ext.is_some_and(|e| BINARY_EXTENSIONS.contains(&e.as_str()))
-        && (memchr::memchr(0, bytes).is_some() || std::str::from_utf8(bytes).is_err())
+    ext.is_some_and(|e| BINARY_EXTENSIONS.contains(&e.as_str())) && has_binary_magic(bytes)
+}
+
+/// Whether `b` starts with the signature of one of [`BINARY_EXTENSIONS`]' formats.
+fn has_binary_magic(b: &[u8]) -> bool {
+    const MAGIC: &[&[u8]] = &[
+        b"\x89PNG\r\n\x1a\n",
+        b"\xFF\xD8\xFF",
+        b"GIF87a",
+        b"GIF89a",
+        b"%PDF-",
+        b"PK\x03\x04",
+        b"PK\x05\x06",
+        b"\x1f\x8b",
+        b"\x00\x00\x01\x00",
+    ];
+    MAGIC.iter().any(|m| b.starts_with(m))
+        // RIFF, a size, then the WebP form type.
+        || (b.starts_with(b"RIFF") && b.get(8..12) == Some(b"WEBP".as_slice()))
+        // BM, a size, then four reserved bytes that are zero.
+        || (b.starts_with(b"BM") && b.get(6..10) == Some([0u8; 4].as_slice()))
 }
 
 /// Lints `files` with `cfg`.
@@ -605,7 +625,9 @@ pub fn check_text(path: &str, text: &str) -> Result<Vec<Diagnostic>> {
 /// private keys with their body, PII the linter redacts), sorted and merged. The output
 /// boundary (`output::boundary`) replaces each with [`redacted`], the form lint snippets use.
 pub fn secret_spans(text: &str) -> Vec<(usize, usize)> {
-    spans_of_secrets(text, &plain_scan(text, 0, engine::run_secrets))
+    // Character references decoded (`AKIA&#90;…` is read as `AKIAZ…`), as lint reads
+    // Markdown: a secret lint finds through them is redacted in every other output too.
+    spans_of_secrets(text, &scan_with(text, 0, true, engine::run_secrets))
 }
 
 /// The spans of the secret findings among `findings` (spans in `text`), as
@@ -630,7 +652,7 @@ pub struct UserSecrets(aiignore::AiIgnore);
 impl UserSecrets {
     /// Parses a `.aiignore` (`path` names it in errors).
     pub fn parse(path: &str, text: &str) -> Result<UserSecrets> {
-        aiignore::AiIgnore::parse(path, text).map(UserSecrets)
+        aiignore::AiIgnore::parse_secrets(path, text).map(UserSecrets)
     }
 
     /// The byte ranges in `text` that a secrets-section pattern matches, as `lint` reports
@@ -715,16 +737,20 @@ fn extend_private_key(text: &str, s: usize, e: usize) -> usize {
 
 /// Lints text decoded from an encoded run (ENC); offsets are in `text`.
 pub(crate) fn scan_decoded(text: &str, depth: u8) -> Vec<Finding> {
-    plain_scan(text, depth, |scan, findings| {
-        engine::run(scan, findings);
-        rules::injection::combine(scan, findings);
-        let secrets: Vec<(usize, usize)> = findings
-            .iter()
-            .filter(|f| f.secret)
-            .map(|f| (f.start, f.end))
-            .collect();
-        rules::encoded::scan(scan, &secrets, findings);
-    })
+    plain_scan(text, depth, every_rule)
+}
+
+/// Every rule that judges plain text: the engine's patterns, the jailbreak signals they
+/// combine into, and the decoders of encoded runs.
+fn every_rule(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
+    engine::run(scan, findings);
+    rules::injection::combine(scan, findings);
+    let secrets: Vec<(usize, usize)> = findings
+        .iter()
+        .filter(|f| f.secret)
+        .map(|f| (f.start, f.end))
+        .collect();
+    rules::encoded::scan(scan, &secrets, findings);
 }
 
 /// Lints decoded text for the injection and exfiltration rules only (PI, EXF; offsets in
@@ -744,8 +770,18 @@ fn plain_scan(
     depth: u8,
     detect: impl FnOnce(&Scan<'_>, &mut Vec<Finding>),
 ) -> Vec<Finding> {
+    scan_with(text, depth, false, detect)
+}
+
+/// [`plain_scan`], with HTML character references decoded when `entities`.
+fn scan_with(
+    text: &str,
+    depth: u8,
+    entities: bool,
+    detect: impl FnOnce(&Scan<'_>, &mut Vec<Finding>),
+) -> Vec<Finding> {
     let base = text::View::identity(text);
-    let norm = unicode::normalize(text, false);
+    let norm = unicode::normalize(text, entities);
     let scan = Scan {
         base: &base,
         norm: &norm.view,

@@ -117,21 +117,13 @@ pub fn admit(
     what: &str,
     text: Option<&str>,
 ) -> crate::error::Result<()> {
-    redact_user_secrets_of(dir);
-    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
-        return Ok(());
-    };
     // The `.aiignore` decides too: one that is there but cannot be read or parsed (invalid
     // UTF-8, a FIFO or a directory in its place, a bad pattern) refuses the text, naming the
     // file, rather than letting through what its secrets section would block.
-    let ignore = dir.abs.join(crate::handoff::AIIGNORE);
-    if std::fs::symlink_metadata(&ignore).is_ok() {
-        let shown = dir.path_of(crate::handoff::AIIGNORE);
-        let bytes = crate::handoff::read_limited(&ignore, &shown)?;
-        let parsed = crate::handoff::decode_text(&shown, &bytes)
-            .and_then(|t| crate::lint::UserSecrets::parse(&shown, t));
-        parsed?;
-    }
+    redact_user_secrets_of(dir)?;
+    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
+        return Ok(());
+    };
     let findings: Vec<String> = crate::lint::check_text("command-line.md", text)?
         .iter()
         .filter(|d| d.is_blocking())
@@ -182,50 +174,49 @@ pub fn clean_line(s: &str) -> String {
 /// the first time text is redacted. A file that cannot be read or parsed adds nothing here;
 /// `lint` and the gate report it.
 struct UserSecrets {
-    files: Vec<std::path::PathBuf>,
-    parsed: Option<Vec<crate::lint::UserSecrets>>,
+    /// The registered `.aiignore` files, each with its parsed secrets section (`None`: the
+    /// file does not exist).
+    files: Vec<(std::path::PathBuf, Option<crate::lint::UserSecrets>)>,
 }
 
-static USER_SECRETS: std::sync::Mutex<UserSecrets> = std::sync::Mutex::new(UserSecrets {
-    files: Vec::new(),
-    parsed: None,
-});
+static USER_SECRETS: std::sync::Mutex<UserSecrets> =
+    std::sync::Mutex::new(UserSecrets { files: Vec::new() });
 
 /// Makes the boundary redact what the secrets section of the `.aiignore` in `dir` matches,
 /// in every output of this process from now on (the same text `lint` redacts in its
-/// snippets). Cheap: the file is read only when text is redacted.
-pub fn redact_user_secrets_of(dir: &crate::handoff::HandoffDir) {
+/// snippets). The file is read and parsed here: one that is there but cannot be read or
+/// parsed (an invalid pattern, a FIFO in its place) is exit 2 naming it, since what its
+/// secrets section names could not be redacted (its secrets section alone is compiled).
+pub fn redact_user_secrets_of(dir: &crate::handoff::HandoffDir) -> crate::error::Result<()> {
     let path = dir.abs.join(crate::handoff::AIIGNORE);
     let mut user = USER_SECRETS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if !user.files.contains(&path) {
-        user.files.push(path);
-        user.parsed = None;
+    if user.files.iter().any(|(p, _)| *p == path) {
+        return Ok(());
     }
+    let parsed = if std::fs::symlink_metadata(&path).is_ok() {
+        let shown = dir.path_of(crate::handoff::AIIGNORE);
+        let bytes = crate::handoff::read_limited(&path, &shown)?;
+        let text = crate::handoff::decode_text(&shown, &bytes)?;
+        Some(crate::lint::UserSecrets::parse(&shown, text)?)
+    } else {
+        None
+    };
+    user.files.push((path, parsed));
+    Ok(())
 }
 
 /// The spans the registered `.aiignore` secrets sections match in `s`.
 fn user_secret_spans(s: &str) -> Vec<(usize, usize)> {
-    let mut user = USER_SECRETS
+    let user = USER_SECRETS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if user.files.is_empty() {
-        return Vec::new();
-    }
-    let UserSecrets { files, parsed } = &mut *user;
-    let parsed = parsed.get_or_insert_with(|| {
-        files
-            .iter()
-            .filter_map(|path| {
-                let shown = path.to_string_lossy();
-                let bytes = crate::handoff::read_limited(path, &shown).ok()?;
-                let text = std::str::from_utf8(&bytes).ok()?;
-                crate::lint::UserSecrets::parse(&shown, text).ok()
-            })
-            .collect()
-    });
-    parsed.iter().flat_map(|u| u.spans(s)).collect()
+    user.files
+        .iter()
+        .filter_map(|(_, parsed)| parsed.as_ref())
+        .flat_map(|u| u.spans(s))
+        .collect()
 }
 
 /// Replaces every secret the linter's detectors recognise, and every match of a registered

@@ -233,7 +233,7 @@ pub fn walk(repo: &Repo, dir: &HandoffDir, head: ObjectId, max: usize) -> Result
         };
         let Some(pn) = ptag
             .strip_prefix("aahp/session-")
-            .and_then(|n| n.parse::<u64>().ok())
+            .and_then(super::session_number)
         else {
             report.breaks.push(Break {
                 from: ptag.clone(),

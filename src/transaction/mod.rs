@@ -141,15 +141,22 @@ pub fn commit_files(
 
 /// Deletes temporary files a crash left in the handoff directory; returns their names. The
 /// staged files of a rotation are left to [`rotation`], which may still need them.
-pub fn remove_temp_files(dir: &HandoffDir) -> Vec<String> {
+/// A name of that shape that git tracks or has staged is the user's, never removed.
+pub fn remove_temp_files(repo: &Repo, dir: &HandoffDir) -> Vec<String> {
     let mut removed = Vec::new();
+    // The index is read only when a name of a temporary file's shape is there.
+    let mut index: Option<Option<gix::index::File>> = None;
     if let Ok(entries) = std::fs::read_dir(&dir.abs) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if crate::handoff::is_temp_name(&name)
-                && !name.starts_with(rotation::STAGED_PREFIX)
-                && std::fs::remove_file(entry.path()).is_ok()
-            {
+            if !crate::handoff::is_temp_name(&name) || name.starts_with(rotation::STAGED_PREFIX) {
+                continue;
+            }
+            let index = index.get_or_insert_with(|| repo.index().ok());
+            let tracked = index
+                .as_ref()
+                .is_none_or(|i| Repo::index_file_at(i, &dir.path_of(&name)).is_some());
+            if !tracked && std::fs::remove_file(entry.path()).is_ok() {
                 removed.push(name);
             }
         }
@@ -276,6 +283,21 @@ fn restore_entry(repo: &Repo, dir: &HandoffDir, entry: &crate::git::DirEntry) ->
     Ok(true)
 }
 
+/// The highest session number: far beyond any project's sessions, and far below where
+/// adding one could overflow.
+pub const MAX_SESSION: u64 = 999_999_999;
+
+/// The number of a session tag's name after `aahp/session-`, written as git-aahp writes it
+/// (decimal digits, no sign, no leading zero, 1 to [`MAX_SESSION`]); `None` for anything
+/// else, which is not a session tag of ours (a tag `aahp/session-18446744073709551615`
+/// fetched from anywhere made the next number overflow).
+pub fn session_number(s: &str) -> Option<u64> {
+    if s.is_empty() || s.len() > 9 || s.starts_with('0') || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok().filter(|n| (1..=MAX_SESSION).contains(n))
+}
+
 /// Returns the session tags (`aahp/session-N`) as (N, commit), highest N first.
 pub fn session_tags(repo: &Repo) -> Result<Vec<(u64, ObjectId)>> {
     let mut tags: Vec<(u64, ObjectId)> = repo
@@ -283,7 +305,7 @@ pub fn session_tags(repo: &Repo) -> Result<Vec<(u64, ObjectId)>> {
         .into_iter()
         .filter_map(|(name, id)| {
             name.strip_prefix(TAG_PREFIX)
-                .and_then(|n| n.parse::<u64>().ok())
+                .and_then(session_number)
                 .map(|n| (n, id))
         })
         .collect();
@@ -291,10 +313,25 @@ pub fn session_tags(repo: &Repo) -> Result<Vec<(u64, ObjectId)>> {
     Ok(tags)
 }
 
-/// Returns the name of the next session tag (`aahp/session-<highest + 1>`).
+/// Returns the name of the next session tag (`aahp/session-<highest + 1>`). A number is
+/// taken by a tag of that name and by any ref below it (`aahp/session-5/x` keeps git from
+/// creating `aahp/session-5`).
 pub fn next_tag_name(repo: &Repo) -> Result<String> {
-    let n = session_tags(repo)?.first().map_or(1, |(n, _)| n + 1);
-    Ok(format!("aahp/session-{n}"))
+    let highest = repo
+        .refs_with_prefix("refs/tags/aahp/")?
+        .into_iter()
+        .filter_map(|(name, _)| {
+            let rest = name.strip_prefix(TAG_PREFIX)?;
+            session_number(rest.split('/').next().unwrap_or(rest))
+        })
+        .max()
+        .unwrap_or(0);
+    if highest >= MAX_SESSION {
+        return Err(Error::other(format!(
+            "no session number is left after aahp/session-{highest}: remove or rename the session tags above the project's own"
+        )));
+    }
+    Ok(format!("aahp/session-{}", highest + 1))
 }
 
 /// Returns the name of a session tag already on `commit`, if any.

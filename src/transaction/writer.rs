@@ -248,7 +248,7 @@ impl<'d> HandoffWrite<'d> {
         // rerun clears them as `recover` would. A rotation's staged files stay for its
         // journal; `begin`, which writes its lock without the write lock, survives losing
         // its temporary file (it then creates the lock directly).
-        super::remove_temp_files(dir);
+        super::remove_temp_files(repo, dir);
         Ok(write)
     }
 

@@ -679,6 +679,12 @@ fn a_rerun_clears_the_temporary_files_of_a_writer_killed_mid_write() {
     repo.aahp(&["archive"]).assert_code(0);
     repo.aahp(&["task", "add", "Keep the draft"]).assert_code(0);
     assert_eq!(temp_files(&repo), vec![".aahp-tmp-draft.md".to_string()]);
+    // A name of a temporary file's very shape that git tracks or has staged is the user's.
+    repo.write(".ai/handoff/.aahp-tmp-draft1", "# Draft\n\nnotes\n");
+    repo.git(&["add", "-f", ".ai/handoff/.aahp-tmp-draft1"]);
+    repo.aahp(&["task", "add", "Keep the staged draft"])
+        .assert_code(0);
+    assert!(repo.exists(".ai/handoff/.aahp-tmp-draft1"));
     let out = repo.aahp(&["lint"]);
     out.assert_code(1);
     assert!(out.stdout.contains(".aahp-tmp-draft.md:3:"), "{out}");
@@ -2072,4 +2078,39 @@ fn an_entry_with_a_fence_it_never_closes_is_named_not_a_failed_postcondition() {
     repo.write(LOG, format!("{log}```\n"));
     repo.aahp(&["archive", "--keep", "1"]).assert_code(0);
     repo.aahp(&["archive", "--verify"]).assert_code(0);
+}
+
+#[test]
+fn an_unclosed_fence_never_enters_the_archive_and_an_old_one_is_named() {
+    // Moved alone, as the archive's last entry, an unclosed fence would read every entry
+    // appended after it as code: the rotation is refused while the entry can be edited.
+    let log = "# Log\n\n## [2026-03-02] b: news\n\nText.\n\n## [2026-03-01] a: opens a fence\n\nExample:\n```\nnever closed\n";
+    let repo = repo_with_log(log);
+    let before = files(&repo);
+    let out = repo.aahp(&["archive", "--keep", "1"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains(".ai/handoff/LOG.md:10:") && out.stderr.contains("never closes"),
+        "{out}"
+    );
+    assert_eq!(files(&repo), before);
+    // An archive that already ends in one (written before the check): the rotation that
+    // would append a code block after it names the archive's line and the repair.
+    let repo = repo_with_log(
+        "# Log\n\n## [2026-03-03] c: news\n\nText.\n\n## [2026-03-02] b: code\n\n```sh\nmake\n```\n",
+    );
+    repo.write(
+        ARCHIVE,
+        "# Log archive\n\n## [2026-03-01] a: opens a fence\n\nExample:\n```\nnever closed\n",
+    );
+    let before = files(&repo);
+    let out = repo.aahp(&["archive", "--keep", "1"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains(".ai/handoff/LOG-ARCHIVE.md:")
+            && out.stderr.contains("archive --reindex"),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("postcondition"), "{out}");
+    assert_eq!(files(&repo), before);
 }

@@ -441,3 +441,22 @@ fn a_fifo_in_place_of_the_handoff_gitattributes_is_never_waited_on() {
         assert!(!out.stderr.contains("panicked"), "{args:?}\n{out}");
     }
 }
+
+#[test]
+fn an_editors_dangling_lock_link_stops_nothing_but_a_dangling_handoff_file_does() {
+    let repo = handoff_repo();
+    std::os::unix::fs::symlink(
+        "alice@host.4242:1700000000",
+        repo.path().join(".ai/handoff/.#STATUS.md"),
+    )
+    .unwrap();
+    for args in [&["status"][..], &["lint"], &["verify"]] {
+        repo.aahp(args).assert_code(0);
+    }
+    let status = repo.path().join(".ai/handoff/STATUS.md");
+    std::fs::remove_file(&status).unwrap();
+    std::os::unix::fs::symlink("gone.md", &status).unwrap();
+    let out = repo.aahp(&["lint"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains(".ai/handoff/STATUS.md"), "{out}");
+}

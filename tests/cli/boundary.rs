@@ -289,6 +289,44 @@ fn status_lint_trust_and_task_lists_never_show_a_planted_secret() {
 /// A credential of a kind no built-in detector knows, listed in the secrets section of the
 /// repository's `.aiignore`: `lint` redacts it, so no other command may show it either.
 #[test]
+fn an_aiignore_that_does_not_parse_stops_a_command_before_it_prints_the_secret() {
+    // One bad line took the whole file's secrets section out of the boundary: `context`
+    // and `status` printed what `lint` refused.
+    let repo = handoff_repo();
+    let token = format!("CORP-{}-KEY", "83920174");
+    repo.write(
+        ".ai/handoff/.aiignore",
+        "# Secrets\nre:CORP-[0-9]{8}-KEY\nre:(unclosed\n",
+    );
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!(
+            "# Status\n\n<!-- SECTION: summary -->\nThe key is {token}.\n<!-- /SECTION: summary -->\n"
+        ),
+    );
+    plant_quick_context(&repo, &format!("Use {token}"));
+    for args in [
+        &["context", "--level", "full"][..],
+        &["context", "--format", "json"],
+        &["status"],
+        &["status", "--json"],
+        &["lint"],
+    ] {
+        let out = repo.aahp(args);
+        let what = args.join(" ");
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains(".ai/handoff/.aiignore:3:"),
+            "{what}: the file and line to fix\n{out}"
+        );
+        assert!(
+            !out.stdout.contains(&token) && !out.stderr.contains(&token),
+            "{what}: the secret reached the output\n{out}"
+        );
+    }
+}
+
+#[test]
 fn a_secret_known_only_to_the_aiignore_is_redacted_by_every_command() {
     let repo = handoff_repo();
     let token = format!("ACME-{}", "7Q2W9E4R1T6Y3U8I");

@@ -222,6 +222,28 @@ fn a_session_number_taken_meanwhile_by_another_worktree_is_skipped_not_lost() {
 }
 
 #[test]
+fn tags_that_are_not_our_session_numbers_neither_overflow_nor_block_the_next() {
+    // Fetched from anywhere: a number at the top of u64, one with a leading zero, a ref
+    // below a session name (which keeps git from creating that name).
+    let repo = session_repo();
+    for tag in [
+        "aahp/session-18446744073709551615",
+        "aahp/session-0042",
+        "aahp/session-+9",
+        "aahp/session-3/x",
+    ] {
+        repo.git(&["tag", tag]);
+    }
+    edit_like_a_session(&repo);
+    let out = repo.aahp(&["--json", "commit", "-m", "one"]);
+    out.assert_code(0);
+    assert!(!out.stderr.contains("could not be created"), "{out}");
+    assert_eq!(out.json()["tag"], "aahp/session-4", "{out}");
+    repo.aahp(&["recover", "--dry-run"]).assert_code(0);
+    repo.aahp(&["status"]).assert_code(0);
+}
+
+#[test]
 fn commit_no_tag_creates_no_tag() {
     let repo = session_repo();
     edit_like_a_session(&repo);

@@ -77,6 +77,17 @@ fn word_start_gate(b: &[u8], start: usize, _end: usize) -> bool {
     start == 0 || !(b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_')
 }
 
+/// The gate of a prefix entry whose token is `N` characters of a key's alphabet and then
+/// its literal (`[A-Za-z0-9]{42}AzSe…`, chosen by `build.rs`): the `N` bytes before the
+/// literal are letters, digits or `+/_-`. Random capitals and digits hold such literals by
+/// chance; without a run that long before them there is no token to compile a regex for.
+fn run_before_gate<const N: usize>(b: &[u8], start: usize, _end: usize) -> bool {
+    start >= N
+        && b[start - N..start]
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-'))
+}
+
 include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
 
 /// The parts of a catalogue pattern that is matched in parts ([`Split`]), `None` for any

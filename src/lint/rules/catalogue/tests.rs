@@ -205,3 +205,53 @@ fn structure_checks_reject_lookalikes() {
         show(&d)
     );
 }
+
+/// A run-before gate (`[A-Za-z0-9]{42}AzSe…`) opens a window only where the literal has the
+/// run before it: each such entry still fires on its examples exactly as the ungated
+/// engine finds them, and a text that holds its literal by chance after a shorter run (a
+/// line of random capitals and digits) compiles none of them.
+#[test]
+fn run_before_gates_spare_chance_literals_and_keep_every_token() {
+    use crate::lint::engine::GateFn;
+    let gated: Vec<usize> = PATTERNS
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| {
+            p.gate
+                .is_some_and(|g| !std::ptr::fn_addr_eq(g, word_start_gate as GateFn))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    assert!(gated.len() >= 8, "{gated:?}");
+    let mut chance = String::new();
+    for i in &gated {
+        let e = &ENTRIES[*i];
+        for (n, t) in e.examples.iter().enumerate() {
+            let text = expand(t, 31 + n as u64, false);
+            let key = |d: &Diagnostic| (d.rule, d.kind, d.line, d.column, d.severity);
+            let with: Vec<_> = lint(&text).iter().map(key).collect();
+            let without: Vec<_> = crate::lint::engine::ungated(|| lint(&text))
+                .iter()
+                .map(key)
+                .collect();
+            assert_eq!(with, without, "[{}] {text:?}", e.kind);
+            assert!(
+                !of_kind(&lint(&text), e.kind).is_empty(),
+                "[{}] {text:?}",
+                e.kind
+            );
+        }
+        let literal = PATTERNS[*i].keywords[0].to_ascii_uppercase();
+        chance.push_str("KQ7Z3M");
+        chance.push_str(&literal);
+        chance.push_str("X2 ");
+    }
+    let searched = crate::lint::engine::searched_regexes(&chance);
+    for i in &gated {
+        assert!(
+            !searched.contains(&PATTERNS[*i].regex),
+            "{}",
+            PATTERNS[*i].regex
+        );
+    }
+}
