@@ -26,6 +26,9 @@ command -v hyperfine >/dev/null || { echo "bench: hyperfine is missing (apt-get 
 
 only=${AAHP_BENCH_ONLY:-}
 if [ -n "${AAHP_BENCH_BIN:-}" ]; then
+  # Its directory goes first on PATH and git runs `git aahp` as `git-aahp`.
+  [ "$(basename "$AAHP_BENCH_BIN")" = git-aahp ] || {
+    echo "bench: AAHP_BENCH_BIN must name a file called git-aahp (git runs \`git aahp\` by that name)" >&2; exit 2; }
   bin=$(cd "$(dirname "$AAHP_BENCH_BIN")" && pwd)/$(basename "$AAHP_BENCH_BIN")
   bindir=$(dirname "$bin")
 else
