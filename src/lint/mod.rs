@@ -627,7 +627,14 @@ pub fn check_text(path: &str, text: &str) -> Result<Vec<Diagnostic>> {
 pub fn secret_spans(text: &str) -> Vec<(usize, usize)> {
     // Character references decoded (`AKIA&#90;…` is read as `AKIAZ…`), as lint reads
     // Markdown: a secret lint finds through them is redacted in every other output too.
-    spans_of_secrets(text, &scan_with(text, 0, true, engine::run_secrets))
+    spans_of_secrets(
+        text,
+        &scan_with(text, 0, true, |scan, findings| {
+            engine::run_secrets(scan, findings);
+            // Encoded runs that decode to a secret are secrets too (ENC001, marked so).
+            decode_runs(scan, findings);
+        }),
+    )
 }
 
 /// The spans of the secret findings among `findings` (spans in `text`), as
@@ -745,6 +752,11 @@ pub(crate) fn scan_decoded(text: &str, depth: u8) -> Vec<Finding> {
 fn every_rule(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
     engine::run(scan, findings);
     rules::injection::combine(scan, findings);
+    decode_runs(scan, findings);
+}
+
+/// Judges the encoded runs of the text (ENC), outside the secrets already found.
+fn decode_runs(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
     let secrets: Vec<(usize, usize)> = findings
         .iter()
         .filter(|f| f.secret)

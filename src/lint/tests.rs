@@ -1241,6 +1241,13 @@ fn the_boundarys_secret_scan_finds_what_every_rule_finds() {
     }
     let last = texts.last().unwrap();
     assert_eq!(secret_spans(last).len(), 2, "{last:?}");
+    // A credential in base64 is redacted as the encoded run.
+    let b64 = base64_encode;
+    let aws = format!("aws_secret_access_key = {}", expand("{A:40}", 4));
+    let encoded = format!("config blob: {} end", b64(aws.as_bytes()));
+    let spans = secret_spans(&encoded);
+    assert_eq!(spans.len(), 1, "{encoded:?}");
+    assert_eq!(&encoded[spans[0].0..spans[0].1], b64(aws.as_bytes()));
     assert!(with_secrets > 1_000, "{with_secrets}");
 }
 
@@ -1275,4 +1282,23 @@ fn a_findings_key_normalises_the_same_on_either_path() {
         normalise_key(&mut k);
         assert_eq!(k, general(s), "{s:?}");
     }
+}
+
+/// Standard base64 with padding (tests only).
+fn base64_encode(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            if k <= c.len() {
+                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }

@@ -339,7 +339,7 @@ fn judge(
             } else {
                 excerpt(decoded)
             };
-            out.push(Finding::new(
+            let finding = Finding::new(
                 &ENC001,
                 start,
                 end,
@@ -347,7 +347,14 @@ fn judge(
                     "{how} text decodes to content that triggers {} {}: {shown}",
                     f.rule.id, f.rule.name
                 ),
-            ));
+            );
+            // A credential in an encoding is a credential: the encoded run is redacted
+            // wherever the text is shown, as the decoded secret would be.
+            out.push(if f.secret {
+                finding.secret("encoded-secret")
+            } else {
+                finding
+            });
         }
         None => {
             out.push(Finding::new(
