@@ -605,8 +605,15 @@ fn check_text(dir: &HandoffDir, what: &str, s: &str) -> Result<String> {
 fn next_id(m: &Manifest, path: &str) -> Result<u64> {
     let recorded = match m.doc.get("next_task_id") {
         None => 1,
-        Some(_) => m.next_task_id().filter(|n| *n >= 1).ok_or_else(|| {
-            Error::invalid(path, None, "`next_task_id` is not a positive integer")
+        Some(v) => m.next_task_id().filter(|n| *n >= 1).ok_or_else(|| {
+            let shown: String = v.to_string().chars().take(40).collect();
+            Error::invalid(
+                path,
+                None,
+                format!(
+                    "`next_task_id` is {shown}, not a positive integer below 2^64: set it to the number the next task should get"
+                ),
+            )
         })?,
     };
     let highest = m

@@ -1538,6 +1538,10 @@ fn tasks_layer(
                 Some(path.clone()),
                 format!("next_task_id decreased from {before} to {a}"),
             ),
+            None if current.doc.contains_key("next_task_id") => layer.fail(
+                Some(path.clone()),
+                format!("next_task_id is not a positive integer below 2^64 (it was {before})"),
+            ),
             None => layer.fail(
                 Some(path.clone()),
                 format!("next_task_id was removed (it was {before})"),
@@ -1942,10 +1946,21 @@ fn prepush_targets(repo: &Repo, lines: Option<&str>) -> Result<Vec<Target>> {
             if line.trim().is_empty() {
                 continue;
             }
+            // Shown up to 200 characters: a line of megabytes is named, not echoed.
+            let shown: String = line.chars().take(200).collect();
+            let more = line.chars().count() - shown.chars().count();
             return Err(Error::invalid(
                 "pre-push stdin",
                 None,
-                format!("unexpected line {line:?}"),
+                if more > 0 {
+                    format!(
+                        "unexpected line {shown:?}… ({more} more characters); git writes `<local ref> <local sha> <remote ref> <remote sha>` per line"
+                    )
+                } else {
+                    format!(
+                        "unexpected line {shown:?}; git writes `<local ref> <local sha> <remote ref> <remote sha>` per line"
+                    )
+                },
             ));
         };
         if zero(local) {

@@ -460,3 +460,18 @@ fn an_editors_dangling_lock_link_stops_nothing_but_a_dangling_handoff_file_does(
     out.assert_code(2);
     assert!(out.stderr.contains(".ai/handoff/STATUS.md"), "{out}");
 }
+
+#[test]
+fn a_garbage_pre_push_line_is_named_not_echoed_whole() {
+    let repo = handoff_repo();
+    let line = "x".repeat(1_000_000);
+    let out = repo.aahp_with_stdin(&["hook", "pre-push", "origin", "url"], line.as_bytes());
+    out.assert_code(2);
+    assert!(out.stderr.contains("pre-push stdin"), "{out}");
+    assert!(out.stderr.contains("999800 more characters"), "{out}");
+    assert!(
+        out.stderr.len() < 2_000,
+        "{} bytes of stderr",
+        out.stderr.len()
+    );
+}

@@ -390,12 +390,24 @@ fn task_refuses_a_missing_or_malformed_manifest() {
     m["tasks"] = serde_json::json!({});
     m["next_task_id"] = Value::from("soon");
     set_manifest(&repo, &m);
-    insta::assert_snapshot!(repo.aahp(&["task", "add", "x"]), @r"
+    insta::assert_snapshot!(repo.aahp(&["task", "add", "x"]), @r#"
     exit: 2
     --- stdout ---
     --- stderr ---
-    error: .ai/handoff/MANIFEST.json: `next_task_id` is not a positive integer
-    ");
+    error: .ai/handoff/MANIFEST.json: `next_task_id` is "soon", not a positive integer below 2^64: set it to the number the next task should get
+    "#);
+    // A number past u64 reads as no number: named as what it is, not as missing.
+    let text = repo
+        .read(MANIFEST)
+        .replace("\"soon\"", "99999999999999999999999");
+    repo.write(MANIFEST, &text);
+    let out = repo.aahp(&["task", "add", "x"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr
+            .contains("`next_task_id` is 1e+23, not a positive integer below 2^64"),
+        "{out}"
+    );
     repo.write(MANIFEST, "{\n  \"tasks\": {\n");
     repo.aahp(&["task", "list"]).assert_code(2);
     repo.aahp(&["task", "add", "x"]).assert_code(2);
