@@ -191,14 +191,24 @@ enum Streamed {
 }
 
 /// Runs `git aahp init`.
-/// Whether the index tracks files below `dir` while the working tree holds no such
-/// directory.
-pub(crate) fn tracked_but_absent(repo: &crate::git::Repo, dir: &HandoffDir) -> Result<bool> {
+/// When the index tracks files below `dir` while the working tree holds no such directory
+/// (a sparse checkout that leaves it out, a deletion): what is wrong and how to bring it
+/// back.
+pub(crate) fn tracked_but_absent(
+    repo: &crate::git::Repo,
+    dir: &HandoffDir,
+) -> Result<Option<String>> {
     if dir.exists() {
-        return Ok(false);
+        return Ok(None);
     }
     let index = repo.index()?;
-    Ok(crate::git::Repo::index_has_dir(&index, &dir.rel))
+    if !crate::git::Repo::index_has_dir(&index, &dir.rel) {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "is tracked in the index but not in the working tree (outside a sparse checkout, or deleted): bring it back with `git sparse-checkout add {0}` or `git checkout -- {0}`",
+        dir.rel
+    )))
 }
 
 pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
@@ -221,14 +231,11 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     // A directory the index tracks but the working tree lacks (a sparse checkout that
     // leaves it out, a deletion) holds the project's tasks and history: fresh templates
     // written there would replace them at the next commit.
-    if tracked_but_absent(repo, &dir)? {
+    if let Some(why) = tracked_but_absent(repo, &dir)? {
         return Err(Error::invalid(
             &dir.rel,
             None,
-            format!(
-                "is tracked in the index but not in the working tree (outside a sparse checkout, or deleted); init would write fresh files over it: bring it back with `git sparse-checkout add {0}` or `git checkout -- {0}`",
-                dir.rel
-            ),
+            format!("{why}; init would write fresh files over it"),
         ));
     }
     let _serial = WriteLock::acquire_with_index(repo, &dir, "git aahp init")?;

@@ -273,13 +273,9 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
         next_step: String::new(),
     };
     if !report.present {
-        report.next_step = if super::init::tracked_but_absent(repo, &dir)? {
-            format!(
-                "the index tracks {0} but the working tree does not hold it (outside a sparse checkout, or deleted): bring it back with `git sparse-checkout add {0}` or `git checkout -- {0}`",
-                dir.rel
-            )
-        } else {
-            "run `git aahp init` to create the handoff directory".into()
+        report.next_step = match super::init::tracked_but_absent(repo, &dir)? {
+            Some(why) => format!("{} {why}", dir.rel),
+            None => "run `git aahp init` to create the handoff directory".into(),
         };
         return Ok(report);
     }

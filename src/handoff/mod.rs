@@ -54,6 +54,7 @@ pub fn is_temp_name(name: &str) -> bool {
     let rest = rest.strip_prefix("lock-").unwrap_or(rest);
     rest.len() == 6 && rest.bytes().all(|b| b.is_ascii_alphanumeric())
 }
+
 /// The `.aiignore` firewall file's name.
 pub const AIIGNORE: &str = ".aiignore";
 /// Files the reference indexes, in its canonical order (`AAHP_HANDOFF_FILES`). Other
@@ -1205,6 +1206,20 @@ pub struct StagedFile {
     path: PathBuf,
 }
 
+/// Creates a temporary file in `dir` named `prefix` and six random letters and digits (the
+/// shape [`is_temp_name`] knows), whose mode follows the umask as a new file's should
+/// (tempfile's default is 0600): the mode given to open(2) is reduced by the umask.
+pub(crate) fn temp_file_in(dir: &Path, prefix: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir)
+}
+
 impl StagedFile {
     /// Writes the content `fill` gives into a temporary file beside `path` (with `path`'s
     /// mode when it exists, else the umask's) and syncs it. When `fill` fails, nothing is
@@ -1222,17 +1237,8 @@ impl StagedFile {
         fill: impl FnOnce(&mut std::fs::File) -> std::result::Result<T, E>,
     ) -> std::result::Result<(StagedFile, T), E> {
         let dir = path.parent().unwrap_or_else(|| Path::new("."));
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(TEMP_PREFIX);
         let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            // The mode given to open(2) is reduced by the umask, which is what a new file
-            // needs.
-            builder.permissions(std::fs::Permissions::from_mode(0o666));
-        }
-        let mut tmp = builder.tempfile_in(dir)?;
+        let mut tmp = temp_file_in(dir, TEMP_PREFIX)?;
         if let Some(perm) = existing {
             // fchmod is not reduced by the umask: a rewritten file keeps exactly its mode.
             tmp.as_file().set_permissions(perm)?;

@@ -170,9 +170,8 @@ pub fn clean_line(s: &str) -> String {
 }
 
 /// The `.aiignore` files whose secrets section the boundary redacts besides the built-in
-/// detectors (issue #11): registered by whoever locates a handoff directory, read and parsed
-/// the first time text is redacted. A file that cannot be read or parsed adds nothing here;
-/// `lint` and the gate report it.
+/// detectors (issue #11): registered, read and parsed by whoever locates a handoff
+/// directory ([`redact_user_secrets_of`], which refuses a file it cannot parse).
 struct UserSecrets {
     /// The registered `.aiignore` files, each with its parsed secrets section (`None`: the
     /// file does not exist).

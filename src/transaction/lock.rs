@@ -277,16 +277,10 @@ pub fn acquire(dir: &HandoffDir, lock: &HandoffLock) -> Result<bool> {
             MAX_LOCK_BYTES / 1024
         )));
     }
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".aahp-tmp-lock-");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // A new file's mode follows the umask (tempfile's default is 0600), as every other
-        // file the tool creates: in a group-shared repository the group reads the lock.
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut tmp = builder.tempfile_in(&dir.abs).map_err(write_err)?;
+    // Its mode follows the umask, as every new file the tool creates: in a group-shared
+    // repository the group reads the lock.
+    let prefix = format!("{}lock-", crate::handoff::TEMP_PREFIX);
+    let mut tmp = crate::handoff::temp_file_in(&dir.abs, &prefix).map_err(write_err)?;
     tmp.write_all(&bytes).map_err(write_err)?;
     tmp.as_file().sync_all().map_err(write_err)?;
     let linked = match std::fs::hard_link(tmp.path(), &path) {
