@@ -882,7 +882,7 @@ pub fn rotate_checked(
     }
     let j = Journal::parse(log, archive, index)?;
     let (kept_set, moved) = split(&j.log, keep);
-    refuse_unclosed_fences(&moved)?;
+    refuse_unclosed_blocks(&moved)?;
 
     // Refuse to build on a damaged archive; an archive without an index is not damage (the
     // index is built for it).
@@ -985,22 +985,37 @@ pub fn rotate_checked(
 
 /// Refuses to archive an entry that opens a code fence it never closes: in the archive,
 /// appended before others, it would pair with their fences and change how they read (and
-/// as the archive's last entry, with every entry appended after it). Named with LOG.md's
-/// line and the fix (exit 2), while the entry can still be edited.
-fn refuse_unclosed_fences(moved: &[&LogEntry]) -> Result<(), LogError> {
+/// as the archive's last entry, with every entry appended after it). So with an HTML
+/// comment it never closes (a heading inside a comment splits it, as the reference splits
+/// entries): a rendered archive would hide every entry after it. Named with LOG.md's line
+/// and the fix (exit 2), while the entry can still be edited.
+fn refuse_unclosed_blocks(moved: &[&LogEntry]) -> Result<(), LogError> {
     for entry in moved {
         let lines = markdown::lines(&entry.raw);
+        let refuse = |i: usize, what: &str| LogError::Malformed {
+            file: LOG_FILE.to_string(),
+            line: Some(entry.line + i),
+            message: format!(
+                "the entry `{}` {what}",
+                crate::output::escape_untrusted(&entry.header)
+            ),
+        };
         if let Some(i) = markdown::unclosed_fence(&lines) {
-            return Err(LogError::Malformed {
-                file: LOG_FILE.to_string(),
-                line: Some(entry.line + i),
-                message: format!(
-                    "the entry `{}` opens a code fence here that it never closes; archived \
-                     beside other entries it would pair with their fences and change how they \
-                     read: close it (a line of ``` after the code) and rerun",
-                    crate::output::escape_untrusted(&entry.header)
-                ),
-            });
+            return Err(refuse(
+                i,
+                "opens a code fence here that it never closes; archived beside other \
+                 entries it would pair with their fences and change how they read: close it \
+                 (a line of ``` after the code) and rerun",
+            ));
+        }
+        if let Some(i) = markdown::unclosed_comment(&lines) {
+            return Err(refuse(
+                i,
+                "opens an HTML comment here (`<!--`) that it never closes (a log heading \
+                 inside a comment still starts an entry, as the reference splits them); \
+                 archived, it would hide every entry after it when the archive is rendered: \
+                 close it (`-->`) before the next `## [` heading and rerun",
+            ));
         }
     }
     Ok(())
@@ -1188,7 +1203,7 @@ pub(crate) fn rotate_onto_end(
         return Onto::Nothing;
     }
     // The whole rotation refuses it, naming the line.
-    if refuse_unclosed_fences(&moved).is_err() {
+    if refuse_unclosed_blocks(&moved).is_err() {
         return Onto::Declined;
     }
     let appended: Vec<&LogEntry> = moved.iter().rev().copied().collect();

@@ -128,6 +128,76 @@ pub(crate) fn unclosed_fence(lines: &[Line<'_>]) -> Option<usize> {
     (0..lines.len()).find(|&i| !mask[i] && fence_open(lines[i].text).is_some())
 }
 
+/// The first line (0-based) that opens an HTML comment (`<!--`) nothing after it closes
+/// (`-->`), outside fenced blocks and code spans: a renderer hides everything after it,
+/// so entries appended after it would vanish from view although they are still there.
+pub(crate) fn unclosed_comment(lines: &[Line<'_>]) -> Option<usize> {
+    let mask = code_mask(lines);
+    let mut open = None;
+    for (i, line) in lines.iter().enumerate() {
+        if mask[i] {
+            continue;
+        }
+        for mut rest in outside_code_spans(line.text) {
+            loop {
+                if open.is_none() {
+                    let Some(k) = rest.find("<!--") else { break };
+                    rest = &rest[k + 4..];
+                    // `<!-->` and `<!--->` are whole (empty) comments in CommonMark.
+                    if let Some(after) = rest.strip_prefix('>').or_else(|| rest.strip_prefix("->"))
+                    {
+                        rest = after;
+                    } else {
+                        open = Some(i);
+                    }
+                } else {
+                    let Some(k) = rest.find("-->") else { break };
+                    rest = &rest[k + 3..];
+                    open = None;
+                }
+            }
+        }
+    }
+    open
+}
+
+/// The parts of a line outside its code spans (a run of backticks up to the next run of the
+/// same length); a run that nothing closes is literal text. Linear: each run's closer is
+/// found once, from the right.
+fn outside_code_spans(line: &str) -> Vec<&str> {
+    let bytes = line.as_bytes();
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while let Some(at) = memchr::memchr(b'`', &bytes[i..]) {
+        let start = i + at;
+        let len = bytes[start..].iter().take_while(|b| **b == b'`').count();
+        runs.push((start, len));
+        i = start + len;
+    }
+    if runs.is_empty() {
+        return vec![line];
+    }
+    let mut closer = vec![None; runs.len()];
+    let mut next_of_len = std::collections::HashMap::new();
+    for (k, &(_, len)) in runs.iter().enumerate().rev() {
+        closer[k] = next_of_len.insert(len, k);
+    }
+    let mut parts = Vec::new();
+    let (mut from, mut k) = (0, 0);
+    while k < runs.len() {
+        match closer[k] {
+            Some(c) => {
+                parts.push(&line[from..runs[k].0]);
+                from = runs[c].0 + runs[c].1;
+                k = c + 1;
+            }
+            None => k += 1,
+        }
+    }
+    parts.push(&line[from..]);
+    parts
+}
+
 /// One cell of a pipe-table row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Cell {
@@ -205,6 +275,21 @@ mod tests {
         assert_eq!(texts, ["a", "b", "c", "d"]);
         assert_eq!(l[0].next, 3);
         assert_eq!(l[3].next, 8);
+    }
+
+    #[test]
+    fn an_html_comment_left_open_is_found_outside_code_only() {
+        let open = |text: &str| unclosed_comment(&lines(text));
+        assert_eq!(open("a\n<!-- draft\n## b\n"), Some(1));
+        assert_eq!(open("a <!-- x --> b <!--\nc\n"), Some(0));
+        assert_eq!(open("<!--\n## b\n-->\ntext\n"), None);
+        assert_eq!(open("<!--> and <!---> are whole\n"), None);
+        // Written about, not written: in a code span or a fenced block.
+        assert_eq!(open("the `<!--` marker and ``a ` <!-- b``\n"), None);
+        assert_eq!(open("```html\n<!--\n```\n"), None);
+        // A backtick run nothing closes is literal: the comment after it is real.
+        assert_eq!(open("a ` b <!-- c\n"), Some(0));
+        assert_eq!(open("`` x ` <!-- y\n"), Some(0));
     }
 
     #[test]

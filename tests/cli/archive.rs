@@ -2081,6 +2081,39 @@ fn an_entry_with_a_fence_it_never_closes_is_named_not_a_failed_postcondition() {
 }
 
 #[test]
+fn an_entry_that_leaves_an_html_comment_open_is_named_before_it_hides_the_archive() {
+    // A heading inside a comment starts an entry (the reference splits there too), so the
+    // entry before it ends inside `<!--`: archived, a renderer would hide every entry after
+    // it. The rotation is refused naming the line, nothing is written, and once the comment
+    // is closed before the heading it goes through with every entry kept.
+    let log = "# Log\n\n## [2026-06-08] c\n\nBody c.\n\n## [2026-06-07] b\n\nBody b.\n\n## [2026-06-06] a\n\n<!--\n## [2030-01-01] draft heading kept in a comment\n-->\nBody a.\n";
+    let repo = repo_with_log(log);
+    let before = files(&repo);
+    let out = repo.aahp(&["archive", "--keep", "1"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains(".ai/handoff/LOG.md:13:")
+            && out.stderr.contains("HTML comment")
+            && out.stderr.contains("-->"),
+        "{out}"
+    );
+    assert_eq!(files(&repo), before);
+    // Written about in a code span, a comment marker is not one.
+    let fixed = log.replace(
+        "<!--\n## [2030-01-01] draft heading kept in a comment\n-->\n",
+        "<!-- draft kept in a comment -->\nThe `<!--` marker is documented.\n",
+    );
+    repo.write(LOG, &fixed);
+    repo.aahp(&["archive", "--keep", "1"]).assert_code(0);
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    let archive = repo.read(ARCHIVE);
+    assert!(
+        archive.contains("Body a.") && archive.contains("Body b."),
+        "{archive}"
+    );
+}
+
+#[test]
 fn an_unclosed_fence_never_enters_the_archive_and_an_old_one_is_named() {
     // Moved alone, as the archive's last entry, an unclosed fence would read every entry
     // appended after it as code: the rotation is refused while the entry can be edited.
