@@ -158,7 +158,7 @@ fn read_settings(root: &Path, harness: Harness) -> Result<Option<Value>> {
     }
     let bytes = read_limited(&path, rel)?;
     let value: Value = crate::handoff::json::from_slice(&bytes)
-        .map_err(|e| Error::invalid(rel, Some(e.line()), format!("not valid JSON: {e}")))?;
+        .map_err(|e| Error::invalid(rel, Some(e.line()), e.describe("not valid JSON")))?;
     if !value.is_object() {
         return Err(Error::invalid(
             rel,

@@ -10,21 +10,159 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-/// Parses `text` as one JSON document whose objects hold each key once. The error says
-/// which key appears twice and, as every `serde_json` error, where.
-pub fn from_str(text: &str) -> serde_json::Result<Value> {
+/// Why a document was refused, and on which line (1-based).
+#[derive(Debug)]
+pub struct JsonError {
+    line: usize,
+    message: String,
+    /// Whether the text is not JSON (or repeats a key), as opposed to JSON the tool cannot
+    /// keep as written.
+    malformed: bool,
+}
+
+impl JsonError {
+    /// The line the problem is on.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// The message, after `what` (`"malformed JSON"`) when the text is not JSON the tool
+    /// accepts.
+    pub fn describe(&self, what: &str) -> String {
+        if self.malformed {
+            format!("{what}: {}", self.message)
+        } else {
+            self.message.clone()
+        }
+    }
+}
+
+impl std::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for JsonError {}
+
+impl From<serde_json::Error> for JsonError {
+    fn from(e: serde_json::Error) -> JsonError {
+        JsonError {
+            line: e.line(),
+            message: e.to_string(),
+            malformed: true,
+        }
+    }
+}
+
+/// Parses `text` as one JSON document whose objects hold each key once and whose numbers
+/// a [`Value`] holds exactly. The error says what and where.
+pub fn from_str(text: &str) -> Result<Value, JsonError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let Unique(value) = Unique::deserialize(&mut de)?;
     de.end()?;
+    refuse_inexact_numbers(text.as_bytes())?;
     Ok(value)
 }
 
 /// Parses `bytes` as [`from_str`] does (invalid UTF-8 is an error of `serde_json`'s).
-pub fn from_slice(bytes: &[u8]) -> serde_json::Result<Value> {
+pub fn from_slice(bytes: &[u8]) -> Result<Value, JsonError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let Unique(value) = Unique::deserialize(&mut de)?;
     de.end()?;
+    refuse_inexact_numbers(bytes)?;
     Ok(value)
+}
+
+/// The first number of a well-formed document that a [`Value`] would not write back with
+/// the same value, as an error naming its line.
+fn refuse_inexact_numbers(doc: &[u8]) -> Result<(), JsonError> {
+    let (mut i, mut line) = (0, 1);
+    while i < doc.len() {
+        match doc[i] {
+            b'\n' => line += 1,
+            b'"' => {
+                // Strings hold no raw newline in valid JSON; skip to the closing quote.
+                i += 1;
+                while i < doc.len() && doc[i] != b'"' {
+                    i += if doc[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = i + doc[i..]
+                    .iter()
+                    .take_while(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                    .count();
+                // Only ASCII was taken, from a document that parsed as UTF-8 or JSON.
+                let lexeme = std::str::from_utf8(&doc[i..end]).unwrap_or_default();
+                if !kept_exactly(lexeme) {
+                    let shown: String = lexeme.chars().take(40).collect();
+                    let more = if lexeme.len() > shown.len() {
+                        "…"
+                    } else {
+                        ""
+                    };
+                    return Err(JsonError {
+                        line,
+                        malformed: false,
+                        message: format!(
+                            "the number {shown}{more} would not be written back as it is (this \
+                             tool keeps 64-bit integers and double-precision decimals exactly): \
+                             write it as a string (\"{shown}{more}\")"
+                        ),
+                    });
+                }
+                i = end;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// Whether the JSON number `lexeme` has the value the [`Value`] read from it writes back:
+/// an integer within 64 bits, or a decimal whose double, printed shortest, is the same
+/// decimal.
+fn kept_exactly(lexeme: &str) -> bool {
+    let integer = !lexeme.contains(['.', 'e', 'E']);
+    if integer && (lexeme.parse::<u64>().is_ok() || lexeme.parse::<i64>().is_ok()) {
+        return true;
+    }
+    let Ok(double) = lexeme.parse::<f64>() else {
+        return false;
+    };
+    double.is_finite() && decimal(lexeme) == decimal(&format!("{double:e}"))
+}
+
+/// A decimal number's value as (significant digits without leading or trailing zeros,
+/// power of ten of the last one); zero is `("", 0)` whatever its sign or exponent.
+fn decimal(number: &str) -> (String, i64) {
+    let unsigned = number.trim_start_matches(['-', '+']);
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(at) => (&unsigned[..at], &unsigned[at + 1..]),
+        None => (unsigned, "0"),
+    };
+    // Any exponent beyond this range is out of a double's range both ways.
+    let exponent: i64 = exponent.parse().unwrap_or(if exponent.starts_with('-') {
+        i64::from(i32::MIN)
+    } else {
+        i64::from(i32::MAX)
+    });
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits: String = format!("{whole}{fraction}");
+    let significant = digits.trim_start_matches('0');
+    let trimmed = significant.trim_end_matches('0');
+    if trimmed.is_empty() {
+        return (String::new(), 0);
+    }
+    let zeros = i64::try_from(significant.len() - trimmed.len()).unwrap_or(i64::MAX);
+    let places = i64::try_from(fraction.len()).unwrap_or(i64::MAX);
+    (
+        trimmed.to_string(),
+        exponent.saturating_sub(places).saturating_add(zeros),
+    )
 }
 
 /// A [`Value`] deserialised with every object's keys checked for repeats.
@@ -118,6 +256,42 @@ mod tests {
     }
 
     #[test]
+    fn a_number_a_value_would_not_write_back_is_refused_with_its_line() {
+        for (text, line) in [
+            (
+                "{\n  \"x\": {\"big\": 123456789012345678901234567890}\n}",
+                2,
+            ),
+            ("[\n1,\n3.14159265358979323846]", 3),
+            ("{\"small\": 1e-400}", 1),
+            (
+                "{\"s\": \"1e-400 in a string is text\",\n\"n\": 18446744073709551616}",
+                2,
+            ),
+            ("[-9223372036854775809]", 1),
+        ] {
+            let e = from_str(text).unwrap_err();
+            assert_eq!(e.line(), line, "{text}: {e}");
+            assert!(e.to_string().contains("write it as a string"), "{e}");
+        }
+        // A string that looks like a number, escaped quotes included, is not one.
+        assert!(from_str(r#"{"a": "\" 1e-400 \\", "b": 18446744073709551615}"#).is_ok());
+        // What is refused is exactly what a round trip through a `Value` would change.
+        for lexeme in [
+            "0.30000000000000004",
+            "9007199254740993",
+            "1e22",
+            "1e23",
+            "2.5e-10",
+        ] {
+            let v: Value = serde_json::from_str(lexeme).unwrap();
+            let back = serde_json::to_string(&v).unwrap();
+            let same = decimal(lexeme) == decimal(&back.replace(".0e", "e"));
+            assert_eq!(kept_exactly(lexeme), same, "{lexeme} → {back}");
+        }
+    }
+
+    #[test]
     fn any_other_document_reads_as_serde_json_reads_it() {
         for text in [
             "{\"a\": [1, -2, 3.5, 1e300, 18446744073709551615, -9223372036854775808], \"b\": null, \"c\": true, \"d\": \"\\u00e9\\n\", \"e\": {}, \"f\": []}",
@@ -134,6 +308,9 @@ mod tests {
             );
         }
         assert!(from_str("{} {}").is_err());
+        // Numbers of the same value may change spelling; none is refused for it.
+        let same_value = "[1E+2, -0, 0.1, 1.50, 5e-324, 1.7976931348623157e308, 123456789e-4]";
+        assert!(from_str(same_value).is_ok(), "{same_value}");
         assert!(from_str("{\"a\": 1").is_err());
         assert!(from_slice(b"{\"a\": \"\xff\"}").is_err());
     }

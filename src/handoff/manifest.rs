@@ -169,7 +169,7 @@ impl Manifest {
         let text = decode_text(path, bytes)?;
         let value: Value = super::json::from_str(text).map_err(|e| {
             conflict_error(path, text).unwrap_or_else(|| {
-                Error::invalid(path, Some(e.line()), format!("malformed JSON: {e}"))
+                Error::invalid(path, Some(e.line()), e.describe("malformed JSON"))
             })
         })?;
         let Value::Object(doc) = value else {

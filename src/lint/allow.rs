@@ -244,7 +244,7 @@ fn root_entries<'a>(path: &str, doc: &'a Value, exact: bool) -> Result<&'a Vec<V
 fn parse_json(path: &str, bytes: &[u8]) -> Result<(String, Value)> {
     let text = crate::handoff::decode_text(path, bytes)?.to_string();
     let doc: Value = crate::handoff::json::from_str(&text)
-        .map_err(|e| Error::invalid(path, Some(e.line()), format!("invalid JSON (CFG002): {e}")))?;
+        .map_err(|e| Error::invalid(path, Some(e.line()), e.describe("invalid JSON (CFG002)")))?;
     Ok((text, doc))
 }
 

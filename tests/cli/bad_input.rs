@@ -44,6 +44,50 @@ fn malformed_manifest_json_names_the_file_and_line_even_with_crlf() {
 }
 
 #[test]
+fn a_number_the_tool_could_not_write_back_is_refused_and_one_it_can_is_kept() {
+    // Fields the tool does not own are written back as they are read: a number beyond what
+    // it holds exactly (an id past 64 bits, a decimal past a double's digits) is refused,
+    // naming its line, before anything is rewritten.
+    let repo = handoff_repo();
+    let text = repo.read(MANIFEST);
+    let custom = text.replacen(
+        "{\n",
+        "{\n  \"x_custom\": {\"id\": 123456789012345678901234567890, \"ratio\": 0.1, \"n\": 1E+2},\n",
+        1,
+    );
+    repo.write(MANIFEST, &custom);
+    for args in [
+        &["task", "add", "Lossless?"][..],
+        &["manifest"],
+        &["status"],
+    ] {
+        refused(&repo, args, "error: .ai/handoff/MANIFEST.json:2:");
+        let out = repo.aahp(args);
+        assert!(
+            out.stderr.contains("123456789012345678901234567890")
+                && out.stderr.contains("write it as a string"),
+            "{args:?}\n{out}"
+        );
+    }
+    // Quoted, it is kept as written, and so is every number a double holds.
+    repo.write(
+        MANIFEST,
+        custom.replace(
+            "123456789012345678901234567890",
+            "\"123456789012345678901234567890\"",
+        ),
+    );
+    repo.aahp(&["task", "add", "Lossless"]).assert_code(0);
+    let after = repo.read(MANIFEST);
+    assert!(
+        after.contains("\"id\": \"123456789012345678901234567890\"")
+            && after.contains("\"ratio\": 0.1")
+            && after.contains("\"n\": 100.0"),
+        "{after}"
+    );
+}
+
+#[test]
 fn a_key_given_twice_in_a_json_file_is_refused_not_resolved() {
     // serde_json keeps the last of two equal keys: a rewrite would drop the first (a
     // shadowed task, an earlier `next_task_id`) without a word.

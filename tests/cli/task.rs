@@ -396,7 +396,7 @@ fn task_refuses_a_missing_or_malformed_manifest() {
     --- stderr ---
     error: .ai/handoff/MANIFEST.json: `next_task_id` is "soon", not a positive integer below 2^64: set it to the number the next task should get
     "#);
-    // A number past u64 reads as no number: named as what it is, not as missing.
+    // A number past u64 cannot be kept: refused where it stands, not read as missing.
     let text = repo
         .read(MANIFEST)
         .replace("\"soon\"", "99999999999999999999999");
@@ -405,7 +405,7 @@ fn task_refuses_a_missing_or_malformed_manifest() {
     out.assert_code(2);
     assert!(
         out.stderr
-            .contains("`next_task_id` is 1e+23, not a positive integer below 2^64"),
+            .contains(".ai/handoff/MANIFEST.json:68: the number 99999999999999999999999 would not be written back"),
         "{out}"
     );
     repo.write(MANIFEST, "{\n  \"tasks\": {\n");

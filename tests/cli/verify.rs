@@ -254,11 +254,26 @@ fn verify_fails_when_a_task_is_dropped_or_the_id_goes_back() {
         out.stdout.contains("next_task_id decreased from 3 to 2"),
         "{out}"
     );
-    // A counter past 2^64 is not a removed one: said as what it is.
+    // A counter past 2^64 is not a removed one: bad input, named with its line.
     let text = repo.read(".ai/handoff/MANIFEST.json").replace(
         "\"next_task_id\": 2",
         "\"next_task_id\": 99999999999999999999999",
     );
+    repo.write(".ai/handoff/MANIFEST.json", text);
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["verify", "--level", "precommit"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains(".ai/handoff/MANIFEST.json:")
+            && out
+                .stderr
+                .contains("99999999999999999999999 would not be written back"),
+        "{out}"
+    );
+    // One that fits but is not a counter still reads as what it is.
+    let text = repo
+        .read(".ai/handoff/MANIFEST.json")
+        .replace("99999999999999999999999", "-4");
     repo.write(".ai/handoff/MANIFEST.json", text);
     repo.git(&["add", "-A"]);
     let out = repo.aahp(&["verify", "--level", "precommit"]);
