@@ -146,7 +146,7 @@ impl Report for InitReport {
                 w,
                 "backup: the replaced files are saved in {b} (`git checkout {b} -- {}` brings \
                  them back)",
-                self.directory
+                crate::output::shell_word(&self.directory)
             )?;
         }
         if !self.migrate
@@ -207,7 +207,7 @@ pub(crate) fn tracked_but_absent(
     }
     Ok(Some(format!(
         "is tracked in the index but not in the working tree (outside a sparse checkout, or deleted): bring it back with `git sparse-checkout add {0}` or `git checkout -- {0}`",
-        dir.rel
+        crate::output::shell_word(&dir.rel)
     )))
 }
 

@@ -168,7 +168,7 @@ impl Report for ManifestReport {
             writeln!(
                 w,
                 "hint: check it, then `git add {}` to mark the conflict resolved",
-                self.path
+                crate::output::shell_word(&self.path)
             )?;
         }
         let b = &self.token_budget;

@@ -129,7 +129,7 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
     } else {
         (
             format!("{d}/STATUS.md"),
-            format!("git aahp --dir {d} manifest"),
+            format!("git aahp --dir {} manifest", crate::output::shell_word(&d)),
         )
     };
     Some(match layer {
@@ -914,8 +914,12 @@ fn judge_target(
         }
     }
     let mut wanted: Vec<&HandoffDir> = owners.dirs.iter().collect();
-    if scope.only.is_none() {
-        wanted.extend(scope.known.iter());
+    match &scope.only {
+        // Named with --dir: judged whether or not the change touches it (a directory not
+        // yet tracked included), never reported missing while it is there.
+        Some(only) if !wanted.iter().any(|d| d.rel == only.rel) => wanted.push(only),
+        Some(_) => {}
+        None => wanted.extend(scope.known.iter()),
     }
     for dir in wanted {
         if reads.iter().any(|r| r.dir.rel == dir.rel) {

@@ -222,9 +222,30 @@ pub fn escape_untrusted(s: &str) -> String {
     boundary::clean_line(s)
 }
 
+/// A word to paste into a shell: `s` itself when it holds only characters no shell reads
+/// specially, else single-quoted (a `'` inside written `'\''`). For hints that show a
+/// command with a path in it (`git checkout -- 'my notes/LOG.md'`); the text still passes
+/// the output boundary when printed.
+pub fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./@%+=:,-".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_in_a_hint_pastes_into_a_shell_as_one_word() {
+        assert_eq!(shell_word(".ai/handoff/LOG.md"), ".ai/handoff/LOG.md");
+        assert_eq!(shell_word("my notes/LOG.md"), "'my notes/LOG.md'");
+        assert_eq!(shell_word("it's $HOME"), "'it'\\''s $HOME'");
+        assert_eq!(shell_word(""), "''");
+    }
 
     #[test]
     fn untrusted_text_cannot_inject_terminal_or_ci_commands() {

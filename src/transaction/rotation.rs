@@ -593,7 +593,7 @@ fn changed_by_hand(repo: &Repo, dir: &HandoffDir, name: &str) -> Error {
         "{} changed after `git aahp archive` was interrupted, so the rotation cannot be completed; \
          restore it with `git checkout -- {}` and rerun `git aahp archive`, or move {} away to give the rotation up",
         dir.path_of(name),
-        dir.path_of(name),
+        crate::output::shell_word(&dir.path_of(name)),
         journal_path(repo).display()
     ))
 }

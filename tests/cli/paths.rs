@@ -259,3 +259,36 @@ fn a_file_name_that_is_not_utf8_is_refused_up_front_with_the_name_escaped() {
     repo.aahp(&["manifest"]).assert_code(0);
     repo.aahp(&["status"]).assert_code(0);
 }
+
+#[test]
+fn a_directory_named_with_dir_is_judged_before_it_is_tracked_and_hints_quote_it() {
+    // `verify --dir` on a directory not yet added to git used to say "no handoff directory"
+    // while it was there; and a hint's command must paste into a shell as it is printed.
+    let repo = crate::support::TestRepo::new();
+    let dir = "my notes/handoff";
+    repo.aahp(&["--dir", dir, "init", "--project", "demo"])
+        .assert_code(0);
+    repo.aahp(&["--dir", dir, "verify"]).assert_code(0);
+    repo.write(
+        &format!("{dir}/STATUS.md"),
+        "# Status\n\nChanged by hand.\n",
+    );
+    let out = repo.aahp(&["--dir", dir, "verify"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout
+            .contains("`git aahp --dir 'my notes/handoff' manifest`")
+            || out
+                .stderr
+                .contains("`git aahp --dir 'my notes/handoff' manifest`"),
+        "{out}"
+    );
+    // A directory named that is not there is still reported missing.
+    let out = repo.aahp(&["--dir", "elsewhere/handoff", "verify"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr
+            .contains("no handoff directory at elsewhere/handoff"),
+        "{out}"
+    );
+}
