@@ -747,7 +747,7 @@ fn prepare(
     if info.context.is_none() {
         let at_base = repo
             .blob_at(base, &dir.path_of(MANIFEST))?
-            .and_then(|b| Manifest::parse(&dir.path_of(MANIFEST), &b).ok());
+            .and_then(|b| Manifest::parse_read_only(&dir.path_of(MANIFEST), &b).ok());
         let set_in_session = old.as_ref().and_then(|m| m.str_field("quick_context"))
             != at_base.as_ref().and_then(|m| m.str_field("quick_context"));
         if !set_in_session {
@@ -1237,7 +1237,7 @@ pub(crate) fn tag_commit(
 ) -> Result<String> {
     let path = dir.path_of(MANIFEST);
     let bytes = repo.blob_at(commit, &path)?.unwrap_or_default();
-    let quick = Manifest::parse(&path, &bytes)
+    let quick = Manifest::parse_read_only(&path, &bytes)
         .ok()
         .and_then(|m| m.str_field("quick_context").map(String::from))
         .filter(|s| !s.trim().is_empty());

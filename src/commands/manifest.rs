@@ -167,7 +167,7 @@ impl Report for ManifestReport {
         if self.rebuilt_from_conflict.is_some() {
             writeln!(
                 w,
-                "hint: check it, then `git add {}` to mark the conflict resolved",
+                "hint: check it, then `git add -- {}` to mark the conflict resolved",
                 crate::output::shell_word(&self.path)
             )?;
         }
@@ -207,7 +207,7 @@ fn conflicted_manifest(
         return Err(Error::invalid(
             &path,
             None,
-            "holds merge conflict markers, and a side between them is not a JSON object: resolve it by hand or take one side (`git checkout --ours` or `--theirs`), then run `git aahp manifest`",
+            "holds merge conflict markers, and a side between them is not a JSON object this tool can write back (malformed, or a number it cannot keep exactly): resolve it by hand or take one side (`git checkout --ours` or `--theirs`), then run `git aahp manifest`",
         ));
     };
     let empty = || Manifest {
@@ -216,7 +216,7 @@ fn conflicted_manifest(
     let base = Repo::index_stage_blob(&*repo.index()?, &path, 1)
         .map(|id| repo.blob(id))
         .transpose()?
-        .and_then(|b| Manifest::parse(&path, &b).ok())
+        .and_then(|b| Manifest::parse_read_only(&path, &b).ok())
         .unwrap_or_else(empty);
     Ok(super::merge_driver::merge_manifest_fields(&base, &o, &t))
 }

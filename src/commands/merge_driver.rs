@@ -367,19 +367,24 @@ fn merge_manifest(
     o: &str,
     t: &str,
 ) -> Result<Merged> {
-    let parse = |text: &str| -> Option<Manifest> {
+    let parse = |text: &str, read: fn(&str, &[u8]) -> Result<Manifest>| -> Option<Manifest> {
         if text.trim().is_empty() {
             return Some(Manifest {
                 doc: serde_json::Map::new(),
             });
         }
-        Manifest::parse(path, text.as_bytes()).ok()
+        read(path, text.as_bytes()).ok()
     };
-    let (Some(bm), Some(om), Some(tm)) = (parse(b), parse(o), parse(t)) else {
+    // The merge base is only compared with; the sides are written back merged.
+    let (Some(bm), Some(om), Some(tm)) = (
+        parse(b, Manifest::parse_read_only),
+        parse(o, Manifest::parse),
+        parse(t, Manifest::parse),
+    ) else {
         let mut m = line_merge(repo, b.as_bytes(), o.as_bytes(), t.as_bytes())?;
         m.conflicts = m.conflicts.max(1);
         m.notes.push(
-            "a side's MANIFEST.json is not valid JSON: resolve the other files, then run `git aahp manifest`".into(),
+            "a side's MANIFEST.json is not valid JSON, or holds a number this tool cannot write back exactly: resolve the other files, then run `git aahp manifest`".into(),
         );
         return Ok(m);
     };

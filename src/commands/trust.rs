@@ -539,8 +539,8 @@ fn proof_for<'a>(
         .find_map(|c| c.check.as_deref().map(|n| (c, n)))
     else {
         return Err(Error::Usage(format!(
-            "a claim becomes verified only with an external anchor: give the command that proves it after `--`, e.g. `git aahp trust verify {:?} -- cargo test`, or name a check in its row's Check column",
-            args.property
+            "a claim becomes verified only with an external anchor: give the command that proves it after `--`, e.g. `git aahp trust verify {} -- cargo test`, or name a check in its row's Check column",
+            crate::output::shell_word(&args.property)
         )));
     };
     match policy.resolve(name) {

@@ -129,7 +129,7 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
     } else {
         (
             format!("{d}/STATUS.md"),
-            format!("git aahp --dir {} manifest", crate::output::shell_word(&d)),
+            format!("git aahp --dir={} manifest", crate::output::shell_word(&d)),
         )
     };
     Some(match layer {
@@ -611,7 +611,7 @@ fn unread_checksums(
     let head_entries: std::collections::HashMap<String, _> = match repo.head_commit()? {
         Some(head) => repo
             .blob_at(head, &path)?
-            .and_then(|b| Manifest::parse(&path, &b).ok())
+            .and_then(|b| Manifest::parse_read_only(&path, &b).ok())
             .map(|m| m.files().into_iter().collect())
             .unwrap_or_default(),
         None => std::collections::HashMap::new(),
@@ -1519,7 +1519,9 @@ fn tasks_layer(
         return Ok(layer.skip("no base manifest to compare with"));
     };
     // A base manifest that no longer parses cannot lose tasks we could name.
-    let Ok(old) = Manifest::parse(&format!("{base_path} at {}", Repo::short(base)), &bytes) else {
+    let Ok(old) =
+        Manifest::parse_read_only(&format!("{base_path} at {}", Repo::short(base)), &bytes)
+    else {
         return Ok(layer.skip("the base manifest does not parse"));
     };
     let now_ids: std::collections::HashSet<String> =
@@ -1774,12 +1776,12 @@ fn trust_layer(
             // Nothing here can judge it: under enforcement that is a failure, not a pass.
             let how = match check {
                 Some((name, Resolved::Configured(_))) => format!(
-                    "`git aahp trust verify {:?}` runs its check `{name}` and records the date",
-                    c.property
+                    "`git aahp trust verify {}` runs its check `{name}` and records the date",
+                    crate::output::shell_word(&c.property)
                 ),
                 _ => format!(
-                    "give it a check it establishes, or a date (`git aahp trust verify {:?} -- CMD`)",
-                    c.property
+                    "give it a check it establishes, or a date (`git aahp trust verify {} -- CMD`)",
+                    crate::output::shell_word(&c.property)
                 ),
             };
             report(
@@ -1804,8 +1806,8 @@ fn trust_layer(
         let days = (today - expiry).get_days();
         let run = match check {
             Some((name, Resolved::Configured(_))) => format!(
-                "; `git aahp trust verify {:?}` runs its check `{name}`",
-                c.property
+                "; `git aahp trust verify {}` runs its check `{name}`",
+                crate::output::shell_word(&c.property)
             ),
             _ => String::new(),
         };
@@ -1861,7 +1863,8 @@ fn trust_layer(
 /// How to resolve a row that names a built-in check for a claim the check does not establish.
 fn mismatch_remedy(property: &str) -> String {
     format!(
-        "state the claim as the check does, move it to a row of its own, or re-prove {property:?} with `git aahp trust verify {property:?} -- CMD`"
+        "state the claim as the check does, move it to a row of its own, or re-prove {property:?} with `git aahp trust verify {} -- CMD`",
+        crate::output::shell_word(property)
     )
 }
 

@@ -65,6 +65,16 @@ pub fn from_str(text: &str) -> Result<Value, JsonError> {
     Ok(value)
 }
 
+/// Parses `text` as [`from_str`] does but takes every number as a [`Value`] holds it: for a
+/// document only read, never written back (a base commit's manifest compared with the
+/// new one), where refusing a number would skip the comparison.
+pub fn from_str_read_only(text: &str) -> Result<Value, JsonError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let Unique(value) = Unique::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
 /// Parses `bytes` as [`from_str`] does (invalid UTF-8 is an error of `serde_json`'s).
 pub fn from_slice(bytes: &[u8]) -> Result<Value, JsonError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -95,7 +105,7 @@ fn refuse_inexact_numbers(doc: &[u8]) -> Result<(), JsonError> {
                     .count();
                 // Only ASCII was taken, from a document that parsed as UTF-8 or JSON.
                 let lexeme = std::str::from_utf8(&doc[i..end]).unwrap_or_default();
-                if !kept_exactly(lexeme) {
+                if let Some(back) = written_back(lexeme) {
                     let shown: String = lexeme.chars().take(40).collect();
                     let more = if lexeme.len() > shown.len() {
                         "…"
@@ -106,9 +116,10 @@ fn refuse_inexact_numbers(doc: &[u8]) -> Result<(), JsonError> {
                         line,
                         malformed: false,
                         message: format!(
-                            "the number {shown}{more} would not be written back as it is (this \
-                             tool keeps 64-bit integers and double-precision decimals exactly): \
-                             write it as a string (\"{shown}{more}\")"
+                            "the number {shown}{more} would be written back as {back} (this tool \
+                             keeps 64-bit integers and double-precision decimals exactly): write \
+                             {back} if that is the value meant, or the number as a string to keep \
+                             every digit"
                         ),
                     });
                 }
@@ -122,18 +133,12 @@ fn refuse_inexact_numbers(doc: &[u8]) -> Result<(), JsonError> {
     Ok(())
 }
 
-/// Whether the JSON number `lexeme` has the value the [`Value`] read from it writes back:
-/// an integer within 64 bits, or a decimal whose double, printed shortest, is the same
-/// decimal.
-fn kept_exactly(lexeme: &str) -> bool {
-    let integer = !lexeme.contains(['.', 'e', 'E']);
-    if integer && (lexeme.parse::<u64>().is_ok() || lexeme.parse::<i64>().is_ok()) {
-        return true;
-    }
-    let Ok(double) = lexeme.parse::<f64>() else {
-        return false;
-    };
-    double.is_finite() && decimal(lexeme) == decimal(&format!("{double:e}"))
+/// How the JSON number `lexeme` would be written back from the [`Value`] read from it, when
+/// that is not the same decimal value (`None` when it is: an integer within 64 bits, or a
+/// decimal whose double, printed shortest, is the same decimal).
+fn written_back(lexeme: &str) -> Option<String> {
+    let back = serde_json::from_str::<Value>(lexeme).ok()?.to_string();
+    (decimal(lexeme) != decimal(&back)).then_some(back)
 }
 
 /// A decimal number's value as (significant digits without leading or trailing zeros,
@@ -272,22 +277,28 @@ mod tests {
         ] {
             let e = from_str(text).unwrap_err();
             assert_eq!(e.line(), line, "{text}: {e}");
-            assert!(e.to_string().contains("write it as a string"), "{e}");
+            assert!(
+                e.to_string().contains("as a string to keep every digit"),
+                "{e}"
+            );
         }
         // A string that looks like a number, escaped quotes included, is not one.
         assert!(from_str(r#"{"a": "\" 1e-400 \\", "b": 18446744073709551615}"#).is_ok());
-        // What is refused is exactly what a round trip through a `Value` would change.
-        for lexeme in [
-            "0.30000000000000004",
-            "9007199254740993",
-            "1e22",
-            "1e23",
-            "2.5e-10",
+        // The message gives what would be written back, to keep if it is the value meant.
+        for (lexeme, back) in [
+            ("0.30000000000000001", Some("0.3")),
+            (
+                "123456789012345678901234567890",
+                Some("1.2345678901234568e+29"),
+            ),
+            ("1e-400", Some("0.0")),
+            ("9007199254740993.0", Some("9007199254740992.0")),
+            ("9007199254740993", None),
+            ("0.30000000000000004", None),
+            ("1e22", None),
+            ("-0", None),
         ] {
-            let v: Value = serde_json::from_str(lexeme).unwrap();
-            let back = serde_json::to_string(&v).unwrap();
-            let same = decimal(lexeme) == decimal(&back.replace(".0e", "e"));
-            assert_eq!(kept_exactly(lexeme), same, "{lexeme} → {back}");
+            assert_eq!(written_back(lexeme).as_deref(), back, "{lexeme}");
         }
     }
 

@@ -1008,7 +1008,8 @@ fn refuse_unclosed_blocks(moved: &[&LogEntry]) -> Result<(), LogError> {
                  (a line of ``` after the code) and rerun",
             ));
         }
-        if let Some(i) = markdown::unclosed_comment(&lines) {
+        if let Some(at) = markdown::unclosed_comment(&entry.raw) {
+            let i = lines.partition_point(|l| l.next <= at);
             return Err(refuse(
                 i,
                 "opens an HTML comment here (`<!--`) that it never closes (a log heading \

@@ -21,7 +21,7 @@ use super::log::{
     IndexScanner, LOG_FILE, LogEntry, LogError, LogFile, Onto, Redaction, Rotation, Trusted,
     TrustedEnds, heading_date, is_py_space,
 };
-use super::markdown::{fence_closes, fence_open};
+use super::markdown::{closing_run, fence_closes, fence_open};
 use super::stream::Streamed;
 
 /// Bytes read at a time.
@@ -271,8 +271,12 @@ pub struct Entries<'a> {
     content: &'a dyn Content,
     lines: Lines<'a>,
     file: &'static str,
-    /// Per fence character, the shortest opening already found without a closer.
-    unclosable: [usize; 2],
+    /// Per fence character, once a search for a closer read to the end: the longest closing
+    /// fence at or after each line, as its steps (line, run), runs falling. Later openings
+    /// look up whether a closer lies ahead instead of reading to the end again, so fences
+    /// of falling length that never close cost one read ahead in all.
+    /// Set by the first search that finds no closer: whether some fence never closes.
+    closers_ahead: Option<[Vec<(usize, usize)>; 2]>,
     /// Lines up to this number (1-based, inclusive) are inside a code block.
     masked_through: usize,
     /// The entry being read: its heading line, date, line number and raw text.
@@ -303,7 +307,7 @@ impl<'a> Entries<'a> {
             content,
             lines: Lines::new(content, at, limits, file)?,
             file,
-            unclosable: [usize::MAX; 2],
+            closers_ahead: None,
             masked_through: 0,
             current: None,
             preamble: String::new(),
@@ -360,16 +364,19 @@ impl<'a> Entries<'a> {
             self.prev_start = start;
             let next = start + (text.len() + term.len()) as u64;
             let mut masked = number <= self.masked_through;
-            if !masked
-                && let Some(open) = fence_open(&text)
-                && open.1 < self.unclosable[usize::from(open.0 == b'~')]
-            {
-                match self.closer(next, number, open)? {
-                    Some(close) => {
-                        self.masked_through = close;
-                        masked = true;
-                    }
-                    None => self.unclosable[usize::from(open.0 == b'~')] = open.1,
+            if !masked && let Some(open) = fence_open(&text) {
+                let closes = match &self.closers_ahead {
+                    Some(steps) => longest_from(&steps[fence_slot(open.0)], number + 1) >= open.1,
+                    None => true,
+                };
+                let close = if closes {
+                    self.closer(next, number, open)?
+                } else {
+                    None
+                };
+                if let Some(close) = close {
+                    self.masked_through = close;
+                    masked = true;
                 }
             }
             let heading = if masked {
@@ -409,18 +416,30 @@ impl<'a> Entries<'a> {
     }
 
     /// The line number of the closer of the fence `open` opened on line `number`, reading
-    /// ahead from offset `from`; `None` when it never closes.
+    /// ahead from offset `from`; `None` when it never closes. A read that reaches the end
+    /// records the closing fences it passed ([`Entries::closers_ahead`]).
     fn closer(
-        &self,
+        &mut self,
         from: u64,
         number: usize,
         open: (u8, usize),
     ) -> Result<Option<usize>, LogError> {
         let mut ahead = Lines::new(self.content, from, self.lines.limits, self.file)?;
+        let mut steps: [Vec<(usize, usize)>; 2] = [Vec::new(), Vec::new()];
         while let Some(line) = ahead.next_line()? {
             if fence_closes(line.text, open) {
                 return Ok(Some(number + ahead.number));
             }
+            if let Some((ch, run)) = closing_run(line.text) {
+                let falling = &mut steps[fence_slot(ch)];
+                while falling.last().is_some_and(|&(_, r)| r <= run) {
+                    falling.pop();
+                }
+                falling.push((number + ahead.number, run));
+            }
+        }
+        if self.closers_ahead.is_none() {
+            self.closers_ahead = Some(steps);
         }
         Ok(None)
     }
@@ -446,7 +465,7 @@ impl<'a> Entries<'a> {
         ArchiveSummary {
             entries: self.count,
             present: self.present,
-            unclosed_fence: self.unclosable != [usize::MAX; 2],
+            unclosed_fence: self.closers_ahead.is_some(),
             tail_from: if self.last_content.is_some() {
                 self.before_last_content
             } else {
@@ -454,6 +473,17 @@ impl<'a> Entries<'a> {
             },
         }
     }
+}
+
+fn fence_slot(ch: u8) -> usize {
+    usize::from(ch == b'~')
+}
+
+/// The longest closing fence on line `line` or after, from the falling steps of
+/// [`Entries::closers_ahead`] (0 when none).
+fn longest_from(steps: &[(usize, usize)], line: usize) -> usize {
+    let i = steps.partition_point(|&(at, _)| at < line);
+    steps.get(i).map_or(0, |&(_, run)| run)
 }
 
 /// What reading a whole archive found beside its entries.
@@ -1935,6 +1965,49 @@ mod tests {
                 assert_eq!(present, !text.trim().is_empty());
             }
         }
+    }
+
+    /// Content that counts the bytes its readers hand out.
+    struct Counted<'a>(&'a [u8], std::cell::Cell<u64>);
+
+    impl Content for Counted<'_> {
+        fn content_len(&self) -> u64 {
+            self.0.len() as u64
+        }
+
+        fn open_at(&self, at: u64) -> io::Result<Box<dyn Read + '_>> {
+            let at = usize::try_from(at).unwrap().min(self.0.len());
+            self.1.set(self.1.get() + (self.0.len() - at) as u64);
+            Ok(Box::new(&self.0[at..]))
+        }
+    }
+
+    #[test]
+    fn fences_that_never_close_are_read_ahead_once_and_entries_stay_those_of_a_whole_parse() {
+        // Fences of falling length never close (a closer is at least as long): each used to
+        // read ahead to the end, n reads of the rest of the file.
+        let mut text = String::from("# A\n\n## [2026-01-01] a: fences\n\n");
+        for i in 0..300 {
+            text.push_str(&"`".repeat(303 - i));
+            text.push('\n');
+        }
+        // Closed pairs and an entry after them are still found, as a whole parse finds them.
+        text.push_str("~~~\n## [2026-01-02] in code\n~~~\n\n## [2026-01-03] b: after\n");
+        let counted = Counted(text.as_bytes(), std::cell::Cell::new(0));
+        let mut s = Entries::new(&counted, Limits::default(), ARCHIVE_FILE).unwrap();
+        let mut got = Vec::new();
+        while let Some(e) = s.next_entry().unwrap() {
+            got.push(e);
+        }
+        assert_eq!(got, log::LogFile::parse(&text).entries);
+        assert_eq!(got.len(), 2);
+        assert!(s.summary().unclosed_fence);
+        let read = counted.1.get();
+        assert!(
+            read <= 3 * text.len() as u64,
+            "{read} bytes read of {}",
+            text.len()
+        );
     }
 
     #[test]

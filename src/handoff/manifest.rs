@@ -166,8 +166,22 @@ impl Manifest {
     /// is absolute or contains `..` (it could make a later write or read leave the
     /// directory).
     pub fn parse(path: &str, bytes: &[u8]) -> Result<Manifest> {
+        Manifest::parse_with(path, bytes, super::json::from_str)
+    }
+
+    /// Parses a manifest that is only read, never written back (a base commit's, compared
+    /// with the new one): a number a [`Value`] cannot hold exactly is taken as it holds it.
+    pub fn parse_read_only(path: &str, bytes: &[u8]) -> Result<Manifest> {
+        Manifest::parse_with(path, bytes, super::json::from_str_read_only)
+    }
+
+    fn parse_with(
+        path: &str,
+        bytes: &[u8],
+        json: fn(&str) -> std::result::Result<Value, super::json::JsonError>,
+    ) -> Result<Manifest> {
         let text = decode_text(path, bytes)?;
-        let value: Value = super::json::from_str(text).map_err(|e| {
+        let value: Value = json(text).map_err(|e| {
             conflict_error(path, text).unwrap_or_else(|| {
                 Error::invalid(path, Some(e.line()), e.describe("malformed JSON"))
             })

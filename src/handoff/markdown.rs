@@ -94,30 +94,59 @@ pub(crate) fn fence_closes(line: &str, (ch, len): (u8, usize)) -> bool {
 /// never closes is not treated as one: otherwise a stray ```` ``` ```` in one log entry would
 /// swallow every entry after it.
 pub(crate) fn code_mask(lines: &[Line<'_>]) -> Vec<bool> {
+    code_mask_counting(lines, &mut 0)
+}
+
+/// [`code_mask`], counting the lines its searches for a closer read (`steps`): linear in the
+/// lines whatever they hold.
+fn code_mask_counting(lines: &[Line<'_>], steps: &mut usize) -> Vec<bool> {
     let mut mask = vec![false; lines.len()];
-    // Per fence character, the shortest fence a search already found no closer for: a
-    // closer must be at least as long as its opening, so no later fence of that character
-    // and at least that length can close either. Without this, thousands of lines opening a
-    // fence that never closes would each search to the end of the file.
-    let mut unclosable = [usize::MAX; 2];
+    // Per fence character, the longest closing fence at or after each line: an opening
+    // fence searches for its closer only when one that long is ahead, so each search ends
+    // at a closer and the lines it read are then skipped. Without this, fences of falling
+    // length that never close would each search to the end of the file.
     let slot = |ch: u8| usize::from(ch == b'~');
+    let mut longest_ahead = [vec![0; lines.len() + 1], vec![0; lines.len() + 1]];
+    for (j, line) in lines.iter().enumerate().rev() {
+        for ahead in &mut longest_ahead {
+            ahead[j] = ahead[j + 1];
+        }
+        if let Some((ch, len)) = closing_run(line.text) {
+            let s = slot(ch);
+            longest_ahead[s][j] = longest_ahead[s][j].max(len);
+        }
+    }
     let mut i = 0;
     while i < lines.len() {
         if let Some(open) = fence_open(lines[i].text)
-            && open.1 < unclosable[slot(open.0)]
+            && longest_ahead[slot(open.0)][i + 1] >= open.1
         {
-            match (i + 1..lines.len()).find(|&j| fence_closes(lines[j].text, open)) {
-                Some(close) => {
-                    mask[i..=close].iter_mut().for_each(|m| *m = true);
-                    i = close + 1;
-                    continue;
-                }
-                None => unclosable[slot(open.0)] = open.1,
-            }
+            let close = (i + 1..lines.len())
+                .find(|&j| {
+                    *steps += 1;
+                    fence_closes(lines[j].text, open)
+                })
+                .expect("a closing fence at least as long lies ahead");
+            mask[i..=close].iter_mut().for_each(|m| *m = true);
+            i = close + 1;
+            continue;
         }
         i += 1;
     }
     mask
+}
+
+/// The fence a line could close with: its character and run, when the line is up to three
+/// spaces, a run of ``` ` ``` or `~`, and blanks.
+pub(crate) fn closing_run(line: &str) -> Option<(u8, usize)> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let rest = &line[indent..];
+    let ch = *rest.as_bytes().first()?;
+    if indent > 3 || (ch != b'`' && ch != b'~') {
+        return None;
+    }
+    let run = rest.bytes().take_while(|b| *b == ch).count();
+    rest[run..].trim().is_empty().then_some((ch, run))
 }
 
 /// The first line (0-based) that opens a code fence no later line closes, outside the
@@ -128,74 +157,39 @@ pub(crate) fn unclosed_fence(lines: &[Line<'_>]) -> Option<usize> {
     (0..lines.len()).find(|&i| !mask[i] && fence_open(lines[i].text).is_some())
 }
 
-/// The first line (0-based) that opens an HTML comment (`<!--`) nothing after it closes
-/// (`-->`), outside fenced blocks and code spans: a renderer hides everything after it,
-/// so entries appended after it would vanish from view although they are still there.
-pub(crate) fn unclosed_comment(lines: &[Line<'_>]) -> Option<usize> {
-    let mask = code_mask(lines);
+/// Where `text`'s raw HTML opens a comment (`<!--`) that nothing after it in raw HTML closes
+/// (`-->`): the byte offset of the opening. A browser reading the rendered file hides
+/// everything after it, so entries appended after it would vanish from view although they
+/// are still there. Raw HTML is what `CommonMark` passes through (HTML blocks, inline HTML);
+/// text, code spans and code blocks are escaped when rendered, so a marker there neither
+/// opens nor closes a comment, and an inline `<!--` nothing closes is literal text.
+pub(crate) fn unclosed_comment(text: &str) -> Option<usize> {
+    use pulldown_cmark::{Event, Options, Parser};
     let mut open = None;
-    for (i, line) in lines.iter().enumerate() {
-        if mask[i] {
+    for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
+        let (Event::Html(html) | Event::InlineHtml(html)) = event else {
             continue;
-        }
-        for mut rest in outside_code_spans(line.text) {
-            loop {
-                if open.is_none() {
-                    let Some(k) = rest.find("<!--") else { break };
-                    rest = &rest[k + 4..];
-                    // `<!-->` and `<!--->` are whole (empty) comments in CommonMark.
-                    if let Some(after) = rest.strip_prefix('>').or_else(|| rest.strip_prefix("->"))
-                    {
-                        rest = after;
-                    } else {
-                        open = Some(i);
-                    }
+        };
+        let mut rest: &str = &html;
+        loop {
+            if open.is_none() {
+                let Some(k) = rest.find("<!--") else { break };
+                let offset = range.start + (html.len() - rest.len()) + k;
+                rest = &rest[k + 4..];
+                // `<!-->` and `<!--->` are whole (empty) comments in HTML.
+                if let Some(after) = rest.strip_prefix('>').or_else(|| rest.strip_prefix("->")) {
+                    rest = after;
                 } else {
-                    let Some(k) = rest.find("-->") else { break };
-                    rest = &rest[k + 3..];
-                    open = None;
+                    open = Some(offset.min(range.end));
                 }
+            } else {
+                let Some(k) = rest.find("-->") else { break };
+                rest = &rest[k + 3..];
+                open = None;
             }
         }
     }
     open
-}
-
-/// The parts of a line outside its code spans (a run of backticks up to the next run of the
-/// same length); a run that nothing closes is literal text. Linear: each run's closer is
-/// found once, from the right.
-fn outside_code_spans(line: &str) -> Vec<&str> {
-    let bytes = line.as_bytes();
-    let mut runs = Vec::new();
-    let mut i = 0;
-    while let Some(at) = memchr::memchr(b'`', &bytes[i..]) {
-        let start = i + at;
-        let len = bytes[start..].iter().take_while(|b| **b == b'`').count();
-        runs.push((start, len));
-        i = start + len;
-    }
-    if runs.is_empty() {
-        return vec![line];
-    }
-    let mut closer = vec![None; runs.len()];
-    let mut next_of_len = std::collections::HashMap::new();
-    for (k, &(_, len)) in runs.iter().enumerate().rev() {
-        closer[k] = next_of_len.insert(len, k);
-    }
-    let mut parts = Vec::new();
-    let (mut from, mut k) = (0, 0);
-    while k < runs.len() {
-        match closer[k] {
-            Some(c) => {
-                parts.push(&line[from..runs[k].0]);
-                from = runs[c].0 + runs[c].1;
-                k = c + 1;
-            }
-            None => k += 1,
-        }
-    }
-    parts.push(&line[from..]);
-    parts
 }
 
 /// One cell of a pipe-table row.
@@ -278,18 +272,49 @@ mod tests {
     }
 
     #[test]
-    fn an_html_comment_left_open_is_found_outside_code_only() {
-        let open = |text: &str| unclosed_comment(&lines(text));
-        assert_eq!(open("a\n<!-- draft\n## b\n"), Some(1));
-        assert_eq!(open("a <!-- x --> b <!--\nc\n"), Some(0));
+    fn an_html_comment_left_open_is_found_in_raw_html_only() {
+        let open = |text: &str| unclosed_comment(text);
+        // An HTML block that opens a comment and never closes it, at its offset.
+        assert_eq!(open("a\n\n<!-- draft\n## b\n"), Some(3));
         assert_eq!(open("<!--\n## b\n-->\ntext\n"), None);
         assert_eq!(open("<!--> and <!---> are whole\n"), None);
-        // Written about, not written: in a code span or a fenced block.
-        assert_eq!(open("the `<!--` marker and ``a ` <!-- b``\n"), None);
-        assert_eq!(open("```html\n<!--\n```\n"), None);
-        // A backtick run nothing closes is literal: the comment after it is real.
-        assert_eq!(open("a ` b <!-- c\n"), Some(0));
-        assert_eq!(open("`` x ` <!-- y\n"), Some(0));
+        // Raw HTML passes a code span's backticks through: the comment is real.
+        assert_eq!(open("x\n\n<div>\n`<!--`\n</div>\n"), Some(10));
+        assert!(open("<details>\n```\n<!-- x\n```\n</details>\n").is_some());
+        assert!(open("<details>\n\n```\n<!-- x\n```\n\n</details>\n").is_none());
+        // Text, code spans (across lines too), indented code and escapes are not raw HTML.
+        for text in [
+            "the `<!--` marker and ``a ` <!-- b``\n",
+            "```html\n<!--\n```\n",
+            "Example:\n\n    <!-- indented code block\n",
+            "Escaped \\<!-- marker\n",
+            "Removed a stray <!-- from the README\n",
+            "Span `across\nlines <!-- here`\n",
+        ] {
+            assert_eq!(open(text), None, "{text:?}");
+        }
+        // A comment closed by a later raw `-->`, inline or in a block.
+        assert_eq!(open("<!-- x `-->` y\n"), None);
+        assert_eq!(open("text <!-- a\nb --> c\n"), None);
+    }
+
+    #[test]
+    fn fences_of_falling_length_that_never_close_are_read_in_linear_steps() {
+        let steps = |n: usize| {
+            let text: String = (0..n).map(|i| "`".repeat(n - i + 3) + "\n").collect();
+            let mut steps = 0;
+            let mask = code_mask_counting(&lines(&text), &mut steps);
+            // A shorter fence never closes a longer one: nothing is masked, nothing searched.
+            assert!(mask.iter().all(|m| !m), "{n}");
+            steps
+        };
+        assert_eq!(steps(200), 0);
+        // Closed pairs are still found; their lines are read once.
+        let text = "```\na\n```\n~~~~\nb\n~~~~\n".repeat(100);
+        let mut steps = 0;
+        let mask = code_mask_counting(&lines(&text), &mut steps);
+        assert!(mask.iter().all(|m| *m));
+        assert_eq!(steps, 400);
     }
 
     #[test]

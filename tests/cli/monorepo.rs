@@ -130,7 +130,7 @@ fn a_change_in_two_of_three_packages_gates_both_and_only_them() {
     assert!(out.stdout.contains("2 handoff directories"), "{out}");
     assert!(
         out.stdout
-            .contains("hint: update packages/web/.ai/handoff/STATUS.md, run `git aahp --dir packages/web/.ai/handoff manifest`, stage packages/web/.ai/handoff/ and retry"),
+            .contains("hint: update packages/web/.ai/handoff/STATUS.md, run `git aahp --dir=packages/web/.ai/handoff manifest`, stage packages/web/.ai/handoff/ and retry"),
         "{out}"
     );
 

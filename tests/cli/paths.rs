@@ -277,10 +277,10 @@ fn a_directory_named_with_dir_is_judged_before_it_is_tracked_and_hints_quote_it(
     out.assert_code(1);
     assert!(
         out.stdout
-            .contains("`git aahp --dir 'my notes/handoff' manifest`")
+            .contains("`git aahp --dir='my notes/handoff' manifest`")
             || out
                 .stderr
-                .contains("`git aahp --dir 'my notes/handoff' manifest`"),
+                .contains("`git aahp --dir='my notes/handoff' manifest`"),
         "{out}"
     );
     // A directory named that is not there is still reported missing.

@@ -405,7 +405,7 @@ fn task_refuses_a_missing_or_malformed_manifest() {
     out.assert_code(2);
     assert!(
         out.stderr
-            .contains(".ai/handoff/MANIFEST.json:68: the number 99999999999999999999999 would not be written back"),
+            .contains(".ai/handoff/MANIFEST.json:68: the number 99999999999999999999999 would be written back as 1e+23"),
         "{out}"
     );
     repo.write(MANIFEST, "{\n  \"tasks\": {\n");

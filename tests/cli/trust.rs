@@ -311,7 +311,7 @@ fn trust_verify_needs_a_command_and_runs_it_without_a_shell() {
     exit: 2
     --- stdout ---
     --- stderr ---
-    error: a claim becomes verified only with an external anchor: give the command that proves it after `--`, e.g. `git aahp trust verify "Build passes" -- cargo test`, or name a check in its row's Check column
+    error: a claim becomes verified only with an external anchor: give the command that proves it after `--`, e.g. `git aahp trust verify 'Build passes' -- cargo test`, or name a check in its row's Check column
     "#);
     // One argv element, not a shell line: there is no program called "true; false".
     let out = assert_untouched(

@@ -510,3 +510,22 @@ fn a_check_stopped_at_its_limit_takes_what_it_started_with_it() {
     );
     assert_ne!(repo.read(TRUST), before, "a failed check is recorded");
 }
+
+#[test]
+fn a_hint_naming_a_claim_pastes_into_a_shell_without_running_it() {
+    // A claim is text an agent wrote: shown in a command to paste, it is one single-quoted
+    // word, so `$(…)` and backticks in it stay text.
+    let repo = TestRepo::new();
+    repo.aahp(&["init", "--project", "demo"]).assert_code(0);
+    let trust = repo.read(".ai/handoff/TRUST.md").replace(
+        "| Project builds | untested | - | - | - | 7d | - | not checked yet |",
+        "| Cache is warm $(touch pwned) `id` | verified | tool_verified | - | - | - | - | x |",
+    );
+    repo.write(".ai/handoff/TRUST.md", trust);
+    let out = repo.aahp(&["verify"]);
+    assert!(
+        out.stdout
+            .contains("`git aahp trust verify 'Cache is warm $(touch pwned) `id`' -- CMD`"),
+        "{out}"
+    );
+}

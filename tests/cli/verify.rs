@@ -267,7 +267,7 @@ fn verify_fails_when_a_task_is_dropped_or_the_id_goes_back() {
         out.stderr.contains(".ai/handoff/MANIFEST.json:")
             && out
                 .stderr
-                .contains("99999999999999999999999 would not be written back"),
+                .contains("99999999999999999999999 would be written back as 1e+23"),
         "{out}"
     );
     // One that fits but is not a counter still reads as what it is.
@@ -283,6 +283,36 @@ fn verify_fails_when_a_task_is_dropped_or_the_id_goes_back() {
             .contains("next_task_id is not a positive integer below 2^64 (it was 3)"),
         "{out}"
     );
+}
+
+#[test]
+fn a_base_manifest_with_a_number_the_tool_cannot_keep_still_has_its_tasks_compared() {
+    // The base is only read: a number the tool would refuse to write back must not turn
+    // the task check off for the change that fixes it (and drops every task).
+    let repo = handoff_repo();
+    let mut m: serde_json::Value =
+        serde_json::from_str(&repo.read(".ai/handoff/MANIFEST.json")).unwrap();
+    m["tasks"] = serde_json::json!({"T-001": {"title": "a", "status": "ready"}});
+    m["next_task_id"] = serde_json::json!(2);
+    let text = serde_json::to_string_pretty(&m).unwrap().replacen(
+        "{\n",
+        "{\n  \"ratio\": 0.30000000000000001,\n",
+        1,
+    );
+    repo.write(".ai/handoff/MANIFEST.json", text);
+    repo.git(&["commit", "-q", "--no-verify", "-am", "base"]);
+    let base = repo.git(&["rev-parse", "HEAD"]);
+    m["tasks"] = serde_json::json!({});
+    m["next_task_id"] = serde_json::json!(1);
+    repo.write(
+        ".ai/handoff/MANIFEST.json",
+        serde_json::to_string_pretty(&m).unwrap(),
+    );
+    repo.aahp(&["manifest", "-q"]).assert_code(0);
+    repo.git(&["commit", "-q", "--no-verify", "-am", "drop the tasks"]);
+    let out = repo.aahp(&["verify", "--level", "ci", "--base", base.trim()]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("task T-001 was dropped"), "{out}");
 }
 
 #[test]
