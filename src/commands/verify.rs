@@ -133,7 +133,7 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         )
     };
     Some(match layer {
-        "schema" => format!("regenerate {d}/MANIFEST.json with `{manifest}`"),
+        "schema" => format!("regenerate {d}/MANIFEST.json with `{manifest}` and stage {d}/"),
         "checksums" => format!(
             "a handoff file changed after the manifest was written: review the change, run `{manifest}`, stage {d}/ and retry"
         ),

@@ -283,6 +283,14 @@ fn a_directory_named_with_dir_is_judged_before_it_is_tracked_and_hints_quote_it(
                 .contains("`git aahp --dir='my notes/handoff' manifest`"),
         "{out}"
     );
+    // Before a commit only what is staged counts: the hint says to stage the directory.
+    let out = repo.aahp(&["--dir", dir, "verify", "--level", "precommit"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr.contains("and stage my notes/handoff/")
+            || out.stdout.contains("and stage my notes/handoff/"),
+        "{out}"
+    );
     // A directory named that is not there is still reported missing.
     let out = repo.aahp(&["--dir", "elsewhere/handoff", "verify"]);
     out.assert_code(2);
