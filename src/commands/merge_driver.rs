@@ -494,7 +494,8 @@ fn renumbering_entry(
         format!("{rel_dir}/{MANIFEST}")
     };
     // A side without the file has no tasks; a link, an oversized blob or a manifest that
-    // does not parse gives no entry (the manifest's own merge reports it).
+    // does not parse gives no entry (the manifest's own merge reports it). Only read here:
+    // a number the merged manifest could not keep is the manifest merge's to refuse.
     let manifest_at = |c: Option<gix::ObjectId>| -> Result<Option<Manifest>> {
         let Some(file) = c
             .map(|c| repo.tree_file_at(c, &path))
@@ -511,7 +512,7 @@ fn renumbering_entry(
         Ok(repo
             .blob_within(file.id, crate::handoff::max_bytes(MANIFEST))?
             .ok()
-            .and_then(|bytes| Manifest::parse(&path, &bytes).ok()))
+            .and_then(|bytes| Manifest::parse_read_only(&path, &bytes).ok()))
     };
     let base = repo.merge_base(ours, theirs)?;
     let (Some(b), Some(o), Some(t)) = (

@@ -86,7 +86,7 @@ pub fn from_slice(bytes: &[u8]) -> Result<Value, JsonError> {
 
 /// The first number of a well-formed document that a [`Value`] would not write back with
 /// the same value, as an error naming its line.
-fn refuse_inexact_numbers(doc: &[u8]) -> Result<(), JsonError> {
+pub(crate) fn refuse_inexact_numbers(doc: &[u8]) -> Result<(), JsonError> {
     let (mut i, mut line) = (0, 1);
     while i < doc.len() {
         match doc[i] {
@@ -137,8 +137,31 @@ fn refuse_inexact_numbers(doc: &[u8]) -> Result<(), JsonError> {
 /// that is not the same decimal value (`None` when it is: an integer within 64 bits, or a
 /// decimal whose double, printed shortest, is the same decimal).
 fn written_back(lexeme: &str) -> Option<String> {
+    if plainly_exact(lexeme) {
+        return None;
+    }
     let back = serde_json::from_str::<Value>(lexeme).ok()?.to_string();
     (decimal(lexeme) != decimal(&back)).then_some(back)
+}
+
+/// A cheap sufficient test, so a document of millions of numbers costs no allocation per
+/// number: an integer within 64 bits, or a short decimal of at most 15 significant digits
+/// (a double's guaranteed precision) whose exponent keeps it far from a double's limits.
+fn plainly_exact(lexeme: &str) -> bool {
+    let (mantissa, exponent) = match lexeme.find(['e', 'E']) {
+        Some(at) => (&lexeme[..at], Some(&lexeme[at + 1..])),
+        None => (lexeme, None),
+    };
+    if exponent.is_none() && !mantissa.contains('.') {
+        return lexeme.parse::<u64>().is_ok() || lexeme.parse::<i64>().is_ok();
+    }
+    let significant = mantissa
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .skip_while(|&c| c == b'0')
+        .count();
+    let exponent = exponent.map_or(Some(0), |e| e.parse::<i32>().ok());
+    lexeme.len() <= 24 && significant <= 15 && exponent.is_some_and(|e| e.abs() <= 280)
 }
 
 /// A decimal number's value as (significant digits without leading or trailing zeros,
@@ -297,6 +320,8 @@ mod tests {
             ("0.30000000000000004", None),
             ("1e22", None),
             ("-0", None),
+            ("0.000000000000000000001", None),
+            ("123.456e-280", None),
         ] {
             assert_eq!(written_back(lexeme).as_deref(), back, "{lexeme}");
         }

@@ -580,6 +580,9 @@ impl ArchiveIndex {
                 "expected an object {\"version\": 1, \"entries\": [...]}".into(),
             ));
         };
+        // Its other keys are written back when it is rewritten.
+        super::json::refuse_inexact_numbers(text.as_bytes())
+            .map_err(|e| malformed(Some(e.line()), e.to_string()))?;
         let (list, legacy) = match (doc.get("entries"), doc.get("archived")) {
             (Some(list), _) => {
                 if doc.get("version").and_then(Value::as_f64) != Some(1.0) {
@@ -1008,14 +1011,25 @@ fn refuse_unclosed_blocks(moved: &[&LogEntry]) -> Result<(), LogError> {
                  (a line of ``` after the code) and rerun",
             ));
         }
-        if let Some(at) = markdown::unclosed_comment(&entry.raw) {
+        if let Some((at, what)) = markdown::left_open(&entry.raw) {
             let i = lines.partition_point(|l| l.next <= at);
             return Err(refuse(
                 i,
-                "opens an HTML comment here (`<!--`) that it never closes (a log heading \
-                 inside a comment still starts an entry, as the reference splits them); \
-                 archived, it would hide every entry after it when the archive is rendered: \
-                 close it (`-->`) before the next `## [` heading and rerun",
+                match what {
+                    markdown::LeftOpen::Comment => {
+                        "opens an HTML comment here (`<!--`) that it never closes (a log \
+                         heading inside a comment still starts an entry, as the reference \
+                         splits them); archived, it would hide every entry after it when the \
+                         archive is rendered: close it (`-->`) before the next `## [` heading \
+                         and rerun"
+                    }
+                    markdown::LeftOpen::Block => {
+                        "opens an HTML block here (`<pre>`, `<script>`, `<style>`, \
+                         `<textarea>`, `<?`, `<!…`) that it never ends; archived, every entry \
+                         after it would be read as part of it when the archive is rendered: end \
+                         it (its closing tag or marker) and rerun"
+                    }
+                },
             ));
         }
     }

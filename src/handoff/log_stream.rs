@@ -195,10 +195,39 @@ impl<'a> Lines<'a> {
         }
     }
 
+    /// Among the lines read into the buffer and not yet taken, the first (1-based) that
+    /// closes the fence `open`; `None` when none does (or a line there is not UTF-8, or the
+    /// buffer ends before telling where a line ends): the caller reads ahead then.
+    fn buffered_closer(&self, open: (u8, usize)) -> Option<usize> {
+        let mut hay = &self.buf[self.pos..self.end];
+        let mut k = 0;
+        loop {
+            let (line, rest) = match memchr::memchr2(b'\n', b'\r', hay) {
+                Some(i) => {
+                    let crlf = hay[i] == b'\r' && hay.get(i + 1) == Some(&b'\n');
+                    let rest = &hay[i + 1 + usize::from(crlf)..];
+                    // A CR ending the buffer may be the first half of a CRLF.
+                    let undecided = hay[i] == b'\r' && i + 1 == hay.len() && !self.eof;
+                    (&hay[..i], (!undecided).then_some(rest))
+                }
+                None if self.eof && !hay.is_empty() => (hay, Some(&hay[hay.len()..])),
+                None => return None,
+            };
+            k += 1;
+            if fence_closes(std::str::from_utf8(line).ok()?, open) {
+                return Some(k);
+            }
+            hay = rest?;
+            if hay.is_empty() {
+                return None;
+            }
+        }
+    }
+
     fn too_long(&self) -> LogError {
         LogError::Malformed {
             file: self.file.into(),
-            line: Some(self.number + 1),
+            line: Some(self.newlines + 1),
             message: format!(
                 "line is longer than {} bytes; an archived entry comes from LOG.md, which holds at most that much",
                 self.limits.max_entry
@@ -424,7 +453,13 @@ impl<'a> Entries<'a> {
         number: usize,
         open: (u8, usize),
     ) -> Result<Option<usize>, LogError> {
+        // Most fences close within the lines already read: no reader is opened for them.
+        if let Some(k) = self.lines.buffered_closer(open) {
+            return Ok(Some(number + k));
+        }
         let mut ahead = Lines::new(self.content, from, self.lines.limits, self.file)?;
+        // Its errors name lines of the file, not of the read ahead.
+        ahead.newlines = self.lines.newlines;
         let mut steps: [Vec<(usize, usize)>; 2] = [Vec::new(), Vec::new()];
         while let Some(line) = ahead.next_line()? {
             if fence_closes(line.text, open) {
@@ -1034,7 +1069,12 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
                 }
                 _ => match self.0.others.as_mut() {
                     Some(others) => {
-                        let value = map.next_value::<Value>()?;
+                        // Kept to be written back: a number it cannot keep is refused, as
+                        // in every JSON document the tool rewrites.
+                        let raw = map.next_value::<Box<serde_json::value::RawValue>>()?;
+                        super::json::refuse_inexact_numbers(raw.get().as_bytes())
+                            .map_err(|e| de::Error::custom(format!("`{key}`: {e}")))?;
+                        let value = serde_json::from_str(raw.get()).map_err(de::Error::custom)?;
                         others.insert(key, value);
                     }
                     None => {
@@ -1915,6 +1955,13 @@ mod tests {
         }
     }
 
+    fn tiny_with(chunk: usize) -> Limits {
+        Limits {
+            chunk,
+            ..Limits::default()
+        }
+    }
+
     fn entry(date: &str, n: usize) -> String {
         format!("## [{date}] agent-{n}: Session é{n}\n\n**Agent:** agent-{n}\n\n- did {n}\n")
     }
@@ -2007,6 +2054,66 @@ mod tests {
             read <= 3 * text.len() as u64,
             "{read} bytes read of {}",
             text.len()
+        );
+    }
+
+    /// Content that counts the readers opened on it.
+    struct Opens<'a>(&'a dyn Content, std::cell::Cell<usize>);
+
+    impl Content for Opens<'_> {
+        fn content_len(&self) -> u64 {
+            self.0.content_len()
+        }
+
+        fn open_at(&self, at: u64) -> io::Result<Box<dyn Read + '_>> {
+            self.1.set(self.1.get() + 1);
+            self.0.open_at(at)
+        }
+    }
+
+    #[test]
+    fn closed_fences_open_no_reader_and_errors_ahead_name_the_files_line() {
+        // Each fence used to open a reader at its line (a file open and a 64 KiB read).
+        let mut text = String::from("# A\n\n## [2026-01-01] a: fences\n\n");
+        for i in 0..2000 {
+            text.push_str(if i % 2 == 0 {
+                "```\ncode\n```\n"
+            } else {
+                "~~~~\r\nx\r\n~~~~\r\n"
+            });
+        }
+        text.push_str("## [2026-01-02] b: after\n");
+        for chunk in [7, 4096, CHUNK] {
+            let counted = Counted(text.as_bytes(), std::cell::Cell::new(0));
+            let opens = Opens(&counted, std::cell::Cell::new(0));
+            let mut s = Entries::new(&opens, tiny_with(chunk), ARCHIVE_FILE).unwrap();
+            let mut got = Vec::new();
+            while let Some(e) = s.next_entry().unwrap() {
+                got.push(e);
+            }
+            assert_eq!(got, log::LogFile::parse(&text).entries, "chunk {chunk}");
+            // Only a fence whose closer lies past what was read opens a reader.
+            let most = text.len().div_ceil(chunk) + 1;
+            assert!(
+                opens.1.get() <= most,
+                "chunk {chunk}: {} readers",
+                opens.1.get()
+            );
+        }
+        // A read ahead that meets bad input names the line in the file.
+        let bad = b"# A\n\n## [2026-01-01] a\n\n```\nx\n\xff\n";
+        let content = Bytes(bad);
+        let mut s = Entries::new(&content, Limits::default(), ARCHIVE_FILE).unwrap();
+        let err = loop {
+            match s.next_entry() {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("no error"),
+                Err(e) => break e,
+            }
+        };
+        assert!(
+            matches!(err, LogError::Malformed { line: Some(7), .. }),
+            "{err:?}"
         );
     }
 

@@ -157,36 +157,68 @@ pub(crate) fn unclosed_fence(lines: &[Line<'_>]) -> Option<usize> {
     (0..lines.len()).find(|&i| !mask[i] && fence_open(lines[i].text).is_some())
 }
 
-/// Where `text`'s raw HTML opens a comment (`<!--`) that nothing after it in raw HTML closes
-/// (`-->`): the byte offset of the opening. A browser reading the rendered file hides
-/// everything after it, so entries appended after it would vanish from view although they
-/// are still there. Raw HTML is what `CommonMark` passes through (HTML blocks, inline HTML);
-/// text, code spans and code blocks are escaped when rendered, so a marker there neither
-/// opens nor closes a comment, and an inline `<!--` nothing closes is literal text.
-pub(crate) fn unclosed_comment(text: &str) -> Option<usize> {
-    use pulldown_cmark::{Event, Options, Parser};
-    let mut open = None;
-    for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
-        let (Event::Html(html) | Event::InlineHtml(html)) = event else {
-            continue;
-        };
-        let mut rest: &str = &html;
-        loop {
-            if open.is_none() {
-                let Some(k) = rest.find("<!--") else { break };
-                let offset = range.start + (html.len() - rest.len()) + k;
-                rest = &rest[k + 4..];
-                // `<!-->` and `<!--->` are whole (empty) comments in HTML.
-                if let Some(after) = rest.strip_prefix('>').or_else(|| rest.strip_prefix("->")) {
-                    rest = after;
-                } else {
-                    open = Some(offset.min(range.end));
-                }
-            } else {
-                let Some(k) = rest.find("-->") else { break };
-                rest = &rest[k + 3..];
-                open = None;
+/// What a LOG entry leaves open at its end, read as a Markdown renderer reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LeftOpen {
+    /// Its raw HTML opens a comment (`<!--`) that nothing after it in raw HTML closes
+    /// (`-->`): a browser hides everything after it.
+    Comment,
+    /// A block that runs on until its end marker (an HTML block opened by `<pre>`,
+    /// `<script>`, `<style>`, `<textarea>`, `<?`, `<!X` or `<![CDATA[`): what follows in the
+    /// file, the next entry's heading included, is read as part of it.
+    Block,
+}
+
+/// Where `entry` leaves something open that would take in what follows it in the archive
+/// (the byte offset of its start, and what it is). Found by parsing the entry followed by
+/// the separator and a heading, as the archive joins entries: the heading must come out as
+/// one. Raw HTML is what `CommonMark` passes through (HTML blocks, inline HTML); text, code
+/// spans and code blocks are escaped when rendered, so a marker there neither opens nor
+/// closes a comment, and an inline `<!--` nothing closes is literal text.
+pub(crate) fn left_open(entry: &str) -> Option<(usize, LeftOpen)> {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    const JOIN: &str = "\n\n---\n\n";
+    let body = entry.trim_end_matches(|c: char| c.is_ascii_whitespace());
+    let text = format!("{body}{JOIN}## [2000-01-01] probe\n");
+    let probe = body.len() + JOIN.len();
+    let (mut comment, mut taken_in, mut heading) = (None, None, false);
+    for (event, range) in Parser::new_ext(&text, Options::empty()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { .. }) if range.start == probe => heading = true,
+            Event::Start(_) if range.start < body.len() && range.end > probe => {
+                taken_in.get_or_insert(range.start);
             }
+            Event::Html(html) | Event::InlineHtml(html) if range.start < body.len() => {
+                comment = comment_state(&html, range.start, comment);
+            }
+            _ => {}
+        }
+    }
+    if let Some(at) = comment {
+        return Some((at, LeftOpen::Comment));
+    }
+    (!heading).then(|| (taken_in.unwrap_or(body.len()), LeftOpen::Block))
+}
+
+/// The comment left open after the raw HTML `html` (which starts at offset `start`), given
+/// the one open before it (its opening's offset).
+fn comment_state(html: &str, start: usize, mut open: Option<usize>) -> Option<usize> {
+    let mut rest = html;
+    loop {
+        if open.is_none() {
+            let Some(k) = rest.find("<!--") else { break };
+            let offset = start + (html.len() - rest.len()) + k;
+            rest = &rest[k + 4..];
+            // `<!-->` and `<!--->` are whole (empty) comments in HTML.
+            if let Some(after) = rest.strip_prefix('>').or_else(|| rest.strip_prefix("->")) {
+                rest = after;
+            } else {
+                open = Some(offset);
+            }
+        } else {
+            let Some(k) = rest.find("-->") else { break };
+            rest = &rest[k + 3..];
+            open = None;
         }
     }
     open
@@ -273,7 +305,9 @@ mod tests {
 
     #[test]
     fn an_html_comment_left_open_is_found_in_raw_html_only() {
-        let open = |text: &str| unclosed_comment(text);
+        let open = |text: &str| {
+            left_open(text).and_then(|(at, what)| (what == LeftOpen::Comment).then_some(at))
+        };
         // An HTML block that opens a comment and never closes it, at its offset.
         assert_eq!(open("a\n\n<!-- draft\n## b\n"), Some(3));
         assert_eq!(open("<!--\n## b\n-->\ntext\n"), None);
@@ -281,6 +315,8 @@ mod tests {
         // Raw HTML passes a code span's backticks through: the comment is real.
         assert_eq!(open("x\n\n<div>\n`<!--`\n</div>\n"), Some(10));
         assert!(open("<details>\n```\n<!-- x\n```\n</details>\n").is_some());
+        // A comment block that runs to the end is open either way.
+        assert!(left_open("<!-- x\ny\n").is_some());
         assert!(open("<details>\n\n```\n<!-- x\n```\n\n</details>\n").is_none());
         // Text, code spans (across lines too), indented code and escapes are not raw HTML.
         for text in [
@@ -296,6 +332,33 @@ mod tests {
         // A comment closed by a later raw `-->`, inline or in a block.
         assert_eq!(open("<!-- x `-->` y\n"), None);
         assert_eq!(open("text <!-- a\nb --> c\n"), None);
+    }
+
+    #[test]
+    fn an_html_block_that_runs_to_its_end_marker_takes_in_what_follows() {
+        for (text, at) in [
+            ("x\n\n<pre>\nsome output\n", 3),
+            ("<script>\nlet a = 1;\n", 0),
+            ("<style>\np {}\n", 0),
+            ("<textarea>\n", 0),
+            ("<?php echo 1;\n", 0),
+            ("<![CDATA[ x\n", 0),
+            ("<!DOCTYPE html\n", 0),
+        ] {
+            assert_eq!(left_open(text), Some((at, LeftOpen::Block)), "{text:?}");
+        }
+        // Ended, or a block the blank line before the separator ends.
+        for text in [
+            "<pre>\nout\n</pre>\n",
+            "<script>x</script>\n",
+            "<div>\nunclosed div\n",
+            "> quoted\n> more\n",
+            "- item\n  - nested\n",
+            "    indented code\n",
+            "plain text with <pre> inline\n",
+        ] {
+            assert_eq!(left_open(text), None, "{text:?}");
+        }
     }
 
     #[test]

@@ -2114,6 +2114,26 @@ fn an_entry_that_leaves_an_html_comment_open_is_named_before_it_hides_the_archiv
 }
 
 #[test]
+fn an_entry_that_leaves_an_html_block_open_is_named_before_it_takes_in_the_archive() {
+    // `<pre>` (like `<script>`, `<style>`, `<?`) runs to its end tag, not to a blank line:
+    // archived first, it would read every later entry as preformatted text, and a literal
+    // `<!--` in one of them as a real comment.
+    let log = "# Log\n\n---\n\n## [2026-03-05] d: newest\n\nd\n\n## [2026-03-04] c: later\n\nc text\n\n## [2026-03-03] b: note\n\nRemoved a stray <!-- from the README.\n\n## [2026-03-02] a: pasted output\n\n<pre>\nsome output\n";
+    let repo = repo_with_log(log);
+    let before = files(&repo);
+    let out = repo.aahp(&["archive", "--keep", "1"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains(".ai/handoff/LOG.md:19:") && out.stderr.contains("HTML block"),
+        "{out}"
+    );
+    assert_eq!(files(&repo), before);
+    repo.write(LOG, format!("{log}</pre>\n"));
+    repo.aahp(&["archive", "--keep", "1"]).assert_code(0);
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+}
+
+#[test]
 fn an_unclosed_fence_never_enters_the_archive_and_an_old_one_is_named() {
     // Moved alone, as the archive's last entry, an unclosed fence would read every entry
     // appended after it as code: the rotation is refused while the entry can be edited.

@@ -80,6 +80,28 @@ fn a_number_the_tool_could_not_write_back_is_refused_and_one_it_can_is_kept() {
         ),
     );
     repo.aahp(&["task", "add", "Lossless"]).assert_code(0);
+    // So for the archive's index, whose other keys a rotation writes back.
+    let index = ".ai/handoff/LOG-ARCHIVE.index.json";
+    repo.write(
+        ".ai/handoff/LOG.md",
+        "# Log\n\n## [2026-01-02] a: new\n\nx\n\n## [2026-01-01] a: old\n\ny\n",
+    );
+    repo.write(
+        index,
+        "{\"version\": 1, \"entries\": [], \"budget\": 0.30000000000000001}\n",
+    );
+    let log_before = repo.read(".ai/handoff/LOG.md");
+    let out = repo.aahp(&["archive", "--keep", "1"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains("LOG-ARCHIVE.index.json:1:")
+            && out
+                .stderr
+                .contains("0.30000000000000001 would be written back as 0.3"),
+        "{out}"
+    );
+    assert_eq!(repo.read(".ai/handoff/LOG.md"), log_before);
+    std::fs::remove_file(repo.path().join(index)).unwrap();
     let after = repo.read(MANIFEST);
     assert!(
         after.contains("\"id\": \"123456789012345678901234567890\"")
