@@ -206,7 +206,7 @@ impl Report for ArchiveReport {
                 )?;
                 writeln!(
                     w,
-                    "hint: --reindex records only redactions (text replaced by `[redacted: REASON]`, the rest of the entry unchanged); restore other changes from git history"
+                    "hint: --reindex records only redactions (text replaced by `[redacted: REASON]`, the rest of the entry unchanged) and closing lines added to an entry that left a block open; restore other changes from git history"
                 )
             }
         }
@@ -250,7 +250,7 @@ impl ArchiveReport {
         }
         writeln!(
             w,
-            "re-indexed {} of {} after a redaction",
+            "re-indexed {} of {} after a redaction or a repair",
             entries(self.redactions.len()),
             self.archive
         )?;

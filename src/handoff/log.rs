@@ -1899,6 +1899,32 @@ pub(crate) fn redaction_markers(text: &str) -> Vec<(std::ops::Range<usize>, &str
     out
 }
 
+/// The reason recorded for a repair: an archived entry given the closing lines of a block it
+/// left open (which hid or swallowed the entries after it).
+const CLOSING_REPAIR: &str = "closed a block the entry left open";
+
+/// True when `repaired` is `original` with only closing lines added at its end: blank lines,
+/// closing code fences, `-->` or a closing tag (`</pre>`). So an archived entry that left a
+/// fence, a comment or an HTML block open can be closed and re-indexed (`archive --reindex`)
+/// without being mistaken for an edit.
+fn is_closing_repair(repaired: &str, original: &str) -> bool {
+    let Some(added) = repaired.trim_end().strip_prefix(original.trim_end()) else {
+        return false;
+    };
+    let closing = |line: &str| {
+        let t = line.trim();
+        t.is_empty()
+            || markdown::closing_run(line).is_some()
+            || t == "-->"
+            || t.strip_prefix("</")
+                .and_then(|r| r.strip_suffix('>'))
+                .is_some_and(|name| {
+                    !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric())
+                })
+    };
+    !added.trim().is_empty() && added.lines().all(closing)
+}
+
 /// True when `redacted` is `original` with one or more spans replaced by redaction markers:
 /// every piece of text between the markers is still there, in order, with nothing added.
 fn is_redaction_of(redacted: &str, original: &str) -> bool {
@@ -2057,7 +2083,15 @@ pub(crate) fn redaction_target(
         why: why.to_string(),
     };
     if redaction_markers(&e.text).is_empty() {
-        return Err(not("it has no `[redacted: reason]` marker"));
+        // Not redacted: it may still be an indexed entry whose open block was closed.
+        for k in (0..missing.len()).filter(|&k| !taken[k]) {
+            if original(&missing[k].sha256).is_some_and(|text| is_closing_repair(&e.text, &text)) {
+                return Ok((k, true));
+            }
+        }
+        return Err(not(
+            "it has no `[redacted: reason]` marker, and is not an indexed entry with only closing lines (a fence, `-->`, `</pre>`) added at its end",
+        ));
     }
     let mut heading_only = None;
     for k in (0..missing.len()).filter(|&k| !taken[k]) {
@@ -2113,7 +2147,10 @@ pub(crate) fn redaction_of(
     compared: bool,
     today: Date,
 ) -> (IndexEntry, Value, Redaction) {
-    let reasons = redaction_reasons(&e.text);
+    let mut reasons = redaction_reasons(&e.text);
+    if reasons.is_empty() {
+        reasons.push(CLOSING_REPAIR.to_string());
+    }
     let mut m = Map::new();
     m.insert("sha256".into(), Value::from(e.digest()));
     m.insert("title".into(), Value::from(e.header.clone()));
@@ -2263,6 +2300,34 @@ mod tests {
             redaction_reasons("a [redacted:  key ] b [redacted:] c [redacted: name]"),
             ["key", "name"]
         );
+    }
+
+    #[test]
+    fn a_repair_adds_closing_lines_and_nothing_else() {
+        let original = "## [2026-01-01] a: t\n\n```\ncode\n";
+        for added in ["```\n", "\n````\n", "-->\n", "</pre>\n\n", "```\n-->\n"] {
+            assert!(
+                is_closing_repair(&format!("{original}{added}"), original),
+                "{added:?}"
+            );
+        }
+        for added in [
+            "",
+            "\n\n",
+            "```\nmore\n",
+            "</pre> and text\n",
+            "<!--\n",
+            "</ >\n",
+        ] {
+            assert!(
+                !is_closing_repair(&format!("{original}{added}"), original),
+                "{added:?}"
+            );
+        }
+        assert!(!is_closing_repair(
+            "## [2026-01-01] a: t\n\nedited\n```\n",
+            original
+        ));
     }
 
     #[test]

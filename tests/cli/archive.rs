@@ -1253,7 +1253,7 @@ fn reindex_records_a_redaction_of_a_committed_archive_entry() {
     insta::assert_snapshot!(out, @r"
     exit: 0
     --- stdout ---
-    re-indexed 1 entry of .ai/handoff/LOG-ARCHIVE.md after a redaction
+    re-indexed 1 entry of .ai/handoff/LOG-ARCHIVE.md after a redaction or a repair
       line 17: ## [2026-10-02] agent-0: Session 2 (redacted: customer name; the rest of it matches the text it replaces)
     wrote .ai/handoff/LOG-ARCHIVE.index.json, .ai/handoff/MANIFEST.json
     --- stderr ---
@@ -1407,10 +1407,10 @@ fn reindex_refuses_what_is_not_a_redaction_and_writes_nothing() {
     insta::assert_snapshot!(out, @r"
     exit: 1
     --- stdout ---
-    .ai/handoff/LOG-ARCHIVE.md:17: error: archived entry changed, and not by a redaction (it has no `[redacted: reason]` marker): ## [2026-10-02] agent-0: Session 2
+    .ai/handoff/LOG-ARCHIVE.md:17: error: archived entry changed, and not by a redaction (it has no `[redacted: reason]` marker, and is not an indexed entry with only closing lines (a fence, `-->`, `</pre>`) added at its end): ## [2026-10-02] agent-0: Session 2
     .ai/handoff/LOG-ARCHIVE.index.json: error: indexed entry 1effb596aaf5 is missing from LOG-ARCHIVE.md (deleted or edited): ## [2026-10-02] agent-0: Session 2
     reindex refused: 2 problem(s); nothing was changed
-    hint: --reindex records only redactions (text replaced by `[redacted: REASON]`, the rest of the entry unchanged); restore other changes from git history
+    hint: --reindex records only redactions (text replaced by `[redacted: REASON]`, the rest of the entry unchanged) and closing lines added to an entry that left a block open; restore other changes from git history
     --- stderr ---
     ");
 }
@@ -2130,6 +2130,47 @@ fn an_entry_that_leaves_an_html_block_open_is_named_before_it_takes_in_the_archi
     assert_eq!(files(&repo), before);
     repo.write(LOG, format!("{log}</pre>\n"));
     repo.aahp(&["archive", "--keep", "1"]).assert_code(0);
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+}
+
+#[test]
+fn an_archived_entry_given_only_its_closing_fence_is_reindexed_as_a_repair() {
+    // The refusal above tells the user to close an old entry's fence and re-index: that
+    // must work, and only for closing lines (anything else is an edit, refused).
+    let repo = repo_with_log(
+        "# Log\n\n## [2026-03-04] d: news\n\nText d.\n\n## [2026-03-03] c: plain\n\nText c.\n",
+    );
+    repo.write(
+        ARCHIVE,
+        "# Log archive\n\n## [2026-03-01] a: opens a fence\n\nExample:\n```\nnever closed\n",
+    );
+    repo.aahp(&["archive", "--keep", "1"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "-m",
+        "archived onto an open fence",
+    ]);
+    let open = repo.read(ARCHIVE);
+    repo.write(
+        ARCHIVE,
+        open.replacen("never closed\n", "never closed\nand more\n```\n", 1),
+    );
+    let out = repo.aahp(&["archive", "--reindex"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("only closing lines"), "{out}");
+    repo.write(
+        ARCHIVE,
+        open.replacen("never closed\n", "never closed\n```\n", 1),
+    );
+    let out = repo.aahp(&["archive", "--reindex"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("closed a block the entry left open"),
+        "{out}"
+    );
     repo.aahp(&["archive", "--verify"]).assert_code(0);
 }
 
