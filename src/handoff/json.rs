@@ -58,9 +58,7 @@ impl From<serde_json::Error> for JsonError {
 /// Parses `text` as one JSON document whose objects hold each key once and whose numbers
 /// a [`Value`] holds exactly. The error says what and where.
 pub fn from_str(text: &str) -> Result<Value, JsonError> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let Unique(value) = Unique::deserialize(&mut de)?;
-    de.end()?;
+    let value = from_str_read_only(text)?;
     refuse_inexact_numbers(text.as_bytes())?;
     Ok(value)
 }

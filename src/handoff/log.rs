@@ -989,8 +989,9 @@ pub fn rotate_checked(
 /// Refuses to archive an entry that opens a code fence it never closes: in the archive,
 /// appended before others, it would pair with their fences and change how they read (and
 /// as the archive's last entry, with every entry appended after it). So with an HTML
-/// comment it never closes (a heading inside a comment splits it, as the reference splits
-/// entries): a rendered archive would hide every entry after it. Named with LOG.md's line
+/// comment its raw HTML never closes (a heading inside a comment splits it, as the
+/// reference splits entries) or an HTML block that runs to its end tag ([`markdown::left_open`]):
+/// a rendered archive would hide or swallow every entry after it. Named with LOG.md's line
 /// and the fix (exit 2), while the entry can still be edited.
 fn refuse_unclosed_blocks(moved: &[&LogEntry]) -> Result<(), LogError> {
     for entry in moved {

@@ -21,7 +21,7 @@ use super::log::{
     IndexScanner, LOG_FILE, LogEntry, LogError, LogFile, Onto, Redaction, Rotation, Trusted,
     TrustedEnds, heading_date, is_py_space,
 };
-use super::markdown::{closing_run, fence_closes, fence_open};
+use super::markdown::{closing_run, fence_closes, fence_open, fence_slot};
 use super::stream::Streamed;
 
 /// Bytes read at a time.
@@ -300,11 +300,11 @@ pub struct Entries<'a> {
     content: &'a dyn Content,
     lines: Lines<'a>,
     file: &'static str,
-    /// Per fence character, once a search for a closer read to the end: the longest closing
-    /// fence at or after each line, as its steps (line, run), runs falling. Later openings
-    /// look up whether a closer lies ahead instead of reading to the end again, so fences
-    /// of falling length that never close cost one read ahead in all.
-    /// Set by the first search that finds no closer: whether some fence never closes.
+    /// Set by the first search for a closer that reads to the end (so `Some` means some
+    /// fence never closes): per fence character, the longest closing fence at or after each
+    /// line, as its steps (line, run), runs falling. Later openings look up whether a closer
+    /// lies ahead instead of reading to the end again, so fences of falling length that
+    /// never close cost one read ahead in all.
     closers_ahead: Option<[Vec<(usize, usize)>; 2]>,
     /// Lines up to this number (1-based, inclusive) are inside a code block.
     masked_through: usize,
@@ -508,10 +508,6 @@ impl<'a> Entries<'a> {
             },
         }
     }
-}
-
-fn fence_slot(ch: u8) -> usize {
-    usize::from(ch == b'~')
 }
 
 /// The longest closing fence on line `line` or after, from the falling steps of

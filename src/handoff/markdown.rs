@@ -80,14 +80,15 @@ pub(crate) fn fence_open(line: &str) -> Option<(u8, usize)> {
     Some((ch, run))
 }
 
+/// Whether `line` closes the fence opened with (`ch`, `len`): a closing run of the same
+/// character at least as long.
 pub(crate) fn fence_closes(line: &str, (ch, len): (u8, usize)) -> bool {
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    if indent > 3 {
-        return false;
-    }
-    let rest = &line[indent..];
-    let run = rest.bytes().take_while(|b| *b == ch).count();
-    run >= len && rest[run..].trim().is_empty()
+    closing_run(line).is_some_and(|(c, run)| c == ch && run >= len)
+}
+
+/// Which of two per-character slots a fence character takes (backtick 0, tilde 1).
+pub(crate) fn fence_slot(ch: u8) -> usize {
+    usize::from(ch == b'~')
 }
 
 /// Marks the lines that belong to a fenced code block (fence lines included). A fence that
@@ -105,21 +106,20 @@ fn code_mask_counting(lines: &[Line<'_>], steps: &mut usize) -> Vec<bool> {
     // fence searches for its closer only when one that long is ahead, so each search ends
     // at a closer and the lines it read are then skipped. Without this, fences of falling
     // length that never close would each search to the end of the file.
-    let slot = |ch: u8| usize::from(ch == b'~');
     let mut longest_ahead = [vec![0; lines.len() + 1], vec![0; lines.len() + 1]];
     for (j, line) in lines.iter().enumerate().rev() {
         for ahead in &mut longest_ahead {
             ahead[j] = ahead[j + 1];
         }
         if let Some((ch, len)) = closing_run(line.text) {
-            let s = slot(ch);
+            let s = fence_slot(ch);
             longest_ahead[s][j] = longest_ahead[s][j].max(len);
         }
     }
     let mut i = 0;
     while i < lines.len() {
         if let Some(open) = fence_open(lines[i].text)
-            && longest_ahead[slot(open.0)][i + 1] >= open.1
+            && longest_ahead[fence_slot(open.0)][i + 1] >= open.1
         {
             let close = (i + 1..lines.len())
                 .find(|&j| {
