@@ -4,11 +4,11 @@
 //! (`OnceLock`).
 
 use std::hash::BuildHasher;
-use std::sync::{LazyLock, OnceLock};
+use std::sync::{LazyLock, Mutex, OnceLock, PoisonError};
 
 use hashbrown::HashTable;
 use regex::Regex;
-use rustc_hash::FxBuildHasher;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use super::keywords::{KeywordSet, KeywordStore};
 use super::markdown::{Context, MdIndex};
@@ -233,26 +233,46 @@ pub(crate) struct Split {
 
 /// A pattern's compiled form.
 enum Matcher {
-    Regex(Regex),
+    Regex(&'static Regex),
     Split {
         split: &'static Split,
-        value: Regex,
+        value: &'static Regex,
         /// The bytes a word may start with (either case), one bit each.
         first: [u64; 4],
     },
     /// A regex whose groups a [`GroupsFn`] reads off the whole match: a search for the match
     /// alone runs on the DFAs, and the capture engine runs only where the reader cannot tell.
     Read {
-        regex: Regex,
+        regex: &'static Regex,
         read: GroupsFn,
     },
 }
 
-/// Compiles a pattern's regex source as the rules write it.
-fn compile(pattern: &Pattern, src: &str) -> Regex {
+/// The regexes compiled so far, by expanded source. A third of the patterns share their
+/// source with another (the catalogue's value shapes above all: 52 entries look for
+/// `[a-f0-9]{32}` near their words), and a text that wakes many of them paid for each copy
+/// twice: once to compile it and once to build its lazy DFA's states as the search met new
+/// bytes. One regex per source shares both.
+static COMPILED: LazyLock<Mutex<FxHashMap<String, &'static Regex>>> = LazyLock::new(Mutex::default);
+
+/// Compiles a pattern's regex source as the rules write it, once per process for each
+/// distinct source. The lock is not held while compiling, so helper threads compiling
+/// different regexes do not wait on each other; two compiling the same source both do, and
+/// the first to finish is kept.
+fn compile(pattern: &Pattern, src: &str) -> &'static Regex {
     let src = super::rules::expand(src);
-    Regex::new(&src)
-        .unwrap_or_else(|e| panic!("pattern of {} does not compile: {e}", pattern.rule.id))
+    let known = |c: &FxHashMap<String, &'static Regex>| c.get(&src).copied();
+    if let Some(re) = known(&COMPILED.lock().unwrap_or_else(PoisonError::into_inner)) {
+        return re;
+    }
+    let re = Regex::new(&src)
+        .unwrap_or_else(|e| panic!("pattern of {} does not compile: {e}", pattern.rule.id));
+    let mut compiled = COMPILED.lock().unwrap_or_else(PoisonError::into_inner);
+    // Leaked on purpose: a regex lives as long as the engine's static tables that use it,
+    // and there are at most as many as distinct pattern sources.
+    compiled
+        .entry(src)
+        .or_insert_with(|| Box::leak(Box::new(re)))
 }
 
 /// Whether `c` is a character of the class `[^A-Za-z0-9+/_-]` as the patterns compile it
@@ -1062,20 +1082,13 @@ pub(crate) fn ungated<T>(f: impl FnOnce() -> T) -> T {
 pub(crate) fn compile_all() {
     for i in 0..ENGINE.patterns.len() {
         let _ = ENGINE.matcher(i);
-        let _ = Matcher::Regex(
-            Regex::new(&super::rules::expand(ENGINE.patterns[i].regex)).unwrap_or_else(|e| {
-                panic!(
-                    "pattern of {} does not compile: {e}",
-                    ENGINE.patterns[i].rule.id
-                )
-            }),
-        );
+        let _ = compile(ENGINE.patterns[i], ENGINE.patterns[i].regex);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Groups, Matcher, Regex, holds_near, sort_by_pattern};
+    use super::{Groups, Matcher, holds_near, sort_by_pattern};
 
     #[test]
     fn generated_tables_are_current() {
@@ -1176,8 +1189,7 @@ mod tests {
             };
             let parts = Matcher::new(p);
             assert!(matches!(parts, Matcher::Split { .. }));
-            let full =
-                Matcher::Regex(Regex::new(&crate::lint::rules::expand(p.regex)).expect("compiles"));
+            let full = Matcher::Regex(super::compile(p, p.regex));
             let e = &ENTRIES[i];
             let w = sp.words[0];
             let mut texts = Vec::new();
@@ -1369,8 +1381,7 @@ mod tests {
         for (k, p) in patterns.into_iter().enumerate() {
             let read = Matcher::new(p);
             assert!(matches!(read, Matcher::Read { .. }));
-            let full =
-                Matcher::Regex(Regex::new(&crate::lint::rules::expand(p.regex)).expect("compiles"));
+            let full = Matcher::Regex(super::compile(p, p.regex));
             let mut next = crate::lint::rules::xorshift(0x5EC1_2000_0000_0001 + k as u64);
             let (mut read_off, mut resolved) = (0, 0);
             for _ in 0..80_000 {
