@@ -196,6 +196,16 @@ pub enum ArchiveProblem {
         /// Why it is not a redaction.
         why: String,
     },
+    /// An archived entry leaves an HTML comment or block open: a rendered archive hides (or
+    /// reads as part of it) every entry after it, those a rotation would append included.
+    LeftOpen {
+        /// Its heading.
+        title: String,
+        /// The line in LOG-ARCHIVE.md where what it leaves open starts.
+        line: usize,
+        /// What it leaves open.
+        what: markdown::LeftOpen,
+    },
     /// LOG.md holds more entries than it may keep.
     OverLimit {
         /// Entries in LOG.md.
@@ -212,6 +222,7 @@ impl ArchiveProblem {
             ArchiveProblem::Malformed { file, .. } => file,
             ArchiveProblem::Forged { .. }
             | ArchiveProblem::NotRedaction { .. }
+            | ArchiveProblem::LeftOpen { .. }
             | ArchiveProblem::Unindexed { .. } => ARCHIVE_FILE,
             ArchiveProblem::Missing { .. } => INDEX_FILE,
             ArchiveProblem::Interrupted | ArchiveProblem::OverLimit { .. } => LOG_FILE,
@@ -222,9 +233,9 @@ impl ArchiveProblem {
     pub fn line(&self) -> Option<usize> {
         match self {
             ArchiveProblem::Malformed { line, .. } => *line,
-            ArchiveProblem::Forged { line, .. } | ArchiveProblem::NotRedaction { line, .. } => {
-                Some(*line)
-            }
+            ArchiveProblem::Forged { line, .. }
+            | ArchiveProblem::NotRedaction { line, .. }
+            | ArchiveProblem::LeftOpen { line, .. } => Some(*line),
             _ => None,
         }
     }
@@ -247,6 +258,25 @@ impl ArchiveProblem {
             ),
             ArchiveProblem::NotRedaction { title, why, .. } => {
                 format!("archived entry changed, and not by a redaction ({why}): {title}")
+            }
+            ArchiveProblem::LeftOpen { title, what, .. } => {
+                let (opens, effect, fix) = match what {
+                    markdown::LeftOpen::Comment => (
+                        "an HTML comment here (`<!--`) that it never closes",
+                        "hides every entry after it, and would hide every entry archived after it",
+                        "Close it (a line `-->` at the end of the entry)",
+                    ),
+                    markdown::LeftOpen::Block => (
+                        "an HTML block here (`<pre>`, `<script>`, `<style>`, `<textarea>`, `<?`, \
+                         `<!…`) that it never ends",
+                        "reads every entry after it as part of it, every entry archived after it too",
+                        "End it (its closing tag or marker at the end of the entry)",
+                    ),
+                };
+                format!(
+                    "the archived entry `{title}` opens {opens}: the rendered archive {effect}. \
+                     {fix}, then run `git aahp archive --reindex`"
+                )
             }
             ArchiveProblem::Unindexed { entries } => format!(
                 "{entries} archived entries and no {INDEX_FILE}; `git aahp archive` builds it"
@@ -295,7 +325,23 @@ impl LogError {
                 message,
             } => Error::invalid(path_of(&file), line, message),
             LogError::ZeroKeep => Error::Usage(LogError::ZeroKeep.to_string()),
-            other => Error::other(other.to_string()),
+            // Each problem named where it is, as `archive --verify` names it: a count alone
+            // left the user to find out what stopped `commit`.
+            LogError::Integrity(problems) => {
+                let listed: Vec<String> = problems
+                    .iter()
+                    .map(|p| match p.line() {
+                        Some(l) => format!("\n  {}:{l}: {}", path_of(p.file()), p.message()),
+                        None => format!("\n  {}: {}", path_of(p.file()), p.message()),
+                    })
+                    .collect();
+                Error::other(format!(
+                    "the log archive is inconsistent; nothing was changed:{}\n`git aahp archive \
+                     --verify` checks the archive again once it is repaired",
+                    listed.concat()
+                ))
+            }
+            other @ LogError::Postcondition(_) => Error::other(other.to_string()),
         }
     }
 }
@@ -819,6 +865,14 @@ impl Journal {
             }),
             _ => {}
         }
+        if let Some((e, (line, what))) = self
+            .archive
+            .entries
+            .iter()
+            .find_map(|e| entry_left_open(e).map(|found| (e, found)))
+        {
+            out.push(left_open_in_archive(e, line, what));
+        }
         out
     }
 }
@@ -1012,10 +1066,9 @@ fn refuse_unclosed_blocks(moved: &[&LogEntry]) -> Result<(), LogError> {
                  (a line of ``` after the code) and rerun",
             ));
         }
-        if let Some((at, what)) = markdown::left_open(&entry.raw) {
-            let i = lines.partition_point(|l| l.next <= at);
+        if let Some((line, what)) = entry_left_open(entry) {
             return Err(refuse(
-                i,
+                line - entry.line,
                 match what {
                     markdown::LeftOpen::Comment => {
                         "opens an HTML comment here (`<!--`) that it never closes (a log \
@@ -1035,6 +1088,51 @@ fn refuse_unclosed_blocks(moved: &[&LogEntry]) -> Result<(), LogError> {
         }
     }
     Ok(())
+}
+
+/// Where `entry` leaves an HTML comment or an HTML block open ([`markdown::left_open`]):
+/// the line in its file, and what it is. Only an entry holding `<!`, `<?` or `<` before
+/// the first letter of `pre`, `script`, `style` or `textarea` can, so only those are parsed:
+/// every whole read of an archive asks this of each of its entries.
+pub(crate) fn entry_left_open(entry: &LogEntry) -> Option<(usize, markdown::LeftOpen)> {
+    let b = entry.raw.as_bytes();
+    let may_open = entry.raw.match_indices('<').any(|(i, _)| {
+        b.get(i + 1)
+            .is_some_and(|c| matches!(c.to_ascii_lowercase(), b'!' | b'?' | b'p' | b's' | b't'))
+    });
+    if !may_open {
+        return None;
+    }
+    let (at, what) = markdown::left_open(&entry.raw)?;
+    let lines = markdown::lines(&entry.raw);
+    Some((entry.line + lines.partition_point(|l| l.next <= at), what))
+}
+
+/// Whether the last entry of an archive's `tail` leaves an HTML comment or block open, so
+/// that what a rotation appends would be hidden: the rotation is then left to the whole
+/// read, which names the entry ([`left_open_in_archive`]). An archive that HEAD holds was
+/// judged when it was committed, but one written by the reference or by hand before this
+/// check may end so.
+fn last_entry_left_open(tail: &str) -> bool {
+    LogFile::parse(tail)
+        .entries
+        .last()
+        .is_some_and(|e| entry_left_open(e).is_some())
+}
+
+/// The problem of an archived entry that leaves an HTML comment or block open (`line`, in
+/// LOG-ARCHIVE.md). Its message names the repair `archive --reindex` accepts (closing lines
+/// added to an indexed entry).
+pub(crate) fn left_open_in_archive(
+    entry: &LogEntry,
+    line: usize,
+    what: markdown::LeftOpen,
+) -> ArchiveProblem {
+    ArchiveProblem::LeftOpen {
+        title: entry.header.clone(),
+        line,
+        what,
+    }
 }
 
 /// A failed postcondition is a bug unless the cause is in the input: an archive that ends
@@ -1224,7 +1322,7 @@ pub(crate) fn rotate_onto_end(
     }
     let appended: Vec<&LogEntry> = moved.iter().rev().copied().collect();
     let (archive, archive_splice, archive_len) = if let Some(end) = end {
-        if !end.determines_suffix() {
+        if !end.determines_suffix() || last_entry_left_open(end.tail) {
             return Onto::Declined;
         }
         let text = archive_suffix(end.tail, &appended);
@@ -2253,6 +2351,36 @@ mod tests {
         let mut s = String::from("# Journal\n\n> Newest first.\n\n---\n\n");
         s.push_str(&entries.join("\n---\n\n"));
         s
+    }
+
+    #[test]
+    fn a_refused_rotation_names_each_problem_where_it_is() {
+        // `commit` reported "inconsistent (1 problem(s))" and left the user to find which.
+        let archive = "# Archive\n\n## [2026-01-02] b: open\n\nDone.\n\n<!-- TODO\n\n---\n\n## [2026-01-01] a: hidden\n\nText.\n";
+        let log = journal(&[entry("2026-02-02", 2), entry("2026-02-01", 1)]);
+        let problems = verify_archive(&log, Some(archive), None, 10);
+        assert!(
+            problems.contains(&ArchiveProblem::LeftOpen {
+                title: "## [2026-01-02] b: open".into(),
+                line: 7,
+                what: markdown::LeftOpen::Comment,
+            }),
+            "{problems:?}"
+        );
+        let e = rotate(&log, Some(archive), None, 1).unwrap_err();
+        let text = e.into_error(|f| format!(".ai/handoff/{f}")).to_string();
+        assert!(
+            text.starts_with("the log archive is inconsistent; nothing was changed:\n")
+                && text.contains("\n  .ai/handoff/LOG-ARCHIVE.md:7: the archived entry `## [2026-01-02] b: open` opens an HTML comment"),
+            "{text}"
+        );
+        // A marker in a paragraph is text: nothing is left open.
+        let inline = archive.replace("Done.\n\n<!-- TODO", "Done. <!-- TODO");
+        assert!(
+            !verify_archive(&log, Some(&inline), None, 10)
+                .iter()
+                .any(|p| matches!(p, ArchiveProblem::LeftOpen { .. }))
+        );
     }
 
     #[test]

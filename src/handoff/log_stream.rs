@@ -321,6 +321,8 @@ pub struct Entries<'a> {
     prev_start: u64,
     count: usize,
     done: bool,
+    /// The first archived entry that leaves an HTML comment or block open.
+    left_open: Option<ArchiveProblem>,
 }
 
 impl<'a> Entries<'a> {
@@ -349,6 +351,7 @@ impl<'a> Entries<'a> {
             prev_start: 0,
             count: 0,
             done: false,
+            left_open: None,
         })
     }
 
@@ -365,6 +368,24 @@ impl<'a> Entries<'a> {
 
     /// The next entry, or `None` after the last.
     pub fn next_entry(&mut self) -> Result<Option<LogEntry>, LogError> {
+        let entry = self.read_entry()?;
+        if self.file == ARCHIVE_FILE
+            && self.left_open.is_none()
+            && let Some(e) = &entry
+            && let Some((line, what)) = super::log::entry_left_open(e)
+        {
+            self.left_open = Some(super::log::left_open_in_archive(e, line, what));
+        }
+        Ok(entry)
+    }
+
+    /// The problem of the first entry read so far that leaves an HTML comment or block
+    /// open, hiding what follows it in a rendered archive (LOG-ARCHIVE.md only).
+    pub fn left_open(&self) -> Option<&ArchiveProblem> {
+        self.left_open.as_ref()
+    }
+
+    fn read_entry(&mut self) -> Result<Option<LogEntry>, LogError> {
         if self.done {
             return Ok(None);
         }
@@ -669,8 +690,10 @@ fn check_pair_as(
         IndexRead::LegacyEntries(n) => (n, true),
         IndexRead::Legacy => return Ok(Err(Unstreamed::LegacyIndex)),
     };
+    let mut problems = matcher.problems();
+    problems.extend(entries.left_open().cloned());
     Ok(Ok(PairCheck {
-        problems: matcher.problems(),
+        problems,
         archive: entries.summary(),
         indexed: Some(indexed),
         legacy,
@@ -682,13 +705,14 @@ fn check_pair_as(
 fn unindexed(entries: &mut Entries<'_>) -> Result<PairCheck, LogError> {
     while entries.next_entry()?.is_some() {}
     let summary = entries.summary();
-    let problems = if summary.entries > 0 {
+    let mut problems = if summary.entries > 0 {
         vec![ArchiveProblem::Unindexed {
             entries: summary.entries,
         }]
     } else {
         Vec::new()
     };
+    problems.extend(entries.left_open().cloned());
     Ok(PairCheck {
         problems,
         archive: summary,

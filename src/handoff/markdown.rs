@@ -158,8 +158,9 @@ pub(crate) fn unclosed_fence(lines: &[Line<'_>]) -> Option<usize> {
 }
 
 /// What a LOG entry leaves open at its end, read as a Markdown renderer reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LeftOpen {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LeftOpen {
     /// Its raw HTML opens a comment (`<!--`) that nothing after it in raw HTML closes
     /// (`-->`): a browser hides everything after it.
     Comment,

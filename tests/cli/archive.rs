@@ -2174,6 +2174,92 @@ fn an_archived_entry_given_only_its_closing_fence_is_reindexed_as_a_repair() {
     repo.aahp(&["archive", "--verify"]).assert_code(0);
 }
 
+/// A reference-layout archive (newest first) of `entries` and its index, each digest over
+/// the entry's text as the reference hashes it.
+fn indexed_archive(entries: &[&str]) -> (String, String) {
+    use sha2::Digest;
+    let archive = format!(
+        "# AAHP: Archived Agent Journal\n\n---\n\n{}\n",
+        entries.join("\n\n---\n\n")
+    );
+    let lines: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            let hex = git_aahp::handoff::hex(&sha2::Sha256::digest(format!("{e}\n").as_bytes()));
+            let title = e.lines().next().unwrap();
+            format!("    {{\n      \"sha256\": \"{hex}\",\n      \"title\": \"{title}\"\n    }}")
+        })
+        .collect();
+    let index = format!(
+        "{{\n  \"version\": 1,\n  \"entries\": [\n{}\n  ]\n}}\n",
+        lines.join(",\n")
+    );
+    (archive, index)
+}
+
+#[test]
+fn an_archive_written_with_a_comment_left_open_is_named_and_repaired() {
+    // An archive written before the check (by the reference, or by hand) may hold an entry
+    // that leaves `<!--` open: rendered, every entry after it is hidden, and so would be
+    // every entry a rotation appends. A whole read names it with the repair; a rotation
+    // onto it is refused and writes nothing, even when the archive is HEAD's (only its end
+    // is read then: the last entry is what an append follows). A `<!--` inside a paragraph
+    // is text, not a comment, and is not named.
+    let (archive, index) = indexed_archive(&[
+        "## [2026-09-03] ref: notes\n\nRemoved a stray <!-- from the README.",
+        "## [2026-09-02] ref: middle\n\n- change",
+        "## [2026-09-01] ref: oldest\n\nDone.\n\n<!-- TODO: follow up",
+    ]);
+    let repo = TestRepo::new();
+    repo.write(".ai/handoff/STATUS.md", "# Status\n\nAll good.\n");
+    repo.write(LOG, journal(11));
+    repo.write(ARCHIVE, &archive);
+    repo.write(INDEX, &index);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "reference archive"]);
+    let line = archive
+        .lines()
+        .position(|l| l.starts_with("<!-- TODO"))
+        .unwrap()
+        + 1;
+    let named = format!(".ai/handoff/LOG-ARCHIVE.md:{line}:");
+    for args in [&["archive", "--verify"][..], &["verify"][..]] {
+        let out = repo.aahp(args);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains(&named)
+                && out.stdout.contains("HTML comment")
+                && out.stdout.contains("archive --reindex")
+                && !out.stdout.contains("ref: notes` opens"),
+            "{args:?}: {out}"
+        );
+    }
+    let before = files(&repo);
+    let out = repo.aahp(&["archive"]);
+    assert_ne!(out.code, 0, "{out}");
+    assert!(
+        out.stdout.contains(&named) || out.stderr.contains(&named),
+        "{out}"
+    );
+    assert_eq!(files(&repo), before);
+    // Closed at the end of the entry, it is a repair that re-indexing accepts; then the
+    // rotation appends after it.
+    repo.write(
+        ARCHIVE,
+        archive.replacen("<!-- TODO: follow up\n", "<!-- TODO: follow up\n-->\n", 1),
+    );
+    let out = repo.aahp(&["archive", "--reindex"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("closed a block the entry left open"),
+        "{out}"
+    );
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    assert!(repo.read(ARCHIVE).contains("-->\n\n---\n\n## [2026-10-01]"));
+}
+
 #[test]
 fn an_unclosed_fence_never_enters_the_archive_and_an_old_one_is_named() {
     // Moved alone, as the archive's last entry, an unclosed fence would read every entry
