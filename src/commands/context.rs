@@ -324,7 +324,7 @@ fn pack(candidates: &[Part], budget: usize, purpose: Purpose) -> ContextReport {
             + shown.iter().map(|&i| candidates[i].tokens).sum::<usize>()
             + tokens::count(&render_omitted(&omitted_labels(candidates, &omitted)));
         // Joining chunks merges at most a couple of tokens per seam (runs of newlines).
-        if estimate > budget + 2 * (shown.len() + 2) {
+        if estimate > budget.saturating_add(2 * (shown.len() + 2)) {
             continue;
         }
         let mut trial = assemble(candidates, &shown, &omitted, budget, purpose);

@@ -27,6 +27,20 @@ fn context_refuses_a_budget_the_essentials_do_not_fit_and_says_what_they_need() 
 }
 
 #[test]
+fn context_takes_the_largest_budget_as_no_limit() {
+    // Review 20: `--budget 18446744073709551615` overflowed an estimate and panicked.
+    let repo = TestRepo::with_handoff();
+    let all = repo.aahp(&["context", "--json"]);
+    all.assert_code(0);
+    for budget in [u64::MAX, u64::MAX - 1, 1 << 63] {
+        let out = repo.aahp(&["context", "--budget", &budget.to_string(), "--json"]);
+        out.assert_code(0);
+        assert_eq!(out.json()["parts"], all.json()["parts"], "{out}");
+        assert!(out.json()["omitted"].as_array().unwrap().is_empty(), "{out}");
+    }
+}
+
+#[test]
 fn context_shows_the_lock_as_your_session_or_another_one() {
     let repo = TestRepo::with_handoff();
     let begin = repo.aahp(&["begin", "--agent", "claude", "--session-id", "s-mine"]);
