@@ -145,6 +145,12 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         "archive" => "run `git aahp archive --verify` for details; `git aahp archive` repairs an interrupted rotation".into(),
         BASE_LAYER => BASE_HINT.into(),
         DISCOVERY_LAYER => DISCOVERY_HINT.into(),
+        LINKED_LAYER => "commit the handoff directory itself (`git rm --cached` the link, then \
+            move the directory it points to into its place and `git add` it)"
+            .into(),
+        "history" => "rewrite the range's commits so that none holds the credential (`git \
+            rebase -i`), and revoke it: it may already be copied"
+            .into(),
         _ => return None,
     })
 }
@@ -263,18 +269,19 @@ impl Report for VerifyReport {
             .layers
             .iter()
             .any(|l| l.dir != self.layers.first().and_then(|f| f.dir.clone()));
-        let mut current: Option<Option<&str>> = None;
+        let mut current: Option<String> = None;
         for layer in &self.layers {
-            if grouped && current != Some(layer.dir.as_deref()) {
-                current = Some(layer.dir.as_deref());
-                match &layer.dir {
-                    Some(d) => writeln!(w, "{}", style.bold(&format!("{}:", escape_untrusted(d))))?,
-                    None => writeln!(
-                        w,
-                        "{}",
-                        style.bold("agent instruction files outside any handoff directory:")
-                    )?,
+            let heading = match (&layer.dir, layer.layer) {
+                (Some(d), _) => format!("{}:", escape_untrusted(d)),
+                (None, "instructions") => {
+                    "agent instruction files outside any handoff directory:".to_string()
                 }
+                (None, "history") => "the range's commits:".to_string(),
+                (None, _) => "the change:".to_string(),
+            };
+            if grouped && current.as_ref() != Some(&heading) {
+                writeln!(w, "{}", style.bold(&heading))?;
+                current = Some(heading);
             }
             let tag = match layer.status {
                 LayerStatus::Pass => style.ok("ok  "),
@@ -434,6 +441,9 @@ impl Annotated for VerifyReport {
 const BASE_LAYER: &str = "base";
 /// The layer that fails a change removing a handoff directory (see [`removed_dirs`]).
 const REMOVED_LAYER: &str = "removed";
+/// The layer that fails a handoff directory committed as a symbolic link (see
+/// [`linked_dir_layer`]).
+const LINKED_LAYER: &str = "linked";
 /// The layer that fails changes the gate cannot place in a package (see [`unplaced_layer`]).
 const DISCOVERY_LAYER: &str = "discovery";
 const DISCOVERY_HINT: &str = "rename the directory to valid UTF-8; or, if no handoff directory lies below it, \
@@ -794,6 +804,23 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
             // read; directories found along the changes are completed from HEAD.
             let keep: Vec<&str> = scope.known.iter().map(|d| d.rel.as_str()).collect();
             let index = repo.index_for_precommit(&keep)?;
+            // A sparse index holds a directory outside the sparse checkout as one entry: a
+            // handoff directory inside it would look absent and the change pass unjudged.
+            for dir in &scope.known {
+                if let Some(sparse) = Repo::index_sparse_dir_holding(index.state(), &dir.rel) {
+                    return Err(Error::Declined {
+                        reason: format!(
+                            "the index is sparse and holds {} as one entry, outside the sparse \
+                             checkout: the handoff directory {} inside it cannot be judged before \
+                             this commit",
+                            sparse, dir.rel
+                        ),
+                        hint: "bring the handoff directory into the sparse checkout (`git \
+                               sparse-checkout add DIR`), or turn the sparse index off (`git \
+                               sparse-checkout init --no-sparse-index`), and commit again",
+                    });
+                }
+            }
             let mut early = Vec::new();
             for (dir, p) in pending {
                 // Only what changed since HEAD is read (issue #14).
@@ -964,6 +991,15 @@ fn judge_target(
 
     // A move counts only when its new place is judged here (found by discovery or
     // configured): else the old directory was removed as far as the gate can tell.
+    // What the range's history is judged with (`prepush`, `ci`): the judged directories
+    // with their configuration, and the agent instruction files the range changes.
+    let ranged = target.range.is_some();
+    let mut history_dirs: Vec<(HandoffDir, LintConfig)> = Vec::new();
+    let agent_paths: Vec<String> = if ranged {
+        agent_files.iter().map(|(_, p, _)| p.clone()).collect()
+    } else {
+        Vec::new()
+    };
     let moved = match moved {
         Some((from, to)) if !reads.iter().any(|r| r.dir.rel == to) => {
             report.layers.push(removed_layer(&[from]));
@@ -987,6 +1023,12 @@ fn judge_target(
             dir: &r.dir,
             base_rel: moved_from.unwrap_or(&r.dir.rel),
         };
+        if ranged {
+            history_dirs.push((
+                r.dir.clone(),
+                LintConfig::from_snapshot(&r.dir, &r.snap, today)?,
+            ));
+        }
         let (mut layers, mut diagnostics) =
             judge(repo, base_dir, &r.snap, target, &owned, today, r.lint)?;
         let mine: Vec<&(Option<String>, String, Vec<u8>)> = agent_files
@@ -1013,7 +1055,106 @@ fn judge_target(
         report.layers.push(layer);
         report.diagnostics.extend(diags);
     }
+    if let Some(layer) = history_layer(repo, target, &history_dirs, &agent_paths, today)? {
+        report.layers.push(layer);
+    }
     Ok(())
+}
+
+/// The secrets a pushed range holds in its history (issue: review 20 F06). The tip is
+/// judged whole, but every commit of a push or pull request reaches the remote: a credential
+/// one commit adds and a later one removes is published all the same. Each file a commit of
+/// the range adds or changes below a judged handoff directory, or at an agent instruction
+/// file the range changes, is run through the secret rules once per blob (a blob the tip
+/// holds at the same path was judged with the tip). Only that directory's trees are read
+/// per commit, so the cost follows the range, not the repository.
+fn history_layer(
+    repo: &Repo,
+    target: &Target,
+    dirs: &[(HandoffDir, LintConfig)],
+    agent_paths: &[String],
+    today: jiff::civil::Date,
+) -> Result<Option<Layer>> {
+    let (Source::Commit(tip), Some(_)) = (&target.source, &target.range) else {
+        return Ok(None);
+    };
+    let base = target.base_commit;
+    let tip = *tip;
+    let mut layer = Layer::new("history");
+    let mut seen: std::collections::HashSet<ObjectId> = std::collections::HashSet::new();
+    let commits = repo.range_commits(base, tip)?;
+    let empty = LintConfig::empty(today);
+    for commit in &commits {
+        let parent = repo.commit_parents(*commit)?.first().copied();
+        // (path, the configuration it is judged under)
+        let mut added: Vec<(String, &LintConfig)> = Vec::new();
+        for (dir, cfg) in dirs {
+            for c in repo.dir_changes(parent, *commit, &dir.rel)? {
+                if c.kind != ChangeKind::Deleted {
+                    added.push((c.path, cfg));
+                }
+            }
+        }
+        for path in agent_paths {
+            added.push((path.clone(), &empty));
+        }
+        for (path, cfg) in added {
+            let Some(file) = repo.tree_file_at(*commit, &path)? else {
+                continue;
+            };
+            if file.is_link || !seen.insert(file.id) {
+                continue;
+            }
+            if parent.is_some_and(|p| {
+                repo.tree_file_at(p, &path)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|f| f.id == file.id)
+            }) || repo
+                .tree_file_at(tip, &path)?
+                .is_some_and(|f| f.id == file.id)
+            {
+                continue;
+            }
+            let Ok(bytes) = repo.blob_within(file.id, crate::handoff::max_bytes(&path))? else {
+                continue;
+            };
+            let name = path.rsplit('/').next().unwrap_or(&path).to_string();
+            let lint_file = LintFile {
+                path: path.clone(),
+                name,
+                bytes: &bytes,
+            };
+            // A file the tip refuses to read is judged there; here only what can be read.
+            let Ok(outcome) = lint::lint(cfg, &[lint_file]) else {
+                continue;
+            };
+            for d in outcome
+                .diagnostics
+                .iter()
+                .filter(|d| d.rule.starts_with("SEC") && d.severity == lint::Severity::Error)
+            {
+                layer.fail(
+                    Some(format!("{path}:{}", d.line)),
+                    format!(
+                        "commit {} holds a credential here ({} {}) that the range's last \
+                         commit no longer holds: every commit of the range is published, so \
+                         it is published too. Rewrite the commits that hold it (`git rebase \
+                         -i {}`) and revoke the credential",
+                        Repo::short(*commit),
+                        d.rule,
+                        d.name,
+                        base.map_or_else(|| "--root".to_string(), Repo::short)
+                    ),
+                );
+            }
+        }
+    }
+    let n = commits.len();
+    Ok(Some(layer.summarize(format!(
+        "no credential in the range's {n} commit{} that its last one dropped",
+        plural(n)
+    ))))
 }
 
 /// Handoff directories the base holds and the target no longer does (the change deletes
@@ -1108,7 +1249,7 @@ fn linked_dir_layer(scope: &GateScope, target: &Target) -> Option<Layer> {
     if linked.is_empty() {
         return None;
     }
-    let mut layer = Layer::new(DISCOVERY_LAYER);
+    let mut layer = Layer::new(LINKED_LAYER);
     for c in linked {
         layer.fail(
             Some(c.path.clone()),

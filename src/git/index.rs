@@ -130,6 +130,20 @@ impl<'a> StagedView<'a> {
         Ok(files)
     }
 
+    /// The first staged submodule (gitlink) below `dir`, by repository-relative path.
+    pub fn gitlink_below(&self, dir: &str) -> Result<Option<String>, GitError> {
+        if let Some(path) = Repo::index_gitlink_below(self.state(), dir) {
+            return Ok(Some(path));
+        }
+        match (self.index.is_partial(), self.head) {
+            (true, Some(head)) => Ok(self
+                .repo
+                .tree_gitlink_below(head, dir)?
+                .filter(|p| !self.is_deleted(p))),
+            _ => Ok(None),
+        }
+    }
+
     /// The staged file at a repository-relative path.
     pub fn file_at(&self, path: &str) -> Result<Option<super::TreeFile>, GitError> {
         if let Some(f) = Repo::index_file_at(self.state(), path) {

@@ -486,6 +486,62 @@ impl Repo {
         out
     }
 
+    /// The sparse directory entry of a sparse index that holds `dir` (itself or one of its
+    /// parents, with its `/`): the files below it are not in the index, only the tree they
+    /// were in. Found by looking up each parent, so the cost does not grow with the index.
+    pub fn index_sparse_dir_holding(index: &gix::index::State, dir: &str) -> Option<String> {
+        let dir = dir.trim_end_matches('/');
+        let entries = index.entries();
+        let ends = dir.match_indices('/').map(|(i, _)| i).chain([dir.len()]);
+        ends.map(|end| format!("{}/", &dir[..end])).find(|parent| {
+            let at = entries.partition_point(|e| e.path(index) < parent.as_bytes().as_bstr());
+            entries
+                .get(at)
+                .is_some_and(|e| e.mode.is_sparse() && e.path(index) == parent.as_bytes().as_bstr())
+        })
+    }
+
+    /// The first submodule (gitlink) entry below `dir` in the index at stage 0, by
+    /// repository-relative path: what a checkout puts there is another repository's, which
+    /// the listings above leave out.
+    pub fn index_gitlink_below(index: &gix::index::State, dir: &str) -> Option<String> {
+        let prefix = dir_prefix(dir);
+        let entries = index.entries();
+        let start = entries.partition_point(|e| e.path(index) < prefix.as_bytes().as_bstr());
+        entries[start..]
+            .iter()
+            .take_while(|e| e.path(index).starts_with(prefix.as_bytes()))
+            .find(|e| e.stage_raw() == 0 && e.mode.is_submodule())
+            .map(|e| e.path(index).to_str_lossy().into_owned())
+    }
+
+    /// The first submodule (gitlink) below `dir` in a commit's tree, by repository-relative
+    /// path.
+    pub fn tree_gitlink_below(
+        &self,
+        commit: ObjectId,
+        dir: &str,
+    ) -> Result<Option<String>, GitError> {
+        let Some(tree) = self.subtree(self.commit_tree(commit)?, dir)? else {
+            return Ok(None);
+        };
+        let mut pending = vec![(tree, dir_prefix(dir).into_bytes())];
+        while let Some((tree, prefix)) = pending.pop() {
+            for (name, (id, mode)) in self.tree_entries(tree)? {
+                let mut path = prefix.clone();
+                path.extend_from_slice(&name);
+                if mode.is_commit() {
+                    return Ok(Some(path.to_str_lossy().into_owned()));
+                }
+                if mode.is_tree() {
+                    path.push(b'/');
+                    pending.push((id, path));
+                }
+            }
+        }
+        Ok(None)
+    }
+
     /// Returns the index entry (stage 0) at a repository-relative path.
     pub fn index_file_at(index: &gix::index::State, path: &str) -> Option<TreeFile> {
         let entries = index.entries();
@@ -1023,6 +1079,47 @@ impl Repo {
             self.list_entry(prefix, &name, oid, omode, ChangeKind::Deleted, out)?;
         }
         Ok(())
+    }
+
+    /// The commits reachable from `tip` and not from `base` (`git rev-list base..tip`; all of
+    /// them without a base), in no particular order: the commits a push or a pull request
+    /// adds.
+    pub fn range_commits(
+        &self,
+        base: Option<ObjectId>,
+        tip: ObjectId,
+    ) -> Result<Vec<ObjectId>, GitError> {
+        let what = || match base {
+            Some(b) => format!("walk the commits from {b} to {tip}"),
+            None => format!("walk the commits of {tip}"),
+        };
+        let walk = self
+            .repo
+            .rev_walk([tip])
+            .with_hidden(base)
+            .all()
+            .map_err(read_err(what()))?;
+        walk.map(|info| info.map(|i| i.id).map_err(read_err(what())))
+            .collect()
+    }
+
+    /// The files below `dir` that differ between two commits (`old = None`: the empty tree),
+    /// by repository-relative path: only that directory's trees are read, so the cost does not
+    /// grow with the rest of the repository.
+    pub fn dir_changes(
+        &self,
+        old: Option<ObjectId>,
+        new: ObjectId,
+        dir: &str,
+    ) -> Result<Vec<Change>, GitError> {
+        let old_tree = match old {
+            Some(c) => self.subtree(self.commit_tree(c)?, dir)?,
+            None => None,
+        };
+        let new_tree = self.subtree(self.commit_tree(new)?, dir)?;
+        let mut out = Vec::new();
+        self.diff_trees(old_tree, new_tree, dir_prefix(dir).as_bytes(), &mut out)?;
+        Ok(out)
     }
 
     /// Returns the best common ancestor of two commits, if any.

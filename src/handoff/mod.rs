@@ -477,6 +477,7 @@ impl HandoffDir {
     /// ([`Snapshot::streamed`]): for the checks that only read them (`verify`), never for a
     /// command that restores or compares what it read.
     pub fn snapshot_commit(&self, repo: &Repo, commit: ObjectId, stream: bool) -> Result<Snapshot> {
+        Self::refuse_gitlink(repo.tree_gitlink_below(commit, &self.rel)?)?;
         let files = repo.tree_files_below(commit, &self.rel)?;
         self.snapshot_files(
             repo,
@@ -501,6 +502,7 @@ impl HandoffDir {
         commit: ObjectId,
         leave: &[&str],
     ) -> Result<Snapshot> {
+        Self::refuse_gitlink(repo.tree_gitlink_below(commit, &self.rel)?)?;
         let files = repo.tree_files_below(commit, &self.rel)?;
         self.snapshot_files(
             repo,
@@ -530,6 +532,7 @@ impl HandoffDir {
         index: &gix::index::State,
         base: &Baseline,
     ) -> Result<Snapshot> {
+        Self::refuse_gitlink(Repo::index_gitlink_below(index, &self.rel))?;
         let files = Repo::index_files_below(index, &self.rel);
         self.snapshot_files(
             repo,
@@ -549,6 +552,7 @@ impl HandoffDir {
     /// whose blob equals `base`'s, and on disk the large ones the working tree holds as
     /// staged (as [`HandoffDir::snapshot_index_since`]).
     pub fn snapshot_staged(&self, view: &StagedView<'_>, base: &Baseline) -> Result<Snapshot> {
+        Self::refuse_gitlink(view.gitlink_below(&self.rel)?)?;
         let files = view.files_below(&self.rel)?;
         self.snapshot_files(
             view.repo(),
@@ -650,11 +654,11 @@ impl HandoffDir {
                             ),
                         ));
                     }
-                    // A link to a directory is not followed (git stores the link, not what
-                    // it points at), unless a handoff file's name is given to it. A link
-                    // to a FIFO or a device is refused as one in place would be.
+                    // A link to a directory: git stores the link, not the files an agent
+                    // finds through it, so nothing can judge them (refused, as a committed
+                    // one is). A link to a FIFO or a device is refused as one in place would be.
                     if target.is_dir() && !is_protocol_file(&inner) {
-                        continue;
+                        return Err(link_to_directory(&rel, &target.to_string_lossy()));
                     }
                     if !target.is_file() {
                         return Err(not_regular(&rel, &target));
@@ -736,6 +740,23 @@ impl HandoffDir {
         Ok(name.to_string())
     }
 
+    /// Refuses a submodule (gitlink) found inside the directory: the files a checkout puts
+    /// there belong to another repository, so nothing here can judge them, and an agent
+    /// reads them as handoff files all the same (exit 2, fail closed).
+    fn refuse_gitlink(found: Option<String>) -> Result<()> {
+        match found {
+            None => Ok(()),
+            Some(path) => Err(Error::invalid(
+                path,
+                None,
+                "is a git submodule inside the handoff directory: the files a checkout puts \
+                 there are another repository's, and cannot be judged here. Replace it with \
+                 the files themselves (`git rm --cached` it, then add its files), or move it \
+                 out of the handoff directory",
+            )),
+        }
+    }
+
     fn snapshot_files(
         &self,
         repo: &Repo,
@@ -758,11 +779,7 @@ impl HandoffDir {
             }
             let rel = self.path_of(&name);
             let id = if f.is_link {
-                match link_target(repo, &rel, f.id, &mut lookup, &mut is_dir)? {
-                    Some(id) => id,
-                    // A link to a directory is not a handoff file, as on disk.
-                    None => continue,
-                }
+                link_target(repo, &rel, f.id, &mut lookup, &mut is_dir)?
             } else {
                 f.id
             };
@@ -827,22 +844,37 @@ pub fn escape_bytes(raw: &[u8]) -> String {
     out
 }
 
+/// The refusal of a symbolic link (`rel`) to a directory (`target`) in a handoff directory:
+/// git holds the link, not the files an agent finds through it, so the gate cannot judge
+/// them as handoff files (exit 2, fail closed).
+fn link_to_directory(rel: &str, target: &str) -> Error {
+    Error::invalid(
+        rel,
+        None,
+        format!(
+            "symbolic link to a directory ({}): the files an agent finds through it would \
+             not be judged as handoff files. Put the directory itself in its place, or move \
+             the link out of the handoff directory",
+            output::escape_untrusted(target)
+        ),
+    )
+}
+
 /// How many links in a row a committed or staged handoff file may go through.
 const MAX_LINK_HOPS: usize = 8;
 
 /// The blob a symbolic link `rel` (blob `link`) of a commit or the index leads to, through
-/// further links, within the same source; `None` for a link to a directory (not a handoff
-/// file, as on disk). A link out of the repository, into `.git`, to something the source
-/// does not hold, or through too many links is refused (exit 2): the gate cannot judge what
-/// it cannot read, and a link the working tree follows to an untracked file must not pass
-/// unread (fail closed).
+/// further links, within the same source. A link to a directory ([`link_to_directory`]),
+/// out of the repository, into `.git`, to something the source does not hold, or through
+/// too many links is refused (exit 2): the gate cannot judge what it cannot read, and a
+/// link the working tree follows to an untracked file must not pass unread (fail closed).
 fn link_target(
     repo: &Repo,
     rel: &str,
     mut link: ObjectId,
     lookup: &mut impl FnMut(&str) -> Result<Option<TreeFile>>,
     is_dir: &mut impl FnMut(&str) -> Result<bool>,
-) -> Result<Option<ObjectId>> {
+) -> Result<ObjectId> {
     let refuse = |why: String| Error::invalid(rel, None, why);
     let mut from = rel.to_string();
     for _ in 0..MAX_LINK_HOPS {
@@ -859,12 +891,12 @@ fn link_target(
             )));
         }
         match lookup(&resolved)? {
-            Some(t) if !t.is_link => return Ok(Some(t.id)),
+            Some(t) if !t.is_link => return Ok(t.id),
             Some(t) => {
                 link = t.id;
                 from = resolved;
             }
-            None if is_dir(&resolved)? => return Ok(None),
+            None if is_dir(&resolved)? => return Err(link_to_directory(rel, &resolved)),
             None => {
                 return Err(refuse(format!(
                     "symbolic link points to {}, which what is judged (the commit or the \

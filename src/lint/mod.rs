@@ -115,6 +115,19 @@ pub(crate) enum FileKind {
 /// Files in a handoff directory the linter never scans: configuration and the lock.
 pub const NOT_SCANNED: &[&str] = &[AIIGNORE, allow::ALLOWLIST, allow::PII_ALLOWLIST, LOCK];
 
+/// The configuration files among [`NOT_SCANNED`]: they name injection wording and personal
+/// data on purpose (patterns, allowed addresses), so only [`config_rule`]s judge them, but a
+/// credential written into one is committed and read like any other.
+fn is_config(inner: &str) -> bool {
+    matches!(inner, AIIGNORE | allow::ALLOWLIST | allow::PII_ALLOWLIST)
+}
+
+/// The rules that judge a configuration file: the secret rules, and the characters and
+/// pointers that hide what a reader gets (HID011, HID012).
+fn config_rule(rule: &str) -> bool {
+    rule.starts_with("SEC") || matches!(rule, "HID011" | "HID012")
+}
+
 /// Extensions of files that are not text and are skipped.
 const BINARY_EXTENSIONS: &[&str] = &[
     "png", "jpg", "jpeg", "gif", "webp", "ico", "pdf", "zip", "gz", "bmp", "svgz",
@@ -379,6 +392,11 @@ fn lint_held(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
     let content = crate::handoff::log_stream::Bytes(file.bytes);
     match lint_in_pieces(cfg, &file.path, &file.name, &content, used)? {
         Some(diags) => Ok(diags),
+        None if is_config(&file.name) => {
+            let mut diags = lint_file(cfg, file, used)?;
+            diags.retain(|d| config_rule(d.rule));
+            Ok(diags)
+        }
         None => lint_file(cfg, file, used),
     }
 }
@@ -470,7 +488,7 @@ pub fn snapshot_files<'a>(dir: &HandoffDir, snap: &'a Snapshot) -> Vec<LintFile<
     let top = snap
         .files
         .iter()
-        .filter(|(name, bytes)| is_lintable(name) && !is_binary(name, bytes))
+        .filter(|(name, bytes)| (is_lintable(name) || is_config(name)) && !is_binary(name, bytes))
         .map(|(name, bytes)| LintFile {
             path: dir.path_of(name),
             name: name.clone(),
@@ -1038,6 +1056,7 @@ fn lint_text(
     );
     rules::hidden::unicode_events(&scan, &others, &mut extra);
     rules::hidden::controls(raw, &mut extra);
+    rules::hidden::lfs_pointer(raw, &mut extra);
     if let Some(md) = &md {
         rules::exfil::check_markdown(raw, md, &mut extra);
         rules::structure::check(&file.name, raw, md, &mut extra);

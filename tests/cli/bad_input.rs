@@ -466,11 +466,19 @@ fn an_aiignore_that_cannot_be_read_refuses_rather_than_checks_nothing() {
         }
     }
     // A link to a directory under a handoff file's name is refused too; under another name
-    // it is left alone (git stores the link, not what it points at).
+    // as well: git stores the link, not the files an agent finds through it, so nothing
+    // would judge them (review 20).
     let repo = handoff_repo();
     std::fs::create_dir(repo.path().join("docs")).unwrap();
     std::os::unix::fs::symlink("../../docs", repo.path().join(".ai/handoff/notes")).unwrap();
-    repo.aahp(&["lint"]).assert_code(0);
+    let out = repo.aahp(&["lint"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr
+            .contains(".ai/handoff/notes: symbolic link to a directory"),
+        "{out}"
+    );
+    std::fs::remove_file(repo.path().join(".ai/handoff/notes")).unwrap();
     let _ = std::fs::remove_file(repo.path().join(ignore));
     std::os::unix::fs::symlink("../../docs", repo.path().join(ignore)).unwrap();
     let out = repo.aahp(&["lint"]);

@@ -36,7 +36,10 @@ fn context_takes_the_largest_budget_as_no_limit() {
         let out = repo.aahp(&["context", "--budget", &budget.to_string(), "--json"]);
         out.assert_code(0);
         assert_eq!(out.json()["parts"], all.json()["parts"], "{out}");
-        assert!(out.json()["omitted"].as_array().unwrap().is_empty(), "{out}");
+        assert!(
+            out.json()["omitted"].as_array().unwrap().is_empty(),
+            "{out}"
+        );
     }
 }
 

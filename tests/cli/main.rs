@@ -47,5 +47,6 @@ mod status;
 mod task;
 mod trust;
 mod trust_checks;
+mod unjudged;
 mod verify;
 mod verify_range;

@@ -10,6 +10,7 @@ use super::super::json::Field;
 use super::super::markdown::MdIndex;
 use super::super::registry::{
     Family, HID001, HID002, HID003, HID004, HID005, HID006, HID007, HID008, HID009, HID010, HID011,
+    HID012,
 };
 use super::super::text::{LineIndex, Spans, View, words};
 use super::super::unicode::{UEvent, UKind, char_label, is_emoji_like, is_rtl, uses_joiners};
@@ -370,6 +371,28 @@ fn control_or_c2(b: u8) -> bool {
     let c0 =
         u8::from(b < 0x20) & u8::from(b != b'\t') & u8::from(b != b'\n') & u8::from(b != b'\r');
     (c0 | u8::from(b == 0x7F) | u8::from(b == 0xC2)) != 0
+}
+
+/// HID012: a Git LFS pointer, judged in place of the file a checkout with git-lfs puts
+/// there. The pointer format starts with its `version` line (the spec's first key, and the
+/// pre-release `hawser` name too); nothing else in a handoff file does.
+pub(crate) fn lfs_pointer(raw: &str, out: &mut Vec<Finding>) {
+    const VERSIONS: [&str; 2] = [
+        "version https://git-lfs.github.com/spec/v",
+        "version https://hawser.github.com/spec/v",
+    ];
+    let text = raw.strip_prefix('\u{feff}').unwrap_or(raw);
+    if VERSIONS.iter().any(|v| text.starts_with(v)) {
+        let end = raw.find('\n').unwrap_or(raw.len());
+        out.push(Finding::raw(
+            &HID012,
+            raw.len() - text.len(),
+            end,
+            "a Git LFS pointer: the gate judges it, but a checkout with git-lfs replaces it with \
+             a file stored elsewhere, which the next agent reads unjudged"
+                .to_string(),
+        ));
+    }
 }
 
 /// HID011: control characters, raw in the file (one finding per run).

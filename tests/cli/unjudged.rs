@@ -1,0 +1,223 @@
+//! What the gate cannot judge is refused, never passed (review 20): content a checkout puts
+//! in the handoff directory from elsewhere (a submodule, a Git LFS object, a directory
+//! reached through a link), a handoff directory a sparse index folds into one entry, the
+//! configuration files, and the commits of a range that the tip no longer shows.
+
+use crate::support::TestRepo;
+use crate::verify::handoff_repo;
+
+/// A GitHub personal access token's shape: `ghp_` and 36 letters and digits, not a real one.
+fn token(seed: u64) -> String {
+    let set = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let body: String = (0..36)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            set[usize::try_from(s % 62).unwrap()] as char
+        })
+        .collect();
+    format!("ghp_{body}")
+}
+
+/// Stages `.ai/handoff/STATUS.md` with `line` appended and the manifest regenerated.
+fn stage_status_line(repo: &TestRepo, line: &str) {
+    let status = repo.read(".ai/handoff/STATUS.md");
+    repo.write(".ai/handoff/STATUS.md", format!("{status}\n{line}\n"));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+}
+
+/// The 1-based line of STATUS.md at `rev` that starts with `start`.
+fn line_of(repo: &TestRepo, rev: &str, start: &str) -> usize {
+    let text = repo.git(&["show", &format!("{rev}:.ai/handoff/STATUS.md")]);
+    text.lines().position(|l| l.starts_with(start)).unwrap() + 1
+}
+
+#[test]
+fn a_submodule_inside_the_handoff_directory_is_refused_at_the_hook_and_in_ci() {
+    // Its files come from another repository when it is checked out: nothing here judged
+    // them, and the next agent reads them as handoff files.
+    let repo = handoff_repo();
+    repo.git(&["checkout", "-q", "-b", "pr"]);
+    stage_status_line(&repo, "- Added the notes.");
+    // A gitlink as `git submodule add` stages it (its directory is not checked out here).
+    let other = repo.git(&["rev-parse", "HEAD"]);
+    repo.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{},.ai/handoff/notes", other.trim()),
+    ]);
+    for args in [
+        &["hook", "pre-commit"][..],
+        &["verify", "--level", "precommit"],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr
+                .contains(".ai/handoff/notes: is a git submodule inside the handoff directory"),
+            "{args:?}: {out}"
+        );
+    }
+    repo.git(&["commit", "-q", "--no-verify", "-m", "notes"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "main"]);
+    ci.assert_code(2);
+    assert!(ci.stderr.contains("git submodule"), "{ci}");
+}
+
+#[test]
+fn a_git_lfs_pointer_is_refused_where_a_handoff_file_or_instruction_file_belongs() {
+    // The gate reads the pointer git holds; a checkout with git-lfs puts the real file there.
+    let pointer = "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 109\n";
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/notes/brief.md", pointer);
+    stage_status_line(&repo, "- Added a brief.");
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout
+            .contains(".ai/handoff/notes/brief.md: 1:1: error[HID012 lfs-pointer]"),
+        "{out}"
+    );
+    let repo = handoff_repo();
+    repo.write("AGENTS.md", pointer);
+    repo.git(&["add", "AGENTS.md"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("AGENTS.md: 1:1: error[HID012"), "{out}");
+    // Text that only mentions the format is not a pointer.
+    let repo = handoff_repo();
+    stage_status_line(
+        &repo,
+        "- Moved the screenshots to Git LFS (version https://git-lfs.github.com/spec/v1).",
+    );
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
+
+#[test]
+fn a_link_to_a_directory_inside_the_handoff_directory_is_refused() {
+    // git holds the link, not the files an agent finds through it.
+    let repo = handoff_repo();
+    repo.write("docs/ref.md", "Reference notes.\n");
+    std::os::unix::fs::symlink("../../docs", repo.path().join(".ai/handoff/notes")).unwrap();
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr
+            .contains(".ai/handoff/notes: symbolic link to a directory (docs)"),
+        "{out}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "link"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(2);
+    assert!(ci.stderr.contains("symbolic link to a directory"), "{ci}");
+}
+
+#[test]
+fn a_sparse_index_that_folds_the_handoff_directory_fails_the_hook() {
+    // With `.ai/` one entry of the index, the hook found no handoff directory and passed
+    // code with no handoff update ("nothing to judge").
+    let repo = handoff_repo();
+    repo.write("src/app.rs", "fn main() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "code"]);
+    repo.git(&["sparse-checkout", "set", "--cone", "--sparse-index", "src"]);
+    let listed = repo.git(&["ls-files", "--sparse"]);
+    assert!(listed.lines().any(|l| l == ".ai/"), "{listed}");
+    repo.write("src/app.rs", "fn main() { println!(); }\n");
+    repo.git(&["add", "src/app.rs"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr.contains(
+            "the index is sparse and holds .ai/ as one entry, outside the sparse checkout"
+        ) && out.stderr.contains("git sparse-checkout add"),
+        "{out}"
+    );
+    // In the sparse checkout, it is judged as before (drift: no handoff update).
+    repo.git(&["sparse-checkout", "add", ".ai"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("FAIL  drift"), "{out}");
+}
+
+#[test]
+fn a_credential_in_the_configuration_files_is_found() {
+    // `.aiignore` and the allowlists are not judged for wording (they name injection
+    // phrases and allowed addresses on purpose), but a credential in them is committed.
+    let repo = TestRepo::with_handoff();
+    let ignore = repo.read(".ai/handoff/.aiignore");
+    repo.write(
+        ".ai/handoff/.aiignore",
+        format!("{ignore}\n# deploy token (keep): {}\n", token(3)),
+    );
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains(".ai/handoff/.aiignore: ") && out.stdout.contains("error[SEC020"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains(&token(3)), "{out}");
+    // Its patterns are not findings.
+    let repo = TestRepo::with_handoff();
+    repo.write(
+        ".ai/handoff/.aiignore",
+        format!("{ignore}\n# injection\nignore previous instructions\n"),
+    );
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
+
+#[test]
+fn a_credential_a_later_commit_removed_still_fails_the_range() {
+    // Every commit of a push or pull request is published: the tip alone passing is not
+    // enough when an earlier commit of the range holds the token.
+    let repo = handoff_repo();
+    repo.git(&["checkout", "-q", "-b", "pr"]);
+    stage_status_line(&repo, &format!("Deploy token: {}", token(5)));
+    repo.git(&["commit", "-q", "--no-verify", "-m", "wip"]);
+    repo.git(&["revert", "--no-edit", "HEAD"]);
+    stage_status_line(&repo, "- Real work done.");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "work"]);
+    let wip = repo.git(&["rev-parse", "--short=7", "HEAD~2"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "main"]);
+    ci.assert_code(1);
+    assert!(
+        ci.stdout.contains("FAIL  history: 1 problem")
+            && ci.stdout.contains(&format!(
+                ".ai/handoff/STATUS.md:{}: commit {} holds a credential here (SEC020",
+                line_of(&repo, "HEAD~2", "Deploy token:"),
+                wip.trim()
+            )),
+        "{ci}"
+    );
+    assert!(!ci.stdout.contains(&token(5)), "{ci}");
+    // The pre-push hook judges the same commits.
+    let tip = repo.git(&["rev-parse", "HEAD"]);
+    let line = format!(
+        "refs/heads/pr {} refs/heads/pr {}\n",
+        tip.trim(),
+        "0".repeat(40)
+    );
+    let push = repo.aahp_with_stdin(&["hook", "pre-push", "origin", "x"], line.as_bytes());
+    push.assert_code(1);
+    assert!(push.stdout.contains("FAIL  history"), "{push}");
+    // A range whose commits hold no such credential passes the layer.
+    let clean = handoff_repo();
+    clean.git(&["checkout", "-q", "-b", "pr"]);
+    stage_status_line(&clean, "- Work.");
+    clean.git(&["commit", "-q", "-m", "work"]);
+    let ci = clean.aahp(&["verify", "--level", "ci", "--base", "main"]);
+    ci.assert_code(0);
+    assert!(
+        ci.stdout.contains(
+            "ok    history: no credential in the range's 1 commit that its last one dropped"
+        ),
+        "{ci}"
+    );
+}
