@@ -566,6 +566,103 @@ impl Content<'_> {
     }
 }
 
+impl Content<'_> {
+    /// Where the symbolic link at `path` leads (repository-relative), `None` when `path` is
+    /// not a link or leads out of the repository.
+    fn link_target(&self, repo: &Repo, path: &str) -> Result<Option<String>> {
+        let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
+        let target = match self {
+            Content::Worktree(_) => match std::fs::read_link(repo.workdir().join(path)) {
+                Ok(t) => t.to_string_lossy().into_owned(),
+                Err(_) => return Ok(None),
+            },
+            Content::Staged(view) => match view.file_at(path)? {
+                Some(f) if f.is_link => String::from_utf8_lossy(&repo.blob(f.id)?).into_owned(),
+                _ => return Ok(None),
+            },
+            Content::Commit(c) => match repo.tree_file_at(*c, path)? {
+                Some(f) if f.is_link => String::from_utf8_lossy(&repo.blob(f.id)?).into_owned(),
+                _ => return Ok(None),
+            },
+        };
+        Ok(crate::handoff::resolve_link(parent, &target).filter(|t| !escapes(t)))
+    }
+}
+
+/// How many `@path` imports deep an instruction file is followed (Claude Code's limit).
+const MAX_IMPORT_DEPTH: usize = 5;
+
+/// Adds to `agent_files` what the agent reads as part of its instruction files although the
+/// change does not touch them by those names (review 20): the file a top-level instruction
+/// file links to, when the change alters it, and the files `CLAUDE.md` / `GEMINI.md` import
+/// with `@path` (all of them when the importing file changed, else those the change
+/// alters), followed up to [`MAX_IMPORT_DEPTH`] deep. Top-level names are looked up at the
+/// repository's root and at each package root, so the cost does not grow with the
+/// repository.
+fn add_pulled_in(
+    repo: &Repo,
+    content: &Content<'_>,
+    changes: &[Change],
+    package_roots: &[String],
+    agent_files: &mut Vec<(Option<String>, String, Vec<u8>)>,
+) -> Result<()> {
+    let altered: std::collections::HashSet<&str> = changes
+        .iter()
+        .filter(|c| c.kind != ChangeKind::Deleted)
+        .map(|c| c.path.as_str())
+        .collect();
+    let mut roots: Vec<&str> = vec![""];
+    roots.extend(package_roots.iter().map(String::as_str));
+    roots.dedup();
+    // (path, owner, changed or pulled in by something that is, depth)
+    let mut importers: Vec<(String, Option<String>, bool, usize)> = agent_files
+        .iter()
+        .filter(|(_, p, _)| lint::agents::imports_files(p))
+        .map(|(o, p, _)| (p.clone(), o.clone(), true, 0))
+        .collect();
+    for root in roots {
+        for name in lint::agents::top_level_names() {
+            let path = crate::handoff::location::join(root, name);
+            if agent_files.iter().any(|(_, p, _)| *p == path) {
+                continue;
+            }
+            if let Some(target) = content.link_target(repo, &path)?
+                && altered.contains(target.as_str())
+                && let Some(bytes) = content.read_agent_file(repo, &path)?
+            {
+                agent_files.push((None, path.clone(), bytes));
+            }
+            if lint::agents::imports_files(&path) {
+                importers.push((path, None, false, 0));
+            }
+        }
+    }
+    let mut done: std::collections::HashSet<String> = std::collections::HashSet::new();
+    while let Some((path, owner, whole, depth)) = importers.pop() {
+        if depth >= MAX_IMPORT_DEPTH || !done.insert(path.clone()) {
+            continue;
+        }
+        let text = match agent_files.iter().find(|(_, p, _)| *p == path) {
+            Some((_, _, bytes)) => String::from_utf8_lossy(bytes).into_owned(),
+            None => match content.read_agent_file(repo, &path)? {
+                Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                None => continue,
+            },
+        };
+        for import in lint::agents::imports(&path, &text) {
+            let pulled = whole || altered.contains(import.as_str());
+            if pulled
+                && !agent_files.iter().any(|(_, p, _)| *p == import)
+                && let Some(bytes) = content.read_agent_file(repo, &import)?
+            {
+                agent_files.push((owner.clone(), import.clone(), bytes));
+            }
+            importers.push((import, owner.clone(), pulled, depth + 1));
+        }
+    }
+    Ok(())
+}
+
 /// True for a repository-relative path that lies in a git directory.
 fn escapes(rel: &str) -> bool {
     rel.split('/').any(|c| c.eq_ignore_ascii_case(".git"))
@@ -988,6 +1085,25 @@ fn judge_target(
             agent_files.push((owner, change.path.clone(), bytes));
         }
     }
+
+    let package_roots: Vec<String> = reads
+        .iter()
+        .filter_map(|r| r.dir.rel.strip_suffix(DEFAULT_DIR))
+        .map(|p| p.trim_end_matches('/').to_string())
+        .collect();
+    add_pulled_in(
+        repo,
+        content,
+        &target.changes,
+        &package_roots,
+        &mut agent_files,
+    )?;
+    // Pulled in files that lie in a judged handoff directory are linted with it already.
+    agent_files.retain(|(_, p, _)| {
+        !reads
+            .iter()
+            .any(|r| p.starts_with(&format!("{}/", r.dir.rel)))
+    });
 
     // A move counts only when its new place is judged here (found by discovery or
     // configured): else the old directory was removed as far as the gate can tell.

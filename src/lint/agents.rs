@@ -167,7 +167,126 @@ static AGENT_FILES: &[AgentFile] = &[
         hits: &[".claude/agents/tester.md"],
         misses: &[".claude/settings.local.json"],
     },
+    AgentFile {
+        pattern: Pattern::Under(".claude/skills"),
+        tool: "Claude Code (skills, with the files they bundle)",
+        hits: &[
+            ".claude/skills/release/SKILL.md",
+            ".claude/skills/release/notes.md",
+        ],
+        misses: &[".claude/skill.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("AGENTS.override.md"),
+        tool: "Codex (overrides AGENTS.md)",
+        hits: &["AGENTS.override.md", "svc/AGENTS.override.md"],
+        misses: &["AGENTS.override.md.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".github/prompts"),
+        tool: "GitHub Copilot (prompt files)",
+        hits: &[".github/prompts/review.prompt.md"],
+        misses: &[".github/PROMPTS.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".github/agents"),
+        tool: "GitHub Copilot (custom agents)",
+        hits: &[".github/agents/planner.agent.md"],
+        misses: &[".github/agent.yml"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".github/chatmodes"),
+        tool: "GitHub Copilot (chat modes)",
+        hits: &[".github/chatmodes/plan.chatmode.md"],
+        misses: &[".github/chatmode.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".junie/guidelines.md"),
+        tool: "JetBrains Junie",
+        hits: &[".junie/guidelines.md"],
+        misses: &["junie/guidelines.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".cursor/commands"),
+        tool: "Cursor (commands)",
+        hits: &[".cursor/commands/ship.md"],
+        misses: &[".cursor/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".gemini/commands"),
+        tool: "Gemini CLI (commands)",
+        hits: &[".gemini/commands/test.toml"],
+        misses: &[".gemini/settings.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".windsurf/workflows"),
+        tool: "Windsurf (workflows)",
+        hits: &[".windsurf/workflows/deploy.md"],
+        misses: &[".windsurf/mcp.json"],
+    },
 ];
+
+/// The instruction files whose `@path` lines the agent loads as part of them (Claude Code's
+/// and Gemini CLI's memory imports).
+pub fn imports_files(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(name, "CLAUDE.md" | "CLAUDE.local.md" | "GEMINI.md")
+}
+
+/// The files an instruction file imports: each `@path` that starts a word outside code
+/// (fenced or indented blocks, code spans), resolved against the directory of `path`
+/// (repository-relative). Paths out of the repository (`/…`, `~/…`, too many `..`) are not
+/// the repository's to judge and are left out, as are words that are not paths (`@user`,
+/// an address's `@host`).
+pub fn imports(path: &str, text: &str) -> Vec<String> {
+    let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
+    let mut out = Vec::new();
+    let mut fence: Option<&str> = None;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if let Some(f) = fence {
+            if t.starts_with(f) {
+                fence = None;
+            }
+            continue;
+        }
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = Some(&t[..3]);
+            continue;
+        }
+        if line.starts_with("    ") || line.starts_with('\t') {
+            continue;
+        }
+        // Code spans: only the text between them counts.
+        for (k, piece) in line.split('`').enumerate() {
+            if k % 2 == 1 {
+                continue;
+            }
+            let mut prev = ' ';
+            for (i, c) in piece.char_indices() {
+                if c == '@' && (prev.is_whitespace() || i == 0) {
+                    let word: String = piece[i + 1..]
+                        .chars()
+                        .take_while(|c| !c.is_whitespace())
+                        .collect();
+                    let word = word.trim_end_matches(['.', ',', ';', ':', ')', ']']);
+                    let path_like = word.contains('/') || word.contains('.');
+                    if path_like
+                        && !word.starts_with('/')
+                        && !word.starts_with('~')
+                        && let Some(resolved) = crate::handoff::resolve_link(parent, word)
+                    {
+                        out.push(resolved);
+                    }
+                }
+                prev = c;
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
 
 impl Pattern {
     fn matches(self, path: &str) -> bool {
@@ -214,6 +333,18 @@ mod tests {
                 assert!(!is_agent_file(m), "{}: {m} should not match", f.tool);
             }
         }
+    }
+
+    #[test]
+    fn imports_are_the_paths_after_at_outside_code() {
+        let text = "See @docs/style.md and @./rules.md.\nMail me@example.com or @alice.\n\
+                    Not `@docs/code.md`, nor:\n```\n@docs/fenced.md\n```\n    @docs/indented.md\n\
+                    Home @~/.claude/mine.md, root @/etc/x.md, up @../../../x.md.\n";
+        assert_eq!(
+            super::imports("pkg/CLAUDE.md", text),
+            ["pkg/docs/style.md", "pkg/rules.md"]
+        );
+        assert!(super::imports_files("pkg/CLAUDE.md") && !super::imports_files("AGENTS.md"));
     }
 
     #[test]

@@ -164,3 +164,64 @@ fn lint_all_finds_instruction_files_at_any_depth() {
         "{json}"
     );
 }
+
+#[test]
+fn what_an_instruction_file_links_to_or_imports_is_judged_when_it_changes() {
+    // Review 20: `CLAUDE.md -> docs/style.md` and a CLAUDE.md that imports `@docs/rules.md`
+    // made the agent read docs the gate never judged once only the docs changed.
+    let repo = TestRepo::new();
+    repo.write("docs/style.md", CLEAN);
+    repo.write("docs/rules.md", CLEAN);
+    repo.write("docs/other.md", CLEAN);
+    std::os::unix::fs::symlink("docs/style.md", repo.path().join("CLAUDE.md")).unwrap();
+    repo.write(
+        "GEMINI.md",
+        "# Gemini\n\nFollow @docs/rules.md, not `@docs/other.md`.\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.git(&["commit", "-q", "-m", "docs"]);
+    for (changed, shown) in [
+        ("docs/style.md", "CLAUDE.md"),
+        ("docs/rules.md", "docs/rules.md"),
+    ] {
+        repo.write(changed, INJECTION);
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains(&format!("{shown}: 3:")) && out.stdout.contains("PI001"),
+            "{changed}\n{out}"
+        );
+        repo.git(&["commit", "-q", "--no-verify", "-m", changed]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(
+            ci.stdout.contains(&format!("{shown}: 3:")),
+            "{changed}\n{ci}"
+        );
+    }
+    // A file named in a code span is not an import.
+    repo.write("docs/other.md", INJECTION);
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
+
+#[test]
+fn instruction_files_of_current_agents_are_judged() {
+    for path in [
+        ".claude/skills/deploy/SKILL.md",
+        "AGENTS.override.md",
+        ".github/prompts/release.prompt.md",
+        ".github/agents/reviewer.agent.md",
+        ".junie/guidelines.md",
+        ".gemini/commands/ship.toml",
+    ] {
+        let repo = TestRepo::new();
+        repo.write(path, INJECTION);
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(out.stdout.contains(&format!("{path}: 3:")), "{path}\n{out}");
+    }
+}
