@@ -17,6 +17,12 @@ fn staged_instruction_files_at_any_depth_block_on_injection_and_pass_when_clean(
         ".cursor/rules/x.mdc",
         ".github/copilot-instructions.md",
         ".windsurfrules",
+        ".claude/skills/deploy/SKILL.md",
+        "AGENTS.override.md",
+        ".github/prompts/release.prompt.md",
+        ".github/agents/reviewer.agent.md",
+        ".junie/guidelines.md",
+        ".gemini/commands/ship.toml",
     ] {
         // A repository with no handoff directory at all: the files are still what agents read.
         let repo = TestRepo::new();
@@ -205,23 +211,4 @@ fn what_an_instruction_file_links_to_or_imports_is_judged_when_it_changes() {
     repo.write("docs/other.md", INJECTION);
     repo.git(&["add", "-A"]);
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
-}
-
-#[test]
-fn instruction_files_of_current_agents_are_judged() {
-    for path in [
-        ".claude/skills/deploy/SKILL.md",
-        "AGENTS.override.md",
-        ".github/prompts/release.prompt.md",
-        ".github/agents/reviewer.agent.md",
-        ".junie/guidelines.md",
-        ".gemini/commands/ship.toml",
-    ] {
-        let repo = TestRepo::new();
-        repo.write(path, INJECTION);
-        repo.git(&["add", "-A"]);
-        let out = repo.aahp(&["hook", "pre-commit"]);
-        out.assert_code(1);
-        assert!(out.stdout.contains(&format!("{path}: 3:")), "{path}\n{out}");
-    }
 }
