@@ -380,7 +380,60 @@ pub fn lint_snapshot_with(
     let files = snapshot_files(dir, snap);
     // Unused allowlist entries can only be told on the whole directory: an entry may serve
     // a file a pre-commit snapshot left unread.
-    lint_inputs(cfg, &files, &streamed, extra, !snap.is_partial())
+    let mut outcome = lint_inputs(cfg, &files, &streamed, extra, !snap.is_partial())?;
+    let binaries = snap
+        .files
+        .iter()
+        .chain(&snap.nested)
+        .filter(|(name, bytes)| is_lintable(name) && is_binary(name, bytes));
+    for (name, bytes) in binaries {
+        outcome
+            .diagnostics
+            .extend(binary_secrets(cfg, &dir.path_of(name), name, bytes)?);
+    }
+    Ok(outcome)
+}
+
+/// The credentials in the readable text of a binary file of a handoff directory (an image,
+/// a PDF, an archive): its runs of at least eight printable ASCII characters, one per line,
+/// as `strings` lists them, where image metadata and an archive's names keep text. Only
+/// the secret rules judge them (review 20: a token in a screenshot's `tEXt` chunk passed
+/// unread); the line is the run's.
+fn binary_secrets(
+    cfg: &LintConfig,
+    path: &str,
+    name: &str,
+    bytes: &[u8],
+) -> Result<Vec<Diagnostic>> {
+    const MIN_RUN: usize = 8;
+    let mut text = Vec::new();
+    for run in bytes.split(|b| !(b.is_ascii_graphic() || *b == b' ' || *b == b'\t')) {
+        if run.len() >= MIN_RUN {
+            text.extend_from_slice(run);
+            text.push(b'\n');
+        }
+    }
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let file = LintFile {
+        path: path.to_string(),
+        // Judged as plain text, whatever the extension.
+        name: format!("{name}.strings"),
+        bytes: &text,
+    };
+    let mut used = vec![false; cfg.allow.len()];
+    let mut diags = lint_file(cfg, &file, &mut used)?;
+    diags.retain(|d| d.rule.starts_with("SEC"));
+    for d in &mut diags {
+        d.message = format!(
+            "in the file's readable text (line {} of it): {}",
+            d.line, d.message
+        );
+        d.line = 1;
+        d.column = 1;
+    }
+    Ok(diags)
 }
 
 /// Lints a file held in memory. LOG-ARCHIVE.md and its index above 8 MiB

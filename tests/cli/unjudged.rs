@@ -221,3 +221,38 @@ fn a_credential_a_later_commit_removed_still_fails_the_range() {
         "{ci}"
     );
 }
+
+#[test]
+fn a_credential_in_the_readable_text_of_a_binary_file_is_found() {
+    // An image is not linted as text, but its metadata (a screenshot's `tEXt` chunk) keeps
+    // text an agent or anyone can read back.
+    let png = |text: &str| {
+        let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0\0\0".to_vec();
+        b.extend_from_slice(b"\0\0\0\x30tEXtComment\0");
+        b.extend_from_slice(text.as_bytes());
+        b.extend_from_slice(b"\0\0\0\0IEND\xaeB`\x82");
+        b
+    };
+    let repo = handoff_repo();
+    repo.write(
+        ".ai/handoff/notes/screenshot.png",
+        png(&format!("staging deploy token {}", token(7))),
+    );
+    stage_status_line(&repo, "- Added a screenshot.");
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains(
+            ".ai/handoff/notes/screenshot.png: 1:1: error[SEC020 github-token]: in the file's readable text"
+        ),
+        "{out}"
+    );
+    assert!(!out.stdout.contains(&token(7)), "{out}");
+    let repo = handoff_repo();
+    repo.write(
+        ".ai/handoff/notes/screenshot.png",
+        png("a chart of build times"),
+    );
+    stage_status_line(&repo, "- Added a screenshot.");
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
