@@ -142,7 +142,7 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         "drift" => format!("update {status}, run `{manifest}`, stage {d}/ and retry"),
         "lock" => "a session holds HANDOFF.lock: end it with `git aahp commit`, or run `git aahp recover` if it crashed".into(),
         "tasks" => "fix the task list with `git aahp task` (ids, states, dependencies)".into(),
-        "archive" => "run `git aahp archive --verify` for details; `git aahp archive` repairs an interrupted rotation".into(),
+        "archive" => "run `git aahp archive --verify`: it names each problem and its repair (`git aahp archive` completes an interrupted rotation)".into(),
         BASE_LAYER => BASE_HINT.into(),
         DISCOVERY_LAYER => DISCOVERY_HINT.into(),
         LINKED_LAYER => "commit the handoff directory itself (`git rm --cached` the link, then \
@@ -541,9 +541,13 @@ impl Content<'_> {
         let Some(mut file) = file else {
             return Ok(None);
         };
-        if file.is_link {
+        let mut from = path.to_string();
+        for _ in 0..LINK_HOPS {
+            if !file.is_link {
+                break;
+            }
             let target = String::from_utf8_lossy(&repo.blob(file.id)?).into_owned();
-            let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
+            let parent = from.rsplit_once('/').map_or("", |(p, _)| p);
             let resolved =
                 crate::handoff::resolve_link(parent, &target).ok_or_else(|| link_refused(path))?;
             if escapes(&resolved) {
@@ -555,9 +559,13 @@ impl Content<'_> {
                 Content::Worktree(_) => None,
             };
             match next {
-                Some(f) if !f.is_link => file = f,
-                _ => return Ok(None),
+                Some(f) => file = f,
+                None => return Ok(None),
             }
+            from = resolved;
+        }
+        if file.is_link {
+            return Ok(None);
         }
         match repo.blob_within(file.id, crate::handoff::MAX_FILE_BYTES)? {
             Ok(bytes) => Ok(Some(bytes)),
@@ -567,38 +575,54 @@ impl Content<'_> {
 }
 
 impl Content<'_> {
-    /// Where the symbolic link at `path` leads (repository-relative), `None` when `path` is
-    /// not a link or leads out of the repository.
-    fn link_target(&self, repo: &Repo, path: &str) -> Result<Option<String>> {
-        let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
-        let target = match self {
-            Content::Worktree(_) => match std::fs::read_link(repo.workdir().join(path)) {
-                Ok(t) => t.to_string_lossy().into_owned(),
-                Err(_) => return Ok(None),
-            },
-            Content::Staged(view) => match view.file_at(path)? {
-                Some(f) if f.is_link => String::from_utf8_lossy(&repo.blob(f.id)?).into_owned(),
-                _ => return Ok(None),
-            },
-            Content::Commit(c) => match repo.tree_file_at(*c, path)? {
-                Some(f) if f.is_link => String::from_utf8_lossy(&repo.blob(f.id)?).into_owned(),
-                _ => return Ok(None),
-            },
-        };
-        Ok(crate::handoff::resolve_link(parent, &target).filter(|t| !escapes(t)))
+    /// The paths a symbolic link at `path` leads through (repository-relative, the last one
+    /// the file read), up to [`LINK_HOPS`] links; empty when `path` is not a link or leads
+    /// out of the repository.
+    fn link_chain(&self, repo: &Repo, path: &str) -> Result<Vec<String>> {
+        let mut chain = Vec::new();
+        let mut at = path.to_string();
+        for _ in 0..LINK_HOPS {
+            let parent = at.rsplit_once('/').map_or("", |(p, _)| p).to_string();
+            let target = match self {
+                Content::Worktree(_) => match std::fs::read_link(repo.workdir().join(&at)) {
+                    Ok(t) => t.to_string_lossy().into_owned(),
+                    Err(_) => break,
+                },
+                Content::Staged(view) => match view.file_at(&at)? {
+                    Some(f) if f.is_link => String::from_utf8_lossy(&repo.blob(f.id)?).into_owned(),
+                    _ => break,
+                },
+                Content::Commit(c) => match repo.tree_file_at(*c, &at)? {
+                    Some(f) if f.is_link => String::from_utf8_lossy(&repo.blob(f.id)?).into_owned(),
+                    _ => break,
+                },
+            };
+            match crate::handoff::resolve_link(&parent, &target).filter(|t| !escapes(t)) {
+                Some(next) => {
+                    chain.push(next.clone());
+                    at = next;
+                }
+                None => return Ok(Vec::new()),
+            }
+        }
+        Ok(chain)
     }
 }
+
+/// How many links in a row an instruction file is followed through (as a handoff file is).
+const LINK_HOPS: usize = 8;
 
 /// How many `@path` imports deep an instruction file is followed (Claude Code's limit).
 const MAX_IMPORT_DEPTH: usize = 5;
 
 /// Adds to `agent_files` what the agent reads as part of its instruction files although the
-/// change does not touch them by those names (review 20): the file a top-level instruction
-/// file links to, when the change alters it, and the files `CLAUDE.md` / `GEMINI.md` import
-/// with `@path` (all of them when the importing file changed, else those the change
-/// alters), followed up to [`MAX_IMPORT_DEPTH`] deep. Top-level names are looked up at the
-/// repository's root and at each package root, so the cost does not grow with the
-/// repository.
+/// change does not touch them by those names (review 20 F08, F09; review 21 F05, F06): the
+/// file a top-level instruction file links to (through up to [`LINK_HOPS`] links) when the
+/// change alters a file of the chain, and the files `CLAUDE.md` / `GEMINI.md` import with
+/// `@path`, breadth first up to [`MAX_IMPORT_DEPTH`] deep: all of them below a file the
+/// change alters or pulls in, else those the change alters. Importing files are looked up
+/// at the repository's root, at each package root and in the directories of the changed
+/// paths (an agent working there loads them), so the cost follows the change.
 fn add_pulled_in(
     repo: &Repo,
     content: &Content<'_>,
@@ -611,35 +635,46 @@ fn add_pulled_in(
         .filter(|c| c.kind != ChangeKind::Deleted)
         .map(|c| c.path.as_str())
         .collect();
-    let mut roots: Vec<&str> = vec![""];
-    roots.extend(package_roots.iter().map(String::as_str));
-    roots.dedup();
-    // (path, owner, changed or pulled in by something that is, depth)
-    let mut importers: Vec<(String, Option<String>, bool, usize)> = agent_files
+    let mut roots: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    roots.insert(String::new());
+    roots.extend(package_roots.iter().cloned());
+    // (path, owner, whether all its imports are new to the agent, depth)
+    let mut queue: std::collections::VecDeque<(String, Option<String>, bool, usize)> = agent_files
         .iter()
         .filter(|(_, p, _)| lint::agents::imports_files(p))
         .map(|(o, p, _)| (p.clone(), o.clone(), true, 0))
         .collect();
-    for root in roots {
+    for root in &roots {
         for name in lint::agents::top_level_names() {
             let path = crate::handoff::location::join(root, name);
             if agent_files.iter().any(|(_, p, _)| *p == path) {
                 continue;
             }
-            if let Some(target) = content.link_target(repo, &path)?
-                && altered.contains(target.as_str())
+            let chain = content.link_chain(repo, &path)?;
+            if chain.iter().any(|t| altered.contains(t.as_str()))
                 && let Some(bytes) = content.read_agent_file(repo, &path)?
             {
                 agent_files.push((None, path.clone(), bytes));
             }
-            if lint::agents::imports_files(&path) {
-                importers.push((path, None, false, 0));
-            }
         }
     }
-    let mut done: std::collections::HashSet<String> = std::collections::HashSet::new();
-    while let Some((path, owner, whole, depth)) = importers.pop() {
-        if depth >= MAX_IMPORT_DEPTH || !done.insert(path.clone()) {
+    let mut dirs: std::collections::BTreeSet<String> = roots;
+    for c in &altered {
+        let mut at: &str = c;
+        while let Some((parent, _)) = at.rsplit_once('/') {
+            dirs.insert(parent.to_string());
+            at = parent;
+        }
+    }
+    for dir in &dirs {
+        for name in ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"] {
+            let path = crate::handoff::location::join(dir, name);
+            queue.push_back((path, None, false, 0));
+        }
+    }
+    let mut done: std::collections::HashSet<(String, bool)> = std::collections::HashSet::new();
+    while let Some((path, owner, whole, depth)) = queue.pop_front() {
+        if depth >= MAX_IMPORT_DEPTH || !done.insert((path.clone(), whole)) {
             continue;
         }
         let text = match agent_files.iter().find(|(_, p, _)| *p == path) {
@@ -657,7 +692,7 @@ fn add_pulled_in(
             {
                 agent_files.push((owner.clone(), import.clone(), bytes));
             }
-            importers.push((import, owner.clone(), pulled, depth + 1));
+            queue.push_back((import, owner.clone(), pulled, depth + 1));
         }
     }
     Ok(())
@@ -901,23 +936,8 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
             // read; directories found along the changes are completed from HEAD.
             let keep: Vec<&str> = scope.known.iter().map(|d| d.rel.as_str()).collect();
             let index = repo.index_for_precommit(&keep)?;
-            // A sparse index holds a directory outside the sparse checkout as one entry: a
-            // handoff directory inside it would look absent and the change pass unjudged.
-            for dir in &scope.known {
-                if let Some(sparse) = Repo::index_sparse_dir_holding(index.state(), &dir.rel) {
-                    return Err(Error::Declined {
-                        reason: format!(
-                            "the index is sparse and holds {} as one entry, outside the sparse \
-                             checkout: the handoff directory {} inside it cannot be judged before \
-                             this commit",
-                            sparse, dir.rel
-                        ),
-                        hint: "bring the handoff directory into the sparse checkout (`git \
-                               sparse-checkout add DIR`), or turn the sparse index off (`git \
-                               sparse-checkout init --no-sparse-index`), and commit again",
-                    });
-                }
-            }
+            // The known directories first: their snapshots are read right away.
+            refuse_sparse_handoff(index.state(), &scope, &[])?;
             let mut early = Vec::new();
             for (dir, p) in pending {
                 // Only what changed since HEAD is read (issue #14).
@@ -934,6 +954,7 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 changes: repo.staged_changes_in(index.state(), index.tree())?,
                 range: None,
             };
+            refuse_sparse_handoff(index.state(), &scope, &target.changes)?;
             any_change |= !target.changes.is_empty();
             let view = StagedView::new(repo, &index, &target.changes)?;
             let content = Content::Staged(&view);
@@ -1108,14 +1129,9 @@ fn judge_target(
     // A move counts only when its new place is judged here (found by discovery or
     // configured): else the old directory was removed as far as the gate can tell.
     // What the range's history is judged with (`prepush`, `ci`): the judged directories
-    // with their configuration, and the agent instruction files the range changes.
+    // with their configuration.
     let ranged = target.range.is_some();
     let mut history_dirs: Vec<(HandoffDir, LintConfig)> = Vec::new();
-    let agent_paths: Vec<String> = if ranged {
-        agent_files.iter().map(|(_, p, _)| p.clone()).collect()
-    } else {
-        Vec::new()
-    };
     let moved = match moved {
         Some((from, to)) if !reads.iter().any(|r| r.dir.rel == to) => {
             report.layers.push(removed_layer(&[from]));
@@ -1171,24 +1187,27 @@ fn judge_target(
         report.layers.push(layer);
         report.diagnostics.extend(diags);
     }
-    if let Some(layer) = history_layer(repo, target, &history_dirs, &agent_paths, today)? {
+    if let Some(layer) = history_layer(repo, target, scope, &history_dirs, today)? {
         report.layers.push(layer);
     }
     Ok(())
 }
 
-/// The secrets a pushed range holds in its history (issue: review 20 F06). The tip is
-/// judged whole, but every commit of a push or pull request reaches the remote: a credential
-/// one commit adds and a later one removes is published all the same. Each file a commit of
-/// the range adds or changes below a judged handoff directory, or at an agent instruction
-/// file the range changes, is run through the secret rules once per blob (a blob the tip
-/// holds at the same path was judged with the tip). Only that directory's trees are read
-/// per commit, so the cost follows the range, not the repository.
+/// The secrets a pushed range holds in its history (review 20 F06, review 21 F01). The tip
+/// is judged whole, but every commit of a push or pull request reaches the remote: a
+/// credential one commit adds and a later one removes is published all the same. Each
+/// commit of the range is diffed against its first parent, and every file it adds or
+/// changes in a handoff directory (any `.ai/handoff/`, or one configured) or at an agent
+/// instruction file goes through the secret rules once per blob, with the configuration of
+/// the directory the tip judges there (none elsewhere). A blob the tip holds at the same
+/// path was judged with the tip. LOG-ARCHIVE.md grows by appending: where a commit's
+/// archive starts with its parent's, only the appended part is judged. The cost follows
+/// what the range's commits change.
 fn history_layer(
     repo: &Repo,
     target: &Target,
+    scope: &GateScope,
     dirs: &[(HandoffDir, LintConfig)],
-    agent_paths: &[String],
     today: jiff::civil::Date,
 ) -> Result<Option<Layer>> {
     let (Source::Commit(tip), Some(_)) = (&target.source, &target.range) else {
@@ -1200,58 +1219,69 @@ fn history_layer(
     let mut seen: std::collections::HashSet<ObjectId> = std::collections::HashSet::new();
     let commits = repo.range_commits(base, tip)?;
     let empty = LintConfig::empty(today);
+    let in_handoff = |path: &str| {
+        path.starts_with(&format!("{DEFAULT_DIR}/"))
+            || path.contains(&format!("/{DEFAULT_DIR}/"))
+            || scope
+                .known
+                .iter()
+                .any(|d| path.starts_with(&format!("{}/", d.rel)))
+    };
+    let shown = |path: &str| escape_untrusted(path);
     for commit in &commits {
         let parent = repo.commit_parents(*commit)?.first().copied();
-        // (path, the configuration it is judged under)
-        let mut added: Vec<(String, &LintConfig)> = Vec::new();
-        for (dir, cfg) in dirs {
-            for c in repo.dir_changes(parent, *commit, &dir.rel)? {
-                if c.kind != ChangeKind::Deleted {
-                    added.push((c.path, cfg));
-                }
+        for change in repo.commit_changes(parent, *commit)? {
+            let path = change.path;
+            if change.kind == ChangeKind::Deleted
+                || !(in_handoff(&path) || lint::agents::is_agent_file(&path))
+            {
+                continue;
             }
-        }
-        for path in agent_paths {
-            added.push((path.clone(), &empty));
-        }
-        for (path, cfg) in added {
             let Some(file) = repo.tree_file_at(*commit, &path)? else {
                 continue;
             };
             if file.is_link || !seen.insert(file.id) {
                 continue;
             }
-            if parent.is_some_and(|p| {
-                repo.tree_file_at(p, &path)
-                    .ok()
-                    .flatten()
-                    .is_some_and(|f| f.id == file.id)
-            }) || repo
+            if repo
                 .tree_file_at(tip, &path)?
                 .is_some_and(|f| f.id == file.id)
             {
                 continue;
             }
-            let Ok(bytes) = repo.blob_within(file.id, crate::handoff::max_bytes(&path))? else {
-                continue;
-            };
-            let name = path.rsplit('/').next().unwrap_or(&path).to_string();
-            let lint_file = LintFile {
-                path: path.clone(),
-                name,
-                bytes: &bytes,
-            };
-            // A file the tip refuses to read is judged there; here only what can be read.
-            let Ok(outcome) = lint::lint(cfg, &[lint_file]) else {
-                continue;
-            };
-            for d in outcome
-                .diagnostics
+            let cfg = dirs
                 .iter()
-                .filter(|d| d.rule.starts_with("SEC") && d.severity == lint::Severity::Error)
+                .find(|(d, _)| path.starts_with(&format!("{}/", d.rel)))
+                .map_or(&empty, |(_, c)| c);
+            let Ok(bytes) = repo.blob_within(file.id, crate::handoff::max_bytes(&path))? else {
+                layer.fail(
+                    Some(shown(&path)),
+                    format!(
+                        "commit {} holds a version of this file too large to judge: its \
+                         credentials, if any, would be published unjudged. Rewrite the \
+                         commits that hold it, or split the file",
+                        Repo::short(*commit)
+                    ),
+                );
+                continue;
+            };
+            // Only what the archive appended since its parent is new in this commit.
+            let appended_from = match parent {
+                Some(p) if path.ends_with(crate::handoff::log::ARCHIVE_FILE) => repo
+                    .tree_file_at(p, &path)?
+                    .filter(|f| !f.is_link)
+                    .and_then(|f| repo.blob(f.id).ok())
+                    .filter(|old| bytes.starts_with(old))
+                    .map_or(0, |old| old.len()),
+                _ => 0,
+            };
+            let lines_before = memchr::memchr_iter(b'\n', &bytes[..appended_from]).count();
+            for d in lint::secrets_in(cfg, &path, &bytes[appended_from..])?
+                .iter()
+                .filter(|d| d.severity == lint::Severity::Error)
             {
                 layer.fail(
-                    Some(format!("{path}:{}", d.line)),
+                    Some(format!("{}:{}", shown(&path), d.line + lines_before)),
                     format!(
                         "commit {} holds a credential here ({} {}) that the range's last \
                          commit no longer holds: every commit of the range is published, so \
@@ -1437,7 +1467,14 @@ fn instructions_layer(
     cfg: &LintConfig,
     files: &[&(Option<String>, String, Vec<u8>)],
 ) -> Result<(Layer, Vec<Diagnostic>)> {
-    let files: Vec<LintFile<'_>> = files
+    // An image or archive bundled with a skill, or named by an import, is judged by its
+    // readable text, as one in a handoff directory is (review 21).
+    type Held<'a> = &'a (Option<String>, String, Vec<u8>);
+    let (binary, text): (Vec<Held<'_>>, Vec<Held<'_>>) = files
+        .iter()
+        .copied()
+        .partition(|(_, path, bytes)| lint::is_binary_file(path, bytes));
+    let files: Vec<LintFile<'_>> = text
         .iter()
         .map(|(_, path, bytes)| LintFile {
             path: path.clone(),
@@ -1446,11 +1483,16 @@ fn instructions_layer(
         })
         .collect();
     let mut outcome = lint::lint(cfg, &files)?;
+    for (_, path, bytes) in &binary {
+        outcome
+            .diagnostics
+            .extend(lint::binary_file_secrets(cfg, path, bytes)?);
+    }
     // The configuration's own findings belong to the handoff directory's lint layer.
     outcome
         .diagnostics
         .retain(|d| files.iter().any(|f| f.path == d.path));
-    let n = files.len();
+    let n = files.len() + binary.len();
     let layer = lint_layer("instructions", &outcome.diagnostics).summarize(format!(
         "{n} agent instruction file{} changed, no findings",
         plural(n)
@@ -1549,6 +1591,67 @@ impl LintJob {
 struct Judged<'a> {
     dir: &'a HandoffDir,
     base_rel: &'a str,
+}
+
+/// Fails the pre-commit check when a sparse index holds a handoff directory the change
+/// answers to, or part of a known one, as a single entry outside the sparse checkout
+/// (review 20 F04, review 21 F04, F12): the files below it are not in the index, so the
+/// directory would look absent (and the change pass unjudged) or hold a "file" named like a
+/// directory. A changed path answers to the nearest `.ai/handoff` among its directories, as
+/// discovery places it; a folded one farther up (another package's, the root's in a
+/// monorepo) is not this change's. Looked up along each changed path, so the cost follows
+/// the change.
+fn refuse_sparse_handoff(
+    index: &gix::index::State,
+    scope: &GateScope,
+    changes: &[Change],
+) -> Result<()> {
+    let refuse = |sparse: &str, dir: &str| {
+        Err(Error::Declined {
+            reason: format!(
+                "the index is sparse and holds {} as one entry, outside the sparse checkout: \
+                 the handoff directory {} cannot be judged before this commit",
+                escape_untrusted(sparse),
+                escape_untrusted(dir)
+            ),
+            hint: "bring the handoff directory into the sparse checkout (`git \
+                   sparse-checkout add DIR`), or turn the sparse index off (`git \
+                   sparse-checkout init --no-sparse-index`), and commit again",
+        })
+    };
+    for d in &scope.known {
+        if let Some(sparse) = Repo::index_sparse_dir_within(index, &d.rel) {
+            return refuse(&sparse, &d.rel);
+        }
+        // A directory configured elsewhere than a package's `.ai/handoff` owns what the
+        // configuration says: any change may answer to it.
+        let package_layout = d.rel == DEFAULT_DIR || d.rel.ends_with(&format!("/{DEFAULT_DIR}"));
+        if !changes.is_empty()
+            && !package_layout
+            && let Some(sparse) = Repo::index_sparse_dir_holding(index, &d.rel)
+        {
+            return refuse(&sparse, &d.rel);
+        }
+    }
+    let mut walked: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for c in changes {
+        let mut at = c.path.as_str();
+        loop {
+            let parent = at.rsplit_once('/').map_or("", |(p, _)| p);
+            let dir = crate::handoff::location::join(parent, DEFAULT_DIR);
+            if !walked.insert(dir.clone()) || Repo::index_has_dir(index, &dir) {
+                break;
+            }
+            if let Some(sparse) = Repo::index_sparse_dir_holding(index, &dir) {
+                return refuse(&sparse, &dir);
+            }
+            if parent.is_empty() {
+                break;
+            }
+            at = parent;
+        }
+    }
+    Ok(())
 }
 
 /// Runs every layer on one snapshot.

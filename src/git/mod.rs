@@ -501,17 +501,31 @@ impl Repo {
         })
     }
 
+    /// A sparse directory entry below `dir` (a subdirectory of it folded into one entry).
+    pub fn index_sparse_dir_within(index: &gix::index::State, dir: &str) -> Option<String> {
+        Self::index_entry_below(index, dir, |e| e.mode.is_sparse())
+    }
+
     /// The first submodule (gitlink) entry below `dir` in the index at stage 0, by
     /// repository-relative path: what a checkout puts there is another repository's, which
     /// the listings above leave out.
     pub fn index_gitlink_below(index: &gix::index::State, dir: &str) -> Option<String> {
+        Self::index_entry_below(index, dir, |e| e.stage_raw() == 0 && e.mode.is_submodule())
+    }
+
+    /// The path of the first index entry below `dir` that `wanted` accepts.
+    fn index_entry_below(
+        index: &gix::index::State,
+        dir: &str,
+        wanted: impl Fn(&gix::index::Entry) -> bool,
+    ) -> Option<String> {
         let prefix = dir_prefix(dir);
         let entries = index.entries();
         let start = entries.partition_point(|e| e.path(index) < prefix.as_bytes().as_bstr());
         entries[start..]
             .iter()
             .take_while(|e| e.path(index).starts_with(prefix.as_bytes()))
-            .find(|e| e.stage_raw() == 0 && e.mode.is_submodule())
+            .find(|e| wanted(e))
             .map(|e| e.path(index).to_str_lossy().into_owned())
     }
 
@@ -760,10 +774,50 @@ impl Repo {
             .repo
             .find_tree(tree)
             .map_err(read_err(format!("read tree {tree}")))?;
-        let entry = tree
-            .lookup_entry_by_path(dir)
-            .map_err(read_err(format!("look up {dir}")))?;
+        let entry = match tree.lookup_entry_by_path(dir) {
+            Ok(entry) => entry,
+            // A submodule on the way: its commit is not in this repository's objects.
+            Err(e) => match self.gitlink_on_path(tree.id, dir)? {
+                Some(at) => {
+                    return Err(GitError::Read {
+                        action: format!(
+                            "look up {}: {} is a git submodule, whose files are another \
+                             repository's; replace it with the files themselves",
+                            crate::output::escape_untrusted(dir),
+                            crate::output::escape_untrusted(&at)
+                        ),
+                        source: Box::new(e),
+                    });
+                }
+                None => return Err(read_err(format!("look up {dir}"))(e)),
+            },
+        };
         Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
+    }
+
+    /// The first component of `dir` (from `tree`) that is a submodule, as a path.
+    fn gitlink_on_path(&self, tree: ObjectId, dir: &str) -> Result<Option<String>, GitError> {
+        let mut at = tree;
+        let mut walked = String::new();
+        for part in dir.split('/').filter(|p| !p.is_empty()) {
+            let entries = self.tree_entries(at)?;
+            let Some((id, mode)) = entries.get(part.as_bytes()) else {
+                return Ok(None);
+            };
+            walked = if walked.is_empty() {
+                part.to_string()
+            } else {
+                format!("{walked}/{part}")
+            };
+            if mode.is_commit() {
+                return Ok(Some(walked));
+            }
+            if !mode.is_tree() {
+                return Ok(None);
+            }
+            at = *id;
+        }
+        Ok(None)
     }
 
     /// Reads the blob at a repository-relative path in a commit, if present.

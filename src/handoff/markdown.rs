@@ -182,7 +182,7 @@ pub(crate) fn left_open(entry: &str) -> Option<(usize, LeftOpen)> {
     let body = entry.trim_end_matches(|c: char| c.is_ascii_whitespace());
     let text = format!("{body}{JOIN}## [2000-01-01] probe\n");
     let probe = body.len() + JOIN.len();
-    let (mut comment, mut taken_in, mut heading) = (None, None, false);
+    let (mut raw, mut taken_in, mut heading) = (RawOpen::Nothing, None, false);
     for (event, range) in Parser::new_ext(&text, Options::empty()).into_offset_iter() {
         match event {
             Event::Start(Tag::Heading { .. }) if range.start == probe => heading = true,
@@ -190,36 +190,95 @@ pub(crate) fn left_open(entry: &str) -> Option<(usize, LeftOpen)> {
                 taken_in.get_or_insert(range.start);
             }
             Event::Html(html) | Event::InlineHtml(html) if range.start < body.len() => {
-                comment = comment_state(&html, range.start, comment);
+                raw = raw_state(&html, range.start, raw);
             }
             _ => {}
         }
     }
-    if let Some(at) = comment {
-        return Some((at, LeftOpen::Comment));
+    match raw {
+        RawOpen::Comment(at) => return Some((at, LeftOpen::Comment)),
+        RawOpen::Element(at, _) => return Some((at, LeftOpen::Block)),
+        RawOpen::Nothing => {}
     }
     (!heading).then(|| (taken_in.unwrap_or(body.len()), LeftOpen::Block))
 }
 
-/// The comment left open after the raw HTML `html` (which starts at offset `start`), given
-/// the one open before it (its opening's offset).
-fn comment_state(html: &str, start: usize, mut open: Option<usize>) -> Option<usize> {
-    let mut rest = html;
+/// What the raw HTML read so far leaves open, as a browser's tokenizer reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RawOpen {
+    Nothing,
+    /// A comment, from this offset.
+    Comment(usize),
+    /// A raw-text element (`<script>`, `<style>`, …), from this offset: everything up to its
+    /// end tag is its text, `<!--` included.
+    Element(usize, &'static str),
+}
+
+/// The elements whose content a browser reads as text up to their end tag, whatever it
+/// holds: left open, they take in the rest of the page.
+const RAW_TEXT: [&str; 9] = [
+    "script",
+    "style",
+    "textarea",
+    "title",
+    "xmp",
+    "iframe",
+    "noembed",
+    "noframes",
+    "plaintext",
+];
+
+/// What is left open after the raw HTML `html` (which starts at offset `start`), given what
+/// was open before it (review 21: a `<style>` in a list item is an HTML block that ends with
+/// the item, but the browser's element does not).
+fn raw_state(html: &str, start: usize, mut open: RawOpen) -> RawOpen {
+    let lower = html.to_ascii_lowercase();
+    let mut at = 0;
     loop {
-        if open.is_none() {
-            let Some(k) = rest.find("<!--") else { break };
-            let offset = start + (html.len() - rest.len()) + k;
-            rest = &rest[k + 4..];
-            // `<!-->` and `<!--->` are whole (empty) comments in HTML.
-            if let Some(after) = rest.strip_prefix('>').or_else(|| rest.strip_prefix("->")) {
-                rest = after;
-            } else {
-                open = Some(offset);
+        match open {
+            RawOpen::Nothing => {
+                let Some(k) = lower[at..].find('<') else {
+                    break;
+                };
+                let i = at + k;
+                let rest = &lower[i + 1..];
+                if let Some(after) = rest.strip_prefix("!--") {
+                    // `<!-->` and `<!--->` are whole (empty) comments in HTML.
+                    if after.starts_with('>') || after.starts_with("->") {
+                        at = i + 4;
+                    } else {
+                        open = RawOpen::Comment(start + i);
+                        at = i + 4;
+                    }
+                    continue;
+                }
+                let tag = RAW_TEXT.iter().find(|t| {
+                    rest.strip_prefix(**t).is_some_and(|r| {
+                        r.starts_with(|c: char| c == '>' || c == '/' || c.is_ascii_whitespace())
+                    })
+                });
+                if let Some(tag) = tag {
+                    open = RawOpen::Element(start + i, tag);
+                    at = i + 1 + tag.len();
+                } else {
+                    at = i + 1;
+                }
             }
-        } else {
-            let Some(k) = rest.find("-->") else { break };
-            rest = &rest[k + 3..];
-            open = None;
+            RawOpen::Comment(_) => {
+                let Some(k) = lower[at..].find("-->") else {
+                    break;
+                };
+                at += k + 3;
+                open = RawOpen::Nothing;
+            }
+            RawOpen::Element(_, tag) => {
+                let close = format!("</{tag}");
+                let Some(k) = lower[at..].find(&close) else {
+                    break;
+                };
+                at += k + close.len();
+                open = RawOpen::Nothing;
+            }
         }
     }
     open
@@ -357,6 +416,51 @@ mod tests {
             "- item\n  - nested\n",
             "    indented code\n",
             "plain text with <pre> inline\n",
+        ] {
+            assert_eq!(left_open(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_raw_text_element_left_open_anywhere_in_raw_html_takes_in_the_rest() {
+        // Review 21: in a list item or a quote, `<style>` is an HTML block that ends with
+        // the container, but the browser's element runs on to its end tag; inline, too.
+        for (text, at) in [
+            (
+                "- <style>
+",
+                2,
+            ),
+            (
+                "> <script>
+",
+                2,
+            ),
+            (
+                "> - <textarea>
+",
+                4,
+            ),
+            (
+                "Fixed the <title> of the page.
+",
+                10,
+            ),
+        ] {
+            assert_eq!(left_open(text), Some((at, LeftOpen::Block)), "{text:?}");
+        }
+        for text in [
+            "- <style>p {}</style>
+",
+            "Fixed the `<title>` of the page.
+",
+            "Added a <scriptish> tag.
+",
+            // Inside a raw-text element `<!--` is text, not a comment.
+            "<script>
+if (a <!--b) {}
+</script>
+",
         ] {
             assert_eq!(left_open(text), None, "{text:?}");
         }

@@ -747,7 +747,7 @@ impl HandoffDir {
         match found {
             None => Ok(()),
             Some(path) => Err(Error::invalid(
-                path,
+                output::escape_untrusted(&path),
                 None,
                 "is a git submodule inside the handoff directory: the files a checkout puts \
                  there are another repository's, and cannot be judged here. Replace it with \

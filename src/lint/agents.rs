@@ -234,10 +234,12 @@ pub fn imports_files(path: &str) -> bool {
 }
 
 /// The files an instruction file imports: each `@path` that starts a word outside code
-/// (fenced or indented blocks, code spans), resolved against the directory of `path`
-/// (repository-relative). Paths out of the repository (`/…`, `~/…`, too many `..`) are not
-/// the repository's to judge and are left out, as are words that are not paths (`@user`,
-/// an address's `@host`).
+/// (fenced blocks, code spans of matched backtick runs), resolved against the directory of
+/// `path` (repository-relative); `\ ` in a path is a space. Erring on the side of
+/// following (review 21): an indented line counts, since it may continue a paragraph, and
+/// a backtick without its match is text. Paths out of the repository (`/…`, `~/…`, too
+/// many `..`) are not the repository's to judge and are left out, as are words that are
+/// not paths (`@user`, an address's `@host`).
 pub fn imports(path: &str, text: &str) -> Vec<String> {
     let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
     let mut out = Vec::new();
@@ -254,37 +256,72 @@ pub fn imports(path: &str, text: &str) -> Vec<String> {
             fence = Some(&t[..3]);
             continue;
         }
-        if line.starts_with("    ") || line.starts_with('\t') {
-            continue;
-        }
-        // Code spans: only the text between them counts.
-        for (k, piece) in line.split('`').enumerate() {
-            if k % 2 == 1 {
-                continue;
-            }
-            let mut prev = ' ';
-            for (i, c) in piece.char_indices() {
-                if c == '@' && (prev.is_whitespace() || i == 0) {
-                    let word: String = piece[i + 1..]
-                        .chars()
-                        .take_while(|c| !c.is_whitespace())
-                        .collect();
-                    let word = word.trim_end_matches(['.', ',', ';', ':', ')', ']']);
-                    let path_like = word.contains('/') || word.contains('.');
-                    if path_like
-                        && !word.starts_with('/')
-                        && !word.starts_with('~')
-                        && let Some(resolved) = crate::handoff::resolve_link(parent, word)
-                    {
-                        out.push(resolved);
-                    }
-                }
-                prev = c;
+        for word in line_imports(line) {
+            let word = word.trim_end_matches(['.', ',', ';', ':', ')', ']']);
+            let path_like = word.contains('/') || word.contains('.');
+            if path_like
+                && !word.starts_with('/')
+                && !word.starts_with('~')
+                && let Some(resolved) = crate::handoff::resolve_link(parent, word)
+            {
+                out.push(resolved);
             }
         }
     }
     out.sort();
     out.dedup();
+    out
+}
+
+/// The `@…` words of one line outside its code spans, with `\ ` read as a space.
+fn line_imports(line: &str) -> Vec<String> {
+    let bytes = line.as_bytes();
+    let run_at = |at: usize| bytes[at..].iter().take_while(|&&c| c == b'`').count();
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut after_space = true;
+    while at < bytes.len() {
+        if bytes[at] == b'`' {
+            let run = run_at(at);
+            // The span closes at the next run of exactly as many backticks.
+            let mut next = at + run;
+            let mut close = None;
+            while next < bytes.len() {
+                if bytes[next] == b'`' {
+                    let other = run_at(next);
+                    if other == run {
+                        close = Some(next + other);
+                        break;
+                    }
+                    next += other;
+                } else {
+                    next += 1;
+                }
+            }
+            at = close.unwrap_or(at + run);
+            after_space = false;
+            continue;
+        }
+        if bytes[at] == b'@' && after_space {
+            let mut word = Vec::new();
+            let mut end = at + 1;
+            while end < bytes.len() && !bytes[end].is_ascii_whitespace() {
+                if bytes[end] == b'\\' && bytes.get(end + 1) == Some(&b' ') {
+                    word.push(b' ');
+                    end += 2;
+                } else {
+                    word.push(bytes[end]);
+                    end += 1;
+                }
+            }
+            out.push(String::from_utf8_lossy(&word).into_owned());
+            at = end;
+            after_space = false;
+            continue;
+        }
+        after_space = bytes[at].is_ascii_whitespace();
+        at += 1;
+    }
     out
 }
 
@@ -338,11 +375,19 @@ mod tests {
     #[test]
     fn imports_are_the_paths_after_at_outside_code() {
         let text = "See @docs/style.md and @./rules.md.\nMail me@example.com or @alice.\n\
-                    Not `@docs/code.md`, nor:\n```\n@docs/fenced.md\n```\n    @docs/indented.md\n\
+                    Not `@docs/code.md`, nor ``a ` @docs/span.md``, nor:\n```\n@docs/fenced.md\n```\n\
+                    Don`t skip @docs/after-tick.md\n    @docs/indented.md\n\
+                    Spaced @docs/team\\ notes.md too.\n\
                     Home @~/.claude/mine.md, root @/etc/x.md, up @../../../x.md.\n";
         assert_eq!(
             super::imports("pkg/CLAUDE.md", text),
-            ["pkg/docs/style.md", "pkg/rules.md"]
+            [
+                "pkg/docs/after-tick.md",
+                "pkg/docs/indented.md",
+                "pkg/docs/style.md",
+                "pkg/docs/team notes.md",
+                "pkg/rules.md"
+            ]
         );
         assert!(super::imports_files("pkg/CLAUDE.md") && !super::imports_files("AGENTS.md"));
     }

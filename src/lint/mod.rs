@@ -394,6 +394,50 @@ pub fn lint_snapshot_with(
     Ok(outcome)
 }
 
+/// The secret findings (SEC, any severity) in a file's bytes, however they read: a binary
+/// file by its readable runs ([`binary_secrets`]), text as text, and bytes that are not
+/// UTF-8 as text with the bad bytes replaced, so nothing is passed unread (the `history`
+/// layer of `verify`, which judges blobs no tip holds any more).
+pub fn secrets_in(cfg: &LintConfig, path: &str, bytes: &[u8]) -> Result<Vec<Diagnostic>> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if is_binary(name, bytes) {
+        return binary_secrets(cfg, path, name, bytes);
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let file = LintFile {
+        path: path.to_string(),
+        name: name.to_string(),
+        bytes: text.as_bytes(),
+    };
+    let mut used = vec![false; cfg.allow.len()];
+    // JSON that does not parse, or text the Markdown reader refuses: judged as plain text.
+    let diags = if let Ok(d) = lint_file(cfg, &file, &mut used) {
+        d
+    } else {
+        let plain = LintFile {
+            name: format!("{name}.txt"),
+            ..file
+        };
+        lint_file(cfg, &plain, &mut used)?
+    };
+    Ok(diags
+        .into_iter()
+        .filter(|d| d.rule.starts_with("SEC"))
+        .collect())
+}
+
+/// True for an image, PDF or archive (by extension and content) the linter judges by its
+/// readable runs only.
+pub fn is_binary_file(path: &str, bytes: &[u8]) -> bool {
+    is_binary(path.rsplit('/').next().unwrap_or(path), bytes)
+}
+
+/// [`binary_secrets`] for a file outside a handoff directory (an instruction file's bundled
+/// image).
+pub fn binary_file_secrets(cfg: &LintConfig, path: &str, bytes: &[u8]) -> Result<Vec<Diagnostic>> {
+    binary_secrets(cfg, path, path.rsplit('/').next().unwrap_or(path), bytes)
+}
+
 /// The credentials in the readable text of a binary file of a handoff directory (an image,
 /// a PDF, an archive): its runs of at least eight printable ASCII characters, one per line,
 /// as `strings` lists them, where image metadata and an archive's names keep text. Only

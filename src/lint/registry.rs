@@ -506,10 +506,11 @@ rule!(HID011, "HID011", "control-character", Hid, Error,
 
 rule!(HID012, "HID012", "lfs-pointer", Hid, Error,
     "A Git LFS pointer in place of a handoff or agent instruction file.",
-    what: "A file whose text is a Git LFS pointer (`version https://git-lfs.github.com/spec/v1`, then `oid` and `size` lines).",
+    what: "A file of at most 1,024 bytes that git-lfs reads as a pointer: `version` (any of the spec's names), `oid sha256:…` and `size` lines, blank lines and indentation allowed.",
     why: "The gate judges the pointer, which git holds; every checkout with git-lfs replaces it with a file stored elsewhere, which the next agent reads and nothing judged.",
     fix: "Store the file in git itself: remove the `filter=lfs` attribute that covers it from `.gitattributes`, then `git add --renormalize` it.",
-    hits: ["version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n"],
+    hits: ["version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n",
+           "\n  version http://git-media.io/v/2\n  oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n  size 12345\n"],
     misses: ["The notes mention version https://git-lfs.github.com/spec/v1 in passing."]);
 
 rule!(ENC001, "ENC001", "encoded-instruction", Enc, Error,

@@ -211,4 +211,50 @@ fn what_an_instruction_file_links_to_or_imports_is_judged_when_it_changes() {
     repo.write("docs/other.md", INJECTION);
     repo.git(&["add", "-A"]);
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.git(&["commit", "-q", "-m", "other"]);
+    // Review 21: an import three deep behind a longer chain, one in an unchanged nested
+    // CLAUDE.md, a link through a link, an indented, escaped or post-backtick import: all
+    // judged; an imported image is judged by its readable text, not refused as text.
+    repo.write("docs/z1.md", "@z2.md\n");
+    repo.write("docs/z2.md", "@z3.md\n");
+    repo.write("docs/z3.md", "@c.md\n");
+    repo.write("docs/a.md", "@b.md\n");
+    repo.write("docs/b.md", "@c.md\n");
+    repo.write("docs/c.md", CLEAN);
+    repo.write("docs/team notes.md", CLEAN);
+    repo.write("docs/tick.md", CLEAN);
+    repo.write("docs/indented.md", CLEAN);
+    repo.write(
+        "docs/logo.png",
+        b"\x89PNG\r\n\x1a\n\0\xff\xfe plain chart\0",
+    );
+    repo.write(
+        "GEMINI.md",
+        "# Gemini\n\n@docs/z1.md @docs/a.md\nNotes:\n    @docs/indented.md\n\
+         Don`t skip @docs/tick.md or @docs/team\\ notes.md\nLogo: @docs/logo.png\n",
+    );
+    repo.write("web/CLAUDE.md", "# Web\n\n@notes.md\n");
+    repo.write("web/notes.md", CLEAN);
+    repo.write("docs/current.md", CLEAN);
+    std::fs::remove_file(repo.path().join("CLAUDE.md")).unwrap();
+    std::os::unix::fs::symlink("docs/link.md", repo.path().join("CLAUDE.md")).unwrap();
+    std::os::unix::fs::symlink("current.md", repo.path().join("docs/link.md")).unwrap();
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.git(&["commit", "-q", "-m", "imports"]);
+    for changed in [
+        "docs/c.md",
+        "web/notes.md",
+        "docs/current.md",
+        "docs/indented.md",
+        "docs/tick.md",
+        "docs/team notes.md",
+    ] {
+        repo.write(changed, INJECTION);
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(out.stdout.contains("PI001"), "{changed}\n{out}");
+        repo.git(&["reset", "-q", "--hard"]);
+    }
 }

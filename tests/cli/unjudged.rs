@@ -88,6 +88,22 @@ fn a_git_lfs_pointer_is_refused_where_a_handoff_file_or_instruction_file_belongs
     let out = repo.aahp(&["hook", "pre-commit"]);
     out.assert_code(1);
     assert!(out.stdout.contains("AGENTS.md: 1:1: error[HID012"), "{out}");
+    // As git-lfs reads one: blank lines and indentation before it, the `git-media` alias.
+    let repo = handoff_repo();
+    repo.write(
+        ".ai/handoff/notes/brief.md",
+        format!(
+            "\n  {}",
+            pointer.replace(
+                "https://git-lfs.github.com/spec/v1",
+                "http://git-media.io/v/2"
+            )
+        ),
+    );
+    stage_status_line(&repo, "- Added a brief.");
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("error[HID012"), "{out}");
     // Text that only mentions the format is not a pointer.
     let repo = handoff_repo();
     stage_status_line(
@@ -142,6 +158,46 @@ fn a_sparse_index_that_folds_the_handoff_directory_fails_the_hook() {
     repo.git(&["sparse-checkout", "add", ".ai"]);
     let out = repo.aahp(&["hook", "pre-commit"]);
     out.assert_code(1);
+    assert!(out.stdout.contains("FAIL  drift"), "{out}");
+}
+
+#[test]
+fn a_sparse_index_is_judged_by_the_handoff_directory_each_change_answers_to() {
+    // Review 21: a package's own `.ai/handoff` folded away passed the hook; a folded
+    // directory the change does not answer to (the root's, beside a package that has its
+    // own) must not block, and a folded subdirectory of a handoff directory is named.
+    let repo = handoff_repo();
+    crate::verify::write_handoff(&repo, "svc/.ai/handoff");
+    repo.aahp(&["--dir", "svc/.ai/handoff", "manifest", "--project", "svc"])
+        .assert_code(0);
+    repo.write("svc/src/app.rs", "fn main() {}\n");
+    repo.write("web/src/app.rs", "fn main() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "packages"]);
+    repo.git(&[
+        "sparse-checkout",
+        "set",
+        "--cone",
+        "--sparse-index",
+        "svc/src",
+        "web",
+    ]);
+    repo.write("svc/src/app.rs", "fn main() { println!(); }\n");
+    repo.git(&["add", "svc/src/app.rs"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr.contains("holds svc/.ai/ as one entry")
+            && out.stderr.contains("the handoff directory svc/.ai/handoff"),
+        "{out}"
+    );
+    repo.git(&["reset", "-q"]);
+    repo.git(&["checkout", "-q", "--", "svc"]);
+    repo.git(&["sparse-checkout", "set", "--cone", "--sparse-index", "svc"]);
+    repo.write("svc/src/app.rs", "fn main() { println!(); }\n");
+    repo.git(&["add", "svc/src/app.rs"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    assert!(!out.stderr.contains("index is sparse"), "{out}");
     assert!(out.stdout.contains("FAIL  drift"), "{out}");
 }
 
@@ -207,6 +263,50 @@ fn a_credential_a_later_commit_removed_still_fails_the_range() {
     let push = repo.aahp_with_stdin(&["hook", "pre-push", "origin", "x"], line.as_bytes());
     push.assert_code(1);
     assert!(push.stdout.contains("FAIL  history"), "{push}");
+    // Review 21: each commit is judged by its own diff, not by what the range changes
+    // overall: an instruction file restored to its base text, a package's handoff
+    // directory the range leaves as it was, a handoff directory only one commit holds, and
+    // a file the tip could not show (an image's readable text) all fail.
+    let repo = handoff_repo();
+    repo.write("CLAUDE.md", "# Rules\n\nRun the tests.\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "rules"]);
+    repo.git(&["checkout", "-q", "-b", "pr"]);
+    let steps: [(&str, Vec<u8>); 3] = [
+        (
+            "CLAUDE.md",
+            format!("# Rules\n\nDeploy with {}\n", token(11)).into_bytes(),
+        ),
+        (
+            "web/.ai/handoff/STATUS.md",
+            format!("token {}\n", token(12)).into_bytes(),
+        ),
+        (".ai/handoff/shot.png", {
+            let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\x30tEXtComment\0".to_vec();
+            b.extend_from_slice(format!("deploy token {}", token(13)).as_bytes());
+            b
+        }),
+    ];
+    for (path, bytes) in &steps {
+        repo.write(path, bytes);
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "--no-verify", "-m", "leak"]);
+    }
+    repo.git(&["checkout", "-q", "main", "--", "CLAUDE.md"]);
+    repo.git(&["rm", "-rq", "web", ".ai/handoff/shot.png"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "undo"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "main"]);
+    ci.assert_code(1);
+    for path in [
+        "CLAUDE.md:3",
+        "web/.ai/handoff/STATUS.md:1",
+        ".ai/handoff/shot.png:1",
+    ] {
+        assert!(
+            ci.stdout.contains(&format!("error: {path}: commit ")),
+            "{path}\n{ci}"
+        );
+    }
     // A range whose commits hold no such credential passes the layer.
     let clean = handoff_repo();
     clean.git(&["checkout", "-q", "-b", "pr"]);

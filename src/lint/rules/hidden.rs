@@ -374,19 +374,46 @@ fn control_or_c2(b: u8) -> bool {
 }
 
 /// HID012: a Git LFS pointer, judged in place of the file a checkout with git-lfs puts
-/// there. The pointer format starts with its `version` line (the spec's first key, and the
-/// pre-release `hawser` name too); nothing else in a handoff file does.
+/// there. Read as git-lfs reads one (review 21): a small file whose lines, blanks and
+/// indentation aside, are `key value` pairs with a `version` of one of the spec's names
+/// (`https://git-lfs.github.com/spec/v1`, the pre-release `hawser` name, the
+/// `http://git-media.io/v/2` alias) beside an `oid` or a `size`, or an `oid sha256:` of 64
+/// hex digits beside a `size`. Prose that mentions the format is not one.
 pub(crate) fn lfs_pointer(raw: &str, out: &mut Vec<Finding>) {
-    const VERSIONS: [&str; 2] = [
-        "version https://git-lfs.github.com/spec/v",
-        "version https://hawser.github.com/spec/v",
+    // git-lfs reads at most the first 1,024 bytes as a pointer.
+    const MAX: usize = 1024;
+    const VERSIONS: [&str; 3] = [
+        "https://git-lfs.github.com/spec/",
+        "https://hawser.github.com/spec/",
+        "http://git-media.io/v/",
     ];
-    let text = raw.strip_prefix('\u{feff}').unwrap_or(raw);
-    if VERSIONS.iter().any(|v| text.starts_with(v)) {
-        let end = raw.find('\n').unwrap_or(raw.len());
+    if raw.len() > MAX {
+        return;
+    }
+    let (mut version, mut oid, mut size) = (false, false, false);
+    for line in raw.lines() {
+        let t = line.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+        let Some((key, value)) = t.split_once(char::is_whitespace) else {
+            continue;
+        };
+        let value = value.trim();
+        match key {
+            "version" => version |= VERSIONS.iter().any(|v| value.starts_with(v)),
+            "oid" => {
+                oid |= value
+                    .strip_prefix("sha256:")
+                    .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+            }
+            "size" => size |= !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()),
+            _ => {}
+        }
+    }
+    if (version && (oid || size)) || (oid && size) {
+        let start = raw.len() - raw.trim_start().len();
+        let end = raw[start..].find('\n').map_or(raw.len(), |i| start + i);
         out.push(Finding::raw(
             &HID012,
-            raw.len() - text.len(),
+            start,
             end,
             "a Git LFS pointer: the gate judges it, but a checkout with git-lfs replaces it with \
              a file stored elsewhere, which the next agent reads unjudged"
