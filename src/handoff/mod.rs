@@ -192,6 +192,9 @@ pub struct Snapshot {
     /// to start a new one), by inner path, left on disk like [`Snapshot::streamed`]: only
     /// the lint reads them, in pieces (issue #12 item 2).
     pub nested_streamed: BTreeMap<String, stream::Streamed>,
+    /// Configuration files read (as always) whose blob equals the baseline's (HEAD's at
+    /// pre-commit): their own lint was HEAD's, and is not run again.
+    pub config_as_base: std::collections::BTreeSet<String>,
 }
 
 /// Files of the handoff directory whose content is always read, changed or not: the
@@ -773,6 +776,12 @@ impl HandoffDir {
         let unchanged = base.unchanged(files);
         for f in files {
             let name = self.checked_name("", &f.path)?;
+            if !f.is_link
+                && crate::lint::is_config_file(&name)
+                && base.files.get(&f.path) == Some(&f.id)
+            {
+                snap.config_as_base.insert(name.clone());
+            }
             if unchanged.contains(f.path.as_slice()) || (!f.is_link && leave.contains(&&*name)) {
                 snap.unread.insert(name, f.id);
                 continue;

@@ -118,7 +118,7 @@ pub const NOT_SCANNED: &[&str] = &[AIIGNORE, allow::ALLOWLIST, allow::PII_ALLOWL
 /// The configuration files among [`NOT_SCANNED`]: they name injection wording and personal
 /// data on purpose (patterns, allowed addresses), so only [`config_rule`]s judge them, but a
 /// credential written into one is committed and read like any other.
-fn is_config(inner: &str) -> bool {
+pub fn is_config_file(inner: &str) -> bool {
     matches!(inner, AIIGNORE | allow::ALLOWLIST | allow::PII_ALLOWLIST)
 }
 
@@ -411,14 +411,14 @@ pub fn secrets_in(cfg: &LintConfig, path: &str, bytes: &[u8]) -> Result<Vec<Diag
     };
     let mut used = vec![false; cfg.allow.len()];
     // JSON that does not parse, or text the Markdown reader refuses: judged as plain text.
-    let diags = if let Ok(d) = lint_file(cfg, &file, &mut used) {
+    let diags = if let Ok(d) = lint_text_as(cfg, &file, &mut used, false, Judged::Secrets) {
         d
     } else {
         let plain = LintFile {
             name: format!("{name}.txt"),
             ..file
         };
-        lint_file(cfg, &plain, &mut used)?
+        lint_text_as(cfg, &plain, &mut used, false, Judged::Secrets)?
     };
     Ok(diags
         .into_iter()
@@ -467,7 +467,7 @@ fn binary_secrets(
         bytes: &text,
     };
     let mut used = vec![false; cfg.allow.len()];
-    let mut diags = lint_file(cfg, &file, &mut used)?;
+    let mut diags = lint_text_as(cfg, &file, &mut used, false, Judged::Secrets)?;
     diags.retain(|d| d.rule.starts_with("SEC"));
     for d in &mut diags {
         d.message = format!(
@@ -489,8 +489,8 @@ fn lint_held(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
     let content = crate::handoff::log_stream::Bytes(file.bytes);
     match lint_in_pieces(cfg, &file.path, &file.name, &content, used)? {
         Some(diags) => Ok(diags),
-        None if is_config(&file.name) => {
-            let mut diags = lint_file(cfg, file, used)?;
+        None if is_config_file(&file.name) => {
+            let mut diags = lint_text_as(cfg, file, used, false, Judged::Secrets)?;
             diags.retain(|d| config_rule(d.rule));
             Ok(diags)
         }
@@ -585,7 +585,10 @@ pub fn snapshot_files<'a>(dir: &HandoffDir, snap: &'a Snapshot) -> Vec<LintFile<
     let top = snap
         .files
         .iter()
-        .filter(|(name, bytes)| (is_lintable(name) || is_config(name)) && !is_binary(name, bytes))
+        .filter(|(name, bytes)| {
+            (is_lintable(name) || (is_config_file(name) && !snap.config_as_base.contains(*name)))
+                && !is_binary(name, bytes)
+        })
         .map(|(name, bytes)| LintFile {
             path: dir.path_of(name),
             name: name.clone(),
@@ -1065,6 +1068,29 @@ fn lint_text(
     used: &mut [bool],
     json_checked: bool,
 ) -> Result<Vec<Diagnostic>> {
+    lint_text_as(cfg, file, used, json_checked, Judged::All)
+}
+
+/// What a text is judged for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Judged {
+    /// Every rule.
+    All,
+    /// The secret and personal-data patterns and the checks of the raw text (hidden
+    /// characters, structure), without the injection rules, the decoders and `.aiignore`:
+    /// for text judged for its secrets only (the configuration files, a binary file's
+    /// readable runs, a commit's history), where those findings would be thrown away and
+    /// the injection wording a `.aiignore` names would compile most of the rules' regexes.
+    Secrets,
+}
+
+fn lint_text_as(
+    cfg: &LintConfig,
+    file: &LintFile<'_>,
+    used: &mut [bool],
+    json_checked: bool,
+    judged: Judged,
+) -> Result<Vec<Diagnostic>> {
     let raw = crate::handoff::decode_text(&file.path, file.bytes)?;
     let kind = file_kind(&file.name);
     let json = match kind {
@@ -1099,29 +1125,38 @@ fn lint_text(
     // They run first, or beside the engine on a text long enough to pay for a thread; their
     // findings are placed where they always were.
     let mut findings: Vec<Finding> = Vec::new();
-    let (mut obfuscated, mut ignored) = beside(
-        scan.text().len() >= decode_beside_from() && crate::sched::parallel(),
-        || {
-            let mut obfuscated = Vec::new();
-            rules::encoded::obfuscated(&scan, &mut obfuscated);
-            let mut ignored = Vec::new();
-            if let Some(ign) = &cfg.aiignore {
-                ign.apply(&scan, &mut ignored);
-            }
-            (obfuscated, ignored)
-        },
-        || engine::run(&scan, &mut findings),
-    );
+    let (mut obfuscated, mut ignored) = if judged == Judged::Secrets {
+        engine::run_secrets(&scan, &mut findings);
+        (Vec::new(), Vec::new())
+    } else {
+        beside(
+            scan.text().len() >= decode_beside_from() && crate::sched::parallel(),
+            || {
+                let mut obfuscated = Vec::new();
+                rules::encoded::obfuscated(&scan, &mut obfuscated);
+                let mut ignored = Vec::new();
+                if let Some(ign) = &cfg.aiignore {
+                    ign.apply(&scan, &mut ignored);
+                }
+                (obfuscated, ignored)
+            },
+            || engine::run(&scan, &mut findings),
+        )
+    };
     let engine_found = findings.len();
-    rules::injection::combine(&scan, &mut findings);
+    if judged == Judged::All {
+        rules::injection::combine(&scan, &mut findings);
+    }
     let combined = findings.len();
     rules::pii::scan_numbers(&scan, &mut findings);
-    let secrets: Vec<(usize, usize)> = findings
-        .iter()
-        .filter(|f| f.secret || f.rule.family == Family::Sec)
-        .map(|f| (f.start, f.end))
-        .collect();
-    rules::encoded::scan(&scan, &secrets, &mut findings);
+    if judged == Judged::All {
+        let secrets: Vec<(usize, usize)> = findings
+            .iter()
+            .filter(|f| f.secret || f.rule.family == Family::Sec)
+            .map(|f| (f.start, f.end))
+            .collect();
+        rules::encoded::scan(&scan, &secrets, &mut findings);
+    }
     findings.append(&mut obfuscated);
     findings.append(&mut ignored);
     // Everything in raw offsets from here on; keep the normalised text for fingerprints.
