@@ -629,7 +629,10 @@ fn add_pulled_in(
     changes: &[Change],
     package_roots: &[String],
     agent_files: &mut Vec<(Option<String>, String, Vec<u8>)>,
-) -> Result<()> {
+) -> Result<std::collections::HashSet<String>> {
+    // Every path an instruction file links or imports, read or not: the history layer
+    // judges them in each commit (review 22).
+    let mut pulled_paths: std::collections::HashSet<String> = std::collections::HashSet::new();
     let altered: std::collections::HashSet<&str> = changes
         .iter()
         .filter(|c| c.kind != ChangeKind::Deleted)
@@ -651,6 +654,7 @@ fn add_pulled_in(
                 continue;
             }
             let chain = content.link_chain(repo, &path)?;
+            pulled_paths.extend(chain.iter().cloned());
             if chain.iter().any(|t| altered.contains(t.as_str()))
                 && let Some(bytes) = content.read_agent_file(repo, &path)?
             {
@@ -672,30 +676,50 @@ fn add_pulled_in(
             queue.push_back((path, None, false, 0));
         }
     }
+    // Where each path of `agent_files` is, and the imports of each file read (each file is
+    // read and parsed once, however many import it: review 22).
+    let mut held: std::collections::HashMap<String, usize> = agent_files
+        .iter()
+        .enumerate()
+        .map(|(i, (_, p, _))| (p.clone(), i))
+        .collect();
+    let mut parsed: std::collections::HashMap<String, std::rc::Rc<Vec<String>>> =
+        std::collections::HashMap::new();
     let mut done: std::collections::HashSet<(String, bool)> = std::collections::HashSet::new();
     while let Some((path, owner, whole, depth)) = queue.pop_front() {
         if depth >= MAX_IMPORT_DEPTH || !done.insert((path.clone(), whole)) {
             continue;
         }
-        let text = match agent_files.iter().find(|(_, p, _)| *p == path) {
-            Some((_, _, bytes)) => String::from_utf8_lossy(bytes).into_owned(),
-            None => match content.read_agent_file(repo, &path)? {
-                Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-                None => continue,
-            },
+        let imports = if let Some(i) = parsed.get(&path) {
+            std::rc::Rc::clone(i)
+        } else {
+            let text = match held.get(&path) {
+                Some(&i) => String::from_utf8_lossy(&agent_files[i].2).into_owned(),
+                None => match content.read_agent_file(repo, &path)? {
+                    Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                    None => String::new(),
+                },
+            };
+            let i = std::rc::Rc::new(lint::agents::imports(&path, &text));
+            parsed.insert(path.clone(), std::rc::Rc::clone(&i));
+            i
         };
-        for import in lint::agents::imports(&path, &text) {
+        pulled_paths.extend(imports.iter().cloned());
+        for import in imports.iter() {
             let pulled = whole || altered.contains(import.as_str());
             if pulled
-                && !agent_files.iter().any(|(_, p, _)| *p == import)
-                && let Some(bytes) = content.read_agent_file(repo, &import)?
+                && !held.contains_key(import)
+                && let Some(bytes) = content.read_agent_file(repo, import)?
             {
+                held.insert(import.clone(), agent_files.len());
                 agent_files.push((owner.clone(), import.clone(), bytes));
             }
-            queue.push_back((import, owner.clone(), pulled, depth + 1));
+            if !done.contains(&(import.clone(), pulled)) {
+                queue.push_back((import.clone(), owner.clone(), pulled, depth + 1));
+            }
         }
     }
-    Ok(())
+    Ok(pulled_paths)
 }
 
 /// True for a repository-relative path that lies in a git directory.
@@ -937,7 +961,7 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
             let keep: Vec<&str> = scope.known.iter().map(|d| d.rel.as_str()).collect();
             let index = repo.index_for_precommit(&keep)?;
             // The known directories first: their snapshots are read right away.
-            refuse_sparse_handoff(index.state(), &scope, &[])?;
+            refuse_sparse_handoff(repo, index.state(), &scope, &[])?;
             let mut early = Vec::new();
             for (dir, p) in pending {
                 // Only what changed since HEAD is read (issue #14).
@@ -954,7 +978,7 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 changes: repo.staged_changes_in(index.state(), index.tree())?,
                 range: None,
             };
-            refuse_sparse_handoff(index.state(), &scope, &target.changes)?;
+            refuse_sparse_handoff(repo, index.state(), &scope, &target.changes)?;
             any_change |= !target.changes.is_empty();
             let view = StagedView::new(repo, &index, &target.changes)?;
             let content = Content::Staged(&view);
@@ -1112,7 +1136,7 @@ fn judge_target(
         .filter_map(|r| r.dir.rel.strip_suffix(DEFAULT_DIR))
         .map(|p| p.trim_end_matches('/').to_string())
         .collect();
-    add_pulled_in(
+    let pulled_paths = add_pulled_in(
         repo,
         content,
         &target.changes,
@@ -1187,7 +1211,7 @@ fn judge_target(
         report.layers.push(layer);
         report.diagnostics.extend(diags);
     }
-    if let Some(layer) = history_layer(repo, target, scope, &history_dirs, today)? {
+    if let Some(layer) = history_layer(repo, target, scope, &history_dirs, &pulled_paths, today)? {
         report.layers.push(layer);
     }
     Ok(())
@@ -1208,6 +1232,7 @@ fn history_layer(
     target: &Target,
     scope: &GateScope,
     dirs: &[(HandoffDir, LintConfig)],
+    pulled: &std::collections::HashSet<String>,
     today: jiff::civil::Date,
 ) -> Result<Option<Layer>> {
     let (Source::Commit(tip), Some(_)) = (&target.source, &target.range) else {
@@ -1233,7 +1258,9 @@ fn history_layer(
         for change in repo.commit_changes(parent, *commit)? {
             let path = change.path;
             if change.kind == ChangeKind::Deleted
-                || !(in_handoff(&path) || lint::agents::is_agent_file(&path))
+                || !(in_handoff(&path)
+                    || lint::agents::is_agent_file(&path)
+                    || pulled.contains(&path))
             {
                 continue;
             }
@@ -1265,14 +1292,32 @@ fn history_layer(
                 );
                 continue;
             };
-            // Only what the archive appended since its parent is new in this commit.
+            // Only what a handoff directory's archive appended since its parent is new in
+            // this commit, from the start of the last two lines the parent ended with: a
+            // credential split across two appends is whole there (review 22).
+            let is_archive = path == format!("{DEFAULT_DIR}/{}", crate::handoff::log::ARCHIVE_FILE)
+                || path.ends_with(&format!(
+                    "/{DEFAULT_DIR}/{}",
+                    crate::handoff::log::ARCHIVE_FILE
+                ))
+                || scope
+                    .known
+                    .iter()
+                    .any(|d| path == format!("{}/{}", d.rel, crate::handoff::log::ARCHIVE_FILE));
             let appended_from = match parent {
-                Some(p) if path.ends_with(crate::handoff::log::ARCHIVE_FILE) => repo
+                Some(p) if is_archive => repo
                     .tree_file_at(p, &path)?
                     .filter(|f| !f.is_link)
                     .and_then(|f| repo.blob(f.id).ok())
                     .filter(|old| bytes.starts_with(old))
-                    .map_or(0, |old| old.len()),
+                    .map_or(0, |old| {
+                        let mut from = old.len();
+                        for _ in 0..2 {
+                            from = memchr::memrchr(b'\n', &old[..from.saturating_sub(1)])
+                                .map_or(0, |i| i + 1);
+                        }
+                        from
+                    }),
                 _ => 0,
             };
             let lines_before = memchr::memchr_iter(b'\n', &bytes[..appended_from]).count();
@@ -1602,6 +1647,7 @@ struct Judged<'a> {
 /// monorepo) is not this change's. Looked up along each changed path, so the cost follows
 /// the change.
 fn refuse_sparse_handoff(
+    repo: &Repo,
     index: &gix::index::State,
     scope: &GateScope,
     changes: &[Change],
@@ -1619,6 +1665,15 @@ fn refuse_sparse_handoff(
                    sparse-checkout init --no-sparse-index`), and commit again",
         })
     };
+    // The folded entry that holds a handoff directory at `dir`: only when the tree it stands
+    // for has one there (review 22: a folded `.ai/` of prompt files is no handoff).
+    let folded = |dir: &str| -> Result<Option<String>> {
+        let Some((sparse, tree)) = Repo::index_sparse_dir_holding(index, dir) else {
+            return Ok(None);
+        };
+        let rest = dir.strip_prefix(sparse.as_str()).unwrap_or("");
+        Ok(repo.tree_holds_dir(tree, rest)?.then_some(sparse))
+    };
     for d in &scope.known {
         if let Some(sparse) = Repo::index_sparse_dir_within(index, &d.rel) {
             return refuse(&sparse, &d.rel);
@@ -1628,7 +1683,7 @@ fn refuse_sparse_handoff(
         let package_layout = d.rel == DEFAULT_DIR || d.rel.ends_with(&format!("/{DEFAULT_DIR}"));
         if !changes.is_empty()
             && !package_layout
-            && let Some(sparse) = Repo::index_sparse_dir_holding(index, &d.rel)
+            && let Some(sparse) = folded(&d.rel)?
         {
             return refuse(&sparse, &d.rel);
         }
@@ -1639,10 +1694,17 @@ fn refuse_sparse_handoff(
         loop {
             let parent = at.rsplit_once('/').map_or("", |(p, _)| p);
             let dir = crate::handoff::location::join(parent, DEFAULT_DIR);
-            if !walked.insert(dir.clone()) || Repo::index_has_dir(index, &dir) {
+            if !walked.insert(dir.clone()) {
                 break;
             }
-            if let Some(sparse) = Repo::index_sparse_dir_holding(index, &dir) {
+            if Repo::index_has_dir(index, &dir) {
+                // Held, but a subdirectory of it may be folded (review 22).
+                if let Some(sparse) = Repo::index_sparse_dir_within(index, &dir) {
+                    return refuse(&sparse, &dir);
+                }
+                break;
+            }
+            if let Some(sparse) = folded(&dir)? {
                 return refuse(&sparse, &dir);
             }
             if parent.is_empty() {

@@ -487,18 +487,29 @@ impl Repo {
     }
 
     /// The sparse directory entry of a sparse index that holds `dir` (itself or one of its
-    /// parents, with its `/`): the files below it are not in the index, only the tree they
-    /// were in. Found by looking up each parent, so the cost does not grow with the index.
-    pub fn index_sparse_dir_holding(index: &gix::index::State, dir: &str) -> Option<String> {
+    /// parents, with its `/`) and the tree it stands for: the files below it are not in the
+    /// index, only that tree. Found by looking up each parent, so the cost does not grow with
+    /// the index.
+    pub fn index_sparse_dir_holding(
+        index: &gix::index::State,
+        dir: &str,
+    ) -> Option<(String, ObjectId)> {
         let dir = dir.trim_end_matches('/');
         let entries = index.entries();
         let ends = dir.match_indices('/').map(|(i, _)| i).chain([dir.len()]);
-        ends.map(|end| format!("{}/", &dir[..end])).find(|parent| {
-            let at = entries.partition_point(|e| e.path(index) < parent.as_bytes().as_bstr());
-            entries
-                .get(at)
-                .is_some_and(|e| e.mode.is_sparse() && e.path(index) == parent.as_bytes().as_bstr())
-        })
+        ends.map(|end| format!("{}/", &dir[..end]))
+            .find_map(|parent| {
+                let at = entries.partition_point(|e| e.path(index) < parent.as_bytes().as_bstr());
+                entries
+                    .get(at)
+                    .filter(|e| e.mode.is_sparse() && e.path(index) == parent.as_bytes().as_bstr())
+                    .map(|e| (parent, e.id))
+            })
+    }
+
+    /// Whether the tree `tree` holds a directory at `rel` (relative to it).
+    pub fn tree_holds_dir(&self, tree: ObjectId, rel: &str) -> Result<bool, GitError> {
+        Ok(self.subtree(tree, rel)?.is_some())
     }
 
     /// A sparse directory entry below `dir` (a subdirectory of it folded into one entry).

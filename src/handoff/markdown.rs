@@ -216,7 +216,7 @@ enum RawOpen {
 
 /// The elements whose content a browser reads as text up to their end tag, whatever it
 /// holds: left open, they take in the rest of the page.
-const RAW_TEXT: [&str; 9] = [
+const RAW_TEXT: [&str; 10] = [
     "script",
     "style",
     "textarea",
@@ -225,6 +225,7 @@ const RAW_TEXT: [&str; 9] = [
     "iframe",
     "noembed",
     "noframes",
+    "noscript",
     "plaintext",
 ];
 
@@ -271,12 +272,25 @@ fn raw_state(html: &str, start: usize, mut open: RawOpen) -> RawOpen {
                 at += k + 3;
                 open = RawOpen::Nothing;
             }
+            // `<plaintext>` has no end tag: everything after it is its text.
+            RawOpen::Element(_, "plaintext") => break,
             RawOpen::Element(_, tag) => {
+                // Its end tag: the name, then a blank, `/` or `>` (`</titlex>` is text).
                 let close = format!("</{tag}");
-                let Some(k) = lower[at..].find(&close) else {
-                    break;
-                };
-                at += k + close.len();
+                let mut end = None;
+                let mut from = at;
+                while let Some(k) = lower[from..].find(&close) {
+                    let after = from + k + close.len();
+                    if lower[after..]
+                        .starts_with(|c: char| c == '>' || c == '/' || c.is_ascii_whitespace())
+                    {
+                        end = Some(after);
+                        break;
+                    }
+                    from = after;
+                }
+                let Some(after) = end else { break };
+                at = after;
                 open = RawOpen::Nothing;
             }
         }
@@ -426,41 +440,23 @@ mod tests {
         // Review 21: in a list item or a quote, `<style>` is an HTML block that ends with
         // the container, but the browser's element runs on to its end tag; inline, too.
         for (text, at) in [
-            (
-                "- <style>
-",
-                2,
-            ),
-            (
-                "> <script>
-",
-                2,
-            ),
-            (
-                "> - <textarea>
-",
-                4,
-            ),
-            (
-                "Fixed the <title> of the page.
-",
-                10,
-            ),
+            ("- <style>\n", 2),
+            ("> <script>\n", 2),
+            ("> - <textarea>\n", 4),
+            ("Fixed the <title> of the page.\n", 10),
+            // Review 22: no end tag closes `<plaintext>`, `</titlex>` is no end tag.
+            ("<plaintext>a</plaintext>\n", 0),
+            ("x <title>a</titlex>\n", 2),
+            ("x <noscript>\n", 2),
         ] {
             assert_eq!(left_open(text), Some((at, LeftOpen::Block)), "{text:?}");
         }
         for text in [
-            "- <style>p {}</style>
-",
-            "Fixed the `<title>` of the page.
-",
-            "Added a <scriptish> tag.
-",
+            "- <style>p {}</style>\n",
+            "Fixed the `<title>` of the page.\n",
+            "Added a <scriptish> tag.\n",
             // Inside a raw-text element `<!--` is text, not a comment.
-            "<script>
-if (a <!--b) {}
-</script>
-",
+            "<script>\nif (a <!--b) {}\n</script>\n",
         ] {
             assert_eq!(left_open(text), None, "{text:?}");
         }

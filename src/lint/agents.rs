@@ -252,7 +252,12 @@ pub fn imports(path: &str, text: &str) -> Vec<String> {
             }
             continue;
         }
-        if t.starts_with("```") || t.starts_with("~~~") {
+        // A fence opens with at most three spaces of indentation, and a backtick fence's
+        // info string holds no backtick (```` ```sh``` ```` is a code span).
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let opens = (t.starts_with("```") && !t.trim_start_matches('`').contains('`'))
+            || t.starts_with("~~~");
+        if indent <= 3 && opens {
             fence = Some(&t[..3]);
             continue;
         }
@@ -319,7 +324,9 @@ fn line_imports(line: &str) -> Vec<String> {
             after_space = false;
             continue;
         }
-        after_space = bytes[at].is_ascii_whitespace();
+        // A no-break space (U+00A0) separates words too.
+        after_space = bytes[at].is_ascii_whitespace()
+            || (bytes[at] == 0xA0 && at > 0 && bytes[at - 1] == 0xC2);
         at += 1;
     }
     out
@@ -378,12 +385,15 @@ mod tests {
                     Not `@docs/code.md`, nor ``a ` @docs/span.md``, nor:\n```\n@docs/fenced.md\n```\n\
                     Don`t skip @docs/after-tick.md\n    @docs/indented.md\n\
                     Spaced @docs/team\\ notes.md too.\n\
+                    ```sh``` then @docs/after-span.md\nno-break\u{a0}@docs/nbsp.md\n\
                     Home @~/.claude/mine.md, root @/etc/x.md, up @../../../x.md.\n";
         assert_eq!(
             super::imports("pkg/CLAUDE.md", text),
             [
+                "pkg/docs/after-span.md",
                 "pkg/docs/after-tick.md",
                 "pkg/docs/indented.md",
+                "pkg/docs/nbsp.md",
                 "pkg/docs/style.md",
                 "pkg/docs/team notes.md",
                 "pkg/rules.md"

@@ -124,8 +124,13 @@ pub fn is_config_file(inner: &str) -> bool {
 
 /// The rules that judge a configuration file: the secret rules, and the characters and
 /// pointers that hide what a reader gets (HID011, HID012).
-fn config_rule(rule: &str) -> bool {
-    rule.starts_with("SEC") || matches!(rule, "HID011" | "HID012")
+fn config_rule(d: &Diagnostic) -> bool {
+    is_secret_finding(d) || matches!(d.rule, "HID011" | "HID012")
+}
+
+/// A finding of a credential: a secret rule's, or an encoded run that decodes to one.
+pub fn is_secret_finding(d: &Diagnostic) -> bool {
+    d.rule.starts_with("SEC") || d.kind == Some("encoded-secret")
 }
 
 /// Extensions of files that are not text and are skipped.
@@ -420,10 +425,7 @@ pub fn secrets_in(cfg: &LintConfig, path: &str, bytes: &[u8]) -> Result<Vec<Diag
         };
         lint_text_as(cfg, &plain, &mut used, false, Judged::Secrets)?
     };
-    Ok(diags
-        .into_iter()
-        .filter(|d| d.rule.starts_with("SEC"))
-        .collect())
+    Ok(diags.into_iter().filter(is_secret_finding).collect())
 }
 
 /// True for an image, PDF or archive (by extension and content) the linter judges by its
@@ -468,7 +470,7 @@ fn binary_secrets(
     };
     let mut used = vec![false; cfg.allow.len()];
     let mut diags = lint_text_as(cfg, &file, &mut used, false, Judged::Secrets)?;
-    diags.retain(|d| d.rule.starts_with("SEC"));
+    diags.retain(is_secret_finding);
     for d in &mut diags {
         d.message = format!(
             "in the file's readable text (line {} of it): {}",
@@ -491,7 +493,7 @@ fn lint_held(cfg: &LintConfig, file: &LintFile<'_>, used: &mut [bool]) -> Result
         Some(diags) => Ok(diags),
         None if is_config_file(&file.name) => {
             let mut diags = lint_text_as(cfg, file, used, false, Judged::Secrets)?;
-            diags.retain(|d| config_rule(d.rule));
+            diags.retain(config_rule);
             Ok(diags)
         }
         None => lint_file(cfg, file, used),
@@ -1149,14 +1151,13 @@ fn lint_text_as(
     }
     let combined = findings.len();
     rules::pii::scan_numbers(&scan, &mut findings);
-    if judged == Judged::All {
-        let secrets: Vec<(usize, usize)> = findings
-            .iter()
-            .filter(|f| f.secret || f.rule.family == Family::Sec)
-            .map(|f| (f.start, f.end))
-            .collect();
-        rules::encoded::scan(&scan, &secrets, &mut findings);
-    }
+    // Encoded runs are decoded in both modes: a base64 credential is a credential (review 22).
+    let secrets: Vec<(usize, usize)> = findings
+        .iter()
+        .filter(|f| f.secret || f.rule.family == Family::Sec)
+        .map(|f| (f.start, f.end))
+        .collect();
+    rules::encoded::scan(&scan, &secrets, &mut findings);
     findings.append(&mut obfuscated);
     findings.append(&mut ignored);
     // Everything in raw offsets from here on; keep the normalised text for fingerprints.

@@ -268,14 +268,26 @@ fn a_credential_a_later_commit_removed_still_fails_the_range() {
     // directory the range leaves as it was, a handoff directory only one commit holds, and
     // a file the tip could not show (an image's readable text) all fail.
     let repo = handoff_repo();
-    repo.write("CLAUDE.md", "# Rules\n\nRun the tests.\n");
+    repo.write("CLAUDE.md", "# Rules\n\nRun the tests. See @docs/team.md\n");
+    repo.write("docs/team.md", "Team notes.\n");
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "rules"]);
     repo.git(&["checkout", "-q", "-b", "pr"]);
+    // An imported file is read by the agent as part of CLAUDE.md (review 22).
+    repo.write("docs/team.md", format!("Team notes. Token {}\n", token(14)));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "leak in an import"]);
+    repo.write("docs/team.md", "Team notes.\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "undo the import"]);
     let steps: [(&str, Vec<u8>); 3] = [
         (
             "CLAUDE.md",
-            format!("# Rules\n\nDeploy with {}\n", token(11)).into_bytes(),
+            format!(
+                "# Rules\n\nRun the tests. See @docs/team.md\nDeploy with {}\n",
+                token(11)
+            )
+            .into_bytes(),
         ),
         (
             "web/.ai/handoff/STATUS.md",
@@ -298,7 +310,8 @@ fn a_credential_a_later_commit_removed_still_fails_the_range() {
     let ci = repo.aahp(&["verify", "--level", "ci", "--base", "main"]);
     ci.assert_code(1);
     for path in [
-        "CLAUDE.md:3",
+        "CLAUDE.md:4",
+        "docs/team.md:1",
         "web/.ai/handoff/STATUS.md:1",
         ".ai/handoff/shot.png:1",
     ] {
@@ -355,4 +368,72 @@ fn a_credential_in_the_readable_text_of_a_binary_file_is_found() {
     );
     stage_status_line(&repo, "- Added a screenshot.");
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
+
+#[test]
+fn a_credential_split_across_appends_or_encoded_still_fails_the_range() {
+    // Review 22: the archive is judged by what each commit appended, so a token appended in
+    // two halves passed; and the secrets-only judging dropped a base64 credential.
+    let repo = TestRepo::with_handoff();
+    repo.git(&["checkout", "-q", "-b", "pr"]);
+    let archive = ".ai/handoff/LOG-ARCHIVE.md";
+    let pat = token(21);
+    let old = repo.read(archive);
+    repo.write(archive, format!("{old}\nDeploy token {}", &pat[..8]));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "first half"]);
+    repo.write(archive, format!("{old}\nDeploy token {pat}\n"));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "second half"]);
+    let encoded = {
+        let mut b64 = String::new();
+        let table = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        for chunk in format!("token={}", token(22)).as_bytes().chunks(3) {
+            let n = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+            for i in 0..4 {
+                b64.push(if i <= chunk.len() {
+                    table[(n >> (18 - 6 * i) & 63) as usize] as char
+                } else {
+                    '='
+                });
+            }
+        }
+        b64
+    };
+    repo.write(".ai/handoff/NOTES.md", format!("Config blob: {encoded}\n"));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "encoded"]);
+    repo.write(archive, &old);
+    repo.git(&["rm", "-q", ".ai/handoff/NOTES.md"]);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "undo"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "main"]);
+    ci.assert_code(1);
+    assert!(
+        ci.stdout.contains(".ai/handoff/LOG-ARCHIVE.md:") && ci.stdout.contains("(SEC020"),
+        "{ci}"
+    );
+    assert!(
+        ci.stdout.contains(".ai/handoff/NOTES.md:1: commit ") && ci.stdout.contains("(ENC001"),
+        "{ci}"
+    );
+}
+
+#[test]
+fn a_folded_directory_that_holds_no_handoff_directory_does_not_block() {
+    // Review 22: a root `.ai/` of prompt files, folded by a cone sparse checkout, refused
+    // every commit although no handoff directory is there.
+    let repo = TestRepo::new();
+    repo.write(".ai/prompts/review.md", "Review the diff.\n");
+    repo.write("web/app.js", "x();\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "prompts"]);
+    repo.git(&["sparse-checkout", "set", "--cone", "--sparse-index", "web"]);
+    repo.write("web/app.js", "y();\n");
+    repo.git(&["add", "web/app.js"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    assert!(!out.stderr.contains("index is sparse"), "{out}");
 }
