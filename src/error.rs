@@ -63,7 +63,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// Input that the tool refuses to interpret: names the file and, when known, the line.
-    #[error("{path}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    #[error("{}{}: {message}", crate::output::escape_untrusted(path), line.map(|l| format!(":{l}")).unwrap_or_default())]
     Invalid {
         path: String,
         line: Option<usize>,

@@ -296,8 +296,14 @@ impl Report for VerifyReport {
                 } else {
                     style.warn("warning")
                 };
+                // A path may come from a file name or a commit's tree: one line, always.
                 match &f.path {
-                    Some(p) => writeln!(w, "      {mark}: {p}: {}", escape_untrusted(&f.message))?,
+                    Some(p) => writeln!(
+                        w,
+                        "      {mark}: {}: {}",
+                        escape_untrusted(p),
+                        escape_untrusted(&f.message)
+                    )?,
                     None => writeln!(w, "      {mark}: {}", escape_untrusted(&f.message))?,
                 }
             }
@@ -542,7 +548,7 @@ impl Content<'_> {
             return Ok(None);
         };
         let mut from = path.to_string();
-        for _ in 0..LINK_HOPS {
+        for _ in 0..crate::handoff::MAX_LINK_HOPS {
             if !file.is_link {
                 break;
             }
@@ -572,16 +578,14 @@ impl Content<'_> {
             Err(_) => Err(Error::invalid(path, None, "file is too large to lint")),
         }
     }
-}
 
-impl Content<'_> {
     /// The paths a symbolic link at `path` leads through (repository-relative, the last one
-    /// the file read), up to [`LINK_HOPS`] links; empty when `path` is not a link or leads
-    /// out of the repository.
+    /// the file read), up to [`crate::handoff::MAX_LINK_HOPS`] links; empty when `path` is
+    /// not a link or leads out of the repository.
     fn link_chain(&self, repo: &Repo, path: &str) -> Result<Vec<String>> {
         let mut chain = Vec::new();
         let mut at = path.to_string();
-        for _ in 0..LINK_HOPS {
+        for _ in 0..crate::handoff::MAX_LINK_HOPS {
             let parent = at.rsplit_once('/').map_or("", |(p, _)| p).to_string();
             let target = match self {
                 Content::Worktree(_) => match std::fs::read_link(repo.workdir().join(&at)) {
@@ -609,18 +613,16 @@ impl Content<'_> {
     }
 }
 
-/// How many links in a row an instruction file is followed through (as a handoff file is).
-const LINK_HOPS: usize = 8;
-
 /// How many `@path` imports deep an instruction file is followed (Claude Code's limit).
 const MAX_IMPORT_DEPTH: usize = 5;
 
 /// Adds to `agent_files` what the agent reads as part of its instruction files although the
 /// change does not touch them by those names (review 20 F08, F09; review 21 F05, F06): the
-/// file a top-level instruction file links to (through up to [`LINK_HOPS`] links) when the
-/// change alters a file of the chain, and the files `CLAUDE.md` / `GEMINI.md` import with
-/// `@path`, breadth first up to [`MAX_IMPORT_DEPTH`] deep: all of them below a file the
-/// change alters or pulls in, else those the change alters. Importing files are looked up
+/// file a top-level instruction file links to (through up to
+/// [`crate::handoff::MAX_LINK_HOPS`] links) when the change alters a file of the chain, and
+/// the files `CLAUDE.md` / `GEMINI.md` import with `@path`, breadth first up to
+/// [`MAX_IMPORT_DEPTH`] deep: all of them below a file the change alters or pulls in, else
+/// those the change alters. Importing files are looked up
 /// at the repository's root, at each package root and in the directories of the changed
 /// paths (an agent working there loads them), so the cost follows the change.
 fn add_pulled_in(
@@ -1150,12 +1152,12 @@ fn judge_target(
             .any(|r| p.starts_with(&format!("{}/", r.dir.rel)))
     });
 
-    // A move counts only when its new place is judged here (found by discovery or
-    // configured): else the old directory was removed as far as the gate can tell.
     // What the range's history is judged with (`prepush`, `ci`): the judged directories
     // with their configuration.
     let ranged = target.range.is_some();
     let mut history_dirs: Vec<(HandoffDir, LintConfig)> = Vec::new();
+    // A move counts only when its new place is judged here (found by discovery or
+    // configured): else the old directory was removed as far as the gate can tell.
     let moved = match moved {
         Some((from, to)) if !reads.iter().any(|r| r.dir.rel == to) => {
             report.layers.push(removed_layer(&[from]));
@@ -1252,7 +1254,8 @@ fn history_layer(
                 .iter()
                 .any(|d| path.starts_with(&format!("{}/", d.rel)))
     };
-    let shown = |path: &str| escape_untrusted(path);
+    let handoff_dir =
+        |dir: &str| is_package_handoff(dir) || scope.known.iter().any(|d| d.rel == dir);
     for commit in &commits {
         let parent = repo.commit_parents(*commit)?.first().copied();
         for change in repo.commit_changes(parent, *commit)? {
@@ -1282,7 +1285,7 @@ fn history_layer(
                 .map_or(&empty, |(_, c)| c);
             let Ok(bytes) = repo.blob_within(file.id, crate::handoff::max_bytes(&path))? else {
                 layer.fail(
-                    Some(shown(&path)),
+                    Some(path.clone()),
                     format!(
                         "commit {} holds a version of this file too large to judge: its \
                          credentials, if any, would be published unjudged. Rewrite the \
@@ -1295,15 +1298,9 @@ fn history_layer(
             // Only what a handoff directory's archive appended since its parent is new in
             // this commit, from the start of the last two lines the parent ended with: a
             // credential split across two appends is whole there (review 22).
-            let is_archive = path == format!("{DEFAULT_DIR}/{}", crate::handoff::log::ARCHIVE_FILE)
-                || path.ends_with(&format!(
-                    "/{DEFAULT_DIR}/{}",
-                    crate::handoff::log::ARCHIVE_FILE
-                ))
-                || scope
-                    .known
-                    .iter()
-                    .any(|d| path == format!("{}/{}", d.rel, crate::handoff::log::ARCHIVE_FILE));
+            let is_archive = path.rsplit_once('/').is_some_and(|(dir, name)| {
+                name == crate::handoff::log::ARCHIVE_FILE && handoff_dir(dir)
+            });
             let appended_from = match parent {
                 Some(p) if is_archive => repo
                     .tree_file_at(p, &path)?
@@ -1326,7 +1323,7 @@ fn history_layer(
                 .filter(|d| d.severity == lint::Severity::Error)
             {
                 layer.fail(
-                    Some(format!("{}:{}", shown(&path), d.line + lines_before)),
+                    Some(format!("{path}:{}", d.line + lines_before)),
                     format!(
                         "commit {} holds a credential here ({} {}) that the range's last \
                          commit no longer holds: every commit of the range is published, so \
@@ -1638,6 +1635,12 @@ struct Judged<'a> {
     base_rel: &'a str,
 }
 
+/// True for a directory laid out as a package's handoff directory (`.ai/handoff`, at the
+/// root or below a package).
+fn is_package_handoff(rel: &str) -> bool {
+    rel == DEFAULT_DIR || rel.ends_with(&format!("/{DEFAULT_DIR}"))
+}
+
 /// Fails the pre-commit check when a sparse index holds a handoff directory the change
 /// answers to, or part of a known one, as a single entry outside the sparse checkout
 /// (review 20 F04, review 21 F04, F12): the files below it are not in the index, so the
@@ -1680,9 +1683,8 @@ fn refuse_sparse_handoff(
         }
         // A directory configured elsewhere than a package's `.ai/handoff` owns what the
         // configuration says: any change may answer to it.
-        let package_layout = d.rel == DEFAULT_DIR || d.rel.ends_with(&format!("/{DEFAULT_DIR}"));
         if !changes.is_empty()
-            && !package_layout
+            && !is_package_handoff(&d.rel)
             && let Some(sparse) = folded(&d.rel)?
         {
             return refuse(&sparse, &d.rel);

@@ -750,7 +750,7 @@ impl HandoffDir {
         match found {
             None => Ok(()),
             Some(path) => Err(Error::invalid(
-                output::escape_untrusted(&path),
+                path,
                 None,
                 "is a git submodule inside the handoff directory: the files a checkout puts \
                  there are another repository's, and cannot be judged here. Replace it with \
@@ -870,7 +870,7 @@ fn link_to_directory(rel: &str, target: &str) -> Error {
 }
 
 /// How many links in a row a committed or staged handoff file may go through.
-const MAX_LINK_HOPS: usize = 8;
+pub(crate) const MAX_LINK_HOPS: usize = 8;
 
 /// The blob a symbolic link `rel` (blob `link`) of a commit or the index leads to, through
 /// further links, within the same source. A link to a directory ([`link_to_directory`]),
