@@ -1530,10 +1530,11 @@ fn instructions_layer(
             .diagnostics
             .extend(lint::binary_file_secrets(cfg, path, bytes)?);
     }
-    // The configuration's own findings belong to the handoff directory's lint layer.
-    outcome
-        .diagnostics
-        .retain(|d| files.iter().any(|f| f.path == d.path));
+    // The configuration's own findings belong to the handoff directory's lint layer; the
+    // binary files' findings are this layer's as much as the text files'.
+    outcome.diagnostics.retain(|d| {
+        files.iter().any(|f| f.path == d.path) || binary.iter().any(|(_, p, _)| *p == d.path)
+    });
     let n = files.len() + binary.len();
     let layer = lint_layer("instructions", &outcome.diagnostics).summarize(format!(
         "{n} agent instruction file{} changed, no findings",

@@ -1117,8 +1117,31 @@ pub fn decode_text<'a>(path: &str, bytes: &'a [u8]) -> Result<&'a str> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     std::str::from_utf8(bytes).map_err(|e| {
         let line = line_count(&bytes[..e.valid_up_to()]) + 1;
-        Error::invalid(path, Some(line), "invalid UTF-8")
+        match encrypted_header(bytes) {
+            Some(what) => Error::invalid(
+                path,
+                Some(line),
+                format!(
+                    "invalid UTF-8: the file is {what}; a checkout with the key decrypts it into \
+                     text nothing can judge here, so keep handoff files out of the encryption \
+                     filter's patterns in .gitattributes"
+                ),
+            ),
+            None => Error::invalid(path, Some(line), "invalid UTF-8"),
+        }
     })
+}
+
+/// What kind of encrypted file `bytes` is, by the header of a binary format an encryption
+/// filter stores: git-crypt's, or age's.
+fn encrypted_header(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\0GITCRYPT\0") {
+        Some("git-crypt-encrypted")
+    } else if bytes.starts_with(b"age-encryption.org/v1\n") {
+        Some("age-encrypted")
+    } else {
+        None
+    }
 }
 
 /// Returns the AAHP checksum: `sha256:` + lowercase hex of SHA-256 over the bytes with every

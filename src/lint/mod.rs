@@ -123,9 +123,9 @@ pub fn is_config_file(inner: &str) -> bool {
 }
 
 /// The rules that judge a configuration file: the secret rules, and the characters and
-/// pointers that hide what a reader gets (HID011, HID012).
+/// pointers and ciphertext that hide what a reader gets (HID011, HID012, HID013).
 fn config_rule(d: &Diagnostic) -> bool {
-    is_secret_finding(d) || matches!(d.rule, "HID011" | "HID012")
+    is_secret_finding(d) || matches!(d.rule, "HID011" | "HID012" | "HID013")
 }
 
 /// A finding of a credential: a secret rule's, or an encoded run that decodes to one.
@@ -1190,6 +1190,7 @@ fn lint_text_as(
     rules::hidden::unicode_events(&scan, &others, &mut extra);
     rules::hidden::controls(raw, &mut extra);
     rules::hidden::lfs_pointer(raw, &mut extra);
+    rules::hidden::ciphertext(raw, &mut extra);
     if let Some(md) = &md {
         rules::exfil::check_markdown(raw, md, &mut extra);
         rules::structure::check(&file.name, raw, md, &mut extra);

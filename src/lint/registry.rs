@@ -513,6 +513,15 @@ rule!(HID012, "HID012", "lfs-pointer", Hid, Error,
            "\n  version http://git-media.io/v/2\n  oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n  size 12345\n"],
     misses: ["The notes mention version https://git-lfs.github.com/spec/v1 in passing."]);
 
+rule!(HID013, "HID013", "encrypted-file", Hid, Error,
+    "A handoff or agent instruction file that is ciphertext as a whole.",
+    what: "A file that is one encrypted message and nothing else: OpenSSL's salted format in base64 (what transcrypt and similar git filters store), or an ASCII-armored age or OpenPGP message. (git-crypt's and age's binary formats are not text: such a file is refused as bad input, named as encrypted.)",
+    why: "The gate judges the ciphertext git holds; a checkout whose clean/smudge filter holds the key decrypts it into text nothing judged, which the next agent reads.",
+    fix: "Keep handoff and instruction files out of the encryption filter's patterns in `.gitattributes` (and keep secrets out of them), then `git add --renormalize` them.",
+    hits: ["U2FsdGVkX19vbWVzYWx0IGp1c3Qgc29tZSBjaXBoZXJ0ZXh0IGhlcmUgdG8gdGVzdCB0aGU=\n",
+           "-----BEGIN AGE ENCRYPTED FILE-----\nYWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IFgyNTUxOSBhYmNkZWY=\n-----END AGE ENCRYPTED FILE-----\n"],
+    misses: ["Decrypt with `openssl enc -d`; the file starts with U2FsdGVkX1 when salted."]);
+
 rule!(ENC001, "ENC001", "encoded-instruction", Enc, Error,
     "An encoded or obfuscated run (base64, hex, percent, entities, Morse, ROT13, reversed or split text) that decodes to an injection, exfiltration request or secret.",
     what: "Runs of at least 24 base64/base64url characters, 32 hex digits, or 6 percent-escapes that decode to mostly printable text, which is then linted again (depth ≤ 2). Obfuscations that are not byte encodings are undone where the text shows them — Morse code, paragraphs in ROT13 or reversed (judged by their common words), letters spaced or split by punctuation (`i g n o r e`, `i-g-n-o-r-e`), words split inside (`terminatio-n`) — and reported when the result holds an error-level injection or exfiltration finding. The finding quotes the decoded text (secrets redacted).",
@@ -876,11 +885,11 @@ rule!(CFG006, "CFG006", "too-many-findings", Cfg, Error,
 pub static RULES: &[&RuleMeta] = &[
     &PI001, &PI002, &PI003, &PI004, &PI005, &PI006, &PI007, &PI008, &PI009, &PI010, &PI011, &PI012,
     &PI013, &PI014, &HID001, &HID002, &HID003, &HID004, &HID005, &HID006, &HID007, &HID008,
-    &HID009, &HID010, &HID011, &HID012, &ENC001, &ENC002, &EXF001, &EXF002, &EXF003, &EXF004,
-    &EXF005, &SEC001, &SEC010, &SEC011, &SEC020, &SEC030, &SEC040, &SEC041, &SEC042, &SEC050,
-    &SEC051, &SEC060, &SEC070, &SEC080, &SEC090, &SEC100, &SEC110, &SEC120, &SEC121, &SEC130,
-    &SEC131, &SEC140, &SEC150, &PII001, &PII002, &PII003, &PII004, &PII005, &IGN001, &STRUCT001,
-    &STRUCT002, &STRUCT003, &CFG001, &CFG002, &CFG003, &CFG004, &CFG005, &CFG006,
+    &HID009, &HID010, &HID011, &HID012, &HID013, &ENC001, &ENC002, &EXF001, &EXF002, &EXF003,
+    &EXF004, &EXF005, &SEC001, &SEC010, &SEC011, &SEC020, &SEC030, &SEC040, &SEC041, &SEC042,
+    &SEC050, &SEC051, &SEC060, &SEC070, &SEC080, &SEC090, &SEC100, &SEC110, &SEC120, &SEC121,
+    &SEC130, &SEC131, &SEC140, &SEC150, &PII001, &PII002, &PII003, &PII004, &PII005, &IGN001,
+    &STRUCT001, &STRUCT002, &STRUCT003, &CFG001, &CFG002, &CFG003, &CFG004, &CFG005, &CFG006,
 ];
 
 /// Looks a rule up by id (`PI001`, case-insensitive) or slug (`instruction-override`).

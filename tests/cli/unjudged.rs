@@ -114,6 +114,67 @@ fn a_git_lfs_pointer_is_refused_where_a_handoff_file_or_instruction_file_belongs
 }
 
 #[test]
+fn an_encrypted_handoff_or_instruction_file_is_refused() {
+    // An encryption filter (transcrypt, git-crypt, age or gpg filters) stores ciphertext;
+    // a checkout with the key decrypts it into text the gate never read (review 23).
+    let b64 = |n: usize| -> String {
+        let set = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        (0..n).map(|i| set[(i * 37 + i / 3) % 64] as char).collect()
+    };
+    let salted = format!("U2FsdGVkX1{}\n{}==\n", b64(54), b64(62));
+    let age = format!(
+        "-----BEGIN AGE ENCRYPTED FILE-----\n{}\n{}\n-----END AGE ENCRYPTED FILE-----\n",
+        b64(64),
+        b64(20)
+    );
+    for (path, text) in [
+        (".ai/handoff/NEXT_ACTIONS.md", salted.as_str()),
+        (".ai/handoff/notes/plan.md", age.as_str()),
+    ] {
+        let repo = handoff_repo();
+        repo.write(path, text);
+        stage_status_line(&repo, "- Encrypted the plan.");
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout
+                .contains(&format!("{path}: 1:1: error[HID013 encrypted-file]")),
+            "{out}"
+        );
+    }
+    let repo = handoff_repo();
+    repo.write("CLAUDE.md", salted.as_str());
+    repo.git(&["add", "CLAUDE.md"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("CLAUDE.md: 1:1: error[HID013"), "{out}");
+    // git-crypt's binary format is not text: refused as such, and named.
+    let repo = handoff_repo();
+    repo.aahp(&["manifest"]).assert_code(0);
+    let mut crypt = b"\0GITCRYPT\0".to_vec();
+    crypt.extend((0u8..=255).cycle().take(600));
+    repo.write(".ai/handoff/notes/chart.png", crypt);
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains(".ai/handoff/notes/chart.png:")
+            && out
+                .stderr
+                .contains("invalid UTF-8: the file is git-crypt-encrypted"),
+        "{out}"
+    );
+    // A message quoted in prose is not decrypted on checkout: only the whole file counts.
+    let repo = handoff_repo();
+    stage_status_line(
+        &repo,
+        &format!("- The vault export starts with {} (salted).", &salted[..60]),
+    );
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    assert!(!out.stdout.contains("HID013"), "{out}");
+}
+
+#[test]
 fn a_link_to_a_directory_inside_the_handoff_directory_is_refused() {
     // git holds the link, not the files an agent finds through it.
     let repo = handoff_repo();
@@ -366,8 +427,34 @@ fn a_credential_in_the_readable_text_of_a_binary_file_is_found() {
         ".ai/handoff/notes/screenshot.png",
         png("a chart of build times"),
     );
+    repo.write("docs/chart.png", png("a chart of build times"));
+    repo.write(
+        "CLAUDE.md",
+        "# Agent notes\n\nThe build times: @docs/chart.png\n",
+    );
     stage_status_line(&repo, "- Added a screenshot.");
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.git(&["commit", "-q", "-m", "chart"]);
+    // An image an instruction file imports is judged the same way, and its findings are
+    // reported, not dropped with the layer's other files' (review 23).
+    repo.write(
+        "docs/chart.png",
+        png(&format!("staging deploy token {}", token(8))),
+    );
+    stage_status_line(&repo, "- Updated the chart.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "token"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    for out in [hook, ci] {
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains(
+                "docs/chart.png: 1:1: error[SEC020 github-token]: in the file's readable text"
+            ),
+            "{out}"
+        );
+        assert!(!out.stdout.contains(&token(8)), "{out}");
+    }
 }
 
 #[test]

@@ -10,7 +10,7 @@ use super::super::json::Field;
 use super::super::markdown::MdIndex;
 use super::super::registry::{
     Family, HID001, HID002, HID003, HID004, HID005, HID006, HID007, HID008, HID009, HID010, HID011,
-    HID012,
+    HID012, HID013,
 };
 use super::super::text::{LineIndex, Spans, View, words};
 use super::super::unicode::{UEvent, UKind, char_label, is_emoji_like, is_rtl, uses_joiners};
@@ -420,6 +420,57 @@ pub(crate) fn lfs_pointer(raw: &str, out: &mut Vec<Finding>) {
                 .to_string(),
         ));
     }
+}
+
+/// HID013: a text file that is one encrypted message as a whole, which a checkout with the
+/// key's clean/smudge filter (transcrypt, age or gpg filters) turns into text nothing judged.
+/// Only the whole file counts: a message quoted in prose is not decrypted on checkout.
+pub(crate) fn ciphertext(raw: &str, out: &mut Vec<Finding>) {
+    let body = raw.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    let start = raw.len()
+        - raw
+            .trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+            .len();
+    let Some(what) = encrypted_text(body) else {
+        return;
+    };
+    let end = body.find('\n').map_or(start + body.len(), |i| start + i);
+    out.push(Finding::raw(
+        &HID013,
+        start,
+        end,
+        format!(
+            "the file is {what}: the gate judges the ciphertext, but a checkout whose filter holds \
+             the key decrypts it into text the next agent reads unjudged"
+        ),
+    ));
+}
+
+/// What kind of encrypted message `body` (trimmed) is, when it is nothing else.
+fn encrypted_text(body: &str) -> Option<&'static str> {
+    const ARMOR: [(&str, &str); 2] = [
+        ("AGE ENCRYPTED FILE", "an age-encrypted message"),
+        ("PGP MESSAGE", "an OpenPGP-encrypted message"),
+    ];
+    // OpenSSL's salted format, `Salted__` and eight bytes of salt, then at least one block,
+    // in base64: 44 characters at the least.
+    if body.starts_with("U2FsdGVkX1")
+        && body.bytes().filter(|b| !b.is_ascii_whitespace()).count() >= 44
+        && body.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=') || b.is_ascii_whitespace()
+        })
+    {
+        return Some("OpenSSL-encrypted (salted, base64)");
+    }
+    let first = body.lines().next()?.trim_end();
+    if !first.starts_with("-----BEGIN ") {
+        return None;
+    }
+    let last = body.lines().next_back()?.trim();
+    ARMOR.iter().find_map(|(label, what)| {
+        (first == format!("-----BEGIN {label}-----") && last == format!("-----END {label}-----"))
+            .then_some(*what)
+    })
 }
 
 /// HID011: control characters, raw in the file (one finding per run).
