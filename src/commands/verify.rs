@@ -145,8 +145,8 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         "archive" => "run `git aahp archive --verify`: it names each problem and its repair (`git aahp archive` completes an interrupted rotation)".into(),
         BASE_LAYER => BASE_HINT.into(),
         DISCOVERY_LAYER => DISCOVERY_HINT.into(),
-        LINKED_LAYER => "commit the handoff directory itself (`git rm --cached` the link, then \
-            move the directory it points to into its place and `git add` it)"
+        LINKED_LAYER => "commit the handoff directory itself (`git rm --cached` the link or \
+            submodule, then put the directory it stands for in its place and `git add` it)"
             .into(),
         "history" => "rewrite the range's commits so that none holds the credential (`git \
             rebase -i`), and revoke it: it may already be copied"
@@ -1442,9 +1442,10 @@ fn linked_dir_layer(scope: &GateScope, target: &Target) -> Option<Layer> {
         layer.fail(
             Some(c.path.clone()),
             format!(
-                "the {} holds a file (a symbolic link?) where a handoff directory belongs: the \
-                 gate judges the directory a tree holds, and a link is followed by the working \
-                 tree but not by a commit; make it a directory",
+                "the {} holds a file, a symbolic link or a submodule where a handoff directory \
+                 belongs: the gate judges the directory a tree holds, a link is followed by the \
+                 working tree but not by a commit, and a submodule's files come from another \
+                 repository; make it a directory",
                 target.source.describe()
             ),
         );

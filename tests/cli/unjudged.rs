@@ -66,6 +66,27 @@ fn a_submodule_inside_the_handoff_directory_is_refused_at_the_hook_and_in_ci() {
     let ci = repo.aahp(&["verify", "--level", "ci", "--base", "main"]);
     ci.assert_code(2);
     assert!(ci.stderr.contains("git submodule"), "{ci}");
+    // A submodule where a package's `.ai` belongs is refused as what it is (review 21 F14).
+    let repo = handoff_repo();
+    repo.write("svc/main.rs", "fn main() {}\n");
+    stage_status_line(&repo, "- Added the service.");
+    repo.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{},svc/.ai", other.trim()),
+    ]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    assert_ne!(out.code, 0, "{out}");
+    assert!(
+        out.stdout
+            .contains("svc/.ai: the index holds a file, a symbolic link or a submodule")
+            && out
+                .stdout
+                .contains("`git rm --cached` the link or submodule"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("from inside it"), "{out}");
 }
 
 #[test]
