@@ -707,6 +707,16 @@ pub(crate) fn run_secrets(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     run_patterns(scan, Only::Secrets, out);
 }
 
+/// The most bytes one search of a pattern with [`Pattern::overlap`] reads: a match longer
+/// than this is cut at it (a value is judged by its first kilobyte).
+const OVERLAP_SPAN: usize = 1024;
+/// The bytes at the end of such a stretch in which a match may start and still be cut
+/// before its value: a name (81 bytes), its quotes, blanks and operator.
+const OVERLAP_MARGIN: usize = 256;
+/// How many matches such a pattern looks for inside one match (`env: API_KEY=…` is one):
+/// deeper nesting is not a way values are written.
+const MAX_NESTED: usize = 3;
+
 fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
     #[cfg(test)]
     let e = if UNGATED.get() {
@@ -732,15 +742,42 @@ fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
         let hay = &text[ws..we];
         let re = e.matcher(p as usize);
         let mut at = 0;
+        // For a pattern searched again inside its own matches: the end of the outermost
+        // match around `at`, and how many matches were found inside it.
+        let (mut outer_end, mut nested) = (0, 0);
         while at <= hay.len() {
-            let Some(caps) = re.captures_at(hay, at) else {
-                break;
+            // A pattern searched again inside its matches searches a bounded stretch each
+            // time: merged windows make a long line one haystack, and a value running to its
+            // end (`KEY=KEY=KEY=…`) would be scanned again for every match inside it.
+            let end = if pat.overlap {
+                floor_char(hay, at.saturating_add(OVERLAP_SPAN).min(hay.len()))
+            } else {
+                hay.len()
+            };
+            let Some(caps) = re.captures_at(&hay[..end], at) else {
+                super::steps::add((end - at) as u64);
+                if end == hay.len() {
+                    break;
+                }
+                // No match starts before the stretch's last `OVERLAP_MARGIN` bytes (every
+                // match's name and operator fit in those): go on from there.
+                at = ceil_char(hay, end - OVERLAP_MARGIN);
+                continue;
             };
             let (m_start, m_end, _) = caps.get(0).expect("group 0");
-            let next = if pat.overlap {
+            // The search read up to the match's end, then back to its start.
+            super::steps::add((2 * m_end - m_start - at) as u64);
+            let next = if !pat.overlap {
+                m_end.max(m_start + 1)
+            } else if m_start >= outer_end {
+                (outer_end, nested) = (m_end, 0);
+                caps.get(1).map_or(m_end, |g| g.1).max(m_start + 1)
+            } else if nested < MAX_NESTED {
+                nested += 1;
                 caps.get(1).map_or(m_end, |g| g.1).max(m_start + 1)
             } else {
-                m_end.max(m_start + 1)
+                // Assignments nested deeper in one value are not looked for.
+                outer_end.max(m_start + 1)
             };
             if counted.1 >= MAX_FINDINGS {
                 out.push(too_many(pat.rule, text, ws + m_start, counted.2));
