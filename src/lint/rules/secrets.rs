@@ -1971,6 +1971,63 @@ pub(crate) fn strong_value(v: &str) -> bool {
 
 /// The lowercase words of an identifier, split at separators and camelCase humps
 /// (`beamerApiKey` → `beamer`, `api`, `key`).
+/// A word that, after a credential word in a name, says which credential it is: a number
+/// or version, a deployment stage, a place in a rotation, a slot, or the form the value is
+/// written in.
+fn name_qualifier(part: &str) -> bool {
+    part.bytes().all(|c| c.is_ascii_digit())
+        || part
+            .strip_prefix('v')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+        || matches!(
+            part,
+            "prod"
+                | "production"
+                | "prd"
+                | "live"
+                | "dev"
+                | "develop"
+                | "development"
+                | "staging"
+                | "stage"
+                | "stg"
+                | "test"
+                | "testing"
+                | "qa"
+                | "uat"
+                | "sandbox"
+                | "local"
+                | "preview"
+                | "preprod"
+                | "demo"
+                | "ci"
+                | "old"
+                | "new"
+                | "prev"
+                | "previous"
+                | "next"
+                | "current"
+                | "latest"
+                | "legacy"
+                | "backup"
+                | "rotated"
+                | "temp"
+                | "tmp"
+                | "fallback"
+                | "alt"
+                | "primary"
+                | "secondary"
+                | "b64"
+                | "base64"
+                | "hex"
+                | "raw"
+                | "value"
+                | "val"
+                | "plain"
+                | "plaintext"
+        )
+}
+
 fn name_parts(name: &str) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
     let mut cur = String::new();
@@ -2107,7 +2164,21 @@ fn credential_name(name: &str) -> Option<bool> {
             .bytes()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
         && trimmed.bytes().any(|c| c.is_ascii_uppercase());
-    let parts = name_parts(trimmed);
+    let mut parts = name_parts(trimmed);
+    // A qualifier after the credential word names which one it is, not something else:
+    // `API_KEY_PROD`, `DB_PASSWORD_2`, `SECRET_V2`, `TOKEN_B64` (review 23).
+    while let Some(last) = parts.last() {
+        let letters = last.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        if parts.len() > 1 && name_qualifier(last) {
+            parts.pop();
+        } else if letters > 0 && letters < last.len() {
+            // A number glued to the word (`apiKey1`, `token2`).
+            let n = parts.len() - 1;
+            parts[n].truncate(letters);
+        } else {
+            break;
+        }
+    }
     let last = parts.last()?.as_str();
     let prev = parts.len().checked_sub(2).map_or("", |i| parts[i].as_str());
     let whole: String = parts.concat();
@@ -4249,5 +4320,16 @@ mod tests {
         assert_eq!(credential_name("ado_pat"), Some(false));
         assert_eq!(credential_name("REACT_APP_PASS"), Some(true));
         assert_eq!(credential_name("KEY_PATH"), None);
+        // A qualifier after the credential word (review 23).
+        assert_eq!(credential_name("API_KEY_PROD"), Some(true));
+        assert_eq!(credential_name("DB_PASSWORD_2"), Some(true));
+        assert_eq!(credential_name("stripeSecretKeyV2"), Some(false));
+        assert_eq!(credential_name("SECRET_B64"), Some(true));
+        assert_eq!(credential_name("KEY_2"), None);
+        assert_eq!(credential_name("TOKEN_URL_PROD"), None);
+        assert_eq!(credential_name("max_tokens_v2"), None);
+        assert_eq!(credential_name("apiKey1"), Some(false));
+        assert_eq!(credential_name("TOKEN_BASE64"), Some(true));
+        assert_eq!(credential_name("sha256"), None);
     }
 }
