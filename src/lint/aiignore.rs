@@ -537,7 +537,16 @@ impl AiIgnore {
                             .find(|v| !v.trim_matches(['"', '\'', '@']).is_empty())
                             .unwrap_or(matched)
                             .trim_matches(['"', '\'', '@']);
-                        v.contains("-----") || !is_template(v) && placeholder(v) == Placeholder::No
+                        // An assignment whose name the built-in detectors read as no secret
+                        // (`PRIMARY_KEY=…`, `NEXT_PUBLIC_…_KEY=…`) is not re-raised either.
+                        let name = matched
+                            .split_once(['=', ':'])
+                            .map(|(n, _)| n)
+                            .filter(|n| !n.trim().is_empty() && !n.contains("://"));
+                        v.contains("-----")
+                            || !is_template(v)
+                                && placeholder(v) == Placeholder::No
+                                && !name.is_some_and(super::rules::secrets::names_no_secret)
                     }
                 };
                 if !ok {

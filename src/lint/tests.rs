@@ -563,6 +563,28 @@ fn lint_with_aiignore(ignore: &str, text: &str) -> Vec<Diagnostic> {
 }
 
 #[test]
+fn the_template_aiignore_does_not_raise_what_the_built_in_rules_read_as_no_secret() {
+    // Review 23: the template's assignment pattern blocked record handles, published keys and
+    // references that the built-in rules judge no secret; a credential still fails.
+    let ignore = crate::handoff::templates::TEMPLATES
+        .iter()
+        .find(|t| t.name == crate::handoff::AIIGNORE)
+        .unwrap()
+        .text;
+    for text in [
+        "PRIMARY_KEY=customer_external_id_v2",
+        "NEXT_PUBLIC_ANALYTICS_KEY=f3a9c1d7e5b2a8c4d6e0f1a2",
+        "TURNSTILE_SITE_KEY=0x4AAAAAAAQ-QGO7LK7Dsm9i",
+        "DEPLOY_TOKEN=import.meta.env.VITE_DEPLOY_TOKEN",
+    ] {
+        let d = lint_with_aiignore(ignore, text);
+        assert!(!d.iter().any(Diagnostic::is_blocking), "{text}: {d:#?}");
+    }
+    let d = lint_with_aiignore(ignore, "DEPLOY_TOKEN=Qm7Rk2Xw9Lp4Vt8Zc3Nb6Hy1Jd5Fs0Ga");
+    assert!(d.iter().any(Diagnostic::is_blocking), "{d:#?}");
+}
+
+#[test]
 fn literal_free_aiignore_regexes_skip_only_lines_too_short_for_all_of_them() {
     // No literal to search for: `\d{3}-\d{4}` needs 8 bytes, `^\d$` one. Lines shorter
     // than the shortest are not searched; every line any of them can match still is.

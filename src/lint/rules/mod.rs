@@ -710,6 +710,63 @@ pub(crate) fn is_template(value: &str) -> bool {
         || (v.starts_with('{') && v.ends_with('}'))
         || (v.starts_with('%') && v.ends_with('%') && v.len() > 2)
         || v.starts_with('$')
+        || is_reference(v)
+}
+
+/// Whether `v` names where a secret is kept instead of holding it (review 23): a secret
+/// manager's reference (1Password `op://`, `ref+vault://`, `sm://`…), a Kubernetes
+/// secret reference (`secretRef:`), an AWS `CloudFormation` tag (`!Ref`, `!Sub`, `!GetAtt`…), or code that reads the
+/// environment (`process.env.X`, `import.meta.env.X`, `os.environ[…]`, `System.getenv(…)`).
+pub(crate) fn is_reference(v: &str) -> bool {
+    const SCHEMES: &[&str] = &[
+        "op://",
+        "vault://",
+        "ref+",
+        "sm://",
+        "secretsmanager://",
+        "ssm://",
+        "awssm://",
+        "gcpsm://",
+        "azkv://",
+        "akv://",
+        "keyvault://",
+        "bw://",
+        "doppler://",
+        "infisical://",
+        "sops://",
+    ];
+    const TAGS: &[&str] = &[
+        "!Ref",
+        "!Sub",
+        "!GetAtt",
+        "!ImportValue",
+        "!FindInMap",
+        "!Join",
+        "!Select",
+        "!If",
+        "!Base64",
+        "!Split",
+    ];
+    const READS: &[&str] = &[
+        "process.env.",
+        "import.meta.env.",
+        "os.environ",
+        "getenv(",
+        "env.get(",
+        "Environment.GetEnvironmentVariable(",
+        "ENV[",
+        "ENV.fetch(",
+    ];
+    SCHEMES
+        .iter()
+        .any(|p| v.len() > p.len() && v.starts_with(p))
+        || v.starts_with("secretRef:")
+        || v.starts_with("secretKeyRef:")
+        || TAGS.iter().any(|t| {
+            v.strip_prefix(t)
+                .is_some_and(|r| r.is_empty() || r.starts_with(' '))
+        })
+        || READS.iter().any(|r| v.contains(r))
 }
 
 /// Whether `v` holds `${`, `{{`, `#{`, `***`, `...`, `…` or `xxxx` (any case): one pass over

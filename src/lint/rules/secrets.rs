@@ -1977,6 +1977,142 @@ pub(crate) fn strong_value(v: &str) -> bool {
 /// A word that, after a credential word in a name, says which credential it is: a number
 /// or version, a deployment stage, a place in a rotation, a slot, or the form the value is
 /// written in.
+/// Whether the text between backticks is a command whose output a shell substitutes: a
+/// program's name, then arguments after a blank (a credential holds no blank).
+fn command_output(v: &str) -> bool {
+    v.split_once(' ').is_some_and(|(cmd, args)| {
+        !cmd.is_empty()
+            && cmd
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'/'))
+            && !args.trim().is_empty()
+    })
+}
+
+/// The word just before `at` on its line, past blanks and `*`/`_` emphasis.
+fn word_before(text: &str, at: usize) -> Option<&str> {
+    let head = text[..at].trim_end_matches([' ', '\t', '*', '_']);
+    let start = head
+        .rfind(|c: char| !c.is_ascii_alphanumeric())
+        .map_or(0, |i| i + 1);
+    (start < head.len()).then(|| &head[start..])
+}
+
+/// A name's words as [`credential_name`] judges them: a qualifier after the credential word
+/// names which one it is, not something else (`API_KEY_PROD`, `DB_PASSWORD_2`, `SECRET_V2`,
+/// `TOKEN_B64`, review 23), so it is set aside.
+fn judged_parts(name: &str) -> Vec<String> {
+    let mut parts = name_parts(name);
+    while let Some(last) = parts.last() {
+        let letters = last.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        if parts.len() > 1 && name_qualifier(last) {
+            parts.pop();
+        } else if letters > 0 && letters < last.len() {
+            // A number glued to the word (`apiKey1`, `token2`).
+            let n = parts.len() - 1;
+            parts[n].truncate(letters);
+        } else {
+            break;
+        }
+    }
+    parts
+}
+
+/// Whether a name's words say outright that its value is no secret: a public key, a key's
+/// id, name, path or file, a tokenizer, a record's handle (`PARTITION_KEY`, `page_token`),
+/// or a key meant to be published (`NEXT_PUBLIC_…_KEY`, a captcha's site key, a search-only
+/// key, a GPG key's id).
+fn not_a_secret_name(parts: &[String]) -> bool {
+    let Some(last) = parts.last().map(String::as_str) else {
+        return false;
+    };
+    let prev = parts.len().checked_sub(2).map_or("", |i| parts[i].as_str());
+    let whole: String = parts.concat();
+    [
+        "publickey",
+        "pubkey",
+        "keyid",
+        "keyname",
+        "keypath",
+        "keyfile",
+        "tokenizer",
+        "tokentype",
+        "tokenurl",
+    ]
+    .iter()
+    .any(|x| whole.ends_with(x))
+        || (prev == "public" || prev == "pub")
+            && !matches!(
+                last,
+                "password" | "passwd" | "pwd" | "passphrase" | "pass" | "secret"
+            )
+        || matches!(last, "key" | "token")
+            && (names_a_record(prev)
+                || parts.windows(2).any(|w| w[0] == "search" && w[1] == "only")
+                || parts.iter().any(|p| {
+                    matches!(
+                        p.as_str(),
+                        "public" | "publishable" | "site" | "anon" | "gpg" | "pgp" | "redis"
+                    )
+                }))
+}
+
+/// Whether `name` (an assignment's) says outright that its value is no secret (see
+/// [`not_a_secret_name`]): an `.aiignore` pattern for assignments does not raise it either.
+pub(crate) fn names_no_secret(name: &str) -> bool {
+    let trimmed = name
+        .trim_matches(['"', '\'', '?', '!', ' ', '\t'])
+        .trim_start_matches(['$', '@', '.', '-', '_']);
+    not_a_secret_name(&judged_parts(trimmed))
+}
+
+/// A word that, before `key` or `token`, makes it a record's, a cache's or a page's handle,
+/// not a credential: `PARTITION_KEY`, `cache key`, `next_page_token`, `feature flag key`.
+fn names_a_record(word: &str) -> bool {
+    matches!(
+        word,
+        "cache"
+            | "sort"
+            | "primary"
+            | "foreign"
+            | "partition"
+            | "idempotency"
+            | "dedup"
+            | "dedupe"
+            | "deduplication"
+            | "lookup"
+            | "index"
+            | "hash"
+            | "map"
+            | "row"
+            | "column"
+            | "field"
+            | "object"
+            | "item"
+            | "unique"
+            | "composite"
+            | "shard"
+            | "routing"
+            | "route"
+            | "i18n"
+            | "translation"
+            | "locale"
+            | "memcache"
+            | "flag"
+            | "feature"
+            | "lock"
+            | "cursor"
+            | "page"
+            | "pagination"
+            | "continuation"
+            | "sync"
+            | "etag"
+            | "dictionary"
+            | "dict"
+            | "lru"
+    )
+}
+
 fn name_qualifier(part: &str) -> bool {
     part.bytes().all(|c| c.is_ascii_digit())
         || part
@@ -2069,6 +2205,7 @@ fn provider_key_name(name: &str) -> bool {
                 p.as_str(),
                 "cache"
                     | "sort"
+                    | "only"
                     | "primary"
                     | "foreign"
                     | "partition"
@@ -2167,42 +2304,13 @@ fn credential_name(name: &str) -> Option<bool> {
             .bytes()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
         && trimmed.bytes().any(|c| c.is_ascii_uppercase());
-    let mut parts = name_parts(trimmed);
-    // A qualifier after the credential word names which one it is, not something else:
-    // `API_KEY_PROD`, `DB_PASSWORD_2`, `SECRET_V2`, `TOKEN_B64` (review 23).
-    while let Some(last) = parts.last() {
-        let letters = last.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-        if parts.len() > 1 && name_qualifier(last) {
-            parts.pop();
-        } else if letters > 0 && letters < last.len() {
-            // A number glued to the word (`apiKey1`, `token2`).
-            let n = parts.len() - 1;
-            parts[n].truncate(letters);
-        } else {
-            break;
-        }
+    let parts = judged_parts(trimmed);
+    if not_a_secret_name(&parts) {
+        return None;
     }
     let last = parts.last()?.as_str();
     let prev = parts.len().checked_sub(2).map_or("", |i| parts[i].as_str());
     let whole: String = parts.concat();
-    if [
-        "publickey",
-        "pubkey",
-        "keyid",
-        "keyname",
-        "keypath",
-        "keyfile",
-        "tokenizer",
-        "tokentype",
-        "tokenurl",
-    ]
-    .iter()
-    .any(|x| whole.ends_with(x))
-        || prev == "public"
-        || prev == "pub"
-    {
-        return None;
-    }
     let ok = match last {
         "password" | "passwd" | "pwd" | "passphrase" | "secret" | "token" | "credential"
         | "credentials" | "apikey" | "authtoken" | "secretkey" | "accesskey" | "privatekey"
@@ -2338,6 +2446,17 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }) else {
         return;
     };
+    let (ns, _) = caps.range(1).expect("group name");
+    // A name read by a reference (`${API_KEY:?missing}`, `$API_KEY`) is not assigned here.
+    if text[..ns].ends_with('$') || text[..ns].ends_with("${") {
+        return;
+    }
+    if word_before(text, ns).is_some_and(|w| names_a_record(&w.to_ascii_lowercase()))
+        && matches!(name.to_ascii_lowercase().as_str(), "key" | "token")
+    {
+        // `Cache key: deps-…`, `Pagination token: eyJ…` (review 23).
+        return;
+    }
     let op = caps.str(3);
     let (vs, ve) = caps.range(4).expect("group val");
     // The value the regex took may be a string literal's prefix (`r"…"`, `b'…'`) or a
@@ -2373,11 +2492,13 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         (vs, ve, raw_val)
     };
     // Backticks around spaces close one code span and open the next (`` Set `password=` in
-    // the `[db]` section ``): prose between two spans, not a literal.
-    if raw_val.starts_with('`') && (v.starts_with([' ', '\t']) || v.ends_with([' ', '\t'])) {
+    // the `[db]` section ``): prose between two spans, not a literal. Backticks around a
+    // command with its arguments substitute its output (`` `cat /run/secrets/key` ``).
+    if raw_val.starts_with('`')
+        && (v.starts_with([' ', '\t']) || v.ends_with([' ', '\t']) || command_output(v))
+    {
         return;
     }
-    let (ns, _) = caps.range(1).expect("group name");
     let (line_start, _) = line_near(text, ns, ns, 256);
     let at_line_start = text[line_start..ns]
         .trim_start_matches([' ', '\t', '-', '*', '#', '>'])
@@ -3468,11 +3589,19 @@ fn check_url_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     .secret("url-credentials");
     // A weak or default password (`hunter2`, `admin`, `password123`) that opens a real host
     // is a leaked login, not a stand-in; documentation points at `localhost` or `example.com`.
+    // So does a password that repeats the user's name (`postgres:postgres@localhost`), a
+    // local default.
+    let user = caps.str(2);
+    let default_login = pass.eq_ignore_ascii_case(user) && !real_host(caps.str(4));
     match placeholder(pass) {
         Placeholder::Soft if real_host(caps.str(4)) => {}
         Placeholder::Hard | Placeholder::Soft => {
             f = f.severity(Severity::Warning);
             f.message.push_str(" (looks like a placeholder)");
+        }
+        Placeholder::No if default_login => {
+            f = f.severity(Severity::Warning);
+            f.message.push_str(" (a local default login)");
         }
         Placeholder::No => {}
     }
@@ -4334,5 +4463,14 @@ mod tests {
         assert_eq!(credential_name("apiKey1"), Some(false));
         assert_eq!(credential_name("TOKEN_BASE64"), Some(true));
         assert_eq!(credential_name("sha256"), None);
+        // A record's, a cache's or a page's handle (review 23).
+        assert_eq!(credential_name("PARTITION_KEY"), None);
+        assert_eq!(credential_name("next_page_token"), None);
+        assert_eq!(credential_name("FEATURE_FLAG_KEY"), None);
+        assert_eq!(credential_name("SIGNING_KEY"), Some(true));
+        assert_eq!(credential_name("NEXT_PUBLIC_SENTRY_KEY"), None);
+        assert_eq!(credential_name("RECAPTCHA_SITE_KEY"), None);
+        assert_eq!(credential_name("pub_password"), Some(false));
+        assert_eq!(credential_name("ALGOLIA_SEARCH_ONLY_KEY"), None);
     }
 }

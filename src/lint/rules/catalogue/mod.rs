@@ -222,6 +222,7 @@ fn gap_verdict(gap: &str) -> Option<bool> {
     if ws
         .iter()
         .any(|w| matches!(w.as_str(), "public" | "publishable" | "site" | "pub"))
+        || ws.windows(2).any(|w| w[0] == "search" && w[1] == "only")
     {
         return Some(false);
     }
@@ -324,6 +325,19 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
             || before.ends_with("$(")
             || before.ends_with('%');
         let gap = caps.str(1);
+        // The name the provider's word sits in says the key is published
+        // (`NEXT_PUBLIC_AMPLITUDE_KEY`, `PUBLIC_PUSHER_KEY`): an identifier.
+        let lead = before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .map_or(0, |i| i + 1);
+        if words(&before[lead..]).iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "public" | "publishable" | "pub" | "site" | "anon"
+            )
+        }) {
+            return;
+        }
         if reference && gap.is_empty() && !matches!(boundary, Some(':' | '='))
             || gap.trim().is_empty() && matches!(boundary, Some('}' | ')' | '%'))
         {
