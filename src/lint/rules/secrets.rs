@@ -273,6 +273,37 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "authtoken",
             "auth_token",
             "pw",
+            // Review 23: the other words for a credential (see `credential_name`).
+            "cred",
+            "seed",
+            "recovery",
+            "backup",
+            "cookie",
+            "session",
+            "conn",
+            "pepper",
+            "kek",
+            "dek",
+            "sas",
+            "passwort",
+            "kennwort",
+            "contrase",
+            "senha",
+            "wachtwoord",
+            "haslo",
+            "heslo",
+            "salasana",
+            "parol",
+            "lozinka",
+            "jelszo",
+            "sifre",
+            "losenord",
+            "passord",
+            "adgangskode",
+            "de_passe",
+            "depasse",
+            "geslo",
+            "slaptazodis",
         ],
         regex: ASSIGNMENT,
         before: 90,
@@ -1993,9 +2024,39 @@ fn command_output(v: &str) -> bool {
 fn word_before(text: &str, at: usize) -> Option<&str> {
     let head = text[..at].trim_end_matches([' ', '\t', '*', '_']);
     let start = head
-        .rfind(|c: char| !c.is_ascii_alphanumeric())
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !c.is_ascii_alphanumeric())
+        .map_or(0, |(i, c)| i + c.len_utf8());
     (start < head.len()).then(|| &head[start..])
+}
+
+/// "Password" in the languages whose word for it is not the English one, as written in
+/// configuration names (ASCII, without diacritics).
+fn password_word(w: &str) -> bool {
+    matches!(
+        w,
+        "passwort"
+            | "kennwort"
+            | "contrasena"
+            | "contrasenya"
+            | "senha"
+            | "wachtwoord"
+            | "haslo"
+            | "heslo"
+            | "salasana"
+            | "parol"
+            | "parola"
+            | "lozinka"
+            | "jelszo"
+            | "sifre"
+            | "losenord"
+            | "passord"
+            | "adgangskode"
+            | "motdepasse"
+            | "geslo"
+            | "slaptazodis"
+    )
 }
 
 /// A name's words as [`credential_name`] judges them: a qualifier after the credential word
@@ -2314,7 +2375,17 @@ fn credential_name(name: &str) -> Option<bool> {
     let ok = match last {
         "password" | "passwd" | "pwd" | "passphrase" | "secret" | "token" | "credential"
         | "credentials" | "apikey" | "authtoken" | "secretkey" | "accesskey" | "privatekey"
-        | "clientsecret" => true,
+        | "clientsecret"
+        // Review 23: the words for a credential outside the usual few.
+        | "creds" | "cred" | "pepper" | "kek" | "dek" | "sas" | "sessionid" | "connstr"
+        | "connectionstring" => true,
+        w if password_word(w) => true,
+        // A one-time-password generator's seed, the codes that recover an account.
+        "seed" => matches!(prev, "totp" | "otp" | "hotp" | "mfa" | "twofa"),
+        "code" | "codes" => matches!(prev, "recovery" | "backup"),
+        "cookie" => matches!(prev, "session" | "auth" | "login") || env && parts.len() == 1,
+        "id" => prev == "session",
+        "str" | "string" => matches!(prev, "conn" | "connection"),
         "pat" => parts.len() > 1,
         "auth" => env,
         // `pass` alone is often a step (`first_pass`, `render_pass`): a credential when the
@@ -2415,6 +2486,7 @@ fn credential_name(name: &str) -> Option<bool> {
         // One compound word: `jwtsecret`, `csrftoken`, `dbpassword`.
         _ => {
             whole.ends_with("password")
+                || whole.ends_with("motdepasse")
                 || whole.ends_with("secret")
                 || whole.ends_with("passwd")
                 || parts.len() == 1 && whole.ends_with("token")
@@ -4472,5 +4544,22 @@ mod tests {
         assert_eq!(credential_name("RECAPTCHA_SITE_KEY"), None);
         assert_eq!(credential_name("pub_password"), Some(false));
         assert_eq!(credential_name("ALGOLIA_SEARCH_ONLY_KEY"), None);
+        // Words for a credential outside the usual few (review 23).
+        assert_eq!(credential_name("CREDS"), Some(true));
+        assert_eq!(credential_name("totp_seed"), Some(false));
+        assert_eq!(credential_name("recoveryCodes"), Some(false));
+        assert_eq!(credential_name("passwort"), Some(false));
+        assert_eq!(credential_name("conn_str"), Some(false));
+        assert_eq!(credential_name("random_seed"), None);
+        assert_eq!(credential_name("error_code"), None);
+        assert_eq!(credential_name("cookie_name"), None);
+    }
+
+    #[test]
+    fn the_word_before_a_name_is_whole_characters() {
+        assert_eq!(word_before("Cache key", 6), Some("Cache"));
+        assert_eq!(word_before("ጷ key", 4), None);
+        assert_eq!(word_before("aጷb key", 6), Some("b"));
+        assert_eq!(word_before("**flag** key", 9), Some("flag"));
     }
 }
