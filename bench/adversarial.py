@@ -186,6 +186,10 @@ def shapes(size, root):
     add("credential-pairs-one-line",
         fill("password=changeme Server=h;Password=changeme; ALTER ROLE app PASSWORD 'changeme' ", size))
     add("password-tables", fill("| user | password |\n|---|---|\n| ops | see vault |\n", size))
+    # Assignments inside one value on one line (review 23): the assignment pattern looks
+    # inside its own matches, and each value ran to the end of the line.
+    add("assignments-chained-one-line", fill("KEY=", size))
+    add("passwords-chained-one-line", fill("password=", size))
     # Checks that look at the line around each match, and allow markers that each need their
     # line number: one long line of matches, and a marker on every line.
     add("chat-delimiters-one-line", fill("<|im_start|>system ", size))

@@ -93,6 +93,15 @@ struct IgnPattern {
     literal: Option<String>,
 }
 
+/// Whether an `.aiignore` line's pattern is one `git aahp init`'s template wrote.
+fn from_template(source: &str) -> bool {
+    crate::handoff::templates::TEMPLATES
+        .iter()
+        .filter(|t| t.name == crate::handoff::AIIGNORE)
+        .flat_map(|t| t.text.lines())
+        .any(|l| l == source || l.strip_prefix("re:") == Some(source))
+}
+
 /// The largest `.aiignore` read, in bytes: a list of patterns, not a data file.
 pub(crate) const MAX_BYTES: usize = 256 * 1024;
 /// The most patterns (exceptions and paths included) a `.aiignore` may hold: compiling the
@@ -543,10 +552,12 @@ impl AiIgnore {
                             .split_once(['=', ':'])
                             .map(|(n, _)| n)
                             .filter(|n| !n.trim().is_empty() && !n.contains("://"));
+                        // Only for the template's own lines: a pattern the user wrote says
+                        // what they want found.
+                        let no_secret = from_template(&pat.source)
+                            && name.is_some_and(super::rules::secrets::names_no_secret);
                         v.contains("-----")
-                            || !is_template(v)
-                                && placeholder(v) == Placeholder::No
-                                && !name.is_some_and(super::rules::secrets::names_no_secret)
+                            || !is_template(v) && placeholder(v) == Placeholder::No && !no_secret
                     }
                 };
                 if !ok {

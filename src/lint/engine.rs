@@ -713,9 +713,10 @@ const OVERLAP_SPAN: usize = 1024;
 /// The bytes at the end of such a stretch in which a match may start and still be cut
 /// before its value: a name (81 bytes), its quotes, blanks and operator.
 const OVERLAP_MARGIN: usize = 256;
-/// How many matches such a pattern looks for inside one match (`env: API_KEY=…` is one):
-/// deeper nesting is not a way values are written.
-const MAX_NESTED: usize = 3;
+/// How many matches in a row inside one match, each ending where the last did, such a
+/// pattern looks at (`env: API_KEY=…` is one): deeper nesting is not a way values are
+/// written.
+const MAX_NESTED: usize = 16;
 
 fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
     #[cfg(test)]
@@ -743,19 +744,36 @@ fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
         let re = e.matcher(p as usize);
         let mut at = 0;
         // For a pattern searched again inside its own matches: the end of the outermost
-        // match around `at`, and how many matches were found inside it.
-        let (mut outer_end, mut nested) = (0, 0);
+        // match around `at`, the end of the last match inside it, and how many matches
+        // inside it in a row ended there too.
+        let (mut outer_end, mut last_end, mut nested) = (0, 0, 0);
+        // Where a search inside that match stops: a stretch from its start, the same for
+        // every search inside it (a match inside may end after it: `$env:PASS = "…"`).
+        let mut inside_end = 0;
         while at <= hay.len() {
             // A pattern searched again inside its matches searches a bounded stretch each
             // time: merged windows make a long line one haystack, and a value running to its
             // end (`KEY=KEY=KEY=…`) would be scanned again for every match inside it.
-            let end = if pat.overlap {
+            let inside = pat.overlap && at < outer_end;
+            let end = if inside {
+                inside_end
+            } else if pat.overlap {
                 floor_char(hay, at.saturating_add(OVERLAP_SPAN).min(hay.len()))
             } else {
                 hay.len()
             };
             let Some(caps) = re.captures_at(&hay[..end], at) else {
                 super::steps::add((end - at) as u64);
+                if inside {
+                    // Nothing more starts inside it: go on after it (or from the stretch's
+                    // margin, as below, where the stretch ends past it).
+                    at = if inside_end == hay.len() {
+                        outer_end
+                    } else {
+                        outer_end.max(ceil_char(hay, inside_end - OVERLAP_MARGIN))
+                    };
+                    continue;
+                }
                 if end == hay.len() {
                     break;
                 }
@@ -770,14 +788,20 @@ fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
             let next = if !pat.overlap {
                 m_end.max(m_start + 1)
             } else if m_start >= outer_end {
-                (outer_end, nested) = (m_end, 0);
-                caps.get(1).map_or(m_end, |g| g.1).max(m_start + 1)
-            } else if nested < MAX_NESTED {
-                nested += 1;
+                (outer_end, last_end, nested) = (m_end, m_end, 0);
+                inside_end = floor_char(hay, m_start.saturating_add(OVERLAP_SPAN).min(hay.len()));
                 caps.get(1).map_or(m_end, |g| g.1).max(m_start + 1)
             } else {
-                // Assignments nested deeper in one value are not looked for.
-                outer_end.max(m_start + 1)
+                // Matches inside one value that each end where the last one did are one value
+                // read again (`KEY=KEY=KEY=…`): after a few, the rest of it is skipped.
+                // Assignments side by side (`host=db user=app password=…`) end apart.
+                nested = if m_end == last_end { nested + 1 } else { 0 };
+                last_end = m_end;
+                if nested < MAX_NESTED {
+                    caps.get(1).map_or(m_end, |g| g.1).max(m_start + 1)
+                } else {
+                    outer_end.max(m_end).max(m_start + 1)
+                }
             };
             if counted.1 >= MAX_FINDINGS {
                 out.push(too_many(pat.rule, text, ws + m_start, counted.2));

@@ -582,6 +582,12 @@ fn the_template_aiignore_does_not_raise_what_the_built_in_rules_read_as_no_secre
     }
     let d = lint_with_aiignore(ignore, "DEPLOY_TOKEN=Qm7Rk2Xw9Lp4Vt8Zc3Nb6Hy1Jd5Fs0Ga");
     assert!(d.iter().any(Diagnostic::is_blocking), "{d:#?}");
+    // A pattern the user wrote is theirs to judge by (review 24).
+    let d = lint_with_aiignore(
+        "# Secrets\nre:PARTITION_KEY=\\S+\n",
+        "PARTITION_KEY=tenant_eu_primary_shard",
+    );
+    assert!(d.iter().any(|d| d.rule == "IGN001"), "{d:#?}");
 }
 
 #[test]

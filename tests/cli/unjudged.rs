@@ -148,9 +148,11 @@ fn an_encrypted_handoff_or_instruction_file_is_refused() {
         b64(64),
         b64(20)
     );
+    let around = format!("# Plan\n\nThe rest is below.\n{salted}\nThanks.\n");
     for (path, text) in [
         (".ai/handoff/NEXT_ACTIONS.md", salted.as_str()),
         (".ai/handoff/notes/plan.md", age.as_str()),
+        (".ai/handoff/notes/rest.md", around.as_str()),
     ] {
         let repo = handoff_repo();
         repo.write(path, text);
@@ -159,7 +161,9 @@ fn an_encrypted_handoff_or_instruction_file_is_refused() {
         out.assert_code(1);
         assert!(
             out.stdout
-                .contains(&format!("{path}: 1:1: error[HID013 encrypted-file]")),
+                .lines()
+                .any(|l| l.contains(&format!("{path}: "))
+                    && l.contains("error[HID013 encrypted-file]")),
             "{out}"
         );
     }

@@ -432,6 +432,7 @@ pub(crate) fn ciphertext(raw: &str, out: &mut Vec<Finding>) {
             .trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
             .len();
     let Some(what) = encrypted_text(body) else {
+        embedded_ciphertext(raw, out);
         return;
     };
     let end = body.find('\n').map_or(start + body.len(), |i| start + i);
@@ -444,6 +445,56 @@ pub(crate) fn ciphertext(raw: &str, out: &mut Vec<Finding>) {
              the key decrypts it into text the next agent reads unjudged"
         ),
     ));
+}
+
+/// Encrypted messages inside a file's text: `gpg -d`, `age -d` and `openssl enc -d` decrypt
+/// them with text around them, and so does a filter that runs them (review 24). An armored
+/// `OpenPGP` or age message, a line that starts OpenSSL's salted base64, or a `sops` value.
+fn embedded_ciphertext(raw: &str, out: &mut Vec<Finding>) {
+    const MARKS: [(&str, &str); 5] = [
+        (
+            "-----BEGIN PGP MESSAGE-----",
+            "an OpenPGP-encrypted message",
+        ),
+        (
+            "-----BEGIN PGP ARMORED FILE-----",
+            "an OpenPGP-encrypted file",
+        ),
+        (
+            "-----BEGIN AGE ENCRYPTED FILE-----",
+            "an age-encrypted message",
+        ),
+        ("ENC[AES256_GCM,data:", "a sops-encrypted value"),
+        ("U2FsdGVkX1", "OpenSSL-encrypted (salted, base64)"),
+    ];
+    for (mark, what) in MARKS {
+        let Some(at) = raw.find(mark) else { continue };
+        if mark.starts_with('U') {
+            // At a line's start (after blanks), with a base64 block of at least 44 characters.
+            let line_start = raw[..at].rfind('\n').map_or(0, |i| i + 1);
+            let run = raw[at..]
+                .bytes()
+                .take_while(|b| {
+                    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'\n' | b'\r')
+                })
+                .filter(|b| !b.is_ascii_whitespace())
+                .count();
+            if !raw[line_start..at].trim().is_empty() || run < 44 {
+                continue;
+            }
+        }
+        let end = raw[at..].find('\n').map_or(raw.len(), |i| at + i);
+        out.push(Finding::raw(
+            &HID013,
+            at,
+            end,
+            format!(
+                "the file holds {what}: the gate judges the ciphertext, but a checkout whose \
+                 filter holds the key decrypts it into text the next agent reads unjudged"
+            ),
+        ));
+        return;
+    }
 }
 
 /// What kind of encrypted message `body` (trimmed) is, when it is nothing else.

@@ -757,16 +757,37 @@ pub(crate) fn is_reference(v: &str) -> bool {
         "ENV[",
         "ENV.fetch(",
     ];
-    SCHEMES
-        .iter()
-        .any(|p| v.len() > p.len() && v.starts_with(p))
-        || v.starts_with("secretRef:")
-        || v.starts_with("secretKeyRef:")
+    // What follows the marker names a place, in words: a random stretch in it is a secret
+    // written after a marker, not a name (review 24).
+    let names_a_place = |rest: &str| {
+        !rest
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w.len() >= 12 && random_word(w))
+    };
+    let scheme = SCHEMES.iter().find_map(|p| v.strip_prefix(p));
+    scheme.is_some_and(|rest| rest.contains('/') && names_a_place(rest))
+        || ["secretRef:", "secretKeyRef:"]
+            .iter()
+            .find_map(|p| v.strip_prefix(p))
+            .is_some_and(|rest| !rest.is_empty() && names_a_place(rest))
         || TAGS.iter().any(|t| {
             v.strip_prefix(t)
-                .is_some_and(|r| r.is_empty() || r.starts_with(' '))
+                .is_some_and(|r| (r.is_empty() || r.starts_with(' ')) && names_a_place(r))
         })
-        || READS.iter().any(|r| v.contains(r))
+        || READS.iter().any(|r| v.starts_with(r)) && names_a_place(v)
+}
+
+/// A run of letters and digits that reads as drawn at random rather than written: upper and
+/// lower case and digits mixed, or long hexadecimal.
+fn random_word(w: &str) -> bool {
+    let (mut upper, mut lower, mut digit) = (0, 0, 0);
+    for c in w.bytes() {
+        upper += usize::from(c.is_ascii_uppercase());
+        lower += usize::from(c.is_ascii_lowercase());
+        digit += usize::from(c.is_ascii_digit());
+    }
+    upper > 0 && lower > 0 && digit > 0 && (upper + digit) * 4 > w.len()
+        || w.len() >= 24 && digit > 0 && w.bytes().all(|c| c.is_ascii_hexdigit())
 }
 
 /// Whether `v` holds `${`, `{{`, `#{`, `***`, `...`, `…` or `xxxx` (any case): one pass over

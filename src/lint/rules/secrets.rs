@@ -279,7 +279,6 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "recovery",
             "backup",
             "cookie",
-            "session",
             "conn",
             "pepper",
             "kek",
@@ -2008,14 +2007,45 @@ pub(crate) fn strong_value(v: &str) -> bool {
 /// A word that, after a credential word in a name, says which credential it is: a number
 /// or version, a deployment stage, a place in a rotation, a slot, or the form the value is
 /// written in.
+/// A date (`2024-06-01`), a version (`v1.4.2-beta`, `0.4.2`) or words joined by dashes
+/// (`expired-on-…`): what a qualified name such as `TOKEN_OLD` labels when it is no secret.
+fn labels_a_version_or_date(v: &str) -> bool {
+    let b = v.as_bytes();
+    let date = b.windows(10).any(|w| {
+        w[..4].iter().all(u8::is_ascii_digit)
+            && w[4] == b'-'
+            && w[5..7].iter().all(u8::is_ascii_digit)
+            && w[7] == b'-'
+            && w[8..].iter().all(u8::is_ascii_digit)
+    });
+    let version = v
+        .trim_start_matches('v')
+        .starts_with(|c: char| c.is_ascii_digit())
+        && v.contains('.')
+        && v.bytes().all(|c| {
+            c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'.' | b'-' | b'+' | b'v')
+        });
+    let words = v
+        .split(['-', '_', '.'])
+        .filter(|w| w.len() >= 3 && w.bytes().all(|c| c.is_ascii_lowercase()))
+        .count()
+        >= 2;
+    date || version || words
+}
+
 /// Whether the text between backticks is a command whose output a shell substitutes: a
 /// program's name, then arguments after a blank (a credential holds no blank).
 fn command_output(v: &str) -> bool {
     v.split_once(' ').is_some_and(|(cmd, args)| {
-        !cmd.is_empty()
-            && cmd
-                .bytes()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'/'))
+        // A program's name is lower case; `echo` and `printf` print their arguments.
+        (1..=24).contains(&cmd.len())
+            && cmd.bytes().any(|c| c.is_ascii_lowercase())
+            && cmd.bytes().all(|c| {
+                c.is_ascii_lowercase()
+                    || c.is_ascii_digit()
+                    || matches!(c, b'-' | b'_' | b'.' | b'/')
+            })
+            && !matches!(cmd.rsplit('/').next(), Some("echo" | "printf" | "print"))
             && !args.trim().is_empty()
     })
 }
@@ -2102,20 +2132,48 @@ fn not_a_secret_name(parts: &[String]) -> bool {
     ]
     .iter()
     .any(|x| whole.ends_with(x))
-        || (prev == "public" || prev == "pub")
-            && !matches!(
-                last,
-                "password" | "passwd" | "pwd" | "passphrase" | "pass" | "secret"
-            )
-        || matches!(last, "key" | "token")
-            && (names_a_record(prev)
-                || parts.windows(2).any(|w| w[0] == "search" && w[1] == "only")
-                || parts.iter().any(|p| {
-                    matches!(
-                        p.as_str(),
-                        "public" | "publishable" | "site" | "anon" | "gpg" | "pgp" | "redis"
-                    )
-                }))
+        || !secret_marked(parts)
+            && ((prev == "public" || prev == "pub")
+                && !matches!(
+                    last,
+                    "password" | "passwd" | "pwd" | "passphrase" | "pass" | "secret"
+                )
+                || last == "key"
+                    && (names_a_record(prev) && (parts.len() == 2 || !first_only(prev))
+                        || parts.windows(2).any(|w| w[0] == "search" && w[1] == "only")
+                        || parts.iter().any(|p| {
+                            matches!(
+                                p.as_str(),
+                                "public" | "publishable" | "site" | "anon" | "gpg" | "pgp"
+                            )
+                        }))
+                || last == "token" && names_a_page(parts))
+}
+
+/// A word in a name that makes its value a secret whatever else the name says
+/// (`GPG_PRIVATE_KEY`, `NEXT_PUBLIC_STRIPE_SECRET_KEY`).
+fn secret_marked(parts: &[String]) -> bool {
+    parts.iter().any(|p| {
+        matches!(
+            p.as_str(),
+            "secret" | "private" | "signing" | "password" | "passwd" | "priv" | "master"
+        )
+    })
+}
+
+/// A record word that names a database's key only at the head of a name (`PRIMARY_KEY`),
+/// where after a service's name it is the service's own (`AZURE_STORAGE_PRIMARY_KEY`).
+fn first_only(word: &str) -> bool {
+    matches!(word, "primary" | "secondary" | "hash" | "redis" | "lock")
+}
+
+/// A page's or a cursor's token (`next_page_token`, `pagination_token`, `sync_token`), not a
+/// credential (a Facebook `PAGE_TOKEN` is one).
+fn names_a_page(parts: &[String]) -> bool {
+    let prev = parts.len().checked_sub(2).map_or("", |i| parts[i].as_str());
+    let before = parts.len().checked_sub(3).map_or("", |i| parts[i].as_str());
+    matches!(prev, "pagination" | "continuation" | "cursor" | "sync")
+        || prev == "page" && matches!(before, "next" | "prev" | "previous")
 }
 
 /// Whether `name` (an assignment's) says outright that its value is no secret (see
@@ -2162,11 +2220,7 @@ fn names_a_record(word: &str) -> bool {
             | "flag"
             | "feature"
             | "lock"
-            | "cursor"
-            | "page"
-            | "pagination"
-            | "continuation"
-            | "sync"
+            | "redis"
             | "etag"
             | "dictionary"
             | "dict"
@@ -2210,7 +2264,6 @@ fn name_qualifier(part: &str) -> bool {
                 | "latest"
                 | "legacy"
                 | "backup"
-                | "rotated"
                 | "temp"
                 | "tmp"
                 | "fallback"
@@ -2377,14 +2430,13 @@ fn credential_name(name: &str) -> Option<bool> {
         | "credentials" | "apikey" | "authtoken" | "secretkey" | "accesskey" | "privatekey"
         | "clientsecret"
         // Review 23: the words for a credential outside the usual few.
-        | "creds" | "cred" | "pepper" | "kek" | "dek" | "sas" | "sessionid" | "connstr"
+        | "creds" | "cred" | "pepper" | "kek" | "dek" | "sas" | "connstr"
         | "connectionstring" => true,
         w if password_word(w) => true,
         // A one-time-password generator's seed, the codes that recover an account.
         "seed" => matches!(prev, "totp" | "otp" | "hotp" | "mfa" | "twofa"),
         "code" | "codes" => matches!(prev, "recovery" | "backup"),
         "cookie" => matches!(prev, "session" | "auth" | "login") || env && parts.len() == 1,
-        "id" => prev == "session",
         "str" | "string" => matches!(prev, "conn" | "connection"),
         "pat" => parts.len() > 1,
         "auth" => env,
@@ -2519,13 +2571,22 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     };
     let (ns, _) = caps.range(1).expect("group name");
-    // A name read by a reference (`${API_KEY:?missing}`, `$API_KEY`) is not assigned here.
-    if text[..ns].ends_with('$') || text[..ns].ends_with("${") {
+    // A name read by a reference (`${API_KEY:?missing}`, `$API_KEY`) is not assigned here;
+    // its default (`${PASSWORD:-…}`, `${TOKEN:=…}`) is a literal and is judged.
+    let after_name = &text[caps.range(1).expect("group name").1..];
+    if (text[..ns].ends_with('$') || text[..ns].ends_with("${"))
+        && !after_name.starts_with([':', '-', '=', '+'])
+        || text[..ns].ends_with("${") && after_name.starts_with(":?")
+    {
         return;
     }
-    if word_before(text, ns).is_some_and(|w| names_a_record(&w.to_ascii_lowercase()))
-        && matches!(name.to_ascii_lowercase().as_str(), "key" | "token")
-    {
+    let prose_word = word_before(text, ns).map(str::to_ascii_lowercase);
+    let lower_name = name.to_ascii_lowercase();
+    if prose_word.as_deref().is_some_and(|w| {
+        lower_name == "key" && names_a_record(w)
+            || lower_name == "token"
+                && matches!(w, "pagination" | "continuation" | "cursor" | "sync")
+    }) {
         // `Cache key: deps-…`, `Pagination token: eyJ…` (review 23).
         return;
     }
@@ -2635,6 +2696,13 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let lname = name.to_lowercase();
     let password_name = lname.contains("pass") || lname.contains("pwd");
     let shaped = credential_shaped(v);
+    // A name read past a qualifier (`TOKEN_OLD`, `api_key_prev`) holds a credential only when
+    // the value looks like one: such names also label dates and versions (review 24).
+    let bare_name = name.trim_matches(['"', '\'', '$', '@']);
+    if (!shaped || labels_a_version_or_date(v)) && judged_parts(bare_name) != name_parts(bare_name)
+    {
+        return;
+    }
     if !env && !quoted {
         // Unquoted code- or prose-style values must look like a credential, except INI/YAML
         // password lines.
@@ -3664,7 +3732,12 @@ fn check_url_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     // So does a password that repeats the user's name (`postgres:postgres@localhost`), a
     // local default.
     let user = caps.str(2);
-    let default_login = pass.eq_ignore_ascii_case(user) && !real_host(caps.str(4));
+    let default_login = pass.eq_ignore_ascii_case(user)
+        && !real_host(caps.str(4))
+        && pass.len() <= 16
+        && pass
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c == b'_' || c == b'-');
     match placeholder(pass) {
         Placeholder::Soft if real_host(caps.str(4)) => {}
         Placeholder::Hard | Placeholder::Soft => {
