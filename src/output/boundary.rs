@@ -248,6 +248,17 @@ pub fn redact(s: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(s.len());
     let mut at = 0;
     for (start, end) in spans {
+        // A backslash escapes what follows it in the JSON (or the Markdown) the text is:
+        // one the span would end on stays, or the redacted form would swallow the escape of
+        // the quote after it and break the document (review 24).
+        let b = s.as_bytes();
+        let mut end = end;
+        while end > start && b[end - 1] == b'\\' {
+            end -= 1;
+        }
+        if end == start {
+            continue;
+        }
         out.push_str(&s[at..start]);
         out.push_str(&crate::lint::redacted(&s[start..end]));
         at = end;
@@ -616,6 +627,23 @@ mod tests {
     fn token() -> String {
         // Built at run time so the repository holds no token-shaped literal.
         format!("gh{}_{}", "p", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A")
+    }
+
+    #[test]
+    fn redaction_keeps_json_escapes_whole() {
+        // Review 24: a value before an escaped quote took the backslash into its redacted
+        // form, and `--json` printed a document no parser reads.
+        let secret = "Xq8vN2pL7rT4kW9mZ3bY6cH1jF5dS0aG";
+        for text in [
+            format!("password={secret}\" then more"),
+            format!("arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-{secret}\""),
+        ] {
+            let doc = serde_json::json!({ "message": text }).to_string();
+            let shown = redact(&doc).into_owned();
+            assert!(!shown.contains(secret), "{shown}");
+            serde_json::from_str::<serde_json::Value>(&shown)
+                .unwrap_or_else(|e| panic!("{e}: {shown}"));
+        }
     }
 
     #[test]
