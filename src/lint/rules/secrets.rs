@@ -2002,11 +2002,6 @@ pub(crate) fn strong_value(v: &str) -> bool {
         }))
 }
 
-/// The lowercase words of an identifier, split at separators and camelCase humps
-/// (`beamerApiKey` → `beamer`, `api`, `key`).
-/// A word that, after a credential word in a name, says which credential it is: a number
-/// or version, a deployment stage, a place in a rotation, a slot, or the form the value is
-/// written in.
 /// A date (`2024-06-01`), a version (`v1.4.2-beta`, `0.4.2`) or words joined by dashes
 /// (`expired-on-…`): what a qualified name such as `TOKEN_OLD` labels when it is no secret.
 fn labels_a_version_or_date(v: &str) -> bool {
@@ -2228,6 +2223,9 @@ fn names_a_record(word: &str) -> bool {
     )
 }
 
+/// A word that, after a credential word in a name, says which credential it is: a number
+/// or version, a deployment stage, a place in a rotation, a slot, or the form the value is
+/// written in.
 fn name_qualifier(part: &str) -> bool {
     part.bytes().all(|c| c.is_ascii_digit())
         || part
@@ -2281,6 +2279,8 @@ fn name_qualifier(part: &str) -> bool {
         )
 }
 
+/// The lowercase words of an identifier, split at separators and camelCase humps
+/// (`beamerApiKey` → `beamer`, `api`, `key`).
 fn name_parts(name: &str) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
     let mut cur = String::new();
