@@ -149,10 +149,15 @@ fn an_encrypted_handoff_or_instruction_file_is_refused() {
         b64(20)
     );
     let around = format!("# Plan\n\nThe rest is below.\n{salted}\nThanks.\n");
+    // A mention of the mark in prose comes first; the block after it is still seen.
+    let mentioned = format!(
+        "# Plan\n\nA salted file starts with U2FsdGVkX1, as below.\n\n  {salted}\nThanks.\n"
+    );
     for (path, text) in [
         (".ai/handoff/NEXT_ACTIONS.md", salted.as_str()),
         (".ai/handoff/notes/plan.md", age.as_str()),
         (".ai/handoff/notes/rest.md", around.as_str()),
+        (".ai/handoff/notes/later.md", mentioned.as_str()),
     ] {
         let repo = handoff_repo();
         repo.write(path, text);

@@ -468,21 +468,12 @@ fn embedded_ciphertext(raw: &str, out: &mut Vec<Finding>) {
         ("U2FsdGVkX1", "OpenSSL-encrypted (salted, base64)"),
     ];
     for (mark, what) in MARKS {
-        let Some(at) = raw.find(mark) else { continue };
-        if mark.starts_with('U') {
-            // At a line's start (after blanks), with a base64 block of at least 44 characters.
-            let line_start = raw[..at].rfind('\n').map_or(0, |i| i + 1);
-            let run = raw[at..]
-                .bytes()
-                .take_while(|b| {
-                    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'\n' | b'\r')
-                })
-                .filter(|b| !b.is_ascii_whitespace())
-                .count();
-            if !raw[line_start..at].trim().is_empty() || run < 44 {
-                continue;
-            }
-        }
+        let found = if mark.starts_with('U') {
+            salted_line(raw, mark)
+        } else {
+            raw.find(mark)
+        };
+        let Some(at) = found else { continue };
         let end = raw[at..].find('\n').map_or(raw.len(), |i| at + i);
         out.push(Finding::raw(
             &HID013,
@@ -495,6 +486,33 @@ fn embedded_ciphertext(raw: &str, out: &mut Vec<Finding>) {
         ));
         return;
     }
+}
+
+/// Where the first line that starts (after blanks) with OpenSSL's salted mark and carries a
+/// base64 block of at least 44 characters begins. Every such line is looked at, so a mention
+/// of the mark in prose earlier in the file hides nothing; each line is read once.
+fn salted_line(raw: &str, mark: &str) -> Option<usize> {
+    let mut start = 0;
+    for line in raw.split_inclusive('\n') {
+        let lead = line.len() - line.trim_start().len();
+        let at = start + lead;
+        start += line.len();
+        if !line[lead..].starts_with(mark) {
+            continue;
+        }
+        let run = raw[at..]
+            .bytes()
+            .take_while(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'\n' | b'\r')
+            })
+            .filter(|b| !b.is_ascii_whitespace())
+            .take(44)
+            .count();
+        if run >= 44 {
+            return Some(at);
+        }
+    }
+    None
 }
 
 /// What kind of encrypted message `body` (trimmed) is, when it is nothing else.
