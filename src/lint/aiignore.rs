@@ -91,6 +91,8 @@ struct IgnPattern {
     re: LazyRegex,
     guard: Guard,
     literal: Option<String>,
+    /// The line is one `git aahp init`'s template wrote (worked out once, at parse time).
+    from_template: bool,
 }
 
 /// Whether an `.aiignore` line's pattern is one `git aahp init`'s template wrote.
@@ -300,6 +302,7 @@ impl AiIgnore {
             let (re, guard, literal) = compiled;
             let p = IgnPattern {
                 line: line_no,
+                from_template: from_template(&body),
                 source: body,
                 section,
                 re,
@@ -554,7 +557,7 @@ impl AiIgnore {
                             .filter(|n| !n.trim().is_empty() && !n.contains("://"));
                         // Only for the template's own lines: a pattern the user wrote says
                         // what they want found.
-                        let no_secret = from_template(&pat.source)
+                        let no_secret = pat.from_template
                             && name.is_some_and(super::rules::secrets::names_no_secret);
                         v.contains("-----")
                             || !is_template(v) && placeholder(v) == Placeholder::No && !no_secret
