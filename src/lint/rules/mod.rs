@@ -779,7 +779,7 @@ pub(crate) fn is_reference(v: &str) -> bool {
 
 /// A run of letters and digits that reads as drawn at random rather than written: upper and
 /// lower case and digits mixed, or long hexadecimal.
-fn random_word(w: &str) -> bool {
+pub(crate) fn random_word(w: &str) -> bool {
     let (mut upper, mut lower, mut digit) = (0, 0, 0);
     for c in w.bytes() {
         upper += usize::from(c.is_ascii_uppercase());

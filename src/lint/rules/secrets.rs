@@ -1246,10 +1246,16 @@ fn regex_space(c: u8) -> bool {
 /// assignment or comparison operator.
 fn assignment_gate(b: &[u8], _start: usize, end: usize) -> bool {
     let mut i = end;
-    let limit = b.len().min(end + 48);
-    while i < limit && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'-' | b'$')) {
+    // The rest of the name (the pattern takes 80 bytes of it), then the blanks of a
+    // column-aligned block (`password            = …`, review 24): the pattern reads 240 bytes
+    // past the keyword.
+    let name_limit = b.len().min(end + 80);
+    while i < name_limit
+        && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'-' | b'$'))
+    {
         i += 1;
     }
+    let limit = b.len().min(i + 128);
     // The name's closing quote (escaped in a JSON string: `\"token\":`), bold
     // (`**password**:`), blanks, an index's `]`.
     while i < limit
@@ -2596,6 +2602,7 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // declared type (`apiKey: String = "…"`, `API_KEY: &str = "…"`): the literal follows.
     let (vs, ve) = string_prefix_literal(text, vs, ve)
         .or_else(|| (op == ":").then(|| typed_literal(text, vs, ve)).flatten())
+        .or_else(|| following_literal(text, vs, ve))
         .unwrap_or((vs, ve));
     // A YAML block scalar (`token: |` or `token: >-`, the value indented on the next line):
     // the value is that line's.
@@ -2766,6 +2773,92 @@ fn quoted_at(text: &str, from: usize) -> Option<(usize, usize)> {
     steps::add(close.unwrap_or(body.len()) as u64);
     let close = close.filter(|&k| body[k] == q && k > 0)?;
     Some((from, from + 1 + close + 1))
+}
+
+/// The literal an expression the regex took the head of (`vs..ve`) falls back to or wraps:
+/// an environment read with a hard-coded fallback (`process.env.KEY || "…"`,
+/// `getenv("KEY") or "…"`, `ENV["KEY"] ?? '…'`), or a `CloudFormation` tag's argument
+/// (`!Sub '…'`, `!Join ['', ['…']]`, and `!Ref …` when what follows reads as drawn at random,
+/// which a resource's logical id never does). The look stays on the line, within 160 bytes.
+fn following_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)> {
+    const TAGS: [&str; 6] = ["!Sub", "!Join", "!If", "!Base64", "!Select", "!FindInMap"];
+    const READS: [&str; 9] = [
+        "process.env.",
+        "import.meta.env.",
+        "os.environ",
+        "os.getenv(",
+        "getenv(",
+        "System.getenv(",
+        "Environment.GetEnvironmentVariable(",
+        "ENV[",
+        "env::var(",
+    ];
+    let head = &text[vs..ve];
+    let tag = head.starts_with('!');
+    if !tag && !READS.iter().any(|r| head.starts_with(r)) {
+        return None;
+    }
+    let hi = text.len().min(vs + 160);
+    let line_end = memchr::memchr(b'\n', &text.as_bytes()[vs..hi]).map_or(hi, |i| vs + i);
+    let line_end = (line_end..=text.len().min(line_end + 3))
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len());
+    steps::add((line_end - vs) as u64);
+    let rest = &text[ve.min(line_end)..line_end];
+    // The first literal that is not empty, each literal read whole.
+    let first_quoted = |mut i: usize| {
+        let b = text.as_bytes();
+        while i < line_end {
+            if !matches!(b[i], b'"' | b'\'' | b'`') {
+                i += 1;
+                continue;
+            }
+            if b.get(i + 1) == Some(&b[i]) {
+                i += 2; // an empty literal
+                continue;
+            }
+            let (s, e) = quoted_at(text, i)?;
+            if e > line_end {
+                return None;
+            }
+            if e > s + 2 {
+                return Some((s, e));
+            }
+            i = e;
+        }
+        None
+    };
+    if TAGS.contains(&head) {
+        return first_quoted(ve);
+    }
+    if head == "!Ref" || head == "!GetAtt" || head == "!ImportValue" {
+        let arg = rest.trim_start_matches([' ', '\t']);
+        let start = line_end - rest.len() + (rest.len() - arg.len());
+        let len = arg
+            .find(|c: char| c.is_whitespace() || matches!(c, ',' | ']' | '}' | '#'))
+            .unwrap_or(arg.len());
+        let word = &arg[..len];
+        return (word.len() >= 12 && super::random_word(word)).then_some((start, start + len));
+    }
+    if tag {
+        return None;
+    }
+    // The read ends at the first blank or fallback operator after the regex's value.
+    let tail = &text[vs..line_end];
+    let op = [
+        "||",
+        "??",
+        " or ",
+        "?:",
+        ".unwrap_or(",
+        ".unwrap_or_else(|| ",
+    ]
+    .iter()
+    .filter_map(|o| tail.find(o).map(|i| (i, o.len())))
+    .min()?;
+    let after = vs + op.0 + op.1;
+    let lit = after + (text[after..line_end].len() - text[after..line_end].trim_start().len());
+    quoted_at(text, lit).filter(|&(s, e)| e > s + 2 && e <= line_end)
 }
 
 /// `r"…"`, `b'…'`, `u"…"`, `rb"…"`: a string prefix the regex took for the value (`vs..ve`),
