@@ -315,7 +315,10 @@ fn credential_syntaxes_repeated_on_one_line_lint_in_linear_steps() {
         ("secure strings", "ConvertTo-SecureString 'p4Ss-w0rd9' "),
         ("environment fallbacks", "token = process.env.T || "),
         ("template tags", "password: !Join ['', "),
-        ("aligned names", "password                                  "),
+        (
+            "aligned names",
+            "password                                  ",
+        ),
     ] {
         assert_linear(what, 300, |n| unit.repeat(n));
     }

@@ -2031,7 +2031,18 @@ fn labels_a_version_or_date(v: &str) -> bool {
         .filter(|w| w.len() >= 3 && w.bytes().all(|c| c.is_ascii_lowercase()))
         .count()
         >= 2;
-    date || version || words
+    // Lowercase words and numbers between dashes: a region, a host's or an app's name
+    // (`eu-central-1`, `my-app-2`), not a key's alphabet.
+    let slug = v.contains('-')
+        && v.split('-').all(|p| {
+            !p.is_empty()
+                && (p.bytes().all(|c| c.is_ascii_lowercase())
+                    || p.bytes().all(|c| c.is_ascii_digit()))
+        })
+        && v.split('-')
+            .any(|p| p.len() >= 4 && p.bytes().all(|c| c.is_ascii_lowercase()));
+    // The value names the form or stage itself (`TOKEN_B64=base64`).
+    date || version || words || slug || name_qualifier(v)
 }
 
 /// Whether the text between backticks is a command whose output a shell substitutes: a
@@ -2282,7 +2293,39 @@ fn name_qualifier(part: &str) -> bool {
                 | "val"
                 | "plain"
                 | "plaintext"
+                // Where it is used, what it may do, whose it is (review 24).
+                | "eu"
+                | "us"
+                | "uk"
+                | "east"
+                | "west"
+                | "north"
+                | "south"
+                | "central"
+                | "apac"
+                | "emea"
+                | "global"
+                | "ro"
+                | "rw"
+                | "readonly"
+                | "readwrite"
+                | "read"
+                | "write"
+                | "admin"
+                | "root"
+                | "bot"
+                | "main"
+                | "internal"
+                | "external"
+                | "server"
+                | "expired"
+                | "encrypted"
+                | "enc"
+                | "encoded"
+                | "urlencoded"
+                | "base"
         )
+        || part.len() == 1 && part.bytes().all(|c| c.is_ascii_lowercase())
 }
 
 /// The lowercase words of an identifier, split at separators and camelCase humps
@@ -3528,8 +3571,9 @@ fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // `password = …`, `token: …`: one word and an operator are an assignment, judged (with
     // its placeholders and references) by SEC120.
     let head = &scan.text()[ms..s];
+    // (One identifier: `API_KEY=…` too.)
     let word = head
-        .find(|c: char| !c.is_ascii_alphabetic())
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or(head.len());
     if head[word..]
         .trim_start_matches(['*', '_', ' ', '\t'])
