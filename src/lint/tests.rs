@@ -319,6 +319,8 @@ fn credential_syntaxes_repeated_on_one_line_lint_in_linear_steps() {
             "aligned names",
             "password                                  ",
         ),
+        ("table cells", "| password | Xk29pLm4Qr7vWz2n "),
+        ("table rows", "| password | Xk29pLm4Qr7vWz2n |\n"),
     ] {
         assert_linear(what, 300, |n| unit.repeat(n));
     }

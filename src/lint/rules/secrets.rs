@@ -464,6 +464,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "key",
             "pwd",
             "credential",
+            "pass",
         ],
         regex: r"(?m)^[ \t]*\|?[^\n|]*(?:\|[^\n|]*)+\|?[ \t]*\r?\n[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*\r?$",
         before: 300,
@@ -471,6 +472,27 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_table,
         overlap: false,
         gate: Some(table_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "password",
+            "passwd",
+            "pass",
+            "secret",
+            "token",
+            "key",
+            "pwd",
+            "credential",
+            "creds",
+        ],
+        regex: r"(?m)^[ \t>]*\|[^\n]*\|[^\n]*$",
+        before: 600,
+        after: 600,
+        check: check_table_row,
+        overlap: false,
+        gate: Some(table_row_gate),
         near: &[],
     },
     Pattern {
@@ -3217,19 +3239,29 @@ fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                 .collect();
             let last = words.last().map_or("", String::as_str);
             let prev = words.len().checked_sub(2).map_or("", |i| words[i].as_str());
-            let column = matches!(
-                last,
-                "password"
-                    | "passwd"
-                    | "pwd"
-                    | "passphrase"
-                    | "secret"
-                    | "token"
-                    | "credential"
-                    | "credentials"
-                    | "apikey"
-            ) || last == "key"
-                && matches!(prev, "api" | "access" | "secret" | "private" | "license");
+            // A column's name is a label, as an environment variable's is: `DB pass`,
+            // `signing key`, `encryption key` (review 23).
+            let column = cell_names_a_credential(&name)
+                || matches!(
+                    last,
+                    "password"
+                        | "passwd"
+                        | "pwd"
+                        | "passphrase"
+                        | "secret"
+                        | "token"
+                        | "credential"
+                        | "credentials"
+                        | "apikey"
+                )
+                || last == "key"
+                    && matches!(prev, "api" | "access" | "secret" | "private" | "license");
+            // Judged as the label it is (`pass` alone is a column of passwords).
+            let name = if credential_name(&name).is_some() {
+                name
+            } else {
+                name.to_ascii_uppercase()
+            };
             column.then_some((i, name))
         })
         .collect();
@@ -3265,6 +3297,61 @@ fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             }
         }
         at = end;
+    }
+}
+
+/// Whether a table cell's text (`DB pass`, `jwt_secret`, `**API key**`) names a credential,
+/// read as a label: the words joined as an environment variable's name would be.
+fn cell_names_a_credential(cell: &str) -> bool {
+    let name = cell.trim_matches(['*', '_', '`', ' ', '\t']);
+    let words: Vec<&str> = name.split_whitespace().collect();
+    !words.is_empty()
+        && words.len() <= 4
+        && name.len() <= 60
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b' '))
+        && credential_name(&words.join("_").to_ascii_uppercase()).is_some()
+}
+
+/// The keyword is inside a cell of a Markdown table row (the line starts with `|`).
+/// Reads back to the line's start within 600 bytes.
+fn table_row_gate(b: &[u8], start: usize, end: usize) -> bool {
+    let lo = start.saturating_sub(600);
+    let line_start = memchr::memrchr(b'\n', &b[lo..start]).map_or(lo, |i| lo + i + 1);
+    let first = b[line_start..start]
+        .iter()
+        .find(|c| !matches!(c, b' ' | b'\t' | b'>'));
+    first == Some(&b'|') && memchr::memchr(b'|', &b[end..b.len().min(end + 600)]).is_some()
+}
+
+/// A row of a key/value table (`| jwt_secret | `Xk29…` |`, `| Password | Xk29… |`): a
+/// cell that names a credential, and the next cell holding a value shaped like one.
+fn check_table_row(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (ms, me) = caps.whole();
+    let row = cells(&text[ms..me], ms);
+    steps::add((me - ms) as u64);
+    for pair in row.windows(2) {
+        let ((ns, ne), (s, e)) = (pair[0], pair[1]);
+        if !cell_names_a_credential(&text[ns..ne]) {
+            continue;
+        }
+        let cell = &text[s..e];
+        let lead = cell.len() - cell.trim_start_matches('`').len();
+        let trail = cell.len() - cell.trim_end_matches('`').len();
+        if s + lead >= e - trail {
+            continue;
+        }
+        let v = &text[s + lead..e - trail];
+        if strong_value(v) {
+            let name = text[ns..ne].trim_matches(['*', '_', '`', ' ', '\t']);
+            let mut name = name.split_whitespace().collect::<Vec<_>>().join("_");
+            if credential_name(&name).is_none() {
+                name.make_ascii_uppercase();
+            }
+            judge_pair(scan, &name, s + lead, e - trail, "table-row", true, out);
+        }
     }
 }
 
