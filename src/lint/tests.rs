@@ -320,6 +320,10 @@ fn credential_syntaxes_repeated_on_one_line_lint_in_linear_steps() {
             "password                                  ",
         ),
         ("table cells", "| password | Xk29pLm4Qr7vWz2n "),
+        (
+            "prose clauses",
+            "the password was set to Xk29pLm4Qr7vWz2n and ",
+        ),
         ("table rows", "| password | Xk29pLm4Qr7vWz2n |\n"),
     ] {
         assert_linear(what, 300, |n| unit.repeat(n));

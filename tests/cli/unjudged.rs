@@ -150,6 +150,18 @@ fn an_encrypted_handoff_or_instruction_file_is_refused() {
     );
     let around = format!("# Plan\n\nThe rest is below.\n{salted}\nThanks.\n");
     // A mention of the mark in prose comes first; the block after it is still seen.
+    // `openssl enc -d -a` skips whitespace: a block wrapped and indented, or a mark with a
+    // blank inside, decrypts all the same (review 25).
+    let wrapped = {
+        let body = salted.replace('\n', "");
+        let lines: Vec<String> = body
+            .as_bytes()
+            .chunks(12)
+            .map(|c| format!("    {}", String::from_utf8_lossy(c)))
+            .collect();
+        format!("# Notes\n\nKeep this:\n\n{}\n", lines.join("\n"))
+    };
+    let spaced = format!("# Notes\n\n{} {}\n", &salted[..4], &salted[4..]);
     let mentioned = format!(
         "# Plan\n\nA salted file starts with U2FsdGVkX1, as below.\n\n  {salted}\nThanks.\n"
     );
@@ -158,6 +170,8 @@ fn an_encrypted_handoff_or_instruction_file_is_refused() {
         (".ai/handoff/notes/plan.md", age.as_str()),
         (".ai/handoff/notes/rest.md", around.as_str()),
         (".ai/handoff/notes/later.md", mentioned.as_str()),
+        (".ai/handoff/notes/wrapped.md", wrapped.as_str()),
+        (".ai/handoff/notes/spaced.md", spaced.as_str()),
     ] {
         let repo = handoff_repo();
         repo.write(path, text);

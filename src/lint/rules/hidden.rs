@@ -489,26 +489,55 @@ fn embedded_ciphertext(raw: &str, out: &mut Vec<Finding>) {
 }
 
 /// Where the first line that starts (after blanks) with OpenSSL's salted mark and carries a
-/// base64 block of at least 44 characters begins. Every such line is looked at, so a mention
-/// of the mark in prose earlier in the file hides nothing; each line is read once.
+/// base64 block of at least 44 characters begins. `openssl enc -d -a` skips whitespace
+/// anywhere in its input, so the mark and the block are read past blanks and line breaks
+/// (`U2Fs dGVkX1…`, a block wrapped and indented: review 25). Every line is looked at, so a
+/// mention of the mark in prose earlier in the file hides nothing; each line start reads a
+/// bounded stretch.
 fn salted_line(raw: &str, mark: &str) -> Option<usize> {
+    let b = raw.as_bytes();
     let mut start = 0;
     for line in raw.split_inclusive('\n') {
         let lead = line.len() - line.trim_start().len();
         let at = start + lead;
         start += line.len();
-        if !line[lead..].starts_with(mark) {
+        if !line[lead..].starts_with(&mark[..1]) {
             continue;
         }
-        let run = raw[at..]
-            .bytes()
-            .take_while(|b| {
-                b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'\n' | b'\r')
-            })
-            .filter(|b| !b.is_ascii_whitespace())
-            .take(44)
-            .count();
-        if run >= 44 {
+        // The mark, whitespace skipped, within 64 bytes.
+        let mut k = 0;
+        let mut i = at;
+        while i < b.len() && i < at + 64 && k < mark.len() {
+            if b[i].is_ascii_whitespace() {
+                i += 1;
+            } else if b[i] == mark.as_bytes()[k] {
+                i += 1;
+                k += 1;
+            } else {
+                break;
+            }
+        }
+        if k < mark.len() {
+            continue;
+        }
+        // Then base64 to 44 characters, whitespace skipped, within 256 bytes of blanks.
+        // Words of prose between blanks are letters too: ciphertext has digits and signs
+        // among its letters (fewer than two in 34 random characters: under 1 %).
+        let mut run = mark.len();
+        let mut blanks = 0;
+        let mut other = 0;
+        while i < b.len() && run < 44 && blanks < 256 {
+            if b[i].is_ascii_whitespace() {
+                blanks += 1;
+            } else if b[i].is_ascii_alphanumeric() || matches!(b[i], b'+' | b'/' | b'=') {
+                run += 1;
+                other += usize::from(!b[i].is_ascii_alphabetic());
+            } else {
+                break;
+            }
+            i += 1;
+        }
+        if run >= 44 && (other >= 2 || blanks == 0) {
             return Some(at);
         }
     }

@@ -642,28 +642,27 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC121,
-        keywords: &[
-            "password",
-            "passwd",
-            "passphrase",
-            "pwd",
-            "secret",
-            "token",
-            "api key",
-            "api-key",
-            "api_key",
-            "apikey",
-            "access key",
-            "private key",
-            "client secret",
-            "bearer",
-        ],
+        keywords: PROSE_LABELS,
         regex: r#"\b(?:passwords?|passwd|passphrase|pwd|secret|token|api[ _-]?key|apikey|access[ _-]?key|secret[ _-]?key|private[ _-]?key|auth[ _-]?token|access[ _-]?token|client[ _-]?secret|bearer)\b(?:\*\*|__)?(?:[ \t]*(?:is|was|are|:|=|-|–|—)[ \t]*|[ \t]+)(?:\*\*|__)?[ \t]*[`"']?(?P<v>[^\s`"'<>()\[\]{},;|]{10,})"#,
         before: 10,
         after: 340,
         check: check_labelled,
         overlap: false,
         gate: Some(labelled_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC121,
+        keywords: PROSE_LABELS,
+        // A label, a short clause of words, then a verb or sign that gives the value:
+        // `the admin password was set to …`, `the webhook secret we configured is …`,
+        // `Password for the test account: …`, `an access token (…)`.
+        regex: r#"\b(?:passwords?|passwd|passphrase|secret|token|api[ _-]?key|apikey|access[ _-]?key|secret[ _-]?key|private[ _-]?key|signing[ _-]?key|auth[ _-]?token|access[ _-]?token|client[ _-]?secret|credentials?)\b(?:[ \t]+[A-Za-z']{1,16}){0,6}?(?:[ \t]+(?:is|was|are|to|now|as)[ \t]+[`"']?|[ \t]*:[ \t]*[`"']?|[ \t]*\([ \t]*[`"']?)(?P<v>[^\s`"'<>()\[\]{},;|]{10,})"#,
+        before: 10,
+        after: 340,
+        check: check_clause_labelled,
+        overlap: false,
+        gate: Some(clause_gate),
         near: &[],
     },
     Pattern {
@@ -1413,6 +1412,114 @@ fn secret_key_gate(b: &[u8], _start: usize, end: usize) -> bool {
     sign_follows(b, i, b"=:")
 }
 
+/// The labels SEC121's prose patterns open their windows at.
+const PROSE_LABELS: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "pwd",
+    "secret",
+    "token",
+    "api key",
+    "api-key",
+    "api_key",
+    "apikey",
+    "access key",
+    "private key",
+    "signing key",
+    "client secret",
+    "bearer",
+    "credential",
+];
+
+/// [`labelled_gate`] for a label with a short clause before its value (`password was set
+/// to …`, `secret we configured is …`, `token for the demo account: …`, `token (…)`): at
+/// most six words after the label, then a connecting word or sign, then a run of ten or more
+/// value bytes with something other than letters in it. Reads at most 200 bytes.
+fn clause_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    let hi = b.len().min(end + 200);
+    let b = &b[..hi];
+    let mut i = end;
+    // The label's own tail (`passwords`, `secret key`) is read as a word of the clause.
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'-')) {
+        i += 1;
+    }
+    let blank = |c: u8| c == b' ' || c == b'\t';
+    for _ in 0..8 {
+        let lead = i;
+        while i < b.len() && blank(b[i]) {
+            i += 1;
+        }
+        // `:` or `(` gives the value now.
+        let sign = i < b.len() && (b[i] == b':' || b[i] == b'(');
+        if sign {
+            i += 1;
+            return value_run_at(b, i);
+        }
+        if i == lead && i > end {
+            return false;
+        }
+        let w = i;
+        while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'\'') {
+            i += 1;
+        }
+        let word = &b[w..i];
+        if word.is_empty() || word.len() > 16 {
+            return false;
+        }
+        if i < b.len() && b[i] == b':' {
+            return value_run_at(b, i + 1);
+        }
+        if matches!(
+            word.to_ascii_lowercase().as_slice(),
+            b"is" | b"was" | b"are" | b"to" | b"now" | b"as"
+        ) && value_run_at(b, i)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// A byte a labelled value may hold: not a blank, a quote, a bracket or a separator.
+fn value_byte(c: u8) -> bool {
+    !c.is_ascii_whitespace()
+        && !matches!(
+            c,
+            b'`' | b'"'
+                | b'\''
+                | b'<'
+                | b'>'
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b','
+                | b';'
+                | b'|'
+        )
+}
+
+/// Whether, past blanks and one opening quote from `i`, a run of ten or more value bytes
+/// with something other than letters in it follows.
+fn value_run_at(b: &[u8], mut i: usize) -> bool {
+    while i < b.len() && matches!(b[i], b' ' | b'\t') {
+        i += 1;
+    }
+    if i < b.len() && matches!(b[i], b'"' | b'\'' | b'`') {
+        i += 1;
+    }
+    let run = i;
+    let mut other = false;
+    while i < b.len() && value_byte(b[i]) {
+        other |= !b[i].is_ascii_alphabetic();
+        i += 1;
+    }
+    i - run >= 10 && other
+}
+
 /// Whether a label (`password`, `token`, …) ending at `end` can be followed by a value
 /// [`check_labelled`] reports: the label's tail (`s`, `key`) and then, within the next few
 /// blank-separated runs (separator words, emphasis), a run of ten or more value bytes that
@@ -1436,25 +1543,7 @@ fn labelled_gate(b: &[u8], _start: usize, end: usize) -> bool {
         // `token_budget`, `tokens`: no word boundary ends the label here.
         return false;
     }
-    let value = |c: u8| {
-        !c.is_ascii_whitespace()
-            && !matches!(
-                c,
-                b'`' | b'"'
-                    | b'\''
-                    | b'<'
-                    | b'>'
-                    | b'('
-                    | b')'
-                    | b'['
-                    | b']'
-                    | b'{'
-                    | b'}'
-                    | b','
-                    | b';'
-                    | b'|'
-            )
-    };
+    let value = value_byte;
     let mut i = end + tail;
     // Before the value come at most: a spaced tail (`secret key`), emphasis, a separator word
     // or sign, emphasis again.
@@ -2061,8 +2150,15 @@ fn labels_a_version_or_date(v: &str) -> bool {
                 && (p.bytes().all(|c| c.is_ascii_lowercase())
                     || p.bytes().all(|c| c.is_ascii_digit()))
         })
-        && v.split('-')
-            .any(|p| p.len() >= 4 && p.bytes().all(|c| c.is_ascii_lowercase()));
+        // Two words, or a region's or a stage's word: one word and a number is how
+        // passwords are often made (`hunter-1987`, review 25).
+        && {
+            let words = || {
+                v.split('-')
+                    .filter(|p| p.bytes().all(|c| c.is_ascii_lowercase()))
+            };
+            words().count() >= 2 || words().any(name_qualifier)
+        };
     // The value names the form or stage itself (`TOKEN_B64=base64`).
     date || version || words || slug || name_qualifier(v)
 }
@@ -2339,13 +2435,7 @@ fn name_qualifier(part: &str) -> bool {
                 | "main"
                 | "internal"
                 | "external"
-                | "server"
-                | "expired"
                 | "encrypted"
-                | "enc"
-                | "encoded"
-                | "urlencoded"
-                | "base"
         )
         || part.len() == 1 && part.bytes().all(|c| c.is_ascii_lowercase())
 }
@@ -2729,7 +2819,13 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     // A quoted string followed by `+` or `.` is part of an expression.
     let tail = text[ve + q.min(text.len() - ve)..].trim_start();
-    if quoted && (tail.starts_with('+') || tail.starts_with('.') && !tail.starts_with("..")) {
+    // (A conversion of the literal is the literal: `"…".to_string()`, `"…".into()`.)
+    let converted = [".to_string()", ".to_owned()", ".into()", ".to_str()"]
+        .iter()
+        .any(|c| tail.starts_with(c));
+    if quoted
+        && (tail.starts_with('+') || tail.starts_with('.') && !tail.starts_with("..") && !converted)
+    {
         return;
     }
     // The next character after an unquoted value decides whether it was an expression.
@@ -2847,8 +2943,14 @@ fn quoted_at(text: &str, from: usize) -> Option<(usize, usize)> {
 /// which a resource's logical id never does). The look stays on the line, within 160 bytes.
 fn following_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)> {
     const TAGS: [&str; 6] = ["!Sub", "!Join", "!If", "!Base64", "!Select", "!FindInMap"];
-    const READS: [&str; 9] = [
+    const READS: [&str; 15] = [
         "process.env.",
+        "process.env[",
+        "Deno.env.get(",
+        "$_ENV[",
+        "$_SERVER[",
+        "$ENV{",
+        "std::env::var(",
         "import.meta.env.",
         "os.environ",
         "os.getenv(",
@@ -2870,8 +2972,10 @@ fn following_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)>
         .unwrap_or(text.len());
     steps::add((line_end - vs) as u64);
     let rest = &text[ve.min(line_end)..line_end];
-    // The first literal that is not empty, each literal read whole.
-    let first_quoted = |mut i: usize| {
+    // The longest literal on the line (`!Join [':', ['…']]`, `!If [c, 'none', '…']`), each
+    // literal read whole.
+    let longest_quoted = |mut i: usize| {
+        let mut best: Option<(usize, usize)> = None;
         let b = text.as_bytes();
         while i < line_end {
             if !matches!(b[i], b'"' | b'\'' | b'`') {
@@ -2882,48 +2986,103 @@ fn following_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)>
                 i += 2; // an empty literal
                 continue;
             }
-            let (s, e) = quoted_at(text, i)?;
-            if e > line_end {
-                return None;
-            }
-            if e > s + 2 {
-                return Some((s, e));
+            let Some((s, e)) = quoted_at(text, i).filter(|&(_, e)| e <= line_end) else {
+                break;
+            };
+            if best.is_none_or(|(bs, be)| e - s > be - bs) {
+                best = Some((s, e));
             }
             i = e;
         }
-        None
+        best.filter(|&(s, e)| e > s + 2)
     };
-    if TAGS.contains(&head) {
-        return first_quoted(ve);
+    if TAGS.contains(&head)
+        && let Some(lit) = longest_quoted(ve)
+    {
+        return Some(lit);
     }
-    if head == "!Ref" || head == "!GetAtt" || head == "!ImportValue" {
+    if matches!(
+        head,
+        "!Ref" | "!GetAtt" | "!ImportValue" | "!Sub" | "!Base64"
+    ) {
         let arg = rest.trim_start_matches([' ', '\t']);
         let start = line_end - rest.len() + (rest.len() - arg.len());
         let len = arg
             .find(|c: char| c.is_whitespace() || matches!(c, ',' | ']' | '}' | '#'))
             .unwrap_or(arg.len());
         let word = &arg[..len];
-        return (word.len() >= 12 && super::random_word(word)).then_some((start, start + len));
+        // A logical id is words (`MySQL8RootPassword`, `OAuth2ClientSecret`); a run of four
+        // lowercase letters is a word's (review 25).
+        let worded = word
+            .as_bytes()
+            .windows(4)
+            .any(|w| w.iter().all(u8::is_ascii_lowercase));
+        return (word.len() >= 16 && super::random_word(word) && !worded)
+            .then_some((start, start + len));
     }
     if tag {
         return None;
     }
-    // The read ends at the first blank or fallback operator after the regex's value.
-    let tail = &text[vs..line_end];
-    let op = [
-        "||",
-        "??",
-        " or ",
-        "?:",
-        ".unwrap_or(",
-        ".unwrap_or_else(|| ",
-    ]
-    .iter()
-    .filter_map(|o| tail.find(o).map(|i| (i, o.len())))
-    .min()?;
-    let after = vs + op.0 + op.1;
-    let lit = after + (text[after..line_end].len() - text[after..line_end].trim_start().len());
-    quoted_at(text, lit).filter(|&(s, e)| e > s + 2 && e <= line_end)
+    env_fallback(text, ve, line_end, &READS)
+}
+
+/// The literal an environment read ending the regex's value at `ve` falls back to: right
+/// after the read's own tail (its quoted name, brackets, members: no blank) comes `||`, `??`,
+/// `?:` or `or`, then the literal, or another read that falls back in turn
+/// (`process.env.A || process.env.B || "…"`). Rust's `.unwrap_or("…")` and
+/// `.unwrap_or_else(|_| "…")` give it as an argument. Nothing past a `;`, `#` or `,` is read.
+fn env_fallback(text: &str, ve: usize, line_end: usize, reads: &[&str]) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let literal = |at: usize| quoted_at(text, at).filter(|&(s, e)| e > s + 2 && e <= line_end);
+    let mut i = ve;
+    for _ in 0..4 {
+        let from = i;
+        while i < line_end
+            && !b[i].is_ascii_whitespace()
+            && !matches!(b[i], b'|' | b'?' | b';' | b'#' | b',')
+        {
+            i = if matches!(b[i], b'"' | b'\'') {
+                quoted_at(text, i).map_or(i + 1, |(_, e)| e)
+            } else {
+                i + 1
+            };
+        }
+        let tail = &text[from..i.min(line_end)];
+        for call in [".unwrap_or(", ".unwrap_or_else("] {
+            if let Some(k) = tail.find(call) {
+                // Past the closure's head (`|_|`, `||`) and blanks.
+                let mut at = from + k + call.len();
+                for head in ["|_|", "||"] {
+                    if text[at.min(line_end)..line_end].starts_with(head) {
+                        at += head.len();
+                    }
+                }
+                while at < line_end && matches!(b[at], b' ' | b'\t') {
+                    at += 1;
+                }
+                return literal(at);
+            }
+        }
+        while i < line_end && matches!(b[i], b' ' | b'\t') {
+            i += 1;
+        }
+        let rest = &text[i.min(line_end)..line_end];
+        let op = ["||", "??", "?:", "or "]
+            .iter()
+            .find(|o| rest.starts_with(**o))
+            .map(|o| o.len())?;
+        i += op;
+        while i < line_end && matches!(b[i], b' ' | b'\t') {
+            i += 1;
+        }
+        if let Some(lit) = literal(i) {
+            return Some(lit);
+        }
+        let next = &text[i.min(line_end)..line_end];
+        let read = reads.iter().find(|r| next.starts_with(**r))?;
+        i += read.len();
+    }
+    None
 }
 
 /// `r"…"`, `b'…'`, `u"…"`, `rb"…"`: a string prefix the regex took for the value (`vs..ve`),
@@ -3640,6 +3799,63 @@ fn check_cookie(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// A credential written after its label in prose, a comment or a table (`API key:
 /// tkJPQ…`, `-- password k5BeK…`, `**Password:** …`): the value must look like a credential on
 /// its own ([`strong_value`]).
+/// [`check_labelled`] for a label with a clause before its value: the same judgement, and
+/// the value must not read as something a sentence about a credential names instead (a
+/// commit or a digest in hex, an address, a path, a code identifier).
+fn check_clause_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let v = caps.str(1).trim_end_matches(['.', ',', ':', '!', '?']);
+    let hex = v.bytes().all(|c| c.is_ascii_hexdigit());
+    let identifier = v.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && !super::random_word(v.trim_matches('_'));
+    // (A prefix named in documentation ends with its dash: `sk-ant-api03-`.)
+    if hex
+        || identifier
+        || v.contains(['@', '/', '\\', '.'])
+        || reads_as_a_name(v.trim_end_matches('-'))
+    {
+        return;
+    }
+    check_labelled(scan, caps, out);
+}
+
+/// A value written as a name, not drawn at random: lowercase words and numbers between
+/// dashes (`kid-2024-06-prod-eu`), capitalised words between dashes (`X-Api-Key-V2`), or
+/// camel case with two or more capitalised words of five letters or more
+/// (`RotateDbSecretFn2024`, `Argon2idV19Params`), which random text seldom has.
+fn reads_as_a_name(v: &str) -> bool {
+    let dashed = v.contains('-')
+        && v.split('-').all(|p| {
+            !p.is_empty()
+                && p.len() <= 12
+                && (p
+                    .bytes()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+                    || p.starts_with(|c: char| c.is_ascii_uppercase())
+                        && p[1..]
+                            .bytes()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+                    || p.len() <= 3
+                        && p.bytes()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
+        });
+    let b = v.as_bytes();
+    let mut words = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_uppercase() {
+            let lower = b[i + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_lowercase())
+                .count();
+            words += usize::from(lower >= 4);
+            i += 1 + lower;
+        } else {
+            i += 1;
+        }
+    }
+    dashed || words >= 2
+}
+
 fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.range(1).expect("group v");
     // The value is its first 300 characters. Counted here, not in the regex: a repetition
@@ -3658,9 +3874,8 @@ fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // `password = …`, `token: …`: one word and an operator are an assignment, judged (with
     // its placeholders and references) by SEC120.
     let head = &scan.text()[ms..s];
-    // (One identifier: `API_KEY=…` too.)
     let word = head
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .find(|c: char| !c.is_ascii_alphabetic())
         .unwrap_or(head.len());
     if head[word..]
         .trim_start_matches(['*', '_', ' ', '\t'])
