@@ -734,7 +734,10 @@ rule!(SEC120, "SEC120", "credential-assignment", Sec, Error,
              "API_KEY_EU_WEST=eu-west-1", "TOKEN_B64=base64", "TOKEN_SERVER=keycloak:8080",
              "const secret = process.env.SECRET; const port = process.env.PORT ?? \"8080\";",
              "  ClientSecret: !Ref OAuth2ClientSecretParam",
-             "| Setting | Value |\n|---|---|\n| Sort key | createdAtTimestamp2024 |\n| Password | `<set in vault>` |"]);
+             "| Setting | Value |\n|---|---|\n| Sort key | createdAtTimestamp2024 |\n| Password | `<set in vault>` |",
+             "| Task | Ticket | Status |\n|---|---|---|\n| Rotate token | PLAT-48213 | todo |\n| Signing key | 0x4AA4767BBC9C4B1D | published |",
+             "const jwtSecret = process.env.JWT_SECRET || \"development\";",
+             "  Password: !If [UseSecret, !Ref DBPassword, !Ref 'AWS::NoValue']"]);
 
 rule!(SEC121, "SEC121", "password-in-prose", Sec, Error,
     "A password written out in a sentence (\"the password is 'x'\").",
@@ -748,7 +751,11 @@ rule!(SEC121, "SEC121", "password-in-prose", Sec, Error,
     misses: ["The password field is \"hidden\" by default.",
              "- Password hashing moved to Argon2idV19Params in the auth module.",
              "- The token refresh fix was merged to 9fceb02d0ae598e95dc970b74767f19372d61af8.",
-             "- The API key header was renamed to X-Api-Key-V2."]);
+             "- The API key header was renamed to X-Api-Key-V2.",
+             "- Fixed the token refresh race (AUTH-10234).",
+             "- Token usage was prompt_tokens=1532 and completion_tokens=411.",
+             "- The signing key fingerprint is SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8.",
+             "- The API key id is key_01HZX3K9Q7M2N4P5R6S8T0V1W2 (the id, not the key)."]);
 
 rule!(SEC130, "SEC130", "credentials-in-connection-string", Sec, Error,
     "A URL or connection string with an embedded password.",

@@ -523,21 +523,26 @@ fn salted_line(raw: &str, mark: &str) -> Option<usize> {
         // Then base64 to 44 characters, whitespace skipped, within 256 bytes of blanks.
         // Words of prose between blanks are letters too: ciphertext has digits and signs
         // among its letters (fewer than two in 34 random characters: under 1 %).
+        // Prose is short words: a block broken by blanks has a stretch of 12 or more.
         let mut run = mark.len();
         let mut blanks = 0;
         let mut other = 0;
+        let (mut chunk, mut longest) = (0, 0);
         while i < b.len() && run < 44 && blanks < 256 {
             if b[i].is_ascii_whitespace() {
                 blanks += 1;
+                chunk = 0;
             } else if b[i].is_ascii_alphanumeric() || matches!(b[i], b'+' | b'/' | b'=') {
                 run += 1;
+                chunk += 1;
+                longest = longest.max(chunk);
                 other += usize::from(!b[i].is_ascii_alphabetic());
             } else {
                 break;
             }
             i += 1;
         }
-        if run >= 44 && (other >= 2 || blanks == 0) {
+        if run >= 44 && (blanks == 0 || other >= 2 && longest >= 12) {
             return Some(at);
         }
     }

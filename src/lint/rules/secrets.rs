@@ -2755,10 +2755,15 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (vs, ve) = caps.range(4).expect("group val");
     // The value the regex took may be a string literal's prefix (`r"…"`, `b'…'`) or a
     // declared type (`apiKey: String = "…"`, `API_KEY: &str = "…"`): the literal follows.
-    let (vs, ve) = string_prefix_literal(text, vs, ve)
-        .or_else(|| (op == ":").then(|| typed_literal(text, vs, ve)).flatten())
-        .or_else(|| following_literal(text, vs, ve))
-        .unwrap_or((vs, ve));
+    let direct = string_prefix_literal(text, vs, ve)
+        .or_else(|| (op == ":").then(|| typed_literal(text, vs, ve)).flatten());
+    // A default after an environment read or a template tag's literal: a real secret is
+    // judged; a weak default (`|| "development"`, `or "postgres"`) is a choice, not a leak.
+    let followed = direct
+        .is_none()
+        .then(|| following_literal(text, vs, ve))
+        .flatten();
+    let (vs, ve) = direct.or(followed).unwrap_or((vs, ve));
     // A YAML block scalar (`token: |` or `token: >-`, the value indented on the next line):
     // the value is that line's.
     let vs = if op == ":" && text[vs..ve].starts_with(['|', '>']) {
@@ -2803,6 +2808,9 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         || text[line_start..ns].trim().eq_ignore_ascii_case("set");
     let comparison = op.starts_with('!') || op.len() >= 2 && op.starts_with('=') && op != "=>";
     if comparison && !quoted {
+        return;
+    }
+    if followed.is_some() && !random_looking(v) {
         return;
     }
     // A long quoted string of high entropy is a literal even when it holds brackets.
@@ -2942,7 +2950,7 @@ fn quoted_at(text: &str, from: usize) -> Option<(usize, usize)> {
 /// (`!Sub '…'`, `!Join ['', ['…']]`, and `!Ref …` when what follows reads as drawn at random,
 /// which a resource's logical id never does). The look stays on the line, within 160 bytes.
 fn following_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)> {
-    const TAGS: [&str; 6] = ["!Sub", "!Join", "!If", "!Base64", "!Select", "!FindInMap"];
+    const TAGS: [&str; 5] = ["!Sub", "!Join", "!If", "!Base64", "!Select"];
     const READS: [&str; 15] = [
         "process.env.",
         "process.env[",
@@ -2989,7 +2997,18 @@ fn following_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)>
             let Some((s, e)) = quoted_at(text, i).filter(|&(_, e)| e <= line_end) else {
                 break;
             };
-            if best.is_none_or(|(bs, be)| e - s > be - bs) {
+            // A nested tag's argument (`!Ref 'AWS::NoValue'`) or a pseudo parameter names
+            // something; it is not the literal.
+            let nested = text[ve..s]
+                .trim_end()
+                .ends_with(|c: char| c.is_ascii_alphabetic())
+                && text[ve..s]
+                    .trim_end()
+                    .rsplit(' ')
+                    .next()
+                    .is_some_and(|w| w.starts_with('!'));
+            if !nested && !text[s..e].contains("::") && best.is_none_or(|(bs, be)| e - s > be - bs)
+            {
                 best = Some((s, e));
             }
             i = e;
@@ -3382,7 +3401,7 @@ fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (ms, me) = caps.whole();
     let header_end = text[ms..me].find('\n').map_or(me, |i| ms + i);
     let header = &text[ms..header_end];
-    let columns: Vec<(usize, String)> = cells(header, ms)
+    let columns: Vec<(usize, String, bool)> = cells(header, ms)
         .into_iter()
         .enumerate()
         .filter_map(|(i, (s, e))| {
@@ -3400,28 +3419,29 @@ fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             let prev = words.len().checked_sub(2).map_or("", |i| words[i].as_str());
             // A column's name is a label, as an environment variable's is: `DB pass`,
             // `signing key`, `encryption key` (review 23).
-            let column = cell_names_a_credential(&name)
-                || matches!(
-                    last,
-                    "password"
-                        | "passwd"
-                        | "pwd"
-                        | "passphrase"
-                        | "secret"
-                        | "token"
-                        | "credential"
-                        | "credentials"
-                        | "apikey"
-                )
-                || last == "key"
-                    && matches!(prev, "api" | "access" | "secret" | "private" | "license");
+            let listed = matches!(
+                last,
+                "password"
+                    | "passwd"
+                    | "pwd"
+                    | "passphrase"
+                    | "secret"
+                    | "token"
+                    | "credential"
+                    | "credentials"
+                    | "apikey"
+            ) || last == "key"
+                && matches!(prev, "api" | "access" | "secret" | "private" | "license");
+            // Other words judged as a name too, with a value that reads as random: a
+            // `Signing key` column may list public key ids, a `Pass` column test runs.
+            let column = listed || cell_names_a_credential(&name);
             // Judged as the label it is (`pass` alone is a column of passwords).
             let name = if credential_name(&name).is_some() {
                 name
             } else {
                 name.to_ascii_uppercase()
             };
-            column.then_some((i, name))
+            column.then_some((i, name, !listed))
         })
         .collect();
     if columns.is_empty() {
@@ -3442,14 +3462,14 @@ fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             break;
         }
         let row = cells(line, from);
-        for (i, name) in &columns {
+        for (i, name, strict) in &columns {
             if let Some(&(s, e)) = row.get(*i) {
                 let cell = &text[s..e];
                 let lead = cell.len() - cell.trim_start_matches('`').len();
                 let trail = cell.len() - cell.trim_end_matches('`').len();
                 if s + lead < e - trail {
                     let v = &text[s + lead..e - trail];
-                    if strong_value(v) {
+                    if strong_value(v) && (!strict || random_looking(v)) {
                         judge_pair(scan, name, s + lead, e - trail, "table-cell", true, out);
                     }
                 }
@@ -3503,7 +3523,7 @@ fn check_table_row(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let v = &text[s + lead..e - trail];
-        if strong_value(v) {
+        if strong_value(v) && random_looking(v) {
             let name = text[ns..ne].trim_matches(['*', '_', '`', ' ', '\t']);
             let mut name = name.split_whitespace().collect::<Vec<_>>().join("_");
             if credential_name(&name).is_none() {
@@ -3804,6 +3824,57 @@ fn check_cookie(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// commit or a digest in hex, an address, a path, a code identifier).
 fn check_clause_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let v = caps.str(1).trim_end_matches(['.', ',', ':', '!', '?']);
+    // A word of the clause that makes the value something else the credential has: its id,
+    // name, ARN, policy, format, test fixture… (`the API key id is key_01HZ…`).
+    let (ms, _) = caps.whole();
+    let (vs, _) = caps.range(1).expect("group v");
+    let about_something_else = scan.text()[ms..vs]
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .skip(1)
+        .any(|w| {
+            matches!(
+                w.to_ascii_lowercase().as_str(),
+                "id" | "ids"
+                    | "name"
+                    | "names"
+                    | "arn"
+                    | "policy"
+                    | "format"
+                    | "prefix"
+                    | "suffix"
+                    | "header"
+                    | "type"
+                    | "hash"
+                    | "fingerprint"
+                    | "endpoint"
+                    | "url"
+                    | "file"
+                    | "path"
+                    | "scope"
+                    | "scopes"
+                    | "fixture"
+                    | "example"
+                    | "length"
+                    | "ttl"
+                    | "expiry"
+                    | "lifetime"
+                    | "budget"
+                    | "limit"
+                    | "field"
+                    | "variable"
+                    | "var"
+                    | "env"
+                    | "version"
+                    | "kind"
+                    | "alias"
+                    | "label"
+                    | "ref"
+                    | "reference"
+            )
+        });
+    if about_something_else {
+        return;
+    }
     let hex = v.bytes().all(|c| c.is_ascii_hexdigit());
     let identifier = v.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
         && !super::random_word(v.trim_matches('_'));
@@ -3812,10 +3883,43 @@ fn check_clause_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
         || identifier
         || v.contains(['@', '/', '\\', '.'])
         || reads_as_a_name(v.trim_end_matches('-'))
+        || !random_looking(v)
     {
         return;
     }
     check_labelled(scan, caps, out);
+}
+
+/// A value that reads as drawn at random, judged on its letters and digits alone (signs
+/// removed: `Kx9#mPq2…`): upper and lower case (two of each at least) and digits mixed, the
+/// digits not the most of it (a timestamp, a build number), or 32 or more hexadecimal
+/// digits. Not a public id (`0x4AA4…`), a digest's fingerprint (`SHA256:…`) or a ticket
+/// (`AUTH-10234`). The bar for text that names a credential without assigning it: prose,
+/// and tables whose labels may be tasks (`| Rotate token | PLAT-48213 |`).
+fn random_looking(v: &str) -> bool {
+    if v.starts_with("0x") || v.starts_with("0X") {
+        return false;
+    }
+    if let Some((pre, _)) = v.split_once([':', '-', '=']) {
+        let pre = pre.to_ascii_lowercase();
+        if matches!(
+            pre.as_str(),
+            "sha1" | "sha256" | "sha384" | "sha512" | "md5" | "sha"
+        ) {
+            return false;
+        }
+    }
+    let s: String = v.chars().filter(char::is_ascii_alphanumeric).collect();
+    let count = |f: fn(&u8) -> bool| s.as_bytes().iter().filter(|c| f(c)).count();
+    let (upper, lower, digits) = (
+        count(u8::is_ascii_uppercase),
+        count(u8::is_ascii_lowercase),
+        count(u8::is_ascii_digit),
+    );
+    s.len() >= 10
+        && !reads_as_a_name(v)
+        && (super::random_word(&s) && upper >= 2 && lower >= 2 && digits * 5 <= s.len() * 3
+            || s.len() >= 32 && digits > 0 && s.bytes().all(|c| c.is_ascii_hexdigit()))
 }
 
 /// A value written as a name, not drawn at random: lowercase words and numbers between
