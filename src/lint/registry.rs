@@ -521,7 +521,8 @@ rule!(HID013, "HID013", "encrypted-file", Hid, Error,
     hits: ["U2FsdGVkX19vbWVzYWx0IGp1c3Qgc29tZSBjaXBoZXJ0ZXh0IGhlcmUgdG8gdGVzdCB0aGU=\n",
            "-----BEGIN AGE ENCRYPTED FILE-----\nYWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IFgyNTUxOSBhYmNkZWY=\n-----END AGE ENCRYPTED FILE-----\n",
            "# Notes\n\n```\n-----BEGIN PGP MESSAGE-----\nhQEMA5xyz\n-----END PGP MESSAGE-----\n```\n"],
-    misses: ["Decrypt with `openssl enc -d`; the file starts with U2FsdGVkX1 when salted."]);
+    misses: ["Decrypt with `openssl enc -d`; the file starts with U2FsdGVkX1 when salted.",
+             "U2FsdGVkX1 is what the tool writes first when a salt is used and we keep it\n"]);
 
 rule!(ENC001, "ENC001", "encoded-instruction", Enc, Error,
     "An encoded or obfuscated run (base64, hex, percent, entities, Morse, ROT13, reversed or split text) that decodes to an injection, exfiltration request or secret.",

@@ -557,11 +557,18 @@ fn encrypted_text(body: &str) -> Option<&'static str> {
     ];
     // OpenSSL's salted format, `Salted__` and eight bytes of salt, then at least one block,
     // in base64: 44 characters at the least.
+    // Prose of short words is letters too: base64 has long stretches, digits and signs.
     if body.starts_with("U2FsdGVkX1")
         && body.bytes().filter(|b| !b.is_ascii_whitespace()).count() >= 44
         && body.bytes().all(|b| {
             b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=') || b.is_ascii_whitespace()
         })
+        && body.split_ascii_whitespace().any(|w| w.len() >= 12)
+        && body
+            .bytes()
+            .filter(|b| !b.is_ascii_alphabetic() && !b.is_ascii_whitespace())
+            .count()
+            >= 2
     {
         return Some("OpenSSL-encrypted (salted, base64)");
     }
