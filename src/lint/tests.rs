@@ -1357,3 +1357,16 @@ fn base64_encode(bytes: &[u8]) -> String {
     }
     out
 }
+
+#[test]
+fn a_provider_word_after_a_multibyte_character_does_not_panic() {
+    // Review 27: the search for the identifier around a provider's word stepped one byte
+    // past a character before it, inside `✅` or `€`.
+    for text in [
+        "✅JWT ENCRYPTED_PASSWORD_FILE done",
+        "€JWT ENCRYPTED_PASSWORD",
+        "- [x] 🔐JWT_SECRET rotated",
+    ] {
+        let _ = rules_fired(text);
+    }
+}

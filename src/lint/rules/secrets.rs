@@ -657,7 +657,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         // A label, a short clause of words, then a verb or sign that gives the value:
         // `the admin password was set to …`, `the webhook secret we configured is …`,
         // `Password for the test account: …`, `an access token (…)`.
-        regex: r#"\b(?:passwords?|passwd|passphrase|secret|token|api[ _-]?key|apikey|access[ _-]?key|secret[ _-]?key|private[ _-]?key|signing[ _-]?key|auth[ _-]?token|access[ _-]?token|client[ _-]?secret|credentials?)\b(?:[ \t]+[A-Za-z']{1,16}){0,6}?(?:[ \t]+(?:is|was|are|to|now|as)[ \t]+[`"']?|[ \t]*:[ \t]*[`"']?|[ \t]*\([ \t]*[`"']?)(?P<v>[^\s`"'<>()\[\]{},;|]{10,})"#,
+        regex: r#"(?:\b|_)(?:passwords?|passwd|passphrase|secrets?|tokens?|api[ _-]?keys?|apikeys?|access[ _-]?keys?|secret[ _-]?keys?|private[ _-]?keys?|signing[ _-]?keys?|auth[ _-]?tokens?|access[ _-]?tokens?|client[ _-]?secrets?|credentials?)\b(?:'s)?(?:\*\*|__|`)?,?(?:[ \t]+\(?[A-Za-z0-9_'-]{1,24}\)?,?){0,10}?(?:[ \t]+(?:is|was|are|to|now|as|be|equals|becomes|still|currently)[ \t]+[`"']?|[ \t]*(?:\*\*|__)?[ \t]*(?::|=>|=|->|→)[ \t]*(?:\*\*|__)?[ \t]*[`"']?|[ \t]+[-–—][ \t]+[`"']?|[ \t]*\([ \t]*[`"']?)(?P<v>[^\s`"'<>()\[\]{},;|]{10,})"#,
         before: 10,
         after: 340,
         check: check_clause_labelled,
@@ -1440,39 +1440,93 @@ fn clause_gate(b: &[u8], _start: usize, end: usize) -> bool {
     let hi = b.len().min(end + 200);
     let b = &b[..hi];
     let mut i = end;
-    // The label's own tail (`passwords`, `secret key`) is read as a word of the clause.
+    // The label's own tail (`passwords`, `secret key`) is read as a word of the clause, its
+    // emphasis or code span closed after it.
     while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'-')) {
         i += 1;
     }
+    while i < b.len() && matches!(b[i], b'*' | b'`') {
+        i += 1;
+    }
     let blank = |c: u8| c == b' ' || c == b'\t';
-    for _ in 0..8 {
+    // `:`, `=`, `=>`, `->`, `→` or `(` gives the value now (after emphasis).
+    let sign_at = |mut i: usize| {
+        while i < b.len() && matches!(b[i], b'*' | b'_') {
+            i += 1;
+        }
+        let rest = &b[i..];
+        [&b"=>"[..], b"->", "\u{2192}".as_bytes(), b":", b"=", b"("]
+            .iter()
+            .find(|s| rest.starts_with(s))
+            .map(|s| i + s.len())
+    };
+    let value_after = |at: usize| {
+        let mut v = at;
+        while v < b.len() && matches!(b[v], b'*' | b'_') {
+            v += 1;
+        }
+        value_run_at(b, v)
+    };
+    // The label's possessive and a comma (`the token's value`, `the password, as set`).
+    if b[i..].starts_with(b"'s") {
+        i += 2;
+    }
+    if i < b.len() && b[i] == b',' {
+        i += 1;
+    }
+    for round in 0..12 {
         let lead = i;
         while i < b.len() && blank(b[i]) {
             i += 1;
         }
-        // `:` or `(` gives the value now.
-        let sign = i < b.len() && (b[i] == b':' || b[i] == b'(');
-        if sign {
-            i += 1;
-            return value_run_at(b, i);
+        // A parenthesis gives the value only right after the label (`an access token (…)`);
+        // later it opens a word of the clause (`(staging):`, `1200 (token_budget …)`).
+        if let Some(after) = sign_at(i)
+            && (b[i] != b'(' || round == 0)
+        {
+            if value_after(after) {
+                return true;
+            }
+            if b[i] != b'(' {
+                return false;
+            }
+        }
+        // A dash between blanks gives the value too (`Password for staging - …`).
+        if i > lead && (b[i..].starts_with(b"- ") || b[i..].starts_with("\u{2013} ".as_bytes())) {
+            return value_after(i + 2);
         }
         if i == lead && i > end {
             return false;
         }
         let w = i;
-        while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'\'') {
+        while i < b.len()
+            && (b[i].is_ascii_alphanumeric()
+                || matches!(b[i], b'\'' | b'_' | b'-' | b'(' | b')' | b','))
+        {
             i += 1;
         }
         let word = &b[w..i];
-        if word.is_empty() || word.len() > 16 {
+        if word.is_empty() || word.len() > 26 {
             return false;
         }
-        if i < b.len() && b[i] == b':' {
-            return value_run_at(b, i + 1);
+        if let Some(after) = sign_at(i)
+            && value_after(after)
+        {
+            return true;
         }
         if matches!(
             word.to_ascii_lowercase().as_slice(),
-            b"is" | b"was" | b"are" | b"to" | b"now" | b"as"
+            b"is"
+                | b"was"
+                | b"are"
+                | b"to"
+                | b"now"
+                | b"as"
+                | b"be"
+                | b"equals"
+                | b"becomes"
+                | b"still"
+                | b"currently"
         ) && value_run_at(b, i)
         {
             return true;
@@ -1517,7 +1571,9 @@ fn value_run_at(b: &[u8], mut i: usize) -> bool {
         other |= !b[i].is_ascii_alphabetic();
         i += 1;
     }
-    i - run >= 10 && other
+    // Letters alone qualify when long and of both cases (see [`random_looking`]).
+    let upper = b[run..i].iter().filter(|c| c.is_ascii_uppercase()).count();
+    i - run >= 10 && (other || i - run >= 16 && upper >= 3 && i - run - upper >= 3)
 }
 
 /// Whether a label (`password`, `token`, …) ending at `end` can be followed by a value
@@ -3497,7 +3553,13 @@ fn cell_names_a_credential(cell: &str) -> bool {
 /// Reads back to the line's start within 600 bytes.
 fn table_row_gate(b: &[u8], start: usize, end: usize) -> bool {
     let lo = start.saturating_sub(600);
-    let line_start = memchr::memrchr(b'\n', &b[lo..start]).map_or(lo, |i| lo + i + 1);
+    // The line must start within the reach: a row is not 600 bytes long (review 27: a line
+    // of a megabyte of cells opened the pattern at every keyword).
+    let line_start = match memchr::memrchr(b'\n', &b[lo..start]) {
+        Some(i) => lo + i + 1,
+        None if lo == 0 => 0,
+        None => return false,
+    };
     let first = b[line_start..start]
         .iter()
         .find(|c| !matches!(c, b' ' | b'\t' | b'>'));
@@ -3828,6 +3890,16 @@ fn check_clause_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     // name, ARN, policy, format, test fixture… (`the API key id is key_01HZ…`).
     let (ms, _) = caps.whole();
     let (vs, _) = caps.range(1).expect("group v");
+    // The same parenthesis rule as the gate's: after clause words it opens a word.
+    let between = scan.text()[ms..vs].trim_end_matches(['`', '"', '\'', ' ', '\t']);
+    if between.ends_with('(') && between.split_whitespace().count() > 3 {
+        return;
+    }
+    // A label inside an identifier (`Set API_TOKEN to …`) is prose's only before a word:
+    // `NEXT_PAGE_TOKEN=…` is an assignment, judged (with its name) by SEC120.
+    if scan.text()[ms..].starts_with('_') && scan.text()[ms..vs].contains(['=', ':']) {
+        return;
+    }
     let about_something_else = scan.text()[ms..vs]
         .split(|c: char| !c.is_ascii_alphabetic())
         .skip(1)
@@ -3870,24 +3942,50 @@ fn check_clause_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
                     | "label"
                     | "ref"
                     | "reference"
+                    | "kid"
+                    | "thumbprint"
+                    | "accessor"
+                    | "digest"
+                    | "checksum"
+                    | "seed"
+                    | "renamed"
+                    | "called"
+                    | "named"
+                    | "stored"
+                    | "kept"
+                    | "handler"
+                    | "service"
+                    | "class"
+                    | "module"
+                    | "function"
+                    | "method"
+                    | "middleware"
+                    | "provider"
+                    | "manager"
+                    | "helper"
+                    | "worker"
             )
         });
-    if about_something_else {
+    // A page's or a sync's token (`the continuation token was …`) is no credential.
+    let page = word_before(scan.text(), ms).is_some_and(|w| {
+        matches!(
+            w.to_ascii_lowercase().as_str(),
+            "pagination" | "continuation" | "cursor" | "sync" | "page"
+        )
+    });
+    if about_something_else || page {
         return;
     }
     let hex = v.bytes().all(|c| c.is_ascii_hexdigit());
-    let identifier = v.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-        && !super::random_word(v.trim_matches('_'));
     // (A prefix named in documentation ends with its dash: `sk-ant-api03-`.)
     if hex
-        || identifier
         || v.contains(['@', '/', '\\', '.'])
         || reads_as_a_name(v.trim_end_matches('-'))
         || !random_looking(v)
     {
         return;
     }
-    check_labelled(scan, caps, out);
+    labelled(scan, caps, out, true);
 }
 
 /// A value that reads as drawn at random, judged on its letters and digits alone (signs
@@ -3897,7 +3995,10 @@ fn check_clause_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
 /// (`AUTH-10234`). The bar for text that names a credential without assigning it: prose,
 /// and tables whose labels may be tasks (`| Rotate token | PLAT-48213 |`).
 fn random_looking(v: &str) -> bool {
-    if v.starts_with("0x") || v.starts_with("0X") {
+    // A public id, or a key meant to be published (`pk_live_…`, `pk_test_…`).
+    if (v.starts_with("0x") || v.starts_with("0X")) && v[2..].bytes().all(|c| c.is_ascii_hexdigit())
+        || v.starts_with("pk_")
+    {
         return false;
     }
     if let Some((pre, _)) = v.split_once([':', '-', '=']) {
@@ -3916,10 +4017,23 @@ fn random_looking(v: &str) -> bool {
         count(u8::is_ascii_lowercase),
         count(u8::is_ascii_digit),
     );
+    // Letters alone, drawn at random, switch case about every other letter.
+    let switches = s
+        .as_bytes()
+        .windows(2)
+        .filter(|w| w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase())
+        .count();
+    let mixed_letters = digits == 0
+        && s.len() >= 16
+        && upper * 4 >= s.len()
+        && lower * 4 >= s.len()
+        && switches * 3 >= s.len();
     s.len() >= 10
         && !reads_as_a_name(v)
-        && (super::random_word(&s) && upper >= 2 && lower >= 2 && digits * 5 <= s.len() * 3
-            || s.len() >= 32 && digits > 0 && s.bytes().all(|c| c.is_ascii_hexdigit()))
+        && entropy(&s) >= 3.0
+        && (mixed_letters
+            || super::random_word(&s) && upper >= 2 && lower >= 2 && digits * 5 <= s.len() * 3
+            || v.len() >= 32 && digits > 0 && v.bytes().all(|c| c.is_ascii_hexdigit()))
 }
 
 /// A value written as a name, not drawn at random: lowercase words and numbers between
@@ -3957,10 +4071,22 @@ fn reads_as_a_name(v: &str) -> bool {
             i += 1;
         }
     }
-    dashed || words >= 2
+    // One capitalised word and a version or a year at the end (`PaymentsDbPwV2`,
+    // `ReadOnlyProjects2024`, `Argon2idV19`): a name that was given a version.
+    let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    let versioned = digits > 0
+        && (b.len() > digits && b[b.len() - digits - 1] == b'V'
+            || digits == 4 && v[v.len() - 4..].starts_with("20"));
+    dashed || words >= 2 || words >= 1 && versioned
 }
 
 fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    labelled(scan, caps, out, false);
+}
+
+/// SEC121's judgement of a labelled value; `random`: a value that reads as random (see
+/// [`random_looking`]) is enough, as the prose-clause check has already asked it.
+fn labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>, random: bool) {
     let (s, e) = caps.range(1).expect("group v");
     // The value is its first 300 characters. Counted here, not in the regex: a repetition
     // bound of 300 over a Unicode class built an automaton that cost the hook ~20 M
@@ -3984,6 +4110,7 @@ fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if head[word..]
         .trim_start_matches(['*', '_', ' ', '\t'])
         .starts_with(['=', ':'])
+        && credential_name(&head[..word]).is_some()
     {
         return;
     }
@@ -3994,7 +4121,7 @@ fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         && v.len() > 10
         && !v[1..].contains(['/', '\\', '%', '.'])
         && strong_value(&v[1..]);
-    if v.len() < 10 || !(strong_value(v) || signed) {
+    if v.len() < 10 || !(strong_value(v) || signed || random && random_looking(v)) {
         return;
     }
     out.push(

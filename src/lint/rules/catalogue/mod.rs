@@ -328,8 +328,9 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
         // The name the provider's word sits in says the key is published
         // (`NEXT_PUBLIC_AMPLITUDE_KEY`, `PUBLIC_PUSHER_KEY`): an identifier.
         let lead = before
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rfind(|&(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         if words(&before[lead..]).iter().any(|w| {
             matches!(
                 w.as_str(),
