@@ -667,6 +667,18 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC121,
+        keywords: PROSE_LABELS,
+        // The value first: `use … as the password`, `the CI bot uses … as its token`.
+        regex: r#"(?i:\b(?:use|used|uses|using|set|sets|with))[ \t]+[`"']?(?P<v>[^\s`"'<>()\[\]{},;|]{10,})[`"']?[ \t]+as[ \t]+(?:(?:the|its|our|your|their|his|her|a|an|my)[ \t]+)?(?:[A-Za-z0-9_-]{1,20}[ \t]+){0,3}(?:passwords?|passwd|passphrase|secrets?|tokens?|api[ _-]?keys?|access[ _-]?keys?|secret[ _-]?keys?|private[ _-]?keys?|signing[ _-]?keys?|auth[ _-]?tokens?|access[ _-]?tokens?|client[ _-]?secrets?|credentials?)\b"#,
+        before: 200,
+        after: 20,
+        check: check_value_first_label,
+        overlap: false,
+        gate: Some(value_first_label_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC121,
         keywords: &["key", "token", "secret", "password", "passwd"],
         regex: r#"(?m)(?:^|[\s"'`(\[{,;])(?P<n>[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*)(?:[ \t]+|,)(?P<v>[^\s"'`<>()\[\]{},;|=:]{16,})[ \t]*(?:[\r\n"'`)\]},;]|$)"#,
         before: 80,
@@ -3881,6 +3893,36 @@ fn check_cookie(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// A credential written after its label in prose, a comment or a table (`API key:
 /// tkJPQ…`, `-- password k5BeK…`, `**Password:** …`): the value must look like a credential on
 /// its own ([`strong_value`]).
+/// The label follows its value (`use … as the password`): before the keyword, within 120
+/// bytes on its line, the word `as`.
+fn value_first_label_gate(b: &[u8], start: usize, _end: usize) -> bool {
+    let lo = start.saturating_sub(120);
+    let line_start = memchr::memrchr(b'\n', &b[lo..start]).map_or(lo, |i| lo + i + 1);
+    memchr::memmem::find(&b[line_start..start], b" as ").is_some()
+}
+
+/// A value named as a credential after it (`use … as the password`): judged as the prose
+/// clause's value is, random-looking only.
+fn check_value_first_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (vs, ve) = caps.range(1).expect("group v");
+    let v = scan.text()[vs..ve].trim_end_matches(['.', ',', ':', '!', '?']);
+    if v.bytes().all(|c| c.is_ascii_hexdigit())
+        || v.contains(['@', '/', '\\', '.', '='])
+        || !random_looking(v)
+    {
+        return;
+    }
+    out.push(
+        Finding::new(
+            &SEC121,
+            vs,
+            vs + v.len(),
+            format!("credential written out before its label: {}", redacted(v)),
+        )
+        .secret("labelled-credential"),
+    );
+}
+
 /// [`check_labelled`] for a label with a clause before its value: the same judgement, and
 /// the value must not read as something a sentence about a credential names instead (a
 /// commit or a digest in hex, an address, a path, a code identifier).
