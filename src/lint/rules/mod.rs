@@ -713,6 +713,28 @@ pub(crate) fn is_template(value: &str) -> bool {
         || is_reference(v)
 }
 
+/// The heads of code that reads the environment: a value that starts with one is a
+/// reference ([`is_reference`]); a literal after it may be its hard-coded default.
+pub(crate) const ENV_READS: &[&str] = &[
+    "process.env.",
+    "process.env[",
+    "import.meta.env.",
+    "Deno.env.get(",
+    "os.environ",
+    "os.getenv(",
+    "getenv(",
+    "System.getenv(",
+    "env.get(",
+    "Environment.GetEnvironmentVariable(",
+    "ENV[",
+    "ENV.fetch(",
+    "$_ENV[",
+    "$_SERVER[",
+    "$ENV{",
+    "std::env::var(",
+    "env::var(",
+];
+
 /// Whether `v` names where a secret is kept instead of holding it (review 23): a secret
 /// manager's reference (1Password `op://`, `ref+vault://`, `sm://`…), a Kubernetes
 /// secret reference (`secretRef:`), an AWS `CloudFormation` tag (`!Ref`, `!Sub`, `!GetAtt`…), or code that reads the
@@ -747,16 +769,6 @@ pub(crate) fn is_reference(v: &str) -> bool {
         "!Base64",
         "!Split",
     ];
-    const READS: &[&str] = &[
-        "process.env.",
-        "import.meta.env.",
-        "os.environ",
-        "getenv(",
-        "env.get(",
-        "Environment.GetEnvironmentVariable(",
-        "ENV[",
-        "ENV.fetch(",
-    ];
     // What follows the marker names a place, in words: a random stretch in it is a secret
     // written after a marker, not a name (review 24).
     let names_a_place = |rest: &str| {
@@ -774,7 +786,7 @@ pub(crate) fn is_reference(v: &str) -> bool {
             v.strip_prefix(t)
                 .is_some_and(|r| (r.is_empty() || r.starts_with(' ')) && names_a_place(r))
         })
-        || READS.iter().any(|r| v.starts_with(r)) && names_a_place(v)
+        || ENV_READS.iter().any(|r| v.starts_with(r)) && names_a_place(v)
 }
 
 /// A run of letters and digits that reads as drawn at random rather than written: upper and

@@ -3019,26 +3019,9 @@ fn quoted_at(text: &str, from: usize) -> Option<(usize, usize)> {
 /// which a resource's logical id never does). The look stays on the line, within 160 bytes.
 fn following_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)> {
     const TAGS: [&str; 5] = ["!Sub", "!Join", "!If", "!Base64", "!Select"];
-    const READS: [&str; 15] = [
-        "process.env.",
-        "process.env[",
-        "Deno.env.get(",
-        "$_ENV[",
-        "$_SERVER[",
-        "$ENV{",
-        "std::env::var(",
-        "import.meta.env.",
-        "os.environ",
-        "os.getenv(",
-        "getenv(",
-        "System.getenv(",
-        "Environment.GetEnvironmentVariable(",
-        "ENV[",
-        "env::var(",
-    ];
     let head = &text[vs..ve];
     let tag = head.starts_with('!');
-    if !tag && !READS.iter().any(|r| head.starts_with(r)) {
+    if !tag && !super::ENV_READS.iter().any(|r| head.starts_with(r)) {
         return None;
     }
     let hi = text.len().min(vs + 160);
@@ -3110,7 +3093,7 @@ fn following_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)>
     if tag {
         return None;
     }
-    env_fallback(text, ve, line_end, &READS)
+    env_fallback(text, ve, line_end, super::ENV_READS)
 }
 
 /// The literal an environment read ending the regex's value at `ve` falls back to: right
@@ -3893,6 +3876,16 @@ fn check_cookie(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// A credential written after its label in prose, a comment or a table (`API key:
 /// tkJPQ…`, `-- password k5BeK…`, `**Password:** …`): the value must look like a credential on
 /// its own ([`strong_value`]).
+/// Whether a value a sentence gives a credential label is one: it reads as random and not
+/// as what such sentences also name (a commit or digest in hex, an address, a path, a name;
+/// a prefix named in documentation ends with its dash: `sk-ant-api03-`).
+fn prose_secret(v: &str) -> bool {
+    !v.bytes().all(|c| c.is_ascii_hexdigit())
+        && !v.contains(['@', '/', '\\', '.'])
+        && !reads_as_a_name(v.trim_end_matches('-'))
+        && random_looking(v)
+}
+
 /// The label follows its value (`use … as the password`): before the keyword, within 120
 /// bytes on its line, the word `as`.
 fn value_first_label_gate(b: &[u8], start: usize, _end: usize) -> bool {
@@ -3906,10 +3899,7 @@ fn value_first_label_gate(b: &[u8], start: usize, _end: usize) -> bool {
 fn check_value_first_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (vs, ve) = caps.range(1).expect("group v");
     let v = scan.text()[vs..ve].trim_end_matches(['.', ',', ':', '!', '?']);
-    if v.bytes().all(|c| c.is_ascii_hexdigit())
-        || v.contains(['@', '/', '\\', '.', '='])
-        || !random_looking(v)
-    {
+    if !prose_secret(v) {
         return;
     }
     out.push(
@@ -4018,13 +4008,7 @@ fn check_clause_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     if about_something_else || page {
         return;
     }
-    let hex = v.bytes().all(|c| c.is_ascii_hexdigit());
-    // (A prefix named in documentation ends with its dash: `sk-ant-api03-`.)
-    if hex
-        || v.contains(['@', '/', '\\', '.'])
-        || reads_as_a_name(v.trim_end_matches('-'))
-        || !random_looking(v)
-    {
+    if !prose_secret(v) {
         return;
     }
     labelled(scan, caps, out, true);
