@@ -679,6 +679,32 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC121,
+        keywords: PROSE_LABELS,
+        // The value alone on the line after its label (`Password for staging:`, then the
+        // value indented, in a code fence or on its own line).
+        regex: r#"(?m)(?:\b|_)(?:passwords?|passwd|passphrase|secrets?|tokens?|api[ _-]?keys?|apikeys?|access[ _-]?keys?|secret[ _-]?keys?|private[ _-]?keys?|signing[ _-]?keys?|auth[ _-]?tokens?|access[ _-]?tokens?|client[ _-]?secrets?|credentials?)\b[^\n:]{0,80}:[ \t*_]*\r?\n(?:[ \t]*\r?\n){0,2}(?:[ \t]*(?:```|~~~)[^\n]{0,20}\n)?[ \t]*[`"']?(?P<v>[^\s`"'<>()\[\]{},;|]{10,})[`"']?[ \t]*\r?$"#,
+        before: 10,
+        after: 800,
+        check: check_next_line,
+        overlap: false,
+        gate: Some(next_line_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC121,
+        keywords: &["key"],
+        // A bare `key` as a sentence's subject (`The key is …`, `Stripe key: …`); the
+        // qualified labels (`API key`, `signing key`) are the patterns' above.
+        regex: r#"\bkey\b(?:\*\*|__)?(?:[ \t]+(?:is|was|=)[ \t]+|[ \t]*(?:\*\*|__)?[ \t]*[:=][ \t]*)(?:\*\*|__)?[`"']?(?P<v>[^\s`"'<>()\[\]{},;|]{10,})"#,
+        before: 40,
+        after: 340,
+        check: check_bare_key,
+        overlap: false,
+        gate: Some(bare_key_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC121,
         keywords: &["key", "token", "secret", "password", "passwd"],
         regex: r#"(?m)(?:^|[\s"'`(\[{,;])(?P<n>[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)*)(?:[ \t]+|,)(?P<v>[^\s"'`<>()\[\]{},;|=:]{16,})[ \t]*(?:[\r\n"'`)\]},;]|$)"#,
         before: 80,
@@ -859,20 +885,15 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC121,
-        keywords: &[
-            "login:",
-            "logins:",
-            "creds:",
-            "credentials:",
-            "login :",
-            "creds :",
-        ],
-        regex: r#"\b(?:logins?|creds|credentials)[ \t]*:[ \t]*[`'"]?(?P<u>[A-Za-z0-9_.@+-]{1,64})[`'"]?[ \t]*(?:/|:)[ \t]*[`'"]?(?P<v>[^ \t\r\n`'"<>()\[\]{},;|]+)"#,
+        keywords: &["login", "creds", "credentials", "account"],
+        // A login label, a short clause on its line (`Login for the test account:`,
+        // `Staging login (admin panel):`), then a user and a password.
+        regex: r#"\b(?:logins?|creds|credentials|accounts?)\b[^:\n]{0,60}:[ \t]*[`'"]?(?P<u>[A-Za-z0-9_.@+-]{1,64})[`'"]?[ \t]*(?:/|:)[ \t]*[`'"]?(?P<v>[^ \t\r\n`'"<>()\[\]{},;|]+)"#,
         before: 10,
         after: 340,
         check: check_login_pair,
         overlap: false,
-        gate: None,
+        gate: Some(login_pair_gate),
         near: &[],
     },
     Pattern {
@@ -3918,8 +3939,6 @@ fn check_value_first_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
 /// commit or a digest in hex, an address, a path, a code identifier).
 fn check_clause_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let v = caps.str(1).trim_end_matches(['.', ',', ':', '!', '?']);
-    // A word of the clause that makes the value something else the credential has: its id,
-    // name, ARN, policy, format, test fixture… (`the API key id is key_01HZ…`).
     let (ms, _) = caps.whole();
     let (vs, _) = caps.range(1).expect("group v");
     // The same parenthesis rule as the gate's: after clause words it opens a word.
@@ -3932,7 +3951,23 @@ fn check_clause_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     if scan.text()[ms..].starts_with('_') && scan.text()[ms..vs].contains(['=', ':']) {
         return;
     }
-    let about_something_else = scan.text()[ms..vs]
+    // A word of the clause that makes the value something else the credential has: its id,
+    // name, ARN, policy, format, test fixture… (`the API key id is key_01HZ…`).
+    if names_something_else(&scan.text()[ms..vs]) || names_a_page_token(scan.text(), ms) {
+        return;
+    }
+    if !prose_secret(v) {
+        return;
+    }
+    labelled(scan, caps, out, true);
+}
+
+/// Whether a clause between a credential's label and a value (`the API key id is …`) names
+/// something else the credential has (its id, name, ARN, policy, format, fixture…), so that
+/// the value is that, not the credential. The label itself (the clause's first word) is not
+/// judged.
+fn names_something_else(clause: &str) -> bool {
+    clause
         .split(|c: char| !c.is_ascii_alphabetic())
         .skip(1)
         .any(|w| {
@@ -3997,21 +4032,300 @@ fn check_clause_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
                     | "helper"
                     | "worker"
             )
-        });
-    // A page's or a sync's token (`the continuation token was …`) is no credential.
-    let page = word_before(scan.text(), ms).is_some_and(|w| {
+        })
+}
+
+/// Whether the label at `at` is a page's or a sync's token (`the continuation token was …`),
+/// which is no credential.
+fn names_a_page_token(text: &str, at: usize) -> bool {
+    word_before(text, at).is_some_and(|w| {
         matches!(
             w.to_ascii_lowercase().as_str(),
             "pagination" | "continuation" | "cursor" | "sync" | "page"
         )
-    });
-    if about_something_else || page {
+    })
+}
+
+/// [`check_next_line`]'s gate: the label's line ends with a colon within 120 bytes, and the
+/// next line that is not blank (past at most two blank lines and a code fence's opening)
+/// holds one run of ten or more value bytes and nothing else. Reads at most 800 bytes.
+fn next_line_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    let hi = b.len().min(end + 800);
+    let b = &b[..hi];
+    let Some(eol) = memchr::memchr(b'\n', &b[end..b.len().min(end + 120)]).map(|i| end + i) else {
+        return false;
+    };
+    let head = b[end..eol].trim_ascii_end();
+    let head = &head[..head.len()
+        - head
+            .iter()
+            .rev()
+            .take_while(|&&c| matches!(c, b'*' | b'_'))
+            .count()];
+    if !head.ends_with(b":") {
+        return false;
+    }
+    let mut i = eol + 1;
+    let mut blanks = 0;
+    let mut fenced = false;
+    while i < b.len() {
+        let e = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
+        let line = b[i..e].trim_ascii();
+        if line.is_empty() {
+            blanks += 1;
+            if blanks > 2 {
+                return false;
+            }
+        } else if !fenced && (line.starts_with(b"```") || line.starts_with(b"~~~")) {
+            fenced = true;
+        } else {
+            let line = line.strip_prefix(b"`").unwrap_or(line);
+            let line = line.strip_suffix(b"`").unwrap_or(line);
+            return line.len() >= 10
+                && line
+                    .iter()
+                    .all(|&c| value_byte(c) || matches!(c, b'"' | b'\''));
+        }
+        i = e + 1;
+    }
+    false
+}
+
+/// A credential alone on the line after its label (`API key for the sandbox:` and the key
+/// indented or fenced below): judged as the prose clause's value is, random-looking only,
+/// and not when the label's line names something else the credential has (`Token id:`).
+fn check_next_line(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (ms, _) = caps.whole();
+    let (vs, ve) = caps.range(1).expect("group v");
+    let text = scan.text();
+    let colon = text[ms..vs].find(':').map_or(vs, |i| ms + i);
+    if names_something_else(&text[ms..colon]) || names_a_page_token(text, ms) {
         return;
     }
+    let v = text[vs..ve].trim_end_matches(['.', ',', ':', '!', '?']);
     if !prose_secret(v) {
         return;
     }
-    labelled(scan, caps, out, true);
+    out.push(
+        Finding::new(
+            &SEC121,
+            vs,
+            vs + v.len(),
+            format!(
+                "credential written out on the line after its label: {}",
+                redacted(v)
+            ),
+        )
+        .secret("labelled-credential"),
+    );
+}
+
+/// [`check_login_pair`]'s gate: on the label's line, within 60 bytes, a colon; after it a
+/// user, a slash or a colon and a run of ten or more value bytes. `login` inside a word
+/// (`loginHandler`) or a clause that reaches no colon opens no window.
+fn login_pair_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    let hi = b.len().min(end + 160);
+    let b = &b[..hi];
+    let mut i = end;
+    while i < b.len() && b[i].is_ascii_alphabetic() {
+        i += 1;
+    }
+    let Some(colon) = b[i..b.len().min(i + 61)]
+        .iter()
+        .position(|&c| c == b':' || c == b'\n')
+        .map(|n| i + n)
+        .filter(|&n| b[n] == b':')
+    else {
+        return false;
+    };
+    let mut i = colon + 1;
+    let quote = |c: u8| matches!(c, b'`' | b'\'' | b'"');
+    while i < b.len() && (matches!(b[i], b' ' | b'\t') || quote(b[i])) {
+        i += 1;
+    }
+    let user = i;
+    while i < b.len()
+        && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'@' | b'+' | b'-'))
+    {
+        i += 1;
+    }
+    if i == user {
+        return false;
+    }
+    while i < b.len() && (matches!(b[i], b' ' | b'\t') || quote(b[i])) {
+        i += 1;
+    }
+    if i >= b.len() || !matches!(b[i], b'/' | b':') {
+        return false;
+    }
+    i += 1;
+    while i < b.len() && (matches!(b[i], b' ' | b'\t') || quote(b[i])) {
+        i += 1;
+    }
+    let run = i;
+    while i < b.len() && value_byte(b[i]) {
+        i += 1;
+    }
+    i - run >= 10
+}
+
+/// [`check_bare_key`]'s gate: `key` as a word, not after a qualifier another pattern reads
+/// (`api key`, `secret_key`) or a word that makes it no credential (`primary key`, `cache
+/// key`); then `is`, `was`, `:` or `=` and a run of ten or more value bytes with something
+/// other than letters in it.
+fn bare_key_gate(b: &[u8], start: usize, end: usize) -> bool {
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    if start > 0 && (word(b[start - 1]) || b[start - 1] == b'.')
+        || b.get(end).is_some_and(|&c| word(c))
+    {
+        return false;
+    }
+    let lo = start.saturating_sub(40);
+    let before = &b[lo..start];
+    let before = before.trim_ascii_end();
+    let w = before
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .count();
+    let prev = &before[before.len() - w..];
+    if !bare_key_subject(prev) {
+        return false;
+    }
+    let hi = b.len().min(end + 60);
+    let b = &b[..hi];
+    let mut i = end;
+    while i < b.len() && matches!(b[i], b'*' | b'_' | b' ' | b'\t') {
+        i += 1;
+    }
+    let rest = &b[i..];
+    let after = if rest.starts_with(b":") || rest.starts_with(b"=") {
+        i + 1
+    } else if rest.len() > 3
+        && (rest[..3].eq_ignore_ascii_case(b"is ") || rest[..4].eq_ignore_ascii_case(b"was "))
+    {
+        i + if rest[..3].eq_ignore_ascii_case(b"is ") {
+            3
+        } else {
+            4
+        }
+    } else {
+        return false;
+    };
+    let mut v = after;
+    while v < b.len() && matches!(b[v], b'*' | b'_') {
+        v += 1;
+    }
+    value_run_at(b, v)
+}
+
+/// Whether the word before a bare `key` (empty at a line's or sentence's start) leaves it the
+/// subject a credential is: an article or possessive (`the key`, `our key`), a state (`live
+/// key`, `new key`) or a capitalised name (`Stripe key`, `Mapbox key`); not a word that makes
+/// it a data structure's or a protocol's key (`primary`, `cache`, `public`) and not a
+/// qualifier another pattern reads (`api`, `secret`).
+fn bare_key_subject(prev: &[u8]) -> bool {
+    if prev.is_empty() {
+        return true;
+    }
+    let lower = prev.to_ascii_lowercase();
+    match lower.as_slice() {
+        b"the" | b"a" | b"an" | b"our" | b"your" | b"my" | b"their" | b"its" | b"this"
+        | b"that" | b"new" | b"old" | b"rotated" | b"live" | b"prod" | b"production"
+        | b"staging" | b"test" | b"dev" | b"sandbox" | b"admin" | b"master" | b"root"
+        | b"service" | b"account" | b"vendor" | b"license" | b"licence" | b"app" | b"bot" => true,
+        _ => prev[0].is_ascii_uppercase() && !bare_key_other_kind(&lower),
+    }
+}
+
+/// Capitalised words that make `key` something other than a credential at a sentence's
+/// start (`Primary key: …`, `Cache key: …`) or that another pattern reads (`API key`).
+fn bare_key_other_kind(lower: &[u8]) -> bool {
+    matches!(
+        lower,
+        b"primary"
+            | b"foreign"
+            | b"unique"
+            | b"composite"
+            | b"sort"
+            | b"partition"
+            | b"hash"
+            | b"range"
+            | b"cache"
+            | b"idempotency"
+            | b"dedup"
+            | b"deduplication"
+            | b"routing"
+            | b"lookup"
+            | b"map"
+            | b"object"
+            | b"public"
+            | b"host"
+            | b"ssh"
+            | b"gpg"
+            | b"pgp"
+            | b"registry"
+            | b"row"
+            | b"index"
+            | b"i18n"
+            | b"translation"
+            | b"json"
+            | b"yaml"
+            | b"config"
+            | b"setting"
+            | b"settings"
+            | b"env"
+            | b"field"
+            | b"column"
+            | b"attribute"
+            | b"property"
+            | b"header"
+            | b"api"
+            | b"access"
+            | b"secret"
+            | b"private"
+            | b"signing"
+            | b"encryption"
+            | b"session"
+            | b"storage"
+            | b"bucket"
+            | b"s3"
+            | b"redis"
+            | b"kv"
+            | b"music"
+            | b"musical"
+            | b"hot"
+            | b"shortcut"
+            | b"keyboard"
+            | b"escape"
+            | b"enter"
+            | b"tab"
+            | b"shift"
+            | b"ctrl"
+            | b"alt"
+            | b"meta"
+            | b"command"
+            | b"fn"
+    )
+}
+
+/// A bare `key` given a value in a sentence (`The key is …`, `Stripe key: …`): judged as the
+/// prose clause's value is, random-looking only.
+fn check_bare_key(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (vs, ve) = caps.range(1).expect("group v");
+    let v = scan.text()[vs..ve].trim_end_matches(['.', ',', ':', '!', '?']);
+    if !prose_secret(v) {
+        return;
+    }
+    out.push(
+        Finding::new(
+            &SEC121,
+            vs,
+            vs + v.len(),
+            format!("credential written out after its label: {}", redacted(v)),
+        )
+        .secret("labelled-credential"),
+    );
 }
 
 /// A value that reads as drawn at random, judged on its letters and digits alone (signs
