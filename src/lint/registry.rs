@@ -775,7 +775,11 @@ rule!(SEC121, "SEC121", "password-in-prose", Sec, Error,
              "The token refresh now goes through:\n\n    refreshAccessTokenIfExpired",
              "- Primary key: UserAccountId (a UUID column).",
              "- The cache key is tenantId:userId:v3 for the session store.",
-             "- Login page: /auth/login (redirects to SSO)."]);
+             "- Login page: /auth/login (redirects to SSO).",
+             "Function that fetches the token:\n\n```\ngetOAuth2Token\n```",
+             "Password hashing algorithm:\n\n    PBKDF2WithHmacSHA256",
+             "The signing key is loaded by:\n\n    loadEd25519SigningKey",
+             "Stripe customer used for the payment token flow:\n\n    cus_NffrFeUfNV2Hib"]);
 
 rule!(SEC130, "SEC130", "credentials-in-connection-string", Sec, Error,
     "A URL or connection string with an embedded password.",

@@ -4031,6 +4031,31 @@ fn names_something_else(clause: &str) -> bool {
                     | "manager"
                     | "helper"
                     | "worker"
+                    | "algorithm"
+                    | "public"
+                    | "vector"
+                    | "sample"
+                    | "fake"
+                    | "request"
+                    | "trace"
+                    | "customer"
+                    | "event"
+                    | "masked"
+                    | "redacted"
+                    | "nonce"
+                    | "salt"
+                    | "challenge"
+                    | "struct"
+                    | "component"
+                    | "spec"
+                    | "rfc"
+                    | "docs"
+                    | "expected"
+                    | "segment"
+                    | "claims"
+                    | "payload"
+                    | "encoding"
+                    | "tokenizer"
             )
         })
 }
@@ -4092,18 +4117,34 @@ fn next_line_gate(b: &[u8], _start: usize, end: usize) -> bool {
 }
 
 /// A credential alone on the line after its label (`API key for the sandbox:` and the key
-/// indented or fenced below): judged as the prose clause's value is, random-looking only,
-/// and not when the label's line names something else the credential has (`Token id:`).
+/// indented or fenced below). Values on a line of their own are as often names, ids and
+/// algorithms a sentence about a credential points at (`Function that fetches the token:`,
+/// `Password hashing algorithm:`), so the label line must be about the credential itself
+/// ([`heads_its_line`]), name nothing else it has, and the value must read as random and
+/// not as encoded JSON or a name made of words ([`names_made_of_words`]).
 fn check_next_line(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let (ms, _) = caps.whole();
+    let (ms, me) = caps.whole();
     let (vs, ve) = caps.range(1).expect("group v");
     let text = scan.text();
     let colon = text[ms..vs].find(':').map_or(vs, |i| ms + i);
-    if names_something_else(&text[ms..colon]) || names_a_page_token(text, ms) {
+    let line_start = text[..ms].rfind('\n').map_or(0, |i| i + 1);
+    let label_end = ms
+        + text[ms..me]
+            .find(|c: char| !(c.is_ascii_alphabetic() || matches!(c, ' ' | '_' | '-')))
+            .unwrap_or(0);
+    if !heads_its_line(&text[line_start..ms], &text[label_end..colon])
+        || names_something_else(&text[line_start..colon])
+        || names_a_page_token(text, ms)
+    {
         return;
     }
     let v = text[vs..ve].trim_end_matches(['.', ',', ':', '!', '?']);
-    if !prose_secret(v) {
+    if v.starts_with("eyJ")
+        || names_made_of_words(v)
+        || is_template(v)
+        || placeholder(v) != Placeholder::No
+        || !prose_secret(v)
+    {
         return;
     }
     out.push(
@@ -4118,6 +4159,218 @@ fn check_next_line(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         )
         .secret("labelled-credential"),
     );
+}
+
+/// Whether a label line is about the credential itself: before the label, past list,
+/// heading and emphasis marks, at most three words that qualify it (`The staging`, `Stripe
+/// live`, `Our CI`), none a word that makes the label a part of something else's phrase
+/// (`Function that fetches the token`); after it, up to the colon, nothing, a parenthesis,
+/// a phrase opened by a preposition or a person (`for the sandbox`, `we were given`), or
+/// `is` (`The password is:`), not a noun or a verb that makes the label a modifier
+/// (`hashing algorithm`, `is loaded by`).
+fn heads_its_line(before: &str, after: &str) -> bool {
+    let before = before.trim_start_matches([' ', '\t', '-', '*', '+', '#', '>', '_', '`']);
+    let mut words: Vec<&str> = before.split_whitespace().collect();
+    // `Here is the token we used:`, `Below are the credentials:`.
+    if words.len() >= 2
+        && matches!(words[0].to_ascii_lowercase().as_str(), "here" | "below")
+        && matches!(words[1].to_ascii_lowercase().as_str(), "is" | "are")
+    {
+        words.drain(..2);
+    }
+    let qualifier = |w: &str| {
+        let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+        let lower = w.to_ascii_lowercase();
+        !matches!(
+            lower.as_str(),
+            "that"
+                | "which"
+                | "whose"
+                | "who"
+                | "with"
+                | "of"
+                | "for"
+                | "from"
+                | "by"
+                | "in"
+                | "on"
+                | "to"
+                | "after"
+                | "before"
+                | "behind"
+                | "used"
+                | "uses"
+                | "using"
+                | "and"
+                | "or"
+                | "when"
+                | "where"
+                | "if"
+                | "is"
+                | "was"
+                | "are"
+        ) && (w.starts_with(|c: char| c.is_ascii_uppercase())
+            || matches!(
+                lower.as_str(),
+                "the"
+                    | "a"
+                    | "an"
+                    | "our"
+                    | "my"
+                    | "your"
+                    | "their"
+                    | "its"
+                    | "this"
+                    | "new"
+                    | "old"
+                    | "current"
+                    | "rotated"
+                    | "temporary"
+                    | "shared"
+                    | "live"
+                    | "staging"
+                    | "prod"
+                    | "production"
+                    | "dev"
+                    | "development"
+                    | "test"
+                    | "qa"
+                    | "sandbox"
+                    | "local"
+                    | "preview"
+                    | "demo"
+                    | "admin"
+                    | "root"
+                    | "master"
+                    | "service"
+                    | "deploy"
+                    | "ci"
+                    | "bot"
+                    | "app"
+                    | "db"
+                    | "database"
+                    | "webhook"
+                    | "here"
+                    | "here's"
+                    | "api"
+                    | "access"
+                    | "auth"
+                    | "client"
+                    | "secret"
+                    | "signing"
+                    | "private"
+                    | "personal"
+                    | "read-only"
+                    | "readonly"
+                    | "write"
+            ))
+    };
+    if words.len() > 3 || !words.iter().all(|w| qualifier(w)) {
+        return false;
+    }
+    let after = after
+        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+        .trim();
+    let after = after.trim_matches(['*', '_', '`']).trim();
+    if after.is_empty() || after.starts_with('(') {
+        return true;
+    }
+    let first = after
+        .split(|c: char| !c.is_ascii_alphabetic() && c != '\'')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    matches!(
+        first.as_str(),
+        "for"
+            | "of"
+            | "on"
+            | "to"
+            | "in"
+            | "from"
+            | "at"
+            | "we"
+            | "i"
+            | "you"
+            | "they"
+            | "that"
+            | "is"
+            | "was"
+            | "are"
+            | "given"
+            | "issued"
+            | "generated"
+            | "created"
+    ) && !after.split_whitespace().any(|w| {
+        matches!(
+            w.to_ascii_lowercase().as_str(),
+            "loaded"
+                | "lives"
+                | "live"
+                | "goes"
+                | "uses"
+                | "used"
+                | "read"
+                | "reads"
+                | "parsed"
+                | "decoded"
+                | "encoded"
+                | "checked"
+                | "validated"
+                | "handled"
+                | "fetched"
+                | "stored"
+                | "derived"
+                | "signed"
+                | "counted"
+                | "computed"
+        )
+    })
+}
+
+/// Whether a value is a name joined from words (`getOAuth2Token`, `HmacSHA256`,
+/// `UserTokenDaoTest`): its segments (a capitalised or lower-case run, an acronym, digits)
+/// average three characters or more, and words of three letters or more hold most of its
+/// letters. Drawn at random, a value of mixed case and digits switches class about every
+/// second character.
+fn names_made_of_words(v: &str) -> bool {
+    let b: Vec<u8> = v.bytes().filter(u8::is_ascii_alphanumeric).collect();
+    let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    // An acronym is three to seven capitals (`SHA`, `PKCE`, `HMACSHA`).
+    let acronym = |n: usize| if (3..=7).contains(&n) { n } else { 0 };
+    let (mut segments, mut wordish, mut word, mut i) = (0, 0, false, 0);
+    let n = b.len();
+    while i < n {
+        let start = i;
+        if b[i].is_ascii_digit() {
+            let lower = run(&b, i, n, |c| c.is_ascii_digit());
+            i = run(&b, lower, n, |c| c.is_ascii_lowercase());
+            // `SHA256withRSA`: a word after the digits.
+            if i - lower >= 3 {
+                word = true;
+                wordish += i - lower;
+            }
+        } else {
+            i = run(&b, i, n, |c| c.is_ascii_uppercase());
+            let caps = i - start;
+            if caps > 1 && i < n && b[i].is_ascii_lowercase() {
+                // An acronym, then the capital that starts the next word (`SHAWith`).
+                i -= 1;
+                wordish += acronym(caps - 1);
+            } else {
+                let lower = i;
+                i = run(&b, i, n, |c| c.is_ascii_lowercase());
+                if i - lower >= 3 {
+                    word = true;
+                    wordish += i - start;
+                } else if i == lower {
+                    wordish += acronym(caps);
+                }
+            }
+        }
+        segments += 1;
+    }
+    letters > 0 && word && segments * 28 <= b.len() * 10 && wordish * 10 >= letters * 6
 }
 
 /// [`check_login_pair`]'s gate: on the label's line, within 60 bytes, a colon; after it a
