@@ -4333,7 +4333,7 @@ fn heads_its_line(before: &str, after: &str) -> bool {
 /// average three characters or more, and words of three letters or more hold most of its
 /// letters. Drawn at random, a value of mixed case and digits switches class about every
 /// second character.
-fn names_made_of_words(v: &str) -> bool {
+pub(crate) fn names_made_of_words(v: &str) -> bool {
     let b: Vec<u8> = v.bytes().filter(u8::is_ascii_alphanumeric).collect();
     let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
     // An acronym is three to seven capitals (`SHA`, `PKCE`, `HMACSHA`).

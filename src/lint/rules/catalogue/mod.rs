@@ -398,6 +398,7 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
             || lower.contains("xxxx")
             || lower.contains("example")
             || lower.contains("your")
+            || spelled_in_words(part)
         {
             return;
         }
@@ -416,6 +417,18 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
         f = f.severity(Severity::Warning);
     }
     out.push(f);
+}
+
+/// Whether a token's random part is words, not drawn (`ProductTeamKnowledgeBase…`,
+/// `identifier_for_the_team_v2` after a prefix that a code name shares): no digit but a
+/// trailing version or year, sixteen characters or more, and made of words as
+/// [`names_made_of_words`](super::secrets::names_made_of_words) reads them. Drawn at
+/// random, a part that long holds a digit almost always.
+fn spelled_in_words(part: &str) -> bool {
+    let body = part.trim_end_matches(|c: char| c.is_ascii_digit());
+    body.len() >= 16
+        && !body.bytes().any(|c| c.is_ascii_digit())
+        && super::secrets::names_made_of_words(body)
 }
 
 // --- checksums and structure -------------------------------------------------------------
