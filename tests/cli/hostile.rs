@@ -672,13 +672,21 @@ struct Job<'a> {
 /// copy instead of one per writer.
 ///
 /// Read-only commands run in the planted repository itself: they must not change it, and
-/// when one does, that is the failure reported.
-fn run_in_turn(planted: &TestRepo, cmds: &[&Cmd], label: impl Fn(&Cmd) -> String) -> Vec<Run> {
+/// when one does, that is the failure reported. Writers copy `pristine`, a copy of the
+/// planted repository taken before any command ran: the readers run beside them in the
+/// planted one and may write git's own cache there (`.git/aahp`, a temporary file renamed),
+/// which a copy taken at that moment would find half gone.
+fn run_in_turn(
+    planted: &TestRepo,
+    pristine: &TestRepo,
+    cmds: &[&Cmd],
+    label: impl Fn(&Cmd) -> String,
+) -> Vec<Run> {
     let mut copy: Option<TestRepo> = None;
     let mut runs = Vec::with_capacity(cmds.len());
     for cmd in cmds {
         let repo = if cmd.writes {
-            copy.get_or_insert_with(|| planted.copy_of())
+            copy.get_or_insert_with(|| pristine.copy_of())
         } else {
             planted
         };
@@ -704,6 +712,7 @@ fn check(inputs: &[Input], group: &str) {
         let _ = repo.git_output(&["add", "-A"]);
         repo
     });
+    let pristine: Vec<TestRepo> = parallel(&planted, TestRepo::copy_of);
     let readers: Vec<&Cmd> = COMMANDS.iter().filter(|c| !c.writes).collect();
     let writers: Vec<&Cmd> = COMMANDS.iter().filter(|c| c.writes).collect();
     let mut jobs = Vec::new();
@@ -718,13 +727,18 @@ fn check(inputs: &[Input], group: &str) {
         });
     }
     let results = parallel(&jobs, |job| {
-        run_in_turn(&planted[job.input], &job.cmds, |cmd| {
-            format!(
-                "[{}] git aahp {}",
-                inputs[job.input].name,
-                cmd.args.join(" ")
-            )
-        })
+        run_in_turn(
+            &planted[job.input],
+            &pristine[job.input],
+            &job.cmds,
+            |cmd| {
+                format!(
+                    "[{}] git aahp {}",
+                    inputs[job.input].name,
+                    cmd.args.join(" ")
+                )
+            },
+        )
     });
     let runs: Vec<Run> = results.into_iter().flatten().collect();
     let count = |p: Problem| {
