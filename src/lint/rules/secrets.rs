@@ -3918,20 +3918,35 @@ fn value_first_label_gate(b: &[u8], start: usize, _end: usize) -> bool {
 /// A value named as a credential after it (`use … as the password`): judged as the prose
 /// clause's value is, random-looking only.
 fn check_value_first_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let (vs, ve) = caps.range(1).expect("group v");
+    random_prose_value(caps.range(1), scan, out, "before its label");
+}
+
+/// SEC121's finding for the value `v` at `s`, a credential written out in prose (`how`:
+/// where its label stands).
+fn written_out(s: usize, v: &str, how: &str) -> Finding {
+    secret(
+        &SEC121,
+        "labelled-credential",
+        &format!("credential written out {how}"),
+        s,
+        s + v.len(),
+        v,
+    )
+}
+
+/// The value in `range`, its closing punctuation left out, when it reads as a secret in
+/// prose ([`prose_secret`]).
+fn random_prose_value(
+    range: Option<(usize, usize)>,
+    scan: &Scan<'_>,
+    out: &mut Vec<Finding>,
+    how: &str,
+) {
+    let (vs, ve) = range.expect("group v");
     let v = scan.text()[vs..ve].trim_end_matches(['.', ',', ':', '!', '?']);
-    if !prose_secret(v) {
-        return;
+    if prose_secret(v) {
+        out.push(written_out(vs, v, how));
     }
-    out.push(
-        Finding::new(
-            &SEC121,
-            vs,
-            vs + v.len(),
-            format!("credential written out before its label: {}", redacted(v)),
-        )
-        .secret("labelled-credential"),
-    );
 }
 
 /// [`check_labelled`] for a label with a clause before its value: the same judgement, and
@@ -4147,18 +4162,7 @@ fn check_next_line(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
-    out.push(
-        Finding::new(
-            &SEC121,
-            vs,
-            vs + v.len(),
-            format!(
-                "credential written out on the line after its label: {}",
-                redacted(v)
-            ),
-        )
-        .secret("labelled-credential"),
-    );
+    out.push(written_out(vs, v, "on the line after its label"));
 }
 
 /// Whether a label line is about the credential itself: before the label, past list,
@@ -4170,7 +4174,8 @@ fn check_next_line(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// (`hashing algorithm`, `is loaded by`).
 fn heads_its_line(before: &str, after: &str) -> bool {
     let before = before.trim_start_matches([' ', '\t', '-', '*', '+', '#', '>', '_', '`']);
-    let mut words: Vec<&str> = before.split_whitespace().collect();
+    // Six words tell: two of `Here is` and more than three qualifiers.
+    let mut words: Vec<&str> = before.split_whitespace().take(6).collect();
     // `Here is the token we used:`, `Below are the credentials:`.
     if words.len() >= 2
         && matches!(words[0].to_ascii_lowercase().as_str(), "here" | "below")
@@ -4565,20 +4570,7 @@ fn bare_key_other_kind(lower: &[u8]) -> bool {
 /// A bare `key` given a value in a sentence (`The key is …`, `Stripe key: …`): judged as the
 /// prose clause's value is, random-looking only.
 fn check_bare_key(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let (vs, ve) = caps.range(1).expect("group v");
-    let v = scan.text()[vs..ve].trim_end_matches(['.', ',', ':', '!', '?']);
-    if !prose_secret(v) {
-        return;
-    }
-    out.push(
-        Finding::new(
-            &SEC121,
-            vs,
-            vs + v.len(),
-            format!("credential written out after its label: {}", redacted(v)),
-        )
-        .secret("labelled-credential"),
-    );
+    random_prose_value(caps.range(1), scan, out, "after its label");
 }
 
 /// A value that reads as drawn at random, judged on its letters and digits alone (signs
@@ -4717,15 +4709,7 @@ fn labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>, random: bo
     if v.len() < 10 || !(strong_value(v) || signed || random && random_looking(v)) {
         return;
     }
-    out.push(
-        Finding::new(
-            &SEC121,
-            s,
-            s + v.len(),
-            format!("credential written out after its label: {}", redacted(v)),
-        )
-        .secret("labelled-credential"),
-    );
+    out.push(written_out(s, v, "after its label"));
 }
 
 /// The keyword ends an identifier that joins it to another word (`BEAMER_API_KEY`,
