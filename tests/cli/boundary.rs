@@ -991,3 +991,46 @@ fn verify_github_gives_a_layer_without_a_file_an_annotation_without_one() {
     assert_eq!(found.len(), 1, "{out}");
     assert!(found[0].data.contains("no handoff directory"), "{out}");
 }
+
+/// A finding's head and its message share a line (`error[SEC100 vendor-token]: GitGuardian
+/// API key: …`), and the boundary redacts every line it prints. The rule's name must not
+/// make the product's name after it read as a token: the report once said `…(11 chars) API
+/// key`, hiding which credential was found, in the human form of `lint`, the hook's refusal
+/// and `verify`, while JSON named it.
+#[test]
+fn a_report_names_the_kind_of_credential_it_found() {
+    let repo = handoff_repo();
+    // Built at run time: the repository holds no token-shaped literal.
+    let alphabet = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    let key: String = (0..69usize)
+        .map(|i| char::from(alphabet[(i * i * 31 + i * 17 + 5) % 62]))
+        .collect();
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!("# Status\n\nThe GitGuardian key for the scan job: {key}\n"),
+    );
+    for args in [&["lint"][..], &["verify"], &["hook", "pre-commit"]] {
+        if args[0] == "hook" {
+            repo.git(&["add", "-A"]);
+        }
+        let out = repo.aahp(args);
+        let what = args.join(" ");
+        assert_eq!(out.code, 1, "{what}: the key must block\n{out}");
+        let shown = format!("{}{}", out.stdout, out.stderr);
+        assert!(
+            shown.contains("GitGuardian API key"),
+            "{what}: the kind is hidden\n{out}"
+        );
+        assert!(!shown.contains(&key), "{what}: the key is shown\n{out}");
+        assert!(
+            !shown.contains('\u{FDE1}'),
+            "{what}: the field break leaked\n{out}"
+        );
+    }
+    let json = repo.aahp(&["verify", "--json"]);
+    assert!(json.stdout.contains("GitGuardian API key"), "{json}");
+    assert!(
+        !json.stdout.contains("\\ufde1") && !json.stdout.contains('\u{FDE1}'),
+        "{json}"
+    );
+}

@@ -2073,10 +2073,15 @@ pub(crate) fn names_a_credential(v: &str) -> bool {
     })
 }
 
-/// True when a value has the shape of a credential rather than a word.
+/// True when a value has the shape of a credential rather than a word. Capitals make a
+/// value mixed-case only inside it, and not when they start the words of a name
+/// (`token: Artifactory`, `key: GitGuardian`): those name a product, and the tool's own
+/// report line `error[SEC100 vendor-token]: GitGuardian API key` must not read as a token.
 fn credential_shaped(v: &str) -> bool {
     let has_digit = v.bytes().any(|c| c.is_ascii_digit());
     let has_upper = v.bytes().any(|c| c.is_ascii_uppercase());
+    let inner_upper = v.bytes().skip(1).any(|c| c.is_ascii_uppercase());
+    let has_letters_only = v.bytes().all(|c| c.is_ascii_alphabetic());
     let has_lower = v.bytes().any(|c| c.is_ascii_lowercase());
     let has_sym = v.bytes().any(|c| {
         matches!(
@@ -2098,7 +2103,10 @@ fn credential_shaped(v: &str) -> bool {
         )
     });
     (has_digit && (has_upper || has_lower))
-        || (has_upper && has_lower && v.len() >= 10)
+        || (inner_upper
+            && has_lower
+            && v.len() >= 10
+            && !(has_letters_only && names_made_of_words(v)))
         || (has_sym && v.len() >= 8 && (has_upper || has_lower))
 }
 
@@ -2800,6 +2808,20 @@ fn credential_name(name: &str) -> Option<bool> {
     ok.then_some(env)
 }
 
+/// True when the name starting at `ns` closes a bracketed phrase before its operator at `op`:
+/// `[SEC100 vendor-token]: GitGuardian API key` (the tool's own report line, which the
+/// output boundary redacts as a last resort) or a Markdown link definition `[the token]:
+/// …`. An index (`ENV["TOKEN"] = …`, `cfg[token]: …`) holds the name alone in its brackets.
+fn bracketed_phrase(text: &str, ns: usize, op: usize) -> bool {
+    if !text[ns..op].contains(']') {
+        return false;
+    }
+    let line_start = text[..ns].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..ns]
+        .rfind('[')
+        .is_some_and(|open| text[line_start + open + 1..ns].contains([' ', '\t']))
+}
+
 fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let name = caps.str(1);
@@ -2828,6 +2850,9 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         && !after_name.starts_with([':', '-', '=', '+'])
         || text[..ns].ends_with("${") && after_name.starts_with(":?")
     {
+        return;
+    }
+    if bracketed_phrase(text, ns, caps.range(3).expect("group op").0) {
         return;
     }
     let prose_word = word_before(text, ns).map(str::to_ascii_lowercase);
@@ -5881,5 +5906,60 @@ mod tests {
         assert_eq!(word_before("ጷ key", 4), None);
         assert_eq!(word_before("aጷb key", 6), Some("b"));
         assert_eq!(word_before("**flag** key", 9), Some("flag"));
+    }
+
+    fn secret_errors(text: &str) -> Vec<crate::lint::Diagnostic> {
+        crate::lint::check_text("NOTES.md", text)
+            .expect("text lints")
+            .into_iter()
+            .filter(|d| d.rule.starts_with("SEC") && d.severity == crate::lint::Severity::Error)
+            .collect()
+    }
+
+    #[test]
+    fn a_product_name_after_a_credential_word_is_a_name_not_a_value() {
+        // A capital that starts a word, or the words of a name, do not make a value
+        // mixed-case (UI labels and product names in notes).
+        for text in [
+            "The token: Artifactory",
+            "Deploy key: GitGuardian, rotated monthly",
+            "API key: OpenWeather (free tier)",
+        ] {
+            assert!(
+                secret_errors(text).is_empty(),
+                "{text}: {:?}",
+                secret_errors(text)
+            );
+        }
+        // Letters in mixed case at random are still a credential; so is a password line.
+        for text in [
+            "The token: qWeRtYkZxMvBnLpA",
+            "api key: hGbtKWqzPLmXnVcR",
+            "password: Artifactory2026",
+        ] {
+            assert!(!secret_errors(text).is_empty(), "{text}: missed");
+        }
+    }
+
+    #[test]
+    fn a_name_closing_a_bracketed_phrase_is_not_assigned() {
+        // The tool's own report line, and a Markdown link definition.
+        for text in [
+            "error[SEC100 vendor-token]: 1Password Connect token: AK…(73 chars)",
+            "[the deploy token]: Base64-encoded-notes",
+        ] {
+            assert!(
+                secret_errors(text).is_empty(),
+                "{text}: {:?}",
+                secret_errors(text)
+            );
+        }
+        // An index holds the name alone: still an assignment.
+        for text in [
+            "ENV[\"API_TOKEN\"] = \"f8Kq2LmZ7xWv3NpR9tYb\"",
+            "cfg[token]: f8Kq2LmZ7xWv3NpR9tYb",
+        ] {
+            assert!(!secret_errors(text).is_empty(), "{text}: missed");
+        }
     }
 }

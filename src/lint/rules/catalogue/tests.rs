@@ -257,3 +257,35 @@ fn run_before_gates_spare_chance_literals_and_keep_every_token() {
         );
     }
 }
+
+/// The human report joins a rule's name and a finding's message on one line
+/// (`error[SEC100 vendor-token]: Artifactory API key: AK…`), and the output boundary redacts
+/// that line as a last resort. Neither a catalogue label nor a rule's name may read as a
+/// secret there: `vendor-token]: Artifactory` once printed as `…(11 chars) API key`.
+#[test]
+fn labels_and_rule_names_survive_the_last_resort_redaction_of_a_report_line() {
+    use crate::lint::registry::RULES;
+    use crate::output::boundary::Sink;
+    let shown = |line: &str| Sink::Text { color: false }.finish(line);
+    let mut failures = Vec::new();
+    for e in &ENTRIES {
+        let line = format!(
+            "STATUS.md:3:14: error[SEC100 vendor-token]: {}: AK…(73 chars)\n",
+            e.label
+        );
+        if !shown(&line).contains(e.label) {
+            failures.push(format!("label {:?}: {}", e.label, shown(&line)));
+        }
+    }
+    for r in RULES {
+        let line = format!(
+            "STATUS.md:3:14: error[{} {}]: Artifactory API key: AK…(73 chars)\n",
+            r.id, r.name
+        );
+        let head = format!("[{} {}]: Artifactory API key", r.id, r.name);
+        if !shown(&line).contains(&head) {
+            failures.push(format!("rule {}: {}", r.id, shown(&line)));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
