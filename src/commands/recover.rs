@@ -785,10 +785,10 @@ fn rewrite_after_restore(
     note: &RecoveryNote<'_>,
 ) -> Result<Vec<String>> {
     let today = clock::utc_date(ctx.now);
-    // Only the session's TRUST.md is read: the archive pair is left unread, never loaded
-    // whole (issue #12 item 2).
+    // Only the session's TRUST.md is read: not the archive pair (never loaded whole, issue
+    // #12 item 2), nor a name the saved copy took from HEAD that no command can write.
     let session_snap =
-        dir.snapshot_commit_leaving(repo, note.saved, &crate::handoff::ARCHIVE_PAIR)?;
+        dir.snapshot_commit_only(repo, note.saved, &[crate::transaction::steps::TRUST_FILE])?;
     let write = |name: &str, bytes: &[u8]| crate::transaction::steps::write_file(dir, name, bytes);
     let marked = crate::transaction::steps::mark_session_claims(dir, &session_snap, &write)?;
     let entry = recovery_entry(today, note, &marked);

@@ -520,6 +520,34 @@ impl HandoffDir {
         )
     }
 
+    /// Reads only the top-level files `names` of the directory as a commit holds it: for a
+    /// step that needs one file of a commit it did not choose (`recover` reads the
+    /// interrupted session's TRUST.md from the copy it saved), so a name elsewhere in that
+    /// commit that no command can write (not UTF-8, say) cannot wedge it.
+    pub fn snapshot_commit_only(
+        &self,
+        repo: &Repo,
+        commit: ObjectId,
+        names: &[&str],
+    ) -> Result<Snapshot> {
+        let files: Vec<TreeFile> = repo
+            .tree_files_below(commit, &self.rel)?
+            .into_iter()
+            .filter(|f| names.iter().any(|n| f.path == n.as_bytes()))
+            .collect();
+        self.snapshot_files(
+            repo,
+            &files,
+            &Baseline::default(),
+            false,
+            &[],
+            (
+                |target: &str| Ok(repo.tree_file_at(commit, target)?),
+                |target: &str| Ok(repo.tree_has_dir(commit, target)?),
+            ),
+        )
+    }
+
     /// Reads the directory's staged content from an already opened, complete index.
     pub fn snapshot_index(&self, repo: &Repo, index: &gix::index::State) -> Result<Snapshot> {
         self.snapshot_index_since(repo, index, &Baseline::default())

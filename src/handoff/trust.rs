@@ -741,6 +741,14 @@ pub fn mark_unknown(text: &str, properties: &[String]) -> String {
 /// appended when there is none). A table without the columns an anchor needs (Provenance,
 /// Last Verified, TTL, Notes) gets them, filled with `-` for the other rows.
 pub fn record_verification(path: &str, text: &str, v: &Verification) -> Result<Recorded> {
+    // What is written must read back: a row whose expiry is past the calendar's end is
+    // refused by every reader (issue #12 item 4), so it is never written.
+    if v.passed && v.expires().is_none() {
+        return Err(crate::error::Error::Usage(format!(
+            "--ttl: {}d from {} reaches past the year 9999; give a shorter TTL",
+            v.ttl_days, v.date
+        )));
+    }
     let ledger = TrustLedger::parse(path, text)?;
     let key = property_key(&v.property);
     let targets: Vec<usize> = ledger

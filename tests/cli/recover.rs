@@ -386,6 +386,44 @@ fn a_file_name_that_is_not_utf8_never_wedges_recover_or_commits_undo() {
     repo.aahp(&["begin"]).assert_code(0);
 }
 
+/// A name no command can write, committed in HEAD and removed from the work tree (as the
+/// refusal's hint says): a commit killed after its journal then left `recover` refusing
+/// that name on every run, `begin` exiting 3 for good (review of issue #12, N1). The
+/// roll-back reads only what it needs of the saved copy, so it completes.
+#[test]
+fn a_name_no_command_can_write_in_head_never_wedges_a_crashed_commit() {
+    use std::os::unix::ffi::OsStrExt;
+    for point in ["commit:journal", "commit:manifest", "commit:stage"] {
+        let repo = session_repo();
+        let odd = std::ffi::OsStr::from_bytes(b".ai/handoff/\xff.md");
+        std::fs::write(repo.path().join(odd), "# x\n").unwrap();
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "--no-verify", "-m", "odd name"]);
+        // `git rm` of the name: removed from the work tree and the index by bytes.
+        std::fs::remove_file(repo.path().join(odd)).unwrap();
+        repo.git(&["add", "-A", DIR]);
+        let status = format!("{DIR}/STATUS.md");
+        repo.aahp(&["begin"]).assert_code(0);
+        repo.write(&status, "# Status\n\nsession edit\n");
+        let out = repo.aahp_env(
+            ".",
+            &["commit", "-m", "x", "--log", "Crashed."],
+            &[("AAHP_FAILPOINT", point)],
+        );
+        assert_ne!(out.code, 0, "{point}: the commit must stop\n{out}");
+        let out = repo.aahp(&["--json", "recover"]);
+        assert_eq!(out.code, 0, "{point}: recover must complete\n{out}");
+        let saved = out.json()["saved_ref"].as_str().unwrap().to_string();
+        assert!(
+            repo.git(&["show", &format!("{saved}:{status}")])
+                .contains("session edit"),
+            "{point}: the session's work is saved"
+        );
+        assert!(!has_lock(&repo) && !has_journal(&repo), "{point}");
+        repo.aahp(&["begin"]).assert_code(0);
+    }
+}
+
 /// A hand-planted lock whose fields hold a NUL byte (git refuses one in a commit message)
 /// never wedges `recover`: the fields reach the saved commit's message through the output
 /// boundary, escaped.

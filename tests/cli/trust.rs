@@ -468,6 +468,53 @@ fn a_huge_ttl_or_date_is_exit_2_naming_the_line_in_every_command_that_reads_trus
     }
 }
 
+/// A TTL within the parser's limit whose expiry still falls past the calendar's end: the
+/// row it would write is one every reader refuses (status, verify, the hook, commit), so
+/// the verification refuses it and writes nothing (issue #12 item 4: what the tool writes,
+/// it reads back).
+#[test]
+fn a_verification_never_writes_an_expiry_past_the_calendar() {
+    let repo = repo_with_trust(LEDGER);
+    for args in [
+        &[
+            "trust",
+            "verify",
+            "Long lived",
+            "--new",
+            "--ttl",
+            "3000000d",
+            "--",
+            "true",
+        ][..],
+        &[
+            "trust",
+            "verify",
+            "Build passes",
+            "--ttl",
+            "3650000d",
+            "--",
+            "true",
+        ],
+    ] {
+        let out = assert_untouched(&repo, args, 2);
+        assert!(out.stderr.contains("past the year 9999"), "{args:?}\n{out}");
+    }
+    // A long TTL the calendar holds is written and read back.
+    repo.aahp(&[
+        "trust",
+        "verify",
+        "Long lived",
+        "--new",
+        "--ttl",
+        "2000000d",
+        "--",
+        "true",
+    ])
+    .assert_code(0);
+    repo.aahp(&["status"]).assert_code(0);
+    repo.aahp(&["trust"]).assert_code(0);
+}
+
 #[test]
 fn trust_decay_writes_nothing_when_another_handoff_file_is_bad() {
     // The decay itself can be done, but the manifest it must refresh cannot: a file of
