@@ -1044,22 +1044,26 @@ impl Repo {
                         // never read (a FIFO would block, a device never end).
                         Some(ChangeKind::Modified)
                     } else {
-                        let data = if meta.file_type().is_symlink() {
-                            std::fs::read_link(&full)
-                                .map(|t| t.to_string_lossy().into_owned().into_bytes())
-                        } else {
-                            std::fs::read(&full)
-                        };
-                        match data {
-                            Ok(data) => {
-                                let id = gix::objs::compute_hash(
+                        // A regular file is hashed in pieces, never held whole (issue #12
+                        // review, N3: a touched 400 MB asset took 421 MB of memory).
+                        let id = if meta.file_type().is_symlink() {
+                            std::fs::read_link(&full).map(|t| {
+                                gix::objs::compute_hash(
                                     self.repo.object_hash(),
                                     gix::object::Kind::Blob,
-                                    &data,
+                                    t.to_string_lossy().as_bytes(),
                                 )
-                                .map_err(read_err("hash a file"))?;
+                            })
+                        } else {
+                            self.file_blob_id(&full, meta.len()).map(Ok)
+                        };
+                        match id {
+                            Ok(id) => {
+                                let id = id.map_err(read_err("hash a file"))?;
                                 (id != e.id).then_some(ChangeKind::Modified)
                             }
+                            // Gone, or unreadable: changed either way.
+                            Err(_) if full.exists() => Some(ChangeKind::Modified),
                             Err(_) => Some(ChangeKind::Deleted),
                         }
                     }
@@ -1374,6 +1378,29 @@ impl Repo {
         })
     }
 
+    /// The blob id of the regular file at `path`, `len` bytes long, hashed in pieces: memory
+    /// stays flat whatever the file's size (a tracked multi-gigabyte asset, an archive past
+    /// every cap). A file whose length is not `len` when read is an error.
+    fn file_blob_id(&self, path: &Path, len: u64) -> std::io::Result<ObjectId> {
+        use std::io::Read;
+        let mut hasher = gix::hash::hasher(self.repo.object_hash());
+        hasher.update(&gix::objs::encode::loose_header(
+            gix::object::Kind::Blob,
+            len,
+        ));
+        let mut reader = Exactly::new(std::fs::File::open(path)?, len);
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => hasher.update(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        hasher.try_finalize().map_err(std::io::Error::other)
+    }
+
     /// Writes the regular file at `path`, `len` bytes long, as a blob. Above `whole_up_to`
     /// bytes (LOG-ARCHIVE.md and its index) it is read as a stream (issue #12 item 2): hashed
     /// in pieces, and written (compressed in pieces) only when the repository lacks it; a
@@ -1384,7 +1411,6 @@ impl Repo {
         len: u64,
         whole_up_to: u64,
     ) -> std::io::Result<ObjectId> {
-        use std::io::Read;
         if len <= whole_up_to {
             // Tests arm `save-whole:NAME` to prove a large file is saved as a stream.
             #[cfg(feature = "failpoints")]
@@ -1400,19 +1426,7 @@ impl Repo {
                 .map_err(std::io::Error::other);
         }
         let kind = gix::object::Kind::Blob;
-        let mut hasher = gix::hash::hasher(self.repo.object_hash());
-        hasher.update(&gix::objs::encode::loose_header(kind, len));
-        let mut reader = Exactly::new(std::fs::File::open(path)?, len);
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            match reader.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => hasher.update(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        let id = hasher.try_finalize().map_err(std::io::Error::other)?;
+        let id = self.file_blob_id(path, len)?;
         if self.repo.has_object(id) {
             return Ok(id);
         }

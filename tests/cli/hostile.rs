@@ -784,3 +784,28 @@ fn hostile_file_content_and_json() {
 fn hostile_numbers_dates_names_and_patterns() {
     check(&number_and_name_inputs(), "numbers, dates, names, patterns");
 }
+
+/// A tracked file outside the handoff directory, larger than the memory a run may use, whose
+/// modification time changed (a rebuilt asset): `verify` and `status` look for code changes
+/// by hashing it, which once read it whole and ran out of memory (issue #12 review, N3). It
+/// is hashed in pieces: the commands finish, within the suite's memory limit.
+#[test]
+fn a_tracked_file_larger_than_memory_is_hashed_in_pieces() {
+    let repo = crate::verify::handoff_repo();
+    repo.write("asset.bin", "small\n");
+    repo.git(&["add", "asset.bin"]);
+    repo.git(&["commit", "-q", "-m", "asset"]);
+    let big = std::fs::File::create(repo.path().join("asset.bin")).unwrap();
+    big.set_len((MEMORY_KIB + 512 * 1024) * 1024).unwrap();
+    drop(big);
+    for args in [&["verify"][..], &["status"]] {
+        match run(&repo, args) {
+            Outcome::Exit(code, stderr) => {
+                assert!(code <= 1, "{args:?}: exit {code}\n{stderr}");
+                assert!(!stderr.contains("memory"), "{args:?}\n{stderr}");
+            }
+            Outcome::Signal(s) => panic!("{args:?}: killed: {s}"),
+            Outcome::Hang => panic!("{args:?}: no answer within {TIMEOUT:?}"),
+        }
+    }
+}
