@@ -413,29 +413,6 @@ pub(crate) fn write_manifest(dir: &HandoffDir, bytes: &[u8]) -> Result<()> {
     write_file(dir, MANIFEST, bytes)
 }
 
-/// Refuses a rotation whose files the tool could not read back (issue #12, M4): nothing is
-/// written then.
-fn check_sizes(dir: &HandoffDir, rot: &Rotation) -> Result<()> {
-    for (name, len, limit) in [
-        (ARCHIVE_FILE, rot.archive_len, MAX_ARCHIVE_BYTES),
-        (INDEX_FILE, rot.index_len, MAX_ARCHIVE_BYTES),
-        (LOG_FILE, rot.log.len(), MAX_FILE_BYTES),
-    ] {
-        if len > limit {
-            return Err(Error::invalid(
-                dir.path_of(name),
-                None,
-                format!(
-                    "archiving would make it {len} bytes, more than the {limit} bytes git-aahp reads; \
-                     nothing was changed (move {ARCHIVE_FILE} and {INDEX_FILE} into a dated \
-                     subdirectory to start a new archive, then rerun)"
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Writes a rotation's changed files as one change (see [`rotation::apply`]): LOG.md
 /// whole, the archive and its index by splicing in place when the rotation extends them,
 /// the index from its staged file when it was written anew as a stream (`index_staged`:
@@ -448,7 +425,7 @@ pub fn write_rotation(
     before: [Option<&str>; 3],
     index_staged: bool,
 ) -> Result<Vec<String>> {
-    if let Err(e) = check_sizes(dir, rot) {
+    if let Err(e) = crate::transaction::steps::check_rotation_sizes(dir, rot) {
         // Nothing was decided: the staged index goes too.
         rotation::remove_stale_staging(dir);
         return Err(e);

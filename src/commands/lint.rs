@@ -593,6 +593,18 @@ fn read_path(dir: &HandoffDir, cwd: &Path, p: &Path) -> Result<(String, String, 
     Ok((rel, name, bytes))
 }
 
+/// An agent instruction file above the size the linter reads, with its real size.
+pub(crate) fn too_large_to_lint(rel: &str, len: u64) -> Error {
+    Error::invalid(
+        rel,
+        None,
+        format!(
+            "file is {len} bytes, more than the {} bytes the linter reads; shorten it",
+            crate::handoff::MAX_FILE_BYTES
+        ),
+    )
+}
+
 /// The agent instruction files ([`lint::agents`]) in `source`, at any depth: the tracked
 /// ones (from the index or the commit's tree), and in the working tree also untracked ones
 /// at the repository root and the package root. Files inside the handoff directory are
@@ -607,7 +619,7 @@ fn agent_files(
     let mut out = Vec::new();
     let push = |rel: String, bytes: Vec<u8>, out: &mut Vec<(String, String, Vec<u8>)>| {
         if bytes.len() > crate::handoff::MAX_FILE_BYTES {
-            return Err(Error::invalid(rel, None, "file is too large to lint"));
+            return Err(too_large_to_lint(&rel, bytes.len() as u64));
         }
         let name = rel.rsplit('/').next().unwrap_or(&rel).to_string();
         out.push((rel, name, bytes));
@@ -637,7 +649,11 @@ fn agent_files(
                 }
                 read_limited(&abs, &rel)?
             }
-            _ => repo.blob(f.id)?,
+            // The size from the object's header: an oversized blob is refused before it is
+            // inflated (issue #12 review, N5: a 300 MB AGENTS.md took 598 MB).
+            _ => repo
+                .blob_within(f.id, crate::handoff::MAX_FILE_BYTES)?
+                .map_err(|len| too_large_to_lint(&rel, len))?,
         };
         seen.insert(rel.clone());
         push(rel, bytes, &mut out)?;

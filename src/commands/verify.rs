@@ -575,7 +575,7 @@ impl Content<'_> {
         }
         match repo.blob_within(file.id, crate::handoff::MAX_FILE_BYTES)? {
             Ok(bytes) => Ok(Some(bytes)),
-            Err(_) => Err(Error::invalid(path, None, "file is too large to lint")),
+            Err(len) => Err(super::lint::too_large_to_lint(path, len)),
         }
     }
 

@@ -92,10 +92,41 @@ fn on_disk(dir: &HandoffDir, name: &str) -> Result<Option<Streamed>> {
 /// ([`log::rotate_checked`]).
 fn plan_rotation(dir: &HandoffDir, log_text: &str, keep: usize, written: bool) -> Result<Planned> {
     let planned = plan_rotation_of(dir, log_text, keep, written)?;
-    if !matches!(planned, Planned::Nothing) {
-        refuse_linked_pair(dir)?;
+    match &planned {
+        Planned::Nothing => {}
+        Planned::Spliced(r) | Planned::Rebuilt(r, _) | Planned::Whole(r) => {
+            refuse_linked_pair(dir)?;
+            check_rotation_sizes(dir, r)?;
+        }
     }
     Ok(planned)
+}
+
+/// Refuses a rotation whose files the tool could not read back (issue #12, M4), whichever
+/// command rotates (`archive`, `commit`, `recover`): nothing is written then.
+pub fn check_rotation_sizes(dir: &HandoffDir, rot: &log::Rotation) -> Result<()> {
+    for (name, len, limit) in [
+        (
+            ARCHIVE_FILE,
+            rot.archive_len,
+            crate::handoff::MAX_ARCHIVE_BYTES,
+        ),
+        (INDEX_FILE, rot.index_len, crate::handoff::MAX_ARCHIVE_BYTES),
+        (LOG_FILE, rot.log.len(), crate::handoff::MAX_FILE_BYTES),
+    ] {
+        if len > limit {
+            return Err(Error::invalid(
+                dir.path_of(name),
+                None,
+                format!(
+                    "archiving would make it {len} bytes, more than the {limit} bytes git-aahp reads; \
+                     nothing was changed (move {ARCHIVE_FILE} and {INDEX_FILE} into a dated \
+                     subdirectory to start a new archive, then rerun)"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a rotation onto a LOG-ARCHIVE.md or index that is a symbolic link (exit 2,
