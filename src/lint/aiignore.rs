@@ -397,17 +397,26 @@ impl AiIgnore {
                 Ok(())
             }
             Err(e) => {
+                // Name the pattern that is too large on its own, if one is. Each is compiled
+                // alone within what is left of a budget of two sets' worth, so a thousand
+                // patterns just under the limit cost about two set builds, not a thousand
+                // (issue #12 review, N7: 55 s before exit 2).
+                let mut budget = 2 * MAX_SET_BYTES;
                 for &i in &self.always {
                     let p = &self.patterns[i];
-                    if let Err(e) = RegexBuilder::new(&p.re.src)
-                        .size_limit(MAX_SET_BYTES)
-                        .build()
-                    {
-                        return Err(Error::invalid(
-                            path,
-                            Some(p.line),
-                            format!("invalid regex (CFG003): {e}"),
-                        ));
+                    match nfa_size(&p.re.src, MAX_SET_BYTES.min(budget)) {
+                        Ok(size) => budget = budget.saturating_sub(size),
+                        Err(e) if budget >= MAX_SET_BYTES => {
+                            return Err(Error::invalid(
+                                path,
+                                Some(p.line),
+                                format!("invalid regex (CFG003): {e}"),
+                            ));
+                        }
+                        Err(_) => break,
+                    }
+                    if budget == 0 {
+                        break;
                     }
                 }
                 Err(Error::invalid(
@@ -829,6 +838,22 @@ fn shaped(v: &str) -> bool {
     let upper = v.bytes().any(|c| c.is_ascii_uppercase());
     let lower = v.bytes().any(|c| c.is_ascii_lowercase());
     (digit && (upper || lower)) || (upper && lower) || v.bytes().any(|c| !c.is_ascii_alphanumeric())
+}
+
+/// The memory of `src`'s compiled automaton (regex's own Thompson NFA, with the syntax a
+/// `regex::bytes::Regex` reads), or the error past `limit` bytes.
+fn nfa_size(src: &str, limit: usize) -> std::result::Result<usize, String> {
+    use regex_automata::nfa::thompson;
+    thompson::Compiler::new()
+        .syntax(regex_automata::util::syntax::Config::new().utf8(false))
+        .configure(
+            thompson::Config::new()
+                .utf8(false)
+                .nfa_size_limit(Some(limit)),
+        )
+        .build(src)
+        .map(|nfa| nfa.memory_usage())
+        .map_err(|e| e.to_string())
 }
 
 fn compile_regex(

@@ -406,6 +406,15 @@ fn number_and_name_inputs() -> Vec<Input> {
         input(".aiignore invalid UTF-8", |r| {
             replace_with(r, ".aiignore", b"*.md\n\xff\xfe\n");
         }),
+        // Each pattern compiles alone, together they pass the automaton limit: the search
+        // for the one too large on its own once compiled all 999 (55 s, review N7).
+        input(".aiignore 999 large regexes", |r| {
+            let mut lines = String::new();
+            for i in 0..999 {
+                lines.push_str(&format!("re:\\w{{1,60}}\\w{{1,60}}[a-z]N{i}\n"));
+            }
+            replace_with(r, ".aiignore", lines.as_bytes());
+        }),
         input(".aiignore 8 MiB of patterns", |r| {
             replace_with(r, ".aiignore", &b"*abc*\n".repeat(8 * 1024 * 1024 / 6));
         }),
