@@ -127,6 +127,11 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
     let dir = ctx.existing_handoff()?;
     boundary::admit(&dir, "--agent", args.agent.as_deref())?;
     boundary::admit(&dir, "--phase", args.phase.as_deref())?;
+    // An id that cannot name a ref is bad input (exit 2) whatever else it holds: checked
+    // before the linter, which would call a control character in it a finding (exit 1).
+    if let Some(id) = args.session_id.as_deref().filter(|s| !s.trim().is_empty()) {
+        lock::check_session_id(id).map_err(Error::Usage)?;
+    }
     boundary::admit(&dir, "--session-id", args.session_id.as_deref())?;
     let head = require_branch_head(repo, "`git aahp begin`")?;
     let ttl_text = args

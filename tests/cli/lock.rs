@@ -269,10 +269,17 @@ fn begin_refuses_session_ids_that_cannot_name_a_ref() {
         );
         assert!(!repo.exists(LOCK), "{id:?}");
     }
-    // Control characters are refused too (by the output boundary's admission check first).
-    let out = repo.aahp(&["begin", "--session-id", "a\u{1b}]0;x\u{7}"]);
-    assert!(matches!(out.code, 1 | 2), "{out}");
-    assert!(!repo.exists(LOCK));
+    // Control characters are bad input like any other character a ref cannot hold: exit 2,
+    // before the linter would call them a finding (exit 1).
+    for id in ["a\u{1b}]0;x\u{7}", "a\u{1}b"] {
+        let out = repo.aahp(&["begin", "--session-id", id]);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains("cannot name a git ref"),
+            "{id:?}\n{out}"
+        );
+        assert!(!repo.exists(LOCK));
+    }
     // The same check where a command takes the lock for one write under a given id.
     let out = repo.aahp(&["task", "add", "x", "--session-id", "v1..2"]);
     out.assert_code(2);
