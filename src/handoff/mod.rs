@@ -482,17 +482,7 @@ impl HandoffDir {
     pub fn snapshot_commit(&self, repo: &Repo, commit: ObjectId, stream: bool) -> Result<Snapshot> {
         Self::refuse_gitlink(repo.tree_gitlink_below(commit, &self.rel)?)?;
         let files = repo.tree_files_below(commit, &self.rel)?;
-        self.snapshot_files(
-            repo,
-            &files,
-            &Baseline::default(),
-            stream,
-            &[],
-            (
-                |target: &str| Ok(repo.tree_file_at(commit, target)?),
-                |target: &str| Ok(repo.tree_has_dir(commit, target)?),
-            ),
-        )
+        self.snapshot_commit_files(repo, commit, &files, stream, &[])
     }
 
     /// Reads the directory as a commit holds it, leaving the top-level files named in
@@ -507,17 +497,7 @@ impl HandoffDir {
     ) -> Result<Snapshot> {
         Self::refuse_gitlink(repo.tree_gitlink_below(commit, &self.rel)?)?;
         let files = repo.tree_files_below(commit, &self.rel)?;
-        self.snapshot_files(
-            repo,
-            &files,
-            &Baseline::default(),
-            false,
-            leave,
-            (
-                |target: &str| Ok(repo.tree_file_at(commit, target)?),
-                |target: &str| Ok(repo.tree_has_dir(commit, target)?),
-            ),
-        )
+        self.snapshot_commit_files(repo, commit, &files, false, leave)
     }
 
     /// Reads only the top-level files `names` of the directory as a commit holds it: for a
@@ -535,12 +515,24 @@ impl HandoffDir {
             .into_iter()
             .filter(|f| names.iter().any(|n| f.path == n.as_bytes()))
             .collect();
+        self.snapshot_commit_files(repo, commit, &files, false, &[])
+    }
+
+    /// Reads `files` of `commit`'s directory, its links resolved in that commit's tree.
+    fn snapshot_commit_files(
+        &self,
+        repo: &Repo,
+        commit: ObjectId,
+        files: &[TreeFile],
+        stream: bool,
+        leave: &[&str],
+    ) -> Result<Snapshot> {
         self.snapshot_files(
             repo,
-            &files,
+            files,
             &Baseline::default(),
-            false,
-            &[],
+            stream,
+            leave,
             (
                 |target: &str| Ok(repo.tree_file_at(commit, target)?),
                 |target: &str| Ok(repo.tree_has_dir(commit, target)?),

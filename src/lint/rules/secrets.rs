@@ -2812,14 +2812,20 @@ fn credential_name(name: &str) -> Option<bool> {
 /// `[SEC100 vendor-token]: GitGuardian API key` (the tool's own report line, which the
 /// output boundary redacts as a last resort) or a Markdown link definition `[the token]:
 /// …`. An index (`ENV["TOKEN"] = …`, `cfg[token]: …`) holds the name alone in its brackets.
+/// Reads at most 200 bytes back from the name, so many such names on one long line cost
+/// what they span, not the line each.
 fn bracketed_phrase(text: &str, ns: usize, op: usize) -> bool {
     if !text[ns..op].contains(']') {
         return false;
     }
-    let line_start = text[..ns].rfind('\n').map_or(0, |i| i + 1);
-    text[line_start..ns]
-        .rfind('[')
-        .is_some_and(|open| text[line_start + open + 1..ns].contains([' ', '\t']))
+    let before = &text.as_bytes()[ns.saturating_sub(200)..ns];
+    let line = before
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(before, |i| &before[i + 1..]);
+    line.iter()
+        .rposition(|&c| c == b'[')
+        .is_some_and(|open| line[open + 1..].iter().any(|&c| c == b' ' || c == b'\t'))
 }
 
 fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
