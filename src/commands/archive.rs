@@ -537,7 +537,7 @@ pub(crate) fn run_in(ctx: &Context, dir: &HandoffDir, args: &ArchiveArgs) -> Res
     let mut write = if args.verify {
         None
     } else {
-        Some(HandoffWrite::begin(
+        Some(HandoffWrite::begin_rotation(
             repo,
             dir,
             &args.session.claim(),

@@ -214,7 +214,10 @@ fn conflicted_manifest(
         doc: serde_json::Map::new(),
     };
     let base = Repo::index_stage_blob(&*repo.index()?, &path, 1)
-        .map(|id| repo.blob(id))
+        .map(|id| {
+            repo.blob_within(id, crate::handoff::max_bytes(MANIFEST))?
+                .map_err(|size| crate::handoff::too_large_blob(&path, size))
+        })
         .transpose()?
         .and_then(|b| Manifest::parse_read_only(&path, &b).ok())
         .unwrap_or_else(empty);

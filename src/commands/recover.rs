@@ -883,10 +883,10 @@ fn has_changes(repo: &Repo, dir: &HandoffDir, head: Option<ObjectId>) -> Result<
             (None, None) => true,
             (Some(_), Some(id)) => repo.file_is_blob(&dir.path_of(name), id)?,
             // A symbolic link in the working tree is read whole, as everywhere.
-            (None, Some(id)) => work
-                .files
-                .remove(name)
-                .is_some_and(|bytes| repo.blob(id).is_ok_and(|b| b == bytes)),
+            (None, Some(id)) => work.files.remove(name).is_some_and(|bytes| {
+                repo.blob_within(id, bytes.len())
+                    .is_ok_and(|b| b.is_ok_and(|b| b == bytes))
+            }),
             (Some(_), None) => false,
         };
         if !same {

@@ -70,6 +70,10 @@ pub struct OpenTask {
 
 /// The result of `git aahp status`.
 #[derive(Debug, Serialize)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent facts of the JSON report, each its own field"
+)]
 pub struct StatusReport {
     /// Repository-relative handoff directory.
     pub dir: String,
@@ -84,6 +88,9 @@ pub struct StatusReport {
     /// `git aahp commit` leaves it running; it may still create the commit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub commit_running: Option<u32>,
+    /// True when an interrupted `git aahp archive` left LOG.md, the archive and its index
+    /// half rotated (its journal is still there).
+    pub interrupted_rotation: bool,
     /// The lock, when one is present.
     pub lock: Option<LockInfo>,
     /// Whose session holds the directory, seen from this worktree (yours, another's,
@@ -158,6 +165,13 @@ impl Report for StatusReport {
                 "  commit: {} (session {}) — run `git aahp recover`",
                 style.error("interrupted"),
                 escape_untrusted(session)
+            )?;
+        }
+        if self.interrupted_rotation {
+            writeln!(
+                w,
+                "  archive: {} — LOG.md, LOG-ARCHIVE.md and its index are half rotated; run `git aahp archive` (or `git aahp recover`) to complete it",
+                style.error("interrupted"),
             )?;
         }
         if let SessionView::Yours(_) = &self.session {
@@ -260,6 +274,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
         manifest: false,
         interrupted_commit: None,
         commit_running: None,
+        interrupted_rotation: false,
         lock: None,
         session: SessionView::Free,
         files: Vec::new(),
@@ -296,6 +311,8 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
         None => None,
     };
     report.interrupted_commit = journal.map(|j| j.session_id);
+    report.interrupted_rotation =
+        crate::transaction::rotation::pending(repo)?.is_some_and(|j| j.dir == dir.rel);
     report.merge_driver_missing = super::hooks::merge_driver_missing(ctx, repo);
     if let Some(remote) = &args.remote {
         boundary::admit(&dir, "--remote", Some(remote))?;
@@ -344,6 +361,8 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
         format!(
             "wait for the interrupted session's `git commit` (pid {pid}) to finish, then run `git aahp recover`"
         )
+    } else if report.interrupted_rotation {
+        "an interrupted `git aahp archive` left the log half rotated: run `git aahp archive` (or `git aahp recover`) to complete it".into()
     } else if report.lock.is_some() || report.interrupted_commit.is_some() {
         "a previous session did not finish: run `git aahp recover` (or `--dry-run` to see the plan)"
             .into()

@@ -552,7 +552,7 @@ impl Content<'_> {
             if !file.is_link {
                 break;
             }
-            let target = String::from_utf8_lossy(&repo.blob(file.id)?).into_owned();
+            let target = repo.link_target(file.id)?;
             let parent = from.rsplit_once('/').map_or("", |(p, _)| p);
             let resolved =
                 crate::handoff::resolve_link(parent, &target).ok_or_else(|| link_refused(path))?;
@@ -593,11 +593,11 @@ impl Content<'_> {
                     Err(_) => break,
                 },
                 Content::Staged(view) => match view.file_at(&at)? {
-                    Some(f) if f.is_link => String::from_utf8_lossy(&repo.blob(f.id)?).into_owned(),
+                    Some(f) if f.is_link => repo.link_target(f.id)?,
                     _ => break,
                 },
                 Content::Commit(c) => match repo.tree_file_at(*c, &at)? {
-                    Some(f) if f.is_link => String::from_utf8_lossy(&repo.blob(f.id)?).into_owned(),
+                    Some(f) if f.is_link => repo.link_target(f.id)?,
                     _ => break,
                 },
             };
@@ -801,7 +801,11 @@ fn unread_checksums(
                 let sum = if let Some(sum) = cache.get(*id) {
                     sum.to_string()
                 } else {
-                    let sum = checksum(&repo.blob(*id)?);
+                    let shown = dir.path_of(name);
+                    let bytes = repo
+                        .blob_within(*id, crate::handoff::max_bytes(name))?
+                        .map_err(|size| crate::handoff::too_large_blob(&shown, size))?;
+                    let sum = checksum(&bytes);
                     cache.insert(*id, &sum);
                     sum
                 };
@@ -1305,7 +1309,8 @@ fn history_layer(
                 Some(p) if is_archive => repo
                     .tree_file_at(p, &path)?
                     .filter(|f| !f.is_link)
-                    .and_then(|f| repo.blob(f.id).ok())
+                    // The parent's version is no larger than this one when it is a prefix.
+                    .and_then(|f| repo.blob_within(f.id, bytes.len()).ok()?.ok())
                     .filter(|old| bytes.starts_with(old))
                     .map_or(0, |old| {
                         let mut from = old.len();

@@ -387,13 +387,30 @@ impl Repo {
         id.to_hex_with_len(7).to_string()
     }
 
-    /// Reads a blob's bytes.
-    pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, GitError> {
+    /// Reads a blob's bytes whole. Private: every reader outside names a limit through
+    /// [`Repo::blob_within`], [`Repo::blob_at`] or [`Repo::link_target`] (issue #12 item 2).
+    fn blob(&self, id: ObjectId) -> Result<Vec<u8>, GitError> {
         Ok(self
             .repo
             .find_blob(id)
             .map_err(read_err(format!("read blob {id}")))?
             .take_data())
+    }
+
+    /// The target a symbolic link's blob names, read lossily. A link's blob is a path, at
+    /// most a few kilobytes: a larger one (a tree written by hand) is an error, never loaded.
+    pub fn link_target(&self, id: ObjectId) -> Result<String, GitError> {
+        const MAX_LINK_BYTES: usize = 4096;
+        match self.blob_within(id, MAX_LINK_BYTES)? {
+            Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(size) => Err(GitError::Read {
+                action: format!("read the symbolic link {}", Repo::short(id)),
+                source: format!(
+                    "its target is {size} bytes, more than the {MAX_LINK_BYTES} bytes a path may hold"
+                )
+                .into(),
+            }),
+        }
     }
 
     /// Reads a blob's bytes when it holds at most `limit` bytes; `Ok(Err(size))` when it is
@@ -831,7 +848,8 @@ impl Repo {
         Ok(None)
     }
 
-    /// Reads the blob at a repository-relative path in a commit, if present.
+    /// Reads the blob at a repository-relative path in a commit, if present, within the
+    /// read limit of the file the path names.
     pub fn blob_at(&self, commit: ObjectId, path: &str) -> Result<Option<Vec<u8>>, GitError> {
         let tree = self
             .repo
@@ -841,8 +859,20 @@ impl Repo {
             .lookup_entry_by_path(path)
             .map_err(read_err(format!("look up {path}")))?;
         match entry {
+            // Held within the limit of the file the path names: a commit made by anyone
+            // else may hold a file of any size (issue #12 item 2).
             Some(e) if e.mode().is_blob() || e.mode().is_link() => {
-                Ok(Some(self.blob(e.object_id())?))
+                let limit = crate::handoff::max_bytes(path);
+                match self.blob_within(e.object_id(), limit)? {
+                    Ok(bytes) => Ok(Some(bytes)),
+                    Err(size) => Err(GitError::Read {
+                        action: format!("read {path} in commit {}", Repo::short(commit)),
+                        source: format!(
+                            "it is {size} bytes, more than the {limit} bytes git-aahp reads of that file"
+                        )
+                        .into(),
+                    }),
+                }
             }
             _ => Ok(None),
         }
@@ -1055,7 +1085,7 @@ impl Repo {
                                 )
                             })
                         } else {
-                            self.file_blob_id(&full, meta.len()).map(Ok)
+                            self.file_prefix_blob_id(&full, meta.len()).map(Ok)
                         };
                         match id {
                             Ok(id) => {
@@ -1378,10 +1408,11 @@ impl Repo {
         })
     }
 
-    /// The blob id of the regular file at `path`, `len` bytes long, hashed in pieces: memory
-    /// stays flat whatever the file's size (a tracked multi-gigabyte asset, an archive past
-    /// every cap). A file whose length is not `len` when read is an error.
-    fn file_blob_id(&self, path: &Path, len: u64) -> std::io::Result<ObjectId> {
+    /// The blob id of the first `len` bytes of the regular file at `path` (the whole file when
+    /// it is `len` bytes long), hashed in pieces: memory stays flat whatever the file's size
+    /// (a tracked multi-gigabyte asset, an archive past every cap). A file shorter than `len`
+    /// when read is an error.
+    pub fn file_prefix_blob_id(&self, path: &Path, len: u64) -> std::io::Result<ObjectId> {
         use std::io::Read;
         let mut hasher = gix::hash::hasher(self.repo.object_hash());
         hasher.update(&gix::objs::encode::loose_header(
@@ -1426,7 +1457,7 @@ impl Repo {
                 .map_err(std::io::Error::other);
         }
         let kind = gix::object::Kind::Blob;
-        let id = self.file_blob_id(path, len)?;
+        let id = self.file_prefix_blob_id(path, len)?;
         if self.repo.has_object(id) {
             return Ok(id);
         }

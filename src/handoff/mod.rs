@@ -907,7 +907,7 @@ fn link_target(
     let refuse = |why: String| Error::invalid(rel, None, why);
     let mut from = rel.to_string();
     for _ in 0..MAX_LINK_HOPS {
-        let target = String::from_utf8_lossy(&repo.blob(link)?).into_owned();
+        let target = repo.link_target(link)?;
         let shown = output::escape_untrusted(&target);
         let resolved = resolve_link(parent(&from), &target).ok_or_else(|| {
             refuse(format!(
@@ -973,7 +973,7 @@ pub(crate) fn file_name(path: &str) -> &str {
 /// A blob read from git above its file's limit: gix loads a blob whole, so LOG-ARCHIVE.md
 /// and its index are read from the working tree as streams when it holds the same blob, and
 /// held within their limit otherwise.
-fn too_large_blob(path: &str, len: u64) -> Error {
+pub(crate) fn too_large_blob(path: &str, len: u64) -> Error {
     let name = file_name(path);
     let how = if matches!(name, log::ARCHIVE_FILE | log::INDEX_FILE) {
         "; it is read as a stream from the working tree when the file there is that blob: \

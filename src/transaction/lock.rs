@@ -206,18 +206,20 @@ pub fn read_lock_bytes(dir: &HandoffDir) -> Result<Option<std::result::Result<Ve
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(read_err(source)),
     };
+    // git-aahp writes its lock as a file, so a link is never one of its locks: it is
+    // reported, never followed (one into `.git` would have git's own files read as a lock).
     if meta.file_type().is_symlink() {
-        match path.canonicalize() {
-            Ok(target) if target.starts_with(&dir.root) => {}
-            Ok(_) => {
-                return Ok(Some(Err(
-                    "it is a symbolic link pointing outside the repository".into(),
-                )));
+        let why = match path.canonicalize() {
+            Ok(target) if !target.starts_with(&dir.root) => {
+                "it is a symbolic link pointing outside the repository"
             }
-            Err(_) => {
-                return Ok(Some(Err("it is a symbolic link that leads nowhere".into())));
+            Ok(target) if target.components().any(|c| c.as_os_str() == ".git") => {
+                "it is a symbolic link pointing into .git"
             }
-        }
+            Ok(_) => "it is a symbolic link, not the file git-aahp writes",
+            Err(_) => "it is a symbolic link that leads nowhere",
+        };
+        return Ok(Some(Err(why.into())));
     }
     let meta = match std::fs::metadata(&path) {
         Ok(m) => m,

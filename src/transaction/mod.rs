@@ -253,8 +253,50 @@ pub fn restore_files(
 /// Puts one file of a commit's handoff directory back in the working tree, unless it is
 /// there already; returns whether it wrote.
 fn restore_entry(repo: &Repo, dir: &HandoffDir, entry: &crate::git::DirEntry) -> Result<bool> {
-    let bytes = repo.blob(entry.id)?;
     let path = dir.abs.join(&entry.name);
+    let read_err = |source| Error::Read {
+        path: dir.path_of(&entry.name),
+        source,
+    };
+    let size = repo.blob_size(entry.id)?;
+    if !entry.is_link && size > PREFIX_RESTORE_BYTES {
+        // LOG-ARCHIVE.md and its index only grow: when the file on disk begins with the
+        // blob, cutting it back restores it in pieces, never holding either (issue #12 N4).
+        if let Some(len) = std::fs::symlink_metadata(&path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| m.len())
+            .filter(|&len| len >= size)
+            && repo.file_prefix_blob_id(&path, size).map_err(read_err)? == entry.id
+        {
+            if len == size {
+                return Ok(false);
+            }
+            crate::handoff::write_atomic_spliced_batched(&path, size, b"").map_err(|source| {
+                Error::Write {
+                    path: dir.path_of(&entry.name),
+                    source,
+                }
+            })?;
+            return Ok(true);
+        }
+    }
+    // Tests arm `restore-whole:NAME` to prove a large file that only grew is cut back in
+    // pieces, never read whole.
+    #[cfg(feature = "failpoints")]
+    if size > PREFIX_RESTORE_BYTES {
+        crate::failpoint::error(&format!("restore-whole:{}", entry.name)).map_err(read_err)?;
+    }
+    let Ok(bytes) = repo.blob_within(entry.id, crate::handoff::MAX_ARCHIVE_BYTES)? else {
+        return Err(Error::Invalid {
+            path: dir.path_of(&entry.name),
+            line: None,
+            message: format!(
+                "the version to restore is {size} bytes, more than the {} bytes git-aahp holds in memory, and the file here does not begin with it; put it back with `git checkout <commit> -- <file>` and rerun",
+                crate::handoff::MAX_ARCHIVE_BYTES
+            ),
+        });
+    };
     // A regular file is compared in pieces: LOG-ARCHIVE.md is not held twice.
     let same = if entry.is_link {
         std::fs::read(&path).ok().as_deref() == Some(bytes.as_slice())
@@ -282,6 +324,9 @@ fn restore_entry(repo: &Repo, dir: &HandoffDir, entry: &crate::git::DirEntry) ->
     }
     Ok(true)
 }
+
+/// Above this size a file to restore is first compared as a prefix of the file on disk.
+const PREFIX_RESTORE_BYTES: u64 = 1024 * 1024;
 
 /// The highest session number: far beyond any project's sessions, and far below where
 /// adding one could overflow.

@@ -178,6 +178,9 @@ impl<'d> HandoffWrite<'d> {
     /// `commit`) is exit 3 naming the holder; no lock means one is taken for this write,
     /// marked as taken by `command` for one write, announcing `updating`. A one-write lock
     /// left by a writer that crashed is taken over (see [`HandoffWrite::taken_over`]).
+    ///
+    /// A rotation of LOG.md an interrupted `archive` left half done is an error too (naming
+    /// the command that completes it): a write over it would record the half-rotated files.
     pub fn begin(
         repo: &Repo,
         dir: &'d HandoffDir,
@@ -186,11 +189,42 @@ impl<'d> HandoffWrite<'d> {
         command: &str,
         updating: &[&str],
     ) -> Result<HandoffWrite<'d>> {
+        Self::begin_inner(repo, dir, claim, now, command, updating, false)
+    }
+
+    /// [`HandoffWrite::begin`] for `archive`, which completes a half-done rotation itself.
+    pub fn begin_rotation(
+        repo: &Repo,
+        dir: &'d HandoffDir,
+        claim: &SessionClaim,
+        now: Timestamp,
+        command: &str,
+        updating: &[&str],
+    ) -> Result<HandoffWrite<'d>> {
+        Self::begin_inner(repo, dir, claim, now, command, updating, true)
+    }
+
+    fn begin_inner(
+        repo: &Repo,
+        dir: &'d HandoffDir,
+        claim: &SessionClaim,
+        now: Timestamp,
+        command: &str,
+        updating: &[&str],
+        completes_rotation: bool,
+    ) -> Result<HandoffWrite<'d>> {
         let serial = WriteLock::acquire(repo, dir, command)?;
         // Under the write lock no `commit` of this worktree is running, so a journal left
         // for this directory is a crashed one: `recover` must go first.
         if let Some(j) = Journal::load(repo, &dir.rel)? {
             return Err(j.interrupted_error());
+        }
+        // Nor is an `archive` of this directory: a rotation journal left for it is a
+        // crashed one (issue #12 N8).
+        if !completes_rotation
+            && let Some(j) = super::rotation::pending(repo)?.filter(|j| j.dir == dir.rel)
+        {
+            return Err(super::rotation::pending_error(&j));
         }
         let write = match LockState::read(dir)? {
             // A lock taken for one write lives only while its taker holds the write lock, so

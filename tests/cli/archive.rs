@@ -1166,6 +1166,27 @@ fn archive_half_rotated_by_a_failed_rollback_is_completed_by_recover_or_rerun() 
         let commit = repo.aahp(&["commit", "-m", "x"]);
         commit.assert_code(2);
         assert!(commit.stderr.contains("half rotated"), "{commit}");
+        // No other writer records the half-rotated files, and `status` names the state
+        // (issue #12 N8).
+        let before = journal_files(&repo);
+        for args in [
+            &["manifest"][..],
+            &["task", "add", "Write the docs"],
+            &["trust", "decay"],
+        ] {
+            let out = repo.aahp(args);
+            out.assert_code(2);
+            assert!(out.stderr.contains("half rotated"), "{args:?}: {out}");
+        }
+        assert_eq!(journal_files(&repo), before);
+        let status = repo.aahp(&["status"]);
+        assert!(
+            status.stdout.contains("half rotated") && status.stdout.contains("git aahp archive"),
+            "{status}"
+        );
+        let json = repo.aahp(&["status", "--json"]);
+        let json: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+        assert_eq!(json["interrupted_rotation"], true);
 
         let done = repo.aahp(&[finish]);
         done.assert_code(0);

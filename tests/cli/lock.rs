@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use crate::session_fixture::{DIR, handoff_files, head, session_repo, task_ids};
+use crate::session_fixture::{DIR, STATUS, handoff_files, head, session_repo, task_ids};
 use crate::support::{TestRepo, mkfifo};
 
 const LOCK: &str = ".ai/handoff/HANDOFF.lock";
@@ -187,6 +187,8 @@ fn plant(repo: &TestRepo, kind: &str) {
         "fifo" => mkfifo(&path),
         "dir" => std::fs::create_dir(&path).unwrap(),
         "zero" => std::os::unix::fs::symlink("/dev/zero", &path).unwrap(),
+        "git-config" => std::os::unix::fs::symlink("../../.git/config", &path).unwrap(),
+        "in-tree" => std::os::unix::fs::symlink("STATUS.md", &path).unwrap(),
         _ => unreachable!(),
     }
 }
@@ -199,6 +201,11 @@ fn a_lock_that_is_not_a_regular_file_is_reported_never_waited_on_or_read() {
         (
             "zero",
             "it is a symbolic link pointing outside the repository",
+        ),
+        ("git-config", "it is a symbolic link pointing into .git"),
+        (
+            "in-tree",
+            "it is a symbolic link, not the file git-aahp writes",
         ),
     ] {
         let repo = session_repo();
@@ -243,6 +250,9 @@ fn a_lock_that_is_not_a_regular_file_is_reported_never_waited_on_or_read() {
                 std::fs::symlink_metadata(repo.path().join(LOCK)).is_err(),
                 "{kind}"
             );
+            // The link went, not what it named.
+            assert!(repo.path().join(".git/config").is_file(), "{kind}");
+            assert_eq!(repo.read(&format!("{DIR}/STATUS.md")), STATUS, "{kind}");
             repo.aahp(&["begin"]).assert_code(0);
         }
     }

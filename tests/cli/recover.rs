@@ -2,7 +2,7 @@
 
 use crate::session_fixture::{
     DIR, STATUS, count_entries, edit_like_a_session, handoff_files, handoff_files_at, has_journal,
-    has_lock, head, session_repo,
+    has_lock, head, session_repo, session_repo_with_log,
 };
 
 #[test]
@@ -600,4 +600,52 @@ fn a_refused_recover_leaves_the_index_lock_alone() {
         index_lock.exists(),
         "a refused recover removed the index lock\n{out}"
     );
+}
+
+/// Issue #12 N4: LOG-ARCHIVE.md only grows, so restoring HEAD's archive after a session
+/// appended to it cuts the file back in pieces (`restore-whole:NAME` makes a whole read
+/// fail); an archive rewritten in place is still restored, from the blob.
+#[test]
+fn recover_cuts_a_grown_archive_back_without_reading_it_whole() {
+    let mut log = String::from("# Log\n\n");
+    for i in (1..=600).rev() {
+        log.push_str(&format!(
+            "## [2026-11-{:02}] agent-a: Session {i}\n\n{}\n\n---\n\n",
+            1 + i % 20,
+            "Measured the parser on the corpus and wrote the figures down. ".repeat(30)
+        ));
+    }
+    let repo = session_repo_with_log(&log);
+    repo.aahp(&["archive", "--keep", "3"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "archived"]);
+    let archive = format!("{DIR}/LOG-ARCHIVE.md");
+    let committed = repo.read(&archive);
+    assert!(committed.len() > 1024 * 1024, "{}", committed.len());
+
+    repo.aahp(&["begin", "--session-id", "grew"]).assert_code(0);
+    repo.write(
+        &archive,
+        format!("{committed}\nA note the session appended.\n"),
+    );
+    edit_like_a_session(&repo);
+    let out = repo.aahp_env(
+        ".",
+        &["recover", "--force"],
+        &[("AAHP_FAILPOINT", "restore-whole:LOG-ARCHIVE.md")],
+    );
+    out.assert_code(0);
+    assert_eq!(repo.read(&archive), committed);
+    assert!(
+        handoff_files_at(&repo, "refs/aahp/recovered/grew")["LOG-ARCHIVE.md"]
+            .contains("A note the session appended.")
+    );
+
+    repo.aahp(&["begin", "--session-id", "rewrote"])
+        .assert_code(0);
+    repo.write(&archive, committed.replacen("Session", "Sitting", 1));
+    repo.aahp(&["recover", "--force"]).assert_code(0);
+    assert_eq!(repo.read(&archive), committed);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
 }
