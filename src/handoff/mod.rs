@@ -124,7 +124,7 @@ fn is_archive_pair(inner: &str) -> bool {
 }
 
 /// Why [`Snapshot::hold_streamed`] needs a file whole, and what to do when it is too large.
-const HELD_WHOLE: &str = "this step (a rotation onto an archive with a code fence that never \
+pub(crate) const HELD_WHOLE: &str = "this step (a rotation onto an archive with a code fence that never \
      closes) reads it whole, and nothing was changed: \
      move LOG-ARCHIVE.md and LOG-ARCHIVE.index.json into a dated subdirectory to start a new \
      archive, then rerun";

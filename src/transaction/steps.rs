@@ -168,8 +168,22 @@ fn plan_rotation_of(
         StreamedRotation::Rebuilt(r, plan) => Planned::Rebuilt(r, plan),
         StreamedRotation::UpToDate { .. } => Planned::Nothing,
         StreamedRotation::Whole => {
-            let archive = read_text(dir, ARCHIVE_FILE)?;
-            let index = read_text(dir, INDEX_FILE)?;
+            // Held whole within the pair's limit, with the way out beyond it (issue #12).
+            let hold = |name: &str, file: Option<&Streamed>| -> Result<Option<String>> {
+                let Some(file) = file else { return Ok(None) };
+                let shown = dir.path_of(name);
+                let bytes = file.read_all(
+                    &shown,
+                    crate::handoff::MAX_ARCHIVE_BYTES,
+                    crate::handoff::HELD_WHOLE,
+                )?;
+                crate::handoff::decode_text(&shown, &bytes)?;
+                String::from_utf8(bytes)
+                    .map(Some)
+                    .map_err(|_| Error::invalid(shown, None, "invalid UTF-8"))
+            };
+            let archive = hold(ARCHIVE_FILE, archive.as_ref())?;
+            let index = hold(INDEX_FILE, index.as_ref())?;
             match log::rotate_checked(
                 log_text,
                 archive.as_deref(),

@@ -551,3 +551,37 @@ fn a_garbage_pre_push_line_is_named_not_echoed_whole() {
         out.stderr.len()
     );
 }
+
+/// A NUL byte in handoff text is a control character a reader never sees: `lint`, the
+/// pre-commit hook and `commit` block it by name (HID011), and nothing is committed.
+#[test]
+fn a_nul_byte_in_handoff_text_is_blocked_by_lint_the_hook_and_commit() {
+    for file in ["STATUS.md", "LOG.md", "TRUST.md"] {
+        let repo = crate::session_fixture::session_repo();
+        let path = format!(".ai/handoff/{file}");
+        let text = repo.read(&path);
+        let at = text.find('\n').unwrap() + 1;
+        repo.write(
+            &path,
+            format!("{}Done\0 today.\n{}", &text[..at], &text[at..]),
+        );
+        let lint = repo.aahp(&["lint", &path]);
+        lint.assert_code(1);
+        assert!(
+            lint.stdout.contains("HID011") && lint.stdout.contains("U+0000"),
+            "{file}: {lint}"
+        );
+        repo.git(&["add", &path]);
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        assert!(
+            hook.stdout.contains("HID011") || hook.stderr.contains("HID011"),
+            "{file}: {hook}"
+        );
+        let head = crate::session_fixture::head(&repo);
+        repo.aahp(&["begin"]).assert_code(0);
+        let commit = repo.aahp(&["commit", "--log", "Test session.", "-m", "x"]);
+        commit.assert_code(1);
+        assert_eq!(crate::session_fixture::head(&repo), head, "{file}");
+    }
+}

@@ -845,7 +845,6 @@ fn randomised_sigkill_over_commit_archive_and_recover_keeps_the_invariants() {
          {archives_mid_write} archives killed mid-write, 0 violations; outcomes {outcomes:?}",
         COMMITS + ARCHIVES
     );
-    println!("{report}");
     // A loop whose kills all land before or after the writes proves nothing: fail it.
     // The bounds are low because the delays are random under any load (measured: 4-7 of
     // 12 commits; 5 of 8 archives, whose write steps the `archive:slow` fail point widens).
@@ -854,6 +853,7 @@ fn randomised_sigkill_over_commit_archive_and_recover_keeps_the_invariants() {
         "too few kills landed mid-write (at least one commit and {MIN_MID_WRITE} archives \
          wanted): {report}"
     );
+    crate::support::publish_counts("kill-loop", &report);
 }
 
 /// The journal's copy of the session's files is the commit `git` itself would save of them

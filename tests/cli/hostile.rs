@@ -58,7 +58,7 @@ const COMMANDS: &[Cmd] = &[
     read(&["lint"]),
     read(&["lint", "--staged"]),
     read(&["lint", "--rev", "HEAD"]),
-    read(&["lint", "--format", "sarif"]),
+    read(&["lint", "--format", "github"]),
     read(&["hook", "pre-commit"]),
     read(&["archive", "--verify"]),
     read(&["trust", "list"]),
@@ -74,6 +74,18 @@ const COMMANDS: &[Cmd] = &[
     write(&["archive", "--reindex"]),
     write(&["trust", "decay"]),
     write(&["task", "add", "hostile task"]),
+];
+
+/// The commands that judge history, run again after each input is committed (with
+/// `--no-verify`, as anyone may): in the staged set-up they only ever judge the clean base.
+const HISTORY_COMMANDS: &[Cmd] = &[
+    read(&["lint", "--rev", "HEAD"]),
+    read(&["verify", "--level", "ci", "--base", "HEAD~1"]),
+    read(&["review", "--base", "HEAD~1"]),
+    read(&[
+        "verify", "--level", "ci", "--base", "HEAD~1", "--format", "sarif",
+    ]),
+    read(&["verify", "--chain"]),
 ];
 
 /// A bad input: a name and how to plant it in a copy of the base repository.
@@ -672,6 +684,8 @@ fn judge(repo: &TestRepo, cmd: &Cmd) -> (Vec<(Problem, String)>, bool) {
 struct Job<'a> {
     input: usize,
     cmds: Vec<&'a Cmd>,
+    /// Run in the set-up with the input committed.
+    committed: bool,
 }
 
 /// Runs `cmds` one after the other in copies of `planted`. A command that leaves the state
@@ -711,7 +725,6 @@ fn run_in_turn(
 /// A labelled run and what went wrong in it.
 type Run = (String, Vec<(Problem, String)>);
 
-#[expect(clippy::print_stdout, reason = "the counts are the suite's report")]
 fn check(inputs: &[Input], group: &str) {
     // Each input is planted once; its commands then run in copies of that set-up.
     let planted: Vec<TestRepo> = parallel(inputs, |inp| {
@@ -722,32 +735,51 @@ fn check(inputs: &[Input], group: &str) {
         repo
     });
     let pristine: Vec<TestRepo> = parallel(&planted, TestRepo::copy_of);
+    // The same set-ups with the input committed, for the commands that judge history.
+    // Some cannot be (git does not add a FIFO): those judge the base, as staged.
+    let committed: Vec<(TestRepo, bool)> = parallel(&pristine, |p| {
+        let repo = p.copy_of();
+        let made = repo
+            .git_output(&["commit", "-q", "--no-verify", "-m", "hostile input"])
+            .code
+            == 0;
+        (repo, made)
+    });
+    let commits = committed.iter().filter(|(_, made)| *made).count();
     let readers: Vec<&Cmd> = COMMANDS.iter().filter(|c| !c.writes).collect();
     let writers: Vec<&Cmd> = COMMANDS.iter().filter(|c| c.writes).collect();
+    let history: Vec<&Cmd> = HISTORY_COMMANDS.iter().collect();
     let mut jobs = Vec::new();
     for input in 0..inputs.len() {
         jobs.push(Job {
             input,
             cmds: readers.clone(),
+            committed: false,
         });
         jobs.push(Job {
             input,
             cmds: writers.clone(),
+            committed: false,
+        });
+        jobs.push(Job {
+            input,
+            cmds: history.clone(),
+            committed: true,
         });
     }
     let results = parallel(&jobs, |job| {
-        run_in_turn(
-            &planted[job.input],
-            &pristine[job.input],
-            &job.cmds,
-            |cmd| {
-                format!(
-                    "[{}] git aahp {}",
-                    inputs[job.input].name,
-                    cmd.args.join(" ")
-                )
-            },
-        )
+        let (repo, how) = if job.committed {
+            (&committed[job.input].0, ", committed")
+        } else {
+            (&planted[job.input], "")
+        };
+        run_in_turn(repo, &pristine[job.input], &job.cmds, |cmd| {
+            format!(
+                "[{}{how}] git aahp {}",
+                inputs[job.input].name,
+                cmd.args.join(" ")
+            )
+        })
     });
     let runs: Vec<Run> = results.into_iter().flatten().collect();
     let count = |p: Problem| {
@@ -756,15 +788,25 @@ fn check(inputs: &[Input], group: &str) {
             .filter(|(k, _)| *k == p)
             .count()
     };
-    println!(
-        "hostile input ({group}): {} inputs x {} commands = {} runs; panics {}, hangs {}, partial writes {}, other failures {}",
+    let counts = format!(
+        "hostile input ({group}): {} inputs x ({} commands staged + {} committed, {commits} of the inputs in a commit) = {} runs; panics {}, hangs {}, partial writes {}, other failures {}",
         inputs.len(),
         COMMANDS.len(),
+        HISTORY_COMMANDS.len(),
         runs.len(),
         count(Problem::Panic),
         count(Problem::Hang),
         count(Problem::PartialWrite),
         count(Problem::Other)
+    );
+    assert!(
+        commits * 2 > inputs.len(),
+        "only {commits} of {} inputs could be committed",
+        inputs.len()
+    );
+    crate::support::publish_counts(
+        &format!("hostile-{}", group.replace([' ', ','], "-")),
+        &counts,
     );
     let failures: Vec<String> = runs
         .iter()

@@ -180,6 +180,58 @@ fn a_sessions_writers_serialise_with_its_commit() {
     assert!(!repo.exists(LOCK));
 }
 
+#[test]
+fn another_sessions_writers_never_reach_a_running_commit() {
+    // The audit's race (issue #12): `trust verify` of session S2, run again and again while
+    // S1 commits, is refused while S1 holds the handoff and lands after it, never in it:
+    // S1's commit holds none of S2's claims, and its manifest verifies.
+    let repo = session_repo();
+    repo.aahp(&["begin", "--session-id", "S1"]).assert_code(0);
+    let commit = spawn(
+        &repo,
+        &["commit", "--log", "Test session.", "-m", "session"],
+        None,
+    );
+    let mut others = Vec::new();
+    for k in 0..8 {
+        let prop = format!("other prop {k}");
+        let child = spawn(
+            &repo,
+            &["trust", "verify", &prop, "--new", "--", "true"],
+            Some("S2"),
+        );
+        others.push((prop, child));
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    let out = commit.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let committed = repo.git(&["show", &format!("HEAD:{DIR}/TRUST.md")]);
+    let trust = repo.read(&format!("{DIR}/TRUST.md"));
+    let mut refused = 0;
+    for (prop, child) in others {
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(3) => {
+                refused += 1;
+                assert!(stderr.contains("session S1"), "{stderr}");
+                assert!(!trust.contains(&prop), "{prop}: {trust}");
+            }
+            Some(0) => assert!(trust.contains(&prop), "{prop}: {trust}"),
+            code => panic!("{prop}: exit {code:?}\n{stderr}"),
+        }
+        assert!(!committed.contains(&prop), "{prop} reached the commit");
+    }
+    assert!(refused > 0, "no write of S2 overlapped the commit");
+    repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"])
+        .assert_code(0);
+}
+
 /// Puts something that is not a lock file at HANDOFF.lock.
 fn plant(repo: &TestRepo, kind: &str) {
     let path = repo.path().join(LOCK);

@@ -385,3 +385,13 @@ pub fn wait_for_file(path: &Path, what: &str) {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
+
+/// Prints a suite's counts and keeps them in `<target>/tmp/robustness/NAME.txt`, which
+/// `.ci/run` shows after the tests (cargo hides what a passing test prints).
+#[expect(clippy::print_stdout, reason = "the counts are the suite's report")]
+pub fn publish_counts(name: &str, line: &str) {
+    println!("{line}");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("robustness");
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(dir.join(format!("{name}.txt")), format!("{line}\n"));
+}
