@@ -140,7 +140,7 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         "lint" => "remove or rewrite the flagged text (`git aahp lint` shows each finding, `git aahp lint --explain ID` why it matters)".into(),
         "instructions" => "remove the flagged text from the agent instruction files and retry".into(),
         "drift" => format!("update {status}, run `{manifest}`, stage {d}/ and retry"),
-        "lock" => "a session holds HANDOFF.lock: end it with `git aahp commit`, or run `git aahp recover` if it crashed".into(),
+        "lock" => "HANDOFF.lock and git-aahp's temporary files never enter a commit: unstage them (`git rm --cached`); a session that holds the lock ends with `git aahp commit`, or `git aahp recover` if it crashed".into(),
         "tasks" => "fix the task list with `git aahp task` (ids, states, dependencies)".into(),
         "archive" => "run `git aahp archive --verify`: it names each problem and its repair (`git aahp archive` completes an interrupted rotation)".into(),
         BASE_LAYER => BASE_HINT.into(),
@@ -1791,16 +1791,31 @@ fn judge(
     // 5. The lock never enters a commit.
     let mut lock = Layer::new("lock");
     let lock_path = dir.path_of(LOCK);
-    let lock_tracked = match target.source {
-        Source::Worktree => !Repo::index_dir(&*repo.index()?, &dir.rel)
-            .iter()
-            .all(|e| e.name != LOCK),
-        _ => snap.contains(LOCK),
+    let tracked: Vec<String> = match target.source {
+        Source::Worktree => Repo::index_dir(&*repo.index()?, &dir.rel)
+            .into_iter()
+            .map(|e| e.name)
+            .collect(),
+        _ => snap
+            .files
+            .keys()
+            .chain(snap.streamed.keys())
+            .chain(snap.unread.keys())
+            .cloned()
+            .collect(),
     };
-    if lock_tracked {
+    if tracked.iter().any(|n| n == LOCK) {
         lock.fail(
             Some(lock_path),
             "HANDOFF.lock is staged or committed; it must never enter a commit",
+        );
+    }
+    // Nor do the temporary files of a write (debris of one that was killed, which
+    // `git add -A` would stage).
+    for name in tracked.iter().filter(|n| crate::handoff::is_temp_name(n)) {
+        lock.fail(
+            Some(dir.path_of(name)),
+            "a temporary file of git-aahp is staged or committed (left by an interrupted write); remove it from the index (`git rm --cached`), then run `git aahp recover`",
         );
     }
     layers.push(lock.summarize("HANDOFF.lock is not committed"));

@@ -585,3 +585,37 @@ fn a_nul_byte_in_handoff_text_is_blocked_by_lint_the_hook_and_commit() {
         assert_eq!(crate::session_fixture::head(&repo), head, "{file}");
     }
 }
+
+/// The temporary files of a killed write are debris that `git add -A` stages: the hook and
+/// CI refuse them by name, as they refuse a staged lock.
+#[test]
+fn a_staged_temporary_file_of_the_tool_never_enters_a_commit() {
+    let repo = crate::session_fixture::session_repo();
+    for name in [".aahp-tmp-rotation-LOG.md", ".aahp-tmp-Xy12Zq"] {
+        repo.write(&format!(".ai/handoff/{name}"), "# Log\n\nhalf written\n");
+    }
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    for name in [".aahp-tmp-rotation-LOG.md", ".aahp-tmp-Xy12Zq"] {
+        assert!(
+            hook.stdout
+                .contains(&format!(".ai/handoff/{name}: a temporary file of git-aahp")),
+            "{hook}"
+        );
+    }
+    repo.git(&["commit", "-q", "--no-verify", "-m", "debris"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(ci.stdout.contains("a temporary file of git-aahp"), "{ci}");
+    // A name that only looks alike is the user's, judged as any other file.
+    repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    assert!(!repo.exists(".ai/handoff/.aahp-tmp-Xy12Zq"));
+    repo.write(".ai/handoff/.aahp-tmp-draft.md", "# Draft\n");
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    assert!(
+        !hook.stdout.contains("a temporary file of git-aahp"),
+        "{hook}"
+    );
+}

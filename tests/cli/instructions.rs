@@ -258,3 +258,25 @@ fn what_an_instruction_file_links_to_or_imports_is_judged_when_it_changes() {
         repo.git(&["reset", "-q", "--hard"]);
     }
 }
+
+/// An instruction file too large to lint is refused from git's object header, with its
+/// size and the limit, in the index and in a commit (issue #12 N5: it was inflated whole
+/// first, then refused without a size).
+#[test]
+fn an_instruction_file_too_large_to_lint_is_refused_with_its_size() {
+    let repo = handoff_repo();
+    let line = "Run the tests before you push. ".repeat(40) + "\n";
+    let text = format!("# Agents\n\n{}", line.repeat(7_000));
+    let size = text.len();
+    assert!(size > 8 * 1024 * 1024);
+    repo.write("AGENTS.md", &text);
+    repo.git(&["add", "-A"]);
+    let want = format!("AGENTS.md: file is {size} bytes, more than the 8388608 bytes");
+    let staged = repo.aahp(&["lint", "--all", "--staged"]);
+    staged.assert_code(2);
+    assert!(staged.stderr.contains(&want), "{staged}");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "long instructions"]);
+    let committed = repo.aahp(&["lint", "--all", "--rev", "HEAD"]);
+    committed.assert_code(2);
+    assert!(committed.stderr.contains(&want), "{committed}");
+}

@@ -210,11 +210,14 @@ fn another_sessions_writers_never_reach_a_running_commit() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let others: Vec<_> = others
+        .into_iter()
+        .map(|(prop, child)| (prop, child.wait_with_output().unwrap()))
+        .collect();
     let committed = repo.git(&["show", &format!("HEAD:{DIR}/TRUST.md")]);
     let trust = repo.read(&format!("{DIR}/TRUST.md"));
     let mut refused = 0;
-    for (prop, child) in others {
-        let out = child.wait_with_output().unwrap();
+    for (prop, out) in others {
         let stderr = String::from_utf8_lossy(&out.stderr);
         match out.status.code() {
             Some(3) => {
