@@ -16,9 +16,7 @@ use crate::handoff::log::{
 };
 use crate::handoff::log_stream::{self, Bytes, Content, Limits, Rebuilt, StreamedRotation};
 use crate::handoff::manifest::{Manifest, SessionInfo};
-use crate::handoff::{
-    HandoffDir, MANIFEST, MAX_ARCHIVE_BYTES, MAX_FILE_BYTES, Snapshot, Source, StagedFile, stream,
-};
+use crate::handoff::{HandoffDir, MANIFEST, MAX_FILE_BYTES, Snapshot, Source, StagedFile, stream};
 use crate::output::{Report, Style, escape_untrusted};
 use crate::transaction::rotation::{self, After, Before, Change, SpliceAt};
 use crate::transaction::steps::write_file;
@@ -895,12 +893,13 @@ fn reindex(
         Err(source) => return Err(write_err(source)),
     };
     let len = staged.content_len().map_err(write_err)?;
-    if len > MAX_ARCHIVE_BYTES as u64 {
+    let limit = crate::handoff::max_archive_bytes();
+    if len > limit as u64 {
         return Err(Error::invalid(
             dir.path_of(INDEX_FILE),
             None,
             format!(
-                "re-indexing would make it {len} bytes, more than the {MAX_ARCHIVE_BYTES} bytes git-aahp reads; nothing was changed"
+                "re-indexing would make it {len} bytes, more than the {limit} bytes git-aahp reads; nothing was changed"
             ),
         ));
     }
@@ -961,7 +960,7 @@ fn head_entries(
         return Ok(out);
     };
     for (name, limit) in [
-        (ARCHIVE_FILE, MAX_ARCHIVE_BYTES),
+        (ARCHIVE_FILE, crate::handoff::max_archive_bytes()),
         (LOG_FILE, MAX_FILE_BYTES),
     ] {
         let path = dir.path_of(name);

@@ -113,6 +113,24 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// still refuse to write past the limit.
 pub const MAX_ARCHIVE_BYTES: usize = 256 * 1024 * 1024;
 
+/// [`MAX_ARCHIVE_BYTES`], the limit every reader and writer of the archive pair applies.
+/// Builds with the test fail points read `AAHP_TEST_MAX_ARCHIVE_BYTES` instead when it is
+/// set, so tests reach the paths beyond the limit with files of kilobytes, not 256 MiB.
+pub fn max_archive_bytes() -> usize {
+    #[cfg(feature = "failpoints")]
+    {
+        static TEST_LIMIT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+        if let Some(limit) = *TEST_LIMIT.get_or_init(|| {
+            std::env::var("AAHP_TEST_MAX_ARCHIVE_BYTES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+        }) {
+            return limit;
+        }
+    }
+    MAX_ARCHIVE_BYTES
+}
+
 /// LOG-ARCHIVE.md and its index: the files that only grow, which a snapshot of the working
 /// tree leaves on disk and every reader takes as a stream (issue #12 item 2).
 pub const ARCHIVE_PAIR: [&str; 2] = [log::ARCHIVE_FILE, log::INDEX_FILE];
@@ -133,7 +151,7 @@ pub(crate) const HELD_WHOLE: &str = "this step (a rotation onto an archive with 
 /// path).
 pub fn max_bytes(name: &str) -> usize {
     match name.rsplit('/').next() {
-        Some(log::ARCHIVE_FILE | log::INDEX_FILE) => MAX_ARCHIVE_BYTES,
+        Some(log::ARCHIVE_FILE | log::INDEX_FILE) => max_archive_bytes(),
         _ => MAX_FILE_BYTES,
     }
 }

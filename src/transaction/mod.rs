@@ -259,7 +259,13 @@ fn restore_entry(repo: &Repo, dir: &HandoffDir, entry: &crate::git::DirEntry) ->
         source,
     };
     let size = repo.blob_size(entry.id)?;
-    if !entry.is_link && size > PREFIX_RESTORE_BYTES {
+    let limit = if crate::handoff::ARCHIVE_PAIR.contains(&entry.name.as_str()) {
+        crate::handoff::max_archive_bytes()
+    } else {
+        crate::handoff::MAX_ARCHIVE_BYTES
+    };
+    let too_large = usize::try_from(size).map_or(true, |s| s > limit);
+    if !entry.is_link && (size > PREFIX_RESTORE_BYTES || too_large) {
         // LOG-ARCHIVE.md and its index only grow: when the file on disk begins with the
         // blob, cutting it back restores it in pieces, never holding either (issue #12 N4).
         if let Some(len) = std::fs::symlink_metadata(&path)
@@ -287,13 +293,12 @@ fn restore_entry(repo: &Repo, dir: &HandoffDir, entry: &crate::git::DirEntry) ->
     if size > PREFIX_RESTORE_BYTES {
         crate::failpoint::error(&format!("restore-whole:{}", entry.name)).map_err(read_err)?;
     }
-    let Ok(bytes) = repo.blob_within(entry.id, crate::handoff::MAX_ARCHIVE_BYTES)? else {
+    let Ok(bytes) = repo.blob_within(entry.id, limit)? else {
         return Err(Error::Invalid {
             path: dir.path_of(&entry.name),
             line: None,
             message: format!(
-                "the version to restore is {size} bytes, more than the {} bytes git-aahp holds in memory, and the file here does not begin with it; put it back with `git checkout <commit> -- <file>` and rerun",
-                crate::handoff::MAX_ARCHIVE_BYTES
+                "the version to restore is {size} bytes, more than the {limit} bytes git-aahp holds in memory, and the file here does not begin with it; put it back with `git checkout <commit> -- <file>` and rerun"
             ),
         });
     };

@@ -109,9 +109,13 @@ pub fn check_rotation_sizes(dir: &HandoffDir, rot: &log::Rotation) -> Result<()>
         (
             ARCHIVE_FILE,
             rot.archive_len,
-            crate::handoff::MAX_ARCHIVE_BYTES,
+            crate::handoff::max_archive_bytes(),
         ),
-        (INDEX_FILE, rot.index_len, crate::handoff::MAX_ARCHIVE_BYTES),
+        (
+            INDEX_FILE,
+            rot.index_len,
+            crate::handoff::max_archive_bytes(),
+        ),
         (LOG_FILE, rot.log.len(), crate::handoff::MAX_FILE_BYTES),
     ] {
         if len > limit {
@@ -174,7 +178,7 @@ fn plan_rotation_of(
                 let shown = dir.path_of(name);
                 let bytes = file.read_all(
                     &shown,
-                    crate::handoff::MAX_ARCHIVE_BYTES,
+                    crate::handoff::max_archive_bytes(),
                     crate::handoff::HELD_WHOLE,
                 )?;
                 crate::handoff::decode_text(&shown, &bytes)?;

@@ -2315,3 +2315,82 @@ fn an_unclosed_fence_never_enters_the_archive_and_an_old_one_is_named() {
     assert!(!out.stderr.contains("postcondition"), "{out}");
     assert_eq!(files(&repo), before);
 }
+
+/// Issue #12 N6: what the tool writes it reads back. A rotation that would grow the archive
+/// pair past the limit (lowered for the test) is refused alike by `archive` and by
+/// `commit`'s rotation, naming the size, the limit and the way out; nothing is written, and
+/// the session commits once the limit allows it.
+#[test]
+fn no_rotation_grows_the_archive_past_the_limit() {
+    let repo =
+        crate::session_fixture::session_repo_with_log(&crate::session_fixture::log_with(30, 20));
+    repo.aahp(&["archive", "--keep", "20"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "archived"]);
+    let index = repo.read(".ai/handoff/LOG-ARCHIVE.index.json");
+    let limit = (index.len() + 100).to_string();
+    let low = [("AAHP_TEST_MAX_ARCHIVE_BYTES", limit.as_str())];
+    let before = files(&repo);
+    let want = format!("more than the {limit} bytes git-aahp reads; nothing was changed");
+    let out = repo.aahp_env(".", &["archive", "--keep", "10"], &low);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains("archiving would make it") && out.stderr.contains(&want),
+        "{out}"
+    );
+    assert!(out.stderr.contains("dated subdirectory"), "{out}");
+    assert_eq!(files(&repo), before);
+
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    repo.aahp(&["begin"]).assert_code(0);
+    let commit = ["commit", "-m", "x", "--log", "Did more.", "--keep", "10"];
+    let out = repo.aahp_env(".", &commit, &low);
+    out.assert_code(2);
+    assert!(out.stderr.contains(&want), "{out}");
+    assert_eq!(repo.git(&["rev-parse", "HEAD"]), head);
+    let log = repo.read(".ai/handoff/LOG.md");
+    assert!(!log.contains("Did more."), "{log}");
+    repo.aahp(&commit).assert_code(0);
+    assert_ne!(repo.git(&["rev-parse", "HEAD"]), head);
+}
+
+/// A rotation a stream cannot do (moved entries holding fence lines, onto an archive whose
+/// code fence never closes) holds the pair whole only within the limit (lowered for the
+/// test); beyond it, it names the limit and the way out, and changes nothing.
+#[test]
+fn a_rotation_held_whole_past_the_limit_says_how_to_go_on() {
+    let mut log = String::from("# Log\n\n");
+    for i in (1..=12).rev() {
+        let fence = if i <= 2 {
+            "\n```sh\nmake test\n```\n"
+        } else {
+            ""
+        };
+        log.push_str(&format!(
+            "## [2026-11-{i:02}] agent-a: Session {i}\n\nDid step {i}.\n{fence}\n---\n\n"
+        ));
+    }
+    let repo = crate::session_fixture::session_repo_with_log(&log);
+    repo.write(
+        ".ai/handoff/LOG-ARCHIVE.md",
+        "# Archive\n\n---\n\n## [2026-10-01] agent-a: Old\n\nOld step.\n\n```text\nleft open\n\n---\n\n",
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "an archive from another tool"]);
+    let before = files(&repo);
+    let out = repo.aahp_env(
+        ".",
+        &["archive", "--keep", "10"],
+        &[("AAHP_TEST_MAX_ARCHIVE_BYTES", "60")],
+    );
+    out.assert_code(2);
+    assert!(
+        out.stderr
+            .contains("more than the 60 bytes git-aahp holds in memory")
+            && out.stderr.contains("code fence that never closes")
+            && out.stderr.contains("dated subdirectory"),
+        "{out}"
+    );
+    assert_eq!(files(&repo), before);
+}

@@ -649,3 +649,45 @@ fn recover_cuts_a_grown_archive_back_without_reading_it_whole() {
     repo.aahp(&["manifest", "--check"]).assert_code(0);
     repo.aahp(&["archive", "--verify"]).assert_code(0);
 }
+
+/// Issue #12: a version of the archive pair too large to hold (the limit is lowered for the
+/// test) is never loaded: `recover` stops with the way out, and once the limit allows it a
+/// rerun completes, losing nothing.
+#[test]
+fn recover_refuses_an_archive_version_past_the_limit_and_a_rerun_completes() {
+    let repo = session_repo_with_log(&crate::session_fixture::log_with(30, 20));
+    repo.aahp(&["archive", "--keep", "20"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "archived"]);
+    let archive = format!("{DIR}/LOG-ARCHIVE.md");
+    let committed = repo.read(&archive);
+    repo.aahp(&["begin", "--session-id", "rewrote"])
+        .assert_code(0);
+    repo.write(&archive, committed.replacen("Session", "Sitting", 1));
+    edit_like_a_session(&repo);
+    let limit = (committed.len() - 1).to_string();
+    let out = repo.aahp_env(
+        ".",
+        &["recover", "--force"],
+        &[("AAHP_TEST_MAX_ARCHIVE_BYTES", limit.as_str())],
+    );
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains(&format!(
+            "LOG-ARCHIVE.md: the version to restore is {} bytes, more than the {limit} bytes",
+            committed.len()
+        )) && out.stderr.contains("git checkout"),
+        "{out}"
+    );
+    repo.aahp(&["recover", "--force"]).assert_code(0);
+    // Restored, then extended by recover's own rotation of LOG.md.
+    let now = repo.read(&archive);
+    assert!(
+        now.starts_with(&committed) && !now.contains("Sitting"),
+        "{now}"
+    );
+    assert!(
+        handoff_files_at(&repo, "refs/aahp/recovered/rewrote")["LOG-ARCHIVE.md"]
+            .contains("Sitting")
+    );
+}
