@@ -551,7 +551,7 @@ pub(crate) fn run_in(ctx: &Context, dir: &HandoffDir, args: &ArchiveArgs) -> Res
     let mut report = ArchiveReport::new(dir, keep);
     let pending = rotation::pending(repo)?;
     if !args.verify {
-        match rotation::complete(repo)? {
+        match rotation::complete(repo, dir)? {
             Some((done_dir, files)) => {
                 report.completed = files.iter().map(|n| done_dir.path_of(n)).collect();
             }

@@ -242,7 +242,7 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     refuse_if_locked(&dir, ctx.now)?;
     // A split of LOG.md that an earlier run left half done is finished before planning;
     // one killed while staging, before its journal, decided nothing.
-    if crate::transaction::rotation::complete(repo)?.is_none() {
+    if crate::transaction::rotation::complete(repo, &dir)?.is_none() {
         crate::transaction::rotation::remove_stale_staging(&dir);
     }
 

@@ -350,7 +350,31 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
         plan: Vec::new(),
         conflicted_manifest: None,
     };
-    complete_rotation(ctx, repo, args.dry_run, &mut report)?;
+    // A live lock is not recover's to undo without --force: another session's is exit 3
+    // naming its holder; the caller's own session is not interrupted either (issue #17, D9):
+    // it is finished by `commit`, and rolled back only when asked. A journal of the lock's
+    // session, found under the write lock, proves its commit crashed: that is recovered.
+    // Checked before anything is written, the rotation below included (a one-write lock,
+    // whose taker died, is taken over further down).
+    if let LockState::Held(held) = &lock_state
+        && (held.write.is_none() || journal.is_some())
+        && !held.is_stale(ctx.now)
+        && !args.force
+        && journal
+            .as_ref()
+            .is_none_or(|j| j.session_id != held.session_id)
+    {
+        let claim = SessionClaim {
+            session_id: args.session_id.clone(),
+            agent: None,
+        };
+        if claim.owns(held, repo, &dir) {
+            return Err(Error::LiveSession(Box::new(held.holder(ctx.now))));
+        }
+        return Err(held.locked_error(ctx.now));
+    }
+
+    complete_rotation(ctx, repo, &dir, args.dry_run, &mut report)?;
 
     // A lock taken for one write (no session) outlives its taker only when the taker died:
     // that writer held the write lock recover holds now. It belongs to no session and its
@@ -374,27 +398,6 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
                 .extend(transaction::remove_temp_files(repo, &dir));
         }
         return Ok(report);
-    }
-
-    // A live lock is not recover's to undo without --force: another session's is exit 3
-    // naming its holder; the caller's own session is not interrupted either (issue #17, D9):
-    // it is finished by `commit`, and rolled back only when asked. A journal of the lock's
-    // session, found under the write lock, proves its commit crashed: that is recovered.
-    if let LockState::Held(held) = &lock_state
-        && !held.is_stale(ctx.now)
-        && !args.force
-        && journal
-            .as_ref()
-            .is_none_or(|j| j.session_id != held.session_id)
-    {
-        let claim = SessionClaim {
-            session_id: args.session_id.clone(),
-            agent: None,
-        };
-        if claim.owns(held, repo, &dir) {
-            return Err(Error::LiveSession(Box::new(held.holder(ctx.now))));
-        }
-        return Err(held.locked_error(ctx.now));
     }
 
     let who = match (&journal, &lock_state) {
@@ -523,12 +526,13 @@ fn target_dir(ctx: &Context, repo: &Repo) -> Result<HandoffDir> {
 fn complete_rotation(
     ctx: &Context,
     repo: &Repo,
+    dir: &HandoffDir,
     dry_run: bool,
     report: &mut RecoverReport,
 ) -> Result<()> {
     use crate::transaction::rotation;
     if dry_run {
-        if let Some(j) = rotation::pending(repo)? {
+        if let Some(j) = rotation::pending(repo)?.filter(|j| j.dir == dir.rel) {
             report.plan.push(format!(
                 "complete the interrupted `git aahp archive` in {}",
                 j.dir
@@ -537,11 +541,9 @@ fn complete_rotation(
         }
         return Ok(());
     }
-    let Some((dir, files)) = rotation::complete(repo)? else {
+    let Some((dir, files)) = rotation::complete(repo, dir)? else {
         // Staged files of a run killed before its journal: nothing of it was decided.
-        if let Ok(dir) = ctx.handoff() {
-            rotation::remove_stale_staging(&dir);
-        }
+        rotation::remove_stale_staging(dir);
         return Ok(());
     };
     report.plan.push(format!(

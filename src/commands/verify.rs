@@ -552,7 +552,7 @@ impl Content<'_> {
             if !file.is_link {
                 break;
             }
-            let target = repo.link_target(file.id)?;
+            let target = repo.link_target(file.id, &from)?;
             let parent = from.rsplit_once('/').map_or("", |(p, _)| p);
             let resolved =
                 crate::handoff::resolve_link(parent, &target).ok_or_else(|| link_refused(path))?;
@@ -593,11 +593,11 @@ impl Content<'_> {
                     Err(_) => break,
                 },
                 Content::Staged(view) => match view.file_at(&at)? {
-                    Some(f) if f.is_link => repo.link_target(f.id)?,
+                    Some(f) if f.is_link => repo.link_target(f.id, &at)?,
                     _ => break,
                 },
                 Content::Commit(c) => match repo.tree_file_at(*c, &at)? {
-                    Some(f) if f.is_link => repo.link_target(f.id)?,
+                    Some(f) if f.is_link => repo.link_target(f.id, &at)?,
                     _ => break,
                 },
             };

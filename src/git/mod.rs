@@ -397,14 +397,17 @@ impl Repo {
             .take_data())
     }
 
-    /// The target a symbolic link's blob names, read lossily. A link's blob is a path, at
+    /// The target a symbolic link's blob names (the link shown as `path`), read lossily. A link's blob is a path, at
     /// most a few kilobytes: a larger one (a tree written by hand) is an error, never loaded.
-    pub fn link_target(&self, id: ObjectId) -> Result<String, GitError> {
+    pub fn link_target(&self, id: ObjectId, path: &str) -> Result<String, GitError> {
         const MAX_LINK_BYTES: usize = 4096;
         match self.blob_within(id, MAX_LINK_BYTES)? {
             Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
             Err(size) => Err(GitError::Read {
-                action: format!("read the symbolic link {}", Repo::short(id)),
+                action: format!(
+                    "read the symbolic link {}",
+                    crate::output::escape_untrusted(path)
+                ),
                 source: format!(
                     "its target is {size} bytes, more than the {MAX_LINK_BYTES} bytes a path may hold"
                 )
@@ -1413,18 +1416,32 @@ impl Repo {
     /// (a tracked multi-gigabyte asset, an archive past every cap). A file shorter than `len`
     /// when read is an error.
     pub fn file_prefix_blob_id(&self, path: &Path, len: u64) -> std::io::Result<ObjectId> {
+        self.copy_prefix_as_blob(path, len, &mut std::io::sink())
+    }
+
+    /// Copies the first `len` bytes of the regular file at `src` into `dst` in pieces and
+    /// returns their blob id, so the caller can check what it wrote is the blob it meant.
+    pub fn copy_prefix_as_blob(
+        &self,
+        src: &Path,
+        len: u64,
+        dst: &mut impl std::io::Write,
+    ) -> std::io::Result<ObjectId> {
         use std::io::Read;
         let mut hasher = gix::hash::hasher(self.repo.object_hash());
         hasher.update(&gix::objs::encode::loose_header(
             gix::object::Kind::Blob,
             len,
         ));
-        let mut reader = Exactly::new(std::fs::File::open(path)?, len);
+        let mut reader = Exactly::new(std::fs::File::open(src)?, len);
         let mut buf = vec![0u8; 64 * 1024];
         loop {
             match reader.read(&mut buf) {
                 Ok(0) => break,
-                Ok(n) => hasher.update(&buf[..n]),
+                Ok(n) => {
+                    hasher.update(&buf[..n]);
+                    dst.write_all(&buf[..n])?;
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }

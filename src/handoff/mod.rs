@@ -141,6 +141,13 @@ fn is_archive_pair(inner: &str) -> bool {
     ARCHIVE_PAIR.contains(&inner.rsplit('/').next().unwrap_or(inner))
 }
 
+/// The most of the archive pair [`Snapshot::hold_streamed`] (and `commit`'s rotation) hold
+/// whole: that rotation parses and checks the pair several times over, about eight times
+/// the file in memory (review of issue #12), so it stops well below the pair's limit.
+pub fn held_whole_limit() -> usize {
+    max_archive_bytes().min(32 * 1024 * 1024)
+}
+
 /// Why [`Snapshot::hold_streamed`] needs a file whole, and what to do when it is too large.
 pub(crate) const HELD_WHOLE: &str = "this step (a rotation onto an archive with a code fence that never \
      closes) reads it whole, and nothing was changed: \
@@ -331,7 +338,12 @@ impl Snapshot {
     /// that never closes, when the moved entries hold fence lines).
     pub fn hold_streamed(&mut self, dir: &HandoffDir) -> Result<()> {
         for (name, streamed) in std::mem::take(&mut self.streamed) {
-            let bytes = streamed.read_all(&dir.path_of(&name), max_bytes(&name), HELD_WHOLE)?;
+            let limit = if is_archive_pair(&name) {
+                held_whole_limit()
+            } else {
+                max_bytes(&name)
+            };
+            let bytes = streamed.read_all(&dir.path_of(&name), limit, HELD_WHOLE)?;
             self.files.insert(name, bytes);
         }
         Ok(())
@@ -925,7 +937,7 @@ fn link_target(
     let refuse = |why: String| Error::invalid(rel, None, why);
     let mut from = rel.to_string();
     for _ in 0..MAX_LINK_HOPS {
-        let target = repo.link_target(link)?;
+        let target = repo.link_target(link, &from)?;
         let shown = output::escape_untrusted(&target);
         let resolved = resolve_link(parent(&from), &target).ok_or_else(|| {
             refuse(format!(
@@ -1270,6 +1282,16 @@ pub fn write_atomic_spliced_batched(path: &Path, keep: u64, text: &[u8]) -> std:
         }
         tmp.write_all(text)
     })
+}
+
+/// Replaces the file at `path` with what `fill` writes into a temporary file beside it,
+/// synced, then renamed over it (the directory synced by the caller, as for
+/// [`write_atomic_batched`]); an error from `fill` leaves the file as it was.
+pub fn replace_file_batched_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    replace_file_with(path, Durability::File, fill)
 }
 
 fn replace_file(path: &Path, bytes: &[u8], durability: Durability) -> std::io::Result<()> {

@@ -199,7 +199,7 @@ pub fn restore_dir(repo: &Repo, dir: &HandoffDir, commit: ObjectId) -> Result<Ve
             continue;
         }
         keep.insert(entry.name.clone());
-        if restore_entry(repo, dir, entry)? {
+        if restore_entry(repo, dir, commit, entry)? {
             changed.push(entry.name.clone());
         }
     }
@@ -230,7 +230,7 @@ pub fn restore_files(
     for name in names {
         match wanted.iter().find(|e| e.name == *name) {
             Some(entry) => {
-                if restore_entry(repo, dir, entry)? {
+                if restore_entry(repo, dir, commit, entry)? {
                     changed.push((*name).to_string());
                 }
             }
@@ -252,7 +252,12 @@ pub fn restore_files(
 
 /// Puts one file of a commit's handoff directory back in the working tree, unless it is
 /// there already; returns whether it wrote.
-fn restore_entry(repo: &Repo, dir: &HandoffDir, entry: &crate::git::DirEntry) -> Result<bool> {
+fn restore_entry(
+    repo: &Repo,
+    dir: &HandoffDir,
+    commit: ObjectId,
+    entry: &crate::git::DirEntry,
+) -> Result<bool> {
     let path = dir.abs.join(&entry.name);
     let read_err = |source| Error::Read {
         path: dir.path_of(&entry.name),
@@ -278,11 +283,20 @@ fn restore_entry(repo: &Repo, dir: &HandoffDir, entry: &crate::git::DirEntry) ->
             if len == size {
                 return Ok(false);
             }
-            crate::handoff::write_atomic_spliced_batched(&path, size, b"").map_err(|source| {
-                Error::Write {
-                    path: dir.path_of(&entry.name),
-                    source,
+            // The copy is hashed as it is written, and put in place only when it is the
+            // blob: a file changed between the check and the copy is never restored wrong.
+            crate::handoff::replace_file_batched_with(&path, |tmp| {
+                if repo.copy_prefix_as_blob(&path, size, tmp)? == entry.id {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::other(
+                        "it changed while it was restored; rerun `git aahp recover`",
+                    ))
                 }
+            })
+            .map_err(|source| Error::Write {
+                path: dir.path_of(&entry.name),
+                source,
             })?;
             return Ok(true);
         }
@@ -298,7 +312,9 @@ fn restore_entry(repo: &Repo, dir: &HandoffDir, entry: &crate::git::DirEntry) ->
             path: dir.path_of(&entry.name),
             line: None,
             message: format!(
-                "the version to restore is {size} bytes, more than the {limit} bytes git-aahp holds in memory, and the file here does not begin with it; put it back with `git checkout <commit> -- <file>` and rerun"
+                "the version to restore is {size} bytes, more than the {limit} bytes git-aahp holds in memory, and the file here does not begin with it; put it back with `git checkout {} -- {}` and rerun",
+                Repo::short(commit),
+                crate::output::shell_word(&dir.path_of(&entry.name))
             ),
         });
     };

@@ -165,20 +165,37 @@ fn link_or_copy(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::copy(from, to).map(|_| ())
 }
 
+/// The largest rotation journal read: it names three files and their checksums.
+const MAX_JOURNAL_BYTES: u64 = 1024 * 1024;
+
 /// Reads the journal of an interrupted rotation, if there is one.
+///
+/// Read like a handoff file: opened without waiting (a FIFO there never hangs a command),
+/// a regular file only, and at most [`MAX_JOURNAL_BYTES`].
 pub fn pending(repo: &Repo) -> Result<Option<RotationJournal>> {
+    use std::io::Read;
     let path = journal_path(repo);
     let shown = path.display().to_string();
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(Error::Read {
-                path: shown,
-                source,
-            });
-        }
-    };
+    if std::fs::symlink_metadata(&path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+        return Ok(None);
+    }
+    let (file, _) = crate::handoff::open_regular(&path, &shown)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_JOURNAL_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::Read {
+            path: shown.clone(),
+            source,
+        })?;
+    if bytes.len() as u64 > MAX_JOURNAL_BYTES {
+        return Err(Error::invalid(
+            &shown,
+            None,
+            format!(
+                "the rotation journal is larger than {MAX_JOURNAL_BYTES} bytes, which no rotation writes; move it away"
+            ),
+        ));
+    }
     let journal: RotationJournal = serde_json::from_slice(&bytes).map_err(|e| {
         Error::invalid(
             &shown,
@@ -207,8 +224,9 @@ pub fn pending(repo: &Repo) -> Result<Option<RotationJournal>> {
 /// files.
 pub fn pending_error(journal: &RotationJournal) -> Error {
     Error::other(format!(
-        "an interrupted `git aahp archive` left {}/{LOG_FILE}, {ARCHIVE_FILE} and {INDEX_FILE} half rotated; run `git aahp archive` (or `git aahp recover`) to complete it",
-        journal.dir
+        "an interrupted `git aahp archive` left {}/{LOG_FILE}, {ARCHIVE_FILE} and {INDEX_FILE} half rotated; run `git aahp archive` (or `git aahp recover`) in that directory (`--dir {}`) to complete it",
+        journal.dir,
+        crate::output::shell_word(&journal.dir)
     ))
 }
 
@@ -516,8 +534,11 @@ fn roll_back(repo: &Repo, dir: &HandoffDir, done: &[&Change<'_>], cause: Error) 
 ///
 /// A file that is neither as the rotation found it nor as it left it was changed by hand
 /// after the crash: nothing is renamed then, and the error names it (exit 2).
-pub fn complete(repo: &Repo) -> Result<Option<(HandoffDir, Vec<String>)>> {
-    let Some(journal) = pending(repo)? else {
+///
+/// Only the rotation of `dir`, whose write lock (and `HANDOFF.lock`) the caller holds: one
+/// another directory left is that directory's to complete, under its own locks.
+pub fn complete(repo: &Repo, dir: &HandoffDir) -> Result<Option<(HandoffDir, Vec<String>)>> {
+    let Some(journal) = pending(repo)?.filter(|j| j.dir == dir.rel) else {
         return Ok(None);
     };
     let dir = HandoffDir::locate(repo, repo.workdir(), Some(Path::new(&journal.dir)))?;

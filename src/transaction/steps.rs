@@ -178,7 +178,7 @@ fn plan_rotation_of(
                 let shown = dir.path_of(name);
                 let bytes = file.read_all(
                     &shown,
-                    crate::handoff::max_archive_bytes(),
+                    crate::handoff::held_whole_limit(),
                     crate::handoff::HELD_WHOLE,
                 )?;
                 crate::handoff::decode_text(&shown, &bytes)?;

@@ -287,7 +287,7 @@ impl<'d> HandoffWrite<'d> {
     }
 
     /// Checks, taking nothing, that `HANDOFF.lock` would let the caller write now: absent, or
-    /// its own session's. Lets a command refuse (exit 3) before slow work such as running a
+    /// its own session's, with no interrupted `commit` or rotation of the directory left. Lets a command refuse (exit 3) before slow work such as running a
     /// verification command; [`HandoffWrite::begin`] checks again before the write.
     pub fn precheck(
         repo: &Repo,
@@ -295,6 +295,16 @@ impl<'d> HandoffWrite<'d> {
         claim: &SessionClaim,
         now: Timestamp,
     ) -> Result<()> {
+        // Journals left while no writer of the directory runs are interrupted ones (a
+        // running `commit` or `archive` holds the write lock and has its journal).
+        if !WriteLock::is_held(repo, dir)? {
+            if let Some(j) = Journal::load(repo, &dir.rel)? {
+                return Err(j.interrupted_error());
+            }
+            if let Some(j) = super::rotation::pending(repo)?.filter(|j| j.dir == dir.rel) {
+                return Err(super::rotation::pending_error(&j));
+            }
+        }
         match LockState::read(dir)? {
             LockState::Absent => Ok(()),
             LockState::Held(held) if claim.owns(&held, repo, dir) => Ok(()),

@@ -2394,3 +2394,37 @@ fn a_rotation_held_whole_past_the_limit_says_how_to_go_on() {
     );
     assert_eq!(files(&repo), before);
 }
+
+/// A half-rotated directory refuses `trust verify` before its check command runs, and the
+/// rotation journal is read like a handoff file: a FIFO in its place hangs nothing.
+#[test]
+fn a_pending_rotation_is_found_before_slow_work_and_its_journal_never_blocks() {
+    let repo = repo_with_log(&journal(14));
+    let out = repo.aahp_env(
+        ".",
+        &["archive"],
+        &[(
+            "AAHP_FAILPOINT",
+            "archive:rename-error:LOG.md,archive:restore-error:LOG-ARCHIVE.md",
+        )],
+    );
+    out.assert_code(2);
+    let marker = repo.path().join("check-ran");
+    let check = format!("touch {}", marker.display());
+    let out = repo.aahp(&["trust", "verify", "p", "--new", "--", "sh", "-c", &check]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("half rotated"), "{out}");
+    assert!(!marker.exists(), "the check ran before the refusal");
+
+    let journal = repo.path().join(".git/aahp/rotation.json");
+    std::fs::rename(&journal, repo.path().join(".git/aahp/rotation.json.saved")).unwrap();
+    crate::support::mkfifo(&journal);
+    let bound = std::time::Duration::from_secs(20);
+    let status = repo.aahp_bounded(&["--json", "status"], &[], bound);
+    status.assert_code(0);
+    let v: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(v["interrupted_rotation"], true);
+    let add = repo.aahp_bounded(&["task", "add", "x"], &[], bound);
+    add.assert_code(2);
+    assert!(add.stderr.contains("not a regular file"), "{add}");
+}

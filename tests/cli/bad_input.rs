@@ -582,6 +582,10 @@ fn a_nul_byte_in_handoff_text_is_blocked_by_lint_the_hook_and_commit() {
         repo.aahp(&["begin"]).assert_code(0);
         let commit = repo.aahp(&["commit", "--log", "Test session.", "-m", "x"]);
         commit.assert_code(1);
+        assert!(
+            commit.stdout.contains("HID011") || commit.stderr.contains("HID011"),
+            "{file}: {commit}"
+        );
         assert_eq!(crate::session_fixture::head(&repo), head, "{file}");
     }
 }
@@ -618,4 +622,31 @@ fn a_staged_temporary_file_of_the_tool_never_enters_a_commit() {
         !hook.stdout.contains("a temporary file of git-aahp"),
         "{hook}"
     );
+}
+
+/// A symbolic link's blob is a path: one made by hand to hold megabytes is refused from its
+/// header by every reader of history, naming the link, never loaded.
+#[test]
+fn a_committed_link_whose_target_is_megabytes_is_refused_by_name() {
+    let repo = crate::session_fixture::session_repo();
+    repo.write("target.bin", "x".repeat(64 * 1024));
+    let id = repo.git(&["hash-object", "-w", "target.bin"]);
+    std::fs::remove_file(repo.path().join("target.bin")).unwrap();
+    let info = format!("120000,{},.ai/handoff/NOTES.md", id.trim());
+    repo.git(&["update-index", "--add", "--cacheinfo", &info]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "a link made by hand"]);
+    for args in [
+        &["lint", "--rev", "HEAD"][..],
+        &["verify", "--level", "ci", "--base", "HEAD~1"],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains(".ai/handoff/NOTES.md")
+                && out
+                    .stderr
+                    .contains("more than the 4096 bytes a path may hold"),
+            "{args:?}: {out}"
+        );
+    }
 }

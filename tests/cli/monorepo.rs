@@ -535,3 +535,71 @@ fn lint_at_the_root_judges_a_package_never_added_and_fails_on_one_it_cannot_name
         "{out}"
     );
 }
+
+/// A rotation `archive` left half done in one package belongs to that package: only its own
+/// `archive` or `recover` completes it, under its locks (another session's lock there is
+/// exit 3 with nothing written), and the other package's writers and `commit` go on.
+#[test]
+fn a_half_rotated_log_in_one_package_is_that_packages_to_complete() {
+    let repo = monorepo(&["a", "b"]);
+    let (a, b) = ("packages/a", "packages/b");
+    let mut log = String::from("# Log\n\n");
+    for i in (1..=14).rev() {
+        log.push_str(&format!(
+            "## [2026-11-{i:02}] agent-a: Session {i}\n\nDid step {i}.\n\n---\n\n"
+        ));
+    }
+    repo.write(&format!("{a}/.ai/handoff/LOG.md"), &log);
+    repo.aahp_in(a, &["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "a long log"]);
+    let out = repo.aahp_env(
+        a,
+        &["archive"],
+        &[(
+            "AAHP_FAILPOINT",
+            "archive:rename-error:LOG.md,archive:restore-error:LOG-ARCHIVE.md",
+        )],
+    );
+    out.assert_code(2);
+    let snapshot = |pkg: &str| -> Vec<Option<Vec<u8>>> {
+        [
+            "LOG.md",
+            "LOG-ARCHIVE.md",
+            "LOG-ARCHIVE.index.json",
+            "MANIFEST.json",
+        ]
+        .iter()
+        .map(|f| std::fs::read(repo.path().join(pkg).join(".ai/handoff").join(f)).ok())
+        .collect()
+    };
+    let half = snapshot(a);
+
+    // The other package: its writers, `init --force`, `archive` and a session's commit
+    // leave package a as it is; `archive` there names a's rotation and how to complete it.
+    repo.aahp_in(b, &["task", "add", "Write the docs"])
+        .assert_code(0);
+    repo.aahp_in(b, &["begin"]).assert_code(0);
+    update_handoff(&repo, b, "Docs started.");
+    repo.aahp_in(
+        b,
+        &["commit", "-m", "b's session", "--log", "Started the docs."],
+    )
+    .assert_code(0);
+    let other = repo.aahp_in(b, &["archive", "--keep", "1"]);
+    assert!(
+        other.code == 2 && other.stderr.contains("--dir packages/a"),
+        "{other}"
+    );
+    assert_eq!(snapshot(a), half);
+
+    // Another session holds package a: recover there refuses before completing anything.
+    repo.aahp_in(a, &["begin", "--session-id", "OTHER"])
+        .assert_code(0);
+    std::fs::remove_dir_all(repo.path().join(".git/aahp/sessions")).unwrap();
+    let out = repo.aahp_in(a, &["recover"]);
+    out.assert_code(3);
+    assert_eq!(snapshot(a), half);
+    repo.aahp_in(a, &["recover", "--force"]).assert_code(0);
+    repo.aahp_in(a, &["archive", "--verify"]).assert_code(0);
+}
