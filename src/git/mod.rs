@@ -110,6 +110,8 @@ pub struct DirEntry {
     pub id: ObjectId,
     /// True for symbolic links, which the tool refuses to follow.
     pub is_link: bool,
+    /// True for a file git records as executable (mode 100755).
+    pub executable: bool,
 }
 
 /// A file below a directory, found in a tree or the index, at any depth.
@@ -477,6 +479,7 @@ impl Repo {
                 name: rest.to_str_lossy().into_owned(),
                 id: e.id,
                 is_link: e.mode == gix::index::entry::Mode::SYMLINK,
+                executable: e.mode == gix::index::entry::Mode::FILE_EXECUTABLE,
             });
         }
         out
@@ -792,6 +795,7 @@ impl Repo {
                 name: e.filename.to_str_lossy().into_owned(),
                 id: e.oid.to_owned(),
                 is_link: e.mode.is_link(),
+                executable: e.mode.is_executable(),
             })
             .collect())
     }

@@ -258,6 +258,54 @@ fn restore_entry(
     commit: ObjectId,
     entry: &crate::git::DirEntry,
 ) -> Result<bool> {
+    let wrote = restore_content(repo, dir, commit, entry)?;
+    Ok(restore_executable(dir, entry)? || wrote)
+}
+
+/// Gives a restored regular file the executable bits git records for it (a session's
+/// `chmod` is rolled back with its content): added where the file is readable, removed
+/// otherwise. Returns whether the mode changed.
+fn restore_executable(dir: &HandoffDir, entry: &crate::git::DirEntry) -> Result<bool> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.abs.join(&entry.name);
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            return Ok(false);
+        };
+        if entry.is_link || !meta.is_file() {
+            return Ok(false);
+        }
+        let mode = meta.permissions().mode() & 0o7777;
+        let want = if entry.executable {
+            mode | ((mode & 0o444) >> 2)
+        } else {
+            mode & !0o111
+        };
+        if want == mode {
+            return Ok(false);
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(want)).map_err(
+            |source| Error::Write {
+                path: dir.path_of(&entry.name),
+                source,
+            },
+        )?;
+        Ok(true)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (dir, entry);
+        Ok(false)
+    }
+}
+
+fn restore_content(
+    repo: &Repo,
+    dir: &HandoffDir,
+    commit: ObjectId,
+    entry: &crate::git::DirEntry,
+) -> Result<bool> {
     let path = dir.abs.join(&entry.name);
     let read_err = |source| Error::Read {
         path: dir.path_of(&entry.name),

@@ -691,3 +691,22 @@ fn recover_refuses_an_archive_version_past_the_limit_and_a_rerun_completes() {
             .contains("Sitting")
     );
 }
+
+/// A session's `chmod` is rolled back with its content: the restored files carry the
+/// executable bits HEAD records, and their other bits are left as they were.
+#[test]
+fn recover_restores_the_executable_bit_head_records() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = session_repo();
+    let status = repo.path().join(DIR).join("STATUS.md");
+    std::fs::set_permissions(&status, std::fs::Permissions::from_mode(0o640)).unwrap();
+    repo.aahp(&["begin", "--session-id", "chmod"])
+        .assert_code(0);
+    edit_like_a_session(&repo);
+    std::fs::set_permissions(&status, std::fs::Permissions::from_mode(0o750)).unwrap();
+    repo.aahp(&["recover", "--force"]).assert_code(0);
+    let mode = std::fs::metadata(&status).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o640, "{mode:o}");
+    assert_eq!(repo.read(&format!("{DIR}/STATUS.md")), STATUS);
+    assert!(!repo.git(&["diff", "--summary"]).contains("mode change"));
+}
