@@ -146,6 +146,9 @@ fn gap_verdicts_follow_the_last_word_before_the_value() {
     assert_eq!(gap_verdict("_CLIENT_ID="), Some(false));
     assert_eq!(gap_verdict("_ACCESS_KEY_ID="), Some(false));
     assert_eq!(gap_verdict("="), Some(true));
+    assert_eq!(gap_verdict("_API"), Some(true));
+    assert_eq!(gap_verdict("_OAUTH_APP_ID"), Some(false));
+    assert_eq!(gap_verdict(" api docs at"), None);
     assert_eq!(
         gap_verdict(" agent version 7.52 ships with commit"),
         Some(false)
