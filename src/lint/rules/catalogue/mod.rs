@@ -352,24 +352,31 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
         {
             return;
         }
-        // `JENKINS_=…`, `flickr-: …`: the provider's name and separators, then an assignment.
-        let separators = !gap.is_empty()
-            && gap
-                .bytes()
-                .all(|c| matches!(c, b'_' | b'-' | b'.' | b' ' | b'\t'))
-            && matches!(boundary, Some('=' | ':'));
+        // `JENKINS_=…`, `flickr-: …`: the provider's name and separators, then an assignment;
+        // `SURGE_TOKEN_ …`, `secretkeybase …`: a near word that itself names a secret needs no
+        // assignment sign after the separators.
+        let only_separators = gap
+            .bytes()
+            .all(|c| matches!(c, b'_' | b'-' | b'.' | b' ' | b'\t'));
+        let word_names_secret = words(&text[ws..caps.range(1).map_or(ws, |(g, _)| g)])
+            .last()
+            .is_some_and(|w| secret_word(w));
+        let separators = only_separators
+            && (!gap.is_empty() && matches!(boundary, Some('=' | ':'))
+                || word_names_secret && !matches!(boundary, Some('.' | '/')));
         // `api.snowflake.com/v2/…`: the provider's name inside a host name or a path; what
         // follows the dot or slash is the rest of it, not an assigned value.
-        let joined = gap.is_empty() && matches!(boundary, Some('.' | '/'));
-        let verdict = if joined {
-            None
-        } else {
-            gap_verdict(gap).or(separators.then_some(true))
-        };
-        match verdict {
+        if gap.is_empty() && matches!(boundary, Some('.' | '/')) {
+            return;
+        }
+        match gap_verdict(gap).or(separators.then_some(true)) {
             Some(true) => {}
             None if e.free => {}
             _ => return,
+        }
+        // A value that ends in a colon is the next key of a mapping (`api_key_secret:`).
+        if part.ends_with(':') {
+            return;
         }
         // A value of letters only with few case changes is a word or a name (`myApiKeyHere`);
         // digits only, a number.
