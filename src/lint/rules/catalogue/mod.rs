@@ -143,6 +143,7 @@ fn secret_word(w: &str) -> bool {
             | "apikey"
             | "login"
             | "certificate"
+            | "hec"
     ) || ["key", "token", "secret", "password", "passwd"]
         .iter()
         .any(|s| w.ends_with(s) && w.len() <= 16)
@@ -179,6 +180,10 @@ const ID_WORDS: &[&str] = &[
     "sha",
     "commit",
     "hash",
+    "checksum",
+    "cache",
+    "container",
+    "digest",
     "build",
     "port",
     "path",
@@ -226,11 +231,14 @@ fn gap_verdict(gap: &str) -> Option<bool> {
     {
         return Some(false);
     }
-    let secret = ws.iter().any(|w| secret_word(w));
-    let ident = ws.iter().any(|w| ID_WORDS.contains(&w.as_str()));
     // The last word before the value decides between the two (`client_secret` vs `client_id`).
     let last = ws.last().map(String::as_str).unwrap_or_default();
-    if secret && (!ident || secret_word(last)) {
+    // `KEEN_API=…`, `GITHUB_OAUTH=…`: a name that ends in the API or its OAuth holds its key;
+    // elsewhere in a gap the words describe (`the datadog api returned …`).
+    let names_key = matches!(last, "api" | "oauth");
+    let secret = names_key || ws.iter().any(|w| secret_word(w));
+    let ident = ws.iter().any(|w| ID_WORDS.contains(&w.as_str()));
+    if secret && (!ident || secret_word(last) || names_key) {
         return Some(true);
     }
     if ident {
@@ -344,10 +352,31 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
         {
             return;
         }
-        match gap_verdict(caps.str(1)) {
+        // `JENKINS_=…`, `flickr-: …`: the provider's name and separators, then an assignment;
+        // `SURGE_TOKEN_ …`, `secretkeybase …`: a near word that itself names a secret needs no
+        // assignment sign after the separators.
+        let only_separators = gap
+            .bytes()
+            .all(|c| matches!(c, b'_' | b'-' | b'.' | b' ' | b'\t'));
+        let word_names_secret = words(&text[ws..caps.range(1).map_or(ws, |(g, _)| g)])
+            .last()
+            .is_some_and(|w| secret_word(w));
+        let separators = only_separators
+            && (!gap.is_empty() && matches!(boundary, Some('=' | ':'))
+                || word_names_secret && !matches!(boundary, Some('.' | '/')));
+        // `api.snowflake.com/v2/…`: the provider's name inside a host name or a path; what
+        // follows the dot or slash is the rest of it, not an assigned value.
+        if gap.is_empty() && matches!(boundary, Some('.' | '/')) {
+            return;
+        }
+        match gap_verdict(gap).or(separators.then_some(true)) {
             Some(true) => {}
             None if e.free => {}
             _ => return,
+        }
+        // A value that ends in a colon is the next key of a mapping (`api_key_secret:`).
+        if part.ends_with(':') {
+            return;
         }
         // A value of letters only with few case changes is a word or a name (`myApiKeyHere`);
         // digits only, a number.

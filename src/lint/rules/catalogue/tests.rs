@@ -118,6 +118,17 @@ fn references_and_placeholders_next_to_a_provider_name_are_nothing() {
     }
 }
 
+/// Fails when `text` gets an error from the catalogue.
+fn assert_no_catalogue_error(text: &str) {
+    let d = lint(text);
+    assert!(
+        !d.iter()
+            .any(|d| d.rule == "SEC100" && d.severity == Severity::Error),
+        "{text:?}: {}",
+        show(&d)
+    );
+}
+
 #[test]
 fn identifiers_next_to_a_provider_name_are_not_credentials() {
     for text in [
@@ -128,13 +139,7 @@ fn identifiers_next_to_a_provider_name_are_not_credentials() {
         "MIXPANEL_PROJECT_TOKEN_URL=https://api.mixpanel.com/track",
         "The Datadog agent version 7.52.1 ships with commit 5f3e2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f.",
     ] {
-        let d = lint(text);
-        assert!(
-            !d.iter()
-                .any(|d| d.rule == "SEC100" && d.severity == Severity::Error),
-            "{text:?}: {}",
-            show(&d)
-        );
+        assert_no_catalogue_error(text);
     }
 }
 
@@ -146,6 +151,9 @@ fn gap_verdicts_follow_the_last_word_before_the_value() {
     assert_eq!(gap_verdict("_CLIENT_ID="), Some(false));
     assert_eq!(gap_verdict("_ACCESS_KEY_ID="), Some(false));
     assert_eq!(gap_verdict("="), Some(true));
+    assert_eq!(gap_verdict("_API"), Some(true));
+    assert_eq!(gap_verdict("_OAUTH_APP_ID"), Some(false));
+    assert_eq!(gap_verdict(" api docs at"), None);
     assert_eq!(
         gap_verdict(" agent version 7.52 ships with commit"),
         Some(false)
@@ -288,4 +296,17 @@ fn labels_and_rule_names_survive_the_last_resort_redaction_of_a_report_line() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_near_word_that_names_a_secret_needs_no_assignment_sign() {
+    let d = lint("SURGE_TOKEN_ 3f9a0c1e7b2d4e8fa6c59d1b2e3f4a5b");
+    assert_eq!(of_kind(&d, "surge-token").len(), 1, "{}", show(&d));
+    for text in [
+        "The surge_token cache entry 3f9a0c1e7b2d4e8fa6c59d1b2e3f4a5b expired.",
+        "surge_token.3f9a0c1e7b2d4e8fa6c59d1b2e3f4a5b",
+        "couchbase:\n  api_key_secret: next",
+    ] {
+        assert_no_catalogue_error(text);
+    }
 }
