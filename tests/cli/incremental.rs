@@ -96,7 +96,7 @@ fn a_changed_archive_is_judged_at_pre_commit() {
     assert!(hook.stdout.contains("FAIL  lint"), "{hook}");
 }
 
-/// A committed NEXT_ACTIONS.md carrying a blocking injection phrase, committed past the hook.
+/// A committed `NEXT_ACTIONS.md` carrying a blocking injection phrase, committed past the hook.
 fn repo_with_a_planted_next_action() -> TestRepo {
     let repo = handoff_repo();
     repo.write(
