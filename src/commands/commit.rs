@@ -474,7 +474,8 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         }
     }
     failpoint::hit("commit:tag");
-    Journal::remove(repo, &dir.rel)?;
+    // Not synced: a journal a power cut brought back is one `recover` finishes.
+    Journal::remove_unsynced(repo, &dir.rel)?;
     Ok(CommitReport {
         commit: Some(commit.to_string()),
         tag,
@@ -608,7 +609,8 @@ fn take_lock(
                 Vec::new(),
                 args.phase.clone(),
             )?;
-            if !lock::acquire(dir, &new)? {
+            // The session lives and ends inside this process (see `acquire_in_process`).
+            if !lock::acquire_in_process(dir, &new)? {
                 return Err(LockState::read(dir)?.locked_error(dir, ctx.now));
             }
             // The session ends inside this process: its record only has to outlive a kill

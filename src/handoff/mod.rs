@@ -1421,6 +1421,13 @@ impl StagedFile {
         self.persist(true)
     }
 
+    /// [`StagedFile::commit`] without the directory's fsync, for a batch of writes into one
+    /// directory that the caller makes durable at once with [`sync_dir`] (as
+    /// [`write_atomic_batched`]).
+    pub fn commit_batched(self) -> std::io::Result<()> {
+        self.persist(false)
+    }
+
     fn persist(self, sync_directory: bool) -> std::io::Result<()> {
         let dir = self
             .path
