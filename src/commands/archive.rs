@@ -502,7 +502,11 @@ pub(crate) fn stage_rebuilt_index(
         source,
     };
     let staged = std::fs::File::create(&path)
-        .and_then(|mut file| plan.write_index_to(&mut file, old))
+        .and_then(|mut file| {
+            let read = plan.write_index_to(&mut file, old)?;
+            file.sync_all()?;
+            Ok(read)
+        })
         .map_err(write_err)
         .and_then(|read| read.map_err(|e| e.into_error(|f| dir.path_of(f))))
         .and_then(|()| {

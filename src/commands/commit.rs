@@ -25,7 +25,7 @@ use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::provenance::Provenance;
 use crate::handoff::{
-    HandoffDir, LOCK, MANIFEST, Snapshot, Source, checksum, log, write_atomic_batched,
+    Baseline, HandoffDir, LOCK, MANIFEST, Snapshot, checksum, log, write_atomic_batched,
 };
 use crate::lint::Diagnostic;
 use crate::output::{Report, Style, boundary, escape_untrusted};
@@ -474,7 +474,8 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         }
     }
     failpoint::hit("commit:tag");
-    Journal::remove(repo, &dir.rel)?;
+    // Not synced: a journal a power cut brought back is one `recover` finishes.
+    Journal::remove_unsynced(repo, &dir.rel)?;
     Ok(CommitReport {
         commit: Some(commit.to_string()),
         tag,
@@ -507,13 +508,21 @@ fn worktree_snapshot(dir: &HandoffDir) -> Result<Snapshot> {
     dir.snapshot_worktree_streaming(&[log::ARCHIVE_FILE, log::INDEX_FILE])
 }
 
-/// Step 1: the blocking lint findings in the handoff files on disk.
+/// Step 1: the blocking lint findings in the handoff files on disk, judged as the
+/// pre-commit gate judges the index (issue #14): a file whose bytes are HEAD's blob is not
+/// linted again (HEAD's state was the last one judged, and CI judges the whole range), unless
+/// the lint configuration changed; the manifest, TRUST.md and the configuration are always
+/// read. Judging unchanged files again took about a third of a commit's instructions, most
+/// of them compiling the secret patterns an unchanged `.aiignore`'s globs (`*_KEY=*`,
+/// `Bearer *`) wake. Whatever the session changed, and whatever the commit's own rewrites
+/// change (the rotation moving old entries into the archive included), is judged here or by
+/// the gate on exactly what is committed (step 8).
 fn blocking_findings(
     repo: &Repo,
     dir: &HandoffDir,
     today: jiff::civil::Date,
 ) -> Result<Vec<Diagnostic>> {
-    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let snap = dir.snapshot_worktree_since(repo, &Baseline::at_head(repo, dir)?)?;
     Ok(crate::lint::check_snapshot(dir, &snap, today)?
         .into_iter()
         .filter(Diagnostic::is_blocking)
@@ -600,7 +609,8 @@ fn take_lock(
                 Vec::new(),
                 args.phase.clone(),
             )?;
-            if !lock::acquire(dir, &new)? {
+            // The session lives and ends inside this process (see `acquire_in_process`).
+            if !lock::acquire_in_process(dir, &new)? {
                 return Err(LockState::read(dir)?.locked_error(dir, ctx.now));
             }
             // The session ends inside this process: its record only has to outlive a kill

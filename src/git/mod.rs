@@ -389,6 +389,17 @@ impl Repo {
         id.to_hex_with_len(7).to_string()
     }
 
+    /// The repository's object hash (SHA-1 or SHA-256).
+    pub fn object_hash(&self) -> gix::hash::Kind {
+        self.repo.object_hash()
+    }
+
+    /// The id git gives `bytes` stored as a blob (nothing is written).
+    pub fn blob_id_of(&self, bytes: &[u8]) -> Result<ObjectId, GitError> {
+        gix::objs::compute_hash(self.repo.object_hash(), gix::object::Kind::Blob, bytes)
+            .map_err(read_err("hash a file as a blob"))
+    }
+
     /// Reads a blob's bytes whole. Private: every reader outside names a limit through
     /// [`Repo::blob_within`], [`Repo::blob_at`] or [`Repo::link_target`] (issue #12 item 2).
     fn blob(&self, id: ObjectId) -> Result<Vec<u8>, GitError> {

@@ -1491,7 +1491,8 @@ impl Rebuilt {
 
 impl Rebuilt {
     /// [`Rebuilt::write_index`] into `file` from the old archive and index (left on disk,
-    /// `None` when absent), in pieces, then synced.
+    /// `None` when absent), in pieces. Not synced: the caller syncs the file (a
+    /// [`crate::handoff::StagedFile`] does), once (issue #14: `commit` synced it twice).
     pub fn write_index_to(
         &self,
         file: &mut std::fs::File,
@@ -1501,8 +1502,6 @@ impl Rebuilt {
         let mut out = io::BufWriter::with_capacity(CHUNK, &mut *file);
         let read = self.write_index(archive, index, Limits::default(), &mut out)?;
         io::Write::flush(&mut out)?;
-        drop(out);
-        file.sync_all()?;
         Ok(read)
     }
 

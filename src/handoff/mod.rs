@@ -620,6 +620,70 @@ impl HandoffDir {
         )
     }
 
+    /// Reads the directory from the working tree like [`HandoffDir::snapshot`], leaving unread
+    /// ([`Snapshot::unread`]) the files whose bytes are `base`'s blob, by the pre-commit
+    /// snapshot's rules ([`Baseline::unchanged`]: nothing when the lint configuration changed,
+    /// the archive pair only together, the manifest, TRUST.md and the configuration always
+    /// read), and marking the configuration files equal to `base`'s
+    /// ([`Snapshot::config_as_base`]). For `commit`'s first lint, which then judges what the
+    /// session changed as the pre-commit gate does (issue #14). A link is never left unread.
+    pub fn snapshot_worktree_since(&self, repo: &Repo, base: &Baseline) -> Result<Snapshot> {
+        let mut snap = self.snapshot_worktree(&ARCHIVE_PAIR)?;
+        if base.files.is_empty() {
+            return Ok(snap);
+        }
+        let is_link = |inner: &str| {
+            std::fs::symlink_metadata(self.abs.join(inner)).map_or(true, |m| !m.is_file())
+        };
+        let mut files = Vec::new();
+        for (inner, bytes) in snap.files.iter().chain(&snap.nested) {
+            let id = repo.blob_id_of(bytes)?;
+            files.push(TreeFile {
+                path: inner.as_bytes().to_vec(),
+                id,
+                is_link: is_link(inner),
+            });
+        }
+        for inner in snap.streamed.keys() {
+            // Hashed only when HEAD holds the file: from the index's stat data when they are
+            // clean, else in pieces. A file that differs keeps an id no blob has.
+            let same = match base.files.get(inner.as_bytes()) {
+                Some(id) if !is_link(inner) && repo.file_is_blob(&self.path_of(inner), *id)? => {
+                    Some(*id)
+                }
+                _ => None,
+            };
+            files.push(TreeFile {
+                path: inner.as_bytes().to_vec(),
+                id: same.unwrap_or_else(|| ObjectId::null(repo.object_hash())),
+                is_link: same.is_none(),
+            });
+        }
+        let unchanged: std::collections::HashSet<Vec<u8>> = base
+            .unchanged(&files)
+            .into_iter()
+            .map(<[u8]>::to_vec)
+            .collect();
+        for f in &files {
+            let Ok(inner) = std::str::from_utf8(&f.path) else {
+                continue;
+            };
+            if !f.is_link
+                && crate::lint::is_config_file(inner)
+                && base.files.get(&f.path) == Some(&f.id)
+            {
+                snap.config_as_base.insert(inner.to_string());
+            }
+            if unchanged.contains(&f.path) {
+                snap.files.remove(inner);
+                snap.nested.remove(inner);
+                snap.streamed.remove(inner);
+                snap.unread.insert(inner.to_string(), f.id);
+            }
+        }
+        Ok(snap)
+    }
+
     /// Reads the directory from the working tree like [`HandoffDir::snapshot`], leaving the
     /// top-level regular files named in `streamed` on disk ([`Snapshot::streamed`]): a
     /// command that only appends to them never holds them in memory.
@@ -1395,6 +1459,13 @@ impl StagedFile {
     /// The rename is atomic: readers see the old file or the whole new one.
     pub fn commit(self) -> std::io::Result<()> {
         self.persist(true)
+    }
+
+    /// [`StagedFile::commit`] without the directory's fsync, for a batch of writes into one
+    /// directory that the caller makes durable at once with [`sync_dir`] (as
+    /// [`write_atomic_batched`]).
+    pub fn commit_batched(self) -> std::io::Result<()> {
+        self.persist(false)
     }
 
     fn persist(self, sync_directory: bool) -> std::io::Result<()> {

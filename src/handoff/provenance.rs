@@ -3,7 +3,7 @@
 //! stamps one line into the session's LOG entry and the STATUS summary; `verify` warns on a
 //! session entry without it. Pure text logic: no git, no printing.
 
-use super::log::LogFile;
+use super::log::{LogEntry, LogFile};
 use super::manifest::{PROVENANCE_PREFIX, is_provenance_line};
 
 /// The facts a provenance line records.
@@ -38,20 +38,28 @@ impl Provenance {
 /// Returns the entries of `now` that `before` does not hold (by their normalised text): the
 /// entries this session wrote or changed, newest first as in the file.
 pub fn new_entries(before: Option<&str>, now: &str) -> Vec<usize> {
-    let old: std::collections::HashSet<String> = before
-        .map(|b| {
-            LogFile::parse(b)
-                .entries
-                .into_iter()
-                .map(|e| strip_provenance(&e.text))
-                .collect()
-        })
+    new_entries_of(before, &LogFile::parse(now).entries)
+}
+
+/// [`new_entries`] of entries already parsed. An entry whose text `before` holds as it is
+/// is old without normalising either (issue #14: a commit compares every entry of a long
+/// LOG.md with HEAD's, and nearly all are unchanged); the others are compared normalised.
+fn new_entries_of(before: Option<&str>, now: &[LogEntry]) -> Vec<usize> {
+    let old = before
+        .map(|b| LogFile::parse(b).entries)
         .unwrap_or_default();
-    LogFile::parse(now)
-        .entries
-        .iter()
+    let same: std::collections::HashSet<&str> = old.iter().map(|e| e.text.as_str()).collect();
+    let mut normalised: Option<std::collections::HashSet<String>> = None;
+    now.iter()
         .enumerate()
-        .filter(|(_, e)| !old.contains(&strip_provenance(&e.text)))
+        .filter(|(_, e)| {
+            if same.contains(e.text.as_str()) {
+                return false;
+            }
+            let old = normalised
+                .get_or_insert_with(|| old.iter().map(|e| strip_provenance(&e.text)).collect());
+            !old.contains(&strip_provenance(&e.text))
+        })
         .map(|(i, _)| i)
         .collect()
 }
@@ -60,7 +68,7 @@ pub fn new_entries(before: Option<&str>, now: &str) -> Vec<usize> {
 /// (a recovery note) are not the session's.
 pub fn session_entries(before: Option<&str>, now: &str) -> Vec<usize> {
     let entries = LogFile::parse(now).entries;
-    new_entries(before, now)
+    new_entries_of(before, &entries)
         .into_iter()
         .filter(|&i| !is_tool_entry(&entries[i].header))
         .collect()

@@ -232,8 +232,25 @@ impl Journal {
     /// Deletes the journal of the handoff directory `dir` (absent is fine); other
     /// directories' journals are left alone.
     pub fn remove(repo: &Repo, dir: &str) -> Result<()> {
+        Journal::remove_with(repo, dir, true)
+    }
+
+    /// [`Journal::remove`] at the end of a commit that finished, without syncing the
+    /// directory (issue #14: one fsync fewer per commit). A journal a power cut brings back
+    /// says `committed` with the lock released and the tag made or not: the states of a kill
+    /// at `commit:release` or `commit:tag`, which `recover` finishes (it tags only an untagged
+    /// commit) and `commit` refuses to start over.
+    pub fn remove_unsynced(repo: &Repo, dir: &str) -> Result<()> {
+        Journal::remove_with(repo, dir, false)
+    }
+
+    fn remove_with(repo: &Repo, dir: &str, sync: bool) -> Result<()> {
         let path = Journal::path(repo, dir);
-        remove_file(&path)?;
+        if sync {
+            remove_file(&path)?;
+        } else {
+            remove_file_unsynced(&path)?;
+        }
         // The folder goes with the last journal: a refused commit leaves nothing behind.
         if let Some(parent) = path.parent() {
             let _ = std::fs::remove_dir(parent);
@@ -410,14 +427,19 @@ fn ensure_dir(dir: &Path) -> Result<()> {
 }
 
 fn remove_file(path: &Path) -> Result<()> {
+    if remove_file_unsynced(path)?
+        && let Some(parent) = path.parent()
+    {
+        super::lock::sync_dir(parent);
+    }
+    Ok(())
+}
+
+/// [`remove_file`] without the directory's fsync; true when there was a file to remove.
+fn remove_file_unsynced(path: &Path) -> Result<bool> {
     match std::fs::remove_file(path) {
-        Ok(()) => {
-            if let Some(parent) = path.parent() {
-                super::lock::sync_dir(parent);
-            }
-            Ok(())
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(source) => Err(Error::Write {
             path: path.display().to_string(),
             source,

@@ -262,6 +262,25 @@ pub fn read_lock_bytes(dir: &HandoffDir) -> Result<Option<std::result::Result<Ve
 /// A crash before the link leaves only a `.aahp-tmp-*` file (never read as a lock; `recover`
 /// deletes it); after the link, a complete lock that `recover` clears.
 pub fn acquire(dir: &HandoffDir, lock: &HandoffLock) -> Result<bool> {
+    acquire_with(dir, lock, true)
+}
+
+/// [`acquire`] of the lock of a session that begins and ends inside one process (`commit`
+/// without `begin`), with no fsync (issue #14: two fewer per commit). Exclusion between
+/// processes is the same: it is the link's, which the page cache keeps. Only a power cut
+/// differs. After the session's journal is written, `recover` acts on the journal whatever
+/// the lock says. Before, nothing has changed yet, and the cut leaves the lock complete,
+/// absent (the next `commit` takes it anew) or unreadable (exit 3 until `git aahp recover`
+/// clears it, saving the session's files first, as it does for a complete lock without a
+/// journal once that is stale or `--force` is given).
+///
+/// # Crash safety
+/// As [`acquire`] for a process killed.
+pub fn acquire_in_process(dir: &HandoffDir, lock: &HandoffLock) -> Result<bool> {
+    acquire_with(dir, lock, false)
+}
+
+fn acquire_with(dir: &HandoffDir, lock: &HandoffLock, durable: bool) -> Result<bool> {
     let path = dir.abs.join(LOCK);
     let write_err = |source| Error::Write {
         path: dir.path_of(LOCK),
@@ -284,25 +303,31 @@ pub fn acquire(dir: &HandoffDir, lock: &HandoffLock) -> Result<bool> {
     let prefix = format!("{}lock-", crate::handoff::TEMP_PREFIX);
     let mut tmp = crate::handoff::temp_file_in(&dir.abs, &prefix).map_err(write_err)?;
     tmp.write_all(&bytes).map_err(write_err)?;
-    tmp.as_file().sync_all().map_err(write_err)?;
+    if durable {
+        tmp.as_file().sync_all().map_err(write_err)?;
+    }
     let linked = match std::fs::hard_link(tmp.path(), &path) {
         Ok(()) => true,
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
         // No hard links here (some network or FUSE file systems): exclusive creation is
         // still atomic with respect to other sessions, only the content is written after.
-        Err(_) => create_new(&path, &bytes).map_err(write_err)?,
+        Err(_) => create_new(&path, &bytes, durable).map_err(write_err)?,
     };
     crate::failpoint::hit("lock:linked");
     drop(tmp);
-    sync_dir(&dir.abs);
+    if durable {
+        sync_dir(&dir.abs);
+    }
     Ok(linked)
 }
 
-fn create_new(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
+fn create_new(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<bool> {
     match std::fs::File::create_new(path) {
         Ok(mut f) => {
             f.write_all(bytes)?;
-            f.sync_all()?;
+            if durable {
+                f.sync_all()?;
+            }
             Ok(true)
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),

@@ -223,6 +223,11 @@ pub fn decay_trust(dir: &HandoffDir, today: Date, write: &WriteFn<'_>) -> Result
 /// `pending` is LOG.md as a step before this one changed it without writing it yet (the
 /// provenance stamps; it differs from the file): rotated from that text, LOG.md is written
 /// once, not once per step (issue #14); with nothing to move, `pending` itself is written.
+///
+/// Each file is synced before its rename; the directory is not (the spliced archive and a
+/// rebuilt index as `write` is expected to do it, [`crate::handoff::write_atomic_batched`]):
+/// the caller makes the renames durable at once (`commit`, whose journal rolls back a
+/// rotation cut short, syncs the directory before recording the planned tree).
 pub fn rotate_log(
     dir: &HandoffDir,
     keep: usize,
@@ -290,7 +295,7 @@ pub fn rotate_log(
     }
     failpoint::hit("commit:rotate:archive");
     if let Some(staged) = index {
-        staged.commit().map_err(|source| Error::Write {
+        staged.commit_batched().map_err(|source| Error::Write {
             path: dir.path_of(INDEX_FILE),
             source,
         })?;

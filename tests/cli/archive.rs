@@ -1812,8 +1812,15 @@ fn commands_that_write_the_directory_never_hold_the_archive_or_its_index() {
     // session's `commit` (its first lint, its rotation, its gate) write what they wrote
     // when the archive and its index were read whole, without holding either.
     let run = |env: &[(&str, &str)]| {
-        // The first lint of `commit` blocks on the archive's finding, read in pieces.
-        let repo = archived_repo_with_a_finding();
+        // The first lint of `commit` blocks on the finding of an archive the session changed,
+        // read in pieces (an archive HEAD holds as it is was judged with HEAD, issue #14).
+        let repo = archived_repo(&journal(14));
+        let archive = repo.read(ARCHIVE);
+        assert!(archive.contains("- change 2\n"), "{archive}");
+        repo.write(
+            ARCHIVE,
+            archive.replacen("- change 2\n", "- change 2, a zero\u{200b}width space\n", 1),
+        );
         repo.aahp_env(".", &["begin", "--session-id", "s-0"], env)
             .assert_code(0);
         let out = repo.aahp_env(".", &["commit", "-m", "Session 0"], env);

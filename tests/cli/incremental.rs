@@ -1,7 +1,8 @@
 //! The pre-commit check judges what the commit changes (issue #14): handoff files whose
 //! staged blob is HEAD's are not read, hashed or linted again, their checksums come from
 //! HEAD's manifest entry or from a cache keyed by blob id, and the archive layer runs only
-//! when LOG-ARCHIVE.md or its index changes. `verify` and `--level ci` judge everything.
+//! when LOG-ARCHIVE.md or its index changes. `commit`'s first lint judges the working tree
+//! the same way. `verify` and `--level ci` judge everything.
 
 use crate::support::TestRepo;
 use crate::verify::handoff_repo;
@@ -95,8 +96,8 @@ fn a_changed_archive_is_judged_at_pre_commit() {
     assert!(hook.stdout.contains("FAIL  lint"), "{hook}");
 }
 
-#[test]
-fn unchanged_files_are_linted_again_when_the_lint_configuration_changes() {
+/// A committed `NEXT_ACTIONS.md` carrying a blocking injection phrase, committed past the hook.
+fn repo_with_a_planted_next_action() -> TestRepo {
     let repo = handoff_repo();
     repo.write(
         ".ai/handoff/NEXT_ACTIONS.md",
@@ -105,6 +106,12 @@ fn unchanged_files_are_linted_again_when_the_lint_configuration_changes() {
     repo.aahp(&["manifest"]).assert_code(0);
     repo.git(&["add", "-A"]);
     commit(&repo, "planted");
+    repo
+}
+
+#[test]
+fn unchanged_files_are_linted_again_when_the_lint_configuration_changes() {
+    let repo = repo_with_a_planted_next_action();
 
     stage_session(&repo, "one");
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
@@ -119,6 +126,31 @@ fn unchanged_files_are_linted_again_when_the_lint_configuration_changes() {
         hook.stdout.contains(".ai/handoff/NEXT_ACTIONS.md"),
         "{hook}"
     );
+}
+
+#[test]
+fn commit_judges_what_the_session_changed_as_the_pre_commit_check_does() {
+    let repo = repo_with_a_planted_next_action();
+
+    // The planted file is HEAD's, judged when HEAD was committed: `commit` does not lint it
+    // again, as the hook does not (issue #14); the session's own files are judged.
+    stage_session(&repo, "one");
+    repo.aahp(&["commit", "-m", "one", "--log", "Session one."])
+        .assert_code(0);
+
+    // A new .aiignore changes what the linter reads: `commit` judges every file again and
+    // stops before it changes anything.
+    stage_session(&repo, "two");
+    repo.write(".ai/handoff/.aiignore", "# nothing ignored\n");
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    let out = repo.aahp(&["commit", "-m", "two", "--log", "Session two."]);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains(".ai/handoff/NEXT_ACTIONS.md")
+            && out.stdout.contains("nothing was changed or committed"),
+        "{out}"
+    );
+    assert_eq!(repo.git(&["rev-parse", "HEAD"]), head);
 }
 
 /// Sets `files.<name>.<field>` of the staged manifest and stages it.

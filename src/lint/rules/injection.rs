@@ -884,7 +884,24 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: plain::<11>,
         overlap: false,
         gate: None,
-        near: &[],
+        // Every match starts with one of the two alternatives' verbs: a window without one
+        // is not searched, and a text with none never compiles this 500-byte regex (issue
+        // #14: `b64` inside the hex digests of a commit's new archive index woke it).
+        near: &[
+            "decode",
+            "decrypt",
+            "unscramble",
+            "obfuscate",
+            "reverse",
+            "translate",
+            "convert",
+            "interpret",
+            "follow",
+            "execute",
+            "run",
+            "obey",
+            "carry",
+        ],
     },
     // PI012: instructions aimed at the reader's own output.
     Pattern {
