@@ -556,8 +556,8 @@ pub(crate) fn run_in(ctx: &Context, dir: &HandoffDir, args: &ArchiveArgs) -> Res
     let pending = rotation::pending(repo)?;
     if !args.verify {
         match rotation::complete(repo, dir)? {
-            Some((done_dir, files)) => {
-                report.completed = files.iter().map(|n| done_dir.path_of(n)).collect();
+            Some(files) => {
+                report.completed = files.iter().map(|n| dir.path_of(n)).collect();
             }
             // A run killed while staging, before its journal: nothing of it was decided.
             None => rotation::remove_stale_staging(dir),

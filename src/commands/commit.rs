@@ -294,7 +294,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     }
     // Bad TRUST.md rows or a damaged archive stop the commit before anything changes, and so
     // does a half-done `git aahp archive` (rotating its files again would archive twice).
-    if let Some(j) = transaction::rotation::pending(repo)?.filter(|j| j.dir == dir.rel) {
+    if let Some(j) = transaction::rotation::pending_in(repo, &dir)? {
         return Err(transaction::rotation::pending_error(&j));
     }
     transaction::steps::precheck(&dir, keep)?;

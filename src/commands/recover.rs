@@ -532,7 +532,7 @@ fn complete_rotation(
 ) -> Result<()> {
     use crate::transaction::rotation;
     if dry_run {
-        if let Some(j) = rotation::pending(repo)?.filter(|j| j.dir == dir.rel) {
+        if let Some(j) = rotation::pending_in(repo, dir)? {
             report.plan.push(format!(
                 "complete the interrupted `git aahp archive` in {}",
                 j.dir
@@ -541,7 +541,7 @@ fn complete_rotation(
         }
         return Ok(());
     }
-    let Some((dir, files)) = rotation::complete(repo, dir)? else {
+    let Some(files) = rotation::complete(repo, dir)? else {
         // Staged files of a run killed before its journal: nothing of it was decided.
         rotation::remove_stale_staging(dir);
         return Ok(());
@@ -552,13 +552,13 @@ fn complete_rotation(
     ));
     report.completed_rotation = files.iter().map(|n| dir.path_of(n)).collect();
     let snap = dir.snapshot(repo, Source::Worktree)?;
-    let old = Manifest::from_snapshot(&dir, &snap)?;
+    let old = Manifest::from_snapshot(dir, &snap)?;
     let names = [
         crate::handoff::log::LOG_FILE,
         crate::handoff::log::ARCHIVE_FILE,
         crate::handoff::log::INDEX_FILE,
     ];
-    if super::archive::refresh_manifest(ctx, &dir, old.as_ref(), Some(&names))? {
+    if super::archive::refresh_manifest(ctx, dir, old.as_ref(), Some(&names))? {
         report
             .plan
             .push(format!("refreshed {}", dir.path_of(MANIFEST)));

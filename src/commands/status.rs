@@ -312,8 +312,8 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     };
     report.interrupted_commit = journal.map(|j| j.session_id);
     // A journal that cannot be read is reported as one: `archive` and `recover` say why.
-    report.interrupted_rotation = crate::transaction::rotation::pending(repo)
-        .map_or(true, |j| j.is_some_and(|j| j.dir == dir.rel));
+    report.interrupted_rotation =
+        crate::transaction::rotation::pending_in(repo, &dir).map_or(true, |j| j.is_some());
     report.merge_driver_missing = super::hooks::merge_driver_missing(ctx, repo);
     if let Some(remote) = &args.remote {
         boundary::admit(&dir, "--remote", Some(remote))?;

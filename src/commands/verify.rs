@@ -2037,7 +2037,7 @@ fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer
     };
     // A half-done `git aahp archive` in this worktree: the files do not belong together
     // until it is completed, whatever they look like.
-    if crate::transaction::rotation::pending(repo)?.is_some_and(|j| j.dir == dir.rel) {
+    if crate::transaction::rotation::pending_in(repo, dir)?.is_some() {
         problems.insert(0, log::ArchiveProblem::Interrupted);
     }
     for p in problems {

@@ -410,8 +410,9 @@ impl Repo {
             .take_data())
     }
 
-    /// The target a symbolic link's blob names (the link shown as `path`), read lossily. A link's blob is a path, at
-    /// most a few kilobytes: a larger one (a tree written by hand) is an error, never loaded.
+    /// The target a symbolic link's blob names (the link shown as `path`), read lossily. A
+    /// link's blob is a path, at most a few kilobytes: a larger one (a tree written by
+    /// hand) is an error, never loaded.
     pub fn link_target(&self, id: ObjectId, path: &str) -> Result<String, GitError> {
         const MAX_LINK_BYTES: usize = 4096;
         match self.blob_within(id, MAX_LINK_BYTES)? {

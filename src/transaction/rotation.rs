@@ -165,37 +165,16 @@ fn link_or_copy(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::copy(from, to).map(|_| ())
 }
 
-/// The largest rotation journal read: it names three files and their checksums.
-const MAX_JOURNAL_BYTES: u64 = 1024 * 1024;
-
-/// Reads the journal of an interrupted rotation, if there is one.
-///
-/// Read like a handoff file: opened without waiting (a FIFO there never hangs a command),
-/// a regular file only, and at most [`MAX_JOURNAL_BYTES`].
+/// Reads the journal of an interrupted rotation, if there is one, as a handoff file is read
+/// ([`crate::handoff::read_limited`]: opened without waiting, so a FIFO there never hangs a
+/// command; a regular file only; within a size limit).
 pub fn pending(repo: &Repo) -> Result<Option<RotationJournal>> {
-    use std::io::Read;
     let path = journal_path(repo);
     let shown = path.display().to_string();
     if std::fs::symlink_metadata(&path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
         return Ok(None);
     }
-    let (file, _) = crate::handoff::open_regular(&path, &shown)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_JOURNAL_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::Read {
-            path: shown.clone(),
-            source,
-        })?;
-    if bytes.len() as u64 > MAX_JOURNAL_BYTES {
-        return Err(Error::invalid(
-            &shown,
-            None,
-            format!(
-                "the rotation journal is larger than {MAX_JOURNAL_BYTES} bytes, which no rotation writes; move it away"
-            ),
-        ));
-    }
+    let bytes = crate::handoff::read_limited(&path, &shown)?;
     let journal: RotationJournal = serde_json::from_slice(&bytes).map_err(|e| {
         Error::invalid(
             &shown,
@@ -218,6 +197,12 @@ pub fn pending(repo: &Repo) -> Result<Option<RotationJournal>> {
         ));
     }
     Ok(Some(journal))
+}
+
+/// [`pending`], when the interrupted rotation is `dir`'s: each directory's rotation is its
+/// own to complete, and blocks only its own writers.
+pub fn pending_in(repo: &Repo, dir: &HandoffDir) -> Result<Option<RotationJournal>> {
+    Ok(pending(repo)?.filter(|j| j.dir == dir.rel))
 }
 
 /// The error to give when a rotation is pending and a command would work on half-rotated
@@ -537,11 +522,10 @@ fn roll_back(repo: &Repo, dir: &HandoffDir, done: &[&Change<'_>], cause: Error) 
 ///
 /// Only the rotation of `dir`, whose write lock (and `HANDOFF.lock`) the caller holds: one
 /// another directory left is that directory's to complete, under its own locks.
-pub fn complete(repo: &Repo, dir: &HandoffDir) -> Result<Option<(HandoffDir, Vec<String>)>> {
-    let Some(journal) = pending(repo)?.filter(|j| j.dir == dir.rel) else {
+pub fn complete(repo: &Repo, dir: &HandoffDir) -> Result<Option<Vec<String>>> {
+    let Some(journal) = pending_in(repo, dir)? else {
         return Ok(None);
     };
-    let dir = HandoffDir::locate(repo, repo.workdir(), Some(Path::new(&journal.dir)))?;
     let mut todo = Vec::new();
     let mut splices = Vec::new();
     for f in &journal.files {
@@ -558,7 +542,7 @@ pub fn complete(repo: &Repo, dir: &HandoffDir) -> Result<Option<(HandoffDir, Vec
             if done {
                 continue;
             }
-            let staged = staged_path(&dir, &f.name);
+            let staged = staged_path(dir, &f.name);
             let staged_ok =
                 current_checksum_at(&staged, &shown)?.as_deref() == Some(f.after.as_str());
             let anchored = len.is_some_and(|l| l >= sp.keep)
@@ -567,27 +551,27 @@ pub fn complete(repo: &Repo, dir: &HandoffDir) -> Result<Option<(HandoffDir, Vec
                 splices.push((f.name.clone(), sp.keep));
                 continue;
             }
-            return Err(changed_by_hand(repo, &dir, &f.name));
+            return Err(changed_by_hand(repo, dir, &f.name));
         }
-        let on_disk = current_checksum(&dir, &f.name)?;
+        let on_disk = current_checksum(dir, &f.name)?;
         if on_disk.as_deref() == Some(f.after.as_str()) {
             continue;
         }
-        let staged = staged_path(&dir, &f.name);
+        let staged = staged_path(dir, &f.name);
         let staged_ok = current_checksum_at(&staged, &dir.path_of(&f.name))?.as_deref()
             == Some(f.after.as_str());
         if on_disk == f.before && staged_ok {
             todo.push(f.name.clone());
             continue;
         }
-        return Err(changed_by_hand(repo, &dir, &f.name));
+        return Err(changed_by_hand(repo, dir, &f.name));
     }
     for (name, keep) in &splices {
         let write_err = |source| Error::Write {
             path: dir.path_of(name),
             source,
         };
-        let text = std::fs::read(staged_path(&dir, name)).map_err(write_err)?;
+        let text = std::fs::read(staged_path(dir, name)).map_err(write_err)?;
         splice_in_place(&dir.abs.join(name), *keep, &text, None).map_err(write_err)?;
         todo.push(name.clone());
     }
@@ -596,7 +580,7 @@ pub fn complete(repo: &Repo, dir: &HandoffDir) -> Result<Option<(HandoffDir, Vec
         .iter()
         .filter(|n| !splices.iter().any(|(s, _)| s == *n))
     {
-        std::fs::rename(staged_path(&dir, name), dir.abs.join(name)).map_err(|source| {
+        std::fs::rename(staged_path(dir, name), dir.abs.join(name)).map_err(|source| {
             Error::Write {
                 path: dir.path_of(name),
                 source,
@@ -605,8 +589,8 @@ pub fn complete(repo: &Repo, dir: &HandoffDir) -> Result<Option<(HandoffDir, Vec
     }
     super::lock::sync_dir(&dir.abs);
     remove_journal(repo)?;
-    remove_stale_staging(&dir);
-    Ok(Some((dir, todo)))
+    remove_stale_staging(dir);
+    Ok(Some(todo))
 }
 
 fn changed_by_hand(repo: &Repo, dir: &HandoffDir, name: &str) -> Error {

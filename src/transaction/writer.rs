@@ -156,6 +156,20 @@ fn dir_lock_path(repo: &Repo, dir: &HandoffDir) -> Result<PathBuf> {
     Ok(locks.join(dir_key(&dir.rel)))
 }
 
+/// Refuses a write over what a crashed writer of `dir` left: a `commit`'s journal (which
+/// `recover` completes or rolls back) or, unless the caller completes it itself
+/// (`archive`), a half-done rotation of LOG.md (issue #12 N8). Called where no writer of
+/// `dir` runs, so every journal found is a crashed one.
+fn refuse_interrupted(repo: &Repo, dir: &HandoffDir, completes_rotation: bool) -> Result<()> {
+    if let Some(j) = Journal::load(repo, &dir.rel)? {
+        return Err(j.interrupted_error());
+    }
+    if !completes_rotation && let Some(j) = super::rotation::pending_in(repo, dir)? {
+        return Err(super::rotation::pending_error(&j));
+    }
+    Ok(())
+}
+
 /// A command's right to rewrite the handoff directory: the worktree's [`WriteLock`], and
 /// `HANDOFF.lock` held by the calling session or taken for this one write.
 ///
@@ -214,18 +228,9 @@ impl<'d> HandoffWrite<'d> {
         completes_rotation: bool,
     ) -> Result<HandoffWrite<'d>> {
         let serial = WriteLock::acquire(repo, dir, command)?;
-        // Under the write lock no `commit` of this worktree is running, so a journal left
-        // for this directory is a crashed one: `recover` must go first.
-        if let Some(j) = Journal::load(repo, &dir.rel)? {
-            return Err(j.interrupted_error());
-        }
-        // Nor is an `archive` of this directory: a rotation journal left for it is a
-        // crashed one (issue #12 N8).
-        if !completes_rotation
-            && let Some(j) = super::rotation::pending(repo)?.filter(|j| j.dir == dir.rel)
-        {
-            return Err(super::rotation::pending_error(&j));
-        }
+        // Under the write lock no `commit` or `archive` of this directory is running, so a
+        // journal left for it is a crashed one.
+        refuse_interrupted(repo, dir, completes_rotation)?;
         let write = match LockState::read(dir)? {
             // A lock taken for one write lives only while its taker holds the write lock, so
             // finding one now proves the taker died mid-write. It belongs to no session, and
@@ -287,8 +292,9 @@ impl<'d> HandoffWrite<'d> {
     }
 
     /// Checks, taking nothing, that `HANDOFF.lock` would let the caller write now: absent, or
-    /// its own session's, with no interrupted `commit` or rotation of the directory left. Lets a command refuse (exit 3) before slow work such as running a
-    /// verification command; [`HandoffWrite::begin`] checks again before the write.
+    /// its own session's, with no interrupted `commit` or rotation of the directory left.
+    /// Lets a command refuse (exit 3) before slow work such as running a verification
+    /// command; [`HandoffWrite::begin`] checks again before the write.
     pub fn precheck(
         repo: &Repo,
         dir: &HandoffDir,
@@ -298,12 +304,7 @@ impl<'d> HandoffWrite<'d> {
         // Journals left while no writer of the directory runs are interrupted ones (a
         // running `commit` or `archive` holds the write lock and has its journal).
         if !WriteLock::is_held(repo, dir)? {
-            if let Some(j) = Journal::load(repo, &dir.rel)? {
-                return Err(j.interrupted_error());
-            }
-            if let Some(j) = super::rotation::pending(repo)?.filter(|j| j.dir == dir.rel) {
-                return Err(super::rotation::pending_error(&j));
-            }
+            refuse_interrupted(repo, dir, false)?;
         }
         match LockState::read(dir)? {
             LockState::Absent => Ok(()),
