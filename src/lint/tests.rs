@@ -1394,15 +1394,7 @@ fn a_provider_word_after_a_multibyte_character_does_not_panic() {
 fn credentials_undone_from_reversal_rot13_and_spacing_are_blocked_and_redacted() {
     let token = expand("ghp_{A:36}", 11);
     let aws = expand("AKIA{U:16}", 3);
-    let rot13 = |s: &str| -> String {
-        s.chars()
-            .map(|c| match c {
-                'a'..='m' | 'A'..='M' => char::from(c as u8 + 13),
-                'n'..='z' | 'N'..='Z' => char::from(c as u8 - 13),
-                _ => c,
-            })
-            .collect()
-    };
+    let rot13 = super::rules::encoded::rot13;
     let join = |s: &str, mark: &str| {
         s.chars()
             .map(String::from)

@@ -1027,7 +1027,7 @@ fn word_code(para: &[u8], runs: &[(usize, usize)]) -> Option<Code> {
     }
 }
 
-fn rot13(s: &str) -> String {
+pub(crate) fn rot13(s: &str) -> String {
     s.chars()
         .map(|c| match c {
             'a'..='m' | 'A'..='M' => char::from(c as u8 + 13),
