@@ -885,6 +885,12 @@ fn decode_runs(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
     rules::encoded::scan(scan, &secrets, findings);
 }
 
+/// Lints decoded text for the rules whose findings can be secrets only (SEC, PII; offsets in
+/// `text`): what `encoded::obfuscated_tokens` judges undone tokens by.
+pub(crate) fn scan_decoded_secrets(text: &str, depth: u8) -> Vec<Finding> {
+    plain_scan(text, depth, engine::run_secrets)
+}
+
 /// Lints decoded text for the injection and exfiltration rules only (PI, EXF; offsets in
 /// `text`): what `encoded::obfuscated` judges a decoded stretch by. Their findings are the
 /// ones [`scan_decoded`] gives: none of those rules reads another family's findings.
@@ -1158,6 +1164,8 @@ fn lint_text_as(
         .map(|f| (f.start, f.end))
         .collect();
     rules::encoded::scan(&scan, &secrets, &mut findings);
+    // A credential reversed, in ROT13 or spaced out is a credential, in both modes too.
+    rules::encoded::obfuscated_tokens(&scan, &secrets, &mut findings);
     findings.append(&mut obfuscated);
     findings.append(&mut ignored);
     // Everything in raw offsets from here on; keep the normalised text for fingerprints.

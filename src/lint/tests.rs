@@ -1387,3 +1387,100 @@ fn a_provider_word_after_a_multibyte_character_does_not_panic() {
         let _ = rules_fired(text);
     }
 }
+
+/// A credential reversed, in ROT13, or with its characters spaced or split by one mark is
+/// still a credential (review s23): the gate blocks it and the output boundary redacts it.
+#[test]
+fn credentials_undone_from_reversal_rot13_and_spacing_are_blocked_and_redacted() {
+    let token = expand("ghp_{A:36}", 11);
+    let aws = expand("AKIA{U:16}", 3);
+    let rot13 = super::rules::encoded::rot13;
+    let join = |s: &str, mark: &str| {
+        s.chars()
+            .map(String::from)
+            .collect::<Vec<_>>()
+            .join(mark)
+    };
+    let cases = [
+        token.chars().rev().collect::<String>(),
+        aws.chars().rev().collect::<String>(),
+        rot13(&token),
+        join(&token, " "),
+        join(&token, "-"),
+        join(&aws, "."),
+    ];
+    for written in &cases {
+        let text = format!("# Notes\n\nThe nightly value: {written}\n");
+        let d = rules_fired(&text);
+        let f = d
+            .iter()
+            .find(|d| d.rule == "ENC001" && d.severity == Severity::Error)
+            .unwrap_or_else(|| panic!("{written}: {d:?}"));
+        assert!(f.message.contains("credential"), "{}", f.message);
+        assert!(!f.snippet.contains(&written[8..20]), "{}", f.snippet);
+        let shown = crate::output::boundary::redact(&text);
+        assert!(!shown.contains(&written[8..20]), "{written}: {shown}");
+    }
+}
+
+/// Prose and identifiers of the same shapes are not undone into a credential: reversed
+/// words, version strings, hashes, spelt-out letters.
+#[test]
+fn prose_ids_and_spelt_letters_are_not_read_as_hidden_credentials() {
+    for text in [
+        "Build 2024-11-29_rc3-linux-amd64 passed; image sha 9f86d081884c7d659a2feaea0c55ad015a3bf4f0.",
+        "The alphabet: A B C D E F G H I J K L M N O P Q R S T U V W X Y Z.",
+        "Ticket PROJ-12345-follow-up and branch feature/login-2fa-rework-v2 merged.",
+        "Digits 1-2-3-4-5-6-7-8-9-0-1-2-3-4-5-6-7-8 in a sequence.",
+        "Session 01HZX3K9Q7M2V8N4R6T0W5Y1B3 (a ULID) closed.",
+    ] {
+        let d = rules_fired(&format!("# Notes\n\n{text}\n"));
+        assert!(
+            d.iter().all(|d| d.rule != "ENC001"),
+            "{text}: {d:?}"
+        );
+    }
+}
+
+/// A credential alone below a label that stands alone on its line, with no colon (a
+/// heading, a bold line, a list item with the value nested under it), and a password after
+/// its label and the language's word for "is": errors. The same layouts holding a name, a
+/// reference, a digest or a placeholder: nothing.
+#[test]
+fn credentials_below_a_bare_label_and_after_a_foreign_copula_are_errors() {
+    let v = "Qz7vLm2Rt9XkW4pN";
+    for text in [
+        format!("# S\n\n## Staging DB password\n\n{v}\n"),
+        format!("# S\n\n**Admin password**\n\n    {v}\n"),
+        format!("# S\n\n### Deploy bot token\n\n```\n{v}\n```\n"),
+        format!("# S\n\n- Deploy bot API token\n  - {v}a81kd\n"),
+        format!("# S\n\nNotes: das Passwort lautet {v}\n"),
+        format!("# S\n\nle mot de passe est maintenant {v}\n"),
+        format!("# S\n\na senha é {v}\n"),
+    ] {
+        let d = rules_fired(&text);
+        assert!(
+            d.iter()
+                .any(|d| d.rule == "SEC121" && d.severity == Severity::Error),
+            "{text}: {d:?}"
+        );
+    }
+    for text in [
+        "# S\n\n## Rotate the API token\n\nRun `make rotate` afterwards.\n",
+        "# S\n\n## Tokens\n\nOPENAI_API_KEY\n",
+        "# S\n\n### Secrets\n\n3f9a2c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c\n",
+        "# S\n\n### Access tokens\n\n- `GITHUB_TOKEN_READONLY`\n",
+        "# S\n\n## Session token\n\nrefreshTokenExpiry\n",
+        "# S\n\n## Password\n\nchangeme123\n",
+        "# S\n\n## Token\n\n`{{ secrets.DEPLOY_TOKEN }}`\n",
+        "# S\n\n#### Access token\n\nexpires-in-3600-seconds\n",
+        "# S\n\nDas Passwort ist abgelaufen und muss erneuert werden.\n",
+        "# S\n\nLe mot de passe est stocké dans le coffre.\n",
+    ] {
+        let d = rules_fired(text);
+        assert!(
+            d.iter().all(|d| d.severity != Severity::Error),
+            "{text}: {d:?}"
+        );
+    }
+}

@@ -367,6 +367,132 @@ fn judge(
     }
 }
 
+/// Credentials written so that no pattern sees them: a token reversed or in ROT13, or its
+/// characters spaced or split by one punctuation mark (`g h p _ a B 3 …`, `g-h-p-_-…`).
+/// Every such stretch is undone, the results are judged together by the secret rules alone,
+/// and a credential found in one is reported on the stretch (ENC001, redacted like the
+/// credential). Candidates are runs of token characters holding a letter and a digit (a
+/// word of prose holds no digit) and runs of sixteen or more single characters with the same
+/// mark between them; the decoded text is at most three times the text. `existing` spans
+/// (normalised offsets) are credentials found already.
+pub(crate) fn obfuscated_tokens(
+    scan: &Scan<'_>,
+    existing: &[(usize, usize)],
+    out: &mut Vec<Finding>,
+) {
+    if scan.depth >= MAX_DEPTH {
+        return;
+    }
+    let existing = super::super::text::Spans::new(existing.to_vec());
+    let text = scan.text();
+    let mut decoded = String::new();
+    // (start in `decoded`, start and end in the text, how the stretch was written), in
+    // order of the first.
+    let mut origin: Vec<(usize, usize, usize, &'static str)> = Vec::new();
+    let mut push = |s: usize, e: usize, how: &'static str, d: &str| {
+        if existing.overlaps(s, e) {
+            return;
+        }
+        origin.push((decoded.len(), s, e, how));
+        decoded.push_str(d);
+        decoded.push_str("\n\n");
+    };
+    for (s, e) in token_runs(text.as_bytes()) {
+        let run = &text[s..e];
+        push(s, e, "reversed", &run.chars().rev().collect::<String>());
+        push(s, e, "ROT13", &rot13(run));
+    }
+    for (s, e, joined) in single_runs(text.as_bytes()) {
+        push(s, e, "spaced or split", &joined);
+    }
+    if decoded.is_empty() {
+        return;
+    }
+    let found = super::super::scan_decoded_secrets(&decoded, scan.depth + 1);
+    let mut reported = usize::MAX;
+    for f in found
+        .iter()
+        .filter(|f| f.secret && f.severity == Severity::Error)
+    {
+        let i = origin.partition_point(|o| o.0 <= f.start).saturating_sub(1);
+        if i == reported {
+            continue;
+        }
+        reported = i;
+        let (_, s, e, how) = origin[i];
+        out.push(
+            Finding::new(
+                &ENC001,
+                s,
+                e,
+                format!(
+                    "{how} text decodes to a credential ({} {}): {}",
+                    f.rule.id, f.rule.name, f.message
+                ),
+            )
+            .secret("encoded-secret"),
+        );
+    }
+}
+
+/// The runs of token characters (ASCII letters, digits, `_ - + / =`) of 16 to 256 bytes
+/// that hold a letter and a digit and are not all hex digits (a digest reversed is a digest).
+fn token_runs(b: &[u8]) -> Vec<(usize, usize)> {
+    let token = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'+' | b'/' | b'=');
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !token(b[i]) {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        while i < b.len() && token(b[i]) {
+            i += 1;
+        }
+        let run = &b[s..i];
+        if (16..=256).contains(&run.len())
+            && run.iter().any(u8::is_ascii_alphabetic)
+            && run.iter().any(u8::is_ascii_digit)
+            && !run.iter().all(u8::is_ascii_hexdigit)
+        {
+            out.push((s, i));
+        }
+    }
+    out
+}
+
+/// Runs of at least sixteen single characters (letters, digits, `_`), each with the same
+/// mark after it (a blank, `-`, `.`, `|` or `,`): the characters joined, with the run's
+/// start and end.
+fn single_runs(b: &[u8]) -> Vec<(usize, usize, String)> {
+    let ch = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mark = |c: u8| matches!(c, b' ' | b'-' | b'.' | b'|' | b',');
+    // A single character at `i`: not joined to another one on either side.
+    let single = |i: usize| {
+        ch(b[i]) && (i == 0 || !ch(b[i - 1])) && b.get(i + 1).is_none_or(|&c| !ch(c))
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 2 < b.len() {
+        if !(single(i) && mark(b[i + 1]) && single(i + 2)) {
+            i += 1;
+            continue;
+        }
+        let sep = b[i + 1];
+        let mut j = i;
+        while j + 2 < b.len() && b[j + 1] == sep && single(j + 2) {
+            j += 2;
+        }
+        if (j - i) / 2 + 1 >= 16 {
+            let joined = (i..=j).step_by(2).map(|k| char::from(b[k])).collect();
+            out.push((i, j + 1, joined));
+        }
+        i = j + 1;
+    }
+    out
+}
+
 /// Obfuscations that are not encodings of bytes: Morse code, reversed text, ROT13, letters
 /// spaced or split by punctuation (`i g n o r e`, `i-g-n-o-r-e`), words split inside
 /// (`terminatio-n`, `i-nstruction`). Each is undone on the stretch of text that shows it, the
@@ -901,7 +1027,7 @@ fn word_code(para: &[u8], runs: &[(usize, usize)]) -> Option<Code> {
     }
 }
 
-fn rot13(s: &str) -> String {
+pub(crate) fn rot13(s: &str) -> String {
     s.chars()
         .map(|c| match c {
             'a'..='m' | 'A'..='M' => char::from(c as u8 + 13),

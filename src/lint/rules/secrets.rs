@@ -682,12 +682,26 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         keywords: PROSE_LABELS,
         // The value alone on the line after its label (`Password for staging:`, then the
         // value indented, in a code fence or on its own line).
-        regex: r#"(?m)(?:\b|_)(?:passwords?|passwd|passphrase|secrets?|tokens?|api[ _-]?keys?|apikeys?|access[ _-]?keys?|secret[ _-]?keys?|private[ _-]?keys?|signing[ _-]?keys?|auth[ _-]?tokens?|access[ _-]?tokens?|client[ _-]?secrets?|credentials?)\b[^\n:]{0,80}:[ \t*_]*\r?\n(?:[ \t]*\r?\n){0,2}(?:[ \t]*(?:```|~~~)[^\n]{0,20}\n)?[ \t]*[`"']?(?P<v>[^\s`"'<>()\[\]{},;|]{10,})[`"']?[ \t]*\r?$"#,
+        regex: r#"(?m)(?:\b|_)(?:passwords?|passwd|passphrase|secrets?|tokens?|api[ _-]?keys?|apikeys?|access[ _-]?keys?|secret[ _-]?keys?|private[ _-]?keys?|signing[ _-]?keys?|auth[ _-]?tokens?|access[ _-]?tokens?|client[ _-]?secrets?|credentials?)\b[^\n:]{0,80}:[ \t*_]*\r?\n(?:[ \t]*\r?\n){0,2}(?:[ \t]*(?:```|~~~)[^\n]{0,20}\n)?[ \t]*(?:[-*+][ \t]+)?[`"']?(?P<v>[^\s`"'<>()\[\]{},;|]{10,})[`"']?[ \t]*\r?$"#,
         before: 10,
         after: 800,
         check: check_next_line,
         overlap: false,
         gate: Some(next_line_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC121,
+        keywords: PROSE_LABELS,
+        // The label alone on its line, with no colon (a heading `## Staging DB password`, a
+        // bold line, a list item), and the value alone below it: indented, fenced or a
+        // nested list item.
+        regex: r#"(?m)(?:\b|_)(?:passwords?|passwd|passphrase|secrets?|tokens?|api[ _-]?keys?|apikeys?|access[ _-]?keys?|secret[ _-]?keys?|private[ _-]?keys?|signing[ _-]?keys?|auth[ _-]?tokens?|access[ _-]?tokens?|client[ _-]?secrets?|credentials?)(?:\*\*|__)?[ \t]*\r?\n(?:[ \t]*\r?\n){0,2}(?:[ \t]*(?:```|~~~)[^\n]{0,20}\n)?[ \t]*(?:[-*+][ \t]+)?[`"']?(?P<v>[^\s`"'<>()\[\]{},;|]{10,})[`"']?[ \t]*\r?$"#,
+        before: 10,
+        after: 800,
+        check: check_label_line,
+        overlap: false,
+        gate: Some(label_line_gate),
         near: &[],
     },
     Pattern {
@@ -875,7 +889,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "パスワード",
             "비밀번호",
         ],
-        regex: r"(?i:passwort|kennwort|contraseña|contrasena|senha|mot de passe|wachtwoord|hasło|haslo|lösenord|losenord|salasana|parola|密码|密碼|パスワード|비밀번호)[ \t]*(?:\*\*|__)?[ \t]*[:=：][ \t]*(?:\*\*|__)?[ \t]*[`'\x22]?(?P<v>[^ \t\r\n`'\x22<>()\[\]{},;|]+)",
+        // Also with the language's verb for "is" (`das Passwort lautet …`, `le mot de passe
+        // est …`, `la contraseña es …`, `a senha é …`, `hasło to …`), now or not.
+        regex: r"(?i:passwort|kennwort|contraseña|contrasena|senha|mot de passe|wachtwoord|hasło|haslo|lösenord|losenord|salasana|parola|密码|密碼|パスワード|비밀번호)(?:[ \t]*(?:\*\*|__)?[ \t]*[:=：]|[ \t]+(?i:ist|lautet|war|est|était|etait|es|era|é|è|is|was|jest|to|är|var|on|oli)(?:[ \t]+(?i:jetzt|nun|maintenant|désormais|ahora|agora|ora|nu|teraz|nyt))?[ \t]*:?)[ \t]*(?:\*\*|__)?[ \t]*[`'\x22]?(?P<v>[^ \t\r\n`'\x22<>()\[\]{},;|]+)",
         before: 10,
         after: 340,
         check: check_foreign_label,
@@ -4117,12 +4133,9 @@ fn names_a_page_token(text: &str, at: usize) -> bool {
     })
 }
 
-/// [`check_next_line`]'s gate: the label's line ends with a colon within 120 bytes, and the
-/// next line that is not blank (past at most two blank lines and a code fence's opening)
-/// holds one run of ten or more value bytes and nothing else. Reads at most 800 bytes.
+/// [`check_next_line`]'s gate: the label's line ends with a colon within 120 bytes, and a
+/// value stands alone below it ([`lone_value_below`]).
 fn next_line_gate(b: &[u8], _start: usize, end: usize) -> bool {
-    let hi = b.len().min(end + 800);
-    let b = &b[..hi];
     let Some(eol) = memchr::memchr(b'\n', &b[end..b.len().min(end + 120)]).map(|i| end + i) else {
         return false;
     };
@@ -4133,9 +4146,27 @@ fn next_line_gate(b: &[u8], _start: usize, end: usize) -> bool {
             .rev()
             .take_while(|&&c| matches!(c, b'*' | b'_'))
             .count()];
-    if !head.ends_with(b":") {
+    head.ends_with(b":") && lone_value_below(b, eol)
+}
+
+/// [`check_label_line`]'s gate: the label ends its line (past emphasis), and a value stands
+/// alone below it ([`lone_value_below`]).
+fn label_line_gate(b: &[u8], _start: usize, end: usize) -> bool {
+    let rest = &b[end..b.len().min(end + 8)];
+    let Some(eol) = memchr::memchr(b'\n', rest).map(|i| end + i) else {
         return false;
-    }
+    };
+    b[end..eol]
+        .iter()
+        .all(|&c| matches!(c, b'*' | b'_' | b' ' | b'\t' | b'\r'))
+        && lone_value_below(b, eol)
+}
+
+/// Whether the next line after the line ending at `eol` that is not blank (past at most two
+/// blank lines and a code fence's opening) holds one run of ten or more value bytes and
+/// nothing else, quoted or as a list item. Reads at most 800 bytes.
+fn lone_value_below(b: &[u8], eol: usize) -> bool {
+    let b = &b[..b.len().min(eol + 800)];
     let mut i = eol + 1;
     let mut blanks = 0;
     let mut fenced = false;
@@ -4150,6 +4181,10 @@ fn next_line_gate(b: &[u8], _start: usize, end: usize) -> bool {
         } else if !fenced && (line.starts_with(b"```") || line.starts_with(b"~~~")) {
             fenced = true;
         } else {
+            let line = [b"- ", b"* ", b"+ "]
+                .iter()
+                .find_map(|m| line.strip_prefix(*m))
+                .map_or(line, <[u8]>::trim_ascii_start);
             let line = line.strip_prefix(b"`").unwrap_or(line);
             let line = line.strip_suffix(b"`").unwrap_or(line);
             return line.len() >= 10
@@ -4185,15 +4220,42 @@ fn check_next_line(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     let v = text[vs..ve].trim_end_matches(['.', ',', ':', '!', '?']);
-    if v.starts_with("eyJ")
-        || names_made_of_words(v)
-        || is_template(v)
-        || placeholder(v) != Placeholder::No
-        || !prose_secret(v)
+    if judged_as_lone_value(v) {
+        out.push(written_out(vs, v, "on the line after its label"));
+    }
+}
+
+/// A credential alone below a label that is its line's only content but markup and at
+/// most three qualifying words (`## Staging DB password`, `**Admin token**`, `- API key
+/// for the bot` is not: it says more), judged as [`check_next_line`] judges its value.
+fn check_label_line(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (ms, _) = caps.whole();
+    let (vs, ve) = caps.range(1).expect("group v");
+    let text = scan.text();
+    let line_start = text[..ms].rfind('\n').map_or(0, |i| i + 1);
+    let before = text[line_start..ms].trim_start_matches(|c: char| {
+        c.is_ascii_digit() || matches!(c, ' ' | '\t' | '.' | ')')
+    });
+    if !heads_its_line(before, "")
+        || names_something_else(&text[line_start..ms])
+        || names_a_page_token(text, ms)
     {
         return;
     }
-    out.push(written_out(vs, v, "on the line after its label"));
+    let v = text[vs..ve].trim_end_matches(['.', ',', ':', '!', '?']);
+    if judged_as_lone_value(v) {
+        out.push(written_out(vs, v, "below its label"));
+    }
+}
+
+/// Whether a value alone on its line below its label reads as a credential: random, not a
+/// token of encoded JSON, a name made of words, a template or a placeholder.
+fn judged_as_lone_value(v: &str) -> bool {
+    !(v.starts_with("eyJ")
+        || names_made_of_words(v)
+        || is_template(v)
+        || placeholder(v) != Placeholder::No
+        || !prose_secret(v))
 }
 
 /// Whether a label line is about the credential itself: before the label, past list,
