@@ -810,6 +810,10 @@ fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
             }
             let before = out.len();
             (pat.check)(scan, &Caps { caps, base: ws }, out);
+            #[cfg(test)]
+            if UNGATED.get() && out.len() > before {
+                note_if_gated_away(text, p, ws + m_start, ws + m_end);
+            }
             counted.1 += out.len() - before;
             counted.2 |= out[before..].iter().any(|f| f.secret);
             at = ceil_char(hay, next);
@@ -1114,6 +1118,76 @@ static UNGATED_ENGINE: LazyLock<Engine> = LazyLock::new(|| {
         .collect();
     Engine::new(patterns)
 });
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: the matches the ungated engine reported that the real engine's windows miss.
+    static GATED_AWAY: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Tests: notes a match of pattern `p` at `ms..me` that gave findings in the ungated engine
+/// when no window of the real engine holds it: none of the pattern's keyword occurrences that
+/// pass its gate opens a window (merged and snapped as [`Engine::windows`] does) around the
+/// match, or none that does holds a `near` literal. Such a gate or `near` literal is stricter
+/// than its pattern's regex and check, whether or not another rule happens to report the
+/// same span.
+#[cfg(test)]
+fn note_if_gated_away(text: &str, p: u16, ms: usize, me: usize) {
+    let e = &*ENGINE;
+    let pat = e.patterns[p as usize];
+    if pat.gate.is_none() && pat.near.is_empty() {
+        return;
+    }
+    let bytes = text.as_bytes();
+    let lower = text.to_ascii_lowercase();
+    let (mut windows, mut near) = (Vec::new(), Vec::new());
+    e.keywords.for_each(lower.as_bytes(), |k, s, end| {
+        for &q in e.gated(k) {
+            if q & NEAR != 0 {
+                if q & !NEAR == p {
+                    near.push((s, end));
+                }
+            } else if q == p && pat.gate.is_none_or(|g| g(bytes, s, end)) {
+                windows.push((
+                    s.saturating_sub(pat.before),
+                    (end + pat.after).min(text.len()),
+                ));
+            }
+        }
+    });
+    windows.sort_unstable();
+    let mut covered = false;
+    let mut i = 0;
+    while i < windows.len() {
+        let (ws, mut we) = windows[i];
+        i += 1;
+        while i < windows.len() && windows[i].0 <= we {
+            we = we.max(windows[i].1);
+            i += 1;
+        }
+        let (ws, we) = (snap_back(text, ws), snap_forward(text, we));
+        let near_ok = pat.near.is_empty()
+            || near.iter().any(|&(s, e)| s >= ws && e <= we)
+            || pat
+                .near
+                .iter()
+                .filter(|k| short_near(k))
+                .any(|k| holds_literal(&lower.as_bytes()[ws..we], k.as_bytes()));
+        covered |= near_ok && ws <= ms && me <= we;
+    }
+    if !covered {
+        GATED_AWAY.with(|g| {
+            g.borrow_mut()
+                .push(format!("{} #{p}: {:?}", pat.rule.id, &text[ms..me]));
+        });
+    }
+}
+
+/// Tests: takes the matches [`note_if_gated_away`] noted on this thread.
+#[cfg(test)]
+pub(crate) fn take_gated_away() -> Vec<String> {
+    GATED_AWAY.with(|g| std::mem::take(&mut *g.borrow_mut()))
+}
 
 /// Tests: whether this thread lints with [`UNGATED_ENGINE`] (a thread working for it
 /// follows suit).

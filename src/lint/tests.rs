@@ -979,38 +979,218 @@ const GATE_PIECES: &[&str] = &[
     ":*:", "*", "user", "pass: ", "string = ", "::= ", "\"\"\"", "acme_key = ", "sqlcmd -P ",
 ];
 
+/// How a label meets its value, the shapes where a gate's reading of the bytes after a
+/// keyword can part from its pattern's regex: words run together (`passwordsAPI key`), a
+/// label's tail (`secret key(`, `client_secrets`), clause words, punctuation between a label
+/// and its sign (`password - :`, `token (prod) =`), emphasis, quotes and blanks of every kind.
+#[rustfmt::skip]
+const SHAPE_LEADS: &[&str] = &[
+    "", "", "", "\n", "the ", "The ", "my_", "x", "API", "passwords", "- ", "**", "`", "(", "use ",
+    "login: admin\n", "|", "# ", "Set ", "export ",
+];
+#[rustfmt::skip]
+const SHAPE_LABELS: &[&str] = &[
+    "password", "Passwords", "PASSWORD", "passwd", "passphrase", "pwd", "secret", "secrets",
+    "Secret key", "secret_key", "secret-keys", "secretkey", "token", "Tokens", "auth token",
+    "access_token", "API key", "api-key", "api_key", "apikeys", "access key", "private key",
+    "signing key", "client secret", "client_secrets", "bearer", "credential", "Credentials",
+    "key", "Stripe key", "secret scanning", "token budget", "pass", "creds", "user,password",
+    "login", "--password", "-Password", "sqlcmd -P", "https://admin", "DB_PASSWORD",
+    "$password", "\"token\"", "Cookie: session", "machine host login x password",
+];
+#[rustfmt::skip]
+const SHAPE_JOINS: &[&str] = &[
+    "", " ", "  ", "\t", "_", "-", ".", "(", ")", "'s", ",", "*", "**", "__", "`", "'", "\"",
+    " - ", " – ", "—", "->", "=>", "→", ":", "=", " (", "\n", "/", "#", "!", "\u{a0}", "\u{b}",
+    "for", " for", " the", " staging", " key", "key", " id", " we set", " is", " new", "API",
+    "s", " (prod)", " account's", " db-1", " scanning", "scanning", " x",
+];
+#[rustfmt::skip]
+const SHAPE_SIGNS: &[&str] = &[
+    "", ":", ": ", " : ", "=", " = ", "=>", " -> ", "→ ", " is ", " was ", " to ", " are ",
+    " now ", "(", " (", " - ", " – ", " — ", ": \"", "=\"", " is '", ":\n", ":\n\n    ", "\t",
+    " ", " ** ", "**: ", "`: `", " is\t",
+];
+#[rustfmt::skip]
+const SHAPE_VALUES: &[&str] = &[
+    "Xk7#pQ2mZr9w", "sk9Fq2LmXw7Zp4Rt", "QwErTyUiOpAsDfGhJk", "QwErTyUiOp", "hunter2",
+    "abcdefghijkl", "changeme", "${DB_PASSWORD}", "Qw7Lr2XpTn9FzK4m/Hs8Vb3Jd6Gc1Ny5Ra0Ue+Ph",
+    "AbCd1234EfGh", "~Xk29fPq7Lm3", "9f3e2a7b1c4d5e6f", "zR8vN2kQ", "Mv4-Tq9_Lp2.Wz7",
+    "Xk7#pQ2mZr9w.", "ghp_Xk7pQ2mZr9wAbCd1234EfGhIjKl5678MnOp", "Zq9xW2vB7nM4kL1p",
+];
+#[rustfmt::skip]
+const SHAPE_TAILS: &[&str] = &["", "", ".", ")", "\n", " ok", "`", "\"", ",", " (rotated)"];
+
+/// Pieces of one to three label-and-value shapes, each a lead, a label, up to four joins
+/// (punctuation and clause words, run together or spaced), a sign, a value and a tail.
+fn gate_shapes() -> impl proptest::strategy::Strategy<Value = Vec<&'static str>> {
+    use proptest::prelude::*;
+    use proptest::sample::select;
+    let shape = (
+        select(SHAPE_LEADS),
+        select(SHAPE_LABELS),
+        proptest::collection::vec(select(SHAPE_JOINS), 0..5),
+        select(SHAPE_SIGNS),
+        select(SHAPE_VALUES),
+        select(SHAPE_TAILS),
+    )
+        .prop_map(|(lead, label, joins, sign, value, tail)| {
+            let mut v = vec![lead, label];
+            v.extend(joins);
+            v.extend([sign, value, tail]);
+            v
+        });
+    proptest::collection::vec(shape, 1..4).prop_map(|shapes| shapes.concat())
+}
+
+/// The gates property's runner: a fixed seed, so that CI judges the same texts on every run;
+/// `PROPTEST_RNG_SEED` and `PROPTEST_CASES` set a local search's (`PROPTEST_CASES=5000` with
+/// a few seeds takes seconds).
+fn gate_property_config() -> proptest::prelude::ProptestConfig {
+    // The default reads the environment's `PROPTEST_*` settings.
+    let env = proptest::prelude::ProptestConfig::default();
+    let set = |name: &str| std::env::var_os(name).is_some();
+    proptest::prelude::ProptestConfig {
+        cases: if set("PROPTEST_CASES") {
+            env.cases
+        } else {
+            3000
+        },
+        rng_seed: if set("PROPTEST_RNG_SEED") {
+            env.rng_seed
+        } else {
+            proptest::test_runner::RngSeed::Fixed(20_261_129)
+        },
+        ..env
+    }
+}
+
 proptest::proptest! {
-    // Seeded, so that CI judges the same 400 texts on every run. Unseeded runs (set
-    // `PROPTEST_RNG_SEED`) find gates stricter than their regexes on words run together,
-    // a known gap of issue #13 (about one run in six): `secret key(<value>` and
-    // `secret scanning(<value>` (a parenthesis after a word of the clause), `password - :
-    // <value>` (a dash then a sign), `passwordsAPI key: <value>` (a label inside a word);
-    // each is found whole-regex, not gated.
-    #![proptest_config(proptest::prelude::ProptestConfig {
-        cases: 400,
-        rng_seed: proptest::test_runner::RngSeed::Fixed(20_261_129),
-        ..proptest::prelude::ProptestConfig::default()
-    })]
+    #![proptest_config(gate_property_config())]
 
     /// A gate or a `near` literal only spares the work of searching windows where its
-    /// pattern cannot match: linting with every gate taken away finds nothing more. What
-    /// is compared is what a reader is protected by: each span, its severity and its kind
-    /// of rule. Which rule of a kind claims a span may differ: a split pattern's pieces
-    /// need a word to start where its whole regex does not (`passwordssecret key: …` is
-    /// SEC120 gated and SEC121 ungated, both errors on the same span).
+    /// pattern cannot match: linting with every gate taken away finds nothing more. Two
+    /// things are compared. What a reader is protected by: each span, its severity and its
+    /// kind of rule (which rule of a kind claims a span may differ: a split pattern's pieces
+    /// need a word to start where its whole regex does not, so `passwordssecret key: …` is
+    /// SEC120 gated and SEC121 ungated, both errors on the same span). And each pattern on
+    /// its own: every match that gives a finding ungated lies in a window the real engine
+    /// opens (`engine::take_gated_away`), so a gate stricter than its pattern shows even
+    /// where another rule reports the same span.
+    ///
+    /// The gated path may find more: a match its check turns down ends the search there, and
+    /// the ungated engine's wider window can start one that swallows a label after it
+    /// (`Secret key (x y access_token(…`: four words before the parenthesis, so not a value,
+    /// and the search goes on after `access_token(…`), where the gated window starts at the
+    /// later label.
     #[test]
     fn gates_and_near_literals_never_hide_a_finding(
-        pieces in proptest::collection::vec(proptest::sample::select(GATE_PIECES), 1..20)
+        pieces in proptest::prop_oneof![
+            proptest::collection::vec(proptest::sample::select(GATE_PIECES), 1..20),
+            gate_shapes(),
+        ]
     ) {
         let text = pieces.concat();
-        let key = |d: &Diagnostic| {
-            let kind = d.rule.trim_end_matches(|c: char| c.is_ascii_digit());
-            (kind, d.severity, d.line, d.column, d.end_line, d.end_column)
-        };
-        let gated: Vec<_> = rules_fired(&text).iter().map(key).collect();
-        let ungated: Vec<_> = engine::ungated(|| rules_fired(&text)).iter().map(key).collect();
-        proptest::prop_assert_eq!(gated, ungated, "{:?}", text);
+        if let Some(what) = gates_disagree(&text) {
+            proptest::prop_assert!(false, "{:?}: {}", text, what);
+        }
     }
+}
+
+/// What linting `text` with its gates finds that linting it without them does not, or the
+/// reverse (see `gates_and_near_literals_never_hide_a_finding`).
+fn gates_disagree(text: &str) -> Option<String> {
+    let key = |d: &Diagnostic| {
+        let kind = d.rule.trim_end_matches(|c: char| c.is_ascii_digit());
+        (kind, d.severity, d.line, d.column, d.end_line, d.end_column)
+    };
+    let gated: Vec<_> = rules_fired(text).iter().map(key).collect();
+    engine::take_gated_away();
+    let ungated_findings = engine::ungated(|| rules_fired(text));
+    let ungated: Vec<_> = ungated_findings.iter().map(key).collect();
+    let away = engine::take_gated_away();
+    let hidden: Vec<_> = ungated.iter().filter(|f| !gated.contains(f)).collect();
+    if !hidden.is_empty() {
+        let rules: Vec<_> = ungated_findings
+            .iter()
+            .map(|d| (d.rule, d.line, d.column))
+            .collect();
+        return Some(format!(
+            "gated {gated:?}, ungated {ungated:?} ({rules:?}); {away:?}"
+        ));
+    }
+    (!away.is_empty()).then(|| format!("gated away: {away:?}"))
+}
+
+/// The kinds of text on which gates were once stricter than their patterns, one of each:
+/// a parenthesis right after a word of the clause, a dash and then a sign, a label inside a
+/// word, a label no keyword names (`access_key`), emphasis after a name's closing quote, a
+/// second `is` before a label, a setting's name ending in a word that is not its pattern's
+/// keyword.
+#[test]
+fn gates_agree_with_their_patterns_on_the_shapes_that_once_parted_them() {
+    for text in [
+        "secret key(Xk7#pQ2mZr9w",
+        "secret scanning(Xk7#pQ2mZr9w",
+        "Secret key foo(Xk7#pQ2mZr9w",
+        "password - : Xk7#pQ2mZr9w",
+        "password -  = Xk7#pQ2mZr9w",
+        "passwordsAPI key: Xk7#pQ2mZr9w",
+        "the cache key: Xk7#pQ2mZr9w (and the key: Mv4-Tq9_Lp2.Wz7)",
+        "aws_secret_access_key is hunter2QwErTyUiOpAsDfGhJk",
+        "signing-key was Xk7#pQ2mZr9w",
+        "pwd'__: Qw7Lr2XpTn9FzK4m/Hs8Vb3Jd6Gc1Ny5Ra0Ue+Ph",
+        "secret_keyQwErTyUiOpAsDfGhJk is  is apiKey: String = ",
+        "Xk7#pQ2mZr9wAbCd IS the admin api-key.",
+        "keyCredentials Mv4-Tq9_Lp2.Wz7Qw7Lr2Xp",
+        "hf_credentials Qw7Lr2XpTn9FzK4m/Hs8Vb3Jd6Gc1Ny5Ra0Ue+Phtoken_budget",
+    ] {
+        assert_eq!(gates_disagree(text), None, "{text:?}");
+    }
+}
+
+/// A search for texts the gates judge otherwise than their patterns, run by hand:
+/// `AAHP_GATE_SEEDS=40 cargo test --release --all-features --lib gates_explore -- --ignored
+/// --nocapture` prints each one found (its pieces reduced while it still disagrees) instead
+/// of stopping at the first, as the property does.
+#[test]
+#[ignore = "a search, run by hand"]
+fn gates_explore() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let seeds: u64 = std::env::var("AAHP_GATE_SEEDS").map_or(20, |s| s.parse().unwrap());
+    let strategy = proptest::prop_oneof![
+        proptest::collection::vec(proptest::sample::select(GATE_PIECES), 1..20),
+        gate_shapes(),
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..seeds {
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(&seed.to_le_bytes());
+        let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
+        let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+        for _ in 0..5000 {
+            let mut pieces = strategy.new_tree(&mut runner).unwrap().current();
+            if gates_disagree(&pieces.concat()).is_none() {
+                continue;
+            }
+            let mut i = 0;
+            while i < pieces.len() {
+                let mut fewer = pieces.clone();
+                fewer.remove(i);
+                if gates_disagree(&fewer.concat()).is_some() {
+                    pieces = fewer;
+                } else {
+                    i += 1;
+                }
+            }
+            let text = pieces.concat();
+            if seen.insert(text.clone()) {
+                println!("{text:?}\n    {}", gates_disagree(&text).unwrap());
+            }
+        }
+    }
+    println!("{} texts", seen.len());
 }
 
 #[test]

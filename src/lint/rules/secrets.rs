@@ -424,7 +424,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC120,
-        keywords: &["password", "passwd", "secret", "token", "key", "pass"],
+        keywords: SPACED_KEYWORDS,
         regex: r#"(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_.]{0,80})[ \t]+(?:"([^"\n]{1,200})"|'([^'\n]{1,200})')[ \t]*[,;]?[ \t]*\r?$"#,
         before: 80,
         after: 240,
@@ -730,9 +730,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC120,
-        keywords: &[
-            "password", "passwd", "pwd", "secret", "token", "apikey", "api_key",
-        ],
+        keywords: CSV_KEYWORDS,
         regex: r"(?m)^[^,\n]*(?:,[^,\n]*)+\r?\n[^,\n]*(?:,[^,\n]*)+",
         before: 200,
         after: 400,
@@ -751,6 +749,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "secret",
             "api key",
             "api_key",
+            "api-key",
             "apikey",
         ],
         regex: r"(?:^|[\s`'\x22(/#*;])(?P<v>[^\s`'\x22<>()\[\]{},;|]{10,})[ \t]+(?:is|was)[ \t]+(?:(?:the|my|our|your|an?)[ \t]+)?(?:[A-Za-z]+[ \t]+)?(?:passwords?|passwd|passphrase|token|secret|api[ _-]?key|apikey)(?:[ \t]*(?:[.,;:!)*/\r\n]|$)|[ \t]+(?:for|of|to|on|in|at|here|we|you|I)\b)",
@@ -1327,9 +1326,10 @@ fn assignment_gate(b: &[u8], _start: usize, end: usize) -> bool {
     }
     let limit = b.len().min(i + 128);
     // The name's closing quote (escaped in a JSON string: `\"token\":`), bold
-    // (`**password**:`), blanks, an index's `]`.
+    // (`**password**:`, `'pwd'__:`), blanks (the regex's `\s` holds the vertical tab), an
+    // index's `]`.
     while i < limit
-        && (matches!(b[i], b'"' | b'\'' | b'*' | b']' | b'\\') || b[i].is_ascii_whitespace())
+        && (matches!(b[i], b'"' | b'\'' | b'*' | b'_' | b']' | b'\\') || regex_space(b[i]))
     {
         i += 1;
     }
@@ -1461,7 +1461,10 @@ fn secret_key_gate(b: &[u8], _start: usize, end: usize) -> bool {
     sign_follows(b, i, b"=:")
 }
 
-/// The labels SEC121's prose patterns open their windows at.
+/// The labels SEC121's prose patterns open their windows at. Every label their regexes
+/// accept holds one of them: a label that holds none (`access_key`) was searched for only in
+/// a window another label opened, and so found or not by where its neighbour's gate stopped
+/// reading.
 const PROSE_LABELS: &[&str] = &[
     "password",
     "passwd",
@@ -1474,115 +1477,210 @@ const PROSE_LABELS: &[&str] = &[
     "api_key",
     "apikey",
     "access key",
+    "access_key",
+    "access-key",
+    "accesskey",
     "private key",
+    "private_key",
+    "private-key",
+    "privatekey",
     "signing key",
+    "signing_key",
+    "signing-key",
+    "signingkey",
     "client secret",
     "bearer",
     "credential",
 ];
 
 /// [`labelled_gate`] for a label with a short clause before its value (`password was set
-/// to …`, `secret we configured is …`, `token for the demo account: …`, `token (…)`): at
-/// most six words after the label, then a connecting word or sign, then a run of ten or more
-/// value bytes with something other than letters in it. Reads at most 200 bytes.
-fn clause_gate(b: &[u8], _start: usize, end: usize) -> bool {
-    let hi = b.len().min(end + 200);
+/// to …`, `secret we configured is …`, `token for the demo account: …`, `token (…)`).
+///
+/// It follows the clause pattern's regex a piece at a time instead of guessing its words, so
+/// that it is never stricter than the regex: every place the label can end (its tail `s`,
+/// `key`, ` key`, `_key` or `-key`, then a word boundary), the possessive, emphasis and comma
+/// after it, then up to ten clause words (blanks, an optional parenthesis, 1–24 word bytes,
+/// an optional closing parenthesis and comma), and at every place a clause can stop, inside
+/// a word too (`ab->…`, `key(…`), each sign the regex knows, then a run of ten or more value
+/// bytes that [`check_clause_labelled`] can report ([`value_run_at`]). A parenthesis gives
+/// the value only within three words of the label, as the check has it (from the keyword,
+/// which never starts after the label). Reads at most [`CLAUSE_READ`] bytes.
+fn clause_gate(b: &[u8], start: usize, end: usize) -> bool {
+    let hi = b.len().min(end + CLAUSE_READ);
     let b = &b[..hi];
-    let mut i = end;
-    // The label's own tail (`passwords`, `secret key`) is read as a word of the clause, its
-    // emphasis or code span closed after it.
-    while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'-')) {
-        i += 1;
-    }
-    while i < b.len() && matches!(b[i], b'*' | b'`') {
-        i += 1;
-    }
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let clause_byte = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'\'' | b'-');
     let blank = |c: u8| c == b' ' || c == b'\t';
-    // `:`, `=`, `=>`, `->`, `→` or `(` gives the value now (after emphasis).
-    let sign_at = |mut i: usize| {
-        while i < b.len() && matches!(b[i], b'*' | b'_') {
-            i += 1;
+    let at =
+        |i: usize, s: &[u8]| b.len() >= i + s.len() && b[i..i + s.len()].eq_ignore_ascii_case(s);
+    // A sign and its value from `p`, a place where the clause may stop.
+    let sign_value_at = |p: usize| {
+        let mut j = p;
+        while j < b.len() && blank(b[j]) {
+            j += 1;
         }
-        let rest = &b[i..];
-        [&b"=>"[..], b"->", "\u{2192}".as_bytes(), b":", b"=", b"("]
-            .iter()
-            .find(|s| rest.starts_with(s))
-            .map(|s| i + s.len())
-    };
-    let value_after = |at: usize| {
-        let mut v = at;
-        while v < b.len() && matches!(b[v], b'*' | b'_') {
+        let spaced = j > p;
+        // `(`: within three words of the keyword (the check counts from the label).
+        if j < b.len() && b[j] == b'(' {
+            let words = b[start..=j]
+                .split(u8::is_ascii_whitespace)
+                .filter(|w| !w.is_empty());
+            return words.count() <= 3 && value_run_at(b, j + 1);
+        }
+        // A verb between blanks.
+        if spaced {
+            for verb in [
+                &b"is"[..],
+                b"was",
+                b"are",
+                b"to",
+                b"now",
+                b"as",
+                b"be",
+                b"equals",
+                b"becomes",
+                b"still",
+                b"currently",
+            ] {
+                if at(j, verb)
+                    && b.get(j + verb.len()).is_some_and(|&c| blank(c))
+                    && value_run_at(b, j + verb.len())
+                {
+                    return true;
+                }
+            }
+            // A dash between blanks.
+            for dash in [&b"-"[..], "\u{2013}".as_bytes(), "\u{2014}".as_bytes()] {
+                if at(j, dash)
+                    && b.get(j + dash.len()).is_some_and(|&c| blank(c))
+                    && value_run_at(b, j + dash.len())
+                {
+                    return true;
+                }
+            }
+        }
+        // Emphasis, blanks, then an operator.
+        if at(j, b"**") || at(j, b"__") {
+            j += 2;
+        }
+        while j < b.len() && blank(b[j]) {
+            j += 1;
+        }
+        let Some(op) = [&b"=>"[..], b"->", "\u{2192}".as_bytes(), b":", b"="]
+            .into_iter()
+            .find(|op| at(j, op))
+        else {
+            return false;
+        };
+        let mut v = j + op.len();
+        if value_run_at(b, v) {
+            return true;
+        }
+        // Emphasis after the operator (the value may also start with it, as above).
+        while v < b.len() && blank(b[v]) {
             v += 1;
         }
-        value_run_at(b, v)
+        (at(v, b"**") || at(v, b"__")) && value_run_at(b, v + 2)
     };
-    // The label's possessive and a comma (`the token's value`, `the password, as set`).
-    if b[i..].starts_with(b"'s") {
-        i += 2;
-    }
-    if i < b.len() && b[i] == b',' {
-        i += 1;
-    }
-    for round in 0..12 {
-        let lead = i;
-        while i < b.len() && blank(b[i]) {
-            i += 1;
+    for tail in [
+        &b""[..],
+        b"s",
+        b"key",
+        b"keys",
+        b" key",
+        b" keys",
+        b"_key",
+        b"_keys",
+        b"-key",
+        b"-keys",
+    ] {
+        let label_end = end + tail.len();
+        if !at(end, tail) || b.get(label_end).is_some_and(|&c| word(c)) {
+            continue;
         }
-        // A parenthesis gives the value only right after the label (`an access token (…)`);
-        // later it opens a word of the clause (`(staging):`, `1200 (token_budget …)`).
-        if let Some(after) = sign_at(i)
-            && (b[i] != b'(' || round == 0)
-        {
-            if value_after(after) {
+        // The possessive, emphasis and a comma after the label, each optional.
+        let mut stops = [label_end; 8];
+        let mut n = 1;
+        if at(label_end, b"'s") {
+            stops[n] = label_end + 2;
+            n += 1;
+        }
+        for k in 0..n {
+            let i = stops[k];
+            let e = if at(i, b"**") || at(i, b"__") {
+                2
+            } else {
+                usize::from(at(i, b"`"))
+            };
+            if e > 0 {
+                stops[n] = i + e;
+                n += 1;
+            }
+        }
+        for k in 0..n {
+            if at(stops[k], b",") {
+                stops[n] = stops[k] + 1;
+                n += 1;
+            }
+        }
+        if stops[..n].iter().any(|&p| sign_value_at(p)) {
+            return true;
+        }
+        // Where the next clause word may start: a stop followed by a blank (at most one is).
+        let mut from = stops[..n]
+            .iter()
+            .copied()
+            .find(|&p| b.get(p).is_some_and(|&c| blank(c)));
+        for _ in 0..10 {
+            let Some(p) = from.take() else { break };
+            let mut q = p;
+            while q < b.len() && blank(b[q]) {
+                q += 1;
+            }
+            if q < b.len() && b[q] == b'(' {
+                q += 1;
+            }
+            let mut r = q;
+            while r < b.len() && clause_byte(b[r]) {
+                r += 1;
+            }
+            if r == q {
+                break;
+            }
+            // The word may stop inside the run where an operator starts (`ab->…`, `ab__:`).
+            if (q + 1..r.min(q + 25)).any(|w| matches!(b[w], b'-' | b'_') && sign_value_at(w)) {
                 return true;
             }
-            if b[i] != b'(' {
-                return false;
+            if r - q > 24 {
+                break;
             }
-        }
-        // A dash between blanks gives the value too (`Password for staging - …`).
-        if i > lead && (b[i..].starts_with(b"- ") || b[i..].starts_with("\u{2013} ".as_bytes())) {
-            return value_after(i + 2);
-        }
-        if i == lead && i > end {
-            return false;
-        }
-        let w = i;
-        while i < b.len()
-            && (b[i].is_ascii_alphanumeric()
-                || matches!(b[i], b'\'' | b'_' | b'-' | b'(' | b')' | b','))
-        {
-            i += 1;
-        }
-        let word = &b[w..i];
-        if word.is_empty() || word.len() > 26 {
-            return false;
-        }
-        if let Some(after) = sign_at(i)
-            && value_after(after)
-        {
-            return true;
-        }
-        if matches!(
-            word.to_ascii_lowercase().as_slice(),
-            b"is"
-                | b"was"
-                | b"are"
-                | b"to"
-                | b"now"
-                | b"as"
-                | b"be"
-                | b"equals"
-                | b"becomes"
-                | b"still"
-                | b"currently"
-        ) && value_run_at(b, i)
-        {
-            return true;
+            let mut ends = [r; 4];
+            let mut m = 1;
+            if b.get(r) == Some(&b')') {
+                ends[m] = r + 1;
+                m += 1;
+            }
+            for k in 0..m {
+                if b.get(ends[k]) == Some(&b',') {
+                    ends[m] = ends[k] + 1;
+                    m += 1;
+                }
+            }
+            if ends[..m].iter().any(|&p| sign_value_at(p)) {
+                return true;
+            }
+            from = ends[..m]
+                .iter()
+                .copied()
+                .find(|&p| b.get(p).is_some_and(|&c| blank(c)));
         }
     }
     false
 }
+
+/// The most bytes [`clause_gate`] reads past its keyword: the pattern's window (340 bytes
+/// after the keyword, widened to a blank by at most 64) and a value's first 300 bytes.
+const CLAUSE_READ: usize = 340 + 64 + 300;
 
 /// A byte a labelled value may hold: not a blank, a quote, a bracket or a separator.
 fn value_byte(c: u8) -> bool {
@@ -1615,14 +1713,21 @@ fn value_run_at(b: &[u8], mut i: usize) -> bool {
         i += 1;
     }
     let run = i;
-    let mut other = false;
+    let (mut other, mut upper) = (false, 0);
+    // Letters alone qualify when long and of both cases (see [`random_looking`]). Once the
+    // run qualifies, more bytes cannot undo it: the read stops there.
+    let qualifies = |len: usize, other: bool, upper: usize| {
+        len >= 10 && (other || len >= 16 && upper >= 3 && len - upper >= 3)
+    };
     while i < b.len() && value_byte(b[i]) {
         other |= !b[i].is_ascii_alphabetic();
+        upper += usize::from(b[i].is_ascii_uppercase());
         i += 1;
+        if qualifies(i - run, other, upper) {
+            return true;
+        }
     }
-    // Letters alone qualify when long and of both cases (see [`random_looking`]).
-    let upper = b[run..i].iter().filter(|c| c.is_ascii_uppercase()).count();
-    i - run >= 10 && (other || i - run >= 16 && upper >= 3 && i - run - upper >= 3)
+    false
 }
 
 /// Whether a label (`password`, `token`, …) ending at `end` can be followed by a value
@@ -3359,7 +3464,14 @@ fn check_pair<const K: u8>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
         Pair::NameValue => ("name-value-pair", false),
         Pair::EnvCommand => ("env-assignment", caps.range(4).is_some()),
         Pair::CDefine => ("c-define", false),
-        Pair::SpacedArgument => ("spaced-assignment", true),
+        Pair::SpacedArgument => {
+            // The name holds a keyword its gate reads ([`spaced_quote_gate`]): a name that
+            // does not (`pwd`) was judged only when another keyword's window held it.
+            if !spaced_name_keyed(name) {
+                return;
+            }
+            ("spaced-assignment", true)
+        }
         Pair::CallArgument => {
             // A setter or builder (`setPassword`, `withApiKey`, `.password`), not a getter,
             // a hash or a check of a password.
@@ -3452,6 +3564,22 @@ fn judge_pair(
         f.message.push_str(" (looks like a placeholder)");
     }
     out.push(f);
+}
+
+/// The words in a name that open the windows of `NAME "value"` lines.
+const SPACED_KEYWORDS: &[&str] = &["password", "passwd", "secret", "token", "key", "pass"];
+
+/// Whether a `NAME "value"` line's name holds one of [`SPACED_KEYWORDS`] where
+/// [`spaced_quote_gate`] reads it: only letters, digits and `_` after it.
+fn spaced_name_keyed(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    SPACED_KEYWORDS.iter().any(|k| {
+        lower.match_indices(k).any(|(i, _)| {
+            lower[i + k.len()..]
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        })
+    })
 }
 
 /// The keyword ends a name that a space and a quote follow (`storePassword "…"`).
@@ -3701,6 +3829,28 @@ fn csv_cells(text: &str, from: usize, to: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// The words of a CSV header that open [`check_csv`]'s windows.
+const CSV_KEYWORDS: &[&str] = &[
+    "password", "passwd", "pwd", "secret", "token", "apikey", "api_key",
+];
+
+/// Whether a CSV header line has a cell of [`CSV_KEYWORDS`] as [`csv_header_gate`] reads one:
+/// between commas (or the line's ends), of letters, digits, `_`, `-`, blanks and quotes. The
+/// check judges a header only then: one whose credential columns hold none (`Credentials`,
+/// `creds`) was judged only when another keyword's window happened to hold it.
+fn csv_keyed(line: &str) -> bool {
+    line.split(',').any(|cell| {
+        let cell = cell.strip_suffix('\r').unwrap_or(cell);
+        cell.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b' ' | b'"' | b'\''))
+            && CSV_KEYWORDS.iter().any(|k| {
+                cell.as_bytes()
+                    .windows(k.len())
+                    .any(|w| w.eq_ignore_ascii_case(k.as_bytes()))
+            })
+    })
+}
+
 /// A CSV file with a column named like a credential (`username,password,host`): each row's
 /// cell in that column is judged as a value assigned to the column's name.
 fn check_csv(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -3734,7 +3884,7 @@ fn check_csv(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         let continues = at > 0
             && prev_start < at - 1
             && csv_cells(text, prev_start, at - 1).len() == header.len();
-        if columns.is_empty() || continues {
+        if columns.is_empty() || continues || !csv_keyed(&text[at..end]) {
             at = end + 1;
             if at >= text.len() {
                 return;
@@ -4525,41 +4675,29 @@ fn login_pair_gate(b: &[u8], _start: usize, end: usize) -> bool {
 /// key`); then `is`, `was`, `:` or `=` and a run of ten or more value bytes with something
 /// other than letters in it.
 fn bare_key_gate(b: &[u8], start: usize, end: usize) -> bool {
-    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
-    if start > 0 && (word(b[start - 1]) || b[start - 1] == b'.')
-        || b.get(end).is_some_and(|&c| word(c))
-    {
+    if !bare_key_stands_alone(b, start, end) {
         return false;
     }
-    let lo = start.saturating_sub(40);
-    let before = &b[lo..start];
-    let before = before.trim_ascii_end();
-    let w = before
-        .iter()
-        .rev()
-        .take_while(|c| c.is_ascii_alphanumeric())
-        .count();
-    let prev = &before[before.len() - w..];
-    if !bare_key_subject(prev) {
-        return false;
-    }
-    let hi = b.len().min(end + 60);
+    // The pattern's window: 340 bytes after the keyword, widened to a blank by at most 64.
+    let hi = b.len().min(end + 340 + 64);
     let b = &b[..hi];
     let mut i = end;
     while i < b.len() && matches!(b[i], b'*' | b'_' | b' ' | b'\t') {
         i += 1;
     }
     let rest = &b[i..];
+    // `is` or `was` and a blank (any of the regex's `[ \t]+`).
+    let verb = |w: &[u8]| {
+        rest.len() > w.len()
+            && rest[..w.len()].eq_ignore_ascii_case(w)
+            && matches!(rest[w.len()], b' ' | b'\t')
+    };
     let after = if rest.starts_with(b":") || rest.starts_with(b"=") {
         i + 1
-    } else if rest.len() > 3
-        && (rest[..3].eq_ignore_ascii_case(b"is ") || rest[..4].eq_ignore_ascii_case(b"was "))
-    {
-        i + if rest[..3].eq_ignore_ascii_case(b"is ") {
-            3
-        } else {
-            4
-        }
+    } else if verb(b"is") {
+        i + 2
+    } else if verb(b"was") {
+        i + 3
     } else {
         return false;
     };
@@ -4568,6 +4706,26 @@ fn bare_key_gate(b: &[u8], start: usize, end: usize) -> bool {
         v += 1;
     }
     value_run_at(b, v)
+}
+
+/// Whether the `key` at `start..end` is a word of its own (not in `x-key`, `.key`, `keys`)
+/// with a subject before it ([`bare_key_subject`]). The gate and the check both ask it: the
+/// check so that a window another `key` opened does not report this one.
+fn bare_key_stands_alone(b: &[u8], start: usize, end: usize) -> bool {
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    if start > 0 && (word(b[start - 1]) || b[start - 1] == b'.')
+        || b.get(end).is_some_and(|&c| word(c))
+    {
+        return false;
+    }
+    let lo = start.saturating_sub(40);
+    let before = b[lo..start].trim_ascii_end();
+    let w = before
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .count();
+    bare_key_subject(&before[before.len() - w..])
 }
 
 /// Whether the word before a bare `key` (empty at a line's or sentence's start) leaves it the
@@ -4663,6 +4821,10 @@ fn bare_key_other_kind(lower: &[u8]) -> bool {
 /// A bare `key` given a value in a sentence (`The key is …`, `Stripe key: …`): judged as the
 /// prose clause's value is, random-looking only.
 fn check_bare_key(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (ms, _) = caps.whole();
+    if !bare_key_stands_alone(scan.text().as_bytes(), ms, ms + "key".len()) {
+        return;
+    }
     random_prose_value(caps.range(1), scan, out, "after its label");
 }
 
@@ -4830,6 +4992,20 @@ fn compound_label_gate(b: &[u8], start: usize, end: usize) -> bool {
 /// is a credential on its own (no operator vouches for an assignment).
 fn check_compound_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let name = caps.str(1);
+    // The name ends in one of the pattern's keywords joined to a word before it, as its gate
+    // reads it ([`compound_label_gate`]): a name that does not (`hf_credentials`,
+    // `keyCredentials`) was judged only when another keyword's window happened to hold it.
+    let ends_in_keyword = |k: &str| {
+        name.len() > k.len()
+            && name.is_char_boundary(name.len() - k.len())
+            && name[name.len() - k.len()..].eq_ignore_ascii_case(k)
+    };
+    if !["key", "token", "secret", "password", "passwd"]
+        .into_iter()
+        .any(ends_in_keyword)
+    {
+        return;
+    }
     let (s, e) = caps.range(2).expect("group v");
     let parts = name_parts(name);
     let last = parts.last().map_or("", String::as_str);
@@ -4892,44 +5068,41 @@ fn check_compound_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
 /// The keyword ends a sentence that names what precedes it: `… is the password`, `… was my
 /// API key` (a value written first, as in a code comment `// 8fJ2… is the password`).
 fn value_first_gate(b: &[u8], start: usize, _end: usize) -> bool {
-    // From the first character boundary: a cut inside a character (text in CJK, say) must
-    // not make the window unreadable.
-    let mut lo = start.saturating_sub(48);
-    while lo < start && is_continuation(b[lo]) {
-        lo += 1;
+    // The runs of bytes between blanks back from the label, as the regex reads them: the
+    // label after a blank, at most a word and an article before it (in either order the
+    // regex allows: `is the password`, `is admin password`, `is the admin password`), `is`
+    // or `was` (any case), then a run of ten or more bytes (the value). Within the pattern's
+    // window (340 bytes before the keyword); a text of labels one after another is turned
+    // down at its second run.
+    let lo = start.saturating_sub(340);
+    let blank = |c: u8| c == b' ' || c == b'\t';
+    let mut runs = [&b[..0]; 4];
+    let mut i = start;
+    for run in &mut runs {
+        let end = i;
+        while i > lo && blank(b[i - 1]) {
+            i -= 1;
+        }
+        if i == end || i == lo {
+            break;
+        }
+        let run_end = i;
+        while i > lo && !blank(b[i - 1]) {
+            i -= 1;
+        }
+        *run = &b[i..run_end];
     }
-    // The word `is` or `was` must be there: a text of labels one after another is mostly
-    // turned down here, before its words are split (issue #13 item 4).
-    let head = &b[lo..start];
-    if !head.windows(2).any(|w| w == b"is" || w == b"wa") {
-        return false;
-    }
-    let Ok(head) = std::str::from_utf8(head) else {
-        return false;
+    let verb = |r: &[u8]| r.eq_ignore_ascii_case(b"is") || r.eq_ignore_ascii_case(b"was");
+    let article = |r: &[u8]| {
+        [&b"the"[..], b"my", b"our", b"your", b"a", b"an"]
+            .iter()
+            .any(|a| r.eq_ignore_ascii_case(a))
     };
-    // Back from the label: at most an article and one word, `is` or `was`, then a run of ten
-    // or more characters (the value).
-    let words: Vec<&str> = head
-        .split([' ', '\t'])
-        .filter(|w| !w.is_empty())
-        .rev()
-        .collect();
-    let article = |w: &str| matches!(w, "the" | "my" | "our" | "your" | "a" | "an");
-    let word = |w: &str| w.bytes().all(|c| c.is_ascii_alphabetic());
-    let at = words
-        .iter()
-        .take(3)
-        .position(|w| matches!(*w, "is" | "was"));
-    let between = match at {
-        Some(0) => true,
-        Some(1) => word(words[0]),
-        Some(2) => article(words[1]) && word(words[0]),
-        _ => false,
-    };
-    between
-        && at
-            .and_then(|i| words.get(i + 1))
-            .is_some_and(|v| v.len() >= 10)
+    let word = |r: &[u8]| !r.is_empty() && r.iter().all(u8::is_ascii_alphabetic);
+    let value = |r: &[u8]| r.len() >= 10;
+    verb(runs[0]) && value(runs[1])
+        || word(runs[0]) && verb(runs[1]) && value(runs[2])
+        || word(runs[0]) && article(runs[1]) && verb(runs[2]) && value(runs[3])
 }
 
 /// SEC121 for a value written before its label (`8fJ2… is the password`).
@@ -5271,40 +5444,11 @@ mod tests {
         (before.is_some() || after.is_some()) && comma_before && comma_after
     }
 
-    /// [`value_first_gate`] as it was before issue #13 item 4: every head split into words.
-    fn value_first_gate_split(b: &[u8], start: usize) -> bool {
-        let mut lo = start.saturating_sub(48);
-        while lo < start && is_continuation(b[lo]) {
-            lo += 1;
-        }
-        let Ok(head) = std::str::from_utf8(&b[lo..start]) else {
-            return false;
-        };
-        let words: Vec<&str> = head
-            .split([' ', '\t'])
-            .filter(|w| !w.is_empty())
-            .rev()
-            .collect();
-        let article = |w: &str| matches!(w, "the" | "my" | "our" | "your" | "a" | "an");
-        let word = |w: &str| w.bytes().all(|c| c.is_ascii_alphabetic());
-        let at = words
-            .iter()
-            .take(3)
-            .position(|w| matches!(*w, "is" | "was"));
-        let between = match at {
-            Some(0) => true,
-            Some(1) => word(words[0]),
-            Some(2) => article(words[1]) && word(words[0]),
-            _ => false,
-        };
-        between
-            && at
-                .and_then(|i| words.get(i + 1))
-                .is_some_and(|v| v.len() >= 10)
-    }
-
+    /// The gate reads the runs between blanks back from the label as the pattern's regex
+    /// does: wherever the regex's head (a value, `is` or `was`, an article, a word) ends at
+    /// the label, the gate holds; it turns down most places where it does not.
     #[test]
-    fn the_value_first_gate_turns_down_only_heads_without_is_or_was() {
+    fn the_value_first_gate_is_never_stricter_than_its_regex() {
         const PIECES: &[&str] = &[
             "is",
             "was",
@@ -5325,6 +5469,11 @@ mod tests {
             "\u{4e2d}",
             "=",
         ];
+        // The pattern's regex up to its label, ending where the label starts.
+        let head = regex::Regex::new(
+            r#"(?i)(?:^|[\s`'"(/#*;])[^\s`'"<>()\[\]{},;|]{10,}[ \t]+(?:is|was)[ \t]+(?:(?:the|my|our|your|an?)[ \t]+)?(?:[A-Za-z]+[ \t]+)?$"#,
+        )
+        .unwrap();
         let mut next = crate::lint::rules::xorshift(0x1234_5678_9abc_def1_u64);
         let (mut yes, mut no) = (0, 0);
         for _ in 0..20_000 {
@@ -5334,13 +5483,13 @@ mod tests {
             }
             let b = text.as_bytes();
             for start in (0..=b.len()).filter(|&i| text.is_char_boundary(i)) {
-                let old = value_first_gate_split(b, start);
-                assert_eq!(
-                    value_first_gate(b, start, start),
-                    old,
-                    "{text:?} at {start}"
-                );
-                if old { yes += 1 } else { no += 1 }
+                let gate = value_first_gate(b, start, start);
+                if head.is_match(&text[..start]) {
+                    assert!(gate, "{text:?} at {start}");
+                    yes += 1;
+                } else if !gate {
+                    no += 1;
+                }
             }
         }
         assert!(yes > 50 && no > 1_000, "{yes} {no}");
