@@ -280,3 +280,39 @@ fn an_instruction_file_too_large_to_lint_is_refused_with_its_size() {
     committed.assert_code(2);
     assert!(committed.stderr.contains(&want), "{committed}");
 }
+
+/// Review s23 #4: a case-insensitive file system (APFS, NTFS) serves `claude.md` to an agent
+/// that opens `CLAUDE.md`, so every spelling of an instruction file is judged: by the
+/// pre-commit hook, by `verify --level ci` and by `lint --all` (both spellings side by side).
+#[test]
+fn instruction_files_in_another_letter_case_are_judged() {
+    for path in [
+        "claude.md",
+        "agents.md",
+        "AGENTS.MD",
+        ".CURSORRULES",
+        ".github/Copilot-Instructions.md",
+        ".Cursor/rules/x.mdc",
+    ] {
+        let repo = handoff_repo();
+        if path == "agents.md" {
+            // Both spellings coexist in the tree: each is judged.
+            repo.write("AGENTS.md", CLEAN);
+        }
+        repo.write(path, INJECTION);
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains(&format!("{path}: 3:")) && out.stdout.contains("PI001"),
+            "{path}\n{out}"
+        );
+        let all = repo.aahp(&["lint", "--all"]);
+        all.assert_code(1);
+        assert!(all.stdout.contains(path), "{path}\n{all}");
+        repo.git(&["commit", "-q", "--no-verify", "-m", path]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(ci.stdout.contains(&format!("{path}: 3:")), "{path}\n{ci}");
+    }
+}
