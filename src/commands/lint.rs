@@ -352,13 +352,13 @@ pub fn run(ctx: &Context, args: &LintArgs) -> Result<ExitStatus> {
     }
     let report = lint(ctx, args)?;
     if args.format == Format::Sarif {
-        sarif::write(&sarif::log(
+        let written = sarif::write(&sarif::log(
             &report.diagnostics,
             &report.suppressed,
             args.include_suppressed,
             ctx.repo()?.workdir(),
-        ))?;
-        return Ok(report.status());
+        ));
+        return Ok(crate::output::keep_status(written, report.status())?);
     }
     if args.format == Format::Github {
         return Ok(ctx.printer.emit_github(&report)?);
