@@ -611,6 +611,24 @@ impl Content<'_> {
         }
         Ok(chain)
     }
+
+    /// The target of the symbolic link at `path` as its blob holds it, `None` when `path`
+    /// is not a link.
+    fn link_text(&self, repo: &Repo, path: &str) -> Result<Option<String>> {
+        Ok(match self {
+            Content::Worktree(_) => std::fs::read_link(repo.workdir().join(path))
+                .ok()
+                .map(|t| t.to_string_lossy().into_owned()),
+            Content::Staged(view) => match view.file_at(path)? {
+                Some(f) if f.is_link => Some(repo.link_target(f.id, path)?),
+                _ => None,
+            },
+            Content::Commit(c) => match repo.tree_file_at(*c, path)? {
+                Some(f) if f.is_link => Some(repo.link_target(f.id, path)?),
+                _ => None,
+            },
+        })
+    }
 }
 
 /// How many `@path` imports deep an instruction file is followed (Claude Code's limit).
@@ -1156,6 +1174,10 @@ fn judge_target(
             .any(|r| p.starts_with(&format!("{}/", r.dir.rel)))
     });
 
+    if let Some(layer) = names_layer(repo, scope, target, content, &reads, &pulled_paths, today)? {
+        report.layers.push(layer);
+    }
+
     // What the range's history is judged with (`prepush`, `ci`): the judged directories
     // with their configuration.
     let ranged = target.range.is_some();
@@ -1223,6 +1245,106 @@ fn judge_target(
     Ok(())
 }
 
+/// True when `path` lies in a handoff directory: any `.ai/handoff/`, or one configured.
+fn in_handoff_dir(scope: &GateScope, path: &str) -> bool {
+    path.starts_with(&format!("{DEFAULT_DIR}/"))
+        || path.contains(&format!("/{DEFAULT_DIR}/"))
+        || scope
+            .known
+            .iter()
+            .any(|d| path.starts_with(&format!("{}/", d.rel)))
+}
+
+/// The findings in a name the gate judges (review s23 #2): a changed path in a handoff
+/// directory, at an agent instruction file or pulled in by one (every component of it:
+/// a name is committed and published like a file's text, and shown to the agents that
+/// list the directory), and the target of a symbolic link there (its blob's text). The
+/// secret rules and the hidden-character rules judge them, with the configuration of the
+/// handoff directory the path lies in.
+fn name_problems(
+    cfg: &LintConfig,
+    path: &str,
+    link: Option<&str>,
+) -> Result<Vec<(String, Diagnostic)>> {
+    let mut out = Vec::new();
+    let name = if path.is_empty() {
+        Vec::new()
+    } else {
+        lint::name_findings(cfg, path, path)?
+    };
+    for d in name {
+        out.push(("its name".to_string(), d));
+    }
+    if let Some(target) = link {
+        for d in lint::name_findings(cfg, path, target)? {
+            out.push(("the target of this symbolic link".to_string(), d));
+        }
+    }
+    Ok(out)
+}
+
+/// The `names` layer: [`name_problems`] for every path the change adds or alters where the
+/// gate judges contents (at every level). `None` when no such path changed or none holds
+/// a finding.
+fn names_layer(
+    repo: &Repo,
+    scope: &GateScope,
+    target: &Target,
+    content: &Content<'_>,
+    reads: &[Read],
+    pulled: &std::collections::HashSet<String>,
+    today: jiff::civil::Date,
+) -> Result<Option<Layer>> {
+    let mut layer = Layer::new("names");
+    let mut configs: std::collections::HashMap<String, LintConfig> =
+        std::collections::HashMap::new();
+    let empty = LintConfig::empty(today);
+    let mut n = 0;
+    for change in &target.changes {
+        let path = change.path.as_str();
+        let dir = reads
+            .iter()
+            .find(|r| path.starts_with(&format!("{}/", r.dir.rel)));
+        if change.kind == ChangeKind::Deleted
+            || !(dir.is_some()
+                || in_handoff_dir(scope, path)
+                || lint::agents::is_agent_file(path)
+                || pulled.contains(path))
+        {
+            continue;
+        }
+        n += 1;
+        let cfg = match dir {
+            Some(r) => {
+                if !configs.contains_key(&r.dir.rel) {
+                    let cfg = LintConfig::from_snapshot(&r.dir, &r.snap, today)?;
+                    configs.insert(r.dir.rel.clone(), cfg);
+                }
+                &configs[&r.dir.rel]
+            }
+            None => &empty,
+        };
+        let link = content.link_text(repo, path)?;
+        for (what, d) in name_problems(cfg, path, link.as_deref())? {
+            let message = format!("{what} holds {} {}: {}", d.rule, d.name, d.message);
+            if d.is_blocking() {
+                layer.fail(Some(path.to_string()), message);
+            } else {
+                layer.warn(Some(path.to_string()), message);
+            }
+        }
+    }
+    // Shown only when it found something: every change has names, and a line per run
+    // saying they were clean would only push the other layers down.
+    if n == 0 || layer.findings.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(layer.summarize(format!(
+        "{n} changed name{} judged, no credential or hidden character",
+        plural(n)
+    ))))
+}
+
 /// The secrets a pushed range holds in its history (review 20 F06, review 21 F01). The tip
 /// is judged whole, but every commit of a push or pull request reaches the remote: a
 /// credential one commit adds and a later one removes is published all the same. Each
@@ -1250,14 +1372,10 @@ fn history_layer(
     let mut seen: std::collections::HashSet<ObjectId> = std::collections::HashSet::new();
     let commits = repo.range_commits(base, tip)?;
     let empty = LintConfig::empty(today);
-    let in_handoff = |path: &str| {
-        path.starts_with(&format!("{DEFAULT_DIR}/"))
-            || path.contains(&format!("/{DEFAULT_DIR}/"))
-            || scope
-                .known
-                .iter()
-                .any(|d| path.starts_with(&format!("{}/", d.rel)))
-    };
+    let in_handoff = |path: &str| in_handoff_dir(scope, path);
+    // Names judged once each (a path, a link's blob), those the tip holds included: a
+    // name one commit adds and a later one renames away is published all the same.
+    let mut names_seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let handoff_dir =
         |dir: &str| is_package_handoff(dir) || scope.known.iter().any(|d| d.rel == dir);
     for commit in &commits {
@@ -1274,6 +1392,39 @@ fn history_layer(
             let Some(file) = repo.tree_file_at(*commit, &path)? else {
                 continue;
             };
+            let cfg = dirs
+                .iter()
+                .find(|(d, _)| path.starts_with(&format!("{}/", d.rel)))
+                .map_or(&empty, |(_, c)| c);
+            // What the tip holds at the path the `names` layer judged.
+            let at_tip = repo.tree_file_at(tip, &path)?;
+            let new_name = at_tip.is_none() && names_seen.insert(path.clone());
+            let new_link = file.is_link
+                && at_tip.as_ref().is_none_or(|f| f.id != file.id)
+                && seen.insert(file.id);
+            if new_name || new_link {
+                let link = if new_link {
+                    Some(repo.link_target(file.id, &path)?)
+                } else {
+                    None
+                };
+                let name = if new_name { path.as_str() } else { "" };
+                let judged = name_problems(cfg, name, link.as_deref())?;
+                for (what, d) in judged.iter().filter(|(_, d)| d.is_blocking()) {
+                    layer.fail(
+                        Some(path.clone()),
+                        format!(
+                            "commit {} holds a name here ({what}) with {} {}: {}. Every \
+                             commit of the range is published: rewrite the commits that \
+                             hold it and revoke any credential",
+                            Repo::short(*commit),
+                            d.rule,
+                            d.name,
+                            d.message
+                        ),
+                    );
+                }
+            }
             if file.is_link || !seen.insert(file.id) {
                 continue;
             }
@@ -1283,10 +1434,6 @@ fn history_layer(
             {
                 continue;
             }
-            let cfg = dirs
-                .iter()
-                .find(|(d, _)| path.starts_with(&format!("{}/", d.rel)))
-                .map_or(&empty, |(_, c)| c);
             let Ok(bytes) = repo.blob_within(file.id, crate::handoff::max_bytes(&path))? else {
                 layer.fail(
                     Some(path.clone()),
