@@ -1976,7 +1976,7 @@ fn judge(
     )?);
 
     // 7. The log archive matches its index.
-    layers.push(archive_layer(repo, dir, snap)?);
+    layers.push(archive_layer(repo, judged, snap, target.base_commit)?);
 
     // 8. Trust: every verified claim, by its check or its date; blocking only where
     //    `trustTtl.enforce` asks for it, and never before a commit.
@@ -2152,7 +2152,13 @@ fn tasks_layer(
 
 /// Archive integrity (layer 7): every archived entry indexed, every index hash present, no
 /// entry both in LOG.md and the archive. A LOG.md over its limit is only a warning.
-fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer> {
+fn archive_layer(
+    repo: &Repo,
+    judged: Judged<'_>,
+    snap: &Snapshot,
+    base: Option<ObjectId>,
+) -> Result<Layer> {
+    let dir = judged.dir;
     let mut layer = Layer::new("archive");
     if !snap.contains(log::LOG_FILE) {
         return Ok(layer.skip("no LOG.md"));
@@ -2187,6 +2193,9 @@ fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer
     if crate::transaction::rotation::pending_in(repo, dir)?.is_some() {
         problems.insert(0, log::ArchiveProblem::Interrupted);
     }
+    if !archive_unchanged && let Some(base) = base {
+        dropped_since_base(repo, judged, snap, base, &mut layer)?;
+    }
     for p in problems {
         let path = match p.line() {
             Some(l) => format!("{}:{l}", dir.path_of(p.file())),
@@ -2199,6 +2208,74 @@ fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer
         }
     }
     Ok(layer.summarize(pass))
+}
+
+/// Fails `layer` for every line of the base's archive index that the index judged no longer
+/// lists, nor replaced by a recorded redaction (review s23 #6): the archive is append-only
+/// against the base, not only consistent with its own index, so a change that deletes an
+/// archived entry together with its index line fails, naming the entries.
+fn dropped_since_base(
+    repo: &Repo,
+    judged: Judged<'_>,
+    snap: &Snapshot,
+    base: ObjectId,
+    layer: &mut Layer,
+) -> Result<()> {
+    use crate::handoff::log_stream::{self, Bytes, Limits};
+    let base_path = location::join(judged.base_rel, log::INDEX_FILE);
+    let Some(file) = repo.tree_file_at(base, &base_path)? else {
+        return Ok(());
+    };
+    let index_path = judged.dir.path_of(log::INDEX_FILE);
+    if file.is_link {
+        return Ok(());
+    }
+    let base_bytes = repo
+        .blob_within(file.id, crate::handoff::max_bytes(&base_path))?
+        .map_err(|len| super::lint::too_large_to_lint(&base_path, len))?;
+    let mem = snap.get(log::INDEX_FILE).map(Bytes);
+    let head = snap
+        .streamed
+        .get(log::INDEX_FILE)
+        .map(|s| s as &dyn log_stream::Content)
+        .or(mem.as_ref().map(|b| b as &dyn log_stream::Content));
+    let Some(head) = head else {
+        layer.fail(
+            Some(index_path),
+            format!(
+                "the base ({}) has an archive index and this change removes it: LOG-ARCHIVE.md is append-only",
+                Repo::short(base)
+            ),
+        );
+        return Ok(());
+    };
+    let (shown, dropped) =
+        match log_stream::dropped_from_base(&Bytes(&base_bytes), head, Limits::default()) {
+            Ok(d) => d,
+            // An index that cannot be read is reported by the archive check itself.
+            Err(log::LogError::Malformed { .. }) => return Ok(()),
+            Err(e) => return Err(e.into_error(|f| judged.dir.path_of(f))),
+        };
+    for e in &shown {
+        layer.fail(
+            Some(index_path.clone()),
+            format!(
+                "the archived entry \"{}\" of the base ({}) is no longer in the archive: LOG-ARCHIVE.md is append-only; restore it, or redact its text with `[redacted: REASON]` and run `git aahp archive --reindex`",
+                e.title,
+                Repo::short(base)
+            ),
+        );
+    }
+    if dropped > shown.len() {
+        layer.fail(
+            Some(index_path),
+            format!(
+                "{} more archived entries of the base are no longer in the archive",
+                dropped - shown.len()
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// The problems of LOG.md, LOG-ARCHIVE.md and its index: the archive checked against its
