@@ -1697,7 +1697,11 @@ fn instructions_layer(
 }
 
 /// What a lint thread answers: its findings, or the panic it met.
-type LintAnswer = std::thread::Result<Result<Vec<Diagnostic>>>;
+type LintAnswer = std::thread::Result<Result<LintFound>>;
+
+/// What a lint of a snapshot found: the findings that count, and those an allow marker or
+/// an allowlist entry suppressed (judged against the base at `prepush`/`ci`).
+type LintFound = (Vec<Diagnostic>, Vec<Diagnostic>);
 
 /// The lint of one snapshot: the costliest layer, needing nothing from the others, so it
 /// runs on its own thread while they are judged. The thread hands its result over a channel
@@ -1731,10 +1735,12 @@ impl PendingLint {
                 let Ok((snap, cfg)) = snap_rx.recv() else {
                     return;
                 };
-                let lint = std::panic::AssertUnwindSafe(|| match &cfg {
-                    Some(cfg) => lint::lint_snapshot_with(cfg, &dir, &snap, &[])
-                        .map(|outcome| outcome.diagnostics),
-                    None => lint::check_snapshot(&dir, &snap, today),
+                let lint = std::panic::AssertUnwindSafe(|| {
+                    match &cfg {
+                        Some(cfg) => lint::lint_snapshot_with(cfg, &dir, &snap, &[]),
+                        None => lint::lint_snapshot(&dir, &snap, today, &[]),
+                    }
+                    .map(|outcome| (outcome.diagnostics, outcome.suppressed))
                 });
                 let _ = tx.send(std::panic::catch_unwind(lint));
             });
@@ -1771,13 +1777,14 @@ impl LintJob {
         dir: &HandoffDir,
         snap: &Snapshot,
         today: jiff::civil::Date,
-    ) -> Result<Vec<Diagnostic>> {
+    ) -> Result<LintFound> {
         match self.0.map(|rx| rx.recv()) {
             Some(Ok(Ok(result))) => result,
             // The lint panicked: a bug, raised here as it would have been in place.
             Some(Ok(Err(panic))) => std::panic::resume_unwind(panic),
             // No thread, or one that ended without an answer: lint in place.
-            None | Some(Err(_)) => lint::check_snapshot(dir, snap, today),
+            None | Some(Err(_)) => lint::lint_snapshot(dir, snap, today, &[])
+                .map(|outcome| (outcome.diagnostics, outcome.suppressed)),
         }
     }
 }
@@ -1998,12 +2005,158 @@ fn judge(
     layers.push(advisory);
 
     // The lint ran beside every other layer; join it last.
-    let diagnostics = lint_job.join(dir, snap, today)?;
+    let (diagnostics, suppressed) = lint_job.join(dir, snap, today)?;
     layers.insert(
         lint_at,
         lint_layer("lint", &diagnostics).summarize("no findings"),
     );
+    if target.range.is_some()
+        && let Some(base) = target.base_commit
+    {
+        layers.extend(suppressions_layer(
+            repo,
+            judged,
+            snap,
+            owned,
+            base,
+            &suppressed,
+        )?);
+    }
     Ok((layers, diagnostics))
+}
+
+/// The `suppressions` layer (`prepush`, `ci`; review s23 #12): what the range itself does
+/// to keep its own text from being judged. A pull request could add an allowlist entry for
+/// its own secret, an inline `aahp:allow` over its own injection, or delete the `.aiignore`
+/// secrets pattern its text matches, and the gate passed without a word.
+///
+/// Shown only when it finds something.
+///
+/// - A finding suppressed by an allowlist entry (or PII allowlist) the base does not hold
+///   as it is, or by an inline marker the base's version of the file does not hold, is a
+///   warning naming the rule and the suppression: the suppression still counts (the
+///   allowlist is the documented way to accept a finding), but the reviewer sees it in the
+///   run's log and annotations. Entries and markers the base holds suppress silently.
+/// - Text of a file the range changes that a secrets pattern of the base's `.aiignore`
+///   matches, and the head's no longer does, fails: the base's own definition of a secret
+///   still applies to the range that removes it.
+fn suppressions_layer(
+    repo: &Repo,
+    judged: Judged<'_>,
+    snap: &Snapshot,
+    owned: &[&Change],
+    base: ObjectId,
+    suppressed: &[Diagnostic],
+) -> Result<Option<Layer>> {
+    let dir = judged.dir;
+    let mut layer = Layer::new("suppressions");
+    let base_text = |rel: &str| -> Result<Option<String>> {
+        let path = location::join(judged.base_rel, rel);
+        let Some(file) = repo.tree_file_at(base, &path)? else {
+            return Ok(None);
+        };
+        if file.is_link {
+            return Ok(None);
+        }
+        Ok(repo
+            .blob_within(file.id, crate::handoff::max_bytes(&path))?
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned()))
+    };
+    let allow_path = dir.path_of(lint::allow::ALLOWLIST);
+    let pii_path = dir.path_of(lint::allow::PII_ALLOWLIST);
+    let base_allow = base_text(lint::allow::ALLOWLIST)?;
+    let base_pii = base_text(lint::allow::PII_ALLOWLIST)?;
+    let head_pii = snap
+        .get(lint::allow::PII_ALLOWLIST)
+        .map(|b| String::from_utf8_lossy(b).into_owned());
+    for d in suppressed {
+        let Some(by) = d.suppressed_by.as_deref() else {
+            continue;
+        };
+        let new = if let Some(rest) = by.strip_prefix(&format!("{allow_path}: ")) {
+            // The entry as the base holds it: same rule, fingerprint and expiry.
+            let until = rest
+                .rsplit_once("until ")
+                .map_or("", |(_, u)| u.trim_end_matches(')'));
+            !base_allow.as_deref().is_some_and(|b| {
+                b.contains(&d.fingerprint) && b.contains(d.rule) && b.contains(until)
+            })
+        } else if by.starts_with(&format!("{pii_path}: ")) {
+            base_pii != head_pii
+        } else if let Some(reason) = by.strip_prefix("inline allow: ") {
+            let inner = d
+                .path
+                .strip_prefix(&format!("{}/", dir.rel))
+                .unwrap_or(&d.path);
+            !base_text(inner)?.is_some_and(|b| {
+                b.lines()
+                    .any(|l| l.contains("aahp:allow") && l.contains(d.rule) && l.contains(reason))
+            })
+        } else {
+            false
+        };
+        if new {
+            layer.warn(
+                Some(format!("{}:{}", d.path, d.line)),
+                format!(
+                    "{} {} suppressed by {by}, which this range adds or changes: {}",
+                    d.rule, d.name, d.message
+                ),
+            );
+        }
+    }
+    // The base's `.aiignore` secrets patterns, where the head's differ.
+    let head_ignore = snap
+        .get(crate::handoff::AIIGNORE)
+        .map(|b| String::from_utf8_lossy(b).into_owned());
+    let base_ignore = base_text(crate::handoff::AIIGNORE)?;
+    if let Some(base_ignore) = base_ignore.filter(|b| Some(b) != head_ignore.as_ref())
+        && let Ok(base_secrets) =
+            lint::UserSecrets::parse(&dir.path_of(crate::handoff::AIIGNORE), &base_ignore)
+    {
+        let head_secrets = match &head_ignore {
+            Some(h) => Some(lint::UserSecrets::parse(
+                &dir.path_of(crate::handoff::AIIGNORE),
+                h,
+            )?),
+            None => None,
+        };
+        for c in owned.iter().filter(|c| c.kind != ChangeKind::Deleted) {
+            let Some(inner) = c.path.strip_prefix(&format!("{}/", dir.rel)) else {
+                continue;
+            };
+            if lint::is_config_file(inner) {
+                continue;
+            }
+            let Some(bytes) = snap.get(inner) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(bytes);
+            let kept = head_secrets
+                .as_ref()
+                .map(|h| h.spans(&text))
+                .unwrap_or_default();
+            for (s, _) in base_secrets.spans(&text) {
+                if kept.iter().any(|(ks, ke)| *ks <= s && s < *ke) {
+                    continue;
+                }
+                let line = 1 + text[..s].matches('\n').count();
+                layer.fail(
+                    Some(format!("{}:{line}", c.path)),
+                    "matches a secrets pattern of the base's .aiignore that this range removes: \
+                     the base's definition of a secret still applies to the range that removes it; \
+                     remove the text (and revoke it if it is a credential), or remove the pattern \
+                     in a change of its own",
+                );
+            }
+        }
+    }
+    // Shown only when it has something to say, as the `names` layer.
+    if layer.findings.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(layer.summarize(String::new())))
 }
 
 /// A layer holding lint findings: errors block, the rest warn.
