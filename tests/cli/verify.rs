@@ -553,6 +553,15 @@ fn suppressions_a_range_adds_or_removes_are_visible_at_ci() {
         "{out}"
     );
     assert!(!out.stdout.contains(TOKEN), "{out}");
+    // `review` lists it for the reviewer.
+    let review = repo.aahp(&["review", "--base", "base"]);
+    review.assert_code(0);
+    assert!(
+        review
+            .stdout
+            .contains("allowlist entry SEC020 added or changed: test fixture, revoked"),
+        "{review}"
+    );
     // Once the base holds the entry, it suppresses silently.
     repo.git(&["tag", "-f", "base"]);
     repo.write(
@@ -581,6 +590,13 @@ fn suppressions_a_range_adds_or_removes_are_visible_at_ci() {
             && out.stdout.contains("PI001 ")
             && out.stdout.contains("inline allow"),
         "{out}"
+    );
+    let review = repo.aahp(&["review", "--base", "base"]);
+    assert!(
+        review
+            .stdout
+            .contains("inline marker added: aahp:allow PI001"),
+        "{review}"
     );
 
     // A secrets pattern removed in the range, and text it matches added.
