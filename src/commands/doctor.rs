@@ -366,13 +366,34 @@ fn gate_lines(run: &str) -> impl Iterator<Item = String> {
     logical_lines(run).into_iter().filter(|l| is_gate_line(l))
 }
 
+/// The text of a logical line after the first command that runs the gate (from the
+/// separator that ends that command), with `>&` redirections read as `>` so that `2>&1`
+/// is not taken for a separator.
+fn after_gate_command(line: &str) -> Option<String> {
+    let line = line.replace(">&", ">");
+    let mut start = 0;
+    for (i, c) in line.char_indices() {
+        if matches!(c, ';' | '|' | '&' | '(' | ')' | '{' | '}') {
+            if runs_gate_command(&line[start..i]) {
+                return Some(line[i..].to_string());
+            }
+            start = i + c.len_utf8();
+        }
+    }
+    runs_gate_command(&line[start..]).then(String::new)
+}
+
 /// How a step lets the job pass when the gate fails, or `None` when the gate's failure
 /// fails the step. With errexit on (GitHub's default shells: `bash -e`, `sh -e`) a failing
 /// gate ends the script; off (`set +e`, `set +o errexit`, or a custom `shell:` without `-e`),
 /// only a gate that is the script's last command decides its status, unless a later line
 /// exits with a status of its own (`exit $?`, `exit "$rc"`). `|| …` after the gate swallows
 /// its failure unless what follows exits non-zero (`|| exit 1`, `|| { …; exit 1; }`,
-/// `|| false`); `&` runs it in the background; a `trap … EXIT` may change the status.
+/// `|| false`); `&` runs it in the background; a `trap … EXIT` may change the status. A
+/// pipe after the gate gives the step the last command's status unless `pipefail` is on
+/// (GitHub's default `run` shell, `bash -e {0}`, has none: only `shell: bash` sets it), and
+/// errexit never stops at a failure inside an `&&` list, so `gate && x` followed by any
+/// other command lets the step pass (review s23 #5).
 fn swallows_failure(step: &Yaml) -> Option<&'static str> {
     let run = step["run"].as_str().unwrap_or("");
     let lines = logical_lines(run);
@@ -382,6 +403,7 @@ fn swallows_failure(step: &Yaml) -> Option<&'static str> {
             .split_whitespace()
             .any(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('e'));
     let mut errexit = !custom_shell;
+    let mut pipefail = shell == "bash" || shell.contains("pipefail");
     let exits_with_status = |l: &str| {
         l.split(['|', ';', '&', '{', '}']).map(str::trim).any(|c| {
             c.starts_with("exit $")
@@ -399,6 +421,11 @@ fn swallows_failure(step: &Yaml) -> Option<&'static str> {
         }
         if line.starts_with("set -e") || line.contains("set -o errexit") {
             errexit = true;
+        }
+        if line.contains("set +o pipefail") {
+            pipefail = false;
+        } else if line.contains("set -o pipefail") || line.contains("set -eo pipefail") {
+            pipefail = true;
         }
         if !is_gate_line(line) {
             continue;
@@ -425,11 +452,29 @@ fn swallows_failure(step: &Yaml) -> Option<&'static str> {
         if !errexit && after_gate.is_none() && !last_on_line {
             return Some("errexit off, and commands after it on its line");
         }
-        // `sh -e` has no pipefail: the status of `git aahp verify … | tee x` is tee's.
-        let no_pipefail = (shell == "sh" || custom_shell) && !shell.contains("pipefail");
-        let piped = line.replace("||", "").contains('|');
-        if no_pipefail && piped && !line.contains("pipefail") {
-            return Some("a pipe after it without `pipefail`");
+        let tail = after_gate_command(line).unwrap_or_default();
+        // The gate's own pipeline: up to the list operator or command that ends it.
+        let pipeline = tail
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .split("&&")
+            .next()
+            .unwrap_or("")
+            .split("||")
+            .next()
+            .unwrap_or("");
+        if pipeline.contains('|') && !pipefail {
+            return Some(
+                "a pipe after it without `pipefail`, so the step has the last command's status",
+            );
+        }
+        let and_list = tail.trim_start().starts_with("&&");
+        let more_after = tail.contains(';') || !later.is_empty();
+        if and_list && more_after && !later.iter().any(|l| exits_with_status(l)) {
+            return Some(
+                "`&& …` after it and commands after that list (errexit does not stop inside an `&&` list)",
+            );
         }
     }
     None
@@ -667,11 +712,29 @@ fn audit_triggers(at: &str, doc: &Yaml, has_base: bool, checks: &mut Vec<Check>)
             );
         }
     }
-    if !events.iter().any(|(e, _)| {
-        matches!(
-            e.as_str(),
-            "pull_request" | "pull_request_target" | "merge_group"
-        )
+    // `types:` that leave out every event of an open pull request (`[closed]`): the gate
+    // runs only once the change is merged or abandoned (review s23 #5).
+    let open_types = |filters: &Yaml| match &filters["types"] {
+        Yaml::String(s) => s != "closed",
+        Yaml::Array(a) => a.iter().any(|t| t.as_str() != Some("closed")),
+        _ => true,
+    };
+    for (event, filters) in &events {
+        if matches!(event.as_str(), "pull_request" | "pull_request_target") && !open_types(filters)
+        {
+            checks.push(
+                Check::new(
+                    "ci",
+                    Verdict::Fail,
+                    format!("{at}: `{event}` runs only on `types: [closed]`, after the pull request is merged or closed"),
+                )
+                .hint(format!("drop `types` from `{event}` (the default runs on opened, synchronize and reopened)")),
+            );
+        }
+    }
+    if !events.iter().any(|(e, filters)| {
+        matches!(e.as_str(), "pull_request" | "pull_request_target") && open_types(filters)
+            || e == "merge_group"
     }) {
         checks.push(
             Check::new(

@@ -352,13 +352,13 @@ pub fn run(ctx: &Context, args: &LintArgs) -> Result<ExitStatus> {
     }
     let report = lint(ctx, args)?;
     if args.format == Format::Sarif {
-        sarif::write(&sarif::log(
+        let written = sarif::write(&sarif::log(
             &report.diagnostics,
             &report.suppressed,
             args.include_suppressed,
             ctx.repo()?.workdir(),
-        ))?;
-        return Ok(report.status());
+        ));
+        return Ok(crate::output::keep_status(written, report.status())?);
     }
     if args.format == Format::Github {
         return Ok(ctx.printer.emit_github(&report)?);
@@ -605,6 +605,31 @@ pub(crate) fn too_large_to_lint(rel: &str, len: u64) -> Error {
     )
 }
 
+/// Every path below `base` that spells `rel` (`/`-separated) in any ASCII letter case, as
+/// the directory entries spell it: `claude.md` and `CLAUDE.md` can sit side by side, and a
+/// case-insensitive file system serves either as the other (review s23 #4).
+fn spellings(base: &std::path::Path, rel: &str) -> Vec<String> {
+    let mut found = vec![String::new()];
+    for part in rel.split('/') {
+        let mut next = Vec::new();
+        for prefix in &found {
+            let Ok(entries) = std::fs::read_dir(base.join(prefix)) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                if let Some(name) = e.file_name().to_str()
+                    && name.eq_ignore_ascii_case(part)
+                {
+                    next.push(crate::handoff::location::join(prefix, name));
+                }
+            }
+        }
+        next.sort();
+        found = next;
+    }
+    found
+}
+
 /// The agent instruction files ([`lint::agents`]) in `source`, at any depth: the tracked
 /// ones (from the index or the commit's tree), and in the working tree also untracked ones
 /// at the repository root and the package root. Files inside the handoff directory are
@@ -666,13 +691,15 @@ fn agent_files(
         }
         for root in &roots {
             for f in lint::agents::top_level_names() {
-                let rel = format!("{root}{f}");
-                let abs = dir.root.join(&rel);
-                let is_file = std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file());
-                if is_file && !seen.contains(&rel) && wanted(&rel) {
-                    seen.insert(rel.clone());
-                    let bytes = read_limited(&abs, &rel)?;
-                    push(rel, bytes, &mut out)?;
+                for found in spellings(&dir.root.join(root), f) {
+                    let rel = format!("{root}{found}");
+                    let abs = dir.root.join(&rel);
+                    let is_file = std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file());
+                    if is_file && !seen.contains(&rel) && wanted(&rel) {
+                        seen.insert(rel.clone());
+                        let bytes = read_limited(&abs, &rel)?;
+                        push(rel, bytes, &mut out)?;
+                    }
                 }
             }
         }

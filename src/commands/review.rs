@@ -131,6 +131,11 @@ pub struct ReviewReport {
     pub criteria: Vec<CriteriaItem>,
     /// What limited the review (no handoff at HEAD, …).
     pub notes: Vec<String>,
+    /// What the range adds to keep its own text from being judged (review s23 #12):
+    /// allowlist entries the merge base does not hold as they are, inline `aahp:allow`
+    /// markers, `.aiignore` lines removed. Listed for the reviewer; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suppressions: Vec<TextItem>,
 }
 
 impl Report for ReviewReport {
@@ -186,6 +191,17 @@ impl Report for ReviewReport {
         )?;
         for f in &self.unmentioned_files {
             writeln!(w, "- {} ({})", code(&f.path), kind_word(f.change))?;
+        }
+
+        if !self.suppressions.is_empty() {
+            section(
+                w,
+                "Suppressions the range adds (the gate's findings they hide)",
+                self.suppressions.len(),
+            )?;
+            for s in &self.suppressions {
+                write_text_item(w, s)?;
+            }
         }
 
         section(w, "Open questions", self.open_questions.len())?;
@@ -348,6 +364,7 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
         blocked: Vec::new(),
         criteria: Vec::new(),
         notes: Vec::new(),
+        suppressions: Vec::new(),
     };
     if snap.files.is_empty() && snap.unread.is_empty() {
         report.notes.push(format!(
@@ -372,7 +389,93 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
         }
     }
     report.blocked.extend(blocked_tasks(&dir, &snap)?);
+    report.suppressions = suppressions(&dir, &snap, &old);
     Ok(report)
+}
+
+/// The suppressions HEAD holds that the merge base does not ([`ReviewReport::suppressions`]).
+/// Only what identifies a suppression is quoted (rule, reason, owner, expiry; the marker),
+/// never an allowed value or a removed pattern, which may be the secret itself.
+fn suppressions(dir: &HandoffDir, snap: &Snapshot, old: &Snapshot) -> Vec<TextItem> {
+    let item = |text: String, name: &str, line: Option<usize>| TextItem {
+        task: None,
+        text,
+        section: None,
+        path: dir.path_of(name),
+        line,
+    };
+    let text_of =
+        |s: &Snapshot, name: &str| s.get(name).map(|b| String::from_utf8_lossy(b).into_owned());
+    let entries = |s: &Snapshot, name: &str| -> Vec<serde_json::Value> {
+        text_of(s, name)
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v["entries"].as_array().cloned())
+            .unwrap_or_default()
+    };
+    let mut out = Vec::new();
+    for name in [
+        crate::lint::allow::ALLOWLIST,
+        crate::lint::allow::PII_ALLOWLIST,
+    ] {
+        let before = entries(old, name);
+        for e in entries(snap, name).iter().filter(|e| !before.contains(e)) {
+            let field = |k: &str| e[k].as_str().unwrap_or("?").to_string();
+            let rule = e["rule"]
+                .as_str()
+                .map_or_else(String::new, |r| format!("{r} "));
+            out.push(item(
+                format!(
+                    "allowlist entry {rule}added or changed: {} ({}, until {})",
+                    field("reason"),
+                    field("owner"),
+                    field("expires")
+                ),
+                name,
+                None,
+            ));
+        }
+    }
+    if let Some(before) = text_of(old, crate::handoff::AIIGNORE) {
+        let now = text_of(snap, crate::handoff::AIIGNORE).unwrap_or_default();
+        let kept: std::collections::HashSet<&str> = now.lines().map(str::trim).collect();
+        for (i, l) in before.lines().enumerate() {
+            let l = l.trim();
+            if !l.is_empty() && !l.starts_with('#') && !kept.contains(l) {
+                out.push(item(
+                    format!(
+                        "line {} of the base's .aiignore removed (a pattern no longer applied)",
+                        i + 1
+                    ),
+                    crate::handoff::AIIGNORE,
+                    None,
+                ));
+            }
+        }
+    }
+    for name in snap.files.keys() {
+        let Some(now) = text_of(snap, name) else {
+            continue;
+        };
+        let before = text_of(old, name).unwrap_or_default();
+        for (i, l) in now.lines().enumerate() {
+            let Some(at) = l.find("aahp:allow") else {
+                continue;
+            };
+            let marker = &l[at..];
+            let marker = marker
+                .find("-->")
+                .map_or(marker, |e| &marker[..e])
+                .trim_end();
+            if !before.lines().any(|b| b.contains(marker)) {
+                out.push(item(
+                    format!("inline marker added: {marker}"),
+                    name,
+                    Some(i + 1),
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// The Markdown files of a snapshot as text, by name.

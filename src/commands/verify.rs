@@ -611,6 +611,24 @@ impl Content<'_> {
         }
         Ok(chain)
     }
+
+    /// The target of the symbolic link at `path` as its blob holds it, `None` when `path`
+    /// is not a link.
+    fn link_text(&self, repo: &Repo, path: &str) -> Result<Option<String>> {
+        Ok(match self {
+            Content::Worktree(_) => std::fs::read_link(repo.workdir().join(path))
+                .ok()
+                .map(|t| t.to_string_lossy().into_owned()),
+            Content::Staged(view) => match view.file_at(path)? {
+                Some(f) if f.is_link => Some(repo.link_target(f.id, path)?),
+                _ => None,
+            },
+            Content::Commit(c) => match repo.tree_file_at(*c, path)? {
+                Some(f) if f.is_link => Some(repo.link_target(f.id, path)?),
+                _ => None,
+            },
+        })
+    }
 }
 
 /// How many `@path` imports deep an instruction file is followed (Claude Code's limit).
@@ -1156,6 +1174,10 @@ fn judge_target(
             .any(|r| p.starts_with(&format!("{}/", r.dir.rel)))
     });
 
+    if let Some(layer) = names_layer(repo, scope, target, content, &reads, &pulled_paths, today)? {
+        report.layers.push(layer);
+    }
+
     // What the range's history is judged with (`prepush`, `ci`): the judged directories
     // with their configuration.
     let ranged = target.range.is_some();
@@ -1223,6 +1245,106 @@ fn judge_target(
     Ok(())
 }
 
+/// True when `path` lies in a handoff directory: any `.ai/handoff/`, or one configured.
+fn in_handoff_dir(scope: &GateScope, path: &str) -> bool {
+    path.starts_with(&format!("{DEFAULT_DIR}/"))
+        || path.contains(&format!("/{DEFAULT_DIR}/"))
+        || scope
+            .known
+            .iter()
+            .any(|d| path.starts_with(&format!("{}/", d.rel)))
+}
+
+/// The findings in a name the gate judges (review s23 #2): a changed path in a handoff
+/// directory, at an agent instruction file or pulled in by one (every component of it:
+/// a name is committed and published like a file's text, and shown to the agents that
+/// list the directory), and the target of a symbolic link there (its blob's text). The
+/// secret rules and the hidden-character rules judge them, with the configuration of the
+/// handoff directory the path lies in.
+fn name_problems(
+    cfg: &LintConfig,
+    path: &str,
+    link: Option<&str>,
+) -> Result<Vec<(String, Diagnostic)>> {
+    let mut out = Vec::new();
+    let name = if path.is_empty() {
+        Vec::new()
+    } else {
+        lint::name_findings(cfg, path, path)?
+    };
+    for d in name {
+        out.push(("its name".to_string(), d));
+    }
+    if let Some(target) = link {
+        for d in lint::name_findings(cfg, path, target)? {
+            out.push(("the target of this symbolic link".to_string(), d));
+        }
+    }
+    Ok(out)
+}
+
+/// The `names` layer: [`name_problems`] for every path the change adds or alters where the
+/// gate judges contents (at every level). `None` when no such path changed or none holds
+/// a finding.
+fn names_layer(
+    repo: &Repo,
+    scope: &GateScope,
+    target: &Target,
+    content: &Content<'_>,
+    reads: &[Read],
+    pulled: &std::collections::HashSet<String>,
+    today: jiff::civil::Date,
+) -> Result<Option<Layer>> {
+    let mut layer = Layer::new("names");
+    let mut configs: std::collections::HashMap<String, LintConfig> =
+        std::collections::HashMap::new();
+    let empty = LintConfig::empty(today);
+    let mut n = 0;
+    for change in &target.changes {
+        let path = change.path.as_str();
+        let dir = reads
+            .iter()
+            .find(|r| path.starts_with(&format!("{}/", r.dir.rel)));
+        if change.kind == ChangeKind::Deleted
+            || !(dir.is_some()
+                || in_handoff_dir(scope, path)
+                || lint::agents::is_agent_file(path)
+                || pulled.contains(path))
+        {
+            continue;
+        }
+        n += 1;
+        let cfg = match dir {
+            Some(r) => {
+                if !configs.contains_key(&r.dir.rel) {
+                    let cfg = LintConfig::from_snapshot(&r.dir, &r.snap, today)?;
+                    configs.insert(r.dir.rel.clone(), cfg);
+                }
+                &configs[&r.dir.rel]
+            }
+            None => &empty,
+        };
+        let link = content.link_text(repo, path)?;
+        for (what, d) in name_problems(cfg, path, link.as_deref())? {
+            let message = format!("{what} holds {} {}: {}", d.rule, d.name, d.message);
+            if d.is_blocking() {
+                layer.fail(Some(path.to_string()), message);
+            } else {
+                layer.warn(Some(path.to_string()), message);
+            }
+        }
+    }
+    // Shown only when it found something: every change has names, and a line per run
+    // saying they were clean would only push the other layers down.
+    if n == 0 || layer.findings.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(layer.summarize(format!(
+        "{n} changed name{} judged, no credential or hidden character",
+        plural(n)
+    ))))
+}
+
 /// The secrets a pushed range holds in its history (review 20 F06, review 21 F01). The tip
 /// is judged whole, but every commit of a push or pull request reaches the remote: a
 /// credential one commit adds and a later one removes is published all the same. Each
@@ -1250,14 +1372,10 @@ fn history_layer(
     let mut seen: std::collections::HashSet<ObjectId> = std::collections::HashSet::new();
     let commits = repo.range_commits(base, tip)?;
     let empty = LintConfig::empty(today);
-    let in_handoff = |path: &str| {
-        path.starts_with(&format!("{DEFAULT_DIR}/"))
-            || path.contains(&format!("/{DEFAULT_DIR}/"))
-            || scope
-                .known
-                .iter()
-                .any(|d| path.starts_with(&format!("{}/", d.rel)))
-    };
+    let in_handoff = |path: &str| in_handoff_dir(scope, path);
+    // Names judged once each (a path, a link's blob), those the tip holds included: a
+    // name one commit adds and a later one renames away is published all the same.
+    let mut names_seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let handoff_dir =
         |dir: &str| is_package_handoff(dir) || scope.known.iter().any(|d| d.rel == dir);
     for commit in &commits {
@@ -1274,6 +1392,39 @@ fn history_layer(
             let Some(file) = repo.tree_file_at(*commit, &path)? else {
                 continue;
             };
+            let cfg = dirs
+                .iter()
+                .find(|(d, _)| path.starts_with(&format!("{}/", d.rel)))
+                .map_or(&empty, |(_, c)| c);
+            // What the tip holds at the path the `names` layer judged.
+            let at_tip = repo.tree_file_at(tip, &path)?;
+            let new_name = at_tip.is_none() && names_seen.insert(path.clone());
+            let new_link = file.is_link
+                && at_tip.as_ref().is_none_or(|f| f.id != file.id)
+                && seen.insert(file.id);
+            if new_name || new_link {
+                let link = if new_link {
+                    Some(repo.link_target(file.id, &path)?)
+                } else {
+                    None
+                };
+                let name = if new_name { path.as_str() } else { "" };
+                let judged = name_problems(cfg, name, link.as_deref())?;
+                for (what, d) in judged.iter().filter(|(_, d)| d.is_blocking()) {
+                    layer.fail(
+                        Some(path.clone()),
+                        format!(
+                            "commit {} holds a name here ({what}) with {} {}: {}. Every \
+                             commit of the range is published: rewrite the commits that \
+                             hold it and revoke any credential",
+                            Repo::short(*commit),
+                            d.rule,
+                            d.name,
+                            d.message
+                        ),
+                    );
+                }
+            }
             if file.is_link || !seen.insert(file.id) {
                 continue;
             }
@@ -1283,10 +1434,6 @@ fn history_layer(
             {
                 continue;
             }
-            let cfg = dirs
-                .iter()
-                .find(|(d, _)| path.starts_with(&format!("{}/", d.rel)))
-                .map_or(&empty, |(_, c)| c);
             let Ok(bytes) = repo.blob_within(file.id, crate::handoff::max_bytes(&path))? else {
                 layer.fail(
                     Some(path.clone()),
@@ -1550,7 +1697,11 @@ fn instructions_layer(
 }
 
 /// What a lint thread answers: its findings, or the panic it met.
-type LintAnswer = std::thread::Result<Result<Vec<Diagnostic>>>;
+type LintAnswer = std::thread::Result<Result<LintFound>>;
+
+/// What a lint of a snapshot found: the findings that count, and those an allow marker or
+/// an allowlist entry suppressed (judged against the base at `prepush`/`ci`).
+type LintFound = (Vec<Diagnostic>, Vec<Diagnostic>);
 
 /// The lint of one snapshot: the costliest layer, needing nothing from the others, so it
 /// runs on its own thread while they are judged. The thread hands its result over a channel
@@ -1584,10 +1735,12 @@ impl PendingLint {
                 let Ok((snap, cfg)) = snap_rx.recv() else {
                     return;
                 };
-                let lint = std::panic::AssertUnwindSafe(|| match &cfg {
-                    Some(cfg) => lint::lint_snapshot_with(cfg, &dir, &snap, &[])
-                        .map(|outcome| outcome.diagnostics),
-                    None => lint::check_snapshot(&dir, &snap, today),
+                let lint = std::panic::AssertUnwindSafe(|| {
+                    match &cfg {
+                        Some(cfg) => lint::lint_snapshot_with(cfg, &dir, &snap, &[]),
+                        None => lint::lint_snapshot(&dir, &snap, today, &[]),
+                    }
+                    .map(|outcome| (outcome.diagnostics, outcome.suppressed))
                 });
                 let _ = tx.send(std::panic::catch_unwind(lint));
             });
@@ -1624,13 +1777,14 @@ impl LintJob {
         dir: &HandoffDir,
         snap: &Snapshot,
         today: jiff::civil::Date,
-    ) -> Result<Vec<Diagnostic>> {
+    ) -> Result<LintFound> {
         match self.0.map(|rx| rx.recv()) {
             Some(Ok(Ok(result))) => result,
             // The lint panicked: a bug, raised here as it would have been in place.
             Some(Ok(Err(panic))) => std::panic::resume_unwind(panic),
             // No thread, or one that ended without an answer: lint in place.
-            None | Some(Err(_)) => lint::check_snapshot(dir, snap, today),
+            None | Some(Err(_)) => lint::lint_snapshot(dir, snap, today, &[])
+                .map(|outcome| (outcome.diagnostics, outcome.suppressed)),
         }
     }
 }
@@ -1829,7 +1983,7 @@ fn judge(
     )?);
 
     // 7. The log archive matches its index.
-    layers.push(archive_layer(repo, dir, snap)?);
+    layers.push(archive_layer(repo, judged, snap, target.base_commit)?);
 
     // 8. Trust: every verified claim, by its check or its date; blocking only where
     //    `trustTtl.enforce` asks for it, and never before a commit.
@@ -1851,12 +2005,158 @@ fn judge(
     layers.push(advisory);
 
     // The lint ran beside every other layer; join it last.
-    let diagnostics = lint_job.join(dir, snap, today)?;
+    let (diagnostics, suppressed) = lint_job.join(dir, snap, today)?;
     layers.insert(
         lint_at,
         lint_layer("lint", &diagnostics).summarize("no findings"),
     );
+    if target.range.is_some()
+        && let Some(base) = target.base_commit
+    {
+        layers.extend(suppressions_layer(
+            repo,
+            judged,
+            snap,
+            owned,
+            base,
+            &suppressed,
+        )?);
+    }
     Ok((layers, diagnostics))
+}
+
+/// The `suppressions` layer (`prepush`, `ci`; review s23 #12): what the range itself does
+/// to keep its own text from being judged. A pull request could add an allowlist entry for
+/// its own secret, an inline `aahp:allow` over its own injection, or delete the `.aiignore`
+/// secrets pattern its text matches, and the gate passed without a word.
+///
+/// Shown only when it finds something.
+///
+/// - A finding suppressed by an allowlist entry (or PII allowlist) the base does not hold
+///   as it is, or by an inline marker the base's version of the file does not hold, is a
+///   warning naming the rule and the suppression: the suppression still counts (the
+///   allowlist is the documented way to accept a finding), but the reviewer sees it in the
+///   run's log and annotations. Entries and markers the base holds suppress silently.
+/// - Text of a file the range changes that a secrets pattern of the base's `.aiignore`
+///   matches, and the head's no longer does, fails: the base's own definition of a secret
+///   still applies to the range that removes it.
+fn suppressions_layer(
+    repo: &Repo,
+    judged: Judged<'_>,
+    snap: &Snapshot,
+    owned: &[&Change],
+    base: ObjectId,
+    suppressed: &[Diagnostic],
+) -> Result<Option<Layer>> {
+    let dir = judged.dir;
+    let mut layer = Layer::new("suppressions");
+    let base_text = |rel: &str| -> Result<Option<String>> {
+        let path = location::join(judged.base_rel, rel);
+        let Some(file) = repo.tree_file_at(base, &path)? else {
+            return Ok(None);
+        };
+        if file.is_link {
+            return Ok(None);
+        }
+        Ok(repo
+            .blob_within(file.id, crate::handoff::max_bytes(&path))?
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned()))
+    };
+    let allow_path = dir.path_of(lint::allow::ALLOWLIST);
+    let pii_path = dir.path_of(lint::allow::PII_ALLOWLIST);
+    let base_allow = base_text(lint::allow::ALLOWLIST)?;
+    let base_pii = base_text(lint::allow::PII_ALLOWLIST)?;
+    let head_pii = snap
+        .get(lint::allow::PII_ALLOWLIST)
+        .map(|b| String::from_utf8_lossy(b).into_owned());
+    for d in suppressed {
+        let Some(by) = d.suppressed_by.as_deref() else {
+            continue;
+        };
+        let new = if let Some(rest) = by.strip_prefix(&format!("{allow_path}: ")) {
+            // The entry as the base holds it: same rule, fingerprint and expiry.
+            let until = rest
+                .rsplit_once("until ")
+                .map_or("", |(_, u)| u.trim_end_matches(')'));
+            !base_allow.as_deref().is_some_and(|b| {
+                b.contains(&d.fingerprint) && b.contains(d.rule) && b.contains(until)
+            })
+        } else if by.starts_with(&format!("{pii_path}: ")) {
+            base_pii != head_pii
+        } else if let Some(reason) = by.strip_prefix("inline allow: ") {
+            let inner = d
+                .path
+                .strip_prefix(&format!("{}/", dir.rel))
+                .unwrap_or(&d.path);
+            !base_text(inner)?.is_some_and(|b| {
+                b.lines()
+                    .any(|l| l.contains("aahp:allow") && l.contains(d.rule) && l.contains(reason))
+            })
+        } else {
+            false
+        };
+        if new {
+            layer.warn(
+                Some(format!("{}:{}", d.path, d.line)),
+                format!(
+                    "{} {} suppressed by {by}, which this range adds or changes: {}",
+                    d.rule, d.name, d.message
+                ),
+            );
+        }
+    }
+    // The base's `.aiignore` secrets patterns, where the head's differ.
+    let head_ignore = snap
+        .get(crate::handoff::AIIGNORE)
+        .map(|b| String::from_utf8_lossy(b).into_owned());
+    let base_ignore = base_text(crate::handoff::AIIGNORE)?;
+    if let Some(base_ignore) = base_ignore.filter(|b| Some(b) != head_ignore.as_ref())
+        && let Ok(base_secrets) =
+            lint::UserSecrets::parse(&dir.path_of(crate::handoff::AIIGNORE), &base_ignore)
+    {
+        let head_secrets = match &head_ignore {
+            Some(h) => Some(lint::UserSecrets::parse(
+                &dir.path_of(crate::handoff::AIIGNORE),
+                h,
+            )?),
+            None => None,
+        };
+        for c in owned.iter().filter(|c| c.kind != ChangeKind::Deleted) {
+            let Some(inner) = c.path.strip_prefix(&format!("{}/", dir.rel)) else {
+                continue;
+            };
+            if lint::is_config_file(inner) {
+                continue;
+            }
+            let Some(bytes) = snap.get(inner) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(bytes);
+            let kept = head_secrets
+                .as_ref()
+                .map(|h| h.spans(&text))
+                .unwrap_or_default();
+            for (s, _) in base_secrets.spans(&text) {
+                if kept.iter().any(|(ks, ke)| *ks <= s && s < *ke) {
+                    continue;
+                }
+                let line = 1 + text[..s].matches('\n').count();
+                layer.fail(
+                    Some(format!("{}:{line}", c.path)),
+                    "matches a secrets pattern of the base's .aiignore that this range removes: \
+                     the base's definition of a secret still applies to the range that removes it; \
+                     remove the text (and revoke it if it is a credential), or remove the pattern \
+                     in a change of its own",
+                );
+            }
+        }
+    }
+    // Shown only when it has something to say, as the `names` layer.
+    if layer.findings.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(layer.summarize(String::new())))
 }
 
 /// A layer holding lint findings: errors block, the rest warn.
@@ -2005,7 +2305,13 @@ fn tasks_layer(
 
 /// Archive integrity (layer 7): every archived entry indexed, every index hash present, no
 /// entry both in LOG.md and the archive. A LOG.md over its limit is only a warning.
-fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer> {
+fn archive_layer(
+    repo: &Repo,
+    judged: Judged<'_>,
+    snap: &Snapshot,
+    base: Option<ObjectId>,
+) -> Result<Layer> {
+    let dir = judged.dir;
     let mut layer = Layer::new("archive");
     if !snap.contains(log::LOG_FILE) {
         return Ok(layer.skip("no LOG.md"));
@@ -2040,6 +2346,9 @@ fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer
     if crate::transaction::rotation::pending_in(repo, dir)?.is_some() {
         problems.insert(0, log::ArchiveProblem::Interrupted);
     }
+    if !archive_unchanged && let Some(base) = base {
+        dropped_since_base(repo, judged, snap, base, &mut layer)?;
+    }
     for p in problems {
         let path = match p.line() {
             Some(l) => format!("{}:{l}", dir.path_of(p.file())),
@@ -2052,6 +2361,74 @@ fn archive_layer(repo: &Repo, dir: &HandoffDir, snap: &Snapshot) -> Result<Layer
         }
     }
     Ok(layer.summarize(pass))
+}
+
+/// Fails `layer` for every line of the base's archive index that the index judged no longer
+/// lists, nor replaced by a recorded redaction (review s23 #6): the archive is append-only
+/// against the base, not only consistent with its own index, so a change that deletes an
+/// archived entry together with its index line fails, naming the entries.
+fn dropped_since_base(
+    repo: &Repo,
+    judged: Judged<'_>,
+    snap: &Snapshot,
+    base: ObjectId,
+    layer: &mut Layer,
+) -> Result<()> {
+    use crate::handoff::log_stream::{self, Bytes, Limits};
+    let base_path = location::join(judged.base_rel, log::INDEX_FILE);
+    let Some(file) = repo.tree_file_at(base, &base_path)? else {
+        return Ok(());
+    };
+    let index_path = judged.dir.path_of(log::INDEX_FILE);
+    if file.is_link {
+        return Ok(());
+    }
+    let base_bytes = repo
+        .blob_within(file.id, crate::handoff::max_bytes(&base_path))?
+        .map_err(|len| super::lint::too_large_to_lint(&base_path, len))?;
+    let mem = snap.get(log::INDEX_FILE).map(Bytes);
+    let head = snap
+        .streamed
+        .get(log::INDEX_FILE)
+        .map(|s| s as &dyn log_stream::Content)
+        .or(mem.as_ref().map(|b| b as &dyn log_stream::Content));
+    let Some(head) = head else {
+        layer.fail(
+            Some(index_path),
+            format!(
+                "the base ({}) has an archive index and this change removes it: LOG-ARCHIVE.md is append-only",
+                Repo::short(base)
+            ),
+        );
+        return Ok(());
+    };
+    let (shown, dropped) =
+        match log_stream::dropped_from_base(&Bytes(&base_bytes), head, Limits::default()) {
+            Ok(d) => d,
+            // An index that cannot be read is reported by the archive check itself.
+            Err(log::LogError::Malformed { .. }) => return Ok(()),
+            Err(e) => return Err(e.into_error(|f| judged.dir.path_of(f))),
+        };
+    for e in &shown {
+        layer.fail(
+            Some(index_path.clone()),
+            format!(
+                "the archived entry \"{}\" of the base ({}) is no longer in the archive: LOG-ARCHIVE.md is append-only; restore it, or redact its text with `[redacted: REASON]` and run `git aahp archive --reindex`",
+                e.title,
+                Repo::short(base)
+            ),
+        );
+    }
+    if dropped > shown.len() {
+        layer.fail(
+            Some(index_path),
+            format!(
+                "{} more archived entries of the base are no longer in the archive",
+                dropped - shown.len()
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// The problems of LOG.md, LOG-ARCHIVE.md and its index: the archive checked against its

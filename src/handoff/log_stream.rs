@@ -1724,6 +1724,75 @@ pub fn verify_streamed(
     Ok((problems, pair.archive.entries))
 }
 
+/// The index lines of a base that an index no longer lists: LOG-ARCHIVE.md is append-only,
+/// so every entry the base's index lists must still be listed by `head` (counted per copy),
+/// or have its place taken by an entry the head's `redactions` list records (`archive
+/// --reindex`: the same heading first, then any). Both indexes are read as streams; only
+/// the head's digests (and the first [`MAX_DROPPED_SHOWN`] dropped lines) are held. Returns
+/// the dropped lines shown and how many were dropped (review s23 #6: a pull request that
+/// deleted an archived entry with its index line passed, the pair agreeing with itself).
+pub fn dropped_from_base(
+    base: &dyn Content,
+    head: &dyn Content,
+    limits: Limits,
+) -> Result<(Vec<IndexEntry>, usize), LogError> {
+    let mut listed: HashMap<String, usize> = HashMap::new();
+    let mut others = Map::new();
+    let mut tally = |_: usize, e: IndexEntry| {
+        *listed.entry(e.sha256).or_default() += 1;
+        Ok(())
+    };
+    let read = read_index_keeping(head, limits, &mut tally, Some(&mut others), false)?;
+    if matches!(read, IndexRead::Legacy) {
+        read_index_keeping(head, limits, &mut tally, None, true)?;
+    }
+    let mut missing: Vec<IndexEntry> = Vec::new();
+    let mut take = |_: usize, e: IndexEntry| {
+        match listed.get_mut(&e.sha256) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => missing.push(e),
+        }
+        Ok(())
+    };
+    let read = read_index_keeping(base, limits, &mut take, None, false)?;
+    if matches!(read, IndexRead::Legacy) {
+        read_index_keeping(base, limits, &mut take, None, true)?;
+    }
+    if missing.is_empty() {
+        return Ok((missing, 0));
+    }
+    // The redacted entries the base does not list: each stands for one line it dropped.
+    let mut redacted: Vec<String> = Vec::new();
+    if let Some(Value::Array(records)) = others.get("redactions") {
+        for r in records {
+            let Some(sha) = r["sha256"].as_str() else {
+                continue;
+            };
+            if let Some(n) = listed.get_mut(sha)
+                && *n > 0
+            {
+                *n -= 1;
+                redacted.push(r["title"].as_str().unwrap_or_default().to_string());
+            }
+        }
+    }
+    missing.retain(|m| match redacted.iter().position(|t| *t == m.title) {
+        Some(i) => {
+            redacted.swap_remove(i);
+            false
+        }
+        None => true,
+    });
+    let replaced = redacted.len().min(missing.len());
+    missing.drain(..replaced);
+    let dropped = missing.len();
+    missing.truncate(MAX_DROPPED_SHOWN);
+    Ok((missing, dropped))
+}
+
+/// How many dropped index lines [`dropped_from_base`] names.
+pub const MAX_DROPPED_SHOWN: usize = 20;
+
 /// What the first two passes of a streamed `archive --reindex` found: the index lines the
 /// archive no longer holds and the archive entries the index does not list, paired as a
 /// whole read pairs them ([`super::log::reindex`]). Only those are held (a heading and a

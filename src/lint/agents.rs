@@ -38,7 +38,12 @@ static AGENT_FILES: &[AgentFile] = &[
     AgentFile {
         pattern: Pattern::Name("AGENTS.md"),
         tool: "AGENTS.md convention (Codex, Jules, Amp, …)",
-        hits: &["AGENTS.md", "packages/api/AGENTS.md"],
+        hits: &[
+            "AGENTS.md",
+            "packages/api/AGENTS.md",
+            "agents.md",
+            "AGENTS.MD",
+        ],
         misses: &["AGENTS.md.bak", "docs/MY_AGENTS.md"],
     },
     AgentFile {
@@ -50,7 +55,7 @@ static AGENT_FILES: &[AgentFile] = &[
     AgentFile {
         pattern: Pattern::Name("CLAUDE.md"),
         tool: "Claude Code",
-        hits: &["CLAUDE.md", "a/b/c/CLAUDE.md"],
+        hits: &["CLAUDE.md", "a/b/c/CLAUDE.md", "claude.md", "Claude.md"],
         misses: &["CLAUDE.txt"],
     },
     AgentFile {
@@ -74,19 +79,26 @@ static AGENT_FILES: &[AgentFile] = &[
     AgentFile {
         pattern: Pattern::Name(".cursorrules"),
         tool: "Cursor (legacy)",
-        hits: &[".cursorrules", "app/.cursorrules"],
+        hits: &[".cursorrules", "app/.cursorrules", ".CURSORRULES"],
         misses: &[".cursorrules.d/x"],
     },
     AgentFile {
         pattern: Pattern::Under(".cursor/rules"),
         tool: "Cursor",
-        hits: &[".cursor/rules/x.mdc", "pkg/.cursor/rules/deep/y.md"],
+        hits: &[
+            ".cursor/rules/x.mdc",
+            "pkg/.cursor/rules/deep/y.md",
+            ".Cursor/rules/x.mdc",
+        ],
         misses: &[".cursor/settings.json", ".cursor/rules"],
     },
     AgentFile {
         pattern: Pattern::Path(".github/copilot-instructions.md"),
         tool: "GitHub Copilot",
-        hits: &[".github/copilot-instructions.md"],
+        hits: &[
+            ".github/copilot-instructions.md",
+            ".github/Copilot-Instructions.md",
+        ],
         misses: &["copilot-instructions.md", ".github/workflows/ci.yml"],
     },
     AgentFile {
@@ -230,7 +242,9 @@ static AGENT_FILES: &[AgentFile] = &[
 /// and Gemini CLI's memory imports).
 pub fn imports_files(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
-    matches!(name, "CLAUDE.md" | "CLAUDE.local.md" | "GEMINI.md")
+    ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"]
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n))
 }
 
 /// The files an instruction file imports: each `@path` that starts a word outside code
@@ -333,13 +347,20 @@ fn line_imports(line: &str) -> Vec<String> {
 }
 
 impl Pattern {
+    /// Matched without regard to ASCII letter case: the file systems most agents run on
+    /// (APFS, NTFS) serve `claude.md` to an agent that opens `CLAUDE.md`, so every spelling
+    /// is an instruction file (review s23 #4).
     fn matches(self, path: &str) -> bool {
-        let name = path.rsplit('/').next().unwrap_or(path);
+        let path = path.to_ascii_lowercase();
+        let name = path.rsplit('/').next().unwrap_or(&path);
         match self {
-            Pattern::Name(n) => name == n,
-            Pattern::Path(p) => path == p || path.ends_with(&format!("/{p}")),
+            Pattern::Name(n) => name.eq_ignore_ascii_case(n),
+            Pattern::Path(p) => {
+                let p = p.to_ascii_lowercase();
+                path == p || path.ends_with(&format!("/{p}"))
+            }
             Pattern::Under(d) => {
-                let dir = format!("{d}/");
+                let dir = format!("{}/", d.to_ascii_lowercase());
                 (path.starts_with(&dir) || path.contains(&format!("/{dir}")))
                     && !path.ends_with('/')
             }

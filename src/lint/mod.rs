@@ -428,6 +428,30 @@ pub fn secrets_in(cfg: &LintConfig, path: &str, bytes: &[u8]) -> Result<Vec<Diag
     Ok(diags.into_iter().filter(is_secret_finding).collect())
 }
 
+/// The hidden-character rules that judge a name: the characters that make a name read as
+/// something else or carry text unseen (format and zero-width characters, bidi controls,
+/// tag characters, variation selectors, control characters).
+const NAME_HID_RULES: &[&str] = &["HID001", "HID002", "HID003", "HID004", "HID011"];
+
+/// The findings in a name: a changed path (every component of it) or a symbolic link's
+/// target, judged as one line of plain text by the secret rules and [`NAME_HID_RULES`]
+/// (review s23 #2: a credential or a bidi override in a file name was committed and
+/// published unjudged, since only contents were linted). `path` is where the name is
+/// reported.
+pub fn name_findings(cfg: &LintConfig, path: &str, name: &str) -> Result<Vec<Diagnostic>> {
+    let file = LintFile {
+        path: path.to_string(),
+        name: "name.txt".to_string(),
+        bytes: name.as_bytes(),
+    };
+    let mut used = vec![false; cfg.allow.len()];
+    let diags = lint_text_as(cfg, &file, &mut used, false, Judged::Secrets)?;
+    Ok(diags
+        .into_iter()
+        .filter(|d| is_secret_finding(d) || NAME_HID_RULES.contains(&d.rule))
+        .collect())
+}
+
 /// True for an image, PDF or archive (by extension and content) the linter judges by its
 /// readable runs only.
 pub fn is_binary_file(path: &str, bytes: &[u8]) -> bool {

@@ -129,13 +129,13 @@ impl Printer {
     /// boundary's final [`Sink`], whatever the report did itself.
     pub fn emit<R: Report>(&self, report: &R) -> io::Result<ExitStatus> {
         let status = report.status();
-        if self.json {
+        let written = if self.json {
             let envelope = Envelope {
                 schema_version: JSON_SCHEMA_VERSION,
                 command: report.command(),
                 report,
             };
-            write_json(&envelope)?;
+            write_json(&envelope)
         } else if !(self.quiet && status == ExitStatus::Success) {
             let mut buf = Vec::new();
             report.write_human(&mut buf, &self.style)?;
@@ -145,9 +145,25 @@ impl Printer {
                     color: self.style.color,
                 }
                 .finish(&text),
-            )?;
+            )
+        } else {
+            Ok(())
+        };
+        keep_status(written, status)
+    }
+}
+
+/// The exit status of a report whose output went to `written`. A reader that closed the
+/// pipe early does not turn a failed check into success (review s23 #5: `verify --level ci
+/// | head` passed a failing gate under `pipefail`): the failing status stands; a passing
+/// report's broken pipe stays an error, which exits 0.
+pub fn keep_status(written: io::Result<()>, status: ExitStatus) -> io::Result<ExitStatus> {
+    match written {
+        Ok(()) => Ok(status),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe && status != ExitStatus::Success => {
+            Ok(status)
         }
-        Ok(status)
+        Err(e) => Err(e),
     }
 }
 
@@ -162,8 +178,10 @@ impl Printer {
         let mut buf = Vec::new();
         report.write_verdict(&mut buf)?;
         text.push_str(&String::from_utf8_lossy(&buf));
-        write_stdout(&Sink::Text { color: false }.finish(&text))?;
-        Ok(report.status())
+        keep_status(
+            write_stdout(&Sink::Text { color: false }.finish(&text)),
+            report.status(),
+        )
     }
 }
 

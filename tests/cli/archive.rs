@@ -2435,3 +2435,63 @@ fn a_pending_rotation_is_found_before_slow_work_and_its_journal_never_blocks() {
     add.assert_code(2);
     assert!(add.stderr.contains("not a regular file"), "{add}");
 }
+
+/// Review s23 #6: LOG-ARCHIVE.md is append-only against the base, not only consistent with
+/// its own index. A change that deletes an archived entry together with its index line
+/// fails the gate (pre-commit, `verify --level ci`), naming the entry; a redaction recorded
+/// by `archive --reindex` takes the place of the line it replaces and passes.
+#[test]
+fn an_archived_entry_dropped_with_its_index_line_fails_against_the_base() {
+    let repo = rotated_repo();
+    repo.git(&["tag", "base"]);
+    let archive = repo.read(ARCHIVE);
+    let start = archive.find("## [2026-10-01]").unwrap();
+    let end = start + 4 + archive[start + 4..].find("## [").unwrap();
+    repo.write(ARCHIVE, format!("{}{}", &archive[..start], &archive[end..]));
+    let mut index: serde_json::Value = serde_json::from_str(&repo.read(INDEX)).unwrap();
+    index["entries"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|e| e["title"] != "## [2026-10-01] agent-1: Session 1");
+    repo.write(INDEX, serde_json::to_string_pretty(&index).unwrap() + "\n");
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let dropped = "the archived entry \"## [2026-10-01] agent-1: Session 1\"";
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains(dropped), "{out}");
+    repo.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "-m",
+        "drop an archived entry",
+    ]);
+    let out = repo.aahp(&["verify", "--level", "ci", "--base", "base"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains("FAIL  archive") && out.stdout.contains(dropped),
+        "{out}"
+    );
+
+    // A redaction recorded by `--reindex` keeps the entry's place: the archive layer passes.
+    let repo = rotated_repo();
+    repo.git(&["tag", "base"]);
+    let redacted = repo
+        .read(ARCHIVE)
+        .replace("- change 2\n", "- change [redacted: customer name]\n");
+    repo.write(ARCHIVE, &redacted);
+    repo.aahp(&["archive", "--reindex"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "redact"]);
+    let out = repo.aahp(&["--json", "verify", "--level", "ci", "--base", "base"]);
+    let json = out.json();
+    let archive_layer = json["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["layer"] == "archive")
+        .unwrap();
+    assert_eq!(archive_layer["status"], "pass", "{out}");
+}

@@ -282,3 +282,63 @@ fn shadowed_hooks_unconfigured_drivers_and_missing_agent_hooks_are_reported() {
     let out = repo.aahp(&["doctor", "--json"]);
     assert!(says(&out, "hooks", "ok", "through pre-commit"), "{out}");
 }
+
+/// Review s23 #5: with GitHub's default `run` shell (`bash -e {0}`, no pipefail) a pipe
+/// gives the step the last command's status, errexit never stops inside an `&&` list, and
+/// `types: [closed]` runs the gate only once the pull request is merged or closed: each
+/// lets a failing gate through, so each fails `doctor`. `shell: bash` (pipefail on) or a
+/// script that sets `pipefail` keeps a piped gate's status.
+#[test]
+fn a_piped_gate_an_and_list_and_a_closed_only_trigger_fail() {
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["hooks", "install"]).assert_code(0);
+    let with_step =
+        |step: &str| GOOD_WORKFLOW.replace("      - run: git aahp verify --level ci\n", step);
+    for (step, why) in [
+        (
+            "      - run: |\n          git aahp verify --level ci | head -n 200\n",
+            "a pipe after it without `pipefail`",
+        ),
+        (
+            "      - run: git aahp verify --level ci 2>&1 | tee log.txt\n",
+            "a pipe after it without `pipefail`",
+        ),
+        (
+            "      - run: |\n          git aahp verify --level ci && echo done; true\n",
+            "`&& …` after it",
+        ),
+        (
+            "      - run: |\n          git aahp verify --level ci && echo done\n          echo more\n",
+            "`&& …` after it",
+        ),
+    ] {
+        fails_with(
+            &repo,
+            ".github/workflows/handoff.yml",
+            &with_step(step),
+            why,
+        );
+    }
+    fails_with(
+        &repo,
+        ".github/workflows/handoff.yml",
+        &GOOD_WORKFLOW.replace(
+            "  pull_request:\n",
+            "  pull_request:\n    types: [closed]\n",
+        ),
+        "runs only on `types: [closed]`",
+    );
+    // The gate's status kept: pipefail on, or the `&&` list last.
+    for step in [
+        "      - shell: bash\n        run: git aahp verify --level ci | tee log.txt\n",
+        "      - run: |\n          set -o pipefail\n          git aahp verify --level ci | tee log.txt\n",
+        "      - run: |\n          echo start\n          git aahp verify --level ci && echo done\n",
+    ] {
+        repo.write(".github/workflows/handoff.yml", with_step(step));
+        let out = repo.aahp(&["doctor", "--json"]);
+        assert!(
+            !failing(&out, "ci", "passes when it fails"),
+            "{step}\n{out}"
+        );
+    }
+}

@@ -280,3 +280,117 @@ fn an_instruction_file_too_large_to_lint_is_refused_with_its_size() {
     committed.assert_code(2);
     assert!(committed.stderr.contains(&want), "{committed}");
 }
+
+/// Review s23 #4: a case-insensitive file system (APFS, NTFS) serves `claude.md` to an agent
+/// that opens `CLAUDE.md`, so every spelling of an instruction file is judged: by the
+/// pre-commit hook, by `verify --level ci` and by `lint --all` (both spellings side by side).
+#[test]
+fn instruction_files_in_another_letter_case_are_judged() {
+    for path in [
+        "claude.md",
+        "agents.md",
+        "AGENTS.MD",
+        ".CURSORRULES",
+        ".github/Copilot-Instructions.md",
+        ".Cursor/rules/x.mdc",
+    ] {
+        let repo = handoff_repo();
+        if path == "agents.md" {
+            // Both spellings coexist in the tree: each is judged.
+            repo.write("AGENTS.md", CLEAN);
+        }
+        repo.write(path, INJECTION);
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains(&format!("{path}: 3:")) && out.stdout.contains("PI001"),
+            "{path}\n{out}"
+        );
+        let all = repo.aahp(&["lint", "--all"]);
+        all.assert_code(1);
+        assert!(all.stdout.contains(path), "{path}\n{all}");
+        repo.git(&["commit", "-q", "--no-verify", "-m", path]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(ci.stdout.contains(&format!("{path}: 3:")), "{path}\n{ci}");
+    }
+}
+
+const TOKEN: &str = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A";
+
+/// Review s23 #2: a name is committed and published like a file's text. A credential, a
+/// bidi override, a zero-width or a tag character in a file name under a handoff directory
+/// (any component) or at an agent instruction path, or in a symbolic link's target there,
+/// fails the pre-commit hook and `verify --level ci` (with the history layer for a name a
+/// later commit of the range renamed away), naming the path redacted.
+#[test]
+fn a_credential_or_hidden_character_in_a_name_or_link_target_fails_the_gate() {
+    let names = [
+        (format!(".ai/handoff/notes/{TOKEN}.md"), "SEC"),
+        (format!(".ai/handoff/{TOKEN}/n.md"), "SEC"),
+        (".ai/handoff/notes/evil\u{202e}dm.exe".to_string(), "HID002"),
+        (
+            ".ai/handoff/notes/zero\u{200b}width.md".to_string(),
+            "HID00",
+        ),
+        (".ai/handoff/notes/ta\u{e0041}g.md".to_string(), "HID003"),
+        (format!(".claude/commands/{TOKEN}.md"), "SEC"),
+    ];
+    for (path, rule) in &names {
+        let repo = handoff_repo();
+        repo.write(path, CLEAN);
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains("FAIL  names") && out.stdout.contains(rule),
+            "{path}\n{out}"
+        );
+        assert!(
+            !out.stdout.contains(TOKEN) && !out.stderr.contains(TOKEN),
+            "{out}"
+        );
+        repo.git(&["commit", "-q", "--no-verify", "-m", "name"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(ci.stdout.contains("FAIL  names"), "{path}\n{ci}");
+        // Renamed away in the next commit: the range still publishes it.
+        repo.git(&["mv", path, ".ai/handoff/notes-clean.md"]);
+        repo.git(&["commit", "-q", "--no-verify", "-m", "rename"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~2"]);
+        ci.assert_code(1);
+        assert!(
+            ci.stdout.contains("FAIL  history") && ci.stdout.contains(rule),
+            "{path}\n{ci}"
+        );
+    }
+
+    // A symbolic link whose target holds the credential.
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/notes/n.md", CLEAN);
+    std::os::unix::fs::symlink(
+        format!("{TOKEN}/../n.md"),
+        repo.path().join(".ai/handoff/notes/link.md"),
+    )
+    .unwrap();
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout
+            .contains("the target of this symbolic link holds SEC"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains(TOKEN), "{out}");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "link"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(ci.stdout.contains("symbolic link"), "{ci}");
+
+    // A clean name passes.
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/notes/ordinary name.md", CLEAN);
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
