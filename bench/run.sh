@@ -64,7 +64,11 @@ prepare() { # DIR EXTRA-ARGS...
   git -C "$dir" stash -q
   if [ "${ROTATE:-0}" = 1 ]; then (cd "$dir" && "$bin" -q archive); fi
   (cd "$dir" && "$bin" -q manifest)
-  git -C "$dir" add -A && git -C "$dir" commit -q -m "handoff manifest"
+  git -C "$dir" add -A
+  # The rotated archive is committed through the pre-commit gate, as in a repository set up
+  # with `git aahp hooks install` (or by `git aahp commit`): the gate records its state.
+  if [ "${ROTATE:-0}" = 1 ]; then (cd "$dir" && "$bin" hook pre-commit >/dev/null); fi
+  git -C "$dir" commit -q -m "handoff manifest"
   git -C "$dir" stash pop -q
   printf '\nSession note: three modules bumped.\n' >> "$dir/.ai/handoff/STATUS.md"
   (cd "$dir" && "$bin" -q manifest --agent bench)
@@ -145,7 +149,7 @@ fi
 # --- archive size: LOG.md rotated to 10 entries, 190 / 1,990 / 19,990 archived -------------
 sizes="190 1990"
 [ "$full" = 1 ] && sizes="190 1990 19990"
-hook_cmds=(); arch_cmds=(); arch_prep=()
+hook_cmds=(); arch_cmds=(); arch_prep=(); cold_prep=()
 for n in $sizes; do
   d="$work/arch$n"
   ROTATE=1 prepare "$d" --log-entries $((n + 10))
@@ -171,22 +175,27 @@ PY
   # written sessions ago and is clean on disk, while a fresh copy is megabytes of dirty
   # pages that the run's fsync of the appended archive would write out, timing the copy.
   arch_prep+=(-p "sh -c 'rm -rf $a && cp -a $a.saved $a && (git -C $a update-index -q --refresh || true) && sync'")
+  # The same without the pass state cache (deleted): the archive's blob was committed past
+  # the gate, so its committed bytes are read once more.
+  cold_prep+=(-p "sh -c 'rm -rf $a && cp -a $a.saved $a && rm -f $a/.git/aahp/pass-states && (git -C $a update-index -q --refresh || true) && sync'")
 done
 hf "$work/arch_hook.json" "git -C $work/arch190 diff --cached --name-only" "${hook_cmds[@]}"
 hf "$work/arch_one.json" "${arch_prep[@]}" "${arch_cmds[@]}"
+hf "$work/arch_cold.json" "${cold_prep[@]}" "${arch_cmds[@]}"
 
 say "### Archive size: LOG.md at 10 entries, the rest archived and committed; 3 source files + STATUS.md + manifest staged, $runs runs"
 say
-say "| archived entries | hook ms | hook / hook at 190 | archive 1 entry ms | archive / archive at 190 |"
-say "|---:|---:|---:|---:|---:|"
-i=0; h190=""; a190=""
+say "| archived entries | hook ms | hook / hook at 190 | archive 1 entry ms | archive / archive at 190 | archive, no cached state, ms | ratio |"
+say "|---:|---:|---:|---:|---:|---:|---:|"
+i=0; h190=""; a190=""; c190=""
 for n in $sizes; do
   hn=$(med "$work/arch_hook.json" $((i + 1))); an=$(med "$work/arch_one.json" "$i")
-  [ -z "$h190" ] && { h190=$hn; a190=$an; }
-  say "| $n | $hn | $(ratio "$hn" "$h190") | $an | $(ratio "$an" "$a190") |"
+  cn=$(med "$work/arch_cold.json" "$i")
+  [ -z "$h190" ] && { h190=$hn; a190=$an; c190=$cn; }
+  say "| $n | $hn | $(ratio "$hn" "$h190") | $an | $(ratio "$an" "$a190") | $cn | $(ratio "$cn" "$c190") |"
   i=$((i + 1))
 done
-say "| \`git diff --cached --name-only\` | $(med "$work/arch_hook.json" 0) | | | |"
+say "| \`git diff --cached --name-only\` | $(med "$work/arch_hook.json" 0) | | | | | |"
 last=${sizes##* }
 say
 say "Goals: hook at $last ≤ 1.2× hook at 190: $(verdict "$(ratio "$(med "$work/arch_hook.json" "$i")" "$h190")" 1.2); archive at $last ≤ 1.5× archive at 190: $(verdict "$(ratio "$(med "$work/arch_one.json" $((i - 1)))" "$a190")" 1.5)."

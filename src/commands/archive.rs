@@ -572,7 +572,12 @@ pub(crate) fn run_in(ctx: &Context, dir: &HandoffDir, args: &ArchiveArgs) -> Res
     // Otherwise they are read as streams and checked entry by entry (issue #12 item 2);
     // only `--reindex` and the rare rotation a stream cannot do (see
     // `log_stream::StreamedRotation::Whole`) read them whole.
-    let trust = !args.verify && !args.reindex && pending.is_none() && trusted_pair(repo, dir)?;
+    let head_ids = if !args.verify && !args.reindex && pending.is_none() {
+        trusted_pair(repo, dir)?
+    } else {
+        None
+    };
+    let trust = head_ids.is_some();
     if !args.verify {
         crate::transaction::steps::refuse_linked_pair(dir)?;
     }
@@ -620,6 +625,11 @@ pub(crate) fn run_in(ctx: &Context, dir: &HandoffDir, args: &ArchiveArgs) -> Res
 
     // A manifest that cannot be read stops the run before anything is written.
     let old_manifest = Manifest::from_snapshot(dir, &snap)?;
+    // HEAD's bytes on disk: the index's end and the manifest's pass over both files resume
+    // from HEAD's state (issue #14: the cost follows what is appended).
+    if let Some(ids) = head_ids {
+        resume_from_head(repo, dir, &mut snap, ids)?;
+    }
     let ends = match (
         snap.streamed.get(ARCHIVE_FILE),
         snap.streamed.get(INDEX_FILE),
@@ -1018,7 +1028,9 @@ fn trusted_ends(
     archive: &stream::Streamed,
     index: &stream::Streamed,
 ) -> Result<Option<log::TrustedEnds>> {
-    log_stream::ends_of(archive, index, archive.keep).map_err(|e| e.into_error(|f| dir.path_of(f)))
+    let index_from = index.resume.as_ref().and_then(stream::PassState::raw_scan);
+    log_stream::ends_of(archive, index, archive.keep, index_from)
+        .map_err(|e| e.into_error(|f| dir.path_of(f)))
 }
 
 /// LOG-ARCHIVE.md and its index where they were read into memory (a symbolic link is
@@ -1042,12 +1054,45 @@ fn contents<'a>(
     (get(ARCHIVE_FILE, &mem[0]), get(INDEX_FILE, &mem[1]))
 }
 
-/// True when LOG-ARCHIVE.md and its index both hold what HEAD holds, in the index layout
-/// this tool writes.
-fn trusted_pair(repo: &Repo, dir: &HandoffDir) -> Result<bool> {
+/// Records the [`stream::PassState`] of LOG-ARCHIVE.md and its index where `snap` read them
+/// whole from blobs ([`Snapshot::blob_ids`]: the pre-commit gate of a commit that changes
+/// them, `git aahp commit`'s included), by blob id: once committed, the next `archive` onto
+/// them resumes from it instead of reading them (see `resume_from_head`). A state is
+/// computed from the blob's own bytes, so it is that blob's whatever the working tree holds.
+pub(crate) fn record_pass_states(repo: &Repo, snap: &Snapshot) {
+    let mut cache: Option<BlobCache> = None;
     for name in [ARCHIVE_FILE, INDEX_FILE] {
-        if !repo.same_as_head(&dir.path_of(name))? {
-            return Ok(false);
+        let (Some(&id), Some(bytes)) = (snap.blob_ids.get(name), snap.files.get(name)) else {
+            continue;
+        };
+        let Some(at) = stream::resume_point(bytes.len() as u64) else {
+            continue;
+        };
+        let scan = name == INDEX_FILE;
+        let cache = cache.get_or_insert_with(|| BlobCache::pass_states(repo));
+        if cache
+            .pass_state(id)
+            .is_some_and(|st| st.at == at && (!scan || st.has_scan()))
+        {
+            continue;
+        }
+        if let Some(state) = stream::state_of(bytes, at, scan) {
+            cache.insert_pass_state(id, &state);
+        }
+    }
+    if let Some(cache) = cache {
+        cache.save();
+    }
+}
+
+/// HEAD's blob ids of LOG-ARCHIVE.md and its index when both files hold what HEAD holds,
+/// in the index layout this tool writes.
+fn trusted_pair(repo: &Repo, dir: &HandoffDir) -> Result<Option<[gix::ObjectId; 2]>> {
+    let mut ids = [gix::ObjectId::null(gix::hash::Kind::Sha1); 2];
+    for (id, name) in ids.iter_mut().zip([ARCHIVE_FILE, INDEX_FILE]) {
+        match repo.head_blob_on_disk(&dir.path_of(name))? {
+            Some(at_head) => *id = at_head,
+            None => return Ok(None),
         }
     }
     // HEAD may hold an index committed past the gate (`--no-verify`): the ends alone are
@@ -1060,7 +1105,51 @@ fn trusted_pair(repo: &Repo, dir: &HandoffDir) -> Result<bool> {
             f.read(&mut head)
         })
         .unwrap_or(0);
-    Ok(starts_with_version_1(&head[..n]))
+    Ok(starts_with_version_1(&head[..n]).then_some(ids))
+}
+
+/// Gives LOG-ARCHIVE.md and its index, left on disk as HEAD holds them (`ids`, shown
+/// equal by the git index's stat data), the state of a pass over their committed bytes: the
+/// index's end is then found from there, and the manifest reads only their first
+/// [`stream::HEAD_BYTES`] and what follows the state (they are extended in place, or not
+/// at all; an index rebuilt instead is staged as another file, without the state). The state comes from the pass state
+/// cache, keyed by HEAD's blob id; one not there is computed (the bytes are read once, as
+/// the pass would have read them) and recorded for the next run onto the same blob.
+fn resume_from_head(
+    repo: &Repo,
+    dir: &HandoffDir,
+    snap: &mut Snapshot,
+    ids: [gix::ObjectId; 2],
+) -> Result<()> {
+    let mut cache: Option<BlobCache> = None;
+    for (name, id) in [ARCHIVE_FILE, INDEX_FILE].into_iter().zip(ids) {
+        let Some(streamed) = snap.streamed.get_mut(name) else {
+            continue;
+        };
+        let shown = dir.path_of(name);
+        let len = std::fs::symlink_metadata(&streamed.path).map_or(0, |m| m.len());
+        let Some(at) = stream::resume_point(len).filter(|&at| at <= streamed.keep) else {
+            continue;
+        };
+        let scan = name == INDEX_FILE;
+        let cache = cache.get_or_insert_with(|| BlobCache::pass_states(repo));
+        let state = match cache
+            .pass_state(id)
+            .filter(|st| st.at == at && (!scan || st.has_scan()))
+        {
+            Some(st) => st,
+            None => {
+                let st = streamed.prefix_state(&shown, at, scan)?;
+                cache.insert_pass_state(id, &st);
+                st
+            }
+        };
+        streamed.resume = Some(state);
+    }
+    if let Some(cache) = cache {
+        cache.save();
+    }
+    Ok(())
 }
 
 /// Whether an index starts (after a BOM and blanks) with `{"version": 1` followed by `,`

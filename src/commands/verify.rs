@@ -507,6 +507,9 @@ impl Content<'_> {
             }
             Content::Staged(view) => {
                 let snap = dir.snapshot_staged(view, &Baseline::at_head(repo, dir)?)?;
+                // A commit that changes the archive pair read them: their state is kept for
+                // the next `archive` onto them (issue #14).
+                super::archive::record_pass_states(repo, &snap);
                 Ok(complete_for_lint(repo, dir, snap, today)?.0)
             }
             Content::Commit(c) => dir.snapshot_commit(repo, *c, true),
@@ -994,6 +997,9 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 let (snap, cfg) = complete_for_lint(repo, &dir, snap, today)?;
                 let snap = std::sync::Arc::new(snap);
                 let lint = p.submit(&snap, cfg);
+                // A commit that changes the archive pair read them: their state is kept
+                // for the next `archive` onto them (issue #14), while the lint runs.
+                super::archive::record_pass_states(repo, &snap);
                 early.push(Read { dir, snap, lint });
             }
             let target = Target {

@@ -682,16 +682,25 @@ impl Repo {
     /// False when there is no HEAD, HEAD has no regular file there, or the file is not a
     /// regular file.
     pub fn same_as_head(&self, path: &str) -> Result<bool, GitError> {
+        Ok(self.head_blob_on_disk(path)?.is_some())
+    }
+
+    /// HEAD's blob id of the file at `path` (repository-relative) when the working tree's
+    /// file holds exactly that blob (see [`Repo::file_is_blob`]); `None` otherwise, or when
+    /// HEAD holds no regular file there.
+    pub fn head_blob_on_disk(&self, path: &str) -> Result<Option<ObjectId>, GitError> {
         let Some(head) = self.head_commit()? else {
-            return Ok(false);
+            return Ok(None);
         };
         let Some(at_head) = self.tree_file_at(head, path)? else {
-            return Ok(false);
+            return Ok(None);
         };
         if at_head.is_link {
-            return Ok(false);
+            return Ok(None);
         }
-        self.file_is_blob(path, at_head.id)
+        Ok(self
+            .file_is_blob(path, at_head.id)?
+            .then_some(at_head.id))
     }
 
     /// True when the working tree's file at `path` (repository-relative) holds exactly the

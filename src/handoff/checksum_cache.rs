@@ -12,12 +12,15 @@ use std::path::PathBuf;
 
 use gix::ObjectId;
 
+use super::stream::PassState;
 use crate::git::Repo;
 
 /// The checksum cache file's name inside `<git dir>/aahp/`.
 pub const FILE: &str = "checksums";
 /// The token count cache file's name inside `<git dir>/aahp/`.
 pub const TOKENS_FILE: &str = "token-counts";
+/// The pass state cache file's name inside `<git dir>/aahp/`.
+pub const PASS_STATES_FILE: &str = "pass-states";
 /// Entries kept; the oldest go first. Each is about 115 bytes.
 const MAX_ENTRIES: usize = 2048;
 
@@ -28,6 +31,9 @@ enum Kind {
     Checksums,
     /// A decimal count and a check of the line: see [`count_check`].
     TokenCounts,
+    /// A [`PassState`] after a blob's committed bytes and a check of the line: see
+    /// [`state_check`].
+    PassStates,
 }
 
 impl Kind {
@@ -35,6 +41,7 @@ impl Kind {
         match self {
             Kind::Checksums => FILE,
             Kind::TokenCounts => TOKENS_FILE,
+            Kind::PassStates => PASS_STATES_FILE,
         }
     }
 
@@ -43,6 +50,7 @@ impl Kind {
         match self {
             Kind::Checksums => "aahp checksum cache v1",
             Kind::TokenCounts => "aahp o200k token count cache v1",
+            Kind::PassStates => "aahp pass state cache v1",
         }
     }
 
@@ -55,6 +63,9 @@ impl Kind {
                     && n.parse::<usize>().is_ok()
                     && is_hex(check, &[16])
             }),
+            Kind::PassStates => v
+                .rsplit_once(' ')
+                .is_some_and(|(state, check)| is_hex(check, &[16]) && !state.is_empty()),
         }
     }
 }
@@ -83,6 +94,28 @@ impl BlobCache {
     /// Opens the token count cache of `repo` (empty when absent or unreadable).
     pub fn token_counts(repo: &Repo) -> BlobCache {
         BlobCache::open_kind(repo, Kind::TokenCounts)
+    }
+
+    /// Opens the pass state cache of `repo` (empty when absent or unreadable).
+    pub fn pass_states(repo: &Repo) -> BlobCache {
+        BlobCache::open_kind(repo, Kind::PassStates)
+    }
+
+    /// The [`PassState`] recorded after blob `id`'s first bytes, when its line is whole.
+    pub fn pass_state(&self, id: ObjectId) -> Option<PassState> {
+        debug_assert_eq!(self.kind, Kind::PassStates);
+        let (state, check) = self.get(id)?.rsplit_once(' ')?;
+        (check == state_check(&id.to_string(), state))
+            .then(|| PassState::decode(state))
+            .flatten()
+    }
+
+    /// Records the [`PassState`] after blob `id`'s first bytes.
+    pub fn insert_pass_state(&mut self, id: ObjectId, state: &PassState) {
+        debug_assert_eq!(self.kind, Kind::PassStates);
+        let text = state.encode();
+        let check = state_check(&id.to_string(), &text);
+        self.insert(id, &format!("{text} {check}"));
     }
 
     /// A token count cache that is never saved.
@@ -198,10 +231,11 @@ impl BlobCache {
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        // Token counts need no fsync: each line carries a check, so a line a power loss
-        // damaged is counted again. Checksum lines have none, so that file is synced.
+        // Token counts and pass states need no fsync: each line carries a check, so a line
+        // a power loss damaged is computed again. Checksum lines have none, so that file is
+        // synced.
         let _ = match self.kind {
-            Kind::TokenCounts => super::write_cache_file(&path, text.as_bytes()),
+            Kind::TokenCounts | Kind::PassStates => super::write_cache_file(&path, text.as_bytes()),
             Kind::Checksums => super::write_atomic(&path, text.as_bytes()),
         };
     }
@@ -217,6 +251,20 @@ fn count_check(id: &str, n: &str) -> String {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     format!("{h:016x}")
+}
+
+/// A check of one pass state line: the first 16 hex digits of the SHA-256 of the blob id
+/// and the state, so a line damaged anywhere is computed again rather than resumed from (a
+/// wrong state would give a wrong checksum). Like [`count_check`], it guards against damage,
+/// not against someone who can write the git directory.
+fn state_check(id: &str, state: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::new()
+        .chain_update(id.as_bytes())
+        .chain_update(b" ")
+        .chain_update(state.as_bytes())
+        .finalize();
+    super::hex(&digest[..8])
 }
 
 fn is_hex(s: &str, lens: &[usize]) -> bool {
@@ -290,6 +338,39 @@ mod tests {
             count_check(&id, "999")
         ));
         assert_eq!(other.token_count(text.as_bytes(), text), n);
+    }
+
+    #[test]
+    fn a_pass_state_line_damaged_anywhere_is_not_resumed_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, "x\n".repeat(1000)).unwrap();
+        let state = crate::handoff::stream::Streamed::whole(file, 2000)
+            .prefix_state("f", 1000, false)
+            .unwrap();
+        let path = dir.path().join("aahp").join(PASS_STATES_FILE);
+        let id = ObjectId::from_hex(&[b'a'; 40]).unwrap();
+        let mut c = BlobCache::new(Kind::PassStates, Some(path.clone()));
+        c.insert_pass_state(id, &state);
+        c.save();
+        let saved = std::fs::read_to_string(&path).unwrap();
+        let load = |text: &str| {
+            let mut c = BlobCache::new(Kind::PassStates, None);
+            c.load(text);
+            c.pass_state(id)
+        };
+        assert_eq!(load(&saved), Some(state));
+        // Any one character of the line changed: not resumed from.
+        let line_start = saved.find('\n').unwrap() + 1 + 41;
+        for i in line_start..saved.len() - 1 {
+            let mut bytes = saved.clone().into_bytes();
+            bytes[i] = if bytes[i] == b'1' { b'2' } else { b'1' };
+            let damaged = String::from_utf8(bytes).unwrap();
+            assert_eq!(load(&damaged), None, "{i}");
+        }
+        // Another blob's line is not this blob's.
+        let other = saved.replace(&"a".repeat(40), &"b".repeat(40));
+        assert_eq!(load(&other), None);
     }
 
     #[test]

@@ -1618,7 +1618,7 @@ pub fn index_end(text: &[u8]) -> Option<IndexEnd> {
 /// [`index_end`] over a document read in pieces: [`IndexScanner::feed`] each piece in
 /// order, then [`IndexScanner::finish`]. It holds no text, so an index of any size is
 /// scanned in constant memory (issue #12: the archive and its index are read as streams).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IndexScanner {
     /// Offset of the next byte.
     at: usize,
@@ -1661,6 +1661,99 @@ enum InString {
 }
 
 impl IndexScanner {
+    /// The scanner's state as numbers, to resume a scan of a document that starts with the
+    /// bytes scanned so far (a cached [`super::stream::PassState`]); see
+    /// [`IndexScanner::from_fields`].
+    pub(crate) fn to_fields(&self) -> Vec<u64> {
+        let n = |v: usize| v as u64;
+        let phase = match self.phase {
+            Phase::Before => 0,
+            Phase::Open => 1,
+            Phase::Closed => 2,
+            Phase::Dead => 3,
+        };
+        let string = match self.string {
+            InString::No => 0,
+            InString::Yes => 1,
+            InString::Escaped => 2,
+        };
+        let found = self.found.map_or([0, 0, 0, 0], |f| {
+            [1, n(f.cut), u64::from(f.empty), n(f.count)]
+        });
+        let mut out = vec![
+            n(self.at),
+            phase,
+            string,
+            n(self.depth),
+            u64::from_le_bytes(self.key),
+            n(self.key_len),
+            u64::from(self.key_is_entries),
+            u64::from(self.in_entries),
+        ];
+        out.extend(found);
+        out.extend([
+            u64::from(self.last_elem_end.is_some()),
+            self.last_elem_end.map_or(0, n),
+            n(self.list_start),
+            n(self.count),
+        ]);
+        out
+    }
+
+    /// The scanner [`IndexScanner::to_fields`] gave these numbers; `None` when they are not
+    /// such a list.
+    pub(crate) fn from_fields(f: &[u64]) -> Option<IndexScanner> {
+        let &[at, phase, string, depth, key, key_len, key_is_entries, in_entries, has_found, cut, empty, count_found, has_last, last, list_start, count] =
+            f
+        else {
+            return None;
+        };
+        let u = |v: u64| usize::try_from(v).ok();
+        let flag = |v: u64| match v {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        };
+        Some(IndexScanner {
+            at: u(at)?,
+            phase: match phase {
+                0 => Phase::Before,
+                1 => Phase::Open,
+                2 => Phase::Closed,
+                3 => Phase::Dead,
+                _ => return None,
+            },
+            string: match string {
+                0 => InString::No,
+                1 => InString::Yes,
+                2 => InString::Escaped,
+                _ => return None,
+            },
+            depth: u(depth).filter(|&d| d <= MAX_INDEX_DEPTH)?,
+            key: key.to_le_bytes(),
+            key_len: u(key_len)?,
+            key_is_entries: flag(key_is_entries)?,
+            in_entries: flag(in_entries)?,
+            found: if flag(has_found)? {
+                Some(IndexEnd {
+                    cut: u(cut)?,
+                    empty: flag(empty)?,
+                    count: u(count_found)?,
+                })
+            } else {
+                None
+            },
+            last_elem_end: if flag(has_last)? { Some(u(last)?) } else { None },
+            list_start: u(list_start)?,
+            count: u(count)?,
+        })
+    }
+
+    /// How many bytes it scanned.
+    pub(crate) fn offset(&self) -> usize {
+        self.at
+    }
+
     /// Scans the next piece of the document.
     pub fn feed(&mut self, piece: &[u8]) {
         let mut i = 0;

@@ -1283,7 +1283,7 @@ pub fn rotate_streamed(
     let fences_ok = !pair.archive.unclosed_fence;
     let extendable = pair.indexed.is_some() && !pair.legacy && pair.archive.present;
     if let (true, Some(archive), Some(index)) = (extendable, archive, index)
-        && let Some(ends) = ends_of(archive, index, pair.archive.tail_from)?
+        && let Some(ends) = ends_of(archive, index, pair.archive.tail_from, None)?
     {
         match super::log::rotate_onto_ends(log, &ends, keep, fences_ok)? {
             Trusted::Rotated(r) => return Ok(StreamedRotation::Rotated(r)),
@@ -1525,6 +1525,7 @@ impl Rebuilt {
                     path: old.path.clone(),
                     keep: s.keep as u64,
                     tail: s.text.as_bytes().to_vec(),
+                    resume: None,
                 };
                 &spliced
             }
@@ -1614,16 +1615,28 @@ fn read_from(content: &dyn Content, from: u64, file: &str) -> Result<Vec<u8>, Lo
 /// line that is not blank) or its last 64 KiB, whichever is longer, and the index scanned
 /// in pieces for the end of its `entries` list. `None` when they do not serve (see
 /// [`super::log::rotate_onto_trusted`]).
+///
+/// With `index_from` (an offset and the scan of the index's bytes before it, from a cached
+/// [`super::stream::PassState`] of the same bytes, issue #14), the scan resumes there.
 pub fn ends_of(
     archive: &dyn Content,
     index: &dyn Content,
     tail_from: u64,
+    index_from: Option<(u64, IndexScanner)>,
 ) -> Result<Option<TrustedEnds>, LogError> {
     let Some(ArchiveTail { len, tail, whole }) = archive_end_of(archive, tail_from)? else {
         return Ok(None);
     };
-    let mut scanner = IndexScanner::default();
-    let mut r = index.open_at(0).map_err(|e| io_error(INDEX_FILE, &e))?;
+    let (start, mut scanner) = index_from.unwrap_or_default();
+    // Tests arm `pass-from-start:NAME` to prove a run reads no committed prefix.
+    #[cfg(feature = "failpoints")]
+    if start == 0 && index.content_len() > super::stream::HEAD_BYTES as u64 {
+        crate::failpoint::error(&format!("pass-from-start:{INDEX_FILE}"))
+            .map_err(|e| io_error(INDEX_FILE, &e))?;
+    }
+    let mut r = index
+        .open_at(start)
+        .map_err(|e| io_error(INDEX_FILE, &e))?;
     let mut buf = vec![0u8; CHUNK];
     loop {
         match r.read(&mut buf) {
@@ -2217,6 +2230,7 @@ mod tests {
                 path: path.clone(),
                 keep: cut as u64,
                 tail: archive.as_bytes()[cut..].to_vec(),
+                resume: None,
             };
             let mut e = Entries::new(&s, tiny(7), ARCHIVE_FILE).unwrap();
             let mut got = Vec::new();

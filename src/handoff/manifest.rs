@@ -1365,6 +1365,7 @@ mod tests {
                         path,
                         keep: half as u64,
                         tail: text.as_bytes()[half..].to_vec(),
+                        resume: None,
                     },
                 );
             }

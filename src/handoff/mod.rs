@@ -220,6 +220,10 @@ pub struct Snapshot {
     /// Configuration files read (as always) whose blob equals the baseline's (HEAD's at
     /// pre-commit): their own lint was HEAD's, and is not run again.
     pub config_as_base: std::collections::BTreeSet<String>,
+    /// The blob ids of LOG-ARCHIVE.md and its index where they were read whole from a blob
+    /// (into [`Snapshot::files`]), by name: their pass state can be recorded by blob id
+    /// (issue #14, see `commands::archive`).
+    pub blob_ids: BTreeMap<String, ObjectId>,
 }
 
 /// Files of the handoff directory whose content is always read, changed or not: the
@@ -948,6 +952,9 @@ impl HandoffDir {
         let bytes = repo
             .blob_within(id, max_bytes(&rel))?
             .map_err(|size| too_large_blob(&rel, size))?;
+        if is_archive_pair(&inner) && !inner.contains('/') {
+            snap.blob_ids.insert(inner.clone(), id);
+        }
         snap.insert(inner, bytes);
         Ok(())
     }

@@ -30,6 +30,10 @@ pub struct Streamed {
     pub keep: u64,
     /// What follows them.
     pub tail: Vec<u8>,
+    /// A [`Pass`]'s state after the file's first bytes, when they are known to be the
+    /// bytes it was computed from (issue #14: `archive` resumes from HEAD's archive, see
+    /// [`PassState`]); a [`Streamed::pass`] then reads the file from there.
+    pub resume: Option<PassState>,
 }
 
 impl Streamed {
@@ -39,6 +43,7 @@ impl Streamed {
             path,
             keep: len,
             tail: Vec::new(),
+            resume: None,
         }
     }
 
@@ -54,15 +59,29 @@ impl Streamed {
 
     /// Feeds the content to `sink` in pieces of at most [`PIECE`] bytes. `shown` names the
     /// file in errors; a file shorter than `keep`, or no longer a regular file, is an error.
-    fn each_piece(&self, shown: &str, mut sink: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    fn each_piece(&self, shown: &str, sink: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        self.each_piece_from(0, shown, sink)
+    }
+
+    /// [`Streamed::each_piece`] from byte `from` of the content (at most `keep`) on.
+    fn each_piece_from(
+        &self,
+        from: u64,
+        shown: &str,
+        mut sink: impl FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        use std::io::{Seek, SeekFrom};
         let read_err = |source| Error::Read {
             path: shown.to_string(),
             source,
         };
-        if self.keep > 0 {
-            let (file, _) = open_regular(&self.path, shown)?;
-            let mut left = self.keep;
-            let mut reader = file.take(self.keep);
+        if self.keep > from {
+            let (mut file, _) = open_regular(&self.path, shown)?;
+            if from > 0 {
+                file.seek(SeekFrom::Start(from)).map_err(read_err)?;
+            }
+            let mut left = self.keep - from;
+            let mut reader = file.take(left);
             let mut buf = vec![0u8; PIECE];
             while left > 0 {
                 let n = match reader.read(&mut buf) {
@@ -92,13 +111,7 @@ impl Streamed {
     /// and what to do): for the few steps a stream cannot do.
     pub fn read_all(&self, shown: &str, limit: usize, why: &str) -> Result<Vec<u8>> {
         // Tests arm `read-whole:NAME` to prove a command never holds that file in memory.
-        #[cfg(feature = "failpoints")]
-        crate::failpoint::error(&format!("read-whole:{}", super::file_name(shown))).map_err(
-            |source| Error::Read {
-                path: shown.to_string(),
-                source,
-            },
-        )?;
+        read_failpoint("read-whole", shown)?;
         if self.len() > limit as u64 {
             return Err(Error::invalid(
                 shown,
@@ -134,46 +147,330 @@ impl Streamed {
     }
 
     /// Reads the content once. Invalid UTF-8 is exit 2 naming the file and line, as for a
-    /// file read whole.
+    /// file read whole. With a [`Streamed::resume`] state that fits (taken after at least
+    /// the first [`HEAD_BYTES`] and at most `keep` bytes, with the index scan when one is
+    /// asked for), only the first [`HEAD_BYTES`] and the bytes after the state are read.
     pub fn pass(&self, shown: &str, scan_index: bool) -> Result<Pass> {
-        let mut hasher = Sha256::new();
-        let mut lines = 0usize;
-        let mut head = Vec::new();
-        let mut utf8 = Utf8Check::default();
-        let mut marker = MarkerSearch::new(SUMMARY_OPEN.as_bytes());
-        let mut scanner = scan_index.then(BomGate::default);
-        self.each_piece(shown, |piece| {
-            if let Err(valid) = utf8.feed(piece) {
-                let line = lines + super::line_count(&piece[..valid]) + 1;
-                return Err(Error::invalid(shown, Some(line), "invalid UTF-8"));
-            }
-            let mut start = 0;
-            for cr in memchr::memchr_iter(b'\r', piece) {
-                hasher.update(&piece[start..cr]);
-                start = cr + 1;
-            }
-            hasher.update(&piece[start..]);
-            lines += super::line_count(piece);
-            if head.len() < HEAD_BYTES {
-                let room = HEAD_BYTES - head.len();
-                head.extend_from_slice(&piece[..piece.len().min(room)]);
-            }
-            marker.feed(piece);
-            if let Some(s) = scanner.as_mut() {
-                s.feed(piece);
-            }
-            Ok(())
-        })?;
-        if !utf8.finish() {
-            return Err(Error::invalid(shown, Some(lines + 1), "invalid UTF-8"));
+        let resumed = self
+            .resume
+            .as_ref()
+            .filter(|st| {
+                st.at >= HEAD_BYTES as u64
+                    && st.at <= self.keep
+                    && (!scan_index || st.scanner.is_some())
+            })
+            .map(|st| -> Result<Option<Run>> {
+                let mut head = Vec::with_capacity(HEAD_BYTES);
+                Streamed {
+                    path: self.path.clone(),
+                    keep: HEAD_BYTES as u64,
+                    tail: Vec::new(),
+                    resume: None,
+                }
+                .each_piece(shown, |p| {
+                    head.extend_from_slice(p);
+                    Ok(())
+                })?;
+                Ok(Run::resume(st, head, scan_index))
+            })
+            .transpose()?
+            .flatten();
+        let from = resumed.as_ref().map_or(0, |r| r.at);
+        if from == 0 && self.keep > HEAD_BYTES as u64 {
+            from_start(shown)?;
+        }
+        let mut run = resumed.unwrap_or_else(|| Run::new(scan_index));
+        self.each_piece_from(from, shown, |piece| run.feed(shown, piece))?;
+        run.finish(shown, self.len())
+    }
+
+    /// The state of a [`Streamed::pass`] after the content's first `upto` bytes (at most
+    /// `keep`), for a later pass over content that starts with the same bytes to resume
+    /// from (see [`PassState`]). Reads those bytes once.
+    pub fn prefix_state(&self, shown: &str, upto: u64, scan_index: bool) -> Result<PassState> {
+        from_start(shown)?;
+        let prefix = Streamed {
+            path: self.path.clone(),
+            keep: upto.min(self.keep),
+            tail: Vec::new(),
+            resume: None,
+        };
+        let mut run = Run::new(scan_index);
+        prefix.each_piece(shown, |piece| run.feed(shown, piece))?;
+        Ok(run.state())
+    }
+}
+
+/// A read of a file's bytes from its start, past its first [`HEAD_BYTES`]. Tests arm
+/// `pass-from-start:NAME` to prove a run reads no committed prefix of that file.
+fn from_start(shown: &str) -> Result<()> {
+    read_failpoint("pass-from-start", shown)
+}
+
+/// The fail point `KIND:NAME` of a read of the file `shown` (only with the `failpoints`
+/// feature): an error reading it.
+#[cfg_attr(not(feature = "failpoints"), allow(clippy::unnecessary_wraps))]
+fn read_failpoint(kind: &str, shown: &str) -> Result<()> {
+    #[cfg(feature = "failpoints")]
+    crate::failpoint::error(&format!("{kind}:{}", super::file_name(shown))).map_err(
+        |source| Error::Read {
+            path: shown.to_string(),
+            source,
+        },
+    )?;
+    #[cfg(not(feature = "failpoints"))]
+    let _ = (kind, shown);
+    Ok(())
+}
+
+/// The running state of a [`Streamed::pass`].
+struct Run {
+    hasher: Sha256,
+    /// Bytes fed so far.
+    at: u64,
+    lines: usize,
+    head: Vec<u8>,
+    utf8: Utf8Check,
+    marker: MarkerSearch,
+    scanner: Option<BomGate>,
+}
+
+impl Run {
+    fn new(scan_index: bool) -> Run {
+        Run {
+            hasher: Sha256::new(),
+            at: 0,
+            lines: 0,
+            head: Vec::new(),
+            utf8: Utf8Check::default(),
+            marker: MarkerSearch::new(SUMMARY_OPEN.as_bytes()),
+            scanner: scan_index.then(BomGate::default),
+        }
+    }
+
+    fn feed(&mut self, shown: &str, piece: &[u8]) -> Result<()> {
+        if let Err(valid) = self.utf8.feed(piece) {
+            let line = self.lines + super::line_count(&piece[..valid]) + 1;
+            return Err(Error::invalid(shown, Some(line), "invalid UTF-8"));
+        }
+        let mut start = 0;
+        for cr in memchr::memchr_iter(b'\r', piece) {
+            self.hasher.update(&piece[start..cr]);
+            start = cr + 1;
+        }
+        self.hasher.update(&piece[start..]);
+        self.lines += super::line_count(piece);
+        if self.head.len() < HEAD_BYTES {
+            let room = HEAD_BYTES - self.head.len();
+            self.head
+                .extend_from_slice(&piece[..piece.len().min(room)]);
+        }
+        self.marker.feed(piece);
+        if let Some(s) = self.scanner.as_mut() {
+            s.feed(piece);
+        }
+        self.at += piece.len() as u64;
+        Ok(())
+    }
+
+    fn finish(self, shown: &str, len: u64) -> Result<Pass> {
+        if !self.utf8.finish() {
+            return Err(Error::invalid(shown, Some(self.lines + 1), "invalid UTF-8"));
         }
         Ok(Pass {
-            checksum: format!("sha256:{}", hex(&hasher.finalize())),
-            lines,
-            whole: head.len() as u64 == self.len(),
+            checksum: format!("sha256:{}", hex(&self.hasher.finalize())),
+            lines: self.lines,
+            whole: self.head.len() as u64 == len,
+            head: self.head,
+            marker_seen: self.marker.seen,
+            index_end: self.scanner.and_then(BomGate::finish),
+        })
+    }
+
+    fn state(&self) -> PassState {
+        use sha2::digest::common::hazmat::SerializableState;
+        PassState {
+            at: self.at,
+            sha: self.hasher.serialize().to_vec(),
+            lines: self.lines,
+            carry: self.utf8.carry.clone(),
+            marker_seen: self.marker.seen,
+            window: self.marker.window.clone(),
+            // A scan whose BOM gate is still closed (a content of under three bytes) is
+            // not kept: such a state is never resumed from.
+            scanner: self
+                .scanner
+                .as_ref()
+                .filter(|g| g.open)
+                .map(|g| g.scanner.clone()),
+        }
+    }
+
+    /// The run `st` describes, with the content's first bytes `head`; `None` when the
+    /// state does not decode.
+    fn resume(st: &PassState, mut head: Vec<u8>, scan_index: bool) -> Option<Run> {
+        use sha2::digest::common::hazmat::{SerializableState, SerializedState};
+        let serialized = SerializedState::<Sha256>::try_from(st.sha.as_slice()).ok()?;
+        let hasher = Sha256::deserialize(&serialized).ok()?;
+        head.truncate(HEAD_BYTES);
+        let mut marker = MarkerSearch::new(SUMMARY_OPEN.as_bytes());
+        marker.seen = st.marker_seen;
+        marker.window.clone_from(&st.window);
+        let scanner = if scan_index {
+            Some(BomGate {
+                held: Vec::new(),
+                open: true,
+                scanner: st.scanner.clone()?,
+            })
+        } else {
+            None
+        };
+        Some(Run {
+            hasher,
+            at: st.at,
+            lines: st.lines,
             head,
-            marker_seen: marker.seen,
-            index_end: scanner.and_then(BomGate::finish),
+            utf8: Utf8Check {
+                carry: st.carry.clone(),
+            },
+            marker,
+            scanner,
+        })
+    }
+}
+
+/// Bytes before the end of a committed file at which its pass state is kept: a splice (an
+/// index's closing bytes are replaced) keeps more of the file than this.
+const RESUME_SLACK: u64 = 64 * 1024;
+
+/// Where the [`PassState`] of a committed file `len` bytes long is kept: a multiple of 4 KiB
+/// within [`RESUME_SLACK`] of its end, after its first [`HEAD_BYTES`] (which a resumed
+/// pass reads anyway); `None` for a file too small to gain from one.
+pub fn resume_point(len: u64) -> Option<u64> {
+    let at = len.saturating_sub(RESUME_SLACK) / 4096 * 4096;
+    (at >= HEAD_BYTES as u64).then_some(at)
+}
+
+/// The state of a [`Streamed::pass`] after the first `at` bytes of `bytes` (a blob read
+/// whole), as [`Streamed::prefix_state`] gives it from a file holding them; `None` when
+/// they are not UTF-8 up to there (a pass then refuses the file) or are fewer than `at`.
+pub fn state_of(bytes: &[u8], at: u64, scan_index: bool) -> Option<PassState> {
+    let prefix = bytes.get(..usize::try_from(at).ok()?)?;
+    let mut run = Run::new(scan_index);
+    for piece in prefix.chunks(PIECE) {
+        run.feed("", piece).ok()?;
+    }
+    Some(run.state())
+}
+
+/// The state of a [`Streamed::pass`] after a content's first `at` bytes: a later pass over
+/// content that starts with those same bytes (an archive that only grew) resumes from it
+/// and reads only what follows (issue #14: `archive` costs what it appends). Whoever
+/// resumes must know the bytes are the same: `archive` keeps these by the blob id of
+/// HEAD's file, and uses one only for a file the git index shows equal to that blob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassState {
+    /// Bytes of the content read.
+    pub at: u64,
+    /// The SHA-256 state, serialized.
+    sha: Vec<u8>,
+    lines: usize,
+    /// The bytes of a character cut at `at`.
+    carry: Vec<u8>,
+    marker_seen: bool,
+    /// The last bytes before `at`, where the marker may start.
+    window: Vec<u8>,
+    /// The index scan after the BOM gate opened (when one was asked for).
+    scanner: Option<IndexScanner>,
+}
+
+impl PassState {
+    /// Whether it holds an index scan.
+    pub fn has_scan(&self) -> bool {
+        self.scanner.is_some()
+    }
+
+    /// Its offset and index scan, when that scan read every byte before the offset (no BOM
+    /// was skipped): what a scan of the raw bytes from the start would be there.
+    pub fn raw_scan(&self) -> Option<(u64, IndexScanner)> {
+        let s = self.scanner.as_ref()?;
+        (s.offset() as u64 == self.at).then(|| (self.at, s.clone()))
+    }
+
+    /// One line of text without spaces at its ends (see [`PassState::decode`]).
+    pub fn encode(&self) -> String {
+        let bytes = |b: &[u8]| if b.is_empty() { "-".to_string() } else { hex(b) };
+        let scanner = self.scanner.as_ref().map_or_else(
+            || "-".to_string(),
+            |s| {
+                s.to_fields()
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            },
+        );
+        format!(
+            "{} {} {} {} {} {} {scanner}",
+            self.at,
+            self.lines,
+            u8::from(self.marker_seen),
+            bytes(&self.carry),
+            bytes(&self.window),
+            hex(&self.sha),
+        )
+    }
+
+    /// The state [`PassState::encode`] wrote; `None` for anything else.
+    pub fn decode(text: &str) -> Option<PassState> {
+        let &[at, lines, seen, carry, window, sha, scanner] =
+            text.split(' ').collect::<Vec<_>>().as_slice()
+        else {
+            return None;
+        };
+        let bytes = |h: &str| -> Option<Vec<u8>> {
+            if h == "-" {
+                return Some(Vec::new());
+            }
+            if h.len() % 2 != 0 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            (0..h.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&h[i..i + 2], 16).ok())
+                .collect()
+        };
+        let number = |n: &str| -> Option<u64> {
+            (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| n.parse().ok())
+                .flatten()
+        };
+        let carry = bytes(carry)?;
+        let window = bytes(window)?;
+        let sha = bytes(sha)?;
+        if carry.len() > 3 || window.len() >= SUMMARY_OPEN.len() || sha.is_empty() {
+            return None;
+        }
+        Some(PassState {
+            at: number(at)?,
+            lines: usize::try_from(number(lines)?).ok()?,
+            marker_seen: match seen {
+                "0" => false,
+                "1" => true,
+                _ => return None,
+            },
+            carry,
+            window,
+            sha,
+            scanner: if scanner == "-" {
+                None
+            } else {
+                let fields = scanner
+                    .split(',')
+                    .map(number)
+                    .collect::<Option<Vec<_>>>()?;
+                Some(IndexScanner::from_fields(&fields)?)
+            },
         })
     }
 }
@@ -370,6 +667,14 @@ pub fn ends_with_at(path: &Path, keep: u64, text: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// An index of `n` copies of `entry`, after a BOM.
+    fn index_doc(entry: &str, n: usize) -> String {
+        format!(
+            "\u{feff}{{\n  \"version\": 1,\n  \"entries\": [\n{}\n  ]\n}}\n",
+            vec![entry; n].join(",\n")
+        )
+    }
+
     fn streamed(dir: &Path, on_disk: &[u8], keep: u64, tail: &[u8]) -> Streamed {
         let path = dir.join("f");
         std::fs::write(&path, on_disk).unwrap();
@@ -377,6 +682,7 @@ mod tests {
             path,
             keep,
             tail: tail.to_vec(),
+            resume: None,
         }
     }
 
@@ -403,6 +709,95 @@ mod tests {
         let pass = short.pass("f", false).unwrap();
         assert_eq!(pass.checksum, super::super::checksum(b"ab"));
         assert!(pass.whole && !pass.marker_seen);
+    }
+
+    #[test]
+    fn a_pass_resumed_from_a_saved_state_gives_what_a_whole_pass_gives() {
+        let tmp = tempfile::tempdir().unwrap();
+        // An index (scanned) and an archive with CRs, characters of several bytes, a BOM,
+        // and the summary marker cut by a piece boundary or after the state.
+        let entry = "    {\r\n      \"sha256\": \"é0\",\r\n      \"title\": \"## ✓ \\\" x\"\r\n    }";
+        let index = index_doc(entry, 9000);
+        let mut archive = String::from("\u{feff}# Archive\r\n");
+        archive.extend((0..12_000).map(|i| format!("## [2026-01-01] a: é {i} ✓\r\n\r\n---\r\n")));
+        archive.push_str(SUMMARY_OPEN);
+        archive.push_str("\n## tail ✓\n");
+        for (text, scan) in [(&index, true), (&archive, false)] {
+            let bytes = text.as_bytes();
+            let keep = bytes.len() - 20;
+            let path = tmp.path().join("f");
+            std::fs::write(&path, &bytes[..keep]).unwrap();
+            let whole = Streamed {
+                path: path.clone(),
+                keep: keep as u64,
+                tail: bytes[keep..].to_vec(),
+                resume: None,
+            };
+            let expected = whole.pass("f", scan).unwrap();
+            assert_eq!(expected.checksum, super::super::checksum(bytes));
+            let marker_at = memchr::memmem::find(bytes, SUMMARY_OPEN.as_bytes());
+            let mut cuts = vec![HEAD_BYTES, HEAD_BYTES + 1, PIECE * 5 + 3, keep - 1, keep];
+            cuts.extend(marker_at.map(|m| m + 5));
+            for at in cuts {
+                let state = whole.prefix_state("f", at as u64, scan).unwrap();
+                assert_eq!(state.at, at as u64);
+                // From a blob held in memory, the same state.
+                assert_eq!(state_of(bytes, at as u64, scan).as_ref(), Some(&state));
+                // What the cache keeps reads back as the same state.
+                let state = PassState::decode(&state.encode()).unwrap();
+                let resumed = Streamed {
+                    resume: Some(state),
+                    ..whole.clone()
+                };
+                let got = resumed.pass("f", scan).unwrap();
+                assert_eq!(got.checksum, expected.checksum, "{at}");
+                assert_eq!(got.lines, expected.lines, "{at}");
+                assert_eq!(got.head, expected.head, "{at}");
+                assert_eq!(got.whole, expected.whole, "{at}");
+                assert_eq!(got.marker_seen, expected.marker_seen, "{at}");
+                assert_eq!(got.index_end, expected.index_end, "{at}");
+            }
+        }
+        // A state before the head, past the kept bytes, or without the scan a pass asks
+        // for is not resumed from: the pass reads the content from its start.
+        let bytes = index.as_bytes();
+        let path = tmp.path().join("g");
+        std::fs::write(&path, bytes).unwrap();
+        let s = Streamed::whole(path, bytes.len() as u64);
+        let expected = s.pass("g", true).unwrap();
+        for (at, scan) in [(100, true), (HEAD_BYTES as u64 + 10, false)] {
+            let resumed = Streamed {
+                resume: Some(s.prefix_state("g", at, scan).unwrap()),
+                ..s.clone()
+            };
+            assert_eq!(resumed.pass("g", true).unwrap().index_end, expected.index_end);
+        }
+        let mut beyond = s.prefix_state("g", bytes.len() as u64, true).unwrap();
+        beyond.at += 1;
+        let resumed = Streamed {
+            resume: Some(beyond),
+            ..s.clone()
+        };
+        assert_eq!(resumed.pass("g", true).unwrap().checksum, expected.checksum);
+    }
+
+    #[test]
+    fn a_pass_state_decodes_only_from_what_it_encodes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let text = "{\"version\": 1, \"entries\": [{\"a\": \"é\"}]}\n".repeat(3);
+        let s = streamed(tmp.path(), text.as_bytes(), text.len() as u64, b"");
+        let state = s.prefix_state("f", 30, true).unwrap();
+        let line = state.encode();
+        assert_eq!(PassState::decode(&line), Some(state));
+        assert!(!line.contains('\n') && !line.starts_with(' ') && !line.ends_with(' '));
+        let fields: Vec<&str> = line.split(' ').collect();
+        for i in 0..fields.len() {
+            let mut bad = fields.clone();
+            bad[i] = "x";
+            assert_eq!(PassState::decode(&bad.join(" ")), None, "{i}");
+        }
+        assert_eq!(PassState::decode(&fields[..6].join(" ")), None);
+        assert_eq!(PassState::decode(""), None);
     }
 
     #[test]
@@ -437,10 +832,7 @@ mod tests {
     fn the_index_count_is_found_after_a_bom_and_across_pieces() {
         let tmp = tempfile::tempdir().unwrap();
         let entry = "    {\n      \"sha256\": \"00\",\n      \"title\": \"## x\"\n    }";
-        let doc = format!(
-            "\u{feff}{{\n  \"version\": 1,\n  \"entries\": [\n{}\n  ]\n}}\n",
-            vec![entry; 3000].join(",\n")
-        );
+        let doc = index_doc(entry, 3000);
         for cut in [0, 1, 3, 4, PIECE + 7] {
             let b = doc.as_bytes();
             let s = streamed(tmp.path(), &b[..cut], cut as u64, &b[cut..]);

@@ -2495,3 +2495,158 @@ fn an_archived_entry_dropped_with_its_index_line_fails_against_the_base() {
         .unwrap();
     assert_eq!(archive_layer["status"], "pass", "{out}");
 }
+
+/// A journal of `n` entries with bodies of about 200 bytes, newest first, dated a day apart.
+fn long_journal(n: usize, first: usize) -> String {
+    let mut s = String::from("# Project: Agent Journal\n\n> Newest entry at the top.\n\n---\n\n");
+    let entries: Vec<String> = (first..first + n)
+        .rev()
+        .map(|i| {
+            format!(
+                "## [{}-{:02}-{:02}] agent-{}: Session {i}\n\n**Agent:** agent-{}\n\n### What was done\n\n- change {i}: {}\n",
+                2000 + i / 336,
+                i / 28 % 12 + 1,
+                i % 28 + 1,
+                i % 2,
+                i % 2,
+                "the module was read again and its tests rerun; ".repeat(4)
+            )
+        })
+        .collect();
+    s.push_str(&entries.join("\n---\n\n"));
+    s
+}
+
+/// Puts `n` entries of [`long_journal`], numbered from `first`, above LOG.md's entries.
+fn prepend_entries(repo: &TestRepo, n: usize, first: usize) {
+    let log = repo.read(LOG);
+    let cut = log.find("## [").unwrap();
+    let newer = long_journal(n, first);
+    let newer = &newer[newer.find("## [").unwrap()..];
+    repo.write(LOG, format!("{}{newer}\n---\n\n{}", &log[..cut], &log[cut..]));
+}
+
+/// A committed archive and index of 2,990 entries (each file larger than what `archive`
+/// reads of a committed file's start, 256 KiB, plus its slack), and three newer entries in
+/// LOG.md to move onto them.
+fn large_appending_repo() -> TestRepo {
+    let repo = repo_with_log(&long_journal(3000, 0));
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "archived"]);
+    prepend_entries(&repo, 3, 3000);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "three more entries"]);
+    assert!(std::fs::metadata(repo.path().join(INDEX)).unwrap().len() > 400 * 1024);
+    repo
+}
+
+#[test]
+fn archive_resumes_from_heads_archive_state_and_its_cache_changes_no_result() {
+    // `pass-from-start:NAME` makes any pass that reads that file's committed bytes from
+    // its start fail: with the state of HEAD's archive and index cached (by blob id, in the
+    // git directory), a rotation reads only their first 256 KiB and what follows the state.
+    const FROM_START: [(&str, &str); 1] = [(
+        "AAHP_FAILPOINT",
+        "pass-from-start:LOG-ARCHIVE.md,pass-from-start:LOG-ARCHIVE.index.json",
+    )];
+    let repo = large_appending_repo();
+    let cache = repo.path().join(".git/aahp/pass-states");
+    let before = files(&repo);
+    let restore = |r: &TestRepo| {
+        r.git(&["reset", "-q", "--hard"]);
+        assert_eq!(files(r), before);
+    };
+    // Nothing cached: the committed bytes are read from their start.
+    assert!(!cache.exists());
+    let out = repo.aahp_env(".", &["archive"], &FROM_START);
+    assert_ne!(out.code, 0, "{out}");
+    assert!(out.stderr.contains("injected failure"), "{out}");
+    assert_eq!(files(&repo), before);
+    // The first run reads them and records their state.
+    let out = repo.aahp(&["archive"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("archived 3 entries"), "{out}");
+    let rotated = files(&repo);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+    assert!(cache.exists());
+    // The same rotation again, onto the same HEAD: nothing read from the start, and the
+    // same bytes written.
+    restore(&repo);
+    repo.aahp_env(".", &["archive"], &FROM_START)
+        .assert_code(0);
+    assert_eq!(files(&repo), rotated);
+    // Deleting the cache changes no result: the run reads from the start and writes the
+    // same bytes.
+    restore(&repo);
+    std::fs::remove_file(&cache).unwrap();
+    repo.aahp(&["archive"]).assert_code(0);
+    assert_eq!(files(&repo), rotated);
+    // A damaged cache neither: every line is checked, and one that fails is not used.
+    restore(&repo);
+    let text = std::fs::read_to_string(&cache).unwrap();
+    std::fs::write(&cache, text.replace(" 1 ", " 2 ").replace(",1,", ",2,")).unwrap();
+    let out = repo.aahp_env(".", &["archive"], &FROM_START);
+    assert_ne!(out.code, 0, "{out}");
+    repo.aahp(&["archive"]).assert_code(0);
+    assert_eq!(files(&repo), rotated);
+    // A working tree that differs from HEAD is not resumed from, even by one byte at its
+    // end: its manifest entry is the whole file's.
+    restore(&repo);
+    let edited = format!("{}\n", repo.read(ARCHIVE));
+    repo.write(ARCHIVE, &edited);
+    let out = repo.aahp_env(".", &["archive"], &FROM_START);
+    assert_ne!(out.code, 0, "{out}");
+    repo.aahp(&["archive"]).assert_code(0);
+    assert!(repo.read(ARCHIVE).starts_with(&edited));
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    // A new HEAD (the rotated archive committed) is another blob: the old state is not
+    // used for it; its own is recorded by the next run onto it.
+    restore(&repo);
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "rotated"]);
+    prepend_entries(&repo, 1, 3003);
+    let out = repo.aahp_env(".", &["archive"], &FROM_START);
+    assert_ne!(out.code, 0, "{out}");
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+}
+
+#[test]
+fn the_pre_commit_gate_of_a_rotated_archive_records_its_state_for_the_next_archive() {
+    // The gate of a commit that changes LOG-ARCHIVE.md and its index reads their staged
+    // blobs; it records their pass state by blob id, so the next rotation onto that commit
+    // reads neither from its start.
+    let repo = large_appending_repo();
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.git(&["commit", "-q", "-m", "rotated"]);
+    prepend_entries(&repo, 1, 3003);
+    let before = files(&repo);
+    let out = repo.aahp_env(
+        ".",
+        &["archive"],
+        &[(
+            "AAHP_FAILPOINT",
+            "pass-from-start:LOG-ARCHIVE.md,pass-from-start:LOG-ARCHIVE.index.json",
+        )],
+    );
+    out.assert_code(0);
+    assert!(out.stdout.contains("archived 1 entry"), "{out}");
+    let resumed = files(&repo);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+    // The same run without the cache writes the same bytes.
+    repo.git(&["reset", "-q", "--hard"]);
+    repo.write(LOG, &String::from_utf8(before[0].1.clone().unwrap()).unwrap());
+    assert_eq!(files(&repo), before);
+    std::fs::remove_file(repo.path().join(".git/aahp/pass-states")).unwrap();
+    repo.aahp(&["archive"]).assert_code(0);
+    assert_eq!(files(&repo), resumed);
+}
