@@ -192,7 +192,18 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
             && !LockState::read(&dir)?.is_present()
         {
             match lease::take(repo, &dir, &new, remote, args.steal, ctx.now) {
-                Ok(t) => {
+                Ok(mut t) => {
+                    // The holder taken over is recorded vetted: `commit` writes it into
+                    // LOG.md (review s23 #8).
+                    if let Some(h) = &t.stolen_from {
+                        match lease::describe_holder_vetted(&dir, h) {
+                            Ok(d) => t.lease.took_over = Some(d),
+                            Err(e) => {
+                                let _ = lease::release(repo, &t.lease);
+                                return Err(e);
+                            }
+                        }
+                    }
                     attempt.remote = Some(t.lease.clone());
                     taken = Some(t);
                 }
@@ -253,6 +264,6 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         updating: new.updating,
         waited_seconds: start.elapsed().as_secs(),
         remote_lease,
-        took_over: stolen.map(|h: lock::HandoffLock| lease::describe_holder(&h)),
+        took_over: stolen.and(new.remote.as_ref().and_then(|l| l.took_over.clone())),
     })
 }

@@ -1061,6 +1061,11 @@ fn stamp_provenance(
     // The takeover happened at `begin`, before the session's own entry: it goes below it.
     // `prepend_entry` puts the text through the output boundary.
     if let Some((remote, holder)) = took_over {
+        // The holder's fields came from the remote lease, which anyone who can push
+        // `refs/aahp/lock/*` wrote; the lock file holding them is editable too: vetted
+        // before they go into LOG.md (review s23 #8).
+        let remote = boundary::vetted_line(dir, remote, "a remote name")?;
+        let holder = boundary::vetted_line(dir, holder, "the holder's description")?;
         let entry = format!(
             "Took over a stale remote lease\nThis session began with `begin --remote {remote} --steal`: the lease of this handoff directory on `{remote}` was held by {holder}, past its expiry. That session never released it; its work may be unfinished or lost."
         );

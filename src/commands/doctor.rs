@@ -14,7 +14,9 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 use super::Context;
 use super::agent_hook::{self, Harness};
-use super::hooks::{self, HookState, HooksAction, HooksArgs};
+use super::hooks::{
+    self, HookReport, HookState, HooksAction, HooksArgs, HooksReport, ManagerReport,
+};
 use crate::error::{ExitStatus, Result};
 use crate::handoff::read_limited;
 use crate::output::{Report, Style, boundary};
@@ -159,58 +161,472 @@ fn git_hooks(ctx: &Context, root: &Path, checks: &mut Vec<Check>) -> Result<()> 
             action: HooksAction::Status,
         },
     )?;
-    // A hook manager that owns the hooks runs git aahp only if its configuration says so.
-    let manager = status
-        .managers
-        .iter()
-        .find(|m| manager_runs_aahp(root, m.name));
     for h in &status.hooks {
-        let check = match (h.state, h.outdated, manager) {
-            (HookState::Installed | HookState::Chained | HookState::Wrapped, false, _) => {
-                Check::new("hooks", Verdict::Ok, format!("{} runs git aahp", h.name))
-            }
-            (HookState::Installed | HookState::Chained | HookState::Wrapped, true, _) => {
-                Check::new(
-                    "hooks",
-                    Verdict::Warn,
-                    format!("{} is an older git aahp shim", h.name),
-                )
-                .hint("run `git aahp hooks install` to update it")
-            }
-            (_, _, Some(m)) => Check::new(
-                "hooks",
-                Verdict::Ok,
-                format!("{} runs git aahp through {}", h.name, m.name),
-            ),
-            (HookState::Foreign, _, None) => Check::new(
-                "hooks",
-                Verdict::Fail,
-                format!("{} ({}) is another hook that never runs git aahp", h.name, h.path),
-            )
-            .hint("run `git aahp hooks install` (it chains the hook), or add git aahp to your hook manager"),
-            (_, _, None) => Check::new(
-                "hooks",
-                Verdict::Fail,
-                format!("no {} hook: nothing checks the handoff before it leaves this clone", h.name),
-            )
-            .hint("run `git aahp hooks install`"),
-        };
-        checks.push(check);
+        checks.push(hook_check(root, &status, h));
     }
     Ok(())
 }
 
-/// True when a hook manager's configuration in the work tree calls git aahp.
-fn manager_runs_aahp(root: &Path, manager: &str) -> bool {
-    let files: &[&str] = match manager {
-        "pre-commit" => &[".pre-commit-config.yaml", ".pre-commit-config.yml"],
-        "lefthook" => hooks::LEFTHOOK_CONFIGS,
-        "husky" => &[".husky/pre-commit", ".husky/pre-push"],
-        _ => &[],
+/// The check of one git hook.
+fn hook_check(root: &Path, status: &HooksReport, h: &HookReport) -> Check {
+    let name = h.name;
+    match h.state {
+        HookState::Disabled => Check::new(
+            "hooks",
+            Verdict::Fail,
+            format!(
+                "hooks are disabled: the hooks directory {} is not a directory (core.hooksPath), so git runs no {name} hook",
+                status.hooks_dir
+            ),
+        )
+        .hint("unset core.hooksPath (or point it at a directory), then run `git aahp hooks install`"),
+        HookState::Installed | HookState::Chained | HookState::Wrapped if h.not_executable => {
+            Check::new(
+                "hooks",
+                Verdict::Fail,
+                format!("{name} ({}) is not executable: git skips it", h.path),
+            )
+            .hint("run `git aahp hooks install` to repair it")
+        }
+        HookState::Installed | HookState::Chained | HookState::Wrapped if h.outdated => {
+            Check::new(
+                "hooks",
+                Verdict::Warn,
+                format!("{name} is an older git aahp shim"),
+            )
+            .hint("run `git aahp hooks install` to update it")
+        }
+        HookState::Installed | HookState::Chained | HookState::Wrapped => {
+            Check::new("hooks", Verdict::Ok, format!("{name} runs git aahp"))
+        }
+        HookState::Foreign | HookState::Missing => match hook_owner(root, status, h) {
+            Some(m) => manager_check(root, status, h, m),
+            None if h.state == HookState::Foreign => Check::new(
+                "hooks",
+                Verdict::Fail,
+                format!("{name} ({}) is another hook that never runs git aahp", h.path),
+            )
+            .hint("run `git aahp hooks install` (it chains the hook), or add git aahp to your hook manager"),
+            None => match status.managers.first() {
+                // A manager is configured but its hook is not where git looks for it.
+                Some(m) => Check::new(
+                    "hooks",
+                    Verdict::Fail,
+                    format!(
+                        "no {name} hook in {}: {} is configured ({}) but not installed there, so git runs nothing",
+                        status.hooks_dir, m.name, m.evidence
+                    ),
+                )
+                .hint(install_hint(m.name)),
+                None => Check::new(
+                    "hooks",
+                    Verdict::Fail,
+                    format!("no {name} hook: nothing checks the handoff before it leaves this clone"),
+                )
+                .hint("run `git aahp hooks install`"),
+            },
+        },
+    }
+}
+
+/// How to install a manager's own hooks.
+fn install_hint(manager: &str) -> &'static str {
+    match manager {
+        "lefthook" => "run `lefthook install`, or `git aahp hooks install`",
+        "pre-commit" => {
+            "run `pre-commit install --hook-type pre-commit --hook-type pre-push`, or `git aahp hooks install`"
+        }
+        "husky" => "run `npx husky` (core.hooksPath becomes .husky/_), or `git aahp hooks install`",
+        _ => "run `git aahp hooks install`",
+    }
+}
+
+/// The hook manager whose hook git runs for `h`: Husky when it owns the hooks directory,
+/// else the manager the hook's text names. `None` for a missing hook or anybody else's.
+fn hook_owner<'a>(
+    root: &Path,
+    status: &'a HooksReport,
+    h: &HookReport,
+) -> Option<&'a ManagerReport> {
+    if let Some(m) = status.managers.iter().find(|m| m.owns_hooks_dir) {
+        return Some(m);
+    }
+    if h.state == HookState::Missing {
+        return None;
+    }
+    let path = root.join(&h.path);
+    let text = read_limited(&path, &h.path).ok()?;
+    let text = String::from_utf8_lossy(&text);
+    let by = |name: &str| status.managers.iter().find(|m| m.name == name);
+    if text.contains("lefthook") {
+        by("lefthook")
+    } else if text.contains("File generated by pre-commit") || text.contains("pre-commit.com") {
+        by("pre-commit")
+    } else if text.contains("husky") {
+        by("husky")
+    } else {
+        None
+    }
+}
+
+/// Whether a hook manager's configuration runs `git aahp hook STAGE`.
+enum ManagerRun {
+    /// It does, as a command of its own whose failure stops git.
+    Runs,
+    /// No entry for the stage runs it (a mention in `echo` or a comment runs nothing).
+    Absent(String),
+    /// It runs, but its failure is ignored (why).
+    Swallowed(String),
+    /// lefthook's pre-push command without `use_stdin: true`.
+    NoStdin,
+    /// It cannot be told from here (why).
+    NotChecked(String),
+}
+
+/// The check of a hook run by the hook manager `m`: its hook must be executable and its
+/// configuration must run `git aahp hook <stage>` for this stage (review s23 #15).
+fn manager_check(root: &Path, status: &HooksReport, h: &HookReport, m: &ManagerReport) -> Check {
+    let name = h.name;
+    if h.state == HookState::Missing {
+        return Check::new(
+            "hooks",
+            Verdict::Fail,
+            format!(
+                "no {name} hook in {}: {} does not install one there, so git runs nothing for {name}",
+                status.hooks_dir, m.name
+            ),
+        )
+        .hint(install_hint(m.name));
+    }
+    if h.not_executable {
+        return Check::new(
+            "hooks",
+            Verdict::Fail,
+            format!("{name} ({}) is not executable: git skips it", h.path),
+        )
+        .hint(install_hint(m.name));
+    }
+    let run = match m.name {
+        "lefthook" => lefthook_runs(root, name),
+        "pre-commit" => pre_commit_runs(root, name),
+        "husky" => husky_runs(root, name),
+        other => ManagerRun::NotChecked(format!("{other} is not a manager doctor reads")),
     };
-    files.iter().any(|f| {
-        read_limited(&root.join(f), f).is_ok_and(|b| String::from_utf8_lossy(&b).contains("aahp"))
-    })
+    let event = if name == "pre-push" { "push" } else { "commit" };
+    match run {
+        ManagerRun::Runs => Check::new(
+            "hooks",
+            Verdict::Ok,
+            format!("{name} runs git aahp through {}", m.name),
+        ),
+        ManagerRun::Absent(why) => Check::new(
+            "hooks",
+            Verdict::Fail,
+            format!(
+                "{name}: {} runs no `git aahp hook {name}` ({why}): nothing checks the handoff at {event}",
+                m.name
+            ),
+        )
+        .hint(m.advice.clone()),
+        ManagerRun::Swallowed(why) => Check::new(
+            "hooks",
+            Verdict::Fail,
+            format!(
+                "{name}: {} runs `git aahp hook {name}` but {why}, so its failure does not stop the {event}",
+                m.name
+            ),
+        )
+        .hint(m.advice.clone()),
+        ManagerRun::NoStdin => Check::new(
+            "hooks",
+            Verdict::Fail,
+            format!(
+                "{name}: lefthook runs `git aahp hook {name}` without `use_stdin: true`: it gets no ref list and judges the current branch, not what is pushed"
+            ),
+        )
+        .hint("add `use_stdin: true` to the lefthook command that runs git aahp"),
+        ManagerRun::NotChecked(why) => Check::new(
+            "hooks",
+            Verdict::Warn,
+            format!(
+                "{name}: not checked whether {} runs `git aahp hook {name}`: {why}",
+                m.name
+            ),
+        )
+        .hint(m.advice.clone()),
+    }
+}
+
+/// lefthook: a command (or job) of the stage whose `run:` runs the hook as a command of its
+/// own, not skipped, with `use_stdin: true` for pre-push. lefthook runs `run:` with `sh -c`
+/// (no errexit).
+fn lefthook_runs(root: &Path, stage: &str) -> ManagerRun {
+    let Some(file) = hooks::LEFTHOOK_CONFIGS
+        .iter()
+        .find(|c| root.join(c).is_file())
+    else {
+        return ManagerRun::Absent("no lefthook configuration file".into());
+    };
+    let yaml = Path::new(file)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("yml") || e.eq_ignore_ascii_case("yaml"));
+    if !yaml {
+        return ManagerRun::NotChecked(format!("doctor reads lefthook's YAML only, not {file}"));
+    }
+    let Some(doc) = read_yaml(root, file) else {
+        return ManagerRun::NotChecked(format!("{file} could not be read as YAML"));
+    };
+    let section = &doc[stage];
+    let mut entries: Vec<&Yaml> = Vec::new();
+    if let Some(cmds) = section["commands"].as_hash() {
+        entries.extend(cmds.values());
+    }
+    if let Some(jobs) = section["jobs"].as_vec() {
+        entries.extend(jobs.iter());
+    }
+    let mut best = ManagerRun::Absent(format!("{file} has no {stage} command that runs it"));
+    for e in entries {
+        if matches!(e["skip"], Yaml::Boolean(true)) {
+            continue;
+        }
+        let Some(run) = e["run"].as_str() else {
+            continue;
+        };
+        let verdict = match script_runs(run, stage, false) {
+            ManagerRun::Runs
+                if stage == "pre-push" && !matches!(e["use_stdin"], Yaml::Boolean(true)) =>
+            {
+                ManagerRun::NoStdin
+            }
+            v => v,
+        };
+        if matches!(verdict, ManagerRun::Runs) {
+            return verdict;
+        }
+        if !matches!(verdict, ManagerRun::Absent(_)) {
+            best = verdict;
+        }
+    }
+    if matches!(best, ManagerRun::Absent(_)) && !section["scripts"].is_badvalue() {
+        return ManagerRun::NotChecked(format!("{file}'s {stage} scripts are not read"));
+    }
+    best
+}
+
+/// pre-commit: a hook of the stage whose `entry` is the command (run without a shell), or
+/// one of git-aahp's own hook ids.
+fn pre_commit_runs(root: &Path, stage: &str) -> ManagerRun {
+    let Some(file) = [".pre-commit-config.yaml", ".pre-commit-config.yml"]
+        .into_iter()
+        .find(|c| root.join(c).is_file())
+    else {
+        return ManagerRun::Absent("no .pre-commit-config.yaml".into());
+    };
+    let Some(doc) = read_yaml(root, file) else {
+        return ManagerRun::NotChecked(format!("{file} could not be read as YAML"));
+    };
+    let names: &[&str] = if stage == "pre-push" {
+        &["pre-push", "push"]
+    } else {
+        &["pre-commit", "commit"]
+    };
+    let in_stage = |stages: &Yaml| match stages.as_vec() {
+        Some(list) => list
+            .iter()
+            .any(|s| s.as_str().is_some_and(|s| names.contains(&s))),
+        None => true,
+    };
+    let mut best = ManagerRun::Absent(format!("{file} has no {stage} hook that runs it"));
+    for repo in doc["repos"].as_vec().map(Vec::as_slice).unwrap_or_default() {
+        for hook in repo["hooks"]
+            .as_vec()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            let stages = if hook["stages"].is_badvalue() {
+                &doc["default_stages"]
+            } else {
+                &hook["stages"]
+            };
+            if !in_stage(stages) {
+                continue;
+            }
+            let id = hook["id"].as_str().unwrap_or("");
+            let verdict = match hook["entry"].as_str() {
+                Some(entry) => {
+                    let words: Vec<&str> = entry.split_whitespace().collect();
+                    if runs_hook_words(&words, stage) {
+                        ManagerRun::Runs
+                    } else if matches!(words.first(), Some(&("sh" | "bash" | "dash" | "zsh")))
+                        && entry.contains("aahp")
+                    {
+                        ManagerRun::NotChecked(format!("the entry of `{id}` runs a shell script"))
+                    } else {
+                        continue;
+                    }
+                }
+                // git-aahp's own .pre-commit-hooks.yaml: the ids name the stage.
+                None if id.starts_with("aahp-verify")
+                    && id.contains("push") == (stage == "pre-push") =>
+                {
+                    ManagerRun::Runs
+                }
+                None => continue,
+            };
+            if matches!(verdict, ManagerRun::Runs) {
+                return verdict;
+            }
+            best = verdict;
+        }
+    }
+    best
+}
+
+/// Husky: `.husky/<stage>`, a script Husky runs with `sh -e`.
+fn husky_runs(root: &Path, stage: &str) -> ManagerRun {
+    let rel = format!(".husky/{stage}");
+    match read_limited(&root.join(&rel), &rel) {
+        Ok(bytes) => script_runs(&String::from_utf8_lossy(&bytes), stage, true),
+        Err(_) => ManagerRun::Absent(format!("there is no {rel}")),
+    }
+}
+
+fn read_yaml(root: &Path, file: &str) -> Option<Yaml> {
+    let bytes = read_limited(&root.join(file), file).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    YamlLoader::load_from_str(&text).ok()?.into_iter().next()
+}
+
+/// Whether a shell script runs `git aahp hook STAGE` as a command of its own, and whether
+/// its failure ends the script with a failure. `errexit`: the script runs with `sh -e`.
+fn script_runs(script: &str, stage: &str, errexit: bool) -> ManagerRun {
+    let lines = logical_lines(script);
+    let errexit = errexit
+        || lines.iter().any(|l| {
+            l == "set -e" || l.starts_with("set -e ") || l == "set -eu" || l == "set -o errexit"
+        });
+    for (i, line) in lines.iter().enumerate() {
+        // An `exit` before it ends the script first.
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first() == Some(&"exit") && words.len() <= 2 {
+            return ManagerRun::Absent("the script exits before it".into());
+        }
+        let commands = shell_commands(line);
+        let Some(at) = commands
+            .iter()
+            .position(|(c, _)| runs_hook_words(&c.split_whitespace().collect::<Vec<_>>(), stage))
+        else {
+            if commands.iter().any(|(c, _)| {
+                matches!(
+                    c.split_whitespace().next(),
+                    Some("sh" | "bash" | "dash" | "zsh")
+                ) && c.contains("aahp")
+            }) {
+                return ManagerRun::NotChecked("it is run inside `sh -c`".into());
+            }
+            continue;
+        };
+        let next = commands.get(at + 1).map(|(c, _)| c.trim());
+        match commands[at].1 {
+            "||" => {
+                let fails = next.is_some_and(|n| {
+                    n == "false" || n.strip_prefix("exit ").is_some_and(|c| c.trim() != "0")
+                });
+                if !fails {
+                    return ManagerRun::Swallowed(format!(
+                        "`|| {}` follows it",
+                        next.unwrap_or("")
+                    ));
+                }
+            }
+            "|" => {
+                return ManagerRun::Swallowed(
+                    "its output is piped, the pipe's last command decides".into(),
+                );
+            }
+            "&" => return ManagerRun::Swallowed("it runs in the background (`&`)".into()),
+            // `;` or the end of the line: without errexit, a later command decides.
+            ";" | "" if !errexit && (at + 1 < commands.len() || i + 1 < lines.len()) => {
+                return ManagerRun::Swallowed(
+                    "a later command of the script decides its exit status (no `set -e`)".into(),
+                );
+            }
+            _ => {}
+        }
+        return ManagerRun::Runs;
+    }
+    ManagerRun::Absent("the script never runs it as a command of its own".into())
+}
+
+/// A shell line's commands, each with the operator after it (`;`, `&&`, `||`, `|`, `&`, or
+/// `""` at the end); quoted text is kept whole.
+fn shell_commands(line: &str) -> Vec<(String, &'static str)> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            cur.push(c);
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        let op: Option<&'static str> = match c {
+            '\'' | '"' => {
+                quote = Some(c);
+                cur.push(c);
+                None
+            }
+            ';' | '(' | ')' => Some(";"),
+            // A group's braces are words of their own; `{1}` (lefthook's arguments) is not one.
+            '{' if chars.peek().is_none_or(|n| n.is_whitespace()) => Some(";"),
+            '}' if cur.trim().is_empty() || cur.ends_with(char::is_whitespace) => Some(";"),
+            '&' if chars.peek() == Some(&'&') => {
+                chars.next();
+                Some("&&")
+            }
+            '&' => Some("&"),
+            '|' if chars.peek() == Some(&'|') => {
+                chars.next();
+                Some("||")
+            }
+            '|' => Some("|"),
+            _ => {
+                cur.push(c);
+                None
+            }
+        };
+        if let Some(op) = op {
+            if !cur.trim().is_empty() {
+                out.push((std::mem::take(&mut cur), op));
+            }
+            cur.clear();
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push((cur, ""));
+    }
+    out
+}
+
+/// True when `words` run `git aahp hook STAGE` (or `git-aahp hook STAGE` by any path),
+/// after any `VAR=value`, `exec` or `command`, and not only for help.
+fn runs_hook_words(words: &[&str], stage: &str) -> bool {
+    let mut rest = words.iter().copied().skip_while(|w| {
+        (w.contains('=') && !w.starts_with('-')) || matches!(*w, "exec" | "command")
+    });
+    let runs_aahp = match rest.next() {
+        Some("git") => rest.next() == Some("aahp"),
+        Some(program) => program == "git-aahp" || program.ends_with("/git-aahp"),
+        None => false,
+    };
+    let rest: Vec<&str> = rest.collect();
+    runs_aahp
+        && rest.first() == Some(&"hook")
+        && rest.get(1) == Some(&stage)
+        && !rest.iter().any(|w| matches!(*w, "--help" | "-h"))
 }
 
 /// The merge driver: wherever `.gitattributes` hands files to it, git must know it.

@@ -89,6 +89,9 @@ pub enum HookState {
     Wrapped,
     /// No hook.
     Missing,
+    /// The hooks directory is not a directory (`core.hooksPath = /dev/null`, the usual way
+    /// to switch hooks off): git runs no hook at all.
+    Disabled,
 }
 
 /// What a command did to one hook.
@@ -133,6 +136,10 @@ pub struct HookReport {
     pub legacy: Option<String>,
     /// True when our shim is there but differs from the one this version ships.
     pub outdated: bool,
+    /// True when the file git would run for this hook (the shim, or the manager's hook
+    /// that runs it) is there but not executable: git skips it with only a hint.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub not_executable: bool,
     /// For `uninstall`: the shim removed was the one under `<hook>.legacy`.
     #[serde(skip)]
     pub legacy_removed: bool,
@@ -210,6 +217,7 @@ impl Report for HooksReport {
                 (_, HookState::Foreign) => style.warn("foreign"),
                 (_, HookState::Wrapped) => style.ok("wrapped"),
                 (_, HookState::Missing) => style.warn("missing"),
+                (_, HookState::Disabled) => style.warn("disabled"),
             };
             let detail = match (h.change, h.state) {
                 (Some(HookChange::Installed), _) => "shim written".to_string(),
@@ -247,8 +255,17 @@ impl Report for HooksReport {
                     h.name
                 ),
                 (None, HookState::Missing) => "`git aahp hooks install` adds it".into(),
+                (_, HookState::Disabled) => format!(
+                    "{} is not a directory: git runs no hooks",
+                    escape_untrusted(&self.hooks_dir)
+                ),
             };
-            let outdated = if h.outdated && h.change.is_none() {
+            let outdated = if h.not_executable && h.change.is_none() {
+                format!(
+                    " {}",
+                    style.warn("(not executable: git skips it; run `git aahp hooks install`)")
+                )
+            } else if h.outdated && h.change.is_none() {
                 format!(
                     " {}",
                     style.warn("(outdated: run `git aahp hooks install`)")
@@ -291,6 +308,7 @@ impl Report for HooksReport {
                 h.state,
                 HookState::Installed | HookState::Chained | HookState::Wrapped
             ) && !h.outdated
+                && !h.not_executable
         });
         if self.action == "status" && !healthy {
             ExitStatus::Findings
@@ -350,7 +368,31 @@ pub fn run(ctx: &Context, args: &HooksArgs) -> Result<HooksReport> {
         hooks: Vec::new(),
         merge_driver: None,
     };
+    // `core.hooksPath = /dev/null` (or any file) switches hooks off: said so, not an error
+    // reading `/dev/null/pre-commit`.
+    let disabled = std::fs::metadata(&dir).is_ok_and(|m| !m.is_dir());
+    if disabled && !matches!(args.action, HooksAction::Status) {
+        return Err(Error::other(format!(
+            "the hooks directory {} is not a directory, so git runs no hooks; set              core.hooksPath to a directory (or unset it) first",
+            escape_untrusted(&report.hooks_dir)
+        )));
+    }
     match &args.action {
+        HooksAction::Status if disabled => {
+            for shim in SHIMS {
+                report.hooks.push(HookReport {
+                    name: shim.name,
+                    path: display_path(&root, &dir.join(shim.name)),
+                    state: HookState::Disabled,
+                    change: None,
+                    chained: None,
+                    legacy: None,
+                    outdated: false,
+                    not_executable: false,
+                    legacy_removed: false,
+                });
+            }
+        }
         HooksAction::Status => {
             for shim in SHIMS {
                 let hook = Hook::inspect(&dir, shim)?;
@@ -568,6 +610,8 @@ impl Hook {
                 (Found::Foreign, Some((_, current))) => !current,
                 _ => false,
             },
+            not_executable: matches!(self.found, Found::Ours { .. } | Found::Foreign)
+                && !is_executable(&self.path),
             legacy_removed: false,
         }
     }

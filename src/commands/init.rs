@@ -16,7 +16,7 @@ use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::templates::TEMPLATES;
 use crate::handoff::{HandoffDir, MANIFEST, Snapshot, Source, log, migrate, stream, write_atomic};
-use crate::output::{Report, Style, escape_untrusted};
+use crate::output::{Report, Style, boundary, escape_untrusted};
 use crate::transaction::lock::LockState;
 use crate::transaction::writer::WriteLock;
 
@@ -222,6 +222,10 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     {
         return Err(Error::Usage("--project must not be empty".into()));
     }
+    // The name is written into every template and MANIFEST.json: judged before anything is
+    // written, new directory or existing one, as every other writer's text is (review s23
+    // #14).
+    boundary::admit(&dir, "--project", args.project.as_deref())?;
     // The harnesses' settings are read and checked before anything is written.
     let agent_hooks = args
         .agent_hooks
@@ -259,7 +263,7 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
                 .filter(|p| !p.trim().is_empty())
                 .map(String::from)
         })
-        .unwrap_or_else(|| default_project(&dir));
+        .map_or_else(|| default_project(&dir), Ok)?;
     let date = crate::clock::utc_date(ctx.now).to_string();
 
     let (mut plan, mut kept) = plan_templates(&dir, &snap, &project, &date, args.force);
@@ -800,13 +804,18 @@ fn split_bom<'a>(path: &str, bytes: &'a [u8]) -> Result<(&'a [u8], &'a str)> {
 /// The project name when neither `--project` nor a manifest gives one: the name of the
 /// directory holding the handoff directory's package (the repository root for
 /// `.ai/handoff`).
-fn default_project(dir: &HandoffDir) -> String {
-    dir.root
+/// A directory name the linter blocks is not written into the handoff: `project` instead.
+fn default_project(dir: &HandoffDir) -> Result<String> {
+    let name = dir
+        .root
         .join(dir.package_root())
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .filter(|n| !n.trim().is_empty())
-        .unwrap_or_else(|| "project".into())
+        .filter(|n| !n.trim().is_empty());
+    Ok(match name {
+        Some(n) => boundary::admitted_or(dir, &n, "project")?.to_string(),
+        None => "project".into(),
+    })
 }
 
 /// Refuses to write while a session holds `HANDOFF.lock` (exit 3), naming the holder; a

@@ -10,7 +10,11 @@
 //!
 //! The lock belongs to the MCP client's session: `begin` records the session id it printed,
 //! and every later tool call of this connection runs with `AAHP_SESSION_ID` set to it, so
-//! `commit`, `task` and `recover` recognise the lock as the client's and no one else's.
+//! `commit`, `task` and `recover` recognise the lock as the client's and no one else's. A
+//! connection that has not begun runs its commands with a session id of its own (the
+//! server's `AAHP_SESSION_ID` when it was started with one, else one made for the
+//! connection), never with none: without an id the command would take the session the
+//! worktree recorded, another client's, as its own (review s23 #13).
 //! `recover` runs as a dry run unless `apply` is set, and `apply` is refused until this
 //! connection has seen the dry run.
 
@@ -38,7 +42,11 @@ pub fn run(ctx: &Context, _args: &McpArgs) -> Result<ExitStatus> {
         context: "cannot find the git-aahp executable to run the tools with".into(),
         source: Some(Box::new(e)),
     })?;
-    let server = HandoffServer::new(exe, ctx.cwd.clone());
+    let own_id = std::env::var("AAHP_SESSION_ID")
+        .ok()
+        .filter(|id| !id.trim().is_empty())
+        .unwrap_or_else(|| format!("mcp-{}", crate::transaction::lock::new_session_id(ctx.now)));
+    let server = HandoffServer::new(exe, ctx.cwd.clone(), own_id);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -73,6 +81,9 @@ struct SessionState {
 pub struct HandoffServer {
     exe: PathBuf,
     cwd: PathBuf,
+    /// The session id of this connection's commands until `begin` gives one (see the
+    /// module documentation).
+    own_id: String,
     state: Arc<Mutex<SessionState>>,
     tool_router: ToolRouter<Self>,
 }
@@ -85,10 +96,11 @@ struct Answer {
 }
 
 impl HandoffServer {
-    fn new(exe: PathBuf, cwd: PathBuf) -> HandoffServer {
+    fn new(exe: PathBuf, cwd: PathBuf, own_id: String) -> HandoffServer {
         HandoffServer {
             exe,
             cwd,
+            own_id,
             state: Arc::new(Mutex::new(SessionState::default())),
             tool_router: Self::tool_router(),
         }
@@ -101,11 +113,15 @@ impl HandoffServer {
             .unwrap_or_default()
     }
 
-    /// Runs `git-aahp --json ARGS` with stdin closed (stdin is the MCP channel).
+    /// Runs `git-aahp --json ARGS` with stdin closed (stdin is the MCP channel), as the
+    /// session `begin` gave this connection, else as the connection's own id; `begin` itself
+    /// on a connection without a session is left to make a new id.
     async fn exec(&self, args: Vec<String>) -> std::result::Result<Answer, ErrorData> {
         let exe = self.exe.clone();
         let cwd = self.cwd.clone();
-        let session = self.session_id();
+        let session = self.session_id().or_else(|| {
+            (args.first().map(String::as_str) != Some("begin")).then(|| self.own_id.clone())
+        });
         let output = tokio::task::spawn_blocking(move || {
             let mut cmd = Command::new(exe);
             // `--json` first: after a `--` it would be a positional value.

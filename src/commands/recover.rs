@@ -254,26 +254,30 @@ fn clear_remote_lease(
     else {
         return write.map_or(Ok(()), HandoffWrite::finish);
     };
+    // The agent reading this plan (an MCP client) sees the holder as LOG.md records it.
     report.plan.push(format!(
-        "cleared the lease of {} (session {}, host {}, expired {}) on `{remote}`",
-        h.agent, h.session_id, h.host, h.expires
+        "cleared the lease of {} on `{remote}`",
+        crate::transaction::lease::describe_holder_vetted(dir, &h)?
     ));
     if let Some(write) = write {
         let stale = h.is_stale(ctx.now);
+        // Whoever can push the lease ref wrote its fields: each is vetted before it goes
+        // into LOG.md (review s23 #8), as in the plan above.
+        let field = |text: &str, what: &str| boundary::vetted_line(dir, text, what);
         let entry = format!(
             "## [{}] git-aahp: Cleared a remote lease\n\n`git aahp recover --remote {}` removed the lease of this handoff directory on `{}`, held by {} (session {}, host {}), which {} {}. That session never released it; its work may be unfinished or lost.\n",
             clock::utc_date(ctx.now),
             boundary::clean_line(remote),
             boundary::clean_line(remote),
-            boundary::clean_line(&h.agent),
-            boundary::clean_line(&h.session_id),
-            boundary::clean_line(&h.host),
+            field(&h.agent, "an agent name")?,
+            field(&h.session_id, "a session id")?,
+            field(&h.host, "a host name")?,
             if stale {
                 "expired"
             } else {
                 "had not expired (`--force`); it was to expire"
             },
-            boundary::clean_line(&h.expires),
+            field(&h.expires, "a time")?,
         );
         crate::transaction::steps::append_log(dir, &entry, &|name, bytes| {
             crate::transaction::steps::write_file(dir, name, bytes)
@@ -793,7 +797,7 @@ fn rewrite_after_restore(
         dir.snapshot_commit_only(repo, note.saved, &[crate::transaction::steps::TRUST_FILE])?;
     let write = |name: &str, bytes: &[u8]| crate::transaction::steps::write_file(dir, name, bytes);
     let marked = crate::transaction::steps::mark_session_claims(dir, &session_snap, &write)?;
-    let entry = recovery_entry(today, note, &marked);
+    let entry = recovery_entry(dir, today, note, &marked)?;
     crate::transaction::steps::append_log(dir, &entry, &write)?;
     let snap = dir.snapshot(repo, Source::Worktree)?;
     let old = Manifest::from_snapshot(dir, &snap).ok().flatten();
@@ -835,13 +839,21 @@ fn rollback_plan(dir: &HandoffDir, session_id: &str, target_text: &str) -> Vec<S
 }
 
 /// The LOG.md entry that records a recovery.
-fn recovery_entry(today: jiff::civil::Date, note: &RecoveryNote<'_>, marked: &[String]) -> String {
+/// The session's id, agent and start come from `HANDOFF.lock` or the commit journal, which
+/// anyone can edit: each is vetted before it goes into LOG.md (review s23 #8).
+fn recovery_entry(
+    dir: &HandoffDir,
+    today: jiff::civil::Date,
+    note: &RecoveryNote<'_>,
+    marked: &[String],
+) -> Result<String> {
     let RecoveryNote {
         who,
         ref_name,
         saved,
         target,
     } = note;
+    let session = boundary::vetted_line(dir, &who.session_id, "a session id")?;
     let mut e = format!(
         "## [{today}] git-aahp: Recovered interrupted session {}\n\n\
          **Agent:** git-aahp recover\n\n\
@@ -849,10 +861,10 @@ fn recovery_entry(today: jiff::civil::Date, note: &RecoveryNote<'_>, marked: &[S
          was rolled back to the last clean handoff, {target}.\n\n\
          Its files are saved in commit `{}` at `{ref_name}` \
          (`git show {ref_name}:<path>` to read one).\n",
-        boundary::clean_line(&who.session_id),
-        boundary::clean_line(&who.session_id),
-        boundary::clean_line(&who.agent),
-        boundary::clean_line(&who.started),
+        session,
+        session,
+        boundary::vetted_line(dir, &who.agent, "an agent name")?,
+        boundary::vetted_line(dir, &who.started, "a time")?,
         Repo::short(*saved),
     );
     if !marked.is_empty() {
@@ -866,7 +878,7 @@ fn recovery_entry(today: jiff::civil::Date, note: &RecoveryNote<'_>, marked: &[S
                 .join(", ")
         );
     }
-    e
+    Ok(e)
 }
 
 /// True when the handoff files in the working tree differ from HEAD's (lock and temporary

@@ -337,6 +337,15 @@ pub fn run(ctx: &Context, args: &TrustArgs) -> Result<TrustReport> {
             boundary::admit(&dir, "the property", Some(&v.property))?;
             boundary::admit(&dir, "--provenance", v.provenance.as_deref())?;
             boundary::admit(&dir, "--agent", v.agent.as_deref())?;
+            // The command line lands in TRUST.md's evidence, where a newline becomes
+            // `\u{a}`: judged as given, before that escaping could hide a labelled secret
+            // (`password:` then the secret on the next line) from the linter (review s23 #7).
+            // Each argument as given, then the whole line (a label and its value may be
+            // two arguments).
+            for arg in &v.command {
+                boundary::admit(&dir, "the command after --", Some(arg))?;
+            }
+            boundary::admit(&dir, "the command after --", Some(&v.command.join(" ")))?;
             // Bad input or another session's lock stops here, before the command runs.
             HandoffWrite::precheck(repo, &dir, &claim, ctx.now)?;
             let snap = dir.snapshot(repo, Source::Worktree)?;
@@ -652,6 +661,18 @@ fn run_check(
             cwd,
             limit,
         } => {
+            // A configured check's command is written into the evidence as well: judged as
+            // the command line's is, before it runs.
+            if let Some(c) = check {
+                let what = format!(
+                    "the command of check `{c}` in {}",
+                    dir.project_path(CONFIG_FILE)
+                );
+                for arg in &argv {
+                    boundary::admit(dir, &what, Some(arg))?;
+                }
+                boundary::admit(dir, &what, Some(&argv.join(" ")))?;
+            }
             let ran = run_bounded(&argv, &cwd, limit).map_err(|e| Error::Other {
                 context: format!(
                     "could not run `{}`; {} was not changed",

@@ -148,6 +148,37 @@ pub fn admit(
     }
 }
 
+/// `text` when [`admit`] lets it through, else `withheld`: for text the tool writes into the
+/// handoff that nobody typed on this command line (a lock's or a remote lease's fields, a
+/// directory's name), where refusing would block the command that clears it. A `.aiignore`
+/// that cannot be read is still an error, as in [`admit`].
+pub fn admitted_or<'a>(
+    dir: &crate::handoff::HandoffDir,
+    text: &'a str,
+    withheld: &'a str,
+) -> crate::error::Result<&'a str> {
+    match admit(dir, "", Some(text)) {
+        Ok(()) => Ok(text),
+        Err(crate::error::Error::Refused { .. }) => Ok(withheld),
+        Err(e) => Err(e),
+    }
+}
+
+/// A field of a lock, a remote lease or a commit journal as the tool writes it into a
+/// handoff file: the field on one line ([`clean_line`]) when the linter lets it through,
+/// else `{what} withheld: it did not pass the linter`. Anyone who can push
+/// `refs/aahp/lock/*` or edit `HANDOFF.lock` writes these fields; an instruction or a secret
+/// in one must not reach LOG.md, where `context` serves it to the next agent and the gate
+/// then blocks the commit of whoever wrote the entry (review s23 #8).
+pub fn vetted_line(
+    dir: &crate::handoff::HandoffDir,
+    text: &str,
+    what: &str,
+) -> crate::error::Result<String> {
+    let withheld = format!("{what} withheld: it did not pass the linter");
+    Ok(clean_line(admitted_or(dir, text, &withheld)?))
+}
+
 /// Makes untrusted text safe to show in any format: every secret the linter recognises is
 /// replaced by its redacted form (`gh…(40 chars)`), then [`neutralise`] applies.
 pub fn clean(s: &str) -> Cow<'_, str> {

@@ -236,6 +236,20 @@ pub fn describe_holder(h: &HandoffLock) -> String {
     )
 }
 
+/// [`describe_holder`] with each field vetted ([`boundary::vetted_line`]): what `begin
+/// --steal` records in the lock for `commit` to write into LOG.md and shows the agent. The
+/// lease's fields were written by whoever could push its ref (review s23 #8).
+pub fn describe_holder_vetted(dir: &HandoffDir, h: &HandoffLock) -> Result<String> {
+    let field = |text: &str, what: &str| boundary::vetted_line(dir, text, what);
+    Ok(format!(
+        "{} (session {}, host {}, expired {})",
+        field(&h.agent, "an agent name")?,
+        field(&h.session_id, "a session id")?,
+        field(&h.host, "a host name")?,
+        field(&h.expires, "a time")?
+    ))
+}
+
 fn read_lock(
     repo: &Repo,
     remote: &str,

@@ -266,3 +266,79 @@ fn mcp_read_and_task_tools_answer_their_json_documents_redacted() {
         client.cancel().await.unwrap();
     });
 }
+
+/// Review s23 #13: a connection that never called `begin` runs its commands as a session
+/// of its own, not as the session the worktree recorded (another client's): that client's
+/// lock is exit 3 to it, and its own session round trip still works.
+#[test]
+fn mcp_a_connection_without_begin_cannot_use_another_clients_lock() {
+    let repo = TestRepo::with_handoff();
+    let root = repo.path();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let repo_ref = &repo;
+    runtime.block_on(async move {
+        let a = ().serve(server(&root)).await.expect("initialize A");
+        let b = ().serve(server(&root)).await.expect("initialize B");
+        let begin = a
+            .call_tool(
+                CallToolRequestParams::new("begin")
+                    .with_arguments(args(serde_json::json!({"agent": "claude"}))),
+            )
+            .await
+            .unwrap();
+        assert_ne!(begin.is_error, Some(true), "{}", text(&begin));
+
+        // B has not begun: A's lock is held by someone else.
+        let task = b
+            .call_tool(
+                CallToolRequestParams::new("task_add")
+                    .with_arguments(args(serde_json::json!({"title": "from connection B"}))),
+            )
+            .await
+            .unwrap();
+        assert_eq!(task.is_error, Some(true), "{}", text(&task));
+        let doc: serde_json::Value = serde_json::from_str(&text(&task)).unwrap();
+        assert_eq!(doc["error"]["exit_code"], 3, "{doc}");
+
+        std::fs::write(root.join("a.txt"), "work of A\n").unwrap();
+        repo_ref.git(&["add", "a.txt"]);
+        let status_md = std::fs::read_to_string(root.join(".ai/handoff/STATUS.md")).unwrap();
+        std::fs::write(
+            root.join(".ai/handoff/STATUS.md"),
+            status_md.replace("No project work has been recorded yet.", "A changed a.txt.")
+                + "\n- a.txt added\n",
+        )
+        .unwrap();
+        let commit = b
+            .call_tool(CallToolRequestParams::new("commit").with_arguments(args(
+                serde_json::json!({"message": "committed by connection B", "log": "B"}),
+            )))
+            .await
+            .unwrap();
+        assert_eq!(commit.is_error, Some(true), "{}", text(&commit));
+        let doc: serde_json::Value = serde_json::from_str(&text(&commit)).unwrap();
+        assert_eq!(doc["error"]["exit_code"], 3, "{doc}");
+        assert!(root.join(".ai/handoff/HANDOFF.lock").exists());
+
+        // A's own session ends as before.
+        let commit = a
+            .call_tool(CallToolRequestParams::new("commit").with_arguments(args(
+                serde_json::json!({"message": "committed by connection A", "log": "A"}),
+            )))
+            .await
+            .unwrap();
+        assert_ne!(commit.is_error, Some(true), "{}", text(&commit));
+        assert!(!root.join(".ai/handoff/HANDOFF.lock").exists());
+        a.cancel().await.unwrap();
+        b.cancel().await.unwrap();
+    });
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "committed by connection A"
+    );
+    let tasks = repo.aahp(&["task", "list", "--json"]).json();
+    assert!(!tasks.to_string().contains("from connection B"), "{tasks}");
+}

@@ -548,3 +548,51 @@ fn trust_verify_refuses_a_misspelt_property_and_names_the_closest() {
     added.assert_code(0);
     assert!(repo.read(TRUST).contains("| Docs build |"), "{added}");
 }
+
+/// Review s23 #7: the command line goes into TRUST.md with its newlines escaped (`\u{a}`),
+/// after which a labelled secret (`password:` and the secret on the next line) is no
+/// longer one the linter sees. The argv is admitted as given first: refused, exit 1,
+/// nothing run or written. A row that holds the escaped form anyway (written by hand, or by
+/// an older version) fails lint.
+#[test]
+fn trust_verify_refuses_a_secret_in_the_command_before_it_is_escaped() {
+    let secret = "Xq8vN2pL7rT4kW9mZ3bY6cH1jF5dS0aG";
+    let repo = repo_with_trust(LEDGER);
+    let marker = repo.path().join("ran");
+    let arg = format!("A=password:\n{secret}");
+    let script = format!("touch {}", marker.display());
+    let out = assert_untouched(
+        &repo,
+        &[
+            "trust",
+            "verify",
+            "Build passes",
+            "--",
+            "env",
+            &arg,
+            "sh",
+            "-c",
+            &script,
+        ],
+        1,
+    );
+    assert!(
+        out.stderr.contains("the command after -- was refused"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("SEC121"), "{out}");
+    assert!(!out.stderr.contains(secret), "{out}");
+    assert!(!marker.exists(), "the command ran although it was refused");
+
+    // The escaped form, however it got there, is judged as what it stands for.
+    let trust = repo.read(TRUST).replace(
+        "| 2026-11-27 | ok |",
+        &format!("| 2026-11-27 | `env 'A=password:\\u{{a}}{secret}' true` exit 0 |"),
+    );
+    repo.write(TRUST, trust);
+    let out = repo.aahp(&["lint"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("ENC001"), "{out}");
+    assert!(out.stdout.contains("SEC121"), "{out}");
+    assert!(!out.stdout.contains(secret), "{out}");
+}

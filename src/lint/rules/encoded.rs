@@ -42,6 +42,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     }
     let text = scan.text();
     let b = text.as_bytes();
+    braced_escape_lines(scan, out);
     // Escape runs (`%xx`, `\\xNN`, `\\uNNNN`) are rare: find them with memchr.
     let mut skip_until = 0;
     let mut judged = 0usize;
@@ -156,6 +157,102 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
         count_top(scan, |p| p.decoded += 1);
         judge(scan, start, j, if hex { "hex" } else { "base64" }, &t, out);
     }
+}
+
+/// Lines holding the escapes the tool itself writes for characters it may not write as they
+/// are (`\u{a}` for a newline in a TRUST.md evidence cell, `\u{1b}`): each such line is
+/// read with its escapes undone and linted again, and what that finds beyond what the line
+/// shows as written is an error here (ENC001). A labelled secret (`password:` and the
+/// secret on the next line) is otherwise hidden by the escape (review s23 #7). One escape
+/// is enough, unlike the runs [`escape_run`] looks for.
+fn braced_escape_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let mut judged = 0usize;
+    let mut next = 0;
+    for p in memchr::memmem::find_iter(text.as_bytes(), b"\\u{") {
+        if p < next {
+            continue;
+        }
+        let start = text[..p].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[p..].find('\n').map_or(text.len(), |i| p + i);
+        next = end;
+        let line = &text[start..end];
+        // The line, and each quoted piece holding an escape (an argument of a command line
+        // the tool quoted: `'A=password:\u{a}…'`), judged apart from what follows it.
+        let mut pieces = vec![(0, line.len())];
+        let quote = |c: char| matches!(c, '\'' | '"' | '`' | '|');
+        let mut from = 0;
+        while let Some(i) = line[from..].find("\\u{").map(|i| from + i) {
+            let s = line[..i].rfind(quote).map_or(0, |q| q + 1);
+            let e = line[i..].find(quote).map_or(line.len(), |q| i + q);
+            if !pieces.contains(&(s, e)) {
+                pieces.push((s, e));
+            }
+            from = e.max(i + 3);
+        }
+        let mut hit = None;
+        for (s, e) in pieces {
+            let piece = &line[s..e];
+            let Some(decoded) = undo_braced_escapes(piece) else {
+                continue;
+            };
+            if judged == MAX_DECODED {
+                out.push(stop(text, MAX_DECODED, start));
+                return;
+            }
+            judged += 1;
+            count_top(scan, |p| p.decoded += 1);
+            let seen: Vec<&str> = super::super::scan_decoded(piece, scan.depth + 1)
+                .iter()
+                .map(|f| f.rule.id)
+                .collect();
+            hit = super::super::scan_decoded(&decoded, scan.depth + 1)
+                .into_iter()
+                .filter(|f| {
+                    f.severity != Severity::Info
+                        && !seen.contains(&f.rule.id)
+                        && matches!(
+                            f.rule.family,
+                            Family::Pi | Family::Exf | Family::Sec | Family::Hid | Family::Enc
+                        )
+                })
+                .min_by_key(|f| (f.severity, f.rule.id))
+                .map(|f| (f, decoded, start + s, start + e));
+            if hit.is_some() {
+                break;
+            }
+        }
+        if let Some((f, decoded, start, end)) = hit {
+            out.push(decodes_to(&f, start, end, "escaped (`\\u{…}`)", &decoded));
+        }
+    }
+}
+
+/// `line` with every `\u{X…}` escape (one to six hex digits naming a character) replaced by
+/// its character; `None` when it holds none.
+fn undo_braced_escapes(line: &str) -> Option<String> {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    let mut undone = false;
+    while let Some(i) = rest.find("\\u{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 3..];
+        let c = after
+            .find('}')
+            .filter(|&j| (1..=6).contains(&j))
+            .and_then(|j| Some((u32::from_str_radix(&after[..j], 16).ok()?, j)))
+            .and_then(|(v, j)| Some((char::from_u32(v)?, j)));
+        if let Some((c, j)) = c {
+            out.push(c);
+            rest = &after[j + 1..];
+            undone = true;
+        } else {
+            out.push_str(&rest[i..i + 3]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    undone.then_some(out)
 }
 
 const LOWER: u8 = 1;
@@ -333,29 +430,7 @@ fn judge(
         })
         .min_by_key(|f| (f.severity, f.rule.id));
     match hit {
-        Some(f) => {
-            let shown = if f.secret {
-                f.message.clone()
-            } else {
-                excerpt(decoded)
-            };
-            let finding = Finding::new(
-                &ENC001,
-                start,
-                end,
-                format!(
-                    "{how} text decodes to content that triggers {} {}: {shown}",
-                    f.rule.id, f.rule.name
-                ),
-            );
-            // A credential in an encoding is a credential: the encoded run is redacted
-            // wherever the text is shown, as the decoded secret would be.
-            out.push(if f.secret {
-                finding.secret("encoded-secret")
-            } else {
-                finding
-            });
-        }
+        Some(f) => out.push(decodes_to(f, start, end, how, decoded)),
         None => {
             out.push(Finding::new(
                 &ENC002,
@@ -491,6 +566,32 @@ fn single_runs(b: &[u8]) -> Vec<(usize, usize, String)> {
         i = j + 1;
     }
     out
+}
+
+/// The ENC001 finding of text at `start..end` (written `how`) that decodes to `decoded`,
+/// where `f` was found.
+fn decodes_to(f: &Finding, start: usize, end: usize, how: &str, decoded: &str) -> Finding {
+    let shown = if f.secret {
+        f.message.clone()
+    } else {
+        excerpt(decoded)
+    };
+    let finding = Finding::new(
+        &ENC001,
+        start,
+        end,
+        format!(
+            "{how} text decodes to content that triggers {} {}: {shown}",
+            f.rule.id, f.rule.name
+        ),
+    );
+    // A credential in an encoding is a credential: the encoded run is redacted wherever the
+    // text is shown, as the decoded secret would be.
+    if f.secret {
+        finding.secret("encoded-secret")
+    } else {
+        finding
+    }
 }
 
 /// Obfuscations that are not encodings of bytes: Morse code, reversed text, ROT13, letters
