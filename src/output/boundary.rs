@@ -221,8 +221,42 @@ fn user_secret_spans(s: &str) -> Vec<(usize, usize)> {
 /// Replaces every secret the linter's detectors recognise, and every match of a registered
 /// `.aiignore`'s secrets section, by the linter's redacted form.
 pub fn redact(s: &str) -> Cow<'_, str> {
-    if s.len() < 8 {
+    redact_with(s, false)
+}
+
+/// [`redact`] for a whole file whose lines are read afterwards (review's items): every
+/// secret is found on the text as written, then replaced by its redacted form followed by
+/// the line breaks it spanned, so each line keeps its number and no line of a multi-line
+/// secret (a private key's body, a value whose label is on the line before) is shown in
+/// clear when the text is split (review s23 item 9).
+pub fn redact_keeping_lines(s: &str) -> Cow<'_, str> {
+    redact_with(s, true)
+}
+
+fn redact_with(s: &str, keep_lines: bool) -> Cow<'_, str> {
+    let spans = redaction_spans(s);
+    if spans.is_empty() {
         return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut at = 0;
+    for (start, end) in spans {
+        out.push_str(&s[at..start]);
+        let secret = &s[start..end];
+        out.push_str(&crate::lint::redacted(secret));
+        if keep_lines {
+            out.extend(secret.matches('\n'));
+        }
+        at = end;
+    }
+    out.push_str(&s[at..]);
+    Cow::Owned(out)
+}
+
+/// The byte ranges [`redact`] replaces in `s`: sorted, disjoint, non-empty.
+fn redaction_spans(s: &str) -> Vec<(usize, usize)> {
+    if s.len() < 8 {
+        return Vec::new();
     }
     let mut spans = crate::lint::secret_spans(s);
     // As in lint's snippets, an `.aiignore` match only adds text no built-in detector
@@ -242,29 +276,114 @@ pub fn redact(s: &str) -> Cow<'_, str> {
         spans.extend(user);
         spans = crate::lint::merge_spans(spans);
     }
-    if spans.is_empty() {
-        return Cow::Borrowed(s);
+    // A backslash escapes what follows it in the JSON (or the Markdown) the text is: one
+    // the span would end on stays, or the redacted form would swallow the escape of the
+    // quote after it and break the document (review 24).
+    let b = s.as_bytes();
+    spans
+        .into_iter()
+        .filter_map(|(start, mut end)| {
+            while end > start && b[end - 1] == b'\\' {
+                end -= 1;
+            }
+            (end > start).then_some((start, end))
+        })
+        .collect()
+}
+
+/// How far past a summary's limit secrets are looked for: a token that starts within the
+/// summary ends within this many characters more (long JWTs included).
+const SHORTEN_MARGIN: usize = 4096;
+
+/// Untrusted text shortened to one line of at most `max` characters (a summary, a quick
+/// context): every secret is redacted on the text as it was written, with its line
+/// structure (a private key's body, a value whose label is on the line before), and only
+/// then are white-space runs collapsed to one space and the result cut. A redacted form is
+/// never cut: when it does not fit, the text ends before it. The result is cleaned as
+/// [`clean_line`] cleans (review s23 items 1 and 18).
+pub fn shorten(s: &str, max: usize) -> String {
+    enum Piece<'a> {
+        Space,
+        Text(&'a str),
+        Secret(String),
     }
-    let mut out = String::with_capacity(s.len());
-    let mut at = 0;
-    for (start, end) in spans {
-        // A backslash escapes what follows it in the JSON (or the Markdown) the text is:
-        // one the span would end on stays, or the redacted form would swallow the escape of
-        // the quote after it and break the document (review 24).
-        let b = s.as_bytes();
-        let mut end = end;
-        while end > start && b[end - 1] == b'\\' {
-            end -= 1;
+    // Enough of the text for `max` characters once collapsed, plus the margin.
+    let mut kept = 0usize;
+    let mut end = s.len();
+    for (i, c) in s.char_indices() {
+        if !c.is_whitespace() {
+            kept += 1;
+            if kept > max + SHORTEN_MARGIN {
+                end = i;
+                break;
+            }
         }
-        if end == start {
+    }
+    let head = &s[..end];
+    let mut pieces: Vec<Piece<'_>> = Vec::new();
+    let mut at = 0;
+    let spans = redaction_spans(head);
+    let ends = std::iter::once((head.len(), head.len()));
+    for (start, stop) in spans.iter().copied().chain(ends) {
+        let text = &head[at..start];
+        let mut word_start = None;
+        for (i, c) in text.char_indices() {
+            if c.is_whitespace() {
+                if let Some(w) = word_start.take() {
+                    pieces.push(Piece::Text(&head[at + w..at + i]));
+                }
+                if !matches!(pieces.last(), None | Some(Piece::Space)) {
+                    pieces.push(Piece::Space);
+                }
+            } else if word_start.is_none() {
+                word_start = Some(i);
+            }
+        }
+        if let Some(w) = word_start {
+            pieces.push(Piece::Text(&head[at + w..start]));
+        }
+        if start == stop {
+            break;
+        }
+        pieces.push(Piece::Secret(crate::lint::redacted(&head[start..stop])));
+        at = stop;
+    }
+    if matches!(pieces.last(), Some(Piece::Space)) {
+        pieces.pop();
+    }
+    let len = |p: &Piece<'_>| match p {
+        Piece::Space => 1,
+        Piece::Text(t) => t.chars().count(),
+        Piece::Secret(r) => r.chars().count(),
+    };
+    let total: usize = pieces.iter().map(len).sum();
+    let cut = total > max || end < s.len();
+    let budget = if cut { max.saturating_sub(1) } else { max };
+    let mut out = String::new();
+    let mut used = 0usize;
+    for p in &pieces {
+        let n = len(p);
+        if used + n <= budget {
+            match p {
+                Piece::Space => out.push(' '),
+                Piece::Text(t) => out.push_str(t),
+                Piece::Secret(r) => out.push_str(r),
+            }
+            used += n;
             continue;
         }
-        out.push_str(&s[at..start]);
-        out.push_str(&crate::lint::redacted(&s[start..end]));
-        at = end;
+        if let Piece::Text(t) = p {
+            out.extend(t.chars().take(budget - used));
+        }
+        break;
     }
-    out.push_str(&s[at..]);
-    Cow::Owned(out)
+    if cut {
+        out.push('…');
+    }
+    match neutralise(&out) {
+        Cow::Borrowed(_) => out,
+        Cow::Owned(o) => o,
+    }
 }
 
 /// True for characters shown as a visible `\u{…}` escape instead of themselves: C0 controls
@@ -689,6 +808,17 @@ mod tests {
             "plain | text\twith tab"
         );
         assert_eq!(neutralise("a :: b"), "a :: b");
+    }
+
+    #[test]
+    fn shorten_redacts_before_it_joins_and_never_cuts_a_redacted_form() {
+        let t = token();
+        let text = format!("see\n\n{t}   and more words here");
+        let whole = shorten(&text, 100);
+        assert_eq!(whole, "see gh…(40 chars) and more words here");
+        // The cut falls inside the redacted form: the text ends before it.
+        assert_eq!(shorten(&text, 10), "see …");
+        assert_eq!(shorten("a\x1b]0;T\x07 b", 50), "a\\u{1b}]0;T\\u{7} b");
     }
 
     #[test]

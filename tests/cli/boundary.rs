@@ -1034,3 +1034,104 @@ fn a_report_names_the_kind_of_credential_it_found() {
         "{json}"
     );
 }
+
+/// A STATUS summary too long for the context budget, holding a private key whose body
+/// spans two lines (review s23 item 1): `(body line 1, body line 2, summary)`.
+fn long_summary_with_a_key() -> (String, String, String) {
+    let b1 = format!(
+        "b3Blbn{}",
+        "NzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
+    );
+    let b2 = format!(
+        "QyNTUx{}",
+        "OQAAACBq9mJvZ2V0aGVyZmFrZWtleWRhdGFoZXJlYWFhYWFhYWFhYWFhYQAAAJg"
+    );
+    let mut items = String::new();
+    for i in 0..40 {
+        items.push_str(&format!(
+            "- Item {i} of the summary: the gateway handles CORS preflight for route {i}.\n"
+        ));
+    }
+    let summary = format!(
+        "Deploy notes for the next session. The staging deploy key (rotated next week):\n-----BEGIN {k}-----\n{b1}\n{b2}\n-----END {k}-----\n{items}",
+        k = "OPENSSH PRIVATE KEY"
+    );
+    (b1, b2, summary)
+}
+
+#[test]
+fn context_redacts_a_key_body_when_it_shortens_the_summary() {
+    let (b1, b2, summary) = long_summary_with_a_key();
+    let repo = handoff_repo();
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!("# Status\n\n<!-- SECTION: summary -->\n{summary}<!-- /SECTION: summary -->\n"),
+    );
+    for level in ["minimal", "medium", "full"] {
+        for format in ["md", "json"] {
+            let out = repo.aahp(&["context", "--level", level, "--format", format]);
+            out.assert_code(0);
+            for body in [&b1, &b2] {
+                assert!(
+                    !out.stdout.contains(&body[..12]) && !out.stderr.contains(&body[..12]),
+                    "context {level} {format}: a key body line reached the output\n{out}"
+                );
+            }
+        }
+    }
+    let out = repo.aahp(&["context", "--level", "minimal"]);
+    assert!(out.stdout.contains("(shortened)"), "{out}");
+    // The manifest's summary and quick context, written by the tool, hold neither.
+    repo.aahp(&["manifest", "-q"]).assert_code(0);
+    let manifest = repo.read(".ai/handoff/MANIFEST.json");
+    for body in [&b1, &b2] {
+        assert!(!manifest.contains(&body[..12]), "{manifest}");
+    }
+}
+
+#[test]
+fn review_redacts_a_multi_line_secret_in_an_open_question_and_keeps_the_item_whole() {
+    // Review s23 item 9: each line of an item was redacted alone, so a key's body line and
+    // a value whose label is on the line before printed in clear.
+    let body = format!(
+        "MIIEowIBAA{}",
+        "KCAQEA1b2c3d4e5f6g7h8Q1w2e3r4t5y6u7i8o9p0aBcDeFgHiJkLmNoP"
+    );
+    let aws = format!("wJa1rXUtnF{}", "EMK7MDENGbPxRfiCYq8d9kLmQ2vT5z");
+    let repo = handoff_repo();
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!(
+            "# Status\n\n<!-- SECTION: summary -->\nBuild green.\n<!-- /SECTION: summary -->\n\n## Open questions\n\n- Is the deploy key below still valid?\n  -----BEGIN {k}-----\n  {body}\n  -----END {k}-----\n- Does ops still use this AWS secret access key:\n  {aws}\n- Should the parser accept tabs,\n  or only spaces?\n",
+            k = "RSA PRIVATE KEY"
+        ),
+    );
+    repo.write("src/deploy.rs", "pub fn deploy() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "questions"]);
+    for format in ["md", "json"] {
+        let out = repo.aahp(&["review", "--base", "HEAD~1", "--format", format]);
+        assert!(out.code <= 1, "review {format}\n{out}");
+        for secret in [&body, &aws] {
+            assert!(
+                !out.stdout.contains(&secret[..10]) && !out.stderr.contains(&secret[..10]),
+                "review {format}: a secret line reached the output\n{out}"
+            );
+        }
+    }
+    // One item per question, the continued one whole.
+    let json = repo
+        .aahp(&["review", "--base", "HEAD~1", "--format", "json"])
+        .json();
+    let questions: Vec<&str> = json["open_questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(questions.len(), 3, "{questions:?}");
+    assert_eq!(
+        questions[2], "Should the parser accept tabs, or only spaces?",
+        "{questions:?}"
+    );
+}
