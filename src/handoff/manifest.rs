@@ -193,6 +193,9 @@ impl Manifest {
                 "the manifest must be a JSON object",
             ));
         };
+        // Its values reach messages (`verify` quotes `last_session.commit`, `task add` the
+        // `next_task_id`) escaped or embedded: a secret in one is redacted from any output.
+        note_strings(&doc);
         if let Some(files) = doc.get("files") {
             let Value::Object(files) = files else {
                 return Err(Error::invalid(
@@ -1234,6 +1237,23 @@ fn is_stamp(t: &str) -> bool {
 
 fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Notes every string of a manifest (keys and values) as untrusted input for the output
+/// boundary ([`note_input`](crate::output::boundary::note_input)).
+fn note_strings(doc: &Map<String, Value>) {
+    fn walk(v: &Value) {
+        match v {
+            Value::String(s) => crate::output::boundary::note_input(s),
+            Value::Array(items) => items.iter().for_each(walk),
+            Value::Object(map) => note_strings(map),
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+    for (k, v) in doc {
+        crate::output::boundary::note_input(k);
+        walk(v);
+    }
 }
 
 /// Cuts to at most `max` characters on a character boundary, marking the cut with `…`.

@@ -218,6 +218,80 @@ fn user_secret_spans(s: &str) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// Untrusted inputs noted where they enter the process (the command line, the
+/// environment, manifest values), and the secrets found in them. Text composed from an
+/// input may no longer show a secret's shape (a label on the line before turned into `\n`
+/// by an escape, a value quoted by `Debug`, a path normalised): the sinks replace each
+/// noted secret wherever it appears, in whatever escaping, so a message that forgot to
+/// clean the value before embedding it still cannot print it (review s23 item 10).
+struct Noted {
+    /// Inputs not scanned yet.
+    pending: Vec<String>,
+    /// Each secret's pieces as an escape leaves them whole, with the form shown instead,
+    /// longest first.
+    pieces: Vec<(String, String)>,
+}
+
+static NOTED: std::sync::Mutex<Noted> = std::sync::Mutex::new(Noted {
+    pending: Vec::new(),
+    pieces: Vec::new(),
+});
+
+/// Notes text that entered the process from outside (an argument, an environment value,
+/// a manifest field): a secret in it is redacted from every output of this process,
+/// whatever that output made of the text. Scanned lazily, when output is written.
+pub fn note_input(s: &str) {
+    if s.len() < 8 {
+        return;
+    }
+    NOTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .pending
+        .push(s.to_string());
+}
+
+/// The pieces of the noted secrets (scanning what was noted since the last call).
+fn noted_pieces() -> Vec<(String, String)> {
+    let mut noted = NOTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !noted.pending.is_empty() {
+        for input in std::mem::take(&mut noted.pending) {
+            for (start, end) in redaction_spans(&input) {
+                let secret = &input[start..end];
+                let form = crate::lint::redacted(secret);
+                // An escape (JSON, `Debug`, `\u{a}`) rewrites controls, quotes and
+                // backslashes: what lies between them stays as it was.
+                for piece in
+                    secret.split(|c: char| c.is_control() || matches!(c, '"' | '\\' | '\''))
+                {
+                    let piece = piece.trim();
+                    if piece.chars().count() >= 8 && !noted.pieces.iter().any(|(p, _)| p == piece) {
+                        noted.pieces.push((piece.to_string(), form.clone()));
+                    }
+                }
+            }
+        }
+        noted
+            .pieces
+            .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+    }
+    noted.pieces.clone()
+}
+
+/// Replaces every noted secret's pieces in `s` by the secret's redacted form.
+fn redact_noted(s: &str) -> Cow<'_, str> {
+    let pieces = noted_pieces();
+    let mut out = Cow::Borrowed(s);
+    for (piece, form) in &pieces {
+        if out.contains(piece.as_str()) {
+            out = Cow::Owned(out.replace(piece.as_str(), form));
+        }
+    }
+    out
+}
+
 /// Replaces every secret the linter's detectors recognise, and every match of a registered
 /// `.aiignore`'s secrets section, by the linter's redacted form.
 pub fn redact(s: &str) -> Cow<'_, str> {
@@ -650,20 +724,33 @@ impl Sink {
     /// (or nothing) and annotation lines. Secrets are redacted here too, as a last resort.
     pub fn finish(self, out: &str) -> String {
         match self {
-            Sink::Json => json_safe(out),
+            Sink::Json => json_safe(&redact_noted(out)),
             Sink::Text { color } => {
+                let out = redact_noted(out);
                 let mut done = String::with_capacity(out.len());
+                // The text between the tool's annotations is redacted as a whole, before it
+                // is read line by line: a private key's body, or a value whose label is on
+                // the line before, is a secret only with its neighbours (review s23 item 10).
+                let mut block = String::new();
+                let flush = |block: &mut String, done: &mut String| {
+                    for line in redact(block).split_inclusive('\n') {
+                        text_line(line, color, done);
+                    }
+                    block.clear();
+                };
                 for line in out.split_inclusive('\n') {
                     if let Some(annotation) = line
                         .strip_prefix(MARK_ANNOTATION)
                         .and_then(|l| l.strip_prefix(annotation_key()))
                     {
+                        flush(&mut block, &mut done);
                         // Built by `Annotation::render`: its parts were cleaned and escaped.
                         done.push_str(&strip_marks(annotation));
                     } else {
-                        text_line(&redact(line), color, &mut done);
+                        block.push_str(line);
                     }
                 }
+                flush(&mut block, &mut done);
                 done
             }
         }
@@ -693,23 +780,25 @@ fn text_line(line: &str, color: bool, done: &mut String) {
     }
 }
 
-/// Neutralises every string of a JSON document in place, object keys included
-/// ([`neutralise`]: idempotent, so text the boundary cleaned already is unchanged). The
-/// structural half of the JSON sink: what a field's serialiser forgot is caught here.
+/// Cleans every string of a JSON document in place, object keys included ([`clean`]:
+/// secrets redacted on the decoded text, where an escape cannot hide a label's line break
+/// or a tab; controls and workflow commands neutralised; idempotent, so text the boundary
+/// cleaned already is unchanged). The structural half of the JSON sink: what a field's
+/// serialiser forgot is caught here, before the text is escaped (review s23 item 10).
 pub fn neutralise_json(v: &mut serde_json::Value) {
     use serde_json::Value;
     match v {
         Value::String(s) => {
-            if let Cow::Owned(o) = neutralise(s) {
+            if let Cow::Owned(o) = clean(s) {
                 *s = o;
             }
         }
         Value::Array(items) => items.iter_mut().for_each(neutralise_json),
         Value::Object(map) => {
-            if map.keys().any(|k| matches!(neutralise(k), Cow::Owned(_))) {
+            if map.keys().any(|k| matches!(clean(k), Cow::Owned(_))) {
                 *map = std::mem::take(map)
                     .into_iter()
-                    .map(|(k, v)| (neutralise(&k).into_owned(), v))
+                    .map(|(k, v)| (clean(&k).into_owned(), v))
                     .collect();
             }
             map.values_mut().for_each(neutralise_json);

@@ -1135,3 +1135,101 @@ fn review_redacts_a_multi_line_secret_in_an_open_question_and_keeps_the_item_who
         "{questions:?}"
     );
 }
+
+/// A 32-character password, and the same value after its label on the line before (SEC121).
+fn labelled_password() -> (String, String) {
+    let secret = format!("Xq8vN2pL7r{}", "T4kW9mZ3bY6cH1jF5dS0aG");
+    let labelled = format!("password:\n{secret}");
+    (secret, labelled)
+}
+
+#[track_caller]
+fn assert_not_in(what: &str, secret: &str, out: &CmdOutput) {
+    assert!(
+        !out.stdout.contains(secret) && !out.stderr.contains(secret),
+        "{what}: the secret reached the output\n{out}"
+    );
+}
+
+/// Sets a manifest field by hand (the commands refuse such text).
+fn plant_manifest_field(repo: &TestRepo, pointer: &[&str], value: &str) {
+    let path = ".ai/handoff/MANIFEST.json";
+    let mut m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    let mut at = &mut m;
+    for key in pointer {
+        at = &mut at[*key];
+    }
+    *at = value.into();
+    repo.write(path, serde_json::to_string_pretty(&m).unwrap());
+}
+
+#[test]
+fn a_secret_escaped_or_embedded_in_a_message_is_still_redacted() {
+    // Review s23 item 10: the value was escaped (`\n`, `\u{a}`, JSON, gix's `Debug`) or cut
+    // before the boundary saw it, and its label no longer stood on the line before it.
+    let (secret, labelled) = labelled_password();
+    let repo = handoff_repo();
+    plant_manifest_field(&repo, &["last_session", "commit"], &labelled);
+    for args in [
+        &["verify"][..],
+        &["verify", "--json"],
+        &["verify", "--format", "github"],
+    ] {
+        let out = repo.aahp(args);
+        assert!(out.code <= 1, "{args:?}\n{out}");
+        assert_not_in(&format!("{args:?}"), &secret, &out);
+    }
+    repo.git(&["checkout", "-q", ".ai/handoff/MANIFEST.json"]);
+
+    plant_manifest_field(&repo, &["next_task_id"], &labelled);
+    let out = repo.aahp(&["task", "add", "x"]);
+    out.assert_code(2);
+    assert_not_in("task add", &secret, &out);
+    repo.git(&["checkout", "-q", ".ai/handoff/MANIFEST.json"]);
+
+    // A base given on the command line or in the environment, quoted by gix's `Debug`.
+    let aws = format!("wJa1rXUtnF{}", "EMK7MDENGbPxRfiCYq8d9kLmQ2vT5z");
+    let base = format!("AWS secret access key:\n{aws}");
+    for format in ["md", "json"] {
+        let out = repo.aahp(&["review", "--base", &base, "--format", format]);
+        assert_not_in(&format!("review --base {format}"), &aws, &out);
+    }
+    for env in [base.clone(), format!("password:\t{secret}")] {
+        for json in [false, true] {
+            let mut args = vec!["verify", "--level", "ci"];
+            if json {
+                args.push("--json");
+            }
+            let out = repo.aahp_env(".", &args, &[("AAHP_BASE_SHA", &env)]);
+            assert_not_in("AAHP_BASE_SHA", &aws, &out);
+            assert_not_in("AAHP_BASE_SHA", &secret, &out);
+        }
+    }
+
+    // Usage errors quote the command line: a private key's body lines and a value whose
+    // label is on the line before.
+    let s = Secrets::new();
+    let out = repo.aahp(&["task", "claim", &s.key_block()]);
+    s.assert_absent("task claim KEY", &out);
+    for args in [
+        &["lint", "--explain"][..],
+        &["context", "--for"],
+        &["verify", "--level"],
+        &["archive", "--keep"],
+        &["begin", "--ttl"],
+        &["task", "claim"],
+    ] {
+        let mut args = args.to_vec();
+        args.push(&labelled);
+        let out = repo.aahp(&args);
+        assert_ne!(out.code, 0, "{args:?}\n{out}");
+        assert_not_in(&format!("{args:?}"), &secret, &out);
+    }
+    // A credential in a URL given as `--dir`, whatever the path's normalisation made of it.
+    let out = repo.aahp(&[
+        "--dir",
+        &format!("https://deploy:{}@host/x", s.url_password),
+        "status",
+    ]);
+    s.assert_absent("--dir URL", &out);
+}
