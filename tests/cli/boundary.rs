@@ -1233,3 +1233,41 @@ fn a_secret_escaped_or_embedded_in_a_message_is_still_redacted() {
     ]);
     s.assert_absent("--dir URL", &out);
 }
+
+#[test]
+fn begin_refuses_an_updating_value_that_is_not_a_handoff_file_name() {
+    // Review s23 item 18: newlines and paths were recorded in the lock and echoed.
+    let (secret, labelled) = labelled_password();
+    let repo = handoff_repo();
+    for bad in [
+        "a\nb",
+        "../../../etc/passwd",
+        "/etc/passwd",
+        "..",
+        labelled.as_str(),
+    ] {
+        let out = repo.aahp(&["begin", "--agent", "a", "--json", "--updating", bad]);
+        out.assert_code(2);
+        assert_eq!(out.json()["error"]["exit_code"], 2, "{out}");
+        assert_not_in("begin --updating", &secret, &out);
+        assert!(!repo.exists(".ai/handoff/HANDOFF.lock"), "{out}");
+    }
+    repo.aahp(&["begin", "--agent", "a", "--updating", "STATUS.md"])
+        .assert_code(0);
+}
+
+#[test]
+fn begin_refuses_a_wait_past_its_limit_with_exit_2() {
+    // Review s23 item 17: the deadline overflowed the clock and the command panicked.
+    let repo = handoff_repo();
+    for wait in ["18446744073709551615", "9223372036854775807", "31622401"] {
+        let out = repo.aahp(&["begin", "--agent", "a", "--wait", wait]);
+        out.assert_code(2);
+        assert!(out.stderr.contains("`--wait` is too long"), "{out}");
+        assert!(!out.stderr.contains("panicked"), "{out}");
+        let out = repo.aahp(&["begin", "--agent", "a", "--wait", wait, "--json"]);
+        out.assert_code(2);
+        assert_eq!(out.json()["error"]["kind"], "usage", "{out}");
+        assert!(!repo.exists(".ai/handoff/HANDOFF.lock"), "{out}");
+    }
+}
