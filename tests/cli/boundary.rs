@@ -1271,3 +1271,42 @@ fn begin_refuses_a_wait_past_its_limit_with_exit_2() {
         assert!(!repo.exists(".ai/handoff/HANDOFF.lock"), "{out}");
     }
 }
+
+#[test]
+fn mcp_errors_the_sdk_writes_pass_the_boundary() {
+    // Review s23 item 16: rmcp's own messages echoed the client's text, a token and raw
+    // control bytes included.
+    let s = Secrets::new();
+    let repo = handoff_repo();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let ready = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let bad_param = serde_json::json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+        "params":{"name":"context","arguments":{"budget": s.github}}});
+    let bad_method = serde_json::json!({"jsonrpc":"2.0","id":2,
+        "method": format!("x\u{1b}]0;T\u{7}\n::error::m {}", s.github)});
+    let input = format!("{init}\n{ready}\n{bad_param}\n{bad_method}\n");
+    let out = repo.aahp_with_stdin(&["mcp"], input.as_bytes());
+    s.assert_absent("mcp", &out);
+    let mut answered = 0;
+    for line in out.stdout.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["id"] == 1 || v["id"] == 2 {
+            answered += 1;
+        }
+        // Decoded, as a client or a log reader sees it.
+        let decoded = v.to_string();
+        let texts: Vec<String> = [&v["error"]["message"], &v["result"]["content"][0]["text"]]
+            .iter()
+            .filter_map(|t| t.as_str().map(str::to_string))
+            .collect();
+        for t in texts {
+            assert!(!t.chars().any(|c| c.is_control() && c != '\n'), "{t:?}");
+            assert!(
+                !t.lines().any(|l| l.trim_start().starts_with("::")),
+                "{t:?}"
+            );
+        }
+        assert!(!decoded.contains(&s.github), "{decoded}");
+    }
+    assert_eq!(answered, 2, "{out}");
+}
