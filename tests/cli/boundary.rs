@@ -1310,3 +1310,30 @@ fn mcp_errors_the_sdk_writes_pass_the_boundary() {
     }
     assert_eq!(answered, 2, "{out}");
 }
+
+#[test]
+fn init_migrate_writes_summaries_through_the_whole_boundary() {
+    // Review s23 item 18: the token was redacted but the OSC kept, raw once decoded.
+    let s = Secrets::new();
+    let repo = TestRepo::new();
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!("# Status\n\nAll good. \u{1b}]0;T\u{7} {}\n", s.github),
+    );
+    repo.write(
+        ".ai/handoff/LOG.md",
+        "# Log\n\n## [2026-11-20] claude: Start\n\nSet up.\n",
+    );
+    let out = repo.aahp(&["init", "--migrate", "--project", "demo"]);
+    out.assert_code(0);
+    let m: serde_json::Value =
+        serde_json::from_str(&repo.read(".ai/handoff/MANIFEST.json")).unwrap();
+    for text in [
+        m["quick_context"].as_str().unwrap(),
+        m["files"]["STATUS.md"]["summary"].as_str().unwrap(),
+    ] {
+        assert!(!text.contains(&s.github), "{text:?}");
+        assert!(!text.chars().any(char::is_control), "{text:?}");
+        assert!(text.contains("All good."), "{text:?}");
+    }
+}
