@@ -1337,3 +1337,60 @@ fn init_migrate_writes_summaries_through_the_whole_boundary() {
         assert!(text.contains("All good."), "{text:?}");
     }
 }
+
+#[test]
+fn a_secrets_fingerprint_does_not_give_the_secret_away() {
+    // Review s23 item 11: the fingerprint was an unsalted SHA-256 of the lowercased secret,
+    // so a short password came back from a dictionary run over the SARIF file.
+    use sha2::{Digest, Sha256};
+    let repo = handoff_repo();
+    let path = ".ai/handoff/CONVENTIONS.md";
+    repo.write(path, "# c\n\nDB_PASSWORD=Summer2024!\n");
+    let oracle = |rule: &str, guess: &str| {
+        let mut h = Sha256::new();
+        h.update(format!("aahp-lint-v1\0{rule}\0{path}\0{guess}\0").as_bytes());
+        h.update(b"0");
+        let hex = git_aahp::handoff::hex(&h.finalize());
+        format!("v1:{}", &hex[..32])
+    };
+    let json = repo.aahp(&["lint", "--format", "json"]);
+    json.assert_code(1);
+    let sarif = repo.aahp(&["lint", "--format", "sarif"]);
+    let diags = json.json()["diagnostics"].as_array().unwrap().clone();
+    let sec: Vec<&serde_json::Value> = diags
+        .iter()
+        .filter(|d| d["rule"].as_str().unwrap().starts_with("SEC"))
+        .collect();
+    assert!(!sec.is_empty(), "{json}");
+    for d in sec {
+        let fp = d["fingerprint"].as_str().unwrap();
+        assert!(fp.starts_with("v2:"), "{fp}");
+        for guess in ["summer2024!", "Summer2024!", "summer2024"] {
+            let fp = oracle(d["rule"].as_str().unwrap(), guess);
+            assert!(!json.stdout.contains(&fp), "{json}");
+            assert!(!sarif.stdout.contains(&fp), "{sarif}");
+        }
+    }
+    // The finding is approved by its `v2:` fingerprint; an old `v1:` entry of a secret is
+    // refused with the way to approve it again.
+    let first = diags
+        .iter()
+        .find(|d| d["rule"].as_str().unwrap().starts_with("SEC"))
+        .unwrap();
+    let fp = first["fingerprint"].as_str().unwrap().to_string();
+    let rule = first["rule"].as_str().unwrap().to_string();
+    let entry = |fp: &str| {
+        format!(
+            r#"{{"version":1,"entries":[{{"rule":"{rule}","fingerprint":"{fp}","reason":"a test fixture","owner":"Security","expires":"2027-01-31"}}]}}"#
+        )
+    };
+    repo.write(".ai/handoff/aahp-allowlist.json", entry(&fp));
+    repo.aahp(&["lint"]).assert_code(0);
+    repo.write(
+        ".ai/handoff/aahp-allowlist.json",
+        entry(&oracle(&rule, "summer2024!")),
+    );
+    let out = repo.aahp(&["lint"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("`v2:` fingerprint"), "{out}");
+}
