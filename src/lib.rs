@@ -50,6 +50,18 @@ pub fn main_entry() -> ExitCode {
             output::boundary::clean_line(&message)
         ));
     }));
+    // The command line and the tool's environment are untrusted input that messages
+    // quote, escape and normalise (clap's usage errors, gix's `Debug` of a revision, a
+    // normalised `--dir`): a secret in them is redacted from whatever output they reach.
+    for arg in std::env::args_os().skip(1) {
+        output::boundary::note_input(&arg.to_string_lossy());
+    }
+    for (name, value) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("AAHP_") || name.starts_with("GITHUB_") {
+            output::boundary::note_input(&value.to_string_lossy());
+        }
+    }
     // Tests arm `panic` to see a panic quoting untrusted text (the command line) reach
     // stderr through the boundary.
     if failpoint::armed_flag("panic") {

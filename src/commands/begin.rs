@@ -16,6 +16,16 @@ use crate::transaction::lock::{self, LockState};
 use crate::transaction::require_branch_head;
 use crate::transaction::writer::WriteLock;
 
+/// The longest `--wait`: a year, in seconds. Longer waits overflowed the clock (review s23
+/// item 17) and mean "forever" anyway.
+pub const MAX_WAIT_SECONDS: u64 = 366 * 86_400;
+
+fn wait_too_long() -> Error {
+    Error::Usage(format!(
+        "`--wait` is too long: at most {MAX_WAIT_SECONDS} seconds (a year)"
+    ))
+}
+
 /// Default lock lifetime when neither `--ttl` nor git config `aahp.lockTtl` is set.
 pub const DEFAULT_TTL: &str = lock::DEFAULT_TTL;
 
@@ -127,6 +137,9 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
     let dir = ctx.existing_handoff()?;
     boundary::admit(&dir, "--agent", args.agent.as_deref())?;
     boundary::admit(&dir, "--phase", args.phase.as_deref())?;
+    if args.wait.is_some_and(|w| w > MAX_WAIT_SECONDS) {
+        return Err(wait_too_long());
+    }
     // An id that cannot name a ref is bad input (exit 2) whatever else it holds: checked
     // before the linter, which would call a control character in it a finding (exit 1).
     if let Some(id) = args.session_id.as_deref().filter(|s| !s.trim().is_empty()) {
@@ -141,9 +154,19 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         .unwrap_or_else(|| DEFAULT_TTL.into());
     let ttl = lock::parse_ttl(&ttl_text).map_err(Error::Usage)?;
     for f in &args.updating {
-        if f.is_empty() || f.contains(['/', '\\']) || f == "." || f == ".." {
+        // A handoff file's name: one plain name (no path, no `..`), no longer than a file
+        // name can be, and nothing the output boundary would have to change to show it (a
+        // line break, a control character, a workflow command, a secret): the name is
+        // recorded in the lock and echoed (review s23 item 18).
+        if !crate::handoff::manifest::is_safe_file_key(f)
+            || f.len() > 255
+            || f.starts_with('-')
+            || boundary::clean_line(f) != *f
+        {
             return Err(Error::Usage(format!(
-                "--updating takes file names inside the handoff directory, got `{f}`"
+                "--updating takes the name of a file in the handoff directory (STATUS.md, \
+                 not a path), got `{}`",
+                boundary::clean_line(f)
             )));
         }
     }
@@ -176,7 +199,16 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         .map(|b| crate::handoff::checksum(&b));
 
     let start = Instant::now();
-    let deadline = args.wait.map(|s| start + Duration::from_secs(s));
+    // Checked before anything is taken; `checked_add` as well, since what an `Instant` can
+    // reach depends on the platform.
+    let deadline = args
+        .wait
+        .map(|s| {
+            start
+                .checked_add(Duration::from_secs(s))
+                .ok_or_else(wait_too_long)
+        })
+        .transpose()?;
     let mut backoff = Duration::from_millis(50);
     let stolen;
     loop {

@@ -562,11 +562,10 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
     });
     let mut status_short = None;
     if let Some(body) = &status_body {
-        let short = crate::handoff::manifest::truncate_chars(
-            &body.split_whitespace().collect::<Vec<_>>().join(" "),
-            crate::handoff::manifest::SUMMARY_MAX,
-        );
-        if short == *body {
+        let max = crate::handoff::manifest::SUMMARY_MAX;
+        let fits = body.chars().count() <= max
+            && body.split_whitespace().collect::<Vec<_>>().join(" ") == *body;
+        if fits {
             out.push(part(
                 "Status summary",
                 Some(dir.path_of("STATUS.md")),
@@ -579,7 +578,9 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
                 "Status summary (shortened)",
                 Some(dir.path_of("STATUS.md")),
                 verified("STATUS.md"),
-                short,
+                // Redacted on the text as written, then collapsed and cut (review s23
+                // item 1): joined first, a private key's body no longer reads as one.
+                crate::output::boundary::shorten(body, max),
             ));
         }
     }

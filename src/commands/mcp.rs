@@ -55,8 +55,9 @@ pub fn run(ctx: &Context, _args: &McpArgs) -> Result<ExitStatus> {
             source: Some(Box::new(e)),
         })?;
     runtime.block_on(async move {
+        let (stdin, stdout) = rmcp::transport::stdio();
         let service = server
-            .serve(rmcp::transport::stdio())
+            .serve((stdin, CleanErrors::new(stdout)))
             .await
             .map_err(|e| Error::other(format!("MCP initialisation failed: {e}")))?;
         service
@@ -65,6 +66,123 @@ pub fn run(ctx: &Context, _args: &McpArgs) -> Result<ExitStatus> {
             .map_err(|e| Error::other(format!("MCP server stopped: {e}")))?;
         Ok(ExitStatus::Success)
     })
+}
+
+/// The server's stdout. Tool results are the child command's document, cleaned by its own
+/// boundary, but the SDK answers some requests itself (parameters that do not deserialise,
+/// an unknown method) with messages that quote the client's text: every JSON-RPC error
+/// passes the output boundary here, whoever built it, before it is written (review s23
+/// item 16). rmcp writes one message per line.
+struct CleanErrors<W> {
+    inner: W,
+    /// Bytes of a line not yet complete.
+    line: Vec<u8>,
+    /// Cleaned bytes not yet written.
+    out: Vec<u8>,
+}
+
+impl<W> CleanErrors<W> {
+    fn new(inner: W) -> CleanErrors<W> {
+        CleanErrors {
+            inner,
+            line: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+}
+
+/// One outgoing JSON-RPC message with its error cleaned: an `error`'s message on one line
+/// and every string of its data through the boundary; so every string of a tool result
+/// marked `isError` (the SDK reports parameters that do not deserialise that way). Anything
+/// else is written as it is (a tool's result is its command's document, cleaned already).
+fn clean_error_message(line: &[u8]) -> Vec<u8> {
+    use serde_json::Value;
+    let Ok(mut v) = serde_json::from_slice::<Value>(line) else {
+        return line.to_vec();
+    };
+    if let Some(error) = v.get_mut("error").and_then(Value::as_object_mut) {
+        if let Some(Value::String(m)) = error.get_mut("message") {
+            *m = crate::output::boundary::clean_line(m);
+        }
+        if let Some(data) = error.get_mut("data") {
+            crate::output::boundary::neutralise_json(data);
+        }
+    } else if let Some(result) = v.get_mut("result")
+        && result.get("isError") == Some(&Value::Bool(true))
+    {
+        crate::output::boundary::neutralise_json(result);
+    } else {
+        return line.to_vec();
+    }
+    let mut out = serde_json::to_vec(&v).unwrap_or_else(|_| line.to_vec());
+    out.push(b'\n');
+    out
+}
+
+impl<W: tokio::io::AsyncWrite + Unpin> CleanErrors<W> {
+    /// Writes what is cleaned, as far as the inner writer takes it.
+    fn poll_drain(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::task::Poll;
+        while !self.out.is_empty() {
+            match std::pin::Pin::new(&mut self.inner).poll_write(cx, &self.out) {
+                Poll::Ready(Ok(0)) => {
+                    return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
+                }
+                Poll::Ready(Ok(n)) => {
+                    self.out.drain(..n);
+                }
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<W: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for CleanErrors<W> {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        this.line.extend_from_slice(buf);
+        while let Some(i) = this.line.iter().position(|b| *b == b'\n') {
+            let rest = this.line.split_off(i + 1);
+            let done = std::mem::replace(&mut this.line, rest);
+            this.out.extend(clean_error_message(&done));
+        }
+        // Accepted whole; a writer that is not ready only delays the bytes (flush waits).
+        if let std::task::Poll::Ready(Err(e)) = this.poll_drain(cx) {
+            return std::task::Poll::Ready(Err(e));
+        }
+        std::task::Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        std::task::ready!(this.poll_drain(cx))?;
+        std::pin::Pin::new(&mut this.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        if !this.line.is_empty() {
+            let done = std::mem::take(&mut this.line);
+            this.out.extend(clean_error_message(&done));
+        }
+        std::task::ready!(this.poll_drain(cx))?;
+        std::pin::Pin::new(&mut this.inner).poll_shutdown(cx)
+    }
 }
 
 /// What the server remembers of its client's session.

@@ -235,7 +235,13 @@ fn ci_candidates(
         });
     }
     if let Some(path) = set("GITHUB_EVENT_PATH") {
-        out.extend(read_event(&path)?.candidate());
+        let candidate = read_event(&path)?.candidate();
+        // Whoever wrote the event chose the base: messages quote it (gix's `Debug` of
+        // a revision it cannot parse), so a secret in it is redacted wherever it lands.
+        if let Some(c) = &candidate {
+            crate::output::boundary::note_input(&c.spec);
+        }
+        out.extend(candidate);
     }
     Ok(out)
 }

@@ -378,6 +378,9 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
         if name == "LOG.md" || name == "LOG-ARCHIVE.md" {
             continue;
         }
+        // Redacted as a whole, in file coordinates, before it is split into items: a line
+        // of a multi-line secret alone is not recognisable (review s23 item 9).
+        let text = &*crate::output::boundary::redact_keeping_lines(text);
         report
             .open_questions
             .extend(open_questions(&dir.path_of(&name), text));
@@ -678,12 +681,22 @@ fn item_text(line: &str) -> Option<String> {
     (!is_none_value(t)).then(|| t.to_string())
 }
 
+/// True for a line that starts a list item (`- x`, `* x`, `+ x`, `1. x`, `1) x`).
+fn is_list_item(line: &str) -> bool {
+    let t = line.trim_start();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    ["- ", "* ", "+ "].iter().any(|p| t.starts_with(p))
+        || digits > 0 && (t[digits..].starts_with(". ") || t[digits..].starts_with(") "))
+}
+
 /// The items of every `## Open questions` section (any heading level, any case) and of a
 /// `<!-- SECTION: open_questions -->` block.
 fn open_questions(path: &str, text: &str) -> Vec<TextItem> {
     let mut out = Vec::new();
     let mut open: Option<(usize, String)> = None;
     let mut marker = false;
+    // Lines the last item spans so far.
+    let mut spanned = 1;
     for (n, line) in prose_lines(text) {
         let t = line.trim();
         if t == "<!-- SECTION: open_questions -->" {
@@ -706,6 +719,20 @@ fn open_questions(path: &str, text: &str) -> Vec<TextItem> {
         if open.is_none() && !marker {
             continue;
         }
+        // A line indented under an item continues it (review s23 item 18): one question
+        // written over two lines is one question.
+        let continues = line.starts_with([' ', '\t'])
+            && !is_list_item(line)
+            && out
+                .last()
+                .is_some_and(|q: &TextItem| q.line.is_some_and(|l| l + spanned == n));
+        if continues && let Some(last) = out.last_mut() {
+            last.text.push(' ');
+            last.text.push_str(line.trim());
+            spanned += 1;
+            continue;
+        }
+        spanned = 1;
         if let Some(item) = item_text(line) {
             out.push(TextItem {
                 task: None,

@@ -606,7 +606,14 @@ fn next_id(m: &Manifest, path: &str) -> Result<u64> {
     let recorded = match m.doc.get("next_task_id") {
         None => 1,
         Some(v) => m.next_task_id().filter(|n| *n >= 1).ok_or_else(|| {
-            let shown: String = v.to_string().chars().take(40).collect();
+            // Redacted on the value as written, then cut (review s23 item 10): cut or
+            // JSON-escaped first, a secret no longer reads as one.
+            let shown = match v {
+                serde_json::Value::String(s) => {
+                    format!("\"{}\"", crate::output::boundary::shorten(s, 40))
+                }
+                other => crate::output::boundary::shorten(&other.to_string(), 40),
+            };
             Error::invalid(
                 path,
                 None,

@@ -2783,8 +2783,12 @@ fn prepush_targets(repo: &Repo, lines: Option<&str>) -> Result<Vec<Target>> {
                 continue;
             }
             // Shown up to 200 characters: a line of megabytes is named, not echoed.
-            let shown: String = line.chars().take(200).collect();
-            let more = line.chars().count() - shown.chars().count();
+            // Redacted before it is cut or quoted: a cut secret is no longer recognisable
+            // (review s23 item 10).
+            let kept: String = line.chars().take(200).collect();
+            let more = line.chars().count() - kept.chars().count();
+            let shown = crate::output::boundary::shorten(line, 200 + usize::from(more > 0));
+            let shown = shown.strip_suffix('…').unwrap_or(&shown);
             return Err(Error::invalid(
                 "pre-push stdin",
                 None,

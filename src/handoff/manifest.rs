@@ -193,6 +193,9 @@ impl Manifest {
                 "the manifest must be a JSON object",
             ));
         };
+        // Its values reach messages (`verify` quotes `last_session.commit`, `task add` the
+        // `next_task_id`) escaped or embedded: a secret in one is redacted from any output.
+        note_strings(&doc);
         if let Some(files) = doc.get("files") {
             let Value::Object(files) = files else {
                 return Err(Error::invalid(
@@ -673,15 +676,15 @@ fn default_quick_context(dir: &HandoffDir, snap: &Snapshot) -> String {
 /// has no prose.
 pub fn quick_context_from(name: &str, text: &str) -> Option<String> {
     let body = match section(text, "summary") {
-        Some(sec) => collapse(
-            &sec.lines()
-                .filter(|l| !is_provenance_line(l))
-                .collect::<Vec<_>>()
-                .join("\n"),
-        ),
+        Some(sec) => sec
+            .lines()
+            .filter(|l| !is_provenance_line(l))
+            .collect::<Vec<_>>()
+            .join("\n"),
         None => summarize(name, text),
     };
-    (!body.is_empty() && body != NO_SUMMARY).then(|| redacted_within(&body, QUICK_CONTEXT_MAX))
+    (!body.trim().is_empty() && body != NO_SUMMARY)
+        .then(|| crate::output::boundary::shorten(&body, QUICK_CONTEXT_MAX))
 }
 
 /// The sentence `git aahp init` leaves in the STATUS summary until a session records work.
@@ -710,22 +713,23 @@ pub fn summarize(name: &str, text: &str) -> String {
     let s = if name.ends_with(".json") {
         summarize_json(name, text)
     } else if let Some(section) = section(text, "summary") {
-        collapse(
-            &section
-                .lines()
-                .filter(|l| !is_provenance_line(l))
-                .collect::<Vec<_>>()
-                .join("\n"),
-        )
+        // Lines kept as written: the boundary redacts before it collapses.
+        section
+            .lines()
+            .filter(|l| !is_provenance_line(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+            .to_string()
     } else if name == "LOG.md" || name == "LOG-ARCHIVE.md" {
         newest_entry(text).map_or_else(|| first_prose_line(text), |t| format!("Last entry: {t}"))
     } else {
         first_prose_line(text)
     };
-    if s.is_empty() {
+    if s.trim().is_empty() {
         NO_SUMMARY.to_string()
     } else {
-        redacted_within(&s, SUMMARY_MAX)
+        crate::output::boundary::shorten(&s, SUMMARY_MAX)
     }
 }
 
@@ -805,10 +809,10 @@ fn summary_of_stream(
         Some(s) => s,
         None => pass(&mut |l| Some(first_prose_line_in(l)))?.unwrap_or_default(),
     };
-    let s = if s.is_empty() {
+    let s = if s.trim().is_empty() {
         NO_SUMMARY.to_string()
     } else {
-        redacted_within(&s, SUMMARY_MAX)
+        crate::output::boundary::shorten(&s, SUMMARY_MAX)
     };
     Ok((s, largest))
 }
@@ -890,9 +894,9 @@ impl Iterator for Lines<'_> {
 }
 
 /// What [`section`] then [`summarize`] make of the section `name` of the text whose lines
-/// these are: its words outside provenance lines, one space apart, only as many as a
-/// summary can show (past [`SUMMARY_MAX`] characters the rest is cut anyway). `None`
-/// when the section does not open and close.
+/// these are: its lines outside provenance lines, as written, only as many as a summary can
+/// show and a secret starting in it needs ([`boundary::shorten`](crate::output::boundary::shorten)
+/// collapses and cuts them). `None` when the section does not open and close.
 fn section_words<S: AsRef<str>>(lines: impl Iterator<Item = S>, name: &str) -> Option<String> {
     let open = format!("<!-- SECTION: {name} -->");
     let close = format!("<!-- /SECTION: {name} -->");
@@ -910,18 +914,14 @@ fn section_words<S: AsRef<str>>(lines: impl Iterator<Item = S>, name: &str) -> O
             Some(at) => (&seg[..at], true),
             None => (seg, false),
         };
-        if !is_provenance_line(body) {
-            for w in body.split_whitespace() {
-                if chars > SUMMARY_MAX {
-                    break;
-                }
-                if !words.is_empty() {
-                    words.push(' ');
-                    chars += 1;
-                }
-                words.push_str(w);
-                chars += w.chars().count();
+        // Lines kept as written (the boundary redacts a key's body by its line structure
+        // before it collapses them), enough for the summary and a secret that starts in it.
+        if !is_provenance_line(body) && chars <= SUMMARY_MAX + 4096 {
+            if !words.is_empty() {
+                words.push('\n');
             }
+            words.push_str(body);
+            chars += body.chars().filter(|c| !c.is_whitespace()).count();
         }
         if closed {
             return Some(words);
@@ -1239,20 +1239,21 @@ fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// How far past a summary's limit secrets are looked for: a token that starts within the
-/// summary ends within this many characters more (long JWTs included).
-const REDACT_MARGIN: usize = 4096;
-
-/// `s` with every secret the output boundary recognises redacted, then cut to `max`
-/// characters: a summary or quick context is written into MANIFEST.json and read by the next
-/// agent, and must never copy a secret out of the file it describes. Redacted before it is
-/// cut, so that a cut token is not left half-shown where no detector knows it.
-fn redacted_within(s: &str, max: usize) -> String {
-    let head = s
-        .char_indices()
-        .nth(max + REDACT_MARGIN)
-        .map_or(s, |(end, _)| &s[..end]);
-    truncate_chars(&crate::output::boundary::redact(head), max)
+/// Notes every string of a manifest (keys and values) as untrusted input for the output
+/// boundary ([`note_input`](crate::output::boundary::note_input)).
+fn note_strings(doc: &Map<String, Value>) {
+    fn walk(v: &Value) {
+        match v {
+            Value::String(s) => crate::output::boundary::note_input(s),
+            Value::Array(items) => items.iter().for_each(walk),
+            Value::Object(map) => note_strings(map),
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+    for (k, v) in doc {
+        crate::output::boundary::note_input(k);
+        walk(v);
+    }
 }
 
 /// Cuts to at most `max` characters on a character boundary, marking the cut with `…`.

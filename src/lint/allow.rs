@@ -273,14 +273,26 @@ pub fn parse_allowlist(path: &str, bytes: &[u8], today: Date) -> Result<Vec<Allo
         })?;
         let fingerprint = single_line(path, line, obj, "fingerprint")?;
         if fingerprint.contains('*')
-            || !fingerprint.starts_with("v1:")
+            || !(fingerprint.starts_with("v1:") || fingerprint.starts_with("v2:"))
             || fingerprint.len() != 35
             || !fingerprint[3..].bytes().all(|c| c.is_ascii_hexdigit())
         {
             return Err(Error::invalid(
                 path,
                 Some(line),
-                "`fingerprint` must be one exact `v1:` fingerprint from `git aahp lint --format json` (no wildcards) (CFG002)",
+                "`fingerprint` must be one exact `v1:` or `v2:` fingerprint from `git aahp lint --format json` (no wildcards) (CFG002)",
+            ));
+        }
+        // A `v1:` fingerprint of a secret hashed the secret itself, and a short one can be
+        // recovered from it (review s23 item 11): secrets now have `v2:` fingerprints, and
+        // the old entry is refused with the way to approve the finding again.
+        if meta.family == registry::Family::Sec && fingerprint.starts_with("v1:") {
+            return Err(Error::invalid(
+                path,
+                Some(line),
+                format!(
+                    "`{fingerprint}` is a `v1:` fingerprint of a {rule} secret, from which a short secret can be recovered; secrets have `v2:` fingerprints now: run `git aahp lint --format json`, put the finding's `v2:` fingerprint in this entry, and rotate the secret if the old entry was pushed (CFG002)"
+                ),
             ));
         }
         let entry_path = match obj.get("path") {

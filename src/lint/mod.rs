@@ -295,7 +295,7 @@ fn config_diag(
         column: 1,
         end_line: line,
         end_column: line_text.chars().count() + 1,
-        fingerprint: fingerprint(rule.id, path, &format!("{line}:{message}"), 0),
+        fingerprint: fingerprint(rule.id, path, &format!("{line}:{message}"), 0, false),
         message,
         context: Context::JsonString,
         kind: None,
@@ -1314,8 +1314,18 @@ fn lint_text_as(
     let mut fps: Vec<String> = vec![String::new(); findings.len()];
     // The normalised key and occurrence of each finding whose fingerprint waits.
     let mut pending: Vec<Option<usize>> = vec![None; findings.len()];
+    // A secret's fingerprint must not hash the secret: an unsalted hash of a short
+    // password is recovered offline from the SARIF or the allowlist that shows it (review
+    // s23 item 11). Its key is the line it is on with every secret in its redacted form.
+    let hides_secret: Vec<bool> = findings
+        .iter()
+        .map(|f| f.secret || f.rule.family == Family::Sec)
+        .collect();
     for (i, key) in keys.iter_mut().enumerate() {
         if keep[i] {
+            if hides_secret[i] {
+                *key = line_without_secrets(raw, &lines, &findings[i], &secret_spans);
+            }
             normalise_key(key);
         }
     }
@@ -1327,7 +1337,7 @@ fn lint_text_as(
         }
         let occ = occurrences.entry((f.rule.id, &keys[i])).or_insert(0);
         if listed[i] || cfg.allow.iter().any(|e| !e.expired && e.rule == f.rule.id) {
-            fps[i] = fingerprint(f.rule.id, &file.path, &keys[i], *occ);
+            fps[i] = fingerprint(f.rule.id, &file.path, &keys[i], *occ, hides_secret[i]);
         } else {
             pending[i] = Some(*occ);
         }
@@ -1364,7 +1374,7 @@ fn lint_text_as(
             continue;
         }
         let fp = match pending[i].take() {
-            Some(occ) => fingerprint(f.rule.id, &file.path, &keys[i], occ),
+            Some(occ) => fingerprint(f.rule.id, &file.path, &keys[i], occ, hides_secret[i]),
             None => fp,
         };
         let mut d = place_here(f, fp);
@@ -1375,14 +1385,14 @@ fn lint_text_as(
         let f = unlisted_summary(&findings, &unlisted);
         out.push(place_here(
             &f,
-            fingerprint(f.rule.id, &file.path, "unlisted", 0),
+            fingerprint(f.rule.id, &file.path, "unlisted", 0, false),
         ));
     }
     for (s, e, msg) in marker_problems {
         let f = Finding::raw(&registry::CFG004, s, e, msg);
         out.push(place_here(
             &f,
-            fingerprint(f.rule.id, &file.path, &raw[s..e], 0),
+            fingerprint(f.rule.id, &file.path, &raw[s..e], 0, false),
         ));
     }
     Ok(out)
@@ -1550,9 +1560,49 @@ fn normalise_key(s: &mut String) {
     *s = out.to_lowercase();
 }
 
-fn fingerprint(rule: &str, path: &str, key: &str, occurrence: usize) -> String {
+/// The line a secret finding starts on, every secret on it (its own included) replaced by
+/// its redacted form: what its `v2:` fingerprint hashes instead of the secret.
+fn line_without_secrets(
+    raw: &str,
+    lines: &LineIndex,
+    f: &Finding,
+    secrets: &[(usize, usize, String)],
+) -> String {
+    let start = text::floor_char(raw, f.start.min(raw.len()));
+    let end = text::ceil_char(raw, f.end.clamp(start, raw.len()));
+    let (line, _) = lines.position(raw, start);
+    let (ls, le) = lines.line_range(raw, line - 1);
+    let spans = merge_spans(
+        secrets
+            .iter()
+            .map(|(s, e, _)| (*s, *e))
+            .chain(std::iter::once((start, end)))
+            .filter(|&(s, e)| s < le.max(start + 1) && e > ls)
+            .collect(),
+    );
+    let mut out = String::with_capacity(le.saturating_sub(ls) + 16);
+    let mut at = ls;
+    for (s, e) in spans {
+        out.push_str(&raw[at..s.clamp(at, le)]);
+        // The whole secret's form, also for a private key that runs on past the line.
+        out.push_str(&redacted(&raw[s..e]));
+        at = e.clamp(at, le);
+    }
+    if at < le {
+        out.push_str(&raw[at..le]);
+    }
+    out
+}
+
+/// A finding's fingerprint: `v1:` hashes its matched text; `v2:` (a secret's) the line with
+/// the secret redacted ([`line_without_secrets`]), so the secret cannot be recovered from it.
+fn fingerprint(rule: &str, path: &str, key: &str, occurrence: usize, v2: bool) -> String {
     let mut h = Sha256::new();
-    h.update(b"aahp-lint-v1\0");
+    h.update(if v2 {
+        &b"aahp-lint-v2\0"[..]
+    } else {
+        &b"aahp-lint-v1\0"[..]
+    });
     h.update(rule.as_bytes());
     h.update(b"\0");
     h.update(path.as_bytes());
@@ -1561,7 +1611,7 @@ fn fingerprint(rule: &str, path: &str, key: &str, occurrence: usize) -> String {
     h.update(b"\0");
     h.update(occurrence.to_string().as_bytes());
     let hex = crate::handoff::hex(&h.finalize());
-    format!("v1:{}", &hex[..32])
+    format!("{}:{}", if v2 { "v2" } else { "v1" }, &hex[..32])
 }
 
 #[allow(

@@ -249,11 +249,118 @@ fn user_secret_spans(s: &str) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// Untrusted inputs noted where they enter the process (the command line, the
+/// environment, manifest values), and the secrets found in them. Text composed from an
+/// input may no longer show a secret's shape (a label on the line before turned into `\n`
+/// by an escape, a value quoted by `Debug`, a path normalised): the sinks replace each
+/// noted secret wherever it appears, in whatever escaping, so a message that forgot to
+/// clean the value before embedding it still cannot print it (review s23 item 10).
+struct Noted {
+    /// Inputs not scanned yet.
+    pending: Vec<String>,
+    /// Each secret's pieces as an escape leaves them whole, with the form shown instead,
+    /// longest first.
+    pieces: Vec<(String, String)>,
+}
+
+static NOTED: std::sync::Mutex<Noted> = std::sync::Mutex::new(Noted {
+    pending: Vec::new(),
+    pieces: Vec::new(),
+});
+
+/// Notes text that entered the process from outside (an argument, an environment value,
+/// a manifest field): a secret in it is redacted from every output of this process,
+/// whatever that output made of the text. Scanned lazily, when output is written.
+pub fn note_input(s: &str) {
+    if s.len() < 8 {
+        return;
+    }
+    NOTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .pending
+        .push(s.to_string());
+}
+
+/// The pieces of the noted secrets (scanning what was noted since the last call).
+fn noted_pieces() -> Vec<(String, String)> {
+    let mut noted = NOTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !noted.pending.is_empty() {
+        // One scan for all of them (a manifest has thousands of strings), a blank line
+        // apart so that no label reaches into the next input.
+        let input = std::mem::take(&mut noted.pending).join("\n\n");
+        for (start, end) in redaction_spans(&input) {
+            let secret = &input[start..end];
+            let form = crate::lint::redacted(secret);
+            // An escape (JSON, `Debug`, `\u{a}`) rewrites controls, quotes and backslashes:
+            // what lies between them stays as it was.
+            for piece in secret.split(|c: char| c.is_control() || matches!(c, '"' | '\\' | '\'')) {
+                let piece = piece.trim();
+                if piece.chars().count() >= 8 && !noted.pieces.iter().any(|(p, _)| p == piece) {
+                    noted.pieces.push((piece.to_string(), form.clone()));
+                }
+            }
+        }
+        noted
+            .pieces
+            .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+    }
+    noted.pieces.clone()
+}
+
+/// Replaces every noted secret's pieces in `s` by the secret's redacted form.
+fn redact_noted(s: &str) -> Cow<'_, str> {
+    let pieces = noted_pieces();
+    let mut out = Cow::Borrowed(s);
+    for (piece, form) in &pieces {
+        if out.contains(piece.as_str()) {
+            out = Cow::Owned(out.replace(piece.as_str(), form));
+        }
+    }
+    out
+}
+
 /// Replaces every secret the linter's detectors recognise, and every match of a registered
 /// `.aiignore`'s secrets section, by the linter's redacted form.
 pub fn redact(s: &str) -> Cow<'_, str> {
-    if s.len() < 8 {
+    redact_with(s, false)
+}
+
+/// [`redact`] for a whole file whose lines are read afterwards (review's items): every
+/// secret is found on the text as written, then replaced by its redacted form followed by
+/// the line breaks it spanned, so each line keeps its number and no line of a multi-line
+/// secret (a private key's body, a value whose label is on the line before) is shown in
+/// clear when the text is split (review s23 item 9).
+pub fn redact_keeping_lines(s: &str) -> Cow<'_, str> {
+    redact_with(s, true)
+}
+
+fn redact_with(s: &str, keep_lines: bool) -> Cow<'_, str> {
+    let spans = redaction_spans(s);
+    if spans.is_empty() {
         return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut at = 0;
+    for (start, end) in spans {
+        out.push_str(&s[at..start]);
+        let secret = &s[start..end];
+        out.push_str(&crate::lint::redacted(secret));
+        if keep_lines {
+            out.extend(secret.matches('\n'));
+        }
+        at = end;
+    }
+    out.push_str(&s[at..]);
+    Cow::Owned(out)
+}
+
+/// The byte ranges [`redact`] replaces in `s`: sorted, disjoint, non-empty.
+fn redaction_spans(s: &str) -> Vec<(usize, usize)> {
+    if s.len() < 8 {
+        return Vec::new();
     }
     let mut spans = crate::lint::secret_spans(s);
     // As in lint's snippets, an `.aiignore` match only adds text no built-in detector
@@ -273,29 +380,114 @@ pub fn redact(s: &str) -> Cow<'_, str> {
         spans.extend(user);
         spans = crate::lint::merge_spans(spans);
     }
-    if spans.is_empty() {
-        return Cow::Borrowed(s);
+    // A backslash escapes what follows it in the JSON (or the Markdown) the text is: one
+    // the span would end on stays, or the redacted form would swallow the escape of the
+    // quote after it and break the document (review 24).
+    let b = s.as_bytes();
+    spans
+        .into_iter()
+        .filter_map(|(start, mut end)| {
+            while end > start && b[end - 1] == b'\\' {
+                end -= 1;
+            }
+            (end > start).then_some((start, end))
+        })
+        .collect()
+}
+
+/// How far past a summary's limit secrets are looked for: a token that starts within the
+/// summary ends within this many characters more (long JWTs included).
+const SHORTEN_MARGIN: usize = 4096;
+
+/// Untrusted text shortened to one line of at most `max` characters (a summary, a quick
+/// context): every secret is redacted on the text as it was written, with its line
+/// structure (a private key's body, a value whose label is on the line before), and only
+/// then are white-space runs collapsed to one space and the result cut. A redacted form is
+/// never cut: when it does not fit, the text ends before it. The result is cleaned as
+/// [`clean_line`] cleans (review s23 items 1 and 18).
+pub fn shorten(s: &str, max: usize) -> String {
+    enum Piece<'a> {
+        Space,
+        Text(&'a str),
+        Secret(String),
     }
-    let mut out = String::with_capacity(s.len());
-    let mut at = 0;
-    for (start, end) in spans {
-        // A backslash escapes what follows it in the JSON (or the Markdown) the text is:
-        // one the span would end on stays, or the redacted form would swallow the escape of
-        // the quote after it and break the document (review 24).
-        let b = s.as_bytes();
-        let mut end = end;
-        while end > start && b[end - 1] == b'\\' {
-            end -= 1;
+    // Enough of the text for `max` characters once collapsed, plus the margin.
+    let mut kept = 0usize;
+    let mut end = s.len();
+    for (i, c) in s.char_indices() {
+        if !c.is_whitespace() {
+            kept += 1;
+            if kept > max + SHORTEN_MARGIN {
+                end = i;
+                break;
+            }
         }
-        if end == start {
+    }
+    let head = &s[..end];
+    let mut pieces: Vec<Piece<'_>> = Vec::new();
+    let mut at = 0;
+    let spans = redaction_spans(head);
+    let ends = std::iter::once((head.len(), head.len()));
+    for (start, stop) in spans.iter().copied().chain(ends) {
+        let text = &head[at..start];
+        let mut word_start = None;
+        for (i, c) in text.char_indices() {
+            if c.is_whitespace() {
+                if let Some(w) = word_start.take() {
+                    pieces.push(Piece::Text(&head[at + w..at + i]));
+                }
+                if !matches!(pieces.last(), None | Some(Piece::Space)) {
+                    pieces.push(Piece::Space);
+                }
+            } else if word_start.is_none() {
+                word_start = Some(i);
+            }
+        }
+        if let Some(w) = word_start {
+            pieces.push(Piece::Text(&head[at + w..start]));
+        }
+        if start == stop {
+            break;
+        }
+        pieces.push(Piece::Secret(crate::lint::redacted(&head[start..stop])));
+        at = stop;
+    }
+    if matches!(pieces.last(), Some(Piece::Space)) {
+        pieces.pop();
+    }
+    let len = |p: &Piece<'_>| match p {
+        Piece::Space => 1,
+        Piece::Text(t) => t.chars().count(),
+        Piece::Secret(r) => r.chars().count(),
+    };
+    let total: usize = pieces.iter().map(len).sum();
+    let cut = total > max || end < s.len();
+    let budget = if cut { max.saturating_sub(1) } else { max };
+    let mut out = String::new();
+    let mut used = 0usize;
+    for p in &pieces {
+        let n = len(p);
+        if used + n <= budget {
+            match p {
+                Piece::Space => out.push(' '),
+                Piece::Text(t) => out.push_str(t),
+                Piece::Secret(r) => out.push_str(r),
+            }
+            used += n;
             continue;
         }
-        out.push_str(&s[at..start]);
-        out.push_str(&crate::lint::redacted(&s[start..end]));
-        at = end;
+        if let Piece::Text(t) = p {
+            out.extend(t.chars().take(budget - used));
+        }
+        break;
     }
-    out.push_str(&s[at..]);
-    Cow::Owned(out)
+    if cut {
+        out.push('…');
+    }
+    match neutralise(&out) {
+        Cow::Borrowed(_) => out,
+        Cow::Owned(o) => o,
+    }
 }
 
 /// True for characters shown as a visible `\u{…}` escape instead of themselves: C0 controls
@@ -562,20 +754,33 @@ impl Sink {
     /// (or nothing) and annotation lines. Secrets are redacted here too, as a last resort.
     pub fn finish(self, out: &str) -> String {
         match self {
-            Sink::Json => json_safe(out),
+            Sink::Json => json_safe(&redact_noted(out)),
             Sink::Text { color } => {
+                let out = redact_noted(out);
                 let mut done = String::with_capacity(out.len());
+                // The text between the tool's annotations is redacted as a whole, before it
+                // is read line by line: a private key's body, or a value whose label is on
+                // the line before, is a secret only with its neighbours (review s23 item 10).
+                let mut block = String::new();
+                let flush = |block: &mut String, done: &mut String| {
+                    for line in redact(block).split_inclusive('\n') {
+                        text_line(line, color, done);
+                    }
+                    block.clear();
+                };
                 for line in out.split_inclusive('\n') {
                     if let Some(annotation) = line
                         .strip_prefix(MARK_ANNOTATION)
                         .and_then(|l| l.strip_prefix(annotation_key()))
                     {
+                        flush(&mut block, &mut done);
                         // Built by `Annotation::render`: its parts were cleaned and escaped.
                         done.push_str(&strip_marks(annotation));
                     } else {
-                        text_line(&redact(line), color, &mut done);
+                        block.push_str(line);
                     }
                 }
+                flush(&mut block, &mut done);
                 done
             }
         }
@@ -605,23 +810,25 @@ fn text_line(line: &str, color: bool, done: &mut String) {
     }
 }
 
-/// Neutralises every string of a JSON document in place, object keys included
-/// ([`neutralise`]: idempotent, so text the boundary cleaned already is unchanged). The
-/// structural half of the JSON sink: what a field's serialiser forgot is caught here.
+/// Cleans every string of a JSON document in place, object keys included ([`clean`]:
+/// secrets redacted on the decoded text, where an escape cannot hide a label's line break
+/// or a tab; controls and workflow commands neutralised; idempotent, so text the boundary
+/// cleaned already is unchanged). The structural half of the JSON sink: what a field's
+/// serialiser forgot is caught here, before the text is escaped (review s23 item 10).
 pub fn neutralise_json(v: &mut serde_json::Value) {
     use serde_json::Value;
     match v {
         Value::String(s) => {
-            if let Cow::Owned(o) = neutralise(s) {
+            if let Cow::Owned(o) = clean(s) {
                 *s = o;
             }
         }
         Value::Array(items) => items.iter_mut().for_each(neutralise_json),
         Value::Object(map) => {
-            if map.keys().any(|k| matches!(neutralise(k), Cow::Owned(_))) {
+            if map.keys().any(|k| matches!(clean(k), Cow::Owned(_))) {
                 *map = std::mem::take(map)
                     .into_iter()
-                    .map(|(k, v)| (neutralise(&k).into_owned(), v))
+                    .map(|(k, v)| (clean(&k).into_owned(), v))
                     .collect();
             }
             map.values_mut().for_each(neutralise_json);
@@ -720,6 +927,17 @@ mod tests {
             "plain | text\twith tab"
         );
         assert_eq!(neutralise("a :: b"), "a :: b");
+    }
+
+    #[test]
+    fn shorten_redacts_before_it_joins_and_never_cuts_a_redacted_form() {
+        let t = token();
+        let text = format!("see\n\n{t}   and more words here");
+        let whole = shorten(&text, 100);
+        assert_eq!(whole, "see gh…(40 chars) and more words here");
+        // The cut falls inside the redacted form: the text ends before it.
+        assert_eq!(shorten(&text, 10), "see …");
+        assert_eq!(shorten("a\x1b]0;T\x07 b", 50), "a\\u{1b}]0;T\\u{7} b");
     }
 
     #[test]

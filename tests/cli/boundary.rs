@@ -1034,3 +1034,363 @@ fn a_report_names_the_kind_of_credential_it_found() {
         "{json}"
     );
 }
+
+/// A STATUS summary too long for the context budget, holding a private key whose body
+/// spans two lines (review s23 item 1): `(body line 1, body line 2, summary)`.
+fn long_summary_with_a_key() -> (String, String, String) {
+    let b1 = format!(
+        "b3Blbn{}",
+        "NzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
+    );
+    let b2 = format!(
+        "QyNTUx{}",
+        "OQAAACBq9mJvZ2V0aGVyZmFrZWtleWRhdGFoZXJlYWFhYWFhYWFhYWFhYQAAAJg"
+    );
+    let mut items = String::new();
+    for i in 0..40 {
+        items.push_str(&format!(
+            "- Item {i} of the summary: the gateway handles CORS preflight for route {i}.\n"
+        ));
+    }
+    let summary = format!(
+        "Deploy notes for the next session. The staging deploy key (rotated next week):\n-----BEGIN {k}-----\n{b1}\n{b2}\n-----END {k}-----\n{items}",
+        k = "OPENSSH PRIVATE KEY"
+    );
+    (b1, b2, summary)
+}
+
+#[test]
+fn context_redacts_a_key_body_when_it_shortens_the_summary() {
+    let (b1, b2, summary) = long_summary_with_a_key();
+    let repo = handoff_repo();
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!("# Status\n\n<!-- SECTION: summary -->\n{summary}<!-- /SECTION: summary -->\n"),
+    );
+    for level in ["minimal", "medium", "full"] {
+        for format in ["md", "json"] {
+            let out = repo.aahp(&["context", "--level", level, "--format", format]);
+            out.assert_code(0);
+            for body in [&b1, &b2] {
+                assert!(
+                    !out.stdout.contains(&body[..12]) && !out.stderr.contains(&body[..12]),
+                    "context {level} {format}: a key body line reached the output\n{out}"
+                );
+            }
+        }
+    }
+    let out = repo.aahp(&["context", "--level", "minimal"]);
+    assert!(out.stdout.contains("(shortened)"), "{out}");
+    // The manifest's summary and quick context, written by the tool, hold neither.
+    repo.aahp(&["manifest", "-q"]).assert_code(0);
+    let manifest = repo.read(".ai/handoff/MANIFEST.json");
+    for body in [&b1, &b2] {
+        assert!(!manifest.contains(&body[..12]), "{manifest}");
+    }
+}
+
+#[test]
+fn review_redacts_a_multi_line_secret_in_an_open_question_and_keeps_the_item_whole() {
+    // Review s23 item 9: each line of an item was redacted alone, so a key's body line and
+    // a value whose label is on the line before printed in clear.
+    let body = format!(
+        "MIIEowIBAA{}",
+        "KCAQEA1b2c3d4e5f6g7h8Q1w2e3r4t5y6u7i8o9p0aBcDeFgHiJkLmNoP"
+    );
+    let aws = format!("wJa1rXUtnF{}", "EMK7MDENGbPxRfiCYq8d9kLmQ2vT5z");
+    let repo = handoff_repo();
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!(
+            "# Status\n\n<!-- SECTION: summary -->\nBuild green.\n<!-- /SECTION: summary -->\n\n## Open questions\n\n- Is the deploy key below still valid?\n  -----BEGIN {k}-----\n  {body}\n  -----END {k}-----\n- Does ops still use this AWS secret access key:\n  {aws}\n- Should the parser accept tabs,\n  or only spaces?\n",
+            k = "RSA PRIVATE KEY"
+        ),
+    );
+    repo.write("src/deploy.rs", "pub fn deploy() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "questions"]);
+    for format in ["md", "json"] {
+        let out = repo.aahp(&["review", "--base", "HEAD~1", "--format", format]);
+        assert!(out.code <= 1, "review {format}\n{out}");
+        for secret in [&body, &aws] {
+            assert!(
+                !out.stdout.contains(&secret[..10]) && !out.stderr.contains(&secret[..10]),
+                "review {format}: a secret line reached the output\n{out}"
+            );
+        }
+    }
+    // One item per question, the continued one whole.
+    let json = repo
+        .aahp(&["review", "--base", "HEAD~1", "--format", "json"])
+        .json();
+    let questions: Vec<&str> = json["open_questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(questions.len(), 3, "{questions:?}");
+    assert_eq!(
+        questions[2], "Should the parser accept tabs, or only spaces?",
+        "{questions:?}"
+    );
+}
+
+/// A 32-character password, and the same value after its label on the line before (SEC121).
+fn labelled_password() -> (String, String) {
+    let secret = format!("Xq8vN2pL7r{}", "T4kW9mZ3bY6cH1jF5dS0aG");
+    let labelled = format!("password:\n{secret}");
+    (secret, labelled)
+}
+
+#[track_caller]
+fn assert_not_in(what: &str, secret: &str, out: &CmdOutput) {
+    assert!(
+        !out.stdout.contains(secret) && !out.stderr.contains(secret),
+        "{what}: the secret reached the output\n{out}"
+    );
+}
+
+/// Sets a manifest field by hand (the commands refuse such text).
+fn plant_manifest_field(repo: &TestRepo, pointer: &[&str], value: &str) {
+    let path = ".ai/handoff/MANIFEST.json";
+    let mut m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    let mut at = &mut m;
+    for key in pointer {
+        at = &mut at[*key];
+    }
+    *at = value.into();
+    repo.write(path, serde_json::to_string_pretty(&m).unwrap());
+}
+
+#[test]
+fn a_secret_escaped_or_embedded_in_a_message_is_still_redacted() {
+    // Review s23 item 10: the value was escaped (`\n`, `\u{a}`, JSON, gix's `Debug`) or cut
+    // before the boundary saw it, and its label no longer stood on the line before it.
+    let (secret, labelled) = labelled_password();
+    let repo = handoff_repo();
+    plant_manifest_field(&repo, &["last_session", "commit"], &labelled);
+    for args in [
+        &["verify"][..],
+        &["verify", "--json"],
+        &["verify", "--format", "github"],
+    ] {
+        let out = repo.aahp(args);
+        assert!(out.code <= 1, "{args:?}\n{out}");
+        assert_not_in(&format!("{args:?}"), &secret, &out);
+    }
+    repo.git(&["checkout", "-q", ".ai/handoff/MANIFEST.json"]);
+
+    plant_manifest_field(&repo, &["next_task_id"], &labelled);
+    let out = repo.aahp(&["task", "add", "x"]);
+    out.assert_code(2);
+    assert_not_in("task add", &secret, &out);
+    repo.git(&["checkout", "-q", ".ai/handoff/MANIFEST.json"]);
+
+    // A base given on the command line or in the environment, quoted by gix's `Debug`.
+    let aws = format!("wJa1rXUtnF{}", "EMK7MDENGbPxRfiCYq8d9kLmQ2vT5z");
+    let base = format!("AWS secret access key:\n{aws}");
+    for format in ["md", "json"] {
+        let out = repo.aahp(&["review", "--base", &base, "--format", format]);
+        assert_not_in(&format!("review --base {format}"), &aws, &out);
+    }
+    for env in [base.clone(), format!("password:\t{secret}")] {
+        for json in [false, true] {
+            let mut args = vec!["verify", "--level", "ci"];
+            if json {
+                args.push("--json");
+            }
+            let out = repo.aahp_env(".", &args, &[("AAHP_BASE_SHA", &env)]);
+            assert_not_in("AAHP_BASE_SHA", &aws, &out);
+            assert_not_in("AAHP_BASE_SHA", &secret, &out);
+        }
+    }
+
+    // Usage errors quote the command line: a private key's body lines and a value whose
+    // label is on the line before.
+    let s = Secrets::new();
+    let out = repo.aahp(&["task", "claim", &s.key_block()]);
+    s.assert_absent("task claim KEY", &out);
+    for args in [
+        &["lint", "--explain"][..],
+        &["context", "--for"],
+        &["verify", "--level"],
+        &["archive", "--keep"],
+        &["begin", "--ttl"],
+        &["task", "claim"],
+    ] {
+        let mut args = args.to_vec();
+        args.push(&labelled);
+        let out = repo.aahp(&args);
+        assert_ne!(out.code, 0, "{args:?}\n{out}");
+        assert_not_in(&format!("{args:?}"), &secret, &out);
+    }
+    // A credential in a URL given as `--dir`, whatever the path's normalisation made of it.
+    let out = repo.aahp(&[
+        "--dir",
+        &format!("https://deploy:{}@host/x", s.url_password),
+        "status",
+    ]);
+    s.assert_absent("--dir URL", &out);
+}
+
+#[test]
+fn begin_refuses_an_updating_value_that_is_not_a_handoff_file_name() {
+    // Review s23 item 18: newlines and paths were recorded in the lock and echoed.
+    let (secret, labelled) = labelled_password();
+    let repo = handoff_repo();
+    for bad in [
+        "a\nb",
+        "../../../etc/passwd",
+        "/etc/passwd",
+        "..",
+        labelled.as_str(),
+    ] {
+        let out = repo.aahp(&["begin", "--agent", "a", "--json", "--updating", bad]);
+        out.assert_code(2);
+        assert_eq!(out.json()["error"]["exit_code"], 2, "{out}");
+        assert_not_in("begin --updating", &secret, &out);
+        assert!(!repo.exists(".ai/handoff/HANDOFF.lock"), "{out}");
+    }
+    repo.aahp(&["begin", "--agent", "a", "--updating", "STATUS.md"])
+        .assert_code(0);
+}
+
+#[test]
+fn begin_refuses_a_wait_past_its_limit_with_exit_2() {
+    // Review s23 item 17: the deadline overflowed the clock and the command panicked.
+    let repo = handoff_repo();
+    for wait in ["18446744073709551615", "9223372036854775807", "31622401"] {
+        let out = repo.aahp(&["begin", "--agent", "a", "--wait", wait]);
+        out.assert_code(2);
+        assert!(out.stderr.contains("`--wait` is too long"), "{out}");
+        assert!(!out.stderr.contains("panicked"), "{out}");
+        let out = repo.aahp(&["begin", "--agent", "a", "--wait", wait, "--json"]);
+        out.assert_code(2);
+        assert_eq!(out.json()["error"]["kind"], "usage", "{out}");
+        assert!(!repo.exists(".ai/handoff/HANDOFF.lock"), "{out}");
+    }
+}
+
+#[test]
+fn mcp_errors_the_sdk_writes_pass_the_boundary() {
+    // Review s23 item 16: rmcp's own messages echoed the client's text, a token and raw
+    // control bytes included.
+    let s = Secrets::new();
+    let repo = handoff_repo();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let ready = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let bad_param = serde_json::json!({"jsonrpc":"2.0","id":1,"method":"tools/call",
+        "params":{"name":"context","arguments":{"budget": s.github}}});
+    let bad_method = serde_json::json!({"jsonrpc":"2.0","id":2,
+        "method": format!("x\u{1b}]0;T\u{7}\n::error::m {}", s.github)});
+    let input = format!("{init}\n{ready}\n{bad_param}\n{bad_method}\n");
+    let out = repo.aahp_with_stdin(&["mcp"], input.as_bytes());
+    s.assert_absent("mcp", &out);
+    let mut answered = 0;
+    for line in out.stdout.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["id"] == 1 || v["id"] == 2 {
+            answered += 1;
+        }
+        // Decoded, as a client or a log reader sees it.
+        let decoded = v.to_string();
+        let texts: Vec<String> = [&v["error"]["message"], &v["result"]["content"][0]["text"]]
+            .iter()
+            .filter_map(|t| t.as_str().map(str::to_string))
+            .collect();
+        for t in texts {
+            assert!(!t.chars().any(|c| c.is_control() && c != '\n'), "{t:?}");
+            assert!(
+                !t.lines().any(|l| l.trim_start().starts_with("::")),
+                "{t:?}"
+            );
+        }
+        assert!(!decoded.contains(&s.github), "{decoded}");
+    }
+    assert_eq!(answered, 2, "{out}");
+}
+
+#[test]
+fn init_migrate_writes_summaries_through_the_whole_boundary() {
+    // Review s23 item 18: the token was redacted but the OSC kept, raw once decoded.
+    let s = Secrets::new();
+    let repo = TestRepo::new();
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!("# Status\n\nAll good. \u{1b}]0;T\u{7} {}\n", s.github),
+    );
+    repo.write(
+        ".ai/handoff/LOG.md",
+        "# Log\n\n## [2026-11-20] claude: Start\n\nSet up.\n",
+    );
+    let out = repo.aahp(&["init", "--migrate", "--project", "demo"]);
+    out.assert_code(0);
+    let m: serde_json::Value =
+        serde_json::from_str(&repo.read(".ai/handoff/MANIFEST.json")).unwrap();
+    for text in [
+        m["quick_context"].as_str().unwrap(),
+        m["files"]["STATUS.md"]["summary"].as_str().unwrap(),
+    ] {
+        assert!(!text.contains(&s.github), "{text:?}");
+        assert!(!text.chars().any(char::is_control), "{text:?}");
+        assert!(text.contains("All good."), "{text:?}");
+    }
+}
+
+#[test]
+fn a_secrets_fingerprint_does_not_give_the_secret_away() {
+    // Review s23 item 11: the fingerprint was an unsalted SHA-256 of the lowercased secret,
+    // so a short password came back from a dictionary run over the SARIF file.
+    use sha2::{Digest, Sha256};
+    let repo = handoff_repo();
+    let path = ".ai/handoff/CONVENTIONS.md";
+    repo.write(path, "# c\n\nDB_PASSWORD=Summer2024!\n");
+    let oracle = |rule: &str, guess: &str| {
+        let mut h = Sha256::new();
+        h.update(format!("aahp-lint-v1\0{rule}\0{path}\0{guess}\0").as_bytes());
+        h.update(b"0");
+        let hex = git_aahp::handoff::hex(&h.finalize());
+        format!("v1:{}", &hex[..32])
+    };
+    let json = repo.aahp(&["lint", "--format", "json"]);
+    json.assert_code(1);
+    let sarif = repo.aahp(&["lint", "--format", "sarif"]);
+    let diags = json.json()["diagnostics"].as_array().unwrap().clone();
+    let sec: Vec<&serde_json::Value> = diags
+        .iter()
+        .filter(|d| d["rule"].as_str().unwrap().starts_with("SEC"))
+        .collect();
+    assert!(!sec.is_empty(), "{json}");
+    for d in sec {
+        let fp = d["fingerprint"].as_str().unwrap();
+        assert!(fp.starts_with("v2:"), "{fp}");
+        for guess in ["summer2024!", "Summer2024!", "summer2024"] {
+            let fp = oracle(d["rule"].as_str().unwrap(), guess);
+            assert!(!json.stdout.contains(&fp), "{json}");
+            assert!(!sarif.stdout.contains(&fp), "{sarif}");
+        }
+    }
+    // The finding is approved by its `v2:` fingerprint; an old `v1:` entry of a secret is
+    // refused with the way to approve it again.
+    let first = diags
+        .iter()
+        .find(|d| d["rule"].as_str().unwrap().starts_with("SEC"))
+        .unwrap();
+    let fp = first["fingerprint"].as_str().unwrap().to_string();
+    let rule = first["rule"].as_str().unwrap().to_string();
+    let entry = |fp: &str| {
+        format!(
+            r#"{{"version":1,"entries":[{{"rule":"{rule}","fingerprint":"{fp}","reason":"a test fixture","owner":"Security","expires":"2027-01-31"}}]}}"#
+        )
+    };
+    repo.write(".ai/handoff/aahp-allowlist.json", entry(&fp));
+    repo.aahp(&["lint"]).assert_code(0);
+    repo.write(
+        ".ai/handoff/aahp-allowlist.json",
+        entry(&oracle(&rule, "summer2024!")),
+    );
+    let out = repo.aahp(&["lint"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("`v2:` fingerprint"), "{out}");
+}
