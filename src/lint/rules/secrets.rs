@@ -1139,6 +1139,47 @@ const SPACED_QUOTED: &str = r#"\b(?:password|username|credentials)\s+["'](?P<v>[
 /// ([`assigned_groups`]).
 const CONNECTION_PASSWORD: &str = r#"\b(?:password|pwd)\s*=\s*(?P<v>[^;"'\s<>]{2,})"#;
 
+/// A class of bytes, as a regex's run of that class reads them.
+pub(crate) type ByteClass = fn(u8) -> bool;
+
+/// The value SEC121's prose patterns end with: a run of ten or more value bytes.
+const PROSE_VALUE: &str = r#"(?P<v>[^\s`"'<>()\[\]{},;|]{10,})"#;
+
+/// A byte of [`PROSE_VALUE`]'s class: not ASCII white space, a quote, a bracket or a
+/// separator (every byte of a non-ASCII character is one: the class is negated). Not
+/// [`value_byte`], which lets the vertical tab through where the regex's `\s` stops.
+fn prose_value_byte(c: u8) -> bool {
+    !regex_space(c)
+        && !matches!(
+            c,
+            b'`' | b'"' | b'\'' | b'<' | b'>' | b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b';' | b'|'
+        )
+}
+
+/// The plain value of [`ASSIGNMENT`] (also the end of its block value).
+const PLAIN_VALUE: &str = r#"[^\s"'`,;)\]}<>]+"#;
+
+/// A byte of [`PLAIN_VALUE`]'s class.
+fn plain_value_byte(c: u8) -> bool {
+    !(regex_space(c) || matches!(c, b'"' | b'\'' | b'`' | b',' | b';' | b')' | b']' | b'}' | b'<' | b'>'))
+}
+
+/// The head `p`'s regex is searched as (see the engine's `Matcher::Head`) and the class of
+/// the run its matches go on with, for a regex that ends in a greedy run whose matches can
+/// reach the end of a long line: `KEY=KEY=…` and `password=password=…` on one line made the
+/// assignment's and the prose labels' matches a kilobyte or a megabyte long. The head is
+/// the regex with that run at its least (`+` → one, `{10,}` → `{10}`); the run is the last
+/// thing each of them matches, so a match of the head is a match of the regex cut short.
+pub(crate) fn head(p: &Pattern) -> Option<(String, ByteClass)> {
+    if p.regex == ASSIGNMENT {
+        let least = PLAIN_VALUE.strip_suffix('+').expect("a greedy run");
+        return Some((ASSIGNMENT.replace(PLAIN_VALUE, least), plain_value_byte));
+    }
+    let bare = p.regex.strip_suffix(PROSE_VALUE)?;
+    let least = PROSE_VALUE.replace("{10,}", "{10}");
+    Some((format!("{bare}{least}"), prose_value_byte))
+}
+
 /// The reader of the groups of `p`'s regex when they are read off its match, `None` for a
 /// regex whose groups the capture engine resolves. These regexes match one after another on
 /// a line of credential pairs (issue #13 item 4).
@@ -1763,13 +1804,14 @@ fn labelled_gate(b: &[u8], _start: usize, end: usize) -> bool {
         }
         let run = i;
         let mut other = false;
-        // Past 300 bytes the check no longer looks (it keeps the value's first 300).
+        // Past 300 bytes the check no longer looks (it keeps the value's first 300). A run
+        // that qualifies still does as it grows, so it is read only until it does.
         while i < b.len() && value(b[i]) && i - run < 300 {
             other |= !b[i].is_ascii_alphabetic();
             i += 1;
-        }
-        if i - run >= 10 && other {
-            return true;
+            if i - run >= 10 && other {
+                return true;
+            }
         }
         if i == run {
             // A line break or a delimiter: no value follows on this line.
