@@ -1133,16 +1133,15 @@ fn resume_from_head(
         };
         let scan = name == INDEX_FILE;
         let cache = cache.get_or_insert_with(|| BlobCache::pass_states(repo));
-        let state = match cache
+        let cached = cache
             .pass_state(id)
-            .filter(|st| st.at == at && (!scan || st.has_scan()))
-        {
-            Some(st) => st,
-            None => {
-                let st = streamed.prefix_state(&shown, at, scan)?;
-                cache.insert_pass_state(id, &st);
-                st
-            }
+            .filter(|st| st.at == at && (!scan || st.has_scan()));
+        let state = if let Some(st) = cached {
+            st
+        } else {
+            let st = streamed.prefix_state(&shown, at, scan)?;
+            cache.insert_pass_state(id, &st);
+            st
         };
         streamed.resume = Some(state);
     }

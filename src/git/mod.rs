@@ -698,9 +698,7 @@ impl Repo {
         if at_head.is_link {
             return Ok(None);
         }
-        Ok(self
-            .file_is_blob(path, at_head.id)?
-            .then_some(at_head.id))
+        Ok(self.file_is_blob(path, at_head.id)?.then_some(at_head.id))
     }
 
     /// True when the working tree's file at `path` (repository-relative) holds exactly the

@@ -1703,8 +1703,24 @@ impl IndexScanner {
     /// The scanner [`IndexScanner::to_fields`] gave these numbers; `None` when they are not
     /// such a list.
     pub(crate) fn from_fields(f: &[u64]) -> Option<IndexScanner> {
-        let &[at, phase, string, depth, key, key_len, key_is_entries, in_entries, has_found, cut, empty, count_found, has_last, last, list_start, count] =
-            f
+        let &[
+            at,
+            phase,
+            string,
+            depth,
+            key,
+            key_len,
+            key_is_entries,
+            in_entries,
+            has_found,
+            cut,
+            empty,
+            count_found,
+            has_last,
+            last,
+            list_start,
+            count,
+        ] = f
         else {
             return None;
         };
@@ -1743,7 +1759,11 @@ impl IndexScanner {
             } else {
                 None
             },
-            last_elem_end: if flag(has_last)? { Some(u(last)?) } else { None },
+            last_elem_end: if flag(has_last)? {
+                Some(u(last)?)
+            } else {
+                None
+            },
             list_start: u(list_start)?,
             count: u(count)?,
         })

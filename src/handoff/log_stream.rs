@@ -1634,9 +1634,7 @@ pub fn ends_of(
         crate::failpoint::error(&format!("pass-from-start:{INDEX_FILE}"))
             .map_err(|e| io_error(INDEX_FILE, &e))?;
     }
-    let mut r = index
-        .open_at(start)
-        .map_err(|e| io_error(INDEX_FILE, &e))?;
+    let mut r = index.open_at(start).map_err(|e| io_error(INDEX_FILE, &e))?;
     let mut buf = vec![0u8; CHUNK];
     loop {
         match r.read(&mut buf) {

@@ -212,12 +212,12 @@ fn from_start(shown: &str) -> Result<()> {
 #[cfg_attr(not(feature = "failpoints"), allow(clippy::unnecessary_wraps))]
 fn read_failpoint(kind: &str, shown: &str) -> Result<()> {
     #[cfg(feature = "failpoints")]
-    crate::failpoint::error(&format!("{kind}:{}", super::file_name(shown))).map_err(
-        |source| Error::Read {
+    crate::failpoint::error(&format!("{kind}:{}", super::file_name(shown))).map_err(|source| {
+        Error::Read {
             path: shown.to_string(),
             source,
-        },
-    )?;
+        }
+    })?;
     #[cfg(not(feature = "failpoints"))]
     let _ = (kind, shown);
     Ok(())
@@ -262,8 +262,7 @@ impl Run {
         self.lines += super::line_count(piece);
         if self.head.len() < HEAD_BYTES {
             let room = HEAD_BYTES - self.head.len();
-            self.head
-                .extend_from_slice(&piece[..piece.len().min(room)]);
+            self.head.extend_from_slice(&piece[..piece.len().min(room)]);
         }
         self.marker.feed(piece);
         if let Some(s) = self.scanner.as_mut() {
@@ -399,7 +398,13 @@ impl PassState {
 
     /// One line of text without spaces at its ends (see [`PassState::decode`]).
     pub fn encode(&self) -> String {
-        let bytes = |b: &[u8]| if b.is_empty() { "-".to_string() } else { hex(b) };
+        let bytes = |b: &[u8]| {
+            if b.is_empty() {
+                "-".to_string()
+            } else {
+                hex(b)
+            }
+        };
         let scanner = self.scanner.as_ref().map_or_else(
             || "-".to_string(),
             |s| {
@@ -432,7 +437,7 @@ impl PassState {
             if h == "-" {
                 return Some(Vec::new());
             }
-            if h.len() % 2 != 0 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+            if !h.len().is_multiple_of(2) || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return None;
             }
             (0..h.len())
@@ -465,10 +470,7 @@ impl PassState {
             scanner: if scanner == "-" {
                 None
             } else {
-                let fields = scanner
-                    .split(',')
-                    .map(number)
-                    .collect::<Option<Vec<_>>>()?;
+                let fields = scanner.split(',').map(number).collect::<Option<Vec<_>>>()?;
                 Some(IndexScanner::from_fields(&fields)?)
             },
         })
@@ -716,7 +718,8 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         // An index (scanned) and an archive with CRs, characters of several bytes, a BOM,
         // and the summary marker cut by a piece boundary or after the state.
-        let entry = "    {\r\n      \"sha256\": \"é0\",\r\n      \"title\": \"## ✓ \\\" x\"\r\n    }";
+        let entry =
+            "    {\r\n      \"sha256\": \"é0\",\r\n      \"title\": \"## ✓ \\\" x\"\r\n    }";
         let index = index_doc(entry, 9000);
         let mut archive = String::from("\u{feff}# Archive\r\n");
         archive.extend((0..12_000).map(|i| format!("## [2026-01-01] a: é {i} ✓\r\n\r\n---\r\n")));
@@ -770,7 +773,10 @@ mod tests {
                 resume: Some(s.prefix_state("g", at, scan).unwrap()),
                 ..s.clone()
             };
-            assert_eq!(resumed.pass("g", true).unwrap().index_end, expected.index_end);
+            assert_eq!(
+                resumed.pass("g", true).unwrap().index_end,
+                expected.index_end
+            );
         }
         let mut beyond = s.prefix_state("g", bytes.len() as u64, true).unwrap();
         beyond.at += 1;

@@ -351,7 +351,10 @@ impl Matcher {
                 // The run goes on past the head's match only where the match ends in it (an
                 // assignment's quoted value ends with its quote, which the class leaves out).
                 let e = if he > s && tail(hay.as_bytes()[he - 1]) {
-                    he + hay.as_bytes()[he..].iter().take_while(|&&c| tail(c)).count()
+                    he + hay.as_bytes()[he..]
+                        .iter()
+                        .take_while(|&&c| tail(c))
+                        .count()
                 } else {
                     he
                 };

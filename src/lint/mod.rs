@@ -775,8 +775,10 @@ pub fn secret_spans(text: &str) -> Vec<(usize, usize)> {
         text,
         &scan_with(text, 0, true, |scan, findings| {
             engine::run_secrets(scan, findings);
-            // Encoded runs that decode to a secret are secrets too (ENC001, marked so).
+            // Encoded runs that decode to a secret are secrets too (ENC001, marked so), and
+            // so are tokens reversed, in ROT13 or spaced out.
             decode_runs(scan, findings);
+            undo_tokens(scan, findings);
         }),
     )
 }
@@ -899,13 +901,25 @@ fn every_rule(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
     decode_runs(scan, findings);
 }
 
-/// Judges the encoded runs of the text (ENC), outside the secrets already found.
-fn decode_runs(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
-    let secrets: Vec<(usize, usize)> = findings
+/// Judges the tokens of the text written reversed, in ROT13 or spaced out (ENC), outside
+/// the secrets already found.
+fn undo_tokens(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
+    let secrets = secret_spans_of(findings);
+    rules::encoded::obfuscated_tokens(scan, &secrets, findings);
+}
+
+/// The spans of the secrets among `findings` (the scan's offsets).
+fn secret_spans_of(findings: &[Finding]) -> Vec<(usize, usize)> {
+    findings
         .iter()
         .filter(|f| f.secret)
         .map(|f| (f.start, f.end))
-        .collect();
+        .collect()
+}
+
+/// Judges the encoded runs of the text (ENC), outside the secrets already found.
+fn decode_runs(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
+    let secrets = secret_spans_of(findings);
     rules::encoded::scan(scan, &secrets, findings);
 }
 

@@ -1575,12 +1575,7 @@ fn credentials_undone_from_reversal_rot13_and_spacing_are_blocked_and_redacted()
     let token = expand("ghp_{A:36}", 11);
     let aws = expand("AKIA{U:16}", 3);
     let rot13 = super::rules::encoded::rot13;
-    let join = |s: &str, mark: &str| {
-        s.chars()
-            .map(String::from)
-            .collect::<Vec<_>>()
-            .join(mark)
-    };
+    let join = |s: &str, mark: &str| s.chars().map(String::from).collect::<Vec<_>>().join(mark);
     let cases = [
         token.chars().rev().collect::<String>(),
         aws.chars().rev().collect::<String>(),
@@ -1615,10 +1610,7 @@ fn prose_ids_and_spelt_letters_are_not_read_as_hidden_credentials() {
         "Session 01HZX3K9Q7M2V8N4R6T0W5Y1B3 (a ULID) closed.",
     ] {
         let d = rules_fired(&format!("# Notes\n\n{text}\n"));
-        assert!(
-            d.iter().all(|d| d.rule != "ENC001"),
-            "{text}: {d:?}"
-        );
+        assert!(d.iter().all(|d| d.rule != "ENC001"), "{text}: {d:?}");
     }
 }
 

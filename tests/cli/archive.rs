@@ -2523,7 +2523,10 @@ fn prepend_entries(repo: &TestRepo, n: usize, first: usize) {
     let cut = log.find("## [").unwrap();
     let newer = long_journal(n, first);
     let newer = &newer[newer.find("## [").unwrap()..];
-    repo.write(LOG, format!("{}{newer}\n---\n\n{}", &log[..cut], &log[cut..]));
+    repo.write(
+        LOG,
+        format!("{}{newer}\n---\n\n{}", &log[..cut], &log[cut..]),
+    );
 }
 
 /// A committed archive and index of 2,990 entries (each file larger than what `archive`
@@ -2575,8 +2578,7 @@ fn archive_resumes_from_heads_archive_state_and_its_cache_changes_no_result() {
     // The same rotation again, onto the same HEAD: nothing read from the start, and the
     // same bytes written.
     restore(&repo);
-    repo.aahp_env(".", &["archive"], &FROM_START)
-        .assert_code(0);
+    repo.aahp_env(".", &["archive"], &FROM_START).assert_code(0);
     assert_eq!(files(&repo), rotated);
     // Deleting the cache changes no result: the run reads from the start and writes the
     // same bytes.
@@ -2644,7 +2646,10 @@ fn the_pre_commit_gate_of_a_rotated_archive_records_its_state_for_the_next_archi
     repo.aahp(&["archive", "--verify"]).assert_code(0);
     // The same run without the cache writes the same bytes.
     repo.git(&["reset", "-q", "--hard"]);
-    repo.write(LOG, &String::from_utf8(before[0].1.clone().unwrap()).unwrap());
+    repo.write(
+        LOG,
+        String::from_utf8(before[0].1.clone().unwrap()).unwrap(),
+    );
     assert_eq!(files(&repo), before);
     std::fs::remove_file(repo.path().join(".git/aahp/pass-states")).unwrap();
     repo.aahp(&["archive"]).assert_code(0);

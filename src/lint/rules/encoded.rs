@@ -544,9 +544,8 @@ fn single_runs(b: &[u8]) -> Vec<(usize, usize, String)> {
     let ch = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let mark = |c: u8| matches!(c, b' ' | b'-' | b'.' | b'|' | b',');
     // A single character at `i`: not joined to another one on either side.
-    let single = |i: usize| {
-        ch(b[i]) && (i == 0 || !ch(b[i - 1])) && b.get(i + 1).is_none_or(|&c| !ch(c))
-    };
+    let single =
+        |i: usize| ch(b[i]) && (i == 0 || !ch(b[i - 1])) && b.get(i + 1).is_none_or(|&c| !ch(c));
     let mut out = Vec::new();
     let mut i = 0;
     while i + 2 < b.len() {

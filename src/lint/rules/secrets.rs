@@ -890,7 +890,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         ],
         // Also with the language's verb for "is" (`das Passwort lautet …`, `le mot de passe
         // est …`, `la contraseña es …`, `a senha é …`, `hasło to …`), now or not.
-        regex: r"(?i:passwort|kennwort|contraseña|contrasena|senha|mot de passe|wachtwoord|hasło|haslo|lösenord|losenord|salasana|parola|密码|密碼|パスワード|비밀번호)(?:[ \t]*(?:\*\*|__)?[ \t]*[:=：]|[ \t]+(?i:ist|lautet|war|est|était|etait|es|era|é|è|is|was|jest|to|är|var|on|oli)(?:[ \t]+(?i:jetzt|nun|maintenant|désormais|ahora|agora|ora|nu|teraz|nyt))?[ \t]*:?)[ \t]*(?:\*\*|__)?[ \t]*[`'\x22]?(?P<v>[^ \t\r\n`'\x22<>()\[\]{},;|]+)",
+        regex: r"(?i:passwort|kennwort|contraseña|contrasena|senha|mot de passe|wachtwoord|hasło|haslo|lösenord|losenord|salasana|parola|密码|密碼|パスワード|비밀번호)(?:[ \t]*(?:\*\*|__)?[ \t]*[:=：]|[ \t]+(?i:ist|lautet|war|est|était|etait|es|era|é|è|e|is|was|jest|to|är|var|on|oli)(?:[ \t]+(?i:jetzt|nun|maintenant|désormais|ahora|agora|ora|nu|teraz|nyt))?[ \t]*:?)[ \t]*(?:\*\*|__)?[ \t]*[`'\x22]?(?P<v>[^ \t\r\n`'\x22<>()\[\]{},;|]+)",
         before: 10,
         after: 340,
         check: check_foreign_label,
@@ -1149,11 +1149,7 @@ const PROSE_VALUE: &str = r#"(?P<v>[^\s`"'<>()\[\]{},;|]{10,})"#;
 /// separator (every byte of a non-ASCII character is one: the class is negated). Not
 /// [`value_byte`], which lets the vertical tab through where the regex's `\s` stops.
 fn prose_value_byte(c: u8) -> bool {
-    !regex_space(c)
-        && !matches!(
-            c,
-            b'`' | b'"' | b'\'' | b'<' | b'>' | b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b';' | b'|'
-        )
+    !regex_space(c) && !value_stop(c)
 }
 
 /// The plain value of [`ASSIGNMENT`] (also the end of its block value).
@@ -1161,7 +1157,11 @@ const PLAIN_VALUE: &str = r#"[^\s"'`,;)\]}<>]+"#;
 
 /// A byte of [`PLAIN_VALUE`]'s class.
 fn plain_value_byte(c: u8) -> bool {
-    !(regex_space(c) || matches!(c, b'"' | b'\'' | b'`' | b',' | b';' | b')' | b']' | b'}' | b'<' | b'>'))
+    !(regex_space(c)
+        || matches!(
+            c,
+            b'"' | b'\'' | b'`' | b',' | b';' | b')' | b']' | b'}' | b'<' | b'>'
+        ))
 }
 
 /// The head `p`'s regex is searched as (see the engine's `Matcher::Head`) and the class of
@@ -1546,6 +1546,10 @@ const PROSE_LABELS: &[&str] = &[
 /// bytes that [`check_clause_labelled`] can report ([`value_run_at`]). A parenthesis gives
 /// the value only within three words of the label, as the check has it (from the keyword,
 /// which never starts after the label). Reads at most [`CLAUSE_READ`] bytes.
+#[allow(
+    clippy::many_single_char_names,
+    reason = "byte positions of one scan: b the text, i/j/p/q/r/v places in it, n/m/k counts"
+)]
 fn clause_gate(b: &[u8], start: usize, end: usize) -> bool {
     let hi = b.len().min(end + CLAUSE_READ);
     let b = &b[..hi];
@@ -1646,7 +1650,9 @@ fn clause_gate(b: &[u8], start: usize, end: usize) -> bool {
             stops[n] = label_end + 2;
             n += 1;
         }
-        for k in 0..n {
+        // Each stop so far, with its emphasis after it (the new stops are not read again).
+        let found = n;
+        for k in 0..found {
             let i = stops[k];
             let e = if at(i, b"**") || at(i, b"__") {
                 2
@@ -1658,7 +1664,8 @@ fn clause_gate(b: &[u8], start: usize, end: usize) -> bool {
                 n += 1;
             }
         }
-        for k in 0..n {
+        let found = n;
+        for k in 0..found {
             if at(stops[k], b",") {
                 stops[n] = stops[k] + 1;
                 n += 1;
@@ -1701,7 +1708,8 @@ fn clause_gate(b: &[u8], start: usize, end: usize) -> bool {
                 ends[m] = r + 1;
                 m += 1;
             }
-            for k in 0..m {
+            let found = m;
+            for k in 0..found {
                 if b.get(ends[k]) == Some(&b',') {
                     ends[m] = ends[k] + 1;
                     m += 1;
@@ -1725,23 +1733,27 @@ const CLAUSE_READ: usize = 340 + 64 + 300;
 
 /// A byte a labelled value may hold: not a blank, a quote, a bracket or a separator.
 fn value_byte(c: u8) -> bool {
-    !c.is_ascii_whitespace()
-        && !matches!(
-            c,
-            b'`' | b'"'
-                | b'\''
-                | b'<'
-                | b'>'
-                | b'('
-                | b')'
-                | b'['
-                | b']'
-                | b'{'
-                | b'}'
-                | b','
-                | b';'
-                | b'|'
-        )
+    !c.is_ascii_whitespace() && !value_stop(c)
+}
+
+/// A quote, a bracket or a separator: where a labelled value stops.
+fn value_stop(c: u8) -> bool {
+    matches!(
+        c,
+        b'`' | b'"'
+            | b'\''
+            | b'<'
+            | b'>'
+            | b'('
+            | b')'
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b','
+            | b';'
+            | b'|'
+    )
 }
 
 /// Whether, past blanks and one opening quote from `i`, a run of ten or more value bytes
@@ -4425,9 +4437,8 @@ fn check_label_line(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (vs, ve) = caps.range(1).expect("group v");
     let text = scan.text();
     let line_start = text[..ms].rfind('\n').map_or(0, |i| i + 1);
-    let before = text[line_start..ms].trim_start_matches(|c: char| {
-        c.is_ascii_digit() || matches!(c, ' ' | '\t' | '.' | ')')
-    });
+    let before = text[line_start..ms]
+        .trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, ' ' | '\t' | '.' | ')'));
     if !heads_its_line(before, "")
         || names_something_else(&text[line_start..ms])
         || names_a_page_token(text, ms)
