@@ -42,14 +42,19 @@ fn server(root: &std::path::Path) -> TokioChildProcess {
     .unwrap()
 }
 
+/// The single-threaded runtime a test drives its MCP clients on.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn mcp_server_lists_its_tools_and_runs_a_session_round_trip() {
     let repo = TestRepo::with_handoff();
     let root = repo.path();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let repo_ref = &repo;
     runtime.block_on(async move {
         let transport = server(&root);
@@ -201,10 +206,7 @@ fn mcp_read_and_task_tools_answer_their_json_documents_redacted() {
     repo.aahp(&["task", "add", "Write the importer"])
         .assert_code(0);
     let root = repo.path();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     runtime.block_on(async move {
         let client = ().serve(server(&root)).await.expect("initialize");
         let (err, doc) = call(
@@ -274,10 +276,7 @@ fn mcp_read_and_task_tools_answer_their_json_documents_redacted() {
 fn mcp_a_connection_without_begin_cannot_use_another_clients_lock() {
     let repo = TestRepo::with_handoff();
     let root = repo.path();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let repo_ref = &repo;
     runtime.block_on(async move {
         let a = ().serve(server(&root)).await.expect("initialize A");

@@ -1572,9 +1572,9 @@ fn clause_gate(b: &[u8], start: usize, end: usize) -> bool {
                 .filter(|w| !w.is_empty());
             return words.count() <= 3 && value_run_at(b, j + 1);
         }
-        // A verb between blanks.
+        // A verb or a dash between blanks.
         if spaced {
-            for verb in [
+            let words = [
                 &b"is"[..],
                 b"was",
                 b"are",
@@ -1586,22 +1586,16 @@ fn clause_gate(b: &[u8], start: usize, end: usize) -> bool {
                 b"becomes",
                 b"still",
                 b"currently",
-            ] {
-                if at(j, verb)
-                    && b.get(j + verb.len()).is_some_and(|&c| blank(c))
-                    && value_run_at(b, j + verb.len())
-                {
-                    return true;
-                }
-            }
-            // A dash between blanks.
-            for dash in [&b"-"[..], "\u{2013}".as_bytes(), "\u{2014}".as_bytes()] {
-                if at(j, dash)
-                    && b.get(j + dash.len()).is_some_and(|&c| blank(c))
-                    && value_run_at(b, j + dash.len())
-                {
-                    return true;
-                }
+                b"-",
+                "\u{2013}".as_bytes(),
+                "\u{2014}".as_bytes(),
+            ];
+            if words.iter().any(|w| {
+                at(j, w)
+                    && b.get(j + w.len()).is_some_and(|&c| blank(c))
+                    && value_run_at(b, j + w.len())
+            }) {
+                return true;
             }
         }
         // Emphasis, blanks, then an operator.
