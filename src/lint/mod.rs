@@ -844,7 +844,11 @@ pub(crate) fn merge_spans(mut spans: Vec<(usize, usize)>) -> Vec<(usize, usize)>
 /// secret reads the same wherever it is shown. Nothing that depends on where it was found
 /// (a vendor prefix, the rule) goes in, since the boundary redacts text without knowing that.
 pub fn redacted(secret: &str) -> String {
-    let n = secret.chars().count();
+    redacted_counted(secret, secret.chars().count())
+}
+
+/// [`redacted`] of a secret whose `n` characters are already counted.
+fn redacted_counted(secret: &str, n: usize) -> String {
     let shown: String = if n >= 12 {
         secret.chars().take(2).collect()
     } else {
@@ -1335,23 +1339,45 @@ fn lint_text_as(
         .iter()
         .map(|f| f.secret || f.rule.family == Family::Sec)
         .collect();
+    // Each distinct key is stored, normalised and hashed once: the secrets of one line share
+    // their key, and a line of 50,000 key ids made every finding rebuild, compare and hash
+    // the whole line (issue #13 item 4).
+    let mut interned = Interner::default();
+    let mut key_of: Vec<usize> = vec![usize::MAX; findings.len()];
+    let mut line_keys: rustc_hash::FxHashMap<usize, usize> = rustc_hash::FxHashMap::default();
     for (i, key) in keys.iter_mut().enumerate() {
-        if keep[i] {
-            if hides_secret[i] {
-                *key = line_without_secrets(raw, &lines, &findings[i], &secret_spans);
-            }
-            normalise_key(key);
+        if !keep[i] {
+            continue;
         }
+        let f = &findings[i];
+        key_of[i] = if !hides_secret[i] {
+            normalise_key(key);
+            interned.id(std::mem::take(key))
+        } else if covered_by(&secret_spans, f.start, f.end) {
+            // The finding's own span adds nothing to its line's secrets: the key is the
+            // line's, whichever finding on it asks.
+            let line = lines.line_of(text::floor_char(raw, f.start.min(raw.len())));
+            *line_keys.entry(line).or_insert_with(|| {
+                let mut k = line_without_secrets(raw, &lines, f, &secret_spans);
+                normalise_key(&mut k);
+                interned.id(k)
+            })
+        } else {
+            let mut k = line_without_secrets(raw, &lines, f, &secret_spans);
+            normalise_key(&mut k);
+            interned.id(k)
+        };
     }
-    let mut occurrences: rustc_hash::FxHashMap<(&'static str, &str), usize> =
+    let mut prints = Fingerprints::new(&file.path, &interned);
+    let mut occurrences: rustc_hash::FxHashMap<(&'static str, usize), usize> =
         rustc_hash::FxHashMap::default();
     for (i, f) in findings.iter().enumerate() {
         if !keep[i] {
             continue;
         }
-        let occ = occurrences.entry((f.rule.id, &keys[i])).or_insert(0);
+        let occ = occurrences.entry((f.rule.id, key_of[i])).or_insert(0);
         if listed[i] || cfg.allow.iter().any(|e| !e.expired && e.rule == f.rule.id) {
-            fps[i] = fingerprint(f.rule.id, &file.path, &keys[i], *occ, hides_secret[i]);
+            fps[i] = prints.get(f.rule.id, key_of[i], *occ, hides_secret[i]);
         } else {
             pending[i] = Some(*occ);
         }
@@ -1388,7 +1414,7 @@ fn lint_text_as(
             continue;
         }
         let fp = match pending[i].take() {
-            Some(occ) => fingerprint(f.rule.id, &file.path, &keys[i], occ, hides_secret[i]),
+            Some(occ) => prints.get(f.rule.id, key_of[i], occ, hides_secret[i]),
             None => fp,
         };
         let mut d = place_here(f, fp);
@@ -1574,8 +1600,15 @@ fn normalise_key(s: &mut String) {
     *s = out.to_lowercase();
 }
 
+/// Whether one of the sorted, disjoint `secrets` covers `start..end` whole.
+fn covered_by(secrets: &[(usize, usize, String)], start: usize, end: usize) -> bool {
+    let i = secrets.partition_point(|(s, _, _)| *s <= start);
+    i > 0 && secrets[i - 1].1 >= end
+}
+
 /// The line a secret finding starts on, every secret on it (its own included) replaced by
-/// its redacted form: what its `v2:` fingerprint hashes instead of the secret.
+/// its redacted form: what its `v2:` fingerprint hashes instead of the secret. `secrets` is
+/// sorted and disjoint ([`redactions`]): the ones on the line are found by bisection.
 fn line_without_secrets(
     raw: &str,
     lines: &LineIndex,
@@ -1584,22 +1617,29 @@ fn line_without_secrets(
 ) -> String {
     let start = text::floor_char(raw, f.start.min(raw.len()));
     let end = text::ceil_char(raw, f.end.clamp(start, raw.len()));
-    let (line, _) = lines.position(raw, start);
-    let (ls, le) = lines.line_range(raw, line - 1);
+    let (ls, le) = lines.line_range(raw, lines.line_of(start));
+    let upto = le.max(start + 1);
+    let first = secrets.partition_point(|(_, e, _)| *e <= ls);
+    let last = first + secrets[first..].partition_point(|(s, _, _)| *s < upto);
     let spans = merge_spans(
-        secrets
+        secrets[first..last]
             .iter()
             .map(|(s, e, _)| (*s, *e))
             .chain(std::iter::once((start, end)))
-            .filter(|&(s, e)| s < le.max(start + 1) && e > ls)
+            .filter(|&(s, e)| s < upto && e > ls)
             .collect(),
     );
     let mut out = String::with_capacity(le.saturating_sub(ls) + 16);
     let mut at = ls;
     for (s, e) in spans {
         out.push_str(&raw[at..s.clamp(at, le)]);
-        // The whole secret's form, also for a private key that runs on past the line.
-        out.push_str(&redacted(&raw[s..e]));
+        // The whole secret's form, also for a private key that runs on past the line: its
+        // characters counted from the line index, as a span over many lines is met once
+        // per line.
+        out.push_str(&redacted_counted(
+            &raw[s..e],
+            lines.chars_between(raw, s, e),
+        ));
         at = e.clamp(at, le);
     }
     if at < le {
@@ -1608,9 +1648,61 @@ fn line_without_secrets(
     out
 }
 
+/// The distinct fingerprint keys of a file, each stored once and named by its number.
+#[derive(Default)]
+struct Interner {
+    ids: rustc_hash::FxHashMap<std::rc::Rc<str>, usize>,
+    texts: Vec<std::rc::Rc<str>>,
+}
+
+impl Interner {
+    fn id(&mut self, key: String) -> usize {
+        let key: std::rc::Rc<str> = key.into();
+        let next = self.texts.len();
+        let id = *self.ids.entry(key.clone()).or_insert(next);
+        if id == next {
+            self.texts.push(key);
+        }
+        id
+    }
+}
+
+/// Fingerprints of one file's findings. The hash of everything before the occurrence
+/// number is kept per rule and key, so a thousand findings of one long line hash the line
+/// once, not a thousand times.
+struct Fingerprints<'a> {
+    path: &'a str,
+    keys: &'a Interner,
+    prefixes: rustc_hash::FxHashMap<(&'static str, usize, bool), Sha256>,
+}
+
+impl<'a> Fingerprints<'a> {
+    fn new(path: &'a str, keys: &'a Interner) -> Self {
+        Self {
+            path,
+            keys,
+            prefixes: rustc_hash::FxHashMap::default(),
+        }
+    }
+
+    fn get(&mut self, rule: &'static str, key: usize, occurrence: usize, v2: bool) -> String {
+        let h = self
+            .prefixes
+            .entry((rule, key, v2))
+            .or_insert_with(|| fingerprint_prefix(rule, self.path, &self.keys.texts[key], v2))
+            .clone();
+        fingerprint_finish(h, occurrence, v2)
+    }
+}
+
 /// A finding's fingerprint: `v1:` hashes its matched text; `v2:` (a secret's) the line with
 /// the secret redacted ([`line_without_secrets`]), so the secret cannot be recovered from it.
 fn fingerprint(rule: &str, path: &str, key: &str, occurrence: usize, v2: bool) -> String {
+    fingerprint_finish(fingerprint_prefix(rule, path, key, v2), occurrence, v2)
+}
+
+/// The hash of a fingerprint's fields before its occurrence number.
+fn fingerprint_prefix(rule: &str, path: &str, key: &str, v2: bool) -> Sha256 {
     let mut h = Sha256::new();
     h.update(if v2 {
         &b"aahp-lint-v2\0"[..]
@@ -1623,6 +1715,10 @@ fn fingerprint(rule: &str, path: &str, key: &str, occurrence: usize, v2: bool) -
     h.update(b"\0");
     h.update(key.as_bytes());
     h.update(b"\0");
+    h
+}
+
+fn fingerprint_finish(mut h: Sha256, occurrence: usize, v2: bool) -> String {
     h.update(occurrence.to_string().as_bytes());
     let hex = crate::handoff::hex(&h.finalize());
     format!("{}:{}", if v2 { "v2" } else { "v1" }, &hex[..32])

@@ -309,6 +309,17 @@ impl LineIndex {
         (line + 1, col + 1)
     }
 
+    /// The number of characters of `text` in `start..end` (char boundaries): a long span
+    /// costs no more than a short one.
+    pub(super) fn chars_between(&self, text: &str, start: usize, end: usize) -> usize {
+        if end - start <= 2 * CHECKPOINT {
+            super::steps::add((end - start) as u64);
+            text[start..end].chars().count()
+        } else {
+            self.chars_before(text, end) - self.chars_before(text, start)
+        }
+    }
+
     /// The number of characters of `text` before byte `offset`.
     fn chars_before(&self, text: &str, offset: usize) -> usize {
         let b = text.as_bytes();
