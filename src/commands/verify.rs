@@ -2043,9 +2043,11 @@ fn judge(
 ///   warning naming the rule and the suppression: the suppression still counts (the
 ///   allowlist is the documented way to accept a finding), but the reviewer sees it in the
 ///   run's log and annotations. Entries and markers the base holds suppress silently.
-/// - Text of a file the range changes that a secrets pattern of the base's `.aiignore`
-///   matches, and the head's no longer does, fails: the base's own definition of a secret
-///   still applies to the range that removes it.
+/// - Text of a file the range changes that a pattern of the base's `.aiignore` matches (any
+///   section: secrets, injections, a project's code names), and the head's no longer does
+///   (the range removed the pattern or added an exception over it), fails where the base's
+///   pattern is an error and warns where it warns: the base's own definition of what must
+///   never appear still applies to the range that changes it.
 fn suppressions_layer(
     repo: &Repo,
     judged: Judged<'_>,
@@ -2112,17 +2114,17 @@ fn suppressions_layer(
             );
         }
     }
-    // The base's `.aiignore` secrets patterns, where the head's differ.
+    // The base's `.aiignore` patterns, where the head's differ.
     let head_ignore = snap
         .get(crate::handoff::AIIGNORE)
         .map(|b| String::from_utf8_lossy(b).into_owned());
     let base_ignore = base_text(crate::handoff::AIIGNORE)?;
     if let Some(base_ignore) = base_ignore.filter(|b| Some(b) != head_ignore.as_ref())
-        && let Ok(base_secrets) =
-            lint::UserSecrets::parse(&dir.path_of(crate::handoff::AIIGNORE), &base_ignore)
+        && let Ok(base_patterns) =
+            lint::UserPatterns::parse(&dir.path_of(crate::handoff::AIIGNORE), &base_ignore)
     {
-        let head_secrets = match &head_ignore {
-            Some(h) => Some(lint::UserSecrets::parse(
+        let head_patterns = match &head_ignore {
+            Some(h) => Some(lint::UserPatterns::parse(
                 &dir.path_of(crate::handoff::AIIGNORE),
                 h,
             )?),
@@ -2139,23 +2141,17 @@ fn suppressions_layer(
                 continue;
             };
             let text = String::from_utf8_lossy(bytes);
-            let kept = head_secrets
+            let kept = head_patterns
                 .as_ref()
-                .map(|h| h.spans(&text))
+                .map(|h| h.hits(&text))
                 .unwrap_or_default();
-            for (s, _) in base_secrets.spans(&text) {
-                if kept.iter().any(|(ks, ke)| *ks <= s && s < *ke) {
-                    continue;
-                }
-                let line = 1 + text[..s].matches('\n').count();
-                layer.fail(
-                    Some(format!("{}:{line}", c.path)),
-                    "matches a secrets pattern of the base's .aiignore that this range removes: \
-                     the base's definition of a secret still applies to the range that removes it; \
-                     remove the text (and revoke it if it is a credential), or remove the pattern \
-                     in a change of its own",
-                );
-            }
+            dropped_patterns(
+                &mut layer,
+                &c.path,
+                &text,
+                &base_patterns.hits(&text),
+                &kept,
+            );
         }
     }
     // Shown only when it has something to say, as the `names` layer.
@@ -2163,6 +2159,81 @@ fn suppressions_layer(
         return Ok(None);
     }
     Ok(Some(layer.summarize(String::new())))
+}
+
+/// The most lines of one file the `suppressions` layer names for the base's `.aiignore`
+/// patterns; the rest are counted in one more finding.
+const MAX_DROPPED_LINES: usize = 20;
+
+/// Text a pattern of the base's `.aiignore` matches that the head's no longer does (the
+/// range removed the pattern or added an exception over it): a failure where the base's
+/// pattern is an error, a warning where it warns. Both lists are sorted by start: one pass
+/// over them and the text, whatever the number of hits (a megabyte of key ids is 50,000).
+fn dropped_patterns(
+    layer: &mut Layer,
+    path: &str,
+    text: &str,
+    base: &[lint::PatternHit],
+    kept: &[lint::PatternHit],
+) {
+    const WHY: &str = "a pattern of the base's .aiignore matches it and this range removes or \
+         excepts the pattern: the base's definition of what must never appear still applies to \
+         the range that changes it; remove the text (and revoke it if it is a credential), or \
+         change the pattern in a change of its own";
+    // Where the head's patterns still report, as an error or at all: merged, for bisection.
+    let merged = |error_only: bool| {
+        lint::merge_spans(
+            kept.iter()
+                .filter(|h| h.error || !error_only)
+                .map(|h| (h.start, h.end))
+                .collect(),
+        )
+    };
+    let (kept_any, kept_errors) = (merged(false), merged(true));
+    let covers = |spans: &[(usize, usize)], at: usize| {
+        let i = spans.partition_point(|&(s, _)| s <= at);
+        i > 0 && at < spans[i - 1].1
+    };
+    let (mut line, mut counted) = (1usize, 0usize);
+    let (mut named, mut more, mut more_errors) = (0usize, 0usize, false);
+    let mut last_line = 0;
+    for hit in base {
+        // A hit the head still reports (as an error where the base's was one) is judged by
+        // the lint layer.
+        if covers(if hit.error { &kept_errors } else { &kept_any }, hit.start) {
+            continue;
+        }
+        line += text.as_bytes()[counted..hit.start]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        counted = hit.start;
+        if line == last_line {
+            continue;
+        }
+        last_line = line;
+        if named == MAX_DROPPED_LINES {
+            more += 1;
+            more_errors |= hit.error;
+            continue;
+        }
+        named += 1;
+        let at = Some(format!("{path}:{line}"));
+        if hit.error {
+            layer.fail(at, WHY);
+        } else {
+            layer.warn(at, WHY);
+        }
+    }
+    if more > 0 {
+        // At least: each pattern stops after its first thousand hits (CFG006).
+        let msg = format!("at least {more} more line(s) of this file the same way");
+        if more_errors {
+            layer.fail(Some(path.to_string()), msg);
+        } else {
+            layer.warn(Some(path.to_string()), msg);
+        }
+    }
 }
 
 /// A layer holding lint findings: errors block, the rest warn.

@@ -823,6 +823,45 @@ impl UserSecrets {
     }
 }
 
+/// Every pattern of a `.aiignore`, all sections: what another revision's file makes of a
+/// text (the `suppressions` layer judges a range's text by the base's patterns).
+pub struct UserPatterns(aiignore::AiIgnore);
+
+/// A hit of a [`UserPatterns`]: its byte range and whether the pattern's section makes it
+/// an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PatternHit {
+    pub start: usize,
+    pub end: usize,
+    pub error: bool,
+}
+
+impl UserPatterns {
+    /// Parses a `.aiignore` (`path` names it in errors).
+    pub fn parse(path: &str, text: &str) -> Result<UserPatterns> {
+        aiignore::AiIgnore::parse(path, text).map(UserPatterns)
+    }
+
+    /// The hits of the patterns in `text` (exceptions applied), sorted by start.
+    pub fn hits(&self, text: &str) -> Vec<PatternHit> {
+        let mut hits: Vec<PatternHit> =
+            plain_scan(text, 0, |scan, found| self.0.apply(scan, found))
+                .iter()
+                .filter(|f| f.rule.family == Family::Ign)
+                .map(|f| {
+                    let s = text::floor_char(text, f.start.min(text.len()));
+                    PatternHit {
+                        start: s,
+                        end: text::ceil_char(text, f.end.clamp(s, text.len())),
+                        error: f.severity == Severity::Error,
+                    }
+                })
+                .collect();
+        hits.sort_unstable_by_key(|h| (h.start, h.end));
+        hits
+    }
+}
+
 /// Sorts spans and merges those that overlap (adjacent ones stay apart), dropping empty
 /// ones: both the boundary and lint snippets redact these, so they agree on the form.
 pub(crate) fn merge_spans(mut spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {

@@ -623,8 +623,94 @@ fn suppressions_a_range_adds_or_removes_are_visible_at_ci() {
     assert!(
         out.stdout.contains("::error")
             && out.stdout.contains("notes.md")
-            && out.stdout.contains("secrets pattern of the base"),
+            && out.stdout.contains("a pattern of the base's .aiignore"),
         "{out}"
     );
     assert!(!out.stdout.contains("ACME-87654321"), "{out}");
+}
+
+/// The base's `.aiignore` judges the range whatever section the pattern is in: a range that
+/// adds an exception over a project's code name, or drops the pattern, and then writes the
+/// name fails; thousands of hits are named by their first lines and counted, not listed.
+#[test]
+fn a_range_that_excepts_or_drops_a_base_aiignore_pattern_fails_at_ci() {
+    let ci = [
+        "verify", "--level", "ci", "--base", "base", "--format", "github",
+    ];
+    let setup = || {
+        let repo = TestRepo::new();
+        write_handoff(&repo, ".ai/handoff");
+        repo.write(
+            ".ai/handoff/.aiignore",
+            "# [custom]\nPROJECT-ATLAS\n\n# Secrets\nre:\\bACME-[0-9]{8}\\b\n",
+        );
+        repo.aahp(&["manifest", "--project", "demo"]).assert_code(0);
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "handoff"]);
+        repo.git(&["tag", "base"]);
+        repo
+    };
+    let commit = |repo: &TestRepo, ignore: &str, notes: &str| {
+        repo.write(".ai/handoff/.aiignore", ignore);
+        repo.write(".ai/handoff/notes.md", notes);
+        repo.aahp(&["manifest"]).assert_code(0);
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "--no-verify", "-m", "range"]);
+    };
+
+    // The code name excepted in the head's file.
+    let repo = setup();
+    commit(
+        &repo,
+        "# [custom]\nPROJECT-ATLAS\n!PROJECT-ATLAS\n\n# Secrets\nre:\\bACME-[0-9]{8}\\b\n",
+        "# Notes\n\nPROJECT-ATLAS ships on Friday.\n",
+    );
+    let out = repo.aahp(&ci);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains("::error") && out.stdout.contains("notes.md,line=3"),
+        "{out}"
+    );
+    // The same text with the base's file kept passes the suppressions layer and fails the
+    // lint layer, as before: the head's patterns judge it.
+    let repo = setup();
+    commit(
+        &repo,
+        "# [custom]\nPROJECT-ATLAS\n\n# Secrets\nre:\\bACME-[0-9]{8}\\b\n",
+        "# Notes\n\nPROJECT-ATLAS ships on Friday.\n",
+    );
+    let out = repo.aahp(&ci);
+    out.assert_code(1);
+    assert!(
+        !out.stdout.contains("a pattern of the base's .aiignore"),
+        "{out}"
+    );
+
+    // The secrets pattern dropped, and 3,000 lines it matches: the first lines are named,
+    // the rest counted in one more finding (a pattern stops after 1,000 hits).
+    let repo = setup();
+    let mut notes = String::from("# Notes\n\n");
+    for i in 0..3000 {
+        notes.push_str(&format!("staging key ACME-{:08}\n", 10_000_000 + i));
+    }
+    commit(&repo, "# [custom]\nPROJECT-ATLAS\n", &notes);
+    let out = repo.aahp(&ci);
+    out.assert_code(1);
+    let named = out
+        .stdout
+        .lines()
+        .filter(|l| l.contains("notes.md,line=") && l.contains("a pattern of the base's .aiignore"))
+        .count();
+    assert_eq!(named, 20, "{out}");
+    // The manifest's summary of the file quotes its first line: judged the same way.
+    assert!(
+        out.stdout.contains("file=.ai/handoff/MANIFEST.json,line="),
+        "{out}"
+    );
+    assert!(
+        out.stdout
+            .contains("at least 980 more line(s) of this file the same way"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("ACME-1000"), "{out}");
 }
