@@ -440,6 +440,22 @@ fn suppressions(dir: &HandoffDir, snap: &Snapshot, old: &Snapshot) -> Vec<TextIt
     }
     if let Some(before) = text_of(old, crate::handoff::AIIGNORE) {
         let now = text_of(snap, crate::handoff::AIIGNORE).unwrap_or_default();
+        // An exception the base does not hold releases text from the patterns as surely as
+        // removing them (named by line only: it may quote the secret it excepts).
+        let had: std::collections::HashSet<&str> = before.lines().map(str::trim).collect();
+        for (i, l) in now.lines().enumerate() {
+            let l = l.trim();
+            if l.starts_with('!') && !had.contains(l) {
+                out.push(item(
+                    format!(
+                        "line {} of .aiignore adds an exception (text the patterns no longer match)",
+                        i + 1
+                    ),
+                    crate::handoff::AIIGNORE,
+                    None,
+                ));
+            }
+        }
         let kept: std::collections::HashSet<&str> = now.lines().map(str::trim).collect();
         for (i, l) in before.lines().enumerate() {
             let l = l.trim();

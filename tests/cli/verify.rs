@@ -671,6 +671,13 @@ fn a_range_that_excepts_or_drops_a_base_aiignore_pattern_fails_at_ci() {
         out.stdout.contains("::error") && out.stdout.contains("notes.md,line=3"),
         "{out}"
     );
+    let review = repo.aahp(&["review", "--base", "base"]);
+    assert!(
+        review
+            .stdout
+            .contains("line 3 of .aiignore adds an exception"),
+        "{review}"
+    );
     // The same text with the base's file kept passes the suppressions layer and fails the
     // lint layer, as before: the head's patterns judge it.
     let repo = setup();
