@@ -1383,7 +1383,8 @@ fn lint_text_as(
     // the whole line (issue #13 item 4).
     let mut interned = Interner::default();
     let mut key_of: Vec<usize> = vec![usize::MAX; findings.len()];
-    let mut line_keys: rustc_hash::FxHashMap<usize, usize> = rustc_hash::FxHashMap::default();
+    let mut line_keys: rustc_hash::FxHashMap<(usize, bool), usize> =
+        rustc_hash::FxHashMap::default();
     for (i, key) in keys.iter_mut().enumerate() {
         if !keep[i] {
             continue;
@@ -1395,8 +1396,11 @@ fn lint_text_as(
         } else if covered_by(&secret_spans, f.start, f.end) {
             // The finding's own span adds nothing to its line's secrets: the key is the
             // line's, whichever finding on it asks.
-            let line = lines.line_of(text::floor_char(raw, f.start.min(raw.len())));
-            *line_keys.entry(line).or_insert_with(|| {
+            let start = text::floor_char(raw, f.start.min(raw.len()));
+            let line = lines.line_of(start);
+            // A finding at the very end of its line also takes in a secret starting there.
+            let at_end = start >= lines.line_range(raw, line).1;
+            *line_keys.entry((line, at_end)).or_insert_with(|| {
                 let mut k = line_without_secrets(raw, &lines, f, &secret_spans);
                 normalise_key(&mut k);
                 interned.id(k)
