@@ -1656,3 +1656,41 @@ fn credentials_below_a_bare_label_and_after_a_foreign_copula_are_errors() {
         );
     }
 }
+
+/// A secret's `v2:` fingerprint hashes its line with every secret on it redacted, numbered
+/// by occurrence among the findings of its rule with the same line: secrets sharing a line,
+/// and the same line twice, each get their own; the value itself changes nothing.
+#[test]
+fn secrets_sharing_a_line_get_distinct_fingerprints_that_hide_the_value() {
+    let a = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A";
+    let b = "ghp_Qw8eR7tY6uI5oP4aS3dF2gH1jK0lZ9xC8vB7";
+    let line = format!("deploy {a} and backup {b}\n");
+    let d = rules_fired(&format!("# Notes\n\n{line}{line}"));
+    let prints: Vec<&str> = d
+        .iter()
+        .filter(|d| d.line >= 3)
+        .map(|d| d.fingerprint.as_str())
+        .collect();
+    assert_eq!(prints.len(), 4, "{d:?}");
+    let distinct: std::collections::HashSet<&&str> = prints.iter().collect();
+    assert_eq!(distinct.len(), 4, "{prints:?}");
+    // The straightforward definition: the line's key, hashed with the occurrence number.
+    let rule = d.iter().find(|d| d.line == 3).unwrap().rule;
+    let key = "deploy gh…(40 chars) and backup gh…(40 chars)";
+    for (occ, fp) in prints.iter().enumerate() {
+        assert_eq!(*fp, fingerprint(rule, "x/NOTES.md", key, occ, true));
+    }
+    assert!(prints.iter().all(|p| p.starts_with("v2:")));
+    // Other values of the same shape on the same lines: the same fingerprints.
+    let c = "ghp_Zz9yY8xX7wW6vV5uU4tT3sS2rR1qQ0pP9oO8";
+    let again = rules_fired(&format!(
+        "# Notes\n\n{}",
+        format!("deploy {c} and backup {a}\n").repeat(2)
+    ));
+    let again: Vec<&str> = again
+        .iter()
+        .filter(|d| d.line >= 3)
+        .map(|d| d.fingerprint.as_str())
+        .collect();
+    assert_eq!(again, prints);
+}
