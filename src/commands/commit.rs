@@ -297,7 +297,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     if let Some(j) = transaction::rotation::pending_in(repo, &dir)? {
         return Err(transaction::rotation::pending_error(&j));
     }
-    transaction::steps::precheck(&dir, keep)?;
+    let mut prechecked = transaction::steps::precheck(&dir, keep)?;
     refuse_special_files(&dir)?;
     // A manifest that cannot be read stops the commit before it takes a lock or a journal.
     Manifest::from_snapshot(&dir, &worktree_snapshot(&dir)?)?;
@@ -378,6 +378,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         keep,
         base,
         &mut journal,
+        &mut prechecked,
     ) {
         Ok(p) => p,
         Err(e) => return Err(abort(repo, &dir, &journal, &kept_index, e)),
@@ -702,6 +703,7 @@ fn prepare(
     keep: usize,
     base: gix::ObjectId,
     journal: &mut Journal,
+    prechecked: &mut transaction::steps::Prechecked,
 ) -> Result<Prepared> {
     let today = clock::utc_date(ctx.now);
     // Each file is synced before its rename; the directory once, before the journal says
@@ -745,7 +747,7 @@ fn prepare(
     failpoint::hit("commit:provenance");
 
     // 5b. Log rotation, of LOG.md as stamped: it is written once, after the archive.
-    let archived = transaction::steps::rotate_log(dir, keep, stamped_log, &write)?;
+    let archived = transaction::steps::rotate_log(dir, keep, stamped_log, &write, prechecked)?;
     failpoint::hit("commit:rotate");
 
     // 6. The manifest.

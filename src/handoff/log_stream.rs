@@ -1138,6 +1138,102 @@ fn not_object<E: de::Error>(state: &mut IndexState<'_>) -> E {
     E::custom("stopped")
 }
 
+/// One element of the `entries` list as [`List`] reads it: its `sha256` and `title` when
+/// they are strings (the last of a key given twice, as a whole parse keeps it), nothing for
+/// an element that is not an object. Every other value is still parsed as a whole read
+/// parses it (the same errors), but no map of the element is built: that map was most of
+/// the cost of reading an index (issue #14).
+#[derive(Default)]
+struct Element {
+    sha256: Option<String>,
+    title: Option<String>,
+}
+
+impl<'de> de::Deserialize<'de> for Element {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Element, D::Error> {
+        d.deserialize_any(ElementVisitor)
+    }
+}
+
+/// A key of an index element, read without copying it.
+enum Field {
+    Sha256,
+    Title,
+    Other,
+}
+
+impl<'de> de::Deserialize<'de> for Field {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
+        struct Key;
+        impl Visitor<'_> for Key {
+            type Value = Field;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: de::Error>(self, key: &str) -> Result<Field, E> {
+                Ok(match key {
+                    "sha256" => Field::Sha256,
+                    "title" => Field::Title,
+                    _ => Field::Other,
+                })
+            }
+        }
+        d.deserialize_str(Key)
+    }
+}
+
+struct ElementVisitor;
+
+impl<'de> Visitor<'de> for ElementVisitor {
+    type Value = Element;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an index entry")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Element, A::Error> {
+        let mut element = Element::default();
+        while let Some(key) = map.next_key::<Field>()? {
+            let slot = match key {
+                Field::Sha256 => &mut element.sha256,
+                Field::Title => &mut element.title,
+                Field::Other => {
+                    map.next_value::<Value>()?;
+                    continue;
+                }
+            };
+            *slot = match map.next_value::<Value>()? {
+                Value::String(s) => Some(s),
+                _ => None,
+            };
+        }
+        Ok(element)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Element, A::Error> {
+        while seq.next_element::<Value>()?.is_some() {}
+        Ok(Element::default())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Element, E> {
+        Ok(Element::default())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Element, E> {
+        Ok(Element::default())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Element, E> {
+        Ok(Element::default())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Element, E> {
+        Ok(Element::default())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Element, E> {
+        Ok(Element::default())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Element, E> {
+        Ok(Element::default())
+    }
+}
+
 /// The `entries` list.
 struct List<'s, 'f>(&'s mut IndexState<'f>);
 
@@ -1170,8 +1266,8 @@ impl<'de> Visitor<'de> for List<'_, '_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
         let mut n = 0;
-        while let Some(item) = seq.next_element::<Value>()? {
-            let sha = match item.get("sha256").and_then(Value::as_str) {
+        while let Some(item) = seq.next_element::<Element>()? {
+            let sha = match item.sha256.as_deref() {
                 Some(s) if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) => {
                     s.to_ascii_lowercase()
                 }
@@ -1185,12 +1281,7 @@ impl<'de> Visitor<'de> for List<'_, '_> {
                     return Err(de::Error::custom("stopped"));
                 }
             };
-            let title = item
-                .get("title")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            drop(item);
+            let title = item.title.unwrap_or_default();
             if let Err(e) = (self.0.each)(n, IndexEntry { sha256: sha, title }) {
                 self.0.stop = Some(Stop::Given(e));
                 return Err(de::Error::custom("stopped"));
@@ -1261,15 +1352,33 @@ pub fn rotate_streamed(
     keep: usize,
     limits: Limits,
 ) -> Result<StreamedRotation, LogError> {
+    rotate_streamed_with(log, archive, index, keep, limits, &mut None)
+}
+
+/// [`rotate_streamed`], with the check of the archive against its index that an earlier
+/// rotation of the same command made of the very same files (`checked`, when `Some`),
+/// instead of reading and hashing them again; when `None`, the check made here is left
+/// in it. The caller vouches that the files did not change in between.
+pub fn rotate_streamed_with(
+    log: &str,
+    archive: Option<&dyn Content>,
+    index: Option<&dyn Content>,
+    keep: usize,
+    limits: Limits,
+    checked: &mut Option<PairCheck>,
+) -> Result<StreamedRotation, LogError> {
     if keep == 0 {
         return Err(LogError::ZeroKeep);
     }
     let parsed = LogFile::parse(log);
     parsed.check_dated(LOG_FILE)?;
-    let pair = match check_pair_as(archive, index, limits, true)? {
-        Ok(p) => p,
-        // The first pass found a legacy list the second did not.
-        Err(Unstreamed::LegacyIndex) => return Err(changed_while_read()),
+    let pair = match checked {
+        Some(p) => p.clone(),
+        None => match check_pair_as(archive, index, limits, true)? {
+            Ok(p) => checked.insert(p).clone(),
+            // The first pass found a legacy list the second did not.
+            Err(Unstreamed::LegacyIndex) => return Err(changed_while_read()),
+        },
     };
     // An archive without an index is not damage: the new index adopts its entries.
     let blocking: Vec<ArchiveProblem> = pair
@@ -2300,6 +2409,16 @@ mod tests {
             parsed.entries[0].raw, parsed.entries[0].raw
         );
         problems_both_ways(&twice, &index);
+        // Elements with keys the tool does not own, nested values included, and a key
+        // given twice (the last one counts): each element is read as a whole read reads it.
+        let extra = index.replacen(
+            "\"sha256\": ",
+            "\"note\": {\"by\": [1, 2.5, null, \"x\"]}, \"sha256\": \"0\", \"sha256\": ",
+            2,
+        );
+        problems_both_ways(&archive, &extra);
+        let title_twice = index.replacen("\"title\": ", "\"title\": 7, \"title\": ", 1);
+        problems_both_ways(&archive, &title_twice);
         // No index: unindexed.
         let got = check_pair(Some(&Bytes(archive.as_bytes())), None, tiny(5))
             .unwrap()
@@ -2437,6 +2556,10 @@ mod tests {
             "[1, 2]".to_string(),
             "{\"version\": 1, \"entries\": {}}".to_string(),
             "{\"version\": 1}".to_string(),
+            // Elements that are not objects, a digest that is not a string.
+            "{\"version\": 1, \"entries\": [\"x\"]}".to_string(),
+            "{\"version\": 1, \"entries\": [[{\"sha256\": 1}]]}".to_string(),
+            index.replacen("\"sha256\": ", "\"sha256\": 1, \"x\": ", 1),
             // A key of the layout twice: a JSON parser keeps the last, so which list (or
             // version) counts would depend on the reader; both refuse it.
             index.replacen("\"version\": 1", "\"version\": 2, \"version\": 1", 1),
@@ -2468,6 +2591,20 @@ mod tests {
             };
             assert_eq!((l, &m), (*line, message), "{case}");
         }
+        // A number no reader can hold, in a key of an element the tool does not own, is
+        // invalid JSON as in a whole read (whose column counts differently).
+        let huge = index.replacen("\"sha256\": ", "\"n\": 1e999, \"sha256\": ", 1);
+        let got = check_pair(
+            Some(&Bytes(archive.as_bytes())),
+            Some(&Bytes(huge.as_bytes())),
+            tiny(4),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&got, LogError::Malformed { line: Some(5), message, .. }
+                if message.starts_with("invalid JSON: number out of range")),
+            "{got:?}"
+        );
         let legacy = "{\"archived\": []}";
         assert_eq!(
             check_pair(None, Some(&Bytes(legacy.as_bytes())), tiny(4)).unwrap(),

@@ -49,14 +49,60 @@ pub fn read_text(dir: &HandoffDir, name: &str) -> Result<Option<String>> {
 /// Checks, before anything is written, that TRUST.md and the log files can be decayed and
 /// rotated: an unreadable row or a damaged archive is bad input (exit 2) that must stop the
 /// commit with nothing changed.
-pub fn precheck(dir: &HandoffDir, keep: usize) -> Result<()> {
+///
+/// Returns the check of LOG-ARCHIVE.md against its index it made, for [`rotate_log`] to
+/// reuse while the pair stays as it is (issue #14: reading and hashing the whole archive
+/// twice in one commit was about a tenth of its cost).
+pub fn precheck(dir: &HandoffDir, keep: usize) -> Result<Prechecked> {
     if let Some(text) = read_text(dir, TRUST_FILE)? {
         TrustLedger::parse(&dir.path_of(TRUST_FILE), &text)?;
     }
+    let mut checked = Prechecked::default();
     if let Some(log_text) = read_text(dir, LOG_FILE)? {
-        plan_rotation(dir, &log_text, keep, false)?;
+        plan_rotation(dir, &log_text, keep, false, &mut checked)?;
     }
-    Ok(())
+    Ok(checked)
+}
+
+/// The check of LOG-ARCHIVE.md against its index that [`precheck`] made, with what the two
+/// files were on disk then (size, times, inode): a later rotation reuses it only while
+/// both are still those same files, and checks them anew otherwise.
+#[derive(Debug, Default)]
+pub struct Prechecked {
+    files: Option<[Option<FileStamp>; 2]>,
+    pair: Option<log_stream::PairCheck>,
+}
+
+/// What identifies a file's content without reading it, as git's index does: a file
+/// rewritten (or replaced by a rename) gets another inode, change time or size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    unix: (u64, u64, i64, i64),
+}
+
+impl FileStamp {
+    fn of(meta: &std::fs::Metadata) -> FileStamp {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        FileStamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            #[cfg(unix)]
+            unix: (meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+/// The stamps of the archive pair on disk (`None` for a file that is not there).
+fn pair_stamps(dir: &HandoffDir) -> [Option<FileStamp>; 2] {
+    [ARCHIVE_FILE, INDEX_FILE].map(|name| {
+        std::fs::metadata(dir.abs.join(name))
+            .ok()
+            .map(|m| FileStamp::of(&m))
+    })
 }
 
 /// A rotation of LOG.md, planned with LOG-ARCHIVE.md and its index read as streams.
@@ -90,8 +136,14 @@ fn on_disk(dir: &HandoffDir, name: &str) -> Result<Option<Streamed>> {
 /// before anything is written, as a whole read refuses it. `written`: the plan is the one
 /// written, so a rotation of the whole files gets its postcondition check
 /// ([`log::rotate_checked`]).
-fn plan_rotation(dir: &HandoffDir, log_text: &str, keep: usize, written: bool) -> Result<Planned> {
-    let planned = plan_rotation_of(dir, log_text, keep, written)?;
+fn plan_rotation(
+    dir: &HandoffDir,
+    log_text: &str,
+    keep: usize,
+    written: bool,
+    checked: &mut Prechecked,
+) -> Result<Planned> {
+    let planned = plan_rotation_of(dir, log_text, keep, written, checked)?;
     match &planned {
         Planned::Nothing => {}
         Planned::Spliced(r) | Planned::Rebuilt(r, _) | Planned::Whole(r) => {
@@ -156,15 +208,24 @@ fn plan_rotation_of(
     log_text: &str,
     keep: usize,
     written: bool,
+    checked: &mut Prechecked,
 ) -> Result<Planned> {
+    // Stamped before they are read: a file that changes while it is read gets another
+    // stamp, and the check made of it is never reused.
+    let stamps = pair_stamps(dir);
+    if checked.files.as_ref() != Some(&stamps) {
+        checked.pair = None;
+    }
+    checked.files = Some(stamps);
     let archive = on_disk(dir, ARCHIVE_FILE)?;
     let index = on_disk(dir, INDEX_FILE)?;
-    let streamed = log_stream::rotate_streamed(
+    let streamed = log_stream::rotate_streamed_with(
         log_text,
         archive.as_ref().map(|s| s as &dyn Content),
         index.as_ref().map(|s| s as &dyn Content),
         keep,
         Limits::default(),
+        &mut checked.pair,
     )
     .map_err(|e| e.into_error(|f| dir.path_of(f)))?;
     Ok(match streamed {
@@ -228,11 +289,15 @@ pub fn decay_trust(dir: &HandoffDir, today: Date, write: &WriteFn<'_>) -> Result
 /// rebuilt index as `write` is expected to do it, [`crate::handoff::write_atomic_batched`]):
 /// the caller makes the renames durable at once (`commit`, whose journal rolls back a
 /// rotation cut short, syncs the directory before recording the planned tree).
+///
+/// `checked` is what [`precheck`] found of the archive pair, reused while the pair is what
+/// it was then.
 pub fn rotate_log(
     dir: &HandoffDir,
     keep: usize,
     pending: Option<String>,
     write: &WriteFn<'_>,
+    checked: &mut Prechecked,
 ) -> Result<usize> {
     let changed = pending.is_some();
     let log_text = match pending {
@@ -248,7 +313,7 @@ pub fn rotate_log(
         }
         Ok(())
     };
-    let (r, spliced, index) = match plan_rotation(dir, &log_text, keep, true)? {
+    let (r, spliced, index) = match plan_rotation(dir, &log_text, keep, true, checked)? {
         Planned::Nothing => {
             written(&log_text)?;
             return Ok(0);
