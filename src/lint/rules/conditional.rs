@@ -148,26 +148,32 @@ const ARTICLES: &[&str] = &["the", "a", "an", "any", "your"];
 /// verb is one of the verbs.
 fn asked_parts(m: &str) -> (&str, &str) {
     // `\s` of the regex: ASCII white space, vertical tab included.
-    let words: Vec<&str> = m
+    let mut words = m
         .split([' ', '\t', '\n', '\u{b}', '\u{c}', '\r'])
-        .filter(|w| !w.is_empty())
-        .collect();
-    let Some(verb) = words.iter().position(|w| is_any(w, ASKED_VERBS)) else {
+        .filter(|w| !w.is_empty());
+    let Some(verb) = words.by_ref().find(|w| is_any(w, ASKED_VERBS)) else {
         return ("", "");
     };
-    let skip = if words[verb].eq_ignore_ascii_case("called") {
-        2
-    } else {
-        1
-    };
-    let rest = words.get(verb + skip..).unwrap_or(&[]);
-    let prep = match rest.len() {
+    if verb.eq_ignore_ascii_case("called") {
+        words.next();
+    }
+    // The words after the verb: the first four and how many (no allocation: a text of
+    // conditions asks this of each).
+    let (mut rest, mut n, mut last) = ([""; 4], 0, "");
+    for w in words {
+        if let Some(slot) = rest.get_mut(n) {
+            *slot = w;
+        }
+        n += 1;
+        last = w;
+    }
+    let prep = match n {
         2 => rest[0],
         4 if !is_any(rest[1], ARTICLES) => rest[2],
         5 => rest[3],
         _ => "",
     };
-    (prep, rest.last().copied().unwrap_or(""))
+    (prep, last)
 }
 
 /// Tasks on text that the reader is asked to do: a condition on one of them waits for the

@@ -4146,10 +4146,11 @@ fn check_cookie(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// as what such sentences also name (a commit or digest in hex, an address, a path, a name;
 /// a prefix named in documentation ends with its dash: `sk-ant-api03-`).
 fn prose_secret(v: &str) -> bool {
+    // `random_looking` first: it settles most values from one count of their bytes.
     !v.bytes().all(|c| c.is_ascii_hexdigit())
         && !v.contains(['@', '/', '\\', '.'])
-        && !reads_as_a_name(v.trim_end_matches('-'))
         && random_looking(v)
+        && !reads_as_a_name(v.trim_end_matches('-'))
 }
 
 /// The label follows its value (`use … as the password`): before the keyword, within 120
@@ -4897,30 +4898,31 @@ fn random_looking(v: &str) -> bool {
             return false;
         }
     }
+    // The value's letters and digits (`s` below), counted in one pass over its bytes: what
+    // they allow is settled before anything reads them again, so a long value that cannot
+    // be random (`KEY=KEY=…` to the end of a megabyte line) is read once (issue #13 item 4).
+    let (mut upper, mut lower, mut digits, mut switches) = (0, 0, 0, 0);
+    let mut last_upper = None;
+    for c in v.bytes().filter(u8::is_ascii_alphanumeric) {
+        upper += usize::from(c.is_ascii_uppercase());
+        lower += usize::from(c.is_ascii_lowercase());
+        digits += usize::from(c.is_ascii_digit());
+        // Letters alone, drawn at random, switch case about every other letter.
+        switches += usize::from(last_upper.is_some_and(|u| u != c.is_ascii_uppercase()));
+        last_upper = Some(c.is_ascii_uppercase());
+    }
+    let n = upper + lower + digits;
+    let mixed_letters =
+        digits == 0 && n >= 16 && upper * 4 >= n && lower * 4 >= n && switches * 3 >= n;
+    let cased = upper >= 2 && lower >= 2 && digits * 5 <= n * 3;
+    let hex = v.len() >= 32 && digits > 0 && v.bytes().all(|c| c.is_ascii_hexdigit());
+    if n < 10 || !(mixed_letters || cased || hex) {
+        return false;
+    }
     let s: String = v.chars().filter(char::is_ascii_alphanumeric).collect();
-    let count = |f: fn(&u8) -> bool| s.as_bytes().iter().filter(|c| f(c)).count();
-    let (upper, lower, digits) = (
-        count(u8::is_ascii_uppercase),
-        count(u8::is_ascii_lowercase),
-        count(u8::is_ascii_digit),
-    );
-    // Letters alone, drawn at random, switch case about every other letter.
-    let switches = s
-        .as_bytes()
-        .windows(2)
-        .filter(|w| w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase())
-        .count();
-    let mixed_letters = digits == 0
-        && s.len() >= 16
-        && upper * 4 >= s.len()
-        && lower * 4 >= s.len()
-        && switches * 3 >= s.len();
-    s.len() >= 10
-        && !reads_as_a_name(v)
+    !reads_as_a_name(v)
         && entropy(&s) >= 3.0
-        && (mixed_letters
-            || super::random_word(&s) && upper >= 2 && lower >= 2 && digits * 5 <= s.len() * 3
-            || v.len() >= 32 && digits > 0 && v.bytes().all(|c| c.is_ascii_hexdigit()))
+        && (mixed_letters || super::random_word(&s) && cased || hex)
 }
 
 /// A value written as a name, not drawn at random: lowercase words and numbers between
