@@ -2203,10 +2203,7 @@ fn dropped_patterns(
         if covers(if hit.error { &kept_errors } else { &kept_any }, hit.start) {
             continue;
         }
-        line += text.as_bytes()[counted..hit.start]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
+        line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted..hit.start]).count();
         counted = hit.start;
         if line == last_line {
             continue;

@@ -183,10 +183,7 @@ fn lines_of(text: &str, needle: &str) -> Vec<usize> {
     let (mut line, mut at) = (1, 0);
     text.match_indices(needle)
         .map(|(i, _)| {
-            line += text.as_bytes()[at..i]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
+            line += memchr::memchr_iter(b'\n', &text.as_bytes()[at..i]).count();
             at = i;
             line
         })
