@@ -25,6 +25,7 @@ struct Entry {
     after: Option<usize>,
     before: Option<usize>,
     free: bool,
+    letters: bool,
     generic: bool,
     examples: Vec<String>,
     negatives: Vec<String>,
@@ -87,6 +88,7 @@ fn parse(file: &str, text: &str, out: &mut Vec<Entry>) {
             "after" => e.after = Some(val.parse().unwrap_or_else(|_| fail(e, "after"))),
             "before" => e.before = Some(val.parse().unwrap_or_else(|_| fail(e, "before"))),
             "free" => e.free = val == "yes",
+            "letters" => e.letters = val == "yes",
             "generic" => e.generic = val == "yes",
             "ex" => e.examples.push(val.to_string()),
             "no" => e.negatives.push(val.to_string()),
@@ -192,11 +194,12 @@ pub(crate) fn main() {
         };
         let _ = writeln!(
             table,
-            "    Entry {{ kind: {:?}, label: {:?}, #[cfg(test)] family: {:?}, context: {context}, free: {}, check: Check::{}, entropy: {:?}, show: {}, warning: {}, #[cfg(test)] examples: &{:?}, #[cfg(test)] negatives: &{:?} }},",
+            "    Entry {{ kind: {:?}, label: {:?}, #[cfg(test)] family: {:?}, context: {context}, free: {}, letters: {}, check: Check::{}, entropy: {:?}, show: {}, warning: {}, #[cfg(test)] examples: &{:?}, #[cfg(test)] negatives: &{:?} }},",
             e.kind,
             e.label,
             e.file,
             e.free,
+            e.letters,
             match e.check.as_str() {
                 "none" => "None",
                 "crc32" => "Crc32",

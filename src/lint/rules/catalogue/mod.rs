@@ -43,6 +43,10 @@ pub(crate) enum Check {
 /// `negatives`) exist only in test builds: in the binary they would be about 2,400 pointers the
 /// loader relocates at every start, the pre-commit hook's included.
 #[derive(Debug)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent properties of a format, one table row each, written by build.rs"
+)]
 pub(crate) struct Entry {
     /// The finding's kind (`github-pat`, `datadog-api-key`).
     pub kind: &'static str,
@@ -54,6 +58,8 @@ pub(crate) struct Entry {
     pub context: bool,
     /// A context entry whose value shape is distinctive: any gap but an identifier's will do.
     pub free: bool,
+    /// The format's random part is letters only (Hugging Face): words in it are chance.
+    pub letters: bool,
     pub check: Check,
     /// Least Shannon entropy (bits per character) of the random part; below 0: the default.
     pub entropy: f64,
@@ -427,7 +433,7 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
             || lower.contains("xxxx")
             || lower.contains("example")
             || lower.contains("your")
-            || spelled_in_words(part)
+            || !e.letters && spelled_in_words(part)
         {
             return;
         }
