@@ -811,16 +811,27 @@ impl UserSecrets {
     /// The byte ranges in `text` that a secrets-section pattern matches, as `lint` reports
     /// them (IGN001 findings it redacts), sorted and merged.
     pub fn spans(&self, text: &str) -> Vec<(usize, usize)> {
-        let spans = plain_scan(text, 0, |scan, found| self.0.apply(scan, found))
-            .iter()
-            .filter(|f| f.secret)
-            .map(|f| {
-                let s = text::floor_char(text, f.start.min(text.len()));
-                (s, text::ceil_char(text, f.end.clamp(s, text.len())))
-            })
+        let spans = ignore_hits(&self.0, text)
+            .filter(|(f, ..)| f.secret)
+            .map(|(_, s, e)| (s, e))
             .collect();
         merge_spans(spans)
     }
+}
+
+/// The findings of a `.aiignore`'s patterns in `text` (exceptions applied), each with its
+/// span on character boundaries.
+fn ignore_hits<'t>(
+    ignore: &aiignore::AiIgnore,
+    text: &'t str,
+) -> impl Iterator<Item = (Finding, usize, usize)> + 't {
+    plain_scan(text, 0, |scan, found| ignore.apply(scan, found))
+        .into_iter()
+        .map(move |f| {
+            let s = text::floor_char(text, f.start.min(text.len()));
+            let e = text::ceil_char(text, f.end.clamp(s, text.len()));
+            (f, s, e)
+        })
 }
 
 /// Every pattern of a `.aiignore`, all sections: what another revision's file makes of a
@@ -844,19 +855,14 @@ impl UserPatterns {
 
     /// The hits of the patterns in `text` (exceptions applied), sorted by start.
     pub fn hits(&self, text: &str) -> Vec<PatternHit> {
-        let mut hits: Vec<PatternHit> =
-            plain_scan(text, 0, |scan, found| self.0.apply(scan, found))
-                .iter()
-                .filter(|f| f.rule.family == Family::Ign)
-                .map(|f| {
-                    let s = text::floor_char(text, f.start.min(text.len()));
-                    PatternHit {
-                        start: s,
-                        end: text::ceil_char(text, f.end.clamp(s, text.len())),
-                        error: f.severity == Severity::Error,
-                    }
-                })
-                .collect();
+        let mut hits: Vec<PatternHit> = ignore_hits(&self.0, text)
+            .filter(|(f, ..)| f.rule.family == Family::Ign)
+            .map(|(f, start, end)| PatternHit {
+                start,
+                end,
+                error: f.severity == Severity::Error,
+            })
+            .collect();
         hits.sort_unstable_by_key(|h| (h.start, h.end));
         hits
     }
