@@ -582,6 +582,25 @@ impl Content<'_> {
         }
     }
 
+    /// The files directly in `dir` named `name` in any ASCII letter case: the agents that
+    /// ask for `CLAUDE.md` open `claude.md` on the case-insensitive file systems most of them
+    /// run on, so the gate looks for every spelling the content holds.
+    fn names_like(&self, repo: &Repo, dir: &str, name: &str) -> Result<Vec<String>> {
+        Ok(match self {
+            Content::Worktree(_) => match std::fs::read_dir(repo.workdir().join(dir)) {
+                Ok(entries) => entries
+                    .filter_map(Result::ok)
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .filter(|n| n.eq_ignore_ascii_case(name))
+                    .map(|n| crate::handoff::location::join(dir, &n))
+                    .collect(),
+                Err(_) => Vec::new(),
+            },
+            Content::Staged(view) => view.names_like(dir, name)?,
+            Content::Commit(c) => repo.tree_names_like(*c, dir, name)?,
+        })
+    }
+
     /// The paths a symbolic link at `path` leads through (repository-relative, the last one
     /// the file read), up to [`crate::handoff::MAX_LINK_HOPS`] links; empty when `path` is
     /// not a link or leads out of the repository.
@@ -672,16 +691,21 @@ fn add_pulled_in(
         .collect();
     for root in &roots {
         for name in lint::agents::top_level_names() {
-            let path = crate::handoff::location::join(root, name);
-            if agent_files.iter().any(|(_, p, _)| *p == path) {
-                continue;
-            }
-            let chain = content.link_chain(repo, &path)?;
-            pulled_paths.extend(chain.iter().cloned());
-            if chain.iter().any(|t| altered.contains(t.as_str()))
-                && let Some(bytes) = content.read_agent_file(repo, &path)?
-            {
-                agent_files.push((None, path.clone(), bytes));
+            let (dir, name) = match name.rsplit_once('/') {
+                Some((sub, n)) => (crate::handoff::location::join(root, sub), n),
+                None => (root.clone(), name),
+            };
+            for path in content.names_like(repo, &dir, name)? {
+                if agent_files.iter().any(|(_, p, _)| *p == path) {
+                    continue;
+                }
+                let chain = content.link_chain(repo, &path)?;
+                pulled_paths.extend(chain.iter().cloned());
+                if chain.iter().any(|t| altered.contains(t.as_str()))
+                    && let Some(bytes) = content.read_agent_file(repo, &path)?
+                {
+                    agent_files.push((None, path.clone(), bytes));
+                }
             }
         }
     }
@@ -695,8 +719,9 @@ fn add_pulled_in(
     }
     for dir in &dirs {
         for name in ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"] {
-            let path = crate::handoff::location::join(dir, name);
-            queue.push_back((path, None, false, 0));
+            for path in content.names_like(repo, dir, name)? {
+                queue.push_back((path, None, false, 0));
+            }
         }
     }
     // Where each path of `agent_files` is, and the imports of each file read (each file is
@@ -2119,10 +2144,29 @@ fn suppressions_layer(
         .get(crate::handoff::AIIGNORE)
         .map(|b| String::from_utf8_lossy(b).into_owned());
     let base_ignore = base_text(crate::handoff::AIIGNORE)?;
-    if let Some(base_ignore) = base_ignore.filter(|b| Some(b) != head_ignore.as_ref())
-        && let Ok(base_patterns) =
-            lint::UserPatterns::parse(&dir.path_of(crate::handoff::AIIGNORE), &base_ignore)
-    {
+    let base_patterns = match base_ignore.filter(|b| Some(b) != head_ignore.as_ref()) {
+        None => None,
+        Some(base_ignore) => {
+            match lint::UserPatterns::parse(&dir.path_of(crate::handoff::AIIGNORE), &base_ignore) {
+                Ok(p) => Some(p),
+                // The base's file never worked (its own lint stopped on it), so there is no
+                // definition to hold the range to, and failing would leave no way to mend it:
+                // said, not passed over in silence.
+                Err(e) => {
+                    layer.warn(
+                        Some(dir.path_of(crate::handoff::AIIGNORE)),
+                        format!(
+                            "the base's .aiignore cannot be read as patterns ({e}): what this \
+                             range removes from it or excepts was not compared; review the \
+                             change to .aiignore by hand"
+                        ),
+                    );
+                    None
+                }
+            }
+        }
+    };
+    if let Some(base_patterns) = base_patterns {
         let head_patterns = match &head_ignore {
             Some(h) => Some(lint::UserPatterns::parse(
                 &dir.path_of(crate::handoff::AIIGNORE),

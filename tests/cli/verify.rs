@@ -720,4 +720,28 @@ fn a_range_that_excepts_or_drops_a_base_aiignore_pattern_fails_at_ci() {
         "{out}"
     );
     assert!(!out.stdout.contains("ACME-1000"), "{out}");
+
+    // A base whose .aiignore never compiled: the range that mends it is not held to it, and
+    // the run says that it did not compare the two.
+    let repo = TestRepo::new();
+    write_handoff(&repo, ".ai/handoff");
+    repo.write(".ai/handoff/.aiignore", "# Secrets\nre:ACME-([0-9]{8}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "broken patterns"]);
+    repo.git(&["tag", "base"]);
+    commit(
+        &repo,
+        "# Secrets\nre:\\bACME-[0-9]{8}\\b\n",
+        "# Notes\n\nNothing new.\n",
+    );
+    let out = repo.aahp(&ci);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("::warning file=.ai/handoff/.aiignore")
+            && out
+                .stdout
+                .contains("the base's .aiignore cannot be read as patterns")
+            && out.stdout.contains("invalid regex"),
+        "{out}"
+    );
 }
