@@ -155,6 +155,23 @@ impl<'a> StagedView<'a> {
         }
     }
 
+    /// The staged files directly in `dir` whose name is `name` in any ASCII letter case
+    /// (see [`Repo::index_names_like`]), HEAD's completing a partial index.
+    pub fn names_like(&self, dir: &str, name: &str) -> Result<Vec<String>, GitError> {
+        let mut out = Repo::index_names_like(self.state(), dir, name);
+        if let (true, Some(head)) = (self.index.is_partial(), self.head) {
+            out.extend(
+                self.repo
+                    .tree_names_like(head, dir, name)?
+                    .into_iter()
+                    .filter(|p| !self.is_deleted(p)),
+            );
+            out.sort();
+            out.dedup();
+        }
+        Ok(out)
+    }
+
     /// True when anything is staged below `dir`.
     pub fn has_dir(&self, dir: &str) -> Result<bool, GitError> {
         if Repo::index_has_dir(self.state(), dir) {

@@ -602,6 +602,75 @@ impl Repo {
         Ok(None)
     }
 
+    /// The files directly in `dir` of a commit's tree whose name is `name` in any ASCII
+    /// letter case, as repository-relative paths (an agent on a case-insensitive file system
+    /// opens `claude.md` when it asks for `CLAUDE.md`). One read of the directory's tree.
+    pub fn tree_names_like(
+        &self,
+        commit: ObjectId,
+        dir: &str,
+        name: &str,
+    ) -> Result<Vec<String>, GitError> {
+        let Some(tree) = self.subtree(self.commit_tree(commit)?, dir)? else {
+            return Ok(Vec::new());
+        };
+        let prefix = dir_prefix(dir);
+        Ok(self
+            .tree_entries(tree)?
+            .into_iter()
+            .filter(|(n, (_, mode))| {
+                (mode.is_blob() || mode.is_link()) && n.eq_ignore_ascii_case(name.as_bytes())
+            })
+            .map(|(n, _)| format!("{prefix}{}", n.to_str_lossy()))
+            .collect())
+    }
+
+    /// The stage-0 entries directly in `dir` whose name is `name` in any ASCII letter case.
+    /// The entries are sorted by path, so each letter narrows the run that shares the prefix
+    /// read so far by two bisections, one per case: the cost follows the spellings present,
+    /// not the number of entries.
+    pub fn index_names_like(index: &gix::index::State, dir: &str, name: &str) -> Vec<String> {
+        let prefix = dir_prefix(dir);
+        let entries = index.entries();
+        let path = |i: usize| entries[i].path(index).as_bytes();
+        let lo = entries.partition_point(|e| e.path(index) < prefix.as_bytes().as_bstr());
+        let hi =
+            lo + entries[lo..].partition_point(|e| e.path(index).starts_with(prefix.as_bytes()));
+        let mut out = Vec::new();
+        // (run start, run end, bytes of `name` matched)
+        let mut pending = vec![(lo, hi, 0usize)];
+        while let Some((lo, hi, i)) = pending.pop() {
+            let at = prefix.len() + i;
+            let Some(&b) = name.as_bytes().get(i) else {
+                // The run's first entry is the shortest: the name itself, if it is there.
+                out.extend(
+                    (lo..hi)
+                        .take_while(|&k| path(k).len() == at)
+                        .filter(|&k| entries[k].stage_raw() == 0 && !entries[k].mode.is_submodule())
+                        .map(|k| String::from_utf8_lossy(path(k)).into_owned()),
+                );
+                continue;
+            };
+            let cases = [b.to_ascii_uppercase(), b.to_ascii_lowercase()];
+            for c in if cases[0] == cases[1] {
+                &cases[..1]
+            } else {
+                &cases[..]
+            } {
+                let run = &entries[lo..hi];
+                let start =
+                    lo + run.partition_point(|e| e.path(index).as_bytes().get(at) < Some(c));
+                let end = lo + run.partition_point(|e| e.path(index).as_bytes().get(at) <= Some(c));
+                if start < end {
+                    pending.push((start, end, i + 1));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// Returns the index entry (stage 0) at a repository-relative path.
     pub fn index_file_at(index: &gix::index::State, path: &str) -> Option<TreeFile> {
         let entries = index.entries();

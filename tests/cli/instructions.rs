@@ -317,6 +317,41 @@ fn instruction_files_in_another_letter_case_are_judged() {
     }
 }
 
+/// The same for an instruction file the change does not touch: `claude.md` that imports a
+/// changed file, `web/Gemini.md` beside it, and `agents.md` linked to a changed file are what
+/// an agent on a case-insensitive file system reads, so the changed file is judged as theirs
+/// by the hook and by `verify --level ci`.
+#[test]
+fn an_unchanged_instruction_file_in_another_letter_case_pulls_in_what_it_reads() {
+    let repo = TestRepo::new();
+    repo.write("claude.md", "# Claude\n\n@docs/rules.md\n");
+    repo.write("web/Gemini.md", "# Web\n\n@notes.md\n");
+    repo.write("docs/rules.md", CLEAN);
+    repo.write("docs/style.md", CLEAN);
+    repo.write("web/notes.md", CLEAN);
+    repo.write("src/main.rs", "fn main() {}\n");
+    std::os::unix::fs::symlink("docs/style.md", repo.path().join("agents.md")).unwrap();
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.git(&["commit", "-q", "-m", "instructions"]);
+    for changed in ["docs/rules.md", "web/notes.md", "docs/style.md"] {
+        repo.write(changed, INJECTION);
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(out.stdout.contains("PI001"), "{changed}\n{out}");
+        repo.git(&["commit", "-q", "--no-verify", "-m", changed]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(ci.stdout.contains("PI001"), "{changed}\n{ci}");
+        repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    }
+    // A file no instruction file reads stays out of the agent lint.
+    repo.write("docs/unread.md", INJECTION);
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
+
 const TOKEN: &str = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A";
 
 /// Review s23 #2: a name is committed and published like a file's text. A credential, a
