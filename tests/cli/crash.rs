@@ -1019,3 +1019,54 @@ fn a_commit_rerun_after_a_crash_in_an_adopting_rotation_archives_nothing_twice()
         }
     }
 }
+
+/// A longer run of the archive part of the kill loop, for hunting a failure seen under heavy
+/// load: `AAHP_STRESS_ITERS` iterations (default 40), each killing `archive` at a random
+/// moment and finishing with `recover` or a rerun. A failing iteration's repository is copied
+/// to `$AAHP_STRESS_KEEP/iteration-N` (default: the system temp directory) before the
+/// assertion, so that its files can be read. Ignored: run it by name.
+#[test]
+#[ignore = "stress run, minutes: run by name"]
+fn stress_sigkill_archive_and_finish() {
+    let iterations: u64 = std::env::var("AAHP_STRESS_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let keep = std::env::var_os("AAHP_STRESS_KEEP")
+        .map_or_else(std::env::temp_dir, std::path::PathBuf::from);
+    let slow = [("AAHP_FAILPOINT", git_aahp::transaction::rotation::SLOW)];
+    let log = log_with(16, 20);
+    let probe = appending_repo(&log);
+    let t = Instant::now();
+    probe.aahp_env(".", &["archive"], &slow).assert_code(0);
+    let archive_ms = u64::try_from(t.elapsed().as_millis()).unwrap() * 6 / 5 + 1;
+    let mut rng = Rng(0x5eed_0000_0000_0001 ^ u64::from(std::process::id()));
+    for i in 0..iterations {
+        let repo = appending_repo(&log);
+        let delay = Duration::from_millis(rng.below(archive_ms));
+        let code = run_and_kill_env(&repo, &["archive"], delay, &slow);
+        let finish = if i % 2 == 0 { "recover" } else { "archive" };
+        if i % 4 == 1 {
+            let d = Duration::from_millis(rng.below(archive_ms));
+            run_and_kill(&repo, &["recover"], d);
+        }
+        let out = repo.aahp(&[finish]);
+        let again = repo.aahp(&["archive"]);
+        let verify = repo.aahp(&["verify"]);
+        if out.code != 0 || again.code != 0 || verify.code != 0 {
+            let to = keep.join(format!("iteration-{i}"));
+            let status = std::process::Command::new("cp")
+                .arg("-a")
+                .arg(repo.path())
+                .arg(&to)
+                .status()
+                .unwrap();
+            assert!(status.success());
+            panic!(
+                "iteration {i} (archive {code:?} after {delay:?}, then {finish}): kept at {}\n\
+                 {finish}: {out}\narchive: {again}\nverify: {verify}",
+                to.display()
+            );
+        }
+    }
+}
