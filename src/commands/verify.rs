@@ -2103,6 +2103,8 @@ fn suppressions_layer(
     let head_pii = snap
         .get(lint::allow::PII_ALLOWLIST)
         .map(|b| String::from_utf8_lossy(b).into_owned());
+    let mut markers: std::collections::HashMap<String, MarkerIndex> =
+        std::collections::HashMap::new();
     for d in suppressed {
         let Some(by) = d.suppressed_by.as_deref() else {
             continue;
@@ -2122,10 +2124,14 @@ fn suppressions_layer(
                 .path
                 .strip_prefix(&format!("{}/", dir.rel))
                 .unwrap_or(&d.path);
-            !base_text(inner)?.is_some_and(|b| {
-                b.lines()
-                    .any(|l| l.contains("aahp:allow") && l.contains(d.rule) && l.contains(reason))
-            })
+            // Held by the base only over the same text: a marker copied above new text is
+            // a new suppression (review s25 #4). Each file's lines and markers are read once.
+            if !markers.contains_key(inner) {
+                let head = snap.get(inner).map(|b| String::from_utf8_lossy(b).into_owned());
+                let base = base_text(inner)?;
+                markers.insert(inner.to_string(), MarkerIndex::new(head, base.as_deref()));
+            }
+            !markers[inner].holds(d.line, d.rule, reason)
         } else {
             false
         };
@@ -2203,6 +2209,70 @@ fn suppressions_layer(
         return Ok(None);
     }
     Ok(Some(layer.summarize(String::new())))
+}
+
+/// The inline markers of a file's base version by the text of the line each covers, and the
+/// head version's lines: whether a suppression of the head is held by the base over the
+/// same text. A marker ending a line covers that line, one alone on its line the next
+/// non-blank one (as the linter reads them).
+struct MarkerIndex {
+    head: Vec<String>,
+    base: std::collections::HashMap<String, Vec<String>>,
+}
+
+impl MarkerIndex {
+    fn new(head: Option<String>, base: Option<&str>) -> MarkerIndex {
+        let head = head.map_or_else(Vec::new, |h| h.lines().map(String::from).collect());
+        let mut by_covered: std::collections::HashMap<String, Vec<String>> =
+            std::collections::HashMap::new();
+        let lines: Vec<&str> = base.map_or_else(Vec::new, |b| b.lines().collect());
+        // The next non-blank line after each line, found from the end in one pass.
+        let mut next_text: Vec<Option<usize>> = vec![None; lines.len()];
+        let mut seen = None;
+        for i in (0..lines.len()).rev() {
+            next_text[i] = seen;
+            if !lines[i].trim().is_empty() {
+                seen = Some(i);
+            }
+        }
+        for (i, l) in lines.iter().enumerate() {
+            let Some(at) = l.find("<!--") else {
+                continue;
+            };
+            if !l.contains("aahp:allow") {
+                continue;
+            }
+            let covered = if l[..at].trim().is_empty() {
+                match next_text[i] {
+                    Some(n) => lines[n],
+                    None => continue,
+                }
+            } else {
+                l
+            };
+            by_covered
+                .entry(covered.to_string())
+                .or_default()
+                .push((*l).to_string());
+        }
+        MarkerIndex {
+            head,
+            base: by_covered,
+        }
+    }
+
+    /// True when the base holds a marker for `rule` with `reason` over the text of the
+    /// head's 1-based `line`.
+    fn holds(&self, line: usize, rule: &str, reason: &str) -> bool {
+        let Some(covered) = line.checked_sub(1).and_then(|i| self.head.get(i)) else {
+            return false;
+        };
+        self.base.get(covered).is_some_and(|markers| {
+            markers
+                .iter()
+                .any(|m| m.contains(rule) && m.contains(reason))
+        })
+    }
 }
 
 /// The most lines of one file the `suppressions` layer names for the base's `.aiignore`
