@@ -1244,7 +1244,7 @@ fn judge_target(
                 LintConfig::from_snapshot(&r.dir, &r.snap, today)?,
             ));
         }
-        let (mut layers, mut diagnostics) =
+        let (mut layers, mut diagnostics, mut suppressed) =
             judge(repo, base_dir, &r.snap, target, &owned, today, r.lint)?;
         let mine: Vec<&(Option<String>, String, Vec<u8>)> = agent_files
             .iter()
@@ -1252,9 +1252,21 @@ fn judge_target(
             .collect();
         if !mine.is_empty() {
             let cfg = LintConfig::from_snapshot(&r.dir, &r.snap, today)?;
-            let (layer, diags) = instructions_layer(&cfg, &mine)?;
+            let (layer, diags, supp) = instructions_layer(&cfg, &mine)?;
             layers.push(layer);
             diagnostics.extend(diags);
+            suppressed.extend(supp);
+        }
+        if ranged && let Some(base) = target.base_commit {
+            layers.extend(suppressions_layer(
+                repo,
+                base_dir,
+                &r.snap,
+                &owned,
+                base,
+                &suppressed,
+                &mine,
+            )?);
         }
         for l in &mut layers {
             l.dir = Some(r.dir.rel.clone());
@@ -1266,9 +1278,14 @@ fn judge_target(
     let unowned: Vec<&(Option<String>, String, Vec<u8>)> =
         agent_files.iter().filter(|(o, _, _)| o.is_none()).collect();
     if !unowned.is_empty() {
-        let (layer, diags) = instructions_layer(&LintConfig::empty(today), &unowned)?;
+        let (layer, diags, suppressed) = instructions_layer(&LintConfig::empty(today), &unowned)?;
         report.layers.push(layer);
         report.diagnostics.extend(diags);
+        if ranged && let Some(base) = target.base_commit {
+            report
+                .layers
+                .extend(unowned_suppressions(repo, base, &unowned, &suppressed)?);
+        }
     }
     if let Some(layer) = history_layer(repo, target, scope, &history_dirs, &pulled_paths, today)? {
         report.layers.push(layer);
@@ -1692,7 +1709,7 @@ fn unplaced_layer(paths: &[&str]) -> Option<Layer> {
 fn instructions_layer(
     cfg: &LintConfig,
     files: &[&(Option<String>, String, Vec<u8>)],
-) -> Result<(Layer, Vec<Diagnostic>)> {
+) -> Result<(Layer, Vec<Diagnostic>, Vec<Diagnostic>)> {
     // An image or archive bundled with a skill, or named by an import, is judged by its
     // readable text, as one in a handoff directory is (review 21).
     type Held<'a> = &'a (Option<String>, String, Vec<u8>);
@@ -1716,15 +1733,17 @@ fn instructions_layer(
     }
     // The configuration's own findings belong to the handoff directory's lint layer; the
     // binary files' findings are this layer's as much as the text files'.
-    outcome.diagnostics.retain(|d| {
+    let mine = |d: &Diagnostic| {
         files.iter().any(|f| f.path == d.path) || binary.iter().any(|(_, p, _)| *p == d.path)
-    });
+    };
+    outcome.diagnostics.retain(mine);
+    outcome.suppressed.retain(mine);
     let n = files.len() + binary.len();
     let layer = lint_layer("instructions", &outcome.diagnostics).summarize(format!(
         "{n} agent instruction file{} changed, no findings",
         plural(n)
     ));
-    Ok((layer, outcome.diagnostics))
+    Ok((layer, outcome.diagnostics, outcome.suppressed))
 }
 
 /// What a lint thread answers: its findings, or the panic it met.
@@ -1919,7 +1938,7 @@ fn judge(
     owned: &[&Change],
     today: jiff::civil::Date,
     lint_job: LintJob,
-) -> Result<(Vec<Layer>, Vec<Diagnostic>)> {
+) -> Result<(Vec<Layer>, Vec<Diagnostic>, Vec<Diagnostic>)> {
     let dir = judged.dir;
     let manifest_path = dir.path_of(MANIFEST);
     let mut layers = Vec::new();
@@ -2041,19 +2060,7 @@ fn judge(
         lint_at,
         lint_layer("lint", &diagnostics).summarize("no findings"),
     );
-    if target.range.is_some()
-        && let Some(base) = target.base_commit
-    {
-        layers.extend(suppressions_layer(
-            repo,
-            judged,
-            snap,
-            owned,
-            base,
-            &suppressed,
-        )?);
-    }
-    Ok((layers, diagnostics))
+    Ok((layers, diagnostics, suppressed))
 }
 
 /// The `suppressions` layer (`prepush`, `ci`; review s23 #12): what the range itself does
@@ -2080,21 +2087,17 @@ fn suppressions_layer(
     owned: &[&Change],
     base: ObjectId,
     suppressed: &[Diagnostic],
+    instructions: &[&(Option<String>, String, Vec<u8>)],
 ) -> Result<Option<Layer>> {
     let dir = judged.dir;
     let mut layer = Layer::new("suppressions");
-    let base_text = |rel: &str| -> Result<Option<String>> {
-        let path = location::join(judged.base_rel, rel);
-        let Some(file) = repo.tree_file_at(base, &path)? else {
-            return Ok(None);
-        };
-        if file.is_link {
-            return Ok(None);
-        }
-        Ok(repo
-            .blob_within(file.id, crate::handoff::max_bytes(&path))?
-            .ok()
-            .map(|b| String::from_utf8_lossy(&b).into_owned()))
+    let base_text = |rel: &str| base_file(repo, base, &location::join(judged.base_rel, rel));
+    // An instruction file judged with this directory's configuration, by its path.
+    let instruction = |path: &str| {
+        instructions
+            .iter()
+            .find(|(_, p, _)| p == path)
+            .map(|(_, _, b)| b)
     };
     let allow_path = dir.path_of(lint::allow::ALLOWLIST);
     let pii_path = dir.path_of(lint::allow::PII_ALLOWLIST);
@@ -2120,29 +2123,20 @@ fn suppressions_layer(
         } else if by.starts_with(&format!("{pii_path}: ")) {
             base_pii != head_pii
         } else if let Some(reason) = by.strip_prefix("inline allow: ") {
-            let inner = d
-                .path
-                .strip_prefix(&format!("{}/", dir.rel))
-                .unwrap_or(&d.path);
-            // Held by the base only over the same text: a marker copied above new text is
-            // a new suppression (review s25 #4). Each file's lines and markers are read once.
-            if !markers.contains_key(inner) {
-                let head = snap.get(inner).map(|b| String::from_utf8_lossy(b).into_owned());
-                let base = base_text(inner)?;
-                markers.insert(inner.to_string(), MarkerIndex::new(head, base.as_deref()));
-            }
-            !markers[inner].holds(d.line, d.rule, reason)
+            inline_is_new(&mut markers, d, reason, || {
+                Ok(match d.path.strip_prefix(&format!("{}/", dir.rel)) {
+                    Some(inner) => (snap.get(inner), base_text(inner)?),
+                    None => (
+                        instruction(&d.path).map(Vec::as_slice),
+                        base_file(repo, base, &d.path)?,
+                    ),
+                })
+            })?
         } else {
             false
         };
         if new {
-            layer.warn(
-                Some(format!("{}:{}", d.path, d.line)),
-                format!(
-                    "{} {} suppressed by {by}, which this range adds or changes: {}",
-                    d.rule, d.name, d.message
-                ),
-            );
+            warn_new_suppression(&mut layer, d, by);
         }
     }
     // The base's `.aiignore` patterns, where the head's differ.
@@ -2203,8 +2197,98 @@ fn suppressions_layer(
                 &kept,
             );
         }
+        // Instruction files are judged with the same `.aiignore` (review s25 #3).
+        for (_, path, bytes) in instructions {
+            if lint::is_binary_file(path, bytes) {
+                continue;
+            }
+            let text = String::from_utf8_lossy(bytes);
+            let kept = head_patterns
+                .as_ref()
+                .map(|h| h.hits(&text))
+                .unwrap_or_default();
+            dropped_patterns(&mut layer, path, &text, &base_patterns.hits(&text), &kept);
+        }
     }
     // Shown only when it has something to say, as the `names` layer.
+    if layer.findings.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(layer.summarize(String::new())))
+}
+
+/// A file of the base commit by its repository path (`None`: absent, a link, or too large
+/// to be a handoff file).
+fn base_file(repo: &Repo, base: ObjectId, path: &str) -> Result<Option<String>> {
+    let Some(file) = repo.tree_file_at(base, path)? else {
+        return Ok(None);
+    };
+    if file.is_link {
+        return Ok(None);
+    }
+    Ok(repo
+        .blob_within(file.id, crate::handoff::max_bytes(path))?
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned()))
+}
+
+/// True when an inline marker's suppression of `d` is new in the range: the base holds no
+/// marker for the rule with `reason` over the same line text (review s25 #4: a marker
+/// copied above new text is a new suppression). `texts` gives the file's head bytes and
+/// base text; each file is read and indexed once per run, in `markers`.
+fn inline_is_new<'a>(
+    markers: &mut std::collections::HashMap<String, MarkerIndex>,
+    d: &Diagnostic,
+    reason: &str,
+    texts: impl FnOnce() -> Result<(Option<&'a [u8]>, Option<String>)>,
+) -> Result<bool> {
+    if !markers.contains_key(&d.path) {
+        let (head, base) = texts()?;
+        let head = head.map(|b| String::from_utf8_lossy(b).into_owned());
+        markers.insert(d.path.clone(), MarkerIndex::new(head, base.as_deref()));
+    }
+    Ok(!markers[&d.path].holds(d.line, d.rule, reason))
+}
+
+/// The warning for a finding suppressed by something the range adds or changes.
+fn warn_new_suppression(layer: &mut Layer, d: &Diagnostic, by: &str) {
+    layer.warn(
+        Some(format!("{}:{}", d.path, d.line)),
+        format!(
+            "{} {} suppressed by {by}, which this range adds or changes: {}",
+            d.rule, d.name, d.message
+        ),
+    );
+}
+
+/// The `suppressions` layer for instruction files no handoff directory owns: only inline
+/// markers can suppress there (no allowlist, no `.aiignore` applies).
+fn unowned_suppressions(
+    repo: &Repo,
+    base: ObjectId,
+    files: &[&(Option<String>, String, Vec<u8>)],
+    suppressed: &[Diagnostic],
+) -> Result<Option<Layer>> {
+    let mut layer = Layer::new("suppressions");
+    let mut markers = std::collections::HashMap::new();
+    for d in suppressed {
+        let Some(by) = d.suppressed_by.as_deref() else {
+            continue;
+        };
+        let Some(reason) = by.strip_prefix("inline allow: ") else {
+            continue;
+        };
+        let new = inline_is_new(&mut markers, d, reason, || {
+            let head = files
+                .iter()
+                .find(|(_, p, _)| *p == d.path)
+                .map(|(_, _, b)| b.as_slice());
+            Ok((head, base_file(repo, base, &d.path)?))
+        })?;
+        if new {
+            warn_new_suppression(&mut layer, d, by);
+        }
+    }
     if layer.findings.is_empty() {
         return Ok(None);
     }
