@@ -2174,34 +2174,21 @@ fn suppressions_layer(
             )?),
             None => None,
         };
-        for c in owned.iter().filter(|c| c.kind != ChangeKind::Deleted) {
-            let Some(inner) = c.path.strip_prefix(&format!("{}/", dir.rel)) else {
-                continue;
-            };
-            if lint::is_config_file(inner) {
-                continue;
-            }
-            let Some(bytes) = snap.get(inner) else {
-                continue;
-            };
-            let text = String::from_utf8_lossy(bytes);
-            let kept = head_patterns
-                .as_ref()
-                .map(|h| h.hits(&text))
-                .unwrap_or_default();
-            dropped_patterns(
-                &mut layer,
-                &c.path,
-                &text,
-                &base_patterns.hits(&text),
-                &kept,
-            );
-        }
-        // Instruction files are judged with the same `.aiignore` (review s25 #3).
-        for (_, path, bytes) in instructions {
-            if lint::is_binary_file(path, bytes) {
-                continue;
-            }
+        // The handoff directory's changed files, and the instruction files judged with the
+        // same `.aiignore` (review s25 #3).
+        let changed = owned
+            .iter()
+            .filter(|c| c.kind != ChangeKind::Deleted)
+            .filter_map(|c| {
+                let inner = c.path.strip_prefix(&format!("{}/", dir.rel))?;
+                let bytes = snap.get(inner).filter(|_| !lint::is_config_file(inner))?;
+                Some((c.path.as_str(), bytes))
+            });
+        let instructed = instructions
+            .iter()
+            .filter(|(_, path, bytes)| !lint::is_binary_file(path, bytes))
+            .map(|(_, path, bytes)| (path.as_str(), bytes.as_slice()));
+        for (path, bytes) in changed.chain(instructed) {
             let text = String::from_utf8_lossy(bytes);
             let kept = head_patterns
                 .as_ref()
