@@ -1257,7 +1257,12 @@ fn judge_target(
             diagnostics.extend(diags);
             suppressed.extend(supp);
         }
-        if ranged && let Some(base) = target.base_commit {
+        // At `prepush` and `ci` against the range's base; before a commit against HEAD,
+        // for what fails (a secret swapped under an entry, a pattern dropped).
+        let staged = matches!(target.source, Source::Index);
+        if (ranged || staged)
+            && let Some(base) = target.base_commit
+        {
             layers.extend(suppressions_layer(
                 repo,
                 base_dir,
@@ -1266,6 +1271,8 @@ fn judge_target(
                 base,
                 &suppressed,
                 &mine,
+                ranged,
+                today,
             )?);
         }
         for l in &mut layers {
@@ -1518,10 +1525,27 @@ fn history_layer(
                 _ => 0,
             };
             let lines_before = memchr::memchr_iter(b'\n', &bytes[..appended_from]).count();
-            for d in lint::secrets_in(cfg, &path, &bytes[appended_from..])?
+            let found = lint::secrets_in(cfg, &path, &bytes[appended_from..])?;
+            let (approved, blocking): (Vec<&Diagnostic>, Vec<&Diagnostic>) = found
                 .iter()
                 .filter(|d| d.severity == lint::Severity::Error)
-            {
+                .partition(|d| d.suppressed_by.is_some());
+            // An allowlist entry of the tip approves the value the tip or the base holds at
+            // this path, not another of the same redacted form (review s25 #2).
+            let unheld = if approved.is_empty() {
+                Vec::new()
+            } else {
+                let text = String::from_utf8_lossy(&bytes[appended_from..]);
+                let at = |c: Option<ObjectId>| -> Result<String> {
+                    Ok(match c {
+                        Some(c) => base_file(repo, c, &path)?.unwrap_or_default(),
+                        None => String::new(),
+                    })
+                };
+                let not_at_tip = swapped_secrets(&text, &at(Some(tip))?, &approved);
+                swapped_secrets(&text, &at(base)?, &not_at_tip)
+            };
+            for d in blocking.into_iter().chain(unheld) {
                 layer.fail(
                     Some(format!("{path}:{}", d.line + lines_before)),
                     format!(
@@ -2080,6 +2104,10 @@ fn judge(
 ///   (the range removed the pattern or added an exception over it), fails where the base's
 ///   pattern is an error and warns where it warns: the base's own definition of what must
 ///   never appear still applies to the range that changes it.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site; the directory's reads, the range and the instruction files are distinct"
+)]
 fn suppressions_layer(
     repo: &Repo,
     judged: Judged<'_>,
@@ -2088,6 +2116,8 @@ fn suppressions_layer(
     base: ObjectId,
     suppressed: &[Diagnostic],
     instructions: &[&(Option<String>, String, Vec<u8>)],
+    ranged: bool,
+    today: jiff::civil::Date,
 ) -> Result<Option<Layer>> {
     let dir = judged.dir;
     let mut layer = Layer::new("suppressions");
@@ -2101,27 +2131,52 @@ fn suppressions_layer(
     };
     let allow_path = dir.path_of(lint::allow::ALLOWLIST);
     let pii_path = dir.path_of(lint::allow::PII_ALLOWLIST);
-    let base_allow = base_text(lint::allow::ALLOWLIST)?;
-    let base_pii = base_text(lint::allow::PII_ALLOWLIST)?;
+    // Read only when a finding needs them: the pre-commit hook runs this layer too.
+    let mut base_allow: Option<Vec<lint::allow::AllowEntry>> = None;
+    let mut base_pii: Option<Option<String>> = None;
     let head_pii = snap
         .get(lint::allow::PII_ALLOWLIST)
         .map(|b| String::from_utf8_lossy(b).into_owned());
     let mut markers: std::collections::HashMap<String, MarkerIndex> =
         std::collections::HashMap::new();
+    // Secrets an entry the base holds suppresses, by file: each must be a value the base's
+    // version of the file holds (review s25 #2).
+    let mut held_secrets: std::collections::BTreeMap<&str, Vec<&Diagnostic>> =
+        std::collections::BTreeMap::new();
     for d in suppressed {
         let Some(by) = d.suppressed_by.as_deref() else {
             continue;
         };
-        let new = if let Some(rest) = by.strip_prefix(&format!("{allow_path}: ")) {
-            // The entry as the base holds it: same rule, fingerprint and expiry.
-            let until = rest
-                .rsplit_once("until ")
-                .map_or("", |(_, u)| u.trim_end_matches(')'));
-            !base_allow.as_deref().is_some_and(|b| {
-                b.contains(&d.fingerprint) && b.contains(d.rule) && b.contains(until)
-            })
+        let new = if by.starts_with(&format!("{allow_path}: ")) {
+            // The entry as the base holds it: same rule, fingerprint, reason, owner and
+            // expiry (a base file that does not parse holds none).
+            let entries = match &base_allow {
+                Some(e) => e,
+                None => base_allow.insert(
+                    base_text(lint::allow::ALLOWLIST)?
+                        .and_then(|b| {
+                            lint::allow::parse_allowlist(&allow_path, b.as_bytes(), today).ok()
+                        })
+                        .unwrap_or_default(),
+                ),
+            };
+            let held = entries.iter().any(|e| {
+                e.rule == d.rule
+                    && e.fingerprint == d.fingerprint
+                    && format!(
+                        "{allow_path}: {} ({}, until {})",
+                        e.reason, e.owner, e.expires
+                    ) == by
+            });
+            if held && d.fingerprint.starts_with("v2:") {
+                held_secrets.entry(d.path.as_str()).or_default().push(d);
+            }
+            !held
         } else if by.starts_with(&format!("{pii_path}: ")) {
-            base_pii != head_pii
+            if base_pii.is_none() {
+                base_pii = Some(base_text(lint::allow::PII_ALLOWLIST)?);
+            }
+            base_pii.as_ref().is_some_and(|b| *b != head_pii)
         } else if let Some(reason) = by.strip_prefix("inline allow: ") {
             inline_is_new(&mut markers, d, reason, || {
                 Ok(match d.path.strip_prefix(&format!("{}/", dir.rel)) {
@@ -2135,11 +2190,42 @@ fn suppressions_layer(
         } else {
             false
         };
-        if new {
+        if new && ranged {
             warn_new_suppression(&mut layer, d, by);
         }
     }
-    // The base's `.aiignore` patterns, where the head's differ.
+    for (path, found) in held_secrets {
+        let (head, base) = match path.strip_prefix(&format!("{}/", dir.rel)) {
+            Some(inner) => (snap.get(inner), base_text(inner)?),
+            None => (
+                instruction(path).map(Vec::as_slice),
+                base_file(repo, base, path)?,
+            ),
+        };
+        let head = head.map(|b| String::from_utf8_lossy(b).into_owned());
+        for d in swapped_secrets(
+            head.as_deref().unwrap_or(""),
+            base.as_deref().unwrap_or(""),
+            &found,
+        ) {
+            layer.fail(
+                Some(format!("{}:{}", d.path, d.line)),
+                format!(
+                    "{} {}: the allowlist entry for this finding approved the value the base \
+                     holds here, and this change puts another value under it ({}); remove the \
+                     secret (and revoke it), or change the entry (its reason or expiry) so that \
+                     the review shows it as a new approval",
+                    d.rule, d.name, d.message
+                ),
+            );
+        }
+    }
+    // The base's `.aiignore` patterns, where the head's differ. Before a commit only when
+    // the commit changes the file: the snapshot holds only what changed.
+    let ignore_path = dir.path_of(crate::handoff::AIIGNORE);
+    if !ranged && !owned.iter().any(|c| c.path == ignore_path) {
+        return Ok(shown(layer));
+    }
     let head_ignore = snap
         .get(crate::handoff::AIIGNORE)
         .map(|b| String::from_utf8_lossy(b).into_owned());
@@ -2197,11 +2283,61 @@ fn suppressions_layer(
             dropped_patterns(&mut layer, path, &text, &base_patterns.hits(&text), &kept);
         }
     }
-    // Shown only when it has something to say, as the `names` layer.
+    Ok(shown(layer))
+}
+
+/// A layer shown only when it has something to say, as the `names` layer.
+fn shown(layer: Layer) -> Option<Layer> {
     if layer.findings.is_empty() {
-        return Ok(None);
+        return None;
     }
-    Ok(Some(layer.summarize(String::new())))
+    Some(layer.summarize(String::new()))
+}
+
+/// The findings of `found` (in the file whose head text is `head`) whose matched text the
+/// base's version `base` does not hold anywhere: a secret an allowlist entry approved in the
+/// base, replaced by another of the same redacted form (review s25 #2: the fingerprint
+/// hashes the redacted form, so the entry alone cannot tell them apart). One pass over each
+/// text, however many findings.
+fn swapped_secrets<'d>(head: &str, base: &str, found: &[&'d Diagnostic]) -> Vec<&'d Diagnostic> {
+    // Byte offsets of each line's start in the head text.
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', head.as_bytes()).map(|i| i + 1))
+        .collect();
+    let at = |line: usize, column: usize| -> Option<usize> {
+        let start = *starts.get(line.checked_sub(1)?)?;
+        let rest = &head[start..];
+        match rest.char_indices().nth(column.checked_sub(1)?) {
+            Some((i, _)) => Some(start + i),
+            None => Some(head.len()),
+        }
+    };
+    let values: Vec<(&'d Diagnostic, &str)> = found
+        .iter()
+        .map(|d| {
+            let text = match (at(d.line, d.column), at(d.end_line, d.end_column)) {
+                (Some(s), Some(e)) if s < e => &head[s..e],
+                _ => "",
+            };
+            (*d, text)
+        })
+        .collect();
+    let patterns: Vec<&str> = values
+        .iter()
+        .map(|(_, v)| *v)
+        .filter(|v| !v.is_empty())
+        .collect();
+    let mut present = std::collections::HashSet::new();
+    if let Ok(ac) = aho_corasick::AhoCorasick::new(&patterns) {
+        for m in ac.find_overlapping_iter(base) {
+            present.insert(patterns[m.pattern().as_usize()]);
+        }
+    }
+    values
+        .into_iter()
+        .filter(|(_, v)| v.is_empty() || !present.contains(v))
+        .map(|(d, _)| d)
+        .collect()
 }
 
 /// A file of the base commit by its repository path (`None`: absent, a link, or too large
@@ -2276,10 +2412,7 @@ fn unowned_suppressions(
             warn_new_suppression(&mut layer, d, by);
         }
     }
-    if layer.findings.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(layer.summarize(String::new())))
+    Ok(shown(layer))
 }
 
 /// The inline markers of a file's base version by the text of the line each covers, and the

@@ -695,6 +695,126 @@ fn suppressions_a_range_adds_or_removes_are_visible_at_ci() {
     assert!(!out.stdout.contains("ACME-87654321"), "{out}");
 }
 
+/// Review s25 #2: a secret's fingerprint hashes its redacted form, so an allowlist entry
+/// alone cannot tell the approved value from another of the same kind and length. The
+/// entry approves the value its base holds: another value put under it fails the pre-commit
+/// hook and `verify --level ci`; the same value beside other edits passes, and a changed
+/// entry is a new approval (a warning at `ci`).
+#[test]
+fn a_secret_swapped_under_an_unchanged_allowlist_entry_fails_the_gate() {
+    const FIXTURE: &str = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A";
+    const LIVE: &str = "ghp_Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8";
+    const THIRD: &str = "ghp_Qq1Ww2Ee3Rr4Tt5Yy6Uu7Ii8Oo9Pp0Aa1Ss2D";
+    let ci = [
+        "verify", "--level", "ci", "--base", "base", "--format", "github",
+    ];
+    let repo = handoff_repo();
+    let notes = |token: &str, extra: &str| {
+        format!("# Notes\n\nTest fixture token (revoked): {token}\n{extra}")
+    };
+    repo.write(".ai/handoff/notes.md", notes(FIXTURE, ""));
+    let lint = repo.aahp(&["lint", "--format", "json"]);
+    let fp = lint.json()["diagnostics"][0]["fingerprint"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let entry = |reason: &str| {
+        format!(
+            r#"{{"version":1,"entries":[{{"rule":"SEC020","fingerprint":"{fp}","reason":"{reason}","owner":"alice","expires":"2027-01-15"}}]}}"#
+        )
+    };
+    repo.write(
+        ".ai/handoff/aahp-allowlist.json",
+        entry("test fixture, revoked"),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "fixture"]);
+    repo.git(&["tag", "base"]);
+
+    // The same value, other edits: held.
+    repo.write(".ai/handoff/notes.md", notes(FIXTURE, "More notes.\n"));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.git(&["commit", "-q", "-m", "more notes"]);
+    let out = repo.aahp(&ci);
+    out.assert_code(0);
+    assert!(!out.stdout.contains("::warning"), "{out}");
+
+    // Another value under the same entry: not approved.
+    repo.write(".ai/handoff/notes.md", notes(LIVE, "More notes.\n"));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout
+            .contains("approved the value the base holds here"),
+        "{hook}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "swap"]);
+    let out = repo.aahp(&ci);
+    out.assert_code(1);
+    assert!(
+        out.stdout
+            .contains("::error file=.ai/handoff/notes.md,line=3")
+            && out
+                .stdout
+                .contains("approved the value the base holds here"),
+        "{out}"
+    );
+    for token in [FIXTURE, LIVE] {
+        assert!(
+            !out.stdout.contains(token) && !hook.stdout.contains(token),
+            "{out}"
+        );
+    }
+
+    // The entry changed with it: a new approval, shown for review. The range's earlier
+    // commits hold values the base (the fixture) or the tip (the new one) holds: published
+    // before, or judged at the tip.
+    repo.write(
+        ".ai/handoff/aahp-allowlist.json",
+        entry("second fixture, revoked"),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.git(&["commit", "-q", "-m", "new approval"]);
+    let out = repo.aahp(&ci);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("::warning") && out.stdout.contains("which this range adds or changes"),
+        "{out}"
+    );
+
+    // A third value in a commit of the range that neither the base nor the tip holds: the
+    // tip's entry does not approve it in the history either.
+    repo.write(".ai/handoff/notes.md", notes(THIRD, "More notes.\n"));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "third"]);
+    let third = repo.git(&["rev-parse", "--short", "HEAD"]);
+    repo.write(".ai/handoff/notes.md", notes(LIVE, "More notes.\n"));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "back"]);
+    let out = repo.aahp(&ci);
+    out.assert_code(1);
+    let history: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error") && l.contains("verify history"))
+        .collect();
+    assert_eq!(history.len(), 1, "{out}");
+    assert!(
+        history[0].contains(&format!("commit {}", third.trim())),
+        "{out}"
+    );
+    assert!(!out.stdout.contains(THIRD), "{out}");
+}
+
 /// The base's `.aiignore` judges the range whatever section the pattern is in: a range that
 /// adds an exception over a project's code name, or drops the pattern, and then writes the
 /// name fails; thousands of hits are named by their first lines and counted, not listed.
