@@ -148,6 +148,9 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         LINKED_LAYER => "commit the handoff directory itself (`git rm --cached` the link or \
             submodule, then put the directory it stands for in its place and `git add` it)"
             .into(),
+        "checkout" => "remove `working-tree-encoding` for handoff and instruction files from \
+            the `.gitattributes` line named (they are UTF-8 text), stage it and retry"
+            .into(),
         "history" => "rewrite the range's commits so that none holds the credential (`git \
             rebase -i`), and revoke it: it may already be copied"
             .into(),
@@ -599,6 +602,50 @@ impl Content<'_> {
             Content::Staged(view) => view.names_like(dir, name)?,
             Content::Commit(c) => repo.tree_names_like(*c, dir, name)?,
         })
+    }
+
+    /// The files below `dir` (repository-relative paths), for the staged content or a
+    /// commit; the working tree's are what a checkout wrote already, so it lists none.
+    fn files_below(&self, repo: &Repo, dir: &str) -> Result<Vec<String>> {
+        let files = match self {
+            Content::Worktree(_) => return Ok(Vec::new()),
+            Content::Staged(view) => view.files_below(dir)?,
+            Content::Commit(c) => repo.tree_files_below(*c, dir)?,
+        };
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        Ok(files
+            .into_iter()
+            .map(|f| format!("{prefix}{}", String::from_utf8_lossy(&f.path)))
+            .collect())
+    }
+
+    /// The blob at `path` of the staged content or a commit, not following a link (as git
+    /// reads a `.gitattributes`); `None` when absent or a link.
+    fn plain_blob(&self, repo: &Repo, path: &str) -> Result<Option<Vec<u8>>> {
+        let file = match self {
+            Content::Worktree(_) => return Ok(None),
+            Content::Staged(view) => view.file_at(path)?,
+            Content::Commit(c) => repo.tree_file_at(*c, path)?,
+        };
+        let Some(file) = file.filter(|f| !f.is_link) else {
+            return Ok(None);
+        };
+        match repo.blob_within(file.id, crate::handoff::MAX_FILE_BYTES)? {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(len) => Err(Error::invalid(
+                path,
+                None,
+                format!(
+                    "file is {len} bytes, more than the {} bytes the gate reads of an \
+                     attributes file",
+                    crate::handoff::MAX_FILE_BYTES
+                ),
+            )),
+        }
     }
 
     /// The paths a symbolic link at `path` leads through (repository-relative, the last one
@@ -1208,6 +1255,10 @@ fn judge_target(
     if let Some(layer) = names_layer(repo, scope, target, content, &reads, &pulled_paths, today)? {
         report.layers.push(layer);
     }
+    let judged_dirs: Vec<&HandoffDir> = reads.iter().map(|r| &r.dir).collect();
+    if let Some(layer) = checkout_layer(repo, content, target, &judged_dirs, &agent_files)? {
+        report.layers.push(layer);
+    }
 
     // What the range's history is judged with (`prepush`, `ci`): the judged directories
     // with their configuration.
@@ -1308,6 +1359,87 @@ fn in_handoff_dir(scope: &GateScope, path: &str) -> bool {
             .known
             .iter()
             .any(|d| path.starts_with(&format!("{}/", d.rel)))
+}
+
+/// The `checkout` layer (review s25 #1): a judged file (a changed file of a handoff
+/// directory, an instruction file or one it pulls in) whose committed attributes give it a
+/// `working-tree-encoding` fails: every checkout writes it re-encoded, so agents read text
+/// the gate never judged. A change to any `.gitattributes` judges every file of the handoff
+/// directories and every instruction file of the content, since the attribute may now fall
+/// on a file the change does not touch. Staged content and commits only: the working tree
+/// holds what a checkout wrote. Shown only when it fails.
+fn checkout_layer(
+    repo: &Repo,
+    content: &Content<'_>,
+    target: &Target,
+    dirs: &[&HandoffDir],
+    agent_files: &[(Option<String>, String, Vec<u8>)],
+) -> Result<Option<Layer>> {
+    if matches!(content, Content::Worktree(_)) {
+        return Ok(None);
+    }
+    let in_dirs = |p: &str| dirs.iter().any(|d| p.starts_with(&format!("{}/", d.rel)));
+    let mut paths: std::collections::BTreeSet<String> = target
+        .changes
+        .iter()
+        .filter(|c| c.kind != ChangeKind::Deleted && in_dirs(&c.path))
+        .map(|c| c.path.clone())
+        .collect();
+    paths.extend(agent_files.iter().map(|(_, p, _)| p.clone()));
+    let attributes_changed = target
+        .changes
+        .iter()
+        .any(|c| c.path.rsplit('/').next() == Some(".gitattributes"));
+    if attributes_changed {
+        for d in dirs {
+            paths.extend(content.files_below(repo, &d.rel)?);
+        }
+        paths.extend(
+            content
+                .files_below(repo, "")?
+                .into_iter()
+                .filter(|p| lint::agents::is_agent_file(p)),
+        );
+    }
+    let mut layer = Layer::new("checkout");
+    let mut read: std::collections::HashMap<String, Option<Vec<u8>>> =
+        std::collections::HashMap::new();
+    for path in &paths {
+        // The attributes files from the root down to the file's directory.
+        let mut dirs_down = vec![""];
+        dirs_down.extend(path.match_indices('/').map(|(i, _)| &path[..i]));
+        let mut chain: Vec<(&str, String)> = Vec::new();
+        for dir in dirs_down {
+            let file = location::join(dir, ".gitattributes");
+            if !read.contains_key(&file) {
+                let bytes = content.plain_blob(repo, &file)?;
+                read.insert(file.clone(), bytes);
+            }
+            if read[&file].is_some() {
+                chain.push((dir, file));
+            }
+        }
+        let chain: Vec<(&str, &str, &[u8])> = chain
+            .iter()
+            .filter_map(|(dir, file)| {
+                read[file]
+                    .as_deref()
+                    .map(|bytes| (*dir, file.as_str(), bytes))
+            })
+            .collect();
+        if let Some(e) = crate::git::checkout_encoding(path, &chain) {
+            layer.fail(
+                Some(path.clone()),
+                format!(
+                    "{}:{} gives this file working-tree-encoding={}: every checkout writes it \
+                     re-encoded, so agents read text other than what the gate judged; remove \
+                     the attribute for handoff and instruction files",
+                    e.file, e.line, e.value
+                ),
+            );
+        }
+    }
+    Ok(shown(layer))
 }
 
 /// The findings in a name the gate judges (review s23 #2): a changed path in a handoff

@@ -12,9 +12,11 @@ use gix::bstr::{BStr, ByteSlice};
 
 use crate::error::{Error, Result};
 
+mod attributes;
 mod index;
 mod remote;
 mod stage;
+pub use attributes::{Encoding, checkout_encoding};
 pub use index::{PrecommitIndex, StagedView};
 pub use remote::{CasPush, REMOTE_TIMEOUT};
 

@@ -352,6 +352,66 @@ fn an_unchanged_instruction_file_in_another_letter_case_pulls_in_what_it_reads()
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
 }
 
+/// Review s25 #1: `working-tree-encoding` is a committed attribute every clone applies, so
+/// the checkout of such a file is not the blob the gate judged (UTF-16 code units made of
+/// ASCII pairs read as CJK text in the blob). A judged file with the attribute fails the
+/// hook and `verify --level ci`, and so does a `.gitattributes` change that puts it on a file
+/// the change does not touch; an encoding on other files is no concern of the gate.
+#[test]
+fn a_working_tree_encoding_on_a_judged_file_fails_the_gate() {
+    let repo = handoff_repo();
+    repo.write(".gitattributes", "*.ps1 working-tree-encoding=UTF-16LE\n");
+    repo.write("tools/run.ps1", "W\0r\0i\0t\0e\0-\0H\0o\0s\0t\0\n\0");
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    assert!(!out.stdout.contains("checkout"), "{out}");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "a script in UTF-16"]);
+
+    // Even length, ASCII: valid UTF-16BE, stored as the CJK text its pairs encode.
+    repo.write(
+        ".gitattributes",
+        "*.ps1 working-tree-encoding=UTF-16LE\nCLAUDE.md working-tree-encoding=UTF-16BE\n",
+    );
+    repo.write("CLAUDE.md", "Use tabs, not spaces..\n\n");
+    repo.git(&["add", "-A"]);
+    let staged = repo.git(&["cat-file", "-p", ":CLAUDE.md"]);
+    assert!(
+        !staged.contains("tabs"),
+        "git stored the text re-encoded: {staged}"
+    );
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains("FAIL  checkout")
+            && out
+                .stdout
+                .contains(".gitattributes:2 gives this file working-tree-encoding=UTF-16BE"),
+        "{out}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "encoded"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(ci.stdout.contains("FAIL  checkout"), "{ci}");
+
+    // The attribute added later, on a file committed before: the change to .gitattributes
+    // judges every instruction and handoff file.
+    let repo = handoff_repo();
+    repo.write("AGENTS.md", "Use tabs, not spaces..\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "agents"]);
+    repo.write(
+        ".gitattributes",
+        "[attr]wide working-tree-encoding=UTF-16LE\n*.md wide\n",
+    );
+    repo.git(&["add", ".gitattributes"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains("AGENTS.md") && out.stdout.contains(".ai/handoff/STATUS.md"),
+        "{out}"
+    );
+}
+
 const TOKEN: &str = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A";
 
 /// Review s23 #2: a name is committed and published like a file's text. A credential, a
