@@ -1213,6 +1213,10 @@ fn judge_target(
         });
     }
 
+    if let Some(layer) = unknown_dirs_layer(repo, content, target, &reads)? {
+        report.layers.push(layer);
+    }
+
     // Agent instruction files the target changes, grouped by the handoff directory whose
     // configuration (.aiignore, allowlists) applies; files inside a handoff directory are
     // linted with it already.
@@ -1833,6 +1837,63 @@ enum Removal {
     Moved { from: String, to: String },
     /// Some are gone: the failed layer naming them.
     Removed(Layer),
+}
+
+/// Fails changes in a handoff directory the gate was not told about (review s25 #6): a
+/// directory along a changed path, outside every judged one, that holds an AAHP
+/// `MANIFEST.json`. `aahp.dir` is git configuration, which no clone and no CI job carries,
+/// so a directory named there is judged in one clone and passed unread everywhere else.
+/// Only the directories along the changed paths are looked at, each once.
+fn unknown_dirs_layer(
+    repo: &Repo,
+    content: &Content<'_>,
+    target: &Target,
+    reads: &[Read],
+) -> Result<Option<Layer>> {
+    let judged = |d: &str| {
+        reads
+            .iter()
+            .any(|r| d == r.dir.rel || d.starts_with(&format!("{}/", r.dir.rel)))
+    };
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut layer = Layer::new(DISCOVERY_LAYER);
+    for c in target
+        .changes
+        .iter()
+        .filter(|c| c.kind != ChangeKind::Deleted)
+    {
+        let mut at = c.path.as_str();
+        while let Some((dir, _)) = at.rsplit_once('/') {
+            at = dir;
+            if !seen.insert(dir) || judged(dir) {
+                continue;
+            }
+            let manifest = location::join(dir, MANIFEST);
+            let holds_aahp = match content {
+                Content::Worktree(_) => std::fs::read(repo.workdir().join(&manifest)).ok(),
+                _ => content.plain_blob(repo, &manifest)?,
+            }
+            .is_some_and(|b| memchr::memmem::find(&b, b"\"aahp_version\"").is_some());
+            if holds_aahp {
+                layer.fail(
+                    Some(manifest.clone()),
+                    format!(
+                        "{}/ is an AAHP handoff directory the gate was not told about, so the \
+                         change to {} would pass unjudged (`aahp.dir` is git configuration, \
+                         which clones and CI jobs do not carry): name it where the gate runs \
+                         (`--dir {}`, or `git config --add aahp.dir {}` in the CI job and each \
+                         clone), or move it to a `.ai/handoff` directory, which is found \
+                         everywhere",
+                        escape_untrusted(dir),
+                        escape_untrusted(&c.path),
+                        crate::output::shell_word(dir),
+                        crate::output::shell_word(dir)
+                    ),
+                );
+            }
+        }
+    }
+    Ok(shown(layer))
 }
 
 /// Fails the changes whose directory's name is not valid UTF-8 (git's bytes, shown with
