@@ -775,6 +775,20 @@ impl HandoffDir {
                             ),
                         ));
                     }
+                    let package = self.package_root();
+                    if !package.is_empty() && inside.is_some_and(|t| !t.starts_with(package)) {
+                        return Err(Error::invalid(
+                            rel,
+                            None,
+                            format!(
+                                "symbolic link points out of its package {} ({}): a change \
+                                 there is not judged as this package's, so this handoff file \
+                                 would change unjudged; put the file itself in place of the link",
+                                output::escape_untrusted(package),
+                                output::escape_untrusted(&target.to_string_lossy())
+                            ),
+                        ));
+                    }
                     // A link to a directory: git stores the link, not the files an agent
                     // finds through it, so nothing can judge them (refused, as a committed
                     // one is). A link to a FIFO or a device is refused as one in place would be.
@@ -906,7 +920,14 @@ impl HandoffDir {
             }
             let rel = self.path_of(&name);
             let id = if f.is_link {
-                link_target(repo, &rel, f.id, &mut lookup, &mut is_dir)?
+                link_target(
+                    repo,
+                    &rel,
+                    self.package_root(),
+                    f.id,
+                    &mut lookup,
+                    &mut is_dir,
+                )?
             } else {
                 f.id
             };
@@ -1001,6 +1022,7 @@ pub(crate) const MAX_LINK_HOPS: usize = 8;
 fn link_target(
     repo: &Repo,
     rel: &str,
+    package: &str,
     mut link: ObjectId,
     lookup: &mut impl FnMut(&str) -> Result<Option<TreeFile>>,
     is_dir: &mut impl FnMut(&str) -> Result<bool>,
@@ -1018,6 +1040,16 @@ fn link_target(
         if resolved.split('/').any(|c| c.eq_ignore_ascii_case(".git")) {
             return Err(refuse(format!(
                 "symbolic link points into .git ({shown}); handoff files must be files of the work tree"
+            )));
+        }
+        // A change out of the package is judged as no package's (review s25 #5): the handoff
+        // file it edits through the link would pass unjudged.
+        if !package.is_empty() && !resolved.starts_with(&format!("{package}/")) {
+            return Err(refuse(format!(
+                "symbolic link points out of its package {} ({shown}): a change there is \
+                 not judged as this package's, so this handoff file would change unjudged; \
+                 put the file itself in place of the link",
+                output::escape_untrusted(package)
             )));
         }
         match lookup(&resolved)? {

@@ -603,3 +603,49 @@ fn a_half_rotated_log_in_one_package_is_that_packages_to_complete() {
     repo.aahp_in(a, &["recover", "--force"]).assert_code(0);
     repo.aahp_in(a, &["archive", "--verify"]).assert_code(0);
 }
+
+/// Review s25 #5: a package's handoff file may be a link within the package, never out of
+/// it: a change out of every package is judged as no package's, so the handoff file the
+/// link stands for would change unjudged. Refused (exit 2, named) by the hook, by
+/// `verify --level ci` and by a plain `verify` of the working tree.
+#[test]
+fn a_handoff_link_out_of_its_package_is_refused() {
+    let repo = monorepo(&["a"]);
+    repo.write("shared/x.md", "benign\n");
+    repo.write("packages/a/docs/y.md", "benign\n");
+    std::fs::create_dir_all(repo.path().join("packages/a/.ai/handoff/notes")).unwrap();
+    // Within the package: judged with it.
+    std::os::unix::fs::symlink(
+        "../../../docs/y.md",
+        repo.path().join("packages/a/.ai/handoff/notes/y.md"),
+    )
+    .unwrap();
+    update_handoff(&repo, "packages/a", "Linked notes.");
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.git(&["commit", "-q", "-m", "linked notes"]);
+    repo.git(&["tag", "base"]);
+    // Out of it: refused.
+    std::os::unix::fs::symlink(
+        "../../../../../shared/x.md",
+        repo.path().join("packages/a/.ai/handoff/notes/x.md"),
+    )
+    .unwrap();
+    let out = repo.aahp_in("packages/a", &["verify"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains("points out of its package packages/a"),
+        "{out}"
+    );
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(2);
+    assert!(
+        hook.stderr.contains("notes/x.md") && hook.stderr.contains("out of its package"),
+        "{hook}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "link out"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "base"]);
+    ci.assert_code(2);
+    assert!(ci.stderr.contains("out of its package"), "{ci}");
+}
