@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use gix::ObjectId;
-use gix::bstr::{BStr, ByteSlice};
+use gix::bstr::{BStr, BString, ByteSlice};
 
 use crate::error::{Error, Result};
 
@@ -1669,17 +1669,57 @@ impl Repo {
             email: "git-aahp@localhost".into(),
             time: "",
         };
-        let now = gix::date::Time::now_local_or_utc().to_string();
-        let committer = match self.repo.committer() {
-            Some(Ok(c)) => c,
-            _ => gix::actor::SignatureRef {
-                time: now.as_str(),
-                ..fallback()
-            },
-        };
-        let author = match self.repo.author() {
-            Some(Ok(a)) => a,
-            _ => committer,
+        // gix's own signatures carry the local time zone, whose lookup walks the whole
+        // zoneinfo tree (about 110 system calls, issue #14) for a date nothing reads: the copy
+        // is private and restored by tree. So the identity comes from the configuration and
+        // the date is now (`AAHP_NOW` honoured) in UTC, unless the environment fixes a date
+        // (`GIT_COMMITTER_DATE`, `GIT_AUTHOR_DATE`), which gix then applies as before.
+        let config = self.repo.config_snapshot();
+        let dated = [
+            "gitoxide.commit.committerDate",
+            "gitoxide.commit.authorDate",
+        ]
+        .iter()
+        .any(|k| config.string(*k).is_some());
+        let now = if dated {
+            gix::date::Time::now_local_or_utc()
+        } else {
+            gix::date::Time::new(crate::clock::now().as_second(), 0)
+        }
+        .to_string();
+        let configured = (!dated).then(|| self.configured_identities());
+        let (committer, author) = if let Some([c, a]) = &configured {
+            fn sign<'a>(
+                (name, email): &'a (BString, BString),
+                time: &'a str,
+            ) -> gix::actor::SignatureRef<'a> {
+                gix::actor::SignatureRef {
+                    name: name.as_ref(),
+                    email: email.as_ref(),
+                    time,
+                }
+            }
+            let committer = c.as_ref().map_or(
+                gix::actor::SignatureRef {
+                    time: now.as_str(),
+                    ..fallback()
+                },
+                |c| sign(c, &now),
+            );
+            (committer, a.as_ref().map_or(committer, |a| sign(a, &now)))
+        } else {
+            let committer = match self.repo.committer() {
+                Some(Ok(c)) => c,
+                _ => gix::actor::SignatureRef {
+                    time: now.as_str(),
+                    ..fallback()
+                },
+            };
+            let author = match self.repo.author() {
+                Some(Ok(a)) => a,
+                _ => committer,
+            };
+            (committer, author)
         };
         let mut message = message.to_string();
         if !message.ends_with('\n') {
@@ -1690,6 +1730,30 @@ impl Repo {
             .new_commit_as(committer, author, message, tree, parent)
             .map_err(read_err("save the handoff files: write the commit"))?;
         Ok(commit.id)
+    }
+
+    /// The names and e-mails of the committer and the author as `git` resolves them
+    /// (`GIT_COMMITTER_*` / `GIT_AUTHOR_*`, `committer.*` / `author.*`, `user.*`), read from
+    /// the configuration gix loaded, which holds those variables; `None` where a name or an
+    /// e-mail is missing.
+    fn configured_identities(&self) -> [Option<(BString, BString)>; 2] {
+        let config = self.repo.config_snapshot();
+        let first = |keys: &[&str]| keys.iter().find_map(|k| config.string(*k));
+        let person = |role: &str| {
+            let name = first(&[
+                &format!("{role}.name"),
+                "user.name",
+                &format!("gitoxide.{role}.nameFallback"),
+            ])?;
+            let email = first(&[
+                &format!("{role}.email"),
+                "user.email",
+                "gitoxide.user.emailFallback",
+                &format!("gitoxide.{role}.emailFallback"),
+            ])?;
+            Some((name, email))
+        };
+        [person("committer"), person("author")]
     }
 
     /// The kind of the entry at `path` in `commit`'s tree, if any.

@@ -936,6 +936,53 @@ fn the_journal_copy_is_the_tree_git_would_save() {
     assert!(!listing.contains("HANDOFF.lock"), "{listing}");
 }
 
+/// The journal's saved copy is signed as `git` would sign it (the committer and author the
+/// environment names) and dated at the command's clock (`AAHP_NOW`) when no date is fixed:
+/// its date is read without the local time zone, whose lookup walked the whole zoneinfo
+/// tree on every commit (issue #14). A date the environment fixes is still honoured.
+#[test]
+fn the_journal_copy_names_the_configured_identity_at_the_commands_clock() {
+    let saved_copy_of = |fixed_dates: bool| {
+        let repo = session_repo_with_log(&log_with(11, 20));
+        edit_like_a_session(&repo);
+        let mut cmd = repo.aahp_command(&[
+            "commit",
+            "-m",
+            "Parser finished",
+            "--session-id",
+            "saved-identity",
+        ]);
+        cmd.env("AAHP_FAILPOINT", "commit:journal");
+        if !fixed_dates {
+            cmd.env_remove("GIT_COMMITTER_DATE")
+                .env_remove("GIT_AUTHOR_DATE");
+        }
+        let out = cmd.output().expect("spawn");
+        assert_eq!(out.status.code(), None, "expected an abort at the journal");
+        let journal = std::fs::read_dir(repo.path().join(".git/aahp/journals"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|x| x == "json"))
+            .expect("a journal");
+        let journal: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(journal).unwrap()).unwrap();
+        let saved = journal["saved_commit"].as_str().unwrap().to_string();
+        repo.git(&["log", "-1", "--format=%an <%ae> %aI|%cn <%ce> %cI", &saved])
+            .trim()
+            .to_string()
+    };
+    assert_eq!(
+        saved_copy_of(false),
+        "Test Author <author@test.invalid> 2026-11-22T10:00:00Z|\
+         Test Committer <committer@test.invalid> 2026-11-22T10:00:00Z"
+    );
+    assert_eq!(
+        saved_copy_of(true),
+        "Test Author <author@test.invalid> 2026-11-22T09:00:00Z|\
+         Test Committer <committer@test.invalid> 2026-11-22T09:00:00Z"
+    );
+}
+
 /// A commit killed inside a rotation that adopts an unindexed archive or rewrites a legacy
 /// index, then simply run again, archives every entry once: the rerun puts the archive pair
 /// back as it was saved before rotating anew, so the half-written pair does not pass for
