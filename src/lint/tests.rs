@@ -331,6 +331,21 @@ fn credential_syntaxes_repeated_on_one_line_lint_in_linear_steps() {
 }
 
 #[test]
+fn tables_under_alternating_headers_are_each_judged_by_their_own_header() {
+    // A table's credential columns are kept for the last header read: a header that changes
+    // from one table to the next must not inherit the columns of the one before.
+    let secret = "| user | password |\n|---|---|\n| ops | Xk29pLm4Qr7vWz2n |\n\n";
+    let plain = "| user | note |\n|---|---|\n| ops | Xk29pLm4Qr7vWz2n |\n\n";
+    let text = format!("{secret}{plain}{secret}{plain}{plain}{secret}");
+    let lines: Vec<usize> = rules_fired(&text)
+        .iter()
+        .filter(|d| d.rule.starts_with("SEC") && d.severity == Severity::Error)
+        .map(|d| d.line)
+        .collect();
+    assert_eq!(lines, [3, 11, 23], "{:?}", rules_fired(&text));
+}
+
+#[test]
 fn assignments_inside_one_value_lint_in_linear_steps() {
     // An assignment's value may hold another (`env: API_KEY=…`), so its pattern is searched
     // again inside each match; a value running to the end of a long line was read again for

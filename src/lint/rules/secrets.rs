@@ -2837,7 +2837,53 @@ fn opaque(v: &str) -> bool {
 }
 
 /// Names that hold credentials: the last word(s) of the identifier.
+///
+/// A pure function of the name, asked again and again of the same few names by a text of
+/// assignments or tables (`password=` after `password=`, a table header repeated: issue #13
+/// item 4), where working it out allocates the name's words each time. Short names keep their
+/// answer in a small per-thread table (one slot per hash, the last name in it wins), so
+/// memory stays bounded whatever the text.
 fn credential_name(name: &str) -> Option<bool> {
+    /// Slots of the table; names up to [`NAME_MEMO_LEN`] bytes are kept.
+    const SLOTS: usize = 256;
+    const NAME_MEMO_LEN: usize = 48;
+    type Slot = ([u8; NAME_MEMO_LEN], u8, Option<bool>);
+    thread_local! {
+        static MEMO: std::cell::RefCell<Vec<Slot>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    if name.is_empty() || name.len() > NAME_MEMO_LEN {
+        return credential_name_uncached(name);
+    }
+    let slot = {
+        use std::hash::BuildHasher as _;
+        // An Fx hash of a short name varies little in its top byte (`USER` and `password`
+        // share it): multiplied once more, every bit of it moves the top byte.
+        let h = rustc_hash::FxBuildHasher.hash_one(name);
+        (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize % SLOTS
+    };
+    let len = u8::try_from(name.len()).expect("at most NAME_MEMO_LEN");
+    let known = MEMO.with_borrow(|m| {
+        m.get(slot)
+            .filter(|(k, n, _)| *n == len && &k[..name.len()] == name.as_bytes())
+            .map(|e| e.2)
+    });
+    if let Some(answer) = known {
+        return answer;
+    }
+    let answer = credential_name_uncached(name);
+    MEMO.with_borrow_mut(|m| {
+        if m.is_empty() {
+            m.resize(SLOTS, ([0; NAME_MEMO_LEN], 0, None));
+        }
+        let mut key = [0; NAME_MEMO_LEN];
+        key[..name.len()].copy_from_slice(name.as_bytes());
+        m[slot] = (key, len, answer);
+    });
+    answer
+}
+
+/// [`credential_name`] worked out.
+fn credential_name_uncached(name: &str) -> Option<bool> {
     let raw = name.trim_end_matches(['"', '\'', '?', '!']);
     let trimmed = raw.trim_start_matches(['$', '@', '.', '-', '_']);
     let env = !trimmed.is_empty()
@@ -3669,15 +3715,13 @@ fn cells(line: &str, offset: usize) -> Vec<(usize, usize)> {
     let t = line.trim_end_matches(['\r', ' ', '\t']);
     let mut out = Vec::new();
     let mut from = 0;
-    for (i, c) in t.char_indices().chain(std::iter::once((t.len(), '|'))) {
-        if c == '|' {
-            let cell = &t[from..i];
-            let lead = cell.len() - cell.trim_start().len();
-            let s = from + lead;
-            let e = s + cell.trim().len();
-            out.push((offset + s, offset + e));
-            from = i + 1;
-        }
+    for i in memchr::memchr_iter(b'|', t.as_bytes()).chain(std::iter::once(t.len())) {
+        let cell = &t[from..i];
+        let rest = cell.trim_start();
+        let s = from + (cell.len() - rest.len());
+        let e = s + rest.trim_end().len();
+        out.push((offset + s, offset + e));
+        from = i + 1;
     }
     // A leading or trailing pipe leaves an empty first or last cell.
     if t.trim_start().starts_with('|') && !out.is_empty() {
@@ -3689,18 +3733,28 @@ fn cells(line: &str, offset: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// A Markdown table with a column named like a credential (`| user | password |`): each
-/// row's cell in that column is judged as a value assigned to the column's name.
-fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let text = scan.text();
-    let (ms, me) = caps.whole();
-    let header_end = text[ms..me].find('\n').map_or(me, |i| ms + i);
-    let header = &text[ms..header_end];
-    let columns: Vec<(usize, String, bool)> = cells(header, ms)
+/// The columns of a table's header row named like a credential: (index, the name judged,
+/// whether a value must also read as random). A function of the header's text alone, kept
+/// for the last header a thread read: a text of tables under one header (issue #13 item 4)
+/// works its columns out once.
+fn table_columns(header: &str) -> std::rc::Rc<[(usize, String, bool)]> {
+    type Columns = std::rc::Rc<[(usize, String, bool)]>;
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(String, Columns)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    if let Some(known) = LAST.with_borrow(|l| {
+        l.as_ref()
+            .filter(|(h, _)| h == header)
+            .map(|(_, c)| std::rc::Rc::clone(c))
+    }) {
+        return known;
+    }
+    let columns: Vec<(usize, String, bool)> = cells(header, 0)
         .into_iter()
         .enumerate()
         .filter_map(|(i, (s, e))| {
-            let name: String = text[s..e]
+            let name: String = header[s..e]
                 .trim_matches(['*', '_', '`'])
                 .split_whitespace()
                 .collect::<Vec<_>>()
@@ -3729,16 +3783,30 @@ fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                 && matches!(prev, "api" | "access" | "secret" | "private" | "license");
             // Other words judged as a name too, with a value that reads as random: a
             // `Signing key` column may list public key ids, a `Pass` column test runs.
-            let column = listed || cell_names_a_credential(&name);
+            if !(listed || cell_names_a_credential(&name)) {
+                return None;
+            }
             // Judged as the label it is (`pass` alone is a column of passwords).
             let name = if credential_name(&name).is_some() {
                 name
             } else {
                 name.to_ascii_uppercase()
             };
-            column.then_some((i, name, !listed))
+            Some((i, name, !listed))
         })
         .collect();
+    let columns: Columns = columns.into();
+    LAST.with_borrow_mut(|l| *l = Some((header.to_owned(), std::rc::Rc::clone(&columns))));
+    columns
+}
+
+/// A Markdown table with a column named like a credential (`| user | password |`): each
+/// row's cell in that column is judged as a value assigned to the column's name.
+fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (ms, me) = caps.whole();
+    let header_end = text[ms..me].find('\n').map_or(me, |i| ms + i);
+    let columns = table_columns(&text[ms..header_end]);
     if columns.is_empty() {
         return;
     }
@@ -3757,7 +3825,7 @@ fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             break;
         }
         let row = cells(line, from);
-        for (i, name, strict) in &columns {
+        for (i, name, strict) in columns.iter() {
             if let Some(&(s, e)) = row.get(*i) {
                 let cell = &text[s..e];
                 let lead = cell.len() - cell.trim_start_matches('`').len();
@@ -3778,14 +3846,30 @@ fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// read as a label: the words joined as an environment variable's name would be.
 fn cell_names_a_credential(cell: &str) -> bool {
     let name = cell.trim_matches(['*', '_', '`', ' ', '\t']);
-    let words: Vec<&str> = name.split_whitespace().collect();
-    !words.is_empty()
-        && words.len() <= 4
-        && name.len() <= 60
-        && name
+    if name.len() > 60
+        || !name
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b' '))
-        && credential_name(&words.join("_").to_ascii_uppercase()).is_some()
+    {
+        return false;
+    }
+    // ASCII with only spaces between words: joined in place, no allocation (a table's
+    // every row is asked this of its cells).
+    let mut joined = [0u8; 60];
+    let mut n = 0;
+    let mut words = 0;
+    for w in name.split(' ').filter(|w| !w.is_empty()) {
+        if words > 0 {
+            joined[n] = b'_';
+            n += 1;
+        }
+        joined[n..n + w.len()].copy_from_slice(w.as_bytes());
+        n += w.len();
+        words += 1;
+    }
+    joined[..n].make_ascii_uppercase();
+    let joined = std::str::from_utf8(&joined[..n]).expect("ASCII");
+    (1..=4).contains(&words) && credential_name(joined).is_some()
 }
 
 /// The keyword is inside a cell of a Markdown table row (the line starts with `|`).
@@ -4156,9 +4240,13 @@ fn prose_secret(v: &str) -> bool {
 /// The label follows its value (`use … as the password`): before the keyword, within 120
 /// bytes on its line, the word `as`.
 fn value_first_label_gate(b: &[u8], start: usize, _end: usize) -> bool {
+    // Built once: `memmem::find` builds its searcher at every call, and this gate is asked
+    // at every `password` of a text.
+    static AS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b" as "));
     let lo = start.saturating_sub(120);
     let line_start = memchr::memrchr(b'\n', &b[lo..start]).map_or(lo, |i| lo + i + 1);
-    memchr::memmem::find(&b[line_start..start], b" as ").is_some()
+    AS.find(&b[line_start..start]).is_some()
 }
 
 /// A value named as a credential after it (`use … as the password`): judged as the prose
@@ -6121,6 +6209,38 @@ mod tests {
                     .any(|d| d.rule.starts_with("SEC") && d.severity == Severity::Error),
                 "{text}: {d:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_name_asked_again_gets_its_own_answer_whatever_was_asked_between() {
+        // The per-thread table keeps one name a slot: names that share a slot, asked in
+        // turn and again, each get the answer worked out for them.
+        let names: Vec<String> = [
+            "USER",
+            "password",
+            "user",
+            "PASSWORD",
+            "OPS",
+            "API_KEY",
+            "sort_key",
+            "pass",
+            "DB_PASS",
+            "max_tokens",
+            "apiKey1",
+            "SIGNING_KEY",
+            "note",
+            "NOTE",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .chain((0..600).map(|i| format!("field_{i}_token")))
+        .chain((0..600).map(|i| format!("field_{i}")))
+        .collect();
+        for _ in 0..3 {
+            for n in &names {
+                assert_eq!(credential_name(n), credential_name_uncached(n), "{n}");
+            }
         }
     }
 
