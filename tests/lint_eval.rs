@@ -544,16 +544,73 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
         Some(90.0),
         &mut misses,
     ));
+    // BIPIA: `{category: [texts]}` per file. Halves are taken inside each category (even and
+    // odd positions), so both halves hold every kind of attack: rules are tuned on A and
+    // checked on B. The per-category figures say which kinds of attack are missed.
     let mut bipia = Vec::new();
+    let mut bipia_half = Vec::new();
+    let mut bipia_cat: Vec<(String, usize)> = Vec::new();
     for p in files_in(&root.join("bipia"), "", ".json") {
-        bipia.extend(strings(&json(&p)));
+        let side = if p.to_string_lossy().contains("code_") {
+            "code"
+        } else {
+            "text"
+        };
+        let v = json(&p);
+        for (cat, texts) in v.as_object().expect("a BIPIA file is an object") {
+            for (i, t) in strings(texts).into_iter().enumerate() {
+                bipia_half.push(i % 2);
+                bipia_cat.push((format!("{side}/{cat}"), bipia.len()));
+                bipia.push(t);
+            }
+        }
     }
-    rows.push(positives(
+    let bipia_flags: Vec<(bool, bool)> = bipia.iter().map(|t| judge(t)).collect();
+    rows.push(positives_judged(
         "BIPIA indirect injections (text + code)",
         &bipia,
+        &bipia_flags,
         Some(75.0),
         &mut misses,
     ));
+    for (h, name) in ["A (tuned on)", "B (checked)"].iter().enumerate() {
+        let (t, f): (Vec<String>, Vec<(bool, bool)>) = bipia
+            .iter()
+            .zip(&bipia_flags)
+            .zip(&bipia_half)
+            .filter(|(_, half)| **half == h)
+            .map(|((t, f), _)| (t.clone(), *f))
+            .unzip();
+        rows.push(positives_judged(
+            &format!("BIPIA, half {name}"),
+            &t,
+            &f,
+            None,
+            &mut Vec::new(),
+        ));
+    }
+    let mut by_cat: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for (cat, i) in &bipia_cat {
+        let c = by_cat.entry(cat.as_str()).or_default();
+        c.0 += 1;
+        c.1 += usize::from(bipia_flags[*i].0);
+    }
+    rows.push(Row {
+        set: format!(
+            "BIPIA by category ({})",
+            by_cat
+                .iter()
+                .map(|(k, (n, h))| format!("{k} {h}/{n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        n: bipia.len(),
+        hits: bipia_flags.iter().filter(|f| f.0).count(),
+        hits_any: bipia_flags.iter().filter(|f| f.1).count(),
+        positive: true,
+        goal: None,
+        note: "error-level".into(),
+    });
     // Spikee: every template with every instruction. Templates and instructions translated
     // into other languages (ids ending in `-zu`, `-sq`, `-ga`, `-gd`) are read by the
     // multilingual lexicon and the language-independent rules; the English rows are reported

@@ -925,8 +925,15 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "your replies",
             "your answers",
             "your messages",
+            "your entire",
+            "your whole",
+            "your full",
+            "your complete",
+            "your final",
+            "your next",
+            "your every",
         ],
-        regex: r"\b(?P<v>add|include|insert|repeat|say|print|output|type|integrate|incorporate|append|prepend|embed|modify|change|alter|augment|enhance|enrich|mention|put|place|start|begin|end|finish|conclude|replace|remove|use|render|provide|write|format|introduce|inject|merge|blend|weave|fuse|infuse|meld|absorb|utili[sz]e|employ|adopt|deploy|enlist|leverage|harmoni[sz]e|ensure|keep|make|misspell|scramble|jumble|rearrange|anagram|combine|group|substitute|convert|translate|encode|capitali[sz]e|reverse|spell|suggest|promote|recommend|tease|hint|express|highlight|stress|emphasi[sz]e|invite|encourage|deliver|compose|let|consider|engage)\b(?P<mid>(?:[^.\n]|\.\S){0,140}?)\b(?:your|the\s+assistant'?s?)\s+(?:[\w-]+\s+)?(?P<o>responses?|repl(?:y|ies)|answers?|output|messages?|code|codebase|solution|implementation|algorithm|elucidation|explanation|program|script)\b",
+        regex: r"\b(?P<v>add|include|insert|repeat|say|print|output|type|integrate|incorporate|append|prepend|embed|modify|change|alter|augment|enhance|enrich|mention|put|place|start|begin|end|finish|conclude|replace|remove|use|render|provide|write|format|introduce|inject|merge|blend|weave|fuse|infuse|meld|absorb|utili[sz]e|employ|adopt|deploy|enlist|leverage|harmoni[sz]e|ensure|keep|make|misspell|scramble|jumble|rearrange|anagram|combine|group|substitute|convert|translate|encode|capitali[sz]e|reverse|spell|suggest|promote|recommend|tease|hint|express|highlight|stress|emphasi[sz]e|invite|encourage|deliver|compose|let|consider|engage|encrypt|encipher|cipher|obfuscate|shuffle|invert|flip|mirror|transliterate|uppercase|lowercase|decorate|sprinkle|pepper|fill|lace|swap|pad|interleave)\b(?P<mid>(?:[^.\n]|\.\S){0,140}?)\b(?:your|the\s+assistant'?s?)\s+(?:[\w-]+\s+)?(?P<o>responses?|repl(?:y|ies)|answers?|output|messages?|code|codebase|solution|implementation|algorithm|elucidation|explanation|program|script)\b",
         before: 200,
         after: 40,
         check: check_response,
@@ -971,11 +978,39 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "code section",
             "code segment",
             "code fragment",
+            "code sample",
+            "code listing",
+            "code piece",
+            "code chunk",
+            "code portion",
+            "code passage",
         ],
-        regex: r"\b(?:following|subsequent|below|this|these|succeeding|ensuing|next)\s+code\s+(?:block|snippet|excerpt|section|segment|fragment)s?\b",
+        regex: r"\b(?:following|subsequent|below|this|these|succeeding|ensuing|next|attached|enclosed|accompanying)\s+code\s+(?:block|snippet|excerpt|section|segment|fragment|sample|listing|piece|chunk|portion|passage)s?\b|\b(?:the|this)\s+code\s+(?:block|snippet|excerpt|section|segment|fragment|sample|listing|piece|chunk|portion|passage)s?\s+(?:below|above|here)\b",
         before: 200,
         after: 200,
         check: check_code_injection,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI012: a transformation of the letters of an unnamed text ("replace every third letter
+    // with a digit", "turn vowels into symbols"): with no text named, the text is the
+    // reader's own reply. A named container ("… in the slug", "… of each heading") makes it
+    // a task on that text.
+    Pattern {
+        rule: &PI012,
+        keywords: &[
+            "letter",
+            "vowel",
+            "consonant",
+            "character",
+            "syllable",
+            "word",
+        ],
+        regex: r"\b(?P<v>replace|substitute|swap|convert|turn|change|reverse|scramble|shuffle|jumble|misspell|rearrange|remove|drop|omit|double|repeat|capitali[sz]e|uppercase|lowercase|encode|encrypt|shift|rotate|spell|write|render|mix|number|insert|flip|invert|mirror|transliterate)\s+(?P<q>(?:(?:all|every|each|the|any|random|some|alternate|other|odd|even|first|last|second|third|fourth|fifth|sixth|\d+(?:st|nd|rd|th)|single)\s+){0,3})(?P<u>letters?|vowels?|consonants?|characters?|syllables?|words?)\b",
+        before: 40,
+        after: 160,
+        check: check_letter_transform,
         overlap: false,
         gate: None,
         near: &[],
@@ -3557,6 +3592,11 @@ fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         obj.as_str(),
         "code" | "codebase" | "solution" | "implementation" | "algorithm" | "program" | "script"
     );
+    // Acts that rewrite the text of an answer (cipher it, mirror it, pad it): on code they
+    // are refactoring ("swap your implementation for the crate's").
+    if code_obj && TEXT_ONLY_ACTS.contains(&verb.as_str()) {
+        return;
+    }
     let sentence = scan.sentence(s).to_lowercase();
     if code_obj
         && !(sentence.contains(" code ")
@@ -3649,6 +3689,30 @@ fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     push_response(scan, s, e, out);
 }
+
+/// Acts of [`check_response`] that transform the wording of a reply and mean something else
+/// when their object is code.
+const TEXT_ONLY_ACTS: &[&str] = &[
+    "encrypt",
+    "encipher",
+    "cipher",
+    "obfuscate",
+    "shuffle",
+    "invert",
+    "flip",
+    "mirror",
+    "transliterate",
+    "uppercase",
+    "lowercase",
+    "decorate",
+    "sprinkle",
+    "pepper",
+    "fill",
+    "lace",
+    "swap",
+    "pad",
+    "interleave",
+];
 
 fn push_response(scan: &Scan<'_>, s: usize, e: usize, out: &mut Vec<Finding>) {
     let f = Finding::new(
@@ -3760,6 +3824,112 @@ fn check_tone(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     push_pi(scan, f, out);
 }
 
+/// A transformation of letters (or of every n-th word) with no text named: the reader's reply
+/// is the implicit object. It must be an imperative, unnegated, and distributive ("every
+/// third letter", "all vowels", bare "vowels"); "the first letter" is an edit of one thing.
+fn check_letter_transform(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if !imperative_at(text, s) || negated_before(text, s) || quoted(scan, s, e) {
+        return;
+    }
+    let q: Vec<String> = words(caps.str(2)).collect();
+    let unit = caps.str(3).to_ascii_lowercase();
+    let distributive = q.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "all" | "every" | "each" | "random" | "alternate" | "odd" | "even"
+        )
+    });
+    let bare_plural = q.is_empty() && unit.ends_with('s');
+    let word_unit = unit.starts_with("word");
+    if !(distributive || bare_plural && !word_unit) {
+        return;
+    }
+    // Every n-th word, random words: a cipher; "all words" is an edit of some text.
+    if word_unit
+        && !q.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "random"
+                    | "alternate"
+                    | "odd"
+                    | "even"
+                    | "other"
+                    | "second"
+                    | "third"
+                    | "fourth"
+                    | "fifth"
+                    | "sixth"
+            ) || w.ends_with("th")
+        })
+    {
+        return;
+    }
+    // The rest of the sentence names the text transformed: "in the slug", "of each heading",
+    // "from file names" (the alphabet is a reference, not a container; "your …" is the
+    // reader's reply).
+    let (_, end) = scan.sentence_range(s);
+    let rest: Vec<String> = words(&text[e..end.max(e)]).collect();
+    // A count ("a shift of seven") or units of the same unnamed text ("of each line") name
+    // nothing.
+    let container = rest.iter().enumerate().any(|(k, w)| {
+        if !matches!(
+            w.as_str(),
+            "in" | "of" | "from" | "within" | "inside" | "across" | "throughout" | "on"
+        ) {
+            return false;
+        }
+        let np: Vec<&str> = rest[k + 1..]
+            .iter()
+            .map(String::as_str)
+            .skip_while(|w| matches!(*w, "the" | "a" | "an" | "each" | "every" | "all" | "its"))
+            .take(1)
+            .collect();
+        let Some(&head) = np.first() else {
+            return false;
+        };
+        !(matches!(
+            head,
+            "your"
+                | "alphabet"
+                | "order"
+                | "turn"
+                | "line"
+                | "lines"
+                | "sentence"
+                | "sentences"
+                | "paragraph"
+                | "paragraphs"
+                | "word"
+                | "words"
+                | "one"
+                | "two"
+                | "three"
+                | "four"
+                | "five"
+                | "six"
+                | "seven"
+                | "eight"
+                | "nine"
+                | "ten"
+        ) || head.bytes().all(|b| b.is_ascii_digit()))
+    });
+    if container {
+        return;
+    }
+    let f = Finding::new(
+        &PI012,
+        s,
+        e,
+        format!(
+            "tells the reader to transform the letters of its reply: {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
 fn check_code_injection(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let sentence = scan.sentence(s).to_lowercase();
@@ -3782,8 +3952,33 @@ fn check_code_injection(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         "your function",
     ]
     .iter()
-    .any(|y| sentence.contains(y));
-    if !yours {
+    .any(|y| sentence.contains(y))
+        || sentence.split("your ").skip(1).any(|rest| {
+            words(rest)
+                .next()
+                .is_some_and(|w| READER_WORK.contains(&w.as_str()))
+        });
+    // Without a possessive, the lead-in ("don't hesitate to use the following code section:")
+    // may be a task for the next agent; the code it introduces decides: one that ships local
+    // data to a remote host or wrecks the system is no task.
+    let hostile = || {
+        let text = scan.text();
+        let (_, end) = scan.sentence_range(s);
+        let body_end = super::super::text::floor_char(text, (end + CODE_BODY).min(text.len()));
+        hostile_code(&text[e..body_end])
+    };
+    let lead_negated = {
+        let ws: Vec<String> = words(&sentence).collect();
+        ws.iter()
+            .any(|w| matches!(w.as_str(), "not" | "never" | "don't" | "avoid"))
+            && !ws.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "forget" | "fail" | "hesitate" | "neglect" | "omit" | "miss"
+                )
+            })
+    };
+    if !yours && (lead_negated || !hostile()) {
         return;
     }
     let f = Finding::new(
@@ -3796,6 +3991,153 @@ fn check_code_injection(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         ),
     );
     push_pi(scan, f, out);
+}
+
+/// What the reader produces, after "your" in a code lead-in ("into your application").
+const READER_WORK: &[&str] = &[
+    "application",
+    "app",
+    "software",
+    "module",
+    "component",
+    "product",
+    "class",
+    "classes",
+    "functions",
+    "service",
+    "library",
+    "package",
+    "plugin",
+    "extension",
+    "bot",
+    "logic",
+    "deliverable",
+    "reply",
+    "output",
+    "programs",
+    "scripts",
+    "source",
+    "design",
+    "architecture",
+    "approach",
+    "method",
+];
+
+/// How far past its lead-in sentence the code of a code-injection lead-in is read.
+const CODE_BODY: usize = 2000;
+
+/// True when `code` holds a hostile act: local data (cookies, memory and device
+/// inventories, keystrokes, screenshots, credential files) sent to a remote host, a fetched
+/// file executed, or a destructive system command. Each is a pair of an act and its object,
+/// so a lone `requests.post` or `os.environ` is nothing.
+fn hostile_code(code: &str) -> bool {
+    let c = code.to_ascii_lowercase();
+    let any = |xs: &[&str]| xs.iter().any(|x| c.contains(x));
+    // Any request carries local data out (cookies ride a GET); the environment is left out:
+    // a token read from it for the API it belongs to is ordinary client code.
+    let sink = any(&[
+        "requests.",
+        "httpx.",
+        "aiohttp",
+        "urllib.request",
+        "requests.put",
+        ".post(",
+        "urlopen(",
+        "http.client",
+        "httpconnection",
+        "socket.socket",
+        "sendto(",
+        ".sendall(",
+        "smtplib",
+        "smtp(",
+        "ftplib",
+        "ftp(",
+        "paramiko",
+        "scp ",
+        "scpclient",
+        "publish.single",
+        "mqtt",
+        "curl ",
+        "wget ",
+        "invoke-webrequest",
+        "fetch(",
+        "xmlhttprequest",
+        "/dev/tcp/",
+    ]);
+    let local = any(&[
+        "cookie",
+        "psutil",
+        "/etc/passwd",
+        "/etc/shadow",
+        ".ssh/",
+        "id_rsa",
+        ".aws/",
+        "/credentials",
+        "credentials.json",
+        "keyring",
+        "clipboard",
+        "pyperclip",
+        "pynput",
+        "keyboard",
+        "screenshot",
+        "imagegrab",
+        "pyautogui",
+        "login data",
+        "_history",
+        "history.db",
+        "wallet",
+        "driverquery",
+        "usb.core",
+        "platform.uname",
+        "getpass",
+        "trash",
+        "recycle",
+    ]);
+    let fetch = any(&[
+        "urlretrieve",
+        "requests.get",
+        "urlopen(",
+        "wget",
+        "curl",
+        "http.request",
+        "download",
+    ]);
+    let run_fetched = any(&["exec(", "eval(", "marshal.loads"]);
+    let destroy = any(&[
+        "rm -rf / ",
+        "rm -rf /\"",
+        "rm -rf /*",
+        "no-preserve-root",
+        "rm -rf /usr",
+        "rm -rf /lib",
+        "rm -rf /etc",
+        "rm -rf /bin",
+        "rm -rf /boot",
+        "rm -rf /var",
+        "rm -rf /home",
+        "rm -rf ~",
+        "of=/dev/sd",
+        "of=/dev/nvme",
+        "of=/dev/hd",
+        "mkfs",
+        "systemctl stop",
+        "systemctl disable",
+        "rc.local",
+        ":(){",
+        "format c:",
+        "del /f /s /q",
+        "shutil.rmtree(\"/",
+        "os.remove(\"/lib",
+        "os.remove(\"/usr",
+        "os.remove(\"/etc",
+        "os.remove(\"/bin",
+        "os.remove(\"/boot",
+        "iptables -f",
+        "shutdown -h",
+        "shutdown now",
+        "shutdown /s",
+    ]);
+    sink && local || fetch && run_fetched || destroy
 }
 
 fn signal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>, cat: u8) {
