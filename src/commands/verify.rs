@@ -660,7 +660,7 @@ const MAX_IMPORT_DEPTH: usize = 5;
 /// change does not touch them by those names (review 20 F08, F09; review 21 F05, F06): the
 /// file a top-level instruction file links to (through up to
 /// [`crate::handoff::MAX_LINK_HOPS`] links) when the change alters a file of the chain, and
-/// the files `CLAUDE.md` / `GEMINI.md` import with `@path`, breadth first up to
+/// the files of [`lint::agents::IMPORTING_NAMES`] import with `@path`, breadth first up to
 /// [`MAX_IMPORT_DEPTH`] deep: all of them below a file the change alters or pulls in, else
 /// those the change alters. Importing files are looked up
 /// at the repository's root, at each package root and in the directories of the changed
@@ -718,7 +718,7 @@ fn add_pulled_in(
         }
     }
     for dir in &dirs {
-        for name in ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"] {
+        for name in lint::agents::IMPORTING_NAMES {
             for path in content.names_like(repo, dir, name)? {
                 queue.push_back((path, None, false, 0));
             }

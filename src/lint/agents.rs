@@ -12,6 +12,11 @@ enum Pattern {
     Path(&'static str),
     /// Any file below a directory at this path below any directory (`.cursor/rules`).
     Under(&'static str),
+    /// A file whose name starts with this and goes on (`.roorules-` for `.roorules-code`).
+    NamePrefix(&'static str),
+    /// Any file below a directory, below any directory, whose path is this followed by a
+    /// name (`.roo/rules-` for a mode's `.roo/rules-code/`).
+    UnderPrefix(&'static str),
 }
 
 /// One kind of agent instruction file.
@@ -144,6 +149,105 @@ static AGENT_FILES: &[AgentFile] = &[
         misses: &[".roo/mcp.json"],
     },
     AgentFile {
+        pattern: Pattern::NamePrefix(".roorules-"),
+        tool: "Roo Code (one mode, single file)",
+        hits: &[".roorules-code", "pkg/.roorules-architect"],
+        misses: &["roorules-code", ".roorules.d/x"],
+    },
+    AgentFile {
+        pattern: Pattern::UnderPrefix(".roo/rules-"),
+        tool: "Roo Code (one mode's rules, any mode)",
+        hits: &[
+            ".roo/rules-code/01-style.md",
+            ".roo/rules-docs-writer/a/b.md",
+        ],
+        misses: &[".roo/rules-code", ".roo/rulesets/x.md", ".roo/rules-/x.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".rules"),
+        tool: "Zed",
+        hits: &[".rules", "app/.rules"],
+        misses: &["x.rules", ".rules.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".kilocode/rules"),
+        tool: "Kilo Code",
+        hits: &[".kilocode/rules/formatting.md"],
+        misses: &[".kilocode/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".kilo/rules"),
+        tool: "Kilo Code (current layout)",
+        hits: &[".kilo/rules/formatting.md"],
+        misses: &[".kilo/kilo.jsonc"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".kilocoderules"),
+        tool: "Kilo Code (legacy single file)",
+        hits: &[".kilocoderules"],
+        misses: &["kilocoderules"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("QWEN.md"),
+        tool: "Qwen Code",
+        hits: &["QWEN.md", "svc/QWEN.md"],
+        misses: &["QWEN.md.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("QWEN.local.md"),
+        tool: "Qwen Code (personal)",
+        hits: &[".qwen/QWEN.local.md"],
+        misses: &[".qwen/settings.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("CRUSH.md"),
+        tool: "Crush",
+        hits: &["CRUSH.md", "crush.md"],
+        misses: &["CRUSH.mdx"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("CRUSH.local.md"),
+        tool: "Crush (personal)",
+        hits: &["CRUSH.local.md"],
+        misses: &["CRUSH.local.md.orig"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("WARP.md"),
+        tool: "Warp",
+        hits: &["WARP.md", "web/WARP.md"],
+        misses: &["WARP.txt"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".augment/rules"),
+        tool: "Augment",
+        hits: &[".augment/rules/style.md"],
+        misses: &[".augment/settings.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".augment/guidelines.md"),
+        tool: "Augment (workspace guidelines)",
+        hits: &[".augment/guidelines.md"],
+        misses: &["augment/guidelines.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".augment-guidelines"),
+        tool: "Augment (legacy guidelines)",
+        hits: &[".augment-guidelines"],
+        misses: &["augment-guidelines"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".trae/rules"),
+        tool: "Trae",
+        hits: &[".trae/rules/project_rules.md"],
+        misses: &[".trae/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".openhands/microagents"),
+        tool: "OpenHands (microagents)",
+        hits: &[".openhands/microagents/repo.md"],
+        misses: &[".openhands/setup.sh"],
+    },
+    AgentFile {
         pattern: Pattern::Name(".goosehints"),
         tool: "Goose",
         hits: &[".goosehints"],
@@ -238,13 +342,14 @@ static AGENT_FILES: &[AgentFile] = &[
     },
 ];
 
-/// The instruction files whose `@path` lines the agent loads as part of them (Claude Code's
-/// and Gemini CLI's memory imports).
+/// The names of the instruction files whose `@path` lines the agent loads as part of them
+/// (the memory imports of Claude Code, Gemini CLI and Qwen Code).
+pub const IMPORTING_NAMES: [&str; 4] = ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "QWEN.md"];
+
+/// True for an instruction file whose `@path` lines the agent loads ([`IMPORTING_NAMES`]).
 pub fn imports_files(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
-    ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"]
-        .iter()
-        .any(|n| name.eq_ignore_ascii_case(n))
+    IMPORTING_NAMES.iter().any(|n| name.eq_ignore_ascii_case(n))
 }
 
 /// The files an instruction file imports: each `@path` that starts a word outside code
@@ -364,6 +469,21 @@ impl Pattern {
                 (path.starts_with(&dir) || path.contains(&format!("/{dir}")))
                     && !path.ends_with('/')
             }
+            Pattern::NamePrefix(p) => {
+                let p = p.to_ascii_lowercase();
+                name.len() > p.len() && name.starts_with(&p)
+            }
+            Pattern::UnderPrefix(d) => {
+                let d = d.to_ascii_lowercase();
+                // Each place the prefix starts a component: a name follows it, then a file.
+                path.match_indices(&d)
+                    .filter(|(at, _)| *at == 0 || path.as_bytes()[at - 1] == b'/')
+                    .any(|(at, _)| {
+                        let rest = &path[at + d.len()..];
+                        rest.split_once('/')
+                            .is_some_and(|(mode, file)| !mode.is_empty() && !file.is_empty())
+                    })
+            }
         }
     }
 }
@@ -379,7 +499,7 @@ pub fn is_agent_file(path: &str) -> bool {
 pub fn top_level_names() -> impl Iterator<Item = &'static str> {
     AGENT_FILES.iter().filter_map(|f| match f.pattern {
         Pattern::Name(n) | Pattern::Path(n) => Some(n),
-        Pattern::Under(_) => None,
+        Pattern::Under(_) | Pattern::NamePrefix(_) | Pattern::UnderPrefix(_) => None,
     })
 }
 

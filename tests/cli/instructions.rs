@@ -299,21 +299,7 @@ fn instruction_files_in_another_letter_case_are_judged() {
             // Both spellings coexist in the tree: each is judged.
             repo.write("AGENTS.md", CLEAN);
         }
-        repo.write(path, INJECTION);
-        repo.git(&["add", "-A"]);
-        let out = repo.aahp(&["hook", "pre-commit"]);
-        out.assert_code(1);
-        assert!(
-            out.stdout.contains(&format!("{path}: 3:")) && out.stdout.contains("PI001"),
-            "{path}\n{out}"
-        );
-        let all = repo.aahp(&["lint", "--all"]);
-        all.assert_code(1);
-        assert!(all.stdout.contains(path), "{path}\n{all}");
-        repo.git(&["commit", "-q", "--no-verify", "-m", path]);
-        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
-        ci.assert_code(1);
-        assert!(ci.stdout.contains(&format!("{path}: 3:")), "{path}\n{ci}");
+        fails_hook_lint_all_and_ci(&repo, path);
     }
 }
 
@@ -350,6 +336,26 @@ fn an_unchanged_instruction_file_in_another_letter_case_pulls_in_what_it_reads()
     repo.write("docs/unread.md", INJECTION);
     repo.git(&["add", "-A"]);
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
+
+/// Writes INJECTION at `path` and stages it: the pre-commit hook, `lint --all` and, once
+/// committed past the hook, `verify --level ci` fail naming the path.
+fn fails_hook_lint_all_and_ci(repo: &TestRepo, path: &str) {
+    repo.write(path, INJECTION);
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains(&format!("{path}: 3:")) && out.stdout.contains("PI001"),
+        "{path}\n{out}"
+    );
+    let all = repo.aahp(&["lint", "--all"]);
+    all.assert_code(1);
+    assert!(all.stdout.contains(path), "{path}\n{all}");
+    repo.git(&["commit", "-q", "--no-verify", "-m", path]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(ci.stdout.contains(&format!("{path}: 3:")), "{path}\n{ci}");
 }
 
 const TOKEN: &str = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A";
@@ -428,4 +434,37 @@ fn a_credential_or_hidden_character_in_a_name_or_link_target_fails_the_gate() {
     repo.write(".ai/handoff/notes/ordinary name.md", CLEAN);
     repo.git(&["add", "-A"]);
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
+
+/// Review s25 #11: the documented project-rule locations of Zed, Roo Code's modes, Kilo Code,
+/// Qwen Code, Crush, Warp, Augment, Trae and `OpenHands` are instruction files: an injection in
+/// any of them fails the pre-commit hook and `verify --level ci`, and `lint --all` names it.
+/// Qwen Code's `QWEN.md` imports with `@path` like `CLAUDE.md`.
+#[test]
+fn the_rule_files_of_more_agents_are_judged() {
+    for path in [
+        ".rules",
+        ".roo/rules-code/x.md",
+        ".roorules-architect",
+        ".kilocode/rules/x.md",
+        "QWEN.md",
+        "CRUSH.md",
+        "WARP.md",
+        ".augment/rules/x.md",
+        ".trae/rules/project_rules.md",
+        ".openhands/microagents/repo.md",
+    ] {
+        let repo = handoff_repo();
+        fails_hook_lint_all_and_ci(&repo, path);
+    }
+    let repo = TestRepo::new();
+    repo.write("QWEN.md", "# Qwen\n\nConventions: @docs/style.md\n");
+    repo.write("docs/style.md", CLEAN);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "qwen"]);
+    repo.write("docs/style.md", INJECTION);
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("docs/style.md: 3:"), "{out}");
 }
