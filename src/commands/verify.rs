@@ -472,7 +472,7 @@ pub fn run(ctx: &Context, args: &VerifyArgs) -> Result<VerifyReport> {
 }
 
 /// Where a target's content is read from, for discovery, snapshots and instruction files.
-enum Content<'a> {
+pub(crate) enum Content<'a> {
     /// The working tree (tracked files, as the index lists them).
     Worktree(&'a gix::index::State),
     /// The staged content.
@@ -518,7 +518,7 @@ impl Content<'_> {
 
     /// Reads an agent instruction file (following one symbolic link within the work tree),
     /// `None` when absent or not a file.
-    fn read_agent_file(&self, repo: &Repo, path: &str) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn read_agent_file(&self, repo: &Repo, path: &str) -> Result<Option<Vec<u8>>> {
         let file = match self {
             Content::Worktree(_) => {
                 let abs = repo.workdir().join(path);

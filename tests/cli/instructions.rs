@@ -468,3 +468,34 @@ fn the_rule_files_of_more_agents_are_judged() {
     out.assert_code(1);
     assert!(out.stdout.contains("docs/style.md: 3:"), "{out}");
 }
+
+/// Review s25 #12: `lint --all` reads an instruction file that is a symbolic link as the gate
+/// does, through the link: in the working tree, the index and a commit (it skipped it and
+/// said "no findings").
+#[test]
+fn lint_all_follows_a_linked_instruction_file() {
+    let repo = handoff_repo();
+    repo.write("docs/guide.md", CLEAN);
+    std::os::unix::fs::symlink("docs/guide.md", repo.path().join("CLAUDE.md")).unwrap();
+    std::fs::create_dir_all(repo.path().join("web")).unwrap();
+    std::os::unix::fs::symlink("../docs/guide.md", repo.path().join("web/AGENTS.md")).unwrap();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "links"]);
+    repo.aahp(&["lint", "--all"]).assert_code(0);
+    repo.write("docs/guide.md", INJECTION);
+    for args in [&["lint", "--all"][..], &["lint", "--all", "--staged"]] {
+        if args.len() == 3 {
+            repo.git(&["add", "-A"]);
+        }
+        let out = repo.aahp(args);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains("CLAUDE.md:3:") && out.stdout.contains("web/AGENTS.md:3:"),
+            "{args:?}\n{out}"
+        );
+    }
+    repo.git(&["commit", "-q", "--no-verify", "-m", "evil"]);
+    let out = repo.aahp(&["lint", "--all", "--rev", "HEAD"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("CLAUDE.md:3:"), "{out}");
+}
