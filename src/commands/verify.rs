@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::range::{self, BASE_HINT, CiBase, JudgedRange, Unpushed};
 use super::{Context, GateScope};
 use crate::error::{Error, ExitStatus, Result};
-use crate::git::{Change, ChangeKind, Repo, StagedView};
+use crate::git::{Change, ChangeKind, EntryKind, Repo, StagedView};
 use crate::handoff::checksum_cache::ChecksumCache;
 use crate::handoff::manifest::{FileState, Manifest};
 use crate::handoff::trust::TrustLedger;
@@ -145,6 +145,10 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         "archive" => "run `git aahp archive --verify`: it names each problem and its repair (`git aahp archive` completes an interrupted rotation)".into(),
         BASE_LAYER => BASE_HINT.into(),
         DISCOVERY_LAYER => DISCOVERY_HINT.into(),
+        INSTRUCTION_LINKS_LAYER => "commit the instruction files themselves at that path \
+            (`git rm --cached` the link or submodule, then add the files it stands for), or \
+            move it where no agent reads instructions"
+            .into(),
         LINKED_LAYER => "commit the handoff directory itself (`git rm --cached` the link or \
             submodule, then put the directory it stands for in its place and `git add` it)"
             .into(),
@@ -450,6 +454,9 @@ const REMOVED_LAYER: &str = "removed";
 /// The layer that fails a handoff directory committed as a symbolic link (see
 /// [`linked_dir_layer`]).
 const LINKED_LAYER: &str = "linked";
+/// The layer that fails a submodule or symbolic link where agent instruction files belong
+/// (see [`instruction_links_layer`]).
+const INSTRUCTION_LINKS_LAYER: &str = "instruction-links";
 /// The layer that fails changes the gate cannot place in a package (see [`unplaced_layer`]).
 const DISCOVERY_LAYER: &str = "discovery";
 const DISCOVERY_HINT: &str = "rename the directory to valid UTF-8; or, if no handoff directory lies below it, \
@@ -464,6 +471,10 @@ struct Target {
     changes: Vec<Change>,
     /// The commit range, for the report (`prepush`, `ci`).
     range: Option<JudgedRange>,
+    /// Walk the tip's whole tree for what only a walk finds (`ci`, where the cost is paid
+    /// once per pull request): submodules and symbolic links where instruction files
+    /// belong at any depth, and every file that imports with `@path`.
+    whole: bool,
 }
 
 /// Runs `git aahp verify`. `push_lines` are the pre-push hook's stdin lines.
@@ -580,6 +591,23 @@ impl Content<'_> {
             Ok(bytes) => Ok(Some(bytes)),
             Err(len) => Err(super::lint::too_large_to_lint(path, len)),
         }
+    }
+
+    /// What the content holds at `path` (`None`: nothing, or a directory); in the working
+    /// tree a symbolic link on disk is one whatever the index says.
+    fn kind_at(&self, repo: &Repo, path: &str) -> Result<Option<EntryKind>> {
+        Ok(match self {
+            Content::Worktree(index) => {
+                let on_disk = std::fs::symlink_metadata(repo.workdir().join(path));
+                if on_disk.is_ok_and(|m| m.file_type().is_symlink()) {
+                    Some(EntryKind::Link)
+                } else {
+                    Repo::index_kind_at(index, path)
+                }
+            }
+            Content::Staged(view) => view.kind_at(path)?,
+            Content::Commit(c) => repo.tree_kind_at(*c, path)?,
+        })
     }
 
     /// The files directly in `dir` named `name` in any ASCII letter case: the agents that
@@ -985,6 +1013,7 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 base_commit: repo.head_commit()?,
                 changes: repo.worktree_changes(&index)?,
                 range: None,
+                whole: false,
             };
             any_change |= !target.changes.is_empty();
             let content = Content::Worktree(&index);
@@ -1032,6 +1061,7 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 base_commit: repo.head_commit()?,
                 changes: repo.staged_changes_in(index.state(), index.tree())?,
                 range: None,
+                whole: false,
             };
             refuse_sparse_handoff(repo, index.state(), &scope, &target.changes)?;
             any_change |= !target.changes.is_empty();
@@ -1205,6 +1235,15 @@ fn judge_target(
             .any(|r| p.starts_with(&format!("{}/", r.dir.rel)))
     });
 
+    let walked = match (&target.source, target.whole) {
+        (Source::Commit(tip), true) => walk_tip(repo, *tip)?,
+        _ => Vec::new(),
+    };
+    let mut roots = vec![String::new()];
+    roots.extend(package_roots.iter().filter(|r| !r.is_empty()).cloned());
+    if let Some(layer) = instruction_links_layer(repo, target, content, &roots, &walked)? {
+        report.layers.push(layer);
+    }
     if let Some(layer) = names_layer(repo, scope, target, content, &reads, &pulled_paths, today)? {
         report.layers.push(layer);
     }
@@ -1634,6 +1673,97 @@ fn linked_dir_layer(scope: &GateScope, target: &Target) -> Option<Layer> {
         );
     }
     Some(layer.summarize(""))
+}
+
+/// Every file, symbolic link and submodule of the tip's tree, by path (`ci` only: see
+/// [`Target::whole`]).
+fn walk_tip(repo: &Repo, tip: ObjectId) -> Result<Vec<(String, EntryKind)>> {
+    let mut out = Vec::new();
+    repo.walk_tree(tip, &mut |path, _, kind| {
+        if kind != EntryKind::File || lint::agents::imports_files(&String::from_utf8_lossy(path)) {
+            out.push((String::from_utf8_lossy(path).into_owned(), kind));
+        }
+    })?;
+    Ok(out)
+}
+
+/// True when an entry of `kind` at `path` stands in for instruction files the gate would
+/// never judge by their own paths (review s25 #7, #8): a submodule where instruction files
+/// or their directories belong (a checkout fills it with another repository's files), and a
+/// symbolic link at such a directory (the agent reads the files below its target, which
+/// the gate judges as ordinary files). A link at an instruction file's own path is read
+/// through ([`Content::read_agent_file`]).
+fn stands_in_for_instructions(path: &str, kind: EntryKind) -> bool {
+    match kind {
+        EntryKind::File | EntryKind::Link => false,
+        EntryKind::Gitlink => {
+            lint::agents::is_instruction_dir(path) || lint::agents::is_agent_file(path)
+        }
+    }
+}
+
+/// The `instruction-links` layer: fails every path where [`stands_in_for_instructions`]
+/// holds. Looked for at the paths the change adds or alters, at the instruction
+/// directories of the root and the package roots (one lookup each: the hook's cost does not
+/// grow with the repository), and, when the target says so (`ci`), in the tip's whole tree
+/// (`walked`). `None` when there is none.
+fn instruction_links_layer(
+    repo: &Repo,
+    target: &Target,
+    content: &Content<'_>,
+    roots: &[String],
+    walked: &[(String, EntryKind)],
+) -> Result<Option<Layer>> {
+    let mut found: std::collections::BTreeMap<String, EntryKind> =
+        std::collections::BTreeMap::new();
+    for c in target
+        .changes
+        .iter()
+        .filter(|c| c.kind != ChangeKind::Deleted)
+    {
+        if (lint::agents::is_instruction_dir(&c.path) || lint::agents::is_agent_file(&c.path))
+            && let Some(kind) = content.kind_at(repo, &c.path)?
+            && stands_in_for_instructions(&c.path, kind)
+        {
+            found.insert(c.path.clone(), kind);
+        }
+    }
+    for root in roots {
+        for path in lint::agents::instruction_dirs_at(root) {
+            if let Some(kind) = content.kind_at(repo, &path)?
+                && stands_in_for_instructions(&path, kind)
+            {
+                found.insert(path, kind);
+            }
+        }
+    }
+    for (path, kind) in walked {
+        if stands_in_for_instructions(path, *kind) {
+            found.insert(path.clone(), *kind);
+        }
+    }
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let mut layer = Layer::new(INSTRUCTION_LINKS_LAYER);
+    for (path, kind) in found {
+        let what = match kind {
+            EntryKind::Gitlink => {
+                "is a git submodule where agent instruction files belong: the files a checkout \
+                 puts there are another repository's, and cannot be judged here"
+            }
+            _ => {
+                "is a symbolic link where a directory of agent instruction files belongs (or a \
+                 directory on the way to one): the agent reads the files below its target as \
+                 instructions, which the gate judges by their own paths as ordinary files"
+            }
+        };
+        layer.fail(
+            Some(path),
+            format!("in the {}, this path {what}", target.source.describe()),
+        );
+    }
+    Ok(Some(layer.summarize("")))
 }
 
 /// The failed layer naming handoff directories a change removes.
@@ -2974,6 +3104,7 @@ fn push_target(
             from: base.map(|b| b.to_string()),
             to: tip.to_string(),
         }),
+        whole: false,
     })
 }
 
@@ -2990,6 +3121,7 @@ fn ci_target(repo: &Repo, base: Option<&str>) -> Result<std::result::Result<Targ
             base_commit: Some(merge_base),
             changes: repo.commit_changes(Some(merge_base), head)?,
             range: Some(range),
+            whole: true,
         })),
         CiBase::Unusable(why) => {
             let mut layer = Layer::new(BASE_LAYER);

@@ -494,6 +494,73 @@ pub fn is_agent_file(path: &str) -> bool {
     AGENT_FILES.iter().any(|f| f.pattern.matches(path))
 }
 
+/// The directories of an entry, component by component, that hold instruction files below
+/// them: all of an [`Pattern::Under`] path, all but the file of a [`Pattern::Path`], all but
+/// the mode's directory of a [`Pattern::UnderPrefix`].
+fn dir_components(pattern: Pattern) -> Vec<&'static str> {
+    let parts = |p: &'static str| p.split('/').collect::<Vec<_>>();
+    match pattern {
+        Pattern::Under(d) => parts(d),
+        Pattern::Path(p) | Pattern::UnderPrefix(p) => {
+            let mut v = parts(p);
+            v.pop();
+            v
+        }
+        Pattern::Name(_) | Pattern::NamePrefix(_) => Vec::new(),
+    }
+}
+
+/// True when `path` (repository-relative) is where agents find a directory of instruction
+/// files or a directory on the way to one (`.cursor/rules`, `.cursor`, `.github`, `.claude`,
+/// `pkg/.roo`, a mode's `.roo/rules-code`), in any letter case: a symbolic link or a submodule
+/// there makes the agent read files whose own paths the gate never judges as instructions.
+pub fn is_instruction_dir(path: &str) -> bool {
+    let path = path.to_ascii_lowercase();
+    let parts: Vec<&str> = path.split('/').collect();
+    let ends_with = |dirs: &[&str]| {
+        parts.len() >= dirs.len()
+            && parts[parts.len() - dirs.len()..]
+                .iter()
+                .zip(dirs)
+                .all(|(a, b)| a.eq_ignore_ascii_case(b))
+    };
+    AGENT_FILES.iter().any(|f| {
+        let dirs = dir_components(f.pattern);
+        let prefixes = (1..=dirs.len()).any(|k| ends_with(&dirs[..k]));
+        // A mode's own directory: `.roo/rules-` followed by a name.
+        let mode_dir = match f.pattern {
+            Pattern::UnderPrefix(d) => Pattern::UnderPrefix(d).matches(&format!("{path}/x")),
+            _ => false,
+        };
+        prefixes || mode_dir
+    })
+}
+
+/// The paths below `root` (`""` or a package root) that [`is_instruction_dir`] names, as
+/// agents spell them: looked up one by one where a whole-tree walk is too dear (the
+/// pre-commit hook).
+pub fn instruction_dirs_at(root: &str) -> Vec<String> {
+    let mut out: Vec<String> = AGENT_FILES
+        .iter()
+        .flat_map(|f| {
+            let dirs = dir_components(f.pattern);
+            (1..=dirs.len())
+                .map(|k| dirs[..k].join("/"))
+                .collect::<Vec<_>>()
+        })
+        .map(|d| {
+            if root.is_empty() {
+                d
+            } else {
+                format!("{root}/{d}")
+            }
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The names looked for at a directory's top level when nothing lists the files (an
 /// untracked working tree): the [`Pattern::Name`] and [`Pattern::Path`] entries.
 pub fn top_level_names() -> impl Iterator<Item = &'static str> {
@@ -541,6 +608,40 @@ mod tests {
             ]
         );
         assert!(super::imports_files("pkg/CLAUDE.md") && !super::imports_files("AGENTS.md"));
+    }
+
+    #[test]
+    fn instruction_directories_and_their_parents_are_named() {
+        for p in [
+            ".cursor/rules",
+            ".cursor",
+            ".github",
+            "pkg/.Claude",
+            ".claude/commands",
+            ".roo",
+            ".roo/rules-code",
+            ".junie",
+        ] {
+            assert!(super::is_instruction_dir(p), "{p}");
+        }
+        for p in [
+            "docs",
+            ".cursor/settings",
+            "src/rules",
+            ".roo/mcp",
+            "CLAUDE.md",
+        ] {
+            assert!(!super::is_instruction_dir(p), "{p}");
+        }
+        let at_root = super::instruction_dirs_at("");
+        assert!(
+            at_root.iter().any(|d| d == ".github") && at_root.iter().any(|d| d == ".cursor/rules")
+        );
+        assert!(
+            super::instruction_dirs_at("web")
+                .iter()
+                .all(|d| d.starts_with("web/."))
+        );
     }
 
     #[test]

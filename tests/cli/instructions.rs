@@ -499,3 +499,60 @@ fn lint_all_follows_a_linked_instruction_file() {
     out.assert_code(1);
     assert!(out.stdout.contains("CLAUDE.md:3:"), "{out}");
 }
+
+/// Stages a submodule (gitlink) at `path`, pointing at the repository's HEAD commit.
+fn stage_gitlink(repo: &TestRepo, path: &str) {
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    let info = format!("160000,{},{path}", head.trim());
+    repo.git(&["update-index", "--add", "--cacheinfo", &info]);
+}
+
+/// Review s25 #8: a submodule at an instruction directory, at a directory on the way to one
+/// (`.claude`, `.github`) or below one fills in instruction files from another repository,
+/// which nothing here judges: the pre-commit hook and `verify --level ci` fail naming it, as
+/// for a submodule inside a handoff directory. One committed past the hook is still found by
+/// CI in a later range (the tip's whole tree), and by the hook at the root's directories.
+/// A submodule where no agent reads instructions is none of the gate's business.
+#[test]
+fn a_submodule_where_instruction_files_belong_fails_the_gate() {
+    for path in [
+        ".cursor/rules",
+        ".claude",
+        ".github",
+        ".cursor/rules/shared",
+        "web/.roo/rules-code",
+    ] {
+        let repo = handoff_repo();
+        stage_gitlink(&repo, path);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains("FAIL  instruction-links") && out.stdout.contains("git submodule"),
+            "{path}\n{out}"
+        );
+        assert!(out.stdout.contains(path), "{path}\n{out}");
+        repo.git(&["commit", "-q", "--no-verify", "-m", "submodule"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(
+            ci.stdout.contains("FAIL  instruction-links"),
+            "{path}\n{ci}"
+        );
+        // Later changes that do not touch it.
+        repo.write("src/lib.rs", "// more\n");
+        repo.git(&["add", "src/lib.rs"]);
+        if !path.contains("/rules/") && !path.starts_with("web/") {
+            let out = repo.aahp(&["hook", "pre-commit"]);
+            out.assert_code(1);
+            assert!(out.stdout.contains(path), "{path}\n{out}");
+        }
+        repo.git(&["commit", "-q", "--no-verify", "-m", "later"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(ci.stdout.contains(path), "{path}\n{ci}");
+    }
+    let repo = TestRepo::new();
+    stage_gitlink(&repo, "vendor/lib");
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    assert!(!out.stdout.contains("instruction-links"), "{out}");
+}
