@@ -673,6 +673,42 @@ fn agent_files(
         (_, Some(index), None) => super::verify::Content::Worktree(index.state()),
         (_, None, None) => unreachable!("an index is read for the index and the working tree"),
     };
+    // A submodule or a symbolic link where instruction files belong is refused, naming the
+    // path, as the gate fails it (review s25 #7, #8): what it stands for was not linted.
+    let mut indirect: Vec<(String, crate::git::EntryKind)> = Vec::new();
+    match (&index, source) {
+        (Some(index), _) => {
+            let state = index.state();
+            for e in state.entries().iter().filter(|e| e.stage_raw() == 0) {
+                let kind = if e.mode.is_submodule() {
+                    crate::git::EntryKind::Gitlink
+                } else if e.mode == gix::index::entry::Mode::SYMLINK {
+                    crate::git::EntryKind::Link
+                } else {
+                    continue;
+                };
+                indirect.push((e.path(state).to_string(), kind));
+            }
+        }
+        (None, Source::Commit(c)) => repo.walk_tree(c, &mut |path, _, kind| {
+            if kind != crate::git::EntryKind::File {
+                indirect.push((String::from_utf8_lossy(path).into_owned(), kind));
+            }
+        })?,
+        (None, _) => {}
+    }
+    for (path, kind) in &indirect {
+        if super::verify::stands_in_for_instructions(path, *kind) && !path.starts_with(&inside) {
+            return Err(Error::invalid(
+                path,
+                None,
+                format!(
+                    "{}; not linted",
+                    super::verify::stand_in_problem(*kind).trim_start_matches("is ")
+                ),
+            ));
+        }
+    }
     let mut seen = std::collections::BTreeSet::new();
     for f in tracked {
         let Ok(rel) = String::from_utf8(f.path) else {

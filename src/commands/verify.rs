@@ -550,6 +550,9 @@ impl Content<'_> {
                 } else if !meta.is_file() {
                     return Ok(None);
                 }
+                if abs.is_dir() {
+                    return Err(link_to_dir_refused(path));
+                }
                 if !abs.is_file() {
                     return Ok(None);
                 }
@@ -580,6 +583,7 @@ impl Content<'_> {
             };
             match next {
                 Some(f) => file = f,
+                None if self.holds(repo, &resolved)? => return Err(link_to_dir_refused(path)),
                 None => return Ok(None),
             }
             from = resolved;
@@ -801,6 +805,18 @@ fn add_pulled_in(
 /// True for a repository-relative path that lies in a git directory.
 fn escapes(rel: &str) -> bool {
     rel.split('/').any(|c| c.eq_ignore_ascii_case(".git"))
+}
+
+/// A symbolic link at an instruction file's path that leads to a directory: the agent
+/// reads the files below it as instructions (review s25 #7).
+fn link_to_dir_refused(path: &str) -> Error {
+    Error::invalid(
+        path,
+        None,
+        "symbolic link to a directory where agent instruction files belong: the agent reads \
+         the files below its target, which the gate would judge by their own paths as \
+         ordinary files. Commit the files themselves there",
+    )
 }
 
 fn link_refused(path: &str) -> Error {
@@ -1693,11 +1709,14 @@ fn walk_tip(repo: &Repo, tip: ObjectId) -> Result<Vec<(String, EntryKind)>> {
 /// symbolic link at such a directory (the agent reads the files below its target, which
 /// the gate judges as ordinary files). A link at an instruction file's own path is read
 /// through ([`Content::read_agent_file`]).
-fn stands_in_for_instructions(path: &str, kind: EntryKind) -> bool {
+pub(crate) fn stands_in_for_instructions(path: &str, kind: EntryKind) -> bool {
     match kind {
-        EntryKind::File | EntryKind::Link => false,
+        EntryKind::File => false,
         EntryKind::Gitlink => {
             lint::agents::is_instruction_dir(path) || lint::agents::is_agent_file(path)
+        }
+        EntryKind::Link => {
+            lint::agents::is_instruction_dir(path) && !lint::agents::is_agent_file(path)
         }
     }
 }
@@ -1740,6 +1759,9 @@ fn instruction_links_layer(
     for (path, kind) in walked {
         if stands_in_for_instructions(path, *kind) {
             found.insert(path.clone(), *kind);
+        } else if *kind == EntryKind::Link && lint::agents::is_agent_file(path) {
+            // Read through: a link to a directory is refused there.
+            content.read_agent_file(repo, path)?;
         }
     }
     if found.is_empty() {
@@ -1747,23 +1769,32 @@ fn instruction_links_layer(
     }
     let mut layer = Layer::new(INSTRUCTION_LINKS_LAYER);
     for (path, kind) in found {
-        let what = match kind {
-            EntryKind::Gitlink => {
-                "is a git submodule where agent instruction files belong: the files a checkout \
-                 puts there are another repository's, and cannot be judged here"
-            }
-            _ => {
-                "is a symbolic link where a directory of agent instruction files belongs (or a \
-                 directory on the way to one): the agent reads the files below its target as \
-                 instructions, which the gate judges by their own paths as ordinary files"
-            }
-        };
         layer.fail(
             Some(path),
-            format!("in the {}, this path {what}", target.source.describe()),
+            format!(
+                "in the {}, this path {}",
+                target.source.describe(),
+                stand_in_problem(kind)
+            ),
         );
     }
     Ok(Some(layer.summarize("")))
+}
+
+/// Why an entry [`stands_in_for_instructions`] is refused, after its path.
+pub(crate) fn stand_in_problem(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Gitlink => {
+            "is a git submodule where agent instruction files belong: the files a checkout \
+             puts there are another repository's, and cannot be judged here"
+        }
+        _ => {
+            "is a symbolic link where a directory of agent instruction files belongs (or a \
+             directory on the way to one): the agent reads the files below its target as \
+             instructions, which the gate would judge by their own paths as ordinary files. \
+             Commit the files themselves there"
+        }
+    }
 }
 
 /// The failed layer naming handoff directories a change removes.

@@ -556,3 +556,84 @@ fn a_submodule_where_instruction_files_belong_fails_the_gate() {
     let out = repo.aahp(&["hook", "pre-commit"]);
     assert!(!out.stdout.contains("instruction-links"), "{out}");
 }
+
+/// Review s25 #7: a symbolic link at an instruction directory (`.cursor/rules ->
+/// ../docs/rules`) or at a directory on the way to one (`.github -> config/github`) makes the
+/// agent read files the gate judged as ordinary ones. It is refused rather than followed:
+/// the hook fails when the link is added and, once it is committed past the hook, on any
+/// later commit (it is looked up at the root), `verify --level ci` finds it in any range, and
+/// `lint --all` refuses it (exit 2) naming it. A link below an instruction directory to a
+/// directory is refused (exit 2) as well.
+#[test]
+fn a_symbolic_link_where_instruction_directories_belong_is_refused() {
+    for (link, target, file) in [
+        (".cursor/rules", "../docs/rules", "docs/rules/x.mdc"),
+        (
+            ".github",
+            "config/github",
+            "config/github/copilot-instructions.md",
+        ),
+    ] {
+        let repo = handoff_repo();
+        repo.write(file, CLEAN);
+        let parent = std::path::Path::new(link).parent().unwrap();
+        std::fs::create_dir_all(repo.path().join(parent)).unwrap();
+        std::os::unix::fs::symlink(target, repo.path().join(link)).unwrap();
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains("FAIL  instruction-links")
+                && out.stdout.contains(link)
+                && out.stdout.contains("symbolic link"),
+            "{link}\n{out}"
+        );
+        repo.git(&["commit", "-q", "--no-verify", "-m", "link"]);
+        let all = repo.aahp(&["lint", "--all"]);
+        all.assert_code(2);
+        assert!(all.stderr.contains(link), "{link}\n{all}");
+        // Only the target changes now.
+        repo.write(file, INJECTION);
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains("FAIL  instruction-links"),
+            "{link}\n{out}"
+        );
+        repo.git(&["commit", "-q", "--no-verify", "-m", "edit"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(
+            ci.stdout.contains("FAIL  instruction-links"),
+            "{link}\n{ci}"
+        );
+        let all = repo.aahp(&["lint", "--all", "--rev", "HEAD"]);
+        all.assert_code(2);
+        assert!(all.stderr.contains(link), "{link}\n{all}");
+    }
+    let repo = handoff_repo();
+    repo.write("docs/rules/x.mdc", CLEAN);
+    std::fs::create_dir_all(repo.path().join(".cursor/rules")).unwrap();
+    std::os::unix::fs::symlink("../../docs/rules", repo.path().join(".cursor/rules/shared"))
+        .unwrap();
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains(".cursor/rules/shared") && out.stderr.contains("directory"),
+        "{out}"
+    );
+    // `lint --all` refuses a submodule there the same way.
+    let repo = handoff_repo();
+    stage_gitlink(&repo, ".claude");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "submodule"]);
+    for args in [&["lint", "--all"][..], &["lint", "--all", "--rev", "HEAD"]] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains(".claude") && out.stderr.contains("submodule"),
+            "{args:?}\n{out}"
+        );
+    }
+}
