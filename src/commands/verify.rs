@@ -694,14 +694,17 @@ const MAX_IMPORT_DEPTH: usize = 5;
 /// [`crate::handoff::MAX_LINK_HOPS`] links) when the change alters a file of the chain, and
 /// the files of [`lint::agents::IMPORTING_NAMES`] import with `@path`, breadth first up to
 /// [`MAX_IMPORT_DEPTH`] deep: all of them below a file the change alters or pulls in, else
-/// those the change alters. Importing files are looked up
-/// at the repository's root, at each package root and in the directories of the changed
-/// paths (an agent working there loads them), so the cost follows the change.
+/// those the change alters; an `@word` with neither `/` nor `.` imports the file of that name
+/// beside the importer when there is one. Importing files are looked up at the repository's
+/// root and each package root (`.claude/` included), in the directories of the changed paths,
+/// and wherever else they lie: `importers` lists every one of the content's tree (a walk at
+/// `ci`, else [`crate::handoff::importers`], whose cost follows what changed).
 fn add_pulled_in(
     repo: &Repo,
     content: &Content<'_>,
     changes: &[Change],
     package_roots: &[String],
+    importers: &[String],
     agent_files: &mut Vec<(Option<String>, String, Vec<u8>)>,
 ) -> Result<std::collections::HashSet<String>> {
     // Every path an instruction file links or imports, read or not: the history layer
@@ -741,7 +744,13 @@ fn add_pulled_in(
             }
         }
     }
-    let mut dirs: std::collections::BTreeSet<String> = roots;
+    let mut dirs: std::collections::BTreeSet<String> = roots.clone();
+    // Claude Code's project memory may sit in `.claude/` (review s25 #9).
+    dirs.extend(
+        roots
+            .iter()
+            .map(|r| crate::handoff::location::join(r, ".claude")),
+    );
     for c in &altered {
         let mut at: &str = c;
         while let Some((parent, _)) = at.rsplit_once('/') {
@@ -755,6 +764,9 @@ fn add_pulled_in(
                 queue.push_back((path, None, false, 0));
             }
         }
+    }
+    for path in importers {
+        queue.push_back((path.clone(), None, false, 0));
     }
     // Where each path of `agent_files` is, and the imports of each file read (each file is
     // read and parsed once, however many import it: review 22).
@@ -780,7 +792,17 @@ fn add_pulled_in(
                     None => String::new(),
                 },
             };
-            let i = std::rc::Rc::new(lint::agents::imports(&path, &text));
+            let mut found = lint::agents::imports(&path, &text);
+            // `@STYLE` imports the file of that name beside the importer, when there is one.
+            for word in lint::agents::bare_imports(&path, &text) {
+                if matches!(
+                    content.kind_at(repo, &word)?,
+                    Some(EntryKind::File | EntryKind::Link)
+                ) {
+                    found.push(word);
+                }
+            }
+            let i = std::rc::Rc::new(found);
             parsed.insert(path.clone(), std::rc::Rc::clone(&i));
             i
         };
@@ -1237,11 +1259,33 @@ fn judge_target(
         .filter_map(|r| r.dir.rel.strip_suffix(DEFAULT_DIR))
         .map(|p| p.trim_end_matches('/').to_string())
         .collect();
+    let walked = match (&target.source, target.whole) {
+        (Source::Commit(tip), true) => walk_tip(repo, *tip)?,
+        _ => Vec::new(),
+    };
+    // Every file that imports with `@path`, wherever it lies (review s25 #9): from the walk
+    // at `ci`, else from the cache of the tree the content starts from (HEAD's, or the
+    // pushed tip's), whose cost follows what changed since it was last brought up to date.
+    let importers: Vec<String> = match (&target.source, target.whole) {
+        (Source::Commit(_), true) => walked
+            .iter()
+            .filter(|(p, k)| *k != EntryKind::Gitlink && lint::agents::imports_files(p))
+            .map(|(p, _)| p.clone())
+            .collect(),
+        (Source::Commit(tip), false) => {
+            crate::handoff::importers::importers(repo, repo.commit_tree(*tip)?)?
+        }
+        _ => match repo.head_commit()? {
+            Some(head) => crate::handoff::importers::importers(repo, repo.commit_tree(head)?)?,
+            None => Vec::new(),
+        },
+    };
     let pulled_paths = add_pulled_in(
         repo,
         content,
         &target.changes,
         &package_roots,
+        &importers,
         &mut agent_files,
     )?;
     // Pulled in files that lie in a judged handoff directory are linted with it already.
@@ -1251,10 +1295,6 @@ fn judge_target(
             .any(|r| p.starts_with(&format!("{}/", r.dir.rel)))
     });
 
-    let walked = match (&target.source, target.whole) {
-        (Source::Commit(tip), true) => walk_tip(repo, *tip)?,
-        _ => Vec::new(),
-    };
     let mut roots = vec![String::new()];
     roots.extend(package_roots.iter().filter(|r| !r.is_empty()).cloned());
     if let Some(layer) = instruction_links_layer(repo, target, content, &roots, &walked)? {

@@ -919,7 +919,16 @@ impl Repo {
         commit: ObjectId,
         visit: &mut dyn FnMut(&[u8], ObjectId, EntryKind),
     ) -> Result<(), GitError> {
-        let mut pending = vec![(self.commit_tree(commit)?, Vec::new())];
+        self.walk_tree_id(self.commit_tree(commit)?, visit)
+    }
+
+    /// [`Repo::walk_tree`] from a tree id.
+    pub fn walk_tree_id(
+        &self,
+        root: ObjectId,
+        visit: &mut dyn FnMut(&[u8], ObjectId, EntryKind),
+    ) -> Result<(), GitError> {
+        let mut pending = vec![(root, Vec::new())];
         while let Some((tree, prefix)) = pending.pop() {
             for (name, (id, mode)) in self.tree_entries(tree)? {
                 let mut path = prefix.clone();
@@ -1296,6 +1305,14 @@ impl Repo {
         let mut out = Vec::new();
         self.diff_trees(old_tree, Some(new_tree), b"", &mut out)?;
         out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// The paths that differ between two trees (by id), unchanged subtrees skipped by id: the
+    /// cost follows the difference.
+    pub fn tree_changes(&self, old: ObjectId, new: ObjectId) -> Result<Vec<Change>, GitError> {
+        let mut out = Vec::new();
+        self.diff_trees(Some(old), Some(new), b"", &mut out)?;
         Ok(out)
     }
 

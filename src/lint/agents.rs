@@ -360,6 +360,18 @@ pub fn imports_files(path: &str) -> bool {
 /// many `..`) are not the repository's to judge and are left out, as are words that are
 /// not paths (`@user`, an address's `@host`).
 pub fn imports(path: &str, text: &str) -> Vec<String> {
+    import_words(path, text, true)
+}
+
+/// The words after `@` that hold neither `/` nor `.` (`@STYLE`, `@README`), resolved as
+/// [`imports`] resolves paths: Claude Code imports them when a file of that name lies beside
+/// the importer, so the caller keeps those it finds there (an `@user` mention names none).
+pub fn bare_imports(path: &str, text: &str) -> Vec<String> {
+    import_words(path, text, false)
+}
+
+/// The `@` words of [`imports`] (`path_like`) or of [`bare_imports`].
+fn import_words(path: &str, text: &str, path_like: bool) -> Vec<String> {
     let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
     let mut out = Vec::new();
     let mut fence: Option<&str> = None;
@@ -382,8 +394,9 @@ pub fn imports(path: &str, text: &str) -> Vec<String> {
         }
         for word in line_imports(line) {
             let word = word.trim_end_matches(['.', ',', ';', ':', ')', ']']);
-            let path_like = word.contains('/') || word.contains('.');
-            if path_like
+            let is_path = word.contains('/') || word.contains('.');
+            if is_path == path_like
+                && !word.is_empty()
                 && !word.starts_with('/')
                 && !word.starts_with('~')
                 && let Some(resolved) = crate::handoff::resolve_link(parent, word)
@@ -608,6 +621,11 @@ mod tests {
             ]
         );
         assert!(super::imports_files("pkg/CLAUDE.md") && !super::imports_files("AGENTS.md"));
+        assert_eq!(
+            super::bare_imports("pkg/CLAUDE.md", text),
+            ["pkg/alice"],
+            "words without `/` or `.` are candidates only"
+        );
     }
 
     #[test]

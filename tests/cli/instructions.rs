@@ -637,3 +637,65 @@ fn a_symbolic_link_where_instruction_directories_belong_is_refused() {
         );
     }
 }
+
+/// Review s25 #9: imports the gate never followed. Claude Code's project memory in
+/// `.claude/CLAUDE.md`, a nested `CLAUDE.md` importing a file outside its own directory
+/// (found wherever it lies: the hook keeps where the importers are in the git directory, and
+/// derives it again when that is deleted; CI walks the tip's tree), and an import without
+/// `/` or `.` (`@STYLE`) of a file that lies beside the importer. A change to the imported
+/// file fails the pre-commit hook and `verify --level ci`; an `@word` naming no file is not
+/// an import.
+#[test]
+fn imports_from_anywhere_in_the_tree_and_bare_names_are_followed() {
+    for (importer, text, imported) in [
+        (
+            ".claude/CLAUDE.md",
+            "See @../notes/guide.md for style.\n",
+            "notes/guide.md",
+        ),
+        (
+            "src/deep/CLAUDE.md",
+            "See @../../notes/guide.md for style.\n",
+            "notes/guide.md",
+        ),
+        ("CLAUDE.md", "Style rules: @STYLE, ask @alice.\n", "STYLE"),
+    ] {
+        let repo = handoff_repo();
+        repo.write(importer, text);
+        repo.write(imported, CLEAN);
+        repo.write("src/main.rs", "fn main() {}\n");
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "--no-verify", "-m", "imports"]);
+        repo.write(imported, INJECTION);
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains(&format!("{imported}: 3:")) && out.stdout.contains("PI001"),
+            "{importer}\n{out}"
+        );
+        // The hook's list of importers is safe to delete.
+        let cache = repo.path().join(".git/aahp/importers");
+        assert!(cache.exists(), "{importer}");
+        std::fs::remove_file(&cache).unwrap();
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(out.stdout.contains("PI001"), "{importer}\n{out}");
+        repo.git(&["commit", "-q", "--no-verify", "-m", "evil"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(
+            ci.stdout.contains(&format!("{imported}: 3:")),
+            "{importer}\n{ci}"
+        );
+    }
+    // `@alice` names no file: a file `alice` elsewhere is not pulled in.
+    let repo = TestRepo::new();
+    repo.write("CLAUDE.md", "Ask @alice.\n");
+    repo.write("docs/alice", CLEAN);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "mention"]);
+    repo.write("docs/alice", INJECTION);
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
