@@ -72,9 +72,13 @@ fn parse(text: &str) -> Option<(ObjectId, Vec<String>)> {
     let tree = ObjectId::from_hex(lines.next()?.as_bytes()).ok()?;
     let mut list = Vec::new();
     for line in lines {
+        // The last line counts the paths: a file cut short is derived again.
+        if let Some(n) = line.strip_prefix("end ") {
+            return (n.parse::<usize>().ok()? == list.len()).then_some((tree, list));
+        }
         list.push(serde_json::from_str::<String>(line).ok()?);
     }
-    Some((tree, list))
+    None
 }
 
 /// Writes the cache (best effort: a failure only costs the work it saves).
@@ -88,10 +92,14 @@ fn save(path: &Path, tree: ObjectId, list: &[String]) {
         text.push_str(&line);
         text.push('\n');
     }
+    text.push_str("end ");
+    text.push_str(&list.len().to_string());
+    text.push('\n');
     if let Some(dir) = path.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let _ = super::write_atomic(path, text.as_bytes());
+    // No fsync: a file power loss cuts short lacks its last line and is derived again.
+    let _ = super::write_cache_file(path, text.as_bytes());
 }
 
 #[cfg(test)]
@@ -107,5 +115,7 @@ mod tests {
         assert_eq!(super::parse(&text), Some((tree, list)));
         assert_eq!(super::parse(&text.replace("\"a/", "a/")), None);
         assert_eq!(super::parse("aahp importers v0\n"), None);
+        let cut = text.rsplit_once("end").unwrap().0;
+        assert_eq!(super::parse(cut), None, "a file cut short is refused");
     }
 }
