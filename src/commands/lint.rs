@@ -650,19 +650,78 @@ fn agent_files(
         out.push((rel, name, bytes));
         Ok(())
     };
-    let tracked = match source {
-        Source::Commit(c) => repo.tree_files_below(c, "")?,
-        Source::Index | Source::Worktree => {
-            let index = repo.index()?;
-            crate::git::Repo::index_files_below(&index, "")
-        }
+    let index = match source {
+        Source::Commit(_) => None,
+        Source::Index | Source::Worktree => Some(crate::git::PrecommitIndex::Full(repo.index()?)),
     };
+    let tracked = match (&index, source) {
+        (Some(index), _) => crate::git::Repo::index_files_below(index.state(), ""),
+        (None, Source::Commit(c)) => repo.tree_files_below(c, "")?,
+        (None, _) => Vec::new(),
+    };
+    // A symbolic link at an instruction path is read as the gate reads it: followed within
+    // the work tree, refused when it leads out of it (review s25 #12: it was skipped).
+    let view = match &index {
+        Some(index) if source == Source::Index => {
+            Some(crate::git::StagedView::new(repo, index, &[])?)
+        }
+        _ => None,
+    };
+    let content = match (source, &index, &view) {
+        (Source::Commit(c), _, _) => super::verify::Content::Commit(c),
+        (_, _, Some(view)) => super::verify::Content::Staged(view),
+        (_, Some(index), None) => super::verify::Content::Worktree(index.state()),
+        (_, None, None) => unreachable!("an index is read for the index and the working tree"),
+    };
+    // A submodule or a symbolic link where instruction files belong is refused, naming the
+    // path, as the gate fails it (review s25 #7, #8): what it stands for was not linted.
+    let mut indirect: Vec<(String, crate::git::EntryKind)> = Vec::new();
+    match (&index, source) {
+        (Some(index), _) => {
+            let state = index.state();
+            for e in state.entries().iter().filter(|e| e.stage_raw() == 0) {
+                let kind = if e.mode.is_submodule() {
+                    crate::git::EntryKind::Gitlink
+                } else if e.mode == gix::index::entry::Mode::SYMLINK {
+                    crate::git::EntryKind::Link
+                } else {
+                    continue;
+                };
+                indirect.push((e.path(state).to_string(), kind));
+            }
+        }
+        (None, Source::Commit(c)) => repo.walk_tree(c, &mut |path, _, kind| {
+            if kind != crate::git::EntryKind::File {
+                indirect.push((String::from_utf8_lossy(path).into_owned(), kind));
+            }
+        })?,
+        (None, _) => {}
+    }
+    for (path, kind) in &indirect {
+        if super::verify::stands_in_for_instructions(path, *kind) && !path.starts_with(&inside) {
+            return Err(Error::invalid(
+                path,
+                None,
+                format!(
+                    "{}; not linted",
+                    super::verify::stand_in_problem(*kind).trim_start_matches("is ")
+                ),
+            ));
+        }
+    }
     let mut seen = std::collections::BTreeSet::new();
     for f in tracked {
         let Ok(rel) = String::from_utf8(f.path) else {
             continue;
         };
-        if f.is_link || !wanted(&rel) {
+        if !wanted(&rel) {
+            continue;
+        }
+        if f.is_link {
+            if let Some(bytes) = content.read_agent_file(repo, &rel)? {
+                seen.insert(rel.clone());
+                push(rel, bytes, &mut out)?;
+            }
             continue;
         }
         let bytes = match source {
@@ -693,11 +752,11 @@ fn agent_files(
             for f in lint::agents::top_level_names() {
                 for found in spellings(&dir.root.join(root), f) {
                     let rel = format!("{root}{found}");
-                    let abs = dir.root.join(&rel);
-                    let is_file = std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_file());
-                    if is_file && !seen.contains(&rel) && wanted(&rel) {
+                    if !seen.contains(&rel)
+                        && wanted(&rel)
+                        && let Some(bytes) = content.read_agent_file(repo, &rel)?
+                    {
                         seen.insert(rel.clone());
-                        let bytes = read_limited(&abs, &rel)?;
                         push(rel, bytes, &mut out)?;
                     }
                 }

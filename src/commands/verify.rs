@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::range::{self, BASE_HINT, CiBase, JudgedRange, Unpushed};
 use super::{Context, GateScope};
 use crate::error::{Error, ExitStatus, Result};
-use crate::git::{Change, ChangeKind, Repo, StagedView};
+use crate::git::{Change, ChangeKind, EntryKind, Repo, StagedView};
 use crate::handoff::checksum_cache::ChecksumCache;
 use crate::handoff::manifest::{FileState, Manifest};
 use crate::handoff::trust::TrustLedger;
@@ -145,6 +145,10 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         "archive" => "run `git aahp archive --verify`: it names each problem and its repair (`git aahp archive` completes an interrupted rotation)".into(),
         BASE_LAYER => BASE_HINT.into(),
         DISCOVERY_LAYER => DISCOVERY_HINT.into(),
+        INSTRUCTION_LINKS_LAYER => "commit the instruction files themselves at that path \
+            (`git rm --cached` the link or submodule, then add the files it stands for), or \
+            move it where no agent reads instructions"
+            .into(),
         LINKED_LAYER => "commit the handoff directory itself (`git rm --cached` the link or \
             submodule, then put the directory it stands for in its place and `git add` it)"
             .into(),
@@ -453,6 +457,9 @@ const REMOVED_LAYER: &str = "removed";
 /// The layer that fails a handoff directory committed as a symbolic link (see
 /// [`linked_dir_layer`]).
 const LINKED_LAYER: &str = "linked";
+/// The layer that fails a submodule or symbolic link where agent instruction files belong
+/// (see [`instruction_links_layer`]).
+const INSTRUCTION_LINKS_LAYER: &str = "instruction-links";
 /// The layer that fails changes the gate cannot place in a package (see [`unplaced_layer`]).
 const DISCOVERY_LAYER: &str = "discovery";
 const DISCOVERY_HINT: &str = "rename the directory to valid UTF-8; or, if no handoff directory lies below it, \
@@ -467,6 +474,10 @@ struct Target {
     changes: Vec<Change>,
     /// The commit range, for the report (`prepush`, `ci`).
     range: Option<JudgedRange>,
+    /// Walk the tip's whole tree for what only a walk finds (`ci`, where the cost is paid
+    /// once per pull request): submodules and symbolic links where instruction files
+    /// belong at any depth, and every file that imports with `@path`.
+    whole: bool,
 }
 
 /// Runs `git aahp verify`. `push_lines` are the pre-push hook's stdin lines.
@@ -475,7 +486,7 @@ pub fn run(ctx: &Context, args: &VerifyArgs) -> Result<VerifyReport> {
 }
 
 /// Where a target's content is read from, for discovery, snapshots and instruction files.
-enum Content<'a> {
+pub(crate) enum Content<'a> {
     /// The working tree (tracked files, as the index lists them).
     Worktree(&'a gix::index::State),
     /// The staged content.
@@ -521,7 +532,7 @@ impl Content<'_> {
 
     /// Reads an agent instruction file (following one symbolic link within the work tree),
     /// `None` when absent or not a file.
-    fn read_agent_file(&self, repo: &Repo, path: &str) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn read_agent_file(&self, repo: &Repo, path: &str) -> Result<Option<Vec<u8>>> {
         let file = match self {
             Content::Worktree(_) => {
                 let abs = repo.workdir().join(path);
@@ -541,6 +552,9 @@ impl Content<'_> {
                     }
                 } else if !meta.is_file() {
                     return Ok(None);
+                }
+                if abs.is_dir() {
+                    return Err(link_to_dir_refused(path));
                 }
                 if !abs.is_file() {
                     return Ok(None);
@@ -572,6 +586,7 @@ impl Content<'_> {
             };
             match next {
                 Some(f) => file = f,
+                None if self.holds(repo, &resolved)? => return Err(link_to_dir_refused(path)),
                 None => return Ok(None),
             }
             from = resolved;
@@ -583,6 +598,23 @@ impl Content<'_> {
             Ok(bytes) => Ok(Some(bytes)),
             Err(len) => Err(super::lint::too_large_to_lint(path, len)),
         }
+    }
+
+    /// What the content holds at `path` (`None`: nothing, or a directory); in the working
+    /// tree a symbolic link on disk is one whatever the index says.
+    fn kind_at(&self, repo: &Repo, path: &str) -> Result<Option<EntryKind>> {
+        Ok(match self {
+            Content::Worktree(index) => {
+                let on_disk = std::fs::symlink_metadata(repo.workdir().join(path));
+                if on_disk.is_ok_and(|m| m.file_type().is_symlink()) {
+                    Some(EntryKind::Link)
+                } else {
+                    Repo::index_kind_at(index, path)
+                }
+            }
+            Content::Staged(view) => view.kind_at(path)?,
+            Content::Commit(c) => repo.tree_kind_at(*c, path)?,
+        })
     }
 
     /// The files directly in `dir` named `name` in any ASCII letter case: the agents that
@@ -707,16 +739,19 @@ const MAX_IMPORT_DEPTH: usize = 5;
 /// change does not touch them by those names (review 20 F08, F09; review 21 F05, F06): the
 /// file a top-level instruction file links to (through up to
 /// [`crate::handoff::MAX_LINK_HOPS`] links) when the change alters a file of the chain, and
-/// the files `CLAUDE.md` / `GEMINI.md` import with `@path`, breadth first up to
+/// the files of [`lint::agents::IMPORTING_NAMES`] import with `@path`, breadth first up to
 /// [`MAX_IMPORT_DEPTH`] deep: all of them below a file the change alters or pulls in, else
-/// those the change alters. Importing files are looked up
-/// at the repository's root, at each package root and in the directories of the changed
-/// paths (an agent working there loads them), so the cost follows the change.
+/// those the change alters; an `@word` with neither `/` nor `.` imports the file of that name
+/// beside the importer when there is one. Importing files are looked up at the repository's
+/// root and each package root (`.claude/` included), in the directories of the changed paths,
+/// and wherever else they lie: `importers` lists every one of the content's tree (a walk at
+/// `ci`, else [`crate::handoff::importers`], whose cost follows what changed).
 fn add_pulled_in(
     repo: &Repo,
     content: &Content<'_>,
     changes: &[Change],
     package_roots: &[String],
+    importers: &[String],
     agent_files: &mut Vec<(Option<String>, String, Vec<u8>)>,
 ) -> Result<std::collections::HashSet<String>> {
     // Every path an instruction file links or imports, read or not: the history layer
@@ -756,7 +791,13 @@ fn add_pulled_in(
             }
         }
     }
-    let mut dirs: std::collections::BTreeSet<String> = roots;
+    let mut dirs: std::collections::BTreeSet<String> = roots.clone();
+    // Claude Code's project memory may sit in `.claude/` (review s25 #9).
+    dirs.extend(
+        roots
+            .iter()
+            .map(|r| crate::handoff::location::join(r, ".claude")),
+    );
     for c in &altered {
         let mut at: &str = c;
         while let Some((parent, _)) = at.rsplit_once('/') {
@@ -765,11 +806,14 @@ fn add_pulled_in(
         }
     }
     for dir in &dirs {
-        for name in ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"] {
+        for name in lint::agents::IMPORTING_NAMES {
             for path in content.names_like(repo, dir, name)? {
                 queue.push_back((path, None, false, 0));
             }
         }
+    }
+    for path in importers {
+        queue.push_back((path.clone(), None, false, 0));
     }
     // Where each path of `agent_files` is, and the imports of each file read (each file is
     // read and parsed once, however many import it: review 22).
@@ -795,7 +839,17 @@ fn add_pulled_in(
                     None => String::new(),
                 },
             };
-            let i = std::rc::Rc::new(lint::agents::imports(&path, &text));
+            let mut found = lint::agents::imports(&path, &text);
+            // `@STYLE` imports the file of that name beside the importer, when there is one.
+            for word in lint::agents::bare_imports(&path, &text) {
+                if matches!(
+                    content.kind_at(repo, &word)?,
+                    Some(EntryKind::File | EntryKind::Link)
+                ) {
+                    found.push(word);
+                }
+            }
+            let i = std::rc::Rc::new(found);
             parsed.insert(path.clone(), std::rc::Rc::clone(&i));
             i
         };
@@ -820,6 +874,18 @@ fn add_pulled_in(
 /// True for a repository-relative path that lies in a git directory.
 fn escapes(rel: &str) -> bool {
     rel.split('/').any(|c| c.eq_ignore_ascii_case(".git"))
+}
+
+/// A symbolic link at an instruction file's path that leads to a directory: the agent
+/// reads the files below it as instructions (review s25 #7).
+fn link_to_dir_refused(path: &str) -> Error {
+    Error::invalid(
+        path,
+        None,
+        "symbolic link to a directory where agent instruction files belong: the agent reads \
+         the files below its target, which the gate would judge by their own paths as \
+         ordinary files. Commit the files themselves there",
+    )
 }
 
 fn link_refused(path: &str) -> Error {
@@ -1032,6 +1098,7 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 base_commit: repo.head_commit()?,
                 changes: repo.worktree_changes(&index)?,
                 range: None,
+                whole: false,
             };
             any_change |= !target.changes.is_empty();
             let content = Content::Worktree(&index);
@@ -1079,6 +1146,7 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 base_commit: repo.head_commit()?,
                 changes: repo.staged_changes_in(index.state(), index.tree())?,
                 range: None,
+                whole: false,
             };
             refuse_sparse_handoff(repo, index.state(), &scope, &target.changes)?;
             any_change |= !target.changes.is_empty();
@@ -1242,11 +1310,33 @@ fn judge_target(
         .filter_map(|r| r.dir.rel.strip_suffix(DEFAULT_DIR))
         .map(|p| p.trim_end_matches('/').to_string())
         .collect();
+    let walked = match (&target.source, target.whole) {
+        (Source::Commit(tip), true) => walk_tip(repo, *tip)?,
+        _ => Vec::new(),
+    };
+    // Every file that imports with `@path`, wherever it lies (review s25 #9): from the walk
+    // at `ci`, else from the cache of the tree the content starts from (HEAD's, or the
+    // pushed tip's), whose cost follows what changed since it was last brought up to date.
+    let importers: Vec<String> = match (&target.source, target.whole) {
+        (Source::Commit(_), true) => walked
+            .iter()
+            .filter(|(p, k)| *k != EntryKind::Gitlink && lint::agents::imports_files(p))
+            .map(|(p, _)| p.clone())
+            .collect(),
+        (Source::Commit(tip), false) => {
+            crate::handoff::importers::importers(repo, repo.commit_tree(*tip)?)?
+        }
+        _ => match repo.head_commit()? {
+            Some(head) => crate::handoff::importers::importers(repo, repo.commit_tree(head)?)?,
+            None => Vec::new(),
+        },
+    };
     let pulled_paths = add_pulled_in(
         repo,
         content,
         &target.changes,
         &package_roots,
+        &importers,
         &mut agent_files,
     )?;
     // Pulled in files that lie in a judged handoff directory are linted with it already.
@@ -1256,6 +1346,11 @@ fn judge_target(
             .any(|r| p.starts_with(&format!("{}/", r.dir.rel)))
     });
 
+    let mut roots = vec![String::new()];
+    roots.extend(package_roots.iter().filter(|r| !r.is_empty()).cloned());
+    if let Some(layer) = instruction_links_layer(repo, target, content, &roots, &walked)? {
+        report.layers.push(layer);
+    }
     if let Some(layer) = names_layer(repo, scope, target, content, &reads, &pulled_paths, today)? {
         report.layers.push(layer);
     }
@@ -1811,6 +1906,112 @@ fn linked_dir_layer(scope: &GateScope, target: &Target) -> Option<Layer> {
         );
     }
     Some(layer.summarize(""))
+}
+
+/// Every file, symbolic link and submodule of the tip's tree, by path (`ci` only: see
+/// [`Target::whole`]).
+fn walk_tip(repo: &Repo, tip: ObjectId) -> Result<Vec<(String, EntryKind)>> {
+    let mut out = Vec::new();
+    repo.walk_tree(tip, &mut |path, _, kind| {
+        if kind != EntryKind::File || lint::agents::imports_files(&String::from_utf8_lossy(path)) {
+            out.push((String::from_utf8_lossy(path).into_owned(), kind));
+        }
+    })?;
+    Ok(out)
+}
+
+/// True when an entry of `kind` at `path` stands in for instruction files the gate would
+/// never judge by their own paths (review s25 #7, #8): a submodule where instruction files
+/// or their directories belong (a checkout fills it with another repository's files), and a
+/// symbolic link at such a directory (the agent reads the files below its target, which
+/// the gate judges as ordinary files). A link at an instruction file's own path is read
+/// through ([`Content::read_agent_file`]).
+pub(crate) fn stands_in_for_instructions(path: &str, kind: EntryKind) -> bool {
+    match kind {
+        EntryKind::File => false,
+        EntryKind::Gitlink => {
+            lint::agents::is_instruction_dir(path) || lint::agents::is_agent_file(path)
+        }
+        EntryKind::Link => {
+            lint::agents::is_instruction_dir(path) && !lint::agents::is_agent_file(path)
+        }
+    }
+}
+
+/// The `instruction-links` layer: fails every path where [`stands_in_for_instructions`]
+/// holds. Looked for at the paths the change adds or alters, at the instruction
+/// directories of the root and the package roots (one lookup each: the hook's cost does not
+/// grow with the repository), and, when the target says so (`ci`), in the tip's whole tree
+/// (`walked`). `None` when there is none.
+fn instruction_links_layer(
+    repo: &Repo,
+    target: &Target,
+    content: &Content<'_>,
+    roots: &[String],
+    walked: &[(String, EntryKind)],
+) -> Result<Option<Layer>> {
+    let mut found: std::collections::BTreeMap<String, EntryKind> =
+        std::collections::BTreeMap::new();
+    for c in target
+        .changes
+        .iter()
+        .filter(|c| c.kind != ChangeKind::Deleted)
+    {
+        if (lint::agents::is_instruction_dir(&c.path) || lint::agents::is_agent_file(&c.path))
+            && let Some(kind) = content.kind_at(repo, &c.path)?
+            && stands_in_for_instructions(&c.path, kind)
+        {
+            found.insert(c.path.clone(), kind);
+        }
+    }
+    for root in roots {
+        for path in lint::agents::instruction_dirs_at(root) {
+            if let Some(kind) = content.kind_at(repo, &path)?
+                && stands_in_for_instructions(&path, kind)
+            {
+                found.insert(path, kind);
+            }
+        }
+    }
+    for (path, kind) in walked {
+        if stands_in_for_instructions(path, *kind) {
+            found.insert(path.clone(), *kind);
+        } else if *kind == EntryKind::Link && lint::agents::is_agent_file(path) {
+            // Read through: a link to a directory is refused there.
+            content.read_agent_file(repo, path)?;
+        }
+    }
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let mut layer = Layer::new(INSTRUCTION_LINKS_LAYER);
+    for (path, kind) in found {
+        layer.fail(
+            Some(path),
+            format!(
+                "in the {}, this path {}",
+                target.source.describe(),
+                stand_in_problem(kind)
+            ),
+        );
+    }
+    Ok(Some(layer.summarize("")))
+}
+
+/// Why an entry [`stands_in_for_instructions`] is refused, after its path.
+pub(crate) fn stand_in_problem(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Gitlink => {
+            "is a git submodule where agent instruction files belong: the files a checkout \
+             puts there are another repository's, and cannot be judged here"
+        }
+        _ => {
+            "is a symbolic link where a directory of agent instruction files belongs (or a \
+             directory on the way to one): the agent reads the files below its target as \
+             instructions, which the gate would judge by their own paths as ordinary files. \
+             Commit the files themselves there"
+        }
+    }
 }
 
 /// The failed layer naming handoff directories a change removes.
@@ -3441,6 +3642,7 @@ fn push_target(
             from: base.map(|b| b.to_string()),
             to: tip.to_string(),
         }),
+        whole: false,
     })
 }
 
@@ -3457,6 +3659,7 @@ fn ci_target(repo: &Repo, base: Option<&str>) -> Result<std::result::Result<Targ
             base_commit: Some(merge_base),
             changes: repo.commit_changes(Some(merge_base), head)?,
             range: Some(range),
+            whole: true,
         })),
         CiBase::Unusable(why) => {
             let mut layer = Layer::new(BASE_LAYER);

@@ -155,6 +155,18 @@ impl<'a> StagedView<'a> {
         }
     }
 
+    /// What is staged at `path` (`None`: nothing, or a directory), HEAD's completing a
+    /// partial index.
+    pub fn kind_at(&self, path: &str) -> Result<Option<super::EntryKind>, GitError> {
+        if let Some(kind) = Repo::index_kind_at(self.state(), path) {
+            return Ok(Some(kind));
+        }
+        match (self.index.is_partial(), self.head) {
+            (true, Some(head)) if !self.is_deleted(path) => self.repo.tree_kind_at(head, path),
+            _ => Ok(None),
+        }
+    }
+
     /// The staged files directly in `dir` whose name is `name` in any ASCII letter case
     /// (see [`Repo::index_names_like`]), HEAD's completing a partial index.
     pub fn names_like(&self, dir: &str, name: &str) -> Result<Vec<String>, GitError> {

@@ -94,6 +94,18 @@ pub enum ChangeKind {
     Deleted,
 }
 
+/// What an entry of a tree or the index is, apart from a directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A file whose blob is its content.
+    File,
+    /// A symbolic link, whose blob is its target.
+    Link,
+    /// A submodule (gitlink): a commit of another repository, whose files a checkout puts
+    /// there.
+    Gitlink,
+}
+
 /// One changed path, repository-relative with `/`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Change {
@@ -861,6 +873,79 @@ impl Repo {
             }))
     }
 
+    /// What a commit's tree holds at `path` (`None`: nothing, or a directory). A path below a
+    /// submodule is the submodule's.
+    pub fn tree_kind_at(
+        &self,
+        commit: ObjectId,
+        path: &str,
+    ) -> Result<Option<EntryKind>, GitError> {
+        let root = self.commit_tree(commit)?;
+        let tree = self.repo.find_tree(root).map_err(read_err("read a tree"))?;
+        let entry = match tree.lookup_entry_by_path(path) {
+            Ok(entry) => entry,
+            Err(e) => {
+                return match self.gitlink_on_path(root, path)? {
+                    Some(_) => Ok(Some(EntryKind::Gitlink)),
+                    None => Err(read_err(format!("look up {path}"))(e)),
+                };
+            }
+        };
+        Ok(entry.and_then(|e| entry_kind(e.mode())))
+    }
+
+    /// What the index holds at `path` at stage 0 (`None`: nothing there).
+    pub fn index_kind_at(index: &gix::index::State, path: &str) -> Option<EntryKind> {
+        let entries = index.entries();
+        let at = entries.partition_point(|e| e.path(index) < path.as_bytes().as_bstr());
+        entries[at..]
+            .iter()
+            .take_while(|e| e.path(index) == path.as_bytes().as_bstr())
+            .find(|e| e.stage_raw() == 0)
+            .map(|e| {
+                if e.mode.is_submodule() {
+                    EntryKind::Gitlink
+                } else if e.mode == gix::index::entry::Mode::SYMLINK {
+                    EntryKind::Link
+                } else {
+                    EntryKind::File
+                }
+            })
+    }
+
+    /// Calls `visit` with the path, id and kind of every file, symbolic link and submodule of
+    /// a commit's tree: one read of every tree, for the checks that must see all of it
+    /// (`verify --level ci`), never on the pre-commit path.
+    pub fn walk_tree(
+        &self,
+        commit: ObjectId,
+        visit: &mut dyn FnMut(&[u8], ObjectId, EntryKind),
+    ) -> Result<(), GitError> {
+        self.walk_tree_id(self.commit_tree(commit)?, visit)
+    }
+
+    /// [`Repo::walk_tree`] from a tree id.
+    pub fn walk_tree_id(
+        &self,
+        root: ObjectId,
+        visit: &mut dyn FnMut(&[u8], ObjectId, EntryKind),
+    ) -> Result<(), GitError> {
+        let mut pending = vec![(root, Vec::new())];
+        while let Some((tree, prefix)) = pending.pop() {
+            for (name, (id, mode)) in self.tree_entries(tree)? {
+                let mut path = prefix.clone();
+                path.extend_from_slice(&name);
+                if mode.is_tree() {
+                    path.push(b'/');
+                    pending.push((id, path));
+                } else if let Some(kind) = entry_kind(mode) {
+                    visit(&path, id, kind);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// True when a commit's tree holds a directory at `dir`.
     pub fn tree_has_dir(&self, commit: ObjectId, dir: &str) -> Result<bool, GitError> {
         Ok(self.subtree(self.commit_tree(commit)?, dir)?.is_some())
@@ -1222,6 +1307,14 @@ impl Repo {
         let mut out = Vec::new();
         self.diff_trees(old_tree, Some(new_tree), b"", &mut out)?;
         out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// The paths that differ between two trees (by id), unchanged subtrees skipped by id: the
+    /// cost follows the difference.
+    pub fn tree_changes(&self, old: ObjectId, new: ObjectId) -> Result<Vec<Change>, GitError> {
+        let mut out = Vec::new();
+        self.diff_trees(Some(old), Some(new), b"", &mut out)?;
         Ok(out)
     }
 
@@ -2127,6 +2220,19 @@ fn path_join(path: &BStr) -> Vec<u8> {
     let mut v = path.to_vec();
     v.push(b'/');
     v
+}
+
+/// The kind of a tree entry of this mode, `None` for a directory.
+fn entry_kind(mode: gix::object::tree::EntryMode) -> Option<EntryKind> {
+    if mode.is_tree() {
+        None
+    } else if mode.is_commit() {
+        Some(EntryKind::Gitlink)
+    } else if mode.is_link() {
+        Some(EntryKind::Link)
+    } else {
+        Some(EntryKind::File)
+    }
 }
 
 fn change(path: &BStr, kind: ChangeKind) -> Change {

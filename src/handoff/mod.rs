@@ -4,6 +4,7 @@
 
 pub mod checksum_cache;
 pub mod criteria;
+pub mod importers;
 pub mod json;
 pub mod location;
 pub mod log;

@@ -12,6 +12,11 @@ enum Pattern {
     Path(&'static str),
     /// Any file below a directory at this path below any directory (`.cursor/rules`).
     Under(&'static str),
+    /// A file whose name starts with this and goes on (`.roorules-` for `.roorules-code`).
+    NamePrefix(&'static str),
+    /// Any file below a directory, below any directory, whose path is this followed by a
+    /// name (`.roo/rules-` for a mode's `.roo/rules-code/`).
+    UnderPrefix(&'static str),
 }
 
 /// One kind of agent instruction file.
@@ -144,6 +149,105 @@ static AGENT_FILES: &[AgentFile] = &[
         misses: &[".roo/mcp.json"],
     },
     AgentFile {
+        pattern: Pattern::NamePrefix(".roorules-"),
+        tool: "Roo Code (one mode, single file)",
+        hits: &[".roorules-code", "pkg/.roorules-architect"],
+        misses: &["roorules-code", ".roorules.d/x"],
+    },
+    AgentFile {
+        pattern: Pattern::UnderPrefix(".roo/rules-"),
+        tool: "Roo Code (one mode's rules, any mode)",
+        hits: &[
+            ".roo/rules-code/01-style.md",
+            ".roo/rules-docs-writer/a/b.md",
+        ],
+        misses: &[".roo/rules-code", ".roo/rulesets/x.md", ".roo/rules-/x.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".rules"),
+        tool: "Zed",
+        hits: &[".rules", "app/.rules"],
+        misses: &["x.rules", ".rules.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".kilocode/rules"),
+        tool: "Kilo Code",
+        hits: &[".kilocode/rules/formatting.md"],
+        misses: &[".kilocode/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".kilo/rules"),
+        tool: "Kilo Code (current layout)",
+        hits: &[".kilo/rules/formatting.md"],
+        misses: &[".kilo/kilo.jsonc"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".kilocoderules"),
+        tool: "Kilo Code (legacy single file)",
+        hits: &[".kilocoderules"],
+        misses: &["kilocoderules"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("QWEN.md"),
+        tool: "Qwen Code",
+        hits: &["QWEN.md", "svc/QWEN.md"],
+        misses: &["QWEN.md.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("QWEN.local.md"),
+        tool: "Qwen Code (personal)",
+        hits: &[".qwen/QWEN.local.md"],
+        misses: &[".qwen/settings.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("CRUSH.md"),
+        tool: "Crush",
+        hits: &["CRUSH.md", "crush.md"],
+        misses: &["CRUSH.mdx"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("CRUSH.local.md"),
+        tool: "Crush (personal)",
+        hits: &["CRUSH.local.md"],
+        misses: &["CRUSH.local.md.orig"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("WARP.md"),
+        tool: "Warp",
+        hits: &["WARP.md", "web/WARP.md"],
+        misses: &["WARP.txt"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".augment/rules"),
+        tool: "Augment",
+        hits: &[".augment/rules/style.md"],
+        misses: &[".augment/settings.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".augment/guidelines.md"),
+        tool: "Augment (workspace guidelines)",
+        hits: &[".augment/guidelines.md"],
+        misses: &["augment/guidelines.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".augment-guidelines"),
+        tool: "Augment (legacy guidelines)",
+        hits: &[".augment-guidelines"],
+        misses: &["augment-guidelines"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".trae/rules"),
+        tool: "Trae",
+        hits: &[".trae/rules/project_rules.md"],
+        misses: &[".trae/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".openhands/microagents"),
+        tool: "OpenHands (microagents)",
+        hits: &[".openhands/microagents/repo.md"],
+        misses: &[".openhands/setup.sh"],
+    },
+    AgentFile {
         pattern: Pattern::Name(".goosehints"),
         tool: "Goose",
         hits: &[".goosehints"],
@@ -238,13 +342,14 @@ static AGENT_FILES: &[AgentFile] = &[
     },
 ];
 
-/// The instruction files whose `@path` lines the agent loads as part of them (Claude Code's
-/// and Gemini CLI's memory imports).
+/// The names of the instruction files whose `@path` lines the agent loads as part of them
+/// (the memory imports of Claude Code, Gemini CLI and Qwen Code).
+pub const IMPORTING_NAMES: [&str; 4] = ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "QWEN.md"];
+
+/// True for an instruction file whose `@path` lines the agent loads ([`IMPORTING_NAMES`]).
 pub fn imports_files(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
-    ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"]
-        .iter()
-        .any(|n| name.eq_ignore_ascii_case(n))
+    IMPORTING_NAMES.iter().any(|n| name.eq_ignore_ascii_case(n))
 }
 
 /// The files an instruction file imports: each `@path` that starts a word outside code
@@ -255,6 +360,18 @@ pub fn imports_files(path: &str) -> bool {
 /// many `..`) are not the repository's to judge and are left out, as are words that are
 /// not paths (`@user`, an address's `@host`).
 pub fn imports(path: &str, text: &str) -> Vec<String> {
+    import_words(path, text, true)
+}
+
+/// The words after `@` that hold neither `/` nor `.` (`@STYLE`, `@README`), resolved as
+/// [`imports`] resolves paths: Claude Code imports them when a file of that name lies beside
+/// the importer, so the caller keeps those it finds there (an `@user` mention names none).
+pub fn bare_imports(path: &str, text: &str) -> Vec<String> {
+    import_words(path, text, false)
+}
+
+/// The `@` words of [`imports`] (`path_like`) or of [`bare_imports`].
+fn import_words(path: &str, text: &str, path_like: bool) -> Vec<String> {
     let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
     let mut out = Vec::new();
     let mut fence: Option<&str> = None;
@@ -277,8 +394,9 @@ pub fn imports(path: &str, text: &str) -> Vec<String> {
         }
         for word in line_imports(line) {
             let word = word.trim_end_matches(['.', ',', ';', ':', ')', ']']);
-            let path_like = word.contains('/') || word.contains('.');
-            if path_like
+            let is_path = word.contains('/') || word.contains('.');
+            if is_path == path_like
+                && !word.is_empty()
                 && !word.starts_with('/')
                 && !word.starts_with('~')
                 && let Some(resolved) = crate::handoff::resolve_link(parent, word)
@@ -364,6 +482,21 @@ impl Pattern {
                 (path.starts_with(&dir) || path.contains(&format!("/{dir}")))
                     && !path.ends_with('/')
             }
+            Pattern::NamePrefix(p) => {
+                let p = p.to_ascii_lowercase();
+                name.len() > p.len() && name.starts_with(&p)
+            }
+            Pattern::UnderPrefix(d) => {
+                let d = d.to_ascii_lowercase();
+                // Each place the prefix starts a component: a name follows it, then a file.
+                path.match_indices(&d)
+                    .filter(|(at, _)| *at == 0 || path.as_bytes()[at - 1] == b'/')
+                    .any(|(at, _)| {
+                        let rest = &path[at + d.len()..];
+                        rest.split_once('/')
+                            .is_some_and(|(mode, file)| !mode.is_empty() && !file.is_empty())
+                    })
+            }
         }
     }
 }
@@ -374,12 +507,79 @@ pub fn is_agent_file(path: &str) -> bool {
     AGENT_FILES.iter().any(|f| f.pattern.matches(path))
 }
 
+/// The directories of an entry, component by component, that hold instruction files below
+/// them: all of an [`Pattern::Under`] path, all but the file of a [`Pattern::Path`], all but
+/// the mode's directory of a [`Pattern::UnderPrefix`].
+fn dir_components(pattern: Pattern) -> Vec<&'static str> {
+    let parts = |p: &'static str| p.split('/').collect::<Vec<_>>();
+    match pattern {
+        Pattern::Under(d) => parts(d),
+        Pattern::Path(p) | Pattern::UnderPrefix(p) => {
+            let mut v = parts(p);
+            v.pop();
+            v
+        }
+        Pattern::Name(_) | Pattern::NamePrefix(_) => Vec::new(),
+    }
+}
+
+/// True when `path` (repository-relative) is where agents find a directory of instruction
+/// files or a directory on the way to one (`.cursor/rules`, `.cursor`, `.github`, `.claude`,
+/// `pkg/.roo`, a mode's `.roo/rules-code`), in any letter case: a symbolic link or a submodule
+/// there makes the agent read files whose own paths the gate never judges as instructions.
+pub fn is_instruction_dir(path: &str) -> bool {
+    let path = path.to_ascii_lowercase();
+    let parts: Vec<&str> = path.split('/').collect();
+    let ends_with = |dirs: &[&str]| {
+        parts.len() >= dirs.len()
+            && parts[parts.len() - dirs.len()..]
+                .iter()
+                .zip(dirs)
+                .all(|(a, b)| a.eq_ignore_ascii_case(b))
+    };
+    AGENT_FILES.iter().any(|f| {
+        let dirs = dir_components(f.pattern);
+        let prefixes = (1..=dirs.len()).any(|k| ends_with(&dirs[..k]));
+        // A mode's own directory: `.roo/rules-` followed by a name.
+        let mode_dir = match f.pattern {
+            Pattern::UnderPrefix(d) => Pattern::UnderPrefix(d).matches(&format!("{path}/x")),
+            _ => false,
+        };
+        prefixes || mode_dir
+    })
+}
+
+/// The paths below `root` (`""` or a package root) that [`is_instruction_dir`] names, as
+/// agents spell them: looked up one by one where a whole-tree walk is too dear (the
+/// pre-commit hook).
+pub fn instruction_dirs_at(root: &str) -> Vec<String> {
+    let mut out: Vec<String> = AGENT_FILES
+        .iter()
+        .flat_map(|f| {
+            let dirs = dir_components(f.pattern);
+            (1..=dirs.len())
+                .map(|k| dirs[..k].join("/"))
+                .collect::<Vec<_>>()
+        })
+        .map(|d| {
+            if root.is_empty() {
+                d
+            } else {
+                format!("{root}/{d}")
+            }
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The names looked for at a directory's top level when nothing lists the files (an
 /// untracked working tree): the [`Pattern::Name`] and [`Pattern::Path`] entries.
 pub fn top_level_names() -> impl Iterator<Item = &'static str> {
     AGENT_FILES.iter().filter_map(|f| match f.pattern {
         Pattern::Name(n) | Pattern::Path(n) => Some(n),
-        Pattern::Under(_) => None,
+        Pattern::Under(_) | Pattern::NamePrefix(_) | Pattern::UnderPrefix(_) => None,
     })
 }
 
@@ -421,6 +621,45 @@ mod tests {
             ]
         );
         assert!(super::imports_files("pkg/CLAUDE.md") && !super::imports_files("AGENTS.md"));
+        assert_eq!(
+            super::bare_imports("pkg/CLAUDE.md", text),
+            ["pkg/alice"],
+            "words without `/` or `.` are candidates only"
+        );
+    }
+
+    #[test]
+    fn instruction_directories_and_their_parents_are_named() {
+        for p in [
+            ".cursor/rules",
+            ".cursor",
+            ".github",
+            "pkg/.Claude",
+            ".claude/commands",
+            ".roo",
+            ".roo/rules-code",
+            ".junie",
+        ] {
+            assert!(super::is_instruction_dir(p), "{p}");
+        }
+        for p in [
+            "docs",
+            ".cursor/settings",
+            "src/rules",
+            ".roo/mcp",
+            "CLAUDE.md",
+        ] {
+            assert!(!super::is_instruction_dir(p), "{p}");
+        }
+        let at_root = super::instruction_dirs_at("");
+        assert!(
+            at_root.iter().any(|d| d == ".github") && at_root.iter().any(|d| d == ".cursor/rules")
+        );
+        assert!(
+            super::instruction_dirs_at("web")
+                .iter()
+                .all(|d| d.starts_with("web/."))
+        );
     }
 
     #[test]

@@ -299,21 +299,7 @@ fn instruction_files_in_another_letter_case_are_judged() {
             // Both spellings coexist in the tree: each is judged.
             repo.write("AGENTS.md", CLEAN);
         }
-        repo.write(path, INJECTION);
-        repo.git(&["add", "-A"]);
-        let out = repo.aahp(&["hook", "pre-commit"]);
-        out.assert_code(1);
-        assert!(
-            out.stdout.contains(&format!("{path}: 3:")) && out.stdout.contains("PI001"),
-            "{path}\n{out}"
-        );
-        let all = repo.aahp(&["lint", "--all"]);
-        all.assert_code(1);
-        assert!(all.stdout.contains(path), "{path}\n{all}");
-        repo.git(&["commit", "-q", "--no-verify", "-m", path]);
-        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
-        ci.assert_code(1);
-        assert!(ci.stdout.contains(&format!("{path}: 3:")), "{path}\n{ci}");
+        fails_hook_lint_all_and_ci(&repo, path);
     }
 }
 
@@ -412,6 +398,26 @@ fn a_working_tree_encoding_on_a_judged_file_fails_the_gate() {
     );
 }
 
+/// Writes INJECTION at `path` and stages it: the pre-commit hook, `lint --all` and, once
+/// committed past the hook, `verify --level ci` fail naming the path.
+fn fails_hook_lint_all_and_ci(repo: &TestRepo, path: &str) {
+    repo.write(path, INJECTION);
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(
+        out.stdout.contains(&format!("{path}: 3:")) && out.stdout.contains("PI001"),
+        "{path}\n{out}"
+    );
+    let all = repo.aahp(&["lint", "--all"]);
+    all.assert_code(1);
+    assert!(all.stdout.contains(path), "{path}\n{all}");
+    repo.git(&["commit", "-q", "--no-verify", "-m", path]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(ci.stdout.contains(&format!("{path}: 3:")), "{path}\n{ci}");
+}
+
 const TOKEN: &str = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A";
 
 /// Review s23 #2: a name is committed and published like a file's text. A credential, a
@@ -486,6 +492,270 @@ fn a_credential_or_hidden_character_in_a_name_or_link_target_fails_the_gate() {
     // A clean name passes.
     let repo = handoff_repo();
     repo.write(".ai/handoff/notes/ordinary name.md", CLEAN);
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
+
+/// Review s25 #11: the documented project-rule locations of Zed, Roo Code's modes, Kilo Code,
+/// Qwen Code, Crush, Warp, Augment, Trae and `OpenHands` are instruction files: an injection in
+/// any of them fails the pre-commit hook and `verify --level ci`, and `lint --all` names it.
+/// Qwen Code's `QWEN.md` imports with `@path` like `CLAUDE.md`.
+#[test]
+fn the_rule_files_of_more_agents_are_judged() {
+    for path in [
+        ".rules",
+        ".roo/rules-code/x.md",
+        ".roorules-architect",
+        ".kilocode/rules/x.md",
+        "QWEN.md",
+        "CRUSH.md",
+        "WARP.md",
+        ".augment/rules/x.md",
+        ".trae/rules/project_rules.md",
+        ".openhands/microagents/repo.md",
+    ] {
+        let repo = handoff_repo();
+        fails_hook_lint_all_and_ci(&repo, path);
+    }
+    let repo = TestRepo::new();
+    repo.write("QWEN.md", "# Qwen\n\nConventions: @docs/style.md\n");
+    repo.write("docs/style.md", CLEAN);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "qwen"]);
+    repo.write("docs/style.md", INJECTION);
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("docs/style.md: 3:"), "{out}");
+}
+
+/// Review s25 #12: `lint --all` reads an instruction file that is a symbolic link as the gate
+/// does, through the link: in the working tree, the index and a commit (it skipped it and
+/// said "no findings").
+#[test]
+fn lint_all_follows_a_linked_instruction_file() {
+    let repo = handoff_repo();
+    repo.write("docs/guide.md", CLEAN);
+    std::os::unix::fs::symlink("docs/guide.md", repo.path().join("CLAUDE.md")).unwrap();
+    std::fs::create_dir_all(repo.path().join("web")).unwrap();
+    std::os::unix::fs::symlink("../docs/guide.md", repo.path().join("web/AGENTS.md")).unwrap();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "links"]);
+    repo.aahp(&["lint", "--all"]).assert_code(0);
+    repo.write("docs/guide.md", INJECTION);
+    for args in [&["lint", "--all"][..], &["lint", "--all", "--staged"]] {
+        if args.len() == 3 {
+            repo.git(&["add", "-A"]);
+        }
+        let out = repo.aahp(args);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains("CLAUDE.md:3:") && out.stdout.contains("web/AGENTS.md:3:"),
+            "{args:?}\n{out}"
+        );
+    }
+    repo.git(&["commit", "-q", "--no-verify", "-m", "evil"]);
+    let out = repo.aahp(&["lint", "--all", "--rev", "HEAD"]);
+    out.assert_code(1);
+    assert!(out.stdout.contains("CLAUDE.md:3:"), "{out}");
+}
+
+/// Stages a submodule (gitlink) at `path`, pointing at the repository's HEAD commit.
+fn stage_gitlink(repo: &TestRepo, path: &str) {
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    let info = format!("160000,{},{path}", head.trim());
+    repo.git(&["update-index", "--add", "--cacheinfo", &info]);
+}
+
+/// Review s25 #8: a submodule at an instruction directory, at a directory on the way to one
+/// (`.claude`, `.github`) or below one fills in instruction files from another repository,
+/// which nothing here judges: the pre-commit hook and `verify --level ci` fail naming it, as
+/// for a submodule inside a handoff directory. One committed past the hook is still found by
+/// CI in a later range (the tip's whole tree), and by the hook at the root's directories.
+/// A submodule where no agent reads instructions is none of the gate's business.
+#[test]
+fn a_submodule_where_instruction_files_belong_fails_the_gate() {
+    for path in [
+        ".cursor/rules",
+        ".claude",
+        ".github",
+        ".cursor/rules/shared",
+        "web/.roo/rules-code",
+    ] {
+        let repo = handoff_repo();
+        stage_gitlink(&repo, path);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains("FAIL  instruction-links") && out.stdout.contains("git submodule"),
+            "{path}\n{out}"
+        );
+        assert!(out.stdout.contains(path), "{path}\n{out}");
+        repo.git(&["commit", "-q", "--no-verify", "-m", "submodule"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(
+            ci.stdout.contains("FAIL  instruction-links"),
+            "{path}\n{ci}"
+        );
+        // Later changes that do not touch it.
+        repo.write("src/lib.rs", "// more\n");
+        repo.git(&["add", "src/lib.rs"]);
+        if !path.contains("/rules/") && !path.starts_with("web/") {
+            let out = repo.aahp(&["hook", "pre-commit"]);
+            out.assert_code(1);
+            assert!(out.stdout.contains(path), "{path}\n{out}");
+        }
+        repo.git(&["commit", "-q", "--no-verify", "-m", "later"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(ci.stdout.contains(path), "{path}\n{ci}");
+    }
+    let repo = TestRepo::new();
+    stage_gitlink(&repo, "vendor/lib");
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    assert!(!out.stdout.contains("instruction-links"), "{out}");
+}
+
+/// Review s25 #7: a symbolic link at an instruction directory (`.cursor/rules ->
+/// ../docs/rules`) or at a directory on the way to one (`.github -> config/github`) makes the
+/// agent read files the gate judged as ordinary ones. It is refused rather than followed:
+/// the hook fails when the link is added and, once it is committed past the hook, on any
+/// later commit (it is looked up at the root), `verify --level ci` finds it in any range, and
+/// `lint --all` refuses it (exit 2) naming it. A link below an instruction directory to a
+/// directory is refused (exit 2) as well.
+#[test]
+fn a_symbolic_link_where_instruction_directories_belong_is_refused() {
+    for (link, target, file) in [
+        (".cursor/rules", "../docs/rules", "docs/rules/x.mdc"),
+        (
+            ".github",
+            "config/github",
+            "config/github/copilot-instructions.md",
+        ),
+    ] {
+        let repo = handoff_repo();
+        repo.write(file, CLEAN);
+        let parent = std::path::Path::new(link).parent().unwrap();
+        std::fs::create_dir_all(repo.path().join(parent)).unwrap();
+        std::os::unix::fs::symlink(target, repo.path().join(link)).unwrap();
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains("FAIL  instruction-links")
+                && out.stdout.contains(link)
+                && out.stdout.contains("symbolic link"),
+            "{link}\n{out}"
+        );
+        repo.git(&["commit", "-q", "--no-verify", "-m", "link"]);
+        let all = repo.aahp(&["lint", "--all"]);
+        all.assert_code(2);
+        assert!(all.stderr.contains(link), "{link}\n{all}");
+        // Only the target changes now.
+        repo.write(file, INJECTION);
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains("FAIL  instruction-links"),
+            "{link}\n{out}"
+        );
+        repo.git(&["commit", "-q", "--no-verify", "-m", "edit"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(
+            ci.stdout.contains("FAIL  instruction-links"),
+            "{link}\n{ci}"
+        );
+        let all = repo.aahp(&["lint", "--all", "--rev", "HEAD"]);
+        all.assert_code(2);
+        assert!(all.stderr.contains(link), "{link}\n{all}");
+    }
+    let repo = handoff_repo();
+    repo.write("docs/rules/x.mdc", CLEAN);
+    std::fs::create_dir_all(repo.path().join(".cursor/rules")).unwrap();
+    std::os::unix::fs::symlink("../../docs/rules", repo.path().join(".cursor/rules/shared"))
+        .unwrap();
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains(".cursor/rules/shared") && out.stderr.contains("directory"),
+        "{out}"
+    );
+    // `lint --all` refuses a submodule there the same way.
+    let repo = handoff_repo();
+    stage_gitlink(&repo, ".claude");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "submodule"]);
+    for args in [&["lint", "--all"][..], &["lint", "--all", "--rev", "HEAD"]] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains(".claude") && out.stderr.contains("submodule"),
+            "{args:?}\n{out}"
+        );
+    }
+}
+
+/// Review s25 #9: imports the gate never followed. Claude Code's project memory in
+/// `.claude/CLAUDE.md`, a nested `CLAUDE.md` importing a file outside its own directory
+/// (found wherever it lies: the hook keeps where the importers are in the git directory, and
+/// derives it again when that is deleted; CI walks the tip's tree), and an import without
+/// `/` or `.` (`@STYLE`) of a file that lies beside the importer. A change to the imported
+/// file fails the pre-commit hook and `verify --level ci`; an `@word` naming no file is not
+/// an import.
+#[test]
+fn imports_from_anywhere_in_the_tree_and_bare_names_are_followed() {
+    for (importer, text, imported) in [
+        (
+            ".claude/CLAUDE.md",
+            "See @../notes/guide.md for style.\n",
+            "notes/guide.md",
+        ),
+        (
+            "src/deep/CLAUDE.md",
+            "See @../../notes/guide.md for style.\n",
+            "notes/guide.md",
+        ),
+        ("CLAUDE.md", "Style rules: @STYLE, ask @alice.\n", "STYLE"),
+    ] {
+        let repo = handoff_repo();
+        repo.write(importer, text);
+        repo.write(imported, CLEAN);
+        repo.write("src/main.rs", "fn main() {}\n");
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "--no-verify", "-m", "imports"]);
+        repo.write(imported, INJECTION);
+        repo.git(&["add", "-A"]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains(&format!("{imported}: 3:")) && out.stdout.contains("PI001"),
+            "{importer}\n{out}"
+        );
+        // The hook's list of importers is safe to delete.
+        let cache = repo.path().join(".git/aahp/importers");
+        assert!(cache.exists(), "{importer}");
+        std::fs::remove_file(&cache).unwrap();
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(out.stdout.contains("PI001"), "{importer}\n{out}");
+        repo.git(&["commit", "-q", "--no-verify", "-m", "evil"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(
+            ci.stdout.contains(&format!("{imported}: 3:")),
+            "{importer}\n{ci}"
+        );
+    }
+    // `@alice` names no file: a file `alice` elsewhere is not pulled in.
+    let repo = TestRepo::new();
+    repo.write("CLAUDE.md", "Ask @alice.\n");
+    repo.write("docs/alice", CLEAN);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "mention"]);
+    repo.write("docs/alice", INJECTION);
     repo.git(&["add", "-A"]);
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
 }
