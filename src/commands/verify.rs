@@ -2071,7 +2071,14 @@ fn unknown_dirs_layer(
             }
             let manifest = location::join(dir, MANIFEST);
             let holds_aahp = match content {
-                Content::Worktree(_) => std::fs::read(repo.workdir().join(&manifest)).ok(),
+                // A regular file only (a FIFO is never waited on), read within the limit.
+                Content::Worktree(_) => {
+                    let abs = repo.workdir().join(&manifest);
+                    match std::fs::symlink_metadata(&abs) {
+                        Ok(m) if m.is_file() => Some(read_limited(&abs, &manifest)?),
+                        _ => None,
+                    }
+                }
                 _ => content.plain_blob(repo, &manifest)?,
             }
             .is_some_and(|b| memchr::memmem::find(&b, b"\"aahp_version\"").is_some());

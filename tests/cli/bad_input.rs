@@ -650,3 +650,19 @@ fn a_committed_link_whose_target_is_megabytes_is_refused_by_name() {
         );
     }
 }
+
+/// A FIFO named MANIFEST.json in a directory along a changed path: the gate looks there for
+/// a handoff directory it was not told about (review s25 #6) and must never wait on it.
+#[test]
+fn a_fifo_named_like_a_manifest_along_a_change_is_never_waited_on() {
+    const BOUND: std::time::Duration = std::time::Duration::from_mins(2);
+    let repo = crate::verify::handoff_repo();
+    repo.write("docs/guide.md", "Use tabs.\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "docs"]);
+    repo.write("docs/guide.md", "Use spaces.\n");
+    crate::support::mkfifo(&repo.path().join("docs/MANIFEST.json"));
+    let out = repo.aahp_bounded(&["verify"], &[], BOUND);
+    assert!(matches!(out.code, 0 | 1), "{out}");
+    assert!(!out.stdout.contains("not told about"), "{out}");
+}
