@@ -656,7 +656,8 @@ impl Content<'_> {
     }
 
     /// The blob at `path` of the staged content or a commit, not following a link (as git
-    /// reads a `.gitattributes`); `None` when absent or a link.
+    /// reads a `.gitattributes`); `None` when absent or a link. Used for `.gitattributes`
+    /// and for a manifest along a changed path, so its refusal names neither alone.
     fn plain_blob(&self, repo: &Repo, path: &str) -> Result<Option<Vec<u8>>> {
         let file = match self {
             Content::Worktree(_) => return Ok(None),
@@ -672,8 +673,8 @@ impl Content<'_> {
                 path,
                 None,
                 format!(
-                    "file is {len} bytes, more than the {} bytes the gate reads of an \
-                     attributes file",
+                    "file is {len} bytes, more than the {} bytes the gate reads of a file it \
+                     consults (an attributes file, a manifest)",
                     crate::handoff::MAX_FILE_BYTES
                 ),
             )),
