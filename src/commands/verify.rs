@@ -144,6 +144,9 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         "tasks" => "fix the task list with `git aahp task` (ids, states, dependencies)".into(),
         "archive" => "run `git aahp archive --verify`: it names each problem and its repair (`git aahp archive` completes an interrupted rotation)".into(),
         BASE_LAYER => BASE_HINT.into(),
+        SHALLOW_LAYER => "fetch the whole history, then run verify again: `fetch-depth: 0` \
+            in actions/checkout, or `git fetch --unshallow`"
+            .into(),
         DISCOVERY_LAYER => DISCOVERY_HINT.into(),
         INSTRUCTION_LINKS_LAYER => "commit the instruction files themselves at that path \
             (`git rm --cached` the link or submodule, then add the files it stands for), or \
@@ -452,6 +455,8 @@ impl Annotated for VerifyReport {
 
 /// The layer that reports a `ci` base that cannot be used.
 const BASE_LAYER: &str = "base";
+/// The layer that fails a range a shallow clone cut short (see [`history_layer`]).
+const SHALLOW_LAYER: &str = "shallow";
 /// The layer that fails a change removing a handoff directory (see [`removed_dirs`]).
 const REMOVED_LAYER: &str = "removed";
 /// The layer that fails a handoff directory committed as a symbolic link (see
@@ -1658,6 +1663,22 @@ fn history_layer(
     let mut layer = Layer::new("history");
     let mut seen: std::collections::HashSet<ObjectId> = std::collections::HashSet::new();
     let commits = repo.range_commits(base, tip)?;
+    // A shallow clone hides the commits behind its boundary from the walk: judging the
+    // commits it did reach would pass a credential one of the others added and removed.
+    if let Some((commit, parent)) = repo.shallow_cut(base, &commits)? {
+        let mut cut = Layer::new(SHALLOW_LAYER);
+        cut.summary = "the range's commits cannot all be read in this clone".into();
+        cut.fail(
+            None,
+            format!(
+                "this clone is shallow and does not hold {}, a parent of {}: the range's \
+                 commits behind it are not here to judge",
+                Repo::short(parent),
+                Repo::short(commit)
+            ),
+        );
+        return Ok(Some(cut));
+    }
     let empty = LintConfig::empty(today);
     let in_handoff = |path: &str| in_handoff_dir(scope, path);
     // Names judged once each (a path, a link's blob), those the tip holds included: a

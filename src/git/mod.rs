@@ -1392,6 +1392,45 @@ impl Repo {
             .collect()
     }
 
+    /// Where a walk of `base..tip` was cut short by a shallow clone: the first of `commits`
+    /// (as [`Repo::range_commits`] returned them) that the clone lists as shallow (its
+    /// parents were not fetched, so the walk stopped there) with a parent that is neither
+    /// `base` nor, present in the clone, one of its ancestors; with that parent. `None` when
+    /// the walk saw every commit of the range, always in a clone that is not shallow.
+    pub fn shallow_cut(
+        &self,
+        base: Option<ObjectId>,
+        commits: &[ObjectId],
+    ) -> Result<Option<(ObjectId, ObjectId)>, GitError> {
+        let shallow = self
+            .repo
+            .shallow_commits()
+            .map_err(read_err("read the list of shallow commits"))?;
+        let Some(shallow) = shallow else {
+            return Ok(None);
+        };
+        let listed: std::collections::HashSet<ObjectId> = shallow.iter().copied().collect();
+        for &commit in commits.iter().filter(|c| listed.contains(*c)) {
+            for parent in self.commit_parents(commit)? {
+                let hidden = match base {
+                    Some(b) if b == parent => true,
+                    // Only a parent the clone holds can be an ancestor of the base; the
+                    // search itself may not cross the boundary either: what it cannot
+                    // read is not hidden.
+                    Some(b) => {
+                        self.repo.has_object(parent)
+                            && self.merge_base(parent, b).ok().flatten() == Some(parent)
+                    }
+                    None => false,
+                };
+                if !hidden {
+                    return Ok(Some((commit, parent)));
+                }
+            }
+        }
+        Ok(None)
+    }
+
     /// The files below `dir` that differ between two commits (`old = None`: the empty tree),
     /// by repository-relative path: only that directory's trees are read, so the cost does not
     /// grow with the rest of the repository.

@@ -521,3 +521,99 @@ fn a_handoff_directory_replaced_by_a_link_fails_the_gate() {
         "{ci}"
     );
 }
+
+/// A shallow clone of a pull request's merge commit (what actions/checkout fetches by
+/// default) with the base fetched beside it: the merge base is found from the merge commit's
+/// parent ids, but the walk stops at the shallow merge commit, so the pull request's own
+/// commits (one adds a credential, the next removes it) were never read and the range passed
+/// (review s26 #1). It fails a `shallow` layer saying how to fetch the history; a full clone
+/// fails the credential; a shallow clone whose range is whole (the tip's only parent is the
+/// base) passes.
+#[test]
+fn a_range_a_shallow_clone_cut_short_fails_closed() {
+    const TOKEN: &str = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A";
+    let origin = handoff_repo();
+    origin.git(&["checkout", "-q", "-b", "pr"]);
+    let status = origin.read(".ai/handoff/STATUS.md");
+    for (i, next) in [
+        format!("Staging deploy token: {TOKEN}\n"),
+        "Build green again.\n".to_string(),
+    ]
+    .iter()
+    .enumerate()
+    {
+        origin.write(".ai/handoff/STATUS.md", format!("{status}{next}"));
+        origin.write("src/a.rs", format!("fn a() {{ {i} }}\n"));
+        origin.aahp(&["manifest", "-q"]).assert_code(0);
+        origin.git(&["add", "-A"]);
+        origin.git(&["commit", "-q", "--no-verify", "-m", &format!("pr {i}")]);
+    }
+    origin.git(&["checkout", "-q", "main"]);
+    origin.write("m.txt", "main work\n");
+    origin.git(&["add", "-A"]);
+    origin.git(&["commit", "-q", "-m", "main work"]);
+    origin.git(&["checkout", "-q", "--detach"]);
+    origin.git(&[
+        "merge",
+        "-q",
+        "--no-ff",
+        "--no-edit",
+        "pr",
+        "-m",
+        "Merge pr",
+    ]);
+    let merge = rev(&origin, "HEAD");
+    origin.git(&["update-ref", "refs/pull/1/merge", &merge]);
+
+    // The full history judges every commit of the range.
+    let full = origin.aahp(&["verify", "--level", "ci", "--base", "main"]);
+    full.assert_code(1);
+    assert!(full.stdout.contains("FAIL  history"), "{full}");
+
+    let url = format!("file://{}", origin.path().display());
+    let shallow_clone = |tip: &str| {
+        let ci = TestRepo::unborn();
+        ci.git(&["remote", "add", "origin", &url]);
+        let fetch = |refspec: &str| {
+            ci.git(&["fetch", "-q", "--no-tags", "--depth=1", "origin", refspec]);
+        };
+        fetch(&format!("+{tip}:refs/remotes/origin/tip"));
+        ci.git(&["checkout", "-q", "--detach", "refs/remotes/origin/tip"]);
+        fetch("main:refs/remotes/origin/main");
+        ci
+    };
+    let ci = shallow_clone(&merge);
+    for format in ["human", "github"] {
+        let out = ci.aahp(&[
+            "verify",
+            "--level",
+            "ci",
+            "--base",
+            "origin/main",
+            "--format",
+            format,
+        ]);
+        out.assert_code(1);
+        assert!(out.stdout.contains("shallow"), "{out}");
+        assert!(
+            out.stdout.contains(&rev(&origin, "pr")[..7]),
+            "names the missing parent\n{out}"
+        );
+        assert!(
+            format == "github" || out.stdout.contains("fetch-depth: 0"),
+            "says how to fetch the history\n{out}"
+        );
+    }
+
+    // A range the shallow clone holds whole is judged as usual.
+    origin.git(&["checkout", "-q", "-b", "whole", "main"]);
+    origin.write("src/b.rs", "fn b() {}\n");
+    origin.write(".ai/handoff/STATUS.md", format!("{status}Added b.\n"));
+    origin.aahp(&["manifest", "-q"]).assert_code(0);
+    origin.git(&["add", "-A"]);
+    origin.git(&["commit", "-q", "-m", "b"]);
+    let whole = shallow_clone(&rev(&origin, "whole"));
+    let out = whole.aahp(&["verify", "--level", "ci", "--base", "origin/main"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("ok    history"), "{out}");
+}
