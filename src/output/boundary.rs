@@ -290,7 +290,18 @@ fn noted_pieces() -> Vec<(String, String)> {
     if !noted.pending.is_empty() {
         // One scan for all of them (a manifest has thousands of strings), a blank line
         // apart so that no label reaches into the next input.
-        let input = std::mem::take(&mut noted.pending).join("\n\n");
+        let raw = std::mem::take(&mut noted.pending).join("\n\n");
+        // A control character ends a value the way a line end does, but the detectors read
+        // it as part of the value and judge none there; the quotes around the input escape
+        // it (`\x1b`, `\u{1b}`) and leave the value before it as it was (review s26 #9).
+        // So the text is read a second time with each control character a line end.
+        let cut = |c: char| c.is_control() && !matches!(c, '\n' | '\t');
+        let input = if raw.contains(cut) {
+            let split: String = raw.chars().map(|c| if cut(c) { '\n' } else { c }).collect();
+            format!("{raw}\n\n{split}")
+        } else {
+            raw
+        };
         for (start, end) in redaction_spans(&input) {
             let secret = &input[start..end];
             let form = crate::lint::redacted(secret);

@@ -1194,6 +1194,21 @@ fn a_secret_escaped_or_embedded_in_a_message_is_still_redacted() {
         let out = repo.aahp(&["review", "--base", &base, "--format", format]);
         assert_not_in(&format!("review --base {format}"), &aws, &out);
     }
+    // A control character right after the value (review s26 #9): the detectors read the
+    // value up to it, gix's `Debug` escapes it.
+    for tail in ["\u{1b}[31m", "\u{7}", "\u{8}x"] {
+        let base = format!("password: {secret}{tail}");
+        for format in ["human", "json", "github"] {
+            let out = repo.aahp(&[
+                "verify", "--level", "ci", "--base", &base, "--format", format,
+            ]);
+            assert_not_in(&format!("verify --base …{tail:?} {format}"), &secret, &out);
+        }
+        let out = repo.aahp(&["review", "--base", &base, "--format", "json"]);
+        assert_not_in(&format!("review --base …{tail:?}"), &secret, &out);
+        let out = repo.aahp(&["lint", "--rev", &base]);
+        assert_not_in(&format!("lint --rev …{tail:?}"), &secret, &out);
+    }
     for env in [base.clone(), format!("password:\t{secret}")] {
         for json in [false, true] {
             let mut args = vec!["verify", "--level", "ci"];
