@@ -467,9 +467,11 @@ const LINKED_LAYER: &str = "linked";
 const INSTRUCTION_LINKS_LAYER: &str = "instruction-links";
 /// The layer that fails changes the gate cannot place in a package (see [`unplaced_layer`]).
 const DISCOVERY_LAYER: &str = "discovery";
-const DISCOVERY_HINT: &str = "rename the directory to valid UTF-8; or, if no handoff directory lies below it, \
-     turn discovery off (`git config aahp.discover false`) and name the handoff directories \
-     with `git config --add aahp.dir PATH`";
+const DISCOVERY_HINT: &str = "each error says what places the directory beyond the gate: \
+     rename or move it as it says (to valid UTF-8, to the handoff directory's own spelling), or \
+     name the handoff directory where the gate runs (`--dir PATH`, or `git config --add \
+     aahp.dir PATH` in the CI job and each clone); with no handoff directory below it, \
+     `git config aahp.discover false` turns discovery off";
 
 /// One commit range to judge: content at `tip`, changes since `base`.
 struct Target {
@@ -2091,6 +2093,23 @@ fn unknown_dirs_layer(
             if !seen.insert(dir) || judged(dir) {
                 continue;
             }
+            if let Some(spelled) = handoff_in_another_case(dir, reads) {
+                layer.fail(
+                    Some(c.path.clone()),
+                    format!(
+                        "{}/ is the handoff directory {}/ spelled in another letter case: a \
+                         case-insensitive checkout (macOS, Windows) writes {} into {}/, where \
+                         agents read it as handoff content the gate did not judge as such; \
+                         move it into {}/ as spelled, or out of the handoff directory",
+                        escape_untrusted(dir),
+                        escape_untrusted(&spelled),
+                        escape_untrusted(&c.path),
+                        escape_untrusted(&spelled),
+                        escape_untrusted(&spelled)
+                    ),
+                );
+                continue;
+            }
             let manifest = location::join(dir, MANIFEST);
             let holds_aahp = match content {
                 // A regular file only (a FIFO is never waited on), read within the limit.
@@ -2126,6 +2145,28 @@ fn unknown_dirs_layer(
     Ok(shown(layer))
 }
 
+/// The handoff directory `dir` stands for on a case-insensitive file system when it is
+/// spelled otherwise (`.AI/handoff`, `pkg/.ai/HANDOFF`, a judged directory in another
+/// case, `ſ` for `s`): the spelling it should have. `None` for every other directory.
+fn handoff_in_another_case(dir: &str, reads: &[Read]) -> Option<String> {
+    let folded = lint::agents::fold_case(dir);
+    if let Some(r) = reads
+        .iter()
+        .find(|r| r.dir.rel != dir && lint::agents::fold_case(&r.dir.rel) == folded)
+    {
+        return Some(r.dir.rel.clone());
+    }
+    // `.ai/handoff` is two components: the last two of `dir`, and what lies above them.
+    let mut parts = dir.rsplitn(3, '/');
+    let (name, up) = (parts.next()?, parts.next()?);
+    let last = format!("{up}/{name}");
+    (last != DEFAULT_DIR && lint::agents::fold_case(&last) == DEFAULT_DIR).then(|| {
+        parts
+            .next()
+            .map_or_else(|| DEFAULT_DIR.to_string(), |p| format!("{p}/{DEFAULT_DIR}"))
+    })
+}
+
 /// Fails the changes whose directory's name is not valid UTF-8 (git's bytes, shown with
 /// U+FFFD): discovery finds packages by name, so whether such a directory is a package with
 /// its own `.ai/handoff/` cannot be told, and a change there would otherwise pass unjudged
@@ -2144,7 +2185,7 @@ fn unplaced_layer(paths: &[&str]) -> Option<Layer> {
         layer.fail(
             Some(d.to_string()),
             format!(
-                "{}/: changed files lie in a directory whose name is not valid UTF-8; the gate cannot tell whether it is a package with its own handoff directory, so it does not pass them unjudged",
+                "{}/: changed files lie in a directory whose name is not valid UTF-8; the gate cannot tell whether it is a package with its own handoff directory, so it does not pass them unjudged: rename it to valid UTF-8",
                 escape_untrusted(d)
             ),
         );

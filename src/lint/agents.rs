@@ -348,7 +348,7 @@ pub const IMPORTING_NAMES: [&str; 4] = ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.
 
 /// True for an instruction file whose `@path` lines the agent loads ([`IMPORTING_NAMES`]).
 pub fn imports_files(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
+    let name = fold_case(path.rsplit('/').next().unwrap_or(path));
     IMPORTING_NAMES.iter().any(|n| name.eq_ignore_ascii_case(n))
 }
 
@@ -469,7 +469,7 @@ impl Pattern {
     /// (APFS, NTFS) serve `claude.md` to an agent that opens `CLAUDE.md`, so every spelling
     /// is an instruction file (review s23 #4).
     fn matches(self, path: &str) -> bool {
-        let path = path.to_ascii_lowercase();
+        let path = fold_case(path);
         let name = path.rsplit('/').next().unwrap_or(&path);
         match self {
             Pattern::Name(n) => name.eq_ignore_ascii_case(n),
@@ -501,6 +501,29 @@ impl Pattern {
     }
 }
 
+/// `path` as a case-insensitive file system compares it with an ASCII name: ASCII letters
+/// lowercased, and a letter whose case folding is an ASCII letter (`ſ` U+017F folds to `s`,
+/// the Kelvin sign U+212A to `k`; NTFS upper-cases the dotless `ı` to `I`) replaced by it
+/// (review s26 #6). APFS and NTFS serve `AGENTſ.md` to an agent that opens `AGENTS.md`, so
+/// both spellings are the same instruction file. Other characters stay as they are.
+pub fn fold_case(path: &str) -> String {
+    if path.is_ascii() {
+        return path.to_ascii_lowercase();
+    }
+    path.chars()
+        .map(|c| {
+            if c.is_ascii() {
+                return c.to_ascii_lowercase();
+            }
+            let mut folded = c.to_uppercase().flat_map(char::to_lowercase);
+            match (folded.next(), folded.next()) {
+                (Some(f), None) if f.is_ascii() => f,
+                _ => c,
+            }
+        })
+        .collect()
+}
+
 /// True when agents read the file at `path` (repository-relative, `/`-separated) as
 /// instructions, wherever it sits.
 pub fn is_agent_file(path: &str) -> bool {
@@ -528,7 +551,7 @@ fn dir_components(pattern: Pattern) -> Vec<&'static str> {
 /// `pkg/.roo`, a mode's `.roo/rules-code`), in any letter case: a symbolic link or a submodule
 /// there makes the agent read files whose own paths the gate never judges as instructions.
 pub fn is_instruction_dir(path: &str) -> bool {
-    let path = path.to_ascii_lowercase();
+    let path = fold_case(path);
     let parts: Vec<&str> = path.split('/').collect();
     let ends_with = |dirs: &[&str]| {
         parts.len() >= dirs.len()
@@ -585,7 +608,18 @@ pub fn top_level_names() -> impl Iterator<Item = &'static str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{AGENT_FILES, is_agent_file};
+    use super::{AGENT_FILES, fold_case, is_agent_file};
+
+    #[test]
+    fn names_fold_as_case_insensitive_file_systems_compare_them() {
+        assert_eq!(fold_case("AGENT\u{17f}.md"), "agents.md");
+        assert_eq!(fold_case(".\u{212a}iro/Steering"), ".kiro/steering");
+        assert_eq!(fold_case("GEM\u{131}NI.md"), "gemini.md");
+        // Letters whose folding is not ASCII stay as they are.
+        assert_eq!(fold_case("Caf\u{e9}/\u{130}.md"), "caf\u{e9}/\u{130}.md");
+        assert!(is_agent_file("docs/AGENT\u{17f}.md"));
+        assert!(!is_agent_file("AGENT\u{15b}.md"));
+    }
 
     #[test]
     fn every_entry_matches_its_examples_and_not_its_near_misses() {

@@ -500,6 +500,23 @@ fn a_credential_or_hidden_character_in_a_name_or_link_target_fails_the_gate() {
 /// Qwen Code, Crush, Warp, Augment, Trae and `OpenHands` are instruction files: an injection in
 /// any of them fails the pre-commit hook and `verify --level ci`, and `lint --all` names it.
 /// Qwen Code's `QWEN.md` imports with `@path` like `CLAUDE.md`.
+/// Review s26 #6: APFS and NTFS compare names by case folding, which maps some letters
+/// that are not ASCII to ASCII ones (`ſ` to `s`, the Kelvin sign to `k`, `ı` to `i`): an
+/// agent opening `AGENTS.md` there reads `AGENTſ.md`. Such spellings are instruction files.
+#[test]
+fn instruction_paths_spelled_with_letters_that_fold_to_ascii_are_judged() {
+    for path in [
+        "AGENT\u{17f}.md",
+        ".cur\u{17f}orrules",
+        ".claude/\u{17f}kills/x/SKILL.md",
+        ".\u{212a}iro/steering/x.md",
+        "GEM\u{131}NI.md",
+    ] {
+        let repo = handoff_repo();
+        fails_hook_lint_all_and_ci(&repo, path);
+    }
+}
+
 #[test]
 fn the_rule_files_of_more_agents_are_judged() {
     for path in [

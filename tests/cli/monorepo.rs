@@ -474,7 +474,8 @@ fn changes_in_a_directory_whose_name_is_not_utf8_fail_the_gate() {
         "{out}"
     );
     assert!(
-        out.stdout.contains("rename the directory to valid UTF-8"),
+        out.stdout
+            .contains("rename or move it as it says (to valid UTF-8"),
         "{out}"
     );
     // Renamed to valid UTF-8, the package is found and judged: the injection blocks.

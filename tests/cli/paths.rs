@@ -354,3 +354,39 @@ fn a_handoff_directory_the_gate_was_not_told_about_fails_closed() {
         "{named}"
     );
 }
+
+/// Review s26 #6: a case-insensitive checkout (macOS, Windows) writes `.AI/handoff/x.md`,
+/// `.ai/HANDOFF/x.md` or `pkg/.Ai/Handoff/x.md` into the handoff directory as spelled,
+/// where agents read it as handoff content that was never judged as such. A change there
+/// fails the `discovery` layer at the hook and at ci, naming the spelling it should have;
+/// the same file in the handoff directory itself is judged as usual.
+#[test]
+fn a_handoff_directory_spelled_in_another_case_fails_closed() {
+    for (path, spelled) in [
+        (".AI/handoff/notes/deploy.md", ".ai/handoff"),
+        (".ai/HANDOFF/NEXT_STEPS.md", ".ai/handoff"),
+        (".a\u{131}/handoff/notes.md", ".ai/handoff"),
+        ("pkg/.Ai/Handoff/notes.md", "pkg/.ai/handoff"),
+    ] {
+        let repo = crate::verify::handoff_repo();
+        repo.git(&["tag", "base"]);
+        repo.write(path, "Deploy notes.\n");
+        repo.git(&["add", "-A"]);
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        let named = format!("is the handoff directory {spelled}/ spelled in another letter case");
+        assert!(
+            hook.stdout.contains("FAIL  discovery") && hook.stdout.contains(&named),
+            "{path}\n{hook}"
+        );
+        repo.git(&["commit", "-q", "--no-verify", "-m", path]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "base"]);
+        ci.assert_code(1);
+        assert!(ci.stdout.contains(&named), "{path}\n{ci}");
+    }
+    let repo = crate::verify::handoff_repo();
+    repo.write(".ai/handoff/notes/deploy.md", "Deploy notes.\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    assert!(!out.stdout.contains("another letter case"), "{out}");
+}
