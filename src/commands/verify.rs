@@ -688,6 +688,55 @@ impl Content<'_> {
         }
     }
 
+    /// `path` as the agent's file system resolves it (review s26 #5): a directory on the
+    /// way that is a symbolic link is replaced by its target (`lnk/guide.md` with
+    /// `lnk -> notes` is `notes/guide.md`), and a file or link the content does not hold in
+    /// that spelling by the one it holds in another letter case (`notes/Guide.md` for
+    /// `notes/guide.md`), as macOS and Windows serve it. Up to [`crate::handoff::MAX_LINK_HOPS`] links; a link leaving the
+    /// repository stops the resolution there (reading it is refused elsewhere). The path as
+    /// written when nothing applies.
+    fn resolve_path(&self, repo: &Repo, path: &str) -> Result<String> {
+        let mut parts: Vec<String> = path.split('/').map(String::from).collect();
+        let mut hops = 0;
+        let mut i = 0;
+        while i < parts.len() {
+            let prefix = parts[..=i].join("/");
+            let kind = match self.kind_at(repo, &prefix)? {
+                Some(k) => Some(k),
+                None if self.holds(repo, &prefix)? => None,
+                None => {
+                    let (dir, name) = prefix.rsplit_once('/').unwrap_or(("", &prefix));
+                    let mut like = self.names_like(repo, dir, name)?;
+                    like.sort();
+                    match like.into_iter().next() {
+                        Some(found) => {
+                            parts[i] = crate::handoff::file_name(&found).to_string();
+                            self.kind_at(repo, &found)?
+                        }
+                        None => return Ok(path.to_string()),
+                    }
+                }
+            };
+            if kind == Some(EntryKind::Link) && i + 1 < parts.len() {
+                hops += 1;
+                let prefix = parts[..=i].join("/");
+                let Some(target) = self.link_chain(repo, &prefix)?.pop() else {
+                    return Ok(path.to_string());
+                };
+                if hops > crate::handoff::MAX_LINK_HOPS {
+                    return Ok(path.to_string());
+                }
+                let rest = parts.split_off(i + 1);
+                parts = target.split('/').map(String::from).collect();
+                parts.extend(rest);
+                i = 0;
+                continue;
+            }
+            i += 1;
+        }
+        Ok(parts.join("/"))
+    }
+
     /// The paths a symbolic link at `path` leads through (repository-relative, the last one
     /// the file read), up to [`crate::handoff::MAX_LINK_HOPS`] links; empty when `path` is
     /// not a link or leads out of the repository.
@@ -863,10 +912,20 @@ fn add_pulled_in(
         };
         pulled_paths.extend(imports.iter().cloned());
         for import in imports.iter() {
-            let pulled = whole || altered.contains(import.as_str());
+            // What the agent reads: the path through the links on its way and at its end,
+            // in the letter case the content holds (review s26 #5).
+            let resolved = content.resolve_path(repo, import)?;
+            let mut names = content.link_chain(repo, &resolved)?;
+            if resolved != *import {
+                names.push(resolved.clone());
+            }
+            pulled_paths.extend(names.iter().cloned());
+            let pulled = whole
+                || altered.contains(import.as_str())
+                || names.iter().any(|n| altered.contains(n.as_str()));
             if pulled
                 && !held.contains_key(import)
-                && let Some(bytes) = content.read_agent_file(repo, import)?
+                && let Some(bytes) = content.read_agent_file(repo, &resolved)?
             {
                 held.insert(import.clone(), agent_files.len());
                 agent_files.push((owner.clone(), import.clone(), bytes));

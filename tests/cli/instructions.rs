@@ -776,3 +776,46 @@ fn imports_from_anywhere_in_the_tree_and_bare_names_are_followed() {
     repo.git(&["add", "-A"]);
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
 }
+
+/// Review s26 #5: Claude Code reads an `@path` import through the file system, so a
+/// directory link on the way (`@lnk/guide.md`, `lnk -> notes`), a link at the imported file
+/// (`notes/guide.md -> ../docs/real.md`) and, on macOS and Windows, a file in another letter
+/// case (`@notes/Guide.md`) all lead to a file the gate must judge when it changes. Each
+/// change fails the hook and `verify --level ci`.
+#[test]
+fn imports_through_links_and_in_another_letter_case_are_followed() {
+    type Setup = fn(&TestRepo) -> &'static str;
+    let cases: [(&str, Setup); 3] = [
+        ("Style: @lnk/guide.md\n", |r| {
+            r.write("notes/guide.md", CLEAN);
+            std::os::unix::fs::symlink("notes", r.path().join("lnk")).unwrap();
+            "notes/guide.md"
+        }),
+        ("Style: @notes/guide.md\n", |r| {
+            r.write("docs/real.md", CLEAN);
+            std::fs::create_dir_all(r.path().join("notes")).unwrap();
+            std::os::unix::fs::symlink("../docs/real.md", r.path().join("notes/guide.md")).unwrap();
+            "docs/real.md"
+        }),
+        ("Style: @notes/Guide.md\n", |r| {
+            r.write("notes/guide.md", CLEAN);
+            "notes/guide.md"
+        }),
+    ];
+    for (claude, setup) in cases {
+        let repo = TestRepo::new();
+        repo.write("CLAUDE.md", claude);
+        let target = setup(&repo);
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "imports"]);
+        repo.write(target, INJECTION);
+        repo.git(&["add", "-A"]);
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        assert!(hook.stdout.contains("PI001"), "{claude}\n{hook}");
+        repo.git(&["commit", "-q", "--no-verify", "-m", "changed"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(ci.stdout.contains("PI001"), "{claude}\n{ci}");
+    }
+}
