@@ -255,8 +255,10 @@ enum Matcher {
     /// capture engine (the `PikeVM`, on a long match) read it again (issue #13 item 4).
     Head {
         head: &'static Regex,
-        /// The class of the run's bytes (every byte of a non-ASCII character is in it).
-        tail: super::rules::secrets::ByteClass,
+        /// The class of the run's bytes (every byte of a non-ASCII character is in it), as a
+        /// table by byte: a run is read a byte at a time, up to a kilobyte for each of the
+        /// values nested in a `KEY=KEY=…` line, and a call per byte was most of that read.
+        tail: Box<[bool; 256]>,
         /// Reads the groups off the head's match (`None`: the head's capture engine does).
         read: Option<GroupsFn>,
     },
@@ -301,7 +303,9 @@ impl Matcher {
         if let Some((head, tail)) = super::rules::secrets::head(pattern) {
             return Matcher::Head {
                 head: compile(pattern, &head),
-                tail,
+                tail: Box::new(std::array::from_fn(|c| {
+                    tail(u8::try_from(c).expect("a byte"))
+                })),
                 read: super::rules::secrets::groups_reader(pattern),
             };
         }
@@ -350,10 +354,10 @@ impl Matcher {
                 let (s, he) = (m.start(), m.end());
                 // The run goes on past the head's match only where the match ends in it (an
                 // assignment's quoted value ends with its quote, which the class leaves out).
-                let e = if he > s && tail(hay.as_bytes()[he - 1]) {
+                let e = if he > s && tail[usize::from(hay.as_bytes()[he - 1])] {
                     he + hay.as_bytes()[he..]
                         .iter()
-                        .take_while(|&&c| tail(c))
+                        .take_while(|&&c| tail[usize::from(c)])
                         .count()
                 } else {
                     he
