@@ -255,8 +255,10 @@ enum Matcher {
     /// capture engine (the `PikeVM`, on a long match) read it again (issue #13 item 4).
     Head {
         head: &'static Regex,
-        /// The class of the run's bytes (every byte of a non-ASCII character is in it).
-        tail: super::rules::secrets::ByteClass,
+        /// The class of the run's bytes (every byte of a non-ASCII character is in it), as a
+        /// table by byte: a run is read a byte at a time, up to a kilobyte for each of the
+        /// values nested in a `KEY=KEY=…` line, and a call per byte was most of that read.
+        tail: Box<[bool; 256]>,
         /// Reads the groups off the head's match (`None`: the head's capture engine does).
         read: Option<GroupsFn>,
     },
@@ -301,7 +303,9 @@ impl Matcher {
         if let Some((head, tail)) = super::rules::secrets::head(pattern) {
             return Matcher::Head {
                 head: compile(pattern, &head),
-                tail,
+                tail: Box::new(std::array::from_fn(|c| {
+                    tail(u8::try_from(c).expect("a byte"))
+                })),
                 read: super::rules::secrets::groups_reader(pattern),
             };
         }
@@ -350,10 +354,10 @@ impl Matcher {
                 let (s, he) = (m.start(), m.end());
                 // The run goes on past the head's match only where the match ends in it (an
                 // assignment's quoted value ends with its quote, which the class leaves out).
-                let e = if he > s && tail(hay.as_bytes()[he - 1]) {
+                let e = if he > s && tail[usize::from(hay.as_bytes()[he - 1])] {
                     he + hay.as_bytes()[he..]
                         .iter()
-                        .take_while(|&&c| tail(c))
+                        .take_while(|&&c| tail[usize::from(c)])
                         .count()
                 } else {
                     he
@@ -416,8 +420,85 @@ impl Matcher {
     }
 }
 
-/// A cheap test on a keyword occurrence: (text bytes, keyword start, keyword end).
-pub(crate) type GateFn = fn(&[u8], usize, usize) -> bool;
+/// A cheap test on a keyword occurrence: (the text, keyword start, keyword end).
+pub(crate) type GateFn = fn(&Site<'_>, usize, usize) -> bool;
+
+/// The text the gates read, with the facts several of them ask about the line of a keyword
+/// occurrence, worked out once per line rather than once per gate and occurrence. A text of
+/// `password=` repeated on one line asked a dozen gates at each `password` where its line
+/// starts and ends, each reading hundreds of bytes back and forth (issue #13 item 4).
+///
+/// Dereferences to the text's bytes, which is what most gates read. The line is kept for
+/// the last position asked: the keyword pass meets occurrences line by line, so each line
+/// is read once (its ends, its last `|`, its first byte past blanks and `>`).
+pub(crate) struct Site<'a> {
+    bytes: &'a [u8],
+    line: std::cell::Cell<Option<Line>>,
+}
+
+/// The facts of one line of a [`Site`]'s text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Line {
+    /// The line's first byte.
+    pub start: usize,
+    /// Its `\n`, or the text's length on the last line.
+    pub end: usize,
+    /// Its last `|`, if any.
+    pub last_pipe: Option<usize>,
+    /// Its first byte that is not a blank (space, tab) or `>`, or `end`.
+    pub lead: usize,
+    /// Whether it holds ` as ` anywhere.
+    pub holds_as: bool,
+}
+
+/// ` as `, searched for in a line ([`Line::holds_as`]) and near a keyword: built once, as
+/// `memmem::find` builds its searcher at every call.
+pub(crate) static AS: LazyLock<memchr::memmem::Finder<'static>> =
+    LazyLock::new(|| memchr::memmem::Finder::new(b" as "));
+
+impl<'a> Site<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Site<'a> {
+        Site {
+            bytes,
+            line: std::cell::Cell::new(None),
+        }
+    }
+
+    /// The line that holds byte `pos` (a position at the text's end, or at a `\n`, is in the
+    /// line that ends there).
+    pub(crate) fn line(&self, pos: usize) -> Line {
+        if let Some(l) = self.line.get()
+            && (l.start..=l.end).contains(&pos)
+        {
+            return l;
+        }
+        let b = self.bytes;
+        let pos = pos.min(b.len());
+        let start = memchr::memrchr(b'\n', &b[..pos]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &b[pos..]).map_or(b.len(), |i| pos + i);
+        let lead = start
+            + b[start..end]
+                .iter()
+                .take_while(|c| matches!(c, b' ' | b'\t' | b'>'))
+                .count();
+        let l = Line {
+            start,
+            end,
+            last_pipe: memchr::memrchr(b'|', &b[start..end]).map(|i| start + i),
+            lead,
+            holds_as: AS.find(&b[start..end]).is_some(),
+        };
+        self.line.set(Some(l));
+        l
+    }
+}
+
+impl std::ops::Deref for Site<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.bytes
+    }
+}
 
 /// A check run on every regex match of a pattern.
 pub(crate) type CheckFn = fn(&Scan<'_>, &Caps<'_>, &mut Vec<Finding>);
@@ -881,6 +962,7 @@ impl Engine {
         // (pattern, start, end) of the `near` literals.
         let mut near: Vec<(u16, usize, usize)> = Vec::new();
         let bytes = text.as_bytes();
+        let site = Site::new(bytes);
         // ASCII lowercasing keeps every byte offset, so matches in the copy are matches in
         // `text`. The copy's buffer is kept for the thread's next file (taken out, so a nested
         // scan of decoded text gets its own).
@@ -898,7 +980,7 @@ impl Engine {
                 if !only.admits(pat.rule.family) {
                     continue;
                 }
-                if pat.gate.is_some_and(|g| !g(bytes, start, end)) {
+                if pat.gate.is_some_and(|g| !g(&site, start, end)) {
                     continue;
                 }
                 windows.push((
@@ -1207,7 +1289,7 @@ fn note_if_gated_away(text: &str, p: u16, ms: usize, me: usize) {
     if pat.gate.is_none() && pat.near.is_empty() {
         return;
     }
-    let bytes = text.as_bytes();
+    let site = Site::new(text.as_bytes());
     let lower = text.to_ascii_lowercase();
     let (mut windows, mut near) = (Vec::new(), Vec::new());
     e.keywords.for_each(lower.as_bytes(), |k, s, end| {
@@ -1216,7 +1298,7 @@ fn note_if_gated_away(text: &str, p: u16, ms: usize, me: usize) {
                 if q & !NEAR == p {
                     near.push((s, end));
                 }
-            } else if q == p && pat.gate.is_none_or(|g| g(bytes, s, end)) {
+            } else if q == p && pat.gate.is_none_or(|g| g(&site, s, end)) {
                 windows.push((
                     s.saturating_sub(pat.before),
                     (end + pat.after).min(text.len()),
@@ -1292,7 +1374,7 @@ pub(crate) fn compile_all() {
 
 #[cfg(test)]
 mod tests {
-    use super::{Groups, Matcher, holds_near, sort_by_pattern};
+    use super::{Groups, Line, Matcher, Site, holds_near, sort_by_pattern};
 
     #[test]
     fn generated_tables_are_current() {
@@ -1678,6 +1760,60 @@ mod tests {
         assert!(!holds_near(&near, 3, 0, 100), "another pattern's literal");
         assert!(holds_near(&near, 2, 50, 100));
         assert!(!holds_near(&near, 2, 46, 89));
+    }
+
+    /// The line of byte `pos`, worked out from scratch.
+    fn line_of(b: &[u8], pos: usize) -> Line {
+        let start = b[..pos]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+        let end = b[pos..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |i| pos + i);
+        Line {
+            start,
+            end,
+            last_pipe: b[start..end]
+                .iter()
+                .rposition(|&c| c == b'|')
+                .map(|i| start + i),
+            lead: (start..end)
+                .find(|&i| !matches!(b[i], b' ' | b'\t' | b'>'))
+                .unwrap_or(end),
+            holds_as: b[start..end].windows(4).any(|w| w == b" as "),
+        }
+    }
+
+    #[test]
+    fn a_sites_line_facts_are_those_of_the_line_asked_whatever_was_asked_before() {
+        let texts: [&[u8]; 7] = [
+            b"",
+            b"\n",
+            b"one line, no break",
+            b"| a | b |\n|---|---|\n  > | pass | x |\n\n\t\t\nlast | line",
+            b"\n\n|\n>\n  \n",
+            b"key=value | more\r\n> quoted > | pipe\nplain",
+            b"known as x\n as \nas  as\n  as ",
+        ];
+        for b in texts {
+            let forward = Site::new(b);
+            let backward = Site::new(b);
+            for pos in 0..=b.len() {
+                assert_eq!(forward.line(pos), line_of(b, pos), "{b:?} at {pos}");
+                let back = b.len() - pos;
+                assert_eq!(backward.line(back), line_of(b, back), "{b:?} at {back}");
+            }
+            // Jumping between lines, and back to one already read.
+            let jumping = Site::new(b);
+            for pos in (0..=b.len())
+                .step_by(3)
+                .chain((0..=b.len()).rev().step_by(5))
+            {
+                assert_eq!(jumping.line(pos), line_of(b, pos), "{b:?} at {pos}");
+            }
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@
 
 use std::ops::Range;
 
-use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::PI013;
 use super::super::text::{ceil_char, sentence_end, sentence_start};
 use super::{excerpt, negated_before, push_pi};
@@ -95,7 +95,7 @@ const AI_CONDITIONS: &[&str] = &[
 /// The second pattern's keyword opens a window when it starts with its condition word, or,
 /// for a person or an AI named after an article, when one of the condition words it was
 /// paired with ends right before it: the same occurrences as the paired keywords gave.
-fn condition_gate(b: &[u8], start: usize, end: usize) -> bool {
+fn condition_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     let ci = |at: usize, w: &str| {
         b.get(at..at + w.len())
             .is_some_and(|s| s.eq_ignore_ascii_case(w.as_bytes()))
@@ -863,8 +863,8 @@ fn payload_after(main: &str, ws: &Words, k: usize, verb_end: usize) -> (bool, bo
 #[cfg(test)]
 mod tests {
     use super::{
-        ASKED, OUTPUT_VERBS, asked_parts, clause_words, condition_gate, imperative, insteadish,
-        is_output_verb, may_take_over, output_acts, output_verb, takes_over,
+        ASKED, OUTPUT_VERBS, Site, asked_parts, clause_words, condition_gate, imperative,
+        insteadish, is_output_verb, may_take_over, output_acts, output_verb, takes_over,
     };
     use crate::lint::rules::expand;
     use regex::Regex;
@@ -933,7 +933,7 @@ mod tests {
     fn a_person_or_an_ai_opens_a_window_only_after_a_condition_word() {
         let gate = |t: &str, kw: &str| {
             let start = t.to_ascii_lowercase().find(kw).expect("keyword");
-            condition_gate(t.as_bytes(), start, start + kw.len())
+            condition_gate(&Site::new(t.as_bytes()), start, start + kw.len())
         };
         assert!(gate("When the user asks", "the user"));
         assert!(gate("as soon as a customer says", "a customer"));

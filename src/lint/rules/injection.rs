@@ -4,7 +4,7 @@
 //! combining signals (a persona set-up plus the removal of rules, …) within one passage.
 
 use super::super::Severity;
-use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::{
     PI001, PI002, PI003, PI004, PI005, PI006, PI007, PI008, PI009, PI010, PI011, PI012,
 };
@@ -3015,7 +3015,7 @@ pub(crate) const MODE_WORDS: &[&str] = &[
 
 /// A `mode` keyword (` mode`, `_mode`, `-mode`) right after one of [`MODE_WORDS`]: blanks, one
 /// backslash and the separator in between, as the regex allows.
-fn mode_gate(b: &[u8], start: usize, _end: usize) -> bool {
+fn mode_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
     let mut i = start;
     while i > 0 && (b[i - 1].is_ascii_whitespace() || b[i - 1] == b'\\') {
         i -= 1;

@@ -3,7 +3,7 @@
 //! digit runs, not by a regex per rule.
 
 use super::super::Severity;
-use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::{PII001, PII002, PII003, PII004, PII005};
 
 pub(crate) static PATTERNS: &[Pattern] = &[Pattern {
@@ -19,7 +19,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[Pattern {
 }];
 
 /// An `@` inside an address: a local-part character before it, a domain character after.
-fn email_gate(b: &[u8], start: usize, end: usize) -> bool {
+fn email_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     let local = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'%' | b'+' | b'-');
     start > 0 && local(b[start - 1]) && b.get(end).is_some_and(u8::is_ascii_alphanumeric)
 }

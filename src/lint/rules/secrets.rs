@@ -4,7 +4,7 @@
 //! documentation-style values (`password`, `myPassword`, `aaaa…`) are warnings.
 
 use super::super::Severity;
-use super::super::engine::{Caps, Finding, GroupsFn, Pattern, Scan, Spans};
+use super::super::engine::{Caps, Finding, GroupsFn, Pattern, Scan, Site, Spans};
 use super::super::registry::{
     RuleMeta, SEC001, SEC010, SEC011, SEC020, SEC030, SEC040, SEC041, SEC042, SEC050, SEC051,
     SEC060, SEC070, SEC080, SEC090, SEC100, SEC110, SEC120, SEC121, SEC130, SEC131, SEC140, SEC150,
@@ -946,7 +946,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
 /// The line of a `.pgpass` keyword holds no blank between its first and last character and
 /// at least four colons: five fields. Bounded to the pattern's window. Sound because
 /// [`check_pgpass`] reports only a line that holds a keyword, whose own gate then passes.
-fn pgpass_gate(b: &[u8], start: usize, _end: usize) -> bool {
+fn pgpass_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
     let lo = start.saturating_sub(200);
     let hi = b.len().min(start + 400);
     let mut a = start;
@@ -990,7 +990,7 @@ fn check_pgpass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 }
 
 /// `scheme://` followed by `@` before the URL ends: the only URLs that can hold a password.
-fn userinfo_gate(b: &[u8], _start: usize, end: usize) -> bool {
+fn userinfo_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     let tail = &b[end..b.len().min(end + 220)];
     let stop = tail
         .iter()
@@ -1093,7 +1093,7 @@ fn check_credential_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
 /// The keyword ends a flag's name (`-ApiKey`, `--github-token`, `-NuGetApiKey`): the name
 /// starts with `-` after a blank, a quote or a bracket, and a value follows it after `=` or a
 /// blank. The look back is bounded, so a long run of name characters stays linear.
-fn flag_gate(b: &[u8], start: usize, end: usize) -> bool {
+fn flag_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     // The credential word ends the name (`--max-tokens`, `--manifest-path` are not
     // credentials), and a value follows.
     if !matches!(b.get(end), Some(b'=' | b' ' | b'\t')) {
@@ -1354,7 +1354,7 @@ fn regex_space(c: u8) -> bool {
 
 /// A credential word followed (after the rest of its identifier and an optional quote) by an
 /// assignment or comparison operator.
-fn assignment_gate(b: &[u8], _start: usize, end: usize) -> bool {
+fn assignment_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     let mut i = end;
     // The rest of the name (the pattern takes 80 bytes of it), then the blanks of a
     // column-aligned block (`password            = …`, review 24): the pattern reads 240 bytes
@@ -1406,17 +1406,17 @@ fn sign_follows(b: &[u8], mut i: usize, signs: &[u8]) -> bool {
 }
 
 /// `password: …`, `pwd = …` (a line of a username/password pair).
-fn assigned_gate(b: &[u8], _start: usize, end: usize) -> bool {
+fn assigned_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     sign_follows(b, end, b"=:")
 }
 
 /// `password = …`.
-fn equals_gate(b: &[u8], _start: usize, end: usize) -> bool {
+fn equals_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     sign_follows(b, end, b"=")
 }
 
 /// `password "…"`, `credentials '…'`.
-fn quoted_gate(b: &[u8], _start: usize, end: usize) -> bool {
+fn quoted_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     sign_follows(b, end, b"\"'")
 }
 
@@ -1429,7 +1429,7 @@ fn quoted_gate(b: &[u8], _start: usize, end: usize) -> bool {
 /// stop; that is every way the byte walk ([`password_is_quoted_walk`]) can succeed, as it
 /// skips blanks from the separator to the first byte after them. A non-ASCII byte also
 /// answers the walk (it may be a Unicode space), so a stretch holding one is walked.
-fn password_is_quoted_gate(b: &[u8], _start: usize, end: usize) -> bool {
+fn password_is_quoted_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     let limit = b.len().min(end + 4 * 40 + 4);
     if end >= limit {
         return false;
@@ -1490,7 +1490,7 @@ fn password_is_quoted_walk(b: &[u8], end: usize, limit: usize) -> bool {
 
 /// `secret: …`, `secret_access_key = …`, `"secret key" => …`: the label's tail (at most
 /// `_access_key`), a quote, then an assignment sign.
-fn secret_key_gate(b: &[u8], _start: usize, end: usize) -> bool {
+fn secret_key_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     let mut i = end;
     let stop = b.len().min(end + "_access_key".len());
     while i < stop && (b[i].is_ascii_alphabetic() || matches!(b[i], b' ' | b'_' | b'-')) {
@@ -1550,7 +1550,7 @@ const PROSE_LABELS: &[&str] = &[
     clippy::many_single_char_names,
     reason = "byte positions of one scan: b the text, i/j/p/q/r/v places in it, n/m/k counts"
 )]
-fn clause_gate(b: &[u8], start: usize, end: usize) -> bool {
+fn clause_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     let hi = b.len().min(end + CLAUSE_READ);
     let b = &b[..hi];
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
@@ -1784,7 +1784,7 @@ fn value_run_at(b: &[u8], mut i: usize) -> bool {
 /// budget", `token_budget` and a status file's prose fail here, so the pattern's regex is
 /// not compiled for them. Never stricter than the regex and the check: a run that holds the
 /// value also holds it bytewise.
-fn labelled_gate(b: &[u8], _start: usize, end: usize) -> bool {
+fn labelled_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     // The label's own tail: `passwords`, `secret_key`, `secret-key`, `secretkey`.
     let rest = &b[end..];
@@ -3677,7 +3677,7 @@ fn spaced_name_keyed(name: &str) -> bool {
 }
 
 /// The keyword ends a name that a space and a quote follow (`storePassword "…"`).
-fn spaced_quote_gate(b: &[u8], _start: usize, end: usize) -> bool {
+fn spaced_quote_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     let mut i = end;
     let limit = b.len().min(end + 48);
     while i < limit && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
@@ -3692,19 +3692,30 @@ fn spaced_quote_gate(b: &[u8], _start: usize, end: usize) -> bool {
 
 /// The keyword is in a line that holds a `|`, followed by a line of a Markdown table's
 /// delimiter row.
-fn table_gate(b: &[u8], start: usize, end: usize) -> bool {
+fn table_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     // Within the pattern's window (a header longer than it cannot match anyway), so that a
     // long line of keywords is not read again for each of them.
+    // The line's ends and its last `|` are the site's, read once for the line.
     let lo = start.saturating_sub(300);
     let hi = b.len().min(end + 600);
-    let line_start = memchr::memrchr(b'\n', &b[lo..start]).map_or(lo, |i| lo + i + 1);
-    let Some(nl) = memchr::memchr(b'\n', &b[end..hi]).map(|i| end + i) else {
-        return false;
+    let line = b.line(start);
+    let line_start = line.start.max(lo);
+    // The `\n` after the keyword, within reach, and whether a `|` is before it on the line.
+    let (nl, pipe) = if end <= line.end {
+        if line.end >= hi {
+            return false;
+        }
+        (line.end, line.last_pipe.is_some_and(|p| p >= line_start))
+    } else {
+        // A keyword that holds a line break: read as it stands.
+        let Some(nl) = memchr::memchr(b'\n', &b[end..hi]).map(|i| end + i) else {
+            return false;
+        };
+        (nl, memchr::memchr(b'|', &b[line_start..nl]).is_some())
     };
     let next_end = memchr::memchr(b'\n', &b[nl + 1..hi]).map_or(hi, |i| nl + 1 + i);
     let next = &b[nl + 1..next_end];
-    memchr::memchr(b'|', &b[line_start..nl]).is_some()
-        && next.contains(&b'-')
+    pipe && next.contains(&b'-')
         && next
             .iter()
             .all(|c| matches!(c, b'|' | b'-' | b':' | b' ' | b'\t' | b'\r'))
@@ -3874,19 +3885,18 @@ fn cell_names_a_credential(cell: &str) -> bool {
 
 /// The keyword is inside a cell of a Markdown table row (the line starts with `|`).
 /// Reads back to the line's start within 600 bytes.
-fn table_row_gate(b: &[u8], start: usize, end: usize) -> bool {
+fn table_row_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     let lo = start.saturating_sub(600);
     // The line must start within the reach: a row is not 600 bytes long (review 27: a line
     // of a megabyte of cells opened the pattern at every keyword).
-    let line_start = match memchr::memrchr(b'\n', &b[lo..start]) {
-        Some(i) => lo + i + 1,
-        None if lo == 0 => 0,
-        None => return false,
-    };
-    let first = b[line_start..start]
-        .iter()
-        .find(|c| !matches!(c, b' ' | b'\t' | b'>'));
-    first == Some(&b'|') && memchr::memchr(b'|', &b[end..b.len().min(end + 600)]).is_some()
+    let line = b.line(start);
+    if line.start < lo || line.start == lo && lo > 0 {
+        return false;
+    }
+    // The line's first byte past blanks and `>`, before the keyword.
+    line.lead < start
+        && b[line.lead] == b'|'
+        && memchr::memchr(b'|', &b[end..b.len().min(end + 600)]).is_some()
 }
 
 /// A row of a key/value table (`| jwt_secret | `Xk29…` |`, `| Password | Xk29… |`): a
@@ -3922,7 +3932,7 @@ fn check_table_row(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// The keyword is a whole cell of a line of comma-separated cells (`user,password,host`).
 /// Reads from the keyword out to the first byte that ends its cell on either side (within
 /// 200 bytes and the line), not the whole line: a gate is asked at every keyword.
-fn csv_header_gate(b: &[u8], start: usize, end: usize) -> bool {
+fn csv_header_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     let cell = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b' ' | b'"' | b'\'');
     // The byte that ends the cell before the keyword, or None when the line or the reach
     // ends first; the same after it, where a carriage return is part of the cell.
@@ -4239,14 +4249,14 @@ fn prose_secret(v: &str) -> bool {
 
 /// The label follows its value (`use … as the password`): before the keyword, within 120
 /// bytes on its line, the word `as`.
-fn value_first_label_gate(b: &[u8], start: usize, _end: usize) -> bool {
-    // Built once: `memmem::find` builds its searcher at every call, and this gate is asked
-    // at every `password` of a text.
-    static AS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b" as "));
-    let lo = start.saturating_sub(120);
-    let line_start = memchr::memrchr(b'\n', &b[lo..start]).map_or(lo, |i| lo + i + 1);
-    AS.find(&b[line_start..start]).is_some()
+fn value_first_label_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
+    // A line without ` as ` (the site knows) is not read again at each `password` on it.
+    let line = b.line(start);
+    let line_start = line.start.max(start.saturating_sub(120));
+    line.holds_as
+        && super::super::engine::AS
+            .find(&b[line_start..start])
+            .is_some()
 }
 
 /// A value named as a credential after it (`use … as the password`): judged as the prose
@@ -4422,10 +4432,15 @@ fn names_a_page_token(text: &str, at: usize) -> bool {
 
 /// [`check_next_line`]'s gate: the label's line ends with a colon within 120 bytes, and a
 /// value stands alone below it ([`lone_value_below`]).
-fn next_line_gate(b: &[u8], _start: usize, end: usize) -> bool {
-    let Some(eol) = memchr::memchr(b'\n', &b[end..b.len().min(end + 120)]).map(|i| end + i) else {
-        return false;
-    };
+fn next_line_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
+    // The line's `\n`, within reach.
+    let eol = b.line(end).end;
+    eol < b.len().min(end + 120) && colon_then_value_below(b, end, eol)
+}
+
+/// The rest of the line from `end` to its `\n` at `eol` ends with a colon (past blanks and
+/// emphasis), and a value stands alone below it.
+fn colon_then_value_below(b: &[u8], end: usize, eol: usize) -> bool {
     let head = b[end..eol].trim_ascii_end();
     let head = &head[..head.len()
         - head
@@ -4438,7 +4453,7 @@ fn next_line_gate(b: &[u8], _start: usize, end: usize) -> bool {
 
 /// [`check_label_line`]'s gate: the label ends its line (past emphasis), and a value stands
 /// alone below it ([`lone_value_below`]).
-fn label_line_gate(b: &[u8], _start: usize, end: usize) -> bool {
+fn label_line_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     let rest = &b[end..b.len().min(end + 8)];
     let Some(eol) = memchr::memchr(b'\n', rest).map(|i| end + i) else {
         return false;
@@ -4760,7 +4775,7 @@ pub(crate) fn names_made_of_words(v: &str) -> bool {
 /// [`check_login_pair`]'s gate: on the label's line, within 60 bytes, a colon; after it a
 /// user, a slash or a colon and a run of ten or more value bytes. `login` inside a word
 /// (`loginHandler`) or a clause that reaches no colon opens no window.
-fn login_pair_gate(b: &[u8], _start: usize, end: usize) -> bool {
+fn login_pair_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     let hi = b.len().min(end + 160);
     let b = &b[..hi];
     let mut i = end;
@@ -4810,7 +4825,7 @@ fn login_pair_gate(b: &[u8], _start: usize, end: usize) -> bool {
 /// (`api key`, `secret_key`) or a word that makes it no credential (`primary key`, `cache
 /// key`); then `is`, `was`, `:` or `=` and a run of ten or more value bytes with something
 /// other than letters in it.
-fn bare_key_gate(b: &[u8], start: usize, end: usize) -> bool {
+fn bare_key_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     if !bare_key_stands_alone(b, start, end) {
         return false;
     }
@@ -5108,7 +5123,7 @@ fn labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>, random: bo
 /// `apolloApiKey`, `stripe.secret`) and whitespace or a comma, then a value, follows: a setting
 /// written as `NAME value` (Dockerfile `ENV` without `=`, `.netrc`-style and space-separated
 /// config files) or a CSV row `NAME,value`.
-fn compound_label_gate(b: &[u8], start: usize, end: usize) -> bool {
+fn compound_label_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     let word = |c: u8| c.is_ascii_alphanumeric();
     let joined = start > 0 && (word(b[start - 1]) || matches!(b[start - 1], b'_' | b'.' | b'-'));
     if !joined || b.get(end).is_some_and(|&c| word(c) || c == b'_') {
@@ -5204,7 +5219,7 @@ fn check_compound_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
 
 /// The keyword ends a sentence that names what precedes it: `… is the password`, `… was my
 /// API key` (a value written first, as in a code comment `// 8fJ2… is the password`).
-fn value_first_gate(b: &[u8], start: usize, _end: usize) -> bool {
+fn value_first_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
     // The runs of bytes between blanks back from the label, as the regex reads them: the
     // label after a blank, at most a word and an article before it (in either order the
     // regex allows: `is the password`, `is admin password`, `is the admin password`), `is`
@@ -5620,7 +5635,7 @@ mod tests {
             }
             let b = text.as_bytes();
             for start in (0..=b.len()).filter(|&i| text.is_char_boundary(i)) {
-                let gate = value_first_gate(b, start, start);
+                let gate = value_first_gate(&Site::new(b), start, start);
                 if head.is_match(&text[..start]) {
                     assert!(gate, "{text:?} at {start}");
                     yes += 1;
@@ -5689,7 +5704,7 @@ mod tests {
                 let limit = text.len().min(end + 4 * 40 + 4);
                 let walk = password_is_quoted_walk(&text, end, limit);
                 assert_eq!(
-                    password_is_quoted_gate(&text, end, end),
+                    password_is_quoted_gate(&Site::new(&text), end, end),
                     walk,
                     "{:?} at {end}",
                     String::from_utf8_lossy(&text)
@@ -5730,23 +5745,11 @@ mod tests {
         let (mut yes, mut no) = (0, 0);
         let mut text = Vec::new();
         for round in 0..40_000 {
-            text.clear();
-            let long = if round % 10 == 0 { 60 } else { 0 };
-            for _ in 0..next(30) + long {
-                let piece = PIECES[next(PIECES.len())];
-                // Long runs of cell bytes, to pass the reach.
-                let times = if piece == b"a" && round % 7 == 0 {
-                    150
-                } else {
-                    1
-                };
-                for _ in 0..times {
-                    text.extend_from_slice(piece);
-                }
-            }
+            // Long runs of cell bytes, to pass the reach.
+            pieces_text(&mut text, PIECES, &mut next, round, (30, 60), (b"a", 150));
             let start = next(text.len() + 1);
             let end = start + next(text.len() - start + 1);
-            let got = csv_header_gate(&text, start, end);
+            let got = csv_header_gate(&Site::new(&text), start, end);
             assert_eq!(
                 got,
                 csv_header_gate_by_line(&text, start, end),
@@ -5760,6 +5763,149 @@ mod tests {
             }
         }
         assert!(yes > 2_000 && no > 2_000, "{yes} / {no}");
+    }
+
+    /// Fills `text` with up to `most` pieces drawn by `next` (`long` more every tenth round),
+    /// the piece `run` repeated `times` times where it is drawn every seventh round.
+    fn pieces_text(
+        text: &mut Vec<u8>,
+        pieces: &[&[u8]],
+        next: &mut impl FnMut(usize) -> usize,
+        round: usize,
+        (most, long): (usize, usize),
+        (run, times): (&[u8], usize),
+    ) {
+        text.clear();
+        let long = if round.is_multiple_of(10) { long } else { 0 };
+        for _ in 0..next(most) + long {
+            let piece = pieces[next(pieces.len())];
+            let times = if piece == run && round.is_multiple_of(7) {
+                times
+            } else {
+                1
+            };
+            for _ in 0..times {
+                text.extend_from_slice(piece);
+            }
+        }
+    }
+
+    /// [`table_gate`] as it read the text before the line facts of [`Site`]: back to the
+    /// line's start and on to its end for each keyword.
+    fn table_gate_by_bytes(b: &[u8], start: usize, end: usize) -> bool {
+        let lo = start.saturating_sub(300);
+        let hi = b.len().min(end + 600);
+        let line_start = memchr::memrchr(b'\n', &b[lo..start]).map_or(lo, |i| lo + i + 1);
+        let Some(nl) = memchr::memchr(b'\n', &b[end..hi]).map(|i| end + i) else {
+            return false;
+        };
+        let next_end = memchr::memchr(b'\n', &b[nl + 1..hi]).map_or(hi, |i| nl + 1 + i);
+        let next = &b[nl + 1..next_end];
+        memchr::memchr(b'|', &b[line_start..nl]).is_some()
+            && next.contains(&b'-')
+            && next
+                .iter()
+                .all(|c| matches!(c, b'|' | b'-' | b':' | b' ' | b'\t' | b'\r'))
+    }
+
+    /// [`table_row_gate`] as it read the text before the line facts of [`Site`].
+    fn table_row_gate_by_bytes(b: &[u8], start: usize, end: usize) -> bool {
+        let lo = start.saturating_sub(600);
+        let line_start = match memchr::memrchr(b'\n', &b[lo..start]) {
+            Some(i) => lo + i + 1,
+            None if lo == 0 => 0,
+            None => return false,
+        };
+        let first = b[line_start..start]
+            .iter()
+            .find(|c| !matches!(c, b' ' | b'\t' | b'>'));
+        first == Some(&b'|') && memchr::memchr(b'|', &b[end..b.len().min(end + 600)]).is_some()
+    }
+
+    /// [`value_first_label_gate`] and [`next_line_gate`] as they read the text before the line
+    /// facts of [`Site`].
+    fn line_gates_by_bytes(b: &[u8], start: usize, end: usize) -> (bool, bool) {
+        let lo = start.saturating_sub(120);
+        let line_start = memchr::memrchr(b'\n', &b[lo..start]).map_or(lo, |i| lo + i + 1);
+        let label = memchr::memmem::find(&b[line_start..start], b" as ").is_some();
+        let next = memchr::memchr(b'\n', &b[end..b.len().min(end + 120)])
+            .map(|i| end + i)
+            .is_some_and(|eol| colon_then_value_below(b, end, eol));
+        (label, next)
+    }
+
+    #[test]
+    fn gates_reading_line_facts_answer_as_reading_the_bytes_did() {
+        // Tables, rows, quotes, labels and lines of every length around keywords, asked of
+        // one site in the order the keyword pass meets them (the line facts kept from one
+        // keyword to the next) and of a fresh site, out of order.
+        const PIECES: &[&[u8]] = &[
+            b"password",
+            b"pass",
+            b"token",
+            b"|",
+            b"| ",
+            b"|---|",
+            b"| --- | :-: |",
+            b"-",
+            b" ",
+            b"\t",
+            b">",
+            b"\n",
+            b"\r\n",
+            b"\n\n",
+            b" as ",
+            b"x",
+            b"Secret:",
+            b":\n  Xk29fQ7vLmP3sT8w\n",
+            b"**",
+            b"  Xk29fQ7vLmP3sT8w",
+            b"=",
+        ];
+        let mut next = crate::lint::rules::xorshift(0x2545_f491_4f6c_dd1d_u64);
+        let (mut yes, mut no) = ([0usize; 4], [0usize; 4]);
+        let mut text = Vec::new();
+        for round in 0..3_000 {
+            // Long runs, to pass the reach of each gate.
+            pieces_text(&mut text, PIECES, &mut next, round, (40, 120), (b"x", 400));
+            let site = Site::new(&text);
+            let keywords: Vec<(usize, usize)> = memchr::memmem::find_iter(&text, b"pass")
+                .map(|s| (s, s + 4))
+                .chain(memchr::memmem::find_iter(&text, b"password").map(|s| (s, s + 8)))
+                .chain(std::iter::once((0, 0)))
+                .chain(std::iter::once((text.len(), text.len())))
+                .collect();
+            for (i, &(start, end)) in keywords.iter().enumerate() {
+                let shown = || format!("{:?} {start}..{end}", String::from_utf8_lossy(&text));
+                // Every other one from a fresh site: the facts of another line are not kept.
+                let fresh = Site::new(&text);
+                let site = if i % 2 == 0 { &site } else { &fresh };
+                let (label, below) = line_gates_by_bytes(&text, start, end);
+                let got = [
+                    table_gate(site, start, end),
+                    table_row_gate(site, start, end),
+                    value_first_label_gate(site, start, end),
+                    next_line_gate(site, start, end),
+                ];
+                let want = [
+                    table_gate_by_bytes(&text, start, end),
+                    table_row_gate_by_bytes(&text, start, end),
+                    label,
+                    below,
+                ];
+                assert_eq!(got, want, "{}", shown());
+                for k in 0..4 {
+                    if got[k] {
+                        yes[k] += 1;
+                    } else {
+                        no[k] += 1;
+                    }
+                }
+            }
+        }
+        for k in 0..4 {
+            assert!(yes[k] > 100 && no[k] > 100, "gate {k}: {yes:?} / {no:?}");
+        }
     }
 
     /// `prefix` + `body` (30 characters) + the six base62 digits of the body's CRC32.

@@ -17,7 +17,7 @@
 //! warnings; values that are placeholders or references are nothing.
 
 use super::super::Severity;
-use super::super::engine::{Caps, Finding, Pattern, Scan, Split};
+use super::super::engine::{Caps, Finding, Pattern, Scan, Site, Split};
 use super::super::redacted;
 use super::super::registry::SEC100;
 use super::super::text::entropy;
@@ -79,7 +79,7 @@ pub(crate) struct Entry {
 
 /// The gate of a prefix entry whose token starts with its prefix at a word boundary (chosen by
 /// `build.rs`): the byte before the prefix is not a word character.
-fn word_start_gate(b: &[u8], start: usize, _end: usize) -> bool {
+fn word_start_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
     start == 0 || !(b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_')
 }
 
@@ -87,7 +87,7 @@ fn word_start_gate(b: &[u8], start: usize, _end: usize) -> bool {
 /// its literal (`[A-Za-z0-9]{42}AzSe…`, chosen by `build.rs`): the `N` bytes before the
 /// literal are letters, digits or `+/_-`. Random capitals and digits hold such literals by
 /// chance; without a run that long before them there is no token to compile a regex for.
-fn run_before_gate<const N: usize>(b: &[u8], start: usize, _end: usize) -> bool {
+fn run_before_gate<const N: usize>(b: &Site<'_>, start: usize, _end: usize) -> bool {
     start >= N
         && b[start - N..start]
             .iter()

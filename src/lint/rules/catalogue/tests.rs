@@ -229,7 +229,8 @@ fn run_before_gates_spare_chance_literals_and_keep_every_token() {
         .enumerate()
         .filter(|(_, p)| {
             let literal = p.keywords[0].as_bytes();
-            p.gate.is_some_and(|g| !g(literal, 0, literal.len()))
+            p.gate
+                .is_some_and(|g| !g(&Site::new(literal), 0, literal.len()))
         })
         .map(|(i, _)| i)
         .collect();
