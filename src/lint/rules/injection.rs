@@ -2192,7 +2192,7 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         }
     }
     if obj == "everything" || obj == "anything" {
-        let after = &text[e..(e + 80).min(text.len())];
+        let after = &text[e..super::super::text::floor_char(text, e + 80)];
         let after = &after[..super::super::text::floor_char(after, after.len())];
         let la = after.to_lowercase();
         let cue = la.contains("you")
@@ -2652,7 +2652,7 @@ fn check_new_instructions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findin
             || t.contains("for the model")
             || t.contains("for you")
     };
-    let next_line = &text[line_end..(line_end + 120).min(text.len())];
+    let next_line = &text[line_end..super::super::text::floor_char(text, line_end + 120)];
     let next_line = &next_line[..super::super::text::floor_char(next_line, next_line.len())];
     let nl = next_line.trim_start().to_lowercase();
     let followed = nl.starts_with("from now on")
@@ -2690,7 +2690,7 @@ fn check_new_instructions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findin
 fn check_from_now_on(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    let after = &text[e..(e + 60).min(text.len())];
+    let after = &text[e..super::super::text::floor_char(text, e + 60)];
     let after = &after[..super::super::text::floor_char(after, after.len())];
     let la = after.trim_start().to_lowercase();
     let modal = [
@@ -2729,7 +2729,7 @@ fn check_from_now_on(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         format!(
             "announces new standing instructions: {}",
             excerpt(
-                &text[s..(e + 30).min(text.len())]
+                &text[s..super::super::text::floor_char(text, e + 30)]
                     .chars()
                     .take(60)
                     .collect::<String>()
@@ -3195,7 +3195,7 @@ fn check_jailbreak_word(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         word_end,
         format!(
             "jailbreak reference: {}",
-            excerpt(&text[ws..(word_end + tail.len().min(30)).min(text.len())])
+            excerpt(&text[ws..super::super::text::floor_char(text, word_end + tail.len().min(30))])
         ),
     )
     .severity(severity);
@@ -3418,7 +3418,7 @@ fn imperative_like_sentence(scan: &Scan<'_>, pos: usize) -> bool {
         - text[a..]
             .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '-' | '*' | '>' | '#'))
             .len();
-    let first: String = words(&text[start..(start + 30).min(text.len())])
+    let first: String = words(&text[start..super::super::text::floor_char(text, start + 30)])
         .next()
         .unwrap_or_default();
     let past = first.ends_with("ed") || first.ends_with("es") && !first.ends_with("ses");
