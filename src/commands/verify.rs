@@ -774,7 +774,7 @@ fn add_pulled_in(
     // (path, owner, whether all its imports are new to the agent, depth)
     let mut queue: std::collections::VecDeque<(String, Option<String>, bool, usize)> = agent_files
         .iter()
-        .filter(|(_, p, _)| lint::agents::imports_files(p))
+        .filter(|(_, p, _)| lint::agents::pulls_in_files(p))
         .map(|(o, p, _)| (p.clone(), o.clone(), true, 0))
         .collect();
     for root in &roots {
@@ -835,7 +835,10 @@ fn add_pulled_in(
         if depth >= MAX_IMPORT_DEPTH || !done.insert((path.clone(), whole)) {
             continue;
         }
-        let imports = if let Some(i) = parsed.get(&path) {
+        let imports = if lint::agent_config::names_files(&path) {
+            // A configuration's files: all of them when it changed, else those changed.
+            std::rc::Rc::new(named_files(repo, content, &path, whole, &altered)?)
+        } else if let Some(i) = parsed.get(&path) {
             std::rc::Rc::clone(i)
         } else {
             let text = match held.get(&path) {
@@ -875,6 +878,67 @@ fn add_pulled_in(
         }
     }
     Ok(pulled_paths)
+}
+
+/// The files the agent configuration at `path` names as instruction files
+/// ([`lint::agent_config::named`]) that the content holds: every one when `whole`, else
+/// those among `altered` (a pattern is matched against them, so that the tree is listed only
+/// when the configuration itself changed). What it names but cannot be judged is refused,
+/// naming the configuration.
+fn named_files(
+    repo: &Repo,
+    content: &Content<'_>,
+    path: &str,
+    whole: bool,
+    altered: &std::collections::HashSet<&str>,
+) -> Result<Vec<String>> {
+    let Some(bytes) = content.read_agent_file(repo, path)? else {
+        return Ok(Vec::new());
+    };
+    let text = crate::handoff::decode_text(path, &bytes)?;
+    let named =
+        lint::agent_config::named(path, text).map_err(|why| Error::invalid(path, None, why))?;
+    let mut out = Vec::new();
+    for n in named {
+        match n {
+            lint::agent_config::Named::Path(p) => out.push(p),
+            lint::agent_config::Named::Glob(g) => {
+                let Some(m) = lint::agent_config::glob_matcher(&g) else {
+                    return Err(Error::invalid(
+                        path,
+                        None,
+                        format!(
+                            "names instruction files with a pattern the gate cannot read: {}",
+                            crate::output::escape_untrusted(&g)
+                        ),
+                    ));
+                };
+                if whole {
+                    let base = lint::agent_config::glob_base(&g);
+                    let listed = match content {
+                        // The working tree's files are the index's, as a checkout wrote them.
+                        Content::Worktree(index) => Repo::index_files_below(index, &base)
+                            .into_iter()
+                            .map(|f| String::from_utf8_lossy(&f.path).into_owned())
+                            .map(|p| crate::handoff::location::join(&base, &p))
+                            .collect(),
+                        _ => content.files_below(repo, &base)?,
+                    };
+                    out.extend(listed.into_iter().filter(|p| m.is_match(p)));
+                } else {
+                    out.extend(
+                        altered
+                            .iter()
+                            .filter(|p| m.is_match(p))
+                            .map(|p| (*p).to_string()),
+                    );
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
 }
 
 /// True for a repository-relative path that lies in a git directory.
@@ -1326,7 +1390,7 @@ fn judge_target(
     let importers: Vec<String> = match (&target.source, target.whole) {
         (Source::Commit(_), true) => walked
             .iter()
-            .filter(|(p, k)| *k != EntryKind::Gitlink && lint::agents::imports_files(p))
+            .filter(|(p, k)| *k != EntryKind::Gitlink && lint::agents::pulls_in_files(p))
             .map(|(p, _)| p.clone())
             .collect(),
         (Source::Commit(tip), false) => {
@@ -1935,7 +1999,7 @@ fn linked_dir_layer(scope: &GateScope, target: &Target) -> Option<Layer> {
 fn walk_tip(repo: &Repo, tip: ObjectId) -> Result<Vec<(String, EntryKind)>> {
     let mut out = Vec::new();
     repo.walk_tree(tip, &mut |path, _, kind| {
-        if kind != EntryKind::File || lint::agents::imports_files(&String::from_utf8_lossy(path)) {
+        if kind != EntryKind::File || lint::agents::pulls_in_files(&String::from_utf8_lossy(path)) {
             out.push((String::from_utf8_lossy(path).into_owned(), kind));
         }
     })?;
@@ -2168,7 +2232,7 @@ fn instructions_layer(
         .iter()
         .map(|(_, path, bytes)| LintFile {
             path: path.clone(),
-            name: path.rsplit('/').next().unwrap_or(path).to_string(),
+            name: lint::agents::lint_name(path, bytes),
             bytes,
         })
         .collect();
