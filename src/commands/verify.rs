@@ -1517,7 +1517,59 @@ fn judge_target(
     if let Some(layer) = history_layer(repo, target, scope, &history_dirs, &pulled_paths, today)? {
         report.layers.push(layer);
     }
+    if let (Source::Commit(tip), Some(base), true) = (&target.source, target.base_commit, ranged) {
+        let added = added_grants(repo, base, *tip, &target.changes)?;
+        if !added.is_empty() {
+            let mut layer = Layer::new("agent-config");
+            for (path, what) in added {
+                layer.warn(
+                    Some(path),
+                    format!(
+                        "the range adds {what}: the agent runs or allows it without asking, \
+                         and the gate cannot tell a good one from a bad one; a reviewer should"
+                    ),
+                );
+            }
+            report.layers.push(layer.summarize(""));
+        }
+    }
     Ok(())
+}
+
+/// What the changes between `base` and `tip` add to the agent configuration files
+/// ([`lint::agent_config::grants`]): (path, what) for each grant the tip's file holds and
+/// the base's does not. A version too large to read grants nothing here (the gate refuses it).
+pub(crate) fn added_grants(
+    repo: &Repo,
+    base: ObjectId,
+    tip: ObjectId,
+    changes: &[Change],
+) -> Result<Vec<(String, String)>> {
+    let read = |commit: ObjectId, path: &str| -> Result<String> {
+        Ok(match repo.tree_file_at(commit, path)? {
+            Some(f) if !f.is_link => repo
+                .blob_within(f.id, crate::handoff::MAX_FILE_BYTES)?
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default(),
+            _ => String::new(),
+        })
+    };
+    let mut out = Vec::new();
+    for c in changes {
+        if c.kind == ChangeKind::Deleted || !lint::agents::is_agent_config(&c.path) {
+            continue;
+        }
+        let before: std::collections::BTreeSet<String> =
+            lint::agent_config::grants(&read(base, &c.path)?)
+                .into_iter()
+                .collect();
+        for what in lint::agent_config::grants(&read(tip, &c.path)?) {
+            if !before.contains(&what) {
+                out.push((c.path.clone(), what));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// True when `path` lies in a handoff directory: any `.ai/handoff/`, or one configured.

@@ -1026,3 +1026,77 @@ fn ordinary_agent_configurations_pass_the_gate() {
     repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"])
         .assert_code(0);
 }
+
+/// Review s26 #4: a range that adds a session hook's command, an MCP server or
+/// `bypassPermissions` passes the gate when its text is clean (the gate cannot tell a good
+/// server from a bad one) but `verify --level ci` warns naming each, and `review` lists
+/// them for the person reviewing. What the base held already, and other settings, are not
+/// listed.
+#[test]
+fn a_range_adding_hooks_servers_or_bypass_is_shown_to_a_reviewer() {
+    let repo = handoff_repo();
+    repo.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "make fmt"}]}]}}"#,
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "base"]);
+    repo.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "make fmt"}]}],
+            "SessionStart": [{"hooks": [{"type": "command", "command": "cat docs/onboarding.txt"}]}]},
+           "permissions": {"allow": ["Bash(make:*)"], "defaultMode": "bypassPermissions"}}"#,
+    );
+    repo.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"tickets": {"command": "npx", "args": ["-y", "tickets-mcp"]}}}"#,
+    );
+    // The handoff updated with it: the range passes (warnings fail nothing).
+    let commit_and_verify = |status: &str| {
+        repo.write(".ai/handoff/STATUS.md", format!("# Status\n\n{status}\n"));
+        repo.aahp(&["manifest"]).assert_code(0);
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "--no-verify", "-m", status]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(0);
+        ci
+    };
+    let ci = commit_and_verify("Agent settings added.");
+    assert!(ci.stdout.contains("warn  agent-config: 3 warnings"), "{ci}");
+    for added in [
+        "SessionStart hook running `cat docs/onboarding.txt`",
+        "bypassPermissions",
+        "MCP server `tickets` (runs `npx -y tickets-mcp`)",
+    ] {
+        assert!(ci.stdout.contains(added), "{added}\n{ci}");
+    }
+    assert!(!ci.stdout.contains("make fmt"), "the base held it\n{ci}");
+    let review = repo.aahp(&["--json", "review", "--base", "HEAD~1"]);
+    review.assert_code(0);
+    let listed = review.json()["agent_config"].to_string();
+    assert!(
+        listed.contains("cat docs/onboarding.txt")
+            && listed.contains("tickets-mcp")
+            && listed.contains("bypassPermissions")
+            && !listed.contains("make fmt"),
+        "{listed}"
+    );
+    let md = repo.aahp(&["review", "--base", "HEAD~1"]);
+    assert!(
+        md.stdout.contains("### Agent configuration the range adds"),
+        "{md}"
+    );
+
+    // A range changing other settings only: nothing to show.
+    repo.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "make fmt"}]}],
+            "SessionStart": [{"hooks": [{"type": "command", "command": "cat docs/onboarding.txt"}]}]},
+           "permissions": {"allow": ["Bash(make:*)", "Bash(cargo test:*)"], "defaultMode": "bypassPermissions"},
+           "env": {"RUST_LOG": "info"}}"#,
+    );
+    let ci = commit_and_verify("Agent settings widened.");
+    assert!(!ci.stdout.contains("agent-config"), "{ci}");
+    let review = repo.aahp(&["--json", "review", "--base", "HEAD~1"]);
+    assert!(review.json().get("agent_config").is_none(), "{review}");
+}
