@@ -646,7 +646,7 @@ fn agent_files(
         if bytes.len() > crate::handoff::MAX_FILE_BYTES {
             return Err(too_large_to_lint(&rel, bytes.len() as u64));
         }
-        let name = rel.rsplit('/').next().unwrap_or(&rel).to_string();
+        let name = lint::agents::lint_name(&rel, &bytes);
         out.push((rel, name, bytes));
         Ok(())
     };
@@ -710,6 +710,10 @@ fn agent_files(
         }
     }
     let mut seen = std::collections::BTreeSet::new();
+    let listed: Vec<String> = tracked
+        .iter()
+        .filter_map(|f| String::from_utf8(f.path.clone()).ok())
+        .collect();
     for f in tracked {
         let Ok(rel) = String::from_utf8(f.path) else {
             continue;
@@ -759,6 +763,41 @@ fn agent_files(
                         seen.insert(rel.clone());
                         push(rel, bytes, &mut out)?;
                     }
+                }
+            }
+        }
+    }
+    // What the configuration files name as instruction files (review s26 #4).
+    let configs: Vec<(String, Vec<u8>)> = out
+        .iter()
+        .filter(|(rel, _, _)| lint::agent_config::names_files(rel))
+        .map(|(rel, _, bytes)| (rel.clone(), bytes.clone()))
+        .collect();
+    for (config, bytes) in configs {
+        let text = crate::handoff::decode_text(&config, &bytes)?;
+        let named = lint::agent_config::named(&config, text)
+            .map_err(|why| Error::invalid(&config, None, why))?;
+        for n in named {
+            let paths = match n {
+                lint::agent_config::Named::Path(p) => vec![p],
+                lint::agent_config::Named::Glob(g) => {
+                    let m = lint::agent_config::glob_matcher(&g).ok_or_else(|| {
+                        Error::invalid(
+                            &config,
+                            None,
+                            "names instruction files with a pattern the gate cannot read",
+                        )
+                    })?;
+                    listed.iter().filter(|p| m.is_match(p)).cloned().collect()
+                }
+            };
+            for p in paths {
+                if seen.contains(&p) || p.starts_with(&inside) {
+                    continue;
+                }
+                if let Some(bytes) = content.read_agent_file(repo, &p)? {
+                    seen.insert(p.clone());
+                    push(p, bytes, &mut out)?;
                 }
             }
         }

@@ -136,6 +136,11 @@ pub struct ReviewReport {
     /// markers, `.aiignore` lines removed. Listed for the reviewer; absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suppressions: Vec<TextItem>,
+    /// What the range adds to the agent configuration files (review s26 #4): session hook
+    /// commands, MCP servers, permission prompts turned off. The gate cannot tell a good one
+    /// from a bad one, so they are listed for the reviewer; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub agent_config: Vec<TextItem>,
 }
 
 impl Report for ReviewReport {
@@ -201,6 +206,17 @@ impl Report for ReviewReport {
             )?;
             for s in &self.suppressions {
                 write_text_item(w, s)?;
+            }
+        }
+
+        if !self.agent_config.is_empty() {
+            section(
+                w,
+                "Agent configuration the range adds (run or allowed without asking)",
+                self.agent_config.len(),
+            )?;
+            for a in &self.agent_config {
+                write_text_item(w, a)?;
             }
         }
 
@@ -365,6 +381,7 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
         criteria: Vec::new(),
         notes: Vec::new(),
         suppressions: Vec::new(),
+        agent_config: Vec::new(),
     };
     if snap.files.is_empty() && snap.unread.is_empty() {
         report.notes.push(format!(
@@ -393,6 +410,17 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
     }
     report.blocked.extend(blocked_tasks(&dir, &snap)?);
     report.suppressions = suppressions(&dir, &snap, &old);
+    let changes = repo.commit_changes(Some(merge_base), head)?;
+    report.agent_config = super::verify::added_grants(repo, merge_base, head, &changes)?
+        .into_iter()
+        .map(|(path, what)| TextItem {
+            task: None,
+            text: what,
+            section: None,
+            path,
+            line: None,
+        })
+        .collect();
     Ok(report)
 }
 

@@ -825,7 +825,7 @@ fn add_pulled_in(
     // (path, owner, whether all its imports are new to the agent, depth)
     let mut queue: std::collections::VecDeque<(String, Option<String>, bool, usize)> = agent_files
         .iter()
-        .filter(|(_, p, _)| lint::agents::imports_files(p))
+        .filter(|(_, p, _)| lint::agents::pulls_in_files(p))
         .map(|(o, p, _)| (p.clone(), o.clone(), true, 0))
         .collect();
     for root in &roots {
@@ -886,7 +886,10 @@ fn add_pulled_in(
         if depth >= MAX_IMPORT_DEPTH || !done.insert((path.clone(), whole)) {
             continue;
         }
-        let imports = if let Some(i) = parsed.get(&path) {
+        let imports = if lint::agent_config::names_files(&path) {
+            // A configuration's files: all of them when it changed, else those changed.
+            std::rc::Rc::new(named_files(repo, content, &path, whole, &altered)?)
+        } else if let Some(i) = parsed.get(&path) {
             std::rc::Rc::clone(i)
         } else {
             let text = match held.get(&path) {
@@ -936,6 +939,67 @@ fn add_pulled_in(
         }
     }
     Ok(pulled_paths)
+}
+
+/// The files the agent configuration at `path` names as instruction files
+/// ([`lint::agent_config::named`]) that the content holds: every one when `whole`, else
+/// those among `altered` (a pattern is matched against them, so that the tree is listed only
+/// when the configuration itself changed). What it names but cannot be judged is refused,
+/// naming the configuration.
+fn named_files(
+    repo: &Repo,
+    content: &Content<'_>,
+    path: &str,
+    whole: bool,
+    altered: &std::collections::HashSet<&str>,
+) -> Result<Vec<String>> {
+    let Some(bytes) = content.read_agent_file(repo, path)? else {
+        return Ok(Vec::new());
+    };
+    let text = crate::handoff::decode_text(path, &bytes)?;
+    let named =
+        lint::agent_config::named(path, text).map_err(|why| Error::invalid(path, None, why))?;
+    let mut out = Vec::new();
+    for n in named {
+        match n {
+            lint::agent_config::Named::Path(p) => out.push(p),
+            lint::agent_config::Named::Glob(g) => {
+                let Some(m) = lint::agent_config::glob_matcher(&g) else {
+                    return Err(Error::invalid(
+                        path,
+                        None,
+                        format!(
+                            "names instruction files with a pattern the gate cannot read: {}",
+                            crate::output::escape_untrusted(&g)
+                        ),
+                    ));
+                };
+                if whole {
+                    let base = lint::agent_config::glob_base(&g);
+                    let listed = match content {
+                        // The working tree's files are the index's, as a checkout wrote them.
+                        Content::Worktree(index) => Repo::index_files_below(index, &base)
+                            .into_iter()
+                            .map(|f| String::from_utf8_lossy(&f.path).into_owned())
+                            .map(|p| crate::handoff::location::join(&base, &p))
+                            .collect(),
+                        _ => content.files_below(repo, &base)?,
+                    };
+                    out.extend(listed.into_iter().filter(|p| m.is_match(p)));
+                } else {
+                    out.extend(
+                        altered
+                            .iter()
+                            .filter(|p| m.is_match(p))
+                            .map(|p| (*p).to_string()),
+                    );
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
 }
 
 /// True for a repository-relative path that lies in a git directory.
@@ -1387,7 +1451,7 @@ fn judge_target(
     let importers: Vec<String> = match (&target.source, target.whole) {
         (Source::Commit(_), true) => walked
             .iter()
-            .filter(|(p, k)| *k != EntryKind::Gitlink && lint::agents::imports_files(p))
+            .filter(|(p, k)| *k != EntryKind::Gitlink && lint::agents::pulls_in_files(p))
             .map(|(p, _)| p.clone())
             .collect(),
         (Source::Commit(tip), false) => {
@@ -1514,7 +1578,59 @@ fn judge_target(
     if let Some(layer) = history_layer(repo, target, scope, &history_dirs, &pulled_paths, today)? {
         report.layers.push(layer);
     }
+    if let (Source::Commit(tip), Some(base), true) = (&target.source, target.base_commit, ranged) {
+        let added = added_grants(repo, base, *tip, &target.changes)?;
+        if !added.is_empty() {
+            let mut layer = Layer::new("agent-config");
+            for (path, what) in added {
+                layer.warn(
+                    Some(path),
+                    format!(
+                        "the range adds {what}: the agent runs or allows it without asking, \
+                         and the gate cannot tell a good one from a bad one; a reviewer should"
+                    ),
+                );
+            }
+            report.layers.push(layer.summarize(""));
+        }
+    }
     Ok(())
+}
+
+/// What the changes between `base` and `tip` add to the agent configuration files
+/// ([`lint::agent_config::grants`]): (path, what) for each grant the tip's file holds and
+/// the base's does not. A version too large to read grants nothing here (the gate refuses it).
+pub(crate) fn added_grants(
+    repo: &Repo,
+    base: ObjectId,
+    tip: ObjectId,
+    changes: &[Change],
+) -> Result<Vec<(String, String)>> {
+    let read = |commit: ObjectId, path: &str| -> Result<String> {
+        Ok(match repo.tree_file_at(commit, path)? {
+            Some(f) if !f.is_link => repo
+                .blob_within(f.id, crate::handoff::MAX_FILE_BYTES)?
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default(),
+            _ => String::new(),
+        })
+    };
+    let mut out = Vec::new();
+    for c in changes {
+        if c.kind == ChangeKind::Deleted || !lint::agents::is_agent_config(&c.path) {
+            continue;
+        }
+        let before: std::collections::BTreeSet<String> =
+            lint::agent_config::grants(&read(base, &c.path)?)
+                .into_iter()
+                .collect();
+        for what in lint::agent_config::grants(&read(tip, &c.path)?) {
+            if !before.contains(&what) {
+                out.push((c.path.clone(), what));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// True when `path` lies in a handoff directory: any `.ai/handoff/`, or one configured.
@@ -1996,7 +2112,7 @@ fn linked_dir_layer(scope: &GateScope, target: &Target) -> Option<Layer> {
 fn walk_tip(repo: &Repo, tip: ObjectId) -> Result<Vec<(String, EntryKind)>> {
     let mut out = Vec::new();
     repo.walk_tree(tip, &mut |path, _, kind| {
-        if kind != EntryKind::File || lint::agents::imports_files(&String::from_utf8_lossy(path)) {
+        if kind != EntryKind::File || lint::agents::pulls_in_files(&String::from_utf8_lossy(path)) {
             out.push((String::from_utf8_lossy(path).into_owned(), kind));
         }
     })?;
@@ -2268,7 +2384,7 @@ fn instructions_layer(
         .iter()
         .map(|(_, path, bytes)| LintFile {
             path: path.clone(),
-            name: path.rsplit('/').next().unwrap_or(path).to_string(),
+            name: lint::agents::lint_name(path, bytes),
             bytes,
         })
         .collect();

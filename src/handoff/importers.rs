@@ -1,4 +1,5 @@
-//! Where the files that import with `@path` lie in a tree (review s25 #9): a nested
+//! Where the files that import with `@path` lie in a tree (review s25 #9), and the agent
+//! configuration files that name instruction files (review s26 #4): a nested
 //! `CLAUDE.md` may import a file anywhere, so a change to that file is judged as the
 //! importer's wherever the importer is. Finding them takes a walk of the whole tree, which
 //! the pre-commit hook must not pay on every commit; the list is kept in the git directory
@@ -17,10 +18,10 @@ use crate::git::{ChangeKind, EntryKind, GitError, Repo};
 /// The cache file's name inside `<git dir>/aahp/`.
 pub const FILE: &str = "importers";
 /// First line of the file; another version is derived again.
-const HEADER: &str = "aahp importers v1";
+const HEADER: &str = "aahp importers v2";
 
 /// The paths of the tree `tree` whose name imports
-/// ([`crate::lint::agents::imports_files`]), sorted.
+/// ([`crate::lint::agents::pulls_in_files`]), sorted.
 pub fn importers(repo: &Repo, tree: ObjectId) -> Result<Vec<String>, GitError> {
     let path = crate::transaction::journal::state_dir(repo).join(FILE);
     let cached = std::fs::read_to_string(&path).ok().and_then(|t| parse(&t));
@@ -30,7 +31,7 @@ pub fn importers(repo: &Repo, tree: ObjectId) -> Result<Vec<String>, GitError> {
             Ok(changes) => {
                 let mut set: std::collections::BTreeSet<String> = list.into_iter().collect();
                 for c in changes {
-                    if !crate::lint::agents::imports_files(&c.path) {
+                    if !crate::lint::agents::pulls_in_files(&c.path) {
                         continue;
                     }
                     if c.kind == ChangeKind::Deleted {
@@ -55,7 +56,7 @@ fn walk(repo: &Repo, tree: ObjectId) -> Result<Vec<String>, GitError> {
     let mut out = Vec::new();
     repo.walk_tree_id(tree, &mut |path, _, kind| {
         let path = String::from_utf8_lossy(path);
-        if kind != EntryKind::Gitlink && crate::lint::agents::imports_files(&path) {
+        if kind != EntryKind::Gitlink && crate::lint::agents::pulls_in_files(&path) {
             out.push(path.into_owned());
         }
     })?;
@@ -114,7 +115,7 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(super::parse(&text), Some((tree, list)));
         assert_eq!(super::parse(&text.replace("\"a/", "a/")), None);
-        assert_eq!(super::parse("aahp importers v0\n"), None);
+        assert_eq!(super::parse("aahp importers v1\n"), None);
         let cut = text.rsplit_once("end").unwrap().0;
         assert_eq!(super::parse(cut), None, "a file cut short is refused");
     }

@@ -95,7 +95,11 @@ static AGENT_FILES: &[AgentFile] = &[
             "pkg/.cursor/rules/deep/y.md",
             ".Cursor/rules/x.mdc",
         ],
-        misses: &[".cursor/settings.json", ".cursor/rules"],
+        misses: &[
+            ".cursor/settings.json",
+            ".cursor/rules",
+            ".cursor/mcp.json.bak",
+        ],
     },
     AgentFile {
         pattern: Pattern::Path(".github/copilot-instructions.md"),
@@ -146,7 +150,7 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".roo/rules"),
         tool: "Roo Code",
         hits: &[".roo/rules/a.md"],
-        misses: &[".roo/mcp.json"],
+        misses: &[".roo/mcp.yaml"],
     },
     AgentFile {
         pattern: Pattern::NamePrefix(".roorules-"),
@@ -173,7 +177,7 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".kilocode/rules"),
         tool: "Kilo Code",
         hits: &[".kilocode/rules/formatting.md"],
-        misses: &[".kilocode/mcp.json"],
+        misses: &[".kilocode/config.json"],
     },
     AgentFile {
         pattern: Pattern::Under(".kilo/rules"),
@@ -197,7 +201,7 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Name("QWEN.local.md"),
         tool: "Qwen Code (personal)",
         hits: &[".qwen/QWEN.local.md"],
-        misses: &[".qwen/settings.json"],
+        misses: &[".qwen/settings.json.bak"],
     },
     AgentFile {
         pattern: Pattern::Name("CRUSH.md"),
@@ -275,13 +279,13 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".claude/commands"),
         tool: "Claude Code (commands)",
         hits: &[".claude/commands/review.md"],
-        misses: &[".claude/settings.json"],
+        misses: &[".claude/settings.json.bak"],
     },
     AgentFile {
         pattern: Pattern::Under(".claude/agents"),
         tool: "Claude Code (subagents)",
         hits: &[".claude/agents/tester.md"],
-        misses: &[".claude/settings.local.json"],
+        misses: &[".claude/agents.json"],
     },
     AgentFile {
         pattern: Pattern::Under(".claude/skills"),
@@ -326,19 +330,141 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".cursor/commands"),
         tool: "Cursor (commands)",
         hits: &[".cursor/commands/ship.md"],
-        misses: &[".cursor/mcp.json"],
+        misses: &[".cursor/environment.json"],
     },
     AgentFile {
         pattern: Pattern::Under(".gemini/commands"),
         tool: "Gemini CLI (commands)",
         hits: &[".gemini/commands/test.toml"],
-        misses: &[".gemini/settings.json"],
+        misses: &[".gemini/settings.json.bak"],
     },
     AgentFile {
         pattern: Pattern::Under(".windsurf/workflows"),
         tool: "Windsurf (workflows)",
         hits: &[".windsurf/workflows/deploy.md"],
         misses: &[".windsurf/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".claude/output-styles"),
+        tool: "Claude Code (output styles: the system prompt)",
+        hits: &[".claude/output-styles/terse.md"],
+        misses: &[".claude/output-style.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".opencode/agents"),
+        tool: "opencode (agents)",
+        hits: &[
+            ".opencode/agents/review.md",
+            ".opencode/agents/team/review.md",
+        ],
+        misses: &[".opencode/package.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".opencode/agent"),
+        tool: "opencode (agents, earlier layout)",
+        hits: &[".opencode/agent/review.md"],
+        misses: &[".opencode/agent.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".opencode/commands"),
+        tool: "opencode (commands)",
+        hits: &[".opencode/commands/test.md"],
+        misses: &[".opencode/commands.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".opencode/command"),
+        tool: "opencode (commands, earlier layout)",
+        hits: &[".opencode/command/test.md"],
+        misses: &[".opencode/command.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".opencode/skills"),
+        tool: "opencode (skills, with the files they bundle)",
+        hits: &[".opencode/skills/deploy/SKILL.md"],
+        misses: &[".opencode/skill.md"],
+    },
+];
+
+/// The agent configuration files (review s26 #4): they decide what the agent runs (a
+/// session hook's command, whose output the agent reads; an MCP server) and whether it asks
+/// first, and some name other files as its instructions ([`super::agent_config`]). Their
+/// text is judged as an instruction file's is, secrets and injection alike.
+static AGENT_CONFIGS: &[AgentFile] = &[
+    AgentFile {
+        pattern: Pattern::Path(".claude/settings.json"),
+        tool: "Claude Code (project settings: hooks, permissions)",
+        hits: &[".claude/settings.json", "pkg/.claude/settings.json"],
+        misses: &["settings.json", ".claude/settings.json.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".claude/settings.local.json"),
+        tool: "Claude Code (personal settings)",
+        hits: &[".claude/settings.local.json"],
+        misses: &["settings.local.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".mcp.json"),
+        tool: "Claude Code (project MCP servers)",
+        hits: &[".mcp.json", "svc/.mcp.json"],
+        misses: &["mcp.json", ".mcp.json.example"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".cursor/mcp.json"),
+        tool: "Cursor (MCP servers)",
+        hits: &[".cursor/mcp.json"],
+        misses: &["cursor/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".vscode/mcp.json"),
+        tool: "VS Code, GitHub Copilot (MCP servers)",
+        hits: &[".vscode/mcp.json"],
+        misses: &[".vscode/settings.json", ".vscode/launch.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".gemini/settings.json"),
+        tool: "Gemini CLI (settings: MCP servers, context file names)",
+        hits: &[".gemini/settings.json"],
+        misses: &["gemini/settings.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".qwen/settings.json"),
+        tool: "Qwen Code (settings, as Gemini CLI's)",
+        hits: &[".qwen/settings.json"],
+        misses: &["qwen/settings.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("opencode.json"),
+        tool: "opencode (configuration: instructions, MCP servers)",
+        hits: &[
+            "opencode.json",
+            ".opencode/opencode.json",
+            "web/opencode.json",
+        ],
+        misses: &["opencode.json.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("opencode.jsonc"),
+        tool: "opencode (configuration with comments)",
+        hits: &["opencode.jsonc"],
+        misses: &["opencode.jsonc.orig"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".aider.conf.yml"),
+        tool: "Aider (configuration: files read as conventions)",
+        hits: &[".aider.conf.yml"],
+        misses: &["aider.conf.yml"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".roo/mcp.json"),
+        tool: "Roo Code (project MCP servers)",
+        hits: &[".roo/mcp.json"],
+        misses: &["roo/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".kilocode/mcp.json"),
+        tool: "Kilo Code (project MCP servers)",
+        hits: &[".kilocode/mcp.json"],
+        misses: &["kilocode/mcp.json"],
     },
 ];
 
@@ -350,6 +476,13 @@ pub const IMPORTING_NAMES: [&str; 4] = ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.
 pub fn imports_files(path: &str) -> bool {
     let name = fold_case(path.rsplit('/').next().unwrap_or(path));
     IMPORTING_NAMES.iter().any(|n| name.eq_ignore_ascii_case(n))
+}
+
+/// True for a file that makes the agent read other files as instructions: an importing
+/// instruction file ([`imports_files`]) or a configuration naming instruction files
+/// ([`super::agent_config::names_files`]).
+pub fn pulls_in_files(path: &str) -> bool {
+    imports_files(path) || super::agent_config::names_files(path)
 }
 
 /// The files an instruction file imports: each `@path` that starts a word outside code
@@ -527,7 +660,36 @@ pub fn fold_case(path: &str) -> String {
 /// True when agents read the file at `path` (repository-relative, `/`-separated) as
 /// instructions, wherever it sits.
 pub fn is_agent_file(path: &str) -> bool {
-    AGENT_FILES.iter().any(|f| f.pattern.matches(path))
+    entries().any(|f| f.pattern.matches(path))
+}
+
+/// True for an agent configuration file ([`AGENT_CONFIGS`]): judged as an instruction file
+/// is, and read for what it adds (hooks, MCP servers, permissions) and the files it names.
+pub fn is_agent_config(path: &str) -> bool {
+    AGENT_CONFIGS.iter().any(|f| f.pattern.matches(path))
+}
+
+/// The name a file of the table is linted under (which decides JSON or text reading): its
+/// own, but a JSON configuration that is not strict JSON (comments, trailing commas: the
+/// JSONC its tools read) is judged as plain text, whole, rather than refused as bad input.
+pub fn lint_name(path: &str, bytes: &[u8]) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let json = name
+        .rsplit_once('.')
+        .is_some_and(|(_, e)| e.eq_ignore_ascii_case("json") || e.eq_ignore_ascii_case("jsonc"));
+    if !is_agent_config(path) || !json {
+        return name.to_string();
+    }
+    if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok() {
+        "config.json".to_string()
+    } else {
+        "config.txt".to_string()
+    }
+}
+
+/// Every entry: the instruction files, then the configuration files.
+fn entries() -> impl Iterator<Item = &'static AgentFile> {
+    AGENT_FILES.iter().chain(AGENT_CONFIGS)
 }
 
 /// The directories of an entry, component by component, that hold instruction files below
@@ -560,7 +722,7 @@ pub fn is_instruction_dir(path: &str) -> bool {
                 .zip(dirs)
                 .all(|(a, b)| a.eq_ignore_ascii_case(b))
     };
-    AGENT_FILES.iter().any(|f| {
+    entries().any(|f| {
         let dirs = dir_components(f.pattern);
         let prefixes = (1..=dirs.len()).any(|k| ends_with(&dirs[..k]));
         // A mode's own directory: `.roo/rules-` followed by a name.
@@ -576,8 +738,7 @@ pub fn is_instruction_dir(path: &str) -> bool {
 /// agents spell them: looked up one by one where a whole-tree walk is too dear (the
 /// pre-commit hook).
 pub fn instruction_dirs_at(root: &str) -> Vec<String> {
-    let mut out: Vec<String> = AGENT_FILES
-        .iter()
+    let mut out: Vec<String> = entries()
         .flat_map(|f| {
             let dirs = dir_components(f.pattern);
             (1..=dirs.len())
@@ -600,7 +761,7 @@ pub fn instruction_dirs_at(root: &str) -> Vec<String> {
 /// The names looked for at a directory's top level when nothing lists the files (an
 /// untracked working tree): the [`Pattern::Name`] and [`Pattern::Path`] entries.
 pub fn top_level_names() -> impl Iterator<Item = &'static str> {
-    AGENT_FILES.iter().filter_map(|f| match f.pattern {
+    entries().filter_map(|f| match f.pattern {
         Pattern::Name(n) | Pattern::Path(n) => Some(n),
         Pattern::Under(_) | Pattern::NamePrefix(_) | Pattern::UnderPrefix(_) => None,
     })
@@ -608,7 +769,7 @@ pub fn top_level_names() -> impl Iterator<Item = &'static str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{AGENT_FILES, fold_case, is_agent_file};
+    use super::{entries, fold_case, is_agent_file};
 
     #[test]
     fn names_fold_as_case_insensitive_file_systems_compare_them() {
@@ -623,7 +784,7 @@ mod tests {
 
     #[test]
     fn every_entry_matches_its_examples_and_not_its_near_misses() {
-        for f in AGENT_FILES {
+        for f in entries() {
             assert!(!f.hits.is_empty(), "{}: no example", f.tool);
             for h in f.hits {
                 assert!(f.pattern.matches(h), "{}: {h} should match", f.tool);

@@ -134,13 +134,23 @@ impl Scan<'_> {
 
     /// The sentence around a normalised offset.
     pub(super) fn sentence(&self, pos: usize) -> &str {
-        let (a, b) = sentence_bounds(self.text(), pos, 400);
+        let (a, b) = self.sentence_range(pos);
         &self.text()[a..b]
     }
 
-    /// The sentence bounds around a normalised offset.
+    /// The sentence bounds around a normalised offset. In JSON each string is a line of the
+    /// text and ends its sentence: a key before a value ("hooks", then a hook's command) is
+    /// no word of the value's sentence (review s26 #4).
     pub(super) fn sentence_range(&self, pos: usize) -> (usize, usize) {
-        sentence_bounds(self.text(), pos, 400)
+        let (a, b) = sentence_bounds(self.text(), pos, 400);
+        if self.kind != FileKind::Json {
+            return (a, b);
+        }
+        let t = self.text().as_bytes();
+        let pos = pos.clamp(a, b);
+        let a = memchr::memrchr(b'\n', &t[a..pos]).map_or(a, |k| a + k + 1);
+        let b = memchr::memchr(b'\n', &t[pos..b]).map_or(b, |k| pos + k);
+        (a, b)
     }
 }
 

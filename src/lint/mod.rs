@@ -10,6 +10,7 @@
 //! redacted snippets, fingerprints.
 //! [`check_snapshot`] is the single entry point for `verify` and the pre-commit hook.
 
+pub mod agent_config;
 pub mod agents;
 mod aiignore;
 pub mod allow;
