@@ -486,6 +486,44 @@ fn export_subst_on_a_handoff_file_with_a_placeholder_fails_the_gate() {
     );
 }
 
+/// Review s26 #7: with CR-only line ends a credential below its label is on "one line" to
+/// the label rules but on the next line to an agent's reader: the lone carriage returns fail
+/// the hook and CI (HID011), while the same text with CRLF ends is judged as lines (SEC121).
+#[test]
+fn carriage_returns_without_line_feeds_fail_the_gate() {
+    let status = |end: &str| {
+        format!(
+            "# Status\n\n<!-- SECTION: summary -->\nBuild green.\n<!-- /SECTION: summary -->\n\
+             {end}## Deploy{end}{end}Deploy secret:{end}{end}Vq7tR2mK9xW4pL8nZ3cB6hJ1fD5sG0aY{end}"
+        )
+    };
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/STATUS.md", status("\r"));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains("HID011") && hook.stdout.contains("without a line feed"),
+        "{hook}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "old-Mac line ends"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(ci.stdout.contains("HID011"), "{ci}");
+
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/STATUS.md", status("\r\n"));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains("SEC121") && !hook.stdout.contains("HID011"),
+        "{hook}"
+    );
+}
+
 /// Writes INJECTION at `path` and stages it: the pre-commit hook, `lint --all` and, once
 /// committed past the hook, `verify --level ci` fail naming the path.
 fn fails_hook_lint_all_and_ci(repo: &TestRepo, path: &str) {
