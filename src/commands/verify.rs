@@ -152,8 +152,9 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         LINKED_LAYER => "commit the handoff directory itself (`git rm --cached` the link or \
             submodule, then put the directory it stands for in its place and `git add` it)"
             .into(),
-        "checkout" => "remove `working-tree-encoding` for handoff and instruction files from \
-            the `.gitattributes` line named (they are UTF-8 text), stage it and retry"
+        "checkout" => "remove `working-tree-encoding` (they are UTF-8 text) or `export-subst` \
+            (or the file's `$Format:`) for handoff and instruction files at the `.gitattributes` \
+            line named, stage it and retry"
             .into(),
         "history" => "rewrite the range's commits so that none holds the credential (`git \
             rebase -i`), and revoke it: it may already be copied"
