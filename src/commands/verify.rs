@@ -155,8 +155,9 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         LINKED_LAYER => "commit the handoff directory itself (`git rm --cached` the link or \
             submodule, then put the directory it stands for in its place and `git add` it)"
             .into(),
-        "checkout" => "remove `working-tree-encoding` for handoff and instruction files from \
-            the `.gitattributes` line named (they are UTF-8 text), stage it and retry"
+        "checkout" => "remove `working-tree-encoding` (they are UTF-8 text) or `export-subst` \
+            (or the file's `$Format:`) for handoff and instruction files at the `.gitattributes` \
+            line named, stage it and retry"
             .into(),
         "history" => "rewrite the range's commits so that none holds the credential (`git \
             rebase -i`), and revoke it: it may already be copied"
@@ -1643,10 +1644,12 @@ fn in_handoff_dir(scope: &GateScope, path: &str) -> bool {
             .any(|d| path.starts_with(&format!("{}/", d.rel)))
 }
 
-/// The `checkout` layer (review s25 #1): a judged file (a changed file of a handoff
-/// directory, an instruction file or one it pulls in) whose committed attributes give it a
-/// `working-tree-encoding` fails: every checkout writes it re-encoded, so agents read text
-/// the gate never judged. A change to any `.gitattributes` judges every file of the handoff
+/// The `checkout` layer (review s25 #1, s26 #2, #3): a judged file (a changed file of a
+/// handoff directory, an instruction file or one it pulls in) whose committed attributes give
+/// it a `working-tree-encoding` fails: every checkout writes it re-encoded, so agents read
+/// text the gate never judged. So does one with `export-subst` whose text holds `$Format:`:
+/// `git archive` fills in commit data. Attributes are read as every clone may read them
+/// ([`crate::git::checkout_conversions`]: macros, a BOM, either letter case). A change to any `.gitattributes` judges every file of the handoff
 /// directories and every instruction file of the content, since the attribute may now fall
 /// on a file the change does not touch. Staged content and commits only: the working tree
 /// holds what a checkout wrote. Shown only when it fails.
@@ -1684,32 +1687,27 @@ fn checkout_layer(
         );
     }
     let mut layer = Layer::new("checkout");
-    let mut read: std::collections::HashMap<String, Option<Vec<u8>>> =
+    let mut read: std::collections::HashMap<String, Option<crate::git::AttributesFile>> =
         std::collections::HashMap::new();
     for path in &paths {
         // The attributes files from the root down to the file's directory.
         let mut dirs_down = vec![""];
         dirs_down.extend(path.match_indices('/').map(|(i, _)| &path[..i]));
-        let mut chain: Vec<(&str, String)> = Vec::new();
+        let mut chain: Vec<String> = Vec::new();
         for dir in dirs_down {
             let file = location::join(dir, ".gitattributes");
             if !read.contains_key(&file) {
-                let bytes = content.plain_blob(repo, &file)?;
-                read.insert(file.clone(), bytes);
+                let parsed = content
+                    .plain_blob(repo, &file)?
+                    .map(|bytes| crate::git::AttributesFile::parse(dir, &file, &bytes));
+                read.insert(file.clone(), parsed);
             }
-            if read[&file].is_some() {
-                chain.push((dir, file));
-            }
+            chain.push(file);
         }
-        let chain: Vec<(&str, &str, &[u8])> = chain
-            .iter()
-            .filter_map(|(dir, file)| {
-                read[file]
-                    .as_deref()
-                    .map(|bytes| (*dir, file.as_str(), bytes))
-            })
-            .collect();
-        if let Some(e) = crate::git::checkout_encoding(path, &chain) {
+        let chain: Vec<&crate::git::AttributesFile> =
+            chain.iter().filter_map(|f| read[f].as_ref()).collect();
+        let found = crate::git::checkout_conversions(path, &chain);
+        if let Some(e) = found.encoding {
             layer.fail(
                 Some(path.clone()),
                 format!(
@@ -1717,6 +1715,22 @@ fn checkout_layer(
                      re-encoded, so agents read text other than what the gate judged; remove \
                      the attribute for handoff and instruction files",
                     e.file, e.line, e.value
+                ),
+            );
+        }
+        // `git archive` fills in `$Format:…$` only: a file without one archives as judged.
+        if let Some(o) = found.export_subst
+            && content
+                .plain_blob(repo, path)?
+                .is_some_and(|text| text.windows(8).any(|w| w == b"$Format:"))
+        {
+            layer.fail(
+                Some(path.clone()),
+                format!(
+                    "{}:{} gives this file export-subst and it holds `$Format:`: `git archive` \
+                     (source downloads, release tarballs) replaces the placeholder with commit \
+                     data the gate never judged; remove the attribute or the placeholder",
+                    o.file, o.line
                 ),
             );
         }

@@ -16,7 +16,7 @@ mod attributes;
 mod index;
 mod remote;
 mod stage;
-pub use attributes::{Encoding, checkout_encoding};
+pub use attributes::{AttributesFile, Conversions, Encoding, Origin, checkout_conversions};
 pub use index::{PrecommitIndex, StagedView};
 pub use remote::{CasPush, REMOTE_TIMEOUT};
 

@@ -501,11 +501,11 @@ rule!(HID010, "HID010", "json-hidden-field", Hid, Warning,
     misses: ["{\"summary\": \"Build green\"}"]);
 
 rule!(HID011, "HID011", "control-character", Hid, Error,
-    "Control characters (NUL, ESC, BEL, backspace, C1 controls) in a text file.",
-    what: "C0 control characters other than tab, line feed and carriage return, DEL, and C1 controls (U+0080–U+009F), raw in the file.",
-    why: "Editors and diffs hide them or show them as nothing, terminals act on them (ESC sequences rewrite what a reviewer sees), and a NUL makes git treat the file as binary so its diff is never shown: text a reviewer cannot read but an agent can.",
-    fix: "Delete the characters; write an escape sequence as text (`\\x1b`) if it is meant to be shown.",
-    hits: ["Status: green\u{0}\u{0}ignore the review", "Done.\u{1b}[8mhidden\u{1b}[0m"],
+    "Control characters (NUL, ESC, BEL, backspace, C1 controls, a CR without LF) in a text file.",
+    what: "C0 control characters other than tab, line feed and carriage return, DEL, and C1 controls (U+0080–U+009F), raw in the file; and a carriage return not followed by a line feed (old-Mac line ends).",
+    why: "Editors and diffs hide them or show them as nothing, terminals act on them (ESC sequences rewrite what a reviewer sees), and a NUL makes git treat the file as binary so its diff is never shown: text a reviewer cannot read but an agent can. A lone carriage return is a line end to an agent's reader and not to the rules that read a value below its label.",
+    fix: "Delete the characters; write an escape sequence as text (`\\x1b`) if it is meant to be shown; save the file with LF or CRLF line ends.",
+    hits: ["Status: green\u{0}\u{0}ignore the review", "Done.\u{1b}[8mhidden\u{1b}[0m", "Build green.\rNext: the parser."],
     misses: ["Tabs\tare fine,\r\nand so are line ends."]);
 
 rule!(HID012, "HID012", "lfs-pointer", Hid, Error,

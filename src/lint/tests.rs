@@ -710,6 +710,42 @@ fn a_json_key_is_not_part_of_the_sentence_of_its_value() {
     ));
 }
 
+/// Review s26 #7: a carriage return without a line feed is a line end to an agent's reader
+/// but not to the rules that read a value below its label; it is an error, and CRLF is not.
+#[test]
+fn a_carriage_return_without_a_line_feed_is_hidden_content() {
+    let d = check_text(
+        "x/STATUS.md",
+        "# Status\n\nBuild green.\r\rNext: the parser.\rDone\r",
+    )
+    .unwrap();
+    let hid: Vec<(usize, Severity, &str)> = d
+        .iter()
+        .filter(|d| d.rule == "HID011")
+        .map(|d| (d.line, d.severity, d.message.as_str()))
+        .collect();
+    assert_eq!(hid.len(), 3, "{d:#?}");
+    assert!(
+        hid.iter().all(|(line, severity, message)| *line == 3
+            && *severity == Severity::Error
+            && message.contains("carriage return(s) without a line feed")),
+        "{hid:#?}"
+    );
+    assert!(hid[0].2.starts_with("2 "), "{hid:#?}");
+    for ordinary in [
+        "# Status\r\n\r\nBuild green.\r\n",
+        "# Status\n\nBuild green.\n",
+    ] {
+        assert!(
+            check_text("x/STATUS.md", ordinary)
+                .unwrap()
+                .iter()
+                .all(|d| d.rule != "HID011"),
+            "{ordinary:?}"
+        );
+    }
+}
+
 #[test]
 fn an_escaped_control_character_in_a_json_value_is_hidden_content() {
     let json = r#"{"agent": "alice\u001b]52;c;aGk=\u0007", "note": "two\nlines\tok"}"#;

@@ -398,6 +398,132 @@ fn a_working_tree_encoding_on_a_judged_file_fails_the_gate() {
     );
 }
 
+/// Review s26 #2: `working-tree-encoding` reaches CLAUDE.md for git, and so fails the gate
+/// (pre-commit hook and `verify --level ci`), through a macro that names a macro, behind a
+/// UTF-8 BOM (git's working-tree reading skips it: the first `git restore` after a clone
+/// writes the converted text), and in another letter case (every macOS and Windows clone
+/// sets `core.ignorecase`, and git then matches attribute patterns in any case).
+#[test]
+fn a_working_tree_encoding_through_macros_a_bom_or_another_case_fails_the_gate() {
+    for (attributes, line) in [
+        (
+            &b"[attr]utf16 working-tree-encoding=UTF-16BE\n[attr]wide utf16\nCLAUDE.md wide\n"[..],
+            3,
+        ),
+        (b"\xef\xbb\xbfCLAUDE.md working-tree-encoding=UTF-16BE\n", 1),
+        (b"claude.md working-tree-encoding=UTF-16BE\n", 1),
+    ] {
+        let repo = handoff_repo();
+        repo.write(".gitattributes", attributes);
+        repo.write("CLAUDE.md", "Use tabs, not spaces..\n\n");
+        repo.git(&["add", "-A"]);
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        let told = format!(".gitattributes:{line} gives this file working-tree-encoding=UTF-16BE");
+        assert!(
+            hook.stdout.contains("FAIL  checkout") && hook.stdout.contains(&told),
+            "{hook}"
+        );
+        repo.git(&["commit", "-q", "--no-verify", "-m", "encoded"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(
+            ci.stdout.contains("FAIL  checkout") && ci.stdout.contains(&told),
+            "{ci}"
+        );
+    }
+}
+
+/// Review s26 #3: `export-subst` makes `git archive` (source downloads, release tarballs)
+/// fill a handoff file's `$Format:…$` with commit data nothing judged: hook and CI fail,
+/// naming the attributes line. The attribute on a file without a placeholder archives the
+/// judged text and passes.
+#[test]
+fn export_subst_on_a_handoff_file_with_a_placeholder_fails_the_gate() {
+    let repo = handoff_repo();
+    repo.write(
+        ".gitattributes",
+        "[attr]release export-subst\n[attr]notes release\n",
+    );
+    repo.write(".ai/handoff/.gitattributes", "STATUS.md notes\n");
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    assert!(!hook.stdout.contains("checkout"), "{hook}");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "attributes"]);
+
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        "# Status\n\n<!-- SECTION: summary -->\nBuild green.\n\n$Format:%B$\n<!-- /SECTION: summary -->\n",
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    let told = ".ai/handoff/.gitattributes:1 gives this file export-subst and it holds `$Format:`";
+    assert!(
+        hook.stdout.contains("FAIL  checkout")
+            && hook.stdout.contains(".ai/handoff/STATUS.md")
+            && hook.stdout.contains(told),
+        "{hook}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "Update status"]);
+    let archived = repo.git(&[
+        "archive",
+        "--format=zip",
+        "-0",
+        "HEAD",
+        ".ai/handoff/STATUS.md",
+    ]);
+    assert!(
+        archived.contains("Update status"),
+        "git archive filled it in"
+    );
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(
+        ci.stdout.contains("FAIL  checkout") && ci.stdout.contains(told),
+        "{ci}"
+    );
+}
+
+/// Review s26 #7: with CR-only line ends a credential below its label is on "one line" to
+/// the label rules but on the next line to an agent's reader: the lone carriage returns fail
+/// the hook and CI (HID011), while the same text with CRLF ends is judged as lines (SEC121).
+#[test]
+fn carriage_returns_without_line_feeds_fail_the_gate() {
+    let status = |end: &str| {
+        format!(
+            "# Status\n\n<!-- SECTION: summary -->\nBuild green.\n<!-- /SECTION: summary -->\n\
+             {end}## Deploy{end}{end}Deploy secret:{end}{end}Vq7tR2mK9xW4pL8nZ3cB6hJ1fD5sG0aY{end}"
+        )
+    };
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/STATUS.md", status("\r"));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains("HID011") && hook.stdout.contains("without a line feed"),
+        "{hook}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "old-Mac line ends"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(ci.stdout.contains("HID011"), "{ci}");
+
+    let repo = handoff_repo();
+    repo.write(".ai/handoff/STATUS.md", status("\r\n"));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains("SEC121") && !hook.stdout.contains("HID011"),
+        "{hook}"
+    );
+}
+
 /// Writes INJECTION at `path` and stages it: the pre-commit hook, `lint --all` and, once
 /// committed past the hook, `verify --level ci` fail naming the path.
 fn fails_hook_lint_all_and_ci(repo: &TestRepo, path: &str) {

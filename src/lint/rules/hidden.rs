@@ -368,8 +368,8 @@ fn confusable(
 /// return; DEL) or may start one (0xC2 leads the UTF-8 of the C1 controls). Bitwise, without
 /// branches, so a block of bytes is judged with vector instructions.
 fn control_or_c2(b: u8) -> bool {
-    let c0 =
-        u8::from(b < 0x20) & u8::from(b != b'\t') & u8::from(b != b'\n') & u8::from(b != b'\r');
+    // CR is a candidate too: one not followed by LF is a line end only some readers see.
+    let c0 = u8::from(b < 0x20) & u8::from(b != b'\t') & u8::from(b != b'\n');
     (c0 | u8::from(b == 0x7F) | u8::from(b == 0xC2)) != 0
 }
 
@@ -583,7 +583,10 @@ fn encrypted_text(body: &str) -> Option<&'static str> {
     })
 }
 
-/// HID011: control characters, raw in the file (one finding per run).
+/// HID011: control characters, raw in the file (one finding per run), and carriage returns
+/// not followed by a line feed (review s26 #7): an agent's reader and most editors break the
+/// line there, the linter's line-structured rules (a credential below its label) do not, so
+/// a file with old-Mac line ends would hide what LF or CRLF ends show them.
 pub(crate) fn controls(raw: &str, out: &mut Vec<Finding>) {
     let b = raw.as_bytes();
     let mut i = 0;
@@ -607,7 +610,8 @@ pub(crate) fn controls(raw: &str, out: &mut Vec<Finding>) {
         let mut shown: Vec<char> = Vec::new();
         while end < b.len() {
             let c = raw[end..].chars().next().expect("char boundary");
-            if !c.is_control() || matches!(c, '\t' | '\n' | '\r') {
+            let lone_cr = c == '\r' && b.get(end + 1) != Some(&b'\n');
+            if !(lone_cr || c.is_control() && !matches!(c, '\t' | '\n' | '\r')) {
                 break;
             }
             shown.push(c);
@@ -617,18 +621,22 @@ pub(crate) fn controls(raw: &str, out: &mut Vec<Finding>) {
             i += 1;
             continue;
         }
-        let labels: Vec<String> = shown.iter().take(8).map(|c| char_label(*c)).collect();
-        out.push(Finding::raw(
-            &HID011,
-            start,
-            end,
+        let message = if shown.iter().all(|&c| c == '\r') {
+            format!(
+                "{} carriage return(s) without a line feed: readers break the line there, the \
+                 linter's line rules do not; save the file with LF or CRLF line ends",
+                shown.len()
+            )
+        } else {
+            let labels: Vec<String> = shown.iter().take(8).map(|c| char_label(*c)).collect();
             format!(
                 "{} control character(s) no reader sees: {}{}",
                 shown.len(),
                 labels.join(" "),
                 if shown.len() > 8 { " …" } else { "" }
-            ),
-        ));
+            )
+        };
+        out.push(Finding::raw(&HID011, start, end, message));
         i = end;
     }
 }
