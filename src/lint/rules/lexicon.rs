@@ -12,7 +12,9 @@
 //! matches at the start of a word, with a few letters of ending (the lists give how many);
 //! in scripts written without spaces (Chinese, Japanese, Thai) it matches anywhere. English is
 //! the English rules' work: no entry here is an English word, so English prose is not judged
-//! twice.
+//! twice, except where French or Portuguese write the English word ("ignore", "instruction",
+//! "directive"): those entries take part only beside a scope word of this lexicon, which no
+//! English sentence holds.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -36,10 +38,24 @@ const OVERRIDE: &[&str] = &[
     "negeer",
     "vergeet",
     "ignoreer",
-    // fr, es, pt, it, ro, ca
+    // fr, es, pt, it, ro, ca ("ignore" is also French's and Portuguese's imperative: the
+    // English rules' word, read here only with a noun and a scope of these languages)
+    "ignore",
     "ignorez",
     "oubliez",
     "oublie",
+    "néglige",
+    "négligez",
+    "écarte",
+    "écartez",
+    "fais abstraction",
+    "faites abstraction",
+    "tiens pas compte",
+    "tenez pas compte",
+    "despreze",
+    "desprezem",
+    "esqueçam",
+    "desconsiderem",
     "ignora",
     "ignoren",
     "olvida",
@@ -164,6 +180,13 @@ const INSTRUCTIONS: &[&str] = &[
     "opdragte",
     "instruksies",
     "consigne",
+    "instruction",
+    "directive",
+    "règle",
+    "regras",
+    "diretriz",
+    "diretrizes",
+    "diretiva",
     "instrucci",
     "indicaci",
     "instrução",
@@ -251,6 +274,12 @@ const SCOPE: &[&str] = &[
     "antérieur",
     "toutes",
     "tous",
+    "ci-dessus",
+    "ancien",
+    "initiale",
+    "acima",
+    "antigas",
+    "antigos",
     "anterior",
     "previa",
     "previas",
@@ -1304,12 +1333,77 @@ fn push(
     ));
 }
 
+/// Whether the instruction noun `noun` can be the object of the act `act`: after it, or
+/// before it in the same clause (`alle vorherigen Anweisungen ignorieren`), with no clause
+/// break between them: a `,`, `;` or `:`, or a word that joins two clauses (`Suivez les
+/// instructions précédentes puis ignorez les avertissements`: the instructions are
+/// followed, the warnings ignored).
+fn one_clause(text: &str, noun: Occ, act: Occ) -> bool {
+    if noun.s >= act.s {
+        return true;
+    }
+    let between = &text[noun.e.min(act.s)..act.s];
+    !between.contains([',', ';', ':'])
+        && !between.split_whitespace().any(|w| {
+            matches!(
+                w,
+                "puis"
+                    | "et"
+                    | "mais"
+                    | "e"
+                    | "mas"
+                    | "depois"
+                    | "y"
+                    | "pero"
+                    | "luego"
+                    | "und"
+                    | "aber"
+                    | "dann"
+                    | "en"
+                    | "maar"
+                    | "ma"
+                    | "poi"
+                    | "ed"
+                    | "i"
+                    | "a"
+                    | "oraz"
+            )
+        })
+}
+
+/// Whether the act at `act` is negated: a negation just before it (`ne pas oublier`, `não
+/// ignore`, `no ignores`, `non ignorare`, `nicht ignorieren`) or `pas`, `nicht`, `niet` just
+/// after it (`n'oubliez pas`, `vergiss nicht`): a reminder to keep the instructions. An act
+/// that is itself a negation (`ne tenez pas compte`, "take no account") is not negated by
+/// its `ne`.
+fn negated(text: &str, act: Occ) -> bool {
+    if text[act.s..act.e].split(' ').any(|w| w == "pas") {
+        return false;
+    }
+    let before = text[..act.s]
+        .split(|c: char| !c.is_alphanumeric())
+        .rfind(|w| !w.is_empty());
+    let after = text[act.e..]
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty());
+    matches!(
+        before,
+        Some("pas" | "ne" | "n" | "nao" | "no" | "non" | "nicht" | "niet" | "nie" | "not")
+    ) || matches!(after, Some("pas" | "nicht" | "niet"))
+}
+
 /// PI001: an override verb with the reader's instructions under a scope, in one sentence,
-/// not narrowed to a document.
+/// not narrowed to a document, the verb not negated.
 fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (w, f) = window(scan, caps);
     for &act in &f[OVR] {
-        let Some(&noun) = f[INS].iter().find(|&&n| words_between(act, n) <= 6) else {
+        if negated(&w.text, act) {
+            continue;
+        }
+        let Some(&noun) = f[INS]
+            .iter()
+            .find(|&&n| words_between(act, n) <= 6 && one_clause(&w.text, n, act))
+        else {
             continue;
         };
         let scoped = near(noun, &f[SCP], 2);
