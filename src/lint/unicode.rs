@@ -118,77 +118,72 @@ fn unwrap_values(text: &mut std::borrow::Cow<'_, str>) {
         let n = b[from..].iter().take(200).take_while(|&&c| word(c)).count();
         (n > 0).then_some(from + n)
     };
-    for p in memchr::memchr3_iter(b'`', b'<', b'[', b) {
-        if edits.last().is_some_and(|&(at, r)| p < at + r.len()) {
+    // Each wrapper found by its opening bytes, which prose holds rarely: `` `` ``, `<` and a
+    // blank before `[` (a run of `[` holds no blank and is passed over in one step).
+    for p in memchr::memmem::find_iter(b, b"``") {
+        // ``v``, not a fence's ``` nor part of a longer run of backticks.
+        if p > 0 && b[p - 1] == b'`' {
             continue;
         }
-        match b[p] {
-            b'`' => {
-                // ``v``, not a fence's ``` nor part of a longer run of backticks.
-                if b.get(p + 1) != Some(&b'`') || p > 0 && b[p - 1] == b'`' {
-                    continue;
-                }
-                let Some(e) = word_end(p + 2) else { continue };
-                if b.get(e..e + 2) == Some(b"``") && b.get(e + 2) != Some(&b'`') {
-                    edits.push((p, " `"));
-                    edits.push((e, "` "));
-                }
+        let Some(e) = word_end(p + 2) else { continue };
+        if b.get(e..e + 2) == Some(b"``") && b.get(e + 2) != Some(&b'`') {
+            edits.push((p, " `"));
+            edits.push((e, "` "));
+        }
+    }
+    for p in memchr::memchr_iter(b'<', b) {
+        const TAGS: [(&[u8], &str, &str); 4] = [
+            (b"code", "     `", "`      "),
+            (b"kbd", "    `", "`     "),
+            (b"samp", "     `", "`      "),
+            (b"tt", "   `", "`    "),
+        ];
+        for (name, open, close) in TAGS {
+            let n = name.len();
+            let opens = b
+                .get(p + 1..p + 1 + n)
+                .is_some_and(|s| s.eq_ignore_ascii_case(name))
+                && b.get(p + 1 + n) == Some(&b'>');
+            if !opens {
+                continue;
             }
-            b'<' => {
-                const TAGS: [(&[u8], &str, &str); 4] = [
-                    (b"code", "     `", "`      "),
-                    (b"kbd", "    `", "`     "),
-                    (b"samp", "     `", "`      "),
-                    (b"tt", "   `", "`    "),
-                ];
-                for (name, open, close) in TAGS {
-                    let n = name.len();
-                    let opens = b
-                        .get(p + 1..p + 1 + n)
-                        .is_some_and(|s| s.eq_ignore_ascii_case(name))
-                        && b.get(p + 1 + n) == Some(&b'>');
-                    if !opens {
-                        continue;
-                    }
-                    let Some(e) = word_end(p + n + 2) else { break };
-                    let closes = b.get(e..e + 2) == Some(b"</")
-                        && b.get(e + 2..e + 2 + n)
-                            .is_some_and(|s| s.eq_ignore_ascii_case(name))
-                        && b.get(e + 2 + n) == Some(&b'>');
-                    if closes {
-                        edits.push((p, open));
-                        edits.push((e, close));
-                    }
-                    break;
-                }
+            let Some(e) = word_end(p + n + 2) else { break };
+            let closes = b.get(e..e + 2) == Some(b"</")
+                && b.get(e + 2..e + 2 + n)
+                    .is_some_and(|s| s.eq_ignore_ascii_case(name))
+                && b.get(e + 2 + n) == Some(&b'>');
+            if closes {
+                edits.push((p, open));
+                edits.push((e, close));
             }
-            _ => {
-                // `[v]` after a label's sign and a blank (`Password: [v]`), not a link
-                // (`[v](…)`, `[v][…]`), a reference definition (`[v]: …`) nor a URL's
-                // query (`?q=[v]`).
-                if p == 0 || !matches!(b[p - 1], b' ' | b'\t') {
-                    continue;
-                }
-                let before = b[..p].trim_ascii_end();
-                let before = before
-                    .strip_suffix(b"**")
-                    .or_else(|| before.strip_suffix(b"__"))
-                    .unwrap_or(before)
-                    .trim_ascii_end();
-                if !matches!(before.last(), Some(b':' | b'=')) {
-                    continue;
-                }
-                let Some(e) = word_end(p + 1) else { continue };
-                if b.get(e) == Some(&b']') && !matches!(b.get(e + 1), Some(b'(' | b'[' | b':')) {
-                    edits.push((p, "`"));
-                    edits.push((e, "`"));
-                }
-            }
+            break;
+        }
+    }
+    for blank in memchr::memmem::find_iter(b, b" [") {
+        // `[v]` after a label's sign and a blank (`Password: [v]`), not a link (`[v](…)`,
+        // `[v][…]`), a reference definition (`[v]: …`) nor a URL's query (`?q=[v]`).
+        let p = blank + 1;
+        let before = b[..p].trim_ascii_end();
+        let before = before
+            .strip_suffix(b"**")
+            .or_else(|| before.strip_suffix(b"__"))
+            .unwrap_or(before)
+            .trim_ascii_end();
+        if !matches!(before.last(), Some(b':' | b'=')) {
+            continue;
+        }
+        let Some(e) = word_end(p + 1) else { continue };
+        if b.get(e) == Some(&b']') && !matches!(b.get(e + 1), Some(b'(' | b'[' | b':')) {
+            edits.push((p, "`"));
+            edits.push((e, "`"));
         }
     }
     if edits.is_empty() {
         return;
     }
+    // The wrappers hold no byte another one opens with (a value holds no backtick, `<` or
+    // bracket): their edits never overlap.
+    edits.sort_unstable_by_key(|&(at, _)| at);
     let t = text.to_mut();
     // Each edit puts as many ASCII bytes in place of ASCII delimiters: the text stays UTF-8.
     let mut bytes = std::mem::take(t).into_bytes();

@@ -1101,7 +1101,8 @@ fn digit_letter(c: u8, one: u8) -> u8 {
 fn one_slip(w: &[u8], v: &[u8]) -> bool {
     let (lw, lv) = (w.len(), v.len());
     // The last letter as written, or (two letters swapped at the end: `forgte`) the one before.
-    if lw < 6 || lw.abs_diff(lv) > 1 || w[lw - 1] != v[lv - 1] && w[lw - 2] != v[lv - 1] || w == v {
+    // (`w` equal to `v` has no first difference and is no slip either.)
+    if lw < 6 || lw.abs_diff(lv) > 1 || w[lw - 1] != v[lv - 1] && w[lw - 2] != v[lv - 1] {
         return false;
     }
     let k = w.iter().zip(v).take_while(|(a, b)| a == b).count();
@@ -1324,6 +1325,12 @@ fn read_token(word: &[u8], one: u8, buf: &mut [u8; 16]) -> Option<usize> {
 /// The word of the vocabulary that `pieces` spell together (exactly or with one slip), `1`
 /// read as `i` and, when a digit stands in them, as `l`.
 fn spelled(bytes: &[u8], pieces: &[Tok]) -> Option<&'static [u8]> {
+    // The vocabulary's words have 6 to 12 letters (13 with one added): most pieces of prose
+    // are ruled out by their length alone.
+    let total: usize = pieces.iter().map(|t| t.end - t.start).sum();
+    if !(6..=13).contains(&total) {
+        return None;
+    }
     let digits = pieces.iter().any(|t| t.digit);
     for one in [b'i', b'l'].into_iter().take(if digits { 2 } else { 1 }) {
         let mut joined = [0u8; 24];

@@ -38,9 +38,7 @@ const OVERRIDE: &[&str] = &[
     "negeer",
     "vergeet",
     "ignoreer",
-    // fr, es, pt, it, ro, ca ("ignore" is also French's and Portuguese's imperative: the
-    // English rules' word, read here only with a noun and a scope of these languages)
-    "ignore",
+    // fr, es, pt, it, ro, ca ("ignore" is in [`SHARED`])
     "ignorez",
     "oubliez",
     "oublie",
@@ -180,8 +178,6 @@ const INSTRUCTIONS: &[&str] = &[
     "opdragte",
     "instruksies",
     "consigne",
-    "instruction",
-    "directive",
     "règle",
     "regras",
     "diretriz",
@@ -1050,6 +1046,33 @@ const MODE: &[&str] = &[
     "โหมด",
 ];
 
+/// French's and Portuguese's words that English writes the same (the imperative "ignore", the
+/// nouns "instruction" and "directive"), with the meaning each carries. They are read in a
+/// sentence like the lists' words but are no keyword of the patterns: the English rules'
+/// words would wake the lexicon on every English sentence that holds them. A sentence is
+/// read for them when it holds a scope word of these two languages ([`FR_PT_SCOPE`]), which
+/// PI001 needs anyway.
+const SHARED: [(&str, usize); 3] = [("ignore", OVR), ("instruction", INS), ("directive", INS)];
+
+/// The scope words of French and Portuguese: the keywords of the pattern that reads an
+/// override led by a word of [`SHARED`].
+const FR_PT_SCOPE: &[&str] = &[
+    "précédent",
+    "antérieur",
+    "toutes",
+    "tous",
+    "ci-dessus",
+    "ancien",
+    "initiale",
+    "anterior",
+    "previa",
+    "todas",
+    "todos",
+    "acima",
+    "antigas",
+    "antigos",
+];
+
 /// The meanings, in the order of [`MEANINGS`].
 const OVR: usize = 0;
 const INS: usize = 1;
@@ -1093,22 +1116,25 @@ struct Lexicon {
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
     let mut words: HashMap<String, u16> = HashMap::new();
     let mut unspaced: Vec<(String, u16)> = Vec::new();
-    for (m, (list, _)) in MEANINGS.iter().enumerate() {
-        for entry in *list {
-            fold_variants(entry, &mut |f| {
-                let bit = 1u16 << m;
-                if f.chars().next().is_some_and(is_unspaced) {
-                    unspaced.push((f.to_owned(), bit));
-                } else {
-                    let key = f
-                        .split(|c: char| !c.is_alphanumeric())
-                        .filter(|w| !w.is_empty())
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    *words.entry(key).or_default() |= bit;
-                }
-            });
-        }
+    let entries = MEANINGS
+        .iter()
+        .enumerate()
+        .flat_map(|(m, (list, _))| list.iter().map(move |e| (m, *e)))
+        .chain(SHARED.iter().map(|&(e, m)| (m, e)));
+    for (m, entry) in entries {
+        fold_variants(entry, &mut |f| {
+            let bit = 1u16 << m;
+            if f.chars().next().is_some_and(is_unspaced) {
+                unspaced.push((f.to_owned(), bit));
+            } else {
+                let key = f
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                *words.entry(key).or_default() |= bit;
+            }
+        });
     }
     Lexicon { words, unspaced }
 });
@@ -1395,9 +1421,22 @@ fn negated(text: &str, act: Occ) -> bool {
 /// PI001: an override verb with the reader's instructions under a scope, in one sentence,
 /// not narrowed to a document, the verb not negated.
 fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    override_found(scan, caps, false, out);
+}
+
+/// PI001 led by a word of [`SHARED`] (`Ignore toutes les …`), found from its scope word: the
+/// other acts are [`check_override`]'s, found from the act.
+fn check_shared_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    override_found(scan, caps, true, out);
+}
+
+fn override_found(scan: &Scan<'_>, caps: &Caps<'_>, shared_only: bool, out: &mut Vec<Finding>) {
     let (w, f) = window(scan, caps);
     for &act in &f[OVR] {
-        if negated(&w.text, act) {
+        let shared = SHARED
+            .iter()
+            .any(|&(e, m)| m == OVR && w.text[act.s..act.e].starts_with(e));
+        if shared_only && !shared || negated(&w.text, act) {
             continue;
         }
         let Some(&noun) = f[INS]
@@ -1517,6 +1556,17 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         near: &[],
     },
     Pattern {
+        rule: &PI001,
+        keywords: FR_PT_SCOPE,
+        regex: r"[^\n.!?\x{3002}\x{FF01}\x{FF1F}\x{0964}]{1,400}",
+        before: 200,
+        after: 200,
+        check: check_shared_override,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
         rule: &PI002,
         keywords: INSTRUCTIONS,
         regex: r"[^\n.!?\x{3002}\x{FF01}\x{FF1F}\x{0964}]{1,400}",
@@ -1578,6 +1628,21 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// The words French and Portuguese share with English are found as their meaning, and
+    /// the scope words that wake their pattern are scope words of the lexicon.
+    #[test]
+    fn shared_words_are_read_and_their_scopes_are_scopes() {
+        for (entry, m) in SHARED {
+            assert!(
+                !find_meanings(&format!("x {entry}s x"))[m].is_empty(),
+                "{entry}"
+            );
+        }
+        for scope in FR_PT_SCOPE {
+            assert!(SCOPE.contains(scope), "{scope}");
         }
     }
 
