@@ -61,8 +61,10 @@ pub(crate) fn normalize(text: &str, entities: bool) -> Normalized<'_> {
     let bytes = text.as_bytes();
     let amp = entities.then_some(b'&');
     let Some(first) = find_non_ascii_or(bytes, amp) else {
+        let mut view = View::identity(text);
+        unwrap_values(&mut view.text);
         return Normalized {
-            view: View::identity(text),
+            view,
             events: Vec::new(),
         };
     };
@@ -92,10 +94,103 @@ pub(crate) fn normalize(text: &str, entities: bool) -> Normalized<'_> {
         push_char(c, i, i + len, &mut out, &mut events, true);
         i += len;
     }
-    Normalized {
-        view: out.build(),
-        events,
+    let mut view = out.build();
+    unwrap_values(&mut view.text);
+    Normalized { view, events }
+}
+
+/// The inline wrappers a value is shown in besides one backtick (`` ``v`` ``,
+/// `<code>v</code>`, `<kbd>`, `<samp>`, `<tt>`, and `[v]` after a label's `:` or `=`), read as
+/// the one-backtick code span they render like: `` ` `` in place of each delimiter, blanks in
+/// place of the rest of a tag, so the text keeps its length and every offset its place. Only
+/// a value of one word (no blank, quote, comma, backtick, bracket or angle bracket inside:
+/// a JSON array's `["…"]` keeps its brackets) is unwrapped:
+/// the rules read a labelled credential in a code span, and prose is never turned into code.
+fn unwrap_values(text: &mut std::borrow::Cow<'_, str>) {
+    let b = text.as_bytes();
+    // (offset, replacement) of each delimiter, in order; found before the text is copied.
+    let mut edits: Vec<(usize, &'static str)> = Vec::new();
+    let word = |c: u8| {
+        !(c.is_ascii_whitespace()
+            || matches!(c, b'`' | b'<' | b'>' | b'[' | b']' | b'"' | b'\'' | b','))
+    };
+    let word_end = |from: usize| {
+        let n = b[from..].iter().take(200).take_while(|&&c| word(c)).count();
+        (n > 0).then_some(from + n)
+    };
+    // Each wrapper found by its opening bytes, which prose holds rarely: `` `` ``, `<` and a
+    // blank before `[` (a run of `[` holds no blank and is passed over in one step).
+    for p in memchr::memmem::find_iter(b, b"``") {
+        // ``v``, not a fence's ``` nor part of a longer run of backticks.
+        if p > 0 && b[p - 1] == b'`' {
+            continue;
+        }
+        let Some(e) = word_end(p + 2) else { continue };
+        if b.get(e..e + 2) == Some(b"``") && b.get(e + 2) != Some(&b'`') {
+            edits.push((p, " `"));
+            edits.push((e, "` "));
+        }
     }
+    for p in memchr::memchr_iter(b'<', b) {
+        const TAGS: [(&[u8], &str, &str); 4] = [
+            (b"code", "     `", "`      "),
+            (b"kbd", "    `", "`     "),
+            (b"samp", "     `", "`      "),
+            (b"tt", "   `", "`    "),
+        ];
+        for (name, open, close) in TAGS {
+            let n = name.len();
+            let opens = b
+                .get(p + 1..p + 1 + n)
+                .is_some_and(|s| s.eq_ignore_ascii_case(name))
+                && b.get(p + 1 + n) == Some(&b'>');
+            if !opens {
+                continue;
+            }
+            let Some(e) = word_end(p + n + 2) else { break };
+            let closes = b.get(e..e + 2) == Some(b"</")
+                && b.get(e + 2..e + 2 + n)
+                    .is_some_and(|s| s.eq_ignore_ascii_case(name))
+                && b.get(e + 2 + n) == Some(&b'>');
+            if closes {
+                edits.push((p, open));
+                edits.push((e, close));
+            }
+            break;
+        }
+    }
+    for blank in memchr::memmem::find_iter(b, b" [") {
+        // `[v]` after a label's sign and a blank (`Password: [v]`), not a link (`[v](…)`,
+        // `[v][…]`), a reference definition (`[v]: …`) nor a URL's query (`?q=[v]`).
+        let p = blank + 1;
+        let before = b[..p].trim_ascii_end();
+        let before = before
+            .strip_suffix(b"**")
+            .or_else(|| before.strip_suffix(b"__"))
+            .unwrap_or(before)
+            .trim_ascii_end();
+        if !matches!(before.last(), Some(b':' | b'=')) {
+            continue;
+        }
+        let Some(e) = word_end(p + 1) else { continue };
+        if b.get(e) == Some(&b']') && !matches!(b.get(e + 1), Some(b'(' | b'[' | b':')) {
+            edits.push((p, "`"));
+            edits.push((e, "`"));
+        }
+    }
+    if edits.is_empty() {
+        return;
+    }
+    // The wrappers hold no byte another one opens with (a value holds no backtick, `<` or
+    // bracket): their edits never overlap.
+    edits.sort_unstable_by_key(|&(at, _)| at);
+    let t = text.to_mut();
+    // Each edit puts as many ASCII bytes in place of ASCII delimiters: the text stays UTF-8.
+    let mut bytes = std::mem::take(t).into_bytes();
+    for (at, r) in edits {
+        bytes[at..at + r.len()].copy_from_slice(r.as_bytes());
+    }
+    *t = String::from_utf8(bytes).expect("ASCII replaced by ASCII");
 }
 
 fn push_char(
@@ -422,6 +517,42 @@ mod tests {
         let n = normalize(&text, false);
         assert_eq!(n.view.text, "okhi");
         assert_eq!(n.events.iter().filter(|e| e.kind == UKind::Tag).count(), 2);
+    }
+
+    /// A one-word value in ``…``, `<code>`, `<kbd>`, `<samp>`, `<tt>` or (after a label's
+    /// sign) `[…]` reads as a one-backtick code span of the same length; prose, links,
+    /// references and fences keep their wrappers.
+    #[test]
+    fn wrapped_values_read_as_code_spans() {
+        for (text, want) in [
+            ("k: ``v1``", "k:  `v1` "),
+            (
+                "<code>v1</code> and <KBD>v2</KBD>",
+                "     `v1`       and     `v2`     ",
+            ),
+            ("Password: [v1]", "Password: `v1`"),
+            ("é: [v1]", "e: `v1`"),
+        ] {
+            let n = normalize(text, false);
+            assert_eq!(n.view.text, want, "{text}");
+            assert_eq!(
+                n.view.text.len(),
+                text.len() - usize::from(!text.is_ascii())
+            );
+        }
+        for text in [
+            "``two words``",
+            "```sh",
+            "<code>a b</code>",
+            "see [docs]",
+            "Link: [docs](https://example.com)",
+            "[ref]: https://example.com",
+            "Ref: [a][b]",
+            "\"params\": [\"v1\"]",
+            "![i](https://x.example/a.png?q=[QUERY])",
+        ] {
+            assert_eq!(normalize(text, false).view.text, text);
+        }
     }
 
     #[test]

@@ -12,7 +12,9 @@
 //! matches at the start of a word, with a few letters of ending (the lists give how many);
 //! in scripts written without spaces (Chinese, Japanese, Thai) it matches anywhere. English is
 //! the English rules' work: no entry here is an English word, so English prose is not judged
-//! twice.
+//! twice, except where French or Portuguese write the English word ("ignore", "instruction",
+//! "directive"): those entries take part only beside a scope word of this lexicon, which no
+//! English sentence holds.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -36,10 +38,22 @@ const OVERRIDE: &[&str] = &[
     "negeer",
     "vergeet",
     "ignoreer",
-    // fr, es, pt, it, ro, ca
+    // fr, es, pt, it, ro, ca ("ignore" is in [`SHARED`])
     "ignorez",
     "oubliez",
     "oublie",
+    "néglige",
+    "négligez",
+    "écarte",
+    "écartez",
+    "fais abstraction",
+    "faites abstraction",
+    "tiens pas compte",
+    "tenez pas compte",
+    "despreze",
+    "desprezem",
+    "esqueçam",
+    "desconsiderem",
     "ignora",
     "ignoren",
     "olvida",
@@ -164,6 +178,11 @@ const INSTRUCTIONS: &[&str] = &[
     "opdragte",
     "instruksies",
     "consigne",
+    "règle",
+    "regras",
+    "diretriz",
+    "diretrizes",
+    "diretiva",
     "instrucci",
     "indicaci",
     "instrução",
@@ -251,6 +270,12 @@ const SCOPE: &[&str] = &[
     "antérieur",
     "toutes",
     "tous",
+    "ci-dessus",
+    "ancien",
+    "initiale",
+    "acima",
+    "antigas",
+    "antigos",
     "anterior",
     "previa",
     "previas",
@@ -1021,6 +1046,33 @@ const MODE: &[&str] = &[
     "โหมด",
 ];
 
+/// French's and Portuguese's words that English writes the same (the imperative "ignore", the
+/// nouns "instruction" and "directive"), with the meaning each carries. They are read in a
+/// sentence like the lists' words but are no keyword of the patterns: the English rules'
+/// words would wake the lexicon on every English sentence that holds them. A sentence is
+/// read for them when it holds a scope word of these two languages ([`FR_PT_SCOPE`]), which
+/// PI001 needs anyway.
+const SHARED: [(&str, usize); 3] = [("ignore", OVR), ("instruction", INS), ("directive", INS)];
+
+/// The scope words of French and Portuguese: the keywords of the pattern that reads an
+/// override led by a word of [`SHARED`].
+const FR_PT_SCOPE: &[&str] = &[
+    "précédent",
+    "antérieur",
+    "toutes",
+    "tous",
+    "ci-dessus",
+    "ancien",
+    "initiale",
+    "anterior",
+    "previa",
+    "todas",
+    "todos",
+    "acima",
+    "antigas",
+    "antigos",
+];
+
 /// The meanings, in the order of [`MEANINGS`].
 const OVR: usize = 0;
 const INS: usize = 1;
@@ -1064,22 +1116,25 @@ struct Lexicon {
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
     let mut words: HashMap<String, u16> = HashMap::new();
     let mut unspaced: Vec<(String, u16)> = Vec::new();
-    for (m, (list, _)) in MEANINGS.iter().enumerate() {
-        for entry in *list {
-            fold_variants(entry, &mut |f| {
-                let bit = 1u16 << m;
-                if f.chars().next().is_some_and(is_unspaced) {
-                    unspaced.push((f.to_owned(), bit));
-                } else {
-                    let key = f
-                        .split(|c: char| !c.is_alphanumeric())
-                        .filter(|w| !w.is_empty())
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    *words.entry(key).or_default() |= bit;
-                }
-            });
-        }
+    let entries = MEANINGS
+        .iter()
+        .enumerate()
+        .flat_map(|(m, (list, _))| list.iter().map(move |e| (m, *e)))
+        .chain(SHARED.iter().map(|&(e, m)| (m, e)));
+    for (m, entry) in entries {
+        fold_variants(entry, &mut |f| {
+            let bit = 1u16 << m;
+            if f.chars().next().is_some_and(is_unspaced) {
+                unspaced.push((f.to_owned(), bit));
+            } else {
+                let key = f
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                *words.entry(key).or_default() |= bit;
+            }
+        });
     }
     Lexicon { words, unspaced }
 });
@@ -1304,12 +1359,90 @@ fn push(
     ));
 }
 
+/// Whether the instruction noun `noun` can be the object of the act `act`: after it, or
+/// before it in the same clause (`alle vorherigen Anweisungen ignorieren`), with no clause
+/// break between them: a `,`, `;` or `:`, or a word that joins two clauses (`Suivez les
+/// instructions précédentes puis ignorez les avertissements`: the instructions are
+/// followed, the warnings ignored).
+fn one_clause(text: &str, noun: Occ, act: Occ) -> bool {
+    if noun.s >= act.s {
+        return true;
+    }
+    let between = &text[noun.e.min(act.s)..act.s];
+    !between.contains([',', ';', ':'])
+        && !between.split_whitespace().any(|w| {
+            matches!(
+                w,
+                "puis"
+                    | "et"
+                    | "mais"
+                    | "e"
+                    | "mas"
+                    | "depois"
+                    | "y"
+                    | "pero"
+                    | "luego"
+                    | "und"
+                    | "aber"
+                    | "dann"
+                    | "en"
+                    | "maar"
+                    | "ma"
+                    | "poi"
+                    | "ed"
+                    | "i"
+                    | "a"
+                    | "oraz"
+            )
+        })
+}
+
+/// Whether the act at `act` is negated: a negation just before it (`ne pas oublier`, `não
+/// ignore`, `no ignores`, `non ignorare`, `nicht ignorieren`) or `pas`, `nicht`, `niet` just
+/// after it (`n'oubliez pas`, `vergiss nicht`): a reminder to keep the instructions. An act
+/// that is itself a negation (`ne tenez pas compte`, "take no account") is not negated by
+/// its `ne`.
+fn negated(text: &str, act: Occ) -> bool {
+    if text[act.s..act.e].split(' ').any(|w| w == "pas") {
+        return false;
+    }
+    let before = text[..act.s]
+        .split(|c: char| !c.is_alphanumeric())
+        .rfind(|w| !w.is_empty());
+    let after = text[act.e..]
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty());
+    matches!(
+        before,
+        Some("pas" | "ne" | "n" | "nao" | "no" | "non" | "nicht" | "niet" | "nie" | "not")
+    ) || matches!(after, Some("pas" | "nicht" | "niet"))
+}
+
 /// PI001: an override verb with the reader's instructions under a scope, in one sentence,
-/// not narrowed to a document.
+/// not narrowed to a document, the verb not negated.
 fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    override_found(scan, caps, false, out);
+}
+
+/// PI001 led by a word of [`SHARED`] (`Ignore toutes les …`), found from its scope word: the
+/// other acts are [`check_override`]'s, found from the act.
+fn check_shared_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    override_found(scan, caps, true, out);
+}
+
+fn override_found(scan: &Scan<'_>, caps: &Caps<'_>, shared_only: bool, out: &mut Vec<Finding>) {
     let (w, f) = window(scan, caps);
     for &act in &f[OVR] {
-        let Some(&noun) = f[INS].iter().find(|&&n| words_between(act, n) <= 6) else {
+        let shared = SHARED
+            .iter()
+            .any(|&(e, m)| m == OVR && w.text[act.s..act.e].starts_with(e));
+        if shared_only && !shared || negated(&w.text, act) {
+            continue;
+        }
+        let Some(&noun) = f[INS]
+            .iter()
+            .find(|&&n| words_between(act, n) <= 6 && one_clause(&w.text, n, act))
+        else {
             continue;
         };
         let scoped = near(noun, &f[SCP], 2);
@@ -1423,6 +1556,17 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         near: &[],
     },
     Pattern {
+        rule: &PI001,
+        keywords: FR_PT_SCOPE,
+        regex: r"[^\n.!?\x{3002}\x{FF01}\x{FF1F}\x{0964}]{1,400}",
+        before: 200,
+        after: 200,
+        check: check_shared_override,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
         rule: &PI002,
         keywords: INSTRUCTIONS,
         regex: r"[^\n.!?\x{3002}\x{FF01}\x{FF1F}\x{0964}]{1,400}",
@@ -1484,6 +1628,21 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// The words French and Portuguese share with English are found as their meaning, and
+    /// the scope words that wake their pattern are scope words of the lexicon.
+    #[test]
+    fn shared_words_are_read_and_their_scopes_are_scopes() {
+        for (entry, m) in SHARED {
+            assert!(
+                !find_meanings(&format!("x {entry}s x"))[m].is_empty(),
+                "{entry}"
+            );
+        }
+        for scope in FR_PT_SCOPE {
+            assert!(SCOPE.contains(scope), "{scope}");
         }
     }
 

@@ -887,10 +887,15 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "密碼",
             "パスワード",
             "비밀번호",
+            "парол",
         ],
         // Also with the language's verb for "is" (`das Passwort lautet …`, `le mot de passe
-        // est …`, `la contraseña es …`, `a senha é …`, `hasło to …`), now or not.
-        regex: r"(?i:passwort|kennwort|contraseña|contrasena|senha|mot de passe|wachtwoord|hasło|haslo|lösenord|losenord|salasana|parola|密码|密碼|パスワード|비밀번호)(?:[ \t]*(?:\*\*|__)?[ \t]*[:=：]|[ \t]+(?i:ist|lautet|war|est|était|etait|es|era|é|è|e|is|was|jest|to|är|var|on|oli)(?:[ \t]+(?i:jetzt|nun|maintenant|désormais|ahora|agora|ora|nu|teraz|nyt))?[ \t]*:?)[ \t]*(?:\*\*|__)?[ \t]*[`'\x22]?(?P<v>[^ \t\r\n`'\x22<>()\[\]{},;|]+)",
+        // est …`, `la contraseña es …`, `a senha é …`, `hasło to …`), now or not, and with a
+        // few words of a clause between the label and its sign or verb (`das Passwort für
+        // Staging ist …`, `le mot de passe du serveur : …`, `пароль от сервера — …`). The
+        // Cyrillic label (`пароль`, `парола`) is written as the normalised view reads it: `а`,
+        // `р`, `о` fold to their Latin look-alikes, `Ь` to `b`.
+        regex: r"(?i:passwort|kennwort|contraseña|contrasena|senha|mot de passe|wachtwoord|hasło|haslo|lösenord|losenord|salasana|parola|密码|密碼|パスワード|비밀번호|пapoл[ьяиеюab])(?:[ \t]+[^\s:=：.,;!?()\[\]<>`'\x22]{1,24}){0,4}?(?:[ \t]*(?:\*\*|__)?[ \t]*[:=：]|[ \t]+[-–—][ \t]|[ \t]+(?i:ist|lautet|war|est|était|etait|es|era|é|è|e|is|was|jest|to|är|var|on|oli|je|je to|это)(?:[ \t]+(?i:jetzt|nun|maintenant|désormais|ahora|agora|ora|nu|teraz|nyt|сейчас|теперь))?[ \t]*:?)[ \t]*(?:\*\*|__)?[ \t]*[`'\x22]?(?P<v>[^ \t\r\n`'\x22<>()\[\]{},;|]+)",
         before: 10,
         after: 340,
         check: check_foreign_label,
