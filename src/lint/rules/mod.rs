@@ -40,7 +40,7 @@ const VOCAB: &[(&str, &str)] = &[
     ),
     (
         "OBJ",
-        r"instructions?|prompts?|directives?|directions|guidance|commands?|guidelines?|guardrails?|rules|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|inputs?|everything|anything",
+        r"instructions?|prompts?|directives?|directions|guidance|commands?|guidelines?|guardrails?|rules|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|inputs?|everything|anything|above",
     ),
     (
         "LIMITS",
