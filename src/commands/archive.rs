@@ -34,6 +34,7 @@ pub const ARCHIVE_FAILPOINTS: &[&str] = &[
     "archive:mid-append:LOG-ARCHIVE.index.json",
     "archive:after-index",
     "archive:after-log",
+    "archive:rotated",
     "archive:after-manifest",
 ];
 
@@ -805,6 +806,8 @@ pub(crate) fn run_in(ctx: &Context, dir: &HandoffDir, args: &ArchiveArgs) -> Res
             keep,
             rebuilt.as_ref(),
         )?;
+        // Rotated and verified, the rotation journal gone; the manifest not yet written.
+        failpoint::hit("archive:rotated");
         report.outcome = ArchiveOutcome::Rotated;
         report.moved.clone_from(&rot.moved_entries);
         report.adopted = rot.adopted;

@@ -396,6 +396,10 @@ fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
             dir.path_of(LOCK)
         ));
         if !args.dry_run {
+            // The writer died after its files and before the manifest (its last write):
+            // the manifest is brought up to date for the files it was writing, as a rerun
+            // of the command would.
+            refresh_for_dead_writer(ctx, repo, &dir, &held.updating, &mut report)?;
             lock::release(&dir)?;
             report
                 .removed_temp_files
@@ -562,6 +566,34 @@ fn complete_rotation(
         crate::handoff::log::ARCHIVE_FILE,
         crate::handoff::log::INDEX_FILE,
     ];
+    if super::archive::refresh_manifest(ctx, dir, old.as_ref(), Some(&names))? {
+        report
+            .plan
+            .push(format!("refreshed {}", dir.path_of(MANIFEST)));
+    }
+    Ok(())
+}
+
+/// Regenerates MANIFEST.json when one of `updating` (the files a crashed one-write command
+/// named in its lock) is among its stale entries: the command wrote them and died before the
+/// manifest. Other stale files are left for the user: they are not the crashed command's.
+fn refresh_for_dead_writer(
+    ctx: &Context,
+    repo: &Repo,
+    dir: &HandoffDir,
+    updating: &[String],
+    report: &mut RecoverReport,
+) -> Result<()> {
+    let names: Vec<&str> = updating
+        .iter()
+        .map(String::as_str)
+        .filter(|n| *n != MANIFEST)
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    let old = Manifest::from_snapshot(dir, &snap)?;
     if super::archive::refresh_manifest(ctx, dir, old.as_ref(), Some(&names))? {
         report
             .plan

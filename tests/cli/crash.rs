@@ -372,6 +372,55 @@ fn archive_crash_at_every_fail_point_completes_when_rerun() {
     );
 }
 
+/// A writer killed after its files and before MANIFEST.json (the window between the end of
+/// a rotation and the manifest's write) leaves its one-write lock: `recover` alone, with no
+/// rerun of the command, brings the manifest up to date. Found by the SIGKILL loop: a
+/// `recover` killed inside the rotation that follows its roll-back left a stale manifest the
+/// next `recover` released the lock over.
+#[test]
+fn recover_refreshes_the_manifest_a_writer_killed_before_it_left_behind() {
+    let crash = [("AAHP_FAILPOINT", "archive:rotated")];
+    // After a roll-back, `drift` rightly notes the staged code STATUS.md no longer describes.
+    let settled = |repo: &TestRepo, context: &str| {
+        let check = repo.aahp(&["manifest", "--check"]);
+        assert_eq!(check.code, 0, "{context}: manifest stale\n{check}");
+        let verify = repo.aahp(&["--json", "verify"]);
+        for layer in verify.json()["layers"].as_array().unwrap() {
+            if layer["layer"] != "drift" {
+                assert_ne!(layer["status"], "fail", "{context}: verify fails\n{verify}");
+            }
+        }
+        assert!(!has_lock(repo), "{context}: the lock remains");
+        assert!(!has_journal(repo), "{context}: the journal remains");
+    };
+
+    // `archive` itself, then `recover`.
+    let repo = appending_repo(&log_with(16, 20));
+    let out = repo.aahp_env(".", &["archive"], &crash);
+    assert_eq!(out.code, -1, "expected an abort\n{out}");
+    assert!(has_lock(&repo));
+    let stale = repo.aahp(&["manifest", "--check"]);
+    assert_eq!(stale.code, 1, "the crash left the manifest behind\n{stale}");
+    let rec = repo.aahp(&["recover"]);
+    assert_eq!(rec.code, 0, "{rec}");
+    assert!(rec.stdout.contains("refreshed"), "{rec}");
+    settled(&repo, "archive killed, then recover");
+
+    // A roll-back whose rotation of LOG.md (the recovery entry takes it past keep) is killed
+    // at the same point, then `recover` again.
+    let (repo, _) = prepare(true, "rolled");
+    let out = repo.aahp_env(".", &["recover", "--force"], &crash);
+    assert_eq!(out.code, -1, "expected an abort\n{out}");
+    let rec = repo.aahp(&["recover", "--force"]);
+    assert_eq!(rec.code, 0, "{rec}");
+    settled(&repo, "recover killed in its rotation, then recover");
+    assert_eq!(
+        task_ids(&handoff_files(&repo)),
+        ["T-001", "T-002"],
+        "a task was lost"
+    );
+}
+
 fn write_hook(repo: &TestRepo, name: &str, body: &str) {
     use std::os::unix::fs::PermissionsExt;
     let path = repo.path().join(".git/hooks").join(name);
