@@ -688,6 +688,32 @@ fn run_and_kill_env(
     delay: Duration,
     envs: &[(&str, &str)],
 ) -> Option<i32> {
+    run_and_kill_timed(repo, args, delay, envs).0
+}
+
+/// The kill loop's delay bound after an iteration, following the machine's load as it moves
+/// during the run (a bound calibrated once, under another load, put every kill after the
+/// command's end or before its writes): a command that ended before its kill took `took`,
+/// and the bound becomes a little more than that; one killed before it wrote anything runs
+/// longer than `delay`, and the bound grows past it. A kill mid-write keeps the bound.
+fn adapt(bound_ms: u64, finished: bool, mid_write: bool, delay: Duration, took: Duration) -> u64 {
+    let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX / 2);
+    if finished {
+        ms(took) * 6 / 5 + 1
+    } else if mid_write {
+        bound_ms
+    } else {
+        bound_ms.max(ms(delay) * 5 / 4 + 1)
+    }
+}
+
+/// [`run_and_kill_env`], also returning how long the command ran (until its end or its kill).
+fn run_and_kill_timed(
+    repo: &TestRepo,
+    args: &[&str],
+    delay: Duration,
+    envs: &[(&str, &str)],
+) -> (Option<i32>, Duration) {
     let mut child = repo
         .aahp_command(args)
         .envs(envs.iter().copied())
@@ -698,7 +724,7 @@ fn run_and_kill_env(
     let start = Instant::now();
     while start.elapsed() < delay {
         if let Some(status) = child.try_wait().unwrap() {
-            return status.code();
+            return (status.code(), start.elapsed());
         }
         std::thread::sleep(Duration::from_millis(1));
     }
@@ -715,7 +741,7 @@ fn run_and_kill_env(
     wait_for("an orphaned git to finish", || {
         !index_lock.exists() || !open_by_any_process(&index_lock)
     });
-    status.code()
+    (status.code(), delay)
 }
 
 /// Whether a process of this user has `path` open (`/proc/PID/fd`).
@@ -767,7 +793,7 @@ fn randomised_sigkill_over_commit_archive_and_recover_keeps_the_invariants() {
     let t = Instant::now();
     repo.aahp(&["commit", "-m", "calibrate", "--session-id", "calibrate"])
         .assert_code(0);
-    let commit_ms = u64::try_from(t.elapsed().as_millis()).unwrap() * 6 / 5 + 1;
+    let mut commit_ms = u64::try_from(t.elapsed().as_millis()).unwrap() * 6 / 5 + 1;
     // `archive` writes in the last milliseconds of its run: each of its write steps is
     // slowed down by a fail point so that random delays land in them often.
     let slow = [("AAHP_FAILPOINT", git_aahp::transaction::rotation::SLOW)];
@@ -777,7 +803,7 @@ fn randomised_sigkill_over_commit_archive_and_recover_keeps_the_invariants() {
     archive_repo
         .aahp_env(".", &["archive"], &slow)
         .assert_code(0);
-    let archive_ms = u64::try_from(t.elapsed().as_millis()).unwrap() * 6 / 5 + 1;
+    let mut archive_ms = u64::try_from(t.elapsed().as_millis()).unwrap() * 6 / 5 + 1;
 
     let mut outcomes: BTreeMap<String, usize> = BTreeMap::new();
     let (mut killed, mut recovers_killed) = (0, 0);
@@ -795,13 +821,16 @@ fn randomised_sigkill_over_commit_archive_and_recover_keeps_the_invariants() {
         let context = format!("commit iteration {i} (begin: {with_begin})");
         let (repo, before) = prepare(with_begin, &sid);
         let delay = Duration::from_millis(rng.below(commit_ms));
-        let code = run_and_kill(
+        let (code, took) = run_and_kill_timed(
             &repo,
             &["commit", "-m", "Parser finished", "--session-id", &sid],
             delay,
+            &[],
         );
         killed += usize::from(code.is_none());
-        commits_mid_write += usize::from(code.is_none() && has_journal(&repo));
+        let mid_write = code.is_none() && has_journal(&repo);
+        commits_mid_write += usize::from(mid_write);
+        commit_ms = adapt(commit_ms, code.is_some(), mid_write, delay, took);
         // Killed before its journal, the session keeps its live lock: forced, as an agent
         // whose process died would (issue #17).
         let recover: Vec<&str> = if with_begin {
@@ -828,11 +857,12 @@ fn randomised_sigkill_over_commit_archive_and_recover_keeps_the_invariants() {
         let repo = appending_repo(&log);
         let before = handoff_files(&repo);
         let delay = Duration::from_millis(rng.below(archive_ms));
-        let code = run_and_kill_env(&repo, &["archive"], delay, &slow);
+        let (code, took) = run_and_kill_timed(&repo, &["archive"], delay, &slow);
         killed += usize::from(code.is_none());
-        archives_mid_write += usize::from(
-            code.is_none() && (repo.exists(".git/aahp/rotation.json") || has_temp_files(&repo)),
-        );
+        let mid_write =
+            code.is_none() && (repo.exists(".git/aahp/rotation.json") || has_temp_files(&repo));
+        archives_mid_write += usize::from(mid_write);
+        archive_ms = adapt(archive_ms, code.is_some(), mid_write, delay, took);
         // Half the time `recover` completes it, half the time a rerun of `archive`.
         let finish = if i % 2 == 0 { "recover" } else { "archive" };
         if i % 4 == 1 {
