@@ -1671,10 +1671,14 @@ fn checkout_layer(
         .map(|c| c.path.clone())
         .collect();
     paths.extend(agent_files.iter().map(|(_, p, _)| p.clone()));
-    let attributes_changed = target
-        .changes
-        .iter()
-        .any(|c| c.path.rsplit('/').next() == Some(".gitattributes"));
+    // In any letter case: a case-insensitive checkout opens `.GITATTRIBUTES` for git's
+    // `.gitattributes` (review s27 #7).
+    let attributes_changed = target.changes.iter().any(|c| {
+        c.path
+            .rsplit('/')
+            .next()
+            .is_some_and(|n| n.eq_ignore_ascii_case(".gitattributes"))
+    });
     if attributes_changed {
         for d in dirs {
             paths.extend(content.files_below(repo, &d.rel)?);
@@ -1687,25 +1691,28 @@ fn checkout_layer(
         );
     }
     let mut layer = Layer::new("checkout");
-    let mut read: std::collections::HashMap<String, Option<crate::git::AttributesFile>> =
+    // Each directory's attributes files: `.gitattributes` in every letter case the content
+    // holds, since a case-insensitive checkout serves any of them as git's (all are read:
+    // which one a checkout keeps is not known, and any may set the attribute).
+    let mut read: std::collections::HashMap<String, Vec<crate::git::AttributesFile>> =
         std::collections::HashMap::new();
     for path in &paths {
         // The attributes files from the root down to the file's directory.
         let mut dirs_down = vec![""];
         dirs_down.extend(path.match_indices('/').map(|(i, _)| &path[..i]));
-        let mut chain: Vec<String> = Vec::new();
-        for dir in dirs_down {
-            let file = location::join(dir, ".gitattributes");
-            if !read.contains_key(&file) {
-                let parsed = content
-                    .plain_blob(repo, &file)?
-                    .map(|bytes| crate::git::AttributesFile::parse(dir, &file, &bytes));
-                read.insert(file.clone(), parsed);
+        for dir in &dirs_down {
+            if !read.contains_key(*dir) {
+                let mut files = Vec::new();
+                for file in content.names_like(repo, dir, ".gitattributes")? {
+                    if let Some(bytes) = content.plain_blob(repo, &file)? {
+                        files.push(crate::git::AttributesFile::parse(dir, &file, &bytes));
+                    }
+                }
+                read.insert((*dir).to_string(), files);
             }
-            chain.push(file);
         }
         let chain: Vec<&crate::git::AttributesFile> =
-            chain.iter().filter_map(|f| read[f].as_ref()).collect();
+            dirs_down.iter().flat_map(|d| read[*d].iter()).collect();
         let found = crate::git::checkout_conversions(path, &chain);
         if let Some(e) = found.encoding {
             layer.fail(

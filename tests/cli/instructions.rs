@@ -417,19 +417,52 @@ fn a_working_tree_encoding_through_macros_a_bom_or_another_case_fails_the_gate()
         repo.write(".gitattributes", attributes);
         repo.write("CLAUDE.md", "Use tabs, not spaces..\n\n");
         repo.git(&["add", "-A"]);
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(1);
-        let told = format!(".gitattributes:{line} gives this file working-tree-encoding=UTF-16BE");
-        assert!(
-            hook.stdout.contains("FAIL  checkout") && hook.stdout.contains(&told),
-            "{hook}"
+        checkout_fails(
+            &repo,
+            &format!(".gitattributes:{line} gives this file working-tree-encoding=UTF-16BE"),
+            "encoded",
         );
-        repo.git(&["commit", "-q", "--no-verify", "-m", "encoded"]);
-        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
-        ci.assert_code(1);
-        assert!(
-            ci.stdout.contains("FAIL  checkout") && ci.stdout.contains(&told),
-            "{ci}"
+    }
+}
+
+/// The staged change fails the hook's `checkout` layer with `told`; committed past the hook
+/// (with `message`), it fails CI over the range too. Returns the hook's output.
+#[track_caller]
+fn checkout_fails(repo: &TestRepo, told: &str, message: &str) -> crate::support::CmdOutput {
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains("FAIL  checkout") && hook.stdout.contains(told),
+        "{hook}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", message]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(
+        ci.stdout.contains("FAIL  checkout") && ci.stdout.contains(told),
+        "{ci}"
+    );
+    hook
+}
+
+/// Review s27 #7: a case-insensitive checkout (macOS, Windows) opens a committed
+/// `.GITATTRIBUTES` when git asks for `.gitattributes`, so an attributes file in any letter
+/// case gives its attributes: adding one alone (the instruction file unchanged) fails hook
+/// and CI, naming it; in a subdirectory too.
+#[test]
+fn an_attributes_file_in_another_letter_case_is_read() {
+    for file in [".GITATTRIBUTES", "docs/.GitAttributes"] {
+        let repo = handoff_repo();
+        repo.write("docs/CLAUDE.md", "Use tabs, not spaces.\n");
+        repo.write("CLAUDE.md", "Use tabs, not spaces.\n");
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "--no-verify", "-m", "instructions"]);
+        repo.write(file, "CLAUDE.md working-tree-encoding=UTF-16BE\n");
+        repo.git(&["add", "-A"]);
+        checkout_fails(
+            &repo,
+            &format!("{file}:1 gives this file working-tree-encoding=UTF-16BE"),
+            "attributes",
         );
     }
 }
@@ -457,16 +490,9 @@ fn export_subst_on_a_handoff_file_with_a_placeholder_fails_the_gate() {
     );
     repo.aahp(&["manifest"]).assert_code(0);
     repo.git(&["add", "-A"]);
-    let hook = repo.aahp(&["hook", "pre-commit"]);
-    hook.assert_code(1);
     let told = ".ai/handoff/.gitattributes:1 gives this file export-subst and it holds `$Format:`";
-    assert!(
-        hook.stdout.contains("FAIL  checkout")
-            && hook.stdout.contains(".ai/handoff/STATUS.md")
-            && hook.stdout.contains(told),
-        "{hook}"
-    );
-    repo.git(&["commit", "-q", "--no-verify", "-m", "Update status"]);
+    let hook = checkout_fails(&repo, told, "Update status");
+    assert!(hook.stdout.contains(".ai/handoff/STATUS.md"), "{hook}");
     let archived = repo.git(&[
         "archive",
         "--format=zip",
@@ -477,12 +503,6 @@ fn export_subst_on_a_handoff_file_with_a_placeholder_fails_the_gate() {
     assert!(
         archived.contains("Update status"),
         "git archive filled it in"
-    );
-    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
-    ci.assert_code(1);
-    assert!(
-        ci.stdout.contains("FAIL  checkout") && ci.stdout.contains(told),
-        "{ci}"
     );
 }
 
