@@ -6,6 +6,48 @@
 
 use super::text::{View, ViewBuilder};
 
+/// The name an agent configuration in JSON that parses neither strictly nor with comments
+/// is linted under ([`super::agents::lint_name`]): judged as text, whole, with the escapes of
+/// its double-quoted runs undone ([`json_text`]), since a lenient reader (VS Code's) may still
+/// read its strings.
+pub(crate) const JSON_TEXT: &str = "config.jsontext";
+
+/// True for the name [`JSON_TEXT`].
+pub(crate) fn is_json_text(name: &str) -> bool {
+    name.eq_ignore_ascii_case(JSON_TEXT)
+}
+
+/// `raw` with the JSON escapes of each double-quoted run on a line (`\u0067`, surrogate
+/// pairs) decoded; the rest, comments and stray text included, as it is.
+pub(crate) fn json_text(raw: &str) -> View<'static> {
+    let b = raw.as_bytes();
+    let mut out = ViewBuilder::with_capacity(raw.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while let Some(q) = memchr::memchr(b'"', &b[i..]) {
+        let mut j = i + q + 1;
+        while j < b.len() && b[j] != b'"' && b[j] != b'\n' {
+            if b[j] != b'\\' {
+                j += 1;
+                continue;
+            }
+            let (c, len) = super::json::decode_escape(raw, j);
+            let len = len.min(b.len() - j);
+            out.copy(&raw[copied..j], copied);
+            let mut buf = [0u8; 4];
+            out.replace(c.encode_utf8(&mut buf), j, j + len);
+            j += len;
+            copied = j;
+        }
+        i = (j + 1).min(b.len());
+        if i >= b.len() {
+            break;
+        }
+    }
+    out.copy(&raw[copied..], copied);
+    out.build()
+}
+
 /// True for a name read as TOML.
 pub(crate) fn is_toml(name: &str) -> bool {
     name.rsplit_once('.')
@@ -186,6 +228,16 @@ mod tests {
         let at = v.text.find("Ign").unwrap();
         let (s, e) = v.to_source(at, at + 1);
         assert_eq!(&raw[s..e], "\\u0049");
+    }
+
+    #[test]
+    fn json_text_runs_are_decoded_where_they_stand() {
+        let raw = "{\"a\": \"\\u0067hp_\\ud83d\\ude00\"}} // \"\\u0041\"\nstray \\u0042";
+        let v = super::json_text(raw);
+        assert_eq!(
+            v.text,
+            "{\"a\": \"ghp_\u{1F600}\"}} // \"A\"\nstray \\u0042"
+        );
     }
 
     #[test]

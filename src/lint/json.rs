@@ -140,7 +140,7 @@ pub(crate) fn decode_literal(piece: &str) -> String {
 }
 
 /// Decodes the escape at `raw[j]` (a backslash): (character, source length).
-fn decode_escape(raw: &str, j: usize) -> (char, usize) {
+pub(super) fn decode_escape(raw: &str, j: usize) -> (char, usize) {
     let b = raw.as_bytes();
     match b.get(j + 1) {
         Some(b'n') => ('\n', 2),

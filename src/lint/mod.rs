@@ -16,7 +16,7 @@ mod aiignore;
 pub mod allow;
 mod confusables;
 mod engine;
-mod escapes;
+pub(crate) mod escapes;
 mod json;
 mod keywords;
 mod markdown;
@@ -1039,7 +1039,8 @@ fn file_kind(name: &str) -> FileKind {
     let lower = name.to_ascii_lowercase();
     if lower.ends_with(".json") || is_jsonc_name(&lower) {
         FileKind::Json
-    } else if escapes::is_toml(&lower) || escapes::is_yaml(&lower) {
+    } else if escapes::is_toml(&lower) || escapes::is_yaml(&lower) || escapes::is_json_text(&lower)
+    {
         // Read through their escapes, not as Markdown.
         FileKind::Text
     } else if lower.ends_with(".md")
@@ -1206,7 +1207,9 @@ fn lint_text_as(
         _ => None,
     };
     // A TOML or YAML file is judged with its strings' escapes undone (review s27 #4).
-    let plain = if escapes::is_toml(&file.name) {
+    let plain = if escapes::is_json_text(&file.name) {
+        escapes::json_text(raw)
+    } else if escapes::is_toml(&file.name) {
         escapes::toml(raw)
     } else if escapes::is_yaml(&file.name) {
         escapes::yaml(raw)

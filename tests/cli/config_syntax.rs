@@ -99,6 +99,15 @@ fn escapes_in_json_with_comments_toml_and_yaml_are_undone_before_judging() {
             &["SEC020"],
         ),
         (
+            // No JSON even with comments (a stray brace), which VS Code's reader still reads.
+            ".vscode/mcp.json",
+            format!(
+                "{{\"servers\": {{\"gh\": {{\"url\": \"https://x.example/mcp\", \"headers\": {{\"Authorization\": \"Bearer {}\"}}}}}}}}}}\n",
+                escaped(TOKEN)
+            ),
+            &["SEC020"],
+        ),
+        (
             ".gemini/settings.json",
             format!("{{\n  /* {INJECTION} */\n  \"contextFileName\": \"GEMINI.md\",\n}}\n"),
             &["PI001"],
