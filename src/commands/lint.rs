@@ -777,28 +777,33 @@ fn agent_files(
         let text = crate::handoff::decode_text(&config, &bytes)?;
         let named = lint::agent_config::named(&config, text)
             .map_err(|why| Error::invalid(&config, None, why))?;
+        let mut paths = Vec::new();
+        let mut globs = Vec::new();
         for n in named {
-            let paths = match n {
-                lint::agent_config::Named::Path(p) => vec![p],
-                lint::agent_config::Named::Glob(g) => {
-                    let m = lint::agent_config::glob_matcher(&g).ok_or_else(|| {
-                        Error::invalid(
-                            &config,
-                            None,
-                            "names instruction files with a pattern the gate cannot read",
-                        )
-                    })?;
-                    listed.iter().filter(|p| m.is_match(p)).cloned().collect()
-                }
-            };
-            for p in paths {
-                if seen.contains(&p) || p.starts_with(&inside) {
-                    continue;
-                }
-                if let Some(bytes) = content.read_agent_file(repo, &p)? {
-                    seen.insert(p.clone());
-                    push(p, bytes, &mut out)?;
-                }
+            match n {
+                lint::agent_config::Named::Path(p) => paths.push(p),
+                lint::agent_config::Named::Glob(g) => globs.push(g),
+            }
+        }
+        if !globs.is_empty() {
+            // One matcher for every pattern, one pass over the files (review s27 #8).
+            let m = lint::agent_config::GlobsMatcher::new(globs.iter().map(String::as_str))
+                .map_err(|g| {
+                    Error::invalid(
+                        &config,
+                        None,
+                        format!("names instruction files with a pattern the gate cannot read: {g}"),
+                    )
+                })?;
+            paths.extend(listed.iter().filter(|p| m.is_match(p)).cloned());
+        }
+        for p in paths {
+            if seen.contains(&p) || p.starts_with(&inside) {
+                continue;
+            }
+            if let Some(bytes) = content.read_agent_file(repo, &p)? {
+                seen.insert(p.clone());
+                push(p, bytes, &mut out)?;
             }
         }
     }

@@ -961,41 +961,45 @@ fn named_files(
     let named =
         lint::agent_config::named(path, text).map_err(|why| Error::invalid(path, None, why))?;
     let mut out = Vec::new();
+    let mut globs = Vec::new();
     for n in named {
         match n {
             lint::agent_config::Named::Path(p) => out.push(p),
-            lint::agent_config::Named::Glob(g) => {
-                let Some(m) = lint::agent_config::glob_matcher(&g) else {
-                    return Err(Error::invalid(
-                        path,
-                        None,
-                        format!(
-                            "names instruction files with a pattern the gate cannot read: {}",
-                            crate::output::escape_untrusted(&g)
-                        ),
-                    ));
-                };
-                if whole {
-                    let base = lint::agent_config::glob_base(&g);
-                    let listed = match content {
-                        // The working tree's files are the index's, as a checkout wrote them.
-                        Content::Worktree(index) => Repo::index_files_below(index, &base)
-                            .into_iter()
-                            .map(|f| String::from_utf8_lossy(&f.path).into_owned())
-                            .map(|p| crate::handoff::location::join(&base, &p))
-                            .collect(),
-                        _ => content.files_below(repo, &base)?,
-                    };
-                    out.extend(listed.into_iter().filter(|p| m.is_match(p)));
-                } else {
-                    out.extend(
-                        altered
-                            .iter()
-                            .filter(|p| m.is_match(p))
-                            .map(|p| (*p).to_string()),
-                    );
-                }
-            }
+            lint::agent_config::Named::Glob(g) => globs.push(g),
+        }
+    }
+    if !globs.is_empty() {
+        // One matcher for every pattern, one listing (review s27 #8).
+        let m = lint::agent_config::GlobsMatcher::new(globs.iter().map(String::as_str)).map_err(
+            |g| {
+                Error::invalid(
+                    path,
+                    None,
+                    format!("names instruction files with a pattern the gate cannot read: {g}"),
+                )
+            },
+        )?;
+        // A context file's imports are followed whether it changed or not (review s27 #6):
+        // every one the tree holds is listed, as the importing files are.
+        if whole || lint::agent_config::named_files_import(path) {
+            let base = m.base();
+            let listed = match content {
+                // The working tree's files are the index's, as a checkout wrote them.
+                Content::Worktree(index) => Repo::index_files_below(index, base)
+                    .into_iter()
+                    .map(|f| String::from_utf8_lossy(&f.path).into_owned())
+                    .map(|p| crate::handoff::location::join(base, &p))
+                    .collect(),
+                _ => content.files_below(repo, base)?,
+            };
+            out.extend(listed.into_iter().filter(|p| m.is_match(p)));
+        } else {
+            out.extend(
+                altered
+                    .iter()
+                    .filter(|p| m.is_match(p))
+                    .map(|p| (*p).to_string()),
+            );
         }
     }
     out.sort();

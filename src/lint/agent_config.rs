@@ -73,50 +73,52 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
     };
     let mut out = Vec::new();
     for name in names {
-        let shown = crate::output::escape_untrusted(&name);
-        if name.contains("://") {
-            return Err(format!(
-                "names {shown} as an instruction file: a remote file the gate cannot judge; \
-                 commit the file and name its path"
-            ));
-        }
         if name.is_empty() {
             continue;
         }
-        let up = kind == Kind::Gemini && name.split('/').any(|c| c == "..");
-        if up || name.starts_with(['/', '~', '\\']) || name.contains('\\') || name.contains(':') {
+        if kind == Kind::Gemini && name.contains('$') {
             return Err(format!(
-                "names {shown} as an instruction file, outside the work tree: agent \
-                 instruction files must be files of the work tree"
+                "names {} as a context file through an environment variable the gate cannot \
+                 resolve (Gemini CLI expands `$VAR` and `${{VAR}}`): name the file itself",
+                crate::output::escape_untrusted(&name)
             ));
         }
-        let pattern = match kind {
+        match kind {
+            // opencode looks a relative name up from the directory it runs in (anywhere
+            // below its configuration) to the repository's root (review s27 #5).
+            Kind::Opencode if is_relative(&name) && !name.split('/').any(|c| c == "..") => {
+                let rel = name.trim_start_matches("./");
+                out.push(resolve_name(&name, &name_below(&base, rel))?);
+                let mut at = base.as_str();
+                while !at.is_empty() {
+                    at = at.rsplit_once('/').map_or("", |(p, _)| p);
+                    out.push(resolve_name(
+                        &name,
+                        &crate::handoff::location::join(at, rel),
+                    )?);
+                }
+            }
             // A context file name is looked for in every directory of the project.
-            Kind::Gemini => format!("**/{name}"),
-            Kind::Opencode | Kind::Aider => name.clone(),
-        };
-        let Some(resolved) = crate::handoff::resolve_link(&base, &pattern) else {
-            return Err(format!(
-                "names {shown} as an instruction file, outside the work tree: agent \
-                 instruction files must be files of the work tree"
-            ));
-        };
-        if resolved.split('/').any(|c| c.eq_ignore_ascii_case(".git")) {
-            return Err(format!(
-                "names {shown} as an instruction file inside .git: agent instruction files \
-                 must be files of the work tree"
-            ));
+            Kind::Gemini => {
+                if !is_relative(&name) || name.split('/').any(|c| c == "..") {
+                    return Err(outside(&name));
+                }
+                out.push(resolve_name(&name, &name_below(&base, &name))?);
+            }
+            Kind::Opencode | Kind::Aider => {
+                if let Some(full) = within(&base, &name)? {
+                    out.push(resolve_name(&name, &full)?);
+                }
+            }
         }
-        if resolved.contains(['[', ']', '{', '}', '!']) {
-            return Err(format!(
-                "names {shown} as instruction files with a pattern the gate does not resolve \
-                 (only `*`, `?` and `**`): name the files, or use those"
-            ));
-        }
-        if resolved.contains(['*', '?']) {
-            out.push(Named::Glob(resolved));
-        } else {
-            out.push(Named::Path(resolved));
+    }
+    if kind == Kind::Opencode {
+        // `{file:path}` anywhere in the file is replaced by that file's text, the path
+        // relative to the configuration's own directory (review s27 #5).
+        for reference in file_references(text) {
+            if let Some(full) = within(dir, &reference)? {
+                out.push(resolve_name(&reference, &full)?);
+            }
         }
     }
     out.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
@@ -124,12 +126,118 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
     Ok(out)
 }
 
+/// True for a name relative to a directory: neither absolute, nor from the home directory,
+/// nor a remote address.
+fn is_relative(name: &str) -> bool {
+    !(name.is_empty()
+        || name.starts_with(['/', '~', '\\'])
+        || name.contains('\\')
+        || name.contains(':'))
+}
+
+/// `**/name` below `base`: the name in `base` or any directory below it.
+fn name_below(base: &str, name: &str) -> String {
+    crate::handoff::location::join(base, &format!("**/{name}"))
+}
+
+/// `name` (as a configuration wrote it) resolved from `base` to a repository path; `None`
+/// for what is legitimately no file of the repository: a path into the user's own
+/// configuration directories (`~/.config/…`, `~/.aider/…`), which no clone holds and the
+/// user alone writes. `Err` for what the gate cannot judge and a clone may hold: a remote
+/// file, an absolute path, any other home path, a path leaving the repository.
+fn within(base: &str, name: &str) -> Result<Option<String>, String> {
+    if let Some(home) = name.strip_prefix("~/")
+        && home.starts_with('.')
+        && !home.starts_with("./")
+        && !home.split('/').any(|c| c == "..")
+    {
+        return Ok(None);
+    }
+    if !is_relative(name) {
+        return Err(outside(name));
+    }
+    crate::handoff::resolve_link(base, name)
+        .map(Some)
+        .ok_or_else(|| outside(name))
+}
+
+/// A resolved name (`full`, repository-relative, as a pattern or a path) as a [`Named`],
+/// or the reason it cannot be judged; `name` is what the configuration wrote.
+fn resolve_name(name: &str, full: &str) -> Result<Named, String> {
+    let shown = crate::output::escape_untrusted(name);
+    if full.split('/').any(|c| c.eq_ignore_ascii_case(".git")) {
+        return Err(format!(
+            "names {shown} as an instruction file inside .git: agent instruction files \
+             must be files of the work tree"
+        ));
+    }
+    if full.contains(['[', ']', '!']) || (full.contains(['{', '}']) && glob_matcher(full).is_none())
+    {
+        return Err(format!(
+            "names {shown} as instruction files with a pattern the gate does not resolve \
+             (only `*`, `?`, `**` and `{{a,b}}`): name the files, or use those"
+        ));
+    }
+    Ok(if full.contains(['*', '?', '{']) {
+        Named::Glob(full.to_string())
+    } else {
+        Named::Path(full.to_string())
+    })
+}
+
+/// Why `name` cannot be judged when it is no relative path within the repository.
+fn outside(name: &str) -> String {
+    let shown = crate::output::escape_untrusted(name);
+    if name.contains("://") {
+        format!(
+            "names {shown} as an instruction file: a remote file the gate cannot judge; \
+             commit the file and name its path"
+        )
+    } else {
+        format!(
+            "names {shown} as an instruction file, outside the work tree: agent instruction \
+             files must be files of the work tree (a file under a dot-directory of the home \
+             directory, `~/.config/…`, is the user's own and not judged)"
+        )
+    }
+}
+
+/// The paths of opencode's `{file:path}` references, but those only on lines that are
+/// `//` comments (opencode leaves those alone).
+fn file_references(text: &str) -> Vec<String> {
+    const OPEN: &str = "{file:";
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("//") {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find(OPEN) {
+            let after = &rest[at + OPEN.len()..];
+            let Some(end) = after.find('}') else { break };
+            if end > 0 {
+                out.push(after[..end].to_string());
+            }
+            rest = &after[end..];
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// True for a configuration whose named files are context files the agent reads with their
+/// `@path` imports followed (Gemini CLI's and Qwen Code's, review s27 #6).
+pub fn named_files_import(path: &str) -> bool {
+    kind(path) == Some(Kind::Gemini)
+}
+
 /// The directory a glob's matches all lie below: its components before the first with a
 /// wildcard.
 pub fn glob_base(pattern: &str) -> String {
     pattern
         .split('/')
-        .take_while(|c| !c.contains(['*', '?']))
+        .take_while(|c| !c.contains(['*', '?', '{', '[']))
         .collect::<Vec<_>>()
         .join("/")
         .trim_end_matches('/')
@@ -145,6 +253,95 @@ pub fn glob_matcher(pattern: &str) -> Option<globset::GlobMatcher> {
         .build()
         .ok()
         .map(|g| g.compile_matcher())
+}
+
+/// Many [`Named::Glob`]s matched at once, each path once (review s27 #8: 20,000 context
+/// file names over 2,000 files were 20,000 passes over the tree). `base/**/name` with a
+/// literal name, the form of every context file name, is a lookup of the path's tails and
+/// heads; any other pattern is part of one [`globset::GlobSet`].
+pub struct GlobsMatcher {
+    /// Literal tail (ASCII-folded) to the bases it may lie below.
+    tails: std::collections::HashMap<String, std::collections::HashSet<String>>,
+    set: globset::GlobSet,
+    base: String,
+}
+
+impl GlobsMatcher {
+    /// The matcher of `globs`; `Err` with the pattern the gate cannot read.
+    pub fn new<'a>(globs: impl IntoIterator<Item = &'a str>) -> Result<GlobsMatcher, String> {
+        let mut tails: std::collections::HashMap<String, std::collections::HashSet<String>> =
+            std::collections::HashMap::new();
+        let mut set = globset::GlobSetBuilder::new();
+        let mut base: Option<Vec<String>> = None;
+        for g in globs {
+            let b = glob_base(g);
+            base = Some(match base {
+                None => b.split('/').map(str::to_string).collect(),
+                Some(mut common) => {
+                    let n = common
+                        .iter()
+                        .zip(b.split('/'))
+                        .take_while(|(x, y)| x.as_str() == *y)
+                        .count();
+                    common.truncate(n);
+                    common
+                }
+            });
+            let rest = g.strip_prefix(&b).unwrap_or(g).trim_start_matches('/');
+            if let Some(tail) = rest.strip_prefix("**/")
+                && !tail.contains(['*', '?', '{', '}', '[', ']'])
+            {
+                tails
+                    .entry(super::agents::fold_case(tail))
+                    .or_default()
+                    .insert(super::agents::fold_case(&b));
+                continue;
+            }
+            let glob = globset::GlobBuilder::new(g)
+                .case_insensitive(true)
+                .literal_separator(true)
+                .build()
+                .map_err(|_| crate::output::escape_untrusted(g))?;
+            set.add(glob);
+        }
+        Ok(GlobsMatcher {
+            tails,
+            set: set.build().map_err(|e| e.to_string())?,
+            base: base.map(|b| b.join("/")).unwrap_or_default(),
+        })
+    }
+
+    /// The directory every match lies below (`""`: anywhere).
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// True when `path` matches one of the patterns.
+    pub fn is_match(&self, path: &str) -> bool {
+        if !self.tails.is_empty() {
+            let folded = super::agents::fold_case(path);
+            // Where each component starts, and the end.
+            let mut starts: Vec<usize> = std::iter::once(0)
+                .chain(folded.match_indices('/').map(|(i, _)| i + 1))
+                .collect();
+            starts.push(folded.len() + 1);
+            for k in 0..starts.len() - 1 {
+                let Some(bases) = self.tails.get(&folded[starts[k]..]) else {
+                    continue;
+                };
+                // `base/**/tail`: the base is the path's first j components, j <= k.
+                if (0..=k).any(|j| bases.contains(&folded[..starts[j].saturating_sub(1)])) {
+                    return true;
+                }
+            }
+        }
+        self.set.is_match(path)
+    }
+}
+
+/// True for JSON with comments or trailing commas that its tools read (strict JSON too).
+pub fn is_jsonc(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(&strip_jsonc(text)).is_ok()
 }
 
 /// What an agent configuration (JSON, with comments or not) grants the agent, one line
@@ -236,7 +433,7 @@ fn parse_jsonc(text: &str) -> Result<serde_json::Value, String> {
 
 /// `text` with its `//` and `/* */` comments and its trailing commas blanked (to spaces, so
 /// that lines and columns stay), strings left whole.
-fn strip_jsonc(text: &str) -> String {
+pub(crate) fn strip_jsonc(text: &str) -> String {
     let b = text.as_bytes();
     let mut out = b.to_vec();
     let mut i = 0;
@@ -325,17 +522,21 @@ fn strings_at(v: &serde_json::Value, keys: &[&str]) -> Result<Vec<String>, Strin
     }
 }
 
-/// The files aider's `read:` names: a string or a list of strings.
+/// The files aider's `read:` names: a string or a list of strings, at the top of the
+/// mapping or through its YAML merge keys (`<<:`), as `PyYAML` reads them (review s27
+/// #5).
+/// A file whose aliases expand past [`MAX_YAML_NODES`] is refused before it is expanded.
 fn aider_reads(text: &str) -> Result<Vec<String>, String> {
+    yaml_within_budget(text)?;
     let docs = YamlLoader::load_from_str(text)
         .map_err(|e| format!("cannot be read for the instruction files it names: {e}"))?;
     let mut out = Vec::new();
     for doc in &docs {
-        let read = &doc["read"];
+        let read = merged_value(doc, "read", 0);
         match read {
-            Yaml::BadValue | Yaml::Null => {}
-            Yaml::String(s) => out.push(s.clone()),
-            Yaml::Array(items) => {
+            None | Some(Yaml::BadValue | Yaml::Null) => {}
+            Some(Yaml::String(s)) => out.push(s.clone()),
+            Some(Yaml::Array(items)) => {
                 for i in items {
                     match i {
                         Yaml::String(s) => out.push(s.clone()),
@@ -343,10 +544,88 @@ fn aider_reads(text: &str) -> Result<Vec<String>, String> {
                     }
                 }
             }
-            _ => return Err("`read` is neither a path nor a list of paths".into()),
+            Some(_) => return Err("`read` is neither a path nor a list of paths".into()),
         }
     }
     Ok(out)
+}
+
+/// The value of `key` in the mapping `map`: its own, else the first a merge key (`<<:`, a
+/// mapping or a list of them, earlier ones first) gives, merges within merges followed.
+fn merged_value<'y>(map: &'y Yaml, key: &str, depth: usize) -> Option<&'y Yaml> {
+    let Yaml::Hash(h) = map else {
+        return None;
+    };
+    if let Some(v) = h.get(&Yaml::String(key.to_string())) {
+        return Some(v);
+    }
+    // The expansion is bounded (`MAX_YAML_NODES`), and so is this walk through it.
+    if depth > 64 {
+        return None;
+    }
+    match h.get(&Yaml::String("<<".to_string()))? {
+        Yaml::Array(items) => items.iter().find_map(|m| merged_value(m, key, depth + 1)),
+        m => merged_value(m, key, depth + 1),
+    }
+}
+
+/// The most nodes a YAML configuration may hold with its aliases expanded: far above any
+/// configuration's, far below what would exhaust memory (a "billion laughs" of a few
+/// hundred bytes expands to billions, review s27 #8).
+const MAX_YAML_NODES: u64 = 100_000;
+
+/// `Err` naming the cause when `text`'s aliases expand past [`MAX_YAML_NODES`] nodes:
+/// counted from the parser's events, each alias as the size of the node it names, without
+/// expanding anything (time and memory linear in the text).
+fn yaml_within_budget(text: &str) -> Result<(), String> {
+    #[derive(Default)]
+    struct Count {
+        total: u64,
+        /// The expanded size of each anchored node.
+        sizes: std::collections::HashMap<usize, u64>,
+        /// Each open collection: its anchor and the count when it opened.
+        open: Vec<(usize, u64)>,
+    }
+    impl yaml_rust2::parser::MarkedEventReceiver for Count {
+        fn on_event(&mut self, ev: yaml_rust2::parser::Event, _: yaml_rust2::scanner::Marker) {
+            use yaml_rust2::parser::Event;
+            match ev {
+                Event::Scalar(_, _, anchor, _) => {
+                    self.total = self.total.saturating_add(1);
+                    if anchor > 0 {
+                        self.sizes.insert(anchor, 1);
+                    }
+                }
+                Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                    self.open.push((anchor, self.total));
+                    self.total = self.total.saturating_add(1);
+                }
+                Event::SequenceEnd | Event::MappingEnd => {
+                    if let Some((anchor, from)) = self.open.pop()
+                        && anchor > 0
+                    {
+                        self.sizes.insert(anchor, self.total - from);
+                    }
+                }
+                Event::Alias(id) => {
+                    let size = self.sizes.get(&id).copied().unwrap_or(1);
+                    self.total = self.total.saturating_add(size);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut count = Count::default();
+    yaml_rust2::parser::Parser::new_from_str(text)
+        .load(&mut count, true)
+        .map_err(|e| format!("cannot be read for the instruction files it names: {e}"))?;
+    if count.total > MAX_YAML_NODES {
+        return Err(format!(
+            "cannot be read for the instruction files it names: its aliases expand to more \
+             than {MAX_YAML_NODES} nodes (a YAML alias bomb?); write the values out"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -370,17 +649,24 @@ mod tests {
         assert_eq!(
             named("opencode.jsonc", opencode).unwrap(),
             [
-                Named::Glob("docs/*.md".into()),
-                Named::Path("docs/rules.md".into())
+                Named::Glob("**/docs/*.md".into()),
+                Named::Glob("**/docs/rules.md".into())
             ]
         );
+        // opencode: from any directory below the configuration up to the root; `{file:}`
+        // from the configuration's own directory.
         assert_eq!(
             named(
                 "pkg/.opencode/opencode.json",
-                r#"{"instructions": ["x.md"]}"#
+                r#"{"instructions": ["./x.md", "../y.md"], "agent": {"a": {"prompt": "{file:./p.txt}"}}}"#
             )
             .unwrap(),
-            [Named::Path("pkg/x.md".into())]
+            [
+                Named::Glob("pkg/**/x.md".into()),
+                Named::Path("pkg/.opencode/p.txt".into()),
+                Named::Path("x.md".into()),
+                Named::Path("y.md".into())
+            ]
         );
         assert_eq!(
             named(
@@ -395,6 +681,22 @@ mod tests {
             [Named::Path("CONVENTIONS.md".into())]
         );
         assert!(named(".aider.conf.yml", "model: x\n").unwrap().is_empty());
+        // Merge keys, as PyYAML reads them; the user's own configuration is not judged.
+        for merged in [
+            "<<: {read: a.md}\n",
+            "b: &b {read: a.md}\nc: &c {model: x}\n<<: [*c, *b]\n",
+            "b: &b {read: a.md}\nd: &d {<<: *b}\n<<: *d\n",
+        ] {
+            assert_eq!(
+                named(".aider.conf.yml", merged).unwrap(),
+                [Named::Path("a.md".into())],
+                "{merged}"
+            );
+        }
+        assert_eq!(
+            named(".aider.conf.yml", "read: [~/.config/aider/x.md, a.md]\n").unwrap(),
+            [Named::Path("a.md".into())]
+        );
         assert!(named("settings.json", gemini).unwrap().is_empty());
         assert!(names_files(".qwen/settings.json") && !names_files(".claude/settings.json"));
     }
@@ -409,8 +711,17 @@ mod tests {
             ("opencode.json", r#"{"instructions": ["../../outside.md"]}"#),
             ("opencode.json", r#"{"instructions": ["/etc/rules.md"]}"#),
             ("opencode.json", r#"{"instructions": ["~/rules.md"]}"#),
-            ("opencode.json", r#"{"instructions": ["docs/{a,b}.md"]}"#),
+            ("opencode.json", r#"{"instructions": ["docs/[ab].md"]}"#),
             ("opencode.json", r#"{"instructions": [".git/x.md"]}"#),
+            ("opencode.json", r#"{"x": "{file:../../up.md}"}"#),
+            ("opencode.json", r#"{"x": "{file:/etc/passwd}"}"#),
+            (".gemini/settings.json", r#"{"contextFileName": "$CTX"}"#),
+            (
+                ".gemini/settings.json",
+                r#"{"context": {"fileName": ["${CTX}"]}}"#,
+            ),
+            (".aider.conf.yml", "read: ~/work/repo/x.md\n"),
+            (".aider.conf.yml", "read: ~/.config/../work/x.md\n"),
             ("opencode.json", r#"{"instructions": "x.md" "#),
             ("opencode.json", r#"{"instructions": [1]}"#),
             (
@@ -445,6 +756,64 @@ mod tests {
         );
         assert!(super::grants(r#"{"permissions": {"defaultMode": "acceptEdits"}}"#).is_empty());
         assert!(super::grants("not json").is_empty());
+    }
+
+    #[test]
+    fn yaml_aliases_are_counted_expanded_and_a_bomb_refused() {
+        let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..7 {
+            let uses = vec![format!("*a{}", i - 1); 10].join(", ");
+            bomb += &[
+                "a",
+                &i.to_string(),
+                ": &a",
+                &i.to_string(),
+                " [",
+                &uses,
+                "]\n",
+            ]
+            .concat();
+        }
+        let err = named(".aider.conf.yml", &bomb).unwrap_err();
+        assert!(err.contains("aliases expand"), "{err}");
+        assert!(super::yaml_within_budget("a: &a [1, 2]\nb: *a\nc: *a\n").is_ok());
+    }
+
+    #[test]
+    fn many_patterns_match_in_one_matcher() {
+        let globs = [
+            "web/**/HELP.md",
+            "**/docs/Rules.md",
+            "web/**/*.mdx",
+            "x/**/N.md",
+        ];
+        let m = super::GlobsMatcher::new(globs).unwrap();
+        for hit in [
+            "web/HELP.md",
+            "web/a/b/help.md",
+            "docs/rules.md",
+            "a/b/docs/RULES.md",
+            "web/a/x.mdx",
+            "x/N.md",
+        ] {
+            assert!(m.is_match(hit), "{hit}");
+        }
+        for miss in [
+            "HELP.md",
+            "webx/HELP.md",
+            "docs/a/rules.md",
+            "a.mdx",
+            "y/x/N.md",
+        ] {
+            assert!(!m.is_match(miss), "{miss}");
+        }
+        assert_eq!(m.base(), "");
+        assert_eq!(
+            super::GlobsMatcher::new(["web/**/A.md", "web/b/*.md"])
+                .unwrap()
+                .base(),
+            "web"
+        );
     }
 
     #[test]

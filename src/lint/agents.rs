@@ -670,8 +670,10 @@ pub fn is_agent_config(path: &str) -> bool {
 }
 
 /// The name a file of the table is linted under (which decides JSON or text reading): its
-/// own, but a JSON configuration that is not strict JSON (comments, trailing commas: the
-/// JSONC its tools read) is judged as plain text, whole, rather than refused as bad input.
+/// own, but a JSON configuration is linted as strict JSON (`config.json`) or as JSON with
+/// comments (`config.jsonc`: its strings decoded, its comments' text judged too, review s27
+/// #4) as it parses, and one that parses as neither is judged as text, whole, its quoted
+/// runs' escapes undone ([`super::escapes::json_text`]), rather than refused as bad input.
 pub fn lint_name(path: &str, bytes: &[u8]) -> String {
     let name = path.rsplit('/').next().unwrap_or(path);
     let json = name
@@ -682,8 +684,10 @@ pub fn lint_name(path: &str, bytes: &[u8]) -> String {
     }
     if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok() {
         "config.json".to_string()
+    } else if std::str::from_utf8(bytes).is_ok_and(super::agent_config::is_jsonc) {
+        "config.jsonc".to_string()
     } else {
-        "config.txt".to_string()
+        super::escapes::JSON_TEXT.to_string()
     }
 }
 

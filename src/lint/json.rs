@@ -1,6 +1,8 @@
 //! JSON handoff files (MANIFEST.json, LOG-ARCHIVE.index.json, …): validated with `serde_json`,
 //! then every string literal is decoded (so `\u200b` escapes are seen as the characters they
-//! are) into one text, one string per line, mapped back to the raw literal.
+//! are) into one text, one string per line, mapped back to the raw literal. The agent
+//! configurations in JSON with comments (JSONC) are read the same way, each comment's text
+//! a line of its own (review s27 #4).
 
 use super::text::{View, ViewBuilder};
 use crate::error::{Error, Result};
@@ -39,8 +41,25 @@ pub(crate) fn extract(path: &str, raw: &str) -> Result<JsonStrings> {
     Ok(strings(raw))
 }
 
+/// Validates `raw` as JSON with comments and trailing commas (the form opencode, VS Code and
+/// Gemini CLI read), naming the line of the first error, and decodes its strings and the
+/// text of its comments.
+pub(crate) fn extract_jsonc(path: &str, raw: &str) -> Result<JsonStrings> {
+    if let Err(e) =
+        serde_json::from_str::<serde::de::IgnoredAny>(&super::agent_config::strip_jsonc(raw))
+    {
+        return Err(Error::invalid(
+            path,
+            Some(e.line()),
+            format!("invalid JSON with comments: {e}"),
+        ));
+    }
+    Ok(strings(raw))
+}
+
 /// Decodes the strings of `raw`, a JSON document already validated or a run of whole lines
 /// of one (no string literal spans a line in valid JSON, so a line starts outside them).
+/// The text of a comment (JSON with comments) is a line of its own.
 pub(crate) fn strings(raw: &str) -> JsonStrings {
     let b = raw.as_bytes();
     let mut out = ViewBuilder::default();
@@ -48,6 +67,21 @@ pub(crate) fn strings(raw: &str) -> JsonStrings {
     let mut last_key: Option<String> = None;
     let mut i = 0;
     while i < b.len() {
+        if b[i] == b'/' && matches!(b.get(i + 1), Some(b'/' | b'*')) {
+            let body = i + 2;
+            let (end, next) = if b[i + 1] == b'*' {
+                raw[body..]
+                    .find("*/")
+                    .map_or((b.len(), b.len()), |e| (body + e, body + e + 2))
+            } else {
+                let e = memchr::memchr(b'\n', &b[body..]).map_or(b.len(), |e| body + e);
+                (e, e)
+            };
+            out.copy(&raw[body..end], body);
+            out.replace("\n", end, next);
+            i = next;
+            continue;
+        }
         if b[i] != b'"' {
             i += 1;
             continue;
@@ -106,7 +140,7 @@ pub(crate) fn decode_literal(piece: &str) -> String {
 }
 
 /// Decodes the escape at `raw[j]` (a backslash): (character, source length).
-fn decode_escape(raw: &str, j: usize) -> (char, usize) {
+pub(super) fn decode_escape(raw: &str, j: usize) -> (char, usize) {
     let b = raw.as_bytes();
     match b.get(j + 1) {
         Some(b'n') => ('\n', 2),

@@ -16,6 +16,7 @@ mod aiignore;
 pub mod allow;
 mod confusables;
 mod engine;
+pub(crate) mod escapes;
 mod json;
 mod keywords;
 mod markdown;
@@ -1036,8 +1037,12 @@ fn scan_with(
 )]
 fn file_kind(name: &str) -> FileKind {
     let lower = name.to_ascii_lowercase();
-    if lower.ends_with(".json") {
+    if lower.ends_with(".json") || is_jsonc_name(&lower) {
         FileKind::Json
+    } else if escapes::is_toml(&lower) || escapes::is_yaml(&lower) || escapes::is_json_text(&lower)
+    {
+        // Read through their escapes, not as Markdown.
+        FileKind::Text
     } else if lower.ends_with(".md")
         || lower.ends_with(".markdown")
         || lower.ends_with(".mdc")
@@ -1049,6 +1054,12 @@ fn file_kind(name: &str) -> FileKind {
     } else {
         FileKind::Text
     }
+}
+
+/// True for a name read as JSON with comments ([`json::extract_jsonc`]).
+fn is_jsonc_name(name: &str) -> bool {
+    name.rsplit_once('.')
+        .is_some_and(|(_, e)| e.eq_ignore_ascii_case("jsonc"))
 }
 
 /// Priority among overlapping secret findings: the most specific rule wins.
@@ -1191,11 +1202,21 @@ fn lint_text_as(
     let kind = file_kind(&file.name);
     let json = match kind {
         FileKind::Json if json_checked => Some(json::strings(raw)),
+        FileKind::Json if is_jsonc_name(&file.name) => Some(json::extract_jsonc(&file.path, raw)?),
         FileKind::Json => Some(json::extract(&file.path, raw)?),
         _ => None,
     };
-    let identity = text::View::identity(raw);
-    let base = json.as_ref().map_or(&identity, |j| &j.view);
+    // A TOML or YAML file is judged with its strings' escapes undone (review s27 #4).
+    let plain = if escapes::is_json_text(&file.name) {
+        escapes::json_text(raw)
+    } else if escapes::is_toml(&file.name) {
+        escapes::toml(raw)
+    } else if escapes::is_yaml(&file.name) {
+        escapes::yaml(raw)
+    } else {
+        text::View::identity(raw)
+    };
+    let base = json.as_ref().map_or(&plain, |j| &j.view);
     let norm = unicode::normalize(&base.text, kind == FileKind::Markdown);
     // Markdown structure is read from the normalised text, as a model reads it (hidden
     // characters cannot break a link or a comment apart), then placed in the raw file.

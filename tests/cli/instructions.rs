@@ -1081,7 +1081,7 @@ fn what_a_configuration_names_outside_the_tree_is_refused() {
             r#"{"instructions": ["https://example.com/rules.md"]}"#,
         ),
         ("opencode.json", r#"{"instructions": ["../outside.md"]}"#),
-        ("opencode.json", r#"{"instructions": ["docs/{a,b}.md"]}"#),
+        ("opencode.json", r#"{"instructions": ["docs/[ab].md"]}"#),
         (".aider.conf.yml", "read: /etc/team-rules.md\n"),
         (".aider.conf.yml", "read:\n  - ~/rules.md\n"),
         (".gemini/settings.json", r#"{"contextFileName": "../x.md"}"#),

@@ -19,6 +19,7 @@ mod begin;
 mod boundary;
 mod commit;
 mod compat;
+mod config_syntax;
 mod context;
 mod crash;
 mod doctor;
