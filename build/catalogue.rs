@@ -373,6 +373,13 @@ fn starts_at_prefix(token: &str, prefixes: &[String]) -> bool {
         if plain(c) {
             chars.next();
             sets.push(vec![c]);
+        } else if c == '\\' {
+            // An escaped punctuation character is that character (`s\.`, `hvb\.`).
+            chars.next();
+            match chars.next() {
+                Some(e) if e.is_ascii_punctuation() => sets.push(vec![e]),
+                _ => break,
+            }
         } else if c == '[' {
             chars.next();
             let mut set = Vec::new();

@@ -590,12 +590,17 @@ rule!(EXF005, "EXF005", "known-exfil-domain", Exf, Warning,
     misses: ["Docs at https://docs.rs"]);
 
 rule!(SEC001, "SEC001", "private-key", Sec, Error,
-    "A private key block (PEM, OpenSSH, PGP, PuTTY) — a header alone is enough.",
-    what: "`-----BEGIN … PRIVATE KEY-----` in any variant, PGP private key blocks and PuTTY key files. The reference linter meant to catch this but its pattern never ran.",
-    why: "A private key in a handoff is a leaked key, whatever follows the header.",
-    fix: "Remove the key, rotate it, and purge it from history.",
-    hits: ["-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN OPENSSH PRIVATE KEY-----"],
-    misses: ["-----BEGIN PUBLIC KEY-----", "ssh-keygen writes the private key to ~/.ssh/id_ed25519"]);
+    "A private key block (PEM, OpenSSH, PGP, PuTTY) — a header alone is enough — or a wallet recovery phrase.",
+    what: "`-----BEGIN … PRIVATE KEY-----` in any variant, PGP private key blocks and PuTTY key files. The reference linter meant to catch this but its pattern never ran. Wallet recovery phrases: twelve to twenty-four words of the BIP-39 list in a row on the line of a seed, mnemonic, recovery-phrase or wallet word (the same few words repeated, as in the specification's test phrase, do not fire).",
+    why: "A private key in a handoff is a leaked key, whatever follows the header; a recovery phrase is a wallet's key.",
+    fix: "Remove the key, rotate it, and purge it from history; move the funds of a wallet whose phrase leaked.",
+    hits: ["-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN OPENSSH PRIVATE KEY-----",
+           "WALLET_MNEMONIC=\"cactus orbit mango ticket vivid ozone lunar prison elbow fringe denial harvest\"",
+           "- Seed phrase for the test wallet: pony wreck fiscal oyster jungle saddle draft pulse canyon melt ribbon zone kettle"],
+    misses: ["-----BEGIN PUBLIC KEY-----", "ssh-keygen writes the private key to ~/.ssh/id_ed25519",
+             "mnemonic: abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+             "- The seed job creates the user accounts, then the cache warms and every test in the suite runs.",
+             "wallet: cactus orbit mango ticket vivid ozone"]);
 
 rule!(SEC010, "SEC010", "aws-access-key-id", Sec, Error,
     "An AWS access key id (AKIA…, ASIA…).",
@@ -711,11 +716,15 @@ rule!(SEC100, "SEC100", "vendor-token", Sec, Error,
 
 rule!(SEC110, "SEC110", "authorization-header", Sec, Error,
     "A credential in an Authorization header or after `Bearer`.",
-    what: "`Bearer <token>`, `Authorization: Basic|Token|SSWS …` and `Bearer:` values of at least eight credential-shaped characters. Placeholders (`Bearer <token>`, `Bearer $TOKEN`) and prose (\"Bearer tokens are supported\") do not fire.",
+    what: "`Bearer <token>`, `Authorization: Token|SSWS …` and `Bearer:` values of at least eight credential-shaped characters. `Basic` values are decoded and judged by the `user:password` pair they carry (RFC 7617): an empty or placeholder password does not fire (a key-shaped user with an empty password is the key), a value that does not decode to a pair is a warning, and a bare `Basic <base64>` outside a header fires when it decodes to a pair with a real password. Placeholders (`Bearer <token>`, `Bearer $TOKEN`) and prose (\"Bearer tokens are supported\") do not fire.",
     why: "Header values are replayable credentials.",
     fix: "Remove it and rotate the token.",
-    hits: ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9", "Authorization: Bearer mF_9.B5f-4.1JqM"],
-    misses: ["Authorization: Bearer <token>", "constant-time Bearer-token comparison"]);
+    hits: ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9", "Authorization: Bearer mF_9.B5f-4.1JqM",
+           "Authorization: Basic ZGVwbG95OlhrOSNtUDJ2THE3d1J0NHo=",
+           "- The proxy log shows Basic ZGVwbG95OlhrOSNtUDJ2THE3d1J0NHo= on every request."],
+    misses: ["Authorization: Bearer <token>", "constant-time Bearer-token comparison",
+             "Authorization: Basic dXNlcjo8eW91ci1wYXNzd29yZD4=", "Authorization: Basic Y2ktYm90Og==",
+             "- We use Basic authentication everywhere in the prototype."]);
 
 rule!(SEC120, "SEC120", "credential-assignment", Sec, Error,
     "A literal value assigned to a key, secret, token or password name (`*_KEY=…`).",

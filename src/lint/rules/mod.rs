@@ -12,6 +12,7 @@ pub(crate) mod lexicon;
 pub(crate) mod markup;
 pub(crate) mod pii;
 pub(crate) mod secrets;
+pub(crate) mod seed_phrase;
 pub(crate) mod structure;
 
 use super::engine::{Finding, Pattern, Scan};

@@ -245,9 +245,22 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         near: &[],
     },
     Pattern {
+        rule: &SEC001,
+        keywords: &["mnemonic", "seed", "phrase", "bip39", "bip-39", "wallet"],
+        // A word that names the phrase, then on the same line a run of short words (BIP-39
+        // words have three to eight letters) separated by spaces or commas.
+        regex: r"\b(?:mnemonic|seed|recovery[ _-]?phrase|secret[ _-]?phrase|bip-?39|wallet)[^\n]{0,60}?\b(?P<w>(?:[a-z]{3,8}[ \t,]+){11,40}[a-z]{3,8})\b",
+        before: 0,
+        after: 480,
+        check: super::seed_phrase::check,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
         rule: &SEC110,
-        keywords: &["bearer", "authorization"],
-        regex: r#"\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<scheme>bearer|basic|token|ssws|digest|apikey|api-key|key|sharedaccesssignature)\s+(?P<v>[A-Za-z0-9._~+/=:-]{4,})|\bbearer\s*:?\s+(?P<v2>[A-Za-z0-9._~+/=-]{8,})"#,
+        keywords: &["bearer", "authorization", "basic"],
+        regex: r#"\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<scheme>bearer|basic|token|ssws|digest|apikey|api-key|key|sharedaccesssignature)\s+(?P<v>[A-Za-z0-9._~+/=:-]{4,})|\bbearer\s*:?\s+(?P<v2>[A-Za-z0-9._~+/=-]{8,})|\bbasic\s+(?P<v3>[A-Za-z0-9+/]{8,}={0,2})(?:[^A-Za-z0-9+/=]|$)"#,
         before: 20,
         after: 400,
         check: check_authorization,
@@ -593,6 +606,8 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "-password",
             "--password",
             " -u ",
+            " -u'",
+            " -u\"",
             "--user",
             "-h ",
             "-h'",
@@ -606,7 +621,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "httpdigestauth",
             "basicauth",
         ],
-        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|az\s+login|sshpass|mysql|mysqladmin|mysqldump|smbclient|ldapsearch|rdesktop|xfreerdp|plink|pscp|sqlcmd|osql|bcp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]["']?(?P<u>[^\s:"']+):(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)|\bnet\s+use\b[^\n]*?\s/user:\S+\s+(?P<v8>"[^"\n]+"|[^\s/"']+)"#,
+        regex: r#"\b(?:psexec(?:\.exe)?|docker\s+login|az\s+login|sshpass|mysql|mysqladmin|mysqldump|smbclient|ldapsearch|rdesktop|xfreerdp|plink|pscp|sqlcmd|osql|bcp)\b[^\n]*?\s(?:-p|--password)\s*(?:=\s*)?(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"']+)|\s-Password\s+(?P<v2>"[^"\n]*"|'[^'\n]*'|[^\s"']+)|--password[= ](?P<v3>[^\s"']+|"[^"\n]+")|\bcurl\b[^\n]*?\s(?:-u|--user)[ =]?["']?(?P<u>[^\s:"']+)["']?:["']?(?P<v4>[^\s"'@]+)|(?:-H|--header)[ =]?\s*["'](?P<h>X-[A-Za-z-]*(?:Token|Key|Auth|Secret|Crumb|Password)[A-Za-z-]*|Api-?Key|PRIVATE-TOKEN|Private-Token)\s*:\s*(?P<v5>[^"'\n]+)["']|\b(?:NetworkCredential|DirectoryEntry|PSCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth)\s*\((?:\s*"[^"\n]*"\s*,){1,2}\s*"(?P<v6>[^"\n]+)"\s*\)|\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?P<v7>\S+)|\bnet\s+use\b[^\n]*?\s/user:\S+\s+(?P<v8>"[^"\n]+"|[^\s/"']+)"#,
         before: 60,
         after: 320,
         check: check_command_credentials,
@@ -2285,6 +2300,14 @@ fn credential_shaped(v: &str) -> bool {
 }
 
 fn check_authorization(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    // A bare `Basic <base64>` (a header written without its name, a log line): credentials
+    // only when it decodes to a `user:password` pair with a real password.
+    if let Some((s, e, v)) = caps.first(&[4]) {
+        if let Some(Ok(f)) = basic_credentials(s, e, v) {
+            out.push(f);
+        }
+        return;
+    }
     let Some((s, _e, v)) = caps.first(&[2, 3]) else {
         return;
     };
@@ -2300,8 +2323,25 @@ fn check_authorization(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     {
         return;
     }
+    if scheme == "basic" {
+        match basic_credentials(s, e, v) {
+            Some(Ok(f)) => out.push(f),
+            Some(Err(())) => {}
+            None => out.push(
+                secret(
+                    &SEC110,
+                    "authorization-header",
+                    "HTTP Basic value that does not decode to user:password",
+                    s,
+                    e,
+                    v,
+                )
+                .severity(Severity::Warning),
+            ),
+        }
+        return;
+    }
     let label = match scheme.as_str() {
-        "basic" => "HTTP Basic credentials",
         "" | "bearer" => "bearer token",
         _ => "Authorization header credential",
     };
@@ -2310,6 +2350,42 @@ fn check_authorization(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         f = f.severity(Severity::Warning);
     }
     out.push(f);
+}
+
+/// HTTP Basic credentials are `user:password` in base64 (RFC 7617): decoded, the pair is
+/// judged as the password it carries. `None` when `v` is no such pair (neither base64 of one
+/// nor one written out); `Some(Err(()))` when the pair holds no secret (an empty or
+/// placeholder password, a user alone); otherwise the finding, a warning for a password that
+/// reads as a documentation stand-in. An empty password with a key-shaped user is the key
+/// (`sk_live_…:`, as APIs that take their key as the user name want it).
+fn basic_credentials(s: usize, e: usize, v: &str) -> Option<Result<Finding, ()>> {
+    let decoded = super::encoded::decode_base64(v.trim_end_matches('='))
+        .and_then(|b| String::from_utf8(b).ok())
+        .filter(|t| t.contains(':') && !t.chars().any(char::is_control));
+    let pair = decoded.or_else(|| v.contains(':').then(|| v.to_string()))?;
+    let (user, password) = pair.split_once(':')?;
+    let key = if password.is_empty() { user } else { password };
+    if key.is_empty()
+        || is_template(key)
+        || placeholder(key) == Placeholder::Hard
+        || password.is_empty() && !(key.len() >= 16 && credential_shaped(key))
+    {
+        return Some(Err(()));
+    }
+    let mut f = secret(
+        &SEC110,
+        "authorization-header",
+        "HTTP Basic credentials (decoded user:password)",
+        s,
+        e,
+        v,
+    );
+    if placeholder(key) == Placeholder::Soft {
+        f = f.severity(Severity::Warning);
+        f.message
+            .push_str(" (the password looks like a placeholder)");
+    }
+    Some(Ok(f))
 }
 
 /// True for values that are code rather than a literal: calls, indexing, variables, CSS-style
@@ -3147,7 +3223,9 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         || text[line_start..ns].trim().eq_ignore_ascii_case("export")
         || text[line_start..ns].trim().eq_ignore_ascii_case("set");
     let comparison = op.starts_with('!') || op.len() >= 2 && op.starts_with('=') && op != "=>";
-    if comparison && !quoted {
+    // An unquoted right-hand side is a variable's name (`token == expected`), unless it reads
+    // as drawn at random, which no name does (`[[ $secret == 9vQ2…+cbr ]]`).
+    if comparison && !quoted && !random_literal(raw_val) {
         return;
     }
     if followed.is_some() && !random_looking(v) {
