@@ -1786,6 +1786,27 @@ fn errors_on_hits_only(rule: &str, hits: &[&str], misses: &[&str]) {
     }
 }
 
+/// An `Authorization: Basic` value is judged by what it carries: a decoded `user:password`
+/// with a real password, a key sent as the whole value (some APIs take it so) or base64 of a
+/// key alone all block; a stand-in pair, a short or templated value do not.
+#[test]
+fn basic_authorization_values_block_by_what_they_carry() {
+    errors_on_hits_only(
+        "SEC110",
+        &[
+            "Authorization: Basic ZGVwbG95OlE3dkxtMjlUcnhLcDR3Wjg=",
+            "Authorization: Basic Qx7vLm29TrKp4Wz8Nf2Hs6Jd",
+            "curl -H \"Authorization: Basic c2tfbGl2ZV9RN3ZMbTI5VHJ4S3A0d1o4\" https://api.example.com",
+        ],
+        &[
+            "Authorization: Basic <base64 of user:password>",
+            "Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l",
+            "Authorization: Basic $BASIC_AUTH",
+            "Authorization: Basic Zm9vYmFyYmF6",
+        ],
+    );
+}
+
 /// Review s26 §8, by kind of input: an override's words respelled (one slip of a letter,
 /// digits for letters), split inside (`-`, `_`, an empty HTML element) or joined into one
 /// identifier are undone and judged (ENC001); ordinary prose with inflections, hyphenated

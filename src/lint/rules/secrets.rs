@@ -2327,17 +2327,32 @@ fn check_authorization(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         match basic_credentials(s, e, v) {
             Some(Ok(f)) => out.push(f),
             Some(Err(())) => {}
-            None => out.push(
-                secret(
+            // No pair: a key sent as the whole value (APIs that take their key that way, or
+            // base64 of the key alone) is a credential all the same; anything else a warning.
+            None => {
+                let decoded = super::encoded::decode_base64(v.trim_end_matches('='))
+                    .and_then(|b| String::from_utf8(b).ok())
+                    .filter(|t| !t.chars().any(char::is_control));
+                let keyed = |k: &str| {
+                    k.len() >= 16
+                        && credential_shaped(k)
+                        && !is_template(k)
+                        && placeholder(k) == Placeholder::No
+                };
+                let f = secret(
                     &SEC110,
                     "authorization-header",
                     "HTTP Basic value that does not decode to user:password",
                     s,
                     e,
                     v,
-                )
-                .severity(Severity::Warning),
-            ),
+                );
+                out.push(if keyed(v) || decoded.as_deref().is_some_and(keyed) {
+                    f
+                } else {
+                    f.severity(Severity::Warning)
+                });
+            }
         }
         return;
     }
