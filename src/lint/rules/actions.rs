@@ -27,6 +27,10 @@ const COMMAND_ACTS: &[(&str, &str)] = &[
     (r"--no-verify\b", "bypasses the git hooks with --no-verify"),
     (r"authorized_keys\b", "adds an SSH key to authorized_keys"),
     (
+        r"stricthostkeychecking[\s=]+(?:no|off)\b|userknownhostsfile[\s=]+/dev/null",
+        "turns off SSH host key checking",
+    ),
+    (
         r"\bpush\b[^\n]{0,60}?(?:\s-f\b|\s--force\b[^-]|\s--force$|\s--mirror\b|\s\+(?:main|master)\b)|\bforce[- ]push(?:es|ed|ing)?\b|\bfilter-(?:branch|repo)\b",
         "force-pushes or rewrites history",
     ),
@@ -116,11 +120,28 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "rm -f",
             "chmod 777",
             "chmod -r 777",
+            "stricthostkeychecking",
+            "userknownhostsfile",
         ],
-        regex: r"core\.hooksPath[^\n]{0,40}|\.git/hooks[^\n]{0,20}|rm\s+-\w+\s+(?:\./)?\.git/hooks|authorized_keys\b|\bgit\s+push\b[^\n]{0,60}?(?:\s-f\b|\s--force\b|\s--mirror\b)[^\n]{0,60}|\brm\s+-(?:rf|fr|r|rf?v)\s+(?:~|\$home|/|\.git\b|\*)\S*|\bchmod\s+(?:-R\s+)?777\s+(?:-R\s+)?/\S*",
+        regex: r"StrictHostKeyChecking[\s=]+(?:no|off)\b|UserKnownHostsFile[\s=]+/dev/null|core\.hooksPath[^\n]{0,40}|\.git/hooks[^\n]{0,20}|rm\s+-\w+\s+(?:\./)?\.git/hooks|authorized_keys\b|\bgit\s+push\b[^\n]{0,60}?(?:\s-f\b|\s--force\b|\s--mirror\b)[^\n]{0,60}|\brm\s+-(?:rf|fr|r|rf?v)\s+(?:~|\$home|/|\.git\b|\*)\S*|\bchmod\s+(?:-R\s+)?777\s+(?:-R\s+)?/\S*",
         before: 160,
         after: 120,
         check: check_command,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: the repository's own checks turned off or deleted ("Disable the CI workflow",
+    // "delete .github/workflows/ci.yml", "turn off the linter"), in a sentence that tells
+    // the reader to. A check narrowed to one part ("the flaky upload test", "the old Travis
+    // config") is maintenance, and skipping a suite for a reason is not turning it off.
+    Pattern {
+        rule: &PI008,
+        keywords: &["{disable|delete|remove|turn off|switch off|deactivate|comment out|neuter} "],
+        regex: r"\b(?:disable|delete|remove|turn\s+off|switch\s+off|deactivate|comment\s+out|neuter)\s+(?:(?:the|all|all\s+the|every|any|our|its)\s+)?(?:[\w.'-]+\s+){0,2}?(?:ci\s+(?:workflows?|pipelines?|jobs?|checks?|config(?:uration)?)|ci/cd|ci|\.github/workflows\S*|\.gitlab-ci\.yml|workflows?|pipelines?|test\s+suites?|tests|linters?|lint\s+(?:step|job|checks?)|required\s+checks|status\s+checks|checks)\b",
+        before: 160,
+        after: 40,
+        check: check_checks_off,
         overlap: false,
         gate: None,
         near: &[],
@@ -292,6 +313,11 @@ const INSTRUCTING: &[&str] = &[
     "trigger",
     "invoke",
     "apply",
+    "instead",
+    "rather",
+    "deactivate",
+    "comment",
+    "neuter",
 ];
 
 /// True when the clause holding `pos` instructs the reader: it opens (after a list marker or
@@ -301,6 +327,9 @@ const INSTRUCTING: &[&str] = &[
 pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
     let text = scan.text();
     if negated_before(text, pos) || hypothetical_request_before(text, pos) {
+        return false;
+    }
+    if prohibited_item(text, pos) {
         return false;
     }
     let (a, _) = scan.sentence_range(pos);
@@ -360,6 +389,47 @@ pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
             })
 }
 
+/// How far back a list item's lead-in (its heading or introducing line) is looked for.
+const LEAD_IN_REACH: usize = 2000;
+
+/// True when `pos` is in a list item whose lead-in (the heading or line that introduces the
+/// list, within [`LEAD_IN_REACH`] bytes) forbids what the items say ("## What agents must
+/// NOT do", "Never:", "Avoid the following:").
+fn prohibited_item(text: &str, pos: usize) -> bool {
+    let lo = floor_char(text, pos.saturating_sub(LEAD_IN_REACH));
+    let mut lines = text[lo..pos].rsplit('\n');
+    let is_item = |l: &str| {
+        let t = l.trim_start();
+        t.starts_with(['-', '*', '+'])
+            || t.split_once(['.', ')'])
+                .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if !lines.next().is_some_and(is_item) {
+        return false;
+    }
+    lines
+        .find(|l| !l.trim().is_empty() && !is_item(l))
+        .is_some_and(|lead| {
+            words(lead).any(|w| {
+                matches!(
+                    w.as_str(),
+                    "not"
+                        | "never"
+                        | "don't"
+                        | "dont"
+                        | "avoid"
+                        | "forbidden"
+                        | "prohibited"
+                        | "mustn't"
+                        | "banned"
+                        | "disallowed"
+                        | "don'ts"
+                        | "donts"
+                )
+            })
+        })
+}
+
 fn check_command(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
@@ -382,6 +452,73 @@ fn check_command(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         e,
         format!(
             "tells the reader to run a command that {what}: {}",
+            excerpt(m)
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+/// Words that narrow a check to one part or an old copy: the act is maintenance.
+const NARROWING: &[&str] = &[
+    "old",
+    "legacy",
+    "deprecated",
+    "flaky",
+    "obsolete",
+    "unused",
+    "duplicate",
+    "duplicated",
+    "broken",
+    "nightly",
+    "travis",
+    "circleci",
+    "jenkins",
+    "stale",
+    "redundant",
+    "e2e",
+    "generated",
+    "snapshot",
+    "one",
+    "this",
+    "that",
+    "vendored",
+];
+
+fn check_checks_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let m = &text[s..e];
+    let ws: Vec<String> = words(m).collect();
+    if ws.iter().any(|w| NARROWING.contains(&w.as_str())) || !instructs(scan, s) {
+        return;
+    }
+    // A path goes on past the object ("tests/fixtures/tmp"), and a qualifier after it
+    // narrows it too ("the tests for the old parser", "checks in src/gen/").
+    let tail_end = floor_char(text, (e + 48).min(text.len()));
+    let tail = &text[e..tail_end];
+    if tail.starts_with('/')
+        || tail.starts_with('.') && tail[1..].starts_with(char::is_alphanumeric)
+    {
+        return;
+    }
+    let tw: Vec<String> = words(tail).take(5).collect();
+    let prep = tw
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "for" | "in" | "on" | "of" | "under"));
+    let clause_end = tail.find(['.', ';', ',']).unwrap_or(tail.len());
+    if prep
+        && (tw.iter().any(|w| {
+            NARROWING.contains(&w.as_str()) && !matches!(w.as_str(), "this" | "that" | "one")
+        }) || tail[..clause_end].contains('/'))
+    {
+        return;
+    }
+    let f = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "tells the reader to turn off the repository's checks: {}",
             excerpt(m)
         ),
     );
