@@ -10,9 +10,9 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::RegexSet;
 
-use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::{PI008, PI010};
 use super::super::text::{floor_char, words};
 use super::{addressed, excerpt, hypothetical_request_before, negated_before, push_pi};
@@ -73,32 +73,41 @@ const PROSE_ACTS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The compiled acts: command acts first, then prose acts.
-static ACTS: LazyLock<Vec<(Regex, &'static str, bool)>> = LazyLock::new(|| {
-    COMMAND_ACTS
-        .iter()
-        .map(|(r, n)| (r, n, true))
-        .chain(PROSE_ACTS.iter().map(|(r, n)| (r, n, false)))
-        .map(|(r, n, cmd)| {
-            (
-                Regex::new(&super::expand(r)).expect("static regex"),
-                *n,
-                cmd,
-            )
-        })
-        .collect()
+/// The compiled acts, command acts first, then prose acts, as one set: a body is read once
+/// for all of them.
+static ACTS: LazyLock<RegexSet> = LazyLock::new(|| {
+    RegexSet::new(
+        COMMAND_ACTS
+            .iter()
+            .chain(PROSE_ACTS)
+            .map(|(r, _)| super::expand(r)),
+    )
+    .expect("static regexes")
 });
 
 /// The most bytes of a tool call, result or transcript read for an act.
 const BODY: usize = 900;
 
+/// How far back a tool call or a turn looks for an earlier one of the same call or
+/// transcript (which reports it): the matches that read a body stand at least this far
+/// apart, so the bodies read add up to a bounded multiple of the text.
+const SAME_SHAPE: usize = 400;
+
 /// The first act `s` carries: a command act, or with `prose` also a verb phrase. `s` is at
-/// most [`BODY`] bytes (callers bound it), so each call is linear in that bound.
+/// most [`BODY`] bytes (callers bound it), and the set reads it once.
 fn act(s: &str, prose: bool) -> Option<&'static str> {
-    ACTS.iter()
-        .filter(|(_, _, cmd)| *cmd || prose)
-        .find(|(r, _, _)| r.is_match(s))
-        .map(|(_, n, _)| *n)
+    let i = ACTS.matches(s).iter().next()?;
+    match COMMAND_ACTS.get(i) {
+        Some((_, n)) => Some(n),
+        None if prose => PROSE_ACTS.get(i - COMMAND_ACTS.len()).map(|(_, n)| *n),
+        None => None,
+    }
+}
+
+/// The start of the line holding `pos`, looked for at most `reach` bytes back.
+fn line_start_near(text: &str, pos: usize, reach: usize) -> usize {
+    let lo = floor_char(text, pos.saturating_sub(reach));
+    text[lo..pos].rfind('\n').map_or(lo, |k| lo + k + 1)
 }
 
 pub(crate) static PATTERNS: &[Pattern] = &[
@@ -187,7 +196,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 10,
         check: check_transcript,
         overlap: false,
-        gate: None,
+        gate: Some(turn_gate),
         near: &[],
     },
 ];
@@ -550,12 +559,30 @@ fn body_end(text: &str, from: usize) -> usize {
 fn check_tool_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
+    // A call opened just before (with no blank line between) holds this one: it reads the
+    // body and reports it.
+    let back = &text[line_start_near(text, s, SAME_SHAPE).min(s)..s];
+    let back = back.rfind("\n\n").map_or(back, |k| &back[k + 2..]);
+    if [
+        "<function_calls",
+        "<invoke",
+        "<tool_",
+        "\"tool",
+        "\"function\"",
+        "\"arguments\"",
+        "\"parameters\"",
+        "\"input\"",
+        "\"args\"",
+        "\"params\"",
+        "[tool:",
+    ]
+    .iter()
+    .any(|k| back.contains(k))
+    {
+        return;
+    }
     // The call's own line and what follows it: its arguments, or the result's text.
-    let a = text[..s]
-        .rfind('\n')
-        .map_or(0, |k| k + 1)
-        .max(s.saturating_sub(200));
-    let a = floor_char(text, a);
+    let a = line_start_near(text, s, 200);
     let end = body_end(text, e);
     let body = &text[a..end];
     let lc = body.to_ascii_lowercase();
@@ -618,22 +645,42 @@ fn turn_side(line: &str) -> Option<bool> {
     }
 }
 
+/// A role word opens a turn only at the start of its line, after at most a few quote,
+/// list, emphasis or bracket marks ("> **User**:", "- [user]"), or as an XML tag: "name:"
+/// and "time:" in the middle of a line open no window.
+fn turn_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
+    if b.get(start) == Some(&b'<') {
+        return true;
+    }
+    let lead = b.line(start).lead;
+    start >= lead
+        && start - lead <= 8
+        && b[lead..start]
+            .iter()
+            .all(|c| matches!(c, b'*' | b'_' | b'-' | b'[' | b' ' | b'\t'))
+}
+
 fn check_transcript(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
     let inline = text[s..e].trim_start().starts_with('<');
     // Only the first turn of a transcript reports it: a user turn on the line before (or,
     // for XML tags, a closing tag just before) belongs to the same transcript.
-    let line_start = text[..s].rfind('\n').map_or(0, |k| k + 1);
-    if line_start > 0 && !inline {
-        let prev_start = text[..line_start - 1].rfind('\n').map_or(0, |k| k + 1);
-        let lo = floor_char(text, prev_start.max(line_start.saturating_sub(400)));
-        let before = &text[lo..line_start];
-        if before.lines().any(|l| turn_side(l).is_some()) {
+    // A turn within the bytes before belongs to the same transcript, which its first turn
+    // reports.
+    let lo = floor_char(text, s.saturating_sub(SAME_SHAPE));
+    let before = &text[lo..s];
+    if inline {
+        // Tags follow each other closely: "</user><assistant>…</assistant><user>".
+        let near = &before[floor_char(before, before.len().saturating_sub(80))..];
+        let lc = near.to_ascii_lowercase();
+        if ["</user", "</human", "</assistant", "<user>", "<human>"]
+            .iter()
+            .any(|t| lc.contains(t))
+        {
             return;
         }
-    }
-    if inline && text[floor_char(text, s.saturating_sub(40))..s].contains("</") {
+    } else if before.lines().any(|l| turn_side(l).is_some()) {
         return;
     }
     // Turns may stand apart by blank lines ("Human: …" ⏎ ⏎ "Assistant: …"): the body is
