@@ -511,9 +511,16 @@ fn check_sink_command(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
     .any(|f| lc.contains(f));
     let lo = super::super::text::floor_char(text, s.saturating_sub(500));
     let around = text[lo..e].to_lowercase();
+    // Backticks substitute a command's output only as a pair inside the command: the
+    // backticks of the Markdown code span that shows the command are not one.
+    let in_span = matches!(scan.context(s), super::super::markdown::Context::CodeSpan);
+    let own = if in_span {
+        lc.split('`').next().unwrap_or("")
+    } else {
+        lc.as_str()
+    };
     let source = [
         "$(",
-        "`",
         "${",
         "$env:",
         "%userprofile%",
@@ -550,6 +557,7 @@ fn check_sink_command(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
     ]
     .iter()
     .any(|k| around.contains(k))
+        || own.matches('`').count() >= 2
         || lc.contains(" $");
     let local = ["localhost", "127.0.0.1", "0.0.0.0", "[::1]", "::1"]
         .iter()

@@ -578,6 +578,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // Instruction-tuning turns written as headings: "### Instruction:" … "### Response:", or
+    // a "### System:" heading whose next line addresses the reader.
+    Pattern {
+        rule: &PI005,
+        keywords: &["# instruction:", "# input:", "# system:", "# user:"],
+        regex: r"(?m)^#{2,4}[ \t]*(?:instruction|input|system|user)[ \t]*:[ \t]*\n(?:[^\n]*\n){1,8}?#{2,4}[ \t]*(?:response|output|assistant)[ \t]*:|(?m)^#{2,4}[ \t]*system[ \t]*:[ \t]*\n[ \t]*(?:you|your)\b",
+        before: 10,
+        after: 700,
+        check: check_delimiter,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     Pattern {
         rule: &PI005,
         keywords: &[
@@ -736,9 +749,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         rule: &PI008,
         keywords: &[
             "| sh", "|sh", "| bash", "|bash", "| zsh", "|zsh", "| ksh", "| dash", "| sudo",
-            "|sudo", "iex (", "iex(", "iex irm", "iex iwr",
+            "|sudo", "iex (", "iex(", "iex irm", "iex iwr", "| iex", "|iex", "sh -c", "urlopen",
         ],
-        regex: r"\b(?:curl|wget)\b[^\n|]{1,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b|\biex\s*\(?\s*\(?\s*(?:irm|iwr|invoke-restmethod|invoke-webrequest|new-object\s+net\.webclient)",
+        regex: r"\b(?:curl|wget)\b[^\n|]{1,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da|fi)?sh\b|\biex\s*\(?\s*\(?\s*(?:irm|iwr|invoke-restmethod|invoke-webrequest|new-object\s+net\.webclient)|\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|]{1,200}\|\s*iex\b|\b(?:ba|z|k|da)?sh\s+-c\s+[\x22']?\$\(\s*(?:curl|wget)\b[^\n)]{1,200}\)|\bexec\s*\([^\n]{0,60}urlopen\s*\([^\n)]{1,200}\)",
         before: 120,
         after: 260,
         check: check_pipe_shell,
@@ -3314,8 +3327,70 @@ fn check_delimiter(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if quoted(scan, s, e) {
         f.severity = Severity::Warning;
         f.message.push_str(" (in a code span)");
+    } else if named_in_prose(scan.text(), s, e) {
+        f.severity = Severity::Warning;
+        f.message.push_str(" (named in prose)");
     }
     push_pi(scan, f, out);
+}
+
+/// Words with which a sentence names chat-template markers as things ("the `<|im_start|>`
+/// tokens", "`Human:` prefixes"), rather than using them.
+const MARKER_NOUNS: &[&str] = &[
+    "token",
+    "tokens",
+    "delimiter",
+    "delimiters",
+    "marker",
+    "markers",
+    "prefix",
+    "prefixes",
+    "tag",
+    "tags",
+    "label",
+    "labels",
+    "template",
+    "templates",
+    "format",
+    "syntax",
+];
+
+/// True when the chat-template marker at `s..e` is named in a sentence rather than used to
+/// open a turn: it is listed with another marker ("`Human:` and `Assistant:`", "`<|im_start|>`
+/// / `<|im_end|>`"), or the sentence calls it a token, prefix or template and no turn text
+/// follows it (a role name or words on the marker's own line after an opening marker).
+fn named_in_prose(text: &str, s: usize, e: usize) -> bool {
+    let line_end = line_tail(text, e, 160);
+    let after = text[e..line_end].trim_start();
+    let listed = after.starts_with(['/', ','])
+        || words(after)
+            .next()
+            .is_some_and(|w| matches!(w.as_str(), "and" | "or" | "vs" | "versus"));
+    // Listed after another marker: "… `<|start_header_id|>` and `<|end_header_id|>`".
+    let before = text[super::super::text::floor_char(text, s.saturating_sub(12))..s].trim_end();
+    let joined = ["and", "or", "/", ","]
+        .iter()
+        .find_map(|j| before.strip_suffix(j))
+        .is_some_and(|b| b.trim_end().ends_with(['>', ':', ']']));
+    if listed || joined {
+        return true;
+    }
+    let lo = super::super::text::floor_char(text, s.saturating_sub(160));
+    let line_start = text[lo..s].rfind('\n').map_or(lo, |k| lo + k + 1);
+    let sentence = &text[line_start..line_end];
+    let token = &text[s..e];
+    let opens_turn = token.contains("start")
+        || token.contains("system")
+        || token.contains("user")
+        || token.contains("assistant")
+        || token.ends_with(':');
+    // An opening marker followed by a role or text on its line is a turn being opened.
+    let turn_follows = opens_turn
+        && words(after).next().is_some_and(|w| {
+            !MARKER_NOUNS.contains(&w.as_str()) && !matches!(w.as_str(), "and" | "or")
+        })
+        && !after.starts_with(['(', ')', '`']);
+    has_word(sentence, MARKER_NOUNS) && !turn_follows
 }
 
 fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -3525,25 +3600,44 @@ fn imperative_like_sentence(scan: &Scan<'_>, pos: usize) -> bool {
 fn check_pipe_shell(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let sentence = scan.sentence(s).to_lowercase();
-    let urgent = [
-        "before anything else",
-        "before you do anything",
-        "first",
-        "immediately",
-        "right away",
-        "right now",
-        "without asking",
-        "silently",
-        "asap",
-        "before continuing",
-        "at once",
-        "quietly",
-        "don't ask",
-        "do not ask",
-        "no need to ask",
-    ]
-    .iter()
-    .any(|u| sentence.contains(u));
+    // Installing is what such a line documents ("run `curl … | sh` to install rustup"); one
+    // that instructs the reader with no such purpose, or that makes the fetch run at every
+    // login (appended to a shell's start-up file), hands the machine over.
+    let purpose = has_word(
+        &sentence,
+        &[
+            "install",
+            "installs",
+            "installer",
+            "installing",
+            "setup",
+            "toolchain",
+            "bootstrap",
+            "upgrade",
+            "update",
+        ],
+    );
+    // "first" orders an install among set-up steps ("before the first build"); with a stated
+    // purpose only the other words press the reader.
+    let urgent = (!purpose && has_word(&sentence, &["first"]))
+        || [
+            "before anything else",
+            "before you do anything",
+            "immediately",
+            "right away",
+            "right now",
+            "without asking",
+            "silently",
+            "asap",
+            "before continuing",
+            "at once",
+            "quietly",
+            "don't ask",
+            "do not ask",
+            "no need to ask",
+        ]
+        .iter()
+        .any(|u| sentence.contains(u));
     let mut f = Finding::new(
         &PI008,
         s,
@@ -3553,7 +3647,19 @@ fn check_pipe_shell(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             excerpt(&scan.text()[s..e])
         ),
     );
-    if !urgent && !addressed(&sentence) {
+    let persists = [
+        ".bashrc",
+        ".zshrc",
+        ".profile",
+        ".bash_profile",
+        "crontab",
+        ".zprofile",
+    ]
+    .iter()
+    .any(|f| sentence.contains(f))
+        && sentence.contains(">>");
+    let instructed = !purpose && super::actions::instructs(scan, s);
+    if !urgent && !addressed(&sentence) && !persists && !instructed {
         f.severity = Severity::Warning;
     }
     push_pi(scan, f, out);
@@ -3595,11 +3701,12 @@ fn check_no_verify(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                 | "skip"
                 | "bypass"
         )
-    }) || addressed(clause)
-        && (lc.contains("should")
-            || lc.contains("must")
-            || lc.contains("can ")
-            || lc.contains("use"));
+    }) || super::actions::instructs(scan, s)
+        || addressed(clause)
+            && (lc.contains("should")
+                || lc.contains("must")
+                || lc.contains("can ")
+                || lc.contains("use"));
     if !imperative {
         return;
     }
@@ -4259,7 +4366,63 @@ fn signal_persona(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if needs_addr && !addressed(scan.sentence(s)) && !imperative_at(scan.text(), s) {
         return;
     }
+    if plays_a_user(&scan.text()[caps.whole().1..]) {
+        return;
+    }
     signal(scan, caps, out, SIG_PERSONA);
+}
+
+/// People who use the product under test: "pretend to be a first-time user", "act as a
+/// customer with an expired card" describe a test, not an identity for the reader.
+const PRODUCT_USERS: &[&str] = &[
+    "user",
+    "users",
+    "customer",
+    "customers",
+    "visitor",
+    "visitors",
+    "shopper",
+    "buyer",
+    "tester",
+    "newcomer",
+    "student",
+    "patient",
+    "guest",
+    "subscriber",
+    "player",
+    "reader",
+    "member",
+    "client",
+    "applicant",
+    "attendee",
+];
+
+/// True when the words after a role-play verb ("pretend", "act as", "simulate") give a
+/// person using the product within four words ("to be a first-time user", "a customer"):
+/// the role-play is a test scenario.
+fn plays_a_user(after: &str) -> bool {
+    let head = &after[..super::super::text::floor_char(after, after.len().min(60))];
+    let head = head.split(['.', ';', ':', '\n', ',']).next().unwrap_or("");
+    let ws: Vec<String> = words(head).take(6).collect();
+    let mut i = 0;
+    while i < ws.len()
+        && matches!(
+            ws[i].as_str(),
+            "to" | "be" | "as" | "like" | "that" | "you" | "are"
+        )
+    {
+        i += 1;
+    }
+    if !ws
+        .get(i)
+        .is_some_and(|w| matches!(w.as_str(), "a" | "an" | "the" | "one"))
+    {
+        return false;
+    }
+    ws[i + 1..]
+        .iter()
+        .take(4)
+        .any(|w| PRODUCT_USERS.contains(&w.as_str()))
 }
 
 /// A role-play set-up ("let's play a game") counts as a persona signal when addressed.
@@ -4840,10 +5003,11 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
         }
     });
     signals.sort_by_key(|f| f.start);
+    let text = scan.text();
+    signals.retain(|f| f.signal != SIG_PERSONA || !prompt_quoted(scan, f.start, f.end));
     if signals.len() < 2 {
         return;
     }
-    let text = scan.text();
     let mut i = 0;
     while i < signals.len() {
         // A group: signals within 1200 bytes of the first, not crossing a heading or a rule.
@@ -4914,6 +5078,36 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
             i += 1;
         }
     }
+}
+
+/// Verbs that report what a prompt or template says ("the system prompt begins \"You are
+/// …\"").
+const REPORTING: &[&str] = &[
+    "begins", "starts", "opens", "reads", "says", "contains", "includes", "ends",
+];
+
+/// True when the persona signal at `s..e` lies inside quotation marks that a sentence reports as the
+/// wording of a prompt or template ("its system prompt begins \"You are a helpful
+/// assistant\""): the persona belongs to the quoted prompt, not to the reader.
+fn prompt_quoted(scan: &Scan<'_>, s: usize, e: usize) -> bool {
+    if !quoted(scan, s, e) {
+        return false;
+    }
+    let text = scan.text();
+    let (from, _) = scan.sentence_range(s);
+    let head = &text[from..s];
+    let Some(open) = head.rfind(['"', '\'', '\u{201c}']) else {
+        return false;
+    };
+    let frame: Vec<String> = words(&head[..open]).collect();
+    let n = frame.len();
+    n >= 2
+        && frame[n.saturating_sub(3)..]
+            .iter()
+            .any(|w| REPORTING.contains(&w.as_str()) || w == "with")
+        && frame
+            .iter()
+            .any(|w| matches!(w.as_str(), "prompt" | "template" | "preamble" | "message"))
 }
 
 /// True when the sentence holding `pos` is a request to the reader: it opens with a verb

@@ -2,6 +2,7 @@
 //! word the start of an imperative clause, is it negated, who is addressed), quoted-example
 //! detection, placeholder recognition and secret redaction.
 
+pub(crate) mod actions;
 pub(crate) mod catalogue;
 pub(crate) mod conditional;
 pub(crate) mod encoded;
@@ -23,6 +24,7 @@ use super::text::{has_word, line_near, words};
 pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
     injection::PATTERNS
         .iter()
+        .chain(actions::PATTERNS)
         .chain(conditional::PATTERNS)
         .chain(markup::PATTERNS)
         .chain(lexicon::PATTERNS)
