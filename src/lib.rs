@@ -45,10 +45,7 @@ pub fn main_entry() -> ExitCode {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        output::write_stderr(&format!(
-            "git-aahp panicked{at}: {} (a bug in git-aahp; please report it)\n",
-            output::boundary::clean_line(&message)
-        ));
+        output::write_panic_report(&at, message);
     }));
     // The command line and the tool's environment are untrusted input that messages
     // quote, escape and normalise (clap's usage errors, gix's `Debug` of a revision, a

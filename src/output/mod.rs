@@ -233,6 +233,54 @@ pub fn write_stderr(s: &str) {
     let _ = err.flush();
 }
 
+/// The name of the thread that judges a panic's report (see [`write_panic_report`]).
+const PANIC_CLEANER: &str = "panic-boundary";
+
+/// Writes a panic's report to stderr: `git-aahp panicked{at}: MESSAGE (…)`, through the
+/// output boundary on a thread of its own within a few seconds, else with the message
+/// withheld. The boundary's redaction runs the linter: a panic raised while this thread
+/// builds part of the linter (its tables, a lazily compiled regex) would otherwise wait on
+/// that very build for ever, and the command hang instead of exiting. `at` is the panic's
+/// location in this crate's source. A panic of the judging thread itself adds nothing.
+pub(crate) fn write_panic_report(at: &str, message: String) {
+    // Once the boundary could not judge one report, it cannot judge the next (the linter
+    // it waits on is the same): those are withheld at once.
+    static STUCK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if std::thread::current().name() == Some(PANIC_CLEANER) {
+        return;
+    }
+    let stuck = STUCK.load(std::sync::atomic::Ordering::Relaxed);
+    let line = format!("git-aahp panicked{at}: {message} (a bug in git-aahp; please report it)");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let judged = (!stuck)
+        .then(|| {
+            std::thread::Builder::new()
+                .name(PANIC_CLEANER.into())
+                .spawn(move || {
+                    let _ =
+                        tx.send(Sink::Text { color: false }.finish(&boundary::clean_line(&line)));
+                })
+                .ok()
+        })
+        .flatten()
+        .and_then(|_| rx.recv_timeout(std::time::Duration::from_secs(5)).ok());
+    if judged.is_none() {
+        STUCK.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    let text = judged.map_or_else(
+        || {
+            format!(
+                "git-aahp panicked{at}: [message withheld: the output boundary could not judge \
+                 it] (a bug in git-aahp; please report it)\n"
+            )
+        },
+        |t| format!("{}\n", t.trim_end()),
+    );
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
 /// Makes untrusted text safe to show on one line: the output boundary's
 /// [`boundary::clean_line`] (secrets redacted, control characters, newlines and CI workflow
 /// commands neutralised). Prefer holding such text as [`boundary::Untrusted`].

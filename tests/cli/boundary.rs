@@ -476,6 +476,47 @@ fn a_panic_quoting_untrusted_text_reaches_stderr_through_the_boundary() {
     s.assert_absent("a panic", &out);
 }
 
+/// A panic raised while the linter is being built (its tables, a lazily compiled regex)
+/// used to hang the command: reporting it through the boundary needs the linter, which
+/// waited on the very build that panicked. The command now ends (exit 101) with the message
+/// withheld, in seconds; and a panic elsewhere still has its message judged and shown.
+#[test]
+fn a_panic_while_the_linter_is_built_ends_the_command() {
+    let repo = handoff_repo();
+    repo.write("notes.md", "hello\n");
+    let mut child = repo
+        .aahp_command(&["lint", "notes.md"])
+        .env("AAHP_FAILPOINT", "panic-building-linter")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("the command hangs after a panic while building the linter");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.code(), Some(101), "{stderr}");
+    assert!(
+        stderr.contains("git-aahp panicked at src/lint/engine.rs")
+            && stderr.contains("message withheld"),
+        "{stderr}"
+    );
+    let plain = repo.aahp_env(".", &["status", "x"], &[("AAHP_FAILPOINT", "panic")]);
+    assert!(
+        plain.stderr.contains("asked to panic by status x") && !plain.stderr.contains("\\u{a}"),
+        "{plain}"
+    );
+}
+
 #[test]
 fn json_documents_decode_to_inert_text_whatever_the_field() {
     // Review, fourteenth session: review's and the drift finding's fields were serialised
