@@ -45,7 +45,7 @@ pub fn main_entry() -> ExitCode {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        output::write_panic_report(&at, message);
+        output::write_panic_report(&at, &message);
     }));
     // The command line and the tool's environment are untrusted input that messages
     // quote, escape and normalise (clap's usage errors, gix's `Debug` of a revision, a

@@ -566,9 +566,10 @@ mod generated {
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
     // Tests arm it to see a panic raised while the linter is built end the command.
-    if crate::failpoint::armed_flag("panic-building-linter") {
-        panic!("asked to panic while building the linter");
-    }
+    assert!(
+        !crate::failpoint::armed_flag("panic-building-linter"),
+        "asked to panic while building the linter"
+    );
     let patterns = super::rules::all_patterns();
     if fingerprint(&patterns) == generated::FINGERPRINT {
         Engine::with_tables(

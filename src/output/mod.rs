@@ -242,7 +242,7 @@ const PANIC_CLEANER: &str = "panic-boundary";
 /// builds part of the linter (its tables, a lazily compiled regex) would otherwise wait on
 /// that very build for ever, and the command hang instead of exiting. `at` is the panic's
 /// location in this crate's source. A panic of the judging thread itself adds nothing.
-pub(crate) fn write_panic_report(at: &str, message: String) {
+pub(crate) fn write_panic_report(at: &str, message: &str) {
     // Once the boundary could not judge one report, it cannot judge the next (the linter
     // it waits on is the same): those are withheld at once.
     static STUCK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
