@@ -44,6 +44,20 @@ fn value(path: &str, text: &str) -> Option<Value> {
     }
 }
 
+/// True when `text` holds more than [`MAX_YAML_ALIASES`] YAML alias references.
+fn too_many_aliases(text: &str) -> bool {
+    let b = text.as_bytes();
+    let aliases = (0..b.len())
+        .filter(|&i| {
+            b[i] == b'*'
+                && (i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'[' | b'{' | b',' | b':'))
+                && b.get(i + 1)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        })
+        .count();
+    aliases > MAX_YAML_ALIASES
+}
+
 /// A TOML document as JSON values (dates as their text).
 fn toml_value(text: &str) -> Option<Value> {
     let doc = text.parse::<toml_edit::DocumentMut>().ok()?;
@@ -90,16 +104,7 @@ const MAX_YAML_ALIASES: usize = 16;
 /// The first YAML document as JSON values; `None` when it does not parse or holds more
 /// than [`MAX_YAML_ALIASES`] aliases.
 fn yaml_value(text: &str) -> Option<Value> {
-    let b = text.as_bytes();
-    let aliases = (0..b.len())
-        .filter(|&i| {
-            b[i] == b'*'
-                && (i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'[' | b'{' | b',' | b':'))
-                && b.get(i + 1)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
-        })
-        .count();
-    if aliases > MAX_YAML_ALIASES {
+    if too_many_aliases(text) {
         return None;
     }
     let docs = yaml_rust2::YamlLoader::load_from_str(text).ok()?;
@@ -448,6 +453,13 @@ fn broad_allow(entry: &str) -> bool {
 /// for a file that cannot be read as its format: its text was judged as text.
 pub fn grants(path: &str, text: &str) -> Vec<String> {
     let Some(v) = value(path, text) else {
+        // Not read for fear of its aliases' copies: shown rather than passed unread.
+        if too_many_aliases(text) && super::agent_config::parse_jsonc(text).is_err() {
+            return vec![format!(
+                "a YAML configuration with more than {MAX_YAML_ALIASES} aliases, not read for \
+                 what it runs or grants"
+            )];
+        }
         return Vec::new();
     };
     let mut out: Vec<String> = Vec::new();
@@ -820,5 +832,11 @@ mod tests {
             1
         );
         assert!(grants(".claude/settings.json", "not json").is_empty());
+        let bomb = format!("a: &a [x]\n{}", "b: [*a, *a, *a, *a, *a, *a]\n".repeat(3));
+        assert_eq!(
+            grants(".continue/config.yaml", &bomb).len(),
+            1,
+            "shown, not read"
+        );
     }
 }
