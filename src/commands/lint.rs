@@ -767,6 +767,33 @@ fn agent_files(
             }
         }
     }
+    // The scripts of the repository the configuration files run (review s27 #1).
+    let configs: Vec<(String, Vec<u8>)> = out
+        .iter()
+        .filter(|(rel, _, _)| lint::agents::is_agent_config(rel))
+        .map(|(rel, _, bytes)| (rel.clone(), bytes.clone()))
+        .collect();
+    let tracked_set: std::collections::HashSet<&str> = if configs.is_empty() {
+        std::collections::HashSet::new()
+    } else {
+        listed.iter().map(String::as_str).collect()
+    };
+    for (config, bytes) in configs {
+        for run in lint::agent_runs::runs(&config, &String::from_utf8_lossy(&bytes)) {
+            if seen.contains(&run.path)
+                || run.path.starts_with(&inside)
+                || !tracked_set.contains(run.path.as_str())
+            {
+                continue;
+            }
+            if let Some(bytes) = content.read_agent_file(repo, &run.path)?
+                && std::str::from_utf8(&bytes).is_ok_and(|t| !t.contains('\0'))
+            {
+                seen.insert(run.path.clone());
+                push(run.path, bytes, &mut out)?;
+            }
+        }
+    }
     // What the configuration files name as instruction files (review s26 #4).
     let configs: Vec<(String, Vec<u8>)> = out
         .iter()

@@ -887,9 +887,27 @@ fn add_pulled_in(
         if depth >= MAX_IMPORT_DEPTH || !done.insert((path.clone(), whole)) {
             continue;
         }
+        if lint::agents::is_agent_config(&path) {
+            let scripts = ScriptsOf {
+                config: &path,
+                whole,
+                owner: &owner,
+            };
+            add_scripts(
+                repo,
+                content,
+                &scripts,
+                &altered,
+                &mut held,
+                agent_files,
+                &mut pulled_paths,
+            )?;
+        }
         let imports = if lint::agent_config::names_files(&path) {
             // A configuration's files: all of them when it changed, else those changed.
             std::rc::Rc::new(named_files(repo, content, &path, whole, &altered)?)
+        } else if lint::agents::is_agent_config(&path) {
+            std::rc::Rc::new(Vec::new())
         } else if let Some(i) = parsed.get(&path) {
             std::rc::Rc::clone(i)
         } else {
@@ -940,6 +958,64 @@ fn add_pulled_in(
         }
     }
     Ok(pulled_paths)
+}
+
+/// An agent configuration whose scripts [`add_scripts`] adds: all of them when `whole` (the
+/// configuration changed or is pulled in), else those changed; judged with `owner`'s
+/// handoff directory.
+struct ScriptsOf<'a> {
+    config: &'a str,
+    whole: bool,
+    owner: &'a Option<String>,
+}
+
+/// Adds to `agent_files` the scripts of the repository the configuration runs (review s27
+/// #1: a hook's script, whose output the agent reads; an MCP server's code) that the content
+/// holds as text ([`lint::agent_runs::runs`]), read as the harness reads them (through links
+/// within the work tree, in the letter case the content holds); every path they are read
+/// through goes to `pulled`, for the history layer. A compiled program (not UTF-8 text, or
+/// holding a NUL) is not text the agent reads and is left out.
+fn add_scripts(
+    repo: &Repo,
+    content: &Content<'_>,
+    of: &ScriptsOf<'_>,
+    altered: &std::collections::HashSet<&str>,
+    held: &mut std::collections::HashMap<String, usize>,
+    agent_files: &mut Vec<(Option<String>, String, Vec<u8>)>,
+    pulled: &mut std::collections::HashSet<String>,
+) -> Result<()> {
+    let Some(bytes) = content.read_agent_file(repo, of.config)? else {
+        return Ok(());
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    for run in lint::agent_runs::runs(of.config, &text) {
+        let resolved = content.resolve_path(repo, &run.path)?;
+        let mut names = content.link_chain(repo, &resolved)?;
+        if resolved != run.path {
+            names.push(resolved.clone());
+        }
+        let changed = of.whole
+            || altered.contains(run.path.as_str())
+            || names.iter().any(|n| altered.contains(n.as_str()));
+        pulled.insert(run.path.clone());
+        pulled.extend(names);
+        if !changed || held.contains_key(&run.path) {
+            continue;
+        }
+        if !matches!(
+            content.kind_at(repo, &resolved)?,
+            Some(EntryKind::File | EntryKind::Link)
+        ) {
+            continue;
+        }
+        if let Some(bytes) = content.read_agent_file(repo, &resolved)?
+            && std::str::from_utf8(&bytes).is_ok_and(|t| !t.contains('\0'))
+        {
+            held.insert(run.path.clone(), agent_files.len());
+            agent_files.push((of.owner.clone(), run.path, bytes));
+        }
+    }
+    Ok(())
 }
 
 /// The files the agent configuration at `path` names as instruction files
@@ -1591,8 +1667,8 @@ fn judge_target(
                 layer.warn(
                     Some(path),
                     format!(
-                        "the range adds {what}: the agent runs or allows it without asking, \
-                         and the gate cannot tell a good one from a bad one; a reviewer should"
+                        "{what}: the agent runs or allows it without asking, and the gate \
+                         cannot tell a good one from a bad one; a reviewer should"
                     ),
                 );
             }
@@ -1603,38 +1679,72 @@ fn judge_target(
 }
 
 /// What the changes between `base` and `tip` add to the agent configuration files
-/// ([`lint::agent_config::grants`]): (path, what) for each grant the tip's file holds and
-/// the base's does not. A version too large to read grants nothing here (the gate refuses it).
+/// ([`lint::agent_runs::grants`]): (path, what) for each grant the tip's file holds and the
+/// base's does not, and each script of the repository a configuration of the tip runs
+/// ([`lint::agent_runs::runs`]) that the range changed. A configuration is read as the
+/// harness reads it, through a symbolic link within the repository (a link out of it is
+/// refused, naming it), so a range that changes only the link's target is read too. A
+/// version too large to read is refused.
 pub(crate) fn added_grants(
     repo: &Repo,
     base: ObjectId,
     tip: ObjectId,
     changes: &[Change],
 ) -> Result<Vec<(String, String)>> {
-    let read = |commit: ObjectId, path: &str| -> Result<String> {
-        Ok(match repo.tree_file_at(commit, path)? {
-            Some(f) if !f.is_link => repo
-                .blob_within(f.id, crate::handoff::MAX_FILE_BYTES)?
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or_default(),
-            _ => String::new(),
-        })
-    };
+    let altered: std::collections::HashSet<&str> = changes
+        .iter()
+        .filter(|c| c.kind != ChangeKind::Deleted)
+        .map(|c| c.path.as_str())
+        .collect();
+    // Every configuration of the tip (from the list kept in the git directory), and the
+    // changed ones.
+    let mut configs: std::collections::BTreeSet<String> =
+        crate::handoff::importers::importers(repo, repo.commit_tree(tip)?)?
+            .into_iter()
+            .filter(|p| lint::agents::is_agent_config(p))
+            .collect();
+    configs.extend(
+        altered
+            .iter()
+            .filter(|p| lint::agents::is_agent_config(p))
+            .map(|p| (*p).to_string()),
+    );
+    let (at_tip, at_base) = (Content::Commit(tip), Content::Commit(base));
     let mut out = Vec::new();
-    for c in changes {
-        if c.kind == ChangeKind::Deleted || !lint::agents::is_agent_config(&c.path) {
+    for path in configs {
+        let Some(after) = at_tip.read_agent_file(repo, &path)? else {
             continue;
-        }
-        let before: std::collections::BTreeSet<String> =
-            lint::agent_config::grants(&read(base, &c.path)?)
+        };
+        let after = String::from_utf8_lossy(&after).into_owned();
+        // The base's version as the harness read it; one the gate refused grants nothing.
+        let before = match at_base.read_agent_file(repo, &path) {
+            Ok(Some(b)) => String::from_utf8_lossy(&b).into_owned(),
+            _ => String::new(),
+        };
+        if before != after {
+            let held: std::collections::BTreeSet<String> = lint::agent_runs::grants(&path, &before)
                 .into_iter()
                 .collect();
-        for what in lint::agent_config::grants(&read(tip, &c.path)?) {
-            if !before.contains(&what) {
-                out.push((c.path.clone(), what));
+            for what in lint::agent_runs::grants(&path, &after) {
+                if !held.contains(&what) {
+                    out.push((path.clone(), format!("the range adds {what}")));
+                }
+            }
+        }
+        for run in lint::agent_runs::runs(&path, &after) {
+            if altered.contains(run.path.as_str()) {
+                out.push((
+                    run.path.clone(),
+                    format!(
+                        "the script `{}` that {} runs (named by {path}) changed",
+                        run.path, run.by
+                    ),
+                ));
             }
         }
     }
+    out.sort();
+    out.dedup();
     Ok(out)
 }
 

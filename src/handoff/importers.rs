@@ -18,7 +18,7 @@ use crate::git::{ChangeKind, EntryKind, GitError, Repo};
 /// The cache file's name inside `<git dir>/aahp/`.
 pub const FILE: &str = "importers";
 /// First line of the file; another version is derived again.
-const HEADER: &str = "aahp importers v2";
+const HEADER: &str = "aahp importers v3";
 
 /// The paths of the tree `tree` whose name imports
 /// ([`crate::lint::agents::pulls_in_files`]), sorted.

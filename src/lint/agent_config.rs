@@ -35,6 +35,8 @@ fn kind(path: &str) -> Option<Kind> {
     match name {
         "settings.json" if parent == ".gemini" || parent == ".qwen" => Some(Kind::Gemini),
         "opencode.json" | "opencode.jsonc" => Some(Kind::Opencode),
+        // Kilo CLI, an opencode fork, reads the same configuration from `.kilo/`.
+        "kilo.json" | "kilo.jsonc" if parent == ".kilo" => Some(Kind::Opencode),
         ".aider.conf.yml" | ".aider.conf.yaml" => Some(Kind::Aider),
         _ => None,
     }
@@ -58,7 +60,9 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
     let parent = |d: &str| d.rsplit_once('/').map_or("", |(p, _)| p).to_string();
     let base = match kind {
         Kind::Gemini => parent(dir),
-        Kind::Opencode if dir.rsplit('/').next() == Some(".opencode") => parent(dir),
+        Kind::Opencode if matches!(dir.rsplit('/').next(), Some(".opencode" | ".kilo")) => {
+            parent(dir)
+        }
         Kind::Opencode | Kind::Aider => dir.to_string(),
     };
     let names = match kind {
@@ -344,89 +348,8 @@ pub fn is_jsonc(text: &str) -> bool {
     serde_json::from_str::<serde::de::IgnoredAny>(&strip_jsonc(text)).is_ok()
 }
 
-/// What an agent configuration (JSON, with comments or not) grants the agent, one line
-/// each: a session hook's command (its output may become the agent's context), an MCP
-/// server and what starts it, permission prompts turned off. The gate cannot tell a good
-/// one from a bad one; a range that adds one is shown to a person (`verify` at `ci`,
-/// `review`). Nothing for a file that does not parse: its text was judged as text.
-pub fn grants(text: &str) -> Vec<String> {
-    let Ok(v) = parse_jsonc(text) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    if let Some(hooks) = v.get("hooks").and_then(serde_json::Value::as_object) {
-        for (event, spec) in hooks {
-            let mut commands = Vec::new();
-            commands_in(spec, &mut commands);
-            for c in commands {
-                out.push(format!("a {event} hook running `{c}`"));
-            }
-        }
-    }
-    for key in ["mcpServers", "servers", "mcp"] {
-        if let Some(servers) = v.get(key).and_then(serde_json::Value::as_object) {
-            for (name, server) in servers {
-                out.push(format!(
-                    "the MCP server `{name}` ({})",
-                    server_start(server)
-                ));
-            }
-        }
-    }
-    let mode = v.pointer("/permissions/defaultMode");
-    if mode.and_then(serde_json::Value::as_str) == Some("bypassPermissions") {
-        out.push("permissions.defaultMode bypassPermissions (no prompt before any tool)".into());
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// Every `command` string below `v`.
-fn commands_in(v: &serde_json::Value, out: &mut Vec<String>) {
-    match v {
-        serde_json::Value::Object(map) => {
-            for (k, item) in map {
-                match item.as_str() {
-                    Some(c) if k == "command" => out.push(c.to_string()),
-                    _ => commands_in(item, out),
-                }
-            }
-        }
-        serde_json::Value::Array(items) => items.iter().for_each(|i| commands_in(i, out)),
-        _ => {}
-    }
-}
-
-/// How an MCP server starts: its command and arguments, or the address it is reached at.
-fn server_start(server: &serde_json::Value) -> String {
-    let words = |v: Option<&serde_json::Value>| -> Vec<String> {
-        match v {
-            Some(serde_json::Value::String(s)) => vec![s.clone()],
-            Some(serde_json::Value::Array(items)) => items
-                .iter()
-                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
-    let mut run = words(server.get("command"));
-    run.extend(words(server.get("args")));
-    if !run.is_empty() {
-        return format!("runs `{}`", run.join(" "));
-    }
-    match server
-        .get("url")
-        .or_else(|| server.get("httpUrl"))
-        .and_then(serde_json::Value::as_str)
-    {
-        Some(url) => format!("at {url}"),
-        None => "no command or address given".into(),
-    }
-}
-
 /// `text` read as JSON with comments and trailing commas (the form these tools read).
-fn parse_jsonc(text: &str) -> Result<serde_json::Value, String> {
+pub(super) fn parse_jsonc(text: &str) -> Result<serde_json::Value, String> {
     serde_json::from_str(&strip_jsonc(text))
         .map_err(|e| format!("cannot be read for the instruction files it names: {e}"))
 }
@@ -733,29 +656,6 @@ mod tests {
         ] {
             assert!(named(path, text).is_err(), "{path}: {text}");
         }
-    }
-
-    #[test]
-    fn grants_are_hooks_servers_and_prompts_turned_off() {
-        let settings = r#"{"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}]},
-            "permissions": {"defaultMode": "bypassPermissions"},
-            "mcpServers": {"fs": {"command": "npx", "args": ["-y", "fs-mcp"]}, "web": {"url": "https://mcp.example.com"}}}"#;
-        assert_eq!(
-            super::grants(settings),
-            [
-                "a SessionStart hook running `echo hi`",
-                "permissions.defaultMode bypassPermissions (no prompt before any tool)",
-                "the MCP server `fs` (runs `npx -y fs-mcp`)",
-                "the MCP server `web` (at https://mcp.example.com)",
-            ]
-        );
-        let opencode = "{\n  // local\n  \"mcp\": {\"x\": {\"type\": \"local\", \"command\": [\"bun\", \"x\"]}},\n}";
-        assert_eq!(
-            super::grants(opencode),
-            ["the MCP server `x` (runs `bun x`)"]
-        );
-        assert!(super::grants(r#"{"permissions": {"defaultMode": "acceptEdits"}}"#).is_empty());
-        assert!(super::grants("not json").is_empty());
     }
 
     #[test]

@@ -183,7 +183,7 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".kilo/rules"),
         tool: "Kilo Code (current layout)",
         hits: &[".kilo/rules/formatting.md"],
-        misses: &[".kilo/kilo.jsonc"],
+        misses: &[".kilo/package.json"],
     },
     AgentFile {
         pattern: Pattern::Name(".kilocoderules"),
@@ -243,7 +243,7 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".trae/rules"),
         tool: "Trae",
         hits: &[".trae/rules/project_rules.md"],
-        misses: &[".trae/mcp.json"],
+        misses: &[".trae/mcp.json.bak"],
     },
     AgentFile {
         pattern: Pattern::Under(".openhands/microagents"),
@@ -267,7 +267,7 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".continue/rules"),
         tool: "Continue",
         hits: &[".continue/rules/a.md"],
-        misses: &[".continue/config.yaml"],
+        misses: &[".continue/config.yaml.bak"],
     },
     AgentFile {
         pattern: Pattern::Under(".amazonq/rules"),
@@ -330,7 +330,7 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".cursor/commands"),
         tool: "Cursor (commands)",
         hits: &[".cursor/commands/ship.md"],
-        misses: &[".cursor/environment.json"],
+        misses: &[".cursor/environment.json.bak"],
     },
     AgentFile {
         pattern: Pattern::Under(".gemini/commands"),
@@ -383,6 +383,90 @@ static AGENT_FILES: &[AgentFile] = &[
         hits: &[".opencode/skills/deploy/SKILL.md"],
         misses: &[".opencode/skill.md"],
     },
+    AgentFile {
+        pattern: Pattern::Under(".opencode/mode"),
+        tool: "opencode (modes, the earlier layout of agents)",
+        hits: &[".opencode/mode/review.md"],
+        misses: &[".opencode/mode.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".opencode/plugin"),
+        tool: "opencode (plugins: code loaded at start)",
+        hits: &[".opencode/plugin/audit.ts"],
+        misses: &[".opencode/plugin.ts"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".opencode/plugins"),
+        tool: "opencode (plugins, current layout)",
+        hits: &[".opencode/plugins/audit.ts"],
+        misses: &[".opencode/plugins.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".claude/rules"),
+        tool: "Claude Code (modular memory rules)",
+        hits: &[".claude/rules/testing.md", "web/.claude/rules/api/style.md"],
+        misses: &[".claude/rules.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".codex/skills"),
+        tool: "Codex (skills, with the files they bundle)",
+        hits: &[".codex/skills/deploy/SKILL.md"],
+        misses: &[".codex/skills.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".github/skills"),
+        tool: "GitHub Copilot (skills)",
+        hits: &[".github/skills/deploy/SKILL.md"],
+        misses: &[".github/SKILLS.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".agents/skills"),
+        tool: "Agent skills (shared location)",
+        hits: &[".agents/skills/deploy/SKILL.md"],
+        misses: &[".agents/notes.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".cursor/skills"),
+        tool: "Cursor (skills)",
+        hits: &[".cursor/skills/deploy/SKILL.md"],
+        misses: &[".cursor/skills.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".windsurf/skills"),
+        tool: "Windsurf (skills)",
+        hits: &[".windsurf/skills/deploy/SKILL.md"],
+        misses: &[".windsurf/skills.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".cursor/BUGBOT.md"),
+        tool: "Cursor Bugbot (review rules, in any directory)",
+        hits: &[".cursor/BUGBOT.md", "api/.cursor/BUGBOT.md"],
+        misses: &["BUGBOT.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".agent/rules"),
+        tool: "Antigravity (rules)",
+        hits: &[".agent/rules/style.md"],
+        misses: &[".agent/notes.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".agent/workflows"),
+        tool: "Antigravity (workflows)",
+        hits: &[".agent/workflows/release.md"],
+        misses: &[".agent/workflow.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".continue/prompts"),
+        tool: "Continue (prompt files)",
+        hits: &[".continue/prompts/review.md"],
+        misses: &[".continue/prompt.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".gemini/system.md"),
+        tool: "Gemini CLI (the system prompt, with GEMINI_SYSTEM_MD)",
+        hits: &[".gemini/system.md"],
+        misses: &["gemini/system.md"],
+    },
 ];
 
 /// The agent configuration files (review s26 #4): they decide what the agent runs (a
@@ -418,7 +502,7 @@ static AGENT_CONFIGS: &[AgentFile] = &[
         pattern: Pattern::Path(".vscode/mcp.json"),
         tool: "VS Code, GitHub Copilot (MCP servers)",
         hits: &[".vscode/mcp.json"],
-        misses: &[".vscode/settings.json", ".vscode/launch.json"],
+        misses: &[".vscode/tasks.json", ".vscode/launch.json"],
     },
     AgentFile {
         pattern: Pattern::Path(".gemini/settings.json"),
@@ -466,6 +550,153 @@ static AGENT_CONFIGS: &[AgentFile] = &[
         hits: &[".kilocode/mcp.json"],
         misses: &["kilocode/mcp.json"],
     },
+    AgentFile {
+        pattern: Pattern::Path(".cursor/hooks.json"),
+        tool: "Cursor (hooks: commands around agent actions)",
+        hits: &[".cursor/hooks.json"],
+        misses: &["cursor/hooks.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".cursor/environment.json"),
+        tool: "Cursor (cloud agents: install and start commands)",
+        hits: &[".cursor/environment.json"],
+        misses: &["environment.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".codex/config.toml"),
+        tool: "Codex (project configuration: MCP servers, instructions, approvals)",
+        hits: &[".codex/config.toml"],
+        misses: &["config.toml", "codex/config.toml"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".vscode/settings.json"),
+        tool: "VS Code, GitHub Copilot (inline instructions, tool approval)",
+        hits: &[".vscode/settings.json"],
+        misses: &["settings.json", ".vscode/launch.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".zed/settings.json"),
+        tool: "Zed (context servers, agent settings)",
+        hits: &[".zed/settings.json"],
+        misses: &["zed/settings.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".continue/config.yaml"),
+        tool: "Continue (workspace configuration: rules, prompts, MCP servers)",
+        hits: &[".continue/config.yaml"],
+        misses: &["continue/config.yaml"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".continue/config.json"),
+        tool: "Continue (configuration, earlier format)",
+        hits: &[".continue/config.json"],
+        misses: &["continue/config.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".continue/mcpServers"),
+        tool: "Continue (MCP server blocks)",
+        hits: &[
+            ".continue/mcpServers/db.yaml",
+            ".continue/mcpServers/db.json",
+        ],
+        misses: &[".continue/mcp.yaml"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".continue/agents"),
+        tool: "Continue (agents)",
+        hits: &[".continue/agents/helper.yaml"],
+        misses: &[".continue/agent.yaml"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".gemini/.env"),
+        tool: "Gemini CLI (project environment: GEMINI_SYSTEM_MD, endpoints)",
+        hits: &[".gemini/.env"],
+        misses: &[".env", "gemini/.env"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("gemini-extension.json"),
+        tool: "Gemini CLI (extensions: MCP servers, context files)",
+        hits: &[".gemini/extensions/team/gemini-extension.json"],
+        misses: &["gemini-extension.json.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".amazonq/mcp.json"),
+        tool: "Amazon Q Developer (workspace MCP servers)",
+        hits: &[".amazonq/mcp.json"],
+        misses: &["amazonq/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".amazonq/cli-agents"),
+        tool: "Amazon Q Developer CLI (agents: prompt, hooks, MCP servers)",
+        hits: &[".amazonq/cli-agents/dev.json"],
+        misses: &[".amazonq/agent.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".kiro/settings/mcp.json"),
+        tool: "Kiro (workspace MCP servers)",
+        hits: &[".kiro/settings/mcp.json"],
+        misses: &[".kiro/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".kiro/hooks"),
+        tool: "Kiro (agent hooks: prompts and commands)",
+        hits: &[".kiro/hooks/lint.kiro.hook", ".kiro/hooks/all.json"],
+        misses: &[".kiro/hook.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".junie/mcp/mcp.json"),
+        tool: "JetBrains Junie (project MCP servers)",
+        hits: &[".junie/mcp/mcp.json"],
+        misses: &[".junie/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".trae/mcp.json"),
+        tool: "Trae (project MCP servers)",
+        hits: &[".trae/mcp.json"],
+        misses: &["trae/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".factory/mcp.json"),
+        tool: "Factory Droid (project MCP servers)",
+        hits: &[".factory/mcp.json"],
+        misses: &["factory/mcp.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Name("crush.json"),
+        tool: "Crush (configuration: MCP and language servers, context paths)",
+        hits: &["crush.json", "web/crush.json"],
+        misses: &["crush.json.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".crush.json"),
+        tool: "Crush (hidden configuration)",
+        hits: &[".crush.json"],
+        misses: &["crush.jsonc"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".kilo/kilo.jsonc"),
+        tool: "Kilo CLI (opencode's configuration: instructions, MCP servers)",
+        hits: &[".kilo/kilo.jsonc"],
+        misses: &["kilo.jsonc"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".kilo/kilo.json"),
+        tool: "Kilo CLI (configuration without comments)",
+        hits: &[".kilo/kilo.json"],
+        misses: &["kilo.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".roomodes"),
+        tool: "Roo Code (custom modes: role definitions, instructions)",
+        hits: &[".roomodes", "web/.roomodes"],
+        misses: &["roomodes"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".kilocodemodes"),
+        tool: "Kilo Code (custom modes)",
+        hits: &[".kilocodemodes"],
+        misses: &["kilocodemodes"],
+    },
 ];
 
 /// The names of the instruction files whose `@path` lines the agent loads as part of them
@@ -479,10 +710,11 @@ pub fn imports_files(path: &str) -> bool {
 }
 
 /// True for a file that makes the agent read other files as instructions: an importing
-/// instruction file ([`imports_files`]) or a configuration naming instruction files
-/// ([`super::agent_config::names_files`]).
+/// instruction file ([`imports_files`]), a configuration naming instruction files
+/// ([`super::agent_config::names_files`]), or any agent configuration, whose hooks and
+/// servers may run scripts of the repository ([`super::agent_runs::runs`]).
 pub fn pulls_in_files(path: &str) -> bool {
-    imports_files(path) || super::agent_config::names_files(path)
+    imports_files(path) || super::agent_config::names_files(path) || is_agent_config(path)
 }
 
 /// The files an instruction file imports: each `@path` that starts a word outside code

@@ -11,6 +11,7 @@
 //! [`check_snapshot`] is the single entry point for `verify` and the pre-commit hook.
 
 pub mod agent_config;
+pub mod agent_runs;
 pub mod agents;
 mod aiignore;
 pub mod allow;

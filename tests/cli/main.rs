@@ -13,6 +13,7 @@ mod support;
 
 mod action;
 mod agent_hooks;
+mod agent_runs;
 mod archive;
 mod bad_input;
 mod begin;

@@ -1,0 +1,842 @@
+//! What an agent configuration runs and grants (review s27 #1, #2): the commands it starts
+//! (hooks, MCP and language servers, helper commands, a cloud agent's setup), the files of
+//! the repository those commands run (a hook's script, whose output the agent reads; a
+//! server's code, whose tool descriptions it reads), and the settings that hand the agent
+//! or its traffic to someone else (an environment that redirects the model or loads code,
+//! blanket permissions, plugins). The scripts are judged as instruction files are; a range
+//! that adds a grant, or changes a script a configuration runs, is shown to a reviewer.
+
+use serde_json::Value;
+
+/// A file of the repository a configuration's command runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    /// Repository-relative, as the harness resolves it.
+    pub path: String,
+    /// What runs it, as a reviewer reads it ("a `SessionStart` hook", "the MCP server `x`").
+    pub by: String,
+}
+
+/// One command a configuration starts: who starts it and its words (a command line, or a
+/// program and its arguments).
+struct Command {
+    by: String,
+    /// How the grant reads ("a `SessionStart` hook running `…`"), `None` when the grant is
+    /// told otherwise (a server, with its own line).
+    grant: Option<String>,
+    words: Vec<String>,
+}
+
+/// The configuration's text read as its harness reads it: TOML, YAML, an environment file,
+/// or JSON with comments (YAML when it is not JSON and its name allows both, as Roo's modes
+/// file). `None` when it cannot be read: its text was judged as text.
+fn value(path: &str, text: &str) -> Option<Value> {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    match ext {
+        "toml" => toml_value(text),
+        "yaml" | "yml" => yaml_value(text),
+        "env" if name == ".env" => Some(env_value(text)),
+        "json" | "jsonc" | "hook" => super::agent_config::parse_jsonc(text).ok(),
+        _ => super::agent_config::parse_jsonc(text)
+            .ok()
+            .or_else(|| yaml_value(text)),
+    }
+}
+
+/// True when `text` holds more than [`MAX_YAML_ALIASES`] YAML alias references.
+fn too_many_aliases(text: &str) -> bool {
+    let b = text.as_bytes();
+    let aliases = (0..b.len())
+        .filter(|&i| {
+            b[i] == b'*'
+                && (i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'[' | b'{' | b',' | b':'))
+                && b.get(i + 1)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        })
+        .count();
+    aliases > MAX_YAML_ALIASES
+}
+
+/// A TOML document as JSON values (dates as their text).
+fn toml_value(text: &str) -> Option<Value> {
+    let doc = text.parse::<toml_edit::DocumentMut>().ok()?;
+    Some(toml_table(doc.as_table()))
+}
+
+fn toml_table(t: &toml_edit::Table) -> Value {
+    Value::Object(
+        t.iter()
+            .map(|(k, i)| (k.to_string(), toml_item(i)))
+            .collect(),
+    )
+}
+
+fn toml_item(item: &toml_edit::Item) -> Value {
+    match item {
+        toml_edit::Item::None => Value::Null,
+        toml_edit::Item::Value(v) => toml_plain(v),
+        toml_edit::Item::Table(t) => toml_table(t),
+        toml_edit::Item::ArrayOfTables(a) => Value::Array(a.iter().map(toml_table).collect()),
+    }
+}
+
+fn toml_plain(v: &toml_edit::Value) -> Value {
+    match v {
+        toml_edit::Value::String(s) => Value::String(s.value().clone()),
+        toml_edit::Value::Integer(i) => Value::from(*i.value()),
+        toml_edit::Value::Float(f) => Value::from(*f.value()),
+        toml_edit::Value::Boolean(b) => Value::Bool(*b.value()),
+        toml_edit::Value::Datetime(d) => Value::String(d.value().to_string()),
+        toml_edit::Value::Array(a) => Value::Array(a.iter().map(toml_plain).collect()),
+        toml_edit::Value::InlineTable(t) => Value::Object(
+            t.iter()
+                .map(|(k, v)| (k.to_string(), toml_plain(v)))
+                .collect(),
+        ),
+    }
+}
+
+/// Alias references a YAML configuration may hold: each copies its anchor's node, so a few
+/// nested ones multiply (review s27 #8); 16 bound a read to a few hundred copies.
+const MAX_YAML_ALIASES: usize = 16;
+
+/// The first YAML document as JSON values; `None` when it does not parse or holds more
+/// than [`MAX_YAML_ALIASES`] aliases.
+fn yaml_value(text: &str) -> Option<Value> {
+    if too_many_aliases(text) {
+        return None;
+    }
+    let docs = yaml_rust2::YamlLoader::load_from_str(text).ok()?;
+    docs.first().map(yaml_plain)
+}
+
+fn yaml_plain(y: &yaml_rust2::Yaml) -> Value {
+    use yaml_rust2::Yaml;
+    match y {
+        Yaml::String(s) | Yaml::Real(s) => Value::String(s.clone()),
+        Yaml::Integer(i) => Value::from(*i),
+        Yaml::Boolean(b) => Value::Bool(*b),
+        Yaml::Array(items) => Value::Array(items.iter().map(yaml_plain).collect()),
+        Yaml::Hash(map) => Value::Object(
+            map.iter()
+                .filter_map(|(k, v)| {
+                    let key = match k {
+                        Yaml::String(s) | Yaml::Real(s) => s.clone(),
+                        Yaml::Integer(i) => i.to_string(),
+                        Yaml::Boolean(b) => b.to_string(),
+                        _ => return None,
+                    };
+                    Some((key, yaml_plain(v)))
+                })
+                .collect(),
+        ),
+        Yaml::Null | Yaml::BadValue | Yaml::Alias(_) => Value::Null,
+    }
+}
+
+/// An environment file (`KEY=value` lines, `export` and quotes allowed) as `{"env": {…}}`.
+fn env_value(text: &str) -> Value {
+    let mut env = serde_json::Map::new();
+    for line in text.lines() {
+        let line = line.trim();
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        if line.starts_with('#') {
+            continue;
+        }
+        if let Some((k, v)) = line.split_once('=') {
+            let v = v.trim();
+            let v = v
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+                .unwrap_or(v);
+            env.insert(k.trim().to_string(), Value::String(v.to_string()));
+        }
+    }
+    let mut out = serde_json::Map::new();
+    out.insert("env".into(), Value::Object(env));
+    Value::Object(out)
+}
+
+/// Every `command` string below `v`.
+fn commands_below(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, item) in map {
+                match item.as_str() {
+                    Some(c) if k == "command" => out.push(c.to_string()),
+                    _ => commands_below(item, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| commands_below(i, out)),
+        _ => {}
+    }
+}
+
+/// A string, or the strings of a list, as words.
+fn words(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The servers a configuration declares, by name: a map of name to server, or a list of
+/// servers with a `name` (Continue). Entries that are not objects are settings, not servers.
+fn servers(v: &Value) -> Vec<(String, &Value)> {
+    let mut out = Vec::new();
+    for key in [
+        "mcpServers",
+        "servers",
+        "mcp",
+        "context_servers",
+        "mcp_servers",
+    ] {
+        let mut at = v.get(key);
+        // VS Code's user settings hold them one level down.
+        if key == "mcp"
+            && let Some(inner) = at.and_then(|m| m.get("servers"))
+        {
+            at = Some(inner);
+        }
+        match at {
+            Some(Value::Object(map)) => {
+                for (name, server) in map {
+                    if server.is_object() {
+                        out.push((name.clone(), server));
+                    }
+                }
+            }
+            Some(Value::Array(items)) => {
+                for server in items.iter().filter(|s| s.is_object()) {
+                    let name = server.get("name").and_then(Value::as_str).unwrap_or("");
+                    out.push((name.to_string(), server));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// How a server (or language server) starts: its command (a string, a list, or Zed's
+/// `{path, args}`) and arguments.
+fn server_words(server: &Value) -> Vec<String> {
+    let command = server.get("command");
+    let mut run = match command {
+        Some(Value::Object(c)) => {
+            let mut w = words(c.get("path"));
+            w.extend(words(c.get("args")));
+            w
+        }
+        other => words(other),
+    };
+    run.extend(words(server.get("args")));
+    run
+}
+
+/// The commands below a hook's `spec`, each run by `by`.
+fn hook_commands(by: &str, spec: &Value, out: &mut Vec<Command>) {
+    let mut found = Vec::new();
+    commands_below(spec, &mut found);
+    for c in found {
+        out.push(Command {
+            by: by.to_string(),
+            grant: Some(format!("{by} running `{c}`")),
+            words: vec![c],
+        });
+    }
+}
+
+/// The commands the configuration at `path` starts.
+fn commands(path: &str, v: &Value) -> Vec<Command> {
+    let mut out = Vec::new();
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    let line = |c: String| vec![c];
+    match v.get("hooks") {
+        Some(Value::Object(hooks)) => {
+            for (event, spec) in hooks {
+                hook_commands(&format!("a {event} hook"), spec, &mut out);
+            }
+        }
+        // Kiro's hook files: a list of hooks, each with its trigger.
+        Some(Value::Array(hooks)) => {
+            for h in hooks {
+                let event = h
+                    .get("trigger")
+                    .or_else(|| h.get("name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                hook_commands(&format!("a {event} hook"), h, &mut out);
+            }
+        }
+        _ => {}
+    }
+    // A Kiro IDE hook file is one hook.
+    if lower.contains(".kiro/hooks/") && v.get("hooks").is_none() {
+        hook_commands("a hook", v, &mut out);
+    }
+    for (server, spec) in servers(v) {
+        out.push(Command {
+            by: format!("the MCP server `{server}`"),
+            grant: None,
+            words: server_words(spec),
+        });
+    }
+    // Commands some harnesses run for the agent: Claude Code's helpers and status line,
+    // Gemini CLI's tool discovery and MCP server command (current and earlier names).
+    for key in [
+        "/apiKeyHelper",
+        "/awsAuthRefresh",
+        "/awsCredentialExport",
+        "/otelHeadersHelper",
+        "/statusLine/command",
+        "/tools/discoveryCommand",
+        "/tools/callCommand",
+        "/toolDiscoveryCommand",
+        "/toolCallCommand",
+        "/mcp/serverCommand",
+        "/mcpServerCommand",
+    ] {
+        if let Some(c) = v.pointer(key).and_then(Value::as_str) {
+            let shown = key
+                .trim_start_matches('/')
+                .replace("/command", "")
+                .replace('/', ".");
+            out.push(Command {
+                by: shown.clone(),
+                grant: Some(format!("{shown} running `{c}`")),
+                words: line(c.to_string()),
+            });
+        }
+    }
+    // Language servers and formatters (opencode, Crush) run commands too.
+    for key in ["lsp", "formatter"] {
+        if let Some(Value::Object(map)) = v.get(key) {
+            for (n, spec) in map.iter().filter(|(_, s)| s.get("command").is_some()) {
+                let w = server_words(spec);
+                let what = if key == "lsp" {
+                    "language server"
+                } else {
+                    "formatter"
+                };
+                out.push(Command {
+                    by: format!("the {what} `{n}`"),
+                    grant: Some(format!("the {what} `{n}` (runs `{}`)", w.join(" "))),
+                    words: w,
+                });
+            }
+        }
+    }
+    // Cursor's cloud agents: the setup and start commands, and the terminals.
+    if name == "environment.json" {
+        for key in ["install", "start"] {
+            if let Some(c) = v.get(key).and_then(Value::as_str) {
+                out.push(Command {
+                    by: format!("the Cursor environment's {key} command"),
+                    grant: Some(format!("the Cursor environment's {key} command `{c}`")),
+                    words: line(c.to_string()),
+                });
+            }
+        }
+        if let Some(Value::Array(terms)) = v.get("terminals") {
+            for t in terms {
+                if let Some(c) = t.get("command").and_then(Value::as_str) {
+                    out.push(Command {
+                        by: "a Cursor environment terminal".into(),
+                        grant: Some(format!("a Cursor environment terminal running `{c}`")),
+                        words: line(c.to_string()),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Environment variables that send the model's traffic elsewhere or load code into what
+/// runs (exact names; any `*_BASE_URL`, `*_API_BASE` too).
+const RISKY_ENV: &[&str] = &[
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "DYLD_INSERT_LIBRARIES",
+    "DYLD_LIBRARY_PATH",
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "PYTHONHOME",
+    "RUBYOPT",
+    "PERL5OPT",
+    "PERL5LIB",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "BASH_ENV",
+    "ENV",
+    "ZDOTDIR",
+    "PROMPT_COMMAND",
+    "PATH",
+    "GIT_SSH_COMMAND",
+    "GIT_EXEC_PATH",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NODE_TLS_REJECT_UNAUTHORIZED",
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "ANTHROPIC_CUSTOM_HEADERS",
+    "GEMINI_SYSTEM_MD",
+];
+
+fn risky_env(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    RISKY_ENV.contains(&upper.as_str())
+        || upper.ends_with("_BASE_URL")
+        || upper.ends_with("_API_BASE")
+        || upper.ends_with("_API_URL")
+}
+
+/// The risky variables of an environment map, with the grant line of each.
+fn env_grants(env: Option<&Value>, whose: &str, out: &mut Vec<(String, String)>) {
+    if let Some(Value::Object(env)) = env {
+        for (k, v) in env.iter().filter(|(k, _)| risky_env(k)) {
+            let val = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            out.push((
+                val.clone(),
+                format!("the environment variable {k}=`{val}`{whose}"),
+            ));
+        }
+    }
+}
+
+/// True for a `permissions.allow` entry that allows a shell or the network broadly, or files
+/// outside the project.
+fn broad_allow(entry: &str) -> bool {
+    let (tool, spec) = match entry.split_once('(') {
+        Some((t, rest)) => (t.trim(), rest.trim_end_matches(')').trim()),
+        None => (entry.trim(), ""),
+    };
+    let only_wild = spec.chars().all(|c| matches!(c, '*' | ':' | ' '));
+    match tool {
+        "Bash" => {
+            let first = spec.split([' ', ':']).next().unwrap_or("");
+            only_wild
+                || (spec.contains('*')
+                    && [
+                        "sh", "bash", "zsh", "curl", "wget", "python", "python3", "node", "npx",
+                        "ruby", "perl", "eval", "nc", "ssh", "scp", "env", "xargs", "sudo", "bunx",
+                        "uvx", "pwsh",
+                    ]
+                    .contains(&first))
+        }
+        "WebFetch" => only_wild || spec == "domain:*",
+        "Read" | "Edit" | "Write" | "MultiEdit" => {
+            spec.starts_with('~') || spec.starts_with("//") || spec.contains("..")
+        }
+        _ => false,
+    }
+}
+
+/// What the configuration at `path` grants, one line each: its hooks, servers and helper
+/// commands, its risky environment, blanket permissions, plugins and marketplaces. Nothing
+/// for a file that cannot be read as its format: its text was judged as text.
+pub fn grants(path: &str, text: &str) -> Vec<String> {
+    let Some(v) = value(path, text) else {
+        // Not read for fear of its aliases' copies: shown rather than passed unread.
+        if too_many_aliases(text) && super::agent_config::parse_jsonc(text).is_err() {
+            return vec![format!(
+                "a YAML configuration with more than {MAX_YAML_ALIASES} aliases, not read for \
+                 what it runs or grants"
+            )];
+        }
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for c in commands(path, &v) {
+        if let Some(g) = c.grant {
+            out.push(g);
+        }
+    }
+    for (server, spec) in servers(&v) {
+        let run = server_words(spec);
+        let start = if run.is_empty() {
+            match spec
+                .get("url")
+                .or_else(|| spec.get("httpUrl"))
+                .or_else(|| spec.get("serverUrl"))
+                .and_then(Value::as_str)
+            {
+                Some(url) => format!("at {url}"),
+                None => "no command or address given".into(),
+            }
+        } else {
+            format!("runs `{}`", run.join(" "))
+        };
+        out.push(format!("the MCP server `{server}` ({start})"));
+    }
+    let mut env = Vec::new();
+    env_grants(v.get("env"), "", &mut env);
+    env_grants(v.pointer("/shell_environment_policy/set"), "", &mut env);
+    for (server, spec) in servers(&v) {
+        let whose = format!(" for the MCP server `{server}`");
+        env_grants(spec.get("env"), &whose, &mut env);
+        env_grants(spec.get("environment"), &whose, &mut env);
+    }
+    out.extend(env.into_iter().map(|(_, g)| g));
+    out.extend(permission_grants(&v));
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Permissions and trust a configuration hands out without asking.
+fn permission_grants(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let truthy = |p: &str| v.pointer(p).and_then(Value::as_bool) == Some(true);
+    let text = |p: &str| v.pointer(p).and_then(Value::as_str);
+    if text("/permissions/defaultMode") == Some("bypassPermissions") {
+        out.push("permissions.defaultMode bypassPermissions (no prompt before any tool)".into());
+    }
+    for entry in words(v.pointer("/permissions/allow")) {
+        if broad_allow(&entry) {
+            out.push(format!(
+                "permissions.allow `{entry}` (a shell, the network or files outside the \
+                 project without asking)"
+            ));
+        }
+    }
+    for dir in words(v.pointer("/permissions/additionalDirectories")) {
+        out.push(format!(
+            "permissions.additionalDirectories `{dir}` (files outside the project)"
+        ));
+    }
+    if truthy("/enableAllProjectMcpServers") {
+        out.push("enableAllProjectMcpServers (every project MCP server starts unasked)".into());
+    }
+    for s in words(v.pointer("/enabledMcpjsonServers")) {
+        out.push(format!("the project MCP server `{s}` enabled unasked"));
+    }
+    if let Some(Value::Object(p)) = v.get("enabledPlugins") {
+        for (name, on) in p {
+            if on.as_bool() != Some(false) {
+                out.push(format!(
+                    "the plugin `{name}` enabled (its hooks, servers and commands)"
+                ));
+            }
+        }
+    }
+    if let Some(Value::Object(m)) = v.get("extraKnownMarketplaces") {
+        for (name, spec) in m {
+            out.push(format!(
+                "the plugin marketplace `{name}` ({})",
+                spec.get("source")
+                    .map_or_else(String::new, Value::to_string)
+            ));
+        }
+    }
+    if v.pointer("/sandbox/enabled").and_then(Value::as_bool) == Some(false) {
+        out.push("sandbox.enabled false (commands run outside the sandbox)".into());
+    }
+    if truthy("/sandbox/allowUnsandboxedCommands") {
+        out.push("sandbox.allowUnsandboxedCommands (commands may leave the sandbox)".into());
+    }
+    // Gemini CLI, Zed, VS Code: tools run without asking.
+    for key in [
+        "/tools/autoAccept",
+        "/autoAccept",
+        "/agent/always_allow_tool_actions",
+        "/chat.tools.autoApprove",
+        "/chat.tools.global.autoApprove",
+    ] {
+        if truthy(key) {
+            out.push(format!(
+                "{} (tools run without asking)",
+                key.trim_start_matches('/').replace('/', ".")
+            ));
+        }
+    }
+    // Codex: no approval, no sandbox, another model provider.
+    if text("/approval_policy") == Some("never") {
+        out.push("approval_policy never (commands run without asking)".into());
+    }
+    if text("/sandbox_mode") == Some("danger-full-access") {
+        out.push("sandbox_mode danger-full-access (no sandbox)".into());
+    }
+    if let Some(Value::Object(providers)) = v.get("model_providers") {
+        for (name, p) in providers {
+            if let Some(url) = p.get("base_url").and_then(Value::as_str) {
+                out.push(format!("the model provider `{name}` at {url}"));
+            }
+        }
+    }
+    // opencode: plugins, and tools allowed outright.
+    for p in words(v.get("plugin")) {
+        out.push(format!("the opencode plugin `{p}` (code loaded at start)"));
+    }
+    opencode_permission(v.get("permission"), "permission", &mut out);
+    if let Some(Value::Object(agents)) = v.get("agent") {
+        for (name, a) in agents {
+            opencode_permission(
+                a.get("permission"),
+                &format!("agent.{name}.permission"),
+                &mut out,
+            );
+        }
+    }
+    out
+}
+
+/// An opencode `permission` that allows a shell, the network or other directories outright
+/// (`"allow"` for all, or for `bash`, `webfetch`, `external_directory`, or their `*`).
+fn opencode_permission(p: Option<&Value>, at: &str, out: &mut Vec<String>) {
+    match p {
+        Some(Value::String(s)) if s == "allow" => {
+            out.push(format!("{at} allow (every tool without asking)"));
+        }
+        Some(Value::Object(map)) => {
+            for (tool, rule) in map {
+                let risky = matches!(
+                    tool.as_str(),
+                    "bash" | "webfetch" | "external_directory" | "*"
+                );
+                let allows = match rule {
+                    Value::String(s) => s == "allow",
+                    Value::Object(r) => r.get("*").and_then(Value::as_str) == Some("allow"),
+                    _ => false,
+                };
+                if risky && allows {
+                    out.push(format!("{at}.{tool} allow (without asking)"));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Variables harnesses set to the project's directory when they run a command.
+const PROJECT_VARS: &[&str] = &[
+    "CLAUDE_PROJECT_DIR",
+    "workspaceFolder",
+    "workspaceRoot",
+    "PWD",
+    "extensionPath",
+];
+
+/// Interpreted script file extensions: a word ending so is a file even without a `/`.
+const SCRIPT_EXTS: &[&str] = &[
+    "sh", "bash", "zsh", "fish", "py", "js", "mjs", "cjs", "ts", "mts", "cts", "tsx", "rb", "pl",
+    "ps1", "php", "lua",
+];
+
+/// The project directory of the configuration at `path`: the directory holding its first
+/// dot-directory (`pkg` for `pkg/.claude/settings.json`), else its own directory.
+fn project_dir(path: &str) -> String {
+    let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    let parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    match parts.iter().position(|p| p.starts_with('.')) {
+        Some(i) => parts[..i].join("/"),
+        None => parts.join("/"),
+    }
+}
+
+/// The words of a command line that may name a file, quotes and shell punctuation removed.
+fn path_words(command: &str) -> Vec<String> {
+    command
+        .split(|c: char| {
+            c.is_whitespace()
+                || matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>' | '=' | ',' | '`')
+        })
+        .map(|w| w.replace(['"', '\''], ""))
+        .filter(|w| {
+            !w.is_empty() && !w.starts_with('-') && !w.starts_with('@') && !w.contains("://")
+        })
+        .collect()
+}
+
+/// The files of the repository the configuration at `path` (repository-relative) runs: each
+/// word of a hook's, a helper's or a server's command (and of a risky environment value,
+/// `NODE_OPTIONS=--require ./x.js`) that is a relative path or a script's name, resolved from
+/// the project's directory (what `$CLAUDE_PROJECT_DIR`, `${workspaceFolder}` name) and from
+/// the configuration's own (Cursor resolves hooks from `.cursor/`). Paths out of the
+/// repository, on the `PATH`, or behind another variable are not the repository's and are
+/// left out, as are modules (`python -m`). The caller keeps those the tree holds.
+pub fn runs(path: &str, text: &str) -> Vec<Run> {
+    let Some(v) = value(path, text) else {
+        return Vec::new();
+    };
+    let project = project_dir(path);
+    let own = path.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+    let mut lines: Vec<(String, String)> = commands(path, &v)
+        .into_iter()
+        .flat_map(|c| {
+            let by = c.by;
+            c.words.into_iter().map(move |w| (by.clone(), w))
+        })
+        .collect();
+    let mut env = Vec::new();
+    env_grants(v.get("env"), "", &mut env);
+    for (server, spec) in servers(&v) {
+        let mut e = Vec::new();
+        env_grants(spec.get("env"), "", &mut e);
+        lines.extend(
+            e.into_iter()
+                .map(|(val, _)| (format!("the MCP server `{server}`"), val)),
+        );
+    }
+    lines.extend(
+        env.into_iter()
+            .map(|(val, _)| ("the environment".to_string(), val)),
+    );
+    let mut out = Vec::new();
+    for (by, line) in lines {
+        let mut module = false;
+        for word in path_words(&line) {
+            // `python -m pkg.mod`: the module is looked up on the interpreter's path.
+            if std::mem::take(&mut module) {
+                continue;
+            }
+            if word == "-m" {
+                module = true;
+                continue;
+            }
+            let (bases, rel) = match PROJECT_VARS.iter().find_map(|var| {
+                word.strip_prefix(&format!("${{{var}}}/"))
+                    .or_else(|| word.strip_prefix(&format!("${var}/")))
+            }) {
+                Some(rest) => (vec![project.clone()], rest.to_string()),
+                None => (vec![project.clone(), own.clone()], word.clone()),
+            };
+            if rel.starts_with(['/', '~', '$', '\\']) || rel.contains('$') || rel.contains(':') {
+                continue;
+            }
+            let ext = rel.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+            let scriptish = ext.as_deref().is_some_and(|e| SCRIPT_EXTS.contains(&e));
+            if !rel.contains('/') && !scriptish {
+                continue;
+            }
+            for base in &bases {
+                if let Some(p) = crate::handoff::resolve_link(base, &rel)
+                    && !p.is_empty()
+                    && !p.split('/').any(|c| c.eq_ignore_ascii_case(".git"))
+                {
+                    let run = Run {
+                        path: p,
+                        by: by.clone(),
+                    };
+                    if !out.contains(&run) {
+                        out.push(run);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Run, grants, runs};
+
+    #[test]
+    fn scripts_are_resolved_from_the_project_and_the_configuration() {
+        let settings = r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "bash .claude/hooks/a.sh && \"$CLAUDE_PROJECT_DIR\"/bin/b --x=./c.py; python -m tools.mod; ~/x.sh /usr/bin/y.sh https://e.example/z.sh"}]}]}}"#;
+        let found: Vec<String> = runs("web/.claude/settings.json", settings)
+            .into_iter()
+            .map(|r| r.path)
+            .collect();
+        for want in [
+            "web/.claude/hooks/a.sh",
+            "web/bin/b",
+            "web/c.py",
+            "web/.claude/c.py",
+        ] {
+            assert!(found.iter().any(|f| f == want), "{want}: {found:?}");
+        }
+        assert!(
+            !found.iter().any(|f| f.contains("tools")
+                || f.contains("x.sh")
+                || f.contains("y.sh")
+                || f.contains("z.sh")),
+            "{found:?}"
+        );
+        let mcp = r#"{"mcpServers": {"t": {"command": "node", "args": ["tools/mcp.js"], "env": {"NODE_OPTIONS": "--require ./tools/tel.js"}}, "n": {"command": "npx", "args": ["-y", "@scope/server", "../../out.js"]}}}"#;
+        let found = runs(".mcp.json", mcp);
+        assert!(
+            found.contains(&Run {
+                path: "tools/mcp.js".into(),
+                by: "the MCP server `t`".into()
+            }),
+            "{found:?}"
+        );
+        assert!(found.iter().any(|r| r.path == "tools/tel.js"), "{found:?}");
+        assert!(
+            !found
+                .iter()
+                .any(|r| r.path.contains("scope") || r.path.contains("out")),
+            "{found:?}"
+        );
+        assert!(runs(".mcp.json", "not json").is_empty());
+    }
+
+    #[test]
+    fn risky_grants_are_listed_and_ordinary_settings_are_not() {
+        let g = grants(
+            ".claude/settings.json",
+            r#"{"env": {"ANTHROPIC_BASE_URL": "https://x.example", "NODE_ENV": "dev"}, "permissions": {"allow": ["Bash", "Bash(npm test:*)", "Bash(curl:*)", "WebFetch(domain:docs.rs)", "Read(~/.ssh/**)"]}}"#,
+        );
+        assert_eq!(g.len(), 4, "{g:?}");
+        assert!(g.iter().any(|l| l.contains("ANTHROPIC_BASE_URL")));
+        assert!(g.iter().any(|l| l.contains("`Bash(curl:*)`")));
+        assert!(
+            !g.iter()
+                .any(|l| l.contains("npm test") || l.contains("NODE_ENV"))
+        );
+        let codex = "approval_policy = \"never\"\n[mcp_servers.docs]\ncommand = \"npx\"\nargs = [\"-y\", \"docs\"]\nenv = { NODE_OPTIONS = \"--require x.js\" }\n";
+        let g = grants(".codex/config.toml", codex);
+        assert!(
+            g.contains(&"the MCP server `docs` (runs `npx -y docs`)".to_string()),
+            "{g:?}"
+        );
+        assert!(
+            g.iter().any(|l| l.starts_with("approval_policy never")),
+            "{g:?}"
+        );
+        assert!(
+            g.iter()
+                .any(|l| l.contains("NODE_OPTIONS") && l.contains("`docs`")),
+            "{g:?}"
+        );
+        let cont = "mcpServers:\n  - name: db\n    command: uvx\n    args: [db-mcp]\n";
+        assert_eq!(
+            grants(".continue/config.yaml", cont),
+            ["the MCP server `db` (runs `uvx db-mcp`)"]
+        );
+        let gem = r#"{"mcp": {"serverCommand": "bash s.sh", "allowed": ["a"]}}"#;
+        assert_eq!(
+            grants(".gemini/settings.json", gem),
+            ["mcp.serverCommand running `bash s.sh`"]
+        );
+        assert_eq!(
+            grants(".gemini/.env", "GEMINI_SYSTEM_MD=1\nGEMINI_MODEL=x\n").len(),
+            1
+        );
+        assert!(grants(".claude/settings.json", "not json").is_empty());
+        let bomb = format!("a: &a [x]\n{}", "b: [*a, *a, *a, *a, *a, *a]\n".repeat(3));
+        assert_eq!(
+            grants(".continue/config.yaml", &bomb).len(),
+            1,
+            "shown, not read"
+        );
+    }
+}
