@@ -246,7 +246,7 @@ enum Matcher {
     Regex(&'static Regex),
     Split {
         split: &'static Split,
-        value: &'static Regex,
+        value: Value,
         /// The bytes a word may start with (either case), one bit each.
         first: [u64; 4],
     },
@@ -301,6 +301,151 @@ fn compile(pattern: &Pattern, src: &str) -> &'static Regex {
         .or_insert_with(|| Box::leak(Box::new(re)))
 }
 
+/// A [`Split`] pattern's value: matched by its [`Shape`] where it has one, else by its regex.
+enum Value {
+    Shape(Shape),
+    Regex(&'static Regex),
+}
+
+impl Value {
+    /// The value's match at the start of `hay` (`^(?P<v>VALUE)(?:[^A-Za-z0-9+/_-]|$)`), as
+    /// (value start, value end, match end).
+    fn at_start(&self, hay: &str) -> Option<(usize, usize, usize)> {
+        match self {
+            Value::Shape(shape) => shape.at_start(hay).map(|(v, whole)| (0, v, whole)),
+            Value::Regex(re) => {
+                let caps = re.captures(hay)?;
+                let whole = caps.get(0).expect("group 0");
+                let v = caps.name("v").expect("the value participates");
+                Some((v.start(), v.end(), whole.end()))
+            }
+        }
+    }
+}
+
+/// A catalogue value of the common shapes (`[a-f0-9]{32}`, `[A-Za-z0-9]{40}`, a UUID's
+/// `[a-f0-9]{8}-[a-f0-9]{4}-…`, `eyJ[A-Za-z0-9_-]{10,}\.…`), matched without a regex: a row
+/// of pieces, each a class of ASCII bytes (a literal byte is a class of one) and how many of
+/// them, then the boundary. A text holding an example of every catalogue entry compiled
+/// its 314 distinct values and built their lazy DFAs (issue #13 item 4); 199 of them (the
+/// commonest shapes among them) are now read byte by byte.
+///
+/// Only a row whose match has no choice in it gets a shape: every piece takes at least one
+/// byte, and a piece whose count varies is followed by a piece (or, last, by the boundary)
+/// that none of its bytes can start. Each varying piece then takes as many bytes as its class
+/// and its most allow (fewer leaves one of its bytes where the next piece cannot take it), so
+/// the regex, which tries the greedy counts first, finds the same match or none
+/// (`lint::engine::tests::value_shapes_match_as_their_regexes_do`).
+struct Shape {
+    /// (the class's bytes, least, most; `usize::MAX`: no most).
+    pieces: Vec<(Box<[bool; 256]>, usize, usize)>,
+}
+
+impl Shape {
+    /// The shape of a split value's source (`^(?P<v>VALUE)(?:[^A-Za-z0-9+/_-]|$)`), read the
+    /// way the regex compiles it (case-insensitive, in byte mode), or `None` when it is not
+    /// such a row.
+    fn new(value: &str) -> Option<Shape> {
+        use regex_syntax::hir::{Class, HirKind};
+        let body = value
+            .strip_prefix("^(?P<v>")?
+            .strip_suffix(")(?:[^A-Za-z0-9+/_-]|$)")?;
+        let hir = regex_syntax::ParserBuilder::new()
+            .utf8(true)
+            .build()
+            .parse(&super::rules::expand(body))
+            .ok()?;
+        let class = |c: &Class| -> Option<Box<[bool; 256]>> {
+            let mut set = Box::new([false; 256]);
+            let ranges: Vec<(u32, u32)> = match c {
+                Class::Unicode(u) => u
+                    .ranges()
+                    .iter()
+                    .map(|r| (u32::from(r.start()), u32::from(r.end())))
+                    .collect(),
+                Class::Bytes(b) => b
+                    .ranges()
+                    .iter()
+                    .map(|r| (u32::from(r.start()), u32::from(r.end())))
+                    .collect(),
+            };
+            for (a, z) in ranges {
+                if z > 0x7f {
+                    return None;
+                }
+                for b in a..=z {
+                    set[b as usize] = true;
+                }
+            }
+            Some(set)
+        };
+        let items = match hir.kind() {
+            HirKind::Concat(items) => items.iter().collect(),
+            _ => vec![&hir],
+        };
+        let mut pieces = Vec::new();
+        for h in items {
+            match h.kind() {
+                HirKind::Literal(lit) => {
+                    for &b in &lit.0 {
+                        if !b.is_ascii() {
+                            return None;
+                        }
+                        let mut set = Box::new([false; 256]);
+                        set[usize::from(b)] = true;
+                        pieces.push((set, 1, 1));
+                    }
+                }
+                HirKind::Class(c) => pieces.push((class(c)?, 1, 1)),
+                HirKind::Repetition(r) if r.greedy && r.min >= 1 => {
+                    let HirKind::Class(c) = r.sub.kind() else {
+                        return None;
+                    };
+                    let most = r.max.map_or(usize::MAX, |m| m as usize);
+                    pieces.push((class(c)?, r.min as usize, most));
+                }
+                _ => return None,
+            }
+        }
+        // A varying piece: no byte of it may start what follows.
+        let boundary: [bool; 256] = std::array::from_fn(|b| {
+            u8::try_from(b).is_ok_and(|b| b.is_ascii() && boundary_char(char::from(b)))
+        });
+        for (i, (set, least, most)) in pieces.iter().enumerate() {
+            if least == most {
+                continue;
+            }
+            let next = pieces.get(i + 1).map_or(&boundary, |p| &*p.0);
+            if (0..256).any(|b| set[b] && next[b]) {
+                return None;
+            }
+        }
+        (!pieces.is_empty()).then_some(Shape { pieces })
+    }
+
+    /// The match at the start of `hay`: (value end, match end).
+    fn at_start(&self, hay: &str) -> Option<(usize, usize)> {
+        let b = hay.as_bytes();
+        let mut p = 0;
+        for (set, least, most) in &self.pieces {
+            let run = b[p..]
+                .iter()
+                .take(*most)
+                .take_while(|&&c| set[usize::from(c)])
+                .count();
+            if run < *least {
+                return None;
+            }
+            p += run;
+        }
+        match hay[p..].chars().next() {
+            None => Some((p, p)),
+            Some(c) if boundary_char(c) => Some((p, p + c.len_utf8())),
+            Some(_) => None,
+        }
+    }
+}
+
 /// Whether `c` is a character of the class `[^A-Za-z0-9+/_-]` as the patterns compile it
 /// (Unicode, case-insensitive: case folding adds `ſ` and the Kelvin sign to `s` and `k` before
 /// the class is negated).
@@ -336,7 +481,10 @@ impl Matcher {
                 }
                 Matcher::Split {
                     split,
-                    value: compile(pattern, split.value),
+                    value: match Shape::new(split.value) {
+                        Some(shape) => Value::Shape(shape),
+                        None => Value::Regex(compile(pattern, split.value)),
+                    },
                     first,
                 }
             }
@@ -407,16 +555,18 @@ impl Matcher {
                 let mut p = gs;
                 for c in hay[gs..].chars().take(split.gap + 1) {
                     let vs = p + c.len_utf8();
-                    if boundary_char(c) && value.is_match(&hay[vs..]) {
-                        let caps = value.captures(&hay[vs..]).expect("it matched");
-                        let whole = caps.get(0).expect("group 0");
-                        let v = caps.name("v").expect("the value participates");
+                    let found = if boundary_char(c) {
+                        value.at_start(&hay[vs..])
+                    } else {
+                        None
+                    };
+                    if let Some((v_start, v_end, whole_end)) = found {
                         return Some(Groups::Spans(
                             hay,
                             [
-                                Some((s, vs + whole.end())),
+                                Some((s, vs + whole_end)),
                                 Some((gs, p)),
-                                Some((vs + v.start(), vs + v.end())),
+                                Some((vs + v_start, vs + v_end)),
                                 None,
                                 None,
                             ],
@@ -1458,7 +1608,7 @@ mod tests {
         // The same rules give the same fingerprint: the tables are used.
         assert_eq!(super::fingerprint(&patterns.clone()), base);
     }
-    use crate::lint::rules::catalogue::{ENTRIES, PATTERNS, expand, split};
+    use crate::lint::rules::catalogue::{ENTRIES, PATTERNS, SPLITS, expand, split};
 
     /// Every match, as (whole, gap, value) spans, the engine's way: from the start, then
     /// from the end of each match.
@@ -1870,5 +2020,105 @@ mod tests {
             super::sort_nearly_sorted(&mut v);
             assert_eq!(v, want);
         }
+    }
+
+    #[test]
+    fn value_shapes_match_as_their_regexes_do() {
+        // Every split value of the catalogue that has a shape, against its regex, on rows
+        // built from its own pieces: each piece one byte short of its least, at its least, at
+        // its most, one past it (either case, now and then a byte of another class), then
+        // each kind of character that may follow (none, blanks and punctuation that end a
+        // value, `-` `_` `+` `/` that do not, `ſ` and the Kelvin sign that fold to letters,
+        // other non-ASCII).
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).expect("small")
+        };
+        let after = [
+            "", " ", "\n", "\"", "=", ".", ":", ",", "-", "_", "+", "/", "x", "Z", "7", "\u{17F}",
+            "\u{212A}", "\u{e9}", "!",
+        ];
+        let mut values: Vec<&str> = SPLITS.iter().flatten().map(|sp| sp.value).collect();
+        values.sort_unstable();
+        values.dedup();
+        let (mut shaped, mut compared, mut matched) = (0, 0, 0);
+        for value in &values {
+            let Some(shape) = super::Shape::new(value) else {
+                continue;
+            };
+            shaped += 1;
+            let re = regex::Regex::new(&crate::lint::rules::expand(value)).expect("compiles");
+            for round in 0..400 {
+                let mut text = String::new();
+                for (set, least, most) in &shape.pieces {
+                    let bytes: Vec<u8> = (0u8..128).filter(|&b| set[usize::from(b)]).collect();
+                    let most = if *most == usize::MAX {
+                        least + 6
+                    } else {
+                        *most
+                    };
+                    let counts = [least.saturating_sub(1), *least, most, most + 1];
+                    for _ in 0..counts[(round + next(4)) % 4] {
+                        let b = if next(50) == 0 {
+                            b"aZ9-_.="[next(7)]
+                        } else {
+                            bytes[next(bytes.len())]
+                        };
+                        text.push(char::from(b));
+                    }
+                }
+                text.push_str(after[next(after.len())]);
+                if next(3) == 0 {
+                    text.push_str("tail");
+                }
+                let want = re.captures(&text).map(|c| {
+                    (
+                        c.name("v").expect("v").end(),
+                        c.get(0).expect("group 0").end(),
+                    )
+                });
+                assert_eq!(shape.at_start(&text), want, "{value} on {text:?}");
+                compared += 1;
+                matched += usize::from(want.is_some());
+            }
+        }
+        assert!(
+            shaped > 190,
+            "{shaped} of {} values have a shape",
+            values.len()
+        );
+        assert!(
+            matched > compared / 10,
+            "{matched} of {compared} rows matched"
+        );
+    }
+
+    #[test]
+    fn values_whose_match_could_choose_get_no_shape() {
+        // A varying piece that the next piece (or the boundary) could start, a piece that may
+        // take nothing, an alternation, non-ASCII: the regex matches these.
+        for value in [
+            "^(?P<v>[A-Za-z0-9+/]{12,}={0,2})(?:[^A-Za-z0-9+/_-]|$)",
+            "^(?P<v>[A-Za-z0-9!@#$%^&*_-]{12,})(?:[^A-Za-z0-9+/_-]|$)",
+            "^(?P<v>[a-z]{2,5}[a-f]{3})(?:[^A-Za-z0-9+/_-]|$)",
+            "^(?P<v>v2\\.[a-z0-9]{20}|[a-z0-9]{20})(?:[^A-Za-z0-9+/_-]|$)",
+            "^(?P<v>[a-z]*)(?:[^A-Za-z0-9+/_-]|$)",
+            "^(?P<v>\u{e9}[a-z]{4})(?:[^A-Za-z0-9+/_-]|$)",
+        ] {
+            assert!(super::Shape::new(value).is_none(), "{value}");
+        }
+        let uuid = super::Shape::new(
+            "^(?P<v>[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12})(?:[^A-Za-z0-9+/_-]|$)",
+        )
+        .expect("a UUID is a row of pieces");
+        let id = "0123ABCD-89ab-cdef-0123-456789abcdef";
+        assert_eq!(uuid.at_start(&format!("{id}\n")), Some((36, 37)));
+        assert_eq!(uuid.at_start(id), Some((36, 36)));
+        assert_eq!(uuid.at_start(&format!("{id}0")), None);
+        assert_eq!(uuid.at_start(&format!("{id}\u{17F}")), None);
+        assert_eq!(uuid.at_start(&id.replace('-', "_")), None);
     }
 }
