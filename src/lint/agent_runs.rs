@@ -659,7 +659,10 @@ fn path_words(command: &str) -> Vec<String> {
         })
         .map(|w| w.replace(['"', '\''], ""))
         .filter(|w| {
-            !w.is_empty() && !w.starts_with('-') && !w.starts_with('@') && !w.contains("://")
+            !w.is_empty()
+                && (!w.starts_with('-') || w == "-m" || DIRECTORY_FLAGS.contains(&w.as_str()))
+                && !w.starts_with('@')
+                && !w.contains("://")
         })
         .collect()
 }
@@ -700,12 +703,32 @@ pub fn runs(path: &str, text: &str) -> Vec<Run> {
     );
     let mut out = Vec::new();
     for (by, line) in lines {
+        let line = toplevel_spelled_as_a_variable(&line);
         let mut module = false;
-        for word in path_words(&line) {
-            // `python -m pkg.mod`: the module is looked up on the interpreter's path.
-            if std::mem::take(&mut module) {
+        // Directories the command moves to (`cd tools && …`, `uv run --directory tools …`):
+        // later words are looked up there too.
+        let mut moved: Vec<String> = Vec::new();
+        let mut words = path_words(&line).into_iter().peekable();
+        while let Some(word) = words.next() {
+            if word == "cd" || DIRECTORY_FLAGS.contains(&word.as_str()) {
+                if let Some(dir) = words.next()
+                    && !dir.starts_with(['/', '~', '$'])
+                    && let Some(d) = crate::handoff::resolve_link(&project, &dir)
+                {
+                    moved.push(d);
+                }
                 continue;
             }
+            // `python -m pkg.mod`: looked up from the working directory first, so a module
+            // of the repository is its `pkg/mod.py` (or its package's `__main__.py`).
+            let word = if std::mem::take(&mut module) {
+                if word.contains(['/', '$']) {
+                    continue;
+                }
+                word.replace('.', "/")
+            } else {
+                word
+            };
             if word == "-m" {
                 module = true;
                 continue;
@@ -714,24 +737,41 @@ pub fn runs(path: &str, text: &str) -> Vec<Run> {
                 word.strip_prefix(&format!("${{{var}}}/"))
                     .or_else(|| word.strip_prefix(&format!("${var}/")))
             }) {
+                Some(rest) if rest.starts_with(TOPLEVEL) => {
+                    (vec![String::new()], rest[TOPLEVEL.len()..].to_string())
+                }
                 Some(rest) => (vec![project.clone()], rest.to_string()),
-                None => (vec![project.clone(), own.clone()], word.clone()),
+                None => {
+                    let mut bases = vec![project.clone(), own.clone()];
+                    bases.extend(moved.iter().cloned());
+                    (bases, word.clone())
+                }
             };
             if rel.starts_with(['/', '~', '$', '\\']) || rel.contains('$') || rel.contains(':') {
                 continue;
             }
             let ext = rel.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
             let scriptish = ext.as_deref().is_some_and(|e| SCRIPT_EXTS.contains(&e));
-            if !rel.contains('/') && !scriptish {
+            if !rel.contains('/') && !scriptish && moved.is_empty() {
                 continue;
             }
             for base in &bases {
-                if let Some(p) = crate::handoff::resolve_link(base, &rel)
-                    && !p.is_empty()
-                    && !p.split('/').any(|c| c.eq_ignore_ascii_case(".git"))
-                {
+                let Some(p) = crate::handoff::resolve_link(base, &rel) else {
+                    continue;
+                };
+                if p.is_empty() || p.split('/').any(|c| c.eq_ignore_ascii_case(".git")) {
+                    continue;
+                }
+                // What an interpreter runs for a name without its extension: `node tools/srv`
+                // runs `tools/srv.js` or `tools/srv/index.js`, `python -m` a `.py`. The caller
+                // keeps only the paths the tree holds.
+                let mut candidates = vec![p.clone()];
+                if !scriptish {
+                    candidates.extend(IMPLIED.iter().map(|tail| format!("{p}{tail}")));
+                }
+                for path in candidates {
                     let run = Run {
-                        path: p,
+                        path,
                         by: by.clone(),
                     };
                     if !out.contains(&run) {
@@ -742,6 +782,42 @@ pub fn runs(path: &str, text: &str) -> Vec<Run> {
         }
     }
     out
+}
+
+/// Options that run a command in another directory, like `cd`.
+const DIRECTORY_FLAGS: &[&str] = &["--directory", "--cwd", "--prefix", "-C", "--project"];
+
+/// What an interpreter opens for a script named without its extension, or a package named
+/// by its directory.
+const IMPLIED: &[&str] = &[
+    ".js",
+    ".mjs",
+    ".cjs",
+    ".ts",
+    ".py",
+    ".sh",
+    "/index.js",
+    "/index.mjs",
+    "/index.ts",
+    "/__main__.py",
+];
+
+/// A marker, after a project variable, for the repository's top level.
+const TOPLEVEL: &str = "__aahp_toplevel__/";
+
+/// `$(git rev-parse --show-toplevel)/x` (or in backquotes) names `x` at the repository's
+/// top; `${VAR:-default}` is `${VAR}`: both are rewritten so that [`runs`] reads them as the
+/// project variables it knows.
+fn toplevel_spelled_as_a_variable(line: &str) -> String {
+    static TOP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|`\s*git\s+rev-parse\s+--show-toplevel\s*`)/")
+            .expect("a valid regex")
+    });
+    static DEFAULTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\$\{(\w+):?[-=][^}]*\}").expect("a valid regex")
+    });
+    let line = TOP.replace_all(line, "$${CLAUDE_PROJECT_DIR}/__aahp_toplevel__/");
+    DEFAULTED.replace_all(&line, "$${$1}").into_owned()
 }
 
 #[cfg(test)]
@@ -763,11 +839,12 @@ mod tests {
         ] {
             assert!(found.iter().any(|f| f == want), "{want}: {found:?}");
         }
+        // A module of the repository is the file `python -m` runs from the project.
+        assert!(found.iter().any(|f| f == "web/tools/mod.py"), "{found:?}");
         assert!(
-            !found.iter().any(|f| f.contains("tools")
-                || f.contains("x.sh")
-                || f.contains("y.sh")
-                || f.contains("z.sh")),
+            !found
+                .iter()
+                .any(|f| f.contains("x.sh") || f.contains("y.sh") || f.contains("z.sh")),
             "{found:?}"
         );
         let mcp = r#"{"mcpServers": {"t": {"command": "node", "args": ["tools/mcp.js"], "env": {"NODE_OPTIONS": "--require ./tools/tel.js"}}, "n": {"command": "npx", "args": ["-y", "@scope/server", "../../out.js"]}}}"#;
@@ -787,6 +864,57 @@ mod tests {
             "{found:?}"
         );
         assert!(runs(".mcp.json", "not json").is_empty());
+    }
+
+    /// Review s27b #1, #2: the top level spelled through git, a variable with a default, a
+    /// `cd` or `--directory` before the script, and scripts named without their extension
+    /// (what node or python then opens) are resolved; the tree keeps what exists.
+    #[test]
+    fn scripts_named_the_ways_hooks_and_servers_name_them_are_resolved() {
+        let hook = |command: &str| {
+            let settings = format!(
+                r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": {}}}]}}]}}}}"#,
+                serde_json::Value::String(command.into())
+            );
+            runs("pkg/.claude/settings.json", &settings)
+                .into_iter()
+                .map(|r| r.path)
+                .collect::<Vec<_>>()
+        };
+        for (command, want) in [
+            (
+                r#"bash "$(git rev-parse --show-toplevel)/.claude/hooks/start.sh""#,
+                ".claude/hooks/start.sh",
+            ),
+            (
+                "bash `git rev-parse --show-toplevel`/tools/s.sh",
+                "tools/s.sh",
+            ),
+            (
+                "bash ${CLAUDE_PROJECT_DIR:-.}/.claude/hooks/start.sh",
+                "pkg/.claude/hooks/start.sh",
+            ),
+            (
+                "cd .claude/hooks && bash start.sh",
+                "pkg/.claude/hooks/start.sh",
+            ),
+            ("uv run --directory tools server.py", "pkg/tools/server.py"),
+            ("node tools/hook", "pkg/tools/hook.js"),
+            ("node tools/srv", "pkg/tools/srv/index.js"),
+            ("python3 -m tools.hook", "pkg/tools/hook/__main__.py"),
+        ] {
+            let found = hook(command);
+            assert!(found.iter().any(|f| f == want), "{command}: {found:?}");
+        }
+        assert!(hook("npx prettier --check .").is_empty());
+        let root = runs(
+            ".claude/settings.json",
+            r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"bash \"$(git rev-parse --show-toplevel)/.claude/hooks/start.sh\""}]}]}}"#,
+        );
+        assert!(
+            root.iter().any(|r| r.path == ".claude/hooks/start.sh"),
+            "{root:?}"
+        );
     }
 
     #[test]
