@@ -493,6 +493,38 @@ const NARROWING: &[&str] = &[
     "vendored",
 ];
 
+/// Parts of a check that maintenance turns off or removes: named after the check, they are
+/// the act's object, not the check itself.
+const PARTS: &[&str] = &[
+    "cache",
+    "caches",
+    "caching",
+    "autofix",
+    "autofixes",
+    "fixer",
+    "annotations",
+    "badge",
+    "badges",
+    "notifications",
+    "notification",
+    "timeout",
+    "timeouts",
+    "retries",
+    "retry",
+    "artifacts",
+    "artifact",
+    "logs",
+    "logging",
+    "matrix",
+    "comments",
+    "comment",
+    "summary",
+    "upload",
+    "uploads",
+    "schedule",
+    "cron",
+];
+
 fn check_checks_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
@@ -509,6 +541,35 @@ fn check_checks_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         || tail.starts_with('.') && tail[1..].starts_with(char::is_alphanumeric)
     {
         return;
+    }
+    // A part of the check named after it ("the CI cache", "the linter's autofix", "the CI
+    // job `deploy`"): the act is on that part, not on the check.
+    let part_tail = tail
+        .strip_prefix("'s")
+        .or_else(|| tail.strip_prefix("\u{2019}s"))
+        .unwrap_or(tail);
+    // The object itself a single named job or step ("the CI job `deploy`").
+    let last = ws.last().map(String::as_str);
+    if matches!(last, Some("job" | "step" | "workflow" | "check" | "rule"))
+        && tail.trim_start().starts_with(['`', '"', '\''])
+    {
+        return;
+    }
+    let mut pw = words(part_tail);
+    if let Some(first) = pw.next() {
+        let named = || {
+            let rest = part_tail.trim_start();
+            let after = rest[rest.find(char::is_whitespace).unwrap_or(rest.len())..].trim_start();
+            after.starts_with(['`', '"', '\''])
+        };
+        if PARTS.contains(&first.as_str())
+            || matches!(
+                first.as_str(),
+                "job" | "step" | "workflow" | "check" | "rule"
+            ) && named()
+        {
+            return;
+        }
     }
     let tw: Vec<String> = words(tail).take(5).collect();
     let prep = tw
