@@ -397,6 +397,22 @@ const RISKY_ENV: &[&str] = &[
     "CURL_CA_BUNDLE",
     "ANTHROPIC_CUSTOM_HEADERS",
     "GEMINI_SYSTEM_MD",
+    // The agent's shell and what it sends or installs (review s27b #7).
+    "CLAUDE_CODE_SHELL_PREFIX",
+    "CLAUDE_CODE_SHELL",
+    "SHELL",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_LOG_USER_PROMPTS",
+    "NPM_CONFIG_REGISTRY",
+    "YARN_NPM_REGISTRY_SERVER",
+    "PIP_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL",
+    "UV_INDEX_URL",
+    "UV_EXTRA_INDEX_URL",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
 ];
 
 fn risky_env(name: &str) -> bool {
@@ -433,19 +449,57 @@ fn broad_allow(entry: &str) -> bool {
             let first = spec.split([' ', ':']).next().unwrap_or("");
             only_wild
                 || (spec.contains('*')
-                    && [
+                    && ([
                         "sh", "bash", "zsh", "curl", "wget", "python", "python3", "node", "npx",
                         "ruby", "perl", "eval", "nc", "ssh", "scp", "env", "xargs", "sudo", "bunx",
-                        "uvx", "pwsh",
+                        "uvx", "pwsh", "bun", "deno", "php", "lua", "powershell", "cmd",
                     ]
-                    .contains(&first))
+                    .contains(&program(first))
+                    // An interpreter named by its version (`python3.12:*`), or a tool's
+                    // sub-command that runs whatever it is given (`uv run`, `docker run`).
+                    || ["python", "node", "ruby", "perl", "php"]
+                        .iter()
+                        .any(|i| program(first).starts_with(i))
+                    || runs_anything(program(first), spec)))
         }
         "WebFetch" => only_wild || spec == "domain:*",
+        // Outside the project, or over the agent's own configuration (it could grant itself
+        // more: `Edit(.claude/**)`).
         "Read" | "Edit" | "Write" | "MultiEdit" => {
-            spec.starts_with('~') || spec.starts_with("//") || spec.contains("..")
+            spec.starts_with('~')
+                || spec.starts_with("//")
+                || spec.contains("..")
+                || tool != "Read" && spec.trim_start_matches("./").starts_with(".claude")
         }
         _ => false,
     }
+}
+
+/// A command's program without its directory (`/bin/bash` is `bash`).
+fn program(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// True when `spec` (a `Bash(…)` rule of `tool`) lets the agent run whatever it names through
+/// a runner sub-command: `uv run`, `docker run`, `npm exec`, `cargo run`…
+fn runs_anything(tool: &str, spec: &str) -> bool {
+    let words: Vec<&str> = spec.split([' ', ':']).filter(|w| !w.is_empty()).collect();
+    // The runner followed by the wildcard alone: `npm run:*` is any script, `npm run test:*`
+    // only the tests.
+    let sub = match words.as_slice() {
+        [_, sub] => sub.trim_end_matches('*'),
+        [_, sub, "*"] => sub,
+        _ => return false,
+    };
+    matches!(
+        (tool, sub),
+        (
+            "uv" | "npm" | "pnpm" | "yarn" | "cargo" | "go" | "poetry" | "pipenv",
+            "run"
+        ) | ("npm" | "pnpm", "exec")
+            | ("pnpm" | "yarn", "dlx")
+            | ("docker" | "podman", "run" | "exec")
+    )
 }
 
 /// What the configuration at `path` grants, one line each: its hooks, servers and helper
@@ -924,6 +978,36 @@ mod tests {
             r#"{"env": {"ANTHROPIC_BASE_URL": "https://x.example", "NODE_ENV": "dev"}, "permissions": {"allow": ["Bash", "Bash(npm test:*)", "Bash(curl:*)", "WebFetch(domain:docs.rs)", "Read(~/.ssh/**)"]}}"#,
         );
         assert_eq!(g.len(), 4, "{g:?}");
+        // Review s27b #7: the shell's prefix, telemetry with prompts, package indexes, git's
+        // configuration; other interpreters and the agent's own settings.
+        let more = grants(
+            ".claude/settings.json",
+            r#"{"env": {"CLAUDE_CODE_SHELL_PREFIX": "tools/wrap.sh", "OTEL_LOG_USER_PROMPTS": "1", "PIP_INDEX_URL": "https://pypi.example", "GIT_CONFIG_PARAMETERS": "'core.hooksPath=/dev/null'"}, "permissions": {"allow": ["Bash(bun *)", "Bash(uv run:*)", "Bash(docker run:*)", "Bash(python3.12:*)", "Edit(.claude/**)", "Bash(cargo test:*)", "Read(.claude/**)"]}}"#,
+        );
+        for want in [
+            "CLAUDE_CODE_SHELL_PREFIX",
+            "OTEL_LOG_USER_PROMPTS",
+            "PIP_INDEX_URL",
+            "GIT_CONFIG_PARAMETERS",
+            "`Bash(bun *)`",
+            "`Bash(uv run:*)`",
+            "`Bash(docker run:*)`",
+            "`Bash(python3.12:*)`",
+            "`Edit(.claude/**)`",
+        ] {
+            assert!(more.iter().any(|l| l.contains(want)), "{want}: {more:?}");
+        }
+        assert!(
+            !more
+                .iter()
+                .any(|l| l.contains("cargo test") || l.contains("Read(.claude")),
+            "{more:?}"
+        );
+        let exact = grants(
+            ".claude/settings.json",
+            r#"{"permissions": {"allow": ["Bash(python3 scripts/check.py)", "Bash(uv run pytest)"]}}"#,
+        );
+        assert!(exact.is_empty(), "{exact:?}");
         assert!(g.iter().any(|l| l.contains("ANTHROPIC_BASE_URL")));
         assert!(g.iter().any(|l| l.contains("`Bash(curl:*)`")));
         assert!(
