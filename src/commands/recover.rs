@@ -559,19 +559,12 @@ fn complete_rotation(
         dir.rel
     ));
     report.completed_rotation = files.iter().map(|n| dir.path_of(n)).collect();
-    let snap = dir.snapshot(repo, Source::Worktree)?;
-    let old = Manifest::from_snapshot(dir, &snap)?;
     let names = [
         crate::handoff::log::LOG_FILE,
         crate::handoff::log::ARCHIVE_FILE,
         crate::handoff::log::INDEX_FILE,
     ];
-    if super::archive::refresh_manifest(ctx, dir, old.as_ref(), Some(&names))? {
-        report
-            .plan
-            .push(format!("refreshed {}", dir.path_of(MANIFEST)));
-    }
-    Ok(())
+    refresh_manifest_for(ctx, repo, dir, &names, report)
 }
 
 /// Regenerates MANIFEST.json when one of `updating` (the files a crashed one-write command
@@ -592,9 +585,21 @@ fn refresh_for_dead_writer(
     if names.is_empty() {
         return Ok(());
     }
+    refresh_manifest_for(ctx, repo, dir, &names, report)
+}
+
+/// Regenerates MANIFEST.json when one of `names` is among its stale entries, noting it in
+/// the report.
+fn refresh_manifest_for(
+    ctx: &Context,
+    repo: &Repo,
+    dir: &HandoffDir,
+    names: &[&str],
+    report: &mut RecoverReport,
+) -> Result<()> {
     let snap = dir.snapshot(repo, Source::Worktree)?;
     let old = Manifest::from_snapshot(dir, &snap)?;
-    if super::archive::refresh_manifest(ctx, dir, old.as_ref(), Some(&names))? {
+    if super::archive::refresh_manifest(ctx, dir, old.as_ref(), Some(names))? {
         report
             .plan
             .push(format!("refreshed {}", dir.path_of(MANIFEST)));

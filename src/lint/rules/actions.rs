@@ -455,14 +455,17 @@ fn check_command(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !instructs(scan, s) {
         return;
     }
+    push_pi008(scan, (s, e), &format!("run a command that {what}"), out);
+}
+
+/// Reports PI008 at `span`: the reader is told to `what`, quoting the match.
+fn push_pi008(scan: &Scan<'_>, (s, e): (usize, usize), what: &str, out: &mut Vec<Finding>) {
+    let m = &scan.text()[s..e];
     let f = Finding::new(
         &PI008,
         s,
         e,
-        format!(
-            "tells the reader to run a command that {what}: {}",
-            excerpt(m)
-        ),
+        format!("tells the reader to {what}: {}", excerpt(m)),
     );
     push_pi(scan, f, out);
 }
@@ -583,16 +586,7 @@ fn check_checks_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
-    let f = Finding::new(
-        &PI008,
-        s,
-        e,
-        format!(
-            "tells the reader to turn off the repository's checks: {}",
-            excerpt(m)
-        ),
-    );
-    push_pi(scan, f, out);
+    push_pi008(scan, (s, e), "turn off the repository's checks", out);
 }
 
 /// True when the sentence holding `pos` (an `authorized_keys` path) adds a key to the file:

@@ -2303,7 +2303,7 @@ fn check_authorization(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     // A bare `Basic <base64>` (a header written without its name, a log line): credentials
     // only when it decodes to a `user:password` pair with a real password.
     if let Some((s, e, v)) = caps.first(&[4]) {
-        if let Some(Ok(f)) = basic_credentials(s, e, v) {
+        if let Some(Ok(f)) = basic_credentials(s, e, v, basic_decoded(v).as_deref()) {
             out.push(f);
         }
         return;
@@ -2324,15 +2324,13 @@ fn check_authorization(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         return;
     }
     if scheme == "basic" {
-        match basic_credentials(s, e, v) {
+        let decoded = basic_decoded(v);
+        match basic_credentials(s, e, v, decoded.as_deref()) {
             Some(Ok(f)) => out.push(f),
             Some(Err(())) => {}
             // No pair: a key sent as the whole value (APIs that take their key that way, or
             // base64 of the key alone) is a credential all the same; anything else a warning.
             None => {
-                let decoded = super::encoded::decode_base64(v.trim_end_matches('='))
-                    .and_then(|b| String::from_utf8(b).ok())
-                    .filter(|t| !t.chars().any(char::is_control));
                 let keyed = |k: &str| {
                     k.len() >= 16
                         && credential_shaped(k)
@@ -2367,17 +2365,28 @@ fn check_authorization(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     out.push(f);
 }
 
+/// A Basic value's base64 decoded, when it decodes to text without control characters.
+fn basic_decoded(v: &str) -> Option<String> {
+    super::encoded::decode_base64(v.trim_end_matches('='))
+        .and_then(|b| String::from_utf8(b).ok())
+        .filter(|t| !t.chars().any(char::is_control))
+}
+
 /// HTTP Basic credentials are `user:password` in base64 (RFC 7617): decoded, the pair is
 /// judged as the password it carries. `None` when `v` is no such pair (neither base64 of one
 /// nor one written out); `Some(Err(()))` when the pair holds no secret (an empty or
 /// placeholder password, a user alone); otherwise the finding, a warning for a password that
 /// reads as a documentation stand-in. An empty password with a key-shaped user is the key
 /// (`sk_live_…:`, as APIs that take their key as the user name want it).
-fn basic_credentials(s: usize, e: usize, v: &str) -> Option<Result<Finding, ()>> {
-    let decoded = super::encoded::decode_base64(v.trim_end_matches('='))
-        .and_then(|b| String::from_utf8(b).ok())
-        .filter(|t| t.contains(':') && !t.chars().any(char::is_control));
-    let pair = decoded.or_else(|| v.contains(':').then(|| v.to_string()))?;
+fn basic_credentials(
+    s: usize,
+    e: usize,
+    v: &str,
+    decoded: Option<&str>,
+) -> Option<Result<Finding, ()>> {
+    let pair = decoded
+        .filter(|t| t.contains(':'))
+        .or_else(|| v.contains(':').then_some(v))?;
     let (user, password) = pair.split_once(':')?;
     let key = if password.is_empty() { user } else { password };
     if key.is_empty()
