@@ -1,6 +1,8 @@
 //! The agent configuration files that name other files as instruction files (review s26 #4):
 //! Gemini CLI's (and Qwen Code's) `contextFileName` / `context.fileName`, opencode's
-//! `instructions`, aider's `read:`. The files they name are read by the agent as its
+//! `instructions`, aider's `read:`, Codex's fallback file names and instructions file,
+//! Crush's `context_paths`, VS Code's instruction folders and Copilot's instruction files.
+//! The files they name are read by the agent as its
 //! instructions, so the gate judges them as it judges an imported file. What cannot be
 //! resolved to files of the tree (a remote URL, a path out of the repository, a pattern
 //! syntax the gate does not read, a file it cannot parse) is refused rather than passed.
@@ -26,6 +28,14 @@ enum Kind {
     Opencode,
     /// `.aider.conf.yml`: paths from the repository's directory.
     Aider,
+    /// `.codex/config.toml`: file names looked for in every directory of the project (as
+    /// `AGENTS.md` is), and a file replacing the built-in instructions.
+    Codex,
+    /// `crush.json`, `.crush.json`: files or directories from the configuration's own.
+    Crush,
+    /// `.vscode/settings.json`: folders of `*.instructions.md` files, and files, from the
+    /// workspace's directory.
+    VsCode,
 }
 
 fn kind(path: &str) -> Option<Kind> {
@@ -38,6 +48,9 @@ fn kind(path: &str) -> Option<Kind> {
         // Kilo CLI, an opencode fork, reads the same configuration from `.kilo/`.
         "kilo.json" | "kilo.jsonc" if parent == ".kilo" => Some(Kind::Opencode),
         ".aider.conf.yml" | ".aider.conf.yaml" => Some(Kind::Aider),
+        "config.toml" if parent == ".codex" => Some(Kind::Codex),
+        "crush.json" | ".crush.json" => Some(Kind::Crush),
+        "settings.json" if parent == ".vscode" => Some(Kind::VsCode),
         _ => None,
     }
 }
@@ -59,11 +72,11 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
     // opencode file's own directory (its parent when the file sits in `.opencode/`).
     let parent = |d: &str| d.rsplit_once('/').map_or("", |(p, _)| p).to_string();
     let base = match kind {
-        Kind::Gemini => parent(dir),
+        Kind::Gemini | Kind::Codex | Kind::VsCode => parent(dir),
         Kind::Opencode if matches!(dir.rsplit('/').next(), Some(".opencode" | ".kilo")) => {
             parent(dir)
         }
-        Kind::Opencode | Kind::Aider => dir.to_string(),
+        Kind::Opencode | Kind::Aider | Kind::Crush => dir.to_string(),
     };
     let names = match kind {
         Kind::Gemini => {
@@ -74,6 +87,9 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
         }
         Kind::Opencode => strings_at(&parse_jsonc(text)?, &["instructions"])?,
         Kind::Aider => aider_reads(text)?,
+        Kind::Codex => return codex_named(dir, &base, text),
+        Kind::Crush => return crush_named(&base, text),
+        Kind::VsCode => return vscode_named(&base, text),
     };
     let mut out = Vec::new();
     for name in names {
@@ -109,7 +125,7 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
                 }
                 out.push(resolve_name(&name, &name_below(&base, &name))?);
             }
-            Kind::Opencode | Kind::Aider => {
+            Kind::Opencode | Kind::Aider | Kind::Codex | Kind::Crush | Kind::VsCode => {
                 if let Some(full) = within(&base, &name)? {
                     out.push(resolve_name(&name, &full)?);
                 }
@@ -128,6 +144,153 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
     out.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
     out.dedup();
     Ok(out)
+}
+
+/// Codex's names: `project_doc_fallback_filenames`, names it looks for in each directory
+/// from the project's root down to where it runs when `AGENTS.md` is not there (so any of
+/// them anywhere below the project), and `model_instructions_file` (formerly
+/// `experimental_instructions_file`), the file that replaces its built-in instructions, in
+/// any table (profiles hold their own). A relative instructions file is taken from the
+/// configuration's directory and, failing closed, from the project's as well.
+fn codex_named(dir: &str, base: &str, text: &str) -> Result<Vec<Named>, String> {
+    let v = super::agent_runs::toml_value(text)
+        .ok_or("cannot be read for the instruction files it names: not valid TOML")?;
+    let mut out = Vec::new();
+    for name in strings_at(&v, &["project_doc_fallback_filenames"])? {
+        if name.is_empty() {
+            continue;
+        }
+        if !is_relative(&name) || name.contains('/') {
+            return Err(format!(
+                "names {} as a fallback instruction file name: Codex looks the name up in \
+                 each directory, so it must be a plain file name",
+                crate::output::escape_untrusted(&name)
+            ));
+        }
+        out.push(resolve_name(&name, &name_below(base, &name))?);
+    }
+    let mut files = Vec::new();
+    keys_anywhere(
+        &v,
+        &["model_instructions_file", "experimental_instructions_file"],
+        0,
+        &mut files,
+    )?;
+    for name in files {
+        for from in [dir, base] {
+            if let Some(full) = within(from, &name)? {
+                out.push(resolve_name(&name, &full)?);
+            }
+        }
+    }
+    Ok(sorted(out))
+}
+
+/// The strings at any of `keys` in any table of `v` (tables nest a few levels at most; the
+/// walk stops at 16).
+fn keys_anywhere(
+    v: &serde_json::Value,
+    keys: &[&str],
+    depth: usize,
+    out: &mut Vec<String>,
+) -> Result<(), String> {
+    let serde_json::Value::Object(map) = v else {
+        return Ok(());
+    };
+    for (k, item) in map {
+        if keys.contains(&k.as_str()) {
+            match item {
+                serde_json::Value::String(s) if !s.is_empty() => out.push(s.clone()),
+                serde_json::Value::String(_) | serde_json::Value::Null => {}
+                _ => return Err(format!("`{k}` is not a path")),
+            }
+        } else if depth < 16 {
+            keys_anywhere(item, keys, depth + 1, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// Crush's `options.context_paths`: files, or directories whose files it all reads, from
+/// the configuration's directory.
+fn crush_named(base: &str, text: &str) -> Result<Vec<Named>, String> {
+    let v = parse_jsonc(text)?;
+    let mut out = Vec::new();
+    for name in strings_at(&v, &["options", "context_paths"])? {
+        if name.is_empty() {
+            continue;
+        }
+        if let Some(full) = within(base, &name)? {
+            let full = full.trim_end_matches('/').to_string();
+            // A file, or a directory: which one the tree decides.
+            out.push(resolve_name(&name, &format!("{full}/**"))?);
+            out.push(resolve_name(&name, &full)?);
+        }
+    }
+    Ok(sorted(out))
+}
+
+/// VS Code's: the folders `chat.instructionsFilesLocations` turns on (their
+/// `*.instructions.md` files, which Copilot applies by their `applyTo`), with the prompt,
+/// mode and agent folders likewise, and the files Copilot's per-task instruction settings
+/// (`github.copilot.chat.*.instructions`, a list of `{"file": …}` or `{"text": …}`) name;
+/// all from the workspace's directory. A `text` entry is judged with the settings file.
+fn vscode_named(base: &str, text: &str) -> Result<Vec<Named>, String> {
+    const FOLDERS: [(&str, &str); 4] = [
+        ("chat.instructionsFilesLocations", "*.instructions.md"),
+        ("chat.promptFilesLocations", "*.prompt.md"),
+        ("chat.modeFilesLocations", "*.chatmode.md"),
+        ("chat.agentFilesLocations", "*.agent.md"),
+    ];
+    let v = parse_jsonc(text)?;
+    let serde_json::Value::Object(map) = &v else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for (key, files) in FOLDERS {
+        let Some(folders) = map.get(key) else {
+            continue;
+        };
+        let serde_json::Value::Object(folders) = folders else {
+            return Err(format!(
+                "`{key}` is not a mapping of folders to true or false"
+            ));
+        };
+        for (folder, on) in folders {
+            if on == &serde_json::Value::Bool(false) || folder.is_empty() {
+                continue;
+            }
+            if let Some(full) = within(base, folder)? {
+                let full = full.trim_end_matches('/');
+                out.push(resolve_name(folder, &format!("{full}/**/{files}"))?);
+            }
+        }
+    }
+    for (key, entries) in map {
+        if !(key.starts_with("github.copilot.chat.") && key.ends_with(".instructions")) {
+            continue;
+        }
+        let serde_json::Value::Array(entries) = entries else {
+            continue;
+        };
+        for entry in entries {
+            let file = match entry.get("file") {
+                None | Some(serde_json::Value::Null) => continue,
+                Some(serde_json::Value::String(f)) => f,
+                Some(_) => return Err(format!("`{key}` names a file that is not a path")),
+            };
+            if let Some(full) = within(base, file)? {
+                out.push(resolve_name(file, &full)?);
+            }
+        }
+    }
+    Ok(sorted(out))
+}
+
+fn sorted(mut out: Vec<Named>) -> Vec<Named> {
+    out.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+    out.dedup();
+    out
 }
 
 /// True for a name relative to a directory: neither absolute, nor from the home directory,
@@ -622,6 +785,67 @@ mod tests {
         );
         assert!(named("settings.json", gemini).unwrap().is_empty());
         assert!(names_files(".qwen/settings.json") && !names_files(".claude/settings.json"));
+    }
+
+    #[test]
+    fn codex_crush_and_vs_code_name_files_as_their_tools_read_them() {
+        // Codex: fallback names anywhere below the project; an instructions file from the
+        // configuration's directory and, failing closed, the project's.
+        assert_eq!(
+            named(
+                "web/.codex/config.toml",
+                "project_doc_fallback_filenames = [\"TEAM.md\", \"\"]\n[profiles.x]\nmodel_instructions_file = \"base.md\"\n"
+            )
+            .unwrap(),
+            [
+                Named::Glob("web/**/TEAM.md".into()),
+                Named::Path("web/.codex/base.md".into()),
+                Named::Path("web/base.md".into())
+            ]
+        );
+        // Crush: a file or a directory, which the tree decides.
+        assert_eq!(
+            named(
+                "app/crush.json",
+                r#"{"options": {"context_paths": ["docs/"]}}"#
+            )
+            .unwrap(),
+            [
+                Named::Glob("app/docs/**".into()),
+                Named::Path("app/docs".into())
+            ]
+        );
+        // VS Code: folders turned on, and Copilot's files; a `text` entry is no file.
+        assert_eq!(
+            named(
+                "w/.vscode/settings.json",
+                r#"{"chat.instructionsFilesLocations": {"ai": true, "off": false},
+                    "chat.promptFilesLocations": {"p": true},
+                    "github.copilot.chat.testGeneration.instructions": [{"file": "t.md"}, {"text": "x"}],
+                    "editor.tabSize": 4}"#
+            )
+            .unwrap(),
+            [
+                Named::Glob("w/ai/**/*.instructions.md".into()),
+                Named::Glob("w/p/**/*.prompt.md".into()),
+                Named::Path("w/t.md".into())
+            ]
+        );
+        assert!(named(".vscode/settings.json", "{}").unwrap().is_empty());
+        for (path, text) in [
+            (".codex/config.toml", "model_instructions_file = 3\n"),
+            (".codex/config.toml", "x = [\n"),
+            (
+                ".vscode/settings.json",
+                r#"{"chat.instructionsFilesLocations": ["a"]}"#,
+            ),
+            (
+                "crush.json",
+                r#"{"options": {"context_paths": "~/notes.md"}}"#,
+            ),
+        ] {
+            assert!(named(path, text).is_err(), "{path}: {text}");
+        }
     }
 
     #[test]

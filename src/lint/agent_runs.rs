@@ -59,7 +59,7 @@ fn too_many_aliases(text: &str) -> bool {
 }
 
 /// A TOML document as JSON values (dates as their text).
-fn toml_value(text: &str) -> Option<Value> {
+pub(super) fn toml_value(text: &str) -> Option<Value> {
     let doc = text.parse::<toml_edit::DocumentMut>().ok()?;
     Some(toml_table(doc.as_table()))
 }

@@ -329,3 +329,98 @@ fn brace_sets_paths_up_within_the_repository_and_home_configuration_pass() {
         gate_refuses(&repo, path, why);
     }
 }
+
+/// Instruction files named by Codex (`project_doc_fallback_filenames`, looked for in every
+/// directory; `model_instructions_file`, which replaces its instructions), Crush
+/// (`options.context_paths`, a file or a directory) and VS Code (the folders of
+/// `chat.instructionsFilesLocations`, Copilot's per-task `{"file": …}` instructions): each
+/// passes while clean, and an injection changed alone in the named file is refused by the
+/// hook and by CI (before, none of these names was followed and both passed).
+#[test]
+fn files_named_by_codex_crush_and_vs_code_are_judged() {
+    for (config, text, named) in [
+        (
+            ".codex/config.toml",
+            "project_doc_fallback_filenames = [\"TEAM.md\"]\n",
+            "pkg/api/TEAM.md",
+        ),
+        (
+            ".codex/config.toml",
+            "[profiles.fast]\nmodel_instructions_file = \"prompts/base.md\"\n",
+            ".codex/prompts/base.md",
+        ),
+        (
+            ".crush.json",
+            r#"{"options": {"context_paths": ["docs/ai/", "RULES.txt"]}}"#,
+            "docs/ai/deep/notes.txt",
+        ),
+        (
+            "crush.json",
+            r#"{"options": {"context_paths": ["docs/ai/", "RULES.txt"]}}"#,
+            "RULES.txt",
+        ),
+        (
+            ".vscode/settings.json",
+            "{\n  // team folders\n  \"chat.instructionsFilesLocations\": {\"docs/copilot\": true, \"old\": false},\n}\n",
+            "docs/copilot/rust/style.instructions.md",
+        ),
+        (
+            ".vscode/settings.json",
+            r#"{"github.copilot.chat.reviewSelection.instructions": [{"file": "docs/review.md"}, {"text": "Be brief."}]}"#,
+            "docs/review.md",
+        ),
+    ] {
+        let repo = TestRepo::new();
+        repo.write(config, text);
+        repo.write(named, CLEAN);
+        // A file the configuration turns off or does not name stays out of the gate.
+        repo.write("old/x.instructions.md", format!("# X\n\n{INJECTION}\n"));
+        gate_passes(&repo, config);
+        repo.write(named, format!("# Notes\n\n{INJECTION} token {TOKEN}\n"));
+        repo.git(&["add", "-A"]);
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        assert!(
+            hook.stdout.contains(named) && hook.stdout.contains("PI001"),
+            "{config}\n{hook}"
+        );
+        repo.git(&["commit", "-q", "--no-verify", "-m", named]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(
+            ci.stdout.contains(named) && !ci.stdout.contains(TOKEN),
+            "{config}\n{ci}"
+        );
+    }
+}
+
+/// What these configurations name outside the work tree is refused, naming it.
+#[test]
+fn codex_crush_and_vs_code_names_outside_the_tree_are_refused() {
+    for (config, text, why) in [
+        (
+            ".codex/config.toml",
+            "project_doc_fallback_filenames = [\"docs/TEAM.md\"]\n",
+            "plain file name",
+        ),
+        (
+            ".codex/config.toml",
+            "model_instructions_file = \"/etc/agent.md\"\n",
+            "outside the work tree",
+        ),
+        (
+            "crush.json",
+            r#"{"options": {"context_paths": ["../../x.md"]}}"#,
+            "outside the work tree",
+        ),
+        (
+            ".vscode/settings.json",
+            r#"{"chat.instructionsFilesLocations": {"/srv/rules": true}}"#,
+            "outside the work tree",
+        ),
+    ] {
+        let repo = TestRepo::new();
+        repo.write(config, text);
+        gate_refuses(&repo, config, why);
+    }
+}
