@@ -509,6 +509,13 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
         .transpose()?
         .unwrap_or_default();
     let verified = |name: &str| states.get(name).is_some_and(|s| *s == FileState::Ok);
+    // The files split into parts (a section, an item, an entry: its heading in the title,
+    // the rest in the text) are redacted whole first, lines kept: a value whose label is
+    // the heading above it is a secret only while the two are read together (review s28
+    // #3). Each part is cleaned again when it is built.
+    let split_text = |name: &str| -> Result<Option<std::borrow::Cow<'_, str>>> {
+        Ok(snap.text(dir, name)?.map(boundary::redact_keeping_lines))
+    };
     let mut out = Vec::new();
 
     // 1. The essentials: quick context, integrity warnings, lock state.
@@ -553,8 +560,8 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
     }
 
     // 2. The STATUS summary: a short form first, the full section later.
-    let status_text = snap.text(dir, "STATUS.md")?;
-    let status_body = status_text.map(|text| {
+    let status_text = split_text("STATUS.md")?;
+    let status_body = status_text.as_deref().map(|text| {
         section(text, "summary").map_or_else(
             || crate::handoff::manifest::summarize("STATUS.md", text),
             |s| s.trim().to_string(),
@@ -586,8 +593,8 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
     }
 
     // 3. The work queue: active NEXT_ACTIONS items by title, then the open tasks.
-    let actions = match snap.text(dir, "NEXT_ACTIONS.md")? {
-        Some(text) => active_actions(text),
+    let actions = match split_text("NEXT_ACTIONS.md")? {
+        Some(text) => active_actions(&text),
         None => Vec::new(),
     };
     let mut action_list = None;
@@ -708,13 +715,13 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
     }
 
     // 6. Newest log entries, at most two per agent (more when debugging).
-    if let Some(text) = snap.text(dir, "LOG.md")? {
+    if let Some(text) = split_text("LOG.md")? {
         let per_agent = if matches!(purpose, Purpose::Debug | Purpose::First) {
             usize::MAX
         } else {
             2
         };
-        let mut entries: Vec<_> = LogFile::parse(text).entries;
+        let mut entries: Vec<_> = LogFile::parse(&text).entries;
         // Newest first by date, file order breaking ties (the file is newest-first).
         entries.sort_by_key(|e| std::cmp::Reverse(e.date));
         let mut seen: HashMap<String, usize> = HashMap::new();

@@ -1249,7 +1249,7 @@ fn chain_layer(ctx: &Context) -> Result<Layer> {
             format!(
                 "committed since {} outside a session: {}",
                 walked.tags[0],
-                walked.since_last.join(", ")
+                crate::transaction::chain::some_names(&walked.since_last)
             ),
         );
     }

@@ -1696,6 +1696,9 @@ fn credentials_below_a_bare_label_and_after_a_foreign_copula_are_errors() {
         format!("# S\n\n**Admin password**\n\n    {v}\n"),
         format!("# S\n\n### Deploy bot token\n\n```\n{v}\n```\n"),
         format!("# S\n\n- Deploy bot API token\n  - {v}a81kd\n"),
+        // The heading forms of a LOG entry and of a task (review s28 #4).
+        format!("# S\n\n## [2026-11-30] bob: Staging admin password\n\n    {v}\n"),
+        format!("# S\n\n### T-001: Staging admin password\n\n{v}\n"),
         format!("# S\n\nNotes: das Passwort lautet {v}\n"),
         format!("# S\n\nle mot de passe est maintenant {v}\n"),
         format!("# S\n\na senha é {v}\n"),
@@ -1709,6 +1712,8 @@ fn credentials_below_a_bare_label_and_after_a_foreign_copula_are_errors() {
     }
     for text in [
         "# S\n\n## Rotate the API token\n\nRun `make rotate` afterwards.\n",
+        "# S\n\n## [2026-11-30] bob: Rotated the staging password\n\nDone; see the vault.\n",
+        "# S\n\n## [2026-11-30] bob: Moved the admin token\n\nrefreshTokenExpiry\n",
         "# S\n\n## Tokens\n\nOPENAI_API_KEY\n",
         "# S\n\n### Secrets\n\n3f9a2c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c\n",
         "# S\n\n### Access tokens\n\n- `GITHUB_TOKEN_READONLY`\n",

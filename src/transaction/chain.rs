@@ -235,12 +235,16 @@ pub fn walk(repo: &Repo, dir: &HandoffDir, head: ObjectId, max: usize) -> Result
             .strip_prefix("aahp/session-")
             .and_then(super::session_number)
         else {
+            // The field is text anyone who can push a tag wrote: it is named by what it is
+            // not, never quoted (review s28 #1: a sentence joined by no-break spaces read as
+            // one tag name and reached the next agent's context).
             report.breaks.push(Break {
-                from: ptag.clone(),
+                from: "a tag that is not a session tag".to_string(),
                 to: cur.tag.clone(),
                 files: Vec::new(),
                 reason: format!(
-                    "{} names a previous tag `{ptag}` that is not a session tag",
+                    "{} names as its previous tag one that is not a session tag \
+                     (`aahp/session-N`); its `previous:` field is not shown",
                     cur.tag
                 ),
             });
@@ -315,8 +319,25 @@ pub fn newest_warnings(repo: &Repo, dir: &HandoffDir) -> Result<Vec<String>> {
     if let (Some(tag), false) = (walked.tags.first(), walked.since_last.is_empty()) {
         out.push(format!(
             "committed since {tag} outside a session: {}",
-            walked.since_last.join(", ")
+            some_names(&walked.since_last)
         ));
     }
     Ok(out)
+}
+
+/// The first ten of `names`, and how many more: a list that grows with what anyone commits
+/// must not crowd the rest of the handoff out of the next agent's budget (review s28 #8).
+pub fn some_names(names: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let shown = names
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        format!("{shown} and {} more", names.len() - SHOWN)
+    } else {
+        shown
+    }
 }

@@ -4642,8 +4642,10 @@ fn check_label_line(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (vs, ve) = caps.range(1).expect("group v");
     let text = scan.text();
     let line_start = text[..ms].rfind('\n').map_or(0, |i| i + 1);
-    let before = text[line_start..ms]
-        .trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, ' ' | '\t' | '.' | ')'));
+    let before =
+        entry_heading_rest(text[line_start..ms].trim_start_matches(|c: char| {
+            c.is_ascii_digit() || matches!(c, ' ' | '\t' | '.' | ')')
+        }));
     if !heads_its_line(before, "")
         || names_something_else(&text[line_start..ms])
         || names_a_page_token(text, ms)
@@ -4653,6 +4655,26 @@ fn check_label_line(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let v = text[vs..ve].trim_end_matches(['.', ',', ':', '!', '?']);
     if judged_as_lone_value(v) {
         out.push(written_out(vs, v, "below its label"));
+    }
+}
+
+/// A label line past the prefix of a log entry's or a task's heading: a bracketed stamp
+/// (`[2026-11-30]`) and one word closed by a colon (`bob:`, `T-001:`), so that
+/// `## [2026-11-30] bob: Staging admin password` reads as `Staging admin password` does
+/// (review s28 #4: the form the tool asks LOG entries to take hid the value below it).
+fn entry_heading_rest(line: &str) -> &str {
+    let t = line.trim_start_matches([' ', '\t', '-', '*', '+', '#', '>', '_', '`']);
+    let t = match t.strip_prefix('[').and_then(|r| r.split_once(']')) {
+        Some((stamp, rest)) if stamp.len() <= 40 && !stamp.contains('\n') => rest.trim_start(),
+        _ => t,
+    };
+    match t.split_once(": ") {
+        Some((word, rest))
+            if !word.is_empty() && word.len() <= 40 && !word.contains(char::is_whitespace) =>
+        {
+            rest
+        }
+        _ => t,
     }
 }
 
