@@ -661,10 +661,13 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
         let ledger = TrustLedger::parse(&path, text)?;
         let mut lines = Vec::new();
         for c in &ledger.claims {
+            let ahead = c.is_verified() && c.is_dated_ahead(input.today);
             let expired = c.is_verified() && c.is_expired(input.today);
             let unknown = matches!(c.status.as_str(), "untested" | "unknown");
-            if expired || unknown {
-                let why = if expired {
+            if ahead || expired || unknown {
+                let why = if ahead {
+                    "verified on a date still to come: assume it does not hold"
+                } else if expired {
                     "verified but expired: assume it no longer holds"
                 } else {
                     "not verified"

@@ -445,8 +445,8 @@ fn list(ledger: &TrustLedger, today: jiff::civil::Date) -> Vec<ClaimRow> {
             last_verified: c.last_verified.map(|d| d.to_string()),
             ttl_days: c.ttl_days,
             expires: c.expiry().map(|d| d.to_string()),
-            expired: c.is_expired(today),
-            decays: c.is_verified() && c.is_expired(today),
+            expired: c.is_out_of_date(today),
+            decays: c.is_verified() && c.is_out_of_date(today),
             section: ledger.tables[c.table].heading.clone(),
             line: c.line,
         })

@@ -3789,6 +3789,19 @@ fn trust_layer(
             continue;
         };
         dated += 1;
+        if c.is_dated_ahead(today) {
+            report(
+                &mut layer,
+                at,
+                format!(
+                    "verified claim `{}` says it was verified on {}, after today ({today}): a date still to come vouches for nothing; re-verify it (`git aahp trust verify {}`)",
+                    c.property,
+                    c.last_verified.map(|d| d.to_string()).unwrap_or_default(),
+                    crate::output::shell_word(&c.property)
+                ),
+            );
+            continue;
+        }
         if expiry >= today {
             continue;
         }

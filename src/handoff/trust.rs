@@ -208,6 +208,20 @@ impl TrustClaim {
         self.expiry().is_some_and(|e| e < today)
     }
 
+    /// True when the claim says it was verified after `today`, past a day of clock skew
+    /// between machines: a date nobody can have checked on, which vouches for nothing, and
+    /// would keep the claim current for as long as it likes (review s28 #10).
+    pub fn is_dated_ahead(&self, today: Date) -> bool {
+        self.last_verified
+            .is_some_and(|d| add_days(today, 1).is_none_or(|limit| d > limit))
+    }
+
+    /// True when the claim's date no longer vouches for it at `today`: expired, or dated
+    /// ahead of it ([`TrustClaim::is_dated_ahead`]).
+    pub fn is_out_of_date(&self, today: Date) -> bool {
+        self.is_expired(today) || self.is_dated_ahead(today)
+    }
+
     /// The built-in check that judges this claim in place of its date (the reference's 4.0
     /// rule): the one its `Check` cell names, when the property states what that check
     /// establishes ([`Builtin::proves`](super::trust_checks::Builtin::proves)). A row
@@ -339,12 +353,13 @@ impl TrustLedger {
         self.claims.iter().filter(|c| c.matches(&key)).collect()
     }
 
-    /// Returns the claims that are `verified` but expired at `today`. A claim backed by a
-    /// built-in check is not judged by its date and never expires here.
+    /// Returns the claims that are `verified` but out of date at `today` (expired, or dated
+    /// ahead of it). A claim backed by a built-in check is not judged by its date and never
+    /// expires here.
     pub fn expired(&self, today: Date) -> Vec<&TrustClaim> {
         self.claims
             .iter()
-            .filter(|c| c.is_verified() && !c.has_builtin_check() && c.is_expired(today))
+            .filter(|c| c.is_verified() && !c.has_builtin_check() && c.is_out_of_date(today))
             .collect()
     }
 }

@@ -596,3 +596,46 @@ fn trust_verify_refuses_a_secret_in_the_command_before_it_is_escaped() {
     assert!(out.stdout.contains("SEC121"), "{out}");
     assert!(!out.stdout.contains(secret), "{out}");
 }
+
+/// Review s28 #10: a `verified` claim dated after today (2099) stayed current for decades:
+/// it passed the hook and CI and was never listed as needing attention. A date still to
+/// come vouches for nothing: `verify` says so, `context` lists the claim, `trust list`
+/// marks it and `decay` turns it `assumed`. A day ahead (another machine's clock) is not.
+#[test]
+fn a_claim_verified_on_a_date_still_to_come_is_out_of_date() {
+    let repo = repo_with_trust(
+        "| Property | Status | Provenance | Last Verified | Agent | TTL | Expires | Notes |\n\
+         |---|---|---|---|---|---|---|---|\n\
+         | Project builds | verified | human_confirmed | 2099-01-01 | alice | 7d | - | checked |\n\
+         | Tests pass | verified | test_verified | 2026-11-23 | bob | 7d | - | skewed clock |\n",
+    );
+    let verify = repo.aahp(&["verify"]);
+    assert!(
+        verify
+            .stdout
+            .contains("`Project builds` says it was verified on 2099-01-01, after today"),
+        "{verify}"
+    );
+    assert!(!verify.stdout.contains("`Tests pass` says"), "{verify}");
+    let context = repo.aahp(&["context", "--budget", "3000"]);
+    assert!(
+        context
+            .stdout
+            .contains("- Project builds: verified (verified on a date still to come"),
+        "{context}"
+    );
+    assert!(!context.stdout.contains("- Tests pass:"), "{context}");
+    let list = repo.aahp(&["--json", "trust", "list"]).json();
+    assert_eq!(list["claims"][0]["decays"], true, "{list}");
+    assert_eq!(list["claims"][1]["decays"], false, "{list}");
+    let decay = repo.aahp(&["trust", "decay"]);
+    decay.assert_code(0);
+    assert!(
+        repo.read(TRUST).contains("| Project builds | assumed |"),
+        "{decay}"
+    );
+    assert!(
+        repo.read(TRUST).contains("| Tests pass | verified |"),
+        "{decay}"
+    );
+}
