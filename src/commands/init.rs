@@ -211,12 +211,45 @@ pub(crate) fn tracked_but_absent(
     )))
 }
 
+/// Refuses a new handoff directory at the root when `init` runs below it and nothing says
+/// where: in a monorepo's package that is the wrong place as often as the right one (review
+/// s28 #11), and a directory made in the wrong place gates the wrong code. An existing
+/// directory (the nearest enclosing one), `--dir` and `aahp.dir` say where.
+fn refuse_to_guess_the_place(
+    ctx: &Context,
+    repo: &crate::git::Repo,
+    dir: &HandoffDir,
+) -> Result<()> {
+    if ctx.dir_given() || dir.exists() || dir.rel != crate::handoff::DEFAULT_DIR {
+        return Ok(());
+    }
+    let root = repo.workdir();
+    let here = std::fs::canonicalize(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
+    let below = here
+        .strip_prefix(std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()))
+        .ok()
+        .filter(|rel| !rel.as_os_str().is_empty());
+    let Some(below) = below else {
+        return Ok(());
+    };
+    let below = below.to_string_lossy().replace('\\', "/");
+    Err(Error::Usage(format!(
+        "init runs in `{}`, below the repository's root, where no handoff directory exists: \
+         say which to create: `git aahp init --dir .ai/handoff` here makes this directory's \
+         own ({}/.ai/handoff, a package's in a monorepo), `git aahp init` at the root makes \
+         the repository's (.ai/handoff)",
+        crate::output::escape_untrusted(&below),
+        crate::output::escape_untrusted(&below)
+    )))
+}
+
 pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
     let repo = ctx.repo()?;
     let dir = ctx.handoff()?;
     if args.migrate && !dir.exists() {
         return Err(Error::NoHandoffDir(dir.rel));
     }
+    refuse_to_guess_the_place(ctx, repo, &dir)?;
     if let Some(p) = &args.project
         && p.trim().is_empty()
     {

@@ -370,6 +370,39 @@ fn init_from_a_subdirectory_for_a_monorepo_package() {
         .assert_code(0);
 }
 
+/// Review s28 #11: `init` run in a package with no handoff directory anywhere made the
+/// root's, gating the wrong code. It refuses to guess (exit 2, nothing written) and says how
+/// to name either place; `--dir` here, or `init` at the root, does what it says, and a rerun
+/// where a directory exists re-initialises that one.
+#[test]
+fn init_below_the_root_asks_where_rather_than_guessing() {
+    let repo = TestRepo::new();
+    repo.write("packages/web/index.js", "export {};\n");
+    let out = repo.aahp_in("packages/web", &["init", "--project", "web"]);
+    out.assert_code(2);
+    assert!(
+        out.stderr
+            .contains("`git aahp init --dir .ai/handoff` here")
+            && out.stderr.contains("packages/web/.ai/handoff"),
+        "{out}"
+    );
+    assert!(
+        !repo.exists(".ai") && !repo.exists("packages/web/.ai"),
+        "nothing written"
+    );
+    repo.aahp_in(
+        "packages/web",
+        &["init", "--dir", ".ai/handoff", "--project", "web"],
+    )
+    .assert_code(0);
+    assert!(repo.exists("packages/web/.ai/handoff/MANIFEST.json") && !repo.exists(".ai"));
+    // The package's directory is now the nearest enclosing one: a rerun keeps to it.
+    repo.aahp_in("packages/web", &["init"]).assert_code(0);
+    assert!(!repo.exists(".ai"));
+    repo.aahp(&["init"]).assert_code(0);
+    assert!(repo.exists(".ai/handoff/MANIFEST.json"));
+}
+
 #[test]
 fn init_exit_codes_for_bad_usage_and_environment() {
     let dir = TestRepo::bare_dir();
