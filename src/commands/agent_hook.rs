@@ -318,10 +318,21 @@ pub fn run(ctx: &Context, args: &AgentHookArgs) -> AgentHookReport {
         Event::SessionEnd => session_end(ctx),
     };
     AgentHookReport(answer.unwrap_or_else(|e| {
-        json!({"systemMessage": format!(
-            "git aahp: {}",
-            boundary::clean_line(&e.to_string())
-        )})
+        let why = boundary::clean_line(&e.to_string());
+        let mut answer = json!({"systemMessage": format!("git aahp: {why}")});
+        // A handoff that is there but cannot be read: the model is told too, or it would
+        // start as if there were none and not know why (review s28 #8).
+        if matches!(args.event, Event::SessionStart) && !matches!(e, Error::NoHandoffDir(_)) {
+            answer["hookSpecificOutput"] = json!({
+                "hookEventName": "SessionStart",
+                "additionalContext": format!(
+                    "The handoff of this repository (git-aahp) could not be loaded for this \
+                     session: {why}. Do not rely on the handoff files until `git aahp status` \
+                     passes; tell the user what it reports."
+                ),
+            });
+        }
+        answer
     }))
 }
 

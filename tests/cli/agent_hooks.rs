@@ -213,6 +213,25 @@ fn the_session_hooks_never_block_and_remind_of_an_open_session() {
     );
     assert!(answer.get("hookSpecificOutput").is_none(), "{out}");
 
+    // A handoff file that cannot be read (review s28 #8): the model is told as well, with
+    // the file named, rather than starting as if there were no handoff.
+    let broken = TestRepo::new();
+    broken
+        .aahp(&["init", "--agent-hooks", "claude"])
+        .assert_code(0);
+    broken.write(".ai/handoff/STATUS.md", b"# Status\n\n\xff\xfe broken\n");
+    let out = run_configured(&broken, ".claude/settings.json", "SessionStart");
+    out.assert_code(0);
+    let answer: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        context.contains("could not be loaded") && context.contains("STATUS.md"),
+        "{out}"
+    );
+    assert!(answer["systemMessage"].as_str().is_some(), "{out}");
+
     let repo = TestRepo::new();
     repo.aahp(&["init", "--agent-hooks", "claude"])
         .assert_code(0);
