@@ -1699,6 +1699,9 @@ fn credentials_below_a_bare_label_and_after_a_foreign_copula_are_errors() {
         // The heading forms of a LOG entry and of a task (review s28 #4).
         format!("# S\n\n## [2026-11-30] bob: Staging admin password\n\n    {v}\n"),
         format!("# S\n\n### T-001: Staging admin password\n\n{v}\n"),
+        // A heading whose label says whose or where (review s28 #3).
+        format!("# S\n\n### T-002: Deploy token for the registry\n\n{v}\n"),
+        format!("# S\n\n## Password on staging\n\n    {v}\n"),
         format!("# S\n\nNotes: das Passwort lautet {v}\n"),
         format!("# S\n\nle mot de passe est maintenant {v}\n"),
         format!("# S\n\na senha é {v}\n"),
@@ -1713,6 +1716,9 @@ fn credentials_below_a_bare_label_and_after_a_foreign_copula_are_errors() {
     for text in [
         "# S\n\n## Rotate the API token\n\nRun `make rotate` afterwards.\n",
         "# S\n\n## [2026-11-30] bob: Rotated the staging password\n\nDone; see the vault.\n",
+        "# S\n\n## Tokens for the CI jobs\n\nOPENAI_API_KEY\n",
+        "# S\n\n## Password for staging: see the vault\n\nchangeme123\n",
+        "# S\n\nToken for the registry\n\nregistryTokenRefreshJob\n",
         "# S\n\n## [2026-11-30] bob: Moved the admin token\n\nrefreshTokenExpiry\n",
         "# S\n\n## Tokens\n\nOPENAI_API_KEY\n",
         "# S\n\n### Secrets\n\n3f9a2c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c\n",

@@ -711,9 +711,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         // The label alone on its line, with no colon (a heading `## Staging DB password`, a
         // bold line, a list item), and the value alone below it: indented, fenced or a
         // nested list item.
-        regex: r#"(?m)(?:\b|_)(?:passwords?|passwd|passphrase|secrets?|tokens?|api[ _-]?keys?|apikeys?|access[ _-]?keys?|secret[ _-]?keys?|private[ _-]?keys?|signing[ _-]?keys?|auth[ _-]?tokens?|access[ _-]?tokens?|client[ _-]?secrets?|credentials?)(?:\*\*|__)?[ \t]*\r?\n(?:[ \t]*\r?\n){0,2}(?:[ \t]*(?:```|~~~)[^\n]{0,20}\n)?[ \t]*(?:[-*+][ \t]+)?[`"']?(?P<v>[^\s`"'<>()\[\]{},;|]{10,})[`"']?[ \t]*\r?$"#,
+        regex: r#"(?m)(?:\b|_)(?:passwords?|passwd|passphrase|secrets?|tokens?|api[ _-]?keys?|apikeys?|access[ _-]?keys?|secret[ _-]?keys?|private[ _-]?keys?|signing[ _-]?keys?|auth[ _-]?tokens?|access[ _-]?tokens?|client[ _-]?secrets?|credentials?)(?:[ \t]+(?i:for|of|on|in|at|from|to)[ \t][^\n:]{1,60})?(?:\*\*|__)?[ \t]*\r?\n(?:[ \t]*\r?\n){0,2}(?:[ \t]*(?:```|~~~)[^\n]{0,20}\n)?[ \t]*(?:[-*+][ \t]+)?[`"']?(?P<v>[^\s`"'<>()\[\]{},;|]{10,})[`"']?[ \t]*\r?$"#,
         before: 10,
-        after: 800,
+        after: 880,
         check: check_label_line,
         overlap: false,
         gate: Some(label_line_gate),
@@ -4561,14 +4561,39 @@ fn colon_then_value_below(b: &[u8], end: usize, eol: usize) -> bool {
 /// [`check_label_line`]'s gate: the label ends its line (past emphasis), and a value stands
 /// alone below it ([`lone_value_below`]).
 fn label_line_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
-    let rest = &b[end..b.len().min(end + 8)];
+    let rest = &b[end..b.len().min(end + 8 + MAX_HEADING_TAIL)];
     let Some(eol) = memchr::memchr(b'\n', rest).map(|i| end + i) else {
         return false;
     };
-    b[end..eol]
-        .iter()
-        .all(|&c| matches!(c, b'*' | b'_' | b' ' | b'\t' | b'\r'))
+    let markup = |c: &u8| matches!(c, b'*' | b'_' | b' ' | b'\t' | b'\r');
+    let tail = &b[end..eol];
+    (tail.iter().all(markup) || (is_heading_line(b, end) && prepositional_tail(tail)))
         && lone_value_below(b, eol)
+}
+
+/// The longest phrase after a heading's label that still leaves it a label
+/// ([`prepositional_tail`]).
+const MAX_HEADING_TAIL: usize = 64;
+
+/// True when the line holding `at` is a Markdown heading (`#` first, past blanks).
+fn is_heading_line(b: &Site<'_>, at: usize) -> bool {
+    let line = b.line(at);
+    b[line.start..at].trim_ascii_start().starts_with(b"#")
+}
+
+/// A heading's rest after its label that says whose or where the credential is: a phrase
+/// opened by a preposition (`for the registry`, `on staging`), no colon (that form is
+/// [`check_next_line`]'s), emphasis allowed at its end. `## Deploy token for the registry`
+/// over a lone random value is the value's label as `## Deploy token` is (review s28 #3).
+fn prepositional_tail(tail: &[u8]) -> bool {
+    let t = tail.trim_ascii();
+    let t = &t[..t.len() - t.iter().rev().take_while(|&&c| matches!(c, b'*' | b'_')).count()];
+    let lower = t.to_ascii_lowercase();
+    t.len() <= MAX_HEADING_TAIL
+        && !t.contains(&b':')
+        && [&b"for "[..], b"of ", b"on ", b"in ", b"at ", b"from ", b"to "]
+            .iter()
+            .any(|p| lower.starts_with(p))
 }
 
 /// Whether the next line after the line ending at `eol` that is not blank (past at most two
