@@ -23,15 +23,29 @@ base_for_event() {
     fi
     case "${GITHUB_EVENT_NAME:-}" in
     push)
-        # The push that creates a branch has no `before`; judge the branch from the default
-        # branch instead. On the default branch itself there is nothing to judge from, and
-        # `git aahp` fails closed.
-        if [ "${EVENT_BEFORE:-}" = "$zeros" ] && [ -n "${DEFAULT_BRANCH:-}" ] &&
-            [ "${GITHUB_REF_NAME:-}" != "$DEFAULT_BRANCH" ]; then
+        # Judged from the default branch instead of the push's `before`: a tag (what it
+        # points at is judged as a branch would be), a push that creates a branch (no
+        # `before`), and a force-push (its `before`, the old tip, is in no ref any more).
+        # On the default branch itself there is nothing to judge from, and `git aahp`
+        # fails closed.
+        [ -n "${DEFAULT_BRANCH:-}" ] || return 0
+        local ref=${GITHUB_REF:-refs/heads/${GITHUB_REF_NAME:-}}
+        local before=${EVENT_BEFORE:-$zeros}
+        if [[ $ref == refs/tags/* ]]; then
+            printf 'origin/%s\n' "$DEFAULT_BRANCH"
+        elif [ "$ref" != "refs/heads/$DEFAULT_BRANCH" ] &&
+            { [ "$before" = "$zeros" ] || ! git cat-file -e "$before^{commit}" 2>/dev/null; }; then
             printf 'origin/%s\n' "$DEFAULT_BRANCH"
         fi
         ;;
     esac
+}
+
+# True when the base is the default branch and HEAD is a commit it already holds: the push
+# (a tag, or a branch made where the default branch is) adds nothing to a range.
+adds_nothing_to() {
+    [ -n "${DEFAULT_BRANCH:-}" ] && [ "$1" = "origin/$DEFAULT_BRANCH" ] &&
+        git merge-base --is-ancestor HEAD "$1" 2>/dev/null
 }
 
 # A shallow clone hides the base and the merge base: fetch the history once.
@@ -52,6 +66,19 @@ cmd_verify() {
     unshallow
     local base
     base=$(base_for_event)
+    if [ -z "${AAHP_BASE:-}" ] && adds_nothing_to "$base"; then
+        # No range to judge, and no pass for nothing: the whole handoff and every agent
+        # file as HEAD holds them.
+        echo "git-aahp: ${GITHUB_REF:-HEAD} adds no commit $base lacks; judging the handoff and every agent file at HEAD"
+        local rc=0
+        echo "git aahp verify"
+        git aahp verify || rc=$?
+        echo "git aahp lint --all"
+        local lint_rc=0
+        git aahp lint --all || lint_rc=$?
+        [ "$rc" -ne 0 ] || rc=$lint_rc
+        return "$rc"
+    fi
     local args=(verify --level "${AAHP_LEVEL:-ci}")
     [ -n "$base" ] && args+=(--base "$base")
     echo "git aahp ${args[*]}"
@@ -83,6 +110,11 @@ cmd_summary() {
     if [ -z "$base" ]; then
         printf '### git aahp review\n\nNo base for a %s event, so there is no review work-list.\n' \
             "${GITHUB_EVENT_NAME:-unknown}" >>"$summary"
+        return
+    fi
+    if [ -z "${AAHP_BASE:-}" ] && adds_nothing_to "$base"; then
+        printf '### git aahp review\n\n%s adds no commit %s lacks, so there is no review work-list.\n' \
+            "${GITHUB_REF:-HEAD}" "$base" >>"$summary"
         return
     fi
     local rc=0

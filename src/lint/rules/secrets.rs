@@ -4587,13 +4587,25 @@ fn is_heading_line(b: &Site<'_>, at: usize) -> bool {
 /// over a lone random value is the value's label as `## Deploy token` is (review s28 #3).
 fn prepositional_tail(tail: &[u8]) -> bool {
     let t = tail.trim_ascii();
-    let t = &t[..t.len() - t.iter().rev().take_while(|&&c| matches!(c, b'*' | b'_')).count()];
+    let t = &t[..t.len()
+        - t.iter()
+            .rev()
+            .take_while(|&&c| matches!(c, b'*' | b'_'))
+            .count()];
     let lower = t.to_ascii_lowercase();
     t.len() <= MAX_HEADING_TAIL
         && !t.contains(&b':')
-        && [&b"for "[..], b"of ", b"on ", b"in ", b"at ", b"from ", b"to "]
-            .iter()
-            .any(|p| lower.starts_with(p))
+        && [
+            &b"for "[..],
+            b"of ",
+            b"on ",
+            b"in ",
+            b"at ",
+            b"from ",
+            b"to ",
+        ]
+        .iter()
+        .any(|p| lower.starts_with(p))
 }
 
 /// Whether the next line after the line ending at `eol` that is not blank (past at most two
