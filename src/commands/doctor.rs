@@ -279,6 +279,9 @@ enum ManagerRun {
     Swallowed(String),
     /// lefthook's pre-push command without `use_stdin: true`.
     NoStdin,
+    /// It runs only when a condition of the manager or the script holds (what): a commit
+    /// or push it does not meet is not judged (review s28b #1).
+    Conditional(String),
     /// It cannot be told from here (why).
     NotChecked(String),
 }
@@ -308,7 +311,7 @@ fn manager_check(root: &Path, status: &HooksReport, h: &HookReport, m: &ManagerR
     }
     let run = match m.name {
         "lefthook" => lefthook_runs(root, name),
-        "pre-commit" => pre_commit_runs(root, name),
+        "pre-commit" => pre_commit_runs(root, name, pre_commit_config(root, h).as_deref()),
         "husky" => husky_runs(root, name),
         other => ManagerRun::NotChecked(format!("{other} is not a manager doctor reads")),
     };
@@ -345,6 +348,17 @@ fn manager_check(root: &Path, status: &HooksReport, h: &HookReport, m: &ManagerR
             ),
         )
         .hint("add `use_stdin: true` to the lefthook command that runs git aahp"),
+        ManagerRun::Conditional(why) => Check::new(
+            "hooks",
+            Verdict::Fail,
+            format!(
+                "{name}: {} runs `git aahp hook {name}` only {why}: a {event} that does not meet it is not judged",
+                m.name
+            ),
+        )
+        .hint(format!(
+            "run it on every {event}: remove the condition (for pre-commit, add `always_run: true`); the hook's own cost follows the change"
+        )),
         ManagerRun::NotChecked(why) => Check::new(
             "hooks",
             Verdict::Warn,
@@ -377,6 +391,9 @@ fn lefthook_runs(root: &Path, stage: &str) -> ManagerRun {
         return ManagerRun::NotChecked(format!("{file} could not be read as YAML"));
     };
     let section = &doc[stage];
+    if matches!(section["skip"], Yaml::Boolean(true)) {
+        return ManagerRun::Absent(format!("{file} skips the whole {stage} stage"));
+    }
     let mut entries: Vec<&Yaml> = Vec::new();
     if let Some(cmds) = section["commands"].as_hash() {
         entries.extend(cmds.values());
@@ -401,7 +418,7 @@ fn lefthook_runs(root: &Path, stage: &str) -> ManagerRun {
             v => v,
         };
         if matches!(verdict, ManagerRun::Runs) {
-            return verdict;
+            return lefthook_conditions(root, file, section, e, stage).unwrap_or(verdict);
         }
         if !matches!(verdict, ManagerRun::Absent(_)) {
             best = verdict;
@@ -413,15 +430,92 @@ fn lefthook_runs(root: &Path, stage: &str) -> ManagerRun {
     best
 }
 
+/// What makes lefthook skip a command that runs the hook, if anything: the stage's or the
+/// command's `skip` (other than `false`) or `only`, the command's file filters (`glob`,
+/// `root`, `files`, `file_types`, `exclude`: a change outside them runs nothing), its
+/// `tags` when the stage excludes tags, and a local configuration (`lefthook-local.yml`)
+/// that changes the stage, which lefthook merges and doctor does not.
+fn lefthook_conditions(
+    root: &Path,
+    file: &str,
+    section: &Yaml,
+    entry: &Yaml,
+    stage: &str,
+) -> Option<ManagerRun> {
+    let set = |v: &Yaml| !matches!(v, Yaml::BadValue | Yaml::Null | Yaml::Boolean(false));
+    for key in ["skip", "only"] {
+        if set(&section[key]) {
+            return Some(ManagerRun::Conditional(format!(
+                "when the stage's `{key}` in {file} lets it"
+            )));
+        }
+        if set(&entry[key]) {
+            return Some(ManagerRun::Conditional(format!(
+                "when its `{key}` in {file} lets it"
+            )));
+        }
+    }
+    for key in ["glob", "root", "files", "file_types", "exclude"] {
+        if set(&entry[key]) {
+            return Some(ManagerRun::Conditional(format!(
+                "for the staged files its `{key}` in {file} selects"
+            )));
+        }
+    }
+    if set(&entry["tags"]) && set(&section["exclude_tags"]) {
+        return Some(ManagerRun::Conditional(format!(
+            "unless the stage's `exclude_tags` in {file} excludes its tags"
+        )));
+    }
+    for local in [
+        "lefthook-local.yml",
+        "lefthook-local.yaml",
+        ".lefthook-local.yml",
+        ".lefthook-local.yaml",
+    ] {
+        if root.join(local).is_file()
+            && read_yaml(root, local).is_none_or(|d| !d[stage].is_badvalue())
+        {
+            return Some(ManagerRun::NotChecked(format!(
+                "{local} changes the {stage} stage, and lefthook merges it over {file} in a way doctor does not follow"
+            )));
+        }
+    }
+    None
+}
+
+/// The configuration file the installed pre-commit shim runs with (`--config=…` in its
+/// arguments, as `pre-commit install -c FILE` writes it), else the default one that exists.
+fn pre_commit_config(root: &Path, h: &HookReport) -> Option<String> {
+    let text = read_limited(&root.join(&h.path), &h.path).ok()?;
+    let text = String::from_utf8_lossy(&text);
+    let named = text.split_whitespace().find_map(|w| {
+        w.strip_prefix("--config=").map(|c| {
+            c.trim_matches(|c| matches!(c, '"' | '\'' | ')' | '('))
+                .to_string()
+        })
+    });
+    named.or_else(|| {
+        [".pre-commit-config.yaml", ".pre-commit-config.yml"]
+            .into_iter()
+            .find(|c| root.join(c).is_file())
+            .map(str::to_string)
+    })
+}
+
 /// pre-commit: a hook of the stage whose `entry` is the command (run without a shell), or
-/// one of git-aahp's own hook ids.
-fn pre_commit_runs(root: &Path, stage: &str) -> ManagerRun {
-    let Some(file) = [".pre-commit-config.yaml", ".pre-commit-config.yml"]
-        .into_iter()
-        .find(|c| root.join(c).is_file())
-    else {
+/// one of git-aahp's own hook ids, in the configuration the installed shim reads; and
+/// without `always_run: true`, no file filter of its own or of the file (pre-commit runs a
+/// hook only for the staged files they select).
+fn pre_commit_runs(root: &Path, stage: &str, config: Option<&str>) -> ManagerRun {
+    let Some(file) = config else {
         return ManagerRun::Absent("no .pre-commit-config.yaml".into());
     };
+    if !root.join(file).is_file() {
+        return ManagerRun::Absent(format!(
+            "the configuration its hook names, {file}, is missing"
+        ));
+    }
     let Some(doc) = read_yaml(root, file) else {
         return ManagerRun::NotChecked(format!("{file} could not be read as YAML"));
     };
@@ -474,6 +568,27 @@ fn pre_commit_runs(root: &Path, stage: &str) -> ManagerRun {
                 None => continue,
             };
             if matches!(verdict, ManagerRun::Runs) {
+                // git-aahp's own hooks say `always_run: true`; a configuration may undo it.
+                let always = match hook["always_run"] {
+                    Yaml::Boolean(b) => b,
+                    _ => hook["entry"].is_badvalue(),
+                };
+                if !always {
+                    let filter = ["files", "exclude", "types", "types_or", "exclude_types"]
+                        .into_iter()
+                        .map(|k| (k, &hook[k], "its"))
+                        .chain(
+                            ["files", "exclude"]
+                                .into_iter()
+                                .map(|k| (k, &doc[k], "the file's")),
+                        )
+                        .find(|(_, v, _)| !matches!(v, Yaml::BadValue | Yaml::Null));
+                    if let Some((key, _, whose)) = filter {
+                        return ManagerRun::Conditional(format!(
+                            "for the staged files {whose} `{key}` in {file} selects (no `always_run: true`)"
+                        ));
+                    }
+                }
                 return verdict;
             }
             best = verdict;
@@ -505,17 +620,32 @@ fn script_runs(script: &str, stage: &str, errexit: bool) -> ManagerRun {
         || lines.iter().any(|l| {
             l == "set -e" || l.starts_with("set -e ") || l == "set -eu" || l == "set -o errexit"
         });
+    // Open `if`/`case`/loop blocks, and whether a condition can end the script before it.
+    let mut depth = 0usize;
+    let mut may_exit = false;
     for (i, line) in lines.iter().enumerate() {
         // An `exit` before it ends the script first.
         let words: Vec<&str> = line.split_whitespace().collect();
-        if words.first() == Some(&"exit") && words.len() <= 2 {
+        if words.first() == Some(&"exit") && words.len() <= 2 && depth == 0 {
             return ManagerRun::Absent("the script exits before it".into());
         }
         let commands = shell_commands(line);
-        let Some(at) = commands
+        let position = commands
             .iter()
-            .position(|(c, _)| runs_hook_words(&c.split_whitespace().collect::<Vec<_>>(), stage))
-        else {
+            .position(|(c, _)| runs_hook_words(&c.split_whitespace().collect::<Vec<_>>(), stage));
+        // The words before it on its line count as earlier lines do.
+        let before = position.map_or(commands.len(), |at| at);
+        for (c, _) in &commands[..before] {
+            for w in c.split_whitespace() {
+                match w {
+                    "if" | "case" | "while" | "until" | "for" => depth += 1,
+                    "fi" | "esac" | "done" => depth = depth.saturating_sub(1),
+                    "exit" | "return" => may_exit = true,
+                    _ => {}
+                }
+            }
+        }
+        let Some(at) = position else {
             if commands.iter().any(|(c, _)| {
                 matches!(
                     c.split_whitespace().next(),
@@ -526,6 +656,20 @@ fn script_runs(script: &str, stage: &str, errexit: bool) -> ManagerRun {
             }
             continue;
         };
+        if depth > 0 {
+            return ManagerRun::Conditional("inside an `if`, `case` or loop of the script".into());
+        }
+        if at > 0 && matches!(commands[at - 1].1, "&&" | "||") {
+            return ManagerRun::Conditional(format!(
+                "when the command before it ({}) lets it",
+                commands[at - 1].0.trim()
+            ));
+        }
+        if may_exit {
+            return ManagerRun::Conditional(
+                "when no condition before it ends the script (`exit`)".into(),
+            );
+        }
         let next = commands.get(at + 1).map(|(c, _)| c.trim());
         match commands[at].1 {
             "||" => {
