@@ -238,9 +238,25 @@ impl Repo {
             gix::discover::upwards::Options::default(),
             mapping,
         )
-        .map_err(|e| Error::NotARepository {
-            path: dir.to_path_buf(),
-            source: Box::new(e),
+        .map_err(|e| {
+            // A repository git reads but this build cannot (SHA-256 objects): say so, not
+            // "not a git repository" (review s28b #6).
+            let chain = std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source())
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(": ");
+            if chain.contains("objectFormat") || chain.contains("Object format") {
+                return Error::other(format!(
+                    "the repository at {} uses an object format git-aahp cannot read yet \
+                     (extensions.objectFormat, e.g. SHA-256): nothing can be judged here; \
+                     use a SHA-1 repository ({chain})",
+                    crate::output::escape_untrusted(&dir.display().to_string())
+                ));
+            }
+            Error::NotARepository {
+                path: dir.to_path_buf(),
+                source: Box::new(e),
+            }
         })?
         .to_thread_local();
         // A command reads the same few commits and trees several times (HEAD, its tree, the

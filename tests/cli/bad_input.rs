@@ -666,3 +666,25 @@ fn a_fifo_named_like_a_manifest_along_a_change_is_never_waited_on() {
     assert!(matches!(out.code, 0 | 1), "{out}");
     assert!(!out.stdout.contains("not told about"), "{out}");
 }
+
+/// Review s28b #6: a SHA-256 repository was "not a git repository … or `git init` one".
+/// It is refused (exit 2, every command) saying what the tool cannot read and that nothing
+/// was judged.
+#[test]
+fn a_repository_in_an_object_format_the_tool_cannot_read_is_named_as_such() {
+    let repo = crate::support::TestRepo::bare_dir();
+    repo.git(&["init", "-q", "--object-format=sha256", "-b", "main"]);
+    for args in [
+        &["status"][..],
+        &["hook", "pre-commit"],
+        &["verify", "--level", "ci"],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains("object format git-aahp cannot read")
+                && !out.stderr.contains("not a git repository"),
+            "{args:?}\n{out}"
+        );
+    }
+}
