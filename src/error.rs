@@ -202,6 +202,15 @@ impl Error {
             Error::NotARepository { .. } => {
                 Some("run it inside a git repository (or `git init` one)")
             }
+            // An object the clone lacks: a partial clone (`--filter=blob:none`) fetches blobs
+            // only when git itself needs them, and the tool reads in-process (review s28b #7).
+            Error::Git(crate::git::GitError::Read { action, .. })
+                if action.starts_with("read blob") || action.contains("object") =>
+            {
+                Some(
+                    "the object is not in this clone: a partial clone (`--filter`) or a shallow one lacks it; fetch it (`git fetch --refetch`, or clone without `--filter`), then run the check again",
+                )
+            }
             Error::Busy { .. } => Some(
                 "retry when it has finished; a git-aahp command run from a hook of `git aahp commit` waits for that commit",
             ),

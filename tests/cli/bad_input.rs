@@ -688,3 +688,22 @@ fn a_repository_in_an_object_format_the_tool_cannot_read_is_named_as_such() {
         );
     }
 }
+
+/// Review s28b #7: in a partial clone (`--filter=blob:none`) the base's blobs are not in the
+/// clone, and `verify --level ci` said only "could not read blob …". It still refuses
+/// (exit 2: nothing unread passes), and says why and how to fetch them.
+#[test]
+fn a_blob_a_partial_clone_lacks_is_refused_saying_how_to_fetch_it() {
+    let origin = crate::support::TestRepo::with_handoff();
+    origin.git(&["config", "uploadpack.allowFilter", "true"]);
+    let status = origin.read(".ai/handoff/STATUS.md");
+    origin.write(".ai/handoff/STATUS.md", format!("{status}\n- more\n"));
+    origin.aahp(&["manifest", "-q"]).assert_code(0);
+    origin.git(&["commit", "-q", "-am", "more"]);
+    let clone = crate::support::TestRepo::bare_dir();
+    let url = format!("file://{}", origin.path().display());
+    clone.git(&["clone", "-q", "--filter=blob:none", &url, "."]);
+    let out = clone.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("partial clone"), "{out}");
+}
