@@ -536,6 +536,7 @@ pub fn merge_manifest_fields(b: &Manifest, o: &Manifest, t: &Manifest) -> Merged
             ));
         }
     }
+    merge_entry_extras(b, t, &mut doc, &mut notes);
     if !tasks.tasks.is_empty() || doc.contains_key("tasks") {
         doc.insert("tasks".into(), Value::Object(tasks.tasks));
     }
@@ -607,6 +608,64 @@ fn renamed_between(
         return Ok(None);
     };
     Ok(Some(merge_manifest_fields(&b, &o, &t).renamed))
+}
+
+/// Theirs' changes to the fields of `files` entries this tool does not own (another tool's:
+/// the regeneration keeps them) merged into `doc` (ours' fields): a field only theirs
+/// changed takes theirs' value; changed on both sides, ours' is kept and noted.
+fn merge_entry_extras(
+    b: &Manifest,
+    t: &Manifest,
+    doc: &mut serde_json::Map<String, Value>,
+    notes: &mut Vec<String>,
+) {
+    use crate::handoff::manifest::ENTRY_FIELDS;
+    let entries = |m: &Manifest| m.doc.get("files").and_then(Value::as_object).cloned();
+    let (Some(tf), be) = (entries(t), entries(b)) else {
+        return;
+    };
+    let Some(Value::Object(of)) = doc.get_mut("files") else {
+        return;
+    };
+    for (name, te) in &tf {
+        // An entry only theirs has (a file it added): the regeneration keeps its other
+        // fields when the merged directory holds the file, and drops it when not.
+        if !of.contains_key(name) {
+            of.insert(name.clone(), te.clone());
+            continue;
+        }
+        let (Some(Value::Object(oe)), Value::Object(te)) = (of.get_mut(name), te) else {
+            continue;
+        };
+        let bentry = be
+            .as_ref()
+            .and_then(|f| f.get(name))
+            .and_then(Value::as_object);
+        let keys: BTreeSet<&String> = te.keys().chain(oe.keys()).collect();
+        let mut changes = Vec::new();
+        for k in keys {
+            if ENTRY_FIELDS.contains(&k.as_str()) {
+                continue;
+            }
+            let (bv, ov, tv) = (bentry.and_then(|e| e.get(k)), oe.get(k), te.get(k));
+            if tv == bv || ov == tv {
+                continue;
+            }
+            if ov == bv {
+                changes.push((k.clone(), tv.cloned()));
+            } else {
+                notes.push(format!(
+                    "`files.{name}.{k}` changed on both branches: this branch's value was kept, the merged branch's was not"
+                ));
+            }
+        }
+        for (k, v) in changes {
+            match v {
+                Some(v) => oe.insert(k, v),
+                None => oe.remove(&k),
+            };
+        }
+    }
 }
 
 /// The LOG.md entry of a merge that renumbered task ids (`renamed`, from

@@ -915,8 +915,9 @@ fn claim_task(
                 hint: "pick another task, or agree with its holder and rerun with `--steal` to take it over",
             });
         }
-        c.warnings
-            .push(format!("took {id} over from {holder}, who had it in progress"));
+        c.warnings.push(format!(
+            "took {id} over from {holder}, who had it in progress"
+        ));
     }
     let waiting: Vec<String> = depends_of(&Value::Object(t.clone()))
         .into_iter()
