@@ -207,7 +207,7 @@ fn conflicted_manifest(
     repo: &Repo,
     dir: &HandoffDir,
     bytes: &[u8],
-) -> Result<(Manifest, Vec<(String, String)>, Vec<String>)> {
+) -> Result<super::merge_driver::MergedFields> {
     let path = dir.path_of(MANIFEST);
     let sides = std::str::from_utf8(bytes)
         .ok()
@@ -242,7 +242,7 @@ fn conflicted_manifest(
             ),
         ));
     }
-    Ok((merged.manifest, merged.renamed, merged.notes))
+    Ok(merged)
 }
 
 /// Adds the LOG.md entry recording the ids a conflicted manifest's rebuild renumbered.
@@ -311,10 +311,10 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         // from their merged fields instead of failing; a check still fails.
         Err(Error::Conflicted { .. }) if !args.check => {
             let bytes = snap.get(MANIFEST).unwrap_or_default();
-            let (m, renamed, notes) = conflicted_manifest(repo, &dir, bytes)?;
-            conflict = Some(renamed);
-            merge_notes = notes;
-            Some(m)
+            let merged = conflicted_manifest(repo, &dir, bytes)?;
+            conflict = Some(merged.renamed);
+            merge_notes = merged.notes;
+            Some(merged.manifest)
         }
         other => other?,
     };

@@ -563,7 +563,7 @@ fn ours_and_theirs(repo: &Repo) -> Result<Option<(gix::ObjectId, gix::ObjectId)>
 /// side's manifest does not parse.
 ///
 /// Git runs the driver once per file, in an order this tool does not control, so the
-/// merges of LOG.md, STATUS.md and NEXT_ACTIONS.md do not wait for the manifest's: each
+/// merges of LOG.md, STATUS.md and `NEXT_ACTIONS.md` do not wait for the manifest's: each
 /// computes the renaming from the same three commits' manifests by the same rules
 /// ([`merge_manifest_fields`]), and the manifest's regeneration merges those files with the
 /// same renaming, so its checksums match what git writes.

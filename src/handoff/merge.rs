@@ -8,11 +8,16 @@
 //!   side added is its own, so two identical additions stay two (never silently
 //!   deduplicated). The result is newest first.
 //! - TRUST.md rows are unioned by property; where both sides changed a row, the newer
-//!   `Last Verified` wins.
+//!   `Last Verified` wins (noted). Text outside the tables is the changed side's; changed
+//!   on both, a conflict.
+//! - A journal's preamble is the changed side's; changed on both sides to different lines,
+//!   both merge, to the same lines, a conflict.
 //! - STATUS.md / `NEXT_ACTIONS.md` merge by `<!-- SECTION: name -->` section; a section both
 //!   sides rewrote differently keeps both inside conflict markers.
 //! - MANIFEST.json's tasks are unioned, an id clash renumbered on the incoming side with a
-//!   note, `next_task_id` the maximum; the caller regenerates the rest.
+//!   note (and the incoming side's `depends_on` renamed with it), `next_task_id` the
+//!   maximum; a task both sides changed is merged field by field, its status by progress,
+//!   a field both changed differently a conflict. The caller regenerates the rest.
 #![allow(
     clippy::many_single_char_names,
     reason = "b, o, t: ancestor, ours and theirs, as in every three-way merge"
@@ -736,8 +741,8 @@ pub struct TaskMerge {
     pub renamed: Vec<(String, String)>,
     /// A side's change the merge did not take, and why (a status further along won).
     pub notes: Vec<String>,
-    /// Fields of a task both sides changed to different values (`T-001 \`priority\``): the
-    /// merge cannot choose, so the caller leaves a conflict.
+    /// Fields of a task both sides changed to different values (the task's id and the
+    /// field's name): the merge cannot choose, so the caller leaves a conflict.
     pub conflicts: Vec<String>,
 }
 
@@ -887,13 +892,13 @@ pub fn merge_tasks(
     .unwrap_or(1);
     // Theirs added a different task under an id ours already uses: renumbered. Known before
     // any task is merged, so that theirs' references to it can follow.
-    let mut renames: HashMap<String, String> = HashMap::new();
+    let mut new_ids: HashMap<String, String> = HashMap::new();
     let mut renamed = Vec::new();
     for (id, task) in theirs {
         if !bi.contains_key(id) && oi.get(id).is_some_and(|o| o != task) {
             let new_id = task_id(next_free);
             next_free = next_free.saturating_add(1);
-            renames.insert(id.clone(), new_id.clone());
+            new_ids.insert(id.clone(), new_id.clone());
             renamed.push((id.clone(), new_id));
         }
     }
@@ -905,7 +910,7 @@ pub fn merge_tasks(
             let rw = if bi.get(id) == Some(t) {
                 t.clone()
             } else {
-                renamed_refs(t, &renames)
+                renamed_refs(t, &new_ids)
             };
             (id.clone(), rw)
         })
@@ -914,7 +919,7 @@ pub fn merge_tasks(
     let mut tasks = Map::new();
     for (id, task) in ours {
         let merged = match (bi.get(id), theirs_rw.get(id)) {
-            _ if renames.contains_key(id) => task.clone(),
+            _ if new_ids.contains_key(id) => task.clone(),
             (Some(b), Some(t)) if b == task => t.clone(),
             (b, Some(t)) if b != Some(t) && t != task => {
                 merge_task(id, b, task, t, &mut notes, &mut conflicts)
@@ -925,7 +930,7 @@ pub fn merge_tasks(
     }
     for (id, task) in theirs {
         let rw = theirs_rw.get(id).unwrap_or(task);
-        if let Some(new_id) = renames.get(id) {
+        if let Some(new_id) = new_ids.get(id) {
             let mut t = rw.clone();
             if let Value::Object(m) = &mut t {
                 m.insert("renumbered_from".into(), Value::String(id.clone()));
@@ -968,7 +973,7 @@ pub fn merge_tasks(
     for (id, task) in ours {
         if bi.get(id).is_some_and(|b| b != task)
             && !theirs_rw.contains_key(id)
-            && !renames.contains_key(id)
+            && !new_ids.contains_key(id)
         {
             notes.push(format!(
                 "task {id}: removed on the merged branch but changed on this one: kept as this branch left it"
@@ -1027,7 +1032,7 @@ pub fn rename_added_ids(base: &str, theirs: &str, renamed: &[(String, String)]) 
     if renamed.is_empty() {
         return theirs.to_string();
     }
-    let renames: HashMap<&str, &str> = renamed
+    let map: HashMap<&str, &str> = renamed
         .iter()
         .map(|(a, b)| (a.as_str(), b.as_str()))
         .collect();
@@ -1038,7 +1043,7 @@ pub fn rename_added_ids(base: &str, theirs: &str, renamed: &[(String, String)]) 
             if old.contains(l) {
                 l.to_string()
             } else {
-                rename_ids(l, &renames)
+                rename_ids(l, &map)
             }
         })
         .collect()
@@ -1269,7 +1274,87 @@ mod tests {
         assert!(notes.contains("renumbered from T-001"), "{notes}");
     }
 
+    #[test]
+    fn renumbered_ids_are_renamed_once_and_only_in_lines_theirs_added() {
+        let renamed = [
+            ("T-001".to_string(), "T-003".to_string()),
+            ("T-003".to_string(), "T-004".to_string()),
+        ];
+        let base = "Heading as `## T-001: Title`\n";
+        let theirs =
+            "Heading as `## T-001: Title`\n## T-001: Build\nafter T-003, not AT-001 or T-0011\n";
+        assert_eq!(
+            rename_added_ids(base, theirs, &renamed),
+            "Heading as `## T-001: Title`\n## T-003: Build\nafter T-004, not AT-001 or T-0011\n"
+        );
+    }
+
+    #[test]
+    fn prose_both_sides_changed_differently_is_marked_and_disjoint_changes_merge() {
+        let base = "a\nb\nc\n";
+        assert_eq!(
+            merge_prose(base, "A\nb\nc\n", "a\nb\nC\n"),
+            ("A\nb\nC\n".into(), 0)
+        );
+        let (text, conflicts) = merge_prose(base, "a\nb\nc\nours\n", "a\nb\nc\ntheirs\n");
+        assert_eq!(conflicts, 1);
+        assert_eq!(
+            text,
+            "a\nb\nc\n<<<<<<< ours\nours\n=======\ntheirs\n>>>>>>> theirs\n"
+        );
+    }
+
     proptest! {
+        /// A task both sides changed, each field left alone, changed on one side or on
+        /// both: every change only one side made is in the merge, a field both changed
+        /// differently is a conflict (never a silent choice), and the status is the one
+        /// further along.
+        #[test]
+        fn a_task_both_sides_changed_keeps_every_one_sided_change(
+            edits in proptest::collection::vec(0u8..4, 1..6),
+            statuses in (0usize..4, 0usize..4),
+        ) {
+            const STATUS: [&str; 4] = ["ready", "in_progress", "blocked", "done"];
+            let mut b = Map::new();
+            b.insert("status".into(), Value::from("ready"));
+            let (mut o, mut t) = (b.clone(), b.clone());
+            o.insert("status".into(), Value::from(STATUS[statuses.0]));
+            t.insert("status".into(), Value::from(STATUS[statuses.1]));
+            for (i, e) in edits.iter().enumerate() {
+                let k = format!("f{i}");
+                b.insert(k.clone(), Value::from("base"));
+                o.insert(k.clone(), Value::from(if matches!(e, 1 | 3) { "ours" } else { "base" }));
+                t.insert(k.clone(), Value::from(match e { 2 => "theirs", 3 => "theirs too", _ => "base" }));
+            }
+            let (mut notes, mut conflicts) = (Vec::new(), Vec::new());
+            let m = merge_task(
+                "T-001",
+                Some(&Value::Object(b)),
+                &Value::Object(o),
+                &Value::Object(t),
+                &mut notes,
+                &mut conflicts,
+            );
+            for (i, e) in edits.iter().enumerate() {
+                let k = format!("f{i}");
+                match e {
+                    0 => prop_assert_eq!(&m[&k], "base"),
+                    1 => prop_assert_eq!(&m[&k], "ours"),
+                    2 => prop_assert_eq!(&m[&k], "theirs"),
+                    _ => {
+                        let named = format!("T-001 `{k}`");
+                        prop_assert!(conflicts.contains(&named));
+                    }
+                }
+            }
+            let want = STATUS[statuses.0.max(statuses.1)];
+            prop_assert_eq!(&m["status"], want);
+            // A status change that lost is always noted.
+            let lost = statuses.0 != statuses.1 && statuses.0 != 0 && statuses.1 != 0;
+            prop_assert_eq!(notes.iter().any(|n| n.contains("further along")), lost);
+            prop_assert_eq!(conflicts.len(), edits.iter().filter(|e| **e == 3).count());
+        }
+
         /// Random entries added on two branches over a common log: the merge holds every
         /// entry of the ancestor once and every addition of each side, nothing else, newest
         /// first.

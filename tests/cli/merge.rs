@@ -541,9 +541,9 @@ fn edit(repo: &TestRepo, name: &str, from: &str, to: &str) {
     repo.write(&file(name), text.replacen(from, to, 1));
 }
 
-/// `feature` adds "Build parser" (T-001), "Test parser" depending on it and a NEXT_ACTIONS
+/// `feature` adds "Build parser" (T-001), "Test parser" depending on it and a `NEXT_ACTIONS.md`
 /// item for each; `main` adds "Write docs" (T-001 too). `main_edits_next_actions`: main
-/// also changes NEXT_ACTIONS.md (elsewhere), so git merges it through the driver.
+/// also changes `NEXT_ACTIONS.md` (elsewhere), so git merges it through the driver.
 fn renumbering_merge(main_edits_next_actions: bool) -> (TestRepo, CmdOutput) {
     let repo = merge_repo();
     repo.git(&["switch", "-q", "-c", "feature"]);
