@@ -1352,7 +1352,8 @@ mod tests {
             // A status change that lost is always noted.
             let lost = statuses.0 != statuses.1 && statuses.0 != 0 && statuses.1 != 0;
             prop_assert_eq!(notes.iter().any(|n| n.contains("further along")), lost);
-            prop_assert_eq!(conflicts.len(), edits.iter().filter(|e| **e == 3).count());
+            let both = edits.iter().filter(|e| matches!(e, 3)).count();
+            prop_assert_eq!(conflicts.len(), both);
         }
 
         /// Random entries added on two branches over a common log: the merge holds every
