@@ -79,6 +79,13 @@ pub struct ManifestReport {
     /// tasks of the incoming side renumbered because the other side had taken their id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rebuilt_from_conflict: Option<Vec<Renumbered>>,
+    /// What the rebuild of a conflicted manifest did not take from a side, and why (a task
+    /// status further along won).
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "boundary::list"
+    )]
+    pub merge_notes: Vec<String>,
     /// The LOG.md that records the renumbering in an entry (none when nothing was renumbered,
     /// or when LOG.md itself holds conflict markers: the note on each task is then the record).
     #[serde(
@@ -142,6 +149,9 @@ impl Report for ManifestReport {
                     escape_untrusted(&r.to)
                 )?;
             }
+            for n in &self.merge_notes {
+                writeln!(w, "  note: {}", escape_untrusted(n))?;
+            }
             if let Some(log) = &self.logged {
                 writeln!(w, "  logged: the renumbering, in {}", escape_untrusted(log))?;
             } else if !renumbered.is_empty() {
@@ -197,7 +207,7 @@ fn conflicted_manifest(
     repo: &Repo,
     dir: &HandoffDir,
     bytes: &[u8],
-) -> Result<(Manifest, Vec<(String, String)>)> {
+) -> Result<super::merge_driver::MergedFields> {
     let path = dir.path_of(MANIFEST);
     let sides = std::str::from_utf8(bytes)
         .ok()
@@ -221,7 +231,18 @@ fn conflicted_manifest(
         .transpose()?
         .and_then(|b| Manifest::parse_read_only(&path, &b).ok())
         .unwrap_or_else(empty);
-    Ok(super::merge_driver::merge_manifest_fields(&base, &o, &t))
+    let merged = super::merge_driver::merge_manifest_fields(&base, &o, &t);
+    if !merged.conflicts.is_empty() {
+        return Err(Error::invalid(
+            &path,
+            None,
+            format!(
+                "holds merge conflict markers, and both sides changed {} to different values: choose between them by hand in the markers, then run `git aahp manifest`",
+                merged.conflicts.join(", ")
+            ),
+        ));
+    }
+    Ok(merged)
 }
 
 /// Adds the LOG.md entry recording the ids a conflicted manifest's rebuild renumbered.
@@ -284,14 +305,16 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
     ];
     let mut snap = dir.snapshot_worktree_streaming(&streamed)?;
     let mut conflict = None;
+    let mut merge_notes = Vec::new();
     let old = match Manifest::from_snapshot(&dir, &snap) {
         // A merge left both sides' manifests inside conflict markers (issue #17): rebuilt
         // from their merged fields instead of failing; a check still fails.
         Err(Error::Conflicted { .. }) if !args.check => {
             let bytes = snap.get(MANIFEST).unwrap_or_default();
-            let (m, renamed) = conflicted_manifest(repo, &dir, bytes)?;
-            conflict = Some(renamed);
-            Some(m)
+            let merged = conflicted_manifest(repo, &dir, bytes)?;
+            conflict = Some(merged.renamed);
+            merge_notes = merged.notes;
+            Some(merged.manifest)
         }
         other => other?,
     };
@@ -362,6 +385,7 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         changed_files: regen.changed_files,
         schema_errors,
         logged,
+        merge_notes,
         rebuilt_from_conflict: conflict.map(|renamed| {
             renamed
                 .into_iter()

@@ -293,15 +293,22 @@ fn merge_text(
     if name == MANIFEST {
         return Ok(("manifest", merge_manifest(ctx, repo, path, b, o, t)?));
     }
-    let top = if name == crate::handoff::log::LOG_FILE {
+    let renamed = if name == crate::handoff::log::LOG_FILE || names_task_ids(name) {
         let rel_dir = path.rsplit_once('/').map_or("", |(d, _)| d);
         match (repo.head_commit()?, repo.merging_commit()) {
-            (Some(ours), Some(theirs)) => renumbering_entry(repo, rel_dir, ours, theirs)?,
+            (Some(ours), Some(theirs)) => renamed_between(repo, rel_dir, ours, theirs)?,
             _ => None,
         }
     } else {
         None
     };
+    let renamed = renamed.unwrap_or_default();
+    let top = if name == crate::handoff::log::LOG_FILE {
+        renumbering_entry(repo, &renamed, ours_and_theirs(repo)?)?
+    } else {
+        None
+    };
+    let t = &*theirs_renamed(name, b, t, &renamed);
     Ok(match file_merge(name, b, o, t, top.as_deref()) {
         Some(r) => r,
         None => (
@@ -309,6 +316,28 @@ fn merge_text(
             line_merge(repo, b.as_bytes(), o.as_bytes(), t.as_bytes())?,
         ),
     })
+}
+
+/// True for the files whose text names tasks by id (`### T-001: …` headings, `(follow-up:
+/// T-002)`, prose): a task the merge renumbered is renamed in what the merged branch added.
+fn names_task_ids(name: &str) -> bool {
+    matches!(name, "STATUS.md" | "NEXT_ACTIONS.md")
+}
+
+/// Theirs' text as the merge takes it: in a file that names tasks ([`names_task_ids`]), the
+/// task ids the manifest's merge renumbers on theirs' side (`renamed`) are renamed in the
+/// lines theirs added, whichever rule then merges it.
+fn theirs_renamed<'a>(
+    name: &str,
+    b: &str,
+    t: &'a str,
+    renamed: &[(String, String)],
+) -> std::borrow::Cow<'a, str> {
+    if names_task_ids(name) && !renamed.is_empty() {
+        std::borrow::Cow::Owned(merge::rename_added_ids(b, t, renamed))
+    } else {
+        std::borrow::Cow::Borrowed(t)
+    }
 }
 
 /// The rule-based merge of a handoff file other than the manifest, or `None` when git's line
@@ -388,17 +417,34 @@ fn merge_manifest(
         );
         return Ok(m);
     };
-    let fields = merge_manifest_fields(&bm, &om, &tm);
-    let mut notes: Vec<String> = fields
-        .1
+    let merged = merge_manifest_fields(&bm, &om, &tm);
+    let mut notes: Vec<String> = merged
+        .renamed
         .iter()
         .map(|(from, to)| format!("task {from} added on the merged branch is now {to} (its id was taken on this branch)"))
         .collect();
-    let fields = fields.0;
+    notes.extend(merged.notes);
+    // A task field both branches changed differently: the driver's conflict path, as for a
+    // side it cannot read (git's markers, exit 1), naming each field.
+    if !merged.conflicts.is_empty() {
+        let mut m = line_merge(repo, b.as_bytes(), o.as_bytes(), t.as_bytes())?;
+        m.conflicts = m.conflicts.max(1);
+        m.notes = notes;
+        m.notes.push(format!(
+            "both branches changed {} to different values: choose in the conflict markers (or edit either side), then run `git aahp manifest`",
+            merged.conflicts.join(", ")
+        ));
+        return Ok(m);
+    }
+    let fields = merged.manifest;
     let rel_dir = path.rsplit_once('/').map_or("", |(d, _)| d);
     let dir = HandoffDir::at_rel(repo, rel_dir)?;
-    let (snap, unresolved) = match merged_directory(repo, &dir)? {
-        MergedDirectory::Merged(snap, unresolved) => (snap, unresolved),
+    let (snap, unresolved, stale_ids) = match merged_directory(repo, &dir)? {
+        MergedDirectory::Merged {
+            snap,
+            unresolved,
+            stale_ids,
+        } => (snap, unresolved, stale_ids),
         left => {
             notes.push(match left {
                 MergedDirectory::TooLarge(path) => format!(
@@ -422,8 +468,20 @@ fn merge_manifest(
         ctx.now,
         &mut crate::handoff::checksum_cache::BlobCache::token_counts(repo),
     )?;
-    let conflicts = usize::from(!unresolved.is_empty());
-    if conflicts > 0 {
+    let conflicts = usize::from(!unresolved.is_empty() || !stale_ids.is_empty());
+    if !stale_ids.is_empty() {
+        let renames = merged
+            .renamed
+            .iter()
+            .map(|(from, to)| format!("{from} is now {to}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        notes.push(format!(
+            "{} from the merged branch names a task this merge renumbered ({renames}), and git takes that file as it is: change the ids there, then run `git aahp manifest` and `git add` both",
+            stale_ids.join(", ")
+        ));
+    }
+    if !unresolved.is_empty() {
         notes.push(format!(
             "{} kept conflicts: resolve them, then run `git aahp manifest` and `git add` it",
             unresolved.join(", ")
@@ -436,12 +494,22 @@ fn merge_manifest(
     })
 }
 
-/// The merged manifest fields (before regeneration) and the renamed task ids.
-pub fn merge_manifest_fields(
-    b: &Manifest,
-    o: &Manifest,
-    t: &Manifest,
-) -> (Manifest, Vec<(String, String)>) {
+/// The merged manifest fields (before regeneration), and what the task merge did.
+#[derive(Debug)]
+pub struct MergedFields {
+    /// The merged manifest, its file entries and budget not yet regenerated.
+    pub manifest: Manifest,
+    /// Incoming tasks renumbered: (old id, new id).
+    pub renamed: Vec<(String, String)>,
+    /// A side's change that was not taken, and why.
+    pub notes: Vec<String>,
+    /// Task fields both sides changed differently (the merge cannot choose).
+    pub conflicts: Vec<String>,
+}
+
+/// Merges the fields of three manifests: tasks by [`merge::merge_tasks`], `next_task_id`
+/// the maximum, any other field the side's that changed it (ours when both did, noted).
+pub fn merge_manifest_fields(b: &Manifest, o: &Manifest, t: &Manifest) -> MergedFields {
     let own = |m: &Manifest| -> Vec<(String, Value)> {
         m.tasks().into_iter().map(|(k, v)| (k, v.clone())).collect()
     };
@@ -451,6 +519,7 @@ pub fn merge_manifest_fields(
         &own(t),
         [o.next_task_id(), t.next_task_id()],
     );
+    let mut notes = tasks.notes;
     let mut doc = o.doc.clone();
     for (k, tv) in &t.doc {
         if matches!(
@@ -461,41 +530,57 @@ pub fn merge_manifest_fields(
         }
         if o.doc.get(k) == b.doc.get(k) {
             doc.insert(k.clone(), tv.clone());
+        } else if b.doc.get(k) != Some(tv) && o.doc.get(k) != Some(tv) {
+            notes.push(format!(
+                "`{k}` changed on both branches: this branch's value was kept, the merged branch's was not"
+            ));
         }
     }
+    merge_entry_extras(b, t, &mut doc, &mut notes);
     if !tasks.tasks.is_empty() || doc.contains_key("tasks") {
         doc.insert("tasks".into(), Value::Object(tasks.tasks));
     }
     if doc.contains_key("next_task_id") || tasks.next_task_id > 1 {
         doc.insert("next_task_id".into(), Value::from(tasks.next_task_id));
     }
-    (Manifest { doc }, tasks.renamed)
+    MergedFields {
+        manifest: Manifest { doc },
+        renamed: tasks.renamed,
+        notes,
+        conflicts: tasks.conflicts,
+    }
 }
 
-/// The LOG.md entry of a merge that renumbered task ids, or `None` when it renumbered none
-/// (or a side's manifest does not parse).
+/// HEAD and the commit being merged, when this is a `git merge`.
+fn ours_and_theirs(repo: &Repo) -> Result<Option<(gix::ObjectId, gix::ObjectId)>> {
+    Ok(match (repo.head_commit()?, repo.merging_commit()) {
+        (Some(o), Some(t)) => Some((o, t)),
+        _ => None,
+    })
+}
+
+/// The task ids the manifest's merge renumbers on the merged branch's side, or `None` when a
+/// side's manifest does not parse.
 ///
-/// Git runs the driver once per file, in an order this tool does not control, so the LOG.md
-/// merge does not wait for the manifest's: both compute the renaming from the same three
-/// commits' manifests by the same rules ([`merge_manifest_fields`]), and the manifest's
-/// regeneration merges LOG.md with this same entry, so its checksum matches what git
-/// writes. The entry is dated by the later of the two commits, not the clock, for the same
-/// reason. Written only when both branches changed LOG.md (git merges it, and runs the driver,
-/// only then); otherwise the note on the renumbered task is the record.
-fn renumbering_entry(
+/// Git runs the driver once per file, in an order this tool does not control, so the
+/// merges of LOG.md, STATUS.md and `NEXT_ACTIONS.md` do not wait for the manifest's: each
+/// computes the renaming from the same three commits' manifests by the same rules
+/// ([`merge_manifest_fields`]), and the manifest's regeneration merges those files with the
+/// same renaming, so its checksums match what git writes.
+fn renamed_between(
     repo: &Repo,
     rel_dir: &str,
     ours: gix::ObjectId,
     theirs: gix::ObjectId,
-) -> Result<Option<String>> {
+) -> Result<Option<Vec<(String, String)>>> {
     let path = if rel_dir.is_empty() {
         MANIFEST.to_owned()
     } else {
         format!("{rel_dir}/{MANIFEST}")
     };
     // A side without the file has no tasks; a link, an oversized blob or a manifest that
-    // does not parse gives no entry (the manifest's own merge reports it). Only read here:
-    // a number the merged manifest could not keep is the manifest merge's to refuse.
+    // does not parse gives no renaming (the manifest's own merge reports it). Only read
+    // here: a number the merged manifest could not keep is the manifest merge's to refuse.
     let manifest_at = |c: Option<gix::ObjectId>| -> Result<Option<Manifest>> {
         let Some(file) = c
             .map(|c| repo.tree_file_at(c, &path))
@@ -522,10 +607,82 @@ fn renumbering_entry(
     ) else {
         return Ok(None);
     };
-    let renamed = merge_manifest_fields(&b, &o, &t).1;
-    if renamed.is_empty() {
-        return Ok(None);
+    Ok(Some(merge_manifest_fields(&b, &o, &t).renamed))
+}
+
+/// Theirs' changes to the fields of `files` entries this tool does not own (another tool's:
+/// the regeneration keeps them) merged into `doc` (ours' fields): a field only theirs
+/// changed takes theirs' value; changed on both sides, ours' is kept and noted.
+fn merge_entry_extras(
+    b: &Manifest,
+    t: &Manifest,
+    doc: &mut serde_json::Map<String, Value>,
+    notes: &mut Vec<String>,
+) {
+    use crate::handoff::manifest::ENTRY_FIELDS;
+    let entries = |m: &Manifest| m.doc.get("files").and_then(Value::as_object).cloned();
+    let (Some(tf), be) = (entries(t), entries(b)) else {
+        return;
+    };
+    let Some(Value::Object(of)) = doc.get_mut("files") else {
+        return;
+    };
+    for (name, te) in &tf {
+        // An entry only theirs has (a file it added): the regeneration keeps its other
+        // fields when the merged directory holds the file, and drops it when not.
+        if !of.contains_key(name) {
+            of.insert(name.clone(), te.clone());
+            continue;
+        }
+        let (Some(Value::Object(oe)), Value::Object(te)) = (of.get_mut(name), te) else {
+            continue;
+        };
+        let bentry = be
+            .as_ref()
+            .and_then(|f| f.get(name))
+            .and_then(Value::as_object);
+        let keys: BTreeSet<&String> = te.keys().chain(oe.keys()).collect();
+        let mut changes = Vec::new();
+        for k in keys {
+            if ENTRY_FIELDS.contains(&k.as_str()) {
+                continue;
+            }
+            let (bv, ov, tv) = (bentry.and_then(|e| e.get(k)), oe.get(k), te.get(k));
+            if tv == bv || ov == tv {
+                continue;
+            }
+            if ov == bv {
+                changes.push((k.clone(), tv.cloned()));
+            } else {
+                notes.push(format!(
+                    "`files.{name}.{k}` changed on both branches: this branch's value was kept, the merged branch's was not"
+                ));
+            }
+        }
+        for (k, v) in changes {
+            match v {
+                Some(v) => oe.insert(k, v),
+                None => oe.remove(&k),
+            };
+        }
     }
+}
+
+/// The LOG.md entry of a merge that renumbered task ids (`renamed`, from
+/// [`renamed_between`]), or `None` when it renumbered none.
+///
+/// The entry is dated by the later of the two commits, not the clock, so that the LOG.md
+/// merge and the manifest's regeneration write the same text. Written only when both
+/// branches changed LOG.md (git merges it, and runs the driver, only then); otherwise the
+/// note on the renumbered task is the record.
+fn renumbering_entry(
+    repo: &Repo,
+    renamed: &[(String, String)],
+    commits: Option<(gix::ObjectId, gix::ObjectId)>,
+) -> Result<Option<String>> {
+    let Some((ours, theirs)) = commits.filter(|_| !renamed.is_empty()) else {
+        return Ok(None);
+    };
     let seconds = repo.commit_time(ours)?.max(repo.commit_time(theirs)?);
     let date = jiff::Timestamp::from_second(seconds).map_or_else(
         |_| "1970-01-01".into(),
@@ -536,7 +693,7 @@ fn renumbering_entry(
         Repo::short(theirs),
         Repo::short(ours),
     );
-    text.push_str(&renumbered_list(&renamed));
+    text.push_str(&renumbered_list(renamed));
     Ok(Some(text))
 }
 
@@ -602,15 +759,29 @@ fn merged_directory(repo: &Repo, dir: &HandoffDir) -> Result<MergedDirectory> {
         (Ok(b), Ok(o), Ok(t)) => (b, o, t),
         (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return Ok(e),
     };
-    let log_top = renumbering_entry(repo, &dir.rel, ours, theirs)?;
+    let renamed = renamed_between(repo, &dir.rel, ours, theirs)?.unwrap_or_default();
+    let log_top = renumbering_entry(repo, &renamed, Some((ours, theirs)))?;
     let names: BTreeSet<&String> = bf.keys().chain(of.keys()).chain(tf.keys()).collect();
     let mut snap = Snapshot::default();
     let mut unresolved = Vec::new();
+    let mut stale_ids = Vec::new();
     for name in names {
         let (b, o, t) = (bf.get(name), of.get(name), tf.get(name));
         let merged: Option<Vec<u8>> = if o == t || b == t {
             o.cloned()
         } else if b == o {
+            // Git takes theirs as it is, without the driver: a renumbered id theirs wrote
+            // there cannot be renamed, so the merge stops for a person to do it.
+            if names_task_ids(name)
+                && let Some(tt) = t.and_then(|v| std::str::from_utf8(v).ok())
+                && merge::rename_added_ids(
+                    b.and_then(|v| std::str::from_utf8(v).ok()).unwrap_or(""),
+                    tt,
+                    &renamed,
+                ) != tt
+            {
+                stale_ids.push(dir.path_of(name));
+            }
             t.cloned()
         } else {
             let empty = Vec::new();
@@ -624,10 +795,13 @@ fn merged_directory(repo: &Repo, dir: &HandoffDir) -> Result<MergedDirectory> {
                 std::str::from_utf8(ob),
                 std::str::from_utf8(tb),
             ) {
-                (Ok(x), Ok(y), Ok(z)) => match file_merge(name, x, y, z, log_top.as_deref()) {
-                    Some((_, m)) => m,
-                    None => line_merge(repo, bb, ob, tb)?,
-                },
+                (Ok(x), Ok(y), Ok(z)) => {
+                    let z = &*theirs_renamed(name, x, z, &renamed);
+                    match file_merge(name, x, y, z, log_top.as_deref()) {
+                        Some((_, m)) => m,
+                        None => line_merge(repo, bb, ob, z.as_bytes())?,
+                    }
+                }
                 _ => line_merge(repo, bb, ob, tb)?,
             };
             if m.conflicts > 0 {
@@ -639,7 +813,11 @@ fn merged_directory(repo: &Repo, dir: &HandoffDir) -> Result<MergedDirectory> {
             snap.files.insert(name.clone(), bytes);
         }
     }
-    Ok(MergedDirectory::Merged(snap, unresolved))
+    Ok(MergedDirectory::Merged {
+        snap,
+        unresolved,
+        stale_ids,
+    })
 }
 
 /// What [`merged_directory`] found.
@@ -648,6 +826,14 @@ enum MergedDirectory {
     Unknown,
     /// A file (repository-relative) is larger than a merge holds in memory.
     TooLarge(String),
-    /// The merged directory and the files that keep conflicts.
-    Merged(Snapshot, Vec<String>),
+    /// The merged directory.
+    Merged {
+        /// Its files.
+        snap: Snapshot,
+        /// The files that keep conflicts.
+        unresolved: Vec<String>,
+        /// Files git takes from the merged branch as they are, which name a task id the
+        /// merge renumbered in lines that branch added.
+        stale_ids: Vec<String>,
+    },
 }

@@ -82,6 +82,10 @@ pub struct TaskClaimArgs {
     /// The agent taking the task [default: the agent holding this session's lock].
     #[arg(long, env = "AAHP_AGENT")]
     pub agent: Option<String>,
+    /// Take the task from another agent that has it in progress (reported, never silent);
+    /// without it such a claim is refused (exit 1).
+    #[arg(long)]
+    pub steal: bool,
     #[command(flatten)]
     pub session: SessionOpts,
 }
@@ -344,7 +348,7 @@ pub fn run(ctx: &Context, args: &TaskArgs) -> Result<TaskReport> {
                         ));
                     }
                 };
-                claim_task(m, c, &a.id, &agent)
+                claim_task(m, c, &a.id, &agent, a.steal)
             })
         }
         TaskAction::Done(a) => {
@@ -863,7 +867,31 @@ fn refuse_closed(id: &str, status: &str, verb: &str) -> Result<()> {
     Ok(())
 }
 
-fn claim_task(m: &mut Manifest, c: &mut Change, id: &str, agent: &str) -> Result<Outcome> {
+/// How a claim names the agent a task is assigned to: the name when it is plain (the
+/// manifest is anyone's text), else a description.
+fn holder_name(name: &str) -> String {
+    if !name.is_empty()
+        && name.chars().count() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '@'))
+    {
+        format!("`{}`", crate::output::boundary::clean_line(name))
+    } else {
+        "another agent (its name is not plain text)".into()
+    }
+}
+
+/// Marks a task `in_progress` for `agent`. A task in progress for another agent is refused
+/// (exit 1, naming the holder) unless `steal`, which takes it over with a warning: the
+/// check runs under the write lock, so of two claims at once the second sees the first.
+fn claim_task(
+    m: &mut Manifest,
+    c: &mut Change,
+    id: &str,
+    agent: &str,
+    steal: bool,
+) -> Result<Outcome> {
     let statuses: BTreeMap<String, String> = m
         .tasks()
         .into_iter()
@@ -871,6 +899,26 @@ fn claim_task(m: &mut Manifest, c: &mut Change, id: &str, agent: &str) -> Result
         .collect();
     let t = task_mut(m, c, id)?;
     refuse_closed(id, &status_of(t), "claimed")?;
+    let holder = t
+        .get("assigned_to")
+        .and_then(Value::as_str)
+        .filter(|h| *h != agent);
+    if status_of(t) == "in_progress"
+        && let Some(holder) = holder
+    {
+        let holder = holder_name(holder);
+        if !steal {
+            return Err(Error::Declined {
+                reason: format!(
+                    "{id} is in progress for {holder}; it was not claimed (nothing was changed)"
+                ),
+                hint: "pick another task, or agree with its holder and rerun with `--steal` to take it over",
+            });
+        }
+        c.warnings.push(format!(
+            "took {id} over from {holder}, who had it in progress"
+        ));
+    }
     let waiting: Vec<String> = depends_of(&Value::Object(t.clone()))
         .into_iter()
         .filter(|d| statuses.get(d).is_none_or(|s| s != "done"))

@@ -398,18 +398,27 @@ impl Manifest {
                 (Some(p), Some(raw)) if p.checksum == sum && is_sound_entry(raw, lines) => {
                     raw.clone()
                 }
-                _ => {
+                (_, raw) => {
                     changed_files.push(name.to_string());
                     let summary = match &pass {
                         Some((s, p)) => streamed_summary(&dir.path_of(name), name, s, p)?,
                         None => summarize(name, decode_text(&dir.path_of(name), bytes)?),
                     };
-                    json!({
-                        "checksum": sum,
-                        "updated": now_s,
-                        "lines": lines,
-                        "summary": summary,
-                    })
+                    // The fields it owns are rewritten; any other field of the entry
+                    // (another tool's) is kept as it was.
+                    let mut entry = match raw {
+                        Some(Value::Object(old)) => old.clone(),
+                        _ => Map::new(),
+                    };
+                    for (k, v) in [
+                        ("checksum", json!(sum)),
+                        ("updated", json!(now_s)),
+                        ("lines", json!(lines)),
+                        ("summary", json!(summary)),
+                    ] {
+                        entry.insert(k.into(), v);
+                    }
+                    Value::Object(entry)
                 }
             };
             files.insert(name.to_string(), entry);
@@ -529,6 +538,9 @@ impl Manifest {
 /// True when a `files` entry is what `regenerate` would write for `bytes`: the schema's
 /// four fields and nothing else, a well-formed checksum and timestamp, the file's line count
 /// and a summary within the limit. Anything else is rebuilt.
+/// The fields of a `files` entry this tool owns (and rewrites); any other is kept.
+pub const ENTRY_FIELDS: [&str; 4] = ["checksum", "updated", "lines", "summary"];
+
 fn is_sound_entry(raw: &Value, lines: usize) -> bool {
     let Some(entry) = raw.as_object() else {
         return false;
@@ -549,7 +561,7 @@ fn is_sound_entry(raw: &Value, lines: usize) -> bool {
         .get("summary")
         .and_then(Value::as_str)
         .is_some_and(|s| s.chars().count() <= SUMMARY_MAX);
-    entry.len() == 4 && checksum_ok && updated_ok && lines_ok && summary_ok
+    checksum_ok && updated_ok && lines_ok && summary_ok
 }
 
 /// True when `token_budget` holds the three counts as non-negative integers.

@@ -8,11 +8,16 @@
 //!   side added is its own, so two identical additions stay two (never silently
 //!   deduplicated). The result is newest first.
 //! - TRUST.md rows are unioned by property; where both sides changed a row, the newer
-//!   `Last Verified` wins.
+//!   `Last Verified` wins (noted). Text outside the tables is the changed side's; changed
+//!   on both, a conflict.
+//! - A journal's preamble is the changed side's; changed on both sides to different lines,
+//!   both merge, to the same lines, a conflict.
 //! - STATUS.md / `NEXT_ACTIONS.md` merge by `<!-- SECTION: name -->` section; a section both
 //!   sides rewrote differently keeps both inside conflict markers.
 //! - MANIFEST.json's tasks are unioned, an id clash renumbered on the incoming side with a
-//!   note, `next_task_id` the maximum; the caller regenerates the rest.
+//!   note (and the incoming side's `depends_on` renamed with it), `next_task_id` the
+//!   maximum; a task both sides changed is merged field by field, its status by progress,
+//!   a field both changed differently a conflict. The caller regenerates the rest.
 #![allow(
     clippy::many_single_char_names,
     reason = "b, o, t: ancestor, ours and theirs, as in every three-way merge"
@@ -126,8 +131,57 @@ fn union_by_key<T: Clone>(
     out.into_iter().map(|(e, _)| e).collect()
 }
 
+/// Three-way merge of text no rule merges by entry (a journal's preamble, TRUST.md's text
+/// outside the tables), by line: a side that alone changed it gives it; changes of both
+/// sides to disjoint lines both apply; otherwise the stretch where ours and theirs differ is
+/// kept from both inside conflict markers. Returns the text and the conflicts marked (0 or 1).
+fn merge_prose(base: &str, ours: &str, theirs: &str) -> (String, usize) {
+    if let Some(t) = trivial(base, ours, theirs) {
+        return (t.to_string(), 0);
+    }
+    let lines = |s: &str| -> Vec<String> { s.split_inclusive('\n').map(String::from).collect() };
+    let (b, o, t) = (lines(base), lines(ours), lines(theirs));
+    if let Some(m) = merge_pieces(&b, &o, &t, false) {
+        return (m.concat(), 0);
+    }
+    (marked(&o, &t), 1)
+}
+
+/// Ours and theirs (as lines) with the stretch where they differ inside conflict markers.
+fn marked(o: &[String], t: &[String]) -> String {
+    let p = o.iter().zip(t).take_while(|(x, y)| x == y).count();
+    let q = o[p..]
+        .iter()
+        .rev()
+        .zip(t[p..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let ended = |part: &[String]| {
+        let mut s = part.concat();
+        if !s.is_empty() && !s.ends_with('\n') {
+            s.push('\n');
+        }
+        s
+    };
+    let mut out = o[..p].concat();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(OURS_MARK);
+    out.push('\n');
+    out.push_str(&ended(&o[p..o.len() - q]));
+    out.push_str(SPLIT_MARK);
+    out.push('\n');
+    out.push_str(&ended(&t[p..t.len() - q]));
+    out.push_str(THEIRS_MARK);
+    out.push('\n');
+    out.push_str(&o[o.len() - q..].concat());
+    out
+}
+
 /// Merges a journal (LOG.md or LOG-ARCHIVE.md) by entry, newest first. The preamble is the
-/// side's that changed it (ours when both did).
+/// side's that changed it; changed on both sides, their line changes merge when they touch
+/// different lines and are left in conflict markers when not ([`merge_prose`]).
 pub fn merge_journal(base: &str, ours: &str, theirs: &str) -> Merged {
     merge_journal_with(base, ours, theirs, None)
 }
@@ -150,11 +204,8 @@ pub fn merge_journal_with(base: &str, ours: &str, theirs: &str, top: Option<&str
         LogEntry::digest,
         |e: &LogEntry| e.date,
     );
-    let preamble = if o.preamble == b.preamble {
-        &t.preamble
-    } else {
-        &o.preamble
-    };
+    let (preamble, conflicts) = merge_prose(&b.preamble, &o.preamble, &t.preamble);
+    let preamble = &preamble;
     let nl = o.line_ending;
     let mut text = String::new();
     if o.bom {
@@ -191,6 +242,13 @@ pub fn merge_journal_with(base: &str, ours: &str, theirs: &str, top: Option<&str
     let mut merged = Merged::clean(text);
     if doubled > 0 {
         merged.notes.push(doubled_note(doubled));
+    }
+    if conflicts > 0 {
+        merged.conflicts = conflicts;
+        merged.notes.push(
+            "the text above the entries changed on both branches: both are kept in conflict markers"
+                .into(),
+        );
     }
     merged
 }
@@ -310,12 +368,59 @@ fn trust_rows(text: &str) -> Vec<(usize, TrustRow)> {
 }
 
 /// Merges TRUST.md: rows unioned by property; a row both sides changed keeps the newer
-/// verification (ours on a tie); a row one side removed and the other left alone is removed.
-/// Text outside the tables is ours (theirs when only theirs changed it).
+/// verification (ours on a tie, noted); a row one side removed and the other left alone is
+/// removed. Text outside the tables (prose, headings, table heads) is the side's that
+/// changed it, the other side's rows placed in it by section; changed on both sides to
+/// different text, the stretch where the two merges differ is left in conflict markers.
 pub fn merge_trust(base: &str, ours: &str, theirs: &str) -> Merged {
     if let Some(t) = trivial(base, ours, theirs) {
         return Merged::clean(t.to_string());
     }
+    let prose = |text: &str| -> Vec<String> {
+        let rows: std::collections::HashSet<usize> =
+            trust_rows(text).into_iter().map(|(i, _)| i).collect();
+        text.lines()
+            .enumerate()
+            .filter(|(i, _)| !rows.contains(i))
+            .map(|(_, l)| l.to_string())
+            .collect()
+    };
+    let (bp, op, tp) = (prose(base), prose(ours), prose(theirs));
+    if tp == bp || tp == op {
+        return frame_trust(base, ours, theirs, true);
+    }
+    if op == bp {
+        return frame_trust(base, theirs, ours, false);
+    }
+    let by_ours = frame_trust(base, ours, theirs, true);
+    let by_theirs = frame_trust(base, theirs, ours, false);
+    if by_ours.text == by_theirs.text {
+        return by_ours;
+    }
+    let lines = |s: &str| -> Vec<String> { s.split_inclusive('\n').map(String::from).collect() };
+    let mut notes = by_ours.notes;
+    notes.push(
+        "TRUST.md: the text outside the tables changed on both branches: both are kept in conflict markers"
+            .into(),
+    );
+    Merged {
+        text: marked(&lines(&by_ours.text), &lines(&by_theirs.text)),
+        conflicts: 1,
+        notes,
+    }
+}
+
+/// [`merge_trust`] in the frame of one side: `frame`'s lines, its rows replaced where the
+/// `other` side's change wins, and the other side's new rows placed after the last row of the
+/// same section in the frame (else after its last row). `frame_is_ours` breaks a tie between
+/// two changes of a row (ours wins) and names the sides in the notes.
+fn frame_trust(base: &str, frame: &str, other: &str, frame_is_ours: bool) -> Merged {
+    let (ours, theirs) = (frame, other);
+    let (frame_name, other_name) = if frame_is_ours {
+        ("this branch's", "the merged branch's")
+    } else {
+        ("the merged branch's", "this branch's")
+    };
     let by_key = |text: &str| -> BTreeMap<String, TrustRow> {
         trust_rows(text)
             .into_iter()
@@ -343,15 +448,25 @@ pub fn merge_trust(base: &str, ours: &str, theirs: &str) -> Merged {
             (Some(br), Some(tr)) if br.line == tr.line => Some(row.line.clone()),
             // Both changed (or both added) it: the newer verification wins, ours on a tie.
             (_, Some(tr)) => {
-                if newer(&tr.verified, &row.verified) {
-                    notes.push(format!(
-                        "TRUST.md: `{}` changed on both sides; theirs was verified later and wins",
-                        row.key
-                    ));
-                    Some(tr.line.clone())
+                let other_wins = if frame_is_ours {
+                    newer(&tr.verified, &row.verified)
                 } else {
-                    Some(row.line.clone())
-                }
+                    !newer(&row.verified, &tr.verified)
+                };
+                let (won, lost) = if other_wins {
+                    (other_name, frame_name)
+                } else {
+                    (frame_name, other_name)
+                };
+                notes.push(format!(
+                    "TRUST.md: `{}` changed on both branches; {won} row was kept (verified later, or this branch's on the same date), {lost} was not",
+                    row.key
+                ));
+                Some(if other_wins {
+                    tr.line.clone()
+                } else {
+                    row.line.clone()
+                })
             }
         };
         if choice.as_deref() != Some(row.line.as_str()) {
@@ -480,15 +595,16 @@ fn sectioned(text: &str) -> Sectioned {
 
 /// Three-way merge of two edits of a sequence: each side's change is the span between its
 /// common prefix and suffix with the ancestor; changes to disjoint spans both apply, two
-/// insertions at one point go ours first. `None` when the spans overlap.
-fn merge_pieces(b: &[String], o: &[String], t: &[String]) -> Option<Vec<String>> {
+/// insertions at one point go ours first when `stack` (else they conflict). `None` when the
+/// spans overlap.
+fn merge_pieces<S: Clone + PartialEq>(b: &[S], o: &[S], t: &[S], stack: bool) -> Option<Vec<S>> {
     if o == b {
         return Some(t.to_vec());
     }
     if t == b || t == o {
         return Some(o.to_vec());
     }
-    let change = |s: &[String]| {
+    let change = |s: &[S]| {
         let p = b.iter().zip(s).take_while(|(x, y)| x == y).count();
         let q = b[p..]
             .iter()
@@ -502,6 +618,9 @@ fn merge_pieces(b: &[String], o: &[String], t: &[String]) -> Option<Vec<String>>
     let (tp, te, ti) = change(t);
     let mut out = Vec::new();
     if op == oe && tp == te && op == tp {
+        if !stack {
+            return None;
+        }
         out.extend_from_slice(&b[..op]);
         out.extend(oi);
         out.extend(ti);
@@ -535,7 +654,7 @@ pub fn merge_sections(base: &str, ours: &str, theirs: &str) -> Option<Merged> {
     if o.sections.is_empty() && t.sections.is_empty() {
         return None;
     }
-    let skeleton = &merge_pieces(&b.skeleton, &o.skeleton, &t.skeleton)?;
+    let skeleton = &merge_pieces(&b.skeleton, &o.skeleton, &t.skeleton, true)?;
     let find = |s: &Sectioned, name: &str| {
         s.sections
             .iter()
@@ -620,6 +739,11 @@ pub struct TaskMerge {
     pub next_task_id: u64,
     /// Incoming tasks renumbered because ours already used their id: (old id, new id).
     pub renamed: Vec<(String, String)>,
+    /// A side's change the merge did not take, and why (a status further along won).
+    pub notes: Vec<String>,
+    /// Fields of a task both sides changed to different values (the task's id and the
+    /// field's name): the merge cannot choose, so the caller leaves a conflict.
+    pub conflicts: Vec<String>,
 }
 
 fn task_number(id: &str) -> Option<u64> {
@@ -631,28 +755,125 @@ pub fn task_id(n: u64) -> String {
     format!("T-{n:03}")
 }
 
+/// How far a task's status has got, for a task both sides moved to different statuses:
+/// closed (`done`, `cancelled`) over `blocked` over `in_progress` over `ready`. A finished
+/// task stays finished (reopening it would have someone do the work twice); a blocker one
+/// side found is news the side that only claimed the task did not have. `None`: a status
+/// this tool does not know (never ranked: both changes are a conflict).
+fn progress(status: &Value) -> Option<u8> {
+    match status.as_str()? {
+        "ready" => Some(0),
+        "in_progress" => Some(1),
+        "blocked" => Some(2),
+        "done" | "cancelled" => Some(3),
+        _ => None,
+    }
+}
+
+/// The fields that travel with a task's status: the side whose status wins gives all three.
+const STATUS_FIELDS: [&str; 3] = ["status", "completed", "blocked_by"];
+
+/// Merges one task both sides changed since the ancestor, field by field: a field only one
+/// side changed takes that side's value (a removal included); a status both moved takes the
+/// one further along ([`progress`]) with its `completed` and `blocked_by`, noting the other;
+/// any other field both changed to different values is a conflict, named in `conflicts`
+/// (ours' value is kept in the returned task).
+fn merge_task(
+    id: &str,
+    base: Option<&Value>,
+    ours: &Value,
+    theirs: &Value,
+    notes: &mut Vec<String>,
+    conflicts: &mut Vec<String>,
+) -> Value {
+    let empty = Map::new();
+    let (Value::Object(o), Value::Object(t)) = (ours, theirs) else {
+        conflicts.push(format!("{id} (a side's task is not an object)"));
+        return ours.clone();
+    };
+    let b = match base {
+        Some(Value::Object(b)) => b,
+        _ => &empty,
+    };
+    let (bs, os, ts) = (b.get("status"), o.get("status"), t.get("status"));
+    // Both moved the status, to different places: the one further along wins whole.
+    let status_from = if os != bs && ts != bs && os != ts {
+        let (or, tr) = (os.and_then(progress), ts.and_then(progress));
+        let shown = |s: Option<&Value>| s.and_then(Value::as_str).unwrap_or("none").to_string();
+        match (or, tr) {
+            (Some(x), Some(y)) if x != y => {
+                let (won, lost, side) = if x > y {
+                    (shown(os), shown(ts), "the merged branch's")
+                } else {
+                    (shown(ts), shown(os), "this branch's")
+                };
+                notes.push(format!(
+                    "task {id}: both branches changed its status; `{won}` is further along and was kept, {side} `{lost}` was not"
+                ));
+                Some(if x > y { o } else { t })
+            }
+            _ => {
+                conflicts.push(format!("{id} `status`"));
+                Some(o)
+            }
+        }
+    } else {
+        None
+    };
+    let mut out = Map::new();
+    let keys = o.keys().chain(t.keys().filter(|k| !o.contains_key(*k)));
+    for k in keys {
+        let chosen = if let Some(side) = status_from.filter(|_| STATUS_FIELDS.contains(&k.as_str()))
+        {
+            side.get(k)
+        } else {
+            let (bv, ov, tv) = (b.get(k), o.get(k), t.get(k));
+            if ov == tv || tv == bv {
+                ov
+            } else if ov == bv {
+                tv
+            } else {
+                conflicts.push(format!("{id} `{k}`"));
+                ov
+            }
+        };
+        if let Some(v) = chosen {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// A task of theirs with the ids it depends on renamed as the merge renamed them (the task
+/// named is theirs' own, now under another id).
+fn renamed_refs(task: &Value, renames: &HashMap<String, String>) -> Value {
+    let mut t = task.clone();
+    if let Some(Value::Array(deps)) = t.get_mut("depends_on") {
+        for d in deps {
+            if let Some(new) = d.as_str().and_then(|s| renames.get(s)) {
+                *d = Value::String(new.clone());
+            }
+        }
+    }
+    t
+}
+
 /// Merges the tasks of three manifests (each as `(id, task)` pairs plus its
-/// `next_task_id`): tasks unioned; a task both sides changed keeps ours (theirs when only
-/// theirs changed it); a task only theirs added under an id ours uses for another task is
-/// renumbered to the next free id, with `renumbered_from` and a note on the task;
-/// `next_task_id` is above every id and at least both sides'.
+/// `next_task_id`): tasks unioned; a task both sides changed is merged field by field
+/// ([`merge_task`]); a task only theirs added under an id ours uses for another task is
+/// renumbered to the next free id, with `renumbered_from` and a note on the task, and every
+/// `depends_on` of theirs that named it names the new id; `next_task_id` is above every id
+/// and at least both sides'.
 pub fn merge_tasks(
     base: &[(String, Value)],
     ours: &[(String, Value)],
     theirs: &[(String, Value)],
     next: [Option<u64>; 2],
 ) -> TaskMerge {
-    let find = |list: &[(String, Value)], id: &str| {
-        list.iter().find(|(i, _)| i == id).map(|(_, v)| v.clone())
+    let index = |list: &[(String, Value)]| -> HashMap<String, Value> {
+        list.iter().map(|(i, v)| (i.clone(), v.clone())).collect()
     };
-    let mut tasks = Map::new();
-    for (id, task) in ours {
-        let merged = match (find(base, id), find(theirs, id)) {
-            (Some(b), Some(t)) if b == *task => t,
-            _ => task.clone(),
-        };
-        tasks.insert(id.clone(), merged);
-    }
+    let (bi, oi) = (index(base), index(ours));
     let highest = |list: &[(String, Value)]| {
         list.iter()
             .filter_map(|(i, _)| task_number(i))
@@ -669,45 +890,94 @@ pub fn merge_tasks(
     .into_iter()
     .max()
     .unwrap_or(1);
+    // Theirs added a different task under an id ours already uses: renumbered. Known before
+    // any task is merged, so that theirs' references to it can follow.
+    let mut new_ids: HashMap<String, String> = HashMap::new();
     let mut renamed = Vec::new();
     for (id, task) in theirs {
-        match (find(base, id), tasks.get(id)) {
-            // Ours removed a task theirs left alone: removed.
-            (Some(b), None) if b == *task => {}
-            (_, None) => {
-                tasks.insert(id.clone(), task.clone());
+        if !bi.contains_key(id) && oi.get(id).is_some_and(|o| o != task) {
+            let new_id = task_id(next_free);
+            next_free = next_free.saturating_add(1);
+            new_ids.insert(id.clone(), new_id.clone());
+            renamed.push((id.clone(), new_id));
+        }
+    }
+    // Theirs' tasks as theirs meant them: a reference theirs made (a task it added or
+    // changed) to a task now renumbered names the new id.
+    let theirs_rw: HashMap<String, Value> = theirs
+        .iter()
+        .map(|(id, t)| {
+            let rw = if bi.get(id) == Some(t) {
+                t.clone()
+            } else {
+                renamed_refs(t, &new_ids)
+            };
+            (id.clone(), rw)
+        })
+        .collect();
+    let (mut notes, mut conflicts) = (Vec::new(), Vec::new());
+    let mut tasks = Map::new();
+    for (id, task) in ours {
+        let merged = match (bi.get(id), theirs_rw.get(id)) {
+            _ if new_ids.contains_key(id) => task.clone(),
+            (Some(b), Some(t)) if b == task => t.clone(),
+            (b, Some(t)) if b != Some(t) && t != task => {
+                merge_task(id, b, task, t, &mut notes, &mut conflicts)
             }
-            (_, Some(o)) if o == task => {}
-            // Both know the task from the ancestor: ours' version (or theirs') was kept above.
-            (Some(_), Some(_)) => {}
-            // Theirs added a different task under an id ours already uses: renumbered.
-            (None, Some(_)) => {
-                let new_id = task_id(next_free);
-                next_free = next_free.saturating_add(1);
-                let mut t = task.clone();
-                if let Value::Object(m) = &mut t {
-                    m.insert("renumbered_from".into(), Value::String(id.clone()));
-                    // A task that names its own id (the reference's form) names the new one.
-                    if m.get("id").is_some_and(Value::is_string) {
-                        m.insert("id".into(), Value::String(new_id.clone()));
-                    }
-                    // The note is added to the task's own notes, never in their place.
-                    let note = format!(
-                        "renumbered from {id} when branches were merged: the other branch had added a different {id}"
-                    );
-                    let notes = match m.get("notes") {
-                        Some(Value::String(old)) if !old.trim().is_empty() => {
-                            format!("{old}\n\n{note}")
-                        }
-                        _ => note,
-                    };
-                    if matches!(m.get("notes"), None | Some(Value::String(_) | Value::Null)) {
-                        m.insert("notes".into(), Value::String(notes));
-                    }
+            _ => task.clone(),
+        };
+        tasks.insert(id.clone(), merged);
+    }
+    for (id, task) in theirs {
+        let rw = theirs_rw.get(id).unwrap_or(task);
+        if let Some(new_id) = new_ids.get(id) {
+            let mut t = rw.clone();
+            if let Value::Object(m) = &mut t {
+                m.insert("renumbered_from".into(), Value::String(id.clone()));
+                // A task that names its own id (the reference's form) names the new one.
+                if m.get("id").is_some_and(Value::is_string) {
+                    m.insert("id".into(), Value::String(new_id.clone()));
                 }
-                tasks.insert(new_id.clone(), t);
-                renamed.push((id.clone(), new_id));
+                // The note is added to the task's own notes, never in their place.
+                let note = format!(
+                    "renumbered from {id} when branches were merged: the other branch had added a different {id}"
+                );
+                let notes = match m.get("notes") {
+                    Some(Value::String(old)) if !old.trim().is_empty() => {
+                        format!("{old}\n\n{note}")
+                    }
+                    _ => note,
+                };
+                if matches!(m.get("notes"), None | Some(Value::String(_) | Value::Null)) {
+                    m.insert("notes".into(), Value::String(notes));
+                }
             }
+            tasks.insert(new_id.clone(), t);
+            continue;
+        }
+        match bi.get(id) {
+            // Ours removed a task theirs left alone: removed.
+            Some(b) if b == task && !oi.contains_key(id) => {}
+            _ if !tasks.contains_key(id) => {
+                if bi.contains_key(id) {
+                    notes.push(format!(
+                        "task {id}: removed on this branch but changed on the merged one: kept as the merged branch left it"
+                    ));
+                }
+                tasks.insert(id.clone(), rw.clone());
+            }
+            // Both sides have it: merged above.
+            _ => {}
+        }
+    }
+    for (id, task) in ours {
+        if bi.get(id).is_some_and(|b| b != task)
+            && !theirs_rw.contains_key(id)
+            && !new_ids.contains_key(id)
+        {
+            notes.push(format!(
+                "task {id}: removed on the merged branch but changed on this one: kept as this branch left it"
+            ));
         }
     }
     let mut sorted: Vec<(String, Value)> = tasks.into_iter().collect();
@@ -721,7 +991,62 @@ pub fn merge_tasks(
         tasks: sorted.into_iter().collect(),
         next_task_id,
         renamed,
+        notes,
+        conflicts,
     }
+}
+
+/// `text` with every task id (`T-` and at least three digits, not inside a word) that
+/// `renames` maps replaced by its new id, all at once (a chain `T-001`→`T-003`,
+/// `T-003`→`T-004` renames each id once).
+fn rename_ids(text: &str, renames: &HashMap<&str, &str>) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for (at, _) in text.match_indices("T-") {
+        if at < from || (at > 0 && b[at - 1].is_ascii_alphanumeric()) {
+            continue;
+        }
+        let digits = b[at + 2..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        let end = at + 2 + digits;
+        if digits < 3 || b.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+            continue;
+        }
+        if let Some(new) = renames.get(&text[at..end]) {
+            out.push_str(&text[from..at]);
+            out.push_str(new);
+            from = end;
+        }
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// Theirs' text with the task ids the merge renumbered renamed in the lines theirs added
+/// (a line the ancestor does not hold): what theirs wrote about its own task names the id
+/// the task has after the merge. Lines the ancestor holds are left as they are.
+pub fn rename_added_ids(base: &str, theirs: &str, renamed: &[(String, String)]) -> String {
+    if renamed.is_empty() {
+        return theirs.to_string();
+    }
+    let map: HashMap<&str, &str> = renamed
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let old: std::collections::HashSet<&str> = base.split_inclusive('\n').collect();
+    theirs
+        .split_inclusive('\n')
+        .map(|l| {
+            if old.contains(l) {
+                l.to_string()
+            } else {
+                rename_ids(l, &map)
+            }
+        })
+        .collect()
 }
 
 /// Splits a file holding git conflict markers into ours' and theirs' versions (text outside
@@ -949,7 +1274,88 @@ mod tests {
         assert!(notes.contains("renumbered from T-001"), "{notes}");
     }
 
+    #[test]
+    fn renumbered_ids_are_renamed_once_and_only_in_lines_theirs_added() {
+        let renamed = [
+            ("T-001".to_string(), "T-003".to_string()),
+            ("T-003".to_string(), "T-004".to_string()),
+        ];
+        let base = "Heading as `## T-001: Title`\n";
+        let theirs =
+            "Heading as `## T-001: Title`\n## T-001: Build\nafter T-003, not AT-001 or T-0011\n";
+        assert_eq!(
+            rename_added_ids(base, theirs, &renamed),
+            "Heading as `## T-001: Title`\n## T-003: Build\nafter T-004, not AT-001 or T-0011\n"
+        );
+    }
+
+    #[test]
+    fn prose_both_sides_changed_differently_is_marked_and_disjoint_changes_merge() {
+        let base = "a\nb\nc\n";
+        assert_eq!(
+            merge_prose(base, "A\nb\nc\n", "a\nb\nC\n"),
+            ("A\nb\nC\n".into(), 0)
+        );
+        let (text, conflicts) = merge_prose(base, "a\nb\nc\nours\n", "a\nb\nc\ntheirs\n");
+        assert_eq!(conflicts, 1);
+        assert_eq!(
+            text,
+            "a\nb\nc\n<<<<<<< ours\nours\n=======\ntheirs\n>>>>>>> theirs\n"
+        );
+    }
+
     proptest! {
+        /// A task both sides changed, each field left alone, changed on one side or on
+        /// both: every change only one side made is in the merge, a field both changed
+        /// differently is a conflict (never a silent choice), and the status is the one
+        /// further along.
+        #[test]
+        fn a_task_both_sides_changed_keeps_every_one_sided_change(
+            edits in proptest::collection::vec(0u8..4, 1..6),
+            statuses in (0usize..4, 0usize..4),
+        ) {
+            const STATUS: [&str; 4] = ["ready", "in_progress", "blocked", "done"];
+            let mut b = Map::new();
+            b.insert("status".into(), Value::from("ready"));
+            let (mut o, mut t) = (b.clone(), b.clone());
+            o.insert("status".into(), Value::from(STATUS[statuses.0]));
+            t.insert("status".into(), Value::from(STATUS[statuses.1]));
+            for (i, e) in edits.iter().enumerate() {
+                let k = format!("f{i}");
+                b.insert(k.clone(), Value::from("base"));
+                o.insert(k.clone(), Value::from(if matches!(e, 1 | 3) { "ours" } else { "base" }));
+                t.insert(k.clone(), Value::from(match e { 2 => "theirs", 3 => "theirs too", _ => "base" }));
+            }
+            let (mut notes, mut conflicts) = (Vec::new(), Vec::new());
+            let m = merge_task(
+                "T-001",
+                Some(&Value::Object(b)),
+                &Value::Object(o),
+                &Value::Object(t),
+                &mut notes,
+                &mut conflicts,
+            );
+            for (i, e) in edits.iter().enumerate() {
+                let k = format!("f{i}");
+                match e {
+                    0 => prop_assert_eq!(&m[&k], "base"),
+                    1 => prop_assert_eq!(&m[&k], "ours"),
+                    2 => prop_assert_eq!(&m[&k], "theirs"),
+                    _ => {
+                        let named = format!("T-001 `{k}`");
+                        prop_assert!(conflicts.contains(&named));
+                    }
+                }
+            }
+            let want = STATUS[statuses.0.max(statuses.1)];
+            prop_assert_eq!(&m["status"], want);
+            // A status change that lost is always noted.
+            let lost = statuses.0 != statuses.1 && statuses.0 != 0 && statuses.1 != 0;
+            prop_assert_eq!(notes.iter().any(|n| n.contains("further along")), lost);
+            let both = edits.iter().filter(|e| matches!(e, 3)).count();
+            prop_assert_eq!(conflicts.len(), both);
+        }
+
         /// Random entries added on two branches over a common log: the merge holds every
         /// entry of the ancestor once and every addition of each side, nothing else, newest
         /// first.

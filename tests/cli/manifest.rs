@@ -157,3 +157,64 @@ fn summaries_in_the_manifest_redact_secrets() {
     let quick = doc["quick_context"].as_str().unwrap_or_default();
     assert!(!quick.contains(&token), "{quick}");
 }
+
+#[test]
+fn another_tools_fields_of_a_files_entry_survive_a_regeneration_and_a_merge() {
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["hooks", "install"]).assert_code(0);
+    let path = ".ai/handoff/MANIFEST.json";
+    let set = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+        f(&mut m);
+        repo.write(path, serde_json::to_string_pretty(&m).unwrap() + "\n");
+    };
+    set(&|m| {
+        m["files"]["STATUS.md"]["x_owner"] = "alice".into();
+        m["files"]["STATUS.md"]["tags"] = serde_json::json!(["core"]);
+    });
+    repo.git(&["commit", "-q", "--no-verify", "-am", "extras"]);
+    // The file changes: its entry is regenerated, the other tool's fields kept.
+    let status = repo.read(".ai/handoff/STATUS.md");
+    repo.write(".ai/handoff/STATUS.md", format!("{status}\nmore\n"));
+    repo.aahp(&["manifest"]).assert_code(0);
+    let m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    let entry = &m["files"]["STATUS.md"];
+    assert_eq!(entry["x_owner"], "alice", "{entry}");
+    assert_eq!(entry["tags"], serde_json::json!(["core"]), "{entry}");
+    assert_eq!(entry["lines"], status.lines().count() + 2, "{entry}");
+    // A second run changes nothing: the entry with extra fields is current.
+    let again = repo.aahp(&["manifest"]);
+    again.assert_code(0);
+    assert!(again.stdout.contains("is up to date"), "{again}");
+    repo.git(&["commit", "-q", "--no-verify", "-am", "more"]);
+
+    // A merge keeps a field the merged branch added to an entry both branches changed.
+    repo.git(&["switch", "-q", "-c", "feature"]);
+    set(&|m| m["files"]["LOG.md"]["x_owner"] = "bob".into());
+    let log = repo.read(".ai/handoff/LOG.md");
+    repo.write(".ai/handoff/LOG.md", format!("{log}\nfeature\n"));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["commit", "-q", "--no-verify", "-am", "feature"]);
+    repo.git(&["switch", "-q", "main"]);
+    repo.write(".ai/handoff/STATUS.md", format!("{status}\nmore\nmain\n"));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["commit", "-q", "--no-verify", "-am", "main"]);
+    let mut paths = vec![crate::support::bin().parent().unwrap().to_path_buf()];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let path_var = std::env::join_paths(paths).unwrap();
+    let out = repo.git_env(
+        &["merge", "--no-edit", "feature"],
+        &[("PATH", path_var.as_os_str())],
+    );
+    assert_eq!(out.code, 0, "{out}");
+    let m: serde_json::Value = serde_json::from_str(&repo.read(path)).unwrap();
+    assert_eq!(m["files"]["LOG.md"]["x_owner"], "bob", "{m}");
+    assert_eq!(m["files"]["STATUS.md"]["x_owner"], "alice", "{m}");
+    assert_eq!(
+        m["files"]["STATUS.md"]["lines"],
+        status.lines().count() + 3,
+        "{m}"
+    );
+}

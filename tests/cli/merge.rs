@@ -527,3 +527,250 @@ fn an_archive_both_sides_appended_to_merges_as_streams_to_what_the_whole_merge_g
     out.assert_code(0);
     assert!(merged.contains("[redacted: secret]") && merged.contains("- bob did 10"));
 }
+
+/// Commits everything on the current branch, skipping the hooks.
+fn commit_all(repo: &TestRepo, msg: &str) {
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", msg]);
+}
+
+/// Replaces `from` by `to` in a handoff file (which must hold it).
+fn edit(repo: &TestRepo, name: &str, from: &str, to: &str) {
+    let text = repo.read(&file(name));
+    assert!(text.contains(from), "{name} lacks {from:?}:\n{text}");
+    repo.write(&file(name), text.replacen(from, to, 1));
+}
+
+/// `feature` adds "Build parser" (T-001), "Test parser" depending on it and a `NEXT_ACTIONS.md`
+/// item for each; `main` adds "Write docs" (T-001 too). `main_edits_next_actions`: main
+/// also changes `NEXT_ACTIONS.md` (elsewhere), so git merges it through the driver.
+fn renumbering_merge(main_edits_next_actions: bool) -> (TestRepo, CmdOutput) {
+    let repo = merge_repo();
+    repo.git(&["switch", "-q", "-c", "feature"]);
+    repo.aahp(&["task", "add", "Build parser"]).assert_code(0);
+    repo.aahp(&["task", "add", "Test parser", "--depends-on", "T-001"])
+        .assert_code(0);
+    edit(
+        &repo,
+        "NEXT_ACTIONS.md",
+        "None.\n",
+        "## T-001: Build parser\n\nThe lexer first.\n\n## T-002: Test parser\n\nAfter T-001 is done.\n",
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    commit_all(&repo, "feature");
+    repo.git(&["switch", "-q", "main"]);
+    repo.aahp(&["task", "add", "Write docs"]).assert_code(0);
+    if main_edits_next_actions {
+        edit(
+            &repo,
+            "NEXT_ACTIONS.md",
+            "|------|-----------|-------|\n",
+            "|------|-----------|-------|\n| Set up CI | 2026-11-21 | - |\n",
+        );
+    }
+    repo.aahp(&["manifest"]).assert_code(0);
+    commit_all(&repo, "main");
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    (repo, out)
+}
+
+#[test]
+fn a_renumbered_task_is_renamed_in_the_dependencies_and_headings_its_branch_wrote() {
+    let (repo, out) = renumbering_merge(true);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        out.stdout
+            .contains("task T-001 added on the merged branch is now T-003")
+            || out
+                .stderr
+                .contains("task T-001 added on the merged branch is now T-003"),
+        "{out}"
+    );
+    let m = manifest(&repo);
+    assert_eq!(m["tasks"]["T-001"]["title"], "Write docs", "{m}");
+    assert_eq!(m["tasks"]["T-003"]["title"], "Build parser", "{m}");
+    assert_eq!(m["tasks"]["T-002"]["title"], "Test parser", "{m}");
+    // "Test parser" still waits for "Build parser", not for main's "Write docs".
+    assert_eq!(
+        m["tasks"]["T-002"]["depends_on"],
+        serde_json::json!(["T-003"])
+    );
+    let list = repo.aahp(&["task", "list"]);
+    assert!(list.stdout.contains("Test parser [after T-003]"), "{list}");
+    let next = repo.read(&file("NEXT_ACTIONS.md"));
+    assert!(next.contains("## T-003: Build parser\n"), "{next}");
+    assert!(next.contains("After T-003 is done."), "{next}");
+    assert!(!next.contains("T-001: Build parser"), "{next}");
+    // Text the ancestor held is not touched (the template's `## T-001: Title`).
+    assert!(next.contains("`## T-001: Title`"), "{next}");
+    assert!(next.contains("| Set up CI |"), "{next}");
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["verify"]).assert_code(0);
+}
+
+#[test]
+fn a_renumbered_id_in_a_file_git_takes_whole_from_the_merged_branch_stops_the_merge() {
+    // Main did not touch NEXT_ACTIONS.md: git takes feature's as it is, without the
+    // driver, and its `T-001: Build parser` would name main's task.
+    let (repo, out) = renumbering_merge(false);
+    assert_eq!(out.code, 1, "{out}");
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains(".ai/handoff/NEXT_ACTIONS.md from the merged branch names a task this merge renumbered (T-001 is now T-003)"),
+        "{out}"
+    );
+    assert_eq!(
+        manifest(&repo)["tasks"]["T-002"]["depends_on"],
+        serde_json::json!(["T-003"])
+    );
+}
+
+#[test]
+fn a_task_done_on_one_branch_and_claimed_on_the_other_stays_done_with_both_changes() {
+    let repo = merge_repo();
+    repo.aahp(&["task", "add", "Shared task"]).assert_code(0);
+    commit_all(&repo, "base");
+    repo.git(&["switch", "-q", "-c", "feature"]);
+    repo.aahp(&["task", "done", "T-001", "--agent", "bob"])
+        .assert_code(0);
+    let mut m = manifest(&repo);
+    m["tasks"]["T-001"]["x_custom"] = "kept-from-feature".into();
+    repo.write(
+        &file("MANIFEST.json"),
+        serde_json::to_string_pretty(&m).unwrap() + "\n",
+    );
+    commit_all(&repo, "feature");
+    repo.git(&["switch", "-q", "main"]);
+    repo.aahp(&["task", "claim", "T-001", "--agent", "alice"])
+        .assert_code(0);
+    commit_all(&repo, "main");
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(
+        format!("{}{}", out.stdout, out.stderr).contains(
+            "task T-001: both branches changed its status; `done` is further along and was kept, this branch's `in_progress` was not"
+        ),
+        "{out}"
+    );
+    let t = &manifest(&repo)["tasks"]["T-001"];
+    assert_eq!(t["status"], "done", "{t}");
+    assert!(t["completed"].is_string(), "{t}");
+    assert_eq!(t["assigned_to"], "alice", "{t}");
+    assert_eq!(t["x_custom"], "kept-from-feature", "{t}");
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+}
+
+#[test]
+fn a_task_field_both_branches_changed_differently_is_a_conflict() {
+    let repo = merge_repo();
+    repo.aahp(&["task", "add", "Shared task"]).assert_code(0);
+    commit_all(&repo, "base");
+    repo.git(&["switch", "-q", "-c", "feature"]);
+    for (branch, title) in [("feature", "Theirs title"), ("main", "Ours title")] {
+        repo.git(&["switch", "-q", branch]);
+        let mut m = manifest(&repo);
+        m["tasks"]["T-001"]["title"] = title.into();
+        repo.write(
+            &file("MANIFEST.json"),
+            serde_json::to_string_pretty(&m).unwrap() + "\n",
+        );
+        commit_all(&repo, branch);
+    }
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        format!("{}{}", out.stdout, out.stderr)
+            .contains("both branches changed T-001 `title` to different values"),
+        "{out}"
+    );
+    let text = repo.read(&file("MANIFEST.json"));
+    assert!(
+        text.contains("Ours title") && text.contains("Theirs title") && text.contains("<<<<<<<"),
+        "{text}"
+    );
+    // The rebuild does not choose either: it names the field.
+    let out = repo.aahp(&["manifest"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("T-001 `title`"), "{out}");
+}
+
+#[test]
+fn trust_text_and_a_section_only_the_merged_branch_added_are_kept() {
+    let repo = merge_repo();
+    repo.git(&["switch", "-q", "-c", "feature"]);
+    edit(
+        &repo,
+        "TRUST.md",
+        "## Infrastructure\n",
+        "Builds need the nightly toolchain.\n\n## Infrastructure\n",
+    );
+    let trust = repo.read(&file("TRUST.md"));
+    repo.write(
+        &file("TRUST.md"),
+        format!(
+            "{trust}\n## Deployment\n\n| Property | Status | Provenance | Last Verified | Agent | TTL | Expires | Notes |\n|---|---|---|---|---|---|---|---|\n| Staging deploys | untested | - | - | - | 7d | - | - |\n"
+        ),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    commit_all(&repo, "feature");
+    repo.git(&["switch", "-q", "main"]);
+    add_trust_row(&repo, "Lints pass", "2026-11-21");
+    repo.aahp(&["manifest"]).assert_code(0);
+    commit_all(&repo, "main");
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    assert_eq!(out.code, 0, "{out}");
+    let trust = repo.read(&file("TRUST.md"));
+    assert!(
+        trust.contains("Builds need the nightly toolchain.\n"),
+        "{trust}"
+    );
+    let section = trust.find("## Deployment\n").expect(&trust);
+    assert!(
+        trust[section..].contains("| Staging deploys |"),
+        "the row stays under its heading: {trust}"
+    );
+    assert!(trust.contains("| Lints pass |"), "{trust}");
+    assert!(trust.contains("| Project builds | verified | tool_verified | 2026-11-21 |"));
+    repo.aahp(&["verify"]).assert_code(0);
+}
+
+#[test]
+fn text_outside_entries_both_branches_changed_is_a_conflict_not_ours() {
+    let repo = merge_repo();
+    repo.git(&["branch", "feature"]);
+    for (branch, who) in [("feature", "B"), ("main", "A")] {
+        repo.git(&["switch", "-q", branch]);
+        add_log_entry(&repo, who, "work");
+        edit(
+            &repo,
+            "LOG.md",
+            "newest entry first.\n",
+            &format!("newest entry first.\nTeam note {who}\n"),
+        );
+        edit(
+            &repo,
+            "TRUST.md",
+            "Claims about the project",
+            &format!("Team {who} claims about the project"),
+        );
+        repo.aahp(&["manifest"]).assert_code(0);
+        commit_all(&repo, branch);
+    }
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    assert_eq!(out.code, 1, "{out}");
+    let log = repo.read(&file("LOG.md"));
+    assert!(
+        log.contains("<<<<<<< ours\nTeam note A\n=======\nTeam note B\n>>>>>>> theirs\n"),
+        "{log}"
+    );
+    assert!(log.contains("A: work") && log.contains("B: work"), "{log}");
+    let trust = repo.read(&file("TRUST.md"));
+    assert!(
+        trust.contains("<<<<<<< ours\n# ") || trust.contains("<<<<<<< ours\nTeam A"),
+        "{trust}"
+    );
+    assert!(
+        trust.contains("Team A claims") && trust.contains("Team B claims"),
+        "{trust}"
+    );
+}

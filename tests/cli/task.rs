@@ -784,3 +784,73 @@ fn task_add_skips_ids_the_work_queue_already_uses() {
         "{json}"
     );
 }
+
+#[test]
+fn claiming_a_task_another_agent_has_in_progress_is_refused_unless_stolen() {
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["task", "add", "Shared"]).assert_code(0);
+    repo.aahp(&["task", "claim", "T-001", "--agent", "alice"])
+        .assert_code(0);
+    let before = repo.read(MANIFEST);
+    let out = repo.aahp(&["task", "claim", "T-001", "--agent", "bob"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr
+            .contains("T-001 is in progress for `alice`; it was not claimed")
+            && !out.stdout.contains("claimed"),
+        "{out}"
+    );
+    assert_eq!(repo.read(MANIFEST), before, "nothing was written");
+    // Its holder claiming it again is no conflict.
+    repo.aahp(&["task", "claim", "T-001", "--agent", "alice"])
+        .assert_code(0);
+    let out = repo.aahp(&["task", "claim", "T-001", "--agent", "bob", "--steal"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout
+            .contains("warning: took T-001 over from `alice`, who had it in progress"),
+        "{out}"
+    );
+    assert_eq!(manifest(&repo)["tasks"]["T-001"]["assigned_to"], "bob");
+    assert_still_valid(&repo);
+}
+
+#[test]
+fn two_agents_claiming_one_task_at_once_do_not_both_get_it() {
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["task", "add", "Shared"]).assert_code(0);
+    for _ in 0..3 {
+        let spawn = |agent: &str| {
+            repo.aahp_command(&["task", "claim", "T-001", "--agent", agent])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        };
+        let (a, b) = (spawn("alice"), spawn("bob"));
+        let outs = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+        let claimed = outs
+            .iter()
+            .filter(|o| String::from_utf8_lossy(&o.stdout).contains("claimed T-001"))
+            .count();
+        assert_eq!(claimed, 1, "{outs:?}");
+        let holder = manifest(&repo)["tasks"]["T-001"]["assigned_to"].clone();
+        let winner = outs
+            .iter()
+            .find(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap();
+        assert!(
+            winner.contains(&format!("for {}", holder.as_str().unwrap())),
+            "{winner}"
+        );
+        // Back to ready for the next round.
+        let mut m = manifest(&repo);
+        m["tasks"]["T-001"]["status"] = "ready".into();
+        m["tasks"]["T-001"]
+            .as_object_mut()
+            .unwrap()
+            .remove("assigned_to");
+        set_manifest(&repo, &m);
+    }
+}
