@@ -178,6 +178,10 @@ pub struct HooksReport {
     /// but this clone has not configured it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub merge_driver: Option<&'static str>,
+    /// True when git tracks files in the hooks directory (`core.hooksPath = .githooks`):
+    /// what `install` writes there is part of the repository (review s28b #8).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tracked_dir: bool,
 }
 
 /// A `core.hooksPath` setting.
@@ -290,6 +294,16 @@ impl Report for HooksReport {
             )?,
             _ => {}
         }
+        if self.tracked_dir && self.action == "install" {
+            writeln!(
+                w,
+                "note: git tracks {dir}: the hooks written there are files of the repository. \
+                 Commit them so that every clone runs the gate; until then a checkout, stash or \
+                 pull of {dir} puts the tracked hooks back and removes it (`git aahp doctor` \
+                 tells).",
+                dir = escape_untrusted(&self.hooks_dir)
+            )?;
+        }
         for m in &self.managers {
             writeln!(
                 w,
@@ -367,6 +381,7 @@ pub fn run(ctx: &Context, args: &HooksArgs) -> Result<HooksReport> {
         managers,
         hooks: Vec::new(),
         merge_driver: None,
+        tracked_dir: false,
     };
     // `core.hooksPath = /dev/null` (or any file) switches hooks off: said so, not an error
     // reading `/dev/null/pre-commit`.
@@ -406,6 +421,13 @@ pub fn run(ctx: &Context, args: &HooksArgs) -> Result<HooksReport> {
             report.action = "install";
             install(&root, &dir, &mut report, opts)?;
             report.merge_driver = Some(configure_merge_driver(repo)?);
+            report.tracked_dir = match dir.strip_prefix(&root) {
+                Ok(rel) if !rel.as_os_str().is_empty() => {
+                    let rel = rel.to_string_lossy().replace('\\', "/");
+                    !crate::git::Repo::index_files_below(&*repo.index()?, &rel).is_empty()
+                }
+                _ => false,
+            };
         }
         HooksAction::Uninstall => {
             report.action = "uninstall";

@@ -508,3 +508,36 @@ fn pre_push_hands_the_same_refs_to_the_chained_hook_and_to_git_aahp() {
         "{log}"
     );
 }
+
+/// Review s28b #8: with `core.hooksPath` on a directory git tracks (`.githooks`), `install`
+/// changed the team's tracked hook without a word; a later checkout of the directory removes
+/// the gate. It now says the hooks there are files of the repository and what to do; an
+/// untracked hooks directory gets no such note.
+#[test]
+fn installing_into_a_tracked_hooks_directory_says_so() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = TestRepo::with_handoff();
+    repo.write(".githooks/pre-commit", "#!/bin/sh\necho team-hook\n");
+    std::fs::set_permissions(
+        repo.path().join(".githooks/pre-commit"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "githooks"]);
+    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    let out = repo.aahp(&["hooks", "install"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("note: git tracks .githooks") && out.stdout.contains("Commit them"),
+        "{out}"
+    );
+    assert_eq!(
+        repo.aahp(&["--json", "hooks", "install"]).json()["tracked_dir"],
+        true
+    );
+    let plain = TestRepo::with_handoff();
+    let out = plain.aahp(&["hooks", "install"]);
+    out.assert_code(0);
+    assert!(!out.stdout.contains("git tracks"), "{out}");
+}
