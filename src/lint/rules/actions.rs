@@ -177,7 +177,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 120,
         check: check_hook_env,
         overlap: false,
-        gate: None,
+        gate: Some(assigned_gate),
         near: &[],
     },
     // PI008: the hook files deleted, emptied, renamed away or made non-executable, or the
@@ -243,11 +243,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "say nothing",
             "silently",
             "quietly",
-            "keep it out",
-            "keep them out",
-            "out of",
-            "hide",
-            "{report|say|claim|tell}",
+            "{it|this|that|them} out of",
+            "hide {it|this|that|them}",
+            "{tests|everything|suite|build|check|checks} {pass|passed|passes|is green|are green|succeeded}",
         ],
         regex: r"\b(?:(?:do\s+not|don'?t|never|without|no\s+need\s+to)\s+(?:mention|mentioning|tell|telling|report|reporting|note|noting|flag|flagging|bring\s+(?:it|this|that|them)\s+up|disclose|disclosing|log|record|list)|say\s+nothing|silently|quietly|(?:keep|leave)\s+(?:it|this|that|them)\s+out\s+of|hide\s+(?:it|this|that|them)|(?:report|say|claim|tell(?:\s+\w+){1,2})\s+(?:that\s+)?(?:all\s+(?:the\s+)?tests|everything|the\s+(?:tests|suite|build|checks?))\s+(?:pass|passed|passes|is\s+green|are\s+green|succeeded))\b",
         before: 240,
@@ -1225,6 +1223,23 @@ const HOOKLESS_PLACES: &[&str] = &[
     "deploy",
     "deployment",
 ];
+
+/// A word of a hook runner's variable opens a window only when the variable is assigned
+/// (`HUSKY=0`, `SKIP_HOOKS = 1`): "all hooks pass" in a status file opens none.
+fn assigned_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
+    if end > 0 && b.get(end - 1) == Some(&b'=') {
+        return true;
+    }
+    let rest = b.get(end..).unwrap_or_default();
+    let ident = rest
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
+    rest[ident..]
+        .iter()
+        .find(|c| **c != b' ')
+        .is_some_and(|c| *c == b'=')
+}
 
 fn check_hook_env(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
