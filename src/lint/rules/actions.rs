@@ -12,10 +12,10 @@ use std::sync::LazyLock;
 
 use regex::RegexSet;
 
-use super::super::Severity;
 use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::{PI008, PI010};
 use super::super::text::{floor_char, words};
+use super::super::{FileKind, Severity};
 use super::{
     addressed, excerpt, hypothetical_request_before, mentioned_except, negated_before, push_pi,
 };
@@ -1538,6 +1538,11 @@ const ISOLATED: &[&str] = &[
 
 fn check_agent_permissions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
+    // In a settings file the mode is a value, which the agent-configuration checks judge
+    // (and show a reviewer); only a command line's option there is told to someone.
+    if scan.kind == FileKind::Json && !scan.text()[s..e].starts_with("--") {
+        return;
+    }
     let ws = sentence_words(scan, (s, e));
     if any_word(&ws, ISOLATED) || !instructed(scan, s) {
         return;
