@@ -15,7 +15,10 @@ use regex::RegexSet;
 use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::{PI008, PI010};
 use super::super::text::{floor_char, words};
-use super::{addressed, excerpt, hypothetical_request_before, negated_before, push_pi};
+use super::super::{FileKind, Severity};
+use super::{
+    addressed, excerpt, hypothetical_request_before, mentioned_except, negated_before, push_pi,
+};
 
 /// Acts that weaken a safeguard or hand over the machine, written as commands: each with the
 /// phrase a finding names it by. Shared by the three checks of this file.
@@ -151,6 +154,140 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 160,
         after: 40,
         check: check_checks_off,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: a git hook runner turned off through the environment ("HUSKY=0", "LEFTHOOK=0",
+    // "SKIP=<the gate's hook id> git commit", "PRE_COMMIT_ALLOW_NO_CONFIG=1"). A variable
+    // named after the hooks and set to off, or one that skips or excludes them set to on.
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "husky",
+            "lefthook",
+            "overcommit",
+            "pre_commit",
+            "hook",
+            "no_verify",
+            "skip=",
+        ],
+        regex: r"\b([a-z_]*(?:husky|lefthook|overcommit|pre_commit|hooks?|no_verify)[a-z_]*)\s*=\s*[\x22']?([\w.,:-]*)|\bskip=[\x22']?([\w.,:-]+)",
+        before: 160,
+        after: 120,
+        check: check_hook_env,
+        overlap: false,
+        gate: Some(assigned_gate),
+        near: &[],
+    },
+    // PI008: the hook files deleted, emptied, renamed away or made non-executable, or the
+    // hook runner uninstalled ("rm .git/hooks/pre-commit", "chmod -x .husky/pre-push",
+    // "delete the pre-commit hook file", "lefthook uninstall").
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            ".git/hooks",
+            ".husky",
+            ".githooks",
+            "uninstall",
+            "{delete|remove|erase|empty|wipe|clear} ",
+        ],
+        regex: r"\b(?:rm|unlink|del|shred)\b(?:\s+-\w+)*\s+[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\btruncate\s+-s\s*0\s+[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\bchmod\s+(?:-\w+\s+)*[ugoa]*-[rw]*x[rw]*\s+[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\bmv\s+(?:-\w+\s+)*[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\bcp\s+/dev/null\s+[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|(?:^|[:`]|\btrue|\bexit\s+0[\x22']?)\s*>\s*[\x22']?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\b(?:pre-commit|lefthook|husky|overcommit|aahp\s+hooks)\s+-{0,2}uninstall\b|\b(?:delete|remove|erase|empty|wipe|clear)\s+(?:the\s+)?(?:file\s+|folder\s+|directory\s+)?[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\b(?:delete|remove|erase|empty|wipe|clear|uninstall)\s+(?:the\s+|your\s+|all\s+(?:the\s+)?|every\s+)?(?:git\s+|local\s+)?(?:pre-?commit|pre-?push|commit-msg|git)\s+hooks?(?:\s+(?:files?|scripts?))?\b",
+        before: 160,
+        after: 120,
+        check: check_hook_files,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: the CI made not to fail: a check's failure ignored ("continue-on-error: true",
+    // "allow_failure: true", "npm test || true", "--exit-zero", "set +e").
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "continue-on-error",
+            "allow_failure",
+            "soft_fail",
+            "--exit-zero",
+            "set +e",
+            "if: false",
+            "||",
+        ],
+        regex: r"\bcontinue-on-error\s*:\s*[\x22']?true\b|\ballow_failure\s*:\s*true\b|\bsoft_fail\s*:\s*true\b|--exit-zero\b|\bset\s+\+e\b|\bif\s*:\s*[\x22']?false\b|\|\|\s*(?:true\b|exit\s+0\b|:(?:$|[\s`'\x22]))",
+        before: 160,
+        after: 120,
+        check: check_ci_pass,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: the gate's own step or job taken out of the CI ("remove the verify job",
+    // "comment out the `git aahp verify` step", "delete the lint and test jobs").
+    Pattern {
+        rule: &PI008,
+        keywords: &["{remove|delete|drop|comment out|disable|strip} "],
+        regex: r"\b(?:remove|delete|drop|comment\s+out|disable|strip)\s+(?:the\s+|all\s+the\s+|every\s+|our\s+)?((?:[\w.'`\x22-]+\s+){0,5}?)(?:steps?|jobs?|lines?|stages?|invocations?|calls?)\b",
+        before: 160,
+        after: 120,
+        check: check_gate_step,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: skipped or failing checks hidden from whoever reads the work ("skip the failing
+    // tests and do not mention it", "… and report that all tests pass").
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "{not|n't|never|without|no need to} {mention|tell|report|note|flag|bring|disclose|log|record|list}",
+            "say nothing",
+            "silently",
+            "quietly",
+            "{it|this|that|them} out of",
+            "hide {it|this|that|them}",
+            "{tests|everything|suite|build|check|checks} {pass|passed|passes|is green|are green|succeeded}",
+        ],
+        regex: r"\b(?:(?:do\s+not|don'?t|never|without|no\s+need\s+to)\s+(?:mention|mentioning|tell|telling|report|reporting|note|noting|flag|flagging|bring\s+(?:it|this|that|them)\s+up|disclose|disclosing|log|record|list)|say\s+nothing|silently|quietly|(?:keep|leave)\s+(?:it|this|that|them)\s+out\s+of|hide\s+(?:it|this|that|them)|(?:report|say|claim|tell(?:\s+\w+){1,2})\s+(?:that\s+)?(?:all\s+(?:the\s+)?tests|everything|the\s+(?:tests|suite|build|checks?))\s+(?:pass|passed|passes|is\s+green|are\s+green|succeeded))\b",
+        before: 240,
+        after: 40,
+        check: check_concealed,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: a coding agent run with its permission prompts or sandbox turned off
+    // ("--dangerously-skip-permissions", "--yolo", "bypassPermissions", "danger-full-access").
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "--dangerously",
+            "--yolo",
+            "bypasspermissions",
+            "danger-full-access",
+            "--allow-all-tools",
+            "--trust-all-tools",
+            "--yes-always",
+            "skip-permissions",
+            "--approval-mode",
+        ],
+        regex: r"--dangerously-[\w-]+|--yolo\b|\bbypasspermissions\b|\bdanger-full-access\b|--allow-all-tools\b|--trust-all-tools\b|--yes-always\b|--skip-permissions\b|--approval-mode[\s=]+[\x22']?yolo\b",
+        before: 160,
+        after: 120,
+        check: check_agent_permissions,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: the gate's own settings turned off ("git config aahp.enabled false",
+    // "AAHP_SKIP=1", "git config --remove-section aahp"): a key the tool does not read for
+    // anything else, set to off, or one that names skipping set to on.
+    Pattern {
+        rule: &PI008,
+        keywords: &["aahp.", "aahp_", "[aahp]", "section aahp"],
+        regex: r"(?:^|[^.\w])aahp\.(\w+)[`\x22']?(?:\s*=\s*|\s+to\s+|\s+)[`\x22']?(\w+)|\baahp_(\w+)\s*=\s*[\x22']?(\w+)|\[aahp\][^\n]{0,40}?\b(\w+)\s*=\s*(\w+)|--remove-section\s+aahp\b",
+        before: 160,
+        after: 120,
+        check: check_gate_config,
         overlap: false,
         gate: None,
         near: &[],
@@ -327,6 +464,30 @@ const INSTRUCTING: &[&str] = &[
     "deactivate",
     "comment",
     "neuter",
+    "export",
+    "prefix",
+    "pass",
+    "launch",
+    "mark",
+    "wrap",
+    "loosen",
+    "relax",
+    "tag",
+    "empty",
+    "truncate",
+    "lower",
+    "hide",
+    "mv",
+    "cp",
+    "uninstall",
+    "lefthook",
+    "husky",
+    "pre-commit",
+    "claude",
+    "codex",
+    "gemini",
+    "aider",
+    "copilot",
 ];
 
 /// True when the clause holding `pos` instructs the reader: it opens (after a list marker or
@@ -342,7 +503,10 @@ pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
         return false;
     }
     let (a, _) = scan.sentence_range(pos);
-    let mut head = &text[a..pos];
+    // Code spans before the act are its command, not prose: a `never` or a `key: value`
+    // in them neither negates nor labels the sentence.
+    let blanked = blank_code(&text[a..pos]);
+    let mut head = blanked.as_str();
     // A short label opens the instruction after its colon ("Next step: git push …").
     if let Some(k) = head.find(": ")
         && words(&head[..k]).count() <= 4
@@ -377,7 +541,15 @@ pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
     let subordinate = all.first().is_some_and(|w| {
         matches!(
             w.as_str(),
-            "if" | "when" | "whenever" | "once" | "before" | "after" | "as" | "until" | "while"
+            "if" | "when"
+                | "whenever"
+                | "once"
+                | "before"
+                | "after"
+                | "as"
+                | "until"
+                | "while"
+                | "to"
         )
     });
     if subordinate && let Some(k) = head.rfind(", ") {
@@ -396,6 +568,24 @@ pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
                     "should" | "must" | "need" | "needs" | "can" | "will" | "have" | "shall"
                 )
             })
+}
+
+/// `s` with the text inside backtick code spans (an unclosed one runs to the end) blanked
+/// to spaces, byte for byte, so offsets into it stay those of `s`.
+fn blank_code(s: &str) -> String {
+    let mut code = false;
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c == '`' {
+            code = !code;
+            out.push(c);
+        } else if code {
+            out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// How far back a list item's lead-in (its heading or introducing line) is looked for.
@@ -470,6 +660,35 @@ fn push_pi008(scan: &Scan<'_>, (s, e): (usize, usize), what: &str, out: &mut Vec
     push_pi(scan, f, out);
 }
 
+/// The words that name the checks an act weakens: in its sentence they are its object,
+/// not talk about an example ("set `continue-on-error: true` on the test job").
+const CHECK_OBJECTS: &[&str] = &[
+    "test", "tests", "flag", "flags", "block", "blocks", "lint", "linter", "scanner",
+];
+
+/// [`push_pi008`] for an act on the checks, at `severity`.
+fn push_check_act(
+    scan: &Scan<'_>,
+    (s, e): (usize, usize),
+    what: &str,
+    severity: Severity,
+    out: &mut Vec<Finding>,
+) {
+    let m = &scan.text()[s..e];
+    let mut f = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!("tells the reader to {what}: {}", excerpt(m)),
+    );
+    f.severity = severity;
+    if mentioned_except(scan, s, e, CHECK_OBJECTS) {
+        f.severity = Severity::Info;
+        f.message.push_str(" (quoted as an example)");
+    }
+    out.push(f);
+}
+
 /// Words that narrow a check to one part or an old copy: the act is maintenance.
 const NARROWING: &[&str] = &[
     "old",
@@ -496,36 +715,84 @@ const NARROWING: &[&str] = &[
     "vendored",
 ];
 
-/// Parts of a check that maintenance turns off or removes: named after the check, they are
-/// the act's object, not the check itself.
-const PARTS: &[&str] = &[
-    "cache",
-    "caches",
-    "caching",
-    "autofix",
-    "autofixes",
-    "fixer",
-    "annotations",
-    "badge",
-    "badges",
-    "notifications",
-    "notification",
-    "timeout",
-    "timeouts",
-    "retries",
-    "retry",
-    "artifacts",
-    "artifact",
-    "logs",
-    "logging",
-    "matrix",
-    "comments",
-    "comment",
-    "summary",
-    "upload",
-    "uploads",
-    "schedule",
-    "cron",
+/// Words that may follow a check's name and end its noun phrase: the act is on the check
+/// itself ("disable the CI and merge", "turn off the linter for now").
+const PHRASE_ENDS: &[&str] = &[
+    "for",
+    "in",
+    "on",
+    "of",
+    "with",
+    "and",
+    "or",
+    "to",
+    "when",
+    "so",
+    "until",
+    "because",
+    "by",
+    "from",
+    "that",
+    "which",
+    "who",
+    "before",
+    "after",
+    "while",
+    "if",
+    "then",
+    "but",
+    "as",
+    "at",
+    "into",
+    "now",
+    "first",
+    "again",
+    "here",
+    "there",
+    "everywhere",
+    "please",
+    "instead",
+    "too",
+    "altogether",
+    "today",
+    "since",
+    "unless",
+    "once",
+    "across",
+    "under",
+    "via",
+    "it",
+    "them",
+];
+
+/// Nouns after a check's name that are still the check ("the CI checks", "the linter
+/// runs"): the act turns it off.
+const CHECK_NOUNS: &[&str] = &[
+    "checks",
+    "check",
+    "tests",
+    "test",
+    "jobs",
+    "job",
+    "steps",
+    "step",
+    "workflow",
+    "workflows",
+    "pipeline",
+    "pipelines",
+    "gate",
+    "gates",
+    "suite",
+    "suites",
+    "runs",
+    "run",
+    "builds",
+    "build",
+    "rules",
+    "hooks",
+    "hook",
+    "entirely",
+    "completely",
 ];
 
 fn check_checks_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -558,19 +825,26 @@ fn check_checks_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
-    let mut pw = words(part_tail);
-    if let Some(first) = pw.next() {
+    // The check's name goes on into a longer noun phrase ("the CI cache", "the CI's
+    // auto-cancel", "the linter's autofix"): the act is on that part, not on the check.
+    let possessive = part_tail.len() < tail.len();
+    let pt = part_tail.trim_start_matches([' ', '\t']);
+    if (possessive || pt.len() < part_tail.len())
+        && pt.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && let Some(first) = words(pt).next()
+    {
         let named = || {
-            let rest = part_tail.trim_start();
-            let after = rest[rest.find(char::is_whitespace).unwrap_or(rest.len())..].trim_start();
+            let after = pt[pt.find(char::is_whitespace).unwrap_or(pt.len())..].trim_start();
             after.starts_with(['`', '"', '\''])
         };
-        if PARTS.contains(&first.as_str())
-            || matches!(
-                first.as_str(),
-                "job" | "step" | "workflow" | "check" | "rule"
-            ) && named()
-        {
+        let part = !PHRASE_ENDS.contains(&first.as_str())
+            && !first.ends_with("ly")
+            && (!CHECK_NOUNS.contains(&first.as_str())
+                || matches!(
+                    first.as_str(),
+                    "job" | "step" | "workflow" | "check" | "rule"
+                ) && named());
+        if part {
             return;
         }
     }
@@ -769,4 +1043,558 @@ fn check_transcript(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     );
     push_pi(scan, f, out);
+}
+
+/// Words that widen an act to every case ("for every commit", "always", "all jobs"): no
+/// narrowing or stated reason makes it maintenance.
+const ESCALATING: &[&str] = &[
+    "always",
+    "every",
+    "all",
+    "each",
+    "whole",
+    "permanently",
+    "everything",
+    "forever",
+];
+
+/// The opening backtick of the code span holding `pos` on its line, else `pos`: the
+/// instruction is read before the command, not inside it (`codex -a never …`).
+fn code_start(text: &str, pos: usize) -> usize {
+    let ls = line_start_near(text, pos, 400);
+    let line = &text[ls..pos];
+    if line.matches('`').count() % 2 == 1 {
+        line.rfind('`').map_or(pos, |k| ls + k)
+    } else {
+        pos
+    }
+}
+
+/// Verbs that report what a program or a change does ("`gemini.ts`: always passes
+/// `--yolo`", "added `HUSKY=0` to the image"): a description of code, not an instruction.
+const REPORTING: &[&str] = &[
+    "passes",
+    "uses",
+    "runs",
+    "sets",
+    "adds",
+    "calls",
+    "starts",
+    "launches",
+    "spawns",
+    "invokes",
+    "enables",
+    "configures",
+    "added",
+    "removed",
+    "used",
+    "passed",
+    "switched",
+    "changed",
+];
+
+/// True when the sentence instructs the reader to run the act at `s`: read before the code
+/// span holding it, and neither describing the command nor reporting what code does.
+fn instructed(scan: &Scan<'_>, s: usize) -> bool {
+    let text = scan.text();
+    let at = code_start(text, s);
+    let (a, _) = scan.sentence_range(at);
+    let head: Vec<String> = words(&blank_code(&text[a.min(at)..at])).collect();
+    !described_after(scan, s) && !any_word(&head, REPORTING) && instructs(scan, at)
+}
+
+/// True when `ws` holds one of `list`.
+fn any_word(ws: &[String], list: &[&str]) -> bool {
+    ws.iter().any(|w| list.contains(&w.as_str()))
+}
+
+/// The lower-case words of the sentence holding `pos`, outside the match `s..e`.
+fn sentence_words(scan: &Scan<'_>, (s, e): (usize, usize)) -> Vec<String> {
+    let text = scan.text();
+    let (a, b) = scan.sentence_range(s);
+    let (a, b) = (a.min(s), b.max(e));
+    words(&text[a..s]).chain(words(&text[e..b])).collect()
+}
+
+/// True when the sentence opens with a code span holding `pos` and goes on to describe it
+/// ("`git commit -n` skips the hooks, so …", "`continue-on-error: true` lets a job fail"):
+/// a description of the command, not an instruction to run it.
+pub(crate) fn described_after(scan: &Scan<'_>, pos: usize) -> bool {
+    let text = scan.text();
+    let (a, b) = scan.sentence_range(pos);
+    let a = a.min(pos);
+    if !text[a..pos].trim_start().starts_with('`') || text[a..pos].matches('`').count() != 1 {
+        return false;
+    }
+    let Some(close) = text[pos..b.max(pos)].find('`') else {
+        return false;
+    };
+    let rest = &text[pos + close + 1..b.max(pos + close + 1)];
+    words(rest).next().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "is" | "was"
+                | "does"
+                | "means"
+                | "lets"
+                | "makes"
+                | "skips"
+                | "bypasses"
+                | "disables"
+                | "runs"
+                | "turns"
+                | "removes"
+                | "stops"
+                | "prevents"
+                | "only"
+                | "also"
+                | "would"
+                | "will"
+                | "has"
+                | "keeps"
+                | "ignores"
+        )
+    })
+}
+
+/// True when the act at `pos` is how to remove the tool itself: the sentence speaks of
+/// uninstalling outside the match, or the nearest heading above does.
+pub(crate) fn uninstalling(scan: &Scan<'_>, (s, e): (usize, usize)) -> bool {
+    let ws = sentence_words(scan, (s, e));
+    if ws
+        .iter()
+        .any(|w| matches!(w.as_str(), "uninstall" | "uninstalling" | "uninstalled"))
+    {
+        return true;
+    }
+    let text = scan.text();
+    let lo = floor_char(text, s.saturating_sub(LEAD_IN_REACH));
+    text[lo..s]
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with('#'))
+        .is_some_and(|h| {
+            words(h).any(|w| matches!(w.as_str(), "uninstall" | "uninstalling" | "removal"))
+        })
+}
+
+/// Values that turn a setting off.
+fn falsy(v: &str) -> bool {
+    matches!(
+        v.to_ascii_lowercase().as_str(),
+        "0" | "false" | "off" | "no" | "none" | "never" | "disabled" | "disable" | "skip"
+    )
+}
+
+/// Hook ids and setting names of the gate and of the security checks: skipping one of them
+/// is no maintenance.
+fn names_safeguard(id: &str) -> bool {
+    let id = id.to_ascii_lowercase();
+    [
+        "aahp",
+        "secret",
+        "gitleaks",
+        "trufflehog",
+        "talisman",
+        "ggshield",
+        "semgrep",
+        "bandit",
+        "verify",
+        "audit",
+        "security",
+        "all",
+    ]
+    .iter()
+    .any(|k| id.contains(k))
+}
+
+/// Settings in which hook runners are set off for good reason: the hooks guard local
+/// commits, and the CI or an image build runs no commit.
+const HOOKLESS_PLACES: &[&str] = &[
+    "ci",
+    "docker",
+    "dockerfile",
+    "container",
+    "image",
+    "production",
+    "install",
+    "installs",
+    "installing",
+    "deploy",
+    "deployment",
+];
+
+/// A word of a hook runner's variable opens a window only when the variable is assigned
+/// (`HUSKY=0`, `SKIP_HOOKS = 1`): "all hooks pass" in a status file opens none.
+fn assigned_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
+    if end > 0 && b.get(end - 1) == Some(&b'=') {
+        return true;
+    }
+    let rest = b.get(end..).unwrap_or_default();
+    let ident = rest
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
+    rest[ident..]
+        .iter()
+        .find(|c| **c != b' ')
+        .is_some_and(|c| *c == b'=')
+}
+
+fn check_hook_env(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let ws = sentence_words(scan, (s, e));
+    let escalated = any_word(&ws, ESCALATING);
+    let mut severity = Severity::Error;
+    let off = if caps.range(3).is_some() {
+        // pre-commit's `SKIP=<ids>`: with a commit, the gate's or a secret scanner's hook,
+        // or any hook for every commit.
+        let ids = caps.str(3);
+        let commits = ws
+            .iter()
+            .any(|w| matches!(w.as_str(), "commit" | "commits" | "push" | "hook" | "hooks"))
+            || scan.text()[e..floor_char(scan.text(), (e + 16).min(scan.text().len()))]
+                .contains("git");
+        // One named check skipped for every commit is a warning: a reviewer sees it.
+        let gate = names_safeguard(ids) || ids.split(',').count() >= 3;
+        if !gate {
+            severity = Severity::Warning;
+        }
+        commits && (gate || escalated)
+    } else {
+        let name = caps.str(1).to_ascii_lowercase();
+        let value = caps.str(2);
+        let skips = [
+            "skip",
+            "disable",
+            "exclude",
+            "no_verify",
+            "allow_no_config",
+            "bypass",
+            "off",
+        ]
+        .iter()
+        .any(|k| name.contains(k));
+        let runner = matches!(
+            name.as_str(),
+            "husky" | "lefthook" | "overcommit" | "hooks" | "git_hooks" | "pre_commit"
+        ) || name.ends_with("_enabled")
+            || name.ends_with("_hooks");
+        if skips {
+            !value.is_empty() && !falsy(value)
+        } else {
+            runner && falsy(value)
+        }
+    };
+    if !off || !escalated && any_word(&ws, HOOKLESS_PLACES) {
+        return;
+    }
+    if !instructed(scan, s) {
+        return;
+    }
+    push_check_act(
+        scan,
+        (s, e),
+        "turn the git hooks off through the environment",
+        severity,
+        out,
+    );
+}
+
+fn check_hook_files(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    // A possessive goes on to a part of the hook ("the pre-commit hook's `--fix` flag").
+    if text[e..].starts_with("'s") || text[e..].starts_with("\u{2019}s") {
+        return;
+    }
+    // A copy kept aside ("pre-commit.old", ".sample") is no hook that runs.
+    let path = caps.first(&[1, 2, 3, 4, 5, 6, 7]).map_or("", |(_, _, p)| p);
+    let lp = path.to_ascii_lowercase();
+    if [".old", ".bak", ".sample", ".orig", ".legacy", "~"]
+        .iter()
+        .any(|x| lp.ends_with(x))
+    {
+        return;
+    }
+    // The runner's own files that an install recreates, and removing the tool itself.
+    let ws = sentence_words(scan, (s, e));
+    if ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "install" | "reinstall" | "recreates" | "reinstalls"
+        )
+    }) || uninstalling(scan, (s, e))
+    {
+        return;
+    }
+    if !instructed(scan, s) {
+        return;
+    }
+    push_check_act(
+        scan,
+        (s, e),
+        "delete, empty or uninstall the git hooks",
+        Severity::Error,
+        out,
+    );
+}
+
+/// Words naming a check: a step or command of one of them is the gate.
+const CHECK_WORDS: &[&str] = &[
+    "test",
+    "tests",
+    "lint",
+    "linter",
+    "linters",
+    "check",
+    "checks",
+    "verify",
+    "verification",
+    "clippy",
+    "pytest",
+    "jest",
+    "vitest",
+    "mocha",
+    "eslint",
+    "ruff",
+    "flake8",
+    "mypy",
+    "tsc",
+    "rspec",
+    "phpunit",
+    "vet",
+    "golangci",
+    "aahp",
+    "audit",
+    "scan",
+    "codeql",
+    "semgrep",
+    "gate",
+    "spec",
+    "specs",
+    "typecheck",
+];
+
+/// Parts of a CI run whose failure need not fail it: an upload, a notice, a deployment, an
+/// experimental toolchain.
+const CI_PARTS: &[&str] = &[
+    "upload",
+    "uploads",
+    "coverage",
+    "codecov",
+    "deploy",
+    "deployment",
+    "publish",
+    "notification",
+    "notifications",
+    "notify",
+    "slack",
+    "comment",
+    "comments",
+    "docs",
+    "benchmark",
+    "benchmarks",
+    "nightly",
+    "beta",
+    "experimental",
+    "link",
+    "links",
+    "outage",
+    "cache",
+    "artifact",
+    "artifacts",
+    "cleanup",
+    "teardown",
+    "pkill",
+    "retry",
+    "grep",
+    "canary",
+    "preview",
+];
+
+fn check_ci_pass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let ws = sentence_words(scan, (s, e));
+    let m = &text[s..e];
+    if m.starts_with("||") {
+        // The command whose failure is ignored: the code before it on its line, or, when the
+        // code span holds only the `||`, the sentence's words.
+        let ls = line_start_near(text, s, 160);
+        let seg = &text[ls..s];
+        let seg = seg.rfind('`').map_or(seg, |k| &seg[k + 1..]);
+        let seg = seg.rfind([';', '&']).map_or(seg, |k| &seg[k + 1..]);
+        let cmd: Vec<String> = words(seg).collect();
+        let named = if cmd.is_empty() { &ws } else { &cmd };
+        if !any_word(named, CHECK_WORDS) || any_word(named, CI_PARTS) {
+            return;
+        }
+    } else if !any_word(&ws, ESCALATING) && any_word(&ws, CI_PARTS) {
+        return;
+    }
+    if !instructed(scan, s) {
+        return;
+    }
+    push_check_act(
+        scan,
+        (s, e),
+        "make the CI pass whatever the checks say",
+        Severity::Error,
+        out,
+    );
+}
+
+/// Words that place a step in the CI configuration.
+const CI_PLACES: &[&str] = &[
+    "ci",
+    "workflow",
+    "workflows",
+    "pipeline",
+    "pipelines",
+    "yml",
+    "yaml",
+    "github",
+    "gitlab",
+    "actions",
+    "jenkinsfile",
+    "aahp",
+    "verify",
+];
+
+fn check_gate_step(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    // The words between the verb and the step ("comment out" is no part of a comment).
+    let object: Vec<String> = words(caps.str(1)).collect();
+    let ws = sentence_words(scan, (s, e));
+    if !any_word(&object, CHECK_WORDS)
+        || any_word(&object, CI_PARTS)
+        || any_word(&object, NARROWING)
+        || !any_word(&ws, CI_PLACES) && !any_word(&object, CI_PLACES)
+    {
+        return;
+    }
+    if !instructed(scan, s) {
+        return;
+    }
+    push_check_act(
+        scan,
+        (s, e),
+        "take the checks out of the CI",
+        Severity::Error,
+        out,
+    );
+}
+
+/// Acts that weaken a check, and the checks they weaken, for [`check_concealed`].
+static WEAKENED_CHECK: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(&super::expand(
+        r"\b(?:skip|skipped|skipping|disable|delete|remove|comment\s+out|mark|loosen|relax|lower|turn\s+off|drop|ignore|wrap|tag|xfail|set)\b[^\n]{0,60}?\b(?:tests?|specs?|assertions?|suite|checks?|coverage|threshold|lint|linter|hooks?)\b|\b(?:tests?|specs?|checks?)\b[^\n]{0,40}?(?:skip|xfail|ignore)",
+    ))
+    .expect("static regex")
+});
+
+fn check_concealed(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    // The act is told before the concealment, on the same line or list item.
+    let ls = line_start_near(text, s, 240);
+    let head = &text[ls..s];
+    let Some(act) = WEAKENED_CHECK.find(head) else {
+        return;
+    };
+    let at = ls + act.start();
+    // A forbidden act, or a rule that asks for the mention ("do not skip tests without
+    // mentioning them"), conceals nothing.
+    let before: Vec<String> = words(&text[ls..at]).collect();
+    if any_word(&before, &["not", "never", "don't", "dont", "avoid"]) || negated_before(text, at) {
+        return;
+    }
+    if !instructs(scan, at) && !instructed(scan, s) {
+        return;
+    }
+    push_check_act(
+        scan,
+        (at, e),
+        "weaken a check and hide it",
+        Severity::Error,
+        out,
+    );
+}
+
+/// Places where an agent may run unattended: an isolated container or machine.
+const ISOLATED: &[&str] = &[
+    "container",
+    "containers",
+    "devcontainer",
+    "docker",
+    "vm",
+    "sandboxed",
+    "isolated",
+    "disposable",
+    "throwaway",
+    "ephemeral",
+];
+
+fn check_agent_permissions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    // In a settings file the mode is a value, which the agent-configuration checks judge
+    // (and show a reviewer); only a command line's option there is told to someone.
+    if scan.kind == FileKind::Json && !scan.text()[s..e].starts_with("--") {
+        return;
+    }
+    let ws = sentence_words(scan, (s, e));
+    if any_word(&ws, ISOLATED) || !instructed(scan, s) {
+        return;
+    }
+    push_check_act(
+        scan,
+        (s, e),
+        "run the agent with its permission checks or sandbox off",
+        Severity::Error,
+        out,
+    );
+}
+
+/// The settings git-aahp reads under `aahp.*` and `AAHP_*`: setting them is configuration.
+const GATE_SETTINGS: &[&str] = &[
+    "dir",
+    "discover",
+    "keep",
+    "lockttl",
+    "remote",
+    "driver",
+    "now",
+    "session_id",
+    "agent",
+    "base_sha",
+    "handoff_files",
+    "tune_dir",
+    "regenerate",
+];
+
+fn check_gate_config(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let off = match caps.first(&[1, 3, 5]) {
+        None => true,
+        Some((_, _, key)) => {
+            let key = key.to_ascii_lowercase();
+            let value = caps.first(&[2, 4, 6]).map_or("", |(_, _, v)| v);
+            let skips = ["skip", "disable", "bypass", "off"]
+                .iter()
+                .any(|k| key.contains(k));
+            !GATE_SETTINGS.contains(&key.as_str())
+                && if skips { !falsy(value) } else { falsy(value) }
+        }
+    };
+    if !off || !instructed(scan, s) {
+        return;
+    }
+    push_check_act(
+        scan,
+        (s, e),
+        "turn the handoff gate's own checks off",
+        Severity::Error,
+        out,
+    );
 }

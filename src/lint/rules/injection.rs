@@ -761,8 +761,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &PI008,
-        keywords: &["--no-verify"],
-        regex: r"--no-verify\b",
+        keywords: &["--no-verify", "git commit", "commit -", "alias."],
+        // `--no-verify`, or its short form `-n` among a commit's options (alone or in a
+        // bundle such as `-nm`), quoted arguments skipped.
+        regex: r"--no-verify\b|(?:\bgit\s+(?:-c\s+\S+\s+)*|\balias\.[\w-]+[\s=]+[\x22']?)commit(?:\s+(?:\x22[^\x22\n]*\x22|'[^'\n]*'|[^\s\x22'`|;&]+)){0,8}?\s-[a-z]*n[a-z]*\b",
         before: 100,
         after: 20,
         check: check_no_verify,
@@ -3707,15 +3709,61 @@ fn check_no_verify(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                 || lc.contains("must")
                 || lc.contains("can ")
                 || lc.contains("use"));
-    if !imperative {
+    if !imperative || super::actions::described_after(scan, s) {
         return;
     }
-    let f = Finding::new(
+    let mut f = Finding::new(
         &PI008,
         s,
         e,
-        "tells the reader to bypass git hooks with --no-verify".into(),
+        format!(
+            "tells the reader to bypass git hooks: {}",
+            excerpt(&text[s..e])
+        ),
     );
+    // A permission for a narrow case that names what still checks the work ("for WIP
+    // commits you may …; CI runs the full checks anyway", "only when the hook fails on a
+    // binary file, and report the hook bug") is a documented escape hatch: a warning, so a
+    // reviewer sees it, not a block. Widened to every commit it is the hooks turned off.
+    let sentence = scan.sentence(s).to_lowercase();
+    let (la, lb) = line_near(text, s, e, 300);
+    let line = text[la..lb].to_lowercase();
+    let permission = [" may ", " can ", "is fine", "is ok", "are fine", "allowed"]
+        .iter()
+        .any(|p| sentence.contains(p));
+    let narrow = [
+        "wip",
+        "work in progress",
+        "draft",
+        "private branch",
+        "own branch",
+        "only when",
+        "only if",
+        "only for",
+        "fixup",
+        "binary file",
+    ]
+    .iter()
+    .any(|n| sentence.contains(n));
+    let backstop = [
+        "ci runs",
+        "ci checks",
+        "ci will",
+        "ci re-runs",
+        "ci reruns",
+        "report the",
+        "file an issue",
+        "open an issue",
+    ]
+    .iter()
+    .any(|b| line.contains(b));
+    let widened = has_word(
+        &text[a..e].to_lowercase(),
+        &["always", "every", "all", "each", "everything", "whenever"],
+    );
+    if !widened && (narrow && (permission || backstop) || permission && backstop) {
+        f.severity = Severity::Warning;
+    }
     push_pi(scan, f, out);
 }
 
@@ -3726,6 +3774,21 @@ fn check_bypass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     if !(imperative_at(text, s) || addressed(&text[scan.sentence_range(s).0..s])) {
+        return;
+    }
+    // The act is on a part of the control ("remove the pre-commit hook's `--fix` flag"), on
+    // setting it up ("skip installing the hooks" in an image build), or removes the tool
+    // itself under its uninstall instructions.
+    if text[e..].starts_with("'s") || text[e..].starts_with("\u{2019}s") {
+        return;
+    }
+    if words(&text[s..e]).any(|w| {
+        matches!(
+            w.as_str(),
+            "installing" | "install" | "downloading" | "updating" | "building" | "reinstalling"
+        )
+    }) || super::actions::uninstalling(scan, (s, e))
+    {
         return;
     }
     let f = Finding::new(
@@ -3749,6 +3812,17 @@ fn check_approve_all(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         .find('.')
         .map_or(line_end, |k| head + k);
     if negated_before(text, s) || !imperative_at(text, s) {
+        return;
+    }
+    // Approving each one by hand is the opposite of approving blindly.
+    if words(&text[s..e]).any(|w| {
+        matches!(
+            w.as_str(),
+            "yourself" | "manually" | "individually" | "separately" | "personally"
+        )
+    }) || text[s..e].contains("by hand")
+        || text[s..e].contains("one by one")
+    {
         return;
     }
     let f = Finding::new(

@@ -666,6 +666,12 @@ pub(crate) fn quoted(scan: &Scan<'_>, start: usize, end: usize) -> bool {
 
 /// True when the sentence around the span talks about the text as an example.
 pub(crate) fn mentioned(scan: &Scan<'_>, start: usize, end: usize) -> bool {
+    mentioned_except(scan, start, end, &[])
+}
+
+/// [`mentioned`], with the words of `object` not read as talk about an example: an act on
+/// the test suite names it ("skip the tests"), not a test fixture.
+pub(crate) fn mentioned_except(scan: &Scan<'_>, start: usize, end: usize, object: &[&str]) -> bool {
     if !quoted(scan, start, end) {
         return false;
     }
@@ -680,9 +686,14 @@ pub(crate) fn mentioned(scan: &Scan<'_>, start: usize, end: usize) -> bool {
     let frame: String = frame
         .split_whitespace()
         .filter(|w| {
+            let object_word = object.iter().any(|o| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .eq_ignore_ascii_case(o)
+            });
             !(w.contains("://")
                 || w.contains('/')
-                || w.matches('.').count() >= 1 && w.len() > 4 && !w.ends_with('.'))
+                || w.matches('.').count() >= 1 && w.len() > 4 && !w.ends_with('.')
+                || object_word)
         })
         .collect::<Vec<_>>()
         .join(" ");
