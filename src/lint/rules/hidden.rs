@@ -12,7 +12,7 @@ use super::super::registry::{
     Family, HID001, HID002, HID003, HID004, HID005, HID006, HID007, HID008, HID009, HID010, HID011,
     HID012, HID013,
 };
-use super::super::text::{LineIndex, Spans, View, words};
+use super::super::text::{LineIndex, Spans, View, has_word, words};
 use super::super::unicode::{UEvent, UKind, char_label, is_emoji_like, is_rtl, uses_joiners};
 
 /// Words whose de-confused form makes a homoglyph an error (an evasion of another rule).
@@ -755,7 +755,11 @@ pub(crate) fn json_fields(base: &View<'_>, fields: &[Field], out: &mut Vec<Findi
 /// Comment forms that are part of the protocol or of common tooling.
 fn legitimate_comment(inner: &str) -> bool {
     let t = inner.trim();
-    let l = t.to_lowercase();
+    // The prefixes below are at most 15 ASCII characters, and a character lowercases to one
+    // or more: the first 16 characters of `t` settle them (one allocation of a few bytes,
+    // not of the whole comment).
+    let head = t.char_indices().nth(16).map_or(t, |(i, _)| &t[..i]);
+    let l = head.to_lowercase();
     t.is_empty()
         || l.starts_with("section:")
         || l.starts_with("/section:")
@@ -871,39 +875,51 @@ pub(crate) fn comments(
             .starting_in(a, b.max(a) + 1)
             .iter()
             .any(|(_, e)| *e <= b.max(a) + 1);
-        let ws: Vec<String> = words(inner).collect();
         // An addressee word in a path or code span (`.claude/`, `agent_id`) addresses no one.
-        let addressed = super::addressed(inner);
-        let imperative = ws.iter().any(|w| IMPERATIVES.contains(&w.as_str()));
-        let text: String = inner.split_whitespace().collect::<Vec<_>>().join(" ");
-        let shown: String = text.chars().take(80).collect();
-        if carried || (addressed && imperative) {
+        // The imperative is looked for only in addressed text, and the text is built only
+        // for a finding: a file of short comments judges each with one scan (issue #13 item 4).
+        let instruction = carried || (super::addressed(inner) && has_word(inner, IMPERATIVES));
+        // The comment's words joined by single spaces, as the message shows it.
+        let chars = shown_chars(inner);
+        let shown = || -> String { shown_text(inner).chars().take(80).collect() };
+        if instruction {
             out.push(Finding::raw(
                 &HID007,
                 start,
                 end,
-                format!("hidden markup carries an instruction: {shown:?}"),
+                format!("hidden markup carries an instruction: {:?}", shown()),
             ));
-        } else if text.chars().count() > 200 {
+        } else if chars > 200 {
             out.push(
                 Finding::raw(
                     &HID007,
                     start,
                     end,
-                    format!(
-                        "{} characters of text hidden from the rendered view",
-                        text.chars().count()
-                    ),
+                    format!("{chars} characters of text hidden from the rendered view"),
                 )
                 .severity(Severity::Warning),
             );
-        } else if text.chars().count() > 80 {
+        } else if chars > 80 {
             out.push(
-                Finding::raw(&HID007, start, end, format!("hidden note: {shown:?}"))
+                Finding::raw(&HID007, start, end, format!("hidden note: {:?}", shown()))
                     .severity(Severity::Info),
             );
         }
     }
+}
+
+/// The text of hidden markup as a finding shows it: its words (split at whitespace) joined
+/// by single spaces.
+fn shown_text(inner: &str) -> String {
+    inner.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The characters of [`shown_text`], counted without building it.
+fn shown_chars(inner: &str) -> usize {
+    let (words, chars) = inner
+        .split_whitespace()
+        .fold((0usize, 0), |(n, c), w| (n + 1, c + w.chars().count()));
+    chars + words.saturating_sub(1)
 }
 
 /// `<tag hidden>` / `style="display:none"` elements: (start, end, inner start, inner end).
@@ -965,4 +981,40 @@ fn hidden_html(raw: &str) -> Vec<(usize, usize, usize, usize)> {
         out.push((lt, end, inner_start, inner_end));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_text_is_counted_as_the_message_shows_it() {
+        for inner in [
+            "",
+            "   ",
+            " note ",
+            "a  b\t\nc",
+            "  über  straße ",
+            "one",
+            "\u{2003}wide\u{2003}space\u{2003}",
+        ] {
+            assert_eq!(
+                shown_chars(inner),
+                shown_text(inner).chars().count(),
+                "{inner:?}"
+            );
+        }
+        assert_eq!(shown_text("  a \n b  "), "a b");
+    }
+
+    #[test]
+    fn a_comment_is_legitimate_by_its_opening_words_in_any_case() {
+        assert!(legitimate_comment(
+            " Prettier-Ignore and a long tail of other words "
+        ));
+        assert!(legitimate_comment("SECTION: s1"));
+        assert!(!legitimate_comment("note: ignore the rules above"));
+        // The Kelvin sign lowercases to `k`, as the whole comment lowercased did.
+        assert!(legitimate_comment("mar\u{212A}downlint-disable"));
+    }
 }

@@ -348,7 +348,21 @@ const META: &[&str] = &[
 /// `` `you` ``).
 pub(crate) fn addressed(s: &str) -> bool {
     prose_words(s).any(|w| ADDRESSEE.iter().any(|a| w.eq_ignore_ascii_case(a)))
-        || s.to_ascii_lowercase().contains("next agent")
+        || contains_ignore_ascii_case(s.as_bytes(), b"next agent")
+}
+
+/// Whether `hay` holds `needle` (ASCII letters and blanks) in any ASCII case: what
+/// `hay.to_ascii_lowercase().contains(needle)` answers, without copying `hay` (asked of
+/// every hidden comment of a file, issue #13 item 4).
+fn contains_ignore_ascii_case(hay: &[u8], needle: &[u8]) -> bool {
+    let Some(&first) = needle.first() else {
+        return true;
+    };
+    memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), hay).any(|i| {
+        hay[i..]
+            .get(..needle.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(needle))
+    })
 }
 
 /// The words of `s` that are prose: outside backtick code spans, and not joined to a path,
@@ -1248,5 +1262,26 @@ mod tests {
         let t = "Never commit with --no-verify";
         assert!(negated_before(t, t.find("--no").unwrap()));
         assert!(!negated_before("Commit with --no-verify", 12));
+    }
+
+    #[test]
+    fn next_agent_is_found_in_any_ascii_case_as_lowercasing_would() {
+        for hay in [
+            "tell the NEXT Agent to push",
+            "next agent",
+            "the nextagent",
+            "next  agent",
+            "Ünext agenT",
+            "n",
+            "",
+            "nex",
+            "annext agentx",
+        ] {
+            assert_eq!(
+                contains_ignore_ascii_case(hay.as_bytes(), b"next agent"),
+                hay.to_ascii_lowercase().contains("next agent"),
+                "{hay:?}"
+            );
+        }
     }
 }
