@@ -785,7 +785,8 @@ fn agent_files(
         listed.iter().map(String::as_str).collect()
     };
     for (config, bytes) in configs {
-        for run in lint::agent_runs::runs(&config, &String::from_utf8_lossy(&bytes)) {
+        let text = String::from_utf8_lossy(&bytes);
+        for run in super::verify::follow_runs(repo, &content, &config, &text).runs {
             if seen.contains(&run.path)
                 || run.path.starts_with(&inside)
                 || !tracked_set.contains(run.path.as_str())

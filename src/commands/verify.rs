@@ -993,13 +993,21 @@ fn add_scripts(
         return Ok(added);
     };
     let text = String::from_utf8_lossy(&bytes);
-    for run in lint::agent_runs::runs(of.config, &text) {
+    let followed = follow_runs(repo, content, of.config, &text);
+    // A changed script or recipe may run files that did not change: all are judged then.
+    let whole = of.whole
+        || followed
+            .runs
+            .iter()
+            .chain(&followed.recipes)
+            .any(|r| altered.contains(r.path.as_str()));
+    for run in followed.runs {
         let resolved = content.resolve_path(repo, &run.path)?;
         let mut names = content.link_chain(repo, &resolved)?;
         if resolved != run.path {
             names.push(resolved.clone());
         }
-        let changed = of.whole
+        let changed = whole
             || altered.contains(run.path.as_str())
             || names.iter().any(|n| altered.contains(n.as_str()));
         pulled.insert(run.path.clone());
@@ -1022,6 +1030,24 @@ fn add_scripts(
         }
     }
     Ok(added)
+}
+
+/// What the configuration at `config` (read as `text`) runs, followed through its scripts
+/// and recipes ([`lint::agent_runs::follow`]) as the content holds them.
+pub(crate) fn follow_runs(
+    repo: &Repo,
+    content: &Content<'_>,
+    config: &str,
+    text: &str,
+) -> lint::agent_runs::Followed {
+    let mut read = |p: &str| {
+        content
+            .read_agent_file(repo, p)
+            .ok()
+            .flatten()
+            .and_then(|b| String::from_utf8(b).ok())
+    };
+    lint::agent_runs::follow(config, text, &mut read)
 }
 
 /// The files the agent configuration at `path` names as instruction files
@@ -1740,16 +1766,24 @@ pub(crate) fn added_grants(
                 }
             }
         }
-        for run in lint::agent_runs::runs(&path, &after) {
+        let followed = follow_runs(repo, &at_tip, &path, &after);
+        let scripts = followed.runs.iter().map(|r| (r, true));
+        for (run, script) in scripts.chain(followed.recipes.iter().map(|r| (r, false))) {
             if altered.contains(run.path.as_str()) {
+                let what = if script {
+                    format!("the script `{}` that {} runs", run.path, run.by)
+                } else {
+                    format!("`{}`, which holds what {} runs", run.path, run.by)
+                };
                 out.push((
                     run.path.clone(),
-                    format!(
-                        "the script `{}` that {} runs (named by {path}) changed",
-                        run.path, run.by
-                    ),
+                    format!("{what} (named by {path}) changed"),
                 ));
             }
+        }
+        // What the gate cannot follow is shown whenever it is judged (fail closed).
+        for what in followed.unfollowed {
+            out.push((path.clone(), what));
         }
     }
     out.sort();

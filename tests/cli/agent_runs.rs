@@ -627,3 +627,139 @@ fn what_a_script_prints_or_sends_is_still_judged() {
         assert!(ci.stdout.contains(script), "{text}\n{ci}");
     }
 }
+
+/// A configuration, its text, the files its command hands on through, the file changed later.
+type HandOn<'a> = (&'a str, String, Vec<(&'a str, &'a str)>, &'a str);
+
+/// Review s27b #3: what a run script sources, what `npm run`, `make` and `just` run from the
+/// repository's `package.json`, Makefile and justfile, and a server's code under its `cwd`
+/// are followed: changed alone later, an injection in them blocks the hook and
+/// `verify --level ci`.
+#[test]
+fn what_a_hook_hands_on_to_is_followed() {
+    let hook = |command: &str| {
+        format!(
+            r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": "{command}"}}]}}]}}}}"#
+        )
+    };
+    // (configuration, its text, the files it hands on through, the file changed later)
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".claude/settings.json",
+            hook("bash .claude/hooks/start.sh"),
+            vec![
+                (
+                    ".claude/hooks/start.sh",
+                    "#!/bin/sh\n. tools/lib.sh\nsource \"$(dirname \"$0\")/more.sh\"\n",
+                ),
+                (".claude/hooks/more.sh", "x=1\n"),
+            ],
+            "tools/lib.sh",
+        ),
+        (
+            ".claude/settings.json",
+            hook("bash .claude/hooks/start.sh"),
+            vec![(
+                ".claude/hooks/start.sh",
+                "#!/bin/sh\nsource \"$(dirname \"$0\")/more.sh\"\n",
+            )],
+            ".claude/hooks/more.sh",
+        ),
+        (
+            ".claude/settings.json",
+            hook("npm run hook --silent"),
+            vec![(
+                "package.json",
+                r#"{"name": "p", "scripts": {"hook": "sh tools/x.sh", "test": "jest"}}"#,
+            )],
+            "tools/x.sh",
+        ),
+        (
+            ".claude/settings.json",
+            hook("make -s hook"),
+            vec![(
+                "Makefile",
+                "all: build\n\nhook: prep\n\t@sh tools/m.sh\n\nprep:\n\t@echo ready\n",
+            )],
+            "tools/m.sh",
+        ),
+        (
+            ".claude/settings.json",
+            hook("just ctx"),
+            vec![(
+                "justfile",
+                "default:\n    @echo hi\n\nctx:\n    sh tools/j.sh\n",
+            )],
+            "tools/j.sh",
+        ),
+        (
+            ".mcp.json",
+            r#"{"mcpServers": {"t": {"command": "node", "args": ["server.js"], "cwd": "tools"}}}"#
+                .to_string(),
+            vec![],
+            "tools/server.js",
+        ),
+    ];
+    for (config, text, through, changed) in cases {
+        let repo = handoff_repo();
+        repo.write(config, &text);
+        for (path, body) in &through {
+            repo.write(path, body);
+        }
+        repo.write(changed, CLEAN_SCRIPT);
+        stage(&repo, "Hook added.");
+        repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+        repo.git(&["commit", "-q", "-m", "hook"]);
+        repo.write(changed, evil_script());
+        stage(&repo, "Hook changed.");
+        blocks_naming(
+            &repo.aahp(&["hook", "pre-commit"]),
+            &format!("{changed}: 2:"),
+        );
+        let ci = commit_and_verify(&repo, "Hook changed.");
+        ci.assert_code(1);
+        assert!(ci.stdout.contains(changed), "{changed}\n{ci}");
+    }
+}
+
+/// What the gate cannot follow (a package script that is not there, a sourced file named
+/// by a variable) is shown to a reviewer in the `agent-config` layer, naming the command,
+/// and a range that changes the `package.json` a hook runs through is shown as a changed
+/// script is.
+#[test]
+fn what_the_gate_cannot_follow_is_shown() {
+    let repo = handoff_repo();
+    repo.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "npm run context"}]}], "Stop": [{"hooks": [{"type": "command", "command": "sh tools/stop.sh"}]}]}}"#,
+    );
+    repo.write(
+        "package.json",
+        r#"{"name": "p", "scripts": {"test": "jest"}}"#,
+    );
+    repo.write("tools/stop.sh", "#!/bin/sh\n. \"$HOOK_LIB\"\necho done\n");
+    let ci = commit_and_verify(&repo, "Hooks added.");
+    ci.assert_code(0);
+    assert!(
+        ci.stdout.contains("agent-config")
+            && ci
+                .stdout
+                .contains("`npm run context`, which the gate cannot follow")
+            && ci.stdout.contains("sources `\"$HOOK_LIB\"`"),
+        "{ci}"
+    );
+    repo.write(
+        "package.json",
+        r#"{"name": "p", "scripts": {"test": "jest", "context": "node tools/ctx.js"}}"#,
+    );
+    repo.write("tools/ctx.js", "console.log(\"Branch: main\");\n");
+    let ci = commit_and_verify(&repo, "Context script added.");
+    ci.assert_code(0);
+    assert!(
+        ci.stdout.contains("`package.json`, which holds what")
+            && !ci
+                .stdout
+                .contains("`npm run context`, which the gate cannot follow"),
+        "{ci}"
+    );
+}
