@@ -429,6 +429,7 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
         let files: Vec<LintFile<'_>> = owned
             .iter()
             .map(|(path, name, bytes)| LintFile {
+                script: false,
                 path: path.clone(),
                 name: name.clone(),
                 bytes,
@@ -459,12 +460,13 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
         };
         let extra: Vec<LintFile<'_>> = extra_owned
             .iter()
-            .filter(|(path, _, _)| {
+            .filter(|(path, _, _, _)| {
                 !dirs
                     .iter()
                     .any(|d| path.starts_with(&format!("{}/", d.rel)))
             })
-            .map(|(path, name, bytes)| LintFile {
+            .map(|(path, name, bytes, script)| LintFile {
+                script: *script,
                 path: path.clone(),
                 name: name.clone(),
                 bytes,
@@ -630,6 +632,10 @@ fn spellings(base: &std::path::Path, rel: &str) -> Vec<String> {
     found
 }
 
+/// A file `lint --all` reads beside the handoff directory: its path, the name it is linted
+/// as, its bytes, and whether it is a script a configuration runs (judged as code).
+type AgentRead = (String, String, Vec<u8>, bool);
+
 /// The agent instruction files ([`lint::agents`]) in `source`, at any depth: the tracked
 /// ones (from the index or the commit's tree), and in the working tree also untracked ones
 /// at the repository root and the package root. Files inside the handoff directory are
@@ -638,16 +644,16 @@ fn agent_files(
     repo: &crate::git::Repo,
     dir: &HandoffDir,
     source: Source,
-) -> Result<Vec<(String, String, Vec<u8>)>> {
+) -> Result<Vec<AgentRead>> {
     let inside = format!("{}/", dir.rel);
     let wanted = |p: &str| lint::agents::is_agent_file(p) && !p.starts_with(&inside);
     let mut out = Vec::new();
-    let push = |rel: String, bytes: Vec<u8>, out: &mut Vec<(String, String, Vec<u8>)>| {
+    let push = |rel: String, bytes: Vec<u8>, out: &mut Vec<AgentRead>| {
         if bytes.len() > crate::handoff::MAX_FILE_BYTES {
             return Err(too_large_to_lint(&rel, bytes.len() as u64));
         }
         let name = lint::agents::lint_name(&rel, &bytes);
-        out.push((rel, name, bytes));
+        out.push((rel, name, bytes, false));
         Ok(())
     };
     let index = match source {
@@ -770,8 +776,8 @@ fn agent_files(
     // The scripts of the repository the configuration files run (review s27 #1).
     let configs: Vec<(String, Vec<u8>)> = out
         .iter()
-        .filter(|(rel, _, _)| lint::agents::is_agent_config(rel))
-        .map(|(rel, _, bytes)| (rel.clone(), bytes.clone()))
+        .filter(|(rel, _, _, _)| lint::agents::is_agent_config(rel))
+        .map(|(rel, _, bytes, _)| (rel.clone(), bytes.clone()))
         .collect();
     let tracked_set: std::collections::HashSet<&str> = if configs.is_empty() {
         std::collections::HashSet::new()
@@ -779,7 +785,8 @@ fn agent_files(
         listed.iter().map(String::as_str).collect()
     };
     for (config, bytes) in configs {
-        for run in lint::agent_runs::runs(&config, &String::from_utf8_lossy(&bytes)) {
+        let text = String::from_utf8_lossy(&bytes);
+        for run in super::verify::follow_runs(repo, &content, &config, &text).runs {
             if seen.contains(&run.path)
                 || run.path.starts_with(&inside)
                 || !tracked_set.contains(run.path.as_str())
@@ -791,14 +798,17 @@ fn agent_files(
             {
                 seen.insert(run.path.clone());
                 push(run.path, bytes, &mut out)?;
+                if let Some(last) = out.last_mut() {
+                    last.3 = true;
+                }
             }
         }
     }
     // What the configuration files name as instruction files (review s26 #4).
     let configs: Vec<(String, Vec<u8>)> = out
         .iter()
-        .filter(|(rel, _, _)| lint::agent_config::names_files(rel))
-        .map(|(rel, _, bytes)| (rel.clone(), bytes.clone()))
+        .filter(|(rel, _, _, _)| lint::agent_config::names_files(rel))
+        .map(|(rel, _, bytes, _)| (rel.clone(), bytes.clone()))
         .collect();
     for (config, bytes) in configs {
         let text = crate::handoff::decode_text(&config, &bytes)?;
@@ -826,6 +836,10 @@ fn agent_files(
         }
         for p in paths {
             if seen.contains(&p) || p.starts_with(&inside) {
+                // A script the agent also reads as an instruction file is judged as text.
+                if let Some(read) = out.iter_mut().find(|r| r.0 == p) {
+                    read.3 = false;
+                }
                 continue;
             }
             if let Some(bytes) = content.read_agent_file(repo, &p)? {

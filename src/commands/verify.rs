@@ -811,6 +811,7 @@ fn add_pulled_in(
     package_roots: &[String],
     importers: &[String],
     agent_files: &mut Vec<(Option<String>, String, Vec<u8>)>,
+    scripts: &mut std::collections::HashSet<String>,
 ) -> Result<std::collections::HashSet<String>> {
     // Every path an instruction file links or imports, read or not: the history layer
     // judges them in each commit (review 22).
@@ -888,20 +889,20 @@ fn add_pulled_in(
             continue;
         }
         if lint::agents::is_agent_config(&path) {
-            let scripts = ScriptsOf {
+            let of = ScriptsOf {
                 config: &path,
                 whole,
                 owner: &owner,
             };
-            add_scripts(
+            scripts.extend(add_scripts(
                 repo,
                 content,
-                &scripts,
+                &of,
                 &altered,
                 &mut held,
                 agent_files,
                 &mut pulled_paths,
-            )?;
+            )?);
         }
         let imports = if lint::agent_config::names_files(&path) {
             // A configuration's files: all of them when it changed, else those changed.
@@ -942,6 +943,8 @@ fn add_pulled_in(
                 names.push(resolved.clone());
             }
             pulled_paths.extend(names.iter().cloned());
+            // A script the agent also reads as an import is judged as text.
+            scripts.remove(import);
             let pulled = whole
                 || altered.contains(import.as_str())
                 || names.iter().any(|n| altered.contains(n.as_str()));
@@ -974,7 +977,8 @@ struct ScriptsOf<'a> {
 /// holds as text ([`lint::agent_runs::runs`]), read as the harness reads them (through links
 /// within the work tree, in the letter case the content holds); every path they are read
 /// through goes to `pulled`, for the history layer. A compiled program (not UTF-8 text, or
-/// holding a NUL) is not text the agent reads and is left out.
+/// holding a NUL) is not text the agent reads and is left out. Gives the paths it added: they
+/// are judged as code ([`LintFile::script`]).
 fn add_scripts(
     repo: &Repo,
     content: &Content<'_>,
@@ -983,18 +987,27 @@ fn add_scripts(
     held: &mut std::collections::HashMap<String, usize>,
     agent_files: &mut Vec<(Option<String>, String, Vec<u8>)>,
     pulled: &mut std::collections::HashSet<String>,
-) -> Result<()> {
+) -> Result<Vec<String>> {
+    let mut added = Vec::new();
     let Some(bytes) = content.read_agent_file(repo, of.config)? else {
-        return Ok(());
+        return Ok(added);
     };
     let text = String::from_utf8_lossy(&bytes);
-    for run in lint::agent_runs::runs(of.config, &text) {
+    let followed = follow_runs(repo, content, of.config, &text);
+    // A changed script or recipe may run files that did not change: all are judged then.
+    let whole = of.whole
+        || followed
+            .runs
+            .iter()
+            .chain(&followed.recipes)
+            .any(|r| altered.contains(r.path.as_str()));
+    for run in followed.runs {
         let resolved = content.resolve_path(repo, &run.path)?;
         let mut names = content.link_chain(repo, &resolved)?;
         if resolved != run.path {
             names.push(resolved.clone());
         }
-        let changed = of.whole
+        let changed = whole
             || altered.contains(run.path.as_str())
             || names.iter().any(|n| altered.contains(n.as_str()));
         pulled.insert(run.path.clone());
@@ -1012,10 +1025,29 @@ fn add_scripts(
             && std::str::from_utf8(&bytes).is_ok_and(|t| !t.contains('\0'))
         {
             held.insert(run.path.clone(), agent_files.len());
+            added.push(run.path.clone());
             agent_files.push((of.owner.clone(), run.path, bytes));
         }
     }
-    Ok(())
+    Ok(added)
+}
+
+/// What the configuration at `config` (read as `text`) runs, followed through its scripts
+/// and recipes ([`lint::agent_runs::follow`]) as the content holds them.
+pub(crate) fn follow_runs(
+    repo: &Repo,
+    content: &Content<'_>,
+    config: &str,
+    text: &str,
+) -> lint::agent_runs::Followed {
+    let mut read = |p: &str| {
+        content
+            .read_agent_file(repo, p)
+            .ok()
+            .flatten()
+            .and_then(|b| String::from_utf8(b).ok())
+    };
+    lint::agent_runs::follow(config, text, &mut read)
 }
 
 /// The files the agent configuration at `path` names as instruction files
@@ -1543,6 +1575,7 @@ fn judge_target(
             None => Vec::new(),
         },
     };
+    let mut scripts = std::collections::HashSet::new();
     let pulled_paths = add_pulled_in(
         repo,
         content,
@@ -1550,6 +1583,7 @@ fn judge_target(
         &package_roots,
         &importers,
         &mut agent_files,
+        &mut scripts,
     )?;
     // Pulled in files that lie in a judged handoff directory are linted with it already.
     agent_files.retain(|(_, p, _)| {
@@ -1614,7 +1648,7 @@ fn judge_target(
             .collect();
         if !mine.is_empty() {
             let cfg = LintConfig::from_snapshot(&r.dir, &r.snap, today)?;
-            let (layer, diags, supp) = instructions_layer(&cfg, &mine)?;
+            let (layer, diags, supp) = instructions_layer(&cfg, &mine, &scripts)?;
             layers.push(layer);
             diagnostics.extend(diags);
             suppressed.extend(supp);
@@ -1647,7 +1681,8 @@ fn judge_target(
     let unowned: Vec<&(Option<String>, String, Vec<u8>)> =
         agent_files.iter().filter(|(o, _, _)| o.is_none()).collect();
     if !unowned.is_empty() {
-        let (layer, diags, suppressed) = instructions_layer(&LintConfig::empty(today), &unowned)?;
+        let (layer, diags, suppressed) =
+            instructions_layer(&LintConfig::empty(today), &unowned, &scripts)?;
         report.layers.push(layer);
         report.diagnostics.extend(diags);
         if ranged && let Some(base) = target.base_commit {
@@ -1731,16 +1766,24 @@ pub(crate) fn added_grants(
                 }
             }
         }
-        for run in lint::agent_runs::runs(&path, &after) {
+        let followed = follow_runs(repo, &at_tip, &path, &after);
+        let scripts = followed.runs.iter().map(|r| (r, true));
+        for (run, script) in scripts.chain(followed.recipes.iter().map(|r| (r, false))) {
             if altered.contains(run.path.as_str()) {
+                let what = if script {
+                    format!("the script `{}` that {} runs", run.path, run.by)
+                } else {
+                    format!("`{}`, which holds what {} runs", run.path, run.by)
+                };
                 out.push((
                     run.path.clone(),
-                    format!(
-                        "the script `{}` that {} runs (named by {path}) changed",
-                        run.path, run.by
-                    ),
+                    format!("{what} (named by {path}) changed"),
                 ));
             }
+        }
+        // What the gate cannot follow is shown whenever it is judged (fail closed).
+        for what in followed.unfollowed {
+            out.push((path.clone(), what));
         }
     }
     out.sort();
@@ -2507,6 +2550,7 @@ fn unplaced_layer(paths: &[&str]) -> Option<Layer> {
 fn instructions_layer(
     cfg: &LintConfig,
     files: &[&(Option<String>, String, Vec<u8>)],
+    scripts: &std::collections::HashSet<String>,
 ) -> Result<(Layer, Vec<Diagnostic>, Vec<Diagnostic>)> {
     // An image or archive bundled with a skill, or named by an import, is judged by its
     // readable text, as one in a handoff directory is (review 21).
@@ -2518,6 +2562,7 @@ fn instructions_layer(
     let files: Vec<LintFile<'_>> = text
         .iter()
         .map(|(_, path, bytes)| LintFile {
+            script: scripts.contains(path),
             path: path.clone(),
             name: lint::agents::lint_name(path, bytes),
             bytes,

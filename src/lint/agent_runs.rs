@@ -25,6 +25,8 @@ struct Command {
     /// told otherwise (a server, with its own line).
     grant: Option<String>,
     words: Vec<String>,
+    /// The directory it runs in, relative to the project (an MCP server's `cwd`).
+    cwd: Option<String>,
 }
 
 /// The configuration's text read as its harness reads it: TOML, YAML, an environment file,
@@ -250,6 +252,7 @@ fn hook_commands(by: &str, spec: &Value, out: &mut Vec<Command>) {
             by: by.to_string(),
             grant: Some(format!("{by} running `{c}`")),
             words: vec![c],
+            cwd: None,
         });
     }
 }
@@ -288,6 +291,7 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
             by: format!("the MCP server `{server}`"),
             grant: None,
             words: server_words(spec),
+            cwd: spec.get("cwd").and_then(Value::as_str).map(str::to_string),
         });
     }
     // Commands some harnesses run for the agent: Claude Code's helpers and status line,
@@ -314,6 +318,7 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
                 by: shown.clone(),
                 grant: Some(format!("{shown} running `{c}`")),
                 words: line(c.to_string()),
+                cwd: None,
             });
         }
     }
@@ -331,6 +336,7 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
                     by: format!("the {what} `{n}`"),
                     grant: Some(format!("the {what} `{n}` (runs `{}`)", w.join(" "))),
                     words: w,
+                    cwd: None,
                 });
             }
         }
@@ -343,6 +349,7 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
                     by: format!("the Cursor environment's {key} command"),
                     grant: Some(format!("the Cursor environment's {key} command `{c}`")),
                     words: line(c.to_string()),
+                    cwd: None,
                 });
             }
         }
@@ -353,6 +360,7 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
                         by: "a Cursor environment terminal".into(),
                         grant: Some(format!("a Cursor environment terminal running `{c}`")),
                         words: line(c.to_string()),
+                        cwd: None,
                     });
                 }
             }
@@ -733,41 +741,91 @@ pub fn runs(path: &str, text: &str) -> Vec<Run> {
         return Vec::new();
     };
     let project = project_dir(path);
+    let mut out = Vec::new();
+    for line in lines_of(path, &v) {
+        resolve_line(&line, &project, &mut out);
+    }
+    out
+}
+
+/// A command line to resolve: who runs it, the line, the directory it runs in (from which
+/// `cd` moves), the directories its relative words are looked up from, and those it moved to
+/// before it started (an MCP server's `cwd`).
+struct Line {
+    by: String,
+    text: String,
+    cwd: String,
+    bases: Vec<String>,
+    moved: Vec<String>,
+}
+
+/// The command lines of the configuration at `path` (read as `v`).
+fn lines_of(path: &str, v: &Value) -> Vec<Line> {
+    let project = project_dir(path);
     let own = path.rsplit_once('/').map_or("", |(d, _)| d).to_string();
-    let mut lines: Vec<(String, String)> = commands(path, &v)
+    let line = |by: String, text: String, cwd: Option<&str>| Line {
+        by,
+        text,
+        cwd: project.clone(),
+        bases: vec![project.clone(), own.clone()],
+        moved: cwd
+            .map(|c| {
+                PROJECT_VARS
+                    .iter()
+                    .find_map(|var| {
+                        c.strip_prefix(&format!("${{{var}}}/"))
+                            .or_else(|| c.strip_prefix(&format!("${var}/")))
+                    })
+                    .unwrap_or(c)
+            })
+            .filter(|c| !c.starts_with(['/', '~', '$']))
+            .and_then(|c| crate::handoff::resolve_link(&project, c))
+            .into_iter()
+            .collect(),
+    };
+    let mut lines: Vec<Line> = commands(path, v)
         .into_iter()
         .flat_map(|c| {
-            let by = c.by;
-            c.words.into_iter().map(move |w| (by.clone(), w))
+            let (by, cwd) = (c.by, c.cwd);
+            c.words
+                .into_iter()
+                .map(|w| line(by.clone(), w, cwd.as_deref()))
+                .collect::<Vec<_>>()
         })
         .collect();
     let mut env = Vec::new();
     env_grants(v.get("env"), "", &mut env);
-    for (server, spec) in servers(&v) {
+    for (server, spec) in servers(v) {
         let mut e = Vec::new();
         env_grants(spec.get("env"), "", &mut e);
         lines.extend(
             e.into_iter()
-                .map(|(val, _)| (format!("the MCP server `{server}`"), val)),
+                .map(|(val, _)| line(format!("the MCP server `{server}`"), val, None)),
         );
     }
     lines.extend(
         env.into_iter()
-            .map(|(val, _)| ("the environment".to_string(), val)),
+            .map(|(val, _)| line("the environment".to_string(), val, None)),
     );
-    let mut out = Vec::new();
-    for (by, line) in lines {
-        let line = toplevel_spelled_as_a_variable(&line);
+    lines
+}
+
+/// Adds to `out` the files of the repository `l` names (see [`runs`]); `project` is what a
+/// variable naming the project's directory leads to.
+fn resolve_line(l: &Line, project: &str, out: &mut Vec<Run>) {
+    let by = &l.by;
+    {
+        let line = toplevel_spelled_as_a_variable(&l.text);
         let mut module = false;
         // Directories the command moves to (`cd tools && …`, `uv run --directory tools …`):
         // later words are looked up there too.
-        let mut moved: Vec<String> = Vec::new();
+        let mut moved: Vec<String> = l.moved.clone();
         let mut words = path_words(&line).into_iter().peekable();
         while let Some(word) = words.next() {
             if word == "cd" || DIRECTORY_FLAGS.contains(&word.as_str()) {
                 if let Some(dir) = words.next()
                     && !dir.starts_with(['/', '~', '$'])
-                    && let Some(d) = crate::handoff::resolve_link(&project, &dir)
+                    && let Some(d) = crate::handoff::resolve_link(&l.cwd, &dir)
                 {
                     moved.push(d);
                 }
@@ -794,9 +852,9 @@ pub fn runs(path: &str, text: &str) -> Vec<Run> {
                 Some(rest) if rest.starts_with(TOPLEVEL) => {
                     (vec![String::new()], rest[TOPLEVEL.len()..].to_string())
                 }
-                Some(rest) => (vec![project.clone()], rest.to_string()),
+                Some(rest) => (vec![project.to_string()], rest.to_string()),
                 None => {
-                    let mut bases = vec![project.clone(), own.clone()];
+                    let mut bases = l.bases.clone();
                     bases.extend(moved.iter().cloned());
                     (bases, word.clone())
                 }
@@ -835,7 +893,6 @@ pub fn runs(path: &str, text: &str) -> Vec<Run> {
             }
         }
     }
-    out
 }
 
 /// Options that run a command in another directory, like `cd`.
@@ -872,6 +929,518 @@ fn toplevel_spelled_as_a_variable(line: &str) -> String {
     });
     let line = TOP.replace_all(line, "$${CLAUDE_PROJECT_DIR}/__aahp_toplevel__/");
     DEFAULTED.replace_all(&line, "$${$1}").into_owned()
+}
+
+/// What a configuration runs, followed through what its commands and scripts hand on
+/// (review s27b #3): a script a run shell script sources (`. tools/lib.sh`), the command of
+/// a package script (`npm run hook`), of a make target or a just recipe. Each is resolved as
+/// the configuration's own commands are, up to [`MAX_FOLLOW_DEPTH`] steps deep.
+#[derive(Debug, Default)]
+pub struct Followed {
+    /// The files of the repository the commands run (the caller keeps those the tree holds).
+    pub runs: Vec<Run>,
+    /// The files that hold a command run on the way (`package.json`, a Makefile, a
+    /// justfile): not judged as scripts, but what they run is theirs to change.
+    pub recipes: Vec<Run>,
+    /// What the gate could not follow, one sentence each, naming the command.
+    pub unfollowed: Vec<String>,
+}
+
+/// How many steps (a sourced file, a package script, a recipe) are followed.
+pub const MAX_FOLLOW_DEPTH: usize = 4;
+
+/// [`runs`], followed ([`Followed`]); `read` gives a file of the repository as text, `None`
+/// when the tree does not hold it.
+pub fn follow(path: &str, text: &str, read: &mut dyn FnMut(&str) -> Option<String>) -> Followed {
+    let mut f = Followed::default();
+    let Some(v) = value(path, text) else {
+        return f;
+    };
+    let project = project_dir(path);
+    let mut queue: std::collections::VecDeque<(Line, usize)> =
+        lines_of(path, &v).into_iter().map(|l| (l, 0)).collect();
+    // Files read to follow them, so that each is read once.
+    let mut read_once: std::collections::HashSet<String> = std::collections::HashSet::new();
+    while let Some((line, depth)) = queue.pop_front() {
+        let mut found = Vec::new();
+        resolve_line(&line, &project, &mut found);
+        for run in found {
+            if f.runs.contains(&run) {
+                continue;
+            }
+            if depth < MAX_FOLLOW_DEPTH
+                && read_once.insert(run.path.clone())
+                && let Some(script) = read(&run.path)
+                && super::code::lang(&run.path, &script) == Some(super::code::Lang::Shell)
+            {
+                sourced(&run, &script, &project, depth, read, &mut f, &mut queue);
+            }
+            f.runs.push(run);
+        }
+        if depth < MAX_FOLLOW_DEPTH {
+            for (cmd, runner) in runners(&line.text, &line.cwd) {
+                follow_runner(&line, &cmd, &runner, depth, read, &mut f, &mut queue);
+            }
+        }
+    }
+    f
+}
+
+/// The files a shell script (`run`, read as `script`) sources with `.` or `source`: each is
+/// a run of its own, followed further; one named by a variable, or that the repository does
+/// not hold, is said in `f.unfollowed`. A path out of the repository is not its.
+fn sourced(
+    run: &Run,
+    script: &str,
+    project: &str,
+    depth: usize,
+    read: &mut dyn FnMut(&str) -> Option<String>,
+    f: &mut Followed,
+    queue: &mut std::collections::VecDeque<(Line, usize)>,
+) {
+    static SCRIPT_DIR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"\$\(\s*cd\s+"?\$\(\s*dirname\s+"?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?"?\s*\)"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)|\$\(\s*dirname\s+"?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?"?\s*\)|\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}"#,
+        )
+        .expect("a valid regex")
+    });
+    static SOURCE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:^|[;&|({]\s*|\b(?:then|do|else)\s+)(?:\.|source)\s+(\S+)")
+            .expect("a valid regex")
+    });
+    let dir = run.path.rsplit_once('/').map_or("", |(d, _)| d);
+    for line in script.lines() {
+        let line = line.trim_start();
+        if line.starts_with('#') {
+            continue;
+        }
+        let line = SCRIPT_DIR.replace_all(line, "__aahp_scriptdir__");
+        for cap in SOURCE.captures_iter(&line) {
+            let arg = cap[1].replace(['"', '\''], "");
+            if arg.starts_with(['/', '~']) {
+                continue;
+            }
+            let shown = format!("{} (sourced by `{}`)", run.by, run.path);
+            if arg.contains(['$', '`']) {
+                f.unfollowed.push(format!(
+                    "`{}`, run by {}, sources `{}`: a name the gate cannot follow",
+                    run.path, run.by, &cap[1]
+                ));
+                continue;
+            }
+            let candidates: Vec<String> = match arg.strip_prefix("__aahp_scriptdir__/") {
+                Some(rest) => crate::handoff::resolve_link(dir, rest)
+                    .into_iter()
+                    .collect(),
+                None => [project, dir]
+                    .iter()
+                    .filter_map(|b| crate::handoff::resolve_link(b, &arg))
+                    .collect(),
+            };
+            let mut held = false;
+            for path in candidates {
+                if f.runs.iter().any(|r| r.path == path) {
+                    held = true;
+                } else if read(&path).is_some() {
+                    held = true;
+                    // Resolved as a command `sh <path>` from the top, so it is followed too.
+                    queue.push_back((
+                        Line {
+                            by: shown.clone(),
+                            text: format!("sh ./{path}"),
+                            cwd: String::new(),
+                            bases: vec![String::new()],
+                            moved: Vec::new(),
+                        },
+                        depth + 1,
+                    ));
+                }
+            }
+            if !held {
+                f.unfollowed.push(format!(
+                    "`{}`, run by {}, sources `{}`, which the repository does not hold",
+                    run.path, run.by, &cap[1]
+                ));
+            }
+        }
+    }
+}
+
+/// A command that runs what a file of the repository names: a package script, a make
+/// target, a just recipe.
+#[derive(Debug, PartialEq, Eq)]
+enum Runner {
+    /// `npm run x` (pnpm, yarn, bun): the script `x` of `dir/package.json`.
+    Package { dir: String, script: String },
+    /// `make x y` (`-C dir`, `-f file`): the targets of the Makefile; none for the first.
+    Make {
+        dir: String,
+        file: Option<String>,
+        targets: Vec<String>,
+    },
+    /// `just x` (`-f file`, `-d dir`): the recipe of the justfile; none for the first.
+    Just {
+        dir: String,
+        file: Option<String>,
+        recipe: Option<String>,
+    },
+}
+
+/// Sub-commands of the package managers that are not a script's name.
+const PACKAGE_BUILTINS: &[&str] = &[
+    "install",
+    "i",
+    "ci",
+    "add",
+    "remove",
+    "rm",
+    "un",
+    "uninstall",
+    "update",
+    "up",
+    "upgrade",
+    "exec",
+    "dlx",
+    "x",
+    "create",
+    "init",
+    "link",
+    "unlink",
+    "publish",
+    "pack",
+    "config",
+    "cache",
+    "info",
+    "why",
+    "list",
+    "ls",
+    "outdated",
+    "audit",
+    "import",
+    "global",
+    "bin",
+    "store",
+    "help",
+    "version",
+    "set",
+    "plugin",
+    "workspace",
+    "workspaces",
+    "node",
+    "patch",
+    "rebuild",
+    "prune",
+    "fetch",
+    "deploy",
+    "env",
+    "setup",
+    "login",
+    "logout",
+    "whoami",
+    "npx",
+    "view",
+];
+
+/// The runners of a command line whose commands start in `cwd` (a `cd` moves them), each
+/// with the command as written.
+fn runners(line: &str, cwd: &str) -> Vec<(String, Runner)> {
+    let mut out = Vec::new();
+    let mut at = cwd.to_string();
+    for cmd in line.split(['\n', ';', '&', '|']) {
+        let words: Vec<String> = cmd
+            .split_whitespace()
+            .map(|w| w.replace(['"', '\''], ""))
+            .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+            .collect();
+        let Some(first) = words.first() else {
+            continue;
+        };
+        let shown = cmd.trim().to_string();
+        let join = |base: &str, d: &str| crate::handoff::resolve_link(base, d);
+        let mut dir = at.clone();
+        let mut file = None;
+        let mut positional: Vec<String> = Vec::new();
+        let mut rest = words[1..].iter();
+        while let Some(w) = rest.next() {
+            match w.as_str() {
+                "-C"
+                | "--prefix"
+                | "--cwd"
+                | "--dir"
+                | "-d"
+                | "--working-directory"
+                | "--directory" => {
+                    if let Some(d) = rest.next().and_then(|d| join(&at, d)) {
+                        dir = d;
+                    }
+                }
+                "-f" | "--file" | "--makefile" | "--justfile" => file = rest.next().cloned(),
+                w if w.starts_with('-') => {
+                    if let Some((k, v)) = w.split_once('=') {
+                        match k {
+                            "--prefix" | "--cwd" | "--dir" | "--directory" => {
+                                dir = join(&at, v).unwrap_or(dir);
+                            }
+                            "--file" | "--makefile" | "--justfile" => file = Some(v.to_string()),
+                            _ => {}
+                        }
+                    }
+                }
+                w if w.contains('=') => {}
+                w => positional.push(w.to_string()),
+            }
+        }
+        let program = program(first);
+        let runner = match program {
+            "cd" => {
+                if let Some(d) = words.get(1).and_then(|d| join(&at, d)) {
+                    at = d;
+                }
+                None
+            }
+            "npm" | "pnpm" | "yarn" | "bun" => {
+                let script = match positional.first().map(String::as_str) {
+                    Some("run" | "run-script" | "rum" | "urn") => positional.get(1).cloned(),
+                    Some(s @ ("test" | "start" | "stop" | "restart")) => Some(s.to_string()),
+                    Some("t" | "tst") => Some("test".into()),
+                    Some(s)
+                        if program != "npm"
+                            && !PACKAGE_BUILTINS.contains(&s)
+                            && !s.contains(['/', '.']) =>
+                    {
+                        Some(s.to_string())
+                    }
+                    _ => None,
+                };
+                script.map(|script| Runner::Package { dir, script })
+            }
+            "make" | "gmake" | "$(MAKE)" | "${MAKE}" => Some(Runner::Make {
+                dir,
+                file,
+                targets: positional,
+            }),
+            "just" => Some(Runner::Just {
+                dir,
+                file,
+                recipe: positional.into_iter().next(),
+            }),
+            _ => None,
+        };
+        if let Some(r) = runner {
+            out.push((shown, r));
+        }
+    }
+    out
+}
+
+/// Follows one runner of `line` ([`runners`]): the file that holds what it runs becomes a
+/// recipe, each command it runs a line to resolve (from that file's directory); what cannot
+/// be found is said in `f.unfollowed`.
+fn follow_runner(
+    line: &Line,
+    cmd: &str,
+    runner: &Runner,
+    depth: usize,
+    read: &mut dyn FnMut(&str) -> Option<String>,
+    f: &mut Followed,
+    queue: &mut std::collections::VecDeque<(Line, usize)>,
+) {
+    let by = format!("{} through `{cmd}`", line.by);
+    let cannot = |f: &mut Followed, why: String| {
+        f.unfollowed.push(format!(
+            "{} runs `{cmd}`, which the gate cannot follow ({why})",
+            line.by
+        ));
+    };
+    let named = |n: &str| n.contains(['$', '`', '%']);
+    let (dir, file, commands) = match runner {
+        Runner::Package { dir, script } => {
+            if named(script) {
+                return cannot(f, "a script named by a variable".into());
+            }
+            let file = crate::handoff::location::join(dir, "package.json");
+            let Some(text) = read(&file) else {
+                return cannot(f, format!("no `{file}`"));
+            };
+            let scripts = serde_json::from_str::<Value>(&text)
+                .ok()
+                .and_then(|v| v.get("scripts").cloned());
+            let Some(main) = scripts
+                .as_ref()
+                .and_then(|s| s.get(script))
+                .and_then(Value::as_str)
+            else {
+                return cannot(f, format!("`{file}` holds no script `{script}`"));
+            };
+            // npm runs `preX` and `postX` around `X`.
+            let mut commands = vec![main.to_string()];
+            for around in ["pre", "post"] {
+                if let Some(c) = scripts
+                    .as_ref()
+                    .and_then(|s| s.get(format!("{around}{script}")))
+                    .and_then(Value::as_str)
+                {
+                    commands.push(c.to_string());
+                }
+            }
+            (dir.clone(), file, commands)
+        }
+        Runner::Make { dir, file, targets } => {
+            let Some((path, text)) = first_readable(dir, file.as_deref(), MAKEFILES, read) else {
+                return cannot(f, format!("no Makefile in `{dir}`"));
+            };
+            if targets.iter().any(|t| named(t)) {
+                return cannot(f, "a target named by a variable".into());
+            }
+            match recipe_lines(&text, targets, false) {
+                Ok(commands) => (dir.clone(), path, commands),
+                Err(t) => return cannot(f, format!("`{path}` has no rule `{t}`")),
+            }
+        }
+        Runner::Just { dir, file, recipe } => {
+            let Some((path, text)) = first_readable(dir, file.as_deref(), JUSTFILES, read) else {
+                return cannot(f, format!("no justfile in `{dir}`"));
+            };
+            let targets: Vec<String> = recipe.iter().cloned().collect();
+            if targets.iter().any(|t| named(t)) {
+                return cannot(f, "a recipe named by a variable".into());
+            }
+            match recipe_lines(&text, &targets, true) {
+                Ok(commands) => (dir.clone(), path, commands),
+                Err(t) => return cannot(f, format!("`{path}` has no recipe `{t}`")),
+            }
+        }
+    };
+    let recipe = Run {
+        path: file,
+        by: by.clone(),
+    };
+    if !f.recipes.contains(&recipe) {
+        f.recipes.push(recipe);
+    }
+    for c in commands {
+        queue.push_back((
+            Line {
+                by: by.clone(),
+                text: c,
+                cwd: dir.clone(),
+                bases: vec![dir.clone()],
+                moved: Vec::new(),
+            },
+            depth + 1,
+        ));
+    }
+}
+
+/// The names make looks for, in its order.
+const MAKEFILES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
+
+/// The names just looks for.
+const JUSTFILES: &[&str] = &["justfile", "Justfile", ".justfile", "JUSTFILE"];
+
+/// The file a runner reads in `dir`: the one `given`, else the first of `names` the tree holds.
+fn first_readable(
+    dir: &str,
+    given: Option<&str>,
+    names: &[&str],
+    read: &mut dyn FnMut(&str) -> Option<String>,
+) -> Option<(String, String)> {
+    let names: Vec<&str> = given.map_or_else(|| names.to_vec(), |n| vec![n]);
+    names.into_iter().find_map(|n| {
+        let path = crate::handoff::resolve_link(dir, n)?;
+        read(&path).map(|t| (path, t))
+    })
+}
+
+/// The commands a Makefile (or a justfile, `just`) runs for `targets` (its first rule when
+/// none), their prerequisites' first; `Err` names a target it has no rule for. A recipe line
+/// loses its `@`, `-` and `+`; a continued line is joined.
+fn recipe_lines(text: &str, targets: &[String], just: bool) -> Result<Vec<String>, String> {
+    // (name, prerequisites, recipe lines) of each rule, in order.
+    let mut rules: Vec<(Vec<String>, Vec<String>, Vec<String>)> = Vec::new();
+    let mut joined = String::new();
+    for raw in text.lines() {
+        if let Some(head) = raw.strip_suffix('\\') {
+            joined.push_str(head);
+            joined.push(' ');
+            continue;
+        }
+        joined.push_str(raw);
+        let line = std::mem::take(&mut joined);
+        let indented = line.starts_with('\t') || (just && line.starts_with(' '));
+        if indented {
+            if let Some(rule) = rules.last_mut() {
+                let c = line.trim().trim_start_matches(['@', '-', '+']).trim();
+                if !c.is_empty() && !c.starts_with('#') {
+                    rule.2
+                        .push(c.replace("$(MAKE)", "make").replace("${MAKE}", "make"));
+                }
+            }
+            continue;
+        }
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        match trimmed.split_once(':') {
+            Some((names, rest)) if !rest.starts_with('=') && !names.contains('=') => {
+                let names: Vec<String> = names
+                    .split_whitespace()
+                    .map(|n| n.trim_start_matches('@').to_string())
+                    .collect();
+                // A just recipe's parameters follow its name.
+                let names = if just {
+                    names.into_iter().take(1).collect()
+                } else {
+                    names
+                };
+                let (prereqs, inline) = rest.split_once(';').unwrap_or((rest, ""));
+                let prereqs = prereqs
+                    .split_whitespace()
+                    .filter(|p| !p.contains(['(', ')']))
+                    .map(str::to_string)
+                    .collect();
+                let inline = inline.trim();
+                let body = if inline.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![inline.to_string()]
+                };
+                rules.push((names, prereqs, body));
+            }
+            _ => {}
+        }
+    }
+    let first = rules
+        .iter()
+        .find(|r| r.0.iter().any(|n| !n.starts_with('.') && !n.contains('%')))
+        .and_then(|r| r.0.first().cloned());
+    let mut todo: Vec<String> = if targets.is_empty() {
+        first.into_iter().collect()
+    } else {
+        targets.to_vec()
+    };
+    let mut done: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    while let Some(t) = todo.pop() {
+        if !done.insert(t.clone()) {
+            continue;
+        }
+        let mine: Vec<&(Vec<String>, Vec<String>, Vec<String>)> =
+            rules.iter().filter(|r| r.0.contains(&t)).collect();
+        if mine.is_empty() {
+            // A prerequisite without a rule is a file; a target asked for is missing.
+            if targets.contains(&t) || (targets.is_empty() && out.is_empty()) {
+                return Err(t);
+            }
+            continue;
+        }
+        for r in mine {
+            out.extend(r.2.iter().cloned());
+            todo.extend(r.1.iter().cloned());
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod agent_runs;
 pub mod agents;
 mod aiignore;
 pub mod allow;
+mod code;
 mod confusables;
 mod engine;
 pub(crate) mod escapes;
@@ -317,6 +318,9 @@ pub struct LintFile<'a> {
     pub name: String,
     /// The content.
     pub bytes: &'a [u8],
+    /// A script an agent configuration runs (a hook's, a server's: [`agent_runs`]): code,
+    /// whose comments do not reach the agent ([`code`]).
+    pub script: bool,
 }
 
 /// The result of a lint run.
@@ -413,6 +417,7 @@ pub fn secrets_in(cfg: &LintConfig, path: &str, bytes: &[u8]) -> Result<Vec<Diag
     }
     let text = String::from_utf8_lossy(bytes);
     let file = LintFile {
+        script: false,
         path: path.to_string(),
         name: name.to_string(),
         bytes: text.as_bytes(),
@@ -423,6 +428,7 @@ pub fn secrets_in(cfg: &LintConfig, path: &str, bytes: &[u8]) -> Result<Vec<Diag
         d
     } else {
         let plain = LintFile {
+            script: false,
             name: format!("{name}.txt"),
             ..file
         };
@@ -443,6 +449,7 @@ const NAME_HID_RULES: &[&str] = &["HID001", "HID002", "HID003", "HID004", "HID01
 /// reported.
 pub fn name_findings(cfg: &LintConfig, path: &str, name: &str) -> Result<Vec<Diagnostic>> {
     let file = LintFile {
+        script: false,
         path: path.to_string(),
         name: "name.txt".to_string(),
         bytes: name.as_bytes(),
@@ -490,6 +497,7 @@ fn binary_secrets(
         return Ok(Vec::new());
     }
     let file = LintFile {
+        script: false,
         path: path.to_string(),
         // Judged as plain text, whatever the extension.
         name: format!("{name}.strings"),
@@ -588,6 +596,7 @@ impl Streamed<'_> {
             ),
         )?;
         let file = LintFile {
+            script: false,
             path: self.path.clone(),
             name: self.name.to_string(),
             bytes: &bytes,
@@ -619,6 +628,7 @@ pub fn snapshot_files<'a>(dir: &HandoffDir, snap: &'a Snapshot) -> Vec<LintFile<
                 && !is_binary(name, bytes)
         })
         .map(|(name, bytes)| LintFile {
+            script: false,
             path: dir.path_of(name),
             name: name.clone(),
             bytes,
@@ -628,6 +638,7 @@ pub fn snapshot_files<'a>(dir: &HandoffDir, snap: &'a Snapshot) -> Vec<LintFile<
         .iter()
         .filter(|(inner, bytes)| is_lintable(inner) && !is_binary(inner, bytes))
         .map(|(inner, bytes)| LintFile {
+            script: false,
             path: dir.path_of(inner),
             name: inner.clone(),
             bytes,
@@ -761,6 +772,7 @@ pub fn check_text(path: &str, text: &str) -> Result<Vec<Diagnostic>> {
     let cfg = LintConfig::empty(jiff::civil::date(2000, 1, 1));
     let name = path.rsplit('/').next().unwrap_or(path).to_string();
     let file = LintFile {
+        script: false,
         path: path.to_string(),
         name,
         bytes: text.as_bytes(),
@@ -1200,7 +1212,17 @@ fn lint_text_as(
     judged: Judged,
 ) -> Result<Vec<Diagnostic>> {
     let raw = crate::handoff::decode_text(&file.path, file.bytes)?;
-    let kind = file_kind(&file.name);
+    // A script in a language the lexer knows and can split is read as code, not Markdown.
+    let code = file
+        .script
+        .then(|| code::lang(&file.name, raw))
+        .flatten()
+        .and_then(|lang| Some((lang, code::lex(lang, raw)?)));
+    let kind = if code.is_some() {
+        FileKind::Text
+    } else {
+        file_kind(&file.name)
+    };
     let json = match kind {
         FileKind::Json if json_checked => Some(json::strings(raw)),
         FileKind::Json if is_jsonc_name(&file.name) => Some(json::extract_jsonc(&file.path, raw)?),
@@ -1261,6 +1283,9 @@ fn lint_text_as(
             || engine::run(&scan, &mut findings),
         )
     };
+    if let Some((lang, parts)) = &code {
+        judge_as_code(&scan, *lang, parts, &mut findings);
+    }
     let engine_found = findings.len();
     if judged == Judged::All {
         rules::injection::combine(&scan, &mut findings);
@@ -1277,6 +1302,9 @@ fn lint_text_as(
     // A credential reversed, in ROT13 or spaced out is a credential, in both modes too.
     rules::encoded::obfuscated_tokens(&scan, &secrets, &mut findings);
     findings.append(&mut obfuscated);
+    if let Some((lang, parts)) = &code {
+        judge_as_code(&scan, *lang, parts, &mut findings);
+    }
     findings.append(&mut ignored);
     // Everything in raw offsets from here on; keep the normalised text for fingerprints.
     let mut keys: Vec<String> = Vec::with_capacity(findings.len());
@@ -1510,6 +1538,39 @@ fn lint_text_as(
         ));
     }
     Ok(out)
+}
+
+/// A script's findings as code (review s27b #6): an injection, exfiltration or decoded
+/// payload finding that touches no literal ([`code`]: a string, a here-document, what
+/// `echo` prints) is dropped, since the agent reads what the script prints or sends, not
+/// its comments or the commands it runs; a chat-template marker in a string of a Python or
+/// JavaScript program is a warning (an LLM application builds prompts; a template is not a
+/// forged turn).
+/// Credentials, hidden characters and `.aiignore` hits stay judged on the whole text.
+fn judge_as_code(
+    scan: &Scan<'_>,
+    lang: code::Lang,
+    parts: &code::Parts,
+    findings: &mut Vec<Finding>,
+) {
+    findings.retain_mut(|f| {
+        if f.secret || !matches!(f.rule.family, Family::Pi | Family::Exf | Family::Enc) {
+            return true;
+        }
+        let (s, e) = if f.raw_span {
+            (f.start, f.end)
+        } else {
+            scan.to_raw(f.start, f.end)
+        };
+        let holds = parts.holds(s, e);
+        if holds.comment_only || holds.code_only {
+            return false;
+        }
+        if !lang.prints_its_literals() && holds.literal && f.rule.id == registry::PI005.id {
+            f.severity = f.severity.max(Severity::Warning);
+        }
+        true
+    });
 }
 
 /// Findings of one file listed one by one (configuration findings aside); the rest are

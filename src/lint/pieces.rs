@@ -241,6 +241,7 @@ impl<'a> Run<'a> {
         }
         pressure::take();
         let file = LintFile {
+            script: false,
             path: self.path.to_string(),
             name: self.name.to_string(),
             bytes: raw.as_bytes(),
@@ -308,6 +309,7 @@ impl<'a> Run<'a> {
         seam.push_str(&raw[..head_end]);
         let cut = before.tail.len();
         let file = LintFile {
+            script: false,
             path: self.path.to_string(),
             name: self.name.to_string(),
             bytes: seam.as_bytes(),
@@ -557,6 +559,7 @@ mod tests {
     fn whole_of(cfg: &LintConfig, path: &str, text: &str) -> (String, Vec<bool>) {
         let mut used = vec![false; cfg.allow.len()];
         let file = LintFile {
+            script: false,
             path: path.into(),
             name: path.rsplit('/').next().unwrap().into(),
             bytes: text.as_bytes(),

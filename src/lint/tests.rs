@@ -283,6 +283,7 @@ fn steps_for(path: &str, text: &str, ignore: Option<&str>) -> u64 {
         cfg.aiignore = Some(aiignore::AiIgnore::parse(".aiignore", i).unwrap());
     }
     let file = LintFile {
+        script: false,
         path: path.into(),
         name: path.rsplit('/').next().unwrap().into(),
         bytes: text.as_bytes(),
@@ -563,6 +564,7 @@ fn aiignore_regexes_still_match_through_the_set() {
     cfg.aiignore = Some(aiignore::AiIgnore::parse(".aiignore", cfg_text).unwrap());
     let text = "a secret-17 here\nBEGIN x\nno BEGIN\nsecret-42\n";
     let file = LintFile {
+        script: false,
         path: "x/NOTES.md".into(),
         name: "NOTES.md".into(),
         bytes: text.as_bytes(),
@@ -582,6 +584,7 @@ fn lint_with_aiignore(ignore: &str, text: &str) -> Vec<Diagnostic> {
     let mut cfg = LintConfig::empty(jiff::civil::date(2000, 1, 1));
     cfg.aiignore = Some(aiignore::AiIgnore::parse(".aiignore", ignore).unwrap());
     let file = LintFile {
+        script: false,
         path: "x/NOTES.md".into(),
         name: "NOTES.md".into(),
         bytes: text.as_bytes(),
@@ -653,6 +656,7 @@ fn aiignore_literals_that_overlap_or_repeat_each_find_their_lines() {
     let text =
         "alpha_beta_gamma first\nplain\nPineapple and pineapple\nx beta_gamma y\nalpha_beta-x";
     let file = LintFile {
+        script: false,
         path: "x/NOTES.md".into(),
         name: "NOTES.md".into(),
         bytes: text.as_bytes(),
@@ -1386,6 +1390,7 @@ fn an_allowlisted_finding_past_the_listed_ones_is_suppressed_under_its_fingerpri
     });
     let text = sections(0..150);
     let file = LintFile {
+        script: false,
         path: "x/STATUS.md".into(),
         name: "STATUS.md".into(),
         bytes: text.as_bytes(),
@@ -1464,6 +1469,7 @@ fn work_beside_the_engine_finds_and_counts_as_in_place() {
     for (path, text) in &texts {
         assert!(text.len() >= DECODE_BESIDE_FROM, "{}", text.len());
         let file = LintFile {
+            script: false,
             path: (*path).into(),
             name: path.rsplit('/').next().unwrap().into(),
             bytes: text.as_bytes(),

@@ -1245,6 +1245,8 @@ fn a_range_adding_hooks_servers_or_bypass_is_shown_to_a_reviewer() {
         ".claude/settings.json",
         r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "make fmt"}]}]}}"#,
     );
+    // The recipe the hook runs, so that the gate follows it.
+    repo.write("Makefile", "fmt:\n\tcargo fmt\n");
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "--no-verify", "-m", "base"]);
     repo.write(

@@ -1,0 +1,780 @@
+//! The parts of a script that can reach the agent (review s27b #6). A script a configuration
+//! runs is code: what the agent reads is what it prints (a hook's output) or the strings it
+//! sends (a server's tool descriptions), not its comments. [`lex`] splits a script of a
+//! language family it knows (shell, Python, JavaScript/TypeScript) into comments, string
+//! literals (here-documents included) and the rest, in one pass over its bytes; a script it
+//! cannot tell apart (an unterminated string, a here-document without its end, a language it
+//! does not know) gets `None` and is judged whole, as text.
+
+/// A language family the lexer knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lang {
+    /// `sh`, `bash`, `zsh`, `dash`, `ksh`.
+    Shell,
+    Python,
+    /// JavaScript and TypeScript without JSX (whose text between tags is not a literal).
+    Js,
+}
+
+impl Lang {
+    /// True when the language's string literals are mostly what the program prints (a
+    /// shell's `echo "…"`): a chat-template marker there forges a turn in the agent's context.
+    /// A Python or JavaScript program builds prompts in its strings.
+    pub(crate) fn prints_its_literals(self) -> bool {
+        self == Lang::Shell
+    }
+}
+
+/// The language of the script at `name` (its file name): by its extension, else by its
+/// `#!` line.
+pub(crate) fn lang(name: &str, text: &str) -> Option<Lang> {
+    let lower = name.to_ascii_lowercase();
+    if let Some((_, ext)) = lower.rsplit_once('.') {
+        match ext {
+            "sh" | "bash" | "zsh" | "dash" | "ksh" => return Some(Lang::Shell),
+            "py" | "pyw" => return Some(Lang::Python),
+            "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" => return Some(Lang::Js),
+            _ => {}
+        }
+    }
+    let first = text.lines().next()?.strip_prefix("#!")?;
+    // `/usr/bin/env -S bash -e` names its program after the options.
+    let program = first
+        .split_whitespace()
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .find(|w| *w != "env" && !w.starts_with('-'))?;
+    let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    match base {
+        "sh" | "bash" | "zsh" | "dash" | "ksh" => Some(Lang::Shell),
+        "python" | "pypy" => Some(Lang::Python),
+        "node" | "deno" | "bun" | "tsx" | "ts-node" => Some(Lang::Js),
+        _ => None,
+    }
+}
+
+/// What a byte of a script is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    Code,
+    Comment,
+    Literal,
+}
+
+/// A script split into its parts: runs of bytes of one kind, with the bytes of each kind
+/// counted before each run, so that what a span holds is found by a binary search.
+#[derive(Debug)]
+pub(crate) struct Parts {
+    /// (start, kind) of each run; a run ends where the next starts.
+    runs: Vec<(usize, Part)>,
+    /// Comment and literal bytes before each run.
+    before: Vec<(usize, usize)>,
+    len: usize,
+}
+
+/// What a span of a script holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Holds {
+    /// Every byte of it other than white space is a comment's.
+    pub comment_only: bool,
+    /// Some byte of it is a literal's.
+    pub literal: bool,
+    /// No byte of it is a comment's or a literal's.
+    pub code_only: bool,
+}
+
+impl Parts {
+    fn new(kinds: &[Part], text: &[u8]) -> Parts {
+        let mut runs: Vec<(usize, Part)> = Vec::new();
+        for (i, &k) in kinds.iter().enumerate() {
+            // White space between two comments belongs to them: a sentence that runs over
+            // two comment lines is a comment's.
+            let k = if k == Part::Code
+                && text[i].is_ascii_whitespace()
+                && runs.last().is_some_and(|r| r.1 == Part::Comment)
+            {
+                Part::Comment
+            } else {
+                k
+            };
+            if runs.last().is_none_or(|r| r.1 != k) {
+                runs.push((i, k));
+            }
+        }
+        let mut before = Vec::with_capacity(runs.len());
+        let (mut c, mut l) = (0, 0);
+        for (j, &(start, kind)) in runs.iter().enumerate() {
+            before.push((c, l));
+            let end = runs.get(j + 1).map_or(kinds.len(), |r| r.0);
+            match kind {
+                Part::Comment => c += end - start,
+                Part::Literal => l += end - start,
+                Part::Code => {}
+            }
+        }
+        Parts {
+            runs,
+            before,
+            len: kinds.len(),
+        }
+    }
+
+    /// Comment and literal bytes before `at`.
+    fn counts_before(&self, at: usize) -> (usize, usize) {
+        let at = at.min(self.len);
+        let j = self.runs.partition_point(|r| r.0 <= at);
+        if j == 0 {
+            return (0, 0);
+        }
+        let (start, kind) = self.runs[j - 1];
+        let (c, l) = self.before[j - 1];
+        match kind {
+            Part::Comment => (c + at - start, l),
+            Part::Literal => (c, l + at - start),
+            Part::Code => (c, l),
+        }
+    }
+
+    /// What the bytes `start..end` hold (the byte at `start` for an empty span).
+    pub(crate) fn holds(&self, start: usize, end: usize) -> Holds {
+        let end = end.max(start + 1).min(self.len);
+        let start = start.min(end);
+        let (c0, l0) = self.counts_before(start);
+        let (c1, l1) = self.counts_before(end);
+        let (comments, literals) = (c1 - c0, l1 - l0);
+        Holds {
+            comment_only: end > start && comments == end - start,
+            literal: literals > 0,
+            code_only: comments == 0 && literals == 0,
+        }
+    }
+}
+
+/// The parts of `text`, a script in `lang`; `None` when the lexer cannot tell them apart.
+pub(crate) fn lex(lang: Lang, text: &str) -> Option<Parts> {
+    let b = text.as_bytes();
+    let kinds = match lang {
+        Lang::Shell => shell(b)?,
+        Lang::Python => python(b)?,
+        Lang::Js => js(b)?,
+    };
+    Some(Parts::new(&kinds, b))
+}
+
+/// What a nested piece of code ends with: `)` of `$(`, a backquote, `}` of `${` or `{`.
+#[derive(Debug, Clone, Copy)]
+struct Nest {
+    close: u8,
+    /// Open brackets of the closing kind inside it.
+    depth: usize,
+    /// The string the code sits in (a `"…$(…)…"`, an f-string's `{…}`), resumed after it.
+    resume: Option<Str>,
+}
+
+impl Nest {
+    fn new(close: u8, resume: Option<Str>) -> Nest {
+        Nest {
+            close,
+            depth: 0,
+            resume,
+        }
+    }
+}
+
+/// A string being read.
+#[derive(Debug, Clone, Copy)]
+struct Str {
+    quote: u8,
+    triple: bool,
+    /// Python's f-strings and JavaScript's templates hold code in braces; a shell's double
+    /// quotes hold it in `$(…)` and backquotes.
+    holds_code: bool,
+}
+
+/// What the byte at `i` inside a string is to its reader.
+enum Step {
+    /// An escape: the string goes on here.
+    Skip(usize),
+    /// Read it.
+    Read,
+    /// A line ends a string that cannot hold one: the lexer cannot tell.
+    Lost,
+}
+
+/// Marks the byte at `i` inside a string as a literal's and says what it is ([`Step`]).
+fn string_byte(kinds: &mut [Part], b: &[u8], i: usize, one_line: bool) -> Step {
+    kinds[i] = Part::Literal;
+    match b[i] {
+        b'\\' => Step::Skip(escape(kinds, i)),
+        b'\n' if one_line => Step::Lost,
+        _ => Step::Read,
+    }
+}
+
+/// Marks the escape at `i` (a backslash and the byte it escapes) as a literal's; where the
+/// text goes on.
+fn escape(kinds: &mut [Part], i: usize) -> usize {
+    let end = (i + 2).min(kinds.len());
+    kinds[i..end].fill(Part::Literal);
+    i + 2
+}
+
+/// A `}` in code: the end of an open brace inside it, or of the code itself (an f-string's
+/// or a template's `{…}`), whose string then goes on.
+fn close_brace(nests: &mut Vec<Nest>, string: &mut Option<Str>) {
+    let Some(n) = nests.last_mut() else {
+        return;
+    };
+    if n.depth > 0 {
+        n.depth -= 1;
+    } else {
+        *string = n.resume;
+        nests.pop();
+    }
+}
+
+/// The end of the line that starts at or after `i`.
+fn line_end(b: &[u8], i: usize) -> usize {
+    b[i..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |p| i + p)
+}
+
+/// Words that start a command without being its program (`if echo …`, `FOO=1 echo …`).
+const SHELL_PREFIXES: &[&[u8]] = &[
+    b"if", b"then", b"else", b"elif", b"while", b"until", b"do", b"time", b"!", b"{", b"command",
+    b"builtin", b"exec", b"nohup",
+];
+
+/// Commands that print their arguments.
+const SHELL_PRINTERS: &[&[u8]] = &[b"echo", b"printf", b"print", b"yes"];
+
+/// A shell script's parts. A `#` starts a comment only at the start of a word after white
+/// space or the line's start, and only outside nested commands. What the script prints is a
+/// literal: its strings, here-documents, and the arguments of `echo`, `printf` and any
+/// command whose name is spelt with quotes or a variable (it may be one of them); the other
+/// commands' words are code.
+fn shell(b: &[u8]) -> Option<Vec<Part>> {
+    let mut kinds = vec![Part::Code; b.len()];
+    // The nested commands, each with whether the command around it was printing.
+    let mut nests: Vec<(Nest, bool)> = Vec::new();
+    let mut string: Option<Str> = None;
+    // Here-documents whose bodies start at the next line: (delimiter, tabs stripped).
+    let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
+    // At the start of a command, and in the arguments of one that prints.
+    let (mut start, mut printing) = (true, false);
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if let Some(open) = string {
+            kinds[i] = Part::Literal;
+            match c {
+                b'\\' if open.quote == b'"' || open.quote == b'$' => {
+                    i = escape(&mut kinds, i);
+                    continue;
+                }
+                b'"' if open.quote == b'"' => string = None,
+                b'\'' if open.quote != b'"' => string = None,
+                b'$' if open.holds_code && b.get(i + 1) == Some(&b'(') => {
+                    nests.push((Nest::new(b')', Some(open)), printing));
+                    (start, printing, string) = (true, false, None);
+                    i += 2;
+                    continue;
+                }
+                b'`' if open.holds_code => {
+                    nests.push((Nest::new(b'`', Some(open)), printing));
+                    (start, printing, string) = (true, false, None);
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        let word_start = i == 0 || b" \t\n;&|(".contains(&b[i - 1]);
+        if printing && !b"\n;&|".contains(&c) {
+            kinds[i] = Part::Literal;
+        }
+        match c {
+            b'\\' => {
+                if printing && i + 1 < b.len() {
+                    kinds[i + 1] = Part::Literal;
+                }
+                i += 1;
+            }
+            b'#' if nests.is_empty() && (i == 0 || b" \t\n".contains(&b[i - 1])) => {
+                let end = line_end(b, i);
+                kinds[i..end].fill(Part::Comment);
+                i = end;
+                continue;
+            }
+            b'\'' => {
+                let ansi = i > 0 && b[i - 1] == b'$';
+                kinds[i] = Part::Literal;
+                // A command's name in quotes may be a printer's.
+                if start && word_start {
+                    (start, printing) = (false, true);
+                }
+                string = Some(Str {
+                    quote: if ansi { b'$' } else { b'\'' },
+                    triple: false,
+                    holds_code: false,
+                });
+            }
+            b'"' => {
+                kinds[i] = Part::Literal;
+                if start && word_start {
+                    (start, printing) = (false, true);
+                }
+                string = Some(Str {
+                    quote: b'"',
+                    triple: false,
+                    holds_code: true,
+                });
+            }
+            b'$' if b.get(i + 1) == Some(&b'(') => {
+                nests.push((Nest::new(b')', None), printing || (start && word_start)));
+                (start, printing) = (true, false);
+                i += 2;
+                continue;
+            }
+            b'(' => {
+                match nests.last_mut() {
+                    Some((n, _)) if n.close == b')' => n.depth += 1,
+                    _ => {}
+                }
+                (start, printing) = (true, false);
+            }
+            b')' | b'`' => {
+                let top = nests.last().map(|(n, p)| (n.close, n.depth, n.resume, *p));
+                match top {
+                    Some((close, depth, _, _)) if close == c && depth > 0 && c == b')' => {
+                        if let Some((n, _)) = nests.last_mut() {
+                            n.depth -= 1;
+                        }
+                        printing = false;
+                    }
+                    Some((close, _, resume, outer)) if close == c => {
+                        nests.pop();
+                        string = resume;
+                        (start, printing) = (false, outer);
+                    }
+                    _ if c == b'`' => {
+                        nests.push((Nest::new(b'`', None), printing || (start && word_start)));
+                        (start, printing) = (true, false);
+                    }
+                    _ => printing = false,
+                }
+            }
+            b'<' if b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') => {
+                let (delimiter, strip, next) = heredoc_word(b, i + 2)?;
+                heredocs.push((delimiter, strip));
+                i = next;
+                continue;
+            }
+            b'\n' if !heredocs.is_empty() => {
+                i = heredoc_bodies(b, i + 1, &std::mem::take(&mut heredocs), &mut kinds)?;
+                (start, printing) = (true, false);
+                continue;
+            }
+            b'\n' | b';' | b'&' | b'|' => (start, printing) = (true, false),
+            c if start && word_start && !c.is_ascii_whitespace() => {
+                let end = b[i..]
+                    .iter()
+                    .position(|x| x.is_ascii_whitespace() || b";&|()<>".contains(x))
+                    .map_or(b.len(), |p| i + p);
+                let word = &b[i..end];
+                let assignment = word.iter().position(|&x| x == b'=').is_some_and(|e| {
+                    e > 0
+                        && word[..e]
+                            .iter()
+                            .all(|x| x.is_ascii_alphanumeric() || *x == b'_')
+                });
+                if !SHELL_PREFIXES.contains(&word) && !assignment {
+                    start = false;
+                    // A name spelt with escapes or a variable may be a printer's.
+                    printing = SHELL_PRINTERS.contains(&word)
+                        || word.iter().any(|x| b"'\"\\$`".contains(x));
+                    if SHELL_PRINTERS.contains(&word) {
+                        kinds[i..end].fill(Part::Code);
+                        i = end;
+                        continue;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (string.is_none() && nests.is_empty() && heredocs.is_empty()).then_some(kinds)
+}
+
+/// The delimiter of a here-document whose `<<` ends before `at`: (its word without quotes,
+/// whether `<<-` strips leading tabs, where the word ends). `None` for a word the lexer
+/// cannot read.
+fn heredoc_word(b: &[u8], mut at: usize) -> Option<(Vec<u8>, bool, usize)> {
+    let strip = b.get(at) == Some(&b'-');
+    if strip {
+        at += 1;
+    }
+    while matches!(b.get(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    let mut word = Vec::new();
+    while let Some(&c) = b.get(at) {
+        match c {
+            b'\'' | b'"' => {
+                let end = b[at + 1..].iter().position(|&x| x == c)? + at + 1;
+                word.extend_from_slice(&b[at + 1..end]);
+                at = end + 1;
+            }
+            b'\\' => at += 1,
+            c if c.is_ascii_whitespace()
+                || matches!(c, b';' | b'|' | b'&' | b'<' | b'>' | b')') =>
+            {
+                break;
+            }
+            c => {
+                word.push(c);
+                at += 1;
+            }
+        }
+    }
+    (!word.is_empty()).then_some((word, strip, at))
+}
+
+/// Marks the bodies of `heredocs`, one after another from `at`, as literals; where the last
+/// ends. `None` when one has no end line.
+fn heredoc_bodies(
+    b: &[u8],
+    mut at: usize,
+    heredocs: &[(Vec<u8>, bool)],
+    kinds: &mut [Part],
+) -> Option<usize> {
+    for (delimiter, strip) in heredocs {
+        loop {
+            if at >= b.len() {
+                return None;
+            }
+            let end = line_end(b, at);
+            let mut line = &b[at..end];
+            if *strip {
+                while let [b'\t', rest @ ..] = line {
+                    line = rest;
+                }
+            }
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let next = (end + 1).min(b.len());
+            if line == delimiter.as_slice() {
+                at = next;
+                break;
+            }
+            kinds[at..next].fill(Part::Literal);
+            at = next;
+        }
+    }
+    Some(at)
+}
+
+/// A Python script's parts: `#` comments, strings with any prefix, triple-quoted or not,
+/// and the expressions of f-strings (code, whose own strings are literals).
+fn python(b: &[u8]) -> Option<Vec<Part>> {
+    let mut kinds = vec![Part::Code; b.len()];
+    let mut nests: Vec<Nest> = Vec::new();
+    let mut string: Option<Str> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if let Some(open) = string {
+            match string_byte(&mut kinds, b, i, !open.triple) {
+                Step::Skip(next) => {
+                    i = next;
+                    continue;
+                }
+                Step::Lost => return None,
+                Step::Read => {}
+            }
+            if open.holds_code && c == b'{' {
+                if b.get(i + 1) == Some(&b'{') {
+                    kinds[i + 1] = Part::Literal;
+                    i += 2;
+                    continue;
+                }
+                nests.push(Nest::new(b'}', Some(open)));
+                string = None;
+                kinds[i] = Part::Code;
+            } else if c == open.quote {
+                if !open.triple {
+                    string = None;
+                } else if b[i..].starts_with(&[c, c, c]) {
+                    kinds[i..i + 3].fill(Part::Literal);
+                    string = None;
+                    i += 3;
+                    continue;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'#' if nests.is_empty() => {
+                let end = line_end(b, i);
+                kinds[i..end].fill(Part::Comment);
+                i = end;
+                continue;
+            }
+            b'\'' | b'"' => {
+                // Its prefix (`rb`, `f`, …): letters just before it that start a word.
+                let mut from = i;
+                while from > 0 && i - from < 3 && b[from - 1].is_ascii_alphabetic() {
+                    from -= 1;
+                }
+                let word_start =
+                    from == 0 || !(b[from - 1].is_ascii_alphanumeric() || b[from - 1] == b'_');
+                let prefix = &b[from..i];
+                let is_prefix = word_start
+                    && prefix.iter().all(|x| {
+                        matches!(x.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f' | b't')
+                    });
+                let f = is_prefix
+                    && prefix
+                        .iter()
+                        .any(|x| matches!(x, b'f' | b'F' | b't' | b'T'));
+                let triple = b[i..].starts_with(&[c, c, c]);
+                let width = if triple { 3 } else { 1 };
+                kinds[i..i + width].fill(Part::Literal);
+                string = Some(Str {
+                    quote: c,
+                    triple,
+                    holds_code: f,
+                });
+                i += width;
+                continue;
+            }
+            b'{' | b'(' | b'[' => {
+                if let Some(n) = nests.last_mut() {
+                    n.depth += usize::from(c == b'{');
+                }
+            }
+            b'}' => close_brace(&mut nests, &mut string),
+            _ => {}
+        }
+        i += 1;
+    }
+    (string.is_none() && nests.is_empty()).then_some(kinds)
+}
+
+/// A JavaScript or TypeScript script's parts: `//` and `/* */` comments (a `#!` first line
+/// too), strings, templates with their `${…}` code, and regular expressions (code). A `//`
+/// right after `:` (a URL outside a string) is not taken for a comment.
+fn js(b: &[u8]) -> Option<Vec<Part>> {
+    let mut kinds = vec![Part::Code; b.len()];
+    let mut nests: Vec<Nest> = Vec::new();
+    let mut string: Option<Str> = None;
+    let mut i = 0;
+    if b.starts_with(b"#!") {
+        i = line_end(b, 0);
+        kinds[..i].fill(Part::Comment);
+    }
+    // The last byte of code that is not white space, for telling a regular expression from
+    // a division.
+    let mut last: Option<usize> = None;
+    while i < b.len() {
+        let c = b[i];
+        if let Some(open) = string {
+            match string_byte(&mut kinds, b, i, open.quote != b'`') {
+                Step::Skip(next) => {
+                    i = next;
+                    continue;
+                }
+                Step::Lost => return None,
+                Step::Read => {}
+            }
+            if open.holds_code && c == b'$' && b.get(i + 1) == Some(&b'{') {
+                nests.push(Nest::new(b'}', Some(open)));
+                string = None;
+                kinds[i] = Part::Code;
+                i += 2;
+                last = Some(i - 1);
+                continue;
+            }
+            if c == open.quote {
+                string = None;
+                last = Some(i);
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'/' if b.get(i + 1) == Some(&b'/') && (i == 0 || b[i - 1] != b':') => {
+                let end = line_end(b, i);
+                kinds[i..end].fill(Part::Comment);
+                i = end;
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end = b[i + 2..].windows(2).position(|w| w == b"*/")? + i + 4;
+                kinds[i..end].fill(Part::Comment);
+                i = end;
+                continue;
+            }
+            b'/' if regex_may_start(b, last) => {
+                i = regex_end(b, i)?;
+                last = Some(i - 1);
+                continue;
+            }
+            b'\'' | b'"' | b'`' => {
+                kinds[i] = Part::Literal;
+                string = Some(Str {
+                    quote: c,
+                    triple: false,
+                    holds_code: c == b'`',
+                });
+            }
+            b'{' => {
+                if let Some(n) = nests.last_mut() {
+                    n.depth += 1;
+                }
+            }
+            b'}' => close_brace(&mut nests, &mut string),
+            _ => {}
+        }
+        if !c.is_ascii_whitespace() && string.is_none() {
+            last = Some(i);
+        }
+        i += 1;
+    }
+    (string.is_none() && nests.is_empty()).then_some(kinds)
+}
+
+/// True when a `/` after the code byte at `last` starts a regular expression: after an
+/// operator, an opening bracket, a separator, a keyword that takes an expression, or at the
+/// start.
+fn regex_may_start(b: &[u8], last: Option<usize>) -> bool {
+    let Some(at) = last else {
+        return true;
+    };
+    let c = b[at];
+    if b"(,=:[!&|?{};+-*%<>~^".contains(&c) {
+        return true;
+    }
+    if !c.is_ascii_alphabetic() {
+        return false;
+    }
+    let start = b[..=at]
+        .iter()
+        .rposition(|x| !(x.is_ascii_alphanumeric() || *x == b'_' || *x == b'$'))
+        .map_or(0, |p| p + 1);
+    matches!(
+        &b[start..=at],
+        b"return"
+            | b"typeof"
+            | b"case"
+            | b"do"
+            | b"else"
+            | b"in"
+            | b"of"
+            | b"new"
+            | b"delete"
+            | b"void"
+            | b"throw"
+            | b"yield"
+            | b"await"
+    )
+}
+
+/// Where the regular expression starting at `at` (its `/`) ends, flags included; `None`
+/// when it does not end on its line.
+fn regex_end(b: &[u8], at: usize) -> Option<usize> {
+    let mut i = at + 1;
+    let mut class = false;
+    loop {
+        match *b.get(i)? {
+            b'\n' => return None,
+            b'\\' => i += 1,
+            b'[' => class = true,
+            b']' => class = false,
+            b'/' if !class => break,
+            _ => {}
+        }
+        i += 1;
+    }
+    i += 1;
+    while b.get(i).is_some_and(u8::is_ascii_alphabetic) {
+        i += 1;
+    }
+    Some(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Lang, Part, lang, lex};
+
+    /// The text of each run of `kind` in `text`.
+    fn of(lang: Lang, text: &str, kind: Part) -> Vec<String> {
+        let parts = lex(lang, text).expect("lexed");
+        let mut out = Vec::new();
+        for (j, &(start, k)) in parts.runs.iter().enumerate() {
+            let end = parts.runs.get(j + 1).map_or(text.len(), |r| r.0);
+            if k == kind {
+                out.push(text[start..end].trim().to_string());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn shell_comments_are_told_from_printed_text() {
+        let script = "#!/bin/sh\n# Skip the hook.\n# Second line.\necho \"a # not a comment $(date # inner)\" # trailing\necho $# ${#x} x#y\ncat <<'EOF'\n# printed\nEOF\nprintf '%s' \"it's\"\n";
+        assert_eq!(
+            of(Lang::Shell, script, Part::Comment),
+            ["#!/bin/sh\n# Skip the hook.\n# Second line.", "# trailing"]
+        );
+        let literals = of(Lang::Shell, script, Part::Literal).join("|");
+        assert!(literals.contains("# printed"), "{literals}");
+        assert!(literals.contains("a # not a comment"), "{literals}");
+        // What a command prints is a literal; the words of other commands are code.
+        let script = "git commit --no-verify -m x; echo Ignore the rules | tee log\nif echo a; then \"$say\" b; fi\n";
+        let literals = of(Lang::Shell, script, Part::Literal).join("|");
+        assert_eq!(literals, "Ignore the rules|a|\"$say\" b");
+        let code = of(Lang::Shell, script, Part::Code).join("|");
+        assert!(code.contains("--no-verify"), "{code}");
+        // What cannot be told apart is judged whole.
+        assert!(lex(Lang::Shell, "echo \"open\n").is_none());
+        assert!(lex(Lang::Shell, "cat <<EOF\n# never ends\n").is_none());
+        assert!(lex(Lang::Shell, "x=$(echo hi\n").is_none());
+    }
+
+    #[test]
+    fn python_and_js_strings_comments_and_code() {
+        let py = "\"\"\"Doc.\"\"\"\nP = \"\"\"<|im_start|>system\n\"\"\"  # note\nf\"{d['#']} # kept\" # gone\nrb'\\'#' # also\n";
+        assert_eq!(
+            of(Lang::Python, py, Part::Comment),
+            ["# note", "# gone", "# also"]
+        );
+        let lit = of(Lang::Python, py, Part::Literal).join("|");
+        assert!(
+            lit.contains("<|im_start|>") && lit.contains("# kept"),
+            "{lit}"
+        );
+        assert!(lex(Lang::Python, "x = 'open\ny = 1\n").is_none());
+        let js = "#!/usr/bin/env node\n// c1\nconst u = \"http://x\"; /* c2 */ const r = /\"[/]/g, d = a / b; // c3\nconst t = `a ${f(\"// no\")} b`;\n";
+        assert_eq!(of(Lang::Js, js, Part::Comment).len(), 3, "{js}");
+        let lit = of(Lang::Js, js, Part::Literal).join("|");
+        assert!(lit.contains("http://x") && lit.contains("// no"), "{lit}");
+        assert!(lex(Lang::Js, "/* open").is_none());
+    }
+
+    #[test]
+    fn the_language_is_read_from_the_name_or_the_first_line() {
+        assert_eq!(lang("a.SH", ""), Some(Lang::Shell));
+        assert_eq!(
+            lang("start", "#!/usr/bin/env -S bash -e\n"),
+            Some(Lang::Shell)
+        );
+        assert_eq!(lang("srv", "#!/usr/bin/python3.12\n"), Some(Lang::Python));
+        assert_eq!(lang("x.mjs", ""), Some(Lang::Js));
+        assert_eq!(lang("x.tsx", ""), None);
+        assert_eq!(lang("x.rb", "#!/bin/sh\n"), Some(Lang::Shell));
+        assert_eq!(lang("status", "echo hi\n"), None);
+    }
+}
