@@ -3363,7 +3363,11 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             f = f.severity(Severity::Warning);
             f.message.push_str(" (looks like a placeholder)");
         }
-        Placeholder::No if !password_name && too_short_for_an_issued_key(v) => {
+        Placeholder::No
+            if !password_name
+                && names_a_provider(name.trim_matches(['"', '\'', '$', '@']))
+                && too_short_for_an_issued_key(v) =>
+        {
             f = f.severity(Severity::Warning);
             f.message.push_str(" (too short to be an issued key)");
         }
@@ -3404,6 +3408,29 @@ fn word_made_password(v: &str) -> bool {
                     .map(|head| head.trim_end_matches(['-', '_']))
                     .is_some_and(|head| (2..=12).contains(&head.len()))
             })
+}
+
+/// A credential name that names who issues it (`OPENAI_API_KEY`, `GITHUB_TOKEN`), not only a
+/// kind (`API_KEY`, `ACCESS_TOKEN`): that issuer's keys have a length a typed value lacks.
+fn names_a_provider(name: &str) -> bool {
+    name_parts(name).iter().any(|p| {
+        !matches!(
+            p.as_str(),
+            "api"
+                | "key"
+                | "token"
+                | "secret"
+                | "access"
+                | "auth"
+                | "app"
+                | "client"
+                | "private"
+                | "my"
+                | "the"
+                | "bearer"
+                | "id"
+        )
+    })
 }
 
 /// A key or token value a provider could not have issued: under sixteen characters, in lower
