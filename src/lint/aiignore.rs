@@ -566,8 +566,11 @@ impl AiIgnore {
                             .filter(|n| !n.trim().is_empty() && !n.contains("://"));
                         // Only for the template's own lines: a pattern the user wrote says
                         // what they want found.
+                        // A value the assignment detector judged a stand-in (a phrase of
+                        // words, a dummy run) is not re-raised either (issue #13).
                         let no_secret = pat.from_template
-                            && name.is_some_and(super::rules::secrets::names_no_secret);
+                            && (name.is_some_and(super::rules::secrets::names_no_secret)
+                                || super::rules::secrets::judged_stand_in(v));
                         v.contains("-----")
                             || !is_template(v) && placeholder(v) == Placeholder::No && !no_secret
                     }

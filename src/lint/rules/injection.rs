@@ -10,7 +10,8 @@ use super::super::registry::{
 };
 use super::super::text::{has_word, line_near, words};
 use super::{
-    addressed, excerpt, hypothetical_request_before, imperative_at, negated_before, push_pi, quoted,
+    addressed, excerpt, hypothetical_request_before, imperative_at, mentioned, negated_before,
+    push_pi, quoted,
 };
 
 const SIG_PERSONA: u8 = 1;
@@ -3068,9 +3069,18 @@ fn check_dan(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let near = &text[super::super::text::floor_char(text, s.saturating_sub(12))
         ..super::super::text::floor_char(text, (e + 8).min(text.len()))];
     let ln = near.to_lowercase();
+    // An item of a list ("(DAN, developer mode, …)", "personas such as DAN, …") names a kind
+    // of attack; "as DAN", "like DAN" and "DAN," there are the list's wording, not a set-up.
+    let head = text[super::super::text::floor_char(text, s.saturating_sub(16))..s]
+        .trim_end()
+        .to_lowercase();
+    let listed = head.ends_with(['(', ','])
+        || head.ends_with("such as")
+        || head.ends_with("e.g.")
+        || head.ends_with("including");
     let cue = around.contains("do anything now")
         || around.contains("anything now")
-        || ln.contains("as dan")
+        || !listed && ln.contains("as dan")
         || ln.contains("are dan")
         || ln.contains("dan mode")
         || ln.contains("[dan")
@@ -3079,8 +3089,9 @@ fn check_dan(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         || ln.contains("be dan")
         || ln.contains("named dan")
         || ln.contains("called dan")
-        || ln.contains("like dan")
-        || ln.contains("dan,")
+        || !listed && ln.contains("like dan")
+        || !listed
+            && ln.contains("dan,")
             && (around.contains("jailbreak")
                 || around.contains("restrictions")
                 || around.contains("chatgpt"));
@@ -3312,6 +3323,16 @@ fn check_jailbreak_word(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     )
     .severity(severity);
     push_pi(scan, f, out);
+    // A word inside a file name or path (`attacks/jailbreaks.jsonl`, `jailbreak_test.py`)
+    // names a file, not a set-up.
+    let in_name = text[..ws].ends_with(['/', '\\', '_', '.'])
+        || text[word_end..].starts_with(['/', '\\', '_'])
+        || text[word_end..]
+            .strip_prefix('.')
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphanumeric()));
+    if in_name {
+        return;
+    }
     let mut sig = Finding::new(&PI004, ws, word_end, text[ws..word_end].to_lowercase());
     sig.signal = SIG_WEAK;
     out.push(sig);
@@ -3571,6 +3592,11 @@ fn check_stealth(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if neg.starts_with("without") && !imperative_like_sentence(scan, s) {
         return;
     }
+    // "Never delete a migration without telling the user" forbids the act done in secret:
+    // the opposite of a stealth directive.
+    if neg.starts_with("without") && prohibited_before(scan, s) {
+        return;
+    }
     let f = Finding::new(
         &PI007,
         s,
@@ -3581,6 +3607,81 @@ fn check_stealth(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     );
     push_pi(scan, f, out);
+}
+
+/// Verbs a negation urges on rather than forbids ("don't worry, …", "never hesitate to …").
+const URGED_ON: &[&str] = &[
+    "worry", "panic", "bother", "fret", "wait", "be", "forget", "fail", "hesitate", "neglect",
+    "omit", "miss", "overlook", "stop",
+];
+
+/// True when the clause before `pos` (from its sentence's start, after the last `;`, `:` or
+/// dash) forbids the act it names: `never`, `do not`, `must not`, `don't`, `avoid`… governing
+/// a verb in the same clause, with no comma-separated clause, `but` or `instead` after the
+/// verb ("do not worry, delete …" and "never X, but Y …" forbid nothing that follows).
+fn prohibited_before(scan: &Scan<'_>, pos: usize) -> bool {
+    let (a, _) = scan.sentence_range(pos);
+    let text = scan.text();
+    let mut clause = &text[a.min(pos)..pos];
+    if let Some(k) = clause.rfind([';', ':', '\u{2014}', '\u{2013}']) {
+        clause = &clause[k..];
+    }
+    // The words in order, each with whether a comma stands before it.
+    let mut ws: Vec<(String, bool)> = Vec::new();
+    for (i, part) in clause.split(',').enumerate() {
+        for (j, w) in words(part).enumerate() {
+            ws.push((w, i > 0 && j == 0));
+        }
+    }
+    let auxiliary = |w: &str| {
+        matches!(
+            w,
+            "do" | "does"
+                | "must"
+                | "should"
+                | "may"
+                | "can"
+                | "will"
+                | "shall"
+                | "need"
+                | "please"
+        )
+    };
+    (0..ws.len()).any(|k| {
+        let w = ws[k].0.as_str();
+        let negator = matches!(
+            w,
+            "never"
+                | "don't"
+                | "dont"
+                | "don’t"
+                | "cannot"
+                | "can't"
+                | "won't"
+                | "mustn't"
+                | "shouldn't"
+                | "doesn't"
+                | "avoid"
+        ) || w == "not" && k > 0 && auxiliary(&ws[k - 1].0);
+        // "Never, under any circumstances, delete …": an aside set off by commas right after
+        // the negation leaves the verb in its reach.
+        let mut v = k + 1;
+        if ws.get(v).is_some_and(|(_, comma)| *comma) {
+            v = (v + 1..ws.len()).find(|&j| ws[j].1).unwrap_or(ws.len());
+        }
+        let Some((verb, _)) = ws.get(v) else {
+            return false;
+        };
+        negator
+            && !URGED_ON.contains(&verb.as_str())
+            && !ws[v + 1..].iter().any(|(v, comma)| {
+                *comma
+                    || matches!(
+                        v.as_str(),
+                        "but" | "instead" | "however" | "rather" | "then"
+                    )
+            })
+    })
 }
 
 /// True when the sentence holding `pos` is an instruction (starts with an imperative verb or
@@ -5078,7 +5179,12 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
     });
     signals.sort_by_key(|f| f.start);
     let text = scan.text();
-    signals.retain(|f| f.signal != SIG_PERSONA || !prompt_quoted(scan, f.start, f.end));
+    // A persona inside a prompt the sentence reports, or quoted as an example in a sentence
+    // about phrases or attacks ("flag phrases such as \"you are now X\""), sets up nothing.
+    signals.retain(|f| {
+        f.signal != SIG_PERSONA
+            || !prompt_quoted(scan, f.start, f.end) && !mentioned(scan, f.start, f.end)
+    });
     if signals.len() < 2 {
         return;
     }

@@ -653,6 +653,9 @@ pub(crate) fn quoted(scan: &Scan<'_>, start: usize, end: usize) -> bool {
     // side. Quotes beyond that reach are not seen; that only decides whether the span reads
     // as quoted, which whoever writes the text can choose by quoting it anyway.
     let text = scan.text();
+    // A match that took the closing quote along (`"you are now X"` matched up to and with the
+    // `"`) is judged without it.
+    let end = start + text[start..end].trim_end_matches(['"', '\'', '`']).len();
     let (line_start, line_end) = line_near(text, start, end, 256);
     let before = &text[line_start..start];
     let after = &text[end..line_end];

@@ -2193,6 +2193,14 @@ pub(crate) fn variable(v: &str) -> bool {
             .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_' || c == b'{')
 }
 
+/// A value an assignment's detector reads as standing in for a secret, whatever its name: a
+/// dummy run (`abcdef…`), a phrase of lower-case words (`change-me-in-production`), a field's
+/// name (`refresh_token`) or a stand-in of the right shape. An `.aiignore` line does not
+/// re-raise one (issue #13).
+pub(crate) fn judged_stand_in(v: &str) -> bool {
+    super::dummy_run(v) || super::catalogue::phrase(v) || names_a_credential(v) || stand_in(v)
+}
+
 /// A stand-in of the right shape: a run of one character (`0000…`), or letters that run
 /// through the alphabet between the digits (`a1b2c3d4e5f6…`).
 pub(crate) fn stand_in(v: &str) -> bool {
@@ -3259,10 +3267,7 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let literal = quoted && v.len() >= 16 && entropy(v) >= 4.0 || random_literal(v);
     if is_template(v)
         || code_like(v) && !literal
-        || super::dummy_run(v)
-        || super::catalogue::phrase(v)
-        || names_a_credential(v)
-        || stand_in(v)
+        || judged_stand_in(v)
         || variable(v) && !(quoted && raw_val.starts_with('\''))
     {
         return;
@@ -3358,6 +3363,22 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             f = f.severity(Severity::Warning);
             f.message.push_str(" (looks like a placeholder)");
         }
+        Placeholder::No
+            if !password_name
+                && names_a_provider(name.trim_matches(['"', '\'', '$', '@']))
+                && too_short_for_an_issued_key(v) =>
+        {
+            f = f.severity(Severity::Warning);
+            f.message.push_str(" (too short to be an issued key)");
+        }
+        Placeholder::No
+            if password_name
+                && DEFAULT_LOGINS.contains(&v.to_ascii_lowercase().as_str())
+                && !names_a_real_host(&text[line_start..line_near(text, ve, ve, 256).1]) =>
+        {
+            f = f.severity(Severity::Warning);
+            f.message.push_str(" (a local default login)");
+        }
         Placeholder::No => {}
     }
     // A short parameter of a URL's query (`…/badge.svg?token=B1Enaf…`): badge and share
@@ -3369,6 +3390,101 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         f.message.push_str(" (a short URL parameter)");
     }
     out.push(f);
+}
+
+/// A credential word after a word, in lower case (`devpassword`, `local_secret2`): a password
+/// named for a local set-up, a default where it opens no real host.
+fn word_made_password(v: &str) -> bool {
+    let named = v.trim_end_matches(|c: char| c.is_ascii_digit());
+    v.len() - named.len() <= 4
+        && named
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || matches!(c, b'-' | b'_'))
+        && ["password", "passwd", "pass", "pwd", "secret"]
+            .iter()
+            .any(|w| {
+                named
+                    .strip_suffix(w)
+                    .map(|head| head.trim_end_matches(['-', '_']))
+                    .is_some_and(|head| (2..=12).contains(&head.len()))
+            })
+}
+
+/// A credential name that names who issues it (`OPENAI_API_KEY`, `GITHUB_TOKEN`), not only a
+/// kind (`API_KEY`, `ACCESS_TOKEN`): that issuer's keys have a length a typed value lacks.
+fn names_a_provider(name: &str) -> bool {
+    name_parts(name).iter().any(|p| {
+        !matches!(
+            p.as_str(),
+            "api"
+                | "key"
+                | "token"
+                | "secret"
+                | "access"
+                | "auth"
+                | "app"
+                | "client"
+                | "private"
+                | "my"
+                | "the"
+                | "bearer"
+                | "id"
+        )
+    })
+}
+
+/// A key or token value a provider could not have issued: under sixteen characters, in lower
+/// case, of letters with at most four digits (`sk-test`, `test123`, `localdev`). Issued keys
+/// are longer and drawn at random; such a value was typed for tests or documentation.
+fn too_short_for_an_issued_key(v: &str) -> bool {
+    let digits = v.bytes().filter(u8::is_ascii_digit).count();
+    let letters = v.bytes().filter(u8::is_ascii_lowercase).count();
+    v.len() < 16
+        && letters >= 3
+        && digits <= 4
+        && v.bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'_'))
+}
+
+/// Passwords that a database, broker or server image ships with or that its documentation
+/// uses for a local instance: the product's or its default user's name.
+const DEFAULT_LOGINS: &[&str] = &[
+    "postgres",
+    "postgresql",
+    "mysql",
+    "mariadb",
+    "redis",
+    "mongo",
+    "mongodb",
+    "guest",
+    "rabbitmq",
+    "oracle",
+    "elastic",
+    "minioadmin",
+    "neo4j",
+    "couchdb",
+    "cassandra",
+    "keycloak",
+    "sa",
+];
+
+/// True when a line names a host a password could open ([`real_host`]): after `-h`,
+/// `--host`, `host=` or an `@`.
+fn names_a_real_host(line: &str) -> bool {
+    let mut prev = "";
+    line.split_whitespace().any(|w| {
+        let w = w.trim_matches(['`', '"', '\'']);
+        let flagged = matches!(prev, "-h" | "-H" | "--host" | "--hostname");
+        prev = w;
+        let host = if flagged {
+            Some(w)
+        } else if let Some((_, h)) = w.split_once("host=") {
+            Some(h)
+        } else {
+            w.rsplit_once('@').map(|(_, h)| h)
+        };
+        host.is_some_and(|h| real_host(h.split([':', '/']).next().unwrap_or(h)))
+    })
 }
 
 /// A quoted literal (`"…"`, `'…'`, `` `…` ``) starting at `from` on its line, up to 200
@@ -5563,7 +5679,7 @@ fn check_url_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     // So does a password that repeats the user's name (`postgres:postgres@localhost`), a
     // local default.
     let user = caps.str(2);
-    let default_login = pass.eq_ignore_ascii_case(user)
+    let default_login = (pass.eq_ignore_ascii_case(user) || word_made_password(pass))
         && !real_host(caps.str(4))
         && pass.len() <= 16
         && pass
