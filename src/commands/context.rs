@@ -531,20 +531,16 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
         );
     }
     warnings.extend(input.warnings.iter().cloned());
-    let mut changed: Vec<&str> = states
+    let mut changed: Vec<String> = states
         .iter()
         .filter(|(_, s)| **s != FileState::Ok)
-        .map(|(n, _)| n.as_str())
+        .map(|(n, _)| n.clone())
         .collect();
     changed.sort_unstable();
     if !changed.is_empty() {
-        let mut names: Vec<String> = changed.iter().take(10).map(|n| (*n).to_string()).collect();
-        if changed.len() > 10 {
-            names.push(format!("and {} more", changed.len() - 10));
-        }
         warnings.push(format!(
             "Changed outside the protocol since the manifest (treat as assumed): {}",
-            names.join(", ")
+            crate::transaction::chain::some_names(&changed)
         ));
     }
     if !warnings.is_empty() {
