@@ -517,7 +517,8 @@ fn is_mark(c: char) -> bool {
 
 /// Neutralises terminal and CI control in text: control characters (every ESC sequence
 /// starts with one) become visible `\u{1b}` escapes, a `::` at the start of a line (after
-/// blanks) gets a backslash (`\::error`), and `##[` anywhere becomes `#\#[`. Newlines and
+/// blanks) gets a backslash (`\::error`), and `##[` anywhere becomes `#\#[` (`##vso[`,
+/// Azure Pipelines' logging command, `#\#vso[`). Newlines and
 /// tabs stay, so the text reads as it was written. Idempotent.
 pub fn neutralise(s: &str) -> Cow<'_, str> {
     if !needs_neutralising(s) {
@@ -545,7 +546,9 @@ fn neutralise_with(s: &str, keep_marks: bool) -> String {
         if line_start && starts_with_unmarked(rest, "::", keep_marks) {
             out.push('\\');
         }
-        if c == '#' && starts_with_unmarked(&rest[1..], "#[", keep_marks) {
+        if c == '#'
+            && (starts_with_unmarked(&rest[1..], "#[", keep_marks) || starts_vso(&rest[1..]))
+        {
             out.push_str("#\\");
             line_start = false;
             continue;
@@ -583,9 +586,28 @@ fn starts_with_unmarked(s: &str, pat: &str, skip_marks: bool) -> bool {
     next.is_none()
 }
 
+/// True when `s` starts with `#vso[` in any case: with the `#` before it, an Azure Pipelines
+/// logging command (`##vso[task.setvariable …]`), which the agent runs wherever it stands in
+/// a line of a step's output.
+fn starts_vso(s: &str) -> bool {
+    s.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("#vso["))
+}
+
+/// True when `s` ends with `##vso` in any case (a `[` after it would make the command).
+fn ends_vso(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 5 && b[b.len() - 5..].eq_ignore_ascii_case(b"##vso")
+}
+
+/// True when `s` holds `##vso[` in any case (`starts_vso` after any `#`: the pairs overlap).
+fn holds_vso(s: &str) -> bool {
+    memchr::memchr_iter(b'#', s.as_bytes()).any(|i| starts_vso(&s[i + 1..]))
+}
+
 fn needs_neutralising(s: &str) -> bool {
     s.chars().any(is_neutralised)
         || s.contains("##[")
+        || holds_vso(s)
         || s.split(starts_line)
             .any(|l| l.trim_start().starts_with("::"))
 }
@@ -756,7 +778,7 @@ pub enum Sink {
         color: bool,
     },
     /// A JSON document: control characters become JSON `\u00XX` escapes (still valid JSON,
-    /// never raw on a terminal) and `##[` becomes `##\u005b`.
+    /// never raw on a terminal) and `##[` becomes `##\u005b` (`##vso[`, `##vso\u005b`).
     Json,
 }
 
@@ -849,7 +871,8 @@ pub fn neutralise_json(v: &mut serde_json::Value) {
 }
 
 /// JSON output: control characters and other neutralised characters can only sit inside
-/// strings there, so each becomes a `\u00XX` escape; `##[` becomes `##\u005b`.
+/// strings there, so each becomes a `\u00XX` escape; `##[` becomes `##\u005b` and `##vso[`
+/// becomes `##vso\u005b`.
 fn json_safe(out: &str) -> String {
     let redacted = redact(out);
     let mut done = String::with_capacity(redacted.len());
@@ -860,7 +883,7 @@ fn json_safe(out: &str) -> String {
             for unit in c.encode_utf16(&mut buf) {
                 let _ = write!(done, "\\u{unit:04x}");
             }
-        } else if c == '[' && redacted[..i].ends_with("##") {
+        } else if c == '[' && (redacted[..i].ends_with("##") || ends_vso(&redacted[..i])) {
             done.push_str("\\u005b");
         } else {
             done.push(c);
@@ -932,6 +955,17 @@ mod tests {
         assert_eq!(neutralise("  ::add-mask::x"), "  \\::add-mask::x");
         assert_eq!(neutralise("see ##[group]x"), "see #\\#[group]x");
         assert_eq!(neutralise("###[x"), "##\\#[x");
+        // Azure Pipelines runs `##vso[…]` wherever it stands in a line, in any case.
+        assert_eq!(
+            neutralise("ok ##vso[task.prependpath]/tmp/x"),
+            "ok #\\#vso[task.prependpath]/tmp/x"
+        );
+        assert_eq!(neutralise("##VsO[task.complete]"), "#\\#VsO[task.complete]");
+        assert_eq!(neutralise("###vso[x"), "##\\#vso[x");
+        assert_eq!(neutralise("##vso task"), "##vso task");
+        let once = neutralise("a ##vso[b] ##vso[c]").into_owned();
+        assert!(!once.to_ascii_lowercase().contains("##vso["), "{once}");
+        assert_eq!(neutralise(&once), once);
         assert_eq!(neutralise("a\r::x"), "a\\u{d}::x");
         assert_eq!(
             neutralise("plain | text\twith tab"),
@@ -1003,11 +1037,12 @@ mod tests {
 
     #[test]
     fn json_sink_keeps_the_document_valid() {
-        let doc = serde_json::json!({"a": "x\u{9b}y ##[z] \u{7f}"}).to_string();
+        let doc = serde_json::json!({"a": "x\u{9b}y ##[z] \u{7f} ##vSo[task.complete]"}).to_string();
         let done = Sink::Json.finish(&doc);
         assert!(!done.contains('\u{9b}') && !done.contains("##["), "{done}");
+        assert!(!done.to_ascii_lowercase().contains("##vso["), "{done}");
         let back: serde_json::Value = serde_json::from_str(&done).unwrap();
-        assert_eq!(back["a"], "x\u{9b}y ##[z] \u{7f}");
+        assert_eq!(back["a"], "x\u{9b}y ##[z] \u{7f} ##vSo[task.complete]");
     }
 
     #[test]

@@ -104,7 +104,7 @@ impl Secrets {
 }
 
 /// Fails when output holds a raw control character (other than newline and tab), a line
-/// that starts with `::` or a `##[` anywhere.
+/// that starts with `::`, a `##[` or a `##vso[` anywhere.
 #[track_caller]
 pub(crate) fn assert_inert(what: &str, out: &CmdOutput) {
     assert_no_raw_controls(what, out);
@@ -131,8 +131,8 @@ pub(crate) fn assert_decoded_inert(what: &str, out: &CmdOutput) {
                 "{what}: a decoded string holds a raw control character: {s:?}"
             );
             assert!(
-                !s.contains("##["),
-                "{what}: a decoded string holds `##[`: {s:?}"
+                !s.contains("##[") && !holds_vso(s),
+                "{what}: a decoded string holds `##[` or `##vso[`: {s:?}"
             );
             assert!(
                 !s.lines().any(|l| l.trim_start().starts_with("::")),
@@ -156,8 +156,8 @@ pub(crate) fn assert_decoded_inert(what: &str, out: &CmdOutput) {
     walk(what, &doc);
 }
 
-/// Fails when stdout or stderr holds a raw control character (other than newline and tab)
-/// or a `##[` anywhere.
+/// Fails when stdout or stderr holds a raw control character (other than newline and tab),
+/// a `##[` or a `##vso[` anywhere.
 #[track_caller]
 fn assert_no_raw_controls(what: &str, out: &CmdOutput) {
     for (stream, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
@@ -168,11 +168,19 @@ fn assert_no_raw_controls(what: &str, out: &CmdOutput) {
             "{what}: raw control character on {stream}\n{text:?}"
         );
         assert!(!text.contains("##["), "{what}: `##[` on {stream}\n{text}");
+        assert!(!holds_vso(text), "{what}: `##vso[` on {stream}\n{text}");
     }
 }
 
-/// Hostile content: workflow commands at line starts and in lines, ESC, OSC 52, BEL, C1.
-pub(crate) const HOSTILE: &str = "ok\n::error file=app.js,line=1::PWNED\n  ::add-mask::x\nsee ##[group]x\n\x1b[2J\x1b]52;c;aGk=\x07 \u{9b}31m end\n::stop-commands::tok\n";
+/// Whether `s` holds an Azure Pipelines logging command (`##vso[`, which its agent reads in
+/// any case).
+fn holds_vso(s: &str) -> bool {
+    s.to_ascii_lowercase().contains("##vso[")
+}
+
+/// Hostile content: workflow commands at line starts and in lines (GitHub's and Azure
+/// Pipelines'), ESC, OSC 52, BEL, C1.
+pub(crate) const HOSTILE: &str = "ok\n::error file=app.js,line=1::PWNED\n  ::add-mask::x\nsee ##[group]x\nset ##vso[task.setvariable variable=DEPLOY]prod ##VSO[task.complete]\n\x1b[2J\x1b]52;c;aGk=\x07 \u{9b}31m end\n::stop-commands::tok\n";
 
 /// A committed handoff whose STATUS summary and next action carry every secret and the
 /// hostile sequences.
