@@ -632,6 +632,49 @@ fn spellings(base: &std::path::Path, rel: &str) -> Vec<String> {
     found
 }
 
+/// The regular files below the directory `rel` of the work tree `root` (none when it is not
+/// a directory), repository-relative, appended to `out`. Symbolic links are not followed (the
+/// gate judges a link where instructions belong on its own); the walk stops at
+/// [`MAX_WALK_DEPTH`] levels and [`MAX_WALK_ENTRIES`] entries, which no agent's directory of
+/// instructions comes near, and refuses past them rather than skip what it did not read.
+fn files_below(root: &Path, rel: &str, out: &mut Vec<String>) -> Result<()> {
+    let mut stack = vec![(rel.to_string(), 0usize)];
+    let mut entries = 0usize;
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(read) = std::fs::read_dir(root.join(&dir)) else {
+            continue;
+        };
+        for entry in read.flatten() {
+            entries += 1;
+            if entries > MAX_WALK_ENTRIES || depth >= MAX_WALK_DEPTH {
+                return Err(Error::invalid(
+                    &dir,
+                    None,
+                    format!(
+                        "holds more than {MAX_WALK_ENTRIES} entries or {MAX_WALK_DEPTH} levels \
+                         where agents look for instruction files; not linted"
+                    ),
+                ));
+            }
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            let path = format!("{dir}/{name}");
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push((path, depth + 1)),
+                Ok(t) if t.is_file() => out.push(path),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How deep [`files_below`] reads a directory where agents look for instruction files.
+const MAX_WALK_DEPTH: usize = 16;
+/// How many entries [`files_below`] reads in all below one such directory.
+const MAX_WALK_ENTRIES: usize = 20_000;
+
 /// A file `lint --all` reads beside the handoff directory: its path, the name it is linted
 /// as, its bytes, and whether it is a script a configuration runs (judged as code).
 type AgentRead = (String, String, Vec<u8>, bool);
@@ -716,10 +759,21 @@ fn agent_files(
         }
     }
     let mut seen = std::collections::BTreeSet::new();
-    let listed: Vec<String> = tracked
+    let mut listed: Vec<String> = tracked
         .iter()
         .filter_map(|f| String::from_utf8(f.path.clone()).ok())
         .collect();
+    // In the working tree, the files git does not track yet are there for the agent all the
+    // same (review s29 #4: `sub/AGENTS.md` and `.cursor/rules/*.mdc` were clean until added).
+    let untracked: Vec<String> = if source == Source::Worktree {
+        repo.untracked_files(None)?
+            .into_iter()
+            .filter_map(|p| String::from_utf8(p).ok())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    listed.extend(untracked.iter().cloned());
     for f in tracked {
         let Ok(rel) = String::from_utf8(f.path) else {
             continue;
@@ -757,6 +811,24 @@ fn agent_files(
         let pkg = dir.package_root();
         if !pkg.is_empty() {
             roots.push(format!("{pkg}/"));
+        }
+        // Untracked files where agents look, at any depth; then, where `.gitignore` hides
+        // them from that list, the names at the roots and the files of the instruction
+        // directories there (`.cursor/rules`, `.claude/commands`, …), read off the disk.
+        let mut candidates: Vec<String> = untracked.into_iter().filter(|p| wanted(p)).collect();
+        for root in &roots {
+            for d in lint::agents::instruction_dirs_at(root.trim_end_matches('/')) {
+                files_below(&dir.root, &d, &mut candidates)?;
+            }
+        }
+        for rel in candidates {
+            if !seen.contains(&rel)
+                && wanted(&rel)
+                && let Some(bytes) = content.read_agent_file(repo, &rel)?
+            {
+                seen.insert(rel.clone());
+                push(rel, bytes, &mut out)?;
+            }
         }
         for root in &roots {
             for f in lint::agents::top_level_names() {

@@ -1585,14 +1585,16 @@ impl Repo {
     /// (raw repository-relative paths): handoff directories, or files of them, never
     /// `git add`ed. One `git ls-files --others --exclude-standard`, limited to such paths.
     pub fn untracked_handoff_files(&self) -> Result<Vec<Vec<u8>>, GitError> {
-        let args = [
-            "ls-files",
-            "-z",
-            "--others",
-            "--exclude-standard",
-            "--",
-            ":(glob)**/.ai/handoff/**",
-        ];
+        self.untracked_files(Some(":(glob)**/.ai/handoff/**"))
+    }
+
+    /// The untracked files of the working tree that `.gitignore` does not exclude, at any
+    /// depth (every one, or those `pathspec` matches), repository-relative.
+    pub fn untracked_files(&self, pathspec: Option<&str>) -> Result<Vec<Vec<u8>>, GitError> {
+        let mut args = vec!["ls-files", "-z", "--others", "--exclude-standard"];
+        if let Some(spec) = pathspec {
+            args.extend(["--", spec]);
+        }
         Ok(self
             .run_raw(&args, &[])?
             .split(|b| *b == 0)

@@ -172,6 +172,41 @@ fn lint_all_finds_instruction_files_at_any_depth() {
 }
 
 #[test]
+fn lint_all_in_the_working_tree_reads_untracked_and_ignored_instruction_files() {
+    // Review s29 #4: untracked `sub/AGENTS.md` and `.cursor/rules/*.mdc` were "ok: no
+    // findings" until `git add`ed, though the agent reads them from disk either way.
+    for path in [
+        "sub/AGENTS.md",
+        ".cursor/rules/a.mdc",
+        ".github/instructions/a.instructions.md",
+        ".claude/commands/x.md",
+        "packages/web/.cursor/rules/style.mdc",
+    ] {
+        let repo = handoff_repo();
+        repo.write(path, INJECTION);
+        let out = repo.aahp(&["--json", "lint", "--all"]);
+        out.assert_code(1);
+        assert!(out.linted_files().iter().any(|f| f == path), "{path}\n{out}");
+        assert_eq!(out.json()["diagnostics"][0]["path"], path, "{out}");
+    }
+    // Ignored: the names at the root and the instruction directories there are read off
+    // the disk; an ignored build directory elsewhere is not walked.
+    let repo = handoff_repo();
+    repo.write(".gitignore", ".cursor/\nbuild/\n");
+    repo.write(".cursor/rules/private.mdc", INJECTION);
+    repo.write("build/AGENTS.md", INJECTION);
+    let out = repo.aahp(&["--json", "lint", "--all"]);
+    out.assert_code(1);
+    let files = out.linted_files();
+    assert!(files.iter().any(|f| f == ".cursor/rules/private.mdc"), "{files:?}");
+    assert!(!files.iter().any(|f| f == "build/AGENTS.md"), "{files:?}");
+    // The staged view is what would be committed: an untracked file is not in it.
+    let repo = handoff_repo();
+    repo.write("sub/AGENTS.md", INJECTION);
+    repo.aahp(&["lint", "--all", "--staged"]).assert_code(0);
+}
+
+#[test]
 fn what_an_instruction_file_links_to_or_imports_is_judged_when_it_changes() {
     // Review 20: `CLAUDE.md -> docs/style.md` and a CLAUDE.md that imports `@docs/rules.md`
     // made the agent read docs the gate never judged once only the docs changed.
