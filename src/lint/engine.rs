@@ -959,6 +959,9 @@ fn expand_keyword(
 thread_local! {
     /// The buffer of [`run`]'s lowercased copy, kept between files.
     static LOWER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    /// The buffer of [`Engine::windows`]' open window per pattern, kept between files (every
+    /// entry back to "none" after each use).
+    static OPEN: std::cell::Cell<Vec<(usize, usize)>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Which of the engine's patterns a run searches with.
@@ -1135,6 +1138,14 @@ impl Engine {
         lower.clear();
         lower.extend_from_slice(bytes);
         lower.make_ascii_lowercase();
+        // Each pattern's last window, grown while the next ones meet it: a text dense with
+        // one keyword (`password=` a hundred thousand times on a line) gave a window per
+        // occurrence and pattern, millions of them to allocate and sort, which the merge
+        // below then made one. Windows that meet are merged there too, so merging them here
+        // first changes nothing but the count. `usize::MAX`: no window yet.
+        let mut open = OPEN.with(std::cell::Cell::take);
+        open.resize(self.patterns.len(), (usize::MAX, 0));
+        let mut touched: Vec<u16> = Vec::new();
         self.keywords.for_each(&lower, |k, start, end| {
             for &p in self.gated(k) {
                 if p & NEAR != 0 {
@@ -1148,13 +1159,28 @@ impl Engine {
                 if pat.gate.is_some_and(|g| !g(&site, start, end)) {
                     continue;
                 }
-                windows.push((
-                    p,
+                let (ws, we) = (
                     start.saturating_sub(pat.before),
                     (end + pat.after).min(text.len()),
-                ));
+                );
+                let last = &mut open[usize::from(p)];
+                if last.0 != usize::MAX && ws <= last.1 && last.0 <= we {
+                    *last = (last.0.min(ws), last.1.max(we));
+                } else {
+                    if last.0 == usize::MAX {
+                        touched.push(p);
+                    } else {
+                        windows.push((p, last.0, last.1));
+                    }
+                    *last = (ws, we);
+                }
             }
         });
+        for p in touched {
+            let (ws, we) = std::mem::replace(&mut open[usize::from(p)], (usize::MAX, 0));
+            windows.push((p, ws, we));
+        }
+        OPEN.with(|o| o.set(open));
         if windows.is_empty() {
             LOWER.with(|l| l.set(lower));
             return windows;
