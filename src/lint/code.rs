@@ -372,7 +372,9 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
                 continue;
             }
             b'\n' if !heredocs.is_empty() => {
-                i = heredoc_bodies(b, i + 1, &std::mem::take(&mut heredocs), &mut kinds)?;
+                i = heredoc_bodies(b, i + 1, &std::mem::take(&mut heredocs), &mut |s, e| {
+                    kinds[s..e].fill(Part::Literal);
+                })?;
                 (start, printing) = (true, false);
                 continue;
             }
@@ -442,13 +444,14 @@ fn heredoc_word(b: &[u8], mut at: usize) -> Option<(Vec<u8>, bool, usize)> {
     (!word.is_empty()).then_some((word, strip, at))
 }
 
-/// Marks the bodies of `heredocs`, one after another from `at`, as literals; where the last
-/// ends. `None` when one has no end line.
+/// Hands each line of the bodies of `heredocs`, one after another from `at`, to `body` (its
+/// start and end, the newline included); where the last ends. `None` when one has no end
+/// line.
 fn heredoc_bodies(
     b: &[u8],
     mut at: usize,
     heredocs: &[(Vec<u8>, bool)],
-    kinds: &mut [Part],
+    body: &mut dyn FnMut(usize, usize),
 ) -> Option<usize> {
     for (delimiter, strip) in heredocs {
         loop {
@@ -468,11 +471,218 @@ fn heredoc_bodies(
                 at = next;
                 break;
             }
-            kinds[at..next].fill(Part::Literal);
+            body(at, next);
             at = next;
         }
     }
     Some(at)
+}
+
+/// A command substituted in a word being read ([`shell_commands`]): what the command around
+/// it had read when it opened.
+#[derive(Debug, Default)]
+struct Frame {
+    words: Vec<String>,
+    word: Vec<u8>,
+    in_word: bool,
+    redirect: bool,
+    dquote: bool,
+    /// `)` for `$(…)`, a backquote for `` `…` ``.
+    close: u8,
+    /// Open parentheses inside it.
+    depth: usize,
+}
+
+/// The state of [`shell_commands`]: the commands read, and the command and word being read
+/// (in the frame on top of `frames`' substitutions).
+#[derive(Debug, Default)]
+struct Words {
+    commands: Vec<Vec<String>>,
+    frames: Vec<Frame>,
+    now: Frame,
+}
+
+impl Words {
+    fn push(&mut self, c: u8) {
+        self.now.word.push(c);
+        self.now.in_word = true;
+    }
+
+    fn end_word(&mut self) {
+        if self.now.in_word {
+            let word = String::from_utf8_lossy(&self.now.word).into_owned();
+            if !std::mem::take(&mut self.now.redirect) {
+                self.now.words.push(word);
+            }
+        }
+        self.now.word.clear();
+        self.now.in_word = false;
+    }
+
+    fn end_command(&mut self) {
+        self.end_word();
+        self.now.redirect = false;
+        if !self.now.words.is_empty() {
+            self.commands.push(std::mem::take(&mut self.now.words));
+        }
+    }
+
+    /// A redirection: the word before it, when it is a descriptor's number, and the word
+    /// after it, its target, are no words of the command.
+    fn redirect(&mut self) {
+        if self.now.in_word && self.now.word.iter().all(u8::is_ascii_digit) {
+            self.now.word.clear();
+            self.now.in_word = false;
+        }
+        self.end_word();
+        self.now.redirect = true;
+    }
+
+    /// A substituted command opens (`$(` or a backquote, `opened`): the word around it keeps
+    /// it as written.
+    fn open(&mut self, close: u8, opened: &[u8]) {
+        let mut outer = std::mem::take(&mut self.now);
+        outer.word.extend_from_slice(opened);
+        outer.in_word = true;
+        outer.close = close;
+        self.frames.push(outer);
+    }
+
+    /// True when `c` closes the substituted command being read.
+    fn closes(&self, c: u8) -> bool {
+        self.frames.last().is_some_and(|f| f.close == c) && (c != b')' || self.now.depth == 0)
+    }
+
+    fn close(&mut self) {
+        self.end_command();
+        if let Some(mut outer) = self.frames.pop() {
+            outer.word.push(outer.close);
+            outer.close = 0;
+            self.now = outer;
+        }
+    }
+
+    fn finish(mut self) -> Vec<Vec<String>> {
+        while !self.frames.is_empty() {
+            self.close();
+        }
+        self.end_command();
+        self.commands
+    }
+}
+
+/// The simple commands of shell text (a script, a hook's command line), each as its words
+/// with quotes and escapes undone, for telling what it runs. Commands end at `;`, `&`, `|`,
+/// a newline or a parenthesis; a command substituted in a word (`$(…)`, backquotes) stays in
+/// the word as written (so the word reads as named by a variable) and is a command of its
+/// own too. Comments, here-document bodies and the targets of redirections are no words.
+/// One pass over the bytes; what is left open at the end is closed there.
+pub(crate) fn shell_commands(text: &str) -> Vec<Vec<String>> {
+    let b = text.as_bytes();
+    let mut words = Words::default();
+    let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        // A command substituted, in double quotes or not.
+        if c == b'$' && b.get(i + 1) == Some(&b'(') {
+            words.open(b')', b"$(");
+            i += 2;
+            continue;
+        }
+        if words.now.dquote {
+            match c {
+                b'"' => words.now.dquote = false,
+                b'\\' if b.get(i + 1).is_some_and(|n| b"$`\"\\\n".contains(n)) => {
+                    if b[i + 1] != b'\n' {
+                        words.push(b[i + 1]);
+                    }
+                    i += 2;
+                    continue;
+                }
+                b'`' => words.open(b'`', b"`"),
+                _ => words.push(c),
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'\'' => {
+                let end = b[i + 1..]
+                    .iter()
+                    .position(|&x| x == b'\'')
+                    .map_or(b.len(), |p| i + 1 + p);
+                words.now.word.extend_from_slice(&b[i + 1..end]);
+                words.now.in_word = true;
+                i = end + 1;
+                continue;
+            }
+            b'"' => {
+                words.now.dquote = true;
+                words.now.in_word = true;
+            }
+            b'\\' => {
+                match b.get(i + 1) {
+                    Some(b'\n') | None => {}
+                    Some(&n) => words.push(n),
+                }
+                i += 2;
+                continue;
+            }
+            b'`' if words.closes(b'`') => words.close(),
+            b'`' => words.open(b'`', b"`"),
+            b'#' if !words.now.in_word => {
+                i = line_end(b, i);
+                continue;
+            }
+            b'\n' => {
+                words.end_command();
+                if !heredocs.is_empty() {
+                    let bodies = std::mem::take(&mut heredocs);
+                    i = heredoc_bodies(b, i + 1, &bodies, &mut |_, _| {}).unwrap_or(b.len());
+                    continue;
+                }
+            }
+            b')' if words.closes(b')') => words.close(),
+            b'(' | b')' => {
+                words.end_command();
+                words.now.depth = if c == b'(' {
+                    words.now.depth + 1
+                } else {
+                    words.now.depth.saturating_sub(1)
+                };
+            }
+            b'<' if b[i..].starts_with(b"<<<") => {
+                words.redirect();
+                i += 3;
+                continue;
+            }
+            b'<' if b.get(i + 1) == Some(&b'<') => {
+                words.end_word();
+                match heredoc_word(b, i + 2) {
+                    Some((delimiter, strip, next)) => {
+                        heredocs.push((delimiter, strip));
+                        i = next;
+                    }
+                    None => i += 2,
+                }
+                continue;
+            }
+            b'<' | b'>' | b'&' if c != b'&' || b.get(i + 1) == Some(&b'>') => {
+                words.redirect();
+                i += 1;
+                while b.get(i).is_some_and(|x| b"<>&|".contains(x)) {
+                    i += 1;
+                }
+                continue;
+            }
+            b';' | b'&' | b'|' => words.end_command(),
+            b' ' | b'\t' | b'\r' => words.end_word(),
+            _ => words.push(c),
+        }
+        i += 1;
+    }
+    words.finish()
 }
 
 /// A Python script's parts: `#` comments, strings with any prefix, triple-quoted or not,
@@ -762,6 +972,42 @@ mod tests {
         let lit = of(Lang::Js, js, Part::Literal).join("|");
         assert!(lit.contains("http://x") && lit.contains("// no"), "{lit}");
         assert!(lex(Lang::Js, "/* open").is_none());
+    }
+
+    #[test]
+    fn shell_commands_are_split_into_words_as_the_shell_reads_them() {
+        let words = |text: &str| super::shell_commands(text);
+        assert_eq!(
+            words("FOO=1 bash -c \"npm run 'x'\" && ./y.sh 2>&1 | tee -a log # c; ./z.sh\n"),
+            [
+                vec!["FOO=1", "bash", "-c", "npm run 'x'"],
+                vec!["./y.sh"],
+                vec!["tee", "-a", "log"]
+            ]
+        );
+        // A substituted command is a command of its own; the word keeps a `$` for it.
+        assert_eq!(
+            words(
+                "x=$(dirname \"$0\")/a\ncat <<'E' >out\n./no.sh\nE\necho \"a $(./in.sh `w`) b\"\n"
+            ),
+            [
+                vec!["dirname", "$0"],
+                vec!["x=$()/a"],
+                vec!["cat"],
+                vec!["w"],
+                vec!["./in.sh", "``"],
+                vec!["echo", "a $() b"]
+            ]
+        );
+        assert_eq!(
+            words("a \\\n b\\ c; (cd d && e) <<< in"),
+            [vec!["a", "b c"], vec!["cd", "d"], vec!["e"]]
+        );
+        // What is left open ends with the text.
+        assert_eq!(
+            words("echo \"$(x 'y"),
+            [vec!["x", "y"], vec!["echo", "$()"]]
+        );
     }
 
     #[test]
