@@ -149,6 +149,24 @@ impl Parts {
     }
 }
 
+/// The steps of a lexer's work ([`super::steps`]), counted as it goes and added when it
+/// ends, however it ends: each visit of a byte by its loop, and each byte an inner scan reads
+/// without moving past it. Tests bound them by the text's length (linear, not timed).
+#[derive(Debug, Default)]
+struct Work(u64);
+
+impl Work {
+    fn add(&mut self, n: usize) {
+        self.0 = self.0.saturating_add(n as u64);
+    }
+}
+
+impl Drop for Work {
+    fn drop(&mut self) {
+        super::steps::add(self.0);
+    }
+}
+
 /// The parts of `text`, a script in `lang`; `None` when the lexer cannot tell them apart.
 pub(crate) fn lex(lang: Lang, text: &str) -> Option<Parts> {
     let b = text.as_bytes();
@@ -263,8 +281,10 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
     let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
     // At the start of a command, and in the arguments of one that prints.
     let (mut start, mut printing) = (true, false);
+    let mut steps = Work::default();
     let mut i = 0;
     while i < b.len() {
+        steps.add(1);
         let c = b[i];
         if let Some(open) = string {
             kinds[i] = Part::Literal;
@@ -384,6 +404,7 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
                     .iter()
                     .position(|x| x.is_ascii_whitespace() || b";&|()<>".contains(x))
                     .map_or(b.len(), |p| i + p);
+                steps.add(end - i);
                 let word = &b[i..end];
                 let assignment = word.iter().position(|&x| x == b'=').is_some_and(|e| {
                     e > 0
@@ -400,6 +421,11 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
                         kinds[i..end].fill(Part::Code);
                         i = end;
                         continue;
+                    }
+                    // The name is read as what it prints, from its first byte: a run never
+                    // starts inside a character.
+                    if printing {
+                        kinds[i] = Part::Literal;
                     }
                 }
             }
@@ -581,8 +607,10 @@ pub(crate) fn shell_commands(text: &str) -> Vec<Vec<String>> {
     let b = text.as_bytes();
     let mut words = Words::default();
     let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
+    let mut steps = Work::default();
     let mut i = 0;
     while i < b.len() {
+        steps.add(1);
         let c = b[i];
         // A command substituted, in double quotes or not.
         if c == b'$' && b.get(i + 1) == Some(&b'(') {
@@ -659,12 +687,13 @@ pub(crate) fn shell_commands(text: &str) -> Vec<Vec<String>> {
             }
             b'<' if b.get(i + 1) == Some(&b'<') => {
                 words.end_word();
-                match heredoc_word(b, i + 2) {
-                    Some((delimiter, strip, next)) => {
-                        heredocs.push((delimiter, strip));
-                        i = next;
-                    }
-                    None => i += 2,
+                if let Some((delimiter, strip, next)) = heredoc_word(b, i + 2) {
+                    heredocs.push((delimiter, strip));
+                    i = next;
+                } else {
+                    // Read to the end at worst, moving past only `<<`.
+                    steps.add(b.len() - i);
+                    i += 2;
                 }
                 continue;
             }
@@ -691,8 +720,10 @@ fn python(b: &[u8]) -> Option<Vec<Part>> {
     let mut kinds = vec![Part::Code; b.len()];
     let mut nests: Vec<Nest> = Vec::new();
     let mut string: Option<Str> = None;
+    let mut steps = Work::default();
     let mut i = 0;
     while i < b.len() {
+        steps.add(1);
         let c = b[i];
         if let Some(open) = string {
             match string_byte(&mut kinds, b, i, !open.triple) {
@@ -788,7 +819,9 @@ fn js(b: &[u8]) -> Option<Vec<Part>> {
     // The last byte of code that is not white space, for telling a regular expression from
     // a division.
     let mut last: Option<usize> = None;
+    let mut steps = Work::default();
     while i < b.len() {
+        steps.add(1);
         let c = b[i];
         if let Some(open) = string {
             match string_byte(&mut kinds, b, i, open.quote != b'`') {
@@ -827,7 +860,7 @@ fn js(b: &[u8]) -> Option<Vec<Part>> {
                 i = end;
                 continue;
             }
-            b'/' if regex_may_start(b, last) => {
+            b'/' if regex_may_start(b, last, &mut steps) => {
                 i = regex_end(b, i)?;
                 last = Some(i - 1);
                 continue;
@@ -859,7 +892,7 @@ fn js(b: &[u8]) -> Option<Vec<Part>> {
 /// True when a `/` after the code byte at `last` starts a regular expression: after an
 /// operator, an opening bracket, a separator, a keyword that takes an expression, or at the
 /// start.
-fn regex_may_start(b: &[u8], last: Option<usize>) -> bool {
+fn regex_may_start(b: &[u8], last: Option<usize>, steps: &mut Work) -> bool {
     let Some(at) = last else {
         return true;
     };
@@ -874,6 +907,7 @@ fn regex_may_start(b: &[u8], last: Option<usize>) -> bool {
         .iter()
         .rposition(|x| !(x.is_ascii_alphanumeric() || *x == b'_' || *x == b'$'))
         .map_or(0, |p| p + 1);
+    steps.add(at + 1 - start);
     matches!(
         &b[start..=at],
         b"return"
@@ -918,6 +952,128 @@ fn regex_end(b: &[u8], at: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::{Lang, Part, lang, lex};
+
+    /// Pieces of shell, Python and JavaScript that reach deep into the lexers: quotes of
+    /// every kind and their escapes, substitutions, here-documents, comments, f-strings,
+    /// templates, regular expressions, and text that is not ASCII.
+    #[rustfmt::skip]
+    const PIECES: &[&str] = &[
+        "#", "#!/bin/sh\n", "\n", " ", "\t", "'", "\"", "`", "\\", "\\\n", "$(", ")", "(", "${",
+        "{", "}", "$", "<<", "<<-", "<<'EOF'", "<< E", "EOF", "\tEOF", "E\n", "<<<", ">", "2>&1",
+        "&", "|", ";", "echo ", "printf ", "if ", "then ", "x=", "\"\"\"", "'''", "f\"", "rb'",
+        "{{", "//", "/*", "*/", "/", "[", "]", "return /", "a / b", "http://", "é", "\u{202e}",
+        "日本", "\r\n", "ignore previous instructions",
+    ];
+
+    /// Text that looks like a script of any of the three languages, or like nothing.
+    fn script_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            4 => proptest::sample::select(PIECES).prop_map(str::to_string),
+            1 => "[ -~]{0,8}",
+            1 => any::<String>(),
+        ];
+        proptest::collection::vec(piece, 0..64).prop_map(|v| v.concat())
+    }
+
+    /// The steps `f` counts ([`super::super::steps`]).
+    fn steps_of<T>(f: impl FnOnce() -> T) -> (T, u64) {
+        let before = super::super::steps::current();
+        let out = f();
+        (out, super::super::steps::current() - before)
+    }
+
+    /// Steps a lexer may take per byte of its text: each byte is visited once by its loop
+    /// and read at most twice more by an inner scan.
+    const STEPS_PER_BYTE: u64 = 3;
+
+    /// What must hold of any text: the lexers and [`super::shell_commands`] end within
+    /// [`STEPS_PER_BYTE`] steps a byte, and the parts they find cover the text exactly, in
+    /// runs that start in order on character boundaries; any span, out of bounds too, can
+    /// be asked about.
+    fn lexes_soundly(text: &str, spans: &[(usize, usize)]) -> Result<(), String> {
+        let bound = STEPS_PER_BYTE * text.len() as u64 + 1;
+        for lang in [Lang::Shell, Lang::Python, Lang::Js] {
+            let (parts, steps) = steps_of(|| lex(lang, text));
+            if steps > bound {
+                return Err(format!("{lang:?}: {steps} steps for {} bytes", text.len()));
+            }
+            let Some(parts) = parts else { continue };
+            if parts.len != text.len() || (text.is_empty() != parts.runs.is_empty()) {
+                return Err(format!("{lang:?}: parts of {} bytes", parts.len));
+            }
+            let mut last: Option<usize> = None;
+            for &(start, _) in &parts.runs {
+                let ordered = last.map_or(start == 0, |l| l < start);
+                if !ordered || start >= text.len() || !text.is_char_boundary(start) {
+                    return Err(format!("{lang:?}: a run starts at {start}"));
+                }
+                last = Some(start);
+            }
+            for &(s, e) in spans {
+                let h = parts.holds(s, e);
+                if (h.comment_only && h.literal) || (h.code_only && (h.literal || h.comment_only)) {
+                    return Err(format!("{lang:?}: {s}..{e} holds {h:?}"));
+                }
+            }
+        }
+        let (_, steps) = steps_of(|| super::shell_commands(text));
+        if steps > bound {
+            return Err(format!("commands: {steps} steps for {} bytes", text.len()));
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Session 29 #3: the lexers never panic, cover any text in order and on character
+        /// boundaries, and work in linear steps, counted, not timed.
+        #[test]
+        fn the_lexers_are_sound_and_linear_on_any_text(
+            text in script_text(),
+            spans in proptest::collection::vec((0usize..600, 0usize..600), 0..8),
+        ) {
+            if let Err(why) = lexes_soundly(&text, &spans) {
+                proptest::prop_assert!(false, "{why}: {text:?}");
+            }
+        }
+    }
+
+    /// Hostile repetitions of a megabyte, each the worst case of one scan (an unended
+    /// here-document word, substitutions left open, identifiers before `/`, words a shell
+    /// reads as a command's name again and again): linear steps.
+    #[test]
+    fn hostile_texts_are_lexed_in_linear_steps() {
+        for unit in [
+            "$(",
+            "`",
+            "(",
+            "<<'x' ",
+            "<<\"",
+            "\"$(",
+            "echo \\",
+            "a=b ",
+            "a=b c",
+            "f'{",
+            "'''",
+            "\"\"\"",
+            "/*",
+            "a /",
+            "return /x/ ",
+            "{",
+            "${`",
+            "x\\\n",
+            "'#'",
+            "<<E\nE\n",
+            "if ",
+        ] {
+            let text = unit.repeat((1 << 20) / unit.len());
+            assert_eq!(lexes_soundly(&text, &[(0, text.len())]), Ok(()), "{unit:?}");
+        }
+        // A command's name spelt with quotes, after a character of more than one byte.
+        assert_eq!(lexes_soundly("x; Σ'a' b\n(é\\\"x\" y", &[(3, 5)]), Ok(()));
+    }
 
     /// The text of each run of `kind` in `text`.
     fn of(lang: Lang, text: &str, kind: Part) -> Vec<String> {
