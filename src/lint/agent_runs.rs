@@ -1263,8 +1263,9 @@ fn script_dir_spelled_as_a_marker(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Where a word of a script names a file: the paths of the repository it may be (from the
-/// working directory `cwd` and the script's directory `dir`; from the project's or the top
-/// after a variable naming them, from `dir` after [`SCRIPT_DIR`]), or why it names none.
+/// working directory `cwd`, the project's and the script's directory `dir`; from the
+/// project's or the top after a variable naming them, from `dir` after [`SCRIPT_DIR`]), or
+/// why it names none.
 #[derive(Debug, PartialEq, Eq)]
 enum Place {
     At(Vec<String>),
@@ -1287,7 +1288,8 @@ fn place(word: &str, project: &str, dir: &str, cwd: &str) -> Place {
             None => (vec![project], rest),
         }
     } else {
-        (vec![cwd, dir], word)
+        // From the project's directory too: a `cd` in a subshell ends with it.
+        (vec![cwd, project, dir], word)
     };
     if rel.contains(['$', '`']) {
         return Place::Variable;
@@ -1299,6 +1301,7 @@ fn place(word: &str, project: &str, dir: &str, cwd: &str) -> Place {
     let mut paths: Vec<String> = Vec::new();
     for base in bases {
         if let Some(p) = crate::handoff::resolve_link(base, rel)
+            && !p.is_empty()
             && !paths.contains(&p)
         {
             paths.push(p);
@@ -2118,7 +2121,7 @@ mod tests {
     /// what it prints, comments and here-documents run nothing.
     #[test]
     fn what_a_script_runs_is_followed() {
-        let start = "#!/bin/bash\nDIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nROOT=$(git rev-parse --show-toplevel)\n./scripts/setup.sh\nbash scripts/x.sh --flag 2>&1 | tee log\nif python3 tools/x.py; then node tools/srv; fi\n\"$DIR/local.sh\"\nuv run --directory tools server.py\nexec python -m tools.mod\nsh \"$ROOT\"/top.sh\n(cd lib && ./in_lib.sh)\ncat <<EOF\n./not/run.sh\nEOF\n# ./commented.sh\necho \"./printed.sh\"\n/usr/bin/env true\n";
+        let start = "#!/bin/bash\nDIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nROOT=$(git rev-parse --show-toplevel)\n./scripts/setup.sh\nbash scripts/x.sh --flag 2>&1 | tee log\nif python3 tools/x.py; then node tools/srv; fi\n\"$DIR/local.sh\"\nuv run --directory tools server.py\nexec python -m tools.mod\nsh \"$ROOT\"/top.sh\n(cd lib && ./in_lib.sh)\n./scripts/after.sh\ncat <<EOF\n./not/run.sh\nEOF\n# ./commented.sh\necho \"./printed.sh\"\n/usr/bin/env true\n";
         let s = |t: &str| t.to_string();
         let files = [
             (".claude/hooks/start.sh", s(start)),
@@ -2132,6 +2135,7 @@ mod tests {
             ("tools/mod.py", s("print(3)\n")),
             ("top.sh", s("echo top\n")),
             ("lib/in_lib.sh", s("echo lib\n")),
+            ("scripts/after.sh", s("echo after\n")),
         ];
         let (held, unfollowed, _) = followed("bash .claude/hooks/start.sh", &files);
         for (want, _) in &files {
