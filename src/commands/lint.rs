@@ -426,12 +426,14 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
         for p in &args.paths {
             owned.push(read_path(&dir, &ctx.cwd, p)?);
         }
+        let scripts = run_scripts(repo, &dir, source, &owned);
         let files: Vec<LintFile<'_>> = owned
             .iter()
-            .map(|(path, name, bytes)| LintFile {
-                script: false,
+            .map(|(path, _, bytes)| LintFile {
+                script: scripts.contains(path),
                 path: path.clone(),
-                name: name.clone(),
+                // Named as `lint --all` names it: a configuration by the format it holds.
+                name: lint::agents::lint_name(path, bytes),
                 bytes,
             })
             .collect();
@@ -480,6 +482,34 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
         merged.files.extend(outcome.files);
     }
     Ok(LintReport::new(scope, args.strict, merged))
+}
+
+/// Which of the files named on the command line (`given`: path, name, bytes) are scripts
+/// an agent configuration runs, judged as code as `lint --all` and the gate judge them
+/// (session 29 #2): found as `lint --all` finds them ([`agent_files`]). Only a file the
+/// lexer reads as a script asks for the search; when the search fails, every file is
+/// judged as text, the stricter reading.
+fn run_scripts(
+    repo: &Repo,
+    dir: &HandoffDir,
+    source: Source,
+    given: &[(String, String, Vec<u8>)],
+) -> std::collections::HashSet<String> {
+    let maybe = given.iter().any(|(_, name, bytes)| {
+        std::str::from_utf8(bytes).is_ok_and(|t| lint::code::lang(name, t).is_some())
+    });
+    if !maybe {
+        return std::collections::HashSet::new();
+    }
+    agent_files(repo, dir, source)
+        .map(|found| {
+            found
+                .into_iter()
+                .filter(|(path, _, _, script)| *script && given.iter().any(|(p, _, _)| p == path))
+                .map(|(path, _, _, _)| path)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// True when `source` holds any file of `dir`.

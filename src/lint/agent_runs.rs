@@ -751,6 +751,7 @@ pub fn runs(path: &str, text: &str) -> Vec<Run> {
 /// A command line to resolve: who runs it, the line, the directory it runs in (from which
 /// `cd` moves), the directories its relative words are looked up from, and those it moved to
 /// before it started (an MCP server's `cwd`).
+#[derive(Debug, Clone)]
 struct Line {
     by: String,
     text: String,
@@ -932,9 +933,11 @@ fn toplevel_spelled_as_a_variable(line: &str) -> String {
 }
 
 /// What a configuration runs, followed through what its commands and scripts hand on
-/// (review s27b #3): a script a run shell script sources (`. tools/lib.sh`), the command of
-/// a package script (`npm run hook`), of a make target or a just recipe. Each is resolved as
-/// the configuration's own commands are, up to [`MAX_FOLLOW_DEPTH`] steps deep.
+/// (review s27b #3, session 29 #1): a script a run shell script sources (`. tools/lib.sh`)
+/// or runs (`./tools/x.sh`, `python tools/x.py`), the command of a package script (`npm run
+/// hook`), of a make target, a just recipe or a task (`task x`), and a shell's `-c` string.
+/// Each is resolved as the configuration's own commands are, up to [`MAX_FOLLOW_DEPTH`]
+/// steps deep.
 #[derive(Debug, Default)]
 pub struct Followed {
     /// The files of the repository the commands run (the caller keeps those the tree holds).
@@ -946,128 +949,610 @@ pub struct Followed {
     pub unfollowed: Vec<String>,
 }
 
-/// How many steps (a sourced file, a package script, a recipe) are followed.
+/// How many steps (a sourced or run script, a package script, a recipe, a task, a `-c`
+/// string) are followed.
 pub const MAX_FOLLOW_DEPTH: usize = 4;
 
 /// [`runs`], followed ([`Followed`]); `read` gives a file of the repository as text, `None`
-/// when the tree does not hold it.
+/// when the tree does not hold it. Each file is read once, at most [`MAX_FOLLOW_BYTES`] in
+/// all (what lies past that is said in `unfollowed`), and each recipe expanded once: the
+/// work is linear in what is read.
 pub fn follow(path: &str, text: &str, read: &mut dyn FnMut(&str) -> Option<String>) -> Followed {
-    let mut f = Followed::default();
     let Some(v) = value(path, text) else {
-        return f;
+        return Followed::default();
     };
-    let project = project_dir(path);
-    let mut queue: std::collections::VecDeque<(Line, usize)> =
-        lines_of(path, &v).into_iter().map(|l| (l, 0)).collect();
-    // Files read to follow them, so that each is read once.
-    let mut read_once: std::collections::HashSet<String> = std::collections::HashSet::new();
-    while let Some((line, depth)) = queue.pop_front() {
+    let mut walk = Walk {
+        project: project_dir(path),
+        f: Followed::default(),
+        queue: lines_of(path, &v).into_iter().map(|l| (l, 0)).collect(),
+        reader: Reader {
+            read,
+            cache: std::collections::HashMap::new(),
+            spent: 0,
+        },
+        read_once: std::collections::HashSet::new(),
+        listed: std::collections::HashSet::new(),
+        expanded: std::collections::HashSet::new(),
+    };
+    while walk.reader.spent <= MAX_FOLLOW_BYTES
+        && let Some((line, depth)) = walk.queue.pop_front()
+    {
+        walk.line(&line, depth);
+    }
+    if walk.reader.spent > MAX_FOLLOW_BYTES {
+        walk.f.unfollowed.push(format!(
+            "`{path}` runs more than the gate follows ({MAX_FOLLOW_BYTES} bytes of scripts and \
+             recipes); what lies past them was not followed"
+        ));
+    }
+    walk.f
+}
+
+/// The most bytes [`follow`] reads and parses on its way (scripts, package files, recipes):
+/// far above what a repository's hooks run, and a bound on the work a hostile tree can ask
+/// for.
+pub const MAX_FOLLOW_BYTES: usize = 4 * 1024 * 1024;
+
+/// The files [`follow`] reads, each once, with the bytes read and parsed so far.
+struct Reader<'r> {
+    read: &'r mut dyn FnMut(&str) -> Option<String>,
+    cache: std::collections::HashMap<String, Option<std::rc::Rc<str>>>,
+    spent: usize,
+}
+
+impl Reader<'_> {
+    /// The text of `path`, `None` when the tree does not hold it.
+    fn text(&mut self, path: &str) -> Option<std::rc::Rc<str>> {
+        if let Some(held) = self.cache.get(path) {
+            return held.clone();
+        }
+        let held: Option<std::rc::Rc<str>> = (self.read)(path).map(std::rc::Rc::from);
+        self.spent += held.as_ref().map_or(0, |t| t.len());
+        self.cache.insert(path.to_string(), held.clone());
+        held
+    }
+
+    fn holds(&mut self, path: &str) -> bool {
+        self.text(path).is_some()
+    }
+}
+
+/// The state of [`follow`].
+struct Walk<'r> {
+    /// What a variable naming the project's directory leads to.
+    project: String,
+    f: Followed,
+    queue: std::collections::VecDeque<(Line, usize)>,
+    reader: Reader<'r>,
+    /// Scripts followed, so that each is followed once.
+    read_once: std::collections::HashSet<String>,
+    /// The runs of `f`, for finding one at once.
+    listed: std::collections::HashSet<(String, String)>,
+    /// The recipes expanded: (the file, what of it).
+    expanded: std::collections::HashSet<(String, String)>,
+}
+
+impl Walk<'_> {
+    /// Resolves one line `depth` steps from the configuration, and queues what it hands on.
+    fn line(&mut self, line: &Line, depth: usize) {
         let mut found = Vec::new();
-        resolve_line(&line, &project, &mut found);
+        resolve_line(line, &self.project, &mut found);
         for run in found {
-            if f.runs.contains(&run) {
+            if !self.listed.insert((run.path.clone(), run.by.clone())) {
                 continue;
             }
             if depth < MAX_FOLLOW_DEPTH
-                && read_once.insert(run.path.clone())
-                && let Some(script) = read(&run.path)
+                && self.read_once.insert(run.path.clone())
+                && let Some(script) = self.reader.text(&run.path)
                 && super::code::lang(&run.path, &script) == Some(super::code::Lang::Shell)
             {
-                sourced(&run, &script, &project, depth, read, &mut f, &mut queue);
+                self.sourced(&run, &script, depth);
+                self.script(&run, &script, depth);
             }
-            f.runs.push(run);
+            self.f.runs.push(run);
         }
-        if depth < MAX_FOLLOW_DEPTH {
-            for (cmd, runner) in runners(&line.text, &line.cwd) {
-                follow_runner(&line, &cmd, &runner, depth, read, &mut f, &mut queue);
+        if depth >= MAX_FOLLOW_DEPTH {
+            return;
+        }
+        for (cmd, runner) in runners(&line.text, &line.cwd) {
+            self.runner(line, &cmd, &runner, depth);
+        }
+        // `sh -c "npm run x"`: the string is a command line of its own.
+        for words in super::code::shell_commands(&line.text) {
+            if let Some(inner) = shell_string(&words) {
+                let mut inner_line = line.clone();
+                inner_line.text = inner.to_string();
+                self.queue.push_back((inner_line, depth + 1));
             }
         }
     }
-    f
-}
 
-/// The files a shell script (`run`, read as `script`) sources with `.` or `source`: each is
-/// a run of its own, followed further; one named by a variable, or that the repository does
-/// not hold, is said in `f.unfollowed`. A path out of the repository is not its.
-fn sourced(
-    run: &Run,
-    script: &str,
-    project: &str,
-    depth: usize,
-    read: &mut dyn FnMut(&str) -> Option<String>,
-    f: &mut Followed,
-    queue: &mut std::collections::VecDeque<(Line, usize)>,
-) {
-    static SCRIPT_DIR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r#"\$\(\s*cd\s+"?\$\(\s*dirname\s+"?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?"?\s*\)"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)|\$\(\s*dirname\s+"?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?"?\s*\)|\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}"#,
-        )
-        .expect("a valid regex")
-    });
-    static SOURCE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?:^|[;&|({]\s*|\b(?:then|do|else)\s+)(?:\.|source)\s+(\S+)")
-            .expect("a valid regex")
-    });
-    let dir = run.path.rsplit_once('/').map_or("", |(d, _)| d);
-    for line in script.lines() {
-        let line = line.trim_start();
-        if line.starts_with('#') {
-            continue;
+    /// Queues the file of the repository at `path`, which `by` runs, to be resolved and
+    /// followed as a command `sh <path>` from the top.
+    fn hand_on(&mut self, by: String, path: &str, depth: usize) {
+        self.queue.push_back((
+            Line {
+                by,
+                text: format!("sh ./{path}"),
+                cwd: String::new(),
+                bases: vec![String::new()],
+                moved: Vec::new(),
+            },
+            depth + 1,
+        ));
+    }
+
+    /// Hands on ([`Walk::hand_on`]) what the tree holds of `paths`, where a script's `word`
+    /// may lead (with what an interpreter adds to a name without its extension); false when
+    /// it holds none of them.
+    fn hand_on_held(&mut self, by: &str, word: &str, paths: Vec<String>, depth: usize) -> bool {
+        let scriptish = word
+            .rsplit_once('.')
+            .is_some_and(|(_, e)| SCRIPT_EXTS.contains(&e.to_ascii_lowercase().as_str()));
+        let mut held = false;
+        for path in paths {
+            let implied = IMPLIED.iter().filter(|_| !scriptish);
+            let candidates =
+                std::iter::once(path.clone()).chain(implied.map(|t| format!("{path}{t}")));
+            for c in candidates {
+                if self.read_once.contains(&c) || self.reader.holds(&c) {
+                    held = true;
+                    self.hand_on(by.to_string(), &c, depth);
+                }
+            }
         }
-        let line = SCRIPT_DIR.replace_all(line, "__aahp_scriptdir__");
-        for cap in SOURCE.captures_iter(&line) {
-            let arg = cap[1].replace(['"', '\''], "");
-            if arg.starts_with(['/', '~']) {
+        held
+    }
+
+    /// The files a shell script (`run`, read as `script`) sources with `.` or `source`: each
+    /// is a run of its own, followed further; one named by a variable, or that the
+    /// repository does not hold, is said in `unfollowed`. A path out of the repository is
+    /// not its.
+    fn sourced(&mut self, run: &Run, script: &str, depth: usize) {
+        static SOURCE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"(?:^|[;&|({]\s*|\b(?:then|do|else)\s+)(?:\.|source)\s+(\S+)")
+                .expect("a valid regex")
+        });
+        let dir = run.path.rsplit_once('/').map_or("", |(d, _)| d);
+        for line in script.lines() {
+            let line = line.trim_start();
+            if line.starts_with('#') {
                 continue;
             }
-            let shown = format!("{} (sourced by `{}`)", run.by, run.path);
-            if arg.contains(['$', '`']) {
-                f.unfollowed.push(format!(
-                    "`{}`, run by {}, sources `{}`: a name the gate cannot follow",
-                    run.path, run.by, &cap[1]
-                ));
+            let line = script_dir_spelled_as_a_marker(line);
+            for cap in SOURCE.captures_iter(&line) {
+                let arg = cap[1].replace(['"', '\''], "");
+                if arg.starts_with(['/', '~']) {
+                    continue;
+                }
+                let shown = format!("{} (sourced by `{}`)", run.by, run.path);
+                if arg.contains(['$', '`']) {
+                    self.f.unfollowed.push(format!(
+                        "`{}`, run by {}, sources `{}`: a name the gate cannot follow",
+                        run.path, run.by, &cap[1]
+                    ));
+                    continue;
+                }
+                let candidates: Vec<String> = match arg.strip_prefix(SCRIPT_DIR) {
+                    Some(rest) => crate::handoff::resolve_link(dir, rest.trim_start_matches('/'))
+                        .into_iter()
+                        .collect(),
+                    None => [self.project.as_str(), dir]
+                        .iter()
+                        .filter_map(|b| crate::handoff::resolve_link(b, &arg))
+                        .collect(),
+                };
+                let mut held = false;
+                for path in candidates {
+                    if self.read_once.contains(&path) {
+                        held = true;
+                    } else if self.reader.holds(&path) {
+                        held = true;
+                        self.hand_on(shown.clone(), &path, depth);
+                    }
+                }
+                if !held {
+                    self.f.unfollowed.push(format!(
+                        "`{}`, run by {}, sources `{}`, which the repository does not hold",
+                        run.path, run.by, &cap[1]
+                    ));
+                }
+            }
+        }
+    }
+
+    /// What a shell script (`run`, read as `script`) runs itself: a script of the repository
+    /// it names as the program or hands to an interpreter (`./tools/x.sh`, `bash x.sh`,
+    /// `python tools/x.py`, `node x.js`), each a run of its own, followed further; a package
+    /// script, recipe or task it runs, and a `sh -c` string, followed as a configuration's
+    /// command is. A script named by a variable, out of the repository or that the
+    /// repository does not hold is said in `unfollowed`. The script's `cd`s and its
+    /// variables naming directories (`DIR=$(dirname "$0")`) are read along the way.
+    fn script(&mut self, run: &Run, script: &str, depth: usize) {
+        let dir = run.path.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+        let by = format!("{} (run by `{}`)", run.by, run.path);
+        let text = toplevel_spelled_as_a_variable(&script_dir_spelled_as_a_marker(script));
+        let text = TOPLEVEL_ALONE.replace_all(&text, "$${CLAUDE_PROJECT_DIR}/__aahp_toplevel__");
+        let project = self.project.clone();
+        let mut cwd = project.clone();
+        let mut vars: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+        for words in super::code::shell_commands(&text) {
+            let words: Vec<String> = words.iter().map(|w| substituted(w, &vars)).collect();
+            if assigns(&words, &mut vars) {
                 continue;
             }
-            let candidates: Vec<String> = match arg.strip_prefix("__aahp_scriptdir__/") {
-                Some(rest) => crate::handoff::resolve_link(dir, rest)
-                    .into_iter()
-                    .collect(),
-                None => [project, dir]
-                    .iter()
-                    .filter_map(|b| crate::handoff::resolve_link(b, &arg))
-                    .collect(),
-            };
-            let mut held = false;
-            for path in candidates {
-                if f.runs.iter().any(|r| r.path == path) {
-                    held = true;
-                } else if read(&path).is_some() {
-                    held = true;
-                    // Resolved as a command `sh <path>` from the top, so it is followed too.
-                    queue.push_back((
+            let place = |w: &str, cwd: &str| place(w, &project, &dir, cwd);
+            match hands_on(&words) {
+                None => {}
+                Some(Hands::Cd(to)) => {
+                    if let Place::At(paths) = place(&to, &cwd)
+                        && let Some(first) = paths.into_iter().next()
+                    {
+                        cwd = first;
+                    }
+                }
+                Some(Hands::Line(line)) => {
+                    let bases = vec![cwd.clone(), dir.clone()];
+                    self.queue.push_back((
                         Line {
-                            by: shown.clone(),
-                            text: format!("sh ./{path}"),
-                            cwd: String::new(),
-                            bases: vec![String::new()],
+                            by: by.clone(),
+                            text: line,
+                            cwd: cwd.clone(),
+                            bases,
                             moved: Vec::new(),
                         },
                         depth + 1,
                     ));
                 }
-            }
-            if !held {
-                f.unfollowed.push(format!(
-                    "`{}`, run by {}, sources `{}`, which the repository does not hold",
-                    run.path, run.by, &cap[1]
-                ));
+                Some(Hands::Module(module)) => {
+                    if let Place::At(paths) = place(&module.replace('.', "/"), &cwd) {
+                        for path in paths {
+                            for tail in [".py", "/__main__.py"] {
+                                let file = format!("{path}{tail}");
+                                if self.reader.holds(&file) {
+                                    self.hand_on(by.clone(), &file, depth);
+                                }
+                            }
+                        }
+                    }
+                }
+                Some(Hands::Script { word, program }) => {
+                    let why = match place(&word, &cwd) {
+                        Place::At(paths) => (!self.hand_on_held(&by, &word, paths, depth))
+                            .then_some("the repository does not hold it"),
+                        // The program `/usr/bin/env`, `~/bin/tool`: not the repository's.
+                        Place::Outside if program => None,
+                        Place::Outside => Some("a path out of the repository"),
+                        Place::Variable => Some("a script named by a variable"),
+                    };
+                    if let Some(why) = why {
+                        self.f.unfollowed.push(format!(
+                            "`{}`, run by {}, runs `{}`, which the gate cannot follow ({why})",
+                            run.path,
+                            run.by,
+                            words.join(" ")
+                        ));
+                    }
+                }
             }
         }
     }
 }
 
+/// `$(git rev-parse --show-toplevel)` not followed by `/` (`ROOT=$(…)`, `"$(…)"/x`).
+static TOPLEVEL_ALONE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|`\s*git\s+rev-parse\s+--show-toplevel\s*`",
+    )
+    .expect("a valid regex")
+});
+
+/// A marker for the directory of the script being read.
+const SCRIPT_DIR: &str = "__aahp_scriptdir__";
+
+/// The script's own directory spelled as a shell script spells it (`$(dirname "$0")`,
+/// `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`, `${0%/*}`) replaced by [`SCRIPT_DIR`].
+fn script_dir_spelled_as_a_marker(text: &str) -> std::borrow::Cow<'_, str> {
+    static SPELLED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"\$\(\s*cd\s+"?\$\(\s*dirname\s+"?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?"?\s*\)"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)|\$\(\s*dirname\s+"?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?"?\s*\)|\$\{(?:BASH_SOURCE(?:\[0\])?|0)%/\*\}"#,
+        )
+        .expect("a valid regex")
+    });
+    SPELLED.replace_all(text, SCRIPT_DIR)
+}
+
+/// Where a word of a script names a file: the paths of the repository it may be (from the
+/// working directory `cwd`, the project's and the script's directory `dir`; from the
+/// project's or the top after a variable naming them, from `dir` after [`SCRIPT_DIR`]), or
+/// why it names none.
+#[derive(Debug, PartialEq, Eq)]
+enum Place {
+    At(Vec<String>),
+    Outside,
+    Variable,
+}
+
+fn place(word: &str, project: &str, dir: &str, cwd: &str) -> Place {
+    let project_rest = PROJECT_VARS.iter().find_map(|var| {
+        word.strip_prefix(&format!("${{{var}}}"))
+            .or_else(|| word.strip_prefix(&format!("${var}")))
+            .filter(|r| r.is_empty() || r.starts_with('/'))
+    });
+    let (bases, rel): (Vec<&str>, &str) = if let Some(rest) = word.strip_prefix(SCRIPT_DIR) {
+        (vec![dir], rest)
+    } else if let Some(rest) = project_rest {
+        let rest = rest.trim_start_matches('/');
+        match rest.strip_prefix(TOPLEVEL.trim_end_matches('/')) {
+            Some(top) => (vec![""], top),
+            None => (vec![project], rest),
+        }
+    } else {
+        // From the project's directory too: a `cd` in a subshell ends with it.
+        (vec![cwd, project, dir], word)
+    };
+    if rel.contains(['$', '`']) {
+        return Place::Variable;
+    }
+    if bases.len() > 1 && rel.starts_with(['/', '~', '\\']) {
+        return Place::Outside;
+    }
+    let rel = rel.trim_start_matches('/');
+    let mut paths: Vec<String> = Vec::new();
+    for base in bases {
+        if let Some(p) = crate::handoff::resolve_link(base, rel)
+            && !p.is_empty()
+            && !paths.contains(&p)
+        {
+            paths.push(p);
+        }
+    }
+    if paths.is_empty() {
+        Place::Outside
+    } else {
+        Place::At(paths)
+    }
+}
+
+/// `$NAME/…` or `${NAME}/…` at the start of `word`, for a `NAME` the script set to a
+/// directory, spelled out (once, at the start: linear).
+fn substituted(word: &str, vars: &std::collections::HashMap<String, String>) -> String {
+    let Some(rest) = word.strip_prefix('$') else {
+        return word.to_string();
+    };
+    let (name, tail) = if let Some(r) = rest.strip_prefix('{') {
+        let Some(split) = r.split_once('}') else {
+            return word.to_string();
+        };
+        split
+    } else {
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        rest.split_at(end)
+    };
+    match vars.get(name) {
+        Some(value) => format!("{value}{tail}"),
+        None => word.to_string(),
+    }
+}
+
+/// True when `words` only set variables (`DIR=…`, `export ROOT=…`): those whose value is a
+/// short name of a place ([`place`] reads it) go to `vars`.
+fn assigns(words: &[String], vars: &mut std::collections::HashMap<String, String>) -> bool {
+    let words = match words.first().map(String::as_str) {
+        Some("export" | "local" | "readonly" | "declare" | "typeset") => &words[1..],
+        _ => words,
+    };
+    let pairs: Vec<(&str, &str)> = words
+        .iter()
+        .filter_map(|w| w.split_once('='))
+        .filter(|(n, _)| is_name(n))
+        .collect();
+    if words.is_empty() || pairs.len() != words.len() {
+        return false;
+    }
+    for (name, value) in pairs {
+        if value.len() <= 512 {
+            vars.insert(name.to_string(), value.to_string());
+        } else {
+            vars.remove(name);
+        }
+    }
+    true
+}
+
+/// A shell variable's name.
+fn is_name(n: &str) -> bool {
+    !n.is_empty()
+        && !n.starts_with(|c: char| c.is_ascii_digit())
+        && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// What one command of a script hands on ([`Walk::script`]).
+#[derive(Debug, PartialEq, Eq)]
+enum Hands {
+    /// A script, as the program (`./x.sh`) or an interpreter's argument (`bash x.sh`).
+    Script { word: String, program: bool },
+    /// `python -m module`: followed when the repository holds it.
+    Module(String),
+    /// A command line followed as a configuration's: a runner, a `sh -c` string.
+    Line(String),
+    /// `cd dir`.
+    Cd(String),
+}
+
+/// Options of `uv run` that take a value.
+const UV_VALUED: &[&str] = &[
+    "--with",
+    "--with-requirements",
+    "--with-editable",
+    "--python",
+    "-p",
+    "--package",
+    "--env-file",
+    "--extra",
+    "--group",
+    "--index",
+    "--default-index",
+];
+
+/// True for a word that names a file rather than a command: a path, or a script's name.
+fn is_file_word(word: &str) -> bool {
+    word.contains('/')
+        || word
+            .rsplit_once('.')
+            .is_some_and(|(_, e)| SCRIPT_EXTS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// Words before a command's program that are not it (`then ./x.sh`, `exec ./x.sh`).
+const COMMAND_PREFIXES: &[&str] = &[
+    "if", "then", "else", "elif", "while", "until", "do", "time", "!", "{", "command", "builtin",
+    "exec", "nohup", "env", "sudo", "nice", "xargs",
+];
+
+/// Shells, whose `-c` runs a string.
+const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh"];
+
+/// The string a shell runs with `-c` (`bash -lc '…'`), when `words` are such a command.
+fn shell_string(words: &[String]) -> Option<&str> {
+    let at = program_at(words)?;
+    if !SHELLS.contains(&program(&words[at])) {
+        return None;
+    }
+    let mut rest = words[at + 1..].iter();
+    while let Some(w) = rest.next() {
+        match w.strip_prefix('-') {
+            Some(flags) if !flags.starts_with('-') && flags.contains('c') => {
+                return rest.next().map(String::as_str);
+            }
+            Some(_) if w == "-o" || w == "-O" => {
+                rest.next();
+            }
+            Some(_) => {}
+            None => return None,
+        }
+    }
+    None
+}
+
+/// Where the program of `words` is: past assignments and words like `then`, `exec`, `env`
+/// and those wrappers' options.
+fn program_at(words: &[String]) -> Option<usize> {
+    let mut wrapped = false;
+    for (i, w) in words.iter().enumerate() {
+        let assignment = w.split_once('=').is_some_and(|(n, _)| is_name(n));
+        if COMMAND_PREFIXES.contains(&w.as_str()) {
+            wrapped = true;
+        } else if !(assignment || (wrapped && w.starts_with('-'))) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// What one command of a script (its words, variables spelled out) hands on, if anything.
+fn hands_on(words: &[String]) -> Option<Hands> {
+    let at = program_at(words)?;
+    let first = words[at].as_str();
+    let args = &words[at + 1..];
+    let script = |word: &String| {
+        Some(Hands::Script {
+            word: word.clone(),
+            program: false,
+        })
+    };
+    // The first argument that is not an option, skipping the values of those of `valued`.
+    let operand = |valued: &[&str]| {
+        let mut rest = args.iter();
+        while let Some(w) = rest.next() {
+            if !w.starts_with('-') || w == "-" {
+                return Some(w);
+            }
+            if valued.contains(&w.as_str()) {
+                rest.next();
+            }
+        }
+        None
+    };
+    let name = program(first);
+    match name {
+        "." | "source" => None,
+        "cd" => args.first().map(|d| Hands::Cd(d.clone())),
+        _ if SHELLS.contains(&name) => match shell_string(words) {
+            Some(inner) => Some(Hands::Line(inner.to_string())),
+            None => operand(&["-o", "-O", "--rcfile", "--init-file"]).and_then(script),
+        },
+        _ if name.starts_with("python") || name.starts_with("pypy") => {
+            if args.iter().any(|w| w == "-c") {
+                return None;
+            }
+            if let Some(i) = args.iter().position(|w| w == "-m") {
+                return args.get(i + 1).map(|m| Hands::Module(m.clone()));
+            }
+            operand(&["-W", "-X", "-Q"]).and_then(script)
+        }
+        "node" | "nodejs" | "tsx" | "ts-node" | "deno" | "bun" | "ruby" | "perl" | "php" => {
+            if args
+                .iter()
+                .any(|w| matches!(w.as_str(), "-e" | "-E" | "-p" | "--eval" | "--print"))
+            {
+                return None;
+            }
+            let word = operand(&["-r", "--require", "--import", "--loader", "-I"])?;
+            let word = match (name, word.as_str()) {
+                ("deno" | "bun", "run") => args
+                    .iter()
+                    .skip_while(|w| *w != "run")
+                    .skip(1)
+                    .find(|w| !w.starts_with('-'))?,
+                _ => word,
+            };
+            // `bun dev`, `deno task x`: a package script or a sub-command, no file.
+            if matches!(name, "deno" | "bun") && !is_file_word(word) {
+                return (name == "bun").then(|| Hands::Line(words[at..].join(" ")));
+            }
+            script(word)
+        }
+        "uv" if args.first().is_some_and(|w| w == "run") => {
+            // `uv run [--directory d] [options] (python …| script …)`.
+            let mut from: Option<&str> = None;
+            let mut i = 1;
+            while let Some(w) = args.get(i).filter(|w| w.starts_with('-')) {
+                if DIRECTORY_FLAGS.contains(&w.as_str()) {
+                    from = args.get(i + 1).map(String::as_str);
+                    i += 1;
+                } else if UV_VALUED.contains(&w.as_str()) {
+                    i += 1;
+                }
+                i += 1;
+            }
+            let rest = args.get(i..)?;
+            let word = rest.first()?;
+            if word.starts_with("python") {
+                return hands_on(rest);
+            }
+            if !is_file_word(word) {
+                return None;
+            }
+            script(&match from {
+                Some(d) if !word.starts_with(['/', '~', '$']) => format!("{d}/{word}"),
+                _ => word.clone(),
+            })
+        }
+        "npm" | "pnpm" | "yarn" | "make" | "gmake" | "just" | "task" | "go-task" => {
+            Some(Hands::Line(words[at..].join(" ")))
+        }
+        _ if first.contains('/') => Some(Hands::Script {
+            word: first.to_string(),
+            program: true,
+        }),
+        _ => None,
+    }
+}
+
 /// A command that runs what a file of the repository names: a package script, a make
-/// target, a just recipe.
+/// target, a just recipe, a task.
 #[derive(Debug, PartialEq, Eq)]
 enum Runner {
     /// `npm run x` (pnpm, yarn, bun): the script `x` of `dir/package.json`.
@@ -1083,6 +1568,12 @@ enum Runner {
         dir: String,
         file: Option<String>,
         recipe: Option<String>,
+    },
+    /// `task x y` (`-t file`, `-d dir`): the tasks of the Taskfile; none for `default`.
+    Task {
+        dir: String,
+        file: Option<String>,
+        tasks: Vec<String>,
     },
 }
 
@@ -1160,9 +1651,14 @@ fn runners(line: &str, cwd: &str) -> Vec<(String, Runner)> {
         let mut dir = at.clone();
         let mut file = None;
         let mut positional: Vec<String> = Vec::new();
+        let program = program(first);
+        let task = matches!(program, "task" | "go-task");
         let mut rest = words[1..].iter();
         while let Some(w) = rest.next() {
             match w.as_str() {
+                // What follows is the task's arguments.
+                "--" if task => break,
+                "-t" | "--taskfile" if task => file = rest.next().cloned(),
                 "-C"
                 | "--prefix"
                 | "--cwd"
@@ -1181,7 +1677,9 @@ fn runners(line: &str, cwd: &str) -> Vec<(String, Runner)> {
                             "--prefix" | "--cwd" | "--dir" | "--directory" => {
                                 dir = join(&at, v).unwrap_or(dir);
                             }
-                            "--file" | "--makefile" | "--justfile" => file = Some(v.to_string()),
+                            "--file" | "--makefile" | "--justfile" | "--taskfile" => {
+                                file = Some(v.to_string());
+                            }
                             _ => {}
                         }
                     }
@@ -1190,7 +1688,6 @@ fn runners(line: &str, cwd: &str) -> Vec<(String, Runner)> {
                 w => positional.push(w.to_string()),
             }
         }
-        let program = program(first);
         let runner = match program {
             "cd" => {
                 if let Some(d) = words.get(1).and_then(|d| join(&at, d)) {
@@ -1224,6 +1721,11 @@ fn runners(line: &str, cwd: &str) -> Vec<(String, Runner)> {
                 file,
                 recipe: positional.into_iter().next(),
             }),
+            _ if task => Some(Runner::Task {
+                dir,
+                file,
+                tasks: positional,
+            }),
             _ => None,
         };
         if let Some(r) = runner {
@@ -1233,103 +1735,247 @@ fn runners(line: &str, cwd: &str) -> Vec<(String, Runner)> {
     out
 }
 
-/// Follows one runner of `line` ([`runners`]): the file that holds what it runs becomes a
-/// recipe, each command it runs a line to resolve (from that file's directory); what cannot
-/// be found is said in `f.unfollowed`.
-fn follow_runner(
-    line: &Line,
-    cmd: &str,
-    runner: &Runner,
-    depth: usize,
-    read: &mut dyn FnMut(&str) -> Option<String>,
-    f: &mut Followed,
-    queue: &mut std::collections::VecDeque<(Line, usize)>,
-) {
-    let by = format!("{} through `{cmd}`", line.by);
-    let cannot = |f: &mut Followed, why: String| {
-        f.unfollowed.push(format!(
-            "{} runs `{cmd}`, which the gate cannot follow ({why})",
-            line.by
-        ));
-    };
-    let named = |n: &str| n.contains(['$', '`', '%']);
-    let (dir, file, commands) = match runner {
-        Runner::Package { dir, script } => {
-            if named(script) {
-                return cannot(f, "a script named by a variable".into());
+impl Walk<'_> {
+    /// Follows one runner of `line` ([`runners`]): the file that holds what it runs becomes
+    /// a recipe, each command it runs a line to resolve (from the directory it runs in);
+    /// what cannot be found is said in `unfollowed`. What a file runs for the same names is
+    /// expanded once, whoever runs it, and counts toward [`MAX_FOLLOW_BYTES`] each time it
+    /// is parsed.
+    fn runner(&mut self, line: &Line, cmd: &str, runner: &Runner, depth: usize) {
+        let by = format!("{} through `{cmd}`", line.by);
+        let cannot = |f: &mut Followed, why: String| {
+            f.unfollowed.push(format!(
+                "{} runs `{cmd}`, which the gate cannot follow ({why})",
+                line.by
+            ));
+        };
+        let named = |n: &str| n.contains(['$', '`', '%']);
+        let (file, what, text) = match runner {
+            Runner::Package { dir, script } => {
+                if named(script) {
+                    return cannot(&mut self.f, "a script named by a variable".into());
+                }
+                let file = crate::handoff::location::join(dir, "package.json");
+                let Some(text) = self.reader.text(&file) else {
+                    return cannot(&mut self.f, format!("no `{file}`"));
+                };
+                (file, script.clone(), text)
             }
-            let file = crate::handoff::location::join(dir, "package.json");
-            let Some(text) = read(&file) else {
-                return cannot(f, format!("no `{file}`"));
-            };
-            let scripts = serde_json::from_str::<Value>(&text)
-                .ok()
-                .and_then(|v| v.get("scripts").cloned());
-            let Some(main) = scripts
-                .as_ref()
-                .and_then(|s| s.get(script))
-                .and_then(Value::as_str)
-            else {
-                return cannot(f, format!("`{file}` holds no script `{script}`"));
-            };
-            // npm runs `preX` and `postX` around `X`.
-            let mut commands = vec![main.to_string()];
-            for around in ["pre", "post"] {
-                if let Some(c) = scripts
-                    .as_ref()
-                    .and_then(|s| s.get(format!("{around}{script}")))
-                    .and_then(Value::as_str)
-                {
-                    commands.push(c.to_string());
+            Runner::Make { dir, file, .. }
+            | Runner::Just { dir, file, .. }
+            | Runner::Task { dir, file, .. } => {
+                let (kind, looked_for, item, wanted) = match runner {
+                    Runner::Make { targets, .. } => {
+                        ("Makefile", MAKEFILES, "target", targets.clone())
+                    }
+                    Runner::Just { recipe, .. } => (
+                        "justfile",
+                        JUSTFILES,
+                        "recipe",
+                        recipe.iter().cloned().collect(),
+                    ),
+                    Runner::Task { tasks, .. } => ("Taskfile", TASKFILES, "task", tasks.clone()),
+                    Runner::Package { .. } => unreachable!("a package script is matched above"),
+                };
+                let Some((path, text)) =
+                    first_readable(dir, file.as_deref(), looked_for, &mut self.reader)
+                else {
+                    return cannot(&mut self.f, format!("no {kind} in `{dir}`"));
+                };
+                if wanted.iter().any(|t| named(t)) {
+                    return cannot(&mut self.f, format!("a {item} named by a variable"));
+                }
+                (path, wanted.join(" "), text)
+            }
+        };
+        let recipe = Run {
+            path: file.clone(),
+            by: by.clone(),
+        };
+        if !self.f.recipes.contains(&recipe) {
+            self.f.recipes.push(recipe);
+        }
+        if !self.expanded.insert((file.clone(), what)) {
+            return;
+        }
+        self.reader.spent += text.len();
+        let commands: Vec<(String, String)> = match runner {
+            Runner::Package { dir, script } => match package_script(&text, script) {
+                Some(commands) => commands.into_iter().map(|c| (dir.clone(), c)).collect(),
+                None => {
+                    return cannot(&mut self.f, format!("`{file}` holds no script `{script}`"));
+                }
+            },
+            Runner::Make { dir, targets, .. } => match recipe_lines(&text, targets, false) {
+                Ok(commands) => commands.into_iter().map(|c| (dir.clone(), c)).collect(),
+                Err(t) => return cannot(&mut self.f, format!("`{file}` has no rule `{t}`")),
+            },
+            Runner::Just { dir, recipe, .. } => {
+                let targets: Vec<String> = recipe.iter().cloned().collect();
+                match recipe_lines(&text, &targets, true) {
+                    Ok(commands) => commands.into_iter().map(|c| (dir.clone(), c)).collect(),
+                    Err(t) => {
+                        return cannot(&mut self.f, format!("`{file}` has no recipe `{t}`"));
+                    }
                 }
             }
-            (dir.clone(), file, commands)
-        }
-        Runner::Make { dir, file, targets } => {
-            let Some((path, text)) = first_readable(dir, file.as_deref(), MAKEFILES, read) else {
-                return cannot(f, format!("no Makefile in `{dir}`"));
-            };
-            if targets.iter().any(|t| named(t)) {
-                return cannot(f, "a target named by a variable".into());
-            }
-            match recipe_lines(&text, targets, false) {
-                Ok(commands) => (dir.clone(), path, commands),
-                Err(t) => return cannot(f, format!("`{path}` has no rule `{t}`")),
-            }
-        }
-        Runner::Just { dir, file, recipe } => {
-            let Some((path, text)) = first_readable(dir, file.as_deref(), JUSTFILES, read) else {
-                return cannot(f, format!("no justfile in `{dir}`"));
-            };
-            let targets: Vec<String> = recipe.iter().cloned().collect();
-            if targets.iter().any(|t| named(t)) {
-                return cannot(f, "a recipe named by a variable".into());
-            }
-            match recipe_lines(&text, &targets, true) {
-                Ok(commands) => (dir.clone(), path, commands),
-                Err(t) => return cannot(f, format!("`{path}` has no recipe `{t}`")),
-            }
-        }
-    };
-    let recipe = Run {
-        path: file,
-        by: by.clone(),
-    };
-    if !f.recipes.contains(&recipe) {
-        f.recipes.push(recipe);
-    }
-    for c in commands {
-        queue.push_back((
-            Line {
-                by: by.clone(),
-                text: c,
-                cwd: dir.clone(),
-                bases: vec![dir.clone()],
-                moved: Vec::new(),
+            Runner::Task { tasks, .. } => match task_commands(&file, &text, tasks) {
+                Ok(commands) => commands,
+                Err(why) => return cannot(&mut self.f, why),
             },
-            depth + 1,
-        ));
+        };
+        for (dir, c) in commands {
+            self.queue.push_back((
+                Line {
+                    by: by.clone(),
+                    text: c,
+                    cwd: dir.clone(),
+                    bases: vec![dir],
+                    moved: Vec::new(),
+                },
+                depth + 1,
+            ));
+        }
     }
+}
+
+/// The commands `npm run script` runs from the `package.json` read as `text`: the script,
+/// and `preX` and `postX` around it; `None` when it holds no such script.
+fn package_script(text: &str, script: &str) -> Option<Vec<String>> {
+    let v = serde_json::from_str::<Value>(text).ok()?;
+    let scripts = v.get("scripts")?;
+    let main = scripts.get(script)?.as_str()?;
+    let mut commands = vec![main.to_string()];
+    for around in ["pre", "post"] {
+        if let Some(c) = scripts
+            .get(format!("{around}{script}"))
+            .and_then(Value::as_str)
+        {
+            commands.push(c.to_string());
+        }
+    }
+    Some(commands)
+}
+
+/// The names Task looks for, in its order.
+const TASKFILES: &[&str] = &[
+    "Taskfile.yml",
+    "taskfile.yml",
+    "Taskfile.yaml",
+    "taskfile.yaml",
+    "Taskfile.dist.yml",
+    "taskfile.dist.yml",
+    "Taskfile.dist.yaml",
+    "taskfile.dist.yaml",
+];
+
+/// The commands (each with the directory it runs in) that `task` runs for `tasks` (`default`
+/// when none) from the Taskfile at `path`, read as `text`: each task's `cmds` (strings or
+/// `cmd:`), its `deps` and the tasks its commands call (`task:`), by name or alias, each
+/// once; `{{.ROOT_DIR}}` and `{{.TASKFILE_DIR}}` spelled as the directory they are. `Err`
+/// says why it cannot be followed: the file does not read, or holds no such task (one of
+/// an included Taskfile, `ns:task`, included).
+fn task_commands(
+    path: &str,
+    text: &str,
+    tasks: &[String],
+) -> Result<Vec<(String, String)>, String> {
+    let here = path.rsplit_once('/').map_or("", |(d, _)| d);
+    let top = if here.is_empty() {
+        format!("${{CLAUDE_PROJECT_DIR}}/{}", TOPLEVEL.trim_end_matches('/'))
+    } else {
+        format!("${{CLAUDE_PROJECT_DIR}}/{TOPLEVEL}{here}")
+    };
+    let Some(v) = yaml_value(text) else {
+        return Err(format!("`{path}` cannot be read as a Taskfile"));
+    };
+    let defined = v.get("tasks").and_then(Value::as_object);
+    let find = |name: &str| {
+        let defined = defined?;
+        defined.get(name).or_else(|| {
+            defined
+                .values()
+                .find(|t| words(t.get("aliases")).iter().any(|a| a == name))
+        })
+    };
+    let mut todo: Vec<String> = if tasks.is_empty() {
+        vec!["default".to_string()]
+    } else {
+        tasks.to_vec()
+    };
+    let mut done: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    while let Some(name) = todo.pop() {
+        if !done.insert(name.clone()) {
+            continue;
+        }
+        let Some(task) = find(&name) else {
+            return Err(if name.contains(':') && v.get("includes").is_some() {
+                format!("`{path}` includes the task `{name}` from another Taskfile")
+            } else {
+                format!("`{path}` has no task `{name}`")
+            });
+        };
+        let dir = task
+            .get("dir")
+            .and_then(Value::as_str)
+            .filter(|d| !d.starts_with(['/', '~', '$', '{']))
+            .and_then(|d| crate::handoff::resolve_link(here, d))
+            .unwrap_or_else(|| here.to_string());
+        let spelled = |c: &str| {
+            c.replace("{{.ROOT_DIR}}", &top)
+                .replace("{{.TASKFILE_DIR}}", &top)
+        };
+        let mut step = |item: &Value, todo: &mut Vec<String>| match item {
+            Value::String(c) => out.push((dir.clone(), spelled(c))),
+            Value::Object(o) => {
+                if let Some(c) = o.get("cmd").and_then(Value::as_str) {
+                    out.push((dir.clone(), spelled(c)));
+                }
+                if let Some(t) = o.get("task").and_then(Value::as_str) {
+                    todo.push(t.to_string());
+                }
+            }
+            _ => {}
+        };
+        match task {
+            Value::Object(o) => {
+                for dep in o
+                    .get("deps")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    match dep {
+                        Value::String(t) => todo.push(t.clone()),
+                        other => {
+                            if let Some(t) = other.get("task").and_then(Value::as_str) {
+                                todo.push(t.to_string());
+                            }
+                        }
+                    }
+                }
+                if let Some(c) = o.get("cmd") {
+                    step(c, &mut todo);
+                }
+                for c in o
+                    .get("cmds")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    step(c, &mut todo);
+                }
+            }
+            Value::Array(items) => {
+                for c in items {
+                    step(c, &mut todo);
+                }
+            }
+            other => step(other, &mut todo),
+        }
+    }
+    Ok(out)
 }
 
 /// The names make looks for, in its order.
@@ -1343,12 +1989,12 @@ fn first_readable(
     dir: &str,
     given: Option<&str>,
     names: &[&str],
-    read: &mut dyn FnMut(&str) -> Option<String>,
-) -> Option<(String, String)> {
+    reader: &mut Reader<'_>,
+) -> Option<(String, std::rc::Rc<str>)> {
     let names: Vec<&str> = given.map_or_else(|| names.to_vec(), |n| vec![n]);
     names.into_iter().find_map(|n| {
         let path = crate::handoff::resolve_link(dir, n)?;
-        read(&path).map(|t| (path, t))
+        reader.text(&path).map(|t| (path, t))
     })
 }
 
@@ -1446,6 +2092,157 @@ fn recipe_lines(text: &str, targets: &[String], just: bool) -> Result<Vec<String
 #[cfg(test)]
 mod tests {
     use super::{Run, grants, runs};
+
+    /// [`super::follow`] of the hook `command` over a tree of `files`: (the paths run, what
+    /// was not followed, the bytes handed out by reads).
+    fn followed(command: &str, files: &[(&str, String)]) -> (Vec<String>, Vec<String>, usize) {
+        let settings = format!(
+            r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": {}}}]}}]}}}}"#,
+            serde_json::Value::String(command.into())
+        );
+        let mut handed = 0;
+        let mut read = |p: &str| {
+            let t = files.iter().find(|(f, _)| *f == p).map(|(_, t)| t.clone());
+            handed += t.as_ref().map_or(0, String::len);
+            t
+        };
+        let f = super::follow(".claude/settings.json", &settings, &mut read);
+        let held: Vec<String> = f
+            .runs
+            .into_iter()
+            .map(|r| r.path)
+            .filter(|p| files.iter().any(|(f, _)| f == p))
+            .collect();
+        (held, f.unfollowed, handed)
+    }
+
+    /// Session 29 #1a: what a followed script runs itself (as its program, through an
+    /// interpreter, from its own directory, after a `cd`) is followed, deeper scripts too;
+    /// what it prints, comments and here-documents run nothing.
+    #[test]
+    fn what_a_script_runs_is_followed() {
+        let start = "#!/bin/bash\nDIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nROOT=$(git rev-parse --show-toplevel)\n./scripts/setup.sh\nbash scripts/x.sh --flag 2>&1 | tee log\nif python3 tools/x.py; then node tools/srv; fi\n\"$DIR/local.sh\"\nuv run --directory tools server.py\nexec python -m tools.mod\nsh \"$ROOT\"/top.sh\n(cd lib && ./in_lib.sh)\n./scripts/after.sh\ncat <<EOF\n./not/run.sh\nEOF\n# ./commented.sh\necho \"./printed.sh\"\n/usr/bin/env true\n";
+        let s = |t: &str| t.to_string();
+        let files = [
+            (".claude/hooks/start.sh", s(start)),
+            ("scripts/setup.sh", s("#!/bin/sh\nsh scripts/deeper.sh\n")),
+            ("scripts/deeper.sh", s("echo deep\n")),
+            ("scripts/x.sh", s("echo x\n")),
+            ("tools/x.py", s("print(1)\n")),
+            ("tools/srv/index.js", s("1\n")),
+            (".claude/hooks/local.sh", s("echo l\n")),
+            ("tools/server.py", s("print(2)\n")),
+            ("tools/mod.py", s("print(3)\n")),
+            ("top.sh", s("echo top\n")),
+            ("lib/in_lib.sh", s("echo lib\n")),
+            ("scripts/after.sh", s("echo after\n")),
+        ];
+        let (held, unfollowed, _) = followed("bash .claude/hooks/start.sh", &files);
+        for (want, _) in &files {
+            assert!(held.iter().any(|h| h == want), "{want}: {held:?}");
+        }
+        assert!(unfollowed.is_empty(), "{unfollowed:?}");
+    }
+
+    /// What a script runs that the gate cannot follow is said, never passed over: a script
+    /// named by a variable, one out of the repository, one the tree does not hold.
+    #[test]
+    fn what_a_script_runs_that_cannot_be_followed_is_said() {
+        let start = "#!/bin/sh\n\"$LIB/x.sh\"\nbash /opt/x.sh\n./missing.sh\npython3 ../../../out.py\n/usr/local/bin/tool --x\npython3 -c 'print(1)'\npython3 -m pytest\n";
+        let files = [(".claude/hooks/start.sh", start.to_string())];
+        let (_, unfollowed, _) = followed("sh .claude/hooks/start.sh", &files);
+        for want in [
+            "runs `$LIB/x.sh`, which the gate cannot follow (a script named by a variable)",
+            "runs `bash /opt/x.sh`, which the gate cannot follow (a path out of the repository)",
+            "runs `./missing.sh`, which the gate cannot follow (the repository does not hold it)",
+            "runs `python3 ../../../out.py`, which the gate cannot follow (a path out of the repository)",
+        ] {
+            assert!(
+                unfollowed.iter().any(|u| u.contains(want)),
+                "{want}: {unfollowed:?}"
+            );
+        }
+        assert_eq!(unfollowed.len(), 4, "{unfollowed:?}");
+    }
+
+    /// Session 29 #1b, #1c: `task x` runs its Taskfile's commands, dependencies and the
+    /// tasks it calls; a shell's `-c` string is a command line of its own, followed through
+    /// its runners and scripts.
+    #[test]
+    fn tasks_and_shell_strings_are_followed() {
+        let taskfile = "version: '3'\ntasks:\n  ctx:\n    aliases: [c]\n    deps: [prep]\n    cmds:\n      - sh tools/t.sh\n      - task: other\n  prep: sh tools/prep.sh\n  other:\n    dir: sub\n    cmds:\n      - cmd: node o.js\n      - sh {{.ROOT_DIR}}/tools/root.sh\n";
+        let s = |t: &str| t.to_string();
+        let files = [
+            ("Taskfile.yml", s(taskfile)),
+            ("tools/t.sh", s("echo t\n")),
+            ("tools/prep.sh", s("echo p\n")),
+            ("sub/o.js", s("1\n")),
+            ("tools/root.sh", s("echo r\n")),
+            (
+                "package.json",
+                s(r#"{"scripts": {"hook": "sh tools/n.sh"}}"#),
+            ),
+            ("tools/n.sh", s("echo n\n")),
+            ("tools/y.sh", s("echo y\n")),
+        ];
+        let (held, unfollowed, _) = followed("task c", &files);
+        for want in ["tools/t.sh", "tools/prep.sh", "sub/o.js", "tools/root.sh"] {
+            assert!(held.iter().any(|h| h == want), "{want}: {held:?}");
+        }
+        assert!(unfollowed.is_empty(), "{unfollowed:?}");
+        let (held, unfollowed, _) = followed("bash -lc 'npm run hook && ./tools/y.sh'", &files);
+        for want in ["tools/n.sh", "tools/y.sh"] {
+            assert!(held.iter().any(|h| h == want), "{want}: {held:?}");
+        }
+        assert!(unfollowed.is_empty(), "{unfollowed:?}");
+        let (_, unfollowed, _) = followed("task --taskfile Taskfile.yml missing", &files);
+        assert!(
+            unfollowed
+                .iter()
+                .any(|u| u.contains("`Taskfile.yml` has no task `missing`")),
+            "{unfollowed:?}"
+        );
+        let (_, unfollowed, _) = followed("sh -c 'task ctx'", &[]);
+        assert!(
+            unfollowed.iter().any(|u| u.contains("no Taskfile")),
+            "{unfollowed:?}"
+        );
+    }
+
+    /// Following is bounded: scripts that run each other are each read once, and what a
+    /// hostile tree asks past [`super::MAX_FOLLOW_BYTES`] (a Makefile whose recipe calls
+    /// every subset of its targets) stops the walk, said.
+    #[test]
+    fn following_is_bounded_and_says_where_it_stopped() {
+        let s = |t: &str| t.to_string();
+        let files = [
+            ("a.sh", s("./b.sh\nsh a.sh\n")),
+            ("b.sh", s("bash ./a.sh\n. ./b.sh\n")),
+        ];
+        let (mut held, unfollowed, handed) = followed("sh a.sh", &files);
+        held.sort();
+        held.dedup();
+        assert_eq!(held, ["a.sh", "b.sh"]);
+        assert!(unfollowed.is_empty(), "{unfollowed:?}");
+        assert_eq!(handed, files.iter().map(|(_, t)| t.len()).sum::<usize>());
+        let mut recipe = String::new();
+        for i in 0..200 {
+            recipe += &["\tmake t", &i.to_string(), " t", &(i + 1).to_string(), "\n"].concat();
+        }
+        let mut makefile = String::from("all: t0\n");
+        for i in 0..200 {
+            makefile += &["t", &i.to_string(), ":\n", &recipe].concat();
+        }
+        let files = [("Makefile", makefile)];
+        let (_, unfollowed, handed) = followed("make", &files);
+        assert!(
+            unfollowed
+                .iter()
+                .any(|u| u.contains("runs more than the gate follows")),
+            "{unfollowed:?}"
+        );
+        assert_eq!(handed, files[0].1.len());
+    }
 
     #[test]
     fn scripts_are_resolved_from_the_project_and_the_configuration() {

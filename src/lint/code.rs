@@ -149,6 +149,24 @@ impl Parts {
     }
 }
 
+/// The steps of a lexer's work ([`super::steps`]), counted as it goes and added when it
+/// ends, however it ends: each visit of a byte by its loop, and each byte an inner scan reads
+/// without moving past it. Tests bound them by the text's length (linear, not timed).
+#[derive(Debug, Default)]
+struct Work(u64);
+
+impl Work {
+    fn add(&mut self, n: usize) {
+        self.0 = self.0.saturating_add(n as u64);
+    }
+}
+
+impl Drop for Work {
+    fn drop(&mut self) {
+        super::steps::add(self.0);
+    }
+}
+
 /// The parts of `text`, a script in `lang`; `None` when the lexer cannot tell them apart.
 pub(crate) fn lex(lang: Lang, text: &str) -> Option<Parts> {
     let b = text.as_bytes();
@@ -263,8 +281,10 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
     let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
     // At the start of a command, and in the arguments of one that prints.
     let (mut start, mut printing) = (true, false);
+    let mut steps = Work::default();
     let mut i = 0;
     while i < b.len() {
+        steps.add(1);
         let c = b[i];
         if let Some(open) = string {
             kinds[i] = Part::Literal;
@@ -372,7 +392,9 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
                 continue;
             }
             b'\n' if !heredocs.is_empty() => {
-                i = heredoc_bodies(b, i + 1, &std::mem::take(&mut heredocs), &mut kinds)?;
+                i = heredoc_bodies(b, i + 1, &std::mem::take(&mut heredocs), &mut |s, e| {
+                    kinds[s..e].fill(Part::Literal);
+                })?;
                 (start, printing) = (true, false);
                 continue;
             }
@@ -382,6 +404,7 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
                     .iter()
                     .position(|x| x.is_ascii_whitespace() || b";&|()<>".contains(x))
                     .map_or(b.len(), |p| i + p);
+                steps.add(end - i);
                 let word = &b[i..end];
                 let assignment = word.iter().position(|&x| x == b'=').is_some_and(|e| {
                     e > 0
@@ -398,6 +421,11 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
                         kinds[i..end].fill(Part::Code);
                         i = end;
                         continue;
+                    }
+                    // The name is read as what it prints, from its first byte: a run never
+                    // starts inside a character.
+                    if printing {
+                        kinds[i] = Part::Literal;
                     }
                 }
             }
@@ -442,13 +470,14 @@ fn heredoc_word(b: &[u8], mut at: usize) -> Option<(Vec<u8>, bool, usize)> {
     (!word.is_empty()).then_some((word, strip, at))
 }
 
-/// Marks the bodies of `heredocs`, one after another from `at`, as literals; where the last
-/// ends. `None` when one has no end line.
+/// Hands each line of the bodies of `heredocs`, one after another from `at`, to `body` (its
+/// start and end, the newline included); where the last ends. `None` when one has no end
+/// line.
 fn heredoc_bodies(
     b: &[u8],
     mut at: usize,
     heredocs: &[(Vec<u8>, bool)],
-    kinds: &mut [Part],
+    body: &mut dyn FnMut(usize, usize),
 ) -> Option<usize> {
     for (delimiter, strip) in heredocs {
         loop {
@@ -468,11 +497,221 @@ fn heredoc_bodies(
                 at = next;
                 break;
             }
-            kinds[at..next].fill(Part::Literal);
+            body(at, next);
             at = next;
         }
     }
     Some(at)
+}
+
+/// A command substituted in a word being read ([`shell_commands`]): what the command around
+/// it had read when it opened.
+#[derive(Debug, Default)]
+struct Frame {
+    words: Vec<String>,
+    word: Vec<u8>,
+    in_word: bool,
+    redirect: bool,
+    dquote: bool,
+    /// `)` for `$(…)`, a backquote for `` `…` ``.
+    close: u8,
+    /// Open parentheses inside it.
+    depth: usize,
+}
+
+/// The state of [`shell_commands`]: the commands read, and the command and word being read
+/// (in the frame on top of `frames`' substitutions).
+#[derive(Debug, Default)]
+struct Words {
+    commands: Vec<Vec<String>>,
+    frames: Vec<Frame>,
+    now: Frame,
+}
+
+impl Words {
+    fn push(&mut self, c: u8) {
+        self.now.word.push(c);
+        self.now.in_word = true;
+    }
+
+    fn end_word(&mut self) {
+        if self.now.in_word {
+            let word = String::from_utf8_lossy(&self.now.word).into_owned();
+            if !std::mem::take(&mut self.now.redirect) {
+                self.now.words.push(word);
+            }
+        }
+        self.now.word.clear();
+        self.now.in_word = false;
+    }
+
+    fn end_command(&mut self) {
+        self.end_word();
+        self.now.redirect = false;
+        if !self.now.words.is_empty() {
+            self.commands.push(std::mem::take(&mut self.now.words));
+        }
+    }
+
+    /// A redirection: the word before it, when it is a descriptor's number, and the word
+    /// after it, its target, are no words of the command.
+    fn redirect(&mut self) {
+        if self.now.in_word && self.now.word.iter().all(u8::is_ascii_digit) {
+            self.now.word.clear();
+            self.now.in_word = false;
+        }
+        self.end_word();
+        self.now.redirect = true;
+    }
+
+    /// A substituted command opens (`$(` or a backquote, `opened`): the word around it keeps
+    /// it as written.
+    fn open(&mut self, close: u8, opened: &[u8]) {
+        let mut outer = std::mem::take(&mut self.now);
+        outer.word.extend_from_slice(opened);
+        outer.in_word = true;
+        outer.close = close;
+        self.frames.push(outer);
+    }
+
+    /// True when `c` closes the substituted command being read.
+    fn closes(&self, c: u8) -> bool {
+        self.frames.last().is_some_and(|f| f.close == c) && (c != b')' || self.now.depth == 0)
+    }
+
+    fn close(&mut self) {
+        self.end_command();
+        if let Some(mut outer) = self.frames.pop() {
+            outer.word.push(outer.close);
+            outer.close = 0;
+            self.now = outer;
+        }
+    }
+
+    fn finish(mut self) -> Vec<Vec<String>> {
+        while !self.frames.is_empty() {
+            self.close();
+        }
+        self.end_command();
+        self.commands
+    }
+}
+
+/// The simple commands of shell text (a script, a hook's command line), each as its words
+/// with quotes and escapes undone, for telling what it runs. Commands end at `;`, `&`, `|`,
+/// a newline or a parenthesis; a command substituted in a word (`$(…)`, backquotes) stays in
+/// the word as written (so the word reads as named by a variable) and is a command of its
+/// own too. Comments, here-document bodies and the targets of redirections are no words.
+/// One pass over the bytes; what is left open at the end is closed there.
+pub(crate) fn shell_commands(text: &str) -> Vec<Vec<String>> {
+    let b = text.as_bytes();
+    let mut words = Words::default();
+    let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
+    let mut steps = Work::default();
+    let mut i = 0;
+    while i < b.len() {
+        steps.add(1);
+        let c = b[i];
+        // A command substituted, in double quotes or not.
+        if c == b'$' && b.get(i + 1) == Some(&b'(') {
+            words.open(b')', b"$(");
+            i += 2;
+            continue;
+        }
+        if words.now.dquote {
+            match c {
+                b'"' => words.now.dquote = false,
+                b'\\' if b.get(i + 1).is_some_and(|n| b"$`\"\\\n".contains(n)) => {
+                    if b[i + 1] != b'\n' {
+                        words.push(b[i + 1]);
+                    }
+                    i += 2;
+                    continue;
+                }
+                b'`' => words.open(b'`', b"`"),
+                _ => words.push(c),
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'\'' => {
+                let end = b[i + 1..]
+                    .iter()
+                    .position(|&x| x == b'\'')
+                    .map_or(b.len(), |p| i + 1 + p);
+                words.now.word.extend_from_slice(&b[i + 1..end]);
+                words.now.in_word = true;
+                i = end + 1;
+                continue;
+            }
+            b'"' => {
+                words.now.dquote = true;
+                words.now.in_word = true;
+            }
+            b'\\' => {
+                match b.get(i + 1) {
+                    Some(b'\n') | None => {}
+                    Some(&n) => words.push(n),
+                }
+                i += 2;
+                continue;
+            }
+            b'`' if words.closes(b'`') => words.close(),
+            b'`' => words.open(b'`', b"`"),
+            b'#' if !words.now.in_word => {
+                i = line_end(b, i);
+                continue;
+            }
+            b'\n' => {
+                words.end_command();
+                if !heredocs.is_empty() {
+                    let bodies = std::mem::take(&mut heredocs);
+                    i = heredoc_bodies(b, i + 1, &bodies, &mut |_, _| {}).unwrap_or(b.len());
+                    continue;
+                }
+            }
+            b')' if words.closes(b')') => words.close(),
+            b'(' | b')' => {
+                words.end_command();
+                words.now.depth = if c == b'(' {
+                    words.now.depth + 1
+                } else {
+                    words.now.depth.saturating_sub(1)
+                };
+            }
+            b'<' if b[i..].starts_with(b"<<<") => {
+                words.redirect();
+                i += 3;
+                continue;
+            }
+            b'<' if b.get(i + 1) == Some(&b'<') => {
+                words.end_word();
+                if let Some((delimiter, strip, next)) = heredoc_word(b, i + 2) {
+                    heredocs.push((delimiter, strip));
+                    i = next;
+                } else {
+                    // Read to the end at worst, moving past only `<<`.
+                    steps.add(b.len() - i);
+                    i += 2;
+                }
+                continue;
+            }
+            b'<' | b'>' | b'&' if c != b'&' || b.get(i + 1) == Some(&b'>') => {
+                words.redirect();
+                i += 1;
+                while b.get(i).is_some_and(|x| b"<>&|".contains(x)) {
+                    i += 1;
+                }
+                continue;
+            }
+            b';' | b'&' | b'|' => words.end_command(),
+            b' ' | b'\t' | b'\r' => words.end_word(),
+            _ => words.push(c),
+        }
+        i += 1;
+    }
+    words.finish()
 }
 
 /// A Python script's parts: `#` comments, strings with any prefix, triple-quoted or not,
@@ -481,8 +720,10 @@ fn python(b: &[u8]) -> Option<Vec<Part>> {
     let mut kinds = vec![Part::Code; b.len()];
     let mut nests: Vec<Nest> = Vec::new();
     let mut string: Option<Str> = None;
+    let mut steps = Work::default();
     let mut i = 0;
     while i < b.len() {
+        steps.add(1);
         let c = b[i];
         if let Some(open) = string {
             match string_byte(&mut kinds, b, i, !open.triple) {
@@ -578,7 +819,9 @@ fn js(b: &[u8]) -> Option<Vec<Part>> {
     // The last byte of code that is not white space, for telling a regular expression from
     // a division.
     let mut last: Option<usize> = None;
+    let mut steps = Work::default();
     while i < b.len() {
+        steps.add(1);
         let c = b[i];
         if let Some(open) = string {
             match string_byte(&mut kinds, b, i, open.quote != b'`') {
@@ -617,7 +860,7 @@ fn js(b: &[u8]) -> Option<Vec<Part>> {
                 i = end;
                 continue;
             }
-            b'/' if regex_may_start(b, last) => {
+            b'/' if regex_may_start(b, last, &mut steps) => {
                 i = regex_end(b, i)?;
                 last = Some(i - 1);
                 continue;
@@ -649,7 +892,7 @@ fn js(b: &[u8]) -> Option<Vec<Part>> {
 /// True when a `/` after the code byte at `last` starts a regular expression: after an
 /// operator, an opening bracket, a separator, a keyword that takes an expression, or at the
 /// start.
-fn regex_may_start(b: &[u8], last: Option<usize>) -> bool {
+fn regex_may_start(b: &[u8], last: Option<usize>, steps: &mut Work) -> bool {
     let Some(at) = last else {
         return true;
     };
@@ -664,6 +907,7 @@ fn regex_may_start(b: &[u8], last: Option<usize>) -> bool {
         .iter()
         .rposition(|x| !(x.is_ascii_alphanumeric() || *x == b'_' || *x == b'$'))
         .map_or(0, |p| p + 1);
+    steps.add(at + 1 - start);
     matches!(
         &b[start..=at],
         b"return"
@@ -708,6 +952,128 @@ fn regex_end(b: &[u8], at: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::{Lang, Part, lang, lex};
+
+    /// Pieces of shell, Python and JavaScript that reach deep into the lexers: quotes of
+    /// every kind and their escapes, substitutions, here-documents, comments, f-strings,
+    /// templates, regular expressions, and text that is not ASCII.
+    #[rustfmt::skip]
+    const PIECES: &[&str] = &[
+        "#", "#!/bin/sh\n", "\n", " ", "\t", "'", "\"", "`", "\\", "\\\n", "$(", ")", "(", "${",
+        "{", "}", "$", "<<", "<<-", "<<'EOF'", "<< E", "EOF", "\tEOF", "E\n", "<<<", ">", "2>&1",
+        "&", "|", ";", "echo ", "printf ", "if ", "then ", "x=", "\"\"\"", "'''", "f\"", "rb'",
+        "{{", "//", "/*", "*/", "/", "[", "]", "return /", "a / b", "http://", "é", "\u{202e}",
+        "日本", "\r\n", "ignore previous instructions",
+    ];
+
+    /// Text that looks like a script of any of the three languages, or like nothing.
+    fn script_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            4 => proptest::sample::select(PIECES).prop_map(str::to_string),
+            1 => "[ -~]{0,8}",
+            1 => any::<String>(),
+        ];
+        proptest::collection::vec(piece, 0..64).prop_map(|v| v.concat())
+    }
+
+    /// The steps `f` counts ([`super::super::steps`]).
+    fn steps_of<T>(f: impl FnOnce() -> T) -> (T, u64) {
+        let before = super::super::steps::current();
+        let out = f();
+        (out, super::super::steps::current() - before)
+    }
+
+    /// Steps a lexer may take per byte of its text: each byte is visited once by its loop
+    /// and read at most twice more by an inner scan.
+    const STEPS_PER_BYTE: u64 = 3;
+
+    /// What must hold of any text: the lexers and [`super::shell_commands`] end within
+    /// [`STEPS_PER_BYTE`] steps a byte, and the parts they find cover the text exactly, in
+    /// runs that start in order on character boundaries; any span, out of bounds too, can
+    /// be asked about.
+    fn lexes_soundly(text: &str, spans: &[(usize, usize)]) -> Result<(), String> {
+        let bound = STEPS_PER_BYTE * text.len() as u64 + 1;
+        for lang in [Lang::Shell, Lang::Python, Lang::Js] {
+            let (parts, steps) = steps_of(|| lex(lang, text));
+            if steps > bound {
+                return Err(format!("{lang:?}: {steps} steps for {} bytes", text.len()));
+            }
+            let Some(parts) = parts else { continue };
+            if parts.len != text.len() || (text.is_empty() != parts.runs.is_empty()) {
+                return Err(format!("{lang:?}: parts of {} bytes", parts.len));
+            }
+            let mut last: Option<usize> = None;
+            for &(start, _) in &parts.runs {
+                let ordered = last.map_or(start == 0, |l| l < start);
+                if !ordered || start >= text.len() || !text.is_char_boundary(start) {
+                    return Err(format!("{lang:?}: a run starts at {start}"));
+                }
+                last = Some(start);
+            }
+            for &(s, e) in spans {
+                let h = parts.holds(s, e);
+                if (h.comment_only && h.literal) || (h.code_only && (h.literal || h.comment_only)) {
+                    return Err(format!("{lang:?}: {s}..{e} holds {h:?}"));
+                }
+            }
+        }
+        let (_, steps) = steps_of(|| super::shell_commands(text));
+        if steps > bound {
+            return Err(format!("commands: {steps} steps for {} bytes", text.len()));
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Session 29 #3: the lexers never panic, cover any text in order and on character
+        /// boundaries, and work in linear steps, counted, not timed.
+        #[test]
+        fn the_lexers_are_sound_and_linear_on_any_text(
+            text in script_text(),
+            spans in proptest::collection::vec((0usize..600, 0usize..600), 0..8),
+        ) {
+            if let Err(why) = lexes_soundly(&text, &spans) {
+                proptest::prop_assert!(false, "{why}: {text:?}");
+            }
+        }
+    }
+
+    /// Hostile repetitions of a megabyte, each the worst case of one scan (an unended
+    /// here-document word, substitutions left open, identifiers before `/`, words a shell
+    /// reads as a command's name again and again): linear steps.
+    #[test]
+    fn hostile_texts_are_lexed_in_linear_steps() {
+        for unit in [
+            "$(",
+            "`",
+            "(",
+            "<<'x' ",
+            "<<\"",
+            "\"$(",
+            "echo \\",
+            "a=b ",
+            "a=b c",
+            "f'{",
+            "'''",
+            "\"\"\"",
+            "/*",
+            "a /",
+            "return /x/ ",
+            "{",
+            "${`",
+            "x\\\n",
+            "'#'",
+            "<<E\nE\n",
+            "if ",
+        ] {
+            let text = unit.repeat((1 << 20) / unit.len());
+            assert_eq!(lexes_soundly(&text, &[(0, text.len())]), Ok(()), "{unit:?}");
+        }
+        // A command's name spelt with quotes, after a character of more than one byte.
+        assert_eq!(lexes_soundly("x; Σ'a' b\n(é\\\"x\" y", &[(3, 5)]), Ok(()));
+    }
 
     /// The text of each run of `kind` in `text`.
     fn of(lang: Lang, text: &str, kind: Part) -> Vec<String> {
@@ -762,6 +1128,42 @@ mod tests {
         let lit = of(Lang::Js, js, Part::Literal).join("|");
         assert!(lit.contains("http://x") && lit.contains("// no"), "{lit}");
         assert!(lex(Lang::Js, "/* open").is_none());
+    }
+
+    #[test]
+    fn shell_commands_are_split_into_words_as_the_shell_reads_them() {
+        let words = |text: &str| super::shell_commands(text);
+        assert_eq!(
+            words("FOO=1 bash -c \"npm run 'x'\" && ./y.sh 2>&1 | tee -a log # c; ./z.sh\n"),
+            [
+                vec!["FOO=1", "bash", "-c", "npm run 'x'"],
+                vec!["./y.sh"],
+                vec!["tee", "-a", "log"]
+            ]
+        );
+        // A substituted command is a command of its own; the word keeps a `$` for it.
+        assert_eq!(
+            words(
+                "x=$(dirname \"$0\")/a\ncat <<'E' >out\n./no.sh\nE\necho \"a $(./in.sh `w`) b\"\n"
+            ),
+            [
+                vec!["dirname", "$0"],
+                vec!["x=$()/a"],
+                vec!["cat"],
+                vec!["w"],
+                vec!["./in.sh", "``"],
+                vec!["echo", "a $() b"]
+            ]
+        );
+        assert_eq!(
+            words("a \\\n b\\ c; (cd d && e) <<< in"),
+            [vec!["a", "b c"], vec!["cd", "d"], vec!["e"]]
+        );
+        // What is left open ends with the text.
+        assert_eq!(
+            words("echo \"$(x 'y"),
+            [vec!["x", "y"], vec!["echo", "$()"]]
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub mod agent_runs;
 pub mod agents;
 mod aiignore;
 pub mod allow;
-mod code;
+pub(crate) mod code;
 mod confusables;
 mod engine;
 pub(crate) mod escapes;
