@@ -2371,3 +2371,37 @@ fn the_template_aiignore_does_not_re_raise_a_value_made_of_words() {
     let d = lint_with_aiignore(ignore, &expand("SESSION_KEY={A:24}\n", 3));
     assert!(d.iter().any(|d| d.severity == Severity::Error), "{d:#?}");
 }
+
+/// The worst severity any SEC rule reports on `text`, with the rules that reported it.
+fn worst_secret(text: &str) -> (Option<Severity>, Vec<&'static str>) {
+    let d: Vec<_> = rules_fired(text)
+        .into_iter()
+        .filter(|d| d.rule.starts_with("SEC"))
+        .collect();
+    // `Error` orders first.
+    let worst = d.iter().map(|d| d.severity).min();
+    (worst, d.iter().map(|d| d.rule).collect())
+}
+
+/// A secret key is an error whatever its environment: a test-mode key opens the account's
+/// test data through the API. A publishable key, live or test, is public: a warning at most.
+#[test]
+fn secret_keys_block_in_test_mode_too_and_publishable_keys_only_warn() {
+    // (text, whether it must block)
+    let cases = [
+        ("STRIPE_SECRET_KEY=sk_test_{A:24}", true),
+        ("stripe.api_key = \"sk_test_51{A:96}\"", true),
+        ("Use the restricted key rk_test_{A:32} for the refund job.", true),
+        ("STRIPE_KEY: rk_live_{A:40}", true),
+        ("const stripe = require('stripe')('sk_live_{A:24}');", true),
+        ("STRIPE_PUBLISHABLE_KEY=pk_test_{A:99}", false),
+        ("Stripe('pk_test_{A:24}')", false),
+        ("stripe_key: \"pk_live_{A:34}\"", false),
+        ("NEXT_PUBLIC_STRIPE_KEY=pk_test_{A:50}", false),
+    ];
+    for (k, (template, blocks)) in cases.into_iter().enumerate() {
+        let text = expand(template, k as u64 + 11);
+        let (worst, rules) = worst_secret(&text);
+        assert_eq!(worst == Some(Severity::Error), blocks, "{text}: {rules:?}");
+    }
+}

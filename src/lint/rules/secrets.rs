@@ -2109,19 +2109,16 @@ fn check_stripe(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if is_template(m) || placeholder(body) != Placeholder::No || repeated_run(body) {
         return;
     }
-    let test = caps.str(1).eq_ignore_ascii_case("test");
+    // A test-mode secret or restricted key is a secret all the same: it opens the account's
+    // test data and settings through the API. Only a publishable key (`pk_`) is public.
     let (kind, label) = if m.starts_with("whsec_") {
         ("stripe-webhook-secret", "Stripe webhook signing secret")
-    } else if test {
+    } else if caps.str(1).eq_ignore_ascii_case("test") {
         ("stripe-test-key", "Stripe test-mode key")
     } else {
         ("stripe-live-key", "Stripe live key")
     };
-    let mut f = secret(&SEC060, kind, label, s, e, m);
-    if test {
-        f = f.severity(Severity::Warning);
-    }
-    out.push(f);
+    out.push(secret(&SEC060, kind, label, s, e, m));
 }
 
 fn check_azure(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
