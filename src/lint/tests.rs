@@ -2429,3 +2429,50 @@ fn secret_keys_block_in_test_mode_too_and_publishable_keys_only_warn() {
         assert_eq!(worst == Some(Severity::Error), blocks, "{text}: {rules:?}");
     }
 }
+
+/// A password typed for a local set-up (words of its setting's name, of the user or service
+/// beside it, of a local or test environment, and a few digits: `devpassword`, `postgres`,
+/// `test123`) warns at most, in every syntax that assigns it. A word password of someone's
+/// own choosing blocks, as does one shaped to be hard to guess, and a typed one beside a
+/// real host it would open.
+#[test]
+fn word_shaped_local_passwords_warn_and_password_shaped_ones_block() {
+    // (path, text, whether it must block)
+    let cases = [
+        ("x/.env", "DB_PASSWORD=devpassword\n", false),
+        ("x/.env", "password=devpass\nPASSWORD=localdev\n", false),
+        ("x/.env", "POSTGRES_PASSWORD=postgres\nREDIS_PASSWORD=redispass42\n", false),
+        (
+            "x/docker-compose.yml",
+            "services:\n  db:\n    environment:\n      password: test123\n      MYSQL_ROOT_PASSWORD: rootpw\n",
+            false,
+        ),
+        ("x/application.properties", "spring.datasource.password=local_dev_2\n", false),
+        ("x/NOTES.md", "Connect with `postgres://app:devsecret@localhost:5432/app`.", false),
+        ("x/.env", "RABBITMQ_DEFAULT_PASS=rabbitmq\n", false),
+        ("x/config.yml", "db:\n  user: billing\n  password: billing\n", false),
+        ("x/.env", "DB_PASSWORD=Xk9#mQ2$vL7p\n", true),
+        ("x/.env", "SMTP_PASSWORD=bluefalcon\n", true),
+        ("x/docker-compose.yml", "environment:\n  password: garden42\n", true),
+        ("x/.env", "DB_PASSWORD=qzxkvbnmwrtp\n", true),
+        ("x/.env", "POSTGRES_PASSWORD=Autumn2031\n", true),
+        ("x/docker-compose.yml", "environment:\n  password: \"h7Tq!pL2wz9R\"\n", true),
+        ("x/NOTES.md", "Connect with `postgres://app:devsecret@db.shop-prod.net:5432/app`.", true),
+        ("x/.env", "DB_PASSWORD=devpassword psql -h db.shop-prod.net\n", true),
+    ];
+    for (path, text, blocks) in cases {
+        let d: Vec<_> = check_text(path, text)
+            .unwrap()
+            .into_iter()
+            .filter(|d| d.rule.starts_with("SEC"))
+            .collect();
+        assert!(blocks || !d.is_empty(), "{path}: {text:?} gave nothing");
+        let blocked = d.iter().any(|d| d.severity == Severity::Error);
+        assert_eq!(
+            blocked,
+            blocks,
+            "{path}: {text:?}: {:?}",
+            d.iter().map(|d| (d.rule, d.severity)).collect::<Vec<_>>()
+        );
+    }
+}
