@@ -512,9 +512,15 @@ pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
     // value outside them (`set approval_policy = "never" and sandbox_mode = …`).
     let blanked = blank_values(&blank_code(&text[a..pos]));
     let mut head = blanked.as_str();
-    // A short label opens the instruction after its colon ("Next step: git push …").
+    // A short label opens the instruction after its colon ("Next step: git push …"); a
+    // setting's key before its value (`"confirm": false`, `auto_approve: no`) is no label.
     if let Some(k) = head.find(": ")
         && words(&head[..k]).count() <= 4
+        && !head[..k].ends_with(['"', '\''])
+        && !head[..k]
+            .split_whitespace()
+            .next_back()
+            .is_some_and(|w| w.contains('_'))
     {
         head = &head[k + 2..];
     }
