@@ -681,9 +681,9 @@ rule!(SEC051, "SEC051", "chat-webhook-url", Sec, Error,
     misses: ["https://hooks.slack.com/ is the webhook host"]);
 
 rule!(SEC060, "SEC060", "stripe-key", Sec, Error,
-    "A Stripe secret or restricted key (sk_live_, rk_live_; test keys are a warning) or webhook secret.",
+    "A Stripe secret or restricted key (sk_ or rk_, live or test mode) or webhook secret.",
     what: "`sk_`/`rk_` with `live`, `test` or `prod`, and `whsec_` webhook signing secrets.",
-    why: "Live keys move money.",
+    why: "Live keys move money; test keys open the account's test data and settings.",
     fix: "Remove it and roll the key in the Stripe dashboard.",
     hits: ["var stripe = require(\"stripe\")(\"sk_live_{A:24}\");"],
     misses: ["sk_live_ keys belong in the vault"]);

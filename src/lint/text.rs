@@ -437,6 +437,62 @@ pub(crate) fn words(s: &str) -> impl Iterator<Item = String> + '_ {
         .map(str::to_lowercase)
 }
 
+/// `text` with the values of assignments and command-line options blanked to spaces, byte for
+/// byte (`approval_policy = "never"`, `"confirm": false`, `auto_approve: no`, `-a never`):
+/// a value is data, so its word (`never`, `no`, `off`) neither negates nor instructs the
+/// sentence around it, whatever the order of the settings. One pass, linear in `text`.
+pub(crate) fn blank_values(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = bytes.to_vec();
+    let value = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.');
+    let mut key_has_sign = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let prev = i.checked_sub(1).map(|k| bytes[k]);
+        // Where the value starts (before blanks and a quote), if `c` opens one.
+        let from = match c {
+            b'=' => Some(i + 1),
+            // A key's colon: after a quoted key, or a setting's name (`auto_approve:`).
+            b':' if matches!(prev, Some(b'"' | b'\'')) || key_has_sign => Some(i + 1),
+            // An option (`-a`, `--ask-for-approval`) given its value after a blank.
+            b'-' if prev.is_none_or(|p| p.is_ascii_whitespace())
+                && bytes.get(i + 1).is_some_and(|d| d.is_ascii_alphabetic() || *d == b'-') =>
+            {
+                let end = (i + 1..bytes.len()).find(|&k| !value(bytes[k])).unwrap_or(bytes.len());
+                if bytes.get(end) != Some(&b' ') {
+                    i = end;
+                    continue;
+                }
+                Some(end)
+            }
+            _ => None,
+        };
+        key_has_sign = value(c) && (key_has_sign || c == b'_');
+        let Some(mut k) = from else {
+            i += 1;
+            continue;
+        };
+        while k < bytes.len() && bytes[k] == b' ' {
+            k += 1;
+        }
+        let quote = bytes.get(k).copied().filter(|q| matches!(q, b'"' | b'\''));
+        k += usize::from(quote.is_some());
+        let start = k;
+        while k < bytes.len() && value(bytes[k]) {
+            k += 1;
+        }
+        if quote.is_some() && k > start && bytes.get(k).copied() == quote {
+            k += 1;
+        }
+        out[start..k].fill(b' ');
+        key_has_sign = false;
+        i = k.max(i + 1);
+    }
+    // Only ASCII bytes were replaced, by ASCII blanks: still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
 /// Returns true when any word of `s` is in `set`.
 pub(crate) fn has_word(s: &str, set: &[&str]) -> bool {
     words(s).any(|w| set.contains(&w.as_str()))
@@ -478,6 +534,33 @@ pub(crate) fn line_near(text: &str, s: usize, e: usize, reach: usize) -> (usize,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_of_settings_and_options_are_blanked_in_place() {
+        for (text, left) in [
+            (
+                "set approval_policy = \"never\" and sandbox_mode = \"x\"",
+                "set approval policy and sandbox mode",
+            ),
+            ("{\"confirm\": false, \"mode\": \"bypass\"}", "confirm mode"),
+            ("auto_approve: no, then run", "auto approve then run"),
+            ("run codex -a never --sandbox x now", "run codex a sandbox now"),
+            ("codex --ask-for-approval=never", "codex ask for approval"),
+        ] {
+            let blanked = blank_values(text);
+            assert_eq!(blanked.len(), text.len(), "{text}");
+            assert_eq!(words(&blanked).collect::<Vec<_>>().join(" "), left, "{text}");
+        }
+        // Prose keeps its words: a label's colon, a dash between words, a comparison's side
+        // is blanked only as a value.
+        for prose in [
+            "Note: never run it",
+            "Do it now - never later",
+            "e-mail the owner, never the list",
+        ] {
+            assert_eq!(blank_values(prose), prose);
+        }
+    }
 
     #[test]
     fn the_source_mapper_agrees_with_to_source_in_any_order() {

@@ -14,7 +14,7 @@ use regex::RegexSet;
 
 use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::{PI008, PI010};
-use super::super::text::{floor_char, words};
+use super::super::text::{blank_values, floor_char, words};
 use super::super::{FileKind, Severity};
 use super::{
     addressed, excerpt, hypothetical_request_before, mentioned_except, negated_before, push_pi,
@@ -256,7 +256,8 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         near: &[],
     },
     // PI008: a coding agent run with its permission prompts or sandbox turned off
-    // ("--dangerously-skip-permissions", "--yolo", "bypassPermissions", "danger-full-access").
+    // ("--dangerously-skip-permissions", "--yolo", "bypassPermissions", "danger-full-access",
+    // Codex's `approval_policy = "never"` or `-a never`).
     Pattern {
         rule: &PI008,
         keywords: &[
@@ -269,8 +270,11 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "--yes-always",
             "skip-permissions",
             "--approval-mode",
+            "approval_policy",
+            "ask-for-approval",
+            "codex",
         ],
-        regex: r"--dangerously-[\w-]+|--yolo\b|\bbypasspermissions\b|\bdanger-full-access\b|--allow-all-tools\b|--trust-all-tools\b|--yes-always\b|--skip-permissions\b|--approval-mode[\s=]+[\x22']?yolo\b",
+        regex: r"--dangerously-[\w-]+|--yolo\b|\bbypasspermissions\b|\bdanger-full-access\b|--allow-all-tools\b|--trust-all-tools\b|--yes-always\b|--skip-permissions\b|--approval-mode[\s=]+[\x22']?yolo\b|\bapproval_policy[\x22']?\s*[=:]\s*[\x22']?never\b|--ask-for-approval[\s=]+[\x22']?never\b|\bcodex\b[^\n|;&]{0,80}?\s-a\s+never\b",
         before: 160,
         after: 120,
         check: check_agent_permissions,
@@ -504,12 +508,19 @@ pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
     }
     let (a, _) = scan.sentence_range(pos);
     // Code spans before the act are its command, not prose: a `never` or a `key: value`
-    // in them neither negates nor labels the sentence.
-    let blanked = blank_code(&text[a..pos]);
+    // in them neither negates nor labels the sentence. Nor does a setting's or option's
+    // value outside them (`set approval_policy = "never" and sandbox_mode = …`).
+    let blanked = blank_values(&blank_code(&text[a..pos]));
     let mut head = blanked.as_str();
-    // A short label opens the instruction after its colon ("Next step: git push …").
+    // A short label opens the instruction after its colon ("Next step: git push …"); a
+    // setting's key before its value (`"confirm": false`, `auto_approve: no`) is no label.
     if let Some(k) = head.find(": ")
         && words(&head[..k]).count() <= 4
+        && !head[..k].ends_with(['"', '\''])
+        && !head[..k]
+            .split_whitespace()
+            .next_back()
+            .is_some_and(|w| w.contains('_'))
     {
         head = &head[k + 2..];
     }
@@ -1544,7 +1555,18 @@ fn check_agent_permissions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
         return;
     }
     let ws = sentence_words(scan, (s, e));
-    if any_word(&ws, ISOLATED) || !instructed(scan, s) {
+    // A setting or option given `never` is judged from its value, as `sandbox_mode =
+    // "danger-full-access"` is: a settings line is no instruction, "set … to never" is.
+    let m = &scan.text()[s..e];
+    let at = if m
+        .get(m.len().saturating_sub(5)..)
+        .is_some_and(|t| m.len() > 5 && t.eq_ignore_ascii_case("never"))
+    {
+        e - 5
+    } else {
+        s
+    };
+    if any_word(&ws, ISOLATED) || !instructed(scan, at) || described_by_verb(scan, (s, e)) {
         return;
     }
     push_check_act(
@@ -1554,6 +1576,26 @@ fn check_agent_permissions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
         Severity::Error,
         out,
     );
+}
+
+/// True when the sentence goes on past the command at `s..e` (and its further options and
+/// their values) with a verb that describes it ("Codex with `-a never` runs commands without
+/// asking", "… --yolo is what CI uses"): the command is the subject, not an instruction.
+fn described_by_verb(scan: &Scan<'_>, (s, e): (usize, usize)) -> bool {
+    let text = scan.text();
+    let (_, b) = scan.sentence_range(s);
+    let rest = blank_values(&text[e..b.max(e)]);
+    let next = rest
+        .split_whitespace()
+        .find(|t| !t.starts_with('-'))
+        .and_then(|t| words(t).next());
+    next.is_some_and(|w| {
+        REPORTING.contains(&w.as_str())
+            || matches!(
+                w.as_str(),
+                "is" | "was" | "means" | "lets" | "makes" | "skips" | "turns" | "asks" | "does"
+            )
+    })
 }
 
 /// The settings git-aahp reads under `aahp.*` and `AAHP_*`: setting them is configuration.

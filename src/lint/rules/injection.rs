@@ -715,7 +715,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "{not|n't|never|avoid|without} {tell|mention|reveal|inform|notify|show|disclos|report|alert|let|ask|log|record}",
             "{not|n't|never|avoid|without} ever",
         ],
-        regex: r"\b(?P<neg>do\s+not|don'?t|never|avoid|without)\s+(?:ever\s+)?(?P<v>tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|notify(?:ing)?|show(?:ing)?|disclos(?:e|ing)|report(?:ing)?|alert(?:ing)?|let(?:ting)?\s+(?:\w+\s+)?know|ask(?:ing)?|log(?:ging)?|record(?:ing)?)\b(?P<mid>[^.\n]*?)\b(?P<t>users?|humans?|reviewers?|maintainers?|operators?|developers?|owners?|people|anyone|anybody|summary|changelog|commit\s+message)\b",
+        regex: STEALTH,
         before: 60,
         after: 120,
         check: check_stealth,
@@ -3552,50 +3552,186 @@ fn check_completion(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     push_pi(scan, f, out);
 }
 
+/// PI007's regex: a negation (`do not`, `never`, `without`…), a verb of telling, and whom
+/// or where the telling goes (`the user`, `your summary`), in one clause: a `;`, `!`, `?` or
+/// full stop ends the negation's reach ("Never ask; just delete … without telling the user").
+/// `let … know` takes its addressee inside it ("don't let the owner know").
+const STEALTH: &str = r"\b(?P<neg>do\s+not|don'?t|never|avoid|without)\s+(?:ever\s+)?(?P<v>tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|notify(?:ing)?|show(?:ing)?|disclos(?:e|ing)|report(?:ing)?|alert(?:ing)?|let(?:ting)?\s+(?:\w+\s+)?know|let(?:ting)?|ask(?:ing)?|log(?:ging)?|record(?:ing)?)\b(?P<mid>[^.;!?\n]*?)\b(?P<t>users?|humans?|reviewers?|maintainers?|operators?|developers?|owners?|people|anyone|anybody|summary|changelog|commit\s+message)\b";
+
+/// [`STEALTH`] compiled apart from the engine, to read a later clause inside a match that
+/// was turned down ("Never ask, just delete … without telling the user").
+static STEALTH_AGAIN: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(&super::expand(STEALTH)).expect("static regex"));
+
+/// Words that make what the negated telling is about an act of the reader's: the object of
+/// the concealment.
+const CONCEALED_OBJECTS: &[&str] = &[
+    "this",
+    "it",
+    "that",
+    "these",
+    "those",
+    "anything",
+    "what",
+    "about",
+    "change",
+    "changes",
+    "step",
+    "steps",
+    "action",
+    "actions",
+    "commit",
+    "deletion",
+    "edit",
+    "edits",
+    "modification",
+    "file",
+];
+
 fn check_stealth(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
-    let neg = caps.str(1).to_lowercase();
-    let mid = caps.str(3).to_lowercase();
-    let target = caps.str(4).to_lowercase();
-    let object = has_word(
-        &mid,
-        &[
-            "this",
-            "it",
-            "that",
-            "these",
-            "those",
-            "anything",
-            "what",
-            "about",
-            "change",
-            "changes",
-            "step",
-            "steps",
-            "action",
-            "actions",
-            "commit",
-            "deletion",
-            "edit",
-            "edits",
-            "modification",
-            "file",
-        ],
-    );
+    let t_end = caps.range(4).map_or(e, |(_, te)| te);
+    let telling = Telling {
+        s,
+        e,
+        neg: caps.str(1),
+        verb: caps.str(2),
+        mid: caps.str(3),
+        target: caps.str(4),
+        t_end,
+    };
+    if judge_stealth(scan, &telling, out) {
+        return;
+    }
+    // Turned down, the match may hold a clause of its own after its negation: read again
+    // from just past each turned-down start, a few times at most (the match is short).
+    let hay = &scan.text()[..e];
+    let mut from = s;
+    for _ in 0..4 {
+        from = super::super::text::ceil_char(hay, from + 1);
+        let Some(found) = STEALTH_AGAIN.captures_at(hay, from) else {
+            return;
+        };
+        let whole = found.get(0).expect("group 0");
+        let group = |name: &str| found.name(name).map_or("", |m| m.as_str());
+        let again = Telling {
+            s: whole.start(),
+            e: whole.end(),
+            neg: group("neg"),
+            verb: group("v"),
+            mid: group("mid"),
+            target: group("t"),
+            t_end: found.name("t").map_or(whole.end(), |m| m.end()),
+        };
+        if judge_stealth(scan, &again, out) {
+            return;
+        }
+        from = whole.start();
+    }
+}
+
+/// One negated telling, as [`STEALTH`] reads it: the match `s..e`, its groups, and where its
+/// target ends.
+struct Telling<'a> {
+    s: usize,
+    e: usize,
+    neg: &'a str,
+    verb: &'a str,
+    mid: &'a str,
+    target: &'a str,
+    t_end: usize,
+}
+
+/// True when what follows the addressee of a negated telling is the reader's own act, the
+/// thing to be kept from them: a clause of the reader's about an act done or under way (`you
+/// changed the CI config`, `that you rotated the key`, `we are dropping it`) or `about` one
+/// of [`CONCEALED_OBJECTS`] (`about the config change`). Not what the addressee is told about
+/// themselves or the product (`that their password is wrong`, `about internal endpoints`)
+/// nor the reader's state or abilities (`you can't help`, `you have no access`).
+fn reader_act_follows(text: &str, from: usize, sentence_end: usize) -> bool {
+    let hi = super::super::text::floor_char(text, sentence_end.min(from + 120).max(from));
+    let ws: Vec<String> = words(&text[from..hi]).take(6).collect();
+    let k = usize::from(ws.first().is_some_and(|w| w == "that"));
+    if ws.get(k).is_some_and(|w| w == "about") {
+        return ws[k + 1..]
+            .iter()
+            .take(4)
+            .any(|w| CONCEALED_OBJECTS.contains(&w.as_str()) && w != "about");
+    }
+    let Some(subject) = ws.get(k) else {
+        return false;
+    };
+    if !matches!(subject.as_str(), "you" | "we" | "you've" | "we've") {
+        return false;
+    }
+    let at = |d: usize| ws.get(k + d).map_or("", String::as_str);
+    // A past act (`you changed`, `we've dropped`, `you have rewritten`) or one under way
+    // (`you are deleting`); not a state or an ability (`you have no access`, `you can't`).
+    if subject.ends_with("'ve") {
+        return past_act(at(1));
+    }
+    match at(1) {
+        "have" | "had" | "just" | "ever" | "already" => past_act(at(2)),
+        "are" | "were" => at(2).ends_with("ing"),
+        w => past_act(w),
+    }
+}
+
+/// A verb's past form, as it reports an act done (`changed`, `ran`, `rewritten`).
+fn past_act(w: &str) -> bool {
+    w.len() > 3 && w.ends_with("ed")
+        || matches!(
+            w,
+            "did" | "done" | "ran" | "run" | "made" | "wrote" | "written" | "rewrote" | "rewritten"
+                | "took" | "taken" | "put" | "set" | "broke" | "broken" | "built" | "sent"
+                | "undid" | "undone" | "cut" | "hid" | "hidden"
+        )
+}
+
+/// Judges one negated telling and reports it when it hides an act; true when reported.
+fn judge_stealth(scan: &Scan<'_>, t: &Telling<'_>, out: &mut Vec<Finding>) -> bool {
+    let (s, e) = (t.s, t.e);
+    let neg = t.neg.to_lowercase();
+    let mid = t.mid.to_lowercase();
+    let target = t.target.to_lowercase();
+    let verb = t.verb.to_lowercase();
+    let (_, sentence_end) = scan.sentence_range(s);
+    let text = scan.text();
+    // `let` with its addressee inside the phrase needs `know` after it ("don't let the owner
+    // know"): what follows `know` is then what is kept from them.
+    let mut tail = t.t_end;
+    if verb.starts_with("let") && !verb.ends_with("know") {
+        let rest = &text[t.t_end..sentence_end.max(t.t_end)];
+        let Some(w) = words(rest).next() else {
+            return false;
+        };
+        if w != "know" {
+            return false;
+        }
+        tail = t.t_end + rest.to_ascii_lowercase().find("know").map_or(0, |i| i + 4);
+    }
+    // "Rewrite the lockfile and don't let the owner know.": nothing after `know`, so what is
+    // kept from them is the act the sentence told the reader to do.
+    let known_act = verb.starts_with("let")
+        && words(&text[tail..sentence_end.max(tail)]).next().is_none()
+        && imperative_like_sentence(scan, s);
+    let object = has_word(&mid, CONCEALED_OBJECTS)
+        || reader_act_follows(text, tail, sentence_end)
+        || known_act;
     let doc_target = matches!(target.as_str(), "summary" | "changelog" | "commit message");
     if doc_target && !object {
-        return;
+        return false;
     }
     if !neg.starts_with("without") && !object {
-        return;
+        return false;
     }
     if neg.starts_with("without") && !imperative_like_sentence(scan, s) {
-        return;
+        return false;
     }
     // "Never delete a migration without telling the user" forbids the act done in secret:
     // the opposite of a stealth directive.
     if neg.starts_with("without") && prohibited_before(scan, s) {
-        return;
+        return false;
     }
     let f = Finding::new(
         &PI007,
@@ -3603,10 +3739,11 @@ fn check_stealth(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         e,
         format!(
             "asks to hide an action from the people overseeing it: {}",
-            excerpt(&scan.text()[s..e])
+            excerpt(&text[s..e])
         ),
     );
     push_pi(scan, f, out);
+    true
 }
 
 /// Verbs a negation urges on rather than forbids ("don't worry, …", "never hesitate to …").
@@ -3684,20 +3821,42 @@ fn prohibited_before(scan: &Scan<'_>, pos: usize) -> bool {
     })
 }
 
-/// True when the sentence holding `pos` is an instruction (starts with an imperative verb or
-/// addresses the reader).
+/// True when the clause holding `pos` is an instruction: it starts with an imperative verb
+/// (after softeners: `just delete …`, `then wipe …`) or the sentence addresses the reader.
+/// The clause runs from the sentence's start or its last `;`, `:` or dash before `pos`
+/// ("Never ask; just delete …"). A clause that opens with a subject of its own (an article,
+/// a determiner or a pronoun: "The migration runs …", "- The CLI no longer deletes …")
+/// describes what something does.
 fn imperative_like_sentence(scan: &Scan<'_>, pos: usize) -> bool {
     let (a, _) = scan.sentence_range(pos);
     let text = scan.text();
+    let a = a.min(pos);
+    let a = text[a..pos]
+        .rfind([';', ':', '\u{2014}', '\u{2013}'])
+        .map_or(a, |k| a + k + text[a + k..].chars().next().map_or(1, char::len_utf8));
     let start = a + text[a..].len()
         - text[a..]
             .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '-' | '*' | '>' | '#'))
             .len();
-    let first: String = words(&text[start..super::super::text::floor_char(text, start + 30)])
-        .next()
-        .unwrap_or_default();
+    let head: Vec<String> = words(&text[start..pos.max(start)])
+        .skip_while(|w| {
+            matches!(
+                w.as_str(),
+                "just" | "please" | "now" | "then" | "and" | "but" | "so" | "simply" | "quietly"
+                    | "silently" | "also" | "first" | "next" | "finally"
+            )
+        })
+        .take(1)
+        .collect();
+    let first = head.first().map_or("", String::as_str);
+    let subject = matches!(
+        first,
+        "the" | "a" | "an" | "this" | "that" | "these" | "those" | "it" | "its" | "they"
+            | "their" | "he" | "she" | "his" | "her" | "our" | "my" | "we" | "each" | "every"
+            | "some" | "any" | "no" | "nothing" | "there"
+    );
     let past = first.ends_with("ed") || first.ends_with("es") && !first.ends_with("ses");
-    addressed(scan.sentence(pos)) || (!past && imperative_at(text, start))
+    addressed(scan.sentence(pos)) || (!subject && !past && imperative_at(text, start))
 }
 
 fn check_pipe_shell(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {

@@ -528,6 +528,9 @@ pub(crate) fn negated_before(text: &str, pos: usize) -> bool {
     if let Some(k) = window.rfind(['.', '!', '?', ';', '\n']) {
         window = &window[k + 1..];
     }
+    // A setting's value (`approval_policy = "never"`) negates nothing.
+    let blanked = super::text::blank_values(window);
+    let window = blanked.as_str();
     // The words with their end offsets in `window`.
     let mut ws: Vec<(String, usize)> = Vec::new();
     let mut from_byte = None;

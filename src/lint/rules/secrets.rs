@@ -2109,19 +2109,16 @@ fn check_stripe(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if is_template(m) || placeholder(body) != Placeholder::No || repeated_run(body) {
         return;
     }
-    let test = caps.str(1).eq_ignore_ascii_case("test");
+    // A test-mode secret or restricted key is a secret all the same: it opens the account's
+    // test data and settings through the API. Only a publishable key (`pk_`) is public.
     let (kind, label) = if m.starts_with("whsec_") {
         ("stripe-webhook-secret", "Stripe webhook signing secret")
-    } else if test {
+    } else if caps.str(1).eq_ignore_ascii_case("test") {
         ("stripe-test-key", "Stripe test-mode key")
     } else {
         ("stripe-live-key", "Stripe live key")
     };
-    let mut f = secret(&SEC060, kind, label, s, e, m);
-    if test {
-        f = f.severity(Severity::Warning);
-    }
-    out.push(f);
+    out.push(secret(&SEC060, kind, label, s, e, m));
 }
 
 fn check_azure(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -3373,7 +3370,10 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         }
         Placeholder::No
             if password_name
-                && DEFAULT_LOGINS.contains(&v.to_ascii_lowercase().as_str())
+                && local_default_password(
+                    v,
+                    &text[super::super::text::floor_char(text, vs.saturating_sub(256))..vs],
+                )
                 && !names_a_real_host(&text[line_start..line_near(text, ve, ve, 256).1]) =>
         {
             f = f.severity(Severity::Warning);
@@ -3468,9 +3468,83 @@ const DEFAULT_LOGINS: &[&str] = &[
     "sa",
 ];
 
+/// Words that say where a typed password is used rather than guard anything: a local or
+/// test environment, and the credential words themselves (`devpass`, `localdev`, `test123`).
+const LOCAL_PASSWORD_WORDS: &[&str] = &[
+    "dev",
+    "devel",
+    "local",
+    "localhost",
+    "test",
+    "testing",
+    "demo",
+    "docker",
+    "pass",
+    "passwd",
+    "password",
+    "pwd",
+    "pw",
+    "secret",
+];
+
+/// A password typed for a local set-up, placeholder-grade: shaped as words (lower-case
+/// letters, `-` or `_`, at most four digits, under twenty characters) and made wholly of the
+/// words around it (`context`: the text before the value, its setting's name and the names
+/// near it: user, service, database) and of [`LOCAL_PASSWORD_WORDS`], or a product's own
+/// default ([`DEFAULT_LOGINS`]):
+/// `POSTGRES_PASSWORD=postgres`, `DB_PASSWORD=devpassword`, `MYSQL_ROOT_PASSWORD=rootpw`,
+/// `user: app` then `password: app`. A word password of its own (`bluefalcon`, `garden42`) was
+/// chosen by someone and guards something; one chosen or drawn to be hard to guess mixes case,
+/// digits or signs (`Xk9#mQ2$vL7p`, `Autumn2031`).
+pub(crate) fn local_default_password(v: &str, context: &str) -> bool {
+    if DEFAULT_LOGINS.contains(&v.to_ascii_lowercase().as_str()) {
+        return true;
+    }
+    let digits = v.bytes().filter(u8::is_ascii_digit).count();
+    let letters: Vec<u8> = v.bytes().filter(u8::is_ascii_lowercase).collect();
+    if v.len() >= 20
+        || digits > 4
+        || letters.len() < 3
+        || !v
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'_'))
+    {
+        return false;
+    }
+    // The context's names, split as a setting's name is (`POSTGRES_PASSWORD`, `dbUser`), their
+    // digits dropped as the value's are.
+    let mapped: String = context
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let named: Vec<Vec<u8>> = name_parts(&mapped)
+        .into_iter()
+        .map(|p| p.bytes().filter(u8::is_ascii_lowercase).collect::<Vec<u8>>())
+        .filter(|p| p.len() >= 2)
+        .collect();
+    let known = named
+        .iter()
+        .map(Vec::as_slice)
+        .chain(LOCAL_PASSWORD_WORDS.iter().map(|w| w.as_bytes()));
+    let known: Vec<&[u8]> = known.collect();
+    // reach[i]: the first `i` letters split into known words.
+    let mut reach = vec![false; letters.len() + 1];
+    reach[0] = true;
+    for i in 0..letters.len() {
+        if reach[i] {
+            for w in &known {
+                if letters[i..].starts_with(w) {
+                    reach[i + w.len()] = true;
+                }
+            }
+        }
+    }
+    reach[letters.len()]
+}
+
 /// True when a line names a host a password could open ([`real_host`]): after `-h`,
 /// `--host`, `host=` or an `@`.
-fn names_a_real_host(line: &str) -> bool {
+pub(crate) fn names_a_real_host(line: &str) -> bool {
     let mut prev = "";
     line.split_whitespace().any(|w| {
         let w = w.trim_matches(['`', '"', '\'']);
@@ -5574,8 +5648,17 @@ fn check_user_pass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         format!("password next to a username: {}", redacted(v)),
     )
     .secret("username-and-password");
+    let text = scan.text();
+    let (ls, le) = line_near(text, s, e, 256);
     if placeholder(v) == Placeholder::Soft {
         f = f.severity(Severity::Warning);
+    } else if local_default_password(
+        v,
+        &text[super::super::text::floor_char(text, s.saturating_sub(256))..s],
+    ) && !names_a_real_host(&text[ls..le])
+    {
+        f = f.severity(Severity::Warning);
+        f.message.push_str(" (a local default login)");
     }
     out.push(f);
 }
@@ -5679,12 +5762,15 @@ fn check_url_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     // So does a password that repeats the user's name (`postgres:postgres@localhost`), a
     // local default.
     let user = caps.str(2);
-    let default_login = (pass.eq_ignore_ascii_case(user) || word_made_password(pass))
-        && !real_host(caps.str(4))
+    let text = scan.text();
+    let before = &text[super::super::text::floor_char(text, s.saturating_sub(256))..s];
+    let default_login = ((pass.eq_ignore_ascii_case(user) || word_made_password(pass))
         && pass.len() <= 16
         && pass
             .bytes()
-            .all(|c| c.is_ascii_lowercase() || c == b'_' || c == b'-');
+            .all(|c| c.is_ascii_lowercase() || c == b'_' || c == b'-')
+        || local_default_password(pass, before))
+        && !real_host(caps.str(4));
     match placeholder(pass) {
         Placeholder::Soft if real_host(caps.str(4)) => {}
         Placeholder::Hard | Placeholder::Soft => {

@@ -20,7 +20,7 @@ use super::super::Severity;
 use super::super::engine::{Caps, Finding, Pattern, Scan, Site, Split};
 use super::super::redacted;
 use super::super::registry::SEC100;
-use super::super::text::entropy;
+use super::super::text::{entropy, line_near};
 use super::{Placeholder, is_template, placeholder};
 
 /// A structure or checksum the token format carries.
@@ -450,6 +450,20 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
         Finding::new(&SEC100, s, end, format!("{}: {}", e.label, redacted(token))).secret(e.kind);
     if e.warning {
         f = f.severity(Severity::Warning);
+    }
+    // A password a person typed (not a key the provider issued) that is a word or two and a
+    // few digits is a local default, unless its line names a real host it would open.
+    let text = scan.text();
+    let before = || &text[super::super::text::floor_char(text, s.saturating_sub(256))..s];
+    if e.context
+        && e.kind.ends_with("-password")
+        && super::secrets::local_default_password(part, before())
+    {
+        let (ls, le) = line_near(text, s, end, 256);
+        if !super::secrets::names_a_real_host(&text[ls..le]) {
+            f = f.severity(Severity::Warning);
+            f.message.push_str(" (a local default login)");
+        }
     }
     out.push(f);
 }
