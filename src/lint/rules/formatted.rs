@@ -10,7 +10,12 @@ use super::super::Severity;
 use super::super::engine::{Finding, Scan};
 use super::super::inline::{Unformatted, unformatted};
 use super::super::registry::{ENC001, Family};
+use super::super::text::Spans;
 use super::excerpt;
+
+/// Bytes either side of a finding searched for the formatting that hid it when none lies
+/// inside it (a verb's emphasis before the words a rule reports), on the finding's line.
+const NEAR: usize = 256;
 
 /// The findings of `scan`'s text read without its inline formatting that `existing` (the
 /// findings of the text as written, normalised offsets) does not hold: the injection and
@@ -25,43 +30,52 @@ pub(crate) fn hidden_by_formatting(
         return out;
     }
     let text = scan.text();
-    let Some(u) = unformatted(text) else {
+    let Some(plain) = unformatted(text) else {
         return out;
     };
-    let found = super::super::scan_unformatted(&u.view.text, injection);
+    let found = super::super::scan_unformatted(&plain.view.text, injection);
+    let mut known: Vec<(Family, Spans)> = Vec::new();
     for f in found.iter().filter(|f| judged(f, injection)) {
-        let (s, e) = u.view.to_source(f.start, f.end);
-        let known = existing.iter().any(|x| {
-            !x.raw_span
-                && x.rule.family == f.rule.family
-                && x.severity <= f.severity
-                && x.start < e
-                && s < x.end
-        });
-        let Some((ms, me)) = markup_within(&u, text, s, e) else {
+        let (s, e) = plain.view.to_source(f.start, f.end);
+        let Some(hid) = markup_near(&plain, text, s, e) else {
             continue;
         };
-        if known {
+        // The errors of the finding's family in the text as written, indexed once.
+        let family = f.rule.family;
+        let slot = known.iter().position(|k| k.0 == family).unwrap_or_else(|| {
+            let spans = existing
+                .iter()
+                .filter(|x| !x.raw_span && x.rule.family == family && x.severity == Severity::Error)
+                .map(|x| (x.start, x.end))
+                .collect();
+            known.push((family, Spans::new(spans)));
+            known.len() - 1
+        });
+        // An injection found there is known; a credential only when all of it was found
+        // (a piece of a token may look like one of its own).
+        let secret = f.secret || family == Family::Sec;
+        let spans = &known[slot].1;
+        if secret && spans.covers(s, e) || !secret && spans.overlaps(s, e) {
             continue;
         }
-        let shown = if f.secret || f.rule.family == Family::Sec {
+        let shown = if secret {
             f.message.clone()
         } else {
             // The finding's text to the end of its line.
-            let v = &u.view.text;
+            let v = &plain.view.text;
             let at = f.start.min(v.len());
-            let end = v[f.end.clamp(at, v.len())..]
-                .find('\n')
-                .map_or(v.len(), |i| f.end.clamp(at, v.len()) + i);
+            let to = f.end.clamp(at, v.len());
+            let end = memchr::memchr(b'\n', &v.as_bytes()[to..]).map_or(v.len(), |i| to + i);
             excerpt(&v[at..end])
         };
+        let (ms, me) = (hid[0].0, hid[hid.len() - 1].1);
         let evasion = Finding::new(
             &ENC001,
             ms,
             me,
             format!(
                 "Markdown formatting inside or around words ({}) hides content that triggers {} {}: {shown}",
-                marks(&u, text, s, e),
+                marks(text, hid),
                 f.rule.id,
                 f.rule.name
             ),
@@ -90,34 +104,39 @@ fn judged(f: &Finding, injection: bool) -> bool {
             || f.rule.family == Family::Sec)
 }
 
-/// The span of the removed markup on the lines of `s..e` (the finding's lines: a verb's
-/// formatting may lie outside the words a rule reports), `None` when there is none.
-fn markup_within(u: &Unformatted, text: &str, s: usize, e: usize) -> Option<(usize, usize)> {
-    let inside: Vec<&(usize, usize)> = pieces(u, s, e).collect();
-    if let (Some(first), Some(last)) = (inside.first(), inside.last()) {
-        return Some((first.0, last.1));
+/// The removed markup that hid the finding at `s..e` (offsets of `text`): the pieces inside
+/// it, else those within [`NEAR`] bytes of it on its line; `None` when there is none.
+fn markup_near<'u>(
+    u: &'u Unformatted,
+    text: &str,
+    s: usize,
+    e: usize,
+) -> Option<&'u [(usize, usize)]> {
+    let inside = pieces(u, s, e);
+    if !inside.is_empty() {
+        return Some(inside);
     }
-    let ls = text[..s].rfind('\n').map_or(0, |i| i + 1);
-    let le = text[e..].find('\n').map_or(text.len(), |i| e + i);
-    pieces(u, ls, le).next().map(|_| (s, e))
+    let b = text.as_bytes();
+    let from = s.saturating_sub(NEAR);
+    let from = memchr::memrchr(b'\n', &b[from..s]).map_or(from, |i| from + i + 1);
+    let to = (e + NEAR).min(b.len());
+    let to = memchr::memchr(b'\n', &b[e..to]).map_or(to, |i| e + i);
+    let near = pieces(u, from, to);
+    (!near.is_empty()).then_some(near)
 }
 
-/// The removed pieces that lie in `s..e`.
-fn pieces(u: &Unformatted, s: usize, e: usize) -> impl Iterator<Item = &(usize, usize)> {
+/// The removed pieces that overlap `s..e`.
+fn pieces(u: &Unformatted, s: usize, e: usize) -> &[(usize, usize)] {
     let from = u.removed.partition_point(|p| p.1 <= s);
-    u.removed[from..].iter().take_while(move |p| p.0 < e)
+    let to = u.removed.partition_point(|p| p.0 < e).max(from);
+    &u.removed[from..to]
 }
 
-/// The kinds of markup removed in `s..e` (or, when none is, on its lines), named by what
-/// they are written with.
-fn marks(u: &Unformatted, text: &str, s: usize, e: usize) -> String {
-    let (mut from, mut to) = (s, e);
-    if pieces(u, s, e).next().is_none() {
-        from = text[..s].rfind('\n').map_or(0, |i| i + 1);
-        to = text[e..].find('\n').map_or(text.len(), |i| e + i);
-    }
+/// The kinds of markup among `hid` (offsets of `text`), named by what they are written with.
+fn marks(text: &str, hid: &[(usize, usize)]) -> String {
     let mut names: Vec<&str> = Vec::new();
-    for &(ps, _) in pieces(u, from, to) {
+    // A few pieces name every kind there is to name.
+    for &(ps, _) in hid.iter().take(64) {
         let name = match text.as_bytes()[ps] {
             b'<' => "HTML",
             b'\\' => "backslash",
