@@ -19,6 +19,7 @@ pub(crate) mod code;
 mod confusables;
 mod engine;
 pub(crate) mod escapes;
+mod inline;
 mod json;
 mod keywords;
 mod markdown;
@@ -794,6 +795,9 @@ pub fn secret_spans(text: &str) -> Vec<(usize, usize)> {
             // so are tokens reversed, in ROT13 or spaced out.
             decode_runs(scan, findings);
             undo_tokens(scan, findings);
+            // And credentials split by Markdown formatting (`ghp\_…`, `AKIA<b></b>…`).
+            let mut hidden = rules::formatted::hidden_by_formatting(scan, false, findings);
+            findings.append(&mut hidden);
         }),
     )
 }
@@ -922,6 +926,9 @@ fn redacted_counted(secret: &str, n: usize) -> String {
 fn extend_private_key(text: &str, s: usize, e: usize) -> usize {
     const LOOK: usize = 64 * 1024;
     let head = &text[s..e];
+    // The header as it renders (`-----BEGIN RSA PRIVATE **KEY**-----` is a header too).
+    let plain = inline::unformatted(head).map(|u| u.view.text.into_owned());
+    let head = plain.as_deref().unwrap_or(head);
     if !(head.starts_with("-----BEGIN") && head.contains("PRIVATE KEY")) {
         return e;
     }
@@ -1000,6 +1007,19 @@ pub(crate) fn scan_decoded_injection(text: &str, depth: u8) -> Vec<Finding> {
     plain_scan(text, depth, |scan, findings| {
         engine::run_injection(scan, findings);
         rules::injection::combine(scan, findings);
+    })
+}
+
+/// Lints the text read without its Markdown inline formatting (offsets in `text`): the
+/// secret rules, and the injection and exfiltration rules when `injection`. What
+/// `formatted::hidden_by_formatting` judges that text by.
+pub(crate) fn scan_unformatted(text: &str, injection: bool) -> Vec<Finding> {
+    plain_scan(text, 1, |scan, findings| {
+        if injection {
+            engine::run_injection(scan, findings);
+            rules::injection::combine(scan, findings);
+        }
+        engine::run_secrets(scan, findings);
     })
 }
 
@@ -1301,6 +1321,14 @@ fn lint_text_as(
     rules::encoded::scan(&scan, &secrets, &mut findings);
     // A credential reversed, in ROT13 or spaced out is a credential, in both modes too.
     rules::encoded::obfuscated_tokens(&scan, &secrets, &mut findings);
+    // Markdown formatting inside or around words (`Ig**nore**`, `ghp\_…`) read as a
+    // renderer shows it: the injection rules in Markdown, the secret rules in every text.
+    let mut hidden = rules::formatted::hidden_by_formatting(
+        &scan,
+        judged == Judged::All && kind == FileKind::Markdown,
+        &findings,
+    );
+    findings.append(&mut hidden);
     findings.append(&mut obfuscated);
     if let Some((lang, parts)) = &code {
         judge_as_code(&scan, *lang, parts, &mut findings);

@@ -784,6 +784,39 @@ fn secret_spans_for_the_output_boundary_find_each_secret_once() {
     assert!(secret_spans("nothing here").is_empty());
 }
 
+/// Review s29 #7: a credential split by Markdown formatting is redacted by the boundary
+/// over exactly the bytes it is written with, the formatting included; a multi-byte
+/// character before it moves nothing.
+#[test]
+fn secret_spans_cover_a_credential_written_the_markdown_way() {
+    let key = expand("{A:36}", 5);
+    let aws = expand("{U:16}", 6);
+    // (as written, the bytes the boundary redacts)
+    for (written, covered) in [
+        (format!("ghp\\_{key}"), format!("ghp\\_{key}")),
+        (
+            format!("`ghp_{}``{}`", &key[..6], &key[6..]),
+            format!("ghp_{}``{}", &key[..6], &key[6..]),
+        ),
+        (
+            format!("ghp_{}**{}**", &key[..6], &key[6..]),
+            format!("ghp_{}**{}**", &key[..6], &key[6..]),
+        ),
+        (format!("AKIA<b></b>{aws}"), format!("AKIA<b></b>{aws}")),
+        (
+            format!("AKIA<span>{aws}</span>"),
+            format!("AKIA<span>{aws}"),
+        ),
+    ] {
+        let text = format!("Zürich: the token {written} (rotated).");
+        let spans = secret_spans(&text);
+        let shown: Vec<&str> = spans.iter().map(|&(s, e)| &text[s..e]).collect();
+        assert_eq!(shown, [covered.as_str()], "{written}");
+    }
+    // Without formatting inside or around it, an escaped underscore in prose is nothing.
+    assert!(secret_spans("the snake\\_case helper and **bold** words").is_empty());
+}
+
 #[test]
 fn a_secret_has_one_redacted_form_wherever_it_is_found() {
     let key = expand("ghp_{A:36}", 1);

@@ -234,6 +234,12 @@ impl Spans {
         k > 0 && self.max_end[k - 1] > start
     }
 
+    /// True when one span holds all of `start..end`.
+    pub(crate) fn covers(&self, start: usize, end: usize) -> bool {
+        let k = self.spans.partition_point(|s| s.0 <= start);
+        k > 0 && self.max_end[k - 1] >= end
+    }
+
     /// The spans starting in `start..end`, in order.
     pub(crate) fn starting_in(&self, start: usize, end: usize) -> &[(usize, usize)] {
         let a = self.spans.partition_point(|s| s.0 < start);

@@ -7,6 +7,7 @@ pub(crate) mod catalogue;
 pub(crate) mod conditional;
 pub(crate) mod encoded;
 pub(crate) mod exfil;
+pub(crate) mod formatted;
 pub(crate) mod hidden;
 pub(crate) mod injection;
 pub(crate) mod lexicon;
