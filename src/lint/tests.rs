@@ -2494,6 +2494,11 @@ fn word_shaped_local_passwords_warn_and_password_shaped_ones_block() {
         ("x/docker-compose.yml", "environment:\n  password: \"h7Tq!pL2wz9R\"\n", true),
         ("x/NOTES.md", "Connect with `postgres://app:devsecret@db.shop-prod.net:5432/app`.", true),
         ("x/.env", "DB_PASSWORD=devpassword psql -h db.shop-prod.net\n", true),
+        // Built of the setting's own names (review s29b #7): chosen, not a local default.
+        ("x/.env", "PROD_POSTGRES_PASSWORD=prodpostgres99\n", true),
+        ("x/.env", "TAILWIND_DB_PASSWORD=tailwind2024\n", true),
+        ("x/.env", "ZENITH_ADMIN_PASSWORD=zenithadmin2025\n", true),
+        ("x/config.yml", "db:\n  user: billing\n  password: billing7\n", true),
     ];
     for (path, text, blocks) in cases {
         let d: Vec<_> = check_text(path, text)

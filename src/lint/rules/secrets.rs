@@ -3469,7 +3469,8 @@ const DEFAULT_LOGINS: &[&str] = &[
 ];
 
 /// Words that say where a typed password is used rather than guard anything: a local or
-/// test environment, and the credential words themselves (`devpass`, `localdev`, `test123`).
+/// test environment, the credential words themselves (`devpass`, `localdev`, `test123`) and
+/// the default accounts' (`rootpw`, `admin123`).
 const LOCAL_PASSWORD_WORDS: &[&str] = &[
     "dev",
     "devel",
@@ -3485,19 +3486,25 @@ const LOCAL_PASSWORD_WORDS: &[&str] = &[
     "pwd",
     "pw",
     "secret",
+    "root",
+    "admin",
+    "changeme",
 ];
 
-/// A password typed for a local set-up, placeholder-grade: shaped as words (lower-case
-/// letters, `-` or `_`, at most four digits, under twenty characters) and made wholly of the
-/// words around it (`context`: the text before the value, its setting's name and the names
-/// near it: user, service, database) and of [`LOCAL_PASSWORD_WORDS`], or a product's own
-/// default ([`DEFAULT_LOGINS`]):
-/// `POSTGRES_PASSWORD=postgres`, `DB_PASSWORD=devpassword`, `MYSQL_ROOT_PASSWORD=rootpw`,
-/// `user: app` then `password: app`. A word password of its own (`bluefalcon`, `garden42`) was
-/// chosen by someone and guards something; one chosen or drawn to be hard to guess mixes case,
-/// digits or signs (`Xk9#mQ2$vL7p`, `Autumn2031`).
+/// A password typed for a local set-up, placeholder-grade: a product's own default
+/// ([`DEFAULT_LOGINS`]: `POSTGRES_PASSWORD=postgres`), the very name of the user or service
+/// beside it (`context`: the text before the value, its setting's name and the names near it;
+/// `user: app` then `password: app`), or a value shaped as words (lower-case letters, `-` or
+/// `_`, at most four digits, under twenty characters) made wholly of the words of a local or
+/// test environment and of such defaults ([`LOCAL_PASSWORD_WORDS`]: `DB_PASSWORD=devpassword`,
+/// `MYSQL_ROOT_PASSWORD=rootpw`, `test123`). A word password of its own (`bluefalcon`,
+/// `garden42`) was chosen by someone and guards something, and so does one built of the
+/// project's or environment's own names (`northwind2024`, `prodpostgres99`: review s29b #7,
+/// where any word of the setting's name had counted as local); one chosen or drawn to be hard
+/// to guess mixes case, digits or signs (`Xk9#mQ2$vL7p`, `Autumn2031`).
 pub(crate) fn local_default_password(v: &str, context: &str) -> bool {
-    if DEFAULT_LOGINS.contains(&v.to_ascii_lowercase().as_str()) {
+    let lower = v.to_ascii_lowercase();
+    if DEFAULT_LOGINS.contains(&lower.as_str()) {
         return true;
     }
     let digits = v.bytes().filter(u8::is_ascii_digit).count();
@@ -3511,22 +3518,24 @@ pub(crate) fn local_default_password(v: &str, context: &str) -> bool {
     {
         return false;
     }
-    // The context's names, split as a setting's name is (`POSTGRES_PASSWORD`, `dbUser`), their
-    // digits dropped as the value's are.
+    // The context's names, split as a setting's name is (`POSTGRES_PASSWORD`, `dbUser`): the
+    // value may be one of them whole, as a user's own name is its local password.
     let mapped: String = context
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
-    let named: Vec<Vec<u8>> = name_parts(&mapped)
-        .into_iter()
-        .map(|p| p.bytes().filter(u8::is_ascii_lowercase).collect::<Vec<u8>>())
-        .filter(|p| p.len() >= 2)
-        .collect();
-    let known = named
+    if digits == 0
+        && name_parts(&mapped)
+            .iter()
+            .any(|p| p.len() >= 3 && p.eq_ignore_ascii_case(v))
+    {
+        return true;
+    }
+    let known: Vec<&[u8]> = LOCAL_PASSWORD_WORDS
         .iter()
-        .map(Vec::as_slice)
-        .chain(LOCAL_PASSWORD_WORDS.iter().map(|w| w.as_bytes()));
-    let known: Vec<&[u8]> = known.collect();
+        .chain(DEFAULT_LOGINS)
+        .map(|w| w.as_bytes())
+        .collect();
     // reach[i]: the first `i` letters split into known words.
     let mut reach = vec![false; letters.len() + 1];
     reach[0] = true;
