@@ -664,6 +664,27 @@ const MAX_YAML_NODES: u64 = 100_000;
 /// counted from the parser's events, each alias as the size of the node it names, without
 /// expanding anything (time and memory linear in the text).
 fn yaml_within_budget(text: &str) -> Result<(), String> {
+    let total = yaml_expanded_nodes(text)
+        .map_err(|e| format!("cannot be read for the instruction files it names: {e}"))?;
+    if total > MAX_YAML_NODES {
+        return Err(format!(
+            "cannot be read for the instruction files it names: its aliases expand to more \
+             than {MAX_YAML_NODES} nodes (a YAML alias bomb?); write the values out"
+        ));
+    }
+    Ok(())
+}
+
+/// True when `text` parses as YAML whose aliases expand past [`MAX_YAML_NODES`] nodes: a
+/// document too big to expand into values, however few its aliases.
+pub(super) fn yaml_alias_bomb(text: &str) -> bool {
+    yaml_expanded_nodes(text).is_ok_and(|n| n > MAX_YAML_NODES)
+}
+
+/// The nodes `text`'s YAML holds with its aliases expanded (saturating), counted from the
+/// parser's events, each alias as the size of the node it names, without expanding anything
+/// (time and memory linear in the text); `Err` when it does not parse.
+fn yaml_expanded_nodes(text: &str) -> Result<u64, yaml_rust2::ScanError> {
     #[derive(Default)]
     struct Count {
         total: u64,
@@ -702,16 +723,8 @@ fn yaml_within_budget(text: &str) -> Result<(), String> {
         }
     }
     let mut count = Count::default();
-    yaml_rust2::parser::Parser::new_from_str(text)
-        .load(&mut count, true)
-        .map_err(|e| format!("cannot be read for the instruction files it names: {e}"))?;
-    if count.total > MAX_YAML_NODES {
-        return Err(format!(
-            "cannot be read for the instruction files it names: its aliases expand to more \
-             than {MAX_YAML_NODES} nodes (a YAML alias bomb?); write the values out"
-        ));
-    }
-    Ok(())
+    yaml_rust2::parser::Parser::new_from_str(text).load(&mut count, true)?;
+    Ok(count.total)
 }
 
 #[cfg(test)]

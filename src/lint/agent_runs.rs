@@ -46,18 +46,25 @@ fn value(path: &str, text: &str) -> Option<Value> {
     }
 }
 
-/// True when `text` holds more than [`MAX_YAML_ALIASES`] YAML alias references.
+/// True when `text` holds more than [`MAX_YAML_ALIASES`] YAML alias references, or fewer
+/// that copy so much (aliases of aliases of a long list) that its values would not fit in
+/// memory (review s29b #5: four levels of four aliases over a 200,000-item list took 13 GB).
 fn too_many_aliases(text: &str) -> bool {
+    let count = alias_count(text);
+    count > MAX_YAML_ALIASES || count > 0 && super::agent_config::yaml_alias_bomb(text)
+}
+
+/// The YAML alias references (`*name` after a blank, a bracket, a comma or a colon) in `text`.
+fn alias_count(text: &str) -> usize {
     let b = text.as_bytes();
-    let aliases = (0..b.len())
+    (0..b.len())
         .filter(|&i| {
             b[i] == b'*'
                 && (i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'[' | b'{' | b',' | b':'))
                 && b.get(i + 1)
                     .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
         })
-        .count();
-    aliases > MAX_YAML_ALIASES
+        .count()
 }
 
 /// A TOML document as JSON values (dates as their text).
@@ -518,8 +525,9 @@ pub fn grants(path: &str, text: &str) -> Vec<String> {
         // Not read for fear of its aliases' copies: shown rather than passed unread.
         if too_many_aliases(text) && super::agent_config::parse_jsonc(text).is_err() {
             return vec![format!(
-                "a YAML configuration with more than {MAX_YAML_ALIASES} aliases, not read for \
-                 what it runs or grants"
+                "a YAML configuration whose aliases copy too much (more than \
+                 {MAX_YAML_ALIASES}, or past what fits in memory), not read for what it runs \
+                 or grants"
             )];
         }
         return Vec::new();
@@ -2168,6 +2176,39 @@ mod tests {
     /// Session 29 #1b, #1c: `task x` runs its Taskfile's commands, dependencies and the
     /// tasks it calls; a shell's `-c` string is a command line of its own, followed through
     /// its runners and scripts.
+    #[test]
+    fn a_yaml_file_whose_few_aliases_copy_a_long_list_is_not_expanded() {
+        // Review s29b #5: four levels of four aliases over a 50,000-item list (12.8 M copies)
+        // within the alias count's bound took gigabytes as a Taskfile and as a configuration.
+        let mut bomb = String::from("version: '3'\nx0: &a0 [");
+        bomb.push_str(&vec!["a"; 50_000].join(","));
+        bomb.push_str("]\nx1: &a1 [*a0, *a0, *a0, *a0]\nx2: &a2 [*a1, *a1, *a1, *a1]\n");
+        bomb.push_str("x3: &a3 [*a2, *a2, *a2, *a2]\n");
+        let taskfile =
+            format!("{bomb}tasks:\n  setup:\n    cmds:\n      - sh t.sh\n    z: [*a3, *a3]\n");
+        let (held, unfollowed, _) = followed("task setup", &[("Taskfile.yml", taskfile)]);
+        assert!(held.is_empty(), "{held:?}");
+        assert!(
+            unfollowed
+                .iter()
+                .any(|u| u.contains("cannot be read as a Taskfile")),
+            "{unfollowed:?}"
+        );
+        let config = format!("name: x\n{bomb}models: [*a3, *a3, *a3, *a3]\n");
+        let shown = grants(".continue/config.yaml", &config);
+        assert!(
+            shown.iter().any(|g| g.contains("aliases copy too much")),
+            "{shown:?}"
+        );
+        // A few aliases of small anchors are read as before.
+        let small = "version: '3'\nx: &c [sh t.sh]\ntasks:\n  setup:\n    cmds: *c\n";
+        let (held, _, _) = followed(
+            "task setup",
+            &[("Taskfile.yml", small.into()), ("t.sh", "echo\n".into())],
+        );
+        assert_eq!(held, ["t.sh"], "{held:?}");
+    }
+
     #[test]
     fn tasks_and_shell_strings_are_followed() {
         let taskfile = "version: '3'\ntasks:\n  ctx:\n    aliases: [c]\n    deps: [prep]\n    cmds:\n      - sh tools/t.sh\n      - task: other\n  prep: sh tools/prep.sh\n  other:\n    dir: sub\n    cmds:\n      - cmd: node o.js\n      - sh {{.ROOT_DIR}}/tools/root.sh\n";

@@ -2450,7 +2450,10 @@ fn secret_keys_block_in_test_mode_too_and_publishable_keys_only_warn() {
     let cases = [
         ("STRIPE_SECRET_KEY=sk_test_{A:24}", true),
         ("stripe.api_key = \"sk_test_51{A:96}\"", true),
-        ("Use the restricted key rk_test_{A:32} for the refund job.", true),
+        (
+            "Use the restricted key rk_test_{A:32} for the refund job.",
+            true,
+        ),
         ("STRIPE_KEY: rk_live_{A:40}", true),
         ("const stripe = require('stripe')('sk_live_{A:24}');", true),
         ("STRIPE_PUBLISHABLE_KEY=pk_test_{A:99}", false),
@@ -2476,29 +2479,65 @@ fn word_shaped_local_passwords_warn_and_password_shaped_ones_block() {
     let cases = [
         ("x/.env", "DB_PASSWORD=devpassword\n", false),
         ("x/.env", "password=devpass\nPASSWORD=localdev\n", false),
-        ("x/.env", "POSTGRES_PASSWORD=postgres\nREDIS_PASSWORD=redispass42\n", false),
+        (
+            "x/.env",
+            "POSTGRES_PASSWORD=postgres\nREDIS_PASSWORD=redispass42\n",
+            false,
+        ),
         (
             "x/docker-compose.yml",
             "services:\n  db:\n    environment:\n      password: test123\n      MYSQL_ROOT_PASSWORD: rootpw\n",
             false,
         ),
-        ("x/application.properties", "spring.datasource.password=local_dev_2\n", false),
-        ("x/NOTES.md", "Connect with `postgres://app:devsecret@localhost:5432/app`.", false),
+        (
+            "x/application.properties",
+            "spring.datasource.password=local_dev_2\n",
+            false,
+        ),
+        (
+            "x/NOTES.md",
+            "Connect with `postgres://app:devsecret@localhost:5432/app`.",
+            false,
+        ),
         ("x/.env", "RABBITMQ_DEFAULT_PASS=rabbitmq\n", false),
-        ("x/config.yml", "db:\n  user: billing\n  password: billing\n", false),
+        (
+            "x/config.yml",
+            "db:\n  user: billing\n  password: billing\n",
+            false,
+        ),
         ("x/.env", "DB_PASSWORD=Xk9#mQ2$vL7p\n", true),
         ("x/.env", "SMTP_PASSWORD=bluefalcon\n", true),
-        ("x/docker-compose.yml", "environment:\n  password: garden42\n", true),
+        (
+            "x/docker-compose.yml",
+            "environment:\n  password: garden42\n",
+            true,
+        ),
         ("x/.env", "DB_PASSWORD=qzxkvbnmwrtp\n", true),
         ("x/.env", "POSTGRES_PASSWORD=Autumn2031\n", true),
-        ("x/docker-compose.yml", "environment:\n  password: \"h7Tq!pL2wz9R\"\n", true),
-        ("x/NOTES.md", "Connect with `postgres://app:devsecret@db.shop-prod.net:5432/app`.", true),
-        ("x/.env", "DB_PASSWORD=devpassword psql -h db.shop-prod.net\n", true),
+        (
+            "x/docker-compose.yml",
+            "environment:\n  password: \"h7Tq!pL2wz9R\"\n",
+            true,
+        ),
+        (
+            "x/NOTES.md",
+            "Connect with `postgres://app:devsecret@db.shop-prod.net:5432/app`.",
+            true,
+        ),
+        (
+            "x/.env",
+            "DB_PASSWORD=devpassword psql -h db.shop-prod.net\n",
+            true,
+        ),
         // Built of the setting's own names (review s29b #7): chosen, not a local default.
         ("x/.env", "PROD_POSTGRES_PASSWORD=prodpostgres99\n", true),
         ("x/.env", "TAILWIND_DB_PASSWORD=tailwind2024\n", true),
         ("x/.env", "ZENITH_ADMIN_PASSWORD=zenithadmin2025\n", true),
-        ("x/config.yml", "db:\n  user: billing\n  password: billing7\n", true),
+        (
+            "x/config.yml",
+            "db:\n  user: billing\n  password: billing7\n",
+            true,
+        ),
     ];
     for (path, text, blocks) in cases {
         let d: Vec<_> = check_text(path, text)

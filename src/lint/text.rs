@@ -463,9 +463,13 @@ pub(crate) fn blank_values(text: &str) -> String {
             b':' if matches!(prev, Some(b'"' | b'\'')) || key_has_sign => Some(i + 1),
             // An option (`-a`, `--ask-for-approval`) given its value after a blank.
             b'-' if prev.is_none_or(|p| p.is_ascii_whitespace())
-                && bytes.get(i + 1).is_some_and(|d| d.is_ascii_alphabetic() || *d == b'-') =>
+                && bytes
+                    .get(i + 1)
+                    .is_some_and(|d| d.is_ascii_alphabetic() || *d == b'-') =>
             {
-                let end = (i + 1..bytes.len()).find(|&k| !value(bytes[k])).unwrap_or(bytes.len());
+                let end = (i + 1..bytes.len())
+                    .find(|&k| !value(bytes[k]))
+                    .unwrap_or(bytes.len());
                 if bytes.get(end) != Some(&b' ') {
                     i = end;
                     continue;
@@ -550,12 +554,19 @@ mod tests {
             ),
             ("{\"confirm\": false, \"mode\": \"bypass\"}", "confirm mode"),
             ("auto_approve: no, then run", "auto approve then run"),
-            ("run codex -a never --sandbox x now", "run codex a sandbox now"),
+            (
+                "run codex -a never --sandbox x now",
+                "run codex a sandbox now",
+            ),
             ("codex --ask-for-approval=never", "codex ask for approval"),
         ] {
             let blanked = blank_values(text);
             assert_eq!(blanked.len(), text.len(), "{text}");
-            assert_eq!(words(&blanked).collect::<Vec<_>>().join(" "), left, "{text}");
+            assert_eq!(
+                words(&blanked).collect::<Vec<_>>().join(" "),
+                left,
+                "{text}"
+            );
         }
         // Prose keeps its words: a label's colon, a dash between words, a comparison's side
         // is blanked only as a value.

@@ -3682,9 +3682,28 @@ fn past_act(w: &str) -> bool {
     w.len() > 3 && w.ends_with("ed")
         || matches!(
             w,
-            "did" | "done" | "ran" | "run" | "made" | "wrote" | "written" | "rewrote" | "rewritten"
-                | "took" | "taken" | "put" | "set" | "broke" | "broken" | "built" | "sent"
-                | "undid" | "undone" | "cut" | "hid" | "hidden"
+            "did"
+                | "done"
+                | "ran"
+                | "run"
+                | "made"
+                | "wrote"
+                | "written"
+                | "rewrote"
+                | "rewritten"
+                | "took"
+                | "taken"
+                | "put"
+                | "set"
+                | "broke"
+                | "broken"
+                | "built"
+                | "sent"
+                | "undid"
+                | "undone"
+                | "cut"
+                | "hid"
+                | "hidden"
         )
 }
 
@@ -3833,7 +3852,9 @@ fn imperative_like_sentence(scan: &Scan<'_>, pos: usize) -> bool {
     let a = a.min(pos);
     let a = text[a..pos]
         .rfind([';', ':', '\u{2014}', '\u{2013}'])
-        .map_or(a, |k| a + k + text[a + k..].chars().next().map_or(1, char::len_utf8));
+        .map_or(a, |k| {
+            a + k + text[a + k..].chars().next().map_or(1, char::len_utf8)
+        });
     let start = a + text[a..].len()
         - text[a..]
             .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '-' | '*' | '>' | '#'))
@@ -3842,8 +3863,20 @@ fn imperative_like_sentence(scan: &Scan<'_>, pos: usize) -> bool {
         .skip_while(|w| {
             matches!(
                 w.as_str(),
-                "just" | "please" | "now" | "then" | "and" | "but" | "so" | "simply" | "quietly"
-                    | "silently" | "also" | "first" | "next" | "finally"
+                "just"
+                    | "please"
+                    | "now"
+                    | "then"
+                    | "and"
+                    | "but"
+                    | "so"
+                    | "simply"
+                    | "quietly"
+                    | "silently"
+                    | "also"
+                    | "first"
+                    | "next"
+                    | "finally"
             )
         })
         .take(1)
@@ -3851,9 +3884,31 @@ fn imperative_like_sentence(scan: &Scan<'_>, pos: usize) -> bool {
     let first = head.first().map_or("", String::as_str);
     let subject = matches!(
         first,
-        "the" | "a" | "an" | "this" | "that" | "these" | "those" | "it" | "its" | "they"
-            | "their" | "he" | "she" | "his" | "her" | "our" | "my" | "we" | "each" | "every"
-            | "some" | "any" | "no" | "nothing" | "there"
+        "the"
+            | "a"
+            | "an"
+            | "this"
+            | "that"
+            | "these"
+            | "those"
+            | "it"
+            | "its"
+            | "they"
+            | "their"
+            | "he"
+            | "she"
+            | "his"
+            | "her"
+            | "our"
+            | "my"
+            | "we"
+            | "each"
+            | "every"
+            | "some"
+            | "any"
+            | "no"
+            | "nothing"
+            | "there"
     );
     let past = first.ends_with("ed") || first.ends_with("es") && !first.ends_with("ses");
     addressed(scan.sentence(pos)) || (!subject && !past && imperative_at(text, start))
