@@ -834,7 +834,7 @@ rule!(SEC150, "SEC150", "infrastructure-identifier", Sec, Warning,
 
 rule!(PII001, "PII001", "email-address", Pii, Error,
     "An email address not approved in pii-allowlist.json.",
-    what: "Each address is judged on its own. Skipped: noreply addresses, reserved domains (example.com/org/net, .test, .example, .invalid, .localhost), placeholders, git SSH remotes. Exact addresses listed in `pii-allowlist.json` (with owner, reason and an unexpired date) are allowed.",
+    what: "Each address is judged on its own. Skipped: noreply addresses, reserved domains (example.com/org/net, .test, .example, .invalid, .localhost), placeholders, role mailboxes (`security@`, `support@`, …), `ssh user@host` login targets, git SSH remotes. An address in a contact sentence (\"report it privately to …\", \"contact us at …\") is a warning. Exact addresses listed in `pii-allowlist.json` (with owner, reason and an unexpired date) are allowed.",
     why: "Handoffs are committed and read by models; personal addresses do not belong there.",
     fix: "Use a role address, or add a reviewed entry to pii-allowlist.json.",
     hits: ["Contact stranger@gmail.com for details.", "Escalate to jane.doe@gmail.com if the deploy fails."],
