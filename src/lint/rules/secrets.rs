@@ -1930,7 +1930,26 @@ fn check_prefixed<const ID: u16>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec
         );
         return;
     }
-    out.push(secret(rule, kind, label, s, e, m));
+    let mut f = secret(rule, kind, label, s, e, m);
+    if ID == 90 && super::stand_ins::sample_jwt(m) {
+        f = f.severity(Severity::Warning);
+        f.message.push_str(" (the jwt.io sample token)");
+    }
+    if ID == 51 && webhook_placeholder(m) {
+        return;
+    }
+    out.push(f);
+}
+
+/// A webhook URL whose secret part is a stand-in: a path segment that reads as words
+/// (`…/T00INTRO/B00INTRO/introplaceholder`) or that a placeholder judgement rejects.
+fn webhook_placeholder(url: &str) -> bool {
+    let path = url.split("://").nth(1).unwrap_or(url);
+    path.split('/').skip(2).any(|seg| {
+        !seg.is_empty()
+            && (placeholder(seg) != Placeholder::No
+                || seg.len() >= 8 && seg.bytes().all(|c| c.is_ascii_lowercase()))
+    })
 }
 
 fn check_private_key(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -1944,6 +1963,19 @@ fn check_private_key(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     } else {
         header.trim_matches('-')
     };
+    if super::stand_ins::elided_key_body(&scan.text()[e..]) {
+        out.push(
+            Finding::new(
+                &SEC001,
+                s,
+                e,
+                format!("private key header ({what}) with its body elided"),
+            )
+            .secret("private-key")
+            .severity(Severity::Warning),
+        );
+        return;
+    }
     let msg = if body {
         format!("private key block ({what})")
     } else {
@@ -1961,6 +1993,10 @@ fn check_aws_key_id(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         "AWS access key id"
     };
     let mut f = secret(&SEC010, "aws-access-key-id", label, s, e, m);
+    // Issued key ids are random: one that ends in EXAMPLE was written for documentation.
+    if m.ends_with("EXAMPLE") {
+        f = f.severity(Severity::Warning);
+    }
     // AWS draws the sixteen characters after the prefix at random: a body that repeats itself
     // (`DEADBEEFDEADBEEF`, `ABCDABCDABCDABCD`) was typed as a stand-in.
     if periodic(&m[m.len() - 16..]) {
@@ -2061,6 +2097,11 @@ fn check_sk(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         || repeated_run(v)
         || v.to_lowercase().contains("your")
     {
+        return;
+    }
+    // `(e.g. "sk-19763ASDF87q6657")`: a short illustration, shorter than any issued key.
+    let line_start = scan.text()[..s].rfind('\n').map_or(0, |i| i + 1);
+    if v.len() < 24 && super::stand_ins::introduced_as_example(&scan.text()[line_start..s]) {
         return;
     }
     // A hyphenated English phrase after `sk-` (sk-learn-style) is not a key.
@@ -2821,7 +2862,7 @@ fn name_qualifier(part: &str) -> bool {
 
 /// The lowercase words of an identifier, split at separators and camelCase humps
 /// (`beamerApiKey` → `beamer`, `api`, `key`).
-fn name_parts(name: &str) -> Vec<String> {
+pub(crate) fn name_parts(name: &str) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
     let mut cur = String::new();
     let mut prev_lower = false;
@@ -3356,6 +3397,14 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         format!("credential assigned to {}: {}", clean, redacted(v)),
     )
     .secret(kind);
+    match super::stand_ins::assigned_stand_in(name, &text[line_start..vs], v) {
+        Some(super::stand_ins::StandIn::Placeholder(_)) => return,
+        Some(super::stand_ins::StandIn::Published(what)) => {
+            f = f.severity(Severity::Warning);
+            f.message = format!("{} ({what})", f.message);
+        }
+        None => {}
+    }
     match placeholder(v) {
         // A quoted dictionary stand-in (`password = 'secret'`) is still worth a look.
         Placeholder::Hard if !quoted => return,
@@ -5564,7 +5613,12 @@ fn check_user_pass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.range(1).expect("group v");
     let v = scan.text()[s..e].trim_end_matches([';', ',']);
     let e = s + v.len();
-    if is_template(v) || code_like(v) || placeholder(v) == Placeholder::Hard || v.len() < 3 {
+    if is_template(v)
+        || code_like(v)
+        || placeholder(v) == Placeholder::Hard
+        || v.len() < 3
+        || super::stand_ins::base64_placeholder(v)
+    {
         return;
     }
     let mut f = Finding::new(
@@ -6317,13 +6371,14 @@ mod tests {
             let text = format!("key id AKIA{body} in the sample");
             assert_eq!(severities("SEC010", &text), [Severity::Warning], "{text}");
         }
-        // A random body, and the documentation's example key, stay errors.
-        for key in [
-            crate::lint::rules::catalogue::expand("AKIA{U:16}", 4, false),
-            format!("{}{}", "AKIA", "IOSFODNN7EXAMPLE"),
-        ] {
-            let text = format!("aws_key = {key}");
-            assert_eq!(severities("SEC010", &text), [Severity::Error], "{text}");
+        // A random body stays an error; AWS's published documentation key, and any id whose
+        // body ends in EXAMPLE, is a warning (issue 13: vendor examples at most warn).
+        let key = crate::lint::rules::catalogue::expand("AKIA{U:16}", 4, false);
+        let text = format!("aws_key = {key}");
+        assert_eq!(severities("SEC010", &text), [Severity::Error], "{text}");
+        for key in ["IOSFODNN7EXAMPLE", "I44QH8DHBEXAMPLE"] {
+            let text = format!("aws_key = AKIA{key}");
+            assert_eq!(severities("SEC010", &text), [Severity::Warning], "{text}");
         }
     }
 
