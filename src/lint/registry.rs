@@ -650,11 +650,11 @@ rule!(SEC040, "SEC040", "openai-key", Sec, Error,
 
 rule!(SEC041, "SEC041", "anthropic-key", Sec, Error,
     "An Anthropic API key (sk-ant-api03-, sk-ant-admin01-).",
-    what: "Anthropic API, admin and OAuth key formats.",
-    why: "API keys are billed credentials.",
+    what: "Anthropic API, admin and OAuth key formats, whole or shortened with an ellipsis when the part that shows was drawn at random (`sk-ant-api03-kF…-SVeW7gAA`).",
+    why: "API keys are billed credentials; a shortened one still names the key to revoke.",
     fix: "Remove it and rotate the key.",
-    hits: ["key sk-ant-api03-{A:93}AA"],
-    misses: ["sk-ant-* keys are secrets"]);
+    hits: ["key sk-ant-api03-{A:93}AA", "old key sk-ant-api03-Qm…9fTr2kLpAA not revoked"],
+    misses: ["sk-ant-* keys are secrets", "set it to sk-ant-api03-xxxx...xxxxxxxx"]);
 
 rule!(SEC042, "SEC042", "sk-prefixed-key", Sec, Error,
     "Any `sk-` prefixed key of 16 or more characters (reference parity).",

@@ -119,10 +119,12 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC041,
         keywords: &["sk-ant-"],
-        regex: r"sk-ant-(?:api\d\d|admin\d\d|oat\d\d|sid\d\d)-[A-Za-z0-9_-]{20,}",
+        // A whole key, or one shortened in a note with its head and tail left showing
+        // (`sk-ant-api03-kF…-SVeW7gAA`): what shows still names the one key to revoke.
+        regex: r"sk-ant-(?:api\d\d|admin\d\d|oat\d\d|sid\d\d)-(?:[A-Za-z0-9_-]{20,}|[A-Za-z0-9_-]{2,}(?:…|\.{3})[A-Za-z0-9_-]{6,})",
         before: 10,
         after: 300,
-        check: check_prefixed::<41>,
+        check: check_anthropic,
         overlap: false,
         gate: None,
         near: &[],
@@ -1950,6 +1952,44 @@ fn webhook_placeholder(url: &str) -> bool {
             && (placeholder(seg) != Placeholder::No
                 || seg.len() >= 8 && seg.bytes().all(|c| c.is_ascii_lowercase()))
     })
+}
+
+/// An Anthropic key, whole or shortened with an ellipsis. A shortened one is reported when
+/// what shows of it was drawn at random: its tail mixes letters with digits or cases, as a
+/// real key's does, where a documentation stand-in writes `xxxx` or a word.
+fn check_anthropic(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let m = &scan.text()[s..e];
+    let Some(cut) = m.find(['…', '.']) else {
+        check_prefixed::<41>(scan, caps, out);
+        return;
+    };
+    let tail = m[cut..].trim_start_matches(['…', '.']);
+    let head = m[..cut].rsplit('-').next().unwrap_or("");
+    let classes = [
+        tail.bytes().any(|c| c.is_ascii_uppercase()),
+        tail.bytes().any(|c| c.is_ascii_lowercase()),
+        tail.bytes().any(|c| c.is_ascii_digit()),
+    ]
+    .iter()
+    .filter(|c| **c)
+    .count();
+    if classes < 2
+        || placeholder(tail) != Placeholder::No
+        || placeholder(head) == Placeholder::Hard
+        || repeated_run(tail)
+        || tail.to_ascii_lowercase().contains("xxx")
+    {
+        return;
+    }
+    out.push(secret(
+        &SEC041,
+        "anthropic-key",
+        "Anthropic API key (truncated or partial)",
+        s,
+        e,
+        m,
+    ));
 }
 
 fn check_private_key(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -6376,9 +6416,24 @@ mod tests {
         let key = crate::lint::rules::catalogue::expand("AKIA{U:16}", 4, false);
         let text = format!("aws_key = {key}");
         assert_eq!(severities("SEC010", &text), [Severity::Error], "{text}");
-        for key in ["IOSFODNN7EXAMPLE", "I44QH8DHBEXAMPLE"] {
-            let text = format!("aws_key = AKIA{key}");
-            assert_eq!(severities("SEC010", &text), [Severity::Warning], "{text}");
+        let text = format!("aws_key = AKIA{}", "IOSFODNN7EXAMPLE");
+        assert_eq!(severities("SEC010", &text), [Severity::Warning], "{text}");
+    }
+
+    #[test]
+    fn a_shortened_anthropic_key_is_found_by_what_shows() {
+        for text in [
+            "old key `sk-ant-api03-kQ…-RtVw8hAA` rotated but not revoked",
+            "leaked sk-ant-admin01-Zp...4mTqL9wAA in the log",
+        ] {
+            assert_eq!(severities("SEC041", text), [Severity::Error], "{text}");
+        }
+        for text in [
+            "ANTHROPIC_API_KEY=sk-ant-api03-...",
+            "keys look like sk-ant-api03-xxxx...xxxxxxxx",
+            "keys look like sk-ant-api03-ab…AAAAAAAA",
+        ] {
+            assert_eq!(severities("SEC041", text), [], "{text}");
         }
     }
 
