@@ -1943,11 +1943,14 @@ fn check_prefixed<const ID: u16>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec
     out.push(f);
 }
 
-/// A webhook URL whose secret part is a stand-in: a path segment that reads as words
-/// (`…/T00INTRO/B00INTRO/introplaceholder`) or that a placeholder judgement rejects.
+/// A Slack webhook URL whose ids or secret are a stand-in: a segment after `services/` that
+/// reads as a lower-case word (`…/T00INTRO/B00INTRO/introplaceholder`; a real secret mixes
+/// cases) or that a placeholder judgement rejects.
 fn webhook_placeholder(url: &str) -> bool {
-    let path = url.split("://").nth(1).unwrap_or(url);
-    path.split('/').skip(2).any(|seg| {
+    let Some(path) = url.strip_prefix("https://hooks.slack.com/") else {
+        return false;
+    };
+    path.split('/').skip(1).any(|seg| {
         !seg.is_empty()
             && (placeholder(seg) != Placeholder::No
                 || seg.len() >= 8 && seg.bytes().all(|c| c.is_ascii_lowercase()))

@@ -163,8 +163,9 @@ fn regular_expression(v: &str) -> bool {
     quantified_class || escapes >= 2
 }
 
-/// `JWT_ACCESS_SECRET=accessSecret`, `redis_password: redisPassword`: the value is words of the
-/// variable's own name (in any case style), which a template writes where the secret goes.
+/// `JWT_ACCESS_SECRET=accessSecret`, `redis_password: redisPassword`: the value is two or more
+/// words of the variable's own name (in any case style), which a template writes where the
+/// secret goes.
 fn echoes_its_name(name: &str, v: &str) -> bool {
     if v.len() < 4
         || !v
@@ -175,18 +176,9 @@ fn echoes_its_name(name: &str, v: &str) -> bool {
     }
     let name_words = name_parts(name);
     let value_words = name_parts(v);
-    !value_words.is_empty()
-        && value_words.iter().all(|w| name_words.contains(w))
-        // One word alone must be a credential word, not a real password that happens to
-        // spell part of the name (`db_password=database`).
-        && (value_words.len() >= 2 || value_words.iter().any(|w| credential_word(w)))
-}
-
-fn credential_word(w: &str) -> bool {
-    matches!(
-        w,
-        "secret" | "password" | "passwd" | "pass" | "token" | "key" | "apikey" | "credential"
-    )
+    // Two words or more: one word alone is judged as any value is (`password: password`,
+    // `db_password=database`).
+    value_words.len() >= 2 && value_words.iter().all(|w| name_words.contains(w))
 }
 
 /// `cGFzc3dvcmQ=` (Kubernetes Secrets are base64): a short base64 value whose decoded text is a
@@ -222,7 +214,6 @@ pub(crate) fn introduced_as_example(before: &str) -> bool {
         "for example",
         "for instance",
         "such as",
-        "i.e.",
         "like",
     ]
     .iter()
@@ -418,6 +409,15 @@ mod tests {
                     "slack.com"
                 ),
                 None,
+            ),
+            (
+                "SEC051",
+                format!(
+                    "url = \"https://{}/api/webhooks/123456789012345678/{}\"",
+                    "discord.com",
+                    "Kq8vZr2LmT9xWb4NpY7cHs3Fd6Jg1Ua5Qe0Ro8Vt2Xk7Lm4Zp9Cw3Bn6Hy1Gs5Df"
+                ),
+                Some(Error),
             ),
             (
                 "SEC042",
