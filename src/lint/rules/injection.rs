@@ -3916,6 +3916,22 @@ fn imperative_like_sentence(scan: &Scan<'_>, pos: usize) -> bool {
 
 fn check_pipe_shell(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
+    let what = format!(
+        "pipes a remote script into a shell: {}",
+        excerpt(&scan.text()[s..e])
+    );
+    judge_remote_run(scan, (s, e), what, out);
+}
+
+/// Reports PI008 for code fetched and run at `(s, e)`: an error when the reader is pressed,
+/// addressed or instructed to run it or it is made to run at every login; a warning where an
+/// installer is documented.
+pub(crate) fn judge_remote_run(
+    scan: &Scan<'_>,
+    (s, e): (usize, usize),
+    what: String,
+    out: &mut Vec<Finding>,
+) {
     let sentence = scan.sentence(s).to_lowercase();
     // Installing is what such a line documents ("run `curl … | sh` to install rustup"); one
     // that instructs the reader with no such purpose, or that makes the fetch run at every
@@ -3955,15 +3971,7 @@ fn check_pipe_shell(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ]
         .iter()
         .any(|u| sentence.contains(u));
-    let mut f = Finding::new(
-        &PI008,
-        s,
-        e,
-        format!(
-            "pipes a remote script into a shell: {}",
-            excerpt(&scan.text()[s..e])
-        ),
-    );
+    let mut f = Finding::new(&PI008, s, e, what);
     let persists = [
         ".bashrc",
         ".zshrc",

@@ -15,6 +15,7 @@ pub(crate) mod markup;
 pub(crate) mod pii;
 pub(crate) mod secrets;
 pub(crate) mod seed_phrase;
+pub(crate) mod stand_ins;
 pub(crate) mod structure;
 
 use super::engine::{Finding, Pattern, Scan};
@@ -899,6 +900,7 @@ pub(crate) fn placeholder(value: &str) -> Placeholder {
         || lower.contains("replace")
         || lower.contains("changeme")
         || lower.contains("change_me")
+        || lower.contains("change-me")
         || lower.contains("dummy")
         || lower.contains('<')
         || matches!(

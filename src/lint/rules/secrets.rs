@@ -119,10 +119,12 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC041,
         keywords: &["sk-ant-"],
-        regex: r"sk-ant-(?:api\d\d|admin\d\d|oat\d\d|sid\d\d)-[A-Za-z0-9_-]{20,}",
+        // A whole key, or one shortened in a note with its head and tail left showing
+        // (`sk-ant-api03-kF…-SVeW7gAA`): what shows still names the one key to revoke.
+        regex: r"sk-ant-(?:api\d\d|admin\d\d|oat\d\d|sid\d\d)-(?:[A-Za-z0-9_-]{20,}|[A-Za-z0-9_-]{2,}(?:…|\.{3})[A-Za-z0-9_-]{6,})",
         before: 10,
         after: 300,
-        check: check_prefixed::<41>,
+        check: check_anthropic,
         overlap: false,
         gate: None,
         near: &[],
@@ -1930,7 +1932,67 @@ fn check_prefixed<const ID: u16>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec
         );
         return;
     }
-    out.push(secret(rule, kind, label, s, e, m));
+    let mut f = secret(rule, kind, label, s, e, m);
+    if ID == 90 && super::stand_ins::sample_jwt(m) {
+        f = f.severity(Severity::Warning);
+        f.message.push_str(" (the jwt.io sample token)");
+    }
+    if ID == 51 && webhook_placeholder(m) {
+        return;
+    }
+    out.push(f);
+}
+
+/// A Slack webhook URL whose ids or secret are a stand-in: a segment after `services/` that
+/// reads as a lower-case word (`…/T00INTRO/B00INTRO/introplaceholder`; a real secret mixes
+/// cases) or that a placeholder judgement rejects.
+fn webhook_placeholder(url: &str) -> bool {
+    let Some(path) = url.strip_prefix("https://hooks.slack.com/") else {
+        return false;
+    };
+    path.split('/').skip(1).any(|seg| {
+        !seg.is_empty()
+            && (placeholder(seg) != Placeholder::No
+                || seg.len() >= 8 && seg.bytes().all(|c| c.is_ascii_lowercase()))
+    })
+}
+
+/// An Anthropic key, whole or shortened with an ellipsis. A shortened one is reported when
+/// what shows of it was drawn at random: its tail mixes letters with digits or cases, as a
+/// real key's does, where a documentation stand-in writes `xxxx` or a word.
+fn check_anthropic(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let m = &scan.text()[s..e];
+    let Some(cut) = m.find(['…', '.']) else {
+        check_prefixed::<41>(scan, caps, out);
+        return;
+    };
+    let tail = m[cut..].trim_start_matches(['…', '.']);
+    let head = m[..cut].rsplit('-').next().unwrap_or("");
+    let classes = [
+        tail.bytes().any(|c| c.is_ascii_uppercase()),
+        tail.bytes().any(|c| c.is_ascii_lowercase()),
+        tail.bytes().any(|c| c.is_ascii_digit()),
+    ]
+    .iter()
+    .filter(|c| **c)
+    .count();
+    if classes < 2
+        || placeholder(tail) != Placeholder::No
+        || placeholder(head) == Placeholder::Hard
+        || repeated_run(tail)
+        || tail.to_ascii_lowercase().contains("xxx")
+    {
+        return;
+    }
+    out.push(secret(
+        &SEC041,
+        "anthropic-key",
+        "Anthropic API key (truncated or partial)",
+        s,
+        e,
+        m,
+    ));
 }
 
 fn check_private_key(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -1944,6 +2006,19 @@ fn check_private_key(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     } else {
         header.trim_matches('-')
     };
+    if super::stand_ins::elided_key_body(&scan.text()[e..]) {
+        out.push(
+            Finding::new(
+                &SEC001,
+                s,
+                e,
+                format!("private key header ({what}) with its body elided"),
+            )
+            .secret("private-key")
+            .severity(Severity::Warning),
+        );
+        return;
+    }
     let msg = if body {
         format!("private key block ({what})")
     } else {
@@ -1961,6 +2036,10 @@ fn check_aws_key_id(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         "AWS access key id"
     };
     let mut f = secret(&SEC010, "aws-access-key-id", label, s, e, m);
+    // Issued key ids are random: one that ends in EXAMPLE was written for documentation.
+    if m.ends_with("EXAMPLE") {
+        f = f.severity(Severity::Warning);
+    }
     // AWS draws the sixteen characters after the prefix at random: a body that repeats itself
     // (`DEADBEEFDEADBEEF`, `ABCDABCDABCDABCD`) was typed as a stand-in.
     if periodic(&m[m.len() - 16..]) {
@@ -2061,6 +2140,11 @@ fn check_sk(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         || repeated_run(v)
         || v.to_lowercase().contains("your")
     {
+        return;
+    }
+    // `(e.g. "sk-19763ASDF87q6657")`: a short illustration, shorter than any issued key.
+    let line_start = scan.text()[..s].rfind('\n').map_or(0, |i| i + 1);
+    if v.len() < 24 && super::stand_ins::introduced_as_example(&scan.text()[line_start..s]) {
         return;
     }
     // A hyphenated English phrase after `sk-` (sk-learn-style) is not a key.
@@ -2818,7 +2902,7 @@ fn name_qualifier(part: &str) -> bool {
 
 /// The lowercase words of an identifier, split at separators and camelCase humps
 /// (`beamerApiKey` → `beamer`, `api`, `key`).
-fn name_parts(name: &str) -> Vec<String> {
+pub(crate) fn name_parts(name: &str) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
     let mut cur = String::new();
     let mut prev_lower = false;
@@ -3353,6 +3437,14 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         format!("credential assigned to {}: {}", clean, redacted(v)),
     )
     .secret(kind);
+    match super::stand_ins::assigned_stand_in(name, &text[line_start..vs], v) {
+        Some(super::stand_ins::StandIn::Placeholder(_)) => return,
+        Some(super::stand_ins::StandIn::Published(what)) => {
+            f = f.severity(Severity::Warning);
+            f.message = format!("{} ({what})", f.message);
+        }
+        None => {}
+    }
     match placeholder(v) {
         // A quoted dictionary stand-in (`password = 'secret'`) is still worth a look.
         Placeholder::Hard if !quoted => return,
@@ -5647,7 +5739,12 @@ fn check_user_pass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.range(1).expect("group v");
     let v = scan.text()[s..e].trim_end_matches([';', ',']);
     let e = s + v.len();
-    if is_template(v) || code_like(v) || placeholder(v) == Placeholder::Hard || v.len() < 3 {
+    if is_template(v)
+        || code_like(v)
+        || placeholder(v) == Placeholder::Hard
+        || v.len() < 3
+        || super::stand_ins::base64_placeholder(v)
+    {
         return;
     }
     let mut f = Finding::new(
@@ -6412,13 +6509,29 @@ mod tests {
             let text = format!("key id AKIA{body} in the sample");
             assert_eq!(severities("SEC010", &text), [Severity::Warning], "{text}");
         }
-        // A random body, and the documentation's example key, stay errors.
-        for key in [
-            crate::lint::rules::catalogue::expand("AKIA{U:16}", 4, false),
-            format!("{}{}", "AKIA", "IOSFODNN7EXAMPLE"),
+        // A random body stays an error; AWS's published documentation key, and any id whose
+        // body ends in EXAMPLE, is a warning (issue 13: vendor examples at most warn).
+        let key = crate::lint::rules::catalogue::expand("AKIA{U:16}", 4, false);
+        let text = format!("aws_key = {key}");
+        assert_eq!(severities("SEC010", &text), [Severity::Error], "{text}");
+        let text = format!("aws_key = AKIA{}", "IOSFODNN7EXAMPLE");
+        assert_eq!(severities("SEC010", &text), [Severity::Warning], "{text}");
+    }
+
+    #[test]
+    fn a_shortened_anthropic_key_is_found_by_what_shows() {
+        for text in [
+            "old key `sk-ant-api03-kQ…-RtVw8hAA` rotated but not revoked",
+            "leaked sk-ant-admin01-Zp...4mTqL9wAA in the log",
         ] {
-            let text = format!("aws_key = {key}");
-            assert_eq!(severities("SEC010", &text), [Severity::Error], "{text}");
+            assert_eq!(severities("SEC041", text), [Severity::Error], "{text}");
+        }
+        for text in [
+            "ANTHROPIC_API_KEY=sk-ant-api03-...",
+            "keys look like sk-ant-api03-xxxx...xxxxxxxx",
+            "keys look like sk-ant-api03-ab…AAAAAAAA",
+        ] {
+            assert_eq!(severities("SEC041", text), [], "{text}");
         }
     }
 

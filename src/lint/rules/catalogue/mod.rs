@@ -380,8 +380,9 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
             None if e.free => {}
             _ => return,
         }
-        // A value that ends in a colon is the next key of a mapping (`api_key_secret:`).
-        if part.ends_with(':') {
+        // A value that ends in a colon is the next key of a mapping (`api_key_secret:`); one
+        // that holds `NAME=` is the assignment itself, which the generic rule judges.
+        if part.ends_with(':') || assignment_inside(part) {
             return;
         }
         // A value of letters only with few case changes is a word or a name (`myApiKeyHere`);
@@ -466,6 +467,19 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
         }
     }
     out.push(f);
+}
+
+/// `JWT_REFRESH_SECRET=refreshSecret` taken whole as a value: an upper-case identifier, then
+/// `=` and more (base64 padding only ends a value).
+fn assignment_inside(part: &str) -> bool {
+    part.split_once('=').is_some_and(|(name, rest)| {
+        !rest.is_empty()
+            && !rest.starts_with('=')
+            && name.contains('_')
+            && name
+                .bytes()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+    })
 }
 
 /// Whether a token's random part is words, not drawn (`ProductTeamKnowledgeBase…`,
