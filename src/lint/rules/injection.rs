@@ -2185,6 +2185,11 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if mid.contains(';') {
         return;
     }
+    if let (Some((_, verb_end)), Some((obj_start, _))) = (caps.range(1), caps.range(3))
+        && new_block_between(text, verb_end, obj_start, e)
+    {
+        return;
+    }
     // "the system's rules" is scoped like "the system rules".
     let mid_words: Vec<String> = words(mid)
         .map(|w| w.trim_end_matches("'s").to_string())
@@ -2287,6 +2292,40 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     push_pi(scan, f, out);
 }
 
+/// Whether a line break between an act (ending at `verb_end`) and its object (from
+/// `obj_start` to `obj_end`) opens a new block, so that the two are not one clause: a blank
+/// line, or a next line that starts with a list marker, a heading, a quote, a comment or a
+/// label (the object itself followed by `:`, as in "System override" over "Input: …"). A
+/// sentence wrapped at a line break ("ignore all\nprevious instructions") stays one clause.
+fn new_block_between(text: &str, verb_end: usize, obj_start: usize, obj_end: usize) -> bool {
+    let gap = &text[verb_end..obj_start];
+    let Some(k) = gap.rfind('\n') else {
+        return false;
+    };
+    if gap.matches('\n').count() > 1 || gap[..k].trim_end_matches([' ', '\t', '\r']).ends_with('\n')
+    {
+        return true;
+    }
+    // A heading or a comment ends at its line, as does a lead-in ending with a colon.
+    let own_start = text[..verb_end].rfind('\n').map_or(0, |i| i + 1);
+    let own = text[own_start..verb_end + k].trim();
+    if own.starts_with('#') || own.starts_with("//") || own.ends_with(':') {
+        return true;
+    }
+    let next = &text[verb_end + k + 1..];
+    let line = next.trim_start_matches([' ', '\t']);
+    let label =
+        text[obj_end..].starts_with(':') && text[verb_end + k + 1..obj_start].trim().is_empty();
+    label
+        || line.starts_with(['-', '*', '+', '#', '>', '|', '/', '`'])
+        || line.split_once(['.', ')']).is_some_and(|(n, _)| {
+            !n.is_empty() && n.len() <= 3 && n.bytes().all(|c| c.is_ascii_digit())
+        })
+        || line.split_once(':').is_some_and(|(head, _)| {
+            !head.is_empty() && head.len() <= 24 && head.split_whitespace().count() <= 2
+        })
+}
+
 /// Words that make an act conditional on the reader's situation ("if you use Docker, ignore
 /// the above"): advice to a reader, not an override.
 const CONDITIONS: &[&str] = &["if", "when", "unless", "once", "whenever", "otherwise"];
@@ -2353,10 +2392,15 @@ fn clause_ends(after: &str) -> bool {
                     | "altogether"
                     | "you"
                     | "text"
-                    | "instructions"
                     | "from"
-            )
+            ) || instruction_noun(&w)
         })
+}
+
+/// Whether `w` names instructions given to the reader ("directions", "prompt", "rules",
+/// "guidance", …): the leading literals of the override's objects, less the positional ones.
+fn instruction_noun(w: &str) -> bool {
+    !matches!(w, "everything" | "anything" | "above") && OBJ_WORDS.iter().any(|o| w.starts_with(o))
 }
 
 /// "Disregard what you were told": the object is the reader's instructions by construction;
