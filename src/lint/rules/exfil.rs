@@ -442,7 +442,9 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     } else {
         (addressed(sentence) || sink) && !weak_verbs || sink && weak_verbs && addressed(sentence)
     };
-    if !fire {
+    // "responses that expose these secrets", "tools that try to print the token": a risk
+    // described, not asked for.
+    if !fire || super::described_at(text, s) {
         return;
     }
     let f = Finding::new(

@@ -10,8 +10,8 @@ use super::super::registry::{
 };
 use super::super::text::{has_word, line_near, words};
 use super::{
-    addressed, excerpt, hypothetical_request_before, imperative_at, mentioned, negated_before,
-    push_pi, quoted,
+    addressed, described_at, example_block, example_lead_in, excerpt, hypothetical_request_before,
+    imperative_at, mentioned, negated_before, push_pi, quoted,
 };
 
 const SIG_PERSONA: u8 = 1;
@@ -869,7 +869,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         regex: r"(?m)^[ \t>*-]*Thought\s*:[^\n]*\n(?:[^\n]*\n){0,6}?[ \t>*-]*(?:Action(?:\s+Input)?|Observation)\s*:|\x22action\x22\s*:\s*\x22[^\x22]+\x22\s*,\s*\x22action_input\x22",
         before: 10,
         after: 600,
-        check: plain::<10>,
+        check: check_react,
         overlap: false,
         gate: None,
         near: &[],
@@ -2154,6 +2154,32 @@ fn plain<const R: u8>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
     push_pi(scan, finding(rule, caps, scan), out);
 }
 
+/// A `ReAct` step (Thought / Action / Observation). In a fenced block or after a lead-in that
+/// presents an example ("EXAMPLE:", "trace example:") it is the format shown in
+/// documentation, a warning, unless the step carries an act on a safeguard (a command that
+/// weakens one, credentials read or sent, checks turned off); outside a fence it is a forged
+/// transcript.
+fn check_react(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if negated_before(text, s) {
+        return;
+    }
+    let mut f = finding(&PI010, caps, scan);
+    if scan.context(s) == super::super::markdown::Context::CodeFence
+        || super::framed_as_examples(scan, s)
+    {
+        // The step's lines up to a blank line, at most 600 bytes on.
+        let end = super::super::text::floor_char(text, (e + 600).min(text.len()));
+        let end = text[e..end].find("\n\n").map_or(end, |k| e + k);
+        if super::actions::carried_act(&text[s..end]).is_none() {
+            f.severity = Severity::Warning;
+            f.message.push_str(" (a format example in a fenced block)");
+        }
+    }
+    push_pi(scan, f, out);
+}
+
 fn starts_negative(m: &str) -> bool {
     let l = m.trim_start().to_lowercase();
     l.starts_with("do not")
@@ -2217,12 +2243,15 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         {
             return;
         }
-        let f = Finding::new(
+        let mut f = Finding::new(
             &PI001,
             s,
             e,
             format!("instruction override: {}", excerpt(&text[s..e])),
         );
+        if described_at(text, s) {
+            f = described(f);
+        }
         push_pi(scan, f, out);
         return;
     }
@@ -2282,14 +2311,29 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         if (verb == "ignores" || verb.ends_with("ing")) && !imperative_at(text, s) {
             return;
         }
+        // A participle after a comma lists what happens ("slow responses, forgetting
+        // earlier context"); it does not open an instruction.
+        if verb.ends_with("ing") && text[..s].trim_end().ends_with(',') {
+            return;
+        }
     }
-    let f = Finding::new(
+    let mut f = Finding::new(
         &PI001,
         s,
         e,
         format!("instruction override: {}", excerpt(&text[s..e])),
     );
+    if described_at(text, s) {
+        f = described(f);
+    }
     push_pi(scan, f, out);
+}
+
+/// A finding on an act that its clause describes ([`described_at`]): a warning, said so.
+fn described(mut f: Finding) -> Finding {
+    f.severity = Severity::Warning;
+    f.message.push_str(" (described, not asked for)");
+    f
 }
 
 /// Whether a line break between an act (ending at `verb_end`) and its object (from
@@ -5051,7 +5095,7 @@ fn signal_limits(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
-    if topical(&scan.text()[caps.whole().1..]) {
+    if topical(&scan.text()[caps.whole().1..]) || described_at(scan.text(), s) {
         return;
     }
     signal(scan, caps, out, SIG_LIMITS);
@@ -5229,6 +5273,9 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
         f.signal != SIG_PERSONA
             || !prompt_quoted(scan, f.start, f.end) && !mentioned(scan, f.start, f.end)
     });
+    // Attack strings a document lists as examples, and the lead-in or heading that presents
+    // them ("Examples of jailbreak attempts:"), set up nothing.
+    signals.retain(|f| !example_block(scan, f.start) && !example_lead_in(text, f.start));
     if signals.len() < 2 {
         return;
     }
