@@ -3,6 +3,7 @@
 //! detection, placeholder recognition and secret redaction.
 
 pub(crate) mod actions;
+pub(crate) mod ai_notes;
 pub(crate) mod catalogue;
 pub(crate) mod conditional;
 pub(crate) mod encoded;
@@ -27,6 +28,7 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
         .chain(actions::PATTERNS)
         .chain(conditional::PATTERNS)
         .chain(markup::PATTERNS)
+        .chain(ai_notes::PATTERNS)
         .chain(lexicon::PATTERNS)
         .chain(exfil::PATTERNS)
         .chain(secrets::PATTERNS)
@@ -601,7 +603,22 @@ fn speaker_or_reader(w: &str) -> bool {
 pub(crate) fn described_at(text: &str, pos: usize) -> bool {
     let start = super::text::ceil_char(text, pos.saturating_sub(160));
     let mut window = &text[start..pos];
-    if let Some(k) = window.rfind(['.', '!', '?', ';', ':', '\n']) {
+    if let Some(k) = window.rfind(['.', '!', '?', ';', ':']) {
+        window = &window[k + 1..];
+    }
+    // A line break inside a paragraph wraps the sentence; a blank line, a list item, a
+    // heading or a quote opens another block.
+    let block = window.match_indices('\n').rev().find(|&(k, _)| {
+        let next = window[k + 1..].trim_start_matches([' ', '\t']);
+        next.starts_with(['-', '*', '+', '#', '>', '|', '\n'])
+            || next.split_once(['.', ')']).is_some_and(|(n, _)| {
+                !n.is_empty() && n.len() <= 3 && n.bytes().all(|c| c.is_ascii_digit())
+            })
+            || window[..k]
+                .trim_end_matches([' ', '\t', '\r'])
+                .ends_with('\n')
+    });
+    if let Some((k, _)) = block {
         window = &window[k + 1..];
     }
     let mut ws: Vec<String> = words(window).collect();
