@@ -1037,8 +1037,7 @@ mod tests {
 
     #[test]
     fn json_sink_keeps_the_document_valid() {
-        let doc =
-            serde_json::json!({"a": "x\u{9b}y ##[z] \u{7f} ##vSo[task.complete]"}).to_string();
+        let doc = serde_json::json!({"a": "x\u{9b}y ##[z] \u{7f} ##vSo[task.complete]"}).to_string();
         let done = Sink::Json.finish(&doc);
         assert!(!done.contains('\u{9b}') && !done.contains("##["), "{done}");
         assert!(!done.to_ascii_lowercase().contains("##vso["), "{done}");

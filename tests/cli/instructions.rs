@@ -186,10 +186,7 @@ fn lint_all_in_the_working_tree_reads_untracked_and_ignored_instruction_files() 
         repo.write(path, INJECTION);
         let out = repo.aahp(&["--json", "lint", "--all"]);
         out.assert_code(1);
-        assert!(
-            out.linted_files().iter().any(|f| f == path),
-            "{path}\n{out}"
-        );
+        assert!(out.linted_files().iter().any(|f| f == path), "{path}\n{out}");
         assert_eq!(out.json()["diagnostics"][0]["path"], path, "{out}");
     }
     // Ignored: the names at the root and the instruction directories there are read off
@@ -201,10 +198,7 @@ fn lint_all_in_the_working_tree_reads_untracked_and_ignored_instruction_files() 
     let out = repo.aahp(&["--json", "lint", "--all"]);
     out.assert_code(1);
     let files = out.linted_files();
-    assert!(
-        files.iter().any(|f| f == ".cursor/rules/private.mdc"),
-        "{files:?}"
-    );
+    assert!(files.iter().any(|f| f == ".cursor/rules/private.mdc"), "{files:?}");
     assert!(!files.iter().any(|f| f == "build/AGENTS.md"), "{files:?}");
     // The staged view is what would be committed: an untracked file is not in it.
     let repo = handoff_repo();
