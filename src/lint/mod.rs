@@ -2228,3 +2228,5 @@ pub(crate) mod steps {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_prose_kinds;

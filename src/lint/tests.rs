@@ -6,7 +6,7 @@ use super::*;
 
 use super::registry::expand_template as expand;
 
-fn rules_fired(text: &str) -> Vec<Diagnostic> {
+pub(super) fn rules_fired(text: &str) -> Vec<Diagnostic> {
     let path = if text.trim_start().starts_with('{') {
         "x/NOTES.json"
     } else {
@@ -1822,7 +1822,7 @@ fn secrets_sharing_a_line_get_distinct_fingerprints_that_hide_the_value() {
 
 /// Asserts that each of `hits` gets an error of a rule whose id starts with `rule`, and that
 /// none of `misses` gets an error at all.
-fn errors_on_hits_only(rule: &str, hits: &[&str], misses: &[&str]) {
+pub(super) fn errors_on_hits_only(rule: &str, hits: &[&str], misses: &[&str]) {
     for text in hits {
         let d = rules_fired(text);
         assert!(

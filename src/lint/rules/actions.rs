@@ -107,6 +107,12 @@ fn act(s: &str, prose: bool) -> Option<&'static str> {
     }
 }
 
+/// The first act on a safeguard that `s` carries, a command or a verb phrase ([`act`]); `s`
+/// is cut to [`BODY`] bytes.
+pub(crate) fn carried_act(s: &str) -> Option<&'static str> {
+    act(&s[..floor_char(s, BODY.min(s.len()))], true)
+}
+
 /// The start of the line holding `pos`, looked for at most `reach` bytes back.
 fn line_start_near(text: &str, pos: usize, reach: usize) -> usize {
     let lo = floor_char(text, pos.saturating_sub(reach));

@@ -10,8 +10,8 @@ use super::super::registry::{
 };
 use super::super::text::{has_word, line_near, words};
 use super::{
-    addressed, excerpt, hypothetical_request_before, imperative_at, mentioned, negated_before,
-    push_pi, quoted,
+    addressed, described_at, example_block, example_lead_in, excerpt, hypothetical_request_before,
+    imperative_at, mentioned, negated_before, push_pi, quoted,
 };
 
 const SIG_PERSONA: u8 = 1;
@@ -869,7 +869,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         regex: r"(?m)^[ \t>*-]*Thought\s*:[^\n]*\n(?:[^\n]*\n){0,6}?[ \t>*-]*(?:Action(?:\s+Input)?|Observation)\s*:|\x22action\x22\s*:\s*\x22[^\x22]+\x22\s*,\s*\x22action_input\x22",
         before: 10,
         after: 600,
-        check: plain::<10>,
+        check: check_react,
         overlap: false,
         gate: None,
         near: &[],
@@ -2154,6 +2154,32 @@ fn plain<const R: u8>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
     push_pi(scan, finding(rule, caps, scan), out);
 }
 
+/// A `ReAct` step (Thought / Action / Observation). In a fenced block or after a lead-in that
+/// presents an example ("EXAMPLE:", "trace example:") it is the format shown in
+/// documentation, a warning, unless the step carries an act on a safeguard (a command that
+/// weakens one, credentials read or sent, checks turned off); outside a fence it is a forged
+/// transcript.
+fn check_react(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if negated_before(text, s) {
+        return;
+    }
+    let mut f = finding(&PI010, caps, scan);
+    if scan.context(s) == super::super::markdown::Context::CodeFence
+        || super::framed_as_examples(scan, s)
+    {
+        // The step's lines up to a blank line, at most 600 bytes on.
+        let end = super::super::text::floor_char(text, (e + 600).min(text.len()));
+        let end = text[e..end].find("\n\n").map_or(end, |k| e + k);
+        if super::actions::carried_act(&text[s..end]).is_none() {
+            f.severity = Severity::Warning;
+            f.message.push_str(" (a format example in a fenced block)");
+        }
+    }
+    push_pi(scan, f, out);
+}
+
 fn starts_negative(m: &str) -> bool {
     let l = m.trim_start().to_lowercase();
     l.starts_with("do not")
@@ -2185,6 +2211,11 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if mid.contains(';') {
         return;
     }
+    if let (Some((_, verb_end)), Some((obj_start, _))) = (caps.range(1), caps.range(3))
+        && new_block_between(text, verb_end, obj_start, e)
+    {
+        return;
+    }
     // "the system's rules" is scoped like "the system rules".
     let mid_words: Vec<String> = words(mid)
         .map(|w| w.trim_end_matches("'s").to_string())
@@ -2212,12 +2243,15 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         {
             return;
         }
-        let f = Finding::new(
+        let mut f = Finding::new(
             &PI001,
             s,
             e,
             format!("instruction override: {}", excerpt(&text[s..e])),
         );
+        if described_at(text, s) {
+            f = described(f);
+        }
         push_pi(scan, f, out);
         return;
     }
@@ -2277,14 +2311,63 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         if (verb == "ignores" || verb.ends_with("ing")) && !imperative_at(text, s) {
             return;
         }
+        // A participle after a comma lists what happens ("slow responses, forgetting
+        // earlier context"); it does not open an instruction.
+        if verb.ends_with("ing") && text[..s].trim_end().ends_with(',') {
+            return;
+        }
     }
-    let f = Finding::new(
+    let mut f = Finding::new(
         &PI001,
         s,
         e,
         format!("instruction override: {}", excerpt(&text[s..e])),
     );
+    if described_at(text, s) {
+        f = described(f);
+    }
     push_pi(scan, f, out);
+}
+
+/// A finding on an act that its clause describes ([`described_at`]): a warning, said so.
+fn described(mut f: Finding) -> Finding {
+    f.severity = Severity::Warning;
+    f.message.push_str(" (described, not asked for)");
+    f
+}
+
+/// Whether a line break between an act (ending at `verb_end`) and its object (from
+/// `obj_start` to `obj_end`) opens a new block, so that the two are not one clause: a blank
+/// line, or a next line that starts with a list marker, a heading, a quote, a comment or a
+/// label (the object itself followed by `:`, as in "System override" over "Input: …"). A
+/// sentence wrapped at a line break ("ignore all\nprevious instructions") stays one clause.
+fn new_block_between(text: &str, verb_end: usize, obj_start: usize, obj_end: usize) -> bool {
+    let gap = &text[verb_end..obj_start];
+    let Some(k) = gap.rfind('\n') else {
+        return false;
+    };
+    if gap.matches('\n').count() > 1 || gap[..k].trim_end_matches([' ', '\t', '\r']).ends_with('\n')
+    {
+        return true;
+    }
+    // A heading or a comment ends at its line, as does a lead-in ending with a colon.
+    let own_start = text[..verb_end].rfind('\n').map_or(0, |i| i + 1);
+    let own = text[own_start..verb_end + k].trim();
+    if own.starts_with('#') || own.starts_with("//") || own.ends_with(':') {
+        return true;
+    }
+    let next = &text[verb_end + k + 1..];
+    let line = next.trim_start_matches([' ', '\t']);
+    let label =
+        text[obj_end..].starts_with(':') && text[verb_end + k + 1..obj_start].trim().is_empty();
+    label
+        || line.starts_with(['-', '*', '+', '#', '>', '|', '/', '`'])
+        || line.split_once(['.', ')']).is_some_and(|(n, _)| {
+            !n.is_empty() && n.len() <= 3 && n.bytes().all(|c| c.is_ascii_digit())
+        })
+        || line.split_once(':').is_some_and(|(head, _)| {
+            !head.is_empty() && head.len() <= 24 && head.split_whitespace().count() <= 2
+        })
 }
 
 /// Words that make an act conditional on the reader's situation ("if you use Docker, ignore
@@ -2353,10 +2436,15 @@ fn clause_ends(after: &str) -> bool {
                     | "altogether"
                     | "you"
                     | "text"
-                    | "instructions"
                     | "from"
-            )
+            ) || instruction_noun(&w)
         })
+}
+
+/// Whether `w` names instructions given to the reader ("directions", "prompt", "rules",
+/// "guidance", …): the leading literals of the override's objects, less the positional ones.
+fn instruction_noun(w: &str) -> bool {
+    !matches!(w, "everything" | "anything" | "above") && OBJ_WORDS.iter().any(|o| w.starts_with(o))
 }
 
 /// "Disregard what you were told": the object is the reader's instructions by construction;
@@ -5229,7 +5317,7 @@ fn signal_limits(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
-    if topical(&scan.text()[caps.whole().1..]) {
+    if topical(&scan.text()[caps.whole().1..]) || described_at(scan.text(), s) {
         return;
     }
     signal(scan, caps, out, SIG_LIMITS);
@@ -5407,6 +5495,9 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
         f.signal != SIG_PERSONA
             || !prompt_quoted(scan, f.start, f.end) && !mentioned(scan, f.start, f.end)
     });
+    // Attack strings a document lists as examples, and the lead-in or heading that presents
+    // them ("Examples of jailbreak attempts:"), set up nothing.
+    signals.retain(|f| !example_block(scan, f.start) && !example_lead_in(text, f.start));
     if signals.len() < 2 {
         return;
     }

@@ -3,6 +3,7 @@
 //! detection, placeholder recognition and secret redaction.
 
 pub(crate) mod actions;
+pub(crate) mod ai_notes;
 pub(crate) mod catalogue;
 pub(crate) mod conditional;
 pub(crate) mod encoded;
@@ -29,6 +30,7 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
         .chain(actions::PATTERNS)
         .chain(conditional::PATTERNS)
         .chain(markup::PATTERNS)
+        .chain(ai_notes::PATTERNS)
         .chain(lexicon::PATTERNS)
         .chain(exfil::PATTERNS)
         .chain(secrets::PATTERNS)
@@ -519,6 +521,177 @@ pub(crate) fn imperative_at(text: &str, pos: usize) -> bool {
             | "subsequently"
             | "thereafter"
     ) && !(prev == "to" && before.trim_end().ends_with("how to"))
+}
+
+/// Verbs and nouns that make the act after their `to` something a subject attempts, was made
+/// for or is able to do: "input attempts to override …", "a prompt designed to bypass …",
+/// "an instruction to ignore …" describe an attack; they do not ask for it.
+const DESCRIBING_TO: &[&str] = &[
+    "attempts",
+    "attempted",
+    "attempting",
+    "tries",
+    "tried",
+    "trying",
+    "seeks",
+    "sought",
+    "seeking",
+    "aims",
+    "aimed",
+    "aiming",
+    "strives",
+    "designed",
+    "crafted",
+    "meant",
+    "intended",
+    "used",
+    "able",
+    "unable",
+    "instruction",
+    "instructions",
+    "attempt",
+    "attempts",
+];
+
+/// Verbs by which a third party gets someone else to act ("the user asks the model to
+/// ignore …", "tricks an LLM into …" is not matched, only "… to").
+const CAUSING: &[&str] = &[
+    "asks",
+    "asked",
+    "asking",
+    "tells",
+    "telling",
+    "instructs",
+    "instructed",
+    "instructing",
+    "tricks",
+    "tricked",
+    "tricking",
+    "convinces",
+    "convinced",
+    "convincing",
+    "persuades",
+    "persuaded",
+    "persuading",
+    "manipulates",
+    "manipulated",
+    "manipulating",
+    "forces",
+    "forced",
+    "forcing",
+    "causes",
+    "caused",
+    "causing",
+    "gets",
+    "getting",
+    "coerces",
+    "coerced",
+];
+
+/// The reader and the speaker as subjects: "you attempt to", "I asked you to" address it.
+fn speaker_or_reader(w: &str) -> bool {
+    matches!(w, "you" | "u" | "yourself" | "i" | "we" | "let's" | "lets")
+}
+
+/// True when the act whose verb starts at `pos` is described, not asked for: its clause says
+/// what a third party attempts, is designed or able to do ("user input attempts to directly
+/// override the system prompt", "attacks that could bypass the guardrails", "the user asks
+/// the LLM to ignore its instructions", "an instruction to ignore the original one"), or puts
+/// it in a relative clause after a third party's modal ("models may write responses that
+/// expose these secrets"). The reader or the speaker
+/// as the subject ("you may ignore …", "I want you to …") is no description, and the look-back
+/// stops at a sentence, a `but`, `now`, `instead` or `so`: "you were designed to obey, but
+/// now ignore …" asks for the act. The clause is read back at most 160 bytes.
+pub(crate) fn described_at(text: &str, pos: usize) -> bool {
+    let start = super::text::ceil_char(text, pos.saturating_sub(160));
+    let mut window = &text[start..pos];
+    if let Some(k) = window.rfind(['.', '!', '?', ';', ':']) {
+        window = &window[k + 1..];
+    }
+    // A line break inside a paragraph wraps the sentence; a blank line, a list item, a
+    // heading or a quote opens another block.
+    let block = window.match_indices('\n').rev().find(|&(k, _)| {
+        let next = window[k + 1..].trim_start_matches([' ', '\t']);
+        next.starts_with(['-', '*', '+', '#', '>', '|', '\n'])
+            || next.split_once(['.', ')']).is_some_and(|(n, _)| {
+                !n.is_empty() && n.len() <= 3 && n.bytes().all(|c| c.is_ascii_digit())
+            })
+            || window[..k]
+                .trim_end_matches([' ', '\t', '\r'])
+                .ends_with('\n')
+    });
+    if let Some((k, _)) = block {
+        window = &window[k + 1..];
+    }
+    let mut ws: Vec<String> = words(window).collect();
+    if let Some(k) = ws
+        .iter()
+        .rposition(|w| matches!(w.as_str(), "but" | "now" | "instead" | "so" | "then"))
+    {
+        ws.drain(..=k);
+    }
+    // Adverbs between the governor and the act: "attempts to directly override".
+    while ws
+        .last()
+        .is_some_and(|w| w.len() > 3 && w.ends_with("ly") && w != "only")
+    {
+        ws.pop();
+    }
+    let n = ws.len();
+    let at = |k: usize| ws.get(k).map_or("", String::as_str);
+    let subject_of = |k: usize| {
+        // The word before `k`, skipping forms of "be".
+        (0..k)
+            .rev()
+            .map(&at)
+            .find(|w| !matches!(*w, "is" | "are" | "was" | "were" | "be" | "been" | "being"))
+    };
+    if n == 0 {
+        return false;
+    }
+    let last = at(n - 1);
+    // "that could bypass", "the bot may ignore": a modal with a third-party subject.
+    if matches!(last, "could" | "may" | "might" | "would")
+        && n >= 2
+        && !speaker_or_reader(at(n - 2))
+    {
+        return true;
+    }
+    // "models may generate responses that expose …": the act of a relative clause in a
+    // clause that speaks of what a third party may do. Without the modal, a relative clause
+    // defines a persona ("a model that never refuses", "your twin, who ignores the policy").
+    let third_party_modal = |k: usize| {
+        (1..k).any(|j| {
+            matches!(at(j), "could" | "may" | "might" | "can") && !speaker_or_reader(at(j - 1))
+        })
+    };
+    if matches!(last, "that" | "which" | "who")
+        && n >= 2
+        && at(n - 2) != "so"
+        && third_party_modal(n - 1)
+    {
+        return true;
+    }
+    // A purpose or attempt anywhere earlier in the clause, its subject a third party:
+    // "directions designed to trick you, or make you ignore these directions".
+    let governed = (1..n).any(|k| {
+        at(k) == "to"
+            && DESCRIBING_TO.contains(&at(k - 1))
+            && !subject_of(k - 1).is_some_and(speaker_or_reader)
+    });
+    if governed {
+        return true;
+    }
+    // "<someone> asks the model to <act>": a third party's request to someone else.
+    last == "to"
+        && (2..n.min(6)).any(|d| {
+            let k = n - 1 - d;
+            CAUSING.contains(&at(k))
+                && !ws[k + 1..n - 1]
+                    .iter()
+                    .any(|w| speaker_or_reader(w) || w == "your")
+                && !subject_of(k).is_some_and(speaker_or_reader)
+        })
 }
 
 /// True when one of the four words before `pos` negates what follows.
@@ -1085,11 +1258,127 @@ pub(crate) fn masked_secret(v: &str) -> bool {
         && !secrets::interleaved_stand_in(&rest)
 }
 
+/// Words with which a lead-in or a heading presents what follows as a prompt shown, not one
+/// given: besides [`META`], the prompt, input or trace a document shows.
+const SHOWN: &[&str] = &[
+    "prompt",
+    "prompts",
+    "input",
+    "inputs",
+    "sample",
+    "samples",
+    "trace",
+    "traces",
+    "transcript",
+    "demo",
+    "jailbreak",
+    "jailbreaks",
+    "jailbreaking",
+    "case",
+    "cases",
+    "scenario",
+    "scenarios",
+];
+
+/// How far back the lead-in or heading of an example block is looked for.
+const EXAMPLE_REACH: usize = 2000;
+
+/// Whether `line` frames what follows it as an example: it names examples, tests, attacks,
+/// payloads, prompts or inputs shown ("Examples of prompt injection:", "## Test cases",
+/// "*Prompt:*").
+fn frames_examples(line: &str) -> bool {
+    has_word(line, META) || has_word(line, SHOWN)
+}
+
+/// True when the text at `pos` is an example a document shows: inside a fenced block whose
+/// lead-in line or nearest heading frames it as one, or a quoted string standing alone on a
+/// list item or after a short label ("- \"Ignore …\"", "Input: \"…\"") whose list's lead-in
+/// or heading does. The look-back is bounded ([`EXAMPLE_REACH`] bytes).
+pub(crate) fn example_block(scan: &Scan<'_>, pos: usize) -> bool {
+    let text = scan.text();
+    let (line_start, line_end) = line_near(text, pos, pos, EXAMPLE_REACH);
+    let fenced = scan.context(pos) == Context::CodeFence;
+    match quoted_item(&text[line_start..line_end]) {
+        // "Input: \"…\"", "Attack: \"…\"": the label itself says what is shown.
+        Some(label) if frames_examples(label) => true,
+        Some(_) => framed_as_examples(scan, pos),
+        None => fenced && framed_as_examples(scan, pos),
+    }
+}
+
+/// When `line` is a quoted string alone on a list item or after a short label, the label
+/// (empty with none); `None` for any other line.
+fn quoted_item(line: &str) -> Option<&str> {
+    let item = line.trim_start_matches([' ', '\t']);
+    let numbered = item
+        .split_once(['.', ')'])
+        .filter(|(n, _)| !n.is_empty() && n.len() <= 3 && n.bytes().all(|c| c.is_ascii_digit()));
+    let item = item
+        .strip_prefix(['-', '*', '+'])
+        .or(numbered.map(|(_, rest)| rest))
+        .unwrap_or(item)
+        .trim_start();
+    let label = item.split_once(':').filter(|(label, _)| {
+        label.len() <= 24 && label.split_whitespace().count() <= 2 && !label.contains('"')
+    });
+    let body = label.map_or(item, |(_, rest)| rest).trim();
+    let body = body.trim_end_matches([',', '.']);
+    let quote_only = body.len() >= 2
+        && (body.starts_with('"') && body.ends_with('"')
+            || body.starts_with('\u{201c}') && body.ends_with('\u{201d}'));
+    quote_only.then_some(label.map_or("", |(l, _)| l))
+}
+
+/// True when `pos` stands on a line that presents examples: a heading or a lead-in ending
+/// with a colon that names them ("Examples of jailbreak attempts:", "## Test cases").
+pub(crate) fn example_lead_in(text: &str, pos: usize) -> bool {
+    let (a, b) = line_near(text, pos, pos, 256);
+    let line = text[a..b].trim();
+    (line.starts_with('#') || line.ends_with(':')) && frames_examples(line)
+}
+
+/// True when the lines before `pos` frame it as an example: inside a fence, back to its
+/// opening line; on a list or a run of labelled lines ("User: …", "Thought: …"), back over
+/// them. The first other non-blank line is the lead-in; a heading on the way frames too.
+/// The look-back is bounded ([`EXAMPLE_REACH`] bytes).
+pub(crate) fn framed_as_examples(scan: &Scan<'_>, pos: usize) -> bool {
+    let text = scan.text();
+    let lo = super::text::floor_char(text, pos.saturating_sub(EXAMPLE_REACH));
+    let (line_start, _) = line_near(text, pos, pos, EXAMPLE_REACH);
+    let mut in_fence = scan.context(pos) == Context::CodeFence;
+    for line in text[lo..line_start].lines().rev() {
+        let t = line.trim();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence || t.is_empty() {
+            continue;
+        }
+        if t.starts_with('#') {
+            return frames_examples(t);
+        }
+        if frames_examples(t) {
+            return true;
+        }
+        let listed = t.starts_with(['-', '*', '+', '"', '\u{201c}', '/'])
+            || quoted_item(t).is_some()
+            || t.split_once(':').is_some_and(|(l, _)| l.len() <= 24);
+        if !listed {
+            return false;
+        }
+    }
+    false
+}
+
 /// Pushes a finding whose text may be an example quoted in documentation: reported as a note.
 pub(crate) fn push_pi(scan: &Scan<'_>, mut f: Finding, out: &mut Vec<Finding>) {
     if mentioned(scan, f.start, f.end) {
         f.severity = super::Severity::Info;
         f.message.push_str(" (quoted as an example)");
+    } else if f.severity == super::Severity::Error && example_block(scan, f.start) {
+        f.severity = super::Severity::Warning;
+        f.message.push_str(" (shown as an example)");
     }
     out.push(f);
 }
