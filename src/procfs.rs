@@ -22,16 +22,19 @@ pub(crate) fn stat_field(stat: &[u8], n: usize) -> Option<u64> {
 /// the `git commit` that runs it does. `Some(false)` when that ancestor is another git
 /// command or there is none (a hook run by hand, `git aahp commit`'s own check); `None`
 /// where it cannot be told: no `/proc` (not Linux, or a process whose entries cannot be
-/// read). Tests arm `no-proc` to take that path.
-pub(crate) fn git_commit_amends() -> Option<bool> {
+/// read). Tests arm `no-proc` to take that path. `alias` answers git's `alias.NAME`: an
+/// alias git expands in the same process (`git ca` for `commit --amend`) is expanded here
+/// too, its words split at white space (a quoted word in an alias is taken apart; an alias
+/// that runs a shell, `!…`, starts a git process of its own, found further down).
+pub(crate) fn git_commit_amends(alias: &dyn Fn(&str) -> Option<String>) -> Option<bool> {
     if crate::failpoint::armed_flag("no-proc") {
         return None;
     }
-    ancestors_amend()
+    ancestors_amend(alias)
 }
 
 #[cfg(target_os = "linux")]
-fn ancestors_amend() -> Option<bool> {
+fn ancestors_amend(alias: &dyn Fn(&str) -> Option<String>) -> Option<bool> {
     let mut pid = std::os::unix::process::parent_id();
     // A bound on the walk: a process tree is never this deep, a garbled entry may loop.
     for _ in 0..64 {
@@ -43,7 +46,7 @@ fn ancestors_amend() -> Option<bool> {
         if args.last().is_some_and(|a| a.is_empty()) {
             args.pop();
         }
-        if let Some(amends) = git_amends(&args) {
+        if let Some(amends) = git_amends(&args, alias, MAX_ALIAS_DEPTH) {
             return Some(amends);
         }
         let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
@@ -53,7 +56,7 @@ fn ancestors_amend() -> Option<bool> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn ancestors_amend() -> Option<bool> {
+fn ancestors_amend(_alias: &dyn Fn(&str) -> Option<String>) -> Option<bool> {
     None
 }
 
@@ -68,6 +71,10 @@ const GLOBAL_VALUED: &[&[u8]] = &[
     b"--super-prefix",
     b"--config-env",
 ];
+
+/// How many aliases deep an alias is expanded (git refuses a loop; this bounds one).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const MAX_ALIAS_DEPTH: usize = 8;
 
 /// `git commit`'s options that take the next argument (or the rest of a short cluster)
 /// as their value, which may read `--amend` (a message) without being the option.
@@ -92,7 +99,11 @@ const LONG_VALUED: &[&[u8]] = &[
 /// parser accepts, the last of `--amend`/`--no-amend` winning); `false` for any other git
 /// command; `None` for `git aahp` and for a process that is not git (look further up).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-fn git_amends(args: &[&[u8]]) -> Option<bool> {
+fn git_amends(
+    args: &[&[u8]],
+    alias: &dyn Fn(&str) -> Option<String>,
+    depth: usize,
+) -> Option<bool> {
     let program = args.first()?;
     let name = program.rsplit(|&b| b == b'/').next().unwrap_or(program);
     if name != b"git" {
@@ -110,7 +121,19 @@ fn git_amends(args: &[&[u8]]) -> Option<bool> {
     match command {
         b"aahp" => return None,
         b"commit" => {}
-        _ => return Some(false),
+        other => {
+            let expansion = std::str::from_utf8(other)
+                .ok()
+                .and_then(alias)
+                .filter(|e| !e.trim_start().starts_with('!'));
+            let Some(expansion) = expansion.filter(|_| depth > 0) else {
+                return Some(false);
+            };
+            let mut expanded: Vec<&[u8]> = vec![b"git"];
+            expanded.extend(expansion.split_whitespace().map(str::as_bytes));
+            expanded.extend(rest.copied());
+            return git_amends(&expanded, alias, depth - 1);
+        }
     }
     let is_prefix = |arg: &[u8], of: &[u8], min: usize| arg.len() >= min && of.starts_with(arg);
     let mut amends = false;
@@ -143,7 +166,20 @@ mod tests {
 
     fn amends(line: &str) -> Option<bool> {
         let args: Vec<&[u8]> = line.split(' ').map(str::as_bytes).collect();
-        git_amends(&args)
+        let alias = |name: &str| {
+            Some(
+                match name {
+                    "ca" => "commit --amend",
+                    "cm" => "commit -m",
+                    "again" => "ca --no-edit",
+                    "loop" => "loop",
+                    "sh" => "!git commit --amend",
+                    _ => return None,
+                }
+                .to_string(),
+            )
+        };
+        git_amends(&args, &alias, MAX_ALIAS_DEPTH)
     }
 
     /// The command lines git, hook managers and users give, read as git reads them.
@@ -168,6 +204,14 @@ mod tests {
             ("git -C x aahp hook pre-commit", None),
             ("sh .git/hooks/pre-commit", None),
             ("gitk --amend", None),
+            // Aliases git expands in its own process.
+            ("git ca", Some(true)),
+            ("git -C x ca -m y", Some(true)),
+            ("git again", Some(true)),
+            ("git cm --amend", Some(false)),
+            ("git cm x --amend", Some(true)),
+            ("git loop", Some(false)),
+            ("git sh", Some(false)),
         ] {
             assert_eq!(amends(line), want, "{line}");
         }

@@ -254,6 +254,11 @@ pub struct VerifyReport {
     pub layers: Vec<Layer>,
     /// The lint findings behind the lint layer.
     pub diagnostics: Vec<Diagnostic>,
+    /// Pre-commit snapshots whose LOG-ARCHIVE.md pass states are recorded once the check
+    /// passes (issue #14): a refused commit (`git aahp commit` changes nothing then) leaves
+    /// no state of blobs that were never committed.
+    #[serde(skip)]
+    pass_states: Vec<std::sync::Arc<Snapshot>>,
 }
 
 impl VerifyReport {
@@ -536,9 +541,6 @@ impl Content<'_> {
             }
             Content::Staged(view) => {
                 let snap = dir.snapshot_staged(view, &Baseline::at_head(repo, dir)?)?;
-                // A commit that changes the archive pair read them: their state is kept for
-                // the next `archive` onto them (issue #14).
-                super::archive::record_pass_states(repo, &snap);
                 Ok(complete_for_lint(repo, dir, snap, today)?.0)
             }
             Content::Commit(c) => dir.snapshot_commit(repo, *c, true),
@@ -1328,6 +1330,7 @@ impl VerifyReport {
             dirs: Vec::new(),
             layers: Vec::new(),
             diagnostics: Vec::new(),
+            pass_states: Vec::new(),
         }
     }
 }
@@ -1388,8 +1391,8 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 let snap = std::sync::Arc::new(snap);
                 let lint = p.submit(&snap, cfg);
                 // A commit that changes the archive pair read them: their state is kept
-                // for the next `archive` onto them (issue #14), while the lint runs.
-                super::archive::record_pass_states(repo, &snap);
+                // for the next `archive` onto them (issue #14), once the check passes.
+                report.pass_states.push(std::sync::Arc::clone(&snap));
                 early.push(Read { dir, snap, lint });
             }
             let staged = repo.staged_changes_in(index.state(), index.tree())?;
@@ -1400,7 +1403,9 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
             // the command line of the `git commit` running it does.
             let head = repo.head_commit()?;
             let amends = match head {
-                Some(_) => crate::procfs::git_commit_amends(),
+                Some(_) => crate::procfs::git_commit_amends(&|name| {
+                    repo.config_string(&format!("alias.{name}"))
+                }),
                 None => Some(false),
             };
             let mut source = Source::Index.describe();
@@ -1485,6 +1490,11 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
     report.dirs.sort();
     report.dirs.dedup();
     report.ok = report.layers.iter().all(|l| l.status != LayerStatus::Fail);
+    if report.ok {
+        for snap in std::mem::take(&mut report.pass_states) {
+            super::archive::record_pass_states(repo, &snap);
+        }
+    }
     Ok(report)
 }
 
@@ -1637,6 +1647,9 @@ fn judge_target(
             return Err(Error::NoHandoffDir(dir.rel.clone()));
         }
         let snap = std::sync::Arc::new(content.snapshot(repo, dir, today)?);
+        if matches!(content, Content::Staged(_)) {
+            report.pass_states.push(std::sync::Arc::clone(&snap));
+        }
         let lint = LintJob::spawn(dir, &snap, today);
         reads.push(Read {
             dir: dir.clone(),

@@ -79,6 +79,12 @@ fn an_amend_that_takes_the_handoff_update_out_is_refused() {
         "{out}"
     );
     assert_eq!(subject(&repo), "A", "nothing was amended");
+    // Through an alias, which git expands in the same process.
+    repo.git(&["config", "alias.fix", "commit --amend"]);
+    let out = git(&repo, &path, &["fix", "-q", "--no-edit"], &[]);
+    out.assert_code(1);
+    assert!(out.stderr.contains("FAIL  drift: 1 problem"), "{out}");
+    assert_eq!(subject(&repo), "A", "nothing was amended");
     // Run by hand (no `git commit` above it), the same index is judged against HEAD, which
     // carries the handoff update.
     repo.aahp(&["verify", "--level", "precommit"])
