@@ -1,5 +1,5 @@
 //! Reading Linux's `/proc` files, for what the platform tells no other way without `unsafe`
-//! (the CPU a thread runs on, a process's parent).
+//! (the CPU a thread runs on, a process's parent, the git command a hook runs under).
 
 /// Field `n` (counted from 1, as `proc(5)` numbers them; `n` ≥ 3) of a `/proc/…/stat` line,
 /// as a number. The second field, the name in parentheses, may hold spaces and parentheses
@@ -15,9 +15,207 @@ pub(crate) fn stat_field(stat: &[u8], n: usize) -> Option<u64> {
     std::str::from_utf8(field).ok()?.parse().ok()
 }
 
+/// Whether the git process this one runs under is `git commit --amend`: the nearest
+/// ancestor process that is git, passing over `git aahp` (the shim runs the hook through it)
+/// and whatever a hook manager puts between (husky, lefthook, pre-commit run shells and
+/// interpreters). Git tells a pre-commit hook nothing about amending; the command line of
+/// the `git commit` that runs it does. `Some(false)` when that ancestor is another git
+/// command or there is none (a hook run by hand, `git aahp commit`'s own check); `None`
+/// where it cannot be told: no `/proc` (not Linux, or a process whose entries cannot be
+/// read). Tests arm `no-proc` to take that path. `alias` answers git's `alias.NAME`: an
+/// alias git expands in the same process (`git ca` for `commit --amend`) is expanded here
+/// too, its words split at white space (a quoted word in an alias is taken apart; an alias
+/// that runs a shell, `!…`, starts a git process of its own, found further down).
+pub(crate) fn git_commit_amends(alias: &dyn Fn(&str) -> Option<String>) -> Option<bool> {
+    if crate::failpoint::armed_flag("no-proc") {
+        return None;
+    }
+    ancestors_amend(alias)
+}
+
+#[cfg(target_os = "linux")]
+fn ancestors_amend(alias: &dyn Fn(&str) -> Option<String>) -> Option<bool> {
+    let mut pid = std::os::unix::process::parent_id();
+    // A bound on the walk: a process tree is never this deep, a garbled entry may loop.
+    for _ in 0..64 {
+        if pid <= 1 {
+            return Some(false);
+        }
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        let mut args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+        if args.last().is_some_and(|a| a.is_empty()) {
+            args.pop();
+        }
+        if let Some(amends) = git_amends(&args, alias, MAX_ALIAS_DEPTH) {
+            return Some(amends);
+        }
+        let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+        pid = u32::try_from(stat_field(&stat, 4)?).ok()?;
+    }
+    Some(false)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn ancestors_amend(_alias: &dyn Fn(&str) -> Option<String>) -> Option<bool> {
+    None
+}
+
+/// Git's own options before the command; these take the next argument as their value.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const GLOBAL_VALUED: &[&[u8]] = &[
+    b"-c",
+    b"-C",
+    b"--git-dir",
+    b"--work-tree",
+    b"--namespace",
+    b"--super-prefix",
+    b"--config-env",
+];
+
+/// How many aliases deep an alias is expanded (git refuses a loop; this bounds one).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const MAX_ALIAS_DEPTH: usize = 8;
+
+/// `git commit`'s options that take the next argument (or the rest of a short cluster)
+/// as their value, which may read `--amend` (a message) without being the option.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const LONG_VALUED: &[&[u8]] = &[
+    b"--message",
+    b"--file",
+    b"--author",
+    b"--date",
+    b"--fixup",
+    b"--squash",
+    b"--template",
+    b"--cleanup",
+    b"--reuse-message",
+    b"--reedit-message",
+    b"--trailer",
+    b"--pathspec-from-file",
+];
+
+/// For the command line `args` of a git process (argument 0 named `git`): whether it is
+/// `git commit` amending (`--amend`, or a prefix of it down to `--am` as git's option
+/// parser accepts, the last of `--amend`/`--no-amend` winning); `false` for any other git
+/// command; `None` for `git aahp` and for a process that is not git (look further up).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn git_amends(
+    args: &[&[u8]],
+    alias: &dyn Fn(&str) -> Option<String>,
+    depth: usize,
+) -> Option<bool> {
+    let program = args.first()?;
+    let name = program.rsplit(|&b| b == b'/').next().unwrap_or(program);
+    if name != b"git" {
+        return None;
+    }
+    let mut rest = args[1..].iter();
+    let command = loop {
+        let arg = rest.next()?;
+        if GLOBAL_VALUED.contains(arg) {
+            rest.next();
+        } else if !arg.starts_with(b"-") {
+            break *arg;
+        }
+    };
+    match command {
+        b"aahp" => return None,
+        b"commit" => {}
+        other => {
+            let expansion = std::str::from_utf8(other)
+                .ok()
+                .and_then(alias)
+                .filter(|e| !e.trim_start().starts_with('!'));
+            let Some(expansion) = expansion.filter(|_| depth > 0) else {
+                return Some(false);
+            };
+            let mut expanded: Vec<&[u8]> = vec![b"git"];
+            expanded.extend(expansion.split_whitespace().map(str::as_bytes));
+            expanded.extend(rest.copied());
+            return git_amends(&expanded, alias, depth - 1);
+        }
+    }
+    let is_prefix = |arg: &[u8], of: &[u8], min: usize| arg.len() >= min && of.starts_with(arg);
+    let mut amends = false;
+    while let Some(arg) = rest.next() {
+        if *arg == b"--" {
+            break;
+        }
+        if is_prefix(arg, b"--amend", 4) {
+            amends = true;
+        } else if is_prefix(arg, b"--no-amend", 7) {
+            amends = false;
+        } else if LONG_VALUED.contains(arg) {
+            rest.next();
+        } else if let Some(cluster) = arg.strip_prefix(b"-").filter(|c| !c.starts_with(b"-")) {
+            // `-am MSG`: the first option letter that takes a value takes the rest of the
+            // cluster, or the next argument when it ends the cluster.
+            if let Some(at) = cluster.iter().position(|b| b"mFcCt".contains(b))
+                && at + 1 == cluster.len()
+            {
+                rest.next();
+            }
+        }
+    }
+    Some(amends)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn amends(line: &str) -> Option<bool> {
+        let args: Vec<&[u8]> = line.split(' ').map(str::as_bytes).collect();
+        let alias = |name: &str| {
+            Some(
+                match name {
+                    "ca" => "commit --amend",
+                    "cm" => "commit -m",
+                    "again" => "ca --no-edit",
+                    "loop" => "loop",
+                    "sh" => "!git commit --amend",
+                    _ => return None,
+                }
+                .to_string(),
+            )
+        };
+        git_amends(&args, &alias, MAX_ALIAS_DEPTH)
+    }
+
+    /// The command lines git, hook managers and users give, read as git reads them.
+    #[test]
+    fn amending_is_read_from_git_commits_command_line() {
+        for (line, want) in [
+            ("git commit --amend", Some(true)),
+            ("/usr/bin/git commit -q --amend --no-edit", Some(true)),
+            (
+                "git -c core.hooksPath=h -C sub commit --amen -m x",
+                Some(true),
+            ),
+            ("git commit --am", Some(true)),
+            ("git commit --amend --no-amend", Some(false)),
+            ("git commit -m --amend", Some(false)),
+            ("git commit -am --amend", Some(false)),
+            ("git commit --message --amend", Some(false)),
+            ("git commit -- --amend", Some(false)),
+            ("git commit -a", Some(false)),
+            ("git merge --continue", Some(false)),
+            ("git aahp hook pre-commit", None),
+            ("git -C x aahp hook pre-commit", None),
+            ("sh .git/hooks/pre-commit", None),
+            ("gitk --amend", None),
+            // Aliases git expands in its own process.
+            ("git ca", Some(true)),
+            ("git -C x ca -m y", Some(true)),
+            ("git again", Some(true)),
+            ("git cm --amend", Some(false)),
+            ("git cm x --amend", Some(true)),
+            ("git loop", Some(false)),
+            ("git sh", Some(false)),
+        ] {
+            assert_eq!(amends(line), want, "{line}");
+        }
+    }
 
     /// Fields are found after a name holding spaces and parentheses, and a short or garbled
     /// line gives no number rather than a wrong one.

@@ -70,8 +70,11 @@ pub struct ManifestReport {
     pub stale: bool,
     /// Whether this was a check only.
     pub check: bool,
-    /// Files whose entries changed.
+    /// Files whose entries changed (the removed ones included).
     pub changed_files: Vec<String>,
+    /// Files the previous manifest indexed that are gone: their entries were dropped.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed_files: Vec<String>,
     /// With `--check`: where the manifest on disk fails the schema (`verify` fails it too).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub schema_errors: Vec<String>,
@@ -165,7 +168,21 @@ impl Report for ManifestReport {
         if self.written {
             writeln!(w, "{} written: {} files indexed", self.path, self.indexed)?;
             for f in &self.changed_files {
-                writeln!(w, "  updated: {f}")?;
+                let what = if self.removed_files.contains(f) {
+                    "removed"
+                } else {
+                    "updated"
+                };
+                writeln!(w, "  {what}: {f}")?;
+            }
+            for f in self.removed_files.iter().filter(|f| *f == "STATUS.md") {
+                writeln!(
+                    w,
+                    "{}: {f} is missing: the next agent has no current state, and the gate \
+                     refuses a commit without it (`git aahp init` writes the missing handoff \
+                     files from the templates)",
+                    style.warn("warning")
+                )?;
             }
         } else {
             writeln!(
@@ -382,6 +399,12 @@ pub fn run(ctx: &Context, args: &ManifestArgs) -> Result<ManifestReport> {
         stale,
         check: args.check,
         indexed: snap.indexed_names().len(),
+        removed_files: regen
+            .changed_files
+            .iter()
+            .filter(|f| !snap.contains(f))
+            .cloned()
+            .collect(),
         changed_files: regen.changed_files,
         schema_errors,
         logged,

@@ -320,11 +320,22 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
         }
         Command::Hook(args) => match hook::run(&ctx, args)? {
             // A hook is silent when it passes, so commits stay quiet.
-            Some(report) => Ok(Printer {
-                quiet: true,
-                ..ctx.printer
+            Some(report) => {
+                let status = Printer {
+                    quiet: true,
+                    ..ctx.printer
+                }
+                .emit(&report)?;
+                // Said once even when it passes: what the check could not tell.
+                if status == ExitStatus::Success
+                    && let Some(note) = report.amend_unknown()
+                {
+                    crate::output::write_stderr(&format!(
+                        "git-aahp hook: note: drift was {note}\n"
+                    ));
+                }
+                Ok(status)
             }
-            .emit(&report)?),
             None => Ok(ExitStatus::Success),
         },
         // The harness parses stdout as its JSON, with no envelope, in every mode.

@@ -140,8 +140,15 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
         "lint" => "remove or rewrite the flagged text (`git aahp lint` shows each finding, `git aahp lint --explain ID` why it matters)".into(),
         "instructions" => "remove the flagged text from the agent instruction files and retry".into(),
         "drift" => format!("update {status}, run `{manifest}`, stage {d}/ and retry"),
+        "required" => format!(
+            "bring the file back as the finding says, update it, run `{manifest}`, stage {d}/ and retry"
+        ),
         "lock" => "HANDOFF.lock and git-aahp's temporary files never enter a commit: unstage them (`git rm --cached`); a session that holds the lock ends with `git aahp commit`, or `git aahp recover` if it crashed".into(),
         "tasks" => "fix the task list with `git aahp task` (ids, states, dependencies)".into(),
+        "journal" => "put each entry named back as the base has it; entries leave LOG.md \
+            only through `git aahp archive`, and a secret is taken out of one by replacing \
+            only its text with `[redacted: REASON]`"
+            .into(),
         "archive" => "run `git aahp archive --verify`: it names each problem and its repair (`git aahp archive` completes an interrupted rotation)".into(),
         BASE_LAYER => BASE_HINT.into(),
         SHALLOW_LAYER => "fetch the whole history, then run verify again: `fetch-depth: 0` \
@@ -247,6 +254,11 @@ pub struct VerifyReport {
     pub layers: Vec<Layer>,
     /// The lint findings behind the lint layer.
     pub diagnostics: Vec<Diagnostic>,
+    /// Pre-commit snapshots whose LOG-ARCHIVE.md pass states are recorded once the check
+    /// passes (issue #14): a refused commit (`git aahp commit` changes nothing then) leaves
+    /// no state of blobs that were never committed.
+    #[serde(skip)]
+    pass_states: Vec<std::sync::Arc<Snapshot>>,
 }
 
 impl VerifyReport {
@@ -529,9 +541,6 @@ impl Content<'_> {
             }
             Content::Staged(view) => {
                 let snap = dir.snapshot_staged(view, &Baseline::at_head(repo, dir)?)?;
-                // A commit that changes the archive pair read them: their state is kept for
-                // the next `archive` onto them (issue #14).
-                super::archive::record_pass_states(repo, &snap);
                 Ok(complete_for_lint(repo, dir, snap, today)?.0)
             }
             Content::Commit(c) => dir.snapshot_commit(repo, *c, true),
@@ -1321,6 +1330,7 @@ impl VerifyReport {
             dirs: Vec::new(),
             layers: Vec::new(),
             diagnostics: Vec::new(),
+            pass_states: Vec::new(),
         }
     }
 }
@@ -1381,23 +1391,55 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 let snap = std::sync::Arc::new(snap);
                 let lint = p.submit(&snap, cfg);
                 // A commit that changes the archive pair read them: their state is kept
-                // for the next `archive` onto them (issue #14), while the lint runs.
-                super::archive::record_pass_states(repo, &snap);
+                // for the next `archive` onto them (issue #14), once the check passes.
+                report.pass_states.push(std::sync::Arc::clone(&snap));
                 early.push(Read { dir, snap, lint });
             }
+            let staged = repo.staged_changes_in(index.state(), index.tree())?;
+            refuse_sparse_handoff(repo, index.state(), &scope, &staged)?;
+            let view = StagedView::new(repo, &index, &staged)?;
+            // `git commit --amend` replaces HEAD: the commit it makes is judged against
+            // HEAD's parent, as CI will judge it (review s29 #1). Git does not tell the hook;
+            // the command line of the `git commit` running it does.
+            let head = repo.head_commit()?;
+            let amends = match head {
+                Some(_) => crate::procfs::git_commit_amends(&|name| {
+                    repo.config_string(&format!("alias.{name}"))
+                }),
+                None => Some(false),
+            };
+            let mut source = Source::Index.describe();
+            let (base_commit, changes) = match (amends, head) {
+                (Some(true), Some(head)) => {
+                    let parent = repo.commit_parents(head)?.first().copied();
+                    let changes = amended_changes(repo, &view, &staged, head, parent)?;
+                    refuse_sparse_handoff(repo, index.state(), &scope, &changes)?;
+                    source = format!(
+                        "{source}, amending {} (judged against {})",
+                        Repo::short(head),
+                        parent.map_or_else(
+                            || "the empty tree".to_string(),
+                            |p| format!("its parent {}", Repo::short(p))
+                        )
+                    );
+                    (parent, changes)
+                }
+                _ => (head, staged.clone()),
+            };
             let target = Target {
                 source: Source::Index,
-                base_commit: repo.head_commit()?,
-                changes: repo.staged_changes_in(index.state(), index.tree())?,
+                base_commit,
+                changes,
                 range: None,
                 whole: false,
             };
-            refuse_sparse_handoff(repo, index.state(), &scope, &target.changes)?;
             any_change |= !target.changes.is_empty();
-            let view = StagedView::new(repo, &index, &target.changes)?;
             let content = Content::Staged(&view);
             judge_target(repo, &scope, &target, &content, early, today, &mut report)?;
-            sources.push(target.source.describe());
+            if amends.is_none() {
+                note_amend_unknown(&mut report.layers);
+            }
+            sources.push(source);
         }
         Some(Level::Prepush | Level::Ci) => {
             let targets = if level == Some(Level::Ci) {
@@ -1448,7 +1490,95 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
     report.dirs.sort();
     report.dirs.dedup();
     report.ok = report.layers.iter().all(|l| l.status != LayerStatus::Fail);
+    if report.ok {
+        for snap in std::mem::take(&mut report.pass_states) {
+            super::archive::record_pass_states(repo, &snap);
+        }
+    }
     Ok(report)
+}
+
+/// The paths the commit `git commit --amend` makes changes against `parent` (`None`: it
+/// has none), from the paths HEAD changed against it and the paths `staged` changes against
+/// HEAD: a path only one of them holds keeps that change; one both hold is compared, the
+/// parent's file with the staged one. The cost follows the two change lists.
+fn amended_changes(
+    repo: &Repo,
+    view: &StagedView<'_>,
+    staged: &[Change],
+    head: ObjectId,
+    parent: Option<ObjectId>,
+) -> Result<Vec<Change>> {
+    let replaced = repo.commit_changes(parent, head)?;
+    let staged_kind: std::collections::HashMap<&str, ChangeKind> =
+        staged.iter().map(|c| (c.path.as_str(), c.kind)).collect();
+    let mut out = Vec::with_capacity(replaced.len() + staged.len());
+    for c in &replaced {
+        let Some(&now) = staged_kind.get(c.path.as_str()) else {
+            out.push(c.clone());
+            continue;
+        };
+        let kind = match (c.kind != ChangeKind::Added, now != ChangeKind::Deleted) {
+            (false, false) => continue,
+            (false, true) => ChangeKind::Added,
+            (true, false) => ChangeKind::Deleted,
+            (true, true) => {
+                let was = match parent {
+                    Some(p) => repo.tree_file_at(p, &c.path)?,
+                    None => None,
+                };
+                let is = view.file_at(&c.path)?;
+                if was.map(|f| (f.id, f.is_link)) == is.map(|f| (f.id, f.is_link)) {
+                    continue;
+                }
+                ChangeKind::Modified
+            }
+        };
+        out.push(Change {
+            path: c.path.clone(),
+            kind,
+        });
+    }
+    let replaced_paths: std::collections::HashSet<&str> =
+        replaced.iter().map(|c| c.path.as_str()).collect();
+    out.extend(
+        staged
+            .iter()
+            .filter(|c| !replaced_paths.contains(c.path.as_str()))
+            .cloned(),
+    );
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// Where this process cannot tell whether `git commit --amend` runs it (no `/proc`), says
+/// so once, on the first drift layer that judged code changes: they were compared with
+/// HEAD, which an amended commit replaces. Nothing when no drift was judged.
+fn note_amend_unknown(layers: &mut [Layer]) {
+    if let Some(drift) = layers
+        .iter_mut()
+        .find(|l| l.layer == "drift" && l.summary != NO_CODE_CHANGES)
+    {
+        drift.warn(None, AMEND_UNKNOWN);
+    }
+}
+
+/// What [`note_amend_unknown`] says.
+const AMEND_UNKNOWN: &str = "judged against HEAD: this system does not show whether `git \
+     commit --amend` runs the hook (no /proc), and an amended commit replaces HEAD; CI \
+     (`verify --level ci`) judges it against its parent";
+
+impl VerifyReport {
+    /// The note that drift was judged against HEAD where an amend cannot be told apart
+    /// ([`note_amend_unknown`]): the hook, silent when it passes, says it all the same.
+    pub fn amend_unknown(&self) -> Option<&'static str> {
+        self.layers
+            .iter()
+            .filter(|l| l.layer == "drift")
+            .flat_map(|l| &l.findings)
+            .any(|f| f.message == AMEND_UNKNOWN)
+            .then_some(AMEND_UNKNOWN)
+    }
 }
 
 /// Judges one target: every handoff directory it touches (a changed path belongs to the
@@ -1517,6 +1647,9 @@ fn judge_target(
             return Err(Error::NoHandoffDir(dir.rel.clone()));
         }
         let snap = std::sync::Arc::new(content.snapshot(repo, dir, today)?);
+        if matches!(content, Content::Staged(_)) {
+            report.pass_states.push(std::sync::Arc::clone(&snap));
+        }
         let lint = LintJob::spawn(dir, &snap, today);
         reads.push(Read {
             dir: dir.clone(),
@@ -2801,6 +2934,7 @@ fn judge(
         }
     }
     layers.push(schema.summarize(format!("{MANIFEST} matches the schema")));
+    layers.extend(required_layer(dir, snap, target));
 
     // 2. Checksums against the same content.
     let mut sums = Layer::new("checksums");
@@ -2877,6 +3011,7 @@ fn judge(
 
     // 7. The log archive matches its index.
     layers.push(archive_layer(repo, judged, snap, target.base_commit)?);
+    layers.extend(journal_layer(repo, judged, snap, target.base_commit)?);
 
     // 8. Trust: every verified claim, by its check or its date; blocking only where
     //    `trustTtl.enforce` asks for it, and never before a commit.
@@ -3415,6 +3550,74 @@ fn short_sum(s: Option<&str>) -> String {
     }
 }
 
+/// The handoff files the protocol needs, with what the next agent loses without each: STATUS.md
+/// (also named by the drift rule) must always be there; the others, which a repository
+/// written by the reference may never have had, must not be removed by the change.
+const REQUIRED_FILES: &[(&str, bool, &str)] = &[
+    ("STATUS.md", true, "the next agent has no current state"),
+    (
+        "NEXT_ACTIONS.md",
+        false,
+        "the next agent loses the work queue",
+    ),
+    (
+        log::LOG_FILE,
+        false,
+        "the next agent loses the session journal (entries leave LOG.md only through `git aahp archive`)",
+    ),
+    ("TRUST.md", false, "the next agent loses the trust ledger"),
+];
+
+/// The `required` layer (review s29 #3), shown only when it finds something: a handoff
+/// directory judged without its `STATUS.md`, or a change that removes `NEXT_ACTIONS.md`, `LOG.md`
+/// or TRUST.md. A missing MANIFEST.json fails the schema layer. Looks only at the names the
+/// snapshot holds (read or not) and at the change list: nothing is read.
+fn required_layer(dir: &HandoffDir, snap: &Snapshot, target: &Target) -> Option<Layer> {
+    let mut layer = Layer::new("required");
+    let restore = |path: &str| {
+        let path = crate::output::shell_word(path);
+        match (&target.source, target.base_commit) {
+            (Source::Commit(_), Some(base)) => format!(
+                "`git restore --source={} --staged --worktree -- {path}`",
+                Repo::short(base)
+            ),
+            _ => format!("`git restore --staged --worktree -- {path}`"),
+        }
+    };
+    for &(name, always, loses) in REQUIRED_FILES {
+        if snap.contains(name) {
+            continue;
+        }
+        let path = dir.path_of(name);
+        let removed = target
+            .changes
+            .iter()
+            .any(|c| c.path == path && c.kind == ChangeKind::Deleted);
+        if removed {
+            layer.fail(
+                Some(path.clone()),
+                format!(
+                    "{name} is removed by this change: {loses}; restore it with {}, or write \
+                     the missing handoff files from the templates with `git aahp init`",
+                    restore(&path)
+                ),
+            );
+        } else if always {
+            layer.fail(
+                Some(path),
+                format!(
+                    "{name} is missing: {loses}; write the missing handoff files from the \
+                     templates with `git aahp init`"
+                ),
+            );
+        }
+    }
+    shown(layer)
+}
+
+/// The drift layer's summary when it had no code change to judge.
+const NO_CODE_CHANGES: &str = "no code changes outside the handoff directory";
+
 /// Drift (layer 4): the changes `owned` by the handoff directory (its package's, nested
 /// packages with their own handoff directory excluded) that lie outside it require its
 /// STATUS.md and MANIFEST.json to change.
@@ -3427,9 +3630,14 @@ fn drift_layer(dir: &HandoffDir, owned: &[&Change], changes: &[Change]) -> Layer
         .filter(|c| !c.path.starts_with(&handoff_prefix))
         .collect();
     if code.is_empty() {
-        return layer.summarize("no code changes outside the handoff directory");
+        return layer.summarize(NO_CODE_CHANGES);
     }
-    let touched = |name: &str| changes.iter().any(|c| c.path == dir.path_of(name));
+    // A removal is no update (review s29 #3): the `required` layer names it.
+    let touched = |name: &str| {
+        changes
+            .iter()
+            .any(|c| c.path == dir.path_of(name) && c.kind != ChangeKind::Deleted)
+    };
     let mut missing = Vec::new();
     for name in ["STATUS.md", MANIFEST] {
         if !touched(name) {
@@ -3640,6 +3848,89 @@ fn dropped_since_base(
         );
     }
     Ok(())
+}
+
+/// The `journal` layer, shown only when it fails: every LOG.md entry of the base that the
+/// change neither keeps in LOG.md ([`lost_entries`](crate::handoff::provenance::lost_entries):
+/// as it was, stamped, added to, or redacted) nor archives, by digest, in the archive's index (review s29 #5): the
+/// journal loses no entry but through `git aahp archive`, whose index the `archive` check
+/// holds to its archive. Runs only when the change alters LOG.md; the index is read (as a
+/// stream keeping only the matches) only when entries left LOG.md.
+fn journal_layer(
+    repo: &Repo,
+    judged: Judged<'_>,
+    snap: &Snapshot,
+    base: Option<ObjectId>,
+) -> Result<Option<Layer>> {
+    use crate::handoff::log_stream::{self, Bytes, Limits};
+    // LOG.md left unread is HEAD's, judged with it; an absent one is the `required` layer's.
+    let (Some(log), Some(base)) = (snap.text(judged.dir, log::LOG_FILE)?, base) else {
+        return Ok(None);
+    };
+    let base_path = location::join(judged.base_rel, log::LOG_FILE);
+    let Some(before) = base_file(repo, base, &base_path)? else {
+        return Ok(None);
+    };
+    let lost = crate::handoff::provenance::lost_entries(
+        &log::LogFile::parse(&before),
+        &log::LogFile::parse(log),
+    );
+    if lost.is_empty() {
+        return Ok(None);
+    }
+    let mut layer = Layer::new("journal");
+    let wanted: std::collections::HashSet<&str> = lost.iter().map(|l| l.sha256.as_str()).collect();
+    let held;
+    let index: Option<&dyn log_stream::Content> = match (
+        snap.streamed.get(log::INDEX_FILE),
+        snap.get(log::INDEX_FILE),
+    ) {
+        (Some(s), _) => Some(s),
+        (None, Some(b)) => {
+            held = Bytes(b);
+            Some(&held)
+        }
+        (None, None) => None,
+    };
+    let unread;
+    let index = match (index, snap.unread.get(log::INDEX_FILE)) {
+        (Some(i), _) => Some(i),
+        (None, Some(id)) => {
+            let path = judged.dir.path_of(log::INDEX_FILE);
+            unread = repo
+                .blob_within(*id, crate::handoff::max_bytes(&path))?
+                .map_err(|len| super::lint::too_large_to_lint(&path, len))?;
+            Some(&Bytes(&unread) as &dyn log_stream::Content)
+        }
+        (None, None) => None,
+    };
+    let listed = match index {
+        // An index that cannot be read lists nothing; the archive check reports it.
+        Some(i) => log_stream::listed_in_index(i, &wanted, Limits::default()).unwrap_or_default(),
+        None => std::collections::HashSet::new(),
+    };
+    let path = judged.dir.path_of(log::LOG_FILE);
+    for l in lost.iter().filter(|l| !listed.contains(&l.sha256)) {
+        layer.fail(
+            Some(path.clone()),
+            format!(
+                "the entry \"{}\" of the base ({}) is {}, and not archived: the journal loses \
+                 no entry but through `git aahp archive`. Restore it as it was (`git show \
+                 {}:{}`); to take a secret out of it, replace only that text with \
+                 `[redacted: REASON]`",
+                l.header,
+                Repo::short(base),
+                if l.rewritten {
+                    "rewritten"
+                } else {
+                    "no longer in LOG.md (removed, or its heading changed)"
+                },
+                Repo::short(base),
+                base_path,
+            ),
+        );
+    }
+    Ok(shown(layer))
 }
 
 /// The problems of LOG.md, LOG-ARCHIVE.md and its index: the archive checked against its

@@ -437,6 +437,11 @@ impl LogEntry {
         self.digest_str().to_string()
     }
 
+    /// The digest, borrowed (see [`LogEntry::digest`]).
+    pub(crate) fn digest_ref(&self) -> &str {
+        self.digest_str()
+    }
+
     fn digest_str(&self) -> &str {
         self.digest.get_or_init(|| digest_of(&self.text))
     }
@@ -2139,7 +2144,7 @@ fn is_closing_repair(repaired: &str, original: &str) -> bool {
 
 /// True when `redacted` is `original` with one or more spans replaced by redaction markers:
 /// every piece of text between the markers is still there, in order, with nothing added.
-fn is_redaction_of(redacted: &str, original: &str) -> bool {
+pub(crate) fn is_redaction_of(redacted: &str, original: &str) -> bool {
     let markers = redaction_markers(redacted);
     if markers.is_empty() {
         return false;

@@ -1910,6 +1910,29 @@ pub fn dropped_from_base(
     Ok((missing, dropped))
 }
 
+/// The digests of `wanted` that the index lists, the index read as a stream holding only
+/// the matches (review s29 #5: entries that left LOG.md must be archived).
+pub fn listed_in_index<S: std::hash::BuildHasher>(
+    index: &dyn Content,
+    wanted: &std::collections::HashSet<&str, S>,
+    limits: Limits,
+) -> Result<std::collections::HashSet<String>, LogError> {
+    let mut found = std::collections::HashSet::new();
+    let mut each = |_: usize, e: IndexEntry| {
+        if wanted.contains(e.sha256.as_str()) {
+            found.insert(e.sha256);
+        }
+        Ok(())
+    };
+    if matches!(
+        read_index_keeping(index, limits, &mut each, None, false)?,
+        IndexRead::Legacy
+    ) {
+        read_index_keeping(index, limits, &mut each, None, true)?;
+    }
+    Ok(found)
+}
+
 /// How many dropped index lines [`dropped_from_base`] names.
 pub const MAX_DROPPED_SHOWN: usize = 20;
 

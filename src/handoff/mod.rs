@@ -800,6 +800,11 @@ impl HandoffDir {
                         return Err(not_regular(&rel, &target));
                     }
                 } else if meta.is_dir() {
+                    // A directory where a handoff file belongs (review s29 #3) would be read
+                    // as a subdirectory, the file silently gone from the index.
+                    if sub.is_empty() && is_protocol_file(&inner) {
+                        return Err(not_regular(&rel, &entry.path()));
+                    }
                     pending.push((entry.path(), inner));
                     continue;
                 } else if !meta.is_file() {
@@ -909,6 +914,16 @@ impl HandoffDir {
         let unchanged = base.unchanged(files);
         for f in files {
             let name = self.checked_name("", &f.path)?;
+            if let Some((top, _)) = name.split_once('/')
+                && is_protocol_file(top)
+            {
+                return Err(Error::invalid(
+                    self.path_of(top),
+                    None,
+                    "not a regular file but a directory; a handoff file must be a regular \
+                     file: remove it or replace it with one",
+                ));
+            }
             if !f.is_link
                 && crate::lint::is_config_file(&name)
                 && base.files.get(&f.path) == Some(&f.id)

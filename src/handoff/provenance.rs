@@ -215,6 +215,74 @@ pub fn without_provenance(text: &str) -> String {
         .collect()
 }
 
+/// A journal entry of a base that a later journal no longer holds (review s29 #5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LostEntry {
+    /// Its heading line (date, agent, title).
+    pub header: String,
+    /// Its digest: an entry that left the journal through a rotation is listed by it in the
+    /// archive's index.
+    pub sha256: String,
+    /// True when the later journal holds an entry under the same heading with other text.
+    pub rewritten: bool,
+}
+
+/// The entries of `base` that `now` does not keep. An entry is kept when `now` holds it as
+/// it is (by digest), or with only this to it: a provenance line added where it had none
+/// (`git aahp commit` stamps the session's entries, which the session may have committed
+/// before), text added at its end (nothing of it lost), or spans replaced by
+/// `[redacted: REASON]` markers (the way out for a secret, as in the archive). Every other
+/// change, a provenance line it had included, loses what the entry said. Linear in the two
+/// journals: only entries whose digest `now` lacks are compared, with the entries under
+/// the same heading (any entry holding a marker for a redaction).
+pub fn lost_entries(base: &LogFile, now: &LogFile) -> Vec<LostEntry> {
+    use std::collections::{HashMap, HashSet};
+    let digests: HashSet<&str> = now.entries.iter().map(LogEntry::digest_ref).collect();
+    let mut by_heading: HashMap<&str, Vec<&LogEntry>> = HashMap::new();
+    for e in &now.entries {
+        by_heading.entry(e.header.as_str()).or_default().push(e);
+    }
+    let marked: Vec<&LogEntry> = now
+        .entries
+        .iter()
+        .filter(|e| !super::log::redaction_reasons(&e.text).is_empty())
+        .collect();
+    let mut lost = Vec::new();
+    for old in &base.entries {
+        if digests.contains(old.digest_ref()) {
+            continue;
+        }
+        let same_heading = by_heading.get(old.header.as_str());
+        let grown = |e: &&LogEntry| {
+            let (then, now) = if has_provenance(&old.text) {
+                (words(&old.text), words(&e.text))
+            } else {
+                (strip_provenance(&old.text), strip_provenance(&e.text))
+            };
+            now == then
+                || now
+                    .strip_prefix(&then)
+                    .is_some_and(|rest| rest.starts_with(' '))
+        };
+        let redacted = |e: &&LogEntry| super::log::is_redaction_of(&e.text, &old.text);
+        let kept = same_heading.is_some_and(|c| c.iter().any(|e| grown(e) || redacted(e)))
+            || marked.iter().any(redacted);
+        if !kept {
+            lost.push(LostEntry {
+                header: old.header.clone(),
+                sha256: old.digest(),
+                rewritten: same_heading.is_some(),
+            });
+        }
+    }
+    lost
+}
+
+/// The words of a text, one space apart.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,6 +297,46 @@ mod tests {
     }
 
     const LOG: &str = "# Log\n\nNewest first.\n\n---\n\n## [2026-11-22] claude: New work\n\nDid it.\n\n---\n\n## [2026-11-20] old: Before\n\nEarlier.\n";
+
+    /// What keeps an entry of the base (stamped, added to, redacted, moved) and what loses
+    /// it (removed, reworded, its stamp changed), named by heading.
+    #[test]
+    fn lost_entries_are_the_removed_and_the_rewritten() {
+        let base = LogFile::parse(LOG);
+        let lost = |now: &str| -> Vec<(String, bool)> {
+            lost_entries(&base, &LogFile::parse(now))
+                .into_iter()
+                .map(|l| (l.header, l.rewritten))
+                .collect()
+        };
+        let stamped = stamp_entry(LOG, 1, &prov().line());
+        for kept in [
+            LOG.to_string(),
+            stamped.clone(),
+            LOG.replace("Earlier.\n", "Earlier.\n\nAnd later, more.\n"),
+            LOG.replace("Did it.", "Did [redacted: a secret]."),
+            format!(
+                "## [2026-11-23] x: Newer\n\nx\n\n{}",
+                LOG.replace("# Log\n\nNewest first.\n\n---\n\n", "")
+            ),
+        ] {
+            assert_eq!(lost(&kept), [], "{kept}");
+        }
+        let before = "## [2026-11-20] old: Before".to_string();
+        assert_eq!(
+            lost(&LOG.replace("Earlier.", "Nothing happened.")),
+            [(before.clone(), true)]
+        );
+        let cut = &LOG[..LOG.find("## [2026-11-20]").unwrap()];
+        assert_eq!(lost(cut), [(before.clone(), false)]);
+        // A stamp the base holds is part of the entry: changing it rewrites it.
+        let stamped_base = LogFile::parse(&stamped);
+        let restamped = stamped.replace("agent `claude`", "agent `mallory`");
+        let lost_stamp = lost_entries(&stamped_base, &LogFile::parse(&restamped));
+        assert_eq!(lost_stamp.len(), 1);
+        assert!(lost_stamp[0].rewritten);
+        assert_eq!(lost_stamp[0].sha256, stamped_base.entries[1].digest());
+    }
 
     #[test]
     fn new_entries_are_those_the_base_lacks() {

@@ -32,7 +32,7 @@ fn which(tool: &str) -> PathBuf {
 
 /// A `PATH` directory holding only what hooks need (git and the two tools the shims call),
 /// plus `git-aahp` when asked: hermetic whatever is installed on the machine.
-fn sandbox_path(with_aahp: bool) -> tempfile::TempDir {
+pub(crate) fn sandbox_path(with_aahp: bool) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     for tool in ["git", "dirname", "cat"] {
         std::os::unix::fs::symlink(which(tool), dir.path().join(tool)).expect("symlink");

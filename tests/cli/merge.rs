@@ -176,9 +176,14 @@ fn branches_that_each_add_entries_rows_tasks_and_sections_merge_losing_nothing()
     assert!(!status.contains("<<<<<<<"), "{status}");
     // Tasks: both kept; bob's T-001 clashed with alice's and was renumbered, with a note.
     assert_alice_kept_t001_and_bob_became_t002(&repo);
-    // The merged handoff verifies as committed.
+    // The merged handoff verifies as committed, and every journal entry of either side is
+    // still there (review s29 #5).
     repo.aahp(&["verify"]).assert_code(0);
     repo.aahp(&["manifest", "--check"]).assert_code(0);
+    for base in ["HEAD~1", "feature"] {
+        repo.aahp(&["verify", "--level", "ci", "--base", base])
+            .assert_code(0);
+    }
 }
 
 #[test]

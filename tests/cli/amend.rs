@@ -1,0 +1,158 @@
+//! `git commit --amend` through the installed pre-commit hook (review s29 #1): the amended
+//! commit replaces HEAD, so drift is judged against HEAD's parent, as CI judges it.
+
+use crate::hooks::sandbox_path;
+use crate::support::{CmdOutput, TestRepo};
+
+/// A repository with the hooks installed and commit A: code with its handoff update, made
+/// through the hook.
+fn repo_with_commit_a() -> (TestRepo, tempfile::TempDir) {
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["hooks", "install"]).assert_code(0);
+    let path = sandbox_path(true);
+    stage_code_with_status(&repo, "a");
+    git(&repo, &path, &["commit", "-q", "-m", "A"], &[]).assert_code(0);
+    (repo, path)
+}
+
+/// Stages `src/{name}.rs` with a line about it in STATUS.md and the manifest regenerated.
+fn stage_code_with_status(repo: &TestRepo, name: &str) {
+    repo.write(&format!("src/{name}.rs"), "fn f() {}\n");
+    let status = repo.read(".ai/handoff/STATUS.md");
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        format!("{status}\nWorked on src/{name}.rs.\n"),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+}
+
+fn git(
+    repo: &TestRepo,
+    path: &tempfile::TempDir,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> CmdOutput {
+    let mut envs: Vec<(&str, &std::ffi::OsStr)> = vec![("PATH", path.path().as_os_str())];
+    envs.extend(env.iter().map(|(k, v)| (*k, std::ffi::OsStr::new(v))));
+    repo.git_env(args, &envs)
+}
+
+/// Takes A's handoff update back out, keeping its code: the amended commit is code alone.
+fn stage_status_of_parent(repo: &TestRepo) {
+    let before = repo.git(&["show", "HEAD~1:.ai/handoff/STATUS.md"]);
+    repo.write(".ai/handoff/STATUS.md", before);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+}
+
+fn subject(repo: &TestRepo) -> String {
+    repo.git(&["log", "-1", "--format=%s"]).trim().to_string()
+}
+
+#[test]
+fn an_amend_that_takes_the_handoff_update_out_is_refused() {
+    let (repo, path) = repo_with_commit_a();
+    stage_status_of_parent(&repo);
+    let out = git(
+        &repo,
+        &path,
+        &["commit", "-q", "--amend", "-m", "A amended"],
+        &[],
+    );
+    out.assert_code(1);
+    assert!(
+        out.stderr.contains(
+            "code changed but the handoff did not: .ai/handoff/STATUS.md and \
+             .ai/handoff/MANIFEST.json were not updated (changed: src/a.rs)"
+        ),
+        "{out}"
+    );
+    let head = repo.git(&["rev-parse", "--short", "HEAD"]);
+    let parent = repo.git(&["rev-parse", "--short", "HEAD~1"]);
+    assert!(
+        out.stderr.contains(&format!(
+            "(precommit, index, amending {} (judged against its parent {}))",
+            head.trim(),
+            parent.trim()
+        )),
+        "{out}"
+    );
+    assert_eq!(subject(&repo), "A", "nothing was amended");
+    // Through an alias, which git expands in the same process.
+    repo.git(&["config", "alias.fix", "commit --amend"]);
+    let out = git(&repo, &path, &["fix", "-q", "--no-edit"], &[]);
+    out.assert_code(1);
+    assert!(out.stderr.contains("FAIL  drift: 1 problem"), "{out}");
+    assert_eq!(subject(&repo), "A", "nothing was amended");
+    // Run by hand (no `git commit` above it), the same index is judged against HEAD, which
+    // carries the handoff update.
+    repo.aahp(&["verify", "--level", "precommit"])
+        .assert_code(0);
+}
+
+#[test]
+fn an_amend_through_a_hook_manager_is_judged_against_the_parent() {
+    let (repo, path) = repo_with_commit_a();
+    // Hook managers run the check from their own processes, below git.
+    std::fs::write(
+        repo.path().join(".git/hooks/pre-commit"),
+        "#!/bin/sh\n/bin/sh -c 'git aahp hook pre-commit'\nexit $?\n",
+    )
+    .unwrap();
+    stage_status_of_parent(&repo);
+    let out = git(&repo, &path, &["commit", "-q", "--amend", "--no-edit"], &[]);
+    out.assert_code(1);
+    assert!(out.stderr.contains("FAIL  drift: 1 problem"), "{out}");
+}
+
+#[test]
+fn an_amend_adding_code_to_a_commit_with_its_handoff_update_passes() {
+    let (repo, path) = repo_with_commit_a();
+    repo.write("src/a.rs", "fn f() {}\nfn b() {}\n");
+    repo.git(&["add", "-A"]);
+    // Against HEAD this is code without a handoff update; against A's parent it carries one.
+    repo.aahp(&["verify", "--level", "precommit"])
+        .assert_code(1);
+    let out = git(&repo, &path, &["commit", "-q", "--amend", "--no-edit"], &[]);
+    out.assert_code(0);
+    assert_eq!(out.stderr, "", "{out}");
+    // A message-only amend passes too, and CI accepts what the hook accepted.
+    git(
+        &repo,
+        &path,
+        &["commit", "-q", "--amend", "-m", "A, reworded"],
+        &[],
+    )
+    .assert_code(0);
+    assert_eq!(subject(&repo), "A, reworded");
+    repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"])
+        .assert_code(0);
+}
+
+#[test]
+fn without_proc_the_hook_says_once_what_it_judged_against() {
+    let (repo, path) = repo_with_commit_a();
+    let no_proc = [("AAHP_FAILPOINT", "no-proc")];
+    // Code judged: today's comparison with HEAD, said once.
+    stage_code_with_status(&repo, "c");
+    let out = git(&repo, &path, &["commit", "-q", "-m", "C"], &no_proc);
+    out.assert_code(0);
+    assert_eq!(
+        out.stderr
+            .matches("git-aahp hook: note: drift was judged against HEAD")
+            .count(),
+        1,
+        "{out}"
+    );
+    assert!(out.stderr.contains("(no /proc)"), "{out}");
+    // Nothing to judge for drift (a message-only amend): nothing said.
+    let out = git(
+        &repo,
+        &path,
+        &["commit", "-q", "--amend", "-m", "C, reworded"],
+        &no_proc,
+    );
+    out.assert_code(0);
+    assert_eq!(out.stderr, "", "{out}");
+}
