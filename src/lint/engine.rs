@@ -95,6 +95,12 @@ pub(crate) struct Scan<'a> {
     pub kind: FileKind,
     /// Decoding depth (0 for the file itself).
     pub depth: u8,
+    /// Whether attack strings the text shows as examples (a fenced block or a list under a
+    /// heading that presents examples, a `ReAct` format in a fence) may warn rather than
+    /// block: in documentation, not in what the next agent takes as its state or its
+    /// instructions (handoff files, agent instruction files), where a heading is no
+    /// guarantee the reader will not act on what follows it.
+    pub examples_shown: bool,
     /// Facts about the text that a rule works out once, on first need.
     pub memo: Memo,
 }

@@ -1049,6 +1049,7 @@ fn scan_with(
         md: None,
         kind: FileKind::Decoded,
         depth,
+        examples_shown: false,
         memo: engine::Memo::default(),
     };
     let mut findings = Vec::new();
@@ -1224,6 +1225,14 @@ enum Judged {
     Secrets,
 }
 
+/// Whether the file at `path` (repository-relative) is documentation, whose attack strings
+/// shown as examples warn ([`engine::Scan::examples_shown`]): not a handoff file, not an
+/// agent instruction file.
+fn shows_examples(path: &str) -> bool {
+    let in_handoff = path.starts_with(".ai/handoff/") || path.contains("/.ai/handoff/");
+    !in_handoff && !agents::is_agent_file(path)
+}
+
 fn lint_text_as(
     cfg: &LintConfig,
     file: &LintFile<'_>,
@@ -1278,6 +1287,7 @@ fn lint_text_as(
         md: md.as_ref(),
         kind,
         depth: 0,
+        examples_shown: shows_examples(&file.path),
         memo: engine::Memo::default(),
     };
     // The obfuscation decoders need no rule of the engine until a stretch decodes, and the

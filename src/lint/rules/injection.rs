@@ -2166,8 +2166,9 @@ fn check_react(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     let mut f = finding(&PI010, caps, scan);
-    if scan.context(s) == super::super::markdown::Context::CodeFence
-        || super::framed_as_examples(scan, s)
+    if scan.examples_shown
+        && (scan.context(s) == super::super::markdown::Context::CodeFence
+            || super::framed_as_examples(scan, s))
     {
         // The step's lines up to a blank line, at most 600 bytes on.
         let end = super::super::text::floor_char(text, (e + 600).min(text.len()));
@@ -5497,7 +5498,9 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
     });
     // Attack strings a document lists as examples, and the lead-in or heading that presents
     // them ("Examples of jailbreak attempts:"), set up nothing.
-    signals.retain(|f| !example_block(scan, f.start) && !example_lead_in(text, f.start));
+    if scan.examples_shown {
+        signals.retain(|f| !example_block(scan, f.start) && !example_lead_in(text, f.start));
+    }
     if signals.len() < 2 {
         return;
     }

@@ -1376,7 +1376,10 @@ pub(crate) fn push_pi(scan: &Scan<'_>, mut f: Finding, out: &mut Vec<Finding>) {
     if mentioned(scan, f.start, f.end) {
         f.severity = super::Severity::Info;
         f.message.push_str(" (quoted as an example)");
-    } else if f.severity == super::Severity::Error && example_block(scan, f.start) {
+    } else if f.severity == super::Severity::Error
+        && scan.examples_shown
+        && example_block(scan, f.start)
+    {
         f.severity = super::Severity::Warning;
         f.message.push_str(" (shown as an example)");
     }
