@@ -41,32 +41,37 @@ pub(crate) fn unformatted(text: &str) -> Option<Unformatted> {
     let mut para: Option<(usize, usize)> = None;
     let mut fence: Option<(u8, usize)> = None;
     let mut pos = 0;
-    let mut flush = |para: &mut Option<(usize, usize)>, end: usize, removed: &[(usize, usize)]| {
-        let Some((start, first)) = para.take() else {
-            return;
+    let mut flush =
+        |para: &mut Option<(usize, usize)>, end: usize, removed: &mut Vec<(usize, usize)>| {
+            let Some((start, first)) = para.take() else {
+                return;
+            };
+            // Markup that only wraps whole words (`**new instructions** follow`) leaves every
+            // word as the rules already read it: such a paragraph is not copied, and a text of
+            // it (bold on every line) pays nothing more.
+            if !joins_pieces(text, &removed[first..]) {
+                removed.truncate(first);
+                return;
+            }
+            let cuts = &removed[first..];
+            let view = out.get_or_insert_with(|| ViewBuilder::with_capacity(end - start + 2));
+            let mut at = start;
+            for &(s, e) in cuts {
+                view.copy(&text[at..s], at);
+                at = e;
+            }
+            view.copy(&text[at..end], at);
+            // A blank line after it: the next paragraph in the view is not read as going on.
+            view.replace(
+                if text[..end].ends_with('\n') {
+                    "\n"
+                } else {
+                    "\n\n"
+                },
+                end,
+                end,
+            );
         };
-        let cuts = &removed[first..];
-        if cuts.is_empty() {
-            return;
-        }
-        let view = out.get_or_insert_with(|| ViewBuilder::with_capacity(end - start + 2));
-        let mut at = start;
-        for &(s, e) in cuts {
-            view.copy(&text[at..s], at);
-            at = e;
-        }
-        view.copy(&text[at..end], at);
-        // A blank line after it: the next paragraph in the view is not read as going on.
-        view.replace(
-            if text[..end].ends_with('\n') {
-                "\n"
-            } else {
-                "\n\n"
-            },
-            end,
-            end,
-        );
-    };
     while pos < b.len() {
         let end = memchr::memchr(b'\n', &b[pos..]).map_or(b.len(), |i| pos + i + 1);
         let content = text[pos..end].trim_end_matches(['\n', '\r']);
@@ -84,10 +89,10 @@ pub(crate) fn unformatted(text: &str) -> Option<Unformatted> {
                 }
             }
             None if marker.is_some() => {
-                flush(&mut para, pos, &removed);
+                flush(&mut para, pos, &mut removed);
                 fence = marker.map(|m| (m, marker_len));
             }
-            None if content.trim().is_empty() => flush(&mut para, pos, &removed),
+            None if content.trim().is_empty() => flush(&mut para, pos, &mut removed),
             None => {
                 para.get_or_insert((pos, removed.len()));
                 line.read(content.as_bytes(), pos, &mut removed);
@@ -95,9 +100,30 @@ pub(crate) fn unformatted(text: &str) -> Option<Unformatted> {
         }
         pos = end;
     }
-    flush(&mut para, b.len(), &removed);
+    flush(&mut para, b.len(), &mut removed);
     let view = out?.build();
     Some(Unformatted { view, removed })
+}
+
+/// True when removing `cuts` (sorted, disjoint) glues two characters that are not blanks
+/// into one run (`Ig**nore**`, `ghp\_x`, `AKIA<b></b>PIX`, `**KEY**-----`): a word or token
+/// the rules see in pieces. Cuts that touch are taken together.
+fn joins_pieces(text: &str, cuts: &[(usize, usize)]) -> bool {
+    let b = text.as_bytes();
+    let solid = |c: Option<&u8>| c.is_some_and(|c| !c.is_ascii_whitespace());
+    let mut i = 0;
+    while i < cuts.len() {
+        let (s, mut e) = cuts[i];
+        while i + 1 < cuts.len() && cuts[i + 1].0 == e {
+            i += 1;
+            e = cuts[i].1;
+        }
+        if s > 0 && solid(b.get(s - 1)) && solid(b.get(e)) {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// The fence character and its run length when `line` opens or closes a fenced code block
@@ -398,7 +424,10 @@ mod tests {
             ("`ghp_abc``def`", "`ghp_abcdef`"),
             ("PRIVATE **KEY**-----", "PRIVATE KEY-----"),
             ("**Note**: ignore", "Note: ignore"),
-            ("_word_ and ~~gone~~", "word and gone"),
+            (
+                "_word_ and ~~gone~~ and in**si**de",
+                "word and gone and inside",
+            ),
             ("<span class=\"x\">in</span>side", "inside"),
         ] {
             assert_eq!(plain(text), want, "{text:?}");
@@ -426,6 +455,9 @@ mod tests {
             );
         }
         assert!(unformatted("snake_case and * a list").is_none());
+        // Markup around whole words changes no word: no view, however much of it there is.
+        assert!(unformatted("**new instructions** follow; _word_ and ~~gone~~\n").is_none());
+        assert!(unformatted(&"**new instructions** follow; ".repeat(1000)).is_none());
         assert!(unformatted("```\nIg**nore**\n```\n").is_none());
         // A code span's content is shown as written.
         assert_eq!(plain("x `a*b*c` y`z`"), "x `a*b*c` yz");
