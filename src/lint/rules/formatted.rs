@@ -55,7 +55,9 @@ pub(crate) fn hidden_by_formatting(
         // (a piece of a token may look like one of its own).
         let secret = f.secret || family == Family::Sec;
         let spans = &known[slot].1;
-        if secret && spans.covers(s, e) || !secret && spans.overlaps(s, e) {
+        if secret && (spans.covers(s, e) || found_with_markup(spans, &plain, s, e))
+            || !secret && spans.overlaps(s, e)
+        {
             continue;
         }
         let shown = if secret {
@@ -123,6 +125,14 @@ fn markup_near<'u>(
     let to = memchr::memchr(b'\n', &b[e..to]).map_or(to, |i| e + i);
     let near = pieces(u, from, to);
     (!near.is_empty()).then_some(near)
+}
+
+/// True when the markup inside the credential at `s..e` lies within credentials the text as
+/// written gives (the value found with its markup, the view's finding only wider: a name
+/// before it): the formatting hid nothing.
+fn found_with_markup(spans: &Spans, u: &Unformatted, s: usize, e: usize) -> bool {
+    let inside = pieces(u, s, e);
+    !inside.is_empty() && inside.iter().all(|&(ps, pe)| spans.covers(ps, pe))
 }
 
 /// The removed pieces that overlap `s..e`.
