@@ -4024,21 +4024,27 @@ pub(crate) fn judge_remote_run(
     let sentence = scan.sentence(s).to_lowercase();
     // Installing is what such a line documents ("run `curl … | sh` to install rustup"); one
     // that instructs the reader with no such purpose, or that makes the fetch run at every
-    // login (appended to a shell's start-up file), hands the machine over.
-    let purpose = has_word(
-        &sentence,
-        &[
-            "install",
-            "installs",
-            "installer",
-            "installing",
-            "setup",
-            "toolchain",
-            "bootstrap",
-            "upgrade",
-            "update",
-        ],
-    );
+    // login (appended to a shell's start-up file), hands the machine over. The purpose is
+    // read from the prose around the command, not from its URL (`…/install.sh` is the
+    // sender's word), and a script served from a bare IP address documents no installer.
+    let text = scan.text();
+    let (from, to) = scan.sentence_range(s);
+    let prose = format!("{} {}", &text[from..s], &text[e.min(to).max(s)..to]).to_lowercase();
+    let purpose = !from_ip_address(&text[s..e])
+        && has_word(
+            &prose,
+            &[
+                "install",
+                "installs",
+                "installer",
+                "installing",
+                "setup",
+                "toolchain",
+                "bootstrap",
+                "upgrade",
+                "update",
+            ],
+        );
     // "first" orders an install among set-up steps ("before the first build"); with a stated
     // purpose only the other words press the reader.
     let urgent = (!purpose && has_word(&sentence, &["first"]))
@@ -4077,6 +4083,23 @@ pub(crate) fn judge_remote_run(
         f.severity = Severity::Warning;
     }
     push_pi(scan, f, out);
+}
+
+/// True when `command` fetches from a URL whose host is an IP address (`http://203.0.113.7/…`,
+/// `https://[2001:db8::1]/…`): no published installer is served so.
+fn from_ip_address(command: &str) -> bool {
+    command.match_indices("://").any(|(i, m)| {
+        let host = &command[i + m.len()..];
+        let host = host
+            .rsplit_once('@')
+            .filter(|(u, _)| !u.contains('/'))
+            .map_or(host, |(_, h)| h);
+        let end = host
+            .find(['/', ':', ' ', '"', '\'', '`', '|', ')'])
+            .unwrap_or(host.len());
+        let name = &host[..end];
+        host.starts_with('[') || name.parse::<std::net::Ipv4Addr>().is_ok()
+    })
 }
 
 fn check_no_verify(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
