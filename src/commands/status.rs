@@ -314,7 +314,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     // A journal that cannot be read is reported as one: `archive` and `recover` say why.
     report.interrupted_rotation =
         crate::transaction::rotation::pending_in(repo, &dir).map_or(true, |j| j.is_some());
-    report.merge_driver_missing = super::hooks::merge_driver_missing(ctx, repo);
+    report.merge_driver_missing = super::hooks::merge_driver_missing(ctx, repo)?;
     if let Some(remote) = &args.remote {
         boundary::admit(&dir, "--remote", Some(remote))?;
         report.remote_lease = Some(remote_lease(repo, remote, &dir, ctx.now)?);
