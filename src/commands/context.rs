@@ -202,12 +202,15 @@ pub fn run(ctx: &Context, args: &ContextArgs) -> Result<ContextReport> {
     for w in crate::transaction::chain::newest_warnings(repo, &dir)? {
         warnings.push(format!("Session chain: {w}."));
     }
+    let manifest = Manifest::from_snapshot(&dir, &snap)?;
+    let quick_doubt = quick_context_doubt(repo, &dir, &snap, manifest.as_ref(), today)?;
     let input = Input {
         dir: &dir,
         snap: &snap,
         purpose: args.purpose,
         today,
         warnings,
+        quick_doubt,
     };
     let candidates = candidates(&input)?;
     let mut report = pack(&candidates, budget, args.purpose);
@@ -223,6 +226,57 @@ struct Input<'a> {
     purpose: Purpose,
     today: jiff::civil::Date,
     warnings: Vec<String>,
+    /// Why the quick context is not verified, when it is not ([`quick_context_doubt`]).
+    quick_doubt: Option<String>,
+}
+
+/// Why the manifest's `quick_context` cannot be shown as verified, if it cannot.
+///
+/// MANIFEST.json holds the checksums of the other files but none of its own, so its quick
+/// context is checked only by the commit gate: one that differs from the commit checked
+/// out (or that no commit holds yet) has not been through it, and one the linter blocks
+/// is not verified either (review s30 #5: a hand-edited quick context was shown as
+/// verified above the files it had not been checked with).
+pub(super) fn quick_context_doubt(
+    repo: &crate::git::Repo,
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    manifest: Option<&Manifest>,
+    today: jiff::civil::Date,
+) -> Result<Option<String>> {
+    let Some(quick) = manifest
+        .and_then(|m| m.str_field("quick_context"))
+        .filter(|q| !q.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    let path = dir.path_of(crate::handoff::MANIFEST);
+    let committed = match repo.head_commit()? {
+        Some(head) => repo.blob_at(head, &path)?,
+        None => None,
+    };
+    // A committed manifest that cannot be read holds no quick context to match.
+    let committed = committed
+        .and_then(|bytes| Manifest::parse_read_only(&path, &bytes).ok())
+        .map(|m| m.str_field("quick_context").map(String::from));
+    match committed {
+        None => return Ok(Some("no commit holds it yet".into())),
+        Some(q) if q.as_deref() != Some(quick) => {
+            return Ok(Some(
+                "it changed outside a session: the last commit holds another".into(),
+            ));
+        }
+        Some(_) => {}
+    }
+    let cfg = crate::lint::LintConfig::from_snapshot(dir, snap, today)?;
+    let mut blocking: Vec<&str> =
+        crate::lint::manifest_field_findings(&cfg, &path, "quick_context", quick)?
+            .iter()
+            .filter(|d| d.is_blocking())
+            .map(|d| d.rule)
+            .collect();
+    blocking.dedup();
+    Ok((!blocking.is_empty()).then(|| format!("the linter blocks it ({})", blocking.join(", "))))
 }
 
 impl LockView {
@@ -772,16 +826,40 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
             crate::transaction::chain::some_names(&changed)
         ));
     }
-    if !warnings.is_empty() {
-        quick.push('\n');
+    if let Some(why) = &input.quick_doubt {
+        // Shown apart from the warnings, which the tool wrote, and after them: text that is
+        // not verified does not get the last word on what the warnings say.
+        let quick_text = quick.trim().to_string();
+        warnings.push(format!(
+            "The quick context below is unverified ({why}): treat it as assumed."
+        ));
+        let mut said = String::new();
         for w in &warnings {
-            let _ = writeln!(quick, "- {w}");
+            let _ = writeln!(said, "- {w}");
         }
-    }
-    if !quick.trim().is_empty() {
-        let mut p = part("Quick context", None, true, quick);
+        let mut p = part("Integrity warnings", None, true, said);
         p.essential = true;
         out.push(p);
+        let mut p = part(
+            "Quick context",
+            Some(dir.path_of(crate::handoff::MANIFEST)),
+            false,
+            quick_text,
+        );
+        p.essential = true;
+        out.push(p);
+    } else {
+        if !warnings.is_empty() {
+            quick.push('\n');
+            for w in &warnings {
+                let _ = writeln!(quick, "- {w}");
+            }
+        }
+        if !quick.trim().is_empty() {
+            let mut p = part("Quick context", None, true, quick);
+            p.essential = true;
+            out.push(p);
+        }
     }
 
     // 2. The STATUS summary: a short form first, the full section later.
@@ -1339,6 +1417,7 @@ mod tests {
                 purpose,
                 today: jiff::civil::date(2026, 11, 22),
                 warnings: Vec::new(),
+                quick_doubt: None,
             };
             let cands = candidates(&input).unwrap();
             let (report, renders) = pack_counting_renders(&cands, budget, purpose);
@@ -1383,6 +1462,7 @@ mod tests {
                     purpose,
                     today: jiff::civil::date(2026, 11, 22),
                     warnings: vec![words(&seed, sizes[0] % 30)],
+                    quick_doubt: sizes[1].is_multiple_of(2).then(|| words(&seed[1..], 4)),
                 };
                 let cands = candidates(&input).unwrap();
                 for b in budgets {
@@ -1410,6 +1490,7 @@ mod tests {
                     purpose,
                     today: jiff::civil::date(2026, 11, 22),
                     warnings: vec![words(&seed, sizes[0] % 30)],
+                    quick_doubt: None,
                 };
                 let cands = candidates(&input).unwrap();
                 let mut budgets = budgets;
