@@ -100,6 +100,8 @@ pub enum Error {
         what: String,
         /// The blocking findings, already redacted.
         findings: Vec<String>,
+        /// What to do instead, for the kind of text refused.
+        hint: &'static str,
     },
     /// `git aahp commit` declined a session the handoff would misdescribe (no LOG entry, a
     /// STATUS summary that still says nothing was done, another handoff landed since
@@ -181,7 +183,7 @@ impl Error {
     pub fn hint(&self) -> Option<&'static str> {
         match self {
             Error::NoHandoffDir(_) => Some("run `git aahp init` to create it"),
-            Error::Declined { hint, .. } => Some(hint),
+            Error::Declined { hint, .. } | Error::Refused { hint, .. } => Some(hint),
             Error::NoManifest(_) => Some("run `git aahp manifest` to generate it"),
             Error::Locked(h) if h.stale => Some(
                 "the holder seems to have crashed: `git aahp recover` finishes or rolls back its session",
@@ -195,9 +197,6 @@ impl Error {
             Error::Schema { .. } => Some("regenerate it with `git aahp manifest`"),
             Error::Conflicted { .. } => Some(
                 "run `git aahp manifest` to rebuild MANIFEST.json from both sides (tasks unioned, a clashing id renumbered), then `git add` it",
-            ),
-            Error::Refused { .. } => Some(
-                "leave secrets out of the handoff: refer to where the secret is kept (a vault, an environment variable name) instead",
             ),
             Error::NotARepository { .. } => {
                 Some("run it inside a git repository (or `git init` one)")

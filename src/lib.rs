@@ -47,10 +47,17 @@ pub fn main_entry() -> ExitCode {
             .unwrap_or_default();
         output::write_panic_report(&at, &message);
     }));
+    let args = match command_line() {
+        Ok(args) => args,
+        Err(e) => {
+            report_error(&e);
+            return ExitCode::from(e.status().code());
+        }
+    };
     // The command line and the tool's environment are untrusted input that messages
     // quote, escape and normalise (clap's usage errors, gix's `Debug` of a revision, a
     // normalised `--dir`): a secret in them is redacted from whatever output they reach.
-    for arg in std::env::args_os().skip(1) {
+    for arg in args.iter().skip(1) {
         output::boundary::note_input(&arg.to_string_lossy());
     }
     for (name, value) in std::env::vars_os() {
@@ -62,19 +69,24 @@ pub fn main_entry() -> ExitCode {
     // Tests arm `panic` to see a panic quoting untrusted text (the command line) reach
     // stderr through the boundary.
     if failpoint::armed_flag("panic") {
-        let args: Vec<String> = std::env::args().skip(1).collect();
+        let args: Vec<String> = args
+            .iter()
+            .skip(1)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         panic!("asked to panic by {}", args.join(" "));
     }
     // Commands that lint start building the linter before the command line is even parsed
     // (parsing builds the whole command tree): a word that merely looks like one of them
     // only costs an idle thread.
-    if std::env::args_os()
+    if args
+        .iter()
         .skip(1)
         .any(|a| ["hook", "verify", "lint", "commit"].iter().any(|c| a == *c))
     {
         lint::warm_up();
     }
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli::Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             if !e.use_stderr() {
@@ -84,9 +96,9 @@ pub fn main_entry() -> ExitCode {
             }
             // A usage error quotes the command line: through the boundary like any error.
             let text = e.render().to_string();
-            if std::env::args_os().any(|a| a == "--json") {
+            if args.iter().any(|a| a == "--json") {
                 let usage = Error::Usage(text.trim_end().to_string());
-                let _ = output::write_json(&ErrorDocument::new(&command_word(), &usage));
+                let _ = output::write_json(&ErrorDocument::new(&command_word(&args), &usage));
             }
             output::write_stderr(&text);
             return ExitCode::from(ExitStatus::Error.code());
@@ -114,6 +126,46 @@ pub fn main_entry() -> ExitCode {
             ExitCode::from(e.status().code())
         }
     }
+}
+
+/// The first argument that makes the command line the JSON array of strings on stdin, after
+/// the program name: how `git aahp mcp` runs a tool with a client's text, which may be
+/// longer than the system allows one argument to be (128 KiB on Linux).
+pub const ARGS_ON_STDIN: &str = "--args-on-stdin";
+
+/// Most bytes of arguments read from stdin (a request line of `git aahp mcp` is shorter).
+const MAX_STDIN_ARGS: u64 = 64 << 20;
+
+/// The command line: the process's arguments, or those read from stdin after
+/// [`ARGS_ON_STDIN`].
+fn command_line() -> Result<Vec<std::ffi::OsString>> {
+    use std::io::Read;
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.len() != 2 || args[1] != ARGS_ON_STDIN {
+        return Ok(args);
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(MAX_STDIN_ARGS + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::Read {
+            path: "the arguments on stdin".into(),
+            source: e,
+        })?;
+    if bytes.len() as u64 > MAX_STDIN_ARGS {
+        return Err(Error::Usage(format!(
+            "the arguments on stdin are longer than {} MiB",
+            MAX_STDIN_ARGS >> 20
+        )));
+    }
+    let given: Vec<String> = serde_json::from_slice(&bytes).map_err(|e| {
+        Error::Usage(format!(
+            "{ARGS_ON_STDIN}: stdin must hold a JSON array of strings ({e})"
+        ))
+    })?;
+    args.truncate(1);
+    args.extend(given.into_iter().map(std::ffi::OsString::from));
+    Ok(args)
 }
 
 /// The `--json` form of a failure (SPEC §3): one document on stdout, so an orchestrator
@@ -165,15 +217,15 @@ impl<'a> ErrorDocument<'a> {
 }
 
 /// The subcommand named on a command line clap refused, for the error document.
-fn command_word() -> String {
+fn command_word(args: &[std::ffi::OsString]) -> String {
     use clap::CommandFactory;
     let known: Vec<String> = cli::Cli::command()
         .get_subcommands()
         .map(|c| c.get_name().to_string())
         .collect();
-    std::env::args_os()
+    args.iter()
         .skip(1)
-        .filter_map(|a| a.into_string().ok())
+        .filter_map(|a| a.to_str().map(String::from))
         .find(|a| known.contains(a))
         .unwrap_or_else(|| "git-aahp".into())
 }

@@ -202,12 +202,15 @@ pub fn run(ctx: &Context, args: &ContextArgs) -> Result<ContextReport> {
     for w in crate::transaction::chain::newest_warnings(repo, &dir)? {
         warnings.push(format!("Session chain: {w}."));
     }
+    let manifest = Manifest::from_snapshot(&dir, &snap)?;
+    let quick_doubt = quick_context_doubt(repo, &dir, &snap, manifest.as_ref(), today)?;
     let input = Input {
         dir: &dir,
         snap: &snap,
         purpose: args.purpose,
         today,
         warnings,
+        quick_doubt,
     };
     let candidates = candidates(&input)?;
     let mut report = pack(&candidates, budget, args.purpose);
@@ -223,6 +226,57 @@ struct Input<'a> {
     purpose: Purpose,
     today: jiff::civil::Date,
     warnings: Vec<String>,
+    /// Why the quick context is not verified, when it is not ([`quick_context_doubt`]).
+    quick_doubt: Option<String>,
+}
+
+/// Why the manifest's `quick_context` cannot be shown as verified, if it cannot.
+///
+/// MANIFEST.json holds the checksums of the other files but none of its own, so its quick
+/// context is checked only by the commit gate: one that differs from the commit checked
+/// out (or that no commit holds yet) has not been through it, and one the linter blocks
+/// is not verified either (review s30 #5: a hand-edited quick context was shown as
+/// verified above the files it had not been checked with).
+pub(super) fn quick_context_doubt(
+    repo: &crate::git::Repo,
+    dir: &HandoffDir,
+    snap: &Snapshot,
+    manifest: Option<&Manifest>,
+    today: jiff::civil::Date,
+) -> Result<Option<String>> {
+    let Some(quick) = manifest
+        .and_then(|m| m.str_field("quick_context"))
+        .filter(|q| !q.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    let path = dir.path_of(crate::handoff::MANIFEST);
+    let committed = match repo.head_commit()? {
+        Some(head) => repo.blob_at(head, &path)?,
+        None => None,
+    };
+    // A committed manifest that cannot be read holds no quick context to match.
+    let committed = committed
+        .and_then(|bytes| Manifest::parse_read_only(&path, &bytes).ok())
+        .map(|m| m.str_field("quick_context").map(String::from));
+    match committed {
+        None => return Ok(Some("no commit holds it yet".into())),
+        Some(q) if q.as_deref() != Some(quick) => {
+            return Ok(Some(
+                "it changed outside a session: the last commit holds another".into(),
+            ));
+        }
+        Some(_) => {}
+    }
+    let cfg = crate::lint::LintConfig::from_snapshot(dir, snap, today)?;
+    let mut blocking: Vec<&str> =
+        crate::lint::manifest_field_findings(&cfg, &path, "quick_context", quick)?
+            .iter()
+            .filter(|d| d.is_blocking())
+            .map(|d| d.rule)
+            .collect();
+    blocking.dedup();
+    Ok((!blocking.is_empty()).then(|| format!("the linter blocks it ({})", blocking.join(", "))))
 }
 
 impl LockView {
@@ -306,7 +360,66 @@ fn session_line(session: &SessionView, now: jiff::Timestamp) -> Option<String> {
 /// budget, which did not admit it. The count of a rendering is exact (the whole Markdown is
 /// counted); an additive estimate only skips prefixes that cannot fit.
 fn pack(candidates: &[Part], budget: usize, purpose: Purpose) -> ContextReport {
+    pack_counting_renders(candidates, budget, purpose).0
+}
+
+/// [`pack`], also returning how many times a whole rendering was made and counted.
+///
+/// Every prefix size is judged without rendering it (review s30 #4: rendering each one
+/// made the read quadratic in the number of LOG entries): the sizes of the parts shown are
+/// kept as the prefix grows by one candidate, and the exact count of a rendering is the sum
+/// of its [`Segments`]. Only the prefix chosen is rendered, so the renders do not grow with
+/// the input.
+fn pack_counting_renders(
+    candidates: &[Part],
+    budget: usize,
+    purpose: Purpose,
+) -> (ContextReport, usize) {
     let essentials = candidates.iter().take_while(|p| p.essential).count();
+    let header = tokens::count(&render_header(budget, budget));
+    let shown = ShownSizes::of_every_prefix(candidates);
+    let labels: Vec<String> = candidates.iter().map(omitted_label).collect();
+    let omissions = Omissions::of(candidates);
+    let mut renders = 0;
+    for k in (essentials..=candidates.len()).rev() {
+        let sizes = &shown[k];
+        let omitted = omissions.render(&labels, k);
+        let omitted_tokens = tokens::count(&omitted);
+        let estimate = header + sizes.tokens + omitted_tokens;
+        // Joining chunks merges at most a couple of tokens per seam (runs of newlines).
+        if estimate > budget.saturating_add(2 * (sizes.count + 2)) {
+            continue;
+        }
+        let body = if omitted.is_empty() {
+            sizes.segments_ending_the_text(candidates, k)
+        } else {
+            // The list of what was left out is the last segment: it begins `\n## `, and
+            // that line break is one token of its own.
+            sizes.segments + omitted_tokens - 1
+        };
+        let follows = sizes.count > 0 || !omitted.is_empty();
+        let predicted = settle(|used| {
+            let mut head = render_header(used, budget);
+            if follows {
+                head.push('\n');
+            }
+            tokens::count(&head) + body
+        });
+        if predicted <= budget {
+            let (shown, omitted) = layout(candidates, k);
+            let mut chosen = assemble(candidates, &shown, &omitted, budget, purpose);
+            renders += 1;
+            let used = measure(&mut chosen);
+            debug_assert_eq!(
+                used, predicted,
+                "the segment sum of prefix {k} is its count"
+            );
+            return (chosen, renders);
+        }
+    }
+    let (shown, omitted) = layout(candidates, essentials);
+    let mut least = assemble(candidates, &shown, &omitted, budget, purpose);
+    renders += 1;
     let mut report = ContextReport {
         budget,
         used_tokens: 0,
@@ -317,25 +430,185 @@ fn pack(candidates: &[Part], budget: usize, purpose: Purpose) -> ContextReport {
         needed_tokens: None,
         markdown: String::new(),
     };
-    let header = tokens::count(&render_header(budget, budget));
-    for k in (essentials..=candidates.len()).rev() {
-        let (shown, omitted) = layout(candidates, k);
-        let estimate = header
-            + shown.iter().map(|&i| candidates[i].tokens).sum::<usize>()
-            + tokens::count(&render_omitted(&omitted_labels(candidates, &omitted)));
-        // Joining chunks merges at most a couple of tokens per seam (runs of newlines).
-        if estimate > budget.saturating_add(2 * (shown.len() + 2)) {
-            continue;
-        }
-        let mut trial = assemble(candidates, &shown, &omitted, budget, purpose);
-        if measure(&mut trial) <= budget {
-            return trial;
+    report.needed_tokens = Some(measure(&mut least));
+    (report, renders)
+}
+
+/// The token counts of one candidate as a rendering joins it.
+///
+/// A rendering is the header, the parts and the list of what was left out; each part and
+/// the list begin with `\n## `, and no o200k piece holds a line break followed by `#` (see
+/// the pre-tokenizer in `handoff::tokens`). So every `## ` that opens a part starts a piece
+/// whatever comes before, the pieces on each side do not depend on the other, and a
+/// rendering's count is the sum of the counts of the segments cut there: a part without
+/// its first line break, plus the line break that opens whatever follows it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Segments {
+    /// Tokens of the part as rendered alone.
+    tokens: usize,
+    /// Tokens of its segment when something follows it.
+    followed: usize,
+}
+
+impl Segments {
+    fn of(part: &Part) -> Segments {
+        let rendered = render_part(part);
+        let mut segment = rendered[1..].to_string();
+        segment.push('\n');
+        Segments {
+            tokens: part.tokens,
+            followed: tokens::count(&segment),
         }
     }
-    let (shown, omitted) = layout(candidates, essentials);
-    let mut least = assemble(candidates, &shown, &omitted, budget, purpose);
-    report.needed_tokens = Some(measure(&mut least));
-    report
+
+    /// Tokens of its segment when it ends the text: the rendering less its opening line
+    /// break, a token of its own.
+    fn last(self) -> usize {
+        self.tokens - 1
+    }
+}
+
+/// What the parts shown for one prefix of the candidates add up to.
+#[derive(Debug, Clone, Copy, Default)]
+struct ShownSizes {
+    /// How many parts are shown.
+    count: usize,
+    /// The sum of their token counts, each rendered alone (the estimate).
+    tokens: usize,
+    /// The sum of their segments, each followed by something (see [`Segments`]).
+    segments: usize,
+}
+
+impl ShownSizes {
+    /// The sizes for every prefix length `0..=candidates.len()`, each found from the one
+    /// before: adding a candidate changes only its own place and the place of the part it
+    /// replaces (see [`layout`]).
+    fn of_every_prefix(candidates: &[Part]) -> Vec<ShownSizes> {
+        let segments: Vec<Segments> = candidates.iter().map(Segments::of).collect();
+        let mut replaced_by: Vec<Option<usize>> = vec![None; candidates.len()];
+        let mut sizes = ShownSizes::default();
+        let mut out = Vec::with_capacity(candidates.len() + 1);
+        out.push(sizes);
+        for (c, part) in candidates.iter().enumerate() {
+            if let Some(i) = part.replaces {
+                // A part that replaces one further on changes no place shown yet.
+                if i < c {
+                    sizes.place(
+                        segments.as_slice(),
+                        shown_at(candidates, i, replaced_by[i]),
+                        false,
+                    );
+                    sizes.place(&segments, shown_at(candidates, i, Some(c)), true);
+                }
+                replaced_by[i] = Some(c);
+            }
+            sizes.place(&segments, shown_at(candidates, c, replaced_by[c]), true);
+            out.push(sizes);
+        }
+        out
+    }
+
+    /// Adds (or takes away) the part shown at one place, if any.
+    fn place(&mut self, segments: &[Segments], shown: Option<usize>, add: bool) {
+        let Some(j) = shown else { return };
+        let s = segments[j];
+        if add {
+            self.count += 1;
+            self.tokens += s.tokens;
+            self.segments += s.followed;
+        } else {
+            self.count -= 1;
+            self.tokens -= s.tokens;
+            self.segments -= s.followed;
+        }
+    }
+
+    /// The segments of the parts shown for prefix `k` when nothing follows the last one.
+    fn segments_ending_the_text(&self, candidates: &[Part], k: usize) -> usize {
+        let (shown, _) = layout(candidates, k);
+        match shown.last() {
+            Some(&last) => {
+                let s = Segments::of(&candidates[last]);
+                self.segments - s.followed + s.last()
+            }
+            None => 0,
+        }
+    }
+}
+
+/// Which candidates a prefix leaves out, found without listing them all: the list shows at
+/// most six, and a short form whose full text is left out too is not listed.
+struct Omissions {
+    /// For each candidate, the last one further on that replaces it.
+    last_replacer: Vec<Option<usize>>,
+    /// The candidates some later one replaces.
+    replaced: Vec<usize>,
+}
+
+impl Omissions {
+    fn of(candidates: &[Part]) -> Omissions {
+        let mut last_replacer: Vec<Option<usize>> = vec![None; candidates.len()];
+        for (j, p) in candidates.iter().enumerate() {
+            if let Some(i) = p.replaces {
+                last_replacer[i] = Some(j);
+            }
+        }
+        let replaced = (0..candidates.len())
+            .filter(|&i| last_replacer[i].is_some())
+            .collect();
+        Omissions {
+            last_replacer,
+            replaced,
+        }
+    }
+
+    /// True when candidate `i` is left out of prefix `k` but not listed, its full text
+    /// being listed instead.
+    fn is_listed_as_full(&self, i: usize, k: usize) -> bool {
+        i >= k && self.last_replacer[i].is_some_and(|j| j >= k)
+    }
+
+    /// The list of what prefix `k` leaves out, as [`render_omitted`] writes it.
+    fn render(&self, labels: &[String], k: usize) -> String {
+        let hidden = self
+            .replaced
+            .iter()
+            .filter(|&&i| self.is_listed_as_full(i, k))
+            .count();
+        let total = labels.len() - k - hidden;
+        let first: Vec<&str> = (k..labels.len())
+            .filter(|&i| !self.is_listed_as_full(i, k))
+            .take(OMITTED_LISTED + 1)
+            .map(|i| labels[i].as_str())
+            .collect();
+        render_omitted_head(&first, total)
+    }
+}
+
+/// What is shown at the place of candidate `i`, given the last candidate of the prefix
+/// that replaces it: the replacement when it takes that place, nothing when it is shown at
+/// its own, and `i` itself unless it is a replacement shown elsewhere.
+fn shown_at(candidates: &[Part], i: usize, replaced_by: Option<usize>) -> Option<usize> {
+    match replaced_by {
+        Some(j) if candidates[j].in_place => Some(j),
+        Some(_) => None,
+        None if candidates[i].in_place && candidates[i].replaces.is_some() => None,
+        None => Some(i),
+    }
+}
+
+/// The token count [`measure`] settles on, for a rendering counted by `count(used)` when
+/// its header states `used`.
+fn settle(mut count: impl FnMut(usize) -> usize) -> usize {
+    let mut used = 0;
+    for _ in 0..4 {
+        let counted = count(used);
+        if counted == used {
+            break;
+        }
+        used = counted;
+    }
+    used
 }
 
 /// The parts shown for a prefix of `k` candidates, in reading order (a part that replaces
@@ -347,19 +620,13 @@ fn layout(candidates: &[Part], k: usize) -> (Vec<usize>, Vec<usize>) {
             replaced_by[i] = Some(j);
         }
     }
-    let mut shown = Vec::new();
-    for i in 0..k {
-        match replaced_by[i] {
-            Some(j) if candidates[j].in_place => shown.push(j),
-            Some(_) => {}
-            None if candidates[i].in_place && candidates[i].replaces.is_some() => {}
-            None => shown.push(i),
-        }
-    }
+    let shown = (0..k)
+        .filter_map(|i| shown_at(candidates, i, replaced_by[i]))
+        .collect();
     // A left-out short form whose full text is left out too is listed once, as the full one.
-    let full_of: Vec<usize> = candidates[k..].iter().filter_map(|p| p.replaces).collect();
+    let omissions = Omissions::of(candidates);
     let omitted = (k..candidates.len())
-        .filter(|i| !full_of.contains(i))
+        .filter(|&i| !omissions.is_listed_as_full(i, k))
         .collect();
     (shown, omitted)
 }
@@ -393,15 +660,13 @@ fn omitted_labels(candidates: &[Part], omitted: &[usize]) -> Vec<String> {
 /// Renders the report and returns its token count. The header states that count, so the
 /// rendering is repeated until the stated count is the real one.
 fn measure(report: &mut ContextReport) -> usize {
-    for _ in 0..4 {
+    let used = settle(|used| {
+        report.used_tokens = used;
         report.markdown = render(report);
-        let counted = tokens::count(&report.markdown);
-        if counted == report.used_tokens {
-            break;
-        }
-        report.used_tokens = counted;
-    }
-    report.used_tokens
+        tokens::count(&report.markdown)
+    });
+    report.used_tokens = used;
+    used
 }
 
 fn omitted_label(part: &Part) -> String {
@@ -426,22 +691,40 @@ fn render(report: &ContextReport) -> String {
     out
 }
 
-/// The list of what was left out: at most five names, then how many more.
+/// How many names the list of what was left out shows before saying how many more.
+const OMITTED_LISTED: usize = 5;
+
+/// The list of what was left out: at most five names, then how many more (six when that
+/// is all).
 fn render_omitted(omitted: &[String]) -> String {
+    let first: Vec<&str> = omitted
+        .iter()
+        .take(OMITTED_LISTED + 1)
+        .map(String::as_str)
+        .collect();
+    render_omitted_head(&first, omitted.len())
+}
+
+/// [`render_omitted`] from the first names (at least six, or all) and how many there are.
+fn render_omitted_head(first: &[&str], total: usize) -> String {
     let mut out = String::new();
-    if omitted.is_empty() {
+    if total == 0 {
         return out;
     }
     out.push_str("\n## Left out (over budget)\n\n");
-    let shown = if omitted.len() <= 6 { omitted.len() } else { 5 };
-    for o in &omitted[..shown] {
+    let shown = if total <= OMITTED_LISTED + 1 {
+        total
+    } else {
+        OMITTED_LISTED
+    };
+    for o in &first[..shown] {
         let _ = writeln!(out, "- {o}");
     }
-    if shown < omitted.len() {
+    if shown < total {
         let _ = writeln!(
             out,
             "- … and {} more parts: raise `--budget` or read the files",
-            omitted.len() - shown
+            total - shown
         );
     }
     out
@@ -543,16 +826,40 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
             crate::transaction::chain::some_names(&changed)
         ));
     }
-    if !warnings.is_empty() {
-        quick.push('\n');
+    if let Some(why) = &input.quick_doubt {
+        // Shown apart from the warnings, which the tool wrote, and after them: text that is
+        // not verified does not get the last word on what the warnings say.
+        let quick_text = quick.trim().to_string();
+        warnings.push(format!(
+            "The quick context below is unverified ({why}): treat it as assumed."
+        ));
+        let mut said = String::new();
         for w in &warnings {
-            let _ = writeln!(quick, "- {w}");
+            let _ = writeln!(said, "- {w}");
         }
-    }
-    if !quick.trim().is_empty() {
-        let mut p = part("Quick context", None, true, quick);
+        let mut p = part("Integrity warnings", None, true, said);
         p.essential = true;
         out.push(p);
+        let mut p = part(
+            "Quick context",
+            Some(dir.path_of(crate::handoff::MANIFEST)),
+            false,
+            quick_text,
+        );
+        p.essential = true;
+        out.push(p);
+    } else {
+        if !warnings.is_empty() {
+            quick.push('\n');
+            for w in &warnings {
+                let _ = writeln!(quick, "- {w}");
+            }
+        }
+        if !quick.trim().is_empty() {
+            let mut p = part("Quick context", None, true, quick);
+            p.essential = true;
+            out.push(p);
+        }
     }
 
     // 2. The STATUS summary: a short form first, the full section later.
@@ -1011,12 +1318,160 @@ mod tests {
         snap
     }
 
+    /// The cut search as it was before session 30: every prefix size from the longest
+    /// down, each laid out and estimated in full, rendered when the estimate allows. Kept
+    /// as the reference the faster search must agree with.
+    fn pack_by_rendering_every_prefix(
+        candidates: &[Part],
+        budget: usize,
+        purpose: Purpose,
+    ) -> ContextReport {
+        let essentials = candidates.iter().take_while(|p| p.essential).count();
+        let header = tokens::count(&render_header(budget, budget));
+        let layout_of = |k: usize| {
+            let mut replaced_by: Vec<Option<usize>> = vec![None; candidates.len()];
+            for (j, p) in candidates.iter().enumerate().take(k) {
+                if let Some(i) = p.replaces {
+                    replaced_by[i] = Some(j);
+                }
+            }
+            let mut shown = Vec::new();
+            for i in 0..k {
+                match replaced_by[i] {
+                    Some(j) if candidates[j].in_place => shown.push(j),
+                    Some(_) => {}
+                    None if candidates[i].in_place && candidates[i].replaces.is_some() => {}
+                    None => shown.push(i),
+                }
+            }
+            let full_of: Vec<usize> = candidates[k..].iter().filter_map(|p| p.replaces).collect();
+            let omitted: Vec<usize> = (k..candidates.len())
+                .filter(|i| !full_of.contains(i))
+                .collect();
+            (shown, omitted)
+        };
+        for k in (essentials..=candidates.len()).rev() {
+            let (shown, omitted) = layout_of(k);
+            let estimate = header
+                + shown.iter().map(|&i| candidates[i].tokens).sum::<usize>()
+                + tokens::count(&render_omitted(&omitted_labels(candidates, &omitted)));
+            if estimate > budget.saturating_add(2 * (shown.len() + 2)) {
+                continue;
+            }
+            let mut trial = assemble(candidates, &shown, &omitted, budget, purpose);
+            if measure(&mut trial) <= budget {
+                return trial;
+            }
+        }
+        let (shown, omitted) = layout_of(essentials);
+        let mut least = assemble(candidates, &shown, &omitted, budget, purpose);
+        let mut report = assemble(candidates, &[], &[], budget, purpose);
+        report.needed_tokens = Some(measure(&mut least));
+        report
+    }
+
+    fn same_read(a: &ContextReport, b: &ContextReport) -> bool {
+        let titles =
+            |r: &ContextReport| r.parts.iter().map(|p| p.title.clone()).collect::<Vec<_>>();
+        a.markdown == b.markdown
+            && a.used_tokens == b.used_tokens
+            && a.needed_tokens == b.needed_tokens
+            && a.omitted == b.omitted
+            && titles(a) == titles(b)
+    }
+
+    /// A LOG.md of `n` entries by fifty agents, as a long-lived project has.
+    fn long_log_snapshot(n: usize) -> Snapshot {
+        let mut snap = random_snapshot(
+            &[7, 3, 9, 1, 4, 8, 2, 6, 5, 0, 11, 13, 17, 19, 23, 29],
+            &[40, 3, 20, 0, 0, 2, 30, 1],
+        );
+        let mut log = String::from("# L\n\n");
+        for i in 0..n {
+            let _ = write!(
+                log,
+                "## [2026-11-{:02}] a{}: entry {i}\n\nbody {i}\n\n",
+                1 + i % 28,
+                i % 50
+            );
+        }
+        snap.files.insert("LOG.md".into(), log.into_bytes());
+        snap
+    }
+
+    /// Review s30 #4: the cut search rendered every prefix size near the budget, which made
+    /// `--for debug|first` quadratic in the number of LOG entries. It renders one now, at
+    /// any size of log and budget, and still fills the budget.
+    #[test]
+    fn the_cut_search_renders_once_whatever_the_log_size() {
+        let dir = input_dir();
+        for (entries, purpose, budget) in [
+            (3_000, Purpose::Debug, 5_000),
+            (3_000, Purpose::First, 100_000),
+            (200, Purpose::Debug, 5_000),
+        ] {
+            let snap = long_log_snapshot(entries);
+            let input = Input {
+                dir: &dir,
+                snap: &snap,
+                purpose,
+                today: jiff::civil::date(2026, 11, 22),
+                warnings: Vec::new(),
+                quick_doubt: None,
+            };
+            let cands = candidates(&input).unwrap();
+            let (report, renders) = pack_counting_renders(&cands, budget, purpose);
+            assert_eq!(renders, 1, "{entries} entries, budget {budget}");
+            assert!(report.needed_tokens.is_none());
+            assert!(report.used_tokens <= budget);
+            assert!(
+                report.used_tokens + 50 > budget,
+                "{} of {budget}",
+                report.used_tokens
+            );
+            if entries <= 200 {
+                assert!(same_read(
+                    &report,
+                    &pack_by_rendering_every_prefix(&cands, budget, purpose)
+                ));
+            }
+        }
+    }
+
     mod props {
         use super::*;
         use proptest::prelude::*;
 
         proptest! {
             #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+            /// The cut search that judges prefix sizes without rendering them chooses what
+            /// the search that rendered each one chose, to the byte.
+            #[test]
+            fn the_cut_search_agrees_with_rendering_every_prefix(
+                seed in proptest::collection::vec(any::<u8>(), 16..40),
+                sizes in proptest::collection::vec(0usize..400, 8),
+                budgets in proptest::collection::vec(0usize..2500, 1..4),
+                purpose in prop_oneof![Just(Purpose::Bugfix), Just(Purpose::Feature), Just(Purpose::Debug), Just(Purpose::First)],
+            ) {
+                let dir = input_dir();
+                let snap = random_snapshot(&seed, &sizes);
+                let input = Input {
+                    dir: &dir,
+                    snap: &snap,
+                    purpose,
+                    today: jiff::civil::date(2026, 11, 22),
+                    warnings: vec![words(&seed, sizes[0] % 30)],
+                    quick_doubt: sizes[1].is_multiple_of(2).then(|| words(&seed[1..], 4)),
+                };
+                let cands = candidates(&input).unwrap();
+                for b in budgets {
+                    let (fast, renders) = pack_counting_renders(&cands, b, purpose);
+                    let reference = pack_by_rendering_every_prefix(&cands, b, purpose);
+                    prop_assert!(same_read(&fast, &reference), "budget {b}:\n{}\n---\n{}", fast.markdown, reference.markdown);
+                    prop_assert_eq!(renders, 1);
+                }
+            }
 
             /// The budget is a ceiling, and a larger budget shows the same parts and more:
             /// never fewer tokens, never a part the smaller budget showed left out.
@@ -1035,6 +1490,7 @@ mod tests {
                     purpose,
                     today: jiff::civil::date(2026, 11, 22),
                     warnings: vec![words(&seed, sizes[0] % 30)],
+                    quick_doubt: None,
                 };
                 let cands = candidates(&input).unwrap();
                 let mut budgets = budgets;

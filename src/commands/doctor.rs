@@ -144,7 +144,7 @@ pub fn run(ctx: &Context, _args: &DoctorArgs) -> Result<DoctorReport> {
     let mut checks = Vec::new();
     git_hooks(ctx, &root, &mut checks)?;
     merge_driver(
-        &root,
+        &hooks::MergeAttributes::find(ctx, repo)?,
         repo.config_string(MERGE_DRIVER_KEY).is_some(),
         &mut checks,
     );
@@ -773,38 +773,40 @@ fn runs_hook_words(words: &[&str], stage: &str) -> bool {
         && !rest.iter().any(|w| matches!(*w, "--help" | "-h"))
 }
 
-/// The merge driver: wherever `.gitattributes` hands files to it, git must know it.
-fn merge_driver(root: &Path, configured: bool, checks: &mut Vec<Check>) {
-    let path = root.join(".gitattributes");
-    let named = match read_limited(&path, ".gitattributes") {
-        Ok(b) => String::from_utf8_lossy(&b)
-            .lines()
-            .any(|l| !l.trim_start().starts_with('#') && l.contains(MERGE_ATTRIBUTE)),
-        Err(_) if std::fs::symlink_metadata(&path).is_err() => false,
-        // There, but not readable as a file: whether it names the driver cannot be judged.
-        Err(e) => {
-            checks.push(Check::new("merge-driver", Verdict::Fail, e.to_string()));
-            return;
-        }
-    };
-    match (named, configured) {
-        (true, true) => checks.push(Check::new(
+/// The merge driver: wherever a `.gitattributes` hands files to it, git must know it.
+fn merge_driver(found: &hooks::MergeAttributes, configured: bool, checks: &mut Vec<Check>) {
+    // There, but not readable as a file: whether it names the driver cannot be judged.
+    for (path, why) in &found.unreadable {
+        checks.push(Check::new(
+            "merge-driver",
+            Verdict::Fail,
+            format!(
+                "{path} cannot be read, so whether it names {MERGE_ATTRIBUTE} cannot be told: {why}"
+            ),
+        ));
+    }
+    if found.naming.is_empty() {
+        return;
+    }
+    let named = found.naming.join(", ");
+    if configured {
+        checks.push(Check::new(
             "merge-driver",
             Verdict::Ok,
-            format!(".gitattributes names {MERGE_ATTRIBUTE} and {MERGE_DRIVER_KEY} is set"),
-        )),
-        (true, false) => checks.push(
+            format!("{named} names {MERGE_ATTRIBUTE} and {MERGE_DRIVER_KEY} is set"),
+        ));
+    } else {
+        checks.push(
             Check::new(
                 "merge-driver",
                 Verdict::Fail,
                 format!(
-                    ".gitattributes names {MERGE_ATTRIBUTE} but {MERGE_DRIVER_KEY} is not \
+                    "{named} names {MERGE_ATTRIBUTE} but {MERGE_DRIVER_KEY} is not \
                      configured: git merges the handoff files line by line"
                 ),
             )
             .hint("configure the driver in this clone (`git aahp hooks install` does it)"),
-        ),
-        (false, _) => {}
+        );
     }
 }
 

@@ -413,7 +413,7 @@ pub fn run(ctx: &Context, args: &HooksArgs) -> Result<HooksReport> {
                 let hook = Hook::inspect(&dir, shim)?;
                 report.hooks.push(hook.report(&root, None));
             }
-            if merge_driver_missing(ctx, repo) {
+            if merge_driver_missing(ctx, repo)? {
                 report.merge_driver = Some("missing");
             }
         }
@@ -460,27 +460,80 @@ fn configure_merge_driver(repo: &crate::git::Repo) -> Result<&'static str> {
     Ok("configured")
 }
 
-/// True when the handoff directory's `.gitattributes` names the merge driver but this clone
-/// has no `merge.aahp.driver`: git would then merge the handoff files line by line.
-pub fn merge_driver_missing(ctx: &Context, repo: &crate::git::Repo) -> bool {
+/// The `.gitattributes` files that hand files to the merge driver (`merge=aahp`), as
+/// `doctor` and `status` judge them.
+#[derive(Debug, Default)]
+pub struct MergeAttributes {
+    /// Repository-relative paths of the files that name the driver.
+    pub naming: Vec<String>,
+    /// Files there but not readable as files (a directory, a FIFO, too large), with why:
+    /// whether they name the driver cannot be told.
+    pub unreadable: Vec<(String, String)>,
+}
+
+impl MergeAttributes {
+    /// Reads the `.gitattributes` at the root, the one in the handoff directory (which
+    /// `init` writes, tracked or not yet) and every other one the index holds, from the
+    /// working tree, in-process (review s30 #6: `doctor` read only the root one, so the
+    /// handoff directory's never had its driver checked). Each is read like a handoff file:
+    /// a FIFO in its place is never waited on, a huge one never read whole.
+    pub fn find(ctx: &Context, repo: &crate::git::Repo) -> Result<MergeAttributes> {
+        use crate::handoff::templates::GITATTRIBUTES;
+        let mut paths = vec![GITATTRIBUTES.to_string()];
+        if let Ok(dir) = ctx.handoff() {
+            paths.push(dir.path_of(GITATTRIBUTES));
+        }
+        let index = repo.index()?;
+        let suffix = format!("/{GITATTRIBUTES}");
+        for e in index.entries() {
+            let path = e.path(&index);
+            if e.stage_raw() == 0
+                && path.ends_with(suffix.as_bytes())
+                && let Ok(path) = std::str::from_utf8(path)
+            {
+                paths.push(path.to_string());
+            }
+        }
+        paths.sort();
+        paths.dedup();
+        let mut out = MergeAttributes::default();
+        for rel in paths {
+            let abs = repo.workdir().join(&rel);
+            match crate::handoff::read_limited(&abs, &rel) {
+                Ok(bytes) => {
+                    if names_merge_driver(&String::from_utf8_lossy(&bytes)) {
+                        out.naming.push(rel);
+                    }
+                }
+                Err(_) if std::fs::symlink_metadata(&abs).is_err() => {}
+                Err(e) => out.unreadable.push((rel, e.to_string())),
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// True when a `.gitattributes` text gives some pattern the `merge=aahp` attribute.
+fn names_merge_driver(text: &str) -> bool {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .any(|l| {
+            l.split_whitespace()
+                .skip(1)
+                .any(|a| a == super::merge_driver::ATTRIBUTE)
+        })
+}
+
+/// True when a `.gitattributes` names the merge driver but this clone has no
+/// `merge.aahp.driver`: git would then merge the handoff files line by line.
+pub fn merge_driver_missing(ctx: &Context, repo: &crate::git::Repo) -> Result<bool> {
     if repo
         .config_string(super::merge_driver::DRIVER_KEY)
         .is_some()
     {
-        return false;
+        return Ok(false);
     }
-    let Ok(dir) = ctx.handoff() else {
-        return false;
-    };
-    // Read like a handoff file: a FIFO in its place is never waited on, a huge file never
-    // read whole (an unreadable one names no driver here; git reports it itself).
-    let path = dir.abs.join(crate::handoff::templates::GITATTRIBUTES);
-    let shown = dir.path_of(crate::handoff::templates::GITATTRIBUTES);
-    crate::handoff::read_limited(&path, &shown).is_ok_and(|bytes| {
-        String::from_utf8_lossy(&bytes)
-            .lines()
-            .any(|l| !l.trim_start().starts_with('#') && l.contains(super::merge_driver::ATTRIBUTE))
-    })
+    Ok(!MergeAttributes::find(ctx, repo)?.naming.is_empty())
 }
 
 fn install(root: &Path, dir: &Path, report: &mut HooksReport, opts: &InstallArgs) -> Result<()> {

@@ -5,8 +5,9 @@
 //! server was started in, and answers with exactly the document that command prints: the
 //! same report, through the same output boundary (secrets redacted, control characters and
 //! CI workflow commands neutralised), with `isError` set when the command did not exit 0.
-//! Arguments reach the command as separate argv entries in `--name=value` form (positional
-//! values after `--`), never through a shell, so no value is read as an option.
+//! Arguments reach the command as separate entries in `--name=value` form (positional
+//! values after `--`), never through a shell, so no value is read as an option; they are
+//! written to its stdin ([`crate::ARGS_ON_STDIN`]), which has no length limit per argument.
 //!
 //! The lock belongs to the MCP client's session: `begin` records the session id it printed,
 //! and every later tool call of this connection runs with `AAHP_SESSION_ID` set to it, so
@@ -54,40 +55,326 @@ pub fn run(ctx: &Context, _args: &McpArgs) -> Result<ExitStatus> {
             context: "cannot start the MCP server's runtime".into(),
             source: Some(Box::new(e)),
         })?;
-    runtime.block_on(async move {
-        let (stdin, stdout) = rmcp::transport::stdio();
+    let outcome = runtime.block_on(async move {
+        // One writer owns stdout; the server's messages and the answers to requests it never
+        // sees reach it as whole lines, in order.
+        let (lines, to_write) = tokio::sync::mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_lines(to_write, tokio::io::stdout()));
+        let (to_server, from_screen) = tokio::io::duplex(64 * 1024);
+        let screen = tokio::spawn(screen_requests(
+            tokio::io::stdin(),
+            to_server,
+            lines.clone(),
+        ));
         let service = server
-            .serve((stdin, CleanErrors::new(stdout)))
+            .serve((from_screen, CleanErrors::new(lines)))
             .await
             .map_err(|e| Error::other(format!("MCP initialisation failed: {e}")))?;
-        service
-            .waiting()
-            .await
-            .map_err(|e| Error::other(format!("MCP server stopped: {e}")))?;
+        let stopped = service.waiting().await;
+        screen.abort();
+        // The writer ends once every sender is gone: all answers are written before exit.
+        let _ = writer.await;
+        stopped.map_err(|e| Error::other(format!("MCP server stopped: {e}")))?;
         Ok(ExitStatus::Success)
-    })
+    });
+    // A read of stdin still blocked (the server stopped on a write error) is not waited for.
+    runtime.shutdown_background();
+    outcome
 }
 
-/// The server's stdout. Tool results are the child command's document, cleaned by its own
-/// boundary, but the SDK answers some requests itself (parameters that do not deserialise,
-/// an unknown method) with messages that quote the client's text: every JSON-RPC error
-/// passes the output boundary here, whoever built it, before it is written (review s23
-/// item 16). rmcp writes one message per line.
-struct CleanErrors<W> {
-    inner: W,
+/// Longest request line the server reads, in bytes: a longer one is answered with an error
+/// and skipped, never held whole (a task title, the longest text a tool takes, is far
+/// shorter).
+const MAX_LINE: usize = 8 * 1024 * 1024;
+/// Deepest nesting of a request the server reads: no tool's parameters nest beyond a few
+/// levels, and JSON nested deeper than the parser's limit cannot be read at all.
+const MAX_DEPTH: usize = 64;
+
+/// Writes whole lines to `out` as they come, flushing each.
+async fn write_lines<W: tokio::io::AsyncWrite + Unpin>(
+    mut lines: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+    mut out: W,
+) {
+    use tokio::io::AsyncWriteExt;
+    while let Some(line) = lines.recv().await {
+        if out.write_all(&line).await.is_err() || out.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Reads the client's requests a line at a time and passes on those the SDK can read;
+/// every other line is answered here (review s30 #7: the SDK drops a line that is not
+/// JSON, and a client waited for ever). A line that is not JSON (cut short, not UTF-8) is a
+/// JSON-RPC Parse error; JSON that is not a request, or nests deeper than [`MAX_DEPTH`], or
+/// a line longer than [`MAX_LINE`] is an Invalid Request, naming the request's id when it
+/// can be read.
+async fn screen_requests<R, W>(
+    input: R,
+    mut server: W,
+    answers: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
+) where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut input = tokio::io::BufReader::new(input);
+    let mut line = Vec::new();
+    let mut too_long = false;
+    loop {
+        let (took, ended) = {
+            let Ok(available) = input.fill_buf().await else {
+                break;
+            };
+            if available.is_empty() {
+                // End of input: a last line without its newline is still a message.
+                (0, !line.is_empty() || too_long)
+            } else {
+                let newline = available.iter().position(|b| *b == b'\n');
+                let take = newline.map_or(available.len(), |i| i + 1);
+                if !too_long && line.len() + take > MAX_LINE {
+                    too_long = true;
+                    line = Vec::new();
+                }
+                if !too_long {
+                    line.extend_from_slice(&available[..take]);
+                }
+                (take, newline.is_some())
+            }
+        };
+        let at_end = took == 0;
+        input.consume(took);
+        if ended {
+            let verdict = if too_long {
+                Err(invalid_request(
+                    None,
+                    &format!(
+                        "the request is longer than {} MiB on one line",
+                        MAX_LINE >> 20
+                    ),
+                ))
+            } else {
+                judge_request(&line)
+            };
+            match verdict {
+                Ok(true) => {
+                    if !line.ends_with(b"\n") {
+                        line.push(b'\n');
+                    }
+                    if server.write_all(&line).await.is_err() {
+                        break;
+                    }
+                }
+                Ok(false) => {}
+                Err(answer) => {
+                    if answers.send(answer).is_err() {
+                        break;
+                    }
+                }
+            }
+            line.clear();
+            too_long = false;
+        }
+        if at_end {
+            break;
+        }
+    }
+    let _ = server.shutdown().await;
+}
+
+/// Whether a request line goes to the server (`Ok(true)`), is skipped (`Ok(false)`: a blank
+/// line), or is answered here with the error line given.
+fn judge_request(line: &[u8]) -> std::result::Result<bool, Vec<u8>> {
+    use rmcp::service::{RoleServer, RxJsonRpcMessage};
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(false);
+    }
+    let Ok(text) = std::str::from_utf8(line) else {
+        return Err(parse_error("the request is not UTF-8"));
+    };
+    if nesting_depth(text) > MAX_DEPTH {
+        return Err(invalid_request(
+            top_level_id(text).as_ref(),
+            &format!("the request nests deeper than {MAX_DEPTH} levels"),
+        ));
+    }
+    // Read as the SDK reads it; what it cannot read is answered here.
+    if serde_json::from_str::<RxJsonRpcMessage<RoleServer>>(text).is_ok() {
+        return Ok(true);
+    }
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return Err(parse_error(&format!("the request is not JSON ({e})"))),
+    };
+    let id = value
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number());
+    match id {
+        // A notification gets no answer: the server decides what to make of it.
+        None if value.get("method").is_some() => Ok(true),
+        id => Err(invalid_request(
+            id,
+            "not a JSON-RPC request or notification",
+        )),
+    }
+}
+
+/// A JSON-RPC error answer, one line, through the output boundary.
+fn rpc_error(id: Option<&serde_json::Value>, code: i32, message: &str) -> Vec<u8> {
+    let answer = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": code, "message": message},
+    });
+    let mut line = serde_json::to_vec(&answer).expect("a JSON value always serialises");
+    line.push(b'\n');
+    clean_error_message(&line)
+}
+
+fn parse_error(why: &str) -> Vec<u8> {
+    rpc_error(None, -32700, &format!("Parse error: {why}"))
+}
+
+fn invalid_request(id: Option<&serde_json::Value>, why: &str) -> Vec<u8> {
+    rpc_error(id, -32600, &format!("Invalid Request: {why}"))
+}
+
+/// How deep arrays and objects nest in JSON text (strings skipped), without parsing it.
+fn nesting_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut in_string = false;
+    let mut escaped = false;
+    for b in text.bytes() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// The `id` of a JSON object read member by member, without parsing the other members'
+/// values (which may nest too deep to parse); `None` when it is not a string or number, or
+/// the text does not read as an object up to it.
+fn top_level_id(text: &str) -> Option<serde_json::Value> {
+    let b = text.as_bytes();
+    let mut i = skip_space(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    loop {
+        i = skip_space(b, i);
+        let key_end = value_end(b, i).filter(|_| b.get(i) == Some(&b'"'))?;
+        let key: String = serde_json::from_str(&text[i..key_end]).ok()?;
+        i = skip_space(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_space(b, i + 1);
+        let end = value_end(b, i)?;
+        if key == "id" {
+            return serde_json::from_str::<serde_json::Value>(&text[i..end])
+                .ok()
+                .filter(|v| v.is_string() || v.is_number());
+        }
+        i = skip_space(b, end);
+        if b.get(i) != Some(&b',') {
+            return None;
+        }
+        i += 1;
+    }
+}
+
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
+}
+
+/// Where the JSON value starting at `i` ends: a string at its closing quote, an array or
+/// object at its closing bracket (strings inside skipped), anything else at the next
+/// separator.
+fn value_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (j, &c) in b.iter().enumerate().skip(i) {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => {
+                    in_string = false;
+                    if depth == 0 {
+                        return Some(j + 1);
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            _ if depth > 0 => {}
+            b',' | b']' | b'}' => return (j > i).then_some(j),
+            c if c.is_ascii_whitespace() => return (j > i).then_some(j),
+            _ => {}
+        }
+    }
+    (depth == 0 && !in_string && b.len() > i).then_some(b.len())
+}
+
+/// The server's output on its way to stdout. Tool results are the child command's
+/// document, cleaned by its own boundary, but the SDK answers some requests itself
+/// (parameters that do not deserialise, an unknown method) with messages that quote the
+/// client's text: every JSON-RPC error passes the output boundary here, whoever built it,
+/// before it is written (review s23 item 16). rmcp writes one message per line; each
+/// whole line goes to the writer of stdout.
+struct CleanErrors {
     /// Bytes of a line not yet complete.
     line: Vec<u8>,
-    /// Cleaned bytes not yet written.
-    out: Vec<u8>,
+    /// The writer of stdout.
+    lines: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
 }
 
-impl<W> CleanErrors<W> {
-    fn new(inner: W) -> CleanErrors<W> {
+impl CleanErrors {
+    fn new(lines: tokio::sync::mpsc::UnboundedSender<Vec<u8>>) -> CleanErrors {
         CleanErrors {
-            inner,
             line: Vec::new(),
-            out: Vec::new(),
+            lines,
         }
+    }
+
+    fn send(&self, line: &[u8]) -> std::io::Result<()> {
+        self.lines
+            .send(clean_error_message(line))
+            .map_err(|_| std::io::ErrorKind::BrokenPipe.into())
     }
 }
 
@@ -119,33 +406,10 @@ fn clean_error_message(line: &[u8]) -> Vec<u8> {
     out
 }
 
-impl<W: tokio::io::AsyncWrite + Unpin> CleanErrors<W> {
-    /// Writes what is cleaned, as far as the inner writer takes it.
-    fn poll_drain(
-        &mut self,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        use std::task::Poll;
-        while !self.out.is_empty() {
-            match std::pin::Pin::new(&mut self.inner).poll_write(cx, &self.out) {
-                Poll::Ready(Ok(0)) => {
-                    return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
-                }
-                Poll::Ready(Ok(n)) => {
-                    self.out.drain(..n);
-                }
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Pending => return Poll::Pending,
-            }
-        }
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl<W: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for CleanErrors<W> {
+impl tokio::io::AsyncWrite for CleanErrors {
     fn poll_write(
         self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
+        _cx: &mut std::task::Context<'_>,
         buf: &[u8],
     ) -> std::task::Poll<std::io::Result<usize>> {
         let this = self.get_mut();
@@ -153,35 +417,32 @@ impl<W: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for CleanErrors<W> 
         while let Some(i) = this.line.iter().position(|b| *b == b'\n') {
             let rest = this.line.split_off(i + 1);
             let done = std::mem::replace(&mut this.line, rest);
-            this.out.extend(clean_error_message(&done));
-        }
-        // Accepted whole; a writer that is not ready only delays the bytes (flush waits).
-        if let std::task::Poll::Ready(Err(e)) = this.poll_drain(cx) {
-            return std::task::Poll::Ready(Err(e));
+            if let Err(e) = this.send(&done) {
+                return std::task::Poll::Ready(Err(e));
+            }
         }
         std::task::Poll::Ready(Ok(buf.len()))
     }
 
     fn poll_flush(
         self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
+        _cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        let this = self.get_mut();
-        std::task::ready!(this.poll_drain(cx))?;
-        std::pin::Pin::new(&mut this.inner).poll_flush(cx)
+        std::task::Poll::Ready(Ok(()))
     }
 
     fn poll_shutdown(
         self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
+        _cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
         let this = self.get_mut();
         if !this.line.is_empty() {
             let done = std::mem::take(&mut this.line);
-            this.out.extend(clean_error_message(&done));
+            if let Err(e) = this.send(&done) {
+                return std::task::Poll::Ready(Err(e));
+            }
         }
-        std::task::ready!(this.poll_drain(cx))?;
-        std::pin::Pin::new(&mut this.inner).poll_shutdown(cx)
+        std::task::Poll::Ready(Ok(()))
     }
 }
 
@@ -231,7 +492,7 @@ impl HandoffServer {
             .unwrap_or_default()
     }
 
-    /// Runs `git-aahp --json ARGS` with stdin closed (stdin is the MCP channel), as the
+    /// Runs `git-aahp --json ARGS`, the arguments on its stdin (stdin is the MCP channel), as the
     /// session `begin` gave this connection, else as the connection's own id; `begin` itself
     /// on a connection without a session is left to make a new id.
     async fn exec(&self, args: Vec<String>) -> std::result::Result<Answer, ErrorData> {
@@ -241,17 +502,31 @@ impl HandoffServer {
             (args.first().map(String::as_str) != Some("begin")).then(|| self.own_id.clone())
         });
         let output = tokio::task::spawn_blocking(move || {
+            // The client's text goes on stdin, never on the command line: an argument is
+            // limited to 128 KiB there, and a longer one failed to start the command
+            // instead of getting its own error (review s30 #7).
             let mut cmd = Command::new(exe);
-            // `--json` first: after a `--` it would be a positional value.
-            cmd.arg("--json")
-                .args(&args)
+            cmd.arg(crate::ARGS_ON_STDIN)
                 .current_dir(cwd)
-                .stdin(Stdio::null())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
                 .env("NO_COLOR", "1");
             if let Some(id) = session {
                 cmd.env("AAHP_SESSION_ID", id);
             }
-            cmd.output()
+            // `--json` first: after a `--` it would be a positional value.
+            let command_line: Vec<&str> = std::iter::once("--json")
+                .chain(args.iter().map(String::as_str))
+                .collect();
+            let on_stdin = serde_json::to_vec(&command_line).expect("strings always serialise");
+            let mut child = cmd.spawn()?;
+            if let Some(mut stdin) = child.stdin.take() {
+                // The command reads its arguments before anything else; one that stopped
+                // early says why on stderr.
+                let _ = std::io::Write::write_all(&mut stdin, &on_stdin);
+            }
+            child.wait_with_output()
         })
         .await
         .map_err(|e| ErrorData::internal_error(format!("the command did not finish: {e}"), None))?

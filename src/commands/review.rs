@@ -1,7 +1,7 @@
 //! `git aahp review --base REV`: the reviewer's work-list for a pull request (SPEC §3.14): the
 //! handoff at HEAD read against the merge base with REV — claims marked verified without
-//! evidence or expired, changed files the handoff does not mention, declared open questions
-//! and blocked items. A report: it never writes and never fails on what it finds.
+//! evidence, expired or dated ahead, changed files the handoff does not mention, declared
+//! open questions and blocked items. A report: it never writes and never fails on what it finds.
 
 use std::collections::BTreeSet;
 use std::io::{self, Write};
@@ -25,8 +25,9 @@ const WEAK_PROVENANCE: &[&str] = &["model_claim", "self_reviewed"];
 /// Cell or list values that mean "nothing here".
 const NONE_VALUES: &[&str] = &["", "-", "—", "none", "n/a", "na", "nothing", "no", "tbd"];
 
-/// Print the reviewer's work-list for a pull request: unbacked or expired verified claims,
-/// changed files the handoff does not mention, open questions and blocked items.
+/// Print the reviewer's work-list for a pull request: unbacked, expired or future-dated
+/// verified claims, changed files the handoff does not mention, open questions and blocked
+/// items.
 ///
 /// The Markdown form is meant for `$GITHUB_STEP_SUMMARY`. Exits 0 whatever it finds.
 #[derive(Debug, Clone, clap::Args)]
@@ -119,7 +120,7 @@ pub struct ReviewReport {
     pub head: String,
     /// The handoff directory read.
     pub handoff: String,
-    /// Verified claims without evidence, or expired.
+    /// Verified claims without evidence, expired, or dated ahead of today.
     pub claims: Vec<ClaimItem>,
     /// Changed files outside the handoff that no handoff file mentions.
     pub unmentioned_files: Vec<FileItem>,
@@ -175,7 +176,7 @@ impl Report for ReviewReport {
 
         section(
             w,
-            "Claims marked verified without evidence, or expired",
+            "Claims marked verified without evidence, expired, or dated ahead",
             self.claims.len(),
         )?;
         for c in &self.claims {
@@ -539,7 +540,7 @@ fn texts<'a>(dir: &HandoffDir, snap: &'a Snapshot) -> Result<Vec<(String, &'a st
     Ok(out)
 }
 
-/// Verified claims with no external anchor, or past their expiry.
+/// Verified claims with no external anchor, past their expiry, or dated ahead of today.
 fn claims(dir: &HandoffDir, snap: &Snapshot, today: jiff::civil::Date) -> Result<Vec<ClaimItem>> {
     let path = dir.path_of("TRUST.md");
     let Some(text) = snap.text(dir, "TRUST.md")? else {
@@ -566,10 +567,12 @@ fn claims(dir: &HandoffDir, snap: &Snapshot, today: jiff::civil::Date) -> Result
                 b.establishes()
             ));
         }
-        // A row a built-in check judges has no expiry to miss (as in `verify`).
-        if c.is_expired(today) && !c.has_builtin_check() {
-            let when = c.expiry().map_or(String::new(), |d| format!(" on {d}"));
-            reasons.push(format!("expired{when}"));
+        // A row a built-in check judges has no date to miss (as in `verify`); one dated
+        // ahead of today vouches for nothing, as `verify` and `context` say (review s30 #8).
+        if !c.has_builtin_check()
+            && let Some(why) = c.out_of_date_reason(today)
+        {
+            reasons.push(why);
         }
         if !reasons.is_empty() {
             out.push(ClaimItem {

@@ -98,12 +98,17 @@ pub struct StatusReport {
     pub session: SessionView,
     /// Per-file checksum state.
     pub files: Vec<FileCheck>,
-    /// Claims past their TTL.
+    /// Verified claims whose date no longer vouches for them (past their TTL, or dated
+    /// ahead of today), each with why.
     #[serde(serialize_with = "boundary::list")]
     pub expired_trust: Vec<String>,
     /// The orientation paragraph.
     #[serde(serialize_with = "boundary::opt")]
     pub quick_context: Option<String>,
+    /// Why the quick context is not verified (it differs from the last commit, or the
+    /// linter blocks it); absent when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quick_context_unverified: Option<String>,
     /// Tasks not done or cancelled.
     pub open_tasks: Vec<OpenTask>,
     /// Where the newest link of the session-tag chain does not hold (`verify --chain` walks
@@ -212,7 +217,7 @@ impl Report for StatusReport {
         if !self.expired_trust.is_empty() {
             writeln!(
                 w,
-                "  expired trust: {}",
+                "  out-of-date trust: {}",
                 escape_untrusted(&self.expired_trust.join(", "))
             )?;
         }
@@ -220,7 +225,15 @@ impl Report for StatusReport {
             writeln!(w, "  chain: {}", style.warn(&escape_untrusted(c)))?;
         }
         if let Some(q) = &self.quick_context {
-            writeln!(w, "quick context: {}", escape_untrusted(q))?;
+            match &self.quick_context_unverified {
+                Some(why) => writeln!(
+                    w,
+                    "quick context ({}: {why}): {}",
+                    style.warn("unverified"),
+                    escape_untrusted(q)
+                )?,
+                None => writeln!(w, "quick context: {}", escape_untrusted(q))?,
+            }
         }
         if !self.open_tasks.is_empty() {
             writeln!(w, "open tasks:")?;
@@ -280,6 +293,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
         files: Vec::new(),
         expired_trust: Vec::new(),
         quick_context: None,
+        quick_context_unverified: None,
         open_tasks: Vec::new(),
         chain: Vec::new(),
         token_budget: None,
@@ -314,7 +328,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     // A journal that cannot be read is reported as one: `archive` and `recover` say why.
     report.interrupted_rotation =
         crate::transaction::rotation::pending_in(repo, &dir).map_or(true, |j| j.is_some());
-    report.merge_driver_missing = super::hooks::merge_driver_missing(ctx, repo);
+    report.merge_driver_missing = super::hooks::merge_driver_missing(ctx, repo)?;
     if let Some(remote) = &args.remote {
         boundary::admit(&dir, "--remote", Some(remote))?;
         report.remote_lease = Some(remote_lease(repo, remote, &dir, ctx.now)?);
@@ -337,6 +351,13 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     if let Some(m) = &manifest {
         report.files = m.check_files(&dir, &snap)?;
         report.quick_context = m.str_field("quick_context").map(String::from);
+        report.quick_context_unverified = super::context::quick_context_doubt(
+            repo,
+            &dir,
+            &snap,
+            Some(m),
+            crate::clock::utc_date(ctx.now),
+        )?;
         report.token_budget = m.doc.get("token_budget").cloned();
         for (id, t) in m.tasks() {
             let status = t.get("status").and_then(Value::as_str).unwrap_or("unknown");
@@ -372,6 +393,8 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     } else if drifted {
         "some files changed outside the protocol: treat their claims as assumed, not verified"
             .into()
+    } else if let Some(why) = &report.quick_context_unverified {
+        format!("the quick context is unverified ({why}): treat it as assumed, not verified")
     } else {
         "run `git aahp context` for the orientation read within your token budget".into()
     };
@@ -436,8 +459,9 @@ fn lock_info(bytes: &[u8], now: jiff::Timestamp) -> LockInfo {
     }
 }
 
-/// Names the verified claims in TRUST.md whose trust has expired (from `Last Verified` +
-/// `TTL`, or `Expires`).
+/// Names the verified claims in TRUST.md whose date no longer vouches for them, with why:
+/// expired (from `Last Verified` + `TTL`, or `Expires`), or verified on a date still to
+/// come (review s30 #8: such a claim was called expired on a date in the future).
 fn expired_trust(
     dir: &crate::handoff::HandoffDir,
     snap: &crate::handoff::Snapshot,
@@ -452,8 +476,8 @@ fn expired_trust(
     Ok(ledger
         .expired(today)
         .into_iter()
-        .map(|c| match c.expiry() {
-            Some(d) => format!("{} (expired {d})", c.property),
+        .map(|c| match c.out_of_date_reason(today) {
+            Some(why) => format!("{} ({why})", c.property),
             None => c.property.clone(),
         })
         .collect())

@@ -396,7 +396,7 @@ fn list(ctx: &Context, args: &TaskListArgs) -> Result<TaskReport> {
         task: None,
         changed: false,
         lock: None,
-        next_task_id: next_id(&manifest, &dir.path_of(MANIFEST)).ok(),
+        next_task_id: next_id(&manifest, &dir.path_of(MANIFEST), None).ok(),
         tasks: Some(tasks),
         total: Some(total),
         warnings: Vec::new(),
@@ -431,6 +431,8 @@ fn task_views(m: &Manifest, path: &str) -> Result<Vec<TaskView>> {
 struct Change {
     /// Repository-relative path of the manifest (for messages).
     path: String,
+    /// The line of its `next_task_id`, for a message about the value.
+    next_id_line: Option<usize>,
     /// The agent of this session's lock, when the session holds it.
     holder: Option<String>,
     /// The remote lease that session holds (`begin --remote`): new ids are reserved there.
@@ -498,8 +500,12 @@ fn apply(
         Manifest::from_snapshot(dir, &snap)?.ok_or_else(|| Error::NoManifest(dir.rel.clone()))?;
     task_views(&manifest, &path)?;
     let before = manifest.doc.clone();
+    let next_id_line = snap
+        .text(dir, MANIFEST)?
+        .and_then(|text| crate::handoff::json::key_line(text, "next_task_id"));
     let mut c = Change {
         path: path.clone(),
+        next_id_line,
         holder,
         lease,
         warnings: Vec::new(),
@@ -548,7 +554,7 @@ fn apply(
         task,
         changed: outcome.changed && changed,
         lock: None,
-        next_task_id: next_id(&manifest, &path).ok(),
+        next_task_id: next_id(&manifest, &path, None).ok(),
         tasks: None,
         total: None,
         warnings: c.warnings,
@@ -605,8 +611,9 @@ fn check_text(dir: &HandoffDir, what: &str, s: &str) -> Result<String> {
     Ok(t.to_string())
 }
 
-/// Returns the number the next task gets: `next_task_id`, but never an id already used.
-fn next_id(m: &Manifest, path: &str) -> Result<u64> {
+/// Returns the number the next task gets: `next_task_id`, but never an id already used. A
+/// value that is not one is refused naming `line`, where the manifest holds it.
+fn next_id(m: &Manifest, path: &str, line: Option<usize>) -> Result<u64> {
     let recorded = match m.doc.get("next_task_id") {
         None => 1,
         Some(v) => m.next_task_id().filter(|n| *n >= 1).ok_or_else(|| {
@@ -620,7 +627,7 @@ fn next_id(m: &Manifest, path: &str) -> Result<u64> {
             };
             Error::invalid(
                 path,
-                None,
+                line,
                 format!(
                     "`next_task_id` is {shown}, not a positive integer below 2^64: set it to the number the next task should get"
                 ),
@@ -697,7 +704,7 @@ fn add(
     ctx: &Context,
 ) -> Result<Outcome> {
     let path = c.path.as_str();
-    let recorded = next_id(m, path)?;
+    let recorded = next_id(m, path, c.next_id_line)?;
     // Ids the work queue already uses are taken too: `T-001` must not name two things.
     let local = recorded.max(queued.checked_add(1).ok_or_else(|| counter_full(path))?);
     if local > recorded {
@@ -981,15 +988,15 @@ mod tests {
 
     #[test]
     fn next_id_never_reuses_an_id() {
-        assert_eq!(next_id(&manifest("{}"), "M").unwrap(), 1);
+        assert_eq!(next_id(&manifest("{}"), "M", None).unwrap(), 1);
         let m = manifest(r#"{"next_task_id": 9, "tasks": {"T-002": {}}}"#);
-        assert_eq!(next_id(&m, "M").unwrap(), 9);
+        assert_eq!(next_id(&m, "M", None).unwrap(), 9);
         let m = manifest(r#"{"next_task_id": "2", "tasks": {"T-014": {}, "T-7": {}}}"#);
-        assert_eq!(next_id(&m, "M").unwrap(), 15);
+        assert_eq!(next_id(&m, "M", None).unwrap(), 15);
         let m = manifest(r#"{"tasks": [null, {"id": "T-003"}]}"#);
-        assert_eq!(next_id(&m, "M").unwrap(), 4);
-        assert!(next_id(&manifest(r#"{"next_task_id": "x"}"#), "M").is_err());
-        assert!(next_id(&manifest(r#"{"next_task_id": 0}"#), "M").is_err());
+        assert_eq!(next_id(&m, "M", None).unwrap(), 4);
+        assert!(next_id(&manifest(r#"{"next_task_id": "x"}"#), "M", None).is_err());
+        assert!(next_id(&manifest(r#"{"next_task_id": 0}"#), "M", None).is_err());
     }
 
     #[test]

@@ -73,6 +73,42 @@ pub fn from_str_read_only(text: &str) -> Result<Value, JsonError> {
     Ok(value)
 }
 
+/// The line (1-based) of the member `key` of the top-level object in `text`, found without
+/// parsing the values: for a message about a value that parsed but is not one the tool
+/// accepts. `None` when the text has no such member (or is not an object up to it).
+pub fn key_line(text: &str, key: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut line = 1;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\n' => line += 1,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                let end = (i + 1).min(b.len());
+                let after = text[end..].trim_start_matches([' ', '\t', '\r', '\n']);
+                if depth == 1
+                    && after.starts_with(':')
+                    && serde_json::from_str::<String>(&text[start..end]).is_ok_and(|k| k == key)
+                {
+                    return Some(line);
+                }
+                // A string holds no raw line break; an escaped one is two bytes.
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Parses `bytes` as [`from_str`] does (invalid UTF-8 is an error of `serde_json`'s).
 pub fn from_slice(bytes: &[u8]) -> Result<Value, JsonError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -270,6 +306,17 @@ impl<'de> Visitor<'de> for UniqueVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_line_finds_the_top_level_member_only() {
+        let text = "{\n  \"tasks\": {\"T-1\": {\"next_task_id\": 3, \"title\": \"say \\\"next_task_id\\\": 4\"}},\n\n  \"next_task_id\": -1\n}\n";
+        assert_eq!(key_line(text, "next_task_id"), Some(4));
+        assert_eq!(key_line(text, "tasks"), Some(2));
+        assert_eq!(key_line(text, "title"), None);
+        assert_eq!(key_line("[1, {\"a\": 2}]", "a"), None);
+        assert_eq!(key_line("{\"a\\u0062\": 1}", "ab"), Some(1));
+        assert_eq!(key_line("{\"unterminated", "unterminated"), None);
+    }
 
     #[test]
     fn a_key_given_twice_is_refused_at_any_depth_with_its_line() {

@@ -216,6 +216,19 @@ impl TrustClaim {
             .is_some_and(|d| add_days(today, 1).is_none_or(|limit| d > limit))
     }
 
+    /// Why the claim's date no longer vouches for it at `today`, as `review` and `status`
+    /// word it: verified on a date still to come, or expired on its expiry; `None` while it
+    /// holds.
+    pub fn out_of_date_reason(&self, today: Date) -> Option<String> {
+        if let Some(d) = self.last_verified.filter(|_| self.is_dated_ahead(today)) {
+            return Some(format!("verified on a date still to come: {d}"));
+        }
+        self.is_expired(today).then(|| match self.expiry() {
+            Some(d) => format!("expired on {d}"),
+            None => "expired".into(),
+        })
+    }
+
     /// True when the claim's date no longer vouches for it at `today`: expired, or dated
     /// ahead of it ([`TrustClaim::is_dated_ahead`]).
     pub fn is_out_of_date(&self, today: Date) -> bool {

@@ -69,8 +69,24 @@ fn alias_count(text: &str) -> usize {
 
 /// A TOML document as JSON values (dates as their text).
 pub(super) fn toml_value(text: &str) -> Option<Value> {
-    let doc = text.parse::<toml_edit::DocumentMut>().ok()?;
-    Some(toml_table(doc.as_table()))
+    toml_value_or_why(text).ok()
+}
+
+/// [`toml_value`], or why the text is not TOML: the parser's message with the line and
+/// column where it stopped.
+pub(super) fn toml_value_or_why(text: &str) -> Result<Value, String> {
+    let doc = text.parse::<toml_edit::DocumentMut>().map_err(|e| {
+        let at = e.span().map_or(0, |s| s.start).min(text.len());
+        // The span is a byte offset; a column counts characters.
+        let before = text.get(..at).unwrap_or(text);
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+        format!(
+            "not valid TOML at line {line}, column {column}: {}",
+            e.message().trim_end()
+        )
+    })?;
+    Ok(toml_table(doc.as_table()))
 }
 
 fn toml_table(t: &toml_edit::Table) -> Value {

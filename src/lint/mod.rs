@@ -767,6 +767,31 @@ fn lint_inputs(
     Ok(out)
 }
 
+/// The findings that count in one string field of MANIFEST.json, read as the manifest's
+/// lint reads it: for a field shown on its own, away from the file (`context` shows
+/// `quick_context` at the top of the read).
+pub fn manifest_field_findings(
+    cfg: &LintConfig,
+    path: &str,
+    key: &str,
+    value: &str,
+) -> Result<Vec<Diagnostic>> {
+    let mut doc = serde_json::Map::new();
+    doc.insert(
+        key.to_string(),
+        serde_json::Value::String(value.to_string()),
+    );
+    let text = serde_json::to_string_pretty(&serde_json::Value::Object(doc))
+        .expect("a JSON map of one string always serialises");
+    let file = LintFile {
+        script: false,
+        path: path.to_string(),
+        name: crate::handoff::MANIFEST.to_string(),
+        bytes: text.as_bytes(),
+    };
+    Ok(lint(cfg, &[file])?.diagnostics)
+}
+
 /// Lints one text with no `.aiignore` or allowlist (the evaluation harness, benchmarks,
 /// property tests). `path` decides Markdown or JSON handling.
 pub fn check_text(path: &str, text: &str) -> Result<Vec<Diagnostic>> {

@@ -73,6 +73,34 @@ impl Family {
         }
     }
 
+    /// What to do instead when text given on the command line is refused for a finding of
+    /// this family (review s30 #11: every refusal told the user to leave secrets out).
+    pub fn refusal_hint(self) -> &'static str {
+        match self {
+            Family::Sec | Family::Ign => {
+                "leave secrets out of the handoff: refer to where the secret is kept (a vault, an environment variable name) instead"
+            }
+            Family::Pii => {
+                "leave personal data out of the handoff: name the role or the ticket instead of the person's details"
+            }
+            Family::Pi => {
+                "state the work as facts for the next agent to weigh, not as orders to it: text that tells an agent to ignore or override its instructions is blocked"
+            }
+            Family::Exf => {
+                "describe the change without telling the agent to send data anywhere: text that moves secrets or files out is blocked"
+            }
+            Family::Enc => {
+                "write the text plainly: an encoded payload the next agent would decode is blocked"
+            }
+            Family::Hid => {
+                "type the text plainly: invisible, control and look-alike characters (zero-width spaces, terminal escapes, bidirectional controls) are blocked"
+            }
+            Family::Struct | Family::Cfg => {
+                "change the text so that the finding above no longer applies, then run the command again"
+            }
+        }
+    }
+
     /// Whether an inline `<!-- aahp:allow … -->` marker may suppress this family.
     pub fn inline_allowable(self) -> bool {
         !matches!(self, Family::Sec | Family::Hid | Family::Cfg)

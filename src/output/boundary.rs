@@ -124,11 +124,34 @@ pub fn admit(
     let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
         return Ok(());
     };
-    let findings: Vec<String> = crate::lint::check_text("command-line.md", text)?
+    let blocking: Vec<crate::lint::Diagnostic> = crate::lint::check_text("command-line.md", text)?
+        .into_iter()
+        .filter(crate::lint::Diagnostic::is_blocking)
+        .collect();
+    let user_secrets = user_secret_spans(text);
+    // The hint speaks to what was refused: one family's advice when every finding shares it.
+    let mut hints: Vec<&'static str> = blocking
         .iter()
-        .filter(|d| d.is_blocking())
+        .map(|d| {
+            crate::lint::registry::find(d.rule)
+                .map_or(crate::lint::Family::Struct.refusal_hint(), |r| {
+                    r.family.refusal_hint()
+                })
+        })
+        .chain((!user_secrets.is_empty()).then(|| crate::lint::Family::Ign.refusal_hint()))
+        .collect();
+    hints.sort_unstable();
+    hints.dedup();
+    let hint = match hints[..] {
+        [one] => one,
+        _ => {
+            "remove what each finding above names (its rule says what kind of text it is), then run the command again"
+        }
+    };
+    let findings: Vec<String> = blocking
+        .iter()
         .map(|d| format!("{} {}: {}", d.rule, d.name, clean_line(&d.message)))
-        .chain(user_secret_spans(text).iter().map(|&(s, e)| {
+        .chain(user_secrets.iter().map(|&(s, e)| {
             let rule = &crate::lint::registry::IGN001;
             format!(
                 "{} {}: matches the secrets section of .aiignore: {}",
@@ -144,6 +167,7 @@ pub fn admit(
         Err(crate::error::Error::Refused {
             what: what.to_string(),
             findings,
+            hint,
         })
     }
 }

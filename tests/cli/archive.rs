@@ -2655,3 +2655,44 @@ fn the_pre_commit_gate_of_a_rotated_archive_records_its_state_for_the_next_archi
     repo.aahp(&["archive"]).assert_code(0);
     assert_eq!(files(&repo), resumed);
 }
+
+/// Review s30 #10: the archive `init` wrote said "newest first", but `archive` appends the
+/// entries it moves, oldest first. The header says what happens; an archive with the old
+/// header is extended and verified all the same.
+#[test]
+fn the_archive_header_init_writes_says_the_order_archive_keeps() {
+    let old_header =
+        "# P: Log Archive\n\nLog entries rotated out of LOG.md, newest first.\n\n---\n";
+    for old in [false, true] {
+        let repo = TestRepo::with_handoff();
+        if old {
+            repo.write(ARCHIVE, old_header);
+        }
+        repo.write(LOG, journal(13));
+        repo.aahp(&["manifest"]).assert_code(0);
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "log"]);
+        repo.aahp(&["archive"]).assert_code(0);
+        let archive = repo.read(ARCHIVE);
+        if old {
+            assert!(archive.starts_with(old_header), "{archive}");
+        } else {
+            assert!(
+                archive.contains("appends the entries it moves at\nthe end, oldest first"),
+                "{archive}"
+            );
+            assert!(!archive.contains("newest first"), "{archive}");
+        }
+        assert_eq!(
+            headers(&archive),
+            [
+                "## [2026-10-01] agent-1: Session 1",
+                "## [2026-10-02] agent-0: Session 2",
+                "## [2026-10-03] agent-1: Session 3"
+            ],
+            "{archive}"
+        );
+        repo.aahp(&["archive", "--verify"]).assert_code(0);
+        repo.aahp(&["manifest", "--check"]).assert_code(0);
+    }
+}

@@ -424,3 +424,19 @@ fn codex_crush_and_vs_code_names_outside_the_tree_are_refused() {
         gate_refuses(&repo, config, why);
     }
 }
+
+/// Review s30 #9: a configuration that is not TOML was refused without saying where; the
+/// refusal names the line and column the parser stopped at.
+#[test]
+fn a_codex_configuration_that_is_not_toml_is_refused_naming_the_line_and_column() {
+    let repo = TestRepo::new();
+    repo.write(
+        ".codex/config.toml",
+        "model = \"o3\"\n\n[profiles.review]\napproval_policy = = \"never\"\n",
+    );
+    gate_refuses(
+        &repo,
+        ".codex/config.toml",
+        "not valid TOML at line 4, column 19",
+    );
+}

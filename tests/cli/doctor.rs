@@ -648,3 +648,54 @@ fn doctor_fails_a_hook_manager_that_runs_the_gate_only_under_a_condition() {
     );
     assert_eq!(pre_commit(&repo).0, "ok");
 }
+
+/// Review s30 #6: `doctor` read only the root `.gitattributes`, but `init` writes the one
+/// in the handoff directory, so a clone without the merge driver passed while `status`
+/// warned. Every `.gitattributes` naming the driver counts, tracked or not yet.
+#[test]
+fn the_handoff_directorys_attributes_need_the_merge_driver_too() {
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["hooks", "install"]).assert_code(0);
+    repo.git(&["config", "--unset", "merge.aahp.driver"]);
+    assert!(!repo.exists(".gitattributes"));
+    let out = repo.aahp(&["doctor", "--json"]);
+    out.assert_code(1);
+    assert!(
+        failing(
+            &out,
+            "merge-driver",
+            ".ai/handoff/.gitattributes names merge=aahp"
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        repo.aahp(&["status", "--json"]).json()["merge_driver_missing"],
+        true
+    );
+
+    // Another package's attributes, tracked, are read as well.
+    repo.write(".ai/handoff/.gitattributes", "# none here\n");
+    repo.write("pkg/.gitattributes", "*.md   merge=aahp\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.aahp(&["doctor", "--json"]);
+    assert!(
+        failing(&out, "merge-driver", "pkg/.gitattributes names merge=aahp"),
+        "{out}"
+    );
+    assert!(
+        !failing(&out, "merge-driver", ".ai/handoff/.gitattributes"),
+        "{out}"
+    );
+
+    repo.aahp(&["hooks", "install"]).assert_code(0);
+    let out = repo.aahp(&["doctor", "--json"]);
+    assert!(
+        says(&out, "merge-driver", "ok", "pkg/.gitattributes"),
+        "{out}"
+    );
+    assert!(!failing(&out, "merge-driver", ""), "{out}");
+    assert_eq!(
+        repo.aahp(&["status", "--json"]).json()["merge_driver_missing"],
+        false
+    );
+}

@@ -341,3 +341,99 @@ fn mcp_a_connection_without_begin_cannot_use_another_clients_lock() {
     let tasks = repo.aahp(&["task", "list", "--json"]).json();
     assert!(!tasks.to_string().contains("from connection B"), "{tasks}");
 }
+
+/// Review s30 #7: the SDK drops a line it cannot read, so a client that sent one waited for
+/// ever. Every line gets its answer: a Parse error for what is not JSON, an Invalid Request
+/// (with the id when it can be read) for what is not a request, nests too deep or is too
+/// long; and a title too long for the command line reaches the command, which refuses it.
+#[test]
+fn mcp_answers_every_request_line_it_cannot_read() {
+    let repo = TestRepo::with_handoff();
+    let mut input: Vec<u8> = Vec::new();
+    let mut line = |bytes: &[u8]| {
+        input.extend_from_slice(bytes);
+        input.push(b'\n');
+    };
+    line(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
+    line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"status""#);
+    line(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"task_add\",\"arguments\":{\"title\":\"a\xffb\"}}}");
+    line(
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{"x":{}{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        )
+        .as_bytes(),
+    );
+    line(
+        format!(
+            r#"{{"jsonrpc":"2.0","id":4,"x":"{}"}}"#,
+            "x".repeat(50 << 20)
+        )
+        .as_bytes(),
+    );
+    line(br#"{"jsonrpc":"2.0","id":"five","params":[]}"#);
+    line(
+        format!(
+            r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"task_add","arguments":{{"title":"{}"}}}}}}"#,
+            "t".repeat(1 << 20)
+        )
+        .as_bytes(),
+    );
+    line(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#);
+    let out = repo.aahp_with_stdin(&["mcp"], &input);
+    out.assert_code(0);
+    let answers: Vec<serde_json::Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let error = |id: serde_json::Value| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .map(|a| (a["error"]["code"].clone(), a["error"]["message"].clone()))
+    };
+    let anonymous: Vec<(i64, String)> = answers
+        .iter()
+        .filter(|a| a["id"].is_null())
+        .map(|a| {
+            (
+                a["error"]["code"].as_i64().unwrap(),
+                a["error"]["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        anonymous.iter().filter(|(c, _)| *c == -32700).count(),
+        2,
+        "{anonymous:?}"
+    );
+    assert!(
+        anonymous
+            .iter()
+            .any(|(c, m)| *c == -32600 && m.contains("longer than 8 MiB")),
+        "{anonymous:?}"
+    );
+    assert_eq!(error(3.into()).unwrap().0, -32600);
+    assert_eq!(error("five".into()).unwrap().0, -32600);
+    let title = answers
+        .iter()
+        .find(|a| a["id"] == 6)
+        .expect("an answer to 6");
+    assert_eq!(title["result"]["isError"], true, "{title}");
+    assert!(
+        title["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("the title is 1048576 characters; the manifest allows at most 200"),
+        "{title}"
+    );
+    assert!(
+        answers
+            .iter()
+            .any(|a| a["id"] == 7 && a["result"]["tools"].is_array()),
+        "{out}"
+    );
+}

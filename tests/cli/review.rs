@@ -111,7 +111,7 @@ fn review_lists_claims_unmentioned_files_questions_and_blocked_items() {
 
     Handoff `.ai/handoff` at HEAD, against the merge base with `main`: 4 claims to check, 2 changed files not mentioned, 3 open questions, 2 blocked items.
 
-    ### Claims marked verified without evidence, or expired (4)
+    ### Claims marked verified without evidence, expired, or dated ahead (4)
 
     - **Parser handles CRLF**: no provenance (`.ai/handoff/TRUST.md:5`)
     - **Auth flow works**: provenance model\_claim is not independent evidence (`.ai/handoff/TRUST.md:6`)
@@ -276,7 +276,7 @@ fn review_of_a_clean_range_says_none() {
 
     Handoff `.ai/handoff` at HEAD, against the merge base with `main`: 0 claims to check, 0 changed files not mentioned, 0 open questions, 0 blocked items.
 
-    ### Claims marked verified without evidence, or expired (0)
+    ### Claims marked verified without evidence, expired, or dated ahead (0)
 
     _None._
 
@@ -392,4 +392,40 @@ fn review_finds_its_base_as_verify_does_in_ci() {
     let none = repo.aahp(&["review"]);
     none.assert_code(2);
     assert!(none.stderr.contains("pass --base REV"), "{none}");
+}
+
+/// Review s30 #8: a verified claim dated ahead of today vouches for nothing (`verify` warns,
+/// `context` says to assume it does not hold), but `review` listed no claim and `status`
+/// called it expired on a date still to come.
+#[test]
+fn a_claim_verified_on_a_date_still_to_come_is_listed_and_not_called_expired() {
+    let repo = TestRepo::with_handoff();
+    repo.git(&["checkout", "-q", "-b", "pr"]);
+    repo.write(
+        ".ai/handoff/TRUST.md",
+        "# Trust\n\n| Property | Status | Provenance | Last Verified | Agent | TTL | Expires | Notes |\n|---|---|---|---|---|---|---|---|\n| Project builds | verified | test_verified | 2099-01-01 | codex | 7d | - | cargo build: exit 0 |\n",
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["commit", "-q", "-a", "-m", "claim"]);
+    let review = repo.aahp(&["review", "--base", "main"]);
+    review.assert_code(0);
+    assert!(
+        review.stdout.contains(
+            "- **Project builds**: verified on a date still to come: 2099-01-01 (`.ai/handoff/TRUST.md:5`)"
+        ),
+        "{review}"
+    );
+    let json = repo.aahp(&["review", "--base", "main", "--format", "json"]);
+    assert_eq!(
+        json.json()["claims"][0]["reasons"],
+        serde_json::json!(["verified on a date still to come: 2099-01-01"])
+    );
+    let status = repo.aahp(&["status"]);
+    assert!(
+        status
+            .stdout
+            .contains("Project builds (verified on a date still to come: 2099-01-01)"),
+        "{status}"
+    );
+    assert!(!status.stdout.contains("expired"), "{status}");
 }

@@ -74,7 +74,7 @@ fn status_reports_changed_files_a_lock_and_expired_trust() {
     );
     assert_eq!(
         json["expired_trust"],
-        serde_json::json!(["Build passes (expired 2026-11-08)"])
+        serde_json::json!(["Build passes (expired on 2026-11-08)"])
     );
     assert!(
         json["next_step"]
