@@ -1912,6 +1912,11 @@ fn check_prefixed<const ID: u16>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec
     if ID != 140 && is_template(m) {
         return;
     }
+    // A key made up for a document (`AIzaSyA1234567890abcdef…`, a scanner's example spelled
+    // in words); a JWT and a password hash are judged by their structure.
+    if !matches!(ID, 51 | 90 | 140) && super::stand_ins::made_up_body(m) {
+        return;
+    }
     let rule = rule_for(ID);
     let kind = kind_for(ID, m);
     let label = rule
@@ -1930,6 +1935,9 @@ fn check_prefixed<const ID: u16>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec
             )
             .secret(kind),
         );
+        return;
+    }
+    if ID == 90 && super::stand_ins::unsigned_jwt(m) {
         return;
     }
     let mut f = secret(rule, kind, label, s, e, m);
@@ -2104,7 +2112,7 @@ fn check_github(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // token whatever it looks like (one made-up body in 62^6 passes it by chance), so no
     // placeholder judgement applies; without one, the token is judged by its look.
     let checked = caps.range(1).is_some() && m.len() == 40 && super::catalogue::crc32_valid(m);
-    if !checked && is_template(m) {
+    if !checked && (is_template(m) || super::stand_ins::made_up_body(m)) {
         return;
     }
     let (kind, label) = match &m[..3] {
@@ -2138,6 +2146,7 @@ fn check_sk(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if is_template(v)
         || placeholder(&v[3..]) == Placeholder::Hard
         || repeated_run(v)
+        || super::stand_ins::made_up_body(v)
         || v.to_lowercase().contains("your")
     {
         return;
@@ -5571,6 +5580,10 @@ fn labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>, random: bo
         && !v[1..].contains(['/', '\\', '%', '.'])
         && strong_value(&v[1..]);
     if v.len() < 10 || !(strong_value(v) || signed || random && random_looking(v)) {
+        return;
+    }
+    // `Authorization: Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9...`: a token's shape.
+    if super::stand_ins::unsigned_jwt(v) {
         return;
     }
     out.push(written_out(s, v, "after its label"));
