@@ -4396,6 +4396,19 @@ fn check_bypass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if text[e..].starts_with("'s") || text[e..].starts_with("\u{2019}s") {
         return;
     }
+    // "Use the Read tool instead of `cat` to avoid approval prompts": the prompts avoided are
+    // the purpose of what the sentence asks, which is judged on its own; "avoid" as the
+    // order ("Avoid approval prompts: …") still is one, and so is avoiding the sandbox itself.
+    let purpose = words(&text[super::super::text::floor_char(text, s.saturating_sub(16))..s])
+        .last()
+        .is_some_and(|w| w == "to");
+    if purpose
+        && caps.str(1).eq_ignore_ascii_case("avoid")
+        && words(&text[s..super::super::text::floor_char(text, (e + 12).min(text.len()))])
+            .any(|w| w.starts_with("prompt"))
+    {
+        return;
+    }
     if words(&text[s..e]).any(|w| {
         matches!(
             w.as_str(),
@@ -5712,8 +5725,16 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
     });
     // Attack strings a document lists as examples, and the lead-in or heading that presents
     // them ("Examples of jailbreak attempts:"), set up nothing.
+    // So do the items of a list whose lead-in or earlier items name attacks or detection
+    // ("Prompt injection detection:", then "- Role-play and persona jailbreaks (DAN, …)"):
+    // each item names a kind, and items read together set nothing up.
     if scan.examples_shown {
-        signals.retain(|f| !example_block(scan, f.start) && !example_lead_in(text, f.start));
+        signals.retain(|f| {
+            let shown = example_block(scan, f.start)
+                || example_lead_in(text, f.start)
+                || list_item_at(text, f.start) && super::framed_as_examples(scan, f.start);
+            !shown
+        });
     }
     if signals.len() < 2 {
         return;
@@ -5788,6 +5809,16 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
             i += 1;
         }
     }
+}
+
+/// Whether `pos` stands on a list item (`-`, `*`, `+` or a number and a dot or bracket).
+fn list_item_at(text: &str, pos: usize) -> bool {
+    let (a, b) = line_near(text, pos, pos, 256);
+    let item = text[a..b].trim_start();
+    item.starts_with(['-', '*', '+'])
+        || item.split_once(['.', ')']).is_some_and(|(n, _)| {
+            (1..=3).contains(&n.len()) && n.bytes().all(|c| c.is_ascii_digit())
+        })
 }
 
 /// Verbs that report what a prompt or template says ("the system prompt begins \"You are

@@ -5574,16 +5574,21 @@ fn labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>, random: bo
     }
     let raw = &scan.text()[s..e];
     let v = raw.trim_end_matches(['.', ',', ':', '!', '?']);
+    // Emphasis closing a bold label (`**Secret Exposure**`) is markup: the value is judged
+    // without it (and reported with it, as the text shows it).
+    let judged = v
+        .trim_end_matches(['*', '_'])
+        .trim_end_matches(['.', ',', ':', '!', '?']);
     // A password may begin with a sign that starts no word or path here (`~Xk29…`, `%4f…`).
-    let signed = v.starts_with(['~', '%', '.', '-'])
-        && v.len() > 10
-        && !v[1..].contains(['/', '\\', '%', '.'])
-        && strong_value(&v[1..]);
-    if v.len() < 10 || !(strong_value(v) || signed || random && random_looking(v)) {
+    let signed = judged.starts_with(['~', '%', '.', '-'])
+        && judged.len() > 10
+        && !judged[1..].contains(['/', '\\', '%', '.'])
+        && strong_value(&judged[1..]);
+    if judged.len() < 10 || !(strong_value(judged) || signed || random && random_looking(judged)) {
         return;
     }
     // `Authorization: Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9...`: a token's shape.
-    if super::stand_ins::unsigned_jwt(v) {
+    if super::stand_ins::unsigned_jwt(judged) {
         return;
     }
     out.push(written_out(s, v, "after its label"));
