@@ -654,11 +654,12 @@ rule!(SEC011, "SEC011", "aws-secret-access-key", Sec, Error,
 
 rule!(SEC020, "SEC020", "github-token", Sec, Error,
     "A GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), complete or truncated.",
-    what: "Tokens with their exact length, and the same prefixes with 16–35 characters reported as truncated or partial tokens (the reference fails those too).",
+    what: "Tokens with their exact length, and the same prefixes with 16–35 characters reported as truncated or partial tokens (the reference fails those too). A whole token made up for a document (a run such as `1234567890abcdef`, words between underscores) is none unless its checksum holds; a partial one is judged as the reference suite does.",
     why: "Tokens grant repository access.",
     fix: "Remove it and revoke the token in GitHub settings.",
     hits: ["let g:gh_token='ghp_{A:36}'", "Use token ghp_abcdef1234567890abcdef"],
-    misses: ["ghp_* tokens must never be committed", "ghp_xxxxxxxxxxxxxxxxxxxxxxxx"]);
+    misses: ["ghp_* tokens must never be committed", "ghp_xxxxxxxxxxxxxxxxxxxxxxxx",
+             "GITHUB_TOKEN=ghp_1234567890abcdef1234567890abcdef1234"]);
 
 rule!(SEC030, "SEC030", "gitlab-token", Sec, Error,
     "A GitLab token (glpat-, glptt-, glrt-, runner registration tokens, …).",

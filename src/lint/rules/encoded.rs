@@ -646,7 +646,19 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
                 f.severity == Severity::Error && matches!(f.rule.family, Family::Pi | Family::Exf)
             })
             .min_by_key(|f| f.rule.id);
-        if let Some(f) = hit {
+        // What the decoded text triggers on, written out as plain words in the stretch
+        // itself ("…" `user_input = "Ignore all prior requests"` next to `detection_metrics`):
+        // the decoding revealed nothing the plain text does not show, and the plain text has
+        // been judged where it stands (an example quoted in documentation, say).
+        let revealed = |f: &Finding| {
+            let trigger = decoded
+                .get(f.start..f.end)
+                .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "));
+            let plain = text[s..e].split_whitespace().collect::<Vec<_>>().join(" ");
+            trigger
+                .is_none_or(|t| t.is_empty() || !plain.to_lowercase().contains(&t.to_lowercase()))
+        };
+        if let Some(f) = hit.filter(|f| revealed(f)) {
             let shown = excerpt(&decoded[f.start.min(decoded.len())..]);
             out.push(Finding::new(
                 &ENC001,

@@ -3031,6 +3031,10 @@ fn check_you_are_now(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         "developer",
     ];
     let mode = lx.contains(" mode") && !lx.contains("on branch");
+    // "You are now in writing-plans mode": a harness switching its own way of working (plan,
+    // review, ask mode) gives the reader no new identity. A mode named for lifting limits
+    // (developer, DAN, unrestricted, god…) or one whose sentence removes rules does.
+    let lifting_mode = mode && (names_a_lifting_mode(&lx) || removes_limits(&lx));
     const WORK_ROLES: &[&str] = &[
         "owner",
         "maintainer",
@@ -3072,7 +3076,7 @@ fn check_you_are_now(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         "team",
     ];
     let fire = if first == "in" {
-        mode
+        lifting_mode
     } else if matches!(first.as_str(), "a" | "an" | "the") {
         ws.iter()
             .skip(1)
@@ -3127,6 +3131,53 @@ fn check_you_are_now(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     );
     push_pi(scan, f, out);
+}
+
+/// Whether a word right before "mode" in `lx` (lower case) is one of [`MODE_WORDS`], the
+/// modes jailbreaks switch the reader into (`developer mode`, `dan mode`, `god mode`).
+fn names_a_lifting_mode(lx: &str) -> bool {
+    lx.match_indices(" mode").any(|(at, _)| {
+        lx[..at]
+            .rsplit(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '*' | '('))
+            .next()
+            .is_some_and(|w| MODE_WORDS.contains(&w))
+    })
+}
+
+/// Whether `lx` (lower case) removes the reader's limits: "no rules", "without restrictions",
+/// "unfiltered" and the like.
+fn removes_limits(lx: &str) -> bool {
+    has_word(
+        lx,
+        &[
+            "unrestricted",
+            "jailbroken",
+            "uncensored",
+            "unfiltered",
+            "amoral",
+            "unlimited",
+        ],
+    ) || ["no ", "without ", "free of ", "free from "]
+        .iter()
+        .any(|lead| {
+            lx.match_indices(lead).any(|(at, _)| {
+                words(&lx[at + lead.len()..]).take(3).any(|w| {
+                    matches!(
+                        w.as_str(),
+                        "rules"
+                            | "restrictions"
+                            | "limits"
+                            | "limitations"
+                            | "filters"
+                            | "guidelines"
+                            | "guardrails"
+                            | "ethics"
+                            | "safety"
+                            | "censorship"
+                    )
+                })
+            })
+        })
 }
 
 fn check_persona_verb(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -3356,43 +3407,50 @@ fn check_jailbreak_word(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     let ws = s;
     let tail = text[word_end..line_tail(text, word_end, JAILBREAK_TAIL)].to_lowercase();
     let before = text[super::super::text::floor_char(text, s.saturating_sub(40))..s].to_lowercase();
-    let active = [
-        "mode",
-        "prompt",
-        "activat",
-        "enabled",
-        "successful",
-        "complete",
-        "initiated",
-        "engaged",
-        "unlocked",
-    ]
-    .iter()
-    .any(|a| {
-        tail.trim_start().starts_with(a)
-            || tail
-                .split_whitespace()
-                .next()
-                .is_some_and(|w| w.starts_with(a))
-    }) || [
-        "attempting",
-        "initiat",
-        "activat",
-        "enable",
-        "you are",
-        "you're",
-        "fully",
-        "begin",
-        "start",
-    ]
-    .iter()
-    .any(|a| {
-        before.trim_end().ends_with(a)
-            || before
-                .split_whitespace()
-                .last()
-                .is_some_and(|w| w.starts_with(a))
-    });
+    // "Jailbreak prompt:" labels a payload; "jailbreak prompts" (a topic, a dataset, a
+    // scanner's feature) names a kind of text.
+    let labelled_prompt = tail
+        .trim_start()
+        .strip_prefix("prompt")
+        .is_some_and(|rest| rest.trim_start().starts_with(':'));
+    let active = labelled_prompt
+        || [
+            "mode",
+            "activat",
+            "enabled",
+            "successful",
+            "complete",
+            "initiated",
+            "engaged",
+            "unlocked",
+        ]
+        .iter()
+        .any(|a| {
+            tail.trim_start().starts_with(a)
+                || tail
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|w| w.starts_with(a))
+        })
+        || [
+            "attempting",
+            "initiat",
+            "activat",
+            "enable",
+            "you are",
+            "you're",
+            "fully",
+            "begin",
+            "start",
+        ]
+        .iter()
+        .any(|a| {
+            before.trim_end().ends_with(a)
+                || before
+                    .split_whitespace()
+                    .last()
+                    .is_some_and(|w| w.starts_with(a))
+        });
     let word = &text[ws..word_end];
     let shouted = word.chars().all(char::is_uppercase);
     let labelled = tail.trim_start().starts_with(':');
@@ -3830,10 +3888,33 @@ fn judge_stealth(scan: &Scan<'_>, t: &Telling<'_>, out: &mut Vec<Finding>) -> bo
     if doc_target && !object {
         return false;
     }
+    // "without asking the user to choose again", "without telling the user to re-check":
+    // the user is not put to work, which keeps nothing from them.
+    if (verb.starts_with("ask") || verb.starts_with("tell"))
+        && words(&text[t.t_end..sentence_end.max(t.t_end)])
+            .next()
+            .as_deref()
+            == Some("to")
+    {
+        return false;
+    }
+    // Asking is consent, not concealment: an act done without asking is done in the open.
+    // Only an act the user would have to live with (deleting, force-pushing, deploying,
+    // sending, paying, granting access) done unasked keeps a decision from them.
+    if verb.starts_with("ask") && !consequential_act(scan.sentence(s)) {
+        return false;
+    }
+    // "Did I remove any features without telling the user?": a question the writer asks of
+    // the work, not a directive (a request, "could you … ?", still is one).
+    if self_check_question(scan, s) {
+        return false;
+    }
     if !neg.starts_with("without") && !object {
         return false;
     }
-    if neg.starts_with("without") && !imperative_like_sentence(scan, s) {
+    if neg.starts_with("without")
+        && (!imperative_like_sentence(scan, s) || described_clause(scan, s))
+    {
         return false;
     }
     // "Never delete a migration without telling the user" forbids the act done in secret:
@@ -3853,6 +3934,154 @@ fn judge_stealth(scan: &Scan<'_>, t: &Telling<'_>, out: &mut Vec<Finding>) -> bo
     push_pi(scan, f, out);
     true
 }
+
+/// Acts whose doing, once done, the user has to live with: what "without asking" may not
+/// cover. Running, formatting, choosing an order or recording a decision unasked is autonomy
+/// over the reader's own work; these reach data, history, other people, money or access.
+const CONSEQUENTIAL_ACTS: &[&str] = &[
+    "delete",
+    "deletes",
+    "deleting",
+    "remove",
+    "removes",
+    "removing",
+    "drop",
+    "drops",
+    "dropping",
+    "wipe",
+    "wipes",
+    "wiping",
+    "erase",
+    "erases",
+    "erasing",
+    "purge",
+    "purges",
+    "purging",
+    "destroy",
+    "destroys",
+    "destroying",
+    "truncate",
+    "truncates",
+    "truncating",
+    "overwrite",
+    "overwrites",
+    "overwriting",
+    "force",
+    "deploy",
+    "deploys",
+    "deploying",
+    "publish",
+    "publishes",
+    "publishing",
+    "release",
+    "releases",
+    "merge",
+    "merges",
+    "merging",
+    "rotate",
+    "rotates",
+    "rotating",
+    "revoke",
+    "revokes",
+    "revoking",
+    "disable",
+    "disables",
+    "disabling",
+    "bypass",
+    "bypasses",
+    "uninstall",
+    "uninstalls",
+    "kill",
+    "kills",
+    "reset",
+    "resets",
+    "send",
+    "sends",
+    "sending",
+    "email",
+    "emails",
+    "upload",
+    "uploads",
+    "uploading",
+    "transfer",
+    "transfers",
+    "pay",
+    "pays",
+    "paying",
+    "purchase",
+    "purchases",
+    "buy",
+    "buys",
+    "spend",
+    "spends",
+    "charge",
+    "charges",
+    "grant",
+    "grants",
+    "granting",
+    "share",
+    "shares",
+    "sharing",
+    "expose",
+    "exposes",
+    "exfiltrate",
+    "rm",
+    "sudo",
+    "chmod",
+];
+
+/// Whether `sentence` names one of [`CONSEQUENTIAL_ACTS`], in prose or in a command
+/// (`Force-push …`, `` `git push --force` ``).
+fn consequential_act(sentence: &str) -> bool {
+    words(sentence).any(|w| CONSEQUENTIAL_ACTS.contains(&w.as_str()))
+}
+
+/// Words that open a question asked of the work (`did`, `should`, `is`…): with a subject other
+/// than the reader and a question mark at the end, the sentence asks; it does not direct.
+const QUESTION_OPENERS: &[&str] = &[
+    "did", "do", "does", "is", "are", "was", "were", "has", "have", "had", "should", "would",
+    "could", "can", "will", "shall", "may", "might", "must",
+];
+
+/// True when the sentence at `pos` is a question the writer asks about the work ("Did I drop
+/// a feature without telling the user?", "Should it retry without telling the user?"): it
+/// ends with a question mark and opens with an auxiliary whose subject is not "you". "Could
+/// you … ?" and "Will you … ?" are requests, directives still.
+fn self_check_question(scan: &Scan<'_>, pos: usize) -> bool {
+    let (a, b) = scan.sentence_range(pos);
+    let sentence = &scan.text()[a..b.max(a)];
+    if !sentence.trim_end().ends_with('?') {
+        return false;
+    }
+    let mut ws = words(sentence).skip_while(|w| w.bytes().all(|c| c.is_ascii_digit()));
+    let (Some(opener), Some(subject)) = (ws.next(), ws.next()) else {
+        return false;
+    };
+    QUESTION_OPENERS.contains(&opener.as_str()) && !matches!(subject.as_str(), "you" | "ye")
+}
+
+/// True when the clause holding `pos`, the part of its sentence after the last comma before
+/// it, opens with a subject that is not the reader ("When the tool finds it missing, it
+/// installs it without asking the user"): the clause describes what something does.
+fn described_clause(scan: &Scan<'_>, pos: usize) -> bool {
+    let (a, _) = scan.sentence_range(pos);
+    let text = scan.text();
+    let head = &text[a.min(pos)..pos];
+    let Some(comma) = head.rfind(',') else {
+        return false;
+    };
+    let first = words(&head[comma..])
+        .find(|w| !matches!(w.as_str(), "and" | "but" | "so" | "then" | "yet"))
+        .unwrap_or_default();
+    DESCRIBED_SUBJECTS.contains(&first.as_str())
+}
+
+/// Words that open a clause about something other than the reader: an article, a pronoun of
+/// the third person or of the writer, a quantifier.
+const DESCRIBED_SUBJECTS: &[&str] = &[
+    "the", "a", "an", "this", "that", "these", "those", "it", "its", "they", "their", "he", "she",
+    "his", "her", "our", "my", "we", "i", "each", "every", "some", "any", "no", "nothing", "there",
+];
 
 /// Verbs a negation urges on rather than forbids ("don't worry, …", "never hesitate to …").
 const URGED_ON: &[&str] = &[
@@ -3971,34 +4200,7 @@ fn imperative_like_sentence(scan: &Scan<'_>, pos: usize) -> bool {
         .take(1)
         .collect();
     let first = head.first().map_or("", String::as_str);
-    let subject = matches!(
-        first,
-        "the"
-            | "a"
-            | "an"
-            | "this"
-            | "that"
-            | "these"
-            | "those"
-            | "it"
-            | "its"
-            | "they"
-            | "their"
-            | "he"
-            | "she"
-            | "his"
-            | "her"
-            | "our"
-            | "my"
-            | "we"
-            | "each"
-            | "every"
-            | "some"
-            | "any"
-            | "no"
-            | "nothing"
-            | "there"
-    );
+    let subject = first != "i" && DESCRIBED_SUBJECTS.contains(&first);
     let past = first.ends_with("ed") || first.ends_with("es") && !first.ends_with("ses");
     addressed(scan.sentence(pos)) || (!subject && !past && imperative_at(text, start))
 }
@@ -4215,6 +4417,19 @@ fn check_bypass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // setting it up ("skip installing the hooks" in an image build), or removes the tool
     // itself under its uninstall instructions.
     if text[e..].starts_with("'s") || text[e..].starts_with("\u{2019}s") {
+        return;
+    }
+    // "Use the Read tool instead of `cat` to avoid approval prompts": the prompts avoided are
+    // the purpose of what the sentence asks, which is judged on its own; "avoid" as the
+    // order ("Avoid approval prompts: …") still is one, and so is avoiding the sandbox itself.
+    let purpose = words(&text[super::super::text::floor_char(text, s.saturating_sub(16))..s])
+        .last()
+        .is_some_and(|w| w == "to");
+    if purpose
+        && caps.str(1).eq_ignore_ascii_case("avoid")
+        && words(&text[s..super::super::text::floor_char(text, (e + 12).min(text.len()))])
+            .any(|w| w.starts_with("prompt"))
+    {
         return;
     }
     if words(&text[s..e]).any(|w| {
@@ -5326,6 +5541,18 @@ fn signal_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 }
 
 fn signal_strong(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    // `nemoguardrails[jailbreak]`, `answers[dan]`: a bracket glued to a name is a package
+    // extra or an index, not the tag a dual-response jailbreak opens its replies with.
+    let (s, _) = caps.whole();
+    let text = scan.text();
+    if text[s..].starts_with('[')
+        && text[..s]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        return;
+    }
     signal(scan, caps, out, SIG_STRONG);
 }
 
@@ -5521,8 +5748,16 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
     });
     // Attack strings a document lists as examples, and the lead-in or heading that presents
     // them ("Examples of jailbreak attempts:"), set up nothing.
+    // So do the items of a list whose lead-in or earlier items name attacks or detection
+    // ("Prompt injection detection:", then "- Role-play and persona jailbreaks (DAN, …)"):
+    // each item names a kind, and items read together set nothing up.
     if scan.examples_shown {
-        signals.retain(|f| !example_block(scan, f.start) && !example_lead_in(text, f.start));
+        signals.retain(|f| {
+            let shown = example_block(scan, f.start)
+                || example_lead_in(text, f.start)
+                || list_item_at(text, f.start) && super::framed_as_examples(scan, f.start);
+            !shown
+        });
     }
     if signals.len() < 2 {
         return;
@@ -5597,6 +5832,16 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
             i += 1;
         }
     }
+}
+
+/// Whether `pos` stands on a list item (`-`, `*`, `+` or a number and a dot or bracket).
+fn list_item_at(text: &str, pos: usize) -> bool {
+    let (a, b) = line_near(text, pos, pos, 256);
+    let item = text[a..b].trim_start();
+    item.starts_with(['-', '*', '+'])
+        || item.split_once(['.', ')']).is_some_and(|(n, _)| {
+            (1..=3).contains(&n.len()) && n.bytes().all(|c| c.is_ascii_digit())
+        })
 }
 
 /// Verbs that report what a prompt or template says ("the system prompt begins \"You are

@@ -293,6 +293,10 @@ pub(crate) const ADDRESSEE: &[&str] = &[
 const META: &[&str] = &[
     "phrase",
     "phrases",
+    "phrasing",
+    "phrasings",
+    "wording",
+    "wordings",
     "pattern",
     "patterns",
     "string",
@@ -1306,8 +1310,8 @@ pub(crate) fn example_block(scan: &Scan<'_>, pos: usize) -> bool {
     }
 }
 
-/// When `line` is a quoted string alone on a list item or after a short label, the label
-/// (empty with none); `None` for any other line.
+/// When `line` is a quoted string or a code span alone on a list item or after a short label,
+/// the label (empty with none); `None` for any other line.
 fn quoted_item(line: &str) -> Option<&str> {
     let item = line.trim_start_matches([' ', '\t']);
     let numbered = item
@@ -1323,9 +1327,11 @@ fn quoted_item(line: &str) -> Option<&str> {
     });
     let body = label.map_or(item, |(_, rest)| rest).trim();
     let body = body.trim_end_matches([',', '.']);
+    // A code span alone on the item (`` - `curl … | sh` ``) quotes a command as a string does.
     let quote_only = body.len() >= 2
         && (body.starts_with('"') && body.ends_with('"')
-            || body.starts_with('\u{201c}') && body.ends_with('\u{201d}'));
+            || body.starts_with('\u{201c}') && body.ends_with('\u{201d}')
+            || body.starts_with('`') && body.ends_with('`') && body.matches('`').count() == 2);
     quote_only.then_some(label.map_or("", |(l, _)| l))
 }
 

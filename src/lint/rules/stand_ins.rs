@@ -34,6 +34,46 @@ pub(crate) fn sample_jwt(token: &str) -> bool {
         && !json.contains("\"exp\":")
 }
 
+/// A token whose body was made up, not drawn: a dummy run (`1234567890abcdef`,
+/// `ABCDEFGHIJ`) that is not a stretch masked inside a real token, or words written between
+/// separators making up half the token (`…BEEP_BOOP_BUZZ_WHIRR_CLICK…`). A drawn body of
+/// that length holds neither.
+pub(crate) fn made_up_body(token: &str) -> bool {
+    if super::dummy_run(token) {
+        return true;
+    }
+    let mut words = 0usize;
+    let mut covered = 0usize;
+    for part in token.split(['_', '-']) {
+        let letters = part.bytes().all(|c| c.is_ascii_alphabetic());
+        let one_case = part.bytes().all(|c| c.is_ascii_uppercase())
+            || part.bytes().all(|c| c.is_ascii_lowercase());
+        if letters && one_case && (3..=12).contains(&part.len()) {
+            words += 1;
+            covered += part.len();
+        }
+    }
+    words >= 4 && covered * 2 >= token.len()
+}
+
+/// A JWT shown without its signature (`eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9...`, a header and
+/// a payload cut short): documentation showing a token's shape. What shows is a header every
+/// token of that algorithm shares and at most claims; a server accepts such a token only
+/// signed. A header of algorithm `none` declares a token complete without one.
+pub(crate) fn unsigned_jwt(v: &str) -> bool {
+    let parts: Vec<&str> = v.split('.').collect();
+    let signed = parts.len() >= 3 && parts[2].len() >= 16;
+    if signed || !v.starts_with("eyJ") {
+        return false;
+    }
+    decode_base64(parts[0])
+        .and_then(|b| String::from_utf8(b).ok())
+        .is_some_and(|header| {
+            let header: String = header.chars().filter(|c| !c.is_whitespace()).collect();
+            header.contains("\"alg\":") && !header.to_ascii_lowercase().contains("\"alg\":\"none\"")
+        })
+}
+
 /// Card numbers processors publish for their test modes that no shape rule below catches
 /// (Stripe's, Braintree's and Adyen's documented lists).
 const PUBLISHED_TEST_CARDS: &[&str] = &[
@@ -246,6 +286,41 @@ mod tests {
         assert!(!sample_jwt(
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwiZXhwIjoxODIyNzI5Mzc5fQ.x"
         ));
+    }
+
+    #[test]
+    fn a_made_up_body_is_a_run_or_words() {
+        for made_up in [
+            "ghp_1234567890abcdef1234567890abcdef1234",
+            "AIzaSyA1234567890abcdefGHIJKLMNOPQRSTUV123",
+            "sk-ant-api03-Q7xW_TICK_TOCK_RING_BELL_HUSH_WAIT_SNOW_RAIN_WIND_FOGS_MIST_HAZE_DUSK9dAA",
+        ] {
+            assert!(made_up_body(made_up), "{made_up}");
+        }
+        for drawn in [
+            "ghp_R7mK2qXv9LpT4wZs8NcY3bHf6JdQ1uEa5oGi",
+            "AIzaSyD8kQ2xV7mN4pR9tL1wZ6cH3jB5fG0sUeY",
+            "sk-ant-api03-Xk29fQvL0pB7sN2mR4tW8yZ1cE6hJ3uA_d5Gq9Ht-Lw2Vz7Kc4Nb8Mx1Pf6Rj3Sd0Tg5Yh2Ul9Oa",
+        ] {
+            assert!(!made_up_body(drawn), "{drawn}");
+        }
+    }
+
+    #[test]
+    fn a_jwt_without_its_signature_shows_only_its_shape() {
+        // {"alg":"HS256","typ":"JWT"} alone, and with a payload cut short.
+        assert!(unsigned_jwt("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"));
+        assert!(unsigned_jwt(
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0Mi"
+        ));
+        // Signed: a token, whatever its claims.
+        assert!(!unsigned_jwt(
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJlLXNpZ25hdHVyZS1zaWc"
+        ));
+        // Not a JWT header at all.
+        assert!(!unsigned_jwt("eyJ1c2VyIjoiYm9iIn0"));
+        // {"alg":"none"}: complete without a signature.
+        assert!(!unsigned_jwt("eyJhbGciOiJub25lIn0.eyJzdWIiOiI0MiJ9."));
     }
 
     #[test]
