@@ -3911,6 +3911,23 @@ fn journal_layer(
     };
     let path = judged.dir.path_of(log::LOG_FILE);
     for l in lost.iter().filter(|l| !listed.contains(&l.sha256)) {
+        if let Some(heading) = &l.heading_now {
+            // Its text is all there: say what changed rather than call it gone.
+            layer.fail(
+                Some(path.clone()),
+                format!(
+                    "the entry \"{}\" of the base ({}) has a new heading, \"{heading}\", over \
+                     the same text, and is not archived: an entry stays as it was, heading \
+                     included (its digest, which the archive's index lists, covers both). Put \
+                     the heading back as it was (`git show {}:{}`); a later entry can correct it",
+                    l.header,
+                    Repo::short(base),
+                    Repo::short(base),
+                    base_path,
+                ),
+            );
+            continue;
+        }
         layer.fail(
             Some(path.clone()),
             format!(
@@ -3923,7 +3940,7 @@ fn journal_layer(
                 if l.rewritten {
                     "rewritten"
                 } else {
-                    "no longer in LOG.md (removed, or its heading changed)"
+                    "no longer in LOG.md"
                 },
                 Repo::short(base),
                 base_path,
