@@ -950,5 +950,51 @@ fn agent_files(
             }
         }
     }
-    Ok(out)
+    pull_in_as_the_gate(repo, &content, dir, out)
+}
+
+/// `read` with what the pre-commit gate pulls in for those files, found by the gate's own
+/// search ([`super::verify::add_pulled_in`]): the files `@path` imports load, and a
+/// configuration's scripts and named files in the letter case the content holds them
+/// (`Hooks/start.sh` for `hooks/start.sh`). `lint --all` then judges every file the gate
+/// would judge for them (session 30: it judged no import, nor a path in another case); a
+/// script the agent also reads as an import is judged as text, as the gate judges it.
+fn pull_in_as_the_gate(
+    repo: &Repo,
+    content: &super::verify::Content<'_>,
+    dir: &HandoffDir,
+    read: Vec<AgentRead>,
+) -> Result<Vec<AgentRead>> {
+    let mut scripts: std::collections::HashSet<String> =
+        read.iter().filter(|r| r.3).map(|r| r.0.clone()).collect();
+    let mut names: std::collections::HashMap<String, String> =
+        read.iter().map(|r| (r.0.clone(), r.1.clone())).collect();
+    let mut files: Vec<(Option<String>, String, Vec<u8>)> = read
+        .into_iter()
+        .map(|(rel, _, bytes, _)| (None, rel, bytes))
+        .collect();
+    let package_roots: Vec<String> = [dir.package_root()]
+        .into_iter()
+        .filter(|r| !r.is_empty())
+        .map(String::from)
+        .collect();
+    super::verify::add_pulled_in(
+        repo,
+        content,
+        &[],
+        &package_roots,
+        &[],
+        &mut files,
+        &mut scripts,
+    )?;
+    Ok(files
+        .into_iter()
+        .map(|(_, rel, bytes)| {
+            let name = names
+                .remove(&rel)
+                .unwrap_or_else(|| lint::agents::lint_name(&rel, &bytes));
+            let script = scripts.contains(&rel);
+            (rel, name, bytes, script)
+        })
+        .collect())
 }

@@ -618,15 +618,19 @@ impl Content<'_> {
     }
 
     /// What the content holds at `path` (`None`: nothing, or a directory); in the working
-    /// tree a symbolic link on disk is one whatever the index says.
+    /// tree a symbolic link on disk is one whatever the index says, and a file git does not
+    /// track is one all the same (the agent reads it: an untracked script a hook runs).
     fn kind_at(&self, repo: &Repo, path: &str) -> Result<Option<EntryKind>> {
         Ok(match self {
             Content::Worktree(index) => {
                 let on_disk = std::fs::symlink_metadata(repo.workdir().join(path));
-                if on_disk.is_ok_and(|m| m.file_type().is_symlink()) {
-                    Some(EntryKind::Link)
-                } else {
-                    Repo::index_kind_at(index, path)
+                match on_disk {
+                    Ok(m) if m.file_type().is_symlink() => Some(EntryKind::Link),
+                    _ => match Repo::index_kind_at(index, path) {
+                        Some(kind) => Some(kind),
+                        None if on_disk.is_ok_and(|m| m.is_file()) => Some(EntryKind::File),
+                        None => None,
+                    },
                 }
             }
             Content::Staged(view) => view.kind_at(path)?,
@@ -639,17 +643,20 @@ impl Content<'_> {
     /// run on, so the gate looks for every spelling the content holds.
     fn names_like(&self, repo: &Repo, dir: &str, name: &str) -> Result<Vec<String>> {
         Ok(match self {
-            Content::Worktree(_) => match std::fs::read_dir(repo.workdir().join(dir)) {
-                Ok(entries) => entries
-                    .filter_map(Result::ok)
-                    .filter_map(|e| e.file_name().into_string().ok())
-                    .filter(|n| n.eq_ignore_ascii_case(name))
-                    .map(|n| crate::handoff::location::join(dir, &n))
-                    .collect(),
-                Err(_) => Vec::new(),
-            },
+            Content::Worktree(_) => disk_spellings(repo, dir, name, false),
             Content::Staged(view) => view.names_like(dir, name)?,
             Content::Commit(c) => repo.tree_names_like(*c, dir, name)?,
+        })
+    }
+
+    /// The directories directly in `dir` named `name` in any ASCII letter case, as
+    /// [`Content::names_like`] finds files: the directory a case-insensitive file system
+    /// opens on the way to a file named in another case (`Docs/rules.md`).
+    fn dirs_like(&self, repo: &Repo, dir: &str, name: &str) -> Result<Vec<String>> {
+        Ok(match self {
+            Content::Worktree(_) => disk_spellings(repo, dir, name, true),
+            Content::Staged(view) => view.dirs_like(dir, name)?,
+            Content::Commit(c) => repo.tree_dirs_like(*c, dir, name)?,
         })
     }
 
@@ -700,9 +707,9 @@ impl Content<'_> {
 
     /// `path` as the agent's file system resolves it (review s26 #5): a directory on the
     /// way that is a symbolic link is replaced by its target (`lnk/guide.md` with
-    /// `lnk -> notes` is `notes/guide.md`), and a file or link the content does not hold in
-    /// that spelling by the one it holds in another letter case (`notes/Guide.md` for
-    /// `notes/guide.md`), as macOS and Windows serve it. Up to [`crate::handoff::MAX_LINK_HOPS`] links; a link leaving the
+    /// `lnk -> notes` is `notes/guide.md`), and a file, link or directory the content does
+    /// not hold in that spelling by the one it holds in another letter case (`notes/Guide.md`
+    /// or `Notes/guide.md` for `notes/guide.md`), as macOS and Windows serve it. Up to [`crate::handoff::MAX_LINK_HOPS`] links; a link leaving the
     /// repository stops the resolution there (reading it is refused elsewhere). The path as
     /// written when nothing applies.
     fn resolve_path(&self, repo: &Repo, path: &str) -> Result<String> {
@@ -717,6 +724,10 @@ impl Content<'_> {
                 None => {
                     let (dir, name) = prefix.rsplit_once('/').unwrap_or(("", &prefix));
                     let mut like = self.names_like(repo, dir, name)?;
+                    if like.is_empty() && i + 1 < parts.len() {
+                        // A directory on the way, in another case (`Docs/` for `docs/`).
+                        like = self.dirs_like(repo, dir, name)?;
+                    }
                     like.sort();
                     match like.into_iter().next() {
                         Some(found) => {
@@ -799,6 +810,21 @@ impl Content<'_> {
     }
 }
 
+/// The entries of the work tree's directory `dir` named `name` in any ASCII letter case,
+/// repository-relative: directories only when `dirs`, else any.
+fn disk_spellings(repo: &Repo, dir: &str, name: &str, dirs: bool) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(repo.workdir().join(dir)) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| !dirs || e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.eq_ignore_ascii_case(name))
+        .map(|n| crate::handoff::location::join(dir, &n))
+        .collect()
+}
+
 /// How many `@path` imports deep an instruction file is followed (Claude Code's limit).
 const MAX_IMPORT_DEPTH: usize = 5;
 
@@ -813,7 +839,7 @@ const MAX_IMPORT_DEPTH: usize = 5;
 /// root and each package root (`.claude/` included), in the directories of the changed paths,
 /// and wherever else they lie: `importers` lists every one of the content's tree (a walk at
 /// `ci`, else [`crate::handoff::importers`], whose cost follows what changed).
-fn add_pulled_in(
+pub(crate) fn add_pulled_in(
     repo: &Repo,
     content: &Content<'_>,
     changes: &[Change],
@@ -1042,16 +1068,19 @@ fn add_scripts(
 }
 
 /// What the configuration at `config` (read as `text`) runs, followed through its scripts
-/// and recipes ([`lint::agent_runs::follow`]) as the content holds them.
+/// and recipes ([`lint::agent_runs::follow`]) as the content holds them, a path in another
+/// letter case included ([`Content::resolve_path`]).
 pub(crate) fn follow_runs(
     repo: &Repo,
     content: &Content<'_>,
     config: &str,
     text: &str,
 ) -> lint::agent_runs::Followed {
+    // Read as the harness's file system serves it: in another letter case too.
     let mut read = |p: &str| {
+        let p = content.resolve_path(repo, p).ok()?;
         content
-            .read_agent_file(repo, p)
+            .read_agent_file(repo, &p)
             .ok()
             .flatten()
             .and_then(|b| String::from_utf8(b).ok())

@@ -641,16 +641,43 @@ impl Repo {
         dir: &str,
         name: &str,
     ) -> Result<Vec<String>, GitError> {
+        self.tree_spellings(commit, dir, name, false)
+    }
+
+    /// The directories directly in `dir` of a commit's tree whose name is `name` in any
+    /// ASCII letter case (see [`Repo::tree_names_like`]).
+    pub fn tree_dirs_like(
+        &self,
+        commit: ObjectId,
+        dir: &str,
+        name: &str,
+    ) -> Result<Vec<String>, GitError> {
+        self.tree_spellings(commit, dir, name, true)
+    }
+
+    /// [`Repo::tree_names_like`] (`dirs` false) or [`Repo::tree_dirs_like`] (`dirs` true).
+    fn tree_spellings(
+        &self,
+        commit: ObjectId,
+        dir: &str,
+        name: &str,
+        dirs: bool,
+    ) -> Result<Vec<String>, GitError> {
         let Some(tree) = self.subtree(self.commit_tree(commit)?, dir)? else {
             return Ok(Vec::new());
         };
         let prefix = dir_prefix(dir);
+        let wanted = |mode: &gix::object::tree::EntryMode| {
+            if dirs {
+                mode.is_tree()
+            } else {
+                mode.is_blob() || mode.is_link()
+            }
+        };
         Ok(self
             .tree_entries(tree)?
             .into_iter()
-            .filter(|(n, (_, mode))| {
-                (mode.is_blob() || mode.is_link()) && n.eq_ignore_ascii_case(name.as_bytes())
-            })
+            .filter(|(n, (_, mode))| wanted(mode) && n.eq_ignore_ascii_case(name.as_bytes()))
             .map(|(n, _)| format!("{prefix}{}", n.to_str_lossy()))
             .collect())
     }
@@ -660,6 +687,23 @@ impl Repo {
     /// read so far by two bisections, one per case: the cost follows the spellings present,
     /// not the number of entries.
     pub fn index_names_like(index: &gix::index::State, dir: &str, name: &str) -> Vec<String> {
+        Self::index_spellings(index, dir, name, false)
+    }
+
+    /// The directories directly in `dir` that the index holds entries below, whose name is
+    /// `name` in any ASCII letter case (`Docs` for `docs`): the directories a case-insensitive
+    /// file system opens for that name. Found as [`Repo::index_names_like`] finds files.
+    pub fn index_dirs_like(index: &gix::index::State, dir: &str, name: &str) -> Vec<String> {
+        Self::index_spellings(index, dir, name, true)
+    }
+
+    /// [`Repo::index_names_like`] (`dirs` false) or [`Repo::index_dirs_like`] (`dirs` true).
+    fn index_spellings(
+        index: &gix::index::State,
+        dir: &str,
+        name: &str,
+        dirs: bool,
+    ) -> Vec<String> {
         let prefix = dir_prefix(dir);
         let entries = index.entries();
         let path = |i: usize| entries[i].path(index).as_bytes();
@@ -672,6 +716,17 @@ impl Repo {
         while let Some((lo, hi, i)) = pending.pop() {
             let at = prefix.len() + i;
             let Some(&b) = name.as_bytes().get(i) else {
+                if dirs {
+                    // The entries below a directory of that spelling sort together, `/`
+                    // following the name.
+                    let run = &entries[lo..hi];
+                    let below = lo
+                        + run.partition_point(|e| e.path(index).as_bytes().get(at) < Some(&b'/'));
+                    if below < hi && path(below).get(at) == Some(&b'/') {
+                        out.push(String::from_utf8_lossy(&path(below)[..at]).into_owned());
+                    }
+                    continue;
+                }
                 // The run's first entry is the shortest: the name itself, if it is there.
                 out.extend(
                     (lo..hi)
