@@ -1650,8 +1650,28 @@ impl Repo {
         if let Some(spec) = pathspec {
             args.extend(["--", spec]);
         }
+        self.listed_paths(&args)
+    }
+
+    /// What `.gitignore` (and the other exclude files) hides in the working tree,
+    /// repository-relative: ignored files, and a directory holding nothing but ignored
+    /// entries as one entry ending in `/` (`target/`, `node_modules/`), whose content git
+    /// does not list. One `git ls-files --others --ignored --exclude-standard --directory`.
+    pub fn ignored_entries(&self) -> Result<Vec<Vec<u8>>, GitError> {
+        self.listed_paths(&[
+            "ls-files",
+            "-z",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+            "--directory",
+        ])
+    }
+
+    /// The NUL-separated paths a `git ls-files -z` command prints.
+    fn listed_paths(&self, args: &[&str]) -> Result<Vec<Vec<u8>>, GitError> {
         Ok(self
-            .run_raw(&args, &[])?
+            .run_raw(args, &[])?
             .split(|b| *b == 0)
             .filter(|p| !p.is_empty())
             .map(<[u8]>::to_vec)

@@ -192,24 +192,109 @@ fn lint_all_in_the_working_tree_reads_untracked_and_ignored_instruction_files() 
         );
         assert_eq!(out.json()["diagnostics"][0]["path"], path, "{out}");
     }
-    // Ignored: the names at the root and the instruction directories there are read off
-    // the disk; an ignored build directory elsewhere is not walked.
+    // Ignored: read off the disk, at the root and (session 30 #2) at any depth, inside a
+    // directory git ignores whole too.
     let repo = handoff_repo();
-    repo.write(".gitignore", ".cursor/\nbuild/\n");
-    repo.write(".cursor/rules/private.mdc", INJECTION);
-    repo.write("build/AGENTS.md", INJECTION);
+    repo.write(
+        ".gitignore",
+        ".cursor/\nbuild/\nsub/\npkg/AGENTS.md\nx/.cursor/\n",
+    );
+    let ignored = [
+        ".cursor/rules/private.mdc",
+        "build/AGENTS.md",
+        "build/out/deep/er/CLAUDE.md",
+        "sub/CLAUDE.md",
+        "pkg/AGENTS.md",
+        "x/.cursor/rules/r.mdc",
+    ];
+    for path in ignored {
+        repo.write(path, INJECTION);
+    }
+    repo.write("build/out/deep/er/lib.rs", "fn main() {}\n");
     let out = repo.aahp(&["--json", "lint", "--all"]);
     out.assert_code(1);
     let files = out.linted_files();
-    assert!(
-        files.iter().any(|f| f == ".cursor/rules/private.mdc"),
-        "{files:?}"
-    );
-    assert!(!files.iter().any(|f| f == "build/AGENTS.md"), "{files:?}");
+    for path in ignored {
+        assert!(files.iter().any(|f| f == path), "{path}: {files:?}");
+    }
+    let flagged: std::collections::BTreeSet<String> = out.json()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(flagged.len(), ignored.len(), "{out}");
+    assert!(out.json().get("unsearched").is_none(), "{out}");
     // The staged view is what would be committed: an untracked file is not in it.
     let repo = handoff_repo();
     repo.write("sub/AGENTS.md", INJECTION);
     repo.aahp(&["lint", "--all", "--staged"]).assert_code(0);
+}
+
+/// Session 30 #2: the search below what git ignores shares one budget of entries; past it,
+/// `lint --all` names each directory it did not read to the end (a warning, in human, JSON
+/// and GitHub output, that fails `--strict`), never passing over it in silence. `.git` of a
+/// repository nested in an ignored directory is not entered.
+#[test]
+fn lint_all_says_which_ignored_directories_it_did_not_search_to_the_end() {
+    let repo = handoff_repo();
+    repo.write(".gitignore", "node_modules/\ntarget/\n");
+    for dep in ["dep0", "dep1"] {
+        for i in 0..6 {
+            repo.write(
+                &format!("node_modules/{dep}/f{i}.js"),
+                "module.exports = 1;\n",
+            );
+        }
+    }
+    repo.write("node_modules/dep1/AGENTS.md", CLEAN);
+    repo.write("target/CLAUDE.md", INJECTION);
+    // Eight entries: the tops of both directories, then the budget runs out in
+    // node_modules/dep0.
+    let small = [("AAHP_FAILPOINT", "small-ignored-walk")];
+    let said = "warning: node_modules/: git ignores this directory and it was not searched to \
+                the end for agent instruction files (the search reads at most 8 entries of what \
+                git ignores whole): remove it if it is build output, or lint an instruction \
+                file in it by name (`git aahp lint PATH`)";
+    let out = repo.aahp_env(".", &["lint", "--all"], &small);
+    out.assert_code(1);
+    assert!(out.stdout.contains(said), "{out}");
+    // Breadth first: what lies near the top of another ignored directory is found still.
+    assert!(!out.stdout.contains("target/: git ignores"), "{out}");
+    assert!(out.stdout.contains("target/CLAUDE.md:3:"), "{out}");
+    let json = repo.aahp_env(".", &["--json", "lint", "--all"], &small);
+    assert_eq!(
+        json.json()["unsearched"].as_array().map(Vec::len),
+        Some(1),
+        "{json}"
+    );
+    // Only the warning left: it passes, but fails `--strict`, and GitHub shows it.
+    std::fs::remove_file(repo.path().join("target/CLAUDE.md")).unwrap();
+    let out = repo.aahp_env(".", &["lint", "--all"], &small);
+    out.assert_code(0);
+    assert!(out.stdout.contains(said), "{out}");
+    repo.aahp_env(".", &["lint", "--all", "--strict"], &small)
+        .assert_code(1);
+    let github = repo.aahp_env(".", &["lint", "--all", "--format", "github"], &small);
+    assert!(
+        github
+            .stdout
+            .contains("::warning title=not searched::node_modules/"),
+        "{github}"
+    );
+    // Within the budget nothing is said, and what the directory holds is judged.
+    let out = repo.aahp(&["--json", "lint", "--all"]);
+    out.assert_code(0);
+    assert!(out.json().get("unsearched").is_none(), "{out}");
+    assert!(
+        out.linted_files()
+            .iter()
+            .any(|f| f == "node_modules/dep1/AGENTS.md"),
+        "{out}"
+    );
+    // A repository nested in an ignored directory: its `.git` is not searched.
+    repo.write("node_modules/dep0/.git/CLAUDE.md", INJECTION);
+    repo.aahp(&["lint", "--all"]).assert_code(0);
 }
 
 #[test]
