@@ -2321,6 +2321,19 @@ impl Repo {
         }
     }
 
+    /// The commits a merge being concluded brings in: every id `MERGE_HEAD` lists (several
+    /// for an octopus merge), empty when no merge is in progress. The commit `git commit`
+    /// makes then has HEAD and these as its parents.
+    pub fn merge_heads(&self) -> Vec<ObjectId> {
+        std::fs::read_to_string(self.git_dir().join("MERGE_HEAD"))
+            .map(|text| {
+                text.lines()
+                    .filter_map(|l| ObjectId::from_hex(l.trim().as_bytes()).ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// Sets a git config value in the repository's own config (`git config KEY VALUE`).
     pub fn set_config(&self, key: &str, value: &str) -> Result<(), GitError> {
         self.run(&["config", key, value], &[])?;
