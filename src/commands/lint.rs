@@ -753,9 +753,10 @@ struct AgentSearch {
 }
 
 /// The agent instruction files ([`lint::agents`]) in `source`, at any depth: the tracked
-/// ones (from the index or the commit's tree), and in the working tree also untracked ones
-/// at the repository root and the package root. Files inside the handoff directory are
-/// linted as handoff files already.
+/// ones (from the index or the commit's tree), and in the working tree also the untracked
+/// and the ignored ones ([`ignored_instruction_files`]), with what the gate pulls in for
+/// them ([`pull_in_as_the_gate`]). Files inside the handoff directory are linted as handoff
+/// files already.
 fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Result<AgentSearch> {
     let inside = format!("{}/", dir.rel);
     let wanted = |p: &str| lint::agents::is_agent_file(p) && !p.starts_with(&inside);
@@ -889,9 +890,10 @@ fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Res
         if !pkg.is_empty() {
             roots.push(format!("{pkg}/"));
         }
-        // Untracked files where agents look, at any depth; then, where `.gitignore` hides
-        // them from that list, the names at the roots and the files of the instruction
-        // directories there (`.cursor/rules`, `.claude/commands`, …), read off the disk.
+        // Untracked and ignored files where agents look, at any depth; then the names at
+        // the roots in every letter case and the files of the instruction directories there
+        // (`.cursor/rules`, `.claude/commands`, …), read off the disk, a directory too large
+        // to read refused.
         let mut candidates: Vec<String> = untracked.into_iter().filter(|p| wanted(p)).collect();
         candidates.extend(ignored);
         for root in &roots {
