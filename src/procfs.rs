@@ -24,8 +24,8 @@ pub(crate) fn stat_field(stat: &[u8], n: usize) -> Option<u64> {
 /// where it cannot be told: no `/proc` (not Linux, or a process whose entries cannot be
 /// read). Tests arm `no-proc` to take that path. `alias` answers git's `alias.NAME`: an
 /// alias git expands in the same process (`git ca` for `commit --amend`) is expanded here
-/// too, its words split at white space (a quoted word in an alias is taken apart; an alias
-/// that runs a shell, `!…`, starts a git process of its own, found further down).
+/// too, its words split as git splits them ([`split_alias`]; an alias that runs a shell,
+/// `!…`, starts a git process of its own, found further down).
 pub(crate) fn git_commit_amends(alias: &dyn Fn(&str) -> Option<String>) -> Option<bool> {
     if crate::failpoint::armed_flag("no-proc") {
         return None;
@@ -75,6 +75,50 @@ const GLOBAL_VALUED: &[&[u8]] = &[
 /// How many aliases deep an alias is expanded (git refuses a loop; this bounds one).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const MAX_ALIAS_DEPTH: usize = 8;
+
+/// The words of an alias's value as git splits them before running it (review s29 #5): at
+/// white space outside quotes; `'…'` keeps everything to the next `'` as it is, `"…"` keeps
+/// white space and quotes of the other kind, and a backslash outside single quotes takes
+/// the next character as it is (`a\ b` is one word). `None` where git refuses the alias: a
+/// quote left open, or a backslash at the end.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn split_alias(value: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = value.trim_start().chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, c) if c.is_ascii_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (Some(q), c) if c == q => quote = None,
+            (q, '\\') if q != Some('\'') => {
+                word.push(chars.next()?);
+                in_word = true;
+            }
+            (_, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    if in_word {
+        words.push(word);
+    }
+    Some(words)
+}
 
 /// `git commit`'s options that take the next argument (or the rest of a short cluster)
 /// as their value, which may read `--amend` (a message) without being the option.
@@ -129,8 +173,12 @@ fn git_amends(
             let Some(expansion) = expansion.filter(|_| depth > 0) else {
                 return Some(false);
             };
+            // An alias git cannot split fails before any hook runs.
+            let Some(words) = split_alias(&expansion) else {
+                return Some(false);
+            };
             let mut expanded: Vec<&[u8]> = vec![b"git"];
-            expanded.extend(expansion.split_whitespace().map(str::as_bytes));
+            expanded.extend(words.iter().map(String::as_bytes));
             expanded.extend(rest.copied());
             return git_amends(&expanded, alias, depth - 1);
         }
@@ -174,6 +222,11 @@ mod tests {
                     "again" => "ca --no-edit",
                     "loop" => "loop",
                     "sh" => "!git commit --amend",
+                    "said" => "commit -m 'do not --amend'",
+                    "quoted" => "'commit' \"--amend\"",
+                    "spaced" => "commit -m a\\ --amend",
+                    "inner" => "commit -m \"it's \\\" --amend\" -q",
+                    "open" => "commit --amend -m 'x",
                     _ => return None,
                 }
                 .to_string(),
@@ -212,9 +265,36 @@ mod tests {
             ("git cm x --amend", Some(true)),
             ("git loop", Some(false)),
             ("git sh", Some(false)),
+            // Split as git splits an alias: quotes and backslashes keep a word whole.
+            ("git said", Some(false)),
+            ("git said --amend", Some(true)),
+            ("git quoted", Some(true)),
+            ("git spaced", Some(false)),
+            ("git inner", Some(false)),
+            ("git open", Some(false)),
         ] {
             assert_eq!(amends(line), want, "{line}");
         }
+    }
+
+    /// An alias's value is split into the words git gives the command.
+    #[test]
+    fn aliases_split_as_git_splits_them() {
+        let words = |v: &str| split_alias(v).map(|w| w.join("|"));
+        assert_eq!(
+            words("commit  --amend\t-m x").as_deref(),
+            Some("commit|--amend|-m|x")
+        );
+        assert_eq!(words("commit -m 'a b'").as_deref(), Some("commit|-m|a b"));
+        assert_eq!(
+            words(r#"commit -m "a \"b\" 'c'""#).as_deref(),
+            Some(r#"commit|-m|a "b" 'c'"#)
+        );
+        assert_eq!(words(r"commit -m 'a\b'").as_deref(), Some(r"commit|-m|a\b"));
+        assert_eq!(words(r"commit -m a\ b").as_deref(), Some("commit|-m|a b"));
+        assert_eq!(words("commit -m ''").as_deref(), Some("commit|-m|"));
+        assert_eq!(words("commit -m 'open"), None);
+        assert_eq!(words("commit -m x\\"), None);
     }
 
     /// Fields are found after a name holding spaces and parentheses, and a short or garbled

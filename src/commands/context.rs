@@ -195,6 +195,9 @@ pub fn run(ctx: &Context, args: &ContextArgs) -> Result<ContextReport> {
     };
     let session = SessionView::read(repo, &dir, &claim, ctx.now)?;
     let mut warnings = Vec::new();
+    if let Some(missing) = super::status::MissingStatus::of(repo, &dir, &snap)? {
+        warnings.push(format!("{}.", missing.message()));
+    }
     if let Some(line) = session_line(&session, ctx.now) {
         warnings.push(line);
     }
@@ -814,16 +817,27 @@ fn candidates(input: &Input<'_>) -> Result<Vec<Part>> {
         );
     }
     warnings.extend(input.warnings.iter().cloned());
-    let mut changed: Vec<String> = states
-        .iter()
-        .filter(|(_, s)| **s != FileState::Ok)
-        .map(|(n, _)| n.clone())
-        .collect();
-    changed.sort_unstable();
+    let names_in = |wanted: &dyn Fn(FileState) -> bool| {
+        let mut names: Vec<String> = states
+            .iter()
+            .filter(|(_, s)| wanted(**s))
+            .map(|(n, _)| n.clone())
+            .collect();
+        names.sort_unstable();
+        names
+    };
+    let changed = names_in(&|s| s != FileState::Ok && s != FileState::Missing);
     if !changed.is_empty() {
         warnings.push(format!(
             "Changed outside the protocol since the manifest (treat as assumed): {}",
             crate::transaction::chain::some_names(&changed)
+        ));
+    }
+    let missing = names_in(&|s| s == FileState::Missing);
+    if !missing.is_empty() {
+        warnings.push(format!(
+            "Missing, though the manifest lists them: {}",
+            crate::transaction::chain::some_names(&missing)
         ));
     }
     if let Some(why) = &input.quick_doubt {

@@ -100,6 +100,14 @@ pub struct LintReport {
     pub diagnostics: Vec<Diagnostic>,
     /// Findings allowed by a marker or an allowlist entry.
     pub suppressed: Vec<Diagnostic>,
+    /// With `--all` in the working tree: where the search for instruction files did not
+    /// read to the end (a directory git ignores past the search's budget). Warnings: they
+    /// fail the run with `--strict`.
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "crate::output::boundary::list"
+    )]
+    pub unsearched: Vec<String>,
     /// Counts.
     pub summary: Summary,
 }
@@ -125,6 +133,7 @@ impl LintReport {
             files: outcome.files,
             diagnostics: outcome.diagnostics,
             suppressed: outcome.suppressed,
+            unsearched: Vec::new(),
         }
     }
 }
@@ -184,11 +193,15 @@ impl Report for LintReport {
                 escape_untrusted(d.suppressed_by.as_deref().unwrap_or(""))
             )?;
         }
+        for u in &self.unsearched {
+            writeln!(w, "{}: {}", style.warn("warning"), escape_untrusted(u))?;
+        }
         self.write_summary(w, *style)
     }
 
     fn status(&self) -> ExitStatus {
-        let blocking = self.summary.errors > 0 || (self.strict && self.summary.warnings > 0);
+        let warned = self.summary.warnings > 0 || !self.unsearched.is_empty();
+        let blocking = self.summary.errors > 0 || (self.strict && warned);
         if blocking {
             ExitStatus::Findings
         } else {
@@ -246,7 +259,17 @@ pub fn annotation(d: &Diagnostic) -> Annotation {
 
 impl Annotated for LintReport {
     fn annotations(&self) -> Vec<Annotation> {
-        self.diagnostics.iter().map(annotation).collect()
+        let mut out: Vec<Annotation> = self.diagnostics.iter().map(annotation).collect();
+        out.extend(self.unsearched.iter().map(|u| Annotation {
+            level: AnnotationLevel::Warning,
+            file: None,
+            line: None,
+            col: None,
+            end_column: None,
+            title: Some(Untrusted::new("not searched")),
+            message: Untrusted::new(u.as_str()),
+        }));
+        out
     }
 
     fn write_verdict(&self, w: &mut dyn Write) -> io::Result<()> {
@@ -446,6 +469,7 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
     let in_packages = !packages.is_empty();
     let dirs = if in_packages { packages } else { vec![dir] };
     let mut merged = LintOutcome::default();
+    let mut unsearched = Vec::new();
     for (i, dir) in dirs.iter().enumerate() {
         let snap = if in_packages {
             let snap = read_only_snapshot(repo, dir, source)?;
@@ -456,7 +480,9 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
         };
         // Instruction files are found once, for the whole repository.
         let extra_owned = if args.all && i == 0 {
-            agent_files(repo, dir, source)?
+            let search = agent_files(repo, dir, source)?;
+            unsearched = search.unsearched;
+            search.read
         } else {
             Vec::new()
         };
@@ -481,7 +507,9 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
         merged.suppressed.extend(outcome.suppressed);
         merged.files.extend(outcome.files);
     }
-    Ok(LintReport::new(scope, args.strict, merged))
+    let mut report = LintReport::new(scope, args.strict, merged);
+    report.unsearched = unsearched;
+    Ok(report)
 }
 
 /// Which of the files named on the command line (`given`: path, name, bytes) are scripts
@@ -504,6 +532,7 @@ fn run_scripts(
     agent_files(repo, dir, source)
         .map(|found| {
             found
+                .read
                 .into_iter()
                 .filter(|(path, _, _, script)| *script && given.iter().any(|(p, _, _)| p == path))
                 .map(|(path, _, _, _)| path)
@@ -709,15 +738,26 @@ const MAX_WALK_ENTRIES: usize = 20_000;
 /// as, its bytes, and whether it is a script a configuration runs (judged as code).
 type AgentRead = (String, String, Vec<u8>, bool);
 
+/// How many entries [`ignored_instruction_files`] reads in all below the directories git
+/// ignores whole (`target/`, `node_modules/`): far above a project's own ignored notes, a
+/// bound on a build tree's. Past it the search stops and says where.
+const MAX_IGNORED_ENTRIES: usize = 100_000;
+
+/// What `lint --all` found beside the handoff directory.
+#[derive(Default)]
+struct AgentSearch {
+    /// The files read.
+    read: Vec<AgentRead>,
+    /// Where the search did not read to the end, worded for the report.
+    unsearched: Vec<String>,
+}
+
 /// The agent instruction files ([`lint::agents`]) in `source`, at any depth: the tracked
-/// ones (from the index or the commit's tree), and in the working tree also untracked ones
-/// at the repository root and the package root. Files inside the handoff directory are
-/// linted as handoff files already.
-fn agent_files(
-    repo: &crate::git::Repo,
-    dir: &HandoffDir,
-    source: Source,
-) -> Result<Vec<AgentRead>> {
+/// ones (from the index or the commit's tree), and in the working tree also the untracked
+/// and the ignored ones ([`ignored_instruction_files`]), with what the gate pulls in for
+/// them ([`pull_in_as_the_gate`]). Files inside the handoff directory are linted as handoff
+/// files already.
+fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Result<AgentSearch> {
     let inside = format!("{}/", dir.rel);
     let wanted = |p: &str| lint::agents::is_agent_file(p) && !p.starts_with(&inside);
     let mut out = Vec::new();
@@ -803,7 +843,15 @@ fn agent_files(
     } else {
         Vec::new()
     };
+    // And those it ignores, at any depth (session 30 #2: `sub/CLAUDE.md` under an ignored
+    // `sub/` was never read), with what the search left unread.
+    let (ignored, unsearched) = if source == Source::Worktree {
+        ignored_instruction_files(repo, &dir.root, &untracked, &wanted)?
+    } else {
+        (Vec::new(), Vec::new())
+    };
     listed.extend(untracked.iter().cloned());
+    listed.extend(ignored.iter().cloned());
     for f in tracked {
         let Ok(rel) = String::from_utf8(f.path) else {
             continue;
@@ -842,10 +890,12 @@ fn agent_files(
         if !pkg.is_empty() {
             roots.push(format!("{pkg}/"));
         }
-        // Untracked files where agents look, at any depth; then, where `.gitignore` hides
-        // them from that list, the names at the roots and the files of the instruction
-        // directories there (`.cursor/rules`, `.claude/commands`, …), read off the disk.
+        // Untracked and ignored files where agents look, at any depth; then the names at
+        // the roots in every letter case and the files of the instruction directories there
+        // (`.cursor/rules`, `.claude/commands`, …), read off the disk, a directory too large
+        // to read refused.
         let mut candidates: Vec<String> = untracked.into_iter().filter(|p| wanted(p)).collect();
+        candidates.extend(ignored);
         for root in &roots {
             for d in lint::agents::instruction_dirs_at(root.trim_end_matches('/')) {
                 files_below(&dir.root, &d, &mut candidates)?;
@@ -950,5 +1000,155 @@ fn agent_files(
             }
         }
     }
-    Ok(out)
+    Ok(AgentSearch {
+        read: pull_in_as_the_gate(repo, &content, dir, out)?,
+        unsearched,
+    })
+}
+
+/// The agent instruction files (`wanted`) that git ignores in the work tree at `root`, at
+/// any depth, and what the search left unread. The ignored files git lists are taken as they
+/// are; below a directory git lists whole (it does not look inside one it ignores, nor
+/// inside a repository nested in the tree, listed in `untracked`) the files are read off the
+/// disk, breadth first, all such directories sharing one budget of [`MAX_IGNORED_ENTRIES`]
+/// entries: a shallow `sub/CLAUDE.md` is found before a build tree's depths, and a
+/// directory the budget leaves unread is named, never passed over in silence. `.git` is
+/// not entered; a symbolic link is not followed, and one where agents look for instruction
+/// files is named as unread. Linear in the entries read.
+fn ignored_instruction_files(
+    repo: &Repo,
+    root: &Path,
+    untracked: &[String],
+    wanted: &dyn Fn(&str) -> bool,
+) -> Result<(Vec<String>, Vec<String>)> {
+    let mut found = Vec::new();
+    let mut dirs: Vec<String> = Vec::new();
+    for entry in repo.ignored_entries()? {
+        let Ok(path) = String::from_utf8(entry) else {
+            continue;
+        };
+        match path.strip_suffix('/') {
+            Some(d) => dirs.push(d.to_string()),
+            None if wanted(&path) => found.push(path),
+            None => {}
+        }
+    }
+    dirs.extend(
+        untracked
+            .iter()
+            .filter_map(|p| p.strip_suffix('/'))
+            .map(String::from),
+    );
+    // A directory below another listed one is read with it.
+    dirs.sort();
+    dirs.dedup();
+    let mut tops: Vec<String> = Vec::new();
+    for d in dirs {
+        if !tops.last().is_some_and(|t| d.starts_with(&format!("{t}/"))) {
+            tops.push(d);
+        }
+    }
+    let budget = if crate::failpoint::armed_flag("small-ignored-walk") {
+        8
+    } else {
+        MAX_IGNORED_ENTRIES
+    };
+    let mut unsearched = Vec::new();
+    let mut queue: std::collections::VecDeque<(String, usize)> = tops
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, d)| (d, i))
+        .collect();
+    let mut entries = 0usize;
+    let mut cut: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
+    while let Some((at, top)) = queue.pop_front() {
+        let Ok(read) = std::fs::read_dir(root.join(&at)) else {
+            continue;
+        };
+        for entry in read.flatten() {
+            entries += 1;
+            if entries > budget {
+                cut.insert(top);
+                cut.extend(queue.iter().map(|(_, t)| *t));
+                queue.clear();
+                break;
+            }
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if name.eq_ignore_ascii_case(".git") {
+                continue;
+            }
+            let path = format!("{at}/{name}");
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => queue.push_back((path, top)),
+                Ok(t) if t.is_symlink() && lint::agents::is_instruction_dir(&path) => {
+                    unsearched.push(format!(
+                        "{path}: a symbolic link where agents look for instruction files, in \
+                         what git ignores: the files it leads to were not searched; replace it \
+                         with the files themselves, or lint them by name (`git aahp lint PATH`)"
+                    ));
+                }
+                Ok(_) if wanted(&path) => found.push(path),
+                _ => {}
+            }
+        }
+    }
+    for top in cut {
+        unsearched.push(format!(
+            "{}/: git ignores this directory and it was not searched to the end for agent \
+             instruction files (the search reads at most {budget} entries of what git ignores \
+             whole): remove it if it is build output, or lint an instruction file in it by \
+             name (`git aahp lint PATH`)",
+            tops[top]
+        ));
+    }
+    Ok((found, unsearched))
+}
+
+/// `read` with what the pre-commit gate pulls in for those files, found by the gate's own
+/// search ([`super::verify::add_pulled_in`]): the files `@path` imports load, and a
+/// configuration's scripts and named files in the letter case the content holds them
+/// (`Hooks/start.sh` for `hooks/start.sh`). `lint --all` then judges every file the gate
+/// would judge for them (session 30: it judged no import, nor a path in another case); a
+/// script the agent also reads as an import is judged as text, as the gate judges it.
+fn pull_in_as_the_gate(
+    repo: &Repo,
+    content: &super::verify::Content<'_>,
+    dir: &HandoffDir,
+    read: Vec<AgentRead>,
+) -> Result<Vec<AgentRead>> {
+    let mut scripts: std::collections::HashSet<String> =
+        read.iter().filter(|r| r.3).map(|r| r.0.clone()).collect();
+    let mut names: std::collections::HashMap<String, String> =
+        read.iter().map(|r| (r.0.clone(), r.1.clone())).collect();
+    let mut files: Vec<(Option<String>, String, Vec<u8>)> = read
+        .into_iter()
+        .map(|(rel, _, bytes, _)| (None, rel, bytes))
+        .collect();
+    let package_roots: Vec<String> = [dir.package_root()]
+        .into_iter()
+        .filter(|r| !r.is_empty())
+        .map(String::from)
+        .collect();
+    super::verify::add_pulled_in(
+        repo,
+        content,
+        &[],
+        &package_roots,
+        &[],
+        &mut files,
+        &mut scripts,
+    )?;
+    Ok(files
+        .into_iter()
+        .map(|(_, rel, bytes)| {
+            let name = names
+                .remove(&rel)
+                .unwrap_or_else(|| lint::agents::lint_name(&rel, &bytes));
+            let script = scripts.contains(&rel);
+            (rel, name, bytes, script)
+        })
+        .collect())
 }

@@ -118,6 +118,13 @@ pub struct StatusReport {
         serialize_with = "boundary::list"
     )]
     pub chain: Vec<String>,
+    /// When STATUS.md is missing: what the next agent lacks and how to bring it back
+    /// ([`MissingStatus`]).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "boundary::opt_line"
+    )]
+    pub status_missing: Option<String>,
     /// The recorded token budget.
     pub token_budget: Option<Value>,
     /// True when the handoff's `.gitattributes` names `git aahp merge-driver` but this clone
@@ -224,6 +231,9 @@ impl Report for StatusReport {
         for c in &self.chain {
             writeln!(w, "  chain: {}", style.warn(&escape_untrusted(c)))?;
         }
+        if let Some(m) = &self.status_missing {
+            writeln!(w, "{}: {}", style.error("missing"), escape_untrusted(m))?;
+        }
         if let Some(q) = &self.quick_context {
             match &self.quick_context_unverified {
                 Some(why) => writeln!(
@@ -296,6 +306,7 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
         quick_context_unverified: None,
         open_tasks: Vec::new(),
         chain: Vec::new(),
+        status_missing: None,
         token_budget: None,
         merge_driver_missing: false,
         remote_lease: None,
@@ -374,6 +385,8 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
             }
         }
     }
+    let missing = MissingStatus::of(repo, &dir, &snap)?;
+    report.status_missing = missing.as_ref().map(MissingStatus::message);
     report.expired_trust = expired_trust(&dir, &snap, ctx.now)?;
     report.chain = crate::transaction::chain::newest_warnings(repo, &dir)?;
     let drifted = report.files.iter().any(|f| f.state != FileState::Ok);
@@ -388,6 +401,8 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
     } else if report.lock.is_some() || report.interrupted_commit.is_some() {
         "a previous session did not finish: run `git aahp recover` (or `--dry-run` to see the plan)"
             .into()
+    } else if let Some(m) = &missing {
+        format!("first bring STATUS.md back: {}", m.way_back)
     } else if !report.manifest {
         format!("no {MANIFEST}: read every file, then run `git aahp manifest`")
     } else if drifted {
@@ -399,6 +414,56 @@ pub fn run(ctx: &Context, args: &StatusArgs) -> Result<StatusReport> {
         "run `git aahp context` for the orientation read within your token budget".into()
     };
     Ok(report)
+}
+
+/// What `status` and `context` tell the next agent when the directory has no STATUS.md
+/// (review s29 #3): the gate's `required` layer refuses a commit without it, but an agent
+/// starting a session reads these first.
+pub(crate) struct MissingStatus {
+    /// The file's repository-relative path.
+    path: String,
+    /// The way back: restoring it from HEAD when HEAD holds it, else writing it from the
+    /// template with `git aahp init`.
+    pub(crate) way_back: String,
+}
+
+impl MissingStatus {
+    /// `Some` when the snapshot of `dir` holds no STATUS.md.
+    pub(crate) fn of(
+        repo: &crate::git::Repo,
+        dir: &crate::handoff::HandoffDir,
+        snap: &crate::handoff::Snapshot,
+    ) -> Result<Option<MissingStatus>> {
+        const STATUS: &str = "STATUS.md";
+        if snap.contains(STATUS) {
+            return Ok(None);
+        }
+        let path = dir.path_of(STATUS);
+        let in_head = match repo.head_commit()? {
+            Some(head) => repo.tree_file_at(head, &path)?.is_some(),
+            None => false,
+        };
+        let init = "write it from the template with `git aahp init` (it keeps the other files)";
+        let way_back = if in_head {
+            format!(
+                "restore it from HEAD with `git restore --source=HEAD --staged --worktree -- \
+                 {}`, or {init}",
+                crate::output::shell_word(&path)
+            )
+        } else {
+            init.to_string()
+        };
+        Ok(Some(MissingStatus { path, way_back }))
+    }
+
+    /// The whole notice: what is missing, what it costs, the way back.
+    pub(crate) fn message(&self) -> String {
+        format!(
+            "{} is missing: there is no current state to start from, and the gate refuses a \
+             commit without it; {}",
+            self.path, self.way_back
+        )
+    }
 }
 
 /// Git config naming the remote whose lease `status` shows without `--remote`.

@@ -491,6 +491,17 @@ struct Target {
     source: Source,
     /// The manifest state the tasks layer compares against.
     base_commit: Option<ObjectId>,
+    /// The other parents of the commit judged when it is a merge, at the hook: one being
+    /// concluded (`MERGE_HEAD`), or one amended (session 30 #4). A merge is judged as git's
+    /// own pre-commit hook sees it, the index against HEAD, its first parent (an amended
+    /// merge: against the first parent of the commit it replaces, as the merge's own hook
+    /// judged it), for every layer that judges what the change brings (drift, lint,
+    /// instructions, names, checkout); and against each of these parents too for what keeps
+    /// history, since a merge may drop what only the branch it merges held: LOG.md's
+    /// entries (`journal`) and the tasks with `next_task_id` (`tasks`). Judging the change
+    /// against every parent would ask the merge to update the handoff for code the merged
+    /// branch's own commits brought, with their own updates.
+    other_parents: Vec<ObjectId>,
     changes: Vec<Change>,
     /// The commit range, for the report (`prepush`, `ci`).
     range: Option<JudgedRange>,
@@ -618,15 +629,19 @@ impl Content<'_> {
     }
 
     /// What the content holds at `path` (`None`: nothing, or a directory); in the working
-    /// tree a symbolic link on disk is one whatever the index says.
+    /// tree a symbolic link on disk is one whatever the index says, and a file git does not
+    /// track is one all the same (the agent reads it: an untracked script a hook runs).
     fn kind_at(&self, repo: &Repo, path: &str) -> Result<Option<EntryKind>> {
         Ok(match self {
             Content::Worktree(index) => {
                 let on_disk = std::fs::symlink_metadata(repo.workdir().join(path));
-                if on_disk.is_ok_and(|m| m.file_type().is_symlink()) {
-                    Some(EntryKind::Link)
-                } else {
-                    Repo::index_kind_at(index, path)
+                match on_disk {
+                    Ok(m) if m.file_type().is_symlink() => Some(EntryKind::Link),
+                    _ => match Repo::index_kind_at(index, path) {
+                        Some(kind) => Some(kind),
+                        None if on_disk.is_ok_and(|m| m.is_file()) => Some(EntryKind::File),
+                        None => None,
+                    },
                 }
             }
             Content::Staged(view) => view.kind_at(path)?,
@@ -639,17 +654,20 @@ impl Content<'_> {
     /// run on, so the gate looks for every spelling the content holds.
     fn names_like(&self, repo: &Repo, dir: &str, name: &str) -> Result<Vec<String>> {
         Ok(match self {
-            Content::Worktree(_) => match std::fs::read_dir(repo.workdir().join(dir)) {
-                Ok(entries) => entries
-                    .filter_map(Result::ok)
-                    .filter_map(|e| e.file_name().into_string().ok())
-                    .filter(|n| n.eq_ignore_ascii_case(name))
-                    .map(|n| crate::handoff::location::join(dir, &n))
-                    .collect(),
-                Err(_) => Vec::new(),
-            },
+            Content::Worktree(_) => disk_spellings(repo, dir, name, false),
             Content::Staged(view) => view.names_like(dir, name)?,
             Content::Commit(c) => repo.tree_names_like(*c, dir, name)?,
+        })
+    }
+
+    /// The directories directly in `dir` named `name` in any ASCII letter case, as
+    /// [`Content::names_like`] finds files: the directory a case-insensitive file system
+    /// opens on the way to a file named in another case (`Docs/rules.md`).
+    fn dirs_like(&self, repo: &Repo, dir: &str, name: &str) -> Result<Vec<String>> {
+        Ok(match self {
+            Content::Worktree(_) => disk_spellings(repo, dir, name, true),
+            Content::Staged(view) => view.dirs_like(dir, name)?,
+            Content::Commit(c) => repo.tree_dirs_like(*c, dir, name)?,
         })
     }
 
@@ -700,9 +718,9 @@ impl Content<'_> {
 
     /// `path` as the agent's file system resolves it (review s26 #5): a directory on the
     /// way that is a symbolic link is replaced by its target (`lnk/guide.md` with
-    /// `lnk -> notes` is `notes/guide.md`), and a file or link the content does not hold in
-    /// that spelling by the one it holds in another letter case (`notes/Guide.md` for
-    /// `notes/guide.md`), as macOS and Windows serve it. Up to [`crate::handoff::MAX_LINK_HOPS`] links; a link leaving the
+    /// `lnk -> notes` is `notes/guide.md`), and a file, link or directory the content does
+    /// not hold in that spelling by the one it holds in another letter case (`notes/Guide.md`
+    /// or `Notes/guide.md` for `notes/guide.md`), as macOS and Windows serve it. Up to [`crate::handoff::MAX_LINK_HOPS`] links; a link leaving the
     /// repository stops the resolution there (reading it is refused elsewhere). The path as
     /// written when nothing applies.
     fn resolve_path(&self, repo: &Repo, path: &str) -> Result<String> {
@@ -717,6 +735,10 @@ impl Content<'_> {
                 None => {
                     let (dir, name) = prefix.rsplit_once('/').unwrap_or(("", &prefix));
                     let mut like = self.names_like(repo, dir, name)?;
+                    if like.is_empty() && i + 1 < parts.len() {
+                        // A directory on the way, in another case (`Docs/` for `docs/`).
+                        like = self.dirs_like(repo, dir, name)?;
+                    }
                     like.sort();
                     match like.into_iter().next() {
                         Some(found) => {
@@ -799,6 +821,21 @@ impl Content<'_> {
     }
 }
 
+/// The entries of the work tree's directory `dir` named `name` in any ASCII letter case,
+/// repository-relative: directories only when `dirs`, else any.
+fn disk_spellings(repo: &Repo, dir: &str, name: &str, dirs: bool) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(repo.workdir().join(dir)) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| !dirs || e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.eq_ignore_ascii_case(name))
+        .map(|n| crate::handoff::location::join(dir, &n))
+        .collect()
+}
+
 /// How many `@path` imports deep an instruction file is followed (Claude Code's limit).
 const MAX_IMPORT_DEPTH: usize = 5;
 
@@ -813,7 +850,7 @@ const MAX_IMPORT_DEPTH: usize = 5;
 /// root and each package root (`.claude/` included), in the directories of the changed paths,
 /// and wherever else they lie: `importers` lists every one of the content's tree (a walk at
 /// `ci`, else [`crate::handoff::importers`], whose cost follows what changed).
-fn add_pulled_in(
+pub(crate) fn add_pulled_in(
     repo: &Repo,
     content: &Content<'_>,
     changes: &[Change],
@@ -1042,16 +1079,19 @@ fn add_scripts(
 }
 
 /// What the configuration at `config` (read as `text`) runs, followed through its scripts
-/// and recipes ([`lint::agent_runs::follow`]) as the content holds them.
+/// and recipes ([`lint::agent_runs::follow`]) as the content holds them, a path in another
+/// letter case included ([`Content::resolve_path`]).
 pub(crate) fn follow_runs(
     repo: &Repo,
     content: &Content<'_>,
     config: &str,
     text: &str,
 ) -> lint::agent_runs::Followed {
+    // Read as the harness's file system serves it: in another letter case too.
     let mut read = |p: &str| {
+        let p = content.resolve_path(repo, p).ok()?;
         content
-            .read_agent_file(repo, p)
+            .read_agent_file(repo, &p)
             .ok()
             .flatten()
             .and_then(|b| String::from_utf8(b).ok())
@@ -1350,6 +1390,7 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
             let target = Target {
                 source: Source::Worktree,
                 base_commit: repo.head_commit()?,
+                other_parents: Vec::new(),
                 changes: repo.worktree_changes(&index)?,
                 range: None,
                 whole: false,
@@ -1409,26 +1450,49 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 None => Some(false),
             };
             let mut source = Source::Index.describe();
-            let (base_commit, changes) = match (amends, head) {
-                (Some(true), Some(head)) => {
-                    let parent = repo.commit_parents(head)?.first().copied();
+            let (base_commit, changes, other_parents) =
+                if let (Some(true), Some(head)) = (amends, head) {
+                    let parents = repo.commit_parents(head)?;
+                    let parent = parents.first().copied();
                     let changes = amended_changes(repo, &view, &staged, head, parent)?;
                     refuse_sparse_handoff(repo, index.state(), &scope, &changes)?;
+                    let others = parents.get(1..).unwrap_or_default().to_vec();
                     source = format!(
-                        "{source}, amending {} (judged against {})",
+                        "{source}, amending {}{} (judged against {}{})",
+                        if others.is_empty() { "" } else { "merge " },
                         Repo::short(head),
                         parent.map_or_else(
                             || "the empty tree".to_string(),
-                            |p| format!("its parent {}", Repo::short(p))
-                        )
+                            |p| format!(
+                                "its {}parent {}",
+                                if others.is_empty() { "" } else { "first " },
+                                Repo::short(p)
+                            )
+                        ),
+                        merged_parents_note(&others)
                     );
-                    (parent, changes)
-                }
-                _ => (head, staged.clone()),
-            };
+                    (parent, changes, others)
+                } else {
+                    // A merge being concluded (`git commit` after a conflict).
+                    let merging = if head.is_some() {
+                        repo.merge_heads()
+                    } else {
+                        Vec::new()
+                    };
+                    if !merging.is_empty() {
+                        let ids: Vec<String> = merging.iter().map(|m| Repo::short(*m)).collect();
+                        source = format!(
+                            "{source}, merging {}{}",
+                            ids.join(", "),
+                            merged_parents_note(&merging)
+                        );
+                    }
+                    (head, staged.clone(), merging)
+                };
             let target = Target {
                 source: Source::Index,
                 base_commit,
+                other_parents,
                 changes,
                 range: None,
                 whole: false,
@@ -1496,6 +1560,16 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
         }
     }
     Ok(report)
+}
+
+/// The words added to the judged source's description when the commit has `others` as
+/// further parents.
+fn merged_parents_note(others: &[ObjectId]) -> &'static str {
+    if others.is_empty() {
+        ""
+    } else {
+        "; LOG.md's entries and the tasks against every parent"
+    }
 }
 
 /// The paths the commit `git commit --amend` makes changes against `parent` (`None`: it
@@ -3007,11 +3081,18 @@ fn judge(
         judged,
         manifest.as_ref(),
         target.base_commit,
+        &target.other_parents,
     )?);
 
     // 7. The log archive matches its index.
     layers.push(archive_layer(repo, judged, snap, target.base_commit)?);
-    layers.extend(journal_layer(repo, judged, snap, target.base_commit)?);
+    layers.extend(journal_layer(
+        repo,
+        judged,
+        snap,
+        target.base_commit,
+        &target.other_parents,
+    )?);
 
     // 8. Trust: every verified claim, by its check or its date; blocking only where
     //    `trustTtl.enforce` asks for it, and never before a commit.
@@ -3667,12 +3748,15 @@ fn drift_layer(dir: &HandoffDir, owned: &[&Change], changes: &[Change]) -> Layer
     layer.summarize("")
 }
 
-/// Tasks (layer 6): compares with the manifest at the base commit.
+/// Tasks (layer 6): compares with the manifest at the base commit, and at each other
+/// parent of a merge (`others`, see [`Target::other_parents`]): no task any of them holds is
+/// dropped, and `next_task_id` is below none of theirs.
 fn tasks_layer(
     repo: &Repo,
     judged: Judged<'_>,
     manifest: Option<&Manifest>,
     base: Option<ObjectId>,
+    others: &[ObjectId],
 ) -> Result<Layer> {
     let mut layer = Layer::new("tasks");
     let (Some(current), Some(base)) = (manifest, base) else {
@@ -3680,46 +3764,73 @@ fn tasks_layer(
     };
     let path = judged.dir.path_of(MANIFEST);
     let base_path = location::join(judged.base_rel, MANIFEST);
-    let Some(bytes) = repo.blob_at(base, &base_path)? else {
-        return Ok(layer.skip("no base manifest to compare with"));
-    };
-    // A base manifest that no longer parses cannot lose tasks we could name.
-    let Ok(old) =
-        Manifest::parse_read_only(&format!("{base_path} at {}", Repo::short(base)), &bytes)
-    else {
-        return Ok(layer.skip("the base manifest does not parse"));
-    };
     let now_ids: std::collections::HashSet<String> =
         current.tasks().into_iter().map(|(id, _)| id).collect();
-    let mut kept = 0;
-    for (id, _) in old.tasks() {
-        if now_ids.contains(&id) {
-            kept += 1;
+    let mut dropped: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut kept = Err("no base manifest to compare with");
+    for (i, commit) in std::iter::once(base)
+        .chain(others.iter().copied())
+        .enumerate()
+    {
+        let Some(bytes) = repo.blob_at(commit, &base_path)? else {
+            continue;
+        };
+        // A manifest that no longer parses cannot lose tasks we could name.
+        let Ok(old) =
+            Manifest::parse_read_only(&format!("{base_path} at {}", Repo::short(commit)), &bytes)
+        else {
+            if i == 0 {
+                kept = Err("the base manifest does not parse");
+            }
+            continue;
+        };
+        let whose = if i == 0 {
+            String::new()
         } else {
-            layer.fail(
-                Some(path.clone()),
-                format!("task {id} was dropped (tasks are closed with a status, never deleted)"),
-            );
+            format!(" by the merged parent {}", Repo::short(commit))
+        };
+        let mut held = 0;
+        for (id, _) in old.tasks() {
+            if now_ids.contains(&id) {
+                held += 1;
+            } else if dropped.insert(id.clone()) {
+                layer.fail(
+                    Some(path.clone()),
+                    format!(
+                        "task {id}{whose} was dropped (tasks are closed with a status, never \
+                         deleted)"
+                    ),
+                );
+            }
+        }
+        if i == 0 {
+            kept = Ok(held);
+        }
+        if let (Some(before), after) = (old.next_task_id(), current.next_task_id()) {
+            match after {
+                Some(a) if a >= before => {}
+                Some(a) => layer.fail(
+                    Some(path.clone()),
+                    format!("next_task_id decreased from {before}{whose} to {a}"),
+                ),
+                None if current.doc.contains_key("next_task_id") => layer.fail(
+                    Some(path.clone()),
+                    format!(
+                        "next_task_id is not a positive integer below 2^64 (it was {before}{whose})"
+                    ),
+                ),
+                None => layer.fail(
+                    Some(path.clone()),
+                    format!("next_task_id was removed (it was {before}{whose})"),
+                ),
+            }
         }
     }
-    if let (Some(before), after) = (old.next_task_id(), current.next_task_id()) {
-        match after {
-            Some(a) if a >= before => {}
-            Some(a) => layer.fail(
-                Some(path.clone()),
-                format!("next_task_id decreased from {before} to {a}"),
-            ),
-            None if current.doc.contains_key("next_task_id") => layer.fail(
-                Some(path.clone()),
-                format!("next_task_id is not a positive integer below 2^64 (it was {before})"),
-            ),
-            None => layer.fail(
-                Some(path.clone()),
-                format!("next_task_id was removed (it was {before})"),
-            ),
-        }
-    }
-    Ok(layer.summarize(format!("{kept} task{} kept", plural(kept))))
+    Ok(match kept {
+        Ok(kept) => layer.summarize(format!("{kept} task{} kept", plural(kept))),
+        Err(why) if layer.findings.is_empty() => layer.skip(why),
+        Err(_) => layer.summarize(""),
+    })
 }
 
 /// Archive integrity (layer 7): every archived entry indexed, every index hash present, no
@@ -3855,31 +3966,62 @@ fn dropped_since_base(
 /// as it was, stamped, added to, or redacted) nor archives, by digest, in the archive's index (review s29 #5): the
 /// journal loses no entry but through `git aahp archive`, whose index the `archive` check
 /// holds to its archive. Runs only when the change alters LOG.md; the index is read (as a
-/// stream keeping only the matches) only when entries left LOG.md.
+/// stream keeping only the matches) only when entries left LOG.md. A merge's other parents
+/// (`others`, see [`Target::other_parents`]) are judged too, LOG.md read for them even when
+/// it is HEAD's: a merge that keeps HEAD's journal drops the merged branch's entries.
 fn journal_layer(
     repo: &Repo,
     judged: Judged<'_>,
     snap: &Snapshot,
     base: Option<ObjectId>,
+    others: &[ObjectId],
 ) -> Result<Option<Layer>> {
     use crate::handoff::log_stream::{self, Bytes, Limits};
+    let Some(base) = base else {
+        return Ok(None);
+    };
+    let path = judged.dir.path_of(log::LOG_FILE);
     // LOG.md left unread is HEAD's, judged with it; an absent one is the `required` layer's.
-    let (Some(log), Some(base)) = (snap.text(judged.dir, log::LOG_FILE)?, base) else {
-        return Ok(None);
+    let changed = snap.text(judged.dir, log::LOG_FILE)?;
+    let unread_log;
+    let log = match (changed, snap.unread.get(log::LOG_FILE)) {
+        (Some(text), _) => text,
+        (None, Some(id)) if !others.is_empty() => {
+            let bytes = repo
+                .blob_within(*id, crate::handoff::max_bytes(&path))?
+                .map_err(|len| super::lint::too_large_to_lint(&path, len))?;
+            unread_log = crate::handoff::decode_text(&path, &bytes)?.to_string();
+            unread_log.as_str()
+        }
+        _ => return Ok(None),
     };
+    let now = log::LogFile::parse(log);
     let base_path = location::join(judged.base_rel, log::LOG_FILE);
-    let Some(before) = base_file(repo, base, &base_path)? else {
-        return Ok(None);
-    };
-    let lost = crate::handoff::provenance::lost_entries(
-        &log::LogFile::parse(&before),
-        &log::LogFile::parse(log),
-    );
+    // (the commit it was lost against, whether that is the base, the entry)
+    let mut lost = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for (i, commit) in std::iter::once(base)
+        .chain(others.iter().copied())
+        .enumerate()
+    {
+        if i == 0 && changed.is_none() {
+            continue;
+        }
+        let Some(before) = base_file(repo, commit, &base_path)? else {
+            continue;
+        };
+        for l in crate::handoff::provenance::lost_entries(&log::LogFile::parse(&before), &now) {
+            if seen.insert(l.sha256.clone()) {
+                lost.push((commit, i == 0, l));
+            }
+        }
+    }
     if lost.is_empty() {
         return Ok(None);
     }
     let mut layer = Layer::new("journal");
-    let wanted: std::collections::HashSet<&str> = lost.iter().map(|l| l.sha256.as_str()).collect();
+    let wanted: std::collections::HashSet<&str> =
+        lost.iter().map(|(_, _, l)| l.sha256.as_str()).collect();
     let held;
     let index: Option<&dyn log_stream::Content> = match (
         snap.streamed.get(log::INDEX_FILE),
@@ -3909,23 +4051,45 @@ fn journal_layer(
         Some(i) => log_stream::listed_in_index(i, &wanted, Limits::default()).unwrap_or_default(),
         None => std::collections::HashSet::new(),
     };
-    let path = judged.dir.path_of(log::LOG_FILE);
-    for l in lost.iter().filter(|l| !listed.contains(&l.sha256)) {
+    for (commit, is_base, l) in lost.iter().filter(|(_, _, l)| !listed.contains(&l.sha256)) {
+        let whose = format!(
+            "{} ({})",
+            if *is_base {
+                "the base"
+            } else {
+                "the merged parent"
+            },
+            Repo::short(*commit)
+        );
+        if let Some(heading) = &l.heading_now {
+            // Its text is all there: say what changed rather than call it gone.
+            layer.fail(
+                Some(path.clone()),
+                format!(
+                    "the entry \"{}\" of {whose} has a new heading, \"{heading}\", over the \
+                     same text, and is not archived: an entry stays as it was, heading \
+                     included (its digest, which the archive's index lists, covers both). Put \
+                     the heading back as it was (`git show {}:{}`); a later entry can correct it",
+                    l.header,
+                    Repo::short(*commit),
+                    base_path,
+                ),
+            );
+            continue;
+        }
         layer.fail(
             Some(path.clone()),
             format!(
-                "the entry \"{}\" of the base ({}) is {}, and not archived: the journal loses \
-                 no entry but through `git aahp archive`. Restore it as it was (`git show \
-                 {}:{}`); to take a secret out of it, replace only that text with \
-                 `[redacted: REASON]`",
+                "the entry \"{}\" of {whose} is {}, and not archived: the journal loses no \
+                 entry but through `git aahp archive`. Restore it as it was (`git show {}:{}`); \
+                 to take a secret out of it, replace only that text with `[redacted: REASON]`",
                 l.header,
-                Repo::short(base),
                 if l.rewritten {
                     "rewritten"
                 } else {
-                    "no longer in LOG.md (removed, or its heading changed)"
+                    "no longer in LOG.md"
                 },
-                Repo::short(base),
+                Repo::short(*commit),
                 base_path,
             ),
         );
@@ -4364,6 +4528,7 @@ fn push_target(
     Ok(Target {
         source: Source::Commit(tip),
         base_commit: base,
+        other_parents: Vec::new(),
         changes: repo.commit_changes(base, tip)?,
         range: Some(JudgedRange {
             base: held_by.map(Untrusted::new),
@@ -4386,6 +4551,7 @@ fn ci_target(repo: &Repo, base: Option<&str>) -> Result<std::result::Result<Targ
         CiBase::Range { merge_base, range } => Ok(Ok(Target {
             source: Source::Commit(head),
             base_commit: Some(merge_base),
+            other_parents: Vec::new(),
             changes: repo.commit_changes(Some(merge_base), head)?,
             range: Some(range),
             whole: true,

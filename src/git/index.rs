@@ -184,6 +184,21 @@ impl<'a> StagedView<'a> {
         Ok(out)
     }
 
+    /// The staged directories directly in `dir` whose name is `name` in any ASCII letter
+    /// case (see [`Repo::index_dirs_like`]), HEAD's completing a partial index.
+    pub fn dirs_like(&self, dir: &str, name: &str) -> Result<Vec<String>, GitError> {
+        let mut out = Repo::index_dirs_like(self.state(), dir, name);
+        if let (true, Some(head)) = (self.index.is_partial(), self.head) {
+            for d in self.repo.tree_dirs_like(head, dir, name)? {
+                if !out.contains(&d) && self.has_dir(&d)? {
+                    out.push(d);
+                }
+            }
+            out.sort();
+        }
+        Ok(out)
+    }
+
     /// True when anything is staged below `dir`.
     pub fn has_dir(&self, dir: &str) -> Result<bool, GitError> {
         if Repo::index_has_dir(self.state(), dir) {

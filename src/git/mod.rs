@@ -641,16 +641,43 @@ impl Repo {
         dir: &str,
         name: &str,
     ) -> Result<Vec<String>, GitError> {
+        self.tree_spellings(commit, dir, name, false)
+    }
+
+    /// The directories directly in `dir` of a commit's tree whose name is `name` in any
+    /// ASCII letter case (see [`Repo::tree_names_like`]).
+    pub fn tree_dirs_like(
+        &self,
+        commit: ObjectId,
+        dir: &str,
+        name: &str,
+    ) -> Result<Vec<String>, GitError> {
+        self.tree_spellings(commit, dir, name, true)
+    }
+
+    /// [`Repo::tree_names_like`] (`dirs` false) or [`Repo::tree_dirs_like`] (`dirs` true).
+    fn tree_spellings(
+        &self,
+        commit: ObjectId,
+        dir: &str,
+        name: &str,
+        dirs: bool,
+    ) -> Result<Vec<String>, GitError> {
         let Some(tree) = self.subtree(self.commit_tree(commit)?, dir)? else {
             return Ok(Vec::new());
         };
         let prefix = dir_prefix(dir);
+        let wanted = |mode: &gix::object::tree::EntryMode| {
+            if dirs {
+                mode.is_tree()
+            } else {
+                mode.is_blob() || mode.is_link()
+            }
+        };
         Ok(self
             .tree_entries(tree)?
             .into_iter()
-            .filter(|(n, (_, mode))| {
-                (mode.is_blob() || mode.is_link()) && n.eq_ignore_ascii_case(name.as_bytes())
-            })
+            .filter(|(n, (_, mode))| wanted(mode) && n.eq_ignore_ascii_case(name.as_bytes()))
             .map(|(n, _)| format!("{prefix}{}", n.to_str_lossy()))
             .collect())
     }
@@ -660,6 +687,23 @@ impl Repo {
     /// read so far by two bisections, one per case: the cost follows the spellings present,
     /// not the number of entries.
     pub fn index_names_like(index: &gix::index::State, dir: &str, name: &str) -> Vec<String> {
+        Self::index_spellings(index, dir, name, false)
+    }
+
+    /// The directories directly in `dir` that the index holds entries below, whose name is
+    /// `name` in any ASCII letter case (`Docs` for `docs`): the directories a case-insensitive
+    /// file system opens for that name. Found as [`Repo::index_names_like`] finds files.
+    pub fn index_dirs_like(index: &gix::index::State, dir: &str, name: &str) -> Vec<String> {
+        Self::index_spellings(index, dir, name, true)
+    }
+
+    /// [`Repo::index_names_like`] (`dirs` false) or [`Repo::index_dirs_like`] (`dirs` true).
+    fn index_spellings(
+        index: &gix::index::State,
+        dir: &str,
+        name: &str,
+        dirs: bool,
+    ) -> Vec<String> {
         let prefix = dir_prefix(dir);
         let entries = index.entries();
         let path = |i: usize| entries[i].path(index).as_bytes();
@@ -672,6 +716,17 @@ impl Repo {
         while let Some((lo, hi, i)) = pending.pop() {
             let at = prefix.len() + i;
             let Some(&b) = name.as_bytes().get(i) else {
+                if dirs {
+                    // The entries below a directory of that spelling sort together, `/`
+                    // following the name.
+                    let run = &entries[lo..hi];
+                    let below = lo
+                        + run.partition_point(|e| e.path(index).as_bytes().get(at) < Some(&b'/'));
+                    if below < hi && path(below).get(at) == Some(&b'/') {
+                        out.push(String::from_utf8_lossy(&path(below)[..at]).into_owned());
+                    }
+                    continue;
+                }
                 // The run's first entry is the shortest: the name itself, if it is there.
                 out.extend(
                     (lo..hi)
@@ -1595,8 +1650,28 @@ impl Repo {
         if let Some(spec) = pathspec {
             args.extend(["--", spec]);
         }
+        self.listed_paths(&args)
+    }
+
+    /// What `.gitignore` (and the other exclude files) hides in the working tree,
+    /// repository-relative: ignored files, and a directory holding nothing but ignored
+    /// entries as one entry ending in `/` (`target/`, `node_modules/`), whose content git
+    /// does not list. One `git ls-files --others --ignored --exclude-standard --directory`.
+    pub fn ignored_entries(&self) -> Result<Vec<Vec<u8>>, GitError> {
+        self.listed_paths(&[
+            "ls-files",
+            "-z",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+            "--directory",
+        ])
+    }
+
+    /// The NUL-separated paths a `git ls-files -z` command prints.
+    fn listed_paths(&self, args: &[&str]) -> Result<Vec<Vec<u8>>, GitError> {
         Ok(self
-            .run_raw(&args, &[])?
+            .run_raw(args, &[])?
             .split(|b| *b == 0)
             .filter(|p| !p.is_empty())
             .map(<[u8]>::to_vec)
@@ -2244,6 +2319,19 @@ impl Repo {
             [one] => Some(*one),
             _ => None,
         }
+    }
+
+    /// The commits a merge being concluded brings in: every id `MERGE_HEAD` lists (several
+    /// for an octopus merge), empty when no merge is in progress. The commit `git commit`
+    /// makes then has HEAD and these as its parents.
+    pub fn merge_heads(&self) -> Vec<ObjectId> {
+        std::fs::read_to_string(self.git_dir().join("MERGE_HEAD"))
+            .map(|text| {
+                text.lines()
+                    .filter_map(|l| ObjectId::from_hex(l.trim().as_bytes()).ok())
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Sets a git config value in the repository's own config (`git config KEY VALUE`).

@@ -225,6 +225,9 @@ pub struct LostEntry {
     pub sha256: String,
     /// True when the later journal holds an entry under the same heading with other text.
     pub rewritten: bool,
+    /// The heading the entry now has, when the later journal holds its text word for word
+    /// under a heading the base does not have: only its heading changed.
+    pub heading_now: Option<String>,
 }
 
 /// The entries of `base` that `now` does not keep. An entry is kept when `now` holds it as
@@ -247,6 +250,10 @@ pub fn lost_entries(base: &LogFile, now: &LogFile) -> Vec<LostEntry> {
         .iter()
         .filter(|e| !super::log::redaction_reasons(&e.text).is_empty())
         .collect();
+    // The new headings' entries by their text below the heading, for an entry whose
+    // heading alone changed; built once, when an entry lacks both digest and heading.
+    let base_headings: HashSet<&str> = base.entries.iter().map(|e| e.header.as_str()).collect();
+    let mut renamed: Option<HashMap<String, &str>> = None;
     let mut lost = Vec::new();
     for old in &base.entries {
         if digests.contains(old.digest_ref()) {
@@ -268,14 +275,36 @@ pub fn lost_entries(base: &LogFile, now: &LogFile) -> Vec<LostEntry> {
         let kept = same_heading.is_some_and(|c| c.iter().any(|e| grown(e) || redacted(e)))
             || marked.iter().any(redacted);
         if !kept {
+            let heading_now = if same_heading.is_some() {
+                None
+            } else {
+                let bodies = renamed.get_or_insert_with(|| {
+                    let mut m = HashMap::new();
+                    for e in now.entries.iter().rev() {
+                        if !base_headings.contains(e.header.as_str()) {
+                            m.insert(words(body(&e.text)), e.header.as_str());
+                        }
+                    }
+                    m
+                });
+                bodies
+                    .get(&words(body(&old.text)))
+                    .map(|h| (*h).to_string())
+            };
             lost.push(LostEntry {
                 header: old.header.clone(),
                 sha256: old.digest(),
                 rewritten: same_heading.is_some(),
+                heading_now,
             });
         }
     }
     lost
+}
+
+/// An entry's text below its heading line.
+fn body(entry_text: &str) -> &str {
+    entry_text.split_once('\n').map_or("", |(_, b)| b)
 }
 
 /// The words of a text, one space apart.
@@ -329,6 +358,24 @@ mod tests {
         );
         let cut = &LOG[..LOG.find("## [2026-11-20]").unwrap()];
         assert_eq!(lost(cut), [(before.clone(), false)]);
+        // Its heading alone changed: the new heading is named.
+        let renamed = lost_entries(
+            &base,
+            &LogFile::parse(&LOG.replace("old: Before", "old: Before, renamed")),
+        );
+        assert_eq!(renamed.len(), 1);
+        assert_eq!(renamed[0].header, before);
+        assert_eq!(
+            renamed[0].heading_now.as_deref(),
+            Some("## [2026-11-20] old: Before, renamed")
+        );
+        assert!(!renamed[0].rewritten);
+        // A new heading over other text is no rename.
+        let other = LOG.replace("old: Before\n\nEarlier.", "old: Other\n\nLater.");
+        assert_eq!(
+            lost_entries(&base, &LogFile::parse(&other))[0].heading_now,
+            None
+        );
         // A stamp the base holds is part of the entry: changing it rewrites it.
         let stamped_base = LogFile::parse(&stamped);
         let restamped = stamped.replace("agent `claude`", "agent `mallory`");

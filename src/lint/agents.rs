@@ -830,38 +830,48 @@ fn line_imports(line: &str) -> Vec<String> {
 }
 
 impl Pattern {
+    /// True for an entry that a file's name alone decides.
+    fn is_name(self) -> bool {
+        matches!(self, Pattern::Name(_) | Pattern::NamePrefix(_))
+    }
+
     /// Matched without regard to ASCII letter case: the file systems most agents run on
     /// (APFS, NTFS) serve `claude.md` to an agent that opens `CLAUDE.md`, so every spelling
     /// is an instruction file (review s23 #4).
     fn matches(self, path: &str) -> bool {
-        let path = fold_case(path);
-        let name = path.rsplit('/').next().unwrap_or(&path);
+        self.matches_folded(&fold_case(path))
+    }
+
+    /// [`Pattern::matches`] for a path [`fold_case`] folded already, without allocating:
+    /// `lint --all` asks it of every path of the tree and of what git ignores.
+    fn matches_folded(self, path: &str) -> bool {
+        let bytes = path.as_bytes();
+        let name = path.rsplit('/').next().unwrap_or(path);
+        // Each place a path component starts.
+        let starts = || std::iter::once(0).chain(memchr::memchr_iter(b'/', bytes).map(|at| at + 1));
+        let at_is = |at: usize, what: &str| {
+            bytes
+                .get(at..at + what.len())
+                .is_some_and(|b| b.eq_ignore_ascii_case(what.as_bytes()))
+        };
         match self {
             Pattern::Name(n) => name.eq_ignore_ascii_case(n),
             Pattern::Path(p) => {
-                let p = p.to_ascii_lowercase();
-                path == p || path.ends_with(&format!("/{p}"))
+                bytes.len() >= p.len()
+                    && at_is(bytes.len() - p.len(), p)
+                    && (bytes.len() == p.len() || bytes[bytes.len() - p.len() - 1] == b'/')
             }
             Pattern::Under(d) => {
-                let dir = format!("{}/", d.to_ascii_lowercase());
-                (path.starts_with(&dir) || path.contains(&format!("/{dir}")))
-                    && !path.ends_with('/')
+                !path.ends_with('/')
+                    && starts().any(|at| at_is(at, d) && bytes.get(at + d.len()) == Some(&b'/'))
             }
-            Pattern::NamePrefix(p) => {
-                let p = p.to_ascii_lowercase();
-                name.len() > p.len() && name.starts_with(&p)
-            }
-            Pattern::UnderPrefix(d) => {
-                let d = d.to_ascii_lowercase();
-                // Each place the prefix starts a component: a name follows it, then a file.
-                path.match_indices(&d)
-                    .filter(|(at, _)| *at == 0 || path.as_bytes()[at - 1] == b'/')
-                    .any(|(at, _)| {
-                        let rest = &path[at + d.len()..];
-                        rest.split_once('/')
-                            .is_some_and(|(mode, file)| !mode.is_empty() && !file.is_empty())
-                    })
-            }
+            Pattern::NamePrefix(p) => name.len() > p.len() && at_is(path.len() - name.len(), p),
+            // Each place the prefix starts a component: a name follows it, then a file.
+            Pattern::UnderPrefix(d) => starts().filter(|&at| at_is(at, d)).any(|at| {
+                path[at + d.len()..]
+                    .split_once('/')
+                    .is_some_and(|(mode, file)| !mode.is_empty() && !file.is_empty())
+            }),
         }
     }
 }
@@ -892,13 +902,42 @@ pub fn fold_case(path: &str) -> String {
 /// True when agents read the file at `path` (repository-relative, `/`-separated) as
 /// instructions, wherever it sits.
 pub fn is_agent_file(path: &str) -> bool {
-    entries().any(|f| f.pattern.matches(path))
+    let folded = fold_case(path);
+    let in_dir = in_agent_dir(&folded);
+    entries().any(|f| (in_dir || f.pattern.is_name()) && f.pattern.matches_folded(&folded))
+}
+
+/// True when a directory of the folded `path` is one an entry's directory starts with
+/// (`.cursor`, `.github`, …): the entries that name a directory cannot match any other path,
+/// and most of a tree's paths (`src/…`, `target/…`) are told apart by this alone.
+fn in_agent_dir(folded: &str) -> bool {
+    static FIRST: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let first = FIRST.get_or_init(|| {
+        let mut v: Vec<String> = entries()
+            .filter_map(|f| {
+                dir_components(f.pattern)
+                    .first()
+                    .map(|d| d.to_ascii_lowercase())
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    });
+    let dirs = folded.rsplit_once('/').map_or("", |(d, _)| d);
+    !dirs.is_empty()
+        && dirs
+            .split('/')
+            .any(|c| first.binary_search_by(|f| f.as_str().cmp(c)).is_ok())
 }
 
 /// True for an agent configuration file ([`AGENT_CONFIGS`]): judged as an instruction file
 /// is, and read for what it adds (hooks, MCP servers, permissions) and the files it names.
 pub fn is_agent_config(path: &str) -> bool {
-    AGENT_CONFIGS.iter().any(|f| f.pattern.matches(path))
+    let folded = fold_case(path);
+    AGENT_CONFIGS
+        .iter()
+        .any(|f| f.pattern.matches_folded(&folded))
 }
 
 /// The name a file of the table is linted under (which decides JSON or text reading): its
@@ -1024,7 +1063,14 @@ mod tests {
             assert!(!f.hits.is_empty(), "{}: no example", f.tool);
             for h in f.hits {
                 assert!(f.pattern.matches(h), "{}: {h} should match", f.tool);
+                // Through the directory test that passes over most paths.
+                assert!(is_agent_file(h), "{}: {h} should be an agent file", f.tool);
             }
+            assert!(
+                f.pattern.is_name() || !super::dir_components(f.pattern).is_empty(),
+                "{}: an entry that names no directory must be decided by the name",
+                f.tool
+            );
             for m in f.misses {
                 assert!(!is_agent_file(m), "{}: {m} should not match", f.tool);
             }

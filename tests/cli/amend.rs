@@ -156,3 +156,36 @@ fn without_proc_the_hook_says_once_what_it_judged_against() {
     out.assert_code(0);
     assert_eq!(out.stderr, "", "{out}");
 }
+
+/// Review s29 #5: an alias is split into words as git splits it, quotes and backslashes
+/// kept whole. A message that holds `--amend` is no amend: code without a handoff update is
+/// judged against HEAD and refused (split at white space, it read as an amend and was
+/// judged against HEAD's parent, whose change carried A's handoff update). A quoted
+/// `'commit' "--amend"` is an amend.
+#[test]
+fn an_alias_is_split_into_words_as_git_splits_it() {
+    let (repo, path) = repo_with_commit_a();
+    repo.git(&[
+        "config",
+        "alias.note",
+        "commit -q -m 'see the --amend docs'",
+    ]);
+    repo.write("src/b.rs", "fn g() {}\n");
+    repo.git(&["add", "-A"]);
+    let out = git(&repo, &path, &["note"], &[]);
+    out.assert_code(1);
+    assert!(
+        out.stderr.contains("code changed but the handoff did not")
+            && out.stderr.contains("(precommit, index)"),
+        "{out}"
+    );
+    assert_eq!(subject(&repo), "A", "nothing was committed");
+    repo.git(&["reset", "-q", "--hard"]);
+
+    repo.git(&["config", "alias.redo", r#"'commit' "--amend" -q --no-edit"#]);
+    stage_status_of_parent(&repo);
+    let out = git(&repo, &path, &["redo"], &[]);
+    out.assert_code(1);
+    assert!(out.stderr.contains("judged against its parent"), "{out}");
+    assert_eq!(subject(&repo), "A", "nothing was amended");
+}

@@ -172,3 +172,36 @@ fn rotation_by_commit_and_by_archive_keeps_passing() {
         .assert_code(0);
     repo.aahp(&["archive", "--verify"]).assert_code(0);
 }
+
+/// An entry whose heading alone changed is named with its old and new heading, not called
+/// removed; it still blocks (its digest covers the heading), at the hook and in CI. An entry
+/// gone altogether is still said to be no longer in LOG.md.
+#[test]
+fn an_entry_whose_heading_alone_changed_is_named_with_both_headings() {
+    let repo = repo_after_alice();
+    let renamed = ALICE.replace("alice: Added a.rs", "alice: Added src/a.rs");
+    repo.write(LOG, repo.read(LOG).replacen(ALICE, &renamed, 1));
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let messages = journal_messages(&repo.aahp(&["verify", "--level", "precommit", "--json"]));
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with(&format!(
+            "the entry \"{ALICE}\" of the base ({}) has a new heading, \"{renamed}\", over the \
+             same text",
+            repo.git(&["rev-parse", "--short", "HEAD"]).trim()
+        )),
+        "{messages:?}"
+    );
+    assert!(!messages[0].contains("no longer in LOG.md"), "{messages:?}");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(hook.stdout.contains("has a new heading"), "{hook}");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "rename"]);
+    let ci =
+        journal_messages(&repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1", "--json"]));
+    assert!(
+        ci[0].contains(&format!("has a new heading, \"{renamed}\"")),
+        "{ci:?}"
+    );
+}

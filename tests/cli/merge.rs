@@ -779,3 +779,73 @@ fn text_outside_entries_both_branches_changed_is_a_conflict_not_ours() {
         "{trust}"
     );
 }
+
+/// Session 30 #4: a merge is judged at the hook as git's pre-commit sees it (the index
+/// against HEAD), and what keeps history against the merged branch too: concluding a merge
+/// that keeps HEAD's LOG.md drops the branch's entries and is refused; amending the merge to
+/// drop the branch's task is refused the same way, the merge's parents named.
+#[test]
+fn a_merge_dropping_what_the_merged_branch_kept_is_refused_concluded_or_amended() {
+    let repo = merge_repo();
+    repo.git(&["branch", "feature"]);
+    work_on(&repo, "feature", "bob", "done", "2026-11-22");
+    repo.git(&["switch", "-q", "main"]);
+    add_log_entry(&repo, "alice", "alice work");
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "alice session"]);
+    let short = |rev: &str| repo.git(&["rev-parse", "--short", rev]).trim().to_string();
+    let (main, feature) = (short("main"), short("feature"));
+
+    // Merged by the driver but not committed: `git commit` concludes it through the hook.
+    git_with_driver(&repo, &["merge", "-q", "--no-commit", "feature"]).assert_code(0);
+    let merged_log = repo.read(&file("LOG.md"));
+    assert!(merged_log.contains("bob: bob work"), "{merged_log}");
+    repo.write(
+        &file("LOG.md"),
+        repo.git(&["show", "HEAD:.ai/handoff/LOG.md"]),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let out = git_with_driver(&repo, &["commit", "-q", "-m", "merge feature"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr.contains(&format!(
+            "the entry \"## [2026-11-22] bob: bob work\" of the merged parent ({feature}) is no \
+             longer in LOG.md"
+        )) && out.stderr.contains(&format!(
+            "(precommit, index, merging {feature}; LOG.md's entries and the tasks against every \
+             parent)"
+        )),
+        "{out}"
+    );
+    // Both journals kept: the merge is concluded.
+    repo.write(&file("LOG.md"), &merged_log);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    git_with_driver(&repo, &["commit", "-q", "-m", "merge feature"]).assert_code(0);
+    let merge = short("HEAD");
+
+    // Amended to drop the branch's task: judged against both parents as the merge was.
+    let mut m = manifest(&repo);
+    assert_eq!(m["tasks"]["T-001"]["title"], "bob task", "{m}");
+    m["tasks"].as_object_mut().unwrap().remove("T-001");
+    repo.write(
+        &file("MANIFEST.json"),
+        serde_json::to_string_pretty(&m).unwrap(),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    let out = git_with_driver(&repo, &["commit", "-q", "--amend", "--no-edit"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr.contains(&format!(
+            "task T-001 by the merged parent {feature} was dropped"
+        )) && out.stderr.contains(&format!(
+            "amending merge {merge} (judged against its first parent {main}; LOG.md's entries \
+             and the tasks against every parent)"
+        )),
+        "{out}"
+    );
+    assert_eq!(short("HEAD"), merge, "nothing was amended");
+}

@@ -203,3 +203,58 @@ fn status_names_your_own_live_session_instead_of_pointing_to_recover() {
     );
     assert_eq!(other.json()["session"]["state"], "other");
 }
+
+/// Review s29 #3: without STATUS.md, `status` and `context` tell the next agent so, in the
+/// output it reads first, with the way back: restore it from HEAD when HEAD holds it, else
+/// `git aahp init`.
+#[test]
+fn status_and_context_say_status_md_is_missing_and_how_to_bring_it_back() {
+    let repo = handoff_repo();
+    std::fs::remove_file(repo.path().join(".ai/handoff/STATUS.md")).unwrap();
+    let restore = "restore it from HEAD with `git restore --source=HEAD --staged --worktree -- \
+                   .ai/handoff/STATUS.md`, or write it from the template with `git aahp init`";
+    let out = repo.aahp(&["status"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains(&format!(
+            "missing: .ai/handoff/STATUS.md is missing: there is no current state to start \
+             from, and the gate refuses a commit without it; {restore}"
+        )),
+        "{out}"
+    );
+    let json = repo.aahp(&["status", "--json"]).json();
+    assert_eq!(
+        json["next_step"].as_str().unwrap(),
+        format!("first bring STATUS.md back: {restore} (it keeps the other files)"),
+        "{json}"
+    );
+    let read = repo.aahp(&["context"]);
+    read.assert_code(0);
+    assert!(
+        read.stdout
+            .contains("- .ai/handoff/STATUS.md is missing: there is no current state"),
+        "{read}"
+    );
+    assert!(read.stdout.contains(restore), "{read}");
+    assert!(
+        read.stdout
+            .contains("Missing, though the manifest lists them: STATUS.md")
+            && !read.stdout.contains("Changed outside the protocol"),
+        "{read}"
+    );
+    // Never committed: only the template can bring it back.
+    repo.git(&["rm", "-q", "--cached", ".ai/handoff/STATUS.md"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "no status"]);
+    let out = repo.aahp(&["status", "--json"]).json();
+    let told = out["status_missing"].as_str().unwrap();
+    assert!(
+        told.ends_with(
+            "write it from the template with `git aahp init` (it keeps the other files)"
+        ) && !told.contains("git restore"),
+        "{out}"
+    );
+    // Brought back, nothing is said.
+    repo.aahp(&["init"]).assert_code(0);
+    let out = repo.aahp(&["status", "--json"]).json();
+    assert!(out.get("status_missing").is_none(), "{out}");
+}
