@@ -1002,7 +1002,7 @@ fn add_scripts(
         return Ok(added);
     };
     let text = String::from_utf8_lossy(&bytes);
-    let followed = follow_runs(repo, content, of.config, &text);
+    let followed = follow_runs(repo, content, of.config, &text)?;
     // A changed script or recipe may run files that did not change: all are judged then.
     let whole = of.whole
         || followed
@@ -1041,14 +1041,33 @@ fn add_scripts(
     Ok(added)
 }
 
+/// Refuses the agent configuration at `config` (read as `text`) when it cannot be read as
+/// its harness reads it ([`lint::agent_runs::readable`]), naming its line and how to make it
+/// readable: what it runs would go unjudged (session 30 #1).
+pub(crate) fn config_readable(config: &str, text: &str) -> Result<()> {
+    lint::agent_runs::readable(config, text).map_err(|e| {
+        Error::invalid(
+            config,
+            e.line,
+            format!(
+                "agent configuration cannot be read as its harness reads it ({}), so what it \
+                 runs cannot be judged; {} so that the gate can judge it",
+                e.why, e.fix
+            ),
+        )
+    })
+}
+
 /// What the configuration at `config` (read as `text`) runs, followed through its scripts
-/// and recipes ([`lint::agent_runs::follow`]) as the content holds them.
+/// and recipes ([`lint::agent_runs::follow`]) as the content holds them; refused when it
+/// cannot be read as its harness reads it ([`config_readable`]).
 pub(crate) fn follow_runs(
     repo: &Repo,
     content: &Content<'_>,
     config: &str,
     text: &str,
-) -> lint::agent_runs::Followed {
+) -> Result<lint::agent_runs::Followed> {
+    config_readable(config, text)?;
     let mut read = |p: &str| {
         content
             .read_agent_file(repo, p)
@@ -1056,7 +1075,7 @@ pub(crate) fn follow_runs(
             .flatten()
             .and_then(|b| String::from_utf8(b).ok())
     };
-    lint::agent_runs::follow(config, text, &mut read)
+    Ok(lint::agent_runs::follow(config, text, &mut read))
 }
 
 /// The files the agent configuration at `path` names as instruction files
@@ -1899,7 +1918,7 @@ pub(crate) fn added_grants(
                 }
             }
         }
-        let followed = follow_runs(repo, &at_tip, &path, &after);
+        let followed = follow_runs(repo, &at_tip, &path, &after)?;
         let scripts = followed.runs.iter().map(|r| (r, true));
         for (run, script) in scripts.chain(followed.recipes.iter().map(|r| (r, false))) {
             if altered.contains(run.path.as_str()) {
