@@ -1770,18 +1770,27 @@ fn judge_target(
         }
         other => other,
     };
+    let left = match &moved {
+        Some((from, to)) => left_by_move(repo, scope, target, &owners, from, to)?,
+        None => Vec::new(),
+    };
+    let is_left: std::collections::HashSet<usize> = left.iter().copied().collect();
     for r in reads {
-        let owned: Vec<&Change> = target
-            .changes
-            .iter()
-            .zip(&owners.owner)
-            .filter(|(_, o)| o.iter().any(|i| owners.dirs[*i].rel == r.dir.rel))
-            .map(|(c, _)| c)
-            .collect();
         let moved_from = moved
             .as_ref()
             .filter(|(_, to)| *to == r.dir.rel)
             .map(|(from, _)| from.as_str());
+        let owned: Vec<&Change> = target
+            .changes
+            .iter()
+            .zip(&owners.owner)
+            .enumerate()
+            .filter(|(i, (_, o))| {
+                o.iter().any(|i| owners.dirs[*i].rel == r.dir.rel)
+                    || moved_from.is_some() && is_left.contains(i)
+            })
+            .map(|(_, (c, _))| c)
+            .collect();
         let base_dir = Judged {
             dir: &r.dir,
             base_rel: moved_from.unwrap_or(&r.dir.rel),
@@ -1794,6 +1803,26 @@ fn judge_target(
         }
         let (mut layers, mut diagnostics, mut suppressed) =
             judge(repo, base_dir, &r.snap, target, &owned, today, r.lint)?;
+        if let Some(from) = moved_from
+            && !left.is_empty()
+            && let Some(drift) = layers.iter_mut().find(|l| l.layer == "drift")
+        {
+            let paths: Vec<&str> = left
+                .iter()
+                .take(5)
+                .map(|i| target.changes[*i].path.as_str())
+                .collect();
+            drift.warn(
+                None,
+                format!(
+                    "{from} moved to {to}: the code it governed in the base ({}{}) is judged \
+                     with it here, but from this change on {to} does not govern it",
+                    paths.join(", "),
+                    if left.len() > 5 { ", …" } else { "" },
+                    to = r.dir.rel,
+                ),
+            );
+        }
         let mine: Vec<&(Option<String>, String, Vec<u8>)> = agent_files
             .iter()
             .filter(|(o, _, _)| o.as_deref() == Some(r.dir.rel.as_str()))
@@ -2400,6 +2429,39 @@ fn removed_dirs(
     Ok(Removal::Removed(removed_layer(&gone)))
 }
 
+/// The changes (indices into `target.changes`) that the base's handoff directory `from`
+/// governed and that the target, with the directory moved to `to`, leaves to no directory or
+/// to another one (session 30 #3): the root's code, with the root's directory moved into a
+/// package. They are judged with the moved directory (its drift needs its STATUS.md and
+/// manifest updated), as the base's directory would have judged them; the directory's own
+/// files, moved with it, are not code.
+fn left_by_move(
+    repo: &Repo,
+    scope: &GateScope,
+    target: &Target,
+    owners: &location::Owners,
+    from: &str,
+    to: &str,
+) -> Result<Vec<usize>> {
+    let Some(base) = target.base_commit else {
+        return Ok(Vec::new());
+    };
+    let paths: Vec<&str> = target.changes.iter().map(|c| c.path.as_str()).collect();
+    let at_base = location::owners(repo, &paths, &scope.known, true, |pkg| {
+        Ok(repo.tree_has_dir(base, &location::join(pkg, DEFAULT_DIR))?)
+    })?;
+    let inside = format!("{from}/");
+    Ok((0..paths.len())
+        .filter(|&i| {
+            !paths[i].starts_with(&inside)
+                && at_base.owner[i]
+                    .iter()
+                    .any(|d| at_base.dirs[*d].rel == from)
+                && !owners.owner[i].iter().any(|d| owners.dirs[*d].rel == to)
+        })
+        .collect())
+}
+
 /// Fails a change that puts a file (a symbolic link, say) where a handoff directory or its
 /// `.ai` belongs: the tree then holds no directory there, so which code it governs depends
 /// on who resolves the link (the working tree follows it, a commit's tree does not), and
@@ -2986,7 +3048,21 @@ fn judge(
     let lint_at = layers.len();
 
     // 4. Drift: code changed within the package requires STATUS.md and MANIFEST.json to change.
-    layers.push(drift_layer(dir, owned, &target.changes));
+    // A moved directory's files all lie at new paths: one the move left as the base held
+    // it at the old place is no update (session 30 #3).
+    let mut kept_by_move = Vec::new();
+    if let Some(base) = target.base_commit
+        && judged.base_rel != dir.rel
+    {
+        for name in ["STATUS.md", MANIFEST] {
+            let before = base_file(repo, base, &location::join(judged.base_rel, name))?;
+            let now = snap.files.get(name).map(|b| String::from_utf8_lossy(b));
+            if before.is_some() && before.as_deref() == now.as_deref() {
+                kept_by_move.push(name);
+            }
+        }
+    }
+    layers.push(drift_layer(dir, owned, &target.changes, &kept_by_move));
 
     // 5. The lock never enters a commit.
     let mut lock = Layer::new("lock");
@@ -3639,8 +3715,14 @@ const NO_CODE_CHANGES: &str = "no code changes outside the handoff directory";
 
 /// Drift (layer 4): the changes `owned` by the handoff directory (its package's, nested
 /// packages with their own handoff directory excluded) that lie outside it require its
-/// STATUS.md and MANIFEST.json to change.
-fn drift_layer(dir: &HandoffDir, owned: &[&Change], changes: &[Change]) -> Layer {
+/// STATUS.md and MANIFEST.json to change; `kept_by_move` names those of them that a move
+/// brought along as they were.
+fn drift_layer(
+    dir: &HandoffDir,
+    owned: &[&Change],
+    changes: &[Change],
+    kept_by_move: &[&str],
+) -> Layer {
     let mut layer = Layer::new("drift");
     let handoff_prefix = format!("{}/", dir.rel);
     let code: Vec<&Change> = owned
@@ -3653,9 +3735,10 @@ fn drift_layer(dir: &HandoffDir, owned: &[&Change], changes: &[Change]) -> Layer
     }
     // A removal is no update (review s29 #3): the `required` layer names it.
     let touched = |name: &str| {
-        changes
-            .iter()
-            .any(|c| c.path == dir.path_of(name) && c.kind != ChangeKind::Deleted)
+        !kept_by_move.contains(&name)
+            && changes
+                .iter()
+                .any(|c| c.path == dir.path_of(name) && c.kind != ChangeKind::Deleted)
     };
     let mut missing = Vec::new();
     for name in ["STATUS.md", MANIFEST] {
