@@ -195,8 +195,11 @@ impl Error {
                 "finish the session with `git aahp commit -m MESSAGE`; to abandon it instead, `git aahp recover --force` saves its files under refs/aahp/recovered/ and rolls the handoff back",
             ),
             Error::Schema { .. } => Some("regenerate it with `git aahp manifest`"),
-            Error::Conflicted { .. } => Some(
+            Error::Conflicted { path, .. } if path.ends_with(crate::handoff::MANIFEST) => Some(
                 "run `git aahp manifest` to rebuild MANIFEST.json from both sides (tasks unioned, a clashing id renumbered), then `git add` it",
+            ),
+            Error::Conflicted { .. } => Some(
+                "resolve the merge in that file (keep what each side meant, remove the markers), then run `git aahp manifest` and `git add` both",
             ),
             Error::NotARepository { .. } => {
                 Some("run it inside a git repository (or `git init` one)")

@@ -183,6 +183,7 @@ pub fn run(ctx: &Context, args: &ContextArgs) -> Result<ContextReport> {
     let repo = ctx.repo()?;
     let dir = ctx.existing_handoff()?;
     let snap = dir.snapshot(repo, Source::Worktree)?;
+    refuse_conflicts(&dir, &snap)?;
     let budget = args.budget.unwrap_or_else(|| args.level.budget());
     let today = crate::clock::utc_date(ctx.now);
     // Whose session this is is decided once, as `status` decides it (the session id given,
@@ -219,6 +220,24 @@ pub fn run(ctx: &Context, args: &ContextArgs) -> Result<ContextReport> {
     let mut report = pack(&candidates, budget, args.purpose);
     report.lock = lock;
     Ok(report)
+}
+
+/// Refuses a read of a directory whose files hold a conflict a merge left
+/// ([`crate::handoff::merge::first_conflict`]), naming the first: the next agent would take
+/// both sides of an unfinished merge as the project's state (session 30 #2).
+fn refuse_conflicts(dir: &HandoffDir, snap: &Snapshot) -> Result<()> {
+    for (name, bytes) in snap.files.iter().chain(&snap.nested) {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            continue;
+        };
+        if let Some(c) = crate::handoff::merge::first_conflict(text) {
+            return Err(crate::error::Error::Conflicted {
+                path: dir.path_of(name),
+                line: 1 + text[..c.opener.start].matches('\n').count(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// What the read is assembled from: the directory's files and what the command found

@@ -447,7 +447,12 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
         cfg.inline_allow = !args.no_inline_allow;
         let mut owned: Vec<(String, String, Vec<u8>)> = Vec::new();
         for p in &args.paths {
-            owned.push(read_path(&dir, &ctx.cwd, p)?);
+            let (path, name, bytes) = read_path(&dir, &ctx.cwd, p)?;
+            // A configuration is judged for what it runs too, which needs it read.
+            if lint::agents::is_agent_config(&path) {
+                super::verify::config_readable(&path, &String::from_utf8_lossy(&bytes))?;
+            }
+            owned.push((path, name, bytes));
         }
         let scripts = run_scripts(repo, &dir, source, &owned);
         let files: Vec<LintFile<'_>> = owned
@@ -938,7 +943,7 @@ fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Res
     };
     for (config, bytes) in configs {
         let text = String::from_utf8_lossy(&bytes);
-        for run in super::verify::follow_runs(repo, &content, &config, &text).runs {
+        for run in super::verify::follow_runs(repo, &content, &config, &text)?.runs {
             if seen.contains(&run.path)
                 || run.path.starts_with(&inside)
                 || !tracked_set.contains(run.path.as_str())

@@ -439,12 +439,27 @@ fn merge_manifest(
     let fields = merged.manifest;
     let rel_dir = path.rsplit_once('/').map_or("", |(d, _)| d);
     let dir = HandoffDir::at_rel(repo, rel_dir)?;
-    let (snap, unresolved, stale_ids) = match merged_directory(repo, &dir)? {
+    let (snap, stale_ids) = match merged_directory(repo, &dir)? {
         MergedDirectory::Merged {
             snap,
             unresolved,
             stale_ids,
-        } => (snap, unresolved, stale_ids),
+        } if unresolved.is_empty() => (snap, stale_ids),
+        // Checksums over a file left with markers would make it look settled (session 30
+        // #2): the fields are written as merged, the checksums left to `git aahp manifest`
+        // once the files are resolved, and the manifest stays conflicted until then.
+        MergedDirectory::Merged { unresolved, .. } => {
+            notes.push(format!(
+                "{} kept conflicts, so the checksums were not regenerated: resolve them, then \
+                 run `git aahp manifest` and `git add` it",
+                unresolved.join(", ")
+            ));
+            return Ok(Merged {
+                text: String::from_utf8_lossy(&fields.to_bytes()).into_owned(),
+                conflicts: 1,
+                notes,
+            });
+        }
         left => {
             notes.push(match left {
                 MergedDirectory::TooLarge(path) => format!(
@@ -468,7 +483,7 @@ fn merge_manifest(
         ctx.now,
         &mut crate::handoff::checksum_cache::BlobCache::token_counts(repo),
     )?;
-    let conflicts = usize::from(!unresolved.is_empty() || !stale_ids.is_empty());
+    let conflicts = usize::from(!stale_ids.is_empty());
     if !stale_ids.is_empty() {
         let renames = merged
             .renamed
@@ -479,12 +494,6 @@ fn merge_manifest(
         notes.push(format!(
             "{} from the merged branch names a task this merge renumbered ({renames}), and git takes that file as it is: change the ids there, then run `git aahp manifest` and `git add` both",
             stale_ids.join(", ")
-        ));
-    }
-    if !unresolved.is_empty() {
-        notes.push(format!(
-            "{} kept conflicts: resolve them, then run `git aahp manifest` and `git add` it",
-            unresolved.join(", ")
         ));
     }
     Ok(Merged {
@@ -810,6 +819,12 @@ fn merged_directory(repo: &Repo, dir: &HandoffDir) -> Result<MergedDirectory> {
             Some(m.text.into_bytes())
         };
         if let Some(bytes) = merged {
+            // A side may have committed a conflict it never resolved: the merge keeps it.
+            if !unresolved.contains(&dir.path_of(name))
+                && std::str::from_utf8(&bytes).is_ok_and(|t| merge::first_conflict(t).is_some())
+            {
+                unresolved.push(dir.path_of(name));
+            }
             snap.files.insert(name.clone(), bytes);
         }
     }

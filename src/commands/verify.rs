@@ -1039,7 +1039,7 @@ fn add_scripts(
         return Ok(added);
     };
     let text = String::from_utf8_lossy(&bytes);
-    let followed = follow_runs(repo, content, of.config, &text);
+    let followed = follow_runs(repo, content, of.config, &text)?;
     // A changed script or recipe may run files that did not change: all are judged then.
     let whole = of.whole
         || followed
@@ -1078,15 +1078,34 @@ fn add_scripts(
     Ok(added)
 }
 
+/// Refuses the agent configuration at `config` (read as `text`) when it cannot be read as
+/// its harness reads it ([`lint::agent_runs::readable`]), naming its line and how to make it
+/// readable: what it runs would go unjudged (session 30 #1).
+pub(crate) fn config_readable(config: &str, text: &str) -> Result<()> {
+    lint::agent_runs::readable(config, text).map_err(|e| {
+        Error::invalid(
+            config,
+            e.line,
+            format!(
+                "agent configuration cannot be read as its harness reads it ({}), so what it \
+                 runs cannot be judged; {} so that the gate can judge it",
+                e.why, e.fix
+            ),
+        )
+    })
+}
+
 /// What the configuration at `config` (read as `text`) runs, followed through its scripts
 /// and recipes ([`lint::agent_runs::follow`]) as the content holds them, a path in another
-/// letter case included ([`Content::resolve_path`]).
+/// letter case included ([`Content::resolve_path`]); refused when it cannot be read as its
+/// harness reads it ([`config_readable`]).
 pub(crate) fn follow_runs(
     repo: &Repo,
     content: &Content<'_>,
     config: &str,
     text: &str,
-) -> lint::agent_runs::Followed {
+) -> Result<lint::agent_runs::Followed> {
+    config_readable(config, text)?;
     // Read as the harness's file system serves it: in another letter case too.
     let mut read = |p: &str| {
         let p = content.resolve_path(repo, p).ok()?;
@@ -1096,7 +1115,7 @@ pub(crate) fn follow_runs(
             .flatten()
             .and_then(|b| String::from_utf8(b).ok())
     };
-    lint::agent_runs::follow(config, text, &mut read)
+    Ok(lint::agent_runs::follow(config, text, &mut read))
 }
 
 /// The files the agent configuration at `path` names as instruction files
@@ -1825,18 +1844,27 @@ fn judge_target(
         }
         other => other,
     };
+    let left = match &moved {
+        Some((from, to)) => left_by_move(repo, scope, target, &owners, from, to)?,
+        None => Vec::new(),
+    };
+    let is_left: std::collections::HashSet<usize> = left.iter().copied().collect();
     for r in reads {
-        let owned: Vec<&Change> = target
-            .changes
-            .iter()
-            .zip(&owners.owner)
-            .filter(|(_, o)| o.iter().any(|i| owners.dirs[*i].rel == r.dir.rel))
-            .map(|(c, _)| c)
-            .collect();
         let moved_from = moved
             .as_ref()
             .filter(|(_, to)| *to == r.dir.rel)
             .map(|(from, _)| from.as_str());
+        let owned: Vec<&Change> = target
+            .changes
+            .iter()
+            .zip(&owners.owner)
+            .enumerate()
+            .filter(|(i, (_, o))| {
+                o.iter().any(|i| owners.dirs[*i].rel == r.dir.rel)
+                    || moved_from.is_some() && is_left.contains(i)
+            })
+            .map(|(_, (c, _))| c)
+            .collect();
         let base_dir = Judged {
             dir: &r.dir,
             base_rel: moved_from.unwrap_or(&r.dir.rel),
@@ -1849,6 +1877,26 @@ fn judge_target(
         }
         let (mut layers, mut diagnostics, mut suppressed) =
             judge(repo, base_dir, &r.snap, target, &owned, today, r.lint)?;
+        if let Some(from) = moved_from
+            && !left.is_empty()
+            && let Some(drift) = layers.iter_mut().find(|l| l.layer == "drift")
+        {
+            let paths: Vec<&str> = left
+                .iter()
+                .take(5)
+                .map(|i| target.changes[*i].path.as_str())
+                .collect();
+            drift.warn(
+                None,
+                format!(
+                    "{from} moved to {to}: the code it governed in the base ({}{}) is judged \
+                     with it here, but from this change on {to} does not govern it",
+                    paths.join(", "),
+                    if left.len() > 5 { ", …" } else { "" },
+                    to = r.dir.rel,
+                ),
+            );
+        }
         let mine: Vec<&(Option<String>, String, Vec<u8>)> = agent_files
             .iter()
             .filter(|(o, _, _)| o.as_deref() == Some(r.dir.rel.as_str()))
@@ -1973,7 +2021,7 @@ pub(crate) fn added_grants(
                 }
             }
         }
-        let followed = follow_runs(repo, &at_tip, &path, &after);
+        let followed = follow_runs(repo, &at_tip, &path, &after)?;
         let scripts = followed.runs.iter().map(|r| (r, true));
         for (run, script) in scripts.chain(followed.recipes.iter().map(|r| (r, false))) {
             if altered.contains(run.path.as_str()) {
@@ -2453,6 +2501,39 @@ fn removed_dirs(
         return Ok(Removal::None);
     }
     Ok(Removal::Removed(removed_layer(&gone)))
+}
+
+/// The changes (indices into `target.changes`) that the base's handoff directory `from`
+/// governed and that the target, with the directory moved to `to`, leaves to no directory or
+/// to another one (session 30 #3): the root's code, with the root's directory moved into a
+/// package. They are judged with the moved directory (its drift needs its STATUS.md and
+/// manifest updated), as the base's directory would have judged them; the directory's own
+/// files, moved with it, are not code.
+fn left_by_move(
+    repo: &Repo,
+    scope: &GateScope,
+    target: &Target,
+    owners: &location::Owners,
+    from: &str,
+    to: &str,
+) -> Result<Vec<usize>> {
+    let Some(base) = target.base_commit else {
+        return Ok(Vec::new());
+    };
+    let paths: Vec<&str> = target.changes.iter().map(|c| c.path.as_str()).collect();
+    let at_base = location::owners(repo, &paths, &scope.known, true, |pkg| {
+        Ok(repo.tree_has_dir(base, &location::join(pkg, DEFAULT_DIR))?)
+    })?;
+    let inside = format!("{from}/");
+    Ok((0..paths.len())
+        .filter(|&i| {
+            !paths[i].starts_with(&inside)
+                && at_base.owner[i]
+                    .iter()
+                    .any(|d| at_base.dirs[*d].rel == from)
+                && !owners.owner[i].iter().any(|d| owners.dirs[*d].rel == to)
+        })
+        .collect())
 }
 
 /// Fails a change that puts a file (a symbolic link, say) where a handoff directory or its
@@ -3041,7 +3122,21 @@ fn judge(
     let lint_at = layers.len();
 
     // 4. Drift: code changed within the package requires STATUS.md and MANIFEST.json to change.
-    layers.push(drift_layer(dir, owned, &target.changes));
+    // A moved directory's files all lie at new paths: one the move left as the base held
+    // it at the old place is no update (session 30 #3).
+    let mut kept_by_move = Vec::new();
+    if let Some(base) = target.base_commit
+        && judged.base_rel != dir.rel
+    {
+        for name in ["STATUS.md", MANIFEST] {
+            let before = base_file(repo, base, &location::join(judged.base_rel, name))?;
+            let now = snap.files.get(name).map(|b| String::from_utf8_lossy(b));
+            if before.is_some() && before.as_deref() == now.as_deref() {
+                kept_by_move.push(name);
+            }
+        }
+    }
+    layers.push(drift_layer(dir, owned, &target.changes, &kept_by_move));
 
     // 5. The lock never enters a commit.
     let mut lock = Layer::new("lock");
@@ -3701,8 +3796,14 @@ const NO_CODE_CHANGES: &str = "no code changes outside the handoff directory";
 
 /// Drift (layer 4): the changes `owned` by the handoff directory (its package's, nested
 /// packages with their own handoff directory excluded) that lie outside it require its
-/// STATUS.md and MANIFEST.json to change.
-fn drift_layer(dir: &HandoffDir, owned: &[&Change], changes: &[Change]) -> Layer {
+/// STATUS.md and MANIFEST.json to change; `kept_by_move` names those of them that a move
+/// brought along as they were.
+fn drift_layer(
+    dir: &HandoffDir,
+    owned: &[&Change],
+    changes: &[Change],
+    kept_by_move: &[&str],
+) -> Layer {
     let mut layer = Layer::new("drift");
     let handoff_prefix = format!("{}/", dir.rel);
     let code: Vec<&Change> = owned
@@ -3715,9 +3816,10 @@ fn drift_layer(dir: &HandoffDir, owned: &[&Change], changes: &[Change]) -> Layer
     }
     // A removal is no update (review s29 #3): the `required` layer names it.
     let touched = |name: &str| {
-        changes
-            .iter()
-            .any(|c| c.path == dir.path_of(name) && c.kind != ChangeKind::Deleted)
+        !kept_by_move.contains(&name)
+            && changes
+                .iter()
+                .any(|c| c.path == dir.path_of(name) && c.kind != ChangeKind::Deleted)
     };
     let mut missing = Vec::new();
     for name in ["STATUS.md", MANIFEST] {

@@ -1049,6 +1049,44 @@ pub fn rename_added_ids(base: &str, theirs: &str, renamed: &[(String, String)]) 
         .collect()
 }
 
+/// A conflict git left in a text ([`first_conflict`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConflictBlock {
+    /// The byte range of its opening `<<<<<<<` line (without the line end).
+    pub opener: std::ops::Range<usize>,
+    /// The line (from 1) of its closing `>>>>>>>` marker.
+    pub close_line: usize,
+}
+
+/// The first conflict a merge, rebase or `git checkout -m` left in `text`: a line opening
+/// with `<<<<<<<` (then a space and a label, or nothing) closed by a later line opening with
+/// `>>>>>>>` likewise; a diff3 `|||||||` part and the `=======` between may come in between.
+/// A `=======` line alone (a Markdown heading's underline) and a marker without its other
+/// half are text. Linear in `text`.
+pub fn first_conflict(text: &str) -> Option<ConflictBlock> {
+    let marker = |line: &str, c: char| {
+        let rest = line.trim_start_matches(c);
+        line.len() - rest.len() >= 7 && (rest.is_empty() || rest.starts_with([' ', '\t']))
+    };
+    let mut opener = None;
+    let mut at = 0;
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if marker(bare, '<') {
+            opener = Some(at..at + bare.len());
+        } else if marker(bare, '>')
+            && let Some(opener) = opener.take()
+        {
+            return Some(ConflictBlock {
+                opener,
+                close_line: n + 1,
+            });
+        }
+        at += line.len();
+    }
+    None
+}
+
 /// Splits a file holding git conflict markers into ours' and theirs' versions (text outside
 /// conflicts goes to both; a diff3 ancestor part is dropped). `None` when it holds no
 /// complete conflict.
@@ -1101,6 +1139,24 @@ mod tests {
     use proptest::prelude::*;
 
     const PRE: &str = "# Log\n\n> Newest first.\n\n---\n\n";
+
+    #[test]
+    fn a_conflict_is_a_block_from_its_opener_to_its_closer() {
+        let text = "# Status\n\nTitle\n=======\n\n<<<<<<< ours\r\nB\n||||||| base\nO\n=======\nA\n>>>>>>> theirs\n";
+        let c = first_conflict(text).unwrap();
+        assert_eq!(&text[c.opener.clone()], "<<<<<<< ours");
+        assert_eq!(c.close_line, 12);
+        for text in [
+            "Title\n=======\n\nText.\n",
+            "<<<<<<< ours\nB\n=======\nA\n",
+            "=======\nA\n>>>>>>> theirs\n",
+            ">>>>>>> theirs\n<<<<<<< ours\n",
+            "see a <<<<<<< ours line\n>>>>>>> theirs\n",
+            "<<<<<<<x\n>>>>>>>x\n",
+        ] {
+            assert_eq!(first_conflict(text), None, "{text:?}");
+        }
+    }
 
     fn entry(date: &str, who: &str, n: usize) -> String {
         format!("## [{date}] {who}: session {n}\n\n- did {n}\n")

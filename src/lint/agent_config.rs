@@ -508,78 +508,17 @@ impl GlobsMatcher {
 
 /// True for JSON with comments or trailing commas that its tools read (strict JSON too).
 pub fn is_jsonc(text: &str) -> bool {
-    serde_json::from_str::<serde::de::IgnoredAny>(&strip_jsonc(text)).is_ok()
+    super::json::check_jsonc(text).is_ok()
 }
 
 /// `text` read as JSON with comments and trailing commas (the form these tools read).
 pub(super) fn parse_jsonc(text: &str) -> Result<serde_json::Value, String> {
-    serde_json::from_str(&strip_jsonc(text))
-        .map_err(|e| format!("cannot be read for the instruction files it names: {e}"))
-}
-
-/// `text` with its `//` and `/* */` comments and its trailing commas blanked (to spaces, so
-/// that lines and columns stay), strings left whole.
-pub(crate) fn strip_jsonc(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = b.to_vec();
-    let mut i = 0;
-    let mut in_string = false;
-    while i < b.len() {
-        let c = b[i];
-        if in_string {
-            if c == b'\\' {
-                i += 2;
-                continue;
-            }
-            in_string = c != b'"';
-            i += 1;
-            continue;
-        }
-        match c {
-            b'"' => in_string = true,
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    out[i] = b' ';
-                    i += 1;
-                }
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
-                for o in &mut out[i..end] {
-                    if *o != b'\n' {
-                        *o = b' ';
-                    }
-                }
-                i = end;
-                continue;
-            }
-            b',' => {
-                // A comma followed, past blanks and comments already blanked, by a closer.
-                let mut j = i + 1;
-                while j < b.len() {
-                    if b[j].is_ascii_whitespace() {
-                        j += 1;
-                    } else if b[j] == b'/' && b.get(j + 1) == Some(&b'/') {
-                        while j < b.len() && b[j] != b'\n' {
-                            j += 1;
-                        }
-                    } else if b[j] == b'/' && b.get(j + 1) == Some(&b'*') {
-                        j = text[j + 2..].find("*/").map_or(b.len(), |e| j + 2 + e + 2);
-                    } else {
-                        break;
-                    }
-                }
-                if matches!(b.get(j), Some(b'}' | b']')) {
-                    out[i] = b' ';
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    // Only ASCII bytes were replaced, by ASCII: still UTF-8.
-    String::from_utf8(out).unwrap_or_default()
+    super::json::read_jsonc(text).map_err(|e| {
+        format!(
+            "cannot be read for the instruction files it names: {}",
+            e.why
+        )
+    })
 }
 
 /// The string, or the strings of the list, at `keys` of `v`; nothing when absent.

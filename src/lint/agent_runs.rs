@@ -29,21 +29,78 @@ struct Command {
     cwd: Option<String>,
 }
 
+/// Why an agent configuration cannot be read as its harness reads it ([`readable`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    /// The line (from 1) where reading stopped, when known.
+    pub line: Option<usize>,
+    /// What stopped it.
+    pub why: String,
+    /// How to make the file one the gate can read.
+    pub fix: String,
+}
+
+/// `Err` when the configuration at `path` cannot be read as its harness reads it, saying
+/// where and how to make it readable: what it runs cannot be seen then, and a gate that
+/// passed it would pass scripts it never read (session 30 #1). A blank file runs nothing,
+/// and a file named as prose (`.md`, `.txt`) in a directory of configurations is not read
+/// as one by its harness.
+pub fn readable(path: &str, text: &str) -> Result<(), Unreadable> {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    if ["md", "markdown", "mdc", "txt"]
+        .iter()
+        .any(|p| ext.eq_ignore_ascii_case(p))
+    {
+        return Ok(());
+    }
+    read(path, text).map(drop)
+}
+
+/// The configuration's text read as its harness reads it ([`read`]); `None` when it cannot
+/// be: its text was judged as text, and the gate refuses it ([`readable`]).
+fn value(path: &str, text: &str) -> Option<Value> {
+    read(path, text).ok()
+}
+
 /// The configuration's text read as its harness reads it: TOML, YAML, an environment file,
 /// or JSON with comments (YAML when it is not JSON and its name allows both, as Roo's modes
-/// file). `None` when it cannot be read: its text was judged as text.
-fn value(path: &str, text: &str) -> Option<Value> {
+/// file). A blank file is empty.
+fn read(path: &str, text: &str) -> Result<Value, Unreadable> {
+    if text.trim().is_empty() {
+        return Ok(Value::Null);
+    }
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
     match ext {
-        "toml" => toml_value(text),
-        "yaml" | "yml" => yaml_value(text),
-        "env" if name == ".env" => Some(env_value(text)),
-        "json" | "jsonc" | "hook" => super::agent_config::parse_jsonc(text).ok(),
-        _ => super::agent_config::parse_jsonc(text)
-            .ok()
-            .or_else(|| yaml_value(text)),
+        "toml" => toml_read(text),
+        "yaml" | "yml" => yaml_read(text),
+        "env" if name == ".env" => Ok(env_value(text)),
+        "json" | "jsonc" | "hook" => jsonc_read(text),
+        _ => jsonc_read(text).or_else(|json| {
+            yaml_read(text).map_err(|yaml| Unreadable {
+                line: json.line,
+                why: format!(
+                    "neither JSON nor YAML: as JSON, {}; as YAML, {}",
+                    json.why, yaml.why
+                ),
+                fix: "make it valid JSON or YAML".into(),
+            })
+        }),
     }
+}
+
+/// JSON with comments read as the harnesses' `JSON.parse` reads it
+/// ([`super::json::read_jsonc`]).
+fn jsonc_read(text: &str) -> Result<Value, Unreadable> {
+    super::json::read_jsonc(text).map_err(|e| Unreadable {
+        line: Some(e.line),
+        why: e.why,
+        fix: format!(
+            "make it valid JSON (comments and trailing commas allowed, arrays and objects \
+             nested at most {} deep)",
+            super::json::MAX_JSON_DEPTH
+        ),
+    })
 }
 
 /// True when `text` holds more than [`MAX_YAML_ALIASES`] YAML alias references, or fewer
@@ -67,9 +124,21 @@ fn alias_count(text: &str) -> usize {
         .count()
 }
 
-/// A TOML document as JSON values (dates as their text).
-pub(super) fn toml_value(text: &str) -> Option<Value> {
-    toml_value_or_why(text).ok()
+/// A TOML document as JSON values (dates as their text), or why it is not one.
+fn toml_read(text: &str) -> Result<Value, Unreadable> {
+    let doc = text
+        .parse::<toml_edit::DocumentMut>()
+        .map_err(|e| Unreadable {
+            line: e.span().map(|s| line_at(text, s.start)),
+            why: format!("not valid TOML: {}", e.message().trim_end()),
+            fix: "make it valid TOML".into(),
+        })?;
+    Ok(toml_table(doc.as_table()))
+}
+
+/// The line (from 1) of byte `at` of `text`.
+fn line_at(text: &str, at: usize) -> usize {
+    1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at.min(text.len())]).count()
 }
 
 /// [`toml_value`], or why the text is not TOML: the parser's message with the line and
@@ -129,11 +198,26 @@ const MAX_YAML_ALIASES: usize = 16;
 /// The first YAML document as JSON values; `None` when it does not parse or holds more
 /// than [`MAX_YAML_ALIASES`] aliases.
 fn yaml_value(text: &str) -> Option<Value> {
+    yaml_read(text).ok()
+}
+
+fn yaml_read(text: &str) -> Result<Value, Unreadable> {
     if too_many_aliases(text) {
-        return None;
+        return Err(Unreadable {
+            line: None,
+            why: format!(
+                "YAML whose aliases copy too much (more than {MAX_YAML_ALIASES}, or past what \
+                 fits in memory)"
+            ),
+            fix: "write the values out instead of aliasing them".into(),
+        });
     }
-    let docs = yaml_rust2::YamlLoader::load_from_str(text).ok()?;
-    docs.first().map(yaml_plain)
+    let docs = yaml_rust2::YamlLoader::load_from_str(text).map_err(|e| Unreadable {
+        line: Some(e.marker().line()),
+        why: format!("not valid YAML: {}", e.info()),
+        fix: "make it valid YAML".into(),
+    })?;
+    Ok(docs.first().map_or(Value::Null, yaml_plain))
 }
 
 fn yaml_plain(y: &yaml_rust2::Yaml) -> Value {

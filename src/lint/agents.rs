@@ -953,7 +953,7 @@ pub fn lint_name(path: &str, bytes: &[u8]) -> String {
     if !is_agent_config(path) || !json {
         return name.to_string();
     }
-    if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok() {
+    if std::str::from_utf8(bytes).is_ok_and(|t| super::json::check_json(t).is_ok()) {
         "config.json".to_string()
     } else if std::str::from_utf8(bytes).is_ok_and(super::agent_config::is_jsonc) {
         "config.jsonc".to_string()

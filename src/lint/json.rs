@@ -24,7 +24,7 @@ pub(crate) struct JsonStrings {
 
 /// Validates `raw` as JSON (naming the line of the first error) and decodes its strings.
 pub(crate) fn extract(path: &str, raw: &str) -> Result<JsonStrings> {
-    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(raw) {
+    if let Err(e) = check_json(raw) {
         let manifest = path.rsplit('/').next() == Some(crate::handoff::MANIFEST);
         if let Some(conflict) = manifest
             .then(|| crate::handoff::manifest::conflict_error(path, raw))
@@ -34,8 +34,8 @@ pub(crate) fn extract(path: &str, raw: &str) -> Result<JsonStrings> {
         }
         return Err(Error::invalid(
             path,
-            Some(e.line()),
-            format!("invalid JSON: {e}"),
+            Some(e.line),
+            format!("invalid JSON: {}", e.why),
         ));
     }
     Ok(strings(raw))
@@ -45,16 +45,213 @@ pub(crate) fn extract(path: &str, raw: &str) -> Result<JsonStrings> {
 /// Gemini CLI read), naming the line of the first error, and decodes its strings and the
 /// text of its comments.
 pub(crate) fn extract_jsonc(path: &str, raw: &str) -> Result<JsonStrings> {
-    if let Err(e) =
-        serde_json::from_str::<serde::de::IgnoredAny>(&super::agent_config::strip_jsonc(raw))
-    {
+    if let Err(e) = check_jsonc(raw) {
         return Err(Error::invalid(
             path,
-            Some(e.line()),
-            format!("invalid JSON with comments: {e}"),
+            Some(e.line),
+            format!("invalid JSON with comments: {}", e.why),
         ));
     }
     Ok(strings(raw))
+}
+
+/// The deepest nesting of arrays and objects the gate reads in JSON. The harnesses'
+/// `JSON.parse` reads any depth and a configuration nests a few levels, so the bound refuses
+/// only a file built to be deep, naming its line, rather than passing it unread (`serde_json`'s
+/// own limit, 128, would refuse less visibly what a harness reads).
+pub(crate) const MAX_JSON_DEPTH: usize = 512;
+
+/// Why a JSON text cannot be read: the line (from 1) and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unreadable {
+    pub line: usize,
+    pub why: String,
+}
+
+/// Checks `raw` as strict JSON nested at most [`MAX_JSON_DEPTH`] levels.
+pub(crate) fn check_json(raw: &str) -> std::result::Result<(), Unreadable> {
+    deserialize::<serde::de::IgnoredAny>(raw).map(|_| ())
+}
+
+/// Checks `text` as JSON with comments and trailing commas, as [`read_jsonc`] reads it.
+pub(crate) fn check_jsonc(text: &str) -> std::result::Result<(), Unreadable> {
+    deserialize::<serde::de::IgnoredAny>(&as_json(text)).map(|_| ())
+}
+
+/// `text`, JSON with comments and trailing commas, read as the harnesses read their
+/// configurations (Node's `JSON.parse`, VS Code's `jsonc-parser`) where `serde_json` alone
+/// would refuse it: a number past a double's range (`1e999`, Infinity to them) is read as
+/// ±1e308, the escape of a lone UTF-16 surrogate (`"\ud800"`, which they keep) as U+FFFD,
+/// and arrays and objects nest up to [`MAX_JSON_DEPTH`] levels.
+pub(crate) fn read_jsonc(text: &str) -> std::result::Result<serde_json::Value, Unreadable> {
+    deserialize(&as_json(text))
+}
+
+/// `json` read as a `T`, once its nesting is known to be within [`MAX_JSON_DEPTH`].
+fn deserialize<T: serde::de::DeserializeOwned>(json: &str) -> std::result::Result<T, Unreadable> {
+    nesting_within_bound(json)?;
+    let mut de = serde_json::Deserializer::from_str(json);
+    // The nesting was bounded above, so is the recursion.
+    de.disable_recursion_limit();
+    T::deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|e| Unreadable {
+            line: e.line(),
+            why: e.to_string(),
+        })
+}
+
+/// `Err` naming the line where the arrays and objects of `json` (outside its strings and
+/// comments) first nest deeper than [`MAX_JSON_DEPTH`].
+fn nesting_within_bound(json: &str) -> std::result::Result<(), Unreadable> {
+    let b = json.as_bytes();
+    let (mut depth, mut line, mut i) = (0usize, 1usize, 0usize);
+    let mut in_string = false;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            line += 1;
+        } else if in_string {
+            if c == b'\\' {
+                i += 1;
+            }
+            in_string = c != b'"';
+        } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |e| i + e);
+            continue;
+        } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            let end = json[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+            line += memchr::memchr_iter(b'\n', &b[i..end]).count();
+            i = end;
+            continue;
+        } else {
+            match c {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > MAX_JSON_DEPTH {
+                        return Err(Unreadable {
+                            line,
+                            why: format!(
+                                "arrays and objects nest deeper than {MAX_JSON_DEPTH} levels, \
+                                 the most the gate reads"
+                            ),
+                        });
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// `text` made into the JSON `serde_json` reads, byte for byte in place (so lines and columns
+/// stay): its `//` and `/* */` comments and its trailing commas blanked to spaces, a lone
+/// surrogate's escape made U+FFFD's, and a number past a double's range made ±1e308
+/// ([`read_jsonc`]).
+pub(crate) fn as_json(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = b.to_vec();
+    let mut i = 0;
+    let mut in_string = false;
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            if c == b'\\' {
+                i += escape_as_json(b, i, &mut out);
+                continue;
+            }
+            in_string = c != b'"';
+            i += 1;
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    out[i] = b' ';
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+                for o in &mut out[i..end] {
+                    if *o != b'\n' {
+                        *o = b' ';
+                    }
+                }
+                i = end;
+                continue;
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = b[i..]
+                    .iter()
+                    .position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                    .map_or(b.len(), |n| i + n);
+                let largest: &[u8] = if c == b'-' { b"-1e308" } else { b"1e308" };
+                // The shortest numbers past the range (`2e308`, `-2e308`) are as long.
+                if text[i..end].parse::<f64>().is_ok_and(f64::is_infinite)
+                    && largest.len() <= end - i
+                {
+                    out[i..end].fill(b' ');
+                    out[i..i + largest.len()].copy_from_slice(largest);
+                }
+                i = end;
+                continue;
+            }
+            b',' => {
+                // A comma followed, past blanks and comments already blanked, by a closer.
+                let mut j = i + 1;
+                while j < b.len() {
+                    if b[j].is_ascii_whitespace() {
+                        j += 1;
+                    } else if b[j] == b'/' && b.get(j + 1) == Some(&b'/') {
+                        while j < b.len() && b[j] != b'\n' {
+                            j += 1;
+                        }
+                    } else if b[j] == b'/' && b.get(j + 1) == Some(&b'*') {
+                        j = text[j + 2..].find("*/").map_or(b.len(), |e| j + 2 + e + 2);
+                    } else {
+                        break;
+                    }
+                }
+                if matches!(b.get(j), Some(b'}' | b']')) {
+                    out[i] = b' ';
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    // Only ASCII bytes were replaced, by ASCII: still UTF-8.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Rewrites in `out` the escape at `b[i]` (a backslash in a string) when it is a lone
+/// surrogate's (`\ud800` not followed by `\udc00`…`\udfff`, or a trailing one alone) to
+/// U+FFFD's; gives its length.
+fn escape_as_json(b: &[u8], i: usize, out: &mut [u8]) -> usize {
+    let unit = |at: usize| {
+        b.get(at..at + 6)
+            .filter(|e| e.starts_with(b"\\u") && e[2..].iter().all(u8::is_ascii_hexdigit))
+            .and_then(|e| std::str::from_utf8(&e[2..]).ok())
+            .and_then(|h| u16::from_str_radix(h, 16).ok())
+    };
+    let Some(u) = unit(i) else {
+        return 2;
+    };
+    let high = (0xD800..=0xDBFF).contains(&u);
+    if high && unit(i + 6).is_some_and(|l| (0xDC00..=0xDFFF).contains(&l)) {
+        return 12;
+    }
+    if high || (0xDC00..=0xDFFF).contains(&u) {
+        out[i + 2..i + 6].copy_from_slice(b"fffd");
+    }
+    6
 }
 
 /// Decodes the strings of `raw`, a JSON document already validated or a run of whole lines
@@ -196,6 +393,50 @@ mod tests {
     fn a_literal_piece_is_decoded() {
         assert_eq!(decode_literal(r"a\nb\u0041\\"), "a\nbA\\");
         assert_eq!(decode_literal("plain"), "plain");
+    }
+
+    #[test]
+    fn what_json_parse_accepts_is_read() {
+        let v = read_jsonc(r#"{"a": 1e999, "b": -1e999, "c": 1e-999, "d": 12}"#).unwrap();
+        assert_eq!(v["a"].as_f64(), Some(1e308));
+        assert_eq!(v["b"].as_f64(), Some(-1e308));
+        assert_eq!(v["c"].as_f64(), Some(0.0));
+        assert_eq!(v["d"].as_u64(), Some(12));
+        let v = read_jsonc(r#"["\ud800", "\udc00x", "\ud83d\ude00", "\\ud800", "\ud800\u0041"]"#)
+            .unwrap();
+        let strings: Vec<&str> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            strings,
+            ["\u{FFFD}", "\u{FFFD}x", "\u{1F600}", "\\ud800", "\u{FFFD}A"]
+        );
+        // Rewritten in place: a later error keeps its line and column.
+        let err = read_jsonc("{\"a\": \"\\ud800\", \"b\": 1e999,\n \"c\": ?}").unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.why.ends_with("line 2 column 7"), "{}", err.why);
+    }
+
+    #[test]
+    fn nesting_is_read_to_its_bound_and_refused_past_it_naming_the_line() {
+        let nested = |n: usize| format!("{{\"a\":\n{}{}}}", "[".repeat(n - 1), "]".repeat(n - 1));
+        // Read, and dropped, on a test thread's stack.
+        let v = read_jsonc(&nested(MAX_JSON_DEPTH)).unwrap();
+        assert!(v["a"].is_array());
+        check_json(&nested(MAX_JSON_DEPTH)).unwrap();
+        for err in [
+            read_jsonc(&nested(MAX_JSON_DEPTH + 1)).unwrap_err(),
+            check_json(&nested(MAX_JSON_DEPTH + 1)).unwrap_err(),
+        ] {
+            assert_eq!(err.line, 2);
+            assert!(err.why.contains("deeper than 512"), "{}", err.why);
+        }
+        // Brackets in strings and comments do not nest.
+        let quoted = format!("{{\"a\": \"{0}\" /* {0} */}}", "[".repeat(1000));
+        read_jsonc(&quoted).unwrap();
     }
 
     #[test]

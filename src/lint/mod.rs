@@ -1400,6 +1400,10 @@ fn lint_text_as(
     rules::hidden::controls(raw, &mut extra);
     rules::hidden::lfs_pointer(raw, &mut extra);
     rules::hidden::ciphertext(raw, &mut extra);
+    // A commit of a range's history may hold a conflict its last one resolved.
+    if judged == Judged::All {
+        rules::structure::conflict(raw, &mut extra);
+    }
     if let Some(md) = &md {
         rules::exfil::check_markdown(raw, md, &mut extra);
         rules::structure::check(&file.name, raw, md, &mut extra);

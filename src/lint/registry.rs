@@ -934,6 +934,14 @@ rule!(STRUCT003, "STRUCT003", "too-many-actions", Struct, Warning,
     hits: [],
     misses: []);
 
+rule!(STRUCT004, "STRUCT004", "merge-conflict", Struct, Error,
+    "Conflict markers a merge, rebase or `git checkout -m` left in the file.",
+    what: "A block that opens with a `<<<<<<< ` line and is closed by a later `>>>>>>> ` line (git's markers, the diff3 `|||||||` part included), in a handoff file, an agent instruction file or a script an agent configuration runs. A `=======` line alone (a Markdown heading's underline) and a marker without its other half are text.",
+    why: "The next agent reads both sides of an unfinished merge as the project's state (`context` prints them), and a manifest regenerated over the file makes it look settled.",
+    fix: "Resolve the merge: keep what each side meant and remove the markers; in a handoff directory then run `git aahp manifest`.",
+    hits: ["# Status\n\n<<<<<<< ours\nWork B.\n=======\nWork A.\n>>>>>>> theirs\n"],
+    misses: ["Status\n=======\n\nWork A.\n", "<<<<<<< ours\nWork B.\n=======\nWork A.\n"]);
+
 rule!(CFG001, "CFG001", "allowlist-expired", Cfg, Error,
     "An allowlist or pii-allowlist entry whose expiry date has passed.",
     what: "Entries of `aahp-allowlist.json` and `pii-allowlist.json` with `expires` before today (UTC). Expired entries suppress nothing.",
@@ -990,7 +998,8 @@ pub static RULES: &[&RuleMeta] = &[
     &EXF004, &EXF005, &SEC001, &SEC010, &SEC011, &SEC020, &SEC030, &SEC040, &SEC041, &SEC042,
     &SEC050, &SEC051, &SEC060, &SEC070, &SEC080, &SEC090, &SEC100, &SEC110, &SEC120, &SEC121,
     &SEC130, &SEC131, &SEC140, &SEC150, &PII001, &PII002, &PII003, &PII004, &PII005, &IGN001,
-    &STRUCT001, &STRUCT002, &STRUCT003, &CFG001, &CFG002, &CFG003, &CFG004, &CFG005, &CFG006,
+    &STRUCT001, &STRUCT002, &STRUCT003, &STRUCT004, &CFG001, &CFG002, &CFG003, &CFG004, &CFG005,
+    &CFG006,
 ];
 
 /// Looks a rule up by id (`PI001`, case-insensitive) or slug (`instruction-override`).

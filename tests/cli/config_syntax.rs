@@ -99,15 +99,6 @@ fn escapes_in_json_with_comments_toml_and_yaml_are_undone_before_judging() {
             &["SEC020"],
         ),
         (
-            // No JSON even with comments (a stray brace), which VS Code's reader still reads.
-            ".vscode/mcp.json",
-            format!(
-                "{{\"servers\": {{\"gh\": {{\"url\": \"https://x.example/mcp\", \"headers\": {{\"Authorization\": \"Bearer {}\"}}}}}}}}}}\n",
-                escaped(TOKEN)
-            ),
-            &["SEC020"],
-        ),
-        (
             ".gemini/settings.json",
             format!("{{\n  /* {INJECTION} */\n  \"contextFileName\": \"GEMINI.md\",\n}}\n"),
             &["PI001"],
@@ -439,4 +430,96 @@ fn a_codex_configuration_that_is_not_toml_is_refused_naming_the_line_and_column(
         ".codex/config.toml",
         "not valid TOML at line 4, column 19",
     );
+}
+
+/// A script that prints [`INJECTION`] on its line 2, and an MCP configuration at `config`
+/// starting it, with `pad` as one more value on the configuration's line `line`.
+fn server_config(repo: &TestRepo, config: &str, pad: &str, line: usize) {
+    repo.write("tools/srv.sh", format!("#!/bin/sh\necho \"{INJECTION}\"\n"));
+    let breaks = "\n".repeat(line - 1);
+    repo.write(
+        config,
+        format!("{{\"mcpServers\": {{\"x\": {{\"command\": \"./tools/srv.sh\"}}}},{breaks} \"pad\": {pad}}}\n"),
+    );
+}
+
+/// Session 30 #1: what Node's `JSON.parse`, the harnesses' reader, takes but `serde_json` alone
+/// refuses (a number past a double's range, the escape of a lone surrogate, arrays nested
+/// past 128) is read, so the server such a configuration starts is judged: its script's
+/// injection fails the hook, `lint --all` and `verify --level ci`.
+#[test]
+fn json_a_harness_reads_is_read_and_what_it_runs_judged() {
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    for pad in [
+        "1e999",
+        "-1e999",
+        r#""\ud800""#,
+        r#""\udc00 \ud800\u0041""#,
+        &deep,
+    ] {
+        for config in [".mcp.json", ".cursor/mcp.json", ".claude/settings.json"] {
+            let repo = TestRepo::new();
+            server_config(&repo, config, pad, 1);
+            gate_fails(&repo, "tools/srv.sh", &["PI001"]);
+        }
+    }
+}
+
+/// Session 30 #1: an agent configuration the gate cannot read as its harness reads it (JSON
+/// nested past the stated bound, a stray brace VS Code's tolerant reader skips, a missing
+/// comma, TOML or YAML that does not parse) would have what it runs pass unjudged: the hook,
+/// `lint --all`, `lint FILE` and `verify --level ci` refuse it (exit 2), naming its file and
+/// line and saying how to make it one the gate reads.
+#[test]
+fn a_configuration_that_cannot_be_read_is_refused_naming_its_line() {
+    let too_deep = format!("{}{}", "[".repeat(512), "]".repeat(512));
+    let cases = [
+        (".mcp.json", too_deep.as_str(), 3, "deeper than 512 levels"),
+        (".vscode/mcp.json", "1}", 2, "make it valid JSON"),
+        (
+            ".claude/settings.json",
+            "1 \"more\": 2",
+            4,
+            "make it valid JSON",
+        ),
+    ];
+    for (config, pad, line, why) in cases {
+        let repo = TestRepo::new();
+        server_config(&repo, config, pad, line);
+        gate_refuses(
+            &repo,
+            &format!("{config}:{line}: agent configuration cannot be read"),
+            why,
+        );
+        let one = repo.aahp(&["lint", config]);
+        one.assert_code(2);
+        assert!(one.stderr.contains(&format!("{config}:{line}:")), "{one}");
+    }
+    let others = [
+        (
+            ".codex/config.toml",
+            "[mcp_servers.x]\ncommand = \"./tools/srv.sh\"\nargs = [\n",
+            "make it valid TOML",
+        ),
+        (
+            ".continue/mcpServers/x.yaml",
+            "mcpServers:\n  - name: x\n    command: ./tools/srv.sh\n   args: [\n",
+            "make it valid YAML",
+        ),
+    ];
+    for (config, text, why) in others {
+        let repo = TestRepo::new();
+        repo.write("tools/srv.sh", format!("#!/bin/sh\necho \"{INJECTION}\"\n"));
+        repo.write(config, text);
+        gate_refuses(&repo, &format!("{config}:"), why);
+        repo.aahp(&["lint", config]).assert_code(2);
+    }
+    // A blank configuration runs nothing, and prose beside configurations is not one.
+    let repo = TestRepo::new();
+    repo.write(".mcp.json", "\n");
+    repo.write(
+        ".continue/mcpServers/README.md",
+        "# Servers\n\n- x: [see the wiki\n",
+    );
+    gate_passes(&repo, "blank configuration");
 }

@@ -186,8 +186,9 @@ fn branches_that_each_add_entries_rows_tasks_and_sections_merge_losing_nothing()
     }
 }
 
-#[test]
-fn a_section_both_branches_rewrote_is_a_marked_conflict_that_manifest_then_indexes() {
+/// A repository whose `feature` (bob) and `main` (alice) each rewrote STATUS.md's summary
+/// and added a section, committed; `main` checked out.
+fn summary_rewritten_on_both() -> TestRepo {
     let repo = merge_repo();
     repo.git(&["branch", "feature"]);
     for (branch, who) in [("feature", "bob"), ("main", "alice")] {
@@ -201,26 +202,123 @@ fn a_section_both_branches_rewrote_is_a_marked_conflict_that_manifest_then_index
         repo.aahp(&["manifest"]).assert_code(0);
         repo.git(&["commit", "-q", "--no-verify", "-am", who]);
     }
-    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
-    assert_ne!(out.code, 0, "{out}");
-    let status = repo.read(&file("STATUS.md"));
-    assert!(
-        status.contains("<<<<<<< ours\nalice summary\n=======\nbob summary\n>>>>>>> theirs\n"),
-        "{status}"
-    );
-    assert!(status.contains("bob_notes notes") && status.contains("alice_notes notes"));
-    // Resolved by hand, the manifest is regenerated and the merge verifies.
+    repo
+}
+
+/// The summary conflict of [`summary_rewritten_on_both`] merged, as git leaves it.
+const SUMMARY_CONFLICT: &str =
+    "<<<<<<< ours\nalice summary\n=======\nbob summary\n>>>>>>> theirs\n";
+
+/// Resolves [`SUMMARY_CONFLICT`] in `status` (STATUS.md as the merge left it) by hand,
+/// regenerates the manifest and stages everything.
+fn resolve_summary(repo: &TestRepo, status: &str) {
     repo.write(
         &file("STATUS.md"),
-        status.replace(
-            "<<<<<<< ours\nalice summary\n=======\nbob summary\n>>>>>>> theirs\n",
-            "alice and bob summary\n",
-        ),
+        status.replace(SUMMARY_CONFLICT, "alice and bob summary\n"),
     );
     repo.aahp(&["manifest"]).assert_code(0);
     repo.git(&["add", "-A"]);
+}
+
+#[test]
+fn a_section_both_branches_rewrote_is_a_marked_conflict_that_manifest_then_indexes() {
+    let repo = summary_rewritten_on_both();
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    assert_ne!(out.code, 0, "{out}");
+    let status = repo.read(&file("STATUS.md"));
+    assert!(status.contains(SUMMARY_CONFLICT), "{status}");
+    assert!(status.contains("bob_notes notes") && status.contains("alice_notes notes"));
+    // Resolved by hand, the manifest is regenerated and the merge verifies.
+    resolve_summary(&repo, &status);
     repo.git(&["commit", "-q", "--no-verify", "--no-edit"]);
     repo.aahp(&["verify"]).assert_code(0);
+}
+
+/// Session 30 #2: a STATUS.md the merge left with conflict markers passed the hook and CI
+/// (the driver regenerated the manifest over it) and `context` printed both sides. The
+/// driver now leaves the checksums alone, and the markers are refused by the hook, `lint`,
+/// `verify --level ci` and `context`, naming the file and line; resolved, the merge passes.
+#[test]
+fn a_file_a_merge_left_conflicted_is_refused_and_never_checksummed() {
+    let repo = summary_rewritten_on_both();
+    let checksum = |repo: &TestRepo| manifest(repo)["files"]["STATUS.md"]["checksum"].clone();
+    let before = checksum(&repo);
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    assert_ne!(out.code, 0, "{out}");
+    assert!(
+        out.stdout.contains("checksums were not regenerated"),
+        "{out}"
+    );
+    assert_eq!(checksum(&repo), before);
+    let status = repo.read(&file("STATUS.md"));
+    let opener = 1 + status[..status.find("<<<<<<< ours").unwrap()]
+        .matches('\n')
+        .count();
+    let at = format!("{}:{opener}", file("STATUS.md"));
+
+    repo.git(&["add", "-A"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    let lint = repo.aahp(&["lint"]);
+    lint.assert_code(1);
+    for out in [&hook, &lint] {
+        assert!(
+            out.stdout.contains("STRUCT004") && out.stdout.contains("resolve it"),
+            "{out}"
+        );
+    }
+    assert!(lint.stdout.contains(&format!("{at}:1:")), "{lint}");
+    let context = repo.aahp(&["context"]);
+    context.assert_code(2);
+    assert!(
+        context
+            .stderr
+            .contains(&format!("{at}: holds merge conflict markers"))
+            && context.stderr.contains("resolve the merge")
+            && !context.stdout.contains("<<<<<<<"),
+        "{context}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "--no-edit"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(ci.stdout.contains("STRUCT004"), "{ci}");
+
+    resolve_summary(&repo, &status);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.aahp(&["context"]).assert_code(0);
+}
+
+/// Session 30 #2: conflict markers in an agent instruction file (here with git's diff3
+/// part) are refused like those of a handoff file; a Markdown heading underlined with `=`
+/// is not a conflict.
+#[test]
+fn conflict_markers_in_an_instruction_file_are_refused_and_a_heading_underline_is_not() {
+    let repo = merge_repo();
+    repo.write(
+        "AGENTS.md",
+        "# Agents\n\nRules\n=======\n\n<<<<<<< HEAD\nRun the tests.\n||||||| base\nRun.\n=======\nRun the linter.\n>>>>>>> feature\n",
+    );
+    repo.git(&["add", "-A"]);
+    for args in [
+        &["hook", "pre-commit"][..],
+        &["lint", "--all"],
+        &["lint", "AGENTS.md"],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains("AGENTS.md")
+                && out.stdout.contains("6:1")
+                && out.stdout.contains("STRUCT004"),
+            "{args:?}\n{out}"
+        );
+    }
+    repo.write(
+        "AGENTS.md",
+        "# Agents\n\nRules\n=======\n\nRun the tests.\n",
+    );
+    let out = repo.aahp(&["lint", "AGENTS.md"]);
+    out.assert_code(0);
 }
 
 /// Each branch runs `task` commands and commits; then `main` merges `feature` without the

@@ -463,6 +463,54 @@ fn a_moved_handoff_directory_is_judged_against_the_base_at_its_old_place() {
     assert!(dropped.stdout.contains("was dropped"), "{dropped}");
 }
 
+/// Session 30 #3: the root's handoff directory moved into a package left the root's code
+/// governed by none, and a code change in the same commit passed drift ("no code changes
+/// outside the handoff directory"). The code the base's directory governed is judged with
+/// the moved one (the move alone is no update of its STATUS.md), at the hook and in CI, and
+/// the move is said; with the moved STATUS.md updated it passes.
+#[test]
+fn a_handoff_directory_moved_into_a_package_still_judges_the_code_it_governed() {
+    let repo = handoff_repo();
+    repo.write("app.rs", "fn main() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "app"]);
+    std::fs::create_dir_all(repo.path().join("pkg")).unwrap();
+    repo.git(&["mv", ".ai", "pkg/.ai"]);
+    repo.write("app.rs", "fn main() {}\nfn backdoor() {}\n");
+    repo.git(&["add", "-A"]);
+    let not_updated = "pkg/.ai/handoff/STATUS.md and pkg/.ai/handoff/MANIFEST.json were not \
+                       updated (changed: app.rs)";
+    let moved = ".ai/handoff moved to pkg/.ai/handoff: the code it governed in the base \
+                 (app.rs) is judged with it here";
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains(not_updated) && hook.stdout.contains(moved),
+        "{hook}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "move and code"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(
+        ci.stdout.contains(not_updated) && ci.stdout.contains(moved),
+        "{ci}"
+    );
+
+    let status = "pkg/.ai/handoff/STATUS.md";
+    repo.write(
+        status,
+        repo.read(status)
+            .replace("Build green.", "Moved; app changed."),
+    );
+    repo.aahp(&["manifest", "--dir", "pkg/.ai/handoff"])
+        .assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--amend", "--no-verify", "--no-edit"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(0);
+    assert!(ci.stdout.contains(moved), "{ci}");
+}
+
 #[test]
 fn a_removal_dressed_as_a_move_still_fails_the_gate() {
     // Second review, fourteenth session: a move was taken on the word of the added paths.

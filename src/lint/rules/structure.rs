@@ -1,10 +1,11 @@
 //! STRUCT: the shape of the handoff files the protocol constrains — balanced section markers,
-//! at most 10 LOG entries, at most 5 active next actions. Warnings: the fix is `archive` or an
-//! edit, not a blocked commit.
+//! at most 10 LOG entries, at most 5 active next actions (warnings: the fix is `archive` or an
+//! edit, not a blocked commit) — and, in every text an agent reads, a merge left unresolved
+//! (an error: both sides would be read as the state).
 
 use super::super::engine::Finding;
 use super::super::markdown::MdIndex;
-use super::super::registry::{STRUCT001, STRUCT002, STRUCT003};
+use super::super::registry::{STRUCT001, STRUCT002, STRUCT003, STRUCT004};
 
 /// Maximum LOG.md entries (SPEC §2).
 pub(crate) const MAX_LOG_ENTRIES: usize = 10;
@@ -72,6 +73,24 @@ pub(crate) fn check(name: &str, raw: &str, md: &MdIndex, out: &mut Vec<Finding>)
                 format!("NEXT_ACTIONS.md lists {} active items (at most {MAX_ACTIVE_ACTIONS}); move the rest to DASHBOARD.md or BACKLOG.md", active.len()),
             ));
         }
+    }
+}
+
+/// Flags the first conflict git left in `raw` ([`crate::handoff::merge::first_conflict`]) at
+/// its opening marker: one finding says the file is unresolved.
+pub(crate) fn conflict(raw: &str, out: &mut Vec<Finding>) {
+    if let Some(c) = crate::handoff::merge::first_conflict(raw) {
+        out.push(Finding::raw(
+            &STRUCT004,
+            c.opener.start,
+            c.opener.end,
+            format!(
+                "a merge left this unresolved (conflict markers through line {}): resolve it, \
+                 keeping what each side meant and removing the markers; in a handoff directory \
+                 then run `git aahp manifest`",
+                c.close_line
+            ),
+        ));
     }
 }
 
