@@ -426,7 +426,7 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
         for p in &args.paths {
             owned.push(read_path(&dir, &ctx.cwd, p)?);
         }
-        let scripts = run_scripts(repo, &dir, source, &owned);
+        let (scripts, unfollowed) = run_scripts(repo, &dir, source, &owned);
         let files: Vec<LintFile<'_>> = owned
             .iter()
             .map(|(path, _, bytes)| LintFile {
@@ -437,11 +437,9 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
                 bytes,
             })
             .collect();
-        return Ok(LintReport::new(
-            scope,
-            args.strict,
-            lint::lint(&cfg, &files)?,
-        ));
+        let mut outcome = lint::lint(&cfg, &files)?;
+        outcome.add(unfollowed);
+        return Ok(LintReport::new(scope, args.strict, outcome));
     }
     let in_packages = !packages.is_empty();
     let dirs = if in_packages { packages } else { vec![dir] };
@@ -455,10 +453,10 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
             snap.clone()
         };
         // Instruction files are found once, for the whole repository.
-        let extra_owned = if args.all && i == 0 {
+        let (extra_owned, unfollowed) = if args.all && i == 0 {
             agent_files(repo, dir, source)?
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         let extra: Vec<LintFile<'_>> = extra_owned
             .iter()
@@ -476,7 +474,8 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
             .collect();
         let mut cfg = LintConfig::from_snapshot(dir, &snap, today)?;
         cfg.inline_allow = !args.no_inline_allow;
-        let outcome = lint::lint_snapshot_with(&cfg, dir, &snap, &extra)?;
+        let mut outcome = lint::lint_snapshot_with(&cfg, dir, &snap, &extra)?;
+        outcome.add(unfollowed);
         merged.diagnostics.extend(outcome.diagnostics);
         merged.suppressed.extend(outcome.suppressed);
         merged.files.extend(outcome.files);
@@ -486,30 +485,38 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
 
 /// Which of the files named on the command line (`given`: path, name, bytes) are scripts
 /// an agent configuration runs, judged as code as `lint --all` and the gate judge them
-/// (session 29 #2): found as `lint --all` finds them ([`agent_files`]). Only a file the
-/// lexer reads as a script asks for the search; when the search fails, every file is
-/// judged as text, the stricter reading.
+/// (session 29 #2), and what the gate cannot follow of what the configurations among them
+/// run (session 30 #8): found as `lint --all` finds them ([`agent_files`]). Only a file the
+/// lexer reads as a script, or a configuration, asks for the search; when the search fails,
+/// every file is judged as text, the stricter reading, and a configuration is judged as
+/// `lint --all` would refuse it.
 fn run_scripts(
     repo: &Repo,
     dir: &HandoffDir,
     source: Source,
     given: &[(String, String, Vec<u8>)],
-) -> std::collections::HashSet<String> {
-    let maybe = given.iter().any(|(_, name, bytes)| {
-        std::str::from_utf8(bytes).is_ok_and(|t| lint::code::lang(name, t).is_some())
+) -> (std::collections::HashSet<String>, Vec<Diagnostic>) {
+    let config = |p: &str| lint::agents::is_agent_config(p);
+    let maybe = given.iter().any(|(path, name, bytes)| {
+        config(path)
+            || std::str::from_utf8(bytes).is_ok_and(|t| lint::code::lang(name, t).is_some())
     });
     if !maybe {
-        return std::collections::HashSet::new();
+        return (std::collections::HashSet::new(), Vec::new());
     }
-    agent_files(repo, dir, source)
-        .map(|found| {
-            found
-                .into_iter()
-                .filter(|(path, _, _, script)| *script && given.iter().any(|(p, _, _)| p == path))
-                .map(|(path, _, _, _)| path)
-                .collect()
-        })
-        .unwrap_or_default()
+    let Ok((found, unfollowed)) = agent_files(repo, dir, source) else {
+        return (std::collections::HashSet::new(), Vec::new());
+    };
+    let scripts = found
+        .into_iter()
+        .filter(|(path, _, _, script)| *script && given.iter().any(|(p, _, _)| p == path))
+        .map(|(path, _, _, _)| path)
+        .collect();
+    let unfollowed = unfollowed
+        .into_iter()
+        .filter(|d| given.iter().any(|(p, _, _)| *p == d.path))
+        .collect();
+    (scripts, unfollowed)
 }
 
 /// True when `source` holds any file of `dir`.
@@ -717,7 +724,7 @@ fn agent_files(
     repo: &crate::git::Repo,
     dir: &HandoffDir,
     source: Source,
-) -> Result<Vec<AgentRead>> {
+) -> Result<(Vec<AgentRead>, Vec<Diagnostic>)> {
     let inside = format!("{}/", dir.rel);
     let wanted = |p: &str| lint::agents::is_agent_file(p) && !p.starts_with(&inside);
     let mut out = Vec::new();
@@ -886,9 +893,17 @@ fn agent_files(
     } else {
         listed.iter().map(String::as_str).collect()
     };
+    let mut unfollowed = Vec::new();
     for (config, bytes) in configs {
         let text = String::from_utf8_lossy(&bytes);
-        for run in super::verify::follow_runs(repo, &content, &config, &text).runs {
+        let followed = super::verify::follow_runs(repo, &content, &config, &text);
+        unfollowed.extend(
+            followed
+                .unfollowed
+                .iter()
+                .map(|u| lint::unfollowed_diagnostic(&config, &text, u)),
+        );
+        for run in followed.runs {
             if seen.contains(&run.path)
                 || run.path.starts_with(&inside)
                 || !tracked_set.contains(run.path.as_str())
@@ -950,5 +965,5 @@ fn agent_files(
             }
         }
     }
-    Ok(out)
+    Ok((out, unfollowed))
 }
