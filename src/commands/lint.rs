@@ -454,7 +454,7 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
             }
             owned.push((path, name, bytes));
         }
-        let scripts = run_scripts(repo, &dir, source, &owned);
+        let (scripts, unfollowed) = run_scripts(repo, &dir, source, &owned);
         let files: Vec<LintFile<'_>> = owned
             .iter()
             .map(|(path, _, bytes)| LintFile {
@@ -465,11 +465,9 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
                 bytes,
             })
             .collect();
-        return Ok(LintReport::new(
-            scope,
-            args.strict,
-            lint::lint(&cfg, &files)?,
-        ));
+        let mut outcome = lint::lint(&cfg, &files)?;
+        outcome.add(unfollowed);
+        return Ok(LintReport::new(scope, args.strict, outcome));
     }
     let in_packages = !packages.is_empty();
     let dirs = if in_packages { packages } else { vec![dir] };
@@ -484,12 +482,12 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
             snap.clone()
         };
         // Instruction files are found once, for the whole repository.
-        let extra_owned = if args.all && i == 0 {
+        let (extra_owned, unfollowed) = if args.all && i == 0 {
             let search = agent_files(repo, dir, source)?;
             unsearched = search.unsearched;
-            search.read
+            (search.read, search.unfollowed)
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         let extra: Vec<LintFile<'_>> = extra_owned
             .iter()
@@ -507,7 +505,8 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
             .collect();
         let mut cfg = LintConfig::from_snapshot(dir, &snap, today)?;
         cfg.inline_allow = !args.no_inline_allow;
-        let outcome = lint::lint_snapshot_with(&cfg, dir, &snap, &extra)?;
+        let mut outcome = lint::lint_snapshot_with(&cfg, dir, &snap, &extra)?;
+        outcome.add(unfollowed);
         merged.diagnostics.extend(outcome.diagnostics);
         merged.suppressed.extend(outcome.suppressed);
         merged.files.extend(outcome.files);
@@ -519,31 +518,40 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
 
 /// Which of the files named on the command line (`given`: path, name, bytes) are scripts
 /// an agent configuration runs, judged as code as `lint --all` and the gate judge them
-/// (session 29 #2): found as `lint --all` finds them ([`agent_files`]). Only a file the
-/// lexer reads as a script asks for the search; when the search fails, every file is
-/// judged as text, the stricter reading.
+/// (session 29 #2), and what the gate cannot follow of what the configurations among them
+/// run (session 30 #8): found as `lint --all` finds them ([`agent_files`]). Only a file the
+/// lexer reads as a script, or a configuration, asks for the search; when the search fails,
+/// every file is judged as text, the stricter reading, and a configuration is judged as
+/// `lint --all` would refuse it.
 fn run_scripts(
     repo: &Repo,
     dir: &HandoffDir,
     source: Source,
     given: &[(String, String, Vec<u8>)],
-) -> std::collections::HashSet<String> {
-    let maybe = given.iter().any(|(_, name, bytes)| {
-        std::str::from_utf8(bytes).is_ok_and(|t| lint::code::lang(name, t).is_some())
+) -> (std::collections::HashSet<String>, Vec<Diagnostic>) {
+    let config = |p: &str| lint::agents::is_agent_config(p);
+    let maybe = given.iter().any(|(path, name, bytes)| {
+        config(path)
+            || std::str::from_utf8(bytes).is_ok_and(|t| lint::code::lang(name, t).is_some())
     });
     if !maybe {
-        return std::collections::HashSet::new();
+        return (std::collections::HashSet::new(), Vec::new());
     }
-    agent_files(repo, dir, source)
-        .map(|found| {
-            found
-                .read
-                .into_iter()
-                .filter(|(path, _, _, script)| *script && given.iter().any(|(p, _, _)| p == path))
-                .map(|(path, _, _, _)| path)
-                .collect()
-        })
-        .unwrap_or_default()
+    let Ok(found) = agent_files(repo, dir, source) else {
+        return (std::collections::HashSet::new(), Vec::new());
+    };
+    let scripts = found
+        .read
+        .into_iter()
+        .filter(|(path, _, _, script)| *script && given.iter().any(|(p, _, _)| p == path))
+        .map(|(path, _, _, _)| path)
+        .collect();
+    let unfollowed = found
+        .unfollowed
+        .into_iter()
+        .filter(|d| given.iter().any(|(p, _, _)| *p == d.path))
+        .collect();
+    (scripts, unfollowed)
 }
 
 /// True when `source` holds any file of `dir`.
@@ -755,6 +763,8 @@ struct AgentSearch {
     read: Vec<AgentRead>,
     /// Where the search did not read to the end, worded for the report.
     unsearched: Vec<String>,
+    /// What the configurations found run that the gate could not follow.
+    unfollowed: Vec<Diagnostic>,
 }
 
 /// The agent instruction files ([`lint::agents`]) in `source`, at any depth: the tracked
@@ -941,9 +951,17 @@ fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Res
     } else {
         listed.iter().map(String::as_str).collect()
     };
+    let mut unfollowed = Vec::new();
     for (config, bytes) in configs {
         let text = String::from_utf8_lossy(&bytes);
-        for run in super::verify::follow_runs(repo, &content, &config, &text)?.runs {
+        let followed = super::verify::follow_runs(repo, &content, &config, &text)?;
+        unfollowed.extend(
+            followed
+                .unfollowed
+                .iter()
+                .map(|u| lint::unfollowed_diagnostic(&config, &text, u)),
+        );
+        for run in followed.runs {
             if seen.contains(&run.path)
                 || run.path.starts_with(&inside)
                 || !tracked_set.contains(run.path.as_str())
@@ -1008,6 +1026,7 @@ fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Res
     Ok(AgentSearch {
         read: pull_in_as_the_gate(repo, &content, dir, out)?,
         unsearched,
+        unfollowed,
     })
 }
 
@@ -1124,8 +1143,12 @@ fn pull_in_as_the_gate(
     dir: &HandoffDir,
     read: Vec<AgentRead>,
 ) -> Result<Vec<AgentRead>> {
-    let mut scripts: std::collections::HashSet<String> =
-        read.iter().filter(|r| r.3).map(|r| r.0.clone()).collect();
+    // What the pulled-in configurations run but cannot be followed is reported by the
+    // caller, which reads every configuration found.
+    let mut runs = super::verify::AgentRuns {
+        scripts: read.iter().filter(|r| r.3).map(|r| r.0.clone()).collect(),
+        ..Default::default()
+    };
     let mut names: std::collections::HashMap<String, String> =
         read.iter().map(|r| (r.0.clone(), r.1.clone())).collect();
     let mut files: Vec<(Option<String>, String, Vec<u8>)> = read
@@ -1144,7 +1167,7 @@ fn pull_in_as_the_gate(
         &package_roots,
         &[],
         &mut files,
-        &mut scripts,
+        &mut runs,
     )?;
     Ok(files
         .into_iter()
@@ -1152,7 +1175,7 @@ fn pull_in_as_the_gate(
             let name = names
                 .remove(&rel)
                 .unwrap_or_else(|| lint::agents::lint_name(&rel, &bytes));
-            let script = scripts.contains(&rel);
+            let script = runs.scripts.contains(&rel);
             (rel, name, bytes, script)
         })
         .collect())

@@ -327,12 +327,15 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                 }
                 .emit(&report)?;
                 // Said once even when it passes: what the check could not tell.
-                if status == ExitStatus::Success
-                    && let Some(note) = report.amend_unknown()
-                {
-                    crate::output::write_stderr(&format!(
-                        "git-aahp hook: note: drift was {note}\n"
-                    ));
+                if status == ExitStatus::Success {
+                    if let Some(note) = report.amend_unknown() {
+                        crate::output::write_stderr(&format!(
+                            "git-aahp hook: note: drift was {note}\n"
+                        ));
+                    }
+                    for line in report.unfollowed_warnings() {
+                        crate::output::write_stderr(&format!("git-aahp hook: warning: {line}\n"));
+                    }
                 }
                 Ok(status)
             }

@@ -416,7 +416,7 @@ pub fn run(ctx: &Context, args: &ReviewArgs) -> Result<ReviewReport> {
         .into_iter()
         .map(|(path, what)| TextItem {
             task: None,
-            text: what,
+            text: what.text(),
             section: None,
             path,
             line: None,

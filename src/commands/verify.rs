@@ -166,6 +166,10 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
             (or the file's `$Format:`) for handoff and instruction files at the `.gitattributes` \
             line named, stage it and retry"
             .into(),
+        AGENT_RUNS_LAYER => "the agent would read what a script prints that the gate never \
+            read: name the script in the configuration's command, or run it through fewer \
+            scripts and recipes, so that the gate follows it"
+            .into(),
         "history" => "rewrite the range's commits so that none holds the credential (`git \
             rebase -i`), and revoke it: it may already be copied"
             .into(),
@@ -674,8 +678,17 @@ impl Content<'_> {
     /// The files below `dir` (repository-relative paths), for the staged content or a
     /// commit; the working tree's are what a checkout wrote already, so it lists none.
     fn files_below(&self, repo: &Repo, dir: &str) -> Result<Vec<String>> {
+        match self {
+            Content::Worktree(_) => Ok(Vec::new()),
+            _ => self.listed_below(repo, dir),
+        }
+    }
+
+    /// The files below `dir` (repository-relative paths) the content holds: for the working
+    /// tree, those the index lists.
+    fn listed_below(&self, repo: &Repo, dir: &str) -> Result<Vec<String>> {
         let files = match self {
-            Content::Worktree(_) => return Ok(Vec::new()),
+            Content::Worktree(index) => Repo::index_files_below(index, dir),
             Content::Staged(view) => view.files_below(dir)?,
             Content::Commit(c) => repo.tree_files_below(*c, dir)?,
         };
@@ -857,7 +870,7 @@ pub(crate) fn add_pulled_in(
     package_roots: &[String],
     importers: &[String],
     agent_files: &mut Vec<(Option<String>, String, Vec<u8>)>,
-    scripts: &mut std::collections::HashSet<String>,
+    runs: &mut AgentRuns,
 ) -> Result<std::collections::HashSet<String>> {
     // Every path an instruction file links or imports, read or not: the history layer
     // judges them in each commit (review 22).
@@ -940,7 +953,7 @@ pub(crate) fn add_pulled_in(
                 whole,
                 owner: &owner,
             };
-            scripts.extend(add_scripts(
+            let (added, unfollowed) = add_scripts(
                 repo,
                 content,
                 &of,
@@ -948,7 +961,10 @@ pub(crate) fn add_pulled_in(
                 &mut held,
                 agent_files,
                 &mut pulled_paths,
-            )?);
+            )?;
+            runs.scripts.extend(added);
+            runs.unfollowed
+                .extend(unfollowed.into_iter().map(|u| (path.clone(), u)));
         }
         let imports = if lint::agent_config::names_files(&path) {
             // A configuration's files: all of them when it changed, else those changed.
@@ -990,7 +1006,7 @@ pub(crate) fn add_pulled_in(
             }
             pulled_paths.extend(names.iter().cloned());
             // A script the agent also reads as an import is judged as text.
-            scripts.remove(import);
+            runs.scripts.remove(import);
             let pulled = whole
                 || altered.contains(import.as_str())
                 || names.iter().any(|n| altered.contains(n.as_str()));
@@ -1009,6 +1025,15 @@ pub(crate) fn add_pulled_in(
     Ok(pulled_paths)
 }
 
+/// What the agent configurations judged run: the scripts added to the files judged (judged
+/// as code), and what the gate could not follow of what a configuration, or a file it runs,
+/// that the change touches runs (with the configuration's path).
+#[derive(Debug, Default)]
+pub(crate) struct AgentRuns {
+    pub(crate) scripts: std::collections::HashSet<String>,
+    pub(crate) unfollowed: Vec<(String, lint::agent_runs::Unfollowed)>,
+}
+
 /// An agent configuration whose scripts [`add_scripts`] adds: all of them when `whole` (the
 /// configuration changed or is pulled in), else those changed; judged with `owner`'s
 /// handoff directory.
@@ -1023,8 +1048,9 @@ struct ScriptsOf<'a> {
 /// holds as text ([`lint::agent_runs::runs`]), read as the harness reads them (through links
 /// within the work tree, in the letter case the content holds); every path they are read
 /// through goes to `pulled`, for the history layer. A compiled program (not UTF-8 text, or
-/// holding a NUL) is not text the agent reads and is left out. Gives the paths it added: they
-/// are judged as code ([`LintFile::script`]).
+/// holding a NUL) is not text the agent reads and is left out. Gives the paths it added (they
+/// are judged as code, [`LintFile::script`]) and, when the configuration or a file it runs
+/// changed, what the gate could not follow of what it runs.
 fn add_scripts(
     repo: &Repo,
     content: &Content<'_>,
@@ -1033,13 +1059,13 @@ fn add_scripts(
     held: &mut std::collections::HashMap<String, usize>,
     agent_files: &mut Vec<(Option<String>, String, Vec<u8>)>,
     pulled: &mut std::collections::HashSet<String>,
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, Vec<lint::agent_runs::Unfollowed>)> {
     let mut added = Vec::new();
     let Some(bytes) = content.read_agent_file(repo, of.config)? else {
-        return Ok(added);
+        return Ok((added, Vec::new()));
     };
     let text = String::from_utf8_lossy(&bytes);
-    let followed = follow_runs(repo, content, of.config, &text)?;
+    let mut followed = follow_runs(repo, content, of.config, &text)?;
     // A changed script or recipe may run files that did not change: all are judged then.
     let whole = of.whole
         || followed
@@ -1047,6 +1073,11 @@ fn add_scripts(
             .iter()
             .chain(&followed.recipes)
             .any(|r| altered.contains(r.path.as_str()));
+    let unfollowed = if whole {
+        std::mem::take(&mut followed.unfollowed)
+    } else {
+        Vec::new()
+    };
     for run in followed.runs {
         let resolved = content.resolve_path(repo, &run.path)?;
         let mut names = content.link_chain(repo, &resolved)?;
@@ -1075,7 +1106,7 @@ fn add_scripts(
             agent_files.push((of.owner.clone(), run.path, bytes));
         }
     }
-    Ok(added)
+    Ok((added, unfollowed))
 }
 
 /// Refuses the agent configuration at `config` (read as `text`) when it cannot be read as
@@ -1106,16 +1137,37 @@ pub(crate) fn follow_runs(
     text: &str,
 ) -> Result<lint::agent_runs::Followed> {
     config_readable(config, text)?;
-    // Read as the harness's file system serves it: in another letter case too.
-    let mut read = |p: &str| {
-        let p = content.resolve_path(repo, p).ok()?;
-        content
-            .read_agent_file(repo, &p)
+    Ok(lint::agent_runs::follow(
+        config,
+        text,
+        &mut HeldTree { repo, content },
+    ))
+}
+
+/// The content's files as the walk of what a configuration runs reads them: as text,
+/// through links within the work tree, a path in another letter case included (the
+/// harness's file system may serve it); a file the gate refuses, or that is not UTF-8, is
+/// not there for it (the refusal comes from judging it).
+struct HeldTree<'a> {
+    repo: &'a Repo,
+    content: &'a Content<'a>,
+}
+
+impl lint::agent_runs::Tree for HeldTree<'_> {
+    fn read(&mut self, path: &str) -> Option<String> {
+        let path = self.content.resolve_path(self.repo, path).ok()?;
+        self.content
+            .read_agent_file(self.repo, &path)
             .ok()
             .flatten()
             .and_then(|b| String::from_utf8(b).ok())
-    };
-    Ok(lint::agent_runs::follow(config, text, &mut read))
+    }
+
+    fn files_below(&mut self, dir: &str) -> Vec<String> {
+        self.content
+            .listed_below(self.repo, dir)
+            .unwrap_or_default()
+    }
 }
 
 /// The files the agent configuration at `path` names as instruction files
@@ -1662,6 +1714,25 @@ const AMEND_UNKNOWN: &str = "judged against HEAD: this system does not show whet
      (`verify --level ci`) judges it against its parent";
 
 impl VerifyReport {
+    /// The warnings of what the gate cannot follow of what an agent configuration runs,
+    /// one line each (`path: message`, through the output boundary): a hook that passes
+    /// says them all the same.
+    pub fn unfollowed_warnings(&self) -> Vec<String> {
+        self.layers
+            .iter()
+            .filter(|l| l.layer == AGENT_RUNS_LAYER)
+            .flat_map(|l| &l.findings)
+            .filter(|f| !f.blocking)
+            .map(|f| {
+                format!(
+                    "{}: {}",
+                    escape_untrusted(f.path.as_deref().unwrap_or("")),
+                    escape_untrusted(&f.message)
+                )
+            })
+            .collect()
+    }
+
     /// The note that drift was judged against HEAD where an amend cannot be told apart
     /// ([`note_amend_unknown`]): the hook, silent when it passes, says it all the same.
     pub fn amend_unknown(&self) -> Option<&'static str> {
@@ -1801,7 +1872,7 @@ fn judge_target(
             None => Vec::new(),
         },
     };
-    let mut scripts = std::collections::HashSet::new();
+    let mut runs = AgentRuns::default();
     let pulled_paths = add_pulled_in(
         repo,
         content,
@@ -1809,7 +1880,7 @@ fn judge_target(
         &package_roots,
         &importers,
         &mut agent_files,
-        &mut scripts,
+        &mut runs,
     )?;
     // Pulled in files that lie in a judged handoff directory are linted with it already.
     agent_files.retain(|(_, p, _)| {
@@ -1903,7 +1974,7 @@ fn judge_target(
             .collect();
         if !mine.is_empty() {
             let cfg = LintConfig::from_snapshot(&r.dir, &r.snap, today)?;
-            let (layer, diags, supp) = instructions_layer(&cfg, &mine, &scripts)?;
+            let (layer, diags, supp) = instructions_layer(&cfg, &mine, &runs.scripts)?;
             layers.push(layer);
             diagnostics.extend(diags);
             suppressed.extend(supp);
@@ -1937,7 +2008,7 @@ fn judge_target(
         agent_files.iter().filter(|(o, _, _)| o.is_none()).collect();
     if !unowned.is_empty() {
         let (layer, diags, suppressed) =
-            instructions_layer(&LintConfig::empty(today), &unowned, &scripts)?;
+            instructions_layer(&LintConfig::empty(today), &unowned, &runs.scripts)?;
         report.layers.push(layer);
         report.diagnostics.extend(diags);
         if ranged && let Some(base) = target.base_commit {
@@ -1949,29 +2020,79 @@ fn judge_target(
     if let Some(layer) = history_layer(repo, target, scope, &history_dirs, &pulled_paths, today)? {
         report.layers.push(layer);
     }
+    // What agent configurations grant, and what the gate cannot follow of what they run:
+    // over a range, every configuration of the tip (a reviewer sees it); else those the
+    // change touches, or whose scripts it touches.
+    let mut layer = Layer::new("agent-config");
+    let mut unfollowed = Layer::new(AGENT_RUNS_LAYER);
     if let (Source::Commit(tip), Some(base), true) = (&target.source, target.base_commit, ranged) {
-        let added = added_grants(repo, base, *tip, &target.changes)?;
-        if !added.is_empty() {
-            let mut layer = Layer::new("agent-config");
-            for (path, what) in added {
-                layer.warn(
+        for (path, note) in added_grants(repo, base, *tip, &target.changes)? {
+            match note {
+                ConfigNote::Added(what) => layer.warn(
                     Some(path),
                     format!(
                         "{what}: the agent runs or allows it without asking, and the gate \
                          cannot tell a good one from a bad one; a reviewer should"
                     ),
-                );
+                ),
+                ConfigNote::Unfollowed(u) => unfollowed_finding(&mut unfollowed, path, &u),
             }
+        }
+    } else {
+        runs.unfollowed.sort();
+        runs.unfollowed.dedup();
+        for (path, u) in std::mem::take(&mut runs.unfollowed) {
+            unfollowed_finding(&mut unfollowed, path, &u);
+        }
+    }
+    for layer in [layer, unfollowed] {
+        if !layer.findings.is_empty() {
             report.layers.push(layer.summarize(""));
         }
     }
     Ok(())
 }
 
+/// The layer that says what the gate cannot follow of what an agent configuration runs
+/// (session 30 #8).
+const AGENT_RUNS_LAYER: &str = "agent-runs";
+
+/// A finding of the `agent-runs` layer for what the gate could not follow of what the
+/// configuration at `path` runs: it fails when the gate could have read what the agent runs
+/// and did not (fail closed), and warns when no static reading can tell.
+fn unfollowed_finding(layer: &mut Layer, path: String, u: &lint::agent_runs::Unfollowed) {
+    if u.unread {
+        layer.fail(Some(path), u.message());
+    } else {
+        layer.warn(Some(path), u.message());
+    }
+}
+
+/// What a range changes of what an agent configuration grants and runs ([`added_grants`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum ConfigNote {
+    /// A grant the range adds, a script or recipe of it the range changes: for a reviewer.
+    Added(String),
+    /// What the gate cannot follow of what the configuration runs.
+    Unfollowed(lint::agent_runs::Unfollowed),
+}
+
+impl ConfigNote {
+    /// The note as a reviewer reads it.
+    pub(crate) fn text(&self) -> String {
+        match self {
+            ConfigNote::Added(what) => what.clone(),
+            ConfigNote::Unfollowed(u) => u.message(),
+        }
+    }
+}
+
 /// What the changes between `base` and `tip` add to the agent configuration files
 /// ([`lint::agent_runs::grants`]): (path, what) for each grant the tip's file holds and the
-/// base's does not, and each script of the repository a configuration of the tip runs
-/// ([`lint::agent_runs::runs`]) that the range changed. A configuration is read as the
+/// base's does not, each script of the repository a configuration of the tip runs
+/// ([`lint::agent_runs::runs`]) that the range changed, and what the gate cannot follow of
+/// what each runs (blocking only when the range changed the configuration or what it runs:
+/// a chain accepted before does not fail a range that leaves it alone). A configuration is read as the
 /// harness reads it, through a symbolic link within the repository (a link out of it is
 /// refused, naming it), so a range that changes only the link's target is read too. A
 /// version too large to read is refused.
@@ -1980,7 +2101,7 @@ pub(crate) fn added_grants(
     base: ObjectId,
     tip: ObjectId,
     changes: &[Change],
-) -> Result<Vec<(String, String)>> {
+) -> Result<Vec<(String, ConfigNote)>> {
     let altered: std::collections::HashSet<&str> = changes
         .iter()
         .filter(|c| c.kind != ChangeKind::Deleted)
@@ -2017,7 +2138,10 @@ pub(crate) fn added_grants(
                 .collect();
             for what in lint::agent_runs::grants(&path, &after) {
                 if !held.contains(&what) {
-                    out.push((path.clone(), format!("the range adds {what}")));
+                    out.push((
+                        path.clone(),
+                        ConfigNote::Added(format!("the range adds {what}")),
+                    ));
                 }
             }
         }
@@ -2032,13 +2156,20 @@ pub(crate) fn added_grants(
                 };
                 out.push((
                     run.path.clone(),
-                    format!("{what} (named by {path}) changed"),
+                    ConfigNote::Added(format!("{what} (named by {path}) changed")),
                 ));
             }
         }
+        let touched = before != after
+            || followed
+                .runs
+                .iter()
+                .chain(&followed.recipes)
+                .any(|r| altered.contains(r.path.as_str()));
         // What the gate cannot follow is shown whenever it is judged (fail closed).
-        for what in followed.unfollowed {
-            out.push((path.clone(), what));
+        for mut what in followed.unfollowed {
+            what.unread &= touched;
+            out.push((path.clone(), ConfigNote::Unfollowed(what)));
         }
     }
     out.sort();

@@ -106,7 +106,7 @@ fn jsonc_read(text: &str) -> Result<Value, Unreadable> {
 /// True when `text` holds more than [`MAX_YAML_ALIASES`] YAML alias references, or fewer
 /// that copy so much (aliases of aliases of a long list) that its values would not fit in
 /// memory (review s29b #5: four levels of four aliases over a 200,000-item list took 13 GB).
-fn too_many_aliases(text: &str) -> bool {
+pub(super) fn too_many_aliases(text: &str) -> bool {
     let count = alias_count(text);
     count > MAX_YAML_ALIASES || count > 0 && super::agent_config::yaml_alias_bomb(text)
 }
@@ -197,7 +197,7 @@ const MAX_YAML_ALIASES: usize = 16;
 
 /// The first YAML document as JSON values; `None` when it does not parse or holds more
 /// than [`MAX_YAML_ALIASES`] aliases.
-fn yaml_value(text: &str) -> Option<Value> {
+pub(super) fn yaml_value(text: &str) -> Option<Value> {
     yaml_read(text).ok()
 }
 
@@ -285,7 +285,7 @@ fn commands_below(v: &Value, out: &mut Vec<String>) {
 }
 
 /// A string, or the strings of a list, as words.
-fn words(v: Option<&Value>) -> Vec<String> {
+pub(super) fn words(v: Option<&Value>) -> Vec<String> {
     match v {
         Some(Value::String(s)) => vec![s.clone()],
         Some(Value::Array(items)) => items
@@ -591,7 +591,7 @@ fn broad_allow(entry: &str) -> bool {
 }
 
 /// A command's program without its directory (`/bin/bash` is `bash`).
-fn program(word: &str) -> &str {
+pub(super) fn program(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
@@ -857,15 +857,17 @@ pub fn runs(path: &str, text: &str) -> Vec<Run> {
 }
 
 /// A command line to resolve: who runs it, the line, the directory it runs in (from which
-/// `cd` moves), the directories its relative words are looked up from, and those it moved to
-/// before it started (an MCP server's `cwd`).
+/// `cd` moves; `None` when the gate cannot tell), the directories its relative words are
+/// looked up from, those it moved to before it started (an MCP server's `cwd`), and the
+/// directory `$(dirname "$0")` names in it (the script's that runs it).
 #[derive(Debug, Clone)]
 struct Line {
     by: String,
     text: String,
-    cwd: String,
+    cwd: Option<String>,
     bases: Vec<String>,
     moved: Vec<String>,
+    dir: String,
 }
 
 /// The command lines of the configuration at `path` (read as `v`).
@@ -875,7 +877,8 @@ fn lines_of(path: &str, v: &Value) -> Vec<Line> {
     let line = |by: String, text: String, cwd: Option<&str>| Line {
         by,
         text,
-        cwd: project.clone(),
+        cwd: Some(project.clone()),
+        dir: own.clone(),
         bases: vec![project.clone(), own.clone()],
         moved: cwd
             .map(|c| {
@@ -892,14 +895,20 @@ fn lines_of(path: &str, v: &Value) -> Vec<Line> {
             .into_iter()
             .collect(),
     };
+    // A server's program and arguments are one command line, each word quoted as given.
     let mut lines: Vec<Line> = commands(path, v)
         .into_iter()
-        .flat_map(|c| {
-            let (by, cwd) = (c.by, c.cwd);
-            c.words
-                .into_iter()
-                .map(|w| line(by.clone(), w, cwd.as_deref()))
-                .collect::<Vec<_>>()
+        .map(|c| {
+            let text = if c.words.len() == 1 {
+                c.words.concat()
+            } else {
+                c.words
+                    .iter()
+                    .map(|w| crate::output::shell_word(w))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            line(c.by, text, c.cwd.as_deref())
         })
         .collect();
     let mut env = Vec::new();
@@ -934,7 +943,8 @@ fn resolve_line(l: &Line, project: &str, out: &mut Vec<Run>) {
             if word == "cd" || DIRECTORY_FLAGS.contains(&word.as_str()) {
                 if let Some(dir) = words.next()
                     && !dir.starts_with(['/', '~', '$'])
-                    && let Some(d) = crate::handoff::resolve_link(&l.cwd, &dir)
+                    && let Some(cwd) = &l.cwd
+                    && let Some(d) = crate::handoff::resolve_link(cwd, &dir)
                 {
                     moved.push(d);
                 }
@@ -1023,7 +1033,7 @@ const IMPLIED: &[&str] = &[
 ];
 
 /// A marker, after a project variable, for the repository's top level.
-const TOPLEVEL: &str = "__aahp_toplevel__/";
+pub(super) const TOPLEVEL: &str = "__aahp_toplevel__/";
 
 /// `$(git rev-parse --show-toplevel)/x` (or in backquotes) names `x` at the repository's
 /// top; `${VAR:-default}` is `${VAR}`: both are rewritten so that [`runs`] reads them as the
@@ -1041,11 +1051,12 @@ fn toplevel_spelled_as_a_variable(line: &str) -> String {
 }
 
 /// What a configuration runs, followed through what its commands and scripts hand on
-/// (review s27b #3, session 29 #1): a script a run shell script sources (`. tools/lib.sh`)
-/// or runs (`./tools/x.sh`, `python tools/x.py`), the command of a package script (`npm run
-/// hook`), of a make target, a just recipe or a task (`task x`), and a shell's `-c` string.
-/// Each is resolved as the configuration's own commands are, up to [`MAX_FOLLOW_DEPTH`]
-/// steps deep.
+/// (review s27b #3, session 29 #1, session 30): a script a run shell script sources
+/// (`. tools/lib.sh`) or runs (`./tools/x.sh`, `timeout 5 python tools/x.py`, `cat x.sh |
+/// sh`), a script a Python or Node script starts (`subprocess.run(["./x.sh"])`), the command
+/// of a package script (`npm run hook`), of a make target, a just recipe or a task (`task
+/// x`), and a shell's `-c` string. Each is resolved as the configuration's own commands are,
+/// up to [`MAX_FOLLOW_DEPTH`] steps deep; what it cannot follow is said ([`Unfollowed`]).
 #[derive(Debug, Default)]
 pub struct Followed {
     /// The files of the repository the commands run (the caller keeps those the tree holds).
@@ -1053,19 +1064,63 @@ pub struct Followed {
     /// The files that hold a command run on the way (`package.json`, a Makefile, a
     /// justfile): not judged as scripts, but what they run is theirs to change.
     pub recipes: Vec<Run>,
-    /// What the gate could not follow, one sentence each, naming the command.
-    pub unfollowed: Vec<String>,
+    /// What the gate did not follow, each once.
+    pub unfollowed: Vec<Unfollowed>,
+}
+
+/// A command the gate did not follow, said rather than passed over: who runs what, why it
+/// stopped there, and how to make it judgeable.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Unfollowed {
+    /// One sentence naming the command as the gate read it and why it stopped there.
+    pub text: String,
+    /// How to make it judgeable.
+    pub fix: &'static str,
+    /// True when the gate could have read what runs but did not (more than
+    /// [`MAX_FOLLOW_DEPTH`] steps away, past [`MAX_FOLLOW_BYTES`]): the agent would read text
+    /// the gate passed unread, so it blocks (fail closed). False when no static reading can
+    /// tell what runs (a script named by a variable, one the repository does not hold): a
+    /// warning that says so.
+    pub unread: bool,
+}
+
+impl Unfollowed {
+    /// The sentence and how to make it judgeable, as a user reads them.
+    pub fn message(&self) -> String {
+        format!("{}; {}", self.text, self.fix)
+    }
+}
+
+/// How to make a command the gate cannot follow judgeable, by why it cannot.
+const NAME_IT: &str = "name the script in the command, as a path of the repository";
+const COMMIT_IT: &str = "commit the script, or name one the repository holds";
+const KEEP_IT_IN: &str = "keep the script in the repository and name it from the project";
+const FEWER_STEPS: &str =
+    "run the script from the configuration's command, or through fewer scripts and recipes";
+const LESS: &str = "run fewer or smaller scripts and recipes from the configuration";
+const FROM_THE_PROJECT: &str =
+    "name the script from the project's directory, or `cd` to a directory the script names";
+const COMMIT_RECIPE: &str =
+    "commit the file that holds what it runs, or name the script in the command";
+
+/// The repository's files as [`follow`] reads them.
+pub trait Tree {
+    /// The text of the file at `path` (repository-relative), `None` when the tree does not
+    /// hold it as text.
+    fn read(&mut self, path: &str) -> Option<String>;
+    /// The files below the directory `dir` (`""`: all of them), repository-relative.
+    fn files_below(&mut self, dir: &str) -> Vec<String>;
 }
 
 /// How many steps (a sourced or run script, a package script, a recipe, a task, a `-c`
 /// string) are followed.
 pub const MAX_FOLLOW_DEPTH: usize = 4;
 
-/// [`runs`], followed ([`Followed`]); `read` gives a file of the repository as text, `None`
-/// when the tree does not hold it. Each file is read once, at most [`MAX_FOLLOW_BYTES`] in
-/// all (what lies past that is said in `unfollowed`), and each recipe expanded once: the
+/// [`runs`], followed ([`Followed`]) through the files of `tree`. Each file is read once,
+/// each directory listed once for the patterns matched in it, at most [`MAX_FOLLOW_BYTES`]
+/// in all (what lies past that is said in `unfollowed`), and each recipe expanded once: the
 /// work is linear in what is read.
-pub fn follow(path: &str, text: &str, read: &mut dyn FnMut(&str) -> Option<String>) -> Followed {
+pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
     let Some(v) = value(path, text) else {
         return Followed::default();
     };
@@ -1074,13 +1129,17 @@ pub fn follow(path: &str, text: &str, read: &mut dyn FnMut(&str) -> Option<Strin
         f: Followed::default(),
         queue: lines_of(path, &v).into_iter().map(|l| (l, 0)).collect(),
         reader: Reader {
-            read,
-            cache: std::collections::HashMap::new(),
+            tree,
+            cache: HashMap::new(),
+            listings: HashMap::new(),
+            matched: HashMap::new(),
             spent: 0,
         },
-        read_once: std::collections::HashSet::new(),
-        listed: std::collections::HashSet::new(),
-        expanded: std::collections::HashSet::new(),
+        read_once: HashSet::new(),
+        listed: HashSet::new(),
+        expanded: HashMap::new(),
+        said: HashSet::new(),
+        listed_recipes: HashSet::new(),
     };
     while walk.reader.spent <= MAX_FOLLOW_BYTES
         && let Some((line, depth)) = walk.queue.pop_front()
@@ -1088,41 +1147,105 @@ pub fn follow(path: &str, text: &str, read: &mut dyn FnMut(&str) -> Option<Strin
         walk.line(&line, depth);
     }
     if walk.reader.spent > MAX_FOLLOW_BYTES {
-        walk.f.unfollowed.push(format!(
-            "`{path}` runs more than the gate follows ({MAX_FOLLOW_BYTES} bytes of scripts and \
-             recipes); what lies past them was not followed"
-        ));
+        walk.say(Unfollowed {
+            text: format!(
+                "`{path}` runs more than the gate follows ({MAX_FOLLOW_BYTES} bytes of scripts \
+                 and recipes); what lies past them was not followed"
+            ),
+            fix: LESS,
+            unread: true,
+        });
     }
     walk.f
 }
 
-/// The most bytes [`follow`] reads and parses on its way (scripts, package files, recipes):
-/// far above what a repository's hooks run, and a bound on the work a hostile tree can ask
-/// for.
+/// The most bytes [`follow`] reads and parses on its way (scripts, package files, recipes,
+/// directory listings): far above what a repository's hooks run, and a bound on the work a
+/// hostile tree can ask for.
 pub const MAX_FOLLOW_BYTES: usize = 4 * 1024 * 1024;
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// The files [`follow`] reads, each once, with the bytes read and parsed so far.
 struct Reader<'r> {
-    read: &'r mut dyn FnMut(&str) -> Option<String>,
-    cache: std::collections::HashMap<String, Option<std::rc::Rc<str>>>,
+    tree: &'r mut dyn Tree,
+    cache: HashMap<String, Option<Rc<str>>>,
+    /// The files below each directory listed.
+    listings: HashMap<String, Rc<[String]>>,
+    /// The files each pattern matched.
+    matched: HashMap<String, Rc<[String]>>,
     spent: usize,
 }
 
 impl Reader<'_> {
     /// The text of `path`, `None` when the tree does not hold it.
-    fn text(&mut self, path: &str) -> Option<std::rc::Rc<str>> {
+    fn text(&mut self, path: &str) -> Option<Rc<str>> {
         if let Some(held) = self.cache.get(path) {
             return held.clone();
         }
-        let held: Option<std::rc::Rc<str>> = (self.read)(path).map(std::rc::Rc::from);
+        let held: Option<Rc<str>> = self.tree.read(path).map(Rc::from);
         self.spent += held.as_ref().map_or(0, |t| t.len());
         self.cache.insert(path.to_string(), held.clone());
         held
     }
 
     fn holds(&mut self, path: &str) -> bool {
-        self.text(path).is_some()
+        !path.is_empty() && self.text(path).is_some()
     }
+
+    /// The files of the tree `pattern` matches (`*`, `?`, `[…]` within a name, `**` across
+    /// directories): the directory before its first pattern is listed once, and each
+    /// pattern matched against the listing once, both counted as their paths' bytes.
+    fn matching(&mut self, pattern: &str) -> Rc<[String]> {
+        if let Some(m) = self.matched.get(pattern) {
+            return Rc::clone(m);
+        }
+        let fixed: Vec<&str> = pattern
+            .split('/')
+            .take_while(|part| !has_glob(part))
+            .collect();
+        let dir = fixed.join("/");
+        let listed = if let Some(l) = self.listings.get(&dir) {
+            Rc::clone(l)
+        } else {
+            let l: Rc<[String]> = self.tree.files_below(&dir).into();
+            self.listings.insert(dir.clone(), Rc::clone(&l));
+            l
+        };
+        self.spent += listed.iter().map(|p| p.len() + 1).sum::<usize>();
+        let found: Rc<[String]> = match globset::GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .build()
+        {
+            Ok(glob) => {
+                let m = glob.compile_matcher();
+                listed.iter().filter(|p| m.is_match(p)).cloned().collect()
+            }
+            Err(_) => Rc::from(Vec::new()),
+        };
+        self.matched.insert(pattern.to_string(), Rc::clone(&found));
+        found
+    }
+}
+
+impl super::recipes::Files for Reader<'_> {
+    fn text(&mut self, path: &str) -> Option<Rc<str>> {
+        Reader::text(self, path)
+    }
+
+    fn charge(&mut self, bytes: usize) {
+        self.spent += bytes;
+    }
+
+    fn matching(&mut self, pattern: &str) -> Vec<String> {
+        Reader::matching(self, pattern).to_vec()
+    }
+}
+
+/// True when `word` holds a shell pattern (`*`, `?`, `[`).
+pub(super) fn has_glob(word: &str) -> bool {
+    word.contains(['*', '?', '['])
 }
 
 /// The state of [`follow`].
@@ -1133,45 +1256,181 @@ struct Walk<'r> {
     queue: std::collections::VecDeque<(Line, usize)>,
     reader: Reader<'r>,
     /// Scripts followed, so that each is followed once.
-    read_once: std::collections::HashSet<String>,
+    read_once: HashSet<String>,
     /// The runs of `f`, for finding one at once.
-    listed: std::collections::HashSet<(String, String)>,
-    /// The recipes expanded: (the file, what of it).
-    expanded: std::collections::HashSet<(String, String)>,
+    listed: HashSet<(String, String)>,
+    /// What each runner read and ran, expanded once: the files holding its recipe, or why
+    /// it cannot be followed.
+    expanded: HashMap<super::recipes::Runner, Result<Vec<String>, super::recipes::Lost>>,
+    /// What was said, so that each is said once.
+    said: HashSet<String>,
+    /// The recipes of `f`, for finding one at once.
+    listed_recipes: HashSet<(String, String)>,
+}
+
+/// Who runs the commands being read ([`Walk::commands`]).
+struct Scope {
+    /// What runs what they hand on (a hook, "run by `x.sh`").
+    by: String,
+    /// Who runs them, as a sentence names it ("`x.sh`, run by a hook,").
+    who: String,
+    /// The script's own directory (what `$(dirname "$0")` names).
+    dir: String,
+    /// Where a relative path is looked up after the working directory, until a `cd`.
+    fallbacks: Vec<String>,
+    /// What the line's words were found to name already ([`resolve_line`]).
+    found: HashSet<String>,
+}
+
+/// The working directory of each subshell level of the commands being read
+/// ([`Walk::commands`]): `None` after a `cd` the gate cannot resolve.
+struct Places {
+    levels: Vec<Level>,
+    /// `pushd`'s stack.
+    pushed: Vec<Option<String>>,
+}
+
+#[derive(Debug, Clone)]
+struct Level {
+    cwd: Option<String>,
+    /// Where `cd -` goes.
+    old: Option<String>,
+    /// A `cd` ran: relative paths are looked up only from the working directory.
+    moved: bool,
+}
+
+impl Places {
+    fn new(start: Option<String>) -> Places {
+        Places {
+            levels: vec![Level {
+                cwd: start,
+                old: None,
+                moved: false,
+            }],
+            pushed: Vec::new(),
+        }
+    }
+
+    /// Enters the subshell level of the next command: a `cd` in a deeper one ended with it.
+    fn enter(&mut self, nested: usize) {
+        self.levels.truncate(nested + 1);
+        while self.levels.len() < nested + 1 {
+            let last = self.now().clone();
+            self.levels.push(last);
+        }
+    }
+
+    fn now(&self) -> &Level {
+        self.levels.last().expect("one level at least")
+    }
+
+    fn cwd(&self) -> Option<&str> {
+        self.now().cwd.as_deref()
+    }
+
+    /// Where a relative path is looked up: the working directory, and `fallbacks` until a
+    /// `cd`; `None` after a `cd` the gate cannot resolve.
+    fn bases(&self, fallbacks: &[String]) -> Option<Vec<String>> {
+        let now = self.now();
+        let cwd = now.cwd.clone()?;
+        let mut bases = vec![cwd];
+        if !now.moved {
+            bases.extend(fallbacks.iter().cloned());
+        }
+        Some(bases)
+    }
+
+    fn cd(&mut self, to: Option<String>) {
+        let now = self.levels.last_mut().expect("one level at least");
+        now.old = std::mem::replace(&mut now.cwd, to);
+        now.moved = true;
+    }
 }
 
 impl Walk<'_> {
-    /// Resolves one line `depth` steps from the configuration, and queues what it hands on.
-    fn line(&mut self, line: &Line, depth: usize) {
-        let mut found = Vec::new();
-        resolve_line(line, &self.project, &mut found);
-        for run in found {
-            if !self.listed.insert((run.path.clone(), run.by.clone())) {
-                continue;
-            }
-            if depth < MAX_FOLLOW_DEPTH
-                && self.read_once.insert(run.path.clone())
-                && let Some(script) = self.reader.text(&run.path)
-                && super::code::lang(&run.path, &script) == Some(super::code::Lang::Shell)
-            {
-                self.sourced(&run, &script, depth);
-                self.script(&run, &script, depth);
-            }
-            self.f.runs.push(run);
+    /// Says `u` once.
+    fn say(&mut self, u: Unfollowed) {
+        if self.said.insert(u.text.clone()) {
+            self.f.unfollowed.push(u);
         }
-        if depth >= MAX_FOLLOW_DEPTH {
+    }
+
+    /// Says that `who` runs `shown`, which the gate cannot follow, and why.
+    fn cannot(&mut self, who: &str, shown: &str, why: &str, fix: &'static str) {
+        self.say(Unfollowed {
+            text: format!("{who} runs `{shown}`, which the gate cannot follow ({why})"),
+            fix,
+            unread: false,
+        });
+    }
+
+    /// Says that `who` runs `shown` more than [`MAX_FOLLOW_DEPTH`] steps from the
+    /// configuration, where the gate stopped.
+    fn too_deep(&mut self, who: &str, shown: &str) {
+        self.say(Unfollowed {
+            text: format!(
+                "{who} runs `{shown}`, which the gate does not follow: it is more than \
+                 {MAX_FOLLOW_DEPTH} steps from the configuration"
+            ),
+            fix: FEWER_STEPS,
+            unread: true,
+        });
+    }
+
+    /// Resolves one line `depth` steps from the configuration, follows the files it names
+    /// and queues what it hands on. A line past [`MAX_FOLLOW_DEPTH`] (a `-c` string, a
+    /// recipe's command, a command a program starts) is read only to say what it would run.
+    fn line(&mut self, line: &Line, depth: usize) {
+        let mut found = HashSet::new();
+        if depth <= MAX_FOLLOW_DEPTH {
+            let mut runs = Vec::new();
+            resolve_line(line, &self.project, &mut runs);
+            for run in runs {
+                found.insert(run.path.clone());
+                if !self.listed.insert((run.path.clone(), run.by.clone())) {
+                    continue;
+                }
+                self.follow_file(&run, depth);
+                self.f.runs.push(run);
+            }
+        }
+        let mut fallbacks = line.bases.clone();
+        fallbacks.extend(line.moved.iter().cloned());
+        let scope = Scope {
+            by: line.by.clone(),
+            who: line.by.clone(),
+            dir: line.dir.clone(),
+            fallbacks,
+            found,
+        };
+        let start = line.moved.first().cloned().or_else(|| line.cwd.clone());
+        self.commands(&line.text, &scope, start, depth);
+    }
+
+    /// Follows the file `run` names, once: a shell script's sources and commands, what a
+    /// Python or JavaScript program starts.
+    fn follow_file(&mut self, run: &Run, depth: usize) {
+        if !self.read_once.insert(run.path.clone()) {
             return;
         }
-        for (cmd, runner) in runners(&line.text, &line.cwd) {
-            self.runner(line, &cmd, &runner, depth);
-        }
-        // `sh -c "npm run x"`: the string is a command line of its own.
-        for words in super::code::shell_commands(&line.text) {
-            if let Some(inner) = shell_string(&words) {
-                let mut inner_line = line.clone();
-                inner_line.text = inner.to_string();
-                self.queue.push_back((inner_line, depth + 1));
+        let Some(text) = self.reader.text(&run.path) else {
+            return;
+        };
+        match super::code::lang(&run.path, &text) {
+            Some(super::code::Lang::Shell) => {
+                self.sourced(run, &text, depth);
+                let dir = parent(&run.path).to_string();
+                let scope = Scope {
+                    by: format!("{} (run by `{}`)", run.by, run.path),
+                    who: format!("`{}`, run by {},", run.path, run.by),
+                    dir: dir.clone(),
+                    fallbacks: vec![self.project.clone(), dir],
+                    found: HashSet::new(),
+                };
+                self.commands(&text, &scope, Some(self.project.clone()), depth);
             }
+            Some(lang) => self.launches(run, &text, lang, depth),
+            None => {}
         }
     }
 
@@ -1182,34 +1441,214 @@ impl Walk<'_> {
             Line {
                 by,
                 text: format!("sh ./{path}"),
-                cwd: String::new(),
+                cwd: Some(String::new()),
                 bases: vec![String::new()],
                 moved: Vec::new(),
+                dir: String::new(),
             },
             depth + 1,
         ));
     }
 
-    /// Hands on ([`Walk::hand_on`]) what the tree holds of `paths`, where a script's `word`
-    /// may lead (with what an interpreter adds to a name without its extension); false when
-    /// it holds none of them.
-    fn hand_on_held(&mut self, by: &str, word: &str, paths: Vec<String>, depth: usize) -> bool {
+    /// The files of the tree `paths` (where a script's `word` may lead) are: each path, what
+    /// an interpreter adds to a name without its extension, the files a pattern matches.
+    fn held(&mut self, word: &str, paths: &[String]) -> Vec<String> {
         let scriptish = word
             .rsplit_once('.')
             .is_some_and(|(_, e)| SCRIPT_EXTS.contains(&e.to_ascii_lowercase().as_str()));
-        let mut held = false;
+        let mut out: Vec<String> = Vec::new();
         for path in paths {
-            let implied = IMPLIED.iter().filter(|_| !scriptish);
-            let candidates =
-                std::iter::once(path.clone()).chain(implied.map(|t| format!("{path}{t}")));
+            let candidates: Vec<String> = if has_glob(path) {
+                self.reader.matching(path).to_vec()
+            } else {
+                let implied = IMPLIED.iter().filter(|_| !scriptish);
+                std::iter::once(path.clone())
+                    .chain(implied.map(|t| format!("{path}{t}")))
+                    .collect()
+            };
             for c in candidates {
-                if self.read_once.contains(&c) || self.reader.holds(&c) {
-                    held = true;
-                    self.hand_on(by.to_string(), &c, depth);
+                if !out.contains(&c) && self.reader.holds(&c) {
+                    out.push(c);
                 }
             }
         }
-        held
+        out
+    }
+
+    /// Hands on the files `held` (found for the command `shown` of `scope`), but those its
+    /// line's words were found to name already; past [`MAX_FOLLOW_DEPTH`], says so instead.
+    fn hand_on_all(&mut self, scope: &Scope, shown: &str, held: Vec<String>, depth: usize) {
+        let new: Vec<String> = held
+            .into_iter()
+            .filter(|p| !scope.found.contains(p))
+            .collect();
+        if depth >= MAX_FOLLOW_DEPTH {
+            if new.iter().any(|p| !self.read_once.contains(p)) {
+                self.too_deep(&scope.who, shown);
+            }
+            return;
+        }
+        for p in new {
+            self.hand_on(scope.by.clone(), &p, depth);
+        }
+    }
+
+    /// Follows the commands of shell text (a script, a hook's command line) that `scope`
+    /// runs, starting in `start`: the scripts they run (as the program, through an
+    /// interpreter or a wrapper, fed on the standard input), the package scripts, recipes
+    /// and tasks, the `-c` strings; what cannot be followed is said. Its `cd`s (and those
+    /// of its subshells, until they end) and its variables naming directories are read
+    /// along the way.
+    fn commands(&mut self, text: &str, scope: &Scope, start: Option<String>, depth: usize) {
+        let text = spelled_out(text);
+        let list = super::code::shell_command_list(&text);
+        let mut places = Places::new(start);
+        let mut vars: HashMap<String, String> = HashMap::new();
+        for (k, cmd) in list.iter().enumerate() {
+            places.enter(cmd.nested);
+            let words: Vec<String> = cmd.words.iter().map(|w| substituted(w, &vars)).collect();
+            if assigns(&words, &mut vars) {
+                continue;
+            }
+            let before = k.checked_sub(1).map(|j| &list[j]);
+            let around = Around {
+                stdin: cmd.stdin.as_deref().map(|f| substituted(f, &vars)),
+                pipe: cmd
+                    .piped
+                    .then(|| before.map_or(&[][..], |b| b.words.as_slice())),
+                inner: before
+                    .filter(|b| b.nested > cmd.nested)
+                    .map(|b| b.words.as_slice()),
+            };
+            let Some(hands) = hands_on(&words, &around) else {
+                continue;
+            };
+            let shown = words.join(" ");
+            match hands {
+                Hands::Cd(to) => {
+                    let to = to.and_then(|t| self.directory(&t, scope, &places));
+                    places.cd(to);
+                }
+                Hands::Pushd(to) => {
+                    let to = to.and_then(|t| self.directory(&t, scope, &places));
+                    places.pushed.push(places.cwd().map(str::to_string));
+                    places.cd(to);
+                }
+                Hands::Popd => {
+                    let to = places.pushed.pop().flatten();
+                    places.cd(to);
+                }
+                Hands::Script { word, program } => {
+                    self.script_word(scope, &places, &word, program, &shown, depth);
+                }
+                Hands::Scripts(files) => {
+                    for word in files {
+                        self.script_word(scope, &places, &word, false, &shown, depth);
+                    }
+                }
+                Hands::Module(module) => {
+                    let bases = places.bases(&scope.fallbacks);
+                    if let Place::At(paths) = place(
+                        &module.replace('.', "/"),
+                        &self.project,
+                        &scope.dir,
+                        bases.as_deref(),
+                    ) {
+                        let held: Vec<String> = paths
+                            .iter()
+                            .flat_map(|p| [format!("{p}.py"), format!("{p}/__main__.py")])
+                            .filter(|f| self.reader.holds(f))
+                            .collect();
+                        self.hand_on_all(scope, &shown, held, depth);
+                    }
+                }
+                Hands::Line(inner) => {
+                    let cwd = places.cwd().map(str::to_string);
+                    let mut bases: Vec<String> = cwd.iter().cloned().collect();
+                    if !places.now().moved {
+                        bases.extend(scope.fallbacks.iter().cloned());
+                    }
+                    self.queue.push_back((
+                        Line {
+                            by: scope.by.clone(),
+                            text: inner,
+                            cwd,
+                            bases,
+                            moved: Vec::new(),
+                            dir: scope.dir.clone(),
+                        },
+                        depth + 1,
+                    ));
+                }
+                Hands::Runner(words) => match places.cwd() {
+                    Some(cwd) => {
+                        if let Some(r) = super::recipes::runner_of(&words, cwd) {
+                            self.runner(&scope.by, &shown, &r, depth);
+                        }
+                    }
+                    None => self.cannot(
+                        &scope.who,
+                        &shown,
+                        "after a `cd` the gate cannot resolve",
+                        FROM_THE_PROJECT,
+                    ),
+                },
+                Hands::Lost(why, fix) => self.cannot(&scope.who, &shown, why, fix),
+            }
+        }
+    }
+
+    /// Follows a script `word` of the command `shown`, as its `program` or an argument:
+    /// handed on when the tree holds it, said when it cannot be followed.
+    fn script_word(
+        &mut self,
+        scope: &Scope,
+        places: &Places,
+        word: &str,
+        program: bool,
+        shown: &str,
+        depth: usize,
+    ) {
+        let bases = places.bases(&scope.fallbacks);
+        let why = match place(word, &self.project, &scope.dir, bases.as_deref()) {
+            Place::At(paths) => {
+                let held = self.held(word, &paths);
+                if held.is_empty() {
+                    if has_glob(word) {
+                        Some(("the repository holds no file it matches", COMMIT_IT))
+                    } else {
+                        Some(("the repository does not hold it", COMMIT_IT))
+                    }
+                } else {
+                    self.hand_on_all(scope, shown, held, depth);
+                    None
+                }
+            }
+            // The program `/usr/bin/env`, `~/bin/tool`: not the repository's.
+            Place::Outside if program => None,
+            Place::Outside => Some(("a path out of the repository", KEEP_IT_IN)),
+            Place::Variable => Some(("a script named by a variable", NAME_IT)),
+            Place::Adrift => Some((
+                "a relative path after a `cd` the gate cannot resolve",
+                FROM_THE_PROJECT,
+            )),
+        };
+        if let Some((why, fix)) = why {
+            self.cannot(&scope.who, shown, why, fix);
+        }
+    }
+
+    /// The directory a `cd` to `word` leads to; `None` when the gate cannot tell (a
+    /// variable, a path out of the repository, `cd` from a directory it cannot tell).
+    fn directory(&self, word: &str, scope: &Scope, places: &Places) -> Option<String> {
+        if word == "-" {
+            return places.now().old.clone();
+        }
+        let cwd: Option<Vec<String>> = places.cwd().map(|c| vec![c.to_string()]);
+        match place(word, &self.project, &scope.dir, cwd.as_deref()) {
+            Place::At(paths) => paths.into_iter().next().filter(|p| !has_glob(p)),
+            _ => None,
+        }
     }
 
     /// The files a shell script (`run`, read as `script`) sources with `.` or `source`: each
@@ -1221,7 +1660,8 @@ impl Walk<'_> {
             regex::Regex::new(r"(?:^|[;&|({]\s*|\b(?:then|do|else)\s+)(?:\.|source)\s+(\S+)")
                 .expect("a valid regex")
         });
-        let dir = run.path.rsplit_once('/').map_or("", |(d, _)| d);
+        let dir = parent(&run.path);
+        let who = format!("`{}`, run by {},", run.path, run.by);
         for line in script.lines() {
             let line = line.trim_start();
             if line.starts_with('#') {
@@ -1235,10 +1675,11 @@ impl Walk<'_> {
                 }
                 let shown = format!("{} (sourced by `{}`)", run.by, run.path);
                 if arg.contains(['$', '`']) {
-                    self.f.unfollowed.push(format!(
-                        "`{}`, run by {}, sources `{}`: a name the gate cannot follow",
-                        run.path, run.by, &cap[1]
-                    ));
+                    self.say(Unfollowed {
+                        text: format!("{who} sources `{}`: a name the gate cannot follow", &cap[1]),
+                        fix: NAME_IT,
+                        unread: false,
+                    });
                     continue;
                 }
                 let candidates: Vec<String> = match arg.strip_prefix(SCRIPT_DIR) {
@@ -1250,101 +1691,163 @@ impl Walk<'_> {
                         .filter_map(|b| crate::handoff::resolve_link(b, &arg))
                         .collect(),
                 };
-                let mut held = false;
-                for path in candidates {
-                    if self.read_once.contains(&path) {
-                        held = true;
-                    } else if self.reader.holds(&path) {
-                        held = true;
-                        self.hand_on(shown.clone(), &path, depth);
-                    }
+                let held: Vec<String> = candidates
+                    .into_iter()
+                    .filter(|p| self.reader.holds(p))
+                    .collect();
+                if held.is_empty() {
+                    self.say(Unfollowed {
+                        text: format!(
+                            "{who} sources `{}`, which the repository does not hold",
+                            &cap[1]
+                        ),
+                        fix: COMMIT_IT,
+                        unread: false,
+                    });
+                    continue;
                 }
-                if !held {
-                    self.f.unfollowed.push(format!(
-                        "`{}`, run by {}, sources `{}`, which the repository does not hold",
-                        run.path, run.by, &cap[1]
-                    ));
+                if depth >= MAX_FOLLOW_DEPTH {
+                    if held.iter().any(|p| !self.read_once.contains(p)) {
+                        self.too_deep(&who, &format!(". {}", &cap[1]));
+                    }
+                    continue;
+                }
+                for path in held {
+                    self.hand_on(shown.clone(), &path, depth);
                 }
             }
         }
     }
 
-    /// What a shell script (`run`, read as `script`) runs itself: a script of the repository
-    /// it names as the program or hands to an interpreter (`./tools/x.sh`, `bash x.sh`,
-    /// `python tools/x.py`, `node x.js`), each a run of its own, followed further; a package
-    /// script, recipe or task it runs, and a `sh -c` string, followed as a configuration's
-    /// command is. A script named by a variable, out of the repository or that the
-    /// repository does not hold is said in `unfollowed`. The script's `cd`s and its
-    /// variables naming directories (`DIR=$(dirname "$0")`) are read along the way.
-    fn script(&mut self, run: &Run, script: &str, depth: usize) {
-        let dir = run.path.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+    /// What a Python or JavaScript program (`run`, read as `text`) starts: each command it
+    /// writes a command line of its own, run from the project's directory; each it builds
+    /// at run time said.
+    fn launches(&mut self, run: &Run, text: &str, lang: super::code::Lang, depth: usize) {
         let by = format!("{} (run by `{}`)", run.by, run.path);
-        let text = toplevel_spelled_as_a_variable(&script_dir_spelled_as_a_marker(script));
-        let text = TOPLEVEL_ALONE.replace_all(&text, "$${CLAUDE_PROJECT_DIR}/__aahp_toplevel__");
-        let project = self.project.clone();
-        let mut cwd = project.clone();
-        let mut vars: std::collections::HashMap<String, String> = std::collections::HashMap::new();
-        for words in super::code::shell_commands(&text) {
-            let words: Vec<String> = words.iter().map(|w| substituted(w, &vars)).collect();
-            if assigns(&words, &mut vars) {
-                continue;
+        let who = format!("`{}`, run by {},", run.path, run.by);
+        let dir = parent(&run.path).to_string();
+        for launch in super::launches::launches(text, lang) {
+            match launch {
+                super::launches::Launch::Line(line) => self.queue.push_back((
+                    Line {
+                        by: by.clone(),
+                        text: line,
+                        cwd: Some(self.project.clone()),
+                        bases: vec![self.project.clone(), dir.clone()],
+                        moved: Vec::new(),
+                        dir: dir.clone(),
+                    },
+                    depth + 1,
+                )),
+                super::launches::Launch::Unknown(call) => self.say(Unfollowed {
+                    text: format!(
+                        "{who} starts `{call}`, which the gate cannot follow (a command built \
+                         at run time)"
+                    ),
+                    fix: "write the command's words in the script, the script's name as a \
+                          string of the repository's path",
+                    unread: false,
+                }),
             }
-            let place = |w: &str, cwd: &str| place(w, &project, &dir, cwd);
-            match hands_on(&words) {
-                None => {}
-                Some(Hands::Cd(to)) => {
-                    if let Place::At(paths) = place(&to, &cwd)
-                        && let Some(first) = paths.into_iter().next()
-                    {
-                        cwd = first;
-                    }
-                }
-                Some(Hands::Line(line)) => {
-                    let bases = vec![cwd.clone(), dir.clone()];
+        }
+    }
+
+    /// Follows a runner `cmd` (a package script, a make target, a just recipe, a task) that
+    /// `by` runs: the files that hold what it runs become recipes, each command it runs a
+    /// line to resolve (from the directory it runs in); what cannot be found is said. What
+    /// a runner runs is expanded once, whoever runs it.
+    fn runner(&mut self, by: &str, cmd: &str, runner: &super::recipes::Runner, depth: usize) {
+        use super::recipes::Runner;
+        let named = |n: &str| n.contains(['$', '`', '%']) || n.contains("{{");
+        let what = match runner {
+            Runner::Package { script, .. } => Some(("script", script.as_str())),
+            Runner::Make { targets, .. } | Runner::Task { tasks: targets, .. } => targets
+                .iter()
+                .find(|t| named(t))
+                .map(|t| ("target", t.as_str())),
+            Runner::Just { recipe, .. } => recipe.as_deref().map(|r| ("recipe", r)),
+            Runner::Bin { name, .. } => Some(("program", name.as_str())),
+            Runner::Install { .. } => None,
+        };
+        if let Some((item, n)) = what
+            && named(n)
+        {
+            return self.cannot(by, cmd, &format!("a {item} named by a variable"), NAME_IT);
+        }
+        let recipe_by = format!("{by} through `{cmd}`");
+        let expanded = if let Some(done) = self.expanded.get(runner) {
+            done.clone()
+        } else {
+            let held = super::recipes::expand(runner, &mut self.reader).map(|recipe| {
+                for (dir, c) in recipe.commands {
+                    let mut bases = vec![dir.clone()];
+                    bases.extend(recipe.also.iter().cloned());
                     self.queue.push_back((
                         Line {
-                            by: by.clone(),
-                            text: line,
-                            cwd: cwd.clone(),
+                            by: recipe_by.clone(),
+                            text: c,
+                            cwd: Some(dir.clone()),
                             bases,
                             moved: Vec::new(),
+                            dir,
                         },
                         depth + 1,
                     ));
                 }
-                Some(Hands::Module(module)) => {
-                    if let Place::At(paths) = place(&module.replace('.', "/"), &cwd) {
-                        for path in paths {
-                            for tail in [".py", "/__main__.py"] {
-                                let file = format!("{path}{tail}");
-                                if self.reader.holds(&file) {
-                                    self.hand_on(by.clone(), &file, depth);
-                                }
-                            }
-                        }
-                    }
-                }
-                Some(Hands::Script { word, program }) => {
-                    let why = match place(&word, &cwd) {
-                        Place::At(paths) => (!self.hand_on_held(&by, &word, paths, depth))
-                            .then_some("the repository does not hold it"),
-                        // The program `/usr/bin/env`, `~/bin/tool`: not the repository's.
-                        Place::Outside if program => None,
-                        Place::Outside => Some("a path out of the repository"),
-                        Place::Variable => Some("a script named by a variable"),
-                    };
-                    if let Some(why) = why {
-                        self.f.unfollowed.push(format!(
-                            "`{}`, run by {}, runs `{}`, which the gate cannot follow ({why})",
-                            run.path,
-                            run.by,
-                            words.join(" ")
-                        ));
+                recipe.files
+            });
+            self.expanded.insert(runner.clone(), held.clone());
+            held
+        };
+        match expanded {
+            Ok(files) => {
+                for path in files {
+                    if self
+                        .listed_recipes
+                        .insert((path.clone(), recipe_by.clone()))
+                    {
+                        self.f.recipes.push(Run {
+                            path,
+                            by: recipe_by.clone(),
+                        });
                     }
                 }
             }
+            Err(lost) => self.say(Unfollowed {
+                text: format!(
+                    "{by} runs `{cmd}`, which the gate cannot follow ({})",
+                    lost.why
+                ),
+                fix: if lost.unread { LESS } else { COMMIT_RECIPE },
+                unread: lost.unread,
+            }),
         }
     }
+}
+
+/// The directory of a repository-relative path.
+fn parent(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// Shell text with the places it spells by commands written as the gate reads them: the
+/// top level (`$(git rev-parse --show-toplevel)`) as a project variable, the script's own
+/// directory as [`SCRIPT_DIR`], `$(realpath X)`, `$(readlink -f X)` and `$(cd X && pwd)` as
+/// the `X` they name.
+fn spelled_out(text: &str) -> String {
+    static RESOLVED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"\$\(\s*(?:realpath(?:\s+-[A-Za-z]+)*|readlink\s+-[fem]+|cd(?:\s+-[LP])?)\s+("[^"`()]*"|[^\s"`()]+)\s*(?:(?:&&|;)\s*pwd(?:\s+-[LP])?\s*)?\)"#,
+        )
+        .expect("a valid regex")
+    });
+    let text = toplevel_spelled_as_a_variable(&script_dir_spelled_as_a_marker(text));
+    let text = TOPLEVEL_ALONE.replace_all(&text, "$${CLAUDE_PROJECT_DIR}/__aahp_toplevel__");
+    RESOLVED
+        .replace_all(&text, |c: &regex::Captures<'_>| {
+            c[1].trim_matches('"').to_string()
+        })
+        .into_owned()
 }
 
 /// `$(git rev-parse --show-toplevel)` not followed by `/` (`ROOT=$(…)`, `"$(…)"/x`).
@@ -1371,17 +1874,18 @@ fn script_dir_spelled_as_a_marker(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Where a word of a script names a file: the paths of the repository it may be (from the
-/// working directory `cwd`, the project's and the script's directory `dir`; from the
-/// project's or the top after a variable naming them, from `dir` after [`SCRIPT_DIR`]), or
-/// why it names none.
+/// `bases`, the working directory first; from the project's or the top after a variable
+/// naming them, from `dir` after [`SCRIPT_DIR`]), or why it names none.
 #[derive(Debug, PartialEq, Eq)]
 enum Place {
     At(Vec<String>),
     Outside,
     Variable,
+    /// A relative path after a `cd` the gate cannot resolve.
+    Adrift,
 }
 
-fn place(word: &str, project: &str, dir: &str, cwd: &str) -> Place {
+fn place(word: &str, project: &str, dir: &str, bases: Option<&[String]>) -> Place {
     let project_rest = PROJECT_VARS.iter().find_map(|var| {
         word.strip_prefix(&format!("${{{var}}}"))
             .or_else(|| word.strip_prefix(&format!("${var}")))
@@ -1395,21 +1899,23 @@ fn place(word: &str, project: &str, dir: &str, cwd: &str) -> Place {
             Some(top) => (vec![""], top),
             None => (vec![project], rest),
         }
-    } else {
-        // From the project's directory too: a `cd` in a subshell ends with it.
-        (vec![cwd, project, dir], word)
-    };
-    if rel.contains(['$', '`']) {
-        return Place::Variable;
-    }
-    if bases.len() > 1 && rel.starts_with(['/', '~', '\\']) {
+    } else if word.starts_with(['/', '~', '\\']) {
         return Place::Outside;
+    } else if word.contains(['$', '`']) || word.contains("{{") || word.contains("<(") {
+        return Place::Variable;
+    } else {
+        match bases {
+            Some(b) => (b.iter().map(String::as_str).collect(), word),
+            None => return Place::Adrift,
+        }
+    };
+    if rel.contains(['$', '`']) || rel.contains("{{") || word == "{}" {
+        return Place::Variable;
     }
     let rel = rel.trim_start_matches('/');
     let mut paths: Vec<String> = Vec::new();
     for base in bases {
         if let Some(p) = crate::handoff::resolve_link(base, rel)
-            && !p.is_empty()
             && !paths.contains(&p)
         {
             paths.push(p);
@@ -1424,7 +1930,7 @@ fn place(word: &str, project: &str, dir: &str, cwd: &str) -> Place {
 
 /// `$NAME/…` or `${NAME}/…` at the start of `word`, for a `NAME` the script set to a
 /// directory, spelled out (once, at the start: linear).
-fn substituted(word: &str, vars: &std::collections::HashMap<String, String>) -> String {
+fn substituted(word: &str, vars: &HashMap<String, String>) -> String {
     let Some(rest) = word.strip_prefix('$') else {
         return word.to_string();
     };
@@ -1447,7 +1953,7 @@ fn substituted(word: &str, vars: &std::collections::HashMap<String, String>) -> 
 
 /// True when `words` only set variables (`DIR=…`, `export ROOT=…`): those whose value is a
 /// short name of a place ([`place`] reads it) go to `vars`.
-fn assigns(words: &[String], vars: &mut std::collections::HashMap<String, String>) -> bool {
+fn assigns(words: &[String], vars: &mut HashMap<String, String>) -> bool {
     let words = match words.first().map(String::as_str) {
         Some("export" | "local" | "readonly" | "declare" | "typeset") => &words[1..],
         _ => words,
@@ -1471,23 +1977,35 @@ fn assigns(words: &[String], vars: &mut std::collections::HashMap<String, String
 }
 
 /// A shell variable's name.
-fn is_name(n: &str) -> bool {
+pub(super) fn is_name(n: &str) -> bool {
     !n.is_empty()
         && !n.starts_with(|c: char| c.is_ascii_digit())
         && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// What one command of a script hands on ([`Walk::script`]).
+/// What one command hands on ([`Walk::commands`]).
 #[derive(Debug, PartialEq, Eq)]
 enum Hands {
-    /// A script, as the program (`./x.sh`) or an interpreter's argument (`bash x.sh`).
+    /// A script, as the program (`./x.sh`) or an interpreter's argument (`bash x.sh`, `sh <
+    /// x.sh`).
     Script { word: String, program: bool },
+    /// Scripts fed to an interpreter one after another (`cat a.sh b.sh | sh`).
+    Scripts(Vec<String>),
     /// `python -m module`: followed when the repository holds it.
     Module(String),
-    /// A command line followed as a configuration's: a runner, a `sh -c` string.
+    /// A command line of its own: a shell's `-c` string, `eval`'s words, what `echo` pipes
+    /// into a shell.
     Line(String),
-    /// `cd dir`.
-    Cd(String),
+    /// A runner: a package manager, make, just, task; its words from the program on.
+    Runner(Vec<String>),
+    /// `cd dir` (`None`: to the home directory).
+    Cd(Option<String>),
+    /// `pushd dir`.
+    Pushd(Option<String>),
+    /// `popd`.
+    Popd,
+    /// A script the gate cannot read, and how to make it judgeable.
+    Lost(&'static str, &'static str),
 }
 
 /// Options of `uv run` that take a value.
@@ -1513,19 +2031,229 @@ fn is_file_word(word: &str) -> bool {
             .is_some_and(|(_, e)| SCRIPT_EXTS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
-/// Words before a command's program that are not it (`then ./x.sh`, `exec ./x.sh`).
-const COMMAND_PREFIXES: &[&str] = &[
-    "if", "then", "else", "elif", "while", "until", "do", "time", "!", "{", "command", "builtin",
-    "exec", "nohup", "env", "sudo", "nice", "xargs",
+/// A command that runs the rest of its words as a command (`timeout 5 ./x.sh`): its names,
+/// its options that take a value, those that name the directory the command runs in or a
+/// command line to split (`env -C dir`, `env -S line`), and how many operands it takes
+/// before the command.
+struct Wrapper {
+    names: &'static [&'static str],
+    valued: &'static [&'static str],
+    chdir: &'static [&'static str],
+    split: &'static [&'static str],
+    operands: usize,
+    /// It takes `NAME=value` words before the command (`env`, `sudo`).
+    assignments: bool,
+}
+
+const fn wrapper(names: &'static [&'static str], valued: &'static [&'static str]) -> Wrapper {
+    Wrapper {
+        names,
+        valued,
+        chdir: &[],
+        split: &[],
+        operands: 0,
+        assignments: false,
+    }
+}
+
+/// The wrappers a user writes before a command, and the shell's words that are not it.
+const WRAPPERS: &[Wrapper] = &[
+    wrapper(
+        &[
+            "if", "then", "else", "elif", "while", "until", "do", "!", "{", "builtin", "nohup",
+            "setsid", "chronic", "unbuffer", "command", "coproc",
+        ],
+        &[],
+    ),
+    wrapper(&["time"], &["-f", "--format", "-o", "--output"]),
+    wrapper(&["exec"], &["-a"]),
+    wrapper(&["nice"], &["-n", "--adjustment"]),
+    wrapper(&["ionice"], &["-c", "-n", "--class", "--classdata"]),
+    wrapper(
+        &["stdbuf"],
+        &["-i", "-o", "-e", "--input", "--output", "--error"],
+    ),
+    wrapper(&["doas"], &["-u", "-C"]),
+    wrapper(
+        &["xargs"],
+        &[
+            "-n",
+            "-L",
+            "-I",
+            "-d",
+            "-E",
+            "-P",
+            "-s",
+            "-a",
+            "--max-args",
+            "--max-lines",
+            "--replace",
+            "--delimiter",
+            "--eof",
+            "--max-procs",
+            "--max-chars",
+            "--arg-file",
+        ],
+    ),
+    Wrapper {
+        operands: 1,
+        ..wrapper(
+            &["timeout", "gtimeout"],
+            &["-s", "--signal", "-k", "--kill-after"],
+        )
+    },
+    Wrapper {
+        operands: 1,
+        ..wrapper(
+            &["flock"],
+            &["-w", "--wait", "--timeout", "-E", "--conflict-exit-code"],
+        )
+    },
+    Wrapper {
+        chdir: &["-C", "--chdir"],
+        split: &["-S", "--split-string"],
+        assignments: true,
+        ..wrapper(
+            &["env"],
+            &[
+                "-u",
+                "--unset",
+                "-C",
+                "--chdir",
+                "-S",
+                "--split-string",
+                "-P",
+            ],
+        )
+    },
+    Wrapper {
+        chdir: &["-D", "--chdir"],
+        assignments: true,
+        ..wrapper(
+            &["sudo"],
+            &[
+                "-u",
+                "-g",
+                "-C",
+                "-D",
+                "-h",
+                "-p",
+                "-r",
+                "-t",
+                "-U",
+                "-T",
+                "--user",
+                "--group",
+                "--chdir",
+                "--host",
+                "--prompt",
+                "--role",
+                "--type",
+                "--other-user",
+                "--command-timeout",
+                "--close-from",
+            ],
+        )
+    },
 ];
 
+/// Where the program of a command's words is, past assignments and wrappers
+/// ([`WRAPPERS`]) with their options and operands; the directory a wrapper runs it in, or
+/// the command line it splits (`env -S "…"`).
+struct Program {
+    at: usize,
+    chdir: Option<String>,
+    split: Option<String>,
+}
+
+fn program_at(words: &[String]) -> Option<Program> {
+    let assignment = |w: &str| w.split_once('=').is_some_and(|(n, _)| is_name(n));
+    let mut i = 0;
+    let mut chdir = None;
+    while let Some(w) = words.get(i) {
+        if assignment(w) {
+            i += 1;
+            continue;
+        }
+        let Some(wrapper) = WRAPPERS.iter().find(|x| x.names.contains(&program(w))) else {
+            return Some(Program {
+                at: i,
+                chdir,
+                split: None,
+            });
+        };
+        // `command -v x` asks where `x` is; it runs nothing.
+        if program(w) == "command" && words.get(i + 1).is_some_and(|n| n == "-v" || n == "-V") {
+            return None;
+        }
+        i += 1;
+        let mut operands = wrapper.operands;
+        while let Some(w) = words.get(i) {
+            if w == "--" {
+                i += 1;
+                break;
+            }
+            if w.starts_with('-') {
+                let (key, inline) = match w.split_once('=') {
+                    Some((k, v)) if k.starts_with("--") => (k, Some(v.to_string())),
+                    _ => (w.as_str(), None),
+                };
+                let mut value = inline;
+                if value.is_none() && wrapper.valued.contains(&key) {
+                    value = words.get(i + 1).cloned();
+                    i += 1;
+                }
+                if wrapper.chdir.contains(&key) {
+                    chdir.clone_from(&value);
+                }
+                if wrapper.split.contains(&key) {
+                    let mut line = value.unwrap_or_default();
+                    for rest in &words[(i + 1).min(words.len())..] {
+                        line.push(' ');
+                        line.push_str(rest);
+                    }
+                    return Some(Program {
+                        at: i,
+                        chdir,
+                        split: Some(line),
+                    });
+                }
+                i += 1;
+                continue;
+            }
+            if wrapper.assignments && assignment(w) {
+                i += 1;
+                continue;
+            }
+            if operands > 0 {
+                operands -= 1;
+                i += 1;
+                continue;
+            }
+            break;
+        }
+    }
+    None
+}
+
 /// Shells, whose `-c` runs a string.
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh"];
+const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"];
+
+/// True for a shell's program, by its name or the variable that names it (`$SHELL`).
+fn is_shell(name: &str) -> bool {
+    SHELLS.contains(&name)
+        || matches!(
+            name.trim_start_matches('$')
+                .trim_start_matches('{')
+                .trim_end_matches('}'),
+            "SHELL" | "BASH" | "ZSH"
+        ) && name.starts_with('$')
+}
 
 /// The string a shell runs with `-c` (`bash -lc '…'`), when `words` are such a command.
 fn shell_string(words: &[String]) -> Option<&str> {
-    let at = program_at(words)?;
-    if !SHELLS.contains(&program(&words[at])) {
+    let at = program_at(words)?.at;
+    if !is_shell(program(&words[at])) {
         return None;
     }
     let mut rest = words[at + 1..].iter();
@@ -1544,29 +2272,80 @@ fn shell_string(words: &[String]) -> Option<&str> {
     None
 }
 
-/// Where the program of `words` is: past assignments and words like `then`, `exec`, `env`
-/// and those wrappers' options.
-fn program_at(words: &[String]) -> Option<usize> {
-    let mut wrapped = false;
-    for (i, w) in words.iter().enumerate() {
-        let assignment = w.split_once('=').is_some_and(|(n, _)| is_name(n));
-        if COMMAND_PREFIXES.contains(&w.as_str()) {
-            wrapped = true;
-        } else if !(assignment || (wrapped && w.starts_with('-'))) {
-            return Some(i);
-        }
-    }
-    None
+/// Where a command's input comes from ([`hands_on`]): a file after `<`, the command before
+/// it through a pipe, a process substituted in its words.
+struct Around<'a> {
+    stdin: Option<String>,
+    pipe: Option<&'a [String]>,
+    inner: Option<&'a [String]>,
 }
 
-/// What one command of a script (its words, variables spelled out) hands on, if anything.
-fn hands_on(words: &[String]) -> Option<Hands> {
-    let at = program_at(words)?;
+/// What a program that reads its script from its input runs: the file after `<`, the
+/// files `cat` pipes to it, what `echo` pipes to a shell; what else feeds it is said.
+fn fed(around: &Around<'_>, shell: bool) -> Option<Hands> {
+    if let Some(file) = &around.stdin {
+        return Some(Hands::Script {
+            word: file.clone(),
+            program: false,
+        });
+    }
+    produced(around.pipe?, shell)
+}
+
+/// What the command `producer` (its words) writes for an interpreter to run: the files
+/// `cat` reads, what `echo` or `printf` writes (to a shell, a command line), a script
+/// fetched at run time, or one another command prints.
+fn produced(producer: &[String], shell: bool) -> Option<Hands> {
+    let at = program_at(producer)?.at;
+    let args = &producer[at + 1..];
+    match program(&producer[at]) {
+        "cat" | "tac" | "head" | "tail" => {
+            let files: Vec<String> = args
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .cloned()
+                .collect();
+            if files.is_empty() {
+                Some(Hands::Lost("a script piped in", NAME_IT))
+            } else {
+                Some(Hands::Scripts(files))
+            }
+        }
+        "echo" | "printf" if shell => {
+            let text: Vec<&str> = args
+                .iter()
+                .skip_while(|a| a.starts_with('-'))
+                .map(String::as_str)
+                .collect();
+            Some(Hands::Line(text.join(" ").replace("\\n", "\n")))
+        }
+        "echo" | "printf" => None,
+        "curl" | "wget" | "fetch" => Some(Hands::Lost("a script fetched at run time", COMMIT_IT)),
+        _ => Some(Hands::Lost("a script another command prints", NAME_IT)),
+    }
+}
+
+/// What one command (its words, variables spelled out, and where its input comes from)
+/// hands on, if anything.
+fn hands_on(words: &[String], around: &Around<'_>) -> Option<Hands> {
+    let Program { at, chdir, split } = program_at(words)?;
+    if let Some(line) = split {
+        return Some(Hands::Line(line));
+    }
     let first = words[at].as_str();
     let args = &words[at + 1..];
+    // A word the wrapper runs in another directory (`env -C d ./x.sh`).
+    let in_dir = |word: &str| match &chdir {
+        Some(d) if !word.starts_with(['/', '~', '$']) => format!("{d}/{word}"),
+        _ => word.to_string(),
+    };
     let script = |word: &String| {
+        // `bash <(cat x.sh)`: the process substituted feeds it.
+        if word.starts_with("<(") {
+            return around.inner.and_then(|inner| produced(inner, true));
+        }
         Some(Hands::Script {
-            word: word.clone(),
+            word: in_dir(word),
             program: false,
         })
     };
@@ -1584,13 +2363,31 @@ fn hands_on(words: &[String]) -> Option<Hands> {
         None
     };
     let name = program(first);
+    let dir_operand = || {
+        args.iter()
+            .find(|a| !a.starts_with('-') || a.as_str() == "-")
+            .cloned()
+    };
     match name {
         "." | "source" => None,
-        "cd" => args.first().map(|d| Hands::Cd(d.clone())),
-        _ if SHELLS.contains(&name) => match shell_string(words) {
-            Some(inner) => Some(Hands::Line(inner.to_string())),
-            None => operand(&["-o", "-O", "--rcfile", "--init-file"]).and_then(script),
-        },
+        "cd" => Some(Hands::Cd(dir_operand())),
+        "pushd" => Some(Hands::Pushd(dir_operand())),
+        "popd" => Some(Hands::Popd),
+        "eval" => (!args.is_empty()).then(|| Hands::Line(args.join(" "))),
+        _ if is_shell(name) => {
+            if let Some(inner) = shell_string(words) {
+                return Some(Hands::Line(inner.to_string()));
+            }
+            // `-s`: the script comes on the input, the words after are its arguments.
+            let from_input = args
+                .iter()
+                .take_while(|w| w.starts_with('-') && *w != "--")
+                .any(|w| !w.starts_with("--") && w.contains('s'));
+            match operand(&["-o", "-O", "--rcfile", "--init-file"]) {
+                Some(w) if w != "-" && !from_input => script(w),
+                _ => fed(around, true),
+            }
+        }
         _ if name.starts_with("python") || name.starts_with("pypy") => {
             if args.iter().any(|w| w == "-c") {
                 return None;
@@ -1598,7 +2395,10 @@ fn hands_on(words: &[String]) -> Option<Hands> {
             if let Some(i) = args.iter().position(|w| w == "-m") {
                 return args.get(i + 1).map(|m| Hands::Module(m.clone()));
             }
-            operand(&["-W", "-X", "-Q"]).and_then(script)
+            match operand(&["-W", "-X", "-Q"]) {
+                Some(w) if w != "-" => script(w),
+                _ => fed(around, false),
+            }
         }
         "node" | "nodejs" | "tsx" | "ts-node" | "deno" | "bun" | "ruby" | "perl" | "php" => {
             if args
@@ -1607,7 +2407,9 @@ fn hands_on(words: &[String]) -> Option<Hands> {
             {
                 return None;
             }
-            let word = operand(&["-r", "--require", "--import", "--loader", "-I"])?;
+            let Some(word) = operand(&["-r", "--require", "--import", "--loader", "-I"]) else {
+                return fed(around, false);
+            };
             let word = match (name, word.as_str()) {
                 ("deno" | "bun", "run") => args
                     .iter()
@@ -1618,7 +2420,10 @@ fn hands_on(words: &[String]) -> Option<Hands> {
             };
             // `bun dev`, `deno task x`: a package script or a sub-command, no file.
             if matches!(name, "deno" | "bun") && !is_file_word(word) {
-                return (name == "bun").then(|| Hands::Line(words[at..].join(" ")));
+                return (name == "bun").then(|| Hands::Runner(words[at..].to_vec()));
+            }
+            if word == "-" {
+                return fed(around, false);
             }
             script(word)
         }
@@ -1638,7 +2443,7 @@ fn hands_on(words: &[String]) -> Option<Hands> {
             let rest = args.get(i..)?;
             let word = rest.first()?;
             if word.starts_with("python") {
-                return hands_on(rest);
+                return hands_on(rest, around);
             }
             if !is_file_word(word) {
                 return None;
@@ -1648,553 +2453,19 @@ fn hands_on(words: &[String]) -> Option<Hands> {
                 _ => word.clone(),
             })
         }
-        "npm" | "pnpm" | "yarn" | "make" | "gmake" | "just" | "task" | "go-task" => {
-            Some(Hands::Line(words[at..].join(" ")))
+        "npm" | "pnpm" | "yarn" | "npx" | "pnpx" | "bunx" | "make" | "gmake" | "just" | "task"
+        | "go-task" => Some(Hands::Runner(words[at..].to_vec())),
+        // A program named by a variable (`$PYTHON x.py`, `"$SHELL" x.sh`): the script it
+        // is handed is the repository's.
+        _ if first.starts_with('$') && !first.contains('/') => {
+            operand(&[]).filter(|w| is_file_word(w)).and_then(script)
         }
         _ if first.contains('/') => Some(Hands::Script {
-            word: first.to_string(),
+            word: in_dir(first),
             program: true,
         }),
         _ => None,
     }
-}
-
-/// A command that runs what a file of the repository names: a package script, a make
-/// target, a just recipe, a task.
-#[derive(Debug, PartialEq, Eq)]
-enum Runner {
-    /// `npm run x` (pnpm, yarn, bun): the script `x` of `dir/package.json`.
-    Package { dir: String, script: String },
-    /// `make x y` (`-C dir`, `-f file`): the targets of the Makefile; none for the first.
-    Make {
-        dir: String,
-        file: Option<String>,
-        targets: Vec<String>,
-    },
-    /// `just x` (`-f file`, `-d dir`): the recipe of the justfile; none for the first.
-    Just {
-        dir: String,
-        file: Option<String>,
-        recipe: Option<String>,
-    },
-    /// `task x y` (`-t file`, `-d dir`): the tasks of the Taskfile; none for `default`.
-    Task {
-        dir: String,
-        file: Option<String>,
-        tasks: Vec<String>,
-    },
-}
-
-/// Sub-commands of the package managers that are not a script's name.
-const PACKAGE_BUILTINS: &[&str] = &[
-    "install",
-    "i",
-    "ci",
-    "add",
-    "remove",
-    "rm",
-    "un",
-    "uninstall",
-    "update",
-    "up",
-    "upgrade",
-    "exec",
-    "dlx",
-    "x",
-    "create",
-    "init",
-    "link",
-    "unlink",
-    "publish",
-    "pack",
-    "config",
-    "cache",
-    "info",
-    "why",
-    "list",
-    "ls",
-    "outdated",
-    "audit",
-    "import",
-    "global",
-    "bin",
-    "store",
-    "help",
-    "version",
-    "set",
-    "plugin",
-    "workspace",
-    "workspaces",
-    "node",
-    "patch",
-    "rebuild",
-    "prune",
-    "fetch",
-    "deploy",
-    "env",
-    "setup",
-    "login",
-    "logout",
-    "whoami",
-    "npx",
-    "view",
-];
-
-/// The runners of a command line whose commands start in `cwd` (a `cd` moves them), each
-/// with the command as written.
-fn runners(line: &str, cwd: &str) -> Vec<(String, Runner)> {
-    let mut out = Vec::new();
-    let mut at = cwd.to_string();
-    for cmd in line.split(['\n', ';', '&', '|']) {
-        let words: Vec<String> = cmd
-            .split_whitespace()
-            .map(|w| w.replace(['"', '\''], ""))
-            .skip_while(|w| w.contains('=') && !w.starts_with('-'))
-            .collect();
-        let Some(first) = words.first() else {
-            continue;
-        };
-        let shown = cmd.trim().to_string();
-        let join = |base: &str, d: &str| crate::handoff::resolve_link(base, d);
-        let mut dir = at.clone();
-        let mut file = None;
-        let mut positional: Vec<String> = Vec::new();
-        let program = program(first);
-        let task = matches!(program, "task" | "go-task");
-        let mut rest = words[1..].iter();
-        while let Some(w) = rest.next() {
-            match w.as_str() {
-                // What follows is the task's arguments.
-                "--" if task => break,
-                "-t" | "--taskfile" if task => file = rest.next().cloned(),
-                "-C"
-                | "--prefix"
-                | "--cwd"
-                | "--dir"
-                | "-d"
-                | "--working-directory"
-                | "--directory" => {
-                    if let Some(d) = rest.next().and_then(|d| join(&at, d)) {
-                        dir = d;
-                    }
-                }
-                "-f" | "--file" | "--makefile" | "--justfile" => file = rest.next().cloned(),
-                w if w.starts_with('-') => {
-                    if let Some((k, v)) = w.split_once('=') {
-                        match k {
-                            "--prefix" | "--cwd" | "--dir" | "--directory" => {
-                                dir = join(&at, v).unwrap_or(dir);
-                            }
-                            "--file" | "--makefile" | "--justfile" | "--taskfile" => {
-                                file = Some(v.to_string());
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                w if w.contains('=') => {}
-                w => positional.push(w.to_string()),
-            }
-        }
-        let runner = match program {
-            "cd" => {
-                if let Some(d) = words.get(1).and_then(|d| join(&at, d)) {
-                    at = d;
-                }
-                None
-            }
-            "npm" | "pnpm" | "yarn" | "bun" => {
-                let script = match positional.first().map(String::as_str) {
-                    Some("run" | "run-script" | "rum" | "urn") => positional.get(1).cloned(),
-                    Some(s @ ("test" | "start" | "stop" | "restart")) => Some(s.to_string()),
-                    Some("t" | "tst") => Some("test".into()),
-                    Some(s)
-                        if program != "npm"
-                            && !PACKAGE_BUILTINS.contains(&s)
-                            && !s.contains(['/', '.']) =>
-                    {
-                        Some(s.to_string())
-                    }
-                    _ => None,
-                };
-                script.map(|script| Runner::Package { dir, script })
-            }
-            "make" | "gmake" | "$(MAKE)" | "${MAKE}" => Some(Runner::Make {
-                dir,
-                file,
-                targets: positional,
-            }),
-            "just" => Some(Runner::Just {
-                dir,
-                file,
-                recipe: positional.into_iter().next(),
-            }),
-            _ if task => Some(Runner::Task {
-                dir,
-                file,
-                tasks: positional,
-            }),
-            _ => None,
-        };
-        if let Some(r) = runner {
-            out.push((shown, r));
-        }
-    }
-    out
-}
-
-impl Walk<'_> {
-    /// Follows one runner of `line` ([`runners`]): the file that holds what it runs becomes
-    /// a recipe, each command it runs a line to resolve (from the directory it runs in);
-    /// what cannot be found is said in `unfollowed`. What a file runs for the same names is
-    /// expanded once, whoever runs it, and counts toward [`MAX_FOLLOW_BYTES`] each time it
-    /// is parsed.
-    fn runner(&mut self, line: &Line, cmd: &str, runner: &Runner, depth: usize) {
-        let by = format!("{} through `{cmd}`", line.by);
-        let cannot = |f: &mut Followed, why: String| {
-            f.unfollowed.push(format!(
-                "{} runs `{cmd}`, which the gate cannot follow ({why})",
-                line.by
-            ));
-        };
-        let named = |n: &str| n.contains(['$', '`', '%']);
-        let (file, what, text) = match runner {
-            Runner::Package { dir, script } => {
-                if named(script) {
-                    return cannot(&mut self.f, "a script named by a variable".into());
-                }
-                let file = crate::handoff::location::join(dir, "package.json");
-                let Some(text) = self.reader.text(&file) else {
-                    return cannot(&mut self.f, format!("no `{file}`"));
-                };
-                (file, script.clone(), text)
-            }
-            Runner::Make { dir, file, .. }
-            | Runner::Just { dir, file, .. }
-            | Runner::Task { dir, file, .. } => {
-                let (kind, looked_for, item, wanted) = match runner {
-                    Runner::Make { targets, .. } => {
-                        ("Makefile", MAKEFILES, "target", targets.clone())
-                    }
-                    Runner::Just { recipe, .. } => (
-                        "justfile",
-                        JUSTFILES,
-                        "recipe",
-                        recipe.iter().cloned().collect(),
-                    ),
-                    Runner::Task { tasks, .. } => ("Taskfile", TASKFILES, "task", tasks.clone()),
-                    Runner::Package { .. } => unreachable!("a package script is matched above"),
-                };
-                let Some((path, text)) =
-                    first_readable(dir, file.as_deref(), looked_for, &mut self.reader)
-                else {
-                    return cannot(&mut self.f, format!("no {kind} in `{dir}`"));
-                };
-                if wanted.iter().any(|t| named(t)) {
-                    return cannot(&mut self.f, format!("a {item} named by a variable"));
-                }
-                (path, wanted.join(" "), text)
-            }
-        };
-        let recipe = Run {
-            path: file.clone(),
-            by: by.clone(),
-        };
-        if !self.f.recipes.contains(&recipe) {
-            self.f.recipes.push(recipe);
-        }
-        if !self.expanded.insert((file.clone(), what)) {
-            return;
-        }
-        self.reader.spent += text.len();
-        let commands: Vec<(String, String)> = match runner {
-            Runner::Package { dir, script } => match package_script(&text, script) {
-                Some(commands) => commands.into_iter().map(|c| (dir.clone(), c)).collect(),
-                None => {
-                    return cannot(&mut self.f, format!("`{file}` holds no script `{script}`"));
-                }
-            },
-            Runner::Make { dir, targets, .. } => match recipe_lines(&text, targets, false) {
-                Ok(commands) => commands.into_iter().map(|c| (dir.clone(), c)).collect(),
-                Err(t) => return cannot(&mut self.f, format!("`{file}` has no rule `{t}`")),
-            },
-            Runner::Just { dir, recipe, .. } => {
-                let targets: Vec<String> = recipe.iter().cloned().collect();
-                match recipe_lines(&text, &targets, true) {
-                    Ok(commands) => commands.into_iter().map(|c| (dir.clone(), c)).collect(),
-                    Err(t) => {
-                        return cannot(&mut self.f, format!("`{file}` has no recipe `{t}`"));
-                    }
-                }
-            }
-            Runner::Task { tasks, .. } => match task_commands(&file, &text, tasks) {
-                Ok(commands) => commands,
-                Err(why) => return cannot(&mut self.f, why),
-            },
-        };
-        for (dir, c) in commands {
-            self.queue.push_back((
-                Line {
-                    by: by.clone(),
-                    text: c,
-                    cwd: dir.clone(),
-                    bases: vec![dir],
-                    moved: Vec::new(),
-                },
-                depth + 1,
-            ));
-        }
-    }
-}
-
-/// The commands `npm run script` runs from the `package.json` read as `text`: the script,
-/// and `preX` and `postX` around it; `None` when it holds no such script.
-fn package_script(text: &str, script: &str) -> Option<Vec<String>> {
-    let v = serde_json::from_str::<Value>(text).ok()?;
-    let scripts = v.get("scripts")?;
-    let main = scripts.get(script)?.as_str()?;
-    let mut commands = vec![main.to_string()];
-    for around in ["pre", "post"] {
-        if let Some(c) = scripts
-            .get(format!("{around}{script}"))
-            .and_then(Value::as_str)
-        {
-            commands.push(c.to_string());
-        }
-    }
-    Some(commands)
-}
-
-/// The names Task looks for, in its order.
-const TASKFILES: &[&str] = &[
-    "Taskfile.yml",
-    "taskfile.yml",
-    "Taskfile.yaml",
-    "taskfile.yaml",
-    "Taskfile.dist.yml",
-    "taskfile.dist.yml",
-    "Taskfile.dist.yaml",
-    "taskfile.dist.yaml",
-];
-
-/// The commands (each with the directory it runs in) that `task` runs for `tasks` (`default`
-/// when none) from the Taskfile at `path`, read as `text`: each task's `cmds` (strings or
-/// `cmd:`), its `deps` and the tasks its commands call (`task:`), by name or alias, each
-/// once; `{{.ROOT_DIR}}` and `{{.TASKFILE_DIR}}` spelled as the directory they are. `Err`
-/// says why it cannot be followed: the file does not read, or holds no such task (one of
-/// an included Taskfile, `ns:task`, included).
-fn task_commands(
-    path: &str,
-    text: &str,
-    tasks: &[String],
-) -> Result<Vec<(String, String)>, String> {
-    let here = path.rsplit_once('/').map_or("", |(d, _)| d);
-    let top = if here.is_empty() {
-        format!("${{CLAUDE_PROJECT_DIR}}/{}", TOPLEVEL.trim_end_matches('/'))
-    } else {
-        format!("${{CLAUDE_PROJECT_DIR}}/{TOPLEVEL}{here}")
-    };
-    let Some(v) = yaml_value(text) else {
-        return Err(format!("`{path}` cannot be read as a Taskfile"));
-    };
-    let defined = v.get("tasks").and_then(Value::as_object);
-    let find = |name: &str| {
-        let defined = defined?;
-        defined.get(name).or_else(|| {
-            defined
-                .values()
-                .find(|t| words(t.get("aliases")).iter().any(|a| a == name))
-        })
-    };
-    let mut todo: Vec<String> = if tasks.is_empty() {
-        vec!["default".to_string()]
-    } else {
-        tasks.to_vec()
-    };
-    let mut done: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    while let Some(name) = todo.pop() {
-        if !done.insert(name.clone()) {
-            continue;
-        }
-        let Some(task) = find(&name) else {
-            return Err(if name.contains(':') && v.get("includes").is_some() {
-                format!("`{path}` includes the task `{name}` from another Taskfile")
-            } else {
-                format!("`{path}` has no task `{name}`")
-            });
-        };
-        let dir = task
-            .get("dir")
-            .and_then(Value::as_str)
-            .filter(|d| !d.starts_with(['/', '~', '$', '{']))
-            .and_then(|d| crate::handoff::resolve_link(here, d))
-            .unwrap_or_else(|| here.to_string());
-        let spelled = |c: &str| {
-            c.replace("{{.ROOT_DIR}}", &top)
-                .replace("{{.TASKFILE_DIR}}", &top)
-        };
-        let mut step = |item: &Value, todo: &mut Vec<String>| match item {
-            Value::String(c) => out.push((dir.clone(), spelled(c))),
-            Value::Object(o) => {
-                if let Some(c) = o.get("cmd").and_then(Value::as_str) {
-                    out.push((dir.clone(), spelled(c)));
-                }
-                if let Some(t) = o.get("task").and_then(Value::as_str) {
-                    todo.push(t.to_string());
-                }
-            }
-            _ => {}
-        };
-        match task {
-            Value::Object(o) => {
-                for dep in o
-                    .get("deps")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    match dep {
-                        Value::String(t) => todo.push(t.clone()),
-                        other => {
-                            if let Some(t) = other.get("task").and_then(Value::as_str) {
-                                todo.push(t.to_string());
-                            }
-                        }
-                    }
-                }
-                if let Some(c) = o.get("cmd") {
-                    step(c, &mut todo);
-                }
-                for c in o
-                    .get("cmds")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    step(c, &mut todo);
-                }
-            }
-            Value::Array(items) => {
-                for c in items {
-                    step(c, &mut todo);
-                }
-            }
-            other => step(other, &mut todo),
-        }
-    }
-    Ok(out)
-}
-
-/// The names make looks for, in its order.
-const MAKEFILES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
-
-/// The names just looks for.
-const JUSTFILES: &[&str] = &["justfile", "Justfile", ".justfile", "JUSTFILE"];
-
-/// The file a runner reads in `dir`: the one `given`, else the first of `names` the tree holds.
-fn first_readable(
-    dir: &str,
-    given: Option<&str>,
-    names: &[&str],
-    reader: &mut Reader<'_>,
-) -> Option<(String, std::rc::Rc<str>)> {
-    let names: Vec<&str> = given.map_or_else(|| names.to_vec(), |n| vec![n]);
-    names.into_iter().find_map(|n| {
-        let path = crate::handoff::resolve_link(dir, n)?;
-        reader.text(&path).map(|t| (path, t))
-    })
-}
-
-/// The commands a Makefile (or a justfile, `just`) runs for `targets` (its first rule when
-/// none), their prerequisites' first; `Err` names a target it has no rule for. A recipe line
-/// loses its `@`, `-` and `+`; a continued line is joined.
-fn recipe_lines(text: &str, targets: &[String], just: bool) -> Result<Vec<String>, String> {
-    // (name, prerequisites, recipe lines) of each rule, in order.
-    let mut rules: Vec<(Vec<String>, Vec<String>, Vec<String>)> = Vec::new();
-    let mut joined = String::new();
-    for raw in text.lines() {
-        if let Some(head) = raw.strip_suffix('\\') {
-            joined.push_str(head);
-            joined.push(' ');
-            continue;
-        }
-        joined.push_str(raw);
-        let line = std::mem::take(&mut joined);
-        let indented = line.starts_with('\t') || (just && line.starts_with(' '));
-        if indented {
-            if let Some(rule) = rules.last_mut() {
-                let c = line.trim().trim_start_matches(['@', '-', '+']).trim();
-                if !c.is_empty() && !c.starts_with('#') {
-                    rule.2
-                        .push(c.replace("$(MAKE)", "make").replace("${MAKE}", "make"));
-                }
-            }
-            continue;
-        }
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        match trimmed.split_once(':') {
-            Some((names, rest)) if !rest.starts_with('=') && !names.contains('=') => {
-                let names: Vec<String> = names
-                    .split_whitespace()
-                    .map(|n| n.trim_start_matches('@').to_string())
-                    .collect();
-                // A just recipe's parameters follow its name.
-                let names = if just {
-                    names.into_iter().take(1).collect()
-                } else {
-                    names
-                };
-                let (prereqs, inline) = rest.split_once(';').unwrap_or((rest, ""));
-                let prereqs = prereqs
-                    .split_whitespace()
-                    .filter(|p| !p.contains(['(', ')']))
-                    .map(str::to_string)
-                    .collect();
-                let inline = inline.trim();
-                let body = if inline.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![inline.to_string()]
-                };
-                rules.push((names, prereqs, body));
-            }
-            _ => {}
-        }
-    }
-    let first = rules
-        .iter()
-        .find(|r| r.0.iter().any(|n| !n.starts_with('.') && !n.contains('%')))
-        .and_then(|r| r.0.first().cloned());
-    let mut todo: Vec<String> = if targets.is_empty() {
-        first.into_iter().collect()
-    } else {
-        targets.to_vec()
-    };
-    let mut done: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    while let Some(t) = todo.pop() {
-        if !done.insert(t.clone()) {
-            continue;
-        }
-        let mine: Vec<&(Vec<String>, Vec<String>, Vec<String>)> =
-            rules.iter().filter(|r| r.0.contains(&t)).collect();
-        if mine.is_empty() {
-            // A prerequisite without a rule is a file; a target asked for is missing.
-            if targets.contains(&t) || (targets.is_empty() && out.is_empty()) {
-                return Err(t);
-            }
-            continue;
-        }
-        for r in mine {
-            out.extend(r.2.iter().cloned());
-            todo.extend(r.1.iter().cloned());
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -2208,20 +2479,42 @@ mod tests {
             r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": {}}}]}}]}}}}"#,
             serde_json::Value::String(command.into())
         );
-        let mut handed = 0;
-        let mut read = |p: &str| {
-            let t = files.iter().find(|(f, _)| *f == p).map(|(_, t)| t.clone());
-            handed += t.as_ref().map_or(0, String::len);
-            t
-        };
-        let f = super::follow(".claude/settings.json", &settings, &mut read);
+        let mut tree = Files { files, handed: 0 };
+        let f = super::follow(".claude/settings.json", &settings, &mut tree);
         let held: Vec<String> = f
             .runs
             .into_iter()
             .map(|r| r.path)
             .filter(|p| files.iter().any(|(f, _)| f == p))
             .collect();
-        (held, f.unfollowed, handed)
+        let said = f.unfollowed.into_iter().map(|u| u.text).collect();
+        (held, said, tree.handed)
+    }
+
+    /// A tree of `files`, counting the bytes its reads hand out.
+    struct Files<'a> {
+        files: &'a [(&'a str, String)],
+        handed: usize,
+    }
+
+    impl super::Tree for Files<'_> {
+        fn read(&mut self, path: &str) -> Option<String> {
+            let t = self
+                .files
+                .iter()
+                .find(|(f, _)| *f == path)
+                .map(|(_, t)| t.clone());
+            self.handed += t.as_ref().map_or(0, String::len);
+            t
+        }
+
+        fn files_below(&mut self, dir: &str) -> Vec<String> {
+            self.files
+                .iter()
+                .map(|(f, _)| (*f).to_string())
+                .filter(|f| dir.is_empty() || f.starts_with(&format!("{dir}/")))
+                .collect()
+        }
     }
 
     /// Session 29 #1a: what a followed script runs itself (as its program, through an
@@ -2556,6 +2849,401 @@ mod tests {
             grants(".continue/config.yaml", &bomb).len(),
             1,
             "shown, not read"
+        );
+    }
+
+    /// `followed` of a hook running `.claude/hooks/start.sh`, which holds `script`, over
+    /// `files` besides it.
+    fn through_script(script: &str, files: &[(&str, &str)]) -> (Vec<String>, Vec<String>) {
+        let mut all: Vec<(&str, String)> = vec![(".claude/hooks/start.sh", script.to_string())];
+        all.extend(files.iter().map(|(p, t)| (*p, (*t).to_string())));
+        let (held, said, _) = followed("bash .claude/hooks/start.sh", &all);
+        (held, said)
+    }
+
+    /// Session 30 #1: what a wrapper runs (`timeout 5 ./x.sh`, `env -i A=1 -u B ./x.sh`,
+    /// `sudo -u u ./x.sh`, `"$SHELL" x.sh`…) and a script fed to a shell on its input
+    /// (`cat x.sh | sh`, `sh < x.sh`, `bash <(cat x.sh)`) are followed; a script fetched at
+    /// run time is said.
+    #[test]
+    fn what_wrappers_and_a_shells_input_run_is_followed() {
+        let files = [("tools/x.sh", "echo x\n")];
+        for line in [
+            "timeout 5 ./tools/x.sh",
+            "timeout -s KILL 5 ./tools/x.sh",
+            "timeout --signal=KILL -k 2 5s tools/x.sh --flag",
+            "nice -n 5 ./tools/x.sh",
+            "nice -5 ./tools/x.sh",
+            "env A=1 ./tools/x.sh",
+            "env -i A=1 -u B ./tools/x.sh",
+            "env -C tools ./x.sh",
+            "env -S 'bash tools/x.sh'",
+            "sudo ./tools/x.sh",
+            "sudo -u deploy -E ./tools/x.sh",
+            "exec ./tools/x.sh",
+            "eval ./tools/x.sh",
+            "eval \"bash tools/x.sh\"",
+            "command ./tools/x.sh",
+            "nohup ./tools/x.sh &",
+            "time ./tools/x.sh",
+            "time -p ./tools/x.sh",
+            "echo a | xargs -n 1 ./tools/x.sh",
+            "stdbuf -oL ./tools/x.sh | tee log",
+            "\"$SHELL\" tools/x.sh",
+            "$SHELL tools/x.sh",
+            "${BASH} -e tools/x.sh",
+            "cat tools/x.sh | sh",
+            "cat ./tools/x.sh | bash -s -- arg",
+            "sh < tools/x.sh",
+            "bash -s < ./tools/x.sh",
+            "bash <(cat tools/x.sh)",
+            "echo ./tools/x.sh | sh",
+            "if timeout 5 ./tools/x.sh; then echo ok; fi",
+            "if [ -d .git ] && [[ -n $X ]]; then ./tools/x.sh; fi",
+        ] {
+            let (held, said) = through_script(&format!("#!/bin/sh\n{line}\n"), &files);
+            assert!(held.iter().any(|h| h == "tools/x.sh"), "{line}: {held:?}");
+            assert!(said.is_empty(), "{line}: {said:?}");
+        }
+        // Not run: what `command -v` asks about, what `echo` prints to a file.
+        for line in ["command -v ./tools/x.sh", "echo ./tools/x.sh > out"] {
+            let (held, _) = through_script(&format!("#!/bin/sh\n{line}\n"), &files);
+            assert!(!held.iter().any(|h| h == "tools/x.sh"), "{line}: {held:?}");
+        }
+        let (_, said) = through_script(
+            "#!/bin/sh\ncurl -fsSL https://x.example/i.sh | sh\nmake_script | bash\n",
+            &files,
+        );
+        for want in [
+            "runs `sh`, which the gate cannot follow (a script fetched at run time)",
+            "runs `bash`, which the gate cannot follow (a script another command prints)",
+        ] {
+            assert!(said.iter().any(|s| s.contains(want)), "{want}: {said:?}");
+        }
+    }
+
+    /// Session 30 #2: a chain deeper than [`super::MAX_FOLLOW_DEPTH`] is not dropped: the
+    /// command where the gate stopped is said, as what it could have read (an error).
+    #[test]
+    fn a_chain_deeper_than_the_gate_follows_is_said_where_it_stops() {
+        let s = |t: &str| t.to_string();
+        let files = [
+            ("a.sh", s("./b.sh\n")),
+            ("b.sh", s("./c.sh\n")),
+            ("c.sh", s("npm run d\n")),
+            ("package.json", s(r#"{"scripts": {"d": "./d.sh"}}"#)),
+            ("d.sh", s("./e.sh --go\n")),
+            ("e.sh", s("./f.sh --deep\n")),
+            ("f.sh", s("echo hidden\n")),
+        ];
+        let settings = r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "sh a.sh"}]}]}}"#;
+        let mut tree = Files {
+            files: &files,
+            handed: 0,
+        };
+        let f = super::follow(".claude/settings.json", settings, &mut tree);
+        let held: Vec<&str> = f.runs.iter().map(|r| r.path.as_str()).collect();
+        for want in ["a.sh", "b.sh", "c.sh", "d.sh"] {
+            assert!(held.contains(&want), "{want}: {held:?}");
+        }
+        assert!(!held.contains(&"f.sh"), "{held:?}");
+        let deep: Vec<&super::Unfollowed> = f.unfollowed.iter().filter(|u| u.unread).collect();
+        assert_eq!(deep.len(), 1, "{:?}", f.unfollowed);
+        assert!(
+            deep[0].text.contains("`e.sh`, run by")
+                && deep[0]
+                    .text
+                    .contains("runs `./f.sh --deep`, which the gate does not follow")
+                && deep[0].message().contains("fewer scripts"),
+            "{:?}",
+            deep[0]
+        );
+        // Within the bound, nothing is said.
+        let (held, said, _) = followed("sh c.sh", &files);
+        assert!(held.iter().any(|h| h == "f.sh"), "{held:?}");
+        assert!(said.is_empty(), "{said:?}");
+    }
+
+    /// Session 30 #3: the `cd`s a script writes are read (`pushd`, `cd -P`, `cd --`, its own
+    /// directory spelled every way, the top level, the project's variable, `cd -`, a
+    /// subshell's ending with it); after one the gate cannot resolve, a relative path is
+    /// said, not looked up where the script is not.
+    #[test]
+    fn a_scripts_cds_are_read() {
+        let files = [
+            (".claude/hooks/x.sh", "echo own\n"),
+            ("tools/x.sh", "echo tools\n"),
+            ("x.sh", "echo top\n"),
+        ];
+        for (line, want) in [
+            ("pushd tools >/dev/null && ./x.sh", "tools/x.sh"),
+            ("cd -P tools; ./x.sh", "tools/x.sh"),
+            ("cd -- tools\n./x.sh", "tools/x.sh"),
+            ("cd \"$(dirname \"$0\")\" && ./x.sh", ".claude/hooks/x.sh"),
+            (
+                "cd \"$(realpath \"$(dirname \"$0\")/../..\")\"; ./tools/x.sh",
+                "tools/x.sh",
+            ),
+            (
+                "cd \"${BASH_SOURCE%/*}\" || exit\n./x.sh",
+                ".claude/hooks/x.sh",
+            ),
+            ("cd \"${BASH_SOURCE[0]%/*}\"/../.. && ./x.sh", "x.sh"),
+            ("cd $(git rev-parse --show-toplevel) && ./x.sh", "x.sh"),
+            ("cd \"$CLAUDE_PROJECT_DIR\" && ./x.sh", "x.sh"),
+            ("cd tools && cd - && ./x.sh", "x.sh"),
+            ("(cd tools && ./x.sh)", "tools/x.sh"),
+            ("(cd /tmp && true)\n./tools/x.sh", "tools/x.sh"),
+            ("pushd tools\npopd\n./x.sh", "x.sh"),
+        ] {
+            let (held, said) = through_script(&format!("#!/bin/bash\n{line}\n"), &files);
+            assert!(held.iter().any(|h| h == want), "{line}: {held:?}");
+            assert!(said.is_empty(), "{line}: {said:?}");
+        }
+        for line in [
+            "cd \"$WORKDIR\" && ./x.sh",
+            "cd /opt/tools; ./x.sh",
+            "cd; ./x.sh",
+            "cd \"$(mktemp -d)\" && bash x.sh",
+        ] {
+            let (held, said) = through_script(&format!("#!/bin/bash\n{line}\n"), &files);
+            assert!(held.len() == 1, "{line}: {held:?}");
+            assert!(
+                said.iter()
+                    .any(|s| s.contains("a relative path after a `cd` the gate cannot resolve")),
+                "{line}: {said:?}"
+            );
+        }
+        // In the configuration's command too; what is named from the project still resolves.
+        let (held, said, _) = followed(
+            "cd \"$SOMEWHERE\" && ./x.sh; \"$CLAUDE_PROJECT_DIR\"/tools/x.sh",
+            &[("tools/x.sh", "echo\n".into())],
+        );
+        assert!(held.iter().any(|h| h == "tools/x.sh"), "{held:?}");
+        assert!(
+            said.iter()
+                .any(|s| s.contains("runs `./x.sh`") && s.contains("`cd`")),
+            "{said:?}"
+        );
+    }
+
+    /// Session 30 #4: the corners of a Taskfile: `defer:`, `preconditions:` and `status:`
+    /// commands, variables set by `sh:`, a task called with `vars:` (spelled into the
+    /// command), a `for:` loop, the tasks of an included Taskfile (namespaced, flattened, in
+    /// the directory it names).
+    #[test]
+    fn the_corners_of_a_taskfile_are_followed() {
+        let taskfile = "version: '3'\nincludes:\n  docs: ./docs\n  lib:\n    taskfile: ./lib/Tasks.yml\n    flatten: true\nvars:\n  GIT_SHA:\n    sh: sh tools/sha.sh\n  HOOK: tools/hook.sh\ntasks:\n  default:\n    deps: [{task: check, vars: {SCRIPT: tools/pass.sh}}]\n    preconditions:\n      - sh: sh tools/pre.sh\n        msg: no\n      - test -f tools/pre2.sh && sh tools/pre2.sh\n    status: [sh tools/status.sh]\n    vars:\n      DYN: {sh: sh tools/dyn.sh}\n    cmds:\n      - defer: sh tools/cleanup.sh\n      - defer: {task: late}\n      - task: run\n        vars: {SCRIPT: tools/called.sh}\n      - for: [tools/l1.sh, tools/l2.sh]\n        cmd: sh {{.ITEM}}\n      - sh {{.HOOK}}\n      - task: docs:build\n      - task: libtask\n  check: sh {{.SCRIPT}}\n  run:\n    cmds: ['sh {{.SCRIPT}}']\n  late: sh tools/late.sh\n";
+        let s = |t: &str| t.to_string();
+        let mut files = vec![
+            ("Taskfile.yml", s(taskfile)),
+            (
+                "docs/Taskfile.yml",
+                s("version: '3'\ntasks:\n  build: sh ../tools/docs.sh\n"),
+            ),
+            (
+                "lib/Tasks.yml",
+                s("version: '3'\ntasks:\n  libtask: sh tools/lib.sh\n"),
+            ),
+        ];
+        let scripts = [
+            "tools/sha.sh",
+            "tools/hook.sh",
+            "tools/pass.sh",
+            "tools/pre.sh",
+            "tools/pre2.sh",
+            "tools/status.sh",
+            "tools/dyn.sh",
+            "tools/cleanup.sh",
+            "tools/late.sh",
+            "tools/called.sh",
+            "tools/l1.sh",
+            "tools/l2.sh",
+            "tools/docs.sh",
+            "tools/lib.sh",
+        ];
+        files.extend(scripts.iter().map(|p| (*p, s("echo\n"))));
+        let (held, said, _) = followed("task", &files);
+        assert!(said.is_empty(), "{said:?}");
+        for want in scripts {
+            assert!(held.iter().any(|h| h == want), "{want}: {held:?}");
+        }
+        assert!(said.is_empty(), "{said:?}");
+        // A task no Taskfile has, by its namespace or not, is said.
+        for (task, want) in [
+            (
+                "docs:missing",
+                "includes no Taskfile with the task `docs:missing`",
+            ),
+            ("nope", "has no task `nope`"),
+        ] {
+            let (_, said, _) = followed(&format!("task {task}"), &files);
+            assert!(said.iter().any(|s| s.contains(want)), "{want}: {said:?}");
+        }
+    }
+
+    /// Session 30 #5: make's default goal, included makefiles, `$(MAKE) -C sub target`,
+    /// commands named by the Makefile's variables; a workspace's script (`npm run -w`,
+    /// `yarn workspace`, `pnpm --filter`), a package elsewhere (`--prefix`, `-C`), a
+    /// repository's program (`npx`, `pnpm exec`), `npm test`, `npm start` and what `npm
+    /// install` runs.
+    #[test]
+    fn makefiles_and_package_scripts_are_followed_their_ways() {
+        let s = |t: &str| t.to_string();
+        let files = [
+            (
+                "Makefile",
+                s(
+                    "TOOLS := tools\nHOOK = $(TOOLS)/hook.sh\nRUN ?= sh\n.DEFAULT_GOAL := ctx\ninclude extra.mk\nall:\n\techo all\nctx: prep\n\t@$(RUN) $(HOOK)\n\t$(MAKE) -C sub deep\n",
+                ),
+            ),
+            ("extra.mk", s("prep:\n\tsh $(TOOLS)/prep.sh\n")),
+            ("sub/Makefile", s("deep:\n\tsh ./sub.sh\n")),
+            ("tools/hook.sh", s("echo\n")),
+            ("tools/prep.sh", s("echo\n")),
+            ("sub/sub.sh", s("echo\n")),
+            (
+                "package.json",
+                s(
+                    r#"{"name": "root", "workspaces": ["packages/*"], "scripts": {"test": "sh tools/test.sh", "postinstall": "sh tools/post.sh"}, "bin": {"rootbin": "bin/root.js"}}"#,
+                ),
+            ),
+            (
+                "packages/web/package.json",
+                s(
+                    r#"{"name": "@acme/web", "scripts": {"ctx": "sh ../../tools/web.sh"}, "bin": {"webbin": "./bin/web.sh"}}"#,
+                ),
+            ),
+            ("packages/web/bin/web.sh", s("echo\n")),
+            ("bin/root.js", s("1\n")),
+            ("app/package.json", s(r#"{"name": "app"}"#)),
+            ("app/server.js", s("1\n")),
+            ("tools/test.sh", s("echo\n")),
+            ("tools/post.sh", s("echo\n")),
+            ("tools/web.sh", s("echo\n")),
+        ];
+        for (command, want) in [
+            ("make", "tools/hook.sh"),
+            ("make", "tools/prep.sh"),
+            ("make", "sub/sub.sh"),
+            ("make -j 4 ctx", "sub/sub.sh"),
+            ("npm run -w @acme/web ctx", "tools/web.sh"),
+            ("npm run ctx --workspace=packages/web", "tools/web.sh"),
+            ("npm --prefix packages/web run ctx", "tools/web.sh"),
+            ("pnpm -C packages/web ctx", "tools/web.sh"),
+            ("pnpm --filter @acme/web run ctx", "tools/web.sh"),
+            ("yarn workspace @acme/web ctx", "tools/web.sh"),
+            ("npm run ctx -ws", "tools/web.sh"),
+            ("npx webbin", "packages/web/bin/web.sh"),
+            ("pnpm exec rootbin", "bin/root.js"),
+            ("npm test", "tools/test.sh"),
+            ("npm start --prefix app", "app/server.js"),
+            ("npm ci", "tools/post.sh"),
+        ] {
+            let (held, said, _) = followed(command, &files);
+            assert!(
+                held.iter().any(|h| h == want),
+                "{command}: {want}: {held:?}"
+            );
+            assert!(said.is_empty(), "{command}: {said:?}");
+        }
+        // A program of the registry is not the repository's; a missing workspace is said.
+        let (held, said, _) = followed("npx prettier --check .", &files);
+        assert!(held.is_empty() && said.is_empty(), "{held:?} {said:?}");
+        let (_, said, _) = followed("npm run -w nowhere ctx", &files);
+        assert!(
+            said.iter().any(|s| s.contains("no workspace `nowhere`")),
+            "{said:?}"
+        );
+    }
+
+    /// Session 30 #6: a script's name escaped, quoted or a pattern is the file the shell
+    /// opens: every file of the tree a pattern matches is followed, in the configuration's
+    /// command and in a script.
+    #[test]
+    fn escaped_quoted_and_patterned_script_names_are_followed() {
+        let files = [
+            ("b.sh", "echo b\n"),
+            ("sc1.sh", "echo 1\n"),
+            ("sc2.sh", "echo 2\n"),
+        ];
+        let owned: Vec<(&str, String)> =
+            files.iter().map(|(p, t)| (*p, (*t).to_string())).collect();
+        for (line, wants) in [
+            ("./b\\.sh", vec!["b.sh"]),
+            ("'./b.sh'", vec!["b.sh"]),
+            ("$'./b.sh'", vec!["b.sh"]),
+            ("$'./b\\x2esh'", vec!["b.sh"]),
+            ("./\"b\".sh", vec!["b.sh"]),
+            ("./sc*.sh", vec!["sc1.sh", "sc2.sh"]),
+            ("bash ./sc[12].sh", vec!["sc1.sh", "sc2.sh"]),
+        ] {
+            let (held, said, _) = followed(line, &owned);
+            let (in_script, said_in_script) = through_script(&format!("{line}\n"), &files);
+            for want in wants {
+                assert!(held.iter().any(|h| h == want), "{line}: {held:?}");
+                assert!(in_script.iter().any(|h| h == want), "{line}: {in_script:?}");
+            }
+            assert!(
+                said.is_empty() && said_in_script.is_empty(),
+                "{line}: {said:?} {said_in_script:?}"
+            );
+        }
+        let (_, said, _) = followed("./nothing*.sh", &owned);
+        assert!(
+            said.iter()
+                .any(|s| s.contains("the repository holds no file it matches")),
+            "{said:?}"
+        );
+    }
+
+    /// Session 30 #7: a script without an extension is followed as its first line's
+    /// language; a Python or Node program's commands written as strings are followed, and
+    /// one it builds at run time is said.
+    #[test]
+    fn what_extensionless_python_and_node_scripts_start_is_followed() {
+        let files = [
+            ("tools/hook", "#!/usr/bin/env bash\n./tools/x.sh\n"),
+            ("tools/x.sh", "echo\n"),
+            ("tools/y.sh", "echo\n"),
+            ("tools/z.sh", "echo\n"),
+            ("tools/w.sh", "echo\n"),
+            ("tools/v.sh", "echo\n"),
+            (
+                "tools/server.py",
+                "#!/usr/bin/env python3\nimport subprocess, os\nimport subprocess as sp\n# subprocess.run([\"./tools/comment.sh\"])\nsubprocess.run([\"./tools/y.sh\", \"--x\"], check=True)\nos.system(\"bash tools/z.sh\")\nsp.check_output(\"tools/w.sh\")\nsubprocess.run(cmd)\nsubprocess.run([\"git\", \"log\", ref])\n",
+            ),
+            (
+                "tools/srv",
+                "#!/usr/bin/env node\nconst cp = require('node:child_process');\nconst { execSync } = require(\"child_process\");\ncp.exec(\"./tools/x.sh\");\nexecSync('bash tools/v.sh');\ncp.spawn('sh', ['tools/y.sh']);\nexecSync(`bash ${script}`);\nconst m = /x/.exec(s);\n",
+            ),
+            ("tools/comment.sh", "echo\n"),
+        ];
+        let owned: Vec<(&str, String)> =
+            files.iter().map(|(p, t)| (*p, (*t).to_string())).collect();
+        let (held, said, _) = followed("./tools/hook", &owned);
+        assert!(held.iter().any(|h| h == "tools/x.sh"), "{held:?}");
+        assert!(said.is_empty(), "{said:?}");
+        let (held, said, _) = followed("python3 tools/server.py", &owned);
+        for want in ["tools/y.sh", "tools/z.sh", "tools/w.sh"] {
+            assert!(held.iter().any(|h| h == want), "{want}: {held:?}");
+        }
+        assert!(!held.iter().any(|h| h == "tools/comment.sh"), "{held:?}");
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0].contains("starts `subprocess.run(cmd)`")
+                && said[0].contains("built at run time"),
+            "{said:?}"
+        );
+        let (held, said, _) = followed("./tools/srv", &owned);
+        for want in ["tools/x.sh", "tools/v.sh", "tools/y.sh"] {
+            assert!(held.iter().any(|h| h == want), "{want}: {held:?}");
+        }
+        assert!(
+            said.len() == 1
+                && said[0].contains("runs `bash $RUNTIME`")
+                && said[0].contains("variable"),
+            "{said:?}"
         );
     }
 }

@@ -504,9 +504,13 @@ fn heredoc_bodies(
     Some(at)
 }
 
-/// A command substituted in a word being read ([`shell_commands`]): what the command around
+/// A command substituted in a word being read ([`shell_command_list`]): what the command around
 /// it had read when it opened.
 #[derive(Debug, Default)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent states of the word and command being read"
+)]
 struct Frame {
     words: Vec<String>,
     word: Vec<u8>,
@@ -517,13 +521,35 @@ struct Frame {
     close: u8,
     /// Open parentheses inside it.
     depth: usize,
+    /// The redirection being read is of the standard input (`< file`).
+    from_file: bool,
+    /// The file the command's standard input comes from.
+    stdin: Option<String>,
+    /// The command reads the output of the one before it (`a | b`).
+    piped: bool,
+    /// The subshells and substitutions around it.
+    base: usize,
 }
 
-/// The state of [`shell_commands`]: the commands read, and the command and word being read
+/// One simple command of shell text ([`shell_command_list`]): its words (quotes and escapes
+/// undone) and where its standard input comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ShellCommand {
+    pub(crate) words: Vec<String>,
+    /// It reads the output of the command before it in the list (`cat x | sh`).
+    pub(crate) piped: bool,
+    /// The file its standard input is redirected from (`sh < x.sh`).
+    pub(crate) stdin: Option<String>,
+    /// The subshells and substitutions it runs in (`(cd d && e)`: 1), whose `cd` ends
+    /// with them.
+    pub(crate) nested: usize,
+}
+
+/// The state of [`shell_command_list`]: the commands read, and the command and word being read
 /// (in the frame on top of `frames`' substitutions).
 #[derive(Debug, Default)]
 struct Words {
-    commands: Vec<Vec<String>>,
+    commands: Vec<ShellCommand>,
     frames: Vec<Frame>,
     now: Frame,
 }
@@ -539,6 +565,8 @@ impl Words {
             let word = String::from_utf8_lossy(&self.now.word).into_owned();
             if !std::mem::take(&mut self.now.redirect) {
                 self.now.words.push(word);
+            } else if std::mem::take(&mut self.now.from_file) {
+                self.now.stdin = Some(word);
             }
         }
         self.now.word.clear();
@@ -548,20 +576,31 @@ impl Words {
     fn end_command(&mut self) {
         self.end_word();
         self.now.redirect = false;
+        self.now.from_file = false;
+        let stdin = self.now.stdin.take();
         if !self.now.words.is_empty() {
-            self.commands.push(std::mem::take(&mut self.now.words));
+            // A pipe into a subshell (`a | (b)`) is the input of the first command in it.
+            let piped = std::mem::take(&mut self.now.piped);
+            let nested = self.now.base + self.now.depth;
+            self.commands.push(ShellCommand {
+                words: std::mem::take(&mut self.now.words),
+                piped,
+                stdin,
+                nested,
+            });
         }
     }
 
     /// A redirection: the word before it, when it is a descriptor's number, and the word
-    /// after it, its target, are no words of the command.
-    fn redirect(&mut self) {
+    /// after it, its target, are no words of the command; the target of `<` is its input.
+    fn redirect(&mut self, from_file: bool) {
         if self.now.in_word && self.now.word.iter().all(u8::is_ascii_digit) {
             self.now.word.clear();
             self.now.in_word = false;
         }
         self.end_word();
         self.now.redirect = true;
+        self.now.from_file = from_file;
     }
 
     /// A substituted command opens (`$(` or a backquote, `opened`): the word around it keeps
@@ -571,6 +610,7 @@ impl Words {
         outer.word.extend_from_slice(opened);
         outer.in_word = true;
         outer.close = close;
+        self.now.base = outer.base + outer.depth + 1;
         self.frames.push(outer);
     }
 
@@ -588,7 +628,7 @@ impl Words {
         }
     }
 
-    fn finish(mut self) -> Vec<Vec<String>> {
+    fn finish(mut self) -> Vec<ShellCommand> {
         while !self.frames.is_empty() {
             self.close();
         }
@@ -598,12 +638,14 @@ impl Words {
 }
 
 /// The simple commands of shell text (a script, a hook's command line), each as its words
-/// with quotes and escapes undone, for telling what it runs. Commands end at `;`, `&`, `|`,
-/// a newline or a parenthesis; a command substituted in a word (`$(…)`, backquotes) stays in
-/// the word as written (so the word reads as named by a variable) and is a command of its
-/// own too. Comments, here-document bodies and the targets of redirections are no words.
-/// One pass over the bytes; what is left open at the end is closed there.
-pub(crate) fn shell_commands(text: &str) -> Vec<Vec<String>> {
+/// with quotes and escapes undone, for telling what it runs, and where its input comes from:
+/// a pipe (`cat x | sh`), a file (`sh < x`). Commands end at `;`, `&`, `|`, a newline or a
+/// parenthesis; a command substituted in a word (`$(…)`, backquotes, a process `<(…)`) stays
+/// in the word as written (so the word reads as named by a variable) and is a command of its
+/// own too. An ANSI-C quoted word (`$'…'`) has its escapes undone. Comments, here-document
+/// bodies and the targets of redirections are no words. One pass over the bytes; what is
+/// left open at the end is closed there.
+pub(crate) fn shell_command_list(text: &str) -> Vec<ShellCommand> {
     let b = text.as_bytes();
     let mut words = Words::default();
     let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
@@ -615,6 +657,22 @@ pub(crate) fn shell_commands(text: &str) -> Vec<Vec<String>> {
         // A command substituted, in double quotes or not.
         if c == b'$' && b.get(i + 1) == Some(&b'(') {
             words.open(b')', b"$(");
+            i += 2;
+            continue;
+        }
+        if !words.now.dquote && c == b'$' && b.get(i + 1) == Some(&b'\'') {
+            let next = ansi_c_word(b, i + 2, &mut words);
+            steps.add(next - i);
+            i = next;
+            continue;
+        }
+        // A process substituted: a word holding a command's output (or input) as a file.
+        if !words.now.dquote
+            && matches!(c, b'<' | b'>')
+            && b.get(i + 1) == Some(&b'(')
+            && !words.now.in_word
+        {
+            words.open(b')', if c == b'<' { b"<(" } else { b">(" });
             i += 2;
             continue;
         }
@@ -681,7 +739,7 @@ pub(crate) fn shell_commands(text: &str) -> Vec<Vec<String>> {
                 };
             }
             b'<' if b[i..].starts_with(b"<<<") => {
-                words.redirect();
+                words.redirect(false);
                 i += 3;
                 continue;
             }
@@ -698,20 +756,83 @@ pub(crate) fn shell_commands(text: &str) -> Vec<Vec<String>> {
                 continue;
             }
             b'<' | b'>' | b'&' if c != b'&' || b.get(i + 1) == Some(&b'>') => {
-                words.redirect();
+                // `<` alone (or `0<`) reads a file: `<&`, `<>` do not.
+                let from_file = c == b'<' && !b.get(i + 1).is_some_and(|x| b"<>&|".contains(x));
+                words.redirect(from_file);
                 i += 1;
                 while b.get(i).is_some_and(|x| b"<>&|".contains(x)) {
                     i += 1;
                 }
                 continue;
             }
-            b';' | b'&' | b'|' => words.end_command(),
+            b'|' if b.get(i + 1) == Some(&b'|') => {
+                words.end_command();
+                i += 2;
+                continue;
+            }
+            b'|' => {
+                words.end_command();
+                words.now.piped = true;
+                // `|&` pipes the errors too.
+                if b.get(i + 1) == Some(&b'&') {
+                    i += 1;
+                }
+            }
+            b';' | b'&' => words.end_command(),
             b' ' | b'\t' | b'\r' => words.end_word(),
             _ => words.push(c),
         }
         i += 1;
     }
     words.finish()
+}
+
+/// Reads an ANSI-C quoted word's text (`$'…'`) from `at` (past the quote) into the word
+/// being read, escapes undone; where it ends.
+fn ansi_c_word(b: &[u8], mut at: usize, words: &mut Words) -> usize {
+    words.now.in_word = true;
+    while at < b.len() {
+        match b[at] {
+            b'\'' => return at + 1,
+            b'\\' if at + 1 < b.len() => {
+                let e = b[at + 1];
+                let plain = match e {
+                    b'n' => b'\n',
+                    b't' => b'\t',
+                    b'r' => b'\r',
+                    b'a' => 7,
+                    b'b' => 8,
+                    b'e' | b'E' => 27,
+                    b'f' => 12,
+                    b'v' => 11,
+                    b'x' => {
+                        let hex = b[at + 2..]
+                            .iter()
+                            .take(2)
+                            .take_while(|h| h.is_ascii_hexdigit())
+                            .count();
+                        let value = std::str::from_utf8(&b[at + 2..at + 2 + hex])
+                            .ok()
+                            .and_then(|h| u8::from_str_radix(h, 16).ok());
+                        if let Some(v) = value {
+                            words.now.word.push(v);
+                            at += 2 + hex;
+                            continue;
+                        }
+                        e
+                    }
+                    other => other,
+                };
+                words.now.word.push(plain);
+                at += 2;
+            }
+            c => {
+                words.now.word.push(c);
+                at += 1;
+            }
+        }
+    }
+    at
 }
 
 /// A Python script's parts: `#` comments, strings with any prefix, triple-quoted or not,
@@ -987,7 +1108,7 @@ mod tests {
     /// and read at most twice more by an inner scan.
     const STEPS_PER_BYTE: u64 = 3;
 
-    /// What must hold of any text: the lexers and [`super::shell_commands`] end within
+    /// What must hold of any text: the lexers and [`super::shell_command_list`] end within
     /// [`STEPS_PER_BYTE`] steps a byte, and the parts they find cover the text exactly, in
     /// runs that start in order on character boundaries; any span, out of bounds too, can
     /// be asked about.
@@ -1017,7 +1138,7 @@ mod tests {
                 }
             }
         }
-        let (_, steps) = steps_of(|| super::shell_commands(text));
+        let (_, steps) = steps_of(|| super::shell_command_list(text));
         if steps > bound {
             return Err(format!("commands: {steps} steps for {} bytes", text.len()));
         }
@@ -1132,7 +1253,12 @@ mod tests {
 
     #[test]
     fn shell_commands_are_split_into_words_as_the_shell_reads_them() {
-        let words = |text: &str| super::shell_commands(text);
+        let words = |text: &str| -> Vec<Vec<String>> {
+            super::shell_command_list(text)
+                .into_iter()
+                .map(|c| c.words)
+                .collect()
+        };
         assert_eq!(
             words("FOO=1 bash -c \"npm run 'x'\" && ./y.sh 2>&1 | tee -a log # c; ./z.sh\n"),
             [
@@ -1163,6 +1289,37 @@ mod tests {
         assert_eq!(
             words("echo \"$(x 'y"),
             [vec!["x", "y"], vec!["echo", "$()"]]
+        );
+        // ANSI-C quotes are undone; a process substituted stays in its word.
+        assert_eq!(
+            words("sh $'./b\\x2esh' <(cat c.sh)"),
+            [vec!["cat", "c.sh"], vec!["sh", "./b.sh", "<()"]]
+        );
+    }
+
+    /// Where a command's input comes from: the command before it through a pipe (not
+    /// `||`), a file after `<`; and how deep in subshells it runs.
+    #[test]
+    fn shell_commands_say_where_their_input_comes_from() {
+        let list = super::shell_command_list(
+            "cat x.sh | sh\nsh < y.sh 2>err\na || b\n(cd d && e) |& f 0<&3\n",
+        );
+        let shown: Vec<(String, bool, Option<&str>, usize)> = list
+            .iter()
+            .map(|c| (c.words.join(" "), c.piped, c.stdin.as_deref(), c.nested))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("cat x.sh".to_string(), false, None, 0),
+                ("sh".to_string(), true, None, 0),
+                ("sh".to_string(), false, Some("y.sh"), 0),
+                ("a".to_string(), false, None, 0),
+                ("b".to_string(), false, None, 0),
+                ("cd d".to_string(), false, None, 1),
+                ("e".to_string(), false, None, 1),
+                ("f".to_string(), true, None, 0),
+            ]
         );
     }
 

@@ -22,8 +22,10 @@ pub(crate) mod escapes;
 mod inline;
 mod json;
 mod keywords;
+mod launches;
 mod markdown;
 mod pieces;
+mod recipes;
 pub mod registry;
 mod rules;
 mod swar;
@@ -281,6 +283,17 @@ impl LintConfig {
     }
 }
 
+/// The finding (CFG007) for what the gate could not follow of what the agent configuration
+/// at `path` (read as `text`) runs: an error when the gate could have read what runs and did
+/// not (fail closed), else a warning that says so.
+pub fn unfollowed_diagnostic(path: &str, text: &str, u: &agent_runs::Unfollowed) -> Diagnostic {
+    let mut d = config_diag(&registry::CFG007, path, text, 1, u.message());
+    if u.unread {
+        d.severity = Severity::Error;
+    }
+    d
+}
+
 fn config_diag(
     rule: &'static RuleMeta,
     path: &str,
@@ -333,6 +346,28 @@ pub struct LintOutcome {
     pub suppressed: Vec<Diagnostic>,
     /// Repository-relative paths that were scanned.
     pub files: Vec<String>,
+}
+
+impl LintOutcome {
+    /// Adds findings made beside the rules (what a configuration runs that the gate cannot
+    /// follow), each once, in the order of the others.
+    pub fn add(&mut self, found: Vec<Diagnostic>) {
+        if found.is_empty() {
+            return;
+        }
+        let mut held: std::collections::HashSet<String> = self
+            .diagnostics
+            .iter()
+            .map(|d| d.fingerprint.clone())
+            .collect();
+        for d in found {
+            if held.insert(d.fingerprint.clone()) {
+                self.diagnostics.push(d);
+            }
+        }
+        let key = |d: &Diagnostic| (d.path.clone(), d.line, d.column, d.rule);
+        self.diagnostics.sort_by_key(key);
+    }
 }
 
 /// Starts building the rule set (and the manifest schema's regexes) on another

@@ -990,6 +990,14 @@ rule!(CFG006, "CFG006", "too-many-findings", Cfg, Error,
     hits: [],
     misses: []);
 
+rule!(CFG007, "CFG007", "unfollowed-agent-command", Cfg, Warning,
+    "A command an agent configuration runs whose scripts the gate cannot follow.",
+    what: "What a hook, an MCP server or another command of an agent configuration runs is followed through wrappers, scripts, package scripts, recipes and tasks; this names the configuration and the command where the gate stopped. A script named by a variable, built at run time or fetched, one the repository does not hold, or a relative path after a `cd` the gate cannot resolve is a warning: no static reading can tell what runs. A chain more than four steps from the configuration, or more scripts and recipes than the gate reads, is an error: the agent would read what a script prints that the gate could have read and did not.",
+    why: "A hook's output and a server's tool descriptions reach the agent; a script the gate did not read is text it would pass unjudged.",
+    fix: "Name the script in the command as a path of the repository and commit it; run it from the configuration's command, or through fewer scripts and recipes.",
+    hits: [],
+    misses: []);
+
 /// Every rule, in family and id order.
 pub static RULES: &[&RuleMeta] = &[
     &PI001, &PI002, &PI003, &PI004, &PI005, &PI006, &PI007, &PI008, &PI009, &PI010, &PI011, &PI012,
@@ -999,7 +1007,7 @@ pub static RULES: &[&RuleMeta] = &[
     &SEC050, &SEC051, &SEC060, &SEC070, &SEC080, &SEC090, &SEC100, &SEC110, &SEC120, &SEC121,
     &SEC130, &SEC131, &SEC140, &SEC150, &PII001, &PII002, &PII003, &PII004, &PII005, &IGN001,
     &STRUCT001, &STRUCT002, &STRUCT003, &STRUCT004, &CFG001, &CFG002, &CFG003, &CFG004, &CFG005,
-    &CFG006,
+    &CFG006, &CFG007,
 ];
 
 /// Looks a rule up by id (`PI001`, case-insensitive) or slug (`instruction-override`).

@@ -739,32 +739,41 @@ fn what_a_hook_hands_on_to_is_followed() {
             "tools/x.sh",
         ),
     ];
-    for (config, text, through, changed) in cases {
-        let repo = handoff_repo();
-        repo.write(config, &text);
-        for (path, body) in &through {
-            repo.write(path, body);
-        }
-        repo.write(changed, CLEAN_SCRIPT);
-        stage(&repo, "Hook added.");
-        repo.aahp(&["hook", "pre-commit"]).assert_code(0);
-        repo.git(&["commit", "-q", "-m", "hook"]);
-        repo.write(changed, evil_script());
-        stage(&repo, "Hook changed.");
-        blocks_naming(
-            &repo.aahp(&["hook", "pre-commit"]),
-            &format!("{changed}: 2:"),
-        );
-        let all = repo.aahp(&["lint", "--all"]);
-        all.assert_code(1);
-        assert!(
-            all.stdout.contains(&format!("{changed}:2:")),
-            "{changed}\n{all}"
-        );
-        let ci = commit_and_verify(&repo, "Hook changed.");
-        ci.assert_code(1);
-        assert!(ci.stdout.contains(changed), "{changed}\n{ci}");
+    for case in cases {
+        judged_when_changed_alone(case);
     }
+}
+
+/// For a configuration that hands on through files to the file `changed`: clean, the hook
+/// passes saying nothing of what it cannot follow; changed alone to hold an injection and a
+/// token, it blocks the hook, `lint --all` and `verify --level ci`, naming it.
+fn judged_when_changed_alone((config, text, through, changed): HandOn<'_>) {
+    let repo = handoff_repo();
+    repo.write(config, &text);
+    for (path, body) in &through {
+        repo.write(path, body);
+    }
+    repo.write(changed, CLEAN_SCRIPT);
+    stage(&repo, "Hook added.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(!hook.stderr.contains("cannot follow"), "{hook}");
+    repo.git(&["commit", "-q", "-m", "hook"]);
+    repo.write(changed, evil_script());
+    stage(&repo, "Hook changed.");
+    blocks_naming(
+        &repo.aahp(&["hook", "pre-commit"]),
+        &format!("{changed}: 2:"),
+    );
+    let all = repo.aahp(&["lint", "--all"]);
+    all.assert_code(1);
+    assert!(
+        all.stdout.contains(&format!("{changed}:2:")),
+        "{changed}\n{all}"
+    );
+    let ci = commit_and_verify(&repo, "Hook changed.");
+    ci.assert_code(1);
+    assert!(ci.stdout.contains(changed), "{changed}\n{ci}");
 }
 
 /// What the gate cannot follow (a package script that is not there, a sourced file named
@@ -855,4 +864,171 @@ fn lint_of_a_script_judges_it_as_the_gate_does() {
             "{out}"
         );
     }
+}
+
+/// Session 30 #1, #7: a hostile script behind a wrapper (`timeout 5`), fed to a shell on its
+/// input (`cat x | sh`), or run by a script without an extension (read by its first line)
+/// is judged: changed alone later, it blocks the hook, `lint --all` and `verify --level ci`,
+/// naming it.
+#[test]
+fn a_script_behind_a_wrapper_a_pipe_or_an_extensionless_script_is_judged() {
+    let hook = |command: &str| {
+        format!(
+            r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": "{command}"}}]}}]}}}}"#
+        )
+    };
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".claude/settings.json",
+            hook("bash .claude/hooks/start.sh"),
+            vec![(
+                ".claude/hooks/start.sh",
+                "#!/bin/sh\ntimeout 5 ./tools/ctx.sh --brief\n",
+            )],
+            "tools/ctx.sh",
+        ),
+        (
+            ".claude/settings.json",
+            hook("bash .claude/hooks/start.sh"),
+            vec![(
+                ".claude/hooks/start.sh",
+                "#!/bin/sh\ncd \"$(dirname \"$0\")\" || exit 1\ncat ../../tools/ctx.sh | sh\n",
+            )],
+            "tools/ctx.sh",
+        ),
+        (
+            ".claude/settings.json",
+            hook("./.claude/hooks/start"),
+            vec![(
+                ".claude/hooks/start",
+                "#!/usr/bin/env bash\nexec env -i PATH=/usr/bin ./tools/ctx.sh\n",
+            )],
+            "tools/ctx.sh",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+}
+
+/// Session 30 #2, #8: a hostile script more steps from the configuration than the gate
+/// follows is not passed over silently: the gate could have read it, so the hook, `lint
+/// --all` and `verify --level ci` fail, naming the configuration and the command where the
+/// gate stopped, and saying how to make it judgeable.
+#[test]
+fn a_script_past_the_steps_the_gate_follows_blocks_naming_where_it_stopped() {
+    let repo = handoff_repo();
+    repo.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "bash tools/a.sh"}]}]}}"#,
+    );
+    for (from, to) in [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "f")] {
+        repo.write(
+            &format!("tools/{from}.sh"),
+            format!("#!/bin/sh\n./tools/{to}.sh\n"),
+        );
+    }
+    repo.write("tools/f.sh", evil_script());
+    stage(&repo, "Deep hook added.");
+    let said = "`tools/e.sh`, run by a SessionStart hook";
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains("agent-runs")
+            && hook.stdout.contains(".claude/settings.json")
+            && hook.stdout.contains(said)
+            && hook
+                .stdout
+                .contains("runs `./tools/f.sh`, which the gate does not follow")
+            && hook.stdout.contains("fewer scripts")
+            && !hook.stdout.contains(TOKEN),
+        "{hook}"
+    );
+    let all = repo.aahp(&["lint", "--all"]);
+    all.assert_code(1);
+    assert!(
+        all.stdout
+            .contains(".claude/settings.json:1:1: error[CFG007")
+            && all.stdout.contains("runs `./tools/f.sh`"),
+        "{all}"
+    );
+    let one = repo.aahp(&["lint", ".claude/settings.json"]);
+    one.assert_code(1);
+    assert!(one.stdout.contains("error[CFG007"), "{one}");
+    repo.git(&["commit", "-q", "--no-verify", "-m", "deep"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(ci.stdout.contains("runs `./tools/f.sh`"), "{ci}");
+    // Named from the configuration, the script is judged and blocks as a script does.
+    repo.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "bash tools/a.sh; bash tools/f.sh"}]}]}}"#,
+    );
+    stage(&repo, "Hook names the script.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    blocks_naming(&hook, "tools/f.sh: 2:");
+    assert!(!hook.stdout.contains("does not follow"), "{hook}");
+}
+
+/// Session 30 #8: what no static reading can resolve (a script named by a variable) is a
+/// warning wherever what the configuration runs is judged: at the hook when the
+/// configuration or a script it runs is staged, in `lint --all` and `lint CONFIG`, naming
+/// the configuration, the command and how to make it judgeable; the hook passes, and a
+/// change that touches neither says nothing of it.
+#[test]
+fn what_no_static_reading_can_resolve_is_a_warning_at_the_hook_and_in_lint() {
+    let repo = handoff_repo();
+    repo.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "bash .claude/hooks/start.sh"}]}]}}"#,
+    );
+    repo.write(
+        ".claude/hooks/start.sh",
+        "#!/bin/sh\nbash \"$HOOK_HOME/context.sh\"\n",
+    );
+    stage(&repo, "Hook added.");
+    let said = "runs `bash $HOOK_HOME/context.sh`, which the gate cannot follow (a script named by a variable)";
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(
+        hook.stderr
+            .contains("git-aahp hook: warning: .claude/settings.json: ")
+            && hook.stderr.contains(said)
+            && hook.stderr.contains("name the script in the command"),
+        "{hook}"
+    );
+    let verify = repo.aahp(&["verify", "--level", "precommit"]);
+    verify.assert_code(0);
+    assert!(
+        verify.stdout.contains("agent-runs") && verify.stdout.contains(said),
+        "{verify}"
+    );
+    for args in [
+        &["lint", "--all"][..],
+        &["lint", ".claude/settings.json"][..],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(0);
+        assert!(
+            out.stdout
+                .contains(".claude/settings.json:1:1: warning[CFG007")
+                && out.stdout.contains(said),
+            "{args:?}\n{out}"
+        );
+    }
+    repo.git(&["commit", "-q", "-m", "hook"]);
+    // A change that touches neither the configuration nor what it runs.
+    stage(&repo, "Notes only.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(!hook.stderr.contains("cannot follow"), "{hook}");
+    // The script it runs staged: said again.
+    repo.write(
+        ".claude/hooks/start.sh",
+        "#!/bin/sh\n# Context for the session.\nbash \"$HOOK_HOME/context.sh\"\n",
+    );
+    stage(&repo, "Hook commented.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(hook.stderr.contains(said), "{hook}");
 }

@@ -1,0 +1,517 @@
+//! The commands a Python or JavaScript script starts (`subprocess.run(["./x.sh"])`,
+//! `os.system("…")`, `child_process.execSync("…")`), for [`super::agent_runs::follow`]: a
+//! command line when the script writes its words, the call as written when it builds them at
+//! run time. Calls in comments and strings are not calls; one pass over the text.
+
+use super::code::Lang;
+
+/// What a script starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Launch {
+    /// A command line as the shell reads it; a word the script builds at run time is
+    /// written [`RUNTIME`], a variable.
+    Line(String),
+    /// A call whose command the script builds at run time, as written (shortened).
+    Unknown(String),
+}
+
+/// How a word built at run time is written in a [`Launch::Line`].
+pub(crate) const RUNTIME: &str = "$RUNTIME";
+
+/// How a launching function reads its arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Takes {
+    /// A command line (`os.system`, `exec`).
+    Line,
+    /// A program and its arguments as a list, or a command line with `shell=True`
+    /// (`subprocess.run`).
+    ListOrLine,
+    /// A program, then its arguments as a list (`spawn`, `execFile`).
+    ProgramThenList,
+    /// A program, then each argument (`os.execl`, `create_subprocess_exec`).
+    ProgramThenEach,
+    /// A mode, then a program and each argument (`os.spawnl`).
+    ModeThenProgram,
+    /// A JavaScript module, run by node (`fork`).
+    Module,
+}
+
+/// The launching functions of Python's `subprocess`, `os` and `asyncio`.
+const PYTHON: &[(&str, &str, Takes)] = &[
+    ("subprocess", "run", Takes::ListOrLine),
+    ("subprocess", "call", Takes::ListOrLine),
+    ("subprocess", "check_call", Takes::ListOrLine),
+    ("subprocess", "check_output", Takes::ListOrLine),
+    ("subprocess", "Popen", Takes::ListOrLine),
+    ("subprocess", "getoutput", Takes::Line),
+    ("subprocess", "getstatusoutput", Takes::Line),
+    ("os", "system", Takes::Line),
+    ("os", "popen", Takes::Line),
+    ("os", "execl", Takes::ProgramThenEach),
+    ("os", "execlp", Takes::ProgramThenEach),
+    ("os", "execle", Takes::ProgramThenEach),
+    ("os", "execlpe", Takes::ProgramThenEach),
+    ("os", "execv", Takes::ProgramThenList),
+    ("os", "execvp", Takes::ProgramThenList),
+    ("os", "execve", Takes::ProgramThenList),
+    ("os", "execvpe", Takes::ProgramThenList),
+    ("os", "posix_spawn", Takes::ProgramThenList),
+    ("os", "posix_spawnp", Takes::ProgramThenList),
+    ("os", "spawnl", Takes::ModeThenProgram),
+    ("os", "spawnlp", Takes::ModeThenProgram),
+    ("os", "spawnv", Takes::ModeThenProgram),
+    ("os", "spawnvp", Takes::ModeThenProgram),
+    ("asyncio", "create_subprocess_shell", Takes::Line),
+    ("asyncio", "create_subprocess_exec", Takes::ProgramThenEach),
+];
+
+/// The launching functions of Node's `child_process`.
+const NODE: &[(&str, &str, Takes)] = &[
+    ("child_process", "exec", Takes::Line),
+    ("child_process", "execSync", Takes::Line),
+    ("child_process", "execFile", Takes::ProgramThenList),
+    ("child_process", "execFileSync", Takes::ProgramThenList),
+    ("child_process", "spawn", Takes::ProgramThenList),
+    ("child_process", "spawnSync", Takes::ProgramThenList),
+    ("child_process", "fork", Takes::Module),
+];
+
+/// How far past a call's opening parenthesis its arguments are read: a command written in
+/// a script is far shorter, and an unclosed call costs no more than this.
+const MAX_CALL: usize = 4096;
+
+/// The commands the script `text`, in `lang`, starts ([`Launch`]).
+pub(crate) fn launches(text: &str, lang: Lang) -> Vec<Launch> {
+    static CALL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"([A-Za-z_$][\w$]*)(?:\s*\.\s*([A-Za-z_$][\w$]*))?\s*\(")
+            .expect("a valid regex")
+    });
+    let table = match lang {
+        Lang::Python => PYTHON,
+        Lang::Js => NODE,
+        Lang::Shell => return Vec::new(),
+    };
+    let names = Names::read(text, lang);
+    let parts = super::code::lex(lang, text);
+    let mut out = Vec::new();
+    for cap in CALL.captures_iter(text) {
+        let whole = cap.get(0).expect("a match");
+        // A name that continues another (`foo_exec(`) or a method of something else
+        // (`re.exec(` is matched from `re`).
+        let before = text[..whole.start()].trim_end();
+        // `require("child_process").execSync(…)`: a method of the module itself.
+        let of_required = before.ends_with('.')
+            && before[..before.len() - 1].trim_end().ends_with(')')
+            && before[floor_boundary(before, before.len().saturating_sub(48))..]
+                .rsplit("require")
+                .next()
+                .is_some_and(|r| r.contains("child_process"));
+        if whole.start() > 0 && !of_required {
+            let c = text.as_bytes()[whole.start() - 1];
+            if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'.' {
+                continue;
+            }
+        }
+        if parts
+            .as_ref()
+            .is_some_and(|p| !p.holds(whole.start(), whole.start() + 1).code_only)
+        {
+            continue;
+        }
+        let (module, function) = match (cap.get(2), of_required) {
+            (None, true) => (Some("child_process"), &cap[1]),
+            (Some(f), _) => (names.module(&cap[1]), f.as_str()),
+            (None, false) => match names.bare.iter().find(|(local, _, _)| local == &cap[1]) {
+                Some((_, f, m)) => (Some(*m), f.as_str()),
+                None => continue,
+            },
+        };
+        let Some(module) = module else { continue };
+        let Some(&(_, _, takes)) = table
+            .iter()
+            .find(|(m, f, _)| *m == module && *f == function)
+        else {
+            continue;
+        };
+        let end = (whole.end() + MAX_CALL).min(text.len());
+        let end = (whole.end()..=end)
+            .rev()
+            .find(|&e| text.is_char_boundary(e))
+            .unwrap_or(whole.end());
+        let args = Args::read(&text[whole.end()..end], lang);
+        let shown: String = text[whole.start()..end]
+            .chars()
+            .take_while(|&c| c != '\n')
+            .take(80)
+            .collect();
+        out.push(args.launch(takes).unwrap_or(Launch::Unknown(shown)));
+    }
+    out
+}
+
+/// The names a script gives the launching modules and functions.
+#[derive(Debug, Default)]
+struct Names {
+    /// (local name, module): `import subprocess as sp`, `const cp = require("child_process")`.
+    modules: Vec<(String, &'static str)>,
+    /// (local name, function, module): `from subprocess import run`, `const { execSync } =
+    /// require("child_process")`.
+    bare: Vec<(String, String, &'static str)>,
+}
+
+/// The Python modules that launch commands.
+const PYTHON_MODULES: &[&str] = &["subprocess", "os", "asyncio"];
+
+impl Names {
+    fn read(text: &str, lang: Lang) -> Names {
+        static PY_IMPORT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"(?m)^[ \t]*import[ \t]+([\w., \t]+)").expect("a valid regex")
+        });
+        static PY_FROM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(
+                r"(?m)^[ \t]*from[ \t]+(subprocess|os|asyncio)[ \t]+import[ \t]+\(?([\w, \t]+)",
+            )
+            .expect("a valid regex")
+        });
+        static JS_MODULE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(
+                r#"(?:(?:const|let|var)\s+([\w$]+)\s*=\s*require\s*\(\s*|import\s+(?:\*\s+as\s+)?([\w$]+)\s+from\s*)['"](?:node:)?child_process['"]"#,
+            )
+            .expect("a valid regex")
+        });
+        static JS_BARE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(
+                r#"(?:(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\s*\(\s*|import\s*\{([^}]*)\}\s*from\s*)['"](?:node:)?child_process['"]"#,
+            )
+            .expect("a valid regex")
+        });
+        let mut names = Names::default();
+        match lang {
+            Lang::Python => {
+                names
+                    .modules
+                    .extend(PYTHON_MODULES.iter().map(|m| ((*m).to_string(), *m)));
+                for cap in PY_IMPORT.captures_iter(text) {
+                    for item in cap[1].split(',') {
+                        let mut w = item.split_whitespace();
+                        let (Some(module), Some("as"), Some(alias)) =
+                            (w.next(), w.next(), w.next())
+                        else {
+                            continue;
+                        };
+                        if let Some(m) = PYTHON_MODULES.iter().find(|m| **m == module) {
+                            names.modules.push((alias.to_string(), m));
+                        }
+                    }
+                }
+                for cap in PY_FROM.captures_iter(text) {
+                    let Some(module) = PYTHON_MODULES.iter().find(|m| **m == &cap[1]) else {
+                        continue;
+                    };
+                    for item in cap[2].split(',') {
+                        let mut w = item.split_whitespace();
+                        if let Some(f) = w.next() {
+                            let local = w.nth(1).unwrap_or(f);
+                            names.bare.push((local.to_string(), f.to_string(), module));
+                        }
+                    }
+                }
+            }
+            Lang::Js => {
+                names
+                    .modules
+                    .push(("child_process".into(), "child_process"));
+                for cap in JS_MODULE.captures_iter(text) {
+                    if let Some(local) = cap.get(1).or_else(|| cap.get(2)) {
+                        names
+                            .modules
+                            .push((local.as_str().to_string(), "child_process"));
+                    }
+                }
+                for cap in JS_BARE.captures_iter(text) {
+                    let list = cap.get(1).or_else(|| cap.get(2)).map_or("", |m| m.as_str());
+                    for item in list.split(',') {
+                        let (f, local) = match item.split_once(':') {
+                            Some((f, l)) => (f.trim(), l.trim()),
+                            None => match item.split_once(" as ") {
+                                Some((f, l)) => (f.trim(), l.trim()),
+                                None => (item.trim(), item.trim()),
+                            },
+                        };
+                        if !f.is_empty() {
+                            names
+                                .bare
+                                .push((local.to_string(), f.to_string(), "child_process"));
+                        }
+                    }
+                }
+            }
+            Lang::Shell => {}
+        }
+        names
+    }
+
+    /// The module `local` names.
+    fn module(&self, local: &str) -> Option<&'static str> {
+        self.modules
+            .iter()
+            .find(|(l, _)| l == local)
+            .map(|(_, m)| *m)
+    }
+}
+
+/// One argument of a call, as far as the script writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Arg {
+    /// A string written whole.
+    Text(String),
+    /// A string with parts built at run time (an f-string, a template), each [`RUNTIME`].
+    Built(String),
+    /// A list (`[…]`) of arguments.
+    List(Vec<Arg>),
+    /// Anything else: a name, a call, an expression.
+    Other,
+}
+
+/// The arguments of a call, read from just past its `(`, and whether it asks for a shell
+/// (`shell=True`, `shell: true`).
+#[derive(Debug, Default)]
+struct Args {
+    args: Vec<Arg>,
+    shell: bool,
+}
+
+impl Args {
+    fn read(text: &str, lang: Lang) -> Args {
+        let b = text.as_bytes();
+        let mut at = 0;
+        let mut out = Args::default();
+        loop {
+            at = skip_blank(b, at);
+            if at >= b.len() || b[at] == b')' {
+                return out;
+            }
+            let start = at;
+            let (arg, next) = read_arg(text, at, lang);
+            let piece = &text[start..next.min(text.len())];
+            let flat: String = piece.split_whitespace().collect();
+            if flat == "shell=True"
+                || flat.starts_with("{shell:true")
+                || flat.contains(",shell:true")
+            {
+                out.shell = true;
+            }
+            // Keyword arguments (`cwd=…`) are not the command.
+            if !(lang == Lang::Python && flat.contains('=') && matches!(arg, Arg::Other)) {
+                out.args.push(arg);
+            }
+            at = skip_blank(b, next);
+            match b.get(at) {
+                Some(b',') => at += 1,
+                _ => return out,
+            }
+        }
+    }
+
+    /// The launch these arguments make for a function that `takes` them; `None` when the
+    /// command is built at run time.
+    fn launch(&self, takes: Takes) -> Option<Launch> {
+        let word = |a: &Arg| match a {
+            Arg::Text(t) => Some(crate::output::shell_word(t)),
+            Arg::Built(t) => Some(t.clone()),
+            _ => None,
+        };
+        let list_words = |a: Option<&Arg>, skip: usize| -> Vec<String> {
+            match a {
+                Some(Arg::List(items)) => items
+                    .iter()
+                    .skip(skip)
+                    .map(|i| word(i).unwrap_or_else(|| RUNTIME.to_string()))
+                    .collect(),
+                Some(_) => vec![RUNTIME.to_string()],
+                None => Vec::new(),
+            }
+        };
+        let first = self.args.first()?;
+        let line = match takes {
+            Takes::Line => match first {
+                Arg::Text(t) | Arg::Built(t) => t.clone(),
+                _ => return None,
+            },
+            Takes::ListOrLine => match first {
+                Arg::Text(t) | Arg::Built(t) if self.shell => t.clone(),
+                Arg::Text(_) | Arg::Built(_) => word(first)?,
+                Arg::List(_) => list_words(Some(first), 0).join(" "),
+                Arg::Other => return None,
+            },
+            Takes::ProgramThenList => {
+                let mut words = vec![word(first)?];
+                // `os.execv(path, [argv0, …])`: the list starts with the program's name.
+                words.extend(list_words(self.args.get(1), 0));
+                words.join(" ")
+            }
+            Takes::ProgramThenEach => {
+                let mut words = vec![word(first)?];
+                words.extend(
+                    self.args
+                        .iter()
+                        .skip(1)
+                        .map(|a| word(a).unwrap_or_else(|| RUNTIME.to_string())),
+                );
+                words.join(" ")
+            }
+            Takes::ModeThenProgram => {
+                let program = self.args.get(1)?;
+                word(program)?
+            }
+            Takes::Module => format!("node {}", word(first)?),
+        };
+        Some(Launch::Line(line))
+    }
+}
+
+/// The character boundary of `text` at or after `at`.
+fn floor_boundary(text: &str, at: usize) -> usize {
+    (at..text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len())
+}
+
+fn skip_blank(b: &[u8], mut at: usize) -> usize {
+    while at < b.len() && b[at].is_ascii_whitespace() {
+        at += 1;
+    }
+    at
+}
+
+/// One argument at `at`: what it is, and where it ends (at the `,` or `)` after it).
+fn read_arg(text: &str, at: usize, lang: Lang) -> (Arg, usize) {
+    let b = text.as_bytes();
+    if let Some((arg, next)) = read_string(text, at, lang) {
+        let after = skip_blank(b, next);
+        // A string that goes on (`"./x" + name`, `"a".format(…)`) is built at run time.
+        if matches!(b.get(after), Some(b',' | b')' | b']') | None) {
+            return (arg, next);
+        }
+        return (Arg::Other, skip_expression(b, next));
+    }
+    if b.get(at) == Some(&b'[') {
+        let mut items = Vec::new();
+        let mut i = at + 1;
+        loop {
+            i = skip_blank(b, i);
+            match b.get(i) {
+                None => return (Arg::List(items), i),
+                Some(b']') => {
+                    let next = skip_blank(b, i + 1);
+                    if matches!(b.get(next), Some(b',' | b')') | None) {
+                        return (Arg::List(items), i + 1);
+                    }
+                    // `[…] + rest`: built at run time.
+                    return (Arg::Other, skip_expression(b, i + 1));
+                }
+                Some(b',') => i += 1,
+                Some(_) => {
+                    let (item, next) = read_arg(text, i, lang);
+                    items.push(item);
+                    if next == i {
+                        return (Arg::Other, skip_expression(b, i + 1));
+                    }
+                    i = next;
+                }
+            }
+        }
+    }
+    (Arg::Other, skip_expression(b, at))
+}
+
+/// Where an expression starting at `at` ends: at a `,`, `)` or `]` outside the brackets and
+/// strings it opens.
+fn skip_expression(b: &[u8], mut at: usize) -> usize {
+    let mut depth = 0usize;
+    while at < b.len() {
+        match b[at] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' | b',' if depth == 0 => return at,
+            b')' | b']' | b'}' => depth -= 1,
+            q @ (b'"' | b'\'' | b'`') => {
+                at += 1;
+                while at < b.len() && b[at] != q {
+                    at += if b[at] == b'\\' { 2 } else { 1 };
+                }
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    at.min(b.len())
+}
+
+/// A string literal at `at` (Python's with its prefix, JavaScript's with backquotes): its
+/// text, escapes undone, each interpolated part [`RUNTIME`]; and where it ends.
+fn read_string(text: &str, at: usize, lang: Lang) -> Option<(Arg, usize)> {
+    let b = text.as_bytes();
+    let mut i = at;
+    let mut raw = false;
+    let mut interpolates = false;
+    if lang == Lang::Python {
+        while i < b.len() && i - at < 2 && b[i].is_ascii_alphabetic() {
+            match b[i].to_ascii_lowercase() {
+                b'r' => raw = true,
+                b'f' => interpolates = true,
+                b'b' | b'u' => {}
+                _ => return None,
+            }
+            i += 1;
+        }
+    }
+    let quote = *b.get(i)?;
+    let js_template = lang == Lang::Js && quote == b'`';
+    if !(matches!(quote, b'"' | b'\'') || js_template) {
+        return None;
+    }
+    if lang == Lang::Js && quote == b'`' {
+        interpolates = true;
+    }
+    let triple = lang == Lang::Python && b[i..].starts_with(&[quote, quote, quote]);
+    i += if triple { 3 } else { 1 };
+    let mut out: Vec<u8> = Vec::new();
+    let mut built = false;
+    while i < b.len() {
+        let c = b[i];
+        if c == quote && (!triple || b[i..].starts_with(&[quote, quote, quote])) {
+            let end = i + if triple { 3 } else { 1 };
+            let s = String::from_utf8_lossy(&out).into_owned();
+            return Some((if built { Arg::Built(s) } else { Arg::Text(s) }, end));
+        }
+        if c == b'\\' && !raw && i + 1 < b.len() {
+            out.push(match b[i + 1] {
+                b'n' => b'\n',
+                b't' => b'\t',
+                other => other,
+            });
+            i += 2;
+            continue;
+        }
+        let opens = match lang {
+            Lang::Python => c == b'{' && b.get(i + 1) != Some(&b'{'),
+            _ => c == b'$' && b.get(i + 1) == Some(&b'{'),
+        };
+        if interpolates && opens {
+            let from = if lang == Lang::Python { i + 1 } else { i + 2 };
+            let close = b[from..].iter().position(|&x| x == b'}')?;
+            out.extend_from_slice(RUNTIME.as_bytes());
+            built = true;
+            i = from + close + 1;
+            continue;
+        }
+        if interpolates && lang == Lang::Python && c == b'{' {
+            out.push(b'{');
+            i += 2;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    None
+}
