@@ -46,7 +46,8 @@ pub struct Unreadable {
 /// and a file named as prose (`.md`, `.txt`) in a directory of configurations is not read
 /// as one by its harness.
 pub fn readable(path: &str, text: &str) -> Result<(), Unreadable> {
-    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
     if ["md", "markdown", "mdc", "txt"]
         .iter()
         .any(|p| ext.eq_ignore_ascii_case(p))
