@@ -154,7 +154,7 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
 /// configuration's directory and, failing closed, from the project's as well.
 fn codex_named(dir: &str, base: &str, text: &str) -> Result<Vec<Named>, String> {
     let v = super::agent_runs::toml_value_or_why(text)
-        .map_err(|why| format!("cannot be read for the instruction files it names: {why}"))?;
+        .map_err(|(_, why)| format!("cannot be read for the instruction files it names: {why}"))?;
     let mut out = Vec::new();
     for name in strings_at(&v, &["project_doc_fallback_filenames"])? {
         if name.is_empty() {

@@ -125,35 +125,31 @@ fn alias_count(text: &str) -> usize {
         .count()
 }
 
-/// A TOML document as JSON values (dates as their text), or why it is not one.
+/// A TOML document as JSON values (dates as their text), or why it is not one
+/// ([`toml_value_or_why`]), with the line where the parser stopped.
 fn toml_read(text: &str) -> Result<Value, Unreadable> {
-    let doc = text
-        .parse::<toml_edit::DocumentMut>()
-        .map_err(|e| Unreadable {
-            line: e.span().map(|s| line_at(text, s.start)),
-            why: format!("not valid TOML: {}", e.message().trim_end()),
-            fix: "make it valid TOML".into(),
-        })?;
-    Ok(toml_table(doc.as_table()))
+    toml_value_or_why(text).map_err(|(line, why)| Unreadable {
+        line: Some(line),
+        why,
+        fix: "make it valid TOML".into(),
+    })
 }
 
-/// The line (from 1) of byte `at` of `text`.
-fn line_at(text: &str, at: usize) -> usize {
-    1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at.min(text.len())]).count()
-}
-
-/// [`toml_value`], or why the text is not TOML: the parser's message with the line and
-/// column where it stopped.
-pub(super) fn toml_value_or_why(text: &str) -> Result<Value, String> {
+/// A TOML document as JSON values, or why the text is not TOML: the line where the parser
+/// stopped and its message with that line and column.
+pub(super) fn toml_value_or_why(text: &str) -> Result<Value, (usize, String)> {
     let doc = text.parse::<toml_edit::DocumentMut>().map_err(|e| {
         let at = e.span().map_or(0, |s| s.start).min(text.len());
         // The span is a byte offset; a column counts characters.
         let before = text.get(..at).unwrap_or(text);
         let line = before.matches('\n').count() + 1;
         let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-        format!(
-            "not valid TOML at line {line}, column {column}: {}",
-            e.message().trim_end()
+        (
+            line,
+            format!(
+                "not valid TOML at line {line}, column {column}: {}",
+                e.message().trim_end()
+            ),
         )
     })?;
     Ok(toml_table(doc.as_table()))
