@@ -1040,6 +1040,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
         expanded: HashMap::new(),
         said: HashSet::new(),
         listed_recipes: HashSet::new(),
+        handed: HashSet::new(),
     };
     while walk.reader.spent <= MAX_FOLLOW_BYTES
         && let Some((line, depth)) = walk.queue.pop_front()
@@ -1141,6 +1142,10 @@ impl super::recipes::Files for Reader<'_> {
     fn matching(&mut self, pattern: &str) -> Vec<String> {
         Reader::matching(self, pattern).to_vec()
     }
+
+    fn exhausted(&self) -> bool {
+        self.spent > MAX_FOLLOW_BYTES
+    }
 }
 
 /// True when `word` holds a shell pattern (`*`, `?`, `[`).
@@ -1166,6 +1171,8 @@ struct Walk<'r> {
     said: HashSet<String>,
     /// The recipes of `f`, for finding one at once.
     listed_recipes: HashSet<(String, String)>,
+    /// The files handed on, with who runs them: each is queued once.
+    handed: HashSet<(String, String)>,
 }
 
 /// Who runs the commands being read ([`Walk::commands`]).
@@ -1316,6 +1323,10 @@ impl Walk<'_> {
         let Some(text) = self.reader.text(&run.path) else {
             return;
         };
+        // Past the bound it is judged, not followed (the walk says so).
+        if self.reader.spent > MAX_FOLLOW_BYTES {
+            return;
+        }
         match super::code::lang(&run.path, &text) {
             Some(super::code::Lang::Shell) => {
                 self.sourced(run, &text, depth);
@@ -1337,6 +1348,9 @@ impl Walk<'_> {
     /// Queues the file of the repository at `path`, which `by` runs, to be resolved and
     /// followed as a command `sh <path>` from the top.
     fn hand_on(&mut self, by: String, path: &str, depth: usize) {
+        if !self.handed.insert((path.to_string(), by.clone())) {
+            return;
+        }
         self.queue.push_back((
             Line {
                 by,
@@ -1405,6 +1419,10 @@ impl Walk<'_> {
         let mut places = Places::new(start);
         let mut vars: HashMap<String, String> = HashMap::new();
         for (k, cmd) in list.iter().enumerate() {
+            // Past the bound nothing more is followed (the walk says so).
+            if self.reader.spent > MAX_FOLLOW_BYTES {
+                break;
+            }
             places.enter(cmd.nested);
             let words: Vec<String> = cmd.words.iter().map(|w| substituted(w, &vars)).collect();
             if assigns(&words, &mut vars) {
@@ -1626,6 +1644,7 @@ impl Walk<'_> {
         let by = format!("{} (run by `{}`)", run.by, run.path);
         let who = format!("`{}`, run by {},", run.path, run.by);
         let dir = parent(&run.path).to_string();
+        let mut built: Vec<String> = Vec::new();
         for launch in super::launches::launches(text, lang) {
             match launch {
                 super::launches::Launch::Line(line) => self.queue.push_back((
@@ -1639,16 +1658,24 @@ impl Walk<'_> {
                     },
                     depth + 1,
                 )),
-                super::launches::Launch::Unknown(call) => self.say(Unfollowed {
-                    text: format!(
-                        "{who} starts `{call}`, which the gate cannot follow (a command built \
-                         at run time)"
-                    ),
-                    fix: "write the command's words in the script, the script's name as a \
-                          string of the repository's path",
-                    unread: false,
-                }),
+                super::launches::Launch::Unknown(call) => built.push(call),
             }
+        }
+        // Said once for the program: a server may build many.
+        if let Some(first) = built.first() {
+            let more = match built.len() {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            };
+            self.say(Unfollowed {
+                text: format!(
+                    "{who} starts `{first}`{more}, which the gate cannot follow (a command \
+                     built at run time)"
+                ),
+                fix: "write the command's words in the program, a script by its path in the \
+                      repository as a string",
+                unread: false,
+            });
         }
     }
 
@@ -3145,5 +3172,73 @@ mod tests {
                 && said[0].contains("variable"),
             "{said:?}"
         );
+    }
+
+    /// Hostile trees are walked within the bound, each file read once: a script of a
+    /// hundred thousand wrapped commands, a program of unclosed launching calls, nested
+    /// subshells, a Makefile and a Taskfile whose variables double, a script naming a
+    /// thousand patterns over a large tree.
+    #[test]
+    fn hostile_trees_are_walked_within_the_bound() {
+        let s = |t: &str| t.to_string();
+        let listing: Vec<(String, String)> = (0..5000)
+            .map(|i| (format!("d/f{i}.sh"), s("echo\n")))
+            .collect();
+        let globs = (0..1000).fold(String::new(), |mut g, i| {
+            g.push_str("./d/f");
+            g.push_str(&i.to_string());
+            g.push_str("*.sh\n");
+            g
+        });
+        let mut doubling = String::from("A0 = x\n");
+        for i in 1..40 {
+            let (name, half) = (format!("A{i}"), format!("$(A{})", i - 1));
+            doubling.push_str(&[&name, " = ", &half, &half, "\n"].concat());
+        }
+        doubling += "all:\n\techo $(A39)\n\techo $(A39)\n";
+        let taskfile = String::from(
+            "version: '3'\ntasks:\n  default:\n    cmds:\n      - task: t\n        vars: {X: a}\n  t:\n    cmds:\n      - task: t\n        vars: {X: '{{.X}}{{.X}}'}\n      - echo {{.X}}\n",
+        );
+        let cases: Vec<(&str, Vec<(String, String)>)> = vec![
+            (
+                "bash a.sh",
+                vec![
+                    (
+                        s("a.sh"),
+                        "timeout -s KILL 5 env -i A=1 ./b.sh | sh\n".repeat(60_000),
+                    ),
+                    (s("b.sh"), s("echo\n")),
+                ],
+            ),
+            (
+                "python3 a.py",
+                vec![(s("a.py"), "os.system(['x', ".repeat(60_000))],
+            ),
+            (
+                "node a.js",
+                vec![(s("a.js"), "child_process.execSync(`${".repeat(40_000))],
+            ),
+            (
+                "bash a.sh",
+                vec![(
+                    s("a.sh"),
+                    format!("{}./b.sh{}", "(".repeat(200_000), ")".repeat(200_000)),
+                )],
+            ),
+            ("make", vec![(s("Makefile"), doubling)]),
+            ("task", vec![(s("Taskfile.yml"), taskfile)]),
+            ("bash g.sh", {
+                let mut v = listing.clone();
+                v.push((s("g.sh"), globs));
+                v
+            }),
+        ];
+        for (command, files) in cases {
+            let files: Vec<(&str, String)> =
+                files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+            let total: usize = files.iter().map(|(_, t)| t.len()).sum();
+            let (_, _, handed) = followed(command, &files);
+            assert!(handed <= total, "{command}: {handed} of {total}");
+        }
     }
 }
