@@ -1588,6 +1588,35 @@ impl Walk<'_> {
             let line = script_dir_spelled_as_a_marker(line);
             for cap in SOURCE.captures_iter(&line) {
                 let arg = cap[1].replace(['"', '\''], "");
+                // `source <(cat x.sh)`: what the process substituted prints.
+                if arg.starts_with("<(") {
+                    let from = cap.get(1).map_or(0, |m| m.start() + 2);
+                    let inner = line[from..].split(')').next().unwrap_or("");
+                    let words = super::code::shell_command_list(inner)
+                        .into_iter()
+                        .next()
+                        .map(|c| c.words)
+                        .unwrap_or_default();
+                    let shown = format!(". <({inner})");
+                    let who_runs = Scope {
+                        by: format!("{} (sourced by `{}`)", run.by, run.path),
+                        who: who.clone(),
+                        dir: dir.to_string(),
+                        fallbacks: vec![self.project.clone(), dir.to_string()],
+                        found: HashSet::new(),
+                    };
+                    let places = Places::new(Some(self.project.clone()));
+                    match produced(&words, true) {
+                        Some(Hands::Scripts(files)) => {
+                            for file in files {
+                                self.script_word(&who_runs, &places, &file, false, &shown, depth);
+                            }
+                        }
+                        Some(Hands::Lost(why, fix)) => self.cannot(&who, &shown, why, fix),
+                        _ => {}
+                    }
+                    continue;
+                }
                 if arg.starts_with(['/', '~']) {
                     continue;
                 }
@@ -2824,6 +2853,8 @@ mod tests {
             "sh < tools/x.sh",
             "bash -s < ./tools/x.sh",
             "bash <(cat tools/x.sh)",
+            "source <(cat tools/x.sh)",
+            ". <(cat \"tools/x.sh\")",
             "echo ./tools/x.sh | sh",
             "if timeout 5 ./tools/x.sh; then echo ok; fi",
             "if [ -d .git ] && [[ -n $X ]]; then ./tools/x.sh; fi",
