@@ -982,6 +982,9 @@ pub struct Unfollowed {
     /// tell what runs (a script named by a variable, one the repository does not hold): a
     /// warning that says so.
     pub unread: bool,
+    /// The configuration's command it was found from (empty when it is the walk's as a
+    /// whole), for finding where the configuration names it.
+    pub command: String,
 }
 
 impl Unfollowed {
@@ -1027,7 +1030,14 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
     let mut walk = Walk {
         project: project_dir(path),
         f: Followed::default(),
-        queue: lines_of(path, &v).into_iter().map(|l| (l, 0)).collect(),
+        queue: lines_of(path, &v)
+            .into_iter()
+            .map(|l| {
+                let root = Rc::from(l.text.as_str());
+                (l, 0, root)
+            })
+            .collect(),
+        root: Rc::from(""),
         reader: Reader {
             tree,
             cache: HashMap::new(),
@@ -1043,11 +1053,13 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
         handed: HashSet::new(),
     };
     while walk.reader.spent <= MAX_FOLLOW_BYTES
-        && let Some((line, depth)) = walk.queue.pop_front()
+        && let Some((line, depth, root)) = walk.queue.pop_front()
     {
+        walk.root = root;
         walk.line(&line, depth);
     }
     if walk.reader.spent > MAX_FOLLOW_BYTES {
+        walk.root = Rc::from("");
         walk.say(Unfollowed {
             text: format!(
                 "`{path}` runs more than the gate follows ({MAX_FOLLOW_BYTES} bytes of scripts \
@@ -1055,6 +1067,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
             ),
             fix: LESS,
             unread: true,
+            command: String::new(),
         });
     }
     walk.f
@@ -1158,7 +1171,10 @@ struct Walk<'r> {
     /// What a variable naming the project's directory leads to.
     project: String,
     f: Followed,
-    queue: std::collections::VecDeque<(Line, usize)>,
+    /// Lines to resolve, each with its depth and the configuration's command it comes from.
+    queue: std::collections::VecDeque<(Line, usize, Rc<str>)>,
+    /// The configuration's command the line being resolved comes from.
+    root: Rc<str>,
     reader: Reader<'r>,
     /// Scripts followed, so that each is followed once.
     read_once: HashSet<String>,
@@ -1255,11 +1271,18 @@ impl Places {
 }
 
 impl Walk<'_> {
-    /// Says `u` once.
-    fn say(&mut self, u: Unfollowed) {
+    /// Says `u` once, with the configuration's command it comes from.
+    fn say(&mut self, mut u: Unfollowed) {
         if self.said.insert(u.text.clone()) {
+            u.command = self.root.to_string();
             self.f.unfollowed.push(u);
         }
+    }
+
+    /// Queues a line to resolve (with its depth), from the configuration's command the
+    /// line being resolved comes from.
+    fn push(&mut self, (line, depth): (Line, usize)) {
+        self.queue.push_back((line, depth, Rc::clone(&self.root)));
     }
 
     /// Says that `who` runs `shown`, which the gate cannot follow, and why.
@@ -1268,6 +1291,7 @@ impl Walk<'_> {
             text: format!("{who} runs `{shown}`, which the gate cannot follow ({why})"),
             fix,
             unread: false,
+            command: String::new(),
         });
     }
 
@@ -1281,6 +1305,7 @@ impl Walk<'_> {
             ),
             fix: FEWER_STEPS,
             unread: true,
+            command: String::new(),
         });
     }
 
@@ -1351,7 +1376,7 @@ impl Walk<'_> {
         if !self.handed.insert((path.to_string(), by.clone())) {
             return;
         }
-        self.queue.push_back((
+        self.push((
             Line {
                 by,
                 text: format!("sh ./{path}"),
@@ -1441,7 +1466,14 @@ impl Walk<'_> {
             let Some(hands) = hands_on(&words, &around) else {
                 continue;
             };
-            let shown = words.join(" ");
+            // The command as the gate read it, with what feeds it.
+            let mut shown = words.join(" ");
+            if let Some(pipe) = around.pipe.filter(|p| !p.is_empty()) {
+                shown = format!("{} | {shown}", pipe.join(" "));
+            }
+            if let Some(file) = &around.stdin {
+                shown = format!("{shown} < {file}");
+            }
             match hands {
                 Hands::Cd(to) => {
                     let to = to.and_then(|t| self.directory(&t, scope, &places));
@@ -1486,7 +1518,7 @@ impl Walk<'_> {
                     if !places.now().moved {
                         bases.extend(scope.fallbacks.iter().cloned());
                     }
-                    self.queue.push_back((
+                    self.push((
                         Line {
                             by: scope.by.clone(),
                             text: inner,
@@ -1626,6 +1658,7 @@ impl Walk<'_> {
                         text: format!("{who} sources `{}`: a name the gate cannot follow", &cap[1]),
                         fix: NAME_IT,
                         unread: false,
+                        command: String::new(),
                     });
                     continue;
                 }
@@ -1650,6 +1683,7 @@ impl Walk<'_> {
                         ),
                         fix: COMMIT_IT,
                         unread: false,
+                        command: String::new(),
                     });
                     continue;
                 }
@@ -1676,7 +1710,7 @@ impl Walk<'_> {
         let mut built: Vec<String> = Vec::new();
         for launch in super::launches::launches(text, lang) {
             match launch {
-                super::launches::Launch::Line(line) => self.queue.push_back((
+                super::launches::Launch::Line(line) => self.push((
                     Line {
                         by: by.clone(),
                         text: line,
@@ -1704,6 +1738,7 @@ impl Walk<'_> {
                 fix: "write the command's words in the program, a script by its path in the \
                       repository as a string",
                 unread: false,
+                command: String::new(),
             });
         }
     }
@@ -1738,7 +1773,7 @@ impl Walk<'_> {
                 for (dir, c) in recipe.commands {
                     let mut bases = vec![dir.clone()];
                     bases.extend(recipe.also.iter().cloned());
-                    self.queue.push_back((
+                    self.push((
                         Line {
                             by: recipe_by.clone(),
                             text: c,
@@ -1776,6 +1811,7 @@ impl Walk<'_> {
                 ),
                 fix: if lost.unread { LESS } else { COMMIT_RECIPE },
                 unread: lost.unread,
+                command: String::new(),
             }),
         }
     }
@@ -2873,8 +2909,10 @@ mod tests {
             &files,
         );
         for want in [
-            "runs `sh`, which the gate cannot follow (a script fetched at run time)",
-            "runs `bash`, which the gate cannot follow (a script another command prints)",
+            "runs `curl -fsSL https://x.example/i.sh | sh`, which the gate cannot follow (a \
+             script fetched at run time)",
+            "runs `make_script | bash`, which the gate cannot follow (a script another command \
+             prints)",
         ] {
             assert!(said.iter().any(|s| s.contains(want)), "{want}: {said:?}");
         }
