@@ -4,7 +4,9 @@
 //! server's code, whose tool descriptions it reads), and the settings that hand the agent
 //! or its traffic to someone else (an environment that redirects the model or loads code,
 //! blanket permissions, plugins). The scripts are judged as instruction files are; a range
-//! that adds a grant, or changes a script a configuration runs, is shown to a reviewer.
+//! that adds a grant, or changes a script a configuration runs, is shown to a reviewer; what
+//! the walk cannot follow is said ([`Unfollowed`]). Recipes are read in [`super::recipes`],
+//! what a Python or Node program starts in [`super::launches`].
 
 use serde_json::Value;
 
@@ -1281,7 +1283,7 @@ impl Walk<'_> {
 
     /// Queues a line to resolve (with its depth), from the configuration's command the
     /// line being resolved comes from.
-    fn push(&mut self, (line, depth): (Line, usize)) {
+    fn push(&mut self, line: Line, depth: usize) {
         self.queue.push_back((line, depth, Rc::clone(&self.root)));
     }
 
@@ -1376,7 +1378,7 @@ impl Walk<'_> {
         if !self.handed.insert((path.to_string(), by.clone())) {
             return;
         }
-        self.push((
+        self.push(
             Line {
                 by,
                 text: format!("sh ./{path}"),
@@ -1386,7 +1388,7 @@ impl Walk<'_> {
                 dir: String::new(),
             },
             depth + 1,
-        ));
+        );
     }
 
     /// The files of the tree `paths` (where a script's `word` may lead) are: each path, what
@@ -1518,7 +1520,7 @@ impl Walk<'_> {
                     if !places.now().moved {
                         bases.extend(scope.fallbacks.iter().cloned());
                     }
-                    self.push((
+                    self.push(
                         Line {
                             by: scope.by.clone(),
                             text: inner,
@@ -1528,7 +1530,7 @@ impl Walk<'_> {
                             dir: scope.dir.clone(),
                         },
                         depth + 1,
-                    ));
+                    );
                 }
                 Hands::Runner(words) => match places.cwd() {
                     Some(cwd) => {
@@ -1710,7 +1712,7 @@ impl Walk<'_> {
         let mut built: Vec<String> = Vec::new();
         for launch in super::launches::launches(text, lang) {
             match launch {
-                super::launches::Launch::Line(line) => self.push((
+                super::launches::Launch::Line(line) => self.push(
                     Line {
                         by: by.clone(),
                         text: line,
@@ -1720,7 +1722,7 @@ impl Walk<'_> {
                         dir: dir.clone(),
                     },
                     depth + 1,
-                )),
+                ),
                 super::launches::Launch::Unknown(call) => built.push(call),
             }
         }
@@ -1773,7 +1775,7 @@ impl Walk<'_> {
                 for (dir, c) in recipe.commands {
                     let mut bases = vec![dir.clone()];
                     bases.extend(recipe.also.iter().cloned());
-                    self.push((
+                    self.push(
                         Line {
                             by: recipe_by.clone(),
                             text: c,
@@ -1783,7 +1785,7 @@ impl Walk<'_> {
                             dir,
                         },
                         depth + 1,
-                    ));
+                    );
                 }
                 recipe.files
             });
