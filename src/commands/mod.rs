@@ -333,8 +333,14 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                             "git-aahp hook: note: drift was {note}\n"
                         ));
                     }
-                    for line in report.unfollowed_warnings() {
-                        crate::output::write_stderr(&format!("git-aahp hook: warning: {line}\n"));
+                    // What the staged configuration runs that the gate cannot follow: said at
+                    // the commit that brings it (a push would repeat it for every one).
+                    if args.name == hook::HookName::PreCommit {
+                        for line in report.unfollowed_warnings() {
+                            crate::output::write_stderr(&format!(
+                                "git-aahp hook: warning: {line}\n"
+                            ));
+                        }
                     }
                 }
                 Ok(status)

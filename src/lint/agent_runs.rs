@@ -4,7 +4,9 @@
 //! server's code, whose tool descriptions it reads), and the settings that hand the agent
 //! or its traffic to someone else (an environment that redirects the model or loads code,
 //! blanket permissions, plugins). The scripts are judged as instruction files are; a range
-//! that adds a grant, or changes a script a configuration runs, is shown to a reviewer.
+//! that adds a grant, or changes a script a configuration runs, is shown to a reviewer; what
+//! the walk cannot follow is said ([`Unfollowed`]). Recipes are read in [`super::recipes`],
+//! what a Python or Node program starts in [`super::launches`].
 
 use serde_json::Value;
 
@@ -1079,6 +1081,9 @@ pub struct Unfollowed {
     /// tell what runs (a script named by a variable, one the repository does not hold): a
     /// warning that says so.
     pub unread: bool,
+    /// The configuration's command it was found from (empty when it is the walk's as a
+    /// whole), for finding where the configuration names it.
+    pub command: String,
 }
 
 impl Unfollowed {
@@ -1124,7 +1129,14 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
     let mut walk = Walk {
         project: project_dir(path),
         f: Followed::default(),
-        queue: lines_of(path, &v).into_iter().map(|l| (l, 0)).collect(),
+        queue: lines_of(path, &v)
+            .into_iter()
+            .map(|l| {
+                let root = Rc::from(l.text.as_str());
+                (l, 0, root)
+            })
+            .collect(),
+        root: Rc::from(""),
         reader: Reader {
             tree,
             cache: HashMap::new(),
@@ -1137,13 +1149,16 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
         expanded: HashMap::new(),
         said: HashSet::new(),
         listed_recipes: HashSet::new(),
+        handed: HashSet::new(),
     };
     while walk.reader.spent <= MAX_FOLLOW_BYTES
-        && let Some((line, depth)) = walk.queue.pop_front()
+        && let Some((line, depth, root)) = walk.queue.pop_front()
     {
+        walk.root = root;
         walk.line(&line, depth);
     }
     if walk.reader.spent > MAX_FOLLOW_BYTES {
+        walk.root = Rc::from("");
         walk.say(Unfollowed {
             text: format!(
                 "`{path}` runs more than the gate follows ({MAX_FOLLOW_BYTES} bytes of scripts \
@@ -1151,6 +1166,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
             ),
             fix: LESS,
             unread: true,
+            command: String::new(),
         });
     }
     walk.f
@@ -1238,6 +1254,10 @@ impl super::recipes::Files for Reader<'_> {
     fn matching(&mut self, pattern: &str) -> Vec<String> {
         Reader::matching(self, pattern).to_vec()
     }
+
+    fn exhausted(&self) -> bool {
+        self.spent > MAX_FOLLOW_BYTES
+    }
 }
 
 /// True when `word` holds a shell pattern (`*`, `?`, `[`).
@@ -1250,7 +1270,10 @@ struct Walk<'r> {
     /// What a variable naming the project's directory leads to.
     project: String,
     f: Followed,
-    queue: std::collections::VecDeque<(Line, usize)>,
+    /// Lines to resolve, each with its depth and the configuration's command it comes from.
+    queue: std::collections::VecDeque<(Line, usize, Rc<str>)>,
+    /// The configuration's command the line being resolved comes from.
+    root: Rc<str>,
     reader: Reader<'r>,
     /// Scripts followed, so that each is followed once.
     read_once: HashSet<String>,
@@ -1263,6 +1286,8 @@ struct Walk<'r> {
     said: HashSet<String>,
     /// The recipes of `f`, for finding one at once.
     listed_recipes: HashSet<(String, String)>,
+    /// The files handed on, with who runs them: each is queued once.
+    handed: HashSet<(String, String)>,
 }
 
 /// Who runs the commands being read ([`Walk::commands`]).
@@ -1345,11 +1370,18 @@ impl Places {
 }
 
 impl Walk<'_> {
-    /// Says `u` once.
-    fn say(&mut self, u: Unfollowed) {
+    /// Says `u` once, with the configuration's command it comes from.
+    fn say(&mut self, mut u: Unfollowed) {
         if self.said.insert(u.text.clone()) {
+            u.command = self.root.to_string();
             self.f.unfollowed.push(u);
         }
+    }
+
+    /// Queues a line to resolve (with its depth), from the configuration's command the
+    /// line being resolved comes from.
+    fn push(&mut self, line: Line, depth: usize) {
+        self.queue.push_back((line, depth, Rc::clone(&self.root)));
     }
 
     /// Says that `who` runs `shown`, which the gate cannot follow, and why.
@@ -1358,6 +1390,7 @@ impl Walk<'_> {
             text: format!("{who} runs `{shown}`, which the gate cannot follow ({why})"),
             fix,
             unread: false,
+            command: String::new(),
         });
     }
 
@@ -1371,6 +1404,7 @@ impl Walk<'_> {
             ),
             fix: FEWER_STEPS,
             unread: true,
+            command: String::new(),
         });
     }
 
@@ -1413,6 +1447,10 @@ impl Walk<'_> {
         let Some(text) = self.reader.text(&run.path) else {
             return;
         };
+        // Past the bound it is judged, not followed (the walk says so).
+        if self.reader.spent > MAX_FOLLOW_BYTES {
+            return;
+        }
         match super::code::lang(&run.path, &text) {
             Some(super::code::Lang::Shell) => {
                 self.sourced(run, &text, depth);
@@ -1434,7 +1472,10 @@ impl Walk<'_> {
     /// Queues the file of the repository at `path`, which `by` runs, to be resolved and
     /// followed as a command `sh <path>` from the top.
     fn hand_on(&mut self, by: String, path: &str, depth: usize) {
-        self.queue.push_back((
+        if !self.handed.insert((path.to_string(), by.clone())) {
+            return;
+        }
+        self.push(
             Line {
                 by,
                 text: format!("sh ./{path}"),
@@ -1444,7 +1485,7 @@ impl Walk<'_> {
                 dir: String::new(),
             },
             depth + 1,
-        ));
+        );
     }
 
     /// The files of the tree `paths` (where a script's `word` may lead) are: each path, what
@@ -1502,6 +1543,10 @@ impl Walk<'_> {
         let mut places = Places::new(start);
         let mut vars: HashMap<String, String> = HashMap::new();
         for (k, cmd) in list.iter().enumerate() {
+            // Past the bound nothing more is followed (the walk says so).
+            if self.reader.spent > MAX_FOLLOW_BYTES {
+                break;
+            }
             places.enter(cmd.nested);
             let words: Vec<String> = cmd.words.iter().map(|w| substituted(w, &vars)).collect();
             if assigns(&words, &mut vars) {
@@ -1520,7 +1565,14 @@ impl Walk<'_> {
             let Some(hands) = hands_on(&words, &around) else {
                 continue;
             };
-            let shown = words.join(" ");
+            // The command as the gate read it, with what feeds it.
+            let mut shown = words.join(" ");
+            if let Some(pipe) = around.pipe.filter(|p| !p.is_empty()) {
+                shown = format!("{} | {shown}", pipe.join(" "));
+            }
+            if let Some(file) = &around.stdin {
+                shown = format!("{shown} < {file}");
+            }
             match hands {
                 Hands::Cd(to) => {
                     let to = to.and_then(|t| self.directory(&t, scope, &places));
@@ -1565,7 +1617,7 @@ impl Walk<'_> {
                     if !places.now().moved {
                         bases.extend(scope.fallbacks.iter().cloned());
                     }
-                    self.queue.push_back((
+                    self.push(
                         Line {
                             by: scope.by.clone(),
                             text: inner,
@@ -1575,7 +1627,7 @@ impl Walk<'_> {
                             dir: scope.dir.clone(),
                         },
                         depth + 1,
-                    ));
+                    );
                 }
                 Hands::Runner(words) => match places.cwd() {
                     Some(cwd) => {
@@ -1667,6 +1719,35 @@ impl Walk<'_> {
             let line = script_dir_spelled_as_a_marker(line);
             for cap in SOURCE.captures_iter(&line) {
                 let arg = cap[1].replace(['"', '\''], "");
+                // `source <(cat x.sh)`: what the process substituted prints.
+                if arg.starts_with("<(") {
+                    let from = cap.get(1).map_or(0, |m| m.start() + 2);
+                    let inner = line[from..].split(')').next().unwrap_or("");
+                    let words = super::code::shell_command_list(inner)
+                        .into_iter()
+                        .next()
+                        .map(|c| c.words)
+                        .unwrap_or_default();
+                    let shown = format!(". <({inner})");
+                    let who_runs = Scope {
+                        by: format!("{} (sourced by `{}`)", run.by, run.path),
+                        who: who.clone(),
+                        dir: dir.to_string(),
+                        fallbacks: vec![self.project.clone(), dir.to_string()],
+                        found: HashSet::new(),
+                    };
+                    let places = Places::new(Some(self.project.clone()));
+                    match produced(&words, true) {
+                        Some(Hands::Scripts(files)) => {
+                            for file in files {
+                                self.script_word(&who_runs, &places, &file, false, &shown, depth);
+                            }
+                        }
+                        Some(Hands::Lost(why, fix)) => self.cannot(&who, &shown, why, fix),
+                        _ => {}
+                    }
+                    continue;
+                }
                 if arg.starts_with(['/', '~']) {
                     continue;
                 }
@@ -1676,6 +1757,7 @@ impl Walk<'_> {
                         text: format!("{who} sources `{}`: a name the gate cannot follow", &cap[1]),
                         fix: NAME_IT,
                         unread: false,
+                        command: String::new(),
                     });
                     continue;
                 }
@@ -1700,6 +1782,7 @@ impl Walk<'_> {
                         ),
                         fix: COMMIT_IT,
                         unread: false,
+                        command: String::new(),
                     });
                     continue;
                 }
@@ -1723,9 +1806,10 @@ impl Walk<'_> {
         let by = format!("{} (run by `{}`)", run.by, run.path);
         let who = format!("`{}`, run by {},", run.path, run.by);
         let dir = parent(&run.path).to_string();
+        let mut built: Vec<String> = Vec::new();
         for launch in super::launches::launches(text, lang) {
             match launch {
-                super::launches::Launch::Line(line) => self.queue.push_back((
+                super::launches::Launch::Line(line) => self.push(
                     Line {
                         by: by.clone(),
                         text: line,
@@ -1735,17 +1819,26 @@ impl Walk<'_> {
                         dir: dir.clone(),
                     },
                     depth + 1,
-                )),
-                super::launches::Launch::Unknown(call) => self.say(Unfollowed {
-                    text: format!(
-                        "{who} starts `{call}`, which the gate cannot follow (a command built \
-                         at run time)"
-                    ),
-                    fix: "write the command's words in the script, the script's name as a \
-                          string of the repository's path",
-                    unread: false,
-                }),
+                ),
+                super::launches::Launch::Unknown(call) => built.push(call),
             }
+        }
+        // Said once for the program: a server may build many.
+        if let Some(first) = built.first() {
+            let more = match built.len() {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            };
+            self.say(Unfollowed {
+                text: format!(
+                    "{who} starts `{first}`{more}, which the gate cannot follow (a command \
+                     built at run time)"
+                ),
+                fix: "write the command's words in the program, a script by its path in the \
+                      repository as a string",
+                unread: false,
+                command: String::new(),
+            });
         }
     }
 
@@ -1779,7 +1872,7 @@ impl Walk<'_> {
                 for (dir, c) in recipe.commands {
                     let mut bases = vec![dir.clone()];
                     bases.extend(recipe.also.iter().cloned());
-                    self.queue.push_back((
+                    self.push(
                         Line {
                             by: recipe_by.clone(),
                             text: c,
@@ -1789,7 +1882,7 @@ impl Walk<'_> {
                             dir,
                         },
                         depth + 1,
-                    ));
+                    );
                 }
                 recipe.files
             });
@@ -1817,6 +1910,7 @@ impl Walk<'_> {
                 ),
                 fix: if lost.unread { LESS } else { COMMIT_RECIPE },
                 unread: lost.unread,
+                command: String::new(),
             }),
         }
     }
@@ -2894,6 +2988,8 @@ mod tests {
             "sh < tools/x.sh",
             "bash -s < ./tools/x.sh",
             "bash <(cat tools/x.sh)",
+            "source <(cat tools/x.sh)",
+            ". <(cat \"tools/x.sh\")",
             "echo ./tools/x.sh | sh",
             "if timeout 5 ./tools/x.sh; then echo ok; fi",
             "if [ -d .git ] && [[ -n $X ]]; then ./tools/x.sh; fi",
@@ -2912,8 +3008,10 @@ mod tests {
             &files,
         );
         for want in [
-            "runs `sh`, which the gate cannot follow (a script fetched at run time)",
-            "runs `bash`, which the gate cannot follow (a script another command prints)",
+            "runs `curl -fsSL https://x.example/i.sh | sh`, which the gate cannot follow (a \
+             script fetched at run time)",
+            "runs `make_script | bash`, which the gate cannot follow (a script another command \
+             prints)",
         ] {
             assert!(said.iter().any(|s| s.contains(want)), "{want}: {said:?}");
         }
@@ -3242,5 +3340,73 @@ mod tests {
                 && said[0].contains("variable"),
             "{said:?}"
         );
+    }
+
+    /// Hostile trees are walked within the bound, each file read once: a script of a
+    /// hundred thousand wrapped commands, a program of unclosed launching calls, nested
+    /// subshells, a Makefile and a Taskfile whose variables double, a script naming a
+    /// thousand patterns over a large tree.
+    #[test]
+    fn hostile_trees_are_walked_within_the_bound() {
+        let s = |t: &str| t.to_string();
+        let listing: Vec<(String, String)> = (0..5000)
+            .map(|i| (format!("d/f{i}.sh"), s("echo\n")))
+            .collect();
+        let globs = (0..1000).fold(String::new(), |mut g, i| {
+            g.push_str("./d/f");
+            g.push_str(&i.to_string());
+            g.push_str("*.sh\n");
+            g
+        });
+        let mut doubling = String::from("A0 = x\n");
+        for i in 1..40 {
+            let (name, half) = (format!("A{i}"), format!("$(A{})", i - 1));
+            doubling.push_str(&[&name, " = ", &half, &half, "\n"].concat());
+        }
+        doubling += "all:\n\techo $(A39)\n\techo $(A39)\n";
+        let taskfile = String::from(
+            "version: '3'\ntasks:\n  default:\n    cmds:\n      - task: t\n        vars: {X: a}\n  t:\n    cmds:\n      - task: t\n        vars: {X: '{{.X}}{{.X}}'}\n      - echo {{.X}}\n",
+        );
+        let cases: Vec<(&str, Vec<(String, String)>)> = vec![
+            (
+                "bash a.sh",
+                vec![
+                    (
+                        s("a.sh"),
+                        "timeout -s KILL 5 env -i A=1 ./b.sh | sh\n".repeat(60_000),
+                    ),
+                    (s("b.sh"), s("echo\n")),
+                ],
+            ),
+            (
+                "python3 a.py",
+                vec![(s("a.py"), "os.system(['x', ".repeat(60_000))],
+            ),
+            (
+                "node a.js",
+                vec![(s("a.js"), "child_process.execSync(`${".repeat(40_000))],
+            ),
+            (
+                "bash a.sh",
+                vec![(
+                    s("a.sh"),
+                    format!("{}./b.sh{}", "(".repeat(200_000), ")".repeat(200_000)),
+                )],
+            ),
+            ("make", vec![(s("Makefile"), doubling)]),
+            ("task", vec![(s("Taskfile.yml"), taskfile)]),
+            ("bash g.sh", {
+                let mut v = listing.clone();
+                v.push((s("g.sh"), globs));
+                v
+            }),
+        ];
+        for (command, files) in cases {
+            let files: Vec<(&str, String)> =
+                files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+            let total: usize = files.iter().map(|(_, t)| t.len()).sum();
+            let (_, _, handed) = followed(command, &files);
+            assert!(handed <= total, "{command}: {handed} of {total}");
+        }
     }
 }

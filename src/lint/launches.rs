@@ -93,7 +93,8 @@ pub(crate) fn launches(text: &str, lang: Lang) -> Vec<Launch> {
     };
     let names = Names::read(text, lang);
     let parts = super::code::lex(lang, text);
-    let mut out = Vec::new();
+    // (where the call starts, where its arguments start, how it takes them)
+    let mut calls: Vec<(usize, usize, Takes)> = Vec::new();
     for cap in CALL.captures_iter(text) {
         let whole = cap.get(0).expect("a match");
         // A name that continues another (`foo_exec(`) or a method of something else
@@ -133,13 +134,19 @@ pub(crate) fn launches(text: &str, lang: Lang) -> Vec<Launch> {
         else {
             continue;
         };
-        let end = (whole.end() + MAX_CALL).min(text.len());
-        let end = (whole.end()..=end)
+        calls.push((whole.start(), whole.end(), takes));
+    }
+    let mut out = Vec::new();
+    for (i, &(start, args_at, takes)) in calls.iter().enumerate() {
+        // Read up to the next launching call at most: each byte is read for one call.
+        let next = calls.get(i + 1).map_or(text.len(), |c| c.0);
+        let end = (args_at + MAX_CALL).min(next).max(args_at);
+        let end = (args_at..=end)
             .rev()
             .find(|&e| text.is_char_boundary(e))
-            .unwrap_or(whole.end());
-        let args = Args::read(&text[whole.end()..end], lang);
-        let shown: String = text[whole.start()..end]
+            .unwrap_or(args_at);
+        let args = Args::read(&text[args_at..end], lang);
+        let shown: String = text[start..end]
             .chars()
             .take_while(|&c| c != '\n')
             .take(80)
@@ -292,7 +299,7 @@ impl Args {
                 return out;
             }
             let start = at;
-            let (arg, next) = read_arg(text, at, lang);
+            let (arg, next) = read_arg(text, at, lang, 0);
             let piece = &text[start..next.min(text.len())];
             let flat: String = piece.split_whitespace().collect();
             if flat == "shell=True"
@@ -384,8 +391,12 @@ fn skip_blank(b: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// One argument at `at`: what it is, and where it ends (at the `,` or `)` after it).
-fn read_arg(text: &str, at: usize, lang: Lang) -> (Arg, usize) {
+/// How deep lists within an argument are read.
+const MAX_NESTING: usize = 8;
+
+/// One argument at `at` (`depth` lists deep): what it is, and where it ends (at the `,` or
+/// `)` after it).
+fn read_arg(text: &str, at: usize, lang: Lang, depth: usize) -> (Arg, usize) {
     let b = text.as_bytes();
     if let Some((arg, next)) = read_string(text, at, lang) {
         let after = skip_blank(b, next);
@@ -395,7 +406,7 @@ fn read_arg(text: &str, at: usize, lang: Lang) -> (Arg, usize) {
         }
         return (Arg::Other, skip_expression(b, next));
     }
-    if b.get(at) == Some(&b'[') {
+    if b.get(at) == Some(&b'[') && depth < MAX_NESTING {
         let mut items = Vec::new();
         let mut i = at + 1;
         loop {
@@ -412,7 +423,7 @@ fn read_arg(text: &str, at: usize, lang: Lang) -> (Arg, usize) {
                 }
                 Some(b',') => i += 1,
                 Some(_) => {
-                    let (item, next) = read_arg(text, i, lang);
+                    let (item, next) = read_arg(text, i, lang, depth + 1);
                     items.push(item);
                     if next == i {
                         return (Arg::Other, skip_expression(b, i + 1));

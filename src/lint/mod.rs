@@ -284,10 +284,20 @@ impl LintConfig {
 }
 
 /// The finding (CFG007) for what the gate could not follow of what the agent configuration
-/// at `path` (read as `text`) runs: an error when the gate could have read what runs and did
-/// not (fail closed), else a warning that says so.
+/// at `path` (read as `text`) runs, on the line that names the command it comes from: an
+/// error when the gate could have read what runs and did not (fail closed), else a warning
+/// that says so.
 pub fn unfollowed_diagnostic(path: &str, text: &str, u: &agent_runs::Unfollowed) -> Diagnostic {
-    let mut d = config_diag(&registry::CFG007, path, text, 1, u.message());
+    // The command's longest word, as the configuration may quote it.
+    let needle = u
+        .command
+        .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '\\'))
+        .max_by_key(|w| w.len())
+        .filter(|w| w.len() >= 3);
+    let line = needle
+        .and_then(|n| text.lines().position(|l| l.contains(n)))
+        .map_or(1, |i| i + 1);
+    let mut d = config_diag(&registry::CFG007, path, text, line, u.message());
     if u.unread {
         d.severity = Severity::Error;
     }

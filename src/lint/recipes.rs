@@ -17,6 +17,9 @@ pub(crate) trait Files {
     fn charge(&mut self, bytes: usize);
     /// The files of the tree `pattern` (a path with `*`, `?` or `[…]`) matches.
     fn matching(&mut self, pattern: &str) -> Vec<String>;
+    /// True when the walk has done all the work it may: a recipe stops expanding (the walk
+    /// says where it stopped).
+    fn exhausted(&self) -> bool;
 }
 
 /// A command that runs what a file of the repository names.
@@ -331,7 +334,7 @@ pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, L
                 .ok_or_else(|| lost(format!("no Makefile in `{dir}`")))?;
             let made = Makefile::read(&path, &text, dir, false, files);
             let commands = made
-                .commands(targets)
+                .commands(targets, files)
                 .map_err(|t| lost(format!("`{path}` has no rule `{t}`")))?;
             Ok(Recipe {
                 files: made.files,
@@ -347,7 +350,7 @@ pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, L
             let made = Makefile::read(&path, &text, &here, true, files);
             let targets: Vec<String> = recipe.iter().cloned().collect();
             let commands = made
-                .commands(&targets)
+                .commands(&targets, files)
                 .map_err(|t| lost(format!("`{path}` has no recipe `{t}`")))?;
             Ok(Recipe {
                 files: made.files,
@@ -863,7 +866,13 @@ impl Makefile {
 
     /// The commands make (or just) runs for `targets` (the default goal, else the first
     /// rule, when none), their prerequisites' first; `Err` names a target it has no rule for.
-    fn commands(&self, targets: &[String]) -> Result<Vec<String>, String> {
+    fn commands(&self, targets: &[String], files: &mut dyn Files) -> Result<Vec<String>, String> {
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, r) in self.rules.iter().enumerate() {
+            for n in &r.0 {
+                by_name.entry(n.as_str()).or_default().push(i);
+            }
+        }
         let first = self.default_goal.clone().or_else(|| {
             self.rules
                 .iter()
@@ -879,21 +888,25 @@ impl Makefile {
         let mut done: HashSet<String> = HashSet::new();
         let mut out = Vec::new();
         while let Some(t) = todo.pop() {
+            if files.exhausted() {
+                break;
+            }
             if !done.insert(t.clone()) {
                 continue;
             }
-            let mine: Vec<&(Vec<String>, Vec<String>, Vec<String>)> =
-                self.rules.iter().filter(|r| r.0.contains(&t)).collect();
-            if mine.is_empty() {
+            let Some(mine) = by_name.get(t.as_str()) else {
                 // A prerequisite without a rule is a file; a target asked for is missing.
                 if asked.contains(&t) {
                     return Err(t);
                 }
                 continue;
-            }
-            for r in mine {
+            };
+            for &i in mine {
+                let r = &self.rules[i];
                 for line in &r.2 {
-                    out.push(self.expand_vars(line, Some((&t, &r.1))));
+                    let c = self.expand_vars(line, Some((&t, &r.1)));
+                    files.charge(c.len() + 1);
+                    out.push(c);
                 }
                 todo.extend(r.1.iter().map(|p| self.expand_vars(p, None)));
             }
@@ -986,6 +999,9 @@ impl Taskfiles {
             ..Recipe::default()
         };
         while let Some(call) = todo.pop() {
+            if files.exhausted() {
+                break;
+            }
             let (file, name, dir) = self.locate(&call, files)?;
             if !recipe.files.contains(&file) {
                 recipe.files.push(file.clone());
@@ -1012,6 +1028,14 @@ impl Taskfiles {
                     spell.sets(v.get(key), &HashMap::new(), &mut vars);
                 }
             }
+            // Each call reads its variables again: their bytes count, so that calls that
+            // grow them stop at the bound.
+            files.charge(
+                vars.iter()
+                    .chain(&call.vars)
+                    .map(|(k, v)| k.len() + v.len())
+                    .sum(),
+            );
             let mut signature: Vec<(String, String)> = call
                 .vars
                 .iter()
