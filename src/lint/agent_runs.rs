@@ -3306,7 +3306,7 @@ mod tests {
             ("tools/v.sh", "echo\n"),
             (
                 "tools/server.py",
-                "#!/usr/bin/env python3\nimport subprocess, os\nimport subprocess as sp\n# subprocess.run([\"./tools/comment.sh\"])\nsubprocess.run([\"./tools/y.sh\", \"--x\"], check=True)\nos.system(\"bash tools/z.sh\")\nsp.check_output(\"tools/w.sh\")\nsubprocess.run(cmd)\nsubprocess.run([\"git\", \"log\", ref])\n",
+                "#!/usr/bin/env python3\nimport subprocess, os\nimport subprocess as sp\n# subprocess.run([\"./tools/comment.sh\"])\nsubprocess.run([\"./tools/y.sh\", \"--x\"], check=True)\nos.system(\"bash tools/z.sh\")\nsp.check_output(\"tools/w.sh\")\nsubprocess.run(cmd)\nsubprocess.run([\"git\", \"log\", ref])\nos.execvp(\"bash\", [\"bash\", \"tools/v.sh\"])\n",
             ),
             (
                 "tools/srv",
@@ -3320,7 +3320,7 @@ mod tests {
         assert!(held.iter().any(|h| h == "tools/x.sh"), "{held:?}");
         assert!(said.is_empty(), "{said:?}");
         let (held, said, _) = followed("python3 tools/server.py", &owned);
-        for want in ["tools/y.sh", "tools/z.sh", "tools/w.sh"] {
+        for want in ["tools/y.sh", "tools/z.sh", "tools/w.sh", "tools/v.sh"] {
             assert!(held.iter().any(|h| h == want), "{want}: {held:?}");
         }
         assert!(!held.iter().any(|h| h == "tools/comment.sh"), "{held:?}");

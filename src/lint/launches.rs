@@ -26,10 +26,12 @@ enum Takes {
     /// A program and its arguments as a list, or a command line with `shell=True`
     /// (`subprocess.run`).
     ListOrLine,
-    /// A program, then its arguments as a list (`spawn`, `execFile`).
-    ProgramThenList,
-    /// A program, then each argument (`os.execl`, `create_subprocess_exec`).
-    ProgramThenEach,
+    /// A program, then its arguments as a list (`spawn`, `execFile`); `true` when the list
+    /// starts with the program's own name (`os.execv(path, [argv0, …])`).
+    ProgramThenList(bool),
+    /// A program, then each argument (`create_subprocess_exec`); `true` when the first is
+    /// the program's own name (`os.execl(path, arg0, …)`).
+    ProgramThenEach(bool),
     /// A mode, then a program and each argument (`os.spawnl`).
     ModeThenProgram,
     /// A JavaScript module, run by node (`fork`).
@@ -47,32 +49,40 @@ const PYTHON: &[(&str, &str, Takes)] = &[
     ("subprocess", "getstatusoutput", Takes::Line),
     ("os", "system", Takes::Line),
     ("os", "popen", Takes::Line),
-    ("os", "execl", Takes::ProgramThenEach),
-    ("os", "execlp", Takes::ProgramThenEach),
-    ("os", "execle", Takes::ProgramThenEach),
-    ("os", "execlpe", Takes::ProgramThenEach),
-    ("os", "execv", Takes::ProgramThenList),
-    ("os", "execvp", Takes::ProgramThenList),
-    ("os", "execve", Takes::ProgramThenList),
-    ("os", "execvpe", Takes::ProgramThenList),
-    ("os", "posix_spawn", Takes::ProgramThenList),
-    ("os", "posix_spawnp", Takes::ProgramThenList),
+    ("os", "execl", Takes::ProgramThenEach(true)),
+    ("os", "execlp", Takes::ProgramThenEach(true)),
+    ("os", "execle", Takes::ProgramThenEach(true)),
+    ("os", "execlpe", Takes::ProgramThenEach(true)),
+    ("os", "execv", Takes::ProgramThenList(true)),
+    ("os", "execvp", Takes::ProgramThenList(true)),
+    ("os", "execve", Takes::ProgramThenList(true)),
+    ("os", "execvpe", Takes::ProgramThenList(true)),
+    ("os", "posix_spawn", Takes::ProgramThenList(true)),
+    ("os", "posix_spawnp", Takes::ProgramThenList(true)),
     ("os", "spawnl", Takes::ModeThenProgram),
     ("os", "spawnlp", Takes::ModeThenProgram),
     ("os", "spawnv", Takes::ModeThenProgram),
     ("os", "spawnvp", Takes::ModeThenProgram),
     ("asyncio", "create_subprocess_shell", Takes::Line),
-    ("asyncio", "create_subprocess_exec", Takes::ProgramThenEach),
+    (
+        "asyncio",
+        "create_subprocess_exec",
+        Takes::ProgramThenEach(false),
+    ),
 ];
 
 /// The launching functions of Node's `child_process`.
 const NODE: &[(&str, &str, Takes)] = &[
     ("child_process", "exec", Takes::Line),
     ("child_process", "execSync", Takes::Line),
-    ("child_process", "execFile", Takes::ProgramThenList),
-    ("child_process", "execFileSync", Takes::ProgramThenList),
-    ("child_process", "spawn", Takes::ProgramThenList),
-    ("child_process", "spawnSync", Takes::ProgramThenList),
+    ("child_process", "execFile", Takes::ProgramThenList(false)),
+    (
+        "child_process",
+        "execFileSync",
+        Takes::ProgramThenList(false),
+    ),
+    ("child_process", "spawn", Takes::ProgramThenList(false)),
+    ("child_process", "spawnSync", Takes::ProgramThenList(false)),
     ("child_process", "fork", Takes::Module),
 ];
 
@@ -351,18 +361,17 @@ impl Args {
                 Arg::List(_) => list_words(Some(first), 0).join(" "),
                 Arg::Other => return None,
             },
-            Takes::ProgramThenList => {
+            Takes::ProgramThenList(named) => {
                 let mut words = vec![word(first)?];
-                // `os.execv(path, [argv0, …])`: the list starts with the program's name.
-                words.extend(list_words(self.args.get(1), 0));
+                words.extend(list_words(self.args.get(1), usize::from(named)));
                 words.join(" ")
             }
-            Takes::ProgramThenEach => {
+            Takes::ProgramThenEach(named) => {
                 let mut words = vec![word(first)?];
                 words.extend(
                     self.args
                         .iter()
-                        .skip(1)
+                        .skip(1 + usize::from(named))
                         .map(|a| word(a).unwrap_or_else(|| RUNTIME.to_string())),
                 );
                 words.join(" ")
