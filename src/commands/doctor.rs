@@ -162,7 +162,16 @@ fn git_hooks(ctx: &Context, root: &Path, checks: &mut Vec<Check>) -> Result<()> 
         },
     )?;
     for h in &status.hooks {
-        checks.push(hook_check(root, &status, h));
+        let mut check = hook_check(root, &status, h);
+        // A merge git commits without a conflict is still judged by the pre-push hook and
+        // in CI: without this hook it is judged later, not never.
+        if h.name == "pre-merge-commit" && check.verdict == Verdict::Fail {
+            check.verdict = Verdict::Warn;
+            check.message.push_str(
+                " (a merge committed without a conflict is judged only at push and in CI)",
+            );
+        }
+        checks.push(check);
     }
     Ok(())
 }
@@ -234,7 +243,7 @@ fn install_hint(manager: &str) -> &'static str {
     match manager {
         "lefthook" => "run `lefthook install`, or `git aahp hooks install`",
         "pre-commit" => {
-            "run `pre-commit install --hook-type pre-commit --hook-type pre-push`, or `git aahp hooks install`"
+            "run `pre-commit install --hook-type pre-commit --hook-type pre-push --hook-type pre-merge-commit`, or `git aahp hooks install`"
         }
         "husky" => "run `npx husky` (core.hooksPath becomes .husky/_), or `git aahp hooks install`",
         _ => "run `git aahp hooks install`",
@@ -315,7 +324,11 @@ fn manager_check(root: &Path, status: &HooksReport, h: &HookReport, m: &ManagerR
         "husky" => husky_runs(root, name),
         other => ManagerRun::NotChecked(format!("{other} is not a manager doctor reads")),
     };
-    let event = if name == "pre-push" { "push" } else { "commit" };
+    let event = match name {
+        "pre-push" => "push",
+        "pre-merge-commit" => "merge",
+        _ => "commit",
+    };
     match run {
         ManagerRun::Runs => Check::new(
             "hooks",
@@ -519,10 +532,10 @@ fn pre_commit_runs(root: &Path, stage: &str, config: Option<&str>) -> ManagerRun
     let Some(doc) = read_yaml(root, file) else {
         return ManagerRun::NotChecked(format!("{file} could not be read as YAML"));
     };
-    let names: &[&str] = if stage == "pre-push" {
-        &["pre-push", "push"]
-    } else {
-        &["pre-commit", "commit"]
+    let names: &[&str] = match stage {
+        "pre-push" => &["pre-push", "push"],
+        "pre-merge-commit" => &["pre-merge-commit", "merge-commit"],
+        _ => &["pre-commit", "commit"],
     };
     let in_stage = |stages: &Yaml| match stages.as_vec() {
         Some(list) => list
@@ -767,9 +780,11 @@ fn runs_hook_words(words: &[&str], stage: &str) -> bool {
         None => false,
     };
     let rest: Vec<&str> = rest.collect();
+    // `hook pre-commit` judges a merge's result as `hook pre-merge-commit` does.
+    let judges_stage = |w: &str| w == stage || (stage == "pre-merge-commit" && w == "pre-commit");
     runs_aahp
         && rest.first() == Some(&"hook")
-        && rest.get(1) == Some(&stage)
+        && rest.get(1).is_some_and(|w| judges_stage(w))
         && !rest.iter().any(|w| matches!(*w, "--help" | "-h"))
 }
 

@@ -39,6 +39,12 @@ pub const SHIMS: &[Shim] = &[
         name: "pre-push",
         text: include_str!("../../hooks/pre-push"),
     },
+    // Git runs no pre-commit hook for a merge it commits without a conflict: this one judges
+    // that merge's result as pre-commit judges a concluded one.
+    Shim {
+        name: "pre-merge-commit",
+        text: include_str!("../../hooks/pre-merge-commit"),
+    },
 ];
 
 /// Install, remove or inspect the git hooks that run `git aahp hook`.
@@ -56,12 +62,12 @@ pub struct HooksArgs {
 /// What `git aahp hooks` does.
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum HooksAction {
-    /// Install the pre-commit and pre-push shims, chaining existing hooks.
+    /// Install the pre-commit, pre-push and pre-merge-commit shims, chaining existing hooks.
     Install(InstallArgs),
     /// Remove the shims and restore the hooks they chained, byte for byte.
     Uninstall,
     /// Report each hook: installed, chained, foreign (another hook, not chained) or missing.
-    /// Exits 1 unless both are installed and current.
+    /// Exits 1 unless all three are installed and current.
     Status,
 }
 
@@ -277,19 +283,19 @@ impl Report for HooksReport {
             } else {
                 String::new()
             };
-            writeln!(w, "  {:<10}  {state}: {detail}{outdated}", h.name)?;
+            writeln!(w, "  {:<16}  {state}: {detail}{outdated}", h.name)?;
         }
         match self.merge_driver {
             Some("configured") => writeln!(
                 w,
-                "  merge       {}: {} = {}",
+                "  merge             {}: {} = {}",
                 style.ok("configured"),
                 super::merge_driver::DRIVER_KEY,
                 super::merge_driver::DRIVER_COMMAND
             )?,
             Some("missing") => writeln!(
                 w,
-                "  merge       {}: .gitattributes names `git aahp merge-driver` but this clone has not configured it; run `git aahp hooks install`",
+                "  merge             {}: .gitattributes names `git aahp merge-driver` but this clone has not configured it; run `git aahp hooks install`",
                 style.warn("missing")
             )?,
             _ => {}
@@ -863,16 +869,18 @@ fn display_path(root: &Path, path: &Path) -> String {
 }
 
 const HUSKY_ADVICE: &str = "Husky runs the scripts in .husky/: add the line \
-`git aahp hook pre-commit` to .husky/pre-commit and `git aahp hook pre-push \"$@\"` to \
-.husky/pre-push.";
+`git aahp hook pre-commit` to .husky/pre-commit, `git aahp hook pre-push \"$@\"` to \
+.husky/pre-push and `git aahp hook pre-merge-commit` to .husky/pre-merge-commit.";
 const LEFTHOOK_ADVICE: &str = "Add to its configuration:\n\
   pre-commit:\n    commands:\n      aahp:\n        run: git aahp hook pre-commit\n\
   pre-push:\n    commands:\n      aahp:\n        run: git aahp hook pre-push {1} {2}\n        \
-use_stdin: true";
+use_stdin: true\n\
+  pre-merge-commit:\n    commands:\n      aahp:\n        run: git aahp hook pre-merge-commit";
 /// Valid YAML for every pre-commit from 2.x to 4.x (`stages` by the names all of them
 /// accept); `tests/pre-commit.sh` feeds it to the real tool.
 const PRE_COMMIT_ADVICE: &str = "Add to .pre-commit-config.yaml (the `repos:` line only if \
-it is not there), then run `pre-commit install --hook-type pre-commit --hook-type pre-push`:
+it is not there), then run `pre-commit install --hook-type pre-commit --hook-type pre-push --hook-type \
+pre-merge-commit`:
 repos:
   - repo: local
     hooks:
@@ -882,7 +890,7 @@ repos:
         language: system
         pass_filenames: false
         always_run: true
-        stages: [commit]
+        stages: [commit, merge-commit]
       - id: aahp-verify-push
         name: git aahp (handoff check before push)
         entry: git aahp hook pre-push

@@ -1544,7 +1544,8 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                     );
                     (parent, changes, others)
                 } else {
-                    // A merge being concluded (`git commit` after a conflict).
+                    // A merge being concluded (`git commit` after a conflict), or one git
+                    // commits without a conflict (the pre-merge-commit hook).
                     let merging = if head.is_some() {
                         repo.merge_heads()
                     } else {

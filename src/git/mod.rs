@@ -2309,13 +2309,7 @@ impl Repo {
         {
             return Some(id);
         }
-        let ids: Vec<ObjectId> = std::env::vars_os()
-            .filter_map(|(k, _)| {
-                let k = k.into_string().ok()?;
-                ObjectId::from_hex(k.strip_prefix("GITHEAD_")?.as_bytes()).ok()
-            })
-            .collect();
-        match ids.as_slice() {
+        match githead_variables().as_slice() {
             [one] => Some(*one),
             _ => None,
         }
@@ -2323,15 +2317,18 @@ impl Repo {
 
     /// The commits a merge being concluded brings in: every id `MERGE_HEAD` lists (several
     /// for an octopus merge), empty when no merge is in progress. The commit `git commit`
-    /// makes then has HEAD and these as its parents.
+    /// makes then has HEAD and these as its parents. Under `git merge`'s pre-merge-commit
+    /// hook (ours, or a hook manager's running `hook pre-commit` at that stage) git has not
+    /// written `MERGE_HEAD` yet: the merged commits are the `GITHEAD_<id>` variables it sets
+    /// for its hooks and drivers.
     pub fn merge_heads(&self) -> Vec<ObjectId> {
-        std::fs::read_to_string(self.git_dir().join("MERGE_HEAD"))
-            .map(|text| {
-                text.lines()
-                    .filter_map(|l| ObjectId::from_hex(l.trim().as_bytes()).ok())
-                    .collect()
-            })
-            .unwrap_or_default()
+        if let Ok(text) = std::fs::read_to_string(self.git_dir().join("MERGE_HEAD")) {
+            return text
+                .lines()
+                .filter_map(|l| ObjectId::from_hex(l.trim().as_bytes()).ok())
+                .collect();
+        }
+        githead_variables()
     }
 
     /// Sets a git config value in the repository's own config (`git config KEY VALUE`).
@@ -2452,6 +2449,19 @@ fn ancestry() -> Vec<u32> {
         }
     }
     pids
+}
+
+/// The commits `git merge` names in `GITHEAD_<id>` variables for the hooks and merge drivers
+/// it runs (one per merged commit, the value its name), in id order.
+fn githead_variables() -> Vec<ObjectId> {
+    let mut ids: Vec<ObjectId> = std::env::vars_os()
+        .filter_map(|(k, _)| {
+            let k = k.into_string().ok()?;
+            ObjectId::from_hex(k.strip_prefix("GITHEAD_")?.as_bytes()).ok()
+        })
+        .collect();
+    ids.sort();
+    ids
 }
 
 #[cfg(test)]

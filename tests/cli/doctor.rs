@@ -363,9 +363,19 @@ fn hook(repo: &TestRepo, rel: &str, text: &str) {
 #[test]
 fn doctor_says_a_hook_manager_runs_git_aahp_only_when_it_does() {
     let repo = TestRepo::with_handoff();
+    // pre-commit's and pre-push's checks; pre-merge-commit's is judged apart (a warning).
     let hooks_ok = |repo: &TestRepo| {
         let out = repo.aahp(&["doctor", "--json"]);
+        let mut found = checks(&out, "hooks");
+        found.retain(|(_, m)| !m.contains("pre-merge-commit"));
+        found
+    };
+    let merge_check = |repo: &TestRepo| {
+        let out = repo.aahp(&["doctor", "--json"]);
         checks(&out, "hooks")
+            .into_iter()
+            .find(|(_, m)| m.contains("pre-merge-commit"))
+            .expect("a pre-merge-commit check")
     };
     // lefthook, never installed, its only command an echo.
     repo.write(
@@ -412,6 +422,29 @@ fn doctor_says_a_hook_manager_runs_git_aahp_only_when_it_does() {
             .all(|(v, m)| v == "ok" && m.contains("through lefthook")),
         "{found:?}"
     );
+    // Merges git commits without a conflict: lefthook installs no pre-merge-commit hook
+    // until its configuration has the stage; until then a warning, not a failure (push and
+    // CI still judge the merge). `hook pre-commit` judges a merge as `pre-merge-commit` does.
+    let (verdict, message) = merge_check(&repo);
+    assert!(
+        verdict == "warn" && message.contains("judged only at push and in CI"),
+        "{message}"
+    );
+    repo.write(
+        "lefthook.yml",
+        "pre-commit:\n  commands:\n    aahp:\n      run: git aahp hook pre-commit\npre-push:\n  commands:\n    aahp:\n      run: git aahp hook pre-push {1} {2}\n      use_stdin: true\npre-merge-commit:\n  commands:\n    aahp:\n      run: git aahp hook pre-commit\n",
+    );
+    hook(
+        &repo,
+        ".git/hooks/pre-merge-commit",
+        &lefthook_hook("pre-merge-commit"),
+    );
+    let (verdict, message) = merge_check(&repo);
+    assert!(
+        verdict == "ok" && message.contains("through lefthook"),
+        "{message}"
+    );
+    std::fs::remove_file(repo.path().join(".git/hooks/pre-merge-commit")).unwrap();
     // A manager's hook that is not executable never runs.
     std::fs::set_permissions(
         repo.path().join(".git/hooks/pre-push"),
