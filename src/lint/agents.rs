@@ -249,7 +249,13 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".openhands/microagents"),
         tool: "OpenHands (microagents)",
         hits: &[".openhands/microagents/repo.md"],
-        misses: &[".openhands/setup.sh"],
+        misses: &[".openhands/setup.sh.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".openhands/setup.sh"),
+        tool: "OpenHands (run at the start of every session)",
+        hits: &[".openhands/setup.sh"],
+        misses: &[".openhands/setup.sh.orig", "openhands/setup.sh"],
     },
     AgentFile {
         pattern: Pattern::Name(".goosehints"),
@@ -261,7 +267,29 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".kiro/steering"),
         tool: "Kiro",
         hits: &[".kiro/steering/product.md"],
-        misses: &[".kiro/specs/a.md"],
+        misses: &[".kiro/settings/mcp.json.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".kiro/specs"),
+        tool: "Kiro (specs: requirements, design and the tasks it carries out)",
+        hits: &[
+            ".kiro/specs/login/tasks.md",
+            ".kiro/specs/login/requirements.md",
+            "app/.kiro/specs/fix/bugfix.md",
+        ],
+        misses: &[".kiro/specs.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".qoder/rules"),
+        tool: "Qoder",
+        hits: &[".qoder/rules/main.md"],
+        misses: &[".qoder/settings.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".lingma/rules"),
+        tool: "Qoder CN (Lingma)",
+        hits: &[".lingma/rules/style.md"],
+        misses: &[".lingma/rules.md"],
     },
     AgentFile {
         pattern: Pattern::Under(".continue/rules"),
@@ -466,6 +494,12 @@ static AGENT_FILES: &[AgentFile] = &[
         tool: "Gemini CLI (the system prompt, with GEMINI_SYSTEM_MD)",
         hits: &[".gemini/system.md"],
         misses: &["gemini/system.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".gemini/styleguide.md"),
+        tool: "Gemini Code Assist on GitHub (extends the reviewer's prompt)",
+        hits: &[".gemini/styleguide.md"],
+        misses: &["styleguide.md", ".gemini/styleguide.md.bak"],
     },
 ];
 

@@ -23,6 +23,10 @@ fn staged_instruction_files_at_any_depth_block_on_injection_and_pass_when_clean(
         ".github/agents/reviewer.agent.md",
         ".junie/guidelines.md",
         ".gemini/commands/ship.toml",
+        ".gemini/styleguide.md",
+        ".kiro/specs/login/tasks.md",
+        ".qoder/rules/main.md",
+        ".openhands/setup.sh",
     ] {
         // A repository with no handoff directory at all: the files are still what agents read.
         let repo = TestRepo::new();
