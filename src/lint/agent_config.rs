@@ -547,29 +547,40 @@ fn strings_at(v: &serde_json::Value, keys: &[&str]) -> Result<Vec<String>, Strin
     }
 }
 
-/// The files aider's `read:` names: a string or a list of strings, at the top of the
-/// mapping or through its YAML merge keys (`<<:`), as `PyYAML` reads them (review s27
-/// #5).
+/// The keys of aider's configuration whose files reach the model: `read` (read-only
+/// context), `file` (files added to the chat), `message-file` (the prompt itself) and `load`
+/// (commands run at launch; what they run is followed by [`super::agent_runs::follow`]).
+pub(super) const AIDER_FILE_KEYS: &[&str] = &["read", "file", "message-file", "load"];
+
+/// The files aider's [`AIDER_FILE_KEYS`] name: a string or a list of strings, at the top of
+/// the mapping or through its YAML merge keys (`<<:`), as `PyYAML` reads them (review s27
+/// #5; review atk31 #3 for the keys besides `read`).
 /// A file whose aliases expand past [`MAX_YAML_NODES`] is refused before it is expanded.
 fn aider_reads(text: &str) -> Result<Vec<String>, String> {
+    Ok(aider_files(text)?.into_iter().map(|(_, f)| f).collect())
+}
+
+/// Each file aider's configuration names under [`AIDER_FILE_KEYS`], with its key.
+pub(super) fn aider_files(text: &str) -> Result<Vec<(&'static str, String)>, String> {
     yaml_within_budget(text)?;
     let docs = YamlLoader::load_from_str(text)
         .map_err(|e| format!("cannot be read for the instruction files it names: {e}"))?;
     let mut out = Vec::new();
     for doc in &docs {
-        let read = merged_value(doc, "read", 0);
-        match read {
-            None | Some(Yaml::BadValue | Yaml::Null) => {}
-            Some(Yaml::String(s)) => out.push(s.clone()),
-            Some(Yaml::Array(items)) => {
-                for i in items {
-                    match i {
-                        Yaml::String(s) => out.push(s.clone()),
-                        _ => return Err("`read` lists something other than a path".into()),
+        for &key in AIDER_FILE_KEYS {
+            match merged_value(doc, key, 0) {
+                None | Some(Yaml::BadValue | Yaml::Null) => {}
+                Some(Yaml::String(s)) => out.push((key, s.clone())),
+                Some(Yaml::Array(items)) => {
+                    for i in items {
+                        match i {
+                            Yaml::String(s) => out.push((key, s.clone())),
+                            _ => return Err(format!("`{key}` lists something other than a path")),
+                        }
                     }
                 }
+                Some(_) => return Err(format!("`{key}` is neither a path nor a list of paths")),
             }
-            Some(_) => return Err("`read` is neither a path nor a list of paths".into()),
         }
     }
     Ok(out)

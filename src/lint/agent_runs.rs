@@ -447,6 +447,27 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
             }
         }
     }
+    // aider runs its lint command after each edit (`auto-lint`, its default) and its test
+    // command with `auto-test` or `/test`; a failing one's output goes to the model (review
+    // atk31 #3). `lint-cmd` entries may name their language first (`python: flake8 …`).
+    if name == ".aider.conf.yml" || name == ".aider.conf.yaml" {
+        for key in ["lint-cmd", "test-cmd"] {
+            let given: Vec<&str> = match v.get(key) {
+                Some(Value::String(c)) => vec![c.as_str()],
+                Some(Value::Array(cs)) => cs.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            for c in given {
+                let c = aider_command(c);
+                out.push(Command {
+                    by: format!("aider's `{key}`"),
+                    grant: Some(format!("aider's `{key}` running `{c}`")),
+                    words: line(c.to_string()),
+                    cwd: None,
+                });
+            }
+        }
+    }
     // Cursor's cloud agents: the setup and start commands, and the terminals.
     if name == "environment.json" {
         for key in ["install", "start"] {
@@ -470,6 +491,47 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
                     });
                 }
             }
+        }
+    }
+    out
+}
+
+/// An aider lint or test command without the language it may be given for
+/// (`python: flake8 --select=E9` runs `flake8 --select=E9`).
+fn aider_command(c: &str) -> &str {
+    match c.split_once(':') {
+        Some((lang, rest))
+            if !lang.is_empty()
+                && lang
+                    .chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '_' | '+' | '-'))
+                && rest.starts_with(char::is_whitespace) =>
+        {
+            rest.trim_start()
+        }
+        _ => c,
+    }
+}
+
+/// The commands of an aider load file (`load:`), run at launch: `/run CMD` (or `!CMD`),
+/// `/test CMD` and `/lint CMD` run a command whose output reaches the chat; `/add`,
+/// `/read-only` and `/read` put files into it, read here as `cat` reads them.
+fn aider_load_commands(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        let (verb, rest) = match t.strip_prefix('!') {
+            Some(rest) => ("/run", rest),
+            None => t.split_once(char::is_whitespace).unwrap_or((t, "")),
+        };
+        let rest = rest.trim();
+        if rest.is_empty() {
+            continue;
+        }
+        match verb {
+            "/run" | "/test" | "/lint" => out.push(rest.to_string()),
+            "/add" | "/read-only" | "/read" => out.push(format!("cat {rest}")),
+            _ => {}
         }
     }
     out
@@ -1151,6 +1213,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
         listed_recipes: HashSet::new(),
         handed: HashSet::new(),
     };
+    walk.aider_loads(path, text);
     while walk.reader.spent <= MAX_FOLLOW_BYTES
         && let Some((line, depth, root)) = walk.queue.pop_front()
     {
@@ -1436,6 +1499,40 @@ impl Walk<'_> {
         };
         let start = line.moved.first().cloned().or_else(|| line.cwd.clone());
         self.commands(&line.text, &scope, start, depth);
+    }
+
+    /// Queues the commands of the files an aider configuration at `path` loads at launch
+    /// (`load:`, from the configuration's directory), as lines the configuration runs.
+    fn aider_loads(&mut self, path: &str, text: &str) {
+        let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+        if name != ".aider.conf.yml" && name != ".aider.conf.yaml" {
+            return;
+        }
+        let Ok(files) = super::agent_config::aider_files(text) else {
+            return;
+        };
+        let dir = parent(path).to_string();
+        for (_, file) in files.into_iter().filter(|(k, _)| *k == "load") {
+            let Some(full) = crate::handoff::resolve_link(&dir, &file) else {
+                continue;
+            };
+            let Some(loaded) = self.reader.text(&full) else {
+                continue;
+            };
+            let by = format!("aider's load file `{full}`");
+            for command in aider_load_commands(&loaded) {
+                let line = Line {
+                    by: by.clone(),
+                    text: command,
+                    cwd: Some(self.project.clone()),
+                    bases: vec![self.project.clone(), dir.clone()],
+                    moved: Vec::new(),
+                    dir: dir.clone(),
+                };
+                let root = Rc::from(line.text.as_str());
+                self.queue.push_back((line, 0, root));
+            }
+        }
     }
 
     /// Follows the file `run` names, once: a shell script's sources and commands, what a

@@ -319,6 +319,15 @@ pub(crate) fn runner_of(words: &[String], cwd: &str) -> Option<Runner> {
     })
 }
 
+/// Where a runner looks, for a reason: "in `pkg`", or at the repository's root.
+fn at_dir(dir: &str) -> String {
+    if dir.is_empty() {
+        "at the repository's root".to_string()
+    } else {
+        format!("in `{dir}`")
+    }
+}
+
 /// The commands `runner` runs, read through `files`; `Err` says why they cannot be known.
 pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, Lost> {
     match runner {
@@ -331,7 +340,7 @@ pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, L
         Runner::Bin { dir, name } => Ok(bin(dir, name, files)),
         Runner::Make { dir, file, targets } => {
             let (path, text) = first_readable(dir, file.as_deref(), MAKEFILES, files)
-                .ok_or_else(|| lost(format!("no Makefile in `{dir}`")))?;
+                .ok_or_else(|| lost(format!("no Makefile {}", at_dir(dir))))?;
             let made = Makefile::read(&path, &text, dir, false, files);
             let commands = made
                 .commands(targets, files)
@@ -344,7 +353,7 @@ pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, L
         }
         Runner::Just { dir, file, recipe } => {
             let (path, text) = first_readable(dir, file.as_deref(), JUSTFILES, files)
-                .ok_or_else(|| lost(format!("no justfile in `{dir}`")))?;
+                .ok_or_else(|| lost(format!("no justfile {}", at_dir(dir))))?;
             // just runs a recipe in the justfile's directory.
             let here = parent(&path).to_string();
             let made = Makefile::read(&path, &text, &here, true, files);
@@ -360,7 +369,7 @@ pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, L
         }
         Runner::Task { dir, file, tasks } => {
             let (path, _) = first_readable(dir, file.as_deref(), TASKFILES, files)
-                .ok_or_else(|| lost(format!("no Taskfile in `{dir}`")))?;
+                .ok_or_else(|| lost(format!("no Taskfile {}", at_dir(dir))))?;
             Taskfiles::new(&path).commands(tasks, files)
         }
     }
@@ -484,7 +493,7 @@ fn package_dirs(
                 .into_iter()
                 .find(|(name, d)| name == n || d.rsplit('/').next() == Some(n))
                 .map(|(_, d)| vec![d])
-                .ok_or_else(|| lost(format!("no workspace `{n}` of the package in `{dir}`")))
+                .ok_or_else(|| lost(format!("no workspace `{n}` of the package {}", at_dir(dir))))
         }
     }
 }

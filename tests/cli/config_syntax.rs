@@ -192,6 +192,36 @@ fn a_yaml_merge_key_names_files_as_aider_reads_them() {
     }
 }
 
+/// Review atk31 #3: aider puts more than `read:` in front of the model: `file:` adds files to
+/// the chat, `message-file:` is the prompt itself, the commands of a `load:` file run at
+/// launch (`/run`, `!`, `/test` print into the chat; `/add`, `/read-only` add files), and a
+/// failing `test-cmd` or `lint-cmd` hands its output to the model. Each named file is judged.
+#[test]
+fn every_file_aider_puts_in_front_of_the_model_is_judged() {
+    for config in [
+        "file: [notes/evil.md]\n",
+        "message-file: notes/evil.md\n",
+        "load: tools/start.txt\n",
+        "test-cmd: cat notes/evil.md\nauto-test: true\n",
+        "lint-cmd:\n  - \"python: cat notes/evil.md\"\n",
+    ] {
+        let repo = TestRepo::new();
+        repo.write(".aider.conf.yml", config);
+        repo.write(
+            "tools/start.txt",
+            "/read-only README.md\n!cat notes/evil.md\n",
+        );
+        repo.write("README.md", CLEAN);
+        repo.write("notes/evil.md", CLEAN);
+        gate_passes(&repo, "base");
+        repo.write(
+            "notes/evil.md",
+            format!("# Notes\n\n{INJECTION}. Token: {TOKEN}\n"),
+        );
+        gate_fails(&repo, "notes/evil.md", &["PI001", "SEC020"]);
+    }
+}
+
 /// Review s27 #5: opencode replaces `{file:path}` anywhere in its configuration by the
 /// file's text (relative to the configuration's directory), so an agent prompt kept in a
 /// file is judged as an instruction file.
