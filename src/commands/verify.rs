@@ -762,6 +762,22 @@ impl Content<'_> {
                     }
                 }
             };
+            // A submodule's files are another repository's: neither the index nor a commit
+            // of this one holds them, so what the agent reads there cannot be judged (review
+            // atk31 #12: the hook passed it unread, CI stopped on a raw git error).
+            if kind == Some(EntryKind::Gitlink) && i + 1 < parts.len() {
+                return Err(Error::Declined {
+                    reason: format!(
+                        "`{}` lies inside the git submodule `{}`: an agent reads it (an \
+                         instruction file imports it, or a configuration names or runs it), and \
+                         its text is another repository's, which the gate cannot judge here",
+                        crate::output::escape_untrusted(path),
+                        crate::output::escape_untrusted(&parts[..=i].join("/"))
+                    ),
+                    hint: "copy the file into this repository and name it there, or remove the \
+                           reference; the submodule's own repository is judged by its own gate",
+                });
+            }
             if kind == Some(EntryKind::Link) && i + 1 < parts.len() {
                 hops += 1;
                 let prefix = parts[..=i].join("/");

@@ -910,6 +910,38 @@ fn a_submodule_where_instruction_files_belong_fails_the_gate() {
     assert!(!out.stdout.contains("instruction-links"), "{out}");
 }
 
+/// Review atk31 #12: an instruction file that imports a file inside a submodule
+/// (`@docs/AGENTS.md`, `docs` a submodule) makes the agent read another repository's text.
+/// The hook passed it unread and CI stopped on a raw git error; both now refuse it (exit 1),
+/// naming the file and the submodule and saying how to make it judgeable.
+#[test]
+fn an_import_into_a_submodule_is_refused_naming_it() {
+    let repo = handoff_repo();
+    stage_gitlink(&repo, "docs");
+    repo.write("CLAUDE.md", "# Rules\n\n@docs/AGENTS.md\n");
+    repo.git(&["add", "CLAUDE.md"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(1);
+    assert!(
+        out.stderr
+            .contains("`docs/AGENTS.md` lies inside the git submodule `docs`"),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("hint: copy the file into this repository"),
+        "{out}"
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "import"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    ci.assert_code(1);
+    assert!(
+        ci.stderr.contains("inside the git submodule `docs`"),
+        "{ci}"
+    );
+    assert!(!ci.stderr.contains("could not look up"), "{ci}");
+}
+
 /// Review s25 #7: a symbolic link at an instruction directory (`.cursor/rules ->
 /// ../docs/rules`) or at a directory on the way to one (`.github -> config/github`) makes the
 /// agent read files the gate judged as ordinary ones. It is refused rather than followed:
