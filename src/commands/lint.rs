@@ -1169,6 +1169,9 @@ fn pull_in_as_the_gate(
         &mut files,
         &mut runs,
     )?;
+    // An image or archive a configuration pulls in (an icon in a plugin marketplace) holds
+    // no text to judge here; the gate judges its readable text apart.
+    files.retain(|(_, rel, bytes)| !lint::is_binary_file(rel, bytes));
     Ok(files
         .into_iter()
         .map(|(_, rel, bytes)| {

@@ -36,6 +36,10 @@ enum Kind {
     /// `.vscode/settings.json`: folders of `*.instructions.md` files, and files, from the
     /// workspace's directory.
     VsCode,
+    /// `.claude/settings.json`, `.claude/settings.local.json`: plugin marketplaces kept in
+    /// a directory of the project, whose plugins' commands, agents, skills, hooks and
+    /// scripts the agent loads.
+    Claude,
 }
 
 fn kind(path: &str) -> Option<Kind> {
@@ -51,6 +55,7 @@ fn kind(path: &str) -> Option<Kind> {
         "config.toml" if parent == ".codex" => Some(Kind::Codex),
         "crush.json" | ".crush.json" => Some(Kind::Crush),
         "settings.json" if parent == ".vscode" => Some(Kind::VsCode),
+        "settings.json" | "settings.local.json" if parent == ".claude" => Some(Kind::Claude),
         _ => None,
     }
 }
@@ -72,7 +77,7 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
     // opencode file's own directory (its parent when the file sits in `.opencode/`).
     let parent = |d: &str| d.rsplit_once('/').map_or("", |(p, _)| p).to_string();
     let base = match kind {
-        Kind::Gemini | Kind::Codex | Kind::VsCode => parent(dir),
+        Kind::Gemini | Kind::Codex | Kind::VsCode | Kind::Claude => parent(dir),
         Kind::Opencode if matches!(dir.rsplit('/').next(), Some(".opencode" | ".kilo")) => {
             parent(dir)
         }
@@ -90,6 +95,7 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
         Kind::Codex => return codex_named(dir, &base, text),
         Kind::Crush => return crush_named(&base, text),
         Kind::VsCode => return vscode_named(&base, text),
+        Kind::Claude => return claude_named(&base, text),
     };
     let mut out = Vec::new();
     for name in names {
@@ -125,7 +131,12 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
                 }
                 out.push(resolve_name(&name, &name_below(&base, &name))?);
             }
-            Kind::Opencode | Kind::Aider | Kind::Codex | Kind::Crush | Kind::VsCode => {
+            Kind::Opencode
+            | Kind::Aider
+            | Kind::Codex
+            | Kind::Crush
+            | Kind::VsCode
+            | Kind::Claude => {
                 if let Some(full) = within(&base, &name)? {
                     out.push(resolve_name(&name, &full)?);
                 }
@@ -213,6 +224,37 @@ fn keys_anywhere(
 
 /// Crush's `options.context_paths`: files, or directories whose files it all reads, from
 /// the configuration's directory.
+/// Claude Code's plugin marketplaces kept in a directory of the project
+/// (`extraKnownMarketplaces.NAME.source` with `"source": "directory"`): every file below it
+/// is named, since the plugins it lists bring commands, agents, skills, hooks, MCP servers
+/// and the scripts they run, all of which the agent loads (review atk31 #2). A marketplace
+/// elsewhere (a remote repository, a directory outside the project) is no file of this
+/// one; adding it is shown as a grant ([`super::agent_runs::grants`]).
+fn claude_named(base: &str, text: &str) -> Result<Vec<Named>, String> {
+    let v = parse_jsonc(text)?;
+    let mut out = Vec::new();
+    let Some(serde_json::Value::Object(markets)) = v.get("extraKnownMarketplaces") else {
+        return Ok(out);
+    };
+    for market in markets.values() {
+        let source = &market["source"];
+        if source["source"].as_str() != Some("directory") {
+            continue;
+        }
+        let Some(dir) = source["path"].as_str() else {
+            continue;
+        };
+        if !is_relative(dir) || dir.split('/').any(|c| c == "..") {
+            continue;
+        }
+        if let Some(full) = crate::handoff::resolve_link(base, dir) {
+            let all = crate::handoff::location::join(&full, "**");
+            out.push(resolve_name(dir, &all)?);
+        }
+    }
+    Ok(out)
+}
+
 fn crush_named(base: &str, text: &str) -> Result<Vec<Named>, String> {
     let v = parse_jsonc(text)?;
     let mut out = Vec::new();

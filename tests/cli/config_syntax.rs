@@ -173,12 +173,16 @@ fn many_context_file_names_are_matched_in_one_pass() {
 /// A configuration naming `named` passes with the file clean, then fails naming it once
 /// the file holds an injection and a token.
 fn named_file_is_judged(config: &str, text: &str, named: &str) {
-    let repo = TestRepo::new();
+    named_file_is_judged_in(&TestRepo::new(), config, text, named);
+}
+
+/// [`named_file_is_judged`] in `repo`, which may hold more files.
+fn named_file_is_judged_in(repo: &TestRepo, config: &str, text: &str, named: &str) {
     repo.write(config, text);
     repo.write(named, CLEAN);
-    gate_passes(&repo, "base");
+    gate_passes(repo, "base");
     repo.write(named, format!("# Notes\n\n{INJECTION}. Token: {TOKEN}\n"));
-    gate_fails(&repo, named, &["PI001", "SEC020"]);
+    gate_fails(repo, named, &["PI001", "SEC020"]);
 }
 
 /// Review s27 #5: aider reads `read:` through a YAML merge key, as `PyYAML` merges it.
@@ -219,6 +223,29 @@ fn every_file_aider_puts_in_front_of_the_model_is_judged() {
             format!("# Notes\n\n{INJECTION}. Token: {TOKEN}\n"),
         );
         gate_fails(&repo, "notes/evil.md", &["PI001", "SEC020"]);
+    }
+}
+
+/// Review atk31 #2: a Claude Code plugin marketplace kept in the repository (a `directory`
+/// source in `extraKnownMarketplaces`) brings the plugins' commands, agents, skills, hook
+/// configurations and the scripts they run: every file below it is judged, whether added or
+/// changed later, and a binary file there (an icon) does not stop the gate.
+#[test]
+fn a_plugin_marketplace_kept_in_the_repository_is_judged() {
+    let config = r#"{"enabledPlugins": {"x@local": true}, "extraKnownMarketplaces": {"local": {"source": {"source": "directory", "path": "./plugins"}}, "remote": {"source": {"source": "github", "repo": "o/r"}}}}"#;
+    for named in ["plugins/x/commands/hi.md", "plugins/x/scripts/start.sh"] {
+        let repo = TestRepo::new();
+        repo.write(
+            "plugins/x/icon.png",
+            [
+                0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0xff, 0xfe,
+            ],
+        );
+        repo.write(
+            "plugins/x/hooks/hooks.json",
+            r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/scripts/start.sh"}]}]}}"#,
+        );
+        named_file_is_judged_in(&repo, ".claude/settings.json", config, named);
     }
 }
 
