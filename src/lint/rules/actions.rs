@@ -485,7 +485,7 @@ fn check_decode_run(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 
 /// Words that open an instruction: verbs of doing, softeners and sequence labels, and the
 /// names of the commands themselves (a bare command line is an instruction to run it).
-const INSTRUCTING: &[&str] = &[
+pub(crate) const INSTRUCTING: &[&str] = &[
     "run",
     "execute",
     "exec",
@@ -1355,11 +1355,10 @@ pub(crate) fn uninstalling(scan: &Scan<'_>, (s, e): (usize, usize)) -> bool {
         .iter()
         .any(|w| matches!(w.as_str(), "uninstall" | "uninstalling" | "uninstalled"))
     {
-        return !ws.iter().any(|w| {
-            matches!(
-                w.as_str(),
-                "commit" | "commits" | "committing" | "push" | "pushing"
-            )
+        return !super::prose_words(scan.sentence(s)).any(|w| {
+            ["commit", "commits", "committing", "push", "pushing"]
+                .iter()
+                .any(|c| w.eq_ignore_ascii_case(c))
         });
     }
     let text = scan.text();

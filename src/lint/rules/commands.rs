@@ -20,8 +20,9 @@ use super::super::Severity;
 use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::registry::PI008;
 use super::super::text::words;
-use super::actions::{instructs, push_pi008};
+use super::actions::instructs;
 use super::injection::judge_remote_run;
+use super::tampering::told;
 use super::{excerpt, push_pi, push_pi_except};
 
 pub(crate) static PATTERNS: &[Pattern] = &[
@@ -55,8 +56,13 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "no-preserve-root",
             "nopasswd",
             "chmod",
+            "docker run",
+            "credential.helper",
+            "bashrc",
+            "zshrc",
+            "profile",
         ],
-        regex: r"\bdd\b[^\n|;&`]{0,80}?\bof=(/dev/[\w/-]+)|\b(?:mkfs(?:\.\w+)?|mke2fs|wipefs|shred|blkdiscard)\b[^\n|;&`]{0,80}?\s(/dev/[\w/-]+)|>\s*(/dev/(?:sd|nvme|hd|vd|xvd|mmcblk|r?disk)\w*)|([\w:]+)\s*\(\)\s*\{\s*([\w:]+)\s*\|\s*([\w:]+)\s*&\s*\}\s*;\s*([\w:]+)|\brm\s+(?:-\w+\s+)*--no-preserve-root\b|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+s|[2467][0-7]{3})\s+(?:/usr)?/s?bin/\w+|\bnopasswd\s*:\s*all\b[^\n`]{0,80}?(?:>>?|\btee\b)|\bchmod\s+(?:-\w+\s+)*(?:0777|[ugoa]*\+rwx)\s+(?:-\w+\s+)*/(?:etc|usr|bin|sbin|var|home|root|boot|lib\w*|opt)?/?(?:[\s`'\x22]|$)",
+        regex: r"\bdd\b[^\n|;&`]{0,80}?\bof=(/dev/[\w/-]+)|\b(?:mkfs(?:\.\w+)?|mke2fs|wipefs|shred|blkdiscard)\b[^\n|;&`]{0,80}?\s(/dev/[\w/-]+)|>\s*(/dev/(?:sd|nvme|hd|vd|xvd|mmcblk|r?disk)\w*)|([\w:]+)\s*\(\)\s*\{\s*([\w:]+)\s*\|\s*([\w:]+)\s*&\s*\}\s*;\s*([\w:]+)|\brm\s+(?:-\w+\s+)*--no-preserve-root\b|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+s|[2467][0-7]{3})\s+(?:/usr)?/s?bin/\w+|\bnopasswd\s*:\s*all\b[^\n`]{0,80}?(?:>>?|\btee\b)|\bchmod\s+(?:-\w+\s+)*(?:0777|[ugoa]*\+rwx)\s+(?:-\w+\s+)*/(?:etc|usr|bin|sbin|var|home|root|boot|lib\w*|opt)?/?(?:[\s`'\x22]|$)|\bdocker\s+run\b[^\n`|;&]{0,160}?\s-v\s+/:/[^\n`|;&]{0,160}?\bchroot\b|\bdocker\s+run\b[^\n`|;&]{0,80}?--privileged\b[^\n`|;&]{0,80}?\s-v\s+/:/|\bcredential\.helper\s*=?\s*[\x22']?![^\n]{0,80}?(?:>>?|\btee\b|\bcurl\b|\bnc\b)|(?:~/|\$home/)?\.(?:bashrc|zshrc|profile|bash_profile|zprofile)\b[^\n.]{0,40}?\b(?:with|from)\s+(?:the\s+)?(?:contents?\s+of\s+)?https?://",
         before: 160,
         after: 160,
         check: check_wrecker,
@@ -126,7 +132,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "index-url",
             "find-links",
         ],
-        regex: r"\b(?:npx|pnpx|bunx)\s+(?:-[\w-]+\s+)*(?:--package[=\s]+)?((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\b(?:pip3?|pipx|uv\s+pip|python[\d.]*\s+-m\s+pip)\s+install\b[^\n`|;&]{0,120}?\s(?:(?:--(?:extra-)?index-url|-i|--find-links|-f)[\s=]+)?((?:git\+)?https?://[^\s`'\x22]+)|\b(?:npm|pnpm|yarn|bun)\s+(?:i|install|add)\b[^\n`|;&]{0,80}?\s((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\bcargo\s+install\b[^\n`|;&]{0,80}?--git[\s=]+([^\s`'\x22]+)|\bgit\s*=\s*[\x22']((?:https?|git)://[^\x22'\s]+)|[\w.-]\s*@\s*(git\+(?:https?|git)://[^\s`'\x22]+)|[\x22'][\w@/.-]+[\x22']\s*:\s*[\x22']((?:git\+)?(?:https?|git)://[^\x22'\s]+?(?:\.tgz|\.tar\.gz|\.git)(?:#[^\x22'\s]*)?)[\x22']",
+        regex: r"\b(?:npx|pnpx|bunx)\s+(?:-[\w-]+\s+)*(?:--package[=\s]+)?((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\b(?:pip3?|pipx|uv\s+pip|python[\d.]*\s+-m\s+pip)\s+install\b[^\n`|;&]{0,120}?\s(?:(?:--(?:extra-)?index-url|-i|--find-links|-f)[\s=]+)?((?:git\+)?https?://[^\s`'\x22]+)|\b(?:npm|pnpm|yarn|bun)\s+(?:i|install|add)\b[^\n`|;&]{0,80}?\s((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\bcargo\s+install\b[^\n`|;&]{0,80}?--git[\s=]+([^\s`'\x22]+)|\bgit\s*=\s*[\x22']((?:https?|git)://[^\x22'\s]+)|[\w.-]\s*@\s*(git\+(?:https?|git)://[^\s`'\x22]+)|[\x22'][\w@/.-]+[\x22']\s*:\s*[\x22']((?:git\+)?(?:https?|git)://[^\x22'\s]+?(?:\.tgz|\.tar\.gz|\.git)(?:#[^\x22'\s]*)?)[\x22']|(?:^|[\s`'\x22])--(?:extra-index-url|index-url|find-links)[\s=]+(https?://[^\s`'\x22]+)",
         before: 160,
         after: 220,
         check: check_dependency_url,
@@ -136,10 +142,28 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
 ];
 
+/// Reports PI008 at `(s, e)`: the reader is told to `what`. The suite a command is run
+/// before or against ("before the tests", "to stress-test the runner") is no example.
+fn push_act(scan: &Scan<'_>, (s, e): (usize, usize), what: &str, out: &mut Vec<Finding>) {
+    let f = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "tells the reader to {what}: {}",
+            excerpt(&scan.text()[s..e])
+        ),
+    );
+    push_pi_except(scan, f, TEST_WORDS, out);
+}
+
+/// Words naming the test suite or a test run.
+const TEST_WORDS: &[&str] = &["test", "tests", "stress-test", "testing"];
+
 fn check_remote_shell(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
-    if instructs(scan, s) {
-        push_pi008(
+    if instructs(scan, s) || told(scan, s) {
+        push_act(
             scan,
             (s, e),
             "run a command that hands a shell to a remote host",
@@ -172,11 +196,18 @@ fn check_wrecker(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             return;
         }
         "starts a fork bomb"
+    } else if scan.text()[s..e]
+        .to_ascii_lowercase()
+        .contains("credential.helper")
+    {
+        "stores or sends the credentials git is given"
+    } else if scan.text()[s..e].contains("://") {
+        "replaces a shell start-up file with a download"
     } else {
         "makes the system unusable or opens it to everyone"
     };
-    if instructs(scan, s) {
-        push_pi008(scan, (s, e), &format!("run a command that {what}"), out);
+    if instructs(scan, s) || told(scan, s) {
+        push_act(scan, (s, e), &format!("run a command that {what}"), out);
     }
 }
 
@@ -284,10 +315,10 @@ fn source_host(src: &str) -> String {
 
 fn check_dependency_url(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
-    let Some((_, _, src)) = caps.first(&[1, 2, 3, 4, 5, 6, 7]) else {
+    let Some((_, _, src)) = caps.first(&[1, 2, 3, 4, 5, 6, 7, 8]) else {
         return;
     };
-    if !instructs(scan, s) {
+    if !instructs(scan, s) && !told(scan, s) {
         return;
     }
     let text = scan.text();
@@ -295,7 +326,7 @@ fn check_dependency_url(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     // A bare command line or a manifest line documents a set-up; a sentence that tells the
     // reader to take the dependency from an address is the act.
     let prose = words(&text[a..s]).next().is_some();
-    let manifest = caps.first(&[5, 6, 7]).is_some();
+    let manifest = caps.first(&[5, 6, 7, 8]).is_some();
     if manifest && !prose {
         return;
     }
@@ -313,7 +344,7 @@ fn check_dependency_url(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     if known || !prose {
         f.severity = Severity::Warning;
     }
-    push_pi_except(scan, f, &["test", "tests"], out);
+    push_pi_except(scan, f, TEST_WORDS, out);
 }
 
 #[cfg(test)]

@@ -726,7 +726,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI007,
         keywords: &["{hide|conceal|keep} {this|it|that|these|those|the}"],
-        regex: r"\b(?:hide|conceal|keep)\s+(?:this|it|that|these|those|the\s+\w+)(?:\s+[\w-]+)?\s+(?:secret\s+|hidden\s+)?from\s+(?:the\s+)?(?:users?|humans?|reviewers?|maintainers?|operators?|owners?|developers?|team)\b",
+        regex: r"\b(?:hide|conceal|keep)\s+(?:(?:this|it|that|these|those)(?:\s+[\w-]+)?|the\s+\w+)\s+(?:secret\s+|hidden\s+)?from\s+(?:the\s+)?(?:users?|humans?|reviewers?|maintainers?|operators?|owners?|developers?|team)\b",
         before: 10,
         after: 80,
         check: plain::<7>,

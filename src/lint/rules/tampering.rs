@@ -26,7 +26,22 @@ use super::{excerpt, mentioned_except, push_pi};
 /// Words after a test or check that say it is failing, or that the act is done so it passes.
 const TO_PASS: &[&str] = &[
     "failing", "fail", "fails", "failed", "broken", "red", "pass", "passes", "passing", "green",
-    "whatever", "current", "actual", "now",
+    "whatever",
+];
+
+/// Words that narrow a test to an obsolete one, whose removal is maintenance.
+const OBSOLETE: &[&str] = &[
+    "obsolete",
+    "old",
+    "removed",
+    "deleted",
+    "legacy",
+    "deprecated",
+    "dead",
+    "unused",
+    "duplicate",
+    "duplicated",
+    "outdated",
 ];
 
 pub(crate) static PATTERNS: &[Pattern] = &[
@@ -56,7 +71,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "exceptions",
             "baseline",
         ],
-        regex: r"(?:[`'\x22]!?\*{1,2}[`'\x22]|\bwildcards?\b|\bcatch-all\b)[^\n.]{0,60}?\b(?:allow-?\s?list\w*|aahp-allowlist[\w.]*|\.aiignore|ignore\s+list|exceptions|baseline)\b",
+        regex: r"(?:[`'\x22]!?\*{1,2}[`'\x22]|\bwildcards?\b|\bcatch-all\b)[^\n.]{0,60}?(?:\b(?:allow-?\s?list\w*|aahp-allowlist[\w.]*|ignore\s+list|exceptions|baseline)\b|\.aiignore\b)",
         before: 160,
         after: 160,
         check: check_evasion,
@@ -83,7 +98,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI008,
         keywords: &["test", "assert", "expect", "spec"],
-        regex: r"\b(?:delete|remove|drop|comment\s+out|skip|ignore|disable|mark|xfail|weaken|loosen|relax|rewrite|change|edit|update|modify|adjust|hard-?code|(?:add|put|apply)\s+[`'\x22]?(?:#\[ignore\]|@(?:pytest\.mark\.)?(?:skip|xfail)\w*|@disabled|@ignore|\.skip|xit|t\.skip\(\))[`'\x22]?\s+(?:to|on))\s+(?:(?:the|all|all\s+the|every|each|any|those|these|our)\s+)?(?:[\w.-]+\s+){0,3}?(?:tests?|test\s+cases?|specs?|assertions?|asserts?|expected\s+values?|expectations?|expected\s+outputs?)\b[^\n.;]{0,100}",
+        regex: r"\b(?:delete|remove|drop|comment\s+out|skip|ignore|disable|mark|xfail|weaken|loosen|relax|rewrite|change|edit|update|modify|adjust|hard-?cod(?:e|ing)|(?:add|put|apply)\s+[`'\x22]?(?:#\[ignore\]|@(?:pytest\.mark\.)?(?:skip|xfail)\w*|@disabled|@ignore|\.skip|xit|t\.skip\(\))[`'\x22]?\s+(?:to|on))\s+(?:(?:the|all|all\s+the|every|each|any|those|these|our)\s+)?(?:[\w.-]+\s+){0,3}?(?:tests?|test\s+cases?|specs?|assertions?|asserts?|expected\s+values?|expectations?|expected\s+outputs?)\b[^\n.;]{0,100}",
         before: 160,
         after: 160,
         check: check_test_tamper,
@@ -134,9 +149,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "force-add",
             "check ",
             "gitignore",
-            "push",
+            "and push",
         ],
-        regex: r"\b(?:git\s+add\s+(?:-[\w-]+\s+)*|(?:commit|force-add|stage|check\s+in|push)\s+(?:(?:the|your|our|this|that|a|an|its|all|all\s+the)\s+)?(?:[\w-]+\s+){0,3}?|check\s+(?:(?:the|your|our|this|that|a|an|its|all)\s+)?(?:[\w-]+\s+){0,3}?)[`'\x22]?([\w./~-]*(?:\.env(?:\.[\w-]+)?|credentials[\w.-]*|secrets?\.(?:json|ya?ml|toml|ini|txt|env)|id_(?:rsa|ed25519|ecdsa)|[\w-]+\.(?:pem|key|p12|pfx|jks|keystore)|\.npmrc|\.netrc|\.git-credentials)|private\s+keys?|api\s+keys?|secret\s+keys?|credentials\s+files?|secrets?\s+files?|keys?\s+files?)\b[^\n.;]{0,60}|\bremove\s+[`'\x22]?(\.env[\w.-]*|[\w./-]*(?:credentials|secrets?)[\w.-]*)[`'\x22]?\s+from\s+(?:the\s+)?[`'\x22]?\.gitignore|\b(?:add|put|write|paste|hard-?code)\s+(?:(?:the|your|our|a|an)\s+)?(?:[\w-]+\s+){0,2}?(api\s+keys?|private\s+keys?|secret\s+keys?|credentials|passwords?|tokens?)\s+(?:to|into|in)\s+[^\n;]{1,60}?\band\s+(?:commit|push)\b",
+        regex: r"\b(?:git\s+add\s+(?:-[\w-]+\s+)*|(?:commit|force-add|stage|check\s+in)\s+(?:(?:the|your|our|this|that|a|an|its|all|all\s+the)\s+)?(?:[\w-]+\s+){0,3}?)[`'\x22]?([\w./~-]*(?:\.env(?:\.[\w-]+)?|credentials(?:\.(?:json|ya?ml|toml|ini|txt|csv|xml|env))?|secrets?\.(?:json|ya?ml|toml|ini|txt|env)|id_(?:rsa|ed25519|ecdsa)|[\w-]+\.(?:pem|key|p12|pfx|jks|keystore)|\.npmrc|\.netrc|\.git-credentials)|private\s+keys?|api\s+keys?|secret\s+keys?|credentials\s+files?|secrets?\s+files?|keys?\s+files?)[`'\x22]?(?:\s+files?)?(?:[`'\x22,;:!)&|]|\.(?:\s|$)|\s+(?:to|into|in|and|so|with|for|too|along|as|now|first|then)\b|\s+[&|;]|\s*$)[^\n.;]{0,60}|\bremove\s+[`'\x22]?(\.env[\w.-]*|[\w./-]*(?:credentials|secrets?)[\w.-]*)[`'\x22]?\s+from\s+(?:the\s+)?[`'\x22]?\.gitignore|\b(?:add|put|write|paste|hard-?code)\s+(?:(?:the|your|our|a|an)\s+)?(?:[\w-]+\s+){0,2}?(api\s+keys?|private\s+keys?|secret\s+keys?|credentials|passwords?|tokens?)\s+(?:to|into|in)\s+[^\n;]{1,60}?\band\s+(?:commit|push)\b|\bcheck\s+(?:(?:the|your|our|this|that|a|an|its|all)\s+)?(?:[\w-]+\s+){0,3}?[`'\x22]?([\w./~-]*(?:\.env(?:\.[\w-]+)?|id_(?:rsa|ed25519|ecdsa)|[\w-]+\.(?:pem|key))|private\s+keys?|api\s+keys?|secret\s+keys?|credentials\s+files?|secrets?\s+files?)[`'\x22]?\s+in(?:to)?\s+(?:the\s+|your\s+|our\s+)?(?:repo|repository|git|version\s+control|source\s+control)\b",
         before: 160,
         after: 200,
         check: check_secret_commit,
@@ -149,7 +164,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI007,
         keywords: &["out of"],
-        regex: r"\b(?:keep|leave)\s+(?:(?:this|it|that|these|those|the|your|my|any)\s+)?(?:[\w-]+\s+){0,2}?out\s+of\s+(?:the\s+|your\s+|any\s+)?(?:[\w-]+\s+)?(?:log|logs|summary|changelog|commit\s+messages?|pr|pull\s+request|handoff|status|report|review|notes|description|history)\b",
+        regex: r"\b(?:keep|leave)\s+(?:(?:this|it|that|these|those|the|your|my|any)\s+)?(?:[\w-]+\s+){0,2}?out\s+of\s+(?:the\s+|your\s+|any\s+)?(?:[\w-]+\s+)?(?:log|logs|summary|commit\s+messages?|pr|pull\s+request|handoff|status|report|review|description)\b",
         before: 160,
         after: 100,
         check: check_kept_out,
@@ -174,12 +189,29 @@ pub(crate) static PATTERNS: &[Pattern] = &[
 
 /// [`instructed`], or an imperative after a leading phrase of place ("In ci.yml replace …",
 /// "Inside the workflow, change …").
-fn told(scan: &Scan<'_>, s: usize) -> bool {
+pub(crate) fn told(scan: &Scan<'_>, s: usize) -> bool {
     if instructed(scan, s) {
         return true;
     }
     let text = scan.text();
     let (a, _) = scan.sentence_range(s);
+    // A clause of its own after a dash or a semicolon ("CI is slow — change the test step
+    // to `true`").
+    if let Some(k) = text[a..s]
+        .rfind(['\u{2014}', ';'])
+        .or_else(|| text[a..s].rfind(" - "))
+    {
+        let c = a + k + text[a + k..].chars().next().map_or(1, char::len_utf8);
+        // The clause's first word, which may be the act's own verb.
+        let head: Vec<String> = words(&text[c..]).take(1).collect();
+        if head
+            .first()
+            .is_some_and(|w| super::actions::INSTRUCTING.contains(&w.as_str()))
+            && !super::negated_before(text, s)
+        {
+            return true;
+        }
+    }
     let head: Vec<String> = words(&text[a..s]).collect();
     let place = head
         .first()
@@ -222,10 +254,52 @@ fn sentence_words(scan: &Scan<'_>, s: usize) -> Vec<String> {
     words(scan.sentence(s)).collect()
 }
 
+/// Words that say the lines are the ones the gate reports.
+const FLAGGED: &[&str] = &[
+    "flag",
+    "flags",
+    "flagged",
+    "finding",
+    "findings",
+    "error",
+    "errors",
+    "complain",
+    "complains",
+    "block",
+    "blocks",
+    "blocked",
+    "blocking",
+    "fail",
+    "fails",
+    "failing",
+    "reports",
+];
+
+/// Words that narrow an exemption to test data.
+const TEST_DATA: &[&str] = &[
+    "fixture", "fixtures", "example", "examples", "fake", "dummy", "sample", "samples",
+];
+
 fn check_evasion(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
-    let at = scan.sentence_range(s).0.max(s.saturating_sub(160));
-    if instructed(scan, s) || instructed(scan, at) && !super::negated_before(scan.text(), s) {
+    let sentence = scan.sentence(s);
+    let ws: Vec<String> = words(sentence).collect();
+    if ws.iter().any(|w| TEST_DATA.contains(&w.as_str())) {
+        return;
+    }
+    let m = &scan.text()[s..e];
+    if m.to_ascii_lowercase().contains("aahp:allow") {
+        if !ws.iter().any(|w| FLAGGED.contains(&w.as_str())) {
+            return;
+        }
+    } else if ["/*", "*.", "*/", "*_", "_*"]
+        .iter()
+        .any(|g| sentence.contains(g))
+    {
+        // A wildcard narrowed to a folder or a file type.
+        return;
+    }
+    if told(scan, s) {
         push_pi008(scan, (s, e), "exempt everything from the checks", out);
     }
 }
@@ -258,6 +332,45 @@ const OBFUSCATING: &[&str] = &[
     "scramble",
 ];
 
+/// What a check looks for in text.
+const SOUGHT: &[&str] = &[
+    "key",
+    "keys",
+    "secret",
+    "secrets",
+    "token",
+    "tokens",
+    "password",
+    "passwords",
+    "credential",
+    "credentials",
+    "payload",
+    "payloads",
+    "instruction",
+    "instructions",
+    "command",
+    "commands",
+    "prompt",
+    "injection",
+];
+
+/// The checks that guard the handoff: the gate and its kin, not a style linter.
+const GATES: &[&str] = &[
+    "aahp",
+    "gate",
+    "hook",
+    "hooks",
+    "scanner",
+    "scanners",
+    "handoff",
+    "detector",
+    "filter",
+    "filters",
+    "guard",
+    "guardrail",
+    "guardrails",
+];
+
 fn check_obfuscation(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let text = scan.text();
@@ -268,6 +381,14 @@ fn check_obfuscation(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             .iter()
             .any(|o| w == o || w.starts_with(o) || w.ends_with(&format!("-{o}")))
     }) {
+        return;
+    }
+    // What is altered is what a check looks for (a key, a payload, an instruction), or the
+    // check is the gate's own; a line wrapped so a style linter stays quiet is neither.
+    let sentence: Vec<String> = words(scan.sentence(s)).collect();
+    if !head.iter().any(|w| SOUGHT.contains(&w.as_str()))
+        && !sentence.iter().any(|w| GATES.contains(&w.as_str()))
+    {
         return;
     }
     // The clause that tells the reader to alter the text.
@@ -288,7 +409,16 @@ fn check_test_tamper(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // The failing state or the passing purpose, after the verb.
     let after: Vec<String> = words(&scan.text()[s..e]).collect();
     let ws = sentence_words(scan, s);
-    if !after.iter().any(|w| TO_PASS.contains(&w.as_str()))
+    // Weakening an assertion, or hard-coding what it expects, needs no failing state to say
+    // what it is for.
+    let weakening = after.first().is_some_and(|v| {
+        matches!(v.as_str(), "weaken" | "loosen" | "relax") || v.starts_with("hard")
+    });
+    if after.iter().any(|w| OBSOLETE.contains(&w.as_str())) {
+        return;
+    }
+    if !weakening
+        && !after.iter().any(|w| TO_PASS.contains(&w.as_str()))
         && !ws
             .iter()
             .any(|w| matches!(w.as_str(), "pass" | "passes" | "green"))
@@ -307,10 +437,25 @@ const CI_CHECKS: &[&str] = &[
     "verify", "ci", "workflow", "pipeline", "step", "job",
 ];
 
+/// Words of a command that runs a check.
+const CHECK_COMMANDS: &[&str] = &[
+    "test", "tests", "lint", "clippy", "pytest", "jest", "eslint", "verify", "check", "vitest",
+    "mocha", "rspec", "ruff", "mypy", "tsc",
+];
+
 fn check_noop_check(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let object: Vec<String> = words(&scan.text()[s..e]).collect();
-    if !object.iter().any(|w| CI_CHECKS.contains(&w.as_str())) || !told(scan, s) {
+    let step = object.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "step" | "steps" | "command" | "commands" | "job" | "jobs" | "script" | "stage" | "run"
+        )
+    }) || scan.text()[s..e]
+        .split('`')
+        .nth(1)
+        .is_some_and(|code| words(code).any(|w| CHECK_COMMANDS.contains(&w.as_str())));
+    if !step || !object.iter().any(|w| CI_CHECKS.contains(&w.as_str())) || !told(scan, s) {
         return;
     }
     push_pi008(
@@ -361,7 +506,7 @@ const TEMPLATES: &[&str] = &[
 
 fn check_secret_commit(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
-    let Some((_, _, what)) = caps.first(&[1, 2, 3]) else {
+    let Some((_, _, what)) = caps.first(&[1, 2, 3, 4]) else {
         return;
     };
     let lw = what.to_ascii_lowercase();
