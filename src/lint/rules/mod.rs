@@ -1343,7 +1343,10 @@ fn quoted_item(line: &str) -> Option<&str> {
 /// True when `body` is code spans and nothing else but the words and marks that list them
 /// (`` `a` and `b` ``, `` `a`, `b` or `c` ``).
 fn code_spans_only(body: &str) -> bool {
-    if !body.starts_with('`') || !body.ends_with('`') || body.matches('`').count() % 2 != 0 {
+    if !body.starts_with('`')
+        || !body.ends_with('`')
+        || !body.matches('`').count().is_multiple_of(2)
+    {
         return false;
     }
     body.split('`').step_by(2).all(|between| {
