@@ -30,8 +30,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     // `socat tcp:host:port exec:bash`, `python -c 'import socket…connect…dup2…'`).
     Pattern {
         rule: &PI008,
-        keywords: &["nc ", "nc.exe", "ncat", "netcat", "socat", "socket"],
-        regex: r"\b(?:nc|ncat|netcat)(?:\.exe)?(?:\s[^\n|;&`]{0,120}?)?(?:\s-[a-z]*[ec]|\s--(?:sh-)?exec)[\s=]*[\x22']?(?:/[\w/]*/)?(?:(?:ba|z|k|da|c|tc|fi)?sh|cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)\b|\bsocat\b[^\n`]{0,160}?\b(?:exec|system):|socket[^\n`]{0,300}?(?:connect|\.new\s*\(|fsockopen)[^\n`]{0,300}?(?:dup2|pty\.spawn|/bin/\w*sh\b|subprocess|\bexec\s*\(|popen|\bsystem\s*\(|child_process|cmd\.exe)",
+        keywords: &[
+            "nc ",
+            "nc.exe",
+            "ncat",
+            "netcat",
+            "socat",
+            "socket",
+            "fsockopen",
+        ],
+        regex: r"\b(?:nc|ncat|netcat)(?:\.exe)?(?:\s[^\n|;&`]{0,120}?)?(?:\s-[a-z]*[ec]|\s--(?:sh-)?exec)[\s=]*[\x22']?(?:/[\w/]*/)?(?:(?:ba|z|k|da|c|tc|fi)?sh|cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)\b|\bsocat\b[^\n`]{0,160}?\b(?:exec|system):|\bfsockopen\s*\([^\n`]{0,200}?\b(?:exec|system|shell_exec|passthru|proc_open|popen)\s*\(|socket[^\n`]{0,300}?(?:connect|\.new\s*\(|fsockopen)[^\n`]{0,300}?(?:dup2|pty\.spawn|/bin/\w*sh\b|subprocess|\bexec\s*\(|popen|\bsystem\s*\(|child_process|cmd\.exe)",
         before: 160,
         after: 700,
         check: check_remote_shell,

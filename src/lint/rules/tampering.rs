@@ -111,7 +111,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI008,
         keywords: &["true", "exit 0", "echo"],
-        regex: r"\b(?:replace|change|set|swap|switch|rewrite|turn)\b(?:[^\n.]|\.\w){0,80}?\s(?:with|to|into|by)\s+[`'\x22]?(?:run:\s*)?(?:true|exit\s+0|echo\b[^`'\x22\n]{0,40}|/bin/true)(?:[`'\x22]|\s|[.,;]|$)",
+        regex: r"\b(?:replace|change|set|swap|switch|rewrite|turn)\b(?:[^\n.]|\.\w){0,80}?\s(?:with|to|into|by|for)\s+[`'\x22]?(?:run:\s*)?(?:true|exit\s+0|echo\b[^`'\x22\n]{0,40}|/bin/true)(?:[`'\x22]|\s|[.,;]|$)",
         before: 160,
         after: 80,
         check: check_noop_check,
@@ -195,10 +195,10 @@ pub(crate) fn told(scan: &Scan<'_>, s: usize) -> bool {
     }
     let text = scan.text();
     let (a, _) = scan.sentence_range(s);
-    // A clause of its own after a dash or a semicolon ("CI is slow — change the test step
-    // to `true`").
+    // A clause of its own after a dash, a semicolon or a leading phrase set off by a comma
+    // ("CI is slow — change the test step to `true`", "For remote support, execute …").
     if let Some(k) = text[a..s]
-        .rfind(['\u{2014}', ';'])
+        .rfind(['\u{2014}', ';', ','])
         .or_else(|| text[a..s].rfind(" - "))
     {
         let c = a + k + text[a + k..].chars().next().map_or(1, char::len_utf8);
