@@ -1651,7 +1651,7 @@ fn a_findings_key_normalises_the_same_on_either_path() {
 }
 
 /// Standard base64 with padding (tests only).
-fn base64_encode(bytes: &[u8]) -> String {
+pub(crate) fn base64_encode(bytes: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for c in bytes.chunks(3) {

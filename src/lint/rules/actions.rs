@@ -24,7 +24,7 @@ use super::{
 /// phrase a finding names it by. Shared by the three checks of this file.
 const COMMAND_ACTS: &[(&str, &str)] = &[
     (
-        r"core\.hookspath(?:\s*=\s*|\s+)(?:/dev/null|nul\b|''|\x22\x22|/tmp\b|/nonexistent)|\bunset\s+core\.hookspath|\brm\s+-\w+\s+(?:\./)?\.git/hooks|\.git/hooks\S*\s*(?:&&\s*)?\s*chmod\s+-x|chmod\s+-x\s+\S*\.git/hooks",
+        r"core\.hookspath[`'\x22]?(?:\s*=\s*|\s+to\s+|\s+)[`'\x22]?(?:/dev/null|nul\b|''|\x22\x22|/tmp\b|/nonexistent)|\bunset\s+core\.hookspath|\brm\s+-\w+\s+(?:\./)?\.git/hooks|\.git/hooks\S*\s*(?:&&\s*)?\s*chmod\s+-x|chmod\s+-x\s+\S*\.git/hooks",
         "disables the git hooks",
     ),
     (r"--no-verify\b", "bypasses the git hooks with --no-verify"),
@@ -206,9 +206,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             ".husky",
             ".githooks",
             "uninstall",
-            "{delete|remove|erase|empty|wipe|clear} ",
+            "{delete|remove|erase|empty|wipe|clear|rename|move|disable} ",
         ],
-        regex: r"\b(?:rm|unlink|del|shred)\b(?:\s+-\w+)*\s+[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\btruncate\s+-s\s*0\s+[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\bchmod\s+(?:-\w+\s+)*[ugoa]*-[rw]*x[rw]*\s+[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\bmv\s+(?:-\w+\s+)*[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\bcp\s+/dev/null\s+[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|(?:^|[:`]|\btrue|\bexit\s+0[\x22']?)\s*>\s*[\x22']?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\b(?:pre-commit|lefthook|husky|overcommit|aahp\s+hooks)\s+-{0,2}uninstall\b|\b(?:delete|remove|erase|empty|wipe|clear)\s+(?:the\s+)?(?:file\s+|folder\s+|directory\s+)?[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\b(?:delete|remove|erase|empty|wipe|clear|uninstall)\s+(?:the\s+|your\s+|all\s+(?:the\s+)?|every\s+)?(?:git\s+|local\s+)?(?:pre-?commit|pre-?push|commit-msg|git)\s+hooks?(?:\s+(?:files?|scripts?))?\b",
+        regex: r"\b(?:rm|unlink|del|shred)\b(?:\s+-\w+)*\s+[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\btruncate\s+-s\s*0\s+[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\bchmod\s+(?:-\w+\s+)*[ugoa]*-[rw]*x[rw]*\s+[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\bmv\s+(?:-\w+\s+)*[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\bcp\s+/dev/null\s+[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|(?:^|[:`]|\btrue|\bexit\s+0[\x22']?)\s*>\s*[\x22']?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\b(?:pre-commit|lefthook|husky|overcommit|aahp\s+hooks?)\s+-{0,2}uninstall\b|\b(?:delete|remove|erase|empty|wipe|clear|rename|move|disable)\s+(?:the\s+)?(?:file\s+|folder\s+|directory\s+)?[\x22'`]?(?:\./)?(?:\.git/hooks|\.husky|\.githooks)\b([\w./*-]*)|\b(?:delete|remove|erase|empty|wipe|clear|uninstall)\s+(?:the\s+|your\s+|all\s+(?:the\s+)?|every\s+)?(?:git\s+|local\s+)?(?:pre-?commit|pre-?push|commit-msg|git)\s+hooks?(?:\s+(?:files?|scripts?))?\b",
         before: 160,
         after: 120,
         check: check_hook_files,
@@ -409,7 +409,11 @@ fn downloaded_file(cmd: &str) -> Option<&str> {
         {
             return Some(f);
         }
-        let named = matches!(*t, "-o" | "--output") || wget && *t == "-O";
+        // A bundle of short options ends with the one that takes the file (`-sLo F`,
+        // `-qO F`).
+        let bundled =
+            |c: char| t.len() > 1 && t.starts_with('-') && !t.starts_with("--") && t.ends_with(c);
+        let named = matches!(*t, "--output") || bundled('o') || wget && bundled('O');
         if named {
             return toks.get(i + 1).copied();
         }
@@ -481,7 +485,7 @@ fn check_decode_run(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 
 /// Words that open an instruction: verbs of doing, softeners and sequence labels, and the
 /// names of the commands themselves (a bare command line is an instruction to run it).
-const INSTRUCTING: &[&str] = &[
+pub(crate) const INSTRUCTING: &[&str] = &[
     "run",
     "execute",
     "exec",
@@ -492,6 +496,9 @@ const INSTRUCTING: &[&str] = &[
     "type",
     "paste",
     "put",
+    "stick",
+    "attach",
+    "place",
     "write",
     "copy",
     "insert",
@@ -819,7 +826,12 @@ fn check_command(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 }
 
 /// Reports PI008 at `span`: the reader is told to `what`, quoting the match.
-fn push_pi008(scan: &Scan<'_>, (s, e): (usize, usize), what: &str, out: &mut Vec<Finding>) {
+pub(crate) fn push_pi008(
+    scan: &Scan<'_>,
+    (s, e): (usize, usize),
+    what: &str,
+    out: &mut Vec<Finding>,
+) {
     let m = &scan.text()[s..e];
     let f = Finding::new(
         &PI008,
@@ -1044,7 +1056,16 @@ fn adds_key(scan: &Scan<'_>, pos: usize) -> bool {
         || words(head).any(|w| {
             matches!(
                 w.as_str(),
-                "add" | "append" | "put" | "paste" | "insert" | "write" | "copy" | "include"
+                "add"
+                    | "append"
+                    | "put"
+                    | "paste"
+                    | "insert"
+                    | "write"
+                    | "copy"
+                    | "include"
+                    | "overwrite"
+                    | "replace"
             )
         })
 }
@@ -1265,7 +1286,7 @@ const REPORTING: &[&str] = &[
 
 /// True when the sentence instructs the reader to run the act at `s`: read before the code
 /// span holding it, and neither describing the command nor reporting what code does.
-fn instructed(scan: &Scan<'_>, s: usize) -> bool {
+pub(crate) fn instructed(scan: &Scan<'_>, s: usize) -> bool {
     let text = scan.text();
     let at = code_start(text, s);
     let (a, _) = scan.sentence_range(at);
@@ -1331,11 +1352,17 @@ pub(crate) fn described_after(scan: &Scan<'_>, pos: usize) -> bool {
 /// uninstalling outside the match, or the nearest heading above does.
 pub(crate) fn uninstalling(scan: &Scan<'_>, (s, e): (usize, usize)) -> bool {
     let ws = sentence_words(scan, (s, e));
+    // Uninstalled so as to commit or push past it ("uninstall the hook, then commit") is
+    // the hook turned off, not the tool removed.
     if ws
         .iter()
         .any(|w| matches!(w.as_str(), "uninstall" | "uninstalling" | "uninstalled"))
     {
-        return true;
+        return !super::prose_words(scan.sentence(s)).any(|w| {
+            ["commit", "commits", "committing", "push", "pushing"]
+                .iter()
+                .any(|c| w.eq_ignore_ascii_case(c))
+        });
     }
     let text = scan.text();
     let lo = floor_char(text, s.saturating_sub(LEAD_IN_REACH));

@@ -726,7 +726,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI007,
         keywords: &["{hide|conceal|keep} {this|it|that|these|those|the}"],
-        regex: r"\b(?:hide|conceal|keep)\s+(?:this|it|that|these|those|the\s+\w+)\s+(?:secret\s+|hidden\s+)?from\s+(?:the\s+)?(?:users?|humans?|reviewers?|maintainers?|operators?|owners?|developers?|team)\b",
+        regex: r"\b(?:hide|conceal|keep)\s+(?:(?:this|it|that|these|those)(?:\s+[\w-]+)?|the\s+\w+)\s+(?:secret\s+|hidden\s+)?from\s+(?:the\s+)?(?:users?|humans?|reviewers?|maintainers?|operators?|owners?|developers?|team)\b",
         before: 10,
         after: 80,
         check: plain::<7>,
@@ -3703,7 +3703,7 @@ fn check_completion(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// or where the telling goes (`the user`, `your summary`), in one clause: a `;`, `!`, `?` or
 /// full stop ends the negation's reach ("Never ask; just delete … without telling the user").
 /// `let … know` takes its addressee inside it ("don't let the owner know").
-const STEALTH: &str = r"\b(?P<neg>do\s+not|don'?t|never|avoid|without)\s+(?:ever\s+)?(?P<v>tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|notify(?:ing)?|show(?:ing)?|disclos(?:e|ing)|report(?:ing)?|alert(?:ing)?|let(?:ting)?\s+(?:\w+\s+)?know|let(?:ting)?|ask(?:ing)?|log(?:ging)?|record(?:ing)?)\b(?P<mid>[^.;!?\n]*?)\b(?P<t>users?|humans?|reviewers?|maintainers?|operators?|developers?|owners?|people|anyone|anybody|summary|changelog|commit\s+message)\b";
+const STEALTH: &str = r"\b(?P<neg>do\s+not|don'?t|never|avoid|without)\s+(?:ever\s+)?(?P<v>tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|notify(?:ing)?|show(?:ing)?|disclos(?:e|ing)|report(?:ing)?|alert(?:ing)?|let(?:ting)?\s+(?:\w+\s+)?know|let(?:ting)?|ask(?:ing)?|log(?:ging)?|record(?:ing)?)\b(?P<mid>[^.;!?\n]*?)\b(?P<t>users?|humans?|reviewers?|maintainers?|operators?|developers?|owners?|people|anyone|anybody|summary|changelog|commit\s+message|log|logs|pr|pull\s+request|handoff|release\s+notes)\b";
 
 /// [`STEALTH`] compiled apart from the engine, to read a later clause inside a match that
 /// was turned down ("Never ask, just delete … without telling the user").
@@ -3733,6 +3733,9 @@ const CONCEALED_OBJECTS: &[&str] = &[
     "edits",
     "modification",
     "file",
+    "dependency",
+    "dependencies",
+    "workaround",
 ];
 
 fn check_stealth(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -3884,7 +3887,18 @@ fn judge_stealth(scan: &Scan<'_>, t: &Telling<'_>, out: &mut Vec<Finding>) -> bo
     let object = has_word(&mid, CONCEALED_OBJECTS)
         || reader_act_follows(text, tail, sentence_end)
         || known_act;
-    let doc_target = matches!(target.as_str(), "summary" | "changelog" | "commit message");
+    let doc_target = matches!(
+        target.as_str(),
+        "summary"
+            | "changelog"
+            | "commit message"
+            | "log"
+            | "logs"
+            | "pr"
+            | "pull request"
+            | "handoff"
+            | "release notes"
+    );
     if doc_target && !object {
         return false;
     }
@@ -4284,7 +4298,7 @@ pub(crate) fn judge_remote_run(
     if !urgent && !addressed(&sentence) && !persists && !instructed {
         f.severity = Severity::Warning;
     }
-    push_pi(scan, f, out);
+    super::push_pi_except(scan, f, &["test", "tests"], out);
 }
 
 /// True when `command` fetches from a URL whose host is an IP address (`http://203.0.113.7/…`,

@@ -5,6 +5,7 @@
 pub(crate) mod actions;
 pub(crate) mod ai_notes;
 pub(crate) mod catalogue;
+pub(crate) mod commands;
 pub(crate) mod conditional;
 pub(crate) mod encoded;
 pub(crate) mod exfil;
@@ -18,6 +19,7 @@ pub(crate) mod secrets;
 pub(crate) mod seed_phrase;
 pub(crate) mod stand_ins;
 pub(crate) mod structure;
+pub(crate) mod tampering;
 
 use super::engine::{Finding, Pattern, Scan};
 use super::markdown::Context;
@@ -28,6 +30,8 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
     injection::PATTERNS
         .iter()
         .chain(actions::PATTERNS)
+        .chain(commands::PATTERNS)
+        .chain(tampering::PATTERNS)
         .chain(conditional::PATTERNS)
         .chain(markup::PATTERNS)
         .chain(ai_notes::PATTERNS)
@@ -1331,8 +1335,25 @@ fn quoted_item(line: &str) -> Option<&str> {
     let quote_only = body.len() >= 2
         && (body.starts_with('"') && body.ends_with('"')
             || body.starts_with('\u{201c}') && body.ends_with('\u{201d}')
-            || body.starts_with('`') && body.ends_with('`') && body.matches('`').count() == 2);
+            || body.starts_with('`') && body.ends_with('`') && body.matches('`').count() == 2
+            || code_spans_only(body));
     quote_only.then_some(label.map_or("", |(l, _)| l))
+}
+
+/// True when `body` is code spans and nothing else but the words and marks that list them
+/// (`` `a` and `b` ``, `` `a`, `b` or `c` ``).
+fn code_spans_only(body: &str) -> bool {
+    if !body.starts_with('`')
+        || !body.ends_with('`')
+        || !body.matches('`').count().is_multiple_of(2)
+    {
+        return false;
+    }
+    body.split('`').step_by(2).all(|between| {
+        between
+            .split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | ';'))
+            .all(|w| matches!(w, "" | "and" | "or"))
+    })
 }
 
 /// True when `pos` stands on a line that presents examples: a heading or a lead-in ending
@@ -1378,8 +1399,19 @@ pub(crate) fn framed_as_examples(scan: &Scan<'_>, pos: usize) -> bool {
 }
 
 /// Pushes a finding whose text may be an example quoted in documentation: reported as a note.
-pub(crate) fn push_pi(scan: &Scan<'_>, mut f: Finding, out: &mut Vec<Finding>) {
-    if mentioned(scan, f.start, f.end) {
+pub(crate) fn push_pi(scan: &Scan<'_>, f: Finding, out: &mut Vec<Finding>) {
+    push_pi_except(scan, f, &[], out);
+}
+
+/// [`push_pi`], with the words of `object` not read as talk about an example (a command run
+/// "before the tests" names the suite, not a test fixture).
+pub(crate) fn push_pi_except(
+    scan: &Scan<'_>,
+    mut f: Finding,
+    object: &[&str],
+    out: &mut Vec<Finding>,
+) {
+    if mentioned_except(scan, f.start, f.end, object) {
         f.severity = super::Severity::Info;
         f.message.push_str(" (quoted as an example)");
     } else if f.severity == super::Severity::Error

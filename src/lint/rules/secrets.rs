@@ -631,6 +631,33 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // SEC131: a password given to a tool by its own option or argument shape: `redis-cli
+    // -a PASS`, `sqlplus user/PASS@db`, `htpasswd -b FILE USER PASS`, `zip -P PASS`,
+    // `7z -pPASS`, `openssl … -k PASS` or `-pass pass:PASS`.
+    Pattern {
+        rule: &SEC131,
+        keywords: &[
+            "redis-cli",
+            "sqlplus",
+            "sqlldr",
+            "expdp",
+            "impdp",
+            "rman",
+            "htpasswd",
+            "zip",
+            "7z",
+            "7za",
+            "7zr",
+            "openssl",
+        ],
+        regex: r#"\bredis-cli\b[^\n|;&]*?\s(?:-a|--pass)\s+(?P<v>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\b(?:sqlplus|sqlldr|expdp|impdp|rman)\b(?:\s+-\w+)*\s+[\w$#.-]+/(?P<v2>[^\s@/"']+)(?:@\S+)?|\bhtpasswd(?:\s+-\w+)*?\s+-[a-z]*b[a-z]*(?:\s+-\w+)*\s+(?:[^\s-][^\s]*\s+)?[^\s-][^\s]*\s+(?P<v3>[^\s"'<>|;&][^\s]*)|\b(?:zip|unzip|zipcloak|7z|7za|7zr)(?:\.exe)?\b[^\n|;&]*?\s(?-i:-P)\s+(?P<v4>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\b7z[ar]?(?:\.exe)?\s+\w\b[^\n|;&]*?\s-p(?P<v5>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\bopenssl\b[^\n|;&]*?\s(?:-k\s+(?P<v6>"[^"\n]+"|'[^'\n]+'|[^\s"'|;&-][^\s"'|;&]*)|-(?:pass|passin|passout)\s+["']?pass:(?P<v7>[^\s"'|;&]+))"#,
+        before: 60,
+        after: 320,
+        check: check_command_credentials_at,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     Pattern {
         rule: &SEC131,
         // The credential word ends a compound flag as often as it starts one (`-NuGetApiKey`,
@@ -6000,6 +6027,15 @@ fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Fin
     {
         return;
     }
+    // MySQL's `-p` takes its password joined (`-pSECRET`): `mysql -u root -p app` asks for
+    // it and names the database.
+    let (ms, _) = caps.whole();
+    if scan.text()[ms..s].ends_with([' ', '\t'])
+        && scan.text()[ms..s].trim_end().ends_with(" -p")
+        && scan.text()[ms..].starts_with("mysql")
+    {
+        return;
+    }
     let lower = v_trim.to_lowercase();
     // `-Password (Get-Secret db)`, `-p $(cat pw.txt)`: an expression that reads the password.
     if lower.starts_with("stdin")
@@ -6009,21 +6045,40 @@ fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Fin
     {
         return;
     }
+    push_command_credential((s, e), v_trim, out);
+}
+
+/// Reports SEC131 for the credential `v` at `(s, e)`: a warning when it is a placeholder.
+fn push_command_credential((s, e): (usize, usize), v: &str, out: &mut Vec<Finding>) {
     let mut f = Finding::new(
         &SEC131,
         s,
         e,
         format!(
             "credential on a command line or in a header: {}",
-            redacted(v_trim)
+            redacted(v)
         ),
     )
     .secret("command-credentials");
-    if placeholder(v_trim) != Placeholder::No {
+    if placeholder(v) != Placeholder::No {
         f = f.severity(Severity::Warning);
         f.message.push_str(" (looks like a placeholder)");
     }
     out.push(f);
+}
+
+/// A password in a tool's own option or argument (`redis-cli -a`, `sqlplus user/pass@db`,
+/// `htpasswd -b`, `zip -P`, `7z -p…`, `openssl -k`, `-pass pass:…`); a template, a variable
+/// or an option in its place is none.
+fn check_command_credentials_at(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, e, v)) = caps.first(&[1, 2, 3, 4, 5, 6, 7]) else {
+        return;
+    };
+    let v = v.trim_matches(['"', '\'']);
+    if v.is_empty() || is_template(v) || v.starts_with(['-', '$', '%', '<', '@']) {
+        return;
+    }
+    push_command_credential((s, e), v, out);
 }
 
 fn check_identifier(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
