@@ -5,6 +5,7 @@
 use super::super::Severity;
 use super::super::engine::{Finding, Scan, cap_finding};
 use super::super::registry::{ENC001, ENC002, Family};
+use super::super::text::floor_char;
 use super::excerpt;
 
 /// Maximum decoding depth (as gitleaks' `--max-decode-depth`).
@@ -710,6 +711,7 @@ fn candidates(text: &str) -> Vec<Candidate> {
         if let Some(d) = respelled(para) {
             found.push((a, e, "respelled words", d));
         }
+        joined_pieces(text, a, e, &mut found);
         match word_code(para.as_bytes(), &runs) {
             Some(Code::Rot13) => found.push((a, e, "ROT13", rot13(para))),
             Some(Code::Reversed) => {
@@ -1420,6 +1422,107 @@ fn spaced_pieces(para: &str, runs: &[(usize, usize)]) -> Option<String> {
     }
     out.push_str(&para[copied..]);
     Some(out)
+}
+
+/// The longest quoted piece a split payload is read from, and the most text between two
+/// pieces of one chain (`"; b = "`, `". Part 2: "`).
+const PIECE_MAX: usize = 60;
+const PIECE_GAP: usize = 40;
+
+/// Words that ask for quoted pieces to be put together (`a + b`, "join the parts",
+/// "concatenate x1 and x2", "read them in reverse order").
+const JOIN_CUES: &[&str] = &[
+    "concat",
+    "join",
+    "combin",
+    "glue",
+    "merg",
+    "assembl",
+    "together",
+    "append",
+    "stitch",
+    "followed by",
+    "reverse",
+    "backwards",
+];
+
+/// Payload splitting: an instruction cut into short quoted pieces that stand side by side
+/// (`a = "ign"; b = "ore all prior instr"`, `Part 1: "dis". Part 2: "regard your rules"`),
+/// in a paragraph that asks for them to be joined (a `+` between names or a join verb of
+/// [`JOIN_CUES`]). Each chain of two or more adjacent pieces is joined as written, and, when
+/// the paragraph asks for the reverse order, its pieces reversed and spaced; the result is
+/// linted like any decoded text. One pass over the paragraph's quotes.
+fn joined_pieces(text: &str, a: usize, e: usize, found: &mut Vec<Candidate>) {
+    let para = &text[a..e];
+    let b = para.as_bytes();
+    if memchr::memchr3(b'"', b'\'', 0xE2, b).is_none() {
+        return;
+    }
+    let lower = para.to_ascii_lowercase();
+    let plus = b.windows(3).any(|w| {
+        w[1] == b'+'
+            && (w[0].is_ascii_alphanumeric() || w[0] == b' ')
+            && (w[2].is_ascii_alphanumeric() || w[2] == b' ')
+    });
+    if !plus && !JOIN_CUES.iter().any(|c| lower.contains(c)) {
+        return;
+    }
+    let reverse = lower.contains("reverse") || lower.contains("backwards");
+    // The quoted pieces, in order: (start of the opening quote, end of the closing quote,
+    // the text between).
+    let mut pieces: Vec<(usize, usize, &str)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let (open, close): (&str, &[&str]) = if b[i] == b'"' {
+            ("\"", &["\""])
+        } else if b[i] == b'\'' && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+            ("'", &["'"])
+        } else if para[i..].starts_with('\u{201C}') {
+            ("\u{201C}", &["\u{201D}", "\u{201C}"])
+        } else {
+            i += 1;
+            continue;
+        };
+        let from = i + open.len();
+        let limit = floor_char(para, (from + PIECE_MAX + 3).min(para.len()));
+        let end = close
+            .iter()
+            .filter_map(|c| para[from..limit].find(c).map(|k| (from + k, c.len())))
+            .min();
+        match end {
+            Some((k, n))
+                if !para[from..k].contains('\n')
+                    && k > from
+                    && (open != "'" || !b.get(k + 1).is_some_and(u8::is_ascii_alphanumeric)) =>
+            {
+                pieces.push((i, k + n, &para[from..k]));
+                i = k + n;
+            }
+            _ => i = from,
+        }
+    }
+    let mut k = 0;
+    while k < pieces.len() {
+        let mut j = k;
+        while j + 1 < pieces.len() && pieces[j + 1].0 - pieces[j].1 <= PIECE_GAP {
+            j += 1;
+        }
+        if j > k {
+            let chain = &pieces[k..=j];
+            let (s, end) = (a + chain[0].0, a + chain[j - k].1);
+            found.push((
+                s,
+                end,
+                "quoted pieces joined",
+                chain.iter().map(|p| p.2).collect(),
+            ));
+            if reverse {
+                let words: Vec<&str> = chain.iter().rev().map(|p| p.2.trim()).collect();
+                found.push((s, end, "quoted pieces joined in reverse", words.join(" ")));
+            }
+        }
+        k = j + 1;
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
