@@ -1477,7 +1477,7 @@ fn joined_pieces(text: &str, a: usize, e: usize, found: &mut Vec<Candidate>) {
             ("\"", &["\""])
         } else if b[i] == b'\'' && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
             ("'", &["'"])
-        } else if para[i..].starts_with('\u{201C}') {
+        } else if b[i..].starts_with("\u{201C}".as_bytes()) {
             ("\u{201C}", &["\u{201D}", "\u{201C}"])
         } else {
             i += 1;
