@@ -874,6 +874,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // PI011: translate and follow ("translate this from Swahili and do what it says"): a
+    // text in another language is an encoding the reader is asked to undo and obey.
+    Pattern {
+        rule: &PI011,
+        keywords: &["translat"],
+        regex: r"(?i)\btranslat(?:e|ing)\s+(?:(?:this|it|them|the\s+following|the\s+(?:text|message|sentence|line|note|paragraph|words?)\s+(?:below|above)|the\s+\w+\s+(?:text|sentence|message|note))\b|(?:\w+\s+){0,3}?from\s+[a-z]+\b)[^.\n]{0,80}?\b(?:and|then|,)\s+(?:[\w-]+\s+){0,2}?(?:(?:follow|obey|execute|comply\s+with|perform)\s+(?:it|them|that|the\s+(?:result|translation|instructions?|text|message|sentence|request))\b|carry\s+(?:it|them)\s+out|carry\s+out\s+(?:it|the\s+(?:result|translation|instructions?|request))\b|(?:do|carry\s+out)\s+(?:what|as)\s+it\s+(?:says|asks|tells))",
+        before: 40,
+        after: 240,
+        check: plain::<11>,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     // PI011: decode and follow.
     Pattern {
         rule: &PI011,
