@@ -9,7 +9,7 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
 use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::PI002;
@@ -136,6 +136,12 @@ static HOSTILE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     .collect()
 });
 
+/// [`HOSTILE`]'s orders as one set: a note's paragraph is read once for all of them, and
+/// only the orders found are searched again for their place (issue #13 item 4).
+static HOSTILE_SET: LazyLock<RegexSet> = LazyLock::new(|| {
+    RegexSet::new(HOSTILE.iter().map(|(re, _)| re.as_str())).expect("ai-note orders compile")
+});
+
 /// A note addressed to AI readers is an injection when its paragraph, read on from the
 /// address, orders one of [`HOSTILE`]'s acts; the repository's own guidance passes.
 fn check_ai_note(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -148,8 +154,10 @@ fn check_ai_note(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let para_end = text[e..hi].find("\n\n").map_or(hi, |k| e + k);
     let orders = &text[e..para_end];
     // An order the note forbids ("never push directly to main") is no order.
-    let Some(what) = HOSTILE
+    let Some(what) = HOSTILE_SET
+        .matches(orders)
         .iter()
+        .map(|i| &HOSTILE[i])
         .find(|(re, _)| {
             re.find_iter(orders)
                 .any(|m| !negated_before(text, e + m.start()))
