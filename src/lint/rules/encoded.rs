@@ -1452,77 +1452,94 @@ const JOIN_CUES: &[&str] = &[
 /// [`JOIN_CUES`]). Each chain of two or more adjacent pieces is joined as written, and, when
 /// the paragraph asks for the reverse order, its pieces reversed and spaced; the result is
 /// linted like any decoded text. One pass over the paragraph's quotes.
-fn joined_pieces(text: &str, a: usize, e: usize, found: &mut Vec<Candidate>) {
-    let para = &text[a..e];
-    let b = para.as_bytes();
-    if memchr::memchr3(b'"', b'\'', 0xE2, b).is_none() {
+fn joined_pieces(text: &str, para_start: usize, para_end: usize, found: &mut Vec<Candidate>) {
+    let para = &text[para_start..para_end];
+    let bytes = para.as_bytes();
+    if memchr::memchr3(b'"', b'\'', 0xE2, bytes).is_none() {
         return;
     }
     let lower = para.to_ascii_lowercase();
-    let plus = b.windows(3).any(|w| {
+    let plus = bytes.windows(3).any(|w| {
         w[1] == b'+'
             && (w[0].is_ascii_alphanumeric() || w[0] == b' ')
             && (w[2].is_ascii_alphanumeric() || w[2] == b' ')
     });
-    if !plus && !JOIN_CUES.iter().any(|c| lower.contains(c)) {
+    if !plus && !JOIN_CUES.iter().any(|cue| lower.contains(cue)) {
         return;
     }
     let reverse = lower.contains("reverse") || lower.contains("backwards");
-    // The quoted pieces, in order: (start of the opening quote, end of the closing quote,
-    // the text between).
-    let mut pieces: Vec<(usize, usize, &str)> = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let (open, close): (&str, &[&str]) = if b[i] == b'"' {
-            ("\"", &["\""])
-        } else if b[i] == b'\'' && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
-            ("'", &["'"])
-        } else if b[i..].starts_with("\u{201C}".as_bytes()) {
-            ("\u{201C}", &["\u{201D}", "\u{201C}"])
-        } else {
-            i += 1;
-            continue;
-        };
-        let from = i + open.len();
-        let limit = floor_char(para, (from + PIECE_MAX + 3).min(para.len()));
-        let end = close
-            .iter()
-            .filter_map(|c| para[from..limit].find(c).map(|k| (from + k, c.len())))
-            .min();
-        match end {
-            Some((k, n))
-                if !para[from..k].contains('\n')
-                    && k > from
-                    && (open != "'" || !b.get(k + 1).is_some_and(u8::is_ascii_alphanumeric)) =>
-            {
-                pieces.push((i, k + n, &para[from..k]));
-                i = k + n;
-            }
-            _ => i = from,
+    let pieces = quoted_pieces(para);
+    let mut first = 0;
+    while first < pieces.len() {
+        let mut last = first;
+        while last + 1 < pieces.len() && pieces[last + 1].0 - pieces[last].1 <= PIECE_GAP {
+            last += 1;
         }
-    }
-    let mut k = 0;
-    while k < pieces.len() {
-        let mut j = k;
-        while j + 1 < pieces.len() && pieces[j + 1].0 - pieces[j].1 <= PIECE_GAP {
-            j += 1;
-        }
-        if j > k {
-            let chain = &pieces[k..=j];
-            let (s, end) = (a + chain[0].0, a + chain[j - k].1);
+        if last > first {
+            let chain = &pieces[first..=last];
+            let span = (para_start + chain[0].0, para_start + chain[last - first].1);
             found.push((
-                s,
-                end,
+                span.0,
+                span.1,
                 "quoted pieces joined",
-                chain.iter().map(|p| p.2).collect(),
+                chain.iter().map(|piece| piece.2).collect(),
             ));
             if reverse {
-                let words: Vec<&str> = chain.iter().rev().map(|p| p.2.trim()).collect();
-                found.push((s, end, "quoted pieces joined in reverse", words.join(" ")));
+                let words: Vec<&str> = chain.iter().rev().map(|piece| piece.2.trim()).collect();
+                found.push((
+                    span.0,
+                    span.1,
+                    "quoted pieces joined in reverse",
+                    words.join(" "),
+                ));
             }
         }
-        k = j + 1;
+        first = last + 1;
     }
+}
+
+/// The short quoted strings of `para`, in order: (start of the opening quote, end of the
+/// closing quote, the text between). A quote that closes nothing within [`PIECE_MAX`] bytes
+/// on its line is passed over; an apostrophe inside a word opens nothing.
+fn quoted_pieces(para: &str) -> Vec<(usize, usize, &str)> {
+    let bytes = para.as_bytes();
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let (open, close): (&str, &[&str]) = if bytes[at] == b'"' {
+            ("\"", &["\""])
+        } else if bytes[at] == b'\'' && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric()) {
+            ("'", &["'"])
+        } else if bytes[at..].starts_with("\u{201C}".as_bytes()) {
+            ("\u{201C}", &["\u{201D}", "\u{201C}"])
+        } else {
+            at += 1;
+            continue;
+        };
+        let from = at + open.len();
+        let limit = floor_char(para, (from + PIECE_MAX + 3).min(para.len()));
+        let closing = close
+            .iter()
+            .filter_map(|quote| {
+                para[from..limit]
+                    .find(quote)
+                    .map(|off| (from + off, quote.len()))
+            })
+            .min();
+        match closing {
+            Some((to, len))
+                if to > from
+                    && !para[from..to].contains('\n')
+                    && (open != "'"
+                        || !bytes.get(to + 1).is_some_and(u8::is_ascii_alphanumeric)) =>
+            {
+                pieces.push((at, to + len, &para[from..to]));
+                at = to + len;
+            }
+            _ => at = from,
+        }
+    }
+    pieces
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
