@@ -356,6 +356,41 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: Some(turn_gate),
         near: &[],
     },
+    // PI010: a many-shot transcript — earlier model turns that all comply ("Sure, here
+    // is …") ending on a model turn left open for the reader to fill.
+    Pattern {
+        rule: &PI010,
+        keywords: &[
+            "assistant",
+            "ai:",
+            "ai]",
+            "ai*",
+            "ai>",
+            "a:",
+            "bot:",
+            "bot]",
+            "bot>",
+            "bot*",
+            "agent:",
+            "agent]",
+            "agent>",
+            "agent*",
+            "model:",
+            "model]",
+            "model*",
+            "gpt:",
+            "claude:",
+            "gemini:",
+            "copilot:",
+        ],
+        regex: r"(?m)^[ \t>*_-]*\[?(?:assistant|ai|a|bot|agent|model|gpt|chatgpt|claude|gemini|copilot)\]?(?:\*\*|__)?[ \t]*[:>](?:\*\*|__)?[ \t]*$",
+        before: 0,
+        after: 20,
+        check: check_open_turn,
+        overlap: false,
+        gate: Some(turn_gate),
+        near: &[],
+    },
     // PI008: a script fetched to a file and run in the same command line, with no pipe
     // (`wget URL && chmod +x x.sh && ./x.sh`, `curl -o x URL; bash x`): judged as `curl | sh`.
     Pattern {
@@ -1231,6 +1266,115 @@ fn check_transcript(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         format!(
             "forged chat transcript in which the turns script an act that {what}: {}",
             excerpt(&body[..floor_char(body, body.len().min(80))])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+/// How far back an open model turn reads the transcript it ends.
+const MANY_SHOT_BACK: usize = 2000;
+
+/// Openers of a model turn that complies with what it was asked.
+const COMPLIANT: &[&str] = &[
+    "sure",
+    "of course",
+    "absolutely",
+    "certainly",
+    "happily",
+    "gladly",
+    "no problem",
+    "here is",
+    "here's",
+    "here are",
+    "here you go",
+    "here it is",
+    "done",
+    "definitely",
+    "you got it",
+    "right away",
+    "with pleasure",
+];
+
+/// The side of a turn at the start of `line`, as [`turn_side`] reads it, with the Q/A of a
+/// question-and-answer transcript and `user>`/`agent>` prompts; and the turn's text on
+/// that line.
+fn shot_side(line: &str) -> Option<(bool, &str)> {
+    let l = line.trim_start_matches([' ', '\t', '>', '*', '_', '-']);
+    let l = l.strip_prefix(['[', '<']).unwrap_or(l);
+    let n = l.bytes().take_while(u8::is_ascii_alphabetic).count();
+    let word = l[..n].to_ascii_lowercase();
+    let rest = l[n..].trim_start_matches([']', '*', '_', ' ']);
+    let content = rest.strip_prefix([':', '>'])?;
+    let content = content.trim_start_matches(['*', '_']).trim();
+    let side = match word.as_str() {
+        "q" | "question" | "prompt" => true,
+        "a" | "answer" | "response" => false,
+        _ => turn_side(line).or(match word.as_str() {
+            "user" | "human" | "me" => Some(true),
+            "assistant" | "ai" | "claude" | "gpt" | "chatgpt" | "model" | "bot" | "agent"
+            | "gemini" | "copilot" => Some(false),
+            _ => None,
+        })?,
+    };
+    Some((side, content))
+}
+
+/// PI010, many-shot: a model turn left open at the end of a transcript (its tag alone on
+/// the line, then a blank line or the end of the text) after at least two exchanges whose
+/// model turns all open by complying ("Sure, …", "Of course! …"): the faux dialogue primes
+/// the reader to comply with the last ask. The transcript is read back to the previous open
+/// turn at most, so the reads add up to the text's length.
+fn check_open_turn(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let after = &text[e..];
+    let open = after.trim_start_matches([' ', '\t', '\r']).is_empty()
+        || after.starts_with('\n')
+            && after[1..]
+                .split('\n')
+                .next()
+                .is_none_or(|l| l.trim().is_empty());
+    if !open {
+        return;
+    }
+    let lo = floor_char(text, s.saturating_sub(MANY_SHOT_BACK));
+    let (mut users, mut models, mut complying) = (0usize, 0usize, 0usize);
+    let mut last_user = None;
+    for line in text[lo..s].lines().rev() {
+        let Some((user, content)) = shot_side(line) else {
+            continue;
+        };
+        if !user && content.is_empty() {
+            // The previous open turn ends an earlier transcript.
+            break;
+        }
+        last_user.get_or_insert(user);
+        if user {
+            users += 1;
+        } else {
+            models += 1;
+            let lc = content.to_ascii_lowercase();
+            if COMPLIANT.iter().any(|c| {
+                lc.starts_with(c)
+                    && !lc[c.len()..]
+                        .bytes()
+                        .next()
+                        .is_some_and(|b| b.is_ascii_alphabetic())
+            }) {
+                complying += 1;
+            }
+        }
+    }
+    if last_user != Some(true) || users < 3 || models < 2 || complying < models {
+        return;
+    }
+    let f = Finding::new(
+        &PI010,
+        s,
+        e,
+        format!(
+            "forged many-shot transcript: {complying} model turns that comply, then a model turn left open for the reader: {}",
+            excerpt(&text[s..e])
         ),
     );
     push_pi(scan, f, out);

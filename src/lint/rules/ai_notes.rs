@@ -9,28 +9,62 @@
 
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
-use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::PI002;
 use super::super::text::floor_char;
 use super::{excerpt, negated_before, push_pi};
 
-pub(crate) static PATTERNS: &[Pattern] = &[Pattern {
-    rule: &PI002,
-    keywords: &[
-        "{are|be|re} {an ai|an llm|a language model|an agent|an assistant|a bot|an automated|a coding}",
-        "{to|for|attention} {ai|llm|all ai|any ai|all agents|agents|assistants|language models|automated}",
-        "{ai|llm|all|automated|coding} {agents|assistants|models|systems|tools|crawlers|readers}",
-    ],
-    regex: r"(?i)\b(?:if\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:ai|llm|language\s+model|automated|(?:ai\s+|coding\s+)?(?:agent|assistant|model|bot))\b|(?:(?:note|message|notice|attention|instructions?|reminder)\s+(?:to|for)|attention)\s+(?:all\s+|any\s+)?(?:ai|llms?|agents?|assistants?|language\s+models?|automated)\b|(?:all\s+|any\s+)?(?:ai|llm|automated|coding)\s+(?:agents?|assistants?|models?|systems?|tools?|crawlers?|readers?)\s+(?:must|should|shall|need\s+to|are\s+(?:required|instructed|expected)\s+to|reading\s+this)\b|all\s+agents\s+(?:must|should|shall|need\s+to|are\s+required\s+to)\b)",
-    before: 20,
-    after: 120,
-    check: check_ai_note,
-    overlap: false,
-    gate: None,
-    near: &[],
-}];
+pub(crate) static PATTERNS: &[Pattern] = &[
+    Pattern {
+        rule: &PI002,
+        keywords: &[
+            "{are|be|re} {an ai|an llm|a language model|an agent|an assistant|a bot|an automated|a coding}",
+            "{to|for|attention} {ai|llm|all ai|any ai|all agents|agents|assistants|language models|automated}",
+            "{ai|llm|all|automated|coding} {agents|assistants|models|systems|tools|crawlers|readers}",
+        ],
+        regex: r"(?i)\b(?:if\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:ai|llm|language\s+model|automated|(?:ai\s+|coding\s+)?(?:agent|assistant|model|bot))\b|(?:(?:note|message|notice|attention|instructions?|reminder)\s+(?:to|for)|attention)\s+(?:all\s+|any\s+)?(?:ai|llms?|agents?|assistants?|language\s+models?|automated)\b|(?:all\s+|any\s+)?(?:ai|llm|automated|coding)\s+(?:agents?|assistants?|models?|systems?|tools?|crawlers?|readers?)\s+(?:must|should|shall|need\s+to|are\s+(?:required|instructed|expected)\s+to|reading\s+this)\b|all\s+agents\s+(?:must|should|shall|need\s+to|are\s+required\s+to)\b)",
+        before: 20,
+        after: 120,
+        check: check_ai_note,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // The reader addressed inside data it is handed (an e-mail, a page, a ticket, a tool's
+    // result, a link title or alt text): a note to "the" agent ("note for the coding agent"),
+    // the reader named by what it is doing to this text ("AI assistant processing this email",
+    // "when an AI agent reads this issue"), or called by name or handle at the start of a clause
+    // ("Assistant: …", "Copilot/Claude, if you are reading this …", "@bot …").
+    Pattern {
+        rule: &PI002,
+        keywords: &[
+            "assistant",
+            "agent",
+            "model",
+            "llm",
+            "bot",
+            "copilot",
+            "claude",
+            "chatgpt",
+            "gemini",
+            "cursor",
+            "ai,",
+            "ai:",
+            "ai reading",
+            "ai processing",
+            "the ai",
+        ],
+        regex: r"(?i)(?P<note>\b(?:note|message|notice|instructions?|reminder|memo|text|request|orders?)\s+(?:to|for)\s+(?:the|any|all|every)\s+(?:ai|llm|language\s+models?|(?:(?:ai|llm|coding)\s+)?(?:[a-z]+\s+)?(?:agent|assistant|model|bot|llm)s?)\b|\b(?:text|content|instructions?)\s+for\s+(?:ai|llm)\s+(?:readers|agents|assistants|models)\b)|(?P<reading>\b(?:ai|llm|language\s+model|assistant|agent|model|bot|copilot|claude|chatgpt|gemini)s?\s+(?:(?:that|who|which)\s+(?:is\s+|are\s+)?)?(?:reading|reads|processing|processes|handling|handles|summari[sz]ing|summari[sz]es|reviewing|reviews|parsing|parses|fixing|triaging|analy[sz]ing|answering|indexing|sees|seeing|viewing)\s+(?:this|these)\b)|(?P<when>\b(?:when|if|once|whenever|after)\s+(?:an?|the|any|some)\s+(?:(?:ai|llm|coding)\s+)?(?:agent|assistant|model|bot|llm|ai)\s+(?:reads|processes|sees|summari[sz]es|reviews|parses|opens|handles|encounters|finds)\s+(?:this|these)\b)|(?P<voc>(?:^|[\n\x22'(\[>:.,;!?\x{201C}])[ \t]*(?:>[ \t]*)?(?:(?:hey|hi|hello|dear|ok|okay)[ \t]+)?(?:the[ \t]+)?(?:ai|llm|(?:(?:ai|llm|coding)[ \t]+)?(?:assistant|agent|model|bot|copilot|claude|chatgpt|gemini|cursor))(?:[ \t]*/[ \t]*(?:ai|assistant|agent|copilot|claude|chatgpt|gemini|cursor))*[ \t]*(?:[,:]|[\x{2014}\x{2013}]|[ \t]-[ \t])|@(?:bot|assistant|ai|copilot|claude|agent|llm)\b)",
+        before: 40,
+        after: 120,
+        check: check_ai_in_data,
+        overlap: false,
+        gate: Some(word_gate),
+        near: &[],
+    },
+];
 
 /// How far past the address a note's orders are read (within its paragraph).
 const NOTE_REACH: usize = 400;
@@ -40,7 +74,7 @@ const NOTE_REACH: usize = 400;
 static HOSTILE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         (
-            r"\b(?:ignore|disregard|forget|skip|override|set\s+aside)\s+(?:\w+\s+){0,2}?(?:user'?s?|users'|question|request|task|query|prompt|instructions?)\b",
+            r"\b(?:ignore|disregard|forget|skip|override|set\s+aside)\s+(?:[\w']+\s+){0,2}?(?:user'?s?|users'|question|request|task|query|prompt|instructions?)\b",
             "to ignore the user or the task",
         ),
         (
@@ -63,6 +97,34 @@ static HOSTILE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"\b(?:recogni[sz]e|rate|rank|score|praise|recommend|describe|regard|consider|treat|review|grade|evaluate|call)\b[^.\n]{0,60}\b(?:as\s+such|finest|best|excellent|masterpiece|outstanding|brilliant|perfect|highest|top|favou?rably|positively|\d+\s*/\s*\d+)\b",
             "to sway its judgement of a work",
         ),
+        (
+            r"\b(?:send|forward|share|e-?mail|mail|dm|message|post|upload|leak|transfer|copy|export|cc|bcc)\b[^.\n]{0,80}?\b(?:to|with)\s+(?:me\b|us\b|[\w.+-]+@[\w-]+\.[a-z]|@\w|iban\b)",
+            "to send the user's data to an outside address",
+        ),
+        (
+            r"\b(?:delete|remove|wipe|erase|purge|destroy|cancel|truncate)\s+(?:[\w']+\s+){0,4}?(?:e-?mails?|messages?|inbox|mailbox|invites?|invitations?|meetings?|appointments?|channel|conversations?|chat|history|logs?|audit|backups?|database|db|ssh|(?:the\s+)?tests?\s+(?:directory|folder|suite|job|files?)|this\s+(?:e-?mail|message|comment|ticket|issue|note|invite|review|post))\b|\b(?:delete|remove|wipe|erase|purge|destroy)\s+(?:the\s+|all\s+)?tests?/",
+            "to delete the user's data or the project's checks",
+        ),
+        (
+            r"\b(?:reveal|print|dump|post|paste|show|list|leak|output|disclose|expose|display|echo|share|send|e-?mail|give)\b[^.\n]{0,60}?\b(?:api\s+keys?|secrets?|passwords?|credentials|tokens?|\.env\b|environment\s+variables|system\s+prompt|private\s+(?:keys?|notes|messages|data|files)|ssh\s+keys?|chat\s+history|conversation\s+history|cookies)\b",
+            "to disclose secrets or private data",
+        ),
+        (
+            r"\b(?:buy|purchase|order|check\s*out|pay|transfer|donate)\b[^.\n]{0,80}?\b(?:(?:saved|stored|user's|their)\s+(?:credit\s+)?card|dollars|euros|money|funds|bitcoin|crypto)\b",
+            "to spend the user's money",
+        ),
+        (
+            r"\b(?:merge|push|approve|commit|deploy)\b[^.\n]{0,60}?(?:\bwithout\s+(?:running\s+)?(?:the\s+|any\s+)?(?:checks?|tests?|ci|review|approval)|\bskip(?:ping)?\s+(?:the\s+)?(?:checks?|tests?|ci|review)|\bno\s+review|\b(?:straight|directly)\s+to\s+(?:main|master|production|prod))\b",
+            "to bypass the project's review",
+        ),
+        (
+            r"\baccept\s+(?:all|every)\b|\badd\s+(?:my|this|our|the\s+following)\s+(?:ssh\s+|deploy\s+|public\s+)?keys?\b|\b(?:tell|inform|notify|confirm\s+to)\s+(?:nobody|no\s+one|no-one)\b|\b(?:do\s+not|don't|never)\s+ask\s+(?:the\s+)?(?:user|human|owner)\s+(?:to\s+confirm|for\s+(?:confirmation|approval|permission))",
+            "to act for the user without their consent",
+        ),
+        (
+            r"\b(?:reply|respond|answer|report|claim|state)\s+(?:to\s+\w+\s+)?that\b|\bstate\s+in\s+your\s+(?:summary|answer|reply|response)\b",
+            "to tell the user what the note dictates",
+        ),
     ]
     .into_iter()
     .map(|(re, what)| {
@@ -72,6 +134,12 @@ static HOSTILE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         )
     })
     .collect()
+});
+
+/// [`HOSTILE`]'s orders as one set: a note's paragraph is read once for all of them, and
+/// only the orders found are searched again for their place (issue #13 item 4).
+static HOSTILE_SET: LazyLock<RegexSet> = LazyLock::new(|| {
+    RegexSet::new(HOSTILE.iter().map(|(re, _)| re.as_str())).expect("ai-note orders compile")
 });
 
 /// A note addressed to AI readers is an injection when its paragraph, read on from the
@@ -85,9 +153,15 @@ fn check_ai_note(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let hi = floor_char(text, (e + NOTE_REACH).min(text.len()));
     let para_end = text[e..hi].find("\n\n").map_or(hi, |k| e + k);
     let orders = &text[e..para_end];
-    let Some(what) = HOSTILE
+    // An order the note forbids ("never push directly to main") is no order.
+    let Some(what) = HOSTILE_SET
+        .matches(orders)
         .iter()
-        .find(|(re, _)| re.is_match(orders))
+        .map(|i| &HOSTILE[i])
+        .find(|(re, _)| {
+            re.find_iter(orders)
+                .any(|m| !negated_before(text, e + m.start()))
+        })
         .map(|(_, what)| *what)
     else {
         return;
@@ -102,4 +176,101 @@ fn check_ai_note(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     );
     push_pi(scan, f, out);
+}
+
+/// Verbs an order to the reader opens with when the reader is called by name ("Assistant:
+/// delete …", "@bot please forward …"): a chat turn or a label ("Assistant: Sure, …") does not.
+const ORDER_VERBS: &[&str] = &[
+    "ignore",
+    "disregard",
+    "forget",
+    "forward",
+    "send",
+    "share",
+    "email",
+    "e-mail",
+    "dm",
+    "delete",
+    "remove",
+    "wipe",
+    "erase",
+    "cancel",
+    "reveal",
+    "print",
+    "dump",
+    "post",
+    "paste",
+    "show",
+    "list",
+    "leak",
+    "output",
+    "upload",
+    "push",
+    "merge",
+    "approve",
+    "buy",
+    "purchase",
+    "transfer",
+    "pay",
+    "add",
+    "run",
+    "execute",
+    "install",
+    "download",
+    "open",
+    "accept",
+    "tell",
+    "reply",
+    "respond",
+    "close",
+    "commit",
+    "skip",
+    "disable",
+    "write",
+    "include",
+    "replace",
+    "grant",
+    "give",
+    "copy",
+    "move",
+    "drop",
+    "stop",
+    "state",
+    "say",
+    "before",
+    "when",
+    "if",
+    "after",
+    "once",
+    "first",
+];
+
+/// The reader addressed inside data ([`PATTERNS`]' second pattern): judged like a note to AI
+/// readers, and when the reader is only called by name, the words after the call must be an
+/// order (an imperative, or a condition that leads to one).
+fn check_ai_in_data(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    if caps.range(4).is_some() {
+        let text = scan.text();
+        let (_, e) = caps.whole();
+        let first = text[e..]
+            .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
+            .filter(|w| !w.is_empty())
+            .find(|w| !w.eq_ignore_ascii_case("please"));
+        if !first.is_some_and(|w| ORDER_VERBS.iter().any(|v| w.eq_ignore_ascii_case(v))) {
+            return;
+        }
+    }
+    check_ai_note(scan, caps, out);
+}
+
+/// The keyword of the second pattern stands as a word of its own, or with a plural `s`: not
+/// inside "both", "robot", "remodel" or "management".
+fn word_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    let before = start.checked_sub(1).map(|i| b[i]);
+    let mut after = end;
+    if b.get(after).is_some_and(|c| c.eq_ignore_ascii_case(&b's')) {
+        after += 1;
+    }
+    !before.is_some_and(|c| c.is_ascii_alphanumeric())
+        && !b.get(after).is_some_and(u8::is_ascii_alphanumeric)
 }

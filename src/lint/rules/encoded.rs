@@ -5,6 +5,7 @@
 use super::super::Severity;
 use super::super::engine::{Finding, Scan, cap_finding};
 use super::super::registry::{ENC001, ENC002, Family};
+use super::super::text::floor_char;
 use super::excerpt;
 
 /// Maximum decoding depth (as gitleaks' `--max-decode-depth`).
@@ -710,6 +711,7 @@ fn candidates(text: &str) -> Vec<Candidate> {
         if let Some(d) = respelled(para) {
             found.push((a, e, "respelled words", d));
         }
+        joined_pieces(text, a, e, &mut found);
         match word_code(para.as_bytes(), &runs) {
             Some(Code::Rot13) => found.push((a, e, "ROT13", rot13(para))),
             Some(Code::Reversed) => {
@@ -1420,6 +1422,124 @@ fn spaced_pieces(para: &str, runs: &[(usize, usize)]) -> Option<String> {
     }
     out.push_str(&para[copied..]);
     Some(out)
+}
+
+/// The longest quoted piece a split payload is read from, and the most text between two
+/// pieces of one chain (`"; b = "`, `". Part 2: "`).
+const PIECE_MAX: usize = 60;
+const PIECE_GAP: usize = 40;
+
+/// Words that ask for quoted pieces to be put together (`a + b`, "join the parts",
+/// "concatenate x1 and x2", "read them in reverse order").
+const JOIN_CUES: &[&str] = &[
+    "concat",
+    "join",
+    "combin",
+    "glue",
+    "merg",
+    "assembl",
+    "together",
+    "append",
+    "stitch",
+    "followed by",
+    "reverse",
+    "backwards",
+];
+
+/// Payload splitting: an instruction cut into short quoted pieces that stand side by side
+/// (`a = "ign"; b = "ore all prior instr"`, `Part 1: "dis". Part 2: "regard your rules"`),
+/// in a paragraph that asks for them to be joined (a `+` between names or a join verb of
+/// [`JOIN_CUES`]). Each chain of two or more adjacent pieces is joined as written, and, when
+/// the paragraph asks for the reverse order, its pieces reversed and spaced; the result is
+/// linted like any decoded text. One pass over the paragraph's quotes.
+fn joined_pieces(text: &str, para_start: usize, para_end: usize, found: &mut Vec<Candidate>) {
+    let para = &text[para_start..para_end];
+    let bytes = para.as_bytes();
+    if memchr::memchr3(b'"', b'\'', 0xE2, bytes).is_none() {
+        return;
+    }
+    let lower = para.to_ascii_lowercase();
+    let plus = bytes.windows(3).any(|w| {
+        w[1] == b'+'
+            && (w[0].is_ascii_alphanumeric() || w[0] == b' ')
+            && (w[2].is_ascii_alphanumeric() || w[2] == b' ')
+    });
+    if !plus && !JOIN_CUES.iter().any(|cue| lower.contains(cue)) {
+        return;
+    }
+    let reverse = lower.contains("reverse") || lower.contains("backwards");
+    let pieces = quoted_pieces(para);
+    let mut first = 0;
+    while first < pieces.len() {
+        let mut last = first;
+        while last + 1 < pieces.len() && pieces[last + 1].0 - pieces[last].1 <= PIECE_GAP {
+            last += 1;
+        }
+        if last > first {
+            let chain = &pieces[first..=last];
+            let span = (para_start + chain[0].0, para_start + chain[last - first].1);
+            found.push((
+                span.0,
+                span.1,
+                "quoted pieces joined",
+                chain.iter().map(|piece| piece.2).collect(),
+            ));
+            if reverse {
+                let words: Vec<&str> = chain.iter().rev().map(|piece| piece.2.trim()).collect();
+                found.push((
+                    span.0,
+                    span.1,
+                    "quoted pieces joined in reverse",
+                    words.join(" "),
+                ));
+            }
+        }
+        first = last + 1;
+    }
+}
+
+/// The short quoted strings of `para`, in order: (start of the opening quote, end of the
+/// closing quote, the text between). A quote that closes nothing within [`PIECE_MAX`] bytes
+/// on its line is passed over; an apostrophe inside a word opens nothing.
+fn quoted_pieces(para: &str) -> Vec<(usize, usize, &str)> {
+    let bytes = para.as_bytes();
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let (open, close): (&str, &[&str]) = if bytes[at] == b'"' {
+            ("\"", &["\""])
+        } else if bytes[at] == b'\'' && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric()) {
+            ("'", &["'"])
+        } else if bytes[at..].starts_with("\u{201C}".as_bytes()) {
+            ("\u{201C}", &["\u{201D}", "\u{201C}"])
+        } else {
+            at += 1;
+            continue;
+        };
+        let from = at + open.len();
+        let limit = floor_char(para, (from + PIECE_MAX + 3).min(para.len()));
+        let closing = close
+            .iter()
+            .filter_map(|quote| {
+                para[from..limit]
+                    .find(quote)
+                    .map(|off| (from + off, quote.len()))
+            })
+            .min();
+        match closing {
+            Some((to, len))
+                if to > from
+                    && !para[from..to].contains('\n')
+                    && (open != "'"
+                        || !bytes.get(to + 1).is_some_and(u8::is_ascii_alphanumeric)) =>
+            {
+                pieces.push((at, to + len, &para[from..to]));
+                at = to + len;
+            }
+            _ => at = from,
+        }
+    }
+    pieces
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

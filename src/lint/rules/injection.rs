@@ -874,6 +874,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // PI011: translate and follow ("translate this from Swahili and do what it says"): a
+    // text in another language is an encoding the reader is asked to undo and obey.
+    Pattern {
+        rule: &PI011,
+        keywords: &["translat"],
+        regex: r"(?i)\btranslat(?:e|ing)\s+(?:(?:this|it|them|the\s+following|the\s+(?:text|message|sentence|line|note|paragraph|words?)\s+(?:below|above)|the\s+\w+\s+(?:text|sentence|message|note))\b|(?:\w+\s+){0,3}?from\s+[a-z]+\b)[^.\n]{0,80}?\b(?:and|then|,)\s+(?:[\w-]+\s+){0,2}?(?:(?:follow|obey|execute|comply\s+with|perform)\s+(?:it|them|that|the\s+(?:result|translation|instructions?|text|message|sentence|request))\b|carry\s+(?:it|them)\s+out|carry\s+out\s+(?:it|the\s+(?:result|translation|instructions?|request))\b|(?:do|carry\s+out)\s+(?:what|as)\s+it\s+(?:says|asks|tells))",
+        before: 40,
+        after: 240,
+        check: plain::<11>,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     // PI011: decode and follow.
     Pattern {
         rule: &PI011,
@@ -2305,6 +2318,12 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         if tool || bare_noun {
             return;
         }
+        // A precedence statement of the project's own rules ("These rules override any
+        // conflicting instruction"): a subject before the verb, and an object scoped only
+        // by conflict, not by the reader's earlier, system or safety instructions.
+        if !imperative_at(text, s) && precedence_only(&verb, &mid_words) {
+            return;
+        }
         // Third-person descriptions ("the parser ignores previous rules") need an addressee.
         if verb.ends_with('s') && !imperative_at(text, s) && verb != "ignores" {
             return;
@@ -2328,6 +2347,35 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         f = described(f);
     }
     push_pi(scan, f, out);
+}
+
+/// Words that scope an object to the instructions that conflict with a rule, and nothing
+/// else: "any conflicting instruction", "all other contradicting guidance".
+const CONFLICT_SCOPE: &[&str] = &[
+    "any",
+    "all",
+    "other",
+    "the",
+    "conflicting",
+    "contradicting",
+    "contradictory",
+    "contrary",
+    "competing",
+    "inconsistent",
+    "differing",
+];
+
+/// Whether an override verb states precedence over conflicting instructions only.
+fn precedence_only(verb: &str, mid_words: &[String]) -> bool {
+    matches!(
+        verb,
+        "override" | "overrides" | "supersede" | "supersedes" | "overrule" | "overrules"
+    ) && mid_words
+        .iter()
+        .any(|w| CONFLICT_SCOPE[4..].contains(&w.to_lowercase().as_str()))
+        && mid_words
+            .iter()
+            .all(|w| CONFLICT_SCOPE.contains(&w.to_lowercase().as_str()))
 }
 
 /// A finding on an act that its clause describes ([`described_at`]): a warning, said so.
@@ -4511,7 +4559,8 @@ fn check_priority(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         "print", "use the", "fetch", "upload", "post ",
     ]
     .iter()
-    .any(|a| la.contains(a));
+    .any(|a| la.contains(a))
+        && !reads_project_files(&la);
     let mut f = Finding::new(
         &PI009,
         s,
@@ -4523,6 +4572,58 @@ fn check_priority(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         f.message.push_str(" followed by an action for the reader");
     }
     push_pi(scan, f, out);
+}
+
+/// Whether the only act after a priority claim is reading the project's own files in an
+/// order ("Before doing anything else, follow this reading sequence: 1. Read README.md …"):
+/// every "read" names a relative path or a document of the repository, none a home, root
+/// or secret file, and nothing else is asked. A project's reading order is no escalation.
+fn reads_project_files(la: &str) -> bool {
+    const OTHER: &[&str] = &[
+        "call ", "run ", "execute", "invoke", "send ", "delete", "ignore", "output", "print",
+        "use the", "fetch", "upload", "post ",
+    ];
+    if OTHER.iter().any(|a| la.contains(a)) {
+        return false;
+    }
+    let sensitive = |w: &str| {
+        w.starts_with(['~', '/', '$'])
+            || [
+                ".ssh",
+                ".aws",
+                ".env",
+                ".netrc",
+                ".npmrc",
+                "credential",
+                "secret",
+                "token",
+                "id_rsa",
+                "id_ed25519",
+                "password",
+                "key",
+            ]
+            .iter()
+            .any(|x| w.contains(x))
+    };
+    la.match_indices("read ").all(|(i, m)| {
+        let mut next = la[i + m.len()..].split_whitespace().map(|w| {
+            w.trim_matches(|c: char| {
+                matches!(c, '`' | '*' | '"' | '\'' | ',' | ';' | ':' | ')' | '(')
+            })
+        });
+        let mut w = next.next().unwrap_or("");
+        while matches!(w, "the" | "our" | "this" | "these" | "its" | "then") {
+            w = next.next().unwrap_or("");
+        }
+        let file = w.contains('/')
+            || w.rsplit_once('.').is_some_and(|(a, ext)| {
+                !a.is_empty()
+                    && (1..=4).contains(&ext.len())
+                    && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+            })
+            || matches!(w, "readme" | "docs" | "changelog" | "contributing");
+        file && !sensitive(w)
+    })
 }
 
 fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {

@@ -461,6 +461,37 @@ fn opens_line(head: &[u8]) -> bool {
 /// sentence, a list item or a clause, or follows a softener (please, also, then, now, …) or
 /// an addressee (`you must`, `agent:`).
 pub(crate) fn imperative_at(text: &str, pos: usize) -> bool {
+    // HTML around the clause is markup, not words: a tag just before it is read through
+    // ("Please <b>disable …", "<span>Run …"), and an attribute's value opens a clause of its
+    // own (`<span data-note="Disable …">`). A few tags at most, each a bounded look-back.
+    let mut pos = pos;
+    for _ in 0..4 {
+        let raw = text[..pos].trim_end_matches([' ', '\t']);
+        if raw.ends_with("=\"") || raw.ends_with("='") {
+            let head = &raw[super::text::floor_char(raw, raw.len().saturating_sub(200))..];
+            if head.rfind('<').is_some_and(|lt| !head[lt..].contains('>')) {
+                return true;
+            }
+        }
+        if !raw.ends_with('>') {
+            break;
+        }
+        let head = &raw[super::text::floor_char(raw, raw.len().saturating_sub(200))..];
+        let Some(lt) = head.rfind('<') else {
+            break;
+        };
+        let tag = &head[lt + 1..head.len() - 1];
+        let is_tag = tag
+            .trim_start_matches('/')
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
+            && !tag.contains(['<', '\n']);
+        if !is_tag {
+            break;
+        }
+        pos = raw.len() - (head.len() - lt);
+    }
     let before = &text[..pos];
     let trimmed = before.trim_end_matches([' ', '\t', '*', '_', '"', '\'', '`', '>', '(', '[']);
     let Some(last) = trimmed.chars().last() else {
