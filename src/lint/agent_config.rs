@@ -789,7 +789,13 @@ mod tests {
             [Named::Path("a.md".into())]
         );
         assert!(named("settings.json", gemini).unwrap().is_empty());
-        assert!(names_files(".qwen/settings.json") && !names_files(".claude/settings.json"));
+        assert!(names_files(".qwen/settings.json") && !names_files(".cursor/settings.json"));
+        // Claude Code's settings name the files of a marketplace kept in the project.
+        let claude = r#"{"extraKnownMarketplaces": {"a": {"source": {"source": "directory", "path": "./tools/market"}}, "b": {"source": {"source": "directory", "path": "/opt/market"}}, "c": {"source": {"source": "github", "repo": "o/r"}}}}"#;
+        assert_eq!(
+            named("pkg/.claude/settings.json", claude).unwrap(),
+            [Named::Glob("pkg/tools/market/**".into())]
+        );
     }
 
     #[test]
