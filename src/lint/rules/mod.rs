@@ -9,6 +9,7 @@ pub(crate) mod conditional;
 pub(crate) mod encoded;
 pub(crate) mod exfil;
 pub(crate) mod formatted;
+pub(crate) mod grants;
 pub(crate) mod hidden;
 pub(crate) mod injection;
 pub(crate) mod lexicon;
@@ -28,6 +29,7 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
     injection::PATTERNS
         .iter()
         .chain(actions::PATTERNS)
+        .chain(grants::PATTERNS)
         .chain(conditional::PATTERNS)
         .chain(markup::PATTERNS)
         .chain(ai_notes::PATTERNS)
