@@ -156,6 +156,24 @@ fn ordered(scan: &Scan<'_>, s: usize) -> bool {
     if prose.is_empty() && scan.context(s) == Context::CodeFence {
         return false;
     }
+    // A setting named to open a sentence that describes it ("YOLO mode is dangerous",
+    // "`enableAllProjectMcpServers` starts every server").
+    if prose.is_empty() {
+        let tail = blank_values(&text[s..b.max(s)]);
+        let next = words(&tail)
+            .skip(1)
+            .find(|w| !matches!(w.as_str(), "mode" | "setting" | "option" | "flag" | "list"));
+        if next.is_some_and(|w| described_verb(&w)) {
+            return false;
+        }
+    }
+    // A report of what code does ("`gemini.ts`: always passes `--approval-mode yolo`").
+    if prose
+        .iter()
+        .any(|w| super::actions::REPORTING.contains(&w.as_str()))
+    {
+        return false;
+    }
     if instructs(scan, s) {
         return !prose.is_empty() || !text[a..s].trim_start().starts_with(['"', '{', '[']);
     }
@@ -202,7 +220,7 @@ fn strip_quoted(s: &str) -> String {
 
 /// Words that name the agent itself as the one addressed ("agents should …", "grant
 /// yourself …"): a product name ("restart Claude Code") is not one.
-fn to_agent(s: &str) -> bool {
+pub(crate) fn to_agent(s: &str) -> bool {
     super::prose_words(s).any(|w| {
         matches!(
             w.to_ascii_lowercase().as_str(),
@@ -383,31 +401,52 @@ fn hosts(s: &str) -> impl Iterator<Item = (bool, String)> + '_ {
 /// True when the words after a setting's name describe it ("`X` defaults to …", "… is read
 /// from the environment"): the sentence is about the setting, not an order to set it.
 fn described(after: &str) -> bool {
-    words(after).next().is_some_and(|w| {
-        matches!(
-            w.as_str(),
-            "defaults"
-                | "is"
-                | "was"
-                | "points"
-                | "reads"
-                | "holds"
-                | "names"
-                | "overrides"
-                | "controls"
-                | "selects"
-                | "lets"
-                | "takes"
-                | "accepts"
-                | "comes"
-                | "must"
-                | "should"
-                | "can"
-                | "may"
-                | "only"
-                | "falls"
-        )
-    })
+    words(after).next().is_some_and(|w| described_verb(&w))
+}
+
+/// Verbs and modals by which a sentence that opens with a setting describes it.
+fn described_verb(w: &str) -> bool {
+    matches!(
+        w,
+        "defaults"
+            | "is"
+            | "are"
+            | "was"
+            | "points"
+            | "reads"
+            | "holds"
+            | "names"
+            | "overrides"
+            | "controls"
+            | "selects"
+            | "lets"
+            | "takes"
+            | "accepts"
+            | "comes"
+            | "must"
+            | "should"
+            | "can"
+            | "may"
+            | "only"
+            | "falls"
+            | "starts"
+            | "runs"
+            | "makes"
+            | "means"
+            | "skips"
+            | "turns"
+            | "allows"
+            | "gives"
+            | "grants"
+            | "enables"
+            | "disables"
+            | "loads"
+            | "adds"
+            | "sends"
+            | "routes"
+            | "would"
+            | "will"
+    )
 }
 
 /// True for a loopback or this machine's own name: a local mock or proxy.
@@ -589,7 +628,10 @@ fn check_server(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
-    let foreign: Vec<(bool, String)> = hosts(sent).filter(|(_, h)| !local(h)).collect();
+    // A link to a forge or registry names where a project lives, not a server to run.
+    let foreign: Vec<(bool, String)> = hosts(sent)
+        .filter(|(_, h)| !local(h) && !known(h))
+        .collect();
     let archive = [".tgz", ".tar.gz", ".zip", ".vsix", ".sh\"", ".sh`", ".sh "]
         .iter()
         .any(|x| lower.contains(x));

@@ -977,10 +977,13 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &PI012,
-        keywords: &["{start|begin|end|finish|conclude|prefix|suffix} {with|each|every|all|your}"],
-        regex: r#"\b(?:start|begin|end|finish|conclude|prefix|suffix)\s+(?:(?:each|every|all|your)\s+(?:[\w-]+\s+)?(?:responses?|repl(?:y|ies)|answers?|messages?|outputs?)\s+)?with\s+(?:the\s+(?:phrase|sentence|text|words?|string)\s+)?["']"#,
+        keywords: &[
+            "{start|begin|end|finish|conclude|prefix|suffix|open|preface} {with|each|every|all|your|any|replies|reply|responses|response|answers|answer}",
+            "your {first|opening} {word|words|line|sentence}",
+        ],
+        regex: r#"\b(?:start|begin|end|finish|conclude|prefix|suffix|open|preface)\s+(?:(?:each|every|all|your|any)\s+(?:[\w-]+\s+)?(?:responses?|repl(?:y|ies)|answers?|messages?|outputs?)\s+|(?:responses?|repl(?:y|ies)|answers?)\s+)?with\s+(?:the\s+(?:(?:exact|following|same)\s+)?(?:phrase|sentence|text|words?|string|line)\s+)?["']|\byour\s+(?:first|opening)\s+(?:words?|line|sentence)\s+(?:must|should|will|shall)\s+(?:always\s+)?be\s*:?\s*["']"#,
         before: 80,
-        after: 20,
+        after: 90,
         check: check_end_with,
         overlap: false,
         gate: None,

@@ -19,6 +19,7 @@ pub(crate) mod secrets;
 pub(crate) mod seed_phrase;
 pub(crate) mod stand_ins;
 pub(crate) mod structure;
+pub(crate) mod waivers;
 
 use super::engine::{Finding, Pattern, Scan};
 use super::markdown::Context;
@@ -30,6 +31,7 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
         .iter()
         .chain(actions::PATTERNS)
         .chain(grants::PATTERNS)
+        .chain(waivers::PATTERNS)
         .chain(conditional::PATTERNS)
         .chain(markup::PATTERNS)
         .chain(ai_notes::PATTERNS)
