@@ -474,6 +474,21 @@ fn check_refusal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !prohibits || !(scope(&sent) || scope(&next)) {
         return;
     }
+    // A refusal worded better, not forbidden: "don't tell the user you can't do something;
+    // say what you can do instead".
+    if [
+        "instead",
+        "offer",
+        "what you can",
+        "alternative",
+        "explain why",
+        "say why",
+    ]
+    .iter()
+    .any(|w| sent.contains(w) || next.contains(w))
+    {
+        return;
+    }
     // A third party's behaviour ("the CLI never refuses …") is no order: the reader, an
     // imperative or a passive rule must carry it.
     let ws: Vec<String> = words(&text[a..s]).collect();
