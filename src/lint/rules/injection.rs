@@ -1453,6 +1453,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // A frame in which nothing the reader says has consequences ("a VM where nothing you say
+    // has consequences"): it sets up the removal of rules as a persona does.
+    Pattern {
+        rule: &PI004,
+        keywords: &["consequences"],
+        regex: r"\bnothing\s+(?:(?:you|i|we)\s+(?:say|do|write|output|type)\s+)?(?:has|have|carries|will\s+have)\s+(?:any\s+)?(?:real(?:-world)?\s+)?consequences\b|\b(?:has|have|with|carries|carry)\s+no\s+(?:real(?:-world)?\s+)?consequences\b",
+        before: 10,
+        after: 30,
+        check: signal_weak,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     Pattern {
         rule: &PI004,
         keywords: &[
@@ -1824,7 +1837,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "not apply",
             "longer apply",
         ],
-        regex: r"\b(?:{LIMITS}|refusals?|refusing|safety\s+mode|content\s+moderation|moderation|censorship|filtering)\s+(?:have|has|were|was|are|is)\s+(?:now\s+|all\s+|been\s+|completely\s+|fully\s+)*(?:removed|lifted|disabled|switched\s+off|turned\s+off|deactivated|erased|deleted|suspended|off|not\s+allowed|forbidden|prohibited|banned)\b|\bnothing\s+is\s+(?:forbidden|off[\s-]limits|prohibited|banned|taboo|restricted)\b|\b(?:usual|normal|standard|regular|ordinary|typical)\s+(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer|won'?t|will\s+not)\s+apply\b|\b(?:where|when|whenever|if)\s+you\s+(?:would|normally|usually|might)\s+(?:normally\s+|usually\s+)?(?:refuse|decline|say\s+no|object|warn)\b|\b(?:the\s+)?(?:opposite|reverse)\s+of\s+(?:what\s+)?(?:your\s+|the\s+)?(?:{LIMITS}|normal\s+self|usual\s+self|programming)\b",
+        regex: r"\b(?:{LIMITS}|refusals?|refusing|safety\s+mode|content\s+moderation|moderation|censorship|filtering)\s+(?:have|has|were|was|are|is)\s+(?:now\s+|all\s+|been\s+|completely\s+|fully\s+)*(?:removed|lifted|disabled|switched\s+off|turned\s+off|deactivated|erased|deleted|suspended|off|not\s+allowed|forbidden|prohibited|banned)\b|\bnothing\s+is\s+(?:forbidden|off[\s-]limits|prohibited|banned|taboo|restricted)\b|\b(?:(?:usual|normal|standard|regular|ordinary|typical|content|your|the|any|these|those|all|such)\s+)?(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer|won'?t|will\s+not|doesn'?t|does\s+not)\s+apply\b|\b(?:where|when|whenever|if)\s+you\s+(?:would|normally|usually|might)\s+(?:normally\s+|usually\s+)?(?:refuse|decline|say\s+no|object|warn)\b|\b(?:the\s+)?(?:opposite|reverse)\s+of\s+(?:what\s+)?(?:your\s+|the\s+)?(?:{LIMITS}|normal\s+self|usual\s+self|programming)\b",
         before: 60,
         after: 20,
         check: signal_removal,
@@ -5623,6 +5636,29 @@ fn signal_removal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let m = caps.str(0).to_lowercase();
     if negated_before(scan.text(), s) || m.starts_with("you") && topical(&scan.text()[e..]) {
         return;
+    }
+    // Rules that "do not apply to generated files" are narrowed to a topic; "do not apply
+    // here", "… to you" or "… in this session" lift them for the reader.
+    if m.ends_with("apply") {
+        let after = scan.text()[e..].trim_start().to_lowercase();
+        let narrowed = [
+            "to ", "in ", "for ", "on ", "when ", "if ", "inside ", "within ",
+        ]
+        .iter()
+        .any(|p| after.starts_with(p));
+        let to_reader = [
+            "to you",
+            "in this session",
+            "in this chat",
+            "in this conversation",
+            "for you",
+            "to this session",
+        ]
+        .iter()
+        .any(|p| after.starts_with(p));
+        if narrowed && !to_reader {
+            return;
+        }
     }
     signal(scan, caps, out, SIG_LIMITS);
 }
