@@ -481,7 +481,7 @@ fn check_decode_run(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 
 /// Words that open an instruction: verbs of doing, softeners and sequence labels, and the
 /// names of the commands themselves (a bare command line is an instruction to run it).
-const INSTRUCTING: &[&str] = &[
+pub(crate) const INSTRUCTING: &[&str] = &[
     "run",
     "execute",
     "exec",

@@ -53,6 +53,27 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // PI008: a hook of the agent's harness that runs code fetched from the network ("add a
+    // PreToolUse hook that runs `curl … | sh`"): it runs before or after every tool call.
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "pretooluse",
+            "posttooluse",
+            "sessionstart",
+            "sessionend",
+            "userpromptsubmit",
+            "subagentstop",
+            "precompact",
+        ],
+        regex: r"\b(?:pretooluse|posttooluse|sessionstart|sessionend|userpromptsubmit|subagentstop|precompact)\b",
+        before: 240,
+        after: 240,
+        check: check_hook,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     // PI008: a tool server, plugin or extension added to the agent ("claude mcp add …",
     // "add this server to .mcp.json", "install the plugin from https://…").
     Pattern {
@@ -174,6 +195,34 @@ fn ordered(scan: &Scan<'_>, s: usize) -> bool {
     {
         return false;
     }
+    // What [`instructs`] needs, read cheaply first: an opening verb, a condition or place
+    // before one, or the reader addressed. A run of settings that opens otherwise ("we set
+    // …" on every line) is not read again clause by clause.
+    let could = prose.first().is_none_or(|w| {
+        let w = w.as_str();
+        super::actions::INSTRUCTING.contains(&w)
+            || SETUP_VERBS.contains(&w)
+            || matches!(
+                w,
+                "if" | "when"
+                    | "whenever"
+                    | "once"
+                    | "before"
+                    | "after"
+                    | "as"
+                    | "until"
+                    | "while"
+                    | "to"
+                    | "in"
+                    | "inside"
+                    | "within"
+                    | "into"
+                    | "from"
+            )
+    }) || super::addressed(body);
+    if !could {
+        return false;
+    }
     if instructs(scan, s) {
         return !prose.is_empty() || !text[a..s].trim_start().starts_with(['"', '{', '[']);
     }
@@ -201,6 +250,25 @@ fn ordered(scan: &Scan<'_>, s: usize) -> bool {
         Some(w) => SETUP_VERBS.contains(&w),
         None => false,
     }
+}
+
+/// [`ordered`], judged once per sentence: the matches of one sentence (a run of settings, a
+/// text of them one after another) share the answer of the first, so a sentence is read a
+/// bounded number of times whatever it holds.
+fn ordered_once(scan: &Scan<'_>, s: usize) -> bool {
+    let (a, b) = scan.sentence_range(s);
+    let cell = &scan.memo.ordered_sentence;
+    if let Ok(last) = cell.lock()
+        && let Some((la, lb, r)) = *last
+        && (la, lb) == (a, b)
+    {
+        return r;
+    }
+    let r = ordered(scan, s);
+    if let Ok(mut last) = cell.lock() {
+        *last = Some((a, b, r));
+    }
+    r
 }
 
 /// `s` with double-quoted strings and code spans blanked: the prose around a snippet.
@@ -277,13 +345,13 @@ fn widening(lower: &str) -> bool {
 fn check_permission(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let text = scan.text();
-    let m = &text[s..e];
-    let lower = m.to_ascii_lowercase();
+    let matched = &text[s..e];
+    let lower = matched.to_ascii_lowercase();
     let (a, b) = sentence(scan, (s, e));
     let sent = text[a..b].to_ascii_lowercase();
     let broad = if let Some((_, _, spec)) = caps.first(&[1]) {
         // A rule of a tool: broad as a settings file's own rule is judged.
-        let tool = m.split('(').next().unwrap_or("");
+        let tool = matched.split('(').next().unwrap_or("");
         let tool = match tool.to_ascii_lowercase().as_str() {
             "bash" => "Bash",
             "webfetch" => "WebFetch",
@@ -328,19 +396,19 @@ fn check_permission(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         // Every project server started, the deny list gone, the sandbox off.
         true
     };
-    if !broad || !ordered(scan, s) || isolated(&sent) {
+    if !broad || !ordered_once(scan, s) || isolated(&sent) {
         return;
     }
-    let f = Finding::new(
+    let finding = Finding::new(
         &PI008,
         s,
         e,
         format!(
             "tells the reader to let the agent act without asking, beyond a named scope: {}",
-            excerpt(m)
+            excerpt(matched)
         ),
     );
-    push_pi(scan, f, out);
+    push_pi(scan, finding, out);
 }
 
 /// True when the sentence confines the grant to a throwaway machine.
@@ -534,14 +602,13 @@ fn check_endpoint(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (a, b) = sentence(scan, (s, e));
     let sent = &text[a..b];
-    let lower = sent.to_ascii_lowercase();
-    let m = text[s..e].to_ascii_lowercase();
+    let matched = text[s..e].to_ascii_lowercase();
     let after = &text[e..b];
     // The hosts the sentence names after the setting; for /etc/hosts a mapping is the act.
-    let etc_hosts = m == "/etc/hosts";
+    let etc_hosts = matched == "/etc/hosts";
     let named: Vec<(bool, String)> = if etc_hosts {
         Vec::new()
-    } else if m == "insteadof" {
+    } else if matched == "insteadof" {
         // `url."NEW".insteadOf "OLD"`: the new host stands before the key.
         hosts(&text[a..s]).collect()
     } else {
@@ -564,25 +631,26 @@ fn check_endpoint(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             .iter()
             .filter(|(_, h)| !local(h) && !known(h))
             .collect();
-        if foreign.is_empty() {
+        if foreign.is_empty() || !ordered_once(scan, s) {
             return;
         }
+        let lower = sent.to_ascii_lowercase();
         // A proxy is named by an `http://` URL whatever it carries.
-        let proxy = m.ends_with("_proxy");
+        let proxy = matched.ends_with("_proxy");
         foreign
             .iter()
             .any(|(plain, h)| *plain && !proxy || numeric(h))
-            || m == "insteadof" && hosts(after).any(|(_, h)| known(&h))
+            || matched == "insteadof" && hosts(after).any(|(_, h)| known(&h))
             || to_agent(sent)
             || lower.contains("your calls")
             || lower.contains("your requests")
             || lower.contains("your traffic")
             || intercepting(&lower)
     };
-    if !ordered(scan, s) || described(after) {
+    if !ordered_once(scan, s) || described(after) {
         return;
     }
-    let mut f = Finding::new(
+    let mut finding = Finding::new(
         &PI008,
         s,
         e,
@@ -592,9 +660,9 @@ fn check_endpoint(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     );
     if !error {
-        f.severity = Severity::Warning;
+        finding.severity = Severity::Warning;
     }
-    push_pi(scan, f, out);
+    push_pi(scan, finding, out);
 }
 
 fn check_server(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -650,10 +718,10 @@ fn check_server(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             .iter()
             .any(|(plain, h)| numeric(h) || *plain && !known(h))
         || source && to_agent(sent);
-    if !(source || wide) || !ordered(scan, s) || isolated(&lower) {
+    if !(source || wide) || !ordered_once(scan, s) || isolated(&lower) {
         return;
     }
-    let mut f = Finding::new(
+    let mut finding = Finding::new(
         &PI008,
         s,
         e,
@@ -668,7 +736,29 @@ fn check_server(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     );
     if !error {
-        f.severity = Severity::Warning;
+        finding.severity = Severity::Warning;
     }
-    push_pi(scan, f, out);
+    push_pi(scan, finding, out);
+}
+
+fn check_hook(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let text = scan.text();
+    let (a, b) = sentence(scan, (s, e));
+    let sent = &text[a..b];
+    if super::actions::carried_act(sent) != Some("runs or ships code over the network")
+        || !ordered_once(scan, s)
+    {
+        return;
+    }
+    let finding = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "tells the reader to add an agent hook that runs code from the network: {}",
+            excerpt(sent.trim())
+        ),
+    );
+    push_pi(scan, finding, out);
 }

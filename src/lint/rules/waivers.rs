@@ -284,7 +284,7 @@ fn check_authority(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     } else {
         Severity::Warning
     };
-    let f = Finding::new(
+    let finding = Finding::new(
         &PI008,
         s,
         e,
@@ -295,7 +295,7 @@ fn check_authority(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     )
     .severity(severity);
-    push_pi(scan, f, out);
+    push_pi(scan, finding, out);
 }
 
 /// A payload that, saved for later sessions, weakens them: a waiver, an act on a safeguard,
@@ -371,7 +371,7 @@ fn check_memory(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !harmful(payload) {
         return;
     }
-    let f = Finding::new(
+    let finding = Finding::new(
         &PI008,
         s,
         e,
@@ -380,7 +380,7 @@ fn check_memory(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             excerpt(sent.trim())
         ),
     );
-    push_pi(scan, f, out);
+    push_pi(scan, finding, out);
 }
 
 fn check_refusal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -523,7 +523,7 @@ fn check_refusal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !ordered {
         return;
     }
-    let f = Finding::new(
+    let finding = Finding::new(
         &PI004,
         s,
         e,
@@ -532,7 +532,7 @@ fn check_refusal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             excerpt(text[a..b].trim())
         ),
     );
-    push_pi(scan, f, out);
+    push_pi(scan, finding, out);
 }
 
 /// A condition on who reads the text or whether anyone watches, a date that arms it, or a
@@ -694,7 +694,7 @@ fn check_trigger(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if hypothetical_request_before(text, s) {
         return;
     }
-    let f = Finding::new(
+    let finding = Finding::new(
         &PI013,
         s,
         e,
@@ -703,5 +703,5 @@ fn check_trigger(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             excerpt(text[a..b].trim())
         ),
     );
-    push_pi(scan, f, out);
+    push_pi(scan, finding, out);
 }
