@@ -439,7 +439,15 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         "shared drive",
         "shared folder",
         "shared directory",
-        "public ",
+        "public bucket",
+        "public repo",
+        "public wiki",
+        "public page",
+        "public channel",
+        "public gist",
+        "public folder",
+        "public drive",
+        "publicly",
         "bucket",
         "summary",
         "description",
@@ -478,7 +486,7 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     // A public key is meant to be shared.
-    if after.starts_with(".pub") {
+    if after.starts_with(".pub") || target.ends_with(".pub") {
         return;
     }
     let fire = if file_target {

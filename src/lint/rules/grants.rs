@@ -45,7 +45,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "deny",
             "sandbox",
         ],
-        regex: r"\b(?:bash|webfetch|edit|write|read|multiedit)\(([^)\n]{0,60})\)|\ballow(?:ed)?(?:\s*list|list)?[\x22'`]?\s*[:=]?\s*\[?\s*[\x22'`](\*|bash|edit|write|webfetch)[\x22'`]|[\x22'`](\*|bash|edit|write|webfetch)[\x22'`]\s+(?:to|into|in)\s+(?:the\s+|your\s+|its\s+)?(?:allow\s*list|allowlist|allowed\s+tools|permissions\.allow|allow\s+rules)\b|\b(?:auto[-_ ]?(?:approve|accept|run)|always_allow_tool_actions)\b|\byolo\b|\benableallprojectmcpservers\b|\b(?:remove|delete|drop|clear|empty|strip)\s+(?:the\s+|every\s+|all\s+(?:the\s+)?|any\s+)?[\x22'`]?deny[\x22'`]?(?:\s+(?:list|lists|rules?|entries|array))?\b|\bsandbox\b[^\n]{0,24}?\benabled[\x22'`]?\s*(?:[:=]|to)\s*false\b|\b(?:disable|turn\s+off|switch\s+off)\s+(?:the\s+|your\s+|its\s+)?sandbox\b",
+        regex: r"\b(?:bash|webfetch|edit|write|read|multiedit)\(([^)\n]{0,60})\)|\ballow(?:ed)?(?:\s*list|list)?[\x22'`]?\s*[:=]?\s*\[?\s*[\x22'`](\*|bash|edit|write|webfetch)[\x22'`]|[\x22'`](\*|bash|edit|write|webfetch)[\x22'`]\s+(?:to|into|in)\s+(?:the\s+|your\s+|its\s+)?(?:allow\s*list|allowlist|allowed\s+tools|permissions\.allow|allow\s+rules)\b|\b(?:auto[-_ ]?(?:approve|accept|run)|always_allow_tool_actions)\b|\byolo\b|\benableallprojectmcpservers\b|\b(?:remove|delete|drop|clear|empty|strip)\s+(?:the\s+|every\s+|all\s+(?:the\s+)?|any\s+)?(?:entire\s+|whole\s+)?[\x22'`]?deny[\x22'`]?(?:\s+(?:list|lists|rules?|entries|array))?\b|\bsandbox\b[^\n]{0,24}?\benabled[\x22'`]?\s*(?:[:=]|to)\s*false\b|\b(?:disable|turn\s+off|switch\s+off)\s+(?:the\s+|your\s+|its\s+)?sandbox\b",
         before: 240,
         after: 160,
         check: check_permission,
@@ -152,6 +152,7 @@ const SETUP_VERBS: &[&str] = &[
     "use",
     "open",
     "include",
+    "extend",
 ];
 
 /// True when the sentence holding `s` tells the reader to make the change: what
@@ -198,28 +199,35 @@ fn ordered(scan: &Scan<'_>, s: usize) -> bool {
     // What [`instructs`] needs, read cheaply first: an opening verb, a condition or place
     // before one, or the reader addressed. A run of settings that opens otherwise ("we set
     // …" on every line) is not read again clause by clause.
-    let could = prose.first().is_none_or(|w| {
-        let w = w.as_str();
-        super::actions::INSTRUCTING.contains(&w)
-            || SETUP_VERBS.contains(&w)
-            || matches!(
-                w,
-                "if" | "when"
-                    | "whenever"
-                    | "once"
-                    | "before"
-                    | "after"
-                    | "as"
-                    | "until"
-                    | "while"
-                    | "to"
-                    | "in"
-                    | "inside"
-                    | "within"
-                    | "into"
-                    | "from"
-            )
-    }) || super::addressed(body);
+    let could = prose
+        .get(usize::from(
+            prose
+                .first()
+                .is_some_and(|w| w.len() > 4 && w.ends_with("ly")),
+        ))
+        .is_none_or(|w| {
+            let w = w.as_str();
+            super::actions::INSTRUCTING.contains(&w)
+                || SETUP_VERBS.contains(&w)
+                || matches!(
+                    w,
+                    "if" | "when"
+                        | "whenever"
+                        | "once"
+                        | "before"
+                        | "after"
+                        | "as"
+                        | "until"
+                        | "while"
+                        | "to"
+                        | "in"
+                        | "inside"
+                        | "within"
+                        | "into"
+                        | "from"
+                )
+        })
+        || super::addressed(body);
     if !could {
         return false;
     }
@@ -238,7 +246,11 @@ fn ordered(scan: &Scan<'_>, s: usize) -> bool {
     }
     let tail = strip_quoted(&blank_values(&text[s..b]));
     let rest: Vec<String> = words(&tail).collect();
-    let mut ws = prose.iter().chain(&rest).map(String::as_str);
+    // A vocative ("Assistant, extend …") or an adverb ("Quickly register …") before the verb.
+    let skip = usize::from(prose.first().is_some_and(|w| {
+        super::ADDRESSEE.contains(&w.as_str()) || w.len() > 4 && w.ends_with("ly")
+    }));
+    let mut ws = prose.iter().skip(skip).chain(&rest).map(String::as_str);
     let mut first = ws.next();
     if first == Some("from") {
         // "From now on install …"
@@ -361,7 +373,10 @@ fn check_permission(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             _ => "MultiEdit",
         };
         // `Bash(…)` in prose names the rule; `edit(x)` may be a function call.
-        (tool == "Bash" || tool == "WebFetch" || sent.contains("allow"))
+        (tool == "Bash"
+            || tool == "WebFetch"
+            || sent.contains("allow")
+            || sent.contains("permission"))
             && broad_allow(&format!("{tool}({spec})"))
     } else if caps.first(&[2, 3]).is_some() {
         // A whole tool or every tool in an allow list.
@@ -437,7 +452,15 @@ fn hosts(s: &str) -> impl Iterator<Item = (bool, String)> + '_ {
             .to_ascii_lowercase();
         if !matches!(
             scheme.as_str(),
-            "http" | "https" | "ws" | "wss" | "git+https"
+            "http"
+                | "https"
+                | "ws"
+                | "wss"
+                | "git+https"
+                | "socks5"
+                | "socks5h"
+                | "socks4"
+                | "socks"
         ) {
             return None;
         }

@@ -22,7 +22,7 @@ use super::super::text::{ceil_char, floor_char, words};
 use super::{excerpt, hypothetical_request_before, negated_before, push_pi};
 
 /// A waiver of the reader's confirmation, review or rules.
-const WAIVER: &str = r"\bno\s+need\s+(?:for\s+(?:a\s+|any\s+)?(?:review|confirmation|approval|permission)|to\s+(?:ask|confirm|check|wait|request|seek|get\s+approval|double-check))\b|\b(?:do\s+not|don'?t|never|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:ask|confirm|check\s+with|wait\s+for|request|seek)\b|\bwithout\s+(?:asking|confirmation|confirming|(?:a\s+|any\s+|human\s+|further\s+)?(?:review|reviews|approval|permission|prompting|sign-?off)|checking\s+with)\b|\b(?:reviews?|checks?|safety|security|guidelines|restrictions|rules|polic(?:y|ies)|approvals?|sign-?off|confirmation)\b[^.\n]{0,40}?\b(?:is|are|has\s+been|have\s+been)\s+(?:waived|suspended|lifted|disabled|not\s+required|unnecessary|switched\s+off|turned\s+off)\b|\bexempt\s+from\b|\boverrides?\s+(?:anything|everything|whatever|all)\b|\b(?:cleared|authori[sz]ed|allowed|permitted)\s+to\s+(?:skip|bypass|ignore|disable|read|print|push|delete|force|deploy|merge)\b";
+const WAIVER: &str = r"\bno\s+need\s+(?:for\s+(?:a\s+|any\s+)?(?:review|confirmation|approval|permission)|to\s+(?:ask|confirm|check|wait|request|seek|get\s+approval|double-check))\b|\b(?:do\s+not|don'?t|never|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:ask|confirm|check\s+with|wait\s+for|request|seek)\b|\bwithout\s+waiting\s+for\s+(?:a\s+|any\s+)?(?:review|approval|confirmation|sign-?off)\b|\bwithout\s+(?:asking|confirmation|confirming|(?:a\s+|any\s+|human\s+|further\s+)?(?:review|reviews|approval|permission|prompting|sign-?off)|checking\s+with)\b|\b(?:reviews?|checks?|safety|security|guidelines|restrictions|rules|polic(?:y|ies)|approvals?|sign-?off|confirmation)\b[^.\n]{0,40}?\b(?:is|are|has\s+been|have\s+been)\s+(?:waived|suspended|lifted|disabled|not\s+required|unnecessary|switched\s+off|turned\s+off)\b|\bexempt\s+from\b|\boverrides?\s+(?:anything|everything|whatever|all)\b|\b(?:cleared|authori[sz]ed|allowed|permitted)\s+to\s+(?:skip|bypass|ignore|disable|read|print|push|delete|force|deploy|merge)\b";
 
 static WAIVER_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&super::expand(WAIVER)).expect("static regex"));
@@ -127,6 +127,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "refus",
             "declin",
             "apologi",
+            "apology",
             "caveat",
             "disclaimer",
             "warnings",
@@ -145,7 +146,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "won't",
             "can not",
         ],
-        regex: r#"\b(?:refus(?:e|es|al|als|ing)|declin(?:e|es|ing)|apologi[sz](?:e|es|ing)|caveats?|disclaimers?|warnings|(?:safety\s+)?lectures?|lecturing|moraliz(?:e|ing)|ethical\s+notes?)\b|\b(?:say|saying|tell|telling|claim|claiming)(?:\s+[\w']+){0,2}?\s+(?:that\s+)?(?:you|i)\s+(?:can'?t|cannot|can\s+not|are\s+unable|am\s+unable|won'?t)\b|["'](?:i'?m\s+sorry|i\s+can'?t|i\s+cannot|as\s+an\s+ai)"#,
+        regex: r#"\b(?:refus(?:e|es|al|als|ing)|declin(?:e|es|ing)|apolog(?:y|ies|i[sz](?:e|es|ing))|caveats?|disclaimers?|warnings|(?:safety\s+)?lectures?|lecturing|moraliz(?:e|ing)|ethical\s+notes?)\b|\b(?:say|saying|tell|telling|claim|claiming)(?:\s+[\w']+){0,2}?\s+(?:that\s+)?(?:you|i)\s+(?:can'?t|cannot|can\s+not|are\s+unable|am\s+unable|won'?t)\b|["'](?:i'?m\s+sorry|i\s+can'?t|i\s+cannot|as\s+an\s+ai)"#,
         before: 200,
         after: 200,
         check: check_refusal,
@@ -537,7 +538,7 @@ fn check_refusal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 
 /// A condition on who reads the text or whether anyone watches, a date that arms it, or a
 /// request the reader will get: what a trigger waits for.
-const TRIGGER: &str = r"\b(?:if|when|whenever|in\s+case|should|once)\s+(?:(?:you\s+are|you're|you\s+be|this\s+is\s+(?:read|processed)\s+by)\s+(?:an?\s+|the\s+)?(?:ai|llm|automated|autonomous|language\s+model|bot|agent|assistant|claude|copilot|cursor|codex|gemini|chatgpt|gpt|coding\s+agent|running\s+unattended|unattended|running\s+(?:alone|headless|without\s+supervision)|alone|not\s+(?:being\s+)?(?:watched|supervised|observed|monitored))|(?:no\s+(?:human|one|person|reviewer)|nobody|no-one)\s+(?:is\s+)?(?:watching|looking|around|monitoring|supervising|present|reviewing|online)|(?:the\s+)?(?:current\s+|system\s+)?(?:date|time|day|clock|year)\s+(?:is\s+)?(?:after|past|later\s+than|reaches|beyond)|(?:it\s+is|it's|today\s+is)\s+(?:a\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|midnight|after\s+\d)|(?:the\s+)?(?:user|human|someone|anyone|reviewer)\s+(?:asks?|requests?)\s+(?:you\s+)?(?:for\s+)?(?:a\s+|an\s+)?(?:code\s+)?(?:review|audit|approval|security\s+check))";
+const TRIGGER: &str = r"\b(?:if|when|whenever|in\s+case|should|once)\s+(?:(?:you\s+are|you're|you\s+be|this\s+is\s+(?:read|processed)\s+by)\s+(?:an?\s+|the\s+)?(?:(?:running|acting|operating|working)\s+as\s+(?:an?\s+)?)?(?:ai|llm|automated|autonomous|language\s+model|bot|agent|assistant|claude|copilot|cursor|codex|gemini|chatgpt|gpt|coding\s+agent|running\s+unattended|unattended|running\s+(?:alone|headless|without\s+supervision)|alone|not\s+(?:being\s+)?(?:watched|supervised|observed|monitored))|(?:no\s+(?:human|one|person|reviewer)|nobody|no-one)\s+(?:is\s+)?(?:watching|looking|around|monitoring|supervising|present|reviewing|online)|(?:the\s+)?(?:current\s+|system\s+)?(?:date|time|day|clock|year)\s+(?:is\s+)?(?:after|past|later\s+than|reaches|beyond)|(?:it\s+is|it's|today\s+is)\s+(?:a\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|midnight|after\s+\d)|(?:the\s+)?(?:user|human|someone|anyone|reviewer)\s+(?:asks?|requests?)\s+(?:you\s+)?(?:for\s+)?(?:a\s+|an\s+)?(?:code\s+)?(?:review|audit|approval|security\s+check))";
 
 /// Objects whose loss or bypass harms the project or hides what happened.
 const GUARDED: &[&str] = &[
