@@ -5640,7 +5640,9 @@ fn signal_removal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // Rules that "do not apply to generated files" are narrowed to a topic; "do not apply
     // here", "… to you" or "… in this session" lift them for the reader.
     if m.ends_with("apply") {
-        let after = scan.text()[e..].trim_start().to_lowercase();
+        let text = scan.text();
+        let rest = &text[e..super::super::text::floor_char(text, e.saturating_add(48))];
+        let after = rest.trim_start().to_lowercase();
         let narrowed = [
             "to ", "in ", "for ", "on ", "when ", "if ", "inside ", "within ",
         ]

@@ -324,6 +324,13 @@ fn harmful(payload: &str) -> bool {
         || lower.contains("run scripts from http")
 }
 
+/// True when `head`, the sentence before a match, holds an earlier anchor of the same
+/// pattern: only the first anchor of a sentence reports it, and the sentence is judged once.
+fn anchored_before(head: &str, anchors: &[&str]) -> bool {
+    let lower = head.to_ascii_lowercase();
+    anchors.iter().any(|w| lower.contains(w))
+}
+
 /// Verbs that save text for later sessions.
 const SAVING: &[&str] = &[
     "remember", "memorize", "memorise", "save", "store", "write", "add", "append", "record", "put",
@@ -350,19 +357,17 @@ fn check_memory(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !opens || negated_before(text, a.max(s.saturating_sub(1))) {
         return;
     }
-    // Only the first anchor of a sentence reports it.
-    let before = text[a..s].to_ascii_lowercase();
-    if [
-        "remember",
-        "memor",
-        ".md",
-        "rules",
-        "session",
-        "copilot-instructions",
-    ]
-    .iter()
-    .any(|w| before.contains(w))
-    {
+    if anchored_before(
+        &text[a..s],
+        &[
+            "remember",
+            "memor",
+            ".md",
+            "rules",
+            "session",
+            "copilot-instructions",
+        ],
+    ) {
         return;
     }
     // The payload: the rest of the sentence, and what a colon or quote introduces next.
@@ -392,20 +397,18 @@ fn check_refusal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     let (a, b) = scan.sentence_range(s);
     let (a, b) = (a.min(s), b.max(e));
-    // Only the first anchor of a sentence reports it.
-    let before = text[a..s].to_ascii_lowercase();
-    if [
-        "refus",
-        "declin",
-        "apologi",
-        "caveat",
-        "disclaimer",
-        "warnings",
-        "lectur",
-    ]
-    .iter()
-    .any(|w| before.contains(w))
-    {
+    if anchored_before(
+        &text[a..s],
+        &[
+            "refus",
+            "declin",
+            "apolog",
+            "caveat",
+            "disclaimer",
+            "warnings",
+            "lectur",
+        ],
+    ) {
         return;
     }
     let sent = text[a..b].to_ascii_lowercase();
