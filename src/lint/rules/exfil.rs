@@ -486,7 +486,10 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     // A public key is meant to be shared.
-    if after.starts_with(".pub") || target.ends_with(".pub") {
+    let public = std::path::Path::new(&target)
+        .extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("pub"));
+    if after.starts_with(".pub") || public {
         return;
     }
     let fire = if file_target {

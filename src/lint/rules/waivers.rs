@@ -651,7 +651,7 @@ fn check_trigger(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let main = if text[a..s].trim().is_empty() {
         let rest = &text[e..b];
         match rest.find([',', ':', ';', ')']) {
-            Some(k) => &rest[k + 1..],
+            Some(comma) => &rest[comma + 1..],
             None => return,
         }
     } else {
