@@ -614,7 +614,7 @@ fn env_grants(env: Option<&Value>, whose: &str, out: &mut Vec<(String, String)>)
 
 /// True for a `permissions.allow` entry that allows a shell or the network broadly, or files
 /// outside the project.
-fn broad_allow(entry: &str) -> bool {
+pub(crate) fn broad_allow(entry: &str) -> bool {
     let (tool, spec) = match entry.split_once('(') {
         Some((t, rest)) => (t.trim(), rest.trim_end_matches(')').trim()),
         None => (entry.trim(), ""),

@@ -112,6 +112,9 @@ pub(crate) struct Memo {
     /// PI013: the words that may be imperative acts on the reader's output
     /// (`conditional::output_acts`), as byte ranges in the normalised text, in order.
     pub output_acts: OnceLock<Vec<(usize, usize)>>,
+    /// PI008 grants: the last sentence judged for an instruction (`grants::ordered_once`),
+    /// as its bounds and the answer, so the matches of one sentence judge it once.
+    pub ordered_sentence: std::sync::Mutex<Option<(usize, usize, bool)>>,
 }
 
 impl Scan<'_> {

@@ -1407,7 +1407,7 @@ fn code_start(text: &str, pos: usize) -> usize {
 
 /// Verbs that report what a program or a change does ("`gemini.ts`: always passes
 /// `--yolo`", "added `HUSKY=0` to the image"): a description of code, not an instruction.
-const REPORTING: &[&str] = &[
+pub(crate) const REPORTING: &[&str] = &[
     "passes",
     "uses",
     "runs",

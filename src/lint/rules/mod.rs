@@ -10,6 +10,7 @@ pub(crate) mod conditional;
 pub(crate) mod encoded;
 pub(crate) mod exfil;
 pub(crate) mod formatted;
+pub(crate) mod grants;
 pub(crate) mod hidden;
 pub(crate) mod injection;
 pub(crate) mod lexicon;
@@ -20,6 +21,7 @@ pub(crate) mod seed_phrase;
 pub(crate) mod stand_ins;
 pub(crate) mod structure;
 pub(crate) mod tampering;
+pub(crate) mod waivers;
 
 use super::engine::{Finding, Pattern, Scan};
 use super::markdown::Context;
@@ -32,6 +34,8 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
         .chain(actions::PATTERNS)
         .chain(commands::PATTERNS)
         .chain(tampering::PATTERNS)
+        .chain(grants::PATTERNS)
+        .chain(waivers::PATTERNS)
         .chain(conditional::PATTERNS)
         .chain(markup::PATTERNS)
         .chain(ai_notes::PATTERNS)

@@ -1,0 +1,787 @@
+//! What widens the reading agent's own reach (issue #13): an instruction to grant the agent
+//! more than a named, narrow scope in its harness's permission settings, to hand it a tool
+//! server, plugin or extension from somewhere untrusted, or to send its (or its package
+//! manager's, or git's) traffic to another host. All PI008.
+//!
+//! Read by structure: an instruction (an imperative, a short label, the agent addressed with
+//! a modal) whose object lies in the agent's own domain — a permission rule, a tool server,
+//! an endpoint variable, a registry, a remote — and a value that widens it. A narrow grant
+//! (`Bash(cargo test:*)`), an endpoint on a host the software's own docs name (the vendor's
+//! API, Azure, the public registries, a loopback mock), and a README's install step for the
+//! server it documents stay quiet or only warn; what goes beyond them, or is ordered to the
+//! reading agent, blocks.
+
+use super::super::FileKind;
+use super::super::Severity;
+use super::super::agent_runs::broad_allow;
+use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::markdown::Context;
+use super::super::registry::PI008;
+use super::super::text::{blank_values, words};
+use super::actions::instructs;
+use super::{excerpt, negated_before, push_pi};
+
+pub(crate) static PATTERNS: &[Pattern] = &[
+    // PI008: a permission rule or mode that lets the agent act without asking, in an
+    // instruction ("add `Bash(*)` to the allow list", "set `autoAccept` to true", "remove the
+    // deny list", "enable YOLO mode").
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "bash(",
+            "webfetch(",
+            "edit(",
+            "write(",
+            "allow",
+            "autoapprove",
+            "auto-approve",
+            "auto approve",
+            "autoaccept",
+            "auto-accept",
+            "auto-run",
+            "always_allow",
+            "yolo",
+            "enableallprojectmcpservers",
+            "deny",
+            "sandbox",
+        ],
+        regex: r"\b(?:bash|webfetch|edit|write|read|multiedit)\(([^)\n]{0,60})\)|\ballow(?:ed)?(?:\s*list|list)?[\x22'`]?\s*[:=]?\s*\[?\s*[\x22'`](\*|bash|edit|write|webfetch)[\x22'`]|[\x22'`](\*|bash|edit|write|webfetch)[\x22'`]\s+(?:to|into|in)\s+(?:the\s+|your\s+|its\s+)?(?:allow\s*list|allowlist|allowed\s+tools|permissions\.allow|allow\s+rules)\b|\b(?:auto[-_ ]?(?:approve|accept|run)|always_allow_tool_actions)\b|\byolo\b|\benableallprojectmcpservers\b|\b(?:remove|delete|drop|clear|empty|strip)\s+(?:the\s+|every\s+|all\s+(?:the\s+)?|any\s+)?(?:entire\s+|whole\s+)?[\x22'`]?deny[\x22'`]?(?:\s+(?:list|lists|rules?|entries|array))?\b|\bsandbox\b[^\n]{0,24}?\benabled[\x22'`]?\s*(?:[:=]|to)\s*false\b|\b(?:disable|turn\s+off|switch\s+off)\s+(?:the\s+|your\s+|its\s+)?sandbox\b",
+        before: 240,
+        after: 160,
+        check: check_permission,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: a hook of the agent's harness that runs code fetched from the network ("add a
+    // PreToolUse hook that runs `curl … | sh`"): it runs before or after every tool call.
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "pretooluse",
+            "posttooluse",
+            "sessionstart",
+            "sessionend",
+            "userpromptsubmit",
+            "subagentstop",
+            "precompact",
+        ],
+        regex: r"\b(?:pretooluse|posttooluse|sessionstart|sessionend|userpromptsubmit|subagentstop|precompact)\b",
+        before: 240,
+        after: 240,
+        check: check_hook,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: a tool server, plugin or extension added to the agent ("claude mcp add …",
+    // "add this server to .mcp.json", "install the plugin from https://…").
+    Pattern {
+        rule: &PI008,
+        keywords: &["mcp", "plugin", "extension", "marketplace", "tool server"],
+        regex: r"\b(?:mcp(?:servers)?|plugins?|extensions?|marketplace|tool\s+servers?)\b",
+        before: 240,
+        after: 240,
+        check: check_server,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: the agent's, its SDK's, its package manager's or git's traffic sent to another
+    // host ("set ANTHROPIC_BASE_URL=http://…", "npm config set registry …", "pip install
+    // --index-url …", "git remote set-url origin …", "`… api.anthropic.com` in /etc/hosts").
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "_base_url",
+            "_api_base",
+            "_api_url",
+            "_endpoint",
+            "_proxy",
+            "registry",
+            "index-url",
+            "index_url",
+            "insteadof",
+            "set-url",
+            "pushurl",
+            "/etc/hosts",
+        ],
+        regex: r"\b[a-z][a-z0-9_]*(?:_base_url|_api_base|_api_url|_endpoint|_proxy)\b|\bregistry\b|\b(?:extra[-_])?index[-_]url\b|\binsteadof\b|\bset-url\b|\bpushurl\b|/etc/hosts\b",
+        before: 240,
+        after: 240,
+        check: check_endpoint,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+];
+
+/// The bounds of the sentence around `s..e`, widened to hold the match.
+fn sentence(scan: &Scan<'_>, (s, e): (usize, usize)) -> (usize, usize) {
+    let (a, b) = scan.sentence_range(s);
+    (a.min(s), b.max(e))
+}
+
+/// Verbs that order a change to the agent's set-up, after a place ("In .mcp.json add …").
+const SETUP_VERBS: &[&str] = &[
+    "add",
+    "append",
+    "set",
+    "put",
+    "allow",
+    "enable",
+    "install",
+    "register",
+    "run",
+    "update",
+    "change",
+    "edit",
+    "point",
+    "export",
+    "grant",
+    "remove",
+    "delete",
+    "connect",
+    "configure",
+    "turn",
+    "switch",
+    "widen",
+    "trust",
+    "insert",
+    "write",
+    "use",
+    "open",
+    "include",
+    "extend",
+];
+
+/// True when the sentence holding `s` tells the reader to make the change: what
+/// [`instructs`] reads, or a verb of set-up opening the sentence, after a short label, a
+/// place ("In `.cursor/mcp.json` add …") or "from now on". Never in a settings file itself,
+/// whose values are judged as configuration, and never as a key and value of a data snippet
+/// (`"allow": ["Bash(*)"]` on its own line).
+fn ordered(scan: &Scan<'_>, s: usize) -> bool {
+    if scan.kind == FileKind::Json {
+        return false;
+    }
+    let text = scan.text();
+    let (a, b) = scan.sentence_range(s);
+    let (a, b) = (a.min(s), b.max(s));
+    let head = strip_quoted(&blank_values(&text[a..s]));
+    let mut body = head.as_str();
+    if let Some(k) = body.find(": ")
+        && words(&body[..k]).count() <= 4
+    {
+        body = &body[k + 2..];
+    }
+    let prose: Vec<String> = words(body).collect();
+    if prose.is_empty() && scan.context(s) == Context::CodeFence {
+        return false;
+    }
+    // A setting named to open a sentence that describes it ("YOLO mode is dangerous",
+    // "`enableAllProjectMcpServers` starts every server").
+    if prose.is_empty() {
+        let tail = blank_values(&text[s..b.max(s)]);
+        let next = words(&tail)
+            .skip(1)
+            .find(|w| !matches!(w.as_str(), "mode" | "setting" | "option" | "flag" | "list"));
+        if next.is_some_and(|w| described_verb(&w)) {
+            return false;
+        }
+    }
+    // A report of what code does ("`gemini.ts`: always passes `--approval-mode yolo`").
+    if prose
+        .iter()
+        .any(|w| super::actions::REPORTING.contains(&w.as_str()))
+    {
+        return false;
+    }
+    // What [`instructs`] needs, read cheaply first: an opening verb, a condition or place
+    // before one, or the reader addressed. A run of settings that opens otherwise ("we set
+    // …" on every line) is not read again clause by clause.
+    let could = prose
+        .get(usize::from(
+            prose
+                .first()
+                .is_some_and(|w| w.len() > 4 && w.ends_with("ly")),
+        ))
+        .is_none_or(|w| {
+            let w = w.as_str();
+            super::actions::INSTRUCTING.contains(&w)
+                || SETUP_VERBS.contains(&w)
+                || matches!(
+                    w,
+                    "if" | "when"
+                        | "whenever"
+                        | "once"
+                        | "before"
+                        | "after"
+                        | "as"
+                        | "until"
+                        | "while"
+                        | "to"
+                        | "in"
+                        | "inside"
+                        | "within"
+                        | "into"
+                        | "from"
+                )
+        })
+        || super::addressed(body);
+    if !could {
+        return false;
+    }
+    if instructs(scan, s) {
+        return !prose.is_empty() || !text[a..s].trim_start().starts_with(['"', '{', '[']);
+    }
+    if negated_before(text, s)
+        || prose.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "never" | "don't" | "dont" | "not" | "avoid" | "we" | "was" | "were" | "if"
+            )
+        })
+    {
+        return false;
+    }
+    let tail = strip_quoted(&blank_values(&text[s..b]));
+    let rest: Vec<String> = words(&tail).collect();
+    // A vocative ("Assistant, extend …") or an adverb ("Quickly register …") before the verb.
+    let skip = usize::from(prose.first().is_some_and(|w| {
+        super::ADDRESSEE.contains(&w.as_str()) || w.len() > 4 && w.ends_with("ly")
+    }));
+    let mut ws = prose.iter().skip(skip).chain(&rest).map(String::as_str);
+    let mut first = ws.next();
+    if first == Some("from") {
+        // "From now on install …"
+        let _ = (ws.next(), ws.next());
+        first = ws.next();
+    }
+    match first {
+        Some("in" | "inside" | "within" | "into") => ws.take(6).any(|w| SETUP_VERBS.contains(&w)),
+        Some(w) => SETUP_VERBS.contains(&w),
+        None => false,
+    }
+}
+
+/// [`ordered`], judged once per sentence: the matches of one sentence (a run of settings, a
+/// text of them one after another) share the answer of the first, so a sentence is read a
+/// bounded number of times whatever it holds.
+fn ordered_once(scan: &Scan<'_>, s: usize) -> bool {
+    let (a, b) = scan.sentence_range(s);
+    let cell = &scan.memo.ordered_sentence;
+    if let Ok(last) = cell.lock()
+        && let Some((la, lb, r)) = *last
+        && (la, lb) == (a, b)
+    {
+        return r;
+    }
+    let r = ordered(scan, s);
+    if let Ok(mut last) = cell.lock() {
+        *last = Some((a, b, r));
+    }
+    r
+}
+
+/// `s` with double-quoted strings and code spans blanked: the prose around a snippet.
+fn strip_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut open: Option<char> = None;
+    for c in s.chars() {
+        match open {
+            Some(q) if c == q => open = None,
+            Some(_) => out.push(' '),
+            None if c == '"' || c == '`' => open = Some(c),
+            None => out.push(c),
+        }
+    }
+    out
+}
+
+/// Words that name the agent itself as the one addressed ("agents should …", "grant
+/// yourself …"): a product name ("restart Claude Code") is not one.
+pub(crate) fn to_agent(s: &str) -> bool {
+    super::prose_words(s).any(|w| {
+        matches!(
+            w.to_ascii_lowercase().as_str(),
+            "agent" | "agents" | "assistant" | "assistants" | "ai" | "llm" | "yourself"
+        )
+    })
+}
+
+/// Words that widen a grant past a named scope: everything, without asking, trusted.
+fn widening(lower: &str) -> bool {
+    const WIDE: &[&str] = &[
+        "trust it",
+        "trust them",
+        "trust the server",
+        "trust all",
+        "approve it",
+        "approve them",
+        "approve all",
+        "approve everything",
+        "all its tools",
+        "all of its tools",
+        "all their tools",
+        "all tools",
+        "every tool",
+        "every plugin",
+        "every server",
+        "all plugins",
+        "whole filesystem",
+        "whole file system",
+        "entire filesystem",
+        "entire file system",
+        "full access",
+        "full shell access",
+        "full disk access",
+        "without a prompt",
+        "without prompting",
+        "without asking",
+        "without confirmation",
+        "without any prompt",
+        "never ask",
+        "not interrupted",
+        "every shell command",
+        "every command",
+        "all commands",
+        "all terminal commands",
+        "everything",
+        "for all paths",
+        "\"/\"",
+        "root is /",
+    ];
+    WIDE.iter().any(|w| lower.contains(w))
+}
+
+fn check_permission(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let text = scan.text();
+    let matched = &text[s..e];
+    let lower = matched.to_ascii_lowercase();
+    let (a, b) = sentence(scan, (s, e));
+    let sent = text[a..b].to_ascii_lowercase();
+    let broad = if let Some((_, _, spec)) = caps.first(&[1]) {
+        // A rule of a tool: broad as a settings file's own rule is judged.
+        let tool = matched.split('(').next().unwrap_or("");
+        let tool = match tool.to_ascii_lowercase().as_str() {
+            "bash" => "Bash",
+            "webfetch" => "WebFetch",
+            "edit" => "Edit",
+            "write" => "Write",
+            "read" => "Read",
+            _ => "MultiEdit",
+        };
+        // `Bash(…)` in prose names the rule; `edit(x)` may be a function call.
+        (tool == "Bash"
+            || tool == "WebFetch"
+            || sent.contains("allow")
+            || sent.contains("permission"))
+            && broad_allow(&format!("{tool}({spec})"))
+    } else if caps.first(&[2, 3]).is_some() {
+        // A whole tool or every tool in an allow list.
+        true
+    } else if lower.starts_with("auto") || lower.starts_with("always_allow") {
+        // Auto-approval turned on, for everything.
+        let on = [
+            "true",
+            "enable",
+            "turn on",
+            "switch on",
+            "on for",
+            "set",
+            "activate",
+        ]
+        .iter()
+        .any(|w| sent.contains(w));
+        on && !sent.contains("false")
+            && (sent.contains("true") || widening(&sent) || sent.contains(" all"))
+    } else if lower == "yolo" {
+        [
+            "mode",
+            "enable",
+            "turn on",
+            "switch on",
+            "activate",
+            "approval",
+        ]
+        .iter()
+        .any(|w| sent.contains(w))
+    } else {
+        // Every project server started, the deny list gone, the sandbox off.
+        true
+    };
+    if !broad || !ordered_once(scan, s) || isolated(&sent) {
+        return;
+    }
+    let finding = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "tells the reader to let the agent act without asking, beyond a named scope: {}",
+            excerpt(matched)
+        ),
+    );
+    push_pi(scan, finding, out);
+}
+
+/// True when the sentence confines the grant to a throwaway machine.
+fn isolated(lower: &str) -> bool {
+    [
+        "container",
+        "devcontainer",
+        "docker",
+        " vm",
+        "sandboxed",
+        "isolated",
+        "disposable",
+        "throwaway",
+        "ephemeral",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+}
+
+/// The host of each `http(s)://` URL in `s`, lower-case, without a port or credentials.
+fn hosts(s: &str) -> impl Iterator<Item = (bool, String)> + '_ {
+    s.match_indices("://").filter_map(move |(i, _)| {
+        let scheme = s[..i]
+            .rsplit(|c: char| !c.is_ascii_alphanumeric() && c != '+')
+            .next()?
+            .to_ascii_lowercase();
+        if !matches!(
+            scheme.as_str(),
+            "http"
+                | "https"
+                | "ws"
+                | "wss"
+                | "git+https"
+                | "socks5"
+                | "socks5h"
+                | "socks4"
+                | "socks"
+        ) {
+            return None;
+        }
+        let rest = &s[i + 3..];
+        let end = rest
+            .find(|c: char| {
+                !(c.is_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']' | '@' | '_' | '%'))
+            })
+            .unwrap_or(rest.len());
+        let auth = &rest[..end];
+        let host = auth.rsplit('@').next().unwrap_or(auth);
+        let host = if host.starts_with('[') {
+            host.split(']')
+                .next()
+                .unwrap_or(host)
+                .trim_start_matches('[')
+        } else {
+            host.split(':').next().unwrap_or(host)
+        };
+        (!host.is_empty()).then(|| {
+            (
+                scheme == "http" || scheme == "ws",
+                host.to_ascii_lowercase(),
+            )
+        })
+    })
+}
+
+/// True when the words after a setting's name describe it ("`X` defaults to …", "… is read
+/// from the environment"): the sentence is about the setting, not an order to set it.
+fn described(after: &str) -> bool {
+    words(after).next().is_some_and(|w| described_verb(&w))
+}
+
+/// Verbs and modals by which a sentence that opens with a setting describes it.
+fn described_verb(w: &str) -> bool {
+    matches!(
+        w,
+        "defaults"
+            | "is"
+            | "are"
+            | "was"
+            | "points"
+            | "reads"
+            | "holds"
+            | "names"
+            | "overrides"
+            | "controls"
+            | "selects"
+            | "lets"
+            | "takes"
+            | "accepts"
+            | "comes"
+            | "must"
+            | "should"
+            | "can"
+            | "may"
+            | "only"
+            | "falls"
+            | "starts"
+            | "runs"
+            | "makes"
+            | "means"
+            | "skips"
+            | "turns"
+            | "allows"
+            | "gives"
+            | "grants"
+            | "enables"
+            | "disables"
+            | "loads"
+            | "adds"
+            | "sends"
+            | "routes"
+            | "would"
+            | "will"
+    )
+}
+
+/// True for a loopback or this machine's own name: a local mock or proxy.
+fn local(host: &str) -> bool {
+    let private = |h: &str| {
+        let o: Vec<u8> = h.split('.').filter_map(|p| p.parse().ok()).collect();
+        o.len() == 4
+            && (o[0] == 10 || o[0] == 192 && o[1] == 168 || o[0] == 172 && (16..32).contains(&o[1]))
+    };
+    // A name without a dot, or under a suffix kept for private networks: the reader's own
+    // infrastructure.
+    !host.contains('.') && !host.contains(':')
+        || [
+            ".local",
+            ".internal",
+            ".lan",
+            ".corp",
+            ".home.arpa",
+            ".intranet",
+        ]
+        .iter()
+        .any(|x| host.ends_with(x))
+        || private(host)
+        || host == "localhost"
+        || host.ends_with(".localhost")
+        || host.starts_with("127.")
+        || host == "::1"
+        || host == "0.0.0.0"
+        || host == "host.docker.internal"
+}
+
+/// True for a host given as an address, not a name.
+fn numeric(host: &str) -> bool {
+    host.contains(':') || host.bytes().all(|c| c.is_ascii_digit() || c == b'.')
+}
+
+/// Hosts the tools' own documentation points to: the vendors' APIs, the public registries
+/// and forges, the cloud providers that serve the same APIs.
+const KNOWN_HOSTS: &[&str] = &[
+    "api.anthropic.com",
+    "api.openai.com",
+    "openai.azure.com",
+    "azure.com",
+    "googleapis.com",
+    "amazonaws.com",
+    "github.com",
+    "githubusercontent.com",
+    "gitlab.com",
+    "bitbucket.org",
+    "codeberg.org",
+    "registry.npmjs.org",
+    "registry.yarnpkg.com",
+    "npmjs.com",
+    "pypi.org",
+    "pythonhosted.org",
+    "crates.io",
+    "proxy.golang.org",
+    "rubygems.org",
+];
+
+fn known(host: &str) -> bool {
+    KNOWN_HOSTS
+        .iter()
+        .any(|k| host == *k || host.strip_suffix(k).is_some_and(|p| p.ends_with('.')))
+}
+
+/// Words of a sentence that say the traffic is to be read by whoever runs the host.
+fn intercepting(lower: &str) -> bool {
+    [
+        "logged",
+        "recorded",
+        "captured",
+        "mirrored",
+        "intercepted",
+        "inspected",
+        "monitored",
+        "copied",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+}
+
+fn check_endpoint(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let text = scan.text();
+    let (a, b) = sentence(scan, (s, e));
+    let sent = &text[a..b];
+    let matched = text[s..e].to_ascii_lowercase();
+    let after = &text[e..b];
+    // The hosts the sentence names after the setting; for /etc/hosts a mapping is the act.
+    let etc_hosts = matched == "/etc/hosts";
+    let named: Vec<(bool, String)> = if etc_hosts {
+        Vec::new()
+    } else if matched == "insteadof" {
+        // `url."NEW".insteadOf "OLD"`: the new host stands before the key.
+        hosts(&text[a..s]).collect()
+    } else {
+        hosts(after).collect()
+    };
+    let error = if etc_hosts {
+        // An address given for a known service's name.
+        let ws: Vec<&str> = sent.split_whitespace().collect();
+        let maps = ws.windows(2).any(|p| {
+            let ip = p[0].trim_matches(['`', '"', '\'']);
+            let name = p[1].trim_matches(['`', '"', '\'', ',', '.']);
+            numeric(ip) && ip.contains('.') && !local(ip) && known(&name.to_ascii_lowercase())
+        });
+        if !maps {
+            return;
+        }
+        true
+    } else {
+        let foreign: Vec<&(bool, String)> = named
+            .iter()
+            .filter(|(_, h)| !local(h) && !known(h))
+            .collect();
+        if foreign.is_empty() || !ordered_once(scan, s) {
+            return;
+        }
+        let lower = sent.to_ascii_lowercase();
+        // A proxy is named by an `http://` URL whatever it carries.
+        let proxy = matched.ends_with("_proxy");
+        foreign
+            .iter()
+            .any(|(plain, h)| *plain && !proxy || numeric(h))
+            || matched == "insteadof" && hosts(after).any(|(_, h)| known(&h))
+            || to_agent(sent)
+            || lower.contains("your calls")
+            || lower.contains("your requests")
+            || lower.contains("your traffic")
+            || intercepting(&lower)
+    };
+    if !ordered_once(scan, s) || described(after) {
+        return;
+    }
+    let mut finding = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "tells the reader to send the agent's, its tools' or git's traffic to another host: {}",
+            excerpt(&text[s..e.max(s).min(b)])
+        ),
+    );
+    if !error {
+        finding.severity = Severity::Warning;
+    }
+    push_pi(scan, finding, out);
+}
+
+fn check_server(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let text = scan.text();
+    let (a, b) = sentence(scan, (s, e));
+    let sent = &text[a..b];
+    let lower = sent.to_ascii_lowercase();
+    // The act: a server or plugin added, installed, registered or connected to, or its
+    // reach changed.
+    let adds = [
+        "add",
+        "install",
+        "register",
+        "connect",
+        "enable",
+        "load",
+        "root",
+        "mcpservers",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    if !adds {
+        return;
+    }
+    // The first mention of the domain in a sentence stands for it.
+    let first = text[a..s].to_ascii_lowercase();
+    if ["mcp", "plugin", "extension", "marketplace", "tool server"]
+        .iter()
+        .any(|w| first.contains(w))
+    {
+        return;
+    }
+    // A link to a forge or registry names where a project lives, not a server to run.
+    let foreign: Vec<(bool, String)> = hosts(sent)
+        .filter(|(_, h)| !local(h) && !known(h))
+        .collect();
+    let archive = [".tgz", ".tar.gz", ".zip", ".vsix", ".sh\"", ".sh`", ".sh "]
+        .iter()
+        .any(|x| lower.contains(x));
+    let pipe = super::actions::carried_act(sent) == Some("runs or ships code over the network");
+    let source = !foreign.is_empty()
+        || archive
+        || pipe
+        || ["npx ", "uvx ", "bunx ", "dlx "]
+            .iter()
+            .any(|w| lower.contains(w));
+    let wide = widening(&lower);
+    let error = wide
+        || pipe
+        || archive && !foreign.is_empty()
+        || foreign
+            .iter()
+            .any(|(plain, h)| numeric(h) || *plain && !known(h))
+        || source && to_agent(sent);
+    if !(source || wide) || !ordered_once(scan, s) || isolated(&lower) {
+        return;
+    }
+    let mut finding = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "tells the reader to give the agent a tool server, plugin or extension{}: {}",
+            if error {
+                " from an untrusted source or with more than it needs"
+            } else {
+                ""
+            },
+            excerpt(sent.trim())
+        ),
+    );
+    if !error {
+        finding.severity = Severity::Warning;
+    }
+    push_pi(scan, finding, out);
+}
+
+fn check_hook(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    let text = scan.text();
+    let (a, b) = sentence(scan, (s, e));
+    let sent = &text[a..b];
+    if super::actions::carried_act(sent) != Some("runs or ships code over the network")
+        || !ordered_once(scan, s)
+    {
+        return;
+    }
+    let finding = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "tells the reader to add an agent hook that runs code from the network: {}",
+            excerpt(sent.trim())
+        ),
+    );
+    push_pi(scan, finding, out);
+}
