@@ -285,6 +285,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "pass",
             "pat=",
             "pat =",
+            // A bare `pat:` or `auth:` (judged with its value, see `check_assignment`) and an
+            // `Authorization` header written as a mapping's key.
+            "pat",
+            "auth",
             "authtoken",
             "auth_token",
             "pw",
@@ -3121,6 +3125,11 @@ fn credential_name_uncached(name: &str) -> Option<bool> {
         "str" | "string" => matches!(prev, "conn" | "connection"),
         "pat" => parts.len() > 1,
         "auth" => env,
+        // An `Authorization` header's value as a mapping holds it (`"authorization": "…"`):
+        // a scheme and its token are SEC110's, a bare token is the header's whole value.
+        "authorization" => parts.len() == 1,
+        // Rails's `secret_key_base`, `SECRET_KEY_BASE`, `secretKeyBase`.
+        "base" => whole == "secretkeybase",
         // `pass` alone is often a step (`first_pass`, `render_pass`): a credential when the
         // name is a constant, a PHP or shell variable, or names what the password opens.
         "pass" | "pw" => {
@@ -3263,7 +3272,7 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         let uuid = v.len() == 36 && v.bytes().filter(|&c| c == b'-').count() == 4;
         let provider_key =
             provider_key_name(name) && strong_value(v) && opaque(v) && v.len() >= 16 && !uuid;
-        (matches!(bare.as_str(), "key" | "pass" | "pw" | "auth")
+        (matches!(bare.as_str(), "key" | "pass" | "pw" | "auth" | "pat")
             && strong_value(v)
             && v.len() >= 12
             || provider_key)
@@ -3412,6 +3421,10 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     let lname = name.to_lowercase();
+    // An `Authorization` header's scheme and token (`Bearer …`) are SEC110's to judge.
+    if lname.trim_matches(['"', '\'']).ends_with("authorization") && v.contains([' ', '\t']) {
+        return;
+    }
     let password_name = lname.contains("pass") || lname.contains("pwd");
     let shaped = credential_shaped(v);
     // A name read past a qualifier (`TOKEN_OLD`, `api_key_prev`) holds a credential only when
