@@ -926,6 +926,41 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC121,
+        keywords: &[
+            "schlüssel",
+            "schluessel",
+            "clave",
+            "clé",
+            "chiave",
+            "chave",
+            "sleutel",
+            "klucz",
+            "nyckel",
+            "avain",
+            "jeton",
+            "token",
+            "キー",
+            "トークン",
+            "密钥",
+            "密鑰",
+            "秘钥",
+            "令牌",
+            "토큰",
+        ],
+        // A key or a token after its label in another language, with a sign or the
+        // language's verb for "is" (`der API-Schlüssel lautet …`, `la clave de API de … es
+        // …`, `la clé API est …`, `il token di … è …`, `API 密钥是 …`). The English `token`
+        // only with another language's verb: English prose is the patterns' above.
+        regex: r"(?:(?i:schl(?:ü|u|ue)ssel|clave|cl[eé]|chiave|chave|sleutel|klucz|nyckel|avain|jetons?)(?:[ \t]+[^\s:=：.,;!?()\[\]<>`'\x22]{1,24}){0,4}?(?:[ \t]*(?:\*\*|__)?[ \t]*[:=：]|[ \t]+[-–—][ \t]|[ \t]+(?i:ist|lautet|war|est|était|etait|es|era|é|è|e|is|jest|to|är|ar|var|on|oli|je))|(?i:token)(?:[ \t]+[^\s:=：.,;!?()\[\]<>`'\x22]{1,24}){0,4}?[ \t]+(?i:ist|lautet|est|es|è|é|e)|(?:キー|トークン|密钥|密鑰|秘钥|令牌|토큰)[ \t]*(?:は|是|为|為|는|은|:|：))[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*[`'\x22]?(?P<v>[^ \t\r\n`'\x22<>()\[\]{},;|。、]+)",
+        before: 10,
+        after: 340,
+        check: check_foreign_key_label,
+        overlap: false,
+        gate: Some(foreign_key_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC121,
         keywords: &["login", "creds", "credentials", "account"],
         // A login label, a short clause on its line (`Login for the test account:`,
         // `Staging login (admin panel):`), then a user and a password.
@@ -4578,6 +4613,79 @@ fn check_foreign_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>)
         &SEC121,
         "labelled-credential",
         "password written out after its label",
+        s,
+        s + v.len(),
+        v,
+    ));
+}
+
+/// [`check_foreign_key_label`]'s gate. A label written in Latin letters stands as a word (a
+/// plural `s` allowed; `Schlüssel` may end a compound, `API-Schlüssel`), and within its
+/// sentence (at most 130 bytes, so a text of labels costs a bounded read each) comes a sign or
+/// a verb for "is"; the English `token` needs another language's verb (`ist`, `lautet`,
+/// `est`, `es`, `è` and `é` as the normalised view writes them). A label in another script
+/// opens the pattern as it is.
+fn foreign_key_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    let kw = &b[start..end];
+    if !kw.is_ascii() {
+        return true;
+    }
+    let token = kw.eq_ignore_ascii_case(b"token");
+    let compound = kw.len() > 4 && kw[..4].eq_ignore_ascii_case(b"schl");
+    let mut i = end;
+    if i < b.len() && (b[i] == b's' || b[i] == b'S') {
+        i += 1;
+    }
+    if i < b.len() && b[i].is_ascii_alphanumeric()
+        || !compound && start > 0 && b[start - 1].is_ascii_alphanumeric()
+    {
+        return false;
+    }
+    let verbs: &[&[u8]] = if token {
+        &[b"ist", b"lautet", b"est", b"es", b"e"]
+    } else {
+        &[
+            b"ist", b"lautet", b"war", b"est", b"etait", b"es", b"era", b"e", b"is", b"jest",
+            b"to", b"ar", b"var", b"on", b"oli", b"je",
+        ]
+    };
+    let stop = b.len().min(end + 130);
+    while i < stop && !matches!(b[i], b'\n' | b'.' | b';') {
+        if !token && matches!(b[i], b':' | b'=') || !b[i].is_ascii() {
+            return true;
+        }
+        if matches!(b[i], b' ' | b'\t') {
+            let rest = &b[i + 1..stop];
+            let w = &rest[..rest
+                .iter()
+                .position(|c| !c.is_ascii_alphabetic())
+                .unwrap_or(rest.len())];
+            if verbs.iter().any(|v| w.eq_ignore_ascii_case(v)) {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
+/// A key or a token after its label in another language (`der API-Schlüssel lautet …`,
+/// `la clave de API es …`): the value must look like a credential on its own
+/// ([`strong_value`]).
+fn check_foreign_key_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(1).expect("group v");
+    let e = scan.text()[s..e]
+        .char_indices()
+        .nth(200)
+        .map_or(e, |(i, _)| s + i);
+    let v = scan.text()[s..e].trim_end_matches(['.', '!', '?', ':']);
+    if !strong_value(v) {
+        return;
+    }
+    out.push(secret(
+        &SEC121,
+        "labelled-credential",
+        "key or token written out after its label",
         s,
         s + v.len(),
         v,

@@ -394,7 +394,7 @@ fn drawn(v: &str) -> bool {
         && if hex {
             digits >= 3 && upper + lower >= 3
         } else {
-            digits >= 2 && upper >= 2 && lower >= 2
+            (digits >= 2 || digits >= 1 && b.len() >= 28) && upper >= 2 && lower >= 2
         }
 }
 
