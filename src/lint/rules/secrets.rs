@@ -582,6 +582,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC130,
+        keywords: &["://"],
+        // A token alone as a URL's user (`https://TOKEN@github.com/…`, as Git hosts take a
+        // personal access token): no colon, twenty or more characters drawn at random.
+        regex: r"\b(?P<scheme>https?|git|ssh)://(?P<v>[A-Za-z0-9_-]{20,200})@(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2,})",
+        before: 8,
+        after: 320,
+        check: check_url_token_user,
+        overlap: false,
+        gate: Some(token_user_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC130,
         keywords: &["password", "pwd"],
         regex: CONNECTION_PASSWORD,
         before: 300,
@@ -1058,6 +1071,17 @@ fn userinfo_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
         .position(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'<' | b'>' | b')'))
         .unwrap_or(tail.len());
     memchr::memchr(b'@', &tail[..stop]).is_some()
+}
+
+/// [`check_url_token_user`]'s gate: a run of twenty or more token bytes right after `://`,
+/// ended by `@`. Reads at most 201 bytes.
+fn token_user_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
+    let tail = &b[end..b.len().min(end + 201)];
+    let run = tail
+        .iter()
+        .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_' || c == b'-'))
+        .unwrap_or(tail.len());
+    run >= 20 && tail.get(run) == Some(&b'@')
 }
 
 /// The arguments of a call whose `(` ends at `open`, up to its closing bracket on the same
@@ -5983,6 +6007,39 @@ fn check_password_prose(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
 /// apart from the pattern's own check, which another change is reworking.
 fn prose_value_is_a_name(v: &str) -> bool {
     names_a_credential(v)
+}
+
+/// A token as a URL's user name (`https://ghp_…@github.com`, `https://<40 hex>@host/…`): a
+/// credential when it reads as drawn (hex with letters and digits, or mixed case with
+/// digits), not a user's name.
+fn check_url_token_user(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(2).expect("group v");
+    let v = &scan.text()[s..e];
+    let b = v.as_bytes();
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    let hex = b.iter().all(u8::is_ascii_hexdigit);
+    let mixed = b.iter().any(u8::is_ascii_uppercase) && b.iter().any(u8::is_ascii_lowercase);
+    if is_template(v)
+        || placeholder(v) != Placeholder::No
+        || judged_stand_in(v)
+        || digits < 2
+        || letters < 3
+        || !(hex || mixed)
+        || entropy(v) < 3.5
+    {
+        return;
+    }
+    let scheme = caps.str(1).to_lowercase();
+    out.push(
+        Finding::new(
+            &SEC130,
+            s,
+            e,
+            format!("token embedded as the user of a {scheme} URL: {}", redacted(v)),
+        )
+        .secret("url-credentials"),
+    );
 }
 
 fn check_url_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
