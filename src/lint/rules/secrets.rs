@@ -650,6 +650,20 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC131,
+        keywords: &["redis-cli", "htpasswd", "openssl", "7z", "zip", "sqlplus"],
+        // Tools that take a password by their own flag or syntax: `redis-cli -a …`,
+        // `htpasswd -b FILE USER …`, `openssl enc -k …` and `-passin pass:…`, `7z a -p…`,
+        // `zip -P …`, `sqlplus user/…@db`.
+        regex: r#"(?m)\bredis-cli\b[^\n|;&]*?[ \t]-a[ \t]+("[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\bhtpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+[^\s|;&]+){1,2}?[ \t]+("[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)[ \t]*(?:$|[|;&])|\bopenssl\b[^\n|;&]*?[ \t](?-i:-k)[ \t]+("[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\bopenssl\b[^\n|;&]*?[ \t]-pass(?:in|out)?[ \t]+pass:([^\s"'|;&]+)|\b7z[a-z]?\b[^\n|;&]*?[ \t](?-i:-p)([^\s"'|;&]+)|\b(?:zip|unzip|zipcloak)\b[^\n|;&]*?[ \t](?-i:-P)[ \t]+("[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\bsqlplus[ \t]+(?:-[A-Za-z]+[ \t]+)*["']?[A-Za-z][A-Za-z0-9_$#]*/([^\s@/"']+)@"#,
+        before: 4,
+        after: 320,
+        check: check_tool_password,
+        overlap: false,
+        gate: Some(tool_password_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC131,
         // The credential word ends a compound flag as often as it starts one (`-NuGetApiKey`,
         // `--github-token`): the gate keeps the words that end a flag's name.
         keywords: &[
@@ -6164,6 +6178,30 @@ fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Fin
     let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9, 10]) else {
         return;
     };
+    command_credential(scan, s, e, v, out);
+}
+
+/// [`check_command_credentials`] for the tools with a password syntax of their own.
+fn check_tool_password(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, e, v)) = caps.first(&[1, 2, 3, 4, 5, 6, 7]) else {
+        return;
+    };
+    if variable(v.trim_matches(['"', '\''])) {
+        return;
+    }
+    command_credential(scan, s, e, v, out);
+}
+
+/// [`check_tool_password`]'s gate: a flag (` -`) or a `user/password` slash on the keyword's
+/// line, within 240 bytes.
+fn tool_password_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
+    let tail = &b[end..b.len().min(end + 240)];
+    let line = &tail[..memchr::memchr(b'\n', tail).unwrap_or(tail.len())];
+    memchr::memmem::find(line, b" -").is_some() || memchr::memchr(b'/', line).is_some()
+}
+
+/// A password `v` at `s..e` on a command line: an error, a warning when a placeholder.
+fn command_credential(scan: &Scan<'_>, s: usize, e: usize, v: &str, out: &mut Vec<Finding>) {
     let v_trim = v.trim_matches(['"', '\'']);
     // `net use … /user:x *` asks for the password.
     if v_trim.is_empty() || v_trim == "*" || is_template(v_trim) || v_trim.starts_with('-') {
