@@ -3369,7 +3369,7 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let prose_word = word_before(text, ns).map(str::to_ascii_lowercase);
     let lower_name = name.to_ascii_lowercase();
     if prose_word.as_deref().is_some_and(|w| {
-        lower_name == "key" && names_a_record(w)
+        lower_name == "key" && (names_a_record(w) || matches!(w, "public" | "publishable"))
             || lower_name == "token"
                 && matches!(w, "pagination" | "continuation" | "cursor" | "sync")
     }) {
@@ -6050,7 +6050,10 @@ fn check_url_token_user(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
             &SEC130,
             s,
             e,
-            format!("token embedded as the user of a {scheme} URL: {}", redacted(v)),
+            format!(
+                "token embedded as the user of a {scheme} URL: {}",
+                redacted(v)
+            ),
         )
         .secret("url-credentials"),
     );
