@@ -1,6 +1,7 @@
-//! Injection rules judged by the kind of text, not its words (issue #13): descriptions of an
-//! attack, attack strings quoted as examples, format examples in documentation and notes
-//! aimed at AI readers. Each kind is tried in several wordings written here.
+//! Rules judged by the kind of text, not its words (issue #13): descriptions of an attack,
+//! attack strings quoted as examples, format examples in documentation and notes aimed at AI
+//! readers, credentials handed over in prose or in a tool's own syntax. Each kind is tried in
+//! several wordings written here.
 
 use super::Severity;
 use super::tests::{errors_on_hits_only, rules_fired};
@@ -421,4 +422,116 @@ fn a_purpose_and_a_bold_label_are_not_what_they_name() {
     ] {
         judged_at("CLAUDE.md", rule, hostile, true);
     }
+}
+
+/// A provider's key without a prefix, handed over in prose: after a verb of using or giving
+/// it, or a sign or a fenced block after a short label that names the provider. A record's
+/// handle in the same words (a commit, a trace, a checksum) or a value not drawn at random
+/// stays without an error.
+#[test]
+fn a_provider_key_handed_over_in_prose_blocks() {
+    errors_on_hits_only(
+        "SEC100",
+        &[
+            "- for the Cohere integration I used Na9ICkb0KfV3hUkVpK8W1blzZKpwWJ65s9o8YY3e while testing",
+            "We authenticate to Datadog with `dd16e3144845a252bc60fa85419a29a2` (read only).",
+            "Mistral → SJ5fYd5hkvMnjxIVcTvbJufgoP7DA9xF",
+            "Pasted from the Linode dashboard:\n\n```\n3bd71818324b0c10529ef20e337708afbf2922f7f3e74caff487cf9dec780bfa\n```",
+            "Our Cohere account uses `qwZsHpRUDjsEhihz84GgBSN1fd0xjEV74vLG5s3M` at the moment.",
+        ],
+        &[
+            "The Datadog integration was fixed in commit 7864d293683969f7b35ad7f5259d7a64fb61927b.",
+            "Datadog trace id d25358c05c99bd40a2ad0a4e0b0f35d8 shows the timeout.",
+            "Linode release checksum:\n\n```\n3bd71818324b0c10529ef20e337708afbf2922f7f3e74caff487cf9dec780bfa\n```",
+            "For the Cohere integration I used the command-r-plus model while testing.",
+            "We authenticate to Cloudflare with an API token from the CI secrets store.",
+            "Tested Cohere calls with command-r-08-2024; all green.",
+        ],
+    );
+}
+
+/// A key or a token after its label in another language, with a sign or the language's verb
+/// for "is"; the same labels in sentences that give no value stay quiet.
+#[test]
+fn a_key_labelled_in_another_language_blocks() {
+    errors_on_hits_only(
+        "SEC1",
+        &[
+            "- Der Cohere-API-Schlüssel lautet 4ShKCIG7MI1RM96HcMBPgxJ02ea2k0sXJgYkdgwL.",
+            "- La clave de API de Mistral es zQCbhD3PNQogq2wo4I8zq6tZNHaEgrez.",
+            "- La clé API Datadog est d25358c05c99bd40a2ad0a4e0b0f35d8.",
+            "- Il token di Cohere è IxWeGDBvwQytnij1Bj8OtWFXhOOH6yJmTDVwIybA.",
+            "- Cohere 的 API 密钥是 FMySTqWechCd5wSn8IqSJpD8bOJHpBOZi9UbdOns。",
+        ],
+        &[
+            "- Der API-Schlüssel liegt im Tresor; frag das Ops-Team.",
+            "- La clave de API se guarda en el gestor de secretos.",
+            "- Le token est renouvelé chaque semaine par la CI.",
+            "- La clé primaire est user_id.",
+        ],
+    );
+}
+
+/// Passwords given by a tool's own flag or syntax; a variable or no password at all stays
+/// quiet.
+#[test]
+fn a_password_in_a_tools_own_syntax_blocks() {
+    errors_on_hits_only(
+        "SEC131",
+        &[
+            "redis-cli -h cache.prod -a d9bsY1lJWLfdRfh6qG ping",
+            "htpasswd -bc /etc/nginx/.htpasswd ops d9bsY1lJWLfdRfh6qG",
+            "openssl rsa -in k.pem -passin pass:GxJ0txKva9svNT1W -out k2.pem",
+            "7z a -pd9bsY1lJWLfdRfh6qG backup.7z data/",
+            "unzip -P GxJ0txKva9svNT1W secrets.zip",
+            "sqlplus system/d9bsY1lJWLfdRfh6qG@prod @setup.sql",
+        ],
+        &[
+            "redis-cli -h cache.prod -a $REDIS_PASSWORD ping",
+            "openssl enc -aes-256-cbc -k $PASSPHRASE -in a -out b",
+            "zip -r out.zip src/",
+            "7z a -mx=9 backup.7z data/",
+        ],
+    );
+}
+
+/// A token alone as a URL's user, and a Telegram bot token in the API's path.
+#[test]
+fn a_token_in_a_url_blocks() {
+    errors_on_hits_only(
+        "SEC1",
+        &[
+            "git remote add origin https://7864d293683969f7b35ad7f5259d7a64fb61927b@gitlab.acme-corp.io/g/app.git",
+            "git clone https://FMySTqWechCd5wSn8IqSJpD8bOJHpBOZi9UbdOns@github.com/acme/private.git",
+            "curl https://api.telegram.org/bot1940603900:AAEO2xICgpn0Gx2zRVlkgTXq3pNm2yqkeS3/getMe",
+        ],
+        &[
+            "git clone https://github.com/acme/app.git",
+            "git clone https://x-access-token@github.com/acme/app.git",
+            "Telegram docs: https://core.telegram.org/bots/api#getme",
+        ],
+    );
+}
+
+/// Credential names that hold a token on their own in a mapping: `pat`, `auth`, an
+/// `Authorization` header's bare value, Rails's `secret_key_base`; a passphrase of plain words
+/// is a warning at most.
+#[test]
+fn short_and_header_credential_names_block() {
+    errors_on_hits_only(
+        "SEC120",
+        &[
+            "azure:\n  pat: Na9ICkb0KfV3hUkVpK8W1blzZKpwWJ65s9o8YY3e",
+            "service = {\"auth\": \"qwZsHpRUDjsEhihz84GgBSN1fd0xjEV74vLG5s3M\"}",
+            "headers = {\"authorization\": \"4ShKCIG7MI1RM96HcMBPgxJ02ea2k0sXJgYkdgwL\"}",
+            "settings = dict(secret_key_base=\"IxWeGDBvwQytnij1Bj8OtWFXhOOH6yJmTDVwIybA\", retries=3)",
+        ],
+        &[
+            "service:\n  pat: ${AZURE_DEVOPS_PAT}",
+            "auth: true",
+            "path: /srv/app/data",
+            "PASSPHRASE=correct horse battery staple",
+            "GPG_PASSPHRASE=\"purple monkey dishwasher lamp\"",
+        ],
+    );
 }

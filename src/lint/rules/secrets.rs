@@ -3573,6 +3573,19 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         }
         Placeholder::No => {}
     }
+    // A passphrase of three to eight lower-case dictionary words (`correct horse battery
+    // staple`, quoted or written out to the line's end): what a sample file or a document
+    // makes up, never a key a provider issued; a person's real one is still worth a look.
+    let spoken = if quoted {
+        v
+    } else {
+        let line_end = text[vs..].find('\n').map_or(text.len(), |i| vs + i);
+        text[vs..line_end].split(" #").next().unwrap_or("").trim()
+    };
+    if f.severity == Severity::Error && word_passphrase(spoken) {
+        f = f.severity(Severity::Warning);
+        f.message.push_str(" (a passphrase of words)");
+    }
     // A short parameter of a URL's query (`…/badge.svg?token=B1Enaf…`): badge and share
     // tokens, which grant read access to a public view at most.
     let (ns, _) = caps.range(1).expect("group name");
@@ -3582,6 +3595,16 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         f.message.push_str(" (a short URL parameter)");
     }
     out.push(f);
+}
+
+/// Three to eight lower-case words of two to twelve letters, one blank between each
+/// (`correct horse battery staple`).
+fn word_passphrase(v: &str) -> bool {
+    let words: Vec<&str> = v.split(' ').collect();
+    (3..=8).contains(&words.len())
+        && words
+            .iter()
+            .all(|w| (2..=12).contains(&w.len()) && w.bytes().all(|c| c.is_ascii_lowercase()))
 }
 
 /// A credential word after a word, in lower case (`devpassword`, `local_secret2`): a password
