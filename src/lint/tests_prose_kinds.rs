@@ -535,3 +535,21 @@ fn short_and_header_credential_names_block() {
         ],
     );
 }
+
+/// A credential split into string literals joined by `+` is read joined; literals of words
+/// joined into a sentence, or around a variable, are not a token.
+#[test]
+fn a_credential_split_into_joined_literals_blocks() {
+    errors_on_hits_only(
+        "ENC001",
+        &[
+            r#"key = "sk_live_" + "Tq7vW2mXk9RpL4sZ" + "bN8cYd3HfJ6gUe1A""#,
+            "token = 'ghp_' + 'Wm4kR9tXq2ZcVb7NpL3sHd8JfY6gUe1Ao5Ti'",
+        ],
+        &[
+            r#"greeting = "Hello, " + "world""#,
+            r#"url = "https://" + host + "/api/v2""#,
+            r#"id = "user_" + "42""#,
+        ],
+    );
+}

@@ -43,6 +43,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     let text = scan.text();
     let b = text.as_bytes();
     braced_escape_lines(scan, out);
+    concatenated_literals(scan, out);
     // Escape runs (`%xx`, `\\xNN`, `\\uNNNN`) are rare: find them with memchr.
     let mut skip_until = 0;
     let mut judged = 0usize;
@@ -226,6 +227,101 @@ fn braced_escape_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             out.push(decodes_to(&f, start, end, "escaped (`\\u{…}`)", &decoded));
         }
     }
+}
+
+/// String literals joined by `+` on one line (`"sk_live_" + "4eC3…" + "…"`, `'ghp_' + '…'`):
+/// a credential split so that no pattern sees it whole. Each such line is read with its joins
+/// undone and linted again; what that finds beyond what the line shows as written is reported
+/// on the line (ENC001), as [`braced_escape_lines`] does. A `+` is asked only of its
+/// neighbours (a quote on each side past blanks), so a text of them costs one look each.
+fn concatenated_literals(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let b = text.as_bytes();
+    let mut judged = 0usize;
+    let mut next = 0;
+    for p in memchr::memchr_iter(b'+', b) {
+        if p < next {
+            continue;
+        }
+        let blank = |c: &&u8| matches!(**c, b' ' | b'\t');
+        let before = b[..p].iter().rev().find(|c| !blank(c));
+        let after = b[p + 1..].iter().find(|c| !blank(c));
+        if !(matches!(before, Some(b'"' | b'\'')) && before == after) {
+            continue;
+        }
+        let start = text[..p].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[p..].find('\n').map_or(text.len(), |i| p + i);
+        next = end;
+        let line = &text[start..end];
+        let Some(joined) = join_literals(line) else {
+            continue;
+        };
+        if judged == MAX_DECODED {
+            out.push(stop(text, MAX_DECODED, start));
+            return;
+        }
+        judged += 1;
+        count_top(scan, |p| p.decoded += 1);
+        let seen: Vec<&str> = super::super::scan_decoded(line, scan.depth + 1)
+            .iter()
+            .map(|f| f.rule.id)
+            .collect();
+        let hit = super::super::scan_decoded(&joined, scan.depth + 1)
+            .into_iter()
+            .filter(|f| {
+                f.severity == Severity::Error
+                    && !seen.contains(&f.rule.id)
+                    && f.rule.family == Family::Sec
+            })
+            .min_by_key(|f| f.rule.id);
+        if let Some(f) = hit {
+            out.push(decodes_to(&f, start, end, "joined (`\" + \"`)", &joined));
+        }
+    }
+}
+
+/// `line` with every join of two literals inside a token (a token character, a quote, `+`
+/// between blanks, the same quote, a token character) removed, so the literals read as one;
+/// `None` when it holds none.
+fn join_literals(line: &str) -> Option<String> {
+    let b = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let mut from = 0;
+    let mut i = 0;
+    let mut joined = false;
+    while i < b.len() {
+        if matches!(b[i], b'"' | b'\'') {
+            let q = b[i];
+            let mut j = i + 1;
+            while j < b.len() && matches!(b[j], b' ' | b'\t') {
+                j += 1;
+            }
+            if j < b.len() && b[j] == b'+' {
+                let mut k = j + 1;
+                while k < b.len() && matches!(b[k], b' ' | b'\t') {
+                    k += 1;
+                }
+                // Only a join inside a run of token characters (`"ghp_" + "aB3…"`): a
+                // sentence built of words (`"Hello, " + "world"`) is not a split token.
+                let token = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
+                if k < b.len()
+                    && b[k] == q
+                    && i > 0
+                    && token(b[i - 1])
+                    && b.get(k + 1).is_some_and(|&c| token(c))
+                {
+                    out.push_str(&line[from..i]);
+                    from = k + 1;
+                    i = k + 1;
+                    joined = true;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    out.push_str(&line[from..]);
+    joined.then_some(out)
 }
 
 /// `line` with every `\u{X…}` escape (one to six hex digits naming a character) replaced by
