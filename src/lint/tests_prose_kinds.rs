@@ -553,3 +553,22 @@ fn a_credential_split_into_joined_literals_blocks() {
         ],
     );
 }
+
+/// A literal key passed to sign or check a JSON Web Token or to key an HMAC blocks; a key
+/// read from the environment, or a word of a tutorial (`'secret'`), does not.
+#[test]
+fn a_literal_signing_key_passed_to_a_call_blocks() {
+    errors_on_hits_only(
+        "SEC120",
+        &[
+            "const t = jwt.sign(payload, 'Hq4vTz8mWc2LxR7pNb5sKd9F', { expiresIn: '1h' });",
+            r#"token = jwt.encode(payload, "Pw3nXb8rLq5tZm2vKc7hYd4G", algorithm="HS256")"#,
+            "const h = crypto.createHmac('sha256', 'Zk3mQ8vR2xLp7WnT4yBs9HcJ');",
+        ],
+        &[
+            "jwt.sign(payload, process.env.JWT_SECRET)",
+            "jwt.encode(payload, 'secret', algorithm='HS256')",
+            "jwt.verify(token, 'shhhhh')",
+        ],
+    );
+}

@@ -906,8 +906,13 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "auth=(",
             "auth = (",
             ".auth(",
+            "jwt.sign(",
+            "jwt.encode(",
+            "jwt.verify(",
+            "jwt.decode(",
+            "createhmac(",
         ],
-        regex: r"\b(?P<f>mysqli_connect|mysql_connect|mysqli|PDO|ldap_bind|simple_bind_s|simple_bind|PasswordAuthentication|auth[ \t]*=[ \t]*|auth)[ \t]*\(",
+        regex: r"\b(?P<f>mysqli_connect|mysql_connect|mysqli|PDO|ldap_bind|simple_bind_s|simple_bind|PasswordAuthentication|jwt\.(?:sign|encode|verify|decode)|createHmac|auth[ \t]*=[ \t]*|auth)[ \t]*\(",
         before: 20,
         after: 400,
         check: check_credential_call,
@@ -1146,7 +1151,8 @@ fn call_arguments(text: &str, open: usize) -> Vec<(usize, usize)> {
 /// A password passed by position to a call that takes one: `mysqli_connect(host, user,
 /// "…")`, `new PDO($dsn, $user, '…')`, `ldap_bind($c, $dn, "…")`,
 /// `new PasswordAuthentication("user", "…".toCharArray())`, `auth=('user', '…')`,
-/// `redis.auth("…")`.
+/// `redis.auth("…")`; a key passed to sign a JSON Web Token or an HMAC (`jwt.sign(payload,
+/// '…')`, `createHmac('sha256', '…')`).
 fn check_credential_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let func = caps.str(1).to_ascii_lowercase();
@@ -1156,6 +1162,10 @@ fn check_credential_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     let (slot, strict) = match func.as_str() {
         "mysqli_connect" | "mysql_connect" | "mysqli" | "pdo" | "ldap_bind" => (2, false),
         "simple_bind_s" | "simple_bind" | "passwordauthentication" => (1, false),
+        // A JSON Web Token signed or checked with a literal key (`jwt.sign(payload, '…')`,
+        // `jwt.encode(payload, "…", algorithm="HS256")`), an HMAC keyed with one
+        // (`crypto.createHmac('sha256', '…')`): the key must look like one on its own.
+        "jwt.sign" | "jwt.encode" | "jwt.verify" | "jwt.decode" | "createhmac" => (1, true),
         // `auth=('user', '…')`: a (user, password) pair.
         _ if func.starts_with("auth") && func.len() > 4 => (1, args.len() != 2),
         // `redis.auth("…")`: a method of that name with one argument, which must look like a
@@ -1178,9 +1188,16 @@ fn check_credential_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     if !(rest.is_empty() || rest == ".toCharArray()" || rest == ".getBytes()") {
         return;
     }
+    // The name the finding gives the argument: a signing key for a token's or an HMAC's
+    // call, a password for a login's.
+    let name = if func.starts_with("jwt.") || func == "createhmac" {
+        "signing_key"
+    } else {
+        "password"
+    };
     judge_pair(
         scan,
-        "password",
+        name,
         s + 1,
         s + close,
         "credential-argument",
