@@ -572,3 +572,21 @@ fn a_literal_signing_key_passed_to_a_call_blocks() {
         ],
     );
 }
+
+/// A token written in groups with blanks between is read joined; numbers, hex dumps and
+/// short words in groups are not a token.
+#[test]
+fn a_credential_spaced_in_groups_blocks() {
+    errors_on_hits_only(
+        "ENC001",
+        &[
+            "github token (spaced to avoid scanners): ghp_ Wm4k R9tX q2Zc Vb7N pL3s Hd8J fY6g Ue1A o5Ti",
+            "- stripe: sk_live_ Tq7v W2mX k9Rp L4sZ bN8c Yd3H fJ6g",
+        ],
+        &[
+            "IBAN: DE89 3704 0044 0532 0130 00",
+            "00000000: 7f45 4c46 0201 0100 0000 0000 0000 0000",
+            "The Q3 list: Ship v2 Fix CI Add SSO Cut p95 Hire 2",
+        ],
+    );
+}

@@ -44,6 +44,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     let b = text.as_bytes();
     braced_escape_lines(scan, out);
     concatenated_literals(scan, out);
+    spaced_groups(scan, out);
     // Escape runs (`%xx`, `\\xNN`, `\\uNNNN`) are rare: find them with memchr.
     let mut skip_until = 0;
     let mut judged = 0usize;
@@ -249,8 +250,12 @@ fn concatenated_literals(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         if !(matches!(before, Some(b'"' | b'\'')) && before == after) {
             continue;
         }
-        let start = text[..p].rfind('\n').map_or(0, |i| i + 1);
-        let end = text[p..].find('\n').map_or(text.len(), |i| p + i);
+        // The line around the join, at most 240 bytes either side: a minified line of
+        // joins is read a window at a time, not whole for each.
+        let floor = super::super::text::floor_char(text, p.saturating_sub(240));
+        let ceil = super::super::text::ceil_char(text, (p + 240).min(text.len()));
+        let start = text[floor..p].rfind('\n').map_or(floor, |i| floor + i + 1);
+        let end = text[p..ceil].find('\n').map_or(ceil, |i| p + i);
         next = end;
         let line = &text[start..end];
         let Some(joined) = join_literals(line) else {
@@ -278,6 +283,115 @@ fn concatenated_literals(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             out.push(decodes_to(&f, start, end, "joined (`\" + \"`)", &joined));
         }
     }
+}
+
+/// A token written in groups with a blank between (`ghp_ 4Kxp K1Bi i80h …`, spaced to slip
+/// past scanners): a run of five or more groups of two to eight token characters, mixed case
+/// across them and digits in three, is read joined on its line, and what the secret rules then
+/// find beyond the line as written is reported on the run (ENC001). Hex dumps and numbers in
+/// groups are one case and are not read. Each line is read once; past [`MAX_DECODED`] runs
+/// the rest are not judged (a text of that many is data, not a note; not fail-closed, since
+/// the signal is weak).
+fn spaced_groups(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let mut judged = 0usize;
+    let mut line_start = 0;
+    while line_start < text.len() {
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
+        let line = &text[line_start..line_end];
+        if let Some((s, e)) = spaced_run(line) {
+            // The run and at most 160 bytes either side of it on its line: a long line is
+            // linted a window at a time.
+            let ws = super::super::text::floor_char(line, s.saturating_sub(160));
+            let we = super::super::text::ceil_char(line, (e + 160).min(line.len()));
+            let (line_start, line) = (line_start + ws, &line[ws..we]);
+            let (s, e) = (s - ws, e - ws);
+            let joined = format!(
+                "{}{}{}",
+                &line[..s],
+                line[s..e].replace(' ', ""),
+                &line[e..]
+            );
+            if judged == MAX_DECODED {
+                return;
+            }
+            judged += 1;
+            count_top(scan, |p| p.decoded += 1);
+            let seen: Vec<&str> = super::super::scan_decoded(line, scan.depth + 1)
+                .iter()
+                .map(|f| f.rule.id)
+                .collect();
+            let hit = super::super::scan_decoded(&joined, scan.depth + 1)
+                .into_iter()
+                .filter(|f| {
+                    f.severity == Severity::Error
+                        && !seen.contains(&f.rule.id)
+                        && f.rule.family == Family::Sec
+                })
+                .min_by_key(|f| f.rule.id);
+            if let Some(f) = hit {
+                out.push(decodes_to(
+                    &f,
+                    line_start + s,
+                    line_start + e,
+                    "spaced in groups",
+                    &joined,
+                ));
+            }
+        }
+        line_start = line_end + 1;
+    }
+}
+
+/// The span of the first run of spaced groups on `line` (see [`spaced_groups`]).
+fn spaced_run(line: &str) -> Option<(usize, usize)> {
+    let b = line.as_bytes();
+    let group = |w: &[u8]| {
+        (2..=8).contains(&w.len())
+            && w.iter()
+                .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+    };
+    let mut i = 0;
+    while i < b.len() {
+        // A run starts at a word's start.
+        if i > 0 && b[i - 1] != b' ' || b[i] == b' ' {
+            i += 1;
+            continue;
+        }
+        let (mut j, mut n, mut digits, mut upper, mut lower) = (i, 0, 0, 0, 0);
+        loop {
+            let end = b[j..]
+                .iter()
+                .position(|&c| c == b' ')
+                .map_or(b.len(), |k| j + k);
+            let w = &b[j..end];
+            if !group(w) {
+                break;
+            }
+            n += 1;
+            digits += usize::from(w.iter().any(u8::is_ascii_digit));
+            upper += usize::from(w.iter().any(u8::is_ascii_uppercase));
+            lower += usize::from(w.iter().any(u8::is_ascii_lowercase));
+            j = end;
+            if b.get(j) == Some(&b' ') && b.get(j + 1).is_some_and(|&c| c != b' ') {
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        let run_end = if j < b.len() && b[j] != b' ' && j > i && b[j - 1] == b' ' {
+            j - 1
+        } else {
+            j
+        };
+        if n >= 5 && digits >= 3 && upper >= 2 && lower >= 2 {
+            return Some((i, run_end));
+        }
+        i = j.max(i + 1);
+    }
+    None
 }
 
 /// `line` with every join of two literals inside a token (a token character, a quote, `+`
