@@ -590,3 +590,17 @@ fn a_credential_spaced_in_groups_blocks() {
         ],
     );
 }
+
+/// A random value that holds two capitalised runs by chance (`…Fzbka…Llqsaj…`) is still
+/// random: a name is mostly its words (`RotateDbSecretFn2024` stays a name).
+#[test]
+fn a_random_value_with_chance_words_in_it_still_blocks() {
+    errors_on_hits_only(
+        "SEC121",
+        &[
+            "- the password for prod -> Gr4hTxoF54Fzbka8FRCztUjAwyuh1vauWv1zh87m",
+            "- the password for prod -> oaF1LlqsajAIxNKu8iS2G8NPRVdD53X83RZJzkq2",
+        ],
+        &["- the password rotation job is RotateDbSecretFn2024"],
+    );
+}

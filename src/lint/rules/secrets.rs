@@ -5700,8 +5700,8 @@ fn random_looking(v: &str) -> bool {
 
 /// A value written as a name, not drawn at random: lowercase words and numbers between
 /// dashes (`kid-2024-06-prod-eu`), capitalised words between dashes (`X-Api-Key-V2`), or
-/// camel case with two or more capitalised words of five letters or more
-/// (`RotateDbSecretFn2024`, `Argon2idV19Params`), which random text seldom has.
+/// camel case with two or more capitalised words of five letters or more that make up half of
+/// it (`RotateDbSecretFn2024`, `Argon2idV19Params`), which random text seldom has.
 fn reads_as_a_name(v: &str) -> bool {
     let dashed = v.contains('-')
         && v.split('-').all(|p| {
@@ -5719,7 +5719,7 @@ fn reads_as_a_name(v: &str) -> bool {
                             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
         });
     let b = v.as_bytes();
-    let mut words = 0;
+    let (mut words, mut covered) = (0, 0);
     let mut i = 0;
     while i < b.len() {
         if b[i].is_ascii_uppercase() {
@@ -5727,7 +5727,10 @@ fn reads_as_a_name(v: &str) -> bool {
                 .iter()
                 .take_while(|c| c.is_ascii_lowercase())
                 .count();
-            words += usize::from(lower >= 4);
+            if lower >= 4 {
+                words += 1;
+                covered += 1 + lower;
+            }
             i += 1 + lower;
         } else {
             i += 1;
@@ -5739,7 +5742,9 @@ fn reads_as_a_name(v: &str) -> bool {
     let versioned = digits > 0
         && (b.len() > digits && b[b.len() - digits - 1] == b'V'
             || digits == 4 && v[v.len() - 4..].starts_with("20"));
-    dashed || words >= 2 || words >= 1 && versioned
+    // Two such words in a long random value happen by chance (one in ten of forty
+    // characters): a name is mostly its words.
+    dashed || words >= 2 && covered * 2 >= b.len() || words >= 1 && versioned
 }
 
 fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
