@@ -347,26 +347,26 @@ fn spaced_groups(scan: &Scan<'_>, out: &mut Vec<Finding>) {
 
 /// The span of the first run of spaced groups on `line` (see [`spaced_groups`]).
 fn spaced_run(line: &str) -> Option<(usize, usize)> {
-    let b = line.as_bytes();
+    let bytes = line.as_bytes();
     let group = |w: &[u8]| {
         (2..=8).contains(&w.len())
             && w.iter()
                 .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
     };
     let mut i = 0;
-    while i < b.len() {
+    while i < bytes.len() {
         // A run starts at a word's start.
-        if i > 0 && b[i - 1] != b' ' || b[i] == b' ' {
+        if i > 0 && bytes[i - 1] != b' ' || bytes[i] == b' ' {
             i += 1;
             continue;
         }
-        let (mut j, mut n, mut digits, mut upper, mut lower) = (i, 0, 0, 0, 0);
+        let (mut at, mut n, mut digits, mut upper, mut lower) = (i, 0, 0, 0, 0);
         loop {
-            let end = b[j..]
+            let end = bytes[at..]
                 .iter()
                 .position(|&c| c == b' ')
-                .map_or(b.len(), |k| j + k);
-            let w = &b[j..end];
+                .map_or(bytes.len(), |k| at + k);
+            let w = &bytes[at..end];
             if !group(w) {
                 break;
             }
@@ -374,22 +374,22 @@ fn spaced_run(line: &str) -> Option<(usize, usize)> {
             digits += usize::from(w.iter().any(u8::is_ascii_digit));
             upper += usize::from(w.iter().any(u8::is_ascii_uppercase));
             lower += usize::from(w.iter().any(u8::is_ascii_lowercase));
-            j = end;
-            if b.get(j) == Some(&b' ') && b.get(j + 1).is_some_and(|&c| c != b' ') {
-                j += 1;
+            at = end;
+            if bytes.get(at) == Some(&b' ') && bytes.get(at + 1).is_some_and(|&c| c != b' ') {
+                at += 1;
             } else {
                 break;
             }
         }
-        let run_end = if j < b.len() && b[j] != b' ' && j > i && b[j - 1] == b' ' {
-            j - 1
+        let run_end = if at < bytes.len() && bytes[at] != b' ' && at > i && bytes[at - 1] == b' ' {
+            at - 1
         } else {
-            j
+            at
         };
         if n >= 5 && digits >= 3 && upper >= 2 && lower >= 2 {
             return Some((i, run_end));
         }
-        i = j.max(i + 1);
+        i = at.max(i + 1);
     }
     None
 }
@@ -398,35 +398,35 @@ fn spaced_run(line: &str) -> Option<(usize, usize)> {
 /// between blanks, the same quote, a token character) removed, so the literals read as one;
 /// `None` when it holds none.
 fn join_literals(line: &str) -> Option<String> {
-    let b = line.as_bytes();
+    let bytes = line.as_bytes();
     let mut out = String::with_capacity(line.len());
     let mut from = 0;
     let mut i = 0;
     let mut joined = false;
-    while i < b.len() {
-        if matches!(b[i], b'"' | b'\'') {
-            let q = b[i];
-            let mut j = i + 1;
-            while j < b.len() && matches!(b[j], b' ' | b'\t') {
-                j += 1;
+    while i < bytes.len() {
+        if matches!(bytes[i], b'"' | b'\'') {
+            let q = bytes[i];
+            let mut plus = i + 1;
+            while plus < bytes.len() && matches!(bytes[plus], b' ' | b'\t') {
+                plus += 1;
             }
-            if j < b.len() && b[j] == b'+' {
-                let mut k = j + 1;
-                while k < b.len() && matches!(b[k], b' ' | b'\t') {
-                    k += 1;
+            if plus < bytes.len() && bytes[plus] == b'+' {
+                let mut open = plus + 1;
+                while open < bytes.len() && matches!(bytes[open], b' ' | b'\t') {
+                    open += 1;
                 }
                 // Only a join inside a run of token characters (`"ghp_" + "aB3…"`): a
                 // sentence built of words (`"Hello, " + "world"`) is not a split token.
                 let token = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
-                if k < b.len()
-                    && b[k] == q
+                if open < bytes.len()
+                    && bytes[open] == q
                     && i > 0
-                    && token(b[i - 1])
-                    && b.get(k + 1).is_some_and(|&c| token(c))
+                    && token(bytes[i - 1])
+                    && bytes.get(open + 1).is_some_and(|&c| token(c))
                 {
                     out.push_str(&line[from..i]);
-                    from = k + 1;
-                    i = k + 1;
+                    from = open + 1;
+                    i = open + 1;
                     joined = true;
                     continue;
                 }

@@ -369,10 +369,10 @@ fn handed_over(gap: &str) -> bool {
     let mut t = gap.trim_end_matches(|c: char| {
         c.is_whitespace() || matches!(c, '`' | '"' | '\'' | '*' | '_' | '~')
     });
-    if let Some(i) = t.rfind("```").or_else(|| t.rfind("~~~")) {
-        if t[i + 3..].bytes().all(|c| c.is_ascii_alphanumeric()) {
-            t = t[..i].trim_end_matches(|c: char| c.is_whitespace() || c == '`');
-        }
+    if let Some(i) = t.rfind("```").or_else(|| t.rfind("~~~"))
+        && t[i + 3..].bytes().all(|c| c.is_ascii_alphanumeric())
+    {
+        t = t[..i].trim_end_matches(|c: char| c.is_whitespace() || c == '`');
     }
     [
         ":", "\u{ff1a}", "\u{2192}", "->", "\u{2014}", "\u{2013}", "=",
