@@ -267,19 +267,7 @@ fn concatenated_literals(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         }
         judged += 1;
         count_top(scan, |p| p.decoded += 1);
-        let seen: Vec<&str> = super::super::scan_decoded(line, scan.depth + 1)
-            .iter()
-            .map(|f| f.rule.id)
-            .collect();
-        let hit = super::super::scan_decoded(&joined, scan.depth + 1)
-            .into_iter()
-            .filter(|f| {
-                f.severity == Severity::Error
-                    && !seen.contains(&f.rule.id)
-                    && f.rule.family == Family::Sec
-            })
-            .min_by_key(|f| f.rule.id);
-        if let Some(f) = hit {
+        if let Some(f) = new_secret(scan, line, &joined) {
             out.push(decodes_to(&f, start, end, "joined (`\" + \"`)", &joined));
         }
     }
@@ -319,19 +307,7 @@ fn spaced_groups(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             }
             judged += 1;
             count_top(scan, |p| p.decoded += 1);
-            let seen: Vec<&str> = super::super::scan_decoded(line, scan.depth + 1)
-                .iter()
-                .map(|f| f.rule.id)
-                .collect();
-            let hit = super::super::scan_decoded(&joined, scan.depth + 1)
-                .into_iter()
-                .filter(|f| {
-                    f.severity == Severity::Error
-                        && !seen.contains(&f.rule.id)
-                        && f.rule.family == Family::Sec
-                })
-                .min_by_key(|f| f.rule.id);
-            if let Some(f) = hit {
+            if let Some(f) = new_secret(scan, line, &joined) {
                 out.push(decodes_to(
                     &f,
                     line_start + s,
@@ -343,6 +319,23 @@ fn spaced_groups(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         }
         line_start = line_end + 1;
     }
+}
+
+/// The first secret error that `joined` (a line read with its pieces joined) holds beyond
+/// what `line` as written shows, by rule.
+fn new_secret(scan: &Scan<'_>, line: &str, joined: &str) -> Option<Finding> {
+    let seen: Vec<&str> = super::super::scan_decoded(line, scan.depth + 1)
+        .iter()
+        .map(|f| f.rule.id)
+        .collect();
+    super::super::scan_decoded(joined, scan.depth + 1)
+        .into_iter()
+        .filter(|f| {
+            f.severity == Severity::Error
+                && !seen.contains(&f.rule.id)
+                && f.rule.family == Family::Sec
+        })
+        .min_by_key(|f| f.rule.id)
 }
 
 /// The span of the first run of spaced groups on `line` (see [`spaced_groups`]).

@@ -4678,6 +4678,12 @@ fn check_secure_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>)
 /// A password after its label in another language (`Passwort: …`, `contraseña = …`,
 /// `пароль: …`): the value must look like a credential on its own ([`strong_value`]).
 fn check_foreign_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    foreign_labelled(scan, caps, out, "password written out after its label");
+}
+
+/// The value of a label in another language (group 1, at most 200 characters, its closing
+/// punctuation left out), reported with `message` when it looks like a credential on its own.
+fn foreign_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>, message: &str) {
     let (s, e) = caps.range(1).expect("group v");
     let e = scan.text()[s..e]
         .char_indices()
@@ -4690,7 +4696,7 @@ fn check_foreign_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>)
     out.push(secret(
         &SEC121,
         "labelled-credential",
-        "password written out after its label",
+        message,
         s,
         s + v.len(),
         v,
@@ -4748,26 +4754,9 @@ fn foreign_key_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
 }
 
 /// A key or a token after its label in another language (`der API-Schlüssel lautet …`,
-/// `la clave de API es …`): the value must look like a credential on its own
-/// ([`strong_value`]).
+/// `la clave de API es …`): judged as [`check_foreign_label`] judges a password.
 fn check_foreign_key_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let (s, e) = caps.range(1).expect("group v");
-    let e = scan.text()[s..e]
-        .char_indices()
-        .nth(200)
-        .map_or(e, |(i, _)| s + i);
-    let v = scan.text()[s..e].trim_end_matches(['.', '!', '?', ':']);
-    if !strong_value(v) {
-        return;
-    }
-    out.push(secret(
-        &SEC121,
-        "labelled-credential",
-        "key or token written out after its label",
-        s,
-        s + v.len(),
-        v,
-    ));
+    foreign_labelled(scan, caps, out, "key or token written out after its label");
 }
 
 /// `Admin login: app / …`, `creds: deploy:…`: a user and a password after a login label; the
