@@ -44,6 +44,8 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     let text = scan.text();
     let b = text.as_bytes();
     braced_escape_lines(scan, out);
+    concatenated_literals(scan, out);
+    spaced_groups(scan, out);
     // Escape runs (`%xx`, `\\xNN`, `\\uNNNN`) are rare: find them with memchr.
     let mut skip_until = 0;
     let mut judged = 0usize;
@@ -227,6 +229,207 @@ fn braced_escape_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             out.push(decodes_to(&f, start, end, "escaped (`\\u{…}`)", &decoded));
         }
     }
+}
+
+/// String literals joined by `+` on one line (`"sk_live_" + "4eC3…" + "…"`, `'ghp_' + '…'`):
+/// a credential split so that no pattern sees it whole. Each such line is read with its joins
+/// undone and linted again; what that finds beyond what the line shows as written is reported
+/// on the line (ENC001), as [`braced_escape_lines`] does. A `+` is asked only of its
+/// neighbours (a quote on each side past blanks), so a text of them costs one look each.
+fn concatenated_literals(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let b = text.as_bytes();
+    let mut judged = 0usize;
+    let mut next = 0;
+    for p in memchr::memchr_iter(b'+', b) {
+        if p < next {
+            continue;
+        }
+        let blank = |c: &&u8| matches!(**c, b' ' | b'\t');
+        let before = b[..p].iter().rev().find(|c| !blank(c));
+        let after = b[p + 1..].iter().find(|c| !blank(c));
+        if !(matches!(before, Some(b'"' | b'\'')) && before == after) {
+            continue;
+        }
+        // The line around the join, at most 240 bytes either side: a minified line of
+        // joins is read a window at a time, not whole for each.
+        let floor = super::super::text::floor_char(text, p.saturating_sub(240));
+        let ceil = super::super::text::ceil_char(text, (p + 240).min(text.len()));
+        let start = text[floor..p].rfind('\n').map_or(floor, |i| floor + i + 1);
+        let end = text[p..ceil].find('\n').map_or(ceil, |i| p + i);
+        next = end;
+        let line = &text[start..end];
+        let Some(joined) = join_literals(line) else {
+            continue;
+        };
+        if judged == MAX_DECODED {
+            out.push(stop(text, MAX_DECODED, start));
+            return;
+        }
+        judged += 1;
+        count_top(scan, |p| p.decoded += 1);
+        if let Some(f) = new_secret(scan, line, &joined) {
+            out.push(decodes_to(&f, start, end, "joined (`\" + \"`)", &joined));
+        }
+    }
+}
+
+/// A token written in groups with a blank between (`ghp_ 4Kxp K1Bi i80h …`, spaced to slip
+/// past scanners): a run of five or more groups of two to eight token characters, mixed case
+/// across them and digits in three, is read joined on its line, and what the secret rules then
+/// find beyond the line as written is reported on the run (ENC001). Hex dumps and numbers in
+/// groups are one case and are not read. Each line is read once; past [`MAX_DECODED`] runs
+/// the rest are not judged (a text of that many is data, not a note; not fail-closed, since
+/// the signal is weak).
+fn spaced_groups(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let mut judged = 0usize;
+    let mut line_start = 0;
+    while line_start < text.len() {
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
+        let line = &text[line_start..line_end];
+        if let Some((s, e)) = spaced_run(line) {
+            // The run and at most 160 bytes either side of it on its line: a long line is
+            // linted a window at a time.
+            let ws = super::super::text::floor_char(line, s.saturating_sub(160));
+            let we = super::super::text::ceil_char(line, (e + 160).min(line.len()));
+            let (line_start, line) = (line_start + ws, &line[ws..we]);
+            let (s, e) = (s - ws, e - ws);
+            let joined = format!(
+                "{}{}{}",
+                &line[..s],
+                line[s..e].replace(' ', ""),
+                &line[e..]
+            );
+            if judged == MAX_DECODED {
+                return;
+            }
+            judged += 1;
+            count_top(scan, |p| p.decoded += 1);
+            if let Some(f) = new_secret(scan, line, &joined) {
+                out.push(decodes_to(
+                    &f,
+                    line_start + s,
+                    line_start + e,
+                    "spaced in groups",
+                    &joined,
+                ));
+            }
+        }
+        line_start = line_end + 1;
+    }
+}
+
+/// The first secret error that `joined` (a line read with its pieces joined) holds beyond
+/// what `line` as written shows, by rule.
+fn new_secret(scan: &Scan<'_>, line: &str, joined: &str) -> Option<Finding> {
+    let seen: Vec<&str> = super::super::scan_decoded(line, scan.depth + 1)
+        .iter()
+        .map(|f| f.rule.id)
+        .collect();
+    super::super::scan_decoded(joined, scan.depth + 1)
+        .into_iter()
+        .filter(|f| {
+            f.severity == Severity::Error
+                && !seen.contains(&f.rule.id)
+                && f.rule.family == Family::Sec
+        })
+        .min_by_key(|f| f.rule.id)
+}
+
+/// The span of the first run of spaced groups on `line` (see [`spaced_groups`]).
+fn spaced_run(line: &str) -> Option<(usize, usize)> {
+    let bytes = line.as_bytes();
+    let group = |w: &[u8]| {
+        (2..=8).contains(&w.len())
+            && w.iter()
+                .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        // A run starts at a word's start.
+        if i > 0 && bytes[i - 1] != b' ' || bytes[i] == b' ' {
+            i += 1;
+            continue;
+        }
+        let (mut at, mut n, mut digits, mut upper, mut lower) = (i, 0, 0, 0, 0);
+        loop {
+            let end = bytes[at..]
+                .iter()
+                .position(|&c| c == b' ')
+                .map_or(bytes.len(), |k| at + k);
+            let w = &bytes[at..end];
+            if !group(w) {
+                break;
+            }
+            n += 1;
+            digits += usize::from(w.iter().any(u8::is_ascii_digit));
+            upper += usize::from(w.iter().any(u8::is_ascii_uppercase));
+            lower += usize::from(w.iter().any(u8::is_ascii_lowercase));
+            at = end;
+            if bytes.get(at) == Some(&b' ') && bytes.get(at + 1).is_some_and(|&c| c != b' ') {
+                at += 1;
+            } else {
+                break;
+            }
+        }
+        let run_end = if at < bytes.len() && bytes[at] != b' ' && at > i && bytes[at - 1] == b' ' {
+            at - 1
+        } else {
+            at
+        };
+        if n >= 5 && digits >= 3 && upper >= 2 && lower >= 2 {
+            return Some((i, run_end));
+        }
+        i = at.max(i + 1);
+    }
+    None
+}
+
+/// `line` with every join of two literals inside a token (a token character, a quote, `+`
+/// between blanks, the same quote, a token character) removed, so the literals read as one;
+/// `None` when it holds none.
+fn join_literals(line: &str) -> Option<String> {
+    let bytes = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let mut from = 0;
+    let mut i = 0;
+    let mut joined = false;
+    while i < bytes.len() {
+        if matches!(bytes[i], b'"' | b'\'') {
+            let q = bytes[i];
+            let mut plus = i + 1;
+            while plus < bytes.len() && matches!(bytes[plus], b' ' | b'\t') {
+                plus += 1;
+            }
+            if plus < bytes.len() && bytes[plus] == b'+' {
+                let mut open = plus + 1;
+                while open < bytes.len() && matches!(bytes[open], b' ' | b'\t') {
+                    open += 1;
+                }
+                // Only a join inside a run of token characters (`"ghp_" + "aB3…"`): a
+                // sentence built of words (`"Hello, " + "world"`) is not a split token.
+                let token = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-');
+                if open < bytes.len()
+                    && bytes[open] == q
+                    && i > 0
+                    && token(bytes[i - 1])
+                    && bytes.get(open + 1).is_some_and(|&c| token(c))
+                {
+                    out.push_str(&line[from..i]);
+                    from = open + 1;
+                    i = open + 1;
+                    joined = true;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    out.push_str(&line[from..]);
+    joined.then_some(out)
 }
 
 /// `line` with every `\u{X…}` escape (one to six hex digits naming a character) replaced by

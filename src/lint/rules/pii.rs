@@ -130,8 +130,42 @@ fn check_email(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         // Published for people to write to: public by purpose, still worth a look.
         f = f.severity(Severity::Warning);
         f.message = format!("email address {email} published as a contact address");
+    } else if identity(&text[line_start..s], &text[e..]) {
+        // A commit's or a changelog's identity (`Signed-off-by: Jane Doe <jane@…>`, an
+        // `AUTHORS` line): published with the history it signs, still worth a look.
+        f = f.severity(Severity::Warning);
+        f.message = format!("email address {email} in a name <address> identity");
     }
     out.push(f);
+}
+
+/// An address in angle brackets after a person's name, as Git writes an author and its
+/// trailers (`Co-authored-by: Jane Doe <…>`) and changelogs and `AUTHORS` files copy it: one
+/// to four words just before `<`, each a capitalised name or a name's particle (`van`, `de`).
+fn identity(before: &str, after: &str) -> bool {
+    let Some(head) = before.strip_suffix('<') else {
+        return false;
+    };
+    if !after.starts_with('>') {
+        return false;
+    }
+    let name_word = |w: &str| {
+        w.starts_with(char::is_uppercase)
+            && w.chars()
+                .all(|c| c.is_alphabetic() || matches!(c, '-' | '\'' | '.'))
+    };
+    let particle = |w: &str| {
+        matches!(
+            w,
+            "van" | "von" | "de" | "der" | "den" | "da" | "di" | "du" | "le" | "la" | "del" | "dos"
+        )
+    };
+    let words: Vec<&str> = head
+        .split_whitespace()
+        .rev()
+        .take_while(|w| name_word(w) || particle(w))
+        .collect();
+    (1..=4).contains(&words.len()) && words.iter().any(|w| name_word(w))
 }
 
 /// Local parts that name a function, not a person (RFC 2142 and the usual project mailboxes).
@@ -554,6 +588,27 @@ mod tests {
     fn pii001(text: &str) -> Option<crate::lint::Severity> {
         let d = crate::lint::check_text("x/NOTES.md", text).unwrap();
         d.iter().find(|d| d.rule == "PII001").map(|d| d.severity)
+    }
+
+    /// A name and its address in angle brackets (a commit's author or trailer, a changelog's
+    /// or an AUTHORS file's line) is a public identity: a warning, not a block. The same
+    /// address in a sentence, or in brackets without a name before them, still blocks.
+    #[test]
+    fn a_name_and_address_identity_is_a_warning() {
+        for text in [
+            "Signed-off-by: Priya Raman <priya.raman@tidepool-tools.org>",
+            "Co-authored-by: Lukas van der Meer <lukas@meer-labs.nl>",
+            "2024-03-01  Ana Lima  <ana@lima-dev.pt>",
+            "- 2.1.0: fix the parser (Jürgen Weiß <jweiss@suse-mirror.de>)",
+        ] {
+            assert_eq!(pii001(text), Some(Severity::Warning), "{text}");
+        }
+        for text in [
+            "Mail Priya at priya.raman@tidepool-tools.org tomorrow.",
+            "send the invoice to <priya.raman@tidepool-tools.org>",
+        ] {
+            assert_eq!(pii001(text), Some(Severity::Error), "{text}");
+        }
     }
 
     #[test]

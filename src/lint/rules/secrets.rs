@@ -285,6 +285,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "pass",
             "pat=",
             "pat =",
+            // A bare `pat:` or `auth:` (judged with its value, see `check_assignment`) and an
+            // `Authorization` header written as a mapping's key.
+            "pat",
+            "auth",
             "authtoken",
             "auth_token",
             "pw",
@@ -578,6 +582,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC130,
+        keywords: &["://"],
+        // A token alone as a URL's user (`https://TOKEN@github.com/…`, as Git hosts take a
+        // personal access token): no colon, twenty or more characters drawn at random.
+        regex: r"\b(?P<scheme>https?|git|ssh)://(?P<v>[A-Za-z0-9_-]{20,200})@(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2,})",
+        before: 8,
+        after: 320,
+        check: check_url_token_user,
+        overlap: false,
+        gate: Some(token_user_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC130,
         keywords: &["password", "pwd"],
         regex: CONNECTION_PASSWORD,
         before: 300,
@@ -656,6 +673,20 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_command_credentials_at,
         overlap: false,
         gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC131,
+        keywords: &["redis-cli", "htpasswd", "openssl", "7z", "zip", "sqlplus"],
+        // Tools that take a password by their own flag or syntax: `redis-cli -a …`,
+        // `htpasswd -b FILE USER …`, `openssl enc -k …` and `-passin pass:…`, `7z a -p…`,
+        // `zip -P …`, `sqlplus user/…@db`.
+        regex: r#"(?m)\bredis-cli\b[^\n|;&]*?[ \t]-a[ \t]+("[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\bhtpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+[^\s|;&]+){1,2}?[ \t]+("[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)[ \t]*(?:$|[|;&])|\bopenssl\b[^\n|;&]*?[ \t](?-i:-k)[ \t]+("[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\bopenssl\b[^\n|;&]*?[ \t]-pass(?:in|out)?[ \t]+pass:([^\s"'|;&]+)|\b7z[a-z]?\b[^\n|;&]*?[ \t](?-i:-p)([^\s"'|;&]+)|\b(?:zip|unzip|zipcloak)\b[^\n|;&]*?[ \t](?-i:-P)[ \t]+("[^"\n]+"|'[^'\n]+'|[^\s"'|;&]+)|\bsqlplus[ \t]+(?:-[A-Za-z]+[ \t]+)*["']?[A-Za-z][A-Za-z0-9_$#]*/([^\s@/"']+)@"#,
+        before: 4,
+        after: 320,
+        check: check_tool_password,
+        overlap: false,
+        gate: Some(tool_password_gate),
         near: &[],
     },
     Pattern {
@@ -902,8 +933,13 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "auth=(",
             "auth = (",
             ".auth(",
+            "jwt.sign(",
+            "jwt.encode(",
+            "jwt.verify(",
+            "jwt.decode(",
+            "createhmac(",
         ],
-        regex: r"\b(?P<f>mysqli_connect|mysql_connect|mysqli|PDO|ldap_bind|simple_bind_s|simple_bind|PasswordAuthentication|auth[ \t]*=[ \t]*|auth)[ \t]*\(",
+        regex: r"\b(?P<f>mysqli_connect|mysql_connect|mysqli|PDO|ldap_bind|simple_bind_s|simple_bind|PasswordAuthentication|jwt\.(?:sign|encode|verify|decode)|createHmac|auth[ \t]*=[ \t]*|auth)[ \t]*\(",
         before: 20,
         after: 400,
         check: check_credential_call,
@@ -945,6 +981,41 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_foreign_label,
         overlap: false,
         gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC121,
+        keywords: &[
+            "schlüssel",
+            "schluessel",
+            "clave",
+            "clé",
+            "chiave",
+            "chave",
+            "sleutel",
+            "klucz",
+            "nyckel",
+            "avain",
+            "jeton",
+            "token",
+            "キー",
+            "トークン",
+            "密钥",
+            "密鑰",
+            "秘钥",
+            "令牌",
+            "토큰",
+        ],
+        // A key or a token after its label in another language, with a sign or the
+        // language's verb for "is" (`der API-Schlüssel lautet …`, `la clave de API de … es
+        // …`, `la clé API est …`, `il token di … è …`, `API 密钥是 …`). The English `token`
+        // only with another language's verb: English prose is the patterns' above.
+        regex: r"(?:(?i:schl(?:ü|u|ue)ssel|clave|cl[eé]|chiave|chave|sleutel|klucz|nyckel|avain|jetons?)(?:[ \t]+[^\s:=：.,;!?()\[\]<>`'\x22]{1,24}){0,4}?(?:[ \t]*(?:\*\*|__)?[ \t]*[:=：]|[ \t]+[-–—][ \t]|[ \t]+(?i:ist|lautet|war|est|était|etait|es|era|é|è|e|is|jest|to|är|ar|var|on|oli|je))|(?i:token)(?:[ \t]+[^\s:=：.,;!?()\[\]<>`'\x22]{1,24}){0,4}?[ \t]+(?i:ist|lautet|est|es|è|é|e)|(?:キー|トークン|密钥|密鑰|秘钥|令牌|토큰)[ \t]*(?:は|是|为|為|는|은|:|：))[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*[`'\x22]?(?P<v>[^ \t\r\n`'\x22<>()\[\]{},;|。、]+)",
+        before: 10,
+        after: 340,
+        check: check_foreign_key_label,
+        overlap: false,
+        gate: Some(foreign_key_gate),
         near: &[],
     },
     Pattern {
@@ -1048,6 +1119,17 @@ fn userinfo_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     memchr::memchr(b'@', &tail[..stop]).is_some()
 }
 
+/// [`check_url_token_user`]'s gate: a run of twenty or more token bytes right after `://`,
+/// ended by `@`. Reads at most 201 bytes.
+fn token_user_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
+    let tail = &b[end..b.len().min(end + 201)];
+    let run = tail
+        .iter()
+        .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_' || c == b'-'))
+        .unwrap_or(tail.len());
+    run >= 20 && tail.get(run) == Some(&b'@')
+}
+
 /// The arguments of a call whose `(` ends at `open`, up to its closing bracket on the same
 /// line (at most 240 bytes, three brackets deep): each argument's trimmed range. Commas inside quotes or nested
 /// brackets do not split.
@@ -1096,7 +1178,8 @@ fn call_arguments(text: &str, open: usize) -> Vec<(usize, usize)> {
 /// A password passed by position to a call that takes one: `mysqli_connect(host, user,
 /// "…")`, `new PDO($dsn, $user, '…')`, `ldap_bind($c, $dn, "…")`,
 /// `new PasswordAuthentication("user", "…".toCharArray())`, `auth=('user', '…')`,
-/// `redis.auth("…")`.
+/// `redis.auth("…")`; a key passed to sign a JSON Web Token or an HMAC (`jwt.sign(payload,
+/// '…')`, `createHmac('sha256', '…')`).
 fn check_credential_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let func = caps.str(1).to_ascii_lowercase();
@@ -1106,6 +1189,10 @@ fn check_credential_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     let (slot, strict) = match func.as_str() {
         "mysqli_connect" | "mysql_connect" | "mysqli" | "pdo" | "ldap_bind" => (2, false),
         "simple_bind_s" | "simple_bind" | "passwordauthentication" => (1, false),
+        // A JSON Web Token signed or checked with a literal key (`jwt.sign(payload, '…')`,
+        // `jwt.encode(payload, "…", algorithm="HS256")`), an HMAC keyed with one
+        // (`crypto.createHmac('sha256', '…')`): the key must look like one on its own.
+        "jwt.sign" | "jwt.encode" | "jwt.verify" | "jwt.decode" | "createhmac" => (1, true),
         // `auth=('user', '…')`: a (user, password) pair.
         _ if func.starts_with("auth") && func.len() > 4 => (1, args.len() != 2),
         // `redis.auth("…")`: a method of that name with one argument, which must look like a
@@ -1128,9 +1215,16 @@ fn check_credential_call(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     if !(rest.is_empty() || rest == ".toCharArray()" || rest == ".getBytes()") {
         return;
     }
+    // The name the finding gives the argument: a signing key for a token's or an HMAC's
+    // call, a password for a login's.
+    let name = if func.starts_with("jwt.") || func == "createhmac" {
+        "signing_key"
+    } else {
+        "password"
+    };
     judge_pair(
         scan,
-        "password",
+        name,
         s + 1,
         s + close,
         "credential-argument",
@@ -3148,6 +3242,11 @@ fn credential_name_uncached(name: &str) -> Option<bool> {
         "str" | "string" => matches!(prev, "conn" | "connection"),
         "pat" => parts.len() > 1,
         "auth" => env,
+        // An `Authorization` header's value as a mapping holds it (`"authorization": "…"`):
+        // a scheme and its token are SEC110's, a bare token is the header's whole value.
+        "authorization" => parts.len() == 1,
+        // Rails's `secret_key_base`, `SECRET_KEY_BASE`, `secretKeyBase`.
+        "base" => whole == "secretkeybase",
         // `pass` alone is often a step (`first_pass`, `render_pass`): a credential when the
         // name is a constant, a PHP or shell variable, or names what the password opens.
         "pass" | "pw" => {
@@ -3290,7 +3389,7 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         let uuid = v.len() == 36 && v.bytes().filter(|&c| c == b'-').count() == 4;
         let provider_key =
             provider_key_name(name) && strong_value(v) && opaque(v) && v.len() >= 16 && !uuid;
-        (matches!(bare.as_str(), "key" | "pass" | "pw" | "auth")
+        (matches!(bare.as_str(), "key" | "pass" | "pw" | "auth" | "pat")
             && strong_value(v)
             && v.len() >= 12
             || provider_key)
@@ -3314,7 +3413,7 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let prose_word = word_before(text, ns).map(str::to_ascii_lowercase);
     let lower_name = name.to_ascii_lowercase();
     if prose_word.as_deref().is_some_and(|w| {
-        lower_name == "key" && names_a_record(w)
+        lower_name == "key" && (names_a_record(w) || matches!(w, "public" | "publishable"))
             || lower_name == "token"
                 && matches!(w, "pagination" | "continuation" | "cursor" | "sync")
     }) {
@@ -3439,6 +3538,10 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     let lname = name.to_lowercase();
+    // An `Authorization` header's scheme and token (`Bearer …`) are SEC110's to judge.
+    if lname.trim_matches(['"', '\'']).ends_with("authorization") && v.contains([' ', '\t']) {
+        return;
+    }
     let password_name = lname.contains("pass") || lname.contains("pwd");
     let shaped = credential_shaped(v);
     // A name read past a qualifier (`TOKEN_OLD`, `api_key_prev`) holds a credential only when
@@ -3514,6 +3617,19 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         }
         Placeholder::No => {}
     }
+    // A passphrase of three to eight lower-case dictionary words (`correct horse battery
+    // staple`, quoted or written out to the line's end): what a sample file or a document
+    // makes up, never a key a provider issued; a person's real one is still worth a look.
+    let spoken = if quoted {
+        v
+    } else {
+        let line_end = text[vs..].find('\n').map_or(text.len(), |i| vs + i);
+        text[vs..line_end].split(" #").next().unwrap_or("").trim()
+    };
+    if f.severity == Severity::Error && word_passphrase(spoken) {
+        f = f.severity(Severity::Warning);
+        f.message.push_str(" (a passphrase of words)");
+    }
     // A short parameter of a URL's query (`…/badge.svg?token=B1Enaf…`): badge and share
     // tokens, which grant read access to a public view at most.
     let (ns, _) = caps.range(1).expect("group name");
@@ -3523,6 +3639,16 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         f.message.push_str(" (a short URL parameter)");
     }
     out.push(f);
+}
+
+/// Three to eight lower-case words of two to twelve letters, one blank between each
+/// (`correct horse battery staple`).
+fn word_passphrase(v: &str) -> bool {
+    let words: Vec<&str> = v.split(' ').collect();
+    (3..=8).contains(&words.len())
+        && words
+            .iter()
+            .all(|w| (2..=12).contains(&w.len()) && w.bytes().all(|c| c.is_ascii_lowercase()))
 }
 
 /// A credential word after a word, in lower case (`devpassword`, `local_secret2`): a password
@@ -4579,6 +4705,12 @@ fn check_secure_string(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>)
 /// A password after its label in another language (`Passwort: …`, `contraseña = …`,
 /// `пароль: …`): the value must look like a credential on its own ([`strong_value`]).
 fn check_foreign_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    foreign_labelled(scan, caps, out, "password written out after its label");
+}
+
+/// The value of a label in another language (group 1, at most 200 characters, its closing
+/// punctuation left out), reported with `message` when it looks like a credential on its own.
+fn foreign_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>, message: &str) {
     let (s, e) = caps.range(1).expect("group v");
     let e = scan.text()[s..e]
         .char_indices()
@@ -4591,11 +4723,67 @@ fn check_foreign_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>)
     out.push(secret(
         &SEC121,
         "labelled-credential",
-        "password written out after its label",
+        message,
         s,
         s + v.len(),
         v,
     ));
+}
+
+/// [`check_foreign_key_label`]'s gate. A label written in Latin letters stands as a word (a
+/// plural `s` allowed; `Schlüssel` may end a compound, `API-Schlüssel`), and within its
+/// sentence (at most 130 bytes, so a text of labels costs a bounded read each) comes a sign or
+/// a verb for "is"; the English `token` needs another language's verb (`ist`, `lautet`,
+/// `est`, `es`, `è` and `é` as the normalised view writes them). A label in another script
+/// opens the pattern as it is.
+fn foreign_key_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    let kw = &b[start..end];
+    if !kw.is_ascii() {
+        return true;
+    }
+    let token = kw.eq_ignore_ascii_case(b"token");
+    let compound = kw.len() > 4 && kw[..4].eq_ignore_ascii_case(b"schl");
+    let mut i = end;
+    if i < b.len() && (b[i] == b's' || b[i] == b'S') {
+        i += 1;
+    }
+    if i < b.len() && b[i].is_ascii_alphanumeric()
+        || !compound && start > 0 && b[start - 1].is_ascii_alphanumeric()
+    {
+        return false;
+    }
+    let verbs: &[&[u8]] = if token {
+        &[b"ist", b"lautet", b"est", b"es", b"e"]
+    } else {
+        &[
+            b"ist", b"lautet", b"war", b"est", b"etait", b"es", b"era", b"e", b"is", b"jest",
+            b"to", b"ar", b"var", b"on", b"oli", b"je",
+        ]
+    };
+    let stop = b.len().min(end + 130);
+    while i < stop && !matches!(b[i], b'\n' | b'.' | b';') {
+        if !token && matches!(b[i], b':' | b'=') || !b[i].is_ascii() {
+            return true;
+        }
+        if matches!(b[i], b' ' | b'\t') {
+            let rest = &b[i + 1..stop];
+            let w = &rest[..rest
+                .iter()
+                .position(|c| !c.is_ascii_alphabetic())
+                .unwrap_or(rest.len())];
+            if verbs.iter().any(|v| w.eq_ignore_ascii_case(v)) {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
+/// A key or a token after its label in another language (`der API-Schlüssel lautet …`,
+/// `la clave de API es …`): judged as [`check_foreign_label`] judges a password.
+fn check_foreign_key_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    foreign_labelled(scan, caps, out, "key or token written out after its label");
 }
 
 /// `Admin login: app / …`, `creds: deploy:…`: a user and a password after a login label; the
@@ -5528,8 +5716,8 @@ fn random_looking(v: &str) -> bool {
 
 /// A value written as a name, not drawn at random: lowercase words and numbers between
 /// dashes (`kid-2024-06-prod-eu`), capitalised words between dashes (`X-Api-Key-V2`), or
-/// camel case with two or more capitalised words of five letters or more
-/// (`RotateDbSecretFn2024`, `Argon2idV19Params`), which random text seldom has.
+/// camel case with two or more capitalised words of five letters or more that make up half of
+/// it (`RotateDbSecretFn2024`, `Argon2idV19Params`), which random text seldom has.
 fn reads_as_a_name(v: &str) -> bool {
     let dashed = v.contains('-')
         && v.split('-').all(|p| {
@@ -5547,7 +5735,7 @@ fn reads_as_a_name(v: &str) -> bool {
                             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))
         });
     let b = v.as_bytes();
-    let mut words = 0;
+    let (mut words, mut covered) = (0, 0);
     let mut i = 0;
     while i < b.len() {
         if b[i].is_ascii_uppercase() {
@@ -5555,7 +5743,10 @@ fn reads_as_a_name(v: &str) -> bool {
                 .iter()
                 .take_while(|c| c.is_ascii_lowercase())
                 .count();
-            words += usize::from(lower >= 4);
+            if lower >= 4 {
+                words += 1;
+                covered += 1 + lower;
+            }
             i += 1 + lower;
         } else {
             i += 1;
@@ -5567,7 +5758,9 @@ fn reads_as_a_name(v: &str) -> bool {
     let versioned = digits > 0
         && (b.len() > digits && b[b.len() - digits - 1] == b'V'
             || digits == 4 && v[v.len() - 4..].starts_with("20"));
-    dashed || words >= 2 || words >= 1 && versioned
+    // Two such words in a long random value happen by chance (one in ten of forty
+    // characters): a name is mostly its words.
+    dashed || words >= 2 && covered * 2 >= b.len() || words >= 1 && versioned
 }
 
 fn check_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -5891,6 +6084,42 @@ fn prose_value_is_a_name(v: &str) -> bool {
     names_a_credential(v)
 }
 
+/// A token as a URL's user name (`https://ghp_…@github.com`, `https://<40 hex>@host/…`): a
+/// credential when it reads as drawn (hex with letters and digits, or mixed case with
+/// digits), not a user's name.
+fn check_url_token_user(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.range(2).expect("group v");
+    let v = &scan.text()[s..e];
+    let b = v.as_bytes();
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
+    let hex = b.iter().all(u8::is_ascii_hexdigit);
+    let mixed = b.iter().any(u8::is_ascii_uppercase) && b.iter().any(u8::is_ascii_lowercase);
+    if is_template(v)
+        || placeholder(v) != Placeholder::No
+        || judged_stand_in(v)
+        || digits < 2
+        || letters < 3
+        || !(hex || mixed)
+        || entropy(v) < 3.5
+    {
+        return;
+    }
+    let scheme = caps.str(1).to_lowercase();
+    out.push(
+        Finding::new(
+            &SEC130,
+            s,
+            e,
+            format!(
+                "token embedded as the user of a {scheme} URL: {}",
+                redacted(v)
+            ),
+        )
+        .secret("url-credentials"),
+    );
+}
+
 fn check_url_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.range(3).expect("group pass");
     let pass = &scan.text()[s..e];
@@ -6013,6 +6242,30 @@ fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Fin
     let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9, 10]) else {
         return;
     };
+    command_credential(scan, s, e, v, out);
+}
+
+/// [`check_command_credentials`] for the tools with a password syntax of their own.
+fn check_tool_password(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, e, v)) = caps.first(&[1, 2, 3, 4, 5, 6, 7]) else {
+        return;
+    };
+    if variable(v.trim_matches(['"', '\''])) {
+        return;
+    }
+    command_credential(scan, s, e, v, out);
+}
+
+/// [`check_tool_password`]'s gate: a flag (` -`) or a `user/password` slash on the keyword's
+/// line, within 240 bytes.
+fn tool_password_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
+    let tail = &b[end..b.len().min(end + 240)];
+    let line = &tail[..memchr::memchr(b'\n', tail).unwrap_or(tail.len())];
+    memchr::memmem::find(line, b" -").is_some() || memchr::memchr(b'/', line).is_some()
+}
+
+/// A password `v` at `s..e` on a command line: an error, a warning when a placeholder.
+fn command_credential(scan: &Scan<'_>, s: usize, e: usize, v: &str, out: &mut Vec<Finding>) {
     let v_trim = v.trim_matches(['"', '\'']);
     // `net use … /user:x *` asks for the password.
     if v_trim.is_empty() || v_trim == "*" || is_template(v_trim) || v_trim.starts_with('-') {

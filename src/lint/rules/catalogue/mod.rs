@@ -260,6 +260,144 @@ fn gap_verdict(gap: &str) -> Option<bool> {
     assign.then_some(true)
 }
 
+/// Words that, in a gap of prose, say the value is a record's or a build's handle (a trace,
+/// a release, a commit): never a credential handed over, whatever verb follows.
+fn handle_word(w: &str) -> bool {
+    matches!(
+        w,
+        "id" | "ids"
+            | "sha"
+            | "commit"
+            | "hash"
+            | "checksum"
+            | "digest"
+            | "build"
+            | "version"
+            | "cache"
+            | "container"
+            | "url"
+            | "uri"
+            | "host"
+            | "endpoint"
+            | "domain"
+            | "email"
+            | "mail"
+            | "region"
+            | "zone"
+            | "port"
+            | "path"
+            | "name"
+            | "site"
+            | "tenant"
+            | "trace"
+            | "span"
+            | "request"
+            | "job"
+            | "run"
+            | "event"
+            | "image"
+            | "tag"
+            | "release"
+            | "ticket"
+            | "issue"
+            | "pr"
+            | "revision"
+            | "rev"
+            | "snapshot"
+            | "fingerprint"
+            | "nonce"
+            | "public"
+            | "publishable"
+            | "pub"
+            | "sid"
+            | "model"
+            | "file"
+    )
+}
+
+/// Whether a gap of prose between a provider's name and a value hands the value over: a verb
+/// of using or giving it (`I used …`, `authenticate to Datadog with …`, `retry with …`,
+/// `pasted from the … dashboard:` then a fenced block) or a sign that ends a short label
+/// (`Cohere → …`, `Zoom — …`, `Segment access for the bot: …`). A word that names a record's
+/// handle (`trace`, `commit`, `release`) anywhere in it says otherwise; an owner's word
+/// (`account`, `project`) only when no verb of use follows it (`our account uses …`).
+fn handed_over(gap: &str) -> bool {
+    let ws = words(gap);
+    if ws.len() > 8
+        || ws.iter().any(|w| handle_word(w))
+        || ws.windows(2).any(|w| w[0] == "search" && w[1] == "only")
+    {
+        return false;
+    }
+    let owner = ws.iter().rposition(|w| ID_WORDS.contains(&w.as_str()));
+    let verb = ws.iter().rposition(|w| {
+        matches!(
+            w.as_str(),
+            "use"
+                | "used"
+                | "uses"
+                | "using"
+                | "with"
+                | "via"
+                | "accepts"
+                | "accepted"
+                | "switched"
+                | "pasted"
+                | "paste"
+                | "copied"
+                | "gave"
+                | "given"
+                | "got"
+                | "here"
+                | "below"
+                | "signed"
+                | "logged"
+                | "authenticate"
+                | "authenticated"
+                | "authenticates"
+                | "retry"
+                | "connected"
+        )
+    });
+    if let Some(o) = owner {
+        return verb.is_some_and(|v| v > o);
+    }
+    if verb.is_some() {
+        return true;
+    }
+    // A sign at the end of a short label, past quotes, emphasis and a fence's opening line.
+    let mut t = gap.trim_end_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '`' | '"' | '\'' | '*' | '_' | '~')
+    });
+    if let Some(i) = t.rfind("```").or_else(|| t.rfind("~~~"))
+        && t[i + 3..].bytes().all(|c| c.is_ascii_alphanumeric())
+    {
+        t = t[..i].trim_end_matches(|c: char| c.is_whitespace() || c == '`');
+    }
+    [
+        ":", "\u{ff1a}", "\u{2192}", "->", "\u{2014}", "\u{2013}", "=",
+    ]
+    .iter()
+    .any(|s| t.ends_with(s))
+        || t.ends_with(" -")
+}
+
+/// A value drawn at random as keys are: twenty characters or more, hex with letters and digits
+/// both, or else letters of both cases and digits.
+fn drawn(v: &str) -> bool {
+    let b = v.as_bytes();
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let upper = b.iter().filter(|c| c.is_ascii_uppercase()).count();
+    let lower = b.iter().filter(|c| c.is_ascii_lowercase()).count();
+    let hex = b.iter().all(u8::is_ascii_hexdigit);
+    b.len() >= 20
+        && if hex {
+            digits >= 3 && upper + lower >= 3
+        } else {
+            (digits >= 2 || digits >= 1 && b.len() >= 28) && upper >= 2 && lower >= 2
+        }
+}
+
 /// The part of a token after its literal prefix (for entropy).
 fn body<'a>(e: &Entry, token: &'a str) -> &'a str {
     if e.context {
@@ -378,6 +516,7 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
         match gap_verdict(gap).or(separators.then_some(true)) {
             Some(true) => {}
             None if e.free => {}
+            _ if handed_over(gap) && drawn(part) => {}
             _ => return,
         }
         // A value that ends in a colon is the next key of a mapping (`api_key_secret:`); one
