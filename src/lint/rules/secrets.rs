@@ -6242,7 +6242,7 @@ fn check_command_credentials(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Fin
     let Some((s, e, v)) = caps.first(&[1, 2, 3, 5, 7, 8, 9, 10]) else {
         return;
     };
-    command_credential(scan, s, e, v, out);
+    command_credential(scan, caps.whole().0, (s, e), v, out);
 }
 
 /// [`check_command_credentials`] for the tools with a password syntax of their own.
@@ -6253,7 +6253,7 @@ fn check_tool_password(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>)
     if variable(v.trim_matches(['"', '\''])) {
         return;
     }
-    command_credential(scan, s, e, v, out);
+    command_credential(scan, caps.whole().0, (s, e), v, out);
 }
 
 /// [`check_tool_password`]'s gate: a flag (` -`) or a `user/password` slash on the keyword's
@@ -6264,8 +6264,15 @@ fn tool_password_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     memchr::memmem::find(line, b" -").is_some() || memchr::memchr(b'/', line).is_some()
 }
 
-/// A password `v` at `s..e` on a command line: an error, a warning when a placeholder.
-fn command_credential(scan: &Scan<'_>, s: usize, e: usize, v: &str, out: &mut Vec<Finding>) {
+/// A password `v` at `s..e` on a command line whose match starts at `ms`: an error, a
+/// warning when a placeholder.
+fn command_credential(
+    scan: &Scan<'_>,
+    ms: usize,
+    (s, e): (usize, usize),
+    v: &str,
+    out: &mut Vec<Finding>,
+) {
     let v_trim = v.trim_matches(['"', '\'']);
     // `net use … /user:x *` asks for the password.
     if v_trim.is_empty() || v_trim == "*" || is_template(v_trim) || v_trim.starts_with('-') {
@@ -6282,7 +6289,6 @@ fn command_credential(scan: &Scan<'_>, s: usize, e: usize, v: &str, out: &mut Ve
     }
     // MySQL's `-p` takes its password joined (`-pSECRET`): `mysql -u root -p app` asks for
     // it and names the database.
-    let (ms, _) = caps.whole();
     if scan.text()[ms..s].ends_with([' ', '\t'])
         && scan.text()[ms..s].trim_end().ends_with(" -p")
         && scan.text()[ms..].starts_with("mysql")
