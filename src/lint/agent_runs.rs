@@ -1718,7 +1718,17 @@ impl Walk<'_> {
             }
             let line = script_dir_spelled_as_a_marker(line);
             for cap in SOURCE.captures_iter(&line) {
-                let arg = cap[1].replace(['"', '\''], "");
+                // The name ends where the shell's operators start (`. lib.sh;`, `(. lib.sh)`,
+                // `. lib.sh|cat`): they are no part of it (review atk31 #11).
+                let named = if cap[1].starts_with("<(") {
+                    &cap[1]
+                } else {
+                    before_operator(&cap[1])
+                };
+                let arg = named.replace(['"', '\''], "");
+                if arg.is_empty() {
+                    continue;
+                }
                 // `source <(cat x.sh)`: what the process substituted prints.
                 if arg.starts_with("<(") {
                     let from = cap.get(1).map_or(0, |m| m.start() + 2);
@@ -1754,7 +1764,7 @@ impl Walk<'_> {
                 let shown = format!("{} (sourced by `{}`)", run.by, run.path);
                 if arg.contains(['$', '`']) {
                     self.say(Unfollowed {
-                        text: format!("{who} sources `{}`: a name the gate cannot follow", &cap[1]),
+                        text: format!("{who} sources `{named}`: a name the gate cannot follow"),
                         fix: NAME_IT,
                         unread: false,
                         command: String::new(),
@@ -1777,8 +1787,7 @@ impl Walk<'_> {
                 if held.is_empty() {
                     self.say(Unfollowed {
                         text: format!(
-                            "{who} sources `{}`, which the repository does not hold",
-                            &cap[1]
+                            "{who} sources `{named}`, which the repository does not hold"
                         ),
                         fix: COMMIT_IT,
                         unread: false,
@@ -1788,7 +1797,7 @@ impl Walk<'_> {
                 }
                 if depth >= MAX_FOLLOW_DEPTH {
                     if held.iter().any(|p| !self.read_once.contains(p)) {
-                        self.too_deep(&who, &format!(". {}", &cap[1]));
+                        self.too_deep(&who, &format!(". {named}"));
                     }
                     continue;
                 }
@@ -1914,6 +1923,22 @@ impl Walk<'_> {
             }),
         }
     }
+}
+
+/// `word` up to the first of the shell's operators (`;`, `&`, `|`, `(`, `)`, `<`, `>`)
+/// outside quotes: where the shell ends the word.
+fn before_operator(word: &str) -> &str {
+    let mut quote: Option<char> = None;
+    for (i, c) in word.char_indices() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, ';' | '&' | '|' | '(' | ')' | '<' | '>') => return &word[..i],
+            (None, _) => {}
+        }
+    }
+    word
 }
 
 /// The directory of a repository-relative path.

@@ -1032,3 +1032,33 @@ fn what_no_static_reading_can_resolve_is_a_warning_at_the_hook_and_in_lint() {
     hook.assert_code(0);
     assert!(hook.stderr.contains(said), "{hook}");
 }
+
+/// A SessionStart hook running `command`, as `.claude/settings.json` holds it.
+fn session_hook(command: &str) -> String {
+    format!(
+        r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": {}}}]}}]}}}}"#,
+        serde_json::Value::String(command.into())
+    )
+}
+
+/// Review atk31 #11: a file a run script sources before a shell operator (`. lib.sh;`, in
+/// a subshell, in an `if`, into a pipe) is the file the shell sources: judged when changed
+/// alone, never said to be missing.
+#[test]
+fn a_file_sourced_before_a_shell_operator_is_judged() {
+    for line in [
+        ". tools/lib.sh; echo ok",
+        "(. tools/lib.sh)",
+        "if true; then . tools/lib.sh; fi",
+        ". tools/lib.sh|cat",
+        "source \"tools/lib.sh\"&& echo ok",
+    ] {
+        let start = format!("#!/bin/sh\n{line}\n");
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook("sh tools/start.sh"),
+            vec![("tools/start.sh", &start)],
+            "tools/lib.sh",
+        ));
+    }
+}
