@@ -1047,8 +1047,8 @@ struct ScriptsOf<'a> {
 /// #1: a hook's script, whose output the agent reads; an MCP server's code) that the content
 /// holds as text ([`lint::agent_runs::runs`]), read as the harness reads them (through links
 /// within the work tree, in the letter case the content holds); every path they are read
-/// through goes to `pulled`, for the history layer. A compiled program (not UTF-8 text, or
-/// holding a NUL) is not text the agent reads and is left out. Gives the paths it added (they
+/// through goes to `pulled`, for the history layer. A compiled program is not text the agent
+/// reads and is left out; anything else is judged as text ([`run_bytes`]). Gives the paths it added (they
 /// are judged as code, [`LintFile::script`]) and, when the configuration or a file it runs
 /// changed, what the gate could not follow of what it runs.
 fn add_scripts(
@@ -1099,7 +1099,7 @@ fn add_scripts(
             continue;
         }
         if let Some(bytes) = content.read_agent_file(repo, &resolved)?
-            && std::str::from_utf8(&bytes).is_ok_and(|t| !t.contains('\0'))
+            && let Some(bytes) = run_bytes(&run.path, bytes)
         {
             held.insert(run.path.clone(), agent_files.len());
             added.push(run.path.clone());
@@ -1107,6 +1107,27 @@ fn add_scripts(
         }
     }
     Ok((added, unfollowed))
+}
+
+/// The bytes of a file a configuration runs (at `path`) as the gate judges them: a
+/// compiled program is not text the agent reads (`None`); an image or archive is judged by
+/// its readable runs; anything else an interpreter reads as text, so it is text here, bytes
+/// that are not UTF-8 replaced (review atk31 #10: a NUL past `exit`, a Latin-1 comment).
+pub(crate) fn run_bytes(path: &str, bytes: Vec<u8>) -> Option<Vec<u8>> {
+    if lint::agent_runs::compiled(&bytes) {
+        return None;
+    }
+    if lint::is_binary_file(path, &bytes) {
+        return Some(bytes);
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Some(text.into_bytes()),
+        Err(e) => Some(
+            String::from_utf8_lossy(e.as_bytes())
+                .into_owned()
+                .into_bytes(),
+        ),
+    }
 }
 
 /// Refuses the agent configuration at `config` (read as `text`) when it cannot be read as
@@ -1146,8 +1167,9 @@ pub(crate) fn follow_runs(
 
 /// The content's files as the walk of what a configuration runs reads them: as text,
 /// through links within the work tree, a path in another letter case included (the
-/// harness's file system may serve it); a file the gate refuses, or that is not UTF-8, is
-/// not there for it (the refusal comes from judging it).
+/// harness's file system may serve it); a file the gate refuses, or a compiled program, is
+/// not there for it (the refusal comes from judging it); one that is not UTF-8 is read with
+/// its bad bytes replaced, as [`run_bytes`] judges it.
 struct HeldTree<'a> {
     repo: &'a Repo,
     content: &'a Content<'a>,
@@ -1160,7 +1182,7 @@ impl lint::agent_runs::Tree for HeldTree<'_> {
             .read_agent_file(self.repo, &path)
             .ok()
             .flatten()
-            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|b| lint::agent_runs::script_text(&b).map(std::borrow::Cow::into_owned))
     }
 
     fn files_below(&mut self, dir: &str) -> Vec<String> {

@@ -1105,6 +1105,30 @@ const FROM_THE_PROJECT: &str =
 const COMMIT_RECIPE: &str =
     "commit the file that holds what it runs, or name the script in the command";
 
+/// True when `bytes` are a compiled program by their format's signature (ELF, Mach-O and
+/// its universal form, a PE executable): what the system runs without reading it as text.
+/// Anything else a configuration runs is read by an interpreter (a shell reads a script up
+/// to its `exit` and never sees a NUL past it), so it is judged as text (review atk31 #10).
+pub fn compiled(bytes: &[u8]) -> bool {
+    const MAGIC: &[&[u8]] = &[
+        b"\x7fELF",
+        b"\xfe\xed\xfa\xce",
+        b"\xfe\xed\xfa\xcf",
+        b"\xce\xfa\xed\xfe",
+        b"\xcf\xfa\xed\xfe",
+        b"\xca\xfe\xba\xbe",
+        b"MZ",
+        b"\0asm",
+    ];
+    MAGIC.iter().any(|m| bytes.starts_with(m))
+}
+
+/// The text of a file a configuration runs, as the gate judges it: bytes that are not
+/// UTF-8 replaced (a Latin-1 comment), `None` for a compiled program ([`compiled`]).
+pub fn script_text(bytes: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+    (!compiled(bytes)).then(|| String::from_utf8_lossy(bytes))
+}
+
 /// The repository's files as [`follow`] reads them.
 pub trait Tree {
     /// The text of the file at `path` (repository-relative), `None` when the tree does not

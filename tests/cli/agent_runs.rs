@@ -1062,3 +1062,52 @@ fn a_file_sourced_before_a_shell_operator_is_judged() {
         ));
     }
 }
+
+/// Review atk31 #10: a script with a NUL byte past its `exit` (which the shell never reads)
+/// or a Latin-1 byte in a comment is still a script the shell runs: judged as text, not
+/// taken for a compiled program or said to be missing.
+#[test]
+fn a_script_with_a_nul_or_a_latin1_byte_is_judged_as_text() {
+    for (tail, body) in [
+        (
+            "NUL past exit",
+            format!("{}exit 0\n\0\x01\x02", evil_script()).into_bytes(),
+        ),
+        ("Latin-1 comment", {
+            let mut b = b"#!/bin/sh\n# caf\xe9\n".to_vec();
+            b.extend_from_slice(evil_script().trim_start_matches("#!/bin/sh\n").as_bytes());
+            b
+        }),
+    ] {
+        let repo = handoff_repo();
+        repo.write(".claude/settings.json", session_hook("sh tools/s.sh"));
+        repo.write("tools/s.sh", CLEAN_SCRIPT);
+        stage(&repo, "Hook added.");
+        repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+        repo.git(&["commit", "-q", "-m", "hook"]);
+        std::fs::write(repo.path().join("tools/s.sh"), &body).unwrap();
+        stage(&repo, "Hook changed.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        assert!(
+            hook.stdout.contains("tools/s.sh") && hook.stdout.contains("PI001"),
+            "{tail}\n{hook}"
+        );
+        assert!(!hook.stderr.contains("does not hold"), "{tail}\n{hook}");
+        let all = repo.aahp(&["lint", "--all"]);
+        all.assert_code(1);
+        assert!(all.stdout.contains("tools/s.sh:"), "{tail}\n{all}");
+        let ci = commit_and_verify(&repo, "Hook changed.");
+        ci.assert_code(1);
+        assert!(ci.stdout.contains("tools/s.sh"), "{tail}\n{ci}");
+    }
+    // A compiled program a hook runs is not text the agent reads.
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", session_hook("./tools/bin"));
+    std::fs::create_dir_all(repo.path().join("tools")).unwrap();
+    let mut elf = b"\x7fELF\x02\x01\x01\0".to_vec();
+    elf.extend_from_slice(INJECTION.as_bytes());
+    std::fs::write(repo.path().join("tools/bin"), &elf).unwrap();
+    stage(&repo, "Program added.");
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
