@@ -1158,11 +1158,22 @@ pub(crate) fn follow_runs(
     text: &str,
 ) -> Result<lint::agent_runs::Followed> {
     config_readable(config, text)?;
-    Ok(lint::agent_runs::follow(
-        config,
-        text,
-        &mut HeldTree { repo, content },
-    ))
+    let followed = lint::agent_runs::follow(config, text, &mut HeldTree { repo, content });
+    match followed.refused {
+        // Review atk31 #9: a `package.json` npm reads but the gate cannot would pass what
+        // it runs unread.
+        Some(r) => Err(Error::invalid(
+            &r.path,
+            Some(r.line),
+            format!(
+                "`{config}` runs what this file holds, but it cannot be read as its runner \
+                 reads it ({}), so what it runs cannot be judged; make it valid JSON so that \
+                 the gate can judge it",
+                r.why
+            ),
+        )),
+        None => Ok(followed),
+    }
 }
 
 /// The content's files as the walk of what a configuration runs reads them: as text,

@@ -1065,6 +1065,19 @@ pub struct Followed {
     pub recipes: Vec<Run>,
     /// What the gate did not follow, each once.
     pub unfollowed: Vec<Unfollowed>,
+    /// A file a runner reads on the way (a `package.json`) that cannot be read as the
+    /// runner reads it: the first met. What it runs cannot be judged, so the caller
+    /// refuses the walk, naming it.
+    pub refused: Option<Refused>,
+}
+
+/// A file [`follow`] met that cannot be read as its runner reads it: where, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub path: String,
+    /// The line (from 1) where reading stopped.
+    pub line: usize,
+    pub why: String,
 }
 
 /// A command the gate did not follow, said rather than passed over: who runs what, why it
@@ -1167,6 +1180,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
             listings: HashMap::new(),
             matched: HashMap::new(),
             spent: 0,
+            refused: None,
         },
         read_once: HashSet::new(),
         listed: HashSet::new(),
@@ -1193,6 +1207,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
             command: String::new(),
         });
     }
+    walk.f.refused = walk.reader.refused.take();
     walk.f
 }
 
@@ -1213,6 +1228,8 @@ struct Reader<'r> {
     /// The files each pattern matched.
     matched: HashMap<String, Rc<[String]>>,
     spent: usize,
+    /// The first file met that cannot be read as its runner reads it.
+    refused: Option<Refused>,
 }
 
 impl Reader<'_> {
@@ -1281,6 +1298,16 @@ impl super::recipes::Files for Reader<'_> {
 
     fn exhausted(&self) -> bool {
         self.spent > MAX_FOLLOW_BYTES
+    }
+
+    fn refuse(&mut self, path: &str, line: usize, why: String) {
+        if self.refused.is_none() {
+            self.refused = Some(Refused {
+                path: path.to_string(),
+                line,
+                why,
+            });
+        }
     }
 }
 

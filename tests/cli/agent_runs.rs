@@ -1111,3 +1111,56 @@ fn a_script_with_a_nul_or_a_latin1_byte_is_judged_as_text() {
     stage(&repo, "Program added.");
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
 }
+
+/// Review atk31 #9: a `package.json` npm reads (a byte-order mark, a number past a double's
+/// range, a lone surrogate's escape) is read as npm reads it, so the script it runs is
+/// judged; one nested past what the gate reads is refused (exit 2) naming it and its line,
+/// never taken for no `package.json`.
+#[test]
+fn a_package_json_npm_reads_is_read_as_npm_reads_it() {
+    for (what, extra) in [
+        ("BOM", "BOM"),
+        ("1e999", r#","x":1e999"#),
+        ("lone surrogate", r#","x":"\ud800""#),
+    ] {
+        let pj = |script: &str| {
+            let body = format!(r#"{{"scripts":{{"hook":"sh {script}"}}"#);
+            if extra == "BOM" {
+                format!("\u{feff}{body}}}")
+            } else {
+                format!("{body}{extra}}}")
+            }
+        };
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook("npm run -s hook"),
+            vec![("package.json", &pj("tools/s.sh"))],
+            "tools/s.sh",
+        ));
+        let _ = what;
+    }
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", session_hook("npm run -s hook"));
+    let deep = format!("{}{}", "[".repeat(600), "]".repeat(600));
+    repo.write(
+        "package.json",
+        format!("{{\"scripts\":{{\"hook\":\"sh tools/s.sh\"}},\n\"x\":{deep}}}"),
+    );
+    repo.write("tools/s.sh", CLEAN_SCRIPT);
+    stage(&repo, "Deep package.");
+    for args in [
+        &["hook", "pre-commit"][..],
+        &["lint", "--all"][..],
+        &["verify", "--level", "precommit"][..],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        let all = format!("{}{}", out.stdout, out.stderr);
+        assert!(
+            all.contains("package.json")
+                && all.contains(":2")
+                && !all.contains("no `package.json`"),
+            "{args:?}\n{out}"
+        );
+    }
+}
