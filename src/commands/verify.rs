@@ -1110,15 +1110,12 @@ fn add_scripts(
 }
 
 /// The bytes of a file a configuration runs (at `path`) as the gate judges them: a
-/// compiled program is not text the agent reads (`None`); an image or archive is judged by
-/// its readable runs; anything else an interpreter reads as text, so it is text here, bytes
-/// that are not UTF-8 replaced (review atk31 #10: a NUL past `exit`, a Latin-1 comment).
+/// compiled program, an image or an archive is not text the agent reads (`None`); anything
+/// else an interpreter reads as text, so it is text here, bytes that are not UTF-8 replaced
+/// (review atk31 #10: a NUL past `exit`, a Latin-1 comment).
 pub(crate) fn run_bytes(path: &str, bytes: Vec<u8>) -> Option<Vec<u8>> {
-    if lint::agent_runs::compiled(&bytes) {
+    if lint::agent_runs::compiled(&bytes) || lint::is_binary_file(path, &bytes) {
         return None;
-    }
-    if lint::is_binary_file(path, &bytes) {
-        return Some(bytes);
     }
     match String::from_utf8(bytes) {
         Ok(text) => Some(text.into_bytes()),

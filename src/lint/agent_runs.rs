@@ -1115,6 +1115,8 @@ const FEWER_STEPS: &str =
 const LESS: &str = "run fewer or smaller scripts and recipes from the configuration";
 const FROM_THE_PROJECT: &str =
     "name the script from the project's directory, or `cd` to a directory the script names";
+const SAY_IT: &str = "print a file of the repository the gate judges instead, or name it \
+     as a plain path";
 const COMMIT_RECIPE: &str =
     "commit the file that holds what it runs, or name the script in the command";
 
@@ -1188,6 +1190,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
         said: HashSet::new(),
         listed_recipes: HashSet::new(),
         handed: HashSet::new(),
+        named: HashSet::new(),
     };
     while walk.reader.spent <= MAX_FOLLOW_BYTES
         && let Some((line, depth, root)) = walk.queue.pop_front()
@@ -1339,6 +1342,9 @@ struct Walk<'r> {
     listed_recipes: HashSet<(String, String)>,
     /// The files handed on, with who runs them: each is queued once.
     handed: HashSet<(String, String)>,
+    /// The files the words of commands were found to name ([`Walk::named_files`]), each
+    /// looked up once.
+    named: HashSet<String>,
 }
 
 /// Who runs the commands being read ([`Walk::commands`]).
@@ -1613,6 +1619,7 @@ impl Walk<'_> {
                     .filter(|b| b.nested > cmd.nested)
                     .map(|b| b.words.as_slice()),
             };
+            self.named_files(&words, scope, &places);
             let Some(hands) = hands_on(&words, &around) else {
                 continue;
             };
@@ -1695,6 +1702,142 @@ impl Walk<'_> {
                 },
                 Hands::Lost(why, fix) => self.cannot(&scope.who, &shown, why, fix),
             }
+        }
+    }
+
+    /// Judges, as text, every file of the repository a word of a command names, whatever
+    /// its program (review atk31 #5, #7: `cat tools/*.txt`, `git show HEAD:tools/msg.txt`,
+    /// `python3 -c 'print(open("tools/msg.txt").read())'`): each word (and each word of
+    /// inline code it holds) unquoted, brace patterns expanded, a `REV:` before a path
+    /// dropped, shell patterns matched against the tree; each path looked up once. What the
+    /// gate cannot read of what the command hands the agent is said: a decompressor's
+    /// input, the history `git log` and `git show` print.
+    fn named_files(&mut self, words: &[String], scope: &Scope, places: &Places) {
+        let at = program_at(words).map_or(0, |p| p.at);
+        let Some(first) = words.get(at) else {
+            return;
+        };
+        let name = program(first);
+        let args = &words[at + 1..];
+        let shown = || words.join(" ");
+        let decompresses = matches!(
+            name,
+            "zcat"
+                | "gzcat"
+                | "bzcat"
+                | "xzcat"
+                | "lzcat"
+                | "zstdcat"
+                | "lz4cat"
+                | "zless"
+                | "zmore"
+                | "zgrep"
+                | "zegrep"
+                | "zfgrep"
+                | "bzgrep"
+                | "xzgrep"
+                | "zstdgrep"
+                | "gunzip"
+                | "bunzip2"
+                | "unxz"
+                | "unlzma"
+                | "unzstd"
+                | "lz4"
+                | "brotli"
+                | "unzip"
+        ) || matches!(name, "gzip" | "bzip2" | "xz" | "zstd" | "lzma")
+            && args.iter().any(|w| {
+                w == "--decompress" || w.starts_with('-') && !w.starts_with("--") && w.contains('d')
+            });
+        if name == "git" {
+            // The sub-command, past `-c key=value`, `-C dir` and other options.
+            let mut rest = args.iter();
+            let mut sub = None;
+            while let Some(w) = rest.next() {
+                if w == "-c" || w == "-C" {
+                    rest.next();
+                } else if !w.starts_with('-') {
+                    sub = Some(w.as_str());
+                    break;
+                }
+            }
+            let blob = args.iter().any(|w| {
+                w.split_once(':')
+                    .is_some_and(|(rev, path)| !rev.contains('/') && !path.is_empty())
+            });
+            if matches!(sub, Some("log" | "shortlog" | "reflog" | "whatchanged"))
+                || sub == Some("show") && !blob
+            {
+                self.cannot(
+                    &scope.who,
+                    &shown(),
+                    "it prints commit messages, which the gate does not judge",
+                    SAY_IT,
+                );
+            }
+        }
+        let Some(bases) = places.bases(&scope.fallbacks) else {
+            return;
+        };
+        let mut compressed = Vec::new();
+        for word in words {
+            for piece in brace_expanded(word) {
+                for w in code_words(&piece) {
+                    // `git show REV:path` prints the path's blob.
+                    let (rev, w) = match w.split_once(':') {
+                        Some((rev, path)) if !rev.contains('/') && !w.contains("://") => {
+                            (Some(rev), path)
+                        }
+                        _ => (None, w),
+                    };
+                    if !(w.contains('/') || has_extension(w) || has_glob(w)) {
+                        continue;
+                    }
+                    let Place::At(paths) = place(w, &self.project, &scope.dir, Some(&bases)) else {
+                        continue;
+                    };
+                    for path in paths {
+                        let found: Vec<String> = if has_glob(&path) {
+                            self.reader.matching(&path).to_vec()
+                        } else {
+                            vec![path]
+                        };
+                        for p in found {
+                            if p.is_empty()
+                                || !self.named.insert(p.clone())
+                                || !self.reader.holds(&p)
+                            {
+                                continue;
+                            }
+                            if decompresses {
+                                compressed.push(p);
+                                continue;
+                            }
+                            if rev.is_some_and(|r| !r.is_empty() && r != "HEAD") {
+                                self.cannot(
+                                    &scope.who,
+                                    &shown(),
+                                    "it prints a version of the file other than the one \
+                                     committed, which the gate does not judge",
+                                    SAY_IT,
+                                );
+                            }
+                            self.f.runs.push(Run {
+                                path: p,
+                                by: scope.by.clone(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if !compressed.is_empty() {
+            self.cannot(
+                &scope.who,
+                &shown(),
+                "it decompresses a file of the repository, whose text the gate cannot read",
+                SAY_IT,
+            );
         }
     }
 
@@ -1990,6 +2133,85 @@ fn before_operator(word: &str) -> &str {
         }
     }
     word
+}
+
+/// The words of `word` that may name a file, for a word that holds inline code
+/// (`print(open("tools/x.txt").read())`) as for a plain one: split at white space, quotes,
+/// parentheses, commas and the shell's operators, brackets around a word dropped.
+fn code_words(word: &str) -> impl Iterator<Item = &str> {
+    word.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                ';' | '&' | '|' | '(' | ')' | '<' | '>' | '=' | ',' | '`' | '"' | '\''
+            )
+    })
+    .map(|w| {
+        let w = w.trim_matches('\\');
+        let w = if w.contains(']') {
+            w
+        } else {
+            w.trim_start_matches('[')
+        };
+        if w.contains('[') {
+            w
+        } else {
+            w.trim_end_matches(']')
+        }
+    })
+    .filter(|w| !w.is_empty() && !w.starts_with(['-', '@']) && !w.contains("://"))
+}
+
+/// True when `word` ends in an extension (`.txt`, `.md`): a file's name without its
+/// directory.
+fn has_extension(word: &str) -> bool {
+    word.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=8).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
+    })
+}
+
+/// The most words a brace pattern of one word expands to (`{a,b}/{c,d}`: four).
+const MAX_BRACE_WORDS: usize = 64;
+
+/// `word` with its brace patterns (`tools/{a,b}.txt`, not `${VAR}`) expanded as the shell
+/// expands them, at most [`MAX_BRACE_WORDS`] words (a word past that is itself).
+fn brace_expanded(word: &str) -> Vec<String> {
+    let mut out = vec![word.to_string()];
+    let mut done = Vec::new();
+    while let Some(w) = out.pop() {
+        match brace_group(&w) {
+            Some((open, close)) if done.len() + out.len() < MAX_BRACE_WORDS => {
+                for alt in w[open + 1..close].split(',') {
+                    out.push(format!("{}{alt}{}", &w[..open], &w[close + 1..]));
+                }
+            }
+            _ => done.push(w),
+        }
+    }
+    done
+}
+
+/// The first brace group of `word` with a comma and no brace inside, not after a `$`.
+fn brace_group(word: &str) -> Option<(usize, usize)> {
+    let b = word.as_bytes();
+    let mut open = None;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'{' => open = (i == 0 || b[i - 1] != b'$').then_some(i),
+            b'}' => {
+                if let Some(o) = open.take()
+                    && word[o + 1..i].contains(',')
+                {
+                    return Some((o, i));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The directory of a repository-relative path.

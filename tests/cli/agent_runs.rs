@@ -1164,3 +1164,78 @@ fn a_package_json_npm_reads_is_read_as_npm_reads_it() {
         );
     }
 }
+
+/// Review atk31 #5, #7: a file of the repository a command prints or runs is judged as text
+/// whatever the program, when a word names it through a shell pattern, a brace pattern,
+/// `git show REV:path`, or inside an interpreter's inline code; at the configuration's
+/// command line and in a script it runs alike.
+#[test]
+fn a_file_any_word_of_a_command_names_is_judged() {
+    let commands = [
+        "cat tools/*.txt",
+        "cat tools/{msg,x}.txt",
+        "cat tools/msg.tx?",
+        "git show HEAD:tools/msg.txt",
+        r#"python3 -c 'print(open("tools/msg.txt").read())'"#,
+        r#"node -e 'console.log(require("fs").readFileSync("./tools/msg.txt", "utf8"))'"#,
+        r#"python3 -c "exec(open(\"tools/msg.txt\").read())""#,
+    ];
+    for command in commands {
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook(command),
+            vec![],
+            "tools/msg.txt",
+        ));
+        let start = format!("#!/bin/sh\n{command}\n");
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook("sh .claude/hooks/start.sh"),
+            vec![(".claude/hooks/start.sh", &start)],
+            "tools/msg.txt",
+        ));
+    }
+}
+
+/// Review atk31 #7: what a command hands the agent that the gate cannot read (a file it
+/// decompresses, the commit messages `git log` prints, another version of a file) is a
+/// CFG007 warning naming the command; the hook passes.
+#[test]
+fn what_a_command_prints_that_the_gate_cannot_read_is_said() {
+    for (command, why) in [
+        (
+            "zcat tools/msg.gz",
+            "it decompresses a file of the repository",
+        ),
+        (
+            "gzip -dc tools/msg.gz",
+            "it decompresses a file of the repository",
+        ),
+        ("git log -5 --oneline", "it prints commit messages"),
+        (
+            "git show HEAD~3:tools/msg.txt",
+            "it prints a version of the file",
+        ),
+    ] {
+        let repo = handoff_repo();
+        repo.write(".claude/settings.json", session_hook(command));
+        repo.write("tools/msg.txt", "Project notes.\n");
+        std::fs::write(
+            repo.path().join("tools/msg.gz"),
+            b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x01\x00\x00\xff\xff",
+        )
+        .unwrap();
+        stage(&repo, "Hook added.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        assert!(
+            hook.stderr.contains(&format!(
+                "runs `{command}`, which the gate cannot follow ({why}"
+            )),
+            "{command}\n{hook}"
+        );
+        let all = repo.aahp(&["lint", "--all"]);
+        all.assert_code(0);
+        assert!(all.stdout.contains("warning[CFG007"), "{command}\n{all}");
+    }
+}
