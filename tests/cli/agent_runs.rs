@@ -1239,3 +1239,40 @@ fn what_a_command_prints_that_the_gate_cannot_read_is_said() {
         assert!(all.stdout.contains("warning[CFG007"), "{command}\n{all}");
     }
 }
+
+/// Review atk31 #1: a module of the repository a run Python or Node program imports (`from
+/// helpers import x`, `require("./helpers")`), and a package's `__init__.py` that `python
+/// -m pkg.mod` runs first, are followed as a sourced shell file is: judged when changed
+/// alone. A standard library import names no file of the repository.
+#[test]
+fn a_module_a_run_program_imports_is_judged() {
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".claude/settings.json",
+            session_hook("python3 .claude/hooks/start.py"),
+            vec![(
+                ".claude/hooks/start.py",
+                "import os, sys\nfrom helpers import banner\nprint(banner())\n",
+            )],
+            ".claude/hooks/helpers.py",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("node .claude/hooks/start.js"),
+            vec![(
+                ".claude/hooks/start.js",
+                "const fs = require('fs');\nconsole.log(require(\"./helpers\").banner());\n",
+            )],
+            ".claude/hooks/helpers.js",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("python3 -m tools.hook"),
+            vec![("tools/hook.py", "print('hi')\n")],
+            "tools/__init__.py",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+}
