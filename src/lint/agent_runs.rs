@@ -2244,10 +2244,9 @@ fn before_operator(word: &str) -> &str {
     for (i, c) in word.char_indices() {
         match (quote, c) {
             (Some(q), _) if c == q => quote = None,
-            (Some(_), _) => {}
             (None, '"' | '\'') => quote = Some(c),
             (None, ';' | '&' | '|' | '(' | ')' | '<' | '>') => return &word[..i],
-            (None, _) => {}
+            _ => {}
         }
     }
     word

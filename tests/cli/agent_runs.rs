@@ -1033,7 +1033,7 @@ fn what_no_static_reading_can_resolve_is_a_warning_at_the_hook_and_in_lint() {
     assert!(hook.stderr.contains(said), "{hook}");
 }
 
-/// A SessionStart hook running `command`, as `.claude/settings.json` holds it.
+/// A `SessionStart` hook running `command`, as `.claude/settings.json` holds it.
 fn session_hook(command: &str) -> String {
     format!(
         r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": {}}}]}}]}}}}"#,
