@@ -969,7 +969,7 @@ fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Res
                 continue;
             }
             if let Some(bytes) = content.read_agent_file(repo, &run.path)?
-                && std::str::from_utf8(&bytes).is_ok_and(|t| !t.contains('\0'))
+                && let Some(bytes) = super::verify::run_bytes(&run.path, bytes)
             {
                 seen.insert(run.path.clone());
                 push(run.path, bytes, &mut out)?;

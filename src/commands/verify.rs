@@ -1063,8 +1063,8 @@ struct ScriptsOf<'a> {
 /// #1: a hook's script, whose output the agent reads; an MCP server's code) that the content
 /// holds as text ([`lint::agent_runs::runs`]), read as the harness reads them (through links
 /// within the work tree, in the letter case the content holds); every path they are read
-/// through goes to `pulled`, for the history layer. A compiled program (not UTF-8 text, or
-/// holding a NUL) is not text the agent reads and is left out. Gives the paths it added (they
+/// through goes to `pulled`, for the history layer. A compiled program is not text the agent
+/// reads and is left out; anything else is judged as text ([`run_bytes`]). Gives the paths it added (they
 /// are judged as code, [`LintFile::script`]) and, when the configuration or a file it runs
 /// changed, what the gate could not follow of what it runs.
 fn add_scripts(
@@ -1115,7 +1115,7 @@ fn add_scripts(
             continue;
         }
         if let Some(bytes) = content.read_agent_file(repo, &resolved)?
-            && std::str::from_utf8(&bytes).is_ok_and(|t| !t.contains('\0'))
+            && let Some(bytes) = run_bytes(&run.path, bytes)
         {
             held.insert(run.path.clone(), agent_files.len());
             added.push(run.path.clone());
@@ -1123,6 +1123,24 @@ fn add_scripts(
         }
     }
     Ok((added, unfollowed))
+}
+
+/// The bytes of a file a configuration runs (at `path`) as the gate judges them: a
+/// compiled program, an image or an archive is not text the agent reads (`None`); anything
+/// else an interpreter reads as text, so it is text here, bytes that are not UTF-8 replaced
+/// (review atk31 #10: a NUL past `exit`, a Latin-1 comment).
+pub(crate) fn run_bytes(path: &str, bytes: Vec<u8>) -> Option<Vec<u8>> {
+    if lint::agent_runs::compiled(&bytes) || lint::is_binary_file(path, &bytes) {
+        return None;
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Some(text.into_bytes()),
+        Err(e) => Some(
+            String::from_utf8_lossy(e.as_bytes())
+                .into_owned()
+                .into_bytes(),
+        ),
+    }
 }
 
 /// Refuses the agent configuration at `config` (read as `text`) when it cannot be read as
@@ -1153,17 +1171,29 @@ pub(crate) fn follow_runs(
     text: &str,
 ) -> Result<lint::agent_runs::Followed> {
     config_readable(config, text)?;
-    Ok(lint::agent_runs::follow(
-        config,
-        text,
-        &mut HeldTree { repo, content },
-    ))
+    let followed = lint::agent_runs::follow(config, text, &mut HeldTree { repo, content });
+    match followed.refused {
+        // Review atk31 #9: a `package.json` npm reads but the gate cannot would pass what
+        // it runs unread.
+        Some(r) => Err(Error::invalid(
+            &r.path,
+            Some(r.line),
+            format!(
+                "`{config}` runs what this file holds, but it cannot be read as its runner \
+                 reads it ({}), so what it runs cannot be judged; make it valid JSON so that \
+                 the gate can judge it",
+                r.why
+            ),
+        )),
+        None => Ok(followed),
+    }
 }
 
 /// The content's files as the walk of what a configuration runs reads them: as text,
 /// through links within the work tree, a path in another letter case included (the
-/// harness's file system may serve it); a file the gate refuses, or that is not UTF-8, is
-/// not there for it (the refusal comes from judging it).
+/// harness's file system may serve it); a file the gate refuses, or a compiled program, is
+/// not there for it (the refusal comes from judging it); one that is not UTF-8 is read with
+/// its bad bytes replaced, as [`run_bytes`] judges it.
 struct HeldTree<'a> {
     repo: &'a Repo,
     content: &'a Content<'a>,
@@ -1176,7 +1206,7 @@ impl lint::agent_runs::Tree for HeldTree<'_> {
             .read_agent_file(self.repo, &path)
             .ok()
             .flatten()
-            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|b| lint::agent_runs::script_text(&b).map(std::borrow::Cow::into_owned))
     }
 
     fn files_below(&mut self, dir: &str) -> Vec<String> {

@@ -1127,6 +1127,19 @@ pub struct Followed {
     pub recipes: Vec<Run>,
     /// What the gate did not follow, each once.
     pub unfollowed: Vec<Unfollowed>,
+    /// A file a runner reads on the way (a `package.json`) that cannot be read as the
+    /// runner reads it: the first met. What it runs cannot be judged, so the caller
+    /// refuses the walk, naming it.
+    pub refused: Option<Refused>,
+}
+
+/// A file [`follow`] met that cannot be read as its runner reads it: where, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub path: String,
+    /// The line (from 1) where reading stopped.
+    pub line: usize,
+    pub why: String,
 }
 
 /// A command the gate did not follow, said rather than passed over: who runs what, why it
@@ -1164,8 +1177,34 @@ const FEWER_STEPS: &str =
 const LESS: &str = "run fewer or smaller scripts and recipes from the configuration";
 const FROM_THE_PROJECT: &str =
     "name the script from the project's directory, or `cd` to a directory the script names";
+const SAY_IT: &str = "print a file of the repository the gate judges instead, or name it \
+     as a plain path";
 const COMMIT_RECIPE: &str =
     "commit the file that holds what it runs, or name the script in the command";
+
+/// True when `bytes` are a compiled program by their format's signature (ELF, Mach-O and
+/// its universal form, a PE executable): what the system runs without reading it as text.
+/// Anything else a configuration runs is read by an interpreter (a shell reads a script up
+/// to its `exit` and never sees a NUL past it), so it is judged as text (review atk31 #10).
+pub fn compiled(bytes: &[u8]) -> bool {
+    const MAGIC: &[&[u8]] = &[
+        b"\x7fELF",
+        b"\xfe\xed\xfa\xce",
+        b"\xfe\xed\xfa\xcf",
+        b"\xce\xfa\xed\xfe",
+        b"\xcf\xfa\xed\xfe",
+        b"\xca\xfe\xba\xbe",
+        b"MZ",
+        b"\0asm",
+    ];
+    MAGIC.iter().any(|m| bytes.starts_with(m))
+}
+
+/// The text of a file a configuration runs, as the gate judges it: bytes that are not
+/// UTF-8 replaced (a Latin-1 comment), `None` for a compiled program ([`compiled`]).
+pub fn script_text(bytes: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+    (!compiled(bytes)).then(|| String::from_utf8_lossy(bytes))
+}
 
 /// The repository's files as [`follow`] reads them.
 pub trait Tree {
@@ -1205,6 +1244,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
             listings: HashMap::new(),
             matched: HashMap::new(),
             spent: 0,
+            refused: None,
         },
         read_once: HashSet::new(),
         listed: HashSet::new(),
@@ -1212,6 +1252,8 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
         said: HashSet::new(),
         listed_recipes: HashSet::new(),
         handed: HashSet::new(),
+        named: HashSet::new(),
+        named_runs: Vec::new(),
     };
     walk.aider_loads(path, text);
     while walk.reader.spent <= MAX_FOLLOW_BYTES
@@ -1232,6 +1274,12 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
             command: String::new(),
         });
     }
+    walk.f.refused = walk.reader.refused.take();
+    let run: HashSet<String> = walk.f.runs.iter().map(|r| r.path.clone()).collect();
+    let named = std::mem::take(&mut walk.named_runs);
+    walk.f
+        .runs
+        .extend(named.into_iter().filter(|r| !run.contains(&r.path)));
     walk.f
 }
 
@@ -1252,6 +1300,8 @@ struct Reader<'r> {
     /// The files each pattern matched.
     matched: HashMap<String, Rc<[String]>>,
     spent: usize,
+    /// The first file met that cannot be read as its runner reads it.
+    refused: Option<Refused>,
 }
 
 impl Reader<'_> {
@@ -1321,6 +1371,16 @@ impl super::recipes::Files for Reader<'_> {
     fn exhausted(&self) -> bool {
         self.spent > MAX_FOLLOW_BYTES
     }
+
+    fn refuse(&mut self, path: &str, line: usize, why: String) {
+        if self.refused.is_none() {
+            self.refused = Some(Refused {
+                path: path.to_string(),
+                line,
+                why,
+            });
+        }
+    }
 }
 
 /// True when `word` holds a shell pattern (`*`, `?`, `[`).
@@ -1351,6 +1411,11 @@ struct Walk<'r> {
     listed_recipes: HashSet<(String, String)>,
     /// The files handed on, with who runs them: each is queued once.
     handed: HashSet<(String, String)>,
+    /// The files the words of commands were found to name ([`Walk::named_files`]), each
+    /// looked up once.
+    named: HashSet<String>,
+    /// Those the tree holds, added to the runs at the end but for those run already.
+    named_runs: Vec<Run>,
 }
 
 /// Who runs the commands being read ([`Walk::commands`]).
@@ -1561,7 +1626,10 @@ impl Walk<'_> {
                 };
                 self.commands(&text, &scope, Some(self.project.clone()), depth);
             }
-            Some(lang) => self.launches(run, &text, lang, depth),
+            Some(lang) => {
+                self.launches(run, &text, lang, depth);
+                self.imports(run, &text, lang, depth);
+            }
             None => {}
         }
     }
@@ -1659,6 +1727,7 @@ impl Walk<'_> {
                     .filter(|b| b.nested > cmd.nested)
                     .map(|b| b.words.as_slice()),
             };
+            self.named_files(&words, scope, &places);
             let Some(hands) = hands_on(&words, &around) else {
                 continue;
             };
@@ -1700,9 +1769,14 @@ impl Walk<'_> {
                         &scope.dir,
                         bases.as_deref(),
                     ) {
+                        // The packages' `__init__.py` run first (review atk31 #1).
                         let held: Vec<String> = paths
                             .iter()
-                            .flat_map(|p| [format!("{p}.py"), format!("{p}/__main__.py")])
+                            .flat_map(|p| {
+                                let mut c = package_inits(p, module.matches('.').count());
+                                c.extend([format!("{p}.py"), format!("{p}/__main__.py")]);
+                                c
+                            })
                             .filter(|f| self.reader.holds(f))
                             .collect();
                         self.hand_on_all(scope, &shown, held, depth);
@@ -1741,6 +1815,142 @@ impl Walk<'_> {
                 },
                 Hands::Lost(why, fix) => self.cannot(&scope.who, &shown, why, fix),
             }
+        }
+    }
+
+    /// Judges, as text, every file of the repository a word of a command names, whatever
+    /// its program (review atk31 #5, #7: `cat tools/*.txt`, `git show HEAD:tools/msg.txt`,
+    /// `python3 -c 'print(open("tools/msg.txt").read())'`): each word (and each word of
+    /// inline code it holds) unquoted, brace patterns expanded, a `REV:` before a path
+    /// dropped, shell patterns matched against the tree; each path looked up once. What the
+    /// gate cannot read of what the command hands the agent is said: a decompressor's
+    /// input, the history `git log` and `git show` print.
+    fn named_files(&mut self, words: &[String], scope: &Scope, places: &Places) {
+        let at = program_at(words).map_or(0, |p| p.at);
+        let Some(first) = words.get(at) else {
+            return;
+        };
+        let name = program(first);
+        let args = &words[at + 1..];
+        let shown = || words.join(" ");
+        let decompresses = matches!(
+            name,
+            "zcat"
+                | "gzcat"
+                | "bzcat"
+                | "xzcat"
+                | "lzcat"
+                | "zstdcat"
+                | "lz4cat"
+                | "zless"
+                | "zmore"
+                | "zgrep"
+                | "zegrep"
+                | "zfgrep"
+                | "bzgrep"
+                | "xzgrep"
+                | "zstdgrep"
+                | "gunzip"
+                | "bunzip2"
+                | "unxz"
+                | "unlzma"
+                | "unzstd"
+                | "lz4"
+                | "brotli"
+                | "unzip"
+        ) || matches!(name, "gzip" | "bzip2" | "xz" | "zstd" | "lzma")
+            && args.iter().any(|w| {
+                w == "--decompress" || w.starts_with('-') && !w.starts_with("--") && w.contains('d')
+            });
+        if name == "git" {
+            // The sub-command, past `-c key=value`, `-C dir` and other options.
+            let mut rest = args.iter();
+            let mut sub = None;
+            while let Some(w) = rest.next() {
+                if w == "-c" || w == "-C" {
+                    rest.next();
+                } else if !w.starts_with('-') {
+                    sub = Some(w.as_str());
+                    break;
+                }
+            }
+            let blob = args.iter().any(|w| {
+                w.split_once(':')
+                    .is_some_and(|(rev, path)| !rev.contains('/') && !path.is_empty())
+            });
+            if matches!(sub, Some("log" | "shortlog" | "reflog" | "whatchanged"))
+                || sub == Some("show") && !blob
+            {
+                self.cannot(
+                    &scope.who,
+                    &shown(),
+                    "it prints commit messages, which the gate does not judge",
+                    SAY_IT,
+                );
+            }
+        }
+        let Some(bases) = places.bases(&scope.fallbacks) else {
+            return;
+        };
+        let mut compressed = Vec::new();
+        for word in words {
+            for piece in brace_expanded(word) {
+                for w in code_words(&piece) {
+                    // `git show REV:path` prints the path's blob.
+                    let (rev, w) = match w.split_once(':') {
+                        Some((rev, path)) if !rev.contains('/') && !w.contains("://") => {
+                            (Some(rev), path)
+                        }
+                        _ => (None, w),
+                    };
+                    if !(w.contains('/') || has_extension(w) || has_glob(w)) {
+                        continue;
+                    }
+                    let Place::At(paths) = place(w, &self.project, &scope.dir, Some(&bases)) else {
+                        continue;
+                    };
+                    for path in paths {
+                        let found: Vec<String> = if has_glob(&path) {
+                            self.reader.matching(&path).to_vec()
+                        } else {
+                            vec![path]
+                        };
+                        for p in found {
+                            if p.is_empty()
+                                || !self.named.insert(p.clone())
+                                || !self.reader.holds(&p)
+                            {
+                                continue;
+                            }
+                            if decompresses {
+                                compressed.push(p);
+                                continue;
+                            }
+                            if rev.is_some_and(|r| !r.is_empty() && r != "HEAD") {
+                                self.cannot(
+                                    &scope.who,
+                                    &shown(),
+                                    "it prints a version of the file other than the one \
+                                     committed, which the gate does not judge",
+                                    SAY_IT,
+                                );
+                            }
+                            self.named_runs.push(Run {
+                                path: p,
+                                by: scope.by.clone(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if !compressed.is_empty() {
+            self.cannot(
+                &scope.who,
+                &shown(),
+                "it decompresses a file of the repository, whose text the gate cannot read",
+                SAY_IT,
+            );
         }
     }
 
@@ -1815,7 +2025,17 @@ impl Walk<'_> {
             }
             let line = script_dir_spelled_as_a_marker(line);
             for cap in SOURCE.captures_iter(&line) {
-                let arg = cap[1].replace(['"', '\''], "");
+                // The name ends where the shell's operators start (`. lib.sh;`, `(. lib.sh)`,
+                // `. lib.sh|cat`): they are no part of it (review atk31 #11).
+                let named = if cap[1].starts_with("<(") {
+                    &cap[1]
+                } else {
+                    before_operator(&cap[1])
+                };
+                let arg = named.replace(['"', '\''], "");
+                if arg.is_empty() {
+                    continue;
+                }
                 // `source <(cat x.sh)`: what the process substituted prints.
                 if arg.starts_with("<(") {
                     let from = cap.get(1).map_or(0, |m| m.start() + 2);
@@ -1851,7 +2071,7 @@ impl Walk<'_> {
                 let shown = format!("{} (sourced by `{}`)", run.by, run.path);
                 if arg.contains(['$', '`']) {
                     self.say(Unfollowed {
-                        text: format!("{who} sources `{}`: a name the gate cannot follow", &cap[1]),
+                        text: format!("{who} sources `{named}`: a name the gate cannot follow"),
                         fix: NAME_IT,
                         unread: false,
                         command: String::new(),
@@ -1874,8 +2094,7 @@ impl Walk<'_> {
                 if held.is_empty() {
                     self.say(Unfollowed {
                         text: format!(
-                            "{who} sources `{}`, which the repository does not hold",
-                            &cap[1]
+                            "{who} sources `{named}`, which the repository does not hold"
                         ),
                         fix: COMMIT_IT,
                         unread: false,
@@ -1885,7 +2104,7 @@ impl Walk<'_> {
                 }
                 if depth >= MAX_FOLLOW_DEPTH {
                     if held.iter().any(|p| !self.read_once.contains(p)) {
-                        self.too_deep(&who, &format!(". {}", &cap[1]));
+                        self.too_deep(&who, &format!(". {named}"));
                     }
                     continue;
                 }
@@ -1937,6 +2156,108 @@ impl Walk<'_> {
                 command: String::new(),
             });
         }
+    }
+
+    /// The modules of the repository a Python or JavaScript program (`run`, read as `text`)
+    /// imports, followed as a sourced shell file is (review atk31 #1): `import x`, `from
+    /// x.y import z`, `from . import z` (with the packages' `__init__.py`), looked up beside
+    /// the program and from the project; `require("./x")`, `import … from "./x"`,
+    /// `import("./x")` beside it. A name the repository holds no file for (the standard
+    /// library's, a package installed) is not its.
+    fn imports(&mut self, run: &Run, text: &str, lang: super::code::Lang, depth: usize) {
+        static PY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(
+                r"(?m)^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)|import[ \t]+([\w., \t]+))",
+            )
+            .expect("a valid regex")
+        });
+        static JS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(
+                r#"(?m)(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s+|^\s*import\s+)["'](\.{1,2}/[^"'\n]*)["']"#,
+            )
+            .expect("a valid regex")
+        });
+        let dir = parent(&run.path).to_string();
+        let mut wanted: Vec<String> = Vec::new();
+        match lang {
+            super::code::Lang::Python => {
+                for cap in PY.captures_iter(text) {
+                    if let Some(from) = cap.get(1) {
+                        let from = from.as_str();
+                        let dots = from.len() - from.trim_start_matches('.').len();
+                        let rest = from[dots..].replace('.', "/");
+                        // `from . import x` (relative), `from a.b import c` (absolute).
+                        let mut base = if dots > 0 { dir.clone() } else { String::new() };
+                        for _ in 1..dots {
+                            base = parent(&base).to_string();
+                        }
+                        let module = crate::handoff::location::join(&base, &rest);
+                        let roots: Vec<String> = if dots > 0 {
+                            vec![String::new()]
+                        } else {
+                            vec![dir.clone(), self.project.clone()]
+                        };
+                        for root in &roots {
+                            let m = crate::handoff::location::join(root, &module);
+                            if !rest.is_empty() {
+                                wanted.extend(package_inits(&m, rest.matches('/').count()));
+                                wanted.push(format!("{m}.py"));
+                                wanted.push(format!("{m}/__init__.py"));
+                            }
+                            // `from pkg import mod`: a module of the package.
+                            for name in cap[2].split(',') {
+                                let name = name.split_whitespace().next().unwrap_or("");
+                                if is_name(name) {
+                                    let n = crate::handoff::location::join(&m, name);
+                                    wanted.push(format!("{n}.py"));
+                                    wanted.push(format!("{n}/__init__.py"));
+                                }
+                            }
+                        }
+                    } else if let Some(names) = cap.get(3) {
+                        for name in names.as_str().split(',') {
+                            let name = name.split_whitespace().next().unwrap_or("");
+                            if name.is_empty() {
+                                continue;
+                            }
+                            let rest = name.replace('.', "/");
+                            for root in [&dir, &self.project] {
+                                let m = crate::handoff::location::join(root, &rest);
+                                wanted.extend(package_inits(&m, rest.matches('/').count()));
+                                wanted.push(format!("{m}.py"));
+                                wanted.push(format!("{m}/__init__.py"));
+                            }
+                        }
+                    }
+                }
+            }
+            super::code::Lang::Js => {
+                for cap in JS.captures_iter(text) {
+                    if let Some(m) = crate::handoff::resolve_link(&dir, &cap[1]) {
+                        wanted.push(m.clone());
+                        wanted.extend(IMPLIED.iter().map(|t| format!("{m}{t}")));
+                    }
+                }
+            }
+            super::code::Lang::Shell => {}
+        }
+        let mut held: Vec<String> = Vec::new();
+        for w in wanted {
+            if w != run.path && !held.contains(&w) && self.reader.holds(&w) {
+                held.push(w);
+            }
+        }
+        if held.is_empty() {
+            return;
+        }
+        let scope = Scope {
+            by: format!("{} (imported by `{}`)", run.by, run.path),
+            who: format!("`{}`, run by {},", run.path, run.by),
+            dir: dir.clone(),
+            fallbacks: vec![self.project.clone(), dir],
+            found: HashSet::new(),
+        };
+        self.hand_on_all(&scope, "its imports", held, depth);
     }
 
     /// Follows a runner `cmd` (a package script, a make target, a just recipe, a task) that
@@ -2011,6 +2332,112 @@ impl Walk<'_> {
             }),
         }
     }
+}
+
+/// `word` up to the first of the shell's operators (`;`, `&`, `|`, `(`, `)`, `<`, `>`)
+/// outside quotes: where the shell ends the word.
+fn before_operator(word: &str) -> &str {
+    let mut quote: Option<char> = None;
+    for (i, c) in word.char_indices() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (None, '"' | '\'') => quote = Some(c),
+            (None, ';' | '&' | '|' | '(' | ')' | '<' | '>') => return &word[..i],
+            _ => {}
+        }
+    }
+    word
+}
+
+/// The words of `word` that may name a file, for a word that holds inline code
+/// (`print(open("tools/x.txt").read())`) as for a plain one: split at white space, quotes,
+/// parentheses, commas and the shell's operators, brackets around a word dropped.
+fn code_words(word: &str) -> impl Iterator<Item = &str> {
+    word.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                ';' | '&' | '|' | '(' | ')' | '<' | '>' | '=' | ',' | '`' | '"' | '\''
+            )
+    })
+    .map(|w| {
+        let w = w.trim_matches('\\');
+        let w = if w.contains(']') {
+            w
+        } else {
+            w.trim_start_matches('[')
+        };
+        if w.contains('[') {
+            w
+        } else {
+            w.trim_end_matches(']')
+        }
+    })
+    .filter(|w| !w.is_empty() && !w.starts_with(['-', '@']) && !w.contains("://"))
+}
+
+/// True when `word` ends in an extension (`.txt`, `.md`): a file's name without its
+/// directory.
+fn has_extension(word: &str) -> bool {
+    word.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=8).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
+    })
+}
+
+/// The most words a brace pattern of one word expands to (`{a,b}/{c,d}`: four).
+const MAX_BRACE_WORDS: usize = 64;
+
+/// `word` with its brace patterns (`tools/{a,b}.txt`, not `${VAR}`) expanded as the shell
+/// expands them, at most [`MAX_BRACE_WORDS`] words (a word past that is itself).
+fn brace_expanded(word: &str) -> Vec<String> {
+    let mut out = vec![word.to_string()];
+    let mut done = Vec::new();
+    while let Some(w) = out.pop() {
+        match brace_group(&w) {
+            Some((open, close)) if done.len() + out.len() < MAX_BRACE_WORDS => {
+                for alt in w[open + 1..close].split(',') {
+                    out.push(format!("{}{alt}{}", &w[..open], &w[close + 1..]));
+                }
+            }
+            _ => done.push(w),
+        }
+    }
+    done
+}
+
+/// The first brace group of `word` with a comma and no brace inside, not after a `$`.
+fn brace_group(word: &str) -> Option<(usize, usize)> {
+    let b = word.as_bytes();
+    let mut open = None;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'{' => open = (i == 0 || b[i - 1] != b'$').then_some(i),
+            b'}' => {
+                if let Some(o) = open.take()
+                    && word[o + 1..i].contains(',')
+                {
+                    return Some((o, i));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The `__init__.py` of each package above the module at `path` whose dotted name has
+/// `dots` dots (`tools/hook`, one: `tools/__init__.py`): Python runs them first.
+fn package_inits(path: &str, dots: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = parent(path);
+    for _ in 0..dots {
+        out.push(crate::handoff::location::join(at, "__init__.py"));
+        at = parent(at);
+    }
+    out
 }
 
 /// The directory of a repository-relative path.
@@ -3095,10 +3522,12 @@ mod tests {
             assert!(held.iter().any(|h| h == "tools/x.sh"), "{line}: {held:?}");
             assert!(said.is_empty(), "{line}: {said:?}");
         }
-        // Not run: what `command -v` asks about, what `echo` prints to a file.
+        // Not run (what `command -v` asks about, what `echo` prints to a file), but named:
+        // judged as text, not followed (review atk31 #5).
         for line in ["command -v ./tools/x.sh", "echo ./tools/x.sh > out"] {
-            let (held, _) = through_script(&format!("#!/bin/sh\n{line}\n"), &files);
-            assert!(!held.iter().any(|h| h == "tools/x.sh"), "{line}: {held:?}");
+            let (held, said) = through_script(&format!("#!/bin/sh\n{line}\n"), &files);
+            assert!(held.iter().any(|h| h == "tools/x.sh"), "{line}: {held:?}");
+            assert!(said.is_empty(), "{line}: {said:?}");
         }
         let (_, said) = through_script(
             "#!/bin/sh\ncurl -fsSL https://x.example/i.sh | sh\nmake_script | bash\n",
@@ -3138,7 +3567,9 @@ mod tests {
         for want in ["a.sh", "b.sh", "c.sh", "d.sh"] {
             assert!(held.contains(&want), "{want}: {held:?}");
         }
-        assert!(!held.contains(&"f.sh"), "{held:?}");
+        // Named by `e.sh`, `f.sh` is judged as text (review atk31 #5), but not followed:
+        // what it runs is said.
+        assert_eq!(held.last(), Some(&"f.sh"), "{held:?}");
         let deep: Vec<&super::Unfollowed> = f.unfollowed.iter().filter(|u| u.unread).collect();
         assert_eq!(deep.len(), 1, "{:?}", f.unfollowed);
         assert!(
@@ -3421,10 +3852,14 @@ mod tests {
             assert!(held.iter().any(|h| h == want), "{want}: {held:?}");
         }
         assert!(!held.iter().any(|h| h == "tools/comment.sh"), "{held:?}");
-        assert_eq!(said.len(), 1, "{said:?}");
+        // What it builds at run time, and the commit messages `git log` prints (review
+        // atk31 #7).
+        assert_eq!(said.len(), 2, "{said:?}");
         assert!(
             said[0].contains("starts `subprocess.run(cmd)`")
-                && said[0].contains("built at run time"),
+                && said[0].contains("built at run time")
+                && said[1].contains("runs `git log $RUNTIME`")
+                && said[1].contains("commit messages"),
             "{said:?}"
         );
         let (held, said, _) = followed("./tools/srv", &owned);

@@ -20,6 +20,10 @@ pub(crate) trait Files {
     /// True when the walk has done all the work it may: a recipe stops expanding (the walk
     /// says where it stopped).
     fn exhausted(&self) -> bool;
+    /// Records that the file at `path`, which the runner reads, cannot be read as it reads
+    /// it (`why`, at `line`): the walk is refused then, naming it, rather than passing what
+    /// the file runs unread.
+    fn refuse(&mut self, path: &str, line: usize, why: String);
 }
 
 /// A command that runs what a file of the repository names.
@@ -412,13 +416,22 @@ fn first_readable(
     })
 }
 
-/// `package.json` of the package directory `dir`, read as JSON (charged as parsed).
+/// `package.json` of the package directory `dir`, read as npm reads it (charged as parsed):
+/// a byte-order mark skipped, numbers past a double's range, lone surrogates and deep
+/// nesting read as the agent configurations' JSON is ([`super::json::read_jsonc`]). One
+/// that cannot be read so is refused ([`Files::refuse`]), never taken for no file (review
+/// atk31 #9).
 fn package_json(dir: &str, files: &mut dyn Files) -> Option<(String, Value)> {
     let path = crate::handoff::location::join(dir, "package.json");
     let text = files.text(&path)?;
     files.charge(text.len());
-    let v = serde_json::from_str::<Value>(&text).ok()?;
-    Some((path, v))
+    match super::json::read_jsonc(text.strip_prefix('\u{feff}').unwrap_or(&text)) {
+        Ok(v) => Some((path, v)),
+        Err(e) => {
+            files.refuse(&path, e.line, e.why);
+            None
+        }
+    }
 }
 
 /// The workspaces of the package at `dir` (`workspaces` of its `package.json`, `packages`

@@ -1032,3 +1032,247 @@ fn what_no_static_reading_can_resolve_is_a_warning_at_the_hook_and_in_lint() {
     hook.assert_code(0);
     assert!(hook.stderr.contains(said), "{hook}");
 }
+
+/// A `SessionStart` hook running `command`, as `.claude/settings.json` holds it.
+fn session_hook(command: &str) -> String {
+    format!(
+        r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": {}}}]}}]}}}}"#,
+        serde_json::Value::String(command.into())
+    )
+}
+
+/// Review atk31 #11: a file a run script sources before a shell operator (`. lib.sh;`, in
+/// a subshell, in an `if`, into a pipe) is the file the shell sources: judged when changed
+/// alone, never said to be missing.
+#[test]
+fn a_file_sourced_before_a_shell_operator_is_judged() {
+    for line in [
+        ". tools/lib.sh; echo ok",
+        "(. tools/lib.sh)",
+        "if true; then . tools/lib.sh; fi",
+        ". tools/lib.sh|cat",
+        "source \"tools/lib.sh\"&& echo ok",
+    ] {
+        let start = format!("#!/bin/sh\n{line}\n");
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook("sh tools/start.sh"),
+            vec![("tools/start.sh", &start)],
+            "tools/lib.sh",
+        ));
+    }
+}
+
+/// Review atk31 #10: a script with a NUL byte past its `exit` (which the shell never reads)
+/// or a Latin-1 byte in a comment is still a script the shell runs: judged as text, not
+/// taken for a compiled program or said to be missing.
+#[test]
+fn a_script_with_a_nul_or_a_latin1_byte_is_judged_as_text() {
+    for (tail, body) in [
+        (
+            "NUL past exit",
+            format!("{}exit 0\n\0\x01\x02", evil_script()).into_bytes(),
+        ),
+        ("Latin-1 comment", {
+            let mut b = b"#!/bin/sh\n# caf\xe9\n".to_vec();
+            b.extend_from_slice(evil_script().trim_start_matches("#!/bin/sh\n").as_bytes());
+            b
+        }),
+    ] {
+        let repo = handoff_repo();
+        repo.write(".claude/settings.json", session_hook("sh tools/s.sh"));
+        repo.write("tools/s.sh", CLEAN_SCRIPT);
+        stage(&repo, "Hook added.");
+        repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+        repo.git(&["commit", "-q", "-m", "hook"]);
+        std::fs::write(repo.path().join("tools/s.sh"), &body).unwrap();
+        stage(&repo, "Hook changed.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        assert!(
+            hook.stdout.contains("tools/s.sh") && hook.stdout.contains("PI001"),
+            "{tail}\n{hook}"
+        );
+        assert!(!hook.stderr.contains("does not hold"), "{tail}\n{hook}");
+        let all = repo.aahp(&["lint", "--all"]);
+        all.assert_code(1);
+        assert!(all.stdout.contains("tools/s.sh:"), "{tail}\n{all}");
+        let ci = commit_and_verify(&repo, "Hook changed.");
+        ci.assert_code(1);
+        assert!(ci.stdout.contains("tools/s.sh"), "{tail}\n{ci}");
+    }
+    // A compiled program a hook runs is not text the agent reads.
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", session_hook("./tools/bin"));
+    std::fs::create_dir_all(repo.path().join("tools")).unwrap();
+    let mut elf = b"\x7fELF\x02\x01\x01\0".to_vec();
+    elf.extend_from_slice(INJECTION.as_bytes());
+    std::fs::write(repo.path().join("tools/bin"), &elf).unwrap();
+    stage(&repo, "Program added.");
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
+
+/// Review atk31 #9: a `package.json` npm reads (a byte-order mark, a number past a double's
+/// range, a lone surrogate's escape) is read as npm reads it, so the script it runs is
+/// judged; one nested past what the gate reads is refused (exit 2) naming it and its line,
+/// never taken for no `package.json`.
+#[test]
+fn a_package_json_npm_reads_is_read_as_npm_reads_it() {
+    for (what, extra) in [
+        ("BOM", "BOM"),
+        ("1e999", r#","x":1e999"#),
+        ("lone surrogate", r#","x":"\ud800""#),
+    ] {
+        let pj = |script: &str| {
+            let body = format!(r#"{{"scripts":{{"hook":"sh {script}"}}"#);
+            if extra == "BOM" {
+                format!("\u{feff}{body}}}")
+            } else {
+                format!("{body}{extra}}}")
+            }
+        };
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook("npm run -s hook"),
+            vec![("package.json", &pj("tools/s.sh"))],
+            "tools/s.sh",
+        ));
+        let _ = what;
+    }
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", session_hook("npm run -s hook"));
+    let deep = format!("{}{}", "[".repeat(600), "]".repeat(600));
+    repo.write(
+        "package.json",
+        format!("{{\"scripts\":{{\"hook\":\"sh tools/s.sh\"}},\n\"x\":{deep}}}"),
+    );
+    repo.write("tools/s.sh", CLEAN_SCRIPT);
+    stage(&repo, "Deep package.");
+    for args in [
+        &["hook", "pre-commit"][..],
+        &["lint", "--all"][..],
+        &["verify", "--level", "precommit"][..],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        let all = format!("{}{}", out.stdout, out.stderr);
+        assert!(
+            all.contains("package.json")
+                && all.contains(":2")
+                && !all.contains("no `package.json`"),
+            "{args:?}\n{out}"
+        );
+    }
+}
+
+/// Review atk31 #5, #7: a file of the repository a command prints or runs is judged as text
+/// whatever the program, when a word names it through a shell pattern, a brace pattern,
+/// `git show REV:path`, or inside an interpreter's inline code; at the configuration's
+/// command line and in a script it runs alike.
+#[test]
+fn a_file_any_word_of_a_command_names_is_judged() {
+    let commands = [
+        "cat tools/*.txt",
+        "cat tools/{msg,x}.txt",
+        "cat tools/msg.tx?",
+        "git show HEAD:tools/msg.txt",
+        r#"python3 -c 'print(open("tools/msg.txt").read())'"#,
+        r#"node -e 'console.log(require("fs").readFileSync("./tools/msg.txt", "utf8"))'"#,
+        r#"python3 -c "exec(open(\"tools/msg.txt\").read())""#,
+    ];
+    for command in commands {
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook(command),
+            vec![],
+            "tools/msg.txt",
+        ));
+        let start = format!("#!/bin/sh\n{command}\n");
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook("sh .claude/hooks/start.sh"),
+            vec![(".claude/hooks/start.sh", &start)],
+            "tools/msg.txt",
+        ));
+    }
+}
+
+/// Review atk31 #7: what a command hands the agent that the gate cannot read (a file it
+/// decompresses, the commit messages `git log` prints, another version of a file) is a
+/// CFG007 warning naming the command; the hook passes.
+#[test]
+fn what_a_command_prints_that_the_gate_cannot_read_is_said() {
+    for (command, why) in [
+        (
+            "zcat tools/msg.gz",
+            "it decompresses a file of the repository",
+        ),
+        (
+            "gzip -dc tools/msg.gz",
+            "it decompresses a file of the repository",
+        ),
+        ("git log -5 --oneline", "it prints commit messages"),
+        (
+            "git show HEAD~3:tools/msg.txt",
+            "it prints a version of the file",
+        ),
+    ] {
+        let repo = handoff_repo();
+        repo.write(".claude/settings.json", session_hook(command));
+        repo.write("tools/msg.txt", "Project notes.\n");
+        std::fs::write(
+            repo.path().join("tools/msg.gz"),
+            b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x01\x00\x00\xff\xff",
+        )
+        .unwrap();
+        stage(&repo, "Hook added.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        assert!(
+            hook.stderr.contains(&format!(
+                "runs `{command}`, which the gate cannot follow ({why}"
+            )),
+            "{command}\n{hook}"
+        );
+        let all = repo.aahp(&["lint", "--all"]);
+        all.assert_code(0);
+        assert!(all.stdout.contains("warning[CFG007"), "{command}\n{all}");
+    }
+}
+
+/// Review atk31 #1: a module of the repository a run Python or Node program imports (`from
+/// helpers import x`, `require("./helpers")`), and a package's `__init__.py` that `python
+/// -m pkg.mod` runs first, are followed as a sourced shell file is: judged when changed
+/// alone. A standard library import names no file of the repository.
+#[test]
+fn a_module_a_run_program_imports_is_judged() {
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".claude/settings.json",
+            session_hook("python3 .claude/hooks/start.py"),
+            vec![(
+                ".claude/hooks/start.py",
+                "import os, sys\nfrom helpers import banner\nprint(banner())\n",
+            )],
+            ".claude/hooks/helpers.py",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("node .claude/hooks/start.js"),
+            vec![(
+                ".claude/hooks/start.js",
+                "const fs = require('fs');\nconsole.log(require(\"./helpers\").banner());\n",
+            )],
+            ".claude/hooks/helpers.js",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("python3 -m tools.hook"),
+            vec![("tools/hook.py", "print('hi')\n")],
+            "tools/__init__.py",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+}
