@@ -933,6 +933,10 @@ fn a_provider_key_handed_over_in_prose_blocks() {
             "Datadog trace id d25358c05c99bd40a2ad0a4e0b0f35d8 shows the timeout.",
             "Linode release checksum:\n\n```\n3bd71818324b0c10529ef20e337708afbf2922f7f3e74caff487cf9dec780bfa\n```",
             "For the Cohere integration I used the command-r-plus model while testing.",
+            // A value under a key of its own, below a line that names the provider (a CI
+            // range's base ref and its commit ids, as `verify --json` prints them).
+            "{\n  \"base_from\": \"GITHUB_BASE_REF\",\n  \"from\": \"a5646bffc41205de9816cb62850e08f1f55a6275\"\n}",
+            "GitHub branch: 250066054ee57720749cad490435b737165cad66",
             "We authenticate to Cloudflare with an API token from the CI secrets store.",
             "Tested Cohere calls with command-r-08-2024; all green.",
         ],

@@ -303,6 +303,9 @@ fn handle_word(w: &str) -> bool {
             | "pr"
             | "revision"
             | "rev"
+            | "ref"
+            | "refs"
+            | "branch"
             | "snapshot"
             | "fingerprint"
             | "nonce"
@@ -322,6 +325,19 @@ fn handle_word(w: &str) -> bool {
 /// handle (`trace`, `commit`, `release`) anywhere in it says otherwise; an owner's word
 /// (`account`, `project`) only when no verb of use follows it (`our account uses …`).
 fn handed_over(gap: &str) -> bool {
+    // A value on a later line under a key of its own (`"from": "…"` below
+    // `"base_from": "GITHUB_BASE_REF"`) is that key's: the provider named above labels
+    // another value. The generic assignment rules judge it by its own key.
+    if let Some((_, last)) = gap.rsplit_once('\n') {
+        let key = last.trim_start().trim_start_matches(['"', '\'', '-', ' ']);
+        let name_end = key
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .unwrap_or(key.len());
+        let after = key[name_end..].trim_start_matches(['"', '\'']).trim_start();
+        if name_end > 0 && (after.starts_with(':') || after.starts_with('=')) {
+            return false;
+        }
+    }
     let ws = words(gap);
     if ws.len() > 8
         || ws.iter().any(|w| handle_word(w))
