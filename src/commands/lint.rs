@@ -489,13 +489,19 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
         } else {
             (Vec::new(), Vec::new())
         };
-        let extra: Vec<LintFile<'_>> = extra_owned
+        let outside = |path: &String| {
+            !dirs
+                .iter()
+                .any(|d| path.starts_with(&format!("{}/", d.rel)))
+        };
+        // An image or archive among them (an icon in a plugin marketplace, a skill's
+        // picture) is judged by its readable text, as the gate judges it.
+        let (binary, text): (Vec<&AgentRead>, Vec<&AgentRead>) = extra_owned
             .iter()
-            .filter(|(path, _, _, _)| {
-                !dirs
-                    .iter()
-                    .any(|d| path.starts_with(&format!("{}/", d.rel)))
-            })
+            .filter(|(path, _, _, _)| outside(path))
+            .partition(|(path, _, bytes, _)| lint::is_binary_file(path, bytes));
+        let extra: Vec<LintFile<'_>> = text
+            .into_iter()
             .map(|(path, name, bytes, script)| LintFile {
                 script: *script,
                 path: path.clone(),
@@ -506,6 +512,12 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
         let mut cfg = LintConfig::from_snapshot(dir, &snap, today)?;
         cfg.inline_allow = !args.no_inline_allow;
         let mut outcome = lint::lint_snapshot_with(&cfg, dir, &snap, &extra)?;
+        for (path, _, bytes, _) in binary {
+            outcome
+                .diagnostics
+                .extend(lint::binary_file_secrets(&cfg, path, bytes)?);
+            outcome.files.push(path.clone());
+        }
         outcome.add(unfollowed);
         merged.diagnostics.extend(outcome.diagnostics);
         merged.suppressed.extend(outcome.suppressed);
@@ -1169,9 +1181,6 @@ fn pull_in_as_the_gate(
         &mut files,
         &mut runs,
     )?;
-    // An image or archive a configuration pulls in (an icon in a plugin marketplace) holds
-    // no text to judge here; the gate judges its readable text apart.
-    files.retain(|(_, rel, bytes)| !lint::is_binary_file(rel, bytes));
     Ok(files
         .into_iter()
         .map(|(_, rel, bytes)| {

@@ -247,6 +247,19 @@ fn a_plugin_marketplace_kept_in_the_repository_is_judged() {
         );
         named_file_is_judged_in(&repo, ".claude/settings.json", config, named);
     }
+    // An image there is judged by its readable text: a token in its metadata blocks
+    // the hook and `lint --all` alike.
+    let repo = TestRepo::new();
+    repo.write(".claude/settings.json", config);
+    let mut png = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0];
+    png.extend_from_slice(format!("tEXtComment\0token {TOKEN}\0").as_bytes());
+    repo.write("plugins/x/icon.png", png);
+    repo.git(&["add", "-A"]);
+    repo.aahp(&["hook", "pre-commit"]).assert_code(1);
+    let all = repo.aahp(&["lint", "--all"]);
+    all.assert_code(1);
+    assert!(all.stdout.contains("plugins/x/icon.png"), "{all}");
+    assert!(!all.stdout.contains(TOKEN), "redacted\n{all}");
 }
 
 /// Review s27 #5: opencode replaces `{file:path}` anywhere in its configuration by the
