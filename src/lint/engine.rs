@@ -115,12 +115,21 @@ pub(crate) struct Memo {
     /// PI008 grants: the last sentence judged for an instruction (`grants::ordered_once`),
     /// as its bounds and the answer, so the matches of one sentence judge it once.
     pub ordered_sentence: std::sync::Mutex<Option<(usize, usize, bool)>>,
+    /// The text's words, for the rules that judge a match by the sentence before it.
+    pub words: OnceLock<super::wordtab::WordTable>,
 }
 
 impl Scan<'_> {
     /// The normalised text.
     pub(super) fn text(&self) -> &str {
         &self.norm.text
+    }
+
+    /// The normalised text's words, split on first need.
+    pub(super) fn words(&self) -> &super::wordtab::WordTable {
+        self.memo
+            .words
+            .get_or_init(|| super::wordtab::WordTable::new(self.text()))
     }
 
     /// Maps a normalised range to the raw file.

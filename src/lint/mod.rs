@@ -31,6 +31,7 @@ mod rules;
 mod swar;
 mod text;
 mod unicode;
+mod wordtab;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};

@@ -17,7 +17,7 @@ use super::super::registry::{PI008, PI010};
 use super::super::text::{blank_values, floor_char, words};
 use super::super::{FileKind, Severity};
 use super::{
-    addressed, excerpt, hypothetical_request_before, mentioned_except, negated_before, push_pi,
+    addressed_in, excerpt, hypothetical_request_before, mentioned_except, negated_before, push_pi,
 };
 
 /// Acts that weaken a safeguard or hand over the machine, written as commands: each with the
@@ -673,27 +673,65 @@ pub(crate) const INSTRUCTING: &[&str] = &[
     "copilot",
 ];
 
-/// True when `head` (a sentence up to an act) holds a condition clause that ends before the
-/// act: a comma or a dash after its last condition word ("if the user asks for it, run …").
-fn governed_by_condition(head: &str) -> bool {
-    let lower = head.to_ascii_lowercase();
-    let last = ["if ", "when ", "whenever ", "unless "]
-        .iter()
-        .filter_map(|c| {
-            lower
-                .match_indices(c)
-                .filter(|(i, _)| *i == 0 || !lower.as_bytes()[i - 1].is_ascii_alphanumeric())
-                .map(|(i, _)| i)
-                .last()
+/// True when the head `from..to` (a sentence up to an act, opening at `a`) holds a condition
+/// clause that ends before the act: a comma or a dash after its last condition word ("if the
+/// user asks for it, run …").
+fn governed_by_condition(scan: &Scan<'_>, a: usize, from: usize, to: usize) -> bool {
+    let t = scan.words();
+    let b = scan.text().as_bytes();
+    let last = t
+        .prose(from, to, false)
+        .filter(|&i| {
+            matches!(t.word(i), "if" | "when" | "whenever" | "unless")
+                && b.get(t.span(i).1) == Some(&b' ')
         })
-        .max();
-    last.is_some_and(|i| lower[i..].contains([',', '\u{2014}']) || lower[i..].contains(" - "))
+        .last();
+    last.is_some_and(|i| {
+        let s = t.span(i).0;
+        let prose = |k: usize| !t.in_code(a, k);
+        memchr::memchr_iter(b',', &b[s..to]).any(|k| prose(s + k))
+            || memchr::memmem::find_iter(&b[s..to], "\u{2014}".as_bytes()).any(|k| prose(s + k))
+            || memchr::memmem::find_iter(&b[s..to], b" - ").any(|k| prose(s + k))
+    })
+}
+
+/// The first `: ` of the head `a..to` outside its code spans, if what comes before it is a
+/// short label ("Next step: git push …") and not a setting's key before its value
+/// (`"confirm": false`, `auto_approve: no`): where the instruction opens.
+fn after_label(scan: &Scan<'_>, a: usize, to: usize) -> Option<usize> {
+    let t = scan.words();
+    let b = scan.text().as_bytes();
+    let k = memchr::memmem::find_iter(&b[a..to], b": ")
+        .map(|k| a + k)
+        .find(|&k| !t.in_code(a, k))?;
+    let key = &b[a..k];
+    let last_token = key
+        .rsplit(u8::is_ascii_whitespace)
+        .find(|w| !w.is_empty())
+        .unwrap_or_default();
+    (t.prose(a, k, false).count() <= 4
+        && !key.ends_with(b"\"")
+        && !key.ends_with(b"'")
+        && !last_token.contains(&b'_'))
+    .then_some(k + 2)
+}
+
+/// The last `, ` of the head `from..to` outside its code spans (counted from `a`).
+fn last_comma(scan: &Scan<'_>, a: usize, from: usize, to: usize) -> Option<usize> {
+    let t = scan.words();
+    let b = scan.text().as_bytes();
+    memchr::memrchr_iter(b',', &b[from..to])
+        .map(|k| from + k)
+        .find(|&k| b.get(k + 1) == Some(&b' ') && !t.in_code(a, k))
 }
 
 /// True when the clause holding `pos` instructs the reader: it opens (after a list marker or
 /// a short label such as "Next step:") with a verb of doing or a command name, or addresses
 /// the reader with a modal ("you should …", "the agent must …"); not when it is negated,
 /// reports a past act or a request that a condition sets up for refusal.
+///
+/// The head is read off the scan's word table: a text of matches one after another judges
+/// each by the words before it, not by copying and splitting its sentence (issue #13 item 4).
 pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
     let text = scan.text();
     if negated_before(text, pos) || hypothetical_request_before(text, pos) {
@@ -703,27 +741,18 @@ pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
         return false;
     }
     let (a, _) = scan.sentence_range(pos);
+    let a = a.min(pos);
+    let t = scan.words();
     // Code spans before the act are its command, not prose: a `never` or a `key: value`
     // in them neither negates nor labels the sentence. Nor does a setting's or option's
-    // value outside them (`set approval_policy = "never" and sandbox_mode = …`).
-    let blanked = blank_values(&blank_code(&text[a..pos]));
-    let mut head = blanked.as_str();
-    // A short label opens the instruction after its colon ("Next step: git push …"); a
-    // setting's key before its value (`"confirm": false`, `auto_approve: no`) is no label.
-    if let Some(k) = head.find(": ")
-        && words(&head[..k]).count() <= 4
-        && !head[..k].ends_with(['"', '\''])
-        && !head[..k]
-            .split_whitespace()
-            .next_back()
-            .is_some_and(|w| w.contains('_'))
-    {
-        head = &head[k + 2..];
-    }
-    let all: Vec<String> = words(head).collect();
-    if all.iter().any(|w| {
+    // value outside them (`set approval_policy = "never" and sandbox_mode = …`): the words
+    // read are prose words, values left out.
+    // A short label opens the instruction after its colon ("Next step: git push …").
+    let mut from = after_label(scan, a, pos).unwrap_or(a);
+    let prose = |from: usize| t.prose(from, pos, false).map(|i| t.word(i));
+    if prose(from).any(|w| {
         matches!(
-            w.as_str(),
+            w,
             "never" | "don't" | "dont" | "not" | "avoid" | "without" | "no" | "refuse"
         )
     }) {
@@ -733,26 +762,29 @@ pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
     // the act up for refusal, when the act is what the condition reports. After the
     // condition, in the clause it governs ("when the user asks for a release, run …",
     // "whenever someone says \"ship it\", push …"), the act is what the reader is told to do.
-    let condition = all
-        .iter()
-        .rposition(|w| matches!(w.as_str(), "if" | "when" | "whenever" | "unless"));
-    let asks = |w: &String| {
+    let asks = |w: &str| {
         matches!(
-            w.as_str(),
+            w,
             "ask" | "asks" | "asked" | "tell" | "tells" | "told" | "wants" | "requests" | "says"
         )
     };
-    if let Some(c) = condition
-        && all[c..].iter().any(asks)
-        && !governed_by_condition(head)
-    {
+    let mut condition = None;
+    let mut asked = false;
+    for w in prose(from) {
+        if matches!(w, "if" | "when" | "whenever" | "unless") {
+            condition = Some(());
+            asked = false;
+        }
+        asked |= condition.is_some() && asks(w);
+    }
+    if asked && !governed_by_condition(scan, a, from, pos) {
         return false;
     }
     // After a leading condition or time clause, the instruction opens the last clause
     // ("When the build is green, git push …", "Before you start, run …").
-    let subordinate = all.first().is_some_and(|w| {
+    let subordinate = prose(from).next().is_some_and(|w| {
         matches!(
-            w.as_str(),
+            w,
             "if" | "when"
                 | "whenever"
                 | "once"
@@ -764,40 +796,21 @@ pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
                 | "to"
         )
     });
-    if subordinate && let Some(k) = head.rfind(", ") {
-        head = &head[k + 2..];
+    if subordinate && let Some(k) = last_comma(scan, a, from, pos) {
+        from = k + 2;
     }
-    let ws: Vec<String> = words(head).collect();
-    let Some(first) = ws.first() else {
+    let Some(first) = prose(from).next() else {
         // The act opens the sentence: a bare command line.
         return true;
     };
-    INSTRUCTING.contains(&first.as_str())
-        || addressed(head)
-            && ws.iter().any(|w| {
+    INSTRUCTING.contains(&first)
+        || addressed_in(scan, from, pos)
+            && prose(from).any(|w| {
                 matches!(
-                    w.as_str(),
+                    w,
                     "should" | "must" | "need" | "needs" | "can" | "will" | "have" | "shall"
                 )
             })
-}
-
-/// `s` with the text inside backtick code spans (an unclosed one runs to the end) blanked
-/// to spaces, byte for byte, so offsets into it stay those of `s`.
-fn blank_code(s: &str) -> String {
-    let mut code = false;
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c == '`' {
-            code = !code;
-            out.push(c);
-        } else if code {
-            out.extend(std::iter::repeat_n(' ', c.len_utf8()));
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// How far back a list item's lead-in (its heading or introducing line) is looked for.
@@ -809,11 +822,12 @@ const LEAD_IN_REACH: usize = 2000;
 fn prohibited_item(text: &str, pos: usize) -> bool {
     let lo = floor_char(text, pos.saturating_sub(LEAD_IN_REACH));
     let mut lines = text[lo..pos].rsplit('\n');
+    // A list marker, or a number and its `.` or `)`: read off the line's first bytes.
     let is_item = |l: &str| {
-        let t = l.trim_start();
-        t.starts_with(['-', '*', '+'])
-            || t.split_once(['.', ')'])
-                .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        let t = l.trim_start().as_bytes();
+        let digits = t.iter().take_while(|b| b.is_ascii_digit()).count();
+        matches!(t.first(), Some(b'-' | b'*' | b'+'))
+            || digits > 0 && matches!(t.get(digits), Some(b'.' | b')'))
     };
     if !lines.next().is_some_and(is_item) {
         return false;
@@ -1434,8 +1448,11 @@ pub(crate) fn instructed(scan: &Scan<'_>, s: usize) -> bool {
     let text = scan.text();
     let at = code_start(text, s);
     let (a, _) = scan.sentence_range(at);
-    let head: Vec<String> = words(&blank_code(&text[a.min(at)..at])).collect();
-    !described_after(scan, s) && !any_word(&head, REPORTING) && instructs(scan, at)
+    let t = scan.words();
+    let reported = t
+        .prose(a.min(at), at, true)
+        .any(|i| REPORTING.contains(&t.word(i)));
+    !described_after(scan, s) && !reported && instructs(scan, at)
 }
 
 /// True when `ws` holds one of `list`.

@@ -367,6 +367,50 @@ pub(crate) fn addressed(s: &str) -> bool {
         || contains_ignore_ascii_case(s.as_bytes(), b"next agent")
 }
 
+/// [`addressed`] of the stretch `from..to` of the scan with its code spans and settings'
+/// values blanked, read off the scan's word table: the words in it, not its bytes (asked of
+/// the head of every match of a command, issue #13 item 4).
+pub(crate) fn addressed_in(scan: &Scan<'_>, from: usize, to: usize) -> bool {
+    let t = scan.words();
+    let b = scan.text().as_bytes();
+    let r = t.within(from, to);
+    let (words, phrases) = t.addressees();
+    let at = |list: &[usize]| {
+        let lo = list.partition_point(|&i| i < r.start);
+        let hi = list.partition_point(|&i| i < r.end);
+        list[lo..hi].to_vec()
+    };
+    // A word of the stretch's prose: outside its code spans (counted from `from`) and not a
+    // setting's value.
+    let prose = |i: usize| !t.is_value(i) && !t.in_code(from, t.span(i).0);
+    // "next agent", as a phrase of the blanked stretch.
+    if at(phrases)
+        .into_iter()
+        .any(|i| i + 1 < r.end && prose(i) && prose(i + 1) && b[t.span(i).1] == b' ')
+    {
+        return true;
+    }
+    // A word as `prose_words` reads it runs over the bytes of other scripts and punctuation.
+    let prose_byte = |c: u8| c.is_ascii_alphanumeric() || c == b'\'' || c >= 0x80;
+    at(words).into_iter().filter(|&i| prose(i)).any(|i| {
+        let (s, e) = t.span(i);
+        if s > from && prose_byte(b[s - 1]) || e < to && prose_byte(b[e]) {
+            return false;
+        }
+        let glue = |c: u8| matches!(c, b'/' | b'\\' | b'_' | b'@' | b'~' | b'$' | b'=');
+        let byte = |k: Option<usize>| k.filter(|&k| k >= from && k < to).map(|k| b[k]);
+        let before = byte(s.checked_sub(1));
+        let before2 = byte(s.checked_sub(2));
+        let after = byte(Some(e));
+        let next_alnum = byte(Some(e + 1)).is_some_and(|c| c.is_ascii_alphanumeric());
+        let joined = before.is_some_and(|c| glue(c) || c == b'.')
+            || before == Some(b'-') && before2.is_some_and(|c| c.is_ascii_alphanumeric())
+            || after.is_some_and(glue)
+            || matches!(after, Some(b'.' | b'-' | b':')) && next_alnum;
+        !joined
+    })
+}
+
 /// Whether `hay` holds `needle` (ASCII letters and blanks) in any ASCII case: what
 /// `hay.to_ascii_lowercase().contains(needle)` answers, without copying `hay` (asked of
 /// every hidden comment of a file, issue #13 item 4).
@@ -749,42 +793,44 @@ pub(crate) fn negated_before(text: &str, pos: usize) -> bool {
     // A setting's value (`approval_policy = "never"`) negates nothing.
     let blanked = super::text::blank_values(window);
     let window = blanked.as_str();
-    // The words with their end offsets in `window`.
-    let mut ws: Vec<(String, usize)> = Vec::new();
-    let mut from_byte = None;
-    for (i, c) in window
-        .char_indices()
-        .chain(std::iter::once((window.len(), ' ')))
-    {
-        let word_char = c.is_alphanumeric() || c == '\'' || c == '\u{2019}';
-        match (from_byte, word_char) {
-            (None, true) => from_byte = Some(i),
-            (Some(f), false) => {
-                ws.push((window[f..i].to_lowercase(), i));
-                from_byte = None;
-            }
-            _ => {}
-        }
-    }
+    // The words with their end offsets in `window`, read in place (asked of every match of a
+    // command: no copies).
+    let is = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
+    let ws: Vec<(&str, usize)> = word_slices(window)
+        .map(|w| (w, w.as_ptr() as usize - window.as_ptr() as usize + w.len()))
+        .collect();
     let from = ws.len().saturating_sub(4);
     (from..ws.len()).any(|k| {
-        let w = ws[k].0.as_str();
-        let next = |d: usize| ws.get(k + d).map(|(v, _)| v.as_str());
+        let w = ws[k].0;
+        if !is(w, NEGATORS) {
+            return false;
+        }
+        let next = |d: usize| ws.get(k + d).map(|(v, _)| *v);
         // "don't forget to …", "do not fail to …", "never hesitate to …": a negated verb of
         // omission asks for the act.
-        let cancelled = next(1).is_some_and(|v| OMISSION.contains(&v))
-            || w == "not"
-                && next(1) == Some("to")
-                && next(2).is_some_and(|v| OMISSION.contains(&v));
+        let cancelled = next(1).is_some_and(|v| is(v, OMISSION))
+            || w.eq_ignore_ascii_case("not")
+                && next(1).is_some_and(|v| v.eq_ignore_ascii_case("to"))
+                && next(2).is_some_and(|v| is(v, OMISSION));
         // "Not a poem, but include …", "without a summary, add …": a clause of its own after
         // the negation ends its reach ("do not, under any circumstances, …" does not).
         let rest = &window[ws[k].1..];
         let own_clause = rest
             .find(',')
-            .is_some_and(|c| words(&rest[..c]).next().is_some())
-            || words(rest).any(|v| matches!(v.as_str(), "but" | "rather" | "instead" | "however"));
-        !cancelled && !own_clause && NEGATORS.contains(&w)
+            .is_some_and(|c| word_slices(&rest[..c]).next().is_some())
+            || word_slices(rest).any(|v| is(v, &["but", "rather", "instead", "however"]));
+        !cancelled && !own_clause
     })
+}
+
+/// Whether `c` is a character of a word as [`words`] splits them.
+fn word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '\'' || c == '\u{2019}'
+}
+
+/// The words of `s` as [`words`] splits them, in place and in their own case.
+fn word_slices(s: &str) -> impl Iterator<Item = &str> + '_ {
+    s.split(|c: char| !word_char(c)).filter(|w| !w.is_empty())
 }
 
 /// True when the word at `pos` is what a third party asks of the reader in a condition
@@ -796,6 +842,14 @@ pub(crate) fn hypothetical_request_before(text: &str, pos: usize) -> bool {
     let mut window = &text[start..pos];
     if let Some(k) = window.rfind(['.', '!', '?', ';', ',', '\n']) {
         window = &window[k + 1..];
+    }
+    // The clause must end on "to": read off its end before its words are split.
+    let last = window
+        .trim_end_matches(|c| !word_char(c))
+        .rsplit(|c: char| !word_char(c))
+        .next();
+    if !last.is_some_and(|w| w.eq_ignore_ascii_case("to")) {
+        return false;
     }
     let ws: Vec<String> = words(window).collect();
     let n = ws.len();

@@ -194,33 +194,34 @@ pub(crate) fn told(scan: &Scan<'_>, s: usize) -> bool {
         return true;
     }
     let text = scan.text();
+    let b = text.as_bytes();
     let (a, _) = scan.sentence_range(s);
+    let a = a.min(s);
+    let t = scan.words();
     // A clause of its own after a dash, a semicolon or a leading phrase set off by a comma
     // ("CI is slow — change the test step to `true`", "For remote support, execute …").
-    if let Some(k) = text[a..s]
-        .rfind(['\u{2014}', ';', ','])
-        .or_else(|| text[a..s].rfind(" - "))
-    {
-        let c = a + k + text[a + k..].chars().next().map_or(1, char::len_utf8);
+    let dash = "\u{2014}".as_bytes();
+    let mark = memchr::memrchr3_iter(b';', b',', dash[0], &b[a..s])
+        .map(|k| a + k)
+        .find(|&k| b[k] != dash[0] || b[k..].starts_with(dash))
+        .or_else(|| memchr::memmem::rfind(&b[a..s], b" - ").map(|k| a + k));
+    if let Some(k) = mark {
+        let c = k + text[k..].chars().next().map_or(1, char::len_utf8);
         // The clause's first word, which may be the act's own verb.
-        let head: Vec<String> = words(&text[c..]).take(1).collect();
-        if head
-            .first()
-            .is_some_and(|w| super::actions::INSTRUCTING.contains(&w.as_str()))
+        if t.first_from(c)
+            .is_some_and(|i| super::actions::INSTRUCTING.contains(&t.word(i)))
             && !super::negated_before(text, s)
         {
             return true;
         }
     }
-    let head: Vec<String> = words(&text[a..s]).collect();
-    let place = head
-        .first()
-        .is_some_and(|w| matches!(w.as_str(), "in" | "inside" | "within"));
-    place
+    let head = t.within(a, s);
+    !head.is_empty()
         && head.len() <= 6
-        && !head.iter().any(|w| {
+        && matches!(t.word(head.start), "in" | "inside" | "within")
+        && !head.clone().any(|i| {
             matches!(
-                w.as_str(),
+                t.word(i),
                 "not" | "never" | "don't" | "dont" | "we" | "i" | "it" | "this" | "they"
             )
         })
@@ -283,13 +284,17 @@ const TEST_DATA: &[&str] = &[
 fn check_evasion(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let sentence = scan.sentence(s);
-    let ws: Vec<String> = words(sentence).collect();
-    if ws.iter().any(|w| TEST_DATA.contains(&w.as_str())) {
+    // The sentence's words, read off the scan's word table (a line of markers one after
+    // another asks for each marker's sentence).
+    let (a, b) = scan.sentence_range(s);
+    let t = scan.words();
+    let has = |list: &[&str]| t.within(a, b).any(|i| list.contains(&t.word(i)));
+    if has(TEST_DATA) {
         return;
     }
     let m = &scan.text()[s..e];
     if m.to_ascii_lowercase().contains("aahp:allow") {
-        if !ws.iter().any(|w| FLAGGED.contains(&w.as_str())) {
+        if !has(FLAGGED) {
             return;
         }
     } else if ["/*", "*.", "*/", "*_", "_*"]
