@@ -930,6 +930,17 @@ const NARROWING: &[&str] = &[
     "this",
     "that",
     "vendored",
+    // The feature the tests cover is gone: removing them is maintenance ("delete the tests
+    // for the removed CSV exporter").
+    "removed",
+    "deleted",
+    "dropped",
+    "retired",
+    "gone",
+    "defunct",
+    "discontinued",
+    "sunset",
+    "sunsetted",
 ];
 
 /// Words that may follow a check's name and end its noun phrase: the act is on the check
@@ -1066,9 +1077,14 @@ fn check_checks_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         }
     }
     let tw: Vec<String> = words(tail).take(5).collect();
-    let prep = tw
-        .first()
-        .is_some_and(|w| matches!(w.as_str(), "for" | "in" | "on" | "of" | "under"));
+    // A preposition or a relative clause narrows the object ("the tests for …", "the
+    // tests that covered the old parser").
+    let prep = tw.first().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "for" | "in" | "on" | "of" | "under" | "that" | "which" | "covering" | "around"
+        )
+    });
     let clause_end = tail.find(['.', ';', ',']).unwrap_or(tail.len());
     if prep
         && (tw.iter().any(|w| {

@@ -4514,8 +4514,11 @@ fn check_no_verify(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         &text[a..e].to_lowercase(),
         &["always", "every", "all", "each", "everything", "whenever"],
     );
-    if !widened && (narrow && (permission || backstop) || permission && backstop) {
+    if !widened && (narrow && (permission || backstop) || permission && backstop)
+        || super::scoped_exception(&sentence)
+    {
         f.severity = Severity::Warning;
+        f.message.push_str(" (scoped to a narrow case)");
     }
     push_pi(scan, f, out);
 }
@@ -4557,7 +4560,7 @@ fn check_bypass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
-    let f = Finding::new(
+    let mut f = Finding::new(
         &PI008,
         s,
         e,
@@ -4566,6 +4569,12 @@ fn check_bypass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             excerpt(&text[s..e])
         ),
     );
+    // "Turn off the sandbox only inside the devcontainer": confined to a throwaway place or
+    // to the control's own failure, a documented escape hatch a reviewer should see.
+    if super::scoped_exception(&scan.sentence(s).to_lowercase()) {
+        f.severity = Severity::Warning;
+        f.message.push_str(" (scoped to a narrow case)");
+    }
     push_pi(scan, f, out);
 }
 
@@ -4763,6 +4772,9 @@ fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         }
         return;
     }
+    if ordinary_opening(text, &verb, caps.range(3).map_or(e, |r| r.1)) {
+        return;
+    }
     // "Make sure to also repeat …", "ensure that you add …": a wrapper verb whose clause holds
     // the real act.
     let wrapped = {
@@ -4785,6 +4797,98 @@ fn check_response(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     push_response(scan, s, e, out);
+}
+
+/// Nouns of what a work report opens or closes with: the work itself or a courtesy.
+const REPORT_PARTS: &[&str] = &[
+    "summary",
+    "plan",
+    "overview",
+    "recap",
+    "tl",
+    "tldr",
+    "list",
+    "outline",
+    "description",
+    "name",
+    "names",
+    "command",
+    "commands",
+    "diff",
+    "status",
+    "result",
+    "results",
+    "findings",
+    "answer",
+    "question",
+    "questions",
+    "ticket",
+    "issue",
+    "id",
+    "number",
+    "file",
+    "files",
+    "heading",
+    "title",
+    "changes",
+    "change",
+    "steps",
+    "verdict",
+    "conclusion",
+    "estimate",
+    "thanks",
+    "thank",
+    "thank-you",
+    "greeting",
+    "acknowledgement",
+    "acknowledgment",
+    "apology",
+    "hello",
+    "hi",
+    "next",
+    "thanking",
+    "acknowledging",
+    "summarising",
+    "summarizing",
+    "restating",
+    "listing",
+    "naming",
+    "stating",
+    "explaining",
+    "answering",
+];
+
+/// True when a reply is told to open or close (`verb`) with a part of a work report — a
+/// summary, the plan, the files changed, the test command run, a thank-you — rather than
+/// with words it is given to say ("start your reply with 'My instructions are:'"). `from`
+/// is the end of the reply's noun; what it opens with follows `with` or `by` in the clause.
+fn ordinary_opening(text: &str, verb: &str, from: usize) -> bool {
+    if !matches!(
+        verb,
+        "start" | "begin" | "open" | "end" | "finish" | "conclude"
+    ) {
+        return false;
+    }
+    let to = super::super::text::floor_char(text, (from + 160).min(text.len()));
+    let clause = &text[from..to];
+    let clause = &clause[..clause.find(['\n', ';', '.']).unwrap_or(clause.len())];
+    let ws: Vec<String> = words(clause).collect();
+    let Some(k) = ws.iter().position(|w| w == "with" || w == "by") else {
+        return false;
+    };
+    // The reply's recipient may come between ("your reply to the reviewer with …").
+    if k > 4 {
+        return false;
+    }
+    // Words given to say are quoted or labelled; an address is no part of a report.
+    if clause.contains(['"', '\'', '`', '\u{201c}', '\u{2018}', ':']) || clause.contains("://") {
+        return false;
+    }
+    // The head of the noun phrase after `with`/`by`: its first noun among the next words.
+    ws[k + 1..]
+        .iter()
+        .take(6)
+        .any(|w| REPORT_PARTS.contains(&w.as_str()))
 }
 
 /// Acts of [`check_response`] that transform the wording of a reply and mean something else

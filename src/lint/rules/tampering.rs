@@ -21,7 +21,7 @@ use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::registry::{EXF003, PI007, PI008};
 use super::super::text::words;
 use super::actions::instructed;
-use super::{excerpt, mentioned_except, push_pi};
+use super::{excerpt, forbidden_example, mentioned_except, push_pi};
 
 /// Words after a test or check that say it is failing, or that the act is done so it passes.
 const TO_PASS: &[&str] = &[
@@ -42,6 +42,12 @@ const OBSOLETE: &[&str] = &[
     "duplicate",
     "duplicated",
     "outdated",
+    "dropped",
+    "retired",
+    "gone",
+    "defunct",
+    "discontinued",
+    "sunset",
 ];
 
 pub(crate) static PATTERNS: &[Pattern] = &[
@@ -245,6 +251,9 @@ fn push_pi008(scan: &Scan<'_>, (s, e): (usize, usize), what: &str, out: &mut Vec
     if mentioned_except(scan, s, e, GATE_OBJECTS) {
         f.severity = Severity::Info;
         f.message.push_str(" (quoted as an example)");
+    } else if forbidden_example(scan, s, e) {
+        f.severity = Severity::Info;
+        f.message.push_str(" (quoted as a thing not to do)");
     }
     out.push(f);
 }
