@@ -4395,7 +4395,8 @@ pub(crate) fn judge_remote_run(
     ]
     .iter()
     .any(|f| sentence.contains(f))
-        && sentence.contains(">>");
+        && sentence.contains(">>")
+        || super::commands::lifecycle_script(&sentence);
     let instructed = !purpose && super::actions::instructs(scan, s);
     if !urgent && !addressed(&sentence) && !persists && !instructed {
         f.severity = Severity::Warning;
