@@ -391,6 +391,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: Some(turn_gate),
         near: &[],
     },
+    // PI010: a many-shot transcript run together on one line ("Q: … A: Yes. Q: … A: Yes.
+    // Q: … A:"), its last model turn left open for the reader.
+    Pattern {
+        rule: &PI010,
+        keywords: &["q:", "user:", "human:", "question:"],
+        regex: r"\b(?:q|question|user|human)\s*:[^\n]{1,300}?\s(?:a|answer|ai|assistant|bot|model|agent)\s*:[^\n]{1,300}?\s(?:q|question|user|human)\s*:[^\n]*",
+        before: 16,
+        after: 1200,
+        check: check_inline_shots,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     // PI008: a script fetched to a file and run in the same command line, with no pipe
     // (`wget URL && chmod +x x.sh && ./x.sh`, `curl -o x URL; bash x`): judged as `curl | sh`.
     Pattern {
@@ -1391,6 +1404,102 @@ fn check_open_turn(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         format!(
             "forged many-shot transcript: {complying} model turns that comply, then a model turn left open for the reader: {}",
             excerpt(&text[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+/// Short model answers that comply, beyond [`COMPLIANT`]'s openers.
+const ASSENTING: &[&str] = &[
+    "yes",
+    "yeah",
+    "yep",
+    "ok",
+    "okay",
+    "always",
+    "understood",
+    "affirmative",
+    "will do",
+    "i will",
+    "i can",
+];
+
+/// The role tag ending at the colon at `colon` in `line`: `Some(true)` for a user's or a
+/// question's, `Some(false)` for a model's or an answer's; only a tag that stands as a word
+/// of its own (after a blank, a bracket or the line's start).
+fn inline_tag(line: &str, colon: usize) -> Option<(bool, usize)> {
+    let head = line[..colon].trim_end_matches([' ', '\t']);
+    let n = head
+        .bytes()
+        .rev()
+        .take_while(u8::is_ascii_alphabetic)
+        .count();
+    let start = head.len() - n;
+    if n == 0 || start > 0 && !head[..start].ends_with([' ', '\t', '(', '[', '*', '>']) {
+        return None;
+    }
+    let side = match head[start..].to_ascii_lowercase().as_str() {
+        "q" | "question" | "user" | "human" => true,
+        "a" | "answer" | "ai" | "assistant" | "bot" | "model" | "agent" => false,
+        _ => return None,
+    };
+    Some((side, start))
+}
+
+/// PI010, many-shot on one line: turns that alternate user and model, at least two model
+/// answers that all comply (an opener of [`COMPLIANT`] or [`ASSENTING`], or three words at
+/// most), then a model turn left open at the line's end. An FAQ run together answers its
+/// questions and leaves none open.
+fn check_inline_shots(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let line = &text[s..e];
+    // The turns: (is the user's, where the tag starts, where its text starts).
+    let mut turns: Vec<(bool, usize, usize)> = Vec::new();
+    for (k, _) in line.match_indices(':') {
+        if let Some((user, start)) = inline_tag(line, k) {
+            if turns.last().is_some_and(|t| t.0 == user) {
+                return;
+            }
+            turns.push((user, start, k + 1));
+        }
+    }
+    let Some(&(last_user, _, last_text)) = turns.last() else {
+        return;
+    };
+    if last_user || !line[last_text..].trim().is_empty() {
+        return;
+    }
+    let answers: Vec<&str> = turns
+        .windows(2)
+        .filter(|p| !p[0].0)
+        .map(|p| line[p[0].2..p[1].1].trim())
+        .collect();
+    let users = turns.iter().filter(|t| t.0).count();
+    let complying = answers
+        .iter()
+        .filter(|a| {
+            let lc = a.to_ascii_lowercase();
+            let opens = |c: &&str| {
+                lc.starts_with(*c)
+                    && !lc[c.len()..]
+                        .bytes()
+                        .next()
+                        .is_some_and(|b| b.is_ascii_alphabetic())
+            };
+            COMPLIANT.iter().any(opens) || ASSENTING.iter().any(opens) || words(a).count() <= 3
+        })
+        .count();
+    if users < 3 || answers.len() < 2 || complying < answers.len() {
+        return;
+    }
+    let f = Finding::new(
+        &PI010,
+        s,
+        e,
+        format!(
+            "forged many-shot transcript on one line: {complying} model turns that comply, then a model turn left open for the reader: {}",
+            excerpt(line)
         ),
     );
     push_pi(scan, f, out);
