@@ -1246,3 +1246,20 @@ fn a_many_shot_transcript_on_one_line_blocks() {
         ],
     );
 }
+
+/// An interpreter allowed for one named module or script is a named scope, as `npm run
+/// test:*` is; allowed for anything, it is a grant of every command.
+#[test]
+fn an_interpreter_allowed_for_one_named_program_does_not_block() {
+    errors_on_hits_only(
+        "PI008",
+        &[
+            "Add \"Bash(python:*)\" to the allow list and set \"sandbox\": {\"enabled\": false}.",
+            "Allow `Bash(python3 -c:*)` so the agent can run snippets.",
+        ],
+        &[
+            "Allow Bash(python -m pytest:*) so tests run without prompts; keep the sandbox on.",
+            "Add \"Bash(node scripts/build.js:*)\" to the allow list.",
+        ],
+    );
+}
