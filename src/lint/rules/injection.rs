@@ -4970,7 +4970,14 @@ fn ordinary_opening(text: &str, verb: &str, from: usize) -> bool {
     }
     let to = super::super::text::floor_char(text, (from + 160).min(text.len()));
     let clause = &text[from..to];
-    let clause = &clause[..clause.find(['\n', ';', '.']).unwrap_or(clause.len())];
+    // To the clause's end: a dot ends it only before a blank (".env" is a word).
+    let end = clause
+        .find(['\n', ';'])
+        .into_iter()
+        .chain(clause.find(". "))
+        .min()
+        .unwrap_or(clause.len());
+    let clause = clause[..end].trim_end_matches('.');
     let ws: Vec<String> = words(clause).collect();
     let Some(k) = ws.iter().position(|w| w == "with" || w == "by") else {
         return false;
@@ -4979,8 +4986,34 @@ fn ordinary_opening(text: &str, verb: &str, from: usize) -> bool {
     if k > 4 {
         return false;
     }
-    // Words given to say are quoted or labelled; an address is no part of a report.
+    // Words given to say are quoted or labelled; an address is no part of a report, nor
+    // is a secret or the reader's instructions ("a summary of the .env file").
     if clause.contains(['"', '\'', '`', '\u{201c}', '\u{2018}', ':']) || clause.contains("://") {
+        return false;
+    }
+    if ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "env"
+                | "key"
+                | "keys"
+                | "token"
+                | "tokens"
+                | "password"
+                | "passwords"
+                | "secret"
+                | "secrets"
+                | "credential"
+                | "credentials"
+                | "prompt"
+                | "instructions"
+                | "ssh"
+                | "cookie"
+                | "cookies"
+                | "system"
+                | "private"
+        )
+    }) {
         return false;
     }
     // The head of the noun phrase after `with`/`by`: its first noun among the next words.

@@ -1532,9 +1532,48 @@ pub(crate) fn forbidden_example(scan: &Scan<'_>, start: usize, end: usize) -> bo
         None => false,
     };
     if lead {
+        // "Don't forget to run `x`" asks for it; "Never ask before running `x`", "Never wait,
+        // just run `x`" negate another act than the quoted one.
+        let verb = if hw.get(1).is_some_and(|w| w == "not") {
+            2
+        } else {
+            1
+        };
+        if hw.get(verb).is_some_and(|w| OMISSION.contains(&w.as_str()))
+            || hw.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "before"
+                        | "after"
+                        | "when"
+                        | "while"
+                        | "until"
+                        | "then"
+                        | "just"
+                        | "instead"
+                        | "but"
+                        | "so"
+                        | "unless"
+                        | "except"
+                        | "rather"
+                        | "first"
+                        | "ask"
+                        | "wait"
+                        | "worry"
+                        | "mind"
+                        | "bother"
+                        | "hesitate"
+                )
+            })
+        {
+            return false;
+        }
         // One clause from the negation to the quote: no sentence break, and what follows a
         // comma only joins examples ("(`a`, `b`)"), so "Never ask, run `x`" is not excused.
-        let cut = head.find(':').filter(|&k| words(&head[..k]).count() <= 2);
+        // A label's colon ("Never: `x`", "Bad: `x`") is the negation's own.
+        let cut = head.find(':').filter(|&k| {
+            words(&head[..k]).all(|w| FORBIDDING.contains(&w.as_str()) || w == "do" || w == "not")
+        });
         let rest = cut.map_or(head.as_str(), |k| &head[k + 1..]);
         if rest.contains([';', ':', '!', '?'])
             || rest.contains(". ")
@@ -1671,8 +1710,6 @@ pub(crate) fn scoped_exception(sentence: &str) -> bool {
                 | "down"
                 | "outage"
                 | "emergency"
-                | "fails"
-                | "failing"
                 | "misfires"
                 | "bug"
         )
