@@ -391,8 +391,16 @@ pub(crate) fn prose_words(s: &str) -> impl Iterator<Item = &str> + '_ {
         while i < b.len() {
             let c = b[i];
             if c == b'`' {
-                code = !code;
-                i += 1;
+                // A fence's marker (three backticks or more) opens or closes no code span:
+                // the fenced lines a sentence runs into (a tool's pasted output) are read
+                // as the rest of the text is, not as code because of the marker's count.
+                let run = b[i..].iter().take_while(|&&c| c == b'`').count();
+                if run >= 3 {
+                    code = false;
+                } else {
+                    code = !code;
+                }
+                i += run;
                 continue;
             }
             let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'\'' || c >= 0x80;
