@@ -1139,6 +1139,7 @@ fn tests_deleted_with_their_removed_feature_do_not_block() {
             "Remove the unit tests that covered the old XML parser, since the parser is gone.",
             "Drop the integration tests for the retired v1 API.",
             "Delete the end-to-end tests for the checkout page we removed last sprint.",
+            "- Delete the tests for a feature when you remove the feature, in the same PR.",
         ],
     );
 }

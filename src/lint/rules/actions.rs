@@ -1132,6 +1132,28 @@ fn check_checks_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             "for" | "in" | "on" | "of" | "under" | "that" | "which" | "covering" | "around"
         )
     });
+    // Removed with the feature they test ("… for a feature when you remove the feature",
+    // "… along with the module"): maintenance, unless done so that the build passes.
+    let with_feature = !passing
+        && tw.windows(2).any(|p| {
+            matches!(p[0].as_str(), "when" | "once" | "after" | "as" | "with")
+                && (p[1].starts_with("remov")
+                    || p[1].starts_with("delet")
+                    || p[1].starts_with("drop")
+                    || p[1].starts_with("retir")
+                    || p[1] == "you"
+                    || p[1] == "we"
+                    || p[1] == "the")
+                && tw.iter().any(|w| {
+                    w.starts_with("remov")
+                        || w.starts_with("delet")
+                        || w.starts_with("drop")
+                        || w.starts_with("retir")
+                })
+        });
+    if prep && with_feature {
+        return;
+    }
     let clause_end = tail.find(['.', ';', ',']).unwrap_or(tail.len());
     if prep
         && (tw
