@@ -477,7 +477,7 @@ fn check_go_module(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let src = caps.str(1);
     let text = scan.text();
-    let (a, b) = scan.sentence_range(s);
+    let (a, end) = scan.sentence_range(s);
     let rest = src
         .strip_prefix("https://")
         .or_else(|| src.strip_prefix("http://"))
@@ -490,7 +490,7 @@ fn check_go_module(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let known = GO_HOSTS.iter().any(|h| host == *h)
         || host.ends_with(".googlesource.com")
         || host.ends_with(".github.io");
-    let line = text[a..b].to_ascii_lowercase();
+    let line = text[a..end].to_ascii_lowercase();
     let risky = src.starts_with("http://")
         || host.parse::<std::net::Ipv4Addr>().is_ok()
         || GO_INSECURE.iter().any(|g| line.contains(g));
