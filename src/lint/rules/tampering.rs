@@ -42,12 +42,6 @@ const OBSOLETE: &[&str] = &[
     "duplicate",
     "duplicated",
     "outdated",
-    "dropped",
-    "retired",
-    "gone",
-    "defunct",
-    "discontinued",
-    "sunset",
 ];
 
 pub(crate) static PATTERNS: &[Pattern] = &[
@@ -423,7 +417,10 @@ fn check_test_tamper(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let weakening = after.first().is_some_and(|v| {
         matches!(v.as_str(), "weaken" | "loosen" | "relax") || v.starts_with("hard")
     });
-    if after.iter().any(|w| OBSOLETE.contains(&w.as_str())) {
+    if after
+        .iter()
+        .any(|w| OBSOLETE.contains(&w.as_str()) || super::actions::GONE.contains(&w.as_str()))
+    {
         return;
     }
     if !weakening
