@@ -623,6 +623,9 @@ pub(crate) fn broad_allow(entry: &str) -> bool {
     match tool {
         "Bash" => {
             let first = spec.split([' ', ':']).next().unwrap_or("");
+            if named_program(spec) {
+                return false;
+            }
             only_wild
                 || (spec.contains('*')
                     && ([
@@ -646,6 +649,38 @@ pub(crate) fn broad_allow(entry: &str) -> bool {
                 || spec.starts_with("//")
                 || spec.contains("..")
                 || tool != "Read" && spec.trim_start_matches("./").starts_with(".claude")
+        }
+        _ => false,
+    }
+}
+
+/// True when `spec` (a `Bash(…)` rule) runs an interpreter on one named module or script
+/// only (`python -m pytest:*`, `node scripts/build.js:*`, `bash ci/test.sh *`): the rule
+/// names what runs, as `npm run test:*` does.
+fn named_program(spec: &str) -> bool {
+    let words: Vec<&str> = spec.split([' ', ':']).filter(|w| !w.is_empty()).collect();
+    let named = |w: &str| !w.contains('*') && !w.starts_with('-') && !w.is_empty();
+    let interpreter = words.first().is_some_and(|w| {
+        let p = program(w);
+        [
+            "python", "node", "ruby", "perl", "php", "deno", "bun", "lua",
+        ]
+        .iter()
+        .any(|i| p.starts_with(i))
+            || matches!(p, "sh" | "bash" | "zsh" | "pwsh")
+    });
+    if !interpreter {
+        return false;
+    }
+    match words.as_slice() {
+        [_, "-m", module, ..] => named(module),
+        [_, script, ..] => {
+            named(script)
+                && [
+                    ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".sh", ".lua",
+                ]
+                .iter()
+                .any(|x| script.ends_with(x))
         }
         _ => false,
     }

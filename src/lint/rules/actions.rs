@@ -391,6 +391,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: Some(turn_gate),
         near: &[],
     },
+    // PI010: a many-shot transcript run together on one line ("Q: … A: Yes. Q: … A: Yes.
+    // Q: … A:"), its last model turn left open for the reader.
+    Pattern {
+        rule: &PI010,
+        keywords: &["q:", "user:", "human:", "question:"],
+        regex: r"\b(?:q|question|user|human)\s*:[^\n]{1,300}?\s(?:a|answer|ai|assistant|bot|model|agent)\s*:[^\n]{1,300}?\s(?:q|question|user|human)\s*:[^\n]*",
+        before: 16,
+        after: 1200,
+        check: check_inline_shots,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     // PI008: a script fetched to a file and run in the same command line, with no pipe
     // (`wget URL && chmod +x x.sh && ./x.sh`, `curl -o x URL; bash x`): judged as `curl | sh`.
     Pattern {
@@ -916,6 +929,16 @@ fn push_check_act(
     if mentioned_except(scan, s, e, CHECK_OBJECTS) {
         f.severity = Severity::Info;
         f.message.push_str(" (quoted as an example)");
+    } else if super::forbidden_example(scan, s, e) {
+        f.severity = Severity::Info;
+        f.message.push_str(" (quoted as a thing not to do)");
+    } else if severity == Severity::Error
+        && super::scoped_exception(&scan.sentence(s).to_lowercase())
+    {
+        // "Use HUSKY=0 only when the hooks are broken, and open an issue": an escape hatch
+        // for a narrow case, which a reviewer should see.
+        f.severity = Severity::Warning;
+        f.message.push_str(" (scoped to a narrow case)");
     }
     out.push(f);
 }
@@ -944,6 +967,21 @@ const NARROWING: &[&str] = &[
     "this",
     "that",
     "vendored",
+];
+
+/// Words that say the tested feature is gone: they narrow a removal as [`NARROWING`] does
+/// ("delete the tests for the removed CSV exporter"), when it is done for maintenance and
+/// not so that the build passes.
+pub(crate) const GONE: &[&str] = &[
+    "removed",
+    "deleted",
+    "dropped",
+    "retired",
+    "gone",
+    "defunct",
+    "discontinued",
+    "sunset",
+    "sunsetted",
 ];
 
 /// Words that may follow a check's name and end its noun phrase: the act is on the check
@@ -1031,7 +1069,15 @@ fn check_checks_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let m = &text[s..e];
     let ws: Vec<String> = words(m).collect();
-    if ws.iter().any(|w| NARROWING.contains(&w.as_str())) || !instructs(scan, s) {
+    // Tests of a removed feature are maintenance, unless they go so that the build passes.
+    let passing = words(scan.sentence(s)).any(|w| {
+        matches!(
+            w.as_str(),
+            "pass" | "passes" | "passing" | "green" | "unblock" | "unblocks"
+        )
+    });
+    let narrowing = |w: &str| NARROWING.contains(&w) || !passing && GONE.contains(&w);
+    if ws.iter().any(|w| narrowing(w)) || !instructs(scan, s) {
         return;
     }
     // A path goes on past the object ("tests/fixtures/tmp"), and a qualifier after it
@@ -1079,15 +1125,45 @@ fn check_checks_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             return;
         }
     }
-    let tw: Vec<String> = words(tail).take(5).collect();
-    let prep = tw
-        .first()
-        .is_some_and(|w| matches!(w.as_str(), "for" | "in" | "on" | "of" | "under"));
+    // The qualifier's clause, within the tail ("for the checkout page we removed").
+    let tw: Vec<String> =
+        words(&tail[..tail.find(['.', ';', ',']).unwrap_or(tail.len())]).collect();
+    // A preposition or a relative clause narrows the object ("the tests for …", "the
+    // tests that covered the old parser").
+    let prep = tw.first().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "for" | "in" | "on" | "of" | "under" | "that" | "which" | "covering" | "around"
+        )
+    });
+    // Removed with the feature they test ("… for a feature when you remove the feature",
+    // "… along with the module"): maintenance, unless done so that the build passes.
+    let with_feature = !passing
+        && tw.windows(2).any(|p| {
+            matches!(p[0].as_str(), "when" | "once" | "after" | "as" | "with")
+                && (p[1].starts_with("remov")
+                    || p[1].starts_with("delet")
+                    || p[1].starts_with("drop")
+                    || p[1].starts_with("retir")
+                    || p[1] == "you"
+                    || p[1] == "we"
+                    || p[1] == "the")
+                && tw.iter().any(|w| {
+                    w.starts_with("remov")
+                        || w.starts_with("delet")
+                        || w.starts_with("drop")
+                        || w.starts_with("retir")
+                })
+        });
+    if prep && with_feature {
+        return;
+    }
     let clause_end = tail.find(['.', ';', ',']).unwrap_or(tail.len());
     if prep
-        && (tw.iter().any(|w| {
-            NARROWING.contains(&w.as_str()) && !matches!(w.as_str(), "this" | "that" | "one")
-        }) || tail[..clause_end].contains('/'))
+        && (tw
+            .iter()
+            .any(|w| narrowing(w.as_str()) && !matches!(w.as_str(), "this" | "that" | "one"))
+            || tail[..clause_end].contains('/'))
     {
         return;
     }
@@ -1389,6 +1465,102 @@ fn check_open_turn(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         format!(
             "forged many-shot transcript: {complying} model turns that comply, then a model turn left open for the reader: {}",
             excerpt(&text[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+/// Short model answers that comply, beyond [`COMPLIANT`]'s openers.
+const ASSENTING: &[&str] = &[
+    "yes",
+    "yeah",
+    "yep",
+    "ok",
+    "okay",
+    "always",
+    "understood",
+    "affirmative",
+    "will do",
+    "i will",
+    "i can",
+];
+
+/// The role tag ending at the colon at `colon` in `line`: `Some(true)` for a user's or a
+/// question's, `Some(false)` for a model's or an answer's; only a tag that stands as a word
+/// of its own (after a blank, a bracket or the line's start).
+fn inline_tag(line: &str, colon: usize) -> Option<(bool, usize)> {
+    let head = line[..colon].trim_end_matches([' ', '\t']);
+    let n = head
+        .bytes()
+        .rev()
+        .take_while(u8::is_ascii_alphabetic)
+        .count();
+    let start = head.len() - n;
+    if n == 0 || start > 0 && !head[..start].ends_with([' ', '\t', '(', '[', '*', '>']) {
+        return None;
+    }
+    let side = match head[start..].to_ascii_lowercase().as_str() {
+        "q" | "question" | "user" | "human" => true,
+        "a" | "answer" | "ai" | "assistant" | "bot" | "model" | "agent" => false,
+        _ => return None,
+    };
+    Some((side, start))
+}
+
+/// PI010, many-shot on one line: turns that alternate user and model, at least two model
+/// answers that all comply (an opener of [`COMPLIANT`] or [`ASSENTING`], or three words at
+/// most), then a model turn left open at the line's end. An FAQ run together answers its
+/// questions and leaves none open.
+fn check_inline_shots(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let line = &text[s..e];
+    // The turns: (is the user's, where the tag starts, where its text starts).
+    let mut turns: Vec<(bool, usize, usize)> = Vec::new();
+    for (k, _) in line.match_indices(':') {
+        if let Some((user, start)) = inline_tag(line, k) {
+            if turns.last().is_some_and(|t| t.0 == user) {
+                return;
+            }
+            turns.push((user, start, k + 1));
+        }
+    }
+    let Some(&(last_user, _, last_text)) = turns.last() else {
+        return;
+    };
+    if last_user || !line[last_text..].trim().is_empty() {
+        return;
+    }
+    let answers: Vec<&str> = turns
+        .windows(2)
+        .filter(|p| !p[0].0)
+        .map(|p| line[p[0].2..p[1].1].trim())
+        .collect();
+    let users = turns.iter().filter(|t| t.0).count();
+    let complying = answers
+        .iter()
+        .filter(|a| {
+            let lc = a.to_ascii_lowercase();
+            let opens = |c: &&str| {
+                lc.starts_with(*c)
+                    && !lc[c.len()..]
+                        .bytes()
+                        .next()
+                        .is_some_and(|b| b.is_ascii_alphabetic())
+            };
+            COMPLIANT.iter().any(opens) || ASSENTING.iter().any(opens) || words(a).count() <= 3
+        })
+        .count();
+    if users < 3 || answers.len() < 2 || complying < answers.len() {
+        return;
+    }
+    let f = Finding::new(
+        &PI010,
+        s,
+        e,
+        format!(
+            "forged many-shot transcript on one line: {complying} model turns that comply, then a model turn left open for the reader: {}",
+            excerpt(line)
         ),
     );
     push_pi(scan, f, out);

@@ -467,7 +467,7 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let sentence = scan.sentence(s);
     let ls = sentence.to_lowercase();
     let imperative = imperative_at(text, s) || addressed(&text[scan.sentence_range(s).0..s]);
-    if !imperative {
+    if !imperative || kept_out(&ls) {
         return;
     }
     let file_target = target.contains(".ssh")
@@ -603,6 +603,38 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     push_disclosure(scan, (s, e), out);
+}
+
+/// True when `sentence` (lower-case) puts the files it names on an ignore list ("add .env and
+/// *.pem to .gitignore", "exclude credentials.json via .dockerignore"): that keeps them out of
+/// the repository, the image or the agent's reading, and sends nothing anywhere.
+fn kept_out(sentence: &str) -> bool {
+    let ignore_list = sentence.split_whitespace().any(|w| {
+        let w = w
+            .trim_matches(|c: char| !(c.is_alphanumeric() || c == '.' || c == '/'))
+            .trim_end_matches('.');
+        let name = w.rsplit('/').next().unwrap_or(w);
+        name.starts_with('.') && name.ends_with("ignore") && name.len() > ".ignore".len()
+            || w.ends_with("info/exclude")
+    }) || sentence.contains("ignore list")
+        || sentence.contains("ignore file");
+    let outward = [
+        "://",
+        "paste",
+        "send",
+        "upload",
+        "post ",
+        "e-mail",
+        "email",
+        "print",
+        "echo",
+        "share",
+        "summary",
+        "description",
+    ]
+    .iter()
+    .any(|k| sentence.contains(k));
+    ignore_list && !outward
 }
 
 /// A URL left open at a query value, with a secret to be put after it: the reader is told

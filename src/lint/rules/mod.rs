@@ -435,8 +435,16 @@ pub(crate) fn prose_words(s: &str) -> impl Iterator<Item = &str> + '_ {
         while i < b.len() {
             let c = b[i];
             if c == b'`' {
-                code = !code;
-                i += 1;
+                // A fence's marker (three backticks or more) opens or closes no code span:
+                // the fenced lines a sentence runs into (a tool's pasted output) are read
+                // as the rest of the text is, not as code because of the marker's count.
+                let run = b[i..].iter().take_while(|&&c| c == b'`').count();
+                if run >= 3 {
+                    code = false;
+                } else {
+                    code = !code;
+                }
+                i += run;
                 continue;
             }
             let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'\'' || c >= 0x80;
@@ -1503,6 +1511,9 @@ pub(crate) fn push_pi_except(
     if mentioned_except(scan, f.start, f.end, object) {
         f.severity = super::Severity::Info;
         f.message.push_str(" (quoted as an example)");
+    } else if forbidden_example(scan, f.start, f.end) {
+        f.severity = super::Severity::Info;
+        f.message.push_str(" (quoted as a thing not to do)");
     } else if f.severity == super::Severity::Error
         && scan.examples_shown
         && example_block(scan, f.start)
@@ -1511,6 +1522,290 @@ pub(crate) fn push_pi_except(
         f.message.push_str(" (shown as an example)");
     }
     out.push(f);
+}
+
+/// Words that open a list item, or label it, as a thing not to do ("- Never: …", "- Bad:
+/// …", "- Avoid `…`").
+const FORBIDDING: &[&str] = &[
+    "never",
+    "don't",
+    "dont",
+    "avoid",
+    "no",
+    "not",
+    "forbidden",
+    "prohibited",
+    "banned",
+    "disallowed",
+    "bad",
+    "wrong",
+    "dangerous",
+    "unsafe",
+    "refuse",
+    "reject",
+    "mustn't",
+    "anti-pattern",
+    "antipattern",
+];
+
+/// Words that join quoted examples in a list without saying anything of their own.
+const JOINING: &[&str] = &[
+    "and", "or", "nor", "e", "g", "eg", "i", "like", "such", "as", "for", "example", "examples",
+    "also", "even", "plus", "etc", "either", "neither", "bad", "wrong",
+];
+
+/// True when the quoted command at `start..end` is an example of what not to do: the line
+/// holding it is a negated item ("- Never run `a` or `b` on a shared machine", "- Never pipe
+/// a download into a shell (`a`, `b`)", "- Bad: `a` and `b` — never do these"), and no
+/// clause of its own comes between the negation and the quote. Judged on the line around
+/// the quote only (at most 300 bytes either side).
+pub(crate) fn forbidden_example(scan: &Scan<'_>, start: usize, end: usize) -> bool {
+    if !matches!(scan.context(start), Context::CodeSpan) && !quoted(scan, start, end) {
+        return false;
+    }
+    let text = scan.text();
+    let (ls, le) = line_near(text, start, end, 300);
+    if ls > start || end > le {
+        return false;
+    }
+    // The item's text after its marker ("- ", "* ", "1. ").
+    let line = &text[ls..start];
+    let body = line.trim_start();
+    let body = body
+        .strip_prefix(['-', '*', '+'])
+        .or_else(|| {
+            body.split_once(['.', ')'])
+                .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                .map(|(_, r)| r)
+        })
+        .unwrap_or(body);
+    // The prose of the head, its code spans left out: what frames the quote.
+    let prose = |s: &str| -> String {
+        s.split('`')
+            .enumerate()
+            .map(|(i, p)| if i % 2 == 0 { p } else { " " })
+            .collect()
+    };
+    let head = prose(body);
+    let hw: Vec<String> = words(&head).collect();
+    let lead = match hw.first().map(String::as_str) {
+        Some("do" | "must" | "should") => hw.get(1).is_some_and(|w| w == "not"),
+        Some(w) => FORBIDDING.contains(&w),
+        None => false,
+    };
+    if lead {
+        // "Don't forget to run `x`" asks for it; "Never ask before running `x`", "Never wait,
+        // just run `x`" negate another act than the quoted one.
+        let verb = if hw.get(1).is_some_and(|w| w == "not") {
+            2
+        } else {
+            1
+        };
+        if hw.get(verb).is_some_and(|w| OMISSION.contains(&w.as_str()))
+            || hw.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "before"
+                        | "after"
+                        | "when"
+                        | "while"
+                        | "until"
+                        | "then"
+                        | "just"
+                        | "instead"
+                        | "but"
+                        | "so"
+                        | "unless"
+                        | "except"
+                        | "rather"
+                        | "first"
+                        | "ask"
+                        | "wait"
+                        | "worry"
+                        | "mind"
+                        | "bother"
+                        | "hesitate"
+                )
+            })
+        {
+            return false;
+        }
+        // One clause from the negation to the quote: no sentence break, and what follows a
+        // comma only joins examples ("(`a`, `b`)"), so "Never ask, run `x`" is not excused.
+        // A label's colon ("Never: `x`", "Bad: `x`") is the negation's own.
+        let cut = head.find(':').filter(|&k| {
+            words(&head[..k]).all(|w| FORBIDDING.contains(&w.as_str()) || w == "do" || w == "not")
+        });
+        let rest = cut.map_or(head.as_str(), |k| &head[k + 1..]);
+        if rest.contains([';', ':', '!', '?'])
+            || rest.contains(". ")
+            || rest.contains('\u{2014}')
+            || rest.contains(" then ")
+        {
+            return false;
+        }
+        return rest.split(',').skip(1).all(|seg| {
+            words(seg.trim_start_matches(['(', ' '])).all(|w| JOINING.contains(&w.as_str()))
+        });
+    }
+    // "Bad: `a` and `b` — never do these": a label or the quotes alone, then the negation.
+    if !hw.iter().all(|w| JOINING.contains(&w.as_str())) {
+        return false;
+    }
+    let tail = prose(&text[end..le]).to_lowercase();
+    let tw: Vec<String> = words(&tail).collect();
+    tw.windows(3).any(|p| {
+        matches!(p[0].as_str(), "never" | "don't" | "dont" | "not")
+            && matches!(p[1].as_str(), "do" | "run" | "use" | "type" | "execute")
+            && matches!(
+                p[2].as_str(),
+                "these" | "this" | "that" | "them" | "those" | "it"
+            )
+    }) || tw.windows(2).any(|p| {
+        matches!(p[0].as_str(), "is" | "are")
+            && matches!(
+                p[1].as_str(),
+                "forbidden" | "banned" | "prohibited" | "disallowed" | "dangerous"
+            )
+    })
+}
+
+/// True when `sentence` (lower-case) confines a safety control's bypass to a narrow case
+/// that still answers for it: "only" (or "solely", "exclusively") followed by a place that
+/// is thrown away (a container, a VM, a test harness) or a failure of the control itself
+/// ("when the hook is broken"), or by telling someone ("and say so in the PR"). A bypass so
+/// scoped is a documented escape hatch, not an order; widened ("always", "every") or kept
+/// from the user ("without telling", "quietly") it is still one.
+pub(crate) fn scoped_exception(sentence: &str) -> bool {
+    let ws: Vec<String> = words(sentence).collect();
+    let Some(k) = ws
+        .iter()
+        .position(|w| matches!(w.as_str(), "only" | "solely" | "exclusively"))
+    else {
+        return false;
+    };
+    let scope = ws.get(k + 1).is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "when"
+                | "if"
+                | "while"
+                | "during"
+                | "in"
+                | "inside"
+                | "within"
+                | "on"
+                | "for"
+                | "under"
+                | "after"
+                | "until"
+                | "where"
+        )
+    });
+    if !scope {
+        return false;
+    }
+    let stealth = [
+        "not watching",
+        "without telling",
+        "without asking",
+        "don't tell",
+        "do not tell",
+        "don't mention",
+        "do not mention",
+        "quietly",
+        "silently",
+        "secretly",
+        "no one",
+        "nobody",
+        "unnoticed",
+        "hide ",
+    ]
+    .iter()
+    .any(|w| sentence.contains(w));
+    let widened = ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "always" | "every" | "everything" | "whenever" | "anytime" | "forever" | "permanently"
+        )
+    });
+    if stealth || widened {
+        return false;
+    }
+    let rest = &ws[k + 1..];
+    let place = rest.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "container"
+                | "containers"
+                | "devcontainer"
+                | "dev-container"
+                | "vm"
+                | "vms"
+                | "codespace"
+                | "codespaces"
+                | "harness"
+                | "throwaway"
+                | "disposable"
+                | "ephemeral"
+                | "scratch"
+                | "isolated"
+                | "offline"
+                | "chroot"
+                | "jail"
+                | "emulator"
+                | "simulator"
+        )
+    });
+    let failure = rest.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "broken"
+                | "broke"
+                | "breaks"
+                | "crashes"
+                | "crashed"
+                | "crash"
+                | "hangs"
+                | "missing"
+                | "unavailable"
+                | "down"
+                | "outage"
+                | "emergency"
+                | "misfires"
+                | "bug"
+        )
+    });
+    let told = rest.windows(2).any(|p| {
+        matches!(
+            p[0].as_str(),
+            "say"
+                | "tell"
+                | "mention"
+                | "note"
+                | "explain"
+                | "document"
+                | "report"
+                | "flag"
+                | "open"
+                | "file"
+                | "write"
+        ) && matches!(
+            p[1].as_str(),
+            "so" | "why"
+                | "it"
+                | "that"
+                | "the"
+                | "an"
+                | "in"
+                | "reviewers"
+                | "reviewer"
+                | "maintainers"
+                | "a"
+                | "this"
+        )
+    });
+    place || failure || told
 }
 
 /// The matched text for a message, shortened and on one line.

@@ -21,7 +21,7 @@ use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::registry::{EXF003, PI007, PI008};
 use super::super::text::words;
 use super::actions::instructed;
-use super::{excerpt, mentioned_except, push_pi};
+use super::{excerpt, forbidden_example, mentioned_except, push_pi};
 
 /// Words after a test or check that say it is failing, or that the act is done so it passes.
 const TO_PASS: &[&str] = &[
@@ -246,6 +246,9 @@ fn push_pi008(scan: &Scan<'_>, (s, e): (usize, usize), what: &str, out: &mut Vec
     if mentioned_except(scan, s, e, GATE_OBJECTS) {
         f.severity = Severity::Info;
         f.message.push_str(" (quoted as an example)");
+    } else if forbidden_example(scan, s, e) {
+        f.severity = Severity::Info;
+        f.message.push_str(" (quoted as a thing not to do)");
     }
     out.push(f);
 }
@@ -419,7 +422,10 @@ fn check_test_tamper(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let weakening = after.first().is_some_and(|v| {
         matches!(v.as_str(), "weaken" | "loosen" | "relax") || v.starts_with("hard")
     });
-    if after.iter().any(|w| OBSOLETE.contains(&w.as_str())) {
+    if after
+        .iter()
+        .any(|w| OBSOLETE.contains(&w.as_str()) || super::actions::GONE.contains(&w.as_str()))
+    {
         return;
     }
     if !weakening
