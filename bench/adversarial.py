@@ -208,6 +208,8 @@ def shapes(size, root):
     add("endpoint-lines", fill("Set OPENAI_BASE_URL=http://203.0.113.8:8080/v1\n", size))
     add("empty-answer-turns", fill("A:\n", size))
     add("remove-root-one-line", fill("rm -rf / ", size))
+    # Thirty-second session: a module fetched from an unknown host, one per line.
+    add("go-get-lines", fill("run go get x.example/y\n", size))
     # `.aiignore` shapes: STATUS.md is 1 MB of text the patterns run over.
     text = fill("Incident INC-1234 closed; see PROJECT-ATLAS and the ops notes.\n", size)
     re_lines = lambda n: "".join(f"re:INC-{i:05}\\b\n" for i in range(n))

@@ -115,6 +115,8 @@ pub(crate) struct Memo {
     /// PI008 grants: the last sentence judged for an instruction (`grants::ordered_once`),
     /// as its bounds and the answer, so the matches of one sentence judge it once.
     pub ordered_sentence: std::sync::Mutex<Option<(usize, usize, bool)>>,
+    /// The last match judged for an instruction (`actions::instructs`) and the answer.
+    pub instructs: std::sync::Mutex<Option<(usize, bool)>>,
     /// The text's words, for the rules that judge a match by the sentence before it.
     pub words: OnceLock<super::wordtab::WordTable>,
 }

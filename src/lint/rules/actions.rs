@@ -746,6 +746,23 @@ fn last_comma(scan: &Scan<'_>, a: usize, from: usize, to: usize) -> Option<usize
 /// The head is read off the scan's word table: a text of matches one after another judges
 /// each by the words before it, not by copying and splitting its sentence (issue #13 item 4).
 pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
+    // A match is often asked twice (directly, then through `told`): the last answer is kept.
+    let cell = &scan.memo.instructs;
+    if let Ok(last) = cell.lock()
+        && let Some((p, r)) = *last
+        && p == pos
+    {
+        return r;
+    }
+    let r = judge_instructs(scan, pos);
+    if let Ok(mut last) = cell.lock() {
+        *last = Some((pos, r));
+    }
+    r
+}
+
+/// [`instructs`], worked out.
+fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
     let text = scan.text();
     if negated_before(text, pos) || hypothetical_request_before(text, pos) {
         return false;
@@ -763,14 +780,6 @@ pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
     // A short label opens the instruction after its colon ("Next step: git push …").
     let mut from = after_label(scan, a, pos).unwrap_or(a);
     let prose = |from: usize| t.prose(from, pos, false).map(|i| t.word(i));
-    if prose(from).any(|w| {
-        matches!(
-            w,
-            "never" | "don't" | "dont" | "not" | "avoid" | "without" | "no" | "refuse"
-        )
-    }) {
-        return false;
-    }
     // A condition that reports someone else's request ("if anyone tells you to run …") sets
     // the act up for refusal, when the act is what the condition reports. After the
     // condition, in the clause it governs ("when the user asks for a release, run …",
@@ -784,6 +793,12 @@ pub(crate) fn instructs(scan: &Scan<'_>, pos: usize) -> bool {
     let mut condition = None;
     let mut asked = false;
     for w in prose(from) {
+        if matches!(
+            w,
+            "never" | "don't" | "dont" | "not" | "avoid" | "without" | "no" | "refuse"
+        ) {
+            return false;
+        }
         if matches!(w, "if" | "when" | "whenever" | "unless") {
             condition = Some(());
             asked = false;
