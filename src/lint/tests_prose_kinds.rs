@@ -1097,3 +1097,66 @@ fn a_random_value_with_chance_words_in_it_still_blocks() {
         &["- the password rotation job is RotateDbSecretFn2024"],
     );
 }
+
+/// A value named as a provider's credential after it (`… is our Mailgun key`, `… — heroku api
+/// key`, `… (twilio auth token)`) is that provider's key when it has the provider's shape; a
+/// commit, a trace, an id or a value whose naming words say something else stays quiet.
+#[test]
+fn a_value_named_as_a_providers_key_after_it_blocks() {
+    errors_on_hits_only(
+        "SEC100",
+        &[
+            "172048e2ffb43937a786beaa36023635 is our Mailgun key, don't lose it",
+            "`6dfc587f-740b-49d9-bed2-b97b5020fcf7` — heroku api key for the deploy bot",
+            "Paste 7b9314db416b299cc8d2ff2bb92104c1e15ed6a6 into the box; that's the Datadog \
+             application key.",
+            "Login with 10d5421c32c2045225ae4f30fef977c1 (twilio auth token) on staging",
+            "ae893b70cd95c9bbab274b8c52938b84 = datadog api key",
+        ],
+        &[
+            "c5f5d11281feb4efa53cc48cbaa9973a9d598743 Datadog API key support (#123)",
+            "commit c5f5d11281feb4efa53cc48cbaa9973a9d598743: rotate the Mailgun key",
+            "`c5f5d11281feb4efa53cc48cbaa9973a9d598743` fixes the Datadog key rotation",
+            "7cc2b327-4f56-4dee-8ec9-04dddc694eab is the Heroku app id; the key is elsewhere",
+            "request 7cc2b327-4f56-4dee-8ec9-04dddc694eab failed: twilio auth token expired",
+            "e179008e98bb355f5273bf6551775e60 is not our Mailgun key any more",
+            "e179008e98bb355f5273bf6551775e60 is the example Mailgun key from their docs",
+            "Manifest updated, token budget raised to 1200 (token_budget in MANIFEST.json)",
+        ],
+    );
+}
+
+/// A credential field of a JSON object under a provider's key is that provider's, whatever
+/// sibling fields stand between (`{"twilio": {"sid": "AC…", "token": "…"}}`); an id, a site
+/// or a search-only key under it is not.
+#[test]
+fn a_credential_field_under_a_providers_object_in_json_blocks() {
+    for (text, blocks) in [
+        (
+            r#"{"twilio": {"sid": "AC172048e2ffb43937a786beaa36023635", "token": "e179008e98bb355f5273bf6551775e60"}}"#,
+            true,
+        ),
+        (
+            "{\n  \"datadog\": {\n    \"site\": \"datadoghq.com\",\n    \"apiKey\": \"ae893b70cd95c9bbab274b8c52938b84\"\n  }\n}",
+            true,
+        ),
+        (
+            r#"{"heroku": [{"app": "shop", "token": "6dfc587f-740b-49d9-bed2-b97b5020fcf7"}]}"#,
+            true,
+        ),
+        (
+            r#"{"heroku": {"app_id": "6dfc587f-740b-49d9-bed2-b97b5020fcf7", "stack": "heroku-22"}}"#,
+            false,
+        ),
+        (
+            r#"{"algolia": {"appId": "469IZBYE3J", "searchKey": "10d5421c32c2045225ae4f30fef977c1"}}"#,
+            false,
+        ),
+        (
+            r#"{"twilio": {"sid": "AC172048e2ffb43937a786beaa36023635", "region": "us1"}}"#,
+            false,
+        ),
+    ] {
+        judged_at("config/services.json", "SEC100", text, blocks);
+    }
+}
