@@ -1160,3 +1160,34 @@ fn a_credential_field_under_a_providers_object_in_json_blocks() {
         judged_at("config/services.json", "SEC100", text, blocks);
     }
 }
+
+/// An account's recovery or backup codes written out as a list beside their label (after it,
+/// or before it) block; advice about such codes, their format with placeholders, and lists
+/// of other things near the words (error codes, ids counted up, abbreviated commits) do not.
+#[test]
+fn recovery_codes_handed_over_in_a_list_block() {
+    errors_on_hits_only(
+        "SEC121",
+        &[
+            "GitHub recovery codes for the bot account:\nga5u0-s6y2s\nrk86x-bs9k8\nzxzy2-yojam\n\
+             7xm2s-rl5fq\nfvhmw-j5v9g\n1g8o3-7k1ut\nqtgpu-z2r2v\nnxubd-7a37p\nmhk5z-tbf0o\n\
+             ihemv-y82gt",
+            "Here are my backup codes, keep them safe: d3z9ccfocp, l034c2wu0o, dmms230i25, \
+             p6xaryt9yb, qaa4e2h2fe, k0or68m5rc, nes7umihhc, cv5h5wlevx",
+            "Google backup codes\n- 1627 8417\n- 1166 4328\n- 7883 7709\n- 5639 5874\n\
+             - 5363 5130\n- 8498 3475\n- 4624 9061\n- 7003 2771\n- 7095 1387\n- 5352 3508",
+            "d3z9ccfocp l034c2wu0o dmms230i25 p6xaryt9yb qaa4e2h2fe k0or68m5rc\n\n\
+             ^ those are the npm 2FA recovery codes",
+        ],
+        &[
+            "Store your recovery codes somewhere safe; each code works once.",
+            "Recovery codes are formatted as XXXXX-XXXXX (10 of them), e.g. `abcde-12345`.",
+            "| Recovery code | Meaning |\n|---|---|\n| R1001 | disk full |\n| R1002 | bad header |\n\
+             | R1003 | timeout |\n| R1004 | retry later |\n| R1005 | corrupt |",
+            "recovery codes for users 1001 1002 1003 1004 1005 1006 1007 1008 were reset",
+            "The recovery code flow was refactored in 3f9a2c1, 8b7e6d5, 1a2b3c4, 9e8f7a6, \
+             5c4d3e2, 7a6b5c4",
+            "Exit codes of the backup code path: 0 ok, 1 usage, 2 io, 3 auth, 4 quota, 5 busy",
+        ],
+    );
+}
