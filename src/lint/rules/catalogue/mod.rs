@@ -560,6 +560,16 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
     conclude(e, scan, s, end, token, part, out);
 }
 
+/// A group of lower-case letters no English word has: without a vowel (`y` counted), or with
+/// three consonants in a row.
+fn unspeakable(g: &str) -> bool {
+    let vowel = |c: u8| matches!(c, b'a' | b'e' | b'i' | b'o' | b'u' | b'y');
+    !g.bytes().any(vowel)
+        || g.as_bytes()
+            .windows(3)
+            .any(|w| !w.iter().any(|&c| vowel(c)))
+}
+
 /// Whether `token` (its random part `part`) holds as entry `e`'s credential: the format's
 /// checksum or structure, then the placeholder and entropy gates.
 fn credible(e: &Entry, token: &str, part: &str) -> bool {
@@ -587,7 +597,15 @@ fn credible(e: &Entry, token: &str, part: &str) -> bool {
             true
         }
     };
-    if phrase(part) || super::secrets::stand_in(part) {
+    // A format of letters in groups of one length (`mkzq-wpta-rjvn-hycs`) is drawn, not a
+    // phrase, when a group cannot be an English word: no vowel, or three consonants in a row
+    // (drawn at random, one of four groups of four is so 24 times in 25).
+    let groups = e.letters
+        && lowercase_words(part).is_some_and(|p| {
+            p.iter().all(|g| g.len() == p[0].len() && g.len() >= 4)
+                && p.iter().any(|g| unspeakable(g))
+        });
+    if phrase(part) && !groups || super::secrets::stand_in(part) {
         return false;
     }
     // Judged once: the value's grade decides three of the tests below.
