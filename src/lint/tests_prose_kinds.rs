@@ -1112,6 +1112,8 @@ fn a_value_named_as_a_providers_key_after_it_blocks() {
              application key.",
             "Login with 10d5421c32c2045225ae4f30fef977c1 (twilio auth token) on staging",
             "ae893b70cd95c9bbab274b8c52938b84 = datadog api key",
+            "For the smoke test use ae893b70cd95c9bbab274b8c52938b84 (datadog).",
+            "try `6dfc587f-740b-49d9-bed2-b97b5020fcf7` for heroku",
         ],
         &[
             "c5f5d11281feb4efa53cc48cbaa9973a9d598743 Datadog API key support (#123)",
@@ -1122,6 +1124,9 @@ fn a_value_named_as_a_providers_key_after_it_blocks() {
             "e179008e98bb355f5273bf6551775e60 is not our Mailgun key any more",
             "e179008e98bb355f5273bf6551775e60 is the example Mailgun key from their docs",
             "Manifest updated, token budget raised to 1200 (token_budget in MANIFEST.json)",
+            "Try 7cc2b327-4f56-4dee-8ec9-04dddc694eab (heroku app id) in the dashboard",
+            "use c5f5d11281feb4efa53cc48cbaa9973a9d598743 for Datadog dashboards",
+            "Fixed in c5f5d11281feb4efa53cc48cbaa9973a9d598743 (datadog)",
         ],
     );
 }

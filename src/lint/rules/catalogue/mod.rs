@@ -675,19 +675,33 @@ fn conclude(
 }
 
 /// Patterns of the catalogue that are not one entry's: a value named as a provider's
-/// credential after it ([`check_named_after`]).
-pub(crate) static NAMED_AFTER_PATTERNS: [Pattern; 1] = [Pattern {
-    rule: &SEC100,
-    keywords: NAMED_AFTER,
-    // A value, then within 80 bytes on its line the credential's word.
-    regex: r"(?P<v>[A-Za-z0-9][A-Za-z0-9_=+/-]{15,99})(?P<gap>[^A-Za-z0-9_=+/\n-][^\n]{0,80}?)\b(?:keys?|tokens?|secrets?|passwords?|dsn)\b",
-    before: 200,
-    after: 10,
-    check: check_named_after,
-    overlap: false,
-    gate: Some(named_after_gate),
-    near: &[],
-}];
+/// credential after it ([`check_named_after`], [`check_named_in_parens`]).
+pub(crate) static NAMED_AFTER_PATTERNS: [Pattern; 2] = [
+    Pattern {
+        rule: &SEC100,
+        keywords: NAMED_AFTER,
+        // A value, then within 80 bytes on its line the credential's word.
+        regex: r"(?P<v>[A-Za-z0-9][A-Za-z0-9_=+/-]{15,99})(?P<gap>[^A-Za-z0-9_=+/\n-][^\n]{0,80}?)\b(?:keys?|tokens?|secrets?|passwords?|dsn)\b",
+        before: 200,
+        after: 10,
+        check: check_named_after,
+        overlap: false,
+        gate: Some(named_after_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC100,
+        keywords: &["use ", "using ", "try ", "paste "],
+        // A verb of use, the value, then the provider in parentheses or after `for`.
+        regex: r"\b(?:use|using|try|paste)[ \t]+[`'\x22]?(?P<v>[A-Za-z0-9][A-Za-z0-9_=+/-]{15,99})[`'\x22]?[ \t]*(?:\(|(?:for|on)[ \t]+)(?P<gap>[A-Za-z][A-Za-z0-9 ._-]{1,40}?)[ \t]*(?:\)|[.,;:!?]?[ \t]*(?:\r?\n|\z))",
+        before: 2,
+        after: 200,
+        check: check_named_in_parens,
+        overlap: false,
+        gate: Some(value_on_line_gate),
+        near: &[],
+    },
+];
 
 /// The context entries by their provider words in lower case (`twilio` → the Twilio API key
 /// and auth token entries), worked out once from the patterns' keywords.
@@ -865,38 +879,62 @@ pub(crate) fn check_named_after(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<
     .filter_map(|c| lower_gap.rfind(c).map(|at| at + c.len()))
     .max()
     .map_or(gap, |at| &gap[at..]);
+    if names_more(&text[caps.whole().1..]) {
+        return;
+    }
+    if let Some(e) = named_in(clause, v) {
+        conclude(e, scan, vs, ve, v, v, out);
+    }
+}
+
+/// The entry a short clause names for value `v` (`our Mailgun`, `twilio auth`): a provider's
+/// word whose value shape `v` has, and only words that name a credential with it. Not a
+/// publishable key's; `v` drawn at random as keys are, or a UUID (a provider's key of that
+/// shape, named so).
+fn named_in(clause: &str, v: &str) -> Option<&'static Entry> {
     let tokens: Vec<&str> = clause
         .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
         .map(|t| t.trim_matches(['.', '-', '_']))
         .filter(|t| !t.is_empty())
         .collect();
     if tokens.len() > 7 {
-        return;
+        return None;
     }
-    let Some((named, e)) = tokens
+    let (named, e) = tokens
         .iter()
-        .find_map(|t| named_entry(t, v).map(|e| (*t, e)))
-    else {
-        return;
-    };
+        .find_map(|t| named_entry(t, v).map(|e| (*t, e)))?;
     let own = words(named);
-    if words(clause)
-        .iter()
-        .any(|w| !naming_word(w) && !own.contains(w))
+    if e.warning
+        || words(clause)
+            .iter()
+            .any(|w| !naming_word(w) && !own.contains(w))
     {
-        return;
+        return None;
     }
-    if e.warning || names_more(&text[caps.whole().1..]) {
-        return;
-    }
-    // Drawn at random as keys are, or a UUID (a provider's key of that shape, named so).
     let uuid = v.len() == 36
         && v.bytes().filter(|&c| c == b'-').count() == 4
         && v.bytes().all(|c| c.is_ascii_hexdigit() || c == b'-');
-    if !(drawn(v) || uuid) || is_template(v) {
+    ((drawn(v) || uuid) && !is_template(v)).then_some(e)
+}
+
+/// A value handed over with its provider named right after it (`use 9c1f… (datadog)`, `try
+/// … for Mailgun`): a verb of use before it, the provider's word and words that name its
+/// credential in parentheses or after `for`.
+pub(crate) fn check_named_in_parens(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let Some((vs, ve)) = caps.range(1) else {
         return;
+    };
+    let v = &text[vs..ve];
+    if let Some(e) = named_in(caps.str(2), v) {
+        conclude(e, scan, vs, ve, v, v, out);
     }
-    conclude(e, scan, vs, ve, v, v, out);
+}
+
+/// A keyword of [`NAMED_AFTER_PATTERNS`]' second pattern opens a window only on a line that
+/// holds a value drawn at random.
+pub(crate) fn value_on_line_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
+    b.line(start).first_run.is_some()
 }
 
 /// SEC100 for a JSON field that names a credential (`token`, `apiKey`, `secret`) in an object
