@@ -1127,6 +1127,8 @@ fn a_value_named_as_a_providers_key_after_it_blocks() {
             "Try 7cc2b327-4f56-4dee-8ec9-04dddc694eab (heroku app id) in the dashboard",
             "use c5f5d11281feb4efa53cc48cbaa9973a9d598743 for Datadog dashboards",
             "Fixed in c5f5d11281feb4efa53cc48cbaa9973a9d598743 (datadog)",
+            "c5f5d11281feb4efa53cc48cbaa9973a9d598743 heroku api key: support rotation",
+            "* c5f5d11281feb4efa53cc48cbaa9973a9d598743 Heroku API key as an env var",
         ],
     );
 }

@@ -879,7 +879,17 @@ pub(crate) fn check_named_after(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<
     .filter_map(|c| lower_gap.rfind(c).map(|at| at + c.len()))
     .max()
     .map_or(gap, |at| &gap[at..]);
-    if names_more(&text[caps.whole().1..]) {
+    // The naming is linked to the value by a sign or a verb (`… = datadog api key`, `… is our
+    // Mailgun key`, `… (twilio auth token)`); a value and words side by side are a list's
+    // line (`3f9a… heroku api key: support rotation`, a commit and its subject).
+    let linked = clause.len() < gap.len()
+        || gap
+            .trim_start_matches([' ', '\t'])
+            .starts_with(|c: char| !c.is_ascii_alphanumeric())
+        || words(gap)
+            .iter()
+            .any(|w| matches!(w.as_str(), "is" | "was" | "are" | "as" | "for"));
+    if !linked || names_more(&text[caps.whole().1..]) {
         return;
     }
     if let Some(e) = named_in(clause, v) {
@@ -1012,6 +1022,26 @@ fn names_more(after: &str) -> bool {
                 | "keep"
                 | "rotate"
                 | "until"
+                // A determiner or a conjunction opens the next phrase or clause (`… is the
+                // heroku token the release script needs`, `… as the Datadog key when …`).
+                | "the"
+                | "a"
+                | "an"
+                | "our"
+                | "my"
+                | "this"
+                | "when"
+                | "if"
+                | "because"
+                | "since"
+                | "while"
+                | "unless"
+                | "after"
+                | "before"
+                | "or"
+                | "as"
+                | "at"
+                | "by"
         )
 }
 
