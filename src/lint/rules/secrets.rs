@@ -2041,6 +2041,9 @@ fn kind_for(id: u16, m: &str) -> &'static str {
 const CODES_AFTER: usize = 600;
 const CODES_BEFORE: usize = 400;
 
+/// The bytes besides blanks that end a word of a list of codes ([`CodeWords`]).
+const CODE_SEPARATORS: &[u8] = b",;|`()[]{}\"'";
+
 /// The words of `text[from..to]` as (start, end) spans, read forwards or backwards (`back`):
 /// runs between blanks, commas, semicolons, pipes, backticks and brackets, closing
 /// punctuation left out. Lazy: a list's reader stops at its first word that is no code.
@@ -2055,26 +2058,8 @@ impl Iterator for CodeWords<'_> {
     type Item = (usize, usize);
     fn next(&mut self) -> Option<(usize, usize)> {
         let b = self.text.as_bytes();
-        let sep = |c: u8| {
-            matches!(
-                c,
-                b' ' | b'\t'
-                    | b'\n'
-                    | b'\r'
-                    | b','
-                    | b';'
-                    | b'|'
-                    | b'`'
-                    | b'('
-                    | b')'
-                    | b'['
-                    | b']'
-                    | b'{'
-                    | b'}'
-                    | b'"'
-                    | b'\''
-            )
-        };
+        // (`contains` on a slice would call `memchr` once per byte.)
+        let sep = |c: u8| c.is_ascii_whitespace() || CODE_SEPARATORS.iter().any(|&s| s == c);
         loop {
             let (s, e) = if self.back {
                 while self.to > self.from && sep(b[self.to - 1]) {
