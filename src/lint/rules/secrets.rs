@@ -2041,8 +2041,18 @@ fn kind_for(id: u16, m: &str) -> &'static str {
 const CODES_AFTER: usize = 600;
 const CODES_BEFORE: usize = 400;
 
-/// The bytes besides blanks that end a word of a list of codes ([`CodeWords`]).
-const CODE_SEPARATORS: &[u8] = b",;|`()[]{}\"'";
+/// The bytes that end a word of a list of codes ([`CodeWords`]): blanks, commas,
+/// semicolons, pipes, quotes, backticks and brackets, looked up by byte.
+const CODE_SEPARATOR: [bool; 256] = {
+    let mut table = [false; 256];
+    let bytes = b" \t\n\r\x0c,;|`()[]{}\"'";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// The words of `text[from..to]` as (start, end) spans, read forwards or backwards (`back`):
 /// runs between blanks, commas, semicolons, pipes, backticks and brackets, closing
@@ -2058,8 +2068,7 @@ impl Iterator for CodeWords<'_> {
     type Item = (usize, usize);
     fn next(&mut self) -> Option<(usize, usize)> {
         let b = self.text.as_bytes();
-        // (`contains` on a slice would call `memchr` once per byte.)
-        let sep = |c: u8| c.is_ascii_whitespace() || CODE_SEPARATORS.iter().any(|&s| s == c);
+        let sep = |c: u8| CODE_SEPARATOR[usize::from(c)];
         loop {
             let (s, e) = if self.back {
                 while self.to > self.from && sep(b[self.to - 1]) {
