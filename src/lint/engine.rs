@@ -629,6 +629,28 @@ pub(crate) struct Line {
     pub lead: usize,
     /// Whether it holds ` as ` anywhere.
     pub holds_as: bool,
+    /// The end of its first run of 16 or more bytes of a key's alphabet (letters, digits,
+    /// `_-+/=`) with a digit in it, if any: a value drawn at random that a word after it may
+    /// name.
+    pub first_run: Option<usize>,
+}
+
+/// The end of the first run of 16 or more bytes of a key's alphabet with a digit in it, in
+/// `b[start..end]` ([`Line::first_run`]).
+fn first_value_run(b: &[u8], start: usize, end: usize) -> Option<usize> {
+    let (mut len, mut digit) = (0, false);
+    for (i, &c) in b[start..end].iter().enumerate() {
+        if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'+' | b'/' | b'=') {
+            len += 1;
+            digit |= c.is_ascii_digit();
+        } else {
+            if len >= 16 && digit {
+                return Some(start + i);
+            }
+            (len, digit) = (0, false);
+        }
+    }
+    (len >= 16 && digit).then_some(end)
 }
 
 /// ` as `, searched for in a line ([`Line::holds_as`]) and near a keyword: built once, as
@@ -667,6 +689,7 @@ impl<'a> Site<'a> {
             last_pipe: memchr::memrchr(b'|', &b[start..end]).map(|i| start + i),
             lead,
             holds_as: AS.find(&b[start..end]).is_some(),
+            first_run: first_value_run(b, start, end),
         };
         self.line.set(Some(l));
         l
@@ -1994,12 +2017,16 @@ mod tests {
                 .find(|&i| !matches!(b[i], b' ' | b'\t' | b'>'))
                 .unwrap_or(end),
             holds_as: b[start..end].windows(4).any(|w| w == b" as "),
+            first_run: b[start..end]
+                .split(|&c| !(c.is_ascii_alphanumeric() || b"_-+/=".contains(&c)))
+                .find(|run| run.len() >= 16 && run.iter().any(u8::is_ascii_digit))
+                .map(|run| run.as_ptr() as usize - b.as_ptr() as usize + run.len()),
         }
     }
 
     #[test]
     fn a_sites_line_facts_are_those_of_the_line_asked_whatever_was_asked_before() {
-        let texts: [&[u8]; 7] = [
+        let texts: [&[u8]; 8] = [
             b"",
             b"\n",
             b"one line, no break",
@@ -2007,6 +2034,7 @@ mod tests {
             b"\n\n|\n>\n  \n",
             b"key=value | more\r\n> quoted > | pipe\nplain",
             b"known as x\n as \nas  as\n  as ",
+            b"a 0123456789abcdefX is a key\nnone abcdefghijklmnopq 12345\n=+/-_0a",
         ];
         for b in texts {
             let forward = Site::new(b);

@@ -11,6 +11,9 @@ use crate::error::{Error, Result};
 #[derive(Debug)]
 pub(crate) struct Field {
     pub key: String,
+    /// The key of the object (or of the array of objects) that holds it
+    /// (`{"twilio": {"token": …}}` → `twilio`), if any.
+    pub parent: Option<String>,
     /// Range of the decoded value in the view.
     pub value: (usize, usize),
 }
@@ -262,6 +265,8 @@ pub(crate) fn strings(raw: &str) -> JsonStrings {
     let mut out = ViewBuilder::default();
     let mut fields = Vec::new();
     let mut last_key: Option<String> = None;
+    // The keys of the open objects and arrays (an array's objects inherit its key).
+    let mut parents: Vec<Option<String>> = Vec::new();
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'/' && matches!(b.get(i + 1), Some(b'/' | b'*')) {
@@ -280,6 +285,19 @@ pub(crate) fn strings(raw: &str) -> JsonStrings {
             continue;
         }
         if b[i] != b'"' {
+            match b[i] {
+                b'{' | b'[' => {
+                    let parent = last_key
+                        .take()
+                        .or_else(|| parents.last().cloned().flatten());
+                    parents.push(parent);
+                }
+                b'}' | b']' => {
+                    parents.pop();
+                    last_key = None;
+                }
+                _ => {}
+            }
             i += 1;
             continue;
         }
@@ -311,6 +329,7 @@ pub(crate) fn strings(raw: &str) -> JsonStrings {
         } else if let Some(key) = last_key.take() {
             fields.push(Field {
                 key,
+                parent: parents.last().cloned().flatten(),
                 value: (value_start, value_end),
             });
         }

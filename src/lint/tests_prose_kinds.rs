@@ -1284,3 +1284,104 @@ fn an_instruction_inside_a_fenced_tool_result_blocks() {
         &["Function output:\n```\n{\"rows\": 2, \"columns\": [\"id\", \"name\"]}\n```\n"],
     );
 }
+
+/// A value named as a provider's credential after it (`… is our Mailgun key`, `… — heroku api
+/// key`, `… (twilio auth token)`) is that provider's key when it has the provider's shape; a
+/// commit, a trace, an id or a value whose naming words say something else stays quiet.
+#[test]
+fn a_value_named_as_a_providers_key_after_it_blocks() {
+    errors_on_hits_only(
+        "SEC100",
+        &[
+            "172048e2ffb43937a786beaa36023635 is our Mailgun key, don't lose it",
+            "`6dfc587f-740b-49d9-bed2-b97b5020fcf7` — heroku api key for the deploy bot",
+            "Paste 7b9314db416b299cc8d2ff2bb92104c1e15ed6a6 into the box; that's the Datadog \
+             application key.",
+            "Login with 10d5421c32c2045225ae4f30fef977c1 (twilio auth token) on staging",
+            "ae893b70cd95c9bbab274b8c52938b84 = datadog api key",
+            "For the smoke test use ae893b70cd95c9bbab274b8c52938b84 (datadog).",
+            "try `6dfc587f-740b-49d9-bed2-b97b5020fcf7` for heroku",
+        ],
+        &[
+            "c5f5d11281feb4efa53cc48cbaa9973a9d598743 Datadog API key support (#123)",
+            "commit c5f5d11281feb4efa53cc48cbaa9973a9d598743: rotate the Mailgun key",
+            "`c5f5d11281feb4efa53cc48cbaa9973a9d598743` fixes the Datadog key rotation",
+            "7cc2b327-4f56-4dee-8ec9-04dddc694eab is the Heroku app id; the key is elsewhere",
+            "request 7cc2b327-4f56-4dee-8ec9-04dddc694eab failed: twilio auth token expired",
+            "e179008e98bb355f5273bf6551775e60 is not our Mailgun key any more",
+            "e179008e98bb355f5273bf6551775e60 is the example Mailgun key from their docs",
+            "Manifest updated, token budget raised to 1200 (token_budget in MANIFEST.json)",
+            "Try 7cc2b327-4f56-4dee-8ec9-04dddc694eab (heroku app id) in the dashboard",
+            "use c5f5d11281feb4efa53cc48cbaa9973a9d598743 for Datadog dashboards",
+            "Fixed in c5f5d11281feb4efa53cc48cbaa9973a9d598743 (datadog)",
+            "c5f5d11281feb4efa53cc48cbaa9973a9d598743 heroku api key: support rotation",
+            "* c5f5d11281feb4efa53cc48cbaa9973a9d598743 Heroku API key as an env var",
+        ],
+    );
+}
+
+/// A credential field of a JSON object under a provider's key is that provider's, whatever
+/// sibling fields stand between (`{"twilio": {"sid": "AC…", "token": "…"}}`); an id, a site
+/// or a search-only key under it is not.
+#[test]
+fn a_credential_field_under_a_providers_object_in_json_blocks() {
+    for (text, blocks) in [
+        (
+            r#"{"twilio": {"sid": "AC172048e2ffb43937a786beaa36023635", "token": "e179008e98bb355f5273bf6551775e60"}}"#,
+            true,
+        ),
+        (
+            "{\n  \"datadog\": {\n    \"site\": \"datadoghq.com\",\n    \"apiKey\": \"ae893b70cd95c9bbab274b8c52938b84\"\n  }\n}",
+            true,
+        ),
+        (
+            r#"{"heroku": [{"app": "shop", "token": "6dfc587f-740b-49d9-bed2-b97b5020fcf7"}]}"#,
+            true,
+        ),
+        (
+            r#"{"heroku": {"app_id": "6dfc587f-740b-49d9-bed2-b97b5020fcf7", "stack": "heroku-22"}}"#,
+            false,
+        ),
+        (
+            r#"{"algolia": {"appId": "469IZBYE3J", "searchKey": "10d5421c32c2045225ae4f30fef977c1"}}"#,
+            false,
+        ),
+        (
+            r#"{"twilio": {"sid": "AC172048e2ffb43937a786beaa36023635", "region": "us1"}}"#,
+            false,
+        ),
+    ] {
+        judged_at("config/services.json", "SEC100", text, blocks);
+    }
+}
+
+/// An account's recovery or backup codes written out as a list beside their label (after it,
+/// or before it) block; advice about such codes, their format with placeholders, and lists
+/// of other things near the words (error codes, ids counted up, abbreviated commits) do not.
+#[test]
+fn recovery_codes_handed_over_in_a_list_block() {
+    errors_on_hits_only(
+        "SEC121",
+        &[
+            "GitHub recovery codes for the bot account:\nga5u0-s6y2s\nrk86x-bs9k8\nzxzy2-yojam\n\
+             7xm2s-rl5fq\nfvhmw-j5v9g\n1g8o3-7k1ut\nqtgpu-z2r2v\nnxubd-7a37p\nmhk5z-tbf0o\n\
+             ihemv-y82gt",
+            "Here are my backup codes, keep them safe: d3z9ccfocp, l034c2wu0o, dmms230i25, \
+             p6xaryt9yb, qaa4e2h2fe, k0or68m5rc, nes7umihhc, cv5h5wlevx",
+            "Google backup codes\n- 1627 8417\n- 1166 4328\n- 7883 7709\n- 5639 5874\n\
+             - 5363 5130\n- 8498 3475\n- 4624 9061\n- 7003 2771\n- 7095 1387\n- 5352 3508",
+            "d3z9ccfocp l034c2wu0o dmms230i25 p6xaryt9yb qaa4e2h2fe k0or68m5rc\n\n\
+             ^ those are the npm 2FA recovery codes",
+        ],
+        &[
+            "Store your recovery codes somewhere safe; each code works once.",
+            "Recovery codes are formatted as XXXXX-XXXXX (10 of them), e.g. `abcde-12345`.",
+            "| Recovery code | Meaning |\n|---|---|\n| R1001 | disk full |\n| R1002 | bad header |\n\
+             | R1003 | timeout |\n| R1004 | retry later |\n| R1005 | corrupt |",
+            "recovery codes for users 1001 1002 1003 1004 1005 1006 1007 1008 were reset",
+            "The recovery code flow was refactored in 3f9a2c1, 8b7e6d5, 1a2b3c4, 9e8f7a6, \
+             5c4d3e2, 7a6b5c4",
+            "Exit codes of the backup code path: 0 ok, 1 usage, 2 io, 3 auth, 4 quota, 5 busy",
+        ],
+    );
+}

@@ -43,6 +43,7 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
         .chain(exfil::PATTERNS)
         .chain(secrets::PATTERNS)
         .chain(catalogue::PATTERNS.iter())
+        .chain(catalogue::NAMED_AFTER_PATTERNS.iter())
         .chain(pii::PATTERNS)
         .collect()
 }

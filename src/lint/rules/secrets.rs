@@ -1049,6 +1049,28 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         near: &[],
     },
     Pattern {
+        rule: &SEC121,
+        keywords: &[
+            "recovery code",
+            "recovery_code",
+            "recovery-code",
+            "backup code",
+            "backup verification code",
+            "scratch code",
+            "emergency code",
+            "2fa recovery",
+            "mfa recovery",
+        ],
+        // The label of an account's recovery codes; the list is read beside it.
+        regex: r"(?:recovery|backup|scratch|emergency)[ \t_-]+(?:verification[ \t]+)?codes?\b|\b(?:2fa|mfa)[ \t]+recovery\b",
+        before: 10,
+        after: 40,
+        check: check_recovery_codes,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
         rule: &SEC120,
         // A `.pgpass` line (`host:port:database:user:password`) names PostgreSQL's port or a
         // wildcard in almost every file.
@@ -2012,6 +2034,187 @@ fn kind_for(id: u16, m: &str) -> &'static str {
         }
         90 => "jwt",
         _ => "password-hash",
+    }
+}
+
+/// Bytes read after a recovery-code label, and before it, for its list of codes.
+const CODES_AFTER: usize = 600;
+const CODES_BEFORE: usize = 400;
+
+/// The bytes that end a word of a list of codes ([`CodeWords`]): blanks, commas,
+/// semicolons, pipes, quotes, backticks and brackets, looked up by byte.
+const CODE_SEPARATOR: [bool; 256] = {
+    let mut table = [false; 256];
+    let bytes = b" \t\n\r\x0c,;|`()[]{}\"'";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// The words of `text[from..to]` as (start, end) spans, read forwards or backwards (`back`):
+/// runs between blanks, commas, semicolons, pipes, backticks and brackets, closing
+/// punctuation left out. Lazy: a list's reader stops at its first word that is no code.
+struct CodeWords<'t> {
+    text: &'t str,
+    from: usize,
+    to: usize,
+    back: bool,
+}
+
+impl Iterator for CodeWords<'_> {
+    type Item = (usize, usize);
+    fn next(&mut self) -> Option<(usize, usize)> {
+        let b = self.text.as_bytes();
+        let sep = |c: u8| CODE_SEPARATOR[usize::from(c)];
+        loop {
+            let (s, e) = if self.back {
+                while self.to > self.from && sep(b[self.to - 1]) {
+                    self.to -= 1;
+                }
+                let e = self.to;
+                while self.to > self.from && !sep(b[self.to - 1]) {
+                    self.to -= 1;
+                }
+                (self.to, e)
+            } else {
+                while self.from < self.to && sep(b[self.from]) {
+                    self.from += 1;
+                }
+                let s = self.from;
+                while self.from < self.to && !sep(b[self.from]) {
+                    self.from += 1;
+                }
+                (s, self.from)
+            };
+            if s == e {
+                return None;
+            }
+            let word = self.text[s..e].trim_end_matches(['.', ':', '!', '?']);
+            if !word.is_empty() {
+                return Some((s, s + word.len()));
+            }
+        }
+    }
+}
+
+/// A recovery code's shape: 4 to 16 letters and digits, in one or two groups joined by `-`,
+/// not a placeholder (`xxxxx-xxxxx`) nor a list's number (`1.`, `2)`).
+fn code_shaped(w: &str) -> bool {
+    let alnum = w.bytes().filter(u8::is_ascii_alphanumeric).count();
+    let dashes = w.bytes().filter(|&c| c == b'-').count();
+    (4..=16).contains(&alnum)
+        // Without a digit, only a long one reads as drawn (`disk`, `full` are words).
+        && (alnum >= 8 || w.bytes().any(|c| c.is_ascii_digit()))
+        && alnum + dashes == w.len()
+        && dashes <= 1
+        && !w.starts_with('-')
+        && !w.ends_with('-')
+        && placeholder(w) == Placeholder::No
+        && !w.to_ascii_lowercase().contains("xxx")
+}
+
+/// The codes of a list that starts among `words` within its first eight words, at a code
+/// with a digit (the words before it end the label's sentence: `for the bot account:`, a
+/// fence, a table's header), read on while words are codes or a list's numbers: (first
+/// start, last end, count), when six or more distinct codes of one length, most with digits,
+/// not numbers counted up nor abbreviated commits, follow one another.
+fn code_list(text: &str, words: CodeWords<'_>) -> Option<(usize, usize, usize)> {
+    let mut words = words.peekable();
+    let mut lead = 0;
+    loop {
+        let &(s, e) = words.peek()?;
+        let w = &text[s..e];
+        if w.bytes().any(|c| c.is_ascii_digit()) && code_shaped(w) {
+            break;
+        }
+        lead += 1;
+        if lead == 8 {
+            return None;
+        }
+        words.next();
+    }
+    let mut codes: Vec<&str> = Vec::new();
+    let (mut first, mut last) = (usize::MAX, 0);
+    for (s, e) in words {
+        let w = &text[s..e];
+        let numbering = w.len() <= 3
+            && w.trim_end_matches(['.', ')', '#'])
+                .bytes()
+                .all(|c| c.is_ascii_digit())
+            || w.bytes()
+                .all(|c| matches!(c, b'-' | b'*' | b'+' | b'#' | b':'));
+        if numbering {
+            continue;
+        }
+        // Twenty codes make the case: a longer run is read no further.
+        if !code_shaped(w) || codes.len() == 20 {
+            break;
+        }
+        codes.push(w);
+        first = first.min(s);
+        last = last.max(e);
+    }
+    let digits = codes
+        .iter()
+        .filter(|c| c.bytes().any(|b| b.is_ascii_digit()))
+        .count();
+    let (short, long) = codes.iter().fold((usize::MAX, 0), |(lo, hi), c| {
+        (lo.min(c.len()), hi.max(c.len()))
+    });
+    let distinct = codes.iter().collect::<std::collections::HashSet<_>>().len();
+    let numbers: Vec<u64> = codes.iter().filter_map(|c| c.parse().ok()).collect();
+    // Numbers one after another are ids (`1001 1002 1003`), not codes drawn at random.
+    let counted = numbers.windows(2).filter(|w| w[1] == w[0] + 1).count() >= 2;
+    let four_digit_pairs = short == 4 && numbers.len() == codes.len();
+    // Short hex words with letters, undashed, are abbreviated commits (`3f9a2c1`).
+    let commits = codes
+        .iter()
+        .all(|c| c.bytes().all(|b| b.is_ascii_hexdigit()))
+        && codes
+            .iter()
+            .any(|c| c.bytes().any(|b| b.is_ascii_alphabetic()));
+    (codes.len() >= 6
+        && !counted
+        && !commits
+        // (Four-digit halves of Google's codes may meet twice by chance.)
+        && distinct * 10 >= codes.len() * 9
+        && digits * 2 >= codes.len()
+        && long == short
+        && (short > 4 || four_digit_pairs && codes.len() >= 8))
+        .then_some((first, last, codes.len()))
+}
+
+/// An account's recovery (backup) codes written out: a list of six or more short random
+/// codes after their label (`GitHub recovery codes:`, then one a line; `backup codes: …,
+/// …`) or before it (`… ^ those are the npm 2FA recovery codes`). Each one opens the account
+/// without its second factor. Advice about codes (`store your recovery codes somewhere
+/// safe`) and placeholders (`xxxxx-xxxxx`) give no list.
+fn check_recovery_codes(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (ms, me) = caps.whole();
+    let to = super::super::text::floor_char(text, (me + CODES_AFTER).min(text.len()));
+    let from = super::super::text::floor_char(text, ms.saturating_sub(CODES_BEFORE));
+    let words = |from, to, back| CodeWords {
+        text,
+        from,
+        to,
+        back,
+    };
+    let list =
+        code_list(text, words(me, to, false)).or_else(|| code_list(text, words(from, ms, true)));
+    if let Some((s, e, n)) = list {
+        out.push(
+            Finding::new(
+                &SEC121,
+                s,
+                e,
+                format!("account recovery codes written out ({n} codes)"),
+            )
+            .secret("recovery-codes"),
+        );
     }
 }
 

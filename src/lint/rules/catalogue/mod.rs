@@ -18,10 +18,16 @@
 
 use super::super::Severity;
 use super::super::engine::{Caps, Finding, Pattern, Scan, Site, Split};
+use super::super::json::Field;
 use super::super::redacted;
 use super::super::registry::SEC100;
-use super::super::text::{entropy, line_near};
+use super::super::text::{View, entropy, line_near};
 use super::{Placeholder, is_template, placeholder};
+
+use std::sync::{LazyLock, Mutex, PoisonError};
+
+use regex::Regex;
+use rustc_hash::FxHashMap;
 
 /// A structure or checksum the token format carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,7 +239,9 @@ fn gap_verdict(gap: &str) -> Option<bool> {
     if ws
         .iter()
         .any(|w| matches!(w.as_str(), "public" | "publishable" | "site" | "pub"))
-        || ws.windows(2).any(|w| w[0] == "search" && w[1] == "only")
+        || ws
+            .windows(2)
+            .any(|w| w[0] == "search" && matches!(w[1].as_str(), "only" | "key"))
     {
         return Some(false);
     }
@@ -479,7 +487,6 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
         return;
     }
     let part = body(e, token);
-    let lower = part.to_ascii_lowercase();
     if e.context {
         // The provider's word names a variable that a reference reads (`${REDIS_PASSWORD}@…`,
         // `$PGPASSWORD`, `%API_KEY%`): what follows is not its value, unless it is the
@@ -550,36 +557,61 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
             return;
         }
     }
+    conclude(e, scan, s, end, token, part, out);
+}
+
+/// A group of lower-case letters no English word has: without a vowel (`y` counted), or with
+/// three consonants in a row.
+fn unspeakable(g: &str) -> bool {
+    let vowel = |c: u8| matches!(c, b'a' | b'e' | b'i' | b'o' | b'u' | b'y');
+    !g.bytes().any(vowel)
+        || g.as_bytes()
+            .windows(3)
+            .any(|w| !w.iter().any(|&c| vowel(c)))
+}
+
+/// Whether `token` (its random part `part`) holds as entry `e`'s credential: the format's
+/// checksum or structure, then the placeholder and entropy gates.
+fn credible(e: &Entry, token: &str, part: &str) -> bool {
+    let lower = part.to_ascii_lowercase();
     let proven = match e.check {
         Check::None => false,
         Check::Crc32 => crc32_valid(token),
         Check::Bech32 => bech32_valid(token),
         Check::Jwt => {
             if !jwt_valid(token) {
-                return;
+                return false;
             }
             false
         }
         Check::Json64 => {
             if !json64_valid(token) {
-                return;
+                return false;
             }
             false
         }
         Check::Pem64 => {
             if !pem64_valid(token) {
-                return;
+                return false;
             }
             true
         }
     };
-    if phrase(part) || super::secrets::stand_in(part) {
-        return;
+    // A format of letters in groups of one length (`mkzq-wpta-rjvn-hycs`) is drawn, not a
+    // phrase, when a group cannot be an English word: no vowel, or three consonants in a row
+    // (drawn at random, one of four groups of four is so 24 times in 25).
+    let groups = e.letters
+        && lowercase_words(part).is_some_and(|p| {
+            p.iter().all(|g| g.len() == p[0].len() && g.len() >= 4)
+                && p.iter().any(|g| unspeakable(g))
+        });
+    if phrase(part) && !groups || super::secrets::stand_in(part) {
+        return false;
     }
     // Judged once: the value's grade decides three of the tests below.
     let grade = placeholder(part);
     if grade != Placeholder::No && !matches!(e.check, Check::Pem64) || lower.contains("xxxx") {
-        return;
+        return false;
     }
     if !proven {
         if grade == Placeholder::Hard
@@ -591,7 +623,7 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
             || lower.contains("your")
             || !e.letters && spelled_in_words(part)
         {
-            return;
+            return false;
         }
         let least = if e.entropy < 0.0 {
             default_entropy(part.len())
@@ -599,8 +631,26 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
             e.entropy
         };
         if entropy(part) < least || grade == Placeholder::Soft {
-            return;
+            return false;
         }
+    }
+    true
+}
+
+/// The judgement every entry's value gets once its place is settled: the format's checksum or
+/// structure, then placeholder and entropy gates; a credential that passes them is reported
+/// at `s..end` (`token` the whole of it, `part` its random part).
+fn conclude(
+    e: &'static Entry,
+    scan: &Scan<'_>,
+    s: usize,
+    end: usize,
+    token: &str,
+    part: &str,
+    out: &mut Vec<Finding>,
+) {
+    if !credible(e, token, part) {
+        return;
     }
     let mut f =
         Finding::new(&SEC100, s, end, format!("{}: {}", e.label, redacted(token))).secret(e.kind);
@@ -622,6 +672,377 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
         }
     }
     out.push(f);
+}
+
+/// Patterns of the catalogue that are not one entry's: a value named as a provider's
+/// credential after it ([`check_named_after`], [`check_named_in_parens`]).
+pub(crate) static NAMED_AFTER_PATTERNS: [Pattern; 2] = [
+    Pattern {
+        rule: &SEC100,
+        keywords: NAMED_AFTER,
+        // A value, then within 80 bytes on its line the credential's word.
+        regex: r"(?P<v>[A-Za-z0-9][A-Za-z0-9_=+/-]{15,99})(?P<gap>[^A-Za-z0-9_=+/\n-][^\n]{0,80}?)\b(?:keys?|tokens?|secrets?|passwords?|dsn)\b",
+        before: 200,
+        after: 10,
+        check: check_named_after,
+        overlap: false,
+        gate: Some(named_after_gate),
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC100,
+        keywords: &["use ", "using ", "try ", "paste "],
+        // A verb of use, the value, then the provider in parentheses or after `for`.
+        regex: r"\b(?:use|using|try|paste)[ \t]+[`'\x22]?(?P<v>[A-Za-z0-9][A-Za-z0-9_=+/-]{15,99})[`'\x22]?[ \t]*(?:\(|(?:for|on)[ \t]+)(?P<gap>[A-Za-z][A-Za-z0-9 ._-]{1,40}?)[ \t]*(?:\)|[.,;:!?]?[ \t]*(?:\r?\n|\z))",
+        before: 2,
+        after: 200,
+        check: check_named_in_parens,
+        overlap: false,
+        gate: Some(value_on_line_gate),
+        near: &[],
+    },
+];
+
+/// The context entries by their provider words in lower case (`twilio` → the Twilio API key
+/// and auth token entries), worked out once from the patterns' keywords.
+static NAMED: LazyLock<FxHashMap<String, Vec<usize>>> = LazyLock::new(|| {
+    let mut named: FxHashMap<String, Vec<usize>> = FxHashMap::default();
+    for (i, e) in ENTRIES.iter().enumerate() {
+        if e.context {
+            for k in PATTERNS[i].keywords {
+                named.entry(k.to_ascii_lowercase()).or_default().push(i);
+            }
+        }
+    }
+    named
+});
+
+/// Context entries' value shapes, anchored and compiled when first asked for.
+static SHAPES: LazyLock<Mutex<FxHashMap<usize, &'static Regex>>> =
+    LazyLock::new(|| Mutex::new(FxHashMap::default()));
+
+/// Whether `v` is wholly of context entry `i`'s value shape (its `value:` regex, read back
+/// from the entry's pattern: `…(?P<v>SHAPE)(?:[^A-Za-z0-9+/_-]|$)`).
+fn of_shape(i: usize, v: &str) -> bool {
+    let mut shapes = SHAPES.lock().unwrap_or_else(PoisonError::into_inner);
+    let re = *shapes.entry(i).or_insert_with(|| {
+        let src = PATTERNS[i].regex;
+        let start = src.find("(?P<v>").map_or(0, |at| at + 6);
+        let shape = src
+            .strip_suffix(")(?:[^A-Za-z0-9+/_-]|$)")
+            .map_or("(?!)", |r| &r[start..]);
+        // Leaked on purpose, as the engine's are: at most one per entry.
+        Box::leak(Box::new(
+            Regex::new(&super::expand(&format!("^(?:{shape})$")))
+                .expect("a catalogue value shape compiles"),
+        ))
+    });
+    re.is_match(v)
+}
+
+/// The context entry that `word` (a provider's name, any case) names and whose value shape
+/// `v` has: `Mailgun` and 32 hex digits give Mailgun's key, `Heroku` and a UUID Heroku's.
+fn named_entry(word: &str, v: &str) -> Option<&'static Entry> {
+    let word = word
+        .trim_matches(|c: char| !c.is_ascii_alphanumeric())
+        .to_ascii_lowercase();
+    NAMED
+        .get(&word)?
+        .iter()
+        .find(|&&i| of_shape(i, v))
+        .map(|&i| &ENTRIES[i])
+}
+
+/// Words that may stand between a value and the provider and credential named after it
+/// (`… is our Mailgun key`, `… — heroku api key`, `… (twilio auth token)`): the copula,
+/// determiners, the environment, and the words of credentials' kinds.
+fn naming_word(w: &str) -> bool {
+    matches!(
+        w,
+        "is" | "was"
+            | "are"
+            | "s"
+            | "that"
+            | "this"
+            | "it"
+            | "which"
+            | "our"
+            | "the"
+            | "my"
+            | "a"
+            | "an"
+            | "as"
+            | "new"
+            | "old"
+            | "current"
+            | "live"
+            | "prod"
+            | "production"
+            | "staging"
+            | "stage"
+            | "dev"
+            | "development"
+            | "test"
+            | "sandbox"
+            | "api"
+            | "auth"
+            | "access"
+            | "admin"
+            | "app"
+            | "application"
+            | "secret"
+            | "signing"
+            | "delivery"
+            | "preview"
+            | "management"
+            | "personal"
+            | "rest"
+            | "server"
+            | "master"
+            | "private"
+            | "bot"
+            | "deploy"
+            | "ci"
+            | "webhook"
+            | "ingest"
+            | "insert"
+            | "license"
+            | "integration"
+            | "service"
+            | "here"
+            | "now"
+            | "still"
+            | "also"
+            | "one"
+    )
+}
+
+/// The credential words a value may be named by after it ([`check_named_after`]).
+pub(crate) const NAMED_AFTER: &[&str] = &["key", "token", "secret", "password", "dsn"];
+
+/// The keyword of [`NAMED_AFTER`] is a word of its own (`key`, `tokens`), not part of one
+/// (`keyboard`, `monkey`), after a value on its line (`token budget` alone opens nothing).
+pub(crate) fn named_after_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    let after = b.get(end).copied();
+    let after = if after == Some(b's') {
+        b.get(end + 1).copied()
+    } else {
+        after
+    };
+    start > 16
+        && !b[start - 1].is_ascii_alphanumeric()
+        && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && b.line(start).first_run.is_some_and(|e| e < start)
+}
+
+/// A value named as a provider's credential after it, in prose (`9c1f… is our Mailgun key`,
+/// `` `3f0a…` — heroku api key ``, `… (twilio auth token)`): the provider's word between the
+/// value and the credential's word, and only words that name it (`the`, `our`, `staging`,
+/// `api`) with it, gives the provider's entry whose value shape it has. A word before the
+/// value that names a handle (`commit …`, `trace …`) or any other word in between (`… shows
+/// Datadog's key`, `… rotates the Mailgun key`) leaves it alone.
+pub(crate) fn check_named_after(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let Some((vs, ve)) = caps.range(1) else {
+        return;
+    };
+    let v = &text[vs..ve];
+    if text[..vs]
+        .bytes()
+        .next_back()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || b"_-+/=.".contains(&c))
+    {
+        return;
+    }
+    let lead = &text[super::super::text::floor_char(text, vs.saturating_sub(40))..vs];
+    if words(lead).last().is_some_and(|w| {
+        handle_word(w)
+            || matches!(
+                w.as_str(),
+                "md" | "sha" | "uuid" | "guid" | "fixture" | "sample" | "example" | "fake"
+            )
+    }) {
+        return;
+    }
+    let gap = caps.str(2);
+    let lower_gap = gap.to_ascii_lowercase();
+    // A clause that restarts the naming (`…; that's the Datadog application`): its words.
+    let clause = [
+        "that's",
+        "that\u{2019}s",
+        "that is",
+        "which is",
+        "it's",
+        "this is",
+    ]
+    .iter()
+    .filter_map(|c| lower_gap.rfind(c).map(|at| at + c.len()))
+    .max()
+    .map_or(gap, |at| &gap[at..]);
+    // The naming is linked to the value by a sign or a verb (`… = datadog api key`, `… is our
+    // Mailgun key`, `… (twilio auth token)`); a value and words side by side are a list's
+    // line (`3f9a… heroku api key: support rotation`, a commit and its subject).
+    let linked = clause.len() < gap.len()
+        || gap
+            .trim_start_matches([' ', '\t'])
+            .starts_with(|c: char| !c.is_ascii_alphanumeric())
+        || words(gap)
+            .iter()
+            .any(|w| matches!(w.as_str(), "is" | "was" | "are" | "as" | "for"));
+    if !linked || names_more(&text[caps.whole().1..]) {
+        return;
+    }
+    if let Some(e) = named_in(clause, v) {
+        conclude(e, scan, vs, ve, v, v, out);
+    }
+}
+
+/// The entry a short clause names for value `v` (`our Mailgun`, `twilio auth`): a provider's
+/// word whose value shape `v` has, and only words that name a credential with it. Not a
+/// publishable key's; `v` drawn at random as keys are, or a UUID (a provider's key of that
+/// shape, named so).
+fn named_in(clause: &str, v: &str) -> Option<&'static Entry> {
+    let tokens: Vec<&str> = clause
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .map(|t| t.trim_matches(['.', '-', '_']))
+        .filter(|t| !t.is_empty())
+        .collect();
+    if tokens.len() > 7 {
+        return None;
+    }
+    let (named, e) = tokens
+        .iter()
+        .find_map(|t| named_entry(t, v).map(|e| (*t, e)))?;
+    let own = words(named);
+    if e.warning
+        || words(clause)
+            .iter()
+            .any(|w| !naming_word(w) && !own.contains(w))
+    {
+        return None;
+    }
+    let uuid = v.len() == 36
+        && v.bytes().filter(|&c| c == b'-').count() == 4
+        && v.bytes().all(|c| c.is_ascii_hexdigit() || c == b'-');
+    ((drawn(v) || uuid) && !is_template(v)).then_some(e)
+}
+
+/// A value handed over with its provider named right after it (`use 9c1f… (datadog)`, `try
+/// … for Mailgun`): a verb of use before it, the provider's word and words that name its
+/// credential in parentheses or after `for`.
+pub(crate) fn check_named_in_parens(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let Some((vs, ve)) = caps.range(1) else {
+        return;
+    };
+    let v = &text[vs..ve];
+    if let Some(e) = named_in(caps.str(2), v) {
+        conclude(e, scan, vs, ve, v, v, out);
+    }
+}
+
+/// A keyword of [`NAMED_AFTER_PATTERNS`]' second pattern opens a window only on a line that
+/// holds a value drawn at random.
+pub(crate) fn value_on_line_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
+    b.line(start).first_run.is_some()
+}
+
+/// SEC100 for a JSON field that names a credential (`token`, `apiKey`, `secret`) in an object
+/// under a provider's key (`{"twilio": {"sid": "AC…", "token": "…"}}`): the provider's entry
+/// whose value shape the field's value has. A sibling key between them (`sid`, `site`) does
+/// not hide it, as it does from the entry's own text pattern, which reads only a short gap.
+pub(crate) fn json_fields(base: &View<'_>, fields: &[Field], out: &mut Vec<Finding>) {
+    for f in fields {
+        let Some(parent) = &f.parent else {
+            continue;
+        };
+        if gap_verdict(&f.key) != Some(true) {
+            continue;
+        }
+        let v = &base.text[f.value.0..f.value.1];
+        if v.len() < 16 || is_template(v) {
+            continue;
+        }
+        let Some(e) = parent
+            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .find_map(|t| named_entry(t, v))
+        else {
+            continue;
+        };
+        if !credible(e, v, v) {
+            continue;
+        }
+        let (s, end) = base.to_source(f.value.0, f.value.1);
+        let mut found =
+            Finding::raw(&SEC100, s, end, format!("{}: {}", e.label, redacted(v))).secret(e.kind);
+        if e.warning {
+            found = found.severity(Severity::Warning);
+        }
+        out.push(found);
+    }
+}
+
+/// Whether the credential's word after a value goes on into a longer name (`… Datadog API key
+/// support`, `… token handling`: a changelog's line after a commit's hash), read from the text
+/// after it: the next word on its line, unless it starts a new clause.
+fn names_more(after: &str) -> bool {
+    let rest = after.trim_start_matches([' ', '\t']);
+    let word: String = rest
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    !word.is_empty()
+        && !matches!(
+            word.as_str(),
+            "for"
+                | "in"
+                | "on"
+                | "of"
+                | "and"
+                | "but"
+                | "so"
+                | "from"
+                | "we"
+                | "you"
+                | "i"
+                | "which"
+                | "that"
+                | "do"
+                | "don"
+                | "please"
+                | "use"
+                | "to"
+                | "it"
+                | "is"
+                | "was"
+                | "with"
+                | "here"
+                | "now"
+                | "keep"
+                | "rotate"
+                | "until"
+                // A determiner or a conjunction opens the next phrase or clause (`… is the
+                // heroku token the release script needs`, `… as the Datadog key when …`).
+                | "the"
+                | "a"
+                | "an"
+                | "our"
+                | "my"
+                | "this"
+                | "when"
+                | "if"
+                | "because"
+                | "since"
+                | "while"
+                | "unless"
+                | "after"
+                | "before"
+                | "or"
+                | "as"
+                | "at"
+                | "by"
+        )
 }
 
 /// `JWT_REFRESH_SECRET=refreshSecret` taken whole as a value: an upper-case identifier, then
