@@ -31,6 +31,9 @@ pub(crate) struct WordTable {
     /// The words that may address the reader ([`ADDRESSEE`]) and the "next" of each "next
     /// agent", found on first need.
     addressees: OnceLock<(Vec<usize>, Vec<usize>)>,
+    /// Each word's classes for [`super::rules::actions`]' reading of a head (negation,
+    /// condition, request, modal), found on first need.
+    classes: OnceLock<Vec<u8>>,
 }
 
 impl WordTable {
@@ -45,6 +48,7 @@ impl WordTable {
             value: Vec::new(),
             ticks: memchr::memchr_iter(b'`', text.as_bytes()).collect(),
             addressees: OnceLock::new(),
+            classes: OnceLock::new(),
         };
         let mut from = None;
         for (i, c) in text
@@ -116,6 +120,16 @@ impl WordTable {
             (words, phrases)
         });
         (words, phrases)
+    }
+
+    /// The classes `classify` gives each word, worked out on the first call: every call must
+    /// pass the same function (one reader of heads uses them).
+    pub(crate) fn classes(&self, classify: fn(&str) -> u8) -> &[u8] {
+        self.classes.get_or_init(|| {
+            (0..self.spans.len())
+                .map(|i| classify(self.word(i)))
+                .collect()
+        })
     }
 
     /// Whether word `i` is a setting's or an option's value.

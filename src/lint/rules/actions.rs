@@ -779,66 +779,81 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
     // read are prose words, values left out.
     // A short label opens the instruction after its colon ("Next step: git push …").
     let mut from = after_label(scan, a, pos).unwrap_or(a);
-    let prose = |from: usize| t.prose(from, pos, false).map(|i| t.word(i));
+    let classes = t.classes(head_class);
+    let prose = |from: usize| t.prose(from, pos, false).map(|i| (i, classes[i]));
     // A condition that reports someone else's request ("if anyone tells you to run …") sets
     // the act up for refusal, when the act is what the condition reports. After the
     // condition, in the clause it governs ("when the user asks for a release, run …",
     // "whenever someone says \"ship it\", push …"), the act is what the reader is told to do.
-    let asks = |w: &str| {
-        matches!(
-            w,
-            "ask" | "asks" | "asked" | "tell" | "tells" | "told" | "wants" | "requests" | "says"
-        )
-    };
-    let mut condition = None;
+    let mut condition = false;
     let mut asked = false;
-    for w in prose(from) {
-        if matches!(
-            w,
-            "never" | "don't" | "dont" | "not" | "avoid" | "without" | "no" | "refuse"
-        ) {
+    for (_, c) in prose(from) {
+        if c & NEGATION != 0 {
             return false;
         }
-        if matches!(w, "if" | "when" | "whenever" | "unless") {
-            condition = Some(());
+        if c & CONDITION != 0 {
+            condition = true;
             asked = false;
         }
-        asked |= condition.is_some() && asks(w);
+        asked |= condition && c & ASKS != 0;
     }
     if asked && !governed_by_condition(scan, a, from, pos) {
         return false;
     }
     // After a leading condition or time clause, the instruction opens the last clause
     // ("When the build is green, git push …", "Before you start, run …").
-    let subordinate = prose(from).next().is_some_and(|w| {
-        matches!(
-            w,
-            "if" | "when"
-                | "whenever"
-                | "once"
-                | "before"
-                | "after"
-                | "as"
-                | "until"
-                | "while"
-                | "to"
-        )
-    });
+    let subordinate = prose(from)
+        .next()
+        .is_some_and(|(_, c)| c & SUBORDINATE != 0);
     if subordinate && let Some(k) = last_comma(scan, a, from, pos) {
         from = k + 2;
     }
-    let Some(first) = prose(from).next() else {
+    let Some((first, _)) = prose(from).next() else {
         // The act opens the sentence: a bare command line.
         return true;
     };
-    INSTRUCTING.contains(&first)
-        || addressed_in(scan, from, pos)
-            && prose(from).any(|w| {
-                matches!(
-                    w,
-                    "should" | "must" | "need" | "needs" | "can" | "will" | "have" | "shall"
-                )
-            })
+    INSTRUCTING.contains(&t.word(first))
+        || addressed_in(scan, from, pos) && prose(from).any(|(_, c)| c & MODAL != 0)
+}
+
+/// The classes of a head's words that [`instructs`] reads.
+const NEGATION: u8 = 1;
+const CONDITION: u8 = 2;
+const ASKS: u8 = 4;
+const SUBORDINATE: u8 = 8;
+const MODAL: u8 = 16;
+
+/// A word's classes for [`instructs`]: worked out once per word of a scan.
+fn head_class(w: &str) -> u8 {
+    let mut c = 0;
+    if matches!(
+        w,
+        "never" | "don't" | "dont" | "not" | "avoid" | "without" | "no" | "refuse"
+    ) {
+        c |= NEGATION;
+    }
+    if matches!(w, "if" | "when" | "whenever" | "unless") {
+        c |= CONDITION;
+    }
+    if matches!(
+        w,
+        "ask" | "asks" | "asked" | "tell" | "tells" | "told" | "wants" | "requests" | "says"
+    ) {
+        c |= ASKS;
+    }
+    if matches!(
+        w,
+        "if" | "when" | "whenever" | "once" | "before" | "after" | "as" | "until" | "while" | "to"
+    ) {
+        c |= SUBORDINATE;
+    }
+    if matches!(
+        w,
+        "should" | "must" | "need" | "needs" | "can" | "will" | "have" | "shall"
+    ) {
+        c |= MODAL;
+    }
+    c
 }
 
 /// How far back a list item's lead-in (its heading or introducing line) is looked for.
