@@ -7,6 +7,7 @@ pub(crate) mod ai_notes;
 pub(crate) mod catalogue;
 pub(crate) mod commands;
 pub(crate) mod conditional;
+pub(crate) mod data_frames;
 pub(crate) mod encoded;
 pub(crate) mod exfil;
 pub(crate) mod formatted;
