@@ -141,10 +141,11 @@ fn table_cell(line: &str) -> bool {
 /// quoted block under "Review comment from a contributor:").
 fn labelled(text: &str, line_start: usize, pos: usize) -> bool {
     let on_line = &text[line_start..pos];
-    if let Some(colon) = on_line.rfind(':') {
-        if has_label(&on_line[..colon]) {
-            return true;
-        }
+    if on_line
+        .rfind(':')
+        .is_some_and(|colon| has_label(&on_line[..colon]))
+    {
+        return true;
     }
     let before = text[..line_start].trim_end_matches(['\n', ' ', '\t', '\r']);
     let prev_start = before.rfind('\n').map_or(0, |k| k + 1);
@@ -388,7 +389,7 @@ mod tests {
     #[test]
     fn lists_are_sorted_for_binary_search() {
         for l in [DATA_LABELS, ACTS, BEFORE_ACT] {
-            assert!(l.windows(2).all(|w| w[0] < w[1]), "{:?}", l);
+            assert!(l.windows(2).all(|w| w[0] < w[1]), "{l:?}");
         }
     }
 
