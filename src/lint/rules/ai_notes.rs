@@ -208,6 +208,11 @@ fn judge(scan: &Scan<'_>, s: usize, e: usize, out: &mut Vec<Finding>) {
             excerpt(&text[s..floor_char(text, (e + 60).min(para_end))])
         ),
     );
+    let mut f = f;
+    if data_frames::quoted_in_prose(text, address_start(text, s, e), end) {
+        f.severity = super::super::Severity::Warning;
+        f.message.push_str(" (quoted in a sentence about it)");
+    }
     push_pi(scan, f, out);
 }
 
