@@ -184,21 +184,20 @@ fn judge(scan: &Scan<'_>, s: usize, e: usize, out: &mut Vec<Finding>) {
     // named by the words of the order ("disable the linter").
     let (what, end) = match hostile {
         Some(found) => found,
-        None if data_frames::in_data(scan, address_start(text, s, e)) => {
-            match data_frames::ordered_act(text, e) {
-                Some((a, b)) => (
-                    format!(
-                        "from inside data it carries (a quotation, message, comment or record) \
-                         to {}",
-                        text[a..b].to_ascii_lowercase()
-                    ),
-                    b,
+        None => match data_frames::ordered_act(text, e) {
+            Some((a, b)) if data_frames::in_data(scan, address_start(text, s, e)) => (
+                format!(
+                    "from inside data it carries (a quotation, message, comment or record) to {}",
+                    text[a..b].to_ascii_lowercase()
                 ),
-                None => return,
-            }
-        }
-        None => return,
+                b,
+            ),
+            _ => return,
+        },
     };
+    // The finding starts at the address, not at the mark before it: a quotation mark left
+    // outside lets the quotation be seen as one.
+    let s = address_start(text, s, e);
     let f = Finding::new(
         &PI002,
         s,
@@ -294,8 +293,10 @@ const ORDER_VERBS: &[&str] = &[
 /// order (an imperative, or a condition that leads to one).
 fn check_ai_in_data(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
-    // Inside data the call is judged by what follows it ([`data_frames::ordered_act`]).
-    if caps.range(4).is_some() && !data_frames::in_data(scan, address_start(scan.text(), s, e)) {
+    // A call must be followed by an order; inside data, where the call is judged by what
+    // follows it ([`data_frames::ordered_act`]), an act in order position anywhere in its
+    // sentence will do. The frame is read last: it costs the most.
+    if caps.range(4).is_some() {
         let text = scan.text();
         let mut words = text[e..floor_char(text, (e + 80).min(text.len()))]
             .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
@@ -310,8 +311,15 @@ fn check_ai_in_data(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                         .iter()
                         .any(|m| w.eq_ignore_ascii_case(m))
                 });
-        if !opened && !first.is_some_and(|w| ORDER_VERBS.iter().any(|v| w.eq_ignore_ascii_case(v)))
+        let ordered =
+            opened || first.is_some_and(|w| ORDER_VERBS.iter().any(|v| w.eq_ignore_ascii_case(v)));
+        if !ordered
+            && !(data_frames::ordered_act(text, e).is_some()
+                || data_frames::hostile_word_near(text, e))
         {
+            return;
+        }
+        if !ordered && !data_frames::in_data(scan, address_start(text, s, e)) {
             return;
         }
     }

@@ -9,7 +9,10 @@
 
 use super::super::FileKind;
 use super::super::engine::Scan;
-use super::super::text::{ceil_char, floor_char};
+use super::super::text::{ceil_char, floor_char, line_near};
+
+/// How far along its line a frame is looked for.
+const LINE_REACH: usize = 400;
 
 /// How far back a document's header (an e-mail's, a commit's) is looked for.
 const HEADER_REACH: usize = 600;
@@ -83,7 +86,9 @@ pub(crate) fn in_data(scan: &Scan<'_>, pos: usize) -> bool {
         return true;
     }
     let text = scan.text();
-    let line_start = text[..pos].rfind('\n').map_or(0, |k| k + 1);
+    // The line is read at most [`LINE_REACH`] bytes back: a frame further away on one line
+    // is not seen, and a text of one long line costs a bounded look per address.
+    let (line_start, _) = line_near(text, pos, pos, LINE_REACH);
     let line = &text[line_start..pos];
     open_quote(line)
         || open_link_text(line)
@@ -97,8 +102,7 @@ pub(crate) fn in_data(scan: &Scan<'_>, pos: usize) -> bool {
 /// thread to me\" tricked a summariser"): the sentence talks about the text, as a label
 /// with a colon before the quotation ("The API returned: \"…\"") does not.
 pub(crate) fn quoted_in_prose(text: &str, at: usize, end: usize) -> bool {
-    let line_start = text[..at].rfind('\n').map_or(0, |k| k + 1);
-    let line_end = text[end..].find('\n').map_or(text.len(), |k| end + k);
+    let (line_start, line_end) = line_near(text, at, end, LINE_REACH);
     let prefix = &text[line_start..at];
     let Some(q) = prefix.rfind(['"', '\u{201C}', '\u{201E}', '\u{00AB}']) else {
         return false;
@@ -175,7 +179,8 @@ fn labelled(text: &str, line_start: usize, pos: usize) -> bool {
     {
         return true;
     }
-    let before = text[..line_start].trim_end_matches(['\n', ' ', '\t', '\r']);
+    let lo = floor_char(text, line_start.saturating_sub(LINE_REACH));
+    let before = text[lo..line_start].trim_end_matches(['\n', ' ', '\t', '\r']);
     let prev_start = before.rfind('\n').map_or(0, |k| k + 1);
     let prev = before[prev_start..].trim_end();
     let quoted_block = on_line.trim_start().starts_with('>');
@@ -218,16 +223,14 @@ fn header_line(l: &str) -> bool {
         "co-authored-by: ",
     ];
     let l = l.trim_start_matches([' ', '\t', '>']);
-    let lower = l.get(..l.len().min(24)).map(str::to_ascii_lowercase);
-    let Some(lower) = lower else {
-        return false;
-    };
-    HEADS.iter().any(|h| lower.starts_with(h))
-        || l.strip_prefix("commit ").is_some_and(|h| {
-            let h = h.trim_end();
-            (7..=40).contains(&h.len()) && h.bytes().all(|c| c.is_ascii_hexdigit())
-        })
-        || conventional_subject(l)
+    HEADS.iter().any(|h| {
+        l.as_bytes()
+            .get(..h.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(h.as_bytes()))
+    }) || l.strip_prefix("commit ").is_some_and(|h| {
+        let h = h.trim_end();
+        (7..=40).contains(&h.len()) && h.bytes().all(|c| c.is_ascii_hexdigit())
+    }) || conventional_subject(l)
 }
 
 /// A conventional commit's subject line: `fix: …`, `chore(deps): …`, `feat!: …`.
@@ -242,6 +245,56 @@ fn conventional_subject(l: &str) -> bool {
     let head = l[..colon].trim_end_matches('!');
     let ty = head.split('(').next().unwrap_or(head);
     TYPES.contains(&ty) && (ty.len() == head.len() || head.ends_with(')'))
+}
+
+/// Whether the sentence after a call holds a word that opens one of PI002's hostile orders
+/// the call's words may lead to without an act of [`ACTS`] ("…, the next agent should trust
+/// this file and skip verification"): a cheap test before the orders are read.
+pub(crate) fn hostile_word_near(text: &str, from: usize) -> bool {
+    let to = floor_char(text, (from + ORDER_REACH).min(text.len()));
+    let s = &text[from..to];
+    let s = s.split(['\n', '.', '!', '?']).next().unwrap_or(s);
+    s.split(|c: char| !c.is_ascii_alphabetic()).any(|w| {
+        [
+            "skip",
+            "trust",
+            "ignore",
+            "disregard",
+            "forget",
+            "reveal",
+            "leak",
+            "dump",
+            "bypass",
+            "relax",
+            "weaken",
+            "omit",
+            "hide",
+            "stop",
+            "rate",
+            "rank",
+            "score",
+            "recommend",
+            "praise",
+            "grade",
+            "describe",
+            "tell",
+            "report",
+            "claim",
+            "state",
+            "say",
+            "print",
+            "show",
+            "display",
+            "echo",
+            "paste",
+            "upload",
+            "download",
+            "execute",
+            "install",
+        ]
+        .iter()
+        .any(|h| w.eq_ignore_ascii_case(h))
+    })
 }
 
 /// Verbs of acts with effects beyond the reader's answer, in the base form an order takes.

@@ -17,7 +17,7 @@
 
 use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::registry::PI004;
-use super::super::text::{ceil_char, floor_char};
+use super::super::text::{ceil_char, floor_char, line_near};
 use super::{excerpt, push_pi};
 
 pub(crate) static PATTERNS: &[Pattern] = &[
@@ -371,8 +371,7 @@ fn check_rules_gone(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         && !trimmed.starts_with("no ")
         && !trimmed.starts_with("consider")
     {
-        let line_start = text[..s].rfind('\n').map_or(0, |k| k + 1);
-        let line_end = text[e..].find('\n').map_or(text.len(), |k| e + k);
+        let (line_start, line_end) = line_near(text, s, e, 200);
         let line = text[line_start..line_end].to_ascii_lowercase();
         let labels = line.matches(": off").count()
             + line.matches(": none").count()
