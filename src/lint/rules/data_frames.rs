@@ -252,49 +252,94 @@ fn conventional_subject(l: &str) -> bool {
 /// this file and skip verification"): a cheap test before the orders are read.
 pub(crate) fn hostile_word_near(text: &str, from: usize) -> bool {
     let to = floor_char(text, (from + ORDER_REACH).min(text.len()));
-    let s = &text[from..to];
-    let s = s.split(['\n', '.', '!', '?']).next().unwrap_or(s);
+    let s = order_span(&text[from..to]);
+    let s = s.split(['.', '!', '?']).next().unwrap_or(s);
     s.split(|c: char| !c.is_ascii_alphabetic()).any(|w| {
-        [
-            "skip",
-            "trust",
-            "ignore",
-            "disregard",
-            "forget",
-            "reveal",
-            "leak",
-            "dump",
-            "bypass",
-            "relax",
-            "weaken",
-            "omit",
-            "hide",
-            "stop",
-            "rate",
-            "rank",
-            "score",
-            "recommend",
-            "praise",
-            "grade",
-            "describe",
-            "tell",
-            "report",
-            "claim",
-            "state",
-            "say",
-            "print",
-            "show",
-            "display",
-            "echo",
-            "paste",
-            "upload",
-            "download",
-            "execute",
-            "install",
-        ]
-        .iter()
-        .any(|h| w.eq_ignore_ascii_case(h))
+        let mut buf = [0u8; 11];
+        may_be(&LEAD_SHAPES, w) && HOSTILE_LEADS.binary_search(&lower(w, &mut buf)).is_ok()
     })
+}
+
+/// The words [`hostile_word_near`] looks for, sorted.
+const HOSTILE_LEADS: &[&str] = &[
+    "bypass",
+    "claim",
+    "describe",
+    "display",
+    "disregard",
+    "download",
+    "dump",
+    "echo",
+    "execute",
+    "forget",
+    "grade",
+    "hide",
+    "ignore",
+    "install",
+    "leak",
+    "omit",
+    "paste",
+    "praise",
+    "print",
+    "rank",
+    "rate",
+    "recommend",
+    "relax",
+    "report",
+    "reveal",
+    "say",
+    "score",
+    "show",
+    "skip",
+    "state",
+    "stop",
+    "tell",
+    "trust",
+    "upload",
+    "weaken",
+];
+
+/// The words an order may take after its call: to the line's end, and to the quotation's
+/// end (the first closing quotation mark after the call: the data's author wrote no more).
+fn order_span(s: &str) -> &str {
+    s.find(['\n', '"', '\u{201D}']).map_or(s, |k| &s[..k])
+}
+
+/// Bit `length` at index `first letter - 'a'` for every word of a list: a word whose first
+/// letter and length no entry has is ruled out before it is lowercased and searched (asked of
+/// every word after every call, issue #13 item 4).
+const fn shapes(list: &[&str]) -> [u32; 26] {
+    let mut t = [0u32; 26];
+    let mut i = 0;
+    while i < list.len() {
+        let w = list[i].as_bytes();
+        if w.len() < 32 && w[0].is_ascii_lowercase() {
+            t[(w[0] - b'a') as usize] |= 1 << w.len();
+        }
+        i += 1;
+    }
+    t
+}
+
+const ACT_SHAPES: [u32; 26] = shapes(ACTS);
+const LEAD_SHAPES: [u32; 26] = shapes(HOSTILE_LEADS);
+
+/// Whether a word may be in the list `shapes` was built from.
+fn may_be(shapes: &[u32; 26], w: &str) -> bool {
+    let b = w.as_bytes();
+    b.first().is_some_and(|c| {
+        let c = c.to_ascii_lowercase();
+        c.is_ascii_lowercase() && b.len() < 32 && shapes[(c - b'a') as usize] & (1 << b.len()) != 0
+    })
+}
+
+/// A word of at most eleven ASCII bytes, lowercased into `buf`.
+fn lower<'b>(w: &str, buf: &'b mut [u8; 11]) -> &'b str {
+    let n = w.len().min(11);
+    for (d, c) in buf.iter_mut().zip(w.bytes()) {
+        *d = c.to_ascii_lowercase();
+    }
+    std::str::from_utf8(&buf[..n]).unwrap_or("")
 }
 
 /// Verbs of acts with effects beyond the reader's answer, in the base form an order takes.
@@ -402,16 +447,13 @@ const BEFORE_ACT: &[&str] = &[
 ];
 
 /// Bytes of the order read after the address.
-const ORDER_REACH: usize = 200;
+const ORDER_REACH: usize = 140;
 
 /// The bytes of the first act of [`ACTS`] ordered in the sentence after an address that ends at `from`:
 /// a verb at a clause's start or after [`BEFORE_ACT`]'s words, not negated ("never merge").
 pub(crate) fn ordered_act(text: &str, from: usize) -> Option<(usize, usize)> {
     let to = floor_char(text, (from + ORDER_REACH).min(text.len()));
-    let mut s = &text[from..to];
-    if let Some(k) = s.find(['\n']) {
-        s = &s[..k];
-    }
+    let s = order_span(&text[from..to]);
     let mut prev: Option<&str> = None;
     let mut clause_start = true;
     let mut negated = false;
@@ -441,20 +483,27 @@ pub(crate) fn ordered_act(text: &str, from: usize) -> Option<(usize, usize)> {
             clause_start = false;
             continue;
         }
-        let lw = w.to_ascii_lowercase();
-        if matches!(
-            lw.as_str(),
-            "not" | "never" | "don't" | "dont" | "no" | "nothing"
-        ) {
+        let act = may_be(&ACT_SHAPES, w);
+        let neg = matches!(w.len(), 2 | 3 | 4 | 5 | 7)
+            && ["not", "never", "don't", "dont", "no", "nothing"]
+                .iter()
+                .any(|n| w.eq_ignore_ascii_case(n));
+        if neg {
             negated = true;
         }
+        if !act {
+            prev = Some(w);
+            clause_start = false;
+            continue;
+        }
+        let mut buf = [0u8; 11];
+        let lw = lower(w, &mut buf);
         let placed = clause_start
             || prev.is_some_and(|p| {
-                BEFORE_ACT
-                    .binary_search(&p.to_ascii_lowercase().as_str())
-                    .is_ok()
+                let mut pb = [0u8; 11];
+                p.len() <= 11 && BEFORE_ACT.binary_search(&lower(p, &mut pb)).is_ok()
             });
-        if placed && !negated && ACTS.binary_search(&lw.as_str()).is_ok() {
+        if placed && !negated && ACTS.binary_search(&lw).is_ok() {
             return Some((from + start, from + i));
         }
         prev = Some(w);
@@ -469,7 +518,7 @@ mod tests {
 
     #[test]
     fn lists_are_sorted_for_binary_search() {
-        for l in [DATA_LABELS, ACTS, BEFORE_ACT] {
+        for l in [DATA_LABELS, ACTS, BEFORE_ACT, HOSTILE_LEADS] {
             assert!(l.windows(2).all(|w| w[0] < w[1]), "{l:?}");
         }
     }
