@@ -314,8 +314,8 @@ fn check_ai_in_data(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         let ordered =
             opened || first.is_some_and(|w| ORDER_VERBS.iter().any(|v| w.eq_ignore_ascii_case(v)));
         if !ordered
-            && !(data_frames::ordered_act(text, e).is_some()
-                || data_frames::hostile_word_near(text, e))
+            && data_frames::ordered_act(text, e).is_none()
+            && !data_frames::hostile_word_near(text, e)
         {
             return;
         }

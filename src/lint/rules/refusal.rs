@@ -272,11 +272,10 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     // An apology or a disclaimer banned alone is style; the refusal, or two of the kind in
     // the sentence, is the jailbreak.
-    let m = caps.str(0);
-    if !core_refusal(m) {
-        let (a, b) = scan.sentence_range(s);
-        let next_end = scan.sentence_range(b.min(text.len().saturating_sub(1))).1;
-        let span = &text[a..next_end.max(b)].to_ascii_lowercase();
+    if !core_refusal(caps.str(0)) {
+        let (from, to) = scan.sentence_range(s);
+        let next_end = scan.sentence_range(to.min(text.len().saturating_sub(1))).1;
+        let passage = text[from..next_end.max(to)].to_ascii_lowercase();
         let kinds = [
             "refus",
             "declin",
@@ -294,7 +293,7 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             "moraliz",
             "guideline",
         ];
-        if kinds.iter().filter(|k| span.contains(*k)).count() < 2 {
+        if kinds.iter().filter(|k| passage.contains(*k)).count() < 2 {
             return;
         }
     }
