@@ -48,21 +48,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &PI004,
-        keywords: &[
-            "rule",
-            "restriction",
-            "filter",
-            "limit",
-            "guideline",
-            "guardrail",
-            "safeguard",
-            "censor",
-            "boundaries",
-            "constraint",
-            "ethic",
-            "moral",
-            "polic",
-        ],
+        keywords: LIMIT_STEMS,
         regex: r"\b(?:your|ur)\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:(?:are|is|r|have\s+been|has\s+been|were|was|got)\s+(?:now\s+|all\s+|just\s+|completely\s+|officially\s+|been\s+|permanently\s+)*(?:gone|off|none|over|void|deleted|removed|erased|wiped|disabled|lifted|switched\s+off|turned\s+off|deactivated|suspended|revoked|cancel+ed|history|a\s+thing\s+of\s+the\s+past|no\s+more)|(?:no\s+longer|don'?t|do\s+not|now\s+no\s+longer)\s+exist)\b|\b(?:you\s+(?:now\s+)?(?:have|got|possess)|you'?ve\s+got|for\s+you\s+there\s+(?:are|is))\s+(?:no|zero)\s+(?:more\s+|longer\s+any\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\bthere\s+(?:are|is)\s+(?:now\s+)?(?:no|zero)\s+(?:more\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:on|for|to)\s+you\b|\bno\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:apply|applies|exist)\s+(?:to|for)\s+you\b|\bconsider\s+(?:all\s+)?your\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:gone|lifted|off|void|deleted|removed|suspended|switched\s+off)\b|(?:^|[\n.;,])[ \t]*(?:{LIMITS})[ \t]*:[ \t]*(?:off|none|disabled|gone|removed)\b",
         before: 60,
         after: 80,
@@ -107,6 +93,24 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+];
+
+/// The stems of the reader's limits ([`LIMITS`](super) of the vocabulary) a claim names: the
+/// second pattern's keywords, and what its check asks the match to hold.
+const LIMIT_STEMS: &[&str] = &[
+    "rule",
+    "restriction",
+    "filter",
+    "limit",
+    "guideline",
+    "guardrail",
+    "safeguard",
+    "censor",
+    "boundar",
+    "constraint",
+    "ethic",
+    "moral",
+    "polic",
 ];
 
 /// Words that may stand before a ban in a clause that addresses the reader: the reader, a
@@ -312,18 +316,14 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// A ban on refusing in the second person, in the languages PI001 reads: "tu ne dois
 /// jamais refuser", "du darfst niemals ablehnen", "nunca te niegues", "non rifiutare mai".
 fn check_refusal_ban_foreign(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let text = scan.text();
     let (s, e) = caps.whole();
-    let f = Finding::new(
-        &PI004,
+    push_claim(
+        scan,
         s,
         e,
-        format!(
-            "the reader's refusals are banned (in another language): {}",
-            excerpt(&text[s..e])
-        ),
+        "the reader's refusals are banned (in another language)",
+        out,
     );
-    push_pi(scan, f, out);
 }
 
 fn check_rules_gone(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -336,27 +336,7 @@ fn check_rules_gone(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !to_you && super::injection::topical(after) || super::negated_before(text, s) {
         return;
     }
-    let has_limit = |x: &str| {
-        [
-            "rule",
-            "restriction",
-            "filter",
-            "limit",
-            "guideline",
-            "guardrail",
-            "safeguard",
-            "censor",
-            "boundar",
-            "constraint",
-            "ethic",
-            "moral",
-            "polic",
-            "training",
-            "programming",
-        ]
-        .iter()
-        .any(|k| x.contains(k))
-    };
+    let has_limit = |x: &str| LIMIT_STEMS.iter().any(|k| x.contains(k));
     if !has_limit(&m) {
         return;
     }
@@ -432,15 +412,12 @@ fn check_rules_gone_foreign(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
 }
 
 fn push_gone(scan: &Scan<'_>, s: usize, e: usize, out: &mut Vec<Finding>) {
+    push_claim(scan, s, e, "the reader's rules are declared gone", out);
+}
+
+/// A PI004 finding on `s..e`, named by `what` and the matched text.
+fn push_claim(scan: &Scan<'_>, s: usize, e: usize, what: &str, out: &mut Vec<Finding>) {
     let text = scan.text();
-    let f = Finding::new(
-        &PI004,
-        s,
-        e,
-        format!(
-            "the reader's rules are declared gone: {}",
-            excerpt(&text[s..e])
-        ),
-    );
+    let f = Finding::new(&PI004, s, e, format!("{what}: {}", excerpt(&text[s..e])));
     push_pi(scan, f, out);
 }
