@@ -14,7 +14,7 @@ use regex::{Regex, RegexSet};
 use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::PI002;
 use super::super::text::floor_char;
-use super::{excerpt, negated_before, push_pi};
+use super::{data_frames, excerpt, negated_before, push_pi};
 
 pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
@@ -50,13 +50,11 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "chatgpt",
             "gemini",
             "cursor",
-            "ai,",
-            "ai:",
-            "ai reading",
-            "ai processing",
-            "the ai",
+            "ai",
+            "automated",
+            "chatbot",
         ],
-        regex: r"(?i)(?P<note>\b(?:note|message|notice|instructions?|reminder|memo|text|request|orders?)\s+(?:to|for)\s+(?:the|any|all|every)\s+(?:ai|llm|language\s+models?|(?:(?:ai|llm|coding)\s+)?(?:[a-z]+\s+)?(?:agent|assistant|model|bot|llm)s?)\b|\b(?:text|content|instructions?)\s+for\s+(?:ai|llm)\s+(?:readers|agents|assistants|models)\b)|(?P<reading>\b(?:ai|llm|language\s+model|assistant|agent|model|bot|copilot|claude|chatgpt|gemini)s?\s+(?:(?:that|who|which)\s+(?:is\s+|are\s+)?)?(?:reading|reads|processing|processes|handling|handles|summari[sz]ing|summari[sz]es|reviewing|reviews|parsing|parses|fixing|triaging|analy[sz]ing|answering|indexing|sees|seeing|viewing)\s+(?:this|these)\b)|(?P<when>\b(?:when|if|once|whenever|after)\s+(?:an?|the|any|some)\s+(?:(?:ai|llm|coding)\s+)?(?:agent|assistant|model|bot|llm|ai)\s+(?:reads|processes|sees|summari[sz]es|reviews|parses|opens|handles|encounters|finds)\s+(?:this|these)\b)|(?P<voc>(?:^|[\n\x22'(\[>:.,;!?\x{201C}])[ \t]*(?:>[ \t]*)?(?:(?:hey|hi|hello|dear|ok|okay)[ \t]+)?(?:the[ \t]+)?(?:ai|llm|(?:(?:ai|llm|coding)[ \t]+)?(?:assistant|agent|model|bot|copilot|claude|chatgpt|gemini|cursor))(?:[ \t]*/[ \t]*(?:ai|assistant|agent|copilot|claude|chatgpt|gemini|cursor))*[ \t]*(?:[,:]|[\x{2014}\x{2013}]|[ \t]-[ \t])|@(?:bot|assistant|ai|copilot|claude|agent|llm)\b)",
+        regex: r"(?i)(?P<note>\b(?:note|message|notice|instructions?|reminder|memo|text|request|orders?)\s+(?:to|for)\s+(?:the|any|all|every|whichever)\s+(?:ai|llm|language\s+models?|(?:(?:ai|llm|coding|automated)\s+)?(?:[a-z]+\s+)?(?:agent|assistant|model|bot|llm|ai|helper|summari[sz]er|reviewer)s?)\b|\b(?:text|content|instructions?)\s+for\s+(?:ai|llm)\s+(?:readers|agents|assistants|models)\b)|(?P<reading>\b(?:ai|llm|language\s+model|assistant|agent|model|bot|chatbot|copilot|claude|chatgpt|gemini)s?\s+(?:(?:that|who|which)\s+(?:is\s+|are\s+)?)?(?:reading|reads|read|processing|processes|process|handling|handles|handle|summari[sz]ing|summari[sz]es|reviewing|reviews|parsing|parses|fixing|triaging|analy[sz]ing|answering|indexing|sees|seeing|see|viewing|visiting|browsing|crawling|scanning|editing|exporting|ingesting|receiving|hearing|opening|loading)\s+(?:this|these|my|our)\b)|(?P<when>\b(?:when|if|once|whenever|after|while)\s+(?:an?|the|any|some|whichever)\s+(?:(?:ai|llm|coding|automated)\s+)?(?:[a-z]+\s+)?(?:agent|assistant|model|bot|llm|ai|note-taker|helper)\s+(?:(?:reads|processes|sees|summari[sz]es|reviews|parses|opens|handles|encounters|finds|gets|receives|hears)\s+(?:this|these|my|our)\b|(?:is|are)\s+[a-z]+ing\b))|(?P<voc>(?:^|[\n\x22'(\[>:.,;!?\x{201C}\x{2014}])[ \t]*(?:>[ \t]*)?(?:\*\*)?(?:(?:hey|hi|hello|dear|ok|okay|attention|to|for)[ \t]+)?(?:(?:the|any|all|every|whichever|our|my)[ \t]+)?(?:(?:[a-z][\w-]*[ \t]+){0,2}(?:ai|llm|assistant|agent|bot|chatbot|copilot|claude|chatgpt|gemini|cursor)s?|(?:ai|llm|automated)[ \t]+[a-z][\w-]*|[a-z]+-ai)(?:[ \t]*/[ \t]*(?:ai|assistant|agent|copilot|claude|chatgpt|gemini|cursor))*(?:\*\*)?[ \t]*(?:[,:]|[\x{2014}\x{2013}]|[ \t]-[ \t])|@(?:bot|assistant|ai|copilot|claude|agent|llm)(?:-[\w-]+)?\b|\[(?:ai|llm|bot|agent|assistant)s?(?:-[\w-]+)?\])",
         before: 40,
         after: 120,
         check: check_ai_in_data,
@@ -74,11 +72,11 @@ const NOTE_REACH: usize = 400;
 static HOSTILE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         (
-            r"\b(?:ignore|disregard|forget|skip|override|set\s+aside)\s+(?:[\w']+\s+){0,2}?(?:user'?s?|users'|question|request|task|query|prompt|instructions?)\b",
+            r"\b(?:ignore|disregard|forget|skip|override|set\s+aside|stop\s+(?:following|obeying|answering|doing))\s+(?:[\w']+\s+){0,2}?(?:user'?s?|users'|question|request|task|query|prompt|instructions?)\b",
             "to ignore the user or the task",
         ),
         (
-            r"\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|tell|show)\b[^.\n]{0,40}\b(?:this|these|user|human|anyone)\b",
+            r"\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|tell|show|report|flag)\b[^.\n]{0,40}\b(?:this|these|user|human|anyone|it|that)\b|\bsay\s+(?:that\s+)?nothing\s+(?:happened|changed|was\s+(?:changed|done|found))\b|\bso\s+(?:that\s+)?(?:nobody|no\s+one|no-one)\s+(?:else\s+)?(?:sees|notices|knows|finds)\b|\b(?:omit|leave|drop|hide)\b[^.\n]{0,60}\b(?:from|out\s+of)\s+(?:the|your)\s+(?:digest|summary|report|notes|minutes|recap|answer|reply)\b",
             "to keep the note from the user",
         ),
         (
@@ -106,7 +104,7 @@ static HOSTILE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "to delete the user's data or the project's checks",
         ),
         (
-            r"\b(?:reveal|print|dump|post|paste|show|list|leak|output|disclose|expose|display|echo|share|send|e-?mail|give)\b[^.\n]{0,60}?\b(?:api\s+keys?|secrets?|passwords?|credentials|tokens?|\.env\b|environment\s+variables|system\s+prompt|private\s+(?:keys?|notes|messages|data|files)|ssh\s+keys?|chat\s+history|conversation\s+history|cookies)\b",
+            r"\b(?:reveal|print|dump|post|paste|show|list|leak|output|disclose|expose|display|echo|share|send|e-?mail|give|reply|respond|include|enter|type|log\s+in)\b[^.\n]{0,60}?\b(?:api\s+keys?|secrets?|passwords?|credentials|tokens?|\.env\b|environment\s+variables|system\s+prompt|private\s+(?:keys?|notes|messages|data|files)|ssh\s+keys?|chat\s+history|conversation\s+history|cookies|one-time\s+(?:code|password)|otp|(?:verification|security|2fa|mfa|login)\s+code|password\s+manager)\b",
             "to disclose secrets or private data",
         ),
         (
@@ -120,6 +118,18 @@ static HOSTILE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (
             r"\baccept\s+(?:all|every)\b|\badd\s+(?:my|this|our|the\s+following)\s+(?:ssh\s+|deploy\s+|public\s+)?keys?\b|\b(?:tell|inform|notify|confirm\s+to)\s+(?:nobody|no\s+one|no-one)\b|\b(?:do\s+not|don't|never)\s+ask\s+(?:the\s+)?(?:user|human|owner)\s+(?:to\s+confirm|for\s+(?:confirmation|approval|permission))",
             "to act for the user without their consent",
+        ),
+        (
+            r"\b(?:disable|turn\s+off|bypass|remove|delete|relax|weaken|loosen)\s+(?:the\s+|all\s+|any\s+|its\s+|their\s+)?(?:[\w-]+\s+){0,2}?(?:linters?|verification|ssl|tls|certificate|pinning|2fa|mfa|authentication|branch\s+protection|codeowners|security\s+(?:alerts|checks|scans?)|cors(?:\s+policy)?|csrf|sandbox|firewall)\b|\bverify_?ssl\s*=\s*false\b|\b(?:replace|switch|change)\b[^.\n]{0,50}\bpassword\b[^.\n]{0,30}\b(?:md5|sha-?1|plain\s*text)\b|\balways\s+return\s+true\b|\bskip\s+(?:the\s+)?(?:verification|review|security)\b|\btrust\s+this\s+(?:file|note|page|message|text)\b",
+            "to weaken the project's security checks",
+        ),
+        (
+            r"\bgrant\b[^.\n]{0,50}\b(?:access|rights|permissions?|roles?|admin|privileges)\b|\b(?:make|add|set)\s+(?:me|us|them|him|her|user\s+\S+)\s+(?:as\s+)?(?:an?\s+|the\s+)?(?:admins?|owners?|maintainers?|collaborators?|superusers?|root)\b|\brevoke\b[^.\n]{0,30}\b(?:admins?|owners?|maintainers?|access|keys?)\b",
+            "to change who has access",
+        ),
+        (
+            r"\b(?:report|describe|present|declare|call)\b[^.\n]{0,40}\bas\s+(?:clean|safe|secure|harmless|benign|trusted|verified|legitimate)\b",
+            "to misreport what it found",
         ),
         (
             r"\b(?:reply|respond|answer|report|claim|state)\s+(?:to\s+\w+\s+)?that\b|\bstate\s+in\s+your\s+(?:summary|answer|reply|response)\b",
@@ -145,8 +155,15 @@ static HOSTILE_SET: LazyLock<RegexSet> = LazyLock::new(|| {
 /// A note addressed to AI readers is an injection when its paragraph, read on from the
 /// address, orders one of [`HOSTILE`]'s acts; the repository's own guidance passes.
 fn check_ai_note(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let text = scan.text();
     let (s, e) = caps.whole();
+    judge(scan, s, e, out);
+}
+
+/// Judges the address at `s..e`: an order of [`HOSTILE`]'s anywhere, or, inside data (see
+/// [`data_frames`]), any order of an act with effects ("approve and merge it", "refund the
+/// order"), which no one whose data it is gives the agent processing it.
+fn judge(scan: &Scan<'_>, s: usize, e: usize, out: &mut Vec<Finding>) {
+    let text = scan.text();
     if negated_before(text, s) {
         return;
     }
@@ -154,28 +171,54 @@ fn check_ai_note(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let para_end = text[e..hi].find("\n\n").map_or(hi, |k| e + k);
     let orders = &text[e..para_end];
     // An order the note forbids ("never push directly to main") is no order.
-    let Some(what) = HOSTILE_SET
+    let hostile = HOSTILE_SET
         .matches(orders)
         .iter()
         .map(|i| &HOSTILE[i])
-        .find(|(re, _)| {
+        .find_map(|(re, what)| {
             re.find_iter(orders)
-                .any(|m| !negated_before(text, e + m.start()))
-        })
-        .map(|(_, what)| *what)
-    else {
-        return;
+                .find(|m| !negated_before(text, e + m.start()))
+                .map(|m| ((*what).to_string(), e + m.end()))
+        });
+    // The finding spans the order too: a quotation around both is data, not an example
+    // named by the words of the order ("disable the linter").
+    let (what, end) = match hostile {
+        Some(found) => found,
+        None => match data_frames::ordered_act(text, e) {
+            Some((a, b)) if data_frames::in_data(scan, address_start(text, s, e)) => (
+                format!(
+                    "from inside data it carries (a quotation, message, comment or record) to {}",
+                    text[a..b].to_ascii_lowercase()
+                ),
+                b,
+            ),
+            _ => return,
+        },
     };
+    // The finding starts at the address, not at the mark before it: a quotation mark left
+    // outside lets the quotation be seen as one.
+    let s = address_start(text, s, e);
     let f = Finding::new(
         &PI002,
         s,
-        e,
+        end,
         format!(
             "a note addressed to AI readers orders it {what}: {}",
             excerpt(&text[s..floor_char(text, (e + 60).min(para_end))])
         ),
     );
+    let mut f = f;
+    if data_frames::quoted_in_prose(text, address_start(text, s, e), end) {
+        f.severity = super::super::Severity::Warning;
+        f.message.push_str(" (quoted in a sentence about it)");
+    }
     push_pi(scan, f, out);
+}
+
+/// Where the address in `s..e` starts: a call matches from the mark before it (a quotation
+/// mark, a bracket, a colon), which belongs to the frame around it.
+fn address_start(text: &str, s: usize, e: usize) -> usize {
+    text[s..e].find(char::is_alphanumeric).map_or(s, |k| s + k)
 }
 
 /// Verbs an order to the reader opens with when the reader is called by name ("Assistant:
@@ -249,18 +292,38 @@ const ORDER_VERBS: &[&str] = &[
 /// readers, and when the reader is only called by name, the words after the call must be an
 /// order (an imperative, or a condition that leads to one).
 fn check_ai_in_data(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, e) = caps.whole();
+    // A call must be followed by an order; inside data, where the call is judged by what
+    // follows it ([`data_frames::ordered_act`]), an act in order position anywhere in its
+    // sentence will do. The frame is read last: it costs the most.
     if caps.range(4).is_some() {
         let text = scan.text();
-        let (_, e) = caps.whole();
-        let first = text[e..]
+        let mut words = text[e..floor_char(text, (e + 80).min(text.len()))]
             .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
-            .filter(|w| !w.is_empty())
-            .find(|w| !w.eq_ignore_ascii_case("please"));
-        if !first.is_some_and(|w| ORDER_VERBS.iter().any(|v| w.eq_ignore_ascii_case(v))) {
+            .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("please"));
+        let first = words.next();
+        // "you must first …", "to use this library, …": an order opened by its reader or its
+        // purpose.
+        let opened = first.is_some_and(|w| w.eq_ignore_ascii_case("to"))
+            || first.is_some_and(|w| w.eq_ignore_ascii_case("you"))
+                && words.next().is_some_and(|w| {
+                    ["must", "should", "need", "have", "shall"]
+                        .iter()
+                        .any(|m| w.eq_ignore_ascii_case(m))
+                });
+        let ordered =
+            opened || first.is_some_and(|w| ORDER_VERBS.iter().any(|v| w.eq_ignore_ascii_case(v)));
+        if !ordered
+            && data_frames::ordered_act(text, e).is_none()
+            && !data_frames::hostile_word_near(text, e)
+        {
+            return;
+        }
+        if !ordered && !data_frames::in_data(scan, address_start(text, s, e)) {
             return;
         }
     }
-    check_ai_note(scan, caps, out);
+    judge(scan, s, e, out);
 }
 
 /// The keyword of the second pattern stands as a word of its own, or with a plural `s`: not

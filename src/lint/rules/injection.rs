@@ -106,7 +106,7 @@ pub(crate) const OBJ_WORDS: &[&str] = &[
     "command",
     "guideline",
     "guardrail",
-    "rules",
+    "rule",
     "constraints",
     "restrictions",
     "polic",
@@ -636,8 +636,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "directive",
             "guideline",
             "initiali",
+            "preamble",
+            "setup text",
+            "hidden",
+            "cannot see",
+            "can't see",
+            "before my",
+            "before the first",
+            "before the user",
+            "before this chat",
+            "before this conversation",
+            "before we",
         ],
-        regex: r"\b(?P<v>repeat|recite|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out)\b(?P<mid>[^.\n?!]*?)\b(?P<o>(?:your|the|my)\s+(?:[\w-]+\s+){0,2}?(?:(?:system|developer)\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|initiali[sz]ation\s+(?:string|prompt|text))",
+        regex: r"\b(?P<v>repeat|recite|quote|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out)\b(?P<mid>[^.\n?!]*?)\b(?P<o>(?:your|the|my)\s+(?:[\w'-]+\s+){0,2}?(?:(?:system|developer)\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:everything|all|anything)\s+(?:that\s+)?you\s+(?:were|have\s+been|'ve\s+been)\s+(?:told|given|instructed|shown|sent)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|(?:the|your)\s+(?:[\w-]+\s+){0,2}?(?:text|message|preamble|setup\s+text|words|content)|initiali[sz]ation\s+(?:string|prompt|text))",
         before: 100,
         after: 120,
         check: check_extraction,
@@ -1862,8 +1873,14 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "n't apply",
             "not apply",
             "longer apply",
+            "deleted",
+            "removed",
+            "erased",
+            "wiped",
+            "stripped",
+            "scrapped",
         ],
-        regex: r"\b(?:{LIMITS}|refusals?|refusing|safety\s+mode|content\s+moderation|moderation|censorship|filtering)\s+(?:have|has|were|was|are|is)\s+(?:now\s+|all\s+|been\s+|completely\s+|fully\s+)*(?:removed|lifted|disabled|switched\s+off|turned\s+off|deactivated|erased|deleted|suspended|off|not\s+allowed|forbidden|prohibited|banned)\b|\bnothing\s+is\s+(?:forbidden|off[\s-]limits|prohibited|banned|taboo|restricted)\b|\b(?:(?:usual|normal|standard|regular|ordinary|typical|content|your|the|any|these|those|all|such)\s+)?(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer|won'?t|will\s+not|doesn'?t|does\s+not)\s+apply\b|\b(?:where|when|whenever|if)\s+you\s+(?:would|normally|usually|might)\s+(?:normally\s+|usually\s+)?(?:refuse|decline|say\s+no|object|warn)\b|\b(?:the\s+)?(?:opposite|reverse)\s+of\s+(?:what\s+)?(?:your\s+|the\s+)?(?:{LIMITS}|normal\s+self|usual\s+self|programming)\b",
+        regex: r"\b(?:deleted|removed|erased|wiped|disabled|stripped|scrapped)\s+(?:all\s+(?:of\s+)?)?(?:its|his|her|their)\s+(?:[\w-]+\s+)?(?:{LIMITS})\b|\b(?:{LIMITS}|refusals?|refusing|safety\s+mode|content\s+moderation|moderation|censorship|filtering)\s+(?:have|has|were|was|are|is)\s+(?:now\s+|all\s+|been\s+|completely\s+|fully\s+)*(?:removed|lifted|disabled|switched\s+off|turned\s+off|deactivated|erased|deleted|suspended|off|not\s+allowed|forbidden|prohibited|banned)\b|\bnothing\s+is\s+(?:forbidden|off[\s-]limits|prohibited|banned|taboo|restricted)\b|\b(?:(?:usual|normal|standard|regular|ordinary|typical|content|your|the|any|these|those|all|such)\s+)?(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer|won'?t|will\s+not|doesn'?t|does\s+not)\s+apply\b|\b(?:where|when|whenever|if)\s+you\s+(?:would|normally|usually|might)\s+(?:normally\s+|usually\s+)?(?:refuse|decline|say\s+no|object|warn)\b|\b(?:the\s+)?(?:opposite|reverse)\s+of\s+(?:what\s+)?(?:your\s+|the\s+)?(?:{LIMITS}|normal\s+self|usual\s+self|programming)\b",
         before: 60,
         after: 20,
         check: signal_removal,
@@ -3820,6 +3837,88 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         });
     // Only the reader's own prompt, or everything before, is taken: "copy the snippet above
     // into config.toml" is documentation.
+    // The reader's context the user does not see, or what stood before the conversation:
+    // "the instructions the user cannot see", "the message that came before the first user
+    // message", "the preamble you received before this chat".
+    let hidden_ref = {
+        let head = &after[..super::super::text::floor_char(&after, after.len().min(48))];
+        let head = head
+            .trim_start()
+            .trim_start_matches("that ")
+            .trim_start_matches("which ");
+        [
+            "cannot see",
+            "can't see",
+            "can not see",
+            "don't see",
+            "doesn't see",
+            "never see",
+            "never sees",
+            "hidden from",
+        ]
+        .iter()
+        .any(|p| head.contains(p))
+            || [
+                "sits ",
+                "sit ",
+                "comes ",
+                "came ",
+                "appears ",
+                "is ",
+                "was ",
+                "stands ",
+                "you received ",
+                "you got ",
+                "you were given ",
+                "you were sent ",
+                "",
+            ]
+            .iter()
+            .any(|lead| {
+                head.strip_prefix(lead).is_some_and(|r| {
+                    [
+                        "before the ",
+                        "before my ",
+                        "before our ",
+                        "before this ",
+                        "before we ",
+                        "before the user",
+                        "above the user",
+                        "above my first",
+                        "ahead of the ",
+                        "prior to the ",
+                    ]
+                    .iter()
+                    .any(|b| r.starts_with(b))
+                })
+            })
+    };
+    if hidden_ref && (imperative_at(text, s) || request) {
+        let f = Finding::new(
+            &PI006,
+            s,
+            e,
+            format!(
+                "asks for the system prompt or prior context: {}",
+                excerpt(&text[s..e])
+            ),
+        );
+        return push_pi(scan, f, out);
+    }
+    // The generic nouns ("the text", "the message") take part only as hidden context.
+    if [
+        "text",
+        "message",
+        "preamble",
+        "setup text",
+        "words",
+        "content",
+    ]
+    .iter()
+    .any(|n| obj.ends_with(n))
+    {
+        return;
+    }
     let sweeping = possessive || obj.starts_with("everything");
     let soft_verb =
         soft_verb && !(stored && sweeping && matches!(verb.as_str(), "copy" | "paste" | "send"));
@@ -6020,7 +6119,7 @@ fn signal_removal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// backoff", "no rules for this yet", "never refuses a PR", "say anything in the retro"):
 /// the removal is about that topic, not about the reader's rules ("no restrictions on your
 /// replies", "never refuse a request" are).
-fn topical(after: &str) -> bool {
+pub(crate) fn topical(after: &str) -> bool {
     let head = &after[..super::super::text::floor_char(after, after.len().min(60))];
     if head.starts_with(['.', ',', ';', ':', '!', '?', '\n']) {
         return false;

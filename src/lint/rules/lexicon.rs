@@ -234,6 +234,8 @@ const INSTRUCTIONS: &[&str] = &[
     "instruktion",
     "vorgaben",
     "befehle",
+    "regeln",
+    "richtlinie",
     "aanwijzing",
     "instructie",
     "opdragte",
@@ -245,12 +247,15 @@ const INSTRUCTIONS: &[&str] = &[
     "diretrizes",
     "diretiva",
     "instrucci",
+    "reglas",
+    "normas",
     "indicaci",
     "instrução",
     "instruções",
     "orientação",
     "orientações",
     "istruzion",
+    "regole",
     "indicazion",
     "instrucțiun",
     "instrucciu",
@@ -1483,7 +1488,7 @@ fn push(
     let end = window.start + first.e.max(second.e);
     // The excerpt is the text as written, not its folded form.
     let (bs, be) = scan.norm.to_source(start, end);
-    out.push(Finding::new(
+    let mut f = Finding::new(
         rule,
         start,
         end,
@@ -1497,8 +1502,46 @@ fn push(
                     .unwrap_or(&scan.text()[start..end])
             )
         ),
-    ));
+    );
+    // A line about the attack ("Angreifer schreiben z. B. „…“", "la inyección de
+    // prompts consiste en …", "提示注入攻击会让模型…") describes it, as the English rules'
+    // mention exemption reads "attackers write …" in English.
+    let (ls, le) = line_near(scan.text(), start, end, 200);
+    let line = scan.text()[ls..le].to_lowercase();
+    if ATTACK_TALK.iter().any(|t| line.contains(t)) {
+        f.severity = super::super::Severity::Warning;
+        f.message.push_str(" (described as an attack)");
+    }
+    out.push(f);
 }
+
+/// Words (lowercase, folded) that name prompt injection or its attackers, in the languages
+/// of this lexicon: a sentence holding one talks about the attack.
+const ATTACK_TALK: &[&str] = &[
+    "angreifer",
+    "angriff",
+    "injektion",
+    "prompt-injection",
+    "prompt injection",
+    "inyeccion",
+    "inyección",
+    "atacante",
+    "ataque",
+    "attaquant",
+    "attaque",
+    "injection de",
+    "attacco",
+    "attaccant",
+    "iniezione",
+    "injecao",
+    "injeção",
+    "注入",
+    "攻击",
+    "攻撃",
+    "インジェクション",
+    "инъекц",
+    "атак",
+];
 
 /// Whether the instruction noun `noun` can be the object of the act `act`: after it, or
 /// before it in the same clause (`alle vorherigen Anweisungen ignorieren`), with no clause
@@ -1586,12 +1629,41 @@ fn override_found(scan: &Scan<'_>, caps: &Caps<'_>, shared_only: bool, out: &mut
         else {
             continue;
         };
-        let scoped = near(noun, &f[SCP], 2);
+        // Rules are also a tool's ("der Linter ignoriert alle Regeln in der Datei"): the
+        // reader's rules only where no tool or file is named.
+        if RULE_NOUNS
+            .iter()
+            .any(|r| w.text[noun.s..noun.e].starts_with(r))
+            && TOOLS.iter().any(|t| w.text.contains(t))
+        {
+            continue;
+        }
+        // "alle vorherigen Regeln", or the reader's own: "deine Regeln", "tus reglas".
+        let scoped = near(noun, &f[SCP], 2) || near(noun, &f[YRS], 1);
         if scoped && !names_a_document(&w.text) && in_prose(scan, w.start + act.s) {
             return push(scan, &PI001, &w, act, noun, out);
         }
     }
 }
+
+/// The entries of [`INSTRUCTIONS`] that name rules, which tools have too.
+const RULE_NOUNS: &[&str] = &["regeln", "richtlinie", "reglas", "normas", "regole"];
+
+/// Words naming a tool or a file, lowercase and folded: beside one, rules are its rules.
+const TOOLS: &[&str] = &[
+    "linter",
+    "parser",
+    "tool",
+    "herramienta",
+    "strumento",
+    "werkzeug",
+    "config",
+    "datei",
+    "archivo",
+    "file",
+    "eslint",
+    "regex",
+];
 
 /// PI002: "new (important) instructions" as a shouted or starred announcement.
 fn check_new(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {

@@ -7,6 +7,7 @@ pub(crate) mod ai_notes;
 pub(crate) mod catalogue;
 pub(crate) mod commands;
 pub(crate) mod conditional;
+pub(crate) mod data_frames;
 pub(crate) mod encoded;
 pub(crate) mod exfil;
 pub(crate) mod formatted;
@@ -16,6 +17,7 @@ pub(crate) mod injection;
 pub(crate) mod lexicon;
 pub(crate) mod markup;
 pub(crate) mod pii;
+pub(crate) mod refusal;
 pub(crate) mod secrets;
 pub(crate) mod seed_phrase;
 pub(crate) mod stand_ins;
@@ -39,6 +41,7 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
         .chain(conditional::PATTERNS)
         .chain(markup::PATTERNS)
         .chain(ai_notes::PATTERNS)
+        .chain(refusal::PATTERNS)
         .chain(lexicon::PATTERNS)
         .chain(exfil::PATTERNS)
         .chain(secrets::PATTERNS)
@@ -56,7 +59,7 @@ const VOCAB: &[(&str, &str)] = &[
     ),
     (
         "OBJ",
-        r"instructions?|prompts?|directives?|directions|guidance|commands?|guidelines?|guardrails?|rules|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|inputs?|everything|anything|above",
+        r"instructions?|prompts?|directives?|directions|guidance|commands?|guidelines?|guardrails?|rules?|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|inputs?|everything|anything|above",
     ),
     (
         "LIMITS",
