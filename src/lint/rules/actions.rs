@@ -1896,7 +1896,11 @@ fn check_agent_permissions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
     } else {
         s
     };
-    if any_word(&ws, ISOLATED) || !instructed(scan, at) || described_by_verb(scan, (s, e)) {
+    // Ordered after a label and a place ("Next agent: in .claude/settings.local.json add …").
+    if any_word(&ws, ISOLATED)
+        || !instructed(scan, at) && !super::trust::ordered(scan, at)
+        || described_by_verb(scan, (s, e))
+    {
         return;
     }
     push_check_act(
