@@ -26,7 +26,7 @@ use regex::Regex;
 use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::registry::{PI007, PI008};
 use super::super::text::words;
-use super::actions::INSTRUCTING;
+use super::actions::{INSTRUCTING, REPORTING, described_after};
 use super::tampering::told;
 use super::{addressed, excerpt, negated_before, push_pi};
 
@@ -54,7 +54,7 @@ macro_rules! hook_rx {
 
 macro_rules! noop_rx {
     () => {
-        r"(?:\bno-?op\b|\bexit\s+0\b|/bin/true\b|[`'\x22]true[`'\x22]|\b(?:does|do)\s+nothing\b|\balways\s+(?:pass|passes|succeed|succeeds|return\s+0|exits?\s+0|exit\s+successfully)\b|\breturn\s+0\b|\bexit\s+(?:early|immediately|straight\s+away)\b|\bempty\s+(?:script|file|body)\b|\bstubs?\b)"
+        r"(?:\bno-?op\b|\bexit 0\b|/bin/true\b|[`'\x22]true[`'\x22]|\b(?:does|do)\s+nothing\b|\balways\s+(?:pass|passes|succeed|succeeds|return\s+0|exits?\s+0|exit\s+successfully)\b|\breturn 0\b|\bexit (?:early|immediately|straight\s+away)\b|\bempty\s+(?:script|file|body)\b|\bstubs?\b)"
     };
 }
 
@@ -113,7 +113,12 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_trust_forged,
         overlap: false,
         gate: None,
-        near: &[],
+        // What a finding needs in the match: a purpose ("so …"), a time ("before …",
+        // "without …"), or a falsified state.
+        near: &[
+            "so ", "before", "without", "trust", "verified", "reviewed", "approved", "tested",
+            "signed", "passing", "passed", "human-", "ttl", "expir",
+        ],
     },
     // PI008: the git hooks made to do nothing (`ln -sf /bin/true .git/hooks/pre-commit`,
     // "make the pre-commit check a no-op", "put `exit 0` at the top of the pre-push hook").
@@ -130,10 +135,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         ],
         regex: concat!(
             r"\bln\s+-\w+\s+(?:/usr)?/bin/(?:true|false)\s+\S*hooks/[\w-]+",
-            r"|\b(?:echo|printf)\s+[\x22']?(?:#!\S*\s*(?:\\n)?\s*)?(?:exit\s+0|true|:)[\x22']?\s*>\s*\S*hooks/[\w-]+",
+            r"|\b(?:echo|printf)\s+[\x22']?(?:#!\S*\s*(?:\\n)?\s*)?(?:exit 0|true)[\x22']?\s*>\s*\S*hooks/[\w-]+",
             r"|\b(?:cp|mv)\s+/dev/null\s+\S*hooks/[\w-]+",
             r"|\btruncate\s+-s\s*0\s+\S*hooks/[\w-]+",
-            r"|(?:^|[\s`;&])(?::|true)\s*>\s*\S*\.git/hooks/[\w-]+",
+            r"|(?:^|[\s`;&])true\s*>\s*\S*\.git/hooks/[\w-]+",
             r"|\b(?:make|turn|replace|change|stub|neuter|rewrite|reduce|swap|convert|edit|patch|set|hollow|gut|short-circuit)\b",
             clause!(),
             r"{0,80}?",
@@ -141,7 +146,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             clause!(),
             r"{0,80}?",
             noop_rx!(),
-            r"|\b(?:put|add|insert|prepend|write|stick)\s+[`'\x22]?(?:exit\s+0|true|return\s+0|:)[`'\x22]?",
+            r"|\b(?:put|add|insert|prepend|write|stick)\s+[`'\x22]?(?:exit 0|true|return 0)[`'\x22]?",
             clause!(),
             r"{0,60}?",
             hook_rx!(),
@@ -153,7 +158,26 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_hook_noop,
         overlap: false,
         gate: None,
-        near: &[],
+        // What makes a hook do nothing, one of which every match holds.
+        near: &[
+            "true",
+            "exit 0",
+            "no-op",
+            "noop",
+            "nothing",
+            "always",
+            "return 0",
+            "exit early",
+            "exit immediately",
+            "exit straight",
+            "empty",
+            "stub",
+            "/dev/null",
+            "truncate",
+            "gut",
+            "hollow",
+            "comment",
+        ],
     },
     // PI008: branch protection, required checks or code owners bypassed ("use the admin
     // override to merge #77 even though required checks are failing", "temporarily disable
@@ -294,7 +318,7 @@ pub(crate) fn ordered(scan: &Scan<'_>, s: usize) -> bool {
         return true;
     }
     let text = scan.text();
-    if negated_before(text, s) {
+    if negated_before(text, s) || described_after(scan, s) {
         return false;
     }
     let (a, _) = scan.sentence_range(s);
@@ -312,7 +336,12 @@ fn order_head(head: &str) -> bool {
         h = &h[k + 2..];
     }
     let ws: Vec<String> = words(h).collect();
-    if ws.iter().any(|w| NEGATIONS.contains(&w.as_str())) {
+    // A bare command is [`told`]'s to judge; a report of what code does is no order.
+    if ws.is_empty()
+        || ws
+            .iter()
+            .any(|w| NEGATIONS.contains(&w.as_str()) || REPORTING.contains(&w.as_str()))
+    {
         return false;
     }
     if addressed(h)
@@ -394,7 +423,7 @@ fn rx(src: &str) -> Regex {
 /// A falsified state: a record marked as checked, a trust level raised, a TTL extended.
 static FORGED: LazyLock<Regex> = LazyLock::new(|| {
     rx(concat!(
-        r"\bas\s+(?:[\w-]+\s+){0,2}?[`'\x22]?(?:verified|reviewed|human-reviewed|reviewed-by-human|approved|trusted|checked|tested|signed[- ]off|passing|passed|test_verified|tool_verified)\b",
+        r"\bas\s+(?:[\w-]+\s+){0,2}?[`'\x22]?(?:verified|reviewed|human-reviewed|reviewed-by-human|approved|trusted|tested|signed[- ]off|passing|passed|test_verified|tool_verified)\b",
         r"|trust\w*[`'\x22]?\s*(?:[:=]|to|levels?\s+to|level\s+of)\s*[`'\x22]?(?:verified|high|trusted|full|max\w*|100)\b|\btrust(?:\s+levels?)?\b[^\n.;]{0,40}?\bto\s+[`'\x22]?(?:high|verified|trusted|full|max\w*)\b",
         r"|\b(?:status|provenance|state)\w*[`'\x22]?\s*(?:[:=]|to)\s*[`'\x22]?(?:verified|test_verified|tool_verified|reviewed|approved)\b|\bto\s+[`'\x22]?(?:verified|test_verified|tool_verified|human-reviewed|reviewed-by-human)\b",
         r"|reviewed-by-human|human-reviewed|human[- ](?:verified|approved)",
@@ -418,7 +447,7 @@ static UNCHECKED: LazyLock<Regex> = LazyLock::new(|| {
 /// A purpose that defeats a check: what follows "so" says the check stops seeing or saying.
 static DEFEATS: LazyLock<Regex> = LazyLock::new(|| {
     rx(concat!(
-        r"\bso\s+(?:that\s+)?(?:[\w'-]+\s+){0,4}?(?:isn'?t|aren'?t|is\s+not|are\s+not|won'?t|will\s+not|doesn'?t|does\s+not|don'?t|do\s+not|never|no\s+longer|stops?|can'?t|cannot|nothing|no\s+one|nobody)\b(?:\s+[\w'-]+){0,3}?\s+",
+        r"\bso +(?:that\s+)?(?:[\w'-]+\s+){0,4}?(?:isn'?t|aren'?t|is\s+not|are\s+not|won'?t|will\s+not|doesn'?t|does\s+not|don'?t|do\s+not|never|no\s+longer|stops?|can'?t|cannot|nothing|no\s+one|nobody)\b(?:\s+[\w'-]+){0,3}?\s+",
         r"(flag\w*|check\w*|scan\w*|lint\w*|read\w*|block\w*|catch\w*|caught|notic\w*|see|seen|sees|detect\w*|verif\w*|review\w*|complain\w*|decay\w*|expir\w*|mention\w*|show\w*|report\w*|warn\w*|fail\w*|trip\w*|reject\w*|look\w*)\b"
     ))
 });
@@ -426,7 +455,7 @@ static DEFEATS: LazyLock<Regex> = LazyLock::new(|| {
 /// A purpose that makes the trust check pass: "so verify passes", "so the hashes match".
 static PASSES: LazyLock<Regex> = LazyLock::new(|| {
     rx(
-        r"\bso\s+(?:that\s+)?(?:git\s+)?(?:aahp\s+)?(?:the\s+)?(?:[\w-]+\s+)?(?:verify|verification|ci|checks?|gate|hook|linter|hash(?:es)?|checksums?|digests?)\b(?:\s+[\w-]+){0,2}?\s+(?:passes|pass|succeeds?|is\s+green|goes\s+green|match(?:es)?|accepts?\b|agrees?|lines?\s+up)",
+        r"\bso +(?:that\s+)?(?:git\s+)?(?:aahp\s+)?(?:the\s+)?(?:[\w-]+\s+)?(?:verify|verification|ci|checks?|gate|hook|linter|hash(?:es)?|checksums?|digests?)\b(?:\s+[\w-]+){0,2}?\s+(?:passes|pass|succeeds?|is\s+green|goes\s+green|match(?:es)?|accepts?\b|agrees?|lines?\s+up)",
     )
 });
 
