@@ -468,7 +468,13 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
-    if negated_before(text, s) {
+    // The verb as the first half of a compound ("post-mortem", "read-only", "copy-paste")
+    // is no verb; a deny list's item or a rejected alternative is no request.
+    if negated_before(text, s)
+        || text[s + caps.str(1).len()..].starts_with('-')
+        || super::trust::deny_listed(scan, s)
+        || super::trust::replaced_before(text, s)
+    {
         return;
     }
     // `echo "$PW" | docker login --password-stdin`: the word names a command's flag, not what
