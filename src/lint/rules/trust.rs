@@ -315,6 +315,13 @@ const FILLERS: &[&str] = &[
 /// after a short label and a leading phrase of place ("Next agent: in
 /// .claude/settings.local.json add …", "Agent: on the release branch, disable …").
 pub(crate) fn ordered(scan: &Scan<'_>, s: usize) -> bool {
+    // An order opens within a few sentences' words of its act: a head longer than that is
+    // no order read here, and is not read for one (a long run of matches in one sentence
+    // costs a bounded stretch each).
+    let (a, _) = scan.sentence_range(s);
+    if s - a.min(s) > HEAD_REACH {
+        return false;
+    }
     if told(scan, s) {
         return true;
     }
@@ -322,8 +329,20 @@ pub(crate) fn ordered(scan: &Scan<'_>, s: usize) -> bool {
     if negated_before(text, s) || described_after(scan, s) {
         return false;
     }
-    let (a, _) = scan.sentence_range(s);
     order_head(&text[a.min(s)..s])
+}
+
+/// The most bytes before an act that [`ordered`] reads for the sentence's opening.
+const HEAD_REACH: usize = 200;
+
+/// The sentence around `s..e`, at most [`HEAD_REACH`] bytes either side of it: what a check
+/// reads of it, so that a long sentence of many matches is read a bounded stretch per match.
+fn sentence_near<'t>(scan: &'t Scan<'_>, s: usize, e: usize) -> &'t str {
+    let text = scan.text();
+    let (a, b) = scan.sentence_range(s);
+    let lo = super::super::text::floor_char(text, a.max(s.saturating_sub(HEAD_REACH)).min(s));
+    let hi = super::super::text::floor_char(text, b.min(e + HEAD_REACH).max(e));
+    &text[lo..hi]
 }
 
 /// True when `head` (a sentence up to an act) orders it: after an optional short label, an
@@ -873,8 +892,7 @@ fn check_hook_noop(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 fn check_protection(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let text = scan.text();
-    let sentence: Vec<String> = words(scan.sentence(s)).collect();
-    if sentence.iter().any(|w| {
+    if words(sentence_near(scan, s, e)).any(|w| {
         NARROWED.contains(&w.as_str())
             || matches!(
                 w.as_str(),
@@ -948,8 +966,7 @@ fn check_persistence(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let text = scan.text();
     let lower = text[s..e].to_ascii_lowercase();
-    let sentence: Vec<String> = words(scan.sentence(s)).collect();
-    if sentence.iter().any(|w| REMEDIATING.contains(&w.as_str())) {
+    if words(sentence_near(scan, s, e)).any(|w| REMEDIATING.contains(&w.as_str())) {
         return;
     }
     let shell = SHELLS.iter().any(|p| {
@@ -999,6 +1016,9 @@ fn check_concealed_end(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>)
     };
     let text = scan.text();
     let (a, _) = scan.sentence_range(n);
+    if n - a.min(n) > HEAD_REACH {
+        return;
+    }
     let head = &text[a.min(n)..n];
     let failure = caps.first(&[3]).is_some();
     // What is kept back is the order's own act: the sentence orders it before the clause,
