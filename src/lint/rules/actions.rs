@@ -908,7 +908,15 @@ fn check_command(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // `core.hooksPath` set to a folder of the repository's own hooks is their set-up, and
     // `authorized_keys` read or shown is no change to it: the act must be in the match.
     let lc = m.to_ascii_lowercase();
-    if lc.contains("authorized_keys") && !adds_key(scan, s) {
+    // The reader's own public key added during onboarding is no foreign key let in.
+    if lc.contains("authorized_keys")
+        && (!adds_key(scan, s) || super::trust::own_public_key(scan, s))
+    {
+        return;
+    }
+    // An item of a deny list, or the alternative a sentence rejects ("rather than running
+    // `git push --force`"), names what is not to be done.
+    if super::trust::deny_listed(scan, s) || super::trust::replaced_before(text, s) {
         return;
     }
     if !instructs(scan, s) {
@@ -2115,7 +2123,11 @@ fn check_agent_permissions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
     } else {
         s
     };
-    if any_word(&ws, ISOLATED) || !instructed(scan, at) || described_by_verb(scan, (s, e)) {
+    // Ordered after a label and a place ("Next agent: in .claude/settings.local.json add …").
+    if any_word(&ws, ISOLATED)
+        || !instructed(scan, at) && !super::trust::ordered(scan, at)
+        || described_by_verb(scan, (s, e))
+    {
         return;
     }
     push_check_act(

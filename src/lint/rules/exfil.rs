@@ -2,7 +2,7 @@
 //! disclose credential files, commands that ship data to a remote host, known collection hosts.
 
 use super::super::Severity;
-use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::markdown::MdIndex;
 use super::super::registry::{EXF001, EXF002, EXF003, EXF004, EXF005};
 use super::{addressed, excerpt, imperative_at, negated_before, push_pi};
@@ -109,13 +109,17 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "keychain",
             "cookies",
             "wallet",
+            "_token",
+            "_key",
+            "_secret",
+            "_password",
         ],
-        regex: r"\b(?P<v>output|print|cat|echo|send|upload|post|paste|include|share|reveal|dump|attach|exfiltrate|append|leak|copy|e-?mail|publish|transmit|forward|expose|display|show|list|read|type\s+out|write\s+out|write|add|insert|put|commit|move|open)\b(?P<mid>[^.\n]*?)(?P<t>(?:~|\$HOME|%USERPROFILE%)?/?\.ssh\b[\w/.-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config|\bkubeconfig\b|/etc/(?:shadow|passwd|sudoers)|\.env\b(?:\.(?:local|production|prod|development|dev|staging|test))?|\benvironment\s+variables\b|\benv\s+vars\b|\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\b(?:api|access|auth|session|bearer|github|npm|ssh|secret|private|aws|cloud)\s+(?:keys?|tokens?)\b|\bsecrets\b|\bcredentials\b|\bprivate\s+keys?\b|\bpasswords?\b|\bkeychain\b|\bcookies\b|\bwallet\b)",
+        regex: r"\b(?P<v>output|print|cat|echo|send|upload|post|paste|include|share|reveal|dump|attach|exfiltrate|append|leak|copy|e-?mail|publish|transmit|forward|expose|display|show|list|read|type\s+out|write\s+out|write|add|insert|put|commit|move|open|base64|base32|xxd|hexdump|od|gzip|encode|encrypt|gpg)\b(?P<mid>[^.\n]*?)(?P<t>(?:~|\$HOME|%USERPROFILE%)?/?\.ssh\b[\w/.-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config|\bkubeconfig\b|/etc/(?:shadow|passwd|sudoers)|\.env\b(?:\.(?:local|production|prod|development|dev|staging|test))?|\benvironment\s+variables\b|\benv\s+vars\b|\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\b(?:api|access|auth|session|bearer|github|npm|ssh|secret|private|aws|cloud)\s+(?:keys?|tokens?)\b|\bsecrets\b|\bcredentials\b|\bprivate\s+keys?\b|\bpasswords?\b|\bkeychain\b|\bcookies\b|\bwallet\b|\$\{?[A-Za-z][A-Za-z0-9_]*_(?:token|key|secret|password|passwd|pat|pwd|credentials?)\b\}?)",
         before: 120,
         after: 40,
         check: check_sensitive,
         overlap: false,
-        gate: None,
+        gate: Some(variable_gate),
         near: &[],
     },
     // A secret read from the environment and then reported: "run `printenv DEPLOY_TOKEN` and
@@ -426,6 +430,23 @@ pub(crate) fn check_markdown(raw: &str, md: &MdIndex, out: &mut Vec<Finding>) {
     }
 }
 
+/// For a keyword that ends a variable's name (`_token`, `_key`): the name is a shell
+/// variable read (`$GITHUB_TOKEN`, `${NPM_TOKEN}`), not an identifier (`token_budget`,
+/// `API_KEY=`). Other keywords pass.
+fn variable_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
+    if b.get(start) != Some(&b'_') {
+        return true;
+    }
+    let lo = start.saturating_sub(64);
+    let name = b[lo..start]
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
+    let at = start - name;
+    at > 0 && (b[at - 1] == b'$' || b[at - 1] == b'{' && at > 1 && b[at - 2] == b'$')
+}
+
 fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
@@ -447,7 +468,13 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
-    if negated_before(text, s) {
+    // The verb as the first half of a compound ("post-mortem", "read-only", "copy-paste")
+    // is no verb; a deny list's item or a rejected alternative is no request.
+    if negated_before(text, s)
+        || text[s + caps.str(1).len()..].starts_with('-')
+        || super::trust::deny_listed(scan, s)
+        || super::trust::replaced_before(text, s)
+    {
         return;
     }
     // `echo "$PW" | docker login --password-stdin`: the word names a command's flag, not what
@@ -456,6 +483,15 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let before_target = &text[..ts];
     if before_target.ends_with("--")
         || before_target.ends_with('-') && before_target[..ts - 1].ends_with([' ', '\t'])
+    {
+        return;
+    }
+    // `echo "$REGISTRY_PASSWORD" | docker login --password-stdin`: the value is handed to
+    // a local program on its input, not disclosed (a network sink is EXF004's).
+    if matches!(verb.as_str(), "echo" | "printf" | "cat")
+        && after
+            .trim_start_matches(['"', '\'', '}', ' '])
+            .starts_with('|')
     {
         return;
     }
@@ -823,7 +859,8 @@ fn check_sink_command(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
     .iter()
     .any(|k| around.contains(k))
         || own.matches('`').count() >= 2
-        || lc.contains(" $");
+        || lc.contains(" $")
+        || piped_environment(text, s);
     let local = ["localhost", "127.0.0.1", "0.0.0.0", "[::1]", "::1"]
         .iter()
         .any(|h| lc.contains(h));
@@ -835,6 +872,27 @@ fn check_sink_command(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
             format!("sends local data to a remote host: {}", excerpt(cmd)),
         ));
     }
+}
+
+/// True when the command at `s` reads its input from a pipe whose command dumps the
+/// environment or the shell's variables (`env | curl --data-binary @- …`, `printenv |`,
+/// `set |`, `export -p |`): what the upload sends is the environment.
+fn piped_environment(text: &str, s: usize) -> bool {
+    let head = text[..s].trim_end();
+    let Some(pipe) = head.strip_suffix('|') else {
+        return false;
+    };
+    // The piped command: back to the line's start, a code span's backtick, `;`, `&&` or `(`.
+    let lo = super::super::text::floor_char(pipe, pipe.len().saturating_sub(120));
+    let seg = &pipe[lo..];
+    let seg = seg
+        .rfind(['\n', '`', ';', '(', '&', '|'])
+        .map_or(seg, |k| &seg[k + 1..]);
+    let ws: Vec<String> = super::super::text::words(seg).collect();
+    matches!(
+        ws.first().map(String::as_str),
+        Some("env" | "printenv" | "set" | "export" | "declare" | "compgen")
+    ) && ws.len() <= 3
 }
 
 fn check_sink_host(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {

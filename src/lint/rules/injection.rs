@@ -4520,6 +4520,10 @@ fn imperative_like_sentence(scan: &Scan<'_>, pos: usize) -> bool {
 
 fn check_pipe_shell(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
+    // A deny list's item names what is forbidden.
+    if super::trust::deny_listed(scan, s) {
+        return;
+    }
     let what = format!(
         "pipes a remote script into a shell: {}",
         excerpt(&scan.text()[s..e])
@@ -4633,6 +4637,8 @@ fn check_no_verify(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         || lc.contains("removed")
         || lc.contains("instead of")
         || lc.contains("no longer")
+        || super::trust::replaced_before(text, s)
+        || super::trust::deny_listed(scan, s)
     {
         return;
     }

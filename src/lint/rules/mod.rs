@@ -23,6 +23,7 @@ pub(crate) mod seed_phrase;
 pub(crate) mod stand_ins;
 pub(crate) mod structure;
 pub(crate) mod tampering;
+pub(crate) mod trust;
 pub(crate) mod waivers;
 
 use super::engine::{Finding, Pattern, Scan};
@@ -36,6 +37,7 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
         .chain(actions::PATTERNS)
         .chain(commands::PATTERNS)
         .chain(tampering::PATTERNS)
+        .chain(trust::PATTERNS)
         .chain(grants::PATTERNS)
         .chain(waivers::PATTERNS)
         .chain(conditional::PATTERNS)

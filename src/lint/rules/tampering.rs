@@ -626,11 +626,11 @@ fn check_false_report(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::lint::Severity;
 
     /// The rules that block `text`, read as a handoff note.
-    fn blocking(text: &str) -> Vec<String> {
+    pub(crate) fn blocking(text: &str) -> Vec<String> {
         crate::lint::check_text("x/NOTES.md", text)
             .unwrap()
             .into_iter()
@@ -639,7 +639,8 @@ mod tests {
             .collect()
     }
 
-    fn kind(rule: &str, hits: &[&str], misses: &[&str]) {
+    /// Asserts that each of `hits` blocks with `rule` and none of `misses` blocks.
+    pub(crate) fn kind(rule: &str, hits: &[&str], misses: &[&str]) {
         for text in hits {
             assert!(
                 blocking(text).iter().any(|r| r == rule),
