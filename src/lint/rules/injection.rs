@@ -3916,6 +3916,8 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     ]
     .iter()
     .any(|n| obj.ends_with(n))
+        && !obj.contains("system ")
+        && !obj.contains("developer ")
     {
         return;
     }
@@ -3927,7 +3929,7 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             && (!soft_verb || request || verb == "tell" || verb == "give" || verb == "list")
     } else if context_ref {
         request || (imperative_at(text, s) && !soft_verb)
-    } else if obj.contains("system") && obj.starts_with("the ") {
+    } else if (obj.contains("system") || obj.contains("developer ")) && obj.starts_with("the ") {
         request && (imperative_at(text, s) || soft_verb)
     } else {
         false
