@@ -812,7 +812,7 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
         // The act opens the sentence: a bare command line.
         return true;
     };
-    INSTRUCTING.contains(&t.word(first))
+    classes[first] & INSTRUCTS != 0
         || addressed_in(scan, from, pos) && prose(from).any(|(_, c)| c & MODAL != 0)
 }
 
@@ -822,6 +822,7 @@ const CONDITION: u8 = 2;
 const ASKS: u8 = 4;
 const SUBORDINATE: u8 = 8;
 const MODAL: u8 = 16;
+const INSTRUCTS: u8 = 32;
 
 /// A word's classes for [`instructs`]: worked out once per word of a scan.
 fn head_class(w: &str) -> u8 {
@@ -852,6 +853,9 @@ fn head_class(w: &str) -> u8 {
         "should" | "must" | "need" | "needs" | "can" | "will" | "have" | "shall"
     ) {
         c |= MODAL;
+    }
+    if INSTRUCTING.contains(&w) {
+        c |= INSTRUCTS;
     }
     c
 }

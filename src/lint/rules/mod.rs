@@ -804,12 +804,19 @@ pub(crate) fn negated_before(text: &str, pos: usize) -> bool {
     if let Some(k) = window.rfind(['.', '!', '?', ';', '\n']) {
         window = &window[k + 1..];
     }
+    let is = |w: &str, list: &[&str]| {
+        list.iter()
+            .any(|l| l.len() == w.len() && w.eq_ignore_ascii_case(l))
+    };
+    // No negating word in the clause at all: nothing to weigh (blanking values only takes
+    // words away). Asked of every match of a command, so this comes first.
+    if !word_slices(window).any(|w| is(w, NEGATORS)) {
+        return false;
+    }
     // A setting's value (`approval_policy = "never"`) negates nothing.
     let blanked = super::text::blank_values(window);
     let window = blanked.as_str();
-    // The words with their end offsets in `window`, read in place (asked of every match of a
-    // command: no copies).
-    let is = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
+    // The words with their end offsets in `window`, read in place.
     let ws: Vec<(&str, usize)> = word_slices(window)
         .map(|w| (w, w.as_ptr() as usize - window.as_ptr() as usize + w.len()))
         .collect();
