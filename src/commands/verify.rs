@@ -1214,6 +1214,13 @@ impl lint::agent_runs::Tree for HeldTree<'_> {
             .listed_below(self.repo, dir)
             .unwrap_or_default()
     }
+
+    fn declined(&mut self, path: &str) -> Option<String> {
+        match self.content.resolve_path(self.repo, path) {
+            Err(Error::Declined { reason, .. }) => Some(reason),
+            _ => None,
+        }
+    }
 }
 
 /// The files the agent configuration at `path` names as instruction files

@@ -929,6 +929,9 @@ struct Line {
     bases: Vec<String>,
     moved: Vec<String>,
     dir: String,
+    /// The `PATH` it runs with when the configuration (or the script that runs it) sets one:
+    /// a directory of the repository on it makes a bare command name run a file there.
+    path: Option<String>,
 }
 
 /// The command lines of the configuration at `path` (read as `v`).
@@ -955,6 +958,7 @@ fn lines_of(path: &str, v: &Value) -> Vec<Line> {
             .and_then(|c| crate::handoff::resolve_link(&project, c))
             .into_iter()
             .collect(),
+        path: None,
     };
     // A server's program and arguments are one command line, each word quoted as given.
     let mut lines: Vec<Line> = commands(path, v)
@@ -972,21 +976,46 @@ fn lines_of(path: &str, v: &Value) -> Vec<Line> {
             line(c.by, text, c.cwd.as_deref())
         })
         .collect();
+    // A `PATH` the configuration sets is the one its commands (a server's, with its own
+    // environment first) look a bare name up on (review atk31 #4); its value names
+    // directories, not a command to run.
+    let everyone = env_path(v.get("env"));
+    let mut own: HashMap<String, String> = HashMap::new();
     let mut env = Vec::new();
     env_grants(v.get("env"), "", &mut env);
     for (server, spec) in servers(v) {
+        let by = format!("the MCP server `{server}`");
+        if let Some(p) = env_path(spec.get("env")) {
+            own.insert(by.clone(), p);
+        }
         let mut e = Vec::new();
         env_grants(spec.get("env"), "", &mut e);
         lines.extend(
             e.into_iter()
-                .map(|(val, _)| line(format!("the MCP server `{server}`"), val, None)),
+                .filter(|(val, _)| own.get(&by) != Some(val))
+                .map(|(val, _)| line(by.clone(), val, None)),
         );
     }
     lines.extend(
         env.into_iter()
+            .filter(|(val, _)| everyone.as_ref() != Some(val))
             .map(|(val, _)| line("the environment".to_string(), val, None)),
     );
+    for l in &mut lines {
+        l.path = own.get(&l.by).or(everyone.as_ref()).cloned();
+    }
     lines
+}
+
+/// The `PATH` an environment map sets (in any letter case, as Windows reads it).
+fn env_path(env: Option<&Value>) -> Option<String> {
+    let Some(Value::Object(env)) = env else {
+        return None;
+    };
+    env.iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("PATH"))
+        .and_then(|(_, v)| v.as_str())
+        .map(str::to_string)
 }
 
 /// Adds to `out` the files of the repository `l` names (see [`runs`]); `project` is what a
@@ -1213,6 +1242,12 @@ pub trait Tree {
     fn read(&mut self, path: &str) -> Option<String>;
     /// The files below the directory `dir` (`""`: all of them), repository-relative.
     fn files_below(&mut self, dir: &str) -> Vec<String>;
+    /// Why the gate cannot read the file at `path` the harness may read (it lies inside a
+    /// submodule, whose files are another repository's); `None` when it can, or when
+    /// nothing is there.
+    fn declined(&mut self, _path: &str) -> Option<String> {
+        None
+    }
 }
 
 /// How many steps (a sourced or run script, a package script, a recipe, a task, a `-c`
@@ -1522,6 +1557,19 @@ impl Walk<'_> {
         });
     }
 
+    /// Says that `who` runs `shown`, a file inside a submodule the gate cannot read
+    /// (`reason`, as [`Tree::declined`] gives it): it blocks, as a file an instruction file
+    /// imports from there does (review atk31 #12).
+    fn in_submodule(&mut self, who: &str, shown: &str, reason: &str) {
+        self.say(Unfollowed {
+            text: format!("{who} runs `{shown}`, which the gate cannot read: {reason}"),
+            fix: "copy the script into this repository and run it from there; the \
+                  submodule's own repository is judged by its own gate",
+            unread: true,
+            command: String::new(),
+        });
+    }
+
     /// Says that `who` runs `shown` more than [`MAX_FOLLOW_DEPTH`] steps from the
     /// configuration, where the gate stopped.
     fn too_deep(&mut self, who: &str, shown: &str) {
@@ -1563,7 +1611,7 @@ impl Walk<'_> {
             found,
         };
         let start = line.moved.first().cloned().or_else(|| line.cwd.clone());
-        self.commands(&line.text, &scope, start, depth);
+        self.commands(&line.text, &scope, start, line.path.as_deref(), depth);
     }
 
     /// Queues the commands of the files an aider configuration at `path` loads at launch
@@ -1593,6 +1641,7 @@ impl Walk<'_> {
                     bases: vec![self.project.clone(), dir.clone()],
                     moved: Vec::new(),
                     dir: dir.clone(),
+                    path: None,
                 };
                 let root = Rc::from(line.text.as_str());
                 self.queue.push_back((line, 0, root));
@@ -1624,7 +1673,7 @@ impl Walk<'_> {
                     fallbacks: vec![self.project.clone(), dir],
                     found: HashSet::new(),
                 };
-                self.commands(&text, &scope, Some(self.project.clone()), depth);
+                self.commands(&text, &scope, Some(self.project.clone()), None, depth);
             }
             Some(lang) => {
                 self.launches(run, &text, lang, depth);
@@ -1648,6 +1697,7 @@ impl Walk<'_> {
                 bases: vec![String::new()],
                 moved: Vec::new(),
                 dir: String::new(),
+                path: None,
             },
             depth + 1,
         );
@@ -1702,11 +1752,23 @@ impl Walk<'_> {
     /// and tasks, the `-c` strings; what cannot be followed is said. Its `cd`s (and those
     /// of its subshells, until they end) and its variables naming directories are read
     /// along the way.
-    fn commands(&mut self, text: &str, scope: &Scope, start: Option<String>, depth: usize) {
+    fn commands(
+        &mut self,
+        text: &str,
+        scope: &Scope,
+        start: Option<String>,
+        path: Option<&str>,
+        depth: usize,
+    ) {
         let text = spelled_out(text);
         let list = super::code::shell_command_list(&text);
         let mut places = Places::new(start);
         let mut vars: HashMap<String, String> = HashMap::new();
+        if let Some(p) = path {
+            vars.insert("PATH".to_string(), p.to_string());
+        }
+        // The git aliases `git config alias.x …` set on the way.
+        let mut aliases: HashMap<String, String> = HashMap::new();
         for (k, cmd) in list.iter().enumerate() {
             // Past the bound nothing more is followed (the walk says so).
             if self.reader.spent > MAX_FOLLOW_BYTES {
@@ -1728,9 +1790,6 @@ impl Walk<'_> {
                     .map(|b| b.words.as_slice()),
             };
             self.named_files(&words, scope, &places);
-            let Some(hands) = hands_on(&words, &around) else {
-                continue;
-            };
             // The command as the gate read it, with what feeds it.
             let mut shown = words.join(" ");
             if let Some(pipe) = around.pipe.filter(|p| !p.is_empty()) {
@@ -1739,6 +1798,41 @@ impl Walk<'_> {
             if let Some(file) = &around.stdin {
                 shown = format!("{shown} < {file}");
             }
+            if let Some(at) = program_at(&words).map(|p| p.at) {
+                let how = How {
+                    scope,
+                    places: &places,
+                    shown: &shown,
+                    depth,
+                };
+                self.on_path(&words, at, &vars, &how);
+                if let Some(line) = git_alias(&words[at..], &mut aliases) {
+                    self.push(
+                        Line {
+                            by: scope.by.clone(),
+                            text: line,
+                            // Git runs a `!` alias from the top of the work tree.
+                            cwd: Some(String::new()),
+                            bases: vec![String::new()],
+                            moved: Vec::new(),
+                            dir: scope.dir.clone(),
+                            path: vars.get("PATH").cloned(),
+                        },
+                        depth + 1,
+                    );
+                    continue;
+                }
+                if program(&words[at]) == "find" {
+                    self.find_execs(&words[at + 1..], &how);
+                    continue;
+                }
+                if self.xargs(&words, at, &around, &how) {
+                    continue;
+                }
+            }
+            let Some(hands) = hands_on(&words, &around) else {
+                continue;
+            };
             match hands {
                 Hands::Cd(to) => {
                     let to = to.and_then(|t| self.directory(&t, scope, &places));
@@ -1796,6 +1890,7 @@ impl Walk<'_> {
                             bases,
                             moved: Vec::new(),
                             dir: scope.dir.clone(),
+                            path: vars.get("PATH").cloned(),
                         },
                         depth + 1,
                     );
@@ -1970,6 +2065,9 @@ impl Walk<'_> {
             Place::At(paths) => {
                 let held = self.held(word, &paths);
                 if held.is_empty() {
+                    if let Some(reason) = self.declined(&paths) {
+                        return self.in_submodule(&scope.who, shown, &reason);
+                    }
                     if has_glob(word) {
                         Some(("the repository holds no file it matches", COMMIT_IT))
                     } else {
@@ -2088,10 +2186,15 @@ impl Walk<'_> {
                         .collect(),
                 };
                 let held: Vec<String> = candidates
-                    .into_iter()
+                    .iter()
                     .filter(|p| self.reader.holds(p))
+                    .cloned()
                     .collect();
                 if held.is_empty() {
+                    if let Some(reason) = self.declined(&candidates) {
+                        self.in_submodule(&who, &format!(". {named}"), &reason);
+                        continue;
+                    }
                     self.say(Unfollowed {
                         text: format!(
                             "{who} sources `{named}`, which the repository does not hold"
@@ -2133,6 +2236,7 @@ impl Walk<'_> {
                         bases: vec![self.project.clone(), dir.clone()],
                         moved: Vec::new(),
                         dir: dir.clone(),
+                        path: None,
                     },
                     depth + 1,
                 ),
@@ -2298,6 +2402,7 @@ impl Walk<'_> {
                             bases,
                             moved: Vec::new(),
                             dir,
+                            path: None,
                         },
                         depth + 1,
                     );
@@ -2332,6 +2437,505 @@ impl Walk<'_> {
             }),
         }
     }
+}
+
+impl Walk<'_> {
+    /// A bare program name a `PATH` with directories of the repository on it resolves to
+    /// a file there (review atk31 #4: `PATH="$CLAUDE_PROJECT_DIR/tools:$PATH" start`,
+    /// `export PATH=tools:$PATH; start`, a server's `env`): the files the first directory
+    /// on it that holds the name holds, handed on as the program. A directory out of the
+    /// repository (`/usr/bin`, a `node_modules/.bin` the tree does not hold) holds none.
+    fn on_path(
+        &mut self,
+        words: &[String],
+        at: usize,
+        vars: &HashMap<String, String>,
+        how: &How<'_>,
+    ) {
+        let name = words[at].as_str();
+        if name.is_empty()
+            || name.contains(['/', '$', '`', '=', '\\'])
+            || has_glob(name)
+            || BUILTINS.contains(&name)
+        {
+            return;
+        }
+        let path = words[..at]
+            .iter()
+            .rev()
+            .find_map(|w| w.strip_prefix("PATH="))
+            .map(str::to_string)
+            .or_else(|| vars.get("PATH").cloned());
+        let Some(path) = path else {
+            return;
+        };
+        let bases = how.places.bases(&how.scope.fallbacks);
+        for entry in path.split(':').take(MAX_PATH_ENTRIES) {
+            let entry = substituted(entry, vars);
+            if entry.is_empty() || has_glob(&entry) {
+                continue;
+            }
+            let Place::At(dirs) = place(&entry, &self.project, &how.scope.dir, bases.as_deref())
+            else {
+                continue;
+            };
+            let held: Vec<String> = dirs
+                .iter()
+                .map(|d| crate::handoff::location::join(d, name))
+                .filter(|p| self.reader.holds(p))
+                .collect();
+            if !held.is_empty() {
+                self.hand_on_all(how.scope, how.shown, held, how.depth);
+                return;
+            }
+        }
+    }
+
+    /// `find … -exec CMD {} ;` (`-execdir`, `-ok`, `… {} +`): the files the find could
+    /// select ([`Walk::found`]) handed to `CMD`, which runs or prints them ([`consumer`]);
+    /// a script of the repository `CMD` names is followed as a program (review atk31 #4).
+    fn find_execs(&mut self, args: &[String], how: &How<'_>) {
+        for cmd in find_exec_commands(args) {
+            match consumer(&cmd, "{}") {
+                Some(runs) => match self.found(args, how) {
+                    Ok(files) => self.hand_files(files, runs, how),
+                    Err(why) => self.cannot(&how.scope.who, how.shown, why, NAME_IT),
+                },
+                None => {
+                    if let Some(p) = program_at(&cmd)
+                        && cmd[p.at].contains('/')
+                    {
+                        self.script_word(
+                            how.scope, how.places, &cmd[p.at], true, how.shown, how.depth,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The files of the tree a `find` with `args` (its words after the program) could
+    /// select: those below its start directories whose name matches one of its `-name` or
+    /// `-iname` patterns (every one when it has none, or negates one); its other tests
+    /// only narrow that. `Err` says why it cannot be told.
+    fn found(&mut self, args: &[String], how: &How<'_>) -> Result<Vec<String>, &'static str> {
+        let mut i = 0;
+        while let Some(w) = args.get(i) {
+            match w.as_str() {
+                "-H" | "-L" | "-P" => i += 1,
+                "-D" => i += 2,
+                w if w.starts_with("-O") => i += 1,
+                _ => break,
+            }
+        }
+        let mut starts: Vec<&str> = Vec::new();
+        while let Some(w) = args.get(i).filter(|w| !w.starts_with(['-', '(', ')', '!'])) {
+            starts.push(w);
+            i += 1;
+        }
+        if starts.is_empty() {
+            starts.push(".");
+        }
+        let tests = args.get(i..).unwrap_or_default();
+        let mut every = false;
+        let mut matchers = Vec::new();
+        for (k, w) in tests.iter().enumerate() {
+            if !matches!(w.as_str(), "-name" | "-iname") {
+                continue;
+            }
+            let negated = k > 0 && matches!(tests[k - 1].as_str(), "!" | "-not");
+            let glob = tests.get(k + 1).and_then(|p| {
+                globset::GlobBuilder::new(p)
+                    .case_insensitive(w == "-iname")
+                    .literal_separator(true)
+                    .build()
+                    .ok()
+            });
+            match glob {
+                Some(g) if !negated => matchers.push(g.compile_matcher()),
+                _ => every = true,
+            }
+        }
+        every |= matchers.is_empty();
+        let bases = how.places.bases(&how.scope.fallbacks);
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        for start in starts {
+            let dirs = match place(start, &self.project, &how.scope.dir, bases.as_deref()) {
+                Place::At(d) => d,
+                Place::Outside => continue,
+                Place::Variable => return Err("a `find` over a directory named by a variable"),
+                Place::Adrift => {
+                    return Err("a `find` over a relative directory after a `cd` the gate \
+                                cannot resolve");
+                }
+            };
+            for d in dirs {
+                let pattern = if d.is_empty() {
+                    "**".to_string()
+                } else {
+                    format!("{d}/**")
+                };
+                for f in self.reader.matching(&pattern).iter() {
+                    let name = f.rsplit('/').next().unwrap_or(f);
+                    if (every || matchers.iter().any(|m| m.is_match(name)))
+                        && seen.insert(f.clone())
+                    {
+                        out.push(f.clone());
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `xargs` before the program (at `at`) of `words`: the names it reads (from `-a
+    /// FILE`, a file on its input, what `cat`, `find`, `echo` pipe to it) handed to the
+    /// program, which runs or prints them ([`consumer`]); the list files are judged as
+    /// text, and the names a program runs followed as its scripts (review atk31 #4). False
+    /// when `words` are no such command.
+    fn xargs(&mut self, words: &[String], at: usize, around: &Around<'_>, how: &How<'_>) -> bool {
+        let Some(x) = words[..at].iter().position(|w| program(w) == "xargs") else {
+            return false;
+        };
+        let mut file = None;
+        let mut token = String::new();
+        let mut opts = words[x + 1..at].iter();
+        while let Some(w) = opts.next() {
+            match w.as_str() {
+                "-a" | "--arg-file" => file = opts.next().cloned(),
+                "-I" => token = opts.next().cloned().unwrap_or_default(),
+                "-i" | "--replace" => token = "{}".to_string(),
+                w => {
+                    if let Some(f) = w.strip_prefix("--arg-file=") {
+                        file = Some(f.to_string());
+                    } else if let Some(t) = w.strip_prefix("--replace=") {
+                        token = t.to_string();
+                    } else if !w.starts_with("--")
+                        && let Some(f) = w.strip_prefix("-a").filter(|f| !f.is_empty())
+                    {
+                        file = Some(f.to_string());
+                    } else if !w.starts_with("--")
+                        && let Some(t) = w
+                            .strip_prefix("-I")
+                            .or_else(|| w.strip_prefix("-i"))
+                            .filter(|t| !t.is_empty())
+                    {
+                        token = t.to_string();
+                    }
+                }
+            }
+        }
+        let Some(runs) = consumer(&words[at..], &token) else {
+            return false;
+        };
+        let lists: Vec<String> = if let Some(f) = file.or_else(|| around.stdin.clone()) {
+            vec![f]
+        } else if let Some(producer) = around.pipe.filter(|p| !p.is_empty()) {
+            let Some(p) = program_at(producer) else {
+                return true;
+            };
+            let args = &producer[p.at + 1..];
+            match program(&producer[p.at]) {
+                "cat" | "tac" | "head" | "tail" | "sort" | "uniq" => args
+                    .iter()
+                    .filter(|a| !a.starts_with('-'))
+                    .cloned()
+                    .collect(),
+                "find" => {
+                    match self.found(args, how) {
+                        Ok(files) => self.hand_files(files, runs, how),
+                        Err(why) => self.cannot(&how.scope.who, how.shown, why, NAME_IT),
+                    }
+                    return true;
+                }
+                "echo" | "printf" => {
+                    let names: Vec<String> = args
+                        .iter()
+                        .filter(|a| !a.starts_with('-'))
+                        .flat_map(|a| a.split_whitespace().map(str::to_string))
+                        .collect();
+                    self.hand_names(&names, runs, how);
+                    return true;
+                }
+                _ => {
+                    self.cannot(
+                        &how.scope.who,
+                        how.shown,
+                        "names another command prints",
+                        NAME_IT,
+                    );
+                    return true;
+                }
+            }
+        } else {
+            self.cannot(
+                &how.scope.who,
+                how.shown,
+                "names read from its input",
+                NAME_IT,
+            );
+            return true;
+        };
+        if lists.is_empty() {
+            self.cannot(&how.scope.who, how.shown, "names piped in", NAME_IT);
+        }
+        let bases = how.places.bases(&how.scope.fallbacks);
+        for list in lists {
+            let held: Vec<String> =
+                match place(&list, &self.project, &how.scope.dir, bases.as_deref()) {
+                    Place::At(paths) => paths
+                        .into_iter()
+                        .filter(|p| !has_glob(p) && self.reader.holds(p))
+                        .take(1)
+                        .collect(),
+                    _ => Vec::new(),
+                };
+            let Some(path) = held.into_iter().next() else {
+                self.cannot(
+                    &how.scope.who,
+                    how.shown,
+                    "a list of names the repository does not hold",
+                    COMMIT_IT,
+                );
+                continue;
+            };
+            let text = self.reader.text(&path).unwrap_or_else(|| Rc::from(""));
+            self.judge_text(path, &how.scope.by);
+            let names: Vec<String> = if token.is_empty() {
+                text.split_whitespace().map(str::to_string).collect()
+            } else {
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            };
+            self.hand_names(&names, runs, how);
+        }
+        true
+    }
+
+    /// Hands the names `names` (words of a list, looked up as the command's own words are)
+    /// to a command that runs (`runs`) or prints them: at most [`MAX_NAMES`], past which
+    /// the walk says where it stopped.
+    fn hand_names(&mut self, names: &[String], runs: bool, how: &How<'_>) {
+        if names.len() > MAX_NAMES {
+            self.say(Unfollowed {
+                text: format!(
+                    "{} runs `{}`, which hands on more than {MAX_NAMES} names, past what the \
+                     gate follows",
+                    how.scope.who, how.shown
+                ),
+                fix: LESS,
+                unread: true,
+                command: String::new(),
+            });
+        }
+        let bases = how.places.bases(&how.scope.fallbacks);
+        for name in names.iter().take(MAX_NAMES) {
+            if runs {
+                self.script_word(how.scope, how.places, name, false, how.shown, how.depth);
+            } else if let Place::At(paths) =
+                place(name, &self.project, &how.scope.dir, bases.as_deref())
+                && let Some(p) = paths
+                    .into_iter()
+                    .find(|p| !has_glob(p) && self.reader.holds(p))
+            {
+                self.judge_text(p, &how.scope.by);
+            }
+        }
+    }
+
+    /// Hands the files `files` of the tree (a `find`'s) to a command that runs (`runs`)
+    /// or prints them.
+    fn hand_files(&mut self, files: Vec<String>, runs: bool, how: &How<'_>) {
+        if runs {
+            self.hand_on_all(how.scope, how.shown, files, how.depth);
+        } else {
+            for f in files {
+                self.judge_text(f, &how.scope.by);
+            }
+        }
+    }
+
+    /// Judges the file of the tree at `path`, which `by` prints, as text, once.
+    fn judge_text(&mut self, path: String, by: &str) {
+        if self.named.insert(path.clone()) {
+            self.named_runs.push(Run {
+                path,
+                by: by.to_string(),
+            });
+        }
+    }
+
+    /// Why the gate cannot read one of `paths`, which the harness may (it lies inside a
+    /// submodule): the first such reason.
+    fn declined(&mut self, paths: &[String]) -> Option<String> {
+        paths.iter().find_map(|p| self.reader.tree.declined(p))
+    }
+}
+
+/// Where a command was met, for following what it hands on: who runs it, the places of
+/// its shell, the command as the gate read it, and how many steps from the configuration.
+struct How<'a> {
+    scope: &'a Scope,
+    places: &'a Places,
+    shown: &'a str,
+    depth: usize,
+}
+
+/// The most entries of a `PATH` looked up.
+const MAX_PATH_ENTRIES: usize = 64;
+
+/// The most names of a list (`xargs`) handed on.
+const MAX_NAMES: usize = 1024;
+
+/// The shell's own commands: a file on the `PATH` never runs for them.
+const BUILTINS: &[&str] = &[
+    ".", ":", "[", "alias", "cd", "echo", "eval", "exit", "export", "false", "local", "printf",
+    "pwd", "read", "readonly", "return", "set", "shift", "source", "test", "trap", "true", "type",
+    "ulimit", "umask", "unset", "wait", "if", "then", "else", "elif", "fi", "for", "while",
+    "until", "do", "done", "case", "esac",
+];
+
+/// The commands `find`'s `-exec`, `-execdir`, `-ok` and `-okdir` run (their words up to
+/// `;` or `+`).
+fn find_exec_commands(args: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        if matches!(args[i].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let mut cmd = Vec::new();
+            i += 1;
+            while let Some(w) = args
+                .get(i)
+                .filter(|w| !matches!(w.as_str(), ";" | "\\;" | "+"))
+            {
+                cmd.push(w.clone());
+                i += 1;
+            }
+            out.push(cmd);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// What the command `words` does with the names it is handed (`token` is where `xargs
+/// -I` or `find -exec` puts each, else at the end): `Some(true)` when it runs them (the
+/// name is the program; a shell or an interpreter handed no script of its own),
+/// `Some(false)` when it prints them, `None` when neither (a program of its own).
+fn consumer(words: &[String], token: &str) -> Option<bool> {
+    let at = program_at(words)?.at;
+    let first = words[at].as_str();
+    if !token.is_empty() && first == token {
+        return Some(true);
+    }
+    let name = program(first);
+    let args = &words[at + 1..];
+    let interpreter = is_shell(name)
+        || name.starts_with("python")
+        || name.starts_with("pypy")
+        || matches!(
+            name,
+            "node" | "nodejs" | "tsx" | "ts-node" | "ruby" | "perl" | "php" | "source" | "."
+        );
+    if interpreter {
+        let inline = shell_string(&words[at..]).is_some()
+            || args.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "-c" | "-e" | "-E" | "-m" | "-p" | "--eval" | "--print"
+                )
+            });
+        let own = args
+            .iter()
+            .any(|w| !w.starts_with('-') && (token.is_empty() || w != token));
+        return (!inline && !own).then_some(true);
+    }
+    PRINTERS.contains(&name).then_some(false)
+}
+
+/// Programs that print the files they are handed (or lines of them).
+const PRINTERS: &[&str] = &[
+    "cat", "tac", "head", "tail", "more", "less", "bat", "batcat", "nl", "grep", "egrep", "fgrep",
+    "rg", "ag", "awk", "gawk", "sed", "strings", "jq", "yq", "sort", "uniq", "cut", "paste",
+    "fold", "fmt", "column", "od", "xxd", "hexdump",
+];
+
+/// The command line a git alias in `words` (from the program on) runs (review atk31 #4):
+/// `git -c alias.x='!tools/start' x`, or an alias a `git config alias.x …` before it set
+/// (recorded in `aliases`). A `!` alias is a command line, its arguments after it; one
+/// without is a git sub-command, followed to the alias it may name in turn, each once.
+fn git_alias(words: &[String], aliases: &mut HashMap<String, String>) -> Option<String> {
+    if program(words.first()?) != "git" {
+        return None;
+    }
+    let mut inline: Vec<(String, String)> = Vec::new();
+    let mut add = |kv: &str| {
+        if let Some((k, v)) = kv.split_once('=')
+            && let Some(name) = k.to_ascii_lowercase().strip_prefix("alias.")
+        {
+            inline.push((name.to_string(), v.to_string()));
+        }
+    };
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        match w.as_str() {
+            "-c" => {
+                if let Some(kv) = words.get(i + 1) {
+                    add(kv);
+                }
+                i += 2;
+            }
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => i += 2,
+            w if w.starts_with("-c") && !w.starts_with("--") => {
+                add(&w[2..]);
+                i += 1;
+            }
+            w if w.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    let sub = words.get(i)?;
+    if sub == "config" {
+        let rest: Vec<&String> = words[i + 1..]
+            .iter()
+            .filter(|w| !w.starts_with('-'))
+            .collect();
+        let rest = match rest.first() {
+            Some(w) if *w == "set" => &rest[1..],
+            _ => &rest[..],
+        };
+        if let [key, value, ..] = rest
+            && let Some(name) = key.to_ascii_lowercase().strip_prefix("alias.")
+        {
+            aliases.insert(name.to_string(), (*value).clone());
+        }
+        return None;
+    }
+    let mut args: Vec<String> = words[i + 1..].to_vec();
+    let mut name = sub.to_ascii_lowercase();
+    let mut seen = HashSet::new();
+    while seen.insert(name.clone()) {
+        let value = inline
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.clone())
+            .or_else(|| aliases.get(&name).cloned())?;
+        if let Some(line) = value.strip_prefix('!') {
+            let tail: Vec<String> = args.iter().map(|a| crate::output::shell_word(a)).collect();
+            return Some(format!("{line} {}", tail.join(" ")).trim_end().to_string());
+        }
+        let mut parts = value.split_whitespace().map(str::to_string);
+        name = parts.next()?.to_ascii_lowercase();
+        let mut more: Vec<String> = parts.collect();
+        more.append(&mut args);
+        args = more;
+    }
+    None
 }
 
 /// `word` up to the first of the shell's operators (`;`, `&`, `|`, `(`, `)`, `<`, `>`)
