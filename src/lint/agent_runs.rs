@@ -2391,6 +2391,9 @@ impl Walk<'_> {
             done.clone()
         } else {
             let held = super::recipes::expand(runner, &mut self.reader).map(|recipe| {
+                for why in &recipe.said {
+                    self.cannot(by, cmd, why, COMMIT_RECIPE);
+                }
                 for (dir, c) in recipe.commands {
                     let mut bases = vec![dir.clone()];
                     bases.extend(recipe.also.iter().cloned());
