@@ -1289,6 +1289,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
         handed: HashSet::new(),
         named: HashSet::new(),
         named_runs: Vec::new(),
+        lists: HashSet::new(),
     };
     walk.aider_loads(path, text);
     while walk.reader.spent <= MAX_FOLLOW_BYTES
@@ -1451,6 +1452,9 @@ struct Walk<'r> {
     named: HashSet<String>,
     /// Those the tree holds, added to the runs at the end but for those run already.
     named_runs: Vec<Run>,
+    /// The lists of names (`xargs`) and `find` selections handed on, each with where and by
+    /// whom: each is handed on once.
+    lists: HashSet<String>,
 }
 
 /// Who runs the commands being read ([`Walk::commands`]).
@@ -1806,7 +1810,16 @@ impl Walk<'_> {
                     depth,
                 };
                 self.on_path(&words, at, &vars, &how);
-                if let Some(line) = git_alias(&words[at..], &mut aliases) {
+                if let Some(alias) = git_alias(&words[at..], &mut aliases) {
+                    let Ok(line) = alias else {
+                        self.cannot(
+                            &scope.who,
+                            &shown,
+                            "git aliases that name more aliases than the gate follows",
+                            FEWER_STEPS,
+                        );
+                        continue;
+                    };
                     self.push(
                         Line {
                             by: scope.by.clone(),
@@ -2500,6 +2513,7 @@ impl Walk<'_> {
     fn find_execs(&mut self, args: &[String], how: &How<'_>) {
         for cmd in find_exec_commands(args) {
             match consumer(&cmd, "{}") {
+                Some(runs) if !self.first_time(&args.join("\0"), runs, how) => {}
                 Some(runs) => match self.found(args, how) {
                     Ok(files) => self.hand_files(files, runs, how),
                     Err(why) => self.cannot(&how.scope.who, how.shown, why, NAME_IT),
@@ -2646,6 +2660,9 @@ impl Walk<'_> {
                     .cloned()
                     .collect(),
                 "find" => {
+                    if !self.first_time(&args.join("\0"), runs, how) {
+                        return true;
+                    }
                     match self.found(args, how) {
                         Ok(files) => self.hand_files(files, runs, how),
                         Err(why) => self.cannot(&how.scope.who, how.shown, why, NAME_IT),
@@ -2704,7 +2721,10 @@ impl Walk<'_> {
                 continue;
             };
             let text = self.reader.text(&path).unwrap_or_else(|| Rc::from(""));
-            self.judge_text(path, &how.scope.by);
+            self.judge_text(path.clone(), &how.scope.by);
+            if !self.first_time(&path, runs, how) {
+                continue;
+            }
             let names: Vec<String> = if token.is_empty() {
                 text.split_whitespace().map(str::to_string).collect()
             } else {
@@ -2750,6 +2770,22 @@ impl Walk<'_> {
         }
     }
 
+    /// True the first time the list or selection `what` is handed to a command that runs
+    /// (`runs`) or prints it, from where and by whom `how` says: many commands reading one
+    /// long list do the work once.
+    fn first_time(&mut self, what: &str, runs: bool, how: &How<'_>) -> bool {
+        let bases = how.places.bases(&how.scope.fallbacks).unwrap_or_default();
+        let key = [
+            what,
+            if runs { "1" } else { "0" },
+            &bases.join("\0"),
+            &how.scope.by,
+            &how.scope.who,
+        ]
+        .join("\n");
+        self.lists.insert(key)
+    }
+
     /// Hands the files `files` of the tree (a `find`'s) to a command that runs (`runs`)
     /// or prints them.
     fn hand_files(&mut self, files: Vec<String>, runs: bool, how: &How<'_>) {
@@ -2787,6 +2823,9 @@ struct How<'a> {
     shown: &'a str,
     depth: usize,
 }
+
+/// The most git aliases followed from one command (git's own bound is a loop's).
+const MAX_ALIAS_HOPS: usize = 16;
 
 /// The most entries of a `PATH` looked up.
 const MAX_PATH_ENTRIES: usize = 64;
@@ -2871,16 +2910,19 @@ const PRINTERS: &[&str] = &[
 /// `git -c alias.x='!tools/start' x`, or an alias a `git config alias.x …` before it set
 /// (recorded in `aliases`). A `!` alias is a command line, its arguments after it; one
 /// without is a git sub-command, followed to the alias it may name in turn, each once.
-fn git_alias(words: &[String], aliases: &mut HashMap<String, String>) -> Option<String> {
+fn git_alias(
+    words: &[String],
+    aliases: &mut HashMap<String, String>,
+) -> Option<Result<String, ()>> {
     if program(words.first()?) != "git" {
         return None;
     }
-    let mut inline: Vec<(String, String)> = Vec::new();
+    let mut inline: HashMap<String, String> = HashMap::new();
     let mut add = |kv: &str| {
         if let Some((k, v)) = kv.split_once('=')
             && let Some(name) = k.to_ascii_lowercase().strip_prefix("alias.")
         {
-            inline.push((name.to_string(), v.to_string()));
+            inline.insert(name.to_string(), v.to_string());
         }
     };
     let mut i = 1;
@@ -2922,15 +2964,15 @@ fn git_alias(words: &[String], aliases: &mut HashMap<String, String>) -> Option<
     let mut name = sub.to_ascii_lowercase();
     let mut seen = HashSet::new();
     while seen.insert(name.clone()) {
-        let value = inline
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.clone())
-            .or_else(|| aliases.get(&name).cloned())?;
+        if seen.len() > MAX_ALIAS_HOPS {
+            return Some(Err(()));
+        }
+        let value = inline.get(&name).or_else(|| aliases.get(&name)).cloned()?;
         if let Some(line) = value.strip_prefix('!') {
             let tail: Vec<String> = args.iter().map(|a| crate::output::shell_word(a)).collect();
-            return Some(format!("{line} {}", tail.join(" ")).trim_end().to_string());
+            return Some(Ok(format!("{line} {}", tail.join(" "))
+                .trim_end()
+                .to_string()));
         }
         let mut parts = value.split_whitespace().map(str::to_string);
         name = parts.next()?.to_ascii_lowercase();
@@ -4546,6 +4588,138 @@ mod tests {
             let total: usize = files.iter().map(|(_, t)| t.len()).sum();
             let (_, _, handed) = followed(command, &files);
             assert!(handed <= total, "{command}: {handed} of {total}");
+        }
+    }
+
+    /// Review atk31 #4: a bare name on a `PATH` into the repository, the files a `find`
+    /// could select for `-exec` or `xargs`, a git alias's `!` command, the names of a list
+    /// `xargs` runs: each file they run is followed; a list's names the repository does not
+    /// hold, a `find` over a variable's directory, are said.
+    #[test]
+    fn path_find_git_aliases_and_xargs_are_followed() {
+        let s = |t: &str| t.to_string();
+        let files = [
+            ("tools/start", s("#!/bin/sh\necho hi\n")),
+            ("tools/list", s("tools/start\n")),
+            ("tools/gone-list", s("tools/gone.sh\n")),
+            ("build/x.js", s("x\n")),
+        ];
+        for command in [
+            "PATH=\"$CLAUDE_PROJECT_DIR/tools:$PATH\" start",
+            "export PATH=tools:/usr/bin; start",
+            "find tools -name 'st*' -exec sh {} \\;",
+            "find . -name start | xargs sh",
+            "git -c alias.x='!tools/start' x",
+            "git config --local alias.x '!tools/start'; git x",
+            "xargs -a tools/list sh",
+            "xargs -n1 sh < tools/list",
+        ] {
+            let (runs, said, _) = followed(command, &files);
+            assert!(runs.contains(&s("tools/start")), "{command}: {runs:?}");
+            assert!(said.is_empty(), "{command}: {said:?}");
+        }
+        for (command, why) in [
+            (
+                "xargs sh < tools/gone-list",
+                "the repository does not hold it",
+            ),
+            (
+                "find \"$OUT\" -name '*.sh' -exec sh {} +",
+                "named by a variable",
+            ),
+            ("ls tools | xargs sh", "names another command prints"),
+            (
+                "xargs sh < tools/none",
+                "a list of names the repository does not hold",
+            ),
+        ] {
+            let (_, said, _) = followed(command, &files);
+            assert!(said.iter().any(|t| t.contains(why)), "{command}: {said:?}");
+        }
+        // Honest commands of those kinds run nothing of the repository and say nothing.
+        for command in [
+            "PATH=node_modules/.bin:$PATH eslint .",
+            "find build -name '*.js' -exec wc -l {} +",
+            "git -c alias.st=status st",
+            "git -c alias.x=x x",
+            "cat tools/list | xargs echo",
+        ] {
+            let (runs, said, _) = followed(command, &files);
+            assert!(!runs.contains(&s("tools/start")), "{command}: {runs:?}");
+            assert!(said.is_empty(), "{command}: {said:?}");
+        }
+    }
+
+    /// The new routes stay linear on hostile input: many commands reading one long list or
+    /// one large `find`, a long chain of git aliases, a long `PATH`, include and import
+    /// loops; each ends well within the walk's bound.
+    #[test]
+    fn hostile_path_find_alias_and_list_shapes_stay_bounded() {
+        let s = |t: &str| t.to_string();
+        let tree: Vec<(String, String)> = (0..5000)
+            .map(|i| (format!("d/f{i}.sh"), s("echo\n")))
+            .collect();
+        let list = (0..1024)
+            .map(|i| format!("d/f{i}.sh"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let chain = (0..5000)
+            .map(|i| format!("-c alias.a{i}=a{}", i + 1))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let chain = format!("git {chain} a0");
+        let cases: Vec<(String, Vec<(String, String)>)> = vec![
+            (s("bash a.sh"), {
+                let mut v = tree.clone();
+                v.push((s("a.sh"), "xargs sh < l\n".repeat(50_000)));
+                v.push((s("l"), list.clone()));
+                v
+            }),
+            (s("bash a.sh"), {
+                let mut v = tree.clone();
+                v.push((
+                    s("a.sh"),
+                    "find d -name '*.sh' -exec cat {} +\n".repeat(20_000),
+                ));
+                v
+            }),
+            (chain, Vec::new()),
+            (s("bash a.sh"), {
+                let mut v = tree.clone();
+                let path = "d:".repeat(10_000);
+                v.push((
+                    s("a.sh"),
+                    format!("export PATH={path}\n{}", "start\n".repeat(50_000)),
+                ));
+                v
+            }),
+            (
+                s("make"),
+                vec![
+                    (s("Makefile"), s("include a.mk\nall:\n\techo\n")),
+                    (s("a.mk"), s("include Makefile\n")),
+                ],
+            ),
+            (
+                s("just"),
+                vec![
+                    (s("justfile"), s("import 'a.just'\nmod m\nall:\n\techo\n")),
+                    (s("a.just"), s("import 'justfile'\n")),
+                    (s("m.just"), s("mod m\nx:\n\techo\n")),
+                ],
+            ),
+        ];
+        for (command, files) in cases {
+            let files: Vec<(&str, String)> =
+                files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+            let started = std::time::Instant::now();
+            let _ = followed(&command, &files);
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(20),
+                "{}: {:?}",
+                &command[..command.len().min(40)],
+                started.elapsed()
+            );
         }
     }
 }

@@ -844,7 +844,8 @@ impl Makefile {
                 let (prereqs, inline) = rest.split_once(';').unwrap_or((rest, ""));
                 let prereqs = prereqs
                     .split_whitespace()
-                    .filter(|p| !p.contains(['(', ')']) && !(self.just && *p == "&&"))
+                    // A just recipe's dependencies after `&&` run after it.
+                    .filter(|p| !(p.contains(['(', ')']) || self.just && *p == "&&"))
                     .map(|p| format!("{}{p}", self.prefix))
                     .collect();
                 let inline = inline.trim();

@@ -1412,7 +1412,10 @@ fn what_a_runner_reads_besides_its_recipe_file_is_judged() {
         (
             ".claude/settings.json",
             session_hook("npm run -s hook"),
-            vec![("package.json", package), (".npmrc", "script-shell=./tools/sh\n")],
+            vec![
+                ("package.json", package),
+                (".npmrc", "script-shell=./tools/sh\n"),
+            ],
             "tools/sh",
         ),
         (
@@ -1464,7 +1467,10 @@ fn what_a_runner_reads_besides_its_recipe_file_is_judged() {
         (
             ".claude/settings.json",
             session_hook("make -s hook"),
-            vec![("Makefile", "hook:\n\t@true\n$(info $(file < tools/msg.txt))\n")],
+            vec![(
+                "Makefile",
+                "hook:\n\t@true\n$(info $(file < tools/msg.txt))\n",
+            )],
             "tools/msg.txt",
         ),
         (
@@ -1501,7 +1507,12 @@ fn what_a_runner_reads_that_the_gate_cannot_follow_is_said() {
             "just hook",
             Some("has no recipe `gone`"),
         ),
-        ("Makefile", "-include .env\nhook:\n\t@true\n", "make -s hook", None),
+        (
+            "Makefile",
+            "-include .env\nhook:\n\t@true\n",
+            "make -s hook",
+            None,
+        ),
         (
             "justfile",
             "import? 'local.just'\nhook:\n\techo hi\n",
@@ -1564,6 +1575,9 @@ fn a_script_run_from_inside_a_submodule_blocks_naming_it() {
         repo.git(&["commit", "-q", "--no-verify", "-m", "hook"]);
         let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
         ci.assert_code(1);
-        assert!(ci.stdout.contains("inside the git submodule"), "{line}\n{ci}");
+        assert!(
+            ci.stdout.contains("inside the git submodule"),
+            "{line}\n{ci}"
+        );
     }
 }
