@@ -1290,6 +1290,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
         named: HashSet::new(),
         named_runs: Vec::new(),
         lists: HashSet::new(),
+        git_aliases: HashMap::new(),
     };
     walk.aider_loads(path, text);
     while walk.reader.spent <= MAX_FOLLOW_BYTES
@@ -1455,6 +1456,9 @@ struct Walk<'r> {
     /// The lists of names (`xargs`) and `find` selections handed on, each with where and by
     /// whom: each is handed on once.
     lists: HashSet<String>,
+    /// The git aliases a `git config alias.x …` set on the way: git keeps them in the
+    /// repository's configuration, for every command after it.
+    git_aliases: HashMap<String, String>,
 }
 
 /// Who runs the commands being read ([`Walk::commands`]).
@@ -1771,8 +1775,6 @@ impl Walk<'_> {
         if let Some(p) = path {
             vars.insert("PATH".to_string(), p.to_string());
         }
-        // The git aliases `git config alias.x …` set on the way.
-        let mut aliases: HashMap<String, String> = HashMap::new();
         for (k, cmd) in list.iter().enumerate() {
             // Past the bound nothing more is followed (the walk says so).
             if self.reader.spent > MAX_FOLLOW_BYTES {
@@ -1810,7 +1812,7 @@ impl Walk<'_> {
                     depth,
                 };
                 self.on_path(&words, at, &vars, &how);
-                if let Some(alias) = git_alias(&words[at..], &mut aliases) {
+                if let Some(alias) = git_alias(&words[at..], &mut self.git_aliases) {
                     let Ok(line) = alias else {
                         self.cannot(
                             &scope.who,

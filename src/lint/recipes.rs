@@ -401,7 +401,12 @@ pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, L
                 .map_err(|t| lost(format!("`{path}` has no recipe `{t}`")))?;
             Ok(Recipe {
                 files: made.files,
-                commands: commands.into_iter().map(|c| (here.clone(), c)).collect(),
+                commands: made
+                    .reads
+                    .into_iter()
+                    .chain(commands)
+                    .map(|c| (here.clone(), c))
+                    .collect(),
                 // A module's recipes run in its own directory.
                 also: made.modules.into_iter().map(|(_, d)| d).collect(),
                 said: made.lost,
@@ -789,7 +794,18 @@ impl Makefile {
                 self.evaluated(trimmed);
             }
             if let Some(cap) = ASSIGN.captures(trimmed) {
-                self.assign(&cap[1], cap.get(2).map_or("", |m| m.as_str()), &cap[3]);
+                let op = cap.get(2).map_or("", |m| m.as_str());
+                // What runs as the file is read: make's `X != cmd`, a just value's
+                // backquoted command.
+                if op == "!" && !self.just {
+                    let c = self.expand_vars(&cap[3], None);
+                    self.reads.push(c);
+                } else if self.just {
+                    for c in cap[3].split('`').skip(1).step_by(2) {
+                        self.reads.push(c.to_string());
+                    }
+                }
+                self.assign(&cap[1], op, &cap[3]);
                 continue;
             }
             if !self.just

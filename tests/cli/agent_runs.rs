@@ -1316,6 +1316,14 @@ fn a_script_run_by_path_find_a_git_alias_or_xargs_is_judged() {
         vec![],
         "tools/start",
     ));
+    // A git alias one hook sets, which git keeps for the next.
+    cases.push((
+        ".claude/settings.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "git config alias.ctx '!tools/start'"}, {"type": "command", "command": "git ctx"}]}]}}"#
+            .to_string(),
+        vec![],
+        "tools/start",
+    ));
     // In a script a hook runs, the same.
     cases.push((
         ".claude/settings.json",
@@ -1403,8 +1411,9 @@ fn honest_path_find_alias_and_xargs_commands_pass() {
 /// Review atk31 #8: files a runner reads besides its recipe file run or print repository
 /// files: the project `.npmrc`'s `script-shell` and `node-options` (npm and pnpm), a
 /// justfile's `import` (also through an optional one) and `mod` (its recipe called as
-/// `m::x` or `just m x`), make's `include` and what make evaluates as it reads (`$(file
-/// <F)`, `$(shell cat F)`): judged when changed alone.
+/// `m::x` or `just m x`), make's `include` and what make and just run as they read the
+/// file (`$(file <F)`, `$(shell cat F)`, `X != cat F`, a just value's backquotes): judged
+/// when changed alone.
 #[test]
 fn what_a_runner_reads_besides_its_recipe_file_is_judged() {
     let package = r#"{"name": "p", "scripts": {"hook": "node -e 1"}}"#;
@@ -1471,6 +1480,18 @@ fn what_a_runner_reads_besides_its_recipe_file_is_judged() {
                 "Makefile",
                 "hook:\n\t@true\n$(info $(file < tools/msg.txt))\n",
             )],
+            "tools/msg.txt",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("make -s hook"),
+            vec![("Makefile", "MSG != cat tools/msg.txt\nhook:\n\t@true\n")],
+            "tools/msg.txt",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("just hook"),
+            vec![("justfile", "msg := `cat tools/msg.txt`\nhook:\n\techo hi\n")],
             "tools/msg.txt",
         ),
         (
