@@ -589,6 +589,10 @@ const RISKY_ENV: &[&str] = &[
     "GIT_CONFIG_PARAMETERS",
     "GIT_CONFIG_GLOBAL",
     "GIT_CONFIG_SYSTEM",
+    // What npm runs every script with, and loads into every node it starts (as `.npmrc`'s
+    // `script-shell` and `node-options`).
+    "NPM_CONFIG_SCRIPT_SHELL",
+    "NPM_CONFIG_NODE_OPTIONS",
 ];
 
 fn risky_env(name: &str) -> bool {
@@ -2557,25 +2561,33 @@ impl Walk<'_> {
         }
         let tests = args.get(i..).unwrap_or_default();
         let mut every = false;
+        // The patterns of its names, and of its paths as it prints them (`-path
+        // ./tools/x`, where `*` matches `/` too): a file matching any could be selected.
         let mut matchers = Vec::new();
+        let mut paths = Vec::new();
         for (k, w) in tests.iter().enumerate() {
-            if !matches!(w.as_str(), "-name" | "-iname") {
-                continue;
-            }
+            let (name, ci) = match w.as_str() {
+                "-name" => (true, false),
+                "-iname" => (true, true),
+                "-path" | "-wholename" => (false, false),
+                "-ipath" | "-iwholename" => (false, true),
+                _ => continue,
+            };
             let negated = k > 0 && matches!(tests[k - 1].as_str(), "!" | "-not");
             let glob = tests.get(k + 1).and_then(|p| {
                 globset::GlobBuilder::new(p)
-                    .case_insensitive(w == "-iname")
-                    .literal_separator(true)
+                    .case_insensitive(ci)
+                    .literal_separator(name)
                     .build()
                     .ok()
             });
             match glob {
-                Some(g) if !negated => matchers.push(g.compile_matcher()),
+                Some(g) if !negated && name => matchers.push(g.compile_matcher()),
+                Some(g) if !negated => paths.push(g.compile_matcher()),
                 _ => every = true,
             }
         }
-        every |= matchers.is_empty();
+        every |= matchers.is_empty() && paths.is_empty();
         let bases = how.places.bases(&how.scope.fallbacks);
         let mut out = Vec::new();
         let mut seen = HashSet::new();
@@ -2597,7 +2609,15 @@ impl Walk<'_> {
                 };
                 for f in self.reader.matching(&pattern).iter() {
                     let name = f.rsplit('/').next().unwrap_or(f);
-                    if (every || matchers.iter().any(|m| m.is_match(name)))
+                    let rel = if d.is_empty() {
+                        f.as_str()
+                    } else {
+                        f.strip_prefix(&format!("{d}/")).unwrap_or(f)
+                    };
+                    let printed = format!("{}/{rel}", start.trim_end_matches('/'));
+                    if (every
+                        || matchers.iter().any(|m| m.is_match(name))
+                        || paths.iter().any(|m| m.is_match(&printed)))
                         && seen.insert(f.clone())
                     {
                         out.push(f.clone());
@@ -3107,8 +3127,14 @@ fn spelled_out(text: &str) -> String {
         )
         .expect("a valid regex")
     });
+    // `$(pwd)` is the working directory: `.` (`PATH="$(pwd)/tools:$PATH"`).
+    static PWD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`")
+            .expect("a valid regex")
+    });
     let text = toplevel_spelled_as_a_variable(&script_dir_spelled_as_a_marker(text));
     let text = TOPLEVEL_ALONE.replace_all(&text, "$${CLAUDE_PROJECT_DIR}/__aahp_toplevel__");
+    let text = PWD.replace_all(&text, ".");
     RESOLVED
         .replace_all(&text, |c: &regex::Captures<'_>| {
             c[1].trim_matches('"').to_string()

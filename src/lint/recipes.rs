@@ -364,11 +364,17 @@ pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, L
                 .commands(targets, files)
                 .map_err(|t| lost(format!("`{path}` has no rule `{t}`")))?;
             // What make evaluates as it reads the files (`$(shell …)`, `$(file <…)`) runs
-            // before any rule.
+            // before any rule; a `SHELL` the Makefile sets runs every recipe line.
+            let shell = made
+                .vars
+                .get("SHELL")
+                .map(|v| made.expand_vars(v, None))
+                .and_then(|v| v.split_whitespace().next().map(crate::output::shell_word));
             Ok(Recipe {
                 commands: made
                     .reads
                     .iter()
+                    .chain(&shell)
                     .chain(&commands)
                     .map(|c| (dir.clone(), c.clone()))
                     .collect(),
@@ -790,6 +796,13 @@ impl Makefile {
                 if self.just_import(trimmed, &here, files, depth) {
                     continue;
                 }
+                // `set shell := ["./tools/sh", "-c"]`: the program every recipe line runs
+                // through.
+                if let Some(c) = JUST_SHELL.captures(trimmed) {
+                    let program = c.get(2).or_else(|| c.get(3)).map_or("", |m| m.as_str());
+                    self.reads.push(crate::output::shell_word(program));
+                    continue;
+                }
             } else {
                 self.evaluated(trimmed);
             }
@@ -1173,6 +1186,14 @@ impl Makefile {
         Ok(out)
     }
 }
+
+/// A justfile's `set shell`, `set windows-shell` or `set script-interpreter`: its program.
+static JUST_SHELL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r#"^set\s+(shell|windows-shell|script-interpreter)\s*:=\s*\[\s*(?:'([^']*)'|"([^"]*)")"#,
+    )
+    .expect("a valid regex")
+});
 
 /// The `$(shell …)` and `$(file …)` calls of a line of a Makefile (also `${…}`), each as
 /// its function's name and its text, parentheses within it balanced; one pass.

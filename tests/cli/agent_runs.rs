@@ -1291,6 +1291,8 @@ fn a_script_run_by_path_find_a_git_alias_or_xargs_is_judged() {
         "PATH=tools:$PATH start --brief",
         "export PATH=\"$CLAUDE_PROJECT_DIR/tools:$PATH\"; start",
         "env PATH=\"$PWD/tools:/usr/bin\" start",
+        "PATH=\"$(pwd)/tools:$PATH\" start",
+        "find . -path './tools/st*' -exec sh {} \\;",
         "find tools -name start -exec sh {} \\;",
         "find tools -name 'st*' -exec {} +",
         "find . -type f -name start | xargs -n1 sh",
@@ -1487,6 +1489,28 @@ fn what_a_runner_reads_besides_its_recipe_file_is_judged() {
             session_hook("make -s hook"),
             vec![("Makefile", "MSG != cat tools/msg.txt\nhook:\n\t@true\n")],
             "tools/msg.txt",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("make -s hook"),
+            vec![("Makefile", "SHELL := ./tools/sh\nhook:\n\t@echo hi\n")],
+            "tools/sh",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("just hook"),
+            vec![(
+                "justfile",
+                "set shell := [\"./tools/sh\", \"-c\"]\nhook:\n\techo hi\n",
+            )],
+            "tools/sh",
+        ),
+        (
+            ".claude/settings.json",
+            r#"{"env": {"npm_config_script_shell": "./tools/sh"}, "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "npm run -s hook"}]}]}}"#
+                .to_string(),
+            vec![("package.json", package)],
+            "tools/sh",
         ),
         (
             ".claude/settings.json",
