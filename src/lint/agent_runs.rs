@@ -1816,6 +1816,9 @@ impl Walk<'_> {
                     depth,
                 };
                 self.on_path(&words, at, &vars, &how);
+                if program(&words[at]) == "git" {
+                    self.git_includes(&words[at..], &how);
+                }
                 if let Some(alias) = git_alias(&words[at..], &mut self.git_aliases) {
                     let Ok(line) = alias else {
                         self.cannot(
@@ -2513,6 +2516,70 @@ impl Walk<'_> {
         }
     }
 
+    /// The aliases of a git configuration file of the repository a git command includes
+    /// (`git -c include.path=$PWD/tools/gitconfig x`, `git config include.path
+    /// ../tools/gitconfig`, which git reads from `.git/`), for [`git_alias`].
+    fn git_includes(&mut self, words: &[String], how: &How<'_>) {
+        let mut included: Vec<(String, bool)> = Vec::new();
+        let mut i = 1;
+        while let Some(w) = words.get(i) {
+            let kv = match w.as_str() {
+                "-c" => {
+                    i += 1;
+                    words.get(i).map(String::as_str)
+                }
+                w if w.starts_with("-c") && !w.starts_with("--") => Some(&w[2..]),
+                "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
+                    i += 1;
+                    None
+                }
+                w if w.starts_with('-') => None,
+                "config" => {
+                    let rest: Vec<&String> = words[i + 1..]
+                        .iter()
+                        .filter(|w| !w.starts_with('-'))
+                        .collect();
+                    let rest = match rest.first() {
+                        Some(w) if *w == "set" => &rest[1..],
+                        _ => &rest[..],
+                    };
+                    if let [key, value, ..] = rest
+                        && key.eq_ignore_ascii_case("include.path")
+                    {
+                        included.push(((*value).clone(), true));
+                    }
+                    break;
+                }
+                _ => break,
+            };
+            if let Some((k, v)) = kv.and_then(|kv| kv.split_once('='))
+                && k.eq_ignore_ascii_case("include.path")
+            {
+                included.push((v.to_string(), false));
+            }
+            i += 1;
+        }
+        let bases = how.places.bases(&how.scope.fallbacks);
+        for (file, in_config) in included {
+            // A relative include in `.git/config` is read from `.git/`.
+            let paths = if in_config && !file.starts_with(['/', '~', '$']) {
+                crate::handoff::resolve_link(".git", &file)
+                    .into_iter()
+                    .collect()
+            } else {
+                match place(&file, &self.project, &how.scope.dir, bases.as_deref()) {
+                    Place::At(paths) => paths,
+                    _ => Vec::new(),
+                }
+            };
+            for p in paths {
+                if let Some(text) = self.reader.text(&p) {
+                    self.git_aliases.extend(config_aliases(&text));
+                }
+            }
+        }
+    }
+
     /// `find … -exec CMD {} ;` (`-execdir`, `-ok`, `… {} +`): the files the find could
     /// select ([`Walk::found`]) handed to `CMD`, which runs or prints them ([`consumer`]);
     /// a script of the repository `CMD` names is followed as a program (review atk31 #4).
@@ -2844,6 +2911,36 @@ struct How<'a> {
     places: &'a Places,
     shown: &'a str,
     depth: usize,
+}
+
+/// The entries of the `[alias]` sections of a git configuration file's text: each name (in
+/// lower case) and its value, quotes and escapes undone.
+fn config_aliases(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut in_alias = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(section) = line.strip_prefix('[') {
+            let name = section.split([']', ' ', '"']).next().unwrap_or("");
+            in_alias = name.eq_ignore_ascii_case("alias");
+            continue;
+        }
+        if !in_alias || line.starts_with(['#', ';']) {
+            continue;
+        }
+        if let Some((k, v)) = line.split_once('=') {
+            let v = v.trim();
+            let v = v
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .unwrap_or(v);
+            out.push((
+                k.trim().to_ascii_lowercase(),
+                v.replace("\\\"", "\"").replace("\\\\", "\\"),
+            ));
+        }
+    }
+    out
 }
 
 /// The most git aliases followed from one command (git's own bound is a loop's).

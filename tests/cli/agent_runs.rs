@@ -1284,7 +1284,10 @@ fn a_module_a_run_program_imports_is_judged() {
 /// list itself is judged as text.
 #[test]
 fn a_script_run_by_path_find_a_git_alias_or_xargs_is_judged() {
-    let list: &[(&str, &str)] = &[("tools/list", "tools/start\n")];
+    let list: &[(&str, &str)] = &[
+        ("tools/list", "tools/start\n"),
+        ("tools/gitconfig", "[alias]\n\tctx = \"!tools/start\"\n"),
+    ];
     let mut cases: Vec<HandOn<'_>> = Vec::new();
     for command in [
         "PATH=\"$CLAUDE_PROJECT_DIR/tools:$PATH\" start",
@@ -1299,6 +1302,8 @@ fn a_script_run_by_path_find_a_git_alias_or_xargs_is_judged() {
         "git -c alias.x='!tools/start' x",
         "git config alias.ctx '!tools/start' && git ctx",
         "git -c alias.y=x -c alias.x='!tools/start' y",
+        "git config include.path ../tools/gitconfig && git ctx",
+        "git -c include.path=\"$CLAUDE_PROJECT_DIR/tools/gitconfig\" ctx",
         "cat tools/list | xargs -n1 sh",
         "xargs sh < tools/list",
         "xargs -a tools/list sh",
