@@ -2591,12 +2591,18 @@ impl Walk<'_> {
                     Ok(files) => self.hand_files(files, runs, how),
                     Err(why) => self.cannot(&how.scope.who, how.shown, why, NAME_IT),
                 },
+                // A program of its own (`./tools/x.sh {}`, `python tools/check.py {}`):
+                // the script it names is followed.
                 None => {
-                    if let Some(p) = program_at(&cmd)
-                        && cmd[p.at].contains('/')
-                    {
+                    let own: Vec<String> = cmd.into_iter().filter(|w| w != "{}").collect();
+                    let none = Around {
+                        stdin: None,
+                        pipe: None,
+                        inner: None,
+                    };
+                    if let Some(Hands::Script { word, program }) = hands_on(&own, &none) {
                         self.script_word(
-                            how.scope, how.places, &cmd[p.at], true, how.shown, how.depth,
+                            how.scope, how.places, &word, program, how.shown, how.depth,
                         );
                     }
                 }
@@ -4734,6 +4740,8 @@ mod tests {
             "export PATH=tools:/usr/bin; start",
             "find tools -name 'st*' -exec sh {} \\;",
             "find . -name start | xargs sh",
+            "find . -name '*.md' -exec tools/start {} \\;",
+            "find . -name '*.md' -exec sh tools/start {} +",
             "git -c alias.x='!tools/start' x",
             "git config --local alias.x '!tools/start'; git x",
             "xargs -a tools/list sh",
