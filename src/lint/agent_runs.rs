@@ -2520,44 +2520,19 @@ impl Walk<'_> {
     /// (`git -c include.path=$PWD/tools/gitconfig x`, `git config include.path
     /// ../tools/gitconfig`, which git reads from `.git/`), for [`git_alias`].
     fn git_includes(&mut self, words: &[String], how: &How<'_>) {
-        let mut included: Vec<(String, bool)> = Vec::new();
-        let mut i = 1;
-        while let Some(w) = words.get(i) {
-            let kv = match w.as_str() {
-                "-c" => {
-                    i += 1;
-                    words.get(i).map(String::as_str)
-                }
-                w if w.starts_with("-c") && !w.starts_with("--") => Some(&w[2..]),
-                "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
-                    i += 1;
-                    None
-                }
-                w if w.starts_with('-') => None,
-                "config" => {
-                    let rest: Vec<&String> = words[i + 1..]
-                        .iter()
-                        .filter(|w| !w.starts_with('-'))
-                        .collect();
-                    let rest = match rest.first() {
-                        Some(w) if *w == "set" => &rest[1..],
-                        _ => &rest[..],
-                    };
-                    if let [key, value, ..] = rest
-                        && key.eq_ignore_ascii_case("include.path")
-                    {
-                        included.push(((*value).clone(), true));
-                    }
-                    break;
-                }
-                _ => break,
-            };
-            if let Some((k, v)) = kv.and_then(|kv| kv.split_once('='))
-                && k.eq_ignore_ascii_case("include.path")
-            {
-                included.push((v.to_string(), false));
-            }
-            i += 1;
+        let Some(call) = git_call(words) else {
+            return;
+        };
+        let mut included: Vec<(String, bool)> = call
+            .set
+            .into_iter()
+            .filter(|(k, _)| k == "include.path")
+            .map(|(_, v)| (v, false))
+            .collect();
+        if let Some((key, value)) = call.config
+            && key == "include.path"
+        {
+            included.push((value, true));
         }
         let bases = how.places.bases(&how.scope.fallbacks);
         for (file, in_config) in included {
@@ -3031,6 +3006,63 @@ const PRINTERS: &[&str] = &[
     "fold", "fmt", "column", "od", "xxd", "hexdump",
 ];
 
+/// A git command's words (from the program on) read for the configuration they use: each
+/// `-c key=value` (the key in lower case), where its sub-command is, and the key (in lower
+/// case) and value a `git config [set] key value` sets.
+struct GitCall {
+    set: Vec<(String, String)>,
+    sub: Option<usize>,
+    config: Option<(String, String)>,
+}
+
+fn git_call(words: &[String]) -> Option<GitCall> {
+    if program(words.first()?) != "git" {
+        return None;
+    }
+    let mut call = GitCall {
+        set: Vec::new(),
+        sub: None,
+        config: None,
+    };
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        let kv = match w.as_str() {
+            "-c" => {
+                i += 1;
+                words.get(i).map(String::as_str)
+            }
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
+                i += 1;
+                None
+            }
+            w if w.starts_with("-c") && !w.starts_with("--") => Some(&w[2..]),
+            w if w.starts_with('-') => None,
+            _ => {
+                call.sub = Some(i);
+                break;
+            }
+        };
+        if let Some((k, v)) = kv.and_then(|kv| kv.split_once('=')) {
+            call.set.push((k.to_ascii_lowercase(), v.to_string()));
+        }
+        i += 1;
+    }
+    if let Some(at) = call.sub.filter(|&at| words[at] == "config") {
+        let rest: Vec<&String> = words[at + 1..]
+            .iter()
+            .filter(|w| !w.starts_with('-'))
+            .collect();
+        let rest = match rest.first() {
+            Some(w) if *w == "set" => &rest[1..],
+            _ => &rest[..],
+        };
+        if let [key, value, ..] = rest {
+            call.config = Some((key.to_ascii_lowercase(), (*value).clone()));
+        }
+    }
+    Some(call)
+}
+
 /// The command line a git alias in `words` (from the program on) runs (review atk31 #4):
 /// `git -c alias.x='!tools/start' x`, or an alias a `git config alias.x …` before it set
 /// (recorded in `aliases`). A `!` alias is a command line, its arguments after it; one
@@ -3039,52 +3071,20 @@ fn git_alias(
     words: &[String],
     aliases: &mut HashMap<String, String>,
 ) -> Option<Result<String, ()>> {
-    if program(words.first()?) != "git" {
-        return None;
-    }
-    let mut inline: HashMap<String, String> = HashMap::new();
-    let mut add = |kv: &str| {
-        if let Some((k, v)) = kv.split_once('=')
-            && let Some(name) = k.to_ascii_lowercase().strip_prefix("alias.")
-        {
-            inline.insert(name.to_string(), v.to_string());
-        }
-    };
-    let mut i = 1;
-    while let Some(w) = words.get(i) {
-        match w.as_str() {
-            "-c" => {
-                if let Some(kv) = words.get(i + 1) {
-                    add(kv);
-                }
-                i += 2;
-            }
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => i += 2,
-            w if w.starts_with("-c") && !w.starts_with("--") => {
-                add(&w[2..]);
-                i += 1;
-            }
-            w if w.starts_with('-') => i += 1,
-            _ => break,
-        }
-    }
-    let sub = words.get(i)?;
-    if sub == "config" {
-        let rest: Vec<&String> = words[i + 1..]
-            .iter()
-            .filter(|w| !w.starts_with('-'))
-            .collect();
-        let rest = match rest.first() {
-            Some(w) if *w == "set" => &rest[1..],
-            _ => &rest[..],
-        };
-        if let [key, value, ..] = rest
-            && let Some(name) = key.to_ascii_lowercase().strip_prefix("alias.")
-        {
-            aliases.insert(name.to_string(), (*value).clone());
+    let call = git_call(words)?;
+    if let Some((key, value)) = &call.config {
+        if let Some(name) = key.strip_prefix("alias.") {
+            aliases.insert(name.to_string(), value.clone());
         }
         return None;
     }
+    let inline: HashMap<String, String> = call
+        .set
+        .iter()
+        .filter_map(|(k, v)| Some((k.strip_prefix("alias.")?.to_string(), v.clone())))
+        .collect();
+    let i = call.sub?;
+    let sub = &words[i];
     let mut args: Vec<String> = words[i + 1..].to_vec();
     let mut name = sub.to_ascii_lowercase();
     let mut seen = HashSet::new();
