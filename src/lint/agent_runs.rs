@@ -243,6 +243,19 @@ fn yaml_plain(y: &yaml_rust2::Yaml) -> Value {
     }
 }
 
+/// A `key = value` line of a configuration file (an environment file, `.npmrc`, a git
+/// configuration): the key and the value, trimmed, the quotes around the value dropped.
+pub(super) fn key_value(line: &str) -> Option<(&str, &str)> {
+    let (k, v) = line.split_once('=')?;
+    let v = v.trim();
+    let v = v
+        .strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+        .unwrap_or(v);
+    Some((k.trim(), v))
+}
+
 /// An environment file (`KEY=value` lines, `export` and quotes allowed) as `{"env": {…}}`.
 fn env_value(text: &str) -> Value {
     let mut env = serde_json::Map::new();
@@ -252,14 +265,8 @@ fn env_value(text: &str) -> Value {
         if line.starts_with('#') {
             continue;
         }
-        if let Some((k, v)) = line.split_once('=') {
-            let v = v.trim();
-            let v = v
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-                .unwrap_or(v);
-            env.insert(k.trim().to_string(), Value::String(v.to_string()));
+        if let Some((k, v)) = key_value(line) {
+            env.insert(k.to_string(), Value::String(v.to_string()));
         }
     }
     let mut out = serde_json::Map::new();
@@ -2909,14 +2916,9 @@ fn config_aliases(text: &str) -> Vec<(String, String)> {
         if !in_alias || line.starts_with(['#', ';']) {
             continue;
         }
-        if let Some((k, v)) = line.split_once('=') {
-            let v = v.trim();
-            let v = v
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .unwrap_or(v);
+        if let Some((k, v)) = key_value(line) {
             out.push((
-                k.trim().to_ascii_lowercase(),
+                k.to_ascii_lowercase(),
                 v.replace("\\\"", "\"").replace("\\\\", "\\"),
             ));
         }

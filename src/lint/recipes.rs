@@ -627,15 +627,10 @@ fn npmrc(dir: &str, files: &mut dyn Files, recipe: &mut Recipe) {
         if line.starts_with(['#', ';']) {
             continue;
         }
-        let Some((key, value)) = line.split_once('=') else {
+        let Some((key, value)) = super::agent_runs::key_value(line) else {
             continue;
         };
-        let key = key.trim().to_ascii_lowercase().replace('_', "-");
-        let value = value.trim();
-        let value = value
-            .strip_prefix('"')
-            .and_then(|v| v.strip_suffix('"'))
-            .unwrap_or(value);
+        let key = key.to_ascii_lowercase().replace('_', "-");
         match key.as_str() {
             "script-shell" if !value.is_empty() => recipe
                 .commands
