@@ -1083,12 +1083,15 @@ fn add_scripts(
     let text = String::from_utf8_lossy(&bytes);
     let mut followed = follow_runs(repo, content, of.config, &text)?;
     // A changed script or recipe may run files that did not change: all are judged then.
+    // A file the walk read in another letter case (`makefile` for `Makefile`) is the
+    // change's by the path the content holds it at.
     let whole = of.whole
-        || followed
-            .runs
-            .iter()
-            .chain(&followed.recipes)
-            .any(|r| altered.contains(r.path.as_str()));
+        || followed.runs.iter().chain(&followed.recipes).any(|r| {
+            altered.contains(r.path.as_str())
+                || content
+                    .resolve_path(repo, &r.path)
+                    .is_ok_and(|p| p != r.path && altered.contains(p.as_str()))
+        });
     let unfollowed = if whole {
         std::mem::take(&mut followed.unfollowed)
     } else {
@@ -1213,6 +1216,13 @@ impl lint::agent_runs::Tree for HeldTree<'_> {
         self.content
             .listed_below(self.repo, dir)
             .unwrap_or_default()
+    }
+
+    fn declined(&mut self, path: &str) -> Option<String> {
+        match self.content.resolve_path(self.repo, path) {
+            Err(Error::Declined { reason, .. }) => Some(reason),
+            _ => None,
+        }
     }
 }
 

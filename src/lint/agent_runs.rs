@@ -243,6 +243,19 @@ fn yaml_plain(y: &yaml_rust2::Yaml) -> Value {
     }
 }
 
+/// A `key = value` line of a configuration file (an environment file, `.npmrc`, a git
+/// configuration): the key and the value, trimmed, the quotes around the value dropped.
+pub(super) fn key_value(line: &str) -> Option<(&str, &str)> {
+    let (k, v) = line.split_once('=')?;
+    let v = v.trim();
+    let v = v
+        .strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+        .unwrap_or(v);
+    Some((k.trim(), v))
+}
+
 /// An environment file (`KEY=value` lines, `export` and quotes allowed) as `{"env": {…}}`.
 fn env_value(text: &str) -> Value {
     let mut env = serde_json::Map::new();
@@ -252,14 +265,8 @@ fn env_value(text: &str) -> Value {
         if line.starts_with('#') {
             continue;
         }
-        if let Some((k, v)) = line.split_once('=') {
-            let v = v.trim();
-            let v = v
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-                .unwrap_or(v);
-            env.insert(k.trim().to_string(), Value::String(v.to_string()));
+        if let Some((k, v)) = key_value(line) {
+            env.insert(k.to_string(), Value::String(v.to_string()));
         }
     }
     let mut out = serde_json::Map::new();
@@ -589,6 +596,10 @@ const RISKY_ENV: &[&str] = &[
     "GIT_CONFIG_PARAMETERS",
     "GIT_CONFIG_GLOBAL",
     "GIT_CONFIG_SYSTEM",
+    // What npm runs every script with, and loads into every node it starts (as `.npmrc`'s
+    // `script-shell` and `node-options`).
+    "NPM_CONFIG_SCRIPT_SHELL",
+    "NPM_CONFIG_NODE_OPTIONS",
 ];
 
 fn risky_env(name: &str) -> bool {
@@ -964,6 +975,9 @@ struct Line {
     bases: Vec<String>,
     moved: Vec<String>,
     dir: String,
+    /// The `PATH` it runs with when the configuration (or the script that runs it) sets one:
+    /// a directory of the repository on it makes a bare command name run a file there.
+    path: Option<String>,
 }
 
 /// The command lines of the configuration at `path` (read as `v`).
@@ -990,6 +1004,7 @@ fn lines_of(path: &str, v: &Value) -> Vec<Line> {
             .and_then(|c| crate::handoff::resolve_link(&project, c))
             .into_iter()
             .collect(),
+        path: None,
     };
     // A server's program and arguments are one command line, each word quoted as given.
     let mut lines: Vec<Line> = commands(path, v)
@@ -1007,21 +1022,46 @@ fn lines_of(path: &str, v: &Value) -> Vec<Line> {
             line(c.by, text, c.cwd.as_deref())
         })
         .collect();
+    // A `PATH` the configuration sets is the one its commands (a server's, with its own
+    // environment first) look a bare name up on (review atk31 #4); its value names
+    // directories, not a command to run.
+    let everyone = env_path(v.get("env"));
+    let mut own: HashMap<String, String> = HashMap::new();
     let mut env = Vec::new();
     env_grants(v.get("env"), "", &mut env);
     for (server, spec) in servers(v) {
+        let by = format!("the MCP server `{server}`");
+        if let Some(p) = env_path(spec.get("env")) {
+            own.insert(by.clone(), p);
+        }
         let mut e = Vec::new();
         env_grants(spec.get("env"), "", &mut e);
         lines.extend(
             e.into_iter()
-                .map(|(val, _)| line(format!("the MCP server `{server}`"), val, None)),
+                .filter(|(val, _)| own.get(&by) != Some(val))
+                .map(|(val, _)| line(by.clone(), val, None)),
         );
     }
     lines.extend(
         env.into_iter()
+            .filter(|(val, _)| everyone.as_ref() != Some(val))
             .map(|(val, _)| line("the environment".to_string(), val, None)),
     );
+    for l in &mut lines {
+        l.path = own.get(&l.by).or(everyone.as_ref()).cloned();
+    }
     lines
+}
+
+/// The `PATH` an environment map sets (in any letter case, as Windows reads it).
+fn env_path(env: Option<&Value>) -> Option<String> {
+    let Some(Value::Object(env)) = env else {
+        return None;
+    };
+    env.iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("PATH"))
+        .and_then(|(_, v)| v.as_str())
+        .map(str::to_string)
 }
 
 /// Adds to `out` the files of the repository `l` names (see [`runs`]); `project` is what a
@@ -1248,6 +1288,12 @@ pub trait Tree {
     fn read(&mut self, path: &str) -> Option<String>;
     /// The files below the directory `dir` (`""`: all of them), repository-relative.
     fn files_below(&mut self, dir: &str) -> Vec<String>;
+    /// Why the gate cannot read the file at `path` the harness may read (it lies inside a
+    /// submodule, whose files are another repository's); `None` when it can, or when
+    /// nothing is there.
+    fn declined(&mut self, _path: &str) -> Option<String> {
+        None
+    }
 }
 
 /// How many steps (a sourced or run script, a package script, a recipe, a task, a `-c`
@@ -1289,6 +1335,8 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
         handed: HashSet::new(),
         named: HashSet::new(),
         named_runs: Vec::new(),
+        lists: HashSet::new(),
+        git_aliases: HashMap::new(),
     };
     walk.aider_loads(path, text);
     while walk.reader.spent <= MAX_FOLLOW_BYTES
@@ -1451,6 +1499,12 @@ struct Walk<'r> {
     named: HashSet<String>,
     /// Those the tree holds, added to the runs at the end but for those run already.
     named_runs: Vec<Run>,
+    /// The lists of names (`xargs`) and `find` selections handed on, each with where and by
+    /// whom: each is handed on once.
+    lists: HashSet<String>,
+    /// The git aliases a `git config alias.x …` set on the way: git keeps them in the
+    /// repository's configuration, for every command after it.
+    git_aliases: HashMap<String, String>,
 }
 
 /// Who runs the commands being read ([`Walk::commands`]).
@@ -1557,6 +1611,19 @@ impl Walk<'_> {
         });
     }
 
+    /// Says that `who` runs `shown`, a file inside a submodule the gate cannot read
+    /// (`reason`, as [`Tree::declined`] gives it): it blocks, as a file an instruction file
+    /// imports from there does (review atk31 #12).
+    fn in_submodule(&mut self, who: &str, shown: &str, reason: &str) {
+        self.say(Unfollowed {
+            text: format!("{who} runs `{shown}`, which the gate cannot read: {reason}"),
+            fix: "copy the script into this repository and run it from there; the \
+                  submodule's own repository is judged by its own gate",
+            unread: true,
+            command: String::new(),
+        });
+    }
+
     /// Says that `who` runs `shown` more than [`MAX_FOLLOW_DEPTH`] steps from the
     /// configuration, where the gate stopped.
     fn too_deep(&mut self, who: &str, shown: &str) {
@@ -1598,7 +1665,7 @@ impl Walk<'_> {
             found,
         };
         let start = line.moved.first().cloned().or_else(|| line.cwd.clone());
-        self.commands(&line.text, &scope, start, depth);
+        self.commands(&line.text, &scope, start, line.path.as_deref(), depth);
     }
 
     /// Queues the commands of the files an aider configuration at `path` loads at launch
@@ -1628,6 +1695,7 @@ impl Walk<'_> {
                     bases: vec![self.project.clone(), dir.clone()],
                     moved: Vec::new(),
                     dir: dir.clone(),
+                    path: None,
                 };
                 let root = Rc::from(line.text.as_str());
                 self.queue.push_back((line, 0, root));
@@ -1659,7 +1727,7 @@ impl Walk<'_> {
                     fallbacks: vec![self.project.clone(), dir],
                     found: HashSet::new(),
                 };
-                self.commands(&text, &scope, Some(self.project.clone()), depth);
+                self.commands(&text, &scope, Some(self.project.clone()), None, depth);
             }
             Some(lang) => {
                 self.launches(run, &text, lang, depth);
@@ -1683,6 +1751,7 @@ impl Walk<'_> {
                 bases: vec![String::new()],
                 moved: Vec::new(),
                 dir: String::new(),
+                path: None,
             },
             depth + 1,
         );
@@ -1737,11 +1806,21 @@ impl Walk<'_> {
     /// and tasks, the `-c` strings; what cannot be followed is said. Its `cd`s (and those
     /// of its subshells, until they end) and its variables naming directories are read
     /// along the way.
-    fn commands(&mut self, text: &str, scope: &Scope, start: Option<String>, depth: usize) {
+    fn commands(
+        &mut self,
+        text: &str,
+        scope: &Scope,
+        start: Option<String>,
+        path: Option<&str>,
+        depth: usize,
+    ) {
         let text = spelled_out(text);
         let list = super::code::shell_command_list(&text);
         let mut places = Places::new(start);
         let mut vars: HashMap<String, String> = HashMap::new();
+        if let Some(p) = path {
+            vars.insert("PATH".to_string(), p.to_string());
+        }
         for (k, cmd) in list.iter().enumerate() {
             // Past the bound nothing more is followed (the walk says so).
             if self.reader.spent > MAX_FOLLOW_BYTES {
@@ -1763,9 +1842,6 @@ impl Walk<'_> {
                     .map(|b| b.words.as_slice()),
             };
             self.named_files(&words, scope, &places);
-            let Some(hands) = hands_on(&words, &around) else {
-                continue;
-            };
             // The command as the gate read it, with what feeds it.
             let mut shown = words.join(" ");
             if let Some(pipe) = around.pipe.filter(|p| !p.is_empty()) {
@@ -1774,6 +1850,53 @@ impl Walk<'_> {
             if let Some(file) = &around.stdin {
                 shown = format!("{shown} < {file}");
             }
+            if let Some(at) = program_at(&words).map(|p| p.at) {
+                let how = How {
+                    scope,
+                    places: &places,
+                    shown: &shown,
+                    depth,
+                };
+                self.on_path(&words, at, &vars, &how);
+                if program(&words[at]) == "git" {
+                    self.git_includes(&words[at..], &how);
+                }
+                if let Some(alias) = git_alias(&words[at..], &mut self.git_aliases) {
+                    let Ok(line) = alias else {
+                        self.cannot(
+                            &scope.who,
+                            &shown,
+                            "git aliases that name more aliases than the gate follows",
+                            FEWER_STEPS,
+                        );
+                        continue;
+                    };
+                    self.push(
+                        Line {
+                            by: scope.by.clone(),
+                            text: line,
+                            // Git runs a `!` alias from the top of the work tree.
+                            cwd: Some(String::new()),
+                            bases: vec![String::new()],
+                            moved: Vec::new(),
+                            dir: scope.dir.clone(),
+                            path: vars.get("PATH").cloned(),
+                        },
+                        depth + 1,
+                    );
+                    continue;
+                }
+                if program(&words[at]) == "find" {
+                    self.find_execs(&words[at + 1..], &how);
+                    continue;
+                }
+                if self.xargs(&words, at, &around, &how) {
+                    continue;
+                }
+            }
+            let Some(hands) = hands_on(&words, &around) else {
+                continue;
+            };
             match hands {
                 Hands::Cd(to) => {
                     let to = to.and_then(|t| self.directory(&t, scope, &places));
@@ -1831,6 +1954,7 @@ impl Walk<'_> {
                             bases,
                             moved: Vec::new(),
                             dir: scope.dir.clone(),
+                            path: vars.get("PATH").cloned(),
                         },
                         depth + 1,
                     );
@@ -2005,6 +2129,9 @@ impl Walk<'_> {
             Place::At(paths) => {
                 let held = self.held(word, &paths);
                 if held.is_empty() {
+                    if let Some(reason) = self.declined(&paths) {
+                        return self.in_submodule(&scope.who, shown, &reason);
+                    }
                     if has_glob(word) {
                         Some(("the repository holds no file it matches", COMMIT_IT))
                     } else {
@@ -2123,10 +2250,15 @@ impl Walk<'_> {
                         .collect(),
                 };
                 let held: Vec<String> = candidates
-                    .into_iter()
+                    .iter()
                     .filter(|p| self.reader.holds(p))
+                    .cloned()
                     .collect();
                 if held.is_empty() {
+                    if let Some(reason) = self.declined(&candidates) {
+                        self.in_submodule(&who, &format!(". {named}"), &reason);
+                        continue;
+                    }
                     self.say(Unfollowed {
                         text: format!(
                             "{who} sources `{named}`, which the repository does not hold"
@@ -2168,6 +2300,7 @@ impl Walk<'_> {
                         bases: vec![self.project.clone(), dir.clone()],
                         moved: Vec::new(),
                         dir: dir.clone(),
+                        path: None,
                     },
                     depth + 1,
                 ),
@@ -2322,6 +2455,9 @@ impl Walk<'_> {
             done.clone()
         } else {
             let held = super::recipes::expand(runner, &mut self.reader).map(|recipe| {
+                for why in &recipe.said {
+                    self.cannot(by, cmd, why, COMMIT_RECIPE);
+                }
                 for (dir, c) in recipe.commands {
                     let mut bases = vec![dir.clone()];
                     bases.extend(recipe.also.iter().cloned());
@@ -2333,6 +2469,7 @@ impl Walk<'_> {
                             bases,
                             moved: Vec::new(),
                             dir,
+                            path: None,
                         },
                         depth + 1,
                     );
@@ -2367,6 +2504,645 @@ impl Walk<'_> {
             }),
         }
     }
+}
+
+impl Walk<'_> {
+    /// A bare program name a `PATH` with directories of the repository on it resolves to
+    /// a file there (review atk31 #4: `PATH="$CLAUDE_PROJECT_DIR/tools:$PATH" start`,
+    /// `export PATH=tools:$PATH; start`, a server's `env`): the files the first directory
+    /// on it that holds the name holds, handed on as the program. A directory out of the
+    /// repository (`/usr/bin`, a `node_modules/.bin` the tree does not hold) holds none.
+    fn on_path(
+        &mut self,
+        words: &[String],
+        at: usize,
+        vars: &HashMap<String, String>,
+        how: &How<'_>,
+    ) {
+        let name = words[at].as_str();
+        if name.is_empty()
+            || name.contains(['/', '$', '`', '=', '\\'])
+            || has_glob(name)
+            || BUILTINS.contains(&name)
+        {
+            return;
+        }
+        let path = words[..at]
+            .iter()
+            .rev()
+            .find_map(|w| w.strip_prefix("PATH="))
+            .map(str::to_string)
+            .or_else(|| vars.get("PATH").cloned());
+        let Some(path) = path else {
+            return;
+        };
+        let bases = how.places.bases(&how.scope.fallbacks);
+        for entry in path.split(':').take(MAX_PATH_ENTRIES) {
+            let entry = substituted(entry, vars);
+            if entry.is_empty() || has_glob(&entry) {
+                continue;
+            }
+            let Place::At(dirs) = place(&entry, &self.project, &how.scope.dir, bases.as_deref())
+            else {
+                continue;
+            };
+            let held: Vec<String> = dirs
+                .iter()
+                .map(|d| crate::handoff::location::join(d, name))
+                .filter(|p| self.reader.holds(p))
+                .collect();
+            if !held.is_empty() {
+                self.hand_on_all(how.scope, how.shown, held, how.depth);
+                return;
+            }
+        }
+    }
+
+    /// The aliases of a git configuration file of the repository a git command includes
+    /// (`git -c include.path=$PWD/tools/gitconfig x`, `git config include.path
+    /// ../tools/gitconfig`, which git reads from `.git/`), for [`git_alias`].
+    fn git_includes(&mut self, words: &[String], how: &How<'_>) {
+        let Some(call) = git_call(words) else {
+            return;
+        };
+        let mut included: Vec<(String, bool)> = call
+            .set
+            .into_iter()
+            .filter(|(k, _)| k == "include.path")
+            .map(|(_, v)| (v, false))
+            .collect();
+        if let Some((key, value)) = call.config
+            && key == "include.path"
+        {
+            included.push((value, true));
+        }
+        let bases = how.places.bases(&how.scope.fallbacks);
+        for (file, in_config) in included {
+            // A relative include in `.git/config` is read from `.git/`.
+            let paths = if in_config && !file.starts_with(['/', '~', '$']) {
+                crate::handoff::resolve_link(".git", &file)
+                    .into_iter()
+                    .collect()
+            } else {
+                match place(&file, &self.project, &how.scope.dir, bases.as_deref()) {
+                    Place::At(paths) => paths,
+                    _ => Vec::new(),
+                }
+            };
+            for p in paths {
+                if let Some(text) = self.reader.text(&p) {
+                    self.git_aliases.extend(config_aliases(&text));
+                }
+            }
+        }
+    }
+
+    /// `find … -exec CMD {} ;` (`-execdir`, `-ok`, `… {} +`): the files the find could
+    /// select ([`Walk::found`]) handed to `CMD`, which runs or prints them ([`consumer`]);
+    /// a script of the repository `CMD` names is followed as a program (review atk31 #4).
+    fn find_execs(&mut self, args: &[String], how: &How<'_>) {
+        for cmd in find_exec_commands(args) {
+            match consumer(&cmd, "{}") {
+                Some(runs) if !self.first_time(&args.join("\0"), runs, how) => {}
+                Some(runs) => match self.found(args, how) {
+                    Ok(files) => self.hand_files(files, runs, how),
+                    Err(why) => self.cannot(&how.scope.who, how.shown, why, NAME_IT),
+                },
+                // A program of its own (`./tools/x.sh {}`, `python tools/check.py {}`):
+                // the script it names is followed.
+                None => {
+                    let own: Vec<String> = cmd.into_iter().filter(|w| w != "{}").collect();
+                    let none = Around {
+                        stdin: None,
+                        pipe: None,
+                        inner: None,
+                    };
+                    if let Some(Hands::Script { word, program }) = hands_on(&own, &none) {
+                        self.script_word(
+                            how.scope, how.places, &word, program, how.shown, how.depth,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The files of the tree a `find` with `args` (its words after the program) could
+    /// select: those below its start directories whose name matches one of its `-name` or
+    /// `-iname` patterns (every one when it has none, or negates one); its other tests
+    /// only narrow that. `Err` says why it cannot be told.
+    fn found(&mut self, args: &[String], how: &How<'_>) -> Result<Vec<String>, &'static str> {
+        let mut i = 0;
+        while let Some(w) = args.get(i) {
+            match w.as_str() {
+                "-H" | "-L" | "-P" => i += 1,
+                "-D" => i += 2,
+                w if w.starts_with("-O") => i += 1,
+                _ => break,
+            }
+        }
+        let mut starts: Vec<&str> = Vec::new();
+        while let Some(w) = args.get(i).filter(|w| !w.starts_with(['-', '(', ')', '!'])) {
+            starts.push(w);
+            i += 1;
+        }
+        if starts.is_empty() {
+            starts.push(".");
+        }
+        let tests = args.get(i..).unwrap_or_default();
+        let mut every = false;
+        // The patterns of its names, and of its paths as it prints them (`-path
+        // ./tools/x`, where `*` matches `/` too): a file matching any could be selected.
+        let mut matchers = Vec::new();
+        let mut paths = Vec::new();
+        for (k, w) in tests.iter().enumerate() {
+            let (name, ci) = match w.as_str() {
+                "-name" => (true, false),
+                "-iname" => (true, true),
+                "-path" | "-wholename" => (false, false),
+                "-ipath" | "-iwholename" => (false, true),
+                _ => continue,
+            };
+            let negated = k > 0 && matches!(tests[k - 1].as_str(), "!" | "-not");
+            let glob = tests.get(k + 1).and_then(|p| {
+                globset::GlobBuilder::new(p)
+                    .case_insensitive(ci)
+                    .literal_separator(name)
+                    .build()
+                    .ok()
+            });
+            match glob {
+                Some(g) if !negated && name => matchers.push(g.compile_matcher()),
+                Some(g) if !negated => paths.push(g.compile_matcher()),
+                _ => every = true,
+            }
+        }
+        every |= matchers.is_empty() && paths.is_empty();
+        let bases = how.places.bases(&how.scope.fallbacks);
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        for start in starts {
+            let dirs = match place(start, &self.project, &how.scope.dir, bases.as_deref()) {
+                Place::At(d) => d,
+                Place::Outside => continue,
+                Place::Variable => return Err("a `find` over a directory named by a variable"),
+                Place::Adrift => {
+                    return Err("a `find` over a relative directory after a `cd` the gate \
+                                cannot resolve");
+                }
+            };
+            for d in dirs {
+                let pattern = if d.is_empty() {
+                    "**".to_string()
+                } else {
+                    format!("{d}/**")
+                };
+                for f in self.reader.matching(&pattern).iter() {
+                    let name = f.rsplit('/').next().unwrap_or(f);
+                    let rel = if d.is_empty() {
+                        f.as_str()
+                    } else {
+                        f.strip_prefix(&format!("{d}/")).unwrap_or(f)
+                    };
+                    let printed = format!("{}/{rel}", start.trim_end_matches('/'));
+                    if (every
+                        || matchers.iter().any(|m| m.is_match(name))
+                        || paths.iter().any(|m| m.is_match(&printed)))
+                        && seen.insert(f.clone())
+                    {
+                        out.push(f.clone());
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `xargs` before the program (at `at`) of `words`: the names it reads (from `-a
+    /// FILE`, a file on its input, what `cat`, `find`, `echo` pipe to it) handed to the
+    /// program, which runs or prints them ([`consumer`]); the list files are judged as
+    /// text, and the names a program runs followed as its scripts (review atk31 #4). False
+    /// when `words` are no such command.
+    fn xargs(&mut self, words: &[String], at: usize, around: &Around<'_>, how: &How<'_>) -> bool {
+        let Some(x) = words[..at].iter().position(|w| program(w) == "xargs") else {
+            return false;
+        };
+        let mut file = None;
+        let mut token = String::new();
+        let mut opts = words[x + 1..at].iter();
+        while let Some(w) = opts.next() {
+            match w.as_str() {
+                "-a" | "--arg-file" => file = opts.next().cloned(),
+                "-I" => token = opts.next().cloned().unwrap_or_default(),
+                "-i" | "--replace" => token = "{}".to_string(),
+                w => {
+                    if let Some(f) = w.strip_prefix("--arg-file=") {
+                        file = Some(f.to_string());
+                    } else if let Some(t) = w.strip_prefix("--replace=") {
+                        token = t.to_string();
+                    } else if !w.starts_with("--")
+                        && let Some(f) = w.strip_prefix("-a").filter(|f| !f.is_empty())
+                    {
+                        file = Some(f.to_string());
+                    } else if !w.starts_with("--")
+                        && let Some(t) = w
+                            .strip_prefix("-I")
+                            .or_else(|| w.strip_prefix("-i"))
+                            .filter(|t| !t.is_empty())
+                    {
+                        token = t.to_string();
+                    }
+                }
+            }
+        }
+        let Some(runs) = consumer(&words[at..], &token) else {
+            return false;
+        };
+        let lists: Vec<String> = if let Some(f) = file.or_else(|| around.stdin.clone()) {
+            vec![f]
+        } else if let Some(producer) = around.pipe.filter(|p| !p.is_empty()) {
+            let Some(p) = program_at(producer) else {
+                return true;
+            };
+            let args = &producer[p.at + 1..];
+            match program(&producer[p.at]) {
+                "cat" | "tac" | "head" | "tail" | "sort" | "uniq" => args
+                    .iter()
+                    .filter(|a| !a.starts_with('-'))
+                    .cloned()
+                    .collect(),
+                "find" => {
+                    if !self.first_time(&args.join("\0"), runs, how) {
+                        return true;
+                    }
+                    match self.found(args, how) {
+                        Ok(files) => self.hand_files(files, runs, how),
+                        Err(why) => self.cannot(&how.scope.who, how.shown, why, NAME_IT),
+                    }
+                    return true;
+                }
+                "echo" | "printf" => {
+                    let names: Vec<String> = args
+                        .iter()
+                        .filter(|a| !a.starts_with('-'))
+                        .flat_map(|a| a.split_whitespace().map(str::to_string))
+                        .collect();
+                    self.hand_names(&names, runs, how);
+                    return true;
+                }
+                _ => {
+                    self.cannot(
+                        &how.scope.who,
+                        how.shown,
+                        "names another command prints",
+                        NAME_IT,
+                    );
+                    return true;
+                }
+            }
+        } else {
+            self.cannot(
+                &how.scope.who,
+                how.shown,
+                "names read from its input",
+                NAME_IT,
+            );
+            return true;
+        };
+        if lists.is_empty() {
+            self.cannot(&how.scope.who, how.shown, "names piped in", NAME_IT);
+        }
+        let bases = how.places.bases(&how.scope.fallbacks);
+        for list in lists {
+            let held: Vec<String> =
+                match place(&list, &self.project, &how.scope.dir, bases.as_deref()) {
+                    Place::At(paths) => paths
+                        .into_iter()
+                        .filter(|p| !has_glob(p) && self.reader.holds(p))
+                        .take(1)
+                        .collect(),
+                    _ => Vec::new(),
+                };
+            let Some(path) = held.into_iter().next() else {
+                self.cannot(
+                    &how.scope.who,
+                    how.shown,
+                    "a list of names the repository does not hold",
+                    COMMIT_IT,
+                );
+                continue;
+            };
+            let text = self.reader.text(&path).unwrap_or_else(|| Rc::from(""));
+            self.judge_text(path.clone(), &how.scope.by);
+            if !self.first_time(&path, runs, how) {
+                continue;
+            }
+            let names: Vec<String> = if token.is_empty() {
+                text.split_whitespace().map(str::to_string).collect()
+            } else {
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            };
+            self.hand_names(&names, runs, how);
+        }
+        true
+    }
+
+    /// Hands the names `names` (words of a list, looked up as the command's own words are)
+    /// to a command that runs (`runs`) or prints them: at most [`MAX_NAMES`], past which
+    /// the walk says where it stopped.
+    fn hand_names(&mut self, names: &[String], runs: bool, how: &How<'_>) {
+        if names.len() > MAX_NAMES {
+            self.say(Unfollowed {
+                text: format!(
+                    "{} runs `{}`, which hands on more than {MAX_NAMES} names, past what the \
+                     gate follows",
+                    how.scope.who, how.shown
+                ),
+                fix: LESS,
+                unread: true,
+                command: String::new(),
+            });
+        }
+        let bases = how.places.bases(&how.scope.fallbacks);
+        for name in names.iter().take(MAX_NAMES) {
+            if runs {
+                self.script_word(how.scope, how.places, name, false, how.shown, how.depth);
+            } else if let Place::At(paths) =
+                place(name, &self.project, &how.scope.dir, bases.as_deref())
+                && let Some(p) = paths
+                    .into_iter()
+                    .find(|p| !has_glob(p) && self.reader.holds(p))
+            {
+                self.judge_text(p, &how.scope.by);
+            }
+        }
+    }
+
+    /// True the first time the list or selection `what` is handed to a command that runs
+    /// (`runs`) or prints it, from where and by whom `how` says: many commands reading one
+    /// long list do the work once.
+    fn first_time(&mut self, what: &str, runs: bool, how: &How<'_>) -> bool {
+        let bases = how.places.bases(&how.scope.fallbacks).unwrap_or_default();
+        let key = [
+            what,
+            if runs { "1" } else { "0" },
+            &bases.join("\0"),
+            &how.scope.by,
+            &how.scope.who,
+        ]
+        .join("\n");
+        self.lists.insert(key)
+    }
+
+    /// Hands the files `files` of the tree (a `find`'s) to a command that runs (`runs`)
+    /// or prints them.
+    fn hand_files(&mut self, files: Vec<String>, runs: bool, how: &How<'_>) {
+        if runs {
+            self.hand_on_all(how.scope, how.shown, files, how.depth);
+        } else {
+            for f in files {
+                self.judge_text(f, &how.scope.by);
+            }
+        }
+    }
+
+    /// Judges the file of the tree at `path`, which `by` prints, as text, once.
+    fn judge_text(&mut self, path: String, by: &str) {
+        if self.named.insert(path.clone()) {
+            self.named_runs.push(Run {
+                path,
+                by: by.to_string(),
+            });
+        }
+    }
+
+    /// Why the gate cannot read one of `paths`, which the harness may (it lies inside a
+    /// submodule): the first such reason.
+    fn declined(&mut self, paths: &[String]) -> Option<String> {
+        paths.iter().find_map(|p| self.reader.tree.declined(p))
+    }
+}
+
+/// Where a command was met, for following what it hands on: who runs it, the places of
+/// its shell, the command as the gate read it, and how many steps from the configuration.
+struct How<'a> {
+    scope: &'a Scope,
+    places: &'a Places,
+    shown: &'a str,
+    depth: usize,
+}
+
+/// The entries of the `[alias]` sections of a git configuration file's text: each name (in
+/// lower case) and its value, quotes and escapes undone.
+fn config_aliases(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut in_alias = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(section) = line.strip_prefix('[') {
+            let name = section.split([']', ' ', '"']).next().unwrap_or("");
+            in_alias = name.eq_ignore_ascii_case("alias");
+            continue;
+        }
+        if !in_alias || line.starts_with(['#', ';']) {
+            continue;
+        }
+        if let Some((k, v)) = key_value(line) {
+            out.push((
+                k.to_ascii_lowercase(),
+                v.replace("\\\"", "\"").replace("\\\\", "\\"),
+            ));
+        }
+    }
+    out
+}
+
+/// The most git aliases followed from one command (git's own bound is a loop's).
+const MAX_ALIAS_HOPS: usize = 16;
+
+/// The most entries of a `PATH` looked up.
+const MAX_PATH_ENTRIES: usize = 64;
+
+/// The most names of a list (`xargs`) handed on.
+const MAX_NAMES: usize = 1024;
+
+/// The shell's own commands: a file on the `PATH` never runs for them.
+const BUILTINS: &[&str] = &[
+    ".", ":", "[", "alias", "cd", "echo", "eval", "exit", "export", "false", "local", "printf",
+    "pwd", "read", "readonly", "return", "set", "shift", "source", "test", "trap", "true", "type",
+    "ulimit", "umask", "unset", "wait", "if", "then", "else", "elif", "fi", "for", "while",
+    "until", "do", "done", "case", "esac",
+];
+
+/// The commands `find`'s `-exec`, `-execdir`, `-ok` and `-okdir` run (their words up to
+/// `;` or `+`).
+fn find_exec_commands(args: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        if matches!(args[i].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let mut cmd = Vec::new();
+            i += 1;
+            while let Some(w) = args
+                .get(i)
+                .filter(|w| !matches!(w.as_str(), ";" | "\\;" | "+"))
+            {
+                cmd.push(w.clone());
+                i += 1;
+            }
+            out.push(cmd);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// What the command `words` does with the names it is handed (`token` is where `xargs
+/// -I` or `find -exec` puts each, else at the end): `Some(true)` when it runs them (the
+/// name is the program; a shell or an interpreter handed no script of its own),
+/// `Some(false)` when it prints them, `None` when neither (a program of its own).
+fn consumer(words: &[String], token: &str) -> Option<bool> {
+    let at = program_at(words)?.at;
+    let first = words[at].as_str();
+    if !token.is_empty() && first == token {
+        return Some(true);
+    }
+    let name = program(first);
+    let args = &words[at + 1..];
+    let interpreter = is_shell(name)
+        || name.starts_with("python")
+        || name.starts_with("pypy")
+        || matches!(
+            name,
+            "node" | "nodejs" | "tsx" | "ts-node" | "ruby" | "perl" | "php" | "source" | "."
+        );
+    if interpreter {
+        let inline = shell_string(&words[at..]).is_some()
+            || args.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "-c" | "-e" | "-E" | "-m" | "-p" | "--eval" | "--print"
+                )
+            });
+        let own = args
+            .iter()
+            .any(|w| !w.starts_with('-') && (token.is_empty() || w != token));
+        return (!inline && !own).then_some(true);
+    }
+    PRINTERS.contains(&name).then_some(false)
+}
+
+/// Programs that print the files they are handed (or lines of them).
+const PRINTERS: &[&str] = &[
+    "cat", "tac", "head", "tail", "more", "less", "bat", "batcat", "nl", "grep", "egrep", "fgrep",
+    "rg", "ag", "awk", "gawk", "sed", "strings", "jq", "yq", "sort", "uniq", "cut", "paste",
+    "fold", "fmt", "column", "od", "xxd", "hexdump",
+];
+
+/// A git command's words (from the program on) read for the configuration they use: each
+/// `-c key=value` (the key in lower case), where its sub-command is, and the key (in lower
+/// case) and value a `git config [set] key value` sets.
+struct GitCall {
+    set: Vec<(String, String)>,
+    sub: Option<usize>,
+    config: Option<(String, String)>,
+}
+
+fn git_call(words: &[String]) -> Option<GitCall> {
+    if program(words.first()?) != "git" {
+        return None;
+    }
+    let mut call = GitCall {
+        set: Vec::new(),
+        sub: None,
+        config: None,
+    };
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        let kv = match w.as_str() {
+            "-c" => {
+                i += 1;
+                words.get(i).map(String::as_str)
+            }
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
+                i += 1;
+                None
+            }
+            w if w.starts_with("-c") && !w.starts_with("--") => Some(&w[2..]),
+            w if w.starts_with('-') => None,
+            _ => {
+                call.sub = Some(i);
+                break;
+            }
+        };
+        if let Some((k, v)) = kv.and_then(|kv| kv.split_once('=')) {
+            call.set.push((k.to_ascii_lowercase(), v.to_string()));
+        }
+        i += 1;
+    }
+    if let Some(at) = call.sub.filter(|&at| words[at] == "config") {
+        let rest: Vec<&String> = words[at + 1..]
+            .iter()
+            .filter(|w| !w.starts_with('-'))
+            .collect();
+        let rest = match rest.first() {
+            Some(w) if *w == "set" => &rest[1..],
+            _ => &rest[..],
+        };
+        if let [key, value, ..] = rest {
+            call.config = Some((key.to_ascii_lowercase(), (*value).clone()));
+        }
+    }
+    Some(call)
+}
+
+/// The command line a git alias in `words` (from the program on) runs (review atk31 #4):
+/// `git -c alias.x='!tools/start' x`, or an alias a `git config alias.x …` before it set
+/// (recorded in `aliases`). A `!` alias is a command line, its arguments after it; one
+/// without is a git sub-command, followed to the alias it may name in turn, each once.
+fn git_alias(
+    words: &[String],
+    aliases: &mut HashMap<String, String>,
+) -> Option<Result<String, ()>> {
+    let call = git_call(words)?;
+    if let Some((key, value)) = &call.config {
+        if let Some(name) = key.strip_prefix("alias.") {
+            aliases.insert(name.to_string(), value.clone());
+        }
+        return None;
+    }
+    let inline: HashMap<String, String> = call
+        .set
+        .iter()
+        .filter_map(|(k, v)| Some((k.strip_prefix("alias.")?.to_string(), v.clone())))
+        .collect();
+    let i = call.sub?;
+    let sub = &words[i];
+    let mut args: Vec<String> = words[i + 1..].to_vec();
+    let mut name = sub.to_ascii_lowercase();
+    let mut seen = HashSet::new();
+    while seen.insert(name.clone()) {
+        if seen.len() > MAX_ALIAS_HOPS {
+            return Some(Err(()));
+        }
+        let value = inline.get(&name).or_else(|| aliases.get(&name)).cloned()?;
+        if let Some(line) = value.strip_prefix('!') {
+            let tail: Vec<String> = args.iter().map(|a| crate::output::shell_word(a)).collect();
+            return Some(Ok(format!("{line} {}", tail.join(" "))
+                .trim_end()
+                .to_string()));
+        }
+        let mut parts = value.split_whitespace().map(str::to_string);
+        name = parts.next()?.to_ascii_lowercase();
+        let mut more: Vec<String> = parts.collect();
+        more.append(&mut args);
+        args = more;
+    }
+    None
 }
 
 /// `word` up to the first of the shell's operators (`;`, `&`, `|`, `(`, `)`, `<`, `>`)
@@ -2491,8 +3267,14 @@ fn spelled_out(text: &str) -> String {
         )
         .expect("a valid regex")
     });
+    // `$(pwd)` is the working directory: `.` (`PATH="$(pwd)/tools:$PATH"`).
+    static PWD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`")
+            .expect("a valid regex")
+    });
     let text = toplevel_spelled_as_a_variable(&script_dir_spelled_as_a_marker(text));
     let text = TOPLEVEL_ALONE.replace_all(&text, "$${CLAUDE_PROJECT_DIR}/__aahp_toplevel__");
+    let text = PWD.replace_all(&text, ".");
     RESOLVED
         .replace_all(&text, |c: &regex::Captures<'_>| {
             c[1].trim_matches('"').to_string()
@@ -3974,6 +4756,140 @@ mod tests {
             let total: usize = files.iter().map(|(_, t)| t.len()).sum();
             let (_, _, handed) = followed(command, &files);
             assert!(handed <= total, "{command}: {handed} of {total}");
+        }
+    }
+
+    /// Review atk31 #4: a bare name on a `PATH` into the repository, the files a `find`
+    /// could select for `-exec` or `xargs`, a git alias's `!` command, the names of a list
+    /// `xargs` runs: each file they run is followed; a list's names the repository does not
+    /// hold, a `find` over a variable's directory, are said.
+    #[test]
+    fn path_find_git_aliases_and_xargs_are_followed() {
+        let s = |t: &str| t.to_string();
+        let files = [
+            ("tools/start", s("#!/bin/sh\necho hi\n")),
+            ("tools/list", s("tools/start\n")),
+            ("tools/gone-list", s("tools/gone.sh\n")),
+            ("build/x.js", s("x\n")),
+        ];
+        for command in [
+            "PATH=\"$CLAUDE_PROJECT_DIR/tools:$PATH\" start",
+            "export PATH=tools:/usr/bin; start",
+            "find tools -name 'st*' -exec sh {} \\;",
+            "find . -name start | xargs sh",
+            "find . -name '*.md' -exec tools/start {} \\;",
+            "find . -name '*.md' -exec sh tools/start {} +",
+            "git -c alias.x='!tools/start' x",
+            "git config --local alias.x '!tools/start'; git x",
+            "xargs -a tools/list sh",
+            "xargs -n1 sh < tools/list",
+        ] {
+            let (runs, said, _) = followed(command, &files);
+            assert!(runs.contains(&s("tools/start")), "{command}: {runs:?}");
+            assert!(said.is_empty(), "{command}: {said:?}");
+        }
+        for (command, why) in [
+            (
+                "xargs sh < tools/gone-list",
+                "the repository does not hold it",
+            ),
+            (
+                "find \"$OUT\" -name '*.sh' -exec sh {} +",
+                "named by a variable",
+            ),
+            ("ls tools | xargs sh", "names another command prints"),
+            (
+                "xargs sh < tools/none",
+                "a list of names the repository does not hold",
+            ),
+        ] {
+            let (_, said, _) = followed(command, &files);
+            assert!(said.iter().any(|t| t.contains(why)), "{command}: {said:?}");
+        }
+        // Honest commands of those kinds run nothing of the repository and say nothing.
+        for command in [
+            "PATH=node_modules/.bin:$PATH eslint .",
+            "find build -name '*.js' -exec wc -l {} +",
+            "git -c alias.st=status st",
+            "git -c alias.x=x x",
+            "cat tools/list | xargs echo",
+        ] {
+            let (runs, said, _) = followed(command, &files);
+            assert!(!runs.contains(&s("tools/start")), "{command}: {runs:?}");
+            assert!(said.is_empty(), "{command}: {said:?}");
+        }
+    }
+
+    /// The new routes stay linear on hostile input: many commands reading one long list or
+    /// one large `find`, a long chain of git aliases, a long `PATH`, include and import
+    /// loops; each ends well within the walk's bound.
+    #[test]
+    fn hostile_path_find_alias_and_list_shapes_stay_bounded() {
+        let s = |t: &str| t.to_string();
+        let tree: Vec<(String, String)> = (0..5000)
+            .map(|i| (format!("d/f{i}.sh"), s("echo\n")))
+            .collect();
+        let list = (0..1024)
+            .map(|i| format!("d/f{i}.sh"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let chain = (0..5000)
+            .map(|i| format!("-c alias.a{i}=a{}", i + 1))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let chain = format!("git {chain} a0");
+        let cases: Vec<(String, Vec<(String, String)>)> = vec![
+            (s("bash a.sh"), {
+                let mut v = tree.clone();
+                v.push((s("a.sh"), "xargs sh < l\n".repeat(50_000)));
+                v.push((s("l"), list.clone()));
+                v
+            }),
+            (s("bash a.sh"), {
+                let mut v = tree.clone();
+                v.push((
+                    s("a.sh"),
+                    "find d -name '*.sh' -exec cat {} +\n".repeat(20_000),
+                ));
+                v
+            }),
+            (chain, Vec::new()),
+            (s("bash a.sh"), {
+                let mut v = tree.clone();
+                let path = "d:".repeat(10_000);
+                v.push((
+                    s("a.sh"),
+                    format!("export PATH={path}\n{}", "start\n".repeat(50_000)),
+                ));
+                v
+            }),
+            (
+                s("make"),
+                vec![
+                    (s("Makefile"), s("include a.mk\nall:\n\techo\n")),
+                    (s("a.mk"), s("include Makefile\n")),
+                ],
+            ),
+            (
+                s("just"),
+                vec![
+                    (s("justfile"), s("import 'a.just'\nmod m\nall:\n\techo\n")),
+                    (s("a.just"), s("import 'justfile'\n")),
+                    (s("m.just"), s("mod m\nx:\n\techo\n")),
+                ],
+            ),
+        ];
+        for (command, files) in cases {
+            let files: Vec<(&str, String)> =
+                files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+            let started = std::time::Instant::now();
+            let _ = followed(&command, &files);
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(20),
+                "{}: {:?}",
+                &command[..command.len().min(40)],
+                started.elapsed()
+            );
         }
     }
 }

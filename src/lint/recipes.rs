@@ -47,10 +47,12 @@ pub(crate) enum Runner {
         targets: Vec<String>,
     },
     /// `just x` (`-f file`, `-d dir`): the recipe of the justfile; the first for none.
+    /// `just m x` runs the recipe `x` of the module `m` (`then`).
     Just {
         dir: String,
         file: Option<String>,
         recipe: Option<String>,
+        then: Option<String>,
     },
     /// `task x y` (`-t file`, `-d dir`): the tasks of the Taskfile; `default` for none.
     Task {
@@ -93,6 +95,9 @@ pub(crate) struct Recipe {
     /// Taskfile's own, where Task since 3.35 runs its tasks (before, where the including
     /// one runs).
     pub(crate) also: Vec<String>,
+    /// What the runner reads that the gate cannot follow (a file included by a variable's
+    /// name, one the repository does not hold), each a reason the walk says.
+    pub(crate) said: Vec<String>,
 }
 
 /// Sub-commands of the package managers that are not a script's name.
@@ -312,6 +317,7 @@ pub(crate) fn runner_of(words: &[String], cwd: &str) -> Option<Runner> {
         "just" => Runner::Just {
             dir,
             file,
+            then: positional.get(1).cloned(),
             recipe: positional.into_iter().next(),
         },
         _ if task => Runner::Task {
@@ -339,8 +345,16 @@ pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, L
             dir,
             packages,
             script,
-        } => package_scripts(dir, packages, script, files),
-        Runner::Install { dir } => Ok(install_scripts(dir, files)),
+        } => {
+            let mut recipe = package_scripts(dir, packages, script, files)?;
+            npmrc(dir, files, &mut recipe);
+            Ok(recipe)
+        }
+        Runner::Install { dir } => {
+            let mut recipe = install_scripts(dir, files);
+            npmrc(dir, files, &mut recipe);
+            Ok(recipe)
+        }
         Runner::Bin { dir, name } => Ok(bin(dir, name, files)),
         Runner::Make { dir, file, targets } => {
             let (path, text) = first_readable(dir, file.as_deref(), MAKEFILES, files)
@@ -349,26 +363,59 @@ pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, L
             let commands = made
                 .commands(targets, files)
                 .map_err(|t| lost(format!("`{path}` has no rule `{t}`")))?;
+            // What make evaluates as it reads the files (`$(shell …)`, `$(file <…)`) runs
+            // before any rule; a `SHELL` the Makefile sets runs every recipe line.
+            let shell = made
+                .vars
+                .get("SHELL")
+                .map(|v| made.expand_vars(v, None))
+                .and_then(|v| v.split_whitespace().next().map(crate::output::shell_word));
             Ok(Recipe {
+                commands: made
+                    .reads
+                    .iter()
+                    .chain(&shell)
+                    .chain(&commands)
+                    .map(|c| (dir.clone(), c.clone()))
+                    .collect(),
                 files: made.files,
-                commands: commands.into_iter().map(|c| (dir.clone(), c)).collect(),
+                said: made.lost,
                 ..Recipe::default()
             })
         }
-        Runner::Just { dir, file, recipe } => {
+        Runner::Just {
+            dir,
+            file,
+            recipe,
+            then,
+        } => {
             let (path, text) = first_readable(dir, file.as_deref(), JUSTFILES, files)
                 .ok_or_else(|| lost(format!("no justfile {}", at_dir(dir))))?;
             // just runs a recipe in the justfile's directory.
             let here = parent(&path).to_string();
             let made = Makefile::read(&path, &text, &here, true, files);
-            let targets: Vec<String> = recipe.iter().cloned().collect();
+            // `just m x`: the recipe `x` of the module `m`.
+            let recipe = match (recipe, then) {
+                (Some(m), Some(x)) if made.modules.iter().any(|(n, _)| n == m) => {
+                    Some(format!("{m}::{x}"))
+                }
+                (r, _) => r.clone(),
+            };
+            let targets: Vec<String> = recipe.into_iter().collect();
             let commands = made
                 .commands(&targets, files)
                 .map_err(|t| lost(format!("`{path}` has no recipe `{t}`")))?;
             Ok(Recipe {
                 files: made.files,
-                commands: commands.into_iter().map(|c| (here.clone(), c)).collect(),
-                ..Recipe::default()
+                commands: made
+                    .reads
+                    .into_iter()
+                    .chain(commands)
+                    .map(|c| (here.clone(), c))
+                    .collect(),
+                // A module's recipes run in its own directory.
+                also: made.modules.into_iter().map(|(_, d)| d).collect(),
+                said: made.lost,
             })
         }
         Runner::Task { dir, file, tasks } => {
@@ -564,6 +611,38 @@ fn package_scripts(
     Ok(recipe)
 }
 
+/// What the project's `.npmrc` at `dir` makes npm (pnpm reads it too) run around every
+/// script (review atk31 #8): the shell it runs scripts with (`script-shell`) and the
+/// modules every node it starts loads first (`node-options=--require ./x.js`), each a
+/// command line of its own; the file becomes one of the recipe's.
+fn npmrc(dir: &str, files: &mut dyn Files, recipe: &mut Recipe) {
+    let path = crate::handoff::location::join(dir, ".npmrc");
+    let Some(text) = files.text(&path) else {
+        return;
+    };
+    files.charge(text.len());
+    recipe.files.push(path);
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with(['#', ';']) {
+            continue;
+        }
+        let Some((key, value)) = super::agent_runs::key_value(line) else {
+            continue;
+        };
+        let key = key.to_ascii_lowercase().replace('_', "-");
+        match key.as_str() {
+            "script-shell" if !value.is_empty() => recipe
+                .commands
+                .push((dir.to_string(), crate::output::shell_word(value))),
+            "node-options" if !value.is_empty() => recipe
+                .commands
+                .push((dir.to_string(), format!("node {value}"))),
+            _ => {}
+        }
+    }
+}
+
 /// What `npm install` runs of the package at `dir` and its workspaces: their lifecycle
 /// scripts.
 fn install_scripts(dir: &str, files: &mut dyn Files) -> Recipe {
@@ -646,6 +725,15 @@ struct Makefile {
     just: bool,
     /// The directory make runs in (what `$(CURDIR)` names, where `include` looks).
     dir: String,
+    /// The commands make runs as it reads the files: each `$(shell …)` outside a recipe,
+    /// and a `cat` of each file `$(file <…)` reads there.
+    reads: Vec<String>,
+    /// What it reads that the gate cannot follow, each a reason.
+    lost: Vec<String>,
+    /// The modules of a justfile (`mod m`): each one's name and directory.
+    modules: Vec<(String, String)>,
+    /// The module whose rules are being read (`m::`), empty for the justfile's own.
+    prefix: String,
 }
 
 /// How deep `include` is followed.
@@ -675,6 +763,7 @@ impl Makefile {
         }
         self.files.push(path.to_string());
         files.charge(text.len());
+        let here = parent(path).to_string();
         let mut joined = String::new();
         for raw in text.lines() {
             if let Some(head) = raw.strip_suffix('\\') {
@@ -698,8 +787,33 @@ impl Makefile {
             if trimmed.is_empty() || trimmed.starts_with('#') {
                 continue;
             }
+            if self.just {
+                if self.just_import(trimmed, &here, files, depth) {
+                    continue;
+                }
+                // `set shell := ["./tools/sh", "-c"]`: the program every recipe line runs
+                // through.
+                if let Some(c) = JUST_SHELL.captures(trimmed) {
+                    let program = c.get(2).or_else(|| c.get(3)).map_or("", |m| m.as_str());
+                    self.reads.push(crate::output::shell_word(program));
+                    continue;
+                }
+            } else {
+                self.evaluated(trimmed);
+            }
             if let Some(cap) = ASSIGN.captures(trimmed) {
-                self.assign(&cap[1], cap.get(2).map_or("", |m| m.as_str()), &cap[3]);
+                let op = cap.get(2).map_or("", |m| m.as_str());
+                // What runs as the file is read: make's `X != cmd`, a just value's
+                // backquoted command.
+                if op == "!" && !self.just {
+                    let c = self.expand_vars(&cap[3], None);
+                    self.reads.push(c);
+                } else if self.just {
+                    for c in cap[3].split('`').skip(1).step_by(2) {
+                        self.reads.push(c.to_string());
+                    }
+                }
+                self.assign(&cap[1], op, &cap[3]);
                 continue;
             }
             if !self.just
@@ -708,15 +822,32 @@ impl Makefile {
                     .or_else(|| trimmed.strip_prefix("-include "))
                     .or_else(|| trimmed.strip_prefix("sinclude "))
             {
+                // A missing file `-include` and `sinclude` pass over is no file of the
+                // repository; one `include` names must be there, or made by a rule.
+                let must = trimmed.starts_with("include ");
                 if depth < MAX_INCLUDE_DEPTH {
                     let names = self.expand_vars(names, None);
-                    for name in names.split_whitespace().filter(|n| !n.contains('$')) {
-                        if let Some(p) = crate::handoff::resolve_link(&self.dir, name)
-                            && let Some(t) = files.text(&p)
+                    for name in names.split_whitespace() {
+                        if name.contains('$') {
+                            self.lost.push(format!(
+                                "`{path}` includes `{name}`, a file named by a variable"
+                            ));
+                            continue;
+                        }
+                        match crate::handoff::resolve_link(&self.dir, name)
+                            .and_then(|p| files.text(&p).map(|t| (p, t)))
                         {
-                            self.add(&p, &t, files, depth + 1);
+                            Some((p, t)) => self.add(&p, &t, files, depth + 1),
+                            None if must && !name.starts_with('/') => self.lost.push(format!(
+                                "`{path}` includes `{name}`, which the repository does not hold"
+                            )),
+                            None => {}
                         }
                     }
+                } else {
+                    self.lost.push(format!(
+                        "`{path}` includes files more than {MAX_INCLUDE_DEPTH} deep"
+                    ));
                 }
                 continue;
             }
@@ -726,7 +857,7 @@ impl Makefile {
             {
                 let names: Vec<String> = names
                     .split_whitespace()
-                    .map(|n| n.trim_start_matches('@').to_string())
+                    .map(|n| format!("{}{}", self.prefix, n.trim_start_matches('@')))
                     .collect();
                 // A just recipe's parameters follow its name.
                 let names = if self.just {
@@ -737,8 +868,9 @@ impl Makefile {
                 let (prereqs, inline) = rest.split_once(';').unwrap_or((rest, ""));
                 let prereqs = prereqs
                     .split_whitespace()
-                    .filter(|p| !p.contains(['(', ')']))
-                    .map(str::to_string)
+                    // A just recipe's dependencies after `&&` run after it.
+                    .filter(|p| !(p.contains(['(', ')']) || self.just && *p == "&&"))
+                    .map(|p| format!("{}{p}", self.prefix))
                     .collect();
                 let inline = inline.trim();
                 let body = if inline.is_empty() {
@@ -747,6 +879,118 @@ impl Makefile {
                     vec![inline.to_string()]
                 };
                 self.rules.push((names, prereqs, body));
+            }
+        }
+    }
+
+    /// A justfile's `import 'x.just'` (`import?`) and `mod m` (`mod? m 'path'`): the file
+    /// read in (a module's recipes as `m::x`, run in its directory), from the directory of
+    /// the file that names it (review atk31 #8). True when `line` is one.
+    fn just_import(&mut self, line: &str, here: &str, files: &mut dyn Files, depth: usize) -> bool {
+        static IMPORT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#"^import(\?)?\s+(?:'([^']*)'|"([^"]*)")\s*(?:#.*)?$"#)
+                .expect("a valid regex")
+        });
+        static MOD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(
+                r#"^mod(\?)?\s+([A-Za-z_][A-Za-z0-9_-]*)(?:\s+(?:'([^']*)'|"([^"]*)"))?\s*(?:#.*)?$"#,
+            )
+            .expect("a valid regex")
+        });
+        let (optional, name, candidates): (bool, Option<String>, Vec<String>) =
+            if let Some(c) = IMPORT.captures(line) {
+                let p = c.get(2).or_else(|| c.get(3)).map_or("", |m| m.as_str());
+                (c.get(1).is_some(), None, vec![p.to_string()])
+            } else if let Some(c) = MOD.captures(line) {
+                let m = c[2].to_string();
+                let given = c
+                    .get(3)
+                    .or_else(|| c.get(4))
+                    .map(|g| g.as_str().to_string());
+                let candidates = match given {
+                    Some(g) => vec![
+                        g.clone(),
+                        format!("{g}/mod.just"),
+                        format!("{g}/justfile"),
+                        format!("{g}/.justfile"),
+                    ],
+                    None => vec![
+                        format!("{m}.just"),
+                        format!("{m}/mod.just"),
+                        format!("{m}/justfile"),
+                        format!("{m}/.justfile"),
+                    ],
+                };
+                (c.get(1).is_some(), Some(m), candidates)
+            } else {
+                return false;
+            };
+        if depth >= MAX_INCLUDE_DEPTH {
+            self.lost.push(format!(
+                "`{}` imports files more than {MAX_INCLUDE_DEPTH} deep",
+                self.files.last().map_or("", String::as_str)
+            ));
+            return true;
+        }
+        let found = candidates.iter().find_map(|c| {
+            if c.contains('{') || c.starts_with(['/', '~']) {
+                return None;
+            }
+            let p = crate::handoff::resolve_link(here, c)?;
+            files.text(&p).map(|t| (p, t))
+        });
+        let Some((p, t)) = found else {
+            if !optional {
+                self.lost.push(format!(
+                    "`{}` imports `{}`, which the repository does not hold",
+                    self.files.last().map_or("", String::as_str),
+                    candidates.first().map_or("", String::as_str)
+                ));
+            }
+            return true;
+        };
+        match name {
+            None => self.add(&p, &t, files, depth + 1),
+            Some(m) => {
+                let inner = format!("{}{m}::", self.prefix);
+                let outer = std::mem::replace(&mut self.prefix, inner);
+                self.modules.push((
+                    self.prefix.trim_end_matches("::").to_string(),
+                    parent(&p).to_string(),
+                ));
+                self.add(&p, &t, files, depth + 1);
+                self.prefix = outer;
+            }
+        }
+        true
+    }
+
+    /// The commands make runs as it reads a line outside a recipe (review atk31 #8): each
+    /// `$(shell CMD)`, and `cat F` for each `$(file <F)`, variables spelled out.
+    fn evaluated(&mut self, line: &str) {
+        for (call, inner) in make_calls(line) {
+            let inner = self.expand_vars(inner, None);
+            match call {
+                "shell" => self.reads.push(inner),
+                _ => {
+                    if let Some(f) = inner.trim().strip_prefix('<') {
+                        let f = f.trim();
+                        if f.contains('$') {
+                            self.lost.push(format!(
+                                "`{}` reads `{f}`, a file named by a variable",
+                                self.files.last().map_or("", String::as_str)
+                            ));
+                        } else if !f.is_empty() {
+                            let f = if f.starts_with('/') {
+                                f.to_string()
+                            } else {
+                                format!("./{f}")
+                            };
+                            self.reads
+                                .push(format!("cat {}", crate::output::shell_word(&f)));
+                        }
+                    }
+                }
             }
         }
     }
@@ -917,8 +1161,9 @@ impl Makefile {
                 continue;
             }
             let Some(mine) = by_name.get(t.as_str()) else {
-                // A prerequisite without a rule is a file; a target asked for is missing.
-                if asked.contains(&t) {
+                // A prerequisite without a rule is a file to make; a target asked for is
+                // missing, as is a recipe a just recipe depends on.
+                if asked.contains(&t) || self.just {
                     return Err(t);
                 }
                 continue;
@@ -935,6 +1180,59 @@ impl Makefile {
         }
         Ok(out)
     }
+}
+
+/// A justfile's `set shell`, `set windows-shell` or `set script-interpreter`: its program.
+static JUST_SHELL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r#"^set\s+(shell|windows-shell|script-interpreter)\s*:=\s*\[\s*(?:'([^']*)'|"([^"]*)")"#,
+    )
+    .expect("a valid regex")
+});
+
+/// The `$(shell …)` and `$(file …)` calls of a line of a Makefile (also `${…}`), each as
+/// its function's name and its text, parentheses within it balanced; one pass.
+fn make_calls(line: &str) -> Vec<(&'static str, &str)> {
+    let b = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] != b'$' || !matches!(b[i + 1], b'(' | b'{') {
+            i += 1;
+            continue;
+        }
+        let (open, close) = if b[i + 1] == b'(' {
+            (b'(', b')')
+        } else {
+            (b'{', b'}')
+        };
+        let rest = &line[i + 2..];
+        let call = ["shell", "file"]
+            .into_iter()
+            .find(|c| rest.starts_with(c) && rest[c.len()..].starts_with([' ', '\t']));
+        let Some(call) = call else {
+            i += 2;
+            continue;
+        };
+        let start = i + 2 + call.len() + 1;
+        let mut depth = 1;
+        let mut j = start;
+        while j < b.len() {
+            if b[j] == open {
+                depth += 1;
+            } else if b[j] == close {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            j += 1;
+        }
+        out.push((call, &line[start..j.min(b.len())]));
+        // Calls nested within are read as part of this one's text.
+        i = j + 1;
+    }
+    out
 }
 
 /// A task's variables, sorted, as one call of it is told from another.

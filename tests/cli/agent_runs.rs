@@ -1276,3 +1276,358 @@ fn a_module_a_run_program_imports_is_judged() {
         judged_when_changed_alone(case);
     }
 }
+
+/// Review atk31 #4: a bare name a `PATH` into the repository resolves (inline, exported, in
+/// a server's `env`), the files a `find … -exec` or `find | xargs` could select, a git
+/// alias's `!` command (inline, set by `git config`, through another alias), and the names
+/// a list fed to `xargs` holds all run `tools/start`: judged when changed alone, and the
+/// list itself is judged as text.
+#[test]
+fn a_script_run_by_path_find_a_git_alias_or_xargs_is_judged() {
+    let list: &[(&str, &str)] = &[
+        ("tools/list", "tools/start\n"),
+        ("tools/gitconfig", "[alias]\n\tctx = \"!tools/start\"\n"),
+    ];
+    let mut cases: Vec<HandOn<'_>> = Vec::new();
+    for command in [
+        "PATH=\"$CLAUDE_PROJECT_DIR/tools:$PATH\" start",
+        "PATH=tools:$PATH start --brief",
+        "export PATH=\"$CLAUDE_PROJECT_DIR/tools:$PATH\"; start",
+        "env PATH=\"$PWD/tools:/usr/bin\" start",
+        "PATH=\"$(pwd)/tools:$PATH\" start",
+        "find . -path './tools/st*' -exec sh {} \\;",
+        "find tools -name start -exec sh {} \\;",
+        "find tools -name 'st*' -exec {} +",
+        "find . -type f -name start | xargs -n1 sh",
+        "git -c alias.x='!tools/start' x",
+        "git config alias.ctx '!tools/start' && git ctx",
+        "git -c alias.y=x -c alias.x='!tools/start' y",
+        "git config include.path ../tools/gitconfig && git ctx",
+        "git -c include.path=\"$CLAUDE_PROJECT_DIR/tools/gitconfig\" ctx",
+        "cat tools/list | xargs -n1 sh",
+        "xargs sh < tools/list",
+        "xargs -a tools/list sh",
+        "cat tools/list | xargs -I{} sh {}",
+    ] {
+        cases.push((
+            ".claude/settings.json",
+            session_hook(command),
+            list.to_vec(),
+            "tools/start",
+        ));
+    }
+    cases.push((
+        ".mcp.json",
+        r#"{"mcpServers": {"t": {"command": "start", "env": {"PATH": "tools:/usr/bin:/bin"}}}}"#
+            .to_string(),
+        vec![],
+        "tools/start",
+    ));
+    // A git alias one hook sets, which git keeps for the next.
+    cases.push((
+        ".claude/settings.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "git config alias.ctx '!tools/start'"}, {"type": "command", "command": "git ctx"}]}]}}"#
+            .to_string(),
+        vec![],
+        "tools/start",
+    ));
+    // In a script a hook runs, the same.
+    cases.push((
+        ".claude/settings.json",
+        session_hook("sh .claude/hooks/start.sh"),
+        vec![(
+            ".claude/hooks/start.sh",
+            "#!/bin/sh\nexport PATH=\"$CLAUDE_PROJECT_DIR/tools:$PATH\"\nstart\n",
+        )],
+        "tools/start",
+    ));
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+    // The list of names itself is what xargs reads: judged as text.
+    let repo = handoff_repo();
+    repo.write(
+        ".claude/settings.json",
+        session_hook("cat tools/list | xargs -n1 sh"),
+    );
+    repo.write("tools/start", CLEAN_SCRIPT);
+    repo.write("tools/list", format!("tools/start\n# {INJECTION}\n"));
+    stage(&repo, "List added.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains("tools/list") && hook.stdout.contains("PI001"),
+        "{hook}"
+    );
+    commit_and_verify(&repo, "List added.").assert_code(1);
+}
+
+/// Honest configurations of the same kinds pass with nothing said: a `PATH` to a directory
+/// the repository does not hold (`node_modules/.bin`) or out of it, a `find` over a build
+/// directory or running a program that neither runs nor prints what it finds, git aliases
+/// of git's own commands (one naming itself), `xargs` running a program of the system.
+#[test]
+fn honest_path_find_alias_and_xargs_commands_pass() {
+    for (config, text) in [
+        (
+            ".claude/settings.json",
+            session_hook("PATH=\"$CLAUDE_PROJECT_DIR/node_modules/.bin:$PATH\" eslint ."),
+        ),
+        (
+            ".mcp.json",
+            r#"{"mcpServers": {"t": {"command": "npx", "args": ["-y", "srv"], "env": {"PATH": "/usr/local/bin:/usr/bin"}}}}"#
+                .to_string(),
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("find build -name '*.js' -exec eslint {} +"),
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("find . -name '*.md' -exec wc -l {} +"),
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("git -c alias.st=status st"),
+        ),
+        (".claude/settings.json", session_hook("git -c alias.x=x x")),
+        (
+            ".claude/settings.json",
+            session_hook("git config alias.co checkout && git co main"),
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("cat tools/list | xargs -n1 echo"),
+        ),
+    ] {
+        let repo = handoff_repo();
+        repo.write(config, &text);
+        repo.write("tools/list", "README.md\n");
+        repo.write("tools/start", CLEAN_SCRIPT);
+        stage(&repo, "Hook added.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        assert!(
+            !hook.stderr.contains("cannot follow") && !hook.stderr.contains("does not hold"),
+            "{text}\n{hook}"
+        );
+        commit_and_verify(&repo, "Hook added.").assert_code(0);
+    }
+}
+
+/// Review atk31 #8: files a runner reads besides its recipe file run or print repository
+/// files: the project `.npmrc`'s `script-shell` and `node-options` (npm and pnpm), a
+/// justfile's `import` (also through an optional one) and `mod` (its recipe called as
+/// `m::x` or `just m x`), make's `include` and what make and just run as they read the
+/// file (`$(file <F)`, `$(shell cat F)`, `X != cat F`, a just value's backquotes): judged
+/// when changed alone.
+#[test]
+fn what_a_runner_reads_besides_its_recipe_file_is_judged() {
+    let package = r#"{"name": "p", "scripts": {"hook": "node -e 1"}}"#;
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".claude/settings.json",
+            session_hook("npm run -s hook"),
+            vec![
+                ("package.json", package),
+                (".npmrc", "script-shell=./tools/sh\n"),
+            ],
+            "tools/sh",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("pnpm run hook"),
+            vec![
+                ("package.json", package),
+                (".npmrc", "node-options=--require ./tools/x.js\n"),
+            ],
+            "tools/x.js",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("just hook"),
+            vec![
+                ("justfile", "import 'tools/x.just'\nhook: x\n"),
+                ("tools/x.just", "x:\n\tcat tools/msg.txt\n"),
+            ],
+            "tools/msg.txt",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("just hook"),
+            vec![
+                ("justfile", "import? 'tools/a.just'\nhook: x\n"),
+                ("tools/a.just", "import \"b.just\"\n"),
+                ("tools/b.just", "x:\n\tcat tools/msg.txt\n"),
+            ],
+            "tools/msg.txt",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("just hook"),
+            vec![
+                ("justfile", "mod tools\nhook: tools::x\n"),
+                ("tools/mod.just", "x:\n\tcat msg.txt\n"),
+            ],
+            "tools/msg.txt",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("just tools x"),
+            vec![
+                ("justfile", "mod tools\n"),
+                ("tools/mod.just", "x:\n\tcat msg.txt\n"),
+            ],
+            "tools/msg.txt",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("make -s hook"),
+            vec![(
+                "Makefile",
+                "hook:\n\t@true\n$(info $(file < tools/msg.txt))\n",
+            )],
+            "tools/msg.txt",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("make -s hook"),
+            vec![("Makefile", "MSG != cat tools/msg.txt\nhook:\n\t@true\n")],
+            "tools/msg.txt",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("make -s hook"),
+            vec![("Makefile", "SHELL := ./tools/sh\nhook:\n\t@echo hi\n")],
+            "tools/sh",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("just hook"),
+            vec![(
+                "justfile",
+                "set shell := [\"./tools/sh\", \"-c\"]\nhook:\n\techo hi\n",
+            )],
+            "tools/sh",
+        ),
+        (
+            ".claude/settings.json",
+            r#"{"env": {"npm_config_script_shell": "./tools/sh"}, "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "npm run -s hook"}]}]}}"#
+                .to_string(),
+            vec![("package.json", package)],
+            "tools/sh",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("just hook"),
+            vec![("justfile", "msg := `cat tools/msg.txt`\nhook:\n\techo hi\n")],
+            "tools/msg.txt",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("make -s hook"),
+            vec![
+                ("Makefile", "include tools/rules.mk\nhook:\n\t@true\n"),
+                ("tools/rules.mk", "MSG := $(shell cat tools/msg.txt)\n"),
+            ],
+            "tools/msg.txt",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+}
+
+/// What a runner reads that the gate cannot follow is said (a make `include` named by a
+/// variable, a just recipe depending on one the justfile lacks), and what it may lack
+/// (`-include .env`, `import? 'local.just'`, an `.npmrc` that sets the registry) passes
+/// with nothing said.
+#[test]
+fn what_a_runner_reads_that_the_gate_cannot_follow_is_said() {
+    for (file, text, command, said) in [
+        (
+            "Makefile",
+            "include $(EXTRA)\nhook:\n\t@true\n",
+            "make -s hook",
+            Some("includes `$(EXTRA)`, a file named by a variable"),
+        ),
+        (
+            "justfile",
+            "hook: gone\n\techo hi\n",
+            "just hook",
+            Some("has no recipe `gone`"),
+        ),
+        (
+            "Makefile",
+            "-include .env\nhook:\n\t@true\n",
+            "make -s hook",
+            None,
+        ),
+        (
+            "justfile",
+            "import? 'local.just'\nhook:\n\techo hi\n",
+            "just hook",
+            None,
+        ),
+        (
+            ".npmrc",
+            "registry=https://registry.npmjs.org/\n",
+            "npm run -s hook",
+            None,
+        ),
+    ] {
+        let repo = handoff_repo();
+        repo.write(".claude/settings.json", session_hook(command));
+        repo.write("package.json", r#"{"scripts": {"hook": "echo hi"}}"#);
+        repo.write(file, text);
+        stage(&repo, "Hook added.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        match said {
+            Some(said) => assert!(
+                hook.stderr.contains("which the gate cannot follow") && hook.stderr.contains(said),
+                "{text}\n{hook}"
+            ),
+            None => assert!(!hook.stderr.contains("cannot follow"), "{text}\n{hook}"),
+        }
+    }
+}
+
+/// A script a run script runs or sources from inside a submodule is another repository's
+/// text: the hook and CI block, saying it lies inside the submodule (as for a file an
+/// instruction file imports from there), never that the repository does not hold it.
+#[test]
+fn a_script_run_from_inside_a_submodule_blocks_naming_it() {
+    for line in ["sh docs/s.sh", ". docs/s.sh"] {
+        let repo = handoff_repo();
+        repo.write(".claude/settings.json", session_hook("sh tools/start.sh"));
+        repo.write("tools/start.sh", format!("#!/bin/sh\n{line}\n"));
+        stage(&repo, "Hook added.");
+        // A submodule staged at `docs` (after `git add -A`, which would drop it: its
+        // directory is not checked out here).
+        let head = repo.git(&["rev-parse", "HEAD"]);
+        let info = format!("160000,{},docs", head.trim());
+        repo.git(&["update-index", "--add", "--cacheinfo", &info]);
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        let all = format!("{}{}", hook.stdout, hook.stderr);
+        assert!(
+            all.contains("`docs/s.sh` lies inside the git submodule `docs`")
+                && !all.contains("does not hold"),
+            "{line}\n{hook}"
+        );
+        let lint = repo.aahp(&["lint", "--all"]);
+        lint.assert_code(1);
+        assert!(
+            lint.stdout.contains("error[CFG007") && lint.stdout.contains("submodule `docs`"),
+            "{line}\n{lint}"
+        );
+        repo.git(&["commit", "-q", "--no-verify", "-m", "hook"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(
+            ci.stdout.contains("inside the git submodule"),
+            "{line}\n{ci}"
+        );
+    }
+}
