@@ -853,16 +853,17 @@ impl Content<'_> {
 /// The entries of the work tree's directory `dir` named `name` in any ASCII letter case,
 /// repository-relative: directories only when `dirs`, else any.
 fn disk_spellings(repo: &Repo, dir: &str, name: &str, dirs: bool) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(repo.workdir().join(dir)) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter(|e| !dirs || e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.eq_ignore_ascii_case(name))
-        .map(|n| crate::handoff::location::join(dir, &n))
-        .collect()
+    let listing = repo.disk_entries(dir);
+    let mut found: Vec<String> = listing
+        .get(&name.to_ascii_lowercase())
+        .into_iter()
+        .flatten()
+        .filter(|(_, is_dir)| !dirs || *is_dir)
+        .map(|(n, _)| crate::handoff::location::join(dir, n))
+        .collect();
+    // Sorted: the order does not hang on the file system's.
+    found.sort();
+    found
 }
 
 /// How many `@path` imports deep an instruction file is followed (Claude Code's limit).
@@ -1513,6 +1514,8 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 whole: false,
             };
             any_change |= !target.changes.is_empty();
+            // Nothing below writes to the work tree: each directory is listed once.
+            let _listings = repo.pin_listings();
             let content = Content::Worktree(&index);
             judge_target(
                 repo,

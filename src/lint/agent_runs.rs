@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 /// A file of the repository a configuration's command runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Run {
     /// Repository-relative, as the harness resolves it.
     pub path: String,
@@ -914,6 +914,10 @@ pub fn runs(path: &str, text: &str) -> Vec<Run> {
     for line in lines_of(path, &v) {
         resolve_line(&line, &project, &mut out);
     }
+    // Each once, in the order first named: one set, not a scan of the list per name
+    // (review 32 #5: a hook naming two thousand files).
+    let mut seen = HashSet::new();
+    out.retain(|r| seen.insert(r.clone()));
     out
 }
 
@@ -989,8 +993,9 @@ fn lines_of(path: &str, v: &Value) -> Vec<Line> {
     lines
 }
 
-/// Adds to `out` the files of the repository `l` names (see [`runs`]); `project` is what a
-/// variable naming the project's directory leads to.
+/// Adds to `out` the files of the repository `l` names (see [`runs`]), a file named twice
+/// twice (the caller keeps each once); `project` is what a variable naming the project's
+/// directory leads to.
 fn resolve_line(l: &Line, project: &str, out: &mut Vec<Run>) {
     let by = &l.by;
     {
@@ -1061,15 +1066,10 @@ fn resolve_line(l: &Line, project: &str, out: &mut Vec<Run>) {
                 if !scriptish {
                     candidates.extend(IMPLIED.iter().map(|tail| format!("{p}{tail}")));
                 }
-                for path in candidates {
-                    let run = Run {
-                        path,
-                        by: by.clone(),
-                    };
-                    if !out.contains(&run) {
-                        out.push(run);
-                    }
-                }
+                out.extend(candidates.into_iter().map(|path| Run {
+                    path,
+                    by: by.clone(),
+                }));
             }
         }
     }
