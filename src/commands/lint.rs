@@ -986,9 +986,11 @@ fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Res
                 && let Some(bytes) = super::verify::run_bytes(&run.path, bytes)
             {
                 seen.insert(run.path.clone());
+                // Handed to an interpreter of another language: judged whole, as text.
+                let script = !followed.another_language.contains(&run.path);
                 push(run.path, bytes, &mut out)?;
                 if let Some(last) = out.last_mut() {
-                    last.3 = true;
+                    last.3 = script;
                 }
             }
         }

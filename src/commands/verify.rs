@@ -1095,8 +1095,17 @@ fn add_scripts(
     } else {
         Vec::new()
     };
-    for run in followed.runs {
+    // The file that holds a recipe the run reaches (`package.json`, a Makefile, a justfile,
+    // a Taskfile) is judged as a script is: its commands' words are what the agent runs
+    // (review 32 #2: `"hook": "echo '…'"` printed an injection no rule read).
+    // It is named as the tree spells it (make asks for `makefile`, which a case-insensitive
+    // file system serves as `Makefile`).
+    let recipes = followed.recipes.into_iter().map(|r| (r, true));
+    for (mut run, recipe) in followed.runs.into_iter().map(|r| (r, false)).chain(recipes) {
         let resolved = content.resolve_path(repo, &run.path)?;
+        if recipe && resolved != run.path {
+            run.path.clone_from(&resolved);
+        }
         let mut names = content.link_chain(repo, &resolved)?;
         if resolved != run.path {
             names.push(resolved.clone());
@@ -1119,7 +1128,10 @@ fn add_scripts(
             && let Some(bytes) = run_bytes(&run.path, bytes)
         {
             held.insert(run.path.clone(), agent_files.len());
-            added.push(run.path.clone());
+            // Handed to an interpreter of another language: judged whole, as text.
+            if !followed.another_language.contains(&run.path) {
+                added.push(run.path.clone());
+            }
             agent_files.push((of.owner.clone(), run.path, bytes));
         }
     }
@@ -2197,25 +2209,26 @@ pub(crate) fn added_grants(
         }
         let followed = follow_runs(repo, &at_tip, &path, &after)?;
         let scripts = followed.runs.iter().map(|r| (r, true));
+        let mut touched = before != after;
         for (run, script) in scripts.chain(followed.recipes.iter().map(|r| (r, false))) {
-            if altered.contains(run.path.as_str()) {
+            // As the tree spells it: make's `makefile` is the `Makefile` a case-insensitive
+            // file system serves (review 32 #2: a changed Makefile went unnamed).
+            let at = at_tip
+                .resolve_path(repo, &run.path)
+                .unwrap_or_else(|_| run.path.clone());
+            if altered.contains(run.path.as_str()) || altered.contains(at.as_str()) {
+                touched = true;
                 let what = if script {
-                    format!("the script `{}` that {} runs", run.path, run.by)
+                    format!("the script `{at}` that {} runs", run.by)
                 } else {
-                    format!("`{}`, which holds what {} runs", run.path, run.by)
+                    format!("`{at}`, which holds what {} runs", run.by)
                 };
                 out.push((
-                    run.path.clone(),
+                    at.clone(),
                     ConfigNote::Added(format!("{what} (named by {path}) changed")),
                 ));
             }
         }
-        let touched = before != after
-            || followed
-                .runs
-                .iter()
-                .chain(&followed.recipes)
-                .any(|r| altered.contains(r.path.as_str()));
         // What the gate cannot follow is shown whenever it is judged (fail closed).
         for mut what in followed.unfollowed {
             what.unread &= touched;

@@ -1075,6 +1075,39 @@ fn resolve_line(l: &Line, project: &str, out: &mut Vec<Run>) {
     }
 }
 
+/// The words of `line` an interpreter is handed as its script (`sh tools/x.py`, `python3
+/// -u tools/x.py`), each with the language the interpreter reads it in (`None`: one the
+/// lexer does not know, `ruby`, `perl`).
+fn interpreted(line: &str) -> Vec<(String, Option<super::code::Lang>)> {
+    let words = path_words(line);
+    let mut out = Vec::new();
+    for (i, word) in words.iter().enumerate() {
+        let program = word.rsplit('/').next().unwrap_or(word);
+        let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        let reads = match base {
+            "ruby" | "perl" | "php" | "lua" | "tclsh" | "awk" | "gawk" | "fish" | "csh"
+            | "tcsh" | "pwsh" | "Rscript" => None,
+            _ => match super::code::lang("", &format!("#!{program}")) {
+                Some(lang) => Some(lang),
+                None => continue,
+            },
+        };
+        if let Some(arg) = words[i + 1..].iter().find(|w| !w.starts_with('-')) {
+            out.push((arg.clone(), reads));
+        }
+    }
+    out
+}
+
+/// True when the command word `arg` names the repository path `path` (`./tools/x.py`,
+/// `"$CLAUDE_PROJECT_DIR"/tools/x.py` for `tools/x.py`).
+fn names(arg: &str, path: &str) -> bool {
+    let arg = arg.trim_matches(['"', '\'']);
+    let tail = arg.rsplit_once("}/").map_or(arg, |(_, t)| t);
+    let tail = tail.trim_start_matches("./");
+    !tail.is_empty() && (path == tail || path.ends_with(&format!("/{tail}")))
+}
+
 /// Options that run a command in another directory, like `cd`.
 const DIRECTORY_FLAGS: &[&str] = &["--directory", "--cwd", "--prefix", "-C", "--project"];
 
@@ -1125,6 +1158,10 @@ pub struct Followed {
     /// The files that hold a command run on the way (`package.json`, a Makefile, a
     /// justfile): not judged as scripts, but what they run is theirs to change.
     pub recipes: Vec<Run>,
+    /// The files of `runs` a command hands to an interpreter of another language than the
+    /// one the file is lexed as (`sh tools/x.py`, `node tools/x.sh`): the program reads
+    /// them otherwise, so they are judged whole, as text (review 32 #3).
+    pub another_language: HashSet<String>,
     /// What the gate did not follow, each once.
     pub unfollowed: Vec<Unfollowed>,
     /// A file a runner reads on the way (a `package.json`) that cannot be read as the
@@ -1544,6 +1581,17 @@ impl Walk<'_> {
         if depth <= MAX_FOLLOW_DEPTH {
             let mut runs = Vec::new();
             resolve_line(line, &self.project, &mut runs);
+            for (arg, reads) in interpreted(&line.text) {
+                for run in runs.iter().filter(|r| names(&arg, &r.path)) {
+                    let lexed = self
+                        .reader
+                        .text(&run.path)
+                        .and_then(|t| super::code::lang(&run.path, &t));
+                    if lexed.is_some() && lexed != reads {
+                        self.f.another_language.insert(run.path.clone());
+                    }
+                }
+            }
             for run in runs {
                 found.insert(run.path.clone());
                 if !self.listed.insert((run.path.clone(), run.by.clone())) {
