@@ -69,8 +69,9 @@ pub(crate) fn is_recipe_file(name: &str) -> bool {
             | "taskfile.yaml"
             | "taskfile.dist.yml"
             | "taskfile.dist.yaml"
-    ) || lower.ends_with(".mk")
-        || lower.ends_with(".just")
+    ) || lower
+        .rsplit_once('.')
+        .is_some_and(|(_, e)| e == "mk" || e == "just")
 }
 
 /// `raw` (a Makefile, a justfile, a Taskfile) as the shell receives it, line by line: each

@@ -1277,6 +1277,22 @@ fn a_module_a_run_program_imports_is_judged() {
     }
 }
 
+/// A repository whose SessionStart hook runs `command`, with `file` holding `text`, staged:
+/// the hook passes it (exit 0, no error); committed when `commit`.
+fn hook_running(command: &str, file: &str, text: &str, commit: bool) -> TestRepo {
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", session_hook(command));
+    repo.write(file, text);
+    stage(&repo, "Hook added.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(!hook.stdout.contains("error"), "{command}\n{hook}");
+    if commit {
+        repo.git(&["commit", "-q", "-m", "hook"]);
+    }
+    repo
+}
+
 /// Review 32 #2: the recipe a hook's `npm run`, `make`, `just` or `task` reaches is what the
 /// agent's run prints: changed alone to `echo` an injection, its file blocks the hook, fails
 /// `lint --all` and `verify --level ci`, naming it, as the hook's own `echo` does; and a
@@ -1312,13 +1328,7 @@ fn the_recipe_a_hook_reaches_is_judged_as_its_command() {
         ),
     ];
     for (command, file, clean, evil) in cases {
-        let repo = handoff_repo();
-        repo.write(".claude/settings.json", session_hook(command));
-        repo.write(file, clean);
-        stage(&repo, "Hook added.");
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(0);
-        repo.git(&["commit", "-q", "-m", "hook"]);
+        let repo = hook_running(command, file, clean, true);
         repo.write(file, evil.replace("{}", INJECTION));
         stage(&repo, "Recipe changed.");
         let hook = repo.aahp(&["hook", "pre-commit"]);
@@ -1366,12 +1376,7 @@ fn a_script_run_by_another_language_is_judged_as_that_program_reads_it() {
         ("./tools/x.py", "tools/x.py", &shebang),
     ];
     for (command, file, evil) in cases {
-        let repo = handoff_repo();
-        repo.write(".claude/settings.json", session_hook(command));
-        repo.write(file, "#!/bin/sh\n");
-        stage(&repo, "Hook added.");
-        repo.aahp(&["hook", "pre-commit"]).assert_code(0);
-        repo.git(&["commit", "-q", "-m", "hook"]);
+        let repo = hook_running(command, file, "#!/bin/sh\n", true);
         repo.write(file, evil);
         stage(&repo, "Script changed.");
         let hook = repo.aahp(&["hook", "pre-commit"]);
@@ -1404,12 +1409,6 @@ fn a_script_run_by_another_language_is_judged_as_that_program_reads_it() {
         ),
     ];
     for (command, file, text) in honest {
-        let repo = handoff_repo();
-        repo.write(".claude/settings.json", session_hook(command));
-        repo.write(file, text);
-        stage(&repo, "Hook added.");
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(0);
-        assert!(!hook.stdout.contains("error"), "{command}\n{hook}");
+        hook_running(command, file, text, false);
     }
 }
