@@ -1277,8 +1277,8 @@ fn a_module_a_run_program_imports_is_judged() {
     }
 }
 
-/// A repository whose SessionStart hook runs `command`, with `file` holding `text`, staged:
-/// the hook passes it (exit 0, no error); committed when `commit`.
+/// A repository whose `SessionStart` hook runs `command`, with `file` holding `text`,
+/// staged: the hook passes it (exit 0, no error); committed when `commit`.
 fn hook_running(command: &str, file: &str, text: &str, commit: bool) -> TestRepo {
     let repo = handoff_repo();
     repo.write(".claude/settings.json", session_hook(command));
