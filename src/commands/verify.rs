@@ -675,6 +675,31 @@ impl Content<'_> {
         })
     }
 
+    /// The submodules (gitlinks) the content holds, repository-relative.
+    fn gitlinks(&self, repo: &Repo) -> Result<Vec<String>> {
+        let of_index = |state: &gix::index::State| {
+            state
+                .entries()
+                .iter()
+                .filter(|e| e.stage_raw() == 0 && e.mode.is_submodule())
+                .map(|e| e.path(state).to_string())
+                .collect::<Vec<String>>()
+        };
+        Ok(match self {
+            Content::Worktree(index) => of_index(index),
+            Content::Staged(view) => of_index(view.state()),
+            Content::Commit(c) => {
+                let mut out = Vec::new();
+                repo.walk_tree(*c, &mut |p, _, kind| {
+                    if kind == EntryKind::Gitlink {
+                        out.push(String::from_utf8_lossy(p).into_owned());
+                    }
+                })?;
+                out
+            }
+        })
+    }
+
     /// The files below `dir` (repository-relative paths), for the staged content or a
     /// commit; the working tree's are what a checkout wrote already, so it lists none.
     fn files_below(&self, repo: &Repo, dir: &str) -> Result<Vec<String>> {
@@ -1266,6 +1291,34 @@ fn named_files(
                 )
             },
         )?;
+        // A submodule's files are another repository's, never listed here: a pattern that
+        // reaches into one names files the agent reads and the gate cannot (review 32 #8,
+        // as an import or aider's `read:` of such a path is refused).
+        for link in content.gitlinks(repo)? {
+            let reached = globs.iter().any(|g| {
+                let last = g.rsplit('/').next().unwrap_or(g);
+                let probe: String = last
+                    .chars()
+                    .filter(|c| !matches!(c, '{' | '}'))
+                    .map(|c| if matches!(c, '*' | '?' | ',') { 'a' } else { c })
+                    .collect();
+                m.is_match(&format!("{link}/{probe}")) || m.is_match(&format!("{link}/a/{probe}"))
+            });
+            if reached {
+                return Err(Error::Declined {
+                    reason: format!(
+                        "`{}` names instruction files by a pattern that reaches into the git \
+                         submodule `{}`: an agent reads them, and their text is another \
+                         repository's, which the gate cannot judge here",
+                        crate::output::escape_untrusted(path),
+                        crate::output::escape_untrusted(&link)
+                    ),
+                    hint: "copy the files into this repository and name them there, or name \
+                           paths outside the submodule; the submodule's own repository is \
+                           judged by its own gate",
+                });
+            }
+        }
         // A context file's imports are followed whether it changed or not (review s27 #6):
         // every one the tree holds is listed, as the importing files are.
         if whole || lint::agent_config::named_files_import(path) {
