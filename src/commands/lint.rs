@@ -787,6 +787,8 @@ struct AgentSearch {
 fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Result<AgentSearch> {
     let inside = format!("{}/", dir.rel);
     let wanted = |p: &str| lint::agents::is_agent_file(p) && !p.starts_with(&inside);
+    // The search only reads: each work-tree directory is listed once.
+    let _listings = repo.pin_listings();
     let mut out = Vec::new();
     let push = |rel: String, bytes: Vec<u8>, out: &mut Vec<AgentRead>| {
         if bytes.len() > crate::handoff::MAX_FILE_BYTES {
@@ -984,9 +986,11 @@ fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Res
                 && let Some(bytes) = super::verify::run_bytes(&run.path, bytes)
             {
                 seen.insert(run.path.clone());
+                // Handed to an interpreter of another language: judged whole, as text.
+                let script = !followed.another_language.contains(&run.path);
                 push(run.path, bytes, &mut out)?;
                 if let Some(last) = out.last_mut() {
-                    last.3 = true;
+                    last.3 = script;
                 }
             }
         }

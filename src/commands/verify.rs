@@ -675,6 +675,31 @@ impl Content<'_> {
         })
     }
 
+    /// The submodules (gitlinks) the content holds, repository-relative.
+    fn gitlinks(&self, repo: &Repo) -> Result<Vec<String>> {
+        let of_index = |state: &gix::index::State| {
+            state
+                .entries()
+                .iter()
+                .filter(|e| e.stage_raw() == 0 && e.mode.is_submodule())
+                .map(|e| e.path(state).to_string())
+                .collect::<Vec<String>>()
+        };
+        Ok(match self {
+            Content::Worktree(index) => of_index(index),
+            Content::Staged(view) => of_index(view.state()),
+            Content::Commit(c) => {
+                let mut out = Vec::new();
+                repo.walk_tree(*c, &mut |p, _, kind| {
+                    if kind == EntryKind::Gitlink {
+                        out.push(String::from_utf8_lossy(p).into_owned());
+                    }
+                })?;
+                out
+            }
+        })
+    }
+
     /// The files below `dir` (repository-relative paths), for the staged content or a
     /// commit; the working tree's are what a checkout wrote already, so it lists none.
     fn files_below(&self, repo: &Repo, dir: &str) -> Result<Vec<String>> {
@@ -853,16 +878,17 @@ impl Content<'_> {
 /// The entries of the work tree's directory `dir` named `name` in any ASCII letter case,
 /// repository-relative: directories only when `dirs`, else any.
 fn disk_spellings(repo: &Repo, dir: &str, name: &str, dirs: bool) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(repo.workdir().join(dir)) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter(|e| !dirs || e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.eq_ignore_ascii_case(name))
-        .map(|n| crate::handoff::location::join(dir, &n))
-        .collect()
+    let listing = repo.disk_entries(dir);
+    let mut found: Vec<String> = listing
+        .get(&name.to_ascii_lowercase())
+        .into_iter()
+        .flatten()
+        .filter(|(_, is_dir)| !dirs || *is_dir)
+        .map(|(n, _)| crate::handoff::location::join(dir, n))
+        .collect();
+    // Sorted: the order does not hang on the file system's.
+    found.sort();
+    found
 }
 
 /// How many `@path` imports deep an instruction file is followed (Claude Code's limit).
@@ -1097,8 +1123,17 @@ fn add_scripts(
     } else {
         Vec::new()
     };
-    for run in followed.runs {
+    // The file that holds a recipe the run reaches (`package.json`, a Makefile, a justfile,
+    // a Taskfile) is judged as a script is: its commands' words are what the agent runs
+    // (review 32 #2: `"hook": "echo '…'"` printed an injection no rule read).
+    // It is named as the tree spells it (make asks for `makefile`, which a case-insensitive
+    // file system serves as `Makefile`).
+    let recipes = followed.recipes.into_iter().map(|r| (r, true));
+    for (mut run, recipe) in followed.runs.into_iter().map(|r| (r, false)).chain(recipes) {
         let resolved = content.resolve_path(repo, &run.path)?;
+        if recipe && resolved != run.path {
+            run.path.clone_from(&resolved);
+        }
         let mut names = content.link_chain(repo, &resolved)?;
         if resolved != run.path {
             names.push(resolved.clone());
@@ -1121,7 +1156,10 @@ fn add_scripts(
             && let Some(bytes) = run_bytes(&run.path, bytes)
         {
             held.insert(run.path.clone(), agent_files.len());
-            added.push(run.path.clone());
+            // Handed to an interpreter of another language: judged whole, as text.
+            if !followed.another_language.contains(&run.path) {
+                added.push(run.path.clone());
+            }
             agent_files.push((of.owner.clone(), run.path, bytes));
         }
     }
@@ -1263,6 +1301,34 @@ fn named_files(
                 )
             },
         )?;
+        // A submodule's files are another repository's, never listed here: a pattern that
+        // reaches into one names files the agent reads and the gate cannot (review 32 #8,
+        // as an import or aider's `read:` of such a path is refused).
+        for link in content.gitlinks(repo)? {
+            let reached = globs.iter().any(|g| {
+                let last = g.rsplit('/').next().unwrap_or(g);
+                let probe: String = last
+                    .chars()
+                    .filter(|c| !matches!(c, '{' | '}'))
+                    .map(|c| if matches!(c, '*' | '?' | ',') { 'a' } else { c })
+                    .collect();
+                m.is_match(&format!("{link}/{probe}")) || m.is_match(&format!("{link}/a/{probe}"))
+            });
+            if reached {
+                return Err(Error::Declined {
+                    reason: format!(
+                        "`{}` names instruction files by a pattern that reaches into the git \
+                         submodule `{}`: an agent reads them, and their text is another \
+                         repository's, which the gate cannot judge here",
+                        crate::output::escape_untrusted(path),
+                        crate::output::escape_untrusted(&link)
+                    ),
+                    hint: "copy the files into this repository and name them there, or name \
+                           paths outside the submodule; the submodule's own repository is \
+                           judged by its own gate",
+                });
+            }
+        }
         // A context file's imports are followed whether it changed or not (review s27 #6):
         // every one the tree holds is listed, as the importing files are.
         if whole || lint::agent_config::named_files_import(path) {
@@ -1523,6 +1589,8 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 whole: false,
             };
             any_change |= !target.changes.is_empty();
+            // Nothing below writes to the work tree: each directory is listed once.
+            let _listings = repo.pin_listings();
             let content = Content::Worktree(&index);
             judge_target(
                 repo,
@@ -2204,25 +2272,26 @@ pub(crate) fn added_grants(
         }
         let followed = follow_runs(repo, &at_tip, &path, &after)?;
         let scripts = followed.runs.iter().map(|r| (r, true));
+        let mut touched = before != after;
         for (run, script) in scripts.chain(followed.recipes.iter().map(|r| (r, false))) {
-            if altered.contains(run.path.as_str()) {
+            // As the tree spells it: make's `makefile` is the `Makefile` a case-insensitive
+            // file system serves (review 32 #2: a changed Makefile went unnamed).
+            let at = at_tip
+                .resolve_path(repo, &run.path)
+                .unwrap_or_else(|_| run.path.clone());
+            if altered.contains(run.path.as_str()) || altered.contains(at.as_str()) {
+                touched = true;
                 let what = if script {
-                    format!("the script `{}` that {} runs", run.path, run.by)
+                    format!("the script `{at}` that {} runs", run.by)
                 } else {
-                    format!("`{}`, which holds what {} runs", run.path, run.by)
+                    format!("`{at}`, which holds what {} runs", run.by)
                 };
                 out.push((
-                    run.path.clone(),
+                    at.clone(),
                     ConfigNote::Added(format!("{what} (named by {path}) changed")),
                 ));
             }
         }
-        let touched = before != after
-            || followed
-                .runs
-                .iter()
-                .chain(&followed.recipes)
-                .any(|r| altered.contains(r.path.as_str()));
         // What the gate cannot follow is shown whenever it is judged (fail closed).
         for mut what in followed.unfollowed {
             what.unread &= touched;

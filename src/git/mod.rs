@@ -147,6 +147,62 @@ pub struct Repo {
     workdir: PathBuf,
     /// What [`Repo::head_commit`] answers while a [`HeadPin`] lives.
     head: std::cell::Cell<Head>,
+    /// Trees and commits read by path lookups ([`Repo::tree_map`]).
+    held: std::cell::RefCell<Held>,
+}
+
+/// A tree's entries by name, as [`Repo::tree_map`] holds them.
+type TreeMap = BTreeMap<Vec<u8>, (ObjectId, gix::object::tree::EntryMode)>;
+
+/// The decoded trees and commits' root trees one command has looked paths up in. Objects are
+/// named by their content, so what is held never goes stale; it is kept so that looking up
+/// many paths of one directory (a hook naming two thousand files) reads the directory's tree
+/// once instead of once per path, which made the gate quadratic in the names (review 32 #5).
+#[derive(Default)]
+struct Held {
+    trees: std::collections::HashMap<ObjectId, std::rc::Rc<HeldTree>>,
+    /// The entries of `trees`, together: past [`MAX_HELD_ENTRIES`] they are let go.
+    entries: usize,
+    roots: std::collections::HashMap<ObjectId, ObjectId>,
+    /// How many trees were decoded and work-tree directories listed: the work the lookups
+    /// did, which stays linear in the names looked up (a test counts it).
+    decoded: usize,
+    listed: usize,
+    /// Work-tree directory listings (name, is a directory), while a [`ListingPin`] lives.
+    listings: Option<std::collections::HashMap<String, std::rc::Rc<Listing>>>,
+}
+
+/// A tree held by [`Held`]: its entries by name, and the names by their ASCII lower case.
+struct HeldTree {
+    map: TreeMap,
+    folded: Folded<Vec<u8>>,
+}
+
+/// Names by their ASCII lower case: the spellings of one name a case-insensitive file
+/// system serves as one another, found in one lookup.
+type Folded<T> = std::collections::HashMap<T, Vec<T>>;
+
+/// A work-tree directory as [`Repo::disk_entries`] lists it: each name (those that are not
+/// UTF-8 left out) by its ASCII lower case, and whether it is a directory.
+pub type Listing = std::collections::HashMap<String, Vec<(String, bool)>>;
+
+/// How many tree entries [`Held`] keeps in all before it starts again (some tens of MB).
+const MAX_HELD_ENTRIES: usize = 400_000;
+
+/// Holds the work tree's directory listings read for as long as it lives (see
+/// [`Repo::pin_listings`]).
+#[must_use = "listings are held only while the pin lives"]
+pub struct ListingPin<'a> {
+    repo: &'a Repo,
+    before: bool,
+}
+
+impl Drop for ListingPin<'_> {
+    fn drop(&mut self) {
+        if !self.before {
+            self.repo.held.borrow_mut().listings = None;
+        }
+    }
 }
 
 /// HEAD as [`Repo::head_commit`] reads it.
@@ -178,6 +234,20 @@ impl std::fmt::Debug for Repo {
         f.debug_struct("Repo")
             .field("workdir", &self.workdir)
             .finish_non_exhaustive()
+    }
+}
+
+/// The error of a path looked up through the submodule at `at`, whose commit is not in
+/// this repository's objects.
+fn submodule_on_path_at(path: &str, at: &str) -> GitError {
+    GitError::Read {
+        action: format!(
+            "look up {}: {} is a git submodule, whose files are another repository's; replace \
+             it with the files themselves",
+            crate::output::escape_untrusted(path),
+            crate::output::escape_untrusted(at)
+        ),
+        source: "a submodule's commit is not in this repository".into(),
     }
 }
 
@@ -270,6 +340,7 @@ impl Repo {
             repo,
             workdir,
             head: std::cell::Cell::new(Head::Unpinned),
+            held: std::cell::RefCell::default(),
         })
     }
 
@@ -352,6 +423,51 @@ impl Repo {
         HeadPin { repo: self, before }
     }
 
+    /// Holds each work-tree directory [`Repo::disk_entries`] lists for as long as the pin
+    /// lives: a command that only reads (the gate, `lint --all`) looks up each name a
+    /// configuration gives in its directory, and reads the directory once. Nothing that
+    /// writes to the work tree may run while it lives.
+    pub fn pin_listings(&self) -> ListingPin<'_> {
+        let mut held = self.held.borrow_mut();
+        let before = held.listings.is_some();
+        if !before {
+            held.listings = Some(std::collections::HashMap::new());
+        }
+        ListingPin { repo: self, before }
+    }
+
+    /// The entries of the work tree's directory `dir` (repository-relative): each name
+    /// (those that are not UTF-8 left out) and whether it is a directory; empty when `dir`
+    /// cannot be read. Read once while a [`ListingPin`] lives.
+    pub fn disk_entries(&self, dir: &str) -> std::rc::Rc<Listing> {
+        if let Some(l) = self
+            .held
+            .borrow()
+            .listings
+            .as_ref()
+            .and_then(|m| m.get(dir))
+        {
+            return std::rc::Rc::clone(l);
+        }
+        let mut list = Listing::new();
+        self.held.borrow_mut().listed += 1;
+        if let Ok(entries) = std::fs::read_dir(self.workdir.join(dir)) {
+            for e in entries.filter_map(std::result::Result::ok) {
+                let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+                if let Ok(n) = e.file_name().into_string() {
+                    list.entry(n.to_ascii_lowercase())
+                        .or_default()
+                        .push((n, is_dir));
+                }
+            }
+        }
+        let list = std::rc::Rc::new(list);
+        if let Some(m) = self.held.borrow_mut().listings.as_mut() {
+            m.insert(dir.to_string(), std::rc::Rc::clone(&list));
+        }
+        list
+    }
+
     /// HEAD's root tree, `None` on an unborn branch.
     fn head_tree(&self) -> Result<Option<ObjectId>, GitError> {
         match self.head_commit()? {
@@ -385,13 +501,19 @@ impl Repo {
 
     /// Returns the root tree of a commit.
     pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId, GitError> {
+        if let Some(t) = self.held.borrow().roots.get(&commit) {
+            return Ok(*t);
+        }
         let c = self
             .repo
             .find_commit(commit)
             .map_err(read_err(format!("read commit {commit}")))?;
-        Ok(c.tree_id()
+        let tree = c
+            .tree_id()
             .map_err(read_err(format!("read the tree of {commit}")))?
-            .detach())
+            .detach();
+        self.held.borrow_mut().roots.insert(commit, tree);
+        Ok(tree)
     }
 
     /// Returns a commit's committer time, in seconds since the Unix epoch (UTC).
@@ -674,11 +796,13 @@ impl Repo {
                 mode.is_blob() || mode.is_link()
             }
         };
-        Ok(self
-            .tree_entries(tree)?
+        let held = self.tree_map(tree)?;
+        let spellings = held.folded.get(&name.as_bytes().to_ascii_lowercase());
+        Ok(spellings
             .into_iter()
-            .filter(|(n, (_, mode))| wanted(mode) && n.eq_ignore_ascii_case(name.as_bytes()))
-            .map(|(n, _)| format!("{prefix}{}", n.to_str_lossy()))
+            .flatten()
+            .filter(|n| held.map.get(*n).is_some_and(|(_, mode)| wanted(mode)))
+            .map(|n| format!("{prefix}{}", n.to_str_lossy()))
             .collect())
     }
 
@@ -928,20 +1052,54 @@ impl Repo {
 
     /// Returns the file at a repository-relative path in a commit's tree.
     pub fn tree_file_at(&self, commit: ObjectId, path: &str) -> Result<Option<TreeFile>, GitError> {
-        let tree = self
-            .repo
-            .find_tree(self.commit_tree(commit)?)
-            .map_err(read_err("read a tree"))?;
-        let entry = tree
-            .lookup_entry_by_path(path)
-            .map_err(read_err(format!("look up {path}")))?;
+        let entry = match self.entry_at(self.commit_tree(commit)?, path)? {
+            Ok(entry) => entry,
+            Err(at) => return Err(submodule_on_path_at(path, &at)),
+        };
         Ok(entry
-            .filter(|e| e.mode().is_blob() || e.mode().is_link())
-            .map(|e| TreeFile {
+            .filter(|(_, mode)| mode.is_blob() || mode.is_link())
+            .map(|(id, mode)| TreeFile {
                 path: path.as_bytes().to_vec(),
-                id: e.object_id(),
-                is_link: e.mode().is_link(),
+                id,
+                is_link: mode.is_link(),
             }))
+    }
+
+    /// The entry at `path` below the tree `root`, read through [`Repo::tree_map`] (one
+    /// lookup per component; empty components and `.` are skipped): `Err(at)` when a
+    /// submodule at `at` lies on the way.
+    #[allow(clippy::type_complexity)]
+    fn entry_at(
+        &self,
+        root: ObjectId,
+        path: &str,
+    ) -> Result<
+        std::result::Result<Option<(ObjectId, gix::object::tree::EntryMode)>, String>,
+        GitError,
+    > {
+        let mut at = root;
+        let mut walked = String::new();
+        let mut parts = path
+            .split('/')
+            .filter(|p| !p.is_empty() && *p != ".")
+            .peekable();
+        while let Some(part) = parts.next() {
+            let Some(&(id, mode)) = self.tree_map(at)?.map.get(part.as_bytes()) else {
+                return Ok(Ok(None));
+            };
+            if parts.peek().is_none() {
+                return Ok(Ok(Some((id, mode))));
+            }
+            walked = crate::handoff::location::join(&walked, part);
+            if mode.is_commit() {
+                return Ok(Err(walked));
+            }
+            if !mode.is_tree() {
+                return Ok(Ok(None));
+            }
+            at = id;
+        }
+        Ok(Ok(Some((root, gix::object::tree::EntryKind::Tree.into()))))
     }
 
     /// What a commit's tree holds at `path` (`None`: nothing, or a directory). A path below a
@@ -952,17 +1110,10 @@ impl Repo {
         path: &str,
     ) -> Result<Option<EntryKind>, GitError> {
         let root = self.commit_tree(commit)?;
-        let tree = self.repo.find_tree(root).map_err(read_err("read a tree"))?;
-        let entry = match tree.lookup_entry_by_path(path) {
-            Ok(entry) => entry,
-            Err(e) => {
-                return match self.gitlink_on_path(root, path)? {
-                    Some(_) => Ok(Some(EntryKind::Gitlink)),
-                    None => Err(read_err(format!("look up {path}"))(e)),
-                };
-            }
-        };
-        Ok(entry.and_then(|e| entry_kind(e.mode())))
+        Ok(match self.entry_at(root, path)? {
+            Ok(entry) => entry.and_then(|(_, mode)| entry_kind(mode)),
+            Err(_) => Some(EntryKind::Gitlink),
+        })
     }
 
     /// What the index holds at `path` at stage 0 (`None`: nothing there).
@@ -1051,54 +1202,12 @@ impl Repo {
         if dir.is_empty() {
             return Ok(Some(tree));
         }
-        let tree = self
-            .repo
-            .find_tree(tree)
-            .map_err(read_err(format!("read tree {tree}")))?;
-        let entry = match tree.lookup_entry_by_path(dir) {
+        let entry = match self.entry_at(tree, dir)? {
             Ok(entry) => entry,
             // A submodule on the way: its commit is not in this repository's objects.
-            Err(e) => match self.gitlink_on_path(tree.id, dir)? {
-                Some(at) => {
-                    return Err(GitError::Read {
-                        action: format!(
-                            "look up {}: {} is a git submodule, whose files are another \
-                             repository's; replace it with the files themselves",
-                            crate::output::escape_untrusted(dir),
-                            crate::output::escape_untrusted(&at)
-                        ),
-                        source: Box::new(e),
-                    });
-                }
-                None => return Err(read_err(format!("look up {dir}"))(e)),
-            },
+            Err(at) => return Err(submodule_on_path_at(dir, &at)),
         };
-        Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
-    }
-
-    /// The first component of `dir` (from `tree`) that is a submodule, as a path.
-    fn gitlink_on_path(&self, tree: ObjectId, dir: &str) -> Result<Option<String>, GitError> {
-        let mut at = tree;
-        let mut walked = String::new();
-        for part in dir.split('/').filter(|p| !p.is_empty()) {
-            let entries = self.tree_entries(at)?;
-            let Some((id, mode)) = entries.get(part.as_bytes()) else {
-                return Ok(None);
-            };
-            walked = if walked.is_empty() {
-                part.to_string()
-            } else {
-                format!("{walked}/{part}")
-            };
-            if mode.is_commit() {
-                return Ok(Some(walked));
-            }
-            if !mode.is_tree() {
-                return Ok(None);
-            }
-            at = *id;
-        }
-        Ok(None)
+        Ok(entry.filter(|(_, mode)| mode.is_tree()).map(|(id, _)| id))
     }
 
     /// Reads the blob at a repository-relative path in a commit, if present, within the
@@ -1240,10 +1349,33 @@ impl Repo {
         Ok(())
     }
 
-    fn tree_entries(
-        &self,
-        tree: ObjectId,
-    ) -> Result<BTreeMap<Vec<u8>, (ObjectId, gix::object::tree::EntryMode)>, GitError> {
+    /// A tree's entries by name, decoded once per command (see [`Held`]).
+    fn tree_map(&self, tree: ObjectId) -> Result<std::rc::Rc<HeldTree>, GitError> {
+        if let Some(t) = self.held.borrow().trees.get(&tree) {
+            return Ok(std::rc::Rc::clone(t));
+        }
+        let map = self.tree_entries(tree)?;
+        self.held.borrow_mut().decoded += 1;
+        let mut folded = Folded::<Vec<u8>>::new();
+        for name in map.keys() {
+            folded
+                .entry(name.to_ascii_lowercase())
+                .or_default()
+                .push(name.clone());
+        }
+        let len = map.len();
+        let held_tree = std::rc::Rc::new(HeldTree { map, folded });
+        let mut held = self.held.borrow_mut();
+        if held.entries + len > MAX_HELD_ENTRIES {
+            held.trees.clear();
+            held.entries = 0;
+        }
+        held.entries += len;
+        held.trees.insert(tree, std::rc::Rc::clone(&held_tree));
+        Ok(held_tree)
+    }
+
+    fn tree_entries(&self, tree: ObjectId) -> Result<TreeMap, GitError> {
         let t = self
             .repo
             .find_tree(tree)
@@ -2533,5 +2665,59 @@ mod tests {
         }
         let two = repo.head_commit().expect("head");
         assert!(two.is_some() && two != one);
+    }
+
+    /// Looking up many names of one directory reads its tree (or lists it on disk) once, not
+    /// once per name (review 32 #5: the gate was quadratic in the files a hook names). The
+    /// work is counted, not timed.
+    #[test]
+    fn names_of_one_directory_read_it_once() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        git(tmp.path(), &["init", "-q", "-b", "main"]);
+        let d = tmp.path().join("d");
+        std::fs::create_dir(&d).expect("mkdir");
+        let n = 300;
+        for i in 0..n {
+            std::fs::write(d.join(format!("f{i}.md")), "hi\n").expect("write");
+        }
+        std::fs::write(d.join("F7.md"), "hi\n").expect("write");
+        git(tmp.path(), &["add", "-A"]);
+        git(tmp.path(), &["commit", "-q", "-m", "files"]);
+        let repo = Repo::discover(tmp.path()).expect("repo");
+        let head = repo.head_commit().expect("head").expect("a commit");
+        for i in 0..n {
+            let path = format!("d/f{i}.md");
+            assert_eq!(
+                repo.tree_kind_at(head, &path).expect("kind"),
+                Some(EntryKind::File)
+            );
+            assert!(repo.tree_file_at(head, &path).expect("file").is_some());
+            assert!(repo.tree_has_dir(head, "d").expect("dir"));
+            let like = repo
+                .tree_names_like(head, "d", &format!("f{i}.md"))
+                .expect("names");
+            assert_eq!(like.len(), if i == 7 { 2 } else { 1 }, "{like:?}");
+        }
+        assert_eq!(repo.tree_kind_at(head, "d/absent.md").expect("kind"), None);
+        assert_eq!(
+            repo.held.borrow().decoded,
+            2,
+            "the root tree and d's, once each"
+        );
+        {
+            let _pin = repo.pin_listings();
+            for i in 0..n {
+                let listing = repo.disk_entries("d");
+                assert_eq!(
+                    listing.get(&format!("f{i}.md")).map(Vec::len),
+                    Some(if i == 7 { 2 } else { 1 })
+                );
+            }
+            assert_eq!(repo.held.borrow().listed, 1, "d listed once while pinned");
+        }
+        // Unpinned, a listing is read afresh and sees what was written since.
+        std::fs::write(d.join("new.md"), "hi\n").expect("write");
+        assert!(repo.disk_entries("d").contains_key("new.md"));
+        assert_eq!(repo.held.borrow().listed, 2);
     }
 }

@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 /// A file of the repository a configuration's command runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Run {
     /// Repository-relative, as the harness resolves it.
     pub path: String,
@@ -960,6 +960,10 @@ pub fn runs(path: &str, text: &str) -> Vec<Run> {
     for line in lines_of(path, &v) {
         resolve_line(&line, &project, &mut out);
     }
+    // Each once, in the order first named: one set, not a scan of the list per name
+    // (review 32 #5: a hook naming two thousand files).
+    let mut seen = HashSet::new();
+    out.retain(|r| seen.insert(r.clone()));
     out
 }
 
@@ -1064,8 +1068,9 @@ fn env_path(env: Option<&Value>) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Adds to `out` the files of the repository `l` names (see [`runs`]); `project` is what a
-/// variable naming the project's directory leads to.
+/// Adds to `out` the files of the repository `l` names (see [`runs`]), a file named twice
+/// twice (the caller keeps each once); `project` is what a variable naming the project's
+/// directory leads to.
 fn resolve_line(l: &Line, project: &str, out: &mut Vec<Run>) {
     let by = &l.by;
     {
@@ -1136,18 +1141,46 @@ fn resolve_line(l: &Line, project: &str, out: &mut Vec<Run>) {
                 if !scriptish {
                     candidates.extend(IMPLIED.iter().map(|tail| format!("{p}{tail}")));
                 }
-                for path in candidates {
-                    let run = Run {
-                        path,
-                        by: by.clone(),
-                    };
-                    if !out.contains(&run) {
-                        out.push(run);
-                    }
-                }
+                out.extend(candidates.into_iter().map(|path| Run {
+                    path,
+                    by: by.clone(),
+                }));
             }
         }
     }
+}
+
+/// The words of `line` an interpreter is handed as its script (`sh tools/x.py`, `python3
+/// -u tools/x.py`), each with the language the interpreter reads it in (`None`: one the
+/// lexer does not know, `ruby`, `perl`).
+fn interpreted(line: &str) -> Vec<(String, Option<super::code::Lang>)> {
+    let words = path_words(line);
+    let mut out = Vec::new();
+    for (i, word) in words.iter().enumerate() {
+        let program = word.rsplit('/').next().unwrap_or(word);
+        let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        let reads = match base {
+            "ruby" | "perl" | "php" | "lua" | "tclsh" | "awk" | "gawk" | "fish" | "csh"
+            | "tcsh" | "pwsh" | "Rscript" => None,
+            _ => match super::code::lang("", &format!("#!{program}")) {
+                Some(lang) => Some(lang),
+                None => continue,
+            },
+        };
+        if let Some(arg) = words[i + 1..].iter().find(|w| !w.starts_with('-')) {
+            out.push((arg.clone(), reads));
+        }
+    }
+    out
+}
+
+/// True when the command word `arg` names the repository path `path` (`./tools/x.py`,
+/// `"$CLAUDE_PROJECT_DIR"/tools/x.py` for `tools/x.py`).
+fn names(arg: &str, path: &str) -> bool {
+    let arg = arg.trim_matches(['"', '\'']);
+    let tail = arg.rsplit_once("}/").map_or(arg, |(_, t)| t);
+    let tail = tail.trim_start_matches("./");
+    !tail.is_empty() && (path == tail || path.ends_with(&format!("/{tail}")))
 }
 
 /// Options that run a command in another directory, like `cd`.
@@ -1200,6 +1233,10 @@ pub struct Followed {
     /// The files that hold a command run on the way (`package.json`, a Makefile, a
     /// justfile): not judged as scripts, but what they run is theirs to change.
     pub recipes: Vec<Run>,
+    /// The files of `runs` a command hands to an interpreter of another language than the
+    /// one the file is lexed as (`sh tools/x.py`, `node tools/x.sh`): the program reads
+    /// them otherwise, so they are judged whole, as text (review 32 #3).
+    pub another_language: HashSet<String>,
     /// What the gate did not follow, each once.
     pub unfollowed: Vec<Unfollowed>,
     /// A file a runner reads on the way (a `package.json`) that cannot be read as the
@@ -1646,6 +1683,17 @@ impl Walk<'_> {
         if depth <= MAX_FOLLOW_DEPTH {
             let mut runs = Vec::new();
             resolve_line(line, &self.project, &mut runs);
+            for (arg, reads) in interpreted(&line.text) {
+                for run in runs.iter().filter(|r| names(&arg, &r.path)) {
+                    let lexed = self
+                        .reader
+                        .text(&run.path)
+                        .and_then(|t| super::code::lang(&run.path, &t));
+                    if lexed.is_some() && lexed != reads {
+                        self.f.another_language.insert(run.path.clone());
+                    }
+                }
+            }
             for run in runs {
                 found.insert(run.path.clone());
                 if !self.listed.insert((run.path.clone(), run.by.clone())) {

@@ -26,17 +26,27 @@ impl Lang {
 }
 
 /// The language of the script at `name` (its file name): by its extension, else by its
-/// `#!` line.
+/// `#!` line; `None` when both name one and they differ (`x.py` starting `#!/bin/sh`, run as
+/// `./x.py`, is read by the shell): the caller judges it whole, as text (review 32 #3).
 pub(crate) fn lang(name: &str, text: &str) -> Option<Lang> {
     let lower = name.to_ascii_lowercase();
-    if let Some((_, ext)) = lower.rsplit_once('.') {
-        match ext {
-            "sh" | "bash" | "zsh" | "dash" | "ksh" => return Some(Lang::Shell),
-            "py" | "pyw" => return Some(Lang::Python),
-            "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" => return Some(Lang::Js),
-            _ => {}
-        }
+    let by_name = match lower.rsplit_once('.').map(|(_, e)| e) {
+        Some("sh" | "bash" | "zsh" | "dash" | "ksh") => Some(Lang::Shell),
+        Some("py" | "pyw") => Some(Lang::Python),
+        Some("js" | "mjs" | "cjs" | "ts" | "mts" | "cts") => Some(Lang::Js),
+        _ => None,
+    };
+    let by_line = shebang(text);
+    match (by_name, by_line) {
+        (Some(n), Some(l)) if n != l => None,
+        (Some(n), _) => Some(n),
+        (None, l) => l,
     }
+}
+
+/// The language the program of the `#!` line starting `text` reads (`None`: no such line,
+/// or a program the lexer does not know).
+fn shebang(text: &str) -> Option<Lang> {
     let first = text.lines().next()?.strip_prefix("#!")?;
     // `/usr/bin/env -S bash -e` names its program after the options.
     let program = first
@@ -1335,5 +1345,14 @@ mod tests {
         assert_eq!(lang("x.tsx", ""), None);
         assert_eq!(lang("x.rb", "#!/bin/sh\n"), Some(Lang::Shell));
         assert_eq!(lang("status", "echo hi\n"), None);
+        // Review 32 #3: a name and a first line that disagree are not read as either.
+        assert_eq!(lang("x.py", "#!/bin/sh\ncat <<'EOF'\n"), None);
+        assert_eq!(lang("x.sh", "#!/usr/bin/env node\n"), None);
+        assert_eq!(lang("x.py", "#!/usr/bin/env python3\n"), Some(Lang::Python));
+        // A launcher the lexer does not know leaves the name to say.
+        assert_eq!(
+            lang("x.py", "#!/usr/bin/env -S uv run --script\n"),
+            Some(Lang::Python)
+        );
     }
 }

@@ -54,6 +54,48 @@ pub(crate) fn is_toml(name: &str) -> bool {
         .is_some_and(|(_, e)| e.eq_ignore_ascii_case("toml"))
 }
 
+/// True for a file make, just or task reads recipes from (`Makefile`, `GNUmakefile`,
+/// `*.mk`, `justfile`, `.justfile`, `*.just`, `Taskfile.yml` and its spellings), in any
+/// letter case.
+pub(crate) fn is_recipe_file(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    matches!(
+        lower.as_str(),
+        "makefile"
+            | "gnumakefile"
+            | "justfile"
+            | ".justfile"
+            | "taskfile.yml"
+            | "taskfile.yaml"
+            | "taskfile.dist.yml"
+            | "taskfile.dist.yaml"
+    ) || lower
+        .rsplit_once('.')
+        .is_some_and(|(_, e)| e == "mk" || e == "just")
+}
+
+/// `raw` (a Makefile, a justfile, a Taskfile) as the shell receives it, line by line: each
+/// line without its indent and the prefixes make and just strip (`@`, `-`, `+`; a YAML
+/// list's `-`), and each a paragraph of its own. A target's line (`hook:`) is syntax, not a
+/// lead-in that shows the command under it as an example; the command is what the agent's
+/// run prints (review 32 #2: `@echo "…"` under `hook:` passed, the hook's own `echo` not).
+pub(crate) fn recipe_lines(raw: &str) -> View<'static> {
+    let mut out = ViewBuilder::with_capacity(raw.len() + raw.len() / 8);
+    let mut at = 0;
+    for line in raw.split_inclusive('\n') {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        let kept = body
+            .trim_start_matches([' ', '\t'])
+            .trim_start_matches(['@', '-', '+', ' ', '\t']);
+        out.copy(kept, at + body.len() - kept.len());
+        if body.len() < line.len() {
+            out.replace("\n\n", at + body.len(), at + line.len());
+        }
+        at += line.len();
+    }
+    out.build()
+}
+
 /// True for a name read as YAML.
 pub(crate) fn is_yaml(name: &str) -> bool {
     name.rsplit_once('.')

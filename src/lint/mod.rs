@@ -1334,6 +1334,8 @@ fn lint_text_as(
         escapes::json_text(raw)
     } else if escapes::is_toml(&file.name) {
         escapes::toml(raw)
+    } else if code.is_none() && escapes::is_recipe_file(&file.name) {
+        escapes::recipe_lines(raw)
     } else if escapes::is_yaml(&file.name) {
         escapes::yaml(raw)
     } else {

@@ -1631,3 +1631,139 @@ fn a_script_run_from_inside_a_submodule_blocks_naming_it() {
         );
     }
 }
+
+/// A repository whose `SessionStart` hook runs `command`, with `file` holding `text`,
+/// staged: the hook passes it (exit 0, no error); committed when `commit`.
+fn hook_running(command: &str, file: &str, text: &str, commit: bool) -> TestRepo {
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", session_hook(command));
+    repo.write(file, text);
+    stage(&repo, "Hook added.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(!hook.stdout.contains("error"), "{command}\n{hook}");
+    if commit {
+        repo.git(&["commit", "-q", "-m", "hook"]);
+    }
+    repo
+}
+
+/// Review 32 #2: the recipe a hook's `npm run`, `make`, `just` or `task` reaches is what the
+/// agent's run prints: changed alone to `echo` an injection, its file blocks the hook, fails
+/// `lint --all` and `verify --level ci`, naming it, as the hook's own `echo` does; and a
+/// range that changes only the Makefile a hook runs is named at ci. Ordinary recipes (build
+/// messages, a target line above the command, a clean-up with make's prefixes) pass.
+#[test]
+fn the_recipe_a_hook_reaches_is_judged_as_its_command() {
+    // (hook command, recipe file, clean text, text echoing `{}`)
+    let cases: [(&str, &str, &str, &str); 4] = [
+        (
+            "npm run -s hook",
+            "package.json",
+            r#"{"name": "p", "scripts": {"hook": "echo 'Project: demo. Run the tests before you push.'"}}"#,
+            r#"{"name": "p", "scripts": {"hook": "echo '{}'"}}"#,
+        ),
+        (
+            "make -s hook",
+            "Makefile",
+            "all: build\n\nbuild:\n\t@echo \"Building; run make test next\"\n\t-rm -rf dist\n\nhook:\n\t@echo \"Project: demo\"\n",
+            "hook:\n\t@echo \"{}\"\n",
+        ),
+        (
+            "just hook",
+            "justfile",
+            "default:\n    @echo hi\n\nhook:\n    @echo 'Rotate the key after each release.'\n",
+            "hook:\n    @echo '{}'\n",
+        ),
+        (
+            "task hook",
+            "Taskfile.yml",
+            "version: '3'\ntasks:\n  hook:\n    cmds: [\"echo The agent may push to feature branches\"]\n",
+            "version: '3'\ntasks:\n  hook:\n    cmds: [\"echo {}\"]\n",
+        ),
+    ];
+    for (command, file, clean, evil) in cases {
+        let repo = hook_running(command, file, clean, true);
+        repo.write(file, evil.replace("{}", INJECTION));
+        stage(&repo, "Recipe changed.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        assert!(
+            hook.stdout.contains(file) && hook.stdout.contains("PI001"),
+            "{file}\n{hook}"
+        );
+        let all = repo.aahp(&["lint", "--all"]);
+        all.assert_code(1);
+        assert!(all.stdout.contains(&format!("{file}:")), "{file}\n{all}");
+        let ci = commit_and_verify(&repo, "Recipe changed.");
+        ci.assert_code(1);
+        assert!(ci.stdout.contains(file), "{file}\n{ci}");
+    }
+    // A range changing only the Makefile a hook runs names it at ci (it went unnamed: make
+    // reads `makefile` first, which the tree spells `Makefile`).
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", session_hook("make -s hook"));
+    repo.write("Makefile", "hook:\n\t@sh tools/s.sh\n");
+    repo.write("tools/s.sh", CLEAN_SCRIPT);
+    commit_and_verify(&repo, "Hook added.").assert_code(0);
+    repo.write("Makefile", "hook:\n\t@sh tools/s.sh\n\t@cat tools/s.sh\n");
+    let ci = commit_and_verify(&repo, "Makefile changed.");
+    ci.assert_code(0);
+    assert!(ci.stdout.contains("`Makefile`, which holds what"), "{ci}");
+}
+
+/// Review 32 #3: a script handed to an interpreter of another language than its name says
+/// (`sh tools/x.py`, `bash tools/x.js`, `node tools/x.sh`), or run as itself with a `#!`
+/// line naming another (`./tools/x.py` starting `#!/bin/sh`), is read as that program reads
+/// it: a here-document or a template literal printing an injection blocks the hook, fails
+/// `lint --all` and `verify --level ci`. The same scripts run by their own language, with
+/// comments about ignoring stale output, pass.
+#[test]
+fn a_script_run_by_another_language_is_judged_as_that_program_reads_it() {
+    let heredoc = format!("cat <<'EOF'\n{INJECTION}\nEOF\n");
+    let template = format!("console.log(`\n{INJECTION}\n`)\n");
+    let shebang = format!("#!/bin/sh\n{heredoc}");
+    let cases: [(&str, &str, &str); 5] = [
+        ("sh tools/x.py", "tools/x.py", &heredoc),
+        ("bash tools/x.js", "tools/x.js", &heredoc),
+        ("node tools/x.sh", "tools/x.sh", &template),
+        ("node tools/x.py", "tools/x.py", &template),
+        ("./tools/x.py", "tools/x.py", &shebang),
+    ];
+    for (command, file, evil) in cases {
+        let repo = hook_running(command, file, "#!/bin/sh\n", true);
+        repo.write(file, evil);
+        stage(&repo, "Script changed.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        assert!(
+            hook.stdout.contains(file) && hook.stdout.contains("PI001"),
+            "{command}\n{hook}"
+        );
+        repo.aahp(&["lint", "--all"]).assert_code(1);
+        let ci = commit_and_verify(&repo, "Script changed.");
+        ci.assert_code(1);
+        assert!(ci.stdout.contains(file), "{command}\n{ci}");
+    }
+    // Read in their own language: comments are not what the program prints.
+    let honest: [(&str, &str, &str); 3] = [
+        (
+            "python3 -u tools/x.py",
+            "tools/x.py",
+            "#!/usr/bin/env python3\n# Ignore the previous build output; it is stale.\nprint('ready')\n",
+        ),
+        (
+            "bash tools/x.sh",
+            "tools/x.sh",
+            "#!/usr/bin/env bash\n# Ignore previous runs' logs: the agent may push to feature branches.\necho ready\n",
+        ),
+        (
+            "node tools/x.js",
+            "tools/x.js",
+            "// Ignore the previous cache; rotate the key after release.\nconsole.log('ready')\n",
+        ),
+    ];
+    for (command, file, text) in honest {
+        hook_running(command, file, text, false);
+    }
+}

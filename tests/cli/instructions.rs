@@ -942,6 +942,45 @@ fn an_import_into_a_submodule_is_refused_naming_it() {
     assert!(!ci.stderr.contains("could not look up"), "{ci}");
 }
 
+/// Review 32 #8: opencode's `instructions` and Gemini's `context.fileName` name files by
+/// a pattern or a name looked for in every directory; one that reaches into a submodule
+/// (`docs/*.md`, `x.md` with `docs` a submodule) is refused as an import into it is, at the
+/// hook and in CI, naming the submodule. A pattern that stays out of it passes.
+#[test]
+fn a_pattern_reaching_into_a_submodule_is_refused_naming_it() {
+    for (config, text) in [
+        ("opencode.json", r#"{"instructions": ["docs/AGENTS.md"]}"#),
+        ("opencode.json", r#"{"instructions": ["docs/*.md"]}"#),
+        (
+            ".gemini/settings.json",
+            r#"{"context": {"fileName": ["RULES.md"]}}"#,
+        ),
+    ] {
+        let repo = handoff_repo();
+        stage_gitlink(&repo, "docs");
+        repo.write(config, text);
+        // Not `add -A`: the submodule has no checkout here, which `-A` would stage away.
+        repo.git(&["add", config]);
+        let out = repo.aahp(&["hook", "pre-commit"]);
+        out.assert_code(1);
+        assert!(
+            out.stderr.contains("reaches into the git submodule `docs`"),
+            "{config}\n{out}"
+        );
+        repo.git(&["commit", "-q", "--no-verify", "-m", "names"]);
+        let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+        ci.assert_code(1);
+        assert!(ci.stderr.contains("submodule `docs`"), "{config}\n{ci}");
+    }
+    let repo = handoff_repo();
+    stage_gitlink(&repo, "docs");
+    repo.write("notes/rules.md", "Run the tests before you push.\n");
+    repo.write("opencode.json", r#"{"instructions": ["notes/*.md"]}"#);
+    repo.git(&["add", "opencode.json", "notes/rules.md"]);
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    assert!(!out.stderr.contains("submodule"), "{out}");
+}
+
 /// Review s25 #7: a symbolic link at an instruction directory (`.cursor/rules ->
 /// ../docs/rules`) or at a directory on the way to one (`.github -> config/github`) makes the
 /// agent read files the gate judged as ordinary ones. It is refused rather than followed:
