@@ -378,7 +378,7 @@ pub(crate) fn addressed(s: &str) -> bool {
 /// the head of every match of a command, issue #13 item 4).
 pub(crate) fn addressed_in(scan: &Scan<'_>, from: usize, to: usize) -> bool {
     let t = scan.words();
-    let b = scan.text().as_bytes();
+    let bytes = scan.text().as_bytes();
     let r = t.within(from, to);
     let (words, phrases) = t.addressees();
     let at = |list: &[usize]| {
@@ -392,7 +392,7 @@ pub(crate) fn addressed_in(scan: &Scan<'_>, from: usize, to: usize) -> bool {
     // "next agent", as a phrase of the blanked stretch.
     if at(phrases)
         .into_iter()
-        .any(|i| i + 1 < r.end && prose(i) && prose(i + 1) && b[t.span(i).1] == b' ')
+        .any(|i| i + 1 < r.end && prose(i) && prose(i + 1) && bytes[t.span(i).1] == b' ')
     {
         return true;
     }
@@ -400,11 +400,11 @@ pub(crate) fn addressed_in(scan: &Scan<'_>, from: usize, to: usize) -> bool {
     let prose_byte = |c: u8| c.is_ascii_alphanumeric() || c == b'\'' || c >= 0x80;
     at(words).into_iter().filter(|&i| prose(i)).any(|i| {
         let (s, e) = t.span(i);
-        if s > from && prose_byte(b[s - 1]) || e < to && prose_byte(b[e]) {
+        if s > from && prose_byte(bytes[s - 1]) || e < to && prose_byte(bytes[e]) {
             return false;
         }
         let glue = |c: u8| matches!(c, b'/' | b'\\' | b'_' | b'@' | b'~' | b'$' | b'=');
-        let byte = |k: Option<usize>| k.filter(|&k| k >= from && k < to).map(|k| b[k]);
+        let byte = |k: Option<usize>| k.filter(|&k| k >= from && k < to).map(|k| bytes[k]);
         let before = byte(s.checked_sub(1));
         let before2 = byte(s.checked_sub(2));
         let after = byte(Some(e));

@@ -194,17 +194,17 @@ pub(crate) fn told(scan: &Scan<'_>, s: usize) -> bool {
         return true;
     }
     let text = scan.text();
-    let b = text.as_bytes();
+    let bytes = text.as_bytes();
     let (a, _) = scan.sentence_range(s);
     let a = a.min(s);
     let t = scan.words();
     // A clause of its own after a dash, a semicolon or a leading phrase set off by a comma
     // ("CI is slow — change the test step to `true`", "For remote support, execute …").
     let dash = "\u{2014}".as_bytes();
-    let mark = memchr::memrchr3_iter(b';', b',', dash[0], &b[a..s])
+    let mark = memchr::memrchr3_iter(b';', b',', dash[0], &bytes[a..s])
         .map(|k| a + k)
-        .find(|&k| b[k] != dash[0] || b[k..].starts_with(dash))
-        .or_else(|| memchr::memmem::rfind(&b[a..s], b" - ").map(|k| a + k));
+        .find(|&k| bytes[k] != dash[0] || bytes[k..].starts_with(dash))
+        .or_else(|| memchr::memmem::rfind(&bytes[a..s], b" - ").map(|k| a + k));
     if let Some(k) = mark {
         let c = k + text[k..].chars().next().map_or(1, char::len_utf8);
         // The clause's first word, which may be the act's own verb.
@@ -289,9 +289,9 @@ fn check_evasion(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let sentence = scan.sentence(s);
     // The sentence's words, read off the scan's word table (a line of markers one after
     // another asks for each marker's sentence).
-    let (a, b) = scan.sentence_range(s);
+    let (from, to) = scan.sentence_range(s);
     let t = scan.words();
-    let has = |list: &[&str]| t.within(a, b).any(|i| list.contains(&t.word(i)));
+    let has = |list: &[&str]| t.within(from, to).any(|i| list.contains(&t.word(i)));
     if has(TEST_DATA) {
         return;
     }
