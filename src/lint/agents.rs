@@ -406,6 +406,27 @@ static AGENT_FILES: &[AgentFile] = &[
         misses: &[".opencode/command.md"],
     },
     AgentFile {
+        pattern: Pattern::Under(".opencode/tools"),
+        tool: "opencode (custom tools: each one's description and arguments go to the model, its code runs)",
+        hits: &[".opencode/tools/database.ts", ".opencode/tools/lib/math.js"],
+        misses: &[".opencode/tools.ts"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".opencode/tool"),
+        tool: "opencode (custom tools, earlier layout)",
+        hits: &[".opencode/tool/search.ts"],
+        misses: &[".opencode/tool.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".factory/commands"),
+        tool: "Factory (custom slash commands: Markdown prompts and executable scripts)",
+        hits: &[
+            ".factory/commands/ship.md",
+            ".factory/commands/team/review.md",
+        ],
+        misses: &[".factory/settings.json"],
+    },
+    AgentFile {
         pattern: Pattern::Under(".opencode/skills"),
         tool: "opencode (skills, with the files they bundle)",
         hits: &[".opencode/skills/deploy/SKILL.md"],
