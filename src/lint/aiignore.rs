@@ -607,6 +607,13 @@ impl AiIgnore {
                     f.kind = Some("email");
                 } else if pat.section == Section::Injection {
                     f.kind = Some("aiignore-injection");
+                    // The template's injection lines are the built-in rules' own phrases: where
+                    // those rules block, their finding stands in its place; where they judged
+                    // the phrase quoted or described ("text such as \"ignore previous
+                    // instructions\""), the template's line does not raise it to a block.
+                    if pat.from_template {
+                        f.severity = super::Severity::Warning;
+                    }
                 }
                 out.push(f);
                 found[p] += 1;
