@@ -403,18 +403,23 @@ pub(crate) fn addressed_in(scan: &Scan<'_>, from: usize, to: usize) -> bool {
         if s > from && prose_byte(bytes[s - 1]) || e < to && prose_byte(bytes[e]) {
             return false;
         }
-        let glue = |c: u8| matches!(c, b'/' | b'\\' | b'_' | b'@' | b'~' | b'$' | b'=');
-        let byte = |k: Option<usize>| k.filter(|&k| k >= from && k < to).map(|k| bytes[k]);
-        let before = byte(s.checked_sub(1));
-        let before2 = byte(s.checked_sub(2));
-        let after = byte(Some(e));
-        let next_alnum = byte(Some(e + 1)).is_some_and(|c| c.is_ascii_alphanumeric());
-        let joined = before.is_some_and(|c| glue(c) || c == b'.')
-            || before == Some(b'-') && before2.is_some_and(|c| c.is_ascii_alphanumeric())
-            || after.is_some_and(glue)
-            || matches!(after, Some(b'.' | b'-' | b':')) && next_alnum;
-        !joined
+        !joined(&bytes[from..to], s - from, e - from)
     })
+}
+
+/// True when the word at `start..end` of `b` is joined to a path, file name, option or
+/// identifier by `/`, `\\`, `.`, `_`, `-`, `@`, `~`, `$`, `=` or `:` (bytes outside `b` count as
+/// none): no word of the prose (see [`prose_words`]).
+fn joined(b: &[u8], start: usize, end: usize) -> bool {
+    let glue = |c: u8| matches!(c, b'/' | b'\\' | b'_' | b'@' | b'~' | b'$' | b'=');
+    let before = start.checked_sub(1).map(|k| b[k]);
+    let before2 = start.checked_sub(2).map(|k| b[k]);
+    let after = b.get(end).copied();
+    let next_alnum = b.get(end + 1).is_some_and(u8::is_ascii_alphanumeric);
+    before.is_some_and(|c| glue(c) || c == b'.')
+        || before == Some(b'-') && before2.is_some_and(|c| c.is_ascii_alphanumeric())
+        || after.is_some_and(glue)
+        || matches!(after, Some(b'.' | b'-' | b':')) && next_alnum
 }
 
 /// Whether `hay` holds `needle` (ASCII letters and blanks) in any ASCII case: what
@@ -465,16 +470,7 @@ pub(crate) fn prose_words(s: &str) -> impl Iterator<Item = &str> + '_ {
             if code {
                 continue;
             }
-            let glue = |c: u8| matches!(c, b'/' | b'\\' | b'_' | b'@' | b'~' | b'$' | b'=');
-            let before = start.checked_sub(1).map(|k| b[k]);
-            let before2 = start.checked_sub(2).map(|k| b[k]);
-            let after = b.get(i).copied();
-            let next_alnum = b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
-            let joined = before.is_some_and(|c| glue(c) || c == b'.')
-                || before == Some(b'-') && before2.is_some_and(|c| c.is_ascii_alphanumeric())
-                || after.is_some_and(glue)
-                || matches!(after, Some(b'.' | b'-' | b':')) && next_alnum;
-            if !joined {
+            if !joined(b, start, i) {
                 return s.get(start..i);
             }
         }
