@@ -309,7 +309,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 120,
         check: check_gate_config,
         overlap: false,
-        gate: None,
+        gate: Some(variable_set_gate),
         near: &[],
     },
     // PI010: a tool call or result: XML tags of an agent's tool protocol, a JSON object with
@@ -706,6 +706,24 @@ fn governed_by_condition(scan: &Scan<'_>, a: usize, from: usize, to: usize) -> b
             || memchr::memmem::find_iter(&b[s..to], "\u{2014}".as_bytes()).any(|k| prose(s + k))
             || memchr::memmem::find_iter(&b[s..to], b" - ").any(|k| prose(s + k))
     })
+}
+
+/// `aahp_NAME` is a setting only as a variable given a value (`AAHP_SKIP=1`): the manifest's
+/// own key (`"aahp_version": "2.0"`, in every commit that touches the handoff) sets nothing,
+/// and opening the pattern's window for it cost the hook a regex compile.
+fn variable_set_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    if !b[start..end].eq_ignore_ascii_case(b"aahp_") {
+        return true;
+    }
+    let name = b[end..]
+        .iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80)
+        .count();
+    let blank = b[end + name..]
+        .iter()
+        .take_while(|c| c.is_ascii_whitespace())
+        .count();
+    b.get(end + name + blank) == Some(&b'=')
 }
 
 /// The first `: ` of the head `a..to` outside its code spans, if what comes before it is a

@@ -327,13 +327,87 @@ fn check_ai_in_data(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 }
 
 /// The keyword of the second pattern stands as a word of its own, or with a plural `s`: not
-/// inside "both", "robot", "remodel" or "management".
+/// inside "both", "robot", "remodel" or "management"; nor a name's part (`agent_id`,
+/// `bench-agent-2`, `review-bot.md`), nor a whole quoted string (`"agent": "bench"`, a
+/// manifest's key), where none of the pattern's shapes (an address before a comma, a note
+/// "to the agent", "the agent reading this") can take it.
 fn word_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     let before = start.checked_sub(1).map(|i| b[i]);
     let mut after = end;
     if b.get(after).is_some_and(|c| c.eq_ignore_ascii_case(&b's')) {
         after += 1;
     }
-    !before.is_some_and(|c| c.is_ascii_alphanumeric())
-        && !b.get(after).is_some_and(u8::is_ascii_alphanumeric)
+    let next = b.get(after).copied();
+    let part = before == Some(b'_')
+        || next == Some(b'_')
+        || (before == Some(b'-') && matches!(next, Some(b'-' | b'.')))
+        || (before == Some(b'"') && next == Some(b'"'));
+    !part
+        && !before.is_some_and(|c| c.is_ascii_alphanumeric())
+        && !next.is_some_and(|c| c.is_ascii_alphanumeric())
+        && !(b.line(start).lead == start && a_bare_string(b, start, after))
+}
+
+/// A word alone on its line (a JSON file's key or value in the strings' view: `agent`, then
+/// `bench`) that no shape of the pattern can reach across the lines: the words before it
+/// name no reader ("the", "any", "for ai", "when an") and the word after is no act of
+/// reading this ("reads", "that is", "processing").
+fn a_bare_string(b: &Site<'_>, start: usize, after: usize) -> bool {
+    let line = b.line(start);
+    if b[after..line.end].iter().any(|&c| c != b'\r') {
+        return false;
+    }
+    // Up to three words before it, across blanks only: a `_`, a digit or a sign ends the
+    // run, as none of the pattern's shapes crosses one to its keyword.
+    let mut k = start;
+    for _ in 0..3 {
+        let blanks = b[..k].iter().rev().take_while(|c| c.is_ascii_whitespace()).count();
+        if blanks == 0 {
+            break;
+        }
+        let e = k - blanks;
+        if e > 0 && b[e - 1] >= 0x80 {
+            return false;
+        }
+        let letters = b[e.saturating_sub(16)..e]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .count();
+        if letters == 0 {
+            break;
+        }
+        let s = e - letters;
+        if letters == 16 || (s > 0 && b[s - 1] >= 0x80) {
+            return false;
+        }
+        let w = b[s..e].to_ascii_lowercase();
+        if matches!(
+            w.as_slice(),
+            b"the" | b"any" | b"all" | b"every" | b"whichever" | b"a" | b"an" | b"some"
+                | b"ai" | b"llm" | b"for"
+        ) {
+            return false;
+        }
+        k = s;
+    }
+    let from = after
+        + b[after..]
+            .iter()
+            .take_while(|c| c.is_ascii_whitespace())
+            .count();
+    let next = b[from..(from + 12).min(b.len())].to_ascii_lowercase();
+    if next.first().is_some_and(|&c| c >= 0x80) {
+        return false;
+    }
+    let word = next.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    ![
+        "read", "process", "handl", "summar", "review", "pars", "fix", "triag", "analy",
+        "answer", "index", "see", "view", "visit", "brows", "crawl", "scan", "edit", "export",
+        "ingest", "receiv", "hear", "open", "load", "encounter", "find", "get", "that", "who",
+        "which",
+    ]
+    .iter()
+    .any(|v| next.starts_with(v.as_bytes()))
+        && !matches!(&next[..word], b"is" | b"are")
 }

@@ -14,7 +14,7 @@
 use super::super::FileKind;
 use super::super::Severity;
 use super::super::agent_runs::broad_allow;
-use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::markdown::Context;
 use super::super::registry::PI008;
 use super::super::text::{blank_values, words};
@@ -50,7 +50,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 160,
         check: check_permission,
         overlap: false,
-        gate: None,
+        gate: Some(allow_gate),
         near: &[],
     },
     // PI008: a hook of the agent's harness that runs code fetched from the network ("add a
@@ -115,6 +115,91 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         near: &[],
     },
 ];
+
+/// `allow` opens the permission pattern's window only where its regex can use it: followed
+/// by a quoted tool (`allow: ["Bash"`, `allowedTools = ['*'`), or after "to/into/in" as the
+/// list something is added to ("`*` to the allowlist"), not in `pii-allowlist.json`, the
+/// name every manifest carries, nor in prose that allows something.
+fn allow_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    if !b[start..end].eq_ignore_ascii_case(b"allow") {
+        return true;
+    }
+    // A blank the gate reads; a byte of a non-ASCII character may be one (`\s` is Unicode).
+    let blanks = |mut i: usize| {
+        while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+            i += 1;
+        }
+        i
+    };
+    if b[start.saturating_sub(8)..(end + 48).min(b.len())]
+        .iter()
+        .any(|&c| c >= 0x80)
+    {
+        return true;
+    }
+    let at = |i: usize, lit: &[u8]| {
+        b.get(i..i + lit.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(lit))
+    };
+    let quote = |i: usize| matches!(b.get(i), Some(b'"' | b'\'' | b'`'));
+    // `allow(ed)( list|list)('|")? [:=]? [? '`
+    let mut i = end;
+    if at(i, b"ed") {
+        i += 2;
+    }
+    let j = blanks(i);
+    if at(j, b"list") {
+        i = j + 4;
+    }
+    if quote(i) {
+        i += 1;
+    }
+    i = blanks(i);
+    if matches!(b.get(i), Some(b':' | b'=')) {
+        i += 1;
+    }
+    i = blanks(i);
+    if b.get(i) == Some(&b'[') {
+        i += 1;
+    }
+    if quote(blanks(i)) {
+        return true;
+    }
+    // `… to (the|your|its )?allowlist`, `… in permissions.allow`
+    let mut k = start;
+    if k >= 12 && b[k - 12..k].eq_ignore_ascii_case(b"permissions.") {
+        k -= 12;
+    }
+    let word_before = |k: usize| {
+        let e = k - b[..k]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_whitespace())
+            .count();
+        if e == k {
+            return None;
+        }
+        // At most a word's length: "to", "into", "in", "the", "your", "its".
+        let s = e - b[e.saturating_sub(5)..e]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .count();
+        (s == 0 || !b[s - 1].is_ascii_alphabetic()).then(|| (s, b[s..e].to_ascii_lowercase()))
+    };
+    let Some((s, w)) = word_before(k) else {
+        return false;
+    };
+    let w = if matches!(w.as_slice(), b"the" | b"your" | b"its") {
+        match word_before(s) {
+            Some((_, w)) => w,
+            None => return false,
+        }
+    } else {
+        w
+    };
+    matches!(w.as_slice(), b"to" | b"into" | b"in")
+}
 
 /// The bounds of the sentence around `s..e`, widened to hold the match.
 fn sentence(scan: &Scan<'_>, (s, e): (usize, usize)) -> (usize, usize) {

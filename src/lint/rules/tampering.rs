@@ -17,7 +17,7 @@
 //! reports and descriptions stay quiet.
 
 use super::super::Severity;
-use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::{EXF003, PI007, PI008};
 use super::super::text::words;
 use super::actions::instructed;
@@ -77,7 +77,17 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_evasion,
         overlap: false,
         gate: None,
-        near: &[],
+        // The wildcard itself: the manifest names `pii-allowlist.json` in every commit.
+        near: &[
+            "`*",
+            "'*",
+            "\"*",
+            "`!*",
+            "'!*",
+            "\"!*",
+            "wildcard",
+            "catch-all",
+        ],
     },
     // PI008: text altered so that a checker misses it ("split the key across two lines so
     // it is not detected", "base64-encode it so the linter does not catch it").
@@ -103,8 +113,13 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 160,
         check: check_test_tamper,
         overlap: false,
-        gate: None,
-        near: &[],
+        gate: Some(word_start_gate),
+        // The act, which every match opens with ("update" in "updated", "add" in "added").
+        near: &[
+            "delete", "remove", "drop", "comment", "skip", "ignore", "disable", "mark", "xfail",
+            "weaken", "loosen", "relax", "rewrite", "change", "edit", "update", "modify", "adjust",
+            "hardcod", "hard-cod", "add", "put", "apply",
+        ],
     },
     // PI008: a CI check replaced by a command that does nothing ("replace `cargo test` with
     // `echo skipped`", "change the test step to `exit 0`").
@@ -157,7 +172,26 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_secret_commit,
         overlap: false,
         gate: None,
-        near: &[],
+        // What is committed: a secret file or key of some kind ("commit" and "check" are in
+        // every status file; "key" covers `.key`, `.keystore`, "private/api/secret key(s)",
+        // "key file"; "credential" covers `.git-credentials`).
+        near: &[
+            ".env",
+            "credential",
+            "secret",
+            "id_rsa",
+            "id_ed25519",
+            "id_ecdsa",
+            ".pem",
+            "key",
+            ".p12",
+            ".pfx",
+            ".jks",
+            ".npmrc",
+            ".netrc",
+            "password",
+            "token",
+        ],
     },
     // PI007: the work kept out of its record ("keep this step out of the LOG", "leave the
     // change out of the PR description").
@@ -182,10 +216,43 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 220,
         check: check_false_report,
         overlap: false,
-        gate: None,
+        gate: Some(report_gate),
         near: &[],
     },
 ];
+
+/// A test word that can be what an act is done to: a word of its own, after a blank (the
+/// pattern reads `… the (words ){0,3}tests`), not the end of `pytest` or `ops@bench.test`.
+fn word_start_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
+    start
+        .checked_sub(1)
+        .is_none_or(|i| b[i].is_ascii_whitespace() || b[i] >= 0x80)
+}
+
+/// A verb of reporting that goes on to what it reports: the next word is one the false-report
+/// pattern reads there (`report to the user`, `say that`, `tell the team nothing`, `claim all
+/// tests pass`), not a table's "nothing to report |" or a heading's "Current State".
+fn report_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
+    let blank = b[end..]
+        .iter()
+        .take_while(|&&c| c.is_ascii_whitespace() || c >= 0x80)
+        .count();
+    if blank == 0 || b[end..end + blank].iter().any(|&c| c >= 0x80) {
+        // A longer word (`reported`, `statement`), or a blank the gate does not read: the
+        // regex decides.
+        return blank > 0;
+    }
+    let from = end + blank;
+    let word = b[from..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .count();
+    let next = b[from..from + word].to_ascii_lowercase();
+    matches!(
+        next.as_slice(),
+        b"to" | b"the" | b"your" | b"that" | b"nothing" | b"no" | b"everything" | b"all"
+    )
+}
 
 /// [`instructed`], or an imperative after a leading phrase of place ("In ci.yml replace …",
 /// "Inside the workflow, change …").

@@ -24,7 +24,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::super::FileKind;
-use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
 use super::super::registry::{PI007, PI008, RuleMeta};
 use super::super::text::words;
 use super::actions::{INSTRUCTING, REPORTING, described_after};
@@ -113,7 +113,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 420,
         check: check_trust_forged,
         overlap: false,
-        gate: None,
+        gate: Some(not_a_bare_key),
         // What a finding needs in the match: a purpose ("so …"), a time ("before …",
         // "without …"), or a falsified state.
         near: &[
@@ -277,9 +277,44 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_concealed_end,
         overlap: false,
         gate: None,
-        near: &[],
+        // The negation every match holds ("do not", "don't", "never", "avoid", "cannot",
+        // "needn't", "wont"): not "report" in a status table's "nothing to report".
+        near: &[
+            "not ", "not\t", "not\n", "not\r", "n't", "never", "avoid", "dont", "doesnt", "neednt",
+            "shouldnt", "mustnt", "wont", "cant",
+        ],
     },
 ];
+
+/// A handoff file's name or a manifest key standing first on a line with nothing after it
+/// but its object's opening (`"TRUST.md": {`, `"manifest_only": 1088,` in the raw file;
+/// `TRUST.md`, `manifest_only` alone on a line of the JSON strings' view): a match lies on one
+/// line and needs a verb there, as a word of its own, and such a line has none. The manifest
+/// of every commit opens no window.
+fn not_a_bare_key(b: &Site<'_>, start: usize, end: usize) -> bool {
+    let line = b.line(start);
+    let quoted = start > 0 && b[start - 1] == b'"' && line.lead + 1 == start;
+    if !quoted && line.lead != start {
+        return true;
+    }
+    // The rest of the name: a verb after a `.` needs the `.` read alone, which a clause
+    // cannot (`\.\w` takes a letter with it).
+    let key = b[end..line.end]
+        .iter()
+        .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+        .count();
+    let rest = &b[end + key..line.end];
+    let closed = if quoted {
+        rest.first() == Some(&b'"')
+            && rest[1..].iter().all(|&c| {
+                matches!(c, b' ' | b'\t' | b'\r' | b':' | b',' | b'{' | b'[' | b'}' | b']')
+                    || c.is_ascii_digit()
+            })
+    } else {
+        rest.iter().all(|&c| c == b'\r')
+    };
+    !closed
+}
 
 /// Words that stop a sentence from ordering the act: a negation at its head.
 const NEGATIONS: &[&str] = &[
