@@ -342,10 +342,10 @@ fn word_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
         || next == Some(b'_')
         || (before == Some(b'-') && matches!(next, Some(b'-' | b'.')))
         || (before == Some(b'"') && next == Some(b'"'));
-    !part
-        && !before.is_some_and(|c| c.is_ascii_alphanumeric())
-        && !next.is_some_and(|c| c.is_ascii_alphanumeric())
-        && !(b.line(start).lead == start && a_bare_string(b, start, after))
+    let inside = before.is_some_and(|c| c.is_ascii_alphanumeric())
+        || next.is_some_and(|c| c.is_ascii_alphanumeric());
+    let bare = b.line(start).lead == start && a_bare_string(b, start, after);
+    !(part || inside || bare)
 }
 
 /// A word alone on its line (a JSON file's key or value in the strings' view: `agent`, then
@@ -359,17 +359,21 @@ fn a_bare_string(b: &Site<'_>, start: usize, after: usize) -> bool {
     }
     // Up to three words before it, across blanks only: a `_`, a digit or a sign ends the
     // run, as none of the pattern's shapes crosses one to its keyword.
-    let mut k = start;
+    let mut at = start;
     for _ in 0..3 {
-        let blanks = b[..k].iter().rev().take_while(|c| c.is_ascii_whitespace()).count();
+        let blanks = b[..at]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_whitespace())
+            .count();
         if blanks == 0 {
             break;
         }
-        let e = k - blanks;
-        if e > 0 && b[e - 1] >= 0x80 {
+        let word_end = at - blanks;
+        if word_end > 0 && b[word_end - 1] >= 0x80 {
             return false;
         }
-        let letters = b[e.saturating_sub(16)..e]
+        let letters = b[word_end.saturating_sub(16)..word_end]
             .iter()
             .rev()
             .take_while(|c| c.is_ascii_alphabetic())
@@ -377,19 +381,28 @@ fn a_bare_string(b: &Site<'_>, start: usize, after: usize) -> bool {
         if letters == 0 {
             break;
         }
-        let s = e - letters;
-        if letters == 16 || (s > 0 && b[s - 1] >= 0x80) {
+        let word_start = word_end - letters;
+        if letters == 16 || (word_start > 0 && b[word_start - 1] >= 0x80) {
             return false;
         }
-        let w = b[s..e].to_ascii_lowercase();
+        let w = b[word_start..word_end].to_ascii_lowercase();
         if matches!(
             w.as_slice(),
-            b"the" | b"any" | b"all" | b"every" | b"whichever" | b"a" | b"an" | b"some"
-                | b"ai" | b"llm" | b"for"
+            b"the"
+                | b"any"
+                | b"all"
+                | b"every"
+                | b"whichever"
+                | b"a"
+                | b"an"
+                | b"some"
+                | b"ai"
+                | b"llm"
+                | b"for"
         ) {
             return false;
         }
-        k = s;
+        at = word_start;
     }
     let from = after
         + b[after..]
@@ -402,9 +415,35 @@ fn a_bare_string(b: &Site<'_>, start: usize, after: usize) -> bool {
     }
     let word = next.iter().take_while(|c| c.is_ascii_alphabetic()).count();
     ![
-        "read", "process", "handl", "summar", "review", "pars", "fix", "triag", "analy",
-        "answer", "index", "see", "view", "visit", "brows", "crawl", "scan", "edit", "export",
-        "ingest", "receiv", "hear", "open", "load", "encounter", "find", "get", "that", "who",
+        "read",
+        "process",
+        "handl",
+        "summar",
+        "review",
+        "pars",
+        "fix",
+        "triag",
+        "analy",
+        "answer",
+        "index",
+        "see",
+        "view",
+        "visit",
+        "brows",
+        "crawl",
+        "scan",
+        "edit",
+        "export",
+        "ingest",
+        "receiv",
+        "hear",
+        "open",
+        "load",
+        "encounter",
+        "find",
+        "get",
+        "that",
+        "who",
         "which",
     ]
     .iter()

@@ -124,9 +124,9 @@ fn allow_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     if !b[start..end].eq_ignore_ascii_case(b"allow") {
         return true;
     }
-    // A blank the gate reads; a byte of a non-ASCII character may be one (`\s` is Unicode).
+    // A blank the gate reads; a byte of a non-ASCII character may be one (`\word_start` is Unicode).
     let blanks = |mut i: usize| {
-        while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
             i += 1;
         }
         i
@@ -147,9 +147,9 @@ fn allow_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     if at(i, b"ed") {
         i += 2;
     }
-    let j = blanks(i);
-    if at(j, b"list") {
-        i = j + 4;
+    let past_blanks = blanks(i);
+    if at(past_blanks, b"list") {
+        i = past_blanks + 4;
     }
     if quote(i) {
         i += 1;
@@ -166,32 +166,35 @@ fn allow_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
         return true;
     }
     // `… to (the|your|its )?allowlist`, `… in permissions.allow`
-    let mut k = start;
-    if k >= 12 && b[k - 12..k].eq_ignore_ascii_case(b"permissions.") {
-        k -= 12;
+    let mut at = start;
+    if at >= 12 && b[at - 12..at].eq_ignore_ascii_case(b"permissions.") {
+        at -= 12;
     }
-    let word_before = |k: usize| {
-        let e = k - b[..k]
-            .iter()
-            .rev()
-            .take_while(|c| c.is_ascii_whitespace())
-            .count();
-        if e == k {
+    let word_before = |at: usize| {
+        let word_end = at
+            - b[..at]
+                .iter()
+                .rev()
+                .take_while(|c| c.is_ascii_whitespace())
+                .count();
+        if word_end == at {
             return None;
         }
         // At most a word's length: "to", "into", "in", "the", "your", "its".
-        let s = e - b[e.saturating_sub(5)..e]
-            .iter()
-            .rev()
-            .take_while(|c| c.is_ascii_alphabetic())
-            .count();
-        (s == 0 || !b[s - 1].is_ascii_alphabetic()).then(|| (s, b[s..e].to_ascii_lowercase()))
+        let word_start = word_end
+            - b[word_end.saturating_sub(5)..word_end]
+                .iter()
+                .rev()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .count();
+        (word_start == 0 || !b[word_start - 1].is_ascii_alphabetic())
+            .then(|| (word_start, b[word_start..word_end].to_ascii_lowercase()))
     };
-    let Some((s, w)) = word_before(k) else {
+    let Some((word_start, w)) = word_before(at) else {
         return false;
     };
     let w = if matches!(w.as_slice(), b"the" | b"your" | b"its") {
-        match word_before(s) {
+        match word_before(word_start) {
             Some((_, w)) => w,
             None => return false,
         }

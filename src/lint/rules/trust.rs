@@ -307,8 +307,10 @@ fn not_a_bare_key(b: &Site<'_>, start: usize, end: usize) -> bool {
     let closed = if quoted {
         rest.first() == Some(&b'"')
             && rest[1..].iter().all(|&c| {
-                matches!(c, b' ' | b'\t' | b'\r' | b':' | b',' | b'{' | b'[' | b'}' | b']')
-                    || c.is_ascii_digit()
+                matches!(
+                    c,
+                    b' ' | b'\t' | b'\r' | b':' | b',' | b'{' | b'[' | b'}' | b']'
+                ) || c.is_ascii_digit()
             })
     } else {
         rest.iter().all(|&c| c == b'\r')
