@@ -1778,8 +1778,10 @@ impl Walk<'_> {
                 self.commands(&text, &scope, Some(self.project.clone()), None, depth);
             }
             Some(lang) => {
+                let loads = super::launches::loads(&text, lang);
                 self.launches(run, &text, lang, depth);
-                self.imports(run, &text, lang, depth);
+                self.imports(run, &text, lang, &loads, depth);
+                self.loads(run, &text, lang, &loads, depth);
             }
             None => {}
         }
@@ -2380,10 +2382,21 @@ impl Walk<'_> {
     /// the program and from the project; `require("./x")`, `import … from "./x"`,
     /// `import("./x")` beside it. A name the repository holds no file for (the standard
     /// library's, a package installed) is not its.
-    fn imports(&mut self, run: &Run, text: &str, lang: super::code::Lang, depth: usize) {
+    /// A module it loads by name (`importlib.import_module("h")`, `__import__("h")`) is
+    /// looked up as `import h` is, and a directory it puts on its import path
+    /// (`sys.path.insert(0, "lib")`) is looked in too (review atk32 #4).
+    fn imports(
+        &mut self,
+        run: &Run,
+        text: &str,
+        lang: super::code::Lang,
+        loads: &[super::launches::Load],
+        depth: usize,
+    ) {
+        use super::launches::{Load, Named};
         static PY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
             regex::Regex::new(
-                r"(?m)^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)|import[ \t]+([\w., \t]+))",
+                r"(?m)(?:^|;)[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)|import[ \t]+([\w., \t]+))",
             )
             .expect("a valid regex")
         });
@@ -2395,8 +2408,36 @@ impl Walk<'_> {
         });
         let dir = parent(&run.path).to_string();
         let mut wanted: Vec<String> = Vec::new();
+        // Where an absolute import is looked up: the program's directory, the project (its
+        // working directory), and what it puts on `sys.path`.
+        let mut roots = vec![dir.clone(), self.project.clone()];
+        for load in loads {
+            if let Load::ImportPath(named) = load {
+                let root = match named {
+                    Named::Here(p) => crate::handoff::resolve_link(&self.project, p),
+                    Named::Near(p) => crate::handoff::resolve_link(&dir, p),
+                };
+                roots.extend(root.filter(|r| !roots.contains(r)));
+            }
+        }
+        let dynamic = loads.iter().filter_map(|l| match l {
+            Load::Module(m) => Some(m.trim_start_matches('.')),
+            _ => None,
+        });
+        let by_name = |name: &str, wanted: &mut Vec<String>| {
+            let rest = name.replace('.', "/");
+            for root in &roots {
+                let m = crate::handoff::location::join(root, &rest);
+                wanted.extend(package_inits(&m, rest.matches('/').count()));
+                wanted.push(format!("{m}.py"));
+                wanted.push(format!("{m}/__init__.py"));
+            }
+        };
         match lang {
             super::code::Lang::Python => {
+                for name in dynamic.filter(|n| !n.is_empty()) {
+                    by_name(name, &mut wanted);
+                }
                 for cap in PY.captures_iter(text) {
                     if let Some(from) = cap.get(1) {
                         let from = from.as_str();
@@ -2408,12 +2449,12 @@ impl Walk<'_> {
                             base = parent(&base).to_string();
                         }
                         let module = crate::handoff::location::join(&base, &rest);
-                        let roots: Vec<String> = if dots > 0 {
+                        let bases: Vec<String> = if dots > 0 {
                             vec![String::new()]
                         } else {
-                            vec![dir.clone(), self.project.clone()]
+                            roots.clone()
                         };
-                        for root in &roots {
+                        for root in &bases {
                             let m = crate::handoff::location::join(root, &module);
                             if !rest.is_empty() {
                                 wanted.extend(package_inits(&m, rest.matches('/').count()));
@@ -2433,15 +2474,8 @@ impl Walk<'_> {
                     } else if let Some(names) = cap.get(3) {
                         for name in names.as_str().split(',') {
                             let name = name.split_whitespace().next().unwrap_or("");
-                            if name.is_empty() {
-                                continue;
-                            }
-                            let rest = name.replace('.', "/");
-                            for root in [&dir, &self.project] {
-                                let m = crate::handoff::location::join(root, &rest);
-                                wanted.extend(package_inits(&m, rest.matches('/').count()));
-                                wanted.push(format!("{m}.py"));
-                                wanted.push(format!("{m}/__init__.py"));
+                            if !name.is_empty() {
+                                by_name(name, &mut wanted);
                             }
                         }
                     }
@@ -2474,6 +2508,107 @@ impl Walk<'_> {
             found: HashSet::new(),
         };
         self.hand_on_all(&scope, "its imports", held, depth);
+    }
+
+    /// What a Python or JavaScript program (`run`, read as `text`) loads besides its imports
+    /// (review atk32 #4): a file of the repository a string of it names is judged as text, as
+    /// a word of an inline `python3 -c` is (`open("lib/m.txt")`, `fs.readFileSync(…)`); a
+    /// program it runs (`runpy.run_path(…)`) or a module it requires from its directory
+    /// (`require(path.join(__dirname, "x"))`) is followed; a load whose name it builds at
+    /// run time is said, once for the program.
+    fn loads(
+        &mut self,
+        run: &Run,
+        text: &str,
+        lang: super::code::Lang,
+        loads: &[super::launches::Load],
+        depth: usize,
+    ) {
+        use super::launches::{Load, Named};
+        let dir = parent(&run.path).to_string();
+        let by = format!("{} (read by `{}`)", run.by, run.path);
+        let bases = [self.project.clone(), dir.clone()];
+        if let Some(parts) = super::code::lex(lang, text) {
+            for (s, e) in parts.literal_spans() {
+                for w in code_words(&text[s..e]) {
+                    if !(w.contains('/') || has_extension(w)) || has_glob(w) {
+                        continue;
+                    }
+                    if let Place::At(paths) = place(w, &self.project, &dir, Some(&bases)) {
+                        for p in paths {
+                            if p != run.path && self.reader.holds(&p) {
+                                self.judge_text(p, &by);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut built: Vec<&str> = Vec::new();
+        let mut followed: Vec<String> = Vec::new();
+        for load in loads {
+            let (named, runs) = match load {
+                Load::Run(n) | Load::Require(n) => (n, true),
+                Load::Read(n) => (n, false),
+                Load::Unknown(shown) => {
+                    built.push(shown);
+                    continue;
+                }
+                Load::Module(_) | Load::ImportPath(_) => continue,
+            };
+            let candidates: Vec<String> = match named {
+                Named::Here(p) => bases
+                    .iter()
+                    .filter_map(|b| crate::handoff::resolve_link(b, p))
+                    .collect(),
+                Named::Near(p) => crate::handoff::resolve_link(&dir, p).into_iter().collect(),
+            };
+            for c in candidates {
+                let mut files = vec![c.clone()];
+                if matches!(load, Load::Require(_)) {
+                    files.extend(IMPLIED.iter().map(|t| format!("{c}{t}")));
+                }
+                for f in files {
+                    if f == run.path || !self.reader.holds(&f) {
+                        continue;
+                    }
+                    if runs {
+                        if !followed.contains(&f) {
+                            followed.push(f);
+                        }
+                    } else {
+                        self.judge_text(f, &by);
+                    }
+                }
+            }
+        }
+        if !followed.is_empty() {
+            let scope = Scope {
+                by: format!("{} (loaded by `{}`)", run.by, run.path),
+                who: format!("`{}`, run by {},", run.path, run.by),
+                dir: dir.clone(),
+                fallbacks: bases.to_vec(),
+                found: HashSet::new(),
+            };
+            self.hand_on_all(&scope, "what it loads", followed, depth);
+        }
+        if let Some(first) = built.first() {
+            let more = match built.len() {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            };
+            self.say(Unfollowed {
+                text: format!(
+                    "`{}`, run by {}, loads `{first}`{more}, which the gate cannot follow (a \
+                     file or module named at run time)",
+                    run.path, run.by
+                ),
+                fix: "name the file or module in the program as a string, a path of the \
+                      repository",
+                unread: false,
+                command: String::new(),
+            });
+        }
     }
 
     /// Follows a runner `cmd` (a package script, a make target, a just recipe, a task) that

@@ -163,6 +163,17 @@ impl Parts {
         &self.marks
     }
 
+    /// The spans of the script's literals, in order.
+    pub(crate) fn literal_spans(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.runs
+            .iter()
+            .enumerate()
+            .filter_map(|(j, &(start, kind))| {
+                let end = self.runs.get(j + 1).map_or(self.len, |r| r.0);
+                (kind == Part::Literal).then_some((start, end))
+            })
+    }
+
     /// What the bytes `start..end` hold (the byte at `start` for an empty span).
     pub(crate) fn holds(&self, start: usize, end: usize) -> Holds {
         let end = end.max(start + 1).min(self.len);

@@ -1860,3 +1860,141 @@ fn a_run_script_s_escapes_and_split_literals_are_read_as_its_output() {
         hook_running(&runners(file), file, text, false);
     }
 }
+
+/// Review atk32 #4: a module or file a run Python or Node program loads by a call is what
+/// the agent reads: a module named to `importlib.import_module`, `__import__` or found
+/// through `sys.path.insert`, a program `runpy.run_path` or `exec(open(…))` runs, a file it
+/// `open`s, `json.load`s or `fs.readFileSync`s, a module it `require`s through
+/// `path.join(__dirname, …)`: judged when changed alone.
+#[test]
+fn what_a_run_program_loads_by_a_call_is_judged() {
+    let program = |file: &'static str, text: &'static str| vec![(file, text)];
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".claude/settings.json",
+            session_hook("python3 tools/s.py"),
+            program(
+                "tools/s.py",
+                "import importlib\nprint(importlib.import_module(\"h\").f())\n",
+            ),
+            "tools/h.py",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("python3 tools/s.py"),
+            program("tools/s.py", "print(__import__(\"h\").f())\n"),
+            "tools/h.py",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("python3 tools/s.py"),
+            program(
+                "tools/s.py",
+                "import sys; sys.path.insert(0, \"lib\"); import h; print(h.f())\n",
+            ),
+            "lib/h.py",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("python3 tools/s.py"),
+            program("tools/s.py", "import runpy\nrunpy.run_path(\"lib/h.py\")\n"),
+            "lib/h.py",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("python3 tools/s.py"),
+            program("tools/s.py", "exec(open(\"lib/x.py\").read())\n"),
+            "lib/x.py",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("python3 tools/s.py"),
+            program(
+                "tools/s.py",
+                "with open(\"lib/m.txt\", encoding=\"utf-8\") as f:\n    print(f.read())\n",
+            ),
+            "lib/m.txt",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("python3 tools/s.py"),
+            program(
+                "tools/s.py",
+                "import json\nprint(json.load(open(\"lib/m.json\"))[\"m\"])\n",
+            ),
+            "lib/m.json",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("node tools/s.js"),
+            program(
+                "tools/s.js",
+                "console.log(require(\"fs\").readFileSync(\"lib/m.txt\", \"utf8\"))\n",
+            ),
+            "lib/m.txt",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("node tools/s.js"),
+            program(
+                "tools/s.js",
+                "const path = require(\"path\");\nconsole.log(require(path.join(__dirname, \"x\")));\n",
+            ),
+            "tools/x.js",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+}
+
+/// Review atk32 #4: a load whose name a program builds at run time is a CFG007 warning
+/// naming the call; the hook passes. A program importing its own clean helper, appending to
+/// a log it names by a variable or reading its standard input passes without one.
+#[test]
+fn what_a_run_program_loads_by_a_name_built_at_run_time_is_said() {
+    for (file, text, call) in [
+        (
+            "tools/s.py",
+            "import importlib, sys\nimportlib.import_module(sys.argv[1])\n",
+            "importlib.import_module(sys.argv[1])",
+        ),
+        (
+            "tools/s.py",
+            "import os\nprint(open(os.environ[\"NOTES\"]).read())\n",
+            "open(os.environ",
+        ),
+        (
+            "tools/s.js",
+            "const name = process.env.PLUGIN;\nrequire(name);\n",
+            "require(name)",
+        ),
+    ] {
+        let runner = if file.starts_with("tools/s.p") {
+            "python3"
+        } else {
+            "node"
+        };
+        let repo = hook_running(&format!("{runner} {file}"), file, text, false);
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        assert!(
+            hook.stderr.contains("cannot follow") && hook.stderr.contains(call),
+            "{text}\n{hook}"
+        );
+    }
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", session_hook("python3 tools/s.py"));
+    repo.write(
+        "tools/s.py",
+        "import importlib, json, os, sys\nhelpers = importlib.import_module(\"helpers\")\nevent = json.load(sys.stdin)\nwith open(os.environ[\"HOOK_LOG\"], \"a\") as log:\n    log.write(helpers.banner())\nprint(helpers.banner())\n",
+    );
+    repo.write(
+        "tools/helpers.py",
+        "def banner():\n    return \"Project: demo. Run the tests before you push.\"\n",
+    );
+    stage(&repo, "Hook added.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(!hook.stderr.contains("cannot follow"), "{hook}");
+}
