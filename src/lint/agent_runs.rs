@@ -1892,6 +1892,9 @@ impl Walk<'_> {
                     .map(|b| b.words.as_slice()),
             };
             self.named_files(&words, scope, &places);
+            if let Some(file) = &around.stdin {
+                self.fed_file(file, scope, &places);
+            }
             // The command as the gate read it, with what feeds it.
             let mut shown = words.join(" ");
             if let Some(pipe) = around.pipe.filter(|p| !p.is_empty()) {
@@ -2042,35 +2045,44 @@ impl Walk<'_> {
         let name = program(first);
         let args = &words[at + 1..];
         let shown = || words.join(" ");
-        let decompresses = matches!(
-            name,
-            "zcat"
-                | "gzcat"
-                | "bzcat"
-                | "xzcat"
-                | "lzcat"
-                | "zstdcat"
-                | "lz4cat"
-                | "zless"
-                | "zmore"
-                | "zgrep"
-                | "zegrep"
-                | "zfgrep"
-                | "bzgrep"
-                | "xzgrep"
-                | "zstdgrep"
-                | "gunzip"
-                | "bunzip2"
-                | "unxz"
-                | "unlzma"
-                | "unzstd"
-                | "lz4"
-                | "brotli"
-                | "unzip"
-        ) || matches!(name, "gzip" | "bzip2" | "xz" | "zstd" | "lzma")
-            && args.iter().any(|w| {
-                w == "--decompress" || w.starts_with('-') && !w.starts_with("--") && w.contains('d')
-            });
+        // A file decoded from hex or base32 (`xxd -r -p f.hex`): the gate judges the file's
+        // text, not what it decodes to (review atk32 #9).
+        let decodes = matches!(name, "xxd" | "uudecode")
+            && (name == "uudecode" || args.iter().any(|w| w == "-r" || w == "-revert"))
+            || matches!(name, "base32" | "basenc")
+                && args.iter().any(|w| w == "-d" || w == "--decode");
+        let decompresses = decodes
+            || matches!(
+                name,
+                "zcat"
+                    | "gzcat"
+                    | "bzcat"
+                    | "xzcat"
+                    | "lzcat"
+                    | "zstdcat"
+                    | "lz4cat"
+                    | "zless"
+                    | "zmore"
+                    | "zgrep"
+                    | "zegrep"
+                    | "zfgrep"
+                    | "bzgrep"
+                    | "xzgrep"
+                    | "zstdgrep"
+                    | "gunzip"
+                    | "bunzip2"
+                    | "unxz"
+                    | "unlzma"
+                    | "unzstd"
+                    | "lz4"
+                    | "brotli"
+                    | "unzip"
+            )
+            || matches!(name, "gzip" | "bzip2" | "xz" | "zstd" | "lzma")
+                && args.iter().any(|w| {
+                    w == "--decompress"
+                        || w.starts_with('-') && !w.starts_with("--") && w.contains('d')
+                });
         if name == "git" {
             // The sub-command, past `-c key=value`, `-C dir` and other options.
             let mut rest = args.iter();
@@ -2132,10 +2144,14 @@ impl Walk<'_> {
                                 continue;
                             }
                             if decompresses {
-                                compressed.push(p);
-                                continue;
+                                compressed.push(p.clone());
+                                // Hex or base32 is text: judged as it stands too.
+                                if !decodes {
+                                    continue;
+                                }
                             }
-                            if rev.is_some_and(|r| !r.is_empty() && r != "HEAD") {
+                            // `@` is HEAD's other name.
+                            if rev.is_some_and(|r| !r.is_empty() && r != "HEAD" && r != "@") {
                                 self.cannot(
                                     &scope.who,
                                     &shown(),
@@ -2157,9 +2173,31 @@ impl Walk<'_> {
             self.cannot(
                 &scope.who,
                 &shown(),
-                "it decompresses a file of the repository, whose text the gate cannot read",
+                if decodes {
+                    "it decodes a file of the repository, whose decoded text the gate cannot \
+                     read"
+                } else {
+                    "it decompresses a file of the repository, whose text the gate cannot read"
+                },
                 SAY_IT,
             );
+        }
+    }
+
+    /// Judges as text the file of the repository a command reads on its standard input
+    /// (review atk32 #9: `while read -r l; do …; done < tools/list`, `jq . < f.json`): the
+    /// command uses its lines, whatever it is. (A shell reading it as its script follows it
+    /// as well.)
+    fn fed_file(&mut self, file: &str, scope: &Scope, places: &Places) {
+        let Some(bases) = places.bases(&scope.fallbacks) else {
+            return;
+        };
+        if let Place::At(paths) = place(file, &self.project, &scope.dir, Some(&bases)) {
+            for p in paths {
+                if !has_glob(&p) && self.reader.holds(&p) {
+                    self.judge_text(p, &scope.by);
+                }
+            }
         }
     }
 
@@ -2720,13 +2758,20 @@ impl Walk<'_> {
             return;
         };
         let bases = how.places.bases(&how.scope.fallbacks);
+        // An entry named by a variable the gate cannot resolve (`PATH="$TOOLS:$PATH"`), met
+        // before the name was found: it may lead into the repository (review gate32).
+        let mut unknown: Option<String> = None;
         for entry in path.split(':').take(MAX_PATH_ENTRIES) {
+            let raw = entry;
             let entry = substituted(entry, vars);
             if entry.is_empty() || has_glob(&entry) {
                 continue;
             }
-            let Place::At(dirs) = place(&entry, &self.project, &how.scope.dir, bases.as_deref())
-            else {
+            let place = place(&entry, &self.project, &how.scope.dir, bases.as_deref());
+            if matches!(place, Place::Variable) && unknown.is_none() && !outside_variable(&entry) {
+                unknown = Some(raw.to_string());
+            }
+            let Place::At(dirs) = place else {
                 continue;
             };
             let held: Vec<String> = dirs
@@ -2736,8 +2781,22 @@ impl Walk<'_> {
                 .collect();
             if !held.is_empty() {
                 self.hand_on_all(how.scope, how.shown, held, how.depth);
-                return;
+                break;
             }
+        }
+        if let Some(entry) = unknown
+            && !name.contains(['{', '}'])
+            && !self.reader.matching(&format!("**/{name}")).is_empty()
+        {
+            self.cannot(
+                &how.scope.who,
+                how.shown,
+                &format!(
+                    "its `PATH` entry `{entry}` is named by a variable the gate cannot resolve, \
+                     and the repository holds a `{name}` it may lead to"
+                ),
+                NAME_IT,
+            );
         }
     }
 
@@ -3367,7 +3426,13 @@ fn code_words(word: &str) -> impl Iterator<Item = &str> {
             w.trim_end_matches(']')
         }
     })
-    .filter(|w| !w.is_empty() && !w.starts_with(['-', '@']) && !w.contains("://"))
+    // `@:path` is `git show`'s blob of HEAD (`@` names HEAD); another `@…` is not a file.
+    .filter(|w| {
+        !w.is_empty()
+            && !w.starts_with('-')
+            && (!w.starts_with('@') || w.contains(':'))
+            && !w.contains("://")
+    })
 }
 
 /// True when `word` ends in an extension (`.txt`, `.md`): a file's name without its
@@ -3379,6 +3444,20 @@ fn has_extension(word: &str) -> bool {
             && ext.chars().all(|c| c.is_ascii_alphanumeric())
             && ext.chars().any(|c| c.is_ascii_alphabetic())
     })
+}
+
+/// True for a `PATH` entry named by a variable that never leads into the repository: the
+/// search path itself, the home directory and the tool homes under it.
+fn outside_variable(entry: &str) -> bool {
+    let name = entry
+        .trim_start_matches('$')
+        .trim_start_matches('{')
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    matches!(name, "PATH" | "HOME" | "USERPROFILE" | "TMPDIR")
+        || name.ends_with("_HOME")
+        || name.starts_with("XDG_")
 }
 
 /// The most words a brace pattern of one word expands to (`{a,b}/{c,d}`: four).
@@ -3455,9 +3534,14 @@ fn spelled_out(text: &str) -> String {
         regex::Regex::new(r"\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`")
             .expect("a valid regex")
     });
+    // `~+` at a word's start is the working directory too (review atk32 #9).
+    static TILDE_PLUS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"(^|[\s"'=:])~\+(/|[\s"';|&)]|$)"#).expect("a valid regex")
+    });
     let text = toplevel_spelled_as_a_variable(&script_dir_spelled_as_a_marker(text));
     let text = TOPLEVEL_ALONE.replace_all(&text, "$${CLAUDE_PROJECT_DIR}/__aahp_toplevel__");
     let text = PWD.replace_all(&text, ".");
+    let text = TILDE_PLUS.replace_all(&text, "${1}.${2}");
     RESOLVED
         .replace_all(&text, |c: &regex::Captures<'_>| {
             c[1].trim_matches('"').to_string()

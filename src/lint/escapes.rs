@@ -79,6 +79,8 @@ pub(crate) fn is_recipe_file(name: &str) -> bool {
 /// list's `-`), and each a paragraph of its own. A target's line (`hook:`) is syntax, not a
 /// lead-in that shows the command under it as an example; the command is what the agent's
 /// run prints (review 32 #2: `@echo "…"` under `hook:` passed, the hook's own `echo` not).
+/// The text of make's own `$(info …)`, `$(warning …)` and `$(error …)` is what make prints:
+/// each starts a paragraph of its own, without the call around it (review gate32).
 pub(crate) fn recipe_lines(raw: &str) -> View<'static> {
     let mut out = ViewBuilder::with_capacity(raw.len() + raw.len() / 8);
     let mut at = 0;
@@ -87,7 +89,19 @@ pub(crate) fn recipe_lines(raw: &str) -> View<'static> {
         let kept = body
             .trim_start_matches([' ', '\t'])
             .trim_start_matches(['@', '-', '+', ' ', '\t']);
-        out.copy(kept, at + body.len() - kept.len());
+        let mut from = at + body.len() - kept.len();
+        let mut rest = kept;
+        while let Some(open) = ["$(info ", "$(warning ", "$(error "]
+            .iter()
+            .filter_map(|o| rest.find(o).map(|i| (i, o.len())))
+            .min()
+        {
+            out.copy(&rest[..open.0], from);
+            out.replace("\n\n", from + open.0, from + open.0 + open.1);
+            from += open.0 + open.1;
+            rest = &rest[open.0 + open.1..];
+        }
+        out.copy(rest, from);
         if body.len() < line.len() {
             out.replace("\n\n", at + body.len(), at + line.len());
         }

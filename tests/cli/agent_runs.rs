@@ -1998,3 +1998,95 @@ fn what_a_run_program_loads_by_a_name_built_at_run_time_is_said() {
     hook.assert_code(0);
     assert!(!hook.stderr.contains("cannot follow"), "{hook}");
 }
+
+/// Review atk32 #9: a file a command names as `~+/…` (the working directory), `"$(pwd)/…"`,
+/// `` `pwd`/… ``, `git show @:…` (`@` is HEAD), or feeds to a loop (`while read …; done <
+/// file`, whose lines it uses) is judged when changed alone, at the configuration's command
+/// and in a script it runs alike; clean, it passes with nothing said.
+#[test]
+fn a_file_named_as_the_working_directory_head_or_a_loop_s_input_is_judged() {
+    for command in [
+        "cat ~+/tools/msg.txt",
+        "cat \"$(pwd)/tools/msg.txt\"",
+        "cat `pwd`/tools/msg.txt",
+        "git show @:tools/msg.txt",
+        "while read -r l; do echo \"$l\"; done < tools/msg.txt",
+    ] {
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook(command),
+            vec![],
+            "tools/msg.txt",
+        ));
+        let start = format!("#!/bin/sh\n{command}\n");
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook("sh .claude/hooks/start.sh"),
+            vec![(".claude/hooks/start.sh", &start)],
+            "tools/msg.txt",
+        ));
+    }
+    // A file it decodes from hex is a CFG007 warning naming the command: the gate judges
+    // the hex, not what it decodes to.
+    let repo = hook_running(
+        "xxd -r -p tools/msg.hex",
+        "tools/msg.hex",
+        "68690a\n",
+        false,
+    );
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    assert!(
+        hook.stderr.contains("it decodes a file of the repository"),
+        "{hook}"
+    );
+}
+
+/// Review gate32: what make prints of a Makefile's own `$(info …)`, `$(warning …)` or
+/// `$(error …)` is judged as an `echo` in its recipe is; a `PATH` entry named by a variable
+/// the gate cannot resolve, before a bare name the repository holds, is a CFG007 warning
+/// naming the entry. A `PATH` from the home directory, or to a name the repository does not
+/// hold, passes with nothing said.
+#[test]
+fn make_s_own_messages_and_a_path_from_an_unknown_variable_are_judged_or_said() {
+    for evil in [
+        "hook:\n\t$(warning {})\n\t@echo ok\n",
+        "$(info {})\nhook:\n\t@echo ok\n",
+        "hook:\n\t$(error {})\n",
+    ] {
+        let repo = hook_running(
+            "make -s hook",
+            "Makefile",
+            "hook:\n\t$(info Building demo; run make test next)\n\t@echo ok\n",
+            true,
+        );
+        repo.write("Makefile", evil.replace("{}", INJECTION));
+        stage(&repo, "Makefile changed.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        assert!(
+            hook.stdout.contains("Makefile") && hook.stdout.contains("PI001"),
+            "{evil}\n{hook}"
+        );
+        let ci = commit_and_verify(&repo, "Makefile changed.");
+        ci.assert_code(1);
+    }
+    let repo = hook_running(
+        "PATH=\"$TOOLS:$PATH\" start",
+        "tools/start",
+        CLEAN_SCRIPT,
+        false,
+    );
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    assert!(
+        hook.stderr.contains("cannot follow") && hook.stderr.contains("`$TOOLS`"),
+        "{hook}"
+    );
+    for command in [
+        "PATH=\"$HOME/.local/bin:$PATH\" start",
+        "PATH=\"$TOOLS:$PATH\" black --check .",
+    ] {
+        let repo = hook_running(command, "tools/start", CLEAN_SCRIPT, false);
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        assert!(!hook.stderr.contains("cannot follow"), "{command}\n{hook}");
+    }
+}
