@@ -338,6 +338,14 @@ fn digits_char(raw: &str, at: usize, max: usize, radix: u32) -> Option<(char, us
     Some((char::from_u32(v)?, n))
 }
 
+/// Where `byte` is first found in the `within` bytes from `from`: a look that never reads
+/// past them, whatever the text holds after.
+fn bounded_find(raw: &str, from: usize, within: usize, byte: u8) -> Option<usize> {
+    let b = raw.as_bytes();
+    let end = (from + within).min(b.len());
+    memchr::memchr(byte, b.get(from..end)?).map(|e| from + e)
+}
+
 /// The value of a C-style letter escape (`\n`, `\t`) other than a control's.
 fn letter_escape(c: u8) -> Option<&'static str> {
     match c {
@@ -354,7 +362,8 @@ fn letter_escape(c: u8) -> Option<&'static str> {
 /// them. A byte past ASCII (one of a UTF-8 sequence) stays as spelt.
 fn shell_escape(raw: &str, at: usize) -> Option<(String, usize)> {
     let b = raw.as_bytes();
-    let slashes = b[at..].iter().take_while(|c| **c == b'\\').count();
+    // A few backslashes at most: a long run is read once, not once per escape in it.
+    let slashes = b[at..].iter().take(4).take_while(|c| **c == b'\\').count();
     let j = at + slashes;
     let c = *b.get(j)?;
     let (ch, len) = match c {
@@ -389,7 +398,7 @@ fn python_escape(raw: &str, at: usize) -> Option<(String, usize)> {
         b'U' => exact(8),
         b'0'..=b'7' => digits_char(raw, at + 1, 3, 8).map(|(ch, n)| (ch.to_string(), n + 1)),
         b'N' if b.get(at + 2) == Some(&b'{') => {
-            let close = raw[at + 3..].find('}').filter(|e| *e <= 64)? + at + 3;
+            let close = bounded_find(raw, at + 3, 64, b'}')?;
             let ch = char_named(&raw[at + 3..close])?;
             Some((ch.to_string(), close + 1 - at))
         }
@@ -453,7 +462,7 @@ fn js_escape(raw: &str, at: usize) -> Option<(String, usize)> {
     match c {
         b'x' => hex_char(raw, at + 2, 2).map(|ch| (ch.to_string(), 4)),
         b'u' if b.get(at + 2) == Some(&b'{') => {
-            let close = raw[at + 3..].find('}').filter(|e| (1..=6).contains(e))? + at + 3;
+            let close = bounded_find(raw, at + 3, 7, b'}')?;
             let v = u32::from_str_radix(&raw[at + 3..close], 16).ok()?;
             Some((char::from_u32(v)?.to_string(), close + 1 - at))
         }
