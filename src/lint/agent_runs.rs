@@ -1892,9 +1892,6 @@ impl Walk<'_> {
                     .map(|b| b.words.as_slice()),
             };
             self.named_files(&words, scope, &places);
-            if let Some(file) = &around.stdin {
-                self.fed_file(file, scope, &places);
-            }
             // The command as the gate read it, with what feeds it.
             let mut shown = words.join(" ");
             if let Some(pipe) = around.pipe.filter(|p| !p.is_empty()) {
@@ -1902,6 +1899,30 @@ impl Walk<'_> {
             }
             if let Some(file) = &around.stdin {
                 shown = format!("{shown} < {file}");
+                let fed = self.fed_file(file, scope, &places);
+                // `while read -r f; do cat "$f"; done < list`: the names the list holds are
+                // what the loop's body reads or runs, as `xargs` hands them on.
+                if let Some(path) = fed
+                    && words.first().is_some_and(|w| w == "done")
+                    && let Some(runs) = loop_uses(&list[..k])
+                {
+                    let how = How {
+                        scope,
+                        places: &places,
+                        shown: &shown,
+                        depth,
+                    };
+                    let text = self.reader.text(&path).unwrap_or_else(|| Rc::from(""));
+                    if self.first_time(&path, runs, &how) {
+                        let names: Vec<String> = text
+                            .lines()
+                            .map(str::trim)
+                            .filter(|l| !l.is_empty())
+                            .map(str::to_string)
+                            .collect();
+                        self.hand_names(&names, runs, &how);
+                    }
+                }
             }
             if let Some(at) = program_at(&words).map(|p| p.at) {
                 let how = How {
@@ -2188,17 +2209,17 @@ impl Walk<'_> {
     /// (review atk32 #9: `while read -r l; do …; done < tools/list`, `jq . < f.json`): the
     /// command uses its lines, whatever it is. (A shell reading it as its script follows it
     /// as well.)
-    fn fed_file(&mut self, file: &str, scope: &Scope, places: &Places) {
-        let Some(bases) = places.bases(&scope.fallbacks) else {
-            return;
+    /// Returns the file judged.
+    fn fed_file(&mut self, file: &str, scope: &Scope, places: &Places) -> Option<String> {
+        let bases = places.bases(&scope.fallbacks)?;
+        let Place::At(paths) = place(file, &self.project, &scope.dir, Some(&bases)) else {
+            return None;
         };
-        if let Place::At(paths) = place(file, &self.project, &scope.dir, Some(&bases)) {
-            for p in paths {
-                if !has_glob(&p) && self.reader.holds(&p) {
-                    self.judge_text(p, &scope.by);
-                }
-            }
-        }
+        let held = paths
+            .into_iter()
+            .find(|p| !has_glob(p) && self.reader.holds(p))?;
+        self.judge_text(held.clone(), &scope.by);
+        Some(held)
     }
 
     /// Follows a script `word` of the command `shown`, as its `program` or an argument:
@@ -2396,15 +2417,11 @@ impl Walk<'_> {
             }
         }
         // Said once for the program: a server may build many.
-        if let Some(first) = built.first() {
-            let more = match built.len() {
-                1 => String::new(),
-                n => format!(" and {} more", n - 1),
-            };
+        if let Some(first) = first_and_more(&built) {
             self.say(Unfollowed {
                 text: format!(
-                    "{who} starts `{first}`{more}, which the gate cannot follow (a command \
-                     built at run time)"
+                    "{who} starts {first}, which the gate cannot follow (a command built at \
+                     run time)"
                 ),
                 fix: "write the command's words in the program, a script by its path in the \
                       repository as a string",
@@ -2630,15 +2647,11 @@ impl Walk<'_> {
             };
             self.hand_on_all(&scope, "what it loads", followed, depth);
         }
-        if let Some(first) = built.first() {
-            let more = match built.len() {
-                1 => String::new(),
-                n => format!(" and {} more", n - 1),
-            };
+        if let Some(first) = first_and_more(&built) {
             self.say(Unfollowed {
                 text: format!(
-                    "`{}`, run by {}, loads `{first}`{more}, which the gate cannot follow (a \
-                     file or module named at run time)",
+                    "`{}`, run by {}, loads {first}, which the gate cannot follow (a file or \
+                     module named at run time)",
                     run.path, run.by
                 ),
                 fix: "name the file or module in the program as a string, a path of the \
@@ -3444,6 +3457,76 @@ fn has_extension(word: &str) -> bool {
             && ext.chars().all(|c| c.is_ascii_alphanumeric())
             && ext.chars().any(|c| c.is_ascii_alphabetic())
     })
+}
+
+/// The first of `calls` in backquotes, and how many more there are: what a program builds
+/// at run time, said once for the program (a server may build many).
+fn first_and_more<S: AsRef<str>>(calls: &[S]) -> Option<String> {
+    let first = calls.first()?.as_ref();
+    Some(match calls.len() {
+        1 => format!("`{first}`"),
+        n => format!("`{first}` and {} more", n - 1),
+    })
+}
+
+/// The most commands of a loop's body [`loop_uses`] reads back.
+const MAX_LOOP_BODY: usize = 64;
+
+/// How the body of the `while read` loop that ends at the end of `before` (the commands
+/// before its `done`) uses the names it reads: `Some(true)` when it runs one (`sh "$f"`,
+/// `"$f"`), `Some(false)` when it hands one to another command (`cat "$f"`), `None` when it
+/// uses none or the loop is not one the gate reads.
+fn loop_uses(before: &[super::code::ShellCommand]) -> Option<bool> {
+    const KEYWORDS: &[&str] = &["do", "then", "else", "{", "!", "if", "while", "until"];
+    let from = before.len().saturating_sub(MAX_LOOP_BODY);
+    let start = before[from..]
+        .iter()
+        .rposition(|c| matches!(c.words.first().map(String::as_str), Some("while" | "until")))?
+        + from;
+    let head = &before[start].words;
+    let read = head.iter().position(|w| w == "read")?;
+    let vars: Vec<&str> = head[read + 1..]
+        .iter()
+        .map(String::as_str)
+        .filter(|w| is_name(w))
+        .collect();
+    let mut uses = None;
+    for c in &before[start + 1..] {
+        let words: Vec<&str> = c
+            .words
+            .iter()
+            .map(String::as_str)
+            .skip_while(|w| KEYWORDS.contains(w))
+            .collect();
+        let named = |w: &str| {
+            vars.iter()
+                .any(|v| w.contains(&format!("${v}")) || w.contains(&format!("${{{v}}}")))
+        };
+        let Some(at) = words.iter().position(|w| named(w)) else {
+            continue;
+        };
+        let program = words.first().map_or("", |w| program(w));
+        // A name printed is not a file read.
+        if matches!(program, "echo" | "printf") {
+            continue;
+        }
+        let runs = at == 0
+            || matches!(
+                program,
+                "sh" | "bash"
+                    | "zsh"
+                    | "dash"
+                    | "ksh"
+                    | "source"
+                    | "."
+                    | "python"
+                    | "python3"
+                    | "node"
+                    | "exec"
+            );
+        uses = Some(uses.unwrap_or(false) || runs);
+    }
+    uses
 }
 
 /// True for a `PATH` entry named by a variable that never leads into the repository: the

@@ -300,17 +300,8 @@ struct Args {
 
 impl Args {
     fn read(text: &str, lang: Lang) -> Args {
-        let b = text.as_bytes();
-        let mut at = 0;
         let mut out = Args::default();
-        loop {
-            at = skip_blank(b, at);
-            if at >= b.len() || b[at] == b')' {
-                return out;
-            }
-            let start = at;
-            let (arg, next) = read_arg(text, at, lang, 0);
-            let piece = &text[start..next.min(text.len())];
+        for (arg, piece) in arg_pieces(text, lang) {
             let flat: String = piece.split_whitespace().collect();
             if flat == "shell=True"
                 || flat.starts_with("{shell:true")
@@ -322,12 +313,8 @@ impl Args {
             if !(lang == Lang::Python && flat.contains('=') && matches!(arg, Arg::Other)) {
                 out.args.push(arg);
             }
-            at = skip_blank(b, next);
-            match b.get(at) {
-                Some(b',') => at += 1,
-                _ => return out,
-            }
         }
+        out
     }
 
     /// The launch these arguments make for a function that `takes` them; `None` when the
@@ -689,7 +676,7 @@ fn arg_pieces(text: &str, lang: Lang) -> Vec<(Arg, &str)> {
             return out;
         }
         let (arg, next) = read_arg(text, at, lang, 0);
-        let next = floor_boundary(text, next.max(at + 1).min(text.len()));
+        let next = next.min(text.len());
         out.push((arg, text[at..next].trim()));
         at = skip_blank(b, next);
         match b.get(at) {

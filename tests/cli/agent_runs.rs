@@ -1181,20 +1181,26 @@ fn a_file_any_word_of_a_command_names_is_judged() {
         r#"python3 -c "exec(open(\"tools/msg.txt\").read())""#,
     ];
     for command in commands {
-        judged_when_changed_alone((
-            ".claude/settings.json",
-            session_hook(command),
-            vec![],
-            "tools/msg.txt",
-        ));
-        let start = format!("#!/bin/sh\n{command}\n");
-        judged_when_changed_alone((
-            ".claude/settings.json",
-            session_hook("sh .claude/hooks/start.sh"),
-            vec![(".claude/hooks/start.sh", &start)],
-            "tools/msg.txt",
-        ));
+        msg_judged_at_the_hook_and_in_a_script(command);
     }
+}
+
+/// `command` naming `tools/msg.txt`, as a hook's command and in a script a hook runs: the
+/// file is judged when changed alone ([`judged_when_changed_alone`]).
+fn msg_judged_at_the_hook_and_in_a_script(command: &str) {
+    judged_when_changed_alone((
+        ".claude/settings.json",
+        session_hook(command),
+        vec![],
+        "tools/msg.txt",
+    ));
+    let start = format!("#!/bin/sh\n{command}\n");
+    judged_when_changed_alone((
+        ".claude/settings.json",
+        session_hook("sh .claude/hooks/start.sh"),
+        vec![(".claude/hooks/start.sh", &start)],
+        "tools/msg.txt",
+    ));
 }
 
 /// Review atk31 #7: what a command hands the agent that the gate cannot read (a file it
@@ -2012,20 +2018,31 @@ fn a_file_named_as_the_working_directory_head_or_a_loop_s_input_is_judged() {
         "git show @:tools/msg.txt",
         "while read -r l; do echo \"$l\"; done < tools/msg.txt",
     ] {
-        judged_when_changed_alone((
-            ".claude/settings.json",
-            session_hook(command),
-            vec![],
-            "tools/msg.txt",
-        ));
-        let start = format!("#!/bin/sh\n{command}\n");
-        judged_when_changed_alone((
-            ".claude/settings.json",
-            session_hook("sh .claude/hooks/start.sh"),
-            vec![(".claude/hooks/start.sh", &start)],
-            "tools/msg.txt",
-        ));
+        msg_judged_at_the_hook_and_in_a_script(command);
     }
+    // The names a loop's input list holds are what its body reads (`cat "$f"`) or runs.
+    judged_when_changed_alone((
+        ".claude/settings.json",
+        session_hook("while read -r f; do cat \"$f\"; done < tools/list"),
+        vec![("tools/list", "tools/msg.txt\n")],
+        "tools/msg.txt",
+    ));
+    let repo = hook_running(
+        "while IFS= read -r s; do sh \"$s\"; done < tools/list",
+        "tools/list",
+        "tools/run.sh\n",
+        false,
+    );
+    repo.write("tools/run.sh", evil_script());
+    stage(&repo, "Script added.");
+    blocks_naming(&repo.aahp(&["hook", "pre-commit"]), "tools/run.sh: 2:");
+    // A list of names a loop prints passes.
+    hook_running(
+        "while read -r n; do echo \"building $n\"; done < tools/list",
+        "tools/list",
+        "alpha\nbeta\n",
+        false,
+    );
     // A file it decodes from hex is a CFG007 warning naming the command: the gate judges
     // the hex, not what it decodes to.
     let repo = hook_running(
