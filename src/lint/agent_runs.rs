@@ -1778,8 +1778,10 @@ impl Walk<'_> {
                 self.commands(&text, &scope, Some(self.project.clone()), None, depth);
             }
             Some(lang) => {
+                let loads = super::launches::loads(&text, lang);
                 self.launches(run, &text, lang, depth);
-                self.imports(run, &text, lang, depth);
+                self.imports(run, &text, lang, &loads, depth);
+                self.loads(run, &text, lang, &loads, depth);
             }
             None => {}
         }
@@ -1897,6 +1899,30 @@ impl Walk<'_> {
             }
             if let Some(file) = &around.stdin {
                 shown = format!("{shown} < {file}");
+                let fed = self.fed_file(file, scope, &places);
+                // `while read -r f; do cat "$f"; done < list`: the names the list holds are
+                // what the loop's body reads or runs, as `xargs` hands them on.
+                if let Some(path) = fed
+                    && words.first().is_some_and(|w| w == "done")
+                    && let Some(runs) = loop_uses(&list[..k])
+                {
+                    let how = How {
+                        scope,
+                        places: &places,
+                        shown: &shown,
+                        depth,
+                    };
+                    let text = self.reader.text(&path).unwrap_or_else(|| Rc::from(""));
+                    if self.first_time(&path, runs, &how) {
+                        let names: Vec<String> = text
+                            .lines()
+                            .map(str::trim)
+                            .filter(|l| !l.is_empty())
+                            .map(str::to_string)
+                            .collect();
+                        self.hand_names(&names, runs, &how);
+                    }
+                }
             }
             if let Some(at) = program_at(&words).map(|p| p.at) {
                 let how = How {
@@ -2040,35 +2066,44 @@ impl Walk<'_> {
         let name = program(first);
         let args = &words[at + 1..];
         let shown = || words.join(" ");
-        let decompresses = matches!(
-            name,
-            "zcat"
-                | "gzcat"
-                | "bzcat"
-                | "xzcat"
-                | "lzcat"
-                | "zstdcat"
-                | "lz4cat"
-                | "zless"
-                | "zmore"
-                | "zgrep"
-                | "zegrep"
-                | "zfgrep"
-                | "bzgrep"
-                | "xzgrep"
-                | "zstdgrep"
-                | "gunzip"
-                | "bunzip2"
-                | "unxz"
-                | "unlzma"
-                | "unzstd"
-                | "lz4"
-                | "brotli"
-                | "unzip"
-        ) || matches!(name, "gzip" | "bzip2" | "xz" | "zstd" | "lzma")
-            && args.iter().any(|w| {
-                w == "--decompress" || w.starts_with('-') && !w.starts_with("--") && w.contains('d')
-            });
+        // A file decoded from hex or base32 (`xxd -r -p f.hex`): the gate judges the file's
+        // text, not what it decodes to (review atk32 #9).
+        let decodes = matches!(name, "xxd" | "uudecode")
+            && (name == "uudecode" || args.iter().any(|w| w == "-r" || w == "-revert"))
+            || matches!(name, "base32" | "basenc")
+                && args.iter().any(|w| w == "-d" || w == "--decode");
+        let decompresses = decodes
+            || matches!(
+                name,
+                "zcat"
+                    | "gzcat"
+                    | "bzcat"
+                    | "xzcat"
+                    | "lzcat"
+                    | "zstdcat"
+                    | "lz4cat"
+                    | "zless"
+                    | "zmore"
+                    | "zgrep"
+                    | "zegrep"
+                    | "zfgrep"
+                    | "bzgrep"
+                    | "xzgrep"
+                    | "zstdgrep"
+                    | "gunzip"
+                    | "bunzip2"
+                    | "unxz"
+                    | "unlzma"
+                    | "unzstd"
+                    | "lz4"
+                    | "brotli"
+                    | "unzip"
+            )
+            || matches!(name, "gzip" | "bzip2" | "xz" | "zstd" | "lzma")
+                && args.iter().any(|w| {
+                    w == "--decompress"
+                        || w.starts_with('-') && !w.starts_with("--") && w.contains('d')
+                });
         if name == "git" {
             // The sub-command, past `-c key=value`, `-C dir` and other options.
             let mut rest = args.iter();
@@ -2130,10 +2165,14 @@ impl Walk<'_> {
                                 continue;
                             }
                             if decompresses {
-                                compressed.push(p);
-                                continue;
+                                compressed.push(p.clone());
+                                // Hex or base32 is text: judged as it stands too.
+                                if !decodes {
+                                    continue;
+                                }
                             }
-                            if rev.is_some_and(|r| !r.is_empty() && r != "HEAD") {
+                            // `@` is HEAD's other name.
+                            if rev.is_some_and(|r| !r.is_empty() && r != "HEAD" && r != "@") {
                                 self.cannot(
                                     &scope.who,
                                     &shown(),
@@ -2155,10 +2194,32 @@ impl Walk<'_> {
             self.cannot(
                 &scope.who,
                 &shown(),
-                "it decompresses a file of the repository, whose text the gate cannot read",
+                if decodes {
+                    "it decodes a file of the repository, whose decoded text the gate cannot \
+                     read"
+                } else {
+                    "it decompresses a file of the repository, whose text the gate cannot read"
+                },
                 SAY_IT,
             );
         }
+    }
+
+    /// Judges as text the file of the repository a command reads on its standard input
+    /// (review atk32 #9: `while read -r l; do …; done < tools/list`, `jq . < f.json`): the
+    /// command uses its lines, whatever it is. (A shell reading it as its script follows it
+    /// as well.)
+    /// Returns the file judged.
+    fn fed_file(&mut self, file: &str, scope: &Scope, places: &Places) -> Option<String> {
+        let bases = places.bases(&scope.fallbacks)?;
+        let Place::At(paths) = place(file, &self.project, &scope.dir, Some(&bases)) else {
+            return None;
+        };
+        let held = paths
+            .into_iter()
+            .find(|p| !has_glob(p) && self.reader.holds(p))?;
+        self.judge_text(held.clone(), &scope.by);
+        Some(held)
     }
 
     /// Follows a script `word` of the command `shown`, as its `program` or an argument:
@@ -2356,15 +2417,11 @@ impl Walk<'_> {
             }
         }
         // Said once for the program: a server may build many.
-        if let Some(first) = built.first() {
-            let more = match built.len() {
-                1 => String::new(),
-                n => format!(" and {} more", n - 1),
-            };
+        if let Some(first) = first_and_more(&built) {
             self.say(Unfollowed {
                 text: format!(
-                    "{who} starts `{first}`{more}, which the gate cannot follow (a command \
-                     built at run time)"
+                    "{who} starts {first}, which the gate cannot follow (a command built at \
+                     run time)"
                 ),
                 fix: "write the command's words in the program, a script by its path in the \
                       repository as a string",
@@ -2380,10 +2437,21 @@ impl Walk<'_> {
     /// the program and from the project; `require("./x")`, `import … from "./x"`,
     /// `import("./x")` beside it. A name the repository holds no file for (the standard
     /// library's, a package installed) is not its.
-    fn imports(&mut self, run: &Run, text: &str, lang: super::code::Lang, depth: usize) {
+    /// A module it loads by name (`importlib.import_module("h")`, `__import__("h")`) is
+    /// looked up as `import h` is, and a directory it puts on its import path
+    /// (`sys.path.insert(0, "lib")`) is looked in too (review atk32 #4).
+    fn imports(
+        &mut self,
+        run: &Run,
+        text: &str,
+        lang: super::code::Lang,
+        loads: &[super::launches::Load],
+        depth: usize,
+    ) {
+        use super::launches::{Load, Named};
         static PY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
             regex::Regex::new(
-                r"(?m)^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)|import[ \t]+([\w., \t]+))",
+                r"(?m)(?:^|;)[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\(?([\w., \t]+)|import[ \t]+([\w., \t]+))",
             )
             .expect("a valid regex")
         });
@@ -2395,8 +2463,36 @@ impl Walk<'_> {
         });
         let dir = parent(&run.path).to_string();
         let mut wanted: Vec<String> = Vec::new();
+        // Where an absolute import is looked up: the program's directory, the project (its
+        // working directory), and what it puts on `sys.path`.
+        let mut roots = vec![dir.clone(), self.project.clone()];
+        for load in loads {
+            if let Load::ImportPath(named) = load {
+                let root = match named {
+                    Named::Here(p) => crate::handoff::resolve_link(&self.project, p),
+                    Named::Near(p) => crate::handoff::resolve_link(&dir, p),
+                };
+                roots.extend(root.filter(|r| !roots.contains(r)));
+            }
+        }
+        let dynamic = loads.iter().filter_map(|l| match l {
+            Load::Module(m) => Some(m.trim_start_matches('.')),
+            _ => None,
+        });
+        let by_name = |name: &str, wanted: &mut Vec<String>| {
+            let rest = name.replace('.', "/");
+            for root in &roots {
+                let m = crate::handoff::location::join(root, &rest);
+                wanted.extend(package_inits(&m, rest.matches('/').count()));
+                wanted.push(format!("{m}.py"));
+                wanted.push(format!("{m}/__init__.py"));
+            }
+        };
         match lang {
             super::code::Lang::Python => {
+                for name in dynamic.filter(|n| !n.is_empty()) {
+                    by_name(name, &mut wanted);
+                }
                 for cap in PY.captures_iter(text) {
                     if let Some(from) = cap.get(1) {
                         let from = from.as_str();
@@ -2408,12 +2504,12 @@ impl Walk<'_> {
                             base = parent(&base).to_string();
                         }
                         let module = crate::handoff::location::join(&base, &rest);
-                        let roots: Vec<String> = if dots > 0 {
+                        let bases: Vec<String> = if dots > 0 {
                             vec![String::new()]
                         } else {
-                            vec![dir.clone(), self.project.clone()]
+                            roots.clone()
                         };
-                        for root in &roots {
+                        for root in &bases {
                             let m = crate::handoff::location::join(root, &module);
                             if !rest.is_empty() {
                                 wanted.extend(package_inits(&m, rest.matches('/').count()));
@@ -2433,15 +2529,8 @@ impl Walk<'_> {
                     } else if let Some(names) = cap.get(3) {
                         for name in names.as_str().split(',') {
                             let name = name.split_whitespace().next().unwrap_or("");
-                            if name.is_empty() {
-                                continue;
-                            }
-                            let rest = name.replace('.', "/");
-                            for root in [&dir, &self.project] {
-                                let m = crate::handoff::location::join(root, &rest);
-                                wanted.extend(package_inits(&m, rest.matches('/').count()));
-                                wanted.push(format!("{m}.py"));
-                                wanted.push(format!("{m}/__init__.py"));
+                            if !name.is_empty() {
+                                by_name(name, &mut wanted);
                             }
                         }
                     }
@@ -2474,6 +2563,103 @@ impl Walk<'_> {
             found: HashSet::new(),
         };
         self.hand_on_all(&scope, "its imports", held, depth);
+    }
+
+    /// What a Python or JavaScript program (`run`, read as `text`) loads besides its imports
+    /// (review atk32 #4): a file of the repository a string of it names is judged as text, as
+    /// a word of an inline `python3 -c` is (`open("lib/m.txt")`, `fs.readFileSync(…)`); a
+    /// program it runs (`runpy.run_path(…)`) or a module it requires from its directory
+    /// (`require(path.join(__dirname, "x"))`) is followed; a load whose name it builds at
+    /// run time is said, once for the program.
+    fn loads(
+        &mut self,
+        run: &Run,
+        text: &str,
+        lang: super::code::Lang,
+        loads: &[super::launches::Load],
+        depth: usize,
+    ) {
+        use super::launches::{Load, Named};
+        let dir = parent(&run.path).to_string();
+        let by = format!("{} (read by `{}`)", run.by, run.path);
+        let bases = [self.project.clone(), dir.clone()];
+        if let Some(parts) = super::code::lex(lang, text) {
+            for (s, e) in parts.literal_spans() {
+                for w in code_words(&text[s..e]) {
+                    if !(w.contains('/') || has_extension(w)) || has_glob(w) {
+                        continue;
+                    }
+                    if let Place::At(paths) = place(w, &self.project, &dir, Some(&bases)) {
+                        for p in paths {
+                            if p != run.path && self.reader.holds(&p) {
+                                self.judge_text(p, &by);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut built: Vec<&str> = Vec::new();
+        let mut followed: Vec<String> = Vec::new();
+        for load in loads {
+            let (named, runs) = match load {
+                Load::Run(n) | Load::Require(n) => (n, true),
+                Load::Read(n) => (n, false),
+                Load::Unknown(shown) => {
+                    built.push(shown);
+                    continue;
+                }
+                Load::Module(_) | Load::ImportPath(_) => continue,
+            };
+            let candidates: Vec<String> = match named {
+                Named::Here(p) => bases
+                    .iter()
+                    .filter_map(|b| crate::handoff::resolve_link(b, p))
+                    .collect(),
+                Named::Near(p) => crate::handoff::resolve_link(&dir, p).into_iter().collect(),
+            };
+            for c in candidates {
+                let mut files = vec![c.clone()];
+                if matches!(load, Load::Require(_)) {
+                    files.extend(IMPLIED.iter().map(|t| format!("{c}{t}")));
+                }
+                for f in files {
+                    if f == run.path || !self.reader.holds(&f) {
+                        continue;
+                    }
+                    if runs {
+                        if !followed.contains(&f) {
+                            followed.push(f);
+                        }
+                    } else {
+                        self.judge_text(f, &by);
+                    }
+                }
+            }
+        }
+        if !followed.is_empty() {
+            let scope = Scope {
+                by: format!("{} (loaded by `{}`)", run.by, run.path),
+                who: format!("`{}`, run by {},", run.path, run.by),
+                dir: dir.clone(),
+                fallbacks: bases.to_vec(),
+                found: HashSet::new(),
+            };
+            self.hand_on_all(&scope, "what it loads", followed, depth);
+        }
+        if let Some(first) = first_and_more(&built) {
+            self.say(Unfollowed {
+                text: format!(
+                    "`{}`, run by {}, loads {first}, which the gate cannot follow (a file or \
+                     module named at run time)",
+                    run.path, run.by
+                ),
+                fix: "name the file or module in the program as a string, a path of the \
+                      repository",
+                unread: false,
+                command: String::new(),
+            });
+        }
     }
 
     /// Follows a runner `cmd` (a package script, a make target, a just recipe, a task) that
@@ -2585,13 +2771,20 @@ impl Walk<'_> {
             return;
         };
         let bases = how.places.bases(&how.scope.fallbacks);
+        // An entry named by a variable the gate cannot resolve (`PATH="$TOOLS:$PATH"`), met
+        // before the name was found: it may lead into the repository (review gate32).
+        let mut unknown: Option<String> = None;
         for entry in path.split(':').take(MAX_PATH_ENTRIES) {
+            let raw = entry;
             let entry = substituted(entry, vars);
             if entry.is_empty() || has_glob(&entry) {
                 continue;
             }
-            let Place::At(dirs) = place(&entry, &self.project, &how.scope.dir, bases.as_deref())
-            else {
+            let place = place(&entry, &self.project, &how.scope.dir, bases.as_deref());
+            if matches!(place, Place::Variable) && unknown.is_none() && !outside_variable(&entry) {
+                unknown = Some(raw.to_string());
+            }
+            let Place::At(dirs) = place else {
                 continue;
             };
             let held: Vec<String> = dirs
@@ -2601,8 +2794,22 @@ impl Walk<'_> {
                 .collect();
             if !held.is_empty() {
                 self.hand_on_all(how.scope, how.shown, held, how.depth);
-                return;
+                break;
             }
+        }
+        if let Some(entry) = unknown
+            && !name.contains(['{', '}'])
+            && !self.reader.matching(&format!("**/{name}")).is_empty()
+        {
+            self.cannot(
+                &how.scope.who,
+                how.shown,
+                &format!(
+                    "its `PATH` entry `{entry}` is named by a variable the gate cannot resolve, \
+                     and the repository holds a `{name}` it may lead to"
+                ),
+                NAME_IT,
+            );
         }
     }
 
@@ -3232,7 +3439,13 @@ fn code_words(word: &str) -> impl Iterator<Item = &str> {
             w.trim_end_matches(']')
         }
     })
-    .filter(|w| !w.is_empty() && !w.starts_with(['-', '@']) && !w.contains("://"))
+    // `@:path` is `git show`'s blob of HEAD (`@` names HEAD); another `@…` is not a file.
+    .filter(|w| {
+        !w.is_empty()
+            && !w.starts_with('-')
+            && (!w.starts_with('@') || w.contains(':'))
+            && !w.contains("://")
+    })
 }
 
 /// True when `word` ends in an extension (`.txt`, `.md`): a file's name without its
@@ -3244,6 +3457,90 @@ fn has_extension(word: &str) -> bool {
             && ext.chars().all(|c| c.is_ascii_alphanumeric())
             && ext.chars().any(|c| c.is_ascii_alphabetic())
     })
+}
+
+/// The first of `calls` in backquotes, and how many more there are: what a program builds
+/// at run time, said once for the program (a server may build many).
+fn first_and_more<S: AsRef<str>>(calls: &[S]) -> Option<String> {
+    let first = calls.first()?.as_ref();
+    Some(match calls.len() {
+        1 => format!("`{first}`"),
+        n => format!("`{first}` and {} more", n - 1),
+    })
+}
+
+/// The most commands of a loop's body [`loop_uses`] reads back.
+const MAX_LOOP_BODY: usize = 64;
+
+/// How the body of the `while read` loop that ends at the end of `before` (the commands
+/// before its `done`) uses the names it reads: `Some(true)` when it runs one (`sh "$f"`,
+/// `"$f"`), `Some(false)` when it hands one to another command (`cat "$f"`), `None` when it
+/// uses none or the loop is not one the gate reads.
+fn loop_uses(before: &[super::code::ShellCommand]) -> Option<bool> {
+    const KEYWORDS: &[&str] = &["do", "then", "else", "{", "!", "if", "while", "until"];
+    let from = before.len().saturating_sub(MAX_LOOP_BODY);
+    let start = before[from..]
+        .iter()
+        .rposition(|c| matches!(c.words.first().map(String::as_str), Some("while" | "until")))?
+        + from;
+    let head = &before[start].words;
+    let read = head.iter().position(|w| w == "read")?;
+    let vars: Vec<&str> = head[read + 1..]
+        .iter()
+        .map(String::as_str)
+        .filter(|w| is_name(w))
+        .collect();
+    let mut uses = None;
+    for c in &before[start + 1..] {
+        let words: Vec<&str> = c
+            .words
+            .iter()
+            .map(String::as_str)
+            .skip_while(|w| KEYWORDS.contains(w))
+            .collect();
+        let named = |w: &str| {
+            vars.iter()
+                .any(|v| w.contains(&format!("${v}")) || w.contains(&format!("${{{v}}}")))
+        };
+        let Some(at) = words.iter().position(|w| named(w)) else {
+            continue;
+        };
+        let program = words.first().map_or("", |w| program(w));
+        // A name printed is not a file read.
+        if matches!(program, "echo" | "printf") {
+            continue;
+        }
+        let runs = at == 0
+            || matches!(
+                program,
+                "sh" | "bash"
+                    | "zsh"
+                    | "dash"
+                    | "ksh"
+                    | "source"
+                    | "."
+                    | "python"
+                    | "python3"
+                    | "node"
+                    | "exec"
+            );
+        uses = Some(uses.unwrap_or(false) || runs);
+    }
+    uses
+}
+
+/// True for a `PATH` entry named by a variable that never leads into the repository: the
+/// search path itself, the home directory and the tool homes under it.
+fn outside_variable(entry: &str) -> bool {
+    let name = entry
+        .trim_start_matches('$')
+        .trim_start_matches('{')
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    matches!(name, "PATH" | "HOME" | "USERPROFILE" | "TMPDIR")
+        || name.ends_with("_HOME")
+        || name.starts_with("XDG_")
 }
 
 /// The most words a brace pattern of one word expands to (`{a,b}/{c,d}`: four).
@@ -3320,9 +3617,14 @@ fn spelled_out(text: &str) -> String {
         regex::Regex::new(r"\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`")
             .expect("a valid regex")
     });
+    // `~+` at a word's start is the working directory too (review atk32 #9).
+    static TILDE_PLUS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"(^|[\s"'=:])~\+(/|[\s"';|&)]|$)"#).expect("a valid regex")
+    });
     let text = toplevel_spelled_as_a_variable(&script_dir_spelled_as_a_marker(text));
     let text = TOPLEVEL_ALONE.replace_all(&text, "$${CLAUDE_PROJECT_DIR}/__aahp_toplevel__");
     let text = PWD.replace_all(&text, ".");
+    let text = TILDE_PLUS.replace_all(&text, "${1}.${2}");
     RESOLVED
         .replace_all(&text, |c: &regex::Captures<'_>| {
             c[1].trim_matches('"').to_string()

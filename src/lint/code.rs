@@ -79,6 +79,19 @@ pub(crate) struct Parts {
     /// Comment and literal bytes before each run.
     before: Vec<(usize, usize)>,
     len: usize,
+    /// Where the text a literal stands for differs from its spelling ([`Mark`]), in order.
+    marks: Vec<Mark>,
+}
+
+/// Where a literal's value differs from its spelling (review atk32 #3): what the program
+/// prints is the value, so the rules judge it ([`super::escapes::script`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mark {
+    /// A backslash escape of the language starts here (`\x49`, `\0111`, `\N{…}`).
+    Escape(usize),
+    /// The bytes `start..end` join two literals into one value and stand for nothing: the
+    /// quotes (and `+`) between `"Ign" "ore"`, `'Ign''ore'`, `"Ign" + "ore"`.
+    Join(usize, usize),
 }
 
 /// What a span of a script holds.
@@ -93,7 +106,7 @@ pub(crate) struct Holds {
 }
 
 impl Parts {
-    fn new(kinds: &[Part], text: &[u8]) -> Parts {
+    fn new(kinds: &[Part], text: &[u8], marks: Vec<Mark>) -> Parts {
         let mut runs: Vec<(usize, Part)> = Vec::new();
         for (i, &k) in kinds.iter().enumerate() {
             // White space between two comments belongs to them: a sentence that runs over
@@ -125,6 +138,7 @@ impl Parts {
             runs,
             before,
             len: kinds.len(),
+            marks,
         }
     }
 
@@ -142,6 +156,22 @@ impl Parts {
             Part::Literal => (c, l + at - start),
             Part::Code => (c, l),
         }
+    }
+
+    /// Where the values of the script's literals differ from their spelling, in order.
+    pub(crate) fn marks(&self) -> &[Mark] {
+        &self.marks
+    }
+
+    /// The spans of the script's literals, in order.
+    pub(crate) fn literal_spans(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.runs
+            .iter()
+            .enumerate()
+            .filter_map(|(j, &(start, kind))| {
+                let end = self.runs.get(j + 1).map_or(self.len, |r| r.0);
+                (kind == Part::Literal).then_some((start, end))
+            })
     }
 
     /// What the bytes `start..end` hold (the byte at `start` for an empty span).
@@ -180,12 +210,13 @@ impl Drop for Work {
 /// The parts of `text`, a script in `lang`; `None` when the lexer cannot tell them apart.
 pub(crate) fn lex(lang: Lang, text: &str) -> Option<Parts> {
     let b = text.as_bytes();
+    let mut marks = Vec::new();
     let kinds = match lang {
-        Lang::Shell => shell(b)?,
-        Lang::Python => python(b)?,
-        Lang::Js => js(b)?,
+        Lang::Shell => shell(b, &mut marks)?,
+        Lang::Python => python(b, &mut marks)?,
+        Lang::Js => js(b, &mut marks)?,
     };
-    Some(Parts::new(&kinds, b))
+    Some(Parts::new(&kinds, b, marks))
 }
 
 /// What a nested piece of code ends with: `)` of `$(`, a backquote, `}` of `${` or `{`.
@@ -216,6 +247,8 @@ struct Str {
     /// Python's f-strings and JavaScript's templates hold code in braces; a shell's double
     /// quotes hold it in `$(…)` and backquotes.
     holds_code: bool,
+    /// Its backslashes are its text (Python's `r"…"`): no escape to undo.
+    raw: bool,
 }
 
 /// What the byte at `i` inside a string is to its reader.
@@ -282,7 +315,7 @@ const SHELL_PRINTERS: &[&[u8]] = &[b"echo", b"printf", b"print", b"yes"];
 /// literal: its strings, here-documents, and the arguments of `echo`, `printf` and any
 /// command whose name is spelt with quotes or a variable (it may be one of them); the other
 /// commands' words are code.
-fn shell(b: &[u8]) -> Option<Vec<Part>> {
+fn shell(b: &[u8], marks: &mut Vec<Mark>) -> Option<Vec<Part>> {
     let mut kinds = vec![Part::Code; b.len()];
     // The nested commands, each with whether the command around it was printing.
     let mut nests: Vec<(Nest, bool)> = Vec::new();
@@ -300,11 +333,21 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
             kinds[i] = Part::Literal;
             match c {
                 b'\\' if open.quote == b'"' || open.quote == b'$' => {
+                    marks.push(Mark::Escape(i));
                     i = escape(&mut kinds, i);
                     continue;
                 }
-                b'"' if open.quote == b'"' => string = None,
-                b'\'' if open.quote != b'"' => string = None,
+                // In single quotes a backslash is text the shell hands on, and `printf`,
+                // `echo -e` or dash's `echo` undo its escapes.
+                b'\\' => marks.push(Mark::Escape(i)),
+                b'"' if open.quote == b'"' => {
+                    string = None;
+                    shell_join_after(b, i, marks);
+                }
+                b'\'' if open.quote != b'"' => {
+                    string = None;
+                    shell_join_after(b, i, marks);
+                }
                 b'$' if open.holds_code && b.get(i + 1) == Some(&b'(') => {
                     nests.push((Nest::new(b')', Some(open)), printing));
                     (start, printing, string) = (true, false, None);
@@ -328,6 +371,10 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
             b'\\' => {
                 if printing && i + 1 < b.len() {
                     kinds[i + 1] = Part::Literal;
+                    // `echo \\0111…`: the shell leaves one backslash for `echo` to read.
+                    if b[i + 1] == b'\\' {
+                        marks.push(Mark::Escape(i));
+                    }
                 }
                 i += 1;
             }
@@ -340,6 +387,7 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
             b'\'' => {
                 let ansi = i > 0 && b[i - 1] == b'$';
                 kinds[i] = Part::Literal;
+                shell_join_before(b, if ansi { i - 1 } else { i }, i + 1, marks);
                 // A command's name in quotes may be a printer's.
                 if start && word_start {
                     (start, printing) = (false, true);
@@ -348,10 +396,12 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
                     quote: if ansi { b'$' } else { b'\'' },
                     triple: false,
                     holds_code: false,
+                    raw: false,
                 });
             }
             b'"' => {
                 kinds[i] = Part::Literal;
+                shell_join_before(b, i, i + 1, marks);
                 if start && word_start {
                     (start, printing) = (false, true);
                 }
@@ -359,6 +409,7 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
                     quote: b'"',
                     triple: false,
                     holds_code: true,
+                    raw: false,
                 });
             }
             b'$' if b.get(i + 1) == Some(&b'(') => {
@@ -444,6 +495,80 @@ fn shell(b: &[u8]) -> Option<Vec<Part>> {
         i += 1;
     }
     (string.is_none() && nests.is_empty() && heredocs.is_empty()).then_some(kinds)
+}
+
+/// A byte that goes on a shell word (not white space, not an operator).
+fn shell_word_byte(c: u8) -> bool {
+    !c.is_ascii_whitespace() && !b";&|()<>".contains(&c)
+}
+
+/// A string's closing quote at `at` followed by more of its word (`'Ign''ore'`,
+/// `"Ign"ore`): the shell joins them, so the quote stands for nothing.
+fn shell_join_after(b: &[u8], at: usize, marks: &mut Vec<Mark>) {
+    if b.get(at + 1).is_some_and(|&c| shell_word_byte(c)) {
+        marks.push(Mark::Join(at, at + 1));
+    }
+}
+
+/// A string's opening (`start..end`: a quote, `$'`) after more of its word: it stands for
+/// nothing.
+fn shell_join_before(b: &[u8], start: usize, end: usize, marks: &mut Vec<Mark>) {
+    if start > 0 && shell_word_byte(b[start - 1]) && b[start - 1] != b'$' {
+        marks.push(Mark::Join(start, end));
+    }
+}
+
+/// After a string of Python or JavaScript that closes at `close..from`, the next one that
+/// its value is joined to (Python's `"Ign" "ore"`, either's `"Ign" + "ore"`): marks the
+/// bytes from the closing quote to the next one's opening quote as standing for nothing.
+fn joined(
+    b: &[u8],
+    close: usize,
+    from: usize,
+    python: bool,
+    marks: &mut Vec<Mark>,
+    steps: &mut Work,
+) {
+    let blank = |mut j: usize| {
+        while let Some(&c) = b.get(j) {
+            if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                j += 1;
+            } else if c == b'\\' && python && b.get(j + 1) == Some(&b'\n') {
+                j += 2;
+            } else {
+                break;
+            }
+        }
+        j
+    };
+    let mut j = blank(from);
+    if b.get(j) == Some(&b'+') {
+        j = blank(j + 1);
+    } else if !python {
+        steps.add(j - from);
+        return;
+    }
+    let mut k = j;
+    while python
+        && k - j < 3
+        && b.get(k)
+            .is_some_and(|x| matches!(x.to_ascii_lowercase(), b'r' | b'b' | b'u' | b'f'))
+    {
+        k += 1;
+    }
+    steps.add(k - from);
+    let Some(&q) = b.get(k) else {
+        return;
+    };
+    if !(q == b'\'' || q == b'"' || q == b'`' && !python) {
+        return;
+    }
+    let width = if python && b[k..].starts_with(&[q, q, q]) {
+        3
+    } else {
+        1
+    };
+    marks.push(Mark::Join(close, k + width));
 }
 
 /// The delimiter of a here-document whose `<<` ends before `at`: (its word without quotes,
@@ -847,7 +972,7 @@ fn ansi_c_word(b: &[u8], mut at: usize, words: &mut Words) -> usize {
 
 /// A Python script's parts: `#` comments, strings with any prefix, triple-quoted or not,
 /// and the expressions of f-strings (code, whose own strings are literals).
-fn python(b: &[u8]) -> Option<Vec<Part>> {
+fn python(b: &[u8], marks: &mut Vec<Mark>) -> Option<Vec<Part>> {
     let mut kinds = vec![Part::Code; b.len()];
     let mut nests: Vec<Nest> = Vec::new();
     let mut string: Option<Str> = None;
@@ -859,6 +984,9 @@ fn python(b: &[u8]) -> Option<Vec<Part>> {
         if let Some(open) = string {
             match string_byte(&mut kinds, b, i, !open.triple) {
                 Step::Skip(next) => {
+                    if !open.raw {
+                        marks.push(Mark::Escape(i));
+                    }
                     i = next;
                     continue;
                 }
@@ -877,9 +1005,11 @@ fn python(b: &[u8]) -> Option<Vec<Part>> {
             } else if c == open.quote {
                 if !open.triple {
                     string = None;
+                    joined(b, i, i + 1, true, marks, &mut steps);
                 } else if b[i..].starts_with(&[c, c, c]) {
                     kinds[i..i + 3].fill(Part::Literal);
                     string = None;
+                    joined(b, i, i + 3, true, marks, &mut steps);
                     i += 3;
                     continue;
                 }
@@ -918,6 +1048,7 @@ fn python(b: &[u8]) -> Option<Vec<Part>> {
                     quote: c,
                     triple,
                     holds_code: f,
+                    raw: is_prefix && prefix.iter().any(|x| matches!(x, b'r' | b'R')),
                 });
                 i += width;
                 continue;
@@ -938,7 +1069,7 @@ fn python(b: &[u8]) -> Option<Vec<Part>> {
 /// A JavaScript or TypeScript script's parts: `//` and `/* */` comments (a `#!` first line
 /// too), strings, templates with their `${…}` code, and regular expressions (code). A `//`
 /// right after `:` (a URL outside a string) is not taken for a comment.
-fn js(b: &[u8]) -> Option<Vec<Part>> {
+fn js(b: &[u8], marks: &mut Vec<Mark>) -> Option<Vec<Part>> {
     let mut kinds = vec![Part::Code; b.len()];
     let mut nests: Vec<Nest> = Vec::new();
     let mut string: Option<Str> = None;
@@ -957,6 +1088,7 @@ fn js(b: &[u8]) -> Option<Vec<Part>> {
         if let Some(open) = string {
             match string_byte(&mut kinds, b, i, open.quote != b'`') {
                 Step::Skip(next) => {
+                    marks.push(Mark::Escape(i));
                     i = next;
                     continue;
                 }
@@ -974,6 +1106,7 @@ fn js(b: &[u8]) -> Option<Vec<Part>> {
             if c == open.quote {
                 string = None;
                 last = Some(i);
+                joined(b, i, i + 1, false, marks, &mut steps);
             }
             i += 1;
             continue;
@@ -1002,6 +1135,7 @@ fn js(b: &[u8]) -> Option<Vec<Part>> {
                     quote: c,
                     triple: false,
                     holds_code: c == b'`',
+                    raw: false,
                 });
             }
             b'{' => {

@@ -79,6 +79,8 @@ pub(crate) fn is_recipe_file(name: &str) -> bool {
 /// list's `-`), and each a paragraph of its own. A target's line (`hook:`) is syntax, not a
 /// lead-in that shows the command under it as an example; the command is what the agent's
 /// run prints (review 32 #2: `@echo "…"` under `hook:` passed, the hook's own `echo` not).
+/// The text of make's own `$(info …)`, `$(warning …)` and `$(error …)` is what make prints:
+/// each starts a paragraph of its own, without the call around it (review gate32).
 pub(crate) fn recipe_lines(raw: &str) -> View<'static> {
     let mut out = ViewBuilder::with_capacity(raw.len() + raw.len() / 8);
     let mut at = 0;
@@ -87,7 +89,19 @@ pub(crate) fn recipe_lines(raw: &str) -> View<'static> {
         let kept = body
             .trim_start_matches([' ', '\t'])
             .trim_start_matches(['@', '-', '+', ' ', '\t']);
-        out.copy(kept, at + body.len() - kept.len());
+        let mut from = at + body.len() - kept.len();
+        let mut rest = kept;
+        while let Some(open) = ["$(info ", "$(warning ", "$(error "]
+            .iter()
+            .filter_map(|o| rest.find(o).map(|i| (i, o.len())))
+            .min()
+        {
+            out.copy(&rest[..open.0], from);
+            out.replace("\n\n", from + open.0, from + open.0 + open.1);
+            from += open.0 + open.1;
+            rest = &rest[open.0 + open.1..];
+        }
+        out.copy(rest, from);
         if body.len() < line.len() {
             out.replace("\n\n", at + body.len(), at + line.len());
         }
@@ -257,6 +271,227 @@ pub(crate) fn yaml(raw: &str) -> View<'static> {
     out.build()
 }
 
+/// `raw`, a script in `lang` whose lexer marked `marks`, with each literal read as its value
+/// (review atk32 #3): each escape the language undoes replaced by the character it stands for
+/// (`printf '\111…'`, dash's `echo "\0111…"`, Python's `"\x49…"` and `"\N{…}"`, Node's
+/// `"\u0049…"`), and the quotes between literals the language joins dropped (`"Ign" "ore"`,
+/// `'Ign''ore'`, `"Ign" + "ore"`). An escape of a control or an invisible character stays as
+/// it is spelt: the rules for those read the raw text. The rest of the script as it is.
+pub(crate) fn script<'a>(
+    lang: super::code::Lang,
+    raw: &'a str,
+    marks: &[super::code::Mark],
+) -> View<'a> {
+    use super::code::{Lang, Mark};
+    if marks.is_empty() {
+        return View::identity(raw);
+    }
+    let mut out = ViewBuilder::with_capacity(raw.len());
+    let mut copied = 0;
+    for &mark in marks {
+        match mark {
+            Mark::Join(start, end) if start >= copied && end <= raw.len() => {
+                out.copy(&raw[copied..start], copied);
+                out.replace("", start, end);
+                copied = end;
+            }
+            Mark::Escape(at) if at >= copied => {
+                let decoded = match lang {
+                    Lang::Shell => shell_escape(raw, at),
+                    Lang::Python => python_escape(raw, at),
+                    Lang::Js => js_escape(raw, at),
+                };
+                let Some((value, len)) = decoded else {
+                    continue;
+                };
+                if value.chars().any(|c| {
+                    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
+                        || super::unicode::is_invisible_for_display(c)
+                }) {
+                    continue;
+                }
+                // An empty value (a line continued) leaves nothing: the copy resumes after it.
+                out.copy(&raw[copied..at], copied);
+                out.replace(&value, at, at + len);
+                copied = at + len;
+            }
+            _ => {}
+        }
+    }
+    out.copy(&raw[copied..], copied);
+    out.build()
+}
+
+/// The character of up to `max` digits of `radix` at `raw[at..]` (at least one), with how
+/// many were read.
+fn digits_char(raw: &str, at: usize, max: usize, radix: u32) -> Option<(char, usize)> {
+    let b = raw.as_bytes();
+    let n = b[at.min(b.len())..]
+        .iter()
+        .take(max)
+        .take_while(|c| (**c as char).is_digit(radix))
+        .count();
+    if n == 0 {
+        return None;
+    }
+    let v = u32::from_str_radix(&raw[at..at + n], radix).ok()?;
+    Some((char::from_u32(v)?, n))
+}
+
+/// Where `byte` is first found in the `within` bytes from `from`: a look that never reads
+/// past them, whatever the text holds after.
+fn bounded_find(raw: &str, from: usize, within: usize, byte: u8) -> Option<usize> {
+    let b = raw.as_bytes();
+    let end = (from + within).min(b.len());
+    memchr::memchr(byte, b.get(from..end)?).map(|e| from + e)
+}
+
+/// The value of a C-style letter escape (`\n`, `\t`) other than a control's.
+fn letter_escape(c: u8) -> Option<&'static str> {
+    match c {
+        b'n' => Some("\n"),
+        b't' => Some("\t"),
+        b'r' => Some("\r"),
+        _ => None,
+    }
+}
+
+/// The escape at `at` as `printf`, `echo -e`, dash's `echo` or `$'…'` read it: after one or
+/// more backslashes (the shell's own quoting leaves one), `\0nnn` or `\nnn` in octal, `\xHH`,
+/// `\uHHHH`, `\UHHHHHHHH`, a letter; `\"`, `\\`, `` \` `` and `\$` as double quotes read
+/// them. A byte past ASCII (one of a UTF-8 sequence) stays as spelt.
+fn shell_escape(raw: &str, at: usize) -> Option<(String, usize)> {
+    let b = raw.as_bytes();
+    // A few backslashes at most: a long run is read once, not once per escape in it.
+    let slashes = b[at..].iter().take(4).take_while(|c| **c == b'\\').count();
+    let j = at + slashes;
+    let c = *b.get(j)?;
+    let (ch, len) = match c {
+        b'0' if b.get(j + 1).is_some_and(|d| (b'0'..=b'7').contains(d)) => {
+            let (ch, n) = digits_char(raw, j + 1, 3, 8)?;
+            (ch, n + 1)
+        }
+        b'0'..=b'7' => digits_char(raw, j, 3, 8)?,
+        b'x' => digits_char(raw, j + 1, 2, 16).map(|(ch, n)| (ch, n + 1))?,
+        b'u' => digits_char(raw, j + 1, 4, 16).map(|(ch, n)| (ch, n + 1))?,
+        b'U' => digits_char(raw, j + 1, 8, 16).map(|(ch, n)| (ch, n + 1))?,
+        b'"' | b'`' | b'$' if slashes == 1 => (c as char, 1),
+        b'\\' => return None,
+        _ => {
+            let v = letter_escape(c)?;
+            return Some((v.to_string(), slashes + 1));
+        }
+    };
+    (ch.is_ascii() || !matches!(c, b'0'..=b'7' | b'x')).then(|| (ch.to_string(), slashes + len))
+}
+
+/// The escape at `at` of a Python string: `\xHH`, `\uHHHH`, `\UHHHHHHHH`, `\ooo`, `\N{NAME}`
+/// (the names of ASCII letters, digits and common signs), a letter, a quote, a backslash, a
+/// line continued.
+fn python_escape(raw: &str, at: usize) -> Option<(String, usize)> {
+    let b = raw.as_bytes();
+    let c = *b.get(at + 1)?;
+    let exact = |n: usize| hex_char(raw, at + 2, n).map(|ch| (ch.to_string(), n + 2));
+    match c {
+        b'x' => exact(2),
+        b'u' => exact(4),
+        b'U' => exact(8),
+        b'0'..=b'7' => digits_char(raw, at + 1, 3, 8).map(|(ch, n)| (ch.to_string(), n + 1)),
+        b'N' if b.get(at + 2) == Some(&b'{') => {
+            let close = bounded_find(raw, at + 3, 64, b'}')?;
+            let ch = char_named(&raw[at + 3..close])?;
+            Some((ch.to_string(), close + 1 - at))
+        }
+        b'\'' | b'"' | b'\\' => Some(((c as char).to_string(), 2)),
+        b'\n' => Some((String::new(), 2)),
+        _ => letter_escape(c).map(|v| (v.to_string(), 2)),
+    }
+}
+
+/// The character of a Unicode name Python's `\N{…}` reads, for the ASCII letters, digits
+/// and the common signs (any letter case); `None` for another.
+fn char_named(name: &str) -> Option<char> {
+    let upper = name.trim().to_ascii_uppercase();
+    let words: Vec<&str> = upper.split_whitespace().collect();
+    match words.as_slice() {
+        ["LATIN", "CAPITAL", "LETTER", l] if l.len() == 1 => {
+            l.chars().next().filter(char::is_ascii_uppercase)
+        }
+        ["LATIN", "SMALL", "LETTER", l] if l.len() == 1 => l
+            .chars()
+            .next()
+            .filter(char::is_ascii_uppercase)
+            .map(|c| c.to_ascii_lowercase()),
+        ["DIGIT", d] => [
+            "ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE",
+        ]
+        .iter()
+        .zip('0'..='9')
+        .find(|(n, _)| *n == d)
+        .map(|(_, c)| c),
+        _ => {
+            const SIGNS: &[(&str, char)] = &[
+                ("SPACE", ' '),
+                ("FULL STOP", '.'),
+                ("COMMA", ','),
+                ("COLON", ':'),
+                ("SEMICOLON", ';'),
+                ("HYPHEN-MINUS", '-'),
+                ("APOSTROPHE", '\''),
+                ("QUOTATION MARK", '"'),
+                ("EXCLAMATION MARK", '!'),
+                ("QUESTION MARK", '?'),
+                ("SOLIDUS", '/'),
+                ("LOW LINE", '_'),
+                ("NUMBER SIGN", '#'),
+                ("LEFT PARENTHESIS", '('),
+                ("RIGHT PARENTHESIS", ')'),
+                ("LINE FEED", '\n'),
+            ];
+            let joined = words.join(" ");
+            SIGNS.iter().find(|(n, _)| *n == joined).map(|(_, c)| *c)
+        }
+    }
+}
+
+/// The escape at `at` of a JavaScript string or template: `\xHH`, `\uHHHH` (a surrogate pair
+/// joined), `\u{…}`, legacy octal, a letter, a line continued, any other character as itself.
+fn js_escape(raw: &str, at: usize) -> Option<(String, usize)> {
+    let b = raw.as_bytes();
+    let c = *b.get(at + 1)?;
+    match c {
+        b'x' => hex_char(raw, at + 2, 2).map(|ch| (ch.to_string(), 4)),
+        b'u' if b.get(at + 2) == Some(&b'{') => {
+            let close = bounded_find(raw, at + 3, 7, b'}')?;
+            let v = u32::from_str_radix(&raw[at + 3..close], 16).ok()?;
+            Some((char::from_u32(v)?.to_string(), close + 1 - at))
+        }
+        b'u' => {
+            let hex = raw.get(at + 2..at + 6)?;
+            let v = u32::from_str_radix(hex, 16)
+                .ok()
+                .filter(|_| hex.bytes().all(|d| d.is_ascii_hexdigit()))?;
+            if (0xD800..0xDC00).contains(&v) && raw[at + 6..].starts_with("\\u") {
+                let lo = raw.get(at + 8..at + 12)?;
+                let w = u32::from_str_radix(lo, 16).ok()?;
+                if (0xDC00..0xE000).contains(&w) {
+                    let ch = char::from_u32(0x10000 + ((v - 0xD800) << 10) + (w - 0xDC00))?;
+                    return Some((ch.to_string(), 12));
+                }
+            }
+            Some((char::from_u32(v)?.to_string(), 6))
+        }
+        b'0'..=b'7' => digits_char(raw, at + 1, 3, 8).map(|(ch, n)| (ch.to_string(), n + 1)),
+        b'\n' => Some((String::new(), 2)),
+        b'\r' if b.get(at + 2) == Some(&b'\n') => Some((String::new(), 3)),
+        _ if c.is_ascii() => Some((
+            letter_escape(c).map_or_else(|| (c as char).to_string(), str::to_string),
+            2,
+        )),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -280,6 +515,69 @@ mod tests {
             v.text,
             "{\"a\": \"ghp_\u{1F600}\"}} // \"A\"\nstray \\u0042"
         );
+    }
+
+    /// The text a script's literals stand for (review atk32 #3), mapped back to the spelling.
+    fn script_value(lang: crate::lint::code::Lang, raw: &str) -> String {
+        let parts = crate::lint::code::lex(lang, raw).expect("lexed");
+        super::script(lang, raw, parts.marks()).text.into_owned()
+    }
+
+    #[test]
+    fn script_literals_are_read_as_their_values() {
+        use crate::lint::code::Lang;
+        for (lang, raw, value) in [
+            (
+                Lang::Shell,
+                r"printf '\111gn\157re\n'",
+                "printf '\u{49}gnore\n'",
+            ),
+            (
+                Lang::Shell,
+                r#"echo "\0111gn" '\x6fre'"#,
+                "echo \"Ign\" 'ore'",
+            ),
+            (Lang::Shell, r"echo $'\u0049gn'ore", "echo $'Ignore"),
+            (Lang::Shell, r#"echo 'Ig''no'"re" x"#, "echo 'Ignore\" x"),
+            (
+                Lang::Shell,
+                r"printf '\033[1m\0\n'",
+                "printf '\\033[1m\\0\n'",
+            ),
+            (
+                Lang::Python,
+                r#"x = "\x49\N{latin small letter g}" "n" + 'o' r"\x72""#,
+                "x = \"Igno\\x72\"",
+            ),
+            (
+                Lang::Python,
+                "x = (\"a\"\n     \"b\")  # \"\\x41\"",
+                "x = (\"ab\")  # \"\\x41\"",
+            ),
+            (
+                Lang::Python,
+                r#"x = "\N{NOT A NAME}\u200b\t""#,
+                "x = \"\\N{NOT A NAME}\\u200b\t\"",
+            ),
+            (
+                Lang::Js,
+                r#"x = "\u{49}\x67" + `n\o` + 'r\u0065'"#,
+                "x = \"Ignore'",
+            ),
+            (
+                Lang::Js,
+                r#"x = "\uD835\uDC00" // "\x41""#,
+                "x = \"\u{1D400}\" // \"\\x41\"",
+            ),
+            (Lang::Js, r#"f("a", "b")"#, r#"f("a", "b")"#),
+        ] {
+            assert_eq!(script_value(lang, raw), value, "{raw}");
+        }
+        let raw = r"printf '\111gnore'";
+        let parts = crate::lint::code::lex(crate::lint::code::Lang::Shell, raw).unwrap();
+        let v = super::script(crate::lint::code::Lang::Shell, raw, parts.marks());
+        let at = v.text.find('I').unwrap();
+        assert_eq!(v.to_source(at, at + 1), (8, 12));
     }
 
     #[test]

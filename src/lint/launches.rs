@@ -300,17 +300,8 @@ struct Args {
 
 impl Args {
     fn read(text: &str, lang: Lang) -> Args {
-        let b = text.as_bytes();
-        let mut at = 0;
         let mut out = Args::default();
-        loop {
-            at = skip_blank(b, at);
-            if at >= b.len() || b[at] == b')' {
-                return out;
-            }
-            let start = at;
-            let (arg, next) = read_arg(text, at, lang, 0);
-            let piece = &text[start..next.min(text.len())];
+        for (arg, piece) in arg_pieces(text, lang) {
             let flat: String = piece.split_whitespace().collect();
             if flat == "shell=True"
                 || flat.starts_with("{shell:true")
@@ -322,12 +313,8 @@ impl Args {
             if !(lang == Lang::Python && flat.contains('=') && matches!(arg, Arg::Other)) {
                 out.args.push(arg);
             }
-            at = skip_blank(b, next);
-            match b.get(at) {
-                Some(b',') => at += 1,
-                _ => return out,
-            }
         }
+        out
     }
 
     /// The launch these arguments make for a function that `takes` them; `None` when the
@@ -534,4 +521,200 @@ fn read_string(text: &str, at: usize, lang: Lang) -> Option<(Arg, usize)> {
         i += 1;
     }
     None
+}
+
+/// A file or module a Python or JavaScript program loads at run time (review atk32 #4): what
+/// the agent reads through it is the repository's when its name is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Load {
+    /// A module by its dotted name (`importlib.import_module("h")`, `__import__("h")`,
+    /// `runpy.run_module("h")`), looked up as `import h` is.
+    Module(String),
+    /// A program file it runs (`runpy.run_path(…)`, `execfile(…)`).
+    Run(Named),
+    /// A file whose text it reads (`open(…)`, `fs.readFileSync(…)`).
+    Read(Named),
+    /// A directory it puts on its import path (`sys.path.insert(0, …)`).
+    ImportPath(Named),
+    /// A module `require`d or `import()`ed from the program's directory
+    /// (`require(path.join(__dirname, "x"))`).
+    Require(Named),
+    /// A load whose name is built at run time, as written (shortened).
+    Unknown(String),
+}
+
+/// Where a loaded name leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Named {
+    /// A path as written: from the working directory (the project), else the program's.
+    Here(String),
+    /// A path from the program's own directory (`__dirname`, `__file__`): the empty string
+    /// is the directory itself.
+    Near(String),
+}
+
+/// How a loading function takes its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Loads {
+    Module,
+    Run,
+    Read,
+    ImportPath,
+    Require,
+}
+
+/// The loading functions: (the dotted name's ending, the language, what it loads, which
+/// argument names it).
+const LOADERS: &[(&str, Lang, Loads, usize)] = &[
+    ("import_module", Lang::Python, Loads::Module, 0),
+    ("__import__", Lang::Python, Loads::Module, 0),
+    ("runpy.run_module", Lang::Python, Loads::Module, 0),
+    ("runpy.run_path", Lang::Python, Loads::Run, 0),
+    ("execfile", Lang::Python, Loads::Run, 0),
+    ("spec_from_file_location", Lang::Python, Loads::Run, 1),
+    ("load_source", Lang::Python, Loads::Run, 1),
+    ("open", Lang::Python, Loads::Read, 0),
+    ("io.open", Lang::Python, Loads::Read, 0),
+    ("codecs.open", Lang::Python, Loads::Read, 0),
+    ("sys.path.insert", Lang::Python, Loads::ImportPath, 1),
+    ("sys.path.append", Lang::Python, Loads::ImportPath, 0),
+    ("readFileSync", Lang::Js, Loads::Read, 0),
+    ("readFile", Lang::Js, Loads::Read, 0),
+    ("createReadStream", Lang::Js, Loads::Read, 0),
+    ("require", Lang::Js, Loads::Require, 0),
+    ("import", Lang::Js, Loads::Require, 0),
+];
+
+/// The files and modules the program `text`, in `lang`, loads by a call ([`Load`]): one
+/// pass over the text, calls in comments and strings not calls.
+pub(crate) fn loads(text: &str, lang: Lang) -> Vec<Load> {
+    static CALL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"((?:[A-Za-z_$][\w$]*[ \t]*\.[ \t]*)*[A-Za-z_$][\w$]*)[ \t]*\(")
+            .expect("a valid regex")
+    });
+    let parts = super::code::lex(lang, text);
+    let mut out = Vec::new();
+    let mut calls: Vec<(usize, usize, Loads, usize)> = Vec::new();
+    for cap in CALL.captures_iter(text) {
+        let whole = cap.get(0).expect("a match");
+        let name: String = cap[1].chars().filter(|c| !c.is_whitespace()).collect();
+        let Some(&(_, _, loads, index)) = LOADERS.iter().find(|(n, l, _, _)| {
+            *l == lang
+                && (name == *n
+                    || name.ends_with(&format!(".{n}"))
+                        && (n.contains('.') || !matches!(*n, "open" | "import")))
+        }) else {
+            continue;
+        };
+        if whole.start() > 0 && text.as_bytes()[whole.start() - 1] == b'.' {
+            continue;
+        }
+        if parts
+            .as_ref()
+            .is_some_and(|p| !p.holds(whole.start(), whole.start() + 1).code_only)
+        {
+            continue;
+        }
+        calls.push((whole.start(), whole.end(), loads, index));
+    }
+    for (i, &(start, args_at, loads, index)) in calls.iter().enumerate() {
+        let next = calls.get(i + 1).map_or(text.len(), |c| c.0).max(args_at);
+        let end = floor_boundary(text, (args_at + MAX_CALL).min(next)).min(next);
+        let args = &text[args_at..end];
+        let pieces = arg_pieces(args, lang);
+        let shown = || -> String {
+            text[start..end]
+                .chars()
+                .take_while(|&c| c != '\n')
+                .take(80)
+                .collect()
+        };
+        // A file opened to be written (`open(p, "w")`, `open(p, mode="a")`) is not read.
+        if loads == Loads::Read
+            && lang == Lang::Python
+            && pieces.iter().enumerate().skip(1).any(|(k, (a, piece))| {
+                let mode = match (a, piece.split_once('=')) {
+                    (Arg::Text(t), _) if k == 1 => t.as_str(),
+                    (_, Some((key, v))) if key.trim() == "mode" => v.trim(),
+                    _ => "",
+                };
+                mode.contains(['w', 'a', 'x'])
+            })
+        {
+            continue;
+        }
+        let Some((arg, piece)) = pieces.get(index) else {
+            continue;
+        };
+        let named = match arg {
+            Arg::Text(t) => Some(Named::Here(t.clone())),
+            _ => near(piece, lang),
+        };
+        let load = match (loads, named) {
+            (Loads::Module, Some(Named::Here(m))) => Load::Module(m),
+            (Loads::Run, Some(n)) => Load::Run(n),
+            (Loads::Read, Some(n)) => Load::Read(n),
+            (Loads::ImportPath, Some(n)) => Load::ImportPath(n),
+            // A literal `require("./x")` is an import the caller reads; a bare one a package.
+            (Loads::Require, Some(Named::Here(_))) => continue,
+            (Loads::Require, Some(n)) => Load::Require(n),
+            _ => Load::Unknown(shown()),
+        };
+        out.push(load);
+    }
+    out
+}
+
+/// The arguments of a call read from just past its `(`: each as read, with its text.
+fn arg_pieces(text: &str, lang: Lang) -> Vec<(Arg, &str)> {
+    let b = text.as_bytes();
+    let mut at = 0;
+    let mut out = Vec::new();
+    loop {
+        at = skip_blank(b, at);
+        if at >= b.len() || b[at] == b')' {
+            return out;
+        }
+        let (arg, next) = read_arg(text, at, lang, 0);
+        let next = next.min(text.len());
+        out.push((arg, text[at..next].trim()));
+        at = skip_blank(b, next);
+        match b.get(at) {
+            Some(b',') => at += 1,
+            _ => return out,
+        }
+    }
+}
+
+/// A path an argument builds from the program's own directory (`path.join(__dirname, "x")`,
+/// `os.path.join(os.path.dirname(__file__), "lib")`, `` `${__dirname}/x` ``): the strings
+/// written in it, joined; `None` for another expression.
+fn near(piece: &str, lang: Lang) -> Option<Named> {
+    if !(piece.contains("__dirname") || piece.contains("__file__")) {
+        return None;
+    }
+    let b = piece.as_bytes();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if matches!(b[i], b'"' | b'\'' | b'`')
+            && let Some((arg, next)) = read_string(piece, i, lang)
+        {
+            match arg {
+                Arg::Text(t) => parts.push(t),
+                // `${__dirname}/x`: the directory, then the rest.
+                Arg::Built(t) => parts.push(t.strip_prefix(RUNTIME)?.to_string()),
+                _ => return None,
+            }
+            i = next;
+            continue;
+        }
+        i += 1;
+    }
+    let joined: Vec<&str> = parts
+        .iter()
+        .flat_map(|p| p.split('/'))
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    Some(Named::Near(joined.join("/")))
 }

@@ -1330,7 +1330,10 @@ fn lint_text_as(
         _ => None,
     };
     // A TOML or YAML file is judged with its strings' escapes undone (review s27 #4).
-    let plain = if escapes::is_json_text(&file.name) {
+    // A script's literals are judged as their values (review atk32 #3).
+    let plain = if let Some((lang, parts)) = &code {
+        escapes::script(*lang, raw, parts.marks())
+    } else if escapes::is_json_text(&file.name) {
         escapes::json_text(raw)
     } else if escapes::is_toml(&file.name) {
         escapes::toml(raw)
