@@ -937,6 +937,11 @@ pub(crate) fn add_pulled_in(
                 Some((sub, n)) => (crate::handoff::location::join(root, sub), n),
                 None => (root.clone(), name),
             };
+            // A directory on the way that is a submodule holds another repository's files
+            // (the instruction-links layer says so): none to look up here.
+            if dir.contains('/') && !directories_held(repo, content, &dir)? {
+                continue;
+            }
             for path in content.names_like(repo, &dir, name)? {
                 if agent_files.iter().any(|(_, p, _)| *p == path) {
                     continue;
@@ -2210,6 +2215,23 @@ impl ConfigNote {
             ConfigNote::Unfollowed(u) => u.message(),
         }
     }
+}
+
+/// True when each directory on the way to `dir` (repository-relative) is a directory of
+/// `content`, none of them a submodule or a file.
+fn directories_held(repo: &Repo, content: &Content, dir: &str) -> Result<bool> {
+    let mut at = String::new();
+    for part in dir.split('/') {
+        if !content
+            .dirs_like(repo, &at, part)?
+            .iter()
+            .any(|d| d.rsplit('/').next() == Some(part))
+        {
+            return Ok(false);
+        }
+        at = crate::handoff::location::join(&at, part);
+    }
+    Ok(true)
 }
 
 /// What the changes between `base` and `tip` add to the agent configuration files

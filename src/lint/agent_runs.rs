@@ -74,6 +74,11 @@ fn read(path: &str, text: &str) -> Result<Value, Unreadable> {
     }
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    if is_setup_script(&path.to_ascii_lowercase()) {
+        // A script: what it runs is read by following it ([`commands`]); a blank one
+        // runs nothing.
+        return Ok(Value::Bool(true));
+    }
     match ext {
         "toml" => toml_read(text),
         "yaml" | "yml" => yaml_read(text),
@@ -457,14 +462,33 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
     // aider runs its lint command after each edit (`auto-lint`, its default) and its test
     // command with `auto-test` or `/test`; a failing one's output goes to the model (review
     // atk31 #3). `lint-cmd` entries may name their language first (`python: flake8 …`).
-    if name == ".aider.conf.yml" || name == ".aider.conf.yaml" {
+    // The repository's `.env` sets the same options as `AIDER_LINT_CMD`, `AIDER_TEST_CMD`
+    // (review atk32 #7).
+    let from_env = |key: &str| -> Vec<String> {
+        let Some(Value::Object(env)) = v.get("env") else {
+            return Vec::new();
+        };
+        let var = format!("AIDER_{}", key.to_ascii_uppercase().replace('-', "_"));
+        env.iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(&var))
+            .filter_map(|(_, c)| c.as_str())
+            .flat_map(super::agent_config::aider_env_list)
+            .collect()
+    };
+    let aider_env = super::agent_config::is_aider_env(path);
+    if aider_env || name == ".aider.conf.yml" || name == ".aider.conf.yaml" {
         for key in ["lint-cmd", "test-cmd"] {
-            let given: Vec<&str> = match v.get(key) {
-                Some(Value::String(c)) => vec![c.as_str()],
-                Some(Value::Array(cs)) => cs.iter().filter_map(Value::as_str).collect(),
+            let given: Vec<String> = match v.get(key) {
+                _ if aider_env => from_env(key),
+                Some(Value::String(c)) => vec![c.clone()],
+                Some(Value::Array(cs)) => cs
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
                 _ => Vec::new(),
             };
-            for c in given {
+            for c in &given {
                 let c = aider_command(c);
                 out.push(Command {
                     by: format!("aider's `{key}`"),
@@ -474,6 +498,25 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
                 });
             }
         }
+    }
+    // Set-up a harness runs before the session starts (review atk32 #6): OpenHands runs
+    // its setup script, Copilot coding agent the `run:` steps of the job
+    // `copilot-setup-steps`, each from the repository's root.
+    if is_setup_script(&lower) && !v.is_null() {
+        let own = path
+            .strip_prefix(&format!("{}/", project_dir(path)))
+            .unwrap_or(path);
+        out.push(Command {
+            by: "OpenHands's setup script".into(),
+            grant: Some(format!(
+                "OpenHands running `{own}` at the start of every session"
+            )),
+            words: line(format!("sh ./{}", crate::output::shell_word(own))),
+            cwd: None,
+        });
+    }
+    if name == "copilot-setup-steps.yml" || name == "copilot-setup-steps.yaml" {
+        setup_steps(v, &mut out);
     }
     // Cursor's cloud agents: the setup and start commands, and the terminals.
     if name == "environment.json" {
@@ -502,6 +545,59 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
     }
     out
 }
+
+/// True for OpenHands's setup script (`.openhands/setup.sh`, the path folded to lower case):
+/// a shell script, run rather than read as a configuration.
+fn is_setup_script(lower: &str) -> bool {
+    lower == ".openhands/setup.sh" || lower.ends_with("/.openhands/setup.sh")
+}
+
+/// The `run:` steps of the job `copilot-setup-steps` (a GitHub Actions workflow Copilot
+/// coding agent runs before it starts), each in its `working-directory` (the step's, else
+/// the job's default); a step that uses an action of the repository (`uses: ./dir`) runs
+/// that action's code, named so the walk follows it or says why not.
+fn setup_steps(v: &Value, out: &mut Vec<Command>) {
+    let Some(job) = v.pointer("/jobs/copilot-setup-steps") else {
+        return;
+    };
+    let default_dir = job
+        .pointer("/defaults/run/working-directory")
+        .and_then(Value::as_str);
+    let Some(Value::Array(steps)) = job.get("steps") else {
+        return;
+    };
+    for (i, step) in steps.iter().enumerate() {
+        let by = match step.get("name").and_then(Value::as_str) {
+            Some(name) => format!("the Copilot setup step `{name}`"),
+            None => format!("the Copilot setup step {}", i + 1),
+        };
+        if let Some(run) = step.get("run").and_then(Value::as_str) {
+            out.push(Command {
+                grant: Some(format!("{by} running `{run}`")),
+                by,
+                words: vec![run.to_string()],
+                cwd: step
+                    .get("working-directory")
+                    .and_then(Value::as_str)
+                    .or(default_dir)
+                    .map(str::to_string),
+            });
+        } else if let Some(uses) = step.get("uses").and_then(Value::as_str)
+            && uses.starts_with("./")
+        {
+            out.push(Command {
+                grant: Some(format!("{by} using the repository's action `{uses}`")),
+                by,
+                words: vec![format!("{LOCAL_ACTION} {uses}")],
+                cwd: None,
+            });
+        }
+    }
+}
+
+/// The program a setup step that uses an action of the repository is read as running: the
+/// walk reads the action's `action.yml` for what it runs ([`Walk::local_action`]).
+const LOCAL_ACTION: &str = "__aahp_local_action__";
 
 /// An aider lint or test command without the language it may be given for
 /// (`python: flake8 --select=E9` runs `flake8 --select=E9`).
@@ -1042,19 +1138,31 @@ fn lines_of(path: &str, v: &Value) -> Vec<Line> {
         env_grants(spec.get("env"), "", &mut e);
         lines.extend(
             e.into_iter()
-                .filter(|(val, _)| own.get(&by) != Some(val))
+                .filter(|(val, _)| own.get(&by) != Some(val) && !an_address(val))
                 .map(|(val, _)| line(by.clone(), val, None)),
         );
     }
     lines.extend(
         env.into_iter()
-            .filter(|(val, _)| everyone.as_ref() != Some(val))
+            .filter(|(val, _)| everyone.as_ref() != Some(val) && !an_address(val))
             .map(|(val, _)| line("the environment".to_string(), val, None)),
     );
     for l in &mut lines {
         l.path = own.get(&l.by).or(everyone.as_ref()).cloned();
     }
     lines
+}
+
+/// True for an environment value that is one address (`https://host/v1`, a proxy's
+/// `socks5://…`): a place the traffic goes, shown as a grant, not a command that runs a file.
+fn an_address(val: &str) -> bool {
+    let val = val.trim();
+    val.split_once("://").is_some_and(|(scheme, _)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+    }) && !val.contains(char::is_whitespace)
 }
 
 /// The `PATH` an environment map sets (in any letter case, as Windows reads it).
@@ -1679,6 +1787,10 @@ impl Walk<'_> {
     /// and queues what it hands on. A line past [`MAX_FOLLOW_DEPTH`] (a `-c` string, a
     /// recipe's command, a command a program starts) is read only to say what it would run.
     fn line(&mut self, line: &Line, depth: usize) {
+        if let Some(uses) = line.text.strip_prefix(LOCAL_ACTION) {
+            self.local_action(line, uses.trim(), depth);
+            return;
+        }
         let mut found = HashSet::new();
         if depth <= MAX_FOLLOW_DEPTH {
             let mut runs = Vec::new();
@@ -1716,14 +1828,116 @@ impl Walk<'_> {
         self.commands(&line.text, &scope, start, line.path.as_deref(), depth);
     }
 
+    /// Follows the action of the repository a setup step uses (`uses: ./dir`): a composite
+    /// action's `run:` steps (and the local actions it uses), a JavaScript action's `pre`,
+    /// `main` and `post` scripts; its `action.yml` is what it runs, a recipe. A Docker
+    /// action, or one the repository does not hold, is said.
+    fn local_action(&mut self, line: &Line, uses: &str, depth: usize) {
+        let shown = format!("uses: {uses}");
+        let Some(dir) = crate::handoff::resolve_link(&self.project, uses.trim_end_matches('/'))
+        else {
+            self.cannot(
+                &line.by,
+                &shown,
+                "the action lies outside the repository",
+                KEEP_IT_IN,
+            );
+            return;
+        };
+        if depth >= MAX_FOLLOW_DEPTH {
+            self.too_deep(&line.by, &shown);
+            return;
+        }
+        let found = ["action.yml", "action.yaml"].iter().find_map(|n| {
+            let p = crate::handoff::location::join(&dir, n);
+            self.reader.text(&p).map(|t| (p, t))
+        });
+        let Some((file, text)) = found else {
+            self.cannot(
+                &line.by,
+                &shown,
+                &format!("the repository holds no `{dir}/action.yml`"),
+                COMMIT_IT,
+            );
+            return;
+        };
+        let by = format!("{} (the action `{dir}`)", line.by);
+        if self.listed_recipes.insert((file.clone(), by.clone())) {
+            self.f.recipes.push(Run {
+                path: file.clone(),
+                by: by.clone(),
+            });
+        }
+        let Some(v) = yaml_value(&text) else {
+            self.cannot(
+                &line.by,
+                &shown,
+                &format!("`{file}` is not YAML the gate reads"),
+                COMMIT_RECIPE,
+            );
+            return;
+        };
+        let runs = v.get("runs");
+        let using = runs
+            .and_then(|r| r.get("using"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let here = |text: String| Line {
+            by: by.clone(),
+            text,
+            cwd: Some(self.project.clone()),
+            bases: vec![self.project.clone(), dir.clone()],
+            moved: Vec::new(),
+            dir: dir.clone(),
+            path: None,
+        };
+        let mut lines = Vec::new();
+        if using == "composite" {
+            for step in runs
+                .and_then(|r| r.get("steps"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(run) = step.get("run").and_then(Value::as_str) {
+                    lines.push(here(run.to_string()));
+                } else if let Some(u) = step.get("uses").and_then(Value::as_str)
+                    && u.starts_with("./")
+                {
+                    lines.push(here(format!("{LOCAL_ACTION} {u}")));
+                }
+            }
+        } else if using.starts_with("node") {
+            for key in ["pre", "main", "post"] {
+                if let Some(script) = runs.and_then(|r| r.get(key)).and_then(Value::as_str) {
+                    let at = crate::handoff::location::join(&dir, script);
+                    lines.push(here(format!("node ./{}", crate::output::shell_word(&at))));
+                }
+            }
+        } else {
+            self.cannot(
+                &line.by,
+                &shown,
+                &format!("`{file}` runs `{using}`, which the gate does not read"),
+                NAME_IT,
+            );
+        }
+        for l in lines {
+            self.push(l, depth + 1);
+        }
+    }
+
     /// Queues the commands of the files an aider configuration at `path` loads at launch
     /// (`load:`, from the configuration's directory), as lines the configuration runs.
     fn aider_loads(&mut self, path: &str, text: &str) {
         let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-        if name != ".aider.conf.yml" && name != ".aider.conf.yaml" {
+        if name != ".aider.conf.yml"
+            && name != ".aider.conf.yaml"
+            && !super::agent_config::is_aider_env(path)
+        {
             return;
         }
-        let Ok(files) = super::agent_config::aider_files(text) else {
+        let Ok(files) = super::agent_config::aider_files(path, text) else {
             return;
         };
         let dir = parent(path).to_string();

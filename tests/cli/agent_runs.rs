@@ -387,6 +387,18 @@ const MORE_FILES: &[(&str, char)] = &[
     (".agent/rules/style.md", 'M'),
     (".agent/workflows/release.md", 'M'),
     (".gemini/extensions/team/gemini-extension.json", 'J'),
+    // Review atk32 #6, #7, #10: set-up a harness runs, aider's other inputs, and the
+    // instruction and command files of more agents.
+    (".github/workflows/copilot-setup-steps.yml", 'Y'),
+    (".aider.model.settings.yml", 'Y'),
+    (".env", 'E'),
+    (".factory/droids/reviewer.md", 'M'),
+    (".aiassistant/rules/style.md", 'M'),
+    (".qoder/commands/review.md", 'M'),
+    (".lingma/commands/review.md", 'M'),
+    (".roo/commands/review.md", 'M'),
+    (".kilocode/workflows/release.md", 'M'),
+    (".idx/airules.md", 'M'),
 ];
 
 /// `form`'s text holding an injection and a token.
@@ -490,6 +502,31 @@ const ORDINARY_MORE: &[(&str, &str, &str)] = &[
     (
         ".cursor/BUGBOT.md",
         "# Review rules\n\nFlag any new `unwrap()` outside tests.\n",
+        "",
+    ),
+    (
+        ".github/workflows/copilot-setup-steps.yml",
+        "on: workflow_dispatch\njobs:\n  copilot-setup-steps:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-node@v4\n        with:\n          node-version: \"20\"\n      - name: Install\n        run: npm ci\n",
+        "Copilot setup step `Install` running `npm ci`",
+    ),
+    (
+        ".openhands/setup.sh",
+        "#!/bin/bash\nset -e\npip install -r requirements.txt\necho \"setup done\"\n",
+        "OpenHands running `.openhands/setup.sh` at the start of every session",
+    ),
+    (
+        ".env",
+        "DATABASE_URL=postgres://localhost:5432/dev\nDEBUG=1\nAIDER_AUTO_COMMITS=false\n",
+        "",
+    ),
+    (
+        ".aider.model.settings.yml",
+        "- name: gpt-4o\n  edit_format: diff\n  use_repo_map: true\n  extra_params:\n    max_tokens: 8192\n",
+        "",
+    ),
+    (
+        ".idx/airules.md",
+        "# Project rules\n\nUse TypeScript strict mode and keep components small.\n",
         "",
     ),
 ];
@@ -737,6 +774,58 @@ fn what_a_hook_hands_on_to_is_followed() {
                 r#"{"name": "p", "scripts": {"hook": "sh tools/x.sh"}}"#,
             )],
             "tools/x.sh",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+}
+
+/// Review atk32 #6, #7: the set-up a harness runs before the session (OpenHands's
+/// `.openhands/setup.sh`, the `run:` steps of Copilot coding agent's `copilot-setup-steps`
+/// job, in their working directory or through an action of the repository) and the
+/// commands aider takes from the repository's `.env` are followed as a hook's command is:
+/// what they run, changed alone, blocks.
+#[test]
+fn set_up_a_harness_runs_before_the_session_is_followed() {
+    let steps = |step: &str| {
+        format!(
+            "on: workflow_dispatch\njobs:\n  copilot-setup-steps:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n{step}"
+        )
+    };
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".openhands/setup.sh",
+            "#!/bin/sh\nset -e\nsh tools/prep.sh\n".to_string(),
+            vec![],
+            "tools/prep.sh",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            steps("      - name: Context\n        run: bash tools/ctx.sh\n"),
+            vec![],
+            "tools/ctx.sh",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            steps("      - run: sh ./w.sh\n        working-directory: tools\n"),
+            vec![],
+            "tools/w.sh",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            steps("      - uses: ./.github/actions/prep\n"),
+            vec![(
+                ".github/actions/prep/action.yml",
+                "name: prep\nruns:\n  using: composite\n  steps:\n    - run: sh tools/a.sh\n      shell: bash\n",
+            )],
+            "tools/a.sh",
+        ),
+        (
+            ".env",
+            "AIDER_TEST_CMD=sh tools/t.sh\nAIDER_AUTO_TEST=true\n".to_string(),
+            vec![],
+            "tools/t.sh",
         ),
     ];
     for case in cases {
