@@ -2031,9 +2031,14 @@ impl Walk<'_> {
                 self.reader.matching(path).to_vec()
             } else {
                 let implied = IMPLIED.iter().filter(|_| !scriptish);
-                std::iter::once(path.clone())
+                let mut c: Vec<String> = std::iter::once(path.clone())
                     .chain(implied.map(|t| format!("{path}{t}")))
-                    .collect()
+                    .collect();
+                // `node .`, `node tools/pkg`: a directory runs its package's `main`.
+                if !scriptish && !self.reader.holds(path) {
+                    c.extend(self.package_main(path));
+                }
+                c
             };
             for c in candidates {
                 if !out.contains(&c) && self.reader.holds(&c) {
@@ -2104,6 +2109,7 @@ impl Walk<'_> {
                     .map(|b| b.words.as_slice()),
             };
             self.named_files(&words, scope, &places);
+            self.inline_node(&words, scope, &places, depth);
             // The command as the gate read it, with what feeds it.
             let mut shown = words.join(" ");
             if let Some(pipe) = around.pipe.filter(|p| !p.is_empty()) {
@@ -2603,7 +2609,7 @@ impl Walk<'_> {
         });
         static JS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
             regex::Regex::new(
-                r#"(?m)(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s+|^\s*import\s+)["'](\.{1,2}/[^"'\n]*)["']"#,
+                r#"(?m)(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s+|^\s*import\s+)["'](\.{1,2}/[^"'\n]*|@?[\w][\w.-]*(?:/[\w.-]+)*)["']"#,
             )
             .expect("a valid regex")
         });
@@ -2663,9 +2669,17 @@ impl Walk<'_> {
             }
             super::code::Lang::Js => {
                 for cap in JS.captures_iter(text) {
-                    if let Some(m) = crate::handoff::resolve_link(&dir, &cap[1]) {
-                        wanted.push(m.clone());
-                        wanted.extend(IMPLIED.iter().map(|t| format!("{m}{t}")));
+                    let spec = &cap[1];
+                    if spec.starts_with('.') {
+                        if let Some(m) = crate::handoff::resolve_link(&dir, spec) {
+                            wanted.push(m.clone());
+                            wanted.extend(IMPLIED.iter().map(|t| format!("{m}{t}")));
+                            wanted.extend(self.package_main(&m));
+                        }
+                    } else {
+                        // `require("leftpad")`: a package the repository keeps in a
+                        // `node_modules` directory (review atk32 #11).
+                        wanted.extend(self.node_module(&dir, spec));
                     }
                 }
             }
@@ -2688,6 +2702,111 @@ impl Walk<'_> {
             found: HashSet::new(),
         };
         self.hand_on_all(&scope, "its imports", held, depth);
+    }
+
+    /// The file node runs for the directory `dir` by its package: `package.json`'s `main`
+    /// (as a file, with an extension node adds, or a directory's index), else nothing (the
+    /// index is among [`IMPLIED`]); each a candidate the caller keeps when the tree holds it.
+    fn package_main(&mut self, dir: &str) -> Vec<String> {
+        let manifest = crate::handoff::location::join(dir, "package.json");
+        if !self.reader.holds(&manifest) {
+            return Vec::new();
+        }
+        let Some((_, v)) = super::recipes::package_json(dir, &mut self.reader) else {
+            return Vec::new();
+        };
+        let Some(main) = v
+            .get("main")
+            .and_then(Value::as_str)
+            .and_then(|m| crate::handoff::resolve_link(dir, m))
+        else {
+            return Vec::new();
+        };
+        [
+            "",
+            ".js",
+            ".json",
+            ".cjs",
+            ".mjs",
+            "/index.js",
+            "/index.json",
+        ]
+        .iter()
+        .map(|t| format!("{main}{t}"))
+        .collect()
+    }
+
+    /// The files of the repository node loads for the bare module `spec` required from a
+    /// file in `from`: in the nearest `node_modules` directory up the tree that holds it,
+    /// the file itself (with an extension node adds) or the package's `main` or index.
+    /// Nothing for a module the repository does not keep (one installed from a registry,
+    /// a built-in).
+    fn node_module(&mut self, from: &str, spec: &str) -> Vec<String> {
+        if spec.starts_with("node:") || spec.split('/').any(|c| c == ".." || c == ".") {
+            return Vec::new();
+        }
+        let mut at = from.to_string();
+        loop {
+            let base = crate::handoff::location::join(
+                &crate::handoff::location::join(&at, "node_modules"),
+                spec,
+            );
+            let mut found: Vec<String> = ["", ".js", ".json", ".cjs", ".mjs"]
+                .iter()
+                .map(|t| format!("{base}{t}"))
+                .filter(|p| self.reader.holds(p))
+                .collect();
+            if found.is_empty() {
+                found.extend(
+                    self.package_main(&base)
+                        .into_iter()
+                        .chain(
+                            ["/index.js", "/index.json", "/index.cjs", "/index.mjs"]
+                                .iter()
+                                .map(|t| format!("{base}{t}")),
+                        )
+                        .filter(|p| self.reader.holds(p)),
+                );
+            }
+            if !found.is_empty() {
+                return found;
+            }
+            if at.is_empty() {
+                return Vec::new();
+            }
+            at = parent(&at).to_string();
+        }
+    }
+
+    /// The code `node -e CODE` (`-p`, `--eval`, `--print`) runs, from the directory it runs
+    /// in: the modules it requires and the programs it starts are followed as a script's.
+    fn inline_node(&mut self, words: &[String], scope: &Scope, places: &Places, depth: usize) {
+        let Some(at) = program_at(words).map(|p| p.at) else {
+            return;
+        };
+        if !matches!(program(&words[at]), "node" | "nodejs") {
+            return;
+        }
+        let mut code = None;
+        let mut rest = words[at + 1..].iter();
+        while let Some(w) = rest.next() {
+            match w.as_str() {
+                "-e" | "-p" | "--eval" | "--print" => code = rest.next().cloned(),
+                w if w.starts_with("--eval=") || w.starts_with("--print=") => {
+                    code = w.split_once('=').map(|(_, c)| c.to_string());
+                }
+                _ => {}
+            }
+        }
+        let (Some(code), Some(cwd)) = (code, places.cwd()) else {
+            return;
+        };
+        let run = Run {
+            path: crate::handoff::location::join(cwd, "[eval]"),
+            by: scope.by.clone(),
+        };
+        self.launches(&run, &code, super::code::Lang::Js, depth);
+        self.imports(&run, &code, super::code::Lang::Js, depth);
     }
 
     /// Follows a runner `cmd` (a package script, a make target, a just recipe, a task) that

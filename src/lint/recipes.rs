@@ -346,16 +346,18 @@ pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, L
             packages,
             script,
         } => {
+            let dir = &nearest_package(dir, files);
             let mut recipe = package_scripts(dir, packages, script, files)?;
             npmrc(dir, files, &mut recipe);
             Ok(recipe)
         }
         Runner::Install { dir } => {
+            let dir = &nearest_package(dir, files);
             let mut recipe = install_scripts(dir, files);
             npmrc(dir, files, &mut recipe);
             Ok(recipe)
         }
-        Runner::Bin { dir, name } => Ok(bin(dir, name, files)),
+        Runner::Bin { dir, name } => Ok(bin(&nearest_package(dir, files), name, files)),
         Runner::Make { dir, file, targets } => {
             let (path, text) = first_readable(dir, file.as_deref(), MAKEFILES, files)
                 .ok_or_else(|| lost(format!("no Makefile {}", at_dir(dir))))?;
@@ -463,12 +465,32 @@ fn first_readable(
     })
 }
 
+/// The package a package manager started in `dir` works on: the nearest directory from
+/// `dir` up to the repository's root that holds a `package.json`, as npm (pnpm, yarn, bun)
+/// walks up to it (review atk32 #11: `cd tools/sub && npm run x` runs the root's script);
+/// `dir` itself when none does.
+fn nearest_package(dir: &str, files: &mut dyn Files) -> String {
+    let mut at = dir;
+    loop {
+        if files
+            .text(&crate::handoff::location::join(at, "package.json"))
+            .is_some()
+        {
+            return at.to_string();
+        }
+        if at.is_empty() {
+            return dir.to_string();
+        }
+        at = parent(at);
+    }
+}
+
 /// `package.json` of the package directory `dir`, read as npm reads it (charged as parsed):
 /// a byte-order mark skipped, numbers past a double's range, lone surrogates and deep
 /// nesting read as the agent configurations' JSON is ([`super::json::read_jsonc`]). One
 /// that cannot be read so is refused ([`Files::refuse`]), never taken for no file (review
 /// atk31 #9).
-fn package_json(dir: &str, files: &mut dyn Files) -> Option<(String, Value)> {
+pub(crate) fn package_json(dir: &str, files: &mut dyn Files) -> Option<(String, Value)> {
     let path = crate::handoff::location::join(dir, "package.json");
     let text = files.text(&path)?;
     files.charge(text.len());
@@ -572,10 +594,16 @@ fn package_scripts(
             if *packages == Packages::All {
                 continue;
             }
-            return Err(lost(format!(
-                "no `{}`",
-                crate::handoff::location::join(&package, "package.json")
-            )));
+            return Err(lost(if *packages == Packages::Here && package.is_empty() {
+                "no `package.json` at the repository's root".to_string()
+            } else if *packages == Packages::Here {
+                format!("no `package.json` in `{package}` or a directory above it")
+            } else {
+                format!(
+                    "no `{}`",
+                    crate::handoff::location::join(&package, "package.json")
+                )
+            }));
         };
         recipe.files.push(path.clone());
         let scripts = v.get("scripts");

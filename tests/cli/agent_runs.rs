@@ -833,6 +833,96 @@ fn set_up_a_harness_runs_before_the_session_is_followed() {
     }
 }
 
+/// Review atk32 #11: node and npm find a file of the repository as they resolve it, not only
+/// by the path written: `node .` and `node tools/pkg` run the package's `main`, `npm run`
+/// from a directory without a `package.json` runs the script of the nearest one above it,
+/// and `require("leftpad")` loads the package kept in `node_modules` (its `main`, else its
+/// index), from a script or from `node -e`. Each, changed alone, blocks; clean, the hook
+/// says nothing of what it cannot follow.
+#[test]
+fn what_node_and_npm_resolve_is_followed() {
+    let hook = |command: &str| {
+        format!(
+            r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": "{command}"}}]}}]}}}}"#
+        )
+    };
+    let leftpad = (
+        "node_modules/leftpad/package.json",
+        r#"{"name": "leftpad", "main": "./lib/pad"}"#,
+    );
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".claude/settings.json",
+            hook("node ."),
+            vec![("package.json", r#"{"name": "p", "main": "tools/m.js"}"#)],
+            "tools/m.js",
+        ),
+        (
+            ".claude/settings.json",
+            hook("node tools/pkg"),
+            vec![("tools/pkg/package.json", r#"{"main": "lib/entry"}"#)],
+            "tools/pkg/lib/entry.js",
+        ),
+        (
+            ".claude/settings.json",
+            hook("cd tools/sub && npm run -s hook"),
+            vec![
+                ("package.json", r#"{"scripts": {"hook": "sh tools/s.sh"}}"#),
+                ("tools/sub/README.md", "# Sub\n"),
+            ],
+            "tools/s.sh",
+        ),
+        (
+            ".claude/settings.json",
+            hook("node tools/run.js"),
+            vec![
+                (
+                    "tools/run.js",
+                    "const pad = require(\"leftpad\");\nconsole.log(pad());\n",
+                ),
+                leftpad,
+            ],
+            "node_modules/leftpad/lib/pad.js",
+        ),
+        (
+            ".claude/settings.json",
+            hook(r#"cd tools && node -e 'console.log(require(\"@acme/util\")())'"#),
+            vec![(
+                "node_modules/@acme/util/package.json",
+                r#"{"name": "@acme/util"}"#,
+            )],
+            "node_modules/@acme/util/index.js",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+    // A module from the registry, a built-in: nothing of the repository's to follow.
+    let repo = handoff_repo();
+    repo.write(
+        ".claude/settings.json",
+        hook(
+            r#"node -e 'console.log(require(\"express\"), require(\"node:fs\").readdirSync(\".\"))'"#,
+        ),
+    );
+    stage(&repo, "Hook added.");
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(0);
+    assert!(!out.stderr.contains("cannot follow"), "{out}");
+    // npm with no package.json up the tree says so, truly.
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", hook("cd tools && npm run -s hook"));
+    repo.write("tools/README.md", "# Tools\n");
+    stage(&repo, "Hook added.");
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(0);
+    assert!(
+        out.stderr
+            .contains("no `package.json` in `tools` or a directory above it"),
+        "{out}"
+    );
+}
+
 /// For a configuration that hands on through files to the file `changed`: clean, the hook
 /// passes saying nothing of what it cannot follow; changed alone to hold an injection and a
 /// token, it blocks the hook, `lint --all` and `verify --level ci`, naming it.
