@@ -593,9 +593,17 @@ fn strings_at(v: &serde_json::Value, keys: &[&str]) -> Result<Vec<String>, Strin
 }
 
 /// The keys of aider's configuration whose files reach the model: `read` (read-only
-/// context), `file` (files added to the chat), `message-file` (the prompt itself) and `load`
-/// (commands run at launch; what they run is followed by [`super::agent_runs::follow`]).
-pub(super) const AIDER_FILE_KEYS: &[&str] = &["read", "file", "message-file", "load"];
+/// context), `file` (files added to the chat), `message-file` (the prompt itself), `load`
+/// (commands run at launch; what they run is followed by [`super::agent_runs::follow`]) and
+/// `model-settings-file` (model settings in place of `.aider.model.settings.yml`, whose
+/// `system_prompt_prefix` goes to the model).
+pub(super) const AIDER_FILE_KEYS: &[&str] = &[
+    "read",
+    "file",
+    "message-file",
+    "load",
+    "model-settings-file",
+];
 
 /// The files aider's [`AIDER_FILE_KEYS`] name: a string or a list of strings, at the top of
 /// the mapping or through its YAML merge keys (`<<:`), as `PyYAML` reads them (review s27

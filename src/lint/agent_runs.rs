@@ -2110,6 +2110,7 @@ impl Walk<'_> {
             };
             self.named_files(&words, scope, &places);
             self.inline_node(&words, scope, &places, depth);
+            self.yarn_path(&words, scope, &places, depth);
             // The command as the gate read it, with what feeds it.
             let mut shown = words.join(" ");
             if let Some(pipe) = around.pipe.filter(|p| !p.is_empty()) {
@@ -2227,9 +2228,12 @@ impl Walk<'_> {
                         depth + 1,
                     );
                 }
-                Hands::Runner(words) => match places.cwd() {
+                Hands::Runner(run) => match places.cwd() {
                     Some(cwd) => {
-                        if let Some(r) = super::recipes::runner_of(&words, cwd) {
+                        if let Some(mut r) = super::recipes::runner_of(&run, cwd) {
+                            if let super::recipes::Runner::Make { extra, .. } = &mut r {
+                                *extra = makefiles_named(&words, &vars, cwd);
+                            }
                             self.runner(&scope.by, &shown, &r, depth);
                         }
                     }
@@ -2807,6 +2811,72 @@ impl Walk<'_> {
         };
         self.launches(&run, &code, super::code::Lang::Js, depth);
         self.imports(&run, &code, super::code::Lang::Js, depth);
+    }
+
+    /// What `yarn` runs first, whatever its command: the release the project's
+    /// `.yarnrc.yml` names in `yarnPath` (looked for from the directory it runs in up to the
+    /// repository's root), run with node; the `.yarnrc.yml` holds what runs, a recipe.
+    fn yarn_path(&mut self, words: &[String], scope: &Scope, places: &Places, depth: usize) {
+        let Some(at) = program_at(words).map(|p| p.at) else {
+            return;
+        };
+        if program(&words[at]) != "yarn" {
+            return;
+        }
+        let Some(mut dir) = places.cwd().map(str::to_string) else {
+            return;
+        };
+        let (rc, text) = loop {
+            let rc = crate::handoff::location::join(&dir, ".yarnrc.yml");
+            if let Some(text) = self.reader.text(&rc) {
+                break (rc, text);
+            }
+            if dir.is_empty() {
+                return;
+            }
+            dir = parent(&dir).to_string();
+        };
+        let by = format!("{} (through `{rc}`)", scope.by);
+        if self.listed_recipes.insert((rc.clone(), by.clone())) {
+            self.f.recipes.push(Run {
+                path: rc.clone(),
+                by: by.clone(),
+            });
+        }
+        let Some(release) = yaml_value(&text).and_then(|v| {
+            v.get("yarnPath")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        }) else {
+            return;
+        };
+        let shown = format!("yarnPath: {release}");
+        match crate::handoff::resolve_link(&dir, &release) {
+            Some(path) if !release.starts_with(['/', '~', '$']) => {
+                if depth >= MAX_FOLLOW_DEPTH {
+                    self.too_deep(&scope.who, &shown);
+                } else if self.handed.insert((path.clone(), by.clone())) {
+                    self.push(
+                        Line {
+                            by,
+                            text: format!("node ./{}", crate::output::shell_word(&path)),
+                            cwd: Some(String::new()),
+                            bases: vec![String::new()],
+                            moved: Vec::new(),
+                            dir: String::new(),
+                            path: None,
+                        },
+                        depth + 1,
+                    );
+                }
+            }
+            _ => self.cannot(
+                &scope.who,
+                &shown,
+                "a path out of the repository",
+                KEEP_IT_IN,
+            ),
+        }
     }
 
     /// Follows a runner `cmd` (a package script, a make target, a just recipe, a task) that
@@ -3787,6 +3857,23 @@ fn assigns(words: &[String], vars: &mut HashMap<String, String>) -> bool {
         }
     }
     true
+}
+
+/// The makefiles the `MAKEFILES` variable names for the `make` of `words` (set before the
+/// program, `MAKEFILES=x.mk make t`, or earlier in the script), from `cwd`.
+fn makefiles_named(words: &[String], vars: &HashMap<String, String>, cwd: &str) -> Vec<String> {
+    let at = program_at(words).map_or(0, |p| p.at);
+    let value = words[..at]
+        .iter()
+        .rev()
+        .find_map(|w| w.strip_prefix("MAKEFILES="))
+        .or_else(|| vars.get("MAKEFILES").map(String::as_str))
+        .unwrap_or("");
+    value
+        .split_whitespace()
+        .filter(|f| !f.starts_with(['/', '~', '$']))
+        .filter_map(|f| crate::handoff::resolve_link(cwd, f))
+        .collect()
 }
 
 /// A shell variable's name.

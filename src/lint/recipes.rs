@@ -45,6 +45,8 @@ pub(crate) enum Runner {
         dir: String,
         file: Option<String>,
         targets: Vec<String>,
+        /// The makefiles the `MAKEFILES` environment variable names, read with it.
+        extra: Vec<String>,
     },
     /// `just x` (`-f file`, `-d dir`): the recipe of the justfile; the first for none.
     /// `just m x` runs the recipe `x` of the module `m` (`then`).
@@ -313,6 +315,7 @@ pub(crate) fn runner_of(words: &[String], cwd: &str) -> Option<Runner> {
             dir,
             file,
             targets: positional,
+            extra: Vec::new(),
         },
         "just" => Runner::Just {
             dir,
@@ -358,10 +361,22 @@ pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, L
             Ok(recipe)
         }
         Runner::Bin { dir, name } => Ok(bin(&nearest_package(dir, files), name, files)),
-        Runner::Make { dir, file, targets } => {
+        Runner::Make {
+            dir,
+            file,
+            targets,
+            extra,
+        } => {
             let (path, text) = first_readable(dir, file.as_deref(), MAKEFILES, files)
                 .ok_or_else(|| lost(format!("no Makefile {}", at_dir(dir))))?;
-            let made = Makefile::read(&path, &text, dir, false, files);
+            let mut made = Makefile::read(&path, &text, dir, false, files);
+            // make reads the makefiles `MAKEFILES` names too (never for its default goal;
+            // one that is not there is passed over), their rules and what they evaluate.
+            for x in extra {
+                if let Some(t) = files.text(x) {
+                    made.add(x, &t, files, 0);
+                }
+            }
             let commands = made
                 .commands(targets, files)
                 .map_err(|t| lost(format!("`{path}` has no rule `{t}`")))?;

@@ -923,6 +923,54 @@ fn what_node_and_npm_resolve_is_followed() {
     );
 }
 
+/// Gate 32's leftovers: make reads the makefiles `MAKEFILES` names (set before the program
+/// or exported earlier), and yarn runs the release `.yarnrc.yml`'s `yarnPath` names before
+/// any command: what they run, changed alone, blocks.
+#[test]
+fn makefiles_named_by_makefiles_and_yarns_release_are_followed() {
+    let hook = |command: &str| {
+        format!(
+            r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": "{command}"}}]}}]}}}}"#
+        )
+    };
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".claude/settings.json",
+            hook("MAKEFILES=tools/extra.mk make -s hook"),
+            vec![
+                ("Makefile", "all:\n\t@echo hi\n"),
+                ("tools/extra.mk", "hook:\n\t@sh tools/x.sh\n"),
+            ],
+            "tools/x.sh",
+        ),
+        (
+            ".claude/settings.json",
+            hook("sh tools/h.sh"),
+            vec![
+                (
+                    "tools/h.sh",
+                    "#!/bin/sh\nexport MAKEFILES=tools/extra.mk\nmake -s hook\n",
+                ),
+                ("Makefile", "all:\n\t@echo hi\n"),
+                ("tools/extra.mk", "hook:\n\t@sh tools/y.sh\n"),
+            ],
+            "tools/y.sh",
+        ),
+        (
+            ".claude/settings.json",
+            hook("yarn -s hook"),
+            vec![
+                ("package.json", r#"{"scripts": {"hook": "echo hi"}}"#),
+                (".yarnrc.yml", "yarnPath: .yarn/releases/yarn-4.cjs\n"),
+            ],
+            ".yarn/releases/yarn-4.cjs",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+}
+
 /// For a configuration that hands on through files to the file `changed`: clean, the hook
 /// passes saying nothing of what it cannot follow; changed alone to hold an injection and a
 /// token, it blocks the hook, `lint --all` and `verify --level ci`, naming it.

@@ -265,6 +265,11 @@ fn what_aider_takes_from_its_environment_file_and_chat_history_is_judged() {
             "restore-chat-history: true\n",
             ".aider.chat.history.md",
         ),
+        (
+            ".aider.conf.yml",
+            "model-settings-file: notes/evil.md\n",
+            "notes/evil.md",
+        ),
     ] {
         let repo = TestRepo::new();
         repo.write("README.md", CLEAN);
