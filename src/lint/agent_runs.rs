@@ -546,7 +546,7 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
     out
 }
 
-/// True for OpenHands's setup script (`.openhands/setup.sh`, the path folded to lower case):
+/// True for the setup script `OpenHands` runs (`.openhands/setup.sh`, the path folded to lower case):
 /// a shell script, run rather than read as a configuration.
 fn is_setup_script(lower: &str) -> bool {
     lower == ".openhands/setup.sh" || lower.ends_with("/.openhands/setup.sh")
@@ -696,6 +696,8 @@ const RISKY_ENV: &[&str] = &[
     // `script-shell` and `node-options`).
     "NPM_CONFIG_SCRIPT_SHELL",
     "NPM_CONFIG_NODE_OPTIONS",
+    // The makefiles every make a command starts reads besides its own.
+    "MAKEFILES",
 ];
 
 fn risky_env(name: &str) -> bool {

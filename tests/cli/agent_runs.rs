@@ -781,7 +781,7 @@ fn what_a_hook_hands_on_to_is_followed() {
     }
 }
 
-/// Review atk32 #6, #7: the set-up a harness runs before the session (OpenHands's
+/// Review atk32 #6, #7: the set-up a harness runs before the session (the `OpenHands`
 /// `.openhands/setup.sh`, the `run:` steps of Copilot coding agent's `copilot-setup-steps`
 /// job, in their working directory or through an action of the repository) and the
 /// commands aider takes from the repository's `.env` are followed as a hook's command is:
