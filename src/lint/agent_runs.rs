@@ -2004,13 +2004,18 @@ impl Walk<'_> {
     /// Queues the file of the repository at `path`, which `by` runs, to be resolved and
     /// followed as a command `sh <path>` from the top.
     fn hand_on(&mut self, by: String, path: &str, depth: usize) {
+        self.hand_to("sh", by, path, depth);
+    }
+
+    /// [`Walk::hand_on`], the file run by `program` (`node` for a JavaScript release).
+    fn hand_to(&mut self, program: &str, by: String, path: &str, depth: usize) {
         if !self.handed.insert((path.to_string(), by.clone())) {
             return;
         }
         self.push(
             Line {
                 by,
-                text: format!("sh ./{path}"),
+                text: format!("{program} ./{path}"),
                 cwd: Some(String::new()),
                 bases: vec![String::new()],
                 moved: Vec::new(),
@@ -2857,19 +2862,8 @@ impl Walk<'_> {
             Some(path) if !release.starts_with(['/', '~', '$']) => {
                 if depth >= MAX_FOLLOW_DEPTH {
                     self.too_deep(&scope.who, &shown);
-                } else if self.handed.insert((path.clone(), by.clone())) {
-                    self.push(
-                        Line {
-                            by,
-                            text: format!("node ./{}", crate::output::shell_word(&path)),
-                            cwd: Some(String::new()),
-                            bases: vec![String::new()],
-                            moved: Vec::new(),
-                            dir: String::new(),
-                            path: None,
-                        },
-                        depth + 1,
-                    );
+                } else {
+                    self.hand_to("node", by, &path, depth);
                 }
             }
             _ => self.cannot(

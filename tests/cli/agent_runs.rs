@@ -841,11 +841,7 @@ fn set_up_a_harness_runs_before_the_session_is_followed() {
 /// says nothing of what it cannot follow.
 #[test]
 fn what_node_and_npm_resolve_is_followed() {
-    let hook = |command: &str| {
-        format!(
-            r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": "{command}"}}]}}]}}}}"#
-        )
-    };
+    let hook = session_hook;
     let leftpad = (
         "node_modules/leftpad/package.json",
         r#"{"name": "leftpad", "main": "./lib/pad"}"#,
@@ -886,7 +882,7 @@ fn what_node_and_npm_resolve_is_followed() {
         ),
         (
             ".claude/settings.json",
-            hook(r#"cd tools && node -e 'console.log(require(\"@acme/util\")())'"#),
+            hook(r#"cd tools && node -e 'console.log(require("@acme/util")())'"#),
             vec![(
                 "node_modules/@acme/util/package.json",
                 r#"{"name": "@acme/util"}"#,
@@ -901,9 +897,7 @@ fn what_node_and_npm_resolve_is_followed() {
     let repo = handoff_repo();
     repo.write(
         ".claude/settings.json",
-        hook(
-            r#"node -e 'console.log(require(\"express\"), require(\"node:fs\").readdirSync(\".\"))'"#,
-        ),
+        hook(r#"node -e 'console.log(require("express"), require("node:fs").readdirSync("."))'"#),
     );
     stage(&repo, "Hook added.");
     let out = repo.aahp(&["hook", "pre-commit"]);
@@ -928,11 +922,7 @@ fn what_node_and_npm_resolve_is_followed() {
 /// any command: what they run, changed alone, blocks.
 #[test]
 fn makefiles_named_by_makefiles_and_yarns_release_are_followed() {
-    let hook = |command: &str| {
-        format!(
-            r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": "{command}"}}]}}]}}}}"#
-        )
-    };
+    let hook = session_hook;
     let cases: Vec<HandOn<'_>> = vec![
         (
             ".claude/settings.json",
