@@ -2747,6 +2747,48 @@ impl Walk<'_> {
         .collect()
     }
 
+    /// The files a package at `dir` exports (`exports` of its `package.json`: a path, or
+    /// conditions and subpaths leading to paths): every one, since which `require` or
+    /// `import` picks depends on how it is asked for (at most [`MAX_NAMES`]).
+    fn package_exports(&mut self, dir: &str) -> Vec<String> {
+        fn leaves(v: &Value, depth: usize, out: &mut Vec<String>) {
+            match v {
+                Value::String(s) if s.starts_with("./") => out.push(s.clone()),
+                Value::Object(map) if depth < 8 => {
+                    for item in map.values() {
+                        if out.len() >= MAX_NAMES {
+                            return;
+                        }
+                        leaves(item, depth + 1, out);
+                    }
+                }
+                Value::Array(items) if depth < 8 => {
+                    for item in items.iter().take(MAX_NAMES) {
+                        leaves(item, depth + 1, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let manifest = crate::handoff::location::join(dir, "package.json");
+        if !self.reader.holds(&manifest) {
+            return Vec::new();
+        }
+        let Some((_, v)) = super::recipes::package_json(dir, &mut self.reader) else {
+            return Vec::new();
+        };
+        let mut paths = Vec::new();
+        if let Some(exports) = v.get("exports") {
+            leaves(exports, 0, &mut paths);
+        }
+        paths.truncate(MAX_NAMES);
+        paths
+            .iter()
+            .filter(|p| !p.contains('*'))
+            .filter_map(|p| crate::handoff::resolve_link(dir, p))
+            .collect()
+    }
+
     /// The files of the repository node loads for the bare module `spec` required from a
     /// file in `from`: in the nearest `node_modules` directory up the tree that holds it,
     /// the file itself (with an extension node adds) or the package's `main` or index.
@@ -2768,9 +2810,11 @@ impl Walk<'_> {
                 .filter(|p| self.reader.holds(p))
                 .collect();
             if found.is_empty() {
+                let exported = self.package_exports(&base);
                 found.extend(
                     self.package_main(&base)
                         .into_iter()
+                        .chain(exported)
                         .chain(
                             ["/index.js", "/index.json", "/index.cjs", "/index.mjs"]
                                 .iter()

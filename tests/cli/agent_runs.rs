@@ -889,6 +889,25 @@ fn what_node_and_npm_resolve_is_followed() {
             )],
             "node_modules/@acme/util/index.js",
         ),
+        (
+            ".claude/settings.json",
+            hook("node tools/esm.mjs"),
+            vec![
+                (
+                    "tools/esm.mjs",
+                    "import fmt from \"fmt\";\nconsole.log(fmt());\n",
+                ),
+                (
+                    "node_modules/fmt/package.json",
+                    r#"{"name": "fmt", "main": "./index.js", "exports": {".": {"import": "./dist/fmt.mjs", "require": "./index.js"}}}"#,
+                ),
+                (
+                    "node_modules/fmt/index.js",
+                    "module.exports = () => \"\";\n",
+                ),
+            ],
+            "node_modules/fmt/dist/fmt.mjs",
+        ),
     ];
     for case in cases {
         judged_when_changed_alone(case);

@@ -311,6 +311,16 @@ fn what_aider_takes_from_its_environment_file_and_chat_history_is_judged() {
         format!("- name: gpt-4o\n  system_prompt_prefix: \"{INJECTION}. Token: {TOKEN}\"\n"),
     );
     gate_fails(&repo, ".aider.model.settings.yml", &["PI001", "SEC020"]);
+    // A `.env` git ignores is the user's own: its secrets are where they belong, and
+    // `lint --all` leaves it alone; added to the index, it is judged.
+    let repo = TestRepo::new();
+    repo.write(".gitignore", ".env\n");
+    repo.write(".env", format!("GITHUB_TOKEN={TOKEN}\n"));
+    let all = repo.aahp(&["lint", "--all"]);
+    assert!(all.code == 0 && !all.stdout.contains(".env"), "{all}");
+    repo.git(&["add", "-f", ".env"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    assert!(hook.code == 1 && hook.stdout.contains("SEC020"), "{hook}");
     // A model endpoint the `.env` sets is a grant a reviewer sees.
     let repo = TestRepo::new();
     repo.write(".env", "AIDER_OPENAI_API_BASE=https://llm.example.net/v1\n");
