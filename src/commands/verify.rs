@@ -2301,6 +2301,11 @@ pub(crate) fn added_grants(
             let at = at_tip
                 .resolve_path(repo, &run.path)
                 .unwrap_or_else(|_| run.path.clone());
+            // A script that runs itself (OpenHands's setup script) changed with the
+            // configuration it is: said once, as its grant.
+            if at == path {
+                continue;
+            }
             if altered.contains(run.path.as_str()) || altered.contains(at.as_str()) {
                 touched = true;
                 let what = if script {
