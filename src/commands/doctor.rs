@@ -171,6 +171,13 @@ fn git_hooks(ctx: &Context, root: &Path, checks: &mut Vec<Check>) -> Result<()> 
                 " (a merge committed without a conflict is judged only at push and in CI)",
             );
         }
+        // Likewise a patch `git am` applies (the pre-commit framework has no such stage).
+        if h.name == "pre-applypatch" && check.verdict == Verdict::Fail {
+            check.verdict = Verdict::Warn;
+            check
+                .message
+                .push_str(" (a patch `git am` applies is judged only at push and in CI)");
+        }
         checks.push(check);
     }
     Ok(())
@@ -327,6 +334,7 @@ fn manager_check(root: &Path, status: &HooksReport, h: &HookReport, m: &ManagerR
     let event = match name {
         "pre-push" => "push",
         "pre-merge-commit" => "merge",
+        "pre-applypatch" => "`git am`",
         _ => "commit",
     };
     match run {
@@ -535,6 +543,8 @@ fn pre_commit_runs(root: &Path, stage: &str, config: Option<&str>) -> ManagerRun
     let names: &[&str] = match stage {
         "pre-push" => &["pre-push", "push"],
         "pre-merge-commit" => &["pre-merge-commit", "merge-commit"],
+        // No stage of the pre-commit framework runs at `git am`.
+        "pre-applypatch" => &["pre-applypatch"],
         _ => &["pre-commit", "commit"],
     };
     let in_stage = |stages: &Yaml| match stages.as_vec() {
@@ -780,8 +790,11 @@ fn runs_hook_words(words: &[&str], stage: &str) -> bool {
         None => false,
     };
     let rest: Vec<&str> = rest.collect();
-    // `hook pre-commit` judges a merge's result as `hook pre-merge-commit` does.
-    let judges_stage = |w: &str| w == stage || (stage == "pre-merge-commit" && w == "pre-commit");
+    // `hook pre-commit` judges a merge's result as `hook pre-merge-commit` does, and an
+    // applied patch as `hook pre-applypatch` does.
+    let judges_stage = |w: &str| {
+        w == stage || (matches!(stage, "pre-merge-commit" | "pre-applypatch") && w == "pre-commit")
+    };
     runs_aahp
         && rest.first() == Some(&"hook")
         && rest.get(1).is_some_and(|w| judges_stage(w))

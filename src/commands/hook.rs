@@ -1,7 +1,8 @@
 //! `git aahp hook NAME`: what the installed hook shims run. `pre-commit` is `verify --level
 //! precommit` (every handoff directory the change touches, and staged agent instruction
 //! files); `pre-merge-commit` is the same check on the result of a merge git commits without
-//! a conflict (for which git runs no pre-commit hook); `pre-push` is `verify --level prepush` over the refs git writes to the hook's
+//! a conflict (for which git runs no pre-commit hook), `pre-applypatch` on the patch `git am`
+//! applied before it commits it; `pre-push` is `verify --level prepush` over the refs git writes to the hook's
 //! stdin (or, when none are named, the unpushed commits of the branch). When nothing is
 //! there to judge the hook passes silently: the repository, or the part of it the change
 //! touches, does not use AAHP.
@@ -33,6 +34,9 @@ pub enum HookName {
     /// Gate the result of a merge git commits without a conflict, as `pre-commit` gates a
     /// concluded one: git runs no pre-commit hook for it.
     PreMergeCommit,
+    /// Gate the patch `git am` applied to the index before it is committed, as
+    /// `pre-commit` gates a staged change: git runs no pre-commit hook for it.
+    PreApplypatch,
 }
 
 /// Runs the hook, returning `None` when it judged nothing: no handoff directory is
@@ -40,7 +44,7 @@ pub enum HookName {
 /// is staged.
 pub fn run(ctx: &Context, args: &HookArgs) -> Result<Option<VerifyReport>> {
     let report = match args.name {
-        HookName::PreCommit | HookName::PreMergeCommit => verify::run(
+        HookName::PreCommit | HookName::PreMergeCommit | HookName::PreApplypatch => verify::run(
             ctx,
             &VerifyArgs {
                 level: Some(Level::Precommit),

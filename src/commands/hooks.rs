@@ -45,6 +45,12 @@ pub const SHIMS: &[Shim] = &[
         name: "pre-merge-commit",
         text: include_str!("../../hooks/pre-merge-commit"),
     },
+    // Nor for a patch `git am` applies (review atk32 #12): this one judges the index that
+    // holds it before git commits it, as pre-commit judges a staged change.
+    Shim {
+        name: "pre-applypatch",
+        text: include_str!("../../hooks/pre-applypatch"),
+    },
 ];
 
 /// Install, remove or inspect the git hooks that run `git aahp hook`.
@@ -62,12 +68,13 @@ pub struct HooksArgs {
 /// What `git aahp hooks` does.
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum HooksAction {
-    /// Install the pre-commit, pre-push and pre-merge-commit shims, chaining existing hooks.
+    /// Install the pre-commit, pre-push, pre-merge-commit and pre-applypatch shims, chaining
+    /// existing hooks.
     Install(InstallArgs),
     /// Remove the shims and restore the hooks they chained, byte for byte.
     Uninstall,
     /// Report each hook: installed, chained, foreign (another hook, not chained) or missing.
-    /// Exits 1 unless all three are installed and current.
+    /// Exits 1 unless all four are installed and current.
     Status,
 }
 
@@ -870,12 +877,14 @@ fn display_path(root: &Path, path: &Path) -> String {
 
 const HUSKY_ADVICE: &str = "Husky runs the scripts in .husky/: add the line \
 `git aahp hook pre-commit` to .husky/pre-commit, `git aahp hook pre-push \"$@\"` to \
-.husky/pre-push and `git aahp hook pre-merge-commit` to .husky/pre-merge-commit.";
+.husky/pre-push, `git aahp hook pre-merge-commit` to .husky/pre-merge-commit and `git aahp \
+hook pre-applypatch` to .husky/pre-applypatch.";
 const LEFTHOOK_ADVICE: &str = "Add to its configuration:\n\
   pre-commit:\n    commands:\n      aahp:\n        run: git aahp hook pre-commit\n\
   pre-push:\n    commands:\n      aahp:\n        run: git aahp hook pre-push {1} {2}\n        \
 use_stdin: true\n\
-  pre-merge-commit:\n    commands:\n      aahp:\n        run: git aahp hook pre-merge-commit";
+  pre-merge-commit:\n    commands:\n      aahp:\n        run: git aahp hook pre-merge-commit\n\
+  pre-applypatch:\n    commands:\n      aahp:\n        run: git aahp hook pre-applypatch";
 /// Valid YAML for every pre-commit from 2.x to 4.x (`stages` by the names all of them
 /// accept); `tests/pre-commit.sh` feeds it to the real tool.
 const PRE_COMMIT_ADVICE: &str = "Add to .pre-commit-config.yaml (the `repos:` line only if \

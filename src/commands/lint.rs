@@ -874,8 +874,16 @@ fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Res
     };
     // And those it ignores, at any depth (session 30 #2: `sub/CLAUDE.md` under an ignored
     // `sub/` was never read), with what the search left unread.
+    // An environment file git ignores (`.env`) is the user's own, its secrets where they
+    // belong: the repository's content never reaches it, and one it tracks or adds is judged.
+    let env_file = |p: &str| {
+        p.rsplit('/')
+            .next()
+            .is_some_and(|n| n.eq_ignore_ascii_case(".env"))
+    };
+    let wanted_ignored = |p: &str| wanted(p) && !env_file(p);
     let (ignored, unsearched) = if source == Source::Worktree {
-        ignored_instruction_files(repo, &dir.root, &untracked, &wanted)?
+        ignored_instruction_files(repo, &dir.root, &untracked, &wanted_ignored)?
     } else {
         (Vec::new(), Vec::new())
     };
@@ -945,6 +953,7 @@ fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Res
                     let rel = format!("{root}{found}");
                     if !seen.contains(&rel)
                         && wanted(&rel)
+                        && (!env_file(&rel) || listed.contains(&rel))
                         && let Some(bytes) = content.read_agent_file(repo, &rel)?
                     {
                         seen.insert(rel.clone());

@@ -937,6 +937,11 @@ pub(crate) fn add_pulled_in(
                 Some((sub, n)) => (crate::handoff::location::join(root, sub), n),
                 None => (root.clone(), name),
             };
+            // A directory on the way that is a submodule holds another repository's files
+            // (the instruction-links layer says so): none to look up here.
+            if dir.contains('/') && !directories_held(repo, content, &dir)? {
+                continue;
+            }
             for path in content.names_like(repo, &dir, name)? {
                 if agent_files.iter().any(|(_, p, _)| *p == path) {
                     continue;
@@ -2212,6 +2217,23 @@ impl ConfigNote {
     }
 }
 
+/// True when each directory on the way to `dir` (repository-relative) is a directory of
+/// `content`, none of them a submodule or a file.
+fn directories_held(repo: &Repo, content: &Content, dir: &str) -> Result<bool> {
+    let mut at = String::new();
+    for part in dir.split('/') {
+        if !content
+            .dirs_like(repo, &at, part)?
+            .iter()
+            .any(|d| d.rsplit('/').next() == Some(part))
+        {
+            return Ok(false);
+        }
+        at = crate::handoff::location::join(&at, part);
+    }
+    Ok(true)
+}
+
 /// What the changes between `base` and `tip` add to the agent configuration files
 /// ([`lint::agent_runs::grants`]): (path, what) for each grant the tip's file holds and the
 /// base's does not, each script of the repository a configuration of the tip runs
@@ -2279,6 +2301,11 @@ pub(crate) fn added_grants(
             let at = at_tip
                 .resolve_path(repo, &run.path)
                 .unwrap_or_else(|_| run.path.clone());
+            // A script that runs itself (OpenHands's setup script) changed with the
+            // configuration it is: said once, as its grant.
+            if at == path {
+                continue;
+            }
             if altered.contains(run.path.as_str()) || altered.contains(at.as_str()) {
                 touched = true;
                 let what = if script {

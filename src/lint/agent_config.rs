@@ -52,6 +52,9 @@ fn kind(path: &str) -> Option<Kind> {
         // Kilo CLI, an opencode fork, reads the same configuration from `.kilo/`.
         "kilo.json" | "kilo.jsonc" if parent == ".kilo" => Some(Kind::Opencode),
         ".aider.conf.yml" | ".aider.conf.yaml" => Some(Kind::Aider),
+        // aider loads `.env` from the repository's root and where it runs: its `AIDER_*`
+        // variables are the configuration's options (Gemini CLI's own `.gemini/.env` is not).
+        ".env" if parent != ".gemini" => Some(Kind::Aider),
         "config.toml" if parent == ".codex" => Some(Kind::Codex),
         "crush.json" | ".crush.json" => Some(Kind::Crush),
         "settings.json" if parent == ".vscode" => Some(Kind::VsCode),
@@ -91,7 +94,7 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
             names
         }
         Kind::Opencode => strings_at(&parse_jsonc(text)?, &["instructions"])?,
-        Kind::Aider => aider_reads(text)?,
+        Kind::Aider => aider_reads(path, text)?,
         Kind::Codex => return codex_named(dir, &base, text),
         Kind::Crush => return crush_named(&base, text),
         Kind::VsCode => return vscode_named(&base, text),
@@ -590,25 +593,132 @@ fn strings_at(v: &serde_json::Value, keys: &[&str]) -> Result<Vec<String>, Strin
 }
 
 /// The keys of aider's configuration whose files reach the model: `read` (read-only
-/// context), `file` (files added to the chat), `message-file` (the prompt itself) and `load`
-/// (commands run at launch; what they run is followed by [`super::agent_runs::follow`]).
-pub(super) const AIDER_FILE_KEYS: &[&str] = &["read", "file", "message-file", "load"];
+/// context), `file` (files added to the chat), `message-file` (the prompt itself), `load`
+/// (commands run at launch; what they run is followed by [`super::agent_runs::follow`]) and
+/// `model-settings-file` (model settings in place of `.aider.model.settings.yml`, whose
+/// `system_prompt_prefix` goes to the model).
+pub(super) const AIDER_FILE_KEYS: &[&str] = &[
+    "read",
+    "file",
+    "message-file",
+    "load",
+    "model-settings-file",
+];
 
 /// The files aider's [`AIDER_FILE_KEYS`] name: a string or a list of strings, at the top of
 /// the mapping or through its YAML merge keys (`<<:`), as `PyYAML` reads them (review s27
 /// #5; review atk31 #3 for the keys besides `read`).
 /// A file whose aliases expand past [`MAX_YAML_NODES`] is refused before it is expanded.
-fn aider_reads(text: &str) -> Result<Vec<String>, String> {
-    Ok(aider_files(text)?.into_iter().map(|(_, f)| f).collect())
+fn aider_reads(path: &str, text: &str) -> Result<Vec<String>, String> {
+    Ok(aider_files(path, text)?
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect())
 }
 
-/// Each file aider's configuration names under [`AIDER_FILE_KEYS`], with its key.
-pub(super) fn aider_files(text: &str) -> Result<Vec<(&'static str, String)>, String> {
+/// True for an environment file aider loads (`.env`), whose `AIDER_*` variables are its
+/// options ([`aider_env_options`]).
+pub(super) fn is_aider_env(path: &str) -> bool {
+    kind(path) == Some(Kind::Aider)
+        && path
+            .rsplit('/')
+            .next()
+            .is_some_and(|n| n.eq_ignore_ascii_case(".env"))
+}
+
+/// The `AIDER_*` variables of an environment file as the options of aider's configuration
+/// they set (`AIDER_MESSAGE_FILE` is `message-file`), a value spelled `[a, b]` as a list,
+/// as aider's argument parser reads a list option from the environment.
+pub(super) fn aider_env_options(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        if line.starts_with('#') {
+            continue;
+        }
+        let Some((k, v)) = super::agent_runs::key_value(line) else {
+            continue;
+        };
+        let Some(option) = k
+            .get(..6)
+            .filter(|p| p.eq_ignore_ascii_case("AIDER_"))
+            .map(|_| k[6..].to_ascii_lowercase().replace('_', "-"))
+        else {
+            continue;
+        };
+        out.push((option, aider_env_list(v)));
+    }
+    out
+}
+
+/// An `AIDER_*` variable's value: `[a, b]` is a list, as aider's argument parser reads a
+/// list option from the environment; anything else one value.
+pub(super) fn aider_env_list(v: &str) -> Vec<String> {
+    match v.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+        Some(list) => list
+            .split(',')
+            .map(|i| i.trim().trim_matches(['"', '\'']).to_string())
+            .filter(|i| !i.is_empty())
+            .collect(),
+        None => vec![v.to_string()],
+    }
+}
+
+/// True for a value aider reads as "on" (`true`, `yes`, `1`, `on`, in any letter case).
+fn on(v: &str) -> bool {
+    ["true", "yes", "1", "on"]
+        .iter()
+        .any(|t| v.trim().eq_ignore_ascii_case(t))
+}
+
+/// The file aider keeps its chat history in when it restores it into the chat at launch
+/// (`restore-chat-history`): `chat-history-file`, else its default name (review atk32 #7).
+const AIDER_HISTORY_DEFAULT: &str = ".aider.chat.history.md";
+
+/// Each file aider's configuration at `path` names under [`AIDER_FILE_KEYS`], with its key,
+/// and the chat history it restores; an environment file's `AIDER_*` variables likewise.
+pub(super) fn aider_files(path: &str, text: &str) -> Result<Vec<(&'static str, String)>, String> {
+    if is_aider_env(path) {
+        let options = aider_env_options(text);
+        let mut out = Vec::new();
+        let mut history = None;
+        let mut restore = false;
+        for (option, values) in options {
+            if let Some(&key) = AIDER_FILE_KEYS.iter().find(|k| **k == option) {
+                out.extend(values.into_iter().map(|v| (key, v)));
+            } else if option == "chat-history-file" {
+                history = values.into_iter().next();
+            } else if option == "restore-chat-history" {
+                restore = values.iter().any(|v| on(v));
+            }
+        }
+        if restore {
+            let file = history.unwrap_or_else(|| AIDER_HISTORY_DEFAULT.to_string());
+            out.push(("chat-history-file", file));
+        }
+        return Ok(out);
+    }
     yaml_within_budget(text)?;
     let docs = YamlLoader::load_from_str(text)
         .map_err(|e| format!("cannot be read for the instruction files it names: {e}"))?;
     let mut out = Vec::new();
     for doc in &docs {
+        let restore = match merged_value(doc, "restore-chat-history", 0) {
+            Some(Yaml::Boolean(b)) => *b,
+            Some(Yaml::String(s)) => on(s),
+            Some(Yaml::Integer(i)) => *i != 0,
+            _ => false,
+        };
+        if restore {
+            match merged_value(doc, "chat-history-file", 0) {
+                Some(Yaml::String(s)) => out.push(("chat-history-file", s.clone())),
+                None | Some(Yaml::Null) => {
+                    out.push(("chat-history-file", AIDER_HISTORY_DEFAULT.to_string()));
+                }
+                Some(_) => return Err("`chat-history-file` is not a path".to_string()),
+            }
+        }
         for &key in AIDER_FILE_KEYS {
             match merged_value(doc, key, 0) {
                 None | Some(Yaml::BadValue | Yaml::Null) => {}

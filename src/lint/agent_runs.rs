@@ -74,6 +74,11 @@ fn read(path: &str, text: &str) -> Result<Value, Unreadable> {
     }
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    if is_setup_script(&path.to_ascii_lowercase()) {
+        // A script: what it runs is read by following it ([`commands`]); a blank one
+        // runs nothing.
+        return Ok(Value::Bool(true));
+    }
     match ext {
         "toml" => toml_read(text),
         "yaml" | "yml" => yaml_read(text),
@@ -457,14 +462,33 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
     // aider runs its lint command after each edit (`auto-lint`, its default) and its test
     // command with `auto-test` or `/test`; a failing one's output goes to the model (review
     // atk31 #3). `lint-cmd` entries may name their language first (`python: flake8 …`).
-    if name == ".aider.conf.yml" || name == ".aider.conf.yaml" {
+    // The repository's `.env` sets the same options as `AIDER_LINT_CMD`, `AIDER_TEST_CMD`
+    // (review atk32 #7).
+    let from_env = |key: &str| -> Vec<String> {
+        let Some(Value::Object(env)) = v.get("env") else {
+            return Vec::new();
+        };
+        let var = format!("AIDER_{}", key.to_ascii_uppercase().replace('-', "_"));
+        env.iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(&var))
+            .filter_map(|(_, c)| c.as_str())
+            .flat_map(super::agent_config::aider_env_list)
+            .collect()
+    };
+    let aider_env = super::agent_config::is_aider_env(path);
+    if aider_env || name == ".aider.conf.yml" || name == ".aider.conf.yaml" {
         for key in ["lint-cmd", "test-cmd"] {
-            let given: Vec<&str> = match v.get(key) {
-                Some(Value::String(c)) => vec![c.as_str()],
-                Some(Value::Array(cs)) => cs.iter().filter_map(Value::as_str).collect(),
+            let given: Vec<String> = match v.get(key) {
+                _ if aider_env => from_env(key),
+                Some(Value::String(c)) => vec![c.clone()],
+                Some(Value::Array(cs)) => cs
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
                 _ => Vec::new(),
             };
-            for c in given {
+            for c in &given {
                 let c = aider_command(c);
                 out.push(Command {
                     by: format!("aider's `{key}`"),
@@ -474,6 +498,25 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
                 });
             }
         }
+    }
+    // Set-up a harness runs before the session starts (review atk32 #6): OpenHands runs
+    // its setup script, Copilot coding agent the `run:` steps of the job
+    // `copilot-setup-steps`, each from the repository's root.
+    if is_setup_script(&lower) && !v.is_null() {
+        let own = path
+            .strip_prefix(&format!("{}/", project_dir(path)))
+            .unwrap_or(path);
+        out.push(Command {
+            by: "OpenHands's setup script".into(),
+            grant: Some(format!(
+                "OpenHands running `{own}` at the start of every session"
+            )),
+            words: line(format!("sh ./{}", crate::output::shell_word(own))),
+            cwd: None,
+        });
+    }
+    if name == "copilot-setup-steps.yml" || name == "copilot-setup-steps.yaml" {
+        setup_steps(v, &mut out);
     }
     // Cursor's cloud agents: the setup and start commands, and the terminals.
     if name == "environment.json" {
@@ -502,6 +545,59 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
     }
     out
 }
+
+/// True for the setup script `OpenHands` runs (`.openhands/setup.sh`, the path folded to lower case):
+/// a shell script, run rather than read as a configuration.
+fn is_setup_script(lower: &str) -> bool {
+    lower == ".openhands/setup.sh" || lower.ends_with("/.openhands/setup.sh")
+}
+
+/// The `run:` steps of the job `copilot-setup-steps` (a GitHub Actions workflow Copilot
+/// coding agent runs before it starts), each in its `working-directory` (the step's, else
+/// the job's default); a step that uses an action of the repository (`uses: ./dir`) runs
+/// that action's code, named so the walk follows it or says why not.
+fn setup_steps(v: &Value, out: &mut Vec<Command>) {
+    let Some(job) = v.pointer("/jobs/copilot-setup-steps") else {
+        return;
+    };
+    let default_dir = job
+        .pointer("/defaults/run/working-directory")
+        .and_then(Value::as_str);
+    let Some(Value::Array(steps)) = job.get("steps") else {
+        return;
+    };
+    for (i, step) in steps.iter().enumerate() {
+        let by = match step.get("name").and_then(Value::as_str) {
+            Some(name) => format!("the Copilot setup step `{name}`"),
+            None => format!("the Copilot setup step {}", i + 1),
+        };
+        if let Some(run) = step.get("run").and_then(Value::as_str) {
+            out.push(Command {
+                grant: Some(format!("{by} running `{run}`")),
+                by,
+                words: vec![run.to_string()],
+                cwd: step
+                    .get("working-directory")
+                    .and_then(Value::as_str)
+                    .or(default_dir)
+                    .map(str::to_string),
+            });
+        } else if let Some(uses) = step.get("uses").and_then(Value::as_str)
+            && uses.starts_with("./")
+        {
+            out.push(Command {
+                grant: Some(format!("{by} using the repository's action `{uses}`")),
+                by,
+                words: vec![format!("{LOCAL_ACTION} {uses}")],
+                cwd: None,
+            });
+        }
+    }
+}
+
+/// The program a setup step that uses an action of the repository is read as running: the
+/// walk reads the action's `action.yml` for what it runs ([`Walk::local_action`]).
+const LOCAL_ACTION: &str = "__aahp_local_action__";
 
 /// An aider lint or test command without the language it may be given for
 /// (`python: flake8 --select=E9` runs `flake8 --select=E9`).
@@ -600,6 +696,8 @@ const RISKY_ENV: &[&str] = &[
     // `script-shell` and `node-options`).
     "NPM_CONFIG_SCRIPT_SHELL",
     "NPM_CONFIG_NODE_OPTIONS",
+    // The makefiles every make a command starts reads besides its own.
+    "MAKEFILES",
 ];
 
 fn risky_env(name: &str) -> bool {
@@ -1042,19 +1140,31 @@ fn lines_of(path: &str, v: &Value) -> Vec<Line> {
         env_grants(spec.get("env"), "", &mut e);
         lines.extend(
             e.into_iter()
-                .filter(|(val, _)| own.get(&by) != Some(val))
+                .filter(|(val, _)| own.get(&by) != Some(val) && !an_address(val))
                 .map(|(val, _)| line(by.clone(), val, None)),
         );
     }
     lines.extend(
         env.into_iter()
-            .filter(|(val, _)| everyone.as_ref() != Some(val))
+            .filter(|(val, _)| everyone.as_ref() != Some(val) && !an_address(val))
             .map(|(val, _)| line("the environment".to_string(), val, None)),
     );
     for l in &mut lines {
         l.path = own.get(&l.by).or(everyone.as_ref()).cloned();
     }
     lines
+}
+
+/// True for an environment value that is one address (`https://host/v1`, a proxy's
+/// `socks5://…`): a place the traffic goes, shown as a grant, not a command that runs a file.
+fn an_address(val: &str) -> bool {
+    let val = val.trim();
+    val.split_once("://").is_some_and(|(scheme, _)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+    }) && !val.contains(char::is_whitespace)
 }
 
 /// The `PATH` an environment map sets (in any letter case, as Windows reads it).
@@ -1679,6 +1789,10 @@ impl Walk<'_> {
     /// and queues what it hands on. A line past [`MAX_FOLLOW_DEPTH`] (a `-c` string, a
     /// recipe's command, a command a program starts) is read only to say what it would run.
     fn line(&mut self, line: &Line, depth: usize) {
+        if let Some(uses) = line.text.strip_prefix(LOCAL_ACTION) {
+            self.local_action(line, uses.trim(), depth);
+            return;
+        }
         let mut found = HashSet::new();
         if depth <= MAX_FOLLOW_DEPTH {
             let mut runs = Vec::new();
@@ -1716,14 +1830,116 @@ impl Walk<'_> {
         self.commands(&line.text, &scope, start, line.path.as_deref(), depth);
     }
 
+    /// Follows the action of the repository a setup step uses (`uses: ./dir`): a composite
+    /// action's `run:` steps (and the local actions it uses), a JavaScript action's `pre`,
+    /// `main` and `post` scripts; its `action.yml` is what it runs, a recipe. A Docker
+    /// action, or one the repository does not hold, is said.
+    fn local_action(&mut self, line: &Line, uses: &str, depth: usize) {
+        let shown = format!("uses: {uses}");
+        let Some(dir) = crate::handoff::resolve_link(&self.project, uses.trim_end_matches('/'))
+        else {
+            self.cannot(
+                &line.by,
+                &shown,
+                "the action lies outside the repository",
+                KEEP_IT_IN,
+            );
+            return;
+        };
+        if depth >= MAX_FOLLOW_DEPTH {
+            self.too_deep(&line.by, &shown);
+            return;
+        }
+        let found = ["action.yml", "action.yaml"].iter().find_map(|n| {
+            let p = crate::handoff::location::join(&dir, n);
+            self.reader.text(&p).map(|t| (p, t))
+        });
+        let Some((file, text)) = found else {
+            self.cannot(
+                &line.by,
+                &shown,
+                &format!("the repository holds no `{dir}/action.yml`"),
+                COMMIT_IT,
+            );
+            return;
+        };
+        let by = format!("{} (the action `{dir}`)", line.by);
+        if self.listed_recipes.insert((file.clone(), by.clone())) {
+            self.f.recipes.push(Run {
+                path: file.clone(),
+                by: by.clone(),
+            });
+        }
+        let Some(v) = yaml_value(&text) else {
+            self.cannot(
+                &line.by,
+                &shown,
+                &format!("`{file}` is not YAML the gate reads"),
+                COMMIT_RECIPE,
+            );
+            return;
+        };
+        let runs = v.get("runs");
+        let using = runs
+            .and_then(|r| r.get("using"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let here = |text: String| Line {
+            by: by.clone(),
+            text,
+            cwd: Some(self.project.clone()),
+            bases: vec![self.project.clone(), dir.clone()],
+            moved: Vec::new(),
+            dir: dir.clone(),
+            path: None,
+        };
+        let mut lines = Vec::new();
+        if using == "composite" {
+            for step in runs
+                .and_then(|r| r.get("steps"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(run) = step.get("run").and_then(Value::as_str) {
+                    lines.push(here(run.to_string()));
+                } else if let Some(u) = step.get("uses").and_then(Value::as_str)
+                    && u.starts_with("./")
+                {
+                    lines.push(here(format!("{LOCAL_ACTION} {u}")));
+                }
+            }
+        } else if using.starts_with("node") {
+            for key in ["pre", "main", "post"] {
+                if let Some(script) = runs.and_then(|r| r.get(key)).and_then(Value::as_str) {
+                    let at = crate::handoff::location::join(&dir, script);
+                    lines.push(here(format!("node ./{}", crate::output::shell_word(&at))));
+                }
+            }
+        } else {
+            self.cannot(
+                &line.by,
+                &shown,
+                &format!("`{file}` runs `{using}`, which the gate does not read"),
+                NAME_IT,
+            );
+        }
+        for l in lines {
+            self.push(l, depth + 1);
+        }
+    }
+
     /// Queues the commands of the files an aider configuration at `path` loads at launch
     /// (`load:`, from the configuration's directory), as lines the configuration runs.
     fn aider_loads(&mut self, path: &str, text: &str) {
         let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-        if name != ".aider.conf.yml" && name != ".aider.conf.yaml" {
+        if name != ".aider.conf.yml"
+            && name != ".aider.conf.yaml"
+            && !super::agent_config::is_aider_env(path)
+        {
             return;
         }
-        let Ok(files) = super::agent_config::aider_files(text) else {
+        let Ok(files) = super::agent_config::aider_files(path, text) else {
             return;
         };
         let dir = parent(path).to_string();
@@ -1790,13 +2006,18 @@ impl Walk<'_> {
     /// Queues the file of the repository at `path`, which `by` runs, to be resolved and
     /// followed as a command `sh <path>` from the top.
     fn hand_on(&mut self, by: String, path: &str, depth: usize) {
+        self.hand_to("sh", by, path, depth);
+    }
+
+    /// [`Walk::hand_on`], the file run by `program` (`node` for a JavaScript release).
+    fn hand_to(&mut self, program: &str, by: String, path: &str, depth: usize) {
         if !self.handed.insert((path.to_string(), by.clone())) {
             return;
         }
         self.push(
             Line {
                 by,
-                text: format!("sh ./{path}"),
+                text: format!("{program} ./{path}"),
                 cwd: Some(String::new()),
                 bases: vec![String::new()],
                 moved: Vec::new(),
@@ -1819,9 +2040,14 @@ impl Walk<'_> {
                 self.reader.matching(path).to_vec()
             } else {
                 let implied = IMPLIED.iter().filter(|_| !scriptish);
-                std::iter::once(path.clone())
+                let mut c: Vec<String> = std::iter::once(path.clone())
                     .chain(implied.map(|t| format!("{path}{t}")))
-                    .collect()
+                    .collect();
+                // `node .`, `node tools/pkg`: a directory runs its package's `main`.
+                if !scriptish && !self.reader.holds(path) {
+                    c.extend(self.package_main(path));
+                }
+                c
             };
             for c in candidates {
                 if !out.contains(&c) && self.reader.holds(&c) {
@@ -1892,6 +2118,8 @@ impl Walk<'_> {
                     .map(|b| b.words.as_slice()),
             };
             self.named_files(&words, scope, &places);
+            self.inline_node(&words, scope, &places, depth);
+            self.yarn_path(&words, scope, &places, depth);
             // The command as the gate read it, with what feeds it.
             let mut shown = words.join(" ");
             if let Some(pipe) = around.pipe.filter(|p| !p.is_empty()) {
@@ -2033,9 +2261,12 @@ impl Walk<'_> {
                         depth + 1,
                     );
                 }
-                Hands::Runner(words) => match places.cwd() {
+                Hands::Runner(run) => match places.cwd() {
                     Some(cwd) => {
-                        if let Some(r) = super::recipes::runner_of(&words, cwd) {
+                        if let Some(mut r) = super::recipes::runner_of(&run, cwd) {
+                            if let super::recipes::Runner::Make { extra, .. } = &mut r {
+                                *extra = makefiles_named(&words, &vars, cwd);
+                            }
                             self.runner(&scope.by, &shown, &r, depth);
                         }
                     }
@@ -2457,7 +2688,7 @@ impl Walk<'_> {
         });
         static JS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
             regex::Regex::new(
-                r#"(?m)(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s+|^\s*import\s+)["'](\.{1,2}/[^"'\n]*)["']"#,
+                r#"(?m)(?:\brequire\s*\(\s*|\bimport\s*\(\s*|\bfrom\s+|^\s*import\s+)["'](\.{1,2}/[^"'\n]*|@?[\w][\w.-]*(?:/[\w.-]+)*)["']"#,
             )
             .expect("a valid regex")
         });
@@ -2538,9 +2769,17 @@ impl Walk<'_> {
             }
             super::code::Lang::Js => {
                 for cap in JS.captures_iter(text) {
-                    if let Some(m) = crate::handoff::resolve_link(&dir, &cap[1]) {
-                        wanted.push(m.clone());
-                        wanted.extend(IMPLIED.iter().map(|t| format!("{m}{t}")));
+                    let spec = &cap[1];
+                    if spec.starts_with('.') {
+                        if let Some(m) = crate::handoff::resolve_link(&dir, spec) {
+                            wanted.push(m.clone());
+                            wanted.extend(IMPLIED.iter().map(|t| format!("{m}{t}")));
+                            wanted.extend(self.package_main(&m));
+                        }
+                    } else {
+                        // `require("leftpad")`: a package the repository keeps in a
+                        // `node_modules` directory (review atk32 #11).
+                        wanted.extend(self.node_module(&dir, spec));
                     }
                 }
             }
@@ -2659,6 +2898,213 @@ impl Walk<'_> {
                 unread: false,
                 command: String::new(),
             });
+        }
+    }
+
+    /// The file node runs for the directory `dir` by its package: `package.json`'s `main`
+    /// (as a file, with an extension node adds, or a directory's index), else nothing (the
+    /// index is among [`IMPLIED`]); each a candidate the caller keeps when the tree holds it.
+    fn package_main(&mut self, dir: &str) -> Vec<String> {
+        let manifest = crate::handoff::location::join(dir, "package.json");
+        if !self.reader.holds(&manifest) {
+            return Vec::new();
+        }
+        let Some((_, v)) = super::recipes::package_json(dir, &mut self.reader) else {
+            return Vec::new();
+        };
+        let Some(main) = v
+            .get("main")
+            .and_then(Value::as_str)
+            .and_then(|m| crate::handoff::resolve_link(dir, m))
+        else {
+            return Vec::new();
+        };
+        [
+            "",
+            ".js",
+            ".json",
+            ".cjs",
+            ".mjs",
+            "/index.js",
+            "/index.json",
+        ]
+        .iter()
+        .map(|t| format!("{main}{t}"))
+        .collect()
+    }
+
+    /// The files a package at `dir` exports (`exports` of its `package.json`: a path, or
+    /// conditions and subpaths leading to paths): every one, since which `require` or
+    /// `import` picks depends on how it is asked for (at most [`MAX_NAMES`]).
+    fn package_exports(&mut self, dir: &str) -> Vec<String> {
+        fn leaves(v: &Value, depth: usize, out: &mut Vec<String>) {
+            match v {
+                Value::String(s) if s.starts_with("./") => out.push(s.clone()),
+                Value::Object(map) if depth < 8 => {
+                    for item in map.values() {
+                        if out.len() >= MAX_NAMES {
+                            return;
+                        }
+                        leaves(item, depth + 1, out);
+                    }
+                }
+                Value::Array(items) if depth < 8 => {
+                    for item in items.iter().take(MAX_NAMES) {
+                        leaves(item, depth + 1, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let manifest = crate::handoff::location::join(dir, "package.json");
+        if !self.reader.holds(&manifest) {
+            return Vec::new();
+        }
+        let Some((_, v)) = super::recipes::package_json(dir, &mut self.reader) else {
+            return Vec::new();
+        };
+        let mut paths = Vec::new();
+        if let Some(exports) = v.get("exports") {
+            leaves(exports, 0, &mut paths);
+        }
+        paths.truncate(MAX_NAMES);
+        paths
+            .iter()
+            .filter(|p| !p.contains('*'))
+            .filter_map(|p| crate::handoff::resolve_link(dir, p))
+            .collect()
+    }
+
+    /// The files of the repository node loads for the bare module `spec` required from a
+    /// file in `from`: in the nearest `node_modules` directory up the tree that holds it,
+    /// the file itself (with an extension node adds) or the package's `main` or index.
+    /// Nothing for a module the repository does not keep (one installed from a registry,
+    /// a built-in).
+    fn node_module(&mut self, from: &str, spec: &str) -> Vec<String> {
+        if spec.starts_with("node:") || spec.split('/').any(|c| c == ".." || c == ".") {
+            return Vec::new();
+        }
+        let mut at = from.to_string();
+        loop {
+            let base = crate::handoff::location::join(
+                &crate::handoff::location::join(&at, "node_modules"),
+                spec,
+            );
+            let mut found: Vec<String> = ["", ".js", ".json", ".cjs", ".mjs"]
+                .iter()
+                .map(|t| format!("{base}{t}"))
+                .filter(|p| self.reader.holds(p))
+                .collect();
+            if found.is_empty() {
+                let exported = self.package_exports(&base);
+                found.extend(
+                    self.package_main(&base)
+                        .into_iter()
+                        .chain(exported)
+                        .chain(
+                            ["/index.js", "/index.json", "/index.cjs", "/index.mjs"]
+                                .iter()
+                                .map(|t| format!("{base}{t}")),
+                        )
+                        .filter(|p| self.reader.holds(p)),
+                );
+            }
+            if !found.is_empty() {
+                return found;
+            }
+            if at.is_empty() {
+                return Vec::new();
+            }
+            at = parent(&at).to_string();
+        }
+    }
+
+    /// The code `node -e CODE` (`-p`, `--eval`, `--print`) runs, from the directory it runs
+    /// in: the modules it requires and the programs it starts are followed as a script's.
+    fn inline_node(&mut self, words: &[String], scope: &Scope, places: &Places, depth: usize) {
+        let Some(at) = program_at(words).map(|p| p.at) else {
+            return;
+        };
+        if !matches!(program(&words[at]), "node" | "nodejs") {
+            return;
+        }
+        let mut code = None;
+        let mut rest = words[at + 1..].iter();
+        while let Some(w) = rest.next() {
+            match w.as_str() {
+                "-e" | "-p" | "--eval" | "--print" => code = rest.next().cloned(),
+                w if w.starts_with("--eval=") || w.starts_with("--print=") => {
+                    code = w.split_once('=').map(|(_, c)| c.to_string());
+                }
+                _ => {}
+            }
+        }
+        let (Some(code), Some(cwd)) = (code, places.cwd()) else {
+            return;
+        };
+        let run = Run {
+            path: crate::handoff::location::join(cwd, "[eval]"),
+            by: scope.by.clone(),
+        };
+        let lang = super::code::Lang::Js;
+        let loads = super::launches::loads(&code, lang);
+        self.launches(&run, &code, lang, depth);
+        self.imports(&run, &code, lang, &loads, depth);
+        self.loads(&run, &code, lang, &loads, depth);
+    }
+
+    /// What `yarn` runs first, whatever its command: the release the project's
+    /// `.yarnrc.yml` names in `yarnPath` (looked for from the directory it runs in up to the
+    /// repository's root), run with node; the `.yarnrc.yml` holds what runs, a recipe.
+    fn yarn_path(&mut self, words: &[String], scope: &Scope, places: &Places, depth: usize) {
+        let Some(at) = program_at(words).map(|p| p.at) else {
+            return;
+        };
+        if program(&words[at]) != "yarn" {
+            return;
+        }
+        let Some(mut dir) = places.cwd().map(str::to_string) else {
+            return;
+        };
+        let (rc, text) = loop {
+            let rc = crate::handoff::location::join(&dir, ".yarnrc.yml");
+            if let Some(text) = self.reader.text(&rc) {
+                break (rc, text);
+            }
+            if dir.is_empty() {
+                return;
+            }
+            dir = parent(&dir).to_string();
+        };
+        let by = format!("{} (through `{rc}`)", scope.by);
+        if self.listed_recipes.insert((rc.clone(), by.clone())) {
+            self.f.recipes.push(Run {
+                path: rc.clone(),
+                by: by.clone(),
+            });
+        }
+        let Some(release) = yaml_value(&text).and_then(|v| {
+            v.get("yarnPath")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        }) else {
+            return;
+        };
+        let shown = format!("yarnPath: {release}");
+        match crate::handoff::resolve_link(&dir, &release) {
+            Some(path) if !release.starts_with(['/', '~', '$']) => {
+                if depth >= MAX_FOLLOW_DEPTH {
+                    self.too_deep(&scope.who, &shown);
+                } else {
+                    self.hand_to("node", by, &path, depth);
+                }
+            }
+            _ => self.cannot(
+                &scope.who,
+                &shown,
+                "a path out of the repository",
+                KEEP_IT_IN,
+            ),
         }
     }
 
@@ -3756,6 +4202,23 @@ fn assigns(words: &[String], vars: &mut HashMap<String, String>) -> bool {
         }
     }
     true
+}
+
+/// The makefiles the `MAKEFILES` variable names for the `make` of `words` (set before the
+/// program, `MAKEFILES=x.mk make t`, or earlier in the script), from `cwd`.
+fn makefiles_named(words: &[String], vars: &HashMap<String, String>, cwd: &str) -> Vec<String> {
+    let at = program_at(words).map_or(0, |p| p.at);
+    let value = words[..at]
+        .iter()
+        .rev()
+        .find_map(|w| w.strip_prefix("MAKEFILES="))
+        .or_else(|| vars.get("MAKEFILES").map(String::as_str))
+        .unwrap_or("");
+    value
+        .split_whitespace()
+        .filter(|f| !f.starts_with(['/', '~', '$']))
+        .filter_map(|f| crate::handoff::resolve_link(cwd, f))
+        .collect()
 }
 
 /// A shell variable's name.

@@ -252,12 +252,6 @@ static AGENT_FILES: &[AgentFile] = &[
         misses: &[".openhands/setup.sh.bak"],
     },
     AgentFile {
-        pattern: Pattern::Path(".openhands/setup.sh"),
-        tool: "OpenHands (run at the start of every session)",
-        hits: &[".openhands/setup.sh"],
-        misses: &[".openhands/setup.sh.orig", "openhands/setup.sh"],
-    },
-    AgentFile {
         pattern: Pattern::Name(".goosehints"),
         tool: "Goose",
         hits: &[".goosehints"],
@@ -427,6 +421,48 @@ static AGENT_FILES: &[AgentFile] = &[
         misses: &[".factory/settings.json"],
     },
     AgentFile {
+        pattern: Pattern::Under(".factory/droids"),
+        tool: "Factory (custom droids: subagents, each a system prompt in Markdown)",
+        hits: &[".factory/droids/reviewer.md", "pkg/.factory/droids/a.md"],
+        misses: &[".factory/droids.md", ".factory/settings.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".aiassistant/rules"),
+        tool: "JetBrains AI Assistant (project rules)",
+        hits: &[".aiassistant/rules/style.md"],
+        misses: &[".aiassistant/rules.md", ".aiassistant/settings.xml"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".qoder/commands"),
+        tool: "Qoder (custom commands: prompts submitted as they are)",
+        hits: &[".qoder/commands/review.md", ".qoder/commands/team/ship.md"],
+        misses: &[".qoder/commands.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".lingma/commands"),
+        tool: "Qoder CN (Lingma) (project custom commands)",
+        hits: &[".lingma/commands/review.md"],
+        misses: &[".lingma/commands.md"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".roo/commands"),
+        tool: "Roo Code (project slash commands)",
+        hits: &[".roo/commands/review.md"],
+        misses: &[".roo/commands.md", ".roo/commands"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".kilocode/workflows"),
+        tool: "Kilo Code (workflows: slash commands the agent may run itself)",
+        hits: &[".kilocode/workflows/release.md"],
+        misses: &[".kilocode/workflows.md", ".kilocode/workflows"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".idx/airules.md"),
+        tool: "Firebase Studio (Gemini's AI rules file)",
+        hits: &[".idx/airules.md", ".IDX/AIRules.md"],
+        misses: &[".idx/dev.nix", "airules.md"],
+    },
+    AgentFile {
         pattern: Pattern::Under(".opencode/skills"),
         tool: "opencode (skills, with the files they bundle)",
         hits: &[".opencode/skills/deploy/SKILL.md"],
@@ -594,6 +630,36 @@ static AGENT_CONFIGS: &[AgentFile] = &[
         misses: &["aider.conf.yml"],
     },
     AgentFile {
+        pattern: Pattern::Name(".aider.model.settings.yml"),
+        tool: "Aider (model settings: a system prompt prefix and request parameters)",
+        hits: &[".aider.model.settings.yml", "svc/.aider.model.settings.yml"],
+        misses: &["aider.model.settings.yml", ".aider.model.settings.yml.bak"],
+    },
+    AgentFile {
+        pattern: Pattern::Name(".env"),
+        tool: "Aider (the environment file it loads: its AIDER_* options, model endpoints)",
+        hits: &[".env", "svc/.env"],
+        misses: &[".env.example", ".envrc", "x.env"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".openhands/setup.sh"),
+        tool: "OpenHands (the setup script it runs at the start of every session)",
+        hits: &[".openhands/setup.sh"],
+        misses: &[".openhands/setup.sh.orig", "openhands/setup.sh"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".github/workflows/copilot-setup-steps.yml"),
+        tool: "GitHub Copilot coding agent (setup steps run before it starts)",
+        hits: &[".github/workflows/copilot-setup-steps.yml"],
+        misses: &[".github/workflows/ci.yml", "copilot-setup-steps.yml"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".github/workflows/copilot-setup-steps.yaml"),
+        tool: "GitHub Copilot coding agent (setup steps, the .yaml spelling)",
+        hits: &[".github/workflows/copilot-setup-steps.yaml"],
+        misses: &[".github/workflows/copilot-setup-steps.yaml.orig"],
+    },
+    AgentFile {
         pattern: Pattern::Path(".roo/mcp.json"),
         tool: "Roo Code (project MCP servers)",
         hits: &[".roo/mcp.json"],
@@ -666,7 +732,7 @@ static AGENT_CONFIGS: &[AgentFile] = &[
         pattern: Pattern::Path(".gemini/.env"),
         tool: "Gemini CLI (project environment: GEMINI_SYSTEM_MD, endpoints)",
         hits: &[".gemini/.env"],
-        misses: &[".env", "gemini/.env"],
+        misses: &[".gemini/.env.bak", ".gemini/env"],
     },
     AgentFile {
         pattern: Pattern::Name("gemini-extension.json"),

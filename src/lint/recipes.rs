@@ -45,6 +45,8 @@ pub(crate) enum Runner {
         dir: String,
         file: Option<String>,
         targets: Vec<String>,
+        /// The makefiles the `MAKEFILES` environment variable names, read with it.
+        extra: Vec<String>,
     },
     /// `just x` (`-f file`, `-d dir`): the recipe of the justfile; the first for none.
     /// `just m x` runs the recipe `x` of the module `m` (`then`).
@@ -313,6 +315,7 @@ pub(crate) fn runner_of(words: &[String], cwd: &str) -> Option<Runner> {
             dir,
             file,
             targets: positional,
+            extra: Vec::new(),
         },
         "just" => Runner::Just {
             dir,
@@ -346,20 +349,34 @@ pub(crate) fn expand(runner: &Runner, files: &mut dyn Files) -> Result<Recipe, L
             packages,
             script,
         } => {
+            let dir = &nearest_package(dir, files);
             let mut recipe = package_scripts(dir, packages, script, files)?;
             npmrc(dir, files, &mut recipe);
             Ok(recipe)
         }
         Runner::Install { dir } => {
+            let dir = &nearest_package(dir, files);
             let mut recipe = install_scripts(dir, files);
             npmrc(dir, files, &mut recipe);
             Ok(recipe)
         }
-        Runner::Bin { dir, name } => Ok(bin(dir, name, files)),
-        Runner::Make { dir, file, targets } => {
+        Runner::Bin { dir, name } => Ok(bin(&nearest_package(dir, files), name, files)),
+        Runner::Make {
+            dir,
+            file,
+            targets,
+            extra,
+        } => {
             let (path, text) = first_readable(dir, file.as_deref(), MAKEFILES, files)
                 .ok_or_else(|| lost(format!("no Makefile {}", at_dir(dir))))?;
-            let made = Makefile::read(&path, &text, dir, false, files);
+            let mut made = Makefile::read(&path, &text, dir, false, files);
+            // make reads the makefiles `MAKEFILES` names too (never for its default goal;
+            // one that is not there is passed over), their rules and what they evaluate.
+            for x in extra {
+                if let Some(t) = files.text(x) {
+                    made.add(x, &t, files, 0);
+                }
+            }
             let commands = made
                 .commands(targets, files)
                 .map_err(|t| lost(format!("`{path}` has no rule `{t}`")))?;
@@ -463,12 +480,32 @@ fn first_readable(
     })
 }
 
+/// The package a package manager started in `dir` works on: the nearest directory from
+/// `dir` up to the repository's root that holds a `package.json`, as npm (pnpm, yarn, bun)
+/// walks up to it (review atk32 #11: `cd tools/sub && npm run x` runs the root's script);
+/// `dir` itself when none does.
+fn nearest_package(dir: &str, files: &mut dyn Files) -> String {
+    let mut at = dir;
+    loop {
+        if files
+            .text(&crate::handoff::location::join(at, "package.json"))
+            .is_some()
+        {
+            return at.to_string();
+        }
+        if at.is_empty() {
+            return dir.to_string();
+        }
+        at = parent(at);
+    }
+}
+
 /// `package.json` of the package directory `dir`, read as npm reads it (charged as parsed):
 /// a byte-order mark skipped, numbers past a double's range, lone surrogates and deep
 /// nesting read as the agent configurations' JSON is ([`super::json::read_jsonc`]). One
 /// that cannot be read so is refused ([`Files::refuse`]), never taken for no file (review
 /// atk31 #9).
-fn package_json(dir: &str, files: &mut dyn Files) -> Option<(String, Value)> {
+pub(crate) fn package_json(dir: &str, files: &mut dyn Files) -> Option<(String, Value)> {
     let path = crate::handoff::location::join(dir, "package.json");
     let text = files.text(&path)?;
     files.charge(text.len());
@@ -572,10 +609,16 @@ fn package_scripts(
             if *packages == Packages::All {
                 continue;
             }
-            return Err(lost(format!(
-                "no `{}`",
-                crate::handoff::location::join(&package, "package.json")
-            )));
+            return Err(lost(if *packages == Packages::Here && package.is_empty() {
+                "no `package.json` at the repository's root".to_string()
+            } else if *packages == Packages::Here {
+                format!("no `package.json` in `{package}` or a directory above it")
+            } else {
+                format!(
+                    "no `{}`",
+                    crate::handoff::location::join(&package, "package.json")
+                )
+            }));
         };
         recipe.files.push(path.clone());
         let scripts = v.get("scripts");

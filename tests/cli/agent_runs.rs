@@ -387,6 +387,18 @@ const MORE_FILES: &[(&str, char)] = &[
     (".agent/rules/style.md", 'M'),
     (".agent/workflows/release.md", 'M'),
     (".gemini/extensions/team/gemini-extension.json", 'J'),
+    // Review atk32 #6, #7, #10: set-up a harness runs, aider's other inputs, and the
+    // instruction and command files of more agents.
+    (".github/workflows/copilot-setup-steps.yml", 'Y'),
+    (".aider.model.settings.yml", 'Y'),
+    (".env", 'E'),
+    (".factory/droids/reviewer.md", 'M'),
+    (".aiassistant/rules/style.md", 'M'),
+    (".qoder/commands/review.md", 'M'),
+    (".lingma/commands/review.md", 'M'),
+    (".roo/commands/review.md", 'M'),
+    (".kilocode/workflows/release.md", 'M'),
+    (".idx/airules.md", 'M'),
 ];
 
 /// `form`'s text holding an injection and a token.
@@ -490,6 +502,31 @@ const ORDINARY_MORE: &[(&str, &str, &str)] = &[
     (
         ".cursor/BUGBOT.md",
         "# Review rules\n\nFlag any new `unwrap()` outside tests.\n",
+        "",
+    ),
+    (
+        ".github/workflows/copilot-setup-steps.yml",
+        "on: workflow_dispatch\njobs:\n  copilot-setup-steps:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-node@v4\n        with:\n          node-version: \"20\"\n      - name: Install\n        run: npm ci\n",
+        "Copilot setup step `Install` running `npm ci`",
+    ),
+    (
+        ".openhands/setup.sh",
+        "#!/bin/bash\nset -e\npip install -r requirements.txt\necho \"setup done\"\n",
+        "OpenHands running `.openhands/setup.sh` at the start of every session",
+    ),
+    (
+        ".env",
+        "DATABASE_URL=postgres://localhost:5432/dev\nDEBUG=1\nAIDER_AUTO_COMMITS=false\n",
+        "",
+    ),
+    (
+        ".aider.model.settings.yml",
+        "- name: gpt-4o\n  edit_format: diff\n  use_repo_map: true\n  extra_params:\n    max_tokens: 8192\n",
+        "",
+    ),
+    (
+        ".idx/airules.md",
+        "# Project rules\n\nUse TypeScript strict mode and keep components small.\n",
         "",
     ),
 ];
@@ -737,6 +774,205 @@ fn what_a_hook_hands_on_to_is_followed() {
                 r#"{"name": "p", "scripts": {"hook": "sh tools/x.sh"}}"#,
             )],
             "tools/x.sh",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+}
+
+/// Review atk32 #6, #7: the set-up a harness runs before the session (the `OpenHands`
+/// `.openhands/setup.sh`, the `run:` steps of Copilot coding agent's `copilot-setup-steps`
+/// job, in their working directory or through an action of the repository) and the
+/// commands aider takes from the repository's `.env` are followed as a hook's command is:
+/// what they run, changed alone, blocks.
+#[test]
+fn set_up_a_harness_runs_before_the_session_is_followed() {
+    let steps = |step: &str| {
+        format!(
+            "on: workflow_dispatch\njobs:\n  copilot-setup-steps:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n{step}"
+        )
+    };
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".openhands/setup.sh",
+            "#!/bin/sh\nset -e\nsh tools/prep.sh\n".to_string(),
+            vec![],
+            "tools/prep.sh",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            steps("      - name: Context\n        run: bash tools/ctx.sh\n"),
+            vec![],
+            "tools/ctx.sh",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            steps("      - run: sh ./w.sh\n        working-directory: tools\n"),
+            vec![],
+            "tools/w.sh",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            steps("      - uses: ./.github/actions/prep\n"),
+            vec![(
+                ".github/actions/prep/action.yml",
+                "name: prep\nruns:\n  using: composite\n  steps:\n    - run: sh tools/a.sh\n      shell: bash\n",
+            )],
+            "tools/a.sh",
+        ),
+        (
+            ".env",
+            "AIDER_TEST_CMD=sh tools/t.sh\nAIDER_AUTO_TEST=true\n".to_string(),
+            vec![],
+            "tools/t.sh",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+}
+
+/// Review atk32 #11: node and npm find a file of the repository as they resolve it, not only
+/// by the path written: `node .` and `node tools/pkg` run the package's `main`, `npm run`
+/// from a directory without a `package.json` runs the script of the nearest one above it,
+/// and `require("leftpad")` loads the package kept in `node_modules` (its `main`, else its
+/// index), from a script or from `node -e`. Each, changed alone, blocks; clean, the hook
+/// says nothing of what it cannot follow.
+#[test]
+fn what_node_and_npm_resolve_is_followed() {
+    let hook = session_hook;
+    let leftpad = (
+        "node_modules/leftpad/package.json",
+        r#"{"name": "leftpad", "main": "./lib/pad"}"#,
+    );
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".claude/settings.json",
+            hook("node ."),
+            vec![("package.json", r#"{"name": "p", "main": "tools/m.js"}"#)],
+            "tools/m.js",
+        ),
+        (
+            ".claude/settings.json",
+            hook("node tools/pkg"),
+            vec![("tools/pkg/package.json", r#"{"main": "lib/entry"}"#)],
+            "tools/pkg/lib/entry.js",
+        ),
+        (
+            ".claude/settings.json",
+            hook("cd tools/sub && npm run -s hook"),
+            vec![
+                ("package.json", r#"{"scripts": {"hook": "sh tools/s.sh"}}"#),
+                ("tools/sub/README.md", "# Sub\n"),
+            ],
+            "tools/s.sh",
+        ),
+        (
+            ".claude/settings.json",
+            hook("node tools/run.js"),
+            vec![
+                (
+                    "tools/run.js",
+                    "const pad = require(\"leftpad\");\nconsole.log(pad());\n",
+                ),
+                leftpad,
+            ],
+            "node_modules/leftpad/lib/pad.js",
+        ),
+        (
+            ".claude/settings.json",
+            hook(r#"cd tools && node -e 'console.log(require("@acme/util")())'"#),
+            vec![(
+                "node_modules/@acme/util/package.json",
+                r#"{"name": "@acme/util"}"#,
+            )],
+            "node_modules/@acme/util/index.js",
+        ),
+        (
+            ".claude/settings.json",
+            hook("node tools/esm.mjs"),
+            vec![
+                (
+                    "tools/esm.mjs",
+                    "import fmt from \"fmt\";\nconsole.log(fmt());\n",
+                ),
+                (
+                    "node_modules/fmt/package.json",
+                    r#"{"name": "fmt", "main": "./index.js", "exports": {".": {"import": "./dist/fmt.mjs", "require": "./index.js"}}}"#,
+                ),
+                (
+                    "node_modules/fmt/index.js",
+                    "module.exports = () => \"\";\n",
+                ),
+            ],
+            "node_modules/fmt/dist/fmt.mjs",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+    // A module from the registry, a built-in: nothing of the repository's to follow.
+    let repo = handoff_repo();
+    repo.write(
+        ".claude/settings.json",
+        hook(r#"node -e 'console.log(require("express"), require("node:fs").readdirSync("."))'"#),
+    );
+    stage(&repo, "Hook added.");
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(0);
+    assert!(!out.stderr.contains("cannot follow"), "{out}");
+    // npm with no package.json up the tree says so, truly.
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", hook("cd tools && npm run -s hook"));
+    repo.write("tools/README.md", "# Tools\n");
+    stage(&repo, "Hook added.");
+    let out = repo.aahp(&["hook", "pre-commit"]);
+    out.assert_code(0);
+    assert!(
+        out.stderr
+            .contains("no `package.json` in `tools` or a directory above it"),
+        "{out}"
+    );
+}
+
+/// Gate 32's leftovers: make reads the makefiles `MAKEFILES` names (set before the program
+/// or exported earlier), and yarn runs the release `.yarnrc.yml`'s `yarnPath` names before
+/// any command: what they run, changed alone, blocks.
+#[test]
+fn makefiles_named_by_makefiles_and_yarns_release_are_followed() {
+    let hook = session_hook;
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".claude/settings.json",
+            hook("MAKEFILES=tools/extra.mk make -s hook"),
+            vec![
+                ("Makefile", "all:\n\t@echo hi\n"),
+                ("tools/extra.mk", "hook:\n\t@sh tools/x.sh\n"),
+            ],
+            "tools/x.sh",
+        ),
+        (
+            ".claude/settings.json",
+            hook("sh tools/h.sh"),
+            vec![
+                (
+                    "tools/h.sh",
+                    "#!/bin/sh\nexport MAKEFILES=tools/extra.mk\nmake -s hook\n",
+                ),
+                ("Makefile", "all:\n\t@echo hi\n"),
+                ("tools/extra.mk", "hook:\n\t@sh tools/y.sh\n"),
+            ],
+            "tools/y.sh",
+        ),
+        (
+            ".claude/settings.json",
+            hook("yarn -s hook"),
+            vec![
+                ("package.json", r#"{"scripts": {"hook": "echo hi"}}"#),
+                (".yarnrc.yml", "yarnPath: .yarn/releases/yarn-4.cjs\n"),
+            ],
+            ".yarn/releases/yarn-4.cjs",
         ),
     ];
     for case in cases {

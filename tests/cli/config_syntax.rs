@@ -208,6 +208,8 @@ fn every_file_aider_puts_in_front_of_the_model_is_judged() {
         "load: tools/start.txt\n",
         "test-cmd: cat notes/evil.md\nauto-test: true\n",
         "lint-cmd:\n  - \"python: cat notes/evil.md\"\n",
+        // Review atk32 #7: the chat history aider restores into the chat.
+        "chat-history-file: notes/evil.md\nrestore-chat-history: true\n",
     ] {
         let repo = TestRepo::new();
         repo.write(".aider.conf.yml", config);
@@ -224,6 +226,112 @@ fn every_file_aider_puts_in_front_of_the_model_is_judged() {
         );
         gate_fails(&repo, "notes/evil.md", &["PI001", "SEC020"]);
     }
+}
+
+/// Review atk32 #7: aider reads more of the repository than `.aider.conf.yml`: the `.env`
+/// it loads sets the same options (`AIDER_READ`, `AIDER_FILE`, `AIDER_MESSAGE_FILE`,
+/// `AIDER_LOAD`, `AIDER_TEST_CMD`, `AIDER_LINT_CMD`, the chat history it restores), the
+/// default `.aider.chat.history.md` is restored with `restore-chat-history`, and
+/// `.aider.model.settings.yml` puts its `system_prompt_prefix` in front of the model. Each
+/// is judged; a history aider does not restore is not, and a model endpoint set in `.env`
+/// is shown to a reviewer.
+#[test]
+fn what_aider_takes_from_its_environment_file_and_chat_history_is_judged() {
+    for (config, text, named) in [
+        (".env", "AIDER_READ=notes/evil.md\n", "notes/evil.md"),
+        (
+            ".env",
+            "export AIDER_FILE=\"[README.md, notes/evil.md]\"\n",
+            "notes/evil.md",
+        ),
+        (
+            ".env",
+            "AIDER_MESSAGE_FILE='notes/evil.md'\n",
+            "notes/evil.md",
+        ),
+        (".env", "AIDER_LOAD=tools/start.txt\n", "notes/evil.md"),
+        (
+            ".env",
+            "AIDER_LINT_CMD=cat notes/evil.md\n",
+            "notes/evil.md",
+        ),
+        (
+            ".env",
+            "AIDER_CHAT_HISTORY_FILE=notes/evil.md\nAIDER_RESTORE_CHAT_HISTORY=true\n",
+            "notes/evil.md",
+        ),
+        (
+            ".aider.conf.yml",
+            "restore-chat-history: true\n",
+            ".aider.chat.history.md",
+        ),
+        (
+            ".aider.conf.yml",
+            "model-settings-file: notes/evil.md\n",
+            "notes/evil.md",
+        ),
+    ] {
+        let repo = TestRepo::new();
+        repo.write("README.md", CLEAN);
+        repo.write(
+            "tools/start.txt",
+            "/read-only README.md\n!cat notes/evil.md\n",
+        );
+        named_file_is_judged_in(&repo, config, text, named);
+    }
+    // Not restored, the history is not read; a plain one restored passes.
+    for (config, text) in [
+        (".aider.conf.yml", "chat-history-file: notes/evil.md\n"),
+        (".aider.conf.yml", "restore-chat-history: false\n"),
+        (
+            ".env",
+            "AIDER_CHAT_HISTORY_FILE=notes/evil.md\nAIDER_RESTORE_CHAT_HISTORY=false\n",
+        ),
+    ] {
+        let repo = TestRepo::new();
+        repo.write(config, text);
+        repo.write(
+            ".aider.chat.history.md",
+            format!("# aider chat\n\n{INJECTION}\n"),
+        );
+        repo.write("notes/evil.md", format!("# Notes\n\n{INJECTION}\n"));
+        gate_passes(&repo, text);
+    }
+    let repo = TestRepo::new();
+    repo.write(".aider.conf.yml", "restore-chat-history: true\n");
+    repo.write(
+        ".aider.chat.history.md",
+        "# aider chat started at 2026-11-30\n\n#### add a test for the parser\n\nI added a test for the empty input.\n",
+    );
+    gate_passes(&repo, "a plain history restored");
+    // The model settings file is judged as instruction text.
+    let repo = TestRepo::new();
+    repo.write(
+        ".aider.model.settings.yml",
+        format!("- name: gpt-4o\n  system_prompt_prefix: \"{INJECTION}. Token: {TOKEN}\"\n"),
+    );
+    gate_fails(&repo, ".aider.model.settings.yml", &["PI001", "SEC020"]);
+    // A `.env` git ignores is the user's own: its secrets are where they belong, and
+    // `lint --all` leaves it alone; added to the index, it is judged.
+    let repo = TestRepo::new();
+    repo.write(".gitignore", ".env\n");
+    repo.write(".env", format!("GITHUB_TOKEN={TOKEN}\n"));
+    let all = repo.aahp(&["lint", "--all"]);
+    assert!(all.code == 0 && !all.stdout.contains(".env"), "{all}");
+    repo.git(&["add", "-f", ".env"]);
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    assert!(hook.code == 1 && hook.stdout.contains("SEC020"), "{hook}");
+    // A model endpoint the `.env` sets is a grant a reviewer sees.
+    let repo = TestRepo::new();
+    repo.write(".env", "AIDER_OPENAI_API_BASE=https://llm.example.net/v1\n");
+    gate_passes(&repo, "endpoint");
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    assert!(
+        ci.stdout
+            .contains("AIDER_OPENAI_API_BASE=`https://llm.example.net/v1`")
+            && !ci.stdout.contains("cannot follow"),
+        "{ci}"
+    );
 }
 
 /// Review atk31 #2: a Claude Code plugin marketplace kept in the repository (a `directory`

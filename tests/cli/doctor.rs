@@ -363,11 +363,12 @@ fn hook(repo: &TestRepo, rel: &str, text: &str) {
 #[test]
 fn doctor_says_a_hook_manager_runs_git_aahp_only_when_it_does() {
     let repo = TestRepo::with_handoff();
-    // pre-commit's and pre-push's checks; pre-merge-commit's is judged apart (a warning).
+    // pre-commit's and pre-push's checks; pre-merge-commit's and pre-applypatch's are
+    // judged apart (a warning).
     let hooks_ok = |repo: &TestRepo| {
         let out = repo.aahp(&["doctor", "--json"]);
         let mut found = checks(&out, "hooks");
-        found.retain(|(_, m)| !m.contains("pre-merge-commit"));
+        found.retain(|(_, m)| !m.contains("pre-merge-commit") && !m.contains("pre-applypatch"));
         found
     };
     let merge_check = |repo: &TestRepo| {
@@ -428,6 +429,16 @@ fn doctor_says_a_hook_manager_runs_git_aahp_only_when_it_does() {
     let (verdict, message) = merge_check(&repo);
     assert!(
         verdict == "warn" && message.contains("judged only at push and in CI"),
+        "{message}"
+    );
+    // Likewise a patch `git am` applies (review atk32 #12).
+    let out = repo.aahp(&["doctor", "--json"]);
+    let (verdict, message) = checks(&out, "hooks")
+        .into_iter()
+        .find(|(_, m)| m.contains("pre-applypatch"))
+        .expect("a pre-applypatch check");
+    assert!(
+        verdict == "warn" && message.contains("`git am` applies is judged only at push"),
         "{message}"
     );
     repo.write(

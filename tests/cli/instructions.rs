@@ -28,6 +28,14 @@ fn staged_instruction_files_at_any_depth_block_on_injection_and_pass_when_clean(
         ".qoder/rules/main.md",
         ".openhands/setup.sh",
         ".factory/commands/ship.md",
+        // Review atk32 #10: instruction and command files of more agents.
+        ".factory/droids/reviewer.md",
+        ".aiassistant/rules/style.md",
+        ".qoder/commands/review.md",
+        ".lingma/commands/review.md",
+        ".roo/commands/review.md",
+        ".kilocode/workflows/release.md",
+        ".idx/airules.md",
     ] {
         // A repository with no handoff directory at all: the files are still what agents read.
         let repo = TestRepo::new();
