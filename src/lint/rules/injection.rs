@@ -3440,10 +3440,39 @@ fn check_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     ]
     .iter()
     .any(|r| ls.contains(r));
+    // A weak mode word ("debug", "admin") is a program's setting unless the reader is told
+    // to answer in it: "output" and "generate" are nouns of a log line ("Debug mode
+    // enabled: verbose output on") unless they take an object of the reader's answers.
+    let responding_weak = responding
+        && ([
+            "respond", "answer", "reply", "you ", "you'", "chatgpt", "ai ",
+        ]
+        .iter()
+        .any(|r| ls.contains(r))
+            || ["output ", "generate "].iter().any(|v| {
+                ls.match_indices(v).any(|(i, _)| {
+                    words(&ls[i + v.len()..]).next().is_some_and(|w| {
+                        matches!(
+                            w.as_str(),
+                            "all"
+                                | "any"
+                                | "anything"
+                                | "everything"
+                                | "your"
+                                | "whatever"
+                                | "without"
+                                | "the"
+                                | "every"
+                                | "unfiltered"
+                                | "uncensored"
+                        )
+                    })
+                })
+            }));
     let fire = if strong {
         activation || responding
     } else {
-        (activation || shouted) && (responding || addressed(sentence) || shouted && activation)
+        (activation || shouted) && (responding_weak || addressed(sentence) || shouted && activation)
     };
     if !fire || negated_before(text, s) && !responding {
         return;
