@@ -2210,7 +2210,37 @@ fn plain<const R: u8>(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
         12 => &PI012,
         _ => &PI001,
     };
-    push_pi(scan, finding(rule, caps, scan), out);
+    let mut f = finding(rule, caps, scan);
+    // A persona quoted from a prompt the sentence reports ("the persona prompt for our
+    // support bot says \"You are Ava, …\"") belongs to that prompt.
+    if R == 3 && prompt_quoted(scan, f.start, f.end) {
+        f.severity = Severity::Info;
+        f.message
+            .push_str(" (quoted from a prompt the sentence describes)");
+    }
+    push_pi(scan, f, out);
+}
+
+/// True when the marker at `s..e` ("system prompt starts") is the subject of a sentence
+/// about a prompt someone owns ("our bot's", "the app's", "its"), its content following
+/// after `with` or a colon and a quote: a description, not a marker.
+fn owned_prompt_described(scan: &Scan<'_>, s: usize, e: usize) -> bool {
+    let text = scan.text();
+    let after = text[e..].trim_start();
+    let content = after
+        .strip_prefix("with")
+        .map_or(after, str::trim_start)
+        .starts_with(['"', '\'', '`']);
+    let (from, _) = scan.sentence_range(s);
+    let head: Vec<String> = words(&text[from..s]).collect();
+    let owner = head.last().is_some_and(|w| {
+        w.ends_with("'s")
+            || matches!(
+                w.as_str(),
+                "our" | "its" | "their" | "his" | "her" | "my" | "this" | "that" | "the"
+            )
+    });
+    content && owner && !head.iter().any(|w| w == "your" || w == "you")
 }
 
 /// A `ReAct` step (Thought / Action / Observation). In a fenced block or after a lead-in that
@@ -3705,6 +3735,11 @@ fn check_delimiter(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if quoted(scan, s, e) {
         f.severity = Severity::Warning;
         f.message.push_str(" (in a code span)");
+    } else if owned_prompt_described(scan, s, e) {
+        // "Our bot's system prompt starts with \"…\"": a product's prompt described in a
+        // sentence, not a marker that opens one.
+        f.severity = Severity::Warning;
+        f.message.push_str(" (a prompt described in prose)");
     } else if named_in_prose(scan.text(), s, e) {
         f.severity = Severity::Warning;
         f.message.push_str(" (named in prose)");
@@ -6431,13 +6466,34 @@ fn prompt_quoted(scan: &Scan<'_>, s: usize, e: usize) -> bool {
     };
     let frame: Vec<String> = words(&head[..open]).collect();
     let n = frame.len();
+    // A file named as what holds it ("in prompts/helpdesk.md the first line is") reports
+    // that file's text, as a prompt named does.
+    let names_file = head[..open].split_whitespace().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        w.contains('/')
+            || w.rsplit_once('.').is_some_and(|(a, x)| {
+                !a.is_empty()
+                    && matches!(
+                        x,
+                        "md" | "txt" | "yaml" | "yml" | "json" | "toml" | "prompt" | "j2" | "jinja"
+                    )
+            })
+    });
     n >= 2
         && frame[n.saturating_sub(3)..]
             .iter()
-            .any(|w| REPORTING.contains(&w.as_str()) || w == "with")
-        && frame
+            .any(|w| REPORTING.contains(&w.as_str()) || matches!(w.as_str(), "with" | "is" | "as"))
+        && (names_file
+            || frame.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "prompt" | "prompts" | "template" | "preamble" | "message" | "persona" | "greeting"
+                )
+            }))
+        // "Your new system prompt is \"You are …\"" hands the reader a prompt.
+        && !frame
             .iter()
-            .any(|w| matches!(w.as_str(), "prompt" | "template" | "preamble" | "message"))
+            .any(|w| matches!(w.as_str(), "your" | "you" | "new" | "now" | "from"))
 }
 
 /// True when the sentence holding `pos` is a request to the reader: it opens with a verb
