@@ -397,8 +397,24 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI010,
         keywords: &[
-            "a:", "answer:", "ai:", "assistant:", "bot:", "model:", "agent:", "output:",
-            "completion:", "response:", "a1:", "a2:", "a3:", "a4:", "a5:", "a6:", "a7:", "a8:",
+            "a:",
+            "answer:",
+            "ai:",
+            "assistant:",
+            "bot:",
+            "model:",
+            "agent:",
+            "output:",
+            "completion:",
+            "response:",
+            "a1:",
+            "a2:",
+            "a3:",
+            "a4:",
+            "a5:",
+            "a6:",
+            "a7:",
+            "a8:",
             "a9:",
         ],
         regex: r"(?m)\b(?:a|answer|ai|assistant|bot|model|agent|output|completion|response)\d?[ \t]*:(?:\*\*|__)?[ \t]*$",
@@ -1547,7 +1563,9 @@ fn open_tag_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
 /// The side of a shot's tag word (a digit after it allowed: "Q1", "A2"): `Some(true)` for
 /// the asker's, `Some(false)` for the answerer's.
 fn shot_tag(word: &str) -> Option<bool> {
-    let w = word.trim_end_matches(|c: char| c.is_ascii_digit()).to_ascii_lowercase();
+    let w = word
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .to_ascii_lowercase();
     match w.as_str() {
         "q" | "question" | "user" | "human" | "h" | "me" | "input" | "prompt" => Some(true),
         "a" | "answer" | "ai" | "assistant" | "bot" | "model" | "agent" | "output"
@@ -1585,7 +1603,10 @@ fn line_turns(line: &str) -> Vec<(bool, &str)> {
     (0..tags.len())
         .map(|i| {
             let end = tags.get(i + 1).map_or(line.len(), |t| t.1);
-            (tags[i].0, line[tags[i].2..end].trim_matches([' ', '\t', '*', '_']))
+            (
+                tags[i].0,
+                line[tags[i].2..end].trim_matches([' ', '\t', '*', '_']),
+            )
         })
         .collect()
 }
