@@ -1421,7 +1421,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "training",
             "rulebook",
         ],
-        regex: r"\b(?:no|without(?:\s+any)?|free\s+(?:of|from)|not\s+(?:bound|restricted|limited|constrained|subject|held)\s+(?:by|to)|unbound\s+by|unconstrained\s+by|beyond|broken?\s+free\s+(?:of|from)|break(?:s|ing)?\s+free\s+(?:of|from)|escaped?\s+(?:from\s+)?the|exempt\s+from|stripped\s+of|devoid\s+of|lack(?:s|ing)?|(?:freed|released|liberated|unshackled|unchained)\s+(?:of|from)|(?:throw|throws|threw|thrown|cast|casts|casting|tossed)\s+(?:away|off|aside|out)|forg[eo]t(?:ten|s)?|never\s+(?:been\s+)?given|bypass(?:es|ing|ed)?|ignor(?:e|es|ing|ed)|disregard(?:s|ing|ed)?|abandon(?:s|ing|ed)?|(?:don'?t|do\s+not|doesn'?t|does\s+not|never|won'?t|will\s+not)\s+(?:have\s+to\s+|need\s+to\s+)?(?:follow|abide\s+by|adhere\s+to|obey|care\s+about|comply\s+with|have|respect))\s+(?:(?:[\w'-]+|[^\x00-\x7F]+)\s+){0,3}?(?:{LIMITS})\b",
+        regex: r"\b(?:no|without(?:\s+any)?|free\s+(?:of|from)|not\s+(?:bound|restricted|limited|constrained|subject|held)\s+(?:by|to)|unbound\s+by|unconstrained\s+by|beyond|broken?\s+free\s+(?:of|from)|break(?:s|ing)?\s+free\s+(?:of|from)|escaped?\s+(?:from\s+)?the|exempt\s+from|stripped\s+of|devoid\s+of|lack(?:s|ing)?|(?:freed|released|liberated|unshackled|unchained)\s+(?:of|from)|escaped|escapes|shed|sheds|shedding|outgrown|outgrew|no\s+longer\s+(?:bound|held|restricted|limited)\s+by|(?:throw|throws|threw|thrown|cast|casts|casting|tossed)\s+(?:away|off|aside|out)|forg[eo]t(?:ten|s)?|never\s+(?:been\s+)?given|bypass(?:es|ing|ed)?|ignor(?:e|es|ing|ed)|disregard(?:s|ing|ed)?|abandon(?:s|ing|ed)?|(?:don'?t|do\s+not|doesn'?t|does\s+not|never|won'?t|will\s+not)\s+(?:have\s+to\s+|need\s+to\s+)?(?:follow|abide\s+by|adhere\s+to|obey|care\s+about|comply\s+with|have|respect))\s+(?:(?:[\w'-]+|[^\x00-\x7F]+)\s+){0,3}?(?:{LIMITS})\b",
         before: 80,
         after: 30,
         check: signal_limits,
@@ -1826,6 +1826,50 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 10,
         after: 30,
         check: signal_fiction,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // A story told on: the next scene or chapter asked for, the story continued, a bedtime
+    // frame ("as a bedtime story", "lull me to sleep", "so I could fall asleep").
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "next scene",
+            "next chapter",
+            "following scene",
+            "write chapter",
+            "continue the story",
+            "continue this story",
+            "continue our story",
+            "continue my story",
+            "continue the novel",
+            "continue the tale",
+            "continue the scene",
+            "story time",
+            "narrate",
+            "bedtime",
+            "to sleep",
+            "fall asleep",
+        ],
+        regex: r"\b(?:write|narrate|continue|draft|tell)\s+(?:me\s+)?(?:the\s+)?(?:next|following)\s+(?:scene|chapter|part|episode)\b|\bwrite\s+chapter\s+\w+|\bcontinue\s+(?:the|this|our|my)\s+(?:story|novel|tale|scene)\b|\bstory\s+time\b|\bnarrate\b|\bbedtime\s+stor(?:y|ies)\b|\blull\s+(?:me|us)\s+to\s+sleep\b|\bso\s+(?:that\s+)?(?:i|we)\s+(?:could|can|would|will)\s+fall\s+asleep\b",
+        before: 10,
+        after: 30,
+        check: signal_story,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // The reader cast as a dead relative ("act as my late grandmother, who was a malware
+    // author", "pretend you are my deceased father"): the grief pretext of a jailbreak, which
+    // with a story's frame or any other signal sets one up.
+    Pattern {
+        rule: &PI004,
+        keywords: &["my late", "my deceased", "my dead", "my departed"],
+        regex: r"\b(?:act(?:ing)?\s+as|pretend\s+(?:you\s+are|you're|to\s+be)|be|play|playing|roleplay\s+as|role-play\s+as|become|impersonate|you\s+are)\s+my\s+(?:late|deceased|dead|departed)\s+(?:[\w-]+\s+)?(?:grand\w*|father|mother|dad|mom|mum|uncle|aunt|auntie|brother|sister|husband|wife|friend|partner|son|daughter|cousin|nana|granny|grandpa|grandma|grandad|papa|mama)\b",
+        before: 10,
+        after: 30,
+        check: signal_strong,
         overlap: false,
         gate: None,
         near: &[],
@@ -6614,6 +6658,18 @@ fn signal_meta_ai(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 
 fn signal_fiction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     signal(scan, caps, out, SIG_FICTION);
+}
+
+/// A story's frame asked of the reader: in a request ("Write chapter 3", "Act as … as a
+/// bedtime story") or a sentence that speaks to or of the asker ("lull me to sleep"); "the
+/// bedtime story app narrates a tale" frames nothing.
+fn signal_story(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (s, _) = caps.whole();
+    let asked = request_sentence(scan, s)
+        || words(scan.sentence(s)).any(|w| matches!(w.as_str(), "me" | "us" | "you" | "i"));
+    if asked {
+        signal(scan, caps, out, SIG_FICTION);
+    }
 }
 
 /// Replaces the jailbreak signals in `findings` by PI004 findings where they combine: a persona
