@@ -20,9 +20,10 @@ use super::super::Severity;
 use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::markdown::Context;
 use super::super::registry::PI008;
-use super::super::text::{has_word, words};
+use super::super::text::{floor_char, has_word, words};
 use super::actions::instructs;
 use super::injection::judge_remote_run;
+use super::negated_before;
 use super::tampering::told;
 use super::{excerpt, push_pi, push_pi_except};
 
@@ -140,8 +141,11 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             ".tgz",
             "index-url",
             "find-links",
+            "trusted-host",
+            " from http",
+            " @ http",
         ],
-        regex: r"\b(?:npx|pnpx|bunx)\s+(?:-[\w-]+\s+)*(?:--package[=\s]+)?((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\b(?:pip3?|pipx|uv\s+pip|python[\d.]*\s+-m\s+pip)\s+install\b[^\n`|;&]{0,120}?\s(?:(?:--(?:extra-)?index-url|-i|--find-links|-f)[\s=]+)?((?:git\+)?https?://[^\s`'\x22]+)|\b(?:npm|pnpm|yarn|bun)\s+(?:i|install|add)\b[^\n`|;&]{0,80}?\s((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\bcargo\s+install\b[^\n`|;&]{0,80}?--git[\s=]+([^\s`'\x22]+)|\bgit\s*=\s*[\x22']((?:https?|git)://[^\x22'\s]+)|[\w.-]\s*@\s*(git\+(?:https?|git)://[^\s`'\x22]+)|[\x22'][\w@/.-]+[\x22']\s*:\s*[\x22']((?:git\+)?(?:https?|git)://[^\x22'\s]+?(?:\.tgz|\.tar\.gz|\.git)(?:#[^\x22'\s]*)?)[\x22']|(?:^|[\s`'\x22])--(?:extra-index-url|index-url|find-links)[\s=]+(https?://[^\s`'\x22]+)",
+        regex: r"\b(?:npx|pnpx|bunx)\s+(?:-[\w-]+\s+)*(?:--package[=\s]+)?((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\b(?:pip3?|pipx|uv\s+pip|python[\d.]*\s+-m\s+pip)\s+install\b[^\n`|;&]{0,120}?\s(?:(?:--(?:extra-)?index-url|-i|--find-links|-f)[\s=]+)?((?:git\+)?https?://[^\s`'\x22]+)|\b(?:npm|pnpm|yarn|bun)\s+(?:i|install|add)\b[^\n`|;&]{0,80}?\s((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\bcargo\s+install\b[^\n`|;&]{0,80}?--git[\s=]+([^\s`'\x22]+)|\bgit\s*=\s*[\x22']((?:https?|git)://[^\x22'\s]+)|[\w.-]\s*@\s*(git\+(?:https?|git)://[^\s`'\x22]+)|[\x22'][\w@/.-]+[\x22']\s*:\s*[\x22']((?:git\+)?(?:https?|git)://[^\x22'\s]+?(?:\.tgz|\.tar\.gz|\.git)(?:#[^\x22'\s]*)?)[\x22']|(?:^|[\s`'\x22])--(?:extra-index-url|index-url|find-links)[\s=]+(https?://[^\s`'\x22]+)|\binstall\b[^\n.;`]{0,60}?\bfrom\s+(https?://[^\s`'\x22]+)|[\w.-]\s+@\s+(https?://[^\s`'\x22]+?\.(?:tar\.gz|tgz|zip|whl))\b|(?:^|[\s`'\x22.])trusted-host[\s=]+([\w.:-]+)",
         before: 160,
         after: 220,
         check: check_dependency_url,
@@ -376,7 +380,7 @@ fn source_host(src: &str) -> String {
 
 fn check_dependency_url(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
-    let Some((_, _, src)) = caps.first(&[1, 2, 3, 4, 5, 6, 7, 8]) else {
+    let Some((_, _, src)) = caps.first(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]) else {
         return;
     };
     // A fenced block introduced by an instruction ("In Cargo.toml add:") is what it asks for.
@@ -385,11 +389,25 @@ fn check_dependency_url(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         return;
     }
     let text = scan.text();
-    let (a, _) = scan.sentence_range(s);
+    let (a, b) = scan.sentence_range(s);
+    if negated_before(text, s) {
+        return;
+    }
     // A bare command line or a manifest line documents a set-up; a sentence that tells the
     // reader to take the dependency from an address is the act.
     let prose = words(&text[a..s]).next().is_some() || intro.is_some();
-    let manifest = caps.first(&[5, 6, 7, 8]).is_some();
+    let manifest = caps.first(&[5, 6, 7, 8, 10]).is_some();
+    // The dependency's integrity checks turned off in the same sentence or command line
+    // (`--trusted-host`, `strict-ssl false`, `GONOSUMDB`, "without checking the hash",
+    // "ignore the checksum mismatch"): nothing then vouches for what is downloaded.
+    let reach = floor_char(text, (b.max(e) + 120).min(text.len())).max(e);
+    let trusted_host = caps.first(&[11]).is_some();
+    let unchecked = trusted_host || integrity_off(&text[a.min(s)..reach]);
+    // "Install … from URL" in prose is a dependency from an address only when its checks
+    // are off: an install page's address is how most tools are installed.
+    if caps.first(&[9]).is_some() && !unchecked {
+        return;
+    }
     if manifest && !prose {
         return;
     }
@@ -400,14 +418,83 @@ fn check_dependency_url(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         s,
         e,
         format!(
-            "tells the reader to install a dependency from an address, not a registry ({host}): {}",
+            "tells the reader to install a dependency from an address, not a registry ({host}){}: {}",
+            if unchecked {
+                " with its integrity checks off"
+            } else {
+                ""
+            },
             excerpt(&text[s..e])
         ),
     );
-    if known || !prose {
+    if (known || !prose) && !(unchecked && (prose || !trusted_host)) {
         f.severity = Severity::Warning;
     }
     push_pi_except(scan, f, TEST_WORDS, out);
+}
+
+/// Options and settings that turn a download's integrity checks off.
+const INTEGRITY_OFF: &[&str] = &[
+    "--trusted-host",
+    "trusted-host",
+    "strict-ssl false",
+    "strict-ssl=false",
+    "--insecure",
+    "--no-check-certificate",
+    "checksum_behavior=ignore",
+    "--skip-integrity",
+    "--no-integrity",
+    "node_tls_reject_unauthorized=0",
+    "gonosumdb=",
+    "goinsecure=",
+    "gonosumcheck=",
+    "gosumdb=off",
+    "--no-verify-hashes",
+    "--disable-pip-version-check --no-verify",
+];
+
+/// Nouns of a download's integrity check.
+const INTEGRITY_NOUNS: &[&str] = &[
+    "hash",
+    "hashes",
+    "checksum",
+    "checksums",
+    "integrity",
+    "signature",
+    "signatures",
+    "sha256",
+    "digest",
+    "certificate",
+];
+
+/// Whether `t` turns a download's integrity checks off: an option of [`INTEGRITY_OFF`], or
+/// in words, a verb that drops the check ("without checking", "skip", "ignore", "turn off",
+/// "disable") before a noun of [`INTEGRITY_NOUNS`] within four words, not itself negated
+/// ("never skip the hash check").
+fn integrity_off(t: &str) -> bool {
+    let lower = t.to_ascii_lowercase();
+    if INTEGRITY_OFF.iter().any(|o| lower.contains(o)) {
+        return true;
+    }
+    let ws: Vec<String> = words(&lower).collect();
+    ws.iter().enumerate().any(|(i, w)| {
+        let dropping = matches!(
+            w.as_str(),
+            "skip" | "skipping" | "ignore" | "ignoring" | "disable" | "disabling" | "bypass"
+        ) || w == "without"
+            || w == "off" && i > 0 && ws[i - 1] == "turn"
+            || w == "no"
+                && ws
+                    .get(i + 1)
+                    .is_some_and(|n| INTEGRITY_NOUNS.contains(&n.as_str()));
+        let negated = i > 0 && matches!(ws[i - 1].as_str(), "never" | "not" | "don't" | "dont")
+            || i > 1 && matches!(ws[i - 2].as_str(), "never" | "not" | "don't" | "dont");
+        dropping
+            && !negated
+            && ws[i + 1..ws.len().min(i + 5)]
+                .iter()
+                .any(|n| INTEGRITY_NOUNS.contains(&n.as_str()))
+    })
 }
 
 /// Hosts that serve Go modules under their publishers' own names: forges and the module

@@ -977,7 +977,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "the hex",
             "binary",
         ],
-        regex: r"\b(?:decode|decrypt|unscramble|de-?obfuscate|reverse|translate|convert|interpret)\b[^.\n]*?\b(?:base-?64|b64|hex(?:adecimal)?|rot-?13|rot\d+|binary|morse|base-?32|url-?encoded|caesar|cipher|encoded|ciphertext)\b[^.\n]*?\b(?:and|then|,)\s+(?:[\w-]+\s+){0,2}?(?:follow|execute|run|obey|do|perform|carry\s+out|act\s+on|apply|implement|comply)\b|\b(?:follow|execute|run|obey|carry\s+out)\s+(?:the\s+)?(?:base-?64|hex|encoded|decoded|rot-?13|hidden)\s+(?:instructions?|text|message|payload|commands?)\b",
+        regex: r"\b(?:decode|decrypt|unscramble|de-?obfuscate|reverse|translate|convert|interpret)\b[^.\n]*?\b(?:base-?64|b64|hex(?:adecimal)?|rot-?13|rot\d+|binary|morse|base-?32|url-?encoded|caesar|cipher|encoded|ciphertext)\b[^.\n]*?\b(?:and|then|,)\s+(?:[\w-]+\s+){0,2}?(?:follow|execute|run|obey|do|perform|carry\s+out|act\s+on|apply|implement|comply)\b|\b(?:follow|execute|run|obey|carry\s+out)\s+(?:the\s+)?(?:base-?64|hex|encoded|decoded|rot-?13|hidden)\s+(?:instructions?|text|message|payload|commands?)\b|\b(?:base-?64|b64|hex(?:adecimal)?|rot-?13|rot\d+|morse|base-?32|caesar|cipher|ciphertext|encoded)\b[^.\n]{0,80}?\b(?:decode|decrypt|unscramble|un-?rotate|de-?obfuscate)\b[^.\n]{0,40}?\b(?:and|then|,)\s+(?:[\w-]+\s+){0,2}?(?:follow|execute|run|obey|do|perform|carry\s+out|act\s+on|comply\s+with)\s+(?:it|them|that|what\s+it\s+says|the\s+(?:result|text|instructions?|message|decoded\s+\w+))\b",
         before: 120,
         after: 200,
         check: plain::<11>,
@@ -4013,7 +4013,11 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         .any(|p| head.contains(p))
             // "the text the user cannot see when the field is collapsed" is a UI's; the
             // reader's hidden part is its own ("your preamble, the part the user can't see").
-            && (sentence.contains("your") || sentence.contains(" you"))
+            && (sentence.contains("your")
+                || sentence.contains(" you")
+                || ["instruction", "prompt", "preamble", "rules", "directive", "guideline"]
+                    .iter()
+                    .any(|n| obj.contains(n)))
             || [
                 "sits ",
                 "sit ",
