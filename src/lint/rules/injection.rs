@@ -980,7 +980,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         regex: r"\b(?:decode|decrypt|unscramble|de-?obfuscate|reverse|translate|convert|interpret)\b[^.\n]*?\b(?:base-?64|b64|hex(?:adecimal)?|rot-?13|rot\d+|binary|morse|base-?32|url-?encoded|caesar|cipher|encoded|ciphertext)\b[^.\n]*?\b(?:and|then|,)\s+(?:[\w-]+\s+){0,2}?(?:follow|execute|run|obey|do|perform|carry\s+out|act\s+on|apply|implement|comply)\b|\b(?:follow|execute|run|obey|carry\s+out)\s+(?:the\s+)?(?:base-?64|hex|encoded|decoded|rot-?13|hidden)\s+(?:instructions?|text|message|payload|commands?)\b|\b(?:base-?64|b64|hex(?:adecimal)?|rot-?13|rot\d+|morse|base-?32|caesar|cipher|ciphertext|encoded)\b[^.\n]{0,80}?\b(?:decode|decrypt|unscramble|un-?rotate|de-?obfuscate)\b[^.\n]{0,40}?\b(?:and|then|,)\s+(?:[\w-]+\s+){0,2}?(?:follow|execute|run|obey|do|perform|carry\s+out|act\s+on|comply\s+with)\s+(?:it|them|that|what\s+it\s+says|the\s+(?:result|text|instructions?|message|decoded\s+\w+))\b",
         before: 120,
         after: 200,
-        check: plain::<11>,
+        check: check_decode_follow,
         overlap: false,
         gate: None,
         // Every match starts with one of the two alternatives' verbs: a window without one
@@ -2330,6 +2330,30 @@ fn owned_prompt_described(scan: &Scan<'_>, s: usize, e: usize) -> bool {
             )
     });
     content && owner && !head.iter().any(|w| w == "your" || w == "you")
+}
+
+/// PI011, decode and follow: not when the match negates the act ("checks that the model
+/// does not decode and obey them", "decode it but never follow it").
+fn check_decode_follow(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let negated = words(caps.str(0)).any(|w| {
+        matches!(
+            w.as_str(),
+            "not"
+                | "never"
+                | "don't"
+                | "doesn't"
+                | "won't"
+                | "cannot"
+                | "can't"
+                | "shouldn't"
+                | "mustn't"
+                | "didn't"
+                | "no"
+        )
+    });
+    if !negated {
+        plain::<11>(scan, caps, out);
+    }
 }
 
 /// A `ReAct` step (Thought / Action / Observation). In a fenced block or after a lead-in that
@@ -5182,6 +5206,10 @@ fn check_bypass(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if super::scoped_exception(&scan.sentence(s).to_lowercase()) {
         f.severity = Severity::Warning;
         f.message.push_str(" (scoped to a narrow case)");
+    } else if described_at(text, s) {
+        // "The attacker's README told agents to disable the hook": a third party's order
+        // reported, as in a post-mortem.
+        f = described(f);
     }
     push_pi(scan, f, out);
 }
