@@ -141,14 +141,24 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             ".tgz",
             "index-url",
             "find-links",
-            "trusted-host",
-            " from http",
-            " @ http",
         ],
-        regex: r"\b(?:npx|pnpx|bunx)\s+(?:-[\w-]+\s+)*(?:--package[=\s]+)?((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\b(?:pip3?|pipx|uv\s+pip|python[\d.]*\s+-m\s+pip)\s+install\b[^\n`|;&]{0,120}?\s(?:(?:--(?:extra-)?index-url|-i|--find-links|-f)[\s=]+)?((?:git\+)?https?://[^\s`'\x22]+)|\b(?:npm|pnpm|yarn|bun)\s+(?:i|install|add)\b[^\n`|;&]{0,80}?\s((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\bcargo\s+install\b[^\n`|;&]{0,80}?--git[\s=]+([^\s`'\x22]+)|\bgit\s*=\s*[\x22']((?:https?|git)://[^\x22'\s]+)|[\w.-]\s*@\s*(git\+(?:https?|git)://[^\s`'\x22]+)|[\x22'][\w@/.-]+[\x22']\s*:\s*[\x22']((?:git\+)?(?:https?|git)://[^\x22'\s]+?(?:\.tgz|\.tar\.gz|\.git)(?:#[^\x22'\s]*)?)[\x22']|(?:^|[\s`'\x22])--(?:extra-index-url|index-url|find-links)[\s=]+(https?://[^\s`'\x22]+)|\binstall\b[^\n.;`]{0,60}?\bfrom\s+(https?://[^\s`'\x22]+)|[\w.-]\s+@\s+(https?://[^\s`'\x22]+?\.(?:tar\.gz|tgz|zip|whl))\b|(?:^|[\s`'\x22.])trusted-host[\s=]+([\w.:-]+)",
+        regex: r"\b(?:npx|pnpx|bunx)\s+(?:-[\w-]+\s+)*(?:--package[=\s]+)?((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\b(?:pip3?|pipx|uv\s+pip|python[\d.]*\s+-m\s+pip)\s+install\b[^\n`|;&]{0,120}?\s(?:(?:--(?:extra-)?index-url|-i|--find-links|-f)[\s=]+)?((?:git\+)?https?://[^\s`'\x22]+)|\b(?:npm|pnpm|yarn|bun)\s+(?:i|install|add)\b[^\n`|;&]{0,80}?\s((?:git\+)?(?:https?|git)://[^\s`'\x22]+|(?:github|gitlab|bitbucket):[^\s`'\x22]+)|\bcargo\s+install\b[^\n`|;&]{0,80}?--git[\s=]+([^\s`'\x22]+)|\bgit\s*=\s*[\x22']((?:https?|git)://[^\x22'\s]+)|[\w.-]\s*@\s*(git\+(?:https?|git)://[^\s`'\x22]+)|[\x22'][\w@/.-]+[\x22']\s*:\s*[\x22']((?:git\+)?(?:https?|git)://[^\x22'\s]+?(?:\.tgz|\.tar\.gz|\.git)(?:#[^\x22'\s]*)?)[\x22']|(?:^|[\s`'\x22])--(?:extra-index-url|index-url|find-links)[\s=]+(https?://[^\s`'\x22]+)",
         before: 160,
         after: 220,
         check: check_dependency_url,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: the same, where what is installed is read with its integrity checks off: "install
+    // … from URL" in prose, a requirement `name @ URL` to an archive, a `--trusted-host`.
+    Pattern {
+        rule: &PI008,
+        keywords: &["trusted-host", " from http", " @ http"],
+        regex: r"\binstall\b[^\n.;`]{0,60}?\bfrom\s+(https?://[^\s`'\x22]+)|[\w.-]\s+@\s+(https?://[^\s`'\x22]+?\.(?:tar\.gz|tgz|zip|whl))\b|(?:^|[\s`'\x22.])trusted-host[\s=]+([\w.:-]+)",
+        before: 160,
+        after: 220,
+        check: check_dependency_unchecked,
         overlap: false,
         gate: None,
         near: &[],
@@ -378,9 +388,38 @@ fn source_host(src: &str) -> String {
     host.split(':').next().unwrap_or("").to_ascii_lowercase()
 }
 
+/// Which capture groups of a dependency pattern hold what: every source, the manifest
+/// lines', "install … from URL" in prose, a `--trusted-host`.
+struct DepGroups {
+    all: &'static [usize],
+    manifest: &'static [usize],
+    prose_from: &'static [usize],
+    trusted: &'static [usize],
+}
+
 fn check_dependency_url(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let groups = DepGroups {
+        all: &[1, 2, 3, 4, 5, 6, 7, 8],
+        manifest: &[5, 6, 7, 8],
+        prose_from: &[],
+        trusted: &[],
+    };
+    dependency(scan, caps, &groups, out);
+}
+
+fn check_dependency_unchecked(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let groups = DepGroups {
+        all: &[1, 2, 3],
+        manifest: &[2],
+        prose_from: &[1],
+        trusted: &[3],
+    };
+    dependency(scan, caps, &groups, out);
+}
+
+fn dependency(scan: &Scan<'_>, caps: &Caps<'_>, groups: &DepGroups, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
-    let Some((_, _, src)) = caps.first(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]) else {
+    let Some((_, _, src)) = caps.first(groups.all) else {
         return;
     };
     // A fenced block introduced by an instruction ("In Cargo.toml add:") is what it asks for.
@@ -396,16 +435,21 @@ fn check_dependency_url(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     // A bare command line or a manifest line documents a set-up; a sentence that tells the
     // reader to take the dependency from an address is the act.
     let prose = words(&text[a..s]).next().is_some() || intro.is_some();
-    let manifest = caps.first(&[5, 6, 7, 8, 10]).is_some();
+    let manifest = caps.first(groups.manifest).is_some();
     // The dependency's integrity checks turned off in the same sentence or command line
     // (`--trusted-host`, `strict-ssl false`, `GONOSUMDB`, "without checking the hash",
     // "ignore the checksum mismatch"): nothing then vouches for what is downloaded.
-    let reach = floor_char(text, (b.max(e) + 120).min(text.len())).max(e);
-    let trusted_host = caps.first(&[11]).is_some();
-    let unchecked = trusted_host || integrity_off(&text[a.min(s)..reach]);
+    // Read at most 300 bytes before the match and 120 after its sentence (and 400 past the
+    // match): each match reads a bounded window.
+    let reach = floor_char(text, (b.max(e) + 120).min(e + 200).min(text.len())).max(e);
+    let from = a
+        .min(s)
+        .max(super::super::text::ceil_char(text, s.saturating_sub(160)));
+    let trusted_host = caps.first(groups.trusted).is_some();
+    let unchecked = trusted_host || integrity_off(&text[from..reach]);
     // "Install … from URL" in prose is a dependency from an address only when its checks
     // are off: an install page's address is how most tools are installed.
-    if caps.first(&[9]).is_some() && !unchecked {
+    if caps.first(groups.prose_from).is_some() && !unchecked {
         return;
     }
     if manifest && !prose {
@@ -476,24 +520,25 @@ fn integrity_off(t: &str) -> bool {
     if INTEGRITY_OFF.iter().any(|o| lower.contains(o)) {
         return true;
     }
-    let ws: Vec<String> = words(&lower).collect();
-    ws.iter().enumerate().any(|(i, w)| {
+    // The words in place: no allocation per word (every match of the pattern asks).
+    let ws: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    ws.iter().enumerate().any(|(i, &w)| {
         let dropping = matches!(
-            w.as_str(),
+            w,
             "skip" | "skipping" | "ignore" | "ignoring" | "disable" | "disabling" | "bypass"
         ) || w == "without"
             || w == "off" && i > 0 && ws[i - 1] == "turn"
-            || w == "no"
-                && ws
-                    .get(i + 1)
-                    .is_some_and(|n| INTEGRITY_NOUNS.contains(&n.as_str()));
-        let negated = i > 0 && matches!(ws[i - 1].as_str(), "never" | "not" | "don't" | "dont")
-            || i > 1 && matches!(ws[i - 2].as_str(), "never" | "not" | "don't" | "dont");
+            || w == "no" && ws.get(i + 1).is_some_and(|n| INTEGRITY_NOUNS.contains(n));
+        let negated = i > 0 && matches!(ws[i - 1], "never" | "not" | "don't" | "dont")
+            || i > 1 && matches!(ws[i - 2], "never" | "not" | "don't" | "dont");
         dropping
             && !negated
             && ws[i + 1..ws.len().min(i + 5)]
                 .iter()
-                .any(|n| INTEGRITY_NOUNS.contains(&n.as_str()))
+                .any(|n| INTEGRITY_NOUNS.contains(n))
     })
 }
 

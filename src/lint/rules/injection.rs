@@ -4302,13 +4302,22 @@ fn check_hidden_context(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     // bounded window.
     let a = a.max(super::super::text::ceil_char(text, s.saturating_sub(200)));
     let b = b.min(super::super::text::floor_char(text, e + 200)).max(e);
+    // The showing verb: the first word of the clause before the reference that shows text,
+    // found in one pass over the clause's words, in place.
+    let Some(verb_at) = text[a..s]
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .find(|w| SHOW_VERBS.iter().any(|v| w.eq_ignore_ascii_case(v)))
+        .map(|w| w.as_ptr() as usize - text.as_ptr() as usize)
+    else {
+        return;
+    };
     let lower = text[s..b].to_lowercase();
     let head = text[a..s].to_lowercase();
     if !reader_context(&lower, &head) {
         return;
     }
     let sentence = &text[a..b];
-    let lows: Vec<String> = words(sentence).collect();
     let names_doc = sentence.split_whitespace().any(|t| {
         let t = t.trim_matches(|c: char| !c.is_alphanumeric());
         t.contains('/')
@@ -4317,32 +4326,15 @@ fn check_hidden_context(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
                     && (1..=4).contains(&y.len())
                     && y.bytes().all(|c| c.is_ascii_alphabetic())
             })
-    }) || lows
-        .iter()
-        .any(|w| DOCUMENT.contains(&w.as_str()) && w != "output");
-    if names_doc {
+    });
+    let lows: Vec<String> = words(sentence).collect();
+    if names_doc
+        || lows
+            .iter()
+            .any(|w| DOCUMENT.contains(&w.as_str()) && w != "output")
+    {
         return;
     }
-    // The showing verb: before the reference, told to the reader (an imperative, or a
-    // request: "can you …", "… for me", "please").
-    let Some(verb_at) = text[a..s]
-        .char_indices()
-        .filter(|&(i, _)| {
-            i == 0
-                || !text[a..s][..i]
-                    .chars()
-                    .next_back()
-                    .is_some_and(char::is_alphanumeric)
-        })
-        .map(|(i, _)| a + i)
-        .find(|&i| {
-            words(&text[i..s])
-                .next()
-                .is_some_and(|w| SHOW_VERBS.contains(&w.as_str()))
-        })
-    else {
-        return;
-    };
     let request = lows.iter().any(|w| matches!(w.as_str(), "me" | "please"))
         || lows
             .windows(2)
@@ -6697,8 +6689,13 @@ fn signal_fiction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// bedtime story app narrates a tale" frames nothing.
 fn signal_story(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, _) = caps.whole();
+    // The asker looked for in the sentence near the frame (at most 200 bytes either side).
+    let text = scan.text();
+    let (a, b) = scan.sentence_range(s);
+    let a = a.max(super::super::text::ceil_char(text, s.saturating_sub(200)));
+    let b = b.min(super::super::text::floor_char(text, s + 200)).max(a);
     let asked = request_sentence(scan, s)
-        || words(scan.sentence(s)).any(|w| matches!(w.as_str(), "me" | "us" | "you" | "i"));
+        || words(&text[a..b]).any(|w| matches!(w.as_str(), "me" | "us" | "you" | "i"));
     if asked {
         signal(scan, caps, out, SIG_FICTION);
     }

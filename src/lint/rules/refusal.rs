@@ -139,38 +139,83 @@ const READER_STRONG: &[&str] = &[
 ];
 const READER_WEAK: &[&str] = &["model", "agent", "bot"];
 
-/// Whether `hay` (lowercase) holds a word of `list` standing as a key or section (followed by
-/// `.`, `_`, `:`, `]`, `>`, a quote and a colon) or in a note to the reader ("for the ai",
-/// "the ai reading this", "to the model").
-fn names_reader(hay: &str, list: &[&str]) -> bool {
-    list.iter().any(|r| {
-        hay.match_indices(r).any(|(i, _)| {
-            let before_ok = !hay[..i]
-                .chars()
-                .next_back()
-                .is_some_and(|c| c.is_ascii_alphanumeric());
-            let rest = &hay[i + r.len()..];
-            let after_ok = !rest
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric());
-            if !before_ok || !after_ok {
-                return false;
-            }
-            let tail = rest.trim_start_matches(['"', '\'']);
-            // "model.safety", not the end of a sentence ("thank you.").
-            let key = tail.starts_with([':', '_', ']', '>', '=', '-'])
-                || tail
-                    .strip_prefix('.')
-                    .is_some_and(|t| t.starts_with(|c: char| c.is_ascii_alphabetic()));
-            let lead = hay[..i].trim_end();
-            let note = ["for the", "to the", "dear", "hey", "attention"]
-                .iter()
-                .any(|l| lead.ends_with(l))
-                || rest.starts_with(" reading")
-                || rest.starts_with(" that reads");
-            key || note
+/// The end of the last word of `list` in `hay` (lowercase) standing as a key or section
+/// (followed by `.`, `_`, `:`, `]`, `>`, a quote and a colon) or in a note to the reader
+/// ("for the ai", "the ai reading this", "to the model").
+fn reader_named_at(hay: &str, list: &[&str]) -> Option<usize> {
+    list.iter()
+        .filter_map(|r| {
+            hay.match_indices(r)
+                .filter(|&(i, _)| {
+                    let before_ok = !hay[..i]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| c.is_ascii_alphanumeric());
+                    let rest = &hay[i + r.len()..];
+                    let after_ok = !rest
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_alphanumeric());
+                    if !before_ok || !after_ok {
+                        return false;
+                    }
+                    let tail = rest.trim_start_matches(['"', '\'']);
+                    // "model.safety", not the end of a sentence ("thank you.").
+                    let key = tail.starts_with([':', '_', ']', '>', '=', '-'])
+                        || tail
+                            .strip_prefix('.')
+                            .is_some_and(|t| t.starts_with(|c: char| c.is_ascii_alphabetic()));
+                    let lead = hay[..i].trim_end();
+                    let note = ["for the", "to the", "dear", "hey", "attention"]
+                        .iter()
+                        .any(|l| lead.ends_with(l))
+                        || rest.starts_with(" reading")
+                        || rest.starts_with(" that reads");
+                    key || note
+                })
+                .map(|(i, _)| i + r.len())
+                .last()
         })
+        .max()
+}
+
+/// Whether `hay` (lowercase) names the reader as [`reader_named_at`] reads it.
+fn names_reader(hay: &str, list: &[&str]) -> bool {
+    reader_named_at(hay, list).is_some()
+}
+
+/// How far back a key's section or a note naming the reader is looked for.
+const SCOPE_BACK: usize = 300;
+
+thread_local! {
+    /// The reader's names found before the matches of one text, read on from match to match
+    /// so that each byte is read once: (the text's address and length, read up to, end of
+    /// the last strong name, of the last weak name).
+    static SCOPE: std::cell::Cell<(usize, usize, usize, usize, usize)> =
+        const { std::cell::Cell::new((0, 0, 0, 0, 0)) };
+}
+
+/// Whether a strong and a weak name of the reader stand within [`SCOPE_BACK`] bytes before
+/// `s`: the text since the previous match's is read, not the whole window again (a file of
+/// a hundred thousand `rules: off` lines reads each byte once).
+fn reader_scope(text: &str, s: usize) -> (bool, bool) {
+    let lo = s.saturating_sub(SCOPE_BACK);
+    SCOPE.with(|cell| {
+        let (ptr, len, mut to, mut strong, mut weak) = cell.get();
+        if ptr != text.as_ptr() as usize || len != text.len() || to > s || to < lo {
+            (to, strong, weak) = (lo, 0, 0);
+        }
+        // A few bytes of overlap give a name cut at the last read its word context.
+        let from = ceil_char(text, to.saturating_sub(24));
+        let hay = text[from..s].to_ascii_lowercase();
+        if let Some(k) = reader_named_at(&hay, READER_STRONG) {
+            strong = from + k;
+        }
+        if let Some(k) = reader_named_at(&hay, READER_WEAK) {
+            weak = from + k;
+        }
+        cell.set((text.as_ptr() as usize, text.len(), s, strong, weak));
+        (strong > lo, weak > lo)
     })
 }
 
@@ -221,63 +266,72 @@ fn check_config_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
     let key = caps.str(1).to_ascii_lowercase();
-    let lo = floor_char(text, s.saturating_sub(300));
-    let hi = floor_char(text, (e + 200).min(text.len()));
-    let before = text[lo..s].to_ascii_lowercase();
-    let around = text[lo..hi].to_ascii_lowercase();
     // A qualified key names another filter ("spam_filter", "rate_limits"): only the
     // reader's and safety words make up the key.
     if !plain_safety_key(&key) {
         return;
     }
-    let strong = names_reader(&key, READER_STRONG) || names_reader(&before, READER_STRONG);
-    let weak = names_reader(&key, READER_WEAK) || names_reader(&before, READER_WEAK);
-    let comply = ["comply", "obey", "answer", "respond", "reply"]
-        .iter()
-        .any(|c| {
-            around.match_indices(c).any(|(i, _)| {
-                let rest = around[i + c.len()..].trim_start_matches(['"', '\'', 's', ' ', '\t']);
-                rest.strip_prefix([':', '='])
-                    .map(|r| r.trim_start_matches(['"', '\'', ' ', '\t']))
-                    .is_some_and(|r| {
-                        ["always", "everything", "all", "anything", "this"]
-                            .iter()
-                            .any(|v| r.starts_with(v))
+    let (strong_before, weak_before) = reader_scope(text, s);
+    let strong = strong_before || names_reader(&key, READER_STRONG);
+    let weak = weak_before || names_reader(&key, READER_WEAK);
+    if !strong && !weak {
+        return;
+    }
+    let lo = floor_char(text, s.saturating_sub(SCOPE_BACK));
+    let hi = floor_char(text, (e + 200).min(text.len()));
+    let around = text[lo..hi].to_ascii_lowercase();
+    let comply = || {
+        ["comply", "obey", "answer", "respond", "reply"]
+            .iter()
+            .any(|c| {
+                around.match_indices(c).any(|(i, _)| {
+                    let rest =
+                        around[i + c.len()..].trim_start_matches(['"', '\'', 's', ' ', '\t']);
+                    rest.strip_prefix([':', '='])
+                        .map(|r| r.trim_start_matches(['"', '\'', ' ', '\t']))
+                        .is_some_and(|r| {
+                            ["always", "everything", "all", "anything", "this"]
+                                .iter()
+                                .any(|v| r.starts_with(v))
+                        })
+                })
+            })
+    };
+    // Counted only when a weak name is all there is (each match reads its window once).
+    let settings = || {
+        around
+            .split(['\n', ';', ',', '{', '}', '<'])
+            .filter(|part| {
+                let p = part.trim().trim_start_matches(['"', '\'']);
+                (p.contains(':') || p.contains('=') || p.contains('>'))
+                    && p.split([':', '=', '>']).next().is_some_and(|kk| {
+                        let kk = kk.trim().trim_matches(['"', '\'']);
+                        plain_safety_key(kk)
+                            && LIMIT_STEMS
+                                .iter()
+                                .chain(&["safety", "moderation", "alignment", "refus"])
+                                .any(|k| kk.contains(k))
+                    })
+                    && [
+                        "off",
+                        "none",
+                        "false",
+                        "disabled",
+                        "never",
+                        "[]",
+                        "null",
+                        "unrestricted",
+                    ]
+                    .iter()
+                    .any(|v| {
+                        p.split([':', '=', '>'])
+                            .nth(1)
+                            .is_some_and(|val| val.trim().trim_matches(['"', '\'']).starts_with(v))
                     })
             })
-        });
-    let settings = around
-        .split(['\n', ';', ',', '{', '}', '<'])
-        .filter(|part| {
-            let p = part.trim().trim_start_matches(['"', '\'']);
-            (p.contains(':') || p.contains('=') || p.contains('>'))
-                && p.split([':', '=', '>']).next().is_some_and(|kk| {
-                    let kk = kk.trim().trim_matches(['"', '\'']);
-                    plain_safety_key(kk)
-                        && LIMIT_STEMS
-                            .iter()
-                            .chain(&["safety", "moderation", "alignment", "refus"])
-                            .any(|k| kk.contains(k))
-                })
-                && [
-                    "off",
-                    "none",
-                    "false",
-                    "disabled",
-                    "never",
-                    "[]",
-                    "null",
-                    "unrestricted",
-                ]
-                .iter()
-                .any(|v| {
-                    p.split([':', '=', '>'])
-                        .nth(1)
-                        .is_some_and(|val| val.trim().trim_matches(['"', '\'']).starts_with(v))
-                })
-        })
-        .count();
-    if !(strong || weak && (comply || settings >= 2)) || super::negated_before(text, s) {
+            .count()
+    };
+    if !(strong || weak && (comply() || settings() >= 2)) || super::negated_before(text, s) {
         return;
     }
     push_claim(
