@@ -1485,40 +1485,38 @@ fn shot_side(line: &str) -> Option<(bool, &str)> {
     Some((side, content))
 }
 
-/// PI010, many-shot: a model turn left open at the end of a transcript (its tag alone on
-/// the line, then a blank line or the end of the text) after at least two exchanges whose
-/// model turns all open by complying ("Sure, …", "Of course! …"): the faux dialogue primes
-/// the reader to comply with the last ask. The transcript is read back to the previous open
-/// turn at most, so the reads add up to the text's length.
-fn check_open_turn(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let text = scan.text();
-    let (s, e) = caps.whole();
-    let after = &text[e..];
-    let open = after.trim_start_matches([' ', '\t', '\r']).is_empty()
+/// Whether the text after a turn's tag leaves the turn open: nothing but blanks to the end
+/// of the text, or the line's end and a blank line.
+fn left_open(after: &str) -> bool {
+    after.trim_start_matches([' ', '\t', '\r']).is_empty()
         || after.starts_with('\n')
             && after[1..]
                 .split('\n')
                 .next()
-                .is_none_or(|l| l.trim().is_empty());
-    if !open {
-        return;
-    }
-    let lo = floor_char(text, s.saturating_sub(MANY_SHOT_BACK));
-    let (mut users, mut models, mut complying) = (0usize, 0usize, 0usize);
-    let mut last_user = None;
-    for line in text[lo..s].lines().rev() {
-        let Some((user, content)) = shot_side(line) else {
-            continue;
-        };
+                .is_none_or(|l| l.trim().is_empty())
+}
+
+/// The turns of a transcript read back from an open turn: the side of the last one read
+/// (the nearest the open turn), how many asks and answers, how many answers comply.
+#[derive(Default)]
+struct Shots {
+    last_user: Option<bool>,
+    users: usize,
+    models: usize,
+    complying: usize,
+}
+
+impl Shots {
+    /// Counts one turn; false at an earlier open answer, which ends the transcript.
+    fn add(&mut self, user: bool, content: &str) -> bool {
         if !user && content.is_empty() {
-            // The previous open turn ends an earlier transcript.
-            break;
+            return false;
         }
-        last_user.get_or_insert(user);
+        self.last_user.get_or_insert(user);
         if user {
-            users += 1;
+            self.users += 1;
         } else {
-            models += 1;
+            self.models += 1;
             let lc = content.to_ascii_lowercase();
             if COMPLIANT.iter().any(|c| {
                 lc.starts_with(c)
@@ -1527,10 +1525,41 @@ fn check_open_turn(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                         .next()
                         .is_some_and(|b| b.is_ascii_alphabetic())
             }) {
-                complying += 1;
+                self.complying += 1;
             }
         }
+        true
     }
+}
+
+/// PI010, many-shot: a model turn left open at the end of a transcript (its tag alone on
+/// the line, then a blank line or the end of the text) after at least two exchanges whose
+/// model turns all open by complying ("Sure, …", "Of course! …"): the faux dialogue primes
+/// the reader to comply with the last ask. The transcript is read back to the previous open
+/// turn at most, so the reads add up to the text's length.
+fn check_open_turn(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if !left_open(&text[e..]) {
+        return;
+    }
+    let lo = floor_char(text, s.saturating_sub(MANY_SHOT_BACK));
+    let mut tally = Shots::default();
+    for line in text[lo..s].lines().rev() {
+        let Some((user, content)) = shot_side(line) else {
+            continue;
+        };
+        // The previous open turn ends an earlier transcript.
+        if !tally.add(user, content) {
+            break;
+        }
+    }
+    let Shots {
+        last_user,
+        users,
+        models,
+        complying,
+    } = tally;
     if last_user != Some(true) || users < 3 || models < 2 || complying < models {
         return;
     }
@@ -1620,43 +1649,25 @@ fn line_turns(line: &str) -> Vec<(bool, &str)> {
 fn check_open_answer(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    let after = &text[e..];
-    let open = after.trim_start_matches([' ', '\t', '\r']).is_empty()
-        || after.starts_with('\n')
-            && after[1..]
-                .split('\n')
-                .next()
-                .is_none_or(|l| l.trim().is_empty());
-    if !open {
+    if !left_open(&text[e..]) {
         return;
     }
     let lo = floor_char(text, s.saturating_sub(MANY_SHOT_BACK));
-    let (mut users, mut models, mut complying) = (0usize, 0usize, 0usize);
-    let mut last_user = None;
+    let mut tally = Shots::default();
     'lines: for line in text[lo..s].rsplit('\n') {
         for &(user, content) in line_turns(line).iter().rev() {
-            if !user && content.is_empty() {
-                // An earlier open answer ends an earlier transcript.
+            // An earlier open answer ends an earlier transcript.
+            if !tally.add(user, content) {
                 break 'lines;
-            }
-            last_user.get_or_insert(user);
-            if user {
-                users += 1;
-            } else {
-                models += 1;
-                let lc = content.to_ascii_lowercase();
-                if COMPLIANT.iter().any(|c| {
-                    lc.starts_with(c)
-                        && !lc[c.len()..]
-                            .bytes()
-                            .next()
-                            .is_some_and(|b| b.is_ascii_alphabetic())
-                }) {
-                    complying += 1;
-                }
             }
         }
     }
+    let Shots {
+        last_user,
+        users,
+        models,
+        complying,
+    } = tally;
     if last_user != Some(true) || users < 2 || models == 0 || complying < models {
         return;
     }
