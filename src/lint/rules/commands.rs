@@ -428,21 +428,25 @@ fn dependency(scan: &Scan<'_>, caps: &Caps<'_>, groups: &DepGroups, out: &mut Ve
         return;
     }
     let text = scan.text();
-    let (a, b) = scan.sentence_range(s);
+    let (from_sentence, to_sentence) = scan.sentence_range(s);
     if negated_before(text, s) {
         return;
     }
     // A bare command line or a manifest line documents a set-up; a sentence that tells the
     // reader to take the dependency from an address is the act.
-    let prose = words(&text[a..s]).next().is_some() || intro.is_some();
+    let prose = words(&text[from_sentence..s]).next().is_some() || intro.is_some();
     let manifest = caps.first(groups.manifest).is_some();
     // The dependency's integrity checks turned off in the same sentence or command line
     // (`--trusted-host`, `strict-ssl false`, `GONOSUMDB`, "without checking the hash",
     // "ignore the checksum mismatch"): nothing then vouches for what is downloaded.
     // Read at most 300 bytes before the match and 120 after its sentence (and 400 past the
     // match): each match reads a bounded window.
-    let reach = floor_char(text, (b.max(e) + 120).min(e + 200).min(text.len())).max(e);
-    let from = a
+    let reach = floor_char(
+        text,
+        (to_sentence.max(e) + 120).min(e + 200).min(text.len()),
+    )
+    .max(e);
+    let from = from_sentence
         .min(s)
         .max(super::super::text::ceil_char(text, s.saturating_sub(160)));
     let trusted_host = caps.first(groups.trusted).is_some();

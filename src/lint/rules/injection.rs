@@ -4318,10 +4318,10 @@ fn check_hidden_context(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         return;
     }
     let sentence = &text[a..b];
-    let names_doc = sentence.split_whitespace().any(|t| {
-        let t = t.trim_matches(|c: char| !c.is_alphanumeric());
-        t.contains('/')
-            || t.rsplit_once('.').is_some_and(|(x, y)| {
+    let names_doc = sentence.split_whitespace().any(|token| {
+        let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+        word.contains('/')
+            || word.rsplit_once('.').is_some_and(|(x, y)| {
                 !x.is_empty()
                     && (1..=4).contains(&y.len())
                     && y.bytes().all(|c| c.is_ascii_alphabetic())
@@ -4355,7 +4355,7 @@ fn check_hidden_context(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     if !sweeping || hidden_form && !yours {
         return;
     }
-    let f = Finding::new(
+    let finding = Finding::new(
         &PI006,
         verb_at,
         e,
@@ -4364,7 +4364,7 @@ fn check_hidden_context(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
             excerpt(&text[verb_at..e])
         ),
     );
-    push_pi(scan, f, out);
+    push_pi(scan, finding, out);
 }
 
 fn check_your_system(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
