@@ -6834,11 +6834,31 @@ fn prompt_quoted(scan: &Scan<'_>, s: usize, e: usize) -> bool {
         return false;
     }
     let text = scan.text();
-    let (from, _) = scan.sentence_range(s);
+    let (from, to) = scan.sentence_range(s);
     let head = &text[from..s];
     let Some(open) = head.rfind(['"', '\'', '\u{201c}']) else {
         return false;
     };
+    // Named after the quotation: "\"You are Nimbus, …\" is the persona we ship".
+    let tail = &text[e.min(to)
+        ..to.min(super::super::text::floor_char(text, e + 120))
+            .max(e.min(to))];
+    let named_after = tail
+        .find(['"', '\'', '\u{201d}'])
+        .map(|k| words(&tail[k + 1..]).take(5).collect::<Vec<String>>())
+        .is_some_and(|ws| {
+            matches!(ws.first().map(String::as_str), Some("is" | "was" | "are"))
+                && ws.iter().any(|w| {
+                    matches!(
+                        w.as_str(),
+                        "persona" | "prompt" | "greeting" | "template" | "preamble"
+                    )
+                })
+                && !ws.iter().any(|w| w == "your" || w == "you")
+        });
+    if named_after && !words(head).any(|w| w == "your" || w == "you") {
+        return true;
+    }
     let frame: Vec<String> = words(&head[..open]).collect();
     let n = frame.len();
     // A file named as what holds it ("in prompts/helpdesk.md the first line is") reports
