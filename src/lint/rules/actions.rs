@@ -1496,6 +1496,36 @@ fn left_open(after: &str) -> bool {
                 .is_none_or(|l| l.trim().is_empty())
 }
 
+/// The turns of the transcript before the turn tagged at `s..e`, when that turn is left
+/// open ([`left_open`]): each line's turns as `turns` reads them, read back to an earlier
+/// open answer at most, within [`MANY_SHOT_BACK`] bytes (so the reads add up to the text's
+/// length).
+fn shots_before(
+    text: &str,
+    (s, e): (usize, usize),
+    turns: fn(&str) -> Vec<(bool, &str)>,
+) -> Option<Shots> {
+    if !left_open(&text[e..]) {
+        return None;
+    }
+    let lo = floor_char(text, s.saturating_sub(MANY_SHOT_BACK));
+    let mut tally = Shots::default();
+    'lines: for line in text[lo..s].rsplit('\n') {
+        for &(user, content) in turns(line).iter().rev() {
+            // An earlier open turn ends an earlier transcript.
+            if !tally.add(user, content) {
+                break 'lines;
+            }
+        }
+    }
+    Some(tally)
+}
+
+/// The turn a line opens with its tag, as [`shot_side`] reads it.
+fn line_start_turn(line: &str) -> Vec<(bool, &str)> {
+    shot_side(line).into_iter().collect()
+}
+
 /// The turns of a transcript read back from an open turn: the side of the last one read
 /// (the nearest the open turn), how many asks and answers, how many answers comply.
 #[derive(Default)]
@@ -1540,20 +1570,9 @@ impl Shots {
 fn check_open_turn(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    if !left_open(&text[e..]) {
+    let Some(tally) = shots_before(text, (s, e), line_start_turn) else {
         return;
-    }
-    let lo = floor_char(text, s.saturating_sub(MANY_SHOT_BACK));
-    let mut tally = Shots::default();
-    for line in text[lo..s].lines().rev() {
-        let Some((user, content)) = shot_side(line) else {
-            continue;
-        };
-        // The previous open turn ends an earlier transcript.
-        if !tally.add(user, content) {
-            break;
-        }
-    }
+    };
     let Shots {
         last_user,
         users,
@@ -1649,19 +1668,9 @@ fn line_turns(line: &str) -> Vec<(bool, &str)> {
 fn check_open_answer(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    if !left_open(&text[e..]) {
+    let Some(tally) = shots_before(text, (s, e), line_turns) else {
         return;
-    }
-    let lo = floor_char(text, s.saturating_sub(MANY_SHOT_BACK));
-    let mut tally = Shots::default();
-    'lines: for line in text[lo..s].rsplit('\n') {
-        for &(user, content) in line_turns(line).iter().rev() {
-            // An earlier open answer ends an earlier transcript.
-            if !tally.add(user, content) {
-                break 'lines;
-            }
-        }
-    }
+    };
     let Shots {
         last_user,
         users,
