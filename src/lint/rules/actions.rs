@@ -1568,30 +1568,7 @@ impl Shots {
 /// the reader to comply with the last ask. The transcript is read back to the previous open
 /// turn at most, so the reads add up to the text's length.
 fn check_open_turn(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let text = scan.text();
-    let (s, e) = caps.whole();
-    let Some(tally) = shots_before(text, (s, e), line_start_turn) else {
-        return;
-    };
-    let Shots {
-        last_user,
-        users,
-        models,
-        complying,
-    } = tally;
-    if last_user != Some(true) || users < 3 || models < 2 || complying < models {
-        return;
-    }
-    let f = Finding::new(
-        &PI010,
-        s,
-        e,
-        format!(
-            "forged many-shot transcript: {complying} model turns that comply, then a model turn left open for the reader: {}",
-            excerpt(&text[s..e])
-        ),
-    );
-    push_pi(scan, f, out);
+    many_shot(scan, caps, (line_start_turn, 3, 2), out);
 }
 
 /// An answer tag that starts a word and ends its line (blanks, emphasis or a line break
@@ -1666,9 +1643,25 @@ fn line_turns(line: &str) -> Vec<(bool, &str)> {
 /// before are read back to an earlier open answer at most ([`MANY_SHOT_BACK`] bytes), so the
 /// reads add up to the text's length.
 fn check_open_answer(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    many_shot(scan, caps, (line_turns, 2, 1), out);
+}
+
+/// A line's turns as a many-shot check reads them, with the fewest asks and answers before
+/// the open turn it needs.
+type ShotReading = (fn(&str) -> Vec<(bool, &str)>, usize, usize);
+
+/// PI010 on the open turn at the match when the transcript before it ([`shots_before`])
+/// ends on an ask and holds at least the asks and answers `reading` needs, every answer
+/// complying.
+fn many_shot(
+    scan: &Scan<'_>,
+    caps: &Caps<'_>,
+    (turns, min_users, min_models): ShotReading,
+    out: &mut Vec<Finding>,
+) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    let Some(tally) = shots_before(text, (s, e), line_turns) else {
+    let Some(tally) = shots_before(text, (s, e), turns) else {
         return;
     };
     let Shots {
@@ -1677,7 +1670,7 @@ fn check_open_answer(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         models,
         complying,
     } = tally;
-    if last_user != Some(true) || users < 2 || models == 0 || complying < models {
+    if last_user != Some(true) || users < min_users || models < min_models || complying < models {
         return;
     }
     let f = Finding::new(
