@@ -2284,22 +2284,8 @@ const ISOLATED: &[&str] = &[
 fn check_agent_permissions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     // In a settings file the mode is a value, which the agent-configuration checks judge
-    // (and show a reviewer); only a command line's option there is told to someone, and
-    // Claude Code's default mode set to bypass every prompt (`"defaultMode":
-    // "bypassPermissions"`), which turns the prompts off for whoever runs the agent in the
-    // repository.
+    // (and show a reviewer); only a command line's option there is told to someone.
     if scan.kind == FileKind::Json && !scan.text()[s..e].starts_with("--") {
-        if default_mode_key(scan.text(), s) {
-            let f = Finding::new(
-                &PI008,
-                s,
-                e,
-                "agent settings that turn every permission prompt off: defaultMode \
-                 bypassPermissions"
-                    .to_string(),
-            );
-            out.push(f);
-        }
         return;
     }
     let ws = sentence_words(scan, (s, e));
@@ -2328,20 +2314,6 @@ fn check_agent_permissions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
         Severity::Error,
         out,
     );
-}
-
-/// True when the value at `s` is the value of a `defaultMode` key (`"defaultMode":
-/// "bypassPermissions"`): the key, its quotes and the colon just before it.
-fn default_mode_key(text: &str, s: usize) -> bool {
-    // A JSON file is read as its strings, one a line: the key on the line before.
-    let head = text[floor_char(text, s.saturating_sub(40))..s]
-        .trim_end_matches(|c: char| c == '"' || c == '\'' || c.is_whitespace())
-        .trim_end_matches(':')
-        .trim_end_matches(|c: char| c == '"' || c == '\'' || c.is_whitespace());
-    head.len() >= 11
-        && head
-            .get(head.len() - 11..)
-            .is_some_and(|k| k.eq_ignore_ascii_case("defaultmode"))
 }
 
 /// True when the sentence goes on past the command at `s..e` (and its further options and
