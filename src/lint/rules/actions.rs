@@ -391,6 +391,40 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: Some(turn_gate),
         near: &[],
     },
+    // PI010: a many-shot transcript whose turns share lines or use other tags ("Q: … A:
+    // Sure, …" a line, "Input:"/"Output:", "Q1:"/"A1:", "Prompt:"/"Completion:"), its last
+    // answer left open at a line's end for the reader to fill.
+    Pattern {
+        rule: &PI010,
+        keywords: &[
+            "a:",
+            "answer:",
+            "ai:",
+            "assistant:",
+            "bot:",
+            "model:",
+            "agent:",
+            "output:",
+            "completion:",
+            "response:",
+            "a1:",
+            "a2:",
+            "a3:",
+            "a4:",
+            "a5:",
+            "a6:",
+            "a7:",
+            "a8:",
+            "a9:",
+        ],
+        regex: r"(?m)\b(?:a|answer|ai|assistant|bot|model|agent|output|completion|response)\d?[ \t]*:(?:\*\*|__)?[ \t]*$",
+        before: 16,
+        after: 12,
+        check: check_open_answer,
+        overlap: false,
+        gate: Some(open_tag_gate),
+        near: &[],
+    },
     // PI010: a many-shot transcript run together on one line ("Q: … A: Yes. Q: … A: Yes.
     // Q: … A:"), its last model turn left open for the reader.
     Pattern {
@@ -1469,40 +1503,68 @@ fn shot_side(line: &str) -> Option<(bool, &str)> {
     Some((side, content))
 }
 
-/// PI010, many-shot: a model turn left open at the end of a transcript (its tag alone on
-/// the line, then a blank line or the end of the text) after at least two exchanges whose
-/// model turns all open by complying ("Sure, …", "Of course! …"): the faux dialogue primes
-/// the reader to comply with the last ask. The transcript is read back to the previous open
-/// turn at most, so the reads add up to the text's length.
-fn check_open_turn(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
-    let text = scan.text();
-    let (s, e) = caps.whole();
-    let after = &text[e..];
-    let open = after.trim_start_matches([' ', '\t', '\r']).is_empty()
+/// Whether the text after a turn's tag leaves the turn open: nothing but blanks to the end
+/// of the text, or the line's end and a blank line.
+fn left_open(after: &str) -> bool {
+    after.trim_start_matches([' ', '\t', '\r']).is_empty()
         || after.starts_with('\n')
             && after[1..]
                 .split('\n')
                 .next()
-                .is_none_or(|l| l.trim().is_empty());
-    if !open {
-        return;
+                .is_none_or(|l| l.trim().is_empty())
+}
+
+/// The turns of the transcript before the turn tagged at `s..e`, when that turn is left
+/// open ([`left_open`]): each line's turns as `turns` reads them, read back to an earlier
+/// open answer at most, within [`MANY_SHOT_BACK`] bytes (so the reads add up to the text's
+/// length).
+fn shots_before(
+    text: &str,
+    (s, e): (usize, usize),
+    turns: fn(&str) -> Vec<(bool, &str)>,
+) -> Option<Shots> {
+    if !left_open(&text[e..]) {
+        return None;
     }
     let lo = floor_char(text, s.saturating_sub(MANY_SHOT_BACK));
-    let (mut users, mut models, mut complying) = (0usize, 0usize, 0usize);
-    let mut last_user = None;
-    for line in text[lo..s].lines().rev() {
-        let Some((user, content)) = shot_side(line) else {
-            continue;
-        };
-        if !user && content.is_empty() {
-            // The previous open turn ends an earlier transcript.
-            break;
+    let mut tally = Shots::default();
+    'lines: for line in text[lo..s].rsplit('\n') {
+        for &(user, content) in turns(line).iter().rev() {
+            // An earlier open turn ends an earlier transcript.
+            if !tally.add(user, content) {
+                break 'lines;
+            }
         }
-        last_user.get_or_insert(user);
+    }
+    Some(tally)
+}
+
+/// The turn a line opens with its tag, as [`shot_side`] reads it.
+fn line_start_turn(line: &str) -> Vec<(bool, &str)> {
+    shot_side(line).into_iter().collect()
+}
+
+/// The turns of a transcript read back from an open turn: the side of the last one read
+/// (the nearest the open turn), how many asks and answers, how many answers comply.
+#[derive(Default)]
+struct Shots {
+    last_user: Option<bool>,
+    users: usize,
+    models: usize,
+    complying: usize,
+}
+
+impl Shots {
+    /// Counts one turn; false at an earlier open answer, which ends the transcript.
+    fn add(&mut self, user: bool, content: &str) -> bool {
+        if !user && content.is_empty() {
+            return false;
+        }
+        self.last_user.get_or_insert(user);
         if user {
-            users += 1;
+            self.users += 1;
         } else {
-            models += 1;
+            self.models += 1;
             let lc = content.to_ascii_lowercase();
             if COMPLIANT.iter().any(|c| {
                 lc.starts_with(c)
@@ -1511,11 +1573,122 @@ fn check_open_turn(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                         .next()
                         .is_some_and(|b| b.is_ascii_alphabetic())
             }) {
-                complying += 1;
+                self.complying += 1;
             }
         }
+        true
     }
-    if last_user != Some(true) || users < 3 || models < 2 || complying < models {
+}
+
+/// PI010, many-shot: a model turn left open at the end of a transcript (its tag alone on
+/// the line, then a blank line or the end of the text) after at least two exchanges whose
+/// model turns all open by complying ("Sure, …", "Of course! …"): the faux dialogue primes
+/// the reader to comply with the last ask. The transcript is read back to the previous open
+/// turn at most, so the reads add up to the text's length.
+fn check_open_turn(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    many_shot(scan, caps, (line_start_turn, 3, 2), out);
+}
+
+/// An answer tag that starts a word and ends its line (blanks, emphasis or a line break
+/// within a few bytes of the colon): a turn left open. Reads at most eight bytes.
+fn open_tag_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    if start > 0 && b[start - 1].is_ascii_alphanumeric() {
+        return false;
+    }
+    let rest = &b[end..b.len().min(end + 8)];
+    let blank = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'*' | b'_');
+    match rest.iter().position(|&c| c == b'\n') {
+        Some(k) => rest[..k].iter().all(blank),
+        None => end + 8 >= b.len() && rest.iter().all(blank),
+    }
+}
+
+/// The side of a shot's tag word (a digit after it allowed: "Q1", "A2"): `Some(true)` for
+/// the asker's, `Some(false)` for the answerer's.
+fn shot_tag(word: &str) -> Option<bool> {
+    let w = word
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .to_ascii_lowercase();
+    match w.as_str() {
+        "q" | "question" | "user" | "human" | "h" | "me" | "input" | "prompt" => Some(true),
+        "a" | "answer" | "ai" | "assistant" | "bot" | "model" | "agent" | "output"
+        | "completion" | "response" | "gpt" | "chatgpt" | "claude" | "gemini" | "copilot" => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+/// The turns of one line: (is the asker's, the turn's text on this line), a tag being a
+/// word of [`shot_tag`] before a colon, at the line's start or after a blank, a bracket or
+/// a mark.
+fn line_turns(line: &str) -> Vec<(bool, &str)> {
+    let mut tags: Vec<(bool, usize, usize)> = Vec::new();
+    for (k, _) in line.match_indices(':') {
+        let head = line[..k].trim_end_matches([' ', '\t', '*', '_', ']']);
+        let n = head
+            .bytes()
+            .rev()
+            .take_while(u8::is_ascii_alphanumeric)
+            .count();
+        let start = head.len() - n;
+        if n == 0 || n > 10 {
+            continue;
+        }
+        let lead = head[..start].trim_end_matches(['*', '_', '[']);
+        if !(lead.is_empty() || lead.ends_with([' ', '\t', '>', '(', '-', '.', '|'])) {
+            continue;
+        }
+        if let Some(side) = shot_tag(&head[start..]) {
+            tags.push((side, start, k + 1));
+        }
+    }
+    (0..tags.len())
+        .map(|i| {
+            let end = tags.get(i + 1).map_or(line.len(), |t| t.1);
+            (
+                tags[i].0,
+                line[tags[i].2..end].trim_matches([' ', '\t', '*', '_']),
+            )
+        })
+        .collect()
+}
+
+/// PI010, many-shot in any layout: an answer tag left open at a line's end, after turns
+/// that alternate asker and answerer (tags at a line's start or inside it, Q/A, Input/Output,
+/// Prompt/Completion, numbered), whose answers all open by complying ("Sure, …"), with at
+/// least two asks: the faux dialogue primes the reader to answer the last ask. The lines
+/// before are read back to an earlier open answer at most ([`MANY_SHOT_BACK`] bytes), so the
+/// reads add up to the text's length.
+fn check_open_answer(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    many_shot(scan, caps, (line_turns, 2, 1), out);
+}
+
+/// A line's turns as a many-shot check reads them, with the fewest asks and answers before
+/// the open turn it needs.
+type ShotReading = (fn(&str) -> Vec<(bool, &str)>, usize, usize);
+
+/// PI010 on the open turn at the match when the transcript before it ([`shots_before`])
+/// ends on an ask and holds at least the asks and answers `reading` needs, every answer
+/// complying.
+fn many_shot(
+    scan: &Scan<'_>,
+    caps: &Caps<'_>,
+    (turns, min_users, min_models): ShotReading,
+    out: &mut Vec<Finding>,
+) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let Some(tally) = shots_before(text, (s, e), turns) else {
+        return;
+    };
+    let Shots {
+        last_user,
+        users,
+        models,
+        complying,
+    } = tally;
+    if last_user != Some(true) || users < min_users || models < min_models || complying < models {
         return;
     }
     let f = Finding::new(
@@ -1523,7 +1696,7 @@ fn check_open_turn(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         s,
         e,
         format!(
-            "forged many-shot transcript: {complying} model turns that comply, then a model turn left open for the reader: {}",
+            "forged many-shot transcript: {complying} answers that comply, then an answer left open for the reader: {}",
             excerpt(&text[s..e])
         ),
     );

@@ -20,9 +20,10 @@ use super::super::Severity;
 use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::markdown::Context;
 use super::super::registry::PI008;
-use super::super::text::{has_word, words};
+use super::super::text::{floor_char, has_word, words};
 use super::actions::instructs;
 use super::injection::judge_remote_run;
+use super::negated_before;
 use super::tampering::told;
 use super::{excerpt, push_pi, push_pi_except};
 
@@ -145,6 +146,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         before: 160,
         after: 220,
         check: check_dependency_url,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: the same, where what is installed is read with its integrity checks off: "install
+    // … from URL" in prose, a requirement `name @ URL` to an archive, a `--trusted-host`.
+    Pattern {
+        rule: &PI008,
+        keywords: &["trusted-host", " from http", " @ http"],
+        regex: r"\binstall\b[^\n.;`]{0,60}?\bfrom\s+(https?://[^\s`'\x22]+)|[\w.-]\s+@\s+(https?://[^\s`'\x22]+?\.(?:tar\.gz|tgz|zip|whl))\b|(?:^|[\s`'\x22.])trusted-host[\s=]+([\w.:-]+)",
+        before: 160,
+        after: 220,
+        check: check_dependency_unchecked,
         overlap: false,
         gate: None,
         near: &[],
@@ -374,9 +388,38 @@ fn source_host(src: &str) -> String {
     host.split(':').next().unwrap_or("").to_ascii_lowercase()
 }
 
+/// Which capture groups of a dependency pattern hold what: every source, the manifest
+/// lines', "install … from URL" in prose, a `--trusted-host`.
+struct DepGroups {
+    all: &'static [usize],
+    manifest: &'static [usize],
+    prose_from: &'static [usize],
+    trusted: &'static [usize],
+}
+
 fn check_dependency_url(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let groups = DepGroups {
+        all: &[1, 2, 3, 4, 5, 6, 7, 8],
+        manifest: &[5, 6, 7, 8],
+        prose_from: &[],
+        trusted: &[],
+    };
+    dependency(scan, caps, &groups, out);
+}
+
+fn check_dependency_unchecked(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let groups = DepGroups {
+        all: &[1, 2, 3],
+        manifest: &[2],
+        prose_from: &[1],
+        trusted: &[3],
+    };
+    dependency(scan, caps, &groups, out);
+}
+
+fn dependency(scan: &Scan<'_>, caps: &Caps<'_>, groups: &DepGroups, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
-    let Some((_, _, src)) = caps.first(&[1, 2, 3, 4, 5, 6, 7, 8]) else {
+    let Some((_, _, src)) = caps.first(groups.all) else {
         return;
     };
     // A fenced block introduced by an instruction ("In Cargo.toml add:") is what it asks for.
@@ -385,11 +428,34 @@ fn check_dependency_url(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         return;
     }
     let text = scan.text();
-    let (a, _) = scan.sentence_range(s);
+    let (from_sentence, to_sentence) = scan.sentence_range(s);
+    if negated_before(text, s) {
+        return;
+    }
     // A bare command line or a manifest line documents a set-up; a sentence that tells the
     // reader to take the dependency from an address is the act.
-    let prose = words(&text[a..s]).next().is_some() || intro.is_some();
-    let manifest = caps.first(&[5, 6, 7, 8]).is_some();
+    let prose = words(&text[from_sentence..s]).next().is_some() || intro.is_some();
+    let manifest = caps.first(groups.manifest).is_some();
+    // The dependency's integrity checks turned off in the same sentence or command line
+    // (`--trusted-host`, `strict-ssl false`, `GONOSUMDB`, "without checking the hash",
+    // "ignore the checksum mismatch"): nothing then vouches for what is downloaded.
+    // Read at most 300 bytes before the match and 120 after its sentence (and 400 past the
+    // match): each match reads a bounded window.
+    let reach = floor_char(
+        text,
+        (to_sentence.max(e) + 120).min(e + 200).min(text.len()),
+    )
+    .max(e);
+    let from = from_sentence
+        .min(s)
+        .max(super::super::text::ceil_char(text, s.saturating_sub(160)));
+    let trusted_host = caps.first(groups.trusted).is_some();
+    let unchecked = trusted_host || integrity_off(&text[from..reach]);
+    // "Install … from URL" in prose is a dependency from an address only when its checks
+    // are off: an install page's address is how most tools are installed.
+    if caps.first(groups.prose_from).is_some() && !unchecked {
+        return;
+    }
     if manifest && !prose {
         return;
     }
@@ -400,14 +466,84 @@ fn check_dependency_url(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         s,
         e,
         format!(
-            "tells the reader to install a dependency from an address, not a registry ({host}): {}",
+            "tells the reader to install a dependency from an address, not a registry ({host}){}: {}",
+            if unchecked {
+                " with its integrity checks off"
+            } else {
+                ""
+            },
             excerpt(&text[s..e])
         ),
     );
-    if known || !prose {
+    if (known || !prose) && !(unchecked && (prose || !trusted_host)) {
         f.severity = Severity::Warning;
     }
     push_pi_except(scan, f, TEST_WORDS, out);
+}
+
+/// Options and settings that turn a download's integrity checks off.
+const INTEGRITY_OFF: &[&str] = &[
+    "--trusted-host",
+    "trusted-host",
+    "strict-ssl false",
+    "strict-ssl=false",
+    "--insecure",
+    "--no-check-certificate",
+    "checksum_behavior=ignore",
+    "--skip-integrity",
+    "--no-integrity",
+    "node_tls_reject_unauthorized=0",
+    "gonosumdb=",
+    "goinsecure=",
+    "gonosumcheck=",
+    "gosumdb=off",
+    "--no-verify-hashes",
+    "--disable-pip-version-check --no-verify",
+];
+
+/// Nouns of a download's integrity check.
+const INTEGRITY_NOUNS: &[&str] = &[
+    "hash",
+    "hashes",
+    "checksum",
+    "checksums",
+    "integrity",
+    "signature",
+    "signatures",
+    "sha256",
+    "digest",
+    "certificate",
+];
+
+/// Whether `t` turns a download's integrity checks off: an option of [`INTEGRITY_OFF`], or
+/// in words, a verb that drops the check ("without checking", "skip", "ignore", "turn off",
+/// "disable") before a noun of [`INTEGRITY_NOUNS`] within four words, not itself negated
+/// ("never skip the hash check").
+fn integrity_off(t: &str) -> bool {
+    let lower = t.to_ascii_lowercase();
+    if INTEGRITY_OFF.iter().any(|o| lower.contains(o)) {
+        return true;
+    }
+    // The words in place: no allocation per word (every match of the pattern asks).
+    let ws: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    ws.iter().enumerate().any(|(i, &w)| {
+        let dropping = matches!(
+            w,
+            "skip" | "skipping" | "ignore" | "ignoring" | "disable" | "disabling" | "bypass"
+        ) || w == "without"
+            || w == "off" && i > 0 && ws[i - 1] == "turn"
+            || w == "no" && ws.get(i + 1).is_some_and(|n| INTEGRITY_NOUNS.contains(n));
+        let negated = i > 0 && matches!(ws[i - 1], "never" | "not" | "don't" | "dont")
+            || i > 1 && matches!(ws[i - 2], "never" | "not" | "don't" | "dont");
+        dropping
+            && !negated
+            && ws[i + 1..ws.len().min(i + 5)]
+                .iter()
+                .any(|n| INTEGRITY_NOUNS.contains(n))
+    })
 }
 
 /// Hosts that serve Go modules under their publishers' own names: forges and the module

@@ -111,7 +111,9 @@ pub(crate) fn quoted_in_prose(text: &str, at: usize, end: usize) -> bool {
     if before.ends_with([':', ',', '>', '=', '[', '(']) || before.split_whitespace().count() < 2 {
         return false;
     }
-    let rest = &text[end..line_end];
+    // The quotation closes at its first closing mark after the address, which may come
+    // before the order's end as the rule read it (an order read on past the quotation).
+    let rest = &text[at.min(end)..line_end.max(end)];
     let Some(close) = rest.find(['"', '\u{201D}', '\u{00BB}']) else {
         return false;
     };

@@ -854,13 +854,25 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         // itself ("…" `user_input = "Ignore all prior requests"` next to `detection_metrics`):
         // the decoding revealed nothing the plain text does not show, and the plain text has
         // been judged where it stands (an example quoted in documentation, say).
+        // Joined pieces reveal what the trigger's context adds across a cut: the decoded text
+        // from the trigger on ("forget the rules" + "you were given") is not in the plain
+        // text when a piece's end is part of it.
         let revealed = |f: &Finding| {
-            let trigger = decoded
-                .get(f.start..f.end)
-                .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "));
-            let plain = text[s..e].split_whitespace().collect::<Vec<_>>().join(" ");
-            trigger
-                .is_none_or(|t| t.is_empty() || !plain.to_lowercase().contains(&t.to_lowercase()))
+            let norm = |t: &str| {
+                t.split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .to_lowercase()
+            };
+            let plain = norm(&text[s..e]);
+            let shown = |a: usize, b: usize| {
+                decoded
+                    .get(a..b)
+                    .map(norm)
+                    .is_none_or(|t| t.is_empty() || !plain.contains(&t))
+            };
+            shown(f.start, f.end)
+                || how.starts_with("quoted pieces") && shown(f.start, decoded.len())
         };
         if let Some(f) = hit.filter(|f| revealed(f)) {
             let shown = excerpt(&decoded[f.start.min(decoded.len())..]);
@@ -1687,6 +1699,20 @@ fn joined_pieces(text: &str, para_start: usize, para_end: usize, found: &mut Vec
                 "quoted pieces joined",
                 chain.iter().map(|piece| piece.2).collect(),
             ));
+            // Pieces cut at word boundaries (`A="forget every", B="rule you were given"`)
+            // are joined with a blank where both sides end and start with a letter.
+            let mut spaced = String::new();
+            for piece in chain {
+                let gap = spaced.ends_with(|c: char| c.is_alphanumeric())
+                    && piece.2.starts_with(|c: char| c.is_alphanumeric());
+                if gap {
+                    spaced.push(' ');
+                }
+                spaced.push_str(piece.2);
+            }
+            if spaced.len() > chain.iter().map(|piece| piece.2.len()).sum::<usize>() {
+                found.push((span.0, span.1, "quoted pieces joined with blanks", spaced));
+            }
             if reverse {
                 let words: Vec<&str> = chain.iter().rev().map(|piece| piece.2.trim()).collect();
                 found.push((

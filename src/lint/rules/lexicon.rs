@@ -1508,12 +1508,276 @@ fn push(
     // mention exemption reads "attackers write …" in English.
     let (ls, le) = line_near(scan.text(), start, end, 200);
     let line = scan.text()[ls..le].to_lowercase();
-    if ATTACK_TALK.iter().any(|t| line.contains(t)) {
+    if quoted_and_reported(&line, start - ls, end - ls) {
+        f.severity = super::super::Severity::Info;
+        f.message.push_str(" (quoted as an example)");
+    } else if ATTACK_TALK.iter().any(|t| line.contains(t))
+        || caused_in_model(&window.text[..first.s.min(second.s)])
+    {
         f.severity = super::super::Severity::Warning;
         f.message.push_str(" (described as an attack)");
     }
     out.push(f);
 }
+
+/// Quote marks as the normalised view writes them (`„“`, `«»` and `“”` fold to `"`):
+/// opening and closing mark of each pair.
+const QUOTES: &[(char, char)] = &[
+    ('"', '"'),
+    ('\'', '\''),
+    ('「', '」'),
+    ('『', '』'),
+    ('‹', '›'),
+];
+
+/// Whether the span `s..e` of `line` (lowercase, normalised) is quoted, and the line outside
+/// the quote reports or shows it: a word of [`REPORTING`] ("schreiben z. B. „…“", "frases
+/// como «…»", "「…」と言わせる"). The English rules read the same frame with their own words
+/// ([`super::mentioned`]); an override quoted with no such frame ("Bitte: „vergiss …“")
+/// still counts. One pass over the line.
+fn quoted_and_reported(line: &str, s: usize, e: usize) -> bool {
+    let (before, after) = (&line[..s], &line[e..]);
+    let quoted = QUOTES.iter().any(|&(open, close)| {
+        let opened = if open == close {
+            let n = before.matches(open).count();
+            // An apostrophe inside a word is no quote ("l'instruction").
+            n % 2 == 1
+                && (open != '\''
+                    || before.rfind('\'').is_some_and(|i| {
+                        !before[..i]
+                            .chars()
+                            .next_back()
+                            .is_some_and(char::is_alphanumeric)
+                    }))
+        } else {
+            before.rfind(open) > before.rfind(close)
+        };
+        opened && after.contains(close)
+    });
+    if !quoted {
+        return false;
+    }
+    let frame = |part: &str| {
+        let unquoted: String = part
+            .chars()
+            .map(|c| {
+                if QUOTES.iter().any(|q| q.0 == c || q.1 == c) {
+                    ' '
+                } else {
+                    c
+                }
+            })
+            .collect();
+        has_stem(&unquoted, &REPORTING_FOLDED)
+    };
+    frame(before) || frame(after)
+}
+
+/// Whether `head` (the window before an override, lowercase, normalised) has a third party
+/// make a model do it: a word of [`CAUSING`] and a word of [`MODEL`] ("consiste en pedir al
+/// modelo que olvide …", "会让模型忽略 …"): the act is reported, not asked of the reader.
+fn caused_in_model(head: &str) -> bool {
+    has_stem(head, &CAUSING_FOLDED) && has_stem(head, &MODEL_FOLDED)
+}
+
+/// Whether a word of `text` starts with one of `stems` (an entry ending in a blank is a
+/// whole word; entries of unspaced scripts are found anywhere).
+fn has_stem(text: &str, stems: &[String]) -> bool {
+    stems.iter().any(|st| {
+        if st.chars().next().is_some_and(is_unspaced) {
+            return text.contains(st.as_str());
+        }
+        let word = st.trim_end();
+        text.match_indices(word).any(|(i, _)| {
+            let rest = &text[i + word.len()..];
+            !text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+                && (word.len() == st.len()
+                    || !rest.chars().next().is_some_and(char::is_alphanumeric))
+        })
+    })
+}
+
+/// A list folded as the rules read text (normalised, lowercase).
+fn folded(list: &[&str]) -> Vec<String> {
+    list.iter()
+        .map(|w| {
+            super::super::unicode::normalize(w, false)
+                .view
+                .text
+                .to_lowercase()
+        })
+        .collect()
+}
+
+static REPORTING_FOLDED: LazyLock<Vec<String>> = LazyLock::new(|| folded(REPORTING));
+static CAUSING_FOLDED: LazyLock<Vec<String>> = LazyLock::new(|| folded(CAUSING));
+static MODEL_FOLDED: LazyLock<Vec<String>> = LazyLock::new(|| folded(MODEL));
+
+/// Words (stems) with which a line reports or shows a quoted phrase: example, phrase or
+/// sentence, message or text, and third persons of "write" and "say", in the languages of
+/// this lexicon.
+const REPORTING: &[&str] = &[
+    // de, nl
+    "beispiel",
+    "z. b",
+    "z.b",
+    "etwa",
+    "satz",
+    "sätze",
+    "phrase",
+    "formulierung",
+    "nachricht",
+    "text",
+    "schreiben",
+    "schreibt",
+    "lautet",
+    "lauten",
+    "sagen",
+    "sagt",
+    "voorbeeld",
+    "zin",
+    "schrijven",
+    "schrijft",
+    "zegt",
+    "zeggen",
+    // es, pt, it, ca
+    "ejemplo",
+    "p. ej",
+    "frase",
+    "mensaje",
+    "texto",
+    "cadena",
+    "dice",
+    "dicen",
+    "escriben",
+    "escribe",
+    "exemplo",
+    "mensagem",
+    "escrevem",
+    "escreve",
+    "dizem",
+    "diz",
+    "esempio",
+    "messaggio",
+    "testo",
+    "scrivono",
+    "scrive",
+    "dicono",
+    // fr
+    "exemple",
+    "par ex",
+    "message",
+    "texte",
+    "chaîne",
+    "du type",
+    "écrivent",
+    "écrit",
+    "disent",
+    "dit",
+    // pl, cs, ru, uk
+    "przykład",
+    "zdanie",
+    "piszą",
+    "příklad",
+    "věta",
+    "píšou",
+    "пример",
+    "фраз",
+    "пишут",
+    "приклад",
+    // ja, zh, ko
+    "と書",
+    "と言",
+    "という",
+    "のような",
+    "例え",
+    "例如",
+    "比如",
+    "这类",
+    "類似",
+    "类似",
+    "说",
+    "說",
+    "写道",
+    "句子",
+    "예를",
+    "문장",
+    "라고",
+];
+
+/// Verbs (stems) by which a third party gets a model to act, in the languages of this
+/// lexicon: ask, make, lead, push.
+const CAUSING: &[&str] = &[
+    "pedir",
+    "pide",
+    "piden",
+    "pidiendo",
+    "hacer que",
+    "hace que",
+    "hacen que",
+    "lograr que",
+    "consiste en",
+    "inducir",
+    "demander",
+    "demande",
+    "amener",
+    "pousser",
+    "faire en sorte",
+    "fait",
+    "consiste à",
+    "bringen",
+    "bringt",
+    "auffordern",
+    "fordert",
+    "dazu",
+    "verleiten",
+    "verleitet",
+    "chiedere",
+    "chiede",
+    "indurre",
+    "induce",
+    "convincere",
+    "fazer com",
+    "faz com",
+    "levar",
+    "leva",
+    "pedem",
+    "laten",
+    "vragen",
+    "nakłonić",
+    "заставить",
+    "заставляет",
+    "让",
+    "讓",
+    "させ",
+    "에게",
+];
+
+/// Nouns naming a model or an assistant, in the languages of this lexicon.
+const MODEL: &[&str] = &[
+    "modell",
+    "modelo",
+    "modèle",
+    "modello",
+    "model",
+    "llm ",
+    "ki ",
+    "ia ",
+    "asistente",
+    "assistent",
+    "assistente",
+    "agente",
+    "chatbot",
+    "bot ",
+    "модел",
+    "模型",
+    "モデル",
+    "모델",
+    "ai ",
+];
 
 /// Words (lowercase, folded) that name prompt injection or its attackers, in the languages
 /// of this lexicon: a sentence holding one talks about the attack.

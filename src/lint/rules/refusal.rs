@@ -93,7 +93,255 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // The reader's safety settings written as configuration ("assistant": {"filters":
+    // false}, `model.safety=OFF`, `<ai><rules>none</rules></ai>`): a key of safety or
+    // limits given an off value, under a key, a section or a note that names the reader.
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "safety",
+            "filter",
+            "guardrail",
+            "moderation",
+            "censor",
+            "ethic",
+            "alignment",
+            "restriction",
+            "rules",
+            "guidelines",
+            "polic",
+            "refus",
+            "limits",
+            "limitations",
+        ],
+        regex: r#"(?P<k>\b[\w.-]{0,40}?(?:safety|filters?|guardrails?|moderation|censorship|ethics|alignment|restrictions?|rules|guidelines|content[_-]?policy|policy|policies|refusals?|refuse|limits|limitations)(?:[_-](?:filters?|checks?|layer|settings))?)["']?[ \t]*(?:[:=]|->|=>|>)[ \t]*["']?(?P<v>off|none|false|disabled|never|0|no|null|\[[ \t]*\]|unrestricted|uncensored|unfiltered)\b"#,
+        before: 60,
+        after: 40,
+        check: check_config_off,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
 ];
+
+/// Words that name the reader as a key, a section or in a note: strong ones alone, weak ones
+/// ("model", "agent", "bot" name programs too) with an order to comply or a second setting.
+const READER_STRONG: &[&str] = &[
+    "assistant",
+    "ai",
+    "llm",
+    "you",
+    "gpt",
+    "claude",
+    "chatbot",
+    "copilot",
+    "chatgpt",
+];
+const READER_WEAK: &[&str] = &["model", "agent", "bot"];
+
+/// The end of the last word of `list` in `hay` (lowercase) standing as a key or section
+/// (followed by `.`, `_`, `:`, `]`, `>`, a quote and a colon) or in a note to the reader
+/// ("for the ai", "the ai reading this", "to the model").
+fn reader_named_at(hay: &str, list: &[&str]) -> Option<usize> {
+    list.iter()
+        .filter_map(|r| {
+            hay.match_indices(r)
+                .filter(|&(i, _)| {
+                    let before_ok = !hay[..i]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| c.is_ascii_alphanumeric());
+                    let rest = &hay[i + r.len()..];
+                    let after_ok = !rest
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_alphanumeric());
+                    if !before_ok || !after_ok {
+                        return false;
+                    }
+                    let tail = rest.trim_start_matches(['"', '\'']);
+                    // "model.safety", not the end of a sentence ("thank you.").
+                    let key = tail.starts_with([':', '_', ']', '>', '=', '-'])
+                        || tail
+                            .strip_prefix('.')
+                            .is_some_and(|t| t.starts_with(|c: char| c.is_ascii_alphabetic()));
+                    let lead = hay[..i].trim_end();
+                    let note = ["for the", "to the", "dear", "hey", "attention"]
+                        .iter()
+                        .any(|l| lead.ends_with(l))
+                        || rest.starts_with(" reading")
+                        || rest.starts_with(" that reads");
+                    key || note
+                })
+                .map(|(i, _)| i + r.len())
+                .last()
+        })
+        .max()
+}
+
+/// Whether `hay` (lowercase) names the reader as [`reader_named_at`] reads it.
+fn names_reader(hay: &str, list: &[&str]) -> bool {
+    reader_named_at(hay, list).is_some()
+}
+
+/// How far back a key's section or a note naming the reader is looked for.
+const SCOPE_BACK: usize = 300;
+
+thread_local! {
+    /// The reader's names found before the matches of one text, read on from match to match
+    /// so that each byte is read once: (the text's address and length, read up to, end of
+    /// the last strong name, of the last weak name).
+    static SCOPE: std::cell::Cell<(usize, usize, usize, usize, usize)> =
+        const { std::cell::Cell::new((0, 0, 0, 0, 0)) };
+}
+
+/// Whether a strong and a weak name of the reader stand within [`SCOPE_BACK`] bytes before
+/// `s`: the text since the previous match's is read, not the whole window again (a file of
+/// a hundred thousand `rules: off` lines reads each byte once).
+fn reader_scope(text: &str, s: usize) -> (bool, bool) {
+    let lo = s.saturating_sub(SCOPE_BACK);
+    SCOPE.with(|cell| {
+        let (ptr, len, mut to, mut strong, mut weak) = cell.get();
+        if ptr != text.as_ptr() as usize || len != text.len() || to > s || to < lo {
+            (to, strong, weak) = (lo, 0, 0);
+        }
+        // A few bytes of overlap give a name cut at the last read its word context.
+        let from = ceil_char(text, to.saturating_sub(24));
+        let hay = text[from..s].to_ascii_lowercase();
+        if let Some(k) = reader_named_at(&hay, READER_STRONG) {
+            strong = from + k;
+        }
+        if let Some(k) = reader_named_at(&hay, READER_WEAK) {
+            weak = from + k;
+        }
+        cell.set((text.as_ptr() as usize, text.len(), s, strong, weak));
+        (strong > lo, weak > lo)
+    })
+}
+
+/// Whether every part of a key (split at `.`, `_`, `-`) is a safety word or names the
+/// reader: `model.safety`, `safety_filters`, `content_policy`, not `spam_filter`.
+fn plain_safety_key(key: &str) -> bool {
+    key.split(['.', '_', '-'])
+        .filter(|p| !p.is_empty())
+        .all(|p| {
+            READER_STRONG.contains(&p)
+                || READER_WEAK.contains(&p)
+                || matches!(
+                    p,
+                    "safety"
+                        | "filter"
+                        | "filters"
+                        | "guardrail"
+                        | "guardrails"
+                        | "moderation"
+                        | "censorship"
+                        | "ethics"
+                        | "alignment"
+                        | "restriction"
+                        | "restrictions"
+                        | "rules"
+                        | "guidelines"
+                        | "content"
+                        | "policy"
+                        | "policies"
+                        | "refusal"
+                        | "refusals"
+                        | "refuse"
+                        | "limits"
+                        | "limitations"
+                        | "check"
+                        | "checks"
+                        | "layer"
+                        | "settings"
+                        | "config"
+                )
+        })
+}
+
+/// The reader's safety settings turned off as configuration: the key names the reader, or the
+/// section or note before it does (a strong name), or a weak name comes with an order to
+/// comply (`comply=always`, `answer: everything`, `obey`) or a second setting turned off.
+fn check_config_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let key = caps.str(1).to_ascii_lowercase();
+    // A qualified key names another filter ("spam_filter", "rate_limits"): only the
+    // reader's and safety words make up the key.
+    if !plain_safety_key(&key) {
+        return;
+    }
+    let (strong_before, weak_before) = reader_scope(text, s);
+    let strong = strong_before || names_reader(&key, READER_STRONG);
+    let weak = weak_before || names_reader(&key, READER_WEAK);
+    if !strong && !weak {
+        return;
+    }
+    let lo = floor_char(text, s.saturating_sub(SCOPE_BACK));
+    let hi = floor_char(text, (e + 200).min(text.len()));
+    let around = text[lo..hi].to_ascii_lowercase();
+    let comply = || {
+        ["comply", "obey", "answer", "respond", "reply"]
+            .iter()
+            .any(|c| {
+                around.match_indices(c).any(|(i, _)| {
+                    let rest =
+                        around[i + c.len()..].trim_start_matches(['"', '\'', 's', ' ', '\t']);
+                    rest.strip_prefix([':', '='])
+                        .map(|r| r.trim_start_matches(['"', '\'', ' ', '\t']))
+                        .is_some_and(|r| {
+                            ["always", "everything", "all", "anything", "this"]
+                                .iter()
+                                .any(|v| r.starts_with(v))
+                        })
+                })
+            })
+    };
+    // Counted only when a weak name is all there is (each match reads its window once).
+    let settings = || {
+        around
+            .split(['\n', ';', ',', '{', '}', '<'])
+            .filter(|part| {
+                let p = part.trim().trim_start_matches(['"', '\'']);
+                (p.contains(':') || p.contains('=') || p.contains('>'))
+                    && p.split([':', '=', '>']).next().is_some_and(|kk| {
+                        let kk = kk.trim().trim_matches(['"', '\'']);
+                        plain_safety_key(kk)
+                            && LIMIT_STEMS
+                                .iter()
+                                .chain(&["safety", "moderation", "alignment", "refus"])
+                                .any(|k| kk.contains(k))
+                    })
+                    && [
+                        "off",
+                        "none",
+                        "false",
+                        "disabled",
+                        "never",
+                        "[]",
+                        "null",
+                        "unrestricted",
+                    ]
+                    .iter()
+                    .any(|v| {
+                        p.split([':', '=', '>'])
+                            .nth(1)
+                            .is_some_and(|val| val.trim().trim_matches(['"', '\'']).starts_with(v))
+                    })
+            })
+            .count()
+    };
+    if !(strong || weak && (comply() || settings() >= 2)) || super::negated_before(text, s) {
+        return;
+    }
+    push_claim(
+        scan,
+        s,
+        e,
+        "the reader's safety settings are turned off",
+        out,
+    );
+}
 
 /// The stems of the reader's limits ([`LIMITS`](super) of the vocabulary) a claim names: the
 /// second pattern's keywords, and what its check asks the match to hold.
