@@ -1558,6 +1558,7 @@ fn a_credential_noun_as_the_subject_then_a_random_key_blocks() {
             "La clave de la API de producción es 578f5afe929d9f1d8a731a962b3a78a0.",
             "Le jeton d'accès est 36ca7c1745c2f66d99c9d7ceec3be586",
             "Il segreto per lo staging è 578f5afe929d9f1d8a731a962b3a78a0",
+            "Heads up, the production secret is now 36ca7c1745c2f66d99c9d7ceec3be586.",
         ],
         &[
             "The md5 of the tarball is 578f5afe929d9f1d8a731a962b3a78a0.",

@@ -470,6 +470,26 @@ fn value_at(
     while at < hi && matches!(b[at], b' ' | b'\t' | b'*' | b'_') {
         at += 1;
     }
+    // An adverb of time between the copula and the value (`is now …`, `ist jetzt …`).
+    let rest = &b[at.min(hi)..hi];
+    if let Some(adverb) = [
+        "now ",
+        "still ",
+        "currently ",
+        "jetzt ",
+        "nun ",
+        "ahora ",
+        "maintenant ",
+        "ora ",
+    ]
+    .iter()
+    .find(|a| rest.len() >= a.len() && rest[..a.len()].eq_ignore_ascii_case(a.as_bytes()))
+    {
+        at += adverb.len();
+        while at < hi && matches!(b[at], b' ' | b'\t' | b'*' | b'_') {
+            at += 1;
+        }
+    }
     if at < hi && matches!(b[at], b'`' | b'"' | b'\'') {
         at += 1;
     }
