@@ -62,14 +62,19 @@ const LONGEST: usize = 128;
 
 /// The noun stands as a word (a plural `s` after it; `API-Schlüssel`, `apiKey` and
 /// `STAGING_KEY` end in it), and its line holds, after it within [`AHEAD`] bytes, a run of
-/// [`SHORTEST`] letters and digits. The line's first such run is known to the site; a line
-/// without one is not read again at each noun.
+/// [`SHORTEST`] letters and digits.
 fn gate(b: &Site<'_>, start: usize, end: usize) -> bool {
     if !stands_as_word(b, start, end) {
         return false;
     }
+    // A value holds a digit (see [`drawn`]), so it is or follows the line's first run of
+    // sixteen key bytes with a digit, which the site knows: a line without one, or whose first
+    // one ends beyond a value's reach, is not read again at each noun.
     let line = b.line(start);
-    if line.first_run.is_none() {
+    if line
+        .first_run
+        .is_none_or(|run| run > end + AHEAD + LONGEST + 1)
+    {
         return false;
     }
     let hi = line.end.min(end + AHEAD);
@@ -249,6 +254,13 @@ fn handle(w: &str) -> bool {
 
 /// Words that give the value: the copula in the languages of [`SUBJECTS`] and `equals`.
 fn copula(w: &str) -> bool {
+    let lower;
+    let w = if w.chars().any(char::is_uppercase) {
+        lower = w.to_lowercase();
+        lower.as_str()
+    } else {
+        w
+    };
     matches!(
         w,
         "is" | "was"
@@ -385,21 +397,49 @@ fn check(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // which the assignment rules judge with the name. A compound of another language
     // (`API-Schlüssel`) is prose.
     let english = b[ms].is_ascii_alphabetic()
-        && matches!(
-            text[ms..me].to_ascii_lowercase().as_str(),
-            "key" | "token" | "secret" | "pat" | "credential"
-        );
+        && ["key", "token", "secret", "pat", "credential"]
+            .iter()
+            .any(|w| text[ms..me].eq_ignore_ascii_case(w));
     let joined = |c: u8| c == b'_' || c == b'.' || english && c == b'-';
     let tail = me + usize::from(b.get(me).is_some_and(|&c| c == b's' || c == b'S'));
     if ms > 0 && joined(b[ms - 1]) || b.get(tail).is_some_and(|&c| joined(c) && c != b'.') {
         return;
     }
-    // The words before the noun in its sentence: a handle's (`the md5 of the key`, `cache
-    // key`, `the host key`) make it no credential's.
-    if names_a_handle(sentence_before(text, ms)) {
+    // The clause is read first, without judging its words: most nouns meet no value.
+    let Some((clause_end, vs, ve, assigned)) = given_value(text, tail) else {
+        return;
+    };
+    // A handle's word in the clause (`the key id is …`) or before the noun in its sentence
+    // (`the md5 of the key`, `cache key`, `the host key`) makes it no credential's.
+    if assigned
+        || names_a_handle(&text[tail..clause_end])
+        || names_a_handle(sentence_before(text, ms))
+    {
         return;
     }
-    let mut at = tail;
+    let v = &text[vs..ve];
+    if (SHORTEST..=LONGEST).contains(&v.len()) && ends_value(b, ve) && drawn(v) {
+        out.push(
+            Finding::new(
+                &SEC121,
+                vs,
+                ve,
+                format!(
+                    "credential written out as its sentence's subject: {}",
+                    redacted(v)
+                ),
+            )
+            .secret("labelled-credential"),
+        );
+    }
+}
+
+/// The value a clause from `at` gives, within [`AHEAD`] bytes of its line: up to
+/// [`CLAUSE_WORDS`] words, then a copula or a sign and a run of sixteen or more letters and
+/// digits. `(clause end, value start, value end, assigned)`; `assigned` when a `:` or `=`
+/// follows the noun straight away (an assignment, which the assignment rules judge).
+fn given_value(text: &str, mut at: usize) -> Option<(usize, usize, usize, bool)> {
+    let b = text.as_bytes();
     let hi = floor_char(text, (at + AHEAD).min(text.len()));
     let mut words = 0;
     while at < hi {
@@ -408,7 +448,7 @@ fn check(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             at += 1;
         }
         if at >= hi || matches!(b[at], b'\n' | b'\r' | b'|' | b';') {
-            return;
+            return None;
         }
         let rest = &text[at..hi];
         // A sign that gives the value.
@@ -418,12 +458,10 @@ fn check(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         .iter()
         .find(|s| rest.starts_with(**s));
         if let Some(s) = sign {
-            // `token: …`, `key = …` straight after the noun: an assignment (the assignment
-            // rules judge it); an arrow or a dash is prose's.
             let assigned = words == 0 && matches!(*s, ":" | "=" | ":=" | "=>" | "\u{ff1a}");
             // `PAT: the one for CI is …`: a word after the sign leaves the clause going on.
-            if value_at(scan, at + s.len(), hi, !assigned, out) {
-                return;
+            if let Some((vs, ve)) = run_after(b, at + s.len(), hi) {
+                return Some((at, vs, ve, assigned));
             }
             at += s.len();
             words += 1;
@@ -435,41 +473,37 @@ fn check(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             .find(|&(_, c)| c.is_whitespace() || matches!(c, ':' | '=' | '|' | '`' | '"' | '*'))
             .map_or(rest.len(), |(i, _)| i);
         if len == 0 {
-            return;
+            return None;
         }
         let word = &rest[..len];
-        let lower = word.trim_end_matches([',', ')']).to_lowercase();
+        let end = at;
         at += len;
-        if copula(&lower) {
-            if value_at(scan, at, hi, true, out) {
-                return;
+        if copula(word.trim_end_matches([',', ')'])) {
+            if let Some((vs, ve)) = run_after(b, at, hi) {
+                return Some((end, vs, ve, false));
             }
-        } else if names_a_handle(&lower) || word.ends_with(['.', '!', '?']) {
-            // A handle's word, or the sentence ends before any value is given.
-            return;
+        } else if word.ends_with(['.', '!', '?']) {
+            // The sentence ends before any value is given.
+            return None;
         }
         words += 1;
         if words > CLAUSE_WORDS {
-            return;
+            return None;
         }
     }
+    None
 }
 
-/// Reports the value that follows a copula or sign at `at` (past blanks, emphasis and one
-/// opening quote), when it is one and `report`; whether a value of any kind stood there (the
-/// clause ends).
-fn value_at(
-    scan: &Scan<'_>,
-    mut at: usize,
-    hi: usize,
-    report: bool,
-    out: &mut Vec<Finding>,
-) -> bool {
-    let text = scan.text();
-    let b = text.as_bytes();
-    while at < hi && matches!(b[at], b' ' | b'\t' | b'*' | b'_') {
-        at += 1;
-    }
+/// The run of letters and digits after a copula or sign at `at` (past blanks, emphasis, an
+/// adverb of time and one opening quote), when it is sixteen or more long: a value; a
+/// shorter one is a word, and the clause goes on.
+fn run_after(b: &[u8], mut at: usize, hi: usize) -> Option<(usize, usize)> {
+    let blanks = |at: &mut usize| {
+        while *at < hi && matches!(b[*at], b' ' | b'\t' | b'*' | b'_') {
+            *at += 1;
+        }
+    };
+    blanks(&mut at);
     // An adverb of time between the copula and the value (`is now …`, `ist jetzt …`).
     let rest = &b[at.min(hi)..hi];
     if let Some(adverb) = [
@@ -486,9 +520,7 @@ fn value_at(
     .find(|a| rest.len() >= a.len() && rest[..a.len()].eq_ignore_ascii_case(a.as_bytes()))
     {
         at += adverb.len();
-        while at < hi && matches!(b[at], b' ' | b'\t' | b'*' | b'_') {
-            at += 1;
-        }
+        blanks(&mut at);
     }
     if at < hi && matches!(b[at], b'`' | b'"' | b'\'') {
         at += 1;
@@ -499,25 +531,5 @@ fn value_at(
             .take(LONGEST + 1)
             .take_while(|c| c.is_ascii_alphanumeric())
             .count();
-    let n = end - at;
-    // A word (`is used for …`) leaves the clause going on; a run as long as a key's ends it.
-    if n < 16 {
-        return false;
-    }
-    if report && (SHORTEST..=LONGEST).contains(&n) && ends_value(b, end) && drawn(&text[at..end]) {
-        let v = &text[at..end];
-        out.push(
-            Finding::new(
-                &SEC121,
-                at,
-                end,
-                format!(
-                    "credential written out as its sentence's subject: {}",
-                    redacted(v)
-                ),
-            )
-            .secret("labelled-credential"),
-        );
-    }
-    true
+    (end - at >= 16).then_some((at, end))
 }
