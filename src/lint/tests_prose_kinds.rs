@@ -1541,7 +1541,7 @@ fn a_secret_variable_or_the_environment_sent_to_a_sink_blocks() {
 
 /// A credential's noun as a sentence's subject, a clause of any vendor's words, a copula or a
 /// sign, then a key drawn at random in hex, base32 or base62, blocks in English and in other
-/// languages; the same sentence about a hash, a record's key, a public key or an OpenPGP
+/// languages; the same sentence about a hash, a record's key, a public key or an `OpenPGP`
 /// fingerprint does not.
 #[test]
 fn a_credential_noun_as_the_subject_then_a_random_key_blocks() {

@@ -324,11 +324,10 @@ fn sentence_before(text: &str, at: usize) -> &str {
     let head = &text[from..at];
     let cut = head
         .char_indices()
-        .filter(|&(i, c)| {
+        .rfind(|&(i, c)| {
             matches!(c, '\n' | '|' | ';' | '!' | '?')
                 || c == '.' && head[i + 1..].starts_with([' ', '\t'])
         })
-        .last()
         .map_or(0, |(i, c)| i + c.len_utf8());
     &head[cut..]
 }
@@ -337,19 +336,24 @@ fn sentence_before(text: &str, at: usize) -> &str {
 /// blank or the end; a `.` only before a blank or the end: `….json` is a file).
 fn ends_value(text: &[u8], at: usize) -> bool {
     match text.get(at) {
-        None => true,
-        Some(&c) if c.is_ascii_whitespace() => true,
         Some(b'.' | b'!' | b'?') => text
             .get(at + 1)
             .is_none_or(|c| c.is_ascii_whitespace() || matches!(c, b'*' | b'_' | b'`')),
-        Some(b',' | b';' | b')' | b']' | b'"' | b'\'' | b'`' | b'*' | b'|') => true,
-        Some(&c) => c >= 0x80,
+        Some(&c) => {
+            c.is_ascii_whitespace()
+                || c >= 0x80
+                || matches!(
+                    c,
+                    b',' | b';' | b')' | b']' | b'"' | b'\'' | b'`' | b'*' | b'|'
+                )
+        }
+        None => true,
     }
 }
 
 /// Whether `v` (ASCII letters and digits) is drawn at random as keys are: hex with both
 /// letters and digits, base32 of one case, or base62 that switches case. Not an address
-/// (`0x…`) nor an upper-case hex fingerprint of 40 (an OpenPGP key's, as release notes and
+/// (`0x…`) nor an upper-case hex fingerprint of 40 (an `OpenPGP` key's, as release notes and
 /// repository set-ups give it).
 pub(crate) fn drawn(v: &str) -> bool {
     let b = v.as_bytes();
