@@ -220,7 +220,7 @@ pub(crate) fn main() {
         );
         let token = e.token.as_deref().unwrap_or("");
         let gate = if context {
-            "None".to_string()
+            "Some(near_word_gate)".to_string()
         } else if starts_at_prefix(token, keywords) {
             "Some(word_start_gate)".to_string()
         } else if let Some(n) = run_before(token, keywords) {

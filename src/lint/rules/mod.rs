@@ -22,6 +22,7 @@ pub(crate) mod secrets;
 pub(crate) mod seed_phrase;
 pub(crate) mod stand_ins;
 pub(crate) mod structure;
+pub(crate) mod subject_keys;
 pub(crate) mod tampering;
 pub(crate) mod trust;
 pub(crate) mod waivers;
@@ -47,6 +48,7 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
         .chain(lexicon::PATTERNS)
         .chain(exfil::PATTERNS)
         .chain(secrets::PATTERNS)
+        .chain(subject_keys::PATTERNS)
         .chain(catalogue::PATTERNS.iter())
         .chain(catalogue::NAMED_AFTER_PATTERNS.iter())
         .chain(pii::PATTERNS)

@@ -4560,6 +4560,11 @@ fn table_columns(header: &str) -> std::rc::Rc<[(usize, String, bool)]> {
                     | "apikey"
             ) || last == "key"
                 && matches!(prev, "api" | "access" | "secret" | "private" | "license");
+            // A column called `Key` alone is a credential's when its cell is a key drawn
+            // at random ([`bare_key_cell`]): feature flags' and translations' keys are words.
+            if words.len() == 1 && matches!(last, "key" | "keys") {
+                return Some((i, BARE_KEY.to_owned(), true));
+            }
             // Other words judged as a name too, with a value that reads as random: a
             // `Signing key` column may list public key ids, a `Pass` column test runs.
             if !(listed || cell_names_a_credential(&name)) {
@@ -4577,6 +4582,16 @@ fn table_columns(header: &str) -> std::rc::Rc<[(usize, String, bool)]> {
     let columns: Columns = columns.into();
     LAST.with_borrow_mut(|l| *l = Some((header.to_owned(), std::rc::Rc::clone(&columns))));
     columns
+}
+
+/// The name a column called `Key` is judged by: a key of a service, as `API_KEY` is.
+const BARE_KEY: &str = "API_KEY";
+
+/// A cell of a column called `Key` that holds a credential: 32 or more letters and digits
+/// drawn at random (hex, base32 or base62; see [`super::subject_keys::drawn`]), not an upper-case hex
+/// fingerprint of 40 (a signing key's, as key lists of releases give them).
+fn bare_key_cell(v: &str) -> bool {
+    v.len() >= 32 && v.bytes().all(|c| c.is_ascii_alphanumeric()) && super::subject_keys::drawn(v)
 }
 
 /// A Markdown table with a column named like a credential (`| user | password |`): each
@@ -4611,6 +4626,9 @@ fn check_table(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                 let trail = cell.len() - cell.trim_end_matches('`').len();
                 if s + lead < e - trail {
                     let v = &text[s + lead..e - trail];
+                    if name == BARE_KEY && !bare_key_cell(v) {
+                        continue;
+                    }
                     if strong_value(v) && (!strict || random_looking(v)) {
                         judge_pair(scan, name, s + lead, e - trail, "table-cell", true, out);
                     }
@@ -4986,6 +5004,25 @@ fn foreign_key_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
 /// A key or a token after its label in another language (`der API-Schlüssel lautet …`,
 /// `la clave de API es …`): judged as [`check_foreign_label`] judges a password.
 fn check_foreign_key_label(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    // A public or a record's key (`la clé publique est …`, `der öffentliche Schlüssel ist …`,
+    // `la clave primaria es …`, `Primärschlüssel ist …`): the words of its label, the word
+    // before it and a compound's head name it so.
+    let text = scan.text();
+    let (ms, _) = caps.whole();
+    let (vs, _) = caps.range(1).expect("group v");
+    let head = text[..ms]
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| c.is_alphabetic())
+        .last()
+        .map_or(ms, |(i, _)| i);
+    let before = &text[super::super::text::floor_char(text, head.saturating_sub(30))..head];
+    let last_before = before.split_whitespace().next_back().unwrap_or_default();
+    if super::subject_keys::names_a_handle(&text[head..vs])
+        || super::subject_keys::names_a_handle(last_before)
+    {
+        return;
+    }
     foreign_labelled(scan, caps, out, "key or token written out after its label");
 }
 
@@ -5245,6 +5282,10 @@ fn names_something_else(clause: &str) -> bool {
                     | "payload"
                     | "encoding"
                     | "tokenizer"
+                    | "address"
+                    | "contract"
+                    | "mint"
+                    | "wallet"
             )
         })
 }

@@ -100,6 +100,89 @@ fn run_before_gate<const N: usize>(b: &Site<'_>, start: usize, _end: usize) -> b
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-'))
 }
 
+/// The gate of a context entry: its provider's word stands as a word ([`stands_as_word`]).
+fn near_word_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    stands_as_word(b, start, end)
+}
+
+/// Whether a provider's word found at `start..end` of `b` is a word of the text, as a reader
+/// would take it, not part of another (`box` in `mailbox` or `boxes`, `drone` in `drones`,
+/// `linear` in `nonlinear`): where the word begins or ends with a letter or digit, the text
+/// goes on past it only into another word of an identifier (`datadogApiKey`, `MY_BOX_…`) or
+/// into a credential's word run together with it (`sendgridapikey`, `twiliotoken`).
+pub(crate) fn stands_as_word(b: &[u8], start: usize, end: usize) -> bool {
+    let (Some(&first), Some(&last)) = (b.get(start), b.get(end.wrapping_sub(1))) else {
+        return false;
+    };
+    if first.is_ascii_alphanumeric() && start > 0 {
+        let prev = b[start - 1];
+        let camel = prev.is_ascii_lowercase() && first.is_ascii_uppercase();
+        // A Java system property: `-Dsonar.login=…`.
+        let property = prev == b'D' && start >= 2 && b[start - 2] == b'-';
+        if prev.is_ascii_alphanumeric() && !camel && !property {
+            return false;
+        }
+    }
+    if !last.is_ascii_alphanumeric() {
+        return true;
+    }
+    match b.get(end) {
+        Some(&next) if next.is_ascii_alphabetic() => {
+            let camel = last.is_ascii_lowercase() && next.is_ascii_uppercase();
+            camel || run_on_credential(&b[end..b.len().min(end + 12)])
+        }
+        _ => true,
+    }
+}
+
+/// Whether `rest` (the letters run together after a provider's word) opens with a word of
+/// its credential's name (`apikey`, `token`, `secret`) or a product's suffix (`ai`, `sdk`).
+fn run_on_credential(rest: &[u8]) -> bool {
+    [
+        "api",
+        "key",
+        "token",
+        "secret",
+        "pass",
+        "pwd",
+        "auth",
+        "access",
+        "app",
+        "client",
+        "cred",
+        "private",
+        "sk",
+        "pat",
+        "bearer",
+        "license",
+        "licence",
+        "webhook",
+        "dsn",
+        "signing",
+        "master",
+        "admin",
+        "server",
+        "service",
+        "deploy",
+        "integration",
+        "oauth",
+        "bot",
+        "hook",
+        // A product's name run on with its own suffix (`ZHIPUAI_…`, `LOOKERSDK_…`,
+        // `INFLUXDB_TOKEN`, `nessuscli`).
+        "ai",
+        "sdk",
+        "cli",
+        "db",
+        "io",
+        "hq",
+        "cloud",
+        "labs",
+    ]
+    .iter()
+    .any(|w| rest.len() >= w.len() && rest[..w.len()].eq_ignore_ascii_case(w.as_bytes()))
+}
+
 include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
 
 /// The parts of a catalogue pattern that is matched in parts ([`Split`]), `None` for any
@@ -488,6 +571,13 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
     }
     let part = body(e, token);
     if e.context {
+        // The provider's word must stand as a word: a window another word opened may hold it
+        // inside a longer one (`mailbox` near `box`).
+        let (word_start, _) = caps.whole();
+        let word_end = caps.range(1).map_or(word_start, |(g, _)| g);
+        if !stands_as_word(scan.text().as_bytes(), word_start, word_end) {
+            return;
+        }
         // The provider's word names a variable that a reference reads (`${REDIS_PASSWORD}@…`,
         // `$PGPASSWORD`, `%API_KEY%`): what follows is not its value, unless it is the
         // reference's default (`${REDIS_PASSWORD:-…}`).
@@ -514,7 +604,8 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
         }) {
             return;
         }
-        if reference && gap.is_empty() && !matches!(boundary, Some(':' | '='))
+        // `$GITHUB_TOKEN (see 3f9a…)`: a reference gives no value after it without a sign.
+        if reference && !gap.contains([':', '=']) && !matches!(boundary, Some(':' | '='))
             || gap.trim().is_empty() && matches!(boundary, Some('}' | ')' | '%'))
         {
             return;

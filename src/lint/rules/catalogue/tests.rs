@@ -312,3 +312,44 @@ fn a_near_word_that_names_a_secret_needs_no_assignment_sign() {
         assert_no_catalogue_error(text);
     }
 }
+
+/// A provider's word is read as a reader reads it: a word of its own, or one word of an
+/// identifier (`MY_BOX_…`, `datadogApiKey`), or run together with a credential's word or a
+/// product's suffix (`sendgridapikey`, `ZHIPUAI_…`); never the inside of another word
+/// (`mailbox`, `sandbox`, `drones`, `nonlinear`).
+#[test]
+fn a_provider_word_inside_another_word_names_no_provider() {
+    for (text, start, end, stands) in [
+        ("mailbox_key", 4, 7, false),
+        ("SANDBOX_SECRET", 4, 7, false),
+        ("DRONES_API_KEY", 0, 5, false),
+        ("nonlinear_secret", 3, 9, false),
+        ("BOX_CLIENT_SECRET", 0, 3, true),
+        ("myDatadogKey", 2, 9, true),
+        ("datadogApiKey", 0, 7, true),
+        ("sendgridapikey", 0, 8, true),
+        ("ZHIPUAI_API_KEY", 0, 5, true),
+        ("-Dsonar_login", 2, 13, true),
+        ("the drone token", 4, 9, true),
+    ] {
+        assert_eq!(
+            stands_as_word(text.as_bytes(), start, end),
+            stands,
+            "{text}: {}",
+            &text[start..end]
+        );
+    }
+    let key = "Qx7vLm29TrKp4Wz8Nf2Hs6JdYb3Rc5Ga";
+    for text in [
+        format!("SANDBOX_SECRET={key}"),
+        format!("mailbox_key: \"{key}\""),
+        format!("DRONES_API_KEY={key}"),
+    ] {
+        let d = lint(&text);
+        assert!(
+            of_kind(&d, "box-secret").is_empty() && of_kind(&d, "drone-token").is_empty(),
+            "{text}: {}",
+            show(&d)
+        );
+    }
+}
