@@ -117,6 +117,9 @@ pub(crate) struct Memo {
     pub ordered_sentence: std::sync::Mutex<Option<(usize, usize, bool)>>,
     /// The last match judged for an instruction (`actions::instructs`) and the answer.
     pub instructs: std::sync::Mutex<Option<(usize, bool)>>,
+    /// The last offset whose sentence was asked for (`Scan::sentence_range`) and its bounds:
+    /// the readers of one match ask for it several times.
+    pub sentence: std::sync::Mutex<Option<(usize, (usize, usize))>>,
     /// The text's words, for the rules that judge a match by the sentence before it.
     pub words: OnceLock<super::wordtab::WordTable>,
 }
@@ -162,6 +165,21 @@ impl Scan<'_> {
     /// text and ends its sentence: a key before a value ("hooks", then a hook's command) is
     /// no word of the value's sentence (review s26 #4).
     pub(super) fn sentence_range(&self, pos: usize) -> (usize, usize) {
+        if let Ok(last) = self.memo.sentence.lock()
+            && let Some((p, r)) = *last
+            && p == pos
+        {
+            return r;
+        }
+        let r = self.judge_sentence_range(pos);
+        if let Ok(mut last) = self.memo.sentence.lock() {
+            *last = Some((pos, r));
+        }
+        r
+    }
+
+    /// [`Scan::sentence_range`], worked out.
+    fn judge_sentence_range(&self, pos: usize) -> (usize, usize) {
         let (a, b) = sentence_bounds(self.text(), pos, 400);
         if self.kind != FileKind::Json {
             return (a, b);
