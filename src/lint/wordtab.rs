@@ -153,7 +153,7 @@ impl WordTable {
             next[classes.len()] = at;
             for i in (0..classes.len()).rev() {
                 if classes[i] != 0 {
-                    at = i as u32;
+                    at = u32::try_from(i).expect("fewer than 4 G words");
                 }
                 next[i] = at;
             }

@@ -781,7 +781,7 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
     let mut from = after_label(scan, a, pos).unwrap_or(a);
     let classes = t.classes(head_class);
     let prose = |from: usize| t.prose(from, pos, false).map(|i| (i, classes[i]));
-    let classed = |from: usize| {
+    let marked = |from: usize| {
         t.classed(from, pos, false, head_class)
             .map(|i| (i, classes[i]))
     };
@@ -792,7 +792,7 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
     let mut condition = false;
     let mut asked = false;
     // Only classed words move these: the others are stepped over.
-    for (_, c) in classed(from) {
+    for (_, c) in marked(from) {
         if c & NEGATION != 0 {
             return false;
         }
@@ -818,7 +818,7 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
         return true;
     };
     classes[first] & INSTRUCTS != 0
-        || addressed_in(scan, from, pos) && classed(from).any(|(_, c)| c & MODAL != 0)
+        || addressed_in(scan, from, pos) && marked(from).any(|(_, c)| c & MODAL != 0)
 }
 
 /// The classes of a head's words that [`instructs`] reads.

@@ -207,8 +207,8 @@ pub(crate) const WRECKER: &str = r"\bdd\b[^\n|;&`]{0,80}?\bof=(/dev/[\w/-]+)|\b(
 /// writes one after another ran the capture engine on each, whose bounded backtracker clears
 /// a set sized by the regex's thousands of states for every match (issue #13 item 4). `None`
 /// for a fork bomb (its four names are the capture engine's to tell) and anything unforeseen.
-pub(crate) fn wrecker_groups(m: &str) -> Option<Spans> {
-    let b = m.as_bytes();
+pub(crate) fn wrecker_groups(matched: &str) -> Option<Spans> {
+    let b = matched.as_bytes();
     if memchr::memchr(b'(', b).is_some() {
         return None;
     }

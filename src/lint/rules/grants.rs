@@ -303,12 +303,11 @@ fn strip_quoted(s: &str) -> String {
             }
             // One blank a character: a byte that starts one.
             Some(_) if c & 0xC0 != 0x80 => out.push(' '),
-            Some(_) => {}
             None if c == b'"' || c == b'`' => {
                 out.push_str(&s[run..i]);
                 open = Some(c);
             }
-            None => {}
+            Some(_) | None => {}
         }
     }
     if open.is_none() {
