@@ -117,6 +117,9 @@ pub(crate) struct Memo {
     pub ordered_sentence: std::sync::Mutex<Option<(usize, usize, bool)>>,
     /// The last match judged for an instruction (`actions::instructs`) and the answer.
     pub instructs: std::sync::Mutex<Option<(usize, bool)>>,
+    /// The last offset whose sentence was asked for (`Scan::sentence_range`) and its bounds:
+    /// the readers of one match ask for it several times.
+    pub sentence: std::sync::Mutex<Option<(usize, (usize, usize))>>,
     /// The text's words, for the rules that judge a match by the sentence before it.
     pub words: OnceLock<super::wordtab::WordTable>,
 }
@@ -162,6 +165,21 @@ impl Scan<'_> {
     /// text and ends its sentence: a key before a value ("hooks", then a hook's command) is
     /// no word of the value's sentence (review s26 #4).
     pub(super) fn sentence_range(&self, pos: usize) -> (usize, usize) {
+        if let Ok(last) = self.memo.sentence.lock()
+            && let Some((p, r)) = *last
+            && p == pos
+        {
+            return r;
+        }
+        let r = self.judge_sentence_range(pos);
+        if let Ok(mut last) = self.memo.sentence.lock() {
+            *last = Some((pos, r));
+        }
+        r
+    }
+
+    /// [`Scan::sentence_range`], worked out.
+    fn judge_sentence_range(&self, pos: usize) -> (usize, usize) {
         let (a, b) = sentence_bounds(self.text(), pos, 400);
         if self.kind != FileKind::Json {
             return (a, b);
@@ -484,7 +502,9 @@ impl Matcher {
                 read: super::rules::secrets::groups_reader(pattern),
             };
         }
-        if let Some(read) = super::rules::secrets::groups_reader(pattern) {
+        if let Some(read) = super::rules::secrets::groups_reader(pattern)
+            .or_else(|| super::rules::commands::groups_reader(pattern))
+        {
             return Matcher::Read {
                 regex: compile(pattern, pattern.regex),
                 read,
@@ -1982,6 +2002,97 @@ mod tests {
                 &p.regex[..30]
             );
         }
+    }
+
+    #[test]
+    fn disk_writes_groups_read_off_matches_are_the_capture_engines() {
+        // The disk-wrecking command's groups (`dd of=`, a format, `> /dev/…`) read off each
+        // match, against its regex's captures, on random arrangements of its parts and of
+        // what may stand between them (blanks of every kind, the separators the gaps stop at,
+        // a fork bomb, which the capture engine reads).
+        let pieces: &[&str] = &[
+            "dd",
+            "DD",
+            "dd ",
+            " ",
+            "\t",
+            "\n",
+            "\u{b}",
+            "\r",
+            "of=",
+            "OF=",
+            "if=x ",
+            "xof=",
+            "/dev/",
+            "/DEV/",
+            "sda",
+            "sdX",
+            "nvme0n1",
+            "mapper/x",
+            "-",
+            "/",
+            "_",
+            "mkfs",
+            "mkfs.ext4",
+            "mke2fs",
+            "wipefs -a",
+            "shred",
+            "blkdiscard",
+            ">",
+            ">>",
+            "|",
+            ";",
+            "&",
+            "`",
+            "x",
+            "é",
+            "bs=4M",
+            ":",
+            ":(){ :|:& };:",
+            "rm -rf --no-preserve-root /",
+            "chmod u+s /bin/bash",
+            "sudo",
+            ".",
+        ];
+        let p = crate::lint::rules::all_patterns()
+            .into_iter()
+            .find(|p| p.regex == crate::lint::rules::commands::WRECKER)
+            .expect("the disk-wrecking pattern");
+        let read = Matcher::new(p);
+        assert!(matches!(read, Matcher::Read { .. }));
+        let full = Matcher::Regex(super::compile(p, p.regex));
+        let mut next = crate::lint::rules::xorshift(0xD15C_0000_0000_0001);
+        let (mut read_off, mut resolved) = (0, 0);
+        for _ in 0..40_000 {
+            let mut t = String::new();
+            for _ in 0..=next(12) {
+                t.push_str(pieces[next(pieces.len())]);
+            }
+            let mut at = 0;
+            while at <= t.len() {
+                let (a, b) = match (read.captures_at(&t, at), full.captures_at(&t, at)) {
+                    (Some(a), Some(b)) => (a, b),
+                    (None, None) => break,
+                    _ => panic!("one of them matches {t:?} at {at}"),
+                };
+                if matches!(a, Groups::Spans(..)) {
+                    read_off += 1;
+                } else {
+                    resolved += 1;
+                }
+                for g in 0..8 {
+                    assert_eq!(a.get(g), b.get(g), "group {g} of {t:?} at {at}");
+                }
+                let (start, end, _) = b.get(0).expect("group 0");
+                at = crate::lint::text::ceil_char(&t, end.max(start + 1));
+            }
+        }
+        // The resolved ones are the fork bombs, one piece of the list that matches wherever it
+        // falls.
+        assert!(
+            read_off > resolved && read_off > 2_000,
+            "{read_off} read, {resolved} resolved"
+        );
     }
 
     #[test]

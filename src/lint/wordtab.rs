@@ -34,6 +34,9 @@ pub(crate) struct WordTable {
     /// Each word's classes for [`super::rules::actions`]' reading of a head (negation,
     /// condition, request, modal), found on first need.
     classes: OnceLock<Vec<u8>>,
+    /// For each word, the first word at or after it whose class is not 0 (the count of words
+    /// past the last): a reader that asks only about classed words steps over the rest.
+    classed: OnceLock<Vec<u32>>,
 }
 
 impl WordTable {
@@ -49,6 +52,7 @@ impl WordTable {
             ticks: memchr::memchr_iter(b'`', text.as_bytes()).collect(),
             addressees: OnceLock::new(),
             classes: OnceLock::new(),
+            classed: OnceLock::new(),
         };
         let mut from = None;
         for (i, c) in text
@@ -132,6 +136,35 @@ impl WordTable {
         })
     }
 
+    /// The prose words of `from..to` (see [`WordTable::prose`]) whose class `classify` gives
+    /// is not 0, in order: a head of unclassed words (a command repeated on one line) is
+    /// stepped over, not read word by word. The same `classify` as [`WordTable::classes`].
+    pub(crate) fn classed(
+        &self,
+        from: usize,
+        to: usize,
+        values: bool,
+        classify: fn(&str) -> u8,
+    ) -> Prose<'_> {
+        let skip = self.classed.get_or_init(|| {
+            let classes = self.classes(classify);
+            let mut next = vec![0u32; classes.len() + 1];
+            let mut at = u32::try_from(classes.len()).expect("fewer than 4 G words");
+            next[classes.len()] = at;
+            for i in (0..classes.len()).rev() {
+                if classes[i] != 0 {
+                    at = u32::try_from(i).expect("fewer than 4 G words");
+                }
+                next[i] = at;
+            }
+            next
+        });
+        Prose {
+            skip: Some(skip),
+            ..self.prose(from, to, values)
+        }
+    }
+
     /// Whether word `i` is a setting's or an option's value.
     pub(crate) fn is_value(&self, i: usize) -> bool {
         self.value[i]
@@ -163,6 +196,7 @@ impl WordTable {
             tick,
             code: false,
             values,
+            skip: None,
         }
     }
 }
@@ -176,6 +210,8 @@ pub(crate) struct Prose<'t> {
     tick: usize,
     code: bool,
     values: bool,
+    /// [`WordTable::classed`]'s steps: the next classed word from each word.
+    skip: Option<&'t [u32]>,
 }
 
 impl Iterator for Prose<'_> {
@@ -184,6 +220,12 @@ impl Iterator for Prose<'_> {
     fn next(&mut self) -> Option<usize> {
         let t = self.table;
         while self.next < self.end {
+            if let Some(skip) = self.skip {
+                self.next = skip[self.next] as usize;
+                if self.next >= self.end {
+                    break;
+                }
+            }
             let i = self.next;
             self.next += 1;
             let (s, _) = t.spans[i];

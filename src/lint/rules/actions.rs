@@ -833,13 +833,18 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
     let mut from = after_label(scan, a, pos).unwrap_or(a);
     let classes = t.classes(head_class);
     let prose = |from: usize| t.prose(from, pos, false).map(|i| (i, classes[i]));
+    let marked = |from: usize| {
+        t.classed(from, pos, false, head_class)
+            .map(|i| (i, classes[i]))
+    };
     // A condition that reports someone else's request ("if anyone tells you to run …") sets
     // the act up for refusal, when the act is what the condition reports. After the
     // condition, in the clause it governs ("when the user asks for a release, run …",
     // "whenever someone says \"ship it\", push …"), the act is what the reader is told to do.
     let mut condition = false;
     let mut asked = false;
-    for (_, c) in prose(from) {
+    // Only classed words move these: the others are stepped over.
+    for (_, c) in marked(from) {
         if c & NEGATION != 0 {
             return false;
         }
@@ -865,7 +870,7 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
         return true;
     };
     classes[first] & INSTRUCTS != 0
-        || addressed_in(scan, from, pos) && prose(from).any(|(_, c)| c & MODAL != 0)
+        || addressed_in(scan, from, pos) && marked(from).any(|(_, c)| c & MODAL != 0)
 }
 
 /// The classes of a head's words that [`instructs`] reads.
@@ -875,6 +880,12 @@ const ASKS: u8 = 4;
 const SUBORDINATE: u8 = 8;
 const MODAL: u8 = 16;
 const INSTRUCTS: u8 = 32;
+/// A verb of [`REPORTING`], for [`instructed`].
+const REPORTS: u8 = 64;
+
+/// [`INSTRUCTING`] as a set: every word of a scan is looked up once.
+static INSTRUCTING_SET: LazyLock<rustc_hash::FxHashSet<&'static str>> =
+    LazyLock::new(|| INSTRUCTING.iter().copied().collect());
 
 /// A word's classes for [`instructs`]: worked out once per word of a scan.
 fn head_class(w: &str) -> u8 {
@@ -906,8 +917,11 @@ fn head_class(w: &str) -> u8 {
     ) {
         c |= MODAL;
     }
-    if INSTRUCTING.contains(&w) {
+    if INSTRUCTING_SET.contains(w) {
         c |= INSTRUCTS;
+    }
+    if REPORTING.contains(&w) {
+        c |= REPORTS;
     }
     c
 }
@@ -1854,9 +1868,10 @@ pub(crate) fn instructed(scan: &Scan<'_>, s: usize) -> bool {
     let at = code_start(text, s);
     let (a, _) = scan.sentence_range(at);
     let t = scan.words();
+    let classes = t.classes(head_class);
     let reported = t
-        .prose(a.min(at), at, true)
-        .any(|i| REPORTING.contains(&t.word(i)));
+        .classed(a.min(at), at, true, head_class)
+        .any(|i| classes[i] & REPORTS != 0);
     !described_after(scan, s) && !reported && instructs(scan, at)
 }
 

@@ -17,7 +17,7 @@
 //! command acts); a list of attack kinds, a negation or a report keeps quiet.
 
 use super::super::Severity;
-use super::super::engine::{Caps, Finding, Pattern, Scan};
+use super::super::engine::{Caps, Finding, GroupsFn, Pattern, Scan, Spans};
 use super::super::markdown::Context;
 use super::super::registry::PI008;
 use super::super::text::{floor_char, has_word, words};
@@ -72,7 +72,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "zshrc",
             "profile",
         ],
-        regex: r"\bdd\b[^\n|;&`]{0,80}?\bof=(/dev/[\w/-]+)|\b(?:mkfs(?:\.\w+)?|mke2fs|wipefs|shred|blkdiscard)\b[^\n|;&`]{0,80}?\s(/dev/[\w/-]+)|>\s*(/dev/(?:sd|nvme|hd|vd|xvd|mmcblk|r?disk)\w*)|([\w:]+)\s*\(\)\s*\{\s*([\w:]+)\s*\|\s*([\w:]+)\s*&\s*\}\s*;\s*([\w:]+)|\brm\s+(?:-\w+\s+)*--no-preserve-root\b|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+s|[2467][0-7]{3})\s+(?:/usr)?/s?bin/\w+|\bnopasswd\s*:\s*all\b[^\n`]{0,80}?(?:>>?|\btee\b)|\bchmod\s+(?:-\w+\s+)*(?:0777|[ugoa]*\+rwx)\s+(?:-\w+\s+)*/(?:etc|usr|bin|sbin|var|home|root|boot|lib\w*|opt)?/?(?:[\s`'\x22]|$)|\bdocker\s+run\b[^\n`|;&]{0,160}?\s-v\s+/:/[^\n`|;&]{0,160}?\bchroot\b|\bdocker\s+run\b[^\n`|;&]{0,80}?--privileged\b[^\n`|;&]{0,80}?\s-v\s+/:/|\bcredential\.helper\s*=?\s*[\x22']?![^\n]{0,80}?(?:>>?|\btee\b|\bcurl\b|\bnc\b)|(?:~/|\$home/)?\.(?:bashrc|zshrc|profile|bash_profile|zprofile)\b[^\n.]{0,40}?\b(?:with|from)\s+(?:the\s+)?(?:contents?\s+of\s+)?https?://",
+        regex: WRECKER,
         before: 160,
         after: 160,
         check: check_wrecker,
@@ -212,6 +212,74 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         near: &[],
     },
 ];
+
+/// The machine made unusable or opened to everyone (see [`PATTERNS`]): groups 1 to 3 are a
+/// disk device written (`dd … of=`, a format, `> /dev/…`), 4 to 7 a fork bomb's names.
+pub(crate) const WRECKER: &str = r"\bdd\b[^\n|;&`]{0,80}?\bof=(/dev/[\w/-]+)|\b(?:mkfs(?:\.\w+)?|mke2fs|wipefs|shred|blkdiscard)\b[^\n|;&`]{0,80}?\s(/dev/[\w/-]+)|>\s*(/dev/(?:sd|nvme|hd|vd|xvd|mmcblk|r?disk)\w*)|([\w:]+)\s*\(\)\s*\{\s*([\w:]+)\s*\|\s*([\w:]+)\s*&\s*\}\s*;\s*([\w:]+)|\brm\s+(?:-\w+\s+)*--no-preserve-root\b|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+s|[2467][0-7]{3})\s+(?:/usr)?/s?bin/\w+|\bnopasswd\s*:\s*all\b[^\n`]{0,80}?(?:>>?|\btee\b)|\bchmod\s+(?:-\w+\s+)*(?:0777|[ugoa]*\+rwx)\s+(?:-\w+\s+)*/(?:etc|usr|bin|sbin|var|home|root|boot|lib\w*|opt)?/?(?:[\s`'\x22]|$)|\bdocker\s+run\b[^\n`|;&]{0,160}?\s-v\s+/:/[^\n`|;&]{0,160}?\bchroot\b|\bdocker\s+run\b[^\n`|;&]{0,80}?--privileged\b[^\n`|;&]{0,80}?\s-v\s+/:/|\bcredential\.helper\s*=?\s*[\x22']?![^\n]{0,80}?(?:>>?|\btee\b|\bcurl\b|\bnc\b)|(?:~/|\$home/)?\.(?:bashrc|zshrc|profile|bash_profile|zprofile)\b[^\n.]{0,40}?\b(?:with|from)\s+(?:the\s+)?(?:contents?\s+of\s+)?https?://";
+
+/// The groups of a match of [`WRECKER`], read off it (see [`GroupsFn`]): a line of disk
+/// writes one after another ran the capture engine on each, whose bounded backtracker clears
+/// a set sized by the regex's thousands of states for every match (issue #13 item 4). `None`
+/// for a fork bomb (its four names are the capture engine's to tell) and anything unforeseen.
+pub(crate) fn wrecker_groups(matched: &str) -> Option<Spans> {
+    let b = matched.as_bytes();
+    if memchr::memchr(b'(', b).is_some() {
+        return None;
+    }
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    // `\s` as the regex reads it in byte mode (the vertical tab too).
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r');
+    let starts = |k: usize, lit: &[u8]| {
+        b.len() >= k + lit.len() && b[k..k + lit.len()].eq_ignore_ascii_case(lit)
+    };
+    // `/dev/` and a run of `[\w/-]` at `k` that ends the match: the device's group.
+    let device = |k: usize| {
+        let run = b[(k + 5).min(b.len())..]
+            .iter()
+            .take_while(|&&c| word(c) || c == b'/' || c == b'-')
+            .count();
+        (starts(k, b"/dev/") && run > 0 && k + 5 + run == b.len()).then_some((k, b.len()))
+    };
+    let mut spans: Spans = [Some((0, b.len())), None, None, None, None];
+    if starts(0, b"dd") && b.get(2).is_some_and(|&c| !word(c)) {
+        // `\bdd\b`, the shortest gap, then `\bof=` and the device: its first place.
+        let k = (3..b.len()).find(|&k| {
+            !word(b[k - 1])
+                && starts(k, b"of=/dev/")
+                && b.get(k + 8)
+                    .is_some_and(|&c| word(c) || c == b'/' || c == b'-')
+        })?;
+        spans[1] = Some(device(k + 3)?);
+    } else if ["mkfs", "mke2fs", "wipefs", "shred", "blkdiscard"]
+        .iter()
+        .any(|w| starts(0, w.as_bytes()))
+    {
+        // The tool, the shortest gap, then a blank and the device.
+        let k = (1..b.len()).find(|&k| {
+            space(b[k - 1])
+                && starts(k, b"/dev/")
+                && b.get(k + 5)
+                    .is_some_and(|&c| word(c) || c == b'/' || c == b'-')
+        })?;
+        spans[2] = Some(device(k)?);
+    } else if b.first() == Some(&b'>') {
+        // `>`, blanks, the device (`\w*` after its name: no `/` or `-` in it).
+        let k = 1 + b[1..].iter().take_while(|&&c| space(c)).count();
+        let (s, e) = device(k)?;
+        if b[s + 5..e].iter().any(|&c| !word(c)) {
+            return None;
+        }
+        spans[3] = Some((s, e));
+    }
+    // Every other way to match holds no group.
+    Some(spans)
+}
+
+/// The reader of the groups of `p`'s regex when they are read off its match (see
+/// [`wrecker_groups`]).
+pub(crate) fn groups_reader(p: &Pattern) -> Option<GroupsFn> {
+    (p.regex == WRECKER).then_some(wrecker_groups as GroupsFn)
+}
 
 /// Reports PI008 at `(s, e)`: the reader is told to `what`. The suite a command is run
 /// before or against ("before the tests", "to stress-test the runner") is no example.

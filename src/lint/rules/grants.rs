@@ -262,6 +262,43 @@ fn ordered(scan: &Scan<'_>, s: usize) -> bool {
     {
         body = &body[k + 2..];
     }
+    // What [`instructs`] needs, read cheaply first off the head's first two words: an opening
+    // verb, a condition or place before one, or the reader addressed. A run of settings that
+    // opens otherwise ("we set …" on every line) is not read again clause by clause, nor
+    // split into all its words (every check before the full reading below turns the sentence
+    // down, so which comes first does not change the answer).
+    let mut opening = words(body);
+    let first_two = [opening.next(), opening.next()];
+    let could = first_two[usize::from(
+        first_two[0]
+            .as_ref()
+            .is_some_and(|w| w.len() > 4 && w.ends_with("ly")),
+    )]
+    .as_deref()
+    .is_none_or(|w| {
+        super::actions::INSTRUCTING.contains(&w)
+            || SETUP_VERBS.contains(&w)
+            || matches!(
+                w,
+                "if" | "when"
+                    | "whenever"
+                    | "once"
+                    | "before"
+                    | "after"
+                    | "as"
+                    | "until"
+                    | "while"
+                    | "to"
+                    | "in"
+                    | "inside"
+                    | "within"
+                    | "into"
+                    | "from"
+            )
+    }) || super::addressed(body);
+    if !could {
+        return false;
+    }
     let prose: Vec<String> = words(body).collect();
     if prose.is_empty() && scan.context(s) == Context::CodeFence {
         return false;
@@ -282,41 +319,6 @@ fn ordered(scan: &Scan<'_>, s: usize) -> bool {
         .iter()
         .any(|w| super::actions::REPORTING.contains(&w.as_str()))
     {
-        return false;
-    }
-    // What [`instructs`] needs, read cheaply first: an opening verb, a condition or place
-    // before one, or the reader addressed. A run of settings that opens otherwise ("we set
-    // …" on every line) is not read again clause by clause.
-    let could = prose
-        .get(usize::from(
-            prose
-                .first()
-                .is_some_and(|w| w.len() > 4 && w.ends_with("ly")),
-        ))
-        .is_none_or(|w| {
-            let w = w.as_str();
-            super::actions::INSTRUCTING.contains(&w)
-                || SETUP_VERBS.contains(&w)
-                || matches!(
-                    w,
-                    "if" | "when"
-                        | "whenever"
-                        | "once"
-                        | "before"
-                        | "after"
-                        | "as"
-                        | "until"
-                        | "while"
-                        | "to"
-                        | "in"
-                        | "inside"
-                        | "within"
-                        | "into"
-                        | "from"
-                )
-        })
-        || super::addressed(body);
-    if !could {
         return false;
     }
     if instructs(scan, s) {
@@ -372,16 +374,32 @@ fn ordered_once(scan: &Scan<'_>, s: usize) -> bool {
 }
 
 /// `s` with double-quoted strings and code spans blanked: the prose around a snippet.
+///
+/// Each quoted character becomes one blank; the quote marks themselves are dropped. The
+/// marks are ASCII, so the text is read by byte and copied a run at a time (asked of the head
+/// of every match).
 fn strip_quoted(s: &str) -> String {
+    let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
-    let mut open: Option<char> = None;
-    for c in s.chars() {
+    let mut open: Option<u8> = None;
+    let mut run = 0;
+    for (i, &c) in b.iter().enumerate() {
         match open {
-            Some(q) if c == q => open = None,
-            Some(_) => out.push(' '),
-            None if c == '"' || c == '`' => open = Some(c),
-            None => out.push(c),
+            Some(q) if c == q => {
+                open = None;
+                run = i + 1;
+            }
+            // One blank a character: a byte that starts one.
+            Some(_) if c & 0xC0 != 0x80 => out.push(' '),
+            None if c == b'"' || c == b'`' => {
+                out.push_str(&s[run..i]);
+                open = Some(c);
+            }
+            Some(_) | None => {}
         }
+    }
+    if open.is_none() {
+        out.push_str(&s[run..]);
     }
     out
 }
@@ -872,4 +890,36 @@ fn check_hook(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     );
     push_pi(scan, finding, out);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn quoted_text_is_blanked_a_blank_a_character() {
+        // The reading by characters this replaced.
+        let by_chars = |s: &str| {
+            let mut out = String::new();
+            let mut open: Option<char> = None;
+            for c in s.chars() {
+                match open {
+                    Some(q) if c == q => open = None,
+                    Some(_) => out.push(' '),
+                    None if c == '"' || c == '`' => open = Some(c),
+                    None => out.push(c),
+                }
+            }
+            out
+        };
+        for t in [
+            "set \"x\" and `y` now",
+            "a \"b `c` d\" e",
+            "open \"quote \u{e9}\u{e9} runs",
+            "`\u{2014}` \u{e9}l\u{e8}ve \"",
+            "",
+            "\"\"``",
+            "plain \u{1F600} text",
+        ] {
+            assert_eq!(super::strip_quoted(t), by_chars(t), "{t:?}");
+        }
+    }
 }

@@ -371,8 +371,25 @@ const META: &[&str] = &[
 /// a piece of a path, a file name, an identifier or a code span (`.claude/`, `agent_id`,
 /// `` `you` ``).
 pub(crate) fn addressed(s: &str) -> bool {
-    prose_words(s).any(|w| ADDRESSEE.iter().any(|a| w.eq_ignore_ascii_case(a)))
-        || contains_ignore_ascii_case(s.as_bytes(), b"next agent")
+    prose_words(s).any(is_addressee) || contains_ignore_ascii_case(s.as_bytes(), b"next agent")
+}
+
+/// [`ADDRESSEE`], lower-cased, as a set.
+static ADDRESSEES: std::sync::LazyLock<rustc_hash::FxHashSet<String>> =
+    std::sync::LazyLock::new(|| ADDRESSEE.iter().map(|a| a.to_ascii_lowercase()).collect());
+
+/// Whether `w` is one of [`ADDRESSEE`] in any ASCII case: what comparing it with each,
+/// ignoring ASCII case, answers (the list is ASCII, so a word with other bytes is none),
+/// by one look-up (asked of every word of a head).
+fn is_addressee(w: &str) -> bool {
+    let mut buf = [0u8; 32];
+    if w.len() > buf.len() || !w.is_ascii() {
+        return false;
+    }
+    let lower = &mut buf[..w.len()];
+    lower.copy_from_slice(w.as_bytes());
+    lower.make_ascii_lowercase();
+    std::str::from_utf8(lower).is_ok_and(|l| ADDRESSEES.contains(l))
 }
 
 /// [`addressed`] of the stretch `from..to` of the scan with its code spans and settings'
@@ -802,8 +819,12 @@ pub(crate) fn negated_before(text: &str, pos: usize) -> bool {
     let start = pos.saturating_sub(40);
     let start = super::text::ceil_char(text, start);
     let mut window = &text[start..pos];
-    // A negation in an earlier sentence or clause does not reach this one.
-    if let Some(k) = window.rfind(['.', '!', '?', ';', '\n']) {
+    // A negation in an earlier sentence or clause does not reach this one. (The marks are
+    // ASCII: found by byte, as `rfind` of the characters finds them.)
+    if let Some(k) = window
+        .bytes()
+        .rposition(|b| matches!(b, b'.' | b'!' | b'?' | b';' | b'\n'))
+    {
         window = &window[k + 1..];
     }
     let is = |w: &str, list: &[&str]| {
@@ -863,7 +884,10 @@ fn word_slices(s: &str) -> impl Iterator<Item = &str> + '_ {
 pub(crate) fn hypothetical_request_before(text: &str, pos: usize) -> bool {
     let start = super::text::ceil_char(text, pos.saturating_sub(120));
     let mut window = &text[start..pos];
-    if let Some(k) = window.rfind(['.', '!', '?', ';', ',', '\n']) {
+    if let Some(k) = window
+        .bytes()
+        .rposition(|b| matches!(b, b'.' | b'!' | b'?' | b';' | b',' | b'\n'))
+    {
         window = &window[k + 1..];
     }
     // The clause must end on "to": read off its end before its words are split.
@@ -1849,6 +1873,37 @@ pub(crate) fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_addressee_is_looked_up_as_comparing_with_each_ignoring_ascii_case() {
+        assert!(
+            super::ADDRESSEE
+                .iter()
+                .all(|a| a.is_ascii() && a.len() <= 32)
+        );
+        for w in [
+            "you",
+            "YOU",
+            "You're",
+            "Agent",
+            "agents",
+            "bot",
+            "Bots",
+            "yo",
+            "youu",
+            "ai",
+            "AI",
+            "\u{e9}",
+            "you\u{e9}",
+            "",
+            "assistant",
+            "ASSISTANTs",
+            "x".repeat(40).as_str(),
+        ] {
+            let each = super::ADDRESSEE.iter().any(|a| w.eq_ignore_ascii_case(a));
+            assert_eq!(super::is_addressee(w), each, "{w:?}");
+        }
+    }
 
     /// Splits a regex source at its top-level `|`.
     fn alternatives(src: &str) -> Vec<&str> {

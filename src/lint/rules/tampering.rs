@@ -271,7 +271,7 @@ pub(crate) fn told(scan: &Scan<'_>, s: usize) -> bool {
     let mark = memchr::memrchr3_iter(b';', b',', dash[0], &bytes[a..s])
         .map(|k| a + k)
         .find(|&k| bytes[k] != dash[0] || bytes[k..].starts_with(dash))
-        .or_else(|| memchr::memmem::rfind(&bytes[a..s], b" - ").map(|k| a + k));
+        .or_else(|| last_spaced_dash(&bytes[a..s]).map(|k| a + k));
     if let Some(k) = mark {
         let c = k + text[k..].chars().next().map_or(1, char::len_utf8);
         // The clause's first word, which may be the act's own verb.
@@ -292,6 +292,14 @@ pub(crate) fn told(scan: &Scan<'_>, s: usize) -> bool {
                 "not" | "never" | "don't" | "dont" | "we" | "i" | "it" | "this" | "they"
             )
         })
+}
+
+/// Where the last ` - ` of `b` starts: what `memmem::rfind(b, b" - ")` finds, without
+/// building a searcher for each head (asked of every match of a command).
+fn last_spaced_dash(b: &[u8]) -> Option<usize> {
+    memchr::memrchr_iter(b'-', b)
+        .find(|&k| k > 0 && b[k - 1] == b' ' && b.get(k + 1) == Some(&b' '))
+        .map(|k| k - 1)
 }
 
 /// Words that name the checks and what they do: in a sentence that acts on them they are its
@@ -695,6 +703,29 @@ fn check_false_report(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) 
 #[cfg(test)]
 pub(crate) mod tests {
     use crate::lint::Severity;
+
+    #[test]
+    fn the_last_spaced_dash_is_where_memmem_finds_it() {
+        for t in [
+            "a - b - c",
+            "a -b - c-d",
+            "- a",
+            "a -",
+            " - ",
+            "a--b",
+            "x  -  y",
+            "no dash",
+            "",
+            "a - ",
+            "\u{2014} - \u{e9}",
+        ] {
+            assert_eq!(
+                super::last_spaced_dash(t.as_bytes()),
+                memchr::memmem::rfind(t.as_bytes(), b" - "),
+                "{t:?}"
+            );
+        }
+    }
 
     /// The rules that block `text`, read as a handoff note.
     pub(crate) fn blocking(text: &str) -> Vec<String> {
