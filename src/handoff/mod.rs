@@ -221,6 +221,10 @@ pub struct Snapshot {
     /// Configuration files read (as always) whose blob equals the baseline's (HEAD's at
     /// pre-commit): their own lint was HEAD's, and is not run again.
     pub config_as_base: std::collections::BTreeSet<String>,
+    /// Files read whole whose blob is HEAD's under HEAD's lint configuration, at pre-commit
+    /// (the manifest, TRUST.md: read for the layers that parse them): judged with HEAD, so
+    /// not linted again (issue #14).
+    pub judged_at_base: std::collections::BTreeSet<String>,
     /// The blob ids of LOG-ARCHIVE.md and its index where they were read whole from a blob
     /// (into [`Snapshot::files`]), by name: their pass state can be recorded by blob id
     /// (issue #14, see `commands::archive`).
@@ -266,7 +270,18 @@ impl Baseline {
     /// unread when the lint configuration changed (every file is judged again under it),
     /// and LOG-ARCHIVE.md and its index are left unread only together, since one is
     /// judged against the other.
-    fn unchanged<'a>(&self, staged: &'a [TreeFile]) -> std::collections::HashSet<&'a [u8]> {
+    ///
+    /// And the files that are read all the same ([`ALWAYS_READ`]:
+    /// the manifest, TRUST.md) whose blob equals HEAD's under an unchanged lint
+    /// configuration: HEAD's state, judged with HEAD, so read for the layers that parse them
+    /// (the ledger's decay is a matter of the clock) but not linted again (issue #14).
+    fn as_judged<'a>(
+        &self,
+        staged: &'a [TreeFile],
+    ) -> (
+        std::collections::HashSet<&'a [u8]>,
+        std::collections::HashSet<&'a [u8]>,
+    ) {
         let same = |f: &TreeFile| !f.is_link && self.files.get(&f.path) == Some(&f.id);
         let same_name = |name: &str| {
             let staged_file = staged.iter().find(|f| f.path == name.as_bytes());
@@ -276,13 +291,14 @@ impl Baseline {
             }
         };
         let mut out = std::collections::HashSet::new();
+        let mut judged = std::collections::HashSet::new();
         let config = [
             AIIGNORE,
             crate::lint::allow::ALLOWLIST,
             crate::lint::allow::PII_ALLOWLIST,
         ];
         if self.files.is_empty() || !config.iter().all(|n| same_name(n)) {
-            return out;
+            return (out, judged);
         }
         let archive_pair = same_name(log::ARCHIVE_FILE) && same_name(log::INDEX_FILE);
         for f in staged {
@@ -291,9 +307,11 @@ impl Baseline {
             let paired = name == log::ARCHIVE_FILE.as_bytes() || name == log::INDEX_FILE.as_bytes();
             if same(f) && !always && (!paired || archive_pair) {
                 out.insert(name);
+            } else if same(f) && always {
+                judged.insert(name);
             }
         }
-        out
+        (out, judged)
     }
 }
 
@@ -664,11 +682,11 @@ impl HandoffDir {
                 is_link: same.is_none(),
             });
         }
-        let unchanged: std::collections::HashSet<Vec<u8>> = base
-            .unchanged(&files)
-            .into_iter()
-            .map(<[u8]>::to_vec)
-            .collect();
+        let (unchanged, judged) = base.as_judged(&files);
+        let unchanged: std::collections::HashSet<Vec<u8>> =
+            unchanged.into_iter().map(<[u8]>::to_vec).collect();
+        let judged: std::collections::HashSet<Vec<u8>> =
+            judged.into_iter().map(<[u8]>::to_vec).collect();
         for f in &files {
             let Ok(inner) = std::str::from_utf8(&f.path) else {
                 continue;
@@ -678,6 +696,9 @@ impl HandoffDir {
                 && base.files.get(&f.path) == Some(&f.id)
             {
                 snap.config_as_base.insert(inner.to_string());
+            }
+            if judged.contains(&f.path) {
+                snap.judged_at_base.insert(inner.to_string());
             }
             if unchanged.contains(&f.path) {
                 snap.files.remove(inner);
@@ -911,7 +932,7 @@ impl HandoffDir {
         ),
     ) -> Result<Snapshot> {
         let mut snap = Snapshot::default();
-        let unchanged = base.unchanged(files);
+        let (unchanged, judged) = base.as_judged(files);
         for f in files {
             let name = self.checked_name("", &f.path)?;
             if let Some((top, _)) = name.split_once('/')
@@ -929,6 +950,9 @@ impl HandoffDir {
                 && base.files.get(&f.path) == Some(&f.id)
             {
                 snap.config_as_base.insert(name.clone());
+            }
+            if judged.contains(f.path.as_slice()) {
+                snap.judged_at_base.insert(name.clone());
             }
             if unchanged.contains(f.path.as_slice()) || (!f.is_link && leave.contains(&&*name)) {
                 snap.unread.insert(name, f.id);

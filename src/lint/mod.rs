@@ -672,6 +672,7 @@ pub fn snapshot_files<'a>(dir: &HandoffDir, snap: &'a Snapshot) -> Vec<LintFile<
         .iter()
         .filter(|(name, bytes)| {
             (is_lintable(name) || (is_config_file(name) && !snap.config_as_base.contains(*name)))
+                && !snap.judged_at_base.contains(*name)
                 && !is_binary(name, bytes)
         })
         .map(|(name, bytes)| LintFile {
