@@ -444,7 +444,7 @@ fn merge_manifest(
             snap,
             unresolved,
             stale_ids,
-        } if unresolved.is_empty() => (snap, stale_ids),
+        } if unresolved.is_empty() => (*snap, stale_ids),
         // Checksums over a file left with markers would make it look settled (session 30
         // #2): the fields are written as merged, the checksums left to `git aahp manifest`
         // once the files are resolved, and the manifest stays conflicted until then.
@@ -829,7 +829,7 @@ fn merged_directory(repo: &Repo, dir: &HandoffDir) -> Result<MergedDirectory> {
         }
     }
     Ok(MergedDirectory::Merged {
-        snap,
+        snap: Box::new(snap),
         unresolved,
         stale_ids,
     })
@@ -844,7 +844,7 @@ enum MergedDirectory {
     /// The merged directory.
     Merged {
         /// Its files.
-        snap: Snapshot,
+        snap: Box<Snapshot>,
         /// The files that keep conflicts.
         unresolved: Vec<String>,
         /// Files git takes from the merged branch as they are, which name a task id the
