@@ -4724,7 +4724,11 @@ mod tests {
             r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": {}}}]}}]}}}}"#,
             serde_json::Value::String(command.into())
         );
-        let mut tree = Files { files, handed: 0 };
+        let mut tree = Files {
+            files,
+            handed: 0,
+            listed: 0,
+        };
         let f = super::follow(".claude/settings.json", &settings, &mut tree);
         let held: Vec<String> = f
             .runs
@@ -4733,13 +4737,21 @@ mod tests {
             .filter(|p| files.iter().any(|(f, _)| f == p))
             .collect();
         let said = f.unfollowed.into_iter().map(|u| u.text).collect();
+        WORK.set(tree.handed + tree.listed);
         (held, said, tree.handed)
     }
 
-    /// A tree of `files`, counting the bytes its reads hand out.
+    thread_local! {
+        /// The bytes the last [`followed`] had its tree hand out, read and listed.
+        static WORK: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// A tree of `files`, counting the bytes its reads hand out and the bytes of the names
+    /// its listings give.
     struct Files<'a> {
         files: &'a [(&'a str, String)],
         handed: usize,
+        listed: usize,
     }
 
     impl super::Tree for Files<'_> {
@@ -4758,6 +4770,7 @@ mod tests {
                 .iter()
                 .map(|(f, _)| (*f).to_string())
                 .filter(|f| dir.is_empty() || f.starts_with(&format!("{dir}/")))
+                .inspect(|f| self.listed += f.len())
                 .collect()
         }
     }
@@ -5191,6 +5204,7 @@ mod tests {
         let mut tree = Files {
             files: &files,
             handed: 0,
+            listed: 0,
         };
         let f = super::follow(".claude/settings.json", settings, &mut tree);
         let held: Vec<&str> = f.runs.iter().map(|r| r.path.as_str()).collect();
@@ -5695,13 +5709,17 @@ mod tests {
         for (command, files) in cases {
             let files: Vec<(&str, String)> =
                 files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
-            let started = std::time::Instant::now();
+            // Work counted, not timed: what the tree handed out (each file read, each
+            // listing) stays within a few times the input, as a walk that reads each file
+            // and lists each directory once does.
+            let input: usize =
+                command.len() + files.iter().map(|(p, t)| p.len() + t.len()).sum::<usize>();
             let _ = followed(&command, &files);
+            let work = WORK.get();
             assert!(
-                started.elapsed() < std::time::Duration::from_secs(20),
-                "{}: {:?}",
+                work <= 4 * input,
+                "{}: {work} bytes handed out for {input}",
                 &command[..command.len().min(40)],
-                started.elapsed()
             );
         }
     }

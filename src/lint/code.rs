@@ -447,7 +447,7 @@ fn shell(b: &[u8], marks: &mut Vec<Mark>) -> Option<Vec<Part>> {
                 }
             }
             b'<' if b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') => {
-                let (delimiter, strip, next) = heredoc_word(b, i + 2)?;
+                let (delimiter, strip, next) = heredoc_word(b, i + 2).ok()?;
                 heredocs.push((delimiter, strip));
                 i = next;
                 continue;
@@ -572,9 +572,9 @@ fn joined(
 }
 
 /// The delimiter of a here-document whose `<<` ends before `at`: (its word without quotes,
-/// whether `<<-` strips leading tabs, where the word ends). `None` for a word the lexer
-/// cannot read.
-fn heredoc_word(b: &[u8], mut at: usize) -> Option<(Vec<u8>, bool, usize)> {
+/// whether `<<-` strips leading tabs, where the word ends). For a word the lexer cannot read,
+/// how far it read: the text's end past a quote left open, else where the empty word stops.
+fn heredoc_word(b: &[u8], mut at: usize) -> Result<(Vec<u8>, bool, usize), usize> {
     let strip = b.get(at) == Some(&b'-');
     if strip {
         at += 1;
@@ -586,7 +586,7 @@ fn heredoc_word(b: &[u8], mut at: usize) -> Option<(Vec<u8>, bool, usize)> {
     while let Some(&c) = b.get(at) {
         match c {
             b'\'' | b'"' => {
-                let end = b[at + 1..].iter().position(|&x| x == c)? + at + 1;
+                let end = b[at + 1..].iter().position(|&x| x == c).ok_or(b.len())? + at + 1;
                 word.extend_from_slice(&b[at + 1..end]);
                 at = end + 1;
             }
@@ -602,7 +602,11 @@ fn heredoc_word(b: &[u8], mut at: usize) -> Option<(Vec<u8>, bool, usize)> {
             }
         }
     }
-    (!word.is_empty()).then_some((word, strip, at))
+    if word.is_empty() {
+        Err(at)
+    } else {
+        Ok((word, strip, at))
+    }
 }
 
 /// Hands each line of the bodies of `heredocs`, one after another from `at`, to `body` (its
@@ -880,13 +884,18 @@ pub(crate) fn shell_command_list(text: &str) -> Vec<ShellCommand> {
             }
             b'<' if b.get(i + 1) == Some(&b'<') => {
                 words.end_word();
-                if let Some((delimiter, strip, next)) = heredoc_word(b, i + 2) {
-                    heredocs.push((delimiter, strip));
-                    i = next;
-                } else {
-                    // Read to the end at worst, moving past only `<<`.
-                    steps.add(b.len() - i);
-                    i += 2;
+                match heredoc_word(b, i + 2) {
+                    Ok((delimiter, strip, next)) => {
+                        heredocs.push((delimiter, strip));
+                        i = next;
+                    }
+                    Err(read_to) => {
+                        // What the word's reader read, moving past only `<<`: to the end
+                        // past an open quote (once: the quote then opens here too), else a
+                        // few bytes (`<<-<`).
+                        steps.add(read_to - i);
+                        i += 2;
+                    }
                 }
                 continue;
             }
@@ -1331,6 +1340,8 @@ mod tests {
             "x\\\n",
             "'#'",
             "<<E\nE\n",
+            "<<-<",
+            "<<\\'",
             "if ",
         ] {
             let text = unit.repeat((1 << 20) / unit.len());
@@ -1338,6 +1349,15 @@ mod tests {
         }
         // A command's name spelt with quotes, after a character of more than one byte.
         assert_eq!(lexes_soundly("x; Σ'a' b\n(é\\\"x\" y", &[(3, 5)]), Ok(()));
+        // `<<` with no word to read, again and again: each costs the few bytes read, not the
+        // rest of the text (two random runs once counted the rest for each).
+        for text in [
+            "<‹;𞟠<<-<<>##\\\nຆ𞤀",
+            "<<-<<''''<‹&\u{fffc}𞀰",
+            "a <<'open\n<<'x",
+        ] {
+            assert_eq!(lexes_soundly(text, &[(0, text.len())]), Ok(()), "{text:?}");
+        }
     }
 
     /// The text of each run of `kind` in `text`.
