@@ -4724,7 +4724,7 @@ mod tests {
             r#"{{"hooks": {{"SessionStart": [{{"hooks": [{{"type": "command", "command": {}}}]}}]}}}}"#,
             serde_json::Value::String(command.into())
         );
-        let mut tree = Files {
+        let mut tree = Held {
             files,
             handed: 0,
             listed: 0,
@@ -4748,13 +4748,13 @@ mod tests {
 
     /// A tree of `files`, counting the bytes its reads hand out and the bytes of the names
     /// its listings give.
-    struct Files<'a> {
+    struct Held<'a> {
         files: &'a [(&'a str, String)],
         handed: usize,
         listed: usize,
     }
 
-    impl super::Tree for Files<'_> {
+    impl super::Tree for Held<'_> {
         fn read(&mut self, path: &str) -> Option<String> {
             let t = self
                 .files
@@ -5201,7 +5201,7 @@ mod tests {
             ("f.sh", s("echo hidden\n")),
         ];
         let settings = r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "sh a.sh"}]}]}}"#;
-        let mut tree = Files {
+        let mut tree = Held {
             files: &files,
             handed: 0,
             listed: 0,
