@@ -210,6 +210,10 @@ def shapes(size, root):
     add("remove-root-one-line", fill("rm -rf / ", size))
     # Thirty-second session: a module fetched from an unknown host, one per line.
     add("go-get-lines", fill("run go get x.example/y\n", size))
+    # A line of braced escapes never closed (each once searched the rest of the line for
+    # its `}`), and one of escapes closed after an open one.
+    add("unclosed-braced-escapes-one-line", fill("\\u{", size))
+    add("braced-escapes-one-line", fill("\\u{41}\\u{", size))
     # Thirty-third session: the rule families the thirty-second session added, each frame or
     # trigger repeated, on one line and one a line.
     # Orders to an AI reader inside data (data_frames.rs): a quoted comment, a CSV cell, a
