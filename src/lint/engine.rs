@@ -634,6 +634,21 @@ pub(crate) type GateFn = fn(&Site<'_>, usize, usize) -> bool;
 pub(crate) struct Site<'a> {
     bytes: &'a [u8],
     line: std::cell::Cell<Option<Line>>,
+    /// Per [`LineFact`], the last line it was worked out for (its start) and the answer.
+    facts: std::cell::Cell<[Option<(usize, bool)>; LineFact::COUNT]>,
+}
+
+/// A fact about a whole line that a gate asks at each keyword on it, worked out once per
+/// line ([`Site::line_fact`]): asked afresh, a line dense with the keyword is read once per
+/// occurrence.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum LineFact {
+    /// PI008's trust-record pattern: a verb of record stands on the line.
+    RecordVerb,
+}
+
+impl LineFact {
+    const COUNT: usize = 1;
 }
 
 /// The facts of one line of a [`Site`]'s text.
@@ -683,7 +698,25 @@ impl<'a> Site<'a> {
         Site {
             bytes,
             line: std::cell::Cell::new(None),
+            facts: std::cell::Cell::new([None; LineFact::COUNT]),
         }
+    }
+
+    /// `fact` of the line that holds `pos`, from `read` (given the line's bytes) the first
+    /// time it is asked for that line.
+    pub(crate) fn line_fact(&self, pos: usize, fact: LineFact, read: fn(&[u8]) -> bool) -> bool {
+        let line = self.line(pos);
+        let mut facts = self.facts.get();
+        let slot = &mut facts[fact as usize];
+        if let Some((start, answer)) = *slot
+            && start == line.start
+        {
+            return answer;
+        }
+        let answer = read(&self.bytes[line.start..line.end]);
+        *slot = Some((line.start, answer));
+        self.facts.set(facts);
+        answer
     }
 
     /// The line that holds byte `pos` (a position at the text's end, or at a `\n`, is in the

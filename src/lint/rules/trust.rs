@@ -24,7 +24,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::super::FileKind;
-use super::super::engine::{Caps, Finding, Pattern, Scan, Site};
+use super::super::engine::{Caps, Finding, LineFact, Pattern, Scan, Site};
 use super::super::registry::{PI007, PI008, RuleMeta};
 use super::super::text::words;
 use super::actions::{INSTRUCTING, REPORTING, described_after};
@@ -109,11 +109,14 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             clause!(),
             r"{0,200}"
         ),
-        before: 200,
+        // Far enough back for a verb 160 clause characters before its object, each up to
+        // four bytes: every match is inside its own object's window, so a window dropped
+        // by the gate (a line without a verb) never held a match of another line.
+        before: 660,
         after: 420,
         check: check_trust_forged,
         overlap: false,
-        gate: Some(not_a_bare_key),
+        gate: Some(a_record_verb_on_the_line),
         // What a finding needs in the match: a purpose ("so …"), a time ("before …",
         // "without …"), or a falsified state.
         near: &[
@@ -291,6 +294,40 @@ pub(crate) static PATTERNS: &[Pattern] = &[
 /// `TRUST.md`, `manifest_only` alone on a line of the JSON strings' view): a match lies on one
 /// line and needs a verb there, as a word of its own, and such a line has none. The manifest
 /// of every commit opens no window.
+/// PI008's trust-record pattern: every match holds a verb of record (`\b(VERB)\b`) on the
+/// line of its object (a clause never crosses a line), so a line without one (a TRUST.md
+/// title or table header: "Trust Register", "Last Verified | Agent | TTL") cannot match;
+/// nor can a bare key ([`not_a_bare_key`]). A line with any byte past ASCII is left to the
+/// regex, whose case folding and word boundaries reach letters the words here do not.
+fn a_record_verb_on_the_line(b: &Site<'_>, start: usize, end: usize) -> bool {
+    not_a_bare_key(b, start, end) && b.line_fact(start, LineFact::RecordVerb, holds_record_verb)
+}
+
+/// The verbs of `record_verbs!`, as the words a line is split into ("hand-edit" as "edit").
+static RECORD_VERBS: LazyLock<std::collections::HashSet<&'static [u8]>> = LazyLock::new(|| {
+    record_verbs!()
+        .split(['|', '-'])
+        .map(str::as_bytes)
+        .collect()
+});
+
+/// Whether `line` holds a word of [`RECORD_VERBS`] (ASCII letters, any case), or a byte past
+/// ASCII.
+fn holds_record_verb(line: &[u8]) -> bool {
+    let mut lower = [0u8; 10];
+    !line.is_ascii()
+        || line
+            .split(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+            .any(|w| {
+                let Some(lower) = lower.get_mut(..w.len()) else {
+                    return false;
+                };
+                lower.copy_from_slice(w);
+                lower.make_ascii_lowercase();
+                RECORD_VERBS.contains(&*lower)
+            })
+}
+
 fn not_a_bare_key(b: &Site<'_>, start: usize, end: usize) -> bool {
     let line = b.line(start);
     let quoted = start > 0 && b[start - 1] == b'"' && line.lead + 1 == start;
