@@ -1009,8 +1009,9 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         // A key or a token after its label in another language, with a sign or the
         // language's verb for "is" (`der API-Schlüssel lautet …`, `la clave de API de … es
         // …`, `la clé API est …`, `il token di … è …`, `API 密钥是 …`). The English `token`
-        // only with another language's verb: English prose is the patterns' above.
-        regex: r"(?:(?i:schl(?:ü|u|ue)ssel|clave|cl[eé]|chiave|chave|sleutel|klucz|nyckel|avain|jetons?)(?:[ \t]+[^\s:=：.,;!?()\[\]<>`'\x22]{1,24}){0,4}?(?:[ \t]*(?:\*\*|__)?[ \t]*[:=：]|[ \t]+[-–—][ \t]|[ \t]+(?i:ist|lautet|war|est|était|etait|es|era|é|è|e|is|jest|to|är|ar|var|on|oli|je))|(?i:token)(?:[ \t]+[^\s:=：.,;!?()\[\]<>`'\x22]{1,24}){0,4}?[ \t]+(?i:ist|lautet|est|es|è|é|e)|(?:キー|トークン|密钥|密鑰|秘钥|令牌|토큰)[ \t]*(?:は|是|为|為|는|은|:|：))[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*[`'\x22]?(?P<v>[^ \t\r\n`'\x22<>()\[\]{},;|。、]+)",
+        // only with another language's verb: English prose is the patterns' above. The verb
+        // is a word of its own, as the gate reads it (not the `E` of `token EAA…`).
+        regex: r"(?:(?i:schl(?:ü|u|ue)ssel|clave|cl[eé]|chiave|chave|sleutel|klucz|nyckel|avain|jetons?)(?:[ \t]+[^\s:=：.,;!?()\[\]<>`'\x22]{1,24}){0,4}?(?:[ \t]*(?:\*\*|__)?[ \t]*[:=：]|[ \t]+[-–—][ \t]|[ \t]+(?i:ist|lautet|war|est|était|etait|es|era|é|è|e|is|jest|to|är|ar|var|on|oli|je)\b)|(?i:token)(?:[ \t]+[^\s:=：.,;!?()\[\]<>`'\x22]{1,24}){0,4}?[ \t]+(?i:ist|lautet|est|es|è|é|e)\b|(?:キー|トークン|密钥|密鑰|秘钥|令牌|토큰)[ \t]*(?:は|是|为|為|는|은|:|：))[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*[`'\x22]?(?P<v>[^ \t\r\n`'\x22<>()\[\]{},;|。、]+)",
         before: 10,
         after: 340,
         check: check_foreign_key_label,
