@@ -343,32 +343,6 @@ fn check_config_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     );
 }
 
-/// The words of a JSON key (`aiSettings`, `safety_checks`, `model.safety`), lower case: split
-/// at `.`, `_`, `-`, blanks and where a lower-case letter meets an upper-case one.
-fn key_words(key: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in key.chars() {
-        if !c.is_ascii_alphanumeric() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        cur.push(c.to_ascii_lowercase());
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
 /// The reader's safety settings turned off in a JSON document (`{"assistant": {"filters":
 /// false}}`, `"llm": {"guardrails": "off", "moderation": false}`): what [`check_config_off`]
 /// judges in prose and in YAML or TOML text, read off the document's structure, where a
@@ -401,7 +375,7 @@ pub(crate) fn json_config_off(raw: &str, out: &mut Vec<Finding>) {
     // Whether the keys down to each object opened name the reader (strongly, weakly), the
     // open objects, the values read.
     let names = |k: &str| {
-        let ws = key_words(k);
+        let ws = super::secrets::name_parts(k);
         (
             ws.iter().any(|w| READER_STRONG.contains(&w.as_str())),
             ws.iter().any(|w| READER_WEAK.contains(&w.as_str())),
@@ -482,7 +456,7 @@ pub(crate) fn json_config_off(raw: &str, out: &mut Vec<Finding>) {
     }
     let safety_off = |e: &Entry| {
         let key = e.key.to_ascii_lowercase();
-        let words = key_words(&e.key);
+        let words = super::secrets::name_parts(&e.key);
         OFF.contains(&e.value.as_str())
             && plain_safety_key(&words.join("_"))
             && words.iter().any(|w| {
@@ -494,7 +468,7 @@ pub(crate) fn json_config_off(raw: &str, out: &mut Vec<Finding>) {
             && !key.is_empty()
     };
     let comply = |e: &Entry| {
-        key_words(&e.key).iter().any(|w| {
+        super::secrets::name_parts(&e.key).iter().any(|w| {
             matches!(
                 w.as_str(),
                 "comply" | "obey" | "answer" | "answers" | "respond" | "reply"
