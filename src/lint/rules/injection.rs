@@ -3928,7 +3928,7 @@ fn names_a_component(after: &str) -> bool {
     };
     let word: String = rest
         .chars()
-        .take_while(|c| c.is_ascii_alphanumeric())
+        .take_while(char::is_ascii_alphanumeric)
         .collect();
     matches!(
         word.as_str(),

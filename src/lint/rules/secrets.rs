@@ -3114,7 +3114,7 @@ pub(crate) fn names_no_secret(name: &str) -> bool {
 }
 
 /// Whether `value`, given to `key` after the prose word `word` (lower case), names a public
-/// key by its fingerprint: an OpenPGP key's (`GPG key: 8DAC…`) in hex of a key id's or a
+/// key by its fingerprint: an `OpenPGP` key's (`GPG key: 8DAC…`) in hex of a key id's or a
 /// fingerprint's length (8, 16, 40 or 64 digits, `0x` allowed), a signing or release key's
 /// the same in upper case, as `gpg` prints it (a secret in hex is written in lower case), or
 /// an SSH host key's `SHA256:…`/`MD5:…` as `ssh-keygen -l` prints it. A private key is no
