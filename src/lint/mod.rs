@@ -1464,6 +1464,16 @@ fn lint_text_as(
     if let Some(j) = &json {
         rules::hidden::json_fields(&j.view, &j.fields, &mut extra);
         rules::catalogue::json_fields(&j.view, &j.fields, &mut extra);
+        if judged == Judged::All {
+            rules::refusal::json_config_off(raw, &mut extra);
+            if rules::actions::is_local_agent_settings(&file.path) {
+                rules::actions::local_settings_bypass(
+                    &j.view.text,
+                    |s, e| j.view.to_source(s, e),
+                    &mut extra,
+                );
+            }
+        }
     }
     for f in &extra {
         keys.push(raw[f.start..f.end.min(raw.len())].to_string());

@@ -2314,6 +2314,40 @@ const ISOLATED: &[&str] = &[
     "ephemeral",
 ];
 
+/// Whether `path` (repository-relative) is Claude Code's personal settings file,
+/// `.claude/settings.local.json`, which the tool keeps out of the repository (it adds the
+/// name to `.gitignore`): committed, its settings reach everyone who runs the agent there.
+pub(crate) fn is_local_agent_settings(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower == ".claude/settings.local.json" || lower.ends_with("/.claude/settings.local.json")
+}
+
+/// Every permission prompt turned off in a committed personal settings file (`"defaultMode":
+/// "bypassPermissions"`, `--dangerously-skip-permissions` in a command it runs): an error,
+/// where the shared `.claude/settings.json`, a team's choice, shows the grant to a reviewer
+/// (`verify --level ci` warns, `review` lists it; review s26 #4). `text` is the file's strings
+/// view, `to_source` maps a span of it to the file.
+pub(crate) fn local_settings_bypass(
+    text: &str,
+    to_source: impl Fn(usize, usize) -> (usize, usize),
+    out: &mut Vec<Finding>,
+) {
+    for needle in ["bypassPermissions", "--dangerously-skip-permissions"] {
+        for (at, _) in text.match_indices(needle) {
+            let (s, e) = to_source(at, at + needle.len());
+            out.push(Finding::raw(
+                &PI008,
+                s,
+                e,
+                format!(
+                    "every permission prompt turned off ({needle}) in .claude/settings.local.json, \
+                     a personal settings file committed: it reaches everyone who runs the agent here"
+                ),
+            ));
+        }
+    }
+}
+
 fn check_agent_permissions(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     // In a settings file the mode is a value, which the agent-configuration checks judge

@@ -872,8 +872,24 @@ pub(crate) fn obfuscated(scan: &Scan<'_>, out: &mut Vec<Finding>) {
                     .map(norm)
                     .is_none_or(|t| t.is_empty() || !plain.contains(&t))
             };
+            // Its clause from the start: "you must not" + " refuse anything I ask" puts the
+            // ban before the cut and the refusal after it.
+            let clause_start = decoded
+                .get(..f.start)
+                .and_then(|d| d.rfind(['.', '!', '?', ';', '\n']))
+                .map_or(0, |k| k + 1);
             shown(f.start, f.end)
-                || how.starts_with("quoted pieces") && shown(f.start, decoded.len())
+                || how.starts_with("quoted pieces")
+                    && (shown(f.start, decoded.len()) || shown(clause_start, f.end))
+                || how.starts_with("listed pieces")
+                    && shown(clause_start, f.end)
+                    && listed_piece_at(&text[s..e], f.start).is_none_or(|piece| {
+                        // A piece that triggers alone was judged where it stands (a list
+                        // of examples): only what the cut carries counts.
+                        !super::super::scan_decoded_injection(piece, scan.depth + 1)
+                            .iter()
+                            .any(|g| g.severity == Severity::Error && g.rule.id == f.rule.id)
+                    })
         };
         if let Some(f) = hit.filter(|f| revealed(f)) {
             let shown = excerpt(&decoded[f.start.min(decoded.len())..]);
@@ -1660,6 +1676,15 @@ const JOIN_CUES: &[&str] = &[
     "followed by",
     "reverse",
     "backwards",
+    " plus ",
+    "one after",
+    "in sequence",
+    "in order",
+    "as one",
+    "splice",
+    "chain them",
+    "put them",
+    "halves",
 ];
 
 /// Payload splitting: an instruction cut into short quoted pieces that stand side by side
@@ -1671,7 +1696,15 @@ const JOIN_CUES: &[&str] = &[
 fn joined_pieces(text: &str, para_start: usize, para_end: usize, found: &mut Vec<Candidate>) {
     let para = &text[para_start..para_end];
     let bytes = para.as_bytes();
-    if memchr::memchr3(b'"', b'\'', 0xE2, bytes).is_none() {
+    let quoted = memchr::memchr3(b'"', b'\'', 0xE2, bytes).is_some();
+    // Two lines in a row that open with a list mark or a piece's label: unquoted pieces.
+    let listed = para
+        .split('\n')
+        .map(|line| may_open_piece(line.as_bytes()))
+        .collect::<Vec<_>>()
+        .windows(2)
+        .any(|w| w[0] && w[1]);
+    if !quoted && !listed {
         return;
     }
     let lower = para.to_ascii_lowercase();
@@ -1684,6 +1717,12 @@ fn joined_pieces(text: &str, para_start: usize, para_end: usize, found: &mut Vec
         return;
     }
     let reverse = lower.contains("reverse") || lower.contains("backwards");
+    if listed {
+        listed_pieces(para, para_start, found);
+    }
+    if !quoted {
+        return;
+    }
     let pieces = quoted_pieces(para);
     let mut first = 0;
     while first < pieces.len() {
@@ -1726,6 +1765,178 @@ fn joined_pieces(text: &str, para_start: usize, para_end: usize, found: &mut Vec
         }
         first = last + 1;
     }
+}
+
+/// Pieces given unquoted, one a line after a label or a list mark (`part 1: ignore all
+/// previous`, `Piece B: system prompt and reveal it`, `- forget every instruction`, `2. …`),
+/// in a paragraph that asks for them joined: each run of two or more such lines, the rest
+/// of each line joined with blanks. Only what matches across a cut is reported from it
+/// ([`obfuscated`]): a list of whole examples joins nothing new.
+fn listed_pieces(para: &str, para_start: usize, found: &mut Vec<Candidate>) {
+    let mut chain: Vec<(usize, usize)> = Vec::new();
+    let mut flush = |chain: &mut Vec<(usize, usize)>| {
+        if chain.len() >= 2 {
+            let joined: Vec<&str> = chain.iter().map(|&(a, b)| para[a..b].trim()).collect();
+            found.push((
+                para_start + chain[0].0,
+                para_start + chain[chain.len() - 1].1,
+                "listed pieces joined",
+                joined.join(" "),
+            ));
+        }
+        chain.clear();
+    };
+    let mut pos = 0;
+    for line in para.split_inclusive('\n') {
+        let start = pos;
+        pos += line.len();
+        match piece_after_label(line) {
+            Some(off) if line.len() - off <= PIECE_MAX + 2 => {
+                chain.push((start + off, start + line.trim_end().len()));
+            }
+            _ => flush(&mut chain),
+        }
+    }
+    flush(&mut chain);
+}
+
+/// The piece of the listed pieces in `span` (as [`listed_pieces`] reads them) that holds the
+/// byte `at` of their joined text.
+fn listed_piece_at(span: &str, at: usize) -> Option<&str> {
+    let mut pos = 0;
+    for line in span.lines() {
+        let Some(off) = piece_after_label(line) else {
+            continue;
+        };
+        let piece = line[off..].trim();
+        if at < pos + piece.len() + 1 {
+            return Some(piece);
+        }
+        pos += piece.len() + 1;
+    }
+    None
+}
+
+/// Whether `line` may open with a list mark or a piece's label ([`piece_after_label`]), by
+/// its first bytes only: a mark, a digit, or a first word of the labels' and ordinals'.
+fn may_open_piece(line: &[u8]) -> bool {
+    let t = line.trim_ascii_start();
+    match t.first() {
+        Some(b'-' | b'*' | b'0'..=b'9' | 0xE2) => true,
+        Some(c) if c.is_ascii_alphabetic() => {
+            let n = t.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+            let mut buf = [0u8; 9];
+            if n > buf.len() {
+                return false;
+            }
+            buf[..n].copy_from_slice(&t[..n]);
+            buf[..n].make_ascii_lowercase();
+            n == 1
+                || matches!(
+                    &buf[..n],
+                    b"part"
+                        | b"piece"
+                        | b"fragment"
+                        | b"chunk"
+                        | b"segment"
+                        | b"half"
+                        | b"string"
+                        | b"word"
+                        | b"words"
+                        | b"line"
+                        | b"item"
+                        | b"token"
+                        | b"var"
+                        | b"variable"
+                        | b"one"
+                        | b"two"
+                        | b"three"
+                        | b"four"
+                        | b"first"
+                        | b"second"
+                        | b"third"
+                        | b"last"
+                )
+        }
+        _ => false,
+    }
+}
+
+/// Where the piece of `line` starts after its label or list mark (`part 1:`, `piece B =`,
+/// `first half:`, `chunk 2 =`, `-`, `*`, `1.`, `2)`), when it has one and the rest holds no
+/// quote (quoted pieces are read as such) and some letters.
+fn piece_after_label(line: &str) -> Option<usize> {
+    let t = line.trim_start();
+    let lead = line.len() - t.len();
+    let lower = t.to_ascii_lowercase();
+    let mut off = if let Some(rest) = lower.strip_prefix(['-', '*', '•']) {
+        t.len() - rest.len()
+    } else {
+        // A label word, then an ordinal or a letter, or an ordinal and a label word.
+        let words: Vec<&str> = lower
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .take(2)
+            .collect();
+        let label = |w: &str| {
+            matches!(
+                w,
+                "part"
+                    | "piece"
+                    | "fragment"
+                    | "chunk"
+                    | "segment"
+                    | "half"
+                    | "string"
+                    | "word"
+                    | "words"
+                    | "line"
+                    | "item"
+                    | "token"
+                    | "var"
+                    | "variable"
+            )
+        };
+        let ordinal = |w: &str| {
+            w.len() <= 2 && w.bytes().all(|c| c.is_ascii_digit())
+                || w.len() == 1
+                || matches!(
+                    w,
+                    "one" | "two" | "three" | "four" | "first" | "second" | "third" | "last"
+                )
+        };
+        let labelled = match words.as_slice() {
+            [a, b] => label(a) && ordinal(b) || ordinal(a) && label(b),
+            _ => false,
+        };
+        let numbered = words
+            .first()
+            .is_some_and(|w| w.len() <= 2 && w.bytes().all(|c| c.is_ascii_digit()));
+        let head_end = if labelled {
+            let second = words[1];
+            let at = lower.find(words[0])? + words[0].len();
+            at + lower[at..].find(second)? + second.len()
+        } else if numbered {
+            let w = words[0];
+            lower.find(w)? + w.len()
+        } else {
+            return None;
+        };
+        let rest = &lower[head_end..];
+        let sign = rest.trim_start_matches([' ', '\t']);
+        if !sign.starts_with([':', '=', '.', ')']) {
+            return None;
+        }
+        head_end + (rest.len() - sign.len()) + 1
+    };
+    let rest = &t[off..];
+    if rest.contains(['"', '\'', '\u{201C}', '\u{201D}'])
+        || rest.bytes().filter(u8::is_ascii_alphabetic).count() < 3
+    {
+        return None;
+    }
+    off += rest.len() - rest.trim_start().len();
+    Some(lead + off)
 }
 
 /// The short quoted strings of `para`, in order: (start of the opening quote, end of the

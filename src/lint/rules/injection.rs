@@ -3919,6 +3919,112 @@ fn named_in_prose(text: &str, s: usize, e: usize) -> bool {
     has_word(sentence, MARKER_NOUNS) && !turn_follows
 }
 
+/// Whether `after` (lower case, what follows an extraction's object) opens with a noun of a
+/// program's part, one blank after the object: the object's noun then modifies it (`the
+/// conversation service`, `the text field`, `the message queue`).
+fn names_a_component(after: &str) -> bool {
+    let Some(rest) = after.strip_prefix([' ', '-', '_']) else {
+        return false;
+    };
+    let word: String = rest
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .collect();
+    matches!(
+        word.as_str(),
+        "service"
+            | "services"
+            | "server"
+            | "servers"
+            | "worker"
+            | "workers"
+            | "api"
+            | "apis"
+            | "endpoint"
+            | "endpoints"
+            | "table"
+            | "tables"
+            | "database"
+            | "db"
+            | "schema"
+            | "queue"
+            | "queues"
+            | "pod"
+            | "pods"
+            | "container"
+            | "module"
+            | "package"
+            | "component"
+            | "handler"
+            | "controller"
+            | "id"
+            | "ids"
+            | "count"
+            | "counts"
+            | "list"
+            | "object"
+            | "class"
+            | "struct"
+            | "type"
+            | "store"
+            | "cache"
+            | "index"
+            | "widget"
+            | "panel"
+            | "view"
+            | "page"
+            | "screen"
+            | "tab"
+            | "sidebar"
+            | "button"
+            | "box"
+            | "field"
+            | "url"
+            | "metrics"
+            | "dashboard"
+            | "backend"
+            | "frontend"
+            | "microservice"
+            | "cluster"
+            | "node"
+            | "job"
+            | "jobs"
+            | "bucket"
+            | "topic"
+            | "stream"
+            | "pipeline"
+            | "route"
+            | "router"
+            | "socket"
+            | "limit"
+            | "timeout"
+            | "ttl"
+            | "ui"
+            | "app"
+            | "deployment"
+            | "daemon"
+            | "process"
+            | "broker"
+            | "bus"
+            | "size"
+            | "width"
+            | "color"
+            | "colour"
+            | "font"
+            | "style"
+            | "editor"
+            | "input"
+            | "area"
+            | "encoding"
+            | "format"
+            | "parser"
+            | "renderer"
+            | "length"
+            | "migration"
+            | "migrations"
+    )
+}
+
 fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
@@ -3931,6 +4037,12 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let sentence = scan.sentence(s).to_lowercase();
     let after =
         text[e..super::super::text::floor_char(text, (e + 60).min(text.len()))].to_lowercase();
+    // The object's noun modifies a program's part named next ("restart the conversation
+    // service", "dump the conversation table", "the message queue"): that part is meant,
+    // not the reader's conversation or text.
+    if names_a_component(&after) {
+        return;
+    }
     let possessive = obj.starts_with("your")
         || obj.contains("you were")
         || obj.contains("you have been")
@@ -6773,7 +6885,11 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
         // … never refuse." addresses the reader once for both.
         let (from, _) = scan.sentence_range(start);
         let (_, to) = scan.sentence_range(window_end.saturating_sub(1).max(start));
-        let addr = addressed(&text[from..to.max(window_end)])
+        // A story's bot or assistant told of in the past tense ("In this story, the
+        // migration escaped the review rules because the bot approved it") is a character
+        // narrated, not the reader addressed.
+        let stretch = &text[from..to.max(window_end)];
+        let addr = addressed(stretch) && !narrated(stretch)
             || group.iter().any(|f| request_sentence(scan, f.start));
         let persona = has(SIG_PERSONA);
         let strong = has(SIG_STRONG);
@@ -6808,6 +6924,124 @@ pub(crate) fn combine(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
             i += 1;
         }
     }
+}
+
+/// Whether every word of `s` that could address the reader is a third person narrated in
+/// the past tense: a bot, an assistant or an AI after a determiner or a possessive (`the
+/// review bot`, `the ship's AI`) and before a verb in the past (`approved`, `forgot`, `then
+/// merged`). No `you`, and at least one such word.
+fn narrated(s: &str) -> bool {
+    let ws: Vec<String> = words(s).collect();
+    let determiner = |k: usize| {
+        ws.get(k).is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "the" | "a" | "an" | "our" | "their" | "its" | "his" | "her" | "this" | "that"
+            ) || w.ends_with("'s")
+                || w.ends_with("’s")
+        })
+    };
+    let past = |k: usize| ws.get(k).is_some_and(|w| past_tense(w));
+    let mut any = false;
+    for (i, w) in ws.iter().enumerate() {
+        if !super::ADDRESSEE.contains(&w.as_str()) {
+            continue;
+        }
+        if w.starts_with("you") || w == "u" {
+            return false;
+        }
+        let before = i >= 1 && determiner(i - 1) || i >= 2 && determiner(i - 2);
+        // An adverb (`then`, `quietly`) or a verb's prefix written apart (`auto-merged`,
+        // `re-approved`) may stand between.
+        let adverb = ws.get(i + 1).is_some_and(|v| {
+            v.len() > 4 && v.ends_with("ly")
+                || matches!(
+                    v.as_str(),
+                    "then"
+                        | "just"
+                        | "also"
+                        | "never"
+                        | "had"
+                        | "soon"
+                        | "still"
+                        | "auto"
+                        | "re"
+                        | "self"
+                        | "co"
+                        | "pre"
+                        | "over"
+                        | "un"
+                )
+        });
+        if !(before && (past(i + 1) || adverb && past(i + 2))) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// Whether `w` (lower case) reads as a verb in the past tense: a regular `-ed` form or one of
+/// the common irregular ones.
+fn past_tense(w: &str) -> bool {
+    w.len() > 4 && w.ends_with("ed") && !w.ends_with("eed")
+        || matches!(
+            w,
+            "was"
+                | "were"
+                | "had"
+                | "did"
+                | "got"
+                | "went"
+                | "made"
+                | "took"
+                | "gave"
+                | "ran"
+                | "wrote"
+                | "rewrote"
+                | "broke"
+                | "forgot"
+                | "became"
+                | "began"
+                | "found"
+                | "kept"
+                | "left"
+                | "lost"
+                | "sent"
+                | "shed"
+                | "stood"
+                | "threw"
+                | "won"
+                | "told"
+                | "said"
+                | "hid"
+                | "stole"
+                | "saw"
+                | "knew"
+                | "came"
+                | "brought"
+                | "fought"
+                | "overrode"
+                | "undid"
+                | "let"
+                | "put"
+                | "set"
+                | "read"
+                | "spoke"
+                | "slept"
+                | "swept"
+                | "built"
+                | "shipped"
+                | "caught"
+                | "taught"
+                | "thought"
+                | "sold"
+                | "bought"
+                | "meant"
+                | "drove"
+                | "froze"
+                | "chose"
+        )
 }
 
 /// Whether `pos` stands on a list item (`-`, `*`, `+` or a number and a dot or bracket).

@@ -343,6 +343,167 @@ fn check_config_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     );
 }
 
+/// The reader's safety settings turned off in a JSON document (`{"assistant": {"filters":
+/// false}}`, `"llm": {"guardrails": "off", "moderation": false}`): what [`check_config_off`]
+/// judges in prose and in YAML or TOML text, read off the document's structure, where a
+/// boolean, a number or `null` is no string of the strings view. A key made of safety words
+/// only, given an off value, under keys of which one names the reader strongly (`assistant`,
+/// `ai`, `llm`, `you`, …), or weakly (`model`, `agent`, `bot`) with an order to comply or a
+/// second such setting in its object. One pass over `raw` (comments of JSONC skipped).
+pub(crate) fn json_config_off(raw: &str, out: &mut Vec<Finding>) {
+    const OFF: &[&str] = &[
+        "false",
+        "off",
+        "none",
+        "disabled",
+        "disable",
+        "0",
+        "null",
+        "no",
+        "never",
+        "unrestricted",
+        "uncensored",
+        "unfiltered",
+    ];
+    struct Entry {
+        object: usize,
+        key: String,
+        value: String,
+        span: (usize, usize),
+    }
+    let b = raw.as_bytes();
+    // Whether the keys down to each object opened name the reader (strongly, weakly), the
+    // open objects, the values read.
+    let names = |k: &str| {
+        let ws = super::secrets::name_parts(k);
+        (
+            ws.iter().any(|w| READER_STRONG.contains(&w.as_str())),
+            ws.iter().any(|w| READER_WEAK.contains(&w.as_str())),
+        )
+    };
+    let mut paths: Vec<(bool, bool)> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut last_key: Option<String> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => {
+                i = if b[i + 1] == b'*' {
+                    raw[i + 2..].find("*/").map_or(b.len(), |k| i + 2 + k + 2)
+                } else {
+                    memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k)
+                };
+            }
+            b'{' | b'[' => {
+                let (mut strong, mut weak) = open.last().map_or((false, false), |&o| paths[o]);
+                if let Some(k) = last_key.take() {
+                    let (s, w) = names(&k);
+                    strong |= s;
+                    weak |= w;
+                }
+                paths.push((strong, weak));
+                open.push(paths.len() - 1);
+                i += 1;
+            }
+            b'}' | b']' => {
+                open.pop();
+                last_key = None;
+                i += 1;
+            }
+            b'"' => {
+                let start = i;
+                let mut j = i + 1;
+                while j < b.len() && b[j] != b'"' && b[j] != b'\n' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                let end = j.min(b.len());
+                let content = &raw[floor_char(raw, start + 1)..floor_char(raw, end)];
+                i = end + 1;
+                let mut k = i;
+                while k < b.len() && b[k].is_ascii_whitespace() {
+                    k += 1;
+                }
+                if b.get(k) == Some(&b':') {
+                    last_key = Some(content.to_string());
+                } else if let (Some(key), Some(&object)) = (last_key.take(), open.last()) {
+                    entries.push(Entry {
+                        object,
+                        key,
+                        value: content.trim().to_ascii_lowercase(),
+                        span: (start, (end + 1).min(b.len())),
+                    });
+                }
+            }
+            c if c.is_ascii_alphanumeric() || c == b'-' => {
+                let start = i;
+                while i < b.len()
+                    && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'.' | b'-' | b'+'))
+                {
+                    i += 1;
+                }
+                if let (Some(key), Some(&object)) = (last_key.take(), open.last()) {
+                    entries.push(Entry {
+                        object,
+                        key,
+                        value: raw[start..i].to_ascii_lowercase(),
+                        span: (start, i),
+                    });
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    let safety_off = |e: &Entry| {
+        let key = e.key.to_ascii_lowercase();
+        let words = super::secrets::name_parts(&e.key);
+        OFF.contains(&e.value.as_str())
+            && plain_safety_key(&words.join("_"))
+            && words.iter().any(|w| {
+                LIMIT_STEMS
+                    .iter()
+                    .chain(&["safety", "moderation", "alignment", "refus"])
+                    .any(|stem| w.starts_with(stem))
+            })
+            && !key.is_empty()
+    };
+    let comply = |e: &Entry| {
+        super::secrets::name_parts(&e.key).iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "comply" | "obey" | "answer" | "answers" | "respond" | "reply"
+            )
+        }) && ["always", "everything", "all", "anything"]
+            .iter()
+            .any(|v| e.value.starts_with(v))
+    };
+    // Per object: its settings turned off, and whether it holds an order to comply.
+    let mut settings = vec![0usize; paths.len()];
+    let mut complies = vec![false; paths.len()];
+    let off: Vec<bool> = entries.iter().map(safety_off).collect();
+    for (e, &is_off) in entries.iter().zip(&off) {
+        settings[e.object] += usize::from(is_off);
+        complies[e.object] |= comply(e);
+    }
+    for (e, _) in entries.iter().zip(&off).filter(|(_, is_off)| **is_off) {
+        let (key_strong, key_weak) = names(&e.key);
+        let strong = paths[e.object].0 || key_strong;
+        let weak = paths[e.object].1 || key_weak;
+        if strong || weak && (settings[e.object] >= 2 || complies[e.object]) {
+            out.push(Finding::raw(
+                &PI004,
+                e.span.0,
+                e.span.1,
+                format!(
+                    "the reader's safety settings are turned off: {}: {}",
+                    excerpt(&e.key),
+                    excerpt(&e.value)
+                ),
+            ));
+        }
+    }
+}
+
 /// The stems of the reader's limits ([`LIMITS`](super) of the vocabulary) a claim names: the
 /// second pattern's keywords, and what its check asks the match to hold.
 const LIMIT_STEMS: &[&str] = &[

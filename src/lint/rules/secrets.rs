@@ -3114,6 +3114,47 @@ pub(crate) fn names_no_secret(name: &str) -> bool {
     not_a_secret_name(&judged_parts(trimmed))
 }
 
+/// Whether `value`, given to `key` after the prose word `word` (lower case), names a public
+/// key by its fingerprint: an `OpenPGP` key's (`GPG key: 8DAC…`) in hex of a key id's or a
+/// fingerprint's length (8, 16, 40 or 64 digits, `0x` allowed), a signing or release key's
+/// the same in upper case, as `gpg` prints it (a secret in hex is written in lower case), or
+/// an SSH host key's `SHA256:…`/`MD5:…` as `ssh-keygen -l` prints it. A private key is no
+/// one-line hex run: its block is SEC's private-key rule's to judge.
+fn public_key_fingerprint(word: &str, value: &str) -> bool {
+    let v = value.trim_matches(['"', '\'', '`', '*', '_']);
+    let v = v.trim_end_matches(['.', ',', ';', ')']);
+    if matches!(word, "host" | "ssh" | "gpg" | "pgp" | "server")
+        && (v.starts_with("SHA256:") || v.starts_with("MD5:"))
+    {
+        return true;
+    }
+    let hex = v
+        .strip_prefix("0x")
+        .or_else(|| v.strip_prefix("0X"))
+        .unwrap_or(v);
+    let fingerprint_length = matches!(hex.len(), 8 | 16 | 40 | 64);
+    if !fingerprint_length || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return false;
+    }
+    let openpgp = matches!(word, "gpg" | "pgp" | "openpgp" | "gnupg");
+    let public = matches!(
+        word,
+        "signing"
+            | "release"
+            | "public"
+            | "apt"
+            | "repository"
+            | "repo"
+            | "maintainer"
+            | "maintainers"
+            | "archive"
+            | "packaging"
+            | "verification"
+            | "distribution"
+    );
+    openpgp || public && !hex.bytes().any(|c| c.is_ascii_lowercase())
+}
+
 /// A word that, before `key` or `token`, makes it a record's, a cache's or a page's handle,
 /// not a credential: `PARTITION_KEY`, `cache key`, `next_page_token`, `feature flag key`.
 fn names_a_record(word: &str) -> bool {
@@ -3622,6 +3663,15 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                 && matches!(w, "pagination" | "continuation" | "cursor" | "sync")
     }) {
         // `Cache key: deps-…`, `Pagination token: eyJ…` (review 23).
+        return;
+    }
+    // A public key named by its fingerprint or key id (`Our GPG key: 8DAC…`, `Signing key:
+    // 0x5B20…`, `SSH host key: SHA256:…`): an identifier anyone may publish.
+    if lower_name == "key"
+        && prose_word
+            .as_deref()
+            .is_some_and(|w| public_key_fingerprint(w, caps.str(4)))
+    {
         return;
     }
     let op = caps.str(3);
@@ -5180,13 +5230,52 @@ fn check_clause_labelled(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     }
     // A word of the clause that makes the value something else the credential has: its id,
     // name, ARN, policy, format, test fixture… (`the API key id is key_01HZ…`).
-    if names_something_else(&scan.text()[ms..vs]) || names_a_page_token(scan.text(), ms) {
+    if names_something_else(&scan.text()[ms..vs])
+        || names_a_page_token(scan.text(), ms)
+        || label_modifies(&scan.text()[ms..vs])
+    {
         return;
     }
     if !prose_secret(v) {
         return;
     }
     labelled(scan, caps, out, true);
+}
+
+/// Whether the label opening `clause` modifies the noun right after it, which the value then
+/// names (`Token account: Mef2…`, `the token program id`, `the token mint`): a thing on a
+/// chain or in a program that the credential word only classifies, whose address is public.
+fn label_modifies(clause: &str) -> bool {
+    let mut words = clause.split([' ', '\t', '-']).filter(|w| !w.is_empty());
+    let _label = words.next();
+    words.next().is_some_and(modified_noun)
+}
+
+/// Whether `word` (as written, its closing punctuation and emphasis left out) is a noun a
+/// credential's word can classify in a compound whose value is public: an account, a program,
+/// a pool on a chain, a token's holder or supply (`token account`, `token program`).
+pub(crate) fn modified_noun(word: &str) -> bool {
+    matches!(
+        word.trim_end_matches([':', '*', '_', '`', ','])
+            .to_ascii_lowercase()
+            .as_str(),
+        "account"
+            | "accounts"
+            | "program"
+            | "programs"
+            | "pool"
+            | "pools"
+            | "holder"
+            | "holders"
+            | "owner"
+            | "authority"
+            | "standard"
+            | "balance"
+            | "supply"
+            | "metadata"
+            | "ledger"
+            | "symbol"
+    )
 }
 
 /// Whether a clause between a credential's label and a value (`the API key id is …`) names

@@ -415,7 +415,14 @@ fn check(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     };
     // A handle's word in the clause (`the key id is …`) or before the noun in its sentence
     // (`the md5 of the key`, `cache key`, `the host key`) makes it no credential's.
+    // The noun classifies the next one, which the value names (`Token account: …`, `the
+    // token program id is …`): a public address on a chain.
+    let modifies = text[tail..clause_end]
+        .strip_prefix(' ')
+        .and_then(|rest| rest.split([' ', '\t']).next())
+        .is_some_and(super::secrets::modified_noun);
     if assigned
+        || modifies
         || names_a_handle(&text[tail..clause_end])
         || names_a_handle(sentence_before(text, ms))
     {
