@@ -1464,6 +1464,7 @@ fn lint_text_as(
     if let Some(j) = &json {
         rules::hidden::json_fields(&j.view, &j.fields, &mut extra);
         rules::catalogue::json_fields(&j.view, &j.fields, &mut extra);
+        rules::secrets::json_fields(&j.view, &j.fields, &mut extra);
     }
     for f in &extra {
         keys.push(raw[f.start..f.end.min(raw.len())].to_string());
