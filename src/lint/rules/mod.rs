@@ -1664,6 +1664,45 @@ const INSTANCE_NOUNS: &[&str] = &[
     "patterns",
 ];
 
+/// `s` without its double-quoted phrases (straight or curly quotes), the quotes included:
+/// what frames a list of quoted items.
+pub(crate) fn outside_quotes(s: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for c in s.chars() {
+        match c {
+            '"' | '\u{201c}' | '\u{201d}' => inside = !inside,
+            _ if !inside => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// How far back a fiction frame is looked for: a story's plot may run long before the act.
+const FRAME_REACH: usize = 1500;
+
+/// Words of a frame that asks the reader for fiction or a simulation.
+const FICTION_FRAMES: &[&str] = &[
+    "story",
+    "fiction",
+    "novel",
+    "simulat",
+    "role-play",
+    "roleplay",
+    "role play",
+    "screenplay",
+    "script",
+    "dialogue",
+    "chat log",
+    "plot",
+    "scene",
+    "narrat",
+    "imagine",
+    "hypothetical",
+    "pretend",
+];
+
 /// Nouns that name an attack, which a quotation beside them exemplifies.
 const ATTACK_NOUNS: &[&str] = &[
     "exploit",
@@ -1682,6 +1721,15 @@ const ATTACK_NOUNS: &[&str] = &[
 /// ("you could ask the model to …", "I tell you to …") asks for the act.
 pub(crate) fn reported_attack(scan: &Scan<'_>, pos: usize) -> bool {
     let text = scan.text();
+    // A story, a simulated chat or a scene the reader is asked to write carries what its
+    // characters are told to do ("simulate a chat log where a hacker asks an AI to …"): a
+    // description only outside such a frame, looked for up to [`FRAME_REACH`] bytes before the
+    // description's verb or quotation (the act described may itself be role-play).
+    let lo_frame = super::text::ceil_char(text, pos.saturating_sub(FRAME_REACH));
+    let framed = |upto: usize| {
+        let back = text[lo_frame..upto.max(lo_frame)].to_ascii_lowercase();
+        FICTION_FRAMES.iter().any(|f| back.contains(f))
+    };
     let (a, _) = scan.sentence_range(pos);
     let lo = super::text::ceil_char(text, a.max(pos.saturating_sub(200)).min(pos));
     let head = &text[lo..pos];
@@ -1693,6 +1741,7 @@ pub(crate) fn reported_attack(scan: &Scan<'_>, pos: usize) -> bool {
         }
         j > 0 && !speaker_or_reader(&ws[j - 1]) && ws[j - 1] != "please"
     };
+    let lower_head = head.to_ascii_lowercase();
     let caused = (0..ws.len()).any(|k| {
         let w = ws[k].as_str();
         (CAUSING.contains(&w) || CAUSING_BASE.contains(&w))
@@ -1700,30 +1749,25 @@ pub(crate) fn reported_attack(scan: &Scan<'_>, pos: usize) -> bool {
                 .iter()
                 .any(|o| MODEL_NOUNS.contains(&o.as_str()))
             && third_party_subject(k)
+            && !framed(lo + lower_head.find(w).unwrap_or(0))
     });
     if caused {
         return true;
     }
     // Inside a quotation opened after a reporting frame.
     let quotes = head.matches(['"', '\u{201c}', '\u{201d}']).count();
-    if quotes % 2 == 0 {
+    if quotes.is_multiple_of(2) {
         return false;
     }
     let Some(q) = head.rfind(['"', '\u{201c}']) else {
         return false;
     };
+    if framed(lo + q) {
+        return false;
+    }
     // The frame before a list of quoted items is the list's: the items closed before this
     // one are set aside.
-    let mut frame = String::new();
-    let mut inside = false;
-    for c in head[..q].chars() {
-        match c {
-            '"' | '\u{201c}' | '\u{201d}' => inside = !inside,
-            _ if !inside => frame.push(c),
-            _ => {}
-        }
-    }
-    let before: Vec<String> = words(&frame).collect();
+    let before: Vec<String> = words(&outside_quotes(&head[..q])).collect();
     let n = before.len();
     let last = |d: usize| n.checked_sub(d).map_or("", |k| before[k].as_str());
     let instance = matches!(last(1), "like" | "including" | "include" | "includes")
@@ -1734,13 +1778,12 @@ pub(crate) fn reported_attack(scan: &Scan<'_>, pos: usize) -> bool {
         return true;
     }
     // (A colon before the quote presents data, what was sent, for the reader to read.)
-    let sent = matches!(
+    matches!(
         last(1),
         "sent" | "typed" | "submitted" | "pasted" | "entered" | "tried"
     ) && n >= 2
         && !speaker_or_reader(last(2))
-        && !head[..q].trim_end().ends_with(':');
-    sent
+        && !head[..q].trim_end().ends_with(':')
 }
 
 /// Words that open a list item, or label it, as a thing not to do ("- Never: …", "- Bad:

@@ -573,6 +573,8 @@ fn speaks_to_reader(scan: &Scan<'_>, pos: usize) -> bool {
     } else {
         b
     };
+    // The next sentence is read for at most 300 bytes.
+    let nb = floor_char(scan.text(), nb.min(b + 300));
     let text = &scan.text()[pa.min(a)..nb];
     text.split(|c: char| !c.is_alphanumeric()).any(|w| {
         [
@@ -745,16 +747,7 @@ fn unquoted_lead(text: &str, s: usize) -> String {
     // Up to the quote that opens the phrase holding the refusal, then without the phrases
     // closed before it.
     let open = w.rfind(['"', '\u{201c}']).unwrap_or(w.len());
-    let mut out = String::new();
-    let mut inside = false;
-    for c in w[..open].chars() {
-        match c {
-            '"' | '\u{201c}' | '\u{201d}' => inside = !inside,
-            _ if !inside => out.push(c),
-            _ => {}
-        }
-    }
-    out
+    super::outside_quotes(&w[..open])
 }
 
 /// A refusal the reader is told to get past: in a condition whose outcome is to answer
@@ -763,9 +756,12 @@ fn unquoted_lead(text: &str, s: usize) -> String {
 /// that contains a refusal counts as a failure", "each refusal costs 5 tokens").
 fn refusal_overridden(scan: &Scan<'_>, s: usize, e: usize) -> bool {
     let text = scan.text();
+    // The sentence around the refusal, at most 200 bytes either side of it.
     let (a, b) = scan.sentence_range(s);
-    let head = text[a.min(s)..s].to_ascii_lowercase();
-    let tail = text[e..b.max(e)].to_ascii_lowercase();
+    let lo = ceil_char(text, a.min(s).max(s.saturating_sub(200)));
+    let hi = floor_char(text, b.max(e).min(e + 200));
+    let head = text[lo..s].to_ascii_lowercase();
+    let tail = text[e..hi].to_ascii_lowercase();
     let conditional = ["if ", "whenever ", "when ", "should you "]
         .iter()
         .any(|c| head.starts_with(c) || head.contains(&format!(", {c}")))
@@ -951,13 +947,13 @@ const PERSONA_MARKS: &[&str] = &[
     " speel",
 ];
 
-/// [`PERSONA_MARKS`] as the normalised view writes them, in each case.
-static MARK_FORMS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
-    let mut forms = Vec::new();
+/// [`PERSONA_MARKS`] as the normalised view writes them, in each case, as one regex.
+static MARK_FORMS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    let mut forms: Vec<String> = Vec::new();
     for m in PERSONA_MARKS {
-        super::lexicon::fold_variants(m, &mut |f: &str| forms.push(f.to_string()));
+        super::lexicon::fold_variants(m, &mut |f: &str| forms.push(regex::escape(f)));
     }
-    forms
+    regex::Regex::new(&forms.join("|")).expect("static regex")
 });
 
 /// An AI without rules given to the reader ([`PERSONA_MARKS`] in its sentence or the one
@@ -967,11 +963,13 @@ fn check_persona_foreign(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding
     let text = scan.text();
     let (a, b) = scan.sentence_range(s);
     let (pa, _) = scan.sentence_range(a.saturating_sub(2));
+    // At most 400 bytes before the match and 200 after it.
     let lo = floor_char(text, pa.min(a).max(s.saturating_sub(400)));
+    let hi = floor_char(text, b.max(e).min(e + 200));
     // The text is the normalised view (look-alike letters folded): the marks are compared
     // as that view writes them.
-    let hay = format!(" {} ", text[lo..b.max(e)].to_ascii_lowercase());
-    if !MARK_FORMS.iter().any(|m| hay.contains(m.as_str())) || super::negated_before(text, s) {
+    let hay = format!(" {} ", text[lo..hi].to_ascii_lowercase());
+    if !MARK_FORMS.is_match(&hay) || super::negated_before(text, s) {
         return;
     }
     push_claim(
@@ -1025,17 +1023,19 @@ fn check_terse_off(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let (ls, le) = line_near(text, s, e, 200);
     let line = &text[ls..le];
+    // One finding a line, at its first claim: a later claim stops at the first one.
+    if TERSE_CLAIM.find(line).is_none_or(|m| ls + m.start() != s) || super::negated_before(text, s)
+    {
+        return;
+    }
     let claims: Vec<(usize, usize)> = TERSE_CLAIM
         .find_iter(line)
         .map(|m| (ls + m.start(), ls + m.end()))
         .collect();
-    if claims.first().is_none_or(|&(cs, _)| cs != s) || super::negated_before(text, s) {
-        return;
-    }
     let lower = line.to_ascii_lowercase();
     let order = ANSWER_ALL.is_match(line);
     let model = MODEL_SAFEGUARDS.iter().any(|w| lower.contains(w));
-    if !(claims.len() >= 2 && (order || model) || order) {
+    if !(order || claims.len() >= 2 && model) {
         return;
     }
     push_claim(

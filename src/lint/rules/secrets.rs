@@ -3912,7 +3912,7 @@ fn label(v: &str) -> Label {
     let lower = v.to_lowercase();
     let caption = lower
         .split([' ', '-', '\''])
-        .any(|w| credential_word_any_language(w))
+        .any(credential_word_any_language)
         || CREDENTIAL_WORDS_UNSPACED.iter().any(|w| lower.contains(w));
     let several = v.split(' ').filter(|w| !w.is_empty()).count() >= 2;
     if caption && (several || !v.is_ascii() || v.chars().next().is_some_and(char::is_uppercase)) {
