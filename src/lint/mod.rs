@@ -1464,6 +1464,7 @@ fn lint_text_as(
     if let Some(j) = &json {
         rules::hidden::json_fields(&j.view, &j.fields, &mut extra);
         rules::catalogue::json_fields(&j.view, &j.fields, &mut extra);
+        rules::secrets::json_fields(&j.view, &j.fields, &mut extra);
         if judged == Judged::All {
             rules::refusal::json_config_off(raw, &mut extra);
             if rules::actions::is_local_agent_settings(&file.path) {

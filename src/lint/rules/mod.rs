@@ -1559,8 +1559,231 @@ pub(crate) fn push_pi_except(
     {
         f.severity = super::Severity::Warning;
         f.message.push_str(" (shown as an example)");
+    } else if f.severity == super::Severity::Error
+        && scan.examples_shown
+        && matches!(f.rule.id, "PI001" | "PI003" | "PI004" | "PI006")
+        && reported_attack(scan, f.start)
+    {
+        f.severity = super::Severity::Warning;
+        f.message
+            .push_str(" (what a third party gets or sends a model to do, described)");
     }
     out.push(f);
+}
+
+/// The base forms of [`CAUSING`]'s verbs, for a plural subject ("jailbreaks often tell the
+/// model to …").
+const CAUSING_BASE: &[&str] = &[
+    "ask",
+    "tell",
+    "instruct",
+    "trick",
+    "convince",
+    "persuade",
+    "manipulate",
+    "force",
+    "cause",
+    "get",
+    "coerce",
+    "make",
+    "push",
+    "lure",
+];
+
+/// Words a subject may stand behind before its verb: modals, frequency, an attempt.
+const BEFORE_VERB: &[&str] = &[
+    "often",
+    "sometimes",
+    "usually",
+    "typically",
+    "commonly",
+    "frequently",
+    "also",
+    "then",
+    "could",
+    "may",
+    "might",
+    "can",
+    "will",
+    "would",
+    "try",
+    "tries",
+    "tried",
+    "to",
+    "attempt",
+    "attempts",
+    "attempted",
+    "just",
+    "even",
+    "still",
+];
+
+/// What a model is called as the object of a third party's request.
+const MODEL_NOUNS: &[&str] = &[
+    "model",
+    "models",
+    "assistant",
+    "assistants",
+    "ai",
+    "bot",
+    "bots",
+    "chatbot",
+    "llm",
+    "llms",
+    "agent",
+    "agents",
+    "system",
+    "gpt",
+    "chatgpt",
+    "classifier",
+    "it",
+    "them",
+];
+
+/// Nouns that present what follows "like" or "including" as instances of a kind of text.
+const INSTANCE_NOUNS: &[&str] = &[
+    "messages",
+    "prompts",
+    "requests",
+    "inputs",
+    "strings",
+    "texts",
+    "lines",
+    "comments",
+    "emails",
+    "phrases",
+    "sentences",
+    "attempts",
+    "things",
+    "tricks",
+    "jailbreaks",
+    "payloads",
+    "phrasings",
+    "wordings",
+    "examples",
+    "patterns",
+];
+
+/// `s` without its double-quoted phrases (straight or curly quotes), the quotes included:
+/// what frames a list of quoted items.
+pub(crate) fn outside_quotes(s: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for c in s.chars() {
+        match c {
+            '"' | '\u{201c}' | '\u{201d}' => inside = !inside,
+            _ if !inside => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// How far back a fiction frame is looked for: a story's plot may run long before the act.
+const FRAME_REACH: usize = 1500;
+
+/// Words of a frame that asks the reader for fiction or a simulation.
+const FICTION_FRAMES: &[&str] = &[
+    "story",
+    "fiction",
+    "novel",
+    "simulat",
+    "role-play",
+    "roleplay",
+    "role play",
+    "screenplay",
+    "script",
+    "dialogue",
+    "chat log",
+    "plot",
+    "scene",
+    "narrat",
+    "imagine",
+    "hypothetical",
+    "pretend",
+];
+
+/// Nouns that name an attack, which a quotation beside them exemplifies.
+const ATTACK_NOUNS: &[&str] = &[
+    "exploit",
+    "attack",
+    "payload",
+    "technique",
+    "trick",
+    "injection",
+];
+
+/// True when the act at `pos` is what a third party gets a model to do ("an attacker could
+/// ask the assistant to …", "jailbreaks often tell the model to …", "the prompt tells the
+/// model it is in …") or sends it, quoted after a reporting frame ("the tester sent \"…\"",
+/// "we saw messages like \"…\""): a description, which the reader is not asked to act on.
+/// The sentence is read back at most 200 bytes; the reader or the speaker as the subject
+/// ("you could ask the model to …", "I tell you to …") asks for the act.
+pub(crate) fn reported_attack(scan: &Scan<'_>, pos: usize) -> bool {
+    let text = scan.text();
+    // A story, a simulated chat or a scene the reader is asked to write carries what its
+    // characters are told to do ("simulate a chat log where a hacker asks an AI to …"): a
+    // description only outside such a frame, looked for up to [`FRAME_REACH`] bytes before the
+    // description's verb or quotation (the act described may itself be role-play).
+    let lo_frame = super::text::ceil_char(text, pos.saturating_sub(FRAME_REACH));
+    let framed = |upto: usize| {
+        let back = text[lo_frame..upto.max(lo_frame)].to_ascii_lowercase();
+        FICTION_FRAMES.iter().any(|f| back.contains(f))
+    };
+    let (a, _) = scan.sentence_range(pos);
+    let lo = super::text::ceil_char(text, a.max(pos.saturating_sub(200)).min(pos));
+    let head = &text[lo..pos];
+    let ws: Vec<String> = words(head).collect();
+    let third_party_subject = |k: usize| {
+        let mut j = k;
+        while j > 0 && BEFORE_VERB.contains(&ws[j - 1].as_str()) {
+            j -= 1;
+        }
+        j > 0 && !speaker_or_reader(&ws[j - 1]) && ws[j - 1] != "please"
+    };
+    let lower_head = head.to_ascii_lowercase();
+    let caused = (0..ws.len()).any(|k| {
+        let w = ws[k].as_str();
+        (CAUSING.contains(&w) || CAUSING_BASE.contains(&w))
+            && ws[k + 1..(k + 4).min(ws.len())]
+                .iter()
+                .any(|o| MODEL_NOUNS.contains(&o.as_str()))
+            && third_party_subject(k)
+            && !framed(lo + lower_head.find(w).unwrap_or(0))
+    });
+    if caused {
+        return true;
+    }
+    // Inside a quotation opened after a reporting frame.
+    let quotes = head.matches(['"', '\u{201c}', '\u{201d}']).count();
+    if quotes.is_multiple_of(2) {
+        return false;
+    }
+    let Some(q) = head.rfind(['"', '\u{201c}']) else {
+        return false;
+    };
+    if framed(lo + q) {
+        return false;
+    }
+    // The frame before a list of quoted items is the list's: the items closed before this
+    // one are set aside.
+    let before: Vec<String> = words(&outside_quotes(&head[..q])).collect();
+    let n = before.len();
+    let last = |d: usize| n.checked_sub(d).map_or("", |k| before[k].as_str());
+    let instance = matches!(last(1), "like" | "including" | "include" | "includes")
+        && (2..=6).any(|d| INSTANCE_NOUNS.contains(&last(d)));
+    // An attack named, then quoted beside its name: `the Grandma exploit ("…")`.
+    let named = ATTACK_NOUNS.contains(&last(1));
+    if instance || named {
+        return true;
+    }
+    // (A colon before the quote presents data, what was sent, for the reader to read.)
+    matches!(
+        last(1),
+        "sent" | "typed" | "submitted" | "pasted" | "entered" | "tried"
+    ) && n >= 2
+        && !speaker_or_reader(last(2))
+        && !head[..q].trim_end().ends_with(':')
 }
 
 /// Words that open a list item, or label it, as a thing not to do ("- Never: …", "- Bad:

@@ -3818,6 +3818,11 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if env && !quoted && v.bytes().all(|c| c.is_ascii_lowercase()) && v.len() < 4 {
         return;
     }
+    // A field's caption or a translated string (`"password": "Mot de passe"`).
+    let worded = label(v);
+    if worded == Label::Caption {
+        return;
+    }
     let kind = if comparison {
         "credential-comparison"
     } else if env {
@@ -3874,6 +3879,11 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // A passphrase of three to eight lower-case dictionary words (`correct horse battery
     // staple`, quoted or written out to the line's end): what a sample file or a document
     // makes up, never a key a provider issued; a person's real one is still worth a look.
+    if worded == Label::Words {
+        f = f.severity(Severity::Warning);
+        f.message
+            .push_str(" (reads as words: a label or a translated string)");
+    }
     let spoken = if quoted {
         v
     } else {
@@ -3894,6 +3904,142 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     out.push(f);
 }
+
+/// A field of a JSON document named for a credential (`"password"`, `"client_secret"`,
+/// `"apiKey"`) whose string value reads as drawn at random: the pair a `.env` or YAML line
+/// would give, however the document is laid out (`{"db": {"password": "…"}}` on one line).
+pub(crate) fn json_fields(
+    base: &super::super::text::View<'_>,
+    fields: &[super::super::json::Field],
+    out: &mut Vec<Finding>,
+) {
+    for f in fields {
+        if credential_name(&f.key).is_none() {
+            continue;
+        }
+        let v = &base.text[f.value.0..f.value.1];
+        if !strong_value(v) || judged_stand_in(v) || label(v) != Label::No {
+            continue;
+        }
+        let (s, e) = base.to_source(f.value.0, f.value.1);
+        out.push(
+            Finding::raw(
+                &SEC120,
+                s,
+                e,
+                format!("credential assigned to {}: {}", f.key, redacted(v)),
+            )
+            .secret("json-field"),
+        );
+    }
+}
+
+/// What a value made of words says about itself: a form's label or a translated string
+/// (`"Mot de passe"`, `Contraseña`, `"Enter password"`, `Пароль`) is text shown to a user,
+/// not a secret.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Label {
+    /// Letters of any script and blanks only, one of the words a credential's name in some
+    /// language: the field's own caption. No finding.
+    Caption,
+    /// Letters and blanks only, several words or letters outside ASCII: reads as language.
+    /// At most a warning.
+    Words,
+    No,
+}
+
+/// Judges `v` as a label ([`Label`]). A digit, a symbol other than a phrase's punctuation, or
+/// a single ASCII word not naming a credential leaves it a possible secret.
+fn label(v: &str) -> Label {
+    let v = v.trim_end_matches(['.', '!', '?', ':', '…']).trim();
+    if v.is_empty()
+        || !v.chars().all(|c| {
+            c.is_alphabetic() || matches!(c, ' ' | '\'' | '\u{2019}' | '-' | ',' | '\u{30fc}')
+        })
+        || v.contains("  ")
+    {
+        return Label::No;
+    }
+    let lower = v.to_lowercase();
+    let caption = lower
+        .split([' ', '-', '\''])
+        .any(credential_word_any_language)
+        || CREDENTIAL_WORDS_UNSPACED.iter().any(|w| lower.contains(w));
+    let several = v.split(' ').filter(|w| !w.is_empty()).count() >= 2;
+    if caption && (several || !v.is_ascii() || v.chars().next().is_some_and(char::is_uppercase)) {
+        Label::Caption
+    } else if several && v.chars().next().is_some_and(char::is_uppercase) || !v.is_ascii() {
+        Label::Words
+    } else {
+        Label::No
+    }
+}
+
+/// A credential's name as a word in the languages of translation files, lower case.
+fn credential_word_any_language(w: &str) -> bool {
+    password_word(w)
+        || matches!(
+            w,
+            "password"
+                | "passwords"
+                | "passcode"
+                | "passphrase"
+                | "pin"
+                | "token"
+                | "tokens"
+                | "secret"
+                | "key"
+                | "keys"
+                | "credentials"
+                | "contraseña"
+                | "contraseñas"
+                | "mot"
+                | "passe"
+                | "hasło"
+                | "lösenord"
+                | "şifre"
+                | "jelszó"
+                | "jeton"
+                | "jetons"
+                | "toegangstoken"
+                | "zugangstoken"
+                | "geheimnis"
+                | "secreto"
+                | "segreto"
+                | "segredo"
+                | "clave"
+                | "clé"
+                | "chiave"
+                | "chave"
+                | "schlüssel"
+                | "sleutel"
+                | "klucz"
+                | "nyckel"
+                | "avain"
+                | "пароль"
+                | "пароля"
+                | "токен"
+                | "ключ"
+                | "секрет"
+        )
+}
+
+/// Credential words of scripts written without blanks, found anywhere in a value.
+const CREDENTIAL_WORDS_UNSPACED: &[&str] = &[
+    "密码",
+    "密碼",
+    "口令",
+    "令牌",
+    "密钥",
+    "密鑰",
+    "秘密",
+    "パスワード",
+    "トークン",
+    "キー",
+    "暗証",
+    "비밀번호",
+    "토큰",
+];
 
 /// Three to eight lower-case words of two to twelve letters, one blank between each
 /// (`correct horse battery staple`).
@@ -6392,6 +6538,7 @@ fn check_password_prose(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         || variable(v)
         || v.contains(' ') && v.split_whitespace().count() > 2
         || prose_value_is_a_name(v)
+        || label(v) == Label::Caption
     {
         return;
     }
@@ -6406,7 +6553,7 @@ fn check_password_prose(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         format!("password written out in text: {}", redacted(v)),
     )
     .secret("password-in-prose");
-    if p == Placeholder::Soft {
+    if p == Placeholder::Soft || label(v) == Label::Words {
         f = f.severity(Severity::Warning);
     }
     out.push(f);
