@@ -141,6 +141,7 @@ impl WordTable {
     /// The prose words of `from..to` (see [`WordTable::prose`]) whose class `classify` gives
     /// is not 0, in order: a head of unclassed words (a command repeated on one line) is
     /// stepped over, not read word by word. The same `classify` as [`WordTable::classes`].
+    #[cfg(test)]
     pub(crate) fn classed(
         &self,
         from: usize,
