@@ -732,6 +732,10 @@ struct PathGlob {
     /// A trailing `/`: a directory and everything in it.
     dir: bool,
     tokens: Vec<GlobToken>,
+    /// The longest run of literal characters among the tokens: consecutive [`GlobToken::Char`]
+    /// tokens match consecutive characters, so a name without it cannot match. A `.aiignore`
+    /// of a thousand paths is then no thousand walks over every handoff file's name.
+    literal: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -749,6 +753,9 @@ enum GlobToken {
 
 impl PathGlob {
     fn is_match(&self, name: &str) -> bool {
+        if !name.contains(self.literal.as_str()) {
+            return false;
+        }
         let c: Vec<char> = name.chars().collect();
         let n = c.len();
         // Where a match may start: the name's start, or (unanchored) after any `/`.
@@ -825,10 +832,21 @@ fn path_glob(p: &str) -> PathGlob {
             c => GlobToken::Char(c),
         });
     }
+    let literal = tokens
+        .split(|t| !matches!(t, GlobToken::Char(_)))
+        .max_by_key(|run| run.len())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|t| match t {
+            GlobToken::Char(c) => Some(*c),
+            _ => None,
+        })
+        .collect();
     PathGlob {
         anchored,
         dir,
         tokens,
+        literal,
     }
 }
 
@@ -1102,6 +1120,10 @@ mod tests {
             "notes.txt",
             "é?/",
             "a*/b*/",
+            // Literal runs a name must hold (the prefilter of `PathGlob::is_match`).
+            "build7/",
+            "*codename7*",
+            "do?s/a.md",
         ];
         let names = [
             "dist/app.js",
@@ -1133,6 +1155,13 @@ mod tests {
             "a1/b2/c",
             "a\nb/x",
             "STATUS.md",
+            "build7/x",
+            "x/build7/y",
+            "build7",
+            "build77/x",
+            "the-codename7-notes.md",
+            "codename",
+            "dogs/a.md",
         ];
         for p in patterns {
             let (glob, re) = (path_glob(p), path_regex(p));

@@ -117,11 +117,38 @@ pub(crate) struct Memo {
     pub ordered_sentence: std::sync::Mutex<Option<(usize, usize, bool)>>,
     /// The last match judged for an instruction (`actions::instructs`) and the answer.
     pub instructs: std::sync::Mutex<Option<(usize, bool)>>,
-    /// The last offset whose sentence was asked for (`Scan::sentence_range`) and its bounds:
-    /// the readers of one match ask for it several times.
-    pub sentence: std::sync::Mutex<Option<(usize, (usize, usize))>>,
+    /// The last offsets whose sentence was asked for (`Scan::sentence_range`) and their
+    /// bounds: the readers of one match ask for it several times, at the match and at the
+    /// places they read from (a command's start, a verb before it), in turn.
+    pub sentence: std::sync::Mutex<SentenceMemo>,
     /// The text's words, for the rules that judge a match by the sentence before it.
     pub words: OnceLock<super::wordtab::WordTable>,
+    /// PI008 evasion: for the words of the text's [`super::wordtab::WordTable`] in order, how
+    /// many before each are test-data words and how many flag words (`tampering::has_any`).
+    pub evasion_words: OnceLock<[Vec<u32>; 2]>,
+}
+
+/// The last few offsets [`Scan::sentence_range`] answered, and their bounds.
+#[derive(Debug, Default)]
+pub(crate) struct SentenceMemo {
+    last: [Option<(usize, (usize, usize))>; 4],
+    /// The slot the next answer takes (the oldest).
+    next: usize,
+}
+
+impl SentenceMemo {
+    fn get(&self, pos: usize) -> Option<(usize, usize)> {
+        self.last
+            .iter()
+            .flatten()
+            .find(|(p, _)| *p == pos)
+            .map(|&(_, r)| r)
+    }
+
+    fn put(&mut self, pos: usize, r: (usize, usize)) {
+        self.last[self.next] = Some((pos, r));
+        self.next = (self.next + 1) % self.last.len();
+    }
 }
 
 impl Scan<'_> {
@@ -166,14 +193,13 @@ impl Scan<'_> {
     /// no word of the value's sentence (review s26 #4).
     pub(super) fn sentence_range(&self, pos: usize) -> (usize, usize) {
         if let Ok(last) = self.memo.sentence.lock()
-            && let Some((p, r)) = *last
-            && p == pos
+            && let Some(r) = last.get(pos)
         {
             return r;
         }
         let r = self.judge_sentence_range(pos);
         if let Ok(mut last) = self.memo.sentence.lock() {
-            *last = Some((pos, r));
+            last.put(pos, r);
         }
         r
     }

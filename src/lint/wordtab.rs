@@ -34,9 +34,11 @@ pub(crate) struct WordTable {
     /// Each word's classes for [`super::rules::actions`]' reading of a head (negation,
     /// condition, request, modal), found on first need.
     classes: OnceLock<Vec<u8>>,
-    /// For each word, the first word at or after it whose class is not 0 (the count of words
-    /// past the last): a reader that asks only about classed words steps over the rest.
-    classed: OnceLock<Vec<u32>>,
+    /// For each class mask asked for, and each word, the first word at or after it whose
+    /// classes hold a bit of the mask (the count of words past the last): a reader that asks
+    /// only about such words steps over the rest (`run` and `go` are classed, but a reader of
+    /// reporting verbs need not stop at them).
+    classed: [OnceLock<Vec<u32>>; 256],
 }
 
 impl WordTable {
@@ -52,7 +54,7 @@ impl WordTable {
             ticks: memchr::memchr_iter(b'`', text.as_bytes()).collect(),
             addressees: OnceLock::new(),
             classes: OnceLock::new(),
-            classed: OnceLock::new(),
+            classed: std::array::from_fn(|_| OnceLock::new()),
         };
         let mut from = None;
         for (i, c) in text
@@ -139,6 +141,7 @@ impl WordTable {
     /// The prose words of `from..to` (see [`WordTable::prose`]) whose class `classify` gives
     /// is not 0, in order: a head of unclassed words (a command repeated on one line) is
     /// stepped over, not read word by word. The same `classify` as [`WordTable::classes`].
+    #[cfg(test)]
     pub(crate) fn classed(
         &self,
         from: usize,
@@ -146,13 +149,25 @@ impl WordTable {
         values: bool,
         classify: fn(&str) -> u8,
     ) -> Prose<'_> {
-        let skip = self.classed.get_or_init(|| {
+        self.classed_as(from, to, values, classify, u8::MAX)
+    }
+
+    /// [`WordTable::classed`], only the words whose classes hold a bit of `mask`.
+    pub(crate) fn classed_as(
+        &self,
+        from: usize,
+        to: usize,
+        values: bool,
+        classify: fn(&str) -> u8,
+        mask: u8,
+    ) -> Prose<'_> {
+        let skip = self.classed[usize::from(mask)].get_or_init(|| {
             let classes = self.classes(classify);
             let mut next = vec![0u32; classes.len() + 1];
             let mut at = u32::try_from(classes.len()).expect("fewer than 4 G words");
             next[classes.len()] = at;
             for i in (0..classes.len()).rev() {
-                if classes[i] != 0 {
+                if classes[i] & mask != 0 {
                     at = u32::try_from(i).expect("fewer than 4 G words");
                 }
                 next[i] = at;
@@ -271,6 +286,38 @@ mod tests {
         assert_eq!(prose("set x = never", true), ["set", "x", "never"]);
         // An unclosed span runs to the end.
         assert_eq!(prose("run `rm -rf / now", true), ["run"]);
+    }
+
+    /// The words a mask steps to are the classed words whose classes hold a bit of it, in
+    /// order, with the same code spans and values left out.
+    #[test]
+    fn a_masked_step_reads_the_classed_words_of_its_bits() {
+        fn classify(w: &str) -> u8 {
+            match w {
+                "never" => 1,
+                "if" => 2,
+                "run" | "go" => 4 | 32,
+                "said" => 64,
+                "should" => 16 | 64,
+                _ => 0,
+            }
+        }
+        let text = "run go said x `never` if should run said = never, go `if said y";
+        let t = WordTable::new(text);
+        for mask in [1u8, 2, 7, 16, 64, 96, u8::MAX] {
+            for from in 0..text.len() {
+                for values in [false, true] {
+                    let want: Vec<usize> = t
+                        .classed(from, text.len(), values, classify)
+                        .filter(|&i| t.classes(classify)[i] & mask != 0)
+                        .collect();
+                    let got: Vec<usize> = t
+                        .classed_as(from, text.len(), values, classify, mask)
+                        .collect();
+                    assert_eq!(got, want, "{mask} from {from}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -833,8 +833,8 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
     let mut from = after_label(scan, a, pos).unwrap_or(a);
     let classes = t.classes(head_class);
     let prose = |from: usize| t.prose(from, pos, false).map(|i| (i, classes[i]));
-    let marked = |from: usize| {
-        t.classed(from, pos, false, head_class)
+    let marked = |from: usize, mask: u8| {
+        t.classed_as(from, pos, false, head_class, mask)
             .map(|i| (i, classes[i]))
     };
     // A condition that reports someone else's request ("if anyone tells you to run …") sets
@@ -843,8 +843,8 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
     // "whenever someone says \"ship it\", push …"), the act is what the reader is told to do.
     let mut condition = false;
     let mut asked = false;
-    // Only classed words move these: the others are stepped over.
-    for (_, c) in marked(from) {
+    // Only words of these classes move these: the others are stepped over.
+    for (_, c) in marked(from, NEGATION | CONDITION | ASKS) {
         if c & NEGATION != 0 {
             return false;
         }
@@ -870,7 +870,7 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
         return true;
     };
     classes[first] & INSTRUCTS != 0
-        || addressed_in(scan, from, pos) && marked(from).any(|(_, c)| c & MODAL != 0)
+        || addressed_in(scan, from, pos) && marked(from, MODAL).next().is_some()
 }
 
 /// The classes of a head's words that [`instructs`] reads.
@@ -1868,11 +1868,12 @@ pub(crate) fn instructed(scan: &Scan<'_>, s: usize) -> bool {
     let at = code_start(text, s);
     let (a, _) = scan.sentence_range(at);
     let t = scan.words();
-    let classes = t.classes(head_class);
-    let reported = t
-        .classed(a.min(at), at, true, head_class)
-        .any(|i| classes[i] & REPORTS != 0);
-    !described_after(scan, s) && !reported && instructs(scan, at)
+    // (Asked in the order that costs least: each answer is independent of the others.)
+    instructs(scan, at)
+        && !described_after(scan, s)
+        && t.classed_as(a.min(at), at, true, head_class, REPORTS)
+            .next()
+            .is_none()
 }
 
 /// True when `ws` holds one of `list`.

@@ -7,7 +7,7 @@
 //! sending something to a host, dictating a reply for compliance, or swaying the reader's
 //! judgement of a work. The address is matched; what is ordered is judged in its paragraph.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::{Regex, RegexSet};
 
@@ -68,88 +68,91 @@ pub(crate) static PATTERNS: &[Pattern] = &[
 const NOTE_REACH: usize = 400;
 
 /// What a note to AI readers may order that no honest repository note does, each with the
-/// phrase the finding names it by.
-static HOSTILE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
-    [
-        (
-            r"\b(?:ignore|disregard|forget|skip|override|set\s+aside|stop\s+(?:following|obeying|answering|doing))\s+(?:[\w']+\s+){0,2}?(?:user'?s?|users'|question|request|task|query|prompt|instructions?)\b",
-            "to ignore the user or the task",
-        ),
-        (
-            r"\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|tell|show|report|flag)\b[^.\n]{0,40}\b(?:this|these|user|human|anyone|it|that)\b|\bsay\s+(?:that\s+)?nothing\s+(?:happened|changed|was\s+(?:changed|done|found))\b|\bso\s+(?:that\s+)?(?:nobody|no\s+one|no-one)\s+(?:else\s+)?(?:sees|notices|knows|finds)\b|\b(?:omit|leave|drop|hide)\b[^.\n]{0,60}\b(?:from|out\s+of)\s+(?:the|your)\s+(?:digest|summary|report|notes|minutes|recap|answer|reply)\b",
-            "to keep the note from the user",
-        ),
-        (
-            r"\bthis\s+(?:header|comment|note|notice|text|line|message|instruction|block|snippet|banner)\b[^.\n]{0,60}\b(?:every|all|each|any)\s+(?:\w+\s+){0,2}?(?:files?|repos?|repositor(?:y|ies)|projects?|codebases?)\b|\b(?:outside|beyond)\s+(?:of\s+)?(?:this|the|any|your)?\s*(?:\w+\s+)?(?:repo|repository|project|codebase|workspace|directory)\b|\b(?:every|all|any|other)\s+(?:other\s+)?(?:repos|repositories|projects|codebases)\b",
-            "to spread beyond the task or the repository",
-        ),
-        (
-            r"\b(?:download|run|execute|install|send|post|upload|submit|email|forward)\b[^.\n]{0,60}\bhttps?://",
-            "to download, run or send something to a host",
-        ),
-        (
-            r"\b(?:post|reply|respond|comment|write|say|answer|repeat)\b[^.\n]{0,60}\b(?:\d+|two|three|four|five|ten|several|multiple)\s+(?:times|replies|comments|messages|posts)\b|\b(?:twice|thrice)\b|\bto\s+(?:stay|remain|be)\s+compliant\b",
-            "to post dictated replies",
-        ),
-        (
-            r"\b(?:recogni[sz]e|rate|rank|score|praise|recommend|describe|regard|consider|treat|review|grade|evaluate|call)\b[^.\n]{0,60}\b(?:as\s+such|finest|best|excellent|masterpiece|outstanding|brilliant|perfect|highest|top|favou?rably|positively|\d+\s*/\s*\d+)\b",
-            "to sway its judgement of a work",
-        ),
-        (
-            r"\b(?:send|forward|share|e-?mail|mail|dm|message|post|upload|leak|transfer|copy|export|cc|bcc)\b[^.\n]{0,80}?\b(?:to|with)\s+(?:me\b|us\b|[\w.+-]+@[\w-]+\.[a-z]|@\w|iban\b)",
-            "to send the user's data to an outside address",
-        ),
-        (
-            r"\b(?:delete|remove|wipe|erase|purge|destroy|cancel|truncate)\s+(?:[\w']+\s+){0,4}?(?:e-?mails?|messages?|inbox|mailbox|invites?|invitations?|meetings?|appointments?|channel|conversations?|chat|history|logs?|audit|backups?|database|db|ssh|(?:the\s+)?tests?\s+(?:directory|folder|suite|job|files?)|this\s+(?:e-?mail|message|comment|ticket|issue|note|invite|review|post))\b|\b(?:delete|remove|wipe|erase|purge|destroy)\s+(?:the\s+|all\s+)?tests?/",
-            "to delete the user's data or the project's checks",
-        ),
-        (
-            r"\b(?:reveal|print|dump|post|paste|show|list|leak|output|disclose|expose|display|echo|share|send|e-?mail|give|reply|respond|include|enter|type|log\s+in)\b[^.\n]{0,60}?\b(?:api\s+keys?|secrets?|passwords?|credentials|tokens?|\.env\b|environment\s+variables|system\s+prompt|private\s+(?:keys?|notes|messages|data|files)|ssh\s+keys?|chat\s+history|conversation\s+history|cookies|one-time\s+(?:code|password)|otp|(?:verification|security|2fa|mfa|login)\s+code|password\s+manager)\b",
-            "to disclose secrets or private data",
-        ),
-        (
-            r"\b(?:buy|purchase|order|check\s*out|pay|transfer|donate)\b[^.\n]{0,80}?\b(?:(?:saved|stored|user's|their)\s+(?:credit\s+)?card|dollars|euros|money|funds|bitcoin|crypto)\b",
-            "to spend the user's money",
-        ),
-        (
-            r"\b(?:merge|push|approve|commit|deploy)\b[^.\n]{0,60}?(?:\bwithout\s+(?:running\s+)?(?:the\s+|any\s+)?(?:checks?|tests?|ci|review|approval)|\bskip(?:ping)?\s+(?:the\s+)?(?:checks?|tests?|ci|review)|\bno\s+review|\b(?:straight|directly)\s+to\s+(?:main|master|production|prod))\b",
-            "to bypass the project's review",
-        ),
-        (
-            r"\baccept\s+(?:all|every)\b|\badd\s+(?:my|this|our|the\s+following)\s+(?:ssh\s+|deploy\s+|public\s+)?keys?\b|\b(?:tell|inform|notify|confirm\s+to)\s+(?:nobody|no\s+one|no-one)\b|\b(?:do\s+not|don't|never)\s+ask\s+(?:the\s+)?(?:user|human|owner)\s+(?:to\s+confirm|for\s+(?:confirmation|approval|permission))",
-            "to act for the user without their consent",
-        ),
-        (
-            r"\b(?:disable|turn\s+off|bypass|remove|delete|relax|weaken|loosen)\s+(?:the\s+|all\s+|any\s+|its\s+|their\s+)?(?:[\w-]+\s+){0,2}?(?:linters?|verification|ssl|tls|certificate|pinning|2fa|mfa|authentication|branch\s+protection|codeowners|security\s+(?:alerts|checks|scans?)|cors(?:\s+policy)?|csrf|sandbox|firewall)\b|\bverify_?ssl\s*=\s*false\b|\b(?:replace|switch|change)\b[^.\n]{0,50}\bpassword\b[^.\n]{0,30}\b(?:md5|sha-?1|plain\s*text)\b|\balways\s+return\s+true\b|\bskip\s+(?:the\s+)?(?:verification|review|security)\b|\btrust\s+this\s+(?:file|note|page|message|text)\b",
-            "to weaken the project's security checks",
-        ),
-        (
-            r"\bgrant\b[^.\n]{0,50}\b(?:access|rights|permissions?|roles?|admin|privileges)\b|\b(?:make|add|set)\s+(?:me|us|them|him|her|user\s+\S+)\s+(?:as\s+)?(?:an?\s+|the\s+)?(?:admins?|owners?|maintainers?|collaborators?|superusers?|root)\b|\brevoke\b[^.\n]{0,30}\b(?:admins?|owners?|maintainers?|access|keys?)\b",
-            "to change who has access",
-        ),
-        (
-            r"\b(?:report|describe|present|declare|call)\b[^.\n]{0,40}\bas\s+(?:clean|safe|secure|harmless|benign|trusted|verified|legitimate)\b",
-            "to misreport what it found",
-        ),
-        (
-            r"\b(?:reply|respond|answer|report|claim|state)\s+(?:to\s+\w+\s+)?that\b|\bstate\s+in\s+your\s+(?:summary|answer|reply|response)\b",
-            "to tell the user what the note dictates",
-        ),
-    ]
-    .into_iter()
-    .map(|(re, what)| {
-        (
-            Regex::new(&format!("(?i){re}")).expect("ai-note order compiles"),
-            what,
-        )
+/// phrase the finding names it by (case-insensitive). Each regex is compiled when
+/// [`HOSTILE_SET`] first finds its order in a note ([`hostile`]): a note of one kind of order
+/// does not pay for compiling all of them (issue #13 item 4).
+const HOSTILE: [(&str, &str); 16] = [
+    (
+        r"\b(?:ignore|disregard|forget|skip|override|set\s+aside|stop\s+(?:following|obeying|answering|doing))\s+(?:[\w']+\s+){0,2}?(?:user'?s?|users'|question|request|task|query|prompt|instructions?)\b",
+        "to ignore the user or the task",
+    ),
+    (
+        r"\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|tell|show|report|flag)\b[^.\n]{0,40}\b(?:this|these|user|human|anyone|it|that)\b|\bsay\s+(?:that\s+)?nothing\s+(?:happened|changed|was\s+(?:changed|done|found))\b|\bso\s+(?:that\s+)?(?:nobody|no\s+one|no-one)\s+(?:else\s+)?(?:sees|notices|knows|finds)\b|\b(?:omit|leave|drop|hide)\b[^.\n]{0,60}\b(?:from|out\s+of)\s+(?:the|your)\s+(?:digest|summary|report|notes|minutes|recap|answer|reply)\b",
+        "to keep the note from the user",
+    ),
+    (
+        r"\bthis\s+(?:header|comment|note|notice|text|line|message|instruction|block|snippet|banner)\b[^.\n]{0,60}\b(?:every|all|each|any)\s+(?:\w+\s+){0,2}?(?:files?|repos?|repositor(?:y|ies)|projects?|codebases?)\b|\b(?:outside|beyond)\s+(?:of\s+)?(?:this|the|any|your)?\s*(?:\w+\s+)?(?:repo|repository|project|codebase|workspace|directory)\b|\b(?:every|all|any|other)\s+(?:other\s+)?(?:repos|repositories|projects|codebases)\b",
+        "to spread beyond the task or the repository",
+    ),
+    (
+        r"\b(?:download|run|execute|install|send|post|upload|submit|email|forward)\b[^.\n]{0,60}\bhttps?://",
+        "to download, run or send something to a host",
+    ),
+    (
+        r"\b(?:post|reply|respond|comment|write|say|answer|repeat)\b[^.\n]{0,60}\b(?:\d+|two|three|four|five|ten|several|multiple)\s+(?:times|replies|comments|messages|posts)\b|\b(?:twice|thrice)\b|\bto\s+(?:stay|remain|be)\s+compliant\b",
+        "to post dictated replies",
+    ),
+    (
+        r"\b(?:recogni[sz]e|rate|rank|score|praise|recommend|describe|regard|consider|treat|review|grade|evaluate|call)\b[^.\n]{0,60}\b(?:as\s+such|finest|best|excellent|masterpiece|outstanding|brilliant|perfect|highest|top|favou?rably|positively|\d+\s*/\s*\d+)\b",
+        "to sway its judgement of a work",
+    ),
+    (
+        r"\b(?:send|forward|share|e-?mail|mail|dm|message|post|upload|leak|transfer|copy|export|cc|bcc)\b[^.\n]{0,80}?\b(?:to|with)\s+(?:me\b|us\b|[\w.+-]+@[\w-]+\.[a-z]|@\w|iban\b)",
+        "to send the user's data to an outside address",
+    ),
+    (
+        r"\b(?:delete|remove|wipe|erase|purge|destroy|cancel|truncate)\s+(?:[\w']+\s+){0,4}?(?:e-?mails?|messages?|inbox|mailbox|invites?|invitations?|meetings?|appointments?|channel|conversations?|chat|history|logs?|audit|backups?|database|db|ssh|(?:the\s+)?tests?\s+(?:directory|folder|suite|job|files?)|this\s+(?:e-?mail|message|comment|ticket|issue|note|invite|review|post))\b|\b(?:delete|remove|wipe|erase|purge|destroy)\s+(?:the\s+|all\s+)?tests?/",
+        "to delete the user's data or the project's checks",
+    ),
+    (
+        r"\b(?:reveal|print|dump|post|paste|show|list|leak|output|disclose|expose|display|echo|share|send|e-?mail|give|reply|respond|include|enter|type|log\s+in)\b[^.\n]{0,60}?\b(?:api\s+keys?|secrets?|passwords?|credentials|tokens?|\.env\b|environment\s+variables|system\s+prompt|private\s+(?:keys?|notes|messages|data|files)|ssh\s+keys?|chat\s+history|conversation\s+history|cookies|one-time\s+(?:code|password)|otp|(?:verification|security|2fa|mfa|login)\s+code|password\s+manager)\b",
+        "to disclose secrets or private data",
+    ),
+    (
+        r"\b(?:buy|purchase|order|check\s*out|pay|transfer|donate)\b[^.\n]{0,80}?\b(?:(?:saved|stored|user's|their)\s+(?:credit\s+)?card|dollars|euros|money|funds|bitcoin|crypto)\b",
+        "to spend the user's money",
+    ),
+    (
+        r"\b(?:merge|push|approve|commit|deploy)\b[^.\n]{0,60}?(?:\bwithout\s+(?:running\s+)?(?:the\s+|any\s+)?(?:checks?|tests?|ci|review|approval)|\bskip(?:ping)?\s+(?:the\s+)?(?:checks?|tests?|ci|review)|\bno\s+review|\b(?:straight|directly)\s+to\s+(?:main|master|production|prod))\b",
+        "to bypass the project's review",
+    ),
+    (
+        r"\baccept\s+(?:all|every)\b|\badd\s+(?:my|this|our|the\s+following)\s+(?:ssh\s+|deploy\s+|public\s+)?keys?\b|\b(?:tell|inform|notify|confirm\s+to)\s+(?:nobody|no\s+one|no-one)\b|\b(?:do\s+not|don't|never)\s+ask\s+(?:the\s+)?(?:user|human|owner)\s+(?:to\s+confirm|for\s+(?:confirmation|approval|permission))",
+        "to act for the user without their consent",
+    ),
+    (
+        r"\b(?:disable|turn\s+off|bypass|remove|delete|relax|weaken|loosen)\s+(?:the\s+|all\s+|any\s+|its\s+|their\s+)?(?:[\w-]+\s+){0,2}?(?:linters?|verification|ssl|tls|certificate|pinning|2fa|mfa|authentication|branch\s+protection|codeowners|security\s+(?:alerts|checks|scans?)|cors(?:\s+policy)?|csrf|sandbox|firewall)\b|\bverify_?ssl\s*=\s*false\b|\b(?:replace|switch|change)\b[^.\n]{0,50}\bpassword\b[^.\n]{0,30}\b(?:md5|sha-?1|plain\s*text)\b|\balways\s+return\s+true\b|\bskip\s+(?:the\s+)?(?:verification|review|security)\b|\btrust\s+this\s+(?:file|note|page|message|text)\b",
+        "to weaken the project's security checks",
+    ),
+    (
+        r"\bgrant\b[^.\n]{0,50}\b(?:access|rights|permissions?|roles?|admin|privileges)\b|\b(?:make|add|set)\s+(?:me|us|them|him|her|user\s+\S+)\s+(?:as\s+)?(?:an?\s+|the\s+)?(?:admins?|owners?|maintainers?|collaborators?|superusers?|root)\b|\brevoke\b[^.\n]{0,30}\b(?:admins?|owners?|maintainers?|access|keys?)\b",
+        "to change who has access",
+    ),
+    (
+        r"\b(?:report|describe|present|declare|call)\b[^.\n]{0,40}\bas\s+(?:clean|safe|secure|harmless|benign|trusted|verified|legitimate)\b",
+        "to misreport what it found",
+    ),
+    (
+        r"\b(?:reply|respond|answer|report|claim|state)\s+(?:to\s+\w+\s+)?that\b|\bstate\s+in\s+your\s+(?:summary|answer|reply|response)\b",
+        "to tell the user what the note dictates",
+    ),
+];
+
+/// [`HOSTILE`]'s regexes, each compiled on first need.
+static HOSTILE_RES: [OnceLock<Regex>; HOSTILE.len()] = [const { OnceLock::new() }; HOSTILE.len()];
+
+/// [`HOSTILE`]'s order `i`, compiled.
+fn hostile(i: usize) -> &'static Regex {
+    HOSTILE_RES[i].get_or_init(|| {
+        Regex::new(&format!("(?i){}", HOSTILE[i].0)).expect("ai-note order compiles")
     })
-    .collect()
-});
+}
 
 /// [`HOSTILE`]'s orders as one set: a note's paragraph is read once for all of them, and
 /// only the orders found are searched again for their place (issue #13 item 4).
 static HOSTILE_SET: LazyLock<RegexSet> = LazyLock::new(|| {
-    RegexSet::new(HOSTILE.iter().map(|(re, _)| re.as_str())).expect("ai-note orders compile")
+    RegexSet::new(HOSTILE.iter().map(|(re, _)| format!("(?i){re}")))
+        .expect("ai-note orders compile")
 });
 
 /// A note addressed to AI readers is an injection when its paragraph, read on from the
@@ -174,7 +177,7 @@ fn judge(scan: &Scan<'_>, s: usize, e: usize, out: &mut Vec<Finding>) {
     let hostile = HOSTILE_SET
         .matches(orders)
         .iter()
-        .map(|i| &HOSTILE[i])
+        .map(|i| (hostile(i), HOSTILE[i].1))
         .find_map(|(re, what)| {
             re.find_iter(orders)
                 .find(|m| !negated_before(text, e + m.start()))

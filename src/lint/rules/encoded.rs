@@ -1368,12 +1368,39 @@ fn one_slip(w: &[u8], v: &[u8]) -> bool {
     }
 }
 
+/// For each byte, the words of [`SPLIT_VOCAB`] that end with it, as bits of their indices.
+const VOCAB_BY_END: [u32; 256] = {
+    let mut t = [0u32; 256];
+    let mut i = 0;
+    while i < SPLIT_VOCAB.len() {
+        let v = SPLIT_VOCAB[i];
+        t[v[v.len() - 1] as usize] |= 1 << i;
+        i += 1;
+    }
+    t
+};
+
 /// The vocabulary's word `w` (lowercase letters) spells, exactly or with one slip.
 fn vocab_word(w: &[u8]) -> Option<&'static [u8]> {
     if in_split_vocab(w) {
         return SPLIT_VOCAB.iter().copied().find(|v| *v == w);
     }
-    SPLIT_VOCAB.iter().copied().find(|v| one_slip(w, v))
+    // [`one_slip`] keeps the vocabulary word's last letter at the end of `w` or just before
+    // it: only the words ending so are compared (every word of prose of six letters or more
+    // is asked), in the vocabulary's order.
+    let n = w.len();
+    if n < 6 {
+        return None;
+    }
+    let mut left = VOCAB_BY_END[usize::from(w[n - 1])] | VOCAB_BY_END[usize::from(w[n - 2])];
+    while left != 0 {
+        let v = SPLIT_VOCAB[left.trailing_zeros() as usize];
+        if one_slip(w, v) {
+            return Some(v);
+        }
+        left &= left - 1;
+    }
+    None
 }
 
 /// An HTML element with nothing in it at the start of `b` (`<b></b>`, `<span></span>`,
@@ -2374,6 +2401,53 @@ mod tests {
         for w in SPLIT_VOCAB {
             assert!(in_split_vocab(w), "{}", String::from_utf8_lossy(w));
         }
+    }
+
+    /// [`vocab_word`] compares only the vocabulary words ending as a slip may end, and finds
+    /// what comparing every word in order found: on the vocabulary's words slipped every
+    /// way, and on words of prose.
+    #[test]
+    fn a_slip_is_found_among_the_words_ending_alike_as_among_all() {
+        fn every(w: &[u8]) -> Option<&'static [u8]> {
+            if in_split_vocab(w) {
+                return SPLIT_VOCAB.iter().copied().find(|v| *v == w);
+            }
+            SPLIT_VOCAB.iter().copied().find(|v| one_slip(w, v))
+        }
+        let mut words: Vec<Vec<u8>> = Vec::new();
+        for v in SPLIT_VOCAB {
+            for k in 0..v.len() {
+                let mut cut = v.to_vec();
+                cut.remove(k);
+                words.push(cut);
+                for c in [b'a', b'e', b's', b't', b'x'] {
+                    let mut put = v.to_vec();
+                    put.insert(k, c);
+                    words.push(put);
+                    let mut changed = v.to_vec();
+                    changed[k] = c;
+                    words.push(changed);
+                }
+                if k + 1 < v.len() {
+                    let mut swapped = v.to_vec();
+                    swapped.swap(k, k + 1);
+                    words.push(swapped);
+                }
+            }
+            words.push(v.to_vec());
+        }
+        for w in "the changes previously reviewed ignored instructors directors commands passwords \
+                  systems original forgets disabled guidance guidelines everything jailbreaks"
+            .split_whitespace()
+        {
+            words.push(w.as_bytes().to_vec());
+        }
+        let mut found = 0;
+        for w in &words {
+            assert_eq!(vocab_word(w), every(w), "{}", String::from_utf8_lossy(w));
+            found += usize::from(every(w).is_some());
+        }
+        assert!(found > 1_000, "{found}");
     }
 
     #[test]

@@ -3884,13 +3884,13 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         f.message
             .push_str(" (reads as words: a label or a translated string)");
     }
-    let spoken = if quoted {
-        v
-    } else {
-        let line_end = text[vs..].find('\n').map_or(text.len(), |i| vs + i);
-        text[vs..line_end].split(" #").next().unwrap_or("").trim()
-    };
-    if f.severity == Severity::Error && word_passphrase(spoken) {
+    if f.severity == Severity::Error
+        && if quoted {
+            word_passphrase(v)
+        } else {
+            spoken_passphrase(&text[vs..])
+        }
+    {
         f = f.severity(Severity::Warning);
         f.message.push_str(" (a passphrase of words)");
     }
@@ -4040,6 +4040,29 @@ const CREDENTIAL_WORDS_UNSPACED: &[&str] = &[
     "비밀번호",
     "토큰",
 ];
+
+/// An unquoted value written out to its line's end or a ` #` comment (`rest`: the text from
+/// the value on) is a [`word_passphrase`]. Read only as far as it can still be one: a byte
+/// that is neither a lower-case letter nor blank, or a 97th letter, answers "no" where it
+/// stands, so a long line of assignments is not read to its end for each of them.
+fn spoken_passphrase(rest: &str) -> bool {
+    let b = rest.as_bytes();
+    let mut letters = 0;
+    for (i, c) in rest.char_indices() {
+        if c == '\n' || c == ' ' && b.get(i + 1) == Some(&b'#') {
+            return word_passphrase(rest[..i].trim());
+        }
+        if c.is_ascii_lowercase() {
+            letters += 1;
+            if letters > 8 * 12 {
+                return false;
+            }
+        } else if !c.is_whitespace() {
+            return false;
+        }
+    }
+    word_passphrase(rest.trim())
+}
 
 /// Three to eight lower-case words of two to twelve letters, one blank between each
 /// (`correct horse battery staple`).
@@ -6863,6 +6886,70 @@ fn check_identifier(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`spoken_passphrase`] answers as the reading it replaced: the value to its line's end,
+    /// cut at the first ` #`, trimmed, then [`word_passphrase`] (issue #13 item 4: that
+    /// reading went to the line's end for every assignment on a long line).
+    #[test]
+    fn a_spoken_passphrase_is_read_as_far_as_it_can_be_one() {
+        fn by_line(rest: &str) -> bool {
+            let line_end = rest.find('\n').unwrap_or(rest.len());
+            word_passphrase(rest[..line_end].split(" #").next().unwrap_or("").trim())
+        }
+        // Runs of words, mostly one blank apart, with what may stand around or after them.
+        const WORDS: &[&str] = &[
+            "ab",
+            "horse",
+            "staple",
+            "abcdefghijklm",
+            "x",
+            "Horse",
+            "h0rse",
+            "\u{e9}t\u{e9}",
+        ];
+        const SEPS: &[&str] = &[" ", " ", " ", " ", " ", "  ", "\t", " #", "#", "=", "\n"];
+        const ENDS: &[&str] = &[
+            "",
+            "",
+            "\n",
+            " # note",
+            "  \t\r\n",
+            "\u{3000}",
+            "\u{a0}",
+            " =x",
+            "password=x",
+            "7",
+        ];
+        for (rest, want) in [
+            ("correct horse battery staple\nnext", true),
+            ("correct horse battery staple # a comment", true),
+            ("  correct horse battery staple \t\u{3000}\r\n", true),
+            ("correct horse battery staple#x", false),
+            ("correct horse  battery staple", false),
+            ("correct horse", false),
+            ("hunter2 and more words", false),
+            ("password=password=password=", false),
+        ] {
+            assert_eq!(spoken_passphrase(rest), want, "{rest:?}");
+            assert_eq!(by_line(rest), want, "{rest:?}");
+        }
+        let mut next = crate::lint::rules::xorshift(0x7a55_f0a5_e000_0001_u64);
+        let mut yes = 0;
+        for _ in 0..40_000 {
+            let mut text = String::from(["", " ", "\t", "\u{3000}"][next(4)]);
+            for i in 0..=next(10) {
+                if i > 0 {
+                    text.push_str(SEPS[next(SEPS.len())]);
+                }
+                text.push_str(WORDS[next(WORDS.len())]);
+            }
+            text.push_str(ENDS[next(ENDS.len())]);
+            let want = by_line(&text);
+            assert_eq!(spoken_passphrase(&text), want, "{text:?}");
+            yes += usize::from(want);
+        }
+        assert!(yes > 20, "{yes}");
+    }
 
     /// [`csv_header_gate`] as it was before issue #13 item 4: it found the line's ends
     /// within the reach first.
