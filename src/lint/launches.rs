@@ -1003,3 +1003,75 @@ fn arg_pieces(text: &str, lang: Lang) -> Vec<(Arg, &str)> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Lang, Load, Named, loads};
+
+    fn reads(text: &str) -> Vec<Load> {
+        loads(text, Lang::Python)
+    }
+
+    /// Review gate34 #1: a path built from strings and the program's own place is the file
+    /// it names; one built from what only the run knows is a load the gate cannot follow;
+    /// a receiver that builds no path is no read.
+    #[test]
+    fn paths_a_python_program_builds_are_read_as_it_builds_them() {
+        let here = |p: &str| Load::Read(Named::Here(p.into()));
+        let near = |p: &str| Load::Read(Named::Near(p.into()));
+        for (text, want) in [
+            (
+                "print(Path(\"lib\", \"m.txt\").read_text())\n",
+                here("lib/m.txt"),
+            ),
+            (
+                "print((Path(\"lib\") / \"m.txt\").read_text())\n",
+                here("lib/m.txt"),
+            ),
+            (
+                "open(os.path.join(\"lib\", \"m.txt\"))\n",
+                here("lib/m.txt"),
+            ),
+            (
+                "print((pathlib.Path(__file__).parent / \"m.txt\").read_text())\n",
+                near("m.txt"),
+            ),
+            (
+                "print((Path(__file__).parent.parent / \"lib\" / \"m.txt\").read_bytes())\n",
+                near("../lib/m.txt"),
+            ),
+            (
+                "print(Path(__file__).with_name(\"m.txt\").read_text())\n",
+                near("m.txt"),
+            ),
+            (
+                "ROOT = Path(__file__).resolve().parent.parent\nNOTES = ROOT / \"m.txt\"\nprint(NOTES.read_text())\n",
+                near("../m.txt"),
+            ),
+            (
+                "here = os.path.dirname(__file__)\nopen(os.path.join(here, \"m.txt\"))\n",
+                near("m.txt"),
+            ),
+        ] {
+            assert!(reads(text).contains(&want), "{text}: {:?}", reads(text));
+        }
+        for text in [
+            "print(Path(sys.argv[1]).read_text())\n",
+            "p = Path(input())\nprint(p.read_text())\n",
+        ] {
+            assert!(
+                reads(text).iter().any(|l| matches!(l, Load::Unknown(_))),
+                "{text}: {:?}",
+                reads(text)
+            );
+        }
+        for text in [
+            "with tarfile.open(\"x.tgz\") as t:\n    pass\n",
+            "log = Path(\"build/log.txt\")\nwith log.open(\"w\") as f:\n    f.write(\"x\")\n",
+            "cfg = Path.home() / \".config\" / \"x.toml\"\nprint(cfg.read_text())\n",
+            "# Path(sys.argv[1]).read_text()\n",
+        ] {
+            assert!(reads(text).is_empty(), "{text}: {:?}", reads(text));
+        }
+    }
+}
