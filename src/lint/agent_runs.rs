@@ -2293,7 +2293,7 @@ impl Walk<'_> {
                     .map(|b| b.words.as_slice()),
             };
             self.named_files(&words, scope, &places);
-            self.inline_node(&words, scope, &places, depth);
+            self.inline_code(&words, scope, &places, depth);
             self.yarn_path(&words, scope, &places, depth);
             // The command as the gate read it, with what feeds it.
             let mut shown = words.join(" ");
@@ -3194,9 +3194,11 @@ impl Walk<'_> {
         }
     }
 
-    /// The code `node -e CODE` (`-p`, `--eval`, `--print`) runs, from the directory it runs
-    /// in: the modules it requires and the programs it starts are followed as a script's.
-    fn inline_node(&mut self, words: &[String], scope: &Scope, places: &Places, depth: usize) {
+    /// The code `node -e CODE` (`-p`, `--eval`, `--print`) or `python3 -c CODE` runs (a
+    /// Copilot setup step's `shell: python` or `node {0}` too), from the directory it runs
+    /// in: the modules it imports, the files it reads and the programs it starts are followed
+    /// as a script's.
+    fn inline_code(&mut self, words: &[String], scope: &Scope, places: &Places, depth: usize) {
         let Some(at) = program_at(words).map(|p| p.at) else {
             return;
         };
@@ -3212,7 +3214,11 @@ impl Walk<'_> {
         let mut rest = words[at + 1..].iter();
         while let Some(w) = rest.next() {
             match w.as_str() {
-                "-c" if lang == super::code::Lang::Python => code = rest.next().cloned(),
+                // The words after the code are its arguments.
+                "-c" if lang == super::code::Lang::Python => {
+                    code = rest.next().cloned();
+                    break;
+                }
                 "-e" | "-p" | "--eval" | "--print" if lang == super::code::Lang::Js => {
                     code = rest.next().cloned();
                 }
@@ -4883,7 +4889,7 @@ fn hands_on(words: &[String], around: &Around<'_>) -> Option<Hands> {
         // `go run ./cmd/x` (a package's directory, `.` too): every Go file there runs.
         "go" if args.first().is_some_and(|w| w == "run") => {
             let word = args[1..].iter().find(|w| !w.starts_with('-'))?;
-            if word.ends_with(".go") {
+            if word.to_ascii_lowercase().ends_with(".go") {
                 return script(word);
             }
             (word == "." || word.starts_with("./") || word.starts_with("../")).then(|| {

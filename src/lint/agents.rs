@@ -466,7 +466,7 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".qoder/agents"),
         tool: "Qoder (custom agents: subagents, each a system prompt in Markdown)",
         hits: &[".qoder/agents/code-review.md"],
-        misses: &[".qoder/agents.md"],
+        misses: &[".qoder/agents.json"],
     },
     AgentFile {
         pattern: Pattern::Under(".qoder/skills"),
@@ -499,13 +499,13 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".gemini/agents"),
         tool: "Gemini CLI (subagents: each a system prompt in Markdown)",
         hits: &[".gemini/agents/investigator.md"],
-        misses: &[".gemini/agents.md"],
+        misses: &[".gemini/agents.json"],
     },
     AgentFile {
         pattern: Pattern::Under(".cursor/agents"),
         tool: "Cursor (subagents)",
         hits: &[".cursor/agents/verifier.md"],
-        misses: &[".cursor/agents.md"],
+        misses: &[".cursor/agents.json"],
     },
     AgentFile {
         pattern: Pattern::Under(".tabnine/guidelines"),
@@ -541,7 +541,7 @@ static AGENT_FILES: &[AgentFile] = &[
         pattern: Pattern::Under(".firebender/agents"),
         tool: "Firebender (custom agents: a system prompt in Markdown each)",
         hits: &[".firebender/agents/code-reviewer.md"],
-        misses: &[".firebender/agents.md"],
+        misses: &[".firebender/agents.json"],
     },
     AgentFile {
         pattern: Pattern::Under(".opencode/skills"),
