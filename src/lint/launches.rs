@@ -683,7 +683,7 @@ const MAX_NAMES_DEEP: usize = 3;
 
 /// The longest expression a path is built from, its names' values in it: a path's are
 /// short, and each expansion stops here, so that the work per read is bounded.
-const MAX_EXPANDED: usize = 512;
+const MAX_EXPANDED: usize = 256;
 
 impl<'t> Assigned<'t> {
     fn read(text: &'t str, lang: Lang) -> Assigned<'t> {
@@ -836,6 +836,9 @@ fn path_reads(
     }
 }
 
+/// How far back [`receiver_before`] looks for the start of a receiver.
+const MAX_RECEIVER: usize = 128;
+
 fn is_identifier(s: &str) -> bool {
     let mut c = s.chars();
     c.next()
@@ -844,10 +847,11 @@ fn is_identifier(s: &str) -> bool {
 }
 
 /// The expression a method call's `.` at `dot` is called on: back over names, dots and
-/// bracketed groups (strings within them skipped), on its line, at most [`MAX_CALL`] bytes.
+/// bracketed groups, on its line, at most [`MAX_RECEIVER`] bytes back (a path's receiver is
+/// short; each read looks back this far at most, so the work stays linear in the text).
 fn receiver_before(text: &str, dot: usize) -> &str {
     let b = text.as_bytes();
-    let floor = dot.saturating_sub(MAX_CALL);
+    let floor = dot.saturating_sub(MAX_RECEIVER);
     let mut i = dot;
     let mut depth = 0usize;
     while i > floor {
