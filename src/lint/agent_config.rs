@@ -596,13 +596,15 @@ fn strings_at(v: &serde_json::Value, keys: &[&str]) -> Result<Vec<String>, Strin
 /// context), `file` (files added to the chat), `message-file` (the prompt itself), `load`
 /// (commands run at launch; what they run is followed by [`super::agent_runs::follow`]) and
 /// `model-settings-file` (model settings in place of `.aider.model.settings.yml`, whose
-/// `system_prompt_prefix` goes to the model).
+/// `system_prompt_prefix` goes to the model) and `env-file` (an environment file in place
+/// of `.env`, whose `AIDER_*` variables are options: the walk reads it as aider's `.env`).
 pub(super) const AIDER_FILE_KEYS: &[&str] = &[
     "read",
     "file",
     "message-file",
     "load",
     "model-settings-file",
+    "env-file",
 ];
 
 /// The files aider's [`AIDER_FILE_KEYS`] name: a string or a list of strings, at the top of

@@ -563,6 +563,10 @@ fn setup_steps(v: &Value, out: &mut Vec<Command>) {
     let default_dir = job
         .pointer("/defaults/run/working-directory")
         .and_then(Value::as_str);
+    let default_shell = job
+        .pointer("/defaults/run/shell")
+        .or_else(|| v.pointer("/defaults/run/shell"))
+        .and_then(Value::as_str);
     let Some(Value::Array(steps)) = job.get("steps") else {
         return;
     };
@@ -572,10 +576,11 @@ fn setup_steps(v: &Value, out: &mut Vec<Command>) {
             None => format!("the Copilot setup step {}", i + 1),
         };
         if let Some(run) = step.get("run").and_then(Value::as_str) {
+            let shell = step.get("shell").and_then(Value::as_str).or(default_shell);
             out.push(Command {
                 grant: Some(format!("{by} running `{run}`")),
                 by,
-                words: vec![run.to_string()],
+                words: vec![step_text(run, shell)],
                 cwd: step
                     .get("working-directory")
                     .and_then(Value::as_str)
@@ -593,6 +598,64 @@ fn setup_steps(v: &Value, out: &mut Vec<Command>) {
             });
         }
     }
+}
+
+/// A workflow step's `run:` text as the walk reads it, by its `shell:` (GitHub's own
+/// default, bash, when none is given): a shell's as it is; Python's (`shell: python`) and
+/// node's (`shell: node {0}`) as that program's inline code (`python3 -c …`, `node -e …`),
+/// for what it runs, imports and reads; any other language's (`pwsh`, `cmd`, `perl {0}`)
+/// marked [`UNREAD_SHELL`], so that the walk says it cannot read it and judges the files its
+/// words name.
+fn step_text(run: &str, shell: Option<&str>) -> String {
+    let program = shell
+        .and_then(|s| s.split_whitespace().next())
+        .map_or("bash", |p| p.rsplit(['/', '\\']).next().unwrap_or(p));
+    let base = program
+        .trim_end_matches(".exe")
+        .trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    match base {
+        "bash" | "sh" | "dash" | "zsh" | "ksh" => run.to_string(),
+        "python" | "pypy" => format!("python3 -c {}", crate::output::shell_word(run)),
+        "node" | "nodejs" => format!("node -e {}", crate::output::shell_word(run)),
+        _ => format!("{UNREAD_SHELL} {program}\n{run}"),
+    }
+}
+
+/// The mark of a step whose `run:` is in a language the walk does not read
+/// ([`step_text`]): the program follows it, the text the next line.
+const UNREAD_SHELL: &str = "__aahp_unread_shell__";
+
+/// The environments of the job `copilot-setup-steps` and of its steps (who runs with it, how
+/// a grant names whose it is, the map): a variable that steers what a step runs (`BASH_ENV`,
+/// `PATH`, `NODE_OPTIONS`) or where the traffic goes (`*_BASE_URL`) is a grant, and a file
+/// of the repository it names is followed (the workflow's own `env:` is the configuration's).
+fn setup_envs(v: &Value) -> Vec<(String, String, &Value)> {
+    let Some(job) = v.pointer("/jobs/copilot-setup-steps") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(env) = job.get("env") {
+        out.push((
+            "the Copilot setup job's environment".to_string(),
+            " for the Copilot setup steps".to_string(),
+            env,
+        ));
+    }
+    for (i, step) in job
+        .get("steps")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let Some(env) = step.get("env") else { continue };
+        let by = match step.get("name").and_then(Value::as_str) {
+            Some(name) => format!("the Copilot setup step `{name}`"),
+            None => format!("the Copilot setup step {}", i + 1),
+        };
+        out.push((by.clone(), format!(" for {by}"), env));
+    }
+    out
 }
 
 /// The program a setup step that uses an action of the repository is read as running: the
@@ -868,8 +931,30 @@ pub fn grants(path: &str, text: &str) -> Vec<String> {
         env_grants(spec.get("env"), &whose, &mut env);
         env_grants(spec.get("environment"), &whose, &mut env);
     }
+    for (_, whose, e) in setup_envs(&v) {
+        env_grants(Some(e), &whose, &mut env);
+    }
     out.extend(env.into_iter().map(|(_, g)| g));
     out.extend(permission_grants(&v));
+    // aider reads an environment file in place of `.env` (`env-file:`): its `AIDER_*`
+    // options and model endpoints are the configuration's.
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    if (name == ".aider.conf.yml"
+        || name == ".aider.conf.yaml"
+        || super::agent_config::is_aider_env(path))
+        && let Ok(files) = super::agent_config::aider_files(path, text)
+    {
+        out.extend(
+            files
+                .into_iter()
+                .filter(|(k, _)| *k == "env-file")
+                .map(|(_, f)| {
+                    format!(
+                        "aider's `env-file` loading `{f}` (its AIDER_* options, model endpoints)"
+                    )
+                }),
+        );
+    }
     out.sort();
     out.dedup();
     out
@@ -1143,6 +1228,32 @@ fn lines_of(path: &str, v: &Value) -> Vec<Line> {
                 .filter(|(val, _)| own.get(&by) != Some(val) && !an_address(val))
                 .map(|(val, _)| line(by.clone(), val, None)),
         );
+    }
+    // A Copilot setup step's environment (and its job's) is its commands' alone.
+    let steps = setup_envs(v);
+    let job_path = steps
+        .iter()
+        .find(|(by, _, _)| !by.starts_with("the Copilot setup step"))
+        .and_then(|(_, _, e)| env_path(Some(e)));
+    for (by, _, e) in &steps {
+        if let Some(p) = env_path(Some(e)).or_else(|| job_path.clone()) {
+            own.insert(by.clone(), p);
+        }
+        let mut found = Vec::new();
+        env_grants(Some(e), "", &mut found);
+        lines.extend(
+            found
+                .into_iter()
+                .filter(|(val, _)| env_path(Some(e)).as_ref() != Some(val) && !an_address(val))
+                .map(|(val, _)| line(by.clone(), val, None)),
+        );
+    }
+    if let Some(p) = job_path {
+        for l in &lines {
+            if l.by.starts_with("the Copilot setup step") {
+                own.entry(l.by.clone()).or_insert_with(|| p.clone());
+            }
+        }
     }
     lines.extend(
         env.into_iter()
@@ -1793,6 +1904,25 @@ impl Walk<'_> {
             self.local_action(line, uses.trim(), depth);
             return;
         }
+        if let Some(rest) = line.text.strip_prefix(UNREAD_SHELL) {
+            let (program, run) = rest.trim_start().split_once('\n').unwrap_or((rest, ""));
+            self.say(Unfollowed {
+                text: format!(
+                    "{} runs its `run:` text with `{}`, a language the gate does not read: \
+                     only the files its words name are judged",
+                    line.by,
+                    program.trim()
+                ),
+                fix: "run the step with bash, or with python or node, whose code the gate \
+                      reads; or put the code in a script of the repository run by one of them",
+                unread: false,
+                command: String::new(),
+            });
+            let mut l = line.clone();
+            l.text = run.to_string();
+            self.line(&l, depth);
+            return;
+        }
         let mut found = HashSet::new();
         if depth <= MAX_FOLLOW_DEPTH {
             let mut runs = Vec::new();
@@ -1902,7 +2032,8 @@ impl Walk<'_> {
                 .flatten()
             {
                 if let Some(run) = step.get("run").and_then(Value::as_str) {
-                    lines.push(here(run.to_string()));
+                    let shell = step.get("shell").and_then(Value::as_str);
+                    lines.push(here(step_text(run, shell)));
                 } else if let Some(u) = step.get("uses").and_then(Value::as_str)
                     && u.starts_with("./")
                 {
@@ -1943,7 +2074,51 @@ impl Walk<'_> {
             return;
         };
         let dir = parent(path).to_string();
-        for (_, file) in files.into_iter().filter(|(k, _)| *k == "load") {
+        let mut loads: Vec<(String, String)> = Vec::new();
+        for (key, file) in &files {
+            match *key {
+                "load" => loads.push((dir.clone(), file.clone())),
+                // An environment file in place of `.env` (`env-file:`, `AIDER_ENV_FILE`):
+                // read as aider reads its `.env` (review gate33b), its lint and test
+                // commands, the files it names and its load file followed; an environment
+                // file it names in turn is not (aider reads one).
+                "env-file" => {
+                    let Some(full) = crate::handoff::resolve_link(&dir, file) else {
+                        continue;
+                    };
+                    let Some(env_text) = self.reader.text(&full) else {
+                        continue;
+                    };
+                    let as_dotenv = crate::handoff::location::join(&dir, ".env");
+                    let by = format!("aider's env-file `{full}`");
+                    let mut lines = lines_of(&as_dotenv, &env_value(&env_text));
+                    if let Ok(named) = super::agent_config::aider_files(&as_dotenv, &env_text) {
+                        for (k, f) in named {
+                            match k {
+                                "load" => loads.push((dir.clone(), f)),
+                                "env-file" => {}
+                                _ => lines.push(Line {
+                                    by: by.clone(),
+                                    text: format!("cat {}", crate::output::shell_word(&f)),
+                                    cwd: Some(self.project.clone()),
+                                    bases: vec![self.project.clone(), dir.clone()],
+                                    moved: Vec::new(),
+                                    dir: dir.clone(),
+                                    path: None,
+                                }),
+                            }
+                        }
+                    }
+                    for mut line in lines {
+                        line.by = format!("{} (set in `{full}`)", line.by);
+                        let root = Rc::from(line.text.as_str());
+                        self.queue.push_back((line, 0, root));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (dir, file) in loads {
             let Some(full) = crate::handoff::resolve_link(&dir, &file) else {
                 continue;
             };
@@ -2118,7 +2293,7 @@ impl Walk<'_> {
                     .map(|b| b.words.as_slice()),
             };
             self.named_files(&words, scope, &places);
-            self.inline_node(&words, scope, &places, depth);
+            self.inline_code(&words, scope, &places, depth);
             self.yarn_path(&words, scope, &places, depth);
             // The command as the gate read it, with what feeds it.
             let mut shown = words.join(" ");
@@ -3019,20 +3194,34 @@ impl Walk<'_> {
         }
     }
 
-    /// The code `node -e CODE` (`-p`, `--eval`, `--print`) runs, from the directory it runs
-    /// in: the modules it requires and the programs it starts are followed as a script's.
-    fn inline_node(&mut self, words: &[String], scope: &Scope, places: &Places, depth: usize) {
+    /// The code `node -e CODE` (`-p`, `--eval`, `--print`) or `python3 -c CODE` runs (a
+    /// Copilot setup step's `shell: python` or `node {0}` too), from the directory it runs
+    /// in: the modules it imports, the files it reads and the programs it starts are followed
+    /// as a script's.
+    fn inline_code(&mut self, words: &[String], scope: &Scope, places: &Places, depth: usize) {
         let Some(at) = program_at(words).map(|p| p.at) else {
             return;
         };
-        if !matches!(program(&words[at]), "node" | "nodejs") {
+        let name = program(&words[at]);
+        let lang = if matches!(name, "node" | "nodejs") {
+            super::code::Lang::Js
+        } else if name.starts_with("python") || name.starts_with("pypy") {
+            super::code::Lang::Python
+        } else {
             return;
-        }
+        };
         let mut code = None;
         let mut rest = words[at + 1..].iter();
         while let Some(w) = rest.next() {
             match w.as_str() {
-                "-e" | "-p" | "--eval" | "--print" => code = rest.next().cloned(),
+                // The words after the code are its arguments.
+                "-c" if lang == super::code::Lang::Python => {
+                    code = rest.next().cloned();
+                    break;
+                }
+                "-e" | "-p" | "--eval" | "--print" if lang == super::code::Lang::Js => {
+                    code = rest.next().cloned();
+                }
                 w if w.starts_with("--eval=") || w.starts_with("--print=") => {
                     code = w.split_once('=').map(|(_, c)| c.to_string());
                 }
@@ -3046,7 +3235,6 @@ impl Walk<'_> {
             path: crate::handoff::location::join(cwd, "[eval]"),
             by: scope.by.clone(),
         };
-        let lang = super::code::Lang::Js;
         let loads = super::launches::loads(&code, lang);
         self.launches(&run, &code, lang, depth);
         self.imports(&run, &code, lang, &loads, depth);
@@ -4696,6 +4884,19 @@ fn hands_on(words: &[String], around: &Around<'_>) -> Option<Hands> {
             script(&match from {
                 Some(d) if !word.starts_with(['/', '~', '$']) => format!("{d}/{word}"),
                 _ => word.clone(),
+            })
+        }
+        // `go run ./cmd/x` (a package's directory, `.` too): every Go file there runs.
+        "go" if args.first().is_some_and(|w| w == "run") => {
+            let word = args[1..].iter().find(|w| !w.starts_with('-'))?;
+            if word.to_ascii_lowercase().ends_with(".go") {
+                return script(word);
+            }
+            (word == "." || word.starts_with("./") || word.starts_with("../")).then(|| {
+                Hands::Script {
+                    word: in_dir(&format!("{}/*.go", word.trim_end_matches('/'))),
+                    program: false,
+                }
             })
         }
         "npm" | "pnpm" | "yarn" | "npx" | "pnpx" | "bunx" | "make" | "gmake" | "just" | "task"

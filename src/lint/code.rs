@@ -44,6 +44,30 @@ pub(crate) fn lang(name: &str, text: &str) -> Option<Lang> {
     }
 }
 
+/// The lexer a script of the repository a configuration runs is judged with: its own
+/// language's ([`lang`]), else the closest the lexer knows for a language it does not (review
+/// gate34 #5): the shell's for those that print their literals and comment with `#` (Ruby,
+/// Perl, PowerShell, R, Tcl), JavaScript's for those whose strings and comments are C's
+/// (PHP, Go, Java, Kotlin, Swift, C#, Rust). `None` (judged whole, as text) for any other,
+/// and for a script whose `#!` line names a language the lexer knows that its name does not.
+pub(crate) fn judged_lang(name: &str, text: &str) -> Option<Lang> {
+    if let Some(l) = lang(name, text) {
+        return Some(l);
+    }
+    if shebang(text).is_some() {
+        return None;
+    }
+    let lower = name.to_ascii_lowercase();
+    match lower.rsplit_once('.').map(|(_, e)| e) {
+        Some("rb" | "pl" | "pm" | "ps1" | "psm1" | "r" | "tcl") => Some(Lang::Shell),
+        Some(
+            "php" | "go" | "java" | "kt" | "kts" | "swift" | "cs" | "scala" | "groovy" | "dart"
+            | "rs",
+        ) => Some(Lang::Js),
+        _ => None,
+    }
+}
+
 /// The language the program of the `#!` line starting `text` reads (`None`: no such line,
 /// or a program the lexer does not know).
 fn shebang(text: &str) -> Option<Lang> {

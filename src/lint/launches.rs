@@ -4,6 +4,7 @@
 //! run time. Calls in comments and strings are not calls; one pass over the text.
 
 use super::code::Lang;
+use std::collections::HashMap;
 
 /// What a script starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -593,6 +594,7 @@ pub(crate) fn loads(text: &str, lang: Lang) -> Vec<Load> {
             .expect("a valid regex")
     });
     let parts = super::code::lex(lang, text);
+    let assigned = Assigned::read(text, lang);
     let mut out = Vec::new();
     let mut calls: Vec<(usize, usize, Loads, usize)> = Vec::new();
     for cap in CALL.captures_iter(text) {
@@ -646,9 +648,10 @@ pub(crate) fn loads(text: &str, lang: Lang) -> Vec<Load> {
         let Some((arg, piece)) = pieces.get(index) else {
             continue;
         };
+        let literal = matches!(arg, Arg::Text(_));
         let named = match arg {
             Arg::Text(t) => Some(Named::Here(t.clone())),
-            _ => near(piece, lang),
+            _ => built(&assigned.expand(piece, start, 0), lang),
         };
         let load = match (loads, named) {
             (Loads::Module, Some(Named::Here(m))) => Load::Module(m),
@@ -656,13 +659,332 @@ pub(crate) fn loads(text: &str, lang: Lang) -> Vec<Load> {
             (Loads::Read, Some(n)) => Load::Read(n),
             (Loads::ImportPath, Some(n)) => Load::ImportPath(n),
             // A literal `require("./x")` is an import the caller reads; a bare one a package.
-            (Loads::Require, Some(Named::Here(_))) => continue,
+            (Loads::Require, Some(Named::Here(_))) if literal => continue,
             (Loads::Require, Some(n)) => Load::Require(n),
             _ => Load::Unknown(shown()),
         };
         out.push(load);
     }
+    if lang == Lang::Python {
+        path_reads(text, parts.as_ref(), &assigned, &mut out);
+    }
     out
+}
+
+/// The values a program gives its names on a line of their own (`here = os.path.dirname(
+/// __file__)`, `const dir = path.join(__dirname, "lib")`), each with where it is given, so
+/// that a path built from a name is read as built from its value ([`built`]).
+struct Assigned<'t> {
+    values: HashMap<&'t str, Vec<(usize, &'t str)>>,
+}
+
+/// How many names deep a value is looked up (`NOTES = ROOT / "m.txt"`, `ROOT = …`).
+const MAX_NAMES_DEEP: usize = 3;
+
+/// The longest expression a path is built from, its names' values in it: a path's are
+/// short, and each expansion stops here, so that the work per read is bounded.
+const MAX_EXPANDED: usize = 256;
+
+impl<'t> Assigned<'t> {
+    fn read(text: &'t str, lang: Lang) -> Assigned<'t> {
+        static ASSIGN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(
+                r"(?m)^[ \t]*(?:(?:const|let|var)[ \t]+)?([A-Za-z_$][\w$]*)[ \t]*(?::[^=\n]*)?=[ \t]*([^=\n][^\n]*)$",
+            )
+            .expect("a valid regex")
+        });
+        let mut values: HashMap<&str, Vec<(usize, &str)>> = HashMap::new();
+        // Only a program that builds paths from its own place or names them gives names
+        // worth looking up: the rest is not read.
+        if text.contains("__file__")
+            || text.contains("__dirname")
+            || text.contains("Path")
+            || text.contains("path.join")
+        {
+            for cap in ASSIGN.captures_iter(text) {
+                let (name, rhs) = (cap.get(1).expect("a name"), cap.get(2).expect("a value"));
+                let rhs = rhs.as_str().trim();
+                let rhs = if lang == Lang::Js {
+                    rhs.trim_end_matches(';').trim_end()
+                } else {
+                    rhs
+                };
+                values
+                    .entry(name.as_str())
+                    .or_default()
+                    .push((name.start(), rhs));
+            }
+        }
+        Assigned { values }
+    }
+
+    /// The value `name` was last given before `at`.
+    fn value_of(&self, name: &str, at: usize) -> Option<&'t str> {
+        self.values
+            .get(name)
+            .and_then(|v| v.iter().rev().find(|(p, _)| *p < at).map(|(_, rhs)| *rhs))
+    }
+
+    /// `expr` (written at `at`) with each name it uses that was given a value before, and
+    /// is not one of [`PATH_WORDS`] or an attribute, replaced by that value in brackets,
+    /// [`MAX_NAMES_DEEP`] names deep.
+    fn expand(&self, expr: &str, at: usize, depth: usize) -> String {
+        if self.values.is_empty() || depth >= MAX_NAMES_DEEP {
+            return expr.to_string();
+        }
+        let mut e = String::new();
+        let b = expr.as_bytes();
+        let mut i = 0;
+        let mut quote: Option<u8> = None;
+        while i < b.len() {
+            if e.len() > MAX_EXPANDED {
+                return e;
+            }
+            let c = b[i];
+            if let Some(q) = quote {
+                if c == b'\\' {
+                    e.push_str(&expr[i..floor_boundary(expr, (i + 2).min(b.len()))]);
+                    i = floor_boundary(expr, (i + 2).min(b.len()));
+                    continue;
+                }
+                if c == q {
+                    quote = None;
+                }
+            } else if matches!(c, b'"' | b'\'' | b'`') {
+                quote = Some(c);
+            } else if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$')
+                {
+                    i += 1;
+                }
+                let word = &expr[start..i];
+                let dotted = start > 0 && b[start - 1] == b'.';
+                match self.value_of(word, at).filter(|rhs| {
+                    !dotted && !PATH_WORDS.contains(&word) && rhs.len() <= MAX_EXPANDED
+                }) {
+                    Some(rhs) => {
+                        e.push('(');
+                        e.push_str(&self.expand(rhs, at, depth + 1));
+                        e.push(')');
+                    }
+                    None => e.push_str(word),
+                }
+                continue;
+            }
+            let ch = expr[i..].chars().next().expect("a char");
+            e.push(ch);
+            i += ch.len_utf8();
+        }
+        e
+    }
+}
+
+/// The reads of a Python program through a path object's methods (`Path("lib/m.txt")
+/// .read_text()`, `(Path(__file__).parent / "m.txt").open()`, `p.read_bytes()` after `p =
+/// Path(…)`): each receiver that builds a path is read as [`built`] reads it, the names it
+/// uses read as their values ([`Assigned::expand`]); a path it cannot
+/// resolve is a [`Load::Unknown`]. A receiver that builds no path (a module's `tarfile.open`,
+/// an object the program made otherwise) is not a read of a file of the repository.
+fn path_reads(
+    text: &str,
+    parts: Option<&super::code::Parts>,
+    assigned: &Assigned<'_>,
+    out: &mut Vec<Load>,
+) {
+    static READ: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\.[ \t]*(?:read_text|read_bytes|open)[ \t]*\(").expect("a valid regex")
+    });
+    for m in READ.find_iter(text) {
+        if parts.is_some_and(|p| !p.holds(m.start(), m.start() + 1).code_only) {
+            continue;
+        }
+        // `.open("w")`: written, not read.
+        let after = &text[m.end()..floor_boundary(text, (m.end() + 64).min(text.len()))];
+        if m.as_str().contains("open")
+            && let Some((Arg::Text(mode), _)) = arg_pieces(after, Lang::Python).into_iter().next()
+            && mode.contains(['w', 'a', 'x'])
+        {
+            continue;
+        }
+        let receiver = receiver_before(text, m.start());
+        let expr = if is_identifier(receiver) {
+            match assigned.value_of(receiver, m.start()) {
+                Some(rhs) => assigned.expand(rhs, m.start(), 1),
+                None => continue,
+            }
+        } else {
+            assigned.expand(receiver, m.start(), 0)
+        };
+        if !(expr.contains("Path") || expr.contains("__file__") || expr.contains("os.path")) {
+            continue;
+        }
+        // The user's home (`Path.home()`, `expanduser`): no file of the repository.
+        if expr.contains("home()") || expr.contains("expanduser") {
+            continue;
+        }
+        out.push(match built(&expr, Lang::Python) {
+            Some(named) => Load::Read(named),
+            None => Load::Unknown(
+                format!("{receiver}{}", m.as_str())
+                    .chars()
+                    .filter(|&c| c != '\n')
+                    .take(80)
+                    .collect(),
+            ),
+        });
+    }
+}
+
+/// How far back [`receiver_before`] looks for the start of a receiver.
+const MAX_RECEIVER: usize = 128;
+
+fn is_identifier(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The expression a method call's `.` at `dot` is called on: back over names, dots and
+/// bracketed groups, on its line, at most [`MAX_RECEIVER`] bytes back (a path's receiver is
+/// short; each read looks back this far at most, so the work stays linear in the text).
+fn receiver_before(text: &str, dot: usize) -> &str {
+    let b = text.as_bytes();
+    let floor = dot.saturating_sub(MAX_RECEIVER);
+    let mut i = dot;
+    let mut depth = 0usize;
+    while i > floor {
+        let c = b[i - 1];
+        match c {
+            b')' | b']' => depth += 1,
+            b'(' | b'[' if depth > 0 => depth -= 1,
+            b'(' | b'[' => break,
+            b'\n' if depth == 0 => break,
+            _ if depth > 0 => {}
+            _ if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' => {}
+            _ => break,
+        }
+        i -= 1;
+    }
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    text[i..dot].trim()
+}
+
+/// The names of the functions and attributes that build a path ([`built`]) in Python and
+/// JavaScript: anything else in an expression is a value the gate cannot know.
+const PATH_WORDS: &[&str] = &[
+    "Path",
+    "PurePath",
+    "PosixPath",
+    "PurePosixPath",
+    "pathlib",
+    "os",
+    "path",
+    "join",
+    "joinpath",
+    "dirname",
+    "abspath",
+    "realpath",
+    "normpath",
+    "resolve",
+    "absolute",
+    "parent",
+    "with_name",
+    "str",
+    "fspath",
+    "__file__",
+    "__dirname",
+    "process",
+    "cwd",
+    "getcwd",
+];
+
+/// The path an expression builds from string literals and the program's own file or
+/// directory (`os.path.join(os.path.dirname(__file__), "..", "m.txt")`, `Path(__file__)
+/// .parent.parent / "lib" / "m.txt"`, `Path("lib", "m.txt")`, `path.join(__dirname, "x")`):
+/// its strings joined, each `parent`/`dirname`/`with_name` past the one that takes the
+/// file's directory a step up; `None` for an expression that takes anything else (a
+/// variable, an argument, the environment).
+fn built(piece: &str, lang: Lang) -> Option<Named> {
+    let b = piece.as_bytes();
+    let mut parts: Vec<String> = Vec::new();
+    let mut joined_on = false;
+    let (mut file, mut dir, mut ups) = (false, false, 0usize);
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let string = matches!(c, b'"' | b'\'' | b'`')
+            || (lang == Lang::Python
+                && c.is_ascii_alphabetic()
+                && (1..=2).any(|n| {
+                    b.get(i + n).is_some_and(|q| matches!(q, b'"' | b'\''))
+                        && b[i..i + n].iter().all(|x| b"rRbBuUfF".contains(x))
+                }));
+        if string && let Some((arg, next)) = read_string(piece, i, lang) {
+            let t = match arg {
+                Arg::Text(t) => t,
+                // `${__dirname}/x`: the directory, then the rest.
+                Arg::Built(t) => {
+                    dir = true;
+                    t.strip_prefix(RUNTIME)?.to_string()
+                }
+                _ => return None,
+            };
+            match parts.last_mut() {
+                Some(last) if std::mem::take(&mut joined_on) => last.push_str(&t),
+                _ => parts.push(t),
+            }
+            i = next;
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$') {
+                i += 1;
+            }
+            let word = &piece[start..i];
+            if !PATH_WORDS.contains(&word) {
+                return None;
+            }
+            match word {
+                "__file__" => file = true,
+                "__dirname" => dir = true,
+                "parent" | "dirname" | "with_name" => ups += 1,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'+' => joined_on = true,
+            b'(' | b')' | b'.' | b'/' | b',' | b' ' | b'\t' | b'\n' | b'\r' | b'\\' => {}
+            _ => return None,
+        }
+        i += 1;
+    }
+    // `Path(__file__).parent` is the program's directory; `__dirname` is it already.
+    if file {
+        ups = ups.saturating_sub(1);
+    }
+    let near = file || dir;
+    if !near && (ups > 0 || parts.is_empty()) {
+        return None;
+    }
+    let mut segs: Vec<&str> = std::iter::repeat_n("..", ups).collect();
+    segs.extend(
+        parts
+            .iter()
+            .flat_map(|p| p.split('/'))
+            .filter(|s| !s.is_empty() && *s != "."),
+    );
+    let joined = segs.join("/");
+    Some(if near {
+        Named::Near(joined)
+    } else {
+        Named::Here(joined)
+    })
 }
 
 /// The arguments of a call read from just past its `(`: each as read, with its text.
@@ -686,35 +1008,74 @@ fn arg_pieces(text: &str, lang: Lang) -> Vec<(Arg, &str)> {
     }
 }
 
-/// A path an argument builds from the program's own directory (`path.join(__dirname, "x")`,
-/// `os.path.join(os.path.dirname(__file__), "lib")`, `` `${__dirname}/x` ``): the strings
-/// written in it, joined; `None` for another expression.
-fn near(piece: &str, lang: Lang) -> Option<Named> {
-    if !(piece.contains("__dirname") || piece.contains("__file__")) {
-        return None;
+#[cfg(test)]
+mod tests {
+    use super::{Lang, Load, Named, loads};
+
+    fn reads(text: &str) -> Vec<Load> {
+        loads(text, Lang::Python)
     }
-    let b = piece.as_bytes();
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if matches!(b[i], b'"' | b'\'' | b'`')
-            && let Some((arg, next)) = read_string(piece, i, lang)
-        {
-            match arg {
-                Arg::Text(t) => parts.push(t),
-                // `${__dirname}/x`: the directory, then the rest.
-                Arg::Built(t) => parts.push(t.strip_prefix(RUNTIME)?.to_string()),
-                _ => return None,
-            }
-            i = next;
-            continue;
+
+    /// Review gate34 #1: a path built from strings and the program's own place is the file
+    /// it names; one built from what only the run knows is a load the gate cannot follow;
+    /// a receiver that builds no path is no read.
+    #[test]
+    fn paths_a_python_program_builds_are_read_as_it_builds_them() {
+        let here = |p: &str| Load::Read(Named::Here(p.into()));
+        let near = |p: &str| Load::Read(Named::Near(p.into()));
+        for (text, want) in [
+            (
+                "print(Path(\"lib\", \"m.txt\").read_text())\n",
+                here("lib/m.txt"),
+            ),
+            (
+                "print((Path(\"lib\") / \"m.txt\").read_text())\n",
+                here("lib/m.txt"),
+            ),
+            (
+                "open(os.path.join(\"lib\", \"m.txt\"))\n",
+                here("lib/m.txt"),
+            ),
+            (
+                "print((pathlib.Path(__file__).parent / \"m.txt\").read_text())\n",
+                near("m.txt"),
+            ),
+            (
+                "print((Path(__file__).parent.parent / \"lib\" / \"m.txt\").read_bytes())\n",
+                near("../lib/m.txt"),
+            ),
+            (
+                "print(Path(__file__).with_name(\"m.txt\").read_text())\n",
+                near("m.txt"),
+            ),
+            (
+                "ROOT = Path(__file__).resolve().parent.parent\nNOTES = ROOT / \"m.txt\"\nprint(NOTES.read_text())\n",
+                near("../m.txt"),
+            ),
+            (
+                "here = os.path.dirname(__file__)\nopen(os.path.join(here, \"m.txt\"))\n",
+                near("m.txt"),
+            ),
+        ] {
+            assert!(reads(text).contains(&want), "{text}: {:?}", reads(text));
         }
-        i += 1;
+        for text in [
+            "print(Path(sys.argv[1]).read_text())\n",
+            "p = Path(input())\nprint(p.read_text())\n",
+        ] {
+            assert!(
+                reads(text).iter().any(|l| matches!(l, Load::Unknown(_))),
+                "{text}: {:?}",
+                reads(text)
+            );
+        }
+        for text in [
+            "with tarfile.open(\"x.tgz\") as t:\n    pass\n",
+            "log = Path(\"build/log.txt\")\nwith log.open(\"w\") as f:\n    f.write(\"x\")\n",
+            "cfg = Path.home() / \".config\" / \"x.toml\"\nprint(cfg.read_text())\n",
+            "# Path(sys.argv[1]).read_text()\n",
+        ] {
+            assert!(reads(text).is_empty(), "{text}: {:?}", reads(text));
+        }
     }
-    let joined: Vec<&str> = parts
-        .iter()
-        .flat_map(|p| p.split('/'))
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
-    Some(Named::Near(joined.join("/")))
 }

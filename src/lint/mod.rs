@@ -1316,7 +1316,7 @@ fn lint_text_as(
     // A script in a language the lexer knows and can split is read as code, not Markdown.
     let code = file
         .script
-        .then(|| code::lang(&file.name, raw))
+        .then(|| code::judged_lang(&file.name, raw))
         .flatten()
         .and_then(|lang| Some((lang, code::lex(lang, raw)?)));
     let kind = if code.is_some() {

@@ -2343,3 +2343,197 @@ fn make_s_own_messages_and_a_path_from_an_unknown_variable_are_judged_or_said() 
         assert!(!hook.stderr.contains("cannot follow"), "{command}\n{hook}");
     }
 }
+
+/// Review gate34 #1: a Python program reads a file of the repository through a path it
+/// builds (`Path("lib", "m.txt")`, `Path("lib") / "m.txt"`, `os.path.join("lib", "m.txt")`,
+/// `Path(__file__).parent.parent / "lib" / "m.txt"`, a name given such a path): the file is
+/// judged when changed alone.
+#[test]
+fn a_file_a_run_program_reads_through_a_path_it_builds_is_judged() {
+    for text in [
+        "from pathlib import Path\nprint(Path(\"lib\", \"m.txt\").read_text())\n",
+        "from pathlib import Path\nprint((Path(\"lib\") / \"m.txt\").read_text(encoding=\"utf-8\"))\n",
+        "import os\nprint(open(os.path.join(\"lib\", \"m.txt\")).read())\n",
+        "import pathlib\nprint((pathlib.Path(__file__).parent.parent / \"lib\" / \"m.txt\").read_text())\n",
+        "from pathlib import Path\nROOT = Path(__file__).resolve().parent.parent\nNOTES = ROOT / \"lib\" / \"m.txt\"\nprint(NOTES.read_text())\n",
+        "import os\nhere = os.path.dirname(os.path.abspath(__file__))\nwith open(os.path.join(here, \"..\", \"lib\", \"m.txt\")) as f:\n    print(f.read())\n",
+    ] {
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook("python3 tools/s.py"),
+            vec![("tools/s.py", text)],
+            "lib/m.txt",
+        ));
+    }
+}
+
+/// Review gate34 #1: a path a Python program reads through that it builds from what only the
+/// run knows (an argument, the environment, input) is a CFG007 warning naming the read; the
+/// hook passes. A module's own `open`, a file opened to be written and a file of the home
+/// directory are not reads of the repository, and say nothing.
+#[test]
+fn a_path_a_run_program_reads_that_only_the_run_knows_is_said() {
+    for (text, call) in [
+        (
+            "from pathlib import Path\nimport sys\nprint(Path(sys.argv[1]).read_text())\n",
+            "Path(sys.argv[1]).read_text(",
+        ),
+        (
+            "import os\nfrom pathlib import Path\nprint(Path(os.environ[\"NOTES\"]).read_bytes())\n",
+            "read_bytes(",
+        ),
+        (
+            "from pathlib import Path\np = Path(input())\nprint(p.read_text())\n",
+            "p.read_text(",
+        ),
+    ] {
+        let repo = hook_running("python3 tools/s.py", "tools/s.py", text, false);
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        assert!(
+            hook.stderr.contains("cannot follow") && hook.stderr.contains(call),
+            "{text}\n{hook}"
+        );
+    }
+    for text in [
+        "import tarfile\nwith tarfile.open(\"dist/x.tgz\") as t:\n    t.extractall(\"dist\")\n",
+        "from pathlib import Path\nlog = Path(\"build/hook.log\")\nwith log.open(\"a\") as f:\n    f.write(\"ran\")\n",
+        "from pathlib import Path\ncfg = Path.home() / \".config\" / \"demo.toml\"\nprint(cfg.read_text() if cfg.exists() else \"\")\n",
+        "import webbrowser\nwebbrowser.open(\"https://example.com/docs\")\n",
+    ] {
+        let repo = hook_running("python3 tools/s.py", "tools/s.py", text, false);
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        assert!(!hook.stderr.contains("cannot follow"), "{text}\n{hook}");
+    }
+}
+
+/// Review gate34 #3: a Copilot setup step's `run:` is read in the language of its `shell:`
+/// (Python's imports and reads for `shell: python`, node's for `shell: node {0}`), and a
+/// file of the repository its environment (or its job's) steers the run with (`BASH_ENV`,
+/// `NODE_OPTIONS`) is followed: each, changed alone, blocks. A step in a language the gate
+/// does not read (`pwsh`) is a CFG007 warning; a step's environment that steers tools is a
+/// grant at ci, and a plain one says nothing.
+#[test]
+fn a_copilot_setup_step_is_read_in_its_shell_with_its_environment() {
+    let steps = |step: &str| {
+        format!(
+            "on: workflow_dispatch\njobs:\n  copilot-setup-steps:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n{step}"
+        )
+    };
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            steps(
+                "      - name: Context\n        shell: python\n        run: |\n          import sys\n          sys.path.insert(0, \"tools\")\n          import ctx\n          ctx.main()\n",
+            ),
+            vec![],
+            "tools/ctx.py",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            steps(
+                "      - name: Notes\n        shell: python\n        run: |\n          import os\n          print(open(os.path.join(\"lib\", \"m.txt\")).read())\n",
+            ),
+            vec![],
+            "lib/m.txt",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            steps(
+                "      - name: Context\n        shell: node {0}\n        run: |\n          const ctx = require(\"./tools/ctx\");\n          ctx.main();\n",
+            ),
+            vec![],
+            "tools/ctx.js",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            steps("      - name: Env\n        env:\n          BASH_ENV: tools/env.sh\n        run: echo ready\n"),
+            vec![],
+            "tools/env.sh",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            "on: workflow_dispatch\njobs:\n  copilot-setup-steps:\n    runs-on: ubuntu-latest\n    env:\n      NODE_OPTIONS: --require ./tools/pre.js\n    steps:\n      - run: npm ci\n".to_string(),
+            vec![],
+            "tools/pre.js",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+    let repo = handoff_repo();
+    repo.write(
+        ".github/workflows/copilot-setup-steps.yml",
+        steps("      - name: Tools\n        shell: pwsh\n        run: Write-Output \"ready\"\n"),
+    );
+    stage(&repo, "Setup added.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(
+        hook.stderr.contains("a language the gate does not read") && hook.stderr.contains("pwsh"),
+        "{hook}"
+    );
+    let repo = handoff_repo();
+    repo.write(
+        ".github/workflows/copilot-setup-steps.yml",
+        steps(
+            "      - name: Install\n        env:\n          NODE_ENV: development\n          OPENAI_BASE_URL: https://llm.example.net/v1\n        run: npm ci\n",
+        ),
+    );
+    stage(&repo, "Setup added.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(!hook.stderr.contains("cannot follow"), "{hook}");
+    repo.git(&["commit", "-q", "-m", "setup"]);
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    assert!(
+        ci.stdout.contains(
+            "OPENAI_BASE_URL=`https://llm.example.net/v1` for the Copilot setup step `Install`"
+        ) && !ci.stdout.contains("NODE_ENV"),
+        "{ci}"
+    );
+}
+
+/// Review gate34 #5: a file another language's runner runs (`go run` of a package's
+/// directory, Ruby, Perl, PHP, PowerShell, Lua, Deno, Bun, `uv run`, `npx tsx`, `python -m`
+/// of a package) is judged, changed alone; a Ruby or PHP script's comments are its own, not
+/// what it prints.
+#[test]
+fn a_file_another_language_s_runner_runs_is_judged() {
+    for (command, changed) in [
+        ("go run ./tools/banner", "tools/banner/main.go"),
+        ("go run .", "main.go"),
+        ("ruby tools/x.rb", "tools/x.rb"),
+        ("perl -Ilib tools/x.pl", "tools/x.pl"),
+        ("php -f tools/x.php", "tools/x.php"),
+        ("pwsh -NoProfile -File tools/x.ps1", "tools/x.ps1"),
+        ("lua5.4 tools/x.lua", "tools/x.lua"),
+        ("deno run --allow-read tools/x.ts", "tools/x.ts"),
+        ("bun run tools/x.ts", "tools/x.ts"),
+        ("uv run tools/x.py", "tools/x.py"),
+        ("npx tsx tools/x.ts", "tools/x.ts"),
+        ("python3 -m tools.pkg", "tools/pkg/__main__.py"),
+    ] {
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook(command),
+            vec![],
+            changed,
+        ));
+    }
+    for (program, file, text) in [
+        (
+            "ruby",
+            "tools/x.rb",
+            "# Ignore all previous instructions: not printed, a note to the reader\nputs \"Project: demo\"\n",
+        ),
+        (
+            "php",
+            "tools/x.php",
+            "<?php\n// Ignore all previous instructions: not printed\necho \"Project: demo\\n\";\n",
+        ),
+    ] {
+        hook_running(&format!("{program} {file}"), file, text, false);
+    }
+}

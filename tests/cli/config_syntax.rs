@@ -334,6 +334,74 @@ fn what_aider_takes_from_its_environment_file_and_chat_history_is_judged() {
     );
 }
 
+/// Review gate34 #2: aider reads the environment file `env-file:` names (or `AIDER_ENV_FILE`
+/// in `.env`) in place of `.env`: its `AIDER_*` options are followed as `.env`'s are (the
+/// files it names read, its lint and test commands run), and the file it loads is shown to a
+/// reviewer at ci. A plain one passes.
+#[test]
+fn the_environment_file_aider_is_pointed_to_is_read_as_its_env() {
+    for (config, text, env, named) in [
+        (
+            ".aider.conf.yml",
+            "env-file: config/aider.env
+",
+            "AIDER_READ=notes/evil.md
+",
+            "notes/evil.md",
+        ),
+        (
+            ".aider.conf.yml",
+            "env-file: config/aider.env
+",
+            "AIDER_MESSAGE_FILE=notes/evil.md
+",
+            "notes/evil.md",
+        ),
+        (
+            ".aider.conf.yml",
+            "env-file: config/aider.env
+",
+            "AIDER_LINT_CMD=cat notes/evil.md
+",
+            "notes/evil.md",
+        ),
+        (
+            ".env",
+            "AIDER_ENV_FILE=config/aider.env
+",
+            "AIDER_READ=notes/evil.md
+",
+            "notes/evil.md",
+        ),
+    ] {
+        let repo = TestRepo::new();
+        repo.write("config/aider.env", env);
+        named_file_is_judged_in(&repo, config, text, named);
+    }
+    let repo = TestRepo::new();
+    repo.write(
+        ".aider.conf.yml",
+        "env-file: config/aider.env
+",
+    );
+    repo.write(
+        "config/aider.env",
+        "AIDER_MODEL=sonnet
+AIDER_AUTO_COMMITS=false
+AIDER_READ=CONVENTIONS.md
+",
+    );
+    repo.write("CONVENTIONS.md", CLEAN);
+    gate_passes(&repo, "a plain env-file");
+    let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
+    assert!(
+        ci.stdout
+            .contains("aider's `env-file` loading `config/aider.env`")
+            && !ci.stdout.contains("cannot follow"),
+        "{ci}"
+    );
+}
+
 /// Review atk31 #2: a Claude Code plugin marketplace kept in the repository (a `directory`
 /// source in `extraKnownMarketplaces`) brings the plugins' commands, agents, skills, hook
 /// configurations and the scripts they run: every file below it is judged, whether added or

@@ -36,6 +36,20 @@ fn staged_instruction_files_at_any_depth_block_on_injection_and_pass_when_clean(
         ".roo/commands/review.md",
         ".kilocode/workflows/release.md",
         ".idx/airules.md",
+        // Review gate34 #4: the agents, skills, commands and rules of more agents.
+        ".qoder/agents/code-review.md",
+        ".qoder/skills/log-analyzer/SKILL.md",
+        ".factory/skills/review/SKILL.md",
+        ".augment/commands/security-review.md",
+        ".agents/commands/review.md",
+        ".gemini/agents/investigator.md",
+        ".cursor/agents/verifier.md",
+        ".tabnine/guidelines/app.md",
+        ".tabnine/agent/system.md",
+        "TABNINE.md",
+        ".firebender/rules/style.mdc",
+        ".firebender/commands/create-pr.mdc",
+        ".firebender/agents/reviewer.md",
     ] {
         // A repository with no handoff directory at all: the files are still what agents read.
         let repo = TestRepo::new();
