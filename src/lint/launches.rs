@@ -606,8 +606,16 @@ pub(crate) fn loads(text: &str, lang: Lang) -> Vec<Load> {
         }) else {
             continue;
         };
+        // A method of something else (`x.open(…)`), but for JavaScript's the result of a
+        // call (`require("fs").readFileSync(…)`, review atk34 #6).
         if whole.start() > 0 && text.as_bytes()[whole.start() - 1] == b'.' {
-            continue;
+            let before = text[..whole.start() - 1].trim_end();
+            let called = lang == Lang::Js
+                && before.ends_with(')')
+                && !matches!(name.as_str(), "open" | "import");
+            if !called {
+                continue;
+            }
         }
         if parts
             .as_ref()
@@ -618,7 +626,10 @@ pub(crate) fn loads(text: &str, lang: Lang) -> Vec<Load> {
         calls.push((whole.start(), whole.end(), loads, index));
     }
     for (i, &(start, args_at, loads, index)) in calls.iter().enumerate() {
-        let next = calls.get(i + 1).map_or(text.len(), |c| c.0).max(args_at);
+        // Up to the call after the next: a call in the arguments is read as part of them
+        // (`require(require("path").join(…))`, review atk34 #6); each byte read twice at
+        // most.
+        let next = calls.get(i + 2).map_or(text.len(), |c| c.0).max(args_at);
         let end = floor_boundary(text, (args_at + MAX_CALL).min(next)).min(next);
         let args = &text[args_at..end];
         let pieces = arg_pieces(args, lang);
@@ -690,9 +701,7 @@ fn arg_pieces(text: &str, lang: Lang) -> Vec<(Arg, &str)> {
 /// `os.path.join(os.path.dirname(__file__), "lib")`, `` `${__dirname}/x` ``): the strings
 /// written in it, joined; `None` for another expression.
 fn near(piece: &str, lang: Lang) -> Option<Named> {
-    if !(piece.contains("__dirname") || piece.contains("__file__")) {
-        return None;
-    }
+    let from = piece.find("__dirname").or_else(|| piece.find("__file__"))?;
     let b = piece.as_bytes();
     let mut parts: Vec<String> = Vec::new();
     let mut i = 0;
@@ -700,6 +709,12 @@ fn near(piece: &str, lang: Lang) -> Option<Named> {
         if matches!(b[i], b'"' | b'\'' | b'`')
             && let Some((arg, next)) = read_string(piece, i, lang)
         {
+            // The strings before the directory name are no part of the path
+            // (`require("path").join(__dirname, "x")`, review atk34 #6).
+            if next <= from {
+                i = next;
+                continue;
+            }
             match arg {
                 Arg::Text(t) => parts.push(t),
                 // `${__dirname}/x`: the directory, then the rest.
