@@ -2161,6 +2161,9 @@ impl Walk<'_> {
         let list = super::code::shell_command_list(&text);
         let mut places = Places::new(start);
         let mut vars: HashMap<String, String> = HashMap::new();
+        // The variables the script sets as it runs (`read -r f`, `for f in …`): a loop's
+        // names are judged where the list is.
+        let mut loop_vars: HashSet<String> = HashSet::new();
         if let Some(p) = path {
             vars.insert("PATH".to_string(), p.to_string());
         }
@@ -2184,7 +2187,20 @@ impl Walk<'_> {
                     .filter(|b| b.nested > cmd.nested)
                     .map(|b| b.words.as_slice()),
             };
-            self.named_files(&words, scope, &places);
+            let head = words.iter().position(|w| {
+                !matches!(
+                    w.as_str(),
+                    "do" | "then" | "else" | "while" | "until" | "if" | "elif" | "!"
+                )
+            });
+            match head.map(|h| (words[h].as_str(), &words[h + 1..])) {
+                Some(("for" | "select", rest)) => loop_vars.extend(rest.first().cloned()),
+                Some(("read" | "mapfile" | "readarray", rest)) => {
+                    loop_vars.extend(rest.iter().filter(|w| is_name(w)).cloned());
+                }
+                _ => {}
+            }
+            self.named_files(&words, scope, &places, &loop_vars);
             self.inline_node(&words, scope, &places, depth);
             self.yarn_path(&words, scope, &places, depth);
             // The command as the gate read it, with what feeds it.
@@ -2356,7 +2372,13 @@ impl Walk<'_> {
     /// dropped, shell patterns matched against the tree; each path looked up once. What the
     /// gate cannot read of what the command hands the agent is said: a decompressor's
     /// input, the history `git log` and `git show` print.
-    fn named_files(&mut self, words: &[String], scope: &Scope, places: &Places) {
+    fn named_files(
+        &mut self,
+        words: &[String],
+        scope: &Scope,
+        places: &Places,
+        loop_vars: &HashSet<String>,
+    ) {
         let at = program_at(words).map_or(0, |p| p.at);
         let Some(first) = words.get(at) else {
             return;
@@ -2430,9 +2452,10 @@ impl Walk<'_> {
                 );
             }
         }
-        let unresolved = unresolved_operands(name, args)
-            .into_iter()
-            .find(|w| matches!(place(w, &self.project, &scope.dir, None), Place::Variable));
+        let unresolved = unresolved_operands(name, args).into_iter().find(|w| {
+            matches!(place(w, &self.project, &scope.dir, None), Place::Variable)
+                && !var_names(w).any(|n| loop_vars.contains(n))
+        });
         if let Some(word) = unresolved {
             self.cannot(
                 &scope.who,
@@ -4543,6 +4566,17 @@ fn git_prints_messages(sub: &str, args: &[String], blob: bool) -> bool {
         "notes" => has(&|w| w == "show"),
         _ => false,
     }
+}
+
+/// The names of the variables `word` expands (`$f`, `${dir}`), in one pass.
+fn var_names(word: &str) -> impl Iterator<Item = &str> {
+    word.split('$').skip(1).filter_map(|rest| {
+        let rest = rest.strip_prefix('{').unwrap_or(rest);
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        (end > 0).then(|| &rest[..end])
+    })
 }
 
 /// The most [`substituted`] adds to a word.
