@@ -690,35 +690,32 @@ pub(super) fn dotenv_entries(text: &str) -> Vec<(String, String)> {
             continue;
         }
         let value = value.trim_start_matches([' ', '\t']);
-        let (found, next) = match value.chars().next() {
-            Some(q @ ('\'' | '"')) => {
-                // The value's place in `rest` (it ends the line, which starts `rest`), to
-                // read on past the line's end.
-                let at = line.len() - value.len();
-                match dotenv_quoted(&rest[at + 1..], q) {
-                    Some((v, used)) => {
-                        let tail = &rest[at + 1 + used..];
-                        let next = tail.split_once('\n').map_or("", |(_, n)| n);
-                        (
-                            Some(if q == '"' {
-                                dotenv_interpolated(&v, &out)
-                            } else {
-                                v
-                            }),
-                            next,
-                        )
-                    }
-                    None => (None, after),
+        let (found, next) = if let Some(q @ ('\'' | '"')) = value.chars().next() {
+            // The value's place in `rest` (it ends the line, which starts `rest`), to
+            // read on past the line's end.
+            let at = line.len() - value.len();
+            match dotenv_quoted(&rest[at + 1..], q) {
+                Some((v, used)) => {
+                    let tail = &rest[at + 1 + used..];
+                    let next = tail.split_once('\n').map_or("", |(_, n)| n);
+                    (
+                        Some(if q == '"' {
+                            dotenv_interpolated(&v, &out)
+                        } else {
+                            v
+                        }),
+                        next,
+                    )
                 }
+                None => (None, after),
             }
-            _ => {
-                let value = value.trim_end_matches('\r');
-                let cut = value
-                    .char_indices()
-                    .find(|&(i, c)| c == '#' && value[..i].ends_with(|p: char| p.is_whitespace()))
-                    .map_or(value, |(i, _)| &value[..i]);
-                (Some(dotenv_interpolated(cut.trim_end(), &out)), after)
-            }
+        } else {
+            let value = value.trim_end_matches('\r');
+            let cut = value
+                .char_indices()
+                .find(|&(i, c)| c == '#' && value[..i].ends_with(|p: char| p.is_whitespace()))
+                .map_or(value, |(i, _)| &value[..i]);
+            (Some(dotenv_interpolated(cut.trim_end(), &out)), after)
         };
         if let Some(v) = found {
             out.push((key.to_string(), v));
@@ -758,12 +755,11 @@ fn dotenv_quoted(s: &str, q: char) -> Option<(String, usize)> {
             ('"', 'v') => Some('\u{b}'),
             _ => None,
         };
-        match undone {
-            Some(u) => out.push(u),
-            None => {
-                out.push(c);
-                out.push(n);
-            }
+        if let Some(u) = undone {
+            out.push(u);
+        } else {
+            out.push(c);
+            out.push(n);
         }
     }
     None
@@ -798,7 +794,7 @@ fn dotenv_interpolated(value: &str, bound: &[(String, String)]) -> String {
         match found.or(default) {
             // What a binding adds is bounded, so the cost follows the text.
             Some(v) if out.len() + v.len() <= value.len() + 4096 => out.push_str(v),
-            _ => out.push_str(&rest[at..at + 2 + close + 1]),
+            _ => out.push_str(&rest[at..=at + 2 + close]),
         }
         rest = &inner[close + 1..];
     }

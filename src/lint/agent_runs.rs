@@ -588,7 +588,7 @@ fn is_setup_script(lower: &str) -> bool {
     setup_script_runner(lower).is_some()
 }
 
-/// Who runs the script at `lower` (a path folded to lower case), when OpenHands runs it:
+/// Who runs the script at `lower` (a path folded to lower case), when `OpenHands` runs it:
 /// its setup script at the start of every session, its pre-commit script as the git
 /// pre-commit hook of the agent's commits (review atk34 #2).
 fn setup_script_runner(lower: &str) -> Option<&'static str> {
@@ -2187,13 +2187,13 @@ impl Walk<'_> {
                     .filter(|b| b.nested > cmd.nested)
                     .map(|b| b.words.as_slice()),
             };
-            let head = words.iter().position(|w| {
+            let lead = words.iter().position(|w| {
                 !matches!(
                     w.as_str(),
                     "do" | "then" | "else" | "while" | "until" | "if" | "elif" | "!"
                 )
             });
-            match head.map(|h| (words[h].as_str(), &words[h + 1..])) {
+            match lead.map(|h| (words[h].as_str(), &words[h + 1..])) {
                 Some(("for" | "select", rest)) => loop_vars.extend(rest.first().cloned()),
                 Some(("read" | "mapfile" | "readarray", rest)) => {
                     loop_vars.extend(rest.iter().filter(|w| is_name(w)).cloned());
@@ -3251,7 +3251,7 @@ impl Walk<'_> {
                     by: by.clone(),
                 });
             }
-            let classic = !rc.ends_with(".yml");
+            let classic = rc.rsplit('/').next() != Some(".yarnrc.yml");
             let release = if classic {
                 classic_yarn_path(&text)
             } else {
@@ -4372,7 +4372,7 @@ fn substituted(word: &str, vars: &HashMap<String, String>) -> String {
             };
             match expansion(&inner[..close], vars) {
                 Some(value) => out.push_str(&value),
-                None => out.push_str(&rest[at..at + 2 + close + 1]),
+                None => out.push_str(&rest[at..=at + 2 + close]),
             }
             rest = &inner[close + 1..];
             continue;
@@ -4517,17 +4517,15 @@ fn reader_operands<'a>(program: &str, args: &'a [String]) -> Vec<&'a str> {
 /// The release classic yarn runs instead of itself: the last `yarn-path` line of a
 /// `.yarnrc` (`yarn-path "./x.js"`, the value quoted or not, `--yarn-path` too).
 fn classic_yarn_path(text: &str) -> Option<String> {
-    text.lines()
-        .filter_map(|l| {
-            let l = l.trim();
-            let rest = l
-                .strip_prefix("--yarn-path")
-                .or_else(|| l.strip_prefix("yarn-path"))?;
-            let value = rest.strip_prefix('=').unwrap_or(rest).trim();
-            (!value.is_empty() && rest.starts_with([' ', '\t', '=']))
-                .then(|| value.trim_matches('"').to_string())
-        })
-        .last()
+    text.lines().rev().find_map(|l| {
+        let l = l.trim();
+        let rest = l
+            .strip_prefix("--yarn-path")
+            .or_else(|| l.strip_prefix("yarn-path"))?;
+        let value = rest.strip_prefix('=').unwrap_or(rest).trim();
+        (!value.is_empty() && rest.starts_with([' ', '\t', '=']))
+            .then(|| value.trim_matches('"').to_string())
+    })
 }
 
 /// True when the git sub-command `sub` (with all of git's `args`) prints the messages of
@@ -4601,11 +4599,10 @@ fn expansion(inner: &str, vars: &HashMap<String, String>) -> Option<String> {
         if let Some(word) = op.strip_prefix(prefix) {
             return match value {
                 Some(v) if !(empty_counts && v.is_empty()) => Some(v.clone()),
-                Some(_) => Some(word.to_string()),
                 // A name the script never set: the word, unless the environment may set
                 // it (the project's directory and the like).
                 None if PROJECT_VARS.contains(&name) => None,
-                None => Some(word.to_string()),
+                _ => Some(word.to_string()),
             };
         }
     }

@@ -2344,7 +2344,7 @@ fn make_s_own_messages_and_a_path_from_an_unknown_variable_are_judged_or_said() 
     }
 }
 
-/// Review atk34 #2: the hook files of more harnesses are read as theirs are: OpenHands's
+/// Review atk34 #2: the hook files of more harnesses are read as theirs are: `OpenHands`'s
 /// `.openhands/hooks.json` (Claude Code's shape) and `.openhands/pre-commit.sh` (the git
 /// hook of the agent's commits), Copilot's `.github/hooks/*.json` (`bash` commands, run in
 /// their `cwd`) and Windsurf's `.windsurf/hooks.json`: what they run, changed alone, blocks;
