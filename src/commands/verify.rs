@@ -546,6 +546,7 @@ impl Content<'_> {
         &self,
         repo: &Repo,
         dir: &HandoffDir,
+        base: Option<ObjectId>,
         today: jiff::civil::Date,
     ) -> Result<Snapshot> {
         match self {
@@ -555,7 +556,9 @@ impl Content<'_> {
                 dir.snapshot_worktree_streaming(&[log::ARCHIVE_FILE, log::INDEX_FILE])
             }
             Content::Staged(view) => {
-                let snap = dir.snapshot_staged(view, &Baseline::at_head(repo, dir)?)?;
+                // The staged files are compared with the commit the target judges the
+                // change against: HEAD, or HEAD's parent for an amend (review atk34 #1).
+                let snap = dir.snapshot_staged(view, &Baseline::at(repo, base, dir)?)?;
                 Ok(complete_for_lint(repo, dir, snap, today)?.0)
             }
             Content::Commit(c) => dir.snapshot_commit(repo, *c, true),
@@ -1426,7 +1429,9 @@ fn unread_checksums(
         return Ok(known);
     }
     let path = dir.path_of(MANIFEST);
-    let head_entries: std::collections::HashMap<String, _> = match repo.head_commit()? {
+    // The manifest of the commit the unread files were found equal to (HEAD's, or HEAD's
+    // parent's for an amend: review atk34 #1).
+    let head_entries: std::collections::HashMap<String, _> = match snap.unread_since {
         Some(head) => repo
             .blob_at(head, &path)?
             .and_then(|b| Manifest::parse_read_only(&path, &b).ok())
@@ -1621,12 +1626,32 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
             // read; directories found along the changes are completed from HEAD.
             let keep: Vec<&str> = scope.known.iter().map(|d| d.rel.as_str()).collect();
             let index = repo.index_for_precommit(&keep)?;
+            // `git commit --amend` replaces HEAD: the commit it makes is judged against
+            // HEAD's parent, as CI will judge it (review s29 #1). Git does not tell the hook;
+            // the command line of the `git commit` running it does.
+            let head = repo.head_commit()?;
+            let amends = match head {
+                Some(_) => crate::procfs::git_commit_amends(&|name| {
+                    repo.config_string(&format!("alias.{name}"))
+                }),
+                None => Some(false),
+            };
+            let amended = match (amends, head) {
+                (Some(true), Some(head)) => Some((head, repo.commit_parents(head)?)),
+                _ => None,
+            };
+            // What the staged handoff files are compared with: an amend's files are
+            // HEAD's parent's, HEAD being the commit it replaces (review atk34 #1).
+            let baseline_commit = match &amended {
+                Some((_, parents)) => parents.first().copied(),
+                None => head,
+            };
             // The known directories first: their snapshots are read right away.
             refuse_sparse_handoff(repo, index.state(), &scope, &[])?;
             let mut early = Vec::new();
             for (dir, p) in pending {
-                // Only what changed since HEAD is read (issue #14).
-                let base = Baseline::at_head(repo, &dir)?;
+                // Only what changed since the baseline is read (issue #14).
+                let base = Baseline::at(repo, baseline_commit, &dir)?;
                 let snap = dir.snapshot_index_since(repo, index.state(), &base)?;
                 let (snap, cfg) = complete_for_lint(repo, &dir, snap, today)?;
                 let snap = std::sync::Arc::new(snap);
@@ -1639,57 +1664,45 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
             let staged = repo.staged_changes_in(index.state(), index.tree())?;
             refuse_sparse_handoff(repo, index.state(), &scope, &staged)?;
             let view = StagedView::new(repo, &index, &staged)?;
-            // `git commit --amend` replaces HEAD: the commit it makes is judged against
-            // HEAD's parent, as CI will judge it (review s29 #1). Git does not tell the hook;
-            // the command line of the `git commit` running it does.
-            let head = repo.head_commit()?;
-            let amends = match head {
-                Some(_) => crate::procfs::git_commit_amends(&|name| {
-                    repo.config_string(&format!("alias.{name}"))
-                }),
-                None => Some(false),
-            };
             let mut source = Source::Index.describe();
-            let (base_commit, changes, other_parents) =
-                if let (Some(true), Some(head)) = (amends, head) {
-                    let parents = repo.commit_parents(head)?;
-                    let parent = parents.first().copied();
-                    let changes = amended_changes(repo, &view, &staged, head, parent)?;
-                    refuse_sparse_handoff(repo, index.state(), &scope, &changes)?;
-                    let others = parents.get(1..).unwrap_or_default().to_vec();
-                    source = format!(
-                        "{source}, amending {}{} (judged against {}{})",
-                        if others.is_empty() { "" } else { "merge " },
-                        Repo::short(head),
-                        parent.map_or_else(
-                            || "the empty tree".to_string(),
-                            |p| format!(
-                                "its {}parent {}",
-                                if others.is_empty() { "" } else { "first " },
-                                Repo::short(p)
-                            )
-                        ),
-                        merged_parents_note(&others)
-                    );
-                    (parent, changes, others)
+            let (base_commit, changes, other_parents) = if let Some((head, parents)) = amended {
+                let parent = parents.first().copied();
+                let changes = amended_changes(repo, &view, &staged, head, parent)?;
+                refuse_sparse_handoff(repo, index.state(), &scope, &changes)?;
+                let others = parents.get(1..).unwrap_or_default().to_vec();
+                source = format!(
+                    "{source}, amending {}{} (judged against {}{})",
+                    if others.is_empty() { "" } else { "merge " },
+                    Repo::short(head),
+                    parent.map_or_else(
+                        || "the empty tree".to_string(),
+                        |p| format!(
+                            "its {}parent {}",
+                            if others.is_empty() { "" } else { "first " },
+                            Repo::short(p)
+                        )
+                    ),
+                    merged_parents_note(&others)
+                );
+                (parent, changes, others)
+            } else {
+                // A merge being concluded (`git commit` after a conflict), or one git
+                // commits without a conflict (the pre-merge-commit hook).
+                let merging = if head.is_some() {
+                    repo.merge_heads()
                 } else {
-                    // A merge being concluded (`git commit` after a conflict), or one git
-                    // commits without a conflict (the pre-merge-commit hook).
-                    let merging = if head.is_some() {
-                        repo.merge_heads()
-                    } else {
-                        Vec::new()
-                    };
-                    if !merging.is_empty() {
-                        let ids: Vec<String> = merging.iter().map(|m| Repo::short(*m)).collect();
-                        source = format!(
-                            "{source}, merging {}{}",
-                            ids.join(", "),
-                            merged_parents_note(&merging)
-                        );
-                    }
-                    (head, staged.clone(), merging)
+                    Vec::new()
                 };
+                if !merging.is_empty() {
+                    let ids: Vec<String> = merging.iter().map(|m| Repo::short(*m)).collect();
+                    source = format!(
+                        "{source}, merging {}{}",
+                        ids.join(", "),
+                        merged_parents_note(&merging)
+                    );
+                }
+                (head, staged.clone(), merging)
+            };
             let target = Target {
                 source: Source::Index,
                 base_commit,
@@ -1940,7 +1953,7 @@ fn judge_target(
         if explicit && !dir.exists() && !content.holds(repo, &dir.rel)? {
             return Err(Error::NoHandoffDir(dir.rel.clone()));
         }
-        let snap = std::sync::Arc::new(content.snapshot(repo, dir, today)?);
+        let snap = std::sync::Arc::new(content.snapshot(repo, dir, target.base_commit, today)?);
         if matches!(content, Content::Staged(_)) {
             report.pass_states.push(std::sync::Arc::clone(&snap));
         }

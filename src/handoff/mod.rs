@@ -229,6 +229,9 @@ pub struct Snapshot {
     /// (into [`Snapshot::files`]), by name: their pass state can be recorded by blob id
     /// (issue #14, see `commands::archive`).
     pub blob_ids: BTreeMap<String, ObjectId>,
+    /// The commit whose blobs the files left [`Snapshot::unread`] equal: HEAD, or HEAD's
+    /// parent for an amend (review atk34 #1); its manifest holds their judged state.
+    pub unread_since: Option<ObjectId>,
 }
 
 /// Files of the handoff directory whose content is always read, changed or not: the
@@ -247,6 +250,8 @@ const ALWAYS_READ: &[&str] = &[
 /// check compares the staged blobs with to judge only what changed.
 #[derive(Debug, Clone, Default)]
 pub struct Baseline {
+    /// The commit whose files these are.
+    commit: Option<ObjectId>,
     files: HashMap<Vec<u8>, ObjectId>,
 }
 
@@ -254,16 +259,27 @@ impl Baseline {
     /// HEAD's files below `dir` (symbolic links left out: they are always resolved and
     /// read); empty when there is no HEAD.
     pub fn at_head(repo: &Repo, dir: &HandoffDir) -> Result<Baseline> {
-        let Some(head) = repo.head_commit()? else {
+        Baseline::at(repo, repo.head_commit()?, dir)
+    }
+
+    /// `commit`'s files below `dir`, as [`Baseline::at_head`]; empty for no commit (the
+    /// first commit, or one `git commit --amend` makes of a root commit). The pre-commit
+    /// check of an amend compares with HEAD's parent: HEAD is the commit replaced, never
+    /// judged as such (review atk34 #1).
+    pub fn at(repo: &Repo, commit: Option<ObjectId>, dir: &HandoffDir) -> Result<Baseline> {
+        let Some(commit) = commit else {
             return Ok(Baseline::default());
         };
         let files = repo
-            .tree_files_below(head, &dir.rel)?
+            .tree_files_below(commit, &dir.rel)?
             .into_iter()
             .filter(|f| !f.is_link)
             .map(|f| (f.path, f.id))
             .collect();
-        Ok(Baseline { files })
+        Ok(Baseline {
+            commit: Some(commit),
+            files,
+        })
     }
 
     /// The staged files that need not be read: their blob equals HEAD's. Nothing is left
@@ -655,6 +671,7 @@ impl HandoffDir {
         if base.files.is_empty() {
             return Ok(snap);
         }
+        snap.unread_since = base.commit;
         let is_link = |inner: &str| {
             std::fs::symlink_metadata(self.abs.join(inner)).map_or(true, |m| !m.is_file())
         };
@@ -931,7 +948,10 @@ impl HandoffDir {
             impl FnMut(&str) -> Result<bool>,
         ),
     ) -> Result<Snapshot> {
-        let mut snap = Snapshot::default();
+        let mut snap = Snapshot {
+            unread_since: base.commit,
+            ..Snapshot::default()
+        };
         let (unchanged, judged) = base.as_judged(files);
         for f in files {
             let name = self.checked_name("", &f.path)?;

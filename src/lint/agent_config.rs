@@ -105,6 +105,22 @@ pub fn named(path: &str, text: &str) -> Result<Vec<Named>, String> {
         if name.is_empty() {
             continue;
         }
+        // aider's `.env` values expand `${NAME}` (python-dotenv): the directory aider runs
+        // in is the project's; another name is the environment's (review atk34 #4).
+        let name = match name
+            .strip_prefix("${PWD}/")
+            .or_else(|| name.strip_prefix("$PWD/"))
+        {
+            Some(rest) if kind == Kind::Aider => rest.to_string(),
+            _ => name,
+        };
+        if kind == Kind::Aider && name.contains("${") {
+            return Err(format!(
+                "names {} as a file to read through an environment variable the gate cannot \
+                 resolve (aider's .env expands `${{VAR}}`): name the file itself",
+                crate::output::escape_untrusted(&name)
+            ));
+        }
         if kind == Kind::Gemini && name.contains('$') {
             return Err(format!(
                 "names {} as a context file through an environment variable the gate cannot \
@@ -633,15 +649,8 @@ pub(super) fn is_aider_env(path: &str) -> bool {
 /// as aider's argument parser reads a list option from the environment.
 pub(super) fn aider_env_options(text: &str) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
-    for line in text.lines() {
-        let line = line.trim();
-        let line = line.strip_prefix("export ").unwrap_or(line);
-        if line.starts_with('#') {
-            continue;
-        }
-        let Some((k, v)) = super::agent_runs::key_value(line) else {
-            continue;
-        };
+    for (k, v) in dotenv_entries(text) {
+        let v = v.as_str();
         let Some(option) = k
             .get(..6)
             .filter(|p| p.eq_ignore_ascii_case("AIDER_"))
@@ -651,6 +660,147 @@ pub(super) fn aider_env_options(text: &str) -> Vec<(String, Vec<String>)> {
         };
         out.push((option, aider_env_list(v)));
     }
+    out
+}
+
+/// The bindings of an environment file as python-dotenv reads it (aider loads the
+/// repository's `.env` with it; review atk34 #4), in order: `KEY=value` lines, `export`
+/// before the key allowed; an unquoted value to the line's end, a comment after white
+/// space cut off; a quoted one to its closing quote (across lines), what follows it on
+/// the line ignored, a double-quoted one's escapes (`\n`, `\"`, …) undone; `${NAME}` and
+/// `${NAME:-default}` in an unquoted or double-quoted value replaced by the binding made
+/// above (or the default) — a name the file does not bind stays as written (the
+/// environment's, which the gate cannot tell). A binding python-dotenv cannot parse (an
+/// unclosed quote) is skipped to the next line, as it skips it. One pass over the text.
+pub(super) fn dotenv_entries(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut rest = text.strip_prefix('\u{feff}').unwrap_or(text);
+    while !rest.is_empty() {
+        let (line, after) = rest.split_once('\n').unwrap_or((rest, ""));
+        let body = line.trim_start();
+        let body = body
+            .strip_prefix("export")
+            .filter(|b| b.starts_with([' ', '\t']))
+            .map_or(body, str::trim_start);
+        let Some((key, value)) = body.split_once('=') else {
+            rest = after;
+            continue;
+        };
+        let key = key.trim_end();
+        if key.is_empty() || key.starts_with('#') || key.contains(char::is_whitespace) {
+            rest = after;
+            continue;
+        }
+        let value = value.trim_start_matches([' ', '\t']);
+        let (found, next) = if let Some(q @ ('\'' | '"')) = value.chars().next() {
+            // The value's place in `rest` (it ends the line, which starts `rest`), to
+            // read on past the line's end.
+            let at = line.len() - value.len();
+            match dotenv_quoted(&rest[at + 1..], q) {
+                Some((v, used)) => {
+                    let tail = &rest[at + 1 + used..];
+                    let next = tail.split_once('\n').map_or("", |(_, n)| n);
+                    (
+                        Some(if q == '"' {
+                            dotenv_interpolated(&v, &out)
+                        } else {
+                            v
+                        }),
+                        next,
+                    )
+                }
+                None => (None, after),
+            }
+        } else {
+            let value = value.trim_end_matches('\r');
+            let cut = value
+                .char_indices()
+                .find(|&(i, c)| c == '#' && value[..i].ends_with(|p: char| p.is_whitespace()))
+                .map_or(value, |(i, _)| &value[..i]);
+            (Some(dotenv_interpolated(cut.trim_end(), &out)), after)
+        };
+        if let Some(v) = found {
+            out.push((key.to_string(), v));
+        }
+        rest = next;
+    }
+    out
+}
+
+/// A quoted dotenv value from just past its opening quote `q`: its text with the escapes
+/// python-dotenv undoes, and the bytes used up to and with the closing quote; `None` when
+/// it is never closed.
+fn dotenv_quoted(s: &str, q: char) -> Option<(String, usize)> {
+    let mut out = String::new();
+    let mut chars = s.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if c == q {
+            return Some((out, i + 1));
+        }
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some((_, n)) = chars.next() else {
+            out.push(c);
+            break;
+        };
+        let undone = match (q, n) {
+            (_, '\\' | '\'') => Some(n),
+            ('"', '"') => Some('"'),
+            ('"', 'a') => Some('\u{7}'),
+            ('"', 'b') => Some('\u{8}'),
+            ('"', 'f') => Some('\u{c}'),
+            ('"', 'n') => Some('\n'),
+            ('"', 'r') => Some('\r'),
+            ('"', 't') => Some('\t'),
+            ('"', 'v') => Some('\u{b}'),
+            _ => None,
+        };
+        if let Some(u) = undone {
+            out.push(u);
+        } else {
+            out.push(c);
+            out.push(n);
+        }
+    }
+    None
+}
+
+/// `value` with `${NAME}` and `${NAME:-default}` replaced as python-dotenv replaces them:
+/// by the last binding of `NAME` above, else the default; a name bound nowhere above
+/// stays as written. Linear: each `${` is looked at once.
+fn dotenv_interpolated(value: &str, bound: &[(String, String)]) -> String {
+    if !value.contains("${") {
+        return value.to_string();
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let inner = &rest[at + 2..];
+        let Some(close) = inner.find('}') else {
+            out.push_str(&rest[at..]);
+            return out;
+        };
+        let spec = &inner[..close];
+        let (name, default) = match spec.split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (spec, None),
+        };
+        let found = bound
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str());
+        match found.or(default) {
+            // What a binding adds is bounded, so the cost follows the text.
+            Some(v) if out.len() + v.len() <= value.len() + 4096 => out.push_str(v),
+            _ => out.push_str(&rest[at..=at + 2 + close]),
+        }
+        rest = &inner[close + 1..];
+    }
+    out.push_str(rest);
     out
 }
 

@@ -74,6 +74,11 @@ fn read(path: &str, text: &str) -> Result<Value, Unreadable> {
     }
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    // Copilot loads the `.json` files of its hooks directory; a README beside them is
+    // judged as text only.
+    if is_copilot_hooks(&path.to_ascii_lowercase()) && ext != "json" {
+        return Ok(Value::Null);
+    }
     if is_setup_script(&path.to_ascii_lowercase()) {
         // A script: what it runs is read by following it ([`commands`]); a blank one
         // runs nothing.
@@ -264,15 +269,9 @@ pub(super) fn key_value(line: &str) -> Option<(&str, &str)> {
 /// An environment file (`KEY=value` lines, `export` and quotes allowed) as `{"env": {…}}`.
 fn env_value(text: &str) -> Value {
     let mut env = serde_json::Map::new();
-    for line in text.lines() {
-        let line = line.trim();
-        let line = line.strip_prefix("export ").unwrap_or(line);
-        if line.starts_with('#') {
-            continue;
-        }
-        if let Some((k, v)) = key_value(line) {
-            env.insert(k.to_string(), Value::String(v.to_string()));
-        }
+    // Read as python-dotenv reads it (aider's loader: review atk34 #4).
+    for (k, v) in super::agent_config::dotenv_entries(text) {
+        env.insert(k, Value::String(v));
     }
     let mut out = serde_json::Map::new();
     out.insert("env".into(), Value::Object(env));
@@ -375,6 +374,36 @@ fn hook_commands(by: &str, spec: &Value, out: &mut Vec<Command>) {
     }
 }
 
+/// The commands of Copilot's hooks of one event (a list of `{"type": "command", "bash":
+/// …, "powershell": …, "cwd": …}`): `bash` is a shell line run in `cwd`; `powershell` is
+/// handed to PowerShell as its command, which the walk says it cannot follow where it
+/// cannot.
+fn copilot_hook_commands(by: &str, spec: &Value, out: &mut Vec<Command>) {
+    let hooks: Vec<&Value> = match spec {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    for h in hooks {
+        let cwd = h.get("cwd").and_then(Value::as_str).map(str::to_string);
+        if let Some(c) = h.get("bash").and_then(Value::as_str) {
+            out.push(Command {
+                by: by.to_string(),
+                grant: Some(format!("{by} running `{c}`")),
+                words: vec![c.to_string()],
+                cwd: cwd.clone(),
+            });
+        }
+        if let Some(c) = h.get("powershell").and_then(Value::as_str) {
+            out.push(Command {
+                by: by.to_string(),
+                grant: Some(format!("{by} running PowerShell `{c}`")),
+                words: vec!["pwsh".into(), "-Command".into(), c.to_string()],
+                cwd: cwd.clone(),
+            });
+        }
+    }
+}
+
 /// The commands the configuration at `path` starts.
 fn commands(path: &str, v: &Value) -> Vec<Command> {
     let mut out = Vec::new();
@@ -382,6 +411,11 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
     let name = lower.rsplit('/').next().unwrap_or(&lower);
     let line = |c: String| vec![c];
     match v.get("hooks") {
+        Some(Value::Object(hooks)) if is_copilot_hooks(&lower) => {
+            for (event, spec) in hooks {
+                copilot_hook_commands(&format!("a Copilot {event} hook"), spec, &mut out);
+            }
+        }
         Some(Value::Object(hooks)) => {
             for (event, spec) in hooks {
                 hook_commands(&format!("a {event} hook"), spec, &mut out);
@@ -502,15 +536,17 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
     // Set-up a harness runs before the session starts (review atk32 #6): OpenHands runs
     // its setup script, Copilot coding agent the `run:` steps of the job
     // `copilot-setup-steps`, each from the repository's root.
-    if is_setup_script(&lower) && !v.is_null() {
+    if let Some(when) = setup_script_runner(&lower).filter(|_| !v.is_null()) {
         let own = path
             .strip_prefix(&format!("{}/", project_dir(path)))
             .unwrap_or(path);
         out.push(Command {
-            by: "OpenHands's setup script".into(),
-            grant: Some(format!(
-                "OpenHands running `{own}` at the start of every session"
-            )),
+            by: if when.starts_with("before") {
+                "OpenHands's pre-commit script".into()
+            } else {
+                "OpenHands's setup script".into()
+            },
+            grant: Some(format!("OpenHands running `{own}` {when}")),
             words: line(format!("sh ./{}", crate::output::shell_word(own))),
             cwd: None,
         });
@@ -549,7 +585,28 @@ fn commands(path: &str, v: &Value) -> Vec<Command> {
 /// True for the setup script `OpenHands` runs (`.openhands/setup.sh`, the path folded to lower case):
 /// a shell script, run rather than read as a configuration.
 fn is_setup_script(lower: &str) -> bool {
-    lower == ".openhands/setup.sh" || lower.ends_with("/.openhands/setup.sh")
+    setup_script_runner(lower).is_some()
+}
+
+/// Who runs the script at `lower` (a path folded to lower case), when `OpenHands` runs it:
+/// its setup script at the start of every session, its pre-commit script as the git
+/// pre-commit hook of the agent's commits (review atk34 #2).
+fn setup_script_runner(lower: &str) -> Option<&'static str> {
+    let is = |own: &str| lower == own || lower.ends_with(&format!("/{own}"));
+    if is(".openhands/setup.sh") {
+        Some("at the start of every session")
+    } else if is(".openhands/pre-commit.sh") {
+        Some("before each commit it makes")
+    } else {
+        None
+    }
+}
+
+/// True for a Copilot hook file (`.github/hooks/NAME.json`): its hooks name their command
+/// under `bash` and `powershell`, not `command` (review atk34 #2).
+fn is_copilot_hooks(lower: &str) -> bool {
+    let dir = lower.rsplit_once('/').map_or("", |(d, _)| d);
+    dir == ".github/hooks" || dir.ends_with("/.github/hooks")
 }
 
 /// The `run:` steps of the job `copilot-setup-steps` (a GitHub Actions workflow Copilot
@@ -1434,10 +1491,20 @@ fn toplevel_spelled_as_a_variable(line: &str) -> String {
             .expect("a valid regex")
     });
     static DEFAULTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\$\{(\w+):?[-=][^}]*\}").expect("a valid regex")
+        regex::Regex::new(r"\$\{(\w+)(?::?[-=][^}]*|%/+)\}").expect("a valid regex")
     });
     let line = TOP.replace_all(line, "$${CLAUDE_PROJECT_DIR}/__aahp_toplevel__/");
-    DEFAULTED.replace_all(&line, "$${$1}").into_owned()
+    // A project variable's default (or a trailing `/` taken off it) is the variable; another
+    // name's default is the script's to give ([`substituted`], review atk34 #3).
+    DEFAULTED
+        .replace_all(&line, |c: &regex::Captures<'_>| {
+            if PROJECT_VARS.contains(&&c[1]) {
+                format!("${{{}}}", &c[1])
+            } else {
+                c[0].to_string()
+            }
+        })
+        .into_owned()
 }
 
 /// What a configuration runs, followed through what its commands and scripts hand on
@@ -2269,6 +2336,9 @@ impl Walk<'_> {
         let list = super::code::shell_command_list(&text);
         let mut places = Places::new(start);
         let mut vars: HashMap<String, String> = HashMap::new();
+        // The variables the script sets as it runs (`read -r f`, `for f in …`): a loop's
+        // names are judged where the list is.
+        let mut loop_vars: HashSet<String> = HashSet::new();
         if let Some(p) = path {
             vars.insert("PATH".to_string(), p.to_string());
         }
@@ -2292,7 +2362,20 @@ impl Walk<'_> {
                     .filter(|b| b.nested > cmd.nested)
                     .map(|b| b.words.as_slice()),
             };
-            self.named_files(&words, scope, &places);
+            let lead = words.iter().position(|w| {
+                !matches!(
+                    w.as_str(),
+                    "do" | "then" | "else" | "while" | "until" | "if" | "elif" | "!"
+                )
+            });
+            match lead.map(|h| (words[h].as_str(), &words[h + 1..])) {
+                Some(("for" | "select", rest)) => loop_vars.extend(rest.first().cloned()),
+                Some(("read" | "mapfile" | "readarray", rest)) => {
+                    loop_vars.extend(rest.iter().filter(|w| is_name(w)).cloned());
+                }
+                _ => {}
+            }
+            self.named_files(&words, scope, &places, &loop_vars);
             self.inline_code(&words, scope, &places, depth);
             self.yarn_path(&words, scope, &places, depth);
             // The command as the gate read it, with what feeds it.
@@ -2464,7 +2547,13 @@ impl Walk<'_> {
     /// dropped, shell patterns matched against the tree; each path looked up once. What the
     /// gate cannot read of what the command hands the agent is said: a decompressor's
     /// input, the history `git log` and `git show` print.
-    fn named_files(&mut self, words: &[String], scope: &Scope, places: &Places) {
+    fn named_files(
+        &mut self,
+        words: &[String],
+        scope: &Scope,
+        places: &Places,
+        loop_vars: &HashSet<String>,
+    ) {
         let at = program_at(words).map_or(0, |p| p.at);
         let Some(first) = words.get(at) else {
             return;
@@ -2528,6 +2617,7 @@ impl Walk<'_> {
             });
             if matches!(sub, Some("log" | "shortlog" | "reflog" | "whatchanged"))
                 || sub == Some("show") && !blob
+                || sub.is_some_and(|sub| git_prints_messages(sub, args, blob))
             {
                 self.cannot(
                     &scope.who,
@@ -2536,6 +2626,21 @@ impl Walk<'_> {
                     SAY_IT,
                 );
             }
+        }
+        let unresolved = unresolved_operands(name, args).into_iter().find(|w| {
+            matches!(place(w, &self.project, &scope.dir, None), Place::Variable)
+                && !var_names(w).any(|n| loop_vars.contains(n))
+        });
+        if let Some(word) = unresolved {
+            self.cannot(
+                &scope.who,
+                &shown(),
+                &format!(
+                    "it reads `{word}`, a file named by a variable or a command's output the \
+                     gate cannot resolve"
+                ),
+                SAY_IT,
+            );
         }
         let Some(bases) = places.bases(&scope.fallbacks) else {
             return;
@@ -2608,6 +2713,59 @@ impl Walk<'_> {
                 },
                 SAY_IT,
             );
+        }
+        // A directory a recursive reader names is read file by file (review atk34 #5).
+        if let Some(dirs) = recursive_operands(words, at) {
+            self.read_below(&dirs, scope, &bases, &shown());
+        }
+    }
+
+    /// Judges as text every file of the repository below the directories `dirs` (a
+    /// recursive reader's operands, from `bases`; none: the directory it runs in), through
+    /// the walk's bounded listing; the whole repository is said instead, as the gate does
+    /// not judge every file of it as text.
+    fn read_below(&mut self, dirs: &[&str], scope: &Scope, bases: &[String], shown: &str) {
+        let mut places: Vec<String> = Vec::new();
+        if dirs.is_empty() {
+            places.extend(bases.first().cloned());
+        }
+        for d in dirs {
+            match place(d, &self.project, &scope.dir, Some(bases)) {
+                Place::At(paths) => places.extend(paths.into_iter().filter(|p| !has_glob(p))),
+                Place::Variable => self.cannot(
+                    &scope.who,
+                    shown,
+                    &format!(
+                        "it reads the files below `{d}`, a directory named by a variable the \
+                         gate cannot resolve"
+                    ),
+                    SAY_IT,
+                ),
+                _ => {}
+            }
+        }
+        for dir in places {
+            if self.reader.holds(&dir) {
+                continue;
+            }
+            if dir.is_empty() {
+                self.cannot(
+                    &scope.who,
+                    shown,
+                    "it reads every file of the repository, which the gate does not judge as \
+                     text",
+                    SAY_IT,
+                );
+                continue;
+            }
+            for p in self.reader.matching(&format!("{dir}/**")).to_vec() {
+                if self.named.insert(p.clone()) && self.reader.holds(&p) {
+                    self.named_runs.push(Run {
+                        path: p,
+                        by: scope.by.clone(),
+                    });
+                }
+            }
         }
     }
 
@@ -3242,8 +3400,9 @@ impl Walk<'_> {
     }
 
     /// What `yarn` runs first, whatever its command: the release the project's
-    /// `.yarnrc.yml` names in `yarnPath` (looked for from the directory it runs in up to the
-    /// repository's root), run with node; the `.yarnrc.yml` holds what runs, a recipe.
+    /// `.yarnrc.yml` names in `yarnPath`, or its `.yarnrc` in `yarn-path` (classic yarn,
+    /// review atk34 #7), looked for from the directory it runs in up to the repository's
+    /// root, run with node; the file that names it holds what runs, a recipe.
     fn yarn_path(&mut self, words: &[String], scope: &Scope, places: &Places, depth: usize) {
         let Some(at) = program_at(words).map(|p| p.at) else {
             return;
@@ -3254,45 +3413,65 @@ impl Walk<'_> {
         let Some(mut dir) = places.cwd().map(str::to_string) else {
             return;
         };
-        let (rc, text) = loop {
-            let rc = crate::handoff::location::join(&dir, ".yarnrc.yml");
-            if let Some(text) = self.reader.text(&rc) {
-                break (rc, text);
+        // The nearest directory holding either: which one a release of yarn reads is its
+        // own, so both are followed.
+        let found = loop {
+            let found: Vec<(String, Rc<str>)> = [".yarnrc.yml", ".yarnrc"]
+                .iter()
+                .filter_map(|name| {
+                    let rc = crate::handoff::location::join(&dir, name);
+                    self.reader.text(&rc).map(|text| (rc, text))
+                })
+                .collect();
+            if !found.is_empty() {
+                break found;
             }
             if dir.is_empty() {
                 return;
             }
             dir = parent(&dir).to_string();
         };
-        let by = format!("{} (through `{rc}`)", scope.by);
-        if self.listed_recipes.insert((rc.clone(), by.clone())) {
-            self.f.recipes.push(Run {
-                path: rc.clone(),
-                by: by.clone(),
-            });
-        }
-        let Some(release) = yaml_value(&text).and_then(|v| {
-            v.get("yarnPath")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        }) else {
-            return;
-        };
-        let shown = format!("yarnPath: {release}");
-        match crate::handoff::resolve_link(&dir, &release) {
-            Some(path) if !release.starts_with(['/', '~', '$']) => {
-                if depth >= MAX_FOLLOW_DEPTH {
-                    self.too_deep(&scope.who, &shown);
-                } else {
-                    self.hand_to("node", by, &path, depth);
-                }
+        for (rc, text) in found {
+            let by = format!("{} (through `{rc}`)", scope.by);
+            if self.listed_recipes.insert((rc.clone(), by.clone())) {
+                self.f.recipes.push(Run {
+                    path: rc.clone(),
+                    by: by.clone(),
+                });
             }
-            _ => self.cannot(
-                &scope.who,
-                &shown,
-                "a path out of the repository",
-                KEEP_IT_IN,
-            ),
+            let classic = rc.rsplit('/').next() != Some(".yarnrc.yml");
+            let release = if classic {
+                classic_yarn_path(&text)
+            } else {
+                yaml_value(&text).and_then(|v| {
+                    v.get("yarnPath")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                })
+            };
+            let Some(release) = release else {
+                continue;
+            };
+            let shown = if classic {
+                format!("yarn-path \"{release}\"")
+            } else {
+                format!("yarnPath: {release}")
+            };
+            match crate::handoff::resolve_link(&dir, &release) {
+                Some(path) if !release.starts_with(['/', '~', '$']) => {
+                    if depth >= MAX_FOLLOW_DEPTH {
+                        self.too_deep(&scope.who, &shown);
+                    } else {
+                        self.hand_to("node", by, &path, depth);
+                    }
+                }
+                _ => self.cannot(
+                    &scope.who,
+                    &shown,
+                    "a path out of the repository",
+                    KEEP_IT_IN,
+                ),
+            }
         }
     }
 
@@ -3329,6 +3508,15 @@ impl Walk<'_> {
                 for (dir, c) in recipe.commands {
                     let mut bases = vec![dir.clone()];
                     bases.extend(recipe.also.iter().cloned());
+                    // A package script runs with `node_modules/.bin` of its package and of
+                    // each directory above it first on its `PATH` (review atk34 #7).
+                    let path = matches!(runner, Runner::Package { .. }).then(|| {
+                        let mut entries: Vec<String> = (0..super::recipes::ancestors(&dir).len())
+                            .map(|up| format!("{}node_modules/.bin", "../".repeat(up)))
+                            .collect();
+                        entries.push("$PATH".into());
+                        entries.join(":")
+                    });
                     self.push(
                         Line {
                             by: recipe_by.clone(),
@@ -3337,7 +3525,7 @@ impl Walk<'_> {
                             bases,
                             moved: Vec::new(),
                             dir,
-                            path: None,
+                            path,
                         },
                         depth + 1,
                     );
@@ -4344,27 +4532,276 @@ fn place(word: &str, project: &str, dir: &str, bases: Option<&[String]>) -> Plac
     }
 }
 
-/// `$NAME/…` or `${NAME}/…` at the start of `word`, for a `NAME` the script set to a
-/// directory, spelled out (once, at the start: linear).
+/// `word` with the variables the script set spelled out, as the shell expands them, in one
+/// pass (review atk34 #3): `$NAME` and `${NAME}` anywhere in it; `${NAME:-w}`, `${NAME-w}`,
+/// `${NAME:=w}`, `${NAME=w}` as `w` where the script did not set `NAME` (as the shell
+/// does for a name it never set), as its value where it did; `${NAME%s}`, `${NAME#s}` with
+/// a plain `s` of a set `NAME` with the suffix or prefix taken off. Anything else stays
+/// as written (read as named by a variable). What it adds is bounded, so the cost
+/// follows the word.
 fn substituted(word: &str, vars: &HashMap<String, String>) -> String {
-    let Some(rest) = word.strip_prefix('$') else {
+    if !word.contains('$') {
         return word.to_string();
+    }
+    let bound = word.len() + MAX_SUBSTITUTED;
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if out.len() > bound {
+            out.push_str(&rest[at..]);
+            return out;
+        }
+        if let Some(inner) = after.strip_prefix('{') {
+            let Some(close) = inner.find('}') else {
+                out.push_str(&rest[at..]);
+                return out;
+            };
+            match expansion(&inner[..close], vars) {
+                Some(value) => out.push_str(&value),
+                None => out.push_str(&rest[at..=at + 2 + close]),
+            }
+            rest = &inner[close + 1..];
+            continue;
+        }
+        let end = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        match vars.get(&after[..end]).filter(|_| end > 0) {
+            Some(value) => out.push_str(value),
+            None => out.push_str(&rest[at..at + 1 + end]),
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Programs that print (or copy) the files their operands name: an operand the gate
+/// cannot resolve is said (review atk34 #3). Those of [`PATTERN_FIRST`] take a pattern or
+/// program first.
+const READERS: &[&str] = &[
+    "cat", "tac", "head", "tail", "less", "more", "bat", "batcat", "nl", "rev", "strings", "od",
+    "hexdump", "xxd", "cut", "paste", "fold", "fmt", "column", "sort", "uniq", "comm", "join",
+    "diff", "iconv", "base64", "base32", "basenc", "cp", "ln", "install", "grep", "egrep", "fgrep",
+    "rg", "ag", "sed", "awk", "gawk", "mawk", "jq", "yq",
+];
+
+/// The [`READERS`] whose first operand is a pattern or a program, not a file.
+const PATTERN_FIRST: &[&str] = &[
+    "grep", "egrep", "fgrep", "rg", "ag", "sed", "awk", "gawk", "mawk", "jq", "yq",
+];
+
+/// Short options of the [`READERS`] that take the next word as their value (`head -n 5`).
+const READER_VALUED: &[&str] = &["-n", "-c", "-m", "-A", "-B", "-C", "-d", "-t", "-k", "-s"];
+
+/// The operands of the reader `program` (one of [`READERS`]) that hold an expansion: a
+/// variable the walk did not resolve, a command's output (`$(…)`, backquotes), where
+/// [`place`] does not resolve them either the gate cannot tell the file. The script's own
+/// arguments (`$1`, `"$@"`) and the home and temporary directories are not the
+/// repository's.
+fn unresolved_operands<'a>(program: &str, args: &'a [String]) -> Vec<&'a str> {
+    if !READERS.contains(&program) {
+        return Vec::new();
+    }
+    reader_operands(program, args)
+        .into_iter()
+        .filter(|w| w.contains(['$', '`']))
+        .filter(|w| {
+            let outside = ["$HOME", "${HOME}", "$TMPDIR", "${TMPDIR}"]
+                .iter()
+                .any(|v| w.starts_with(v));
+            let own_args = w.strip_prefix('$').is_some_and(|r| {
+                r.trim_start_matches('{')
+                    .starts_with(|c: char| c.is_ascii_digit() || c == '@' || c == '*')
+            });
+            !outside && !own_args
+        })
+        .collect()
+}
+
+/// For a command that reads the files below the directories it names (`grep -r`, `rg`,
+/// `ag`, `git grep`, `tar c`), with its program at `at`: those operands (none: the
+/// directory it runs in); `None` for any other command (review atk34 #5).
+fn recursive_operands(words: &[String], at: usize) -> Option<Vec<&str>> {
+    let name = program(words.get(at)?);
+    let args = &words[at + 1..];
+    let short_has = |w: &str, c: char| {
+        w.starts_with('-')
+            && !w.starts_with("--")
+            && w[1..].chars().all(|x| x.is_ascii_alphabetic())
+            && w.contains(c)
     };
-    let (name, tail) = if let Some(r) = rest.strip_prefix('{') {
-        let Some(split) = r.split_once('}') else {
-            return word.to_string();
-        };
-        split
-    } else {
+    match name {
+        "grep" | "egrep" | "fgrep"
+            if args.iter().any(|w| {
+                short_has(w, 'r')
+                    || short_has(w, 'R')
+                    || w == "--recursive"
+                    || w == "--dereference-recursive"
+                    || w == "--directories=recurse"
+            }) =>
+        {
+            Some(reader_operands(name, args))
+        }
+        "rg" | "ag" | "ack" => Some(reader_operands("grep", args)),
+        "git" => {
+            let sub = args.iter().position(|w| !w.starts_with('-'))?;
+            if args[sub] != "grep" {
+                return None;
+            }
+            let rest = &args[sub + 1..];
+            // Past `--` only paths; before it the pattern, then revisions or paths.
+            Some(match rest.iter().position(|w| w == "--") {
+                Some(dash) => rest[dash + 1..].iter().map(String::as_str).collect(),
+                None => reader_operands("grep", rest),
+            })
+        }
+        "tar" => {
+            let mode = args.first()?;
+            let creates =
+                mode.trim_start_matches('-').contains('c') || args.iter().any(|w| w == "--create");
+            creates.then(|| {
+                args.iter()
+                    .skip(1)
+                    .map(String::as_str)
+                    .filter(|w| !w.starts_with('-') && *w != "-")
+                    .collect()
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The file operands of the reader `program` (one of [`READERS`]): past its options and
+/// their values, and past the pattern or program of one of [`PATTERN_FIRST`].
+fn reader_operands<'a>(program: &str, args: &'a [String]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut pattern = PATTERN_FIRST.contains(&program);
+    let mut operands_only = false;
+    let mut skip = false;
+    for w in args {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if !operands_only && w.starts_with('-') && w.len() > 1 {
+            operands_only = w == "--";
+            skip = READER_VALUED.contains(&w.as_str()) || matches!(w.as_str(), "-e" | "-f");
+            // A pattern given with `-e` (or a program with `-f`): the operands are files.
+            pattern &= !matches!(w.as_str(), "-e" | "-f" | "--regexp" | "--file")
+                && !w.starts_with("--regexp=")
+                && !w.starts_with("--file=");
+            continue;
+        }
+        if std::mem::take(&mut pattern) {
+            continue;
+        }
+        out.push(w.as_str());
+    }
+    out
+}
+
+/// The release classic yarn runs instead of itself: the last `yarn-path` line of a
+/// `.yarnrc` (`yarn-path "./x.js"`, the value quoted or not, `--yarn-path` too).
+fn classic_yarn_path(text: &str) -> Option<String> {
+    text.lines().rev().find_map(|l| {
+        let l = l.trim();
+        let rest = l
+            .strip_prefix("--yarn-path")
+            .or_else(|| l.strip_prefix("yarn-path"))?;
+        let value = rest.strip_prefix('=').unwrap_or(rest).trim();
+        (!value.is_empty() && rest.starts_with([' ', '\t', '=']))
+            .then(|| value.trim_matches('"').to_string())
+    })
+}
+
+/// True when the git sub-command `sub` (with all of git's `args`) prints the messages of
+/// commits, tags or notes, beside `log` and `show` (review atk34 #8): a tag listing with
+/// them (`tag -n`, a `--format`), `for-each-ref` with a format naming them, `cat-file -p`
+/// of what is not a blob path, `branch -v`, `rev-list` with a format, `show-branch`,
+/// `cherry -v`, `format-patch`, `range-diff`, `notes show`.
+fn git_prints_messages(sub: &str, args: &[String], blob: bool) -> bool {
+    let has = |f: &dyn Fn(&str) -> bool| args.iter().any(|w| f(w));
+    let format =
+        |w: &str| w.starts_with("--format") || w.starts_with("--pretty") || w == "--oneline";
+    let fields = |w: &str| {
+        [
+            "%(contents",
+            "%(subject",
+            "%(body",
+            "%(trailers",
+            "%s",
+            "%b",
+            "%B",
+            "%N",
+        ]
+        .iter()
+        .any(|f| w.contains(f))
+    };
+    match sub {
+        "tag" => has(&|w| w.starts_with("-n") || w.starts_with("--format")),
+        "for-each-ref" => has(&|w| fields(w)),
+        "cat-file" => has(&|w| w == "-p") && !blob,
+        "branch" => has(&|w| {
+            w == "--verbose" || (w.starts_with('-') && !w.starts_with("--") && w.contains('v'))
+        }),
+        "rev-list" => has(&|w| format(w)),
+        "show-branch" | "format-patch" | "range-diff" => true,
+        "cherry" => has(&|w| w == "-v"),
+        "notes" => has(&|w| w == "show"),
+        _ => false,
+    }
+}
+
+/// The names of the variables `word` expands (`$f`, `${dir}`), in one pass.
+fn var_names(word: &str) -> impl Iterator<Item = &str> {
+    word.split('$').skip(1).filter_map(|rest| {
+        let rest = rest.strip_prefix('{').unwrap_or(rest);
         let end = rest
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(rest.len());
-        rest.split_at(end)
-    };
-    match vars.get(name) {
-        Some(value) => format!("{value}{tail}"),
-        None => word.to_string(),
+        (end > 0).then(|| &rest[..end])
+    })
+}
+
+/// The most [`substituted`] adds to a word.
+const MAX_SUBSTITUTED: usize = 4096;
+
+/// The value of the braced expansion `inner` (`NAME`, `NAME:-word`, `NAME%suffix`, …), or
+/// `None` when the gate cannot tell it.
+fn expansion(inner: &str, vars: &HashMap<String, String>) -> Option<String> {
+    let end = inner
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(inner.len());
+    let (name, op) = inner.split_at(end);
+    if !is_name(name) {
+        return None;
     }
+    let value = vars.get(name);
+    let plain = |s: &str| !s.contains(['*', '?', '[', '$', '`']);
+    if op.is_empty() {
+        return value.cloned();
+    }
+    for (prefix, empty_counts) in [(":-", true), (":=", true), ("-", false), ("=", false)] {
+        if let Some(word) = op.strip_prefix(prefix) {
+            return match value {
+                Some(v) if !(empty_counts && v.is_empty()) => Some(v.clone()),
+                // A name the script never set: the word, unless the environment may set
+                // it (the project's directory and the like).
+                None if PROJECT_VARS.contains(&name) => None,
+                _ => Some(word.to_string()),
+            };
+        }
+    }
+    let value = value?;
+    if let Some(s) = op.strip_prefix('%').map(|s| s.trim_start_matches('%')) {
+        return plain(s).then(|| value.strip_suffix(s).unwrap_or(value).to_string());
+    }
+    if let Some(s) = op.strip_prefix('#').map(|s| s.trim_start_matches('#')) {
+        return plain(s).then(|| value.strip_prefix(s).unwrap_or(value).to_string());
+    }
+    None
 }
 
 /// True when `words` only set variables (`DIR=…`, `export ROOT=…`): those whose value is a

@@ -729,6 +729,33 @@ static AGENT_CONFIGS: &[AgentFile] = &[
         misses: &[".openhands/setup.sh.orig", "openhands/setup.sh"],
     },
     AgentFile {
+        pattern: Pattern::Path(".openhands/pre-commit.sh"),
+        tool: "OpenHands (the git pre-commit hook of the agent's commits; its output goes to \
+               the agent)",
+        hits: &[".openhands/pre-commit.sh", "svc/.openhands/pre-commit.sh"],
+        misses: &[".openhands/pre-commit.sh.orig", "openhands/pre-commit.sh"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".openhands/hooks.json"),
+        tool: "OpenHands (hooks in Claude Code's shape: SessionStart, UserPromptSubmit, … \
+               commands)",
+        hits: &[".openhands/hooks.json"],
+        misses: &[".openhands/hooks.json.bak", "openhands/hooks.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Under(".github/hooks"),
+        tool: "GitHub Copilot cloud agent and CLI (hook files: `bash`/`powershell` commands \
+               at sessionStart, userPromptSubmitted, …)",
+        hits: &[".github/hooks/hooks.json", ".github/hooks/start.json"],
+        misses: &[".github/hook.json", ".githooks/pre-commit"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".windsurf/hooks.json"),
+        tool: "Windsurf Cascade (workspace hooks: commands at pre_user_prompt, …)",
+        hits: &[".windsurf/hooks.json"],
+        misses: &[".windsurf/hooks.json.bak"],
+    },
+    AgentFile {
         pattern: Pattern::Path(".github/workflows/copilot-setup-steps.yml"),
         tool: "GitHub Copilot coding agent (setup steps run before it starts)",
         hits: &[".github/workflows/copilot-setup-steps.yml"],

@@ -829,6 +829,12 @@ pub(crate) fn shell_command_list(text: &str) -> Vec<ShellCommand> {
             i = next;
             continue;
         }
+        // A string for translation (`$"…"`): a double-quoted string, as it reads where no
+        // catalogue translates it (review atk34 #3).
+        if !words.now.dquote && c == b'$' && b.get(i + 1) == Some(&b'"') {
+            i += 1;
+            continue;
+        }
         // A process substituted: a word holding a command's output (or input) as a file.
         if !words.now.dquote
             && matches!(c, b'<' | b'>')

@@ -608,8 +608,16 @@ pub(crate) fn loads(text: &str, lang: Lang) -> Vec<Load> {
         }) else {
             continue;
         };
+        // A method of something else (`x.open(…)`), but for JavaScript's the result of a
+        // call (`require("fs").readFileSync(…)`, review atk34 #6).
         if whole.start() > 0 && text.as_bytes()[whole.start() - 1] == b'.' {
-            continue;
+            let before = text[..whole.start() - 1].trim_end();
+            let called = lang == Lang::Js
+                && before.ends_with(')')
+                && !matches!(name.as_str(), "open" | "import");
+            if !called {
+                continue;
+            }
         }
         if parts
             .as_ref()
@@ -620,7 +628,10 @@ pub(crate) fn loads(text: &str, lang: Lang) -> Vec<Load> {
         calls.push((whole.start(), whole.end(), loads, index));
     }
     for (i, &(start, args_at, loads, index)) in calls.iter().enumerate() {
-        let next = calls.get(i + 1).map_or(text.len(), |c| c.0).max(args_at);
+        // Up to the call after the next: a call in the arguments is read as part of them
+        // (`require(require("path").join(…))`, review atk34 #6); each byte read twice at
+        // most.
+        let next = calls.get(i + 2).map_or(text.len(), |c| c.0).max(args_at);
         let end = floor_boundary(text, (args_at + MAX_CALL).min(next)).min(next);
         let args = &text[args_at..end];
         let pieces = arg_pieces(args, lang);
@@ -909,6 +920,17 @@ const PATH_WORDS: &[&str] = &[
 /// file's directory a step up; `None` for an expression that takes anything else (a
 /// variable, an argument, the environment).
 fn built(piece: &str, lang: Lang) -> Option<Named> {
+    // `require("path").join(__dirname, "x")`: node's path module by its call (review atk34
+    // #6), read as `path`.
+    let owned;
+    let piece = if piece.contains("require(") {
+        owned = ["\"path\"", "'path'", "\"node:path\"", "'node:path'"]
+            .iter()
+            .fold(piece.to_string(), |p, m| p.replace(&format!("require({m})"), "path"));
+        owned.as_str()
+    } else {
+        piece
+    };
     let b = piece.as_bytes();
     let mut parts: Vec<String> = Vec::new();
     let mut joined_on = false;

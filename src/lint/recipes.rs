@@ -745,7 +745,31 @@ fn bin(dir: &str, name: &str, files: &mut dyn Files) -> Recipe {
             };
         }
     }
+    // npm looks in `node_modules/.bin` of the directory and each above it (review atk34
+    // #7): a program kept there in the repository is the one it runs.
+    if !name.contains(['/', '\\', '$', '`']) {
+        for d in ancestors(dir) {
+            let program = crate::handoff::location::join(&d, &format!("node_modules/.bin/{name}"));
+            if files.text(&program).is_some() {
+                return Recipe {
+                    commands: vec![(d, format!("./node_modules/.bin/{name}"))],
+                    ..Recipe::default()
+                };
+            }
+        }
+    }
     Recipe::default()
+}
+
+/// `dir` and each directory above it, to the repository's top (`""`).
+pub(crate) fn ancestors(dir: &str) -> Vec<String> {
+    let mut out = vec![dir.to_string()];
+    let mut d = dir;
+    while !d.is_empty() {
+        d = d.rsplit_once('/').map_or("", |(p, _)| p);
+        out.push(d.to_string());
+    }
+    out
 }
 
 /// Work a variable's expansion may do, in bytes written, per line: far above a real

@@ -2537,3 +2537,276 @@ fn a_file_another_language_s_runner_runs_is_judged() {
         hook_running(&format!("{program} {file}"), file, text, false);
     }
 }
+
+/// Review atk34 #2: the hook files of more harnesses are read as theirs are: `OpenHands`'s
+/// `.openhands/hooks.json` (Claude Code's shape) and `.openhands/pre-commit.sh` (the git
+/// hook of the agent's commits), Copilot's `.github/hooks/*.json` (`bash` commands, run in
+/// their `cwd`) and Windsurf's `.windsurf/hooks.json`: what they run, changed alone, blocks;
+/// their own text is judged, and their commands are named as grants at `ci`.
+#[test]
+fn the_hook_files_of_openhands_copilot_and_windsurf_are_followed() {
+    let copilot = |hook: &str| {
+        format!(r#"{{"version": 1, "hooks": {{"sessionStart": [{{"type": "command", {hook}}}]}}}}"#)
+    };
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".openhands/hooks.json",
+            session_hook("sh tools/ctx.sh"),
+            vec![],
+            "tools/ctx.sh",
+        ),
+        (
+            ".openhands/pre-commit.sh",
+            "#!/bin/sh\nset -e\nsh tools/check.sh\n".to_string(),
+            vec![],
+            "tools/check.sh",
+        ),
+        (
+            ".github/hooks/start.json",
+            copilot(r#""bash": "sh tools/start.sh""#),
+            vec![(".github/hooks/README.md", "# Hooks\n\nCopilot runs these.\n")],
+            "tools/start.sh",
+        ),
+        (
+            ".github/hooks/start.json",
+            copilot(r#""bash": "sh ./start.sh", "cwd": "tools""#),
+            vec![],
+            "tools/start.sh",
+        ),
+        (
+            ".windsurf/hooks.json",
+            r#"{"hooks": {"pre_user_prompt": [{"command": "sh tools/p.sh", "show_output": true}]}}"#
+                .to_string(),
+            vec![],
+            "tools/p.sh",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+    // The text of each is judged as an instruction file's, and its command is a grant.
+    for (config, text) in [
+        (
+            ".openhands/hooks.json",
+            session_hook(&format!("echo '{INJECTION}'")),
+        ),
+        (
+            ".github/hooks/h.json",
+            copilot(&format!(r#""bash": "echo '{INJECTION}'""#)),
+        ),
+        (
+            ".windsurf/hooks.json",
+            format!(r#"{{"hooks": {{"pre_user_prompt": [{{"command": "echo '{INJECTION}'"}}]}}}}"#),
+        ),
+    ] {
+        let repo = handoff_repo();
+        repo.write(config, &text);
+        stage(&repo, "Hook added.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        assert!(
+            hook.stdout.contains(config) && hook.stdout.contains("PI001"),
+            "{config}\n{hook}"
+        );
+    }
+    let repo = handoff_repo();
+    repo.write(
+        ".github/hooks/h.json",
+        copilot(r#""bash": "date >> logs/s.log""#),
+    );
+    let ci = commit_and_verify(&repo, "Hook added.");
+    ci.assert_code(0);
+    assert!(
+        ci.stdout
+            .contains("a Copilot sessionStart hook running `date >> logs/s.log`"),
+        "{ci}"
+    );
+}
+
+/// Review atk34 #3: a file a hook prints, named through a shell expansion, is the file the
+/// shell names: `${F:-path}` where the script never set `F`, two variables it set, a
+/// `$"…"` string. One named by a command's output or a variable the gate cannot resolve is
+/// said, never passed over; an awk program's or a pattern's `$` is no file.
+#[test]
+fn files_named_through_shell_expansions_are_judged_or_said() {
+    let hook = session_hook;
+    for command in [
+        "cat ${F:-tools/msg.txt}",
+        "cat \"${F-tools/msg.txt}\"",
+        "x=tools; y=msg.txt; cat \"$x/$y\"",
+        "cat $\"tools/msg.txt\"",
+        "f=tools/msg.md; cat ${f%.md}.txt",
+    ] {
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            hook(command),
+            vec![],
+            "tools/msg.txt",
+        ));
+    }
+    let repo = handoff_repo();
+    repo.write("tools/msg.txt", "Notes.\n");
+    repo.write("tools/list", "tools/msg.txt\n");
+    repo.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cat tools/$(echo msg).txt; cat $(cat tools/list); cat \"$NOTES\""}]}], "Stop": [{"hooks": [{"type": "command", "command": "awk '{print $1}' tools/msg.txt; grep -n \"$PATTERN\" tools/msg.txt; cat \"$CLAUDE_PROJECT_DIR/tools/msg.txt\""}]}]}}"#,
+    );
+    let ci = commit_and_verify(&repo, "Hooks added.");
+    ci.assert_code(0);
+    // A command's output stays in the word as `$()`.
+    for word in ["tools/$().txt", "$()", "$NOTES"] {
+        assert!(
+            ci.stdout.contains(&format!(
+                "which the gate cannot follow (it reads `{word}`, a file named by a variable"
+            )),
+            "{word}\n{ci}"
+        );
+    }
+    assert_eq!(ci.stdout.matches("it reads `").count(), 3, "{ci}");
+}
+
+/// Review atk34 #4: the repository's `.env` is read as python-dotenv (aider's loader) reads
+/// it: a comment after a value, quotes with a comment after them, `${NAME}` of a binding
+/// above: the file an `AIDER_*` option names, changed alone, blocks.
+#[test]
+fn an_env_file_is_read_as_dotenv_reads_it() {
+    for env in [
+        "AIDER_READ=tools/msg.txt # the team's notes\n",
+        "AIDER_READ=\"tools/msg.txt\" # the team's notes\n",
+        "AIDER_MESSAGE_FILE='tools/msg.txt'   # first message\n",
+        "NOTES=tools/msg.txt\nAIDER_READ=${NOTES}\n",
+        "AIDER_READ=\"${NOTES:-tools/msg.txt}\"\n",
+        "export AIDER_TEST_CMD=\"sh \\\n tools/msg.txt\" # multi-line\nAIDER_AUTO_TEST=true\n",
+    ] {
+        judged_when_changed_alone((".env", env.to_string(), vec![], "tools/msg.txt"));
+    }
+}
+
+/// Review atk34 #5: a directory a recursive reader names (`grep -r`, `rg`, `git grep --`,
+/// `tar c`) is read file by file: a file below it, changed alone, blocks; the whole
+/// repository read so is said.
+#[test]
+fn the_files_below_a_directory_a_recursive_reader_names_are_judged() {
+    for command in [
+        "grep -r . tools",
+        "grep -rh '' tools/",
+        "rg --no-heading . tools",
+        "git grep -h . -- tools",
+        "tar cf - tools | tar xOf -",
+    ] {
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook(command),
+            vec![],
+            "tools/notes/msg.txt",
+        ));
+    }
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", session_hook("git grep -n TODO"));
+    let ci = commit_and_verify(&repo, "Hook added.");
+    ci.assert_code(0);
+    assert!(
+        ci.stdout.contains("(it reads every file of the repository"),
+        "{ci}"
+    );
+}
+
+/// Review atk34 #6: a Node program reads or requires a path it builds from its directory
+/// with `require("path").join(__dirname, …)` or `__dirname + "/…"`, through the result of a
+/// call (`require("fs").readFileSync(…)`): the file, changed alone, blocks.
+#[test]
+fn paths_a_node_program_builds_from_its_directory_are_judged() {
+    for (program, changed) in [
+        (
+            "console.log(require(\"fs\").readFileSync(require(\"path\").join(__dirname, \"..\", \"lib\", \"m.txt\"), \"utf8\"));\n",
+            "lib/m.txt",
+        ),
+        (
+            "console.log(require(\"fs\").readFileSync(__dirname + \"/../lib/m.txt\", \"utf8\"));\n",
+            "lib/m.txt",
+        ),
+        (
+            "console.log(require(require(\"path\").join(__dirname, \"../lib/h\"))());\n",
+            "lib/h.js",
+        ),
+    ] {
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook("node tools/s.js"),
+            vec![("tools/s.js", program)],
+            changed,
+        ));
+    }
+}
+
+/// Review atk34 #7: npm runs a program kept in the repository's `node_modules/.bin` (of the
+/// package or a directory above it) for `npx`, `npm exec` and a package script; classic
+/// yarn runs the release its `.yarnrc` names in `yarn-path`: each, changed alone, blocks.
+#[test]
+fn programs_npm_and_classic_yarn_find_in_the_repository_are_followed() {
+    let cases: Vec<HandOn<'_>> = vec![
+        (
+            ".claude/settings.json",
+            session_hook("npx mytool"),
+            vec![("package.json", "{}")],
+            "node_modules/.bin/mytool",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("npm exec mytool"),
+            vec![("package.json", "{}")],
+            "node_modules/.bin/mytool",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("npm run -s h"),
+            vec![("package.json", r#"{"scripts": {"h": "mytool --quiet"}}"#)],
+            "node_modules/.bin/mytool",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("cd web && npm run -s h"),
+            vec![("web/package.json", r#"{"scripts": {"h": "mytool"}}"#)],
+            "node_modules/.bin/mytool",
+        ),
+        (
+            ".claude/settings.json",
+            session_hook("yarn -s h"),
+            vec![
+                ("package.json", r#"{"scripts": {"h": "true"}}"#),
+                (".yarnrc", "# classic yarn\nyarn-path \"tools/yarn.js\"\n"),
+            ],
+            "tools/yarn.js",
+        ),
+    ];
+    for case in cases {
+        judged_when_changed_alone(case);
+    }
+}
+
+/// Review atk34 #8: git commands beside `log` and `show` that print the messages of tags
+/// and commits are said, as `git log` is; a listing of names is not.
+#[test]
+fn git_commands_printing_messages_are_said() {
+    let repo = handoff_repo();
+    repo.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "git tag -n9; git for-each-ref --format='%(contents)' refs/tags; git cat-file -p v1; git branch -vv; git tag -l"}]}]}}"#,
+    );
+    let ci = commit_and_verify(&repo, "Hook added.");
+    ci.assert_code(0);
+    for shown in [
+        "git tag -n9",
+        "git for-each-ref --format=%(contents) refs/tags",
+        "git cat-file -p v1",
+        "git branch -vv",
+    ] {
+        assert!(
+            ci.stdout.contains(&format!(
+                "runs `{shown}`, which the gate cannot follow (it prints commit messages"
+            )),
+            "{shown}\n{ci}"
+        );
+    }
+    assert!(!ci.stdout.contains("runs `git tag -l`"), "{ci}");
+}
