@@ -284,37 +284,105 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         undo_partial_rotation(repo, &dir, j)?;
     }
 
-    // 1. Lint the handoff as the session left it on disk, on a thread beside steps 2–7
-    // (which check, lock, save and rewrite it): its snapshot is read here, before anything
-    // changes, and judged while those steps run (issue #14: they took a commit's wall time
-    // one after the other). Blocking findings stop the commit once the steps are done and
-    // undone, so nothing is changed or committed; a step that failed stopped with nothing
-    // changed too, and the findings are what is reported, as when the lint ran first.
-    let first = FirstLint::start(repo, &dir, clock::utc_date(ctx.now))?;
-    let staged = stage_session(ctx, repo, &dir, args, base, keep, pending, info);
-    let findings = first.join()?;
+    // 1. Lint: abort with nothing changed.
+    let findings = blocking_findings(repo, &dir, clock::utc_date(ctx.now))?;
     if !findings.is_empty() {
-        if let Ok(s) = &staged
-            && let Err(e) = undo(repo, &dir, &s.journal, &s.kept_index)
-        {
-            return Err(undo_failed(
-                &s.journal,
-                &Error::other("the handoff has blocking lint findings"),
-                &e,
-            ));
-        }
         return Ok(CommitReport {
             findings,
             ..CommitReport::default()
         });
     }
-    let Staged {
-        session_id,
-        agent,
-        mut journal,
-        kept_index,
-        prepared,
-    } = staged?;
+    // Bad TRUST.md rows or a damaged archive stop the commit before anything changes, and so
+    // does a half-done `git aahp archive` (rotating its files again would archive twice).
+    if let Some(j) = transaction::rotation::pending_in(repo, &dir)? {
+        return Err(transaction::rotation::pending_error(&j));
+    }
+    let mut prechecked = transaction::steps::precheck(&dir, keep)?;
+    refuse_special_files(&dir)?;
+    // A manifest that cannot be read stops the commit before it takes a lock or a journal.
+    Manifest::from_snapshot(&dir, &worktree_snapshot(&dir)?)?;
+    // The index as the user left it, byte for byte: a commit that fails or is refused puts
+    // this copy back, not merely equal entries (cached stat data and extensions included).
+    let kept_index = repo.keep_index()?;
+    failpoint::hit("commit:lint");
+
+    // 2. The lock: ours, or taken now.
+    let (session_id, agent, started) = take_lock(ctx, repo, &dir, args, base, pending.as_ref())?;
+    // A session the handoff would misdescribe, or one another handoff landed under, is
+    // declined with nothing changed; a lock taken just now is not left behind.
+    // The staged changes, read once for both checks below.
+    let staged = repo
+        .index()
+        .map_err(Error::from)
+        .and_then(|index| Ok((repo.staged_changes(&index)?, index)));
+    let checked = staged
+        .and_then(|(changes, index)| {
+            session_precheck(repo, &dir, base, args, &changes)?;
+            refuse_other_sessions_code(ctx, repo, &dir, &session_id, &index, &changes)
+        })
+        .and_then(|()| {
+            if started.is_some() && !args.accept_landed {
+                check_receipt(repo, &dir, base)
+            } else {
+                Ok(())
+            }
+        });
+    if let Err(e) = checked {
+        if started.is_none() {
+            let _ = lock::release(&dir);
+            let _ = SessionRecord::remove(repo, &dir.rel);
+        }
+        return Err(e);
+    }
+    failpoint::hit("commit:lock");
+
+    // 3. The journal.
+    let mut journal = match open_journal(
+        ctx,
+        repo,
+        &dir,
+        args,
+        base,
+        pending,
+        &session_id,
+        &agent,
+        started.is_none(),
+    ) {
+        Ok(j) => j,
+        Err(e) => {
+            // Nothing was changed yet; a lock taken above is not left behind (issue #12).
+            if started.is_none() {
+                let _ = lock::release(&dir);
+                let _ = SessionRecord::remove(repo, &dir.rel);
+            }
+            return Err(e);
+        }
+    };
+    failpoint::hit("commit:journal");
+
+    let duration = started
+        .and_then(|s| s.parse::<jiff::Timestamp>().ok())
+        .map(|s| u64::try_from((ctx.now.as_second() - s.as_second()) / 60).unwrap_or(0));
+    let info = SessionInfo {
+        agent: Some(agent.clone()),
+        session_id: Some(session_id.clone()),
+        duration_minutes: duration,
+        ..info
+    };
+    let prepared = match prepare(
+        ctx,
+        repo,
+        &dir,
+        &info,
+        args.log.as_deref(),
+        keep,
+        base,
+        &mut journal,
+        &mut prechecked,
+    ) {
+        Ok(p) => p,
+        Err(e) => return Err(abort(repo, &dir, &journal, &kept_index, e)),
+    };
 
     // 8. The pre-commit gate on exactly what will be committed, drift included: a session
     // the hook or CI would reject is neither committed nor tagged, and nothing changes.
@@ -434,165 +502,6 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     })
 }
 
-/// What steps 2–7 leave for the gate and the commit.
-struct Staged {
-    session_id: String,
-    agent: String,
-    journal: Journal,
-    kept_index: KeptIndex,
-    prepared: Prepared,
-}
-
-/// Steps 2–7: the prechecks, the lock, the journal and the session's rewrites, staged. A
-/// step that fails leaves nothing changed (a lock taken here is released, rewrites are
-/// undone from the journal).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the steps need the whole session context"
-)]
-fn stage_session(
-    ctx: &Context,
-    repo: &Repo,
-    dir: &HandoffDir,
-    args: &CommitArgs,
-    base: gix::ObjectId,
-    keep: usize,
-    pending: Option<Journal>,
-    info: SessionInfo,
-) -> Result<Staged> {
-    // Bad TRUST.md rows or a damaged archive stop the commit before anything changes, and so
-    // does a half-done `git aahp archive` (rotating its files again would archive twice).
-    if let Some(j) = transaction::rotation::pending_in(repo, dir)? {
-        return Err(transaction::rotation::pending_error(&j));
-    }
-    let mut prechecked = transaction::steps::precheck(dir, keep)?;
-    refuse_special_files(dir)?;
-    // A manifest that cannot be read stops the commit before it takes a lock or a journal.
-    Manifest::from_snapshot(dir, &worktree_snapshot(dir)?)?;
-    // The index as the user left it, byte for byte: a commit that fails or is refused puts
-    // this copy back, not merely equal entries (cached stat data and extensions included).
-    let kept_index = repo.keep_index()?;
-    failpoint::hit("commit:lint");
-
-    // 2. The lock: ours, or taken now.
-    let (session_id, agent, started) = take_lock(ctx, repo, dir, args, base, pending.as_ref())?;
-    // A session the handoff would misdescribe, or one another handoff landed under, is
-    // declined with nothing changed; a lock taken just now is not left behind.
-    // The staged changes, read once for both checks below.
-    let staged = repo
-        .index()
-        .map_err(Error::from)
-        .and_then(|index| Ok((repo.staged_changes(&index)?, index)));
-    let checked = staged
-        .and_then(|(changes, index)| {
-            session_precheck(repo, dir, base, args, &changes)?;
-            refuse_other_sessions_code(ctx, repo, dir, &session_id, &index, &changes)
-        })
-        .and_then(|()| {
-            if started.is_some() && !args.accept_landed {
-                check_receipt(repo, dir, base)
-            } else {
-                Ok(())
-            }
-        });
-    if let Err(e) = checked {
-        if started.is_none() {
-            let _ = lock::release(dir);
-            let _ = SessionRecord::remove(repo, &dir.rel);
-        }
-        return Err(e);
-    }
-    failpoint::hit("commit:lock");
-
-    // 3. The journal.
-    let mut journal = match open_journal(
-        ctx,
-        repo,
-        dir,
-        args,
-        base,
-        pending,
-        &session_id,
-        &agent,
-        started.is_none(),
-    ) {
-        Ok(j) => j,
-        Err(e) => {
-            // Nothing was changed yet; a lock taken above is not left behind (issue #12).
-            if started.is_none() {
-                let _ = lock::release(dir);
-                let _ = SessionRecord::remove(repo, &dir.rel);
-            }
-            return Err(e);
-        }
-    };
-    failpoint::hit("commit:journal");
-
-    let duration = started
-        .and_then(|s| s.parse::<jiff::Timestamp>().ok())
-        .map(|s| u64::try_from((ctx.now.as_second() - s.as_second()) / 60).unwrap_or(0));
-    let info = SessionInfo {
-        agent: Some(agent.clone()),
-        session_id: Some(session_id.clone()),
-        duration_minutes: duration,
-        ..info
-    };
-    let prepared = match prepare(
-        ctx,
-        repo,
-        dir,
-        &info,
-        args.log.as_deref(),
-        keep,
-        base,
-        &mut journal,
-        &mut prechecked,
-    ) {
-        Ok(p) => p,
-        Err(e) => return Err(abort(repo, dir, &journal, &kept_index, e)),
-    };
-    Ok(Staged {
-        session_id,
-        agent,
-        journal,
-        kept_index,
-        prepared,
-    })
-}
-
-/// Step 1 on its own thread: the handoff on disk read at once, linted beside steps 2–7.
-struct FirstLint(
-    Option<std::thread::JoinHandle<Result<Vec<Diagnostic>>>>,
-    Option<Done>,
-);
-
-/// A lint done in place (no thread could be started).
-type Done = Result<Vec<Diagnostic>>;
-
-impl FirstLint {
-    fn start(repo: &Repo, dir: &HandoffDir, today: jiff::civil::Date) -> Result<FirstLint> {
-        let snap = dir.snapshot_worktree_since(repo, &Baseline::at_head(repo, dir)?)?;
-        let judged = dir.clone();
-        let snap = std::sync::Arc::new(snap);
-        let on_thread = std::sync::Arc::clone(&snap);
-        match crate::sched::spawn_beside("commit-lint", move || {
-            blocking_findings(&judged, &on_thread, today)
-        }) {
-            Ok(thread) => Ok(FirstLint(Some(thread), None)),
-            Err(_) => Ok(FirstLint(None, Some(blocking_findings(dir, &snap, today)))),
-        }
-    }
-
-    fn join(self) -> Result<Vec<Diagnostic>> {
-        match self {
-            FirstLint(Some(thread), _) => thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            FirstLint(None, done) => done.unwrap_or_else(|| Ok(Vec::new())),
-        }
-    }
-}
-
 /// The handoff directory on disk with LOG-ARCHIVE.md and its index left there, hashed and
 /// summarised in pieces when the manifest needs them (issue #12 item 2): nothing else of
 /// a commit reads their text but the lint.
@@ -608,13 +517,14 @@ fn worktree_snapshot(dir: &HandoffDir) -> Result<Snapshot> {
 /// of them compiling the secret patterns an unchanged `.aiignore`'s globs (`*_KEY=*`,
 /// `Bearer *`) wake. Whatever the session changed, and whatever the commit's own rewrites
 /// change (the rotation moving old entries into the archive included), is judged here or by
-/// the gate on exactly what is committed (step 8). `snap` is read by [`FirstLint::start`].
+/// the gate on exactly what is committed (step 8).
 fn blocking_findings(
+    repo: &Repo,
     dir: &HandoffDir,
-    snap: &Snapshot,
     today: jiff::civil::Date,
 ) -> Result<Vec<Diagnostic>> {
-    Ok(crate::lint::check_snapshot(dir, snap, today)?
+    let snap = dir.snapshot_worktree_since(repo, &Baseline::at_head(repo, dir)?)?;
+    Ok(crate::lint::check_snapshot(dir, &snap, today)?
         .into_iter()
         .filter(Diagnostic::is_blocking)
         .collect())
