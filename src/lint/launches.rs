@@ -926,7 +926,9 @@ fn built(piece: &str, lang: Lang) -> Option<Named> {
     let piece = if piece.contains("require(") {
         owned = ["\"path\"", "'path'", "\"node:path\"", "'node:path'"]
             .iter()
-            .fold(piece.to_string(), |p, m| p.replace(&format!("require({m})"), "path"));
+            .fold(piece.to_string(), |p, m| {
+                p.replace(&format!("require({m})"), "path")
+            });
         owned.as_str()
     } else {
         piece
