@@ -279,11 +279,20 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
             _ => return Err(current.locked_error(&dir, ctx.now)),
         }
     }
-    SessionRecord {
+    let record = SessionRecord {
         dir: dir.rel.clone(),
         session_id: session_id.clone(),
+    };
+    if let Err(e) = record.save(repo) {
+        // The lock was published a moment ago and nothing names its session yet (the id is
+        // never printed): a `begin` that fails here takes back what it took instead of
+        // leaving a lock that blocks its rerun and `recover` (review rob35 #3).
+        let _ = lock::release(&dir);
+        if let Some(l) = &new.remote {
+            let _ = lease::release(repo, l);
+        }
+        return Err(e);
     }
-    .save(repo)?;
     let remote_lease = new.remote.as_ref().map(|l| l.refname.clone());
     Ok(BeginReport {
         session_id,

@@ -616,11 +616,16 @@ fn take_lock(
             }
             // The session ends inside this process: its record only has to outlive a kill
             // (for a retry), not a power cut (see `save_unsynced`).
-            SessionRecord {
+            let record = SessionRecord {
                 dir: dir.rel.clone(),
                 session_id: session_id.clone(),
+            };
+            if let Err(e) = record.save_unsynced(repo) {
+                // Nothing was changed yet: the lock taken just now is not left behind
+                // (review rob35 #3).
+                let _ = lock::release(dir);
+                return Err(e);
             }
-            .save_unsynced(repo)?;
             Ok((session_id, agent, None))
         }
     }

@@ -72,6 +72,58 @@ pub enum LockState {
     Unreadable(String),
 }
 
+/// A lock as the AAHP v2 proposal writes it (`{"agent", "started", "updating"}`) or with
+/// only some of our fields. It names a holder and when it began, so it is a live session's
+/// lock until `started` + [`DEFAULT_TTL`] (its own `expires` when it gives one): `recover`
+/// leaves it alone without `--force`, like any live lock, instead of clearing it as garbage
+/// and rolling back the files that session is writing.
+#[derive(Deserialize)]
+struct ForeignLock {
+    agent: String,
+    started: String,
+    #[serde(default)]
+    session_id: Option<String>,
+    #[serde(default)]
+    expires: Option<String>,
+    #[serde(default)]
+    host: Option<String>,
+    #[serde(default)]
+    base_commit: Option<String>,
+    #[serde(default)]
+    updating: Vec<String>,
+    #[serde(default)]
+    tool_version: Option<String>,
+}
+
+impl ForeignLock {
+    /// The lock, when `started` is a time (else nothing shows when the holder began).
+    fn into_lock(self) -> Option<HandoffLock> {
+        let started = self.started.parse::<Timestamp>().ok()?;
+        let expires = match self.expires {
+            Some(e) => e,
+            None => {
+                let ttl = parse_ttl(DEFAULT_TTL).ok()?;
+                clock::format_rfc3339(started.checked_add(ttl).ok()?)
+            }
+        };
+        let unknown = || "unknown".to_string();
+        Some(HandoffLock {
+            agent: self.agent,
+            session_id: self.session_id.unwrap_or_else(unknown),
+            started: self.started,
+            expires,
+            host: self.host.unwrap_or_else(unknown),
+            base_commit: self.base_commit,
+            base_manifest: None,
+            updating: self.updating,
+            tool_version: self.tool_version.unwrap_or_else(unknown),
+            phase: None,
+            write: None,
+            remote: None,
+        })
+    }
+}
+
 impl HandoffLock {
     /// Serialises the lock as pretty JSON with a final newline.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -80,10 +132,16 @@ impl HandoffLock {
         bytes
     }
 
-    /// Parses a lock's bytes.
+    /// Parses a lock's bytes: ours, or one in the AAHP v2 proposal's own format (see
+    /// [`ForeignLock`]), which another tool or an agent writing by hand leaves.
     pub fn parse(bytes: &[u8]) -> std::result::Result<HandoffLock, String> {
         let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8".to_string())?;
-        serde_json::from_str(text).map_err(|e| format!("not a lock: {e}"))
+        serde_json::from_str(text).or_else(|e| {
+            serde_json::from_str::<ForeignLock>(text)
+                .ok()
+                .and_then(ForeignLock::into_lock)
+                .ok_or_else(|| format!("not a lock: {e}"))
+        })
     }
 
     /// Returns true when `now` is past the lock's expiry (an unparseable expiry counts as
@@ -563,6 +621,29 @@ mod tests {
         assert!(HandoffLock::parse(b"{not json").is_err());
         assert!(HandoffLock::parse(b"\xff\xfe").is_err());
         assert!(HandoffLock::parse(b"{\"agent\": 1}").is_err());
+    }
+
+    #[test]
+    fn a_lock_in_the_proposals_format_is_live_for_the_default_ttl() {
+        let lock = HandoffLock::parse(
+            b"{ \"agent\": \"claude\", \"started\": \"2026-11-22T10:00:00Z\", \"updating\": [\"STATUS.md\"] }",
+        )
+        .unwrap();
+        assert_eq!(lock.agent, "claude");
+        assert_eq!(lock.session_id, "unknown");
+        assert_eq!(lock.updating, ["STATUS.md"]);
+        assert_eq!(lock.write, None);
+        assert_eq!(lock.expires, "2026-11-22T14:00:00Z");
+        assert!(!lock.is_stale("2026-11-22T14:00:00Z".parse().unwrap()));
+        assert!(lock.is_stale("2026-11-22T14:00:01Z".parse().unwrap()));
+        // Its own expiry, when it gives one, wins; without a time it began, it is garbage.
+        let own = br#"{"agent": "a", "started": "2026-11-22T10:00:00Z", "expires": "2026-11-22T10:30:00Z"}"#;
+        assert_eq!(
+            HandoffLock::parse(own).unwrap().expires,
+            "2026-11-22T10:30:00Z"
+        );
+        assert!(HandoffLock::parse(br#"{"agent": "a", "started": "soon"}"#).is_err());
+        assert!(HandoffLock::parse(br#"{"agent": "a"}"#).is_err());
     }
 
     #[test]

@@ -38,8 +38,11 @@ pub struct WriteLock {
 
 impl WriteLock {
     /// Waits (up to [`WRITE_WAIT`]) for the write lock of the handoff directory `dir`.
+    /// Refuses (exit 2) a handoff directory part of which a sparse checkout leaves out: see
+    /// [`refuse_sparse_holes`].
     pub fn acquire(repo: &Repo, dir: &HandoffDir, command: &str) -> Result<WriteLock> {
         let file = Self::take(&dir_lock_path(repo, dir)?, dir, command, WRITE_WAIT)?;
+        refuse_sparse_holes(repo, dir)?;
         Ok(WriteLock { files: vec![file] })
     }
 
@@ -350,4 +353,30 @@ impl Drop for HandoffWrite<'_> {
             let _ = lock::release(self.dir);
         }
     }
+}
+
+/// Every writer reads the handoff directory from the working tree. A file a sparse checkout
+/// leaves out (LOG-ARCHIVE.md, say) is tracked but absent there, so a writer would take it
+/// for deleted: `archive` started a new archive without the archived entries, `manifest`
+/// dropped it from the index of files (review rob35 #2). Refused instead, naming the file,
+/// before anything is read. Only looked for when `core.sparseCheckout` is on, so the
+/// writers of an ordinary checkout do not read the index for it.
+fn refuse_sparse_holes(repo: &Repo, dir: &HandoffDir) -> Result<()> {
+    if repo.config_bool("core.sparseCheckout") != Ok(Some(true)) {
+        return Ok(());
+    }
+    let index = repo.index()?;
+    let Some(path) = repo.index_skipped_below(&index, &dir.rel) else {
+        return Ok(());
+    };
+    Err(Error::invalid(
+        path,
+        None,
+        format!(
+            "is tracked but outside the sparse checkout, so the working tree does not hold it \
+             and a write would take it for deleted; nothing was changed: bring the handoff \
+             directory into the checkout with `git sparse-checkout add {}` and retry",
+            crate::output::shell_word(&dir.rel)
+        ),
+    ))
 }

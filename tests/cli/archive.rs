@@ -2696,3 +2696,51 @@ fn the_archive_header_init_writes_says_the_order_archive_keeps() {
         repo.aahp(&["manifest", "--check"]).assert_code(0);
     }
 }
+
+/// A sparse checkout that leaves the archive and its index out: they are tracked but not in
+/// the working tree. `archive` once took them for absent and wrote a new archive holding
+/// only the moved entries (exit 0: the archived ones gone from the working tree, git
+/// clearing skip-worktree), and `manifest` dropped them from the manifest (review rob35 #2).
+/// Every writer refuses instead, naming the file, and changes nothing.
+#[test]
+fn writers_refuse_a_handoff_directory_a_sparse_checkout_leaves_in_part() {
+    let repo = repo_with_log(&journal(12));
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "archived"]);
+    repo.git(&[
+        "sparse-checkout",
+        "set",
+        "--no-cone",
+        "/*",
+        &format!("!/{ARCHIVE}"),
+        &format!("!/{INDEX}"),
+    ]);
+    assert!(!repo.exists(ARCHIVE));
+    let log = repo.read(LOG).replacen(
+        "## [",
+        "## [2026-10-30] agent-0: Session 30\n\nmore\n\n---\n\n## [",
+        1,
+    );
+    repo.write(LOG, &log);
+    let before = files(&repo);
+    for args in [
+        &["archive"][..],
+        &["manifest"],
+        &["task", "add", "a task"],
+        &["commit", "-m", "session"],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains("sparse-checkout add .ai/handoff"),
+            "{args:?}\n{out}"
+        );
+        assert_eq!(files(&repo), before, "{args:?}");
+    }
+    assert!(!repo.git(&["ls-files", "-t", ARCHIVE]).starts_with('H'));
+    // Brought back into the checkout, the archive is appended to as usual.
+    repo.git(&["sparse-checkout", "disable"]);
+    repo.aahp(&["archive"]).assert_code(0);
+    assert_eq!(headers(&repo.read(ARCHIVE)).len(), 3);
+}

@@ -251,3 +251,28 @@ fn the_lock_is_created_with_the_umask_like_every_new_file() {
         0o600
     );
 }
+
+/// `begin`, and `commit` without a session, publish the lock and then record the session in
+/// the git directory. When that record cannot be written (a full disk, no permission; here
+/// a file where its directory goes) the command fails, and once left the lock behind: held
+/// by a session nobody could name, it made the rerun, `task`, and `recover` exit 3 until
+/// `recover --force` (review rob35 #3). A failed command takes back the lock it took.
+#[test]
+fn a_begin_or_commit_that_cannot_record_its_session_leaves_no_lock() {
+    let repo = session_repo();
+    let sessions = repo.path().join(".git/aahp/sessions");
+    let _ = std::fs::remove_dir_all(&sessions);
+    std::fs::create_dir_all(sessions.parent().unwrap()).unwrap();
+    std::fs::write(&sessions, "not a directory").unwrap();
+    let out = repo.aahp(&["begin", "--agent", "a"]);
+    out.assert_code(2);
+    assert!(!has_lock(&repo), "{out}");
+    crate::session_fixture::edit_like_a_session(&repo);
+    let out = repo.aahp(&["commit", "-m", "session"]);
+    out.assert_code(2);
+    assert!(!has_lock(&repo), "{out}");
+    // With the fault gone, the rerun works.
+    std::fs::remove_file(&sessions).unwrap();
+    repo.aahp(&["begin", "--agent", "a"]).assert_code(0);
+    repo.aahp(&["commit", "-m", "session"]).assert_code(0);
+}

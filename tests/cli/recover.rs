@@ -178,6 +178,32 @@ fn recover_clears_a_garbage_lock() {
     repo.aahp(&["begin"]).assert_code(0);
 }
 
+/// A lock in the AAHP v2 proposal's format (`agent`, `started`, `updating`: another tool's,
+/// or an agent's by hand) is a live session's until `started` + the default TTL: `recover`
+/// without `--force` once took it for garbage, removed it and rolled back the files that
+/// session was writing (review rob35 #1).
+#[test]
+fn recover_leaves_a_live_lock_in_the_proposals_format_alone() {
+    let repo = session_repo();
+    repo.write(
+        &format!("{DIR}/HANDOFF.lock"),
+        r#"{ "agent": "claude", "started": "2026-11-22T09:59:00Z", "updating": ["STATUS.md"] }"#,
+    );
+    edit_like_a_session(&repo);
+    let files = handoff_files(&repo);
+    let out = repo.aahp(&["recover"]);
+    out.assert_code(3);
+    assert!(out.stderr.contains("claude"), "{out}");
+    assert_eq!(handoff_files(&repo), files);
+    assert_eq!(repo.git(&["for-each-ref", "refs/aahp/"]), "");
+    repo.aahp(&["begin"]).assert_code(3);
+    // Past started + 4h it is stale: recover rolls it back and saves its files.
+    let out = repo.aahp_env(".", &["recover"], &[("AAHP_NOW", "2026-11-22T14:00:00Z")]);
+    out.assert_code(0);
+    assert!(!has_lock(&repo));
+    assert_ne!(repo.git(&["for-each-ref", "refs/aahp/recovered/"]), "");
+}
+
 #[test]
 fn recover_refuses_a_live_lock_of_another_session() {
     let repo = session_repo();
