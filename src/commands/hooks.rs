@@ -643,8 +643,8 @@ impl Hook {
                 });
             }
             Ok(meta) if meta.is_dir() => Found::NotAFile,
-            Ok(_) => match std::fs::read(&path) {
-                Ok(bytes) if is_ours(&bytes) => Found::Ours {
+            Ok(_) => match read_hook(&path) {
+                Some(bytes) if is_ours(&bytes) => Found::Ours {
                     current: bytes == shim.text.as_bytes() && is_executable(&path),
                 },
                 // Unreadable or a dangling link: still somebody's hook.
@@ -654,8 +654,8 @@ impl Hook {
         let backup_exists = std::fs::symlink_metadata(&backup).is_ok();
         let legacy_path = dir.join(format!("{}{LEGACY_SUFFIX}", shim.name));
         let legacy = match std::fs::symlink_metadata(&legacy_path) {
-            Ok(meta) if meta.is_file() => match std::fs::read(&legacy_path) {
-                Ok(bytes) if is_ours(&bytes) => {
+            Ok(meta) if meta.is_file() => match read_hook(&legacy_path) {
+                Some(bytes) if is_ours(&bytes) => {
                     let current = bytes == shim.text.as_bytes() && is_executable(&legacy_path);
                     Some((legacy_path, current))
                 }
@@ -816,9 +816,16 @@ fn is_ours(bytes: &[u8]) -> bool {
         .any(|line| line.strip_suffix(b"\r").unwrap_or(line) == MARKER.as_bytes())
 }
 
+/// A hook file's bytes, when it is a regular file (through a symbolic link too) within the
+/// size limit: opened without waiting, so a FIFO in a hook's place never hangs `hooks` or
+/// `doctor` (review rob35 #5). Anything else reads as no content.
+fn read_hook(path: &Path) -> Option<Vec<u8>> {
+    crate::handoff::read_state_file(path).ok().flatten()
+}
+
 fn same_file_content(a: &Path, b: &Path) -> bool {
-    match (std::fs::read(a), std::fs::read(b)) {
-        (Ok(x), Ok(y)) => x == y,
+    match (read_hook(a), read_hook(b)) {
+        (Some(x), Some(y)) => x == y,
         _ => false,
     }
 }
@@ -947,7 +954,7 @@ fn detect_managers(root: &Path, dir: &Path, hooks_path: Option<&HooksPath>) -> V
             owns_hooks_dir: false,
         });
     }
-    let hook_text = |name: &str| std::fs::read(dir.join(name)).unwrap_or_default();
+    let hook_text = |name: &str| read_hook(&dir.join(name)).unwrap_or_default();
     let installed_by = |needle: &str| {
         SHIMS.iter().find(|s| {
             let text = hook_text(s.name);

@@ -139,7 +139,8 @@ impl BlobCache {
         if let Some(text) = cache
             .path
             .as_ref()
-            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|p| super::read_state_file(p).ok().flatten())
+            .and_then(|b| String::from_utf8(b).ok())
         {
             cache.load(&text);
         }

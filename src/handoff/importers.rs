@@ -24,7 +24,11 @@ const HEADER: &str = "aahp importers v3";
 /// ([`crate::lint::agents::pulls_in_files`]), sorted.
 pub fn importers(repo: &Repo, tree: ObjectId) -> Result<Vec<String>, GitError> {
     let path = crate::transaction::journal::state_dir(repo).join(FILE);
-    let cached = std::fs::read_to_string(&path).ok().and_then(|t| parse(&t));
+    let cached = super::read_state_file(&path)
+        .ok()
+        .flatten()
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|t| parse(&t));
     let list = match cached {
         Some((at, list)) if at == tree => return Ok(list),
         Some((at, list)) => match repo.tree_changes(at, tree) {

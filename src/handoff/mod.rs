@@ -1242,6 +1242,20 @@ pub fn read_limited_as(path: &Path, rel: &str, kind: &str) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Reads a file of the tool's own state in the git directory (a cache, a commit journal, a
+/// session record) as a handoff file is read ([`read_limited`]): opened without waiting and
+/// read only when it is a regular file within the size limit, so a FIFO planted there
+/// never hangs a command (review rob35 #5). `Ok(None)` when there is no such file.
+pub fn read_state_file(path: &Path) -> Result<Option<Vec<u8>>> {
+    match read_limited(path, &path.display().to_string()) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(Error::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Opens a handoff file for reading: without waiting (a FIFO with no writer would block
 /// `open` itself), then judged by what was opened, so only a regular file is read and a
 /// FIFO or device never is (exit 2 naming `shown`).

@@ -147,19 +147,15 @@ impl Journal {
 
     fn read(path: &Path) -> Result<Option<Journal>> {
         let shown = path.display().to_string();
-        match std::fs::read(path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+        match crate::handoff::read_state_file(path)? {
+            Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
                 Error::invalid(
                     shown,
                     Some(e.line()),
                     format!("the commit journal is unreadable ({e}); move it away and run `git aahp recover`"),
                 )
             }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(Error::Read {
-                path: shown,
-                source,
-            }),
+            None => Ok(None),
         }
     }
 
@@ -304,7 +300,7 @@ impl SessionRecord {
     }
 
     fn read(path: &Path) -> Option<SessionRecord> {
-        let bytes = std::fs::read(path).ok()?;
+        let bytes = crate::handoff::read_state_file(path).ok()??;
         serde_json::from_slice(&bytes).ok()
     }
 

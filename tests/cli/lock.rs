@@ -442,3 +442,45 @@ fn a_lock_left_by_a_writer_that_crashed_mid_write_is_taken_over_not_wedging() {
     .assert_code(0);
     assert!(!repo.exists(LOCK));
 }
+
+/// A FIFO in place of a file of the tool's own state in the git directory (its caches, a
+/// legacy session record or commit journal) or of a hook: every command once opened the
+/// caches and hooks blocking, so `task add`, `archive` and `commit` (`token-counts`,
+/// `importers`) and `hooks status`, `hooks install` and `doctor` (a hook) waited forever
+/// for a writer (review rob35 #5). They are opened without waiting and read only when
+/// regular: a cache that is not one is ignored (and replaced), a journal that is not one is
+/// exit 2.
+#[test]
+fn a_fifo_in_place_of_the_tools_state_files_or_a_hook_hangs_no_command() {
+    for name in [
+        "aahp/token-counts",
+        "aahp/importers",
+        "aahp/session.json",
+        "aahp/journal.json",
+        "hooks/pre-commit",
+    ] {
+        let repo = session_repo();
+        let path = repo.path().join(".git").join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let _ = std::fs::remove_file(&path);
+        mkfifo(&path);
+        crate::session_fixture::edit_like_a_session(&repo);
+        for args in [
+            &["task", "add", "a task"][..],
+            &["archive"],
+            &["status"],
+            &["hooks", "status"],
+            &["doctor"],
+            &["commit", "-m", "session"],
+        ] {
+            let out = repo.aahp_bounded(args, &[], BOUND);
+            assert!((0..=2).contains(&out.code), "{name}: {args:?}\n{out}");
+            if name.contains("token-counts") || name.contains("importers") {
+                assert_ne!(
+                    out.code, 2,
+                    "a cache is never bad input: {name}: {args:?}\n{out}"
+                );
+            }
+        }
+    }
+}
