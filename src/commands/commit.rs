@@ -299,6 +299,26 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     }
     let mut prechecked = transaction::steps::precheck(&dir, keep)?;
     refuse_special_files(&dir)?;
+    // The files every session commit rewrites, and TRUST.md when claims will decay (the
+    // archive pair is checked when the rotation is planned).
+    let linked_trust = std::fs::symlink_metadata(dir.abs.join(transaction::steps::TRUST_FILE))
+        .is_ok_and(|m| m.file_type().is_symlink())
+        && transaction::steps::read_text(&dir, transaction::steps::TRUST_FILE)?.is_some_and(|t| {
+            !crate::handoff::trust::decay(&t, clock::utc_date(ctx.now))
+                .decayed
+                .is_empty()
+        });
+    let rewritten = [
+        MANIFEST,
+        "STATUS.md",
+        log::LOG_FILE,
+        transaction::steps::TRUST_FILE,
+    ];
+    transaction::steps::refuse_linked(
+        &dir,
+        &rewritten[..if linked_trust { 4 } else { 3 }],
+        "the commit would replace it by a copy",
+    )?;
     // A manifest that cannot be read stops the commit before it takes a lock or a journal.
     Manifest::from_snapshot(&dir, &worktree_snapshot(&dir)?)?;
     // The index as the user left it, byte for byte: a commit that fails or is refused puts

@@ -190,13 +190,27 @@ pub fn check_rotation_sizes(dir: &HandoffDir, rot: &log::Rotation) -> Result<()>
 /// a rename, so one would be written through the link and the other over it, and the pair
 /// read back afterwards would not be the pair written.
 pub fn refuse_linked_pair(dir: &HandoffDir) -> Result<()> {
-    for name in [ARCHIVE_FILE, INDEX_FILE] {
+    refuse_linked(
+        dir,
+        &[ARCHIVE_FILE, INDEX_FILE],
+        "a rotation would write through or over it",
+    )
+}
+
+/// Refuses (exit 2, before anything is written) to rewrite a handoff file of `names` that
+/// is a symbolic link: a file is rewritten by a rename, which would put a copy in the
+/// link's place and leave the file it points to (a TRUST.md shared by two packages, say)
+/// as it was, the link gone without a word (review rob35 #6). `what` says what the write is.
+pub fn refuse_linked(dir: &HandoffDir, names: &[&str], what: &str) -> Result<()> {
+    for name in names {
         if std::fs::symlink_metadata(dir.abs.join(name)).is_ok_and(|m| m.file_type().is_symlink()) {
             return Err(Error::invalid(
                 dir.path_of(name),
                 None,
-                "is a symbolic link, and a rotation would write through or over it; nothing \
-                 was changed: put the file it points to in its place, then rerun",
+                format!(
+                    "is a symbolic link, and {what}; nothing was changed: put the file it \
+                     points to in its place, then rerun"
+                ),
             ));
         }
     }
@@ -272,6 +286,7 @@ pub fn decay_trust(dir: &HandoffDir, today: Date, write: &WriteFn<'_>) -> Result
     };
     let decay = trust::decay(&text, today);
     if !decay.decayed.is_empty() && decay.text != text {
+        refuse_linked(dir, &[TRUST_FILE], "the decay would replace it by a copy")?;
         write(TRUST_FILE, decay.text.as_bytes())?;
     }
     Ok(decay.decayed)

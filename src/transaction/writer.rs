@@ -234,6 +234,7 @@ impl<'d> HandoffWrite<'d> {
         // Under the write lock no `commit` or `archive` of this directory is running, so a
         // journal left for it is a crashed one.
         refuse_interrupted(repo, dir, completes_rotation)?;
+        super::steps::refuse_linked(dir, updating, "this write would replace it by a copy")?;
         let write = match LockState::read(dir)? {
             // A lock taken for one write lives only while its taker holds the write lock, so
             // finding one now proves the taker died mid-write. It belongs to no session, and

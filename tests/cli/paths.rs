@@ -390,3 +390,73 @@ fn a_handoff_directory_spelled_in_another_case_fails_closed() {
     let out = repo.aahp(&["hook", "pre-commit"]);
     assert!(!out.stdout.contains("another letter case"), "{out}");
 }
+
+/// A handoff file that is a symbolic link to a file elsewhere in the package (a TRUST.md or
+/// LOG.md two packages share): a writer replaced the link by a regular copy (git saw a type
+/// change; the shared file kept the old text), while the same link at LOG-ARCHIVE.md was
+/// refused (review rob35 #6). Every writer now refuses to rewrite a linked file, exit 2,
+/// nothing changed; one that does not rewrite it works as before.
+#[test]
+fn a_writer_refuses_to_replace_a_linked_handoff_file_by_a_copy() {
+    let dir = ".ai/handoff";
+    for (name, args) in [
+        (
+            "TRUST.md",
+            &["trust", "verify", "Tests pass", "--new", "--", "true"][..],
+        ),
+        ("MANIFEST.json", &["task", "add", "a task"]),
+        ("MANIFEST.json", &["manifest"]),
+        ("LOG.md", &["archive"]),
+        ("STATUS.md", &["commit", "-m", "session", "--log", "did it"]),
+    ] {
+        let repo = crate::session_fixture::session_repo();
+        std::fs::create_dir_all(repo.path().join("shared")).unwrap();
+        repo.git(&["mv", &format!("{dir}/{name}"), &format!("shared/{name}")]);
+        std::os::unix::fs::symlink(
+            format!("../../shared/{name}"),
+            repo.path().join(dir).join(name),
+        )
+        .unwrap();
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "--no-verify", "-m", "share"]);
+        if name == "LOG.md" {
+            // Enough entries for a rotation.
+            let mut log = repo.read(&format!("shared/{name}"));
+            for i in 1..=12 {
+                log.push_str(&format!(
+                    "\n---\n\n## [2026-10-{i:02}] a: entry {i}\n\nDid {i}.\n"
+                ));
+            }
+            repo.write(&format!("shared/{name}"), log);
+        }
+        if name == "STATUS.md" {
+            crate::session_fixture::edit_like_a_session(&repo);
+        }
+        // The tool's caches in the git directory may be written by any command.
+        let state = |repo: &crate::support::TestRepo| {
+            let mut s = tree_state(&repo.path());
+            s.retain(|(p, _)| !p.starts_with(".git/aahp/"));
+            s
+        };
+        let before = state(&repo);
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains("is a symbolic link"),
+            "{name} {args:?}\n{out}"
+        );
+        assert_eq!(state(&repo), before, "{name} {args:?}");
+        let link = std::fs::symlink_metadata(repo.path().join(dir).join(name)).unwrap();
+        assert!(link.file_type().is_symlink(), "{name} {args:?}");
+    }
+    // A writer that leaves the linked file alone is not refused.
+    let repo = crate::session_fixture::session_repo();
+    std::fs::create_dir_all(repo.path().join("shared")).unwrap();
+    repo.git(&["mv", &format!("{dir}/TRUST.md"), "shared/TRUST.md"]);
+    std::os::unix::fs::symlink(
+        "../../shared/TRUST.md",
+        repo.path().join(dir).join("TRUST.md"),
+    )
+    .unwrap();
+    repo.aahp(&["task", "add", "a task"]).assert_code(0);
+}
