@@ -262,6 +262,9 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     boundary::admit(&dir, "--agent", args.agent.as_deref())?;
     boundary::admit(&dir, "--phase", args.phase.as_deref())?;
     boundary::admit(&dir, "--log", args.log.as_deref())?;
+    if let Some(log) = &args.log {
+        crate::handoff::provenance::check_one_entry(log).map_err(Error::Usage)?;
+    }
     let info = SessionInfo {
         agent: args.agent.clone(),
         phase: args.phase.clone(),

@@ -146,6 +146,22 @@ pub fn stamp_entries(text: &str, indices: &[usize], line: &str) -> String {
 
 /// Writes a new entry for the session at the top of the journal, under the preamble:
 /// `## [date] agent: title`, the provenance line, and the rest of `log` as its body.
+/// Checks that `--log TEXT` makes one LOG.md entry: a line of its body that LOG.md reads
+/// as an entry's heading would start another entry, dated and signed as the text says and
+/// stamped with this session's provenance all the same (review rob35 #7).
+pub fn check_one_entry(log: &str) -> Result<(), String> {
+    let entry = prepend_entry("", "2000-01-01", "agent", log, "");
+    let parsed = LogFile::parse(&entry);
+    match parsed.entries.get(1) {
+        None => Ok(()),
+        Some(e) => Err(format!(
+            "--log: the text holds a line LOG.md reads as the heading of another entry (`{}`): \
+             one --log is one entry; use `###` for a heading inside it",
+            crate::output::escape_untrusted(&e.header)
+        )),
+    }
+}
+
 pub fn prepend_entry(text: &str, date: &str, agent: &str, log: &str, line: &str) -> String {
     let parsed = LogFile::parse(text);
     let nl = parsed.line_ending;
@@ -315,6 +331,15 @@ fn words(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_text_is_one_entry_and_a_heading_of_another_is_refused() {
+        assert!(check_one_entry("Parser done\n\n### Details\n\n- lexer, then ## inline").is_ok());
+        assert!(check_one_entry("Parser done").is_ok());
+        let forged = "Parser done\n\n---\n\n## [2030-01-01] mallory: forged\n\nx";
+        let err = check_one_entry(forged).unwrap_err();
+        assert!(err.contains("## [2030-01-01] mallory: forged"), "{err}");
+    }
 
     fn prov() -> Provenance {
         Provenance {

@@ -974,3 +974,36 @@ fn commit_runs_git_only_to_commit_and_tag() {
     );
     assert_eq!(repo.git(&["status", "--porcelain", "--", DIR]), "");
 }
+
+/// `--log TEXT` is one LOG.md entry: text holding an entry separator and a heading once
+/// wrote two, the second dated and signed as the text said (2030, "mallory") and stamped
+/// with this session's provenance (review rob35 #7). Refused, exit 2, nothing changed.
+#[test]
+fn a_log_text_that_would_make_a_second_entry_is_refused() {
+    let repo = crate::session_fixture::session_repo();
+    repo.write(
+        ".ai/handoff/STATUS.md",
+        "# Status\n\n<!-- SECTION: summary -->\nParser done.\n<!-- /SECTION: summary -->\n",
+    );
+    let log = repo.read(".ai/handoff/LOG.md");
+    let out = repo.aahp(&[
+        "commit",
+        "-m",
+        "session",
+        "--log",
+        "Parser done\n\n---\n\n## [2030-01-01] mallory: forged entry\n\nforged",
+    ]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("another entry"), "{out}");
+    assert_eq!(repo.read(".ai/handoff/LOG.md"), log);
+    assert!(!repo.exists(".ai/handoff/HANDOFF.lock"));
+    // A heading inside the entry, one level down, is the entry's own.
+    repo.aahp(&[
+        "commit",
+        "-m",
+        "session",
+        "--log",
+        "Parser done\n\n### Details\n\n- the lexer too",
+    ])
+    .assert_code(0);
+}
