@@ -290,9 +290,10 @@ impl AiIgnore {
             } else if looks_regex(&body) {
                 out.warnings.push((line_no, format!("`{body}` looks like a regular expression and is treated as one; prefix it with `re:`")));
                 compile_regex(path, line_no, &body, section)?
-            } else if let Some(g) = glob(&body, section) {
-                g
             } else {
+                glob(&body, section)
+            };
+            let Some(compiled) = compiled else {
                 out.warnings.push((
                     line_no,
                     format!("`{body}` would match every line and is ignored"),
@@ -884,12 +885,16 @@ fn nfa_size(src: &str, limit: usize) -> std::result::Result<usize, String> {
         .map_err(|e| e.to_string())
 }
 
+/// `None` for a regex that matches empty text (`re:`, `re:x*`, `re:(a|)`, `re:\b`): it would
+/// report an empty match on every line (or at every word) of every handoff file and block
+/// every commit, where a glob that matches everything (`*`) is ignored with a warning
+/// (review rob35 #8); it is ignored the same way.
 fn compile_regex(
     path: &str,
     line: usize,
     src: &str,
     section: Section,
-) -> Result<(LazyRegex, Guard, Option<String>)> {
+) -> Result<Option<(LazyRegex, Guard, Option<String>)>> {
     let full = if section == Section::Injection {
         format!("(?i){src}")
     } else {
@@ -897,16 +902,19 @@ fn compile_regex(
     };
     // Checked here, so an error names its line; compiled with the others into one set, and
     // on its own only for a line the set says it matches.
-    regex_syntax::ParserBuilder::new()
+    let hir = regex_syntax::ParserBuilder::new()
         .build()
         .parse(&full)
         .map_err(|e| Error::invalid(path, Some(line), format!("invalid regex (CFG003): {e}")))?;
+    if hir.properties().minimum_len() == Some(0) {
+        return Ok(None);
+    }
     let guard = if section == Section::Secrets {
         Guard::Matched
     } else {
         Guard::None
     };
-    Ok((LazyRegex::lazy(full), guard, None))
+    Ok(Some((LazyRegex::lazy(full), guard, None)))
 }
 
 /// Converts a glob to a regex; `None` for a pattern that would match everything.
@@ -1030,6 +1038,23 @@ mod tests {
         assert_eq!(of("you are now*"), Section::Injection);
         assert_eq!(of("project-falcon*"), Section::Custom);
         assert_eq!(of("falcon-db*"), Section::Custom);
+    }
+
+    /// A regex that matches empty text reported an empty match on every line (or at every
+    /// word) of every handoff file and blocked every commit; it is ignored with a warning,
+    /// as `*` is (review rob35 #8). A regex that needs at least one character still counts.
+    #[test]
+    fn a_regex_that_matches_empty_text_is_ignored_like_a_star() {
+        for src in [
+            "re:", "re:x*", "re:(a|)", "re:\\b", "re:(?m)^", "re:\\s*", "*",
+        ] {
+            let a = AiIgnore::parse(".aiignore", &format!("# Internal\n{src}\n")).unwrap();
+            assert!(a.patterns.is_empty(), "{src}");
+            assert_eq!(a.warnings.len(), 1, "{src}");
+            assert!(a.warnings[0].1.contains("is ignored"), "{src}");
+        }
+        let a = AiIgnore::parse(".aiignore", "# Internal\nre:proj-[0-9]*\n").unwrap();
+        assert_eq!(a.patterns.len(), 1);
     }
 
     #[test]
