@@ -192,9 +192,17 @@ impl Report for StatusReport {
             }
         } else if let Some(l) = &self.lock {
             let who = l.agent.as_deref().unwrap_or("unknown agent");
+            // A lock started in the future (a clock ahead, a hand-written date) says so, as
+            // `begin` and `context` do, instead of a negative age (review rob35 #9).
             let age = l
                 .age_seconds
-                .map(|s| format!(", {} old", human_age(s)))
+                .map(|s| {
+                    if s < 0 {
+                        ", started in the future".to_string()
+                    } else {
+                        format!(", {} old", human_age(s))
+                    }
+                })
                 .unwrap_or_default();
             let state = if let Some(p) = &l.problem {
                 format!("unreadable ({})", escape_untrusted(p))

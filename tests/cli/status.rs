@@ -258,3 +258,22 @@ fn status_and_context_say_status_md_is_missing_and_how_to_bring_it_back() {
     let out = repo.aahp(&["status", "--json"]).json();
     assert!(out.get("status_missing").is_none(), "{out}");
 }
+
+/// A lock whose `started` lies ahead of the clock: `status` printed a negative age
+/// ("-2274797887s old") where `begin` and `context` say "in the future" (review rob35 #9).
+#[test]
+fn a_lock_started_in_the_future_is_said_to_be_so_not_given_a_negative_age() {
+    let repo = crate::session_fixture::session_repo();
+    repo.write(
+        ".ai/handoff/HANDOFF.lock",
+        r#"{"agent": "z", "session_id": "s9", "started": "2099-01-01T00:00:00Z", "expires": "2099-01-01T04:00:00Z", "host": "h", "base_commit": null, "updating": [], "tool_version": "0.1.0"}"#,
+    );
+    let out = repo.aahp(&["status"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout
+            .contains("lock: held by z, started in the future"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("s old"), "{out}");
+}
