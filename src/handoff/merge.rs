@@ -144,7 +144,7 @@ fn union_by_key<T: Clone>(
     let mut merged = Vec::with_capacity(out.len() + gaps.values().map(Vec::len).sum::<usize>());
     let mut gaps = gaps.into_iter().peekable();
     let place = |merged: &mut Vec<T>, mut list: Vec<(Option<Date>, T)>| {
-        list.sort_by(|x, y| y.0.cmp(&x.0));
+        list.sort_by_key(|x| std::cmp::Reverse(x.0));
         merged.extend(list.into_iter().map(|(_, e)| e));
     };
     for (i, (e, _)) in out.into_iter().enumerate() {

@@ -437,7 +437,7 @@ pub fn plan<'a, K: Kind>(
         gaps.entry(place.unwrap_or(ours_items)).or_default().push(j);
     }
     for list in gaps.values_mut() {
-        list.sort_by(|&x, &y| dates[y].cmp(&dates[x]));
+        list.sort_by_key(|&x| std::cmp::Reverse(dates[x]));
     }
     Ok(Ok(Plan {
         ours,

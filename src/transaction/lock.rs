@@ -99,12 +99,11 @@ impl ForeignLock {
     /// The lock, when `started` is a time (else nothing shows when the holder began).
     fn into_lock(self) -> Option<HandoffLock> {
         let started = self.started.parse::<Timestamp>().ok()?;
-        let expires = match self.expires {
-            Some(e) => e,
-            None => {
-                let ttl = parse_ttl(DEFAULT_TTL).ok()?;
-                clock::format_rfc3339(started.checked_add(ttl).ok()?)
-            }
+        let expires = if let Some(e) = self.expires {
+            e
+        } else {
+            let ttl = parse_ttl(DEFAULT_TTL).ok()?;
+            clock::format_rfc3339(started.checked_add(ttl).ok()?)
         };
         let unknown = || "unknown".to_string();
         Some(HandoffLock {
