@@ -715,19 +715,14 @@ impl Repo {
     /// folded directory of a sparse index, or a file marked skip-worktree that is not on
     /// disk. Such a file is tracked all the same; reading the working tree, it looks deleted.
     pub fn index_skipped_below(&self, index: &gix::index::State, dir: &str) -> Option<String> {
-        let prefix = dir_prefix(dir);
-        let entries = index.entries();
-        let start = entries.partition_point(|e| e.path(index) < prefix.as_bytes().as_bstr());
-        entries[start..]
-            .iter()
-            .take_while(|e| e.path(index).starts_with(prefix.as_bytes()))
-            .map(|e| (e, e.path(index).to_str_lossy()))
-            .find(|(e, path)| {
-                e.mode.is_sparse()
-                    || (e.flags.contains(gix::index::entry::Flags::SKIP_WORKTREE)
-                        && std::fs::symlink_metadata(self.workdir().join(path.as_ref())).is_err())
-            })
-            .map(|(_, path)| path.into_owned())
+        Self::index_entry_below(index, dir, |e| {
+            e.mode.is_sparse()
+                || (e.flags.contains(gix::index::entry::Flags::SKIP_WORKTREE)
+                    && std::fs::symlink_metadata(
+                        self.workdir().join(e.path(index).to_str_lossy().as_ref()),
+                    )
+                    .is_err())
+        })
     }
 
     /// The path of the first index entry below `dir` that `wanted` accepts.
