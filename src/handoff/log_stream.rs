@@ -52,6 +52,11 @@ pub trait Content {
     fn content_len(&self) -> u64;
     /// A reader of its bytes from offset `at` to its end.
     fn open_at(&self, at: u64) -> io::Result<Box<dyn Read + '_>>;
+    /// All its bytes, when they are in memory: a parser reads a slice many times faster
+    /// than a reader, a byte at a time.
+    fn in_memory(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 /// Bytes in memory as a [`Content`].
@@ -66,6 +71,10 @@ impl Content for Bytes<'_> {
     fn open_at(&self, at: u64) -> io::Result<Box<dyn Read + '_>> {
         let at = usize::try_from(at).unwrap_or(usize::MAX).min(self.0.len());
         Ok(Box::new(&self.0[at..]))
+    }
+
+    fn in_memory(&self) -> Option<&[u8]> {
+        Some(self.0)
     }
 }
 
@@ -821,9 +830,6 @@ fn read_index_keeping(
     legacy: bool,
 ) -> Result<IndexRead, LogError> {
     let from = bom_len(index, INDEX_FILE)?;
-    let reader = index.open_at(from).map_err(|e| io_error(INDEX_FILE, &e))?;
-    let reader = io::BufReader::with_capacity(limits.chunk.max(1), Utf8Lines::new(reader));
-    let mut de = serde_json::Deserializer::from_reader(reader);
     let mut state = IndexState {
         each,
         stop: None,
@@ -833,7 +839,24 @@ fn read_index_keeping(
         others,
         list_key: if legacy { LEGACY_KEY } else { "\"entries\"" },
     };
-    let parsed = Top(&mut state).deserialize(&mut de).and_then(|()| de.end());
+    // In memory and valid UTF-8 (what the reader would pass through): parsed from the
+    // slice, with the same messages and positions.
+    let text = index
+        .in_memory()
+        .and_then(|all| all.get(usize::try_from(from).ok()?..))
+        .and_then(|rest| std::str::from_utf8(rest).ok());
+    let parsed = match text {
+        Some(text) => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            Top(&mut state).deserialize(&mut de).and_then(|()| de.end())
+        }
+        None => {
+            let reader = index.open_at(from).map_err(|e| io_error(INDEX_FILE, &e))?;
+            let reader = io::BufReader::with_capacity(limits.chunk.max(1), Utf8Lines::new(reader));
+            let mut de = serde_json::Deserializer::from_reader(reader);
+            Top(&mut state).deserialize(&mut de).and_then(|()| de.end())
+        }
+    };
     if let Some(stop) = state.stop.take() {
         return Err(stopped(index, from, stop));
     }

@@ -1191,6 +1191,8 @@ const GATE_PIECES: &[&str] = &[
     "Set ", "mark ", "hand-edit ", "\u{17f}et ", "re.set", "a.b", "before review",
     "so nobody checks", "Added 12 unit tests, all passing", "add ", "`xit` to ", "exit",
     "@pytest.mark.skip", "#[ignore] on ", "the failing tests",
+    "**Agent:**", "**Agent:** ", "Assistant:", "model]", "a:", "__", "bench-agent-1", "\r\n",
+    "AKIA", "akia", "Acca", "A3TZ", "ZX2ZQ7RT4KLM5NPW",
 ];
 
 /// How a label meets its value, the shapes where a gate's reading of the bytes after a
@@ -1358,6 +1360,7 @@ fn gates_agree_with_their_patterns_on_the_shapes_that_once_parted_them() {
         "Xk7#pQ2mZr9wAbCd IS the admin api-key.",
         "keyCredentials Mv4-Tq9_Lp2.Wz7Qw7Lr2Xp",
         "hf_credentials Qw7Lr2XpTn9FzK4m/Hs8Vb3Jd6Gc1Ny5Ra0Ue+Phtoken_budget",
+        "- secrets\n - AbCd1234EfGh",
     ] {
         assert_eq!(gates_disagree(text), None, "{text:?}");
     }

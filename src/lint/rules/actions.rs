@@ -388,7 +388,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 20,
         check: check_open_turn,
         overlap: false,
-        gate: Some(turn_gate),
+        gate: Some(open_turn_gate),
         near: &[],
     },
     // PI010: a many-shot transcript whose turns share lines or use other tags ("Q: … A:
@@ -1414,6 +1414,18 @@ fn turn_gate(b: &Site<'_>, start: usize, _end: usize) -> bool {
         && b[lead..start]
             .iter()
             .all(|c| matches!(c, b'*' | b'_' | b'-' | b'[' | b' ' | b'\t'))
+}
+
+/// [`turn_gate`], for a turn left open: nothing but the tag's own signs (`]`, emphasis, a
+/// colon or `>`, blanks) may follow the keyword to the line's end. A log entry's
+/// `**Agent:** name` line is a field, not an open turn, and wakes no regex. Read only as far
+/// as those signs run, so a line dense with the keyword is read once.
+fn open_turn_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    turn_gate(b, start, end)
+        && b[end..]
+            .iter()
+            .find(|c| !matches!(c, b']' | b'*' | b'_' | b':' | b'>' | b' ' | b'\t'))
+            .is_none_or(|&c| c == b'\n')
 }
 
 fn check_transcript(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {

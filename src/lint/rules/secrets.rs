@@ -35,7 +35,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         after: 30,
         check: check_aws_key_id,
         overlap: false,
-        gate: None,
+        gate: Some(upper_case_gate),
         near: &[],
     },
     Pattern {
@@ -1656,6 +1656,12 @@ fn password_is_quoted_walk(b: &[u8], end: usize, limit: usize) -> bool {
 
 /// `secret: …`, `secret_access_key = …`, `"secret key" => …`: the label's tail (at most
 /// `_access_key`), a quote, then an assignment sign.
+/// For a pattern matched case-sensitively in upper case whose keywords are found in any
+/// case (AWS key ids): the keyword stands in upper case. A digest's `acca` wakes no regex.
+fn upper_case_gate(b: &Site<'_>, start: usize, end: usize) -> bool {
+    b[start..end].iter().all(|c| !c.is_ascii_lowercase())
+}
+
 fn secret_key_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     let mut i = end;
     let stop = b.len().min(end + "_access_key".len());
@@ -5584,6 +5590,8 @@ fn colon_then_value_below(b: &[u8], end: usize, eol: usize) -> bool {
 /// [`check_label_line`]'s gate: the label ends its line (past emphasis), and a value stands
 /// alone below it ([`lone_value_below`]).
 fn label_line_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
+    // The pattern's labels take a plural `s` (`- secrets` over a lone value).
+    let end = end + usize::from(b.get(end).is_some_and(|c| c.eq_ignore_ascii_case(&b's')));
     let rest = &b[end..b.len().min(end + 8 + MAX_HEADING_TAIL)];
     let Some(eol) = memchr::memchr(b'\n', rest).map(|i| end + i) else {
         return false;
