@@ -1438,6 +1438,8 @@ fn interpreted(line: &str) -> Vec<(String, Option<super::code::Lang>)> {
         let program = word.rsplit('/').next().unwrap_or(word);
         let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
         let reads = match base {
+            // The shell reads the file it sources (review atk35 #2).
+            _ if word == "." || word == "source" => Some(super::code::Lang::Shell),
             "ruby" | "perl" | "php" | "lua" | "tclsh" | "awk" | "gawk" | "fish" | "csh"
             | "tcsh" | "pwsh" | "Rscript" => None,
             _ => match super::code::lang("", &format!("#!{program}")) {
@@ -1994,6 +1996,10 @@ impl Walk<'_> {
         if depth <= MAX_FOLLOW_DEPTH {
             let mut runs = Vec::new();
             resolve_line(line, &self.project, &mut runs);
+            // The language a script is read in when neither its name nor a `#!` line tells
+            // one: the interpreter's that runs it (`bash tools/setup`, `python3 bin/x`;
+            // review atk35 #2).
+            let mut run_as = HashMap::new();
             for (arg, reads) in interpreted(&line.text) {
                 for run in runs.iter().filter(|r| names(&arg, &r.path)) {
                     let lexed = self
@@ -2003,6 +2009,9 @@ impl Walk<'_> {
                     if lexed.is_some() && lexed != reads {
                         self.f.another_language.insert(run.path.clone());
                     }
+                    if let (None, Some(reads)) = (lexed, reads) {
+                        run_as.insert(run.path.clone(), reads);
+                    }
                 }
             }
             for run in runs {
@@ -2010,7 +2019,7 @@ impl Walk<'_> {
                 if !self.listed.insert((run.path.clone(), run.by.clone())) {
                     continue;
                 }
-                self.follow_file(&run, depth);
+                self.follow_file(&run, run_as.get(&run.path).copied(), depth);
                 self.f.runs.push(run);
             }
         }
@@ -2210,8 +2219,9 @@ impl Walk<'_> {
     }
 
     /// Follows the file `run` names, once: a shell script's sources and commands, what a
-    /// Python or JavaScript program starts.
-    fn follow_file(&mut self, run: &Run, depth: usize) {
+    /// Python or JavaScript program starts. `run_as` is the language of the interpreter
+    /// that runs it, for a file whose name and first line tell none.
+    fn follow_file(&mut self, run: &Run, run_as: Option<super::code::Lang>, depth: usize) {
         if !self.read_once.insert(run.path.clone()) {
             return;
         }
@@ -2222,7 +2232,7 @@ impl Walk<'_> {
         if self.reader.spent > MAX_FOLLOW_BYTES {
             return;
         }
-        match super::code::lang(&run.path, &text) {
+        match super::code::lang(&run.path, &text).or(run_as) {
             Some(super::code::Lang::Shell) => {
                 self.sourced(run, &text, depth);
                 let dir = parent(&run.path).to_string();

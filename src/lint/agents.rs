@@ -418,13 +418,13 @@ static AGENT_FILES: &[AgentFile] = &[
             ".factory/commands/ship.md",
             ".factory/commands/team/review.md",
         ],
-        misses: &[".factory/settings.json"],
+        misses: &[".factory/commands.md"],
     },
     AgentFile {
         pattern: Pattern::Under(".factory/droids"),
         tool: "Factory (custom droids: subagents, each a system prompt in Markdown)",
         hits: &[".factory/droids/reviewer.md", "pkg/.factory/droids/a.md"],
-        misses: &[".factory/droids.md", ".factory/settings.json"],
+        misses: &[".factory/droids.md", ".factory/droids"],
     },
     AgentFile {
         pattern: Pattern::Under(".aiassistant/rules"),
@@ -748,6 +748,33 @@ static AGENT_CONFIGS: &[AgentFile] = &[
                at sessionStart, userPromptSubmitted, …)",
         hits: &[".github/hooks/hooks.json", ".github/hooks/start.json"],
         misses: &[".github/hook.json", ".githooks/pre-commit"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".codex/hooks.json"),
+        tool: "Codex (project hooks in Claude Code's shape: SessionStart, UserPromptSubmit, … \
+               commands)",
+        hits: &[".codex/hooks.json", "svc/.codex/hooks.json"],
+        misses: &[".codex/hooks.json.bak", "codex/hooks.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".factory/hooks.json"),
+        tool: "Factory Droid (project hooks in Claude Code's shape: SessionStart, … commands)",
+        hits: &[".factory/hooks.json"],
+        misses: &[".factory/hooks.json.bak", "factory/hooks.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".factory/hooks/hooks.json"),
+        tool: "Factory Droid (project hooks, the earlier place: read while `.factory/hooks.json` \
+               is absent)",
+        hits: &[".factory/hooks/hooks.json"],
+        misses: &[".factory/hooks/hooks.migrated.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".factory/settings.json"),
+        tool: "Factory Droid (project settings: hooks under `hooks` where no hooks file is, \
+               permissions)",
+        hits: &[".factory/settings.json"],
+        misses: &[".factory/settings.local.json.bak", "factory/settings.json"],
     },
     AgentFile {
         pattern: Pattern::Path(".windsurf/hooks.json"),

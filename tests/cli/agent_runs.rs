@@ -2810,3 +2810,62 @@ fn git_commands_printing_messages_are_said() {
     }
     assert!(!ci.stdout.contains("runs `git tag -l`"), "{ci}");
 }
+
+/// Review atk35 #2: a script named with no extension the gate knows and no `#!` line, run
+/// by a named interpreter (`bash tools/start`, `sh tools/start.x`, `. tools/start`,
+/// `python3 tools/start`, `node tools/start`), is read in that interpreter's language: what
+/// it prints is judged when changed alone. It was judged as text only, and what it read was
+/// never looked at.
+#[test]
+fn a_script_without_a_known_extension_is_read_in_its_interpreters_language() {
+    let shell = "cat tools/ctx.txt\n";
+    let python = "print(open(\"tools/ctx.txt\").read())\n";
+    let node = "console.log(require(\"fs\").readFileSync(\"tools/ctx.txt\", \"utf8\"))\n";
+    for (command, script, text) in [
+        ("bash tools/start", "tools/start", shell),
+        ("sh tools/start.x", "tools/start.x", shell),
+        (". tools/start", "tools/start", shell),
+        ("python3 tools/start", "tools/start", python),
+        ("node tools/start", "tools/start", node),
+    ] {
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook(command),
+            vec![(script, text)],
+            "tools/ctx.txt",
+        ));
+    }
+}
+
+/// Review atk35 #3: the hook files of Codex (`.codex/hooks.json`) and Factory Droid
+/// (`.factory/hooks.json`, the earlier `.factory/hooks/hooks.json`, the `hooks` of
+/// `.factory/settings.json`), all in Claude Code's shape, are read as theirs: what they run,
+/// changed alone, blocks, and their own text is judged as an instruction file's.
+#[test]
+fn the_hook_files_of_codex_and_factory_are_followed() {
+    let files = [
+        ".codex/hooks.json",
+        ".factory/hooks.json",
+        ".factory/hooks/hooks.json",
+        ".factory/settings.json",
+    ];
+    for config in files {
+        judged_when_changed_alone((
+            config,
+            session_hook("sh tools/ctx.sh"),
+            vec![],
+            "tools/ctx.sh",
+        ));
+    }
+    for config in files {
+        let repo = handoff_repo();
+        repo.write(config, session_hook(&format!("echo '{INJECTION}'")));
+        stage(&repo, "Hook added.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(1);
+        assert!(
+            hook.stdout.contains(config) && hook.stdout.contains("PI001"),
+            "{config}\n{hook}"
+        );
+    }
+}
