@@ -2346,9 +2346,13 @@ impl Walk<'_> {
         let list = super::code::shell_command_list(&text);
         let mut places = Places::new(start);
         let mut vars: HashMap<String, String> = HashMap::new();
-        // The variables the script sets as it runs (`read -r f`, `for f in …`): a loop's
-        // names are judged where the list is.
+        // The variables a `while read` loop fed from a file sets (`read -r f … done <
+        // list`): the names the list holds are judged at its `done`.
         let mut loop_vars: HashSet<String> = HashSet::new();
+        // The values a `for` loop gives its variable, when its list is spelled out (`for f
+        // in a b`): a word of its body that uses the variable names a file for each
+        // (review atk35 #4); `None` for a list the gate cannot read (`for f in $(ls)`).
+        let mut for_values: HashMap<String, Option<Vec<String>>> = HashMap::new();
         if let Some(p) = path {
             vars.insert("PATH".to_string(), p.to_string());
         }
@@ -2379,13 +2383,27 @@ impl Walk<'_> {
                 )
             });
             match lead.map(|h| (words[h].as_str(), &words[h + 1..])) {
-                Some(("for" | "select", rest)) => loop_vars.extend(rest.first().cloned()),
-                Some(("read" | "mapfile" | "readarray", rest)) => {
+                Some(("for" | "select", [name, rest @ ..])) if is_name(name) => {
+                    let values = match rest {
+                        [is_in, list @ ..] if is_in == "in" => Some(list.to_vec())
+                            .filter(|l| l.iter().all(|w| !w.contains(['$', '`']))),
+                        _ => None,
+                    };
+                    for_values.insert(name.clone(), values);
+                }
+                Some(("read" | "mapfile" | "readarray", rest))
+                    if list[k + 1..]
+                        .iter()
+                        .find(|c| c.words.first().is_some_and(|w| w == "done"))
+                        .is_some_and(|done| done.stdin.is_some()) =>
+                {
                     loop_vars.extend(rest.iter().filter(|w| is_name(w)).cloned());
                 }
                 _ => {}
             }
-            self.named_files(&words, scope, &places, &loop_vars);
+            for words in for_each_value(&cmd.words, &words, &vars, &for_values) {
+                self.named_files(&words, scope, &places, &loop_vars);
+            }
             self.inline_code(&words, scope, &places, depth);
             self.yarn_path(&words, scope, &places, depth);
             // The command as the gate read it, with what feeds it.
@@ -4861,6 +4879,39 @@ pub(super) fn is_name(n: &str) -> bool {
     !n.is_empty()
         && !n.starts_with(|c: char| c.is_ascii_digit())
         && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// How many values of a `for` loop's list the words of its body are read with.
+const MAX_LOOP_VALUES: usize = 64;
+
+/// The words of a command (`raw`, substituted to `words` with `vars`) once for each value of
+/// the first `for` variable with a spelled-out list they use (`cat "tools/$f.txt"` in `for f
+/// in a b`: `cat tools/a.txt`, `cat tools/b.txt`); `words` alone when they use none.
+fn for_each_value(
+    raw: &[String],
+    words: &[String],
+    vars: &HashMap<String, String>,
+    for_values: &HashMap<String, Option<Vec<String>>>,
+) -> Vec<Vec<String>> {
+    let used = raw
+        .iter()
+        .flat_map(|w| var_names(w))
+        .find_map(|n| Some((n, for_values.get(n)?.as_ref()?)));
+    let Some((name, values)) = used else {
+        return vec![words.to_vec()];
+    };
+    values
+        .iter()
+        .take(MAX_LOOP_VALUES)
+        .map(|value| {
+            let mut vars = vars.clone();
+            vars.insert(
+                name.to_string(),
+                value.trim_matches(['"', '\'']).to_string(),
+            );
+            raw.iter().map(|w| substituted(w, &vars)).collect()
+        })
+        .collect()
 }
 
 /// What one command hands on ([`Walk::commands`]).

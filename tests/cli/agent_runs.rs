@@ -2869,3 +2869,46 @@ fn the_hook_files_of_codex_and_factory_are_followed() {
         );
     }
 }
+
+/// Review atk35 #4: a file a hook names through a loop's variable: each value of a `for`
+/// list spelled out is put into the words that use it (`for f in msg; do cat
+/// "tools/$f.txt"`), so the file is judged when changed alone; a variable the gate cannot
+/// resolve (`ls tools | while read f`, `for f in $(ls tools)`) is said, never passed over.
+#[test]
+fn files_named_through_loop_variables_are_judged_or_said() {
+    for command in [
+        "for f in ctx; do cat \"tools/$f.txt\"; done",
+        "for d in tools; do cat $d/ctx.txt; done",
+        "for f in a ctx; do cat \"tools/${f}.txt\" 2>/dev/null; done",
+    ] {
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook(command),
+            vec![],
+            "tools/ctx.txt",
+        ));
+    }
+    for command in [
+        "ls tools | while read f; do cat tools/$f; done",
+        "git ls-files tools | while read -r f; do cat \"$f\"; done",
+        "for f in $(ls tools); do cat \"tools/$f\"; done",
+    ] {
+        let repo = handoff_repo();
+        repo.write(".claude/settings.json", session_hook(command));
+        repo.write("tools/ctx.txt", "Project: demo\n");
+        stage(&repo, "Hook added.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        assert!(
+            hook.stderr.contains("cannot follow") || hook.stderr.contains("cannot resolve"),
+            "{command}\n{hook}"
+        );
+    }
+    // A loop over a list file fed to it stays judged, and says nothing.
+    judged_when_changed_alone((
+        ".claude/settings.json",
+        session_hook("while read -r f; do cat \"$f\"; done < tools/list"),
+        vec![("tools/list", "tools/ctx.txt\n")],
+        "tools/ctx.txt",
+    ));
+}
