@@ -397,7 +397,7 @@ fn copilot_hook_commands(by: &str, spec: &Value, out: &mut Vec<Command>) {
             out.push(Command {
                 by: by.to_string(),
                 grant: Some(format!("{by} running PowerShell `{c}`")),
-                words: vec!["pwsh".into(), "-Command".into(), c.to_string()],
+                words: vec![step_text(c, Some("pwsh"))],
                 cwd: cwd.clone(),
             });
         }
@@ -674,6 +674,12 @@ fn step_text(run: &str, shell: Option<&str>) -> String {
         "bash" | "sh" | "dash" | "zsh" | "ksh" => run.to_string(),
         "python" | "pypy" => format!("python3 -c {}", crate::output::shell_word(run)),
         "node" | "nodejs" => format!("node -e {}", crate::output::shell_word(run)),
+        // PowerShell and cmd take `\` as a path's separator, never as an escape (PowerShell
+        // escapes with a backquote): `Get-Content tools\msg.txt` names `tools/msg.txt`, the
+        // file judged (review atk35 #5).
+        "pwsh" | "powershell" | "cmd" => {
+            format!("{UNREAD_SHELL} {program}\n{}", run.replace('\\', "/"))
+        }
         _ => format!("{UNREAD_SHELL} {program}\n{run}"),
     }
 }
@@ -1977,12 +1983,12 @@ impl Walk<'_> {
             let (program, run) = rest.trim_start().split_once('\n').unwrap_or((rest, ""));
             self.say(Unfollowed {
                 text: format!(
-                    "{} runs its `run:` text with `{}`, a language the gate does not read: \
+                    "{} runs its commands with `{}`, a language the gate does not read: \
                      only the files its words name are judged",
                     line.by,
                     program.trim()
                 ),
-                fix: "run the step with bash, or with python or node, whose code the gate \
+                fix: "run them with bash, or with python or node, whose code the gate \
                       reads; or put the code in a script of the repository run by one of them",
                 unread: false,
                 command: String::new(),

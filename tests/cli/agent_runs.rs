@@ -2912,3 +2912,80 @@ fn files_named_through_loop_variables_are_judged_or_said() {
         "tools/ctx.txt",
     ));
 }
+
+/// Review atk35 #5: a Copilot hook's `powershell` line (and a setup step in `pwsh` or `cmd`)
+/// is said to be in a language the gate does not read, and the files its words name are
+/// judged with `\` read as the path separator it is there (`Get-Content tools\ctx.txt`, `&
+/// .\tools\x.ps1`): each, changed alone, blocks. Such a line passed in silence.
+#[test]
+fn powershell_lines_are_said_and_their_windows_paths_judged() {
+    let copilot = |line: &str| {
+        format!(
+            r#"{{"version": 1, "hooks": {{"sessionStart": [{{"type": "command", "powershell": {}}}]}}}}"#,
+            serde_json::Value::String(line.into())
+        )
+    };
+    let step = |shell: &str, run: &str| {
+        format!(
+            "on: workflow_dispatch\njobs:\n  copilot-setup-steps:\n    runs-on: windows-latest\n    steps:\n      - shell: {shell}\n        run: {run}\n"
+        )
+    };
+    for (config, text, changed) in [
+        (
+            ".github/hooks/a.json",
+            copilot(r"Get-Content tools\ctx.txt"),
+            "tools/ctx.txt",
+        ),
+        (
+            ".github/hooks/a.json",
+            copilot(r"& .\tools\x.ps1"),
+            "tools/x.ps1",
+        ),
+        (
+            ".github/hooks/a.json",
+            copilot("Get-Content tools/ctx.txt"),
+            "tools/ctx.txt",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            step("cmd", r"type tools\ctx.txt >> AGENTS.md"),
+            "tools/ctx.txt",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            step("pwsh", r"Get-Content tools\ctx.txt >> AGENTS.md"),
+            "tools/ctx.txt",
+        ),
+    ] {
+        let repo = handoff_repo();
+        repo.write(config, &text);
+        repo.write(changed, CLEAN_SCRIPT);
+        stage(&repo, "Hook added.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        assert!(
+            hook.stderr.contains("a language the gate does not read"),
+            "{text}\n{hook}"
+        );
+        repo.git(&["commit", "-q", "-m", "hook"]);
+        repo.write(changed, evil_script());
+        stage(&repo, "Hook changed.");
+        blocks_naming(
+            &repo.aahp(&["hook", "pre-commit"]),
+            &format!("{changed}: 2:"),
+        );
+    }
+    // A line whose files no word names is said all the same.
+    let repo = handoff_repo();
+    repo.write(
+        ".github/hooks/a.json",
+        copilot("Get-ChildItem tools | Get-Content"),
+    );
+    stage(&repo, "Hook added.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(
+        hook.stderr.contains("a language the gate does not read") && hook.stderr.contains("pwsh"),
+        "{hook}"
+    );
+}
