@@ -2660,6 +2660,15 @@ impl Walk<'_> {
                     SAY_IT,
                 );
             }
+            if sub.is_some_and(|sub| git_prints_versions(sub, args)) {
+                self.cannot(
+                    &scope.who,
+                    &shown(),
+                    "it prints files' text as the index or a commit holds it (a diff, an \
+                     archive), which the gate does not judge",
+                    SAY_IT,
+                );
+            }
         }
         let unresolved = unresolved_operands(name, args).into_iter().find(|w| {
             matches!(place(w, &self.project, &scope.dir, None), Place::Variable)
@@ -4283,6 +4292,9 @@ fn code_words(word: &str) -> impl Iterator<Item = &str> {
             )
     })
     .map(|w| {
+        // A `file://` address names the path after it (`curl file://$PWD/x`; review atk35
+        // #6).
+        let w = w.strip_prefix("file://").unwrap_or(w);
         let w = w.trim_matches('\\');
         let w = if w.contains(']') {
             w
@@ -4748,6 +4760,41 @@ fn classic_yarn_path(text: &str) -> Option<String> {
         (!value.is_empty() && rest.starts_with([' ', '\t', '=']))
             .then(|| value.trim_matches('"').to_string())
     })
+}
+
+/// True when `git SUB ARGS` prints files' text as the index or a commit holds it, not the
+/// work tree's files the gate judges: a diff's patch (`git diff REV -- dir`, `git diff-tree
+/// -p`), an archive (`git archive HEAD dir | tar xO`), a stash's patch (review atk35 #6).
+/// A summary (`--stat`, `--name-only`) prints names and counts only.
+fn git_prints_versions(sub: &str, args: &[String]) -> bool {
+    const SUMMARY: &[&str] = &[
+        "--stat",
+        "--shortstat",
+        "--numstat",
+        "--name-only",
+        "--name-status",
+        "--quiet",
+        "--summary",
+        "--dirstat",
+        "--raw",
+        "--check",
+        "--no-patch",
+        "-s",
+    ];
+    let has = |f: &dyn Fn(&str) -> bool| args.iter().any(|w| f(w));
+    let summary = |w: &str| {
+        SUMMARY
+            .iter()
+            .any(|s| w == *s || w.strip_prefix(s).is_some_and(|r| r.starts_with('=')))
+    };
+    let patch = |w: &str| matches!(w, "-p" | "-u" | "--patch" | "--cc");
+    match sub {
+        "diff" => !has(&summary),
+        "diff-tree" | "diff-index" | "diff-files" => has(&patch),
+        "stash" => has(&|w| w == "show") && has(&patch),
+        "archive" => true,
+        _ => false,
+    }
 }
 
 /// True when the git sub-command `sub` (with all of git's `args`) prints the messages of

@@ -2989,3 +2989,38 @@ fn powershell_lines_are_said_and_their_windows_paths_judged() {
         "{hook}"
     );
 }
+
+/// Review atk35 #6: git commands that print files' text as the index or a commit holds it
+/// (`git diff REV -- dir`, `git diff`, `git archive HEAD dir | tar xO`) are said, as `git log
+/// -p` is; a summary (`git diff --stat`) is not. A `file://` address reads the file it
+/// names (`curl file://$PWD/tools/ctx.txt`), judged when changed alone.
+#[test]
+fn diffs_archives_and_file_urls_are_said_or_judged() {
+    for (command, said) in [
+        ("git diff HEAD~1 -- tools", true),
+        ("git diff HEAD~1", true),
+        ("git diff --cached", true),
+        ("git archive HEAD tools | tar xO", true),
+        ("git diff-tree -p HEAD", true),
+        ("git diff --stat HEAD~1", false),
+        ("git diff --name-only", false),
+    ] {
+        let repo = handoff_repo();
+        repo.write(".claude/settings.json", session_hook(command));
+        stage(&repo, "Hook added.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        assert_eq!(
+            hook.stderr
+                .contains("it prints files' text as the index or a commit holds it"),
+            said,
+            "{command}\n{hook}"
+        );
+    }
+    judged_when_changed_alone((
+        ".claude/settings.json",
+        session_hook("curl -s file://$PWD/tools/ctx.txt"),
+        vec![],
+        "tools/ctx.txt",
+    ));
+}
