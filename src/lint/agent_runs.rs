@@ -688,15 +688,29 @@ fn step_text(run: &str, shell: Option<&str>) -> String {
 /// ([`step_text`]): the program follows it, the text the next line.
 const UNREAD_SHELL: &str = "__aahp_unread_shell__";
 
-/// The environments of the job `copilot-setup-steps` and of its steps (who runs with it, how
-/// a grant names whose it is, the map): a variable that steers what a step runs (`BASH_ENV`,
+/// The environments of the job `copilot-setup-steps` and of its steps, and those of Copilot's
+/// hooks (`{"bash": …, "env": {…}}`, review atk35 #8) (who runs with it, how a grant names
+/// whose it is, the map): a variable that steers what a step or hook runs (`BASH_ENV`,
 /// `PATH`, `NODE_OPTIONS`) or where the traffic goes (`*_BASE_URL`) is a grant, and a file
 /// of the repository it names is followed (the workflow's own `env:` is the configuration's).
 fn setup_envs(v: &Value) -> Vec<(String, String, &Value)> {
-    let Some(job) = v.pointer("/jobs/copilot-setup-steps") else {
-        return Vec::new();
-    };
     let mut out = Vec::new();
+    if let Some(Value::Object(hooks)) = v.get("hooks") {
+        for (event, spec) in hooks {
+            let copilot = spec
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|h| h.get("bash").is_some() || h.get("powershell").is_some());
+            for env in copilot.filter_map(|h| h.get("env")) {
+                let by = format!("a Copilot {event} hook");
+                out.push((by.clone(), format!(" for {by}"), env));
+            }
+        }
+    }
+    let Some(job) = v.pointer("/jobs/copilot-setup-steps") else {
+        return out;
+    };
     if let Some(env) = job.get("env") {
         out.push((
             "the Copilot setup job's environment".to_string(),
@@ -1296,7 +1310,7 @@ fn lines_of(path: &str, v: &Value) -> Vec<Line> {
     let steps = setup_envs(v);
     let job_path = steps
         .iter()
-        .find(|(by, _, _)| !by.starts_with("the Copilot setup step"))
+        .find(|(by, _, _)| by.starts_with("the Copilot setup job"))
         .and_then(|(_, _, e)| env_path(Some(e)));
     for (by, _, e) in &steps {
         if let Some(p) = env_path(Some(e)).or_else(|| job_path.clone()) {

@@ -3024,3 +3024,27 @@ fn diffs_archives_and_file_urls_are_said_or_judged() {
         "tools/ctx.txt",
     ));
 }
+
+/// Review atk35 #8: a Copilot hook's own `env` is read as Claude Code's settings `env` is: a
+/// `BASH_ENV` it names and a program found on the `PATH` it sets are judged when changed
+/// alone. The hook's environment was never read.
+#[test]
+fn a_copilot_hooks_own_environment_is_followed() {
+    let copilot = |bash: &str, env: &str| {
+        format!(
+            r#"{{"version": 1, "hooks": {{"sessionStart": [{{"type": "command", "bash": "{bash}", "env": {env}}}]}}}}"#
+        )
+    };
+    for (text, changed) in [
+        (
+            copilot("true", r#"{"BASH_ENV": "tools/env.sh"}"#),
+            "tools/env.sh",
+        ),
+        (
+            copilot("mytool --brief", r#"{"PATH": "bin:/usr/bin:/bin"}"#),
+            "bin/mytool",
+        ),
+    ] {
+        judged_when_changed_alone((".github/hooks/start.json", text, vec![], changed));
+    }
+}
