@@ -959,10 +959,60 @@ static AGENT_CONFIGS: &[AgentFile] = &[
 /// (the memory imports of Claude Code, Gemini CLI and Qwen Code).
 pub const IMPORTING_NAMES: [&str; 4] = ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "QWEN.md"];
 
-/// True for an instruction file whose `@path` lines the agent loads ([`IMPORTING_NAMES`]).
+/// True for an instruction file whose `@path` lines the agent loads ([`IMPORTING_NAMES`]),
+/// or one whose harness inlines the files it references ([`Referencing`]).
 pub fn imports_files(path: &str) -> bool {
     let name = fold_case(path.rsplit('/').next().unwrap_or(path));
-    IMPORTING_NAMES.iter().any(|n| name.eq_ignore_ascii_case(n))
+    IMPORTING_NAMES.iter().any(|n| name.eq_ignore_ascii_case(n)) || referencing(path).is_some()
+}
+
+/// How an instruction file of a harness that inlines the files it references names them
+/// (review atk35 #7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Referencing {
+    /// Kiro's steering and spec files: `#[[file:path]]`, from the workspace's top (the
+    /// directory holding `.kiro`).
+    Kiro,
+    /// Cursor's project rules (`.cursor/rules/*.mdc`): `@path`, from the workspace's top.
+    Cursor,
+    /// VS Code's Copilot prompt, instruction, chat mode and agent files under `.github/`:
+    /// `#file:path` and Markdown links `[text](path)`, from the file's directory.
+    Copilot,
+}
+
+/// The way the instruction file at `path` references files its harness inlines, if any.
+fn referencing(path: &str) -> Option<(Referencing, &str)> {
+    let folded = fold_case(path);
+    let top = |dir: &str| {
+        let at = if folded.starts_with(dir) {
+            0
+        } else {
+            folded.find(&format!("/{dir}"))? + 1
+        };
+        Some(path[..at].trim_end_matches('/'))
+    };
+    if folded.ends_with(".md")
+        && (top(".kiro/steering/").is_some() || top(".kiro/specs/").is_some())
+    {
+        let root = top(".kiro/steering/").or_else(|| top(".kiro/specs/"))?;
+        return Some((Referencing::Kiro, root));
+    }
+    if folded.ends_with(".mdc") {
+        return top(".cursor/rules/").map(|root| (Referencing::Cursor, root));
+    }
+    let copilot = [
+        ".github/prompts/",
+        ".github/instructions/",
+        ".github/chatmodes/",
+        ".github/agents/",
+    ];
+    if folded.ends_with(".md") && copilot.iter().any(|d| top(d).is_some()) {
+        return Some((
+            Referencing::Copilot,
+            path.rsplit_once('/').map_or("", |(p, _)| p),
+        ));
+    }
+    None
 }
 
 /// True for a file that makes the agent read other files as instructions: an importing
@@ -981,13 +1031,72 @@ pub fn pulls_in_files(path: &str) -> bool {
 /// many `..`) are not the repository's to judge and are left out, as are words that are
 /// not paths (`@user`, an address's `@host`).
 pub fn imports(path: &str, text: &str) -> Vec<String> {
-    import_words(path, text, true)
+    match referencing(path) {
+        Some((how, base)) => references(how, base, text),
+        None => import_words(path, text, true),
+    }
+}
+
+/// The files an instruction file of a referencing harness ([`Referencing`]) names, outside
+/// fenced code, resolved against `base`; addresses (`https://…`), anchors and paths out of
+/// the repository are left out.
+fn references(how: Referencing, base: &str, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fence: Option<&str> = None;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if let Some(f) = fence {
+            if t.starts_with(f) {
+                fence = None;
+            }
+            continue;
+        }
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = Some(&t[..3]);
+            continue;
+        }
+        let mut words: Vec<String> = Vec::new();
+        match how {
+            Referencing::Kiro => {
+                for part in line.split("#[[file:").skip(1) {
+                    words.extend(part.split_once("]]").map(|(w, _)| w.trim().to_string()));
+                }
+            }
+            Referencing::Cursor => words.extend(line_imports(line)),
+            Referencing::Copilot => {
+                for part in line.split("#file:").skip(1) {
+                    words.extend(part.split_whitespace().next().map(str::to_string));
+                }
+                for part in line.split("](").skip(1) {
+                    words.extend(part.split_once(')').map(|(w, _)| w.trim().to_string()));
+                }
+            }
+        }
+        for word in words {
+            let word = word.trim_end_matches(['.', ',', ';', ':', ')', ']', '`']);
+            let word = word.split('#').next().unwrap_or(word);
+            if word.is_empty()
+                || word.contains("://")
+                || word.starts_with(['/', '~'])
+                || word.starts_with("mailto:")
+            {
+                continue;
+            }
+            out.extend(crate::handoff::resolve_link(base, word));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The words after `@` that hold neither `/` nor `.` (`@STYLE`, `@README`), resolved as
 /// [`imports`] resolves paths: Claude Code imports them when a file of that name lies beside
 /// the importer, so the caller keeps those it finds there (an `@user` mention names none).
 pub fn bare_imports(path: &str, text: &str) -> Vec<String> {
+    if referencing(path).is_some() {
+        return Vec::new();
+    }
     import_words(path, text, false)
 }
 

@@ -3048,3 +3048,39 @@ fn a_copilot_hooks_own_environment_is_followed() {
         judged_when_changed_alone((".github/hooks/start.json", text, vec![], changed));
     }
 }
+
+/// Review atk35 #7: the files an instruction file's harness inlines are judged as Claude
+/// Code's `@` imports are: Kiro's `#[[file:path]]` in a steering file, `@path` in a Cursor
+/// rule (both from the workspace's top), `#file:path` and a Markdown link in a VS Code
+/// Copilot prompt file (from its directory): each, changed alone, blocks.
+#[test]
+fn files_an_instruction_file_references_are_judged() {
+    for (config, text) in [
+        (
+            ".kiro/steering/notes.md",
+            "# Notes\n\n#[[file:docs/ctx.md]]\n",
+        ),
+        (
+            ".cursor/rules/notes.mdc",
+            "---\nalwaysApply: true\n---\nFollow @docs/ctx.md when you write docs.\n",
+        ),
+        (
+            ".github/prompts/docs.prompt.md",
+            "---\nmode: agent\n---\nUse #file:../../docs/ctx.md for the tone.\n",
+        ),
+        (
+            ".github/prompts/docs.prompt.md",
+            "---\nmode: agent\n---\nFollow [the guide](../../docs/ctx.md).\n",
+        ),
+    ] {
+        judged_when_changed_alone((config, text.to_string(), vec![], "docs/ctx.md"));
+    }
+    // Addresses and anchors are no files.
+    let repo = handoff_repo();
+    repo.write(
+        ".github/prompts/docs.prompt.md",
+        "See [the site](https://example.com/x.md) and [below](#usage).\n",
+    );
+    stage(&repo, "Prompt added.");
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
