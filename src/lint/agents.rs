@@ -989,15 +989,28 @@ fn referencing(path: &str) -> Option<(Referencing, &str)> {
         } else {
             folded.find(&format!("/{dir}"))? + 1
         };
-        Some(path[..at].trim_end_matches('/'))
+        // The folded name keeps the byte offsets of an ASCII path; another's top is looked
+        // up where it lies in the path itself.
+        let top = if path.is_ascii() {
+            path.get(..at)?
+        } else {
+            let lower = path.to_lowercase();
+            let at = if lower.starts_with(dir) {
+                0
+            } else {
+                lower.find(&format!("/{dir}"))? + 1
+            };
+            path.get(..at)?
+        };
+        Some(top.trim_end_matches('/'))
     };
-    if folded.ends_with(".md")
-        && (top(".kiro/steering/").is_some() || top(".kiro/specs/").is_some())
-    {
+    // `folded` is in lower case already.
+    let ext = folded.rsplit_once('.').map(|(_, e)| e);
+    if ext == Some("md") && (top(".kiro/steering/").is_some() || top(".kiro/specs/").is_some()) {
         let root = top(".kiro/steering/").or_else(|| top(".kiro/specs/"))?;
         return Some((Referencing::Kiro, root));
     }
-    if folded.ends_with(".mdc") {
+    if ext == Some("mdc") {
         return top(".cursor/rules/").map(|root| (Referencing::Cursor, root));
     }
     let copilot = [
@@ -1006,7 +1019,7 @@ fn referencing(path: &str) -> Option<(Referencing, &str)> {
         ".github/chatmodes/",
         ".github/agents/",
     ];
-    if folded.ends_with(".md") && copilot.iter().any(|d| top(d).is_some()) {
+    if ext == Some("md") && copilot.iter().any(|d| top(d).is_some()) {
         return Some((
             Referencing::Copilot,
             path.rsplit_once('/').map_or("", |(p, _)| p),
@@ -1042,19 +1055,7 @@ pub fn imports(path: &str, text: &str) -> Vec<String> {
 /// the repository are left out.
 fn references(how: Referencing, base: &str, text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut fence: Option<&str> = None;
-    for line in text.lines() {
-        let t = line.trim_start();
-        if let Some(f) = fence {
-            if t.starts_with(f) {
-                fence = None;
-            }
-            continue;
-        }
-        if t.starts_with("```") || t.starts_with("~~~") {
-            fence = Some(&t[..3]);
-            continue;
-        }
+    for line in prose_lines(text) {
         let mut words: Vec<String> = Vec::new();
         match how {
             Referencing::Kiro => {
@@ -1104,24 +1105,7 @@ pub fn bare_imports(path: &str, text: &str) -> Vec<String> {
 fn import_words(path: &str, text: &str, path_like: bool) -> Vec<String> {
     let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
     let mut out = Vec::new();
-    let mut fence: Option<&str> = None;
-    for line in text.lines() {
-        let t = line.trim_start();
-        if let Some(f) = fence {
-            if t.starts_with(f) {
-                fence = None;
-            }
-            continue;
-        }
-        // A fence opens with at most three spaces of indentation, and a backtick fence's
-        // info string holds no backtick (```` ```sh``` ```` is a code span).
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        let opens = (t.starts_with("```") && !t.trim_start_matches('`').contains('`'))
-            || t.starts_with("~~~");
-        if indent <= 3 && opens {
-            fence = Some(&t[..3]);
-            continue;
-        }
+    for line in prose_lines(text) {
         for word in line_imports(line) {
             let word = word.trim_end_matches(['.', ',', ';', ':', ')', ']']);
             let is_path = word.contains('/') || word.contains('.');
@@ -1138,6 +1122,30 @@ fn import_words(path: &str, text: &str, path_like: bool) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The lines of `text` outside fenced code blocks. A fence opens with at most three spaces
+/// of indentation, and a backtick fence's info string holds no backtick (```` ```sh``` ````
+/// is a code span).
+fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut fence: Option<&str> = None;
+    text.lines().filter(move |line| {
+        let t = line.trim_start();
+        if let Some(f) = fence {
+            if t.starts_with(f) {
+                fence = None;
+            }
+            return false;
+        }
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let opens = (t.starts_with("```") && !t.trim_start_matches('`').contains('`'))
+            || t.starts_with("~~~");
+        if indent <= 3 && opens {
+            fence = Some(&t[..3]);
+            return false;
+        }
+        true
+    })
 }
 
 /// The `@…` words of one line outside its code spans, with `\ ` read as a space.

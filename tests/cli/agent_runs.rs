@@ -2462,17 +2462,10 @@ fn a_copilot_setup_step_is_read_in_its_shell_with_its_environment() {
     for case in cases {
         judged_when_changed_alone(case);
     }
-    let repo = handoff_repo();
-    repo.write(
+    passes_saying_unread(
         ".github/workflows/copilot-setup-steps.yml",
-        steps("      - name: Tools\n        shell: pwsh\n        run: Write-Output \"ready\"\n"),
-    );
-    stage(&repo, "Setup added.");
-    let hook = repo.aahp(&["hook", "pre-commit"]);
-    hook.assert_code(0);
-    assert!(
-        hook.stderr.contains("a language the gate does not read") && hook.stderr.contains("pwsh"),
-        "{hook}"
+        &steps("      - name: Tools\n        shell: pwsh\n        run: Write-Output \"ready\"\n"),
+        "pwsh",
     );
     let repo = handoff_repo();
     repo.write(
@@ -2602,12 +2595,7 @@ fn the_hook_files_of_openhands_copilot_and_windsurf_are_followed() {
         let repo = handoff_repo();
         repo.write(config, &text);
         stage(&repo, "Hook added.");
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(1);
-        assert!(
-            hook.stdout.contains(config) && hook.stdout.contains("PI001"),
-            "{config}\n{hook}"
-        );
+        hook_blocks_naming_override(&repo, config);
     }
     let repo = handoff_repo();
     repo.write(
@@ -2861,13 +2849,18 @@ fn the_hook_files_of_codex_and_factory_are_followed() {
         let repo = handoff_repo();
         repo.write(config, session_hook(&format!("echo '{INJECTION}'")));
         stage(&repo, "Hook added.");
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(1);
-        assert!(
-            hook.stdout.contains(config) && hook.stdout.contains("PI001"),
-            "{config}\n{hook}"
-        );
+        hook_blocks_naming_override(&repo, config);
     }
+}
+
+/// The pre-commit hook fails on what is staged, naming `at` with an instruction override.
+fn hook_blocks_naming_override(repo: &TestRepo, at: &str) {
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains(at) && hook.stdout.contains("PI001"),
+        "{at}\n{hook}"
+    );
 }
 
 /// Review atk35 #4: a file a hook names through a loop's variable: each value of a `for`
@@ -2957,37 +2950,46 @@ fn powershell_lines_are_said_and_their_windows_paths_judged() {
             "tools/ctx.txt",
         ),
     ] {
-        let repo = handoff_repo();
-        repo.write(config, &text);
-        repo.write(changed, CLEAN_SCRIPT);
-        stage(&repo, "Hook added.");
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(0);
-        assert!(
-            hook.stderr.contains("a language the gate does not read"),
-            "{text}\n{hook}"
-        );
-        repo.git(&["commit", "-q", "-m", "hook"]);
-        repo.write(changed, evil_script());
-        stage(&repo, "Hook changed.");
-        blocks_naming(
-            &repo.aahp(&["hook", "pre-commit"]),
-            &format!("{changed}: 2:"),
-        );
+        let program = if text.contains("shell: cmd") {
+            "cmd"
+        } else {
+            "pwsh"
+        };
+        let repo = passes_saying_unread(config, &text, program);
+        for (body, then) in [(CLEAN_SCRIPT.to_string(), 0), (evil_script(), 1)] {
+            repo.write(changed, body);
+            stage(&repo, "Script changed.");
+            let hook = repo.aahp(&["hook", "pre-commit"]);
+            if then == 0 {
+                hook.assert_code(0);
+                repo.git(&["commit", "-q", "-m", "hook"]);
+            } else {
+                blocks_naming(&hook, &format!("{changed}: 2:"));
+            }
+        }
     }
     // A line whose files no word names is said all the same.
-    let repo = handoff_repo();
-    repo.write(
+    passes_saying_unread(
         ".github/hooks/a.json",
-        copilot("Get-ChildItem tools | Get-Content"),
+        &copilot("Get-ChildItem tools | Get-Content"),
+        "pwsh",
     );
-    stage(&repo, "Hook added.");
+}
+
+/// The hook passes `config` holding `text`, saying that its commands are in `program`, a
+/// language the gate does not read; the repository, staged, is returned.
+fn passes_saying_unread(config: &str, text: &str, program: &str) -> TestRepo {
+    let repo = handoff_repo();
+    repo.write(config, text);
+    stage(&repo, "Configuration added.");
     let hook = repo.aahp(&["hook", "pre-commit"]);
     hook.assert_code(0);
     assert!(
-        hook.stderr.contains("a language the gate does not read") && hook.stderr.contains("pwsh"),
-        "{hook}"
+        hook.stderr.contains("a language the gate does not read")
+            && hook.stderr.contains(&format!("`{program}`")),
+        "{text}\n{hook}"
     );
+    repo
 }
 
 /// Review atk35 #6: git commands that print files' text as the index or a commit holds it
