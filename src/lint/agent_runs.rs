@@ -1164,6 +1164,8 @@ fn opencode_permission(p: Option<&Value>, at: &str, out: &mut Vec<String>) {
 /// Variables harnesses set to the project's directory when they run a command.
 const PROJECT_VARS: &[&str] = &[
     "CLAUDE_PROJECT_DIR",
+    // Factory Droid's hooks (review atk35 #3).
+    "FACTORY_PROJECT_DIR",
     "workspaceFolder",
     "workspaceRoot",
     "PWD",

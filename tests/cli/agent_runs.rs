@@ -2845,6 +2845,13 @@ fn the_hook_files_of_codex_and_factory_are_followed() {
             "tools/ctx.sh",
         ));
     }
+    // Droid's hooks name the project as `$FACTORY_PROJECT_DIR`.
+    judged_when_changed_alone((
+        ".factory/hooks.json",
+        session_hook("cat \"$FACTORY_PROJECT_DIR\"/tools/ctx.sh"),
+        vec![],
+        "tools/ctx.sh",
+    ));
     for config in files {
         let repo = handoff_repo();
         repo.write(config, session_hook(&format!("echo '{INJECTION}'")));
