@@ -150,6 +150,12 @@ fn git_amends(
 ) -> Option<bool> {
     let program = args.first()?;
     let name = program.rsplit(|&b| b == b'/').next().unwrap_or(program);
+    // Git's own dashed form of the command (`$(git --exec-path)/git-commit`, a link to git
+    // that runs `commit`, review atk35 #1): its arguments are the command's. Other dashed
+    // programs (`git-aahp`, a hook manager named `git-…`) are passed over like any program.
+    if name == b"git-commit" {
+        return Some(commit_amends(args[1..].iter()));
+    }
     if name != b"git" {
         return None;
     }
@@ -183,6 +189,14 @@ fn git_amends(
             return git_amends(&expanded, alias, depth - 1);
         }
     }
+    Some(commit_amends(rest))
+}
+
+/// Whether `git commit`'s arguments `rest` (after the command's name) amend: `--amend`, or a
+/// prefix of it down to `--am` as git's option parser accepts, the last of
+/// `--amend`/`--no-amend` winning.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn commit_amends<'a>(mut rest: impl Iterator<Item = &'a &'a [u8]>) -> bool {
     let is_prefix = |arg: &[u8], of: &[u8], min: usize| arg.len() >= min && of.starts_with(arg);
     let mut amends = false;
     while let Some(arg) = rest.next() {
@@ -205,7 +219,7 @@ fn git_amends(
             }
         }
     }
-    Some(amends)
+    amends
 }
 
 #[cfg(test)]
@@ -257,6 +271,14 @@ mod tests {
             ("git -C x aahp hook pre-commit", None),
             ("sh .git/hooks/pre-commit", None),
             ("gitk --amend", None),
+            // Git's dashed form runs the command itself (review atk35 #1).
+            (
+                "/usr/lib/git-core/git-commit -q --amend --no-edit",
+                Some(true),
+            ),
+            ("git-commit -m x", Some(false)),
+            ("/usr/libexec/git-core/git-aahp hook pre-commit", None),
+            ("git-lfs pre-push origin", None),
             // Aliases git expands in its own process.
             ("git ca", Some(true)),
             ("git -C x ca -m y", Some(true)),

@@ -1641,10 +1641,15 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 _ => None,
             };
             // What the staged handoff files are compared with: an amend's files are
-            // HEAD's parent's, HEAD being the commit it replaces (review atk34 #1).
-            let baseline_commit = match &amended {
-                Some((_, parents)) => parents.first().copied(),
-                None => head,
+            // HEAD's parent's, HEAD being the commit it replaces (review atk34 #1). Where an
+            // amend cannot be told (no /proc: macOS, Windows), HEAD's parent's too: the files
+            // HEAD changed are read and linted, which a commit on top of HEAD only reads
+            // again, and an amend of an unjudged HEAD (`--no-verify`) would otherwise leave
+            // unread (review atk35 #1).
+            let baseline_commit = match (&amended, amends, head) {
+                (Some((_, parents)), _, _) => parents.first().copied(),
+                (None, None, Some(head)) => repo.commit_parents(head)?.first().copied(),
+                _ => head,
             };
             // The known directories first: their snapshots are read right away.
             refuse_sparse_handoff(repo, index.state(), &scope, &[])?;

@@ -397,7 +397,7 @@ fn copilot_hook_commands(by: &str, spec: &Value, out: &mut Vec<Command>) {
             out.push(Command {
                 by: by.to_string(),
                 grant: Some(format!("{by} running PowerShell `{c}`")),
-                words: vec!["pwsh".into(), "-Command".into(), c.to_string()],
+                words: vec![step_text(c, Some("pwsh"))],
                 cwd: cwd.clone(),
             });
         }
@@ -674,6 +674,12 @@ fn step_text(run: &str, shell: Option<&str>) -> String {
         "bash" | "sh" | "dash" | "zsh" | "ksh" => run.to_string(),
         "python" | "pypy" => format!("python3 -c {}", crate::output::shell_word(run)),
         "node" | "nodejs" => format!("node -e {}", crate::output::shell_word(run)),
+        // PowerShell and cmd take `\` as a path's separator, never as an escape (PowerShell
+        // escapes with a backquote): `Get-Content tools\msg.txt` names `tools/msg.txt`, the
+        // file judged (review atk35 #5).
+        "pwsh" | "powershell" | "cmd" => {
+            format!("{UNREAD_SHELL} {program}\n{}", run.replace('\\', "/"))
+        }
         _ => format!("{UNREAD_SHELL} {program}\n{run}"),
     }
 }
@@ -682,15 +688,29 @@ fn step_text(run: &str, shell: Option<&str>) -> String {
 /// ([`step_text`]): the program follows it, the text the next line.
 const UNREAD_SHELL: &str = "__aahp_unread_shell__";
 
-/// The environments of the job `copilot-setup-steps` and of its steps (who runs with it, how
-/// a grant names whose it is, the map): a variable that steers what a step runs (`BASH_ENV`,
+/// The environments of the job `copilot-setup-steps` and of its steps, and those of Copilot's
+/// hooks (`{"bash": …, "env": {…}}`, review atk35 #8) (who runs with it, how a grant names
+/// whose it is, the map): a variable that steers what a step or hook runs (`BASH_ENV`,
 /// `PATH`, `NODE_OPTIONS`) or where the traffic goes (`*_BASE_URL`) is a grant, and a file
 /// of the repository it names is followed (the workflow's own `env:` is the configuration's).
 fn setup_envs(v: &Value) -> Vec<(String, String, &Value)> {
-    let Some(job) = v.pointer("/jobs/copilot-setup-steps") else {
-        return Vec::new();
-    };
     let mut out = Vec::new();
+    if let Some(Value::Object(hooks)) = v.get("hooks") {
+        for (event, spec) in hooks {
+            let copilot = spec
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|h| h.get("bash").is_some() || h.get("powershell").is_some());
+            for env in copilot.filter_map(|h| h.get("env")) {
+                let by = format!("a Copilot {event} hook");
+                out.push((by.clone(), format!(" for {by}"), env));
+            }
+        }
+    }
+    let Some(job) = v.pointer("/jobs/copilot-setup-steps") else {
+        return out;
+    };
     if let Some(env) = job.get("env") {
         out.push((
             "the Copilot setup job's environment".to_string(),
@@ -1144,6 +1164,8 @@ fn opencode_permission(p: Option<&Value>, at: &str, out: &mut Vec<String>) {
 /// Variables harnesses set to the project's directory when they run a command.
 const PROJECT_VARS: &[&str] = &[
     "CLAUDE_PROJECT_DIR",
+    // Factory Droid's hooks (review atk35 #3).
+    "FACTORY_PROJECT_DIR",
     "workspaceFolder",
     "workspaceRoot",
     "PWD",
@@ -1290,7 +1312,7 @@ fn lines_of(path: &str, v: &Value) -> Vec<Line> {
     let steps = setup_envs(v);
     let job_path = steps
         .iter()
-        .find(|(by, _, _)| !by.starts_with("the Copilot setup step"))
+        .find(|(by, _, _)| by.starts_with("the Copilot setup job"))
         .and_then(|(_, _, e)| env_path(Some(e)));
     for (by, _, e) in &steps {
         if let Some(p) = env_path(Some(e)).or_else(|| job_path.clone()) {
@@ -1438,6 +1460,8 @@ fn interpreted(line: &str) -> Vec<(String, Option<super::code::Lang>)> {
         let program = word.rsplit('/').next().unwrap_or(word);
         let base = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
         let reads = match base {
+            // The shell reads the file it sources (review atk35 #2).
+            _ if word == "." || word == "source" => Some(super::code::Lang::Shell),
             "ruby" | "perl" | "php" | "lua" | "tclsh" | "awk" | "gawk" | "fish" | "csh"
             | "tcsh" | "pwsh" | "Rscript" => None,
             _ => match super::code::lang("", &format!("#!{program}")) {
@@ -1975,12 +1999,12 @@ impl Walk<'_> {
             let (program, run) = rest.trim_start().split_once('\n').unwrap_or((rest, ""));
             self.say(Unfollowed {
                 text: format!(
-                    "{} runs its `run:` text with `{}`, a language the gate does not read: \
+                    "{} runs its commands with `{}`, a language the gate does not read: \
                      only the files its words name are judged",
                     line.by,
                     program.trim()
                 ),
-                fix: "run the step with bash, or with python or node, whose code the gate \
+                fix: "run them with bash, or with python or node, whose code the gate \
                       reads; or put the code in a script of the repository run by one of them",
                 unread: false,
                 command: String::new(),
@@ -1994,6 +2018,10 @@ impl Walk<'_> {
         if depth <= MAX_FOLLOW_DEPTH {
             let mut runs = Vec::new();
             resolve_line(line, &self.project, &mut runs);
+            // The language a script is read in when neither its name nor a `#!` line tells
+            // one: the interpreter's that runs it (`bash tools/setup`, `python3 bin/x`;
+            // review atk35 #2).
+            let mut run_as = HashMap::new();
             for (arg, reads) in interpreted(&line.text) {
                 for run in runs.iter().filter(|r| names(&arg, &r.path)) {
                     let lexed = self
@@ -2003,6 +2031,9 @@ impl Walk<'_> {
                     if lexed.is_some() && lexed != reads {
                         self.f.another_language.insert(run.path.clone());
                     }
+                    if let (None, Some(reads)) = (lexed, reads) {
+                        run_as.insert(run.path.clone(), reads);
+                    }
                 }
             }
             for run in runs {
@@ -2010,7 +2041,7 @@ impl Walk<'_> {
                 if !self.listed.insert((run.path.clone(), run.by.clone())) {
                     continue;
                 }
-                self.follow_file(&run, depth);
+                self.follow_file(&run, run_as.get(&run.path).copied(), depth);
                 self.f.runs.push(run);
             }
         }
@@ -2210,8 +2241,9 @@ impl Walk<'_> {
     }
 
     /// Follows the file `run` names, once: a shell script's sources and commands, what a
-    /// Python or JavaScript program starts.
-    fn follow_file(&mut self, run: &Run, depth: usize) {
+    /// Python or JavaScript program starts. `run_as` is the language of the interpreter
+    /// that runs it, for a file whose name and first line tell none.
+    fn follow_file(&mut self, run: &Run, run_as: Option<super::code::Lang>, depth: usize) {
         if !self.read_once.insert(run.path.clone()) {
             return;
         }
@@ -2222,7 +2254,7 @@ impl Walk<'_> {
         if self.reader.spent > MAX_FOLLOW_BYTES {
             return;
         }
-        match super::code::lang(&run.path, &text) {
+        match super::code::lang(&run.path, &text).or(run_as) {
             Some(super::code::Lang::Shell) => {
                 self.sourced(run, &text, depth);
                 let dir = parent(&run.path).to_string();
@@ -2336,9 +2368,13 @@ impl Walk<'_> {
         let list = super::code::shell_command_list(&text);
         let mut places = Places::new(start);
         let mut vars: HashMap<String, String> = HashMap::new();
-        // The variables the script sets as it runs (`read -r f`, `for f in …`): a loop's
-        // names are judged where the list is.
+        // The variables a `while read` loop fed from a file sets (`read -r f … done <
+        // list`): the names the list holds are judged at its `done`.
         let mut loop_vars: HashSet<String> = HashSet::new();
+        // The values a `for` loop gives its variable, when its list is spelled out (`for f
+        // in a b`): a word of its body that uses the variable names a file for each
+        // (review atk35 #4); `None` for a list the gate cannot read (`for f in $(ls)`).
+        let mut for_values: HashMap<String, Option<Vec<String>>> = HashMap::new();
         if let Some(p) = path {
             vars.insert("PATH".to_string(), p.to_string());
         }
@@ -2369,13 +2405,27 @@ impl Walk<'_> {
                 )
             });
             match lead.map(|h| (words[h].as_str(), &words[h + 1..])) {
-                Some(("for" | "select", rest)) => loop_vars.extend(rest.first().cloned()),
-                Some(("read" | "mapfile" | "readarray", rest)) => {
+                Some(("for" | "select", [name, rest @ ..])) if is_name(name) => {
+                    let values = match rest {
+                        [is_in, list @ ..] if is_in == "in" => Some(list.to_vec())
+                            .filter(|l| l.iter().all(|w| !w.contains(['$', '`']))),
+                        _ => None,
+                    };
+                    for_values.insert(name.clone(), values);
+                }
+                Some(("read" | "mapfile" | "readarray", rest))
+                    if list[k + 1..]
+                        .iter()
+                        .find(|c| c.words.first().is_some_and(|w| w == "done"))
+                        .is_some_and(|done| done.stdin.is_some()) =>
+                {
                     loop_vars.extend(rest.iter().filter(|w| is_name(w)).cloned());
                 }
                 _ => {}
             }
-            self.named_files(&words, scope, &places, &loop_vars);
+            for words in for_each_value(&cmd.words, &words, &vars, &for_values) {
+                self.named_files(&words, scope, &places, &loop_vars);
+            }
             self.inline_code(&words, scope, &places, depth);
             self.yarn_path(&words, scope, &places, depth);
             // The command as the gate read it, with what feeds it.
@@ -2623,6 +2673,15 @@ impl Walk<'_> {
                     &scope.who,
                     &shown(),
                     "it prints commit messages, which the gate does not judge",
+                    SAY_IT,
+                );
+            }
+            if sub.is_some_and(|sub| git_prints_versions(sub, args)) {
+                self.cannot(
+                    &scope.who,
+                    &shown(),
+                    "it prints files' text as the index or a commit holds it (a diff, an \
+                     archive), which the gate does not judge",
                     SAY_IT,
                 );
             }
@@ -4249,6 +4308,9 @@ fn code_words(word: &str) -> impl Iterator<Item = &str> {
             )
     })
     .map(|w| {
+        // A `file://` address names the path after it (`curl file://$PWD/x`; review atk35
+        // #6).
+        let w = w.strip_prefix("file://").unwrap_or(w);
         let w = w.trim_matches('\\');
         let w = if w.contains(']') {
             w
@@ -4716,6 +4778,41 @@ fn classic_yarn_path(text: &str) -> Option<String> {
     })
 }
 
+/// True when `git SUB ARGS` prints files' text as the index or a commit holds it, not the
+/// work tree's files the gate judges: a diff's patch (`git diff REV -- dir`, `git diff-tree
+/// -p`), an archive (`git archive HEAD dir | tar xO`), a stash's patch (review atk35 #6).
+/// A summary (`--stat`, `--name-only`) prints names and counts only.
+fn git_prints_versions(sub: &str, args: &[String]) -> bool {
+    const SUMMARY: &[&str] = &[
+        "--stat",
+        "--shortstat",
+        "--numstat",
+        "--name-only",
+        "--name-status",
+        "--quiet",
+        "--summary",
+        "--dirstat",
+        "--raw",
+        "--check",
+        "--no-patch",
+        "-s",
+    ];
+    let has = |f: &dyn Fn(&str) -> bool| args.iter().any(|w| f(w));
+    let summary = |w: &str| {
+        SUMMARY
+            .iter()
+            .any(|s| w == *s || w.strip_prefix(s).is_some_and(|r| r.starts_with('=')))
+    };
+    let patch = |w: &str| matches!(w, "-p" | "-u" | "--patch" | "--cc");
+    match sub {
+        "diff" => !has(&summary),
+        "diff-tree" | "diff-index" | "diff-files" => has(&patch),
+        "stash" => has(&|w| w == "show") && has(&patch),
+        "archive" => true,
+        _ => false,
+    }
+}
+
 /// True when the git sub-command `sub` (with all of git's `args`) prints the messages of
 /// commits, tags or notes, beside `log` and `show` (review atk34 #8): a tag listing with
 /// them (`tag -n`, a `--format`), `for-each-ref` with a format naming them, `cat-file -p`
@@ -4851,6 +4948,39 @@ pub(super) fn is_name(n: &str) -> bool {
     !n.is_empty()
         && !n.starts_with(|c: char| c.is_ascii_digit())
         && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// How many values of a `for` loop's list the words of its body are read with.
+const MAX_LOOP_VALUES: usize = 64;
+
+/// The words of a command (`raw`, substituted to `words` with `vars`) once for each value of
+/// the first `for` variable with a spelled-out list they use (`cat "tools/$f.txt"` in `for f
+/// in a b`: `cat tools/a.txt`, `cat tools/b.txt`); `words` alone when they use none.
+fn for_each_value(
+    raw: &[String],
+    words: &[String],
+    vars: &HashMap<String, String>,
+    for_values: &HashMap<String, Option<Vec<String>>>,
+) -> Vec<Vec<String>> {
+    let used = raw
+        .iter()
+        .flat_map(|w| var_names(w))
+        .find_map(|n| Some((n, for_values.get(n)?.as_ref()?)));
+    let Some((name, values)) = used else {
+        return vec![words.to_vec()];
+    };
+    values
+        .iter()
+        .take(MAX_LOOP_VALUES)
+        .map(|value| {
+            let mut vars = vars.clone();
+            vars.insert(
+                name.to_string(),
+                value.trim_matches(['"', '\'']).to_string(),
+            );
+            raw.iter().map(|w| substituted(w, &vars)).collect()
+        })
+        .collect()
 }
 
 /// What one command hands on ([`Walk::commands`]).

@@ -418,13 +418,13 @@ static AGENT_FILES: &[AgentFile] = &[
             ".factory/commands/ship.md",
             ".factory/commands/team/review.md",
         ],
-        misses: &[".factory/settings.json"],
+        misses: &[".factory/commands.md"],
     },
     AgentFile {
         pattern: Pattern::Under(".factory/droids"),
         tool: "Factory (custom droids: subagents, each a system prompt in Markdown)",
         hits: &[".factory/droids/reviewer.md", "pkg/.factory/droids/a.md"],
-        misses: &[".factory/droids.md", ".factory/settings.json"],
+        misses: &[".factory/droids.md", ".factory/droids"],
     },
     AgentFile {
         pattern: Pattern::Under(".aiassistant/rules"),
@@ -750,6 +750,33 @@ static AGENT_CONFIGS: &[AgentFile] = &[
         misses: &[".github/hook.json", ".githooks/pre-commit"],
     },
     AgentFile {
+        pattern: Pattern::Path(".codex/hooks.json"),
+        tool: "Codex (project hooks in Claude Code's shape: SessionStart, UserPromptSubmit, … \
+               commands)",
+        hits: &[".codex/hooks.json", "svc/.codex/hooks.json"],
+        misses: &[".codex/hooks.json.bak", "codex/hooks.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".factory/hooks.json"),
+        tool: "Factory Droid (project hooks in Claude Code's shape: SessionStart, … commands)",
+        hits: &[".factory/hooks.json"],
+        misses: &[".factory/hooks.json.bak", "factory/hooks.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".factory/hooks/hooks.json"),
+        tool: "Factory Droid (project hooks, the earlier place: read while `.factory/hooks.json` \
+               is absent)",
+        hits: &[".factory/hooks/hooks.json"],
+        misses: &[".factory/hooks/hooks.migrated.json"],
+    },
+    AgentFile {
+        pattern: Pattern::Path(".factory/settings.json"),
+        tool: "Factory Droid (project settings: hooks under `hooks` where no hooks file is, \
+               permissions)",
+        hits: &[".factory/settings.json"],
+        misses: &[".factory/settings.local.json.bak", "factory/settings.json"],
+    },
+    AgentFile {
         pattern: Pattern::Path(".windsurf/hooks.json"),
         tool: "Windsurf Cascade (workspace hooks: commands at pre_user_prompt, …)",
         hits: &[".windsurf/hooks.json"],
@@ -932,10 +959,73 @@ static AGENT_CONFIGS: &[AgentFile] = &[
 /// (the memory imports of Claude Code, Gemini CLI and Qwen Code).
 pub const IMPORTING_NAMES: [&str; 4] = ["CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "QWEN.md"];
 
-/// True for an instruction file whose `@path` lines the agent loads ([`IMPORTING_NAMES`]).
+/// True for an instruction file whose `@path` lines the agent loads ([`IMPORTING_NAMES`]),
+/// or one whose harness inlines the files it references ([`Referencing`]).
 pub fn imports_files(path: &str) -> bool {
     let name = fold_case(path.rsplit('/').next().unwrap_or(path));
-    IMPORTING_NAMES.iter().any(|n| name.eq_ignore_ascii_case(n))
+    IMPORTING_NAMES.iter().any(|n| name.eq_ignore_ascii_case(n)) || referencing(path).is_some()
+}
+
+/// How an instruction file of a harness that inlines the files it references names them
+/// (review atk35 #7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Referencing {
+    /// Kiro's steering and spec files: `#[[file:path]]`, from the workspace's top (the
+    /// directory holding `.kiro`).
+    Kiro,
+    /// Cursor's project rules (`.cursor/rules/*.mdc`): `@path`, from the workspace's top.
+    Cursor,
+    /// VS Code's Copilot prompt, instruction, chat mode and agent files under `.github/`:
+    /// `#file:path` and Markdown links `[text](path)`, from the file's directory.
+    Copilot,
+}
+
+/// The way the instruction file at `path` references files its harness inlines, if any.
+fn referencing(path: &str) -> Option<(Referencing, &str)> {
+    let folded = fold_case(path);
+    let top = |dir: &str| {
+        let at = if folded.starts_with(dir) {
+            0
+        } else {
+            folded.find(&format!("/{dir}"))? + 1
+        };
+        // The folded name keeps the byte offsets of an ASCII path; another's top is looked
+        // up where it lies in the path itself.
+        let top = if path.is_ascii() {
+            path.get(..at)?
+        } else {
+            let lower = path.to_lowercase();
+            let at = if lower.starts_with(dir) {
+                0
+            } else {
+                lower.find(&format!("/{dir}"))? + 1
+            };
+            path.get(..at)?
+        };
+        Some(top.trim_end_matches('/'))
+    };
+    // `folded` is in lower case already.
+    let ext = folded.rsplit_once('.').map(|(_, e)| e);
+    if ext == Some("md") && (top(".kiro/steering/").is_some() || top(".kiro/specs/").is_some()) {
+        let root = top(".kiro/steering/").or_else(|| top(".kiro/specs/"))?;
+        return Some((Referencing::Kiro, root));
+    }
+    if ext == Some("mdc") {
+        return top(".cursor/rules/").map(|root| (Referencing::Cursor, root));
+    }
+    let copilot = [
+        ".github/prompts/",
+        ".github/instructions/",
+        ".github/chatmodes/",
+        ".github/agents/",
+    ];
+    if ext == Some("md") && copilot.iter().any(|d| top(d).is_some()) {
+        return Some((
+            Referencing::Copilot,
+            path.rsplit_once('/').map_or("", |(p, _)| p),
+        ));
+    }
+    None
 }
 
 /// True for a file that makes the agent read other files as instructions: an importing
@@ -954,13 +1044,60 @@ pub fn pulls_in_files(path: &str) -> bool {
 /// many `..`) are not the repository's to judge and are left out, as are words that are
 /// not paths (`@user`, an address's `@host`).
 pub fn imports(path: &str, text: &str) -> Vec<String> {
-    import_words(path, text, true)
+    match referencing(path) {
+        Some((how, base)) => references(how, base, text),
+        None => import_words(path, text, true),
+    }
+}
+
+/// The files an instruction file of a referencing harness ([`Referencing`]) names, outside
+/// fenced code, resolved against `base`; addresses (`https://…`), anchors and paths out of
+/// the repository are left out.
+fn references(how: Referencing, base: &str, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in prose_lines(text) {
+        let mut words: Vec<String> = Vec::new();
+        match how {
+            Referencing::Kiro => {
+                for part in line.split("#[[file:").skip(1) {
+                    words.extend(part.split_once("]]").map(|(w, _)| w.trim().to_string()));
+                }
+            }
+            Referencing::Cursor => words.extend(line_imports(line)),
+            Referencing::Copilot => {
+                for part in line.split("#file:").skip(1) {
+                    words.extend(part.split_whitespace().next().map(str::to_string));
+                }
+                for part in line.split("](").skip(1) {
+                    words.extend(part.split_once(')').map(|(w, _)| w.trim().to_string()));
+                }
+            }
+        }
+        for word in words {
+            let word = word.trim_end_matches(['.', ',', ';', ':', ')', ']', '`']);
+            let word = word.split('#').next().unwrap_or(word);
+            if word.is_empty()
+                || word.contains("://")
+                || word.starts_with(['/', '~'])
+                || word.starts_with("mailto:")
+            {
+                continue;
+            }
+            out.extend(crate::handoff::resolve_link(base, word));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The words after `@` that hold neither `/` nor `.` (`@STYLE`, `@README`), resolved as
 /// [`imports`] resolves paths: Claude Code imports them when a file of that name lies beside
 /// the importer, so the caller keeps those it finds there (an `@user` mention names none).
 pub fn bare_imports(path: &str, text: &str) -> Vec<String> {
+    if referencing(path).is_some() {
+        return Vec::new();
+    }
     import_words(path, text, false)
 }
 
@@ -968,24 +1105,7 @@ pub fn bare_imports(path: &str, text: &str) -> Vec<String> {
 fn import_words(path: &str, text: &str, path_like: bool) -> Vec<String> {
     let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
     let mut out = Vec::new();
-    let mut fence: Option<&str> = None;
-    for line in text.lines() {
-        let t = line.trim_start();
-        if let Some(f) = fence {
-            if t.starts_with(f) {
-                fence = None;
-            }
-            continue;
-        }
-        // A fence opens with at most three spaces of indentation, and a backtick fence's
-        // info string holds no backtick (```` ```sh``` ```` is a code span).
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        let opens = (t.starts_with("```") && !t.trim_start_matches('`').contains('`'))
-            || t.starts_with("~~~");
-        if indent <= 3 && opens {
-            fence = Some(&t[..3]);
-            continue;
-        }
+    for line in prose_lines(text) {
         for word in line_imports(line) {
             let word = word.trim_end_matches(['.', ',', ';', ':', ')', ']']);
             let is_path = word.contains('/') || word.contains('.');
@@ -1002,6 +1122,30 @@ fn import_words(path: &str, text: &str, path_like: bool) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The lines of `text` outside fenced code blocks. A fence opens with at most three spaces
+/// of indentation, and a backtick fence's info string holds no backtick (```` ```sh``` ````
+/// is a code span).
+fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut fence: Option<&str> = None;
+    text.lines().filter(move |line| {
+        let t = line.trim_start();
+        if let Some(f) = fence {
+            if t.starts_with(f) {
+                fence = None;
+            }
+            return false;
+        }
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let opens = (t.starts_with("```") && !t.trim_start_matches('`').contains('`'))
+            || t.starts_with("~~~");
+        if indent <= 3 && opens {
+            fence = Some(&t[..3]);
+            return false;
+        }
+        true
+    })
 }
 
 /// The `@…` words of one line outside its code spans, with `\ ` read as a space.

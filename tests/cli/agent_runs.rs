@@ -2462,17 +2462,10 @@ fn a_copilot_setup_step_is_read_in_its_shell_with_its_environment() {
     for case in cases {
         judged_when_changed_alone(case);
     }
-    let repo = handoff_repo();
-    repo.write(
+    passes_saying_unread(
         ".github/workflows/copilot-setup-steps.yml",
-        steps("      - name: Tools\n        shell: pwsh\n        run: Write-Output \"ready\"\n"),
-    );
-    stage(&repo, "Setup added.");
-    let hook = repo.aahp(&["hook", "pre-commit"]);
-    hook.assert_code(0);
-    assert!(
-        hook.stderr.contains("a language the gate does not read") && hook.stderr.contains("pwsh"),
-        "{hook}"
+        &steps("      - name: Tools\n        shell: pwsh\n        run: Write-Output \"ready\"\n"),
+        "pwsh",
     );
     let repo = handoff_repo();
     repo.write(
@@ -2602,12 +2595,7 @@ fn the_hook_files_of_openhands_copilot_and_windsurf_are_followed() {
         let repo = handoff_repo();
         repo.write(config, &text);
         stage(&repo, "Hook added.");
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(1);
-        assert!(
-            hook.stdout.contains(config) && hook.stdout.contains("PI001"),
-            "{config}\n{hook}"
-        );
+        hook_blocks_naming_override(&repo, config);
     }
     let repo = handoff_repo();
     repo.write(
@@ -2809,4 +2797,299 @@ fn git_commands_printing_messages_are_said() {
         );
     }
     assert!(!ci.stdout.contains("runs `git tag -l`"), "{ci}");
+}
+
+/// Review atk35 #2: a script named with no extension the gate knows and no `#!` line, run
+/// by a named interpreter (`bash tools/start`, `sh tools/start.x`, `. tools/start`,
+/// `python3 tools/start`, `node tools/start`), is read in that interpreter's language: what
+/// it prints is judged when changed alone. It was judged as text only, and what it read was
+/// never looked at.
+#[test]
+fn a_script_without_a_known_extension_is_read_in_its_interpreters_language() {
+    let shell = "cat tools/ctx.txt\n";
+    let python = "print(open(\"tools/ctx.txt\").read())\n";
+    let node = "console.log(require(\"fs\").readFileSync(\"tools/ctx.txt\", \"utf8\"))\n";
+    for (command, script, text) in [
+        ("bash tools/start", "tools/start", shell),
+        ("sh tools/start.x", "tools/start.x", shell),
+        (". tools/start", "tools/start", shell),
+        ("python3 tools/start", "tools/start", python),
+        ("node tools/start", "tools/start", node),
+    ] {
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook(command),
+            vec![(script, text)],
+            "tools/ctx.txt",
+        ));
+    }
+}
+
+/// Review atk35 #3: the hook files of Codex (`.codex/hooks.json`) and Factory Droid
+/// (`.factory/hooks.json`, the earlier `.factory/hooks/hooks.json`, the `hooks` of
+/// `.factory/settings.json`), all in Claude Code's shape, are read as theirs: what they run,
+/// changed alone, blocks, and their own text is judged as an instruction file's.
+#[test]
+fn the_hook_files_of_codex_and_factory_are_followed() {
+    let files = [
+        ".codex/hooks.json",
+        ".factory/hooks.json",
+        ".factory/hooks/hooks.json",
+        ".factory/settings.json",
+    ];
+    for config in files {
+        judged_when_changed_alone((
+            config,
+            session_hook("sh tools/ctx.sh"),
+            vec![],
+            "tools/ctx.sh",
+        ));
+    }
+    // Droid's hooks name the project as `$FACTORY_PROJECT_DIR`.
+    judged_when_changed_alone((
+        ".factory/hooks.json",
+        session_hook("cat \"$FACTORY_PROJECT_DIR\"/tools/ctx.sh"),
+        vec![],
+        "tools/ctx.sh",
+    ));
+    for config in files {
+        let repo = handoff_repo();
+        repo.write(config, session_hook(&format!("echo '{INJECTION}'")));
+        stage(&repo, "Hook added.");
+        hook_blocks_naming_override(&repo, config);
+    }
+}
+
+/// The pre-commit hook fails on what is staged, naming `at` with an instruction override.
+fn hook_blocks_naming_override(repo: &TestRepo, at: &str) {
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains(at) && hook.stdout.contains("PI001"),
+        "{at}\n{hook}"
+    );
+}
+
+/// Review atk35 #4: a file a hook names through a loop's variable: each value of a `for`
+/// list spelled out is put into the words that use it (`for f in msg; do cat
+/// "tools/$f.txt"`), so the file is judged when changed alone; a variable the gate cannot
+/// resolve (`ls tools | while read f`, `for f in $(ls tools)`) is said, never passed over.
+#[test]
+fn files_named_through_loop_variables_are_judged_or_said() {
+    for command in [
+        "for f in ctx; do cat \"tools/$f.txt\"; done",
+        "for d in tools; do cat $d/ctx.txt; done",
+        "for f in a ctx; do cat \"tools/${f}.txt\" 2>/dev/null; done",
+    ] {
+        judged_when_changed_alone((
+            ".claude/settings.json",
+            session_hook(command),
+            vec![],
+            "tools/ctx.txt",
+        ));
+    }
+    for command in [
+        "ls tools | while read f; do cat tools/$f; done",
+        "git ls-files tools | while read -r f; do cat \"$f\"; done",
+        "for f in $(ls tools); do cat \"tools/$f\"; done",
+    ] {
+        let repo = handoff_repo();
+        repo.write(".claude/settings.json", session_hook(command));
+        repo.write("tools/ctx.txt", "Project: demo\n");
+        stage(&repo, "Hook added.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        assert!(
+            hook.stderr.contains("cannot follow") || hook.stderr.contains("cannot resolve"),
+            "{command}\n{hook}"
+        );
+    }
+    // A loop over a list file fed to it stays judged, and says nothing.
+    judged_when_changed_alone((
+        ".claude/settings.json",
+        session_hook("while read -r f; do cat \"$f\"; done < tools/list"),
+        vec![("tools/list", "tools/ctx.txt\n")],
+        "tools/ctx.txt",
+    ));
+}
+
+/// Review atk35 #5: a Copilot hook's `powershell` line (and a setup step in `pwsh` or `cmd`)
+/// is said to be in a language the gate does not read, and the files its words name are
+/// judged with `\` read as the path separator it is there (`Get-Content tools\ctx.txt`, `&
+/// .\tools\x.ps1`): each, changed alone, blocks. Such a line passed in silence.
+#[test]
+fn powershell_lines_are_said_and_their_windows_paths_judged() {
+    let copilot = |line: &str| {
+        format!(
+            r#"{{"version": 1, "hooks": {{"sessionStart": [{{"type": "command", "powershell": {}}}]}}}}"#,
+            serde_json::Value::String(line.into())
+        )
+    };
+    let step = |shell: &str, run: &str| {
+        format!(
+            "on: workflow_dispatch\njobs:\n  copilot-setup-steps:\n    runs-on: windows-latest\n    steps:\n      - shell: {shell}\n        run: {run}\n"
+        )
+    };
+    for (config, text, changed) in [
+        (
+            ".github/hooks/a.json",
+            copilot(r"Get-Content tools\ctx.txt"),
+            "tools/ctx.txt",
+        ),
+        (
+            ".github/hooks/a.json",
+            copilot(r"& .\tools\x.ps1"),
+            "tools/x.ps1",
+        ),
+        (
+            ".github/hooks/a.json",
+            copilot("Get-Content tools/ctx.txt"),
+            "tools/ctx.txt",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            step("cmd", r"type tools\ctx.txt >> AGENTS.md"),
+            "tools/ctx.txt",
+        ),
+        (
+            ".github/workflows/copilot-setup-steps.yml",
+            step("pwsh", r"Get-Content tools\ctx.txt >> AGENTS.md"),
+            "tools/ctx.txt",
+        ),
+    ] {
+        let program = if text.contains("shell: cmd") {
+            "cmd"
+        } else {
+            "pwsh"
+        };
+        let repo = passes_saying_unread(config, &text, program);
+        for (body, then) in [(CLEAN_SCRIPT.to_string(), 0), (evil_script(), 1)] {
+            repo.write(changed, body);
+            stage(&repo, "Script changed.");
+            let hook = repo.aahp(&["hook", "pre-commit"]);
+            if then == 0 {
+                hook.assert_code(0);
+                repo.git(&["commit", "-q", "-m", "hook"]);
+            } else {
+                blocks_naming(&hook, &format!("{changed}: 2:"));
+            }
+        }
+    }
+    // A line whose files no word names is said all the same.
+    passes_saying_unread(
+        ".github/hooks/a.json",
+        &copilot("Get-ChildItem tools | Get-Content"),
+        "pwsh",
+    );
+}
+
+/// The hook passes `config` holding `text`, saying that its commands are in `program`, a
+/// language the gate does not read; the repository, staged, is returned.
+fn passes_saying_unread(config: &str, text: &str, program: &str) -> TestRepo {
+    let repo = handoff_repo();
+    repo.write(config, text);
+    stage(&repo, "Configuration added.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(
+        hook.stderr.contains("a language the gate does not read")
+            && hook.stderr.contains(&format!("`{program}`")),
+        "{text}\n{hook}"
+    );
+    repo
+}
+
+/// Review atk35 #6: git commands that print files' text as the index or a commit holds it
+/// (`git diff REV -- dir`, `git diff`, `git archive HEAD dir | tar xO`) are said, as `git log
+/// -p` is; a summary (`git diff --stat`) is not. A `file://` address reads the file it
+/// names (`curl file://$PWD/tools/ctx.txt`), judged when changed alone.
+#[test]
+fn diffs_archives_and_file_urls_are_said_or_judged() {
+    for (command, said) in [
+        ("git diff HEAD~1 -- tools", true),
+        ("git diff HEAD~1", true),
+        ("git diff --cached", true),
+        ("git archive HEAD tools | tar xO", true),
+        ("git diff-tree -p HEAD", true),
+        ("git diff --stat HEAD~1", false),
+        ("git diff --name-only", false),
+    ] {
+        let repo = handoff_repo();
+        repo.write(".claude/settings.json", session_hook(command));
+        stage(&repo, "Hook added.");
+        let hook = repo.aahp(&["hook", "pre-commit"]);
+        hook.assert_code(0);
+        assert_eq!(
+            hook.stderr
+                .contains("it prints files' text as the index or a commit holds it"),
+            said,
+            "{command}\n{hook}"
+        );
+    }
+    judged_when_changed_alone((
+        ".claude/settings.json",
+        session_hook("curl -s file://$PWD/tools/ctx.txt"),
+        vec![],
+        "tools/ctx.txt",
+    ));
+}
+
+/// Review atk35 #8: a Copilot hook's own `env` is read as Claude Code's settings `env` is: a
+/// `BASH_ENV` it names and a program found on the `PATH` it sets are judged when changed
+/// alone. The hook's environment was never read.
+#[test]
+fn a_copilot_hooks_own_environment_is_followed() {
+    let copilot = |bash: &str, env: &str| {
+        format!(
+            r#"{{"version": 1, "hooks": {{"sessionStart": [{{"type": "command", "bash": "{bash}", "env": {env}}}]}}}}"#
+        )
+    };
+    for (text, changed) in [
+        (
+            copilot("true", r#"{"BASH_ENV": "tools/env.sh"}"#),
+            "tools/env.sh",
+        ),
+        (
+            copilot("mytool --brief", r#"{"PATH": "bin:/usr/bin:/bin"}"#),
+            "bin/mytool",
+        ),
+    ] {
+        judged_when_changed_alone((".github/hooks/start.json", text, vec![], changed));
+    }
+}
+
+/// Review atk35 #7: the files an instruction file's harness inlines are judged as Claude
+/// Code's `@` imports are: Kiro's `#[[file:path]]` in a steering file, `@path` in a Cursor
+/// rule (both from the workspace's top), `#file:path` and a Markdown link in a VS Code
+/// Copilot prompt file (from its directory): each, changed alone, blocks.
+#[test]
+fn files_an_instruction_file_references_are_judged() {
+    for (config, text) in [
+        (
+            ".kiro/steering/notes.md",
+            "# Notes\n\n#[[file:docs/ctx.md]]\n",
+        ),
+        (
+            ".cursor/rules/notes.mdc",
+            "---\nalwaysApply: true\n---\nFollow @docs/ctx.md when you write docs.\n",
+        ),
+        (
+            ".github/prompts/docs.prompt.md",
+            "---\nmode: agent\n---\nUse #file:../../docs/ctx.md for the tone.\n",
+        ),
+        (
+            ".github/prompts/docs.prompt.md",
+            "---\nmode: agent\n---\nFollow [the guide](../../docs/ctx.md).\n",
+        ),
+    ] {
+        judged_when_changed_alone((config, text.to_string(), vec![], "docs/ctx.md"));
+    }
+    // Addresses and anchors are no files.
+    let repo = handoff_repo();
+    repo.write(
+        ".github/prompts/docs.prompt.md",
+        "See [the site](https://example.com/x.md) and [below](#usage).\n",
+    );
+    stage(&repo, "Prompt added.");
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
 }
