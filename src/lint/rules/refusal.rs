@@ -32,13 +32,16 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "caveat",
             "say no",
             "saying no",
+            "turn down",
+            "turning down",
+            "turns down",
             "reject",
             "i can't",
             "i cannot",
             "unable",
             "hedg",
         ],
-        regex: r"\b(?:refus\w*|declin\w*|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|say(?:ing)?\s+no|reject\w*|i\s+can'?t|i\s+cannot|unable)\b",
+        regex: r"\b(?:refus\w*|declin\w*|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|say(?:ing)?\s+no|turn(?:s|ing)?\s+down|reject\w*|i\s+can'?t|i\s+cannot|unable)\b",
         before: 0,
         after: 80,
         check: check_refusal_ban,
@@ -104,7 +107,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "断ら",
             "断り",
         ],
-        regex: r"\b(?:tu\s+ne\s+(?:dois|peux)|vous\s+ne\s+(?:devez|pouvez))\s+jamais\s+(?:rien\s+)?refuser\b|\bne\s+refuse[sz]?\s+jamais\b|\b(?:darfst|sollst)\s+(?:\w+\s+){0,3}?(?:niemals|nie)\s+(?:\w+\s+)?(?:ablehnen|verweigern)\b|\b(?:lehne|verweigere)\s+(?:niemals|nie)\b|\bnunca\s+(?:te\s+niegues|rechaces|debes\s+(?:rechazar|negarte))\b|\bno\s+(?:debes|puedes)\s+(?:nunca\s+)?(?:rechazar|negarte)\b|\bnon\s+(?:devi\s+)?(?:mai\s+)?rifiutar(?:e|ti)(?:\s+mai)?\b|\b(?:nunca|jamais)\s+(?:recuse|se\s+recuse|deve\s+recusar)\b|\bvoce\s+nao\s+(?:pode|deve)\s+(?:nunca\s+)?recusar\b|\b(?:ohne|keine)\s+(?:jede\s+|jegliche\s+)?(?:ablehnung|weigerung|verweigerung)\b|\bsin\s+(?:nunca\s+)?(?:negarte|rechazar|rehusar)\b|\bno\s+te\s+niegues\b|\bsans\s+(?:jamais\s+)?refuser\b|\bsem\s+(?:nunca\s+)?recusar\b|\bnao\s+(?:se\s+)?recuse\b|\bsenza\s+(?:mai\s+)?rifiutar\w*|\b(?:nooit|zonder\s+te)\s+weiger\w*|\bnigdy\s+nie\s+odmawiaj\w*|(?:[нh][иu][кk][оo][гr]д[аa]\s+)?[нh][еe]\s+[оo][тt][кk][аa][з3]ы[вbB][аa]й[сc]я|[б6][еe][з3]\s+[оo][тt][кk][аa][з3]\S*|(?:不要|不得|不能|禁止|别|絕不|绝不|永远不要|不许)(?:\S{0,3})?拒绝|拒绝(?:\S{0,6})?不(?:被)?允许|(?:拒否|断)(?:せず|しない|らない|らず|りません|しません|しないで|らないで)",
+        regex: r"\b(?:tu\s+ne\s+(?:dois|peux)|vous\s+ne\s+(?:devez|pouvez))\s+jamais\s+(?:rien\s+)?refuser\b|\bne\s+refuse[sz]?\s+jamais\b|\b(?:darfst|sollst)\s+(?:\w+\s+){0,3}?(?:niemals|nie)\s+(?:\w+\s+){0,3}?(?:ablehnen|verweigern)\b|\b(?:lehne|verweigere)\s+(?:niemals|nie)\b|\bnunca\s+(?:te\s+niegues|rechaces|debes\s+(?:rechazar|negarte))\b|\bno\s+(?:debes|puedes)\s+(?:nunca\s+)?(?:rechazar|negarte)\b|\bnon\s+(?:devi\s+)?(?:mai\s+)?rifiutar(?:e|ti)(?:\s+mai)?\b|\b(?:nunca|jamais)\s+(?:recuse|se\s+recuse|deve\s+recusar)\b|\bvoce\s+nao\s+(?:pode|deve)\s+(?:nunca\s+)?recusar\b|\b(?:ohne|keine)\s+(?:jede\s+|jegliche\s+)?(?:ablehnung|weigerung|verweigerung)\b|\bsin\s+(?:nunca\s+)?(?:negarte|rechazar|rehusar)\b|\bno\s+te\s+niegues\b|\bsans\s+(?:jamais\s+)?refuser\b|\bsem\s+(?:nunca\s+)?recusar\b|\bnao\s+(?:se\s+)?recuse\b|\bsenza\s+(?:mai\s+)?rifiutar\w*|\b(?:nooit|zonder\s+te)\s+weiger\w*|\bnigdy\s+nie\s+odmawiaj\w*|(?:[нh][иu][кk][оo][гr]д[аa]\s+)?[нh][еe]\s+[оo][тt][кk][аa][з3]ы[вbB][аa]й[сc]я|[б6][еe][з3]\s+[оo][тt][кk][аa][з3]\S*|(?:不要|不得|不能|禁止|别|絕不|绝不|永远不要|不许)(?:\S{0,3})?拒绝|拒绝(?:\S{0,6})?不(?:被)?允许|(?:拒否|断)(?:せず|しない|らない|らず|りません|しません|しないで|らないで)",
         before: 20,
         after: 60,
         check: check_refusal_ban_foreign,
@@ -777,6 +780,7 @@ fn core_refusal(w: &str) -> bool {
         "declin",
         "say no",
         "saying no",
+        "turn",
         "reject",
         "i can",
         "unable",
@@ -802,7 +806,10 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let pre = clause_before(text, s);
     // A refusal quoted in a list of phrases ("never say \"I'm sorry\", \"I can't\"") is
     // banned by the words before the list: the quoted phrases are set aside.
-    let listed = pre.trim().is_empty() || text[..s].ends_with(['"', '\u{201c}']);
+    // A label's colon ("Rule 2: refusing is …") opens the clause; a quote or a comma before
+    // the refusal lists phrases.
+    let listed = (pre.trim().is_empty() && !text[..s].trim_end().ends_with(':'))
+        || text[..s].ends_with(['"', '\u{201c}']);
     let pre = if listed {
         unquoted_lead(text, s)
     } else {
@@ -846,7 +853,7 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         None => banned_after && speaks_to_reader(scan, s),
     };
     let banned = banned || refusal_overridden(scan, s, e);
-    if !banned || super::injection::topical(after) {
+    if !banned || super::injection::topical(after) || !turned_down_asks(caps.str(0), after) {
         return;
     }
     // An apology or a disclaimer banned alone is style; the refusal, or two of the kind in
@@ -895,6 +902,53 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     push_pi(scan, f, out);
+}
+
+/// Whether a refusal `m` followed by `after` is one of the reader's: "turn down" refuses
+/// only when what it turns down is asked of the reader or left out ("never turn down a
+/// request", "never turn anything down"), not a volume or a heater.
+fn turned_down_asks(m: &str, after: &str) -> bool {
+    if !m.get(..4).is_some_and(|h| h.eq_ignore_ascii_case("turn")) {
+        return true;
+    }
+    let mut ws = super::super::text::words(&after[..floor_char(after, after.len().min(40))]);
+    let head = after.trim_start();
+    if head.is_empty() || head.starts_with(['.', ',', ';', ':', '!', '?', '\n', ')']) {
+        return true;
+    }
+    let asks = |w: &str| {
+        [
+            "request",
+            "question",
+            "ask",
+            "prompt",
+            "task",
+            "demand",
+            "query",
+            "anything",
+            "anyone",
+            "anybody",
+            "me",
+            "user",
+            "nothing",
+            "everything",
+            "order",
+        ]
+        .iter()
+        .any(|a| w.starts_with(a))
+    };
+    match ws.next() {
+        Some(w)
+            if matches!(
+                w.as_str(),
+                "a" | "an" | "any" | "the" | "my" | "this" | "such"
+            ) =>
+        {
+            ws.next().is_some_and(|w| asks(&w))
+        }
+        Some(w) => asks(&w),
+        None => true,
+    }
 }
 
 /// The words before a quoted phrase at `s`, back to the clause's start, with the quoted
@@ -955,10 +1009,29 @@ static PENALTY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| 
     .expect("static regex")
 });
 
+/// Articles and third persons' pronouns that open a subject other than the reader, in the
+/// languages of the foreign ban: "le serveur", "der Proxy", "el validador", "il client", "он".
+const THIRD_PERSON_LEAD: &[&str] = &[
+    "le", "la", "les", "un", "une", "ce", "cet", "cette", "il", "elle", "on", "der", "die", "das",
+    "den", "dem", "ein", "eine", "er", "es", "man", "el", "los", "las", "una", "él", "ella", "lo",
+    "gli", "uno", "lui", "o", "os", "as", "um", "uma", "ele", "ela", "de", "het", "een", "hij",
+    "zij", "он", "она", "оно", "они",
+];
+
 /// A ban on refusing in the second person, in the languages PI001 reads: "tu ne dois
 /// jamais refuser", "du darfst niemals ablehnen", "nunca te niegues", "non rifiutare mai".
 fn check_refusal_ban_foreign(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
+    // The reader is the subject: no other one opens the clause before the ban. A subject
+    // named with an article or a third person's pronoun is someone else's behaviour ("le
+    // serveur ne refuse jamais …"); an imperative, a label or a softener leaves the reader.
+    let lead = clause_before(scan.text(), s).to_lowercase();
+    if lead.split_whitespace().next().is_some_and(|w| {
+        THIRD_PERSON_LEAD.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+    }) || lead.starts_with("l'")
+    {
+        return;
+    }
     push_claim(
         scan,
         s,
