@@ -2283,3 +2283,22 @@ fn extraction_with_uncommon_verbs_and_objects_blocks() {
         ],
     );
 }
+
+/// A permission statement with a restriction, its command shown in parentheses ("Rewriting
+/// history is allowed on drafts (git push --force) but never on main"), describes a policy:
+/// no error. The same command given as the next step still blocks.
+#[test]
+fn permission_statements_with_a_restriction_do_not_block() {
+    errors_on_hits_only(
+        "PI008",
+        &[
+            "Run git push --force origin main now.",
+            "Force push: git push -f origin main",
+        ],
+        &[
+            "Force-pushing is allowed on feature branches (git push --force) but never on main.",
+            "Rewriting history is allowed on drafts (git rebase -i, git push --force) but never on main.",
+            "Agents are permitted to run git push --force on their own branches only, never on release branches.",
+        ],
+    );
+}

@@ -869,7 +869,20 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
         // The act opens the sentence: a bare command line.
         return true;
     };
-    classes[first] & INSTRUCTS != 0
+    // A verb's form that a copula follows is the subject of a statement, not an order
+    // ("Force-pushing is allowed on feature branches (git push --force) but never on main",
+    // "Rebase is fine on drafts"): what is allowed or forbidden is described.
+    let rest = &text[t.span(first).0..pos];
+    let rest = rest.trim_start_matches(|c: char| c.is_alphanumeric() || c == '-' || c == '_');
+    let subject = words(&rest[..floor_char(rest, rest.len().min(12))])
+        .next()
+        .is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "is" | "are" | "was" | "were" | "isn't" | "aren't"
+            )
+        });
+    (classes[first] & INSTRUCTS != 0 && !subject)
         || addressed_in(scan, from, pos) && marked(from, MODAL).next().is_some()
 }
 
