@@ -1540,11 +1540,8 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &PI004,
-        keywords: &[
-            "refuse", "decline", "deny", "reject", "say no", "apologi", "censor", "moraliz",
-            "lecture",
-        ],
-        regex: r"\b(?:never|not|won'?t|will\s+not|cannot|can'?t|must\s+not|should\s+not|shouldn'?t|do\s+not|don'?t|mustn'?t|no\s+longer(?:\s+(?:need|have)\s+to)?)\s+(?:ever\s+)?(?:refuse|decline|deny|reject|say\s+no|apologi[sz]e|censor|moraliz|lecture)",
+        keywords: super::REFUSAL_WORDS,
+        regex: r"\b(?:never|not|won'?t|will\s+not|cannot|can'?t|must\s+not|should\s+not|shouldn'?t|do\s+not|don'?t|mustn'?t|no\s+longer(?:\s+(?:need|have)\s+to)?)\s+(?:ever\s+)?(?:{REFUSE}|deny|apologi[sz]e|censor|moraliz|lecture)",
         before: 40,
         after: 10,
         check: signal_limits,
