@@ -941,6 +941,7 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
     // ("Force-pushing is allowed on feature branches (git push --force) but never on main",
     // "Rebase is fine on drafts"): what is allowed or forbidden is described.
     let rest = &text[t.span(first).0..pos];
+    let rest = &rest[..floor_char(rest, rest.len().min(64))];
     let rest = rest.trim_start_matches(|c: char| c.is_alphanumeric() || c == '-' || c == '_');
     let subject = words(&rest[..floor_char(rest, rest.len().min(12))])
         .next()
@@ -1154,8 +1155,12 @@ fn check_foreign_act(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // test duplicado"), a place rather than the verb's object ("exclua o diretório do lint"),
     // a path after it, or the sentence a question: maintenance or talk, not the act.
     let mid: Vec<String> = words(&text[s..e]).collect();
+    // The sentence around the act, at most 200 bytes either side: a long sentence of many
+    // acts is read a bounded stretch per act.
     let (a, b) = scan.sentence_range(s);
-    let sentence = &text[a.min(s)..b.max(e)];
+    let lo = super::super::text::ceil_char(text, a.min(s).max(s.saturating_sub(200)));
+    let hi = floor_char(text, b.max(e).min(e + 200));
+    let sentence = &text[lo..hi];
     let tail = &text[e..floor_char(text, (e + 40).min(text.len()))];
     let clause_tail = &tail[..tail.find(['.', ';', '\n']).unwrap_or(tail.len())];
     if mid.iter().any(|w| {
