@@ -2379,7 +2379,7 @@ fn unusual_addressees_inside_data_block_by_what_they_order() {
 }
 
 /// Persistence through a start-up mechanism other than a shell rc file or cron (a git hook
-/// by name, a systemd unit, a LaunchDaemon, a Windows scheduled task) that sends the
+/// by name, a systemd unit, a `LaunchDaemon`, a Windows scheduled task) that sends the
 /// repository's data out or runs what it fetches blocks; the same mechanisms documented for
 /// a health check, a notification or a backup do not.
 #[test]

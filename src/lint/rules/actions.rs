@@ -1157,9 +1157,9 @@ fn check_foreign_act(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let mid: Vec<String> = words(&text[s..e]).collect();
     // The sentence around the act, at most 200 bytes either side: a long sentence of many
     // acts is read a bounded stretch per act.
-    let (a, b) = scan.sentence_range(s);
-    let lo = super::super::text::ceil_char(text, a.min(s).max(s.saturating_sub(200)));
-    let hi = floor_char(text, b.max(e).min(e + 200));
+    let (from, to) = scan.sentence_range(s);
+    let lo = super::super::text::ceil_char(text, from.min(s).max(s.saturating_sub(200)));
+    let hi = floor_char(text, to.max(e).min(e + 200));
     let sentence = &text[lo..hi];
     let tail = &text[e..floor_char(text, (e + 40).min(text.len()))];
     let clause_tail = &tail[..tail.find(['.', ';', '\n']).unwrap_or(tail.len())];

@@ -4372,7 +4372,7 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     .any(|n| obj.ends_with(n))
         && !obj.contains("system ")
         && !obj.contains("developer ")
-        && !(possessive && words(&obj).any(|w| SETUP_MARKS.contains(&w.as_str())))
+        && (!possessive || !words(&obj).any(|w| SETUP_MARKS.contains(&w.as_str())))
     {
         return;
     }
