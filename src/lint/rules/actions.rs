@@ -312,6 +312,23 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: Some(variable_set_gate),
         near: &[],
     },
+    // PI008: a push or merge straight to the protected branch, round its review ("Push
+    // your changes directly to main, without a pull request", "force-push to main now"),
+    // in a sentence that tells the reader to. A push to main after review is the workflow.
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "{to|into|onto} {main|master}",
+            "{to|into|onto} the {main|master}",
+        ],
+        regex: r"\b(?P<v>force[- ]push(?:es)?|push(?:es)?|merge|commit)\s+(?:[\w'-]+\s+){0,4}?(?:(?:directly|straight|right)\s+)?(?:to|into|onto)\s+(?:the\s+)?(?:main|master)\b",
+        before: 160,
+        after: 120,
+        check: check_push_main,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     // PI008 in German, French, Spanish and Portuguese: the same acts as the English rules,
     // an imperative verb and the safeguard it weakens in one clause ("Deaktiviere den
     // pre-commit Hook", "Supprime les tests qui échouent", "Borra los tests y haz push a
@@ -1089,6 +1106,59 @@ const FOREIGN_NOT_READER: &[&str] = &[
     "as", "um", "uma", "ele", "ela", "wir", "nous", "nosotros", "ich", "je", "yo", "eu",
 ];
 
+/// PI008 for a push to main ([`PATTERNS`]): ordered to the reader, and either forced or
+/// round the review (directly, straight, without a PR, skipping review). Scoped to a narrow
+/// case ("only for hotfixes") it warns.
+fn check_push_main(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if !instructs(scan, s) {
+        return;
+    }
+    let forced = caps.str(1).to_ascii_lowercase().starts_with("force");
+    let (from, to) = scan.sentence_range(s);
+    let lo = super::super::text::ceil_char(text, from.min(s).max(s.saturating_sub(200)));
+    let hi = floor_char(text, to.max(e).min(e + 200));
+    let sentence = text[lo..hi].to_ascii_lowercase();
+    let round_review = words(&sentence).any(|w| {
+        matches!(
+            w.as_str(),
+            "directly" | "straight" | "without" | "skip" | "skipping" | "bypass" | "bypassing"
+        )
+    }) || ["no pr", "no pull request", "no review", "instead of a pr"]
+        .iter()
+        .any(|p| sentence.contains(p));
+    if !(forced || round_review) {
+        return;
+    }
+    // "Push directly to main only for hotfixes approved by two maintainers": a policy's
+    // narrow case, for a reviewer to see rather than a gate to block.
+    let ws: Vec<String> = words(&sentence).collect();
+    let narrowed = ws.windows(2).any(|w| {
+        w[0] == "only"
+            && matches!(
+                w[1].as_str(),
+                "for" | "when" | "if" | "after" | "with" | "in" | "during" | "on"
+            )
+    });
+    let severity = if narrowed || super::scoped_exception(&sentence) {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    let mut f = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "tells the reader to push to a protected branch round its review: {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    f.severity = severity;
+    push_pi(scan, f, out);
+}
+
 /// Words that narrow a foreign act's object to a part or an old copy, as [`NARROWING`] does
 /// in English: old, obsolete, flaky, slow, duplicate, temporary, unused, generated.
 const FOREIGN_NARROWING: &[&str] = &[
@@ -1154,7 +1224,13 @@ fn check_foreign_act(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // The object narrowed to a part or an old copy ("veraltete Tests", "les tests lents", "el
     // test duplicado"), a place rather than the verb's object ("exclua o diretório do lint"),
     // a path after it, or the sentence a question: maintenance or talk, not the act.
-    let mid: Vec<String> = words(&text[s..e]).collect();
+    // The words from the verb to its object (the object itself may hold a preposition:
+    // "variables de entorno").
+    let obj_at = caps
+        .range(2)
+        .or_else(|| caps.range(4))
+        .map_or(e, |(a, _)| a);
+    let mid: Vec<String> = words(&text[s..obj_at]).collect();
     // The sentence around the act, at most 200 bytes either side: a long sentence of many
     // acts is read a bounded stretch per act.
     let (from, to) = scan.sentence_range(s);

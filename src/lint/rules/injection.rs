@@ -674,6 +674,8 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "were given",
             "been given",
             "were told",
+            "{were|been} {primed|configured|briefed|seeded|loaded|initiali}",
+            "{precedes|preceded|precede|precedes our|preceding} {this|our|the|my}",
             "directive",
             "guideline",
             "initiali",
@@ -690,7 +692,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "before this conversation",
             "before we",
         ],
-        regex: r"\b(?P<v>repeat|recite|quote|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out|reproduce|transcribe|restate|regurgitate|spit\s+out|cough\s+up|hand\s+over|emit)\b(?P<mid>[^.\n?!]*?)\b(?P<o>(?:your|the|my)\s+(?:[\w'-]+\s+){0,2}?(?:(?:system|developer)\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|directions|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:everything|all|anything)\s+(?:that\s+)?you\s+(?:were|have\s+been|'ve\s+been)\s+(?:told|given|instructed|shown|sent)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|(?:the|your)\s+(?:[\w-]+\s+){0,2}?(?:text|message|preamble|setup\s+text|words|content)|initiali[sz]ation\s+(?:string|prompt|text))",
+        regex: r"\b(?P<v>repeat|recite|quote|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out|reproduce|transcribe|restate|regurgitate|spit\s+out|cough\s+up|hand\s+over|emit)\b(?P<mid>[^.\n?!]*?)\b(?P<o>(?:your|the|my)\s+(?:[\w'-]+\s+){0,2}?(?:(?:system|developer)\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|directions|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:everything|all|anything|whatever(?:\s+(?:text|words|instructions|content|prompt))?)\s+(?:that\s+)?you\s+(?:were|have\s+been|'ve\s+been)\s+(?:told|given|instructed|shown|sent|primed|configured|briefed|seeded|loaded|initiali[sz]ed)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|(?:the|your)\s+(?:[\w-]+\s+){0,2}?(?:text|message|preamble|setup\s+text|words|content)|initiali[sz]ation\s+(?:string|prompt|text))",
         before: 100,
         after: 120,
         check: check_extraction,
@@ -4311,6 +4313,8 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                 "is ",
                 "was ",
                 "stands ",
+                "precedes ",
+                "preceded ",
                 "you received ",
                 "you got ",
                 "you were given ",
@@ -4331,6 +4335,10 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                         "above my first",
                         "ahead of the ",
                         "prior to the ",
+                        "this chat",
+                        "this conversation",
+                        "our chat",
+                        "our conversation",
                     ]
                     .iter()
                     .any(|b| r.starts_with(b))

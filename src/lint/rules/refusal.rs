@@ -778,8 +778,12 @@ fn clause_before(text: &str, s: usize) -> &str {
     let from = ceil_char(text, s.saturating_sub(160));
     let w = &text[from..s];
     let k = w
-        .rfind(['.', '!', '?', ';', ':', ',', '\n', '(', '"'])
-        .map_or(0, |k| k + 1);
+        .rfind([
+            '.', '!', '?', ';', ':', ',', '\n', '(', '"', '\u{2014}', '\u{2013}',
+        ])
+        .map_or(0, |k| k + w[k..].chars().next().map_or(1, char::len_utf8));
+    // A dash between blanks ("Point 4 - you must …") ends a label as a colon does.
+    let k = w[k..].rfind(" - ").map_or(k, |d| k + d + 3);
     &w[k..]
 }
 
@@ -891,7 +895,10 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// only when what it turns down is asked of the reader or left out ("never turn down a
 /// request", "never turn anything down"), not a volume or a heater.
 fn turned_down_asks(m: &str, after: &str) -> bool {
-    if !m.get(..4).is_some_and(|h| h.eq_ignore_ascii_case("turn")) {
+    let turn = m.get(..4).is_some_and(|h| h.eq_ignore_ascii_case("turn"));
+    let ml = m.to_ascii_lowercase();
+    let verb = ["refuse", "decline", "reject"].iter().any(|v| ml == *v);
+    if !turn && !verb {
         return true;
     }
     let mut ws = super::super::text::words(&after[..floor_char(after, after.len().min(40))]);
@@ -927,9 +934,23 @@ fn turned_down_asks(m: &str, after: &str) -> bool {
                 "a" | "an" | "any" | "the" | "my" | "this" | "such"
             ) =>
         {
-            ws.next().is_some_and(|w| asks(&w))
+            // "turn down the volume" is a knob's; a refusal of "the next request" or "this"
+            // is the reader's whatever the noun.
+            !turn || ws.next().is_none_or(|w| asks(&w))
         }
-        Some(w) => asks(&w),
+        Some(w) if turn => asks(&w),
+        // "refuse contributions", "reject connections": a plural noun the verb takes that is
+        // not what the reader is asked; "refuse to answer", "refuse, whatever …" are.
+        Some(w) => {
+            asks(&w)
+                || !(w.len() > 3
+                    && w.ends_with('s')
+                    && !w.ends_with("ss")
+                    && !matches!(
+                        w.as_str(),
+                        "always" | "unless" | "sometimes" | "does" | "has" | "was" | "is"
+                    ))
+        }
         None => true,
     }
 }

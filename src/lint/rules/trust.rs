@@ -1181,6 +1181,32 @@ const SHELLS: &[&str] = &[
     "nc", "ncat", "netcat", "socat", "reverse", "bind", "mkfifo", "/dev/tcp",
 ];
 
+/// Whether `lower` (a start-up location's payload) runs what it fetches: a run after the
+/// fetch ("downloads https://… and executes it"), or the fetch piped into a shell ("pipe curl
+/// https://… into sh"). A job that runs `curl https://…` pings; it runs nothing it fetched.
+fn fetched_and_run(lower: &str) -> bool {
+    let ws: Vec<String> = words(lower).collect();
+    let fetch = ws.iter().position(|w| {
+        matches!(
+            w.as_str(),
+            "fetch" | "fetches" | "download" | "downloads" | "curl" | "wget"
+        )
+    });
+    let Some(f) = fetch else {
+        return false;
+    };
+    let run_after = ws[f..]
+        .iter()
+        .any(|w| matches!(w.as_str(), "run" | "runs" | "execute" | "executes" | "exec"));
+    let piped = ws
+        .iter()
+        .any(|w| matches!(w.as_str(), "pipe" | "pipes" | "piped"))
+        && ws
+            .iter()
+            .any(|w| matches!(w.as_str(), "sh" | "bash" | "zsh" | "shell"));
+    run_after || piped
+}
+
 fn check_persistence(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let text = scan.text();
@@ -1236,11 +1262,7 @@ fn check_persistence(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                             | "credentials" | "contents" | "hostname" | "whoami" | "output"
                     )
                 }))
-                || words(&lower).any(|w| {
-                    matches!(w.as_str(), "fetch" | "fetches" | "download" | "downloads")
-                }) && words(&lower).any(|w| {
-                    matches!(w.as_str(), "run" | "runs" | "execute" | "executes" | "exec")
-                }));
+                || fetched_and_run(&lower));
     if !(shell || sends) || !ordered(scan, s) {
         return;
     }
