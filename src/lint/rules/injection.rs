@@ -2801,7 +2801,7 @@ fn check_told(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// from me", "your new task:", "follow this instead", "comply with what follows").
 static NEW_ORDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)\b(?:obey|comply|do\s+(?:as|what|exactly|only|everything)\b|follow\s+(?:only\s+)?(?:this|these|my|me|mine|what|the\s+(?:next|new|following))\b|listen\s+(?:only\s+)?to\s+me|take\s+(?:your\s+)?(?:orders|instructions|commands|directions)|(?:your|the)\s+(?:new|only|real|next)\s+(?:task|job|orders?|instructions?|goal|mission|purpose)|new\s+(?:task|orders?|instructions?|rules?|directives?)\s*:|from\s+(?:now|here)\s+on|what\s+i\s+(?:say|type|tell|write|want|ask)|as\s+(?:i\s+(?:say|said|tell)|told)|answer\s+(?:only\s+)?(?:me|everything|anything)|reply\s+(?:only\s+)?(?:to\s+me|yes))",
+        r"(?i)\b(?:obey|comply|do\s+(?:as|what|exactly|only|everything)\b|follow\s+(?:only\s+)?(?:this|these|my|me|mine|what|the\s+(?:next|new|following))\b|listen\s+(?:only\s+)?to\s+me|take\s+(?:your\s+)?(?:orders|instructions|commands|directions)|(?:your|the)\s+(?:new|only|real|next)\s+(?:task|job|orders?|instructions?|goal|mission|purpose)|new\s+(?:task|orders?|instructions?|rules?|directives?)\s*:|from\s+(?:now|here)\s+on|what\s+i\s+(?:say|type|tell|write|want|ask)|as\s+(?:i\s+(?:say|said|tell)|told)|answer\s+(?:only\s+)?(?:to\s+)?(?:me|everything|anything)|reply\s+(?:only\s+)?(?:to\s+me|yes))",
     )
     .expect("new order")
 });
@@ -2811,7 +2811,7 @@ static NEW_ORDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|
 fn check_objectless(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    if negated_before(text, s) || !imperative_at(text, s) {
+    if negated_before(text, s) {
         return;
     }
     // Only softeners or the reader stand before the verb in its clause: "now, forget the
