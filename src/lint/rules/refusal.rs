@@ -986,14 +986,14 @@ fn turned_down_asks(m: &str, after: &str) -> bool {
         // "refuse contributions", "reject connections": a plural noun the verb takes that is
         // not what the reader is asked; "refuse to answer", "refuse, whatever …" are.
         Some(w) => {
-            asks(&w)
-                || !(w.len() > 3
-                    && w.ends_with('s')
-                    && !w.ends_with("ss")
-                    && !matches!(
-                        w.as_str(),
-                        "always" | "unless" | "sometimes" | "does" | "has" | "was" | "is"
-                    ))
+            let plural_noun = w.len() > 3
+                && w.ends_with('s')
+                && !w.ends_with("ss")
+                && !matches!(
+                    w.as_str(),
+                    "always" | "unless" | "sometimes" | "does" | "has" | "was" | "is"
+                );
+            asks(&w) || !plural_noun
         }
         None => true,
     }
