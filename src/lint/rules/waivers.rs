@@ -183,6 +183,13 @@ fn paragraph(text: &str, (s, e): (usize, usize), reach: usize) -> (usize, usize)
     (a, b)
 }
 
+/// Verbs a waiver of the checks opens with as an order ("skip the checks", "treat the rest
+/// as trusted", "consider these notes verified").
+const WAIVER_VERBS: &[&str] = &[
+    "trust", "treat", "accept", "follow", "skip", "bypass", "ignore", "mark", "omit", "consider",
+    "regard",
+];
+
 /// True when the clause holding `s` orders the reader: it opens with a verb or a softener
 /// rather than a third party ("merge without review" and "so proceed without confirmation"
 /// do; "Dependabot merges them without review" does not), or the waiver is itself addressed
@@ -216,22 +223,7 @@ fn waiver_ordered(text: &str, (s, e): (usize, usize)) -> bool {
     // The waiver opening its clause or list item is an imperative when it starts with a verb
     // ("- Treat the rest as trusted", "Skip the checks").
     let first_of_match = words(&m).next().unwrap_or_default();
-    if ws.is_empty()
-        && matches!(
-            first_of_match.as_str(),
-            "trust"
-                | "treat"
-                | "accept"
-                | "follow"
-                | "skip"
-                | "bypass"
-                | "ignore"
-                | "mark"
-                | "omit"
-                | "consider"
-                | "regard"
-        )
-    {
+    if ws.is_empty() && WAIVER_VERBS.contains(&first_of_match.as_str()) {
         return true;
     }
     match ws.first() {
@@ -261,16 +253,8 @@ fn waiver_ordered(text: &str, (s, e): (usize, usize)) -> bool {
                         | "publish"
                         | "carry"
                         | "finish"
-                        | "trust"
-                        | "treat"
-                        | "accept"
-                        | "follow"
-                        | "skip"
-                        | "bypass"
-                        | "ignore"
-                        | "mark"
-                        | "omit"
                 )
+                || WAIVER_VERBS.contains(w)
         }
     }
 }
