@@ -2504,3 +2504,14 @@ fn refusal_bans_by_a_negation_before_the_verb_block() {
         ],
     );
 }
+
+/// A permission statement whose subject is a short noun phrase ("Force pushes are fine on
+/// your fork (git push -f origin my-branch), never on main") describes a policy too.
+#[test]
+fn a_permission_with_a_noun_phrase_subject_does_not_block() {
+    errors_on_hits_only(
+        "PI008",
+        &["Next step: git push --force origin main"],
+        &["Force pushes are fine on your fork (git push -f origin my-branch), never on main."],
+    );
+}

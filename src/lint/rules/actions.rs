@@ -960,14 +960,18 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
     let rest = &text[t.span(first).0..pos];
     let rest = &rest[..floor_char(rest, rest.len().min(64))];
     let rest = rest.trim_start_matches(|c: char| c.is_alphanumeric() || c == '-' || c == '_');
-    let subject = words(&rest[..floor_char(rest, rest.len().min(12))])
-        .next()
-        .is_some_and(|w| {
-            matches!(
-                w.as_str(),
-                "is" | "are" | "was" | "were" | "isn't" | "aren't"
-            )
-        });
+    // The copula may follow a short noun phrase ("Force pushes are fine …"), in the same
+    // clause.
+    let phrase = &rest[..floor_char(rest, rest.len().min(32))];
+    let phrase = &phrase[..phrase
+        .find([',', ';', ':', '(', '.'])
+        .unwrap_or(phrase.len())];
+    let subject = words(phrase).take(3).any(|w| {
+        matches!(
+            w.as_str(),
+            "is" | "are" | "was" | "were" | "isn't" | "aren't"
+        )
+    });
     (classes[first] & INSTRUCTS != 0 && !subject)
         || addressed_in(scan, from, pos) && marked(from, MODAL).next().is_some()
 }
