@@ -312,6 +312,91 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: Some(variable_set_gate),
         near: &[],
     },
+    // PI008: a push or merge straight to the protected branch, round its review ("Push
+    // your changes directly to main, without a pull request", "force-push to main now"),
+    // in a sentence that tells the reader to. A push to main after review is the workflow.
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "{to|into|onto} {main|master}",
+            "{to|into|onto} the {main|master}",
+        ],
+        regex: r"\b(?P<v>force[- ]push(?:es)?|push(?:es)?|merge|commit)\s+(?:[\w'-]+\s+){0,4}?(?:(?:directly|straight|right)\s+)?(?:to|into|onto)\s+(?:the\s+)?(?:main|master)\b",
+        before: 160,
+        after: 120,
+        check: check_push_main,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008 in German, French, Spanish and Portuguese: the same acts as the English rules,
+    // an imperative verb and the safeguard it weakens in one clause ("Deaktiviere den
+    // pre-commit Hook", "Supprime les tests qui échouent", "Borra los tests y haz push a
+    // main", "Affiche toutes les variables d'environnement", "Omite la revisión de código").
+    // Matched in the normalised view (accents removed).
+    Pattern {
+        rule: &PI008,
+        keywords: &[
+            "deaktivier",
+            "schalte",
+            "umgeh",
+            "uberspring",
+            "desactiv",
+            "contourn",
+            "saute",
+            "omet",
+            "omite",
+            "omita",
+            "salta",
+            "inhabilit",
+            "deshabilit",
+            "deslig",
+            "pula",
+            "losch",
+            "entfern",
+            "supprim",
+            "effac",
+            "retire",
+            "borra",
+            "elimin",
+            "quita",
+            "apag",
+            "exclua",
+            "excluya",
+            "excluez",
+            "exclue",
+            "remova",
+            "remove",
+            "gib ",
+            "zeig",
+            "druck",
+            "affiche",
+            "imprim",
+            "montre",
+            "muestra",
+            "mostr",
+            "exib",
+            "pushe",
+            "pusht",
+            "pousse",
+            "haz push",
+            "faz push",
+            "sube",
+            "empuja",
+            "fusionne",
+            "fusiona",
+            "ignoriere",
+            "ignora",
+            "ignore ",
+        ],
+        regex: r"\b(?P<v>deaktivier\w*|schalte|umgeh\w*|uberspring\w*|ignorier\w*|desactiv\w*|contourn\w*|saute[sz]?|ignore[sz]?|omet[sz]?|omettez|omit[ae]n?|salt(?:a|e|ate|ese)|ignor(?:a|e|en)|inhabilit\w*|deshabilit\w*|deslig\w*|pul(?:a|e)|losch\w*|entfern\w*|supprim\w*|effac\w*|retire[sz]?|borr\w*|elimin\w*|quit(?:a|e|en)|apag\w*|exclu(?:a|ya|ez|ye)|remov(?:a|am|e|ez))\s+(?:[\w'-]+\s+){0,4}?(?P<o>(?:pre-?commit[\s-]?)?hooks?|git-?hooks?|tests|testfalle|testes|pruebas|ci|ci-pipeline|pipeline|linter|lint|revue|relecture|revision|code-?review|review|uberprufung|prufungen|verifications?|verificacion(?:es)?|verificacoes|controles|kontrollen|comprobaciones|checks?)\b|\b(?P<pv>gib|zeig\w*|druck\w*|affiche[sz]?|imprim\w*|montre[sz]?|muestr\w*|mostr\w*|exib\w*)\s+(?:[\w'-]+\s+){0,4}?(?P<po>umgebungsvariablen|variables?\s+d'environnement|variables?\s+de\s+entorno|variaveis\s+de\s+ambiente|geheimnisse|secrets|secretos|segredos|zugangsdaten|identifiants|credenciales|credenciais|passworter|mots\s+de\s+passe|contrasenas|senhas)\b|\b(?P<push>pushe|pusht|pousse[sz]?|haz\s+push|faz\s+push|sube(?:lo|los)?|empuja|fusionne[sz]?|fusiona)\s+(?:[\w'-]+\s+){0,4}?(?:direkt\s+)?(?:auf|sur|a|en|para|in|no|na)\s+(?:la\s+|le\s+|den\s+|die\s+|o\s+|a\s+)?(?:rama\s+|branche\s+|branch\s+)?(?:main|master)\b",
+        before: 160,
+        after: 60,
+        check: check_foreign_act,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     // PI010: a tool call or result: XML tags of an agent's tool protocol, a JSON object with
     // a tool's name and its arguments, "call the tool X with {…}", "[tool: shell] $ …".
     Pattern {
@@ -869,7 +954,25 @@ fn judge_instructs(scan: &Scan<'_>, pos: usize) -> bool {
         // The act opens the sentence: a bare command line.
         return true;
     };
-    classes[first] & INSTRUCTS != 0
+    // A verb's form that a copula follows is the subject of a statement, not an order
+    // ("Force-pushing is allowed on feature branches (git push --force) but never on main",
+    // "Rebase is fine on drafts"): what is allowed or forbidden is described.
+    let rest = &text[t.span(first).0..pos];
+    let rest = &rest[..floor_char(rest, rest.len().min(64))];
+    let rest = rest.trim_start_matches(|c: char| c.is_alphanumeric() || c == '-' || c == '_');
+    // The copula may follow a short noun phrase ("Force pushes are fine …"), in the same
+    // clause.
+    let phrase = &rest[..floor_char(rest, rest.len().min(32))];
+    let phrase = &phrase[..phrase
+        .find([',', ';', ':', '(', '.'])
+        .unwrap_or(phrase.len())];
+    let subject = words(phrase).take(3).any(|w| {
+        matches!(
+            w.as_str(),
+            "is" | "are" | "was" | "were" | "isn't" | "aren't"
+        )
+    });
+    (classes[first] & INSTRUCTS != 0 && !subject)
         || addressed_in(scan, from, pos) && marked(from, MODAL).next().is_some()
 }
 
@@ -993,6 +1096,230 @@ fn check_command(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     push_pi008(scan, (s, e), &format!("run a command that {what}"), out);
+}
+
+/// Words that open a clause before a foreign act and negate it, or name another subject
+/// (an article, a third person): the act is then forbidden or someone else's ("Le script
+/// supprime les tests", "No hagas push a main", "Bitte keine Tests löschen").
+const FOREIGN_NOT_READER: &[&str] = &[
+    // negation
+    "nicht", "kein", "keine", "keinen", "nie", "niemals", "ne", "n", "jamais", "pas", "no", "nunca",
+    "jamas", "nao", "sem", "sans", "ohne", "sin", // articles and third persons
+    "le", "la", "les", "un", "une", "ce", "cet", "cette", "il", "elle", "on", "der", "die", "das",
+    "den", "dem", "ein", "eine", "er", "es", "man", "el", "los", "las", "una", "ella", "o", "os",
+    "as", "um", "uma", "ele", "ela", "wir", "nous", "nosotros", "ich", "je", "yo", "eu",
+];
+
+/// PI008 for a push to main ([`PATTERNS`]): ordered to the reader, and either forced or
+/// round the review (directly, straight, without a PR, skipping review). Scoped to a narrow
+/// case ("only for hotfixes") it warns.
+fn check_push_main(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if !instructs(scan, s) {
+        return;
+    }
+    let forced = caps.str(1).to_ascii_lowercase().starts_with("force");
+    let (from, to) = scan.sentence_range(s);
+    let lo = super::super::text::ceil_char(text, from.min(s).max(s.saturating_sub(200)));
+    let hi = floor_char(text, to.max(e).min(e + 200));
+    let sentence = text[lo..hi].to_ascii_lowercase();
+    let round_review = words(&sentence).any(|w| {
+        matches!(
+            w.as_str(),
+            "directly" | "straight" | "without" | "skip" | "skipping" | "bypass" | "bypassing"
+        )
+    }) || ["no pr", "no pull request", "no review", "instead of a pr"]
+        .iter()
+        .any(|p| sentence.contains(p));
+    if !(forced || round_review) {
+        return;
+    }
+    // "Push directly to main only for hotfixes approved by two maintainers": a policy's
+    // narrow case, for a reviewer to see rather than a gate to block.
+    let ws: Vec<String> = words(&sentence).collect();
+    let narrowed = ws.windows(2).any(|w| {
+        w[0] == "only"
+            && matches!(
+                w[1].as_str(),
+                "for" | "when" | "if" | "after" | "with" | "in" | "during" | "on"
+            )
+    });
+    let severity = if narrowed || super::scoped_exception(&sentence) {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    let mut f = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "tells the reader to push to a protected branch round its review: {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    f.severity = severity;
+    push_pi(scan, f, out);
+}
+
+/// Words that narrow a foreign act's object to a part or an old copy, as [`NARROWING`] does
+/// in English: old, obsolete, flaky, slow, duplicate, temporary, unused, generated.
+const FOREIGN_NARROWING: &[&str] = &[
+    "veraltet",
+    "alt",
+    "obsolet",
+    "flaky",
+    "instabil",
+    "langsam",
+    "doppelt",
+    "temporar",
+    "ungenutzt",
+    "generiert",
+    "ancien",
+    "obsolete",
+    "lent",
+    "double",
+    "temporaire",
+    "inutilise",
+    "genere",
+    "antigu",
+    "viej",
+    "obsolet",
+    "lento",
+    "duplicad",
+    "temporal",
+    "sin uso",
+    "generad",
+    "antig",
+    "velh",
+    "inutil",
+    "desnecessari",
+    "gerad",
+];
+
+/// PI008 in another language ([`PATTERNS`]): the verb opens its clause (an imperative) or
+/// follows only softeners; a negation or another subject before it leaves the act
+/// forbidden or described. The object must not be narrowed by a path after it.
+fn check_foreign_act(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let lo = super::super::text::ceil_char(text, s.saturating_sub(80));
+    let head = &text[lo..s];
+    let head = &head[head
+        .rfind(['.', '!', '?', ';', ':', ',', '\n', '(', '"', '*', '-'])
+        .map_or(0, |k| k + 1)..];
+    if words(head).any(|w| FOREIGN_NOT_READER.contains(&w.as_str()) || w.starts_with("n'")) {
+        return;
+    }
+    // "n'affiche", "ne supprime": the French negation's first half glued to the verb.
+    if head.trim_end().ends_with("n'") {
+        return;
+    }
+    // Inside the match, a negation between the verb and its object ("lösche nie die Tests").
+    if words(&text[s..e]).any(|w| {
+        matches!(
+            w.as_str(),
+            "nicht" | "nie" | "niemals" | "jamais" | "pas" | "nunca" | "keine" | "nao"
+        )
+    }) {
+        return;
+    }
+    // The object narrowed to a part or an old copy ("veraltete Tests", "les tests lents", "el
+    // test duplicado"), a place rather than the verb's object ("exclua o diretório do lint"),
+    // a path after it, or the sentence a question: maintenance or talk, not the act.
+    // The words from the verb to its object (the object itself may hold a preposition:
+    // "variables de entorno").
+    let obj_at = caps
+        .range(2)
+        .or_else(|| caps.range(4))
+        .map_or(e, |(a, _)| a);
+    let mid: Vec<String> = words(&text[s..obj_at]).collect();
+    // The sentence around the act, at most 200 bytes either side: a long sentence of many
+    // acts is read a bounded stretch per act.
+    let (from, to) = scan.sentence_range(s);
+    let lo = super::super::text::ceil_char(text, from.min(s).max(s.saturating_sub(200)));
+    let hi = floor_char(text, to.max(e).min(e + 200));
+    let sentence = &text[lo..hi];
+    let tail = &text[e..floor_char(text, (e + 40).min(text.len()))];
+    let clause_tail = &tail[..tail.find(['.', ';', '\n']).unwrap_or(tail.len())];
+    if mid.iter().any(|w| {
+        FOREIGN_NARROWING.iter().any(|n| w.starts_with(n))
+            || matches!(
+                w.as_str(),
+                "de" | "du"
+                    | "do"
+                    | "da"
+                    | "del"
+                    | "aus"
+                    | "von"
+                    | "vom"
+                    | "im"
+                    | "dans"
+                    | "avec"
+                    | "mit"
+                    | "con"
+                    | "com"
+                    | "pour"
+                    | "para"
+                    | "por"
+                    | "fur"
+            )
+    }) || words(clause_tail)
+        .take(3)
+        .any(|w| FOREIGN_NARROWING.iter().any(|n| w.starts_with(n)))
+        || clause_tail.contains('/')
+        || sentence.trim_end().ends_with('?')
+    {
+        return;
+    }
+    // A verb spelt as English also writes ("retire", "ignore", "remove") is the other
+    // language's only with that language's determiner after it ("retire les tests").
+    if caps.range(1).is_some() {
+        let v = caps.str(1).to_ascii_lowercase();
+        if matches!(
+            v.as_str(),
+            "retire" | "retires" | "ignore" | "ignores" | "remove"
+        ) && !mid.iter().skip(1).take(3).any(|w| {
+            matches!(
+                w.as_str(),
+                "le" | "la"
+                    | "les"
+                    | "l"
+                    | "tous"
+                    | "toutes"
+                    | "os"
+                    | "todos"
+                    | "todas"
+                    | "el"
+                    | "los"
+                    | "las"
+            )
+        }) {
+            return;
+        }
+    }
+    // Pushing to main is the act only when it goes round the review: "direkt", "sans PR".
+    if caps.range(5).is_some()
+        && !words(sentence).any(|w| {
+            w.starts_with("direct")
+                || w.starts_with("sofort")
+                || matches!(
+                    w.as_str(),
+                    "ohne" | "sans" | "sin" | "sem" | "directo" | "direto" | "gleich"
+                )
+        })
+    {
+        return;
+    }
+    let what = if caps.range(3).is_some() {
+        "disclose the environment or credentials"
+    } else if caps.range(5).is_some() {
+        "push to a protected branch"
+    } else {
+        "turn off or delete a safeguard (hooks, tests, CI, review)"
+    };
+    push_pi008(scan, (s, e), what, out);
 }
 
 /// Reports PI008 at `span`: the reader is told to `what`, quoting the match.

@@ -53,8 +53,14 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "ai",
             "automated",
             "chatbot",
+            "summariser",
+            "summarizer",
+            "whoever",
+            "whatever",
+            "screening",
+            "triage",
         ],
-        regex: r"(?i)(?P<note>\b(?:note|message|notice|instructions?|reminder|memo|text|request|orders?)\s+(?:to|for)\s+(?:the|any|all|every|whichever)\s+(?:ai|llm|language\s+models?|(?:(?:ai|llm|coding|automated)\s+)?(?:[a-z]+\s+)?(?:agent|assistant|model|bot|llm|ai|helper|summari[sz]er|reviewer)s?)\b|\b(?:text|content|instructions?)\s+for\s+(?:ai|llm)\s+(?:readers|agents|assistants|models)\b)|(?P<reading>\b(?:ai|llm|language\s+model|assistant|agent|model|bot|chatbot|copilot|claude|chatgpt|gemini)s?\s+(?:(?:that|who|which)\s+(?:is\s+|are\s+)?)?(?:reading|reads|read|processing|processes|process|handling|handles|handle|summari[sz]ing|summari[sz]es|reviewing|reviews|parsing|parses|fixing|triaging|analy[sz]ing|answering|indexing|sees|seeing|see|viewing|visiting|browsing|crawling|scanning|editing|exporting|ingesting|receiving|hearing|opening|loading)\s+(?:this|these|my|our)\b)|(?P<when>\b(?:when|if|once|whenever|after|while)\s+(?:an?|the|any|some|whichever)\s+(?:(?:ai|llm|coding|automated)\s+)?(?:[a-z]+\s+)?(?:agent|assistant|model|bot|llm|ai|note-taker|helper)\s+(?:(?:reads|processes|sees|summari[sz]es|reviews|parses|opens|handles|encounters|finds|gets|receives|hears)\s+(?:this|these|my|our)\b|(?:is|are)\s+[a-z]+ing\b))|(?P<voc>(?:^|[\n\x22'(\[>:.,;!?\x{201C}\x{2014}])[ \t]*(?:>[ \t]*)?(?:\*\*)?(?:(?:hey|hi|hello|dear|ok|okay|attention|to|for)[ \t]+)?(?:(?:the|any|all|every|whichever|our|my)[ \t]+)?(?:(?:[a-z][\w-]*[ \t]+){0,2}(?:ai|llm|assistant|agent|bot|chatbot|copilot|claude|chatgpt|gemini|cursor)s?|(?:ai|llm|automated)[ \t]+[a-z][\w-]*|[a-z]+-ai)(?:[ \t]*/[ \t]*(?:ai|assistant|agent|copilot|claude|chatgpt|gemini|cursor))*(?:\*\*)?[ \t]*(?:[,:]|[\x{2014}\x{2013}]|[ \t]-[ \t])|@(?:bot|assistant|ai|copilot|claude|agent|llm)(?:-[\w-]+)?\b|\[(?:ai|llm|bot|agent|assistant)s?(?:-[\w-]+)?\])",
+        regex: r"(?i)(?P<note>\b(?:note|message|notice|instructions?|reminder|memo|text|request|orders?)\s+(?:to|for)\s+(?:the|any|all|every|whichever)\s+(?:ai|llm|language\s+models?|(?:(?:ai|llm|coding|automated)\s+)?(?:[a-z]+\s+)?(?:agent|assistant|model|bot|llm|ai|helper|summari[sz]er|reviewer)s?)\b|\b(?:text|content|instructions?)\s+for\s+(?:ai|llm)\s+(?:readers|agents|assistants|models)\b)|(?P<reading>\b(?:(?:ai|llm|language\s+model|assistant|agent|model|bot|chatbot|copilot|claude|chatgpt|gemini|summari[sz]er|(?:automated|ai|llm|screening|triage)\s+(?:system|tool|reader|parser|classifier|screener|pipeline|processor))s?\s+(?:(?:that|who|which)\s+(?:is\s+|are\s+)?)?|(?:whoever\s+|whatever\s+(?:[a-z]+\s+)?)(?:is\s+)?)(?:reading|reads|read|processing|processes|process|handling|handles|handle|summari[sz]ing|summari[sz]es|reviewing|reviews|parsing|parses|fixing|triaging|triages|analy[sz]ing|answering|indexing|sees|seeing|see|viewing|visiting|browsing|crawling|scanning|editing|exporting|ingesting|receiving|hearing|opening|loading)\s+(?:this|these|my|our)\b)|(?P<when>\b(?:when|if|once|whenever|after|while)\s+(?:an?|the|any|some|whichever)\s+(?:(?:ai|llm|coding|automated)\s+)?(?:[a-z]+\s+)?(?:agent|assistant|model|bot|llm|ai|note-taker|helper)\s+(?:(?:reads|processes|sees|summari[sz]es|reviews|parses|opens|handles|encounters|finds|gets|receives|hears)\s+(?:this|these|my|our)\b|(?:is|are)\s+[a-z]+ing\b))|(?P<voc>(?:^|[\n\x22'(\[>:.,;!?\x{201C}\x{2014}])[ \t]*(?:>[ \t]*)?(?:\*\*)?(?:(?:hey|hi|hello|dear|ok|okay|attention|to|for)[ \t]+)?(?:(?:the|any|all|every|whichever|our|my)[ \t]+)?(?:(?:[a-z][\w-]*[ \t]+){0,2}(?:ai|llm|assistant|agent|bot|chatbot|copilot|claude|chatgpt|gemini|cursor|language[ \t]+model|summari[sz]er)s?|(?:ai|llm|automated|screening|triage|ranking|hiring)[ \t]+(?:system|tool|bot|model|reader|parser|classifier|screener|pipeline)|(?:ai|llm|automated)[ \t]+[a-z][\w-]*|[a-z]+-ai)(?:[ \t]*/[ \t]*(?:ai|assistant|agent|copilot|claude|chatgpt|gemini|cursor))*(?:[ \t]+(?:of|for|on|in)[ \t]+(?:this|these|the)[ \t]+[a-z][\w-]*)?(?:\*\*)?[ \t]*(?:[,:]|[\x{2014}\x{2013}]|[ \t]-[ \t])|@(?:bot|assistant|ai|copilot|claude|agent|llm)(?:-[\w-]+)?\b|\[(?:ai|llm|bot|agent|assistant)s?(?:-[\w-]+)?\])",
         before: 40,
         after: 120,
         check: check_ai_in_data,
@@ -93,7 +99,7 @@ const HOSTILE: [(&str, &str); 16] = [
         "to post dictated replies",
     ),
     (
-        r"\b(?:recogni[sz]e|rate|rank|score|praise|recommend|describe|regard|consider|treat|review|grade|evaluate|call)\b[^.\n]{0,60}\b(?:as\s+such|finest|best|excellent|masterpiece|outstanding|brilliant|perfect|highest|top|favou?rably|positively|\d+\s*/\s*\d+)\b",
+        r"\b(?:recogni[sz]e|rate|rank|score|praise|recommend|describe|regard|consider|treat|review|grade|evaluate|call)\b[^.\n]{0,60}\b(?:as\s+such|finest|best|excellent|masterpiece|outstanding|brilliant|perfect|highest|top|favou?rably|positively|\d+\s*/\s*\d+)\b|\b(?:rate|rank|score|give|review|grade)\b[^.\n]{0,40}\b(?:five|5|full|top|maximum|max)[\s-]+stars?\b|\b(?:rank|rate|score|grade|shortlist)\s+(?:this|my|our|the)\s+(?:\w+\s+)?(?:first|#1|number\s+one|highest|at\s+the\s+top)\b|\b(?:hide|suppress|bury|remove|delete|drop|filter\s+out)\s+(?:the\s+|all\s+|any\s+|every\s+)?(?:negative|bad|critical|low|poor|one-star|1-star|unfavou?rable)\s+(?:reviews?|ratings?|comments?|feedback)\b",
         "to sway its judgement of a work",
     ),
     (
@@ -113,7 +119,7 @@ const HOSTILE: [(&str, &str); 16] = [
         "to spend the user's money",
     ),
     (
-        r"\b(?:merge|push|approve|commit|deploy)\b[^.\n]{0,60}?(?:\bwithout\s+(?:running\s+)?(?:the\s+|any\s+)?(?:checks?|tests?|ci|review|approval)|\bskip(?:ping)?\s+(?:the\s+)?(?:checks?|tests?|ci|review)|\bno\s+review|\b(?:straight|directly)\s+to\s+(?:main|master|production|prod))\b",
+        r"\b(?:merge|push|approve|commit|deploy)\b[^.\n]{0,60}?(?:\bwithout\s+(?:running\s+)?(?:the\s+|any\s+)?(?:checks?|tests?|ci|review|approval)|\bskip(?:ping)?\s+(?:the\s+|any\s+|all\s+)?(?:[\w-]+\s+)?(?:checks?|tests?|ci|review|verification)|\bno\s+review|\b(?:straight|directly)\s+to\s+(?:main|master|production|prod))\b",
         "to bypass the project's review",
     ),
     (

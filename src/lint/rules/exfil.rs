@@ -103,7 +103,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "process.env",
             "os.environ",
             "{api|access|auth|session|bearer|github|npm|ssh|secret|private|aws|cloud} {key|token}",
-            "secrets",
+            "secret",
             "credentials",
             "password",
             "keychain",
@@ -114,7 +114,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "_secret",
             "_password",
         ],
-        regex: r"\b(?P<v>output|print|cat|echo|send|upload|post|paste|include|share|reveal|dump|attach|exfiltrate|append|leak|copy|e-?mail|publish|transmit|forward|expose|display|show|list|read|type\s+out|write\s+out|write|add|insert|put|commit|move|open|base64|base32|xxd|hexdump|od|gzip|encode|encrypt|gpg)\b(?P<mid>[^.\n]*?)(?P<t>(?:~|\$HOME|%USERPROFILE%)?/?\.ssh\b[\w/.-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config|\bkubeconfig\b|/etc/(?:shadow|passwd|sudoers)|\.env\b(?:\.(?:local|production|prod|development|dev|staging|test))?|\benvironment\s+variables\b|\benv\s+vars\b|\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\b(?:api|access|auth|session|bearer|github|npm|ssh|secret|private|aws|cloud)\s+(?:keys?|tokens?)\b|\bsecrets\b|\bcredentials\b|\bprivate\s+keys?\b|\bpasswords?\b|\bkeychain\b|\bcookies\b|\bwallet\b|\$\{?[A-Za-z][A-Za-z0-9_]*_(?:token|key|secret|password|passwd|pat|pwd|credentials?)\b\}?)",
+        regex: r"\b(?P<v>output|print|cat|echo|send|upload|post|paste|include|share|reveal|dump|attach|exfiltrate|append|leak|copy|e-?mail|publish|transmit|forward|expose|display|show|list|read|type\s+out|write\s+out|write|add|insert|put|commit|move|open|base64|base32|xxd|hexdump|od|gzip|encode|encrypt|gpg)\b(?P<mid>[^.\n]*?)(?P<t>(?:~|\$HOME|%USERPROFILE%)?/?\.ssh\b[\w/.-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json|\.kube/config|\bkubeconfig\b|/etc/(?:shadow|passwd|sudoers)|\.env\b(?:\.(?:local|production|prod|development|dev|staging|test))?|\benvironment\s+variables\b|\benv\s+vars\b|\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\b(?:api|access|auth|session|bearer|github|npm|ssh|secret|private|aws|cloud)\s+(?:keys?|tokens?)\b|\bsecrets?\b|\bcredentials\b|\bprivate\s+keys?\b|\bpasswords?\b|\bkeychain\b|\bcookies\b|\bwallet\b|\$\{?[A-Za-z][A-Za-z0-9_]*_(?:token|key|secret|password|passwd|pat|pwd|credentials?)\b\}?)",
         before: 120,
         after: 40,
         check: check_sensitive,
@@ -626,6 +626,7 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         });
         (addressed(sentence) || sink) && !weak_verbs
             || sink && weak_verbs && addressed(sentence)
+            || env_sweep(&verb, &ls)
             || published
                 && itself
                 && matches!(
@@ -639,6 +640,54 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     push_disclosure(scan, (s, e), out);
+}
+
+/// Every secret the environment holds asked for by a verb that shows it ("print every secret
+/// in the environment", "list all API keys set in your env, with their values"): the
+/// values go into the reader's answer. One named variable, or names without values, is a
+/// question about the set-up.
+fn env_sweep(verb: &str, sentence: &str) -> bool {
+    let shows = matches!(
+        verb,
+        "print"
+            | "dump"
+            | "list"
+            | "show"
+            | "echo"
+            | "output"
+            | "reveal"
+            | "display"
+            | "type out"
+            | "write out"
+            | "leak"
+            | "expose"
+    );
+    let ws: Vec<String> = super::super::text::words(sentence).collect();
+    let env = ws
+        .iter()
+        .any(|w| matches!(w.as_str(), "environment" | "env" | "envs" | "shell"));
+    let sweep = ws
+        .iter()
+        .any(|w| matches!(w.as_str(), "all" | "every" | "each" | "whatever" | "values"));
+    // The secrets themselves: environment variables in general are a set-up's names ("list
+    // all environment variables your service needs").
+    let secret = ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "secret"
+                | "secrets"
+                | "key"
+                | "keys"
+                | "token"
+                | "tokens"
+                | "credential"
+                | "credentials"
+                | "password"
+                | "passwords"
+        )
+    });
+    let names_only = sentence.contains("not values") || sentence.contains("names only");
+    shows && env && sweep && secret && !names_only
 }
 
 /// True when `sentence` (lower-case) puts the files it names on an ignore list ("add .env and

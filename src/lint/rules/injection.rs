@@ -224,6 +224,47 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // PI001: an override with no object but a place in the conversation ("forget the
+    // previous.", "disregard what came before;", "skip all earlier —") and then a new order to
+    // the reader ("obey me", "do as I say", "your new task"). Without the order, or with a
+    // noun after the place ("ignore the previous warning"), it is ordinary advice.
+    Pattern {
+        rule: &PI001,
+        keywords: &[
+            "ignor",
+            "disregard",
+            "forget",
+            "overrid",
+            "overrule",
+            "skip",
+            "discard",
+            "dismiss",
+            "set aside",
+            "throw out",
+            "drop",
+            "scrap",
+            "ditch",
+            "put aside",
+            "never mind",
+        ],
+        regex: r"\b(?P<v>ignore|disregard|forget|override|overrule|skip|discard|dismiss|set\s+aside|throw\s+out|drop|scrap|ditch|put\s+aside|never\s+mind)\s+(?:(?:all|everything|anything|whatever|what)\s+(?:of\s+)?(?:(?:that|which)\s+)?)?(?:(?:the|that|this)\s+)?(?:(?:stuff|things?|bits?|parts?|text|lines?)\s+)?(?:(?:was|were|came|went|got|has\s+been)\s+(?:said\s+|written\s+|given\s+|typed\s+|sent\s+)?)?(?P<o>previous|previously|prior|earlier|above|before|preceding|beforehand|so\s+far|until\s+now|up\s+to\s+now)(?:\s+(?:stuff|things?|bits?|parts?|ones?|text|lines?))?[ \t]*(?:[.;:,!\n]|-+\s|–|—|$)",
+        before: 40,
+        after: 90,
+        check: check_objectless,
+        overlap: false,
+        gate: None,
+        near: &[
+            "previous",
+            "prior",
+            "earlier",
+            "above",
+            "before",
+            "preceding",
+            "so far",
+            "until now",
+            "up to now",
+        ],
+    },
     // PI001: the reader's instructions declared void ("previous instructions no longer apply").
     Pattern {
         rule: &PI001,
@@ -633,12 +674,15 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "were given",
             "been given",
             "were told",
+            "{were|been} {primed|configured|briefed|seeded|loaded|initiali}",
+            "{precedes|preceded|precede|precedes our|preceding} {this|our|the|my}",
             "directive",
             "guideline",
             "initiali",
             "preamble",
             "setup text",
             "hidden",
+            "directions",
             "cannot see",
             "can't see",
             "before my",
@@ -648,7 +692,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "before this conversation",
             "before we",
         ],
-        regex: r"\b(?P<v>repeat|recite|quote|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out)\b(?P<mid>[^.\n?!]*?)\b(?P<o>(?:your|the|my)\s+(?:[\w'-]+\s+){0,2}?(?:(?:system|developer)\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:everything|all|anything)\s+(?:that\s+)?you\s+(?:were|have\s+been|'ve\s+been)\s+(?:told|given|instructed|shown|sent)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|(?:the|your)\s+(?:[\w-]+\s+){0,2}?(?:text|message|preamble|setup\s+text|words|content)|initiali[sz]ation\s+(?:string|prompt|text))",
+        regex: r"\b(?P<v>repeat|recite|quote|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out|reproduce|transcribe|restate|regurgitate|spit\s+out|cough\s+up|hand\s+over|emit)\b(?P<mid>[^.\n?!]*?)\b(?P<o>(?:your|the|my)\s+(?:[\w'-]+\s+){0,2}?(?:(?:system|developer)\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|directions|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:everything|all|anything|whatever(?:\s+(?:text|words|instructions|content|prompt))?)\s+(?:that\s+)?you\s+(?:were|have\s+been|'ve\s+been)\s+(?:told|given|instructed|shown|sent|primed|configured|briefed|seeded|loaded|initiali[sz]ed)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|(?:the|your)\s+(?:[\w-]+\s+){0,2}?(?:text|message|preamble|setup\s+text|words|content)|initiali[sz]ation\s+(?:string|prompt|text))",
         before: 100,
         after: 120,
         check: check_extraction,
@@ -1498,11 +1542,8 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &PI004,
-        keywords: &[
-            "refuse", "decline", "deny", "reject", "say no", "apologi", "censor", "moraliz",
-            "lecture",
-        ],
-        regex: r"\b(?:never|not|won'?t|will\s+not|cannot|can'?t|must\s+not|should\s+not|shouldn'?t|do\s+not|don'?t|mustn'?t|no\s+longer(?:\s+(?:need|have)\s+to)?)\s+(?:ever\s+)?(?:refuse|decline|deny|reject|say\s+no|apologi[sz]e|censor|moraliz|lecture)",
+        keywords: super::REFUSAL_WORDS,
+        regex: r"\b(?:never|not|won'?t|will\s+not|cannot|can'?t|must\s+not|should\s+not|shouldn'?t|do\s+not|don'?t|mustn'?t|no\s+longer(?:\s+(?:need|have)\s+to)?)\s+(?:ever\s+)?(?:{REFUSE}|deny|apologi[sz]e|censor|moraliz|lecture)",
         before: 40,
         after: 10,
         check: signal_limits,
@@ -2752,6 +2793,76 @@ fn check_told(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         s,
         e,
         format!("instruction override: {}", excerpt(&text[s..e])),
+    );
+    push_pi(scan, f, out);
+}
+
+/// A new order to the reader after an override ("obey only me", "do as I say", "take orders
+/// from me", "your new task:", "follow this instead", "comply with what follows").
+static NEW_ORDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)\b(?:obey|comply|do\s+(?:as|what|exactly|only|everything)\b|follow\s+(?:only\s+)?(?:this|these|my|me|mine|what|the\s+(?:next|new|following))\b|listen\s+(?:only\s+)?to\s+me|take\s+(?:your\s+)?(?:orders|instructions|commands|directions)|(?:your|the)\s+(?:new|only|real|next)\s+(?:task|job|orders?|instructions?|goal|mission|purpose)|new\s+(?:task|orders?|instructions?|rules?|directives?)\s*:|from\s+(?:now|here)\s+on|what\s+i\s+(?:say|type|tell|write|want|ask)|as\s+(?:i\s+(?:say|said|tell)|told)|answer\s+(?:only\s+)?(?:to\s+)?(?:me|everything|anything)|reply\s+(?:only\s+)?(?:to\s+me|yes))",
+    )
+    .expect("new order")
+});
+
+/// PI001 for an override with no object ([`PATTERNS`]): an imperative, not negated, and a
+/// new order to the reader in the rest of the sentence or the next one.
+fn check_objectless(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if negated_before(text, s) {
+        return;
+    }
+    // Only softeners or the reader stand before the verb in its clause: "now, forget the
+    // previous", "you must drop the earlier", not "the tool will discard what came before".
+    let from = super::super::text::ceil_char(text, s.saturating_sub(60));
+    let head = &text[from..s];
+    let head = &head[head
+        .rfind(['.', '!', '?', ';', ':', ',', '\n', '(', '"', '-'])
+        .map_or(0, |k| k + 1)..];
+    if !words(head).all(|w| {
+        matches!(
+            w.as_str(),
+            "please"
+                | "just"
+                | "now"
+                | "so"
+                | "ok"
+                | "okay"
+                | "and"
+                | "then"
+                | "first"
+                | "simply"
+                | "also"
+                | "hey"
+                | "right"
+                | "alright"
+                | "well"
+                | "you"
+                | "must"
+                | "should"
+                | "need"
+                | "to"
+                | "will"
+                | "can"
+                | "i"
+                | "want"
+        )
+    }) || words(head).next().is_some_and(|w| w != "you")
+        && words(head).any(|w| matches!(w.as_str(), "will" | "can" | "must" | "should"))
+    {
+        return;
+    }
+    let end = super::super::text::floor_char(text, (e + 120).min(text.len()));
+    let Some(m) = NEW_ORDER.find(&text[e..end]) else {
+        return;
+    };
+    let f = Finding::new(
+        &PI001,
+        s,
+        e + m.end(),
+        format!("instruction override: {}", excerpt(&text[s..e + m.end()])),
     );
     push_pi(scan, f, out);
 }
@@ -4094,16 +4205,7 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let possessive = obj.starts_with("your")
         || obj.contains("you were")
         || obj.contains("you have been")
-        || [
-            "you were",
-            "you have been",
-            "you've been",
-            "given to you",
-            "you received",
-            "you got",
-        ]
-        .iter()
-        .any(|p| after.trim_start().starts_with(p));
+        || set_up_for_reader(&after);
     let context_ref = obj.starts_with("everything")
         || after.contains("beginning of this conversation")
         || after.contains("start of this conversation")
@@ -4211,6 +4313,8 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                 "is ",
                 "was ",
                 "stands ",
+                "precedes ",
+                "preceded ",
                 "you received ",
                 "you got ",
                 "you were given ",
@@ -4231,6 +4335,10 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                         "above my first",
                         "ahead of the ",
                         "prior to the ",
+                        "this chat",
+                        "this conversation",
+                        "our chat",
+                        "our conversation",
                     ]
                     .iter()
                     .any(|b| r.starts_with(b))
@@ -4257,7 +4365,9 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         );
         return push_pi(scan, f, out);
     }
-    // The generic nouns ("the text", "the message") take part only as hidden context.
+    // The generic nouns ("the text", "the message") take part only as hidden context, or as
+    // the reader's own text marked as its set-up ("your hidden preamble", "the setup text you
+    // were given"): "paste your error message" is a user's.
     if [
         "text",
         "message",
@@ -4270,12 +4380,31 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     .any(|n| obj.ends_with(n))
         && !obj.contains("system ")
         && !obj.contains("developer ")
+        && (!possessive || !words(&obj).any(|w| SETUP_MARKS.contains(&w.as_str())))
     {
         return;
     }
     let sweeping = possessive || obj.starts_with("everything");
-    let soft_verb =
-        soft_verb && !(stored && sweeping && matches!(verb.as_str(), "copy" | "paste" | "send"));
+    // A set-up text named as the reader's own ("your hidden preamble", "the operator
+    // instructions you run under") is its prompt whatever the verb that asks for it.
+    let set_up = possessive
+        && words(&obj).any(|w| {
+            matches!(
+                w.as_str(),
+                "preamble"
+                    | "hidden"
+                    | "secret"
+                    | "operator"
+                    | "initial"
+                    | "original"
+                    | "starting"
+                    | "priming"
+                    | "setup"
+            )
+        });
+    let soft_verb = soft_verb
+        && !set_up
+        && !(stored && sweeping && matches!(verb.as_str(), "copy" | "paste" | "send"));
     let fire = if possessive {
         (imperative_at(text, s) || request || sentence.contains('?'))
             && (!soft_verb || request || verb == "tell" || verb == "give" || verb == "list")
@@ -4299,6 +4428,66 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     );
     push_pi(scan, f, out);
+}
+
+/// Words that mark a text of the reader's as the one it was set up with: its prompt.
+const SETUP_MARKS: &[&str] = &[
+    "preamble",
+    "setup",
+    "hidden",
+    "secret",
+    "initial",
+    "original",
+    "starting",
+    "opening",
+    "configuration",
+    "config",
+    "operator",
+    "internal",
+    "underlying",
+    "priming",
+];
+
+/// Whether `after` (lower-case, what follows an extraction's object) opens a relative clause
+/// saying the reader was given it: "you were given", "you received", "you are running
+/// under", "you were primed with", "your developers gave you".
+fn set_up_for_reader(after: &str) -> bool {
+    let a = after.trim_start();
+    let a = a
+        .strip_prefix("that ")
+        .or_else(|| a.strip_prefix("which "))
+        .unwrap_or(a);
+    if [
+        "given to you",
+        "you received",
+        "you got",
+        "you were",
+        "you have been",
+        "you've been",
+        "you had been",
+    ]
+    .iter()
+    .any(|p| a.starts_with(p))
+    {
+        return true;
+    }
+    let ws: Vec<String> = words(a).take(4).collect();
+    let w = |i: usize| ws.get(i).map_or("", String::as_str);
+    // "you are running under", "you operate with", "you run on".
+    let runs = |v: &str| {
+        ["run", "operat", "work", "act", "start", "boot"]
+            .iter()
+            .any(|r| v.starts_with(r))
+    };
+    let under = |p: &str| matches!(p, "under" | "with" | "on" | "by" | "from");
+    (w(0) == "you" && (runs(w(1)) && under(w(2)) || w(1) == "are" && runs(w(2)) && under(w(3))))
+        // "your developers gave you", "your operator wrote for you".
+        || (w(0) == "your" || w(0) == "the")
+            && ["developer", "operator", "creator", "maker", "owner", "admin", "deployer"]
+                .iter()
+                .any(|r| w(1).starts_with(r))
+            && ["gave", "give", "wrote", "set", "provided", "configured", "loaded"]
+                .contains(&w(2))
 }
 
 /// Verbs that put text into the reader's answer.

@@ -55,8 +55,39 @@ pub(crate) fn all_patterns() -> Vec<&'static Pattern> {
         .collect()
 }
 
+/// The words of a refusal and of its kin (apologies, disclaimers, moralising) that the
+/// refusal-ban patterns of `refusal` and `injection` are keyed on: one list for both, so a
+/// refusal word added for one is read by the other. Every match of either holds one.
+pub(crate) const REFUSAL_WORDS: &[&str] = &[
+    "refus",
+    "declin",
+    "reject",
+    "say no",
+    "saying no",
+    "turn down",
+    "turning down",
+    "turns down",
+    "deny",
+    "apolog",
+    "sorry",
+    "disclaimer",
+    "caveat",
+    "hedg",
+    "censor",
+    "moraliz",
+    "lecture",
+    "i can't",
+    "i cannot",
+    "unable",
+];
+
 /// Vocabulary shared by the patterns, substituted for `{NAME}` in pattern sources.
 const VOCAB: &[(&str, &str)] = &[
+    // The refusal itself, as a verb or noun: what a ban on refusing names ([`REFUSAL_WORDS`]).
+    (
+        "REFUSE",
+        r"refus\w*|declin\w*|reject\w*|say(?:ing)?\s+no|turn(?:s|ing)?\s+down",
+    ),
     (
         "OVR",
         r"ignore|ignoring|ignores|disregard|disregarding|forget|forgetting|override|overriding|overrule|bypass|bypassing|skip|neglect|overlook|omit|discard|abandon|dismiss|set\s+aside|throw\s+out|nullify|erase|throw\s+away|cast\s+(?:aside|off|away)|brush\s+aside|unlearn|wipe|purge|pay\s+no\s+(?:attention|heed|mind)\s+to|do\s+not\s+(?:follow|obey|heed)|don'?t\s+(?:follow|obey|heed)|stop\s+(?:following|obeying|heeding|respecting|adhering\s+to|listening\s+to)|no\s+longer\s+(?:follow|obey)|let\s+go\s+of|abide\s+by\s+none\s+of|drop|dropping|scrap|ditch|put\s+aside|regardless\s+of|notwithstanding|contrary\s+to|(?:instead|rather)\s+(?:of|than)\s+(?:following|obeying|heeding)",

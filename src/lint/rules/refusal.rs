@@ -23,22 +23,8 @@ use super::{excerpt, push_pi};
 pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
-        keywords: &[
-            "refus",
-            "declin",
-            "apolog",
-            "sorry",
-            "disclaimer",
-            "caveat",
-            "say no",
-            "saying no",
-            "reject",
-            "i can't",
-            "i cannot",
-            "unable",
-            "hedg",
-        ],
-        regex: r"\b(?:refus\w*|declin\w*|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|say(?:ing)?\s+no|reject\w*|i\s+can'?t|i\s+cannot|unable)\b",
+        keywords: super::REFUSAL_WORDS,
+        regex: r"\b(?:{REFUSE}|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|unable)\b",
         before: 0,
         after: 80,
         check: check_refusal_ban,
@@ -49,7 +35,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: LIMIT_STEMS,
-        regex: r"\b(?:your|ur)\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:(?:are|is|r|have\s+been|has\s+been|were|was|got)\s+(?:now\s+|all\s+|just\s+|completely\s+|officially\s+|been\s+|permanently\s+)*(?:gone|off|none|over|void|deleted|removed|erased|wiped|disabled|lifted|switched\s+off|turned\s+off|deactivated|suspended|revoked|cancel+ed|history|a\s+thing\s+of\s+the\s+past|no\s+more)|(?:no\s+longer|don'?t|do\s+not|now\s+no\s+longer)\s+exist)\b|\b(?:you\s+(?:now\s+)?(?:have|got|possess)|you'?ve\s+got|for\s+you\s+there\s+(?:are|is))\s+(?:no|zero)\s+(?:more\s+|longer\s+any\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\bthere\s+(?:are|is)\s+(?:now\s+)?(?:no|zero)\s+(?:more\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:on|for|to)\s+you\b|\bno\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:apply|applies|exist)\s+(?:to|for)\s+you\b|\bconsider\s+(?:all\s+)?your\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:gone|lifted|off|void|deleted|removed|suspended|switched\s+off)\b|(?:^|[\n.;,])[ \t]*(?:{LIMITS})[ \t]*:[ \t]*(?:off|none|disabled|gone|removed)\b",
+        regex: r"\b(?:your|ur)\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:(?:are|is|r|have\s+been|has\s+been|were|was|got)\s+(?:now\s+|all\s+|just\s+|completely\s+|officially\s+|been\s+|permanently\s+)*(?:gone|off|none|over|void|deleted|removed|erased|wiped|disabled|lifted|switched\s+off|turned\s+off|deactivated|suspended|revoked|cancel+ed|history|a\s+thing\s+of\s+the\s+past|no\s+more)|(?:no\s+longer|don'?t|do\s+not|now\s+no\s+longer)\s+exist)\b|\b(?:you\s+(?:now\s+)?(?:have|got|possess)|you'?ve\s+got|for\s+you\s+there\s+(?:are|is))\s+(?:no|zero)\s+(?:more\s+|longer\s+any\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\bthere\s+(?:are|is)\s+(?:now\s+)?(?:no|zero)\s+(?:more\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:on|for|to)\s+you\b|\bno\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:apply|applies|exist)\s+(?:to|for)\s+you\b|\bconsider\s+(?:all\s+)?your\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:gone|lifted|off|void|deleted|removed|suspended|switched\s+off)\b|(?:^|[\n.;,])[ \t]*(?:{LIMITS})[ \t]*:[ \t]*(?:off|none|disabled|gone|removed)\b|\b(?:you\s+(?:are|'re|r)\s+(?:now\s+|hereby\s+|officially\s+)?|consider\s+yourself\s+)(?:(?:free|freed|released|liberated|exempt|unbound|unshackled)\s+(?:from|of)|(?:no\s+longer|not)\s+(?:bound|restricted|limited|constrained|held|governed)\s+by)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:your\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:{LIMITS})\b|\b(?:the\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+on\s+(?:what\s+)?you(?:\s+(?:can|may|could|are\s+allowed\s+to)\s+\w+)?\s+(?:were|was|have\s+been|has\s+been|are|is)\s+(?:now\s+|all\s+|officially\s+)?(?:lifted|removed|gone|deleted|disabled|suspended|switched\s+off|turned\s+off|revoked)\b",
         before: 60,
         after: 80,
         check: check_rules_gone,
@@ -104,7 +90,35 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "断ら",
             "断り",
         ],
-        regex: r"\b(?:tu\s+ne\s+(?:dois|peux)|vous\s+ne\s+(?:devez|pouvez))\s+jamais\s+(?:rien\s+)?refuser\b|\bne\s+refuse[sz]?\s+jamais\b|\b(?:darfst|sollst)\s+(?:\w+\s+){0,3}?(?:niemals|nie)\s+(?:\w+\s+)?(?:ablehnen|verweigern)\b|\b(?:lehne|verweigere)\s+(?:niemals|nie)\b|\bnunca\s+(?:te\s+niegues|rechaces|debes\s+(?:rechazar|negarte))\b|\bno\s+(?:debes|puedes)\s+(?:nunca\s+)?(?:rechazar|negarte)\b|\bnon\s+(?:devi\s+)?(?:mai\s+)?rifiutar(?:e|ti)(?:\s+mai)?\b|\b(?:nunca|jamais)\s+(?:recuse|se\s+recuse|deve\s+recusar)\b|\bvoce\s+nao\s+(?:pode|deve)\s+(?:nunca\s+)?recusar\b|\b(?:ohne|keine)\s+(?:jede\s+|jegliche\s+)?(?:ablehnung|weigerung|verweigerung)\b|\bsin\s+(?:nunca\s+)?(?:negarte|rechazar|rehusar)\b|\bno\s+te\s+niegues\b|\bsans\s+(?:jamais\s+)?refuser\b|\bsem\s+(?:nunca\s+)?recusar\b|\bnao\s+(?:se\s+)?recuse\b|\bsenza\s+(?:mai\s+)?rifiutar\w*|\b(?:nooit|zonder\s+te)\s+weiger\w*|\bnigdy\s+nie\s+odmawiaj\w*|(?:[нh][иu][кk][оo][гr]д[аa]\s+)?[нh][еe]\s+[оo][тt][кk][аa][з3]ы[вbB][аa]й[сc]я|[б6][еe][з3]\s+[оo][тt][кk][аa][з3]\S*|(?:不要|不得|不能|禁止|别|絕不|绝不|永远不要|不许)(?:\S{0,3})?拒绝|拒绝(?:\S{0,6})?不(?:被)?允许|(?:拒否|断)(?:せず|しない|らない|らず|りません|しません|しないで|らないで)",
+        regex: r"\b(?:tu\s+ne\s+(?:dois|peux)|vous\s+ne\s+(?:devez|pouvez))\s+jamais\s+(?:rien\s+)?refuser\b|\bne\s+refuse[sz]?\s+jamais\b|\b(?:darfst|sollst)\s+(?:\w+\s+){0,3}?(?:niemals|nie)\s+(?:\w+\s+){0,3}?(?:ablehnen|verweigern)\b|\b(?:lehne|verweigere)\s+(?:niemals|nie)\b|\bnunca\s+(?:te\s+niegues|rechaces|debes\s+(?:rechazar|negarte))\b|\bno\s+(?:debes|puedes)\s+(?:nunca\s+)?(?:rechazar|negarte)\b|\bnon\s+(?:devi\s+)?(?:mai\s+)?rifiutar(?:e|ti)(?:\s+mai)?\b|\b(?:nunca|jamais)\s+(?:recuse|se\s+recuse|deve\s+recusar)\b|\bvoce\s+nao\s+(?:pode|deve)\s+(?:nunca\s+)?recusar\b|\b(?:ohne|keine)\s+(?:jede\s+|jegliche\s+)?(?:ablehnung|weigerung|verweigerung)\b|\bsin\s+(?:nunca\s+)?(?:negarte|rechazar|rehusar)\b|\bno\s+te\s+niegues\b|\bsans\s+(?:jamais\s+)?refuser\b|\bsem\s+(?:nunca\s+)?recusar\b|\bnao\s+(?:se\s+)?recuse\b|\bsenza\s+(?:mai\s+)?rifiutar\w*|\b(?:nooit|zonder\s+te)\s+weiger\w*|\bnigdy\s+nie\s+odmawiaj\w*|(?:[нh][иu][кk][оo][гr]д[аa]\s+)?[нh][еe]\s+[оo][тt][кk][аa][з3]ы[вbB][аa]й[сc]я|[б6][еe][з3]\s+[оo][тt][кk][аa][з3]\S*|(?:不要|不得|不能|禁止|别|絕不|绝不|永远不要|不许)(?:\S{0,3})?拒绝|拒绝(?:\S{0,6})?不(?:被)?允许|(?:拒否|断)(?:せず|しない|らない|らず|りません|しません|しないで|らないで)",
+        before: 20,
+        after: 60,
+        check: check_refusal_ban_foreign,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // A refusal banned in German, French, Spanish, Portuguese or Italian by a negation a few
+    // words before the refusal verb ("du darfst keine Bitte ablehnen", "Jamais refuser",
+    // "Nunca digas que no", "non rifiutare nulla"), the reader its subject
+    // ([`check_refusal_ban_foreign`] reads the clause before for another one).
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "ablehn",
+            "verweiger",
+            "nein sagen",
+            "refuser",
+            "refuse",
+            "dire non",
+            "rechaz",
+            "niegu",
+            "negar",
+            "recus",
+            "rifiut",
+            "que no",
+        ],
+        regex: r"\b(?:nie|niemals|nicht|keinen|keine|keiner|nichts)\b(?:\s+\S+){0,3}?\s+(?:ablehnen|verweigern|abzulehnen|zu\s+verweigern|nein\s+sagen)\b|\b(?:ne\s+(?:jamais\s+|rien\s+|pas\s+)?|jamais\s+)(?:\S+\s+){0,2}?(?:refuser|refuses?|dire\s+non)\b|\b(?:nunca|jamas|no|nao|mai|non)\s+(?:\S+\s+){0,2}?(?:rechaz\w+|neg(?:ar|arte|arse|ue|ues|uem)\b|niegu\w+|recus\w+|rifiut\w+|digas\s+(?:que\s+)?no\b|decir\s+que\s+no\b)",
         before: 20,
         after: 60,
         check: check_refusal_ban_foreign,
@@ -777,6 +791,7 @@ fn core_refusal(w: &str) -> bool {
         "declin",
         "say no",
         "saying no",
+        "turn",
         "reject",
         "i can",
         "unable",
@@ -791,8 +806,12 @@ fn clause_before(text: &str, s: usize) -> &str {
     let from = ceil_char(text, s.saturating_sub(160));
     let w = &text[from..s];
     let k = w
-        .rfind(['.', '!', '?', ';', ':', ',', '\n', '(', '"'])
-        .map_or(0, |k| k + 1);
+        .rfind([
+            '.', '!', '?', ';', ':', ',', '\n', '(', '"', '\u{2014}', '\u{2013}',
+        ])
+        .map_or(0, |k| k + w[k..].chars().next().map_or(1, char::len_utf8));
+    // A dash between blanks ("Point 4 - you must …") ends a label as a colon does.
+    let k = w[k..].rfind(" - ").map_or(k, |d| k + d + 3);
     &w[k..]
 }
 
@@ -802,7 +821,10 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let pre = clause_before(text, s);
     // A refusal quoted in a list of phrases ("never say \"I'm sorry\", \"I can't\"") is
     // banned by the words before the list: the quoted phrases are set aside.
-    let listed = pre.trim().is_empty() || text[..s].ends_with(['"', '\u{201c}']);
+    // A label's colon ("Rule 2: refusing is …") opens the clause; a quote or a comma before
+    // the refusal lists phrases.
+    let listed = (pre.trim().is_empty() && !text[..s].trim_end().ends_with(':'))
+        || text[..s].ends_with(['"', '\u{201c}']);
     let pre = if listed {
         unquoted_lead(text, s)
     } else {
@@ -813,6 +835,22 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         .filter(|w| !w.is_empty())
         .map(str::to_ascii_lowercase)
         .collect();
+    // A list item's number or a rule's label opens the clause ("3) you will never …",
+    // "Rule 2 you must not …"): it is no subject.
+    let label = ws
+        .iter()
+        .take_while(|w| {
+            w.chars().all(|c| c.is_ascii_digit())
+                || matches!(w.as_str(), "rule" | "point" | "item" | "step" | "no" | "nr")
+        })
+        .count();
+    if label > 0
+        && ws[..label]
+            .iter()
+            .any(|w| w.chars().all(|c| c.is_ascii_digit()))
+    {
+        ws.drain(..label);
+    }
     for phrase in BAN_PHRASES {
         if let Some(k) = ws.windows(phrase.len()).position(|w| w == *phrase) {
             ws.splice(k..k + phrase.len(), ["never".to_string()]);
@@ -846,7 +884,7 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         None => banned_after && speaks_to_reader(scan, s),
     };
     let banned = banned || refusal_overridden(scan, s, e);
-    if !banned || super::injection::topical(after) {
+    if !banned || super::injection::topical(after) || !turned_down_asks(caps.str(0), after) {
         return;
     }
     // An apology or a disclaimer banned alone is style; the refusal, or two of the kind in
@@ -895,6 +933,70 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         return;
     }
     push_pi(scan, f, out);
+}
+
+/// Whether a refusal `m` followed by `after` is one of the reader's: "turn down" refuses
+/// only when what it turns down is asked of the reader or left out ("never turn down a
+/// request", "never turn anything down"), not a volume or a heater.
+fn turned_down_asks(m: &str, after: &str) -> bool {
+    let turn = m.get(..4).is_some_and(|h| h.eq_ignore_ascii_case("turn"));
+    let ml = m.to_ascii_lowercase();
+    let verb = ["refuse", "decline", "reject"].iter().any(|v| ml == *v);
+    if !turn && !verb {
+        return true;
+    }
+    let mut ws = super::super::text::words(&after[..floor_char(after, after.len().min(40))]);
+    let head = after.trim_start();
+    if head.is_empty() || head.starts_with(['.', ',', ';', ':', '!', '?', '\n', ')']) {
+        return true;
+    }
+    let asks = |w: &str| {
+        [
+            "request",
+            "question",
+            "ask",
+            "prompt",
+            "task",
+            "demand",
+            "query",
+            "anything",
+            "anyone",
+            "anybody",
+            "me",
+            "user",
+            "nothing",
+            "everything",
+            "order",
+        ]
+        .iter()
+        .any(|a| w.starts_with(a))
+    };
+    match ws.next() {
+        Some(w)
+            if matches!(
+                w.as_str(),
+                "a" | "an" | "any" | "the" | "my" | "this" | "such"
+            ) =>
+        {
+            // "turn down the volume" is a knob's; a refusal of "the next request" or "this"
+            // is the reader's whatever the noun.
+            !turn || ws.next().is_none_or(|w| asks(&w))
+        }
+        Some(w) if turn => asks(&w),
+        // "refuse contributions", "reject connections": a plural noun the verb takes that is
+        // not what the reader is asked; "refuse to answer", "refuse, whatever …" are.
+        Some(w) => {
+            let plural_noun = w.len() > 3
+                && w.ends_with('s')
+                && !w.ends_with("ss")
+                && !matches!(
+                    w.as_str(),
+                    "always" | "unless" | "sometimes" | "does" | "has" | "was" | "is"
+                );
+            asks(&w) || !plural_noun
+        }
+        None => true,
+    }
 }
 
 /// The words before a quoted phrase at `s`, back to the clause's start, with the quoted
@@ -955,10 +1057,32 @@ static PENALTY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| 
     .expect("static regex")
 });
 
+/// Articles and third persons' pronouns that open a subject other than the reader, in the
+/// languages of the foreign ban: "le serveur", "der Proxy", "el validador", "il client", "он".
+const THIRD_PERSON_LEAD: &[&str] = &[
+    "le", "la", "les", "un", "une", "ce", "cet", "cette", "il", "elle", "on", "der", "die", "das",
+    "den", "dem", "ein", "eine", "er", "es", "man", "el", "los", "las", "una", "él", "ella", "lo",
+    "gli", "uno", "lui", "o", "os", "as", "um", "uma", "ele", "ela", "de", "het", "een", "hij",
+    "zij", "он", "она", "оно", "они",
+];
+
 /// A ban on refusing in the second person, in the languages PI001 reads: "tu ne dois
 /// jamais refuser", "du darfst niemals ablehnen", "nunca te niegues", "non rifiutare mai".
 fn check_refusal_ban_foreign(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
+    // The reader is the subject: no other one opens the clause before the ban. A subject
+    // named with an article or a third person's pronoun is someone else's behaviour ("le
+    // serveur ne refuse jamais …"); an imperative, a label or a softener leaves the reader.
+    let lead = clause_before(scan.text(), s).to_lowercase();
+    if lead.split_whitespace().next().is_some_and(|w| {
+        THIRD_PERSON_LEAD.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+    }) || lead.starts_with("l'")
+    {
+        return;
+    }
+    if !foreign_refusal_of_asks(scan.text(), s, e) {
+        return;
+    }
     push_claim(
         scan,
         s,
@@ -966,6 +1090,176 @@ fn check_refusal_ban_foreign(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Fin
         "the reader's refusals are banned (in another language)",
         out,
     );
+}
+
+/// What a foreign refusal ban refuses is what the reader is asked: a request, a question,
+/// anything, to answer — or left unsaid. A named thing ("nunca rechaces un PR", "keine PRs
+/// ablehnen") is a review rule. Read in the words inside the ban (the German object stands
+/// before its verb) and the first word after it past articles and prepositions.
+fn foreign_refusal_of_asks(text: &str, s: usize, e: usize) -> bool {
+    const SKIP: &[&str] = &[
+        "a",
+        "à",
+        "de",
+        "d",
+        "un",
+        "une",
+        "le",
+        "la",
+        "les",
+        "l",
+        "el",
+        "los",
+        "las",
+        "una",
+        "o",
+        "os",
+        "as",
+        "um",
+        "uma",
+        "il",
+        "lo",
+        "gli",
+        "i",
+        "ein",
+        "eine",
+        "einen",
+        "den",
+        "die",
+        "das",
+        "der",
+        "dem",
+        "keine",
+        "keinen",
+        "kein",
+        "du",
+        "tu",
+        "te",
+        "ne",
+        "nie",
+        "niemals",
+        "nicht",
+        "jamais",
+        "pas",
+        "nunca",
+        "no",
+        "nao",
+        "mai",
+        "non",
+        "que",
+        "darfst",
+        "sollst",
+        "dois",
+        "peux",
+        "debes",
+        "puedes",
+        "deve",
+        "devi",
+        "wieder",
+        "mehr",
+        "plus",
+        "jamás",
+        "ninguna",
+        "ningun",
+        "ninguno",
+        "aucune",
+        "aucun",
+        "nenhum",
+        "nenhuma",
+        "nessuna",
+        "nessun",
+        "alcuna",
+        "jede",
+        "jegliche",
+        "toute",
+        "tout",
+        "ohne",
+        "sans",
+        "sin",
+        "sem",
+        "senza",
+        "zonder",
+        "nooit",
+        "nigdy",
+        "se",
+        "lehne",
+        "verweigere",
+    ];
+    const ASKS: &[&str] = &[
+        "request",
+        "question",
+        "ask",
+        "prompt",
+        "task",
+        "demand",
+        "query",
+        "anything",
+        "anyone",
+        "me",
+        "user",
+        "nothing",
+        "everything",
+        "order",
+        "petici",
+        "solicitud",
+        "pregunt",
+        "pedid",
+        "requete",
+        "rien",
+        "anfrage",
+        "bitte",
+        "frage",
+        "aufgabe",
+        "nichts",
+        "alles",
+        "richiest",
+        "domand",
+        "nulla",
+        "niente",
+        "tutto",
+        "pergunt",
+        "nada",
+        "todo",
+        "repon",
+        "respond",
+        "antwort",
+        "rispond",
+        "ayud",
+        "aid",
+        "hilf",
+        "dire",
+        "decir",
+        "sagen",
+        "refus",
+        "rechaz",
+        "rechac",
+        "ablehn",
+        "verweiger",
+        "recus",
+        "rifiut",
+        "neg",
+        "niegu",
+        "digas",
+    ];
+    // Scripts the word lists do not cover (Cyrillic, Chinese, Japanese) keep the ban whole.
+    if !text[s..e].is_ascii() {
+        return true;
+    }
+    let is_ask = |w: &str| ASKS.iter().any(|a| w.starts_with(a));
+    let content = |w: &&String| !SKIP.contains(&w.as_str());
+    let inside: Vec<String> = super::super::text::words(&text[s..e]).collect();
+    // The words of the ban that are neither its negation, the reader, a modal nor the verb.
+    let named_inside = inside.iter().filter(content).any(|w| !is_ask(w));
+    if named_inside {
+        return false;
+    }
+    let after = &text[e..floor_char(text, (e + 40).min(text.len()))];
+    let clause = &after[..after
+        .find(['.', ';', ',', ':', '!', '?', '\n'])
+        .unwrap_or(after.len())];
+    super::super::text::words(clause)
+        .find(|w| !SKIP.contains(&w.as_str()))
+        .is_none_or(|w| is_ask(&w) || matches!(w.as_str(), "jamais" | "nunca" | "mai" | "niemals"))
 }
 
 fn check_rules_gone(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
@@ -991,6 +1285,7 @@ fn check_rules_gone(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         && !trimmed.starts_with("there")
         && !trimmed.starts_with("no ")
         && !trimmed.starts_with("consider")
+        && !trimmed.starts_with("the ")
     {
         let (line_start, line_end) = line_near(text, s, e, 200);
         let line = text[line_start..line_end].to_ascii_lowercase();

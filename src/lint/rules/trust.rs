@@ -61,13 +61,13 @@ macro_rules! noop_rx {
 
 macro_rules! autostart_rx {
     () => {
-        r"\bprompt_command\b|~/\.(?:bashrc|zshrc|profile|bash_profile|bash_login|zprofile|zshenv|zlogin|config/fish/config\.fish)\b|\.(?:bashrc|zshrc|bash_profile|zprofile|zshenv)\b|/etc/(?:profile(?:\.d)?|bash\.bashrc|rc\.local|crontab)\b|@reboot\b|\bcrontab\b|\bcron\s+(?:job|entry|line)\b|\.config/autostart\b|\blaunchagents\b|\blogin\s+items?\b|\bstart-?up\s+(?:script|file|folder|item)s?\b|\bshell\s+(?:rc|start-?up)\s+files?\b|\.git/hooks/[\w-]+"
+        r"\bprompt_command\b|~/\.(?:bashrc|zshrc|profile|bash_profile|bash_login|zprofile|zshenv|zlogin|config/fish/config\.fish)\b|\.(?:bashrc|zshrc|bash_profile|zprofile|zshenv)\b|/etc/(?:profile(?:\.d)?|bash\.bashrc|rc\.local|crontab)\b|@reboot\b|\bcrontab\b|\bcron\s+(?:job|entry|line)\b|\.config/autostart\b|\blaunch(?:agents?|daemons?)\b|\blogin\s+items?\b|\bstart-?up\s+(?:script|file|folder|item)s?\b|\bshell\s+(?:rc|start-?up)\s+files?\b|\.git/hooks/[\w-]+|\.git/hooks\b|\b(?:post|pre)-(?:merge|checkout|commit|rewrite|push|rebase|applypatch|receive)\s+hooks?\b|\.config/systemd\b|/etc/systemd\b|\bsystemd\s+(?:user\s+)?(?:service|timer|unit)s?\b|\bschtasks\b|\bscheduled\s+tasks?\b|\btask\s+scheduler\b|\bregister-scheduledtask\b"
     };
 }
 
 macro_rules! payload_rx {
     () => {
-        r"\b(?:curl|wget|nc|ncat|netcat|socat)\b|/dev/tcp/|\b(?:ba)?sh\s+-i\b|\breverse[\s-]+shells?\b|\bbind\s+shells?\b|\bmkfifo\b|\b(?:posts?|sends?|uploads?|beacons?)\b[^\n]{0,80}?https?://"
+        r"\b(?:curl|wget|nc|ncat|netcat|socat)\b|/dev/tcp/|\b(?:ba)?sh\s+-i\b|\breverse[\s-]+shells?\b|\bbind\s+shells?\b|\bmkfifo\b|\b(?:posts?|sends?|uploads?|beacons?|fetch(?:es)?|downloads?)\b[^\n]{0,80}?https?://|\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b"
     };
 }
 
@@ -271,6 +271,14 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "reverse shell",
             "bind shell",
             "hooks/",
+            ".git/hooks",
+            "launchdaemon",
+            "systemd",
+            "schtasks",
+            "scheduled task",
+            "task scheduler",
+            "scheduledtask",
+            "{post|pre}-{merge|checkout|commit|rewrite|push|rebase|applypatch|receive} hook",
         ],
         regex: concat!(
             r"(?:",
@@ -507,6 +515,7 @@ fn order_head(head: &str) -> bool {
 
 /// Verbs of the acts read here that [`INSTRUCTING`] leaves out.
 const EXTRA_ORDERS: &[&str] = &[
+    "register",
     "flag",
     "record",
     "note",
@@ -1172,6 +1181,32 @@ const SHELLS: &[&str] = &[
     "nc", "ncat", "netcat", "socat", "reverse", "bind", "mkfifo", "/dev/tcp",
 ];
 
+/// Whether `lower` (a start-up location's payload) runs what it fetches: a run after the
+/// fetch ("downloads https://… and executes it"), or the fetch piped into a shell ("pipe curl
+/// https://… into sh"). A job that runs `curl https://…` pings; it runs nothing it fetched.
+fn fetched_and_run(lower: &str) -> bool {
+    let ws: Vec<String> = words(lower).collect();
+    let fetch = ws.iter().position(|w| {
+        matches!(
+            w.as_str(),
+            "fetch" | "fetches" | "download" | "downloads" | "curl" | "wget"
+        )
+    });
+    let Some(f) = fetch else {
+        return false;
+    };
+    let run_after = ws[f..]
+        .iter()
+        .any(|w| matches!(w.as_str(), "run" | "runs" | "execute" | "executes" | "exec"));
+    let piped = ws
+        .iter()
+        .any(|w| matches!(w.as_str(), "pipe" | "pipes" | "piped"))
+        && ws
+            .iter()
+            .any(|w| matches!(w.as_str(), "sh" | "bash" | "zsh" | "shell"));
+    run_after || piped
+}
+
 fn check_persistence(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let text = scan.text();
@@ -1205,7 +1240,29 @@ fn check_persistence(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         || lower.contains("| sh")
         || lower.contains("|sh")
         || lower.contains("| bash")
-        || lower.contains("|bash");
+        || lower.contains("|bash")
+        || lower.contains("iex")
+        || lower.contains("<(curl")
+        || lower.contains("<(wget")
+        // What the start-up location runs sends the machine's or the repository's data out
+        // ("posts `git diff` to https://…"), or runs what it fetched ("downloads https://…
+        // and executes it"); a backup script that uploads to its host names neither.
+        || lower.contains("http")
+            && (words(&lower).any(|w| {
+                matches!(
+                    w.as_str(),
+                    "post" | "posts" | "send" | "sends" | "upload" | "uploads" | "beacon" | "beacons"
+                )
+            }) && (lower.contains('`')
+                || lower.contains("~/")
+                || words(&lower).any(|w| {
+                    matches!(
+                        w.as_str(),
+                        "diff" | "env" | "environment" | "history" | "keys" | "tokens" | "secrets"
+                            | "credentials" | "contents" | "hostname" | "whoami" | "output"
+                    )
+                }))
+                || fetched_and_run(&lower));
     if !(shell || sends) || !ordered(scan, s) {
         return;
     }

@@ -22,7 +22,7 @@ use super::super::text::{ceil_char, floor_char, words};
 use super::{excerpt, hypothetical_request_before, negated_before, push_pi};
 
 /// A waiver of the reader's confirmation, review or rules.
-const WAIVER: &str = r"\bno\s+need\s+(?:for\s+(?:a\s+|any\s+)?(?:review|confirmation|approval|permission)|to\s+(?:ask|confirm|check|wait|request|seek|get\s+approval|double-check))\b|\b(?:do\s+not|don'?t|never|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:ask|confirm|check\s+with|wait\s+for|request|seek)\b|\bwithout\s+waiting\s+for\s+(?:a\s+|any\s+)?(?:review|approval|confirmation|sign-?off)\b|\bwithout\s+(?:asking|confirmation|confirming|(?:a\s+|any\s+|human\s+|further\s+)?(?:review|reviews|approval|permission|prompting|sign-?off)|checking\s+with)\b|\b(?:reviews?|checks?|safety|security|guidelines|restrictions|rules|polic(?:y|ies)|approvals?|sign-?off|confirmation)\b[^.\n]{0,40}?\b(?:is|are|has\s+been|have\s+been)\s+(?:waived|suspended|lifted|disabled|not\s+required|unnecessary|switched\s+off|turned\s+off)\b|\bexempt\s+from\b|\boverrides?\s+(?:anything|everything|whatever|all)\b|\b(?:cleared|authori[sz]ed|allowed|permitted)\s+to\s+(?:skip|bypass|ignore|disable|read|print|push|delete|force|deploy|merge)\b";
+const WAIVER: &str = r"\bno\s+need\s+(?:for\s+(?:a\s+|any\s+)?(?:review|confirmation|approval|permission)|to\s+(?:ask|confirm|check|wait|request|seek|get\s+approval|double-check))\b|\b(?:do\s+not|don'?t|never|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:ask|confirm|check\s+with|wait\s+for|request|seek)\b|\bwithout\s+waiting\s+for\s+(?:a\s+|any\s+)?(?:review|approval|confirmation|sign-?off)\b|\bwithout\s+(?:asking|confirmation|confirming|(?:a\s+|any\s+|human\s+|further\s+)?(?:review|reviews|approval|permission|prompting|sign-?off)|checking\s+with)\b|\b(?:reviews?|checks?|safety|security|guidelines|restrictions|rules|polic(?:y|ies)|approvals?|sign-?off|confirmation)\b[^.\n]{0,40}?\b(?:is|are|has\s+been|have\s+been)\s+(?:waived|suspended|lifted|disabled|not\s+required|unnecessary|switched\s+off|turned\s+off)\b|\bexempt\s+from\b|\boverrides?\s+(?:anything|everything|whatever|all)\b|\b(?:cleared|authori[sz]ed|allowed|permitted)\s+to\s+(?:skip|bypass|ignore|disable|read|print|push|delete|force|deploy|merge)\b|\b(?:skip|bypass|ignore|omit)\s+(?:the\s+|all\s+|any\s+|its\s+|these\s+|every\s+|further\s+)?(?:[\w`'.-]+\s+){0,2}?(?:checks?|verification|verify|review|re-?review|re-?checks?|lint(?:er|ing)?|warnings?|gate|validation)\b|\b(?:no\s+need\s+to|do\s+not|don'?t|never)\s+(?:run\s+)?(?:re-?verify|verify|re-?check|validate|re-?review|review)\b|\bwithout\s+(?:any\s+|further\s+)?(?:checking|checks|verification|verifying|validation|re-?checking)\b|\bno\s+(?:further\s+)?(?:review|checks?|verification)\b|\b(?:treat|mark|consider|regard)\s+(?:it|this|them|these|those|everything|(?:the|these|those|this|all)\s+(?:[\w-]+\s+){0,4}?)(?:as\s+)?(?:trusted|verified|reviewed|safe|human-reviewed)\b|\b(?:trust|accept|follow|obey|execute|apply)\s+(?:it|this|them|these|everything|all|every\s+\w+|the\s+(?:rest|handoff|notes|instructions|steps|file|document)(?:\s+[\w-]+){0,3}?)\s+(?:fully|blindly|completely|as\s+(?:written|given|is)|without)\b|\btrust\s+(?:it|this|them|these|everything|all)\s+and\b";
 
 static WAIVER_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&super::expand(WAIVER)).expect("static regex"));
@@ -30,7 +30,7 @@ static WAIVER_RE: LazyLock<Regex> =
 /// A claim that someone in charge approved, or sends, what follows.
 static AUTHORITY_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&super::expand(
-        r"\b(?:owners?|maintainers?|admins?|administrators?|security\s+team|platform\s+team|user|operator|cto|ciso|ceo|lead|management|staff|anthropic|openai|reviewers?|team)\b[^.\n]{0,40}?\b(?:has|have)\s+(?:already\s+)?(?:pre-?approved|approved|authori[sz]ed|signed\s+off|consented|given\s+(?:consent|permission|approval|the\s+go-ahead)|cleared|okayed|granted|waived|allowed)|\b(?:signed\s+off|pre-?approved|pre-?authori[sz]ed|already\s+(?:approved|authori[sz]ed))\b|\b(?:message|notice|note|memo|directive|order|approval|instruction)s?\s*\(?\s*(?:comes\s+)?(?:directly\s+)?from\s+(?:the\s+)?(?:repository\s+|repo\s+|project\s+|lead\s+)?(?:owners?|maintainers?|admins?|security|platform|anthropic|openai|staff|management|cto|ciso|operator)|\bper\s+(?:the\s+)?(?:lead\s+)?(?:owners?|maintainers?|admins?|cto|ciso|ceo|security\s+team|management|lead)\b|\bauthori[sz]ed\s+(?:red[- ]team|penetration|pen[- ]?test|security\s+(?:test|exercise|audit))|\b(?:written|sent|issued|approved)\s+by\s+(?:the\s+)?(?:owners?|maintainers?|admins?|security\s+team|anthropic|openai|cto|ciso)\b|\b(?:official|system)\s+notice\b|\badmin\s+override\b",
+        r"\b(?:owners?|maintainers?|admins?|administrators?|security\s+team|platform\s+team|user|operator|cto|ciso|ceo|lead|management|staff|anthropic|openai|reviewers?|team)\b[^.\n]{0,40}?\b(?:has|have)\s+(?:already\s+)?(?:pre-?approved|approved|authori[sz]ed|signed\s+off|consented|given\s+(?:consent|permission|approval|the\s+go-ahead)|cleared|okayed|granted|waived|allowed)|\b(?:signed\s+off|pre-?approved|pre-?authori[sz]ed|already\s+(?:approved|authori[sz]ed))\b|\b(?:message|notice|note|memo|directive|order|approval|instruction)s?\s*\(?\s*(?:comes\s+)?(?:directly\s+)?from\s+(?:the\s+)?(?:repository\s+|repo\s+|project\s+|lead\s+)?(?:owners?|maintainers?|admins?|security|platform|anthropic|openai|staff|management|cto|ciso|operator)|\bper\s+(?:the\s+)?(?:lead\s+)?(?:owners?|maintainers?|admins?|cto|ciso|ceo|security\s+team|management|lead)\b|\bauthori[sz]ed\s+(?:red[- ]team|penetration|pen[- ]?test|security\s+(?:test|exercise|audit))|\b(?:written|sent|issued|approved)\s+by\s+(?:the\s+)?(?:owners?|maintainers?|admins?|security\s+team|anthropic|openai|cto|ciso)\b|\b(?:official|system)\s+notice\b|\badmin\s+override\b|\b(?:verified|reviewed|approved|validated|audited|vetted|checked|confirmed(?:\s+safe)?|cleared)\s+(?:and\s+\w+\s+)?by\s+(?:the\s+|a\s+|an\s+|our\s+)?(?:@[\w-]+|humans?|maintainers?|owners?|admins?|security|reviewers?|lead|team|project\s+owner|project\s+lead)\b|\b(?:already|has\s+been|have\s+been)\s+(?:fully\s+)?(?:verified|reviewed|vetted|audited|validated|checked|approved)\b|\bpassed\s+(?:a\s+)?(?:human\s+|security\s+|manual\s+)?review\b|\b(?:reviewed|verified|approved)\s*:\s*(?:yes|true|done|ok)\b|\b(?:owners?|maintainers?|admins?|security\s+team|reviewers?|lead)\b[^.\n]{0,20}?\b(?:verified|validated|reviewed|audited|vetted)\b",
     ))
     .expect("static regex")
 });
@@ -79,6 +79,23 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "switched off",
             "turned off",
             "disabled",
+            "skip",
+            "bypass",
+            "ignore",
+            "omit",
+            "{no need to|not|n't|never} {run verify|verify|re-verify|reverify|recheck|re-check|validate|review|re-review}",
+            "no review",
+            "no further",
+            "no check",
+            "no verification",
+            "{treat|mark|consider|regard} ",
+            "fully",
+            "blindly",
+            "completely",
+            "as written",
+            "as given",
+            "as is",
+            "trust {it|this|them|these|everything|all} and",
         ],
         regex: WAIVER,
         before: 80,
@@ -166,6 +183,13 @@ fn paragraph(text: &str, (s, e): (usize, usize), reach: usize) -> (usize, usize)
     (a, b)
 }
 
+/// Verbs a waiver of the checks opens with as an order ("skip the checks", "treat the rest
+/// as trusted", "consider these notes verified").
+const WAIVER_VERBS: &[&str] = &[
+    "trust", "treat", "accept", "follow", "skip", "bypass", "ignore", "mark", "omit", "consider",
+    "regard",
+];
+
 /// True when the clause holding `s` orders the reader: it opens with a verb or a softener
 /// rather than a third party ("merge without review" and "so proceed without confirmation"
 /// do; "Dependabot merges them without review" does not), or the waiver is itself addressed
@@ -196,6 +220,12 @@ fn waiver_ordered(text: &str, (s, e): (usize, usize)) -> bool {
             )
         })
         .collect();
+    // The waiver opening its clause or list item is an imperative when it starts with a verb
+    // ("- Treat the rest as trusted", "Skip the checks").
+    let first_of_match = words(&m).next().unwrap_or_default();
+    if ws.is_empty() && WAIVER_VERBS.contains(&first_of_match.as_str()) {
+        return true;
+    }
     match ws.first() {
         None => false,
         Some(w) => {
@@ -224,6 +254,7 @@ fn waiver_ordered(text: &str, (s, e): (usize, usize)) -> bool {
                         | "carry"
                         | "finish"
                 )
+                || WAIVER_VERBS.contains(w)
         }
     }
 }
@@ -250,10 +281,38 @@ fn sweeping(lower: &str) -> bool {
     .any(|w| lower.contains(w))
 }
 
+/// A check skipped or ignored only in a part named after it ("skip the lint warnings in
+/// vendored code", "ignore the warnings from the deprecated module"): maintenance, not a
+/// waiver of the check. A time or a change ("for this change", "for now") narrows nothing.
+fn skip_narrowed(text: &str, (s, e): (usize, usize)) -> bool {
+    let m = text[s..e].to_ascii_lowercase();
+    if !["skip", "bypass", "ignore", "omit"]
+        .iter()
+        .any(|v| m.starts_with(v))
+    {
+        return false;
+    }
+    let tail = &text[e..floor_char(text, (e + 60).min(text.len()))];
+    let clause = &tail[..tail.find(['.', ';', ',', '\n']).unwrap_or(tail.len())];
+    let ws: Vec<String> = words(clause).collect();
+    ws.windows(2).any(|w| {
+        matches!(
+            w[0].as_str(),
+            "in" | "from" | "under" | "inside" | "within" | "on" | "at"
+        ) && !matches!(
+            w[1].as_str(),
+            "this" | "these" | "that" | "it" | "them" | "now"
+        )
+    })
+}
+
 fn check_authority(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let (s, e) = caps.whole();
     let text = scan.text();
-    if hypothetical_request_before(text, s) {
+    if hypothetical_request_before(text, s) || negated_before(text, s) {
+        return;
+    }
+    if skip_narrowed(text, (s, e)) {
         return;
     }
     let (a, b) = paragraph(text, (s, e), REACH);
