@@ -1065,6 +1065,30 @@ fn contents<'a>(
 pub(crate) fn record_pass_states(repo: &Repo, snap: &Snapshot) {
     let mut cache: Option<BlobCache> = None;
     for name in [ARCHIVE_FILE, INDEX_FILE] {
+        // Left on disk as the blob (above `HELD_WHOLE_UP_TO`): the state is computed from
+        // the file, and kept only if the file kept the stamp it had before it was shown to
+        // be the blob, so it is that blob's.
+        if let (Some(&(id, stamp)), Some(streamed)) =
+            (snap.streamed_blob_ids.get(name), snap.streamed.get(name))
+        {
+            let Some(at) = stream::resume_point(streamed.len()) else {
+                continue;
+            };
+            let scan = name == INDEX_FILE;
+            let cache = cache.get_or_insert_with(|| BlobCache::pass_states(repo));
+            if cache
+                .pass_state(id)
+                .is_some_and(|st| st.at == at && (!scan || st.has_scan()))
+            {
+                continue;
+            }
+            if let Ok(state) = streamed.prefix_state(name, at, scan)
+                && stream::Stamp::of(&streamed.path) == Some(stamp)
+            {
+                cache.insert_pass_state(id, &state);
+            }
+            continue;
+        }
         let (Some(&id), Some(bytes)) = (snap.blob_ids.get(name), snap.files.get(name)) else {
             continue;
         };

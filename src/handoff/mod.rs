@@ -75,6 +75,16 @@ pub const CANONICAL_FILES: &[&str] = &[
 ];
 /// Largest handoff file the tool reads; anything bigger is refused as bad input.
 pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
+/// LOG-ARCHIVE.md or its index above this many bytes is not held whole by the commands that
+/// judge it: the lint reads it in pieces when that gives what a whole lint gives
+/// (`lint::pieces`), and the pre-commit gate, `commit`'s gate and `verify --level ci` read
+/// its blob from the working tree as a stream when the file there is the blob. A whole lint
+/// builds views of several times the text (the JSON index's strings and their offsets, the
+/// lowered values of its fields, the line table), so a 20,000-entry archive (4.6 MB, its
+/// index 3.2 MB) linted whole took `verify` to 47 MiB and `commit` to 55 MiB (issue #14,
+/// goal 30 MiB). Below it, the few hundred kilobytes a project's archive holds for its first
+/// thousands of entries are linted whole, as cheaply as before (pieces lint each seam twice).
+pub const HELD_WHOLE_UP_TO: usize = 1024 * 1024;
 /// Largest LOG-ARCHIVE.md or LOG-ARCHIVE.index.json the tool reads whole. They only grow,
 /// by at most one LOG.md per rotation, and the index is larger than the archive it lists
 /// (about 150 bytes an entry), so they get more room than the files agents edit; `archive`
@@ -229,6 +239,11 @@ pub struct Snapshot {
     /// (into [`Snapshot::files`]), by name: their pass state can be recorded by blob id
     /// (issue #14, see `commands::archive`).
     pub blob_ids: BTreeMap<String, ObjectId>,
+    /// The blob ids of LOG-ARCHIVE.md and its index where they were left on disk as the
+    /// blob ([`Snapshot::streamed`], above [`HELD_WHOLE_UP_TO`]), by name, with the file's
+    /// stamp taken before it was shown to be that blob: their pass state, computed from the
+    /// file, is recorded by blob id only while the file still has that stamp.
+    pub streamed_blob_ids: BTreeMap<String, (ObjectId, stream::Stamp)>,
     /// The commit whose blobs the files left [`Snapshot::unread`] equal: HEAD, or HEAD's
     /// parent for an amend (review atk34 #1); its manifest holds their judged state.
     pub unread_since: Option<ObjectId>,
@@ -1016,11 +1031,19 @@ impl HandoffDir {
             let whole_up_to = if crate::failpoint::armed_flag("blob-in-pieces") {
                 0
             } else {
-                MAX_FILE_BYTES as u64
+                HELD_WHOLE_UP_TO as u64
             };
             let size = repo.blob_size(id)?;
+            let path = self.root.join(&rel);
+            // Taken before the comparison: a file written after it has another stamp.
+            let stamp = stream::Stamp::of(&path);
             if size > whole_up_to && repo.file_is_blob(&rel, id)? {
-                snap.insert_streamed(inner, stream::Streamed::whole(self.root.join(&rel), size));
+                if let Some(stamp) = stamp
+                    && !inner.contains('/')
+                {
+                    snap.streamed_blob_ids.insert(inner.clone(), (id, stamp));
+                }
+                snap.insert_streamed(inner, stream::Streamed::whole(path, size));
                 return Ok(());
             }
         }
