@@ -4316,8 +4316,14 @@ fn dropped_since_base(
         // The index judged is the base's own: it lists every line the base's does.
         return Ok(());
     }
-    // A loose object is read as a stream; a packed one whole (gix loads a blob whole).
-    let loose = repo.loose_blob(file.id)?;
+    // A large loose object is read as a stream; a packed one (or a small one) whole: gix
+    // loads a blob whole. Tests arm `blob-in-pieces` to stream one of any size.
+    let large = repo.blob_size(file.id)? > crate::handoff::HELD_WHOLE_UP_TO as u64;
+    let loose = if large || crate::failpoint::armed_flag("blob-in-pieces") {
+        repo.loose_blob(file.id)?
+    } else {
+        None
+    };
     let whole;
     let base_content: &dyn log_stream::Content = match &loose {
         Some(l)

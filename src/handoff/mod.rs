@@ -101,8 +101,8 @@ pub const HELD_WHOLE_UP_TO: usize = 1024 * 1024;
 /// (`log_stream::Rebuilt`), and so does `init --migrate` splitting LOG.md onto them;
 /// `recover` compares them with HEAD's blobs in pieces and
 /// `review` never reads them ([`HandoffDir::snapshot_commit_leaving`]); the lint reads them
-/// in pieces above 8 MiB when that gives what a whole lint gives (`lint::pieces`); the
-/// merge driver merges them as streams above 8 MiB when a side is taken whole or each side
+/// in pieces above [`HELD_WHOLE_UP_TO`] (1 MiB) when that gives what a whole lint gives
+/// (`lint::pieces`); the merge driver merges them as streams above 8 MiB when a side is taken whole or each side
 /// only added entries ([`merge_stream`]); `verify` (the hook, `commit`'s gate,
 /// `verify --level ci`) reads their blobs from the working tree as streams when the file
 /// there is the blob; `verify` and `archive --verify` check a legacy index as a stream;
@@ -409,7 +409,7 @@ impl Snapshot {
     }
 
     /// Reads every file left unread, so the snapshot holds the whole directory (LOG-ARCHIVE.md
-    /// and its index above 8 MiB on disk when the working tree holds them unchanged, see
+    /// and its index above [`HELD_WHOLE_UP_TO`] on disk when the working tree holds them unchanged, see
     /// [`HandoffDir::snapshot_commit`]: `verify` alone calls this).
     pub fn read_unread(&mut self, repo: &Repo, dir: &HandoffDir) -> Result<()> {
         for (inner, id) in std::mem::take(&mut self.unread) {
@@ -560,7 +560,7 @@ impl HandoffDir {
     }
 
     /// Reads the directory as a commit holds it. With `stream`, LOG-ARCHIVE.md and its
-    /// index above 8 MiB that the working tree holds unchanged are left on disk
+    /// index above [`HELD_WHOLE_UP_TO`] that the working tree holds unchanged are left on disk
     /// ([`Snapshot::streamed`]): for the checks that only read them (`verify`), never for a
     /// command that restores or compares what it read.
     pub fn snapshot_commit(&self, repo: &Repo, commit: ObjectId, stream: bool) -> Result<Snapshot> {
@@ -631,7 +631,7 @@ impl HandoffDir {
 
     /// Reads the directory's staged content from an index, leaving unread the files whose
     /// blob equals `base`'s (see [`Snapshot::unread`]), and on disk LOG-ARCHIVE.md and its
-    /// index above 8 MiB that the working tree holds as staged (see
+    /// index above [`HELD_WHOLE_UP_TO`] that the working tree holds as staged (see
     /// [`HandoffDir::snapshot_commit`]): for `verify`, which only reads them.
     pub fn snapshot_index_since(
         &self,
@@ -1012,8 +1012,9 @@ impl HandoffDir {
     }
 
     /// Adds the blob `id` to `snap` as the file `inner` (relative to the directory): read
-    /// whole within its limit, except LOG-ARCHIVE.md and its index above the 8 MiB of files
-    /// held in memory whose file in the working tree is that blob (hashed in pieces): they
+    /// whole within its limit, except LOG-ARCHIVE.md and its index above
+    /// [`HELD_WHOLE_UP_TO`] whose file in the working tree is that blob (by the git index's
+    /// stat data, else hashed in pieces): they
     /// are left on disk and read from there as streams, like the working tree's
     /// ([`Snapshot::streamed`]), since gix loads a blob whole (issue #12 item 2).
     fn read_blob(
