@@ -2780,7 +2780,11 @@ mod tests {
         use std::io::Read;
         let tmp = tempfile::tempdir().expect("tempdir");
         git(tmp.path(), &["init", "-q", "-b", "main"]);
-        let text: String = (0..20_000).map(|i| format!("line {i} é\n")).collect();
+        let text = (0..20_000).fold(String::new(), |mut t, i| {
+            use std::fmt::Write as _;
+            let _ = writeln!(t, "line {i} é");
+            t
+        });
         std::fs::write(tmp.path().join("big.md"), &text).expect("write");
         std::fs::write(tmp.path().join("empty.md"), "").expect("write");
         git(tmp.path(), &["add", "-A"]);
