@@ -2633,11 +2633,19 @@ fn archive_resumes_from_heads_archive_state_and_its_cache_changes_no_result() {
 fn the_pre_commit_gate_of_a_rotated_archive_records_its_state_for_the_next_archive() {
     // The gate of a commit that changes LOG-ARCHIVE.md and its index reads their staged
     // blobs; it records their pass state by blob id, so the next rotation onto that commit
-    // reads neither from its start.
+    // reads neither from its start. The same when it leaves them on disk as the blobs
+    // (above 1 MiB; `blob-in-pieces` at this size): the state is computed from the files.
+    for gate in ["", "blob-in-pieces,lint-in-pieces"] {
+        gate_records_state(gate);
+    }
+}
+
+fn gate_records_state(gate: &str) {
     let repo = large_appending_repo();
     repo.aahp(&["archive"]).assert_code(0);
     repo.git(&["add", "-A"]);
-    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.aahp_env(".", &["hook", "pre-commit"], &[("AAHP_FAILPOINT", gate)])
+        .assert_code(0);
     repo.git(&["commit", "-q", "-m", "rotated"]);
     prepend_entries(&repo, 1, 3003);
     let before = files(&repo);
