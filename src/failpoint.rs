@@ -38,7 +38,7 @@ pub fn error(name: &str) -> std::io::Result<()> {
 
 /// True if `name` is armed (only with the `failpoints` feature): a test asks for a path
 /// the command takes only on inputs too large for a test (the lint of LOG-ARCHIVE.md in
-/// pieces, above 8 MiB).
+/// pieces, above 1 MiB).
 #[inline]
 pub fn armed_flag(name: &str) -> bool {
     #[cfg(feature = "failpoints")]

@@ -1062,13 +1062,28 @@ fn contents<'a>(
 /// them, `git aahp commit`'s included), by blob id: once committed, the next `archive` onto
 /// them resumes from it instead of reading them (see `resume_from_head`). A state is
 /// computed from the blob's own bytes, so it is that blob's whatever the working tree holds.
+/// Where they were left on disk as the blob instead (above `HELD_WHOLE_UP_TO`,
+/// [`Snapshot::streamed_blob_ids`]), the state is computed from the file and kept only if
+/// the file kept the stamp it had before it was shown to be the blob, so it is that blob's.
 pub(crate) fn record_pass_states(repo: &Repo, snap: &Snapshot) {
+    /// Where a state is computed from.
+    enum From<'a> {
+        Held(&'a [u8]),
+        OnDisk(&'a stream::Streamed, stream::Stamp),
+    }
     let mut cache: Option<BlobCache> = None;
     for name in [ARCHIVE_FILE, INDEX_FILE] {
-        let (Some(&id), Some(bytes)) = (snap.blob_ids.get(name), snap.files.get(name)) else {
-            continue;
+        let (id, from, len) = match (
+            snap.streamed_blob_ids.get(name),
+            snap.streamed.get(name),
+            snap.blob_ids.get(name),
+            snap.files.get(name),
+        ) {
+            (Some(&(id, stamp)), Some(s), _, _) => (id, From::OnDisk(s, stamp), s.len()),
+            (_, _, Some(&id), Some(bytes)) => (id, From::Held(bytes), bytes.len() as u64),
+            _ => continue,
         };
-        let Some(at) = stream::resume_point(bytes.len() as u64) else {
+        let Some(at) = stream::resume_point(len) else {
             continue;
         };
         let scan = name == INDEX_FILE;
@@ -1079,7 +1094,14 @@ pub(crate) fn record_pass_states(repo: &Repo, snap: &Snapshot) {
         {
             continue;
         }
-        if let Some(state) = stream::state_of(bytes, at, scan) {
+        let state = match from {
+            From::Held(bytes) => stream::state_of(bytes, at, scan),
+            From::OnDisk(s, stamp) => s
+                .prefix_state(name, at, scan)
+                .ok()
+                .filter(|_| stream::Stamp::of(&s.path) == Some(stamp)),
+        };
+        if let Some(state) = state {
             cache.insert_pass_state(id, &state);
         }
     }

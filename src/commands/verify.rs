@@ -4317,9 +4317,33 @@ fn dropped_since_base(
     if file.is_link {
         return Ok(());
     }
-    let base_bytes = repo
-        .blob_within(file.id, crate::handoff::max_bytes(&base_path))?
-        .map_err(|len| super::lint::too_large_to_lint(&base_path, len))?;
+    if index_is_blob(repo, judged, snap, file.id)? {
+        // The index judged is the base's own: it lists every line the base's does.
+        return Ok(());
+    }
+    // A large loose object is read as a stream; a packed one (or a small one) whole: gix
+    // loads a blob whole. Tests arm `blob-in-pieces` to stream one of any size.
+    let large = repo.blob_size(file.id)? > crate::handoff::HELD_WHOLE_UP_TO as u64;
+    let loose = if large || crate::failpoint::armed_flag("blob-in-pieces") {
+        repo.loose_blob(file.id)?
+    } else {
+        None
+    };
+    let whole;
+    let base_content: &dyn log_stream::Content = match &loose {
+        Some(l)
+            if usize::try_from(l.len())
+                .is_ok_and(|n| n <= crate::handoff::max_bytes(&base_path)) =>
+        {
+            l
+        }
+        _ => {
+            whole = repo
+                .blob_within(file.id, crate::handoff::max_bytes(&base_path))?
+                .map_err(|len| super::lint::too_large_to_lint(&base_path, len))?;
+            &Bytes(&whole)
+        }
+    };
     let mem = snap.get(log::INDEX_FILE).map(Bytes);
     let head = snap
         .streamed
@@ -4337,7 +4361,7 @@ fn dropped_since_base(
         return Ok(());
     };
     let (shown, dropped) =
-        match log_stream::dropped_from_base(&Bytes(&base_bytes), head, Limits::default()) {
+        match log_stream::dropped_from_base(base_content, head, Limits::default()) {
             Ok(d) => d,
             // An index that cannot be read is reported by the archive check itself.
             Err(log::LogError::Malformed { .. }) => return Ok(()),
@@ -4363,6 +4387,27 @@ fn dropped_since_base(
         );
     }
     Ok(())
+}
+
+/// Whether the archive index `snap` holds is the blob `id`: read from that blob, or left on
+/// disk as the working tree's file that the git index shows (by its stat data, else by
+/// hashing it in pieces) to be that blob.
+fn index_is_blob(repo: &Repo, judged: Judged<'_>, snap: &Snapshot, id: ObjectId) -> Result<bool> {
+    if let Some(&read) = snap.blob_ids.get(log::INDEX_FILE) {
+        return Ok(read == id);
+    }
+    if let Some(&(read, _)) = snap.streamed_blob_ids.get(log::INDEX_FILE) {
+        return Ok(read == id);
+    }
+    let Some(s) = snap.streamed.get(log::INDEX_FILE) else {
+        return Ok(false);
+    };
+    let rel = judged.dir.path_of(log::INDEX_FILE);
+    let whole_file = s.tail.is_empty()
+        && s.resume.is_none()
+        && s.path == repo.workdir().join(&rel)
+        && std::fs::symlink_metadata(&s.path).is_ok_and(|m| m.is_file() && m.len() == s.keep);
+    Ok(whole_file && repo.file_is_blob(&rel, id)?)
 }
 
 /// The `journal` layer, shown only when it fails: every LOG.md entry of the base that the

@@ -607,6 +607,25 @@ impl Repo {
         self.blob(id).map(Ok)
     }
 
+    /// The blob `id` as a stream when it is stored as a loose object (`None` when it is
+    /// packed, or not there): gix loads a blob whole, and a large one (LOG-ARCHIVE.md's
+    /// index at HEAD) need not be held to be read once in order (issue #14).
+    pub fn loose_blob(&self, id: ObjectId) -> Result<Option<LooseBlob>, GitError> {
+        let hex = id.to_hex().to_string();
+        let path = self
+            .repo
+            .objects
+            .store_ref()
+            .path()
+            .join(&hex[..2])
+            .join(&hex[2..]);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let len = self.blob_size(id)?;
+        Ok(Some(LooseBlob { path, len }))
+    }
+
     /// Opens the index git would commit (the temporary one inside a hook); empty when absent.
     ///
     /// Like git (which verifies it only in `fsck`), the trailing checksum is not recomputed:
@@ -2610,6 +2629,92 @@ fn githead_variables() -> Vec<ObjectId> {
     ids
 }
 
+/// A blob stored as a loose object, read as a stream: each [`LooseBlob::open_at`] inflates
+/// the object file from its start, checks the header names a blob of the length the object
+/// database gave, and yields exactly that many bytes (fewer is an error, never a short
+/// content read as whole).
+#[derive(Debug, Clone)]
+pub struct LooseBlob {
+    path: PathBuf,
+    len: u64,
+}
+
+impl LooseBlob {
+    /// The blob's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True for an empty blob.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// A reader of the blob's bytes from offset `at` to its end.
+    pub fn open_at(&self, at: u64) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        use std::io::Read;
+        let file = std::fs::File::open(&self.path)?;
+        let mut inflated = Inflated {
+            rd: std::io::BufReader::with_capacity(64 * 1024, file),
+            state: gix::zlib::Decompress::new(),
+        };
+        let header = format!("blob {}\0", self.len);
+        let mut got = vec![0u8; header.len()];
+        inflated.read_exact(&mut got)?;
+        if got != header.as_bytes() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{}: not the loose blob expected", self.path.display()),
+            ));
+        }
+        let mut body = Exact {
+            inner: inflated,
+            left: self.len,
+        };
+        let skip = at.min(self.len);
+        std::io::copy(&mut (&mut body).take(skip), &mut std::io::sink())?;
+        Ok(Box::new(body))
+    }
+}
+
+/// A zlib stream inflated as it is read.
+struct Inflated {
+    rd: std::io::BufReader<std::fs::File>,
+    state: gix::zlib::Decompress,
+}
+
+impl std::io::Read for Inflated {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        gix::zlib::stream::inflate::read(&mut self.rd, &mut self.state, buf)
+    }
+}
+
+/// Exactly `left` more bytes of `inner`: an end before them is an error.
+struct Exact<R> {
+    inner: R,
+    left: u64,
+}
+
+impl<R: std::io::Read> std::io::Read for Exact<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 || buf.is_empty() {
+            return Ok(0);
+        }
+        let want = usize::try_from(self.left)
+            .unwrap_or(usize::MAX)
+            .min(buf.len());
+        let n = self.inner.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "a loose object ends before its blob's length",
+            ));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2679,6 +2784,84 @@ mod tests {
         }
         let two = repo.head_commit().expect("head");
         assert!(two.is_some() && two != one);
+    }
+
+    /// A loose blob read as a stream gives the blob's bytes from any offset, as the whole
+    /// read does; a packed one is not offered as loose, and an object cut short is an error,
+    /// never a shorter content.
+    #[test]
+    fn a_loose_blob_streams_what_the_whole_read_gives() {
+        use std::io::Read;
+        let tmp = tempfile::tempdir().expect("tempdir");
+        git(tmp.path(), &["init", "-q", "-b", "main"]);
+        let text = (0..20_000).fold(String::new(), |mut t, i| {
+            use std::fmt::Write as _;
+            let _ = writeln!(t, "line {i} é");
+            t
+        });
+        std::fs::write(tmp.path().join("big.md"), &text).expect("write");
+        std::fs::write(tmp.path().join("empty.md"), "").expect("write");
+        git(tmp.path(), &["add", "-A"]);
+        git(tmp.path(), &["commit", "-q", "-m", "files"]);
+        let repo = Repo::discover(tmp.path()).expect("repo");
+        let head = repo.head_commit().expect("head").expect("a commit");
+        for name in ["big.md", "empty.md"] {
+            let id = repo
+                .tree_file_at(head, name)
+                .expect("tree")
+                .expect("file")
+                .id;
+            let whole = repo.blob(id).expect("blob");
+            let loose = repo.loose_blob(id).expect("loose").expect("stored loose");
+            assert_eq!(loose.len(), whole.len() as u64);
+            for at in [
+                0,
+                1,
+                4095,
+                65_536,
+                whole.len() / 2,
+                whole.len(),
+                whole.len() + 9,
+            ] {
+                let mut got = Vec::new();
+                loose
+                    .open_at(at as u64)
+                    .expect("open")
+                    .read_to_end(&mut got)
+                    .expect("read");
+                assert_eq!(got, whole[at.min(whole.len())..], "{name} from {at}");
+            }
+        }
+        let id = repo
+            .tree_file_at(head, "big.md")
+            .expect("tree")
+            .expect("file")
+            .id;
+        let loose = repo.loose_blob(id).expect("loose").expect("stored loose");
+        let hex = id.to_hex().to_string();
+        let object = tmp
+            .path()
+            .join(".git/objects")
+            .join(&hex[..2])
+            .join(&hex[2..]);
+        let stored = std::fs::read(&object).expect("object");
+        let mut perms = std::fs::metadata(&object).expect("meta").permissions();
+        #[allow(clippy::permissions_set_readonly_false)]
+        perms.set_readonly(false);
+        std::fs::set_permissions(&object, perms).expect("chmod");
+        std::fs::write(&object, &stored[..stored.len() / 2]).expect("cut");
+        let mut got = Vec::new();
+        let read = loose.open_at(0).and_then(|mut r| r.read_to_end(&mut got));
+        assert!(read.is_err(), "a cut object read as {} bytes", got.len());
+        std::fs::write(&object, &stored).expect("restore");
+        git(tmp.path(), &["gc", "-q"]);
+        let repo = Repo::discover(tmp.path()).expect("repo");
+        let packed = repo
+            .tree_file_at(head, "empty.md")
+            .expect("tree")
+            .expect("file")
+            .id;
+        assert!(repo.loose_blob(packed).expect("loose").is_none());
     }
 
     /// Looking up many names of one directory reads its tree (or lists it on disk) once, not

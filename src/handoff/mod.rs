@@ -75,6 +75,16 @@ pub const CANONICAL_FILES: &[&str] = &[
 ];
 /// Largest handoff file the tool reads; anything bigger is refused as bad input.
 pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
+/// LOG-ARCHIVE.md or its index above this many bytes is not held whole by the commands that
+/// judge it: the lint reads it in pieces when that gives what a whole lint gives
+/// (`lint::pieces`), and the pre-commit gate, `commit`'s gate and `verify --level ci` read
+/// its blob from the working tree as a stream when the file there is the blob. A whole lint
+/// builds views of several times the text (the JSON index's strings and their offsets, the
+/// lowered values of its fields, the line table), so a 20,000-entry archive (4.6 MB, its
+/// index 3.2 MB) linted whole took `verify` to 47 MiB and `commit` to 55 MiB (issue #14,
+/// goal 30 MiB). Below it, the few hundred kilobytes a project's archive holds for its first
+/// thousands of entries are linted whole, as cheaply as before (pieces lint each seam twice).
+pub const HELD_WHOLE_UP_TO: usize = 1024 * 1024;
 /// Largest LOG-ARCHIVE.md or LOG-ARCHIVE.index.json the tool reads whole. They only grow,
 /// by at most one LOG.md per rotation, and the index is larger than the archive it lists
 /// (about 150 bytes an entry), so they get more room than the files agents edit; `archive`
@@ -91,8 +101,8 @@ pub const MAX_FILE_BYTES: usize = 8 * 1024 * 1024;
 /// (`log_stream::Rebuilt`), and so does `init --migrate` splitting LOG.md onto them;
 /// `recover` compares them with HEAD's blobs in pieces and
 /// `review` never reads them ([`HandoffDir::snapshot_commit_leaving`]); the lint reads them
-/// in pieces above 8 MiB when that gives what a whole lint gives (`lint::pieces`); the
-/// merge driver merges them as streams above 8 MiB when a side is taken whole or each side
+/// in pieces above [`HELD_WHOLE_UP_TO`] (1 MiB) when that gives what a whole lint gives
+/// (`lint::pieces`); the merge driver merges them as streams above 8 MiB when a side is taken whole or each side
 /// only added entries ([`merge_stream`]); `verify` (the hook, `commit`'s gate,
 /// `verify --level ci`) reads their blobs from the working tree as streams when the file
 /// there is the blob; `verify` and `archive --verify` check a legacy index as a stream;
@@ -229,6 +239,11 @@ pub struct Snapshot {
     /// (into [`Snapshot::files`]), by name: their pass state can be recorded by blob id
     /// (issue #14, see `commands::archive`).
     pub blob_ids: BTreeMap<String, ObjectId>,
+    /// The blob ids of LOG-ARCHIVE.md and its index where they were left on disk as the
+    /// blob ([`Snapshot::streamed`], above [`HELD_WHOLE_UP_TO`]), by name, with the file's
+    /// stamp taken before it was shown to be that blob: their pass state, computed from the
+    /// file, is recorded by blob id only while the file still has that stamp.
+    pub streamed_blob_ids: BTreeMap<String, (ObjectId, stream::Stamp)>,
     /// The commit whose blobs the files left [`Snapshot::unread`] equal: HEAD, or HEAD's
     /// parent for an amend (review atk34 #1); its manifest holds their judged state.
     pub unread_since: Option<ObjectId>,
@@ -444,7 +459,7 @@ impl Snapshot {
     }
 
     /// Reads every file left unread, so the snapshot holds the whole directory (LOG-ARCHIVE.md
-    /// and its index above 8 MiB on disk when the working tree holds them unchanged, see
+    /// and its index above [`HELD_WHOLE_UP_TO`] on disk when the working tree holds them unchanged, see
     /// [`HandoffDir::snapshot_commit`]: `verify` alone calls this).
     pub fn read_unread(&mut self, repo: &Repo, dir: &HandoffDir) -> Result<()> {
         for (inner, id) in std::mem::take(&mut self.unread) {
@@ -595,7 +610,7 @@ impl HandoffDir {
     }
 
     /// Reads the directory as a commit holds it. With `stream`, LOG-ARCHIVE.md and its
-    /// index above 8 MiB that the working tree holds unchanged are left on disk
+    /// index above [`HELD_WHOLE_UP_TO`] that the working tree holds unchanged are left on disk
     /// ([`Snapshot::streamed`]): for the checks that only read them (`verify`), never for a
     /// command that restores or compares what it read.
     pub fn snapshot_commit(&self, repo: &Repo, commit: ObjectId, stream: bool) -> Result<Snapshot> {
@@ -666,7 +681,7 @@ impl HandoffDir {
 
     /// Reads the directory's staged content from an index, leaving unread the files whose
     /// blob equals `base`'s (see [`Snapshot::unread`]), and on disk LOG-ARCHIVE.md and its
-    /// index above 8 MiB that the working tree holds as staged (see
+    /// index above [`HELD_WHOLE_UP_TO`] that the working tree holds as staged (see
     /// [`HandoffDir::snapshot_commit`]): for `verify`, which only reads them.
     pub fn snapshot_index_since(
         &self,
@@ -1054,8 +1069,9 @@ impl HandoffDir {
     }
 
     /// Adds the blob `id` to `snap` as the file `inner` (relative to the directory): read
-    /// whole within its limit, except LOG-ARCHIVE.md and its index above the 8 MiB of files
-    /// held in memory whose file in the working tree is that blob (hashed in pieces): they
+    /// whole within its limit, except LOG-ARCHIVE.md and its index above
+    /// [`HELD_WHOLE_UP_TO`] whose file in the working tree is that blob (by the git index's
+    /// stat data, else hashed in pieces): they
     /// are left on disk and read from there as streams, like the working tree's
     /// ([`Snapshot::streamed`]), since gix loads a blob whole (issue #12 item 2).
     fn read_blob(
@@ -1073,11 +1089,19 @@ impl HandoffDir {
             let whole_up_to = if crate::failpoint::armed_flag("blob-in-pieces") {
                 0
             } else {
-                MAX_FILE_BYTES as u64
+                HELD_WHOLE_UP_TO as u64
             };
             let size = repo.blob_size(id)?;
+            let path = self.root.join(&rel);
+            // Taken before the comparison: a file written after it has another stamp.
+            let stamp = stream::Stamp::of(&path);
             if size > whole_up_to && repo.file_is_blob(&rel, id)? {
-                snap.insert_streamed(inner, stream::Streamed::whole(self.root.join(&rel), size));
+                if let Some(stamp) = stamp
+                    && !inner.contains('/')
+                {
+                    snap.streamed_blob_ids.insert(inner.clone(), (id, stamp));
+                }
+                snap.insert_streamed(inner, stream::Streamed::whole(path, size));
                 return Ok(());
             }
         }

@@ -36,6 +36,31 @@ pub struct Streamed {
     pub resume: Option<PassState>,
 }
 
+/// What tells a file's versions apart without reading it: device, inode, length, and the
+/// modification and change times to the nanosecond. A write changes the change time, which
+/// no caller can set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp([i64; 7]);
+
+impl Stamp {
+    /// The stamp of the file at `path` (not following a symbolic link); `None` when it
+    /// cannot be read.
+    pub fn of(path: &std::path::Path) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::symlink_metadata(path).ok()?;
+        #[allow(clippy::cast_possible_wrap)]
+        Some(Stamp([
+            m.dev() as i64,
+            m.ino() as i64,
+            m.size() as i64,
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        ]))
+    }
+}
+
 impl Streamed {
     /// The whole file at `path`, `len` bytes long.
     pub fn whole(path: PathBuf, len: u64) -> Streamed {

@@ -425,7 +425,7 @@ pub fn lint_snapshot_with(
     extra: &[LintFile<'_>],
 ) -> Result<LintOutcome> {
     // Files a snapshot left on disk (LOG-ARCHIVE.md and its index, read elsewhere as
-    // streams) are linted in pieces of whole entries above 8 MiB when that gives what their
+    // streams) are linted in pieces of whole entries above 1 MiB when that gives what their
     // whole lint gives ([`pieces`]); else the file is read whole, within its size limit.
     let streamed: Vec<Streamed<'_>> = snap
         .streamed
@@ -573,7 +573,7 @@ fn binary_secrets(
     Ok(diags)
 }
 
-/// Lints a file held in memory. LOG-ARCHIVE.md and its index above 8 MiB
+/// Lints a file held in memory. LOG-ARCHIVE.md and its index above 1 MiB
 /// ([`pieces::Sizes::whole_up_to`]; blobs read from git: the pre-commit hook, `commit`'s
 /// gate, `verify --level ci`) are linted in pieces when that gives what the whole lint
 /// gives: the lint's own structures, several times the text, then hold one piece rather

@@ -2458,9 +2458,14 @@ fn an_archived_entry_dropped_with_its_index_line_fails_against_the_base() {
     repo.aahp(&["manifest"]).assert_code(0);
     repo.git(&["add", "-A"]);
     let dropped = "the archived entry \"## [2026-10-01] agent-1: Session 1\"";
-    let out = repo.aahp(&["hook", "pre-commit"]);
-    out.assert_code(1);
-    assert!(out.stdout.contains(dropped), "{out}");
+    // The same verdicts with the files left on disk and the base's index read as a stream
+    // from its loose object (`blob-in-pieces`: what a command does above 1 MiB).
+    let streamed = [("AAHP_FAILPOINT", "blob-in-pieces,lint-in-pieces")];
+    for envs in [&[][..], &streamed[..]] {
+        let out = repo.aahp_env(".", &["hook", "pre-commit"], envs);
+        out.assert_code(1);
+        assert!(out.stdout.contains(dropped), "{out}");
+    }
     repo.git(&[
         "commit",
         "-q",
@@ -2468,12 +2473,17 @@ fn an_archived_entry_dropped_with_its_index_line_fails_against_the_base() {
         "-m",
         "drop an archived entry",
     ]);
-    let out = repo.aahp(&["verify", "--level", "ci", "--base", "base"]);
-    out.assert_code(1);
-    assert!(
-        out.stdout.contains("FAIL  archive") && out.stdout.contains(dropped),
-        "{out}"
-    );
+    for envs in [&[][..], &streamed[..]] {
+        let out = repo.aahp_env(".", &["verify", "--level", "ci", "--base", "base"], envs);
+        out.assert_code(1);
+        assert!(
+            out.stdout.contains("FAIL  archive") && out.stdout.contains(dropped),
+            "{out}"
+        );
+        // Against itself the index drops nothing: read once, not compared.
+        let out = repo.aahp_env(".", &["verify", "--level", "ci", "--base", "HEAD"], envs);
+        assert!(!out.stdout.contains(dropped), "{out}");
+    }
 
     // A redaction recorded by `--reindex` keeps the entry's place: the archive layer passes.
     let repo = rotated_repo();
@@ -2623,11 +2633,19 @@ fn archive_resumes_from_heads_archive_state_and_its_cache_changes_no_result() {
 fn the_pre_commit_gate_of_a_rotated_archive_records_its_state_for_the_next_archive() {
     // The gate of a commit that changes LOG-ARCHIVE.md and its index reads their staged
     // blobs; it records their pass state by blob id, so the next rotation onto that commit
-    // reads neither from its start.
+    // reads neither from its start. The same when it leaves them on disk as the blobs
+    // (above 1 MiB; `blob-in-pieces` at this size): the state is computed from the files.
+    for gate in ["", "blob-in-pieces,lint-in-pieces"] {
+        gate_records_state(gate);
+    }
+}
+
+fn gate_records_state(gate: &str) {
     let repo = large_appending_repo();
     repo.aahp(&["archive"]).assert_code(0);
     repo.git(&["add", "-A"]);
-    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    repo.aahp_env(".", &["hook", "pre-commit"], &[("AAHP_FAILPOINT", gate)])
+        .assert_code(0);
     repo.git(&["commit", "-q", "-m", "rotated"]);
     prepend_entries(&repo, 1, 3003);
     let before = files(&repo);

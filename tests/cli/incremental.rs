@@ -359,7 +359,10 @@ fn entries_a_rotation_appends_to_a_judged_archive_are_judged_at_pre_commit() {
         + 1;
     let found = flagged(&repo);
     assert!(!found.is_empty(), "{found:?}");
-    assert!(found.iter().all(|f| *f == (ARCHIVE.to_string(), line)), "{found:?}");
+    assert!(
+        found.iter().all(|f| *f == (ARCHIVE.to_string(), line)),
+        "{found:?}"
+    );
 
     // In an entry's title it lands in the index too.
     let repo = handoff_repo();
