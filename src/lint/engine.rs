@@ -327,6 +327,13 @@ enum Matcher {
     /// goes. The head's matches are short: a value that runs to the end of a long line is
     /// read once, by a byte loop, where the regex's DFAs read it forward and back and its
     /// capture engine (the `PikeVM`, on a long match) read it again (issue #13 item 4).
+    /// A catalogue token's regex run as a [`Prog`](super::backtrack::Prog): no regex is
+    /// compiled unless a search goes over its budget (the regex then answers from there on).
+    Prog {
+        prog: super::backtrack::Prog,
+        pattern: &'static Pattern,
+        regex: OnceLock<&'static Regex>,
+    },
     Head {
         head: &'static Regex,
         /// The class of the run's bytes (every byte of a non-ASCII character is in it), as a
@@ -518,7 +525,7 @@ fn boundary_char(c: char) -> bool {
 }
 
 impl Matcher {
-    fn new(pattern: &Pattern) -> Matcher {
+    fn new(pattern: &'static Pattern) -> Matcher {
         if let Some((head, tail)) = super::rules::secrets::head(pattern) {
             return Matcher::Head {
                 head: compile(pattern, &head),
@@ -554,7 +561,19 @@ impl Matcher {
                     first,
                 }
             }
-            None => Matcher::Regex(compile(pattern, pattern.regex)),
+            None => {
+                if super::rules::catalogue::is_entry(pattern) {
+                    let src = super::rules::expand(pattern.regex);
+                    if let Some(prog) = super::backtrack::Prog::new(&src) {
+                        return Matcher::Prog {
+                            prog,
+                            pattern,
+                            regex: OnceLock::new(),
+                        };
+                    }
+                }
+                Matcher::Regex(compile(pattern, pattern.regex))
+            }
         }
     }
 
@@ -562,6 +581,23 @@ impl Matcher {
     fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Groups<'t>> {
         let (split, value, first) = match self {
             Matcher::Regex(re) => return re.captures_at(hay, at).map(Groups::Regex),
+            Matcher::Prog {
+                prog,
+                pattern,
+                regex,
+            } => {
+                if regex.get().is_none() {
+                    // Steps enough for a few dozen per byte searched: a window's matches take
+                    // a few each; a search past it is backtracking through long runs.
+                    let budget = 32 * (hay.len() - at) + 20_000;
+                    match prog.captures_at(hay, at, budget) {
+                        Ok(found) => return found.map(|spans| Groups::Spans(hay, spans)),
+                        Err(super::backtrack::OverBudget) => {}
+                    }
+                }
+                let re = regex.get_or_init(|| compile(pattern, pattern.regex));
+                return re.captures_at(hay, at).map(Groups::Regex);
+            }
             Matcher::Read { regex, read } => {
                 let m = regex.find_at(hay, at)?;
                 let shift =
@@ -1810,6 +1846,140 @@ mod tests {
             }
         }
         assert!(compared > 2000, "{compared} texts compared");
+    }
+
+    /// Every match with all five groups, the engine's way (from `at`, then from the end of
+    /// each match).
+    fn all_groups(m: &Matcher, hay: &str, at: usize) -> Vec<[Option<(usize, usize)>; 5]> {
+        let mut out = Vec::new();
+        let mut at = at;
+        while at <= hay.len() {
+            let Some(g) = m.captures_at(hay, at) else {
+                break;
+            };
+            let spans: [Option<(usize, usize)>; 5] =
+                std::array::from_fn(|i| g.get(i).map(|(s, e, _)| (s, e)));
+            let (s, e) = spans[0].expect("group 0");
+            out.push(spans);
+            at = crate::lint::text::ceil_char(hay, e.max(s + 1));
+        }
+        out
+    }
+
+    #[test]
+    fn catalogue_programs_match_as_their_regexes_do() {
+        // Each token entry run as a program against its regex: on its examples and
+        // negatives (drawn and blanked), on variants that move every part (upper case, the
+        // token twice, cut short, non-ASCII neighbours, `ſ` and the Kelvin sign that case
+        // folding would add), and on random texts of its shape: an example mutated a few
+        // characters at a time with characters of its alphabet, boundaries and wide ones,
+        // searched from every position.
+        let pool: Vec<char> = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789\
+                               _-+/=.:@$!~%&;,'\"?# \n\t\u{e9}\u{17F}\u{212A}\u{3b1}\u{1f600}"
+            .chars()
+            .collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).expect("fits")
+        };
+        let (mut programs, mut tokens, mut compared) = (0, 0, 0);
+        for (i, p) in PATTERNS.iter().enumerate() {
+            if split(p).is_some() {
+                continue;
+            }
+            let e = &ENTRIES[i];
+            tokens += usize::from(!e.context);
+            let prog = Matcher::new(p);
+            if !matches!(prog, Matcher::Prog { .. }) {
+                continue;
+            }
+            programs += 1;
+            let full = Matcher::Regex(super::compile(p, p.regex));
+            let mut texts = Vec::new();
+            for (k, t) in e.examples.iter().chain(e.negatives).enumerate() {
+                for blank in [false, true] {
+                    let t = expand(t, k as u64 + 11, blank);
+                    texts.push(format!("{t} and {t}"));
+                    texts.push(format!("{t}{t}"));
+                    texts.push(t.to_uppercase());
+                    texts.push(t.to_lowercase());
+                    texts.push(t.replace(' ', "\u{e9}").replace('=', "\u{17F}"));
+                    texts.push(t.replace('s', "\u{17F}").replace('k', "\u{212A}"));
+                    texts.push(format!("\u{3b1}{t}\u{3b1}"));
+                    for cut in [1, 2, 5] {
+                        let mut c = t.len().saturating_sub(cut);
+                        while !t.is_char_boundary(c) {
+                            c -= 1;
+                        }
+                        texts.push(t[..c].to_string());
+                    }
+                    texts.push(t);
+                }
+            }
+            let seeds = texts.len();
+            for k in 0..60 {
+                let mut t: Vec<char> = texts[k % seeds].chars().collect();
+                for _ in 0..=next(6) {
+                    let at = next(t.len() + 1);
+                    match next(5) {
+                        0 if at < t.len() => {
+                            t.remove(at);
+                        }
+                        1 => t.insert(at, pool[next(pool.len())]),
+                        2 if at < t.len() => {
+                            let n = 1 + next(12);
+                            let piece: Vec<char> = t[at..(at + n).min(t.len())].to_vec();
+                            t.splice(at..at, piece);
+                        }
+                        _ if at < t.len() => t[at] = pool[next(pool.len())],
+                        _ => t.push(pool[next(pool.len())]),
+                    }
+                }
+                texts.push(t.into_iter().collect());
+            }
+            for t in &texts {
+                for at in (0..=t.len()).filter(|&a| t.is_char_boundary(a)).step_by(7) {
+                    assert_eq!(
+                        all_groups(&prog, t, at),
+                        all_groups(&full, t, at),
+                        "{} from {at} on {t:?}",
+                        e.kind
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        println!("{programs} programs for {tokens} tokens, {compared} searches");
+        // The programs must keep serving nearly every token entry (the cost they save).
+        assert!(
+            programs * 100 >= tokens * 90,
+            "{programs} programs for {tokens} tokens"
+        );
+        assert!(compared > 50_000, "{compared} searches compared");
+    }
+
+    #[test]
+    fn a_program_over_its_budget_asks_the_regex() {
+        let p = PATTERNS
+            .iter()
+            .find(|p| p.regex.contains("\\bhf_"))
+            .expect("the Hugging Face entry");
+        let Matcher::Prog { prog, .. } = Matcher::new(p) else {
+            panic!("the Hugging Face token is run as a program");
+        };
+        let src = crate::lint::rules::expand(p.regex);
+        let hay = format!("x hf_{}c y", "aB3".repeat(11));
+        assert_eq!(
+            prog.captures_at(&hay, 0, 3),
+            Err(crate::lint::backtrack::OverBudget)
+        );
+        let found = prog.captures_at(&hay, 0, 10_000).expect("within budget");
+        let re = regex::Regex::new(&src).expect("compiles");
+        let m = re.find(&hay).expect("the regex matches");
+        assert_eq!(found.expect("a match")[0], Some((m.start(), m.end())));
     }
 
     #[test]
