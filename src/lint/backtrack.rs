@@ -163,6 +163,8 @@ pub(crate) struct Prog {
     insts: Vec<Inst>,
     /// The bytes a match may start with.
     first: [bool; 256],
+    /// Every match starts at the text's start (`^…`).
+    anchored: bool,
 }
 
 /// The search took more steps than its budget: ask the regex.
@@ -182,6 +184,7 @@ impl Prog {
         let mut p = Prog {
             insts: Vec::new(),
             first: [false; 256],
+            anchored: hir.properties().look_set_prefix().contains(Look::Start),
         };
         p.emit(&hir)?;
         p.insts.push(Inst::Match);
@@ -190,6 +193,12 @@ impl Prog {
         }
         first_bytes(&hir, &mut p.first);
         Some(p)
+    }
+
+    /// Steps worth about as much as compiling the regex: past them, compiling it is cheaper
+    /// than going on without it.
+    pub(crate) fn allowance(&self) -> usize {
+        2_000 * self.insts.len() + 50_000
     }
 
     fn pc(&self) -> u32 {
@@ -306,22 +315,28 @@ impl Prog {
 
     /// The first match in `hay` that starts at or after `at`, as the regex's
     /// `captures_at(hay, at)` finds it (the text before `at` is read by boundaries), or
-    /// `Err` when `budget` steps did not settle it.
+    /// `Err` when the steps left in `budget` did not settle it (each step taken is counted
+    /// off it).
     pub(crate) fn captures_at(
         &self,
         hay: &str,
         at: usize,
-        mut budget: usize,
+        budget: &mut usize,
     ) -> Result<Option<Spans>, OverBudget> {
         let b = hay.as_bytes();
         let mut stack: Vec<Frame> = Vec::new();
-        for s in at..b.len() {
+        let last = match (self.anchored, at) {
+            (true, 0) => b.len().min(1),
+            (true, _) => at,
+            (false, _) => b.len(),
+        };
+        for s in at..last {
             // Every match takes a character, so starts at the end and inside a character are
             // none (the first instruction taking one is ASCII or a whole character).
             if !self.first[usize::from(b[s])] || !hay.is_char_boundary(s) {
                 continue;
             }
-            if let Some(spans) = self.run(hay, s, &mut stack, &mut budget)? {
+            if let Some(spans) = self.run(hay, s, &mut stack, budget)? {
                 return Ok(Some(spans));
             }
         }

@@ -327,13 +327,8 @@ enum Matcher {
     /// goes. The head's matches are short: a value that runs to the end of a long line is
     /// read once, by a byte loop, where the regex's DFAs read it forward and back and its
     /// capture engine (the `PikeVM`, on a long match) read it again (issue #13 item 4).
-    /// A catalogue token's regex run as a [`Prog`](super::backtrack::Prog): no regex is
-    /// compiled unless a search goes over its budget (the regex then answers from there on).
-    Prog {
-        prog: super::backtrack::Prog,
-        pattern: &'static Pattern,
-        regex: OnceLock<&'static Regex>,
-    },
+    /// A catalogue token's regex run as a program ([`Backtracked`]).
+    Prog(Backtracked),
     Head {
         head: &'static Regex,
         /// The class of the run's bytes (every byte of a non-ASCII character is in it), as a
@@ -372,9 +367,56 @@ fn compile(pattern: &Pattern, src: &str) -> &'static Regex {
         .or_insert_with(|| Box::leak(Box::new(re)))
 }
 
-/// A [`Split`] pattern's value: matched by its [`Shape`] where it has one, else by its regex.
+/// A regex run as a [`Prog`](super::backtrack::Prog) of its syntax tree, compiled only when
+/// the searches have taken about as many steps as compiling it costs: from then on the regex
+/// answers (the same answers; a search cut short is asked again of it). A text that wakes
+/// hundreds of catalogue entries compiled a regex for each (1.4 G instructions on the
+/// `credentials-repeated` shape), when a few windows each were all it searched.
+struct Backtracked {
+    prog: super::backtrack::Prog,
+    /// Steps the program may still take before the regex is compiled.
+    left: std::sync::atomic::AtomicUsize,
+    regex: OnceLock<&'static Regex>,
+    pattern: &'static Pattern,
+    /// The regex's source as the rule writes it.
+    src: &'static str,
+}
+
+impl Backtracked {
+    fn new(pattern: &'static Pattern, src: &'static str) -> Option<Backtracked> {
+        let prog = super::backtrack::Prog::new(&super::rules::expand(src))?;
+        Some(Backtracked {
+            left: std::sync::atomic::AtomicUsize::new(prog.allowance()),
+            prog,
+            regex: OnceLock::new(),
+            pattern,
+            src,
+        })
+    }
+
+    /// The first match at or after `at`, as the regex's `captures_at` finds it.
+    fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Groups<'t>> {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.regex.get().is_none() {
+            let mut budget = self.left.load(Relaxed);
+            let found = self.prog.captures_at(hay, at, &mut budget);
+            // Threads searching at once may each count from the same figure: the allowance
+            // is a rough bound, not an exact one.
+            self.left.store(budget, Relaxed);
+            if let Ok(found) = found {
+                return found.map(|spans| Groups::Spans(hay, spans));
+            }
+        }
+        let re = self.regex.get_or_init(|| compile(self.pattern, self.src));
+        re.captures_at(hay, at).map(Groups::Regex)
+    }
+}
+
+/// A [`Split`] pattern's value: matched by its [`Shape`] where it has one, else by its
+/// regex (run as a program where it can be).
 enum Value {
     Shape(Shape),
+    Prog(Backtracked),
     Regex(&'static Regex),
 }
 
@@ -384,6 +426,12 @@ impl Value {
     fn at_start(&self, hay: &str) -> Option<(usize, usize, usize)> {
         match self {
             Value::Shape(shape) => shape.at_start(hay).map(|(v, whole)| (0, v, whole)),
+            Value::Prog(b) => {
+                let caps = b.captures_at(hay, 0)?;
+                let (_, end, _) = caps.get(0).expect("group 0");
+                let (vs, ve, _) = caps.get(1).expect("the value participates");
+                Some((vs, ve, end))
+            }
             Value::Regex(re) => {
                 let caps = re.captures(hay)?;
                 let whole = caps.get(0).expect("group 0");
@@ -556,21 +604,19 @@ impl Matcher {
                     split,
                     value: match Shape::new(split.value) {
                         Some(shape) => Value::Shape(shape),
-                        None => Value::Regex(compile(pattern, split.value)),
+                        None => match Backtracked::new(pattern, split.value) {
+                            Some(b) => Value::Prog(b),
+                            None => Value::Regex(compile(pattern, split.value)),
+                        },
                     },
                     first,
                 }
             }
             None => {
-                if super::rules::catalogue::is_entry(pattern) {
-                    let src = super::rules::expand(pattern.regex);
-                    if let Some(prog) = super::backtrack::Prog::new(&src) {
-                        return Matcher::Prog {
-                            prog,
-                            pattern,
-                            regex: OnceLock::new(),
-                        };
-                    }
+                if super::rules::catalogue::is_entry(pattern)
+                    && let Some(b) = Backtracked::new(pattern, pattern.regex)
+                {
+                    return Matcher::Prog(b);
                 }
                 Matcher::Regex(compile(pattern, pattern.regex))
             }
@@ -581,23 +627,7 @@ impl Matcher {
     fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Groups<'t>> {
         let (split, value, first) = match self {
             Matcher::Regex(re) => return re.captures_at(hay, at).map(Groups::Regex),
-            Matcher::Prog {
-                prog,
-                pattern,
-                regex,
-            } => {
-                if regex.get().is_none() {
-                    // Steps enough for a few dozen per byte searched: a window's matches take
-                    // a few each; a search past it is backtracking through long runs.
-                    let budget = 32 * (hay.len() - at) + 20_000;
-                    match prog.captures_at(hay, at, budget) {
-                        Ok(found) => return found.map(|spans| Groups::Spans(hay, spans)),
-                        Err(super::backtrack::OverBudget) => {}
-                    }
-                }
-                let re = regex.get_or_init(|| compile(pattern, pattern.regex));
-                return re.captures_at(hay, at).map(Groups::Regex);
-            }
+            Matcher::Prog(b) => return b.captures_at(hay, at),
             Matcher::Read { regex, read } => {
                 let m = regex.find_at(hay, at)?;
                 let shift =
@@ -1893,7 +1923,7 @@ mod tests {
             let e = &ENTRIES[i];
             tokens += usize::from(!e.context);
             let prog = Matcher::new(p);
-            if !matches!(prog, Matcher::Prog { .. }) {
+            if !matches!(prog, Matcher::Prog(_)) {
                 continue;
             }
             programs += 1;
@@ -1967,19 +1997,33 @@ mod tests {
             .iter()
             .find(|p| p.regex.contains("\\bhf_"))
             .expect("the Hugging Face entry");
-        let Matcher::Prog { prog, .. } = Matcher::new(p) else {
+        let Matcher::Prog(b) = Matcher::new(p) else {
             panic!("the Hugging Face token is run as a program");
         };
         let src = crate::lint::rules::expand(p.regex);
         let hay = format!("x hf_{}c y", "aB3".repeat(11));
         assert_eq!(
-            prog.captures_at(&hay, 0, 3),
+            b.prog.captures_at(&hay, 0, &mut 3),
             Err(crate::lint::backtrack::OverBudget)
         );
-        let found = prog.captures_at(&hay, 0, 10_000).expect("within budget");
+        let found = b
+            .prog
+            .captures_at(&hay, 0, &mut 10_000)
+            .expect("within budget");
         let re = regex::Regex::new(&src).expect("compiles");
         let m = re.find(&hay).expect("the regex matches");
         assert_eq!(found.expect("a match")[0], Some((m.start(), m.end())));
+        // With its allowance spent, the matcher compiles the regex and asks it from then on.
+        b.left.store(2, std::sync::atomic::Ordering::Relaxed);
+        let Some(Groups::Regex(caps)) = b.captures_at(&hay, 0) else {
+            panic!("the regex answers");
+        };
+        assert_eq!(
+            (caps[0].len(), caps.get(0).map(|g| g.start())),
+            (m.len(), Some(m.start()))
+        );
+        assert!(b.regex.get().is_some());
+        assert!(matches!(b.captures_at(&hay, 0), Some(Groups::Regex(_))));
     }
 
     #[test]
@@ -2534,5 +2578,57 @@ mod tests {
         assert_eq!(uuid.at_start(&format!("{id}0")), None);
         assert_eq!(uuid.at_start(&format!("{id}\u{17F}")), None);
         assert_eq!(uuid.at_start(&id.replace('-', "_")), None);
+    }
+}
+#[cfg(test)]
+mod tmp_probe {
+    #[test]
+    #[ignore = "probe"]
+    fn woken_kinds() {
+        let text =
+            std::fs::read_to_string(std::env::var("AAHP_TUNE_FILE").expect("file")).expect("utf-8");
+        let engine = &*super::ENGINE;
+        let mut seen = std::collections::BTreeSet::new();
+        let mut rows = Vec::new();
+        for (pattern, _, _) in engine.windows(&text, super::Only::All) {
+            if !seen.insert(pattern) {
+                continue;
+            }
+            let pat = engine.patterns[pattern as usize];
+            let clock = std::time::Instant::now();
+            let m = engine.matcher(pattern as usize);
+            let t = clock.elapsed();
+            let kind = match m {
+                super::Matcher::Regex(_) => "regex",
+                super::Matcher::Prog(_) => "prog",
+                super::Matcher::Split {
+                    value: super::Value::Prog(_),
+                    ..
+                } => "split-prog",
+                super::Matcher::Split {
+                    value: super::Value::Shape(_),
+                    ..
+                } => "split-shape",
+                super::Matcher::Split { .. } => "split-regex",
+                super::Matcher::Read { .. } => "read",
+                super::Matcher::Head { .. } => "head",
+            };
+            rows.push((t, kind, pat.rule.id, pattern, pat.regex));
+        }
+        rows.sort_by_key(|r| std::cmp::Reverse(r.0));
+        let mut by: std::collections::BTreeMap<&str, (usize, f64)> = Default::default();
+        for r in &rows {
+            let e = by.entry(r.1).or_default();
+            e.0 += 1;
+            e.1 += r.0.as_secs_f64() * 1e3;
+        }
+        println!("{by:?}");
+        for (t, kind, id, p, re) in rows.iter().take(60) {
+            println!(
+                "{:8.3} ms {kind:12} {id} #{p} {}",
+                t.as_secs_f64() * 1e3,
+                &re[..re.len().min(100)]
+            );
+        }
     }
 }
