@@ -412,6 +412,13 @@ impl Backtracked {
     }
 }
 
+/// The most bytes of windows a pattern's first text may give it for its regex to be run as a
+/// program ([`Backtracked`]): a backtracking step costs several times a lazy DFA's per
+/// byte, and at about this many bytes the difference pays for compiling the regex. A text
+/// dense with one pattern's keywords (a line of one phrase repeated) also made its regex be
+/// parsed twice, once for the program and again for the regex its allowance ran out into.
+const PROG_SPAN: usize = 16 * 1024;
+
 /// A [`Split`] pattern's value: matched by its [`Shape`] where it has one, else by its
 /// regex (run as a program where it can be).
 enum Value {
@@ -573,7 +580,8 @@ fn boundary_char(c: char) -> bool {
 }
 
 impl Matcher {
-    fn new(pattern: &'static Pattern) -> Matcher {
+    /// The matcher of `pattern`, for a first text whose windows for it hold `span` bytes.
+    fn new(pattern: &'static Pattern, span: usize) -> Matcher {
         if let Some((head, tail)) = super::rules::secrets::head(pattern) {
             return Matcher::Head {
                 head: compile(pattern, &head),
@@ -613,7 +621,9 @@ impl Matcher {
                 }
             }
             None => {
-                if super::rules::catalogue::is_entry(pattern)
+                // Windows this wide are searched faster by the regex's automata than by
+                // backtracking, by more than the compile costs.
+                if span <= PROG_SPAN
                     && let Some(b) = Backtracked::new(pattern, pattern.regex)
                 {
                     return Matcher::Prog(b);
@@ -1068,8 +1078,15 @@ impl Engine {
         &self.gated[self.gated_at[k] as usize..self.gated_at[k + 1] as usize]
     }
 
+    #[cfg(test)]
     fn matcher(&self, i: usize) -> &Matcher {
-        self.regexes[i].get_or_init(|| Matcher::new(self.patterns[i]))
+        self.matcher_for(i, 0)
+    }
+
+    /// The matcher of pattern `i`, made (if it is not yet) for a first text whose windows
+    /// for it hold `span` bytes.
+    fn matcher_for(&self, i: usize, span: usize) -> &Matcher {
+        self.regexes[i].get_or_init(|| Matcher::new(self.patterns[i], span))
     }
 }
 
@@ -1217,17 +1234,25 @@ fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
     // (pattern, findings it gave so far, whether they were secrets): windows are sorted by
     // pattern, so one counter serves.
     let mut counted: (u16, usize, bool) = (u16::MAX, 0, false);
-    for (p, ws, we) in e.windows(text, only) {
+    let windows = e.windows(text, only);
+    // The bytes of the current pattern's windows.
+    let mut span = 0;
+    for (i, &(p, ws, we)) in windows.iter().enumerate() {
         let pat = e.patterns[p as usize];
         if p != counted.0 {
             counted = (p, 0, false);
+            span = windows[i..]
+                .iter()
+                .take_while(|w| w.0 == p)
+                .map(|w| w.2 - w.1)
+                .sum();
         }
         if counted.1 > MAX_FINDINGS {
             // The pattern already gave up on this text.
             continue;
         }
         let hay = &text[ws..we];
-        let re = e.matcher(p as usize);
+        let re = e.matcher_for(p as usize, span);
         let mut at = 0;
         // For a pattern searched again inside its own matches: the end of the outermost
         // match around `at`, the end of the last match inside it, and how many matches
@@ -1852,7 +1877,7 @@ mod tests {
             let Some(sp) = split(p) else {
                 continue;
             };
-            let parts = Matcher::new(p);
+            let parts = Matcher::new(p, 0);
             assert!(matches!(parts, Matcher::Split { .. }));
             let full = Matcher::Regex(super::compile(p, p.regex));
             let e = &ENTRIES[i];
@@ -1922,7 +1947,7 @@ mod tests {
             }
             let e = &ENTRIES[i];
             tokens += usize::from(!e.context);
-            let prog = Matcher::new(p);
+            let prog = Matcher::new(p, 0);
             if !matches!(prog, Matcher::Prog(_)) {
                 continue;
             }
@@ -1992,12 +2017,113 @@ mod tests {
     }
 
     #[test]
+    fn rule_programs_match_as_their_regexes_do() {
+        // Every other rule's pattern run as a program against its regex, where the engine
+        // runs them: windows around each occurrence of its keywords in texts dense with what
+        // the rules look for (the linter's own tests, the injection and secret rules with
+        // their examples), and the same windows mutated a few characters at a time.
+        let corpus = [
+            include_str!("tests.rs"),
+            include_str!("tests_prose_kinds.rs"),
+            include_str!("rules/injection.rs"),
+            include_str!("rules/secrets.rs"),
+            include_str!("rules/commands.rs"),
+        ]
+        .join("\n");
+        let lower = corpus.to_ascii_lowercase();
+        let pool: Vec<char> = "aeiost ABZ019_-=:;,.'\"/\\\n\t<>()[]{}|&$@#\u{e9}\u{17F}\u{212A}"
+            .chars()
+            .collect();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).expect("fits")
+        };
+        let (mut programs, mut others, mut compared, mut found) = (0, 0, 0, 0);
+        for p in crate::lint::rules::all_patterns() {
+            if crate::lint::rules::catalogue::is_entry(p) {
+                continue;
+            }
+            others += 1;
+            let Some(b) = super::Backtracked::new(p, p.regex) else {
+                continue;
+            };
+            programs += 1;
+            let full = Matcher::Regex(super::compile(p, p.regex));
+            let mut texts: Vec<String> = Vec::new();
+            for k in p.keywords.iter().filter(|k| !k.contains('{')) {
+                let k = k.to_ascii_lowercase();
+                for (n, at) in lower.match_indices(k.as_str()).enumerate() {
+                    if n >= 60 {
+                        break;
+                    }
+                    let ws = crate::lint::text::floor_char(&corpus, at.0.saturating_sub(p.before));
+                    let we = crate::lint::text::ceil_char(
+                        &corpus,
+                        (at.0 + k.len() + p.after).min(corpus.len()),
+                    );
+                    texts.push(corpus[ws..we].to_string());
+                }
+            }
+            let seeds = texts.len();
+            for k in 0..seeds.min(40) {
+                let mut t: Vec<char> = texts[(k * 7) % seeds].chars().collect();
+                for _ in 0..=next(4) {
+                    let at = next(t.len() + 1);
+                    if at < t.len() && next(2) == 0 {
+                        t[at] = pool[next(pool.len())];
+                    } else {
+                        t.insert(at, pool[next(pool.len())]);
+                    }
+                }
+                texts.push(t.into_iter().collect());
+            }
+            for t in &texts {
+                let mut at = 0;
+                let mut budget = 50_000_000;
+                loop {
+                    let Ok(mine) = b.prog.captures_at(t, at, &mut budget) else {
+                        break;
+                    };
+                    let theirs = full.captures_at(t, at).map(|g| {
+                        std::array::from_fn::<_, 5, _>(|i| g.get(i).map(|(s, e, _)| (s, e)))
+                    });
+                    assert_eq!(
+                        mine, theirs,
+                        "{} {:?} from {at} on {t:?}",
+                        p.rule.id, p.regex
+                    );
+                    compared += 1;
+                    let Some(spans) = mine else { break };
+                    found += 1;
+                    let (s, e) = spans[0].expect("group 0");
+                    at = crate::lint::text::ceil_char(t, e.max(s + 1));
+                    if at > t.len() {
+                        break;
+                    }
+                }
+            }
+        }
+        println!("{programs} programs of {others} patterns, {compared} searches, {found} matches");
+        assert!(
+            programs * 100 >= others * 80,
+            "{programs} programs of {others}"
+        );
+        assert!(
+            found > 2_000 && compared > 20_000,
+            "{compared} searches, {found} matches"
+        );
+    }
+
+    #[test]
     fn a_program_over_its_budget_asks_the_regex() {
         let p = PATTERNS
             .iter()
             .find(|p| p.regex.contains("\\bhf_"))
             .expect("the Hugging Face entry");
-        let Matcher::Prog(b) = Matcher::new(p) else {
+        let Matcher::Prog(b) = Matcher::new(p, 0) else {
             panic!("the Hugging Face token is run as a program");
         };
         let src = crate::lint::rules::expand(p.regex);
@@ -2074,7 +2200,7 @@ mod tests {
             .iter()
             .find(|p| split(p).is_some_and(|s| s.words == ["mistral"]))
             .expect("the Mistral entry is matched in parts");
-        let m = Matcher::new(p);
+        let m = Matcher::new(p, 0);
         let hay = "MISTRAL_API_KEY = \"Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4f\";";
         let Some(groups @ Groups::Spans(..)) = m.captures_at(hay, 0) else {
             panic!("no split match");
@@ -2220,7 +2346,7 @@ mod tests {
             .collect();
         assert_eq!(patterns.len(), 7);
         for (k, p) in patterns.into_iter().enumerate() {
-            let read = Matcher::new(p);
+            let read = Matcher::new(p, 0);
             assert!(matches!(read, Matcher::Read { .. } | Matcher::Head { .. }));
             let full = Matcher::Regex(super::compile(p, p.regex));
             let mut next = crate::lint::rules::xorshift(0x5EC1_2000_0000_0001 + k as u64);
@@ -2331,7 +2457,7 @@ mod tests {
             .into_iter()
             .find(|p| p.regex == crate::lint::rules::commands::WRECKER)
             .expect("the disk-wrecking pattern");
-        let read = Matcher::new(p);
+        let read = Matcher::new(p, 0);
         assert!(matches!(read, Matcher::Read { .. }));
         let full = Matcher::Regex(super::compile(p, p.regex));
         let mut next = crate::lint::rules::xorshift(0xD15C_0000_0000_0001);
@@ -2578,57 +2704,5 @@ mod tests {
         assert_eq!(uuid.at_start(&format!("{id}0")), None);
         assert_eq!(uuid.at_start(&format!("{id}\u{17F}")), None);
         assert_eq!(uuid.at_start(&id.replace('-', "_")), None);
-    }
-}
-#[cfg(test)]
-mod tmp_probe {
-    #[test]
-    #[ignore = "probe"]
-    fn woken_kinds() {
-        let text =
-            std::fs::read_to_string(std::env::var("AAHP_TUNE_FILE").expect("file")).expect("utf-8");
-        let engine = &*super::ENGINE;
-        let mut seen = std::collections::BTreeSet::new();
-        let mut rows = Vec::new();
-        for (pattern, _, _) in engine.windows(&text, super::Only::All) {
-            if !seen.insert(pattern) {
-                continue;
-            }
-            let pat = engine.patterns[pattern as usize];
-            let clock = std::time::Instant::now();
-            let m = engine.matcher(pattern as usize);
-            let t = clock.elapsed();
-            let kind = match m {
-                super::Matcher::Regex(_) => "regex",
-                super::Matcher::Prog(_) => "prog",
-                super::Matcher::Split {
-                    value: super::Value::Prog(_),
-                    ..
-                } => "split-prog",
-                super::Matcher::Split {
-                    value: super::Value::Shape(_),
-                    ..
-                } => "split-shape",
-                super::Matcher::Split { .. } => "split-regex",
-                super::Matcher::Read { .. } => "read",
-                super::Matcher::Head { .. } => "head",
-            };
-            rows.push((t, kind, pat.rule.id, pattern, pat.regex));
-        }
-        rows.sort_by_key(|r| std::cmp::Reverse(r.0));
-        let mut by: std::collections::BTreeMap<&str, (usize, f64)> = Default::default();
-        for r in &rows {
-            let e = by.entry(r.1).or_default();
-            e.0 += 1;
-            e.1 += r.0.as_secs_f64() * 1e3;
-        }
-        println!("{by:?}");
-        for (t, kind, id, p, re) in rows.iter().take(60) {
-            println!(
-                "{:8.3} ms {kind:12} {id} #{p} {}",
-                t.as_secs_f64() * 1e3,
-                &re[..re.len().min(100)]
-            );
-        }
     }
 }
