@@ -63,23 +63,23 @@ impl Class {
         })
     }
 
-    /// The length of the character at `p` when it is in the class.
+    /// The length of the character at `pos` when it is in the class.
     #[inline]
-    fn at(&self, hay: &str, p: usize) -> Option<usize> {
-        let b = *hay.as_bytes().get(p)?;
-        if b < 0x80 {
-            return (self.ascii >> b & 1 == 1).then_some(1);
+    fn at(&self, hay: &str, pos: usize) -> Option<usize> {
+        let byte = *hay.as_bytes().get(pos)?;
+        if byte < 0x80 {
+            return (self.ascii >> byte & 1 == 1).then_some(1);
         }
         if self.wide.is_empty() {
             return None;
         }
-        let c = hay.get(p..)?.chars().next()?;
-        let v = u32::from(c);
-        let i = self.wide.partition_point(|&(_, z)| z < v);
+        let ch = hay.get(pos..)?.chars().next()?;
+        let code = u32::from(ch);
+        let k = self.wide.partition_point(|&(_, last)| last < code);
         self.wide
-            .get(i)
-            .is_some_and(|&(a, _)| a <= v)
-            .then_some(c.len_utf8())
+            .get(k)
+            .is_some_and(|&(first, _)| first <= code)
+            .then_some(ch.len_utf8())
     }
 }
 
@@ -202,7 +202,7 @@ impl Prog {
     }
 
     fn pc(&self) -> u32 {
-        u32::try_from(self.insts.len()).unwrap_or(u32::MAX)
+        index(self.insts.len())
     }
 
     fn emit(&mut self, h: &Hir) -> Option<()> {
@@ -246,7 +246,7 @@ impl Prog {
                         jumps.push(self.insts.len());
                         self.insts.push(Inst::Jmp(0));
                         let next = self.pc();
-                        self.insts[split] = Inst::Split(split as u32 + 1, next);
+                        self.insts[split] = Inst::Split(index(split) + 1, next);
                     } else {
                         self.emit(a)?;
                     }
@@ -280,8 +280,8 @@ impl Prog {
                         let split = self.insts.len();
                         self.insts.push(Inst::Split(0, 0));
                         self.emit(&r.sub)?;
-                        self.insts.push(Inst::Jmp(split as u32));
-                        let (body, exit) = (split as u32 + 1, self.pc());
+                        self.insts.push(Inst::Jmp(index(split)));
+                        let (body, exit) = (index(split) + 1, self.pc());
                         self.insts[split] = if r.greedy {
                             Inst::Split(body, exit)
                         } else {
@@ -299,7 +299,7 @@ impl Prog {
                         }
                         let end = self.pc();
                         for s in splits {
-                            let body = s as u32 + 1;
+                            let body = index(s) + 1;
                             self.insts[s] = if r.greedy {
                                 Inst::Split(body, end)
                             } else {
@@ -330,10 +330,10 @@ impl Prog {
             (true, _) => at,
             (false, _) => b.len(),
         };
-        for s in at..last {
+        for (s, &byte) in b.iter().enumerate().take(last).skip(at) {
             // Every match takes a character, so starts at the end and inside a character are
             // none (the first instruction taking one is ASCII or a whole character).
-            if !self.first[usize::from(b[s])] || !hay.is_char_boundary(s) {
+            if !self.first[usize::from(byte)] || !hay.is_char_boundary(s) {
                 continue;
             }
             if let Some(spans) = self.run(hay, s, &mut stack, budget)? {
@@ -430,7 +430,7 @@ impl Prog {
                         if count == *least {
                             lo = p;
                         }
-                        if count & 63 == 0 {
+                        if count.trailing_zeros() >= 6 {
                             *budget = budget.saturating_sub(64);
                         }
                     }
@@ -509,6 +509,11 @@ impl Prog {
             }
         }
     }
+}
+
+/// An instruction's index (programs stay under [`MAX_INSTS`], or are refused).
+fn index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 /// Adds the bytes a match of `h` may start with to `set`; whether `h` can match nothing.

@@ -328,7 +328,7 @@ enum Matcher {
     /// read once, by a byte loop, where the regex's DFAs read it forward and back and its
     /// capture engine (the `PikeVM`, on a long match) read it again (issue #13 item 4).
     /// A catalogue token's regex run as a program ([`Backtracked`]).
-    Prog(Backtracked),
+    Prog(Box<Backtracked>),
     Head {
         head: &'static Regex,
         /// The class of the run's bytes (every byte of a non-ASCII character is in it), as a
@@ -423,7 +423,7 @@ const PROG_SPAN: usize = 16 * 1024;
 /// regex (run as a program where it can be).
 enum Value {
     Shape(Shape),
-    Prog(Backtracked),
+    Prog(Box<Backtracked>),
     Regex(&'static Regex),
 }
 
@@ -599,38 +599,34 @@ impl Matcher {
                 read,
             };
         }
-        match super::rules::catalogue::split(pattern) {
-            Some(split) => {
-                let mut first = [0u64; 4];
-                for w in split.words {
-                    let b = w.as_bytes()[0];
-                    for c in [b.to_ascii_lowercase(), b.to_ascii_uppercase()] {
-                        first[usize::from(c >> 6)] |= 1 << (c & 63);
-                    }
+        if let Some(split) = super::rules::catalogue::split(pattern) {
+            let mut first = [0u64; 4];
+            for w in split.words {
+                let b = w.as_bytes()[0];
+                for c in [b.to_ascii_lowercase(), b.to_ascii_uppercase()] {
+                    first[usize::from(c >> 6)] |= 1 << (c & 63);
                 }
-                Matcher::Split {
-                    split,
-                    value: match Shape::new(split.value) {
-                        Some(shape) => Value::Shape(shape),
-                        None => match Backtracked::new(pattern, split.value) {
-                            Some(b) => Value::Prog(b),
-                            None => Value::Regex(compile(pattern, split.value)),
-                        },
+            }
+            return Matcher::Split {
+                split,
+                value: match Shape::new(split.value) {
+                    Some(shape) => Value::Shape(shape),
+                    None => match Backtracked::new(pattern, split.value) {
+                        Some(b) => Value::Prog(Box::new(b)),
+                        None => Value::Regex(compile(pattern, split.value)),
                     },
-                    first,
-                }
-            }
-            None => {
-                // Windows this wide are searched faster by the regex's automata than by
-                // backtracking, by more than the compile costs.
-                if span <= PROG_SPAN
-                    && let Some(b) = Backtracked::new(pattern, pattern.regex)
-                {
-                    return Matcher::Prog(b);
-                }
-                Matcher::Regex(compile(pattern, pattern.regex))
-            }
+                },
+                first,
+            };
         }
+        // Windows this wide are searched faster by the regex's automata than by backtracking,
+        // by more than the compile costs.
+        if span <= PROG_SPAN
+            && let Some(b) = Backtracked::new(pattern, pattern.regex)
+        {
+            return Matcher::Prog(Box::new(b));
+        }
+        Matcher::Regex(compile(pattern, pattern.regex))
     }
 
     /// The first match in `hay` at or after `at`, as the pattern's regex finds it.
@@ -1236,12 +1232,12 @@ fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
     let mut counted: (u16, usize, bool) = (u16::MAX, 0, false);
     let windows = e.windows(text, only);
     // The bytes of the current pattern's windows.
-    let mut span = 0;
+    let mut window_bytes = 0;
     for (i, &(p, ws, we)) in windows.iter().enumerate() {
         let pat = e.patterns[p as usize];
         if p != counted.0 {
             counted = (p, 0, false);
-            span = windows[i..]
+            window_bytes = windows[i..]
                 .iter()
                 .take_while(|w| w.0 == p)
                 .map(|w| w.2 - w.1)
@@ -1252,7 +1248,7 @@ fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
             continue;
         }
         let hay = &text[ws..we];
-        let re = e.matcher_for(p as usize, span);
+        let re = e.matcher_for(p as usize, window_bytes);
         let mut at = 0;
         // For a pattern searched again inside its own matches: the end of the outermost
         // match around `at`, the end of the last match inside it, and how many matches
@@ -2083,10 +2079,7 @@ mod tests {
             for t in &texts {
                 let mut at = 0;
                 let mut budget = 50_000_000;
-                loop {
-                    let Ok(mine) = b.prog.captures_at(t, at, &mut budget) else {
-                        break;
-                    };
+                while let Ok(mine) = b.prog.captures_at(t, at, &mut budget) {
                     let theirs = full.captures_at(t, at).map(|g| {
                         std::array::from_fn::<_, 5, _>(|i| g.get(i).map(|(s, e, _)| (s, e)))
                     });
