@@ -2100,6 +2100,19 @@ mod tests {
             }
         }
         println!("{programs} programs of {others} patterns, {compared} searches, {found} matches");
+        // The count that refuses a pattern before parsing it is the parser's.
+        for p in crate::lint::rules::all_patterns() {
+            let src = crate::lint::rules::expand(p.regex);
+            let hir = regex_syntax::ParserBuilder::new()
+                .build()
+                .parse(&src)
+                .expect("parses");
+            assert_eq!(
+                crate::lint::backtrack::capture_groups(&src),
+                hir.properties().explicit_captures_len(),
+                "{src}"
+            );
+        }
         assert!(
             programs * 100 >= others * 80,
             "{programs} programs of {others}"
