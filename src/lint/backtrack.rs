@@ -30,20 +30,9 @@ struct Class {
 
 impl Class {
     fn new(c: &HirClass) -> Option<Class> {
-        let ranges: Vec<(u32, u32)> = match c {
-            HirClass::Unicode(u) => u
-                .ranges()
-                .iter()
-                .map(|r| (u32::from(r.start()), u32::from(r.end())))
-                .collect(),
-            // In the byte mode the patterns compile in, a byte class is ASCII (a UTF-8 regex
-            // refuses any other); one that is not is left to the regex.
-            HirClass::Bytes(b) => b
-                .ranges()
-                .iter()
-                .map(|r| (u32::from(r.start()), u32::from(r.end())))
-                .collect(),
-        };
+        let ranges = class_ranges(c);
+        // In the byte mode the patterns compile in, a byte class is ASCII (a UTF-8 regex
+        // refuses any other); one that is not is left to the regex.
         if matches!(c, HirClass::Bytes(_)) && ranges.iter().any(|&(_, z)| z > 0x7f) {
             return None;
         }
@@ -555,6 +544,22 @@ pub(crate) fn capture_groups(src: &str) -> usize {
     n
 }
 
+/// A class's ranges of characters (or bytes), as code points.
+fn class_ranges(c: &HirClass) -> Vec<(u32, u32)> {
+    match c {
+        HirClass::Unicode(u) => u
+            .ranges()
+            .iter()
+            .map(|r| (u32::from(r.start()), u32::from(r.end())))
+            .collect(),
+        HirClass::Bytes(b) => b
+            .ranges()
+            .iter()
+            .map(|r| (u32::from(r.start()), u32::from(r.end())))
+            .collect(),
+    }
+}
+
 /// An instruction's index (programs stay under [`MAX_INSTS`], or are refused).
 fn index(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
@@ -572,19 +577,7 @@ fn first_bytes(h: &Hir, set: &mut [bool; 256]) -> bool {
             false
         }
         HirKind::Class(c) => {
-            let ranges: Vec<(u32, u32)> = match c {
-                HirClass::Unicode(u) => u
-                    .ranges()
-                    .iter()
-                    .map(|r| (u32::from(r.start()), u32::from(r.end())))
-                    .collect(),
-                HirClass::Bytes(b) => b
-                    .ranges()
-                    .iter()
-                    .map(|r| (u32::from(r.start()), u32::from(r.end())))
-                    .collect(),
-            };
-            for (a, z) in ranges {
+            for (a, z) in class_ranges(c) {
                 for b in a..=z.min(0x7f) {
                     set[b as usize] = true;
                 }

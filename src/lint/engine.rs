@@ -1848,18 +1848,10 @@ mod tests {
     /// Every match, as (whole, gap, value) spans, the engine's way: from the start, then
     /// from the end of each match.
     fn matches(m: &Matcher, hay: &str) -> Vec<Vec<Option<(usize, usize)>>> {
-        let mut out = Vec::new();
-        let mut at = 0;
-        while at <= hay.len() {
-            let Some(g) = m.captures_at(hay, at) else {
-                break;
-            };
-            let spans: Vec<_> = (0..3).map(|i| g.get(i).map(|(s, e, _)| (s, e))).collect();
-            let (s, e) = spans[0].expect("group 0");
-            out.push(spans);
-            at = crate::lint::text::ceil_char(hay, e.max(s + 1));
-        }
-        out
+        all_groups(m, hay, 0)
+            .into_iter()
+            .map(|g| g[..3].to_vec())
+            .collect()
     }
 
     #[test]
@@ -1917,6 +1909,16 @@ mod tests {
         out
     }
 
+    /// A deterministic draw below `n` (xorshift).
+    fn draws(mut state: u64) -> impl FnMut(usize) -> usize {
+        move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).expect("fits")
+        }
+    }
+
     #[test]
     fn catalogue_programs_match_as_their_regexes_do() {
         // Each token entry run as a program against its regex: on its examples and
@@ -1929,13 +1931,7 @@ mod tests {
                                _-+/=.:@$!~%&;,'\"?# \n\t\u{e9}\u{17F}\u{212A}\u{3b1}\u{1f600}"
             .chars()
             .collect();
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            usize::try_from(state % n as u64).expect("fits")
-        };
+        let mut next = draws(0x9e37_79b9_7f4a_7c15_u64);
         let (mut programs, mut tokens, mut compared) = (0, 0, 0);
         for (i, p) in PATTERNS.iter().enumerate() {
             if split(p).is_some() {
@@ -2030,13 +2026,7 @@ mod tests {
         let pool: Vec<char> = "aeiost ABZ019_-=:;,.'\"/\\\n\t<>()[]{}|&$@#\u{e9}\u{17F}\u{212A}"
             .chars()
             .collect();
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            usize::try_from(state % n as u64).expect("fits")
-        };
+        let mut next = draws(0x2545_f491_4f6c_dd1d_u64);
         let (mut programs, mut others, mut compared, mut found) = (0, 0, 0, 0);
         for p in crate::lint::rules::all_patterns() {
             if crate::lint::rules::catalogue::is_entry(p) {
