@@ -620,8 +620,11 @@ impl Matcher {
             };
         }
         // Windows this wide are searched faster by the regex's automata than by backtracking,
-        // by more than the compile costs.
+        // by more than the compile costs. Other rules' patterns keep their regex: run as
+        // programs, texts dense with their words (one phrase repeated on a line) spent the
+        // allowance and compiled too, 20-60 % more instructions on such shapes.
         if span <= PROG_SPAN
+            && super::rules::catalogue::is_entry(pattern)
             && let Some(b) = Backtracked::new(pattern, pattern.regex)
         {
             return Matcher::Prog(Box::new(b));

@@ -200,7 +200,6 @@ pub(crate) fn split(p: &Pattern) -> Option<&'static Split> {
 
 /// Whether `p` is one of the catalogue's patterns (not another rule's, nor a copy the tests'
 /// ungated engine made).
-#[cfg(test)]
 pub(crate) fn is_entry(p: &Pattern) -> bool {
     PATTERNS.as_ptr_range().contains(&std::ptr::from_ref(p))
 }
