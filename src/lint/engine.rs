@@ -327,6 +327,8 @@ enum Matcher {
     /// goes. The head's matches are short: a value that runs to the end of a long line is
     /// read once, by a byte loop, where the regex's DFAs read it forward and back and its
     /// capture engine (the `PikeVM`, on a long match) read it again (issue #13 item 4).
+    /// A catalogue token's regex run as a program ([`Backtracked`]).
+    Prog(Box<Backtracked>),
     Head {
         head: &'static Regex,
         /// The class of the run's bytes (every byte of a non-ASCII character is in it), as a
@@ -365,9 +367,63 @@ fn compile(pattern: &Pattern, src: &str) -> &'static Regex {
         .or_insert_with(|| Box::leak(Box::new(re)))
 }
 
-/// A [`Split`] pattern's value: matched by its [`Shape`] where it has one, else by its regex.
+/// A regex run as a [`Prog`](super::backtrack::Prog) of its syntax tree, compiled only when
+/// the searches have taken about as many steps as compiling it costs: from then on the regex
+/// answers (the same answers; a search cut short is asked again of it). A text that wakes
+/// hundreds of catalogue entries compiled a regex for each (1.4 G instructions on the
+/// `credentials-repeated` shape), when a few windows each were all it searched.
+struct Backtracked {
+    prog: super::backtrack::Prog,
+    /// Steps the program may still take before the regex is compiled.
+    left: std::sync::atomic::AtomicUsize,
+    regex: OnceLock<&'static Regex>,
+    pattern: &'static Pattern,
+    /// The regex's source as the rule writes it.
+    src: &'static str,
+}
+
+impl Backtracked {
+    fn new(pattern: &'static Pattern, src: &'static str) -> Option<Backtracked> {
+        let prog = super::backtrack::Prog::new(&super::rules::expand(src))?;
+        Some(Backtracked {
+            left: std::sync::atomic::AtomicUsize::new(prog.allowance()),
+            prog,
+            regex: OnceLock::new(),
+            pattern,
+            src,
+        })
+    }
+
+    /// The first match at or after `at`, as the regex's `captures_at` finds it.
+    fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Groups<'t>> {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.regex.get().is_none() {
+            let mut budget = self.left.load(Relaxed);
+            let found = self.prog.captures_at(hay, at, &mut budget);
+            // Threads searching at once may each count from the same figure: the allowance
+            // is a rough bound, not an exact one.
+            self.left.store(budget, Relaxed);
+            if let Ok(found) = found {
+                return found.map(|spans| Groups::Spans(hay, spans));
+            }
+        }
+        let re = self.regex.get_or_init(|| compile(self.pattern, self.src));
+        re.captures_at(hay, at).map(Groups::Regex)
+    }
+}
+
+/// The most bytes of windows a pattern's first text may give it for its regex to be run as a
+/// program ([`Backtracked`]): a backtracking step costs several times a lazy DFA's per
+/// byte, and at about this many bytes the difference pays for compiling the regex. A text
+/// dense with one pattern's keywords (a line of one phrase repeated) also made its regex be
+/// parsed twice, once for the program and again for the regex its allowance ran out into.
+const PROG_SPAN: usize = 16 * 1024;
+
+/// A [`Split`] pattern's value: matched by its [`Shape`] where it has one, else by its
+/// regex (run as a program where it can be).
 enum Value {
     Shape(Shape),
+    Prog(Box<Backtracked>),
     Regex(&'static Regex),
 }
 
@@ -377,6 +433,12 @@ impl Value {
     fn at_start(&self, hay: &str) -> Option<(usize, usize, usize)> {
         match self {
             Value::Shape(shape) => shape.at_start(hay).map(|(v, whole)| (0, v, whole)),
+            Value::Prog(b) => {
+                let caps = b.captures_at(hay, 0)?;
+                let (_, end, _) = caps.get(0).expect("group 0");
+                let (vs, ve, _) = caps.get(1).expect("the value participates");
+                Some((vs, ve, end))
+            }
             Value::Regex(re) => {
                 let caps = re.captures(hay)?;
                 let whole = caps.get(0).expect("group 0");
@@ -518,7 +580,8 @@ fn boundary_char(c: char) -> bool {
 }
 
 impl Matcher {
-    fn new(pattern: &Pattern) -> Matcher {
+    /// The matcher of `pattern`, for a first text whose windows for it hold `span` bytes.
+    fn new(pattern: &'static Pattern, span: usize) -> Matcher {
         if let Some((head, tail)) = super::rules::secrets::head(pattern) {
             return Matcher::Head {
                 head: compile(pattern, &head),
@@ -536,32 +599,44 @@ impl Matcher {
                 read,
             };
         }
-        match super::rules::catalogue::split(pattern) {
-            Some(split) => {
-                let mut first = [0u64; 4];
-                for w in split.words {
-                    let b = w.as_bytes()[0];
-                    for c in [b.to_ascii_lowercase(), b.to_ascii_uppercase()] {
-                        first[usize::from(c >> 6)] |= 1 << (c & 63);
-                    }
-                }
-                Matcher::Split {
-                    split,
-                    value: match Shape::new(split.value) {
-                        Some(shape) => Value::Shape(shape),
-                        None => Value::Regex(compile(pattern, split.value)),
-                    },
-                    first,
+        if let Some(split) = super::rules::catalogue::split(pattern) {
+            let mut first = [0u64; 4];
+            for w in split.words {
+                let b = w.as_bytes()[0];
+                for c in [b.to_ascii_lowercase(), b.to_ascii_uppercase()] {
+                    first[usize::from(c >> 6)] |= 1 << (c & 63);
                 }
             }
-            None => Matcher::Regex(compile(pattern, pattern.regex)),
+            return Matcher::Split {
+                split,
+                value: match Shape::new(split.value) {
+                    Some(shape) => Value::Shape(shape),
+                    None => match Backtracked::new(pattern, split.value) {
+                        Some(b) => Value::Prog(Box::new(b)),
+                        None => Value::Regex(compile(pattern, split.value)),
+                    },
+                },
+                first,
+            };
         }
+        // Windows this wide are searched faster by the regex's automata than by backtracking,
+        // by more than the compile costs. Other rules' patterns keep their regex: run as
+        // programs, texts dense with their words (one phrase repeated on a line) spent the
+        // allowance and compiled too, 20-60 % more instructions on such shapes.
+        if span <= PROG_SPAN
+            && super::rules::catalogue::is_entry(pattern)
+            && let Some(b) = Backtracked::new(pattern, pattern.regex)
+        {
+            return Matcher::Prog(Box::new(b));
+        }
+        Matcher::Regex(compile(pattern, pattern.regex))
     }
 
     /// The first match in `hay` at or after `at`, as the pattern's regex finds it.
     fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Groups<'t>> {
         let (split, value, first) = match self {
             Matcher::Regex(re) => return re.captures_at(hay, at).map(Groups::Regex),
+            Matcher::Prog(b) => return b.captures_at(hay, at),
             Matcher::Read { regex, read } => {
                 let m = regex.find_at(hay, at)?;
                 let shift =
@@ -1002,8 +1077,15 @@ impl Engine {
         &self.gated[self.gated_at[k] as usize..self.gated_at[k + 1] as usize]
     }
 
+    #[cfg(test)]
     fn matcher(&self, i: usize) -> &Matcher {
-        self.regexes[i].get_or_init(|| Matcher::new(self.patterns[i]))
+        self.matcher_for(i, 0)
+    }
+
+    /// The matcher of pattern `i`, made (if it is not yet) for a first text whose windows
+    /// for it hold `span` bytes.
+    fn matcher_for(&self, i: usize, span: usize) -> &Matcher {
+        self.regexes[i].get_or_init(|| Matcher::new(self.patterns[i], span))
     }
 }
 
@@ -1151,17 +1233,25 @@ fn run_patterns(scan: &Scan<'_>, only: Only, out: &mut Vec<Finding>) {
     // (pattern, findings it gave so far, whether they were secrets): windows are sorted by
     // pattern, so one counter serves.
     let mut counted: (u16, usize, bool) = (u16::MAX, 0, false);
-    for (p, ws, we) in e.windows(text, only) {
+    let windows = e.windows(text, only);
+    // The bytes of the current pattern's windows.
+    let mut window_bytes = 0;
+    for (i, &(p, ws, we)) in windows.iter().enumerate() {
         let pat = e.patterns[p as usize];
         if p != counted.0 {
             counted = (p, 0, false);
+            window_bytes = windows[i..]
+                .iter()
+                .take_while(|w| w.0 == p)
+                .map(|w| w.2 - w.1)
+                .sum();
         }
         if counted.1 > MAX_FINDINGS {
             // The pattern already gave up on this text.
             continue;
         }
         let hay = &text[ws..we];
-        let re = e.matcher(p as usize);
+        let re = e.matcher_for(p as usize, window_bytes);
         let mut at = 0;
         // For a pattern searched again inside its own matches: the end of the outermost
         // match around `at`, the end of the last match inside it, and how many matches
@@ -1761,18 +1851,10 @@ mod tests {
     /// Every match, as (whole, gap, value) spans, the engine's way: from the start, then
     /// from the end of each match.
     fn matches(m: &Matcher, hay: &str) -> Vec<Vec<Option<(usize, usize)>>> {
-        let mut out = Vec::new();
-        let mut at = 0;
-        while at <= hay.len() {
-            let Some(g) = m.captures_at(hay, at) else {
-                break;
-            };
-            let spans: Vec<_> = (0..3).map(|i| g.get(i).map(|(s, e, _)| (s, e))).collect();
-            let (s, e) = spans[0].expect("group 0");
-            out.push(spans);
-            at = crate::lint::text::ceil_char(hay, e.max(s + 1));
-        }
-        out
+        all_groups(m, hay, 0)
+            .into_iter()
+            .map(|g| g[..3].to_vec())
+            .collect()
     }
 
     #[test]
@@ -1786,7 +1868,7 @@ mod tests {
             let Some(sp) = split(p) else {
                 continue;
             };
-            let parts = Matcher::new(p);
+            let parts = Matcher::new(p, 0);
             assert!(matches!(parts, Matcher::Split { .. }));
             let full = Matcher::Regex(super::compile(p, p.regex));
             let e = &ENTRIES[i];
@@ -1810,6 +1892,263 @@ mod tests {
             }
         }
         assert!(compared > 2000, "{compared} texts compared");
+    }
+
+    /// Every match with all five groups, the engine's way (from `at`, then from the end of
+    /// each match).
+    fn all_groups(m: &Matcher, hay: &str, at: usize) -> Vec<[Option<(usize, usize)>; 5]> {
+        let mut out = Vec::new();
+        let mut at = at;
+        while at <= hay.len() {
+            let Some(g) = m.captures_at(hay, at) else {
+                break;
+            };
+            let spans: [Option<(usize, usize)>; 5] =
+                std::array::from_fn(|i| g.get(i).map(|(s, e, _)| (s, e)));
+            let (s, e) = spans[0].expect("group 0");
+            out.push(spans);
+            at = crate::lint::text::ceil_char(hay, e.max(s + 1));
+        }
+        out
+    }
+
+    /// A deterministic draw below `n` (xorshift).
+    fn draws(mut state: u64) -> impl FnMut(usize) -> usize {
+        move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).expect("fits")
+        }
+    }
+
+    #[test]
+    fn catalogue_programs_match_as_their_regexes_do() {
+        // Each token entry run as a program against its regex: on its examples and
+        // negatives (drawn and blanked), on variants that move every part (upper case, the
+        // token twice, cut short, non-ASCII neighbours, `ſ` and the Kelvin sign that case
+        // folding would add), and on random texts of its shape: an example mutated a few
+        // characters at a time with characters of its alphabet, boundaries and wide ones,
+        // searched from every position.
+        let pool: Vec<char> = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789\
+                               _-+/=.:@$!~%&;,'\"?# \n\t\u{e9}\u{17F}\u{212A}\u{3b1}\u{1f600}"
+            .chars()
+            .collect();
+        let mut next = draws(0x9e37_79b9_7f4a_7c15_u64);
+        let (mut programs, mut tokens, mut compared) = (0, 0, 0);
+        for (i, p) in PATTERNS.iter().enumerate() {
+            if split(p).is_some() {
+                continue;
+            }
+            let e = &ENTRIES[i];
+            tokens += usize::from(!e.context);
+            let prog = Matcher::new(p, 0);
+            if !matches!(prog, Matcher::Prog(_)) {
+                continue;
+            }
+            programs += 1;
+            let full = Matcher::Regex(super::compile(p, p.regex));
+            let mut texts = Vec::new();
+            for (k, t) in e.examples.iter().chain(e.negatives).enumerate() {
+                for blank in [false, true] {
+                    let t = expand(t, k as u64 + 11, blank);
+                    texts.push(format!("{t} and {t}"));
+                    texts.push(format!("{t}{t}"));
+                    texts.push(t.to_uppercase());
+                    texts.push(t.to_lowercase());
+                    texts.push(t.replace(' ', "\u{e9}").replace('=', "\u{17F}"));
+                    texts.push(t.replace('s', "\u{17F}").replace('k', "\u{212A}"));
+                    texts.push(format!("\u{3b1}{t}\u{3b1}"));
+                    for cut in [1, 2, 5] {
+                        let mut c = t.len().saturating_sub(cut);
+                        while !t.is_char_boundary(c) {
+                            c -= 1;
+                        }
+                        texts.push(t[..c].to_string());
+                    }
+                    texts.push(t);
+                }
+            }
+            let seeds = texts.len();
+            for k in 0..60 {
+                let mut t: Vec<char> = texts[k % seeds].chars().collect();
+                for _ in 0..=next(6) {
+                    let at = next(t.len() + 1);
+                    match next(5) {
+                        0 if at < t.len() => {
+                            t.remove(at);
+                        }
+                        1 => t.insert(at, pool[next(pool.len())]),
+                        2 if at < t.len() => {
+                            let n = 1 + next(12);
+                            let piece: Vec<char> = t[at..(at + n).min(t.len())].to_vec();
+                            t.splice(at..at, piece);
+                        }
+                        _ if at < t.len() => t[at] = pool[next(pool.len())],
+                        _ => t.push(pool[next(pool.len())]),
+                    }
+                }
+                texts.push(t.into_iter().collect());
+            }
+            for t in &texts {
+                for at in (0..=t.len()).filter(|&a| t.is_char_boundary(a)).step_by(7) {
+                    assert_eq!(
+                        all_groups(&prog, t, at),
+                        all_groups(&full, t, at),
+                        "{} from {at} on {t:?}",
+                        e.kind
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        println!("{programs} programs for {tokens} tokens, {compared} searches");
+        // The programs must keep serving nearly every token entry (the cost they save).
+        assert!(
+            programs * 100 >= tokens * 90,
+            "{programs} programs for {tokens} tokens"
+        );
+        assert!(compared > 50_000, "{compared} searches compared");
+    }
+
+    #[test]
+    fn rule_programs_match_as_their_regexes_do() {
+        // Every other rule's pattern run as a program against its regex, where the engine
+        // runs them: windows around each occurrence of its keywords in texts dense with what
+        // the rules look for (the linter's own tests, the injection and secret rules with
+        // their examples), and the same windows mutated a few characters at a time.
+        let corpus = [
+            include_str!("tests.rs"),
+            include_str!("tests_prose_kinds.rs"),
+            include_str!("rules/injection.rs"),
+            include_str!("rules/secrets.rs"),
+            include_str!("rules/commands.rs"),
+        ]
+        .join("\n");
+        let lower = corpus.to_ascii_lowercase();
+        let pool: Vec<char> = "aeiost ABZ019_-=:;,.'\"/\\\n\t<>()[]{}|&$@#\u{e9}\u{17F}\u{212A}"
+            .chars()
+            .collect();
+        let mut next = draws(0x2545_f491_4f6c_dd1d_u64);
+        let (mut programs, mut others, mut compared, mut found) = (0, 0, 0, 0);
+        for p in crate::lint::rules::all_patterns() {
+            if crate::lint::rules::catalogue::is_entry(p) {
+                continue;
+            }
+            others += 1;
+            let Some(b) = super::Backtracked::new(p, p.regex) else {
+                continue;
+            };
+            programs += 1;
+            let full = Matcher::Regex(super::compile(p, p.regex));
+            let mut texts: Vec<String> = Vec::new();
+            for k in p.keywords.iter().filter(|k| !k.contains('{')) {
+                let k = k.to_ascii_lowercase();
+                for (n, at) in lower.match_indices(k.as_str()).enumerate() {
+                    if n >= 60 {
+                        break;
+                    }
+                    let ws = crate::lint::text::floor_char(&corpus, at.0.saturating_sub(p.before));
+                    let we = crate::lint::text::ceil_char(
+                        &corpus,
+                        (at.0 + k.len() + p.after).min(corpus.len()),
+                    );
+                    texts.push(corpus[ws..we].to_string());
+                }
+            }
+            let seeds = texts.len();
+            for k in 0..seeds.min(40) {
+                let mut t: Vec<char> = texts[(k * 7) % seeds].chars().collect();
+                for _ in 0..=next(4) {
+                    let at = next(t.len() + 1);
+                    if at < t.len() && next(2) == 0 {
+                        t[at] = pool[next(pool.len())];
+                    } else {
+                        t.insert(at, pool[next(pool.len())]);
+                    }
+                }
+                texts.push(t.into_iter().collect());
+            }
+            for t in &texts {
+                let mut at = 0;
+                let mut budget = 50_000_000;
+                while let Ok(mine) = b.prog.captures_at(t, at, &mut budget) {
+                    let theirs = full.captures_at(t, at).map(|g| {
+                        std::array::from_fn::<_, 5, _>(|i| g.get(i).map(|(s, e, _)| (s, e)))
+                    });
+                    assert_eq!(
+                        mine, theirs,
+                        "{} {:?} from {at} on {t:?}",
+                        p.rule.id, p.regex
+                    );
+                    compared += 1;
+                    let Some(spans) = mine else { break };
+                    found += 1;
+                    let (s, e) = spans[0].expect("group 0");
+                    at = crate::lint::text::ceil_char(t, e.max(s + 1));
+                    if at > t.len() {
+                        break;
+                    }
+                }
+            }
+        }
+        println!("{programs} programs of {others} patterns, {compared} searches, {found} matches");
+        // The count that refuses a pattern before parsing it is the parser's.
+        for p in crate::lint::rules::all_patterns() {
+            let src = crate::lint::rules::expand(p.regex);
+            let hir = regex_syntax::ParserBuilder::new()
+                .build()
+                .parse(&src)
+                .expect("parses");
+            assert_eq!(
+                crate::lint::backtrack::capture_groups(&src),
+                hir.properties().explicit_captures_len(),
+                "{src}"
+            );
+        }
+        assert!(
+            programs * 100 >= others * 80,
+            "{programs} programs of {others}"
+        );
+        assert!(
+            found > 2_000 && compared > 20_000,
+            "{compared} searches, {found} matches"
+        );
+    }
+
+    #[test]
+    fn a_program_over_its_budget_asks_the_regex() {
+        let p = PATTERNS
+            .iter()
+            .find(|p| p.regex.contains("\\bhf_"))
+            .expect("the Hugging Face entry");
+        let Matcher::Prog(b) = Matcher::new(p, 0) else {
+            panic!("the Hugging Face token is run as a program");
+        };
+        let src = crate::lint::rules::expand(p.regex);
+        let hay = format!("x hf_{}c y", "aB3".repeat(11));
+        assert_eq!(
+            b.prog.captures_at(&hay, 0, &mut 3),
+            Err(crate::lint::backtrack::OverBudget)
+        );
+        let found = b
+            .prog
+            .captures_at(&hay, 0, &mut 10_000)
+            .expect("within budget");
+        let re = regex::Regex::new(&src).expect("compiles");
+        let m = re.find(&hay).expect("the regex matches");
+        assert_eq!(found.expect("a match")[0], Some((m.start(), m.end())));
+        // With its allowance spent, the matcher compiles the regex and asks it from then on.
+        b.left.store(2, std::sync::atomic::Ordering::Relaxed);
+        let Some(Groups::Regex(caps)) = b.captures_at(&hay, 0) else {
+            panic!("the regex answers");
+        };
+        assert_eq!(
+            (caps[0].len(), caps.get(0).map(|g| g.start())),
+            (m.len(), Some(m.start()))
+        );
+        assert!(b.regex.get().is_some());
+        assert!(matches!(b.captures_at(&hay, 0), Some(Groups::Regex(_))));
     }
 
     #[test]
@@ -1860,7 +2199,7 @@ mod tests {
             .iter()
             .find(|p| split(p).is_some_and(|s| s.words == ["mistral"]))
             .expect("the Mistral entry is matched in parts");
-        let m = Matcher::new(p);
+        let m = Matcher::new(p, 0);
         let hay = "MISTRAL_API_KEY = \"Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4f\";";
         let Some(groups @ Groups::Spans(..)) = m.captures_at(hay, 0) else {
             panic!("no split match");
@@ -2006,7 +2345,7 @@ mod tests {
             .collect();
         assert_eq!(patterns.len(), 7);
         for (k, p) in patterns.into_iter().enumerate() {
-            let read = Matcher::new(p);
+            let read = Matcher::new(p, 0);
             assert!(matches!(read, Matcher::Read { .. } | Matcher::Head { .. }));
             let full = Matcher::Regex(super::compile(p, p.regex));
             let mut next = crate::lint::rules::xorshift(0x5EC1_2000_0000_0001 + k as u64);
@@ -2117,7 +2456,7 @@ mod tests {
             .into_iter()
             .find(|p| p.regex == crate::lint::rules::commands::WRECKER)
             .expect("the disk-wrecking pattern");
-        let read = Matcher::new(p);
+        let read = Matcher::new(p, 0);
         assert!(matches!(read, Matcher::Read { .. }));
         let full = Matcher::Regex(super::compile(p, p.regex));
         let mut next = crate::lint::rules::xorshift(0xD15C_0000_0000_0001);

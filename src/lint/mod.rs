@@ -15,6 +15,7 @@ pub mod agent_runs;
 pub mod agents;
 mod aiignore;
 pub mod allow;
+pub(crate) mod backtrack;
 pub(crate) mod code;
 mod confusables;
 mod engine;

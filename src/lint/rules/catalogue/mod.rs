@@ -198,6 +198,12 @@ pub(crate) fn split(p: &Pattern) -> Option<&'static Split> {
     SPLITS[i].as_ref()
 }
 
+/// Whether `p` is one of the catalogue's patterns (not another rule's, nor a copy the tests'
+/// ungated engine made).
+pub(crate) fn is_entry(p: &Pattern) -> bool {
+    PATTERNS.as_ptr_range().contains(&std::ptr::from_ref(p))
+}
+
 /// Whether a word of a context gap names a credential (`key`, `apikey`, `client_secret`'s
 /// `secret`, `password`).
 fn secret_word(w: &str) -> bool {
