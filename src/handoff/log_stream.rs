@@ -855,17 +855,14 @@ fn read_index_keeping(
         .in_memory()
         .and_then(|all| all.get(usize::try_from(from).ok()?..))
         .and_then(|rest| std::str::from_utf8(rest).ok());
-    let parsed = match text {
-        Some(text) => {
-            let mut de = serde_json::Deserializer::from_str(text);
-            Top(&mut state).deserialize(&mut de).and_then(|()| de.end())
-        }
-        None => {
-            let reader = index.open_at(from).map_err(|e| io_error(INDEX_FILE, &e))?;
-            let reader = io::BufReader::with_capacity(limits.chunk.max(1), Utf8Lines::new(reader));
-            let mut de = serde_json::Deserializer::from_reader(reader);
-            Top(&mut state).deserialize(&mut de).and_then(|()| de.end())
-        }
+    let parsed = if let Some(text) = text {
+        let mut de = serde_json::Deserializer::from_str(text);
+        Top(&mut state).deserialize(&mut de).and_then(|()| de.end())
+    } else {
+        let reader = index.open_at(from).map_err(|e| io_error(INDEX_FILE, &e))?;
+        let reader = io::BufReader::with_capacity(limits.chunk.max(1), Utf8Lines::new(reader));
+        let mut de = serde_json::Deserializer::from_reader(reader);
+        Top(&mut state).deserialize(&mut de).and_then(|()| de.end())
     };
     if let Some(stop) = state.stop.take() {
         return Err(stopped(index, from, stop));
