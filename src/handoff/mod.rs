@@ -247,13 +247,6 @@ pub struct Snapshot {
     /// The commit whose blobs the files left [`Snapshot::unread`] equal: HEAD, or HEAD's
     /// parent for an amend (review atk34 #1); its manifest holds their judged state.
     pub unread_since: Option<ObjectId>,
-    /// Files read whole whose first lines are the baseline's, under an unchanged lint
-    /// configuration, by name, with those lines' length: at pre-commit, LOG-ARCHIVE.md and
-    /// its index after a rotation appended entries to them. Those lines were judged with the
-    /// baseline, so the lint reads what follows them, with the text before it that its rules
-    /// read across the seam, when that can be shown to give what the whole lint gives there
-    /// (issue #14).
-    pub judged_prefix: BTreeMap<String, usize>,
 }
 
 /// Files of the handoff directory whose content is always read, changed or not: the
@@ -304,54 +297,6 @@ impl Baseline {
         })
     }
 
-    /// True when there is a baseline and the lint configuration's files are staged as they
-    /// are in it (present with the same blob, or absent from both): what the baseline's
-    /// files were judged under is what the staged ones are judged under.
-    fn config_as_judged(&self, staged: &[TreeFile]) -> bool {
-        let same_name = |name: &str| match staged.iter().find(|f| f.path == name.as_bytes()) {
-            Some(f) => !f.is_link && self.files.get(&f.path) == Some(&f.id),
-            None => !self.files.contains_key(name.as_bytes()),
-        };
-        !self.files.is_empty()
-            && [
-                AIIGNORE,
-                crate::lint::allow::ALLOWLIST,
-                crate::lint::allow::PII_ALLOWLIST,
-            ]
-            .iter()
-            .all(|n| same_name(n))
-    }
-
-    /// The whole lines the staged content `bytes` of `f` starts with that are the start of
-    /// the baseline's blob, judged under the same configuration
-    /// ([`Baseline::config_as_judged`]): their length, `None` when there are none. For
-    /// LOG-ARCHIVE.md and its index, where a rotation appends entries (and moves the index's
-    /// closing lines after them).
-    fn judged_prefix(
-        &self,
-        repo: &Repo,
-        staged: &[TreeFile],
-        f: &TreeFile,
-        rel: &str,
-        bytes: &[u8],
-    ) -> Result<Option<usize>> {
-        let Some(&base_id) = self.files.get(&f.path) else {
-            return Ok(None);
-        };
-        if f.is_link || base_id == f.id || !self.config_as_judged(staged) {
-            return Ok(None);
-        }
-        let Ok(base) = repo.blob_within(base_id, max_bytes(rel))? else {
-            return Ok(None);
-        };
-        let common = base.iter().zip(bytes).take_while(|(a, b)| a == b).count();
-        let lines = bytes[..common]
-            .iter()
-            .rposition(|&c| c == b'\n')
-            .map_or(0, |i| i + 1);
-        Ok((lines > 0).then_some(lines))
-    }
-
     /// The staged files that need not be read: their blob equals HEAD's. Nothing is left
     /// unread when the lint configuration changed (every file is judged again under it),
     /// and LOG-ARCHIVE.md and its index are left unread only together, since one is
@@ -378,7 +323,12 @@ impl Baseline {
         };
         let mut out = std::collections::HashSet::new();
         let mut judged = std::collections::HashSet::new();
-        if !self.config_as_judged(staged) {
+        let config = [
+            AIIGNORE,
+            crate::lint::allow::ALLOWLIST,
+            crate::lint::allow::PII_ALLOWLIST,
+        ];
+        if self.files.is_empty() || !config.iter().all(|n| same_name(n)) {
             return (out, judged);
         }
         let archive_pair = same_name(log::ARCHIVE_FILE) && same_name(log::INDEX_FILE);
@@ -455,7 +405,7 @@ impl Snapshot {
 
     /// True when some files were left unread (a pre-commit snapshot of what changed).
     pub fn is_partial(&self) -> bool {
-        !self.unread.is_empty() || !self.judged_prefix.is_empty()
+        !self.unread.is_empty()
     }
 
     /// Reads every file left unread, so the snapshot holds the whole directory (LOG-ARCHIVE.md
@@ -1056,14 +1006,7 @@ impl HandoffDir {
             } else {
                 f.id
             };
-            let paired = is_archive_pair(&name) && !name.contains('/');
-            self.read_blob(repo, &mut snap, name.clone(), id, stream)?;
-            if paired
-                && let Some(bytes) = snap.files.get(&name)
-                && let Some(len) = base.judged_prefix(repo, files, f, &rel, bytes)?
-            {
-                snap.judged_prefix.insert(name, len);
-            }
+            self.read_blob(repo, &mut snap, name, id, stream)?;
         }
         Ok(snap)
     }

@@ -34,8 +34,6 @@ mod text;
 mod unicode;
 mod wordtab;
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -442,14 +440,7 @@ pub fn lint_snapshot_with(
     let files = snapshot_files(dir, snap);
     // Unused allowlist entries can only be told on the whole directory: an entry may serve
     // a file a pre-commit snapshot left unread.
-    let mut outcome = lint_inputs(
-        cfg,
-        &files,
-        &streamed,
-        extra,
-        &snap.judged_prefix,
-        !snap.is_partial(),
-    )?;
+    let mut outcome = lint_inputs(cfg, &files, &streamed, extra, !snap.is_partial())?;
     let binaries = snap
         .files
         .iter()
@@ -747,7 +738,7 @@ pub fn lint(cfg: &LintConfig, files: &[LintFile<'_>]) -> Result<LintOutcome> {
 }
 
 fn lint_with(cfg: &LintConfig, files: &[LintFile<'_>], report_unused: bool) -> Result<LintOutcome> {
-    lint_inputs(cfg, files, &[], &[], &BTreeMap::new(), report_unused)
+    lint_inputs(cfg, files, &[], &[], report_unused)
 }
 
 /// Where a file is listed: the top-level files by name, then the nested ones by path.
@@ -760,7 +751,6 @@ fn lint_inputs(
     files: &[LintFile<'_>],
     streamed: &[Streamed<'_>],
     extra: &[LintFile<'_>],
-    judged_prefix: &BTreeMap<String, usize>,
     report_unused: bool,
 ) -> Result<LintOutcome> {
     let mut out = LintOutcome::default();
@@ -770,17 +760,11 @@ fn lint_inputs(
     }
     let mut found = Vec::new();
     for f in files {
-        // A file the baseline judged the start of (LOG-ARCHIVE.md after a rotation): what
-        // was appended, when that gives what the whole lint gives there.
-        let appended = match judged_prefix.get(&f.name) {
-            Some(&judged) => pieces::lint_appended(cfg, f, judged, pieces::Sizes::of_command())?,
-            None => None,
-        };
-        let diags = match appended {
-            Some(diags) => diags,
-            None => lint_held(cfg, f, &mut used)?,
-        };
-        found.push((f.name.as_str(), f.path.clone(), diags));
+        found.push((
+            f.name.as_str(),
+            f.path.clone(),
+            lint_held(cfg, f, &mut used)?,
+        ));
     }
     for s in streamed {
         let diags = s.lint(cfg, &mut used)?;

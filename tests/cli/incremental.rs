@@ -395,27 +395,3 @@ fn flagged(repo: &TestRepo) -> Vec<(String, usize)> {
         })
         .collect()
 }
-
-#[test]
-fn the_judged_start_of_an_archive_is_not_linted_again_when_entries_are_appended() {
-    let repo = handoff_repo();
-    let before = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
-    // Planted past the hook, far from the end: forty clean entries follow it.
-    repo.write(".ai/handoff/LOG.md", journal(0..41, Some((1, PAYLOAD))));
-    repo.aahp(&["archive", "--keep", "1"]).assert_code(0);
-    stage_session(&repo, "planted");
-    repo.aahp(&["hook", "pre-commit"]).assert_code(1);
-    commit(&repo, "planted past the hook");
-
-    // HEAD's archive was the last one judged: appending clean entries judges those.
-    rotate_and_hook(&repo, 41..45, None).assert_code(0);
-    assert!(flagged(&repo).is_empty());
-    // The working-tree check and CI judge the whole archive and block it.
-    let verify = repo.aahp(&["--json", "verify"]);
-    verify.assert_code(1);
-    assert_eq!(verify.json()["diagnostics"][0]["path"], ARCHIVE, "{verify}");
-    commit(&repo, "appended");
-    let ci = repo.aahp(&["verify", "--level", "ci", "--base", &before]);
-    ci.assert_code(1);
-    assert!(ci.stdout.contains("FAIL  lint"), "{ci}");
-}
