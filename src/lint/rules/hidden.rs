@@ -926,6 +926,26 @@ fn shown_chars(inner: &str) -> usize {
 /// Found from each tag (`<` is rare in Markdown) whose first line holds an attribute word, not
 /// by a regex over the file.
 fn hidden_html(raw: &str) -> Vec<(usize, usize, usize, usize)> {
+    hidden_elements(raw)
+        .0
+        .into_iter()
+        .map(|(lt, end, inner_start, inner_end, _)| (lt, end, inner_start, inner_end))
+        .collect()
+}
+
+/// Whether `raw` opens a hidden HTML element ([`hidden_html`]) it does not close, or ends
+/// inside a tag that may make one: text after it (the next piece of a file linted in
+/// pieces) would be hidden by it.
+pub(crate) fn leaves_hidden_open(raw: &str) -> bool {
+    let (elements, tag_open) = hidden_elements(raw);
+    tag_open || elements.iter().any(|e| !e.4)
+}
+
+/// [`hidden_html`]'s elements, each with whether its closing tag was found, and whether
+/// the text ends inside a tag that names a hiding attribute.
+type HiddenElements = (Vec<(usize, usize, usize, usize, bool)>, bool);
+
+fn hidden_elements(raw: &str) -> HiddenElements {
     use std::sync::LazyLock;
     static ATTR: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(r"(?i-u)\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\b|opacity\s*:\s*0(?:\.0+)?\b").expect("static regex")
@@ -938,7 +958,7 @@ fn hidden_html(raw: &str) -> Vec<(usize, usize, usize, usize)> {
         b"visibility",
     ];
     let b = raw.as_bytes();
-    let mut out: Vec<(usize, usize, usize, usize)> = Vec::new();
+    let mut out: Vec<(usize, usize, usize, usize, bool)> = Vec::new();
     // Everything before `done` is settled: inside a hidden element found, or in a tag that
     // ends at a `>` already judged. A later `<` before that `>` starts a tag with the same
     // end whose text is a suffix of the judged one's, so it cannot match where that did not.
@@ -959,8 +979,8 @@ fn hidden_html(raw: &str) -> Vec<(usize, usize, usize, usize)> {
             continue;
         }
         let Some(gt) = memchr::memchr(b'>', &b[head_end..]).map(|i| head_end + i) else {
-            // No `>` closes this tag or any later one.
-            break;
+            // No `>` closes this tag or any later one: a tag the text after may end.
+            return (out, ATTR.is_match(&raw[lt..]));
         };
         done = gt;
         if !ATTR.is_match(&raw[lt..gt]) {
@@ -973,14 +993,14 @@ fn hidden_html(raw: &str) -> Vec<(usize, usize, usize, usize)> {
             .to_ascii_lowercase();
         let close = format!("</{tag}");
         let inner_start = gt + 1;
-        let inner_end = memchr::memmem::find(&b[inner_start..], close.as_bytes())
-            .map_or(raw.len().min(inner_start + 2000), |i| inner_start + i);
+        let found = memchr::memmem::find(&b[inner_start..], close.as_bytes());
+        let inner_end = found.map_or(raw.len().min(inner_start + 2000), |i| inner_start + i);
         let inner_end = super::super::text::floor_char(raw, inner_end);
         let end = memchr::memchr(b'>', &b[inner_end..]).map_or(inner_end, |i| inner_end + i + 1);
         done = end;
-        out.push((lt, end, inner_start, inner_end));
+        out.push((lt, end, inner_start, inner_end, found.is_some()));
     }
-    out
+    (out, false)
 }
 
 #[cfg(test)]
