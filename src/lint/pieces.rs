@@ -888,9 +888,11 @@ mod tests {
     /// open by a piece is never cut after, however far (beyond the seam) its end lies.
     #[test]
     fn a_hidden_element_or_a_conflict_left_open_is_never_cut_after() {
-        let filler: String = (0..60)
-            .map(|i| format!("- note {i}: reviewed the parser and ran its tests\n"))
-            .collect();
+        use std::fmt::Write as _;
+        let filler = (0..60).fold(String::new(), |mut s, i| {
+            let _ = writeln!(s, "- note {i}: reviewed the parser and ran its tests");
+            s
+        });
         let mut bodies = plain(14);
         bodies[5] = filler.trim_end().to_string();
         let clean = archive(&bodies);
