@@ -72,7 +72,7 @@ fn trivial<'a>(base: &str, ours: &'a str, theirs: &'a str) -> Option<&'a str> {
 }
 
 /// Unions three sequences by `key`: items of the ancestor stay once unless a side removed
-/// them; every item a side added is kept. Ours' order is kept; theirs' additions are placed
+/// them; every item a side added is kept, once when both sides added it. Ours' order is kept; theirs' additions are placed
 /// newest first by `date` (before the first item that is older, or that is an ancestor item
 /// of the same date).
 fn union_by_key<T: Clone>(
@@ -131,7 +131,12 @@ fn union_by_key<T: Clone>(
     let mut seen: HashMap<String, usize> = HashMap::new();
     for item in theirs {
         let k = key(item);
-        let added = get(&t, &k).saturating_sub(get(&b, &k));
+        // An item both sides added is one addition (git's rule for the same change made on
+        // both sides): only theirs' copies beyond ours' are added. Both sides rotating the
+        // same entries into the archive gave each of them twice, for good (review rob36 #1).
+        let added = get(&t, &k)
+            .saturating_sub(get(&b, &k))
+            .saturating_sub(get(&o, &k).saturating_sub(get(&b, &k)));
         let n = seen.entry(k).or_default();
         *n += 1;
         if *n > added {
@@ -284,7 +289,7 @@ pub fn merge_journal_with(base: &str, ours: &str, theirs: &str, top: Option<&str
 /// The note of a merged journal that holds `doubled` entries more than once.
 pub(crate) fn doubled_note(doubled: usize) -> String {
     format!(
-        "{doubled} entr{} occur more than once (kept: identical entries are never merged into one)",
+        "{doubled} entr{} occur more than once (kept: a branch holds them so; an entry both branches added is kept once)",
         if doubled == 1 { "y" } else { "ies" }
     )
 }
@@ -1244,18 +1249,44 @@ mod tests {
     }
 
     #[test]
-    fn identical_additions_on_both_sides_are_both_kept_and_noted() {
+    fn an_entry_both_sides_added_is_kept_once_and_a_sides_own_copies_stay() {
+        // Both branches rotating the same entries into the archive add them on both sides:
+        // kept once, as git merges the same change made on both sides (review rob36 #1).
         let base = journal(&[entry("2026-11-01", "a", 1)]);
         let same = entry("2026-11-02", "a", 2);
         let ours = journal(&[same.clone(), entry("2026-11-01", "a", 1)]);
         let theirs = journal(&[
             entry("2026-11-02", "b", 9),
-            same,
+            same.clone(),
             entry("2026-11-01", "a", 1),
         ]);
         let m = merge_journal(&base, &ours, &theirs);
-        assert_eq!(LogFile::parse(&m.text).entries.len(), 4, "{}", m.text);
-        assert_eq!(m.notes.len(), 1);
+        let entries = LogFile::parse(&m.text).entries;
+        assert_eq!(entries.len(), 3, "{}", m.text);
+        assert_eq!(m.text.matches("session 2\n").count(), 1, "{}", m.text);
+        assert!(m.notes.is_empty(), "{:?}", m.notes);
+        // A side that itself holds an entry twice keeps both copies, noted; theirs adds
+        // only the copies beyond ours'.
+        let twice = journal(&[same.clone(), same.clone(), entry("2026-11-01", "a", 1)]);
+        for (o, t) in [(&twice, &theirs), (&ours, &twice)] {
+            let m = merge_journal(&base, o, t);
+            assert_eq!(m.text.matches("session 2\n").count(), 2, "{}", m.text);
+            assert_eq!(m.notes.len(), 1, "{:?}", m.notes);
+        }
+        // The index merges the same way.
+        let el = |d: &str| format!("{{\"sha256\": \"{d}\", \"title\": \"## [2026-11-{d}] a: x\"}}");
+        let index = |els: &[&str]| {
+            let els: Vec<String> = els.iter().map(|d| el(d)).collect();
+            format!("{{\"version\": 1, \"entries\": [{}]}}", els.join(", "))
+        };
+        let m = merge_index(
+            &index(&["01"]),
+            &index(&["01", "02"]),
+            &index(&["01", "03", "02"]),
+        )
+        .unwrap();
+        let v: Value = serde_json::from_str(&m.text).unwrap();
+        assert_eq!(v["entries"].as_array().unwrap().len(), 3, "{}", m.text);
     }
 
     #[test]
@@ -1469,11 +1500,19 @@ mod tests {
             let ours = side(&ours_days, "o");
             let theirs = side(&theirs_days, "t");
             let m = merge_journal(&journal(&base), &journal(&ours), &journal(&theirs));
-            let mut want: Vec<String> = digests(&journal(&ours));
-            // Two sides that made the very same change made one change (git does not even
-            // run the driver then); otherwise every addition of theirs is kept too.
-            if ours != theirs {
-                want.extend(digests(&journal(&theirs[..theirs.len() - base.len()])));
+            // The ancestor's entries, and of each entry a side added, as many copies as the
+            // side that added more of it holds: the same addition on both sides is one (git
+            // does not even run the driver when the sides are equal; review rob36 #1).
+            let mut want: Vec<String> = digests(&journal(&base));
+            let added = |side: &[String]| digests(&journal(&side[..side.len() - base.len()]));
+            let (o, t) = (added(&ours), added(&theirs));
+            let mut keys = o.clone();
+            keys.extend(t.iter().cloned());
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                let n = o.iter().filter(|d| **d == k).count().max(t.iter().filter(|d| **d == k).count());
+                want.extend(std::iter::repeat_n(k, n));
             }
             want.sort();
             prop_assert_eq!(digests(&m.text), want);
@@ -1538,7 +1577,10 @@ mod placement {
         }
         let mut seen: HashMap<u8, usize> = HashMap::new();
         for &item in theirs {
-            let added = get(&t, item.0).saturating_sub(get(&b, item.0));
+            // Theirs' copies beyond ours' additions (review rob36 #1).
+            let added = get(&t, item.0)
+                .saturating_sub(get(&b, item.0))
+                .saturating_sub(get(&o, item.0).saturating_sub(get(&b, item.0)));
             let n = seen.entry(item.0).or_default();
             *n += 1;
             if *n > added {

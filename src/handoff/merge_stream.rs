@@ -369,12 +369,14 @@ pub fn plan<'a, K: Kind>(
         Err(why) => return Ok(Err(why)),
     };
     // Theirs' additions in theirs' order: of each key, its first copies (those of the
-    // ancestor's run included, as the whole merge counts them).
+    // ancestor's run included, as the whole merge counts them), less the copies ours added
+    // too (an entry both sides added is one addition, as in the whole merge).
     let mut added = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     K::read(theirs, Side::Theirs, b, &mut |item| {
         let key = K::key(&item);
         if let Some(&max) = theirs_added.get(&key) {
+            let max = max.saturating_sub(ours_added.get(&key).copied().unwrap_or(0));
             let n = seen.entry(key).or_insert(0);
             *n += 1;
             if *n <= max {

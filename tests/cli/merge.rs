@@ -947,3 +947,55 @@ fn a_merge_dropping_what_the_merged_branch_kept_is_refused_concluded_or_amended(
     );
     assert_eq!(short("HEAD"), merge, "nothing was amended");
 }
+
+#[test]
+fn entries_both_branches_rotated_into_the_archive_are_archived_once() {
+    // From a full LOG.md, each branch's sessions rotate the same oldest entries into the
+    // append-only archive. The merge held them twice, for good, and verified (review rob36
+    // #1): an entry both branches added is one addition.
+    let repo = merge_repo();
+    let log = repo.read(&file("LOG.md"));
+    let mut old = String::new();
+    for i in (1..=9).rev() {
+        old.push_str(&format!(
+            "## [2026-10-{i:02}] a: base {i}\n\n- body {i}\n\n---\n\n"
+        ));
+    }
+    repo.write(
+        &file("LOG.md"),
+        format!("{}\n\n---\n\n{old}", log.trim_end()),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "full log"]);
+    repo.git(&["branch", "feature"]);
+    let path = path_with_bin();
+    let path = path.to_str().unwrap();
+    let sessions = |branch: &str, n: usize| {
+        repo.git(&["checkout", "-q", branch]);
+        for i in 1..=n {
+            let m = format!("{branch} {i}");
+            repo.aahp_env(
+                ".",
+                &["commit", "-m", &m, "--log", &m, "--no-tag"],
+                &[("PATH", path)],
+            )
+            .assert_code(0);
+        }
+    };
+    sessions("feature", 3);
+    sessions("main", 2);
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(!out.stderr.contains("more than once"), "{out}");
+    let archive = repo.read(&file("LOG-ARCHIVE.md"));
+    for i in 1..=3 {
+        let heading = format!("## [2026-10-{i:02}] a: base {i}\n");
+        assert_eq!(archive.matches(&heading).count(), 1, "{heading}\n{archive}");
+    }
+    let index: serde_json::Value =
+        serde_json::from_str(&repo.read(&file("LOG-ARCHIVE.index.json"))).unwrap();
+    assert_eq!(index["entries"].as_array().unwrap().len(), 3, "{index}");
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.aahp(&["archive", "--verify"]).assert_code(0);
+}
