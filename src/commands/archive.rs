@@ -15,8 +15,8 @@ use crate::handoff::log::{
     MovedEntry, Redaction, Rotation, Trusted,
 };
 use crate::handoff::log_stream::{self, Bytes, Content, Limits, Rebuilt, StreamedRotation};
-use crate::handoff::manifest::{Manifest, SessionInfo};
-use crate::handoff::{HandoffDir, MANIFEST, MAX_FILE_BYTES, Snapshot, Source, StagedFile, stream};
+use crate::handoff::manifest::Manifest;
+use crate::handoff::{HandoffDir, MANIFEST, MAX_FILE_BYTES, Snapshot, StagedFile, stream};
 use crate::output::{Report, Style, escape_untrusted};
 use crate::transaction::rotation::{self, After, Before, Change, SpliceAt};
 use crate::transaction::steps::write_file;
@@ -345,29 +345,17 @@ fn configured_keep(repo: &Repo) -> Result<usize> {
     }
 }
 
-/// Regenerates MANIFEST.json from the working tree when it exists and is out of date.
-/// Returns whether it was written. `old` must have been parsed before anything was written,
-/// so a broken manifest stops a command before it changes files.
-/// With `only_for`, it is written only when one of those files is among the stale ones.
+/// [`crate::transaction::steps::refresh_manifest`] at the command's clock.
 pub(crate) fn refresh_manifest(
     ctx: &Context,
     dir: &HandoffDir,
     old: Option<&Manifest>,
     only_for: Option<&[&str]>,
 ) -> Result<bool> {
-    let repo = ctx.repo()?;
-    let snap = dir.snapshot(repo, Source::Worktree)?;
-    match planned_manifest(ctx, dir, old, &snap, only_for)? {
-        Some(bytes) => write_file(dir, MANIFEST, &bytes).map(|()| true),
-        None => Ok(false),
-    }
+    crate::transaction::steps::refresh_manifest(ctx.repo()?, dir, ctx.now, old, only_for)
 }
 
-/// The MANIFEST.json that `snap` calls for (the handoff as it will be once a command's
-/// writes are done), or `None` when there is no manifest or it is current. It reads every
-/// changed file, so a command that plans its manifest before writing anything fails on bad
-/// input (a file of invalid UTF-8 anywhere in the directory) with nothing written.
-/// With `only_for`, `None` unless one of those files is among the stale ones.
+/// [`crate::transaction::steps::planned_manifest`] at the command's clock.
 pub(crate) fn planned_manifest(
     ctx: &Context,
     dir: &HandoffDir,
@@ -375,32 +363,7 @@ pub(crate) fn planned_manifest(
     snap: &Snapshot,
     only_for: Option<&[&str]>,
 ) -> Result<Option<Vec<u8>>> {
-    let Some(old) = old else {
-        return Ok(None);
-    };
-    let repo = ctx.repo()?;
-    let commit = repo.head_commit()?.map(Repo::short);
-    let mut counts = BlobCache::token_counts(repo);
-    let regen = Manifest::regenerate(
-        Some(old),
-        dir,
-        snap,
-        &SessionInfo::default(),
-        commit.as_deref(),
-        ctx.now,
-        &mut counts,
-    )?;
-    counts.save();
-    let relevant = only_for.is_none_or(|names| {
-        regen
-            .changed_files
-            .iter()
-            .any(|f| names.contains(&f.as_str()))
-    });
-    if !regen.changed || !relevant {
-        return Ok(None);
-    }
-    Ok(Some(regen.manifest.to_bytes()))
+    crate::transaction::steps::planned_manifest(ctx.repo()?, dir, ctx.now, old, snap, only_for)
 }
 
 /// Writes MANIFEST.json.

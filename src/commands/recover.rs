@@ -567,9 +567,9 @@ fn complete_rotation(
     refresh_manifest_for(ctx, repo, dir, &names, report)
 }
 
-/// Regenerates MANIFEST.json when one of `updating` (the files a crashed one-write command
-/// named in its lock) is among its stale entries: the command wrote them and died before the
-/// manifest. Other stale files are left for the user: they are not the crashed command's.
+/// Brings the manifest up to date for the files a crashed one-write command was writing
+/// ([`crate::transaction::writer::complete_dead_write`], which a writer taking the lock over
+/// runs too), noting it in the report.
 fn refresh_for_dead_writer(
     ctx: &Context,
     repo: &Repo,
@@ -577,15 +577,12 @@ fn refresh_for_dead_writer(
     updating: &[String],
     report: &mut RecoverReport,
 ) -> Result<()> {
-    let names: Vec<&str> = updating
-        .iter()
-        .map(String::as_str)
-        .filter(|n| *n != MANIFEST)
-        .collect();
-    if names.is_empty() {
-        return Ok(());
+    if crate::transaction::writer::complete_dead_write(repo, dir, ctx.now, updating)? {
+        report
+            .plan
+            .push(format!("refreshed {}", dir.path_of(MANIFEST)));
     }
-    refresh_manifest_for(ctx, repo, dir, &names, report)
+    Ok(())
 }
 
 /// Regenerates MANIFEST.json when one of `names` is among its stale entries, noting it in

@@ -5,15 +5,19 @@
 
 use std::collections::{HashMap, HashSet};
 
+use jiff::Timestamp;
 use jiff::civil::Date;
 
 use crate::error::{Error, Result};
 use crate::failpoint;
+use crate::git::Repo;
+use crate::handoff::checksum_cache::BlobCache;
 use crate::handoff::log::{self, ARCHIVE_FILE, INDEX_FILE, LOG_FILE};
 use crate::handoff::log_stream::{self, Content, Limits, StreamedRotation};
+use crate::handoff::manifest::{Manifest, SessionInfo};
 use crate::handoff::stream::Streamed;
 use crate::handoff::trust::{self, TrustClaim, TrustLedger, property_key};
-use crate::handoff::{HandoffDir, Snapshot, StagedFile, read_limited};
+use crate::handoff::{HandoffDir, MANIFEST, Snapshot, Source, StagedFile, read_limited};
 
 /// TRUST.md's name.
 pub const TRUST_FILE: &str = "TRUST.md";
@@ -30,6 +34,64 @@ pub fn write_file(dir: &HandoffDir, name: &str, bytes: &[u8]) -> Result<()> {
             source,
         }
     })
+}
+
+/// Regenerates MANIFEST.json from the working tree when it exists and is out of date.
+/// Returns whether it was written. `old` must have been parsed before anything was written,
+/// so a broken manifest stops a command before it changes files.
+/// With `only_for`, it is written only when one of those files is among the stale ones.
+pub fn refresh_manifest(
+    repo: &Repo,
+    dir: &HandoffDir,
+    now: Timestamp,
+    old: Option<&Manifest>,
+    only_for: Option<&[&str]>,
+) -> Result<bool> {
+    let snap = dir.snapshot(repo, Source::Worktree)?;
+    match planned_manifest(repo, dir, now, old, &snap, only_for)? {
+        Some(bytes) => write_file(dir, MANIFEST, &bytes).map(|()| true),
+        None => Ok(false),
+    }
+}
+
+/// The MANIFEST.json that `snap` calls for (the handoff as it will be once a command's
+/// writes are done), or `None` when there is no manifest or it is current. It reads every
+/// changed file, so a command that plans its manifest before writing anything fails on bad
+/// input (a file of invalid UTF-8 anywhere in the directory) with nothing written.
+/// With `only_for`, `None` unless one of those files is among the stale ones.
+pub fn planned_manifest(
+    repo: &Repo,
+    dir: &HandoffDir,
+    now: Timestamp,
+    old: Option<&Manifest>,
+    snap: &Snapshot,
+    only_for: Option<&[&str]>,
+) -> Result<Option<Vec<u8>>> {
+    let Some(old) = old else {
+        return Ok(None);
+    };
+    let commit = repo.head_commit()?.map(Repo::short);
+    let mut counts = BlobCache::token_counts(repo);
+    let regen = Manifest::regenerate(
+        Some(old),
+        dir,
+        snap,
+        &SessionInfo::default(),
+        commit.as_deref(),
+        now,
+        &mut counts,
+    )?;
+    counts.save();
+    let relevant = only_for.is_none_or(|names| {
+        regen
+            .changed_files
+            .iter()
+            .any(|f| names.contains(&f.as_str()))
+    });
+    if !regen.changed || !relevant {
+        return Ok(None);
+    }
+    Ok(Some(regen.manifest.to_bytes()))
 }
 
 /// Reads a handoff file as UTF-8 text (a BOM is kept), or `None` when absent; bounded in

@@ -239,14 +239,21 @@ impl<'d> HandoffWrite<'d> {
             // A lock taken for one write lives only while its taker holds the write lock, so
             // finding one now proves the taker died mid-write. It belongs to no session, and
             // its write is one a rerun completes (every file is replaced whole): this write
-            // takes it over and releases it at the end.
-            LockState::Held(held) if held.write.is_some() => Ok(HandoffWrite {
-                dir,
-                holder: None,
-                took: true,
-                taken_over: held.write,
-                serial,
-            }),
+            // takes it over and releases it at the end. The crashed writer's files may be
+            // written and its manifest not (its last write): the manifest is brought up to
+            // date for them first, as `recover` does, or a write with nothing of its own to
+            // do (`trust decay`, `archive`) released the lock over a half-written directory
+            // (review rob36 #4). Failing, the lock stays for `recover`.
+            LockState::Held(held) if held.write.is_some() => {
+                complete_dead_write(repo, dir, now, &held.updating)?;
+                Ok(HandoffWrite {
+                    dir,
+                    holder: None,
+                    took: true,
+                    taken_over: held.write,
+                    serial,
+                })
+            }
             LockState::Held(held) if claim.owns(&held, repo, dir) => Ok(HandoffWrite {
                 dir,
                 holder: Some(held),
@@ -313,6 +320,11 @@ impl<'d> HandoffWrite<'d> {
         match LockState::read(dir)? {
             LockState::Absent => Ok(()),
             LockState::Held(held) if claim.owns(&held, repo, dir) => Ok(()),
+            // A lock taken for one write: its writer is running (the write waits for it) or
+            // died mid-write (the write takes it over, see [`HandoffWrite::begin`]); neither
+            // is another session's. Refused here, a rerun of the crashed `trust verify` was
+            // exit 3 while every other writer took the lock over (review rob36 #5).
+            LockState::Held(held) if held.write.is_some() => Ok(()),
             state => Err(state.locked_error(dir, now)),
         }
     }
@@ -354,6 +366,29 @@ impl Drop for HandoffWrite<'_> {
             let _ = lock::release(self.dir);
         }
     }
+}
+
+/// Regenerates MANIFEST.json when one of `updating` (the files a crashed one-write command
+/// named in its lock) is among its stale entries: that command wrote them and died before
+/// the manifest. Other stale files are left for the user: they are not the crashed
+/// command's. Returns whether the manifest was written.
+pub fn complete_dead_write(
+    repo: &Repo,
+    dir: &HandoffDir,
+    now: Timestamp,
+    updating: &[String],
+) -> Result<bool> {
+    use crate::handoff::{MANIFEST, Source, manifest::Manifest};
+    let names: Vec<&str> = updating
+        .iter()
+        .map(String::as_str)
+        .filter(|n| *n != MANIFEST)
+        .collect();
+    if names.is_empty() {
+        return Ok(false);
+    }
+    let old = Manifest::from_snapshot(dir, &dir.snapshot(repo, Source::Worktree)?)?;
+    super::steps::refresh_manifest(repo, dir, now, old.as_ref(), Some(&names))
 }
 
 /// Every writer reads the handoff directory from the working tree. A file a sparse checkout

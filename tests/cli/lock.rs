@@ -484,3 +484,53 @@ fn a_fifo_in_place_of_the_tools_state_files_or_a_hook_hangs_no_command() {
         }
     }
 }
+
+#[test]
+fn a_writer_taking_over_a_crashed_writers_lock_completes_its_write_first() {
+    // `trust verify` killed between TRUST.md and MANIFEST.json leaves its one-write lock and
+    // a stale manifest. A writer with nothing of its own to write (`trust decay`, `archive`)
+    // removed the lock and left the half-written directory unmarked, `recover` then saw
+    // nothing (review rob36 #4); the rerun `trust verify` was exit 3 (review rob36 #5).
+    let repo = session_repo();
+    repo.aahp(&["trust", "decay"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "decayed"]);
+    // What the crash leaves (a `trust verify` killed after TRUST.md's rename): its lock,
+    // taken for one write, and TRUST.md newer than the manifest.
+    let crash = || {
+        let trust = repo.read(&format!("{DIR}/TRUST.md"));
+        repo.write(
+            &format!("{DIR}/TRUST.md"),
+            trust.replace(
+                "| api documented | assumed | model_claim | 2026-11-20 |",
+                "| api documented | verified | tool_verified | 2026-11-22 |",
+            ),
+        );
+        repo.write(
+            LOCK,
+            "{\"agent\": \"git-aahp\", \"session_id\": \"20261122T000000Z-0badc0de\", \
+             \"started\": \"2026-11-22T00:00:00Z\", \"expires\": \"2026-11-22T04:00:00Z\", \
+             \"host\": \"h\", \"base_commit\": null, \
+             \"updating\": [\"TRUST.md\", \"MANIFEST.json\"], \"tool_version\": \"0.1.0\", \
+             \"write\": \"git aahp trust verify\"}\n",
+        );
+        repo.aahp(&["manifest", "--check"]).assert_code(1);
+    };
+    for args in [
+        &["trust", "decay"][..],
+        &["archive"],
+        &["trust", "verify", "api documented", "--", "true"],
+    ] {
+        repo.git(&["checkout", "-q", "--", DIR]);
+        crash();
+        let out = repo.aahp(args);
+        out.assert_code(0);
+        assert!(!repo.exists(LOCK), "{args:?}\n{out}");
+        let check = repo.aahp(&["manifest", "--check"]);
+        assert_eq!(
+            check.code, 0,
+            "{args:?} left the crashed write half done\n{check}"
+        );
+        repo.aahp(&["verify"]).assert_code(0);
+    }
+}
