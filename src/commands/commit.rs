@@ -984,7 +984,7 @@ fn refuse_other_sessions_code(
         let LockState::Held(held) = LockState::read(other)? else {
             continue;
         };
-        if held.session_id == session_id || held.is_stale(ctx.now) {
+        if held.is_session(session_id) || held.is_stale(ctx.now) {
             continue;
         }
         let theirs: Vec<&str> = paths

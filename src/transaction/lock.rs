@@ -54,6 +54,11 @@ pub struct HandoffLock {
     /// `commit` and `recover` (see [`crate::transaction::lease`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remote: Option<super::lease::RemoteLease>,
+    /// True for a lock that names no session (the AAHP v2 proposal's format, see
+    /// [`ForeignLock`]): `session_id` then only says so (`unknown`) and no caller's session
+    /// owns it, not even one that calls itself `unknown` (review rob36 #7).
+    #[serde(skip)]
+    pub anonymous: bool,
 }
 
 /// What is found at `HANDOFF.lock`.
@@ -108,6 +113,7 @@ impl ForeignLock {
         let unknown = || "unknown".to_string();
         Some(HandoffLock {
             agent: self.agent,
+            anonymous: self.session_id.is_none(),
             session_id: self.session_id.unwrap_or_else(unknown),
             started: self.started,
             expires,
@@ -141,6 +147,11 @@ impl HandoffLock {
                 .and_then(ForeignLock::into_lock)
                 .ok_or_else(|| format!("not a lock: {e}"))
         })
+    }
+
+    /// True when this lock is the session `id`'s (never for a lock that names no session).
+    pub fn is_session(&self, id: &str) -> bool {
+        !self.anonymous && self.session_id == id
     }
 
     /// Returns true when `now` is past the lock's expiry (an unparseable expiry counts as
@@ -537,6 +548,7 @@ pub fn new_lock(
         phase,
         write: None,
         remote: None,
+        anonymous: false,
     })
 }
 

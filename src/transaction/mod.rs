@@ -51,14 +51,14 @@ impl SessionClaim {
     /// Applies the ownership rule of this module's documentation to `lock`.
     pub fn owns(&self, lock: &HandoffLock, repo: &Repo, dir: &HandoffDir) -> bool {
         if let Some(id) = &self.session_id {
-            return lock.session_id == *id;
+            return lock.is_session(id);
         }
         if let Some(agent) = &self.agent
             && lock.agent != *agent
         {
             return false;
         }
-        SessionRecord::load(repo, &dir.rel).is_some_and(|r| r.session_id == lock.session_id)
+        SessionRecord::load(repo, &dir.rel).is_some_and(|r| lock.is_session(&r.session_id))
     }
 }
 

@@ -534,3 +534,41 @@ fn a_writer_taking_over_a_crashed_writers_lock_completes_its_write_first() {
         repo.aahp(&["verify"]).assert_code(0);
     }
 }
+
+#[test]
+fn a_lock_that_names_no_session_is_owned_by_no_session_not_even_one_called_unknown() {
+    // The AAHP v2 proposal's lock (`agent`, `started`, `updating`) names no session; it was
+    // read as session `unknown`, so a session calling itself that committed over the live
+    // holder's files and deleted its lock (review rob36 #7).
+    let repo = session_repo();
+    let lock = "{\"agent\": \"reftool\", \"started\": \"2026-11-22T00:00:00Z\", \"updating\": [\"STATUS.md\"]}\n";
+    repo.write(LOCK, lock);
+    repo.write(&format!("{DIR}/STATUS.md"), "# Status\n\nmine\n");
+    let out = repo.aahp(&[
+        "commit",
+        "--session-id",
+        "unknown",
+        "--log",
+        "Test session.",
+        "-m",
+        "not mine to commit",
+    ]);
+    out.assert_code(3);
+    let out = repo.aahp_env(
+        ".",
+        &["task", "add", "x"],
+        &[("AAHP_SESSION_ID", "unknown")],
+    );
+    out.assert_code(3);
+    assert_eq!(repo.read(LOCK), lock);
+    // A session really named `unknown` still owns its own lock.
+    repo.aahp(&["recover", "--force"]).assert_code(0);
+    repo.aahp(&["begin", "--session-id", "unknown"])
+        .assert_code(0);
+    repo.aahp_env(
+        ".",
+        &["task", "add", "y"],
+        &[("AAHP_SESSION_ID", "unknown")],
+    )
+    .assert_code(0);
+}
