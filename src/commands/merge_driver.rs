@@ -424,19 +424,43 @@ fn merge_manifest(
         .map(|(from, to)| format!("task {from} added on the merged branch is now {to} (its id was taken on this branch)"))
         .collect();
     notes.extend(merged.notes);
-    // A task field both branches changed differently: the driver's conflict path, as for a
-    // side it cannot read (git's markers, exit 1), naming each field.
-    if !merged.conflicts.is_empty() {
-        let mut m = line_merge(repo, b.as_bytes(), o.as_bytes(), t.as_bytes())?;
-        m.conflicts = m.conflicts.max(1);
-        m.notes = notes;
-        m.notes.push(format!(
-            "both branches changed {} to different values: choose in the conflict markers (or edit either side), then run `git aahp manifest`",
+    // A task field both branches changed differently: the merged manifest (every task of
+    // the union, renumbered ids included) twice, with ours' and with theirs' values of those
+    // fields, inside git's markers only where they differ (exit 1), naming each field. A
+    // line merge of the two sides instead put both whole task maps in the markers: either
+    // choice lost the other side's tasks, and the renumbered ids were nowhere (review
+    // rob36 #2).
+    if let Some(theirs_choice) = merged.theirs_choice {
+        let ours = settle_manifest(ctx, repo, path, merged.manifest, &merged.renamed)?;
+        let theirs = settle_manifest(ctx, repo, path, theirs_choice, &merged.renamed)?;
+        notes.extend(ours.notes);
+        notes.push(format!(
+            "both branches changed {} to different values: both choices are in the conflict markers, each with every task; keep one, then run `git aahp manifest`",
             merged.conflicts.join(", ")
         ));
-        return Ok(m);
+        return Ok(Merged {
+            text: crate::handoff::merge::marked_texts(&ours.text, &theirs.text),
+            conflicts: 1,
+            notes,
+        });
     }
-    let fields = merged.manifest;
+    let mut settled = settle_manifest(ctx, repo, path, merged.manifest, &merged.renamed)?;
+    notes.append(&mut settled.notes);
+    settled.notes = notes;
+    Ok(settled)
+}
+
+/// The merged manifest `fields` with its file entries and token budget regenerated for the
+/// merged directory; when that directory cannot be known (not a `git merge`, or another file
+/// of it kept conflicts) the fields as they are, a conflict for `git aahp manifest`.
+fn settle_manifest(
+    ctx: &Context,
+    repo: &Repo,
+    path: &str,
+    fields: Manifest,
+    renamed: &[(String, String)],
+) -> Result<Merged> {
+    let mut notes = Vec::new();
     let rel_dir = path.rsplit_once('/').map_or("", |(d, _)| d);
     let dir = HandoffDir::at_rel(repo, rel_dir)?;
     let (snap, stale_ids) = match merged_directory(repo, &dir)? {
@@ -485,8 +509,7 @@ fn merge_manifest(
     )?;
     let conflicts = usize::from(!stale_ids.is_empty());
     if !stale_ids.is_empty() {
-        let renames = merged
-            .renamed
+        let renames = renamed
             .iter()
             .map(|(from, to)| format!("{from} is now {to}"))
             .collect::<Vec<_>>()
@@ -514,6 +537,8 @@ pub struct MergedFields {
     pub notes: Vec<String>,
     /// Task fields both sides changed differently (the merge cannot choose).
     pub conflicts: Vec<String>,
+    /// With `conflicts`: `manifest` with theirs' value in each of those fields.
+    pub theirs_choice: Option<Manifest>,
 }
 
 /// Merges the fields of three manifests: tasks by [`merge::merge_tasks`], `next_task_id`
@@ -552,11 +577,17 @@ pub fn merge_manifest_fields(b: &Manifest, o: &Manifest, t: &Manifest) -> Merged
     if doc.contains_key("next_task_id") || tasks.next_task_id > 1 {
         doc.insert("next_task_id".into(), Value::from(tasks.next_task_id));
     }
+    let theirs_choice = tasks.theirs_choice.map(|choice| {
+        let mut doc = doc.clone();
+        doc.insert("tasks".into(), Value::Object(choice));
+        Manifest { doc }
+    });
     MergedFields {
         manifest: Manifest { doc },
         renamed: tasks.renamed,
         notes,
         conflicts: tasks.conflicts,
+        theirs_choice,
     }
 }
 

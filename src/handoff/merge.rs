@@ -180,6 +180,12 @@ fn merge_prose(base: &str, ours: &str, theirs: &str) -> (String, usize) {
     (marked(&o, &t), 1)
 }
 
+/// Ours and theirs with the stretch of lines where they differ inside conflict markers.
+pub(crate) fn marked_texts(ours: &str, theirs: &str) -> String {
+    let lines = |s: &str| -> Vec<String> { s.split_inclusive('\n').map(String::from).collect() };
+    marked(&lines(ours), &lines(theirs))
+}
+
 /// Ours and theirs (as lines) with the stretch where they differ inside conflict markers.
 fn marked(o: &[String], t: &[String]) -> String {
     let p = o.iter().zip(t).take_while(|(x, y)| x == y).count();
@@ -782,6 +788,10 @@ pub struct TaskMerge {
     /// Fields of a task both sides changed to different values (the task's id and the
     /// field's name): the merge cannot choose, so the caller leaves a conflict.
     pub conflicts: Vec<String>,
+    /// With `conflicts`: `tasks` with theirs' value in each of those fields (ours' are in
+    /// `tasks`), so the caller can mark just those values and either choice keeps every
+    /// task of the union.
+    pub theirs_choice: Option<Map<String, Value>>,
 }
 
 fn task_number(id: &str) -> Option<u64> {
@@ -815,19 +825,19 @@ const STATUS_FIELDS: [&str; 3] = ["status", "completed", "blocked_by"];
 /// side changed takes that side's value (a removal included); a status both moved takes the
 /// one further along ([`progress`]) with its `completed` and `blocked_by`, noting the other;
 /// any other field both changed to different values is a conflict, named in `conflicts`
-/// (ours' value is kept in the returned task).
+/// (ours' value is kept in the returned task, theirs' with `theirs_wins`).
 fn merge_task(
     id: &str,
     base: Option<&Value>,
-    ours: &Value,
-    theirs: &Value,
+    (ours, theirs): (&Value, &Value),
+    theirs_wins: bool,
     notes: &mut Vec<String>,
     conflicts: &mut Vec<String>,
 ) -> Value {
     let empty = Map::new();
     let (Value::Object(o), Value::Object(t)) = (ours, theirs) else {
         conflicts.push(format!("{id} (a side's task is not an object)"));
-        return ours.clone();
+        return if theirs_wins { theirs } else { ours }.clone();
     };
     let b = match base {
         Some(Value::Object(b)) => b,
@@ -852,7 +862,7 @@ fn merge_task(
             }
             _ => {
                 conflicts.push(format!("{id} `status`"));
-                Some(o)
+                Some(if theirs_wins { t } else { o })
             }
         }
     } else {
@@ -872,7 +882,7 @@ fn merge_task(
                 tv
             } else {
                 conflicts.push(format!("{id} `{k}`"));
-                ov
+                if theirs_wins { tv } else { ov }
             }
         };
         if let Some(v) = chosen {
@@ -955,12 +965,21 @@ pub fn merge_tasks(
         .collect();
     let (mut notes, mut conflicts) = (Vec::new(), Vec::new());
     let mut tasks = Map::new();
+    // Theirs' values of the fields both sides changed differently, by task id.
+    let mut theirs_values: Vec<(String, Value)> = Vec::new();
     for (id, task) in ours {
         let merged = match (bi.get(id), theirs_rw.get(id)) {
             _ if new_ids.contains_key(id) => task.clone(),
             (Some(b), Some(t)) if b == task => t.clone(),
             (b, Some(t)) if b != Some(t) && t != task => {
-                merge_task(id, b, task, t, &mut notes, &mut conflicts)
+                let before = conflicts.len();
+                let merged = merge_task(id, b, (task, t), false, &mut notes, &mut conflicts);
+                if conflicts.len() > before {
+                    let theirs =
+                        merge_task(id, b, (task, t), true, &mut Vec::new(), &mut Vec::new());
+                    theirs_values.push((id.clone(), theirs));
+                }
+                merged
             }
             _ => task.clone(),
         };
@@ -1025,12 +1044,19 @@ pub fn merge_tasks(
         .filter_map(|(i, _)| task_number(i))
         .max()
         .map_or(next_free, |m| m.saturating_add(1).max(next_free));
+    let tasks: Map<String, Value> = sorted.into_iter().collect();
+    let theirs_choice = (!theirs_values.is_empty()).then(|| {
+        let mut choice = tasks.clone();
+        choice.extend(theirs_values);
+        choice
+    });
     TaskMerge {
-        tasks: sorted.into_iter().collect(),
+        tasks,
         next_task_id,
         renamed,
         notes,
         conflicts,
+        theirs_choice,
     }
 }
 
@@ -1450,8 +1476,8 @@ mod tests {
             let m = merge_task(
                 "T-001",
                 Some(&Value::Object(b)),
-                &Value::Object(o),
-                &Value::Object(t),
+                (&Value::Object(o), &Value::Object(t)),
+                false,
                 &mut notes,
                 &mut conflicts,
             );

@@ -999,3 +999,69 @@ fn entries_both_branches_rotated_into_the_archive_are_archived_once() {
     repo.aahp(&["archive"]).assert_code(0);
     repo.aahp(&["archive", "--verify"]).assert_code(0);
 }
+
+/// `text` with each conflict resolved to one side (`ours` or theirs).
+fn keep_side(text: &str, ours: bool) -> String {
+    let mut out = String::new();
+    let mut side = None;
+    for line in text.split_inclusive('\n') {
+        match (line.trim_end(), side) {
+            (l, None) if l.starts_with("<<<<<<<") => side = Some(true),
+            (l, Some(true)) if l == "=======" => side = Some(false),
+            (l, Some(false)) if l.starts_with(">>>>>>>") => side = None,
+            (_, Some(s)) if s != ours => {}
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
+#[test]
+fn a_task_field_conflict_marks_only_that_value_and_either_choice_keeps_every_task() {
+    // Both branches add a task (theirs' is renumbered) and claim T-001 for different agents.
+    // The driver put both sides' whole task maps in the markers: the renumbered task was in
+    // neither, and keeping either side lost the other's task (review rob36 #2).
+    let repo = merge_repo();
+    repo.aahp(&["task", "add", "Shared task"]).assert_code(0);
+    commit_all(&repo, "base");
+    repo.git(&["switch", "-q", "-c", "feature"]);
+    for (branch, title, agent) in [
+        ("feature", "bob task", "bob"),
+        ("main", "alice task", "alice"),
+    ] {
+        repo.git(&["switch", "-q", branch]);
+        repo.aahp(&["task", "add", title]).assert_code(0);
+        repo.aahp(&["task", "claim", "T-001", "--agent", agent])
+            .assert_code(0);
+        commit_all(&repo, branch);
+    }
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    assert_eq!(out.code, 1, "{out}");
+    let all = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        all.contains("task T-002 added on the merged branch is now T-003"),
+        "{out}"
+    );
+    assert!(all.contains("T-001 `assigned_to`"), "{out}");
+    let text = repo.read(&file("MANIFEST.json"));
+    let marked = &text[text.find("<<<<<<<").expect(&text)..text.find(">>>>>>>").unwrap()];
+    assert!(
+        !marked.contains("alice task") && !marked.contains("bob task"),
+        "{text}"
+    );
+    for ours in [true, false] {
+        let m: serde_json::Value = serde_json::from_str(&keep_side(&text, ours)).expect(&text);
+        assert_eq!(m["tasks"]["T-002"]["title"], "alice task", "{m}");
+        assert_eq!(m["tasks"]["T-003"]["title"], "bob task", "{m}");
+        assert_eq!(m["tasks"]["T-003"]["renumbered_from"], "T-002", "{m}");
+        let agent = if ours { "alice" } else { "bob" };
+        assert_eq!(m["tasks"]["T-001"]["assigned_to"], agent, "{m}");
+        assert_eq!(m["next_task_id"], 4, "{m}");
+    }
+    // Choosing one side settles it: the manifest then rebuilds with every task.
+    repo.write(&file("MANIFEST.json"), keep_side(&text, false));
+    repo.aahp(&["manifest"]).assert_code(0);
+    let m = manifest(&repo);
+    assert_eq!(m["tasks"].as_object().unwrap().len(), 3, "{m}");
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+}
