@@ -431,8 +431,8 @@ fn merge_manifest(
     // choice lost the other side's tasks, and the renumbered ids were nowhere (review
     // rob36 #2).
     if let Some(theirs_choice) = merged.theirs_choice {
-        let ours = settle_manifest(ctx, repo, path, merged.manifest, &merged.renamed)?;
-        let theirs = settle_manifest(ctx, repo, path, theirs_choice, &merged.renamed)?;
+        let ours = settle_manifest(ctx, repo, path, &merged.manifest, &merged.renamed)?;
+        let theirs = settle_manifest(ctx, repo, path, &theirs_choice, &merged.renamed)?;
         notes.extend(ours.notes);
         notes.push(format!(
             "both branches changed {} to different values: both choices are in the conflict markers, each with every task; keep one, then run `git aahp manifest`",
@@ -444,7 +444,7 @@ fn merge_manifest(
             notes,
         });
     }
-    let mut settled = settle_manifest(ctx, repo, path, merged.manifest, &merged.renamed)?;
+    let mut settled = settle_manifest(ctx, repo, path, &merged.manifest, &merged.renamed)?;
     notes.append(&mut settled.notes);
     settled.notes = notes;
     Ok(settled)
@@ -457,7 +457,7 @@ fn settle_manifest(
     ctx: &Context,
     repo: &Repo,
     path: &str,
-    fields: Manifest,
+    fields: &Manifest,
     renamed: &[(String, String)],
 ) -> Result<Merged> {
     let mut notes = Vec::new();
@@ -499,7 +499,7 @@ fn settle_manifest(
         }
     };
     let regen = Manifest::regenerate(
-        Some(&fields),
+        Some(fields),
         &dir,
         &snap,
         &SessionInfo::default(),
@@ -509,13 +509,13 @@ fn settle_manifest(
     )?;
     let conflicts = usize::from(!stale_ids.is_empty());
     if !stale_ids.is_empty() {
-        let renames = renamed
+        let renumbered = renamed
             .iter()
             .map(|(from, to)| format!("{from} is now {to}"))
             .collect::<Vec<_>>()
             .join(", ");
         notes.push(format!(
-            "{} from the merged branch names a task this merge renumbered ({renames}), and git takes that file as it is: change the ids there, then run `git aahp manifest` and `git add` both",
+            "{} from the merged branch names a task this merge renumbered ({renumbered}), and git takes that file as it is: change the ids there, then run `git aahp manifest` and `git add` both",
             stale_ids.join(", ")
         ));
     }

@@ -1007,7 +1007,7 @@ fn keep_side(text: &str, ours: bool) -> String {
     for line in text.split_inclusive('\n') {
         match (line.trim_end(), side) {
             (l, None) if l.starts_with("<<<<<<<") => side = Some(true),
-            (l, Some(true)) if l == "=======" => side = Some(false),
+            ("=======", Some(true)) => side = Some(false),
             (l, Some(false)) if l.starts_with(">>>>>>>") => side = None,
             (_, Some(s)) if s != ours => {}
             _ => out.push_str(line),
