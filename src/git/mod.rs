@@ -291,14 +291,30 @@ impl Repo {
     /// `GIT_INDEX_FILE` (the temporary index git hands a pre-commit hook) and `git -c`
     /// overrides passed through `GIT_CONFIG_PARAMETERS`.
     pub fn discover(dir: &Path) -> Result<Repo> {
-        let overrides: Vec<String> = git_config_env::ConfigParameters::new()
+        let params = git_config_env::ConfigParameters::new();
+        // `git -c safe.directory=PATH` (or `*`) trusts a repository as git does (the command
+        // line is protected configuration; gix reads the key from global and system files
+        // only).
+        let cli_trusted = params.iter().any(|(k, v)| {
+            k.eq_ignore_ascii_case("safe.directory")
+                && v.is_some_and(|v| {
+                    let v = v.strip_suffix("/*").unwrap_or(&v);
+                    v == "*" || (!v.is_empty() && dir.starts_with(v))
+                })
+        });
+        let overrides: Vec<String> = params
             .iter()
             .map(|(k, v)| match v {
                 Some(v) => format!("{k}={v}"),
                 None => format!("{k}=true"),
             })
             .collect();
-        let opts = gix::open::Options::default().cli_overrides(overrides);
+        // A repository another user owns, not listed in `safe.directory`: refused, as git
+        // refuses it. Opened with reduced trust, the writers changed files and the index and
+        // `commit` then failed half-way at the first `git` it ran (review rob36 #3).
+        let opts = gix::open::Options::default()
+            .cli_overrides(overrides)
+            .bail_if_untrusted(!cli_trusted);
         let mapping = gix::sec::trust::Mapping {
             full: opts.clone(),
             reduced: opts,
@@ -315,6 +331,20 @@ impl Repo {
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(": ");
+            if chain.contains("considered unsafe") {
+                // gix names the directory git would want listed: the work tree's top.
+                let top = chain
+                    .split_once("at \"")
+                    .and_then(|(_, rest)| rest.split_once("\" is considered unsafe"))
+                    .map_or_else(|| dir.display().to_string(), |(p, _)| p.to_string());
+                return Error::other(format!(
+                    "the repository at {} is owned by another user, so git refuses to work in \
+                     it and so does git-aahp (nothing was read or changed); if you trust it, \
+                     run `git config --global --add safe.directory {}`",
+                    crate::output::escape_untrusted(&top),
+                    crate::output::escape_untrusted(&crate::output::shell_word(&top))
+                ));
+            }
             if chain.contains("objectFormat") || chain.contains("Object format") {
                 return Error::other(format!(
                     "the repository at {} uses an object format git-aahp cannot read yet \

@@ -460,3 +460,51 @@ fn a_writer_refuses_to_replace_a_linked_handoff_file_by_a_copy() {
     .unwrap();
     repo.aahp(&["task", "add", "a task"]).assert_code(0);
 }
+
+#[test]
+fn a_repository_another_user_owns_is_refused_as_git_refuses_it_before_anything_is_written() {
+    // Git refuses a repository another user owns unless `safe.directory` lists it; the
+    // writers went ahead (reduced trust), and `commit` staged the handoff, then failed at
+    // `git commit` and could not undo it, nor could `recover` (review rob36 #3). Changing a
+    // file's owner needs root: elsewhere there is nothing to set up.
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: needs root to give the repository to another user");
+        return;
+    }
+    let repo = handoff_repo();
+    let owner = std::process::Command::new("chown")
+        .args(["-R", "65534"])
+        .arg(repo.path())
+        .status()
+        .unwrap();
+    assert!(owner.success());
+    repo.write("code.txt", "changed\n");
+    let before = tree_state(&repo.path());
+    for args in [
+        &["status"][..],
+        &["task", "add", "x"],
+        &["manifest"],
+        &["begin"],
+        &["commit", "-m", "x", "--log", "Test session."],
+        &["recover", "--force"],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains("owned by another user"),
+            "{args:?}\n{out}"
+        );
+        assert!(out.stderr.contains("safe.directory"), "{args:?}\n{out}");
+    }
+    assert!(
+        tree_state(&repo.path()) == before,
+        "a refused command wrote"
+    );
+    // Trusted on the command line (`git -c safe.directory=…`), as git trusts it.
+    let out = repo.aahp_env(
+        ".",
+        &["status"],
+        &[("GIT_CONFIG_PARAMETERS", "'safe.directory'='*'")],
+    );
+    out.assert_code(0);
+}
