@@ -363,18 +363,11 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
         source,
     })?;
     // LOG.md, the archive and its index change together (a half-written split would be
-    // split again: entries archived twice), the rest one by one.
+    // split again: entries archived twice), first; the rest one by one.
     let journal_names = [log::LOG_FILE, log::ARCHIVE_FILE, log::INDEX_FILE];
     let (journal_files, single): (Vec<&Planned>, Vec<&Planned>) = plan
         .iter()
         .partition(|p| journal_names.contains(&p.name.as_str()));
-    for p in &single {
-        write_atomic(&dir.abs.join(&p.name), &p.bytes).map_err(|source| Error::Write {
-            path: dir.path_of(&p.name),
-            source,
-        })?;
-        crate::failpoint::hit(&format!("init-wrote:{}", p.name));
-    }
     if !journal_files.is_empty() {
         let changes: Vec<crate::transaction::rotation::Change<'_>> = journal_files
             .iter()
@@ -415,6 +408,16 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<InitReport> {
         for p in &journal_files {
             crate::failpoint::hit(&format!("init-wrote:{}", p.name));
         }
+    }
+    // After the journaled change, which says "nothing was changed" when it fails: the
+    // files written one by one before it made that untrue (`init --force` on a full disk
+    // had replaced TRUST.md by the template, review rob36 #6).
+    for p in &single {
+        write_atomic(&dir.abs.join(&p.name), &p.bytes).map_err(|source| Error::Write {
+            path: dir.path_of(&p.name),
+            source,
+        })?;
+        crate::failpoint::hit(&format!("init-wrote:{}", p.name));
     }
     let manifest_action = match (&old, regen.changed) {
         (None, _) => FileAction::Created,

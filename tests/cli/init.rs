@@ -985,3 +985,46 @@ fn init_refuses_a_project_name_the_linter_blocks_and_writes_nothing() {
     }
     repo.aahp(&["lint"]).assert_code(0);
 }
+
+#[test]
+fn init_force_that_fails_at_the_log_has_changed_nothing_as_it_says() {
+    // `init --force` wrote the single files (TRUST.md replaced by the template) before the
+    // journaled LOG.md change, whose failure (a full disk) then said "nothing was changed"
+    // over a replaced TRUST.md and a stale manifest (review rob36 #6).
+    let repo = TestRepo::new();
+    repo.aahp(&["init", "--project", "p"]).assert_code(0);
+    let trust = repo.read(&handoff("TRUST.md"));
+    repo.write(
+        &handoff("TRUST.md"),
+        format!("{trust}| Kept claim | verified | tool_verified | 2026-11-20 | a | 7d | - | - |\n"),
+    );
+    let log = repo.read(&handoff("LOG.md"));
+    repo.write(
+        &handoff("LOG.md"),
+        format!("{log}\nAn edit --force replaces.\n"),
+    );
+    repo.aahp(&["manifest"]).assert_code(0);
+    let before = [
+        handoff("TRUST.md"),
+        handoff("LOG.md"),
+        handoff("MANIFEST.json"),
+    ]
+    .map(|f| read_bytes(&repo, &f));
+    let out = repo.aahp_env(
+        ".",
+        &["init", "--force"],
+        &[("AAHP_FAILPOINT", "archive:stage-error:LOG.md")],
+    );
+    out.assert_code(2);
+    assert!(out.stderr.contains("nothing was changed"), "{out}");
+    let after = [
+        handoff("TRUST.md"),
+        handoff("LOG.md"),
+        handoff("MANIFEST.json"),
+    ]
+    .map(|f| read_bytes(&repo, &f));
+    assert!(before == after, "a file changed\n{out}");
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+    repo.aahp(&["init", "--force"]).assert_code(0);
+    repo.aahp(&["manifest", "--check"]).assert_code(0);
+}
