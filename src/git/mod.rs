@@ -673,6 +673,26 @@ impl Repo {
         .map_err(read_err("read the index"))
     }
 
+    /// True when the index may hold an entry with the skip-worktree bit: that bit lives in
+    /// the extended flags, which only index format 3 and later have (git writes version 2
+    /// unless an entry needs them). Reads the 8-byte header only; an index that cannot be
+    /// read that way answers true, for the full read to report.
+    pub fn index_may_skip_worktree(&self) -> bool {
+        use std::io::Read;
+        let mut header = [0u8; 8];
+        match std::fs::File::open(self.repo.index_path()) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(_) => true,
+            Ok(mut f) => match f.read_exact(&mut header) {
+                Ok(()) => {
+                    &header[..4] != b"DIRC"
+                        || u32::from_be_bytes([header[4], header[5], header[6], header[7]]) >= 3
+                }
+                Err(_) => true,
+            },
+        }
+    }
+
     /// Lists the files directly inside `dir` (repository-relative, no trailing `/`) in the
     /// index, at stage 0. Entries in subdirectories are not included.
     pub fn index_dir(index: &gix::index::State, dir: &str) -> Vec<DirEntry> {

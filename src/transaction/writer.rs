@@ -395,24 +395,39 @@ pub fn complete_dead_write(
 /// leaves out (LOG-ARCHIVE.md, say) is tracked but absent there, so a writer would take it
 /// for deleted: `archive` started a new archive without the archived entries, `manifest`
 /// dropped it from the index of files (review rob35 #2). Refused instead, naming the file,
-/// before anything is read. Only looked for when `core.sparseCheckout` is on, so the
-/// writers of an ordinary checkout do not read the index for it.
+/// before anything is read. The skip-worktree bit is set by hand or by other tools too
+/// (`git update-index --skip-worktree`, virtual file systems) with `core.sparseCheckout`
+/// off, and `archive` then started a new archive all the same (review rob36 #8): looked
+/// for whenever the index's format can hold the bit, so the writers of an ordinary checkout
+/// (a version 2 index) read only its header.
 fn refuse_sparse_holes(repo: &Repo, dir: &HandoffDir) -> Result<()> {
-    if repo.config_bool("core.sparseCheckout") != Ok(Some(true)) {
+    if repo.config_bool("core.sparseCheckout") != Ok(Some(true)) && !repo.index_may_skip_worktree()
+    {
         return Ok(());
     }
     let index = repo.index()?;
     let Some(path) = repo.index_skipped_below(&index, &dir.rel) else {
         return Ok(());
     };
+    let how = if repo.config_bool("core.sparseCheckout") == Ok(Some(true)) {
+        format!(
+            "bring the handoff directory into the checkout with `git sparse-checkout add {}`",
+            crate::output::shell_word(&dir.rel)
+        )
+    } else {
+        let p = crate::output::shell_word(&path);
+        format!(
+            "clear its skip-worktree bit and check it out (`git update-index \
+             --no-skip-worktree {p} && git checkout -- {p}`)"
+        )
+    };
     Err(Error::invalid(
-        path,
+        &path,
         None,
         format!(
-            "is tracked but outside the sparse checkout, so the working tree does not hold it \
-             and a write would take it for deleted; nothing was changed: bring the handoff \
-             directory into the checkout with `git sparse-checkout add {}` and retry",
-            crate::output::shell_word(&dir.rel)
+            "is tracked but outside the sparse checkout (skip-worktree), so the working tree \
+             does not hold it and a write would take it for deleted; nothing was changed: \
+             {how} and retry"
         ),
     ))
 }

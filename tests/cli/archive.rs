@@ -2762,3 +2762,35 @@ fn writers_refuse_a_handoff_directory_a_sparse_checkout_leaves_in_part() {
     repo.aahp(&["archive"]).assert_code(0);
     assert_eq!(headers(&repo.read(ARCHIVE)).len(), 3);
 }
+
+#[test]
+fn writers_refuse_a_skip_worktree_handoff_file_without_a_sparse_checkout() {
+    // The skip-worktree bit set by hand (or by a virtual file system) with
+    // `core.sparseCheckout` off, the files absent: `archive` started a new archive without
+    // the archived entries, exit 0 (review rob36 #8).
+    let repo = repo_with_log(&journal(12));
+    repo.aahp(&["archive"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "archived"]);
+    repo.git(&["update-index", "--skip-worktree", ARCHIVE, INDEX]);
+    std::fs::remove_file(repo.path().join(ARCHIVE)).unwrap();
+    std::fs::remove_file(repo.path().join(INDEX)).unwrap();
+    let log = repo.read(LOG).replacen(
+        "## [",
+        "## [2026-10-30] agent-0: Session 30\n\nmore\n\n---\n\n## [",
+        1,
+    );
+    repo.write(LOG, &log);
+    let before = files(&repo);
+    for args in [&["archive"][..], &["manifest"], &["task", "add", "a task"]] {
+        let out = repo.aahp(args);
+        out.assert_code(2);
+        assert!(out.stderr.contains("--no-skip-worktree"), "{args:?}\n{out}");
+        assert_eq!(files(&repo), before, "{args:?}");
+    }
+    // Brought back, the archive is appended to as usual.
+    repo.git(&["update-index", "--no-skip-worktree", ARCHIVE, INDEX]);
+    repo.git(&["checkout", "--", ARCHIVE, INDEX]);
+    repo.aahp(&["archive"]).assert_code(0);
+    assert_eq!(headers(&repo.read(ARCHIVE)).len(), 3);
+}
