@@ -44,8 +44,11 @@ pub struct LockInfo {
     /// When it expires.
     #[serde(serialize_with = "boundary::opt_line")]
     pub expires: Option<String>,
-    /// Seconds since `started`, when known.
+    /// Seconds since `started`, when known and not in the future.
     pub age_seconds: Option<i64>,
+    /// True when `started` lies in the future (a clock ahead, a hand-written date): no age
+    /// then, rather than a negative one (review rob36 #10).
+    pub started_in_future: bool,
     /// True when past `expires`.
     pub stale: bool,
     /// True when the lock file is not valid JSON, or not a regular file at all.
@@ -194,16 +197,12 @@ impl Report for StatusReport {
             let who = l.agent.as_deref().unwrap_or("unknown agent");
             // A lock started in the future (a clock ahead, a hand-written date) says so, as
             // `begin` and `context` do, instead of a negative age (review rob35 #9).
-            let age = l
-                .age_seconds
-                .map(|s| {
-                    if s < 0 {
-                        ", started in the future".to_string()
-                    } else {
-                        format!(", {} old", human_age(s))
-                    }
-                })
-                .unwrap_or_default();
+            let age = if l.started_in_future {
+                Some(", started in the future".to_string())
+            } else {
+                l.age_seconds.map(|s| format!(", {} old", human_age(s)))
+            }
+            .unwrap_or_default();
             let state = if let Some(p) = &l.problem {
                 format!("unreadable ({})", escape_untrusted(p))
             } else if l.unreadable {
@@ -523,7 +522,10 @@ fn lock_info(bytes: &[u8], now: jiff::Timestamp) -> LockInfo {
     LockInfo {
         agent: field("agent"),
         session_id: field("session_id"),
-        age_seconds: parse(&started).map(|t| now.as_second() - t.as_second()),
+        age_seconds: parse(&started)
+            .map(|t| now.as_second() - t.as_second())
+            .filter(|s| *s >= 0),
+        started_in_future: parse(&started).is_some_and(|t| t > now),
         stale: parse(&expires).is_some_and(|e| e < now),
         started,
         expires,

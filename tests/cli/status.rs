@@ -276,4 +276,14 @@ fn a_lock_started_in_the_future_is_said_to_be_so_not_given_a_negative_age() {
         "{out}"
     );
     assert!(!out.stdout.contains("s old"), "{out}");
+    // In JSON too: no age rather than a negative one (review rob36 #10).
+    let out = repo.aahp(&["--json", "status"]);
+    out.assert_code(0);
+    let json = out.json();
+    assert_eq!(
+        json["lock"]["age_seconds"],
+        serde_json::Value::Null,
+        "{json}"
+    );
+    assert_eq!(json["lock"]["started_in_future"], true, "{json}");
 }
