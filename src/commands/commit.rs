@@ -277,6 +277,11 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     // Held until the end: what is linted is what is committed, and no other process of the
     // session rewrites a file in between.
     let serial = WriteLock::acquire_with_index(repo, &dir, "git aahp commit")?;
+    // Temporary files of a writer killed mid-write are debris now that no writer of this
+    // worktree runs: swept as every other writer sweeps them, or a commit killed mid-write
+    // left one that its successful rerun kept, untracked, for `git add -A` (review rob36
+    // #11).
+    transaction::remove_temp_files(repo, &dir);
     // The journal of an interrupted commit, read once: the write lock keeps it as it is.
     // A rerun after a crash inside the log rotation first puts back the half-rotated
     // archive pair, before anything reads it.

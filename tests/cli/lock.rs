@@ -572,3 +572,17 @@ fn a_lock_that_names_no_session_is_owned_by_no_session_not_even_one_called_unkno
     )
     .assert_code(0);
 }
+
+#[test]
+fn commit_sweeps_the_temporary_file_a_writer_killed_mid_write_left() {
+    // A `commit` killed mid-write (a full disk, `ulimit -f`) leaves `.aahp-tmp-*`; its
+    // successful rerun kept it, untracked, for `git add -A` to commit (review rob36 #11).
+    let repo = session_repo();
+    let debris = format!("{DIR}/.aahp-tmp-Ab3dEf");
+    repo.write(&debris, "{\"half\": ");
+    repo.write(&format!("{DIR}/STATUS.md"), "# Status\n\nedited\n");
+    repo.aahp(&["commit", "--log", "Test session.", "-m", "after a crash"])
+        .assert_code(0);
+    assert!(!repo.exists(&debris));
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+}
