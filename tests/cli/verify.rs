@@ -365,69 +365,66 @@ fn verify_ci_judges_the_range_from_the_merge_base() {
     );
 }
 
-#[test]
-fn hook_pre_push_reads_the_pushed_refs_from_stdin() {
-    use std::io::Write;
+/// A handoff repository with a code-only commit on top: (the handoff commit, the tip).
+fn code_only_commit() -> (TestRepo, String, String) {
     let repo = handoff_repo();
     let base = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
     repo.write("src/a.rs", "fn a() {}\n");
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "code only"]);
     let tip = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+    (repo, base, tip)
+}
+
+/// Runs `hook pre-push` with `lines` on stdin: its exit code and stdout.
+fn pre_push(repo: &TestRepo, lines: &str) -> (Option<i32>, String) {
+    use std::io::Write;
     let mut child = repo
         .aahp_command(&["hook", "pre-push", "origin", "file:///dev/null"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    writeln!(
-        child.stdin.take().unwrap(),
-        "refs/heads/main {tip} refs/heads/main {base}"
-    )
-    .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(lines.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("src/a.rs"));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn hook_pre_push_reads_the_pushed_refs_from_stdin() {
+    let (repo, base, tip) = code_only_commit();
+    let (code, stdout) = pre_push(
+        &repo,
+        &format!("refs/heads/main {tip} refs/heads/main {base}\n"),
+    );
+    assert_eq!(code, Some(1));
+    assert!(stdout.contains("src/a.rs"));
 }
 
 #[test]
 fn hook_pre_push_judges_each_pushed_range_once_however_many_refs_name_it() {
     // `git push --tags` or `--mirror` names many refs at the same commits: each line was
     // judged anew, 4000 tags at one commit took 47 s (review rob36 #9).
-    use std::io::Write;
-    let repo = handoff_repo();
-    let base = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
-    repo.write("src/a.rs", "fn a() {}\n");
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "code only"]);
-    let tip = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
-    let push = |lines: &str| {
-        let mut child = repo
-            .aahp_command(&["hook", "pre-push", "origin", "file:///dev/null"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(lines.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
-    };
-    let one = push(&format!("refs/heads/main {tip} refs/heads/main {base}\n"));
+    let (repo, base, tip) = code_only_commit();
+    let one = pre_push(
+        &repo,
+        &format!("refs/heads/main {tip} refs/heads/main {base}\n"),
+    );
     assert_eq!(one.0, Some(1), "{}", one.1);
     let mut many = String::new();
     for i in 0..300 {
         many.push_str(&format!("refs/tags/t{i} {tip} refs/tags/t{i} {base}\n"));
         many.push_str(&format!("refs/heads/main {tip} refs/heads/main {base}\n"));
     }
-    assert_eq!(push(&many), one);
+    assert_eq!(pre_push(&repo, &many), one);
 }
 
 #[test]
