@@ -110,6 +110,7 @@ impl Report for MergeDriverReport {
 
 /// Runs the driver.
 pub fn run(ctx: &Context, args: &MergeDriverArgs) -> Result<MergeDriverReport> {
+    sweep_beside_ours(ctx, args);
     if let Some(report) = merge_streamed(args)? {
         return Ok(report);
     }
@@ -381,6 +382,30 @@ fn line_merge(repo: &Repo, b: &[u8], o: &[u8], t: &[u8]) -> Result<Merged> {
         conflicts,
         notes: Vec::new(),
     })
+}
+
+/// A driver killed while it wrote the merge (a full disk, `ulimit -f`) leaves its temporary
+/// file beside git's `%A`, at the work tree's top (where git makes `%A`); nothing else
+/// removed it (review rob36 #11). The next run sweeps what it finds there, as the writers
+/// sweep the handoff directory: no other writer works there, and git runs one driver at a
+/// time. Anywhere else nothing is touched.
+fn sweep_beside_ours(ctx: &Context, args: &MergeDriverArgs) {
+    let Ok(repo) = ctx.repo() else {
+        return;
+    };
+    let Some(parent) = std::fs::canonicalize(&args.ours)
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+    else {
+        return;
+    };
+    let Ok(top) = std::fs::canonicalize(repo.workdir()) else {
+        return;
+    };
+    // Only there: a handoff directory (never the top) has writers that hold its lock.
+    if parent == top {
+        crate::transaction::remove_temp_files_in(repo, &parent, "");
+    }
 }
 
 /// Merges MANIFEST.json: tasks unioned (clashing incoming ids renumbered), `next_task_id` the

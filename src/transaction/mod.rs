@@ -143,19 +143,30 @@ pub fn commit_files(
 /// staged files of a rotation are left to [`rotation`], which may still need them.
 /// A name of that shape that git tracks or has staged is the user's, never removed.
 pub fn remove_temp_files(repo: &Repo, dir: &HandoffDir) -> Vec<String> {
+    remove_temp_files_in(repo, &dir.abs, &dir.rel)
+}
+
+/// [`remove_temp_files`] in the directory `abs` of the work tree (`rel`, repository-relative,
+/// empty for the top).
+pub fn remove_temp_files_in(repo: &Repo, abs: &std::path::Path, rel: &str) -> Vec<String> {
     let mut removed = Vec::new();
     // The index is read only when a name of a temporary file's shape is there.
     let mut index: Option<Option<gix::index::File>> = None;
-    if let Ok(entries) = std::fs::read_dir(&dir.abs) {
+    if let Ok(entries) = std::fs::read_dir(abs) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if !crate::handoff::is_temp_name(&name) || name.starts_with(rotation::STAGED_PREFIX) {
                 continue;
             }
             let index = index.get_or_insert_with(|| repo.index().ok());
+            let path = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
             let tracked = index
                 .as_ref()
-                .is_none_or(|i| Repo::index_file_at(i, &dir.path_of(&name)).is_some());
+                .is_none_or(|i| Repo::index_file_at(i, &path).is_some());
             if !tracked && std::fs::remove_file(entry.path()).is_ok() {
                 removed.push(name);
             }

@@ -1065,3 +1065,18 @@ fn a_task_field_conflict_marks_only_that_value_and_either_choice_keeps_every_tas
     assert_eq!(m["tasks"].as_object().unwrap().len(), 3, "{m}");
     repo.aahp(&["manifest", "--check"]).assert_code(0);
 }
+
+#[test]
+fn the_driver_sweeps_the_temporary_file_a_killed_run_left_beside_ours() {
+    // A driver killed while writing (a full disk, `ulimit -f`) leaves `.aahp-tmp-*` beside
+    // git's `%A`, at the work tree's top; nothing removed it (review rob36 #11).
+    let repo = merge_repo();
+    repo.git(&["branch", "feature"]);
+    work_on(&repo, "feature", "bob", "done", "2026-11-22");
+    work_on(&repo, "main", "alice", "what_is_missing", "2026-11-21");
+    repo.write(".aahp-tmp-Zq9Xw2", "{\"half\": ");
+    let out = git_with_driver(&repo, &["merge", "--no-edit", "feature"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert!(!repo.exists(".aahp-tmp-Zq9Xw2"));
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+}
