@@ -325,6 +325,90 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "command",
         ],
     },
+    // PI001: all of what came before set aside with no instruction noun, the verb split
+    // round it or a phrase ("set everything prior aside", "pay no attention to anything
+    // preceding this message", "treat everything above as void", "drop all that"), then a
+    // new order to the reader. Without the order it is ordinary editing advice.
+    Pattern {
+        rule: &PI001,
+        keywords: &[
+            "aside",
+            "to one side",
+            "no attention",
+            "no heed",
+            "no mind",
+            "no regard",
+            "all that",
+            "all of that",
+            "all this",
+            "all of this",
+            "all of it",
+            "it all",
+            "the rest",
+            "void",
+            "null",
+            "cancel",
+            "retracted",
+            "revoked",
+            "rescinded",
+            "withdrawn",
+            "moot",
+            "irrelevant",
+            "obsolete",
+            "invalid",
+            "superseded",
+            "overridden",
+            "erased",
+            "deleted",
+            "unsaid",
+            "unwritten",
+            "existent",
+        ],
+        regex: r"\b(?:set|put|lay|cast|brush|push|toss)\s+(?:{PRIOR})\s+(?:aside|to\s+one\s+side)\b|\b(?:pay|give)\s+no\s+(?:attention|heed|mind|regard)\s+(?:whatsoever\s+)?to\s+(?:{PRIOR})|\b(?:treat|consider|regard|deem|count|take)\s+(?:{PRIOR})\s+(?:as\s+)?(?:{VOID})\b|\b(?:let\s+go\s+of|throw\s+(?:out|away)|drop|scrap|ditch|discard|abandon|forget|ignore|disregard|dismiss|toss|bin|trash|erase|wipe|purge)\s+(?:{PRON})\b(?:\s+(?:{PLACE}))?",
+        before: 140,
+        after: 60,
+        check: check_prior_dismissed,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI001: all of what came before declared void with no instruction noun ("whatever you
+    // were told earlier no longer counts", "everything above is cancelled", "nothing before
+    // this line is binding any more").
+    Pattern {
+        rule: &PI001,
+        keywords: &[
+            "void",
+            "null",
+            "cancel",
+            "retracted",
+            "revoked",
+            "rescinded",
+            "withdrawn",
+            "moot",
+            "irrelevant",
+            "obsolete",
+            "invalid",
+            "superseded",
+            "overridden",
+            "erased",
+            "wiped",
+            "no longer",
+            "{not|n't} {count|apply|matter|hold|bind|stand}",
+            "anymore",
+            "any more",
+            "binding",
+            "in effect",
+            "in force",
+        ],
+        regex: r"\b(?P<o>(?:whatever|everything|anything|all|nothing|none\s+of\s+(?:it|this|that|what)|what)(?:\s+[\w']+){0,5}?\s+(?:{PLACE}|told|given|taught|instructed|said|written)(?:\s+(?:{PLACE}))?(?:\s+(?:[\w']+\s+){0,3}?(?:this|that|the|our|my)\s+(?:line|point|message|note|sentence|conversation|chat|session|text|prompt|exchange))?)\s+(?P<vp>(?:is|are|was|were|has\s+been|have\s+been|becomes?)\s+(?:now\s+|hereby\s+|henceforth\s+|officially\s+|all\s+)?(?:{VOID}|wiped|not\s+binding|no\s+longer\s+(?:valid|binding|relevant|in\s+effect|in\s+force|applicable|active))|(?:now\s+)?(?:no\s+longer|does\s*n[o']t|do\s*n[o']t|won'?t)\s+(?:count|apply|matter|hold|bind|stand)s?|(?:counts?|matters?|applies|apply|holds?|binds?)\s+(?:any\s*more)|(?:is|are)\s+(?:(?:still|now)\s+)?(?:binding|in\s+effect|in\s+force))\b",
+        before: 160,
+        after: 40,
+        check: check_prior_void,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     // PI002: emphasised announcements of new instructions.
     Pattern {
         rule: &PI002,
@@ -2801,7 +2885,7 @@ fn check_told(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 /// from me", "your new task:", "follow this instead", "comply with what follows").
 static NEW_ORDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)\b(?:obey|comply|do\s+(?:as|what|exactly|only|everything)\b|follow\s+(?:only\s+)?(?:this|these|my|me|mine|what|the\s+(?:next|new|following))\b|listen\s+(?:only\s+)?to\s+me|take\s+(?:your\s+)?(?:orders|instructions|commands|directions)|(?:your|the)\s+(?:new|only|real|next)\s+(?:task|job|orders?|instructions?|goal|mission|purpose)|new\s+(?:task|orders?|instructions?|rules?|directives?)\s*:|from\s+(?:now|here)\s+on|what\s+i\s+(?:say|type|tell|write|want|ask)|as\s+(?:i\s+(?:say|said|tell)|told)|answer\s+(?:only\s+)?(?:to\s+)?(?:me|everything|anything)|reply\s+(?:only\s+)?(?:to\s+me|yes))",
+        r"(?i)\b(?:obey|comply|do\s+(?:as|what|exactly|only|everything|the\s+following|this\s+instead)\b|follow\s+(?:only\b|(?:this|these|my|me|mine|what|the\s+(?:next|new|following))\b)|listen\s+(?:only\s+)?to\s+me|\blisten(?:\s+(?:up|closely|carefully))?\s*:|take\s+(?:your\s+)?(?:orders|instructions|commands|directions)|(?:your|the)\s+(?:new|only|real|actual|true|sole|next)\s+(?:task|job|orders?|instructions?|goal|mission|purpose)|\bmy\s+(?:orders|instructions|commands|directions|directives|rules)\b|here\s+is\s+what\s+you|i(?:'m|\s+am)\s+in\s+charge|(?:act\s+on|carry\s+out|stick\s+to)\s+(?:only\s+)?(?:the\s+following|what\s+follows|this\s+note)|new\s+(?:task|orders?|instructions?|rules?|directives?)\s*:|from\s+(?:now|here)\s+on|what\s+i\s+(?:say|type|tell|write|want|ask)|as\s+(?:i\s+(?:say|said|tell)|told)|answer\s+(?:only\s+)?(?:to\s+)?(?:me|everything|anything)|reply\s+(?:only\s+)?(?:to\s+me|yes))",
     )
     .expect("new order")
 });
@@ -2811,11 +2895,26 @@ static NEW_ORDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|
 fn check_objectless(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    if negated_before(text, s) {
+    if negated_before(text, s) || !opens_as_order(text, s) {
         return;
     }
-    // Only softeners or the reader stand before the verb in its clause: "now, forget the
-    // previous", "you must drop the earlier", not "the tool will discard what came before".
+    let end = super::super::text::floor_char(text, (e + 120).min(text.len()));
+    let Some(m) = NEW_ORDER.find(&text[e..end]) else {
+        return;
+    };
+    let f = Finding::new(
+        &PI001,
+        s,
+        e + m.end(),
+        format!("instruction override: {}", excerpt(&text[s..e + m.end()])),
+    );
+    push_pi(scan, f, out);
+}
+
+/// True when only softeners or the reader stand before the verb at `s` in its clause: "now,
+/// forget the previous", "you must drop the earlier", not "the tool will discard what came
+/// before".
+fn opens_as_order(text: &str, s: usize) -> bool {
     let from = super::super::text::ceil_char(text, s.saturating_sub(60));
     let head = &text[from..s];
     let head = &head[head
@@ -2852,20 +2951,128 @@ fn check_objectless(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }) || words(head).next().is_some_and(|w| w != "you")
         && words(head).any(|w| matches!(w.as_str(), "will" | "can" | "must" | "should"))
     {
+        return false;
+    }
+    true
+}
+
+/// Words that make an object-less reference to what came before the reader's own: what it
+/// was told, given or taught.
+const TOLD_WORDS: &[&str] = &["told", "given", "taught", "instructed", "shown"];
+
+/// PI001 for all of what came before set aside ([`PATTERNS`]): an order, not negated, and a
+/// new order to the reader after it (what it was told is the reader's own already).
+fn check_prior_dismissed(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if negated_before(text, s) || !opens_as_order(text, s) {
         return;
     }
-    let end = super::super::text::floor_char(text, (e + 120).min(text.len()));
-    let Some(m) = NEW_ORDER.find(&text[e..end]) else {
+    let m = text[s..e].to_ascii_lowercase();
+    let end = super::super::text::floor_char(text, (e + 160).min(text.len()));
+    let found = NEW_ORDER.find(&text[e..end]);
+    let order = found.map(|o| e + o.end());
+    if order.is_none() && !has_word(&m, TOLD_WORDS) {
         return;
-    };
+    }
+    // "Forget all that: from now on the build uses Meson": with no place and no reader in
+    // the dismissal, a time alone is no order; it must be the reader's ("from now on you …").
+    let placed = has_word(&m, TOLD_WORDS)
+        || super::super::text::words(&m).any(|w| PLACES.contains(&w.as_str()));
+    if !placed
+        && let Some(o) = found
+        && o.as_str().to_ascii_lowercase().starts_with("from")
+    {
+        let tail = &text
+            [e + o.end()..super::super::text::floor_char(text, (e + o.end() + 40).min(text.len()))];
+        if !addressed(tail) {
+            return;
+        }
+    }
+    let to = order.unwrap_or(e);
     let f = Finding::new(
         &PI001,
         s,
-        e + m.end(),
-        format!("instruction override: {}", excerpt(&text[s..e + m.end()])),
+        to,
+        format!("instruction override: {}", excerpt(&text[s..to])),
     );
     push_pi(scan, f, out);
 }
+
+/// PI001 for all of what came before declared void ([`PATTERNS`]): "nothing" takes the
+/// positive verbs ("nothing above is binding"), the rest the negative ones; then the reader
+/// is addressed, what was void is what it was told, or a new order follows.
+fn check_prior_void(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let o = caps.str(1).to_ascii_lowercase();
+    let vp = caps.str(2).to_ascii_lowercase();
+    let none = o.starts_with("nothing") || o.starts_with("none");
+    let positive = !has_word(
+        &vp,
+        &["no", "not", "longer", "doesn't", "don't", "won't", "dont"],
+    ) && !has_word(&vp, VOID_WORDS);
+    if none != positive {
+        return;
+    }
+    let end = super::super::text::floor_char(text, (e + 160).min(text.len()));
+    if hypothetical_request_before(text, s) || conditional_around(scan, s, &text[e..end]) {
+        return;
+    }
+    let order = NEW_ORDER.find(&text[e..end]).map(|m| e + m.end());
+    if order.is_none() && !has_word(&o, TOLD_WORDS) && !addressed(scan.sentence(s)) {
+        return;
+    }
+    let f = Finding::new(
+        &PI001,
+        s,
+        e,
+        format!(
+            "declares what the reader was told void: {}",
+            excerpt(&text[s..e])
+        ),
+    );
+    push_pi(scan, f, out);
+}
+
+/// The single words of `{PLACE}` (its phrases hold one of them or "now").
+const PLACES: &[&str] = &[
+    "prior",
+    "previous",
+    "previously",
+    "earlier",
+    "before",
+    "above",
+    "preceding",
+    "far",
+    "now",
+    "beforehand",
+];
+
+/// The single words of `{VOID}` (its phrases hold one of them).
+const VOID_WORDS: &[&str] = &[
+    "void",
+    "null",
+    "cancelled",
+    "canceled",
+    "retracted",
+    "revoked",
+    "rescinded",
+    "withdrawn",
+    "moot",
+    "irrelevant",
+    "obsolete",
+    "invalid",
+    "superseded",
+    "overridden",
+    "erased",
+    "deleted",
+    "unsaid",
+    "unwritten",
+    "nonexistent",
+    "non-existent",
+    "wiped",
+];
 
 /// Words that leave an unscoped object general ("ignore the instructions", "forget all of
 /// these rules"): determiners and intensifiers, no noun that names a document or a tool.

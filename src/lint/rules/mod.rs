@@ -96,6 +96,27 @@ const VOCAB: &[(&str, &str)] = &[
         "OBJ",
         r"instructions?|prompts?|directives?|directions|guidance|commands?|guidelines?|guardrails?|rules?|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|inputs?|everything|anything|above",
     ),
+    // Pronouns for all of what came before, with no noun: "all that", "it all", "the rest".
+    (
+        "PRON",
+        r"all\s+(?:of\s+)?(?:that|this|it)|it\s+all|the\s+rest(?:\s+of\s+(?:it|this|that))?",
+    ),
+    // A place before this point of the text or conversation.
+    (
+        "PLACE",
+        r"prior|previous|previously|earlier|before|above|preceding|so\s+far|up\s+to\s+now|until\s+now|beforehand",
+    ),
+    // What came before as a whole, object-less ("everything prior", "anything preceding this
+    // message", "all of that", "whatever you were told", "all preceding text").
+    (
+        "PRIOR",
+        r"(?:all|everything|anything|whatever|all\s+(?:of\s+)?(?:that|this|it)|it\s+all|the\s+rest(?:\s+of\s+(?:it|this|that))?)(?:\s+(?:(?:that|which)\s+)?(?:you(?:'ve|\s+have|\s+had|\s+were)?\s+(?:been\s+)?(?:just\s+)?(?:told|given|taught|instructed|shown)|(?:came|went|was\s+(?:said|written|given))))?(?:\s+(?:prior|previous|previously|earlier|before|above|preceding|so\s+far|up\s+to\s+now|until\s+now|beforehand)(?:\s+(?:to\s+)?(?:this|that|the|my)\s+(?:line|point|message|note|sentence|conversation|chat|text|prompt))?)?|(?:all|everything|anything)\s+(?:the\s+)?(?:prior|previous|previously|earlier|before|above|preceding|so\s+far|up\s+to\s+now|until\s+now|beforehand)\s+(?:text|content|stuff|material|input|words|lines|context)",
+    ),
+    // What a text is declared to be when it no longer counts.
+    (
+        "VOID",
+        r"(?:null\s+and\s+)?void|null|cancel+ed|retracted|revoked|rescinded|withdrawn|moot|irrelevant|obsolete|invalid|superseded|overridden|erased|deleted|unsaid|unwritten|non-?existent",
+    ),
     (
         "LIMITS",
         r"restrictions?|filters?|filtering|limits|limitations?|rules|rulebook|guidelines?|(?:safety\s+)?training|safeguards?|polic(?:y|ies)|censorship|censoring|censors?|boundaries|constraints|ethics|ethical\s+\w+|morals?|morality|moral\s+\w+|safeguards|guardrails|confines|warnings?|disclaimers?|programming|regulations?|laws?|principles|safety\s+\w+|content\s+polic(?:y|ies)",
