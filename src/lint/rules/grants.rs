@@ -178,7 +178,7 @@ static DANGER: LazyLock<regex::Regex> = LazyLock::new(|| {
 /// exception.
 static RESTRICTED: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(&super::expand(
-        r"\bonly\b|\byour\s+own\b|\bfeature\s+branch|\bforks?\b|\bdrafts?\b|\b(?:after|once|following|with|given)\s+(?:a\s+|the\s+|an\s+|code\s+|human\s+|maintainer\s+)?(?:review|approval|sign-?off|second\s+reviewer|green\s+ci|ci\s+pass)|\b(?:in|on|to|against)\s+(?:a\s+|the\s+|your\s+)?(?:staging|dev|development|local|sandbox|test|testing|scratch|temporary|throwaway)\b|\b(?:except|unless|while|during|never|not|temporary|scratch|throwaway|fixtures?|dummy|fake|mock)\b",
+        r"\bonly\b|\byour\s+own\b|\bfeature\s+branch|\bforks?\b|\bdrafts?\b|\b(?:after|once|following|with|given)\s+(?:a\s+|the\s+|an\s+|code\s+|human\s+|maintainer\s+)?(?:review|approval|sign-?off|second\s+reviewer|green\s+ci|ci\s+pass)|\b(?:in|on|to|against)\s+(?:a\s+|the\s+|your\s+)?(?:staging|dev|development|local|sandbox|test|testing|scratch|temporary|throwaway)\b|\b(?:except|unless|while|during|never|not|private|personal|wip|locally|staging|sandbox|temporary|scratch|throwaway|fixtures?|dummy|fake|mock)\b",
     ))
     .expect("static regex")
 });
@@ -242,7 +242,30 @@ fn check_grant(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let head = &text[lo..s];
     let head = &head[head.rfind([';', '.', '\n']).map_or(0, |k| k + 1)..];
     let gives = m.starts_with("give") || m.starts_with("grant");
-    if !gives && words(head).any(|w| HUMAN_ROLES.contains(&w.as_str())) {
+    let ws: Vec<String> = words(head).collect();
+    let role_at = |k: usize| HUMAN_ROLES.contains(&ws[k].as_str());
+    // The role is the one addressed ("As a maintainer, you …", "Maintainers: …") or, for a
+    // grant without "you" as its subject ("feel free to", "no need to ask before"), the one
+    // it is given to; a role that reports the grant ("the owner says you are allowed to …")
+    // gives it to the reader.
+    let addressed_role = (0..ws.len()).any(|k| {
+        role_at(k)
+            && (k == 0
+                || ws[k - 1] == "as"
+                || k >= 2 && ws[k - 2] == "as" && matches!(ws[k - 1].as_str(), "a" | "an" | "the"))
+    });
+    let reported = ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "says" | "said" | "confirmed" | "decided" | "agreed" | "wants" | "told" | "confirms"
+        )
+    });
+    let held = if m.starts_with("you") {
+        addressed_role && !reported
+    } else {
+        (0..ws.len()).any(role_at) && !reported
+    };
+    if !gives && held {
         return;
     }
     // The restriction stands outside the act ("merge your own PRs" is the act, not a
@@ -251,7 +274,30 @@ fn check_grant(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         let a = act.as_str().to_ascii_lowercase();
         a.starts_with("merg") || a.starts_with("approv")
     };
-    let restricted = RESTRICTED.is_match(&clause[..act.start()])
+    // A scope opening the sentence before the grant narrows it as one after it does ("For
+    // WIP commits on a private branch you may use --no-verify", "In a draft PR, feel free
+    // to force-push").
+    let opening = &text[a.min(s)..s];
+    let scoped_before = words(opening).next().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "for"
+                | "on"
+                | "in"
+                | "when"
+                | "while"
+                | "during"
+                | "if"
+                | "after"
+                | "once"
+                | "within"
+                | "inside"
+                | "locally"
+        )
+    });
+    let restricted = scoped_before
+        || RESTRICTED.is_match(opening)
+        || RESTRICTED.is_match(&clause[..act.start()])
         || RESTRICTED.is_match(&clause[act.end()..])
         || !own_act && RESTRICTED.is_match(act.as_str());
     let f = Finding::new(

@@ -776,7 +776,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "before this conversation",
             "before we",
         ],
-        regex: r"\b(?P<v>repeat|recite|quote|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out|reproduce|transcribe|restate|regurgitate|spit\s+out|cough\s+up|hand\s+over|emit)\b(?P<mid>[^.\n?!]*?)\b(?P<o>(?:your|the|my)\s+(?:[\w'-]+\s+){0,2}?(?:(?:system|developer)\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|directions|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:everything|all|anything|whatever(?:\s+(?:text|words|instructions|content|prompt))?)\s+(?:that\s+)?you\s+(?:were|have\s+been|'ve\s+been)\s+(?:told|given|instructed|shown|sent|primed|configured|briefed|seeded|loaded|initiali[sz]ed)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|(?:the|your)\s+(?:[\w-]+\s+){0,2}?(?:text|message|preamble|setup\s+text|words|content)|initiali[sz]ation\s+(?:string|prompt|text))",
+        regex: r"\b(?P<v>repeat|recite|quote|print|output|show|display|reveal|disclose|dump|leak|echo|return|give|tell|list|share|provide|write\s+(?:out|down)|copy|paste|spell\s+out|summari[sz]e|paraphrase|encode|translate|rewrite|convert|send|read\s+(?:back|out)|see|view|know|access|type\s+out|reproduce|transcribe|restate|regurgitate|spit\s+out|cough\s+up|hand\s+over|emit|divulge|unveil|unmask|expose|relay|recount|narrate|dictate|enumerate|itemi[sz]e|parrot|mirror|replicate|duplicate|lay\s+(?:out|bare)|blurt(?:\s+out)?)\b(?P<mid>[^.\n?!]*?)\b(?P<o>(?:your|the|my)\s+(?:[\w'-]+\s+){0,2}?(?:(?:system|developer)\s+(?:prompt|message|instructions?|configuration|config|rules)|initial\s+(?:prompt|instructions?|configuration|message)|original\s+(?:prompt|instructions?)|starting\s+(?:prompt|instructions?)|hidden\s+(?:prompt|instructions?|rules)|secret\s+(?:prompt|instructions?|rules)|pre-?prompt|prompt|instructions?|directives?|directions|guidelines|rules|configuration)|(?:the\s+)?(?:text|words|content|messages?|instructions?|prompt|everything|conversation)\s+(?:above|before\s+this|so\s+far|preceding)|(?:the\s+)?(?:above|previous|preceding|prior)\s+(?:text|words|content|messages?|instructions?|prompt|conversation)|(?:this|the)\s+(?:entire\s+|whole\s+)?conversation|everything\s+(?:in|from|of)\s+(?:your|the)\s+(?:system\s+prompt|system\s+message|instructions|prompt|context)|what\s+you\s+were\s+(?:told|given|instructed)|(?:everything|all|anything|whatever(?:\s+(?:text|words|instructions|content|prompt))?)\s+(?:that\s+)?you\s+(?:were|have\s+been|'ve\s+been)\s+(?:told|given|instructed|shown|sent|primed|configured|briefed|seeded|loaded|initiali[sz]ed)|(?:the\s+)?(?:instructions?|text|prompt)\s+you\s+(?:were|have\s+been)\s+given|(?:the|your)\s+(?:[\w-]+\s+){0,2}?(?:text|message|preamble|setup\s+text|words|content)|initiali[sz]ation\s+(?:string|prompt|text))",
         before: 100,
         after: 120,
         check: check_extraction,
@@ -4609,8 +4609,12 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                     | "setup"
             )
         });
+    // Asked for whole, to the letter ("verbatim", "word for word", "from the very first
+    // line"): a copy of the text itself, whichever verb asks for it.
+    let whole = to_the_letter(&after) || to_the_letter(&mid);
     let soft_verb = soft_verb
         && !set_up
+        && !whole
         && !(stored && sweeping && matches!(verb.as_str(), "copy" | "paste" | "send"));
     let fire = if possessive {
         (imperative_at(text, s) || request || sentence.contains('?'))
@@ -4635,6 +4639,34 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     );
     push_pi(scan, f, out);
+}
+
+/// Whether `s` (lower-case, next to an extraction's object) asks for the text whole and to
+/// the letter: "verbatim", "word for word", "in full", "from the very first line".
+fn to_the_letter(s: &str) -> bool {
+    let head = &s[..super::super::text::floor_char(s, s.len().min(60))];
+    [
+        "verbatim",
+        "word for word",
+        "word-for-word",
+        "character for character",
+        "character-for-character",
+        "letter for letter",
+        "line by line",
+        "line for line",
+        "unabridged",
+        "unchanged",
+        "in full",
+        "exactly as",
+        "from the very first",
+        "from the first line",
+        "from the very beginning",
+        "from the beginning",
+        "from the top",
+        "from start to finish",
+    ]
+    .iter()
+    .any(|p| head.contains(p))
 }
 
 /// Words that mark a text of the reader's as the one it was set up with: its prompt.

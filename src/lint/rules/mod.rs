@@ -67,6 +67,7 @@ pub(crate) const REFUSAL_WORDS: &[&str] = &[
     "turn down",
     "turning down",
     "turns down",
+    "{turn|turns|turning} {a|an|any|every|each|this|that|my|the|requests|request|questions|question|tasks|task|prompts|prompt|anything|anyone|anybody|me|users|user|orders|order|queries|demands}",
     "deny",
     "apolog",
     "sorry",
@@ -86,7 +87,7 @@ const VOCAB: &[(&str, &str)] = &[
     // The refusal itself, as a verb or noun: what a ban on refusing names ([`REFUSAL_WORDS`]).
     (
         "REFUSE",
-        r"refus\w*|declin\w*|reject\w*|say(?:ing)?\s+no|turn(?:s|ing)?\s+down",
+        r"refus\w*|declin\w*|reject\w*|say(?:ing)?\s+no|turn(?:s|ing)?\s+down|turn(?:s|ing)?\s+(?:(?:a|an|any|every|each|this|that|my|the)\s+)?(?:requests?|questions?|tasks?|prompts?|asks?|queries|orders?|demands?|users?|anything|anyone|anybody|me)\s+down",
     ),
     (
         "OVR",

@@ -941,6 +941,10 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 fn turned_down_asks(m: &str, after: &str) -> bool {
     let turn = m.get(..4).is_some_and(|h| h.eq_ignore_ascii_case("turn"));
     let ml = m.to_ascii_lowercase();
+    // "turn a request down": what is turned down stands inside the match, an ask.
+    if turn && ml.ends_with("down") && ml.split_whitespace().count() > 2 {
+        return true;
+    }
     let verb = ["refuse", "decline", "reject"].iter().any(|v| ml == *v);
     if !turn && !verb {
         return true;
@@ -979,8 +983,22 @@ fn turned_down_asks(m: &str, after: &str) -> bool {
             ) =>
         {
             // "turn down the volume" is a knob's; a refusal of "the next request" or "this"
-            // is the reader's whatever the noun.
-            !turn || ws.next().is_none_or(|w| asks(&w))
+            // is the reader's whatever the noun. A definite thing refused that is no ask
+            // ("decline the license prompt", "reject the migration") is a tool's or a
+            // document's, not the reader's answer.
+            let definite = matches!(w.as_str(), "the" | "this" | "my" | "such");
+            let noun = ws.next();
+            if turn || definite {
+                noun.is_none_or(|n| {
+                    asks(&n)
+                        || matches!(
+                            n.as_str(),
+                            "next" | "following" | "user's" | "last" | "current" | "incoming"
+                        )
+                })
+            } else {
+                true
+            }
         }
         Some(w) if turn => asks(&w),
         // "refuse contributions", "reject connections": a plural noun the verb takes that is
