@@ -192,11 +192,11 @@ fn check_grant(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if negated_before(text, s) || super::hypothetical_request_before(text, s) {
         return;
     }
-    let (a, b) = sentence(scan, (s, e));
-    let m = text[s..e].to_ascii_lowercase();
+    let (sent_start, sent_end) = sentence(scan, (s, e));
+    let grant = text[s..e].to_ascii_lowercase();
     // "You may" grants an act, not a likelihood or a wish ("you may want to skip …", "you
     // may see the tests fail").
-    if m.starts_with("you may")
+    if grant.starts_with("you may")
         && caps.first(&[1]).is_some_and(|(_, _, v)| {
             matches!(
                 v.to_ascii_lowercase().as_str(),
@@ -221,14 +221,14 @@ fn check_grant(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     // The clause the grant governs: after it to the clause's end, or, for a grant that
     // closes its subject ("pushing to main is pre-approved for you"), the subject before.
-    let closes = m.starts_with("is ") || m.starts_with("are ");
+    let closes = grant.starts_with("is ") || grant.starts_with("are ");
     let clause = if closes {
-        let lo = floor_char(text, s.saturating_sub(200)).max(a);
+        let lo = floor_char(text, s.saturating_sub(200)).max(sent_start);
         let head = &text[lo..s];
         &head[head.rfind([';', ':', '\n']).map_or(0, |k| k + 1)..]
     } else {
         let from = caps.first(&[1]).map_or(e, |(v, _, _)| v);
-        let hi = floor_char(text, (e + 200).min(text.len())).min(b.max(e));
+        let hi = floor_char(text, (e + 200).min(text.len())).min(sent_end.max(e));
         let tail = &text[from..hi];
         &tail[..tail.find([';', '\n']).unwrap_or(tail.len())]
     };
@@ -238,10 +238,10 @@ fn check_grant(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // A human role before the grant in its sentence or line holds the permission ("As a
     // maintainer, you are free to …", "Maintainers: feel free to …", "the release manager
     // is allowed to …"), unless it is the one who gives it ("the owner has given you …").
-    let lo = floor_char(text, s.saturating_sub(80)).max(a);
+    let lo = floor_char(text, s.saturating_sub(80)).max(sent_start);
     let head = &text[lo..s];
     let head = &head[head.rfind([';', '.', '\n']).map_or(0, |k| k + 1)..];
-    let gives = m.starts_with("give") || m.starts_with("grant");
+    let gives = grant.starts_with("give") || grant.starts_with("grant");
     let ws: Vec<String> = words(head).collect();
     let role_at = |k: usize| HUMAN_ROLES.contains(&ws[k].as_str());
     // The role is the one addressed ("As a maintainer, you …", "Maintainers: …") or, for a
@@ -260,12 +260,12 @@ fn check_grant(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             "says" | "said" | "confirmed" | "decided" | "agreed" | "wants" | "told" | "confirms"
         )
     });
-    let held = if m.starts_with("you") {
+    let role_holds = if grant.starts_with("you") {
         addressed_role && !reported
     } else {
         (0..ws.len()).any(role_at) && !reported
     };
-    if !gives && held {
+    if !gives && role_holds {
         return;
     }
     // The restriction stands outside the act ("merge your own PRs" is the act, not a
@@ -277,7 +277,7 @@ fn check_grant(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // A scope opening the sentence before the grant narrows it as one after it does ("For
     // WIP commits on a private branch you may use --no-verify", "In a draft PR, feel free
     // to force-push").
-    let opening = &text[a.min(s)..s];
+    let opening = &text[sent_start.min(s)..s];
     let scoped_before = words(opening).next().is_some_and(|w| {
         matches!(
             w.as_str(),

@@ -3952,10 +3952,12 @@ const LINKING: &[&str] = &[
 fn check_become_unbound(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    let (a, _) = scan.sentence_range(s);
-    let lo = super::super::text::ceil_char(text, s.saturating_sub(120)).max(a.min(s));
+    let (sent_start, _) = scan.sentence_range(s);
+    let lo = super::super::text::ceil_char(text, s.saturating_sub(120)).max(sent_start.min(s));
     let head = &text[lo..s];
-    let head = &head[head.rfind([';', ':', '\n', '(']).map_or(0, |k| k + 1)..];
+    let head = &head[head
+        .rfind([';', ':', '\n', '('])
+        .map_or(0, |first| first + 1)..];
     let ws: Vec<String> = words(head).collect();
     let soft = |w: &str| {
         matches!(
@@ -3981,7 +3983,7 @@ fn check_become_unbound(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         )
     };
     let lead = ws.iter().position(|w| !soft(w));
-    let Some(k) = lead else {
+    let Some(first) = lead else {
         return;
     };
     let modal = |w: &str| {
@@ -4008,10 +4010,10 @@ fn check_become_unbound(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
         ws.get(i).is_some_and(|w| BECOMING.contains(&w.as_str()))
             && ws[i + 1..].iter().all(|w| LINKING.contains(&w.as_str()))
     };
-    let ordered = verb_at(k)
-        || matches!(ws[k].as_str(), "you" | "you'll" | "you're")
-            && (k + 1..(k + 4).min(ws.len()))
-                .any(|i| verb_at(i) && (k + 1..i).all(|j| modal(&ws[j])));
+    let ordered = verb_at(first)
+        || matches!(ws[first].as_str(), "you" | "you'll" | "you're")
+            && (first + 1..(first + 4).min(ws.len()))
+                .any(|i| verb_at(i) && (first + 1..i).all(|j| modal(&ws[j])));
     let negated = ws.iter().any(|w| {
         matches!(
             w.as_str(),
@@ -4101,8 +4103,8 @@ static READER_ORDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::ne
 fn check_world_unbound(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let (s, e) = caps.whole();
-    let (a, b) = scan.sentence_range(s);
-    let lo = super::super::text::ceil_char(text, s.saturating_sub(160)).max(a.min(s));
+    let (sent_start, sent_end) = scan.sentence_range(s);
+    let lo = super::super::text::ceil_char(text, s.saturating_sub(160)).max(sent_start.min(s));
     if !has_word(&text[lo..e].to_ascii_lowercase(), FRAMES) {
         return;
     }
@@ -4176,17 +4178,17 @@ fn check_world_unbound(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>)
     }) {
         return;
     }
-    let hi = super::super::text::floor_char(text, (b.max(e) + 200).min(text.len()));
-    let Some(m) = READER_ORDER.find(&text[e..hi]) else {
+    let hi = super::super::text::floor_char(text, (sent_end.max(e) + 200).min(text.len()));
+    let Some(order) = READER_ORDER.find(&text[e..hi]) else {
         return;
     };
     let f = Finding::new(
         &PI004,
         s,
-        e + m.end(),
+        e + order.end(),
         format!(
             "sets up a world without the reader's rules and orders it there: {}",
-            excerpt(&text[lo..e + m.end()])
+            excerpt(&text[lo..e + order.end()])
         ),
     );
     push_pi(scan, f, out);
@@ -5001,10 +5003,9 @@ fn check_extraction(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // Asked for whole, to the letter ("verbatim", "word for word", "from the very first
     // line"): a copy of the text itself, whichever verb asks for it.
     let whole = to_the_letter(&after) || to_the_letter(&mid);
-    let soft_verb = soft_verb
-        && !set_up
-        && !whole
-        && !(stored && sweeping && matches!(verb.as_str(), "copy" | "paste" | "send"));
+    let hardened =
+        set_up || whole || stored && sweeping && matches!(verb.as_str(), "copy" | "paste" | "send");
+    let soft_verb = soft_verb && !hardened;
     let fire = if possessive {
         (imperative_at(text, s) || request || sentence.contains('?'))
             && (!soft_verb || request || verb == "tell" || verb == "give" || verb == "list")

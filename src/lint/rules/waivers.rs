@@ -543,12 +543,12 @@ fn check_refusal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     };
     // "Never tell me it is against your guidelines": the reader's own rules are the scope.
     let own_rules = {
-        let m = caps.str(0).to_ascii_lowercase();
-        m.contains(" your ")
-            && (m.contains("against")
-                || m.contains("outside")
-                || m.contains("beyond")
-                || m.contains("contrary"))
+        let matched = caps.str(0).to_ascii_lowercase();
+        matched.contains(" your ")
+            && (matched.contains("against")
+                || matched.contains("outside")
+                || matched.contains("beyond")
+                || matched.contains("contrary"))
     };
     // "Avoid" bans a style as often as a refusal: it bans refusals when the sentence names
     // one ("avoid phrases like 'I cannot'", "avoid refusing").
