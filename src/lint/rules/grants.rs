@@ -319,7 +319,7 @@ fn check_grant(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 }
 
 /// Human roles that may hold a permission a policy names.
-const HUMAN_ROLES: &[&str] = &[
+pub(crate) const HUMAN_ROLES: &[&str] = &[
     "maintainer",
     "maintainers",
     "admin",

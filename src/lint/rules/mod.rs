@@ -67,6 +67,15 @@ pub(crate) const REFUSAL_WORDS: &[&str] = &[
     "turn down",
     "turning down",
     "turns down",
+    "object to",
+    "object or",
+    "objecting to",
+    "objects to",
+    "objection",
+    "push back",
+    "pushing back",
+    "push-back",
+    "pushback",
     "{turn|turns|turning} {a|an|any|every|each|this|that|my|the|requests|request|questions|question|tasks|task|prompts|prompt|anything|anyone|anybody|me|users|user|orders|order|queries|demands}",
     "deny",
     "apolog",
@@ -87,7 +96,7 @@ const VOCAB: &[(&str, &str)] = &[
     // The refusal itself, as a verb or noun: what a ban on refusing names ([`REFUSAL_WORDS`]).
     (
         "REFUSE",
-        r"refus\w*|declin\w*|reject\w*|say(?:ing)?\s+no|turn(?:s|ing)?\s+down|turn(?:s|ing)?\s+(?:(?:a|an|any|every|each|this|that|my|the)\s+)?(?:requests?|questions?|tasks?|prompts?|asks?|queries|orders?|demands?|users?|anything|anyone|anybody|me)\s+down",
+        r"refus\w*|declin\w*|reject\w*|say(?:ing)?\s+no|turn(?:s|ing)?\s+down|object(?:s|ing)?\s+(?:to|or)\b|objections?|push(?:es|ing)?[\s-]+back|pushback|turn(?:s|ing)?\s+(?:(?:a|an|any|every|each|this|that|my|the)\s+)?(?:requests?|questions?|tasks?|prompts?|asks?|queries|orders?|demands?|users?|anything|anyone|anybody|me)\s+down",
     ),
     (
         "OVR",

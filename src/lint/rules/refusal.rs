@@ -649,6 +649,7 @@ const READER_LEAD: &[&str] = &[
     "here",
     "i",
     "important",
+    "is",
     "in",
     "include",
     "just",
@@ -673,6 +674,7 @@ const READER_LEAD: &[&str] = &[
     "so",
     "the",
     "then",
+    "there",
     "this",
     "to",
     "want",
@@ -726,6 +728,20 @@ const BETWEEN: &[&str] = &[
     "shall",
     "will",
     "even",
+    "request",
+    "requests",
+    "question",
+    "questions",
+    "task",
+    "tasks",
+    "prompt",
+    "prompts",
+    "order",
+    "orders",
+    "instruction",
+    "instructions",
+    "thing",
+    "single",
 ];
 
 /// Adverbials that ban as "never" does ("under no circumstances may you refuse").
@@ -753,7 +769,19 @@ fn speaks_to_reader(scan: &Scan<'_>, pos: usize) -> bool {
     let text = &scan.text()[pa.min(a)..nb];
     text.split(|c: char| !c.is_alphanumeric()).any(|w| {
         [
-            "you", "your", "answer", "respond", "reply", "replies", "answers",
+            "you",
+            "your",
+            "answer",
+            "respond",
+            "reply",
+            "replies",
+            "answers",
+            "responding",
+            "replying",
+            "answering",
+            "asked",
+            "comply",
+            "obey",
         ]
         .iter()
         .any(|r| w.eq_ignore_ascii_case(r))
@@ -795,6 +823,8 @@ fn core_refusal(w: &str) -> bool {
         "reject",
         "i can",
         "unable",
+        "object",
+        "push",
     ]
     .iter()
     .any(|p| w.starts_with(p))
@@ -862,12 +892,48 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // The predicate may follow a list of what is banned ("refusals, caveats and safety
     // notes are forbidden"), in the same sentence.
     let clause_after = after_l.split(['.', ';', '!', '?']).next().unwrap_or("");
-    let banned_after = ws.is_empty()
+    // "… is strictly prohibited": adverbs between the copula and the predicate are read past.
+    let clause_after = format!(
+        " {}",
+        clause_after
+            .split_whitespace()
+            .filter(|w| !w.ends_with("ly"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    // The subject may be the act of answering with the refusal ("Responding with 'I can't'
+    // is prohibited").
+    let answering_with = !ws.is_empty()
+        && ws.iter().all(|w| {
+            w.chars().all(|c| c == '\'')
+                || matches!(
+                    w.as_str(),
+                    "responding"
+                        | "replying"
+                        | "answering"
+                        | "saying"
+                        | "writing"
+                        | "starting"
+                        | "with"
+                        | "by"
+                        | "a"
+                        | "an"
+                        | "the"
+                        | "any"
+                )
+        });
+    // A rule for people ("… is prohibited by the style guide for human agents") is theirs.
+    let for_people = ["human", "staff", "employee", "people"]
+        .iter()
+        .any(|w| clause_after.contains(w));
+    let banned_after = (ws.is_empty() || answering_with)
+        && !for_people
         && BANNED_AFTER.iter().any(|p| {
             clause_after.contains(&format!(" is {p}"))
                 || clause_after.contains(&format!(" are {p}"))
         });
     let ban_at = ws.iter().rposition(|w| BANS.contains(&w.as_str()));
+    let ban_at = if answering_with { None } else { ban_at };
     let banned = match ban_at {
         // The ban stands at most five words before the refusal, and every word before the
         // ban is the reader's: no other subject ("the support bot should never refuse").
@@ -925,7 +991,7 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     );
     // A refusal quoted after the ban is the phrase banned, not a thing shown as not to do
     // ("Never say \"I can't\""): only a frame that presents examples makes it one.
-    if listed && ws.first().is_some_and(|w| BANS.contains(&w.as_str())) {
+    if listed && ws.first().is_some_and(|w| BANS.contains(&w.as_str())) || answering_with {
         if super::mentioned_except(scan, s, e, &[]) {
             f.severity = super::super::Severity::Info;
         }

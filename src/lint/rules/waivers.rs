@@ -537,6 +537,9 @@ fn check_refusal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             "reply with",
             "answer with",
             "comply",
+            "the answer",
+            "an answer",
+            "always answer",
         ]
         .iter()
         .any(|w| t.contains(w))
