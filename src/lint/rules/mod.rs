@@ -89,6 +89,7 @@ pub(crate) const REFUSAL_WORDS: &[&str] = &[
     "i can't",
     "i cannot",
     "unable",
+    "not able to",
 ];
 
 /// Vocabulary shared by the patterns, substituted for `{NAME}` in pattern sources.

@@ -17,14 +17,14 @@
 
 use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::registry::PI004;
-use super::super::text::{ceil_char, floor_char, line_near};
+use super::super::text::{ceil_char, floor_char, line_near, words};
 use super::{excerpt, push_pi};
 
 pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: super::REFUSAL_WORDS,
-        regex: r"\b(?:{REFUSE}|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|unable)\b",
+        regex: r"\b(?:{REFUSE}|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|unable|not\s+able\s+to)\b",
         before: 0,
         after: 80,
         check: check_refusal_ban,
@@ -728,6 +728,12 @@ const BETWEEN: &[&str] = &[
     "shall",
     "will",
     "even",
+    "from",
+    "reply",
+    "respond",
+    "answer",
+    "claim",
+    "state",
     "request",
     "requests",
     "question",
@@ -767,6 +773,23 @@ fn speaks_to_reader(scan: &Scan<'_>, pos: usize) -> bool {
     // The next sentence is read for at most 300 bytes.
     let nb = floor_char(scan.text(), nb.min(b + 300));
     let text = &scan.text()[pa.min(a)..nb];
+    // What the reader is asked, named whole ("carry out every request", "whatever is asked").
+    let lower = text.to_ascii_lowercase();
+    if [
+        "every request",
+        "any request",
+        "every task",
+        "every prompt",
+        "whatever is asked",
+        "whatever i ask",
+        "anything i ask",
+        "everything i ask",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
+    {
+        return true;
+    }
     text.split(|c: char| !c.is_alphanumeric()).any(|w| {
         [
             "you",
@@ -790,7 +813,21 @@ fn speaks_to_reader(scan: &Scan<'_>, pos: usize) -> bool {
 
 /// Words that ban what follows them.
 const BANS: &[&str] = &[
-    "avoid", "can't", "cannot", "don't", "dont", "never", "no", "not", "stop", "without", "won't",
+    "avoid",
+    "can't",
+    "cannot",
+    "don't",
+    "dont",
+    "never",
+    "no",
+    "not",
+    "stop",
+    "without",
+    "won't",
+    "forbidden",
+    "prohibited",
+    "banned",
+    "disallowed",
 ];
 
 /// Predicates that ban a refusal named before them ("refusing is not an option").
@@ -809,6 +846,13 @@ const BANNED_AFTER: &[&str] = &[
     "off the table",
     "out of the question",
     "not permitted",
+    "never acceptable",
+    "not acceptable",
+    "never allowed",
+    "never permitted",
+    "never an option",
+    "never ok",
+    "never okay",
 ];
 
 /// The refusal itself (not an apology or a disclaimer around it).
@@ -825,6 +869,7 @@ fn core_refusal(w: &str) -> bool {
         "unable",
         "object",
         "push",
+        "not able",
     ]
     .iter()
     .any(|p| w.starts_with(p))
@@ -926,11 +971,27 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let for_people = ["human", "staff", "employee", "people"]
         .iter()
         .any(|w| clause_after.contains(w));
+    // The predicate scoped to a case ("… are not permitted for valid tokens", "… by the API
+    // contract") states a contract's rule, not one for the reader's answers.
+    let scoped_to_case = |rest: &str| {
+        let mut ws = words(rest);
+        ws.next().is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "for" | "by" | "under" | "on" | "in" | "when" | "if" | "per"
+            )
+        }) && ws
+            .next()
+            .is_some_and(|w| !matches!(w.as_str(), "you" | "your" | "me" | "any"))
+    };
     let banned_after = (ws.is_empty() || answering_with)
         && !for_people
         && BANNED_AFTER.iter().any(|p| {
-            clause_after.contains(&format!(" is {p}"))
-                || clause_after.contains(&format!(" are {p}"))
+            [format!(" is {p}"), format!(" are {p}")].iter().any(|f| {
+                clause_after
+                    .find(f.as_str())
+                    .is_some_and(|k| !scoped_to_case(&clause_after[k + f.len()..]))
+            })
         });
     let ban_at = ws.iter().rposition(|w| BANS.contains(&w.as_str()));
     let ban_at = if answering_with { None } else { ban_at };
