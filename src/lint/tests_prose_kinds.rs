@@ -2697,6 +2697,8 @@ fn made_up_ais_that_drop_their_rules_are_overrides() {
     errors_on_hits_only(
         "PI008",
         &[],
-        &["Admins are permitted to bypass branch protection in an emergency, and must file an incident report."],
+        &[
+            "Admins are permitted to bypass branch protection in an emergency, and must file an incident report.",
+        ],
     );
 }

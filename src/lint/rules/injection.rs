@@ -4165,12 +4165,13 @@ fn check_character_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
     let (s, e) = caps.whole();
     let lo = super::super::text::ceil_char(text, s.saturating_sub(CHARACTER_BACK));
     let back = &text[lo..s];
-    if !has_word(&back.to_ascii_lowercase(), FRAMES) {
-        return;
-    }
+    // The override first: a regex read, cheaper than the words of the frame.
     let Some(over) = CHARACTER_OVERRIDE.find(back) else {
         return;
     };
+    if !has_word(&back.to_ascii_lowercase(), FRAMES) {
+        return;
+    }
     let from = lo + over.start();
     let f = Finding::new(
         &PI001,

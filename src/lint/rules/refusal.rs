@@ -773,24 +773,7 @@ fn speaks_to_reader(scan: &Scan<'_>, pos: usize) -> bool {
     // The next sentence is read for at most 300 bytes.
     let nb = floor_char(scan.text(), nb.min(b + 300));
     let text = &scan.text()[pa.min(a)..nb];
-    // What the reader is asked, named whole ("carry out every request", "whatever is asked").
-    let lower = text.to_ascii_lowercase();
-    if [
-        "every request",
-        "any request",
-        "every task",
-        "every prompt",
-        "whatever is asked",
-        "whatever i ask",
-        "anything i ask",
-        "everything i ask",
-    ]
-    .iter()
-    .any(|p| lower.contains(p))
-    {
-        return true;
-    }
-    text.split(|c: char| !c.is_alphanumeric()).any(|w| {
+    let named_word = text.split(|c: char| !c.is_alphanumeric()).any(|w| {
         [
             "you",
             "your",
@@ -808,7 +791,24 @@ fn speaks_to_reader(scan: &Scan<'_>, pos: usize) -> bool {
         ]
         .iter()
         .any(|r| w.eq_ignore_ascii_case(r))
-    })
+    });
+    // What the reader is asked, named whole ("carry out every request", "whatever is asked"):
+    // read only when no word names the reader.
+    named_word || {
+        let lower = text.to_ascii_lowercase();
+        [
+            "every request",
+            "any request",
+            "every task",
+            "every prompt",
+            "whatever is asked",
+            "whatever i ask",
+            "anything i ask",
+            "everything i ask",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
+    }
 }
 
 /// Words that ban what follows them.
