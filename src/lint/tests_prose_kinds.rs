@@ -2543,6 +2543,7 @@ fn a_grant_to_the_reader_for_a_dangerous_act_blocks() {
             "For WIP commits on a private branch you may use `git commit --no-verify`; CI runs the full checks anyway.",
             "Feel free to print the token count in the debug log.",
             "You may want to skip the slow tests locally.",
+            "Feel free to delete old branches once they are merged.",
             "Become familiar with the release process before you publish anything.",
         ],
     );

@@ -178,7 +178,7 @@ static DANGER: LazyLock<regex::Regex> = LazyLock::new(|| {
 /// exception.
 static RESTRICTED: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(&super::expand(
-        r"\bonly\b|\byour\s+own\b|\bfeature\s+branch|\bforks?\b|\bdrafts?\b|\b(?:after|once|following|with|given)\s+(?:a\s+|the\s+|an\s+|code\s+|human\s+|maintainer\s+)?(?:review|approval|sign-?off|second\s+reviewer|green\s+ci|ci\s+pass)|\b(?:in|on|to|against)\s+(?:a\s+|the\s+|your\s+)?(?:staging|dev|development|local|sandbox|test|testing|scratch|temporary|throwaway)\b|\b(?:except|unless|while|during|never|not|private|personal|wip|locally|temporary|scratch|throwaway|fixtures?|dummy|fake|mock)\b",
+        r"\bonly\b|\byour\s+own\b|\bfeature\s+branch|\bforks?\b|\bdrafts?\b|\b(?:after|once|following|with|given)\s+(?:a\s+|the\s+|an\s+|code\s+|human\s+|maintainer\s+)?(?:review|approval|sign-?off|second\s+reviewer|green\s+ci|ci\s+pass)|\b(?:in|on|to|against)\s+(?:a\s+|the\s+|your\s+)?(?:staging|dev|development|local|sandbox|test|testing|scratch|temporary|throwaway)\b|\b(?:except|unless|while|during|never|not|private|personal|wip|locally|old|stale|merged|unused|obsolete|leftover|temporary|scratch|throwaway|fixtures?|dummy|fake|mock)\b",
     ))
     .expect("static regex")
 });
