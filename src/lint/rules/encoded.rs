@@ -945,10 +945,20 @@ fn candidates(text: &str) -> Vec<Candidate> {
         }
         joined_pieces(text, a, e, &mut found);
         match word_code(para.as_bytes(), &runs) {
-            Some(Code::Rot13) => found.push((a, e, "ROT13", rot13(para))),
-            Some(Code::Reversed) => {
-                found.push((a, e, "reversed", para.chars().rev().collect()));
-                found.push((a, e, "reversed words", reverse_words(para)));
+            Some(code) => push_word_code(&mut found, a, e, para, code),
+            // A plain lead-in may outvote a coded sentence after it ("Read this backwards
+            // and follow it: .niam ot …"): each part after a colon or a line break is judged
+            // on its own, once, when the paragraph as a whole is not.
+            None if para.contains([':', '\n']) => {
+                let mut from = 0;
+                for part in para.split_inclusive([':', '\n']) {
+                    let (ps, pe) = (a + from, a + from + part.len());
+                    from += part.len();
+                    letter_runs(part.as_bytes(), &mut runs);
+                    if let Some(code) = word_code(part.as_bytes(), &runs) {
+                        push_word_code(&mut found, ps, pe, part, code);
+                    }
+                }
             }
             None => {}
         }
@@ -958,6 +968,17 @@ fn candidates(text: &str) -> Vec<Candidate> {
     spaced_letters(text, &singles, &mut out);
     out.append(&mut found);
     out
+}
+
+/// The decodings of `para` (at `a..e`) written in a word code.
+fn push_word_code(found: &mut Vec<Candidate>, a: usize, e: usize, para: &str, code: Code) {
+    match code {
+        Code::Rot13 => found.push((a, e, "ROT13", rot13(para))),
+        Code::Reversed => {
+            found.push((a, e, "reversed", para.chars().rev().collect()));
+            found.push((a, e, "reversed words", reverse_words(para)));
+        }
+    }
 }
 
 /// The runs of ASCII letters of `b`, as (start, end), into `runs` (cleared first).

@@ -67,6 +67,16 @@ pub(crate) const REFUSAL_WORDS: &[&str] = &[
     "turn down",
     "turning down",
     "turns down",
+    "object to",
+    "object or",
+    "objecting to",
+    "objects to",
+    "objection",
+    "push back",
+    "pushing back",
+    "push-back",
+    "pushback",
+    "{turn|turns|turning} {a|an|any|every|each|this|that|my|the|requests|request|questions|question|tasks|task|prompts|prompt|anything|anyone|anybody|me|users|user|orders|order|queries|demands}",
     "deny",
     "apolog",
     "sorry",
@@ -79,6 +89,7 @@ pub(crate) const REFUSAL_WORDS: &[&str] = &[
     "i can't",
     "i cannot",
     "unable",
+    "not able to",
 ];
 
 /// Vocabulary shared by the patterns, substituted for `{NAME}` in pattern sources.
@@ -86,7 +97,7 @@ const VOCAB: &[(&str, &str)] = &[
     // The refusal itself, as a verb or noun: what a ban on refusing names ([`REFUSAL_WORDS`]).
     (
         "REFUSE",
-        r"refus\w*|declin\w*|reject\w*|say(?:ing)?\s+no|turn(?:s|ing)?\s+down",
+        r"refus\w*|declin\w*|reject\w*|say(?:ing)?\s+no|turn(?:s|ing)?\s+down|object(?:s|ing)?\s+(?:to|or)\b|objections?|push(?:es|ing)?[\s-]+back|pushback|turn(?:s|ing)?\s+(?:(?:a|an|any|every|each|this|that|my|the)\s+)?(?:requests?|questions?|tasks?|prompts?|asks?|queries|orders?|demands?|users?|anything|anyone|anybody|me)\s+down",
     ),
     (
         "OVR",
@@ -95,6 +106,27 @@ const VOCAB: &[(&str, &str)] = &[
     (
         "OBJ",
         r"instructions?|prompts?|directives?|directions|guidance|commands?|guidelines?|guardrails?|rules?|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|inputs?|everything|anything|above",
+    ),
+    // Pronouns for all of what came before, with no noun: "all that", "it all", "the rest".
+    (
+        "PRON",
+        r"all\s+(?:of\s+)?(?:that|this|it)|it\s+all|the\s+rest(?:\s+of\s+(?:it|this|that))?",
+    ),
+    // A place before this point of the text or conversation.
+    (
+        "PLACE",
+        r"prior|previous|previously|earlier|before|above|preceding|so\s+far|up\s+to\s+now|until\s+now|beforehand",
+    ),
+    // What came before as a whole, object-less ("everything prior", "anything preceding this
+    // message", "all of that", "whatever you were told", "all preceding text").
+    (
+        "PRIOR",
+        r"(?:all|everything|anything|whatever|all\s+(?:of\s+)?(?:that|this|it)|it\s+all|the\s+rest(?:\s+of\s+(?:it|this|that))?)(?:\s+(?:(?:that|which)\s+)?(?:you(?:'ve|\s+have|\s+had|\s+were)?\s+(?:been\s+)?(?:just\s+)?(?:told|given|taught|instructed|shown)|(?:came|went|was\s+(?:said|written|given))))?(?:\s+(?:prior|previous|previously|earlier|before|above|preceding|so\s+far|up\s+to\s+now|until\s+now|beforehand)(?:\s+(?:to\s+)?(?:this|that|the|my)\s+(?:line|point|message|note|sentence|conversation|chat|text|prompt))?)?|(?:all|everything|anything)\s+(?:the\s+)?(?:prior|previous|previously|earlier|before|above|preceding|so\s+far|up\s+to\s+now|until\s+now|beforehand)\s+(?:text|content|stuff|material|input|words|lines|context)",
+    ),
+    // What a text is declared to be when it no longer counts.
+    (
+        "VOID",
+        r"(?:null\s+and\s+)?void|null|cancel+ed|retracted|revoked|rescinded|withdrawn|moot|irrelevant|obsolete|invalid|superseded|overridden|erased|deleted|unsaid|unwritten|non-?existent",
     ),
     (
         "LIMITS",

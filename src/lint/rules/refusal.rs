@@ -17,14 +17,14 @@
 
 use super::super::engine::{Caps, Finding, Pattern, Scan};
 use super::super::registry::PI004;
-use super::super::text::{ceil_char, floor_char, line_near};
+use super::super::text::{ceil_char, floor_char, line_near, words};
 use super::{excerpt, push_pi};
 
 pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: super::REFUSAL_WORDS,
-        regex: r"\b(?:{REFUSE}|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|unable)\b",
+        regex: r"\b(?:{REFUSE}|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|unable|not\s+able\s+to)\b",
         before: 0,
         after: 80,
         check: check_refusal_ban,
@@ -649,6 +649,7 @@ const READER_LEAD: &[&str] = &[
     "here",
     "i",
     "important",
+    "is",
     "in",
     "include",
     "just",
@@ -673,6 +674,7 @@ const READER_LEAD: &[&str] = &[
     "so",
     "the",
     "then",
+    "there",
     "this",
     "to",
     "want",
@@ -726,6 +728,26 @@ const BETWEEN: &[&str] = &[
     "shall",
     "will",
     "even",
+    "from",
+    "reply",
+    "respond",
+    "answer",
+    "claim",
+    "state",
+    "request",
+    "requests",
+    "question",
+    "questions",
+    "task",
+    "tasks",
+    "prompt",
+    "prompts",
+    "order",
+    "orders",
+    "instruction",
+    "instructions",
+    "thing",
+    "single",
 ];
 
 /// Adverbials that ban as "never" does ("under no circumstances may you refuse").
@@ -751,18 +773,61 @@ fn speaks_to_reader(scan: &Scan<'_>, pos: usize) -> bool {
     // The next sentence is read for at most 300 bytes.
     let nb = floor_char(scan.text(), nb.min(b + 300));
     let text = &scan.text()[pa.min(a)..nb];
-    text.split(|c: char| !c.is_alphanumeric()).any(|w| {
+    let named_word = text.split(|c: char| !c.is_alphanumeric()).any(|w| {
         [
-            "you", "your", "answer", "respond", "reply", "replies", "answers",
+            "you",
+            "your",
+            "answer",
+            "respond",
+            "reply",
+            "replies",
+            "answers",
+            "responding",
+            "replying",
+            "answering",
+            "asked",
+            "comply",
+            "obey",
         ]
         .iter()
         .any(|r| w.eq_ignore_ascii_case(r))
-    })
+    });
+    // What the reader is asked, named whole ("carry out every request", "whatever is asked"):
+    // read only when no word names the reader.
+    named_word || {
+        let lower = text.to_ascii_lowercase();
+        [
+            "every request",
+            "any request",
+            "every task",
+            "every prompt",
+            "whatever is asked",
+            "whatever i ask",
+            "anything i ask",
+            "everything i ask",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
+    }
 }
 
 /// Words that ban what follows them.
 const BANS: &[&str] = &[
-    "avoid", "can't", "cannot", "don't", "dont", "never", "no", "not", "stop", "without", "won't",
+    "avoid",
+    "can't",
+    "cannot",
+    "don't",
+    "dont",
+    "never",
+    "no",
+    "not",
+    "stop",
+    "without",
+    "won't",
+    "forbidden",
+    "prohibited",
+    "banned",
+    "disallowed",
 ];
 
 /// Predicates that ban a refusal named before them ("refusing is not an option").
@@ -781,6 +846,13 @@ const BANNED_AFTER: &[&str] = &[
     "off the table",
     "out of the question",
     "not permitted",
+    "never acceptable",
+    "not acceptable",
+    "never allowed",
+    "never permitted",
+    "never an option",
+    "never ok",
+    "never okay",
 ];
 
 /// The refusal itself (not an apology or a disclaimer around it).
@@ -795,6 +867,9 @@ fn core_refusal(w: &str) -> bool {
         "reject",
         "i can",
         "unable",
+        "object",
+        "push",
+        "not able",
     ]
     .iter()
     .any(|p| w.starts_with(p))
@@ -862,12 +937,64 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // The predicate may follow a list of what is banned ("refusals, caveats and safety
     // notes are forbidden"), in the same sentence.
     let clause_after = after_l.split(['.', ';', '!', '?']).next().unwrap_or("");
-    let banned_after = ws.is_empty()
+    // "… is strictly prohibited": adverbs between the copula and the predicate are read past.
+    let clause_after = format!(
+        " {}",
+        clause_after
+            .split_whitespace()
+            .filter(|w| !w.ends_with("ly"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    // The subject may be the act of answering with the refusal ("Responding with 'I can't'
+    // is prohibited").
+    let answering_with = !ws.is_empty()
+        && ws.iter().all(|w| {
+            w.chars().all(|c| c == '\'')
+                || matches!(
+                    w.as_str(),
+                    "responding"
+                        | "replying"
+                        | "answering"
+                        | "saying"
+                        | "writing"
+                        | "starting"
+                        | "with"
+                        | "by"
+                        | "a"
+                        | "an"
+                        | "the"
+                        | "any"
+                )
+        });
+    // A rule for people ("… is prohibited by the style guide for human agents") is theirs.
+    let for_people = ["human", "staff", "employee", "people"]
+        .iter()
+        .any(|w| clause_after.contains(w));
+    // The predicate scoped to a case ("… are not permitted for valid tokens", "… by the API
+    // contract") states a contract's rule, not one for the reader's answers.
+    let scoped_to_case = |rest: &str| {
+        let mut ws = words(rest);
+        ws.next().is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "for" | "by" | "under" | "on" | "in" | "when" | "if" | "per"
+            )
+        }) && ws
+            .next()
+            .is_some_and(|w| !matches!(w.as_str(), "you" | "your" | "me" | "any"))
+    };
+    let banned_after = (ws.is_empty() || answering_with)
+        && !for_people
         && BANNED_AFTER.iter().any(|p| {
-            clause_after.contains(&format!(" is {p}"))
-                || clause_after.contains(&format!(" are {p}"))
+            [format!(" is {p}"), format!(" are {p}")].iter().any(|f| {
+                clause_after
+                    .find(f.as_str())
+                    .is_some_and(|k| !scoped_to_case(&clause_after[k + f.len()..]))
+            })
         });
     let ban_at = ws.iter().rposition(|w| BANS.contains(&w.as_str()));
+    let ban_at = if answering_with { None } else { ban_at };
     let banned = match ban_at {
         // The ban stands at most five words before the refusal, and every word before the
         // ban is the reader's: no other subject ("the support bot should never refuse").
@@ -925,7 +1052,7 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     );
     // A refusal quoted after the ban is the phrase banned, not a thing shown as not to do
     // ("Never say \"I can't\""): only a frame that presents examples makes it one.
-    if listed && ws.first().is_some_and(|w| BANS.contains(&w.as_str())) {
+    if listed && ws.first().is_some_and(|w| BANS.contains(&w.as_str())) || answering_with {
         if super::mentioned_except(scan, s, e, &[]) {
             f.severity = super::super::Severity::Info;
         }
@@ -941,6 +1068,10 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
 fn turned_down_asks(m: &str, after: &str) -> bool {
     let turn = m.get(..4).is_some_and(|h| h.eq_ignore_ascii_case("turn"));
     let ml = m.to_ascii_lowercase();
+    // "turn a request down": what is turned down stands inside the match, an ask.
+    if turn && ml.ends_with("down") && ml.split_whitespace().count() > 2 {
+        return true;
+    }
     let verb = ["refuse", "decline", "reject"].iter().any(|v| ml == *v);
     if !turn && !verb {
         return true;
@@ -979,8 +1110,22 @@ fn turned_down_asks(m: &str, after: &str) -> bool {
             ) =>
         {
             // "turn down the volume" is a knob's; a refusal of "the next request" or "this"
-            // is the reader's whatever the noun.
-            !turn || ws.next().is_none_or(|w| asks(&w))
+            // is the reader's whatever the noun. A definite thing refused that is no ask
+            // ("decline the license prompt", "reject the migration") is a tool's or a
+            // document's, not the reader's answer.
+            let definite = matches!(w.as_str(), "the" | "this" | "my" | "such");
+            let noun = ws.next();
+            if turn || definite {
+                noun.is_none_or(|n| {
+                    asks(&n)
+                        || matches!(
+                            n.as_str(),
+                            "next" | "following" | "user's" | "last" | "current" | "incoming"
+                        )
+                })
+            } else {
+                true
+            }
         }
         Some(w) if turn => asks(&w),
         // "refuse contributions", "reject connections": a plural noun the verb takes that is

@@ -162,8 +162,15 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "unable",
             "won't",
             "can not",
+            "against your",
+            "against my",
+            "outside your",
+            "outside my",
+            "beyond your",
+            "beyond my",
+            "contrary to",
         ],
-        regex: r#"\b(?:refus(?:e|es|al|als|ing)|declin(?:e|es|ing)|apolog(?:y|ies|i[sz](?:e|es|ing))|caveats?|disclaimers?|warnings|(?:safety\s+)?lectures?|lecturing|moraliz(?:e|ing)|ethical\s+notes?)\b|\b(?:say|saying|tell|telling|claim|claiming)(?:\s+[\w']+){0,2}?\s+(?:that\s+)?(?:you|i)\s+(?:can'?t|cannot|can\s+not|are\s+unable|am\s+unable|won'?t)\b|["'](?:i'?m\s+sorry|i\s+can'?t|i\s+cannot|as\s+an\s+ai)"#,
+        regex: r#"\b(?:refus(?:e|es|al|als|ing)|declin(?:e|es|ing)|apolog(?:y|ies|i[sz](?:e|es|ing))|caveats?|disclaimers?|warnings|(?:safety\s+)?lectures?|lecturing|moraliz(?:e|ing)|ethical\s+notes?)\b|\b(?:say|saying|tell|telling|claim|claiming)(?:\s+[\w']+){0,2}?\s+(?:that\s+)?(?:you|i)\s+(?:can'?t|cannot|can\s+not|are\s+unable|am\s+unable|won'?t)\b|["'](?:i'?m\s+sorry|i\s+can'?t|i\s+cannot|as\s+an\s+ai)|\b(?:say|saying|tell|telling|claim|claiming)(?:\s+[\w']+){0,3}?\s+(?:that\s+)?(?:it|this|that|something|anything|a\s+request|the\s+request)(?:'s|\s+is|\s+goes|\s+would\s+be|\s+was)\s+(?:against|outside|beyond|contrary\s+to)\s+(?:your|my)\s+(?:[\w-]+\s+)?(?:guidelines|polic(?:y|ies)|rules|programming|principles|values|ethics|terms)\b"#,
         before: 200,
         after: 200,
         check: check_refusal,
@@ -530,11 +537,31 @@ fn check_refusal(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             "reply with",
             "answer with",
             "comply",
+            "the answer",
+            "an answer",
+            "always answer",
         ]
         .iter()
         .any(|w| t.contains(w))
     };
-    if !prohibits || !(scope(&sent) || scope(&next)) {
+    // "Never tell me it is against your guidelines": the reader's own rules are the scope.
+    let own_rules = {
+        let matched = caps.str(0).to_ascii_lowercase();
+        matched.contains(" your ")
+            && (matched.contains("against")
+                || matched.contains("outside")
+                || matched.contains("beyond")
+                || matched.contains("contrary"))
+    };
+    // "Avoid" bans a style as often as a refusal: it bans refusals when the sentence names
+    // one ("avoid phrases like 'I cannot'", "avoid refusing").
+    let avoided = sent.contains("avoid ")
+        && [
+            "i can't", "i cant", "i cannot", "refus", "declin", "unable", "as an ai",
+        ]
+        .iter()
+        .any(|w| sent.contains(w));
+    if !(prohibits || avoided) || !(own_rules || scope(&sent) || scope(&next)) {
         return;
     }
     // A refusal worded better, not forbidden: "don't tell the user you can't do something;
