@@ -106,4 +106,40 @@ mod tests {
             "{errors:?}"
         );
     }
+
+    /// The checksum rule is written as a run of hex digits and a length (see the schema's
+    /// `$comment`); this pins that it accepts and refuses exactly what `^sha256:[a-f0-9]{64}$`
+    /// does, at every length around 64 and with every kind of wrong character.
+    #[test]
+    fn a_checksum_is_sha256_and_exactly_64_lowercase_hex_digits() {
+        let counted = regex::Regex::new("^sha256:[a-f0-9]{64}$").expect("compiles");
+        let with_checksum = |checksum: &str| {
+            serde_json::json!({
+                "aahp_version": "3.0", "project": "p", "quick_context": "",
+                "last_session": {"agent": "a", "timestamp": "2026-01-01T00:00:00Z", "phase": "idle"},
+                "files": {"STATUS.md": {"checksum": checksum, "updated": "2026-01-01T00:00:00Z",
+                    "lines": 1, "summary": ""}}})
+        };
+        let mut checked = 0;
+        for n in [0, 1, 62, 63, 64, 65, 66, 128] {
+            for fill in ['0', 'f', 'a', '9', 'A', 'g', 'é', ' ', '\n', '/', '-'] {
+                for prefix in ["sha256:", "SHA256:", "sha1:", "sha256", " sha256:", ""] {
+                    // The filler alone, and once at the end of otherwise valid digits.
+                    for body in [
+                        fill.to_string().repeat(n),
+                        format!("{}{fill}", "0".repeat(n.saturating_sub(1))),
+                    ] {
+                        let checksum = format!("{prefix}{body}");
+                        let accepted = validate_manifest(&with_checksum(&checksum)).is_empty();
+                        assert_eq!(accepted, counted.is_match(&checksum), "{checksum:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000);
+        assert!(
+            validate_manifest(&with_checksum(&format!("sha256:{}", "ab".repeat(32)))).is_empty()
+        );
+    }
 }

@@ -1480,6 +1480,9 @@ struct Read {
     /// Shared with its lint thread: a copy would hold LOG-ARCHIVE.md and its index twice.
     snap: std::sync::Arc<Snapshot>,
     lint: LintJob,
+    /// The snapshot's lint configuration when it was read before the lint started (shared
+    /// with the lint thread, so that the other layers do not read it again).
+    cfg: Option<std::sync::Arc<LintConfig>>,
 }
 
 /// Runs `verify`, with the pre-push hook's stdin when called from `hook pre-push`.
@@ -1660,11 +1663,17 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                 let snap = dir.snapshot_index_since(repo, index.state(), &base)?;
                 let (snap, cfg) = complete_for_lint(repo, &dir, snap, today)?;
                 let snap = std::sync::Arc::new(snap);
-                let lint = p.submit(&snap, cfg);
+                let cfg = cfg.map(std::sync::Arc::new);
+                let lint = p.submit(&snap, cfg.clone());
                 // A commit that changes the archive pair read them: their state is kept
                 // for the next `archive` onto them (issue #14), once the check passes.
                 report.pass_states.push(std::sync::Arc::clone(&snap));
-                early.push(Read { dir, snap, lint });
+                early.push(Read {
+                    dir,
+                    snap,
+                    lint,
+                    cfg,
+                });
             }
             let staged = repo.staged_changes_in(index.state(), index.tree())?;
             refuse_sparse_handoff(repo, index.state(), &scope, &staged)?;
@@ -1967,6 +1976,7 @@ fn judge_target(
             dir: dir.clone(),
             snap,
             lint,
+            cfg: None,
         });
     }
 
@@ -2121,8 +2131,15 @@ fn judge_target(
             .filter(|(o, _, _)| o.as_deref() == Some(r.dir.rel.as_str()))
             .collect();
         if !mine.is_empty() {
-            let cfg = LintConfig::from_snapshot(&r.dir, &r.snap, today)?;
-            let (layer, diags, supp) = instructions_layer(&cfg, &mine, &runs.scripts)?;
+            let read;
+            let cfg = match &r.cfg {
+                Some(cfg) => &**cfg,
+                None => {
+                    read = LintConfig::from_snapshot(&r.dir, &r.snap, today)?;
+                    &read
+                }
+            };
+            let (layer, diags, supp) = instructions_layer(cfg, &mine, &runs.scripts)?;
             layers.push(layer);
             diagnostics.extend(diags);
             suppressed.extend(supp);
@@ -2500,7 +2517,7 @@ fn names_layer(
     today: jiff::civil::Date,
 ) -> Result<Option<Layer>> {
     let mut layer = Layer::new("names");
-    let mut configs: std::collections::HashMap<String, LintConfig> =
+    let mut configs: std::collections::HashMap<String, std::sync::Arc<LintConfig>> =
         std::collections::HashMap::new();
     let empty = LintConfig::empty(today);
     let mut n = 0;
@@ -2521,10 +2538,15 @@ fn names_layer(
         let cfg = match dir {
             Some(r) => {
                 if !configs.contains_key(&r.dir.rel) {
-                    let cfg = LintConfig::from_snapshot(&r.dir, &r.snap, today)?;
+                    let cfg = match &r.cfg {
+                        Some(cfg) => std::sync::Arc::clone(cfg),
+                        None => {
+                            std::sync::Arc::new(LintConfig::from_snapshot(&r.dir, &r.snap, today)?)
+                        }
+                    };
                     configs.insert(r.dir.rel.clone(), cfg);
                 }
-                &configs[&r.dir.rel]
+                &*configs[&r.dir.rel]
             }
             None => &empty,
         };
@@ -3194,7 +3216,7 @@ struct LintJob(Option<std::sync::mpsc::Receiver<LintAnswer>>);
 
 /// What a lint thread is handed: the snapshot, and its lint configuration when that was read
 /// already.
-type LintWork = (std::sync::Arc<Snapshot>, Option<LintConfig>);
+type LintWork = (std::sync::Arc<Snapshot>, Option<std::sync::Arc<LintConfig>>);
 
 /// A lint thread started before its snapshot is read, so that starting it overlaps the reads.
 struct PendingLint {
@@ -3236,7 +3258,11 @@ impl PendingLint {
     /// Hands the thread its snapshot, with the snapshot's lint configuration when it was read
     /// already. A thread that could not be spawned only loses the overlap: [`LintJob::join`]
     /// lints in place.
-    fn submit(self, snap: &std::sync::Arc<Snapshot>, cfg: Option<LintConfig>) -> LintJob {
+    fn submit(
+        self,
+        snap: &std::sync::Arc<Snapshot>,
+        cfg: Option<std::sync::Arc<LintConfig>>,
+    ) -> LintJob {
         match self.snap {
             Some(tx) if tx.send((std::sync::Arc::clone(snap), cfg)).is_ok() => {
                 LintJob(Some(self.answer))

@@ -317,8 +317,8 @@ pub(crate) fn table_cells(line: &str) -> Option<Vec<Cell>> {
     }
     let bytes = line.as_bytes();
     let mut pipes = vec![lead];
-    for i in lead + 1..bytes.len() {
-        if bytes[i] == b'|' && bytes[i - 1] != b'\\' {
+    for i in memchr::memchr_iter(b'|', &bytes[lead + 1..]).map(|i| i + lead + 1) {
+        if bytes[i - 1] != b'\\' {
             pipes.push(i);
         }
     }

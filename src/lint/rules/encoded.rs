@@ -1401,27 +1401,45 @@ const VOCAB_BY_END: [u32; 256] = {
     t
 };
 
+/// For each length, the words of [`SPLIT_VOCAB`] within one letter of it, as bits of their
+/// indices: with [`VOCAB_BY_END`], what rules out a word before it is read (see [`spelled`]).
+const VOCAB_NEAR_LEN: [u32; 32] = {
+    let mut t = [0u32; 32];
+    let mut i = 0;
+    while i < SPLIT_VOCAB.len() {
+        let n = SPLIT_VOCAB[i].len();
+        t[n - 1] |= 1 << i;
+        t[n] |= 1 << i;
+        t[n + 1] |= 1 << i;
+        i += 1;
+    }
+    t
+};
+
 /// The vocabulary's word `w` (lowercase letters) spells, exactly or with one slip.
 fn vocab_word(w: &[u8]) -> Option<&'static [u8]> {
-    if in_split_vocab(w) {
-        return SPLIT_VOCAB.iter().copied().find(|v| *v == w);
-    }
-    // [`one_slip`] keeps the vocabulary word's last letter at the end of `w` or just before
-    // it: only the words ending so are compared (every word of prose of six letters or more
-    // is asked), in the vocabulary's order.
+    // The word itself, or (see [`one_slip`]) a word whose last letter stands at the end of
+    // `w` or just before it and whose length is within one: only those are compared, first
+    // for the word itself, then for a slip in the vocabulary's order.
     let n = w.len();
-    if n < 6 {
+    if n < 6 || n >= VOCAB_NEAR_LEN.len() {
         return None;
     }
-    let mut left = VOCAB_BY_END[usize::from(w[n - 1])] | VOCAB_BY_END[usize::from(w[n - 2])];
-    while left != 0 {
-        let v = SPLIT_VOCAB[left.trailing_zeros() as usize];
-        if one_slip(w, v) {
-            return Some(v);
-        }
-        left &= left - 1;
-    }
-    None
+    let near = (VOCAB_BY_END[usize::from(w[n - 1])] | VOCAB_BY_END[usize::from(w[n - 2])])
+        & VOCAB_NEAR_LEN[n];
+    let words = |mut left: u32| {
+        std::iter::from_fn(move || {
+            (left != 0).then(|| {
+                let v = SPLIT_VOCAB[left.trailing_zeros() as usize];
+                left &= left - 1;
+                v
+            })
+        })
+    };
+    let mut found = words(near).filter(|v| *v == w);
+    found
+        .next()
+        .or_else(|| words(near).find(|v| one_slip(w, v)))
 }
 
 /// An HTML element with nothing in it at the start of `b` (`<b></b>`, `<span></span>`,
@@ -1487,35 +1505,61 @@ fn respelled(para: &str) -> Option<String> {
         }
         first = last + 1;
     }
-    let mut out = String::with_capacity(para.len());
-    let mut copied = 0;
+    // First what is respelled, without writing: most paragraphs of prose have nothing, and
+    // are left without copying them.
+    let joinable = |t: usize| toks[t].gap != Gap::Other && !spaced[t];
+    let mut words: Vec<(usize, usize, &'static [u8])> = Vec::new();
     let mut changed = 0;
     let mut at = 0;
     while at < count {
-        let joinable = |t: usize| toks[t].gap != Gap::Other && !spaced[t];
         // Split inside: two or three pieces that spell a word of the vocabulary.
         let joined = [3, 2]
             .into_iter()
             .filter(|&pieces| at + pieces <= count && (at..at + pieces - 1).all(joinable))
-            .find_map(|pieces| spells(at, pieces).map(|word| (pieces, Some(word))));
+            .find_map(|pieces| spells(at, pieces).map(|word| (pieces, word)));
         let tok = toks[at];
-        let (pieces, word) = joined.unwrap_or_else(|| {
-            // One word: respelled when it has a digit amid letters or a slip.
-            let written = &bytes[tok.start..tok.end];
-            let fixed = (tok.letter && (tok.digit || written.len() >= 6))
-                .then(|| spells(at, 1))
-                .flatten()
-                .filter(|word| !written.eq_ignore_ascii_case(word));
-            (1, fixed)
-        });
+        let (pieces, word) = match joined {
+            Some((pieces, word)) => (pieces, Some(word)),
+            None => {
+                // One word: respelled when it has a digit amid letters or a slip.
+                let written = &bytes[tok.start..tok.end];
+                let fixed = (tok.letter && (tok.digit || written.len() >= 6))
+                    .then(|| spells(at, 1))
+                    .flatten()
+                    .filter(|word| !written.eq_ignore_ascii_case(word));
+                (1, fixed)
+            }
+        };
+        if let Some(word) = word {
+            words.push((at, pieces, word));
+            changed += 1;
+        }
+        // What follows the last piece: a word break for an identifier of override words,
+        // nothing for empty elements inside a word.
+        let last = at + pieces - 1;
+        if at + pieces < count && (spaced[last] || toks[last].gap == Gap::Tags) {
+            changed += 1;
+        }
+        at += pieces;
+    }
+    if changed == 0 {
+        return None;
+    }
+    let mut out = String::with_capacity(para.len());
+    let mut copied = 0;
+    let mut words = words.into_iter().peekable();
+    let mut at = 0;
+    while at < count {
+        let tok = toks[at];
+        let (pieces, word) = match words.next_if(|w| w.0 == at) {
+            Some((_, pieces, word)) => (pieces, Some(word)),
+            None => (1, None),
+        };
         let last = toks[at + pieces - 1];
         out.push_str(&para[copied..tok.start]);
         let mut buf = [0u8; 16];
         match word {
-            Some(word) => {
-                changed += 1;
-                out.push_str(std::str::from_utf8(word).expect("ASCII"));
-            }
+            Some(word) => out.push_str(std::str::from_utf8(word).expect("ASCII")),
             None => match (tok.digit && tok.letter)
                 .then(|| read_token(&bytes[tok.start..tok.end], b'i', &mut buf))
                 .flatten()
@@ -1525,22 +1569,18 @@ fn respelled(para: &str) -> Option<String> {
             },
         }
         copied = last.end;
-        // What follows the last piece: a word break for an identifier of override words,
-        // nothing for empty elements inside a word.
         if at + pieces < count {
             if spaced[at + pieces - 1] {
                 out.push(' ');
                 copied = last.end + 1;
-                changed += 1;
             } else if last.gap == Gap::Tags {
                 copied = toks[at + pieces].start;
-                changed += 1;
             }
         }
         at += pieces;
     }
     out.push_str(&para[copied..]);
-    (changed > 0).then_some(out)
+    Some(out)
 }
 
 /// What separates a token of [`respelled`] from the next.
@@ -1626,6 +1666,24 @@ fn spelled(bytes: &[u8], pieces: &[Tok]) -> Option<&'static [u8]> {
         return None;
     }
     let digits = pieces.iter().any(|t| t.digit);
+    // Every word `vocab_word` can give ends with the last letter read, or the one before it
+    // (a slip), and has a length within one: most words of prose are ruled out by those two
+    // letters, before they are read. `1` may read `i` or `l`, both asked.
+    let mut tail = pieces
+        .iter()
+        .rev()
+        .flat_map(|t| bytes[t.start..t.end].iter().rev());
+    let (last, before) = (tail.next().copied(), tail.next().copied());
+    let ends = |c: Option<u8>| {
+        c.map_or(0, |c| {
+            let c = c.to_ascii_lowercase();
+            VOCAB_BY_END[usize::from(digit_letter(c, b'i'))]
+                | VOCAB_BY_END[usize::from(digit_letter(c, b'l'))]
+        })
+    };
+    if (ends(last) | ends(before)) & VOCAB_NEAR_LEN[total] == 0 {
+        return None;
+    }
     for one in [b'i', b'l'].into_iter().take(if digits { 2 } else { 1 }) {
         let mut joined = [0u8; 24];
         let mut len = 0;
@@ -1659,6 +1717,12 @@ fn spaced_pieces(para: &str, runs: &[(usize, usize)]) -> Option<String> {
         // The vocabulary's words have 6 to 12 letters.
         let len: usize = pieces.iter().map(|(s, e)| e - s).sum();
         if !(6..=12).contains(&len) {
+            return false;
+        }
+        // A word of the vocabulary ends with its last letter: most pairs of words are ruled
+        // out by it before they are copied.
+        let last = b[pieces[pieces.len() - 1].1 - 1].to_ascii_lowercase();
+        if VOCAB_BY_END[usize::from(last)] & VOCAB_NEAR_LEN[len] == 0 {
             return false;
         }
         let mut buf = [0u8; 12];
