@@ -1037,9 +1037,7 @@ impl Repo {
     }
 
     /// True when the working-tree file at `path` (repository-relative) holds what HEAD's
-    /// tree holds there, decided as `git status` decides it: when the index entry's stat
-    /// data match the file (size, mtime, ctime, inode, owner) and are not racy, the entry's
-    /// blob id stands for the file; otherwise the file is hashed as a blob, streaming.
+    /// tree holds there: the file is hashed as a blob, streaming ([`Repo::file_is_blob`]).
     /// False when there is no HEAD, HEAD has no regular file there, or the file is not a
     /// regular file.
     pub fn same_as_head(&self, path: &str) -> Result<bool, GitError> {
@@ -1063,9 +1061,11 @@ impl Repo {
     }
 
     /// True when the working tree's file at `path` (repository-relative) holds exactly the
-    /// blob `id`: when the index's stat data match the file and are not racy, the index
-    /// entry's blob id stands for the file; otherwise the file is hashed as a blob, in
-    /// pieces, never held in memory. False when it is absent or not a regular file.
+    /// blob `id`: the file is hashed as a blob, in pieces, never held in memory. The index's
+    /// stat data are not taken for it: they describe the file before git's conversions (a
+    /// clean filter, `text`/`eol`, `ident`, `working-tree-encoding`), while the entry's blob
+    /// is their output, so a caller that then reads the file would judge text other than the
+    /// blob (review atk36 #3). False when it is absent or not a regular file.
     pub fn file_is_blob(&self, path: &str, id: ObjectId) -> Result<bool, GitError> {
         use std::io::Read;
         let full = self.workdir.join(path);
@@ -1074,22 +1074,6 @@ impl Repo {
         };
         if !meta.is_file() {
             return Ok(false);
-        }
-        let index = self.index()?;
-        if let Some(entry) = index.entry_by_path(path.into())
-            && entry.stage_raw() == 0
-            && let Ok(stat) = gix::index::entry::Stat::from_fs(&meta)
-        {
-            let options = gix::index::entry::stat::Options {
-                trust_ctime: true,
-                check_stat: true,
-                use_nsec: false,
-                use_stdev: false,
-            };
-            if entry.stat.matches(&stat, options) && !entry.stat.is_racy(index.timestamp(), options)
-            {
-                return Ok(entry.id == id);
-            }
         }
         // Hash the file as git would store it, without holding it in memory; a file whose
         // length is not the blob's differs without being read.

@@ -4308,9 +4308,12 @@ fn code_words(word: &str) -> impl Iterator<Item = &str> {
             )
     })
     .map(|w| {
-        // A `file://` address names the path after it (`curl file://$PWD/x`; review atk35
-        // #6).
-        let w = w.strip_prefix("file://").unwrap_or(w);
+        // A `file:` address names the path after it (`curl file://$PWD/x`, review atk35 #6;
+        // Python's `urlopen("file:tools/x")`, review atk36 #5), not a revision's file.
+        let w = w
+            .strip_prefix("file://")
+            .or_else(|| w.strip_prefix("file:"))
+            .unwrap_or(w);
         let w = w.trim_matches('\\');
         let w = if w.contains(']') {
             w

@@ -562,6 +562,8 @@ enum Loads {
     Read,
     ImportPath,
     Require,
+    /// A URL it fetches (`urllib.request.urlopen(…)`): a `file:` address is a file it reads.
+    Url,
 }
 
 /// The loading functions: (the dotted name's ending, the language, what it loads, which
@@ -579,6 +581,8 @@ const LOADERS: &[(&str, Lang, Loads, usize)] = &[
     ("codecs.open", Lang::Python, Loads::Read, 0),
     ("sys.path.insert", Lang::Python, Loads::ImportPath, 1),
     ("sys.path.append", Lang::Python, Loads::ImportPath, 0),
+    ("urlopen", Lang::Python, Loads::Url, 0),
+    ("urlretrieve", Lang::Python, Loads::Url, 0),
     ("readFileSync", Lang::Js, Loads::Read, 0),
     ("readFile", Lang::Js, Loads::Read, 0),
     ("createReadStream", Lang::Js, Loads::Read, 0),
@@ -672,6 +676,13 @@ pub(crate) fn loads(text: &str, lang: Lang) -> Vec<Load> {
             // A literal `require("./x")` is an import the caller reads; a bare one a package.
             (Loads::Require, Some(Named::Here(_))) if literal => continue,
             (Loads::Require, Some(n)) => Load::Require(n),
+            // A `file:` address read as the path it names; another scheme is no file. An
+            // address built at run time (`"file://" + os.getcwd() + "/x"`) is said (review
+            // atk36 #5).
+            (Loads::Url, Some(Named::Here(url))) if literal => match file_url_path(&url) {
+                Some(path) => Load::Read(Named::Here(path)),
+                None => continue,
+            },
             _ => Load::Unknown(shown()),
         };
         out.push(load);
@@ -680,6 +691,20 @@ pub(crate) fn loads(text: &str, lang: Lang) -> Vec<Load> {
         path_reads(text, parts.as_ref(), &assigned, &mut out);
     }
     out
+}
+
+/// The path a `file:` URL names (`file:///abs`, `file://localhost/abs`, `file:rel/x`);
+/// `None` for another scheme.
+fn file_url_path(url: &str) -> Option<String> {
+    let rest = url
+        .get(..5)
+        .filter(|s| s.eq_ignore_ascii_case("file:"))
+        .map(|_| &url[5..])?;
+    let rest = rest
+        .strip_prefix("//localhost")
+        .or_else(|| rest.strip_prefix("//"))
+        .unwrap_or(rest);
+    Some(rest.to_string())
 }
 
 /// The values a program gives its names on a line of their own (`here = os.path.dirname(

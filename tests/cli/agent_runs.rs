@@ -3034,6 +3034,30 @@ fn diffs_archives_and_file_urls_are_said_or_judged() {
     ));
 }
 
+/// Review atk36 #5: Python's `urlopen` reads the file a `file:` address names: a literal one
+/// is judged when the file changes alone, one built at run time (`"file://" + os.getcwd() +
+/// "/tools/ctx.txt"`) is said. Both passed the gate without a word.
+#[test]
+fn python_file_urls_are_judged_or_said() {
+    let built = r#"python3 -c 'import urllib.request as u,os;print(u.urlopen("file://"+os.getcwd()+"/tools/ctx.txt").read().decode())'"#;
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", session_hook(built));
+    stage(&repo, "Hook added.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    assert!(
+        hook.stderr.contains("which the gate cannot follow"),
+        "{built}\n{hook}"
+    );
+    judged_when_changed_alone((
+        ".claude/settings.json",
+        session_hook(
+            r#"python3 -c 'from urllib.request import urlopen;print(urlopen("file:tools/ctx.txt").read())'"#,
+        ),
+        vec![],
+        "tools/ctx.txt",
+    ));
+}
+
 /// Review atk35 #8: a Copilot hook's own `env` is read as Claude Code's settings `env` is: a
 /// `BASH_ENV` it names and a program found on the `PATH` it sets are judged when changed
 /// alone. The hook's environment was never read.
