@@ -425,8 +425,24 @@ fn is_addressee(w: &str) -> bool {
         }
         most
     };
+    /// The bytes an entry of [`ADDRESSEE`] starts with, in either case: most words of a
+    /// head (numbers, names, pieces of paths) are turned down by their first byte.
+    const FIRST: [bool; 256] = {
+        let mut first = [false; 256];
+        let mut i = 0;
+        while i < ADDRESSEE.len() {
+            let b = ADDRESSEE[i].as_bytes()[0];
+            first[b.to_ascii_lowercase() as usize] = true;
+            first[b.to_ascii_uppercase() as usize] = true;
+            i += 1;
+        }
+        first
+    };
     let mut buf = [0u8; 32];
-    if w.len() > LONGEST.min(buf.len()) || !w.is_ascii() {
+    if w.len() > LONGEST.min(buf.len())
+        || !w.as_bytes().first().is_some_and(|&b| FIRST[usize::from(b)])
+        || !w.is_ascii()
+    {
         return false;
     }
     let lower = &mut buf[..w.len()];
