@@ -2477,18 +2477,47 @@ mod tests {
         }
     }
 
+    /// Compares the matches of the pattern whose regex is `regex`, found by its
+    /// [`Matcher::Found`] function, with its regex's, from every `step`th character of
+    /// `texts` random texts of up to `parts` of `pieces` each; the count of matches.
+    fn found_as_its_regex(
+        regex: &str,
+        pieces: &[&str],
+        seed: u64,
+        (texts, parts, step): (usize, usize, usize),
+    ) -> usize {
+        let p = crate::lint::rules::all_patterns()
+            .into_iter()
+            .find(|p| p.regex == regex)
+            .expect("a pattern of that regex");
+        let found = Matcher::new(p, 0);
+        assert!(matches!(found, Matcher::Found(..)));
+        let full = Matcher::Regex(super::compile(p, p.regex));
+        let mut next = crate::lint::rules::xorshift(seed);
+        let mut matches = 0;
+        for _ in 0..texts {
+            let mut t = String::new();
+            for _ in 0..=next(parts) {
+                t.push_str(pieces[next(pieces.len())]);
+            }
+            for (at, _) in t.char_indices().step_by(step).chain([(t.len(), ' ')]) {
+                let (a, b) = (found.captures_at(&t, at), full.captures_at(&t, at));
+                assert_eq!(
+                    a.as_ref().and_then(|g| g.get(0)),
+                    b.as_ref().and_then(|g| g.get(0)),
+                    "{t:?} at {at}"
+                );
+                matches += usize::from(b.is_some());
+            }
+        }
+        matches
+    }
+
     #[test]
     fn sentence_runs_read_by_character_are_the_regexs_matches() {
         // The lexicon's run within a sentence, read a character at a time, against its
         // regex: on random texts of stops (ASCII and not), letters of one to four bytes,
         // and runs about as long as its count, from every character of each text.
-        let p = crate::lint::rules::all_patterns()
-            .into_iter()
-            .find(|p| p.regex == crate::lint::rules::lexicon::SENTENCE_RUN)
-            .expect("a lexicon pattern");
-        let run = Matcher::new(p, 0);
-        assert!(matches!(run, Matcher::Found(..)));
-        let full = Matcher::Regex(super::compile(p, p.regex));
         let long = [
             "a".repeat(399),
             "b".repeat(400),
@@ -2520,23 +2549,12 @@ mod tests {
             "\u{0965}",
         ];
         pieces.extend(long.iter().map(String::as_str));
-        let mut next = crate::lint::rules::xorshift(0x5E47_E4CE_0000_0001);
-        let mut matches = 0;
-        for _ in 0..4_000 {
-            let mut t = String::new();
-            for _ in 0..=next(8) {
-                t.push_str(pieces[next(pieces.len())]);
-            }
-            for (at, _) in t.char_indices().chain([(t.len(), ' ')]) {
-                let (a, b) = (run.captures_at(&t, at), full.captures_at(&t, at));
-                assert_eq!(
-                    a.as_ref().and_then(|g| g.get(0)),
-                    b.as_ref().and_then(|g| g.get(0)),
-                    "{t:?} at {at}"
-                );
-                matches += usize::from(b.is_some());
-            }
-        }
+        let matches = found_as_its_regex(
+            crate::lint::rules::lexicon::SENTENCE_RUN,
+            &pieces,
+            0x5E47_E4CE_0000_0001,
+            (4_000, 8, 1),
+        );
         assert!(matches > 50_000, "{matches}");
     }
 
@@ -2545,13 +2563,6 @@ mod tests {
         // The download-and-run pattern read off the text, against its regex: on random
         // arrangements of the commands (either case, inside words), every blank `\s` takes,
         // the runs' stops, non-ASCII characters and runs about as long as their count.
-        let p = crate::lint::rules::all_patterns()
-            .into_iter()
-            .find(|p| p.regex == crate::lint::rules::actions::DOWNLOAD_RUN)
-            .expect("the download-and-run pattern");
-        let found = Matcher::new(p, 0);
-        assert!(matches!(found, Matcher::Found(..)));
-        let full = Matcher::Regex(super::compile(p, p.regex));
         let long = [
             "x".repeat(298),
             "y".repeat(299),
@@ -2593,23 +2604,12 @@ mod tests {
             "; ./x",
         ];
         pieces.extend(long.iter().map(String::as_str));
-        let mut next = crate::lint::rules::xorshift(0xD0E4_10AD_0000_0001);
-        let mut matches = 0;
-        for _ in 0..30_000 {
-            let mut t = String::new();
-            for _ in 0..=next(12) {
-                t.push_str(pieces[next(pieces.len())]);
-            }
-            for (at, _) in t.char_indices().step_by(3).chain([(t.len(), ' ')]) {
-                let (a, b) = (found.captures_at(&t, at), full.captures_at(&t, at));
-                assert_eq!(
-                    a.as_ref().and_then(|g| g.get(0)),
-                    b.as_ref().and_then(|g| g.get(0)),
-                    "{t:?} at {at}"
-                );
-                matches += usize::from(b.is_some());
-            }
-        }
+        let matches = found_as_its_regex(
+            crate::lint::rules::actions::DOWNLOAD_RUN,
+            &pieces,
+            0xD0E4_10AD_0000_0001,
+            (30_000, 12, 3),
+        );
         assert!(matches > 10_000, "{matches}");
     }
 

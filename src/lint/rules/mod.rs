@@ -560,9 +560,9 @@ fn prose_words_if<'s>(
             }
             // Every run starts and ends at a character's boundary (bytes of non-ASCII
             // characters are word bytes).
-            let w = s.get(start..i)?;
-            if keep(w) && !joined(b, start, i) {
-                return Some(w);
+            let word = s.get(start..i)?;
+            if keep(word) && !joined(b, start, i) {
+                return Some(word);
             }
         }
         None
