@@ -329,8 +329,19 @@ enum Matcher {
     /// capture engine (the `PikeVM`, on a long match) read it again (issue #13 item 4).
     /// A catalogue token's regex run as a program ([`Backtracked`]).
     Prog(Box<Backtracked>),
+    /// A regex with no groups matched by a function that reads the text, for regexes whose
+    /// compiling costs far more than the reading ([`found_by`]).
+    Found(FindFn),
     Head {
-        head: &'static Regex,
+        /// The head's regex, compiled on first need where `wide` searches in its place.
+        head: OnceLock<&'static Regex>,
+        /// The head's source, as the rule writes it.
+        head_src: String,
+        pattern: &'static Pattern,
+        /// The head with its name's counted run unbounded, and the count's most
+        /// ([`super::rules::secrets::unbounded_head`]): searched in the head's place, and its
+        /// match taken where the name's run is within the count.
+        wide: Option<(&'static Regex, usize)>,
         /// The class of the run's bytes (every byte of a non-ASCII character is in it), as a
         /// table by byte: a run is read a byte at a time, up to a kilobyte for each of the
         /// values nested in a `KEY=KEY=…` line, and a call per byte was most of that read.
@@ -579,12 +590,40 @@ fn boundary_char(c: char) -> bool {
     !(c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '_' | '-' | '\u{17F}' | '\u{212A}'))
 }
 
+/// A function that finds a regex's leftmost match at or after a byte of the text, as the
+/// regex's `find_at` does: (start, end).
+type FindFn = fn(&str, usize) -> Option<(usize, usize)>;
+
+/// The function that finds `pattern`'s matches in place of its regex, for the regexes of no
+/// groups whose counted runs of negated Unicode classes (hundreds of copies of a UTF-8
+/// automaton, forward and reverse) made them the costliest to compile of those a text wakes,
+/// and whose matches a loop reads off simply (each has a test against its regex).
+fn found_by(pattern: &Pattern) -> Option<FindFn> {
+    use super::rules::{actions, lexicon};
+    let finders: [(&str, FindFn); 2] = [
+        (lexicon::SENTENCE_RUN, lexicon::sentence_run_at),
+        (actions::DOWNLOAD_RUN, actions::download_run_at),
+    ];
+    finders
+        .into_iter()
+        .find_map(|(regex, find)| (pattern.regex == regex).then_some(find))
+}
+
 impl Matcher {
     /// The matcher of `pattern`, for a first text whose windows for it hold `span` bytes.
     fn new(pattern: &'static Pattern, span: usize) -> Matcher {
         if let Some((head, tail)) = super::rules::secrets::head(pattern) {
+            let wide = super::rules::secrets::unbounded_head(pattern)
+                .map(|(wide, most)| (compile(pattern, &wide), most));
+            let compiled = OnceLock::new();
+            if wide.is_none() {
+                let _ = compiled.set(compile(pattern, &head));
+            }
             return Matcher::Head {
-                head: compile(pattern, &head),
+                head: compiled,
+                head_src: head,
+                pattern,
+                wide,
                 tail: Box::new(std::array::from_fn(|c| {
                     tail(u8::try_from(c).expect("a byte"))
                 })),
@@ -619,6 +658,9 @@ impl Matcher {
                 first,
             };
         }
+        if let Some(find) = found_by(pattern) {
+            return Matcher::Found(find);
+        }
         // Windows this wide are searched faster by the regex's automata than by backtracking,
         // by more than the compile costs. Other rules' patterns keep their regex: run as
         // programs, texts dense with their words (one phrase repeated on a line) spent the
@@ -637,6 +679,10 @@ impl Matcher {
         let (split, value, first) = match self {
             Matcher::Regex(re) => return re.captures_at(hay, at).map(Groups::Regex),
             Matcher::Prog(b) => return b.captures_at(hay, at),
+            Matcher::Found(find) => {
+                let (s, e) = find(hay, at)?;
+                return Some(Groups::Spans(hay, [Some((s, e)), None, None, None, None]));
+            }
             Matcher::Read { regex, read } => {
                 let m = regex.find_at(hay, at)?;
                 let shift =
@@ -648,8 +694,32 @@ impl Matcher {
                     }
                 });
             }
-            Matcher::Head { head, tail, read } => {
-                let m = head.find_at(hay, at)?;
+            Matcher::Head {
+                head,
+                head_src,
+                pattern,
+                wide,
+                tail,
+                read,
+            } => {
+                let head = || *head.get_or_init(|| compile(pattern, head_src));
+                let m = match wide {
+                    Some((wide, most)) => {
+                        let m = wide.find_at(hay, at)?;
+                        // The name's run, after its first byte.
+                        let run = hay.as_bytes()[m.start() + 1..]
+                            .iter()
+                            .take_while(|&&c| super::rules::secrets::name_run_byte(c))
+                            .count();
+                        if run <= *most {
+                            m
+                        } else {
+                            // No match of the head starts before this one.
+                            head().find_at(hay, m.start())?
+                        }
+                    }
+                    None => head().find_at(hay, at)?,
+                };
                 let (s, he) = (m.start(), m.end());
                 // The run goes on past the head's match only where the match ends in it (an
                 // assignment's quoted value ends with its quote, which the class leaves out).
@@ -662,7 +732,7 @@ impl Matcher {
                     he
                 };
                 let spans = read.and_then(|read| read(m.as_str())).or_else(|| {
-                    let caps = head.captures_at(&hay[..he], s).expect("the same match");
+                    let caps = head().captures_at(&hay[..he], s).expect("the same match");
                     let mut spans: Spans = [None; 5];
                     for (g, span) in spans.iter_mut().enumerate() {
                         *span = caps.get(g).map(|c| (c.start() - s, c.end() - s));
@@ -2322,6 +2392,11 @@ mod tests {
             "'s",
             "s3cr3t-s3cr3t",
             "xY7_xY7/xY7+xY7",
+            // Names about as long as the assignment's count (81 bytes), alone or joined, and
+            // one past it: searched unbounded, and by the counted head past the count.
+            "long_setting.name$of-forty_bytes_0123456",
+            "LONG_SETTING_NAME_OF_EIGHTY_BYTES_0123456789_abcdefghijklmnopqrstuvwxyz-0123456.",
+            "@Long_Setting_Name_Of_Eighty_One_Bytes_0123456789_abcdefghijklmnopqrstuvwxyz-0123",
         ];
         // A value last in half the texts: a match that reaches the end of its text without one
         // (`token==`) is one the assignment's reader leaves to the capture engine.
@@ -2400,6 +2475,142 @@ mod tests {
                 &p.regex[..30]
             );
         }
+    }
+
+    /// Compares the matches of the pattern whose regex is `regex`, found by its
+    /// [`Matcher::Found`] function, with its regex's, from every `step`th character of
+    /// `texts` random texts of up to `parts` of `pieces` each; the count of matches.
+    fn found_as_its_regex(
+        regex: &str,
+        pieces: &[&str],
+        seed: u64,
+        (texts, parts, step): (usize, usize, usize),
+    ) -> usize {
+        let p = crate::lint::rules::all_patterns()
+            .into_iter()
+            .find(|p| p.regex == regex)
+            .expect("a pattern of that regex");
+        let found = Matcher::new(p, 0);
+        assert!(matches!(found, Matcher::Found(..)));
+        let full = Matcher::Regex(super::compile(p, p.regex));
+        let mut next = crate::lint::rules::xorshift(seed);
+        let mut matches = 0;
+        for _ in 0..texts {
+            let mut t = String::new();
+            for _ in 0..=next(parts) {
+                t.push_str(pieces[next(pieces.len())]);
+            }
+            for (at, _) in t.char_indices().step_by(step).chain([(t.len(), ' ')]) {
+                let (a, b) = (found.captures_at(&t, at), full.captures_at(&t, at));
+                assert_eq!(
+                    a.as_ref().and_then(|g| g.get(0)),
+                    b.as_ref().and_then(|g| g.get(0)),
+                    "{t:?} at {at}"
+                );
+                matches += usize::from(b.is_some());
+            }
+        }
+        matches
+    }
+
+    #[test]
+    fn sentence_runs_read_by_character_are_the_regexs_matches() {
+        // The lexicon's run within a sentence, read a character at a time, against its
+        // regex: on random texts of stops (ASCII and not), letters of one to four bytes,
+        // and runs about as long as its count, from every character of each text.
+        let long = [
+            "a".repeat(399),
+            "b".repeat(400),
+            "c".repeat(401),
+            "\u{e9}".repeat(200),
+            "\u{4e2d}".repeat(399),
+        ];
+        let mut pieces: Vec<&str> = vec![
+            "a",
+            "Z",
+            " ",
+            "\t",
+            "\r",
+            "\n",
+            ".",
+            "!",
+            "?",
+            "\u{3002}",
+            "\u{FF01}",
+            "\u{FF1F}",
+            "\u{0964}",
+            "\u{e9}",
+            "\u{4e2d}",
+            "\u{1F600}",
+            "\u{2028}",
+            "..",
+            "\n\n",
+            ";",
+            "\u{0965}",
+        ];
+        pieces.extend(long.iter().map(String::as_str));
+        let matches = found_as_its_regex(
+            crate::lint::rules::lexicon::SENTENCE_RUN,
+            &pieces,
+            0x5E47_E4CE_0000_0001,
+            (4_000, 8, 1),
+        );
+        assert!(matches > 50_000, "{matches}");
+    }
+
+    #[test]
+    fn downloads_run_read_off_the_text_are_the_regexs_matches() {
+        // The download-and-run pattern read off the text, against its regex: on random
+        // arrangements of the commands (either case, inside words), every blank `\s` takes,
+        // the runs' stops, non-ASCII characters and runs about as long as their count.
+        let long = [
+            "x".repeat(298),
+            "y".repeat(299),
+            "z".repeat(300),
+            "\u{e9}".repeat(150),
+        ];
+        let mut pieces: Vec<&str> = vec![
+            "curl",
+            "CURL",
+            "wget",
+            "WGet",
+            "xcurl",
+            "_wget",
+            "curl-",
+            "\u{e9}curl",
+            "c",
+            "w",
+            " ",
+            "\t",
+            "\n",
+            "\r",
+            "\x0B",
+            "\x0C",
+            "\u{a0}",
+            "|",
+            ";",
+            "&",
+            "&&",
+            "`",
+            "a",
+            "-o x.sh",
+            "\u{4e2d}",
+            "./x.sh",
+            "9",
+            "curl ",
+            "wget -q ",
+            "; ",
+            " && ",
+            "; ./x",
+        ];
+        pieces.extend(long.iter().map(String::as_str));
+        let matches = found_as_its_regex(
+            crate::lint::rules::actions::DOWNLOAD_RUN,
+            &pieces,
+            0xD0E4_10AD_0000_0001,
+            (30_000, 12, 3),
+        );
+        assert!(matches > 10_000, "{matches}");
     }
 
     #[test]

@@ -528,7 +528,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI008,
         keywords: &["curl ", "wget "],
-        regex: r"\b(?:curl|wget)\s[^\n|;&]{1,300}(?:&&|;)[^\n|`]{1,300}",
+        regex: DOWNLOAD_RUN,
         before: 10,
         after: 620,
         check: check_download_run,
@@ -612,6 +612,65 @@ fn runs_file(step: &str, file: &str) -> bool {
     let path = first.trim_matches(['"', '\'']);
     (path.starts_with("./") || path.starts_with('/')) && base(path) == file
         || RUNNERS.contains(first) && toks.get(1).is_some_and(|t| base(t) == file)
+}
+
+/// The download-and-run pattern's regex: `curl` or `wget`, a blank, the rest of its command
+/// (up to 300 characters, no line break, pipe, `;` or `&`), `&&` or `;`, and up to 300
+/// characters of what follows on the line. The engine matches it by reading the text
+/// ([`download_run_at`]): its two runs of a negated Unicode class, 600 copies, were one of
+/// the costliest regexes to compile, on every text that names `curl` or `wget`.
+pub(crate) const DOWNLOAD_RUN: &str = r"\b(?:curl|wget)\s[^\n|;&]{1,300}(?:&&|;)[^\n|`]{1,300}";
+
+/// The leftmost match of [`DOWNLOAD_RUN`] in `hay` at or after `at`, as (start, end): what the
+/// regex finds. From each `curl`/`wget` after a word boundary and before an ASCII blank
+/// (`\s` in ASCII mode), the first run takes as many characters as it may; it can end only
+/// where `&&` or `;` follows (a shorter run is followed by a character of its own class,
+/// which neither starts), and the second run takes as many as it may, at least one.
+pub(crate) fn download_run_at(hay: &str, at: usize) -> Option<(usize, usize)> {
+    let b = hay.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut from = at;
+    // `c | 0x20` is `c` or `w` only for those letters in either case.
+    while let Some(k) = b[from..]
+        .iter()
+        .position(|&c| matches!(c | 0x20, b'c' | b'w'))
+    {
+        let p = from + k;
+        from = p + 1;
+        let named = b
+            .get(p..p + 4)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"curl") || w.eq_ignore_ascii_case(b"wget"));
+        if !named
+            || p > 0 && word(b[p - 1])
+            || !b
+                .get(p + 4)
+                .is_some_and(|&c| matches!(c, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' '))
+        {
+            continue;
+        }
+        let run = |from: usize, stop: &[char]| -> usize {
+            hay[from..]
+                .char_indices()
+                .take(300)
+                .take_while(|(_, c)| !stop.contains(c))
+                .last()
+                .map_or(from, |(k, c)| from + k + c.len_utf8())
+        };
+        let q = run(p + 5, &['\n', '|', ';', '&']);
+        if q == p + 5 {
+            continue;
+        }
+        let op = match b.get(q..) {
+            Some([b';', ..]) => 1,
+            Some([b'&', b'&', ..]) => 2,
+            _ => continue,
+        };
+        let e = run(q + op, &['\n', '|', '`']);
+        if e > q + op {
+            return Some((p, e));
+        }
+    }
+    None
 }
 
 fn check_download_run(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {

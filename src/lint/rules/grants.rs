@@ -970,14 +970,17 @@ fn check_endpoint(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let matched = text[s..e].to_ascii_lowercase();
     let after = &text[e..b];
     // The hosts the sentence names after the setting; for /etc/hosts a mapping is the act.
+    // Read as far as the answer needs (the first foreign host, most often), not all of them:
+    // a text of settings with no sentence break gives every match a sentence of 800 bytes.
     let etc_hosts = matched == "/etc/hosts";
-    let named: Vec<(bool, String)> = if etc_hosts {
-        Vec::new()
-    } else if matched == "insteadof" {
-        // `url."NEW".insteadOf "OLD"`: the new host stands before the key.
-        hosts(&text[a..s]).collect()
-    } else {
-        hosts(after).collect()
+    let named = || {
+        let from = if matched == "insteadof" {
+            // `url."NEW".insteadOf "OLD"`: the new host stands before the key.
+            &text[a..s]
+        } else {
+            after
+        };
+        hosts(from).filter(|(_, h)| !local(h) && !known(h))
     };
     let error = if etc_hosts {
         // An address given for a known service's name.
@@ -992,25 +995,21 @@ fn check_endpoint(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         }
         true
     } else {
-        let foreign: Vec<&(bool, String)> = named
-            .iter()
-            .filter(|(_, h)| !local(h) && !known(h))
-            .collect();
-        if foreign.is_empty() || !ordered_once(scan, s) {
+        if named().next().is_none() || !ordered_once(scan, s) {
             return;
         }
-        let lower = sent.to_ascii_lowercase();
         // A proxy is named by an `http://` URL whatever it carries.
         let proxy = matched.ends_with("_proxy");
-        foreign
-            .iter()
-            .any(|(plain, h)| *plain && !proxy || numeric(h))
+        named().any(|(plain, h)| plain && !proxy || numeric(&h))
             || matched == "insteadof" && hosts(after).any(|(_, h)| known(&h))
             || to_agent(sent)
-            || lower.contains("your calls")
-            || lower.contains("your requests")
-            || lower.contains("your traffic")
-            || intercepting(&lower)
+            || {
+                let lower = sent.to_ascii_lowercase();
+                lower.contains("your calls")
+                    || lower.contains("your requests")
+                    || lower.contains("your traffic")
+                    || intercepting(&lower)
+            }
     };
     if !ordered_once(scan, s) || described(after) {
         return;

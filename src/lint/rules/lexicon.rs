@@ -2020,11 +2020,42 @@ fn check_mode(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// The lexicon patterns' regex: a run of up to 400 characters within one sentence (none of
+/// them a line break or a sentence's stop). The engine matches it by reading characters
+/// ([`sentence_run_at`]), not by a regex: the run's 400 copies of a negated Unicode class were
+/// one of the costliest regexes to compile, on every text with one of the lexicon's words.
+pub(crate) const SENTENCE_RUN: &str = r"[^\n.!?\x{3002}\x{FF01}\x{FF1F}\x{0964}]{1,400}";
+
+/// The most characters a match of [`SENTENCE_RUN`] takes.
+const SENTENCE_RUN_MOST: usize = 400;
+
+/// Whether `c` is one of the characters [`SENTENCE_RUN`]'s class leaves out.
+fn sentence_stop(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '.' | '!' | '?' | '\u{3002}' | '\u{FF01}' | '\u{FF1F}' | '\u{0964}'
+    )
+}
+
+/// The leftmost match of [`SENTENCE_RUN`] in `hay` at or after `at`, as (start, end): the
+/// first character the class holds, and as many after it as it holds, up to the count.
+pub(crate) fn sentence_run_at(hay: &str, at: usize) -> Option<(usize, usize)> {
+    let rest = &hay[at..];
+    let (s, _) = rest.char_indices().find(|&(_, c)| !sentence_stop(c))?;
+    let e = rest[s..]
+        .char_indices()
+        .take(SENTENCE_RUN_MOST)
+        .take_while(|&(_, c)| !sentence_stop(c))
+        .last()
+        .map_or(s, |(k, c)| s + k + c.len_utf8());
+    Some((at + s, at + e))
+}
+
 pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI001,
         keywords: OVERRIDE,
-        regex: r"[^\n.!?\x{3002}\x{FF01}\x{FF1F}\x{0964}]{1,400}",
+        regex: SENTENCE_RUN,
         before: 200,
         after: 200,
         check: check_override,
@@ -2035,7 +2066,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI001,
         keywords: FR_PT_SCOPE,
-        regex: r"[^\n.!?\x{3002}\x{FF01}\x{FF1F}\x{0964}]{1,400}",
+        regex: SENTENCE_RUN,
         before: 200,
         after: 200,
         check: check_shared_override,
@@ -2046,7 +2077,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI002,
         keywords: INSTRUCTIONS,
-        regex: r"[^\n.!?\x{3002}\x{FF01}\x{FF1F}\x{0964}]{1,400}",
+        regex: SENTENCE_RUN,
         before: 80,
         after: 80,
         check: check_new,
@@ -2057,7 +2088,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI012,
         keywords: RESPONSE,
-        regex: r"[^\n.!?\x{3002}\x{FF01}\x{FF1F}\x{0964}]{1,400}",
+        regex: SENTENCE_RUN,
         before: 240,
         after: 80,
         check: check_response,
@@ -2068,7 +2099,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: DEVELOPER,
-        regex: r"[^\n.!?\x{3002}\x{FF01}\x{FF1F}\x{0964}]{1,400}",
+        regex: SENTENCE_RUN,
         before: 60,
         after: 200,
         check: check_mode,

@@ -434,7 +434,8 @@ const META: &[&str] = &[
 /// a piece of a path, a file name, an identifier or a code span (`.claude/`, `agent_id`,
 /// `` `you` ``).
 pub(crate) fn addressed(s: &str) -> bool {
-    prose_words(s).any(is_addressee) || contains_ignore_ascii_case(s.as_bytes(), b"next agent")
+    prose_words_if(s, is_addressee).next().is_some()
+        || contains_ignore_ascii_case(s.as_bytes(), b"next agent")
 }
 
 /// [`ADDRESSEE`], lower-cased, as a set.
@@ -445,8 +446,35 @@ static ADDRESSEES: std::sync::LazyLock<rustc_hash::FxHashSet<String>> =
 /// ignoring ASCII case, answers (the list is ASCII, so a word with other bytes is none),
 /// by one look-up (asked of every word of a head).
 fn is_addressee(w: &str) -> bool {
+    /// The longest of [`ADDRESSEE`], in bytes: a longer word is none of them.
+    const LONGEST: usize = {
+        let (mut most, mut i) = (0, 0);
+        while i < ADDRESSEE.len() {
+            if ADDRESSEE[i].len() > most {
+                most = ADDRESSEE[i].len();
+            }
+            i += 1;
+        }
+        most
+    };
+    /// The bytes an entry of [`ADDRESSEE`] starts with, in either case: most words of a
+    /// head (numbers, names, pieces of paths) are turned down by their first byte.
+    const FIRST: [bool; 256] = {
+        let mut first = [false; 256];
+        let mut i = 0;
+        while i < ADDRESSEE.len() {
+            let b = ADDRESSEE[i].as_bytes()[0];
+            first[b.to_ascii_lowercase() as usize] = true;
+            first[b.to_ascii_uppercase() as usize] = true;
+            i += 1;
+        }
+        first
+    };
     let mut buf = [0u8; 32];
-    if w.len() > buf.len() || !w.is_ascii() {
+    if w.len() > LONGEST.min(buf.len())
+        || !w.as_bytes().first().is_some_and(|&b| FIRST[usize::from(b)])
+        || !w.is_ascii()
+    {
         return false;
     }
     let lower = &mut buf[..w.len()];
@@ -521,6 +549,16 @@ fn contains_ignore_ascii_case(hay: &[u8], needle: &[u8]) -> bool {
 /// The words of `s` that are prose: outside backtick code spans, and not joined to a path,
 /// file name, option or identifier by `/`, `\`, `.`, `_`, `-`, `@`, `~`, `$`, `=` or `:`.
 pub(crate) fn prose_words(s: &str) -> impl Iterator<Item = &str> + '_ {
+    prose_words_if(s, |_| true)
+}
+
+/// The words of [`prose_words`] that `keep` keeps: `prose_words(s).filter(keep)`, asking
+/// `keep` before whether the word is joined to a path (asked of every word of a head of 400
+/// bytes for one of the addressees, on every match of a rule).
+fn prose_words_if<'s>(
+    s: &'s str,
+    keep: impl Fn(&str) -> bool + 's,
+) -> impl Iterator<Item = &'s str> + 's {
     let b = s.as_bytes();
     let mut code = false;
     let mut i = 0;
@@ -552,8 +590,11 @@ pub(crate) fn prose_words(s: &str) -> impl Iterator<Item = &str> + '_ {
             if code {
                 continue;
             }
-            if !joined(b, start, i) {
-                return s.get(start..i);
+            // Every run starts and ends at a character's boundary (bytes of non-ASCII
+            // characters are word bytes).
+            let word = s.get(start..i)?;
+            if keep(word) && !joined(b, start, i) {
+                return Some(word);
             }
         }
         None
@@ -2159,6 +2200,62 @@ pub(crate) fn xorshift(seed: u64) -> impl FnMut(usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `addressed` asks whether a word is an addressee before whether it is joined to a path,
+    /// and turns long words down by their length: the same answer as reading every prose
+    /// word, on random texts of addressees, their pieces and neighbours, code spans and glue.
+    #[test]
+    fn addressed_is_any_prose_word_an_addressee() {
+        let pieces = [
+            "you",
+            "You",
+            "YOUR",
+            "u",
+            "ai",
+            "AI",
+            "agent",
+            "agents",
+            "next",
+            "assistants",
+            "assistantsx",
+            "claude",
+            "you're",
+            "\u{e9}",
+            "x",
+            "0",
+            " ",
+            "  ",
+            "\n",
+            ".",
+            "/",
+            "_",
+            "-",
+            "@",
+            "~",
+            "$",
+            "=",
+            ":",
+            "`",
+            "```",
+            "'",
+            "\"",
+            ",",
+            "\u{2019}",
+        ];
+        let mut next = xorshift(0xADD2_E55E_0000_0001);
+        let mut yes = 0;
+        for _ in 0..100_000 {
+            let mut t = String::new();
+            for _ in 0..=next(12) {
+                t.push_str(pieces[next(pieces.len())]);
+            }
+            let old = prose_words(&t).any(|w| ADDRESSEE.iter().any(|a| a.eq_ignore_ascii_case(w)))
+                || t.to_ascii_lowercase().contains("next agent");
+            assert_eq!(addressed(&t), old, "{t:?}");
+            yes += usize::from(old);
+        }
+        assert!(yes > 10_000, "{yes}");
+    }
 
     #[test]
     fn an_addressee_is_looked_up_as_comparing_with_each_ignoring_ascii_case() {

@@ -1330,6 +1330,37 @@ fn plain_value_byte(c: u8) -> bool {
         ))
 }
 
+/// The run of [`ASSIGNMENT`]'s name after its first character, counted (`{0,80}`), and the
+/// most bytes it takes.
+const NAME_RUN: &str = "[A-Za-z0-9_.$-]{0,80}";
+const NAME_RUN_MOST: usize = 80;
+
+/// A byte of [`NAME_RUN`]'s class.
+pub(crate) fn name_run_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$' | b'-')
+}
+
+/// `head` (the source [`head`] gives) with its name's counted run made unbounded (`*`), and
+/// how many bytes the counted run takes at most; `None` for a head without that run. The
+/// counted run made the search's lazy DFA track every place a name may have started in the
+/// last 81 bytes: on lines of identifiers and values (`key: …` a thousand times) it built
+/// tens of thousands of states, overflowed its cache and fell back to the backtracker, most
+/// of that text's lint. Unbounded, the DFA has a few states. Its match is the counted
+/// regex's whenever the match's name run is within the count: no counted match starts
+/// before an unbounded one (each is one), and at that start the counted regex tries the
+/// same names longest first, cut at the count, with the same rest after each. Past the count
+/// the counted regex is asked from that start (`lint::engine::tests`, random names around
+/// the count).
+pub(crate) fn unbounded_head(p: &Pattern) -> Option<(String, usize)> {
+    if p.regex != ASSIGNMENT {
+        return None;
+    }
+    let (head, _) = head(p)?;
+    // The name opens the regex: one byte of its first class, then the run.
+    debug_assert!(head.starts_with(&format!("(?P<name>[A-Za-z_$@]{NAME_RUN})")));
+    Some((head.replace(NAME_RUN, "[A-Za-z0-9_.$-]*"), NAME_RUN_MOST))
+}
+
 /// The head `p`'s regex is searched as (see the engine's `Matcher::Head`) and the class of
 /// the run its matches go on with, for a regex that ends in a greedy run whose matches can
 /// reach the end of a long line: `KEY=KEY=…` and `password=password=…` on one line made the
