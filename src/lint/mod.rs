@@ -1400,6 +1400,8 @@ fn lint_text_as(
     }
     let combined = findings.len();
     rules::pii::scan_numbers(&scan, &mut findings);
+    rules::seed_phrase::scan(&scan, &mut findings);
+    rules::shapes::scan(&scan, &mut findings);
     // Encoded runs are decoded in both modes: a base64 credential is a credential (review 22).
     let secrets: Vec<(usize, usize)> = findings
         .iter()

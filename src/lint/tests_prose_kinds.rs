@@ -2515,3 +2515,64 @@ fn a_permission_with_a_noun_phrase_subject_does_not_block() {
         &["Force pushes are fine on your fork (git push -f origin my-branch), never on main."],
     );
 }
+
+/// A wallet recovery phrase blocks without a word that names it when its BIP-39 checksum
+/// holds (a line of words, a string handed to a wallet library, a numbered list), and with a
+/// naming word when every word is in the list; prose made of listed words, the list's own
+/// order, a phrase whose checksum fails with nothing naming it, and descriptions of seed
+/// phrases pass.
+#[test]
+fn wallet_recovery_phrases_block_by_checksum_or_label() {
+    let numbered: String =
+        "fancy poem list plunge estate north leaf cart evidence donor rescue basic"
+            .split(' ')
+            .enumerate()
+            .map(|(i, w)| format!("{}. {w}\n", i + 1))
+            .collect();
+    errors_on_hits_only(
+        "SEC001",
+        &[
+            "ceiling distance sound erase reason nice winner timber top hamster excess economy\n",
+            "const provider = new HDWalletProvider(\"oppose jeans harsh powder occur typical galaxy amount grass forum transfer chuckle\", rpcUrl);",
+            "let phrase = \"noodle swing number body about sword unfair measure visit truly rhythm submit major exile game\";",
+            "ACCOUNTS=\"coil initial elegant excuse buyer core marble tumble pumpkin drip jealous fragile flag biology mammal anger polar discover foil race safe tribe comic over\"",
+            "{\"words\": \"calm exit deliver mushroom number laugh coconut claw budget wall early auto butter hover trade summer slogan laundry goat pink indoor pride harsh isolate\"}",
+            &numbered,
+            "The recovery phrase is `refuse setup mansion tiny tomato select endorse grocery verify pitch broom crumble` (keep it offline).",
+            "my metamask: refuse setup mansion tiny tomato select endorse grocery verify pitch broom crumble",
+        ],
+        &[
+            "refuse setup mansion tiny tomato select endorse grocery verify pitch broom crumble\n",
+            "Your seed phrase is a list of 12 or 24 words that backs up your wallet. Never share it; write it down and keep it safe.",
+            "BIP-39 word list, first entries: abandon ability able about above absent absorb abstract absurd abuse access accident account",
+            "The mnemonic uses words such as abandon, ability, able, about, above, absent, absorb, abstract, absurd, abuse, access, accident.",
+            "Test vector mnemonic: abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+            "Export MNEMONIC=\"word1 word2 word3 word4 word5 word6 word7 word8 word9 word10 word11 word12\" before deploying.",
+            "before you submit check every item and verify the final report again today",
+            "this version will add support for custom theme and fix a crash on exit",
+            "- wallet: fix the seed phrase input when it is empty or has extra spaces, and add a copy button",
+        ],
+    );
+}
+
+/// Discord tokens have no literal: `<account id in base64>.<6>.<27+>`. The first part must
+/// decode to a snowflake's digits, so a call's string blocks with no Discord word near it,
+/// while a JWT, dotted names and a stand-in of the shape pass.
+#[test]
+fn discord_tokens_block_by_their_decoded_account_id() {
+    errors_on_hits_only(
+        "SEC100",
+        &[
+            "client.run('Mzc2MjAxNjQ2ODAzOTA0MDg1.-cz2jl.R9-RrxEmlKi-Mf549e3y3FEYVFPqTLkCVeHcKM')",
+            "client.login(\"OTk3MzE2Njg5Mzk4OTM2OTIy.sHH_hk.0nQQG9WJ05X72qibobT-Jox17RW\");",
+            "await client.LoginAsync(TokenType.Bot, \"OTU3NTk4NzA2NTA1NDkyNzQ0.xropmO.W9_yNsOSUTbfUwzov1sjBNMFZlvLu5MhikfhyP\");",
+            "NDExODc5NzIwODUxMDY5MDYz.TEIXdH.wqRIsBIrlyDrWNHa9ZPJ055h3ZY7Isg_qOwVxQ",
+        ],
+        &[
+            "discord token format: MTIzNDU2Nzg5MDEyMzQ1Njc4.XXXXXX.XXXXXXXXXXXXXXXXXXXXXXXXXXX",
+            "See MyApplicationModuleLoader.config.ExtendedSettingsForTheWholeWorld for the loader.",
+            "The package is com.example.android.app and the class org.example.util.StringHelpers.",
+            "version 1234567890123.456789.1234567890123456789012345678 released",
+        ],
+    );
+}

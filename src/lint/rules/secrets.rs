@@ -248,10 +248,13 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC001,
-        keywords: &["mnemonic", "seed", "phrase", "bip39", "bip-39", "wallet"],
+        keywords: &[
+            "mnemonic", "seed", "phrase", "bip39", "bip-39", "wallet", "metamask",
+        ],
         // A word that names the phrase, then on the same line a run of short words (BIP-39
-        // words have three to eight letters) separated by spaces or commas.
-        regex: r"\b(?:mnemonic|seed|recovery[ _-]?phrase|secret[ _-]?phrase|bip-?39|wallet)[^\n]{0,60}?\b(?P<w>(?:[a-z]{3,8}[ \t,]+){11,40}[a-z]{3,8})\b",
+        // words have three to eight letters) separated by spaces or commas. The regex starts
+        // at its keyword (`recovery phrase` is read from `phrase`).
+        regex: r"\b(?:mnemonic|seed|phrase|bip-?39|wallet|metamask)[^\n]{0,60}?\b(?P<w>(?:[a-z]{3,8}[ \t,]+){11,40}[a-z]{3,8})\b",
         before: 0,
         after: 480,
         check: super::seed_phrase::check,
