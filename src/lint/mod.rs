@@ -1455,6 +1455,7 @@ fn lint_text_as(
     rules::hidden::controls(raw, &mut extra);
     rules::hidden::lfs_pointer(raw, &mut extra);
     rules::hidden::ciphertext(raw, &mut extra);
+    rules::shapes::byte_keypairs(raw, &mut extra);
     // A commit of a range's history may hold a conflict its last one resolved.
     if judged == Judged::All {
         rules::structure::conflict(raw, &mut extra);

@@ -5,6 +5,7 @@
 
 use super::Severity;
 use super::tests::{errors_on_hits_only, rules_fired};
+use std::fmt::Write as _;
 
 /// Asserts that none of `texts` gets an error finding, of any rule.
 fn no_errors(texts: &[&str]) {
@@ -2523,15 +2524,41 @@ fn a_permission_with_a_noun_phrase_subject_does_not_block() {
 /// phrases pass.
 #[test]
 fn wallet_recovery_phrases_block_by_checksum_or_label() {
-    let numbered: String =
-        "fancy poem list plunge estate north leaf cart evidence donor rescue basic"
+    let mut numbered = String::new();
+    for (i, w) in "fancy poem list plunge estate north leaf cart evidence donor rescue basic"
+        .split(' ')
+        .enumerate()
+    {
+        writeln!(numbered, "{}. {w}", i + 1).unwrap();
+    }
+    let phrase = "calm exit deliver mushroom number laugh coconut claw budget wall early auto butter hover trade summer slogan laundry goat pink indoor pride harsh isolate";
+    let array = format!(
+        "const words = [{}];",
+        phrase
             .split(' ')
-            .enumerate()
-            .map(|(i, w)| format!("{}. {w}\n", i + 1))
-            .collect();
+            .map(|w| format!("'{w}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let columns: String = phrase
+        .split(' ')
+        .collect::<Vec<_>>()
+        .chunks(3)
+        .enumerate()
+        .map(|(row, ws)| {
+            let cells: Vec<String> = ws
+                .iter()
+                .enumerate()
+                .map(|(k, w)| format!("{:2}. {w}", row * 3 + k + 1))
+                .collect();
+            cells.join("   ") + "\n"
+        })
+        .collect();
     errors_on_hits_only(
         "SEC001",
         &[
+            &array,
+            &columns,
             "ceiling distance sound erase reason nice winner timber top hamster excess economy\n",
             "const provider = new HDWalletProvider(\"oppose jeans harsh powder occur typical galaxy amount grass forum transfer chuckle\", rpcUrl);",
             "let phrase = \"noodle swing number body about sword unfair measure visit truly rhythm submit major exile game\";",
@@ -2573,6 +2600,91 @@ fn discord_tokens_block_by_their_decoded_account_id() {
             "See MyApplicationModuleLoader.config.ExtendedSettingsForTheWholeWorld for the loader.",
             "The package is com.example.android.app and the class org.example.util.StringHelpers.",
             "version 1234567890123.456789.1234567890123456789012345678 released",
+        ],
+    );
+}
+
+/// A Docker client's `auth` is base64 of `user:password`: decoded, a real password blocks in a
+/// `config.json` and in a snippet of one; a stand-in pair, a variable and an `auth` that is
+/// no pair pass.
+#[test]
+fn docker_config_auth_blocks_by_the_pair_it_decodes_to() {
+    errors_on_hits_only(
+        "SEC100",
+        &[
+            "{\"auths\": {\"registry.example.com\": {\"auth\": \"ZGVwbG95OlFtN3ZMeDI5VHJLcDRX\"}}}",
+            "{\n \"auths\": {\n  \"ghcr.io\": {\n   \"auth\": \"b2N0bzpodW50ZXI3WmsyUHE5bU4=\"\n  }\n }\n}",
+            "The runner's config:\n\n    {\"auths\":{\"quay.io\":{\"auth\":\"ZGVwbG95OlFtN3ZMeDI5VHJLcDRX\"}}}\n",
+        ],
+        &[
+            "{\"auths\": {\"registry.example.com\": {\"auth\": \"dXNlcjpwYXNzd29yZA==\"}}}",
+            "{\"auths\": {\"registry.example.com\": {\"auth\": \"${DOCKER_AUTH}\"}}}",
+            "{\"auths\": {\"registry.example.com\": {}}, \"credsStore\": \"desktop\"}",
+            "{\"auth\": \"oauth2\", \"scopes\": [\"repo\"]}",
+        ],
+    );
+}
+
+/// GitHub's legacy tokens are 40 hex digits, as a commit id is: a token under a GitHub name
+/// (composer's `github-oauth`, a client built with one), a commit id under a commit's name or
+/// in prose.
+#[test]
+fn forty_hex_under_a_github_name_is_a_token_and_elsewhere_a_commit() {
+    errors_on_hits_only(
+        "SEC020",
+        &[
+            "{\"github-oauth\": {\"github.com\": \"5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29\"}}",
+            "g = Github(\"5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29\")",
+        ],
+        &[
+            "{\"github\": {\"commit\": \"5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29\", \"ref\": \"main\"}}",
+            "GITHUB_SHA=5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29",
+            "github.event.pull_request.head.sha == 5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29",
+            "GitHub release v1.2.0 (5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29)",
+            "See https://github.com/acme/app/commit/5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29 for it.",
+            "github_commit: 5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29",
+            "{\"github-oauth\": {\"github.com\": \"<your-token>\"}}",
+        ],
+    );
+}
+
+/// Keys that web3 and API-client files hold with no credential word on their value: a key
+/// pair as 64 bytes (Solana's `id.json`, a `fromSecretKey` array), a private key in a
+/// network's `accounts`, a `{"key": "api_key", "value": …}` pair of an API client's
+/// environment. Other byte arrays, hashes and non-secret pairs pass.
+#[test]
+fn keys_in_wallet_and_api_client_files_block() {
+    let bytes = "130, 183, 14, 238, 127, 26, 80, 57, 190, 240, 126, 194, 52, 127, 6, 110, 208, 143, 93, 199, 81, 36, 71, 227, 64, 67, 0, 2, 107, 110, 84, 85, 148, 160, 101, 104, 93, 100, 196, 152, 11, 184, 212, 84, 74, 135, 33, 169, 154, 1, 173, 33, 158, 181, 156, 246, 161, 94, 246, 241, 90, 29, 131, 11";
+    let whole = format!("[{bytes}]\n");
+    let call = format!("const payer = Keypair.fromSecretKey(new Uint8Array([{bytes}]));");
+    let table = format!("const LOOKUP = [{bytes}];");
+    let flat = format!("[{}]", ["7"; 64].join(", "));
+    errors_on_hits_only(
+        "SEC001",
+        &[
+            &whole,
+            "networks: { sepolia: { url: RPC_URL, accounts: [\"0xbc0dbc0e15637ebb8e3b91d26ab4a829a95249f512c17b8ed411fa644d35db41\"] } }",
+            "const provider = new HDWalletProvider([\"bc0dbc0e15637ebb8e3b91d26ab4a829a95249f512c17b8ed411fa644d35db41\"], rpcUrl);",
+        ],
+        &[
+            &table,
+            &flat,
+            "networks: { sepolia: { accounts: [process.env.DEPLOYER_KEY] } }",
+            "tx hash 0xbc0dbc0e15637ebb8e3b91d26ab4a829a95249f512c17b8ed411fa644d35db41 was mined in block 19000000",
+            "accounts: [\"0x0000000000000000000000000000000000000000000000000000000000000001\"]",
+        ],
+    );
+    // The catalogue's Solana entry reads the call's array already.
+    errors_on_hits_only("SEC", &[&call], &[]);
+    errors_on_hits_only(
+        "SEC120",
+        &[
+            "{\"name\": \"prod\", \"values\": [{\"key\": \"api_key\", \"value\": \"Qm7vLx29TrKp4WzN8cYd3JfH6sBu0GeA\", \"enabled\": true}]}",
+            "{\"auth\": {\"type\": \"bearer\", \"bearer\": [{\"key\": \"token\", \"value\": \"Qm7vLx29TrKp4WzN8cYd3JfH6sBu0GeA\"}]}}",
+        ],
+        &[
+            "{\"values\": [{\"key\": \"host\", \"value\": \"api.example.com\"}, {\"key\": \"api_key\", \"value\": \"{{API_KEY}}\"}]}",
+            "{\"values\": [{\"key\": \"token\", \"enabled\": true}, {\"key\": \"region\", \"value\": \"Qm7vLx29TrKp4WzN8cYd3JfH6sBu0GeA\"}]}",
         ],
     );
 }

@@ -123,7 +123,7 @@ fn varied(indices: &[u16]) -> bool {
 fn checksum_holds(indices: &[u16]) -> bool {
     use sha2::Digest;
     let n = indices.len();
-    if !(FEWEST..=MOST).contains(&n) || n % 3 != 0 {
+    if !(FEWEST..=MOST).contains(&n) || !n.is_multiple_of(3) {
         return false;
     }
     let mut bits = [0u8; 33];
@@ -145,33 +145,29 @@ fn checksum_holds(indices: &[u16]) -> bool {
 }
 
 /// Mnemonics written without a word that names them (a line of twelve words in a notes file,
-/// a string passed to a wallet library, one word a line in a numbered list): a run of 12, 15,
-/// 18, 21 or 24 words of the list whose checksum holds. One run in sixteen of twelve random
-/// listed words passes the checksum by chance, one in 256 of twenty-four; English prose
-/// rarely strings twelve listed words together (the list leaves out `the`, `and`, `of`, `to`,
-/// `is`), so both are needed. Runs of more than 27 listed words are a word list, not a
-/// phrase. One pass over the text; the list is looked up only in runs of twelve or more
-/// short lower-case words.
+/// a string or an array handed to a wallet library, a numbered list in one or several
+/// columns): a run of 12, 15, 18, 21 or 24 words of the list whose checksum holds. One run in
+/// sixteen of twelve random listed words passes the checksum by chance, one in 256 of
+/// twenty-four; English prose rarely strings twelve listed words together (the list leaves
+/// out `the`, `and`, `of`, `to`, `is`), so both are needed. Runs of more than 27 listed words
+/// are a word list, not a phrase. One pass over the text; the list is looked up only in runs
+/// of twelve or more short lower-case words.
 pub(crate) fn scan(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let b = text.as_bytes();
-    let mut inline: Vec<(usize, usize)> = Vec::new();
-    let mut column: Vec<(usize, usize)> = Vec::new();
+    let mut run: Vec<(usize, usize)> = Vec::new();
     let mut found: Vec<Finding> = Vec::new();
     let mut at = 0;
     while at < b.len() {
-        let end = memchr_newline(b, at);
-        let line = &b[at..end];
-        if let Some((s, e)) = lone_word(line) {
-            column.push((at + s, at + e));
-        } else {
-            judge_run(text, &column, &mut found);
-            column.clear();
-            words_of_line(text, at, end, &mut inline, &mut found);
-        }
+        let end = b[at..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |i| at + i);
+        super::super::steps::add((end - at + 1) as u64);
+        words_of_line(text, at, end, &mut run, &mut found);
         at = end + 1;
     }
-    judge_run(text, &column, &mut found);
+    judge_run(text, &run, &mut found);
     for f in found {
         let labelled = out
             .iter()
@@ -182,41 +178,23 @@ pub(crate) fn scan(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-fn memchr_newline(b: &[u8], from: usize) -> usize {
-    b[from..]
-        .iter()
-        .position(|&c| c == b'\n')
-        .map_or(b.len(), |i| from + i)
+/// What separates a mnemonic's words: blanks, commas, quotes, brackets, table bars.
+fn separator(c: u8) -> bool {
+    b" \t\r,\"'`()[]{};|".contains(&c)
 }
 
-/// A line that holds one short lower-case word and nothing else but a list's number or
-/// bullet (`3. jewel`, `- jewel`, `12) jewel`): the word's span in the line.
-fn lone_word(line: &[u8]) -> Option<(usize, usize)> {
-    let blank = |c: &&u8| matches!(c, b' ' | b'\t');
-    let mut i = line.iter().take_while(blank).count();
-    let digits = line[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-    let marker = if digits > 0 {
-        digits + usize::from(matches!(line.get(i + digits), Some(b'.' | b')' | b':')))
-    } else {
-        usize::from(matches!(line.get(i), Some(b'-' | b'*')))
-    };
-    i += marker;
-    let gap = line[i..].iter().take_while(blank).count();
-    if digits > 2 || (marker > 0 && gap == 0) {
-        return None;
-    }
-    let s = i + gap;
-    let e = s + line[s..]
-        .iter()
-        .take_while(|c| c.is_ascii_lowercase())
-        .count();
-    ((3..=8).contains(&(e - s)) && line[e..].iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')))
-        .then_some((s, e))
+/// A list's number or bullet (`3.`, `12)`, `7:`, `#4`, `-`, `*`, `5`).
+fn marker(item: &[u8]) -> bool {
+    let digits = item.strip_prefix(b"#").unwrap_or(item);
+    let n = digits.iter().take_while(|c| c.is_ascii_digit()).count();
+    matches!(item, b"-" | b"*")
+        || (1..=2).contains(&n) && matches!(&digits[n..], b"" | b"." | b")" | b":")
 }
 
-/// The runs of short lower-case words in the line `text[start..end]` separated by nothing but
-/// spaces, tabs and commas, each judged. A word may open a run after a quote or bracket and
-/// close one before a quote, bracket or full stop; anything else between words ends the run.
+/// Reads the line `text[start..end]` into `run`, the run of short lower-case words that may
+/// go on from earlier lines. A line of nothing but words and list markers continues the run
+/// (a phrase one word a line, or in columns); any other item ends it, and a word that ends a
+/// sentence or a label (`word.`, `word:`) closes it after itself.
 fn words_of_line(
     text: &str,
     start: usize,
@@ -225,57 +203,50 @@ fn words_of_line(
     found: &mut Vec<Finding>,
 ) {
     let b = text.as_bytes();
-    run.clear();
     let mut i = start;
+    let mut pure = true;
+    let mut first = true;
     while i < end {
-        while i < end && matches!(b[i], b' ' | b'\t' | b',' | b'\r') {
+        while i < end && separator(b[i]) {
             i += 1;
         }
-        let ts = i;
-        while i < end && !matches!(b[i], b' ' | b'\t' | b',' | b'\r') {
+        let s = i;
+        while i < end && !separator(b[i]) {
             i += 1;
         }
-        if ts == i {
+        if s == i {
             break;
         }
-        let tok = &b[ts..i];
-        // `"word`, `("word`, `=word` open a run at the word; `word"`, `word.` close one.
-        let trail = tok
-            .iter()
-            .rev()
-            .take_while(|c| {
-                matches!(
-                    c,
-                    b'"' | b'\'' | b'`' | b')' | b']' | b'}' | b'>' | b'.' | b';' | b':'
-                )
-            })
-            .count();
-        let body = &tok[..tok.len() - trail];
-        let lead = body
-            .iter()
-            .rposition(|c| {
-                matches!(
-                    c,
-                    b'"' | b'\'' | b'`' | b'(' | b'[' | b'{' | b'<' | b'=' | b':'
-                )
-            })
-            .map_or(0, |p| p + 1);
-        let word = &body[lead..];
+        let item = &b[s..i];
+        if marker(item) {
+            continue;
+        }
+        let closes = matches!(item.last(), Some(b'.' | b':' | b'!' | b'?'));
+        let word = &item[..item.len() - usize::from(closes)];
         let is_word = (3..=8).contains(&word.len()) && word.iter().all(u8::is_ascii_lowercase);
-        if !is_word || lead > 0 {
+        if first && (closes || !is_word) {
+            // The line is not a continuation of a list of words: what came before is whole.
             judge_run(text, run, found);
             run.clear();
         }
-        if is_word {
-            run.push((ts + lead, ts + lead + word.len()));
-            if trail > 0 {
-                judge_run(text, run, found);
-                run.clear();
-            }
+        first = false;
+        if !is_word {
+            pure = false;
+            judge_run(text, run, found);
+            run.clear();
+            continue;
+        }
+        run.push((s, s + word.len()));
+        if closes {
+            pure = false;
+            judge_run(text, run, found);
+            run.clear();
         }
     }
-    judge_run(text, run, found);
-    run.clear();
+    if !pure {
+        judge_run(text, run, found);
+        run.clear();
+    }
 }
 
 /// Judges a run of short words: its stretches of listed words of 12 to 27 words, by the
@@ -285,14 +256,14 @@ fn judge_run(text: &str, run: &[(usize, usize)], found: &mut Vec<Finding>) {
     if run.len() < FEWEST {
         return;
     }
+    super::super::steps::add(run.len() as u64);
     let mut stretch: Vec<(u16, usize, usize)> = Vec::new();
     for &(s, e) in run.iter().chain(std::iter::once(&(0, 0))) {
-        match (e > s).then(|| index(&text[s..e])).flatten() {
-            Some(x) => stretch.push((x, s, e)),
-            None => {
-                judge_stretch(&stretch, found);
-                stretch.clear();
-            }
+        if let Some(x) = (e > s).then(|| index(&text[s..e])).flatten() {
+            stretch.push((x, s, e));
+        } else {
+            judge_stretch(&stretch, found);
+            stretch.clear();
         }
     }
 }

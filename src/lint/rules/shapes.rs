@@ -3,7 +3,7 @@
 //! text and look only where the shape's one fixed character (a dot) stands.
 
 use super::super::engine::{Finding, Scan};
-use super::super::registry::SEC100;
+use super::super::registry::{SEC001, SEC100};
 
 /// A URL-safe base64 character (the alphabet of Discord's token parts).
 fn b64url(c: u8) -> bool {
@@ -16,11 +16,16 @@ fn b64url(c: u8) -> bool {
 /// `<hmac>` 27 or more. The first part must decode to digits: a JWT's first part decodes to
 /// `{"alg"…`, a dotted name to nothing. Read at every dot, looking back at most 28 bytes.
 pub(crate) fn scan(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    discord(scan, out);
+}
+
+fn discord(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let b = text.as_bytes();
     let mut found = Vec::new();
     let mut from = 0;
     while let Some(p) = b[from..].iter().position(|&c| c == b'.').map(|i| from + i) {
+        super::super::steps::add((p + 1 - from) as u64);
         from = p + 1;
         let back = b[p.saturating_sub(28)..p]
             .iter()
@@ -72,6 +77,71 @@ pub(crate) fn scan(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             .any(|o| o.secret && o.start < f.end && f.start < o.end)
         {
             out.push(f);
+        }
+    }
+}
+
+/// A 64-byte key pair written as an array of numbers (`[174, 47, …]`), as Solana's CLI
+/// writes `id.json` and as code hands one to `Keypair.fromSecretKey(new Uint8Array([…]))`:
+/// exactly 64 numbers from 0 to 255, not a run of one value, and either the whole text or
+/// after a word that names a secret or a key pair on its line. Each `[` is read forward once;
+/// a failed array resumes the search where it stopped. Read in the raw text: a JSON file's
+/// numbers are not among the strings the patterns read.
+pub(crate) fn byte_keypairs(text: &str, out: &mut Vec<Finding>) {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(open) = b[from..].iter().position(|&c| c == b'[').map(|i| from + i) {
+        let mut i = open + 1;
+        let mut values: Vec<u16> = Vec::with_capacity(64);
+        let closed = loop {
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            let d = b[i.min(b.len())..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if d == 0 || d > 3 || values.len() == 64 {
+                break false;
+            }
+            values.push(text[i..i + d].parse().unwrap_or(u16::MAX));
+            i += d;
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            match b.get(i) {
+                Some(b',') => i += 1,
+                Some(b']') => break true,
+                _ => break false,
+            }
+        };
+        super::super::steps::add((i + 1 - from) as u64);
+        from = (i + 1).clamp(open + 1, b.len());
+        if !closed || values.len() != 64 || values.iter().any(|&v| v > 255) {
+            continue;
+        }
+        let mut distinct = values.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() < 24 {
+            continue;
+        }
+        let line_start = text[..open].rfind('\n').map_or(0, |k| k + 1);
+        let before = text[line_start..open].to_ascii_lowercase();
+        let whole = text[..open].trim().is_empty() && text[i + 1..].trim().is_empty();
+        let named = ["secret", "keypair", "private", "signer", "wallet"]
+            .iter()
+            .any(|w| before.contains(w));
+        if whole || named {
+            out.push(
+                Finding::raw(
+                    &SEC001,
+                    open,
+                    i + 1,
+                    "key pair as 64 bytes (a Solana id.json or a secret key array)".to_string(),
+                )
+                .secret("keypair-bytes"),
+            );
         }
     }
 }
