@@ -345,6 +345,10 @@ fn literal_free_credential_scans_lint_in_linear_steps() {
         ("dotted base64", "MTIzNDU2Nzg5MDEyMzQ1Njc4.abcdef."),
         ("dots", "a.b."),
         ("open arrays", "[1, 2, 3, [4, "),
+        (
+            "base58 runs of a key's length",
+            "L44kNjxgxYss9ddza5RyGFLvfohMPnNvae3v5WYY57ApesYBcPb2 ",
+        ),
     ] {
         assert_linear(what, 400, |n| unit.repeat(n));
     }

@@ -2688,3 +2688,24 @@ fn keys_in_wallet_and_api_client_files_block() {
         ],
     );
 }
+
+/// Bitcoin private keys in WIF and BIP-32 `xprv` form carry a `Base58Check` checksum and no
+/// literal: the checksum decides, wherever they stand. A public `xpub`, a token of the same
+/// length whose checksum fails and a stand-in pass.
+#[test]
+fn bitcoin_private_keys_block_by_their_base58_checksum() {
+    errors_on_hits_only(
+        "SEC001",
+        &[
+            "cold wallet: L44kNjxgxYss9ddza5RyGFLvfohMPnNvae3v5WYY57ApesYBcPbp",
+            "bitcoin-cli importprivkey \"5JoYEu2rNyVcHnrQV3LPjQ4kMZuBoqxwtncoPjGGVXMzqnk9SDD\" savings false",
+            "{\"xprv\": \"xprv9tsKMCFPTerXihc8YeiGiwTUoCtPTrjRckSK9TFFiMAmdJADhgVkRTVxjovgNe2WGxj4i4j2c5rmz8RR9RpAmja9xe7ZxvLJfwKNejzUBtd\"}",
+            "The signer uses `L44kNjxgxYss9ddza5RyGFLvfohMPnNvae3v5WYY57ApesYBcPbp` until we move to the HSM.",
+        ],
+        &[
+            "account xpub: xpub667cDTLcH6njSg6NkRVkc2eMKCpYTov32rD8jMoLCVYiF4QtqwG5miW5cxceLQtZXvTGDAeE12Dimvb8atXaP8JFQNGi2JBonSRxf7GWhid",
+            "id L44kNjxgxYss9ddza5RyGFLvfohMPnNvae3v5WYY57ApesYBcPb2",
+            "xprvxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        ],
+    );
+}

@@ -17,6 +17,7 @@ fn b64url(c: u8) -> bool {
 /// `{"alg"…`, a dotted name to nothing. Read at every dot, looking back at most 28 bytes.
 pub(crate) fn scan(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     discord(scan, out);
+    base58check_keys(scan, out);
 }
 
 fn discord(scan: &Scan<'_>, out: &mut Vec<Finding>) {
@@ -142,6 +143,99 @@ pub(crate) fn byte_keypairs(text: &str, out: &mut Vec<Finding>) {
                 )
                 .secret("keypair-bytes"),
             );
+        }
+    }
+}
+
+/// Bitcoin's base58 alphabet (no `0`, `O`, `I`, `l`).
+const BASE58: &[u8; 58] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+
+/// Decodes base58 (big-endian, leading `1`s are zero bytes); `None` off the alphabet.
+fn base58(s: &[u8]) -> Option<Vec<u8>> {
+    let mut n: Vec<u8> = Vec::with_capacity(s.len());
+    for &c in s {
+        let mut carry = u32::try_from(BASE58.iter().position(|&a| a == c)?).ok()?;
+        for byte in n.iter_mut().rev() {
+            carry += u32::from(*byte) * 58;
+            *byte = (carry & 0xff) as u8;
+            carry >>= 8;
+        }
+        while carry > 0 {
+            n.insert(0, (carry & 0xff) as u8);
+            carry >>= 8;
+        }
+    }
+    let zeros = s.iter().take_while(|&&c| c == b'1').count();
+    let mut out = vec![0u8; zeros];
+    out.extend(n);
+    Some(out)
+}
+
+/// `Base58Check`: the payload when the last four bytes are the first four of its double SHA-256.
+fn base58check(s: &[u8]) -> Option<Vec<u8>> {
+    use sha2::Digest;
+    let mut d = base58(s)?;
+    if d.len() < 5 {
+        return None;
+    }
+    let sum = d.split_off(d.len() - 4);
+    let h = sha2::Sha256::digest(sha2::Sha256::digest(&d));
+    (h[..4] == sum[..]).then_some(d)
+}
+
+/// Bitcoin private keys in their export formats, which carry a checksum but no literal a
+/// prefilter could wait for: WIF (51 or 52 base58 characters, version byte 0x80 or 0xEF for
+/// testnet, 32 key bytes and an optional compression flag) and BIP-32 extended private keys
+/// (`xprv`, `tprv`, `yprv`, `zprv`: 111 characters, 78 bytes). One pass over the text's
+/// alphanumeric runs; only runs of those lengths are decoded, and the double SHA-256
+/// checksum leaves one random run in four billion.
+fn base58check_keys(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    let b = scan.text().as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        while i < b.len() && b[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        super::super::steps::add((i - s) as u64);
+        let run = &b[s..i];
+        let what = match (run.len(), run.first()) {
+            (51 | 52, Some(b'5' | b'K' | b'L' | b'9' | b'c')) => base58check(run)
+                .filter(|d| {
+                    matches!(d.first(), Some(0x80 | 0xef))
+                        && (d.len() == 33 || d.len() == 34 && d[33] == 1)
+                })
+                .map(|_| {
+                    (
+                        "bitcoin-wif-key",
+                        "Bitcoin private key (WIF, checksum valid)",
+                    )
+                }),
+            (111, _) => base58check(run)
+                .filter(|d| {
+                    d.len() == 78
+                        && matches!(
+                            d[..4],
+                            [0x04, 0x88, 0xad, 0xe4]
+                                | [0x04, 0x35, 0x83, 0x94]
+                                | [0x04, 0x9d, 0x78, 0x78]
+                                | [0x04, 0xb2, 0x43, 0x0c]
+                        )
+                })
+                .map(|_| {
+                    (
+                        "bip32-extended-private-key",
+                        "BIP-32 extended private key (checksum valid)",
+                    )
+                }),
+            _ => None,
+        };
+        if let Some((kind, label)) = what {
+            out.push(Finding::new(&SEC001, s, i, label.to_string()).secret(kind));
         }
     }
 }
