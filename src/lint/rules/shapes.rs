@@ -25,7 +25,7 @@ fn discord(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let b = text.as_bytes();
     let mut found = Vec::new();
     let mut from = 0;
-    while let Some(p) = b[from..].iter().position(|&c| c == b'.').map(|i| from + i) {
+    while let Some(p) = memchr::memchr(b'.', &b[from..]).map(|i| from + i) {
         super::super::steps::add((p + 1 - from) as u64);
         from = p + 1;
         let back = b[p.saturating_sub(28)..p]
@@ -91,7 +91,7 @@ fn discord(scan: &Scan<'_>, out: &mut Vec<Finding>) {
 pub(crate) fn byte_keypairs(text: &str, out: &mut Vec<Finding>) {
     let b = text.as_bytes();
     let mut from = 0;
-    while let Some(open) = b[from..].iter().position(|&c| c == b'[').map(|i| from + i) {
+    while let Some(open) = memchr::memchr(b'[', &b[from..]).map(|i| from + i) {
         let mut i = open + 1;
         let mut values: Vec<u16> = Vec::with_capacity(64);
         let closed = loop {
@@ -193,6 +193,12 @@ fn base58check_keys(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let b = scan.text().as_bytes();
     let mut i = 0;
     while i < b.len() {
+        // `i` never stands inside a run. A run of 51 or more that starts in `i..=i + 50`
+        // holds byte `i + 50`: when that byte is no letter or digit, none starts there.
+        if b.get(i + 50).is_some_and(|c| !c.is_ascii_alphanumeric()) {
+            i += 51;
+            continue;
+        }
         if !b[i].is_ascii_alphanumeric() {
             i += 1;
             continue;
