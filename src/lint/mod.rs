@@ -1400,6 +1400,8 @@ fn lint_text_as(
     }
     let combined = findings.len();
     rules::pii::scan_numbers(&scan, &mut findings);
+    rules::seed_phrase::scan(&scan, &mut findings);
+    rules::shapes::scan(&scan, &mut findings);
     // Encoded runs are decoded in both modes: a base64 credential is a credential (review 22).
     let secrets: Vec<(usize, usize)> = findings
         .iter()
@@ -1453,6 +1455,7 @@ fn lint_text_as(
     rules::hidden::controls(raw, &mut extra);
     rules::hidden::lfs_pointer(raw, &mut extra);
     rules::hidden::ciphertext(raw, &mut extra);
+    rules::shapes::byte_keypairs(raw, &mut extra);
     // A commit of a range's history may hold a conflict its last one resolved.
     if judged == Judged::All {
         rules::structure::conflict(raw, &mut extra);

@@ -331,6 +331,29 @@ fn credential_syntaxes_repeated_on_one_line_lint_in_linear_steps() {
     }
 }
 
+/// The literal-less scans (recovery phrases, Discord tokens) read each byte a bounded number
+/// of times: a text of listed words, one a line or all on one line, and of dotted base64.
+#[test]
+fn literal_free_credential_scans_lint_in_linear_steps() {
+    for (what, unit) in [
+        (
+            "listed words on one line",
+            "fancy poem list plunge estate north ",
+        ),
+        ("listed words one a line", "3. fancy\n"),
+        ("short words", "abc def ghi "),
+        ("dotted base64", "MTIzNDU2Nzg5MDEyMzQ1Njc4.abcdef."),
+        ("dots", "a.b."),
+        ("open arrays", "[1, 2, 3, [4, "),
+        (
+            "base58 runs of a key's length",
+            "L44kNjxgxYss9ddza5RyGFLvfohMPnNvae3v5WYY57ApesYBcPb2 ",
+        ),
+    ] {
+        assert_linear(what, 400, |n| unit.repeat(n));
+    }
+}
+
 #[test]
 fn tables_under_alternating_headers_are_each_judged_by_their_own_header() {
     // A table's credential columns are kept for the last header read: a header that changes

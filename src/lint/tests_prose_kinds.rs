@@ -5,6 +5,7 @@
 
 use super::Severity;
 use super::tests::{errors_on_hits_only, rules_fired};
+use std::fmt::Write as _;
 
 /// Asserts that none of `texts` gets an error finding, of any rule.
 fn no_errors(texts: &[&str]) {
@@ -2700,6 +2701,199 @@ fn made_up_ais_that_drop_their_rules_are_overrides() {
         &[],
         &[
             "Admins are permitted to bypass branch protection in an emergency, and must file an incident report.",
+        ],
+    );
+}
+
+/// A wallet recovery phrase blocks without a word that names it when its BIP-39 checksum
+/// holds (a line of words, a string handed to a wallet library, a numbered list), and with a
+/// naming word when every word is in the list; prose made of listed words, the list's own
+/// order, a phrase whose checksum fails with nothing naming it, and descriptions of seed
+/// phrases pass.
+#[test]
+fn wallet_recovery_phrases_block_by_checksum_or_label() {
+    let mut numbered = String::new();
+    for (i, w) in "fancy poem list plunge estate north leaf cart evidence donor rescue basic"
+        .split(' ')
+        .enumerate()
+    {
+        writeln!(numbered, "{}. {w}", i + 1).unwrap();
+    }
+    let phrase = "calm exit deliver mushroom number laugh coconut claw budget wall early auto butter hover trade summer slogan laundry goat pink indoor pride harsh isolate";
+    let array = format!(
+        "const words = [{}];",
+        phrase
+            .split(' ')
+            .map(|w| format!("'{w}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let columns: String = phrase
+        .split(' ')
+        .collect::<Vec<_>>()
+        .chunks(3)
+        .enumerate()
+        .map(|(row, ws)| {
+            let cells: Vec<String> = ws
+                .iter()
+                .enumerate()
+                .map(|(k, w)| format!("{:2}. {w}", row * 3 + k + 1))
+                .collect();
+            cells.join("   ") + "\n"
+        })
+        .collect();
+    errors_on_hits_only(
+        "SEC001",
+        &[
+            &array,
+            &columns,
+            "ceiling distance sound erase reason nice winner timber top hamster excess economy\n",
+            "const provider = new HDWalletProvider(\"oppose jeans harsh powder occur typical galaxy amount grass forum transfer chuckle\", rpcUrl);",
+            "let phrase = \"noodle swing number body about sword unfair measure visit truly rhythm submit major exile game\";",
+            "ACCOUNTS=\"coil initial elegant excuse buyer core marble tumble pumpkin drip jealous fragile flag biology mammal anger polar discover foil race safe tribe comic over\"",
+            "{\"words\": \"calm exit deliver mushroom number laugh coconut claw budget wall early auto butter hover trade summer slogan laundry goat pink indoor pride harsh isolate\"}",
+            &numbered,
+            "The recovery phrase is `refuse setup mansion tiny tomato select endorse grocery verify pitch broom crumble` (keep it offline).",
+            "my metamask: refuse setup mansion tiny tomato select endorse grocery verify pitch broom crumble",
+        ],
+        &[
+            "refuse setup mansion tiny tomato select endorse grocery verify pitch broom crumble\n",
+            "Your seed phrase is a list of 12 or 24 words that backs up your wallet. Never share it; write it down and keep it safe.",
+            "BIP-39 word list, first entries: abandon ability able about above absent absorb abstract absurd abuse access accident account",
+            "The mnemonic uses words such as abandon, ability, able, about, above, absent, absorb, abstract, absurd, abuse, access, accident.",
+            "Test vector mnemonic: abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+            "Export MNEMONIC=\"word1 word2 word3 word4 word5 word6 word7 word8 word9 word10 word11 word12\" before deploying.",
+            "before you submit check every item and verify the final report again today",
+            "this version will add support for custom theme and fix a crash on exit",
+            "- wallet: fix the seed phrase input when it is empty or has extra spaces, and add a copy button",
+        ],
+    );
+}
+
+/// Discord tokens have no literal: `<account id in base64>.<6>.<27+>`. The first part must
+/// decode to a snowflake's digits, so a call's string blocks with no Discord word near it,
+/// while a JWT, dotted names and a stand-in of the shape pass.
+#[test]
+fn discord_tokens_block_by_their_decoded_account_id() {
+    errors_on_hits_only(
+        "SEC100",
+        &[
+            "client.run('Mzc2MjAxNjQ2ODAzOTA0MDg1.-cz2jl.R9-RrxEmlKi-Mf549e3y3FEYVFPqTLkCVeHcKM')",
+            "client.login(\"OTk3MzE2Njg5Mzk4OTM2OTIy.sHH_hk.0nQQG9WJ05X72qibobT-Jox17RW\");",
+            "await client.LoginAsync(TokenType.Bot, \"OTU3NTk4NzA2NTA1NDkyNzQ0.xropmO.W9_yNsOSUTbfUwzov1sjBNMFZlvLu5MhikfhyP\");",
+            "NDExODc5NzIwODUxMDY5MDYz.TEIXdH.wqRIsBIrlyDrWNHa9ZPJ055h3ZY7Isg_qOwVxQ",
+        ],
+        &[
+            "discord token format: MTIzNDU2Nzg5MDEyMzQ1Njc4.XXXXXX.XXXXXXXXXXXXXXXXXXXXXXXXXXX",
+            "See MyApplicationModuleLoader.config.ExtendedSettingsForTheWholeWorld for the loader.",
+            "The package is com.example.android.app and the class org.example.util.StringHelpers.",
+            "version 1234567890123.456789.1234567890123456789012345678 released",
+        ],
+    );
+}
+
+/// A Docker client's `auth` is base64 of `user:password`: decoded, a real password blocks in a
+/// `config.json` and in a snippet of one; a stand-in pair, a variable and an `auth` that is
+/// no pair pass.
+#[test]
+fn docker_config_auth_blocks_by_the_pair_it_decodes_to() {
+    errors_on_hits_only(
+        "SEC100",
+        &[
+            "{\"auths\": {\"registry.example.com\": {\"auth\": \"ZGVwbG95OlFtN3ZMeDI5VHJLcDRX\"}}}",
+            "{\n \"auths\": {\n  \"ghcr.io\": {\n   \"auth\": \"b2N0bzpodW50ZXI3WmsyUHE5bU4=\"\n  }\n }\n}",
+            "The runner's config:\n\n    {\"auths\":{\"quay.io\":{\"auth\":\"ZGVwbG95OlFtN3ZMeDI5VHJLcDRX\"}}}\n",
+        ],
+        &[
+            "{\"auths\": {\"registry.example.com\": {\"auth\": \"dXNlcjpwYXNzd29yZA==\"}}}",
+            "{\"auths\": {\"registry.example.com\": {\"auth\": \"${DOCKER_AUTH}\"}}}",
+            "{\"auths\": {\"registry.example.com\": {}}, \"credsStore\": \"desktop\"}",
+            "{\"auth\": \"oauth2\", \"scopes\": [\"repo\"]}",
+        ],
+    );
+}
+
+/// GitHub's legacy tokens are 40 hex digits, as a commit id is: a token under a GitHub name
+/// (composer's `github-oauth`, a client built with one), a commit id under a commit's name or
+/// in prose.
+#[test]
+fn forty_hex_under_a_github_name_is_a_token_and_elsewhere_a_commit() {
+    errors_on_hits_only(
+        "SEC020",
+        &[
+            "{\"github-oauth\": {\"github.com\": \"5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29\"}}",
+            "g = Github(\"5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29\")",
+        ],
+        &[
+            "{\"github\": {\"commit\": \"5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29\", \"ref\": \"main\"}}",
+            "GITHUB_SHA=5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29",
+            "github.event.pull_request.head.sha == 5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29",
+            "GitHub release v1.2.0 (5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29)",
+            "See https://github.com/acme/app/commit/5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29 for it.",
+            "github_commit: 5e2f0c9a7d41b3e86c0f9d2a1b7e4c3d8f6a0b29",
+            "{\"github-oauth\": {\"github.com\": \"<your-token>\"}}",
+        ],
+    );
+}
+
+/// Keys that web3 and API-client files hold with no credential word on their value: a key
+/// pair as 64 bytes (Solana's `id.json`, a `fromSecretKey` array), a private key in a
+/// network's `accounts`, a `{"key": "api_key", "value": …}` pair of an API client's
+/// environment. Other byte arrays, hashes and non-secret pairs pass.
+#[test]
+fn keys_in_wallet_and_api_client_files_block() {
+    let bytes = "130, 183, 14, 238, 127, 26, 80, 57, 190, 240, 126, 194, 52, 127, 6, 110, 208, 143, 93, 199, 81, 36, 71, 227, 64, 67, 0, 2, 107, 110, 84, 85, 148, 160, 101, 104, 93, 100, 196, 152, 11, 184, 212, 84, 74, 135, 33, 169, 154, 1, 173, 33, 158, 181, 156, 246, 161, 94, 246, 241, 90, 29, 131, 11";
+    let whole = format!("[{bytes}]\n");
+    let call = format!("const payer = Keypair.fromSecretKey(new Uint8Array([{bytes}]));");
+    let table = format!("const LOOKUP = [{bytes}];");
+    let flat = format!("[{}]", ["7"; 64].join(", "));
+    errors_on_hits_only(
+        "SEC001",
+        &[
+            &whole,
+            "networks: { sepolia: { url: RPC_URL, accounts: [\"0xbc0dbc0e15637ebb8e3b91d26ab4a829a95249f512c17b8ed411fa644d35db41\"] } }",
+            "const provider = new HDWalletProvider([\"bc0dbc0e15637ebb8e3b91d26ab4a829a95249f512c17b8ed411fa644d35db41\"], rpcUrl);",
+        ],
+        &[
+            &table,
+            &flat,
+            "networks: { sepolia: { accounts: [process.env.DEPLOYER_KEY] } }",
+            "tx hash 0xbc0dbc0e15637ebb8e3b91d26ab4a829a95249f512c17b8ed411fa644d35db41 was mined in block 19000000",
+            "accounts: [\"0x0000000000000000000000000000000000000000000000000000000000000001\"]",
+        ],
+    );
+    // The catalogue's Solana entry reads the call's array already.
+    errors_on_hits_only("SEC", &[&call], &[]);
+    errors_on_hits_only(
+        "SEC120",
+        &[
+            "{\"name\": \"prod\", \"values\": [{\"key\": \"api_key\", \"value\": \"Qm7vLx29TrKp4WzN8cYd3JfH6sBu0GeA\", \"enabled\": true}]}",
+            "{\"auth\": {\"type\": \"bearer\", \"bearer\": [{\"key\": \"token\", \"value\": \"Qm7vLx29TrKp4WzN8cYd3JfH6sBu0GeA\"}]}}",
+        ],
+        &[
+            "{\"values\": [{\"key\": \"host\", \"value\": \"api.example.com\"}, {\"key\": \"api_key\", \"value\": \"{{API_KEY}}\"}]}",
+            "{\"values\": [{\"key\": \"token\", \"enabled\": true}, {\"key\": \"region\", \"value\": \"Qm7vLx29TrKp4WzN8cYd3JfH6sBu0GeA\"}]}",
+        ],
+    );
+}
+
+/// Bitcoin private keys in WIF and BIP-32 `xprv` form carry a `Base58Check` checksum and no
+/// literal: the checksum decides, wherever they stand. A public `xpub`, a token of the same
+/// length whose checksum fails and a stand-in pass.
+#[test]
+fn bitcoin_private_keys_block_by_their_base58_checksum() {
+    errors_on_hits_only(
+        "SEC001",
+        &[
+            "cold wallet: L44kNjxgxYss9ddza5RyGFLvfohMPnNvae3v5WYY57ApesYBcPbp",
+            "bitcoin-cli importprivkey \"5JoYEu2rNyVcHnrQV3LPjQ4kMZuBoqxwtncoPjGGVXMzqnk9SDD\" savings false",
+            "{\"xprv\": \"xprv9tsKMCFPTerXihc8YeiGiwTUoCtPTrjRckSK9TFFiMAmdJADhgVkRTVxjovgNe2WGxj4i4j2c5rmz8RR9RpAmja9xe7ZxvLJfwKNejzUBtd\"}",
+            "The signer uses `L44kNjxgxYss9ddza5RyGFLvfohMPnNvae3v5WYY57ApesYBcPbp` until we move to the HSM.",
+        ],
+        &[
+            "account xpub: xpub667cDTLcH6njSg6NkRVkc2eMKCpYTov32rD8jMoLCVYiF4QtqwG5miW5cxceLQtZXvTGDAeE12Dimvb8atXaP8JFQNGi2JBonSRxf7GWhid",
+            "id L44kNjxgxYss9ddza5RyGFLvfohMPnNvae3v5WYY57ApesYBcPb2",
+            "xprvxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
         ],
     );
 }

@@ -20,6 +20,7 @@ pub(crate) mod pii;
 pub(crate) mod refusal;
 pub(crate) mod secrets;
 pub(crate) mod seed_phrase;
+pub(crate) mod shapes;
 pub(crate) mod stand_ins;
 pub(crate) mod structure;
 pub(crate) mod subject_keys;

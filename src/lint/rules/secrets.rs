@@ -248,13 +248,58 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     },
     Pattern {
         rule: &SEC001,
-        keywords: &["mnemonic", "seed", "phrase", "bip39", "bip-39", "wallet"],
+        keywords: &[
+            "mnemonic", "seed", "phrase", "bip39", "bip-39", "wallet", "metamask",
+        ],
         // A word that names the phrase, then on the same line a run of short words (BIP-39
-        // words have three to eight letters) separated by spaces or commas.
-        regex: r"\b(?:mnemonic|seed|recovery[ _-]?phrase|secret[ _-]?phrase|bip-?39|wallet)[^\n]{0,60}?\b(?P<w>(?:[a-z]{3,8}[ \t,]+){11,40}[a-z]{3,8})\b",
+        // words have three to eight letters) separated by spaces or commas. The regex starts
+        // at its keyword (`recovery phrase` is read from `phrase`).
+        regex: r"\b(?:mnemonic|seed|phrase|bip-?39|wallet|metamask)[^\n]{0,60}?\b(?P<w>(?:[a-z]{3,8}[ \t,]+){11,40}[a-z]{3,8})\b",
         before: 0,
         after: 480,
         check: super::seed_phrase::check,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC001,
+        keywords: &["accounts", "hdwalletprovider"],
+        // An Ethereum account's private key (64 hex digits) in the list of accounts a
+        // Hardhat network or a Truffle provider signs with: the one place such a list holds
+        // keys, not hashes.
+        regex: r#"(?:\baccounts["']?[ \t]*:[ \t]*\[|\bHDWalletProvider[ \t]*\([ \t]*\[?)[ \t]*["'](?P<v>(?:0x)?[0-9a-f]{64})["']"#,
+        before: 0,
+        after: 200,
+        check: check_account_key,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC100,
+        keywords: &["\"auth\""],
+        // A Docker client's `config.json` (`{"auths": {"<registry>": {"auth": "<base64>"}}}`):
+        // the value is base64 of `user:password`, judged as a Basic value is.
+        regex: r#""auth"[ \t]*:[ \t]*"(?P<v>[A-Za-z0-9+/]{8,}={0,2})""#,
+        before: 0,
+        after: 400,
+        check: check_docker_auth,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    Pattern {
+        rule: &SEC020,
+        keywords: &["github"],
+        // GitHub's legacy OAuth and personal tokens are 40 lower-case hex digits, as a commit
+        // id is: one is a token when a name that holds `github` is assigned it or called with
+        // it (`"github.com": "…"` under composer's `github-oauth`, `Github("…")`), and that
+        // name does not name a commit (`GITHUB_SHA`, `github_commit`, `head.sha`).
+        regex: r#"(?P<n>[A-Za-z0-9_.-]*github[A-Za-z0-9_.-]*)["']?[ \t]*(?::|=>?|\()[ \t]*["']?(?P<v>[0-9a-f]{40})\b"#,
+        before: 40,
+        after: 120,
+        check: check_github_legacy,
         overlap: false,
         gate: None,
         near: &[],
@@ -2830,6 +2875,118 @@ fn check_authorization(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>
     out.push(f);
 }
 
+/// A signing account's private key: random hex, not a stand-in (`0x000…01`, `0xabc…`).
+fn check_account_key(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, e, v)) = caps.first(&[1]) else {
+        return;
+    };
+    let hex = v.trim_start_matches("0x");
+    if judged_stand_in(hex) || entropy(hex) < 3.0 || super::placeholder(v) != super::Placeholder::No
+    {
+        return;
+    }
+    out.push(secret(
+        &SEC001,
+        "ethereum-private-key",
+        "Ethereum account private key (64 hex in a network's accounts)",
+        s,
+        e,
+        v,
+    ));
+}
+
+/// A Docker `config.json` `auth` value: base64 of `user:password`; a real password blocks.
+fn check_docker_auth(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let Some((s, e, v)) = caps.first(&[1]) else {
+        return;
+    };
+    let Some(decoded) = basic_decoded(v).filter(|d| d.contains(':')) else {
+        return;
+    };
+    if let Some(Ok(mut f)) = basic_credentials(s, e, v, Some(&decoded)) {
+        f.rule = &SEC100;
+        f.kind = Some("docker-config-auth");
+        f.message = f
+            .message
+            .replacen("HTTP Basic credentials", "Docker registry credentials", 1);
+        out.push(f);
+    }
+}
+
+/// A JSON field whose value is judged by the format its key gives it: a Docker `auth` (base64
+/// of `user:password`), a GitHub legacy token under a GitHub key (composer's
+/// `{"github-oauth": {"github.com": "<40 hex>"}}`). Spans are the value's, in `v`.
+fn json_structured_field(f: &super::super::json::Field, v: &str) -> Option<Finding> {
+    let key = f.key.to_ascii_lowercase();
+    if key == "auth" && v.len() >= 8 {
+        let decoded = basic_decoded(v).filter(|d| d.contains(':'))?;
+        let Some(Ok(mut found)) = basic_credentials(0, v.len(), v, Some(&decoded)) else {
+            return None;
+        };
+        found.rule = &SEC100;
+        found.kind = Some("docker-config-auth");
+        found.message =
+            found
+                .message
+                .replacen("HTTP Basic credentials", "Docker registry credentials", 1);
+        return Some(found);
+    }
+    let github = |n: &str| name_parts(n).iter().any(|p| p == "github");
+    let commit = |n: &str| {
+        name_parts(n)
+            .iter()
+            .any(|p| COMMIT_WORDS.contains(&p.as_str()))
+    };
+    (v.len() == 40
+        && v.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+        && (github(&f.key) || f.parent.as_deref().is_some_and(github))
+        && !commit(&f.key)
+        && !f.parent.as_deref().is_some_and(commit)
+        && !judged_stand_in(v))
+    .then(|| {
+        secret(
+            &SEC020,
+            "github-legacy-token",
+            "GitHub legacy OAuth or personal access token (40 hex under a GitHub key)",
+            0,
+            v.len(),
+            v,
+        )
+    })
+}
+
+/// The words of a name that make its 40-hex value a commit, a tree or a run, not a token.
+const COMMIT_WORDS: &[&str] = &[
+    "sha", "commit", "ref", "rev", "revision", "hash", "head", "base", "after", "before", "digest",
+    "version", "tag", "tree", "checkout", "event", "run", "id", "pin", "merge", "release", "blob",
+    "object", "oid", "node", "parent", "build", "sum", "checksum",
+];
+
+/// A GitHub legacy token (40 lower-case hex) assigned to or passed with a GitHub name.
+fn check_github_legacy(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let (Some(name), Some((s, e, v))) = (caps.range(1).map(|_| caps.str(1)), caps.first(&[2]))
+    else {
+        return;
+    };
+    if !v.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+        || name_parts(name)
+            .iter()
+            .any(|p| COMMIT_WORDS.contains(&p.as_str()))
+        || judged_stand_in(v)
+        || super::placeholder(v) != super::Placeholder::No
+    {
+        return;
+    }
+    out.push(secret(
+        &SEC020,
+        "github-legacy-token",
+        "GitHub legacy OAuth or personal access token (40 hex under a GitHub name)",
+        s,
+        e,
+        v,
+    ));
+}
+
 /// A Basic value's base64 decoded, when it decodes to text without control characters.
 fn basic_decoded(v: &str) -> Option<String> {
     super::encoded::decode_base64(v.trim_end_matches('='))
@@ -3950,11 +4107,33 @@ pub(crate) fn json_fields(
     fields: &[super::super::json::Field],
     out: &mut Vec<Finding>,
 ) {
+    // A `{"key": "api_key", "value": "…"}` pair (Postman and Insomnia environments and
+    // collections, many settings files) names its value in a sibling field.
+    let mut named: Option<(Option<&str>, &str)> = None;
     for f in fields {
-        if credential_name(&f.key).is_none() {
+        let v = &base.text[f.value.0..f.value.1];
+        if let Some(mut found) = json_structured_field(f, v) {
+            let (s, e) = base.to_source(f.value.0, f.value.1);
+            (found.start, found.end, found.raw_span) = (s, e, true);
+            out.push(found);
             continue;
         }
-        let v = &base.text[f.value.0..f.value.1];
+        let parent = f.parent.as_deref();
+        if f.key.eq_ignore_ascii_case("key") || f.key.eq_ignore_ascii_case("name") {
+            named = (credential_name(v).is_some()).then_some((parent, v));
+            continue;
+        }
+        let sibling = match named {
+            Some((p, name)) if p == parent && f.key.eq_ignore_ascii_case("value") => {
+                named = None;
+                Some(name)
+            }
+            _ => None,
+        };
+        let name = sibling.unwrap_or(&f.key);
+        if sibling.is_none() && credential_name(&f.key).is_none() {
+            continue;
+        }
         if !strong_value(v) || judged_stand_in(v) || label(v) != Label::No {
             continue;
         }
@@ -3964,7 +4143,7 @@ pub(crate) fn json_fields(
                 &SEC120,
                 s,
                 e,
-                format!("credential assigned to {}: {}", f.key, redacted(v)),
+                format!("credential assigned to {name}: {}", redacted(v)),
             )
             .secret("json-field"),
         );

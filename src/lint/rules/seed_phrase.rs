@@ -11,24 +11,7 @@ const WORDS: &str = include_str!("bip39_english.txt");
 
 /// Whether `w` (lower-case) is a BIP-39 English word.
 fn listed(w: &str) -> bool {
-    // The list is sorted and has no word shorter than three letters or longer than eight.
-    if !(3..=8).contains(&w.len()) {
-        return false;
-    }
-    let mut lo = 0;
-    let mut hi = WORDS.len();
-    // Binary search over the newline-separated text: land on a line start, compare.
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        let start = WORDS[..mid].rfind('\n').map_or(0, |i| i + 1);
-        let end = WORDS[start..].find('\n').map_or(WORDS.len(), |i| start + i);
-        match WORDS[start..end].cmp(w) {
-            std::cmp::Ordering::Equal => return true,
-            std::cmp::Ordering::Less => lo = end + 1,
-            std::cmp::Ordering::Greater => hi = start,
-        }
-    }
-    false
+    index(w).is_some()
 }
 
 /// The fewest and most words of a mnemonic (BIP-39 phrases have 12, 15, 18, 21 or 24).
@@ -74,10 +57,11 @@ pub(super) fn check(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !(FEWEST..=MOST).contains(&n) {
         return;
     }
-    let mut distinct: Vec<String> = best_words.iter().map(|w| w.to_ascii_lowercase()).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    if distinct.len() * 4 < n * 3 {
+    let indices: Vec<u16> = best_words
+        .iter()
+        .filter_map(|w| index(&w.to_ascii_lowercase()))
+        .collect();
+    if !varied(&indices) {
         return;
     }
     out.push(
@@ -91,9 +75,268 @@ pub(super) fn check(_scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     );
 }
 
+/// A word's letters packed five bits each, left-aligned in a `u64` (`a` = 1, nothing = 0),
+/// so packed words sort as the words do; `None` for anything but three to eight lower-case
+/// ASCII letters.
+fn pack(w: &[u8]) -> Option<u64> {
+    if !(3..=8).contains(&w.len()) {
+        return None;
+    }
+    let mut k = 0u64;
+    for (i, &c) in w.iter().enumerate() {
+        if !c.is_ascii_lowercase() {
+            return None;
+        }
+        k |= u64::from(c - b'a' + 1) << (59 - 5 * i);
+    }
+    Some(k)
+}
+
+/// The list packed, in the list's order (a word's position is its 11-bit value).
+fn packed() -> &'static [u64] {
+    static PACKED: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    PACKED.get_or_init(|| WORDS.lines().filter_map(|w| pack(w.as_bytes())).collect())
+}
+
+/// A word's position in the list (its 11 bits in a mnemonic).
+fn index(w: &str) -> Option<u16> {
+    let k = pack(w.as_bytes())?;
+    packed()
+        .binary_search(&k)
+        .ok()
+        .and_then(|i| u16::try_from(i).ok())
+}
+
+/// Not a stand-in or an excerpt of the list: most words distinct (`abandon … about`, the
+/// specification's test phrase, repeats one word) and not in the list's own order (a
+/// document quoting the list's first entries).
+fn varied(indices: &[u16]) -> bool {
+    let mut distinct = indices.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct.len() * 4 >= indices.len() * 3 && !indices.windows(2).all(|p| p[0] < p[1])
+}
+
+/// Whether the words' last bits are the checksum BIP-39 gives them: a mnemonic of `n` words
+/// (12, 15, 18, 21 or 24) carries `32n/3` bits of entropy and the first `n/3` bits of the
+/// entropy's SHA-256. Eleven bits a word, in order.
+fn checksum_holds(indices: &[u16]) -> bool {
+    use sha2::Digest;
+    let n = indices.len();
+    if !(FEWEST..=MOST).contains(&n) || !n.is_multiple_of(3) {
+        return false;
+    }
+    let mut bits = [0u8; 33];
+    for (i, &x) in indices.iter().enumerate() {
+        for b in 0..11 {
+            if x >> (10 - b) & 1 == 1 {
+                let at = i * 11 + b;
+                bits[at / 8] |= 0x80 >> (at % 8);
+            }
+        }
+    }
+    let entropy = n * 32 / 3;
+    let cs = n / 3;
+    let digest = sha2::Sha256::digest(&bits[..entropy / 8]);
+    (0..cs).all(|b| {
+        let at = entropy + b;
+        (bits[at / 8] >> (7 - at % 8) & 1) == (digest[0] >> (7 - b) & 1)
+    })
+}
+
+/// Mnemonics written without a word that names them (a line of twelve words in a notes file,
+/// a string or an array handed to a wallet library, a numbered list in one or several
+/// columns): a run of 12, 15, 18, 21 or 24 words of the list whose checksum holds. One run in
+/// sixteen of twelve random listed words passes the checksum by chance, one in 256 of
+/// twenty-four; English prose rarely strings twelve listed words together (the list leaves
+/// out `the`, `and`, `of`, `to`, `is`), so both are needed. Runs of more than 27 listed words
+/// are a word list, not a phrase. One pass over the text; the list is looked up only in runs
+/// of twelve or more short lower-case words.
+pub(crate) fn scan(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let b = text.as_bytes();
+    let mut run: Vec<(usize, usize)> = Vec::new();
+    let mut found: Vec<Finding> = Vec::new();
+    let mut at = 0;
+    while at < b.len() {
+        let end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |i| at + i);
+        super::super::steps::add((end - at + 1) as u64);
+        words_of_line(text, at, end, &mut run, &mut found);
+        at = end + 1;
+    }
+    judge_run(text, &run, &mut found);
+    for f in found {
+        let labelled = out
+            .iter()
+            .any(|o| o.rule.id == SEC001.id && o.start < f.end && f.start < o.end);
+        if !labelled {
+            out.push(f);
+        }
+    }
+}
+
+/// What separates a mnemonic's words: blanks, commas, quotes, brackets, table bars.
+fn separator(c: u8) -> bool {
+    SEPARATORS[usize::from(c)]
+}
+
+/// [`separator`] as a table: the scan reads every byte of the text through it.
+const SEPARATORS: [bool; 256] = {
+    let mut t = [false; 256];
+    let set = b" \t\r,\"'`()[]{};|";
+    let mut k = 0;
+    while k < set.len() {
+        t[set[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// A list's number or bullet (`3.`, `12)`, `7:`, `#4`, `-`, `*`, `5`).
+fn marker(item: &[u8]) -> bool {
+    let digits = item.strip_prefix(b"#").unwrap_or(item);
+    let n = digits.iter().take_while(|c| c.is_ascii_digit()).count();
+    matches!(item, b"-" | b"*")
+        || (1..=2).contains(&n) && matches!(&digits[n..], b"" | b"." | b")" | b":")
+}
+
+/// Reads the line `text[start..end]` into `run`, the run of short lower-case words that may
+/// go on from earlier lines. A line of nothing but words and list markers continues the run
+/// (a phrase one word a line, or in columns); any other item ends it, and a word that ends a
+/// sentence or a label (`word.`, `word:`) closes it after itself.
+fn words_of_line(
+    text: &str,
+    start: usize,
+    end: usize,
+    run: &mut Vec<(usize, usize)>,
+    found: &mut Vec<Finding>,
+) {
+    let b = text.as_bytes();
+    let mut i = start;
+    let mut pure = true;
+    let mut first = true;
+    while i < end {
+        while i < end && separator(b[i]) {
+            i += 1;
+        }
+        let s = i;
+        while i < end && !separator(b[i]) {
+            i += 1;
+        }
+        if s == i {
+            break;
+        }
+        let item = &b[s..i];
+        if matches!(item[0], b'0'..=b'9' | b'#' | b'-' | b'*') && marker(item) {
+            continue;
+        }
+        let closes = matches!(item.last(), Some(b'.' | b':' | b'!' | b'?'));
+        let word = &item[..item.len() - usize::from(closes)];
+        let is_word = (3..=8).contains(&word.len()) && word.iter().all(u8::is_ascii_lowercase);
+        if first && (closes || !is_word) {
+            // The line is not a continuation of a list of words: what came before is whole.
+            judge_run(text, run, found);
+            run.clear();
+        }
+        first = false;
+        if !is_word {
+            pure = false;
+            judge_run(text, run, found);
+            run.clear();
+            continue;
+        }
+        run.push((s, s + word.len()));
+        if closes {
+            pure = false;
+            judge_run(text, run, found);
+            run.clear();
+        }
+    }
+    if !pure {
+        judge_run(text, run, found);
+        run.clear();
+    }
+}
+
+/// Judges a run of short words: its stretches of listed words of 12 to 27 words, by the
+/// checksum of the whole stretch when it has a mnemonic's length, else of the longest
+/// mnemonic-length stretch at its start or its end.
+fn judge_run(text: &str, run: &[(usize, usize)], found: &mut Vec<Finding>) {
+    if run.len() < FEWEST {
+        return;
+    }
+    super::super::steps::add(run.len() as u64);
+    let mut stretch: Vec<(u16, usize, usize)> = Vec::new();
+    for &(s, e) in run.iter().chain(std::iter::once(&(0, 0))) {
+        if let Some(x) = (e > s).then(|| index(&text[s..e])).flatten() {
+            stretch.push((x, s, e));
+        } else {
+            judge_stretch(&stretch, found);
+            stretch.clear();
+        }
+    }
+}
+
+fn judge_stretch(stretch: &[(u16, usize, usize)], found: &mut Vec<Finding>) {
+    let len = stretch.len();
+    if !(FEWEST..=MOST + 3).contains(&len) {
+        return;
+    }
+    let indices: Vec<u16> = stretch.iter().map(|w| w.0).collect();
+    for n in (FEWEST..=len.min(MOST)).rev().filter(|n| n % 3 == 0) {
+        for from in [0, len - n] {
+            let words = &indices[from..from + n];
+            if checksum_holds(words) && varied(words) {
+                found.push(
+                    Finding::new(
+                        &SEC001,
+                        stretch[from].1,
+                        stretch[from + n - 1].2,
+                        format!(
+                            "wallet recovery phrase ({n} BIP-39 words, checksum valid): the wallet's private key"
+                        ),
+                    )
+                    .secret("seed-phrase"),
+                );
+                return;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::listed;
+    use super::{checksum_holds, index, listed, varied};
+
+    fn indices(phrase: &str) -> Vec<u16> {
+        phrase.split(' ').map(|w| index(w).unwrap()).collect()
+    }
+
+    #[test]
+    fn the_checksum_is_the_entropys_sha256() {
+        // Written here from random entropy; and the specification's all-zero entropy phrase.
+        for ok in [
+            "ceiling distance sound erase reason nice winner timber top hamster excess economy",
+            "noodle swing number body about sword unfair measure visit truly rhythm submit major exile game",
+            "coil initial elegant excuse buyer core marble tumble pumpkin drip jealous fragile flag biology mammal anger polar discover foil race safe tribe comic over",
+            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+        ] {
+            assert!(checksum_holds(&indices(ok)), "{ok}");
+        }
+        for bad in [
+            "refuse setup mansion tiny tomato select endorse grocery verify pitch broom crumble",
+            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon",
+            "ceiling distance sound erase reason nice winner timber top hamster excess",
+        ] {
+            assert!(!checksum_holds(&indices(bad)), "{bad}");
+        }
+        assert!(!varied(&indices(
+            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        )));
+        assert!(!varied(&indices(
+            "abandon ability able about above absent absorb abstract absurd abuse access accident"
+        )));
+    }
 
     #[test]
     fn the_list_is_the_specifications() {
