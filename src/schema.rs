@@ -100,9 +100,12 @@ mod tests {
             "x_custom": {"kept": true}
         });
         let errors = validate_manifest(&doc);
-        assert_eq!(errors.len(), 1, "{errors:?}");
+        // The checksum's rule is a pattern and a length: either may speak; nothing else does.
+        assert!(!errors.is_empty(), "{errors:?}");
         assert!(
-            errors[0].starts_with("/files/STATUS.md/checksum"),
+            errors
+                .iter()
+                .all(|e| e.starts_with("/files/STATUS.md/checksum")),
             "{errors:?}"
         );
     }
