@@ -2132,12 +2132,11 @@ fn judge_target(
             .collect();
         if !mine.is_empty() {
             let read;
-            let cfg = match &r.cfg {
-                Some(cfg) => &**cfg,
-                None => {
-                    read = LintConfig::from_snapshot(&r.dir, &r.snap, today)?;
-                    &read
-                }
+            let cfg = if let Some(cfg) = &r.cfg {
+                &**cfg
+            } else {
+                read = LintConfig::from_snapshot(&r.dir, &r.snap, today)?;
+                &read
             };
             let (layer, diags, supp) = instructions_layer(cfg, &mine, &runs.scripts)?;
             layers.push(layer);

@@ -1518,17 +1518,16 @@ fn respelled(para: &str) -> Option<String> {
             .filter(|&pieces| at + pieces <= count && (at..at + pieces - 1).all(joinable))
             .find_map(|pieces| spells(at, pieces).map(|word| (pieces, word)));
         let tok = toks[at];
-        let (pieces, word) = match joined {
-            Some((pieces, word)) => (pieces, Some(word)),
-            None => {
-                // One word: respelled when it has a digit amid letters or a slip.
-                let written = &bytes[tok.start..tok.end];
-                let fixed = (tok.letter && (tok.digit || written.len() >= 6))
-                    .then(|| spells(at, 1))
-                    .flatten()
-                    .filter(|word| !written.eq_ignore_ascii_case(word));
-                (1, fixed)
-            }
+        let (pieces, word) = if let Some((pieces, word)) = joined {
+            (pieces, Some(word))
+        } else {
+            // One word: respelled when it has a digit amid letters or a slip.
+            let written = &bytes[tok.start..tok.end];
+            let fixed = (tok.letter && (tok.digit || written.len() >= 6))
+                .then(|| spells(at, 1))
+                .flatten()
+                .filter(|word| !written.eq_ignore_ascii_case(word));
+            (1, fixed)
         };
         if let Some(word) = word {
             words.push((at, pieces, word));
