@@ -2222,6 +2222,190 @@ mod tests {
     /// The decoders as they were before they shared one reading of each paragraph's letter
     /// runs (each read the text itself, byte by byte): [`candidates`] must find what these
     /// find, in the same order.
+    /// The respelled-word decoder as it was before it decided first whether anything is
+    /// respelled and ruled words out by their last letters and length (thirty-sixth
+    /// session), for [`respelled_decodes_as_before`].
+    mod respelled_before {
+        use super::super::{
+            Gap, SPLIT_VOCAB, Tok, VOCAB_BY_END, in_split_vocab, is_act, one_slip, read_token,
+            respell_tokens,
+        };
+
+        pub(super) fn respelled(para: &str) -> Option<String> {
+            let bytes = para.as_bytes();
+            let toks = respell_tokens(bytes);
+            let count = toks.len();
+            let spells = |at: usize, pieces: usize| spelled(bytes, &toks[at..at + pieces]);
+            // Runs of tokens joined by single marks (`ignore_all_previous_instructions`) that hold
+            // an act and another word of the vocabulary: their marks are word breaks.
+            let mut spaced = vec![false; count];
+            let mut first = 0;
+            while first < count {
+                let mut last = first;
+                while last + 1 < count && toks[last].gap == Gap::Mark {
+                    last += 1;
+                }
+                if last > first {
+                    let found: Vec<&[u8]> = (first..=last).filter_map(|t| spells(t, 1)).collect();
+                    if found.len() >= 2 && found.iter().any(|w| is_act(w)) {
+                        spaced[first..last].iter_mut().for_each(|x| *x = true);
+                    }
+                }
+                first = last + 1;
+            }
+            let mut out = String::with_capacity(para.len());
+            let mut copied = 0;
+            let mut changed = 0;
+            let mut at = 0;
+            while at < count {
+                let joinable = |t: usize| toks[t].gap != Gap::Other && !spaced[t];
+                // Split inside: two or three pieces that spell a word of the vocabulary.
+                let joined = [3, 2]
+                    .into_iter()
+                    .filter(|&pieces| at + pieces <= count && (at..at + pieces - 1).all(joinable))
+                    .find_map(|pieces| spells(at, pieces).map(|word| (pieces, Some(word))));
+                let tok = toks[at];
+                let (pieces, word) = joined.unwrap_or_else(|| {
+                    // One word: respelled when it has a digit amid letters or a slip.
+                    let written = &bytes[tok.start..tok.end];
+                    let fixed = (tok.letter && (tok.digit || written.len() >= 6))
+                        .then(|| spells(at, 1))
+                        .flatten()
+                        .filter(|word| !written.eq_ignore_ascii_case(word));
+                    (1, fixed)
+                });
+                let last = toks[at + pieces - 1];
+                out.push_str(&para[copied..tok.start]);
+                let mut buf = [0u8; 16];
+                match word {
+                    Some(word) => {
+                        changed += 1;
+                        out.push_str(std::str::from_utf8(word).expect("ASCII"));
+                    }
+                    None => match (tok.digit && tok.letter)
+                        .then(|| read_token(&bytes[tok.start..tok.end], b'i', &mut buf))
+                        .flatten()
+                    {
+                        Some(len) => out.push_str(std::str::from_utf8(&buf[..len]).expect("ASCII")),
+                        None => out.push_str(&para[tok.start..tok.end]),
+                    },
+                }
+                copied = last.end;
+                // What follows the last piece: a word break for an identifier of override words,
+                // nothing for empty elements inside a word.
+                if at + pieces < count {
+                    if spaced[at + pieces - 1] {
+                        out.push(' ');
+                        copied = last.end + 1;
+                        changed += 1;
+                    } else if last.gap == Gap::Tags {
+                        copied = toks[at + pieces].start;
+                        changed += 1;
+                    }
+                }
+                at += pieces;
+            }
+            out.push_str(&para[copied..]);
+            (changed > 0).then_some(out)
+        }
+
+        fn spelled(bytes: &[u8], pieces: &[Tok]) -> Option<&'static [u8]> {
+            // The vocabulary's words have 6 to 12 letters (13 with one added): most pieces of prose
+            // are ruled out by their length alone.
+            let total: usize = pieces.iter().map(|t| t.end - t.start).sum();
+            if !(6..=13).contains(&total) {
+                return None;
+            }
+            let digits = pieces.iter().any(|t| t.digit);
+            for one in [b'i', b'l'].into_iter().take(if digits { 2 } else { 1 }) {
+                let mut joined = [0u8; 24];
+                let mut len = 0;
+                for t in pieces {
+                    let mut buf = [0u8; 16];
+                    let part = read_token(&bytes[t.start..t.end], one, &mut buf)?;
+                    if len + part > joined.len() {
+                        return None;
+                    }
+                    joined[len..len + part].copy_from_slice(&buf[..part]);
+                    len += part;
+                }
+                if !(6..=13).contains(&len) {
+                    return None;
+                }
+                if let Some(word) = vocab_word(&joined[..len]) {
+                    return Some(word);
+                }
+            }
+            None
+        }
+
+        fn vocab_word(w: &[u8]) -> Option<&'static [u8]> {
+            if in_split_vocab(w) {
+                return SPLIT_VOCAB.iter().copied().find(|v| *v == w);
+            }
+            // [`one_slip`] keeps the vocabulary word's last letter at the end of `w` or just before
+            // it: only the words ending so are compared (every word of prose of six letters or more
+            // is asked), in the vocabulary's order.
+            let n = w.len();
+            if n < 6 {
+                return None;
+            }
+            let mut left =
+                VOCAB_BY_END[usize::from(w[n - 1])] | VOCAB_BY_END[usize::from(w[n - 2])];
+            while left != 0 {
+                let v = SPLIT_VOCAB[left.trailing_zeros() as usize];
+                if one_slip(w, v) {
+                    return Some(v);
+                }
+                left &= left - 1;
+            }
+            None
+        }
+    }
+
+    fn respelling_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            "[a-z]{1,13}",
+            "[A-Za-z0-9]{1,8}",
+            Just(" ".to_string()),
+            Just("\n".to_string()),
+            Just("-".to_string()),
+            Just("_".to_string()),
+            Just("<b></b>".to_string()),
+            Just("<i/>".to_string()),
+            Just("<!---->".to_string()),
+            Just("1gn0r3".to_string()),
+            Just("pr3v10u5".to_string()),
+            Just("instrucions".to_string()),
+            Just("Ignroe".to_string()),
+            Just("forgte".to_string()),
+            Just("promtp".to_string()),
+            Just("revela".to_string()),
+            Just("instruc".to_string()),
+            Just("tions".to_string()),
+            Just("ig".to_string()),
+            Just("nore".to_string()),
+            Just("ignore_all_previous_instructions".to_string()),
+            Just("system_prompt_path".to_string()),
+            Just("disregard".to_string()),
+            Just("secrets".to_string()),
+            Just("passw0rd".to_string()),
+            Just("credentia1s".to_string()),
+            Just("é".to_string()),
+        ];
+        proptest::collection::vec(piece, 0..60).prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Deciding first and ruling words out early changes nothing the decoder gives.
+        #[test]
+        fn respelled_decodes_as_before(text in respelling_text()) {
+            proptest::prop_assert_eq!(respelled(&text), respelled_before::respelled(&text));
+        }
+    }
+
     mod before {
         use super::super::{Candidate, Code, morse, paragraphs, reverse_words, rot13, split_words};
 
