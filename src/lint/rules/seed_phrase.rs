@@ -1,6 +1,7 @@
 //! Wallet recovery phrases (BIP-39 mnemonics): twelve to twenty-four words of the BIP-39
-//! English list written next to a word that names a seed, a mnemonic or a wallet. The phrase
-//! is the wallet's private key: whoever reads it holds the funds.
+//! English list, written next to a word that names a seed, a mnemonic or a wallet, or, with
+//! nothing naming them, whose BIP-39 checksum holds ([`scan`]). The phrase is the wallet's
+//! private key: whoever reads it holds the funds.
 
 use super::super::engine::{Caps, Finding, Scan};
 use super::super::registry::SEC001;
