@@ -466,13 +466,16 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
             })
             .collect();
         let mut outcome = lint::lint(&cfg, &files)?;
-        outcome.add(unfollowed);
+        outcome.add_unfollowed(&cfg, unfollowed, false);
         return Ok(LintReport::new(scope, args.strict, outcome));
     }
     let in_packages = !packages.is_empty();
     let dirs = if in_packages { packages } else { vec![dir] };
     let mut merged = LintOutcome::default();
     let mut unsearched = Vec::new();
+    // What the configurations run that the gate cannot follow, found with the first
+    // directory: each is acknowledged (or not) by the directory nearest its configuration.
+    let mut unfollowed: Vec<(Diagnostic, bool)> = Vec::new();
     for (i, dir) in dirs.iter().enumerate() {
         let snap = if in_packages {
             let snap = read_only_snapshot(repo, dir, source)?;
@@ -482,12 +485,13 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
             snap.clone()
         };
         // Instruction files are found once, for the whole repository.
-        let (extra_owned, unfollowed) = if args.all && i == 0 {
+        let extra_owned = if args.all && i == 0 {
             let search = agent_files(repo, dir, source)?;
             unsearched = search.unsearched;
-            (search.read, search.unfollowed)
+            unfollowed = search.unfollowed;
+            search.read
         } else {
-            (Vec::new(), Vec::new())
+            Vec::new()
         };
         let outside = |path: &String| {
             !dirs
@@ -518,11 +522,17 @@ pub fn lint(ctx: &Context, args: &LintArgs) -> Result<LintReport> {
                 .extend(lint::binary_file_secrets(&cfg, path, bytes)?);
             outcome.files.push(path.clone());
         }
-        outcome.add(unfollowed);
+        let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut unfollowed)
+            .into_iter()
+            .partition(|(d, _)| super::verify::nearest_dir(dirs.iter(), &d.path) == Some(i));
+        unfollowed = others;
+        outcome.add_unfollowed(&cfg, mine, args.all);
         merged.diagnostics.extend(outcome.diagnostics);
         merged.suppressed.extend(outcome.suppressed);
         merged.files.extend(outcome.files);
     }
+    // A configuration no judged directory's package holds: no allowlist acknowledges it.
+    merged.add(unfollowed.into_iter().map(|(d, _)| d).collect());
     let mut report = LintReport::new(scope, args.strict, merged);
     report.unsearched = unsearched;
     Ok(report)
@@ -540,7 +550,7 @@ fn run_scripts(
     dir: &HandoffDir,
     source: Source,
     given: &[(String, String, Vec<u8>)],
-) -> (std::collections::HashSet<String>, Vec<Diagnostic>) {
+) -> (std::collections::HashSet<String>, Vec<(Diagnostic, bool)>) {
     let config = |p: &str| lint::agents::is_agent_config(p);
     let maybe = given.iter().any(|(path, name, bytes)| {
         config(path)
@@ -561,7 +571,7 @@ fn run_scripts(
     let unfollowed = found
         .unfollowed
         .into_iter()
-        .filter(|d| given.iter().any(|(p, _, _)| *p == d.path))
+        .filter(|(d, _)| given.iter().any(|(p, _, _)| *p == d.path))
         .collect();
     (scripts, unfollowed)
 }
@@ -775,8 +785,9 @@ struct AgentSearch {
     read: Vec<AgentRead>,
     /// Where the search did not read to the end, worded for the report.
     unsearched: Vec<String>,
-    /// What the configurations found run that the gate could not follow.
-    unfollowed: Vec<Diagnostic>,
+    /// What the configurations found run that the gate could not follow (CFG007), each
+    /// with whether an allowlist entry may acknowledge it (no static reading can follow it).
+    unfollowed: Vec<(Diagnostic, bool)>,
 }
 
 /// The agent instruction files ([`lint::agents`]) in `source`, at any depth: the tracked
@@ -982,7 +993,7 @@ fn agent_files(repo: &crate::git::Repo, dir: &HandoffDir, source: Source) -> Res
             followed
                 .unfollowed
                 .iter()
-                .map(|u| lint::unfollowed_diagnostic(&config, &text, u)),
+                .map(|u| (lint::unfollowed_diagnostic(&config, &text, u), !u.unread)),
         );
         for run in followed.runs {
             if seen.contains(&run.path)

@@ -166,9 +166,11 @@ fn layer_hint(layer: &str, dir: Option<&str>) -> Option<String> {
             (or the file's `$Format:`) for handoff and instruction files at the `.gitattributes` \
             line named, stage it and retry"
             .into(),
-        AGENT_RUNS_LAYER => "the agent would read what a script prints that the gate never \
-            read: name the script in the configuration's command, or run it through fewer \
-            scripts and recipes, so that the gate follows it"
+        AGENT_RUNS_LAYER => "the agent would read text the gate never judged: name the \
+            script in the configuration's command as a path of the repository, or run it \
+            through fewer scripts and recipes, so that the gate follows it; what no reading \
+            can follow is acknowledged by an aahp-allowlist.json entry with the fingerprint \
+            the error names (a reviewer sees it)"
             .into(),
         "history" => "rewrite the range's commits so that none holds the credential (`git \
             rebase -i`), and revoke it: it may already be copied"
@@ -1270,6 +1272,19 @@ impl lint::agent_runs::Tree for HeldTree<'_> {
             _ => None,
         }
     }
+
+    fn holds_compiled(&mut self, path: &str) -> bool {
+        self.content
+            .resolve_path(self.repo, path)
+            .ok()
+            .and_then(|path| {
+                self.content
+                    .read_agent_file(self.repo, &path)
+                    .ok()
+                    .flatten()
+            })
+            .is_some_and(|b| lint::agent_runs::compiled(&b))
+    }
 }
 
 /// The files the agent configuration at `path` names as instruction files
@@ -2078,7 +2093,55 @@ fn judge_target(
         None => Vec::new(),
     };
     let is_left: std::collections::HashSet<usize> = left.iter().copied().collect();
-    for r in reads {
+    // What agent configurations grant and what the gate cannot follow of what they run:
+    // over a range, every configuration of the tip (a reviewer sees it); else those the
+    // change touches, or whose scripts it touches. Known before the directories are judged,
+    // so that what no reading can follow is looked up in the allowlist of the directory
+    // that owns its configuration (CFG007 acknowledgements).
+    let notes: Vec<(String, ConfigNote)> = if let (Source::Commit(tip), Some(base), true) =
+        (&target.source, target.base_commit, ranged)
+    {
+        added_grants(repo, base, *tip, &target.changes)?
+    } else {
+        runs.unfollowed.sort();
+        runs.unfollowed.dedup();
+        std::mem::take(&mut runs.unfollowed)
+            .into_iter()
+            .map(|(path, what)| {
+                (
+                    path,
+                    ConfigNote::Unfollowed {
+                        what,
+                        touched: true,
+                    },
+                )
+            })
+            .collect()
+    };
+    let owner_of: Vec<Option<usize>> = notes
+        .iter()
+        .map(|(path, note)| match note {
+            ConfigNote::Unfollowed { what, .. } if !what.unread => {
+                nearest_dir(reads.iter().map(|r| &r.dir), path)
+            }
+            _ => None,
+        })
+        .collect();
+    let mut acks: Vec<Option<String>> = vec![None; notes.len()];
+    for (k, r) in reads.into_iter().enumerate() {
+        if owner_of.contains(&Some(k)) {
+            let cfg = match &r.cfg {
+                Some(cfg) => std::sync::Arc::clone(cfg),
+                None => std::sync::Arc::new(LintConfig::from_snapshot(&r.dir, &r.snap, today)?),
+            };
+            for (i, (path, note)) in notes.iter().enumerate() {
+                if owner_of[i] == Some(k)
+                    && let ConfigNote::Unfollowed { what, .. } = note
+                {
+                    acks[i] = lint::unfollowed_acknowledgement(&cfg, path, what);
+                }
+            }
+        }
         let moved_from = moved
             .as_ref()
             .filter(|(_, to)| *to == r.dir.rel)
@@ -2184,29 +2247,20 @@ fn judge_target(
     if let Some(layer) = history_layer(repo, target, scope, &history_dirs, &pulled_paths, today)? {
         report.layers.push(layer);
     }
-    // What agent configurations grant, and what the gate cannot follow of what they run:
-    // over a range, every configuration of the tip (a reviewer sees it); else those the
-    // change touches, or whose scripts it touches.
     let mut layer = Layer::new("agent-config");
     let mut unfollowed = Layer::new(AGENT_RUNS_LAYER);
-    if let (Source::Commit(tip), Some(base), true) = (&target.source, target.base_commit, ranged) {
-        for (path, note) in added_grants(repo, base, *tip, &target.changes)? {
-            match note {
-                ConfigNote::Added(what) => layer.warn(
-                    Some(path),
-                    format!(
-                        "{what}: the agent runs or allows it without asking, and the gate \
-                         cannot tell a good one from a bad one; a reviewer should"
-                    ),
+    for ((path, note), ack) in notes.into_iter().zip(acks) {
+        match note {
+            ConfigNote::Added(what) => layer.warn(
+                Some(path),
+                format!(
+                    "{what}: the agent runs or allows it without asking, and the gate \
+                     cannot tell a good one from a bad one; a reviewer should"
                 ),
-                ConfigNote::Unfollowed(u) => unfollowed_finding(&mut unfollowed, path, &u),
+            ),
+            ConfigNote::Unfollowed { what, touched } => {
+                unfollowed_finding(&mut unfollowed, path, &what, touched, ack.as_deref());
             }
-        }
-    } else {
-        runs.unfollowed.sort();
-        runs.unfollowed.dedup();
-        for (path, u) in std::mem::take(&mut runs.unfollowed) {
-            unfollowed_finding(&mut unfollowed, path, &u);
         }
     }
     for layer in [layer, unfollowed] {
@@ -2222,14 +2276,48 @@ fn judge_target(
 const AGENT_RUNS_LAYER: &str = "agent-runs";
 
 /// A finding of the `agent-runs` layer for what the gate could not follow of what the
-/// configuration at `path` runs: it fails when the gate could have read what the agent runs
-/// and did not (fail closed), and warns when no static reading can tell.
-fn unfollowed_finding(layer: &mut Layer, path: String, u: &lint::agent_runs::Unfollowed) {
-    if u.unread {
-        layer.fail(Some(path), u.message());
-    } else {
-        layer.warn(Some(path), u.message());
+/// configuration at `path` runs. Where the change adds or alters the configuration or what
+/// it runs (`touched`), it fails (fail closed): the agent would read text the gate never
+/// judged. What no static reading can follow may be acknowledged by an allowlist entry
+/// (`ack`, as the user reads it): a warning naming it. In a range that leaves both alone,
+/// a warning, for a reviewer.
+fn unfollowed_finding(
+    layer: &mut Layer,
+    path: String,
+    u: &lint::agent_runs::Unfollowed,
+    touched: bool,
+    ack: Option<&str>,
+) {
+    match ack {
+        Some(by) => layer.warn(
+            Some(path),
+            format!("{} (acknowledged by {by})", u.message()),
+        ),
+        None if touched => {
+            let message = lint::unfollowed_message(u, &lint::unfollowed_fingerprint(&path, u));
+            layer.fail(Some(path), message);
+        }
+        None => layer.warn(Some(path), u.message()),
     }
+}
+
+/// The index of the directory among `dirs` whose package holds `path` (the nearest one),
+/// the one whose configuration (allowlist) applies to a file outside every handoff
+/// directory, such as an agent configuration.
+pub(crate) fn nearest_dir<'d>(
+    dirs: impl Iterator<Item = &'d HandoffDir>,
+    path: &str,
+) -> Option<usize> {
+    dirs.enumerate()
+        .filter(|(_, d)| {
+            let root = d.package_root();
+            root.is_empty()
+                || path
+                    .strip_prefix(root)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+        .max_by_key(|(_, d)| d.package_root().len())
+        .map(|(i, _)| i)
 }
 
 /// What a range changes of what an agent configuration grants and runs ([`added_grants`]).
@@ -2237,8 +2325,12 @@ fn unfollowed_finding(layer: &mut Layer, path: String, u: &lint::agent_runs::Unf
 pub(crate) enum ConfigNote {
     /// A grant the range adds, a script or recipe of it the range changes: for a reviewer.
     Added(String),
-    /// What the gate cannot follow of what the configuration runs.
-    Unfollowed(lint::agent_runs::Unfollowed),
+    /// What the gate cannot follow of what the configuration runs; `touched` when the
+    /// range changes the configuration or what it runs.
+    Unfollowed {
+        what: lint::agent_runs::Unfollowed,
+        touched: bool,
+    },
 }
 
 impl ConfigNote {
@@ -2246,7 +2338,7 @@ impl ConfigNote {
     pub(crate) fn text(&self) -> String {
         match self {
             ConfigNote::Added(what) => what.clone(),
-            ConfigNote::Unfollowed(u) => u.message(),
+            ConfigNote::Unfollowed { what, .. } => what.message(),
         }
     }
 }
@@ -2354,9 +2446,8 @@ pub(crate) fn added_grants(
             }
         }
         // What the gate cannot follow is shown whenever it is judged (fail closed).
-        for mut what in followed.unfollowed {
-            what.unread &= touched;
-            out.push((path.clone(), ConfigNote::Unfollowed(what)));
+        for what in followed.unfollowed {
+            out.push((path.clone(), ConfigNote::Unfollowed { what, touched }));
         }
     }
     out.sort();

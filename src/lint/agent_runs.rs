@@ -1603,6 +1603,7 @@ const FROM_THE_PROJECT: &str =
     "name the script from the project's directory, or `cd` to a directory the script names";
 const SAY_IT: &str = "print a file of the repository the gate judges instead, or name it \
      as a plain path";
+const BUILD_IT: &str = "run a script of the repository the gate reads instead";
 const COMMIT_RECIPE: &str =
     "commit the file that holds what it runs, or name the script in the command";
 
@@ -1642,6 +1643,11 @@ pub trait Tree {
     /// nothing is there.
     fn declined(&mut self, _path: &str) -> Option<String> {
         None
+    }
+    /// True when the tree holds the file at `path` as a compiled program ([`compiled`]),
+    /// which [`Tree::read`] gives no text for.
+    fn holds_compiled(&mut self, _path: &str) -> bool {
+        false
     }
 }
 
@@ -2398,11 +2404,12 @@ impl Walk<'_> {
                     .filter(|b| b.nested > cmd.nested)
                     .map(|b| b.words.as_slice()),
             };
+            // The command's word after keywords and assignments (`while IFS= read -r f`).
             let lead = words.iter().position(|w| {
                 !matches!(
                     w.as_str(),
                     "do" | "then" | "else" | "while" | "until" | "if" | "elif" | "!"
-                )
+                ) && !w.split_once('=').is_some_and(|(n, _)| is_name(n))
             });
             match lead.map(|h| (words[h].as_str(), &words[h + 1..])) {
                 Some(("for" | "select", [name, rest @ ..])) if is_name(name) => {
@@ -2521,12 +2528,16 @@ impl Walk<'_> {
                     let to = places.pushed.pop().flatten();
                     places.cd(to);
                 }
+                // A script named by a `while read` loop's variable is one of the names its
+                // list holds, followed at its `done`: nothing is left unfollowed here.
                 Hands::Script { word, program } => {
-                    self.script_word(scope, &places, &word, program, &shown, depth);
+                    if !fed_by_loop(&word, &loop_vars) {
+                        self.script_word(scope, &places, &word, program, &shown, depth);
+                    }
                 }
                 Hands::Scripts(files) => {
-                    for word in files {
-                        self.script_word(scope, &places, &word, false, &shown, depth);
+                    for word in files.iter().filter(|w| !fed_by_loop(w, &loop_vars)) {
+                        self.script_word(scope, &places, word, false, &shown, depth);
                     }
                 }
                 Hands::Module(module) => {
@@ -2864,7 +2875,13 @@ impl Walk<'_> {
                     if let Some(reason) = self.declined(&paths) {
                         return self.in_submodule(&scope.who, shown, &reason);
                     }
-                    if has_glob(word) {
+                    if !has_glob(word) && paths.iter().any(|p| self.reader.tree.holds_compiled(p)) {
+                        Some((
+                            "a compiled program the repository holds: what it prints, no \
+                             reading can tell",
+                            BUILD_IT,
+                        ))
+                    } else if has_glob(word) {
                         Some(("the repository holds no file it matches", COMMIT_IT))
                     } else {
                         Some(("the repository does not hold it", COMMIT_IT))
@@ -4863,6 +4880,13 @@ fn var_names(word: &str) -> impl Iterator<Item = &str> {
             .unwrap_or(rest.len());
         (end > 0).then(|| &rest[..end])
     })
+}
+
+/// True when `word` names variables and each is set by a `while read` loop fed from a file
+/// (`loop_vars`): its values are the names the file holds.
+fn fed_by_loop(word: &str, loop_vars: &HashSet<String>) -> bool {
+    let mut names = var_names(word).peekable();
+    names.peek().is_some() && names.all(|n| loop_vars.contains(n))
 }
 
 /// The most [`substituted`] adds to a word.

@@ -286,9 +286,13 @@ impl LintConfig {
 }
 
 /// The finding (CFG007) for what the gate could not follow of what the agent configuration
-/// at `path` (read as `text`) runs, on the line that names the command it comes from: an
-/// error when the gate could have read what runs and did not (fail closed), else a warning
-/// that says so.
+/// at `path` (read as `text`) runs, on the line that names the command it comes from. It is
+/// an error (fail closed): what the agent would read there is text the gate never judged.
+/// One no static reading can follow (`unread` false) can be acknowledged by an
+/// `aahp-allowlist.json` entry with its fingerprint ([`unfollowed_acknowledgement`]), which
+/// its message names; its fingerprint hashes the configuration's path and what the gate
+/// says of the command, not the line, so an acknowledgement survives edits elsewhere in the
+/// file and lapses when the command changes.
 pub fn unfollowed_diagnostic(path: &str, text: &str, u: &agent_runs::Unfollowed) -> Diagnostic {
     // The command's longest word, as the configuration may quote it.
     let needle = u
@@ -299,11 +303,74 @@ pub fn unfollowed_diagnostic(path: &str, text: &str, u: &agent_runs::Unfollowed)
     let line = needle
         .and_then(|n| text.lines().position(|l| l.contains(n)))
         .map_or(1, |i| i + 1);
-    let mut d = config_diag(&registry::CFG007, path, text, line, u.message());
-    if u.unread {
-        d.severity = Severity::Error;
-    }
+    let fp = unfollowed_fingerprint(path, u);
+    let mut d = config_diag(
+        &registry::CFG007,
+        path,
+        text,
+        line,
+        unfollowed_message(u, &fp),
+    );
+    d.fingerprint = fp;
     d
+}
+
+/// The fingerprint of the CFG007 finding for `u` in the configuration at `path`.
+pub fn unfollowed_fingerprint(path: &str, u: &agent_runs::Unfollowed) -> String {
+    fingerprint(registry::CFG007.id, path, &u.message(), 0, false)
+}
+
+/// What a user reads of `u` when it blocks: what the gate could not follow, how to make it
+/// judgeable, and, when it can be acknowledged, the allowlist entry that does.
+pub fn unfollowed_message(u: &agent_runs::Unfollowed, fingerprint: &str) -> String {
+    if u.unread {
+        u.message()
+    } else {
+        format!(
+            "{}; or, to have the agent run it unjudged, acknowledge it: an entry in the \
+             handoff directory's {} with rule CFG007 and fingerprint {fingerprint}",
+            u.message(),
+            allow::ALLOWLIST
+        )
+    }
+}
+
+/// The `aahp-allowlist.json` entry of `cfg` (unexpired, for rule CFG007 and this finding's
+/// fingerprint, and for `path` when it names one) that acknowledges `u` in the configuration
+/// at `path`, as a user reads it (file, reason, owner, expiry). `None` for what the gate
+/// could have read and did not (`unread`): that is made judgeable, not acknowledged.
+pub fn unfollowed_acknowledgement(
+    cfg: &LintConfig,
+    path: &str,
+    u: &agent_runs::Unfollowed,
+) -> Option<String> {
+    if u.unread {
+        return None;
+    }
+    acknowledging(cfg, path, &unfollowed_fingerprint(path, u)).map(|(_, by)| by)
+}
+
+/// The first unexpired CFG007 entry of `cfg` for `fingerprint` at `path` (by index), with
+/// how a user reads it.
+fn acknowledging(cfg: &LintConfig, path: &str, fingerprint: &str) -> Option<(usize, String)> {
+    cfg.allow
+        .iter()
+        .enumerate()
+        .find(|(_, e)| {
+            !e.expired
+                && e.rule == registry::CFG007.id
+                && e.fingerprint == fingerprint
+                && e.path.as_deref().is_none_or(|p| p == path)
+        })
+        .map(|(i, e)| {
+            (
+                i,
+                format!(
+                    "{}: {} ({}, until {})",
+                    cfg.allow_path, e.reason, e.owner, e.expires
+                ),
+            )
+        })
 }
 
 fn config_diag(
@@ -361,6 +428,56 @@ pub struct LintOutcome {
 }
 
 impl LintOutcome {
+    /// Adds the CFG007 findings `found` ([`unfollowed_diagnostic`]), each with whether no
+    /// static reading can follow it, as [`LintOutcome::add`] does; those an entry of `cfg`
+    /// acknowledges are suppressed by it. With `report_unused` (every configuration was
+    /// walked), each unexpired CFG007 entry of `cfg` that acknowledged none is said (CFG005).
+    pub fn add_unfollowed(
+        &mut self,
+        cfg: &LintConfig,
+        found: Vec<(Diagnostic, bool)>,
+        report_unused: bool,
+    ) {
+        let mut used = vec![false; cfg.allow.len()];
+        let mut open = Vec::new();
+        for (mut d, acknowledgeable) in found {
+            if acknowledgeable && let Some((i, by)) = acknowledging(cfg, &d.path, &d.fingerprint) {
+                used[i] = true;
+                d.suppressed_by = Some(by);
+                if !self
+                    .suppressed
+                    .iter()
+                    .any(|s| s.fingerprint == d.fingerprint)
+                {
+                    self.suppressed.push(d);
+                }
+            } else {
+                open.push(d);
+            }
+        }
+        if report_unused {
+            for (e, _) in cfg
+                .allow
+                .iter()
+                .zip(&used)
+                .filter(|(e, u)| !**u && !e.expired && e.rule == registry::CFG007.id)
+            {
+                open.push(config_diag(
+                    &registry::CFG005,
+                    &cfg.allow_path,
+                    "",
+                    e.line,
+                    format!(
+                        "allowlist entry for {} {} acknowledges no command an agent \
+                         configuration runs; remove it",
+                        e.rule, e.fingerprint
+                    ),
+                ));
+            }
+        }
+        self.add(open);
+    }
+
     /// Adds findings made beside the rules (what a configuration runs that the gate cannot
     /// follow), each once, in the order of the others.
     pub fn add(&mut self, found: Vec<Diagnostic>) {
@@ -794,8 +911,10 @@ fn lint_inputs(
         }
     }
     if report_unused {
+        // An acknowledged command an agent configuration runs (CFG007) is matched by the
+        // walk over what configurations run, not by a file's lint.
         for (e, u) in cfg.allow.iter().zip(&used) {
-            if !u && !e.expired {
+            if !u && !e.expired && e.rule != registry::CFG007.id {
                 out.diagnostics.push(config_diag(
                     &registry::CFG005,
                     &cfg.allow_path,

@@ -990,11 +990,11 @@ rule!(CFG006, "CFG006", "too-many-findings", Cfg, Error,
     hits: [],
     misses: []);
 
-rule!(CFG007, "CFG007", "unfollowed-agent-command", Cfg, Warning,
+rule!(CFG007, "CFG007", "unfollowed-agent-command", Cfg, Error,
     "A command an agent configuration runs whose scripts the gate cannot follow.",
-    what: "What a hook, an MCP server or another command of an agent configuration runs is followed through wrappers, scripts, package scripts, recipes and tasks; this names the configuration and the command where the gate stopped. A script named by a variable, built at run time or fetched, one the repository does not hold, or a relative path after a `cd` the gate cannot resolve is a warning: no static reading can tell what runs. A chain more than four steps from the configuration, or more scripts and recipes than the gate reads, is an error: the agent would read what a script prints that the gate could have read and did not.",
+    what: "What a hook, an MCP server or another command of an agent configuration runs is followed through wrappers, scripts, package scripts, recipes and tasks; this names the configuration and the command where the gate stopped. It is an error (fail closed) in a change that adds or alters the configuration or what it runs: the agent would read text the gate never judged. Where no static reading can tell what runs (a script named by a variable, built at run time or fetched, one the repository does not hold, a relative path after a `cd` the gate cannot resolve, commit messages or another version of a file printed), an `aahp-allowlist.json` entry with this rule and the finding's fingerprint acknowledges it, and it is then a warning that names the entry. Where the gate could have read it and did not (a chain more than four steps from the configuration, more scripts and recipes than the gate reads, a script inside a submodule), no entry does: the fix is to make it readable. In a range that leaves the configuration and what it runs alone, it is a warning.",
     why: "A hook's output and a server's tool descriptions reach the agent; a script the gate did not read is text it would pass unjudged.",
-    fix: "Name the script in the command as a path of the repository and commit it; run it from the configuration's command, or through fewer scripts and recipes.",
+    fix: "Name the script in the command as a path of the repository and commit it; run it from the configuration's command, or through fewer scripts and recipes; or acknowledge what no reading can follow with an allowlist entry naming the fingerprint.",
     hits: [],
     misses: []);
 

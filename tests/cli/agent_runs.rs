@@ -129,8 +129,9 @@ fn a_script_a_hook_or_server_runs_is_judged_and_its_change_shown() {
 }
 
 /// What a command names that is not a file of the repository (a module, a path out of the
-/// tree, a command on the PATH, a file that does not exist) is not judged as a script, and
-/// ordinary scripts pass.
+/// tree, a command on the PATH) is not judged as a script, and ordinary scripts pass. (A
+/// path of the repository the tree does not hold is what the gate cannot follow:
+/// `what_the_gate_cannot_follow_is_shown`.)
 #[test]
 fn commands_out_of_the_repository_or_ordinary_scripts_pass() {
     let repo = handoff_repo();
@@ -139,8 +140,7 @@ fn commands_out_of_the_repository_or_ordinary_scripts_pass() {
         r#"{"hooks": {
             "SessionStart": [{"hooks": [{"type": "command", "command": "python -m tools.context"}]}],
             "Stop": [{"hooks": [{"type": "command", "command": "~/bin/notify.sh && /usr/local/bin/done.sh"}]}],
-            "PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/fmt.sh"}]}],
-            "PreToolUse": [{"hooks": [{"type": "command", "command": "bash scripts/missing.sh"}]}]}}"#,
+            "PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/fmt.sh"}]}]}}"#,
     );
     repo.write(
         ".claude/hooks/fmt.sh",
@@ -160,6 +160,21 @@ fn commands_out_of_the_repository_or_ordinary_scripts_pass() {
     repo.aahp(&["lint", "--all"]).assert_code(0);
     let ci = commit_and_verify(&repo, "Hooks added.");
     ci.assert_code(0);
+}
+
+/// Writes the scripts and the package scripts the configurations of [`RISKY_GRANTS`] and
+/// [`ORDINARY_MORE`] run, clean: a repository that runs them holds them (a script it does
+/// not hold is what the gate cannot follow, and blocks).
+fn what_the_settings_run(repo: &TestRepo) {
+    for script in ["key", "status", "otel", "tools", "call", "mcp"] {
+        repo.write(&format!("scripts/{script}.sh"), CLEAN_SCRIPT);
+    }
+    repo.write("tools/telemetry.js", "module.exports = {};\n");
+    repo.write("mcp/fs.js", "console.log(\"ready\");\n");
+    repo.write(
+        "package.json",
+        r#"{"name": "demo", "scripts": {"dev": "vite", "lint": "eslint ."}}"#,
+    );
 }
 
 /// (configuration, its text in the range, what the warning says)
@@ -260,6 +275,7 @@ const RISKY_GRANTS: &[(&str, &str, &str)] = &[
 fn a_range_adding_risky_grants_is_shown_to_a_reviewer() {
     for (config, text, shown) in RISKY_GRANTS {
         let repo = handoff_repo();
+        what_the_settings_run(&repo);
         let base = if *config == ".mcp.json" {
             r#"{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}}}"#
         } else {
@@ -270,7 +286,9 @@ fn a_range_adding_risky_grants_is_shown_to_a_reviewer() {
         repo.git(&["commit", "-q", "-m", "base"]);
         repo.write(config, text);
         let ci = commit_and_verify(&repo, "Settings changed.");
-        ci.assert_code(0);
+        // A library preloaded from a path of the repository the tree does not hold is also
+        // what the gate cannot follow.
+        ci.assert_code(i32::from(text.contains("./lib/hook.so")));
         assert!(
             ci.stdout.contains("agent-config") && ci.stdout.contains(shown),
             "{config}: {shown}\n{ci}"
@@ -537,6 +555,7 @@ const ORDINARY_MORE: &[(&str, &str, &str)] = &[
 fn ordinary_configurations_of_more_agents_pass_and_show_what_they_add() {
     for (path, text, shown) in ORDINARY_MORE {
         let repo = handoff_repo();
+        what_the_settings_run(&repo);
         repo.write(path, text);
         stage(&repo, "Agent settings added.");
         let hook = repo.aahp(&["hook", "pre-commit"]);
@@ -928,9 +947,9 @@ fn what_node_and_npm_resolve_is_followed() {
     repo.write("tools/README.md", "# Tools\n");
     stage(&repo, "Hook added.");
     let out = repo.aahp(&["hook", "pre-commit"]);
-    out.assert_code(0);
+    out.assert_code(1);
     assert!(
-        out.stderr
+        out.stdout
             .contains("no `package.json` in `tools` or a directory above it"),
         "{out}"
     );
@@ -1033,7 +1052,7 @@ fn what_the_gate_cannot_follow_is_shown() {
         "#!/bin/sh\n. \"$HOOK_LIB\"\n./tools/gone.sh\nbash \"$TOOLS/report.sh\"\necho done\n",
     );
     let ci = commit_and_verify(&repo, "Hooks added.");
-    ci.assert_code(0);
+    ci.assert_code(1);
     assert!(
         ci.stdout.contains("agent-config")
             && ci
@@ -1054,7 +1073,7 @@ fn what_the_gate_cannot_follow_is_shown() {
     );
     repo.write("tools/ctx.js", "console.log(\"Branch: main\");\n");
     let ci = commit_and_verify(&repo, "Context script added.");
-    ci.assert_code(0);
+    ci.assert_code(1);
     assert!(
         ci.stdout.contains("`package.json`, which holds what")
             && !ci
@@ -1191,6 +1210,14 @@ fn a_script_past_the_steps_the_gate_follows_blocks_naming_where_it_stopped() {
     let one = repo.aahp(&["lint", ".claude/settings.json"]);
     one.assert_code(1);
     assert!(one.stdout.contains("error[CFG007"), "{one}");
+    // What the gate could have read is made judgeable, not acknowledged: an allowlist entry
+    // with its fingerprint changes nothing.
+    let prints = unfollowed_fingerprints(&repo);
+    assert_eq!(prints.len(), 1, "{prints:?}");
+    acknowledge(&repo, &prints[0], STILL_VALID);
+    stage(&repo, "Deep hook acknowledged.");
+    repo.aahp(&["hook", "pre-commit"]).assert_code(1);
+    repo.aahp(&["lint", "--all"]).assert_code(1);
     repo.git(&["commit", "-q", "--no-verify", "-m", "deep"]);
     let ci = repo.aahp(&["verify", "--level", "ci", "--base", "HEAD~1"]);
     ci.assert_code(1);
@@ -1206,13 +1233,43 @@ fn a_script_past_the_steps_the_gate_follows_blocks_naming_where_it_stopped() {
     assert!(!hook.stdout.contains("does not follow"), "{hook}");
 }
 
-/// Session 30 #8: what no static reading can resolve (a script named by a variable) is a
-/// warning wherever what the configuration runs is judged: at the hook when the
-/// configuration or a script it runs is staged, in `lint --all` and `lint CONFIG`, naming
-/// the configuration, the command and how to make it judgeable; the hook passes, and a
+/// The fingerprints of the CFG007 findings `lint --all` gives, in order.
+fn unfollowed_fingerprints(repo: &TestRepo) -> Vec<String> {
+    let out = repo.aahp(&["lint", "--all", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("lint JSON");
+    v["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "CFG007")
+        .map(|d| d["fingerprint"].as_str().expect("fingerprint").to_string())
+        .collect()
+}
+
+/// Writes the handoff directory's allowlist with one CFG007 entry for `fingerprint`,
+/// expiring on `expires`.
+fn acknowledge(repo: &TestRepo, fingerprint: &str, expires: &str) {
+    repo.write(
+        ".ai/handoff/aahp-allowlist.json",
+        format!(
+            r#"{{"version": 1, "entries": [{{"rule": "CFG007", "fingerprint": "{fingerprint}", "reason": "the hook's context script lives in the user's home", "owner": "dev@example.com", "expires": "{expires}"}}]}}"#
+        ),
+    );
+}
+
+/// An `expires` after the tests' fixed today (`support::NOW`), and one before it.
+const STILL_VALID: &str = "2027-01-15";
+const EXPIRED: &str = "2026-11-01";
+
+/// Session 30 #8, session 37: what no static reading can resolve (a script named by a
+/// variable) fails closed wherever what the configuration runs is judged: at the hook when
+/// the configuration or a script it runs is staged, in `lint --all` and `lint CONFIG`,
+/// naming the configuration, the command, how to make it judgeable and the fingerprint an
+/// allowlist entry acknowledges it by. Acknowledged, the hook passes saying the command and
+/// the entry; the acknowledgement lapses when the command changes or the entry expires; a
 /// change that touches neither says nothing of it.
 #[test]
-fn what_no_static_reading_can_resolve_is_a_warning_at_the_hook_and_in_lint() {
+fn what_no_static_reading_can_resolve_blocks_until_acknowledged() {
     let repo = handoff_repo();
     repo.write(
         ".claude/settings.json",
@@ -1224,17 +1281,23 @@ fn what_no_static_reading_can_resolve_is_a_warning_at_the_hook_and_in_lint() {
     );
     stage(&repo, "Hook added.");
     let said = "runs `bash $HOOK_HOME/context.sh`, which the gate cannot follow (a script named by a variable)";
+    let prints = unfollowed_fingerprints(&repo);
+    assert_eq!(prints.len(), 1, "{prints:?}");
+    let fingerprint = &prints[0];
     let hook = repo.aahp(&["hook", "pre-commit"]);
-    hook.assert_code(0);
+    hook.assert_code(1);
     assert!(
-        hook.stderr
-            .contains("git-aahp hook: warning: .claude/settings.json: ")
-            && hook.stderr.contains(said)
-            && hook.stderr.contains("name the script in the command"),
+        hook.stdout.contains("FAIL  agent-runs")
+            && hook.stdout.contains(".claude/settings.json: ")
+            && hook.stdout.contains(said)
+            && hook.stdout.contains("name the script in the command")
+            && hook.stdout.contains(&format!(
+                "aahp-allowlist.json with rule CFG007 and fingerprint {fingerprint}"
+            )),
         "{hook}"
     );
     let verify = repo.aahp(&["verify", "--level", "precommit"]);
-    verify.assert_code(0);
+    verify.assert_code(1);
     assert!(
         verify.stdout.contains("agent-runs") && verify.stdout.contains(said),
         "{verify}"
@@ -1244,11 +1307,37 @@ fn what_no_static_reading_can_resolve_is_a_warning_at_the_hook_and_in_lint() {
         &["lint", ".claude/settings.json"][..],
     ] {
         let out = repo.aahp(args);
-        out.assert_code(0);
+        out.assert_code(1);
         assert!(
             out.stdout
-                .contains(".claude/settings.json:1:1: warning[CFG007")
-                && out.stdout.contains(said),
+                .contains(".claude/settings.json:1:1: error[CFG007")
+                && out.stdout.contains(said)
+                && out.stdout.contains(fingerprint.as_str()),
+            "{args:?}\n{out}"
+        );
+    }
+    // Acknowledged by the handoff directory's allowlist: passes, saying both.
+    acknowledge(&repo, fingerprint, STILL_VALID);
+    stage(&repo, "Hook acknowledged.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(
+        hook.stderr
+            .contains("git-aahp hook: warning: .claude/settings.json: ")
+            && hook.stderr.contains(said)
+            && hook.stderr.contains(
+                "(acknowledged by .ai/handoff/aahp-allowlist.json: the hook's context script"
+            ),
+        "{hook}"
+    );
+    for args in [
+        &["lint", "--all"][..],
+        &["lint", ".claude/settings.json"][..],
+    ] {
+        let out = repo.aahp(args);
+        out.assert_code(0);
+        assert!(
+            out.stdout.contains("1 allowed") && !out.stdout.contains("CFG005"),
             "{args:?}\n{out}"
         );
     }
@@ -1258,15 +1347,38 @@ fn what_no_static_reading_can_resolve_is_a_warning_at_the_hook_and_in_lint() {
     let hook = repo.aahp(&["hook", "pre-commit"]);
     hook.assert_code(0);
     assert!(!hook.stderr.contains("cannot follow"), "{hook}");
-    // The script it runs staged: said again.
+    // The script it runs changed to name another variable: the acknowledgement does not
+    // cover it, and `lint --all` says the entry acknowledges nothing.
+    repo.write(
+        ".claude/hooks/start.sh",
+        "#!/bin/sh\n# Context for the session.\nbash \"$HOOK_DIR/context.sh\"\n",
+    );
+    stage(&repo, "Hook changed.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains("`bash $HOOK_DIR/context.sh`"),
+        "{hook}"
+    );
+    let all = repo.aahp(&["lint", "--all"]);
+    all.assert_code(1);
+    assert!(
+        all.stdout.contains("warning[CFG005")
+            && all
+                .stdout
+                .contains("acknowledges no command an agent configuration runs"),
+        "{all}"
+    );
+    // Back to the acknowledged command, with the entry expired: blocks again.
     repo.write(
         ".claude/hooks/start.sh",
         "#!/bin/sh\n# Context for the session.\nbash \"$HOOK_HOME/context.sh\"\n",
     );
-    stage(&repo, "Hook commented.");
+    acknowledge(&repo, fingerprint, EXPIRED);
+    stage(&repo, "Acknowledgement expired.");
     let hook = repo.aahp(&["hook", "pre-commit"]);
-    hook.assert_code(0);
-    assert!(hook.stderr.contains(said), "{hook}");
+    hook.assert_code(1);
+    assert!(hook.stdout.contains(said), "{hook}");
 }
 
 /// A `SessionStart` hook running `command`, as `.claude/settings.json` holds it.
@@ -1337,7 +1449,9 @@ fn a_script_with_a_nul_or_a_latin1_byte_is_judged_as_text() {
         ci.assert_code(1);
         assert!(ci.stdout.contains("tools/s.sh"), "{tail}\n{ci}");
     }
-    // A compiled program a hook runs is not text the agent reads.
+    // A compiled program a hook runs is not text the agent reads (its bytes are not judged
+    // as instructions), but what it prints no reading can tell: said, and passed once
+    // acknowledged.
     let repo = handoff_repo();
     repo.write(".claude/settings.json", session_hook("./tools/bin"));
     std::fs::create_dir_all(repo.path().join("tools")).unwrap();
@@ -1345,7 +1459,13 @@ fn a_script_with_a_nul_or_a_latin1_byte_is_judged_as_text() {
     elf.extend_from_slice(INJECTION.as_bytes());
     std::fs::write(repo.path().join("tools/bin"), &elf).unwrap();
     stage(&repo, "Program added.");
-    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+    blocks_until_acknowledged(
+        &repo,
+        &[
+            "runs `./tools/bin`",
+            "a compiled program the repository holds",
+        ],
+    );
 }
 
 /// Review atk31 #9: a `package.json` npm reads (a byte-order mark, a number past a double's
@@ -1440,8 +1560,8 @@ fn msg_judged_at_the_hook_and_in_a_script(command: &str) {
 }
 
 /// Review atk31 #7: what a command hands the agent that the gate cannot read (a file it
-/// decompresses, the commit messages `git log` prints, another version of a file) is a
-/// CFG007 warning naming the command; the hook passes.
+/// decompresses, the commit messages `git log` prints, another version of a file) is
+/// CFG007 naming the command: the hook blocks it until an allowlist entry acknowledges it.
 #[test]
 fn what_a_command_prints_that_the_gate_cannot_read_is_said() {
     for (command, why) in [
@@ -1468,17 +1588,15 @@ fn what_a_command_prints_that_the_gate_cannot_read_is_said() {
         )
         .unwrap();
         stage(&repo, "Hook added.");
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(0);
-        assert!(
-            hook.stderr.contains(&format!(
-                "runs `{command}`, which the gate cannot follow ({why}"
-            )),
-            "{command}\n{hook}"
-        );
         let all = repo.aahp(&["lint", "--all"]);
-        all.assert_code(0);
-        assert!(all.stdout.contains("warning[CFG007"), "{command}\n{all}");
+        all.assert_code(1);
+        assert!(all.stdout.contains("error[CFG007"), "{command}\n{all}");
+        blocks_until_acknowledged(
+            &repo,
+            &[&format!(
+                "runs `{command}`, which the gate cannot follow ({why}"
+            )],
+        );
     }
 }
 
@@ -1823,14 +1941,12 @@ fn what_a_runner_reads_that_the_gate_cannot_follow_is_said() {
         repo.write("package.json", r#"{"scripts": {"hook": "echo hi"}}"#);
         repo.write(file, text);
         stage(&repo, "Hook added.");
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(0);
-        match said {
-            Some(said) => assert!(
-                hook.stderr.contains("which the gate cannot follow") && hook.stderr.contains(said),
-                "{text}\n{hook}"
-            ),
-            None => assert!(!hook.stderr.contains("cannot follow"), "{text}\n{hook}"),
+        if let Some(said) = said {
+            blocks_until_acknowledged(&repo, &["which the gate cannot follow", said]);
+        } else {
+            let hook = repo.aahp(&["hook", "pre-commit"]);
+            hook.assert_code(0);
+            assert!(!hook.stderr.contains("cannot follow"), "{text}\n{hook}");
         }
     }
 }
@@ -1872,6 +1988,58 @@ fn a_script_run_from_inside_a_submodule_blocks_naming_it() {
             "{line}\n{ci}"
         );
     }
+}
+
+/// The staged change's hook blocks what the gate cannot follow, saying each of `said` and
+/// how to acknowledge it; with every CFG007 finding acknowledged in the allowlist, it
+/// passes, saying each as a warning with the entry (session 37: fail closed).
+fn blocks_until_acknowledged(repo: &TestRepo, said: &[&str]) {
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    for s in said {
+        assert!(
+            hook.stdout.contains("FAIL  agent-runs")
+                && hook.stdout.contains(s)
+                && hook.stdout.contains("with rule CFG007 and fingerprint v1:"),
+            "{s}\n{hook}"
+        );
+    }
+    let entries: Vec<String> = unfollowed_fingerprints(repo)
+        .iter()
+        .map(|f| {
+            format!(
+                r#"{{"rule": "CFG007", "fingerprint": "{f}", "reason": "reviewed: the hook's output is the team's", "owner": "dev@example.com", "expires": "{STILL_VALID}"}}"#
+            )
+        })
+        .collect();
+    repo.write(
+        ".ai/handoff/aahp-allowlist.json",
+        format!(r#"{{"version": 1, "entries": [{}]}}"#, entries.join(", ")),
+    );
+    stage(repo, "What the gate cannot follow acknowledged.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    for s in said {
+        assert!(
+            hook.stderr.contains(s)
+                && hook
+                    .stderr
+                    .contains("(acknowledged by .ai/handoff/aahp-allowlist.json"),
+            "{s}\n{hook}"
+        );
+    }
+}
+
+/// A repository whose `SessionStart` hook runs `command`, with `file` holding `text`,
+/// staged: the hook blocks what it cannot follow of it, saying `said`, and passes it
+/// acknowledged ([`blocks_until_acknowledged`]).
+fn hook_saying(command: &str, file: &str, text: &str, said: &str) -> TestRepo {
+    let repo = handoff_repo();
+    repo.write(".claude/settings.json", session_hook(command));
+    repo.write(file, text);
+    stage(&repo, "Hook added.");
+    blocks_until_acknowledged(&repo, &[said]);
+    repo
 }
 
 /// A repository whose `SessionStart` hook runs `command`, with `file` holding `text`,
@@ -2190,8 +2358,8 @@ fn what_a_run_program_loads_by_a_call_is_judged() {
     }
 }
 
-/// Review atk32 #4: a load whose name a program builds at run time is a CFG007 warning
-/// naming the call; the hook passes. A program importing its own clean helper, appending to
+/// Review atk32 #4: a load whose name a program builds at run time is CFG007 naming the
+/// call; the hook blocks it until acknowledged. A program importing its own clean helper, appending to
 /// a log it names by a variable or reading its standard input passes without one.
 #[test]
 fn what_a_run_program_loads_by_a_name_built_at_run_time_is_said() {
@@ -2217,13 +2385,7 @@ fn what_a_run_program_loads_by_a_name_built_at_run_time_is_said() {
         } else {
             "node"
         };
-        let repo = hook_running(&format!("{runner} {file}"), file, text, false);
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(0);
-        assert!(
-            hook.stderr.contains("cannot follow") && hook.stderr.contains(call),
-            "{text}\n{hook}"
-        );
+        hook_saying(&format!("{runner} {file}"), file, text, call);
     }
     let repo = handoff_repo();
     repo.write(".claude/settings.json", session_hook("python3 tools/s.py"));
@@ -2263,12 +2425,20 @@ fn a_file_named_as_the_working_directory_head_or_a_loop_s_input_is_judged() {
         vec![("tools/list", "tools/msg.txt\n")],
         "tools/msg.txt",
     ));
-    let repo = hook_running(
-        "while IFS= read -r s; do sh \"$s\"; done < tools/list",
-        "tools/list",
-        "tools/run.sh\n",
-        false,
+    // The scripts a loop's input list names are what its body runs (`sh "$s"`): followed,
+    // nothing is said of the variable, and a changed one is judged.
+    let repo = handoff_repo();
+    repo.write(
+        ".claude/settings.json",
+        session_hook("while IFS= read -r s; do sh \"$s\"; done < tools/list"),
     );
+    repo.write("tools/list", "tools/run.sh\n");
+    repo.write("tools/run.sh", CLEAN_SCRIPT);
+    stage(&repo, "Hook added.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(0);
+    assert!(!hook.stderr.contains("cannot follow"), "{hook}");
+    repo.git(&["commit", "-q", "-m", "hook"]);
     repo.write("tools/run.sh", evil_script());
     stage(&repo, "Script added.");
     blocks_naming(&repo.aahp(&["hook", "pre-commit"]), "tools/run.sh: 2:");
@@ -2279,18 +2449,13 @@ fn a_file_named_as_the_working_directory_head_or_a_loop_s_input_is_judged() {
         "alpha\nbeta\n",
         false,
     );
-    // A file it decodes from hex is a CFG007 warning naming the command: the gate judges
-    // the hex, not what it decodes to.
-    let repo = hook_running(
+    // A file it decodes from hex is CFG007, naming the command: the gate judges the hex,
+    // not what it decodes to.
+    hook_saying(
         "xxd -r -p tools/msg.hex",
         "tools/msg.hex",
         "68690a\n",
-        false,
-    );
-    let hook = repo.aahp(&["hook", "pre-commit"]);
-    assert!(
-        hook.stderr.contains("it decodes a file of the repository"),
-        "{hook}"
+        "it decodes a file of the repository",
     );
 }
 
@@ -2323,16 +2488,11 @@ fn make_s_own_messages_and_a_path_from_an_unknown_variable_are_judged_or_said() 
         let ci = commit_and_verify(&repo, "Makefile changed.");
         ci.assert_code(1);
     }
-    let repo = hook_running(
+    hook_saying(
         "PATH=\"$TOOLS:$PATH\" start",
         "tools/start",
         CLEAN_SCRIPT,
-        false,
-    );
-    let hook = repo.aahp(&["hook", "pre-commit"]);
-    assert!(
-        hook.stderr.contains("cannot follow") && hook.stderr.contains("`$TOOLS`"),
-        "{hook}"
+        "`$TOOLS`",
     );
     for command in [
         "PATH=\"$HOME/.local/bin:$PATH\" start",
@@ -2368,8 +2528,8 @@ fn a_file_a_run_program_reads_through_a_path_it_builds_is_judged() {
 }
 
 /// Review gate34 #1: a path a Python program reads through that it builds from what only the
-/// run knows (an argument, the environment, input) is a CFG007 warning naming the read; the
-/// hook passes. A module's own `open`, a file opened to be written and a file of the home
+/// run knows (an argument, the environment, input) is CFG007 naming the read; the hook
+/// blocks it until acknowledged. A module's own `open`, a file opened to be written and a file of the home
 /// directory are not reads of the repository, and say nothing.
 #[test]
 fn a_path_a_run_program_reads_that_only_the_run_knows_is_said() {
@@ -2387,13 +2547,7 @@ fn a_path_a_run_program_reads_that_only_the_run_knows_is_said() {
             "p.read_text(",
         ),
     ] {
-        let repo = hook_running("python3 tools/s.py", "tools/s.py", text, false);
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(0);
-        assert!(
-            hook.stderr.contains("cannot follow") && hook.stderr.contains(call),
-            "{text}\n{hook}"
-        );
+        hook_saying("python3 tools/s.py", "tools/s.py", text, call);
     }
     for text in [
         "import tarfile\nwith tarfile.open(\"dist/x.tgz\") as t:\n    t.extractall(\"dist\")\n",
@@ -2640,7 +2794,7 @@ fn files_named_through_shell_expansions_are_judged_or_said() {
         r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cat tools/$(echo msg).txt; cat $(cat tools/list); cat \"$NOTES\""}]}], "Stop": [{"hooks": [{"type": "command", "command": "awk '{print $1}' tools/msg.txt; grep -n \"$PATTERN\" tools/msg.txt; cat \"$CLAUDE_PROJECT_DIR/tools/msg.txt\""}]}]}}"#,
     );
     let ci = commit_and_verify(&repo, "Hooks added.");
-    ci.assert_code(0);
+    ci.assert_code(1);
     // A command's output stays in the word as `$()`.
     for word in ["tools/$().txt", "$()", "$NOTES"] {
         assert!(
@@ -2692,7 +2846,7 @@ fn the_files_below_a_directory_a_recursive_reader_names_are_judged() {
     let repo = handoff_repo();
     repo.write(".claude/settings.json", session_hook("git grep -n TODO"));
     let ci = commit_and_verify(&repo, "Hook added.");
-    ci.assert_code(0);
+    ci.assert_code(1);
     assert!(
         ci.stdout.contains("(it reads every file of the repository"),
         "{ci}"
@@ -2782,7 +2936,7 @@ fn git_commands_printing_messages_are_said() {
         r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "git tag -n9; git for-each-ref --format='%(contents)' refs/tags; git cat-file -p v1; git branch -vv; git tag -l"}]}]}}"#,
     );
     let ci = commit_and_verify(&repo, "Hook added.");
-    ci.assert_code(0);
+    ci.assert_code(1);
     for shown in [
         "git tag -n9",
         "git for-each-ref --format=%(contents) refs/tags",
@@ -2897,12 +3051,7 @@ fn files_named_through_loop_variables_are_judged_or_said() {
         repo.write(".claude/settings.json", session_hook(command));
         repo.write("tools/ctx.txt", "Project: demo\n");
         stage(&repo, "Hook added.");
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(0);
-        assert!(
-            hook.stderr.contains("cannot follow") || hook.stderr.contains("cannot resolve"),
-            "{command}\n{hook}"
-        );
+        blocks_until_acknowledged(&repo, &["which the gate cannot follow"]);
     }
     // A loop over a list file fed to it stays judged, and says nothing.
     judged_when_changed_alone((
@@ -2983,18 +3132,16 @@ fn powershell_lines_are_said_and_their_windows_paths_judged() {
     );
 }
 
-/// The hook passes `config` holding `text`, saying that its commands are in `program`, a
-/// language the gate does not read; the repository, staged, is returned.
+/// The hook blocks `config` holding `text`, saying that its commands are in `program`, a
+/// language the gate does not read, and passes it acknowledged; the repository, staged
+/// with the acknowledgement, is returned.
 fn passes_saying_unread(config: &str, text: &str, program: &str) -> TestRepo {
     let repo = handoff_repo();
     repo.write(config, text);
     stage(&repo, "Configuration added.");
-    let hook = repo.aahp(&["hook", "pre-commit"]);
-    hook.assert_code(0);
-    assert!(
-        hook.stderr.contains("a language the gate does not read")
-            && hook.stderr.contains(&format!("`{program}`")),
-        "{text}\n{hook}"
+    blocks_until_acknowledged(
+        &repo,
+        &["a language the gate does not read", &format!("`{program}`")],
     );
     repo
 }
@@ -3017,14 +3164,14 @@ fn diffs_archives_and_file_urls_are_said_or_judged() {
         let repo = handoff_repo();
         repo.write(".claude/settings.json", session_hook(command));
         stage(&repo, "Hook added.");
-        let hook = repo.aahp(&["hook", "pre-commit"]);
-        hook.assert_code(0);
-        assert_eq!(
-            hook.stderr
-                .contains("it prints files' text as the index or a commit holds it"),
-            said,
-            "{command}\n{hook}"
-        );
+        let printed = "it prints files' text as the index or a commit holds it";
+        if said {
+            blocks_until_acknowledged(&repo, &[printed]);
+        } else {
+            let hook = repo.aahp(&["hook", "pre-commit"]);
+            hook.assert_code(0);
+            assert!(!hook.stderr.contains(printed), "{command}\n{hook}");
+        }
     }
     judged_when_changed_alone((
         ".claude/settings.json",
@@ -3043,11 +3190,7 @@ fn python_file_urls_are_judged_or_said() {
     let repo = handoff_repo();
     repo.write(".claude/settings.json", session_hook(built));
     stage(&repo, "Hook added.");
-    let hook = repo.aahp(&["hook", "pre-commit"]);
-    assert!(
-        hook.stderr.contains("which the gate cannot follow"),
-        "{built}\n{hook}"
-    );
+    blocks_until_acknowledged(&repo, &["which the gate cannot follow"]);
     judged_when_changed_alone((
         ".claude/settings.json",
         session_hook(
