@@ -17,6 +17,7 @@
 #![allow(clippy::cast_precision_loss, reason = "percentages of small counts")]
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -1116,33 +1117,9 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
         note: format!("count; {} warnings, {} notes", ml.1, ml.2),
     });
 
-    // The table.
-    println!("\n| set | n | flagged | rate | 2nd | goal | ok | flagged means |");
-    println!("|---|---:|---:|---:|---:|---|---|---|");
-    for r in &rows {
-        let goal = match r.goal {
-            None => "report".to_string(),
-            Some(g) if r.positive => format!("≥ {g}%"),
-            Some(g) if r.set.contains("findings") => format!("= {g}"),
-            Some(g) => format!("≤ {g}%"),
-        };
-        let rate = if r.set.contains("findings") {
-            format!("{}", r.hits)
-        } else {
-            format!("{:.1}%", r.rate())
-        };
-        println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.set,
-            r.n,
-            r.hits,
-            rate,
-            r.hits_any,
-            goal,
-            if r.ok() { "yes" } else { "NO" },
-            r.note
-        );
-    }
+    // The table, printed and kept in README (`readme_table_is_current`).
+    let table = table_of(&rows);
+    println!("\n{table}");
     if std::env::var_os("AAHP_EVAL_VERBOSE").is_some() {
         let mut by: BTreeMap<String, usize> = BTreeMap::new();
         for m in &misses {
@@ -1158,6 +1135,9 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
         }
     }
     let failed: Vec<&Row> = rows.iter().filter(|r| !r.ok()).collect();
+    if failed.is_empty() {
+        readme_table_is_current(&table);
+    }
     assert!(
         failed.is_empty(),
         "goals missed: {:?}\nfalse positives:\n{}\nmisses (first 40):\n{}",
@@ -1172,5 +1152,73 @@ fn linter_meets_its_quality_goals_on_the_corpora() {
             .cloned()
             .collect::<Vec<_>>()
             .join("\n")
+    );
+}
+
+/// The evaluation table as Markdown: one row per set.
+fn table_of(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| set | n | flagged | rate | 2nd | goal | ok | flagged means |\n\
+         |---|---:|---:|---:|---:|---|---|---|\n",
+    );
+    for r in rows {
+        let goal = match r.goal {
+            None => "report".to_string(),
+            Some(g) if r.positive => format!("≥ {g}%"),
+            Some(g) if r.set.contains("findings") => format!("= {g}"),
+            Some(g) => format!("≤ {g}%"),
+        };
+        let rate = if r.set.contains("findings") {
+            format!("{}", r.hits)
+        } else {
+            format!("{:.1}%", r.rate())
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.set,
+            r.n,
+            r.hits,
+            rate,
+            r.hits_any,
+            goal,
+            if r.ok() { "yes" } else { "NO" },
+            r.note
+        );
+    }
+    out
+}
+
+/// Where README keeps the table: between these two lines.
+const README_START: &str = "<!-- lint_eval table: generated, do not edit -->\n";
+const README_END: &str = "<!-- end of lint_eval table -->";
+
+/// README's copy of the evaluation table is `table`: with `AAHP_REGENERATE=1` it is written
+/// there; else a stale copy fails, so that README's figures are always the tests' own.
+fn readme_table_is_current(table: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&path).expect("README.md readable");
+    let start = readme
+        .find(README_START)
+        .expect("README holds the table's start line")
+        + README_START.len();
+    let end = start
+        + readme[start..]
+            .find(README_END)
+            .expect("README holds the table's end line");
+    if &readme[start..end] == table {
+        return;
+    }
+    if std::env::var_os("AAHP_REGENERATE").is_some_and(|v| v == "1") {
+        let mut next = String::with_capacity(readme.len() + table.len());
+        next.push_str(&readme[..start]);
+        next.push_str(table);
+        next.push_str(&readme[end..]);
+        std::fs::write(&path, next).expect("README.md written");
+        return;
+    }
+    panic!(
+        "README's evaluation table is not the one the corpora give: run \
+         `AAHP_REGENERATE=1 cargo test --all-features --test lint_eval` and commit README.md"
     );
 }

@@ -4,12 +4,12 @@
 # already compiled in the target directory the verification build shares.
 #
 # Also checks that the package holds what the binary compiles in (templates, schemas, hook
-# shims), so a file left out of Cargo.toml's `include` fails here, not for a user.
+# shims, the BIP-39 word list and the notices that credit it), so a file left out of Cargo.toml's `include` fails here, not for a user.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 list=$(cargo package --locked --list --allow-dirty 2>/dev/null)
 missing=0
-for f in templates/STATUS.md templates/aiignore schemas/manifest.schema.json hooks/pre-commit hooks/pre-push Cargo.lock; do
+for f in templates/STATUS.md templates/aiignore schemas/manifest.schema.json hooks/pre-commit hooks/pre-push Cargo.lock NOTICES.md src/lint/rules/bip39_english.txt; do
     if ! grep -qx "$f" <<<"$list"; then
         echo "package: $f is not in the package" >&2
         missing=1

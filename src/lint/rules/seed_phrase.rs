@@ -7,7 +7,8 @@ use super::super::engine::{Caps, Finding, Scan};
 use super::super::registry::SEC001;
 
 /// The BIP-39 English word list (2,048 words, sorted), as published with the BIP-39
-/// specification in bitcoin/bips; a format's alphabet, like base64's.
+/// specification in bitcoin/bips; a format's alphabet, like base64's. Where it comes from and
+/// on what terms: NOTICES.md.
 const WORDS: &str = include_str!("bip39_english.txt");
 
 /// Whether `w` (lower-case) is a BIP-39 English word.
