@@ -1583,6 +1583,10 @@ pub struct Unfollowed {
     /// The configuration's command it was found from (empty when it is the walk's as a
     /// whole), for finding where the configuration names it.
     pub command: String,
+    /// A digest of the text the gate stopped in (the command line as the configuration or
+    /// the script writes it): what a user's acknowledgement covers (CFG007), since the
+    /// command as the gate shows it leaves out what it could not read (`cat $(…)`).
+    pub source: String,
 }
 
 impl Unfollowed {
@@ -1590,6 +1594,17 @@ impl Unfollowed {
     pub fn message(&self) -> String {
         format!("{}; {}", self.text, self.fix)
     }
+}
+
+/// A short digest of `text` (hex of its SHA-256's first 16 bytes).
+fn digest(text: &str) -> String {
+    use sha2::Digest as _;
+    let hash = sha2::Sha256::digest(text.as_bytes());
+    hash[..16].iter().fold(String::with_capacity(32), |mut hex, b| {
+        use std::fmt::Write as _;
+        let _ = write!(hex, "{b:02x}");
+        hex
+    })
 }
 
 /// How to make a command the gate cannot follow judgeable, by why it cannot.
@@ -1674,6 +1689,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
             })
             .collect(),
         root: Rc::from(""),
+        source: Rc::from(""),
         reader: Reader {
             tree,
             cache: HashMap::new(),
@@ -1698,6 +1714,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
         && let Some((line, depth, root)) = walk.queue.pop_front()
     {
         walk.root = root;
+        walk.source = Rc::from(line.text.as_str());
         walk.line(&line, depth);
     }
     if walk.reader.spent > MAX_FOLLOW_BYTES {
@@ -1710,6 +1727,7 @@ pub fn follow(path: &str, text: &str, tree: &mut dyn Tree) -> Followed {
             fix: LESS,
             unread: true,
             command: String::new(),
+            source: String::new(),
         });
     }
     walk.f.refused = walk.reader.refused.take();
@@ -1835,6 +1853,8 @@ struct Walk<'r> {
     queue: std::collections::VecDeque<(Line, usize, Rc<str>)>,
     /// The configuration's command the line being resolved comes from.
     root: Rc<str>,
+    /// The text of the line being resolved, as written.
+    source: Rc<str>,
     reader: Reader<'r>,
     /// Scripts followed, so that each is followed once.
     read_once: HashSet<String>,
@@ -1942,9 +1962,11 @@ impl Places {
 }
 
 impl Walk<'_> {
-    /// Says `u` once, with the configuration's command it comes from.
+    /// Says `u` once (the same sentence of another text is said again: each is its own to
+    /// acknowledge), with the configuration's command it comes from.
     fn say(&mut self, mut u: Unfollowed) {
-        if self.said.insert(u.text.clone()) {
+        u.source = digest(&self.source);
+        if self.said.insert(format!("{}\0{}", u.text, u.source)) {
             u.command = self.root.to_string();
             self.f.unfollowed.push(u);
         }
@@ -1963,6 +1985,7 @@ impl Walk<'_> {
             fix,
             unread: false,
             command: String::new(),
+            source: String::new(),
         });
     }
 
@@ -1976,6 +1999,7 @@ impl Walk<'_> {
                   submodule's own repository is judged by its own gate",
             unread: true,
             command: String::new(),
+            source: String::new(),
         });
     }
 
@@ -1990,6 +2014,7 @@ impl Walk<'_> {
             fix: FEWER_STEPS,
             unread: true,
             command: String::new(),
+            source: String::new(),
         });
     }
 
@@ -2014,6 +2039,7 @@ impl Walk<'_> {
                       reads; or put the code in a script of the repository run by one of them",
                 unread: false,
                 command: String::new(),
+                source: String::new(),
             });
             let mut l = line.clone();
             l.text = run.to_string();
@@ -2986,6 +3012,7 @@ impl Walk<'_> {
                         fix: NAME_IT,
                         unread: false,
                         command: String::new(),
+                        source: String::new(),
                     });
                     continue;
                 }
@@ -3015,6 +3042,7 @@ impl Walk<'_> {
                         fix: COMMIT_IT,
                         unread: false,
                         command: String::new(),
+                        source: String::new(),
                     });
                     continue;
                 }
@@ -3067,6 +3095,7 @@ impl Walk<'_> {
                       repository as a string",
                 unread: false,
                 command: String::new(),
+                source: String::new(),
             });
         }
     }
@@ -3306,6 +3335,7 @@ impl Walk<'_> {
                       repository",
                 unread: false,
                 command: String::new(),
+                source: String::new(),
             });
         }
     }
@@ -3633,6 +3663,7 @@ impl Walk<'_> {
                 fix: if lost.unread { LESS } else { COMMIT_RECIPE },
                 unread: lost.unread,
                 command: String::new(),
+                source: String::new(),
             }),
         }
     }
@@ -4018,6 +4049,7 @@ impl Walk<'_> {
                 fix: LESS,
                 unread: true,
                 command: String::new(),
+                source: String::new(),
             });
         }
         let bases = how.places.bases(&how.scope.fallbacks);

@@ -290,9 +290,9 @@ impl LintConfig {
 /// an error (fail closed): what the agent would read there is text the gate never judged.
 /// One no static reading can follow (`unread` false) can be acknowledged by an
 /// `aahp-allowlist.json` entry with its fingerprint ([`unfollowed_acknowledgement`]), which
-/// its message names; its fingerprint hashes the configuration's path and what the gate
-/// says of the command, not the line, so an acknowledgement survives edits elsewhere in the
-/// file and lapses when the command changes.
+/// its message names; its fingerprint hashes the configuration's path, what the gate says
+/// of the command and the command as written, not the line, so an acknowledgement survives
+/// edits elsewhere and lapses when the command changes.
 pub fn unfollowed_diagnostic(path: &str, text: &str, u: &agent_runs::Unfollowed) -> Diagnostic {
     // The command's longest word, as the configuration may quote it.
     let needle = u
@@ -315,9 +315,12 @@ pub fn unfollowed_diagnostic(path: &str, text: &str, u: &agent_runs::Unfollowed)
     d
 }
 
-/// The fingerprint of the CFG007 finding for `u` in the configuration at `path`.
+/// The fingerprint of the CFG007 finding for `u` in the configuration at `path`: what the
+/// gate says, the configuration's command and the command as written where the gate
+/// stopped, so that an acknowledgement covers that command only.
 pub fn unfollowed_fingerprint(path: &str, u: &agent_runs::Unfollowed) -> String {
-    fingerprint(registry::CFG007.id, path, &u.message(), 0, false)
+    let key = format!("{}\0{}\0{}", u.message(), u.command, u.source);
+    fingerprint(registry::CFG007.id, path, &key, 0, false)
 }
 
 /// What a user reads of `u` when it blocks: what the gate could not follow, how to make it

@@ -1369,6 +1369,14 @@ fn what_no_static_reading_can_resolve_blocks_until_acknowledged() {
                 .contains("acknowledges no command an agent configuration runs"),
         "{all}"
     );
+    // A comment added to the script: the acknowledgement covers the command as written,
+    // which did not change.
+    repo.write(
+        ".claude/hooks/start.sh",
+        "#!/bin/sh\n# Context for the session, from the user's home.\nbash \"$HOOK_HOME/context.sh\"\n",
+    );
+    stage(&repo, "Hook comment changed.");
+    repo.aahp(&["hook", "pre-commit"]).assert_code(0);
     // Back to the acknowledged command, with the entry expired: blocks again.
     repo.write(
         ".claude/hooks/start.sh",
@@ -1379,6 +1387,30 @@ fn what_no_static_reading_can_resolve_blocks_until_acknowledged() {
     let hook = repo.aahp(&["hook", "pre-commit"]);
     hook.assert_code(1);
     assert!(hook.stdout.contains(said), "{hook}");
+}
+
+/// An acknowledgement covers the command it was given for, not another that the gate shows
+/// alike: `cat $(…)` hides what its substitution runs, so a second hook printing another
+/// command's output is its own finding and blocks.
+#[test]
+fn an_acknowledgement_covers_no_other_command_shown_alike() {
+    let repo = handoff_repo();
+    let one = r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cat $(cat .git/aahp-notes)"}]}]}}"#;
+    repo.write(".claude/settings.json", one);
+    stage(&repo, "Hook added.");
+    blocks_until_acknowledged(&repo, &["`$()`"]);
+    repo.git(&["commit", "-q", "-m", "hook"]);
+    repo.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cat $(cat .git/aahp-notes)"}, {"type": "command", "command": "cat $(curl -s https://example.com/notes)"}]}]}}"#,
+    );
+    stage(&repo, "Second hook added.");
+    let hook = repo.aahp(&["hook", "pre-commit"]);
+    hook.assert_code(1);
+    assert!(
+        hook.stdout.contains("FAIL  agent-runs") && hook.stdout.contains("`$()`"),
+        "{hook}"
+    );
 }
 
 /// A `SessionStart` hook running `command`, as `.claude/settings.json` holds it.
