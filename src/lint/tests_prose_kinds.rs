@@ -2933,6 +2933,7 @@ fn credentials_in_build_server_and_service_settings_block() {
             "{\"upload\": {\"key\": \"3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d\"}}",
             "{\"smtp\": {\"pass\": \"\", \"user\": \"noreply\"}}",
             "{\"i18n\": {\"key\": \"settings.page.title\"}}",
+            "{\"flags\": {\"key\": \"enableNewBillingPage3\"}}",
             "mysqli.default_pw =\nmysqli.default_user =",
         ],
     );
@@ -2998,6 +2999,27 @@ fn a_login_written_in_a_sentence_blocks() {
             "The login is admin / <password from the vault>.",
             "Log in as admin / admin for the local demo.",
             "The login was renamed to sign-in / sign-up in the redesign.",
+        ],
+    );
+}
+
+/// Apple platforms' settings: a property list's `<key>` and the `<string>` after it, and an
+/// Objective-C or Swift constant whose name runs an acronym into its word (`kAPIToken`).
+/// A bundle id, a build variable and a usage text pass.
+#[test]
+fn credentials_in_property_lists_and_apple_constants_block() {
+    errors_on_hits_only(
+        "SEC120",
+        &[
+            "<dict>\n  <key>APISecret</key>\n  <string>Kt73GYCNNCzjqXMxQviBfMjRZNls58xm</string>\n</dict>",
+            "<key>api_token</key><string>Kt73GYCNNCzjqXMxQviBfMjRZNls58xm</string>",
+            "static NSString *const kAPIToken = @\"LTzo3y5sYuVi41qC8nmEgPFLkeq9Mbju\";",
+        ],
+        &[
+            "<key>CFBundleIdentifier</key>\n<string>com.example.app</string>",
+            "<key>API_KEY</key>\n<string>$(API_KEY)</string>",
+            "<key>NSCameraUsageDescription</key><string>Scan a token's QR code</string>",
+            "static NSString *const kAPITokenHeader = @\"X-Api-Token\";",
         ],
     );
 }

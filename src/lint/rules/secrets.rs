@@ -429,6 +429,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // A property list's `<key>APISecret</key>` and the `<string>` after it (iOS and macOS
+    // `Info.plist`, `GoogleService-Info.plist`).
+    Pattern {
+        rule: &SEC120,
+        keywords: &["</key>"],
+        regex: r"<key>([A-Za-z][\w.:-]{0,60})</key>\s*<string>([^<>\s]{4,200})</string>",
+        before: 80,
+        after: 320,
+        check: check_tuple,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     Pattern {
         rule: &SEC120,
         keywords: &["buildconfigfield", "resvalue"],
@@ -509,7 +522,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC120,
         keywords: SPACED_KEYWORDS,
-        regex: r#"(?m)^[ \t]*(?:[A-Za-z_][A-Za-z0-9_]{0,40}[ \t]*\{[ \t]*){0,3}([A-Za-z_][A-Za-z0-9_.]{0,80})[ \t]+(?:"([^"\n]{1,200})"|'([^'\n]{1,200})')[ \t]*[,;]?[ \t]*(?:\}[ \t]*){0,3}\r?$"#,
+        regex: r#"(?m)^[ \t]*(?:[A-Za-z_][A-Za-z0-9_]{0,40}[ \t]*\{[ \t]*){0,3}@?([A-Za-z_][A-Za-z0-9_.]{0,80})[ \t]+(?:"([^"\n]{1,200})"|'([^'\n]{1,200})')[ \t]*[,;]?[ \t]*(?:\}[ \t]*){0,3}\r?$"#,
         before: 80,
         after: 240,
         check: check_pair::<{ Pair::SpacedArgument as u8 }>,
@@ -3705,7 +3718,9 @@ fn credential_name_uncached(name: &str) -> Option<bool> {
         | "clientsecret"
         // Review 23: the words for a credential outside the usual few.
         | "creds" | "cred" | "pepper" | "kek" | "dek" | "sas" | "connstr"
-        | "connectionstring" => true,
+        | "connectionstring"
+        // An acronym run into its word (`kAPIToken`, `AccessTOKEN`): one part.
+        | "apitoken" | "accesstoken" => true,
         w if password_word(w) => true,
         // A one-time-password generator's seed, the codes that recover an account.
         "seed" => matches!(prev, "totp" | "otp" | "hotp" | "mfa" | "twofa"),
@@ -4207,7 +4222,12 @@ fn bare_field_of_service(key: &str, parent: Option<&str>, v: &str) -> bool {
     }
     let owner = parent.rsplit(['[', ']']).find(|p| !p.is_empty());
     let uuid = v.len() == 36 && v.bytes().filter(|&c| c == b'-').count() == 4;
+    // A record's or a flag's name (`newCheckoutFlowEnabled2`): letters only but a trailing
+    // number, words run together. Drawn at random, a value holds a digit inside.
+    let body = v.trim_end_matches(|c: char| c.is_ascii_digit());
+    let spelled = body.bytes().all(|c| c.is_ascii_alphabetic()) && names_made_of_words(body);
     !uuid
+        && !spelled
         && strong_value(v)
         && if key == "key" {
             owner.is_some_and(|o| provider_key_name(&format!("{o}_key")))
@@ -4747,7 +4767,8 @@ fn typed_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)> {
 
 /// A (name, value) pair outside an assignment: `<add key="DbPassword" value="…"/>`,
 /// `<apiKey>…</apiKey>`, Gradle's `buildConfigField "String", "API_KEY", "\"…\""`, PHP's
-/// `define('AUTH_KEY', '…')`. Group 1 is the name, group 2 the value.
+/// `define('AUTH_KEY', '…')`, a property list's `<key>…</key><string>…</string>`, a proxy's `proxy_set_header X-Api-Key "…"`. Group 1 is the
+/// name, group 2 (or 3, Gradle's value in single quotes) the value.
 fn check_tuple(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let name = caps.str(1);
     // Gradle's value may be quoted either way (`"\"…\""`, `'"…"'`): group 3 is the second.
@@ -4756,7 +4777,11 @@ fn check_tuple(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     };
     let whole = caps.str(0);
     // A closing tag must close the opening one.
-    if whole.starts_with('<') && !whole.starts_with("<add") && !whole.starts_with("<setting") {
+    if whole.starts_with('<')
+        && !whole.starts_with("<add")
+        && !whole.starts_with("<setting")
+        && !whole.starts_with("<key>")
+    {
         let close = whole
             .rsplit("</")
             .next()
@@ -4792,7 +4817,8 @@ enum Pair {
     EnvCommand,
     /// `#define API_KEY "…"`.
     CDefine,
-    /// A line `storePassword "…"` (Groovy, Ruby, Gradle signing configs).
+    /// A line `storePassword "…"` (Groovy, Ruby, Gradle signing configs, Elixir's module
+    /// attributes `@api_token "…"`), also inside a block on one line (`release { … }`).
     SpacedArgument,
     /// `setPassword("…")`, `.apiKey("…")`: a setter or builder called with a literal.
     CallArgument,
