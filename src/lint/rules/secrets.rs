@@ -6289,7 +6289,6 @@ fn slash_on_line_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
 /// [`check_login_pair`]'s gate: on the label's line, within 60 bytes, a colon; after it a
 /// user, a slash or a colon and a run of ten or more value bytes. `login` inside a word
 /// (`loginHandler`) or a clause that reaches no colon opens no window.
-
 fn login_pair_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
     let hi = b.len().min(end + 160);
     let b = &b[..hi];
