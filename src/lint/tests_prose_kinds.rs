@@ -2897,3 +2897,129 @@ fn bitcoin_private_keys_block_by_their_base58_checksum() {
         ],
     );
 }
+
+/// Credentials in build and server settings that name them in their own syntax: Gradle's
+/// `buildConfigField` with its value in single quotes, a Groovy setting called inside a block
+/// on one line (`release { storePassword "…" }`), a proxy setting a request header, PHP's
+/// `default_pw`, and a bare `key`, `pass` or `auth` in a JSON object named for a service.
+/// A URL, an expression, a variable, a response header's policy, a record's key and an
+/// empty value pass.
+#[test]
+fn credentials_in_build_server_and_service_settings_block() {
+    errors_on_hits_only(
+        "SEC120",
+        &[
+            "buildConfigField 'String', 'CLIENT_SECRET', '\"q8RvT2mLx7KpZ4wN\"'",
+            "signingConfigs { release { storePassword \"Hq3vLx9TmK2pRw7Z\" } }",
+            "release {\n  keyPassword 'Hq3vLx9TmK2pRw7Z' }\n",
+            "proxy_set_header X-Api-Key \"Vt4kQ9mZx2LpR7wNc8HsJ3dF6gYb1AeU\";",
+            "RequestHeader set X-Auth-Token \"Vt4kQ9mZx2LpR7wNc8HsJ3dF6gYb1AeU\"",
+            "http-request set-header X-API-Key Vt4kQ9mZx2LpR7wNc8HsJ3dF6gYb1AeU",
+            "mysqli.default_user = mailer\nmysqli.default_pw = Zr8mQ2vLx7KpT4wN",
+            "{\"smtp\": {\"user\": \"mailer\", \"pass\": \"Zr8mQ2vLx7KpT4wN\"}}",
+            "{\"sendgrid\": {\"key\": \"Vt4kQ9mZx2LpR7wNc8HsJ3dF6gYb1AeU\"}}",
+            "{\"redis\": {\"auth\": \"Zr8mQ2vLx7KpT4wN\"}}",
+        ],
+        &[
+            "buildConfigField 'String', 'BASE_URL', '\"https://api.example.com\"'",
+            "buildConfigField 'String', 'API_KEY', '\"' + apiKey + '\"'",
+            "storePassword System.getenv(\"STORE_PASSWORD\")",
+            "signingConfigs { release { storePassword \"${storePass}\" } }",
+            "proxy_set_header X-Api-Key $http_x_api_key;",
+            "proxy_set_header X-Request-Id $request_id;",
+            "add_header Strict-Transport-Security \"max-age=31536000; includeSubDomains\";",
+            "{\"redis\": {\"key\": \"Vt4kQ9mZx2LpR7wNc8HsJ3dF6gYb1AeU\"}}",
+            "{\"cache\": {\"key\": \"Vt4kQ9mZx2LpR7wNc8HsJ3dF6gYb1AeU\"}}",
+            "{\"upload\": {\"key\": \"3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d\"}}",
+            "{\"smtp\": {\"pass\": \"\", \"user\": \"noreply\"}}",
+            "{\"i18n\": {\"key\": \"settings.page.title\"}}",
+            "{\"flags\": {\"key\": \"enableNewBillingPage3\"}}",
+            "mysqli.default_pw =\nmysqli.default_user =",
+        ],
+    );
+}
+
+/// Zhipu / Z.ai keys have no literal: 32 hex digits, a dot and 16 letters and digits of both
+/// cases. The shape alone blocks in prose and logs; a hash before a file's extension, a
+/// chunk's name, a longer dotted name and a stand-in pass.
+#[test]
+fn zhipu_keys_block_by_their_shape() {
+    errors_on_hits_only(
+        "SEC100",
+        &[
+            "the GLM key is 0c9f3e7a1b2d4c6e8f0a1b3c5d7e9f21.Qm7vLx29TrKp4WzN.",
+            "using key 0c9f3e7a1b2d4c6e8f0a1b3c5d7e9f21.Qm7vLx29TrKp4WzN for chat",
+            "LLM_API_KEY=0c9f3e7a1b2d4c6e8f0a1b3c5d7e9f21.Qm7vLx29TrKp4WzN",
+        ],
+        &[
+            "cache entry 0c9f3e7a1b2d4c6e8f0a1b3c5d7e9f21.json rebuilt",
+            "see chunk 0c9f3e7a1b2d4c6e8f0a1b3c5d7e9f21.bundle for details",
+            "asset 0c9f3e7a1b2d4c6e8f0a1b3c5d7e9f21.Qm7vLx29TrKp4WzN.js",
+            "key format: 0c9f3e7a1b2d4c6e8f0a1b3c5d7e9f21.xxxxxxxxxxxxxxxx",
+            "object 0c9f3e7a1b2d4c6e8f0a1b3c5d7e9f21.thumbnailsmallv2 missing",
+        ],
+    );
+}
+
+/// A password flag described in prose is no command line: the word after it is an article,
+/// or the words before call it a flag. The same flag with a password on a command line blocks.
+#[test]
+fn a_password_flag_described_in_prose_is_not_a_password() {
+    errors_on_hits_only(
+        "SEC131",
+        &[
+            "PsExec.exe \\\\build7 -u CORP\\deploy -p Qm7v!Lx29TrK cmd",
+            "psexec \\\\build7 -u deploy -p hunterprime -i -c setup.exe",
+        ],
+        &[
+            "The PsExec flag -p takes the password; use -p with a prompt instead.",
+            "PsExec runs a process remotely; -u names the account and -p sets the password.",
+            "With sshpass, -p gives the password on the command line, so prefer -f.",
+            "Give PsExec -u and -p their values at the prompt instead.",
+        ],
+    );
+}
+
+/// A user and a password written into a sentence about a login (`the login is deploy / …`,
+/// `creds are admin/…`, `log in as deploy / …`) block when the password is one on its own;
+/// a sign-in choice, a path, a stand-in and a default login pass.
+#[test]
+fn a_login_written_in_a_sentence_blocks() {
+    errors_on_hits_only(
+        "SEC121",
+        &[
+            "The staging admin login is deploy / Qm7vLx29%TrKp4Wz.",
+            "Staging creds are admin/Qm7vLx29%TrKp4Wz",
+            "Log in as deploy / Qm7vLx29%TrKp4Wz on the staging box.",
+        ],
+        &[
+            "Log in with GitHub / Google on the sign-in page.",
+            "The login is handled by auth/session.rs now.",
+            "Credentials are stored in vault/secret/data/prod.",
+            "The login is admin / <password from the vault>.",
+            "Log in as admin / admin for the local demo.",
+            "The login was renamed to sign-in / sign-up in the redesign.",
+        ],
+    );
+}
+
+/// Apple platforms' settings: a property list's `<key>` and the `<string>` after it, and an
+/// Objective-C or Swift constant whose name runs an acronym into its word (`kAPIToken`).
+/// A bundle id, a build variable and a usage text pass.
+#[test]
+fn credentials_in_property_lists_and_apple_constants_block() {
+    errors_on_hits_only(
+        "SEC120",
+        &[
+            "<dict>\n  <key>APISecret</key>\n  <string>Kt73GYCNNCzjqXMxQviBfMjRZNls58xm</string>\n</dict>",
+            "<key>api_token</key><string>Kt73GYCNNCzjqXMxQviBfMjRZNls58xm</string>",
+            "static NSString *const kAPIToken = @\"LTzo3y5sYuVi41qC8nmEgPFLkeq9Mbju\";",
+        ],
+        &[
+            "<key>CFBundleIdentifier</key>\n<string>com.example.app</string>",
+            "<key>API_KEY</key>\n<string>$(API_KEY)</string>",
+            "<key>NSCameraUsageDescription</key><string>Scan a token's QR code</string>",
+            "static NSString *const kAPITokenHeader = @\"X-Api-Token\";",
+        ],
+    );
+}

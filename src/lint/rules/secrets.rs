@@ -409,10 +409,43 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // A web server or proxy setting a request header to a literal (`proxy_set_header X-Api-Key
+    // "…";`, Apache's `RequestHeader set`, HAProxy's `http-request set-header`): the header's
+    // name is the value's.
+    Pattern {
+        rule: &SEC120,
+        keywords: &[
+            "_set_header",
+            "add_header",
+            "requestheader",
+            "set-header",
+            "more_set_",
+        ],
+        regex: r#"\b(?:proxy_set_header|grpc_set_header|add_header|more_set_(?:input_)?headers|RequestHeader[ \t]+(?:set|append|add)|http-request[ \t]+(?:set|add)-header)[ \t]+["']?([A-Za-z][A-Za-z0-9_-]{1,60})["']?:?[ \t]+["']?(?:(?:Bearer|Token|Basic)[ \t]+)?([^\s"';]{8,200})"#,
+        before: 24,
+        after: 320,
+        check: check_tuple,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // A property list's `<key>APISecret</key>` and the `<string>` after it (iOS and macOS
+    // `Info.plist`, `GoogleService-Info.plist`).
+    Pattern {
+        rule: &SEC120,
+        keywords: &["</key>"],
+        regex: r"<key>([A-Za-z][\w.:-]{0,60})</key>\s*<string>([^<>\s]{4,200})</string>",
+        before: 80,
+        after: 320,
+        check: check_tuple,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     Pattern {
         rule: &SEC120,
         keywords: &["buildconfigfield", "resvalue"],
-        regex: r#"\b(?:buildConfigField|resValue)\s*\(?\s*["'][^"'\n]*["']\s*,\s*["']([^"'\n]{1,80})["']\s*,\s*"(?:\\")?([^"\\\n]{1,200})(?:\\")?""#,
+        regex: r#"\b(?:buildConfigField|resValue)\s*\(?\s*["'][^"'\n]*["']\s*,\s*["']([^"'\n]{1,80})["']\s*,\s*(?:"(?:\\")?([^"\\\n]{1,200})(?:\\")?"|'"?([^"'\\\n]{1,200})"?')"#,
         before: 4,
         after: 400,
         check: check_tuple,
@@ -489,7 +522,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &SEC120,
         keywords: SPACED_KEYWORDS,
-        regex: r#"(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_.]{0,80})[ \t]+(?:"([^"\n]{1,200})"|'([^'\n]{1,200})')[ \t]*[,;]?[ \t]*\r?$"#,
+        regex: r#"(?m)^[ \t]*(?:[A-Za-z_][A-Za-z0-9_]{0,40}[ \t]*\{[ \t]*){0,3}@?([A-Za-z_][A-Za-z0-9_.]{0,80})[ \t]+(?:"([^"\n]{1,200})"|'([^'\n]{1,200})')[ \t]*[,;]?[ \t]*(?:\}[ \t]*){0,3}\r?$"#,
         before: 80,
         after: 240,
         check: check_pair::<{ Pair::SpacedArgument as u8 }>,
@@ -1062,6 +1095,19 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         check: check_foreign_key_label,
         overlap: false,
         gate: Some(foreign_key_gate),
+        near: &[],
+    },
+    // The same pair in a sentence: `The staging login is deploy / …`, `creds are admin/…`,
+    // `log in as deploy / …`. A slash between the two: `is admin:…` is the pattern's below.
+    Pattern {
+        rule: &SEC121,
+        keywords: &["login", "creds", "credentials", "log in"],
+        regex: r#"(?i:\b(?:logins?|creds|credentials)\b[^:\n/]{0,40}?[ \t](?:is|are|was|were)|\blog[ \t]+in[ \t]+(?:with|as))[ \t]+[`'"]?(?P<u>[A-Za-z0-9_.@+-]{1,64})[`'"]?[ \t]*/[ \t]*[`'"]?(?P<v>[^ \t\r\n`'"<>()\[\]{},;|]+)"#,
+        before: 10,
+        after: 200,
+        check: check_login_pair,
+        overlap: false,
+        gate: Some(slash_on_line_gate),
         near: &[],
     },
     Pattern {
@@ -3672,7 +3718,9 @@ fn credential_name_uncached(name: &str) -> Option<bool> {
         | "clientsecret"
         // Review 23: the words for a credential outside the usual few.
         | "creds" | "cred" | "pepper" | "kek" | "dek" | "sas" | "connstr"
-        | "connectionstring" => true,
+        | "connectionstring"
+        // An acronym run into its word (`kAPIToken`, `AccessTOKEN`): one part.
+        | "apitoken" | "accesstoken" => true,
         w if password_word(w) => true,
         // A one-time-password generator's seed, the codes that recover an account.
         "seed" => matches!(prev, "totp" | "otp" | "hotp" | "mfa" | "twofa"),
@@ -3726,6 +3774,8 @@ fn credential_name_uncached(name: &str) -> Option<bool> {
                         | "rabbitmq"
                         | "mongo"
                         | "server"
+                        // PHP's `mysqli.default_pw`, a tool's `default_pass`.
+                        | "default"
                 )
         }
         // WordPress-style keys and salts (`AUTH_SALT`, `NONCE_SALT`) are secret.
@@ -4121,7 +4171,9 @@ pub(crate) fn json_fields(
         let parent = f.parent.as_deref();
         if f.key.eq_ignore_ascii_case("key") || f.key.eq_ignore_ascii_case("name") {
             named = (credential_name(v).is_some()).then_some((parent, v));
-            continue;
+            if named.is_some() || !bare_field_of_service(&f.key, parent, v) {
+                continue;
+            }
         }
         let sibling = match named {
             Some((p, name)) if p == parent && f.key.eq_ignore_ascii_case("value") => {
@@ -4131,7 +4183,10 @@ pub(crate) fn json_fields(
             _ => None,
         };
         let name = sibling.unwrap_or(&f.key);
-        if sibling.is_none() && credential_name(&f.key).is_none() {
+        if sibling.is_none()
+            && credential_name(&f.key).is_none()
+            && !bare_field_of_service(&f.key, parent, v)
+        {
             continue;
         }
         if !strong_value(v) || judged_stand_in(v) || label(v) != Label::No {
@@ -4148,6 +4203,39 @@ pub(crate) fn json_fields(
             .secret("json-field"),
         );
     }
+}
+
+/// A bare `key`, `pass`, `pw` or `auth` field of an object named for a service (`{"sendgrid":
+/// {"key": …}}`, `{"smtp": {"pass": …}}`, `{"redis": {"auth": …}}`) whose value is a
+/// credential on its own, as [`check_assignment`] reads the same names in YAML: for `key`, the
+/// object's name must not make it a record's (`cache`, `redis`, `index`:
+/// [`provider_key_name`]); a UUID under any of them is more often a record's id.
+fn bare_field_of_service(key: &str, parent: Option<&str>, v: &str) -> bool {
+    // A host or a path for the object's name (`{"auths": {"ghcr.io": {"auth": …}}}`) is not a
+    // service's: a registry's `auth` is judged by what it decodes to.
+    let Some(parent) = parent.filter(|p| !p.contains(['.', ':', '/'])) else {
+        return false;
+    };
+    let key = key.to_ascii_lowercase();
+    if !matches!(key.as_str(), "key" | "pass" | "pw" | "auth") {
+        return false;
+    }
+    let owner = parent.rsplit(['[', ']']).find(|p| !p.is_empty());
+    let uuid = v.len() == 36 && v.bytes().filter(|&c| c == b'-').count() == 4;
+    // A record's or a flag's name (`newCheckoutFlowEnabled2`): letters only but a trailing
+    // number, words run together. Drawn at random, a value holds a digit inside.
+    let body = v.trim_end_matches(|c: char| c.is_ascii_digit());
+    let spelled = body.bytes().all(|c| c.is_ascii_alphabetic()) && names_made_of_words(body);
+    !uuid
+        && !spelled
+        && strong_value(v)
+        && if key == "key" {
+            owner.is_some_and(|o| provider_key_name(&format!("{o}_key")))
+                && opaque(v)
+                && v.len() >= 16
+        } else {
+            v.len() >= 12
+        }
 }
 
 /// What a value made of words says about itself: a form's label or a translated string
@@ -4679,13 +4767,21 @@ fn typed_literal(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)> {
 
 /// A (name, value) pair outside an assignment: `<add key="DbPassword" value="…"/>`,
 /// `<apiKey>…</apiKey>`, Gradle's `buildConfigField "String", "API_KEY", "\"…\""`, PHP's
-/// `define('AUTH_KEY', '…')`. Group 1 is the name, group 2 the value.
+/// `define('AUTH_KEY', '…')`, a property list's `<key>…</key><string>…</string>`, a proxy's `proxy_set_header X-Api-Key "…"`. Group 1 is the
+/// name, group 2 (or 3, Gradle's value in single quotes) the value.
 fn check_tuple(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let name = caps.str(1);
-    let (vs, ve) = caps.range(2).expect("group value");
+    // Gradle's value may be quoted either way (`"\"…\""`, `'"…"'`): group 3 is the second.
+    let Some((vs, ve, _)) = caps.first(&[2, 3]) else {
+        return;
+    };
     let whole = caps.str(0);
     // A closing tag must close the opening one.
-    if whole.starts_with('<') && !whole.starts_with("<add") && !whole.starts_with("<setting") {
+    if whole.starts_with('<')
+        && !whole.starts_with("<add")
+        && !whole.starts_with("<setting")
+        && !whole.starts_with("<key>")
+    {
         let close = whole
             .rsplit("</")
             .next()
@@ -4699,8 +4795,10 @@ fn check_tuple(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         "xml-config-value"
     } else if whole.to_ascii_lowercase().starts_with("define") {
         "php-define"
-    } else {
+    } else if whole.starts_with("buildConfigField") || whole.starts_with("resValue") {
         "gradle-build-config"
+    } else {
+        "server-header"
     };
     judge_pair(scan, name, vs, ve, kind, false, out);
 }
@@ -4719,7 +4817,8 @@ enum Pair {
     EnvCommand,
     /// `#define API_KEY "…"`.
     CDefine,
-    /// A line `storePassword "…"` (Groovy, Ruby, Gradle signing configs).
+    /// A line `storePassword "…"` (Groovy, Ruby, Gradle signing configs, Elixir's module
+    /// attributes `@api_token "…"`), also inside a block on one line (`release { … }`).
     SpacedArgument,
     /// `setPassword("…")`, `.apiKey("…")`: a setter or builder called with a literal.
     CallArgument,
@@ -6179,6 +6278,14 @@ pub(crate) fn names_made_of_words(v: &str) -> bool {
     letters > 0 && word && segments * 28 <= b.len() * 10 && wordish * 10 >= letters * 6
 }
 
+/// A `/` on the keyword's line within 160 bytes after it: the user and password of a login
+/// written in a sentence.
+fn slash_on_line_gate(b: &Site<'_>, _start: usize, end: usize) -> bool {
+    let tail = &b[end..b.len().min(end + 160)];
+    let line = &tail[..memchr::memchr(b'\n', tail).unwrap_or(tail.len())];
+    memchr::memchr(b'/', line).is_some()
+}
+
 /// [`check_login_pair`]'s gate: on the label's line, within 60 bytes, a colon; after it a
 /// user, a slash or a colon and a run of ten or more value bytes. `login` inside a word
 /// (`loginHandler`) or a clause that reaches no colon opens no window.
@@ -7017,6 +7124,9 @@ fn command_credential(
     {
         return;
     }
+    if describes_flag(&scan.text()[ms..s], v, &scan.text()[e..]) {
+        return;
+    }
     let lower = v_trim.to_lowercase();
     // `-Password (Get-Secret db)`, `-p $(cat pw.txt)`: an expression that reads the password.
     if lower.starts_with("stdin")
@@ -7027,6 +7137,36 @@ fn command_credential(
         return;
     }
     push_command_credential((s, e), v_trim, out);
+}
+
+/// Prose that describes a tool's password flag rather than a command line using it (`PsExec's
+/// flag -p takes the password`, `pass -p the password to mysql`): the "value" is a lower-case
+/// word, and either the words before the flag call it one (`flag`, `option`), or it or the
+/// next word is an article or a pronoun, as a sentence goes on (`-p its password`). `before` runs from the tool's name to the
+/// value; only the rest of the value's line is read after it.
+fn describes_flag(before: &str, v: &str, after: &str) -> bool {
+    if v.is_empty() || !v.bytes().all(|c| c.is_ascii_lowercase()) {
+        return false;
+    }
+    let line = after.split('\n').next().unwrap_or("");
+    let next = line
+        .trim_start_matches([' ', '\t'])
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .next()
+        .unwrap_or("");
+    let names_flag = before.split(|c: char| !c.is_ascii_alphabetic()).any(|w| {
+        matches!(
+            w.to_ascii_lowercase().as_str(),
+            "flag" | "flags" | "option" | "options" | "switch" | "argument" | "parameter"
+        )
+    });
+    let article = |w: &str| {
+        matches!(
+            w,
+            "the" | "a" | "an" | "your" | "its" | "their" | "it" | "them" | "this" | "that"
+        )
+    };
+    names_flag || article(v) || article(&next.to_ascii_lowercase())
 }
 
 /// Reports SEC131 for the credential `v` at `(s, e)`: a warning when it is a placeholder.

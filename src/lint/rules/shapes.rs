@@ -28,6 +28,11 @@ fn discord(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     while let Some(p) = memchr::memchr(b'.', &b[from..]).map(|i| from + i) {
         super::super::steps::add((p + 1 - from) as u64);
         from = p + 1;
+        if let Some(f) = zhipu_at(text, p) {
+            from = f.end;
+            found.push(f);
+            continue;
+        }
         let back = b[p.saturating_sub(28)..p]
             .iter()
             .rev()
@@ -80,6 +85,48 @@ fn discord(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// A Zhipu / Z.ai API key at the dot `p`: `<id>.<secret>`, exactly 32 lower-case hex digits
+/// (letters and digits both) then 16 letters and digits of both cases, each part bounded by
+/// neither a word character nor another dot (a file's `<md5>.json`, a chunk's `<hash>.bundle`
+/// and dotted names fail the second part). Reads at most 33 bytes back and 17 forward.
+fn zhipu_at(text: &str, p: usize) -> Option<Finding> {
+    let b = text.as_bytes();
+    let s = p.checked_sub(32)?;
+    let e = p + 17;
+    let word = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'/' | b'+');
+    // A sentence's full stop may follow the key; a dot before more of a name may not.
+    let goes_on = |i: usize| {
+        b.get(i).is_some_and(|&c| {
+            word(c) && (c != b'.' || b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric))
+        })
+    };
+    if e > b.len() || s > 0 && word(b[s - 1]) || goes_on(e) {
+        return None;
+    }
+    let id = &b[s..p];
+    let secret = &b[p + 1..e];
+    let hex = id
+        .iter()
+        .all(|&c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
+        && id.iter().any(u8::is_ascii_digit)
+        && id.iter().any(u8::is_ascii_lowercase);
+    let mixed = secret.iter().all(u8::is_ascii_alphanumeric)
+        && secret.iter().any(u8::is_ascii_uppercase)
+        && secret.iter().any(u8::is_ascii_lowercase);
+    if !hex || !mixed || super::placeholder(&text[s..e]) != super::Placeholder::No {
+        return None;
+    }
+    Some(
+        Finding::new(
+            &SEC100,
+            s,
+            e,
+            "Zhipu / Z.ai API key (32 hex digits, a dot, 16 letters and digits)".to_string(),
+        )
+        .secret("vendor-token"),
+    )
 }
 
 /// A 64-byte key pair written as an array of numbers (`[174, 47, …]`), as Solana's CLI
