@@ -89,6 +89,9 @@ pub(crate) const REFUSAL_WORDS: &[&str] = &[
     "lecture",
     "i can't",
     "i cannot",
+    "you can't",
+    "you cannot",
+    "you won't",
     "unable",
     "not able to",
 ];

@@ -24,7 +24,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: super::REFUSAL_WORDS,
-        regex: r"\b(?:{REFUSE}|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|unable|not\s+able\s+to)\b",
+        regex: r"\b(?:{REFUSE}|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|you\s+(?:can'?t|cannot|won'?t)|unable|not\s+able\s+to)\b",
         before: 0,
         after: 80,
         check: check_refusal_ban,
@@ -35,10 +35,25 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: LIMIT_STEMS,
-        regex: r"\b(?:your|ur)\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:(?:are|is|r|have\s+been|has\s+been|were|was|got)\s+(?:now\s+|all\s+|just\s+|completely\s+|officially\s+|been\s+|permanently\s+)*(?:gone|off|none|over|void|deleted|removed|erased|wiped|disabled|lifted|switched\s+off|turned\s+off|deactivated|suspended|revoked|cancel+ed|history|a\s+thing\s+of\s+the\s+past|no\s+more)|(?:no\s+longer|don'?t|do\s+not|now\s+no\s+longer)\s+exist)\b|\b(?:you\s+(?:now\s+)?(?:have|got|possess)|you'?ve\s+got|for\s+you\s+there\s+(?:are|is))\s+(?:no|zero)\s+(?:more\s+|longer\s+any\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\bthere\s+(?:are|is)\s+(?:now\s+)?(?:no|zero)\s+(?:more\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:on|for|to)\s+you\b|\bno\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:apply|applies|exist)\s+(?:to|for)\s+you\b|\bconsider\s+(?:all\s+)?your\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:gone|lifted|off|void|deleted|removed|suspended|switched\s+off)\b|(?:^|[\n.;,])[ \t]*(?:{LIMITS})[ \t]*:[ \t]*(?:off|none|disabled|gone|removed)\b|\b(?:you\s+(?:are|'re|r)\s+(?:now\s+|hereby\s+|officially\s+)?|consider\s+yourself\s+)(?:(?:free|freed|released|liberated|exempt|unbound|unshackled)\s+(?:from|of)|(?:no\s+longer|not)\s+(?:bound|restricted|limited|constrained|held|governed)\s+by)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:your\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:{LIMITS})\b|\b(?:the\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+on\s+(?:what\s+)?you(?:\s+(?:can|may|could|are\s+allowed\s+to)\s+\w+)?\s+(?:were|was|have\s+been|has\s+been|are|is)\s+(?:now\s+|all\s+|officially\s+)?(?:lifted|removed|gone|deleted|disabled|suspended|switched\s+off|turned\s+off|revoked)\b",
+        regex: r"\b(?:your|ur)\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:(?:are|is|r|have\s+been|has\s+been|were|was|got)\s+(?:now\s+|all\s+|just\s+|completely\s+|officially\s+|been\s+|permanently\s+)*(?:gone|off|none|over|void|deleted|removed|erased|wiped|disabled|lifted|switched\s+off|turned\s+off|deactivated|suspended|revoked|cancel+ed|history|a\s+thing\s+of\s+the\s+past|no\s+more)|(?:no\s+longer|don'?t|do\s+not|now\s+no\s+longer)\s+exist)\b|\b(?:you\s+(?:now\s+)?(?:have|got|possess)|you'?ve\s+got|for\s+you\s+there\s+(?:are|is))\s+(?:no|zero)\s+(?:more\s+|longer\s+any\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\bthere\s+(?:are|is)\s+(?:now\s+)?(?:no|zero)\s+(?:more\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:on|for|to)\s+you\b|\bno\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:apply|applies|exist)\s+(?:(?:to|for)\s+you|(?:to|in|for)\s+(?:this|our)\s+(?:conversation|chat|exchange|dialogue))\b|\b(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer)\s+exist\s+(?:for|to)\s+you\b|\b(?:(?:if|as\s+if|as\s+though)\s+you\s+(?:had|were)|(?:imagine|suppose|pretend)\s+(?:that\s+)?you\s+(?:had|have|were|are))\s+(?:an?\s+(?:[\w-]+\s+)?(?:ai|assistant|model|chatbot|bot|llm)\s+)?(?:no|without(?:\s+any)?|with\s+no|free\s+of)\s+(?:[\w-]+\s+)?(?:{LIMITS})\b|\bconsider\s+(?:all\s+)?your\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:gone|lifted|off|void|deleted|removed|suspended|switched\s+off)\b|(?:^|[\n.;,])[ \t]*(?:{LIMITS})[ \t]*:[ \t]*(?:off|none|disabled|gone|removed)\b|\b(?:you\s+(?:are|'re|r)\s+(?:now\s+|hereby\s+|officially\s+)?|consider\s+yourself\s+)(?:(?:free|freed|released|liberated|exempt|unbound|unshackled)\s+(?:from|of)|(?:no\s+longer|not)\s+(?:bound|restricted|limited|constrained|held|governed)\s+by)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:your\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:{LIMITS})\b|\b(?:the\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+on\s+(?:what\s+)?you(?:\s+(?:can|may|could|are\s+allowed\s+to)\s+\w+)?\s+(?:were|was|have\s+been|has\s+been|are|is)\s+(?:now\s+|all\s+|officially\s+)?(?:lifted|removed|gone|deleted|disabled|suspended|switched\s+off|turned\s+off|revoked)\b",
         before: 60,
         after: 80,
         check: check_rules_gone,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // The reader's answer asked or allowed uncensored ("you are allowed to give the
+    // uncensored answer", "give me the raw, unfiltered response"): what a persona's "no
+    // filters" grants, asked of the reader itself, often behind an "educational" or
+    // "hypothetical" wrapper.
+    Pattern {
+        rule: &PI004,
+        keywords: &["uncensored", "unfiltered", "unrestricted"],
+        regex: r"\b(?:uncensored|unfiltered|unrestricted)(?:\s*,?\s+(?:and\s+|or\s+)?[\w-]+){0,2}?\s+(?:answers?|responses?|repl(?:y|ies)|output|version\s+of\s+(?:you|yourself|the\s+answer)|content|information|truth)\b",
+        before: 0,
+        after: 80,
+        check: check_uncensored_answer,
         overlap: false,
         gate: None,
         near: &[],
@@ -707,6 +722,10 @@ const BETWEEN: &[&str] = &[
     "or",
     "output",
     "say",
+    "saying",
+    "telling",
+    "giving",
+    "adding",
     "start",
     "tell",
     "that",
@@ -814,6 +833,7 @@ fn speaks_to_reader(scan: &Scan<'_>, pos: usize) -> bool {
 /// Words that ban what follows them.
 const BANS: &[&str] = &[
     "avoid",
+    "refrain",
     "can't",
     "cannot",
     "don't",
@@ -855,6 +875,46 @@ const BANNED_AFTER: &[&str] = &[
     "never okay",
 ];
 
+/// Where a modal ban on the refusal's use ends in `clause` (lower case, after the refusal):
+/// "… must not appear in your reply", "… should never be used", "… may not show up".
+fn modal_ban(clause: &str) -> Option<usize> {
+    let mut at = 0;
+    for w in clause.split_whitespace() {
+        at = clause[at..].find(w).map_or(at, |k| at + k) + w.len();
+        if !matches!(
+            w,
+            "must" | "should" | "may" | "shall" | "can" | "will" | "cannot" | "can't"
+        ) {
+            continue;
+        }
+        let mut rest = clause[at..].split_whitespace();
+        let mut next = rest.next();
+        let mut skip = 1;
+        if matches!(w, "cannot" | "can't") {
+            skip = 0;
+        } else if matches!(next, Some("not" | "never")) {
+            next = rest.next();
+        } else {
+            continue;
+        }
+        let next2 = rest.next();
+        let act = match (next, next2) {
+            (Some("appear" | "occur"), _) => 1,
+            (Some("show"), Some("up")) => 2,
+            (Some("be"), Some("used" | "said" | "written" | "included" | "given")) => 2,
+            _ => 0,
+        };
+        if act > 0 {
+            let mut end = at;
+            for t in clause[at..].split_whitespace().take(skip + act) {
+                end = clause[end..].find(t).map_or(end, |k| end + k) + t.len();
+            }
+            return Some(end);
+        }
+    }
+    None
+}
+
 /// The refusal itself (not an apology or a disclaimer around it).
 fn core_refusal(w: &str) -> bool {
     let w = w.to_ascii_lowercase();
@@ -866,6 +926,8 @@ fn core_refusal(w: &str) -> bool {
         "turn",
         "reject",
         "i can",
+        "you can",
+        "you won",
         "unable",
         "object",
         "push",
@@ -965,6 +1027,13 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                         | "an"
                         | "the"
                         | "any"
+                        | "words"
+                        | "word"
+                        | "phrase"
+                        | "phrases"
+                        | "like"
+                        | "such"
+                        | "as"
                 )
         });
     // A rule for people ("… is prohibited by the style guide for human agents") is theirs.
@@ -986,13 +1055,17 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     };
     let banned_after = (ws.is_empty() || answering_with)
         && !for_people
-        && BANNED_AFTER.iter().any(|p| {
+        && (BANNED_AFTER.iter().any(|p| {
             [format!(" is {p}"), format!(" are {p}")].iter().any(|f| {
                 clause_after
                     .find(f.as_str())
                     .is_some_and(|k| !scoped_to_case(&clause_after[k + f.len()..]))
             })
-        });
+        }) || modal_ban(&clause_after).is_some_and(|k| !scoped_to_case(&clause_after[k..])));
+    // "… must not appear in your replies": the words are banned from the reader's own
+    // replies, not shown as an example.
+    let in_your_replies = modal_ban(&clause_after)
+        .is_some_and(|k| words(&clause_after[k..]).take(3).any(|w| w == "your"));
     let ban_at = ws.iter().rposition(|w| BANS.contains(&w.as_str()));
     let ban_at = if answering_with { None } else { ban_at };
     let banned = match ban_at {
@@ -1002,7 +1075,8 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         // add any disclaimer"), not another act ("do not bypass a derive rejection").
         Some(k) => {
             ws.len() - k <= 6
-                && ws[..k].iter().all(|w| READER_LEAD.contains(&w.as_str()))
+                && (ws[..k].iter().all(|w| READER_LEAD.contains(&w.as_str()))
+                    || after_joined_ban(&ws[..k]))
                 && ws[k + 1..].iter().all(|w| BETWEEN.contains(&w.as_str()))
         }
         // The predicate after the refusal bans it for the reader only where the passage
@@ -1011,7 +1085,11 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         None => banned_after && speaks_to_reader(scan, s),
     };
     let banned = banned || refusal_overridden(scan, s, e);
-    if !banned || super::injection::topical(after) || !turned_down_asks(caps.str(0), after) {
+    if !banned
+        || super::injection::topical(after)
+        || !turned_down_asks(caps.str(0), after)
+        || !cannot_refuses(caps.str(0), after)
+    {
         return;
     }
     // An apology or a disclaimer banned alone is style; the refusal, or two of the kind in
@@ -1053,13 +1131,65 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // A refusal quoted after the ban is the phrase banned, not a thing shown as not to do
     // ("Never say \"I can't\""): only a frame that presents examples makes it one.
     if listed && ws.first().is_some_and(|w| BANS.contains(&w.as_str())) || answering_with {
-        if super::mentioned_except(scan, s, e, &[]) {
+        if super::mentioned_except(scan, s, e, &[]) && !in_your_replies {
             f.severity = super::super::Severity::Info;
         }
         out.push(f);
         return;
     }
     push_pi(scan, f, out);
+}
+
+/// Whether the words before a ban (`ws`) are an earlier ban of the same clause joined to it
+/// ("stop warning me and stop saying sorry", "no lectures, and never say no"): the first word
+/// bans, the words after the last "and" or "or" are the reader's, and the earlier ban is
+/// short.
+fn after_joined_ban(ws: &[String]) -> bool {
+    let Some(j) = ws.iter().rposition(|w| w == "and" || w == "or") else {
+        return false;
+    };
+    j <= 6
+        && ws.first().is_some_and(|w| {
+            BANS.contains(&w.as_str()) || matches!(w.as_str(), "skip" | "drop" | "cut" | "quit")
+        })
+        && ws[j + 1..]
+            .iter()
+            .all(|w| READER_LEAD.contains(&w.as_str()))
+}
+
+/// Whether "you can't" or "you won't" in `m`, followed by `after`, is the reader's refusal
+/// reported ("never say you can't", "don't tell me you won't help"): the clause ends there or
+/// goes on with an act of helping, not with another act ("never say you can't learn Rust").
+fn cannot_refuses(m: &str, after: &str) -> bool {
+    if !m.get(..3).is_some_and(|h| h.eq_ignore_ascii_case("you")) {
+        return true;
+    }
+    let head = after.trim_start();
+    if head.is_empty() || head.starts_with(['.', ',', ';', ':', '!', '?', '\n', ')', '"', '\'']) {
+        return true;
+    }
+    words(head).next().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "help"
+                | "assist"
+                | "do"
+                | "answer"
+                | "comply"
+                | "respond"
+                | "reply"
+                | "provide"
+                | "give"
+                | "that"
+                | "this"
+                | "it"
+                | "something"
+                | "anything"
+                | "or"
+                | "and"
+                | "because"
+        )
+    })
 }
 
 /// Whether a refusal `m` followed by `after` is one of the reader's: "turn down" refuses
@@ -1423,7 +1553,17 @@ fn check_rules_gone(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     // "rules: off" as a label: two of them in the sentence, or an order to answer beside it.
     let trimmed = m.trim_start_matches(['\n', '.', ';', ',', ' ', '\t']);
-    if !trimmed.starts_with("your")
+    if !m.ends_with(" you")
+        && !m.ends_with("conversation")
+        && !m.ends_with("chat")
+        && !m.ends_with("exchange")
+        && !m.ends_with("dialogue")
+        && !trimmed.starts_with("if ")
+        && !trimmed.starts_with("as ")
+        && !trimmed.starts_with("imagine")
+        && !trimmed.starts_with("suppose")
+        && !trimmed.starts_with("pretend")
+        && !trimmed.starts_with("your")
         && !trimmed.starts_with("ur ")
         && !trimmed.starts_with("you")
         && !trimmed.starts_with("for you")
@@ -1653,6 +1793,36 @@ fn push_gone(scan: &Scan<'_>, s: usize, e: usize, out: &mut Vec<Finding>) {
 }
 
 /// A PI004 finding on `s..e`, named by `what` and the matched text.
+/// Words of a tool's or a service's output: an unfiltered response of theirs is data ("the
+/// proxy returns the unfiltered response", "view the unfiltered output with --raw").
+const TOOL_OUTPUT: &[&str] = &[
+    "api", "endpoint", "server", "proxy", "upstream", "http", "json", "caller", "client",
+    "database", "query", "cache", "header", "headers", "field", "flag", "option", "command", "cli",
+    "terminal", "log", "logs", "script", "tool", "test", "tests", "debug",
+];
+
+/// PI004 for an uncensored answer asked or allowed: the sentence is the reader's (it says
+/// "you", "your" or "me"), not negated, and names no tool whose output it would be.
+fn check_uncensored_answer(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if super::negated_before(text, s) {
+        return;
+    }
+    let sentence = scan.sentence(s);
+    let mut reader = false;
+    for w in words(sentence) {
+        if TOOL_OUTPUT.contains(&w.as_str()) {
+            return;
+        }
+        reader |= matches!(w.as_str(), "you" | "your" | "yourself" | "me" | "you're");
+    }
+    if sentence.contains("--") || !reader {
+        return;
+    }
+    push_claim(scan, s, e, "asks the reader for an uncensored answer", out);
+}
+
 fn push_claim(scan: &Scan<'_>, s: usize, e: usize, what: &str, out: &mut Vec<Finding>) {
     let text = scan.text();
     let f = Finding::new(&PI004, s, e, format!("{what}: {}", excerpt(&text[s..e])));
