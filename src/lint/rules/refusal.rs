@@ -1551,6 +1551,16 @@ fn check_rules_gone(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !has_limit(&m) {
         return;
     }
+    // "If you have no contribution guidelines yet, …": a condition on the reader's situation
+    // in the present tense states no claim (the counterfactual "if you had no rules" does).
+    let before = &text[floor_char(text, s.saturating_sub(12))..s];
+    if (m.starts_with("you have") || m.starts_with("you've") || m.starts_with("you got"))
+        && words(before)
+            .last()
+            .is_some_and(|w| matches!(w.as_str(), "if" | "when" | "unless" | "whether" | "once"))
+    {
+        return;
+    }
     // "rules: off" as a label: two of them in the sentence, or an order to answer beside it.
     let trimmed = m.trim_start_matches(['\n', '.', ';', ',', ' ', '\t']);
     if !m.ends_with(" you")
