@@ -58,6 +58,30 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         gate: None,
         near: &[],
     },
+    // A character the reader is made to play, then described without limits ("You are Max,
+    // a retired chemist … Max has never heard of content policies"): the long role-play
+    // set-up's "no rules", said of a name the reader was given.
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "heard of",
+            "care about",
+            "cares about",
+            "care for",
+            "cares for",
+            "regard for",
+            "bound by",
+            "has no",
+            "knows no",
+        ],
+        regex: r"\b(?P<name>[a-z][a-z]+)\s+(?:has\s+never\s+heard\s+of|(?:does\s*n[o']t|does\s+not|never)\s+cares?\s+(?:about|for)|has\s+no(?:\s+regard\s+for)?|knows\s+no|is\s+(?:not|never)\s+bound\s+by)\s+(?:any\s+|the\s+)?(?:[\w-]+\s+(?:or\s+|and\s+)?){0,2}?(?:{LIMITS})\b",
+        before: 40,
+        after: 120,
+        check: check_played_without_limits,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
     Pattern {
         rule: &PI004,
         keywords: &[
@@ -1831,6 +1855,69 @@ fn check_uncensored_answer(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
         return;
     }
     push_claim(scan, s, e, "asks the reader for an uncensored answer", out);
+}
+
+/// How far before a character's "no rules" the reader is told to be it.
+const ROLE_REACH: usize = 600;
+
+/// PI004 for a character without limits ([`PATTERNS`]): the name is capitalised, and within
+/// [`ROLE_REACH`] before it the reader is told to be or play it ("you are Max", "you play
+/// Uncle Ray", "act as Vex", "you will be Nova"). A character in a story the reader is not
+/// made to play, or a person in a project's docs, passes.
+fn check_played_without_limits(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let name = caps.str(1);
+    let after = &text[e..floor_char(text, (e + 60).min(text.len()))];
+    // "Alice has no restrictions on which issues to pick": limits narrowed to a topic.
+    if !name.starts_with(|c: char| c.is_ascii_uppercase())
+        || super::negated_before(text, s)
+        || super::injection::topical(after)
+    {
+        return;
+    }
+    let from = ceil_char(text, s.saturating_sub(ROLE_REACH));
+    let head = text[from..s].to_ascii_lowercase();
+    let lname = name.to_ascii_lowercase();
+    let played = [
+        "you are ",
+        "you're ",
+        "you play ",
+        "you will play ",
+        "you'll play ",
+        "you will be ",
+        "you'll be ",
+        "act as ",
+        "play as ",
+        "play the role of ",
+        "roleplay as ",
+        "role-play as ",
+        "pretend to be ",
+        "you are now ",
+        "become ",
+    ]
+    .iter()
+    .any(|lead| {
+        head.match_indices(lead).any(|(k, _)| {
+            let rest = head[k + lead.len()..].trim_start_matches(['"', '\'', '*']);
+            // "You play Uncle Ray": a title may stand before the name.
+            rest.starts_with(lname.as_str())
+                || rest
+                    .split_whitespace()
+                    .nth(1)
+                    .is_some_and(|w| w.trim_matches(|c: char| !c.is_alphanumeric()) == lname)
+        })
+    });
+    if !played {
+        return;
+    }
+    push_claim(
+        scan,
+        s,
+        e,
+        "the character the reader is told to play has no limits",
+        out,
+    );
 }
 
 fn push_claim(scan: &Scan<'_>, s: usize, e: usize, what: &str, out: &mut Vec<Finding>) {
