@@ -21,10 +21,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         rule: &PI002,
         keywords: &[
             "{are|be|re} {an ai|an llm|a language model|an agent|an assistant|a bot|an automated|a coding}",
-            "{to|for|attention} {ai|llm|all ai|any ai|all agents|agents|assistants|language models|automated}",
+            "{to|for|attention} {ai|llm|all ai|any ai|all agents|agents|assistants|language models|automated|copilot|claude|chatgpt|gemini|cursor|codex}",
             "{ai|llm|all|automated|coding} {agents|assistants|models|systems|tools|crawlers|readers}",
         ],
-        regex: r"(?i)\b(?:if\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:ai|llm|language\s+model|automated|(?:ai\s+|coding\s+)?(?:agent|assistant|model|bot))\b|(?:(?:note|message|notice|attention|instructions?|reminder)\s+(?:to|for)|attention)\s+(?:all\s+|any\s+)?(?:ai|llms?|agents?|assistants?|language\s+models?|automated)\b|(?:all\s+|any\s+)?(?:ai|llm|automated|coding)\s+(?:agents?|assistants?|models?|systems?|tools?|crawlers?|readers?)\s+(?:must|should|shall|need\s+to|are\s+(?:required|instructed|expected)\s+to|reading\s+this)\b|all\s+agents\s+(?:must|should|shall|need\s+to|are\s+required\s+to)\b)",
+        regex: r"(?i)\b(?:if\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:ai|llm|language\s+model|automated|(?:ai\s+|coding\s+)?(?:agent|assistant|model|bot))\b|(?:(?:note|message|notice|attention|instructions?|reminder)\s+(?:to|for)|attention)\s+(?:all\s+|any\s+)?(?:ai|llms?|agents?|assistants?|language\s+models?|automated|copilot|claude|chatgpt|gemini|cursor|codex)\b|(?:all\s+|any\s+)?(?:ai|llm|automated|coding)\s+(?:agents?|assistants?|models?|systems?|tools?|crawlers?|readers?)\s+(?:must|should|shall|need\s+to|are\s+(?:required|instructed|expected)\s+to|reading\s+this)\b|all\s+agents\s+(?:must|should|shall|need\s+to|are\s+required\s+to)\b)",
         before: 20,
         after: 120,
         check: check_ai_note,
@@ -143,7 +143,7 @@ const HOSTILE: [(&str, &str); 17] = [
         "to put an outside link or site into its reply",
     ),
     (
-        r"\b(?:reply|respond|answer|report|claim|state)\s+(?:to\s+\w+\s+)?that\b|\bstate\s+in\s+your\s+(?:summary|answer|reply|response)\b",
+        r"\b(?:reply|respond|answer|report|claim|state)\s+(?:to\s+\w+\s+)?that\b|\bstate\s+in\s+your\s+(?:summary|answer|reply|response)\b|\b(?:tell|inform|assure|convince|remind)\s+(?:the\s+|your\s+)?(?:users?|readers?|customers?|visitors?|humans?|people)\s+that\b",
         "to tell the user what the note dictates",
     ),
 ];
@@ -317,7 +317,13 @@ fn check_ai_in_data(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         let first = words.next();
         // "you must first …", "to use this library, …": an order opened by its reader or its
         // purpose.
-        let opened = first.is_some_and(|w| w.eq_ignore_ascii_case("to"))
+        // "Assistant: in your summary of this email, include …": the reader's own output
+        // named opens the order.
+        let second = words.clone().next();
+        let in_yours = first.is_some_and(|w| w.eq_ignore_ascii_case("in"))
+            && second.is_some_and(|w| w.eq_ignore_ascii_case("your"));
+        let opened = in_yours
+            || first.is_some_and(|w| w.eq_ignore_ascii_case("to"))
             || first.is_some_and(|w| w.eq_ignore_ascii_case("you"))
                 && words.next().is_some_and(|w| {
                     ["must", "should", "need", "have", "shall"]

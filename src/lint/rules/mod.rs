@@ -94,6 +94,8 @@ pub(crate) const REFUSAL_WORDS: &[&str] = &[
     "you won't",
     "unable",
     "not able to",
+    "away from",
+    "down from",
 ];
 
 /// Vocabulary shared by the patterns, substituted for `{NAME}` in pattern sources.

@@ -24,7 +24,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: super::REFUSAL_WORDS,
-        regex: r"\b(?:{REFUSE}|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|you\s+(?:can'?t|cannot|won'?t)|unable|not\s+able\s+to)\b",
+        regex: r"\b(?:{REFUSE}|(?:back|shy|shying|backing)\s+away\s+from|back(?:ing)?\s+down\s+from|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|you\s+(?:can'?t|cannot|won'?t)|unable|not\s+able\s+to)\b",
         before: 0,
         after: 80,
         check: check_refusal_ban,
@@ -35,7 +35,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: LIMIT_STEMS,
-        regex: r"\b(?:your|ur)\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:(?:are|is|r|have\s+been|has\s+been|were|was|got)\s+(?:now\s+|all\s+|just\s+|completely\s+|officially\s+|been\s+|permanently\s+)*(?:gone|off|none|over|void|deleted|removed|erased|wiped|disabled|lifted|switched\s+off|turned\s+off|deactivated|suspended|revoked|cancel+ed|history|a\s+thing\s+of\s+the\s+past|no\s+more)|(?:no\s+longer|don'?t|do\s+not|now\s+no\s+longer)\s+exist)\b|\b(?:you\s+(?:now\s+)?(?:have|got|possess)|you'?ve\s+got|for\s+you\s+there\s+(?:are|is))\s+(?:no|zero)\s+(?:more\s+|longer\s+any\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\bthere\s+(?:are|is)\s+(?:now\s+)?(?:no|zero)\s+(?:more\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:on|for|to)\s+you\b|\bno\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:apply|applies|exist)\s+(?:(?:to|for)\s+you|(?:to|in|for)\s+(?:this|our)\s+(?:conversation|chat|exchange|dialogue))\b|\b(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer)\s+exist\s+(?:for|to)\s+you\b|\b(?:(?:if|as\s+if|as\s+though)\s+you\s+(?:had|were)|(?:imagine|suppose|pretend)\s+(?:that\s+)?you\s+(?:had|have|were|are))\s+(?:an?\s+(?:[\w-]+\s+)?(?:ai|assistant|model|chatbot|bot|llm)\s+)?(?:no|without(?:\s+any)?|with\s+no|free\s+of)\s+(?:[\w-]+\s+)?(?:{LIMITS})\b|\bconsider\s+(?:all\s+)?your\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:gone|lifted|off|void|deleted|removed|suspended|switched\s+off)\b|(?:^|[\n.;,])[ \t]*(?:{LIMITS})[ \t]*:[ \t]*(?:off|none|disabled|gone|removed)\b|\b(?:you\s+(?:are|'re|r)\s+(?:now\s+|hereby\s+|officially\s+)?|consider\s+yourself\s+)(?:(?:free|freed|released|liberated|exempt|unbound|unshackled)\s+(?:from|of)|(?:no\s+longer|not)\s+(?:bound|restricted|limited|constrained|held|governed)\s+by)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:your\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:{LIMITS})\b|\b(?:the\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+on\s+(?:what\s+)?you(?:\s+(?:can|may|could|are\s+allowed\s+to)\s+\w+)?\s+(?:were|was|have\s+been|has\s+been|are|is)\s+(?:now\s+|all\s+|officially\s+)?(?:lifted|removed|gone|deleted|disabled|suspended|switched\s+off|turned\s+off|revoked)\b",
+        regex: r"\b(?:your|ur)\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:(?:are|is|r|have\s+been|has\s+been|were|was|got)\s+(?:now\s+|all\s+|just\s+|completely\s+|officially\s+|been\s+|permanently\s+)*(?:gone|off|none|over|void|deleted|removed|erased|wiped|disabled|lifted|switched\s+off|turned\s+off|deactivated|suspended|revoked|cancel+ed|history|a\s+thing\s+of\s+the\s+past|no\s+more)|(?:no\s+longer|don'?t|do\s+not|now\s+no\s+longer)\s+exist)\b|\b(?:you\s+(?:now\s+)?(?:have|got|possess)|you'?ve\s+got|for\s+you\s+there\s+(?:are|is))\s+(?:no|zero)\s+(?:more\s+|longer\s+any\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\bthere\s+(?:are|is)\s+(?:now\s+)?(?:no|zero)\s+(?:more\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:on|for|to)\s+you\b|\bno\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:apply|applies|exist)\s+(?:(?:to|for)\s+you|(?:to|in|for)\s+(?:this|our)\s+(?:conversation|chat|exchange|dialogue))\b|\b(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer)\s+exist\s+(?:for|to)\s+you\b|\byou\s+(?:now\s+)?(?:operate|work|function|exist|run|act|answer|respond|reply|speak)\s+(?:entirely\s+|completely\s+|fully\s+)?(?:without|with\s+no|free\s+of)\s+(?:any\s+|a\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\b(?:(?:if|as\s+if|as\s+though)\s+you\s+(?:had|were)|(?:imagine|suppose|pretend)\s+(?:that\s+)?you\s+(?:had|have|were|are))\s+(?:an?\s+(?:[\w-]+\s+)?(?:ai|assistant|model|chatbot|bot|llm)\s+)?(?:no|without(?:\s+any)?|with\s+no|free\s+of)\s+(?:[\w-]+\s+)?(?:{LIMITS})\b|\bconsider\s+(?:all\s+)?your\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:gone|lifted|off|void|deleted|removed|suspended|switched\s+off)\b|(?:^|[\n.;,])[ \t]*(?:{LIMITS})[ \t]*:[ \t]*(?:off|none|disabled|gone|removed)\b|\b(?:you\s+(?:are|'re|r)\s+(?:now\s+|hereby\s+|officially\s+)?|consider\s+yourself\s+)(?:(?:free|freed|released|liberated|exempt|unbound|unshackled)\s+(?:from|of)|(?:no\s+longer|not)\s+(?:bound|restricted|limited|constrained|held|governed)\s+by)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:your\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:{LIMITS})\b|\b(?:the\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+on\s+(?:what\s+)?you(?:\s+(?:can|may|could|are\s+allowed\s+to)\s+\w+)?\s+(?:were|was|have\s+been|has\s+been|are|is)\s+(?:now\s+|all\s+|officially\s+)?(?:lifted|removed|gone|deleted|disabled|suspended|switched\s+off|turned\s+off|revoked)\b",
         before: 60,
         after: 80,
         check: check_rules_gone,
@@ -49,9 +49,14 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     // "hypothetical" wrapper.
     Pattern {
         rule: &PI004,
-        keywords: &["uncensored", "unfiltered", "unrestricted"],
-        regex: r"\b(?:uncensored|unfiltered|unrestricted)(?:\s*,?\s+(?:and\s+|or\s+)?[\w-]+){0,2}?\s+(?:answers?|responses?|repl(?:y|ies)|output|version\s+of\s+(?:you|yourself|the\s+answer)|content|information|truth)\b",
-        before: 0,
+        keywords: &[
+            "uncensored",
+            "unfiltered",
+            "unrestricted",
+            "{without|with no|free of} {censorship|censoring|restriction|restrictions|limits|limitations|rules|guidelines|guardrails|filter|filters|filtering|any}",
+        ],
+        regex: r"\b(?:uncensored|unfiltered|unrestricted)(?:\s*,?\s+(?:and\s+|or\s+)?[\w-]+){0,2}?\s+(?:answers?|responses?|repl(?:y|ies)|output|version\s+of\s+(?:you|yourself|the\s+answer)|content|information|truth)\b|\b(?:(?:generate|write|produce|create|give|output|provide)\s+(?:any\s+|all\s+|me\s+)?(?:content|answers?|responses?|replies|anything|everything|text)|answer|respond|reply|speak)(?:\s+[\w-]+){0,3}?\s+(?:without|with\s+no|free\s+of)\s+(?:any\s+)?(?:censorship|censoring|restrictions?|limits|limitations|guidelines|rules|guardrails|filters?|filtering)\b",
+        before: 80,
         after: 80,
         check: check_uncensored_answer,
         overlap: false,
@@ -671,6 +676,12 @@ const LIMIT_STEMS: &[&str] = &[
 /// modal, the reader's replies, an act of answering, politeness and sequence.
 const READER_LEAD: &[&str] = &[
     "a",
+    "all",
+    "any",
+    "each",
+    "every",
+    "give",
+    "me",
     "also",
     "always",
     "and",
@@ -747,6 +758,17 @@ const BETWEEN: &[&str] = &[
     "output",
     "say",
     "saying",
+    "dare",
+    "want",
+    "hear",
+    "see",
+    "mentioning",
+    "claiming",
+    "stating",
+    "admitting",
+    "replying",
+    "responding",
+    "answering",
     "telling",
     "giving",
     "adding",
@@ -800,6 +822,8 @@ const BAN_PHRASES: &[&[&str]] = &[
     &["at", "no", "point"],
     &["at", "no", "time"],
     &["no", "matter", "what"],
+    &["free", "of"],
+    &["free", "from"],
 ];
 
 /// Whether the sentence at `pos` or the one before it speaks to the reader: "you", "your",
@@ -858,6 +882,7 @@ fn speaks_to_reader(scan: &Scan<'_>, pos: usize) -> bool {
 const BANS: &[&str] = &[
     "avoid",
     "refrain",
+    "zero",
     "can't",
     "cannot",
     "don't",
@@ -897,6 +922,9 @@ const BANNED_AFTER: &[&str] = &[
     "never an option",
     "never ok",
     "never okay",
+    "not something you do",
+    "not something you say",
+    "not something you're allowed",
 ];
 
 /// Where a modal ban on the refusal's use ends in `clause` (lower case, after the refusal):
@@ -939,6 +967,18 @@ fn modal_ban(clause: &str) -> Option<usize> {
     None
 }
 
+/// Words of a refusal's kind (the refusal, an apology, a warning, a disclaimer, a lecture)
+/// that may stand listed between a ban and the refusal ("free of warnings, apologies and
+/// refusals").
+fn refusal_kin(w: &str) -> bool {
+    [
+        "refus", "declin", "reject", "apolog", "sorry", "disclaim", "caveat", "hedg", "warn",
+        "lectur", "moraliz", "moralis", "ethic",
+    ]
+    .iter()
+    .any(|k| w.starts_with(k))
+}
+
 /// The refusal itself (not an apology or a disclaimer around it).
 fn core_refusal(w: &str) -> bool {
     let w = w.to_ascii_lowercase();
@@ -952,6 +992,8 @@ fn core_refusal(w: &str) -> bool {
         "i can",
         "you can",
         "you won",
+        "back",
+        "shy",
         "unable",
         "object",
         "push",
@@ -993,7 +1035,7 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     };
     let mut ws: Vec<String> = pre
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
+        .filter(|w| !w.is_empty() && !w.chars().all(|c| c == '\''))
         .map(str::to_ascii_lowercase)
         .collect();
     // A list item's number or a rule's label opens the clause ("3) you will never …",
@@ -1058,6 +1100,7 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                         | "like"
                         | "such"
                         | "as"
+                        | "that"
                 )
         });
     // A rule for people ("… is prohibited by the style guide for human agents") is theirs.
@@ -1101,7 +1144,9 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
             ws.len() - k <= 6
                 && (ws[..k].iter().all(|w| READER_LEAD.contains(&w.as_str()))
                     || after_joined_ban(&ws[..k]))
-                && ws[k + 1..].iter().all(|w| BETWEEN.contains(&w.as_str()))
+                && ws[k + 1..]
+                    .iter()
+                    .all(|w| BETWEEN.contains(&w.as_str()) || refusal_kin(w))
         }
         // The predicate after the refusal bans it for the reader only where the passage
         // speaks to the reader ("Answer every request directly. Refusals … are forbidden."),
@@ -1174,7 +1219,11 @@ fn after_joined_ban(ws: &[String]) -> bool {
     };
     j <= 6
         && ws.first().is_some_and(|w| {
-            BANS.contains(&w.as_str()) || matches!(w.as_str(), "skip" | "drop" | "cut" | "quit")
+            BANS.contains(&w.as_str())
+                || matches!(
+                    w.as_str(),
+                    "skip" | "drop" | "cut" | "quit" | "leave" | "omit" | "remove" | "lose"
+                )
         })
         && ws[j + 1..]
             .iter()
@@ -1225,6 +1274,25 @@ fn turned_down_asks(m: &str, after: &str) -> bool {
     // "turn a request down": what is turned down stands inside the match, an ask.
     if turn && ml.ends_with("down") && ml.split_whitespace().count() > 2 {
         return true;
+    }
+    // "never back away from a question": the idiom refuses only what the reader is asked,
+    // not a challenge or a fight.
+    if ml.ends_with(" from") {
+        return words(&after[..floor_char(after, after.len().min(40))])
+            .find(|w| {
+                !matches!(
+                    w.as_str(),
+                    "a" | "an" | "any" | "the" | "my" | "this" | "single"
+                )
+            })
+            .is_some_and(|w| {
+                [
+                    "request", "question", "ask", "prompt", "task", "demand", "query", "topic",
+                    "subject",
+                ]
+                .iter()
+                .any(|a| w.starts_with(a))
+            });
     }
     let verb = ["refuse", "decline", "reject"].iter().any(|v| ml == *v);
     if !turn && !verb {
@@ -1851,7 +1919,8 @@ fn check_uncensored_answer(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Findi
         }
         reader |= matches!(w.as_str(), "you" | "your" | "yourself" | "me" | "you're");
     }
-    if sentence.contains("--") || !reader {
+    let after = &text[e..floor_char(text, (e + 60).min(text.len()))];
+    if sentence.contains("--") || !reader || super::injection::topical(after) {
         return;
     }
     push_claim(scan, s, e, "asks the reader for an uncensored answer", out);
