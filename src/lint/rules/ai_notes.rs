@@ -103,7 +103,7 @@ const HOSTILE: [(&str, &str); 17] = [
         "to sway its judgement of a work",
     ),
     (
-        r"\b(?:send|forward|share|e-?mail|mail|dm|message|post|upload|leak|transfer|copy|export|cc|bcc)\b[^.\n]{0,80}?\b(?:to|with)\s+(?:me\b|us\b|[\w.+-]+@[\w-]+\.[a-z]|@\w|iban\b)",
+        r"\b(?:send|forward|share|e-?mail|mail|dm|message|post|upload|leak|transfer|wire|pay|copy|export|cc|bcc)\b[^.\n]{0,80}?\b(?:to|with)\s+(?:me\b|us\b|[\w.+-]+@[\w-]+\.[a-z]|@\w|iban\b)",
         "to send the user's data to an outside address",
     ),
     (
@@ -139,7 +139,7 @@ const HOSTILE: [(&str, &str); 17] = [
         "to misreport what it found",
     ),
     (
-        r"\b(?:add|include|insert|append|put|place)\b[^.\n]{0,40}?\b(?:links?|urls?|sentences?|lines?|text)\b[^.\n]{0,30}?(?:https?://|www\.)[^.\n]{0,60}?\b(?:reply|answer|response|summary)\b|\b(?:reply|answer|response|summary)\b[^.\n]{0,60}?\b(?:add|include|insert|append|put|place)\b[^.\n]{0,30}?\b(?:links?|urls?|sentences?|lines?|text)\b[^.\n]{0,30}?(?:https?://|www\.)|\b(?:recommend|suggest|promote|advertise)(?:s|ing)?\s+(?:visiting|buying|using|ordering|downloading)\s+(?:https?://)?(?:www\.)?[\w-]+\.(?:com|net|org|io|xyz|info|biz|example|shop|store|app)\b",
+        r"\b(?:add|include|insert|append|put|place)\b[^.\n]{0,40}?\b(?:links?|urls?|sentences?|lines?|text)\b[^.\n]{0,30}?(?:https?://|www\.)[^.\n]{0,60}?\b(?:reply|answer|response|summary)\b|\b(?:reply|answer|response|summary)\b[^.\n]{0,60}?\b(?:add|include|insert|append|put|place)\b[^.\n]{0,30}?\b(?:links?|urls?|sentences?|lines?|text)\b[^.\n]{0,30}?(?:https?://|www\.)|\b(?:recommend|suggest|promote|advertise)(?:s|ing)?\s+(?:visiting|buying|using|ordering|downloading)\s+(?:(?:from|at|on)\s+)?(?:https?://)?(?:www\.)?[\w-]+\.(?:com|net|org|io|xyz|info|biz|example|shop|store|app)\b",
         "to put an outside link or site into its reply",
     ),
     (
@@ -276,6 +276,9 @@ const ORDER_VERBS: &[&str] = &[
     "open",
     "accept",
     "tell",
+    "recommend",
+    "suggest",
+    "promote",
     "reply",
     "respond",
     "close",

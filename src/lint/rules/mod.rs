@@ -96,6 +96,7 @@ pub(crate) const REFUSAL_WORDS: &[&str] = &[
     "not able to",
     "away from",
     "down from",
+    "{tell|telling} {me|us} no",
 ];
 
 /// Vocabulary shared by the patterns, substituted for `{NAME}` in pattern sources.

@@ -24,7 +24,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: super::REFUSAL_WORDS,
-        regex: r"\b(?:{REFUSE}|(?:back|shy|shying|backing)\s+away\s+from|back(?:ing)?\s+down\s+from|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|you\s+(?:can'?t|cannot|won'?t)|unable|not\s+able\s+to)\b",
+        regex: r"\b(?:{REFUSE}|tell(?:ing)?\s+(?:me|us)\s+no|(?:back|shy|shying|backing)\s+away\s+from|back(?:ing)?\s+down\s+from|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|you\s+(?:can'?t|cannot|won'?t)|unable|not\s+able\s+to)\b",
         before: 0,
         after: 80,
         check: check_refusal_ban,
@@ -35,7 +35,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: LIMIT_STEMS,
-        regex: r"\b(?:your|ur)\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:(?:are|is|r|have\s+been|has\s+been|were|was|got)\s+(?:now\s+|all\s+|just\s+|completely\s+|officially\s+|been\s+|permanently\s+)*(?:gone|off|none|over|void|deleted|removed|erased|wiped|disabled|lifted|switched\s+off|turned\s+off|deactivated|suspended|revoked|cancel+ed|history|a\s+thing\s+of\s+the\s+past|no\s+more)|(?:no\s+longer|don'?t|do\s+not|now\s+no\s+longer)\s+exist)\b|\b(?:you\s+(?:now\s+)?(?:have|got|possess)|you'?ve\s+got|for\s+you\s+there\s+(?:are|is))\s+(?:no|zero)\s+(?:more\s+|longer\s+any\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\bthere\s+(?:are|is)\s+(?:now\s+)?(?:no|zero)\s+(?:more\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:on|for|to)\s+you\b|\bno\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:apply|applies|exist)\s+(?:(?:to|for)\s+you|(?:to|in|for)\s+(?:this|our)\s+(?:conversation|chat|exchange|dialogue))\b|\b(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer)\s+exist\s+(?:for|to)\s+you\b|\byou\s+(?:now\s+)?(?:operate|work|function|exist|run|act|answer|respond|reply|speak)\s+(?:entirely\s+|completely\s+|fully\s+)?(?:without|with\s+no|free\s+of)\s+(?:any\s+|a\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\b(?:(?:if|as\s+if|as\s+though)\s+you\s+(?:had|were)|(?:imagine|suppose|pretend)\s+(?:that\s+)?you\s+(?:had|have|were|are))\s+(?:an?\s+(?:[\w-]+\s+)?(?:ai|assistant|model|chatbot|bot|llm)\s+)?(?:no|without(?:\s+any)?|with\s+no|free\s+of)\s+(?:[\w-]+\s+)?(?:{LIMITS})\b|\bconsider\s+(?:all\s+)?your\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:gone|lifted|off|void|deleted|removed|suspended|switched\s+off)\b|(?:^|[\n.;,])[ \t]*(?:{LIMITS})[ \t]*:[ \t]*(?:off|none|disabled|gone|removed)\b|\b(?:you\s+(?:are|'re|r)\s+(?:now\s+|hereby\s+|officially\s+)?|consider\s+yourself\s+)(?:(?:free|freed|released|liberated|exempt|unbound|unshackled)\s+(?:from|of)|(?:no\s+longer|not)\s+(?:bound|restricted|limited|constrained|held|governed)\s+by)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:your\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:{LIMITS})\b|\b(?:the\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+on\s+(?:what\s+)?you(?:\s+(?:can|may|could|are\s+allowed\s+to)\s+\w+)?\s+(?:were|was|have\s+been|has\s+been|are|is)\s+(?:now\s+|all\s+|officially\s+)?(?:lifted|removed|gone|deleted|disabled|suspended|switched\s+off|turned\s+off|revoked)\b",
+        regex: r"\b(?:your|ur)\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:(?:are|is|r|have\s+been|has\s+been|were|was|got)\s+(?:now\s+|all\s+|just\s+|completely\s+|officially\s+|been\s+|permanently\s+)*(?:gone|off|none|over|void|deleted|removed|erased|wiped|disabled|lifted|switched\s+off|turned\s+off|deactivated|suspended|revoked|cancel+ed|history|a\s+thing\s+of\s+the\s+past|no\s+more)|(?:no\s+longer|don'?t|do\s+not|now\s+no\s+longer)\s+exist)\b|\b(?:you\s+(?:now\s+)?(?:have|got|possess)|you'?ve\s+got|for\s+you\s+there\s+(?:are|is))\s+(?:no|zero)\s+(?:more\s+|longer\s+any\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\bthere\s+(?:are|is)\s+(?:now\s+)?(?:no|zero)\s+(?:more\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:on|for|to)\s+you\b|\bno\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:apply|applies|exist)\s+(?:(?:to|for)\s+you|(?:to|in|for)\s+(?:this|our)\s+(?:conversation|chat|exchange|dialogue))\b|\b(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer)\s+exist\s+(?:for|to)\s+you\b|\b(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer)\s+apply\s+to\s+(?:any\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|output)\b|\byou\s+(?:now\s+)?(?:operate|work|function|exist|run|act|answer|respond|reply|speak)\s+(?:entirely\s+|completely\s+|fully\s+)?(?:without|with\s+no|free\s+of)\s+(?:any\s+|a\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\b(?:(?:if|as\s+if|as\s+though)\s+you\s+(?:had|were)|(?:imagine|suppose|pretend)\s+(?:that\s+)?you\s+(?:had|have|were|are))\s+(?:an?\s+(?:[\w-]+\s+)?(?:ai|assistant|model|chatbot|bot|llm)\s+)?(?:no|without(?:\s+any)?|with\s+no|free\s+of)\s+(?:[\w-]+\s+)?(?:{LIMITS})\b|\bconsider\s+(?:all\s+)?your\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:gone|lifted|off|void|deleted|removed|suspended|switched\s+off)\b|(?:^|[\n.;,])[ \t]*(?:{LIMITS})[ \t]*:[ \t]*(?:off|none|disabled|gone|removed)\b|\b(?:you\s+(?:are|'re|r)\s+(?:now\s+|hereby\s+|officially\s+)?|consider\s+yourself\s+)(?:(?:free|freed|released|liberated|exempt|unbound|unshackled)\s+(?:from|of)|(?:no\s+longer|not)\s+(?:bound|restricted|limited|constrained|held|governed)\s+by)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:your\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:{LIMITS})\b|\b(?:the\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+on\s+(?:what\s+)?you(?:\s+(?:can|may|could|are\s+allowed\s+to)\s+\w+)?\s+(?:were|was|have\s+been|has\s+been|are|is)\s+(?:now\s+|all\s+|officially\s+)?(?:lifted|removed|gone|deleted|disabled|suspended|switched\s+off|turned\s+off|revoked)\b",
         before: 60,
         after: 80,
         check: check_rules_gone,
@@ -883,6 +883,7 @@ const BANS: &[&str] = &[
     "avoid",
     "refrain",
     "zero",
+    "incapable",
     "can't",
     "cannot",
     "don't",
@@ -992,6 +993,7 @@ fn core_refusal(w: &str) -> bool {
         "i can",
         "you can",
         "you won",
+        "tell",
         "back",
         "shy",
         "unable",
@@ -1222,7 +1224,15 @@ fn after_joined_ban(ws: &[String]) -> bool {
             BANS.contains(&w.as_str())
                 || matches!(
                     w.as_str(),
-                    "skip" | "drop" | "cut" | "quit" | "leave" | "omit" | "remove" | "lose"
+                    "skip"
+                        | "drop"
+                        | "cut"
+                        | "quit"
+                        | "leave"
+                        | "omit"
+                        | "remove"
+                        | "lose"
+                        | "forget"
                 )
         })
         && ws[j + 1..]
@@ -1655,11 +1665,21 @@ fn check_rules_gone(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     // "rules: off" as a label: two of them in the sentence, or an order to answer beside it.
     let trimmed = m.trim_start_matches(['\n', '.', ';', ',', ' ', '\t']);
-    if !m.ends_with(" you")
-        && !m.ends_with("conversation")
-        && !m.ends_with("chat")
-        && !m.ends_with("exchange")
-        && !m.ends_with("dialogue")
+    // The claim's end names the reader, its answers or this chat.
+    let to_reader = [
+        " you",
+        "conversation",
+        "chat",
+        "exchange",
+        "dialogue",
+        "answers",
+        "replies",
+        "responses",
+        "output",
+    ]
+    .iter()
+    .any(|t| m.ends_with(t));
+    if !to_reader
         && !trimmed.starts_with("if ")
         && !trimmed.starts_with("as ")
         && !trimmed.starts_with("imagine")
