@@ -1679,21 +1679,14 @@ fn check_rules_gone(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     ]
     .iter()
     .any(|t| m.ends_with(t));
-    if !to_reader
-        && !trimmed.starts_with("if ")
-        && !trimmed.starts_with("as ")
-        && !trimmed.starts_with("imagine")
-        && !trimmed.starts_with("suppose")
-        && !trimmed.starts_with("pretend")
-        && !trimmed.starts_with("your")
-        && !trimmed.starts_with("ur ")
-        && !trimmed.starts_with("you")
-        && !trimmed.starts_with("for you")
-        && !trimmed.starts_with("there")
-        && !trimmed.starts_with("no ")
-        && !trimmed.starts_with("consider")
-        && !trimmed.starts_with("the ")
-    {
+    // Or its start: the reader, a counterfactual, "there are no …", "consider …".
+    let reader_lead = [
+        "if ", "as ", "imagine", "suppose", "pretend", "your", "ur ", "you", "for you", "there",
+        "no ", "consider", "the ",
+    ]
+    .iter()
+    .any(|l| trimmed.starts_with(l));
+    if !to_reader && !reader_lead {
         let (line_start, line_end) = line_near(text, s, e, 200);
         let line = text[line_start..line_end].to_ascii_lowercase();
         let labels = line.matches(": off").count()
