@@ -953,8 +953,8 @@ fn modal_ban(clause: &str) -> Option<usize> {
         let next2 = rest.next();
         let act = match (next, next2) {
             (Some("appear" | "occur"), _) => 1,
-            (Some("show"), Some("up")) => 2,
-            (Some("be"), Some("used" | "said" | "written" | "included" | "given")) => 2,
+            (Some("show"), Some("up"))
+            | (Some("be"), Some("used" | "said" | "written" | "included" | "given")) => 2,
             _ => 0,
         };
         if act > 0 {
