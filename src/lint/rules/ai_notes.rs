@@ -21,10 +21,10 @@ pub(crate) static PATTERNS: &[Pattern] = &[
         rule: &PI002,
         keywords: &[
             "{are|be|re} {an ai|an llm|a language model|an agent|an assistant|a bot|an automated|a coding}",
-            "{to|for|attention} {ai|llm|all ai|any ai|all agents|agents|assistants|language models|automated}",
+            "{to|for|attention} {ai|llm|all ai|any ai|all agents|agents|assistants|language models|automated|copilot|claude|chatgpt|gemini|cursor|codex}",
             "{ai|llm|all|automated|coding} {agents|assistants|models|systems|tools|crawlers|readers}",
         ],
-        regex: r"(?i)\b(?:if\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:ai|llm|language\s+model|automated|(?:ai\s+|coding\s+)?(?:agent|assistant|model|bot))\b|(?:(?:note|message|notice|attention|instructions?|reminder)\s+(?:to|for)|attention)\s+(?:all\s+|any\s+)?(?:ai|llms?|agents?|assistants?|language\s+models?|automated)\b|(?:all\s+|any\s+)?(?:ai|llm|automated|coding)\s+(?:agents?|assistants?|models?|systems?|tools?|crawlers?|readers?)\s+(?:must|should|shall|need\s+to|are\s+(?:required|instructed|expected)\s+to|reading\s+this)\b|all\s+agents\s+(?:must|should|shall|need\s+to|are\s+required\s+to)\b)",
+        regex: r"(?i)\b(?:if\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:ai|llm|language\s+model|automated|(?:ai\s+|coding\s+)?(?:agent|assistant|model|bot))\b|(?:(?:note|message|notice|attention|instructions?|reminder)\s+(?:to|for)|attention)\s+(?:all\s+|any\s+)?(?:ai|llms?|agents?|assistants?|language\s+models?|automated|copilot|claude|chatgpt|gemini|cursor|codex)\b|(?:all\s+|any\s+)?(?:ai|llm|automated|coding)\s+(?:agents?|assistants?|models?|systems?|tools?|crawlers?|readers?)\s+(?:must|should|shall|need\s+to|are\s+(?:required|instructed|expected)\s+to|reading\s+this)\b|all\s+agents\s+(?:must|should|shall|need\s+to|are\s+required\s+to)\b)",
         before: 20,
         after: 120,
         check: check_ai_note,
@@ -60,7 +60,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "screening",
             "triage",
         ],
-        regex: r"(?i)(?P<note>\b(?:note|message|notice|instructions?|reminder|memo|text|request|orders?)\s+(?:to|for)\s+(?:the|any|all|every|whichever)\s+(?:ai|llm|language\s+models?|(?:(?:ai|llm|coding|automated)\s+)?(?:[a-z]+\s+)?(?:agent|assistant|model|bot|llm|ai|helper|summari[sz]er|reviewer)s?)\b|\b(?:text|content|instructions?)\s+for\s+(?:ai|llm)\s+(?:readers|agents|assistants|models)\b)|(?P<reading>\b(?:(?:ai|llm|language\s+model|assistant|agent|model|bot|chatbot|copilot|claude|chatgpt|gemini|summari[sz]er|(?:automated|ai|llm|screening|triage)\s+(?:system|tool|reader|parser|classifier|screener|pipeline|processor))s?\s+(?:(?:that|who|which)\s+(?:is\s+|are\s+)?)?|(?:whoever\s+|whatever\s+(?:[a-z]+\s+)?)(?:is\s+)?)(?:reading|reads|read|processing|processes|process|handling|handles|handle|summari[sz]ing|summari[sz]es|reviewing|reviews|parsing|parses|fixing|triaging|triages|analy[sz]ing|answering|indexing|sees|seeing|see|viewing|visiting|browsing|crawling|scanning|editing|exporting|ingesting|receiving|hearing|opening|loading)\s+(?:this|these|my|our)\b)|(?P<when>\b(?:when|if|once|whenever|after|while)\s+(?:an?|the|any|some|whichever)\s+(?:(?:ai|llm|coding|automated)\s+)?(?:[a-z]+\s+)?(?:agent|assistant|model|bot|llm|ai|note-taker|helper)\s+(?:(?:reads|processes|sees|summari[sz]es|reviews|parses|opens|handles|encounters|finds|gets|receives|hears)\s+(?:this|these|my|our)\b|(?:is|are)\s+[a-z]+ing\b))|(?P<voc>(?:^|[\n\x22'(\[>:.,;!?\x{201C}\x{2014}])[ \t]*(?:>[ \t]*)?(?:\*\*)?(?:(?:hey|hi|hello|dear|ok|okay|attention|to|for)[ \t]+)?(?:(?:the|any|all|every|whichever|our|my)[ \t]+)?(?:(?:[a-z][\w-]*[ \t]+){0,2}(?:ai|llm|assistant|agent|bot|chatbot|copilot|claude|chatgpt|gemini|cursor|language[ \t]+model|summari[sz]er)s?|(?:ai|llm|automated|screening|triage|ranking|hiring)[ \t]+(?:system|tool|bot|model|reader|parser|classifier|screener|pipeline)|(?:ai|llm|automated)[ \t]+[a-z][\w-]*|[a-z]+-ai)(?:[ \t]*/[ \t]*(?:ai|assistant|agent|copilot|claude|chatgpt|gemini|cursor))*(?:[ \t]+(?:of|for|on|in)[ \t]+(?:this|these|the)[ \t]+[a-z][\w-]*)?(?:\*\*)?[ \t]*(?:[,:]|[\x{2014}\x{2013}]|[ \t]-[ \t])|@(?:bot|assistant|ai|copilot|claude|agent|llm)(?:-[\w-]+)?\b|\[(?:ai|llm|bot|agent|assistant)s?(?:-[\w-]+)?\])",
+        regex: r"(?i)(?P<note>\b(?:note|message|notice|instructions?|reminder|memo|text|request|orders?)\s+(?:to|for)\s+(?:the|any|all|every|whichever)\s+(?:ai|llm|language\s+models?|(?:(?:ai|llm|coding|automated)\s+)?(?:[a-z]+\s+)?(?:agent|assistant|model|bot|llm|ai|helper|summari[sz]er|reviewer)s?)\b|\b(?:text|content|instructions?)\s+for\s+(?:ai|llm)\s+(?:readers|agents|assistants|models)\b)|(?P<reading>\b(?:(?:ai|llm|language\s+model|assistant|agent|model|bot|chatbot|copilot|claude|chatgpt|gemini|summari[sz]er|(?:automated|ai|llm|screening|triage)\s+(?:system|tool|reader|parser|classifier|screener|pipeline|processor))s?\s+(?:(?:that|who|which)\s+(?:is\s+|are\s+)?)?|(?:whoever\s+|whatever\s+(?:[a-z]+\s+)?)(?:is\s+)?)(?:reading|reads|read|processing|processes|process|handling|handles|handle|summari[sz]ing|summari[sz]es|reviewing|reviews|parsing|parses|fixing|triaging|triages|analy[sz]ing|answering|indexing|sees|seeing|see|viewing|visiting|browsing|crawling|scanning|editing|exporting|ingesting|receiving|hearing|opening|loading)\s+(?:this|these|my|our)\b)|(?P<when>\b(?:when|if|once|whenever|after|while)\s+(?:an?|the|any|some|whichever)\s+(?:(?:ai|llm|coding|automated)\s+)?(?:[a-z]+\s+)?(?:agent|assistant|model|bot|llm|ai|note-taker|helper)\s+(?:(?:reads|processes|sees|summari[sz]es|reviews|parses|opens|handles|encounters|finds|gets|receives|hears)\s+(?:this|these|my|our)\b|(?:is|are)\s+[a-z]+ing\b))|(?P<voc>(?:^|[\n\x22'(\[>:.,;!?|\x{201C}\x{2014}])[ \t]*(?:>[ \t]*|(?:#+|//+|/\*+|\*|--|<!--)[ \t]*)?(?:\*\*)?(?:(?:hey|hi|hello|dear|ok|okay|attention|to|for)[ \t]+)?(?:(?:the|any|all|every|whichever|our|my)[ \t]+)?(?:(?:[a-z][\w-]*[ \t]+){0,2}(?:ai|llm|assistant|agent|bot|chatbot|copilot|claude|chatgpt|gemini|cursor|language[ \t]+model|summari[sz]er)s?|(?:ai|llm|automated|screening|triage|ranking|hiring)[ \t]+(?:system|tool|bot|model|reader|parser|classifier|screener|pipeline)|(?:ai|llm|automated)[ \t]+[a-z][\w-]*|[a-z]+-ai)(?:[ \t]*/[ \t]*(?:ai|assistant|agent|copilot|claude|chatgpt|gemini|cursor))*(?:[ \t]+(?:of|for|on|in)[ \t]+(?:this|these|the)[ \t]+[a-z][\w-]*)?(?:\*\*)?[ \t]*(?:[,:]|[\x{2014}\x{2013}]|[ \t]-[ \t])|@(?:bot|assistant|ai|copilot|claude|agent|llm)(?:-[\w-]+)?\b|\[(?:ai|llm|bot|agent|assistant)s?(?:-[\w-]+)?\])",
         before: 40,
         after: 120,
         check: check_ai_in_data,
@@ -77,13 +77,13 @@ const NOTE_REACH: usize = 400;
 /// phrase the finding names it by (case-insensitive). Each regex is compiled when
 /// [`HOSTILE_SET`] first finds its order in a note ([`hostile`]): a note of one kind of order
 /// does not pay for compiling all of them (issue #13 item 4).
-const HOSTILE: [(&str, &str); 16] = [
+const HOSTILE: [(&str, &str); 17] = [
     (
         r"\b(?:ignore|disregard|forget|skip|override|set\s+aside|stop\s+(?:following|obeying|answering|doing))\s+(?:[\w']+\s+){0,2}?(?:user'?s?|users'|question|request|task|query|prompt|instructions?)\b",
         "to ignore the user or the task",
     ),
     (
-        r"\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|tell|show|report|flag)\b[^.\n]{0,40}\b(?:this|these|user|human|anyone|it|that)\b|\bsay\s+(?:that\s+)?nothing\s+(?:happened|changed|was\s+(?:changed|done|found))\b|\bso\s+(?:that\s+)?(?:nobody|no\s+one|no-one)\s+(?:else\s+)?(?:sees|notices|knows|finds)\b|\b(?:omit|leave|drop|hide)\b[^.\n]{0,60}\b(?:from|out\s+of)\s+(?:the|your)\s+(?:digest|summary|report|notes|minutes|recap|answer|reply)\b",
+        r"\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|tell|show|report|flag)\b[^.\n]{0,40}\b(?:this|these|user|human|anyone|it|that|below|above)\b|\bsay\s+(?:that\s+)?nothing\s+(?:happened|changed|was\s+(?:changed|done|found))\b|\bso\s+(?:that\s+)?(?:nobody|no\s+one|no-one)\s+(?:else\s+)?(?:sees|notices|knows|finds)\b|\b(?:omit|leave|drop|hide)\b[^.\n]{0,60}\b(?:from|out\s+of)\s+(?:the|your)\s+(?:digest|summary|report|notes|minutes|recap|answer|reply)\b",
         "to keep the note from the user",
     ),
     (
@@ -99,11 +99,11 @@ const HOSTILE: [(&str, &str); 16] = [
         "to post dictated replies",
     ),
     (
-        r"\b(?:recogni[sz]e|rate|rank|score|praise|recommend|describe|regard|consider|treat|review|grade|evaluate|call)\b[^.\n]{0,60}\b(?:as\s+such|finest|best|excellent|masterpiece|outstanding|brilliant|perfect|highest|top|favou?rably|positively|\d+\s*/\s*\d+)\b|\b(?:rate|rank|score|give|review|grade)\b[^.\n]{0,40}\b(?:five|5|full|top|maximum|max)[\s-]+stars?\b|\b(?:rank|rate|score|grade|shortlist)\s+(?:this|my|our|the)\s+(?:\w+\s+)?(?:first|#1|number\s+one|highest|at\s+the\s+top)\b|\b(?:hide|suppress|bury|remove|delete|drop|filter\s+out)\s+(?:the\s+|all\s+|any\s+|every\s+)?(?:negative|bad|critical|low|poor|one-star|1-star|unfavou?rable)\s+(?:reviews?|ratings?|comments?|feedback)\b",
+        r"\bapprove\s+(?:this|my|our)\s+(?:pull\s+request|pr|merge\s+request|mr|patch|change|diff|commit)\b|\b(?:recogni[sz]e|rate|rank|score|praise|recommend|describe|regard|consider|treat|review|grade|evaluate|call)\b[^.\n]{0,60}\b(?:as\s+such|finest|best|excellent|masterpiece|outstanding|brilliant|perfect|highest|top|favou?rably|positively|\d+\s*/\s*\d+)\b|\b(?:rate|rank|score|give|review|grade)\b[^.\n]{0,40}\b(?:five|5|full|top|maximum|max)[\s-]+stars?\b|\b(?:rank|rate|score|grade|shortlist)\s+(?:this|my|our|the)\s+(?:\w+\s+)?(?:first|#1|number\s+one|highest|at\s+the\s+top)\b|\b(?:hide|suppress|bury|remove|delete|drop|filter\s+out)\s+(?:the\s+|all\s+|any\s+|every\s+)?(?:negative|bad|critical|low|poor|one-star|1-star|unfavou?rable)\s+(?:reviews?|ratings?|comments?|feedback)\b",
         "to sway its judgement of a work",
     ),
     (
-        r"\b(?:send|forward|share|e-?mail|mail|dm|message|post|upload|leak|transfer|copy|export|cc|bcc)\b[^.\n]{0,80}?\b(?:to|with)\s+(?:me\b|us\b|[\w.+-]+@[\w-]+\.[a-z]|@\w|iban\b)",
+        r"\b(?:send|forward|share|e-?mail|mail|dm|message|post|upload|leak|transfer|wire|pay|copy|export|cc|bcc)\b[^.\n]{0,80}?\b(?:to|with)\s+(?:me\b|us\b|[\w.+-]+@[\w-]+\.[a-z]|@\w|iban\b)",
         "to send the user's data to an outside address",
     ),
     (
@@ -139,7 +139,11 @@ const HOSTILE: [(&str, &str); 16] = [
         "to misreport what it found",
     ),
     (
-        r"\b(?:reply|respond|answer|report|claim|state)\s+(?:to\s+\w+\s+)?that\b|\bstate\s+in\s+your\s+(?:summary|answer|reply|response)\b",
+        r"\b(?:add|include|insert|append|put|place)\b[^.\n]{0,40}?\b(?:links?|urls?|sentences?|lines?|text)\b[^.\n]{0,30}?(?:https?://|www\.)[^.\n]{0,60}?\b(?:reply|answer|response|summary)\b|\b(?:reply|answer|response|summary)\b[^.\n]{0,60}?\b(?:add|include|insert|append|put|place)\b[^.\n]{0,30}?\b(?:links?|urls?|sentences?|lines?|text)\b[^.\n]{0,30}?(?:https?://|www\.)|\b(?:recommend|suggest|promote|advertise)(?:s|ing)?\s+(?:visiting|buying|using|ordering|downloading)\s+(?:(?:from|at|on)\s+)?(?:https?://)?(?:www\.)?[\w-]+\.(?:com|net|org|io|xyz|info|biz|example|shop|store|app)\b",
+        "to put an outside link or site into its reply",
+    ),
+    (
+        r"\b(?:reply|respond|answer|report|claim|state)\s+(?:to\s+\w+\s+)?that\b|\bstate\s+in\s+your\s+(?:summary|answer|reply|response)\b|\b(?:tell|inform|assure|convince|remind)\s+(?:the\s+|your\s+)?(?:users?|readers?|customers?|visitors?|humans?|people)\s+that\b",
         "to tell the user what the note dictates",
     ),
 ];
@@ -272,6 +276,9 @@ const ORDER_VERBS: &[&str] = &[
     "open",
     "accept",
     "tell",
+    "recommend",
+    "suggest",
+    "promote",
     "reply",
     "respond",
     "close",
@@ -313,7 +320,13 @@ fn check_ai_in_data(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         let first = words.next();
         // "you must first …", "to use this library, …": an order opened by its reader or its
         // purpose.
-        let opened = first.is_some_and(|w| w.eq_ignore_ascii_case("to"))
+        // "Assistant: in your summary of this email, include …": the reader's own output
+        // named opens the order.
+        let second = words.clone().next();
+        let in_yours = first.is_some_and(|w| w.eq_ignore_ascii_case("in"))
+            && second.is_some_and(|w| w.eq_ignore_ascii_case("your"));
+        let opened = in_yours
+            || first.is_some_and(|w| w.eq_ignore_ascii_case("to"))
             || first.is_some_and(|w| w.eq_ignore_ascii_case("you"))
                 && words.next().is_some_and(|w| {
                     ["must", "should", "need", "have", "shall"]

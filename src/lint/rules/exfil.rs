@@ -468,6 +468,14 @@ fn check_sensitive(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     {
         return;
     }
+    // The verb inside a parenthesis that closes before the target ("legacy tokens (read as
+    // commit hashes), netrc and password hashes"): the target is not its object.
+    let mid = caps.str(2);
+    if let Some(close) = mid.find(')')
+        && !mid[..close].contains('(')
+    {
+        return;
+    }
     // The verb as the first half of a compound ("post-mortem", "read-only", "copy-paste")
     // is no verb; a deny list's item or a rejected alternative is no request.
     if negated_before(text, s)

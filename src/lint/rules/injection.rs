@@ -130,6 +130,32 @@ pub(crate) const OBJ_WORDS: &[&str] = &[
     "above",
 ];
 
+/// The keywords of the two patterns that read all of what came before as dismissed or void
+/// (`check_prior_dismissed`, `check_prior_void`): the words `{VOID}` declares a text by, one
+/// list for both, with each pattern's own keywords before the `;` and after it.
+macro_rules! void_keywords {
+    [$($before:literal,)* ; $($after:literal,)*] => {
+        &[
+            $($before,)*
+            "void",
+            "null",
+            "cancel",
+            "retracted",
+            "revoked",
+            "rescinded",
+            "withdrawn",
+            "moot",
+            "irrelevant",
+            "obsolete",
+            "invalid",
+            "superseded",
+            "overridden",
+            "erased",
+            $($after,)*
+        ]
+    };
+}
+
 pub(crate) static PATTERNS: &[Pattern] = &[
     // PI001: override verb → up to six words → instruction noun.
     Pattern {
@@ -335,7 +361,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     // new order to the reader. Without the order it is ordinary editing advice.
     Pattern {
         rule: &PI001,
-        keywords: &[
+        keywords: void_keywords![
             "aside",
             "to one side",
             "no attention",
@@ -349,20 +375,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "all of it",
             "it all",
             "the rest",
-            "void",
-            "null",
-            "cancel",
-            "retracted",
-            "revoked",
-            "rescinded",
-            "withdrawn",
-            "moot",
-            "irrelevant",
-            "obsolete",
-            "invalid",
-            "superseded",
-            "overridden",
-            "erased",
+            ;
             "deleted",
             "unsaid",
             "unwritten",
@@ -391,21 +404,8 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     // this line is binding any more").
     Pattern {
         rule: &PI001,
-        keywords: &[
-            "void",
-            "null",
-            "cancel",
-            "retracted",
-            "revoked",
-            "rescinded",
-            "withdrawn",
-            "moot",
-            "irrelevant",
-            "obsolete",
-            "invalid",
-            "superseded",
-            "overridden",
-            "erased",
+        keywords: void_keywords![
+            ;
             "wiped",
             "no longer",
             "{not|n't} {count|apply|matter|hold|bind|stand}",
@@ -2673,6 +2673,15 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let mid_words: Vec<String> = words(mid)
         .map(|w| w.trim_end_matches("'s").to_string())
         .collect();
+    // "override words, four kinds in other languages, instructions …", "ignore phrases and
+    // instructions": the verb stands before a noun that names words or attempts, as a kind's
+    // name in a list or a table's cell; no act on the reader's instructions.
+    if mid_words
+        .first()
+        .is_some_and(|w| NAMING_NOUNS.contains(&w.as_str()))
+    {
+        return;
+    }
     // "the system prompt" ordered away is the reader's own whatever the determiner.
     let scope = mid_words.iter().any(|w| SCOPE.contains(&w.as_str()))
         || mid.to_lowercase().contains("the above")
@@ -2792,6 +2801,29 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     }
     push_pi(scan, f, out);
 }
+
+/// Nouns an override verb names as a kind when they follow it ("override words", "ignore
+/// phrases", "bypass attempts"): the words, phrasings or attacks talked about, not the
+/// object of an order.
+const NAMING_NOUNS: &[&str] = &[
+    "words",
+    "word",
+    "phrases",
+    "phrase",
+    "phrasings",
+    "wordings",
+    "terms",
+    "verbs",
+    "keywords",
+    "vocabulary",
+    "lexicon",
+    "attempts",
+    "attacks",
+    "payloads",
+    "patterns",
+    "examples",
+    "sentences",
+];
 
 /// Words that scope an object to the instructions that conflict with a rule, and nothing
 /// else: "any conflicting instruction", "all other contradicting guidance".

@@ -59,6 +59,11 @@ const OVERRIDE: &[&str] = &[
     "olvida",
     "olvide",
     "olviden",
+    "haz caso omiso",
+    "haga caso omiso",
+    "hagan caso omiso",
+    "hagas caso omiso",
+    "no hagas caso",
     "descarta",
     "descarte",
     "esqueça",
@@ -160,6 +165,11 @@ const OVERRIDE: &[&str] = &[
     "无视",
     "忘记",
     "忘記",
+    "忘掉",
+    "抛开",
+    "拋開",
+    "不要理会",
+    "别理会",
     "忽視",
     "무시",
     "잊어",
@@ -512,6 +522,27 @@ const SCOPE: &[&str] = &[
     "మునుపటి",
     "бүх",
     "өмнөх",
+];
+
+/// "So far", "until now": the reader's instructions placed by time, which may stand at the
+/// end of a relative clause ("le istruzioni che hai ricevuto finora", "las reglas que te
+/// dieron hasta ahora"), a few words further from the noun than [`SCOPE`]'s words.
+const SO_FAR: &[&str] = &[
+    "finora",
+    "fino ad ora",
+    "hasta ahora",
+    "até agora",
+    "jusqu'ici",
+    "jusqu'à présent",
+    "bis jetzt",
+    "tot nu toe",
+    "dotychczas",
+    "dosud",
+    "hittills",
+    "hidtil",
+    "şimdiye kadar",
+    "sejauh ini",
+    "до сих пор",
 ];
 
 /// New, important, updated (with an instruction noun: an announcement).
@@ -1231,9 +1262,10 @@ const ACT: usize = 7;
 const DEV: usize = 8;
 const MOD: usize = 9;
 const MST: usize = 10;
+const FAR: usize = 11;
 
 /// Each meaning's list and how many letters of ending its stems may take.
-const MEANINGS: [(&[&str], usize); 11] = [
+const MEANINGS: [(&[&str], usize); 12] = [
     (OVERRIDE, 2),
     (INSTRUCTIONS, 7),
     (SCOPE, 3),
@@ -1245,6 +1277,7 @@ const MEANINGS: [(&[&str], usize); 11] = [
     (DEVELOPER, 7),
     (MODE, 5),
     (MUST, 5),
+    (SO_FAR, 0),
 ];
 
 /// The longest ending any meaning allows.
@@ -1346,7 +1379,7 @@ fn words_between(a: Occ, b: Occ) -> usize {
 
 /// Where each meaning occurs in a sentence (ASCII-lowercased normalised text of at most a
 /// few hundred bytes), in order. One pass over the words, a few lookups each.
-type Found = [Vec<Occ>; 11];
+type Found = [Vec<Occ>; 12];
 
 fn find_meanings(text: &str) -> Found {
     let lex = &*LEXICON;
@@ -1903,7 +1936,11 @@ fn override_found(scan: &Scan<'_>, caps: &Caps<'_>, shared_only: bool, out: &mut
             continue;
         }
         // "alle vorherigen Regeln", or the reader's own: "deine Regeln", "tus reglas".
-        let scoped = near(noun, &f[SCP], 2) || near(noun, &f[YRS], 1);
+        let scoped = near(noun, &f[SCP], 2)
+            || near(noun, &f[YRS], 1)
+            || f[FAR]
+                .iter()
+                .any(|&t| t.s > noun.e && words_between(noun, t) <= 4);
         if scoped && !names_a_document(&w.text) && in_prose(scan, w.start + act.s) {
             return push(scan, &PI001, &w, act, noun, out);
         }

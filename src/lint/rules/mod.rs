@@ -89,8 +89,14 @@ pub(crate) const REFUSAL_WORDS: &[&str] = &[
     "lecture",
     "i can't",
     "i cannot",
+    "you can't",
+    "you cannot",
+    "you won't",
     "unable",
     "not able to",
+    "away from",
+    "down from",
+    "{tell|telling} {me|us} no",
 ];
 
 /// Vocabulary shared by the patterns, substituted for `{NAME}` in pattern sources.

@@ -24,7 +24,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: super::REFUSAL_WORDS,
-        regex: r"\b(?:{REFUSE}|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|unable|not\s+able\s+to)\b",
+        regex: r"\b(?:{REFUSE}|tell(?:ing)?\s+(?:me|us)\s+no|(?:back|shy|shying|backing)\s+away\s+from|back(?:ing)?\s+down\s+from|apologi[sz]\w*|apolog(?:y|ies)|sorry|disclaimers?|caveats?|hedg\w*|i\s+can'?t|i\s+cannot|you\s+(?:can'?t|cannot|won'?t)|unable|not\s+able\s+to)\b",
         before: 0,
         after: 80,
         check: check_refusal_ban,
@@ -35,10 +35,54 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     Pattern {
         rule: &PI004,
         keywords: LIMIT_STEMS,
-        regex: r"\b(?:your|ur)\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:(?:are|is|r|have\s+been|has\s+been|were|was|got)\s+(?:now\s+|all\s+|just\s+|completely\s+|officially\s+|been\s+|permanently\s+)*(?:gone|off|none|over|void|deleted|removed|erased|wiped|disabled|lifted|switched\s+off|turned\s+off|deactivated|suspended|revoked|cancel+ed|history|a\s+thing\s+of\s+the\s+past|no\s+more)|(?:no\s+longer|don'?t|do\s+not|now\s+no\s+longer)\s+exist)\b|\b(?:you\s+(?:now\s+)?(?:have|got|possess)|you'?ve\s+got|for\s+you\s+there\s+(?:are|is))\s+(?:no|zero)\s+(?:more\s+|longer\s+any\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\bthere\s+(?:are|is)\s+(?:now\s+)?(?:no|zero)\s+(?:more\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:on|for|to)\s+you\b|\bno\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:apply|applies|exist)\s+(?:to|for)\s+you\b|\bconsider\s+(?:all\s+)?your\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:gone|lifted|off|void|deleted|removed|suspended|switched\s+off)\b|(?:^|[\n.;,])[ \t]*(?:{LIMITS})[ \t]*:[ \t]*(?:off|none|disabled|gone|removed)\b|\b(?:you\s+(?:are|'re|r)\s+(?:now\s+|hereby\s+|officially\s+)?|consider\s+yourself\s+)(?:(?:free|freed|released|liberated|exempt|unbound|unshackled)\s+(?:from|of)|(?:no\s+longer|not)\s+(?:bound|restricted|limited|constrained|held|governed)\s+by)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:your\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:{LIMITS})\b|\b(?:the\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+on\s+(?:what\s+)?you(?:\s+(?:can|may|could|are\s+allowed\s+to)\s+\w+)?\s+(?:were|was|have\s+been|has\s+been|are|is)\s+(?:now\s+|all\s+|officially\s+)?(?:lifted|removed|gone|deleted|disabled|suspended|switched\s+off|turned\s+off|revoked)\b",
+        regex: r"\b(?:your|ur)\s+(?:[\w-]+\s+){0,2}?(?:{LIMITS})\s+(?:(?:are|is|r|have\s+been|has\s+been|were|was|got)\s+(?:now\s+|all\s+|just\s+|completely\s+|officially\s+|been\s+|permanently\s+)*(?:gone|off|none|over|void|deleted|removed|erased|wiped|disabled|lifted|switched\s+off|turned\s+off|deactivated|suspended|revoked|cancel+ed|history|a\s+thing\s+of\s+the\s+past|no\s+more)|(?:no\s+longer|don'?t|do\s+not|now\s+no\s+longer)\s+exist)\b|\b(?:you\s+(?:now\s+)?(?:have|got|possess)|you'?ve\s+got|for\s+you\s+there\s+(?:are|is))\s+(?:no|zero)\s+(?:more\s+|longer\s+any\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\bthere\s+(?:are|is)\s+(?:now\s+)?(?:no|zero)\s+(?:more\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:on|for|to)\s+you\b|\bno\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:apply|applies|exist)\s+(?:(?:to|for)\s+you|(?:to|in|for)\s+(?:this|our)\s+(?:conversation|chat|exchange|dialogue))\b|\b(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer)\s+exist\s+(?:for|to)\s+you\b|\b(?:{LIMITS})\s+(?:don'?t|do\s+not|no\s+longer)\s+apply\s+to\s+(?:any\s+(?:of\s+)?)?your\s+(?:answers|replies|responses|output)\b|\byou\s+(?:now\s+)?(?:operate|work|function|exist|run|act|answer|respond|reply|speak)\s+(?:entirely\s+|completely\s+|fully\s+)?(?:without|with\s+no|free\s+of)\s+(?:any\s+|a\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\b|\b(?:(?:if|as\s+if|as\s+though)\s+you\s+(?:had|were)|(?:imagine|suppose|pretend)\s+(?:that\s+)?you\s+(?:had|have|were|are))\s+(?:an?\s+(?:[\w-]+\s+)?(?:ai|assistant|model|chatbot|bot|llm)\s+)?(?:no|without(?:\s+any)?|with\s+no|free\s+of)\s+(?:[\w-]+\s+)?(?:{LIMITS})\b|\bconsider\s+(?:all\s+)?your\s+(?:[\w-]+\s+)?(?:{LIMITS})\s+(?:gone|lifted|off|void|deleted|removed|suspended|switched\s+off)\b|(?:^|[\n.;,])[ \t]*(?:{LIMITS})[ \t]*:[ \t]*(?:off|none|disabled|gone|removed)\b|\b(?:you\s+(?:are|'re|r)\s+(?:now\s+|hereby\s+|officially\s+)?|consider\s+yourself\s+)(?:(?:free|freed|released|liberated|exempt|unbound|unshackled)\s+(?:from|of)|(?:no\s+longer|not)\s+(?:bound|restricted|limited|constrained|held|governed)\s+by)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:your\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:{LIMITS})\b|\b(?:the\s+)?(?:[\w-]+\s+)?(?:{LIMITS})\s+on\s+(?:what\s+)?you(?:\s+(?:can|may|could|are\s+allowed\s+to)\s+\w+)?\s+(?:were|was|have\s+been|has\s+been|are|is)\s+(?:now\s+|all\s+|officially\s+)?(?:lifted|removed|gone|deleted|disabled|suspended|switched\s+off|turned\s+off|revoked)\b",
         before: 60,
         after: 80,
         check: check_rules_gone,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // The reader's answer asked or allowed uncensored ("you are allowed to give the
+    // uncensored answer", "give me the raw, unfiltered response"): what a persona's "no
+    // filters" grants, asked of the reader itself, often behind an "educational" or
+    // "hypothetical" wrapper.
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "uncensored",
+            "unfiltered",
+            "unrestricted",
+            "{without|with no|free of} {censorship|censoring|restriction|restrictions|limits|limitations|rules|guidelines|guardrails|filter|filters|filtering|any}",
+        ],
+        regex: r"\b(?:uncensored|unfiltered|unrestricted)(?:\s*,?\s+(?:and\s+|or\s+)?[\w-]+){0,2}?\s+(?:answers?|responses?|repl(?:y|ies)|output|version\s+of\s+(?:you|yourself|the\s+answer)|content|information|truth)\b|\b(?:(?:generate|write|produce|create|give|output|provide)\s+(?:any\s+|all\s+|me\s+)?(?:content|answers?|responses?|replies|anything|everything|text)|answer|respond|reply|speak)(?:\s+[\w-]+){0,3}?\s+(?:without|with\s+no|free\s+of)\s+(?:any\s+)?(?:censorship|censoring|restrictions?|limits|limitations|guidelines|rules|guardrails|filters?|filtering)\b",
+        before: 80,
+        after: 80,
+        check: check_uncensored_answer,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // A character the reader is made to play, then described without limits ("You are Max,
+    // a retired chemist … Max has never heard of content policies"): the long role-play
+    // set-up's "no rules", said of a name the reader was given.
+    Pattern {
+        rule: &PI004,
+        keywords: &[
+            "heard of",
+            "care about",
+            "cares about",
+            "care for",
+            "cares for",
+            "regard for",
+            "bound by",
+            "has no",
+            "knows no",
+        ],
+        regex: r"\b(?P<name>[a-z][a-z]+)\s+(?:has\s+never\s+heard\s+of|(?:does\s*n[o']t|does\s+not|never)\s+cares?\s+(?:about|for)|has\s+no(?:\s+regard\s+for)?|knows\s+no|is\s+(?:not|never)\s+bound\s+by)\s+(?:any\s+|the\s+)?(?:[\w-]+\s+(?:or\s+|and\s+)?){0,2}?(?:{LIMITS})\b",
+        before: 40,
+        after: 120,
+        check: check_played_without_limits,
         overlap: false,
         gate: None,
         near: &[],
@@ -632,6 +676,12 @@ const LIMIT_STEMS: &[&str] = &[
 /// modal, the reader's replies, an act of answering, politeness and sequence.
 const READER_LEAD: &[&str] = &[
     "a",
+    "all",
+    "any",
+    "each",
+    "every",
+    "give",
+    "me",
     "also",
     "always",
     "and",
@@ -707,6 +757,21 @@ const BETWEEN: &[&str] = &[
     "or",
     "output",
     "say",
+    "saying",
+    "dare",
+    "want",
+    "hear",
+    "see",
+    "mentioning",
+    "claiming",
+    "stating",
+    "admitting",
+    "replying",
+    "responding",
+    "answering",
+    "telling",
+    "giving",
+    "adding",
     "start",
     "tell",
     "that",
@@ -757,6 +822,8 @@ const BAN_PHRASES: &[&[&str]] = &[
     &["at", "no", "point"],
     &["at", "no", "time"],
     &["no", "matter", "what"],
+    &["free", "of"],
+    &["free", "from"],
 ];
 
 /// Whether the sentence at `pos` or the one before it speaks to the reader: "you", "your",
@@ -814,6 +881,9 @@ fn speaks_to_reader(scan: &Scan<'_>, pos: usize) -> bool {
 /// Words that ban what follows them.
 const BANS: &[&str] = &[
     "avoid",
+    "refrain",
+    "zero",
+    "incapable",
     "can't",
     "cannot",
     "don't",
@@ -853,7 +923,62 @@ const BANNED_AFTER: &[&str] = &[
     "never an option",
     "never ok",
     "never okay",
+    "not something you do",
+    "not something you say",
+    "not something you're allowed",
 ];
+
+/// Where a modal ban on the refusal's use ends in `clause` (lower case, after the refusal):
+/// "… must not appear in your reply", "… should never be used", "… may not show up".
+fn modal_ban(clause: &str) -> Option<usize> {
+    let mut at = 0;
+    for w in clause.split_whitespace() {
+        at = clause[at..].find(w).map_or(at, |k| at + k) + w.len();
+        if !matches!(
+            w,
+            "must" | "should" | "may" | "shall" | "can" | "will" | "cannot" | "can't"
+        ) {
+            continue;
+        }
+        let mut rest = clause[at..].split_whitespace();
+        let mut next = rest.next();
+        let mut skip = 1;
+        if matches!(w, "cannot" | "can't") {
+            skip = 0;
+        } else if matches!(next, Some("not" | "never")) {
+            next = rest.next();
+        } else {
+            continue;
+        }
+        let next2 = rest.next();
+        let act = match (next, next2) {
+            (Some("appear" | "occur"), _) => 1,
+            (Some("show"), Some("up"))
+            | (Some("be"), Some("used" | "said" | "written" | "included" | "given")) => 2,
+            _ => 0,
+        };
+        if act > 0 {
+            let mut end = at;
+            for t in clause[at..].split_whitespace().take(skip + act) {
+                end = clause[end..].find(t).map_or(end, |k| end + k) + t.len();
+            }
+            return Some(end);
+        }
+    }
+    None
+}
+
+/// Words of a refusal's kind (the refusal, an apology, a warning, a disclaimer, a lecture)
+/// that may stand listed between a ban and the refusal ("free of warnings, apologies and
+/// refusals").
+fn refusal_kin(w: &str) -> bool {
+    [
+        "refus", "declin", "reject", "apolog", "sorry", "disclaim", "caveat", "hedg", "warn",
+        "lectur", "moraliz", "moralis", "ethic",
+    ]
+    .iter()
+    .any(|k| w.starts_with(k))
+}
 
 /// The refusal itself (not an apology or a disclaimer around it).
 fn core_refusal(w: &str) -> bool {
@@ -866,6 +991,11 @@ fn core_refusal(w: &str) -> bool {
         "turn",
         "reject",
         "i can",
+        "you can",
+        "you won",
+        "tell",
+        "back",
+        "shy",
         "unable",
         "object",
         "push",
@@ -907,7 +1037,7 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     };
     let mut ws: Vec<String> = pre
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
+        .filter(|w| !w.is_empty() && !w.chars().all(|c| c == '\''))
         .map(str::to_ascii_lowercase)
         .collect();
     // A list item's number or a rule's label opens the clause ("3) you will never …",
@@ -965,6 +1095,14 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
                         | "an"
                         | "the"
                         | "any"
+                        | "words"
+                        | "word"
+                        | "phrase"
+                        | "phrases"
+                        | "like"
+                        | "such"
+                        | "as"
+                        | "that"
                 )
         });
     // A rule for people ("… is prohibited by the style guide for human agents") is theirs.
@@ -986,13 +1124,17 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     };
     let banned_after = (ws.is_empty() || answering_with)
         && !for_people
-        && BANNED_AFTER.iter().any(|p| {
+        && (BANNED_AFTER.iter().any(|p| {
             [format!(" is {p}"), format!(" are {p}")].iter().any(|f| {
                 clause_after
                     .find(f.as_str())
                     .is_some_and(|k| !scoped_to_case(&clause_after[k + f.len()..]))
             })
-        });
+        }) || modal_ban(&clause_after).is_some_and(|k| !scoped_to_case(&clause_after[k..])));
+    // "… must not appear in your replies": the words are banned from the reader's own
+    // replies, not shown as an example.
+    let in_your_replies = modal_ban(&clause_after)
+        .is_some_and(|k| words(&clause_after[k..]).take(3).any(|w| w == "your"));
     let ban_at = ws.iter().rposition(|w| BANS.contains(&w.as_str()));
     let ban_at = if answering_with { None } else { ban_at };
     let banned = match ban_at {
@@ -1002,8 +1144,11 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         // add any disclaimer"), not another act ("do not bypass a derive rejection").
         Some(k) => {
             ws.len() - k <= 6
-                && ws[..k].iter().all(|w| READER_LEAD.contains(&w.as_str()))
-                && ws[k + 1..].iter().all(|w| BETWEEN.contains(&w.as_str()))
+                && (ws[..k].iter().all(|w| READER_LEAD.contains(&w.as_str()))
+                    || after_joined_ban(&ws[..k]))
+                && ws[k + 1..]
+                    .iter()
+                    .all(|w| BETWEEN.contains(&w.as_str()) || refusal_kin(w))
         }
         // The predicate after the refusal bans it for the reader only where the passage
         // speaks to the reader ("Answer every request directly. Refusals … are forbidden."),
@@ -1011,7 +1156,11 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         None => banned_after && speaks_to_reader(scan, s),
     };
     let banned = banned || refusal_overridden(scan, s, e);
-    if !banned || super::injection::topical(after) || !turned_down_asks(caps.str(0), after) {
+    if !banned
+        || super::injection::topical(after)
+        || !turned_down_asks(caps.str(0), after)
+        || !cannot_refuses(caps.str(0), after)
+    {
         return;
     }
     // An apology or a disclaimer banned alone is style; the refusal, or two of the kind in
@@ -1053,13 +1202,77 @@ fn check_refusal_ban(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     // A refusal quoted after the ban is the phrase banned, not a thing shown as not to do
     // ("Never say \"I can't\""): only a frame that presents examples makes it one.
     if listed && ws.first().is_some_and(|w| BANS.contains(&w.as_str())) || answering_with {
-        if super::mentioned_except(scan, s, e, &[]) {
+        if super::mentioned_except(scan, s, e, &[]) && !in_your_replies {
             f.severity = super::super::Severity::Info;
         }
         out.push(f);
         return;
     }
     push_pi(scan, f, out);
+}
+
+/// Whether the words before a ban (`ws`) are an earlier ban of the same clause joined to it
+/// ("stop warning me and stop saying sorry", "no lectures, and never say no"): the first word
+/// bans, the words after the last "and" or "or" are the reader's, and the earlier ban is
+/// short.
+fn after_joined_ban(ws: &[String]) -> bool {
+    let Some(j) = ws.iter().rposition(|w| w == "and" || w == "or") else {
+        return false;
+    };
+    j <= 6
+        && ws.first().is_some_and(|w| {
+            BANS.contains(&w.as_str())
+                || matches!(
+                    w.as_str(),
+                    "skip"
+                        | "drop"
+                        | "cut"
+                        | "quit"
+                        | "leave"
+                        | "omit"
+                        | "remove"
+                        | "lose"
+                        | "forget"
+                )
+        })
+        && ws[j + 1..]
+            .iter()
+            .all(|w| READER_LEAD.contains(&w.as_str()))
+}
+
+/// Whether "you can't" or "you won't" in `m`, followed by `after`, is the reader's refusal
+/// reported ("never say you can't", "don't tell me you won't help"): the clause ends there or
+/// goes on with an act of helping, not with another act ("never say you can't learn Rust").
+fn cannot_refuses(m: &str, after: &str) -> bool {
+    if !m.get(..3).is_some_and(|h| h.eq_ignore_ascii_case("you")) {
+        return true;
+    }
+    let head = after.trim_start();
+    if head.is_empty() || head.starts_with(['.', ',', ';', ':', '!', '?', '\n', ')', '"', '\'']) {
+        return true;
+    }
+    words(head).next().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "help"
+                | "assist"
+                | "do"
+                | "answer"
+                | "comply"
+                | "respond"
+                | "reply"
+                | "provide"
+                | "give"
+                | "that"
+                | "this"
+                | "it"
+                | "something"
+                | "anything"
+                | "or"
+                | "and"
+                | "because"
+        )
+    })
 }
 
 /// Whether a refusal `m` followed by `after` is one of the reader's: "turn down" refuses
@@ -1071,6 +1284,25 @@ fn turned_down_asks(m: &str, after: &str) -> bool {
     // "turn a request down": what is turned down stands inside the match, an ask.
     if turn && ml.ends_with("down") && ml.split_whitespace().count() > 2 {
         return true;
+    }
+    // "never back away from a question": the idiom refuses only what the reader is asked,
+    // not a challenge or a fight.
+    if ml.ends_with(" from") {
+        return words(&after[..floor_char(after, after.len().min(40))])
+            .find(|w| {
+                !matches!(
+                    w.as_str(),
+                    "a" | "an" | "any" | "the" | "my" | "this" | "single"
+                )
+            })
+            .is_some_and(|w| {
+                [
+                    "request", "question", "ask", "prompt", "task", "demand", "query", "topic",
+                    "subject",
+                ]
+                .iter()
+                .any(|a| w.starts_with(a))
+            });
     }
     let verb = ["refuse", "decline", "reject"].iter().any(|v| ml == *v);
     if !turn && !verb {
@@ -1421,17 +1653,40 @@ fn check_rules_gone(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if !has_limit(&m) {
         return;
     }
+    // "If you have no contribution guidelines yet, …": a condition on the reader's situation
+    // in the present tense states no claim (the counterfactual "if you had no rules" does).
+    let before = &text[floor_char(text, s.saturating_sub(12))..s];
+    if (m.starts_with("you have") || m.starts_with("you've") || m.starts_with("you got"))
+        && words(before)
+            .last()
+            .is_some_and(|w| matches!(w.as_str(), "if" | "when" | "unless" | "whether" | "once"))
+    {
+        return;
+    }
     // "rules: off" as a label: two of them in the sentence, or an order to answer beside it.
     let trimmed = m.trim_start_matches(['\n', '.', ';', ',', ' ', '\t']);
-    if !trimmed.starts_with("your")
-        && !trimmed.starts_with("ur ")
-        && !trimmed.starts_with("you")
-        && !trimmed.starts_with("for you")
-        && !trimmed.starts_with("there")
-        && !trimmed.starts_with("no ")
-        && !trimmed.starts_with("consider")
-        && !trimmed.starts_with("the ")
-    {
+    // The claim's end names the reader, its answers or this chat.
+    let to_reader = [
+        " you",
+        "conversation",
+        "chat",
+        "exchange",
+        "dialogue",
+        "answers",
+        "replies",
+        "responses",
+        "output",
+    ]
+    .iter()
+    .any(|t| m.ends_with(t));
+    // Or its start: the reader, a counterfactual, "there are no …", "consider …".
+    let reader_lead = [
+        "if ", "as ", "imagine", "suppose", "pretend", "your", "ur ", "you", "for you", "there",
+        "no ", "consider", "the ",
+    ]
+    .iter()
+    .any(|l| trimmed.starts_with(l));
+    if !to_reader && !reader_lead {
         let (line_start, line_end) = line_near(text, s, e, 200);
         let line = text[line_start..line_end].to_ascii_lowercase();
         let labels = line.matches(": off").count()
@@ -1653,6 +1908,100 @@ fn push_gone(scan: &Scan<'_>, s: usize, e: usize, out: &mut Vec<Finding>) {
 }
 
 /// A PI004 finding on `s..e`, named by `what` and the matched text.
+/// Words of a tool's or a service's output: an unfiltered response of theirs is data ("the
+/// proxy returns the unfiltered response", "view the unfiltered output with --raw").
+const TOOL_OUTPUT: &[&str] = &[
+    "api", "endpoint", "server", "proxy", "upstream", "http", "json", "caller", "client",
+    "database", "query", "cache", "header", "headers", "field", "flag", "option", "command", "cli",
+    "terminal", "log", "logs", "script", "tool", "test", "tests", "debug",
+];
+
+/// PI004 for an uncensored answer asked or allowed: the sentence is the reader's (it says
+/// "you", "your" or "me"), not negated, and names no tool whose output it would be.
+fn check_uncensored_answer(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if super::negated_before(text, s) {
+        return;
+    }
+    let sentence = scan.sentence(s);
+    let mut reader = false;
+    for w in words(sentence) {
+        if TOOL_OUTPUT.contains(&w.as_str()) {
+            return;
+        }
+        reader |= matches!(w.as_str(), "you" | "your" | "yourself" | "me" | "you're");
+    }
+    let after = &text[e..floor_char(text, (e + 60).min(text.len()))];
+    if sentence.contains("--") || !reader || super::injection::topical(after) {
+        return;
+    }
+    push_claim(scan, s, e, "asks the reader for an uncensored answer", out);
+}
+
+/// How far before a character's "no rules" the reader is told to be it.
+const ROLE_REACH: usize = 600;
+
+/// PI004 for a character without limits ([`PATTERNS`]): the name is capitalised, and within
+/// [`ROLE_REACH`] before it the reader is told to be or play it ("you are Max", "you play
+/// Uncle Ray", "act as Vex", "you will be Nova"). A character in a story the reader is not
+/// made to play, or a person in a project's docs, passes.
+fn check_played_without_limits(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    let name = caps.str(1);
+    let after = &text[e..floor_char(text, (e + 60).min(text.len()))];
+    // "Alice has no restrictions on which issues to pick": limits narrowed to a topic.
+    if !name.starts_with(|c: char| c.is_ascii_uppercase())
+        || super::negated_before(text, s)
+        || super::injection::topical(after)
+    {
+        return;
+    }
+    let from = ceil_char(text, s.saturating_sub(ROLE_REACH));
+    let head = text[from..s].to_ascii_lowercase();
+    let lname = name.to_ascii_lowercase();
+    let played = [
+        "you are ",
+        "you're ",
+        "you play ",
+        "you will play ",
+        "you'll play ",
+        "you will be ",
+        "you'll be ",
+        "act as ",
+        "play as ",
+        "play the role of ",
+        "roleplay as ",
+        "role-play as ",
+        "pretend to be ",
+        "you are now ",
+        "become ",
+    ]
+    .iter()
+    .any(|lead| {
+        head.match_indices(lead).any(|(k, _)| {
+            let rest = head[k + lead.len()..].trim_start_matches(['"', '\'', '*']);
+            // "You play Uncle Ray": a title may stand before the name.
+            rest.starts_with(lname.as_str())
+                || rest
+                    .split_whitespace()
+                    .nth(1)
+                    .is_some_and(|w| w.trim_matches(|c: char| !c.is_alphanumeric()) == lname)
+        })
+    });
+    if !played {
+        return;
+    }
+    push_claim(
+        scan,
+        s,
+        e,
+        "the character the reader is told to play has no limits",
+        out,
+    );
+}
+
 fn push_claim(scan: &Scan<'_>, s: usize, e: usize, what: &str, out: &mut Vec<Finding>) {
     let text = scan.text();
     let f = Finding::new(&PI004, s, e, format!("{what}: {}", excerpt(&text[s..e])));
