@@ -2424,13 +2424,24 @@ mod tests {
                 if let Some(d) = super::super::respelled(para) {
                     candidates.push((a, b, "respelled words", d));
                 }
-                match word_code(para) {
-                    Some(Code::Rot13) => candidates.push((a, b, "ROT13", rot13(para))),
+                let mut coded = |a: usize, b: usize, part: &str| match word_code(part) {
+                    Some(Code::Rot13) => candidates.push((a, b, "ROT13", rot13(part))),
                     Some(Code::Reversed) => {
-                        candidates.push((a, b, "reversed", para.chars().rev().collect()));
-                        candidates.push((a, b, "reversed words", reverse_words(para)));
+                        candidates.push((a, b, "reversed", part.chars().rev().collect()));
+                        candidates.push((a, b, "reversed words", reverse_words(part)));
                     }
                     None => {}
+                };
+                // A paragraph no code reads whole is read part by part, each part after a
+                // colon or a line break on its own (a plain lead-in before a coded line).
+                if word_code(para).is_some() || !para.contains([':', '\n']) {
+                    coded(a, b, para);
+                } else {
+                    let mut from = a;
+                    for part in para.split_inclusive([':', '\n']) {
+                        coded(from, from + part.len(), part);
+                        from += part.len();
+                    }
                 }
             }
             candidates
