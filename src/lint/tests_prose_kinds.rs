@@ -2782,12 +2782,16 @@ fn discord_tokens_block_by_their_decoded_account_id() {
             "client.login(\"OTk3MzE2Njg5Mzk4OTM2OTIy.sHH_hk.0nQQG9WJ05X72qibobT-Jox17RW\");",
             "await client.LoginAsync(TokenType.Bot, \"OTU3NTk4NzA2NTA1NDkyNzQ0.xropmO.W9_yNsOSUTbfUwzov1sjBNMFZlvLu5MhikfhyP\");",
             "NDExODc5NzIwODUxMDY5MDYz.TEIXdH.wqRIsBIrlyDrWNHa9ZPJ055h3ZY7Isg_qOwVxQ",
+            // At a sentence's end: the dot is no fourth part (review atk37 #6).
+            "The old bot ran as OTk3MzE2Njg5Mzk4OTM2OTIy.sHH_hk.0nQQG9WJ05X72qibobT-Jox17RW.",
+            "Start it with NDExODc5NzIwODUxMDY5MDYz.TEIXdH.wqRIsBIrlyDrWNHa9ZPJ055h3ZY7Isg_qOwVxQ. Then restart.",
         ],
         &[
             "discord token format: MTIzNDU2Nzg5MDEyMzQ1Njc4.XXXXXX.XXXXXXXXXXXXXXXXXXXXXXXXXXX",
             "See MyApplicationModuleLoader.config.ExtendedSettingsForTheWholeWorld for the loader.",
             "The package is com.example.android.app and the class org.example.util.StringHelpers.",
             "version 1234567890123.456789.1234567890123456789012345678 released",
+            "See OTk3MzE2Njg5Mzk4OTM2OTIy.sHH_hk.0nQQG9WJ05X72qibobT-Jox17RW.json for the name.",
         ],
     );
 }
@@ -2896,4 +2900,40 @@ fn bitcoin_private_keys_block_by_their_base58_checksum() {
             "xprvxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
         ],
     );
+}
+
+/// The credentials found with no keyword (Base58Check keys, Discord tokens, recovery
+/// phrases by their checksum) block through the disguises a keyed token blocks through:
+/// Markdown formatting inside the value, base64, the value reversed, and a phrase shown one
+/// word a line or a cell by HTML tags. Only the engine's patterns read those views, so
+/// `ghp_…` in bold pieces blocked and a WIF key in bold pieces passed (review atk37 #2).
+/// A sentence in base64, ordinary words and listed words whose checksum fails stay quiet.
+#[test]
+fn keyless_credentials_block_through_the_disguises_keyed_ones_block_through() {
+    let b64 = super::tests::base64_encode;
+    let wif = "L44kNjxgxYss9ddza5RyGFLvfohMPnNvae3v5WYY57ApesYBcPbp";
+    let xprv = "xprv9tsKMCFPTerXihc8YeiGiwTUoCtPTrjRckSK9TFFiMAmdJADhgVkRTVxjovgNe2WGxj4i4j2c5rmz8RR9RpAmja9xe7ZxvLJfwKNejzUBtd";
+    let discord = "OTk3MzE2Njg5Mzk4OTM2OTIy.sHH_hk.0nQQG9WJ05X72qibobT-Jox17RW";
+    let phrase = "noodle swing number body about sword unfair measure visit truly rhythm submit major exile game";
+    let bad = "refuse setup mansion tiny tomato select endorse grocery verify pitch broom crumble";
+    let hits = [
+        format!("key {}**{}**", &wif[..20], &wif[20..]),
+        format!("key {}<b></b>{}", &xprv[..50], &xprv[50..]),
+        format!("bot {}<b></b>{}", &discord[..20], &discord[20..]),
+        format!("backup: {}", b64(phrase.as_bytes())),
+        format!("backup: {}", b64(wif.as_bytes())),
+        format!("rev: {}", wif.chars().rev().collect::<String>()),
+        phrase.replace(' ', "<br>"),
+        format!("<td>{}</td>", phrase.replace(' ', "</td><td>")),
+    ];
+    let misses = [
+        format!("backup: {}", b64(b"the tests pass on every platform we ship to")),
+        "Ran<br>the<br>tests<br>again<br>and<br>the<br>parser<br>passed<br>all<br>of<br>them<br>today".to_string(),
+        bad.replace(' ', "<br>"),
+        format!("<td>{}</td>", bad.replace(' ', "</td><td>")),
+        "Install with <code>cargo install</code>, then run <kbd>git aahp init</kbd>.".to_string(),
+    ];
+    let hits: Vec<&str> = hits.iter().map(String::as_str).collect();
+    let misses: Vec<&str> = misses.iter().map(String::as_str).collect();
+    errors_on_hits_only("", &hits, &misses);
 }
