@@ -1049,7 +1049,7 @@ fn every_rule(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
 
 /// The secret detectors that wait for no keyword, run after the engine's patterns (a seed
 /// phrase a pattern found by its label is not reported twice): numbers (cards, SSNs,
-/// phones, IBANs), wallet phrases by their checksum, Discord tokens and Base58Check keys.
+/// phones, IBANs), wallet phrases by their checksum, Discord tokens and `Base58Check` keys.
 /// Lint runs them on the file; every other reading that judges secrets runs them through
 /// [`every_secret_detector`]: the boundary redacted none of them, and a WIF key in bold
 /// pieces, in base64 or reversed passed the gate where a `ghp_` token did not (review

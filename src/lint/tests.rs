@@ -1746,7 +1746,7 @@ fn the_boundarys_secret_scan_finds_what_every_rule_finds() {
 }
 
 /// The output boundary redacts every secret lint names, those its scans find with no keyword
-/// too: Base58Check keys, Discord tokens, recovery phrases by their checksum, key pairs as
+/// too: `Base58Check` keys, Discord tokens, recovery phrases by their checksum, key pairs as
 /// byte arrays, card and social security numbers. `secret_spans` ran the engine's patterns
 /// only, so `context` showed every one of them in clear (review atk37 #1).
 #[test]

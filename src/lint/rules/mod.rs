@@ -951,7 +951,10 @@ pub(crate) fn negated_before(text: &str, pos: usize) -> bool {
     let from = ws.len().saturating_sub(4);
     (from..ws.len()).any(|k| {
         let w = ws[k].0;
-        if !is(w, NEGATORS) {
+        // A command-line flag's word (`--no-verify`, `-no-deps`) negates nothing: "using
+        // --no-verify is fine for you" is a grant (review atk37 #5).
+        let flag = window.as_bytes()[..ws[k].1 - w.len()].ends_with(b"-");
+        if !is(w, NEGATORS) || flag {
             return false;
         }
         let next = |d: usize| ws.get(k + d).map(|(v, _)| *v);
