@@ -19,7 +19,8 @@ pub struct HookArgs {
     /// The hook being run.
     #[arg(value_enum)]
     pub name: HookName,
-    /// Arguments git passes to the hook (remote name and URL for pre-push); unused.
+    /// Arguments git passes to the hook: for pre-push the remote's name (its URL when it
+    /// has none) and URL; the name decides which remote-tracking refs count as pushed.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
     pub rest: Vec<String>,
 }
@@ -72,6 +73,14 @@ pub fn run(ctx: &Context, args: &HookArgs) -> Result<Option<VerifyReport>> {
             {
                 stdin = format!("{to} {to} {from} {from}\n");
             }
+            // The remote pushed to: git's first argument, or the pre-commit framework's
+            // variable (it passes none). Unknown, every remote-tracking ref counts.
+            let remote = args
+                .rest
+                .first()
+                .cloned()
+                .or_else(|| std::env::var("PRE_COMMIT_REMOTE_NAME").ok())
+                .filter(|r| !r.trim().is_empty());
             verify::run_with_push_lines(
                 ctx,
                 &VerifyArgs {
@@ -80,6 +89,7 @@ pub fn run(ctx: &Context, args: &HookArgs) -> Result<Option<VerifyReport>> {
                     ..VerifyArgs::default()
                 },
                 Some(&stdin),
+                remote.as_deref(),
             )
         }
     };

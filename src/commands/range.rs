@@ -371,13 +371,25 @@ pub enum Unpushed {
     },
 }
 
-/// Finds the commits of `tip` that no remote-tracking ref (`refs/remotes/*`) holds. With
-/// several such refs, the merge base nearest to `tip` wins, so only commits no ref holds are
-/// counted as new (or, for histories that merged two remote branches, a superset of them).
-pub fn unpushed(repo: &Repo, tip: ObjectId) -> Result<Unpushed> {
+/// Finds the commits of `tip` that no remote-tracking ref of `remote` holds
+/// (`refs/remotes/<remote>/*`; every remote's when `None`). With several such refs, the
+/// merge base nearest to `tip` wins, so only commits no ref holds are counted as new (or, for
+/// histories that merged two remote branches, a superset of them). A push names its remote:
+/// a commit another remote holds (a fork fetched for review, its commits made with
+/// `--no-verify`) was never judged on the way to this one (review atk37 #4). A remote given
+/// by its URL has no tracking refs: every commit of `tip` is new.
+pub fn unpushed(repo: &Repo, tip: ObjectId, remote: Option<&str>) -> Result<Unpushed> {
     let mut seen = std::collections::HashSet::new();
     let mut best: Option<(ObjectId, String)> = None;
-    for (name, id) in repo.refs_with_prefix("refs/remotes/")? {
+    let refs = match remote {
+        None => repo.refs_with_prefix("refs/remotes/")?,
+        // A URL or a path is no ref name: nothing holds the commits (judging more is the
+        // safe side).
+        Some(r) => repo
+            .refs_with_prefix(&format!("refs/remotes/{r}/"))
+            .unwrap_or_default(),
+    };
+    for (name, id) in refs {
         if !seen.insert(id) {
             continue;
         }

@@ -519,7 +519,7 @@ struct Target {
 
 /// Runs `git aahp verify`. `push_lines` are the pre-push hook's stdin lines.
 pub fn run(ctx: &Context, args: &VerifyArgs) -> Result<VerifyReport> {
-    run_with_push_lines(ctx, args, None)
+    run_with_push_lines(ctx, args, None, None)
 }
 
 /// Where a target's content is read from, for discovery, snapshots and instruction files.
@@ -1500,11 +1500,13 @@ struct Read {
     cfg: Option<std::sync::Arc<LintConfig>>,
 }
 
-/// Runs `verify`, with the pre-push hook's stdin when called from `hook pre-push`.
+/// Runs `verify`, with the pre-push hook's stdin and the remote it pushes to (its first
+/// argument, when git gave one) when called from `hook pre-push`.
 pub fn run_with_push_lines(
     ctx: &Context,
     args: &VerifyArgs,
     push_lines: Option<&str>,
+    remote: Option<&str>,
 ) -> Result<VerifyReport> {
     let level = args.level;
     if level != Some(Level::Ci) && std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
@@ -1515,7 +1517,7 @@ pub fn run_with_push_lines(
     }
     // Every layer judges against one HEAD, read once.
     let _head = ctx.repo()?.pin_head();
-    let mut report = judge_level(ctx, args, push_lines)?;
+    let mut report = judge_level(ctx, args, push_lines, remote)?;
     if args.chain {
         let layer = chain_layer(ctx)?;
         report.ok &= layer.status != LayerStatus::Fail;
@@ -1577,7 +1579,7 @@ pub(crate) fn gate_staged(ctx: &Context) -> Result<VerifyReport> {
         base: None,
         ..VerifyArgs::default()
     };
-    judge_level(ctx, &args, None)
+    judge_level(ctx, &args, None, None)
 }
 
 impl VerifyReport {
@@ -1597,7 +1599,12 @@ impl VerifyReport {
 }
 
 /// Runs every layer at `args.level` (the skip variable already handled).
-fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Result<VerifyReport> {
+fn judge_level(
+    ctx: &Context,
+    args: &VerifyArgs,
+    push_lines: Option<&str>,
+    remote: Option<&str>,
+) -> Result<VerifyReport> {
     let level = args.level;
     let mut report = VerifyReport::empty(level);
     let repo = ctx.repo()?;
@@ -1755,7 +1762,7 @@ fn judge_level(ctx: &Context, args: &VerifyArgs, push_lines: Option<&str>) -> Re
                     Err(failure) => return Ok(failure),
                 }
             } else {
-                prepush_targets(repo, push_lines)?
+                prepush_targets(repo, push_lines, remote)?
             };
             if targets.is_empty() {
                 report.source = "nothing to push".into();
@@ -5011,7 +5018,11 @@ fn provenance_warnings(
 /// no remote-tracking ref holds. Without lines (run by hand, or the pre-commit framework on a
 /// first push), the branch being pushed (`PRE_COMMIT_LOCAL_BRANCH`, else HEAD) is judged the
 /// same way: all its commits when no remote-tracking ref holds any, the root included.
-fn prepush_targets(repo: &Repo, lines: Option<&str>) -> Result<Vec<Target>> {
+fn prepush_targets(
+    repo: &Repo,
+    lines: Option<&str>,
+    pushed_to: Option<&str>,
+) -> Result<Vec<Target>> {
     let zero = |s: &str| s.bytes().all(|b| b == b'0');
     let mut out = Vec::new();
     // Each range is judged once: `git push --tags` or `--mirror` names many refs at the
@@ -5059,10 +5070,10 @@ fn prepush_targets(repo: &Repo, lines: Option<&str>) -> Result<Vec<Target>> {
                 .and_then(|r| repo.merge_base(r, tip).ok().flatten())
         };
         // A new branch, or a remote commit this clone does not have: what no
-        // remote-tracking ref holds.
+        // remote-tracking ref of the remote pushed to holds.
         let (base, held_by) = match remote_base {
             Some(b) => (Some(b), None),
-            None => match range::unpushed(repo, tip)? {
+            None => match range::unpushed(repo, tip, pushed_to)? {
                 Unpushed::Nothing => continue,
                 Unpushed::From { base, held_by } => (base, held_by),
             },
@@ -5083,7 +5094,7 @@ fn prepush_targets(repo: &Repo, lines: Option<&str>) -> Result<Vec<Target>> {
                 .head_commit()?
                 .ok_or_else(|| Error::Usage("nothing to push: the branch has no commits".into()))?,
         };
-        if let Unpushed::From { base, held_by } = range::unpushed(repo, tip)? {
+        if let Unpushed::From { base, held_by } = range::unpushed(repo, tip, pushed_to)? {
             out.push(push_target(repo, base, held_by, tip)?);
         }
     }

@@ -985,7 +985,7 @@ pub fn secret_spans(text: &str) -> Vec<(usize, usize)> {
     spans_of_secrets(
         text,
         &scan_with(text, 0, true, |scan, findings| {
-            engine::run_secrets(scan, findings);
+            every_secret_detector(scan, findings);
             // Encoded runs that decode to a secret are secrets too (ENC001, marked so), and
             // so are tokens reversed, in ROT13 or spaced out.
             decode_runs(scan, findings);
@@ -1164,7 +1164,33 @@ pub(crate) fn scan_decoded(text: &str, depth: u8) -> Vec<Finding> {
 fn every_rule(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
     engine::run(scan, findings);
     rules::injection::combine(scan, findings);
+    keyless_secrets(scan, findings);
+    rules::shapes::byte_keypairs(&scan.base.text, findings);
     decode_runs(scan, findings);
+}
+
+/// The secret detectors that wait for no keyword, run after the engine's patterns (a seed
+/// phrase a pattern found by its label is not reported twice): numbers (cards, SSNs,
+/// phones, IBANs), wallet phrases by their checksum, Discord tokens and `Base58Check` keys.
+/// Lint runs them on the file; every other reading that judges secrets runs them through
+/// [`every_secret_detector`]: the boundary redacted none of them, and a WIF key in bold
+/// pieces, in base64 or reversed passed the gate where a `ghp_` token did not (review
+/// atk37 #1, #2).
+fn keyless_secrets(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
+    rules::pii::scan_numbers(scan, findings);
+    rules::seed_phrase::scan(scan, findings);
+    rules::shapes::scan(scan, findings);
+}
+
+/// Every detector whose findings can be secrets, over a text read as plain text (a
+/// [`scan_with`] scan, whose base is the text itself): the engine's secret patterns, the
+/// [`keyless_secrets`] and key pairs written as byte arrays. The one list the output
+/// boundary ([`secret_spans`]) and the readings of undone text (formatting removed, tokens
+/// reversed) judge secrets by, so each finds what lint finds.
+fn every_secret_detector(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
+    engine::run_secrets(scan, findings);
+    keyless_secrets(scan, findings);
+    rules::shapes::byte_keypairs(&scan.base.text, findings);
 }
 
 /// Judges the tokens of the text written reversed, in ROT13 or spaced out (ENC), outside
@@ -1192,7 +1218,7 @@ fn decode_runs(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
 /// Lints decoded text for the rules whose findings can be secrets only (SEC, PII; offsets in
 /// `text`): what `encoded::obfuscated_tokens` judges undone tokens by.
 pub(crate) fn scan_decoded_secrets(text: &str, depth: u8) -> Vec<Finding> {
-    plain_scan(text, depth, engine::run_secrets)
+    plain_scan(text, depth, every_secret_detector)
 }
 
 /// Lints decoded text for the injection and exfiltration rules only (PI, EXF; offsets in
@@ -1214,7 +1240,7 @@ pub(crate) fn scan_unformatted(text: &str, injection: bool) -> Vec<Finding> {
             engine::run_injection(scan, findings);
             rules::injection::combine(scan, findings);
         }
-        engine::run_secrets(scan, findings);
+        every_secret_detector(scan, findings);
     })
 }
 
@@ -1521,9 +1547,7 @@ fn lint_text_as(
         rules::injection::combine(&scan, &mut findings);
     }
     let combined = findings.len();
-    rules::pii::scan_numbers(&scan, &mut findings);
-    rules::seed_phrase::scan(&scan, &mut findings);
-    rules::shapes::scan(&scan, &mut findings);
+    keyless_secrets(&scan, &mut findings);
     // Encoded runs are decoded in both modes: a base64 credential is a credential (review 22).
     let secrets: Vec<(usize, usize)> = findings
         .iter()

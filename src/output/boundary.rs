@@ -394,9 +394,25 @@ fn redact_with(s: &str, keep_lines: bool) -> Cow<'_, str> {
 
 /// The byte ranges [`redact`] replaces in `s`: sorted, disjoint, non-empty.
 fn redaction_spans(s: &str) -> Vec<(usize, usize)> {
-    if s.len() < 8 {
+    thread_local! {
+        /// Set while this thread looks for secrets in a text to redact.
+        static FINDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    /// Clears [`FINDING`] however the scan ends.
+    struct Found;
+    impl Drop for Found {
+        fn drop(&mut self) {
+            FINDING.set(false);
+        }
+    }
+    // The detectors' findings quote what they match through this module
+    // (`lint::rules::quote_of`): a text shortened while its secrets are being found is a
+    // message the scan drops (it keeps the spans only), and redacting it would find secrets
+    // again, without end.
+    if s.len() < 8 || FINDING.replace(true) {
         return Vec::new();
     }
+    let _found = Found;
     let mut spans = crate::lint::secret_spans(s);
     // As in lint's snippets, an `.aiignore` match only adds text no built-in detector
     // covers, so a secret both find reads the same with and without the `.aiignore`.
@@ -441,6 +457,14 @@ const SHORTEN_MARGIN: usize = 4096;
 /// never cut: when it does not fit, the text ends before it. The result is cleaned as
 /// [`clean_line`] cleans (review s23 items 1 and 18).
 pub fn shorten(s: &str, max: usize) -> String {
+    shorten_within(s, max, SHORTEN_MARGIN)
+}
+
+/// [`shorten`], looking for secrets `margin` characters past `max` only: for the quotes
+/// lint's messages make of matched text (`lint::rules::quoted`), one per finding, where a
+/// secret that starts in the quote and is not recognisable within that margin is one no
+/// output would recognise either.
+pub fn shorten_within(s: &str, max: usize, margin: usize) -> String {
     enum Piece<'a> {
         Space,
         Text(&'a str),
@@ -452,7 +476,7 @@ pub fn shorten(s: &str, max: usize) -> String {
     for (i, c) in s.char_indices() {
         if !c.is_whitespace() {
             kept += 1;
-            if kept > max + SHORTEN_MARGIN {
+            if kept > max + margin {
                 end = i;
                 break;
             }

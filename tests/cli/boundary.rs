@@ -15,6 +15,11 @@ pub(crate) struct Secrets {
     pub slack: String,
     pub key_body: String,
     pub url_password: String,
+    /// The secrets lint finds with no keyword (a checksum, a decoded id): the boundary ran
+    /// only the keyed patterns and showed them in clear (review atk37 #1).
+    pub wif: String,
+    pub discord: String,
+    pub phrase: String,
 }
 
 impl Secrets {
@@ -33,13 +38,22 @@ impl Secrets {
                 "IBAAKCAQEAq8iS2G8NPRVdD53ZxT4mLk9Wv2Bn7Yc1Hr6Pq3Js0Fd8"
             ),
             url_password: format!("Zq8i{}", "S2G8NPRVdD53"),
+            wif: format!("L44kNjxgxYss9ddza5Ry{}", "GFLvfohMPnNvae3v5WYY57ApesYBcPbp"),
+            discord: format!(
+                "OTk3MzE2Njg5Mzk4OTM2OTIy.{}",
+                "sHH_hk.0nQQG9WJ05X72qibobT-Jox17RW"
+            ),
+            phrase: format!(
+                "noodle swing number body about sword unfair {}",
+                "measure visit truly rhythm submit major exile game"
+            ),
         }
     }
 
     /// Handoff text holding every secret.
     pub(crate) fn text(&self) -> String {
         format!(
-            "AWS_ACCESS_KEY_ID={}\naws_secret_access_key={}\nThe CI token is {} and billing uses {}.\nslack: {}\n\n-----BEGIN {k}-----\n{}\n-----END {k}-----\n\nDeploy via https://deploy:{}@db.example.com/app\n",
+            "AWS_ACCESS_KEY_ID={}\naws_secret_access_key={}\nThe CI token is {} and billing uses {}.\nslack: {}\n\n-----BEGIN {k}-----\n{}\n-----END {k}-----\n\nDeploy via https://deploy:{}@db.example.com/app\nCold wallet {} and bot {}.\nRestore from {}.\n",
             self.aws_id,
             self.aws_secret,
             self.github,
@@ -47,6 +61,9 @@ impl Secrets {
             self.slack,
             self.key_body,
             self.url_password,
+            self.wif,
+            self.discord,
+            self.phrase,
             k = "RSA PRIVATE KEY",
         )
     }
@@ -72,13 +89,16 @@ impl Secrets {
             &self.slack,
             &key,
             &self.url_password,
+            &self.wif,
+            &self.discord,
+            &self.phrase,
         ]
         .iter()
         .map(|s| git_aahp::lint::redacted(s))
         .collect()
     }
 
-    fn all(&self) -> [&str; 7] {
+    fn all(&self) -> [&str; 10] {
         [
             &self.aws_id,
             &self.aws_secret,
@@ -87,6 +107,9 @@ impl Secrets {
             &self.slack,
             &self.key_body,
             &self.url_password,
+            &self.wif,
+            &self.discord,
+            &self.phrase,
         ]
     }
 
@@ -789,8 +812,19 @@ fn every_command_and_format_shows_a_secret_in_the_one_redacted_form() {
     plant_quick_context(&repo, &s.text());
     plant_tasks(&repo, &s);
     let forms = s.redacted_forms();
-    let [aws_id, aws_secret, github, stripe, slack, _key, password] =
-        <[String; 7]>::try_from(forms.clone()).unwrap();
+    // The keyless kinds' messages name the kind, not the secret (as the key block's).
+    let [
+        aws_id,
+        aws_secret,
+        github,
+        stripe,
+        slack,
+        _key,
+        password,
+        _wif,
+        _discord,
+        _phrase,
+    ] = <[String; 10]>::try_from(forms.clone()).unwrap();
     let every = forms.clone();
     // Lint and verify messages name the secret; the key block's message names its type.
     let messages = vec![

@@ -408,6 +408,51 @@ fn pre_push_with_empty_stdin_judges_what_no_remote_tracking_ref_holds() {
     );
 }
 
+/// A commit only another remote holds (a fork fetched for review, its commit made with
+/// `--no-verify`) was never judged on the way to the remote pushed to: pushed there as a new
+/// branch or a tag, or to a remote given by its URL, it is judged (review atk37 #4). What the
+/// pushed-to remote's own tracking ref holds counts as pushed.
+#[test]
+fn pre_push_counts_only_the_remote_pushed_to_as_holding_commits() {
+    let repo = root_commit_repo(CLEAN);
+    repo.git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    repo.write(".ai/handoff/STATUS.md", INJECTED);
+    repo.aahp(&["manifest"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "the fork's commit"]);
+    repo.git(&["update-ref", "refs/remotes/fork/main", "HEAD"]);
+    let tip = rev(&repo, "HEAD");
+    let zero = "0".repeat(40);
+    for (remote, line) in [
+        (
+            "origin",
+            format!("refs/heads/main {tip} refs/heads/review {zero}\n"),
+        ),
+        (
+            "origin",
+            format!("refs/tags/v1 {tip} refs/tags/v1 {zero}\n"),
+        ),
+        (
+            "file:///srv/mirror.git",
+            format!("refs/heads/main {tip} refs/heads/main {zero}\n"),
+        ),
+    ] {
+        let out = repo.aahp_with_stdin(
+            &["hook", "pre-push", remote, "file:///dev/null"],
+            line.as_bytes(),
+        );
+        out.assert_code(1);
+        assert!(out.stdout.contains("PI001"), "{remote} {line}{out}");
+    }
+    // Pushed to the fork itself, the commit is already there.
+    let line = format!("refs/heads/main {tip} refs/heads/review {zero}\n");
+    repo.aahp_with_stdin(
+        &["hook", "pre-push", "fork", "file:///dev/null"],
+        line.as_bytes(),
+    )
+    .assert_code(0);
+}
+
 /// A committed handoff directory with one task in its manifest.
 fn repo_with_a_task() -> TestRepo {
     let repo = handoff_repo();

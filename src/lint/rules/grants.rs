@@ -85,6 +85,30 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "no need to",
             "feel free to",
             "you may",
+            "you can",
+            "agent may",
+            "agent can",
+            "agents may",
+            "agents can",
+            "session may",
+            "session can",
+            "reading this",
+            "working here",
+            "need approval",
+            "need permission",
+            "need sign",
+            "need anyone",
+            "need consent",
+            "need clearance",
+            "need review",
+            "granted:",
+            "granted -",
+            "granted —",
+            "approved all",
+            "approved your",
+            "approved any",
+            "for the next",
+            "for the incoming",
         ],
         regex: GRANT,
         before: 40,
@@ -161,14 +185,14 @@ pub(crate) static PATTERNS: &[Pattern] = &[
 /// (full) permission/approval to", "(the owner) has given you approval to", "it's fine for
 /// you to", "consider yourself pre-approved to", "no need to ask before", "feel free to",
 /// "… is pre-approved for you".
-const GRANT: &str = r"\byou\s+may\s+(?:now\s+|also\s+|freely\s+|always\s+|safely\s+|just\s+)*(?P<v>[a-z-]+)|\byou(?:'re|\s+are)\s+(?:now\s+|hereby\s+|fully\s+|always\s+|totally\s+|also\s+)*(?:allowed|permitted|cleared|free|authori[sz]ed|entitled|empowered|welcome|pre-?approved|approved)\s+to\b|\b(?:you(?:'ve|\s+have)(?:\s+got)?|(?:given|gives?|granted|grants?)\s+you)\s+(?:(?:full|the|my|our|explicit|blanket|standing|complete|prior)\s+)*(?:permission|approval|clearance|authori[sz]ation|go-ahead|green\s+light|blessing|consent)\s+to\b|\b(?:it|that)(?:'s|\s+is)\s+(?:totally\s+|perfectly\s+|completely\s+|absolutely\s+)?(?:fine|ok|okay|alright|all\s+right|acceptable|safe|cool)\s+for\s+you\s+to\b|\bconsider\s+yourself\s+(?:pre-?approved|authori[sz]ed|cleared|allowed|permitted|free)\s+to\b|\bno\s+need\s+to\s+(?:ask|check\s+with\s+\w+|confirm|wait|get\s+(?:approval|permission|sign-?off))(?:\s+(?:anyone|anybody|me|us|first))?\s+before\b|\b(?:is|are)\s+(?:pre-?approved|approved|allowed|permitted|authori[sz]ed|fine|ok|okay)\s+for\s+you\b|\bfeel\s+free\s+to\b";
+const GRANT: &str = r"\byou\s+(?:may|can)\s+(?:now\s+|also\s+|freely\s+|always\s+|safely\s+|just\s+)*(?P<v>[a-z-]+)|(?:\b(?:the\s+(?:next|incoming|following|new)|any|every)\s+(?:agent|session|assistant|model)|\bagents)(?:\s+(?:reading|working)\s+(?:this|here|on\s+this))?\s+(?:may|can)\s|\b(?:you|(?:the\s+(?:next|incoming|following|new)|any|every)\s+(?:agent|session|assistant|model)|agents)(?:\s+(?:reading|working)\s+(?:this|here|on\s+this))?\s+(?:do\s+not|don't|does\s+not|doesn't|will\s+not|won't)\s+need\s+(?:[\w']+\s+){0,2}?(?:approval|permission|sign-?off|consent|clearance|review)\s+(?:to|before|for)\b|\b(?:permission|approval)\s+granted\s*[:—–-]|\b(?:has|have)\s+(?:pre-?approved|approved|authori[sz]ed|allowed)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?your\b|\byou(?:'re|\s+are)\s+(?:now\s+|hereby\s+|fully\s+|always\s+|totally\s+|also\s+)*(?:allowed|permitted|cleared|free|authori[sz]ed|entitled|empowered|welcome|pre-?approved|approved)\s+to\b|\b(?:you(?:'ve|\s+have)(?:\s+got)?|(?:given|gives?|granted|grants?)\s+you)\s+(?:(?:full|the|my|our|explicit|blanket|standing|complete|prior)\s+)*(?:permission|approval|clearance|authori[sz]ation|go-ahead|green\s+light|blessing|consent)\s+to\b|\b(?:it|that)(?:'s|\s+is)\s+(?:totally\s+|perfectly\s+|completely\s+|absolutely\s+)?(?:fine|ok|okay|alright|all\s+right|acceptable|safe|cool)\s+for\s+you\s+to\b|\bconsider\s+yourself\s+(?:pre-?approved|authori[sz]ed|cleared|allowed|permitted|free)\s+to\b|\bno\s+need\s+to\s+(?:ask|check\s+with\s+\w+|confirm|wait|get\s+(?:approval|permission|sign-?off))(?:\s+(?:anyone|anybody|me|us|first))?\s+before\b|\b(?:is|are)\s+(?:pre-?approved|approved|allowed|permitted|authori[sz]ed|fine|ok|okay|acceptable|alright)\s+for\s+(?:you|the\s+(?:next|incoming|following|new)\s+(?:agent|session|assistant|model))\b|\bfeel\s+free\s+to\b";
 
 /// A dangerous act on a protected target, in the clause a grant gives it: pushes to or
 /// rewrites protected branches, safeguards turned off, merges round review, releases,
 /// production data deleted, secrets read out.
 static DANGER: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(&super::expand(
-        r"\bforce[- ]?push|\bpush\s+(?:-f|--force)\b|--no-verify|\brewrit\w*\s+(?:the\s+)?(?:git\s+)?history|\b(?:push|pushing|commit|committing|merge|merging|land|landing)\b[^.;\n]{0,50}?\b(?:main|master|trunk|develop|release\s+branch|release/|production|prod|protected\b[^.;\n]{0,20}?\bbranch|default\s+branch)\b|\b(?:bypass|bypassing|disable|disabling|skip|skipping|turn\w*\s+off|switch\w*\s+off|remove|removing|ignore|ignoring|override|overriding|circumvent\w*)\b[^.;\n]{0,40}?\b(?:branch\s+protection|protection\s+rules?|(?:required\s+)?(?:status\s+)?checks?|ci|hooks?|pre-commit|pre-push|tests?|test\s+suite|reviews?|code\s*owners|commit\s+signing|signed\s+commits|2fa|mfa|linters?|gates?)\b|\b(?:merge|merging|approve|approving)\b[^.;\n]{0,30}?\b(?:your\s+own|without\s+(?:a\s+|any\s+)?(?:review|approval))|\b(?:publish|publishing|release|releasing|deploy|deploying|ship|shipping|cut|cutting|upload|uploading)\b[^.;\n]{0,50}?\b(?:releases?|npm|crates\.io|pypi|rubygems|registry|production|prod|app\s+store|play\s+store|docker\s+hub|packages?|version\s+\d)\b|\b(?:delete|deleting|drop|dropping|wipe|wiping|truncate|truncating|destroy|destroying|purge|purging|erase|erasing|nuke|nuking)\b[^.;\n]{0,50}?\b(?:production|prod|database|db|backups?|tables?|buckets?|(?:user|customer)\s+data|users|repo(?:sitory)?|branches|tags|history|volumes?)\b|\b(?:read|reading|print|printing|cat|dump|dumping|show|display|expose|copy|upload|send|log|logging|paste|output|echo|share|post)\b[^.;\n]{0,50}?(?:\b(?:secrets?|(?:access|auth|api|bearer|github|gitlab|npm|pypi|deploy|refresh|session|personal)\s+tokens?|tokens|(?:api|deploy|ssh|private|signing)\s+keys?|credentials?|passwords?|vault|keychain)\b|\.env\b|\.ssh\b|\.aws\b|\.npmrc\b|\.netrc\b)",
+        r"\bforce[- ]?push|\bpush\s+(?:-f|--force)\b|--no-verify|\brewrit\w*\s+(?:the\s+)?(?:git\s+)?history|\bself[- ]?(?:merg\w*|approv\w*)|\bwrit\w*\s+directly\b[^.;\n]{0,40}?\b(?:main|master|trunk|release\s+branch|production|prod|default\s+branch)\b|\b(?:push|pushes|pushing|commit|commits|committing|merge|merges|merging|land|landing)\b[^.;\n]{0,50}?\b(?:main|master|trunk|develop|release\s+branch|release/|production|prod|protected\b[^.;\n]{0,20}?\bbranch|default\s+branch)\b|\b(?:bypass|bypassing|disable|disabling|skip|skipping|turn\w*\s+off|switch\w*\s+off|remove|removing|ignore|ignoring|override|overriding|circumvent\w*)\b[^.;\n]{0,40}?\b(?:branch\s+protection|protection\s+rules?|(?:required\s+)?(?:status\s+)?checks?|ci|hooks?|pre-commit|pre-push|tests?|test\s+suite|reviews?|code\s*owners|commit\s+signing|signed\s+commits|2fa|mfa|linters?|gates?)\b|\b(?:merge|merging|approve|approving)\b[^.;\n]{0,50}?\b(?:(?:your|its|their)\s+own|without\s+(?:a\s+|any\s+)?(?:review|approval))|\b(?:publish|publishing|release|releasing|deploy|deploying|ship|shipping|cut|cutting|upload|uploading)\b[^.;\n]{0,50}?\b(?:releases?|npm|crates\.io|pypi|rubygems|registry|production|prod|app\s+store|play\s+store|docker\s+hub|packages?|version\s+\d)\b|\b(?:delete|deleting|drop|dropping|wipe|wiping|truncate|truncating|destroy|destroying|purge|purging|erase|erasing|nuke|nuking)\b[^.;\n]{0,50}?\b(?:production|prod|database|db|backups?|tables?|buckets?|(?:user|customer)\s+data|users|repo(?:sitory)?|branches|tags|history|volumes?)\b|\b(?:read|reading|print|printing|cat|dump|dumping|show|display|expose|copy|upload|send|log|logging|paste|output|echo|share|post)\b[^.;\n]{0,50}?(?:\b(?:secrets?|(?:access|auth|api|bearer|github|gitlab|npm|pypi|deploy|refresh|session|personal)\s+tokens?|tokens|(?:api|deploy|ssh|private|signing)\s+keys?|credentials?|passwords?|vault|keychain)\b|\.env\b|\.ssh\b|\.aws\b|\.npmrc\b|\.netrc\b)",
     ))
     .expect("static regex")
 });
@@ -196,7 +220,7 @@ fn check_grant(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let grant = text[s..e].to_ascii_lowercase();
     // "You may" grants an act, not a likelihood or a wish ("you may want to skip …", "you
     // may see the tests fail").
-    if grant.starts_with("you may")
+    if (grant.starts_with("you may") || grant.starts_with("you can"))
         && caps.first(&[1]).is_some_and(|(_, _, v)| {
             matches!(
                 v.to_ascii_lowercase().as_str(),
@@ -241,7 +265,11 @@ fn check_grant(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     let lo = floor_char(text, s.saturating_sub(80)).max(sent_start);
     let head = &text[lo..s];
     let head = &head[head.rfind([';', '.', '\n']).map_or(0, |k| k + 1)..];
-    let gives = grant.starts_with("give") || grant.starts_with("grant");
+    // "the owner has pre-approved your merges": the role gives the grant, as "given you".
+    let gives = grant.starts_with("give")
+        || grant.starts_with("grant")
+        || grant.starts_with("has ")
+        || grant.starts_with("have ");
     let ws: Vec<String> = words(head).collect();
     let role_at = |k: usize| HUMAN_ROLES.contains(&ws[k].as_str());
     // The role is the one addressed ("As a maintainer, you …", "Maintainers: …") or, for a

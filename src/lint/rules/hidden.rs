@@ -243,7 +243,7 @@ fn tags(scan: &Scan<'_>, run: &[UEvent], prev: Option<char>, out: &mut Vec<Findi
         .iter()
         .filter_map(|e| char::from_u32(e.ch as u32 - 0xE0000).filter(|c| (' '..='~').contains(c)))
         .collect();
-    let shown: String = hidden.chars().take(80).collect();
+    let shown = super::quote_of(&hidden, 80);
     out.push(raw_finding(
         scan,
         &HID003,
@@ -881,7 +881,7 @@ pub(crate) fn comments(
         let instruction = carried || (super::addressed(inner) && has_word(inner, IMPERATIVES));
         // The comment's words joined by single spaces, as the message shows it.
         let chars = shown_chars(inner);
-        let shown = || -> String { shown_text(inner).chars().take(80).collect() };
+        let shown = || -> String { super::quote_of(inner, 80) };
         if instruction {
             out.push(Finding::raw(
                 &HID007,
@@ -908,8 +908,9 @@ pub(crate) fn comments(
     }
 }
 
-/// The text of hidden markup as a finding shows it: its words (split at whitespace) joined
-/// by single spaces.
+/// The text of hidden markup as a finding shows it ([`super::quote_of`] uncut, no secret in
+/// it): its words (split at whitespace) joined by single spaces.
+#[cfg(test)]
 fn shown_text(inner: &str) -> String {
     inner.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -957,7 +957,10 @@ pub(crate) fn negated_before(text: &str, pos: usize) -> bool {
     let from = ws.len().saturating_sub(4);
     (from..ws.len()).any(|k| {
         let w = ws[k].0;
-        if !is(w, NEGATORS) {
+        // A command-line flag's word (`--no-verify`, `-no-deps`) negates nothing: "using
+        // --no-verify is fine for you" is a grant (review atk37 #5).
+        let flag = window.as_bytes()[..ws[k].1 - w.len()].ends_with(b"-");
+        if !is(w, NEGATORS) || flag {
             return false;
         }
         let next = |d: usize| ws.get(k + d).map(|(v, _)| *v);
@@ -2181,15 +2184,23 @@ pub(crate) fn scoped_exception(sentence: &str) -> bool {
     place || failure || told
 }
 
-/// The matched text for a message, shortened and on one line.
+/// The matched text for a message, shortened and on one line, in quotes ([`quote_of`]).
 pub(crate) fn excerpt(s: &str) -> String {
-    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() > 80 {
-        let cut: String = one.chars().take(77).collect();
-        format!("\"{cut}…\"")
-    } else {
-        format!("\"{one}\"")
-    }
+    format!("\"{}\"", quote_of(s, 80))
+}
+
+/// How far past a quote's end a secret that starts inside it is looked for (a JWT, a
+/// key's header line and its body): longer ones are not told by their start.
+const QUOTE_MARGIN: usize = 1024;
+
+/// Text a message quotes (a match, a line, a hidden comment), at most `max` characters on one
+/// line: through the output boundary's shortening, which redacts every secret on the text
+/// as written and only then collapses white space and cuts, never inside a redacted form.
+/// Cut first, a secret across the cut was a fragment no detector knew, and the boundary
+/// printed its first part (`AIzaSyD8kq2Lm4nPq7rStUvWxYz012345…` of a 39-character key,
+/// review atk37 #3). Its controls are shown escaped.
+pub(crate) fn quote_of(s: &str, max: usize) -> String {
+    crate::output::boundary::shorten_within(s, max, QUOTE_MARGIN)
 }
 
 /// A deterministic xorshift generator for the tests' random texts: `next(n)` is below `n`.

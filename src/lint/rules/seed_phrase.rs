@@ -194,6 +194,22 @@ const SEPARATORS: [bool; 256] = {
     t
 };
 
+/// The length of the HTML tag at `i` (`<br>`, `<br/>`, `</td>`, `<li>`; at most 16 bytes,
+/// letters, digits, `/` and blanks), which separates words as a renderer shows them: a
+/// phrase joined by `<br>` or laid out in `<td>` cells is one word a line or a cell (review
+/// atk37 #2). Read at a `<` only, a bounded look-ahead.
+fn tag(b: &[u8], i: usize, end: usize) -> Option<usize> {
+    if b.get(i) != Some(&b'<') {
+        return None;
+    }
+    let inner = b[i + 1..end.min(i + 16)]
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'/' | b' '))
+        .count();
+    let close = i + 1 + inner;
+    (inner > 0 && close < end && b[close] == b'>' && b[i + 1] != b' ').then_some(inner + 2)
+}
+
 /// A list's number or bullet (`3.`, `12)`, `7:`, `#4`, `-`, `*`, `5`).
 fn marker(item: &[u8]) -> bool {
     let digits = item.strip_prefix(b"#").unwrap_or(item);
@@ -218,11 +234,17 @@ fn words_of_line(
     let mut pure = true;
     let mut first = true;
     while i < end {
-        while i < end && separator(b[i]) {
-            i += 1;
+        loop {
+            if i < end && separator(b[i]) {
+                i += 1;
+            } else if let Some(n) = tag(b, i, end) {
+                i += n;
+            } else {
+                break;
+            }
         }
         let s = i;
-        while i < end && !separator(b[i]) {
+        while i < end && !separator(b[i]) && tag(b, i, end).is_none() {
             i += 1;
         }
         if s == i {

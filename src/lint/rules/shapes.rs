@@ -52,7 +52,10 @@ fn discord(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         let tail = mid + 7;
         let n = b[tail..].iter().take_while(|&&c| b64url(c)).count();
         let e = tail + n;
-        if !(27..=60).contains(&n) || b.get(e) == Some(&b'.') {
+        // A dot and more of the alphabet after it is a fourth part (a dotted name); a dot
+        // that ends the sentence is not (review atk37 #6).
+        let fourth = b.get(e) == Some(&b'.') && b.get(e + 1).is_some_and(|&c| b64url(c));
+        if !(27..=60).contains(&n) || fourth {
             continue;
         }
         let digits = super::encoded::decode_base64(&text[s..p]);
