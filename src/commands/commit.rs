@@ -497,7 +497,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
                 l.refname, l.remote
             )),
             Err(e) => warnings.push(format!(
-                "the lease {} on `{}` could not be released ({e}); `git aahp recover --remote {}` clears it once it expires",
+                "the lease {} on `{}` could not be released ({e}); this session is committed, so `git aahp recover --remote {}` releases it",
                 l.refname, l.remote, l.remote
             )),
         }

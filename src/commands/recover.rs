@@ -250,7 +250,18 @@ fn clear_remote_lease(
     let old = Manifest::from_snapshot(dir, &dir.snapshot(repo, Source::Worktree)?)
         .ok()
         .flatten();
-    let Some(h) = crate::transaction::lease::clear_stale(repo, remote, dir, args.force, ctx.now)?
+    // The session HEAD's handoff records as committed: a lease of it is one its `commit`
+    // could not release (the remote refused or could not be reached), not a session that
+    // never finished.
+    let finished = finished_session(repo, dir)?;
+    let Some(h) = crate::transaction::lease::clear_stale(
+        repo,
+        remote,
+        dir,
+        args.force,
+        finished.as_deref(),
+        ctx.now,
+    )?
     else {
         return write.map_or(Ok(()), HandoffWrite::finish);
     };
@@ -259,6 +270,12 @@ fn clear_remote_lease(
         "cleared the lease of {} on `{remote}`",
         crate::transaction::lease::describe_holder_vetted(dir, &h)?
     ));
+    if finished.as_deref() == Some(h.session_id.as_str()) {
+        report.plan.push(
+            "its session is committed (HEAD's MANIFEST.json names it): nothing to record".into(),
+        );
+        return write.map_or(Ok(()), HandoffWrite::finish);
+    }
     if let Some(write) = write {
         let stale = h.is_stale(ctx.now);
         // Whoever can push the lease ref wrote its fields: each is vetted before it goes
@@ -293,6 +310,22 @@ fn clear_remote_lease(
         write.finish()?;
     }
     Ok(())
+}
+
+/// The session id HEAD's committed MANIFEST.json records as the last session
+/// (`last_session.session_id`), if any.
+fn finished_session(repo: &crate::git::Repo, dir: &HandoffDir) -> Result<Option<String>> {
+    let Some(head) = repo.head_commit()? else {
+        return Ok(None);
+    };
+    let path = dir.path_of(MANIFEST);
+    let Some(bytes) = repo.blob_at(head, &path)? else {
+        return Ok(None);
+    };
+    Ok(Manifest::parse_read_only(&path, &bytes)
+        .ok()
+        .and_then(|m| m.session_field("session_id").map(String::from))
+        .filter(|s| !s.is_empty()))
 }
 
 fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {

@@ -20,8 +20,42 @@ pub const REMOTE_TIMEOUT: Duration = Duration::from_secs(30);
 pub enum CasPush {
     /// The remote ref now holds the new value (or is deleted).
     Done,
-    /// The remote ref did not hold the expected value: nothing changed.
+    /// The remote ref did not hold the expected value: nothing changed. (A push the remote
+    /// refused for another reason is an error.)
     Rejected,
+}
+
+/// Whether a failed compare-and-swap push lost the race: the remote ref did not hold the
+/// expected value (`[rejected] (stale info)`, or `(fetch first)` from an older git). A push
+/// the remote itself refused (`[remote rejected]`: a pre-receive hook, a protected ref, no
+/// permission) did not: retrying it, or reading it as another clone's lease or counter,
+/// would misreport a policy as a race.
+fn lost_race(stdout: &str, stderr: &str) -> bool {
+    let text = format!("{stdout}\n{stderr}");
+    // Two pushes meeting inside the remote: the loser's ref transaction fails there and is
+    // reported as `[remote rejected]` too, with the ref's lock or old value as the reason.
+    let raced = [
+        "stale info",
+        "(fetch first)",
+        "reference already exists",
+        "cannot lock ref",
+        "incorrect old value",
+    ]
+    .iter()
+    .any(|r| text.contains(r));
+    if raced {
+        return true;
+    }
+    !text.contains("[remote rejected]") && text.contains("[rejected]")
+}
+
+/// The porcelain lines of refs the remote refused (`!` lines), for the error.
+fn refusal_lines(stdout: &str) -> String {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with('!'))
+        .map(|l| format!("{}\n", l.replace('\t', " ")))
+        .collect()
 }
 
 impl Repo {
@@ -113,17 +147,15 @@ impl Repo {
         if code == Some(0) {
             return Ok(CasPush::Done);
         }
-        let text = format!("{stdout}\n{stderr}");
-        if text.contains("rejected]")
-            || text.contains("stale info")
-            || text.contains("(fetch first)")
-        {
+        if lost_race(&stdout, &stderr) {
             return Ok(CasPush::Rejected);
         }
         Err(GitError::Command {
             args: args.join(" "),
             status: code.map_or_else(|| "timed out".into(), |c| format!("exit status: {c}")),
-            stderr,
+            // The porcelain line carries the remote's verdict (`[remote rejected] (pre-receive
+            // hook declined)`); stderr the `remote:` lines saying why.
+            stderr: format!("{}{stderr}", refusal_lines(&stdout)),
         })
     }
 

@@ -382,18 +382,23 @@ pub fn release(repo: &Repo, lease: &RemoteLease) -> Result<bool> {
 }
 
 /// Removes a stale lease from the remote (`recover --remote`), only if it still holds the
-/// commit read. Returns the holder removed.
+/// commit read. Returns the holder removed. A lease of `finished` (the session HEAD's
+/// handoff records as committed: its `commit` could not release the lease) is a leftover,
+/// cleared without `force` like a stale one.
 pub fn clear_stale(
     repo: &Repo,
     remote: &str,
     dir: &HandoffDir,
     force: bool,
+    finished: Option<&str>,
     now: Timestamp,
 ) -> Result<Option<HandoffLock>> {
     match read(repo, remote, dir)? {
         RemoteHolder::Free => Ok(None),
         RemoteHolder::Held(id, held) => {
-            let stale = held.as_ref().map_or(true, |l| l.is_stale(now));
+            let stale = held.as_ref().map_or(true, |l| {
+                l.is_stale(now) || finished.is_some_and(|f| l.session_id == f)
+            });
             if !stale && !force {
                 return Err(held_error(remote, &held, now));
             }
