@@ -653,10 +653,23 @@ fn finish(
     let existing = transaction::tag_on(repo, commit)?;
     let verifies = manifest_verifies(repo, dir, commit);
     let want_tag = !j.no_tag && existing.is_none() && verifies;
+    // Under a remote lease the number is taken above the remote's tags, as `commit` does.
+    let lease = match lock_state {
+        LockState::Held(l) => l.remote.clone(),
+        _ => None,
+    };
+    let (floor, floor_warnings) = if want_tag && !report.dry_run {
+        super::commit::tag_floor(repo, lease.as_ref(), false)
+    } else {
+        (0, Vec::new())
+    };
+    report
+        .plan
+        .extend(floor_warnings.into_iter().map(|w| format!("warning: {w}")));
     if want_tag {
         report.plan.push(format!(
             "tag {short} as {}",
-            transaction::next_tag_name(repo)?
+            transaction::next_tag_name_above(repo, floor)?
         ));
     } else if let Some(t) = &existing {
         report.plan.push(format!("{short} is already tagged {t}"));
@@ -674,7 +687,7 @@ fn finish(
     forget_session(repo, dir, &j.session_id)?;
     failpoint::hit("recover:released");
     if want_tag {
-        match super::commit::tag_commit(repo, dir, commit, &j.session_id, &j.agent) {
+        match super::commit::tag_commit(repo, dir, commit, &j.session_id, &j.agent, floor) {
             Ok(t) => report.tag = Some(t),
             Err(e) => report.plan.push(format!(
                 "warning: the session tag could not be created: {e}"

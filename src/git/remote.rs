@@ -177,6 +177,31 @@ impl Repo {
             .and_then(|(id, _)| ObjectId::from_hex(id.as_bytes()).ok()))
     }
 
+    /// The refs of `remote` matching the `ls-remote` pattern `pattern` (`git ls-remote
+    /// --refs`, bounded by [`REMOTE_TIMEOUT`]): name and id each.
+    pub fn remote_refs(
+        &self,
+        remote: &str,
+        pattern: &str,
+    ) -> Result<Vec<(String, ObjectId)>, GitError> {
+        let args = ["ls-remote", "--refs", "--", remote, pattern];
+        let (code, stdout, stderr) = self.run_bounded(&args, REMOTE_TIMEOUT)?;
+        if code != Some(0) {
+            return Err(GitError::Command {
+                args: args.join(" "),
+                status: code.map_or_else(|| "timed out".into(), |c| format!("exit status: {c}")),
+                stderr,
+            });
+        }
+        Ok(stdout
+            .lines()
+            .filter_map(|l| l.split_once('\t'))
+            .filter_map(|(id, name)| {
+                Some((name.to_string(), ObjectId::from_hex(id.as_bytes()).ok()?))
+            })
+            .collect())
+    }
+
     /// Fetches `refname` from `remote` into `local` (a private ref) and returns the
     /// `lease.json` its commit holds, with the commit id; `None` when the remote has no such
     /// ref.

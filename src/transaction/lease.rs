@@ -364,6 +364,17 @@ fn counter_of(bytes: &[u8]) -> Option<u64> {
         .filter(|n| *n >= 1)
 }
 
+/// The highest session number among the remote's `aahp/session-N` tags (one `ls-remote`):
+/// a session committed under a lease numbers its tag above it, so two clones taking turns
+/// through the lease never tag the same number whether or not they fetched each other's.
+pub fn remote_session_floor(repo: &Repo, remote: &str) -> Result<u64> {
+    check(remote, None)?;
+    let refs = repo.remote_refs(remote, "refs/tags/aahp/*")?;
+    Ok(super::highest_session_number(
+        refs.iter().map(|(n, _)| n.as_str()),
+    ))
+}
+
 /// Whether the remote still holds this session's lease.
 pub fn still_held(repo: &Repo, lease: &RemoteLease) -> Result<bool> {
     check(&lease.remote, Some(&lease.refname))?;

@@ -590,3 +590,39 @@ fn a_push_the_remote_refuses_is_reported_as_refused_and_a_committed_sessions_lea
     b.aahp(&["begin", "--remote", "origin", "--agent", "bob", "-q"])
         .assert_code(0);
 }
+
+#[test]
+fn a_session_under_the_lease_numbers_its_tag_above_the_remotes_unfetched_sessions() {
+    let (remote, a, b) = remote_and_clones();
+    let session = |repo: &TestRepo, who: &str| {
+        repo.aahp(&["begin", "--remote", "origin", "--agent", who, "-q"])
+            .assert_code(0);
+        repo.write(
+            ".ai/handoff/STATUS.md",
+            format!(
+                "# Status\n\n<!-- SECTION: summary -->\n{who} worked\n<!-- /SECTION: summary -->\n"
+            ),
+        );
+        repo.aahp(&["commit", "-m", who, "--log", &format!("{who} worked")])
+            .assert_code(0);
+    };
+    session(&a, "alice");
+    a.git(&["push", "-q", "origin", "main", "--tags"]);
+    // b never fetched alice's session: its tag still takes the next number on the remote.
+    session(&b, "bob");
+    assert_eq!(
+        b.git(&["tag", "-l", "aahp/*"]).trim(),
+        "aahp/session-2",
+        "{}",
+        remote.git(&["tag", "-l"])
+    );
+    b.git(&["fetch", "-q", "--tags", "origin"]);
+    b.git(&["push", "-q", "origin", "--tags"]);
+    assert_eq!(
+        remote
+            .git(&["tag", "-l", "aahp/*"])
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+        ["aahp/session-1", "aahp/session-2"]
+    );
+}
