@@ -72,14 +72,7 @@ fn discord(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         );
         from = e;
     }
-    for f in found {
-        if !out
-            .iter()
-            .any(|o| o.secret && o.start < f.end && f.start < o.end)
-        {
-            out.push(f);
-        }
-    }
+    super::push_unless_overlapping(out, found, |o| o.secret);
 }
 
 /// A 64-byte key pair written as an array of numbers (`[174, 47, …]`), as Solana's CLI
