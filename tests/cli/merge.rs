@@ -1158,3 +1158,40 @@ fn sessions_joined_by_a_merge_or_a_rebase_keep_the_chain_and_a_plain_edit_still_
         );
     }
 }
+
+#[test]
+fn work_items_and_completed_rows_both_branches_added_merge_without_a_conflict() {
+    let repo = merge_repo();
+    let add = |item: &str, row: &str| {
+        edit(
+            &repo,
+            "NEXT_ACTIONS.md",
+            "## Recently completed",
+            &format!("## {item}\n\nGoal: {item}.\n\n## Recently completed"),
+        );
+        let text = repo.read(&file("NEXT_ACTIONS.md"));
+        repo.write(
+            &file("NEXT_ACTIONS.md"),
+            format!("{}\n| {row} | 2026-11-30 | done |\n", text.trim_end()),
+        );
+        repo.aahp(&["manifest", "-q"]).assert_code(0);
+        commit_all(&repo, item);
+    };
+    repo.git(&["switch", "-q", "-c", "other"]);
+    add("T-001: alice item", "T-090");
+    repo.git(&["switch", "-q", "main"]);
+    add("T-002: bob item", "T-091");
+    let out = git_with_driver(&repo, &["merge", "-q", "--no-edit", "other"]);
+    out.assert_code(0);
+    let next = repo.read(&file("NEXT_ACTIONS.md"));
+    for want in [
+        "## T-001: alice item",
+        "## T-002: bob item",
+        "| T-090 |",
+        "| T-091 |",
+    ] {
+        assert!(next.contains(want), "{want} kept:\n{next}");
+    }
+    assert!(!next.contains("<<<<<<<"), "{next}");
+    repo.aahp(&["verify"]).assert_code(0);
+}
