@@ -51,11 +51,12 @@ fn lost_race(stdout: &str, stderr: &str) -> bool {
 
 /// The porcelain lines of refs the remote refused (`!` lines), for the error.
 fn refusal_lines(stdout: &str) -> String {
-    stdout
-        .lines()
-        .filter(|l| l.starts_with('!'))
-        .map(|l| format!("{}\n", l.replace('\t', " ")))
-        .collect()
+    let mut out = String::new();
+    for l in stdout.lines().filter(|l| l.starts_with('!')) {
+        out.push_str(&l.replace('\t', " "));
+        out.push('\n');
+    }
+    out
 }
 
 impl Repo {

@@ -14,7 +14,7 @@
 //!   both merge, to the same lines, a conflict.
 //! - STATUS.md / `NEXT_ACTIONS.md` merge by `<!-- SECTION: name -->` section; a section both
 //!   sides rewrote differently keeps both inside conflict markers. Without section markers
-//!   (NEXT_ACTIONS.md's items) they merge by heading block, items and rows both sides added
+//!   (`NEXT_ACTIONS.md`'s items) they merge by heading block, items and rows both sides added
 //!   kept both.
 //! - MANIFEST.json's tasks are unioned, an id clash renumbered on the incoming side with a
 //!   note (and the incoming side's `depends_on` renamed with it), `next_task_id` the
@@ -1469,11 +1469,11 @@ mod tests {
         let queue = |items: &[&str], rows: &[&str]| {
             let mut s = String::from("# Next\n\nThe queue.\n\n## Active\n\n");
             for i in items {
-                s.push_str(&format!("## {i}\n\nGoal: {i}.\n\n"));
+                s.extend(["## ", i, "\n\nGoal: ", i, ".\n\n"]);
             }
             s.push_str("## Recently completed\n\n| Item | Done |\n|---|---|\n| T-000 | x |\n");
             for r in rows {
-                s.push_str(&format!("| {r} | y |\n"));
+                s.extend(["| ", r, " | y |\n"]);
             }
             s
         };

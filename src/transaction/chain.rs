@@ -306,16 +306,14 @@ pub fn walk(repo: &Repo, dir: &HandoffDir, head: ObjectId, max: usize) -> Result
                 files.dedup();
                 files
             }
-            None => {
-                let files = changed_files(repo, dir, cur.commit, head)?;
-                if files.is_empty() {
-                    files
-                } else {
-                    let mut sessions = None;
-                    changed_outside_sessions(repo, dir, cur.commit, head, &mut sessions)?
-                }
-            }
+            None => changed_files(repo, dir, cur.commit, head)?,
         };
+        // Other branches' sessions merged in since are no change outside a session.
+        if !report.since_last.is_empty() {
+            let mut sessions = None;
+            let outside = changed_outside_sessions(repo, dir, cur.commit, head, &mut sessions)?;
+            report.since_last.retain(|f| outside.contains(f));
+        }
     }
     let mut seen = HashSet::new();
     let mut sessions = None;

@@ -521,6 +521,7 @@ fn a_planted_lease_never_reaches_begin_or_status_unjudged() {
 /// Makes `remote` refuse (pre-receive hook) every pushed ref whose `<ref>:<new value>`
 /// matches the shell pattern `pattern`, as a protected ref or a missing permission does.
 fn refuse_pushes(remote: &TestRepo, pattern: &str) {
+    use std::os::unix::fs::PermissionsExt;
     let hook = remote.path().join("hooks/pre-receive");
     std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
     std::fs::write(
@@ -530,7 +531,6 @@ fn refuse_pushes(remote: &TestRepo, pattern: &str) {
         ),
     )
     .unwrap();
-    use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
