@@ -162,20 +162,11 @@ impl Repo {
 
     /// The value of `refname` on `remote` (`git ls-remote`, bounded by [`REMOTE_TIMEOUT`]).
     pub fn remote_ref(&self, remote: &str, refname: &str) -> Result<Option<ObjectId>, GitError> {
-        let args = ["ls-remote", "--refs", "--", remote, refname];
-        let (code, stdout, stderr) = self.run_bounded(&args, REMOTE_TIMEOUT)?;
-        if code != Some(0) {
-            return Err(GitError::Command {
-                args: args.join(" "),
-                status: code.map_or_else(|| "timed out".into(), |c| format!("exit status: {c}")),
-                stderr,
-            });
-        }
-        Ok(stdout
-            .lines()
-            .filter_map(|l| l.split_once('\t'))
-            .find(|(_, name)| *name == refname)
-            .and_then(|(id, _)| ObjectId::from_hex(id.as_bytes()).ok()))
+        Ok(self
+            .remote_refs(remote, refname)?
+            .into_iter()
+            .find(|(name, _)| name == refname)
+            .map(|(_, id)| id))
     }
 
     /// The refs of `remote` matching the `ls-remote` pattern `pattern` (`git ls-remote
