@@ -259,7 +259,7 @@ fn clear_remote_lease(
         remote,
         dir,
         args.force,
-        finished.as_deref(),
+        finished.as_ref(),
         ctx.now,
     )?
     else {
@@ -270,7 +270,7 @@ fn clear_remote_lease(
         "cleared the lease of {} on `{remote}`",
         crate::transaction::lease::describe_holder_vetted(dir, &h)?
     ));
-    if finished.as_deref() == Some(h.session_id.as_str()) {
+    if finished.as_ref().is_some_and(|f| f.leased(&h)) {
         report.plan.push(
             "its session is committed (HEAD's MANIFEST.json names it): nothing to record".into(),
         );
@@ -312,9 +312,12 @@ fn clear_remote_lease(
     Ok(())
 }
 
-/// The session id HEAD's committed MANIFEST.json records as the last session
-/// (`last_session.session_id`), if any.
-fn finished_session(repo: &crate::git::Repo, dir: &HandoffDir) -> Result<Option<String>> {
+/// The session HEAD's committed MANIFEST.json records as the last one (`last_session`'s
+/// id and time), if any.
+fn finished_session(
+    repo: &crate::git::Repo,
+    dir: &HandoffDir,
+) -> Result<Option<crate::transaction::lease::Finished>> {
     let Some(head) = repo.head_commit()? else {
         return Ok(None);
     };
@@ -322,10 +325,18 @@ fn finished_session(repo: &crate::git::Repo, dir: &HandoffDir) -> Result<Option<
     let Some(bytes) = repo.blob_at(head, &path)? else {
         return Ok(None);
     };
-    Ok(Manifest::parse_read_only(&path, &bytes)
-        .ok()
-        .and_then(|m| m.session_field("session_id").map(String::from))
-        .filter(|s| !s.is_empty()))
+    let Ok(m) = Manifest::parse_read_only(&path, &bytes) else {
+        return Ok(None);
+    };
+    Ok(
+        match (m.session_field("session_id"), m.session_field("timestamp")) {
+            (Some(id), Some(at)) if !id.is_empty() => Some(crate::transaction::lease::Finished {
+                session_id: id.to_string(),
+                at: at.to_string(),
+            }),
+            _ => None,
+        },
+    )
 }
 
 fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
