@@ -488,7 +488,9 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     failpoint::hit("commit:release");
 
     // 11. The session tag.
-    let (tag, mut warnings) = tag_step(repo, &dir, commit, &session_id, &agent, args.no_tag);
+    let (floor, mut warnings) = tag_floor(repo, remote_lease.as_ref(), args.no_tag);
+    let (tag, tag_warnings) = tag_step(repo, &dir, commit, &session_id, &agent, args.no_tag, floor);
+    warnings.extend(tag_warnings);
     if let Some(l) = &remote_lease {
         match lease::release(repo, l) {
             Ok(true) => {}
@@ -497,7 +499,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
                 l.refname, l.remote
             )),
             Err(e) => warnings.push(format!(
-                "the lease {} on `{}` could not be released ({e}); `git aahp recover --remote {}` clears it once it expires",
+                "the lease {} on `{}` could not be released ({e}); this session is committed, so `git aahp recover --remote {}` releases it",
                 l.refname, l.remote, l.remote
             )),
         }
@@ -1263,11 +1265,12 @@ fn tag_step(
     session_id: &str,
     agent: &str,
     no_tag: bool,
+    floor: u64,
 ) -> (Option<String>, Vec<String>) {
     if no_tag {
         return (None, Vec::new());
     }
-    match tag_commit(repo, dir, commit, session_id, agent) {
+    match tag_commit(repo, dir, commit, session_id, agent, floor) {
         Ok(t) => (Some(t), Vec::new()),
         Err(e) => (
             None,
@@ -1276,14 +1279,38 @@ fn tag_step(
     }
 }
 
-/// Creates the next `aahp/session-N` tag on `commit`, its message carrying the checksum of the
-/// committed MANIFEST.json and its quick context (else the commit subject).
+/// The number a session under a remote lease tags above: the highest session tag on the
+/// lease's remote (0 without a lease, or when the remote cannot be read, said in a warning).
+pub(crate) fn tag_floor(
+    repo: &Repo,
+    lease: Option<&lease::RemoteLease>,
+    no_tag: bool,
+) -> (u64, Vec<String>) {
+    let Some(l) = lease.filter(|_| !no_tag) else {
+        return (0, Vec::new());
+    };
+    match lease::remote_session_floor(repo, &l.remote) {
+        Ok(n) => (n, Vec::new()),
+        Err(e) => (
+            0,
+            vec![format!(
+                "the session tags on `{}` could not be read ({e}); the tag's number was taken from this clone's tags only",
+                l.remote
+            )],
+        ),
+    }
+}
+
+/// Creates the next `aahp/session-N` tag on `commit` (above `floor` too), its message
+/// carrying the checksum of the committed MANIFEST.json and its quick context (else the
+/// commit subject).
 pub(crate) fn tag_commit(
     repo: &Repo,
     dir: &HandoffDir,
     commit: gix::ObjectId,
     session_id: &str,
     agent: &str,
+    floor: u64,
 ) -> Result<String> {
     let path = dir.path_of(MANIFEST);
     let bytes = repo.blob_at(commit, &path)?.unwrap_or_default();
@@ -1306,7 +1333,7 @@ pub(crate) fn tag_commit(
     // never overwrites, so a name that exists by then is read again and the next tried.
     let mut attempts = 0;
     loop {
-        let name = transaction::next_tag_name(repo)?;
+        let name = transaction::next_tag_name_above(repo, floor)?;
         let text = transaction::tag_message(&transaction::TagFields {
             tag: &name,
             manifest_checksum: &checksum(&bytes),

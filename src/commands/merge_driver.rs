@@ -356,7 +356,9 @@ fn file_merge(
         ARCHIVE_FILE => Some(("journal", merge::merge_journal(b, o, t))),
         INDEX_FILE => merge::merge_index(b, o, t).map(|m| ("index", m)),
         "TRUST.md" => Some(("trust", merge::merge_trust(b, o, t))),
-        "STATUS.md" | "NEXT_ACTIONS.md" => merge::merge_sections(b, o, t).map(|m| ("sections", m)),
+        "STATUS.md" | "NEXT_ACTIONS.md" => merge::merge_sections(b, o, t)
+            .map(|m| ("sections", m))
+            .or_else(|| merge::merge_blocks(b, o, t).map(|m| ("items", m))),
         _ => None,
     }
 }

@@ -250,7 +250,18 @@ fn clear_remote_lease(
     let old = Manifest::from_snapshot(dir, &dir.snapshot(repo, Source::Worktree)?)
         .ok()
         .flatten();
-    let Some(h) = crate::transaction::lease::clear_stale(repo, remote, dir, args.force, ctx.now)?
+    // The session HEAD's handoff records as committed: a lease of it is one its `commit`
+    // could not release (the remote refused or could not be reached), not a session that
+    // never finished.
+    let finished = finished_session(repo, dir)?;
+    let Some(h) = crate::transaction::lease::clear_stale(
+        repo,
+        remote,
+        dir,
+        args.force,
+        finished.as_ref(),
+        ctx.now,
+    )?
     else {
         return write.map_or(Ok(()), HandoffWrite::finish);
     };
@@ -259,6 +270,12 @@ fn clear_remote_lease(
         "cleared the lease of {} on `{remote}`",
         crate::transaction::lease::describe_holder_vetted(dir, &h)?
     ));
+    if finished.as_ref().is_some_and(|f| f.leased(&h)) {
+        report.plan.push(
+            "its session is committed (HEAD's MANIFEST.json names it): nothing to record".into(),
+        );
+        return write.map_or(Ok(()), HandoffWrite::finish);
+    }
     if let Some(write) = write {
         let stale = h.is_stale(ctx.now);
         // Whoever can push the lease ref wrote its fields: each is vetted before it goes
@@ -293,6 +310,33 @@ fn clear_remote_lease(
         write.finish()?;
     }
     Ok(())
+}
+
+/// The session HEAD's committed MANIFEST.json records as the last one (`last_session`'s
+/// id and time), if any.
+fn finished_session(
+    repo: &crate::git::Repo,
+    dir: &HandoffDir,
+) -> Result<Option<crate::transaction::lease::Finished>> {
+    let Some(head) = repo.head_commit()? else {
+        return Ok(None);
+    };
+    let path = dir.path_of(MANIFEST);
+    let Some(bytes) = repo.blob_at(head, &path)? else {
+        return Ok(None);
+    };
+    let Ok(m) = Manifest::parse_read_only(&path, &bytes) else {
+        return Ok(None);
+    };
+    Ok(
+        match (m.session_field("session_id"), m.session_field("timestamp")) {
+            (Some(id), Some(at)) if !id.is_empty() => Some(crate::transaction::lease::Finished {
+                session_id: id.to_string(),
+                at: at.to_string(),
+            }),
+            _ => None,
+        },
+    )
 }
 
 fn run_local(ctx: &Context, args: &RecoverArgs) -> Result<RecoverReport> {
@@ -620,10 +664,23 @@ fn finish(
     let existing = transaction::tag_on(repo, commit)?;
     let verifies = manifest_verifies(repo, dir, commit);
     let want_tag = !j.no_tag && existing.is_none() && verifies;
+    // Under a remote lease the number is taken above the remote's tags, as `commit` does.
+    let lease = match lock_state {
+        LockState::Held(l) => l.remote.clone(),
+        _ => None,
+    };
+    let (floor, floor_warnings) = if want_tag && !report.dry_run {
+        super::commit::tag_floor(repo, lease.as_ref(), false)
+    } else {
+        (0, Vec::new())
+    };
+    report
+        .plan
+        .extend(floor_warnings.into_iter().map(|w| format!("warning: {w}")));
     if want_tag {
         report.plan.push(format!(
             "tag {short} as {}",
-            transaction::next_tag_name(repo)?
+            transaction::next_tag_name_above(repo, floor)?
         ));
     } else if let Some(t) = &existing {
         report.plan.push(format!("{short} is already tagged {t}"));
@@ -641,7 +698,7 @@ fn finish(
     forget_session(repo, dir, &j.session_id)?;
     failpoint::hit("recover:released");
     if want_tag {
-        match super::commit::tag_commit(repo, dir, commit, &j.session_id, &j.agent) {
+        match super::commit::tag_commit(repo, dir, commit, &j.session_id, &j.agent, floor) {
             Ok(t) => report.tag = Some(t),
             Err(e) => report.plan.push(format!(
                 "warning: the session tag could not be created: {e}"

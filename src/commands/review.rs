@@ -630,28 +630,72 @@ fn unmentioned(
     }
     let package = dir.package_root();
     let prefix = format!("{}/", dir.rel);
-    let mut out = Vec::new();
-    for c in repo.commit_changes(Some(merge_base), head)? {
-        if c.path.starts_with(&prefix) {
-            continue;
-        }
-        let in_package = if package.is_empty() {
-            Some(c.path.as_str())
+    let package_prefix = format!("{package}/");
+    let changes: Vec<_> = repo
+        .commit_changes(Some(merge_base), head)?
+        .into_iter()
+        .filter(|c| !c.path.starts_with(&prefix))
+        .filter(|c| package.is_empty() || c.path.starts_with(&package_prefix))
+        .collect();
+    // Each change is named by its path, its path in the package or its file name: all of
+    // them are looked for in one pass over the text (a search per file was files × text,
+    // review rob37 #6).
+    let names = |path: &str| -> [String; 3] {
+        let relative = if package.is_empty() {
+            path
         } else {
-            c.path.strip_prefix(&format!("{package}/"))
+            path.strip_prefix(&package_prefix).unwrap_or(path)
         };
-        let Some(relative) = in_package else {
-            continue;
-        };
-        let name = c.path.rsplit('/').next().unwrap_or(&c.path);
-        if !(mentions(&corpus, &c.path) || mentions(&corpus, relative) || mentions(&corpus, name)) {
-            out.push(FileItem {
-                path: c.path.clone(),
-                change: c.kind,
-            });
+        let name = path.rsplit('/').next().unwrap_or(path);
+        [path.to_string(), relative.to_string(), name.to_string()]
+    };
+    let needles: BTreeSet<String> = changes.iter().flat_map(|c| names(&c.path)).collect();
+    let needles: Vec<&str> = needles.iter().map(String::as_str).collect();
+    let found = mentioned(&corpus, &needles);
+    let is_mentioned = |n: &str| needles.binary_search(&n).is_ok_and(|i| found[i]);
+    Ok(changes
+        .into_iter()
+        .filter(|c| !names(&c.path).iter().any(|n| is_mentioned(n)))
+        .map(|c| FileItem {
+            path: c.path,
+            change: c.kind,
+        })
+        .collect())
+}
+
+/// For each of `needles`, whether [`mentions`] holds for it in `text`: one pass over `text`
+/// for all of them (every occurrence of every needle, each checked where it stands).
+pub fn mentioned(text: &str, needles: &[&str]) -> Vec<bool> {
+    let mut found = vec![false; needles.len()];
+    let searched: Vec<(usize, &str)> = needles
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|(_, n)| !n.is_empty())
+        .collect();
+    let Ok(ac) = aho_corasick::AhoCorasick::new(searched.iter().map(|(_, n)| n)) else {
+        // Too many needles for an automaton: one search each, as before.
+        for (i, n) in searched {
+            found[i] = mentions(text, n);
+        }
+        return found;
+    };
+    for m in ac.find_overlapping_iter(text) {
+        let i = searched[m.pattern().as_usize()].0;
+        if !found[i] && stands_alone(text, m.start(), m.end()) {
+            found[i] = true;
         }
     }
-    Ok(out)
+    found
+}
+
+/// Whether `text[start..end]` is a whole path or name: not glued to a letter, digit, `_`,
+/// `-` or `.` before it, nor to a letter, digit, `_` or `-` after it.
+fn stands_alone(text: &str, start: usize, end: usize) -> bool {
+    let glued = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    let before = text[..start].chars().next_back();
+    let after = text[end..].chars().next();
+    !before.is_some_and(|c| glued(c) || c == '.') && !after.is_some_and(glued)
 }
 
 /// True when `needle` occurs in `text` as a whole path or name: not glued to a letter,
@@ -660,12 +704,8 @@ pub fn mentions(text: &str, needle: &str) -> bool {
     if needle.is_empty() {
         return false;
     }
-    let glued = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
-    text.match_indices(needle).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + needle.len()..].chars().next();
-        !before.is_some_and(|c| glued(c) || c == '.') && !after.is_some_and(glued)
-    })
+    text.match_indices(needle)
+        .any(|(i, _)| stands_alone(text, i, i + needle.len()))
 }
 
 /// A Markdown heading: its level and text.
@@ -997,6 +1037,38 @@ mod tests {
         assert!(!mentions("see parser.rsx", "parser.rs"));
         assert!(!mentions("see a.parser.rs", "parser.rs"));
         assert!(!mentions("anything", ""));
+    }
+
+    #[test]
+    fn all_names_looked_for_at_once_are_found_as_each_alone_is() {
+        // Overlapping and nested names, one a suffix or prefix of another, in every
+        // position a boundary check meets.
+        let needles = [
+            "",
+            "a.rs",
+            "src/a.rs",
+            "parser.rs",
+            "src/parser.rs",
+            "parser",
+            "b",
+            "x/b",
+            "é.md",
+            "src/parser.rsx",
+        ];
+        let texts = [
+            "Changed src/parser.rs today.",
+            "see myparser.rs and a.rs",
+            "src/a.rsb x/b. the b-side é.md",
+            "a.parser.rs src/parser.rsx parser",
+            "",
+            "parser.rs/parser.rs",
+        ];
+        for text in texts {
+            let all = mentioned(text, &needles);
+            for (n, got) in needles.iter().zip(all) {
+                assert_eq!(got, mentions(text, n), "{n:?} in {text:?}");
+            }
+        }
     }
 
     #[test]

@@ -20,8 +20,43 @@ pub const REMOTE_TIMEOUT: Duration = Duration::from_secs(30);
 pub enum CasPush {
     /// The remote ref now holds the new value (or is deleted).
     Done,
-    /// The remote ref did not hold the expected value: nothing changed.
+    /// The remote ref did not hold the expected value: nothing changed. (A push the remote
+    /// refused for another reason is an error.)
     Rejected,
+}
+
+/// Whether a failed compare-and-swap push lost the race: the remote ref did not hold the
+/// expected value (`[rejected] (stale info)`, or `(fetch first)` from an older git). A push
+/// the remote itself refused (`[remote rejected]`: a pre-receive hook, a protected ref, no
+/// permission) did not: retrying it, or reading it as another clone's lease or counter,
+/// would misreport a policy as a race.
+fn lost_race(stdout: &str, stderr: &str) -> bool {
+    let text = format!("{stdout}\n{stderr}");
+    // Two pushes meeting inside the remote: the loser's ref transaction fails there and is
+    // reported as `[remote rejected]` too, with the ref's lock or old value as the reason.
+    let raced = [
+        "stale info",
+        "(fetch first)",
+        "reference already exists",
+        "cannot lock ref",
+        "incorrect old value",
+    ]
+    .iter()
+    .any(|r| text.contains(r));
+    if raced {
+        return true;
+    }
+    !text.contains("[remote rejected]") && text.contains("[rejected]")
+}
+
+/// The porcelain lines of refs the remote refused (`!` lines), for the error.
+fn refusal_lines(stdout: &str) -> String {
+    let mut out = String::new();
+    for l in stdout.lines().filter(|l| l.starts_with('!')) {
+        out.push_str(&l.replace('\t', " "));
+        out.push('\n');
+    }
+    out
 }
 
 impl Repo {
@@ -113,23 +148,35 @@ impl Repo {
         if code == Some(0) {
             return Ok(CasPush::Done);
         }
-        let text = format!("{stdout}\n{stderr}");
-        if text.contains("rejected]")
-            || text.contains("stale info")
-            || text.contains("(fetch first)")
-        {
+        if lost_race(&stdout, &stderr) {
             return Ok(CasPush::Rejected);
         }
         Err(GitError::Command {
             args: args.join(" "),
             status: code.map_or_else(|| "timed out".into(), |c| format!("exit status: {c}")),
-            stderr,
+            // The porcelain line carries the remote's verdict (`[remote rejected] (pre-receive
+            // hook declined)`); stderr the `remote:` lines saying why.
+            stderr: format!("{}{stderr}", refusal_lines(&stdout)),
         })
     }
 
     /// The value of `refname` on `remote` (`git ls-remote`, bounded by [`REMOTE_TIMEOUT`]).
     pub fn remote_ref(&self, remote: &str, refname: &str) -> Result<Option<ObjectId>, GitError> {
-        let args = ["ls-remote", "--refs", "--", remote, refname];
+        Ok(self
+            .remote_refs(remote, refname)?
+            .into_iter()
+            .find(|(name, _)| name == refname)
+            .map(|(_, id)| id))
+    }
+
+    /// The refs of `remote` matching the `ls-remote` pattern `pattern` (`git ls-remote
+    /// --refs`, bounded by [`REMOTE_TIMEOUT`]): name and id each.
+    pub fn remote_refs(
+        &self,
+        remote: &str,
+        pattern: &str,
+    ) -> Result<Vec<(String, ObjectId)>, GitError> {
+        let args = ["ls-remote", "--refs", "--", remote, pattern];
         let (code, stdout, stderr) = self.run_bounded(&args, REMOTE_TIMEOUT)?;
         if code != Some(0) {
             return Err(GitError::Command {
@@ -141,8 +188,10 @@ impl Repo {
         Ok(stdout
             .lines()
             .filter_map(|l| l.split_once('\t'))
-            .find(|(_, name)| *name == refname)
-            .and_then(|(id, _)| ObjectId::from_hex(id.as_bytes()).ok()))
+            .filter_map(|(id, name)| {
+                Some((name.to_string(), ObjectId::from_hex(id.as_bytes()).ok()?))
+            })
+            .collect())
     }
 
     /// Fetches `refname` from `remote` into `local` (a private ref) and returns the

@@ -13,7 +13,9 @@
 //! - A journal's preamble is the changed side's; changed on both sides to different lines,
 //!   both merge, to the same lines, a conflict.
 //! - STATUS.md / `NEXT_ACTIONS.md` merge by `<!-- SECTION: name -->` section; a section both
-//!   sides rewrote differently keeps both inside conflict markers.
+//!   sides rewrote differently keeps both inside conflict markers. Without section markers
+//!   (`NEXT_ACTIONS.md`'s items) they merge by heading block, items and rows both sides added
+//!   kept both.
 //! - MANIFEST.json's tasks are unioned, an id clash renumbered on the incoming side with a
 //!   note (and the incoming side's `depends_on` renamed with it), `next_task_id` the
 //!   maximum; a task both sides changed is merged field by field, its status by progress,
@@ -666,8 +668,12 @@ fn merge_pieces<S: Clone + PartialEq>(b: &[S], o: &[S], t: &[S], stack: bool) ->
             return None;
         }
         out.extend_from_slice(&b[..op]);
+        // The same insertion on both sides is one insertion.
+        let same = oi == ti;
         out.extend(oi);
-        out.extend(ti);
+        if !same {
+            out.extend(ti);
+        }
         out.extend_from_slice(&b[op..]);
     } else if oe <= tp {
         out.extend_from_slice(&b[..op]);
@@ -766,6 +772,106 @@ pub fn merge_sections(base: &str, ours: &str, theirs: &str) -> Option<Merged> {
             emit(name, &mut out, &mut conflicts);
             placed.push(name.clone());
         }
+    }
+    Some(Merged {
+        text: out,
+        conflicts,
+        notes: Vec::new(),
+    })
+}
+
+/// A Markdown text cut at its headings: the text before the first heading, then each
+/// heading line with the lines up to the next heading (fenced code is never cut). `None`
+/// when a heading occurs twice: blocks are matched by their heading.
+fn heading_blocks(text: &str) -> Option<(String, Vec<(String, String)>)> {
+    let mut preamble = String::new();
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    let mut fence: Option<&str> = None;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let marker = ["```", "~~~"].into_iter().find(|m| t.starts_with(m));
+        let heading = fence.is_none()
+            && marker.is_none()
+            && t.starts_with('#')
+            && t.trim_start_matches('#').starts_with([' ', '\t'])
+            && line.len() - t.len() < 4;
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(f), Some(m)) if f == m => fence = None,
+            _ => {}
+        }
+        if heading {
+            let key = line.trim().to_string();
+            if blocks.iter().any(|(k, _)| *k == key) {
+                return None;
+            }
+            blocks.push((key, line.to_string()));
+        } else if let Some((_, body)) = blocks.last_mut() {
+            body.push_str(line);
+        } else {
+            preamble.push_str(line);
+        }
+    }
+    Some((preamble, blocks))
+}
+
+/// Three-way line merge in which two insertions at one point are both kept (ours first, an
+/// identical one once): a list, a table or a queue both sides added to. `None` when both
+/// changed the same lines.
+fn merge_lines_stacked(base: &str, ours: &str, theirs: &str) -> Option<String> {
+    if let Some(t) = trivial(base, ours, theirs) {
+        return Some(t.to_string());
+    }
+    let lines = |s: &str| -> Vec<String> { s.split_inclusive('\n').map(String::from).collect() };
+    let (b, o, t) = (lines(base), lines(ours), lines(theirs));
+    merge_pieces(&b, &o, &t, true).map(|m| m.concat())
+}
+
+/// Merges `NEXT_ACTIONS.md` (or a STATUS.md without section markers) by heading block: an
+/// item (`## T-001: …`) or a section one side added is kept, both sides' added to one place
+/// both (ours first); a block both sides changed merges by line, lines both added at one
+/// point (a table's new rows, a list's new items) kept both, and is otherwise left in
+/// conflict markers. `None` when a side repeats a heading or the sides moved blocks
+/// across each other (git's line merge then decides).
+pub fn merge_blocks(base: &str, ours: &str, theirs: &str) -> Option<Merged> {
+    if let Some(t) = trivial(base, ours, theirs) {
+        return Some(Merged::clean(t.to_string()));
+    }
+    let (bp, b) = heading_blocks(base)?;
+    let (op, o) = heading_blocks(ours)?;
+    let (tp, t) = heading_blocks(theirs)?;
+    let keys =
+        |v: &[(String, String)]| -> Vec<String> { v.iter().map(|(k, _)| k.clone()).collect() };
+    let order = merge_pieces(&keys(&b), &keys(&o), &keys(&t), true)?;
+    let find = |v: &[(String, String)], k: &str| {
+        v.iter().find(|(x, _)| x == k).map(|(_, body)| body.clone())
+    };
+    let mut conflicts = 0;
+    let mut out = String::new();
+    let mut part =
+        |bb: Option<String>, ob: Option<String>, tb: Option<String>, out: &mut String| {
+            let text = match (ob, tb) {
+                (Some(x), None) | (None, Some(x)) => {
+                    // On one side only: kept unless the other side removed it unchanged.
+                    if bb.as_deref() == Some(x.as_str()) {
+                        return;
+                    }
+                    x
+                }
+                (None, None) => return,
+                (Some(x), Some(y)) => {
+                    let base = bb.unwrap_or_default();
+                    merge_lines_stacked(&base, &x, &y).unwrap_or_else(|| {
+                        conflicts += 1;
+                        marked_texts(&x, &y)
+                    })
+                }
+            };
+            out.push_str(&text);
+        };
+    part(Some(bp), Some(op), Some(tp), &mut out);
+    for k in &order {
+        part(find(&b, k), find(&o, k), find(&t, k), &mut out);
     }
     Some(Merged {
         text: out,
@@ -1356,6 +1462,59 @@ mod tests {
         assert!(m.text.contains(&row("Lints", "2026-11-05")), "{}", m.text);
         assert!(m.text.contains(&row("Docs", "2026-11-06")), "{}", m.text);
         assert_eq!(m.text.matches("| Builds |").count(), 1, "{}", m.text);
+    }
+
+    #[test]
+    fn work_items_and_rows_both_sides_added_are_all_kept_and_an_item_both_rewrote_is_marked() {
+        let queue = |items: &[&str], rows: &[&str]| {
+            let mut s = String::from("# Next\n\nThe queue.\n\n## Active\n\n");
+            for i in items {
+                s.extend(["## ", i, "\n\nGoal: ", i, ".\n\n"]);
+            }
+            s.push_str("## Recently completed\n\n| Item | Done |\n|---|---|\n| T-000 | x |\n");
+            for r in rows {
+                s.extend(["| ", r, " | y |\n"]);
+            }
+            s
+        };
+        let base = queue(&["T-001: base"], &[]);
+        let ours = queue(&["T-001: base", "T-002: ours"], &["T-009"]);
+        let theirs = queue(&["T-001: base", "T-003: theirs"], &["T-008"]);
+        let m = merge_blocks(&base, &ours, &theirs).unwrap();
+        assert_eq!(m.conflicts, 0, "{}", m.text);
+        assert_eq!(
+            m.text,
+            queue(
+                &["T-001: base", "T-002: ours", "T-003: theirs"],
+                &["T-009", "T-008"]
+            )
+        );
+        // The same addition on both sides is one.
+        let m = merge_blocks(&base, &ours, &ours).unwrap();
+        assert_eq!(m.text, ours);
+        // One side removed an item the other left alone: removed.
+        let m = merge_blocks(&base, &queue(&[], &[]), &theirs).unwrap();
+        assert_eq!(m.text, queue(&["T-003: theirs"], &["T-008"]));
+        // An item both rewrote differently: both kept inside markers, the rest merged.
+        let edit = |t: &str, to: &str| t.replace("Goal: T-001: base.", to);
+        let m = merge_blocks(
+            &base,
+            &edit(&ours, "Goal: ours."),
+            &edit(&theirs, "Goal: theirs."),
+        )
+        .unwrap();
+        assert_eq!(m.conflicts, 1);
+        assert!(
+            m.text
+                .contains("<<<<<<< ours\nGoal: ours.\n=======\nGoal: theirs.\n>>>>>>> theirs\n"),
+            "{}",
+            m.text
+        );
+        assert!(m.text.contains("## T-002: ours") && m.text.contains("## T-003: theirs"));
+        // A heading inside a code fence is no block; a heading given twice is left to git.
+        let fenced = "# Next\n\n```\n## not a heading\n```\n";
+        assert_eq!(heading_blocks(fenced).unwrap().1.len(), 1);
+        assert!(merge_blocks(&base, &format!("{ours}## T-002: ours\n"), &theirs).is_none());
     }
 
     #[test]

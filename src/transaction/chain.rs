@@ -27,6 +27,8 @@ pub struct Link {
     pub manifest: Option<String>,
     /// `handoff:` — the handoff directory (older tags: none, read as the default directory).
     pub dir: Option<String>,
+    /// `session:` — the session id.
+    pub session: Option<String>,
     /// `previous:` — `None` for a tag without the field (older tags: the chain starts
     /// there), `Some(None)` for the first session, else the previous tag and its checksum.
     pub previous: Option<Option<(String, String)>>,
@@ -70,6 +72,7 @@ pub fn read_link(repo: &Repo, n: u64, commit: ObjectId) -> Result<Link> {
         commit,
         manifest: None,
         dir: None,
+        session: None,
         previous: None,
     };
     // The fields are the lines after the title, up to the first blank line.
@@ -84,6 +87,7 @@ pub fn read_link(repo: &Repo, n: u64, commit: ObjectId) -> Result<Link> {
         match key {
             "manifest" => link.manifest = Some(value.to_string()),
             "handoff" => link.dir = Some(value.to_string()),
+            "session" => link.session = Some(value.to_string()),
             "previous" if value == "none" => link.previous = Some(None),
             "previous" => {
                 link.previous = Some(
@@ -171,6 +175,90 @@ pub fn changed_files(
     Ok(names)
 }
 
+/// What the session tags record, read once when a link needs it: the commits they point to
+/// and the session ids they name.
+struct Sessions {
+    commits: HashSet<ObjectId>,
+    ids: HashSet<String>,
+}
+
+fn sessions_of(repo: &Repo) -> Result<Sessions> {
+    let mut out = Sessions {
+        commits: HashSet::new(),
+        ids: HashSet::new(),
+    };
+    for (n, id) in session_tags(repo)? {
+        out.commits.insert(id);
+        if let Some(s) = read_link(repo, n, id)?.session {
+            out.ids.insert(s);
+        }
+    }
+    Ok(out)
+}
+
+/// The session ids named by the provenance lines of a LOG.md text.
+fn provenance_ids(log: &[u8]) -> HashSet<String> {
+    let text = String::from_utf8_lossy(log);
+    text.lines()
+        .filter(|l| l.starts_with(crate::handoff::manifest::PROVENANCE_PREFIX))
+        .filter_map(|l| {
+            let rest = &l[l.find(", session `")? + ", session `".len()..];
+            Some(rest[..rest.find('`')?].to_string())
+        })
+        .collect()
+}
+
+/// The handoff files that the commits of `from..to` changed outside a session, sorted. A
+/// merge is the merge driver's (a branch's sessions joined, README "Branches and merges");
+/// a commit a session tag points to is that session's; so is a commit whose LOG.md gains
+/// the provenance line of a session a tag names (the session's commit rebased or
+/// cherry-picked: its tag stays on the commit it was copied from). Anything else that
+/// touched the handoff (a plain `git commit` of its files) is outside the protocol.
+fn changed_outside_sessions(
+    repo: &Repo,
+    dir: &HandoffDir,
+    from: ObjectId,
+    to: ObjectId,
+    sessions: &mut Option<Sessions>,
+) -> Result<Vec<String>> {
+    let log = dir.path_of(crate::handoff::log::LOG_FILE);
+    let mut out = Vec::new();
+    for c in repo.range_commits(Some(from), to)? {
+        let parents = repo.commit_parents(c)?;
+        if parents.len() > 1 {
+            continue;
+        }
+        let files = match parents.first() {
+            Some(&p) => changed_files(repo, dir, p, c)?,
+            None => continue,
+        };
+        if files.is_empty() {
+            continue;
+        }
+        if sessions.is_none() {
+            *sessions = Some(sessions_of(repo)?);
+        }
+        let Some(known) = sessions.as_ref() else {
+            continue;
+        };
+        if known.commits.contains(&c) {
+            continue;
+        }
+        let before = provenance_ids(&repo.blob_at(parents[0], &log)?.unwrap_or_default());
+        let after = provenance_ids(&repo.blob_at(c, &log)?.unwrap_or_default());
+        if after
+            .iter()
+            .any(|id| !before.contains(id) && known.ids.contains(id))
+        {
+            continue;
+        }
+        out.extend(files);
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
 /// The commit of an interrupted `git aahp commit` of `dir` (its journal names it, or it is
 /// `head` with the planned tree) when it lies between the session tag `tagged` and `head`,
 /// with the commit it started from (its first parent).
@@ -220,8 +308,15 @@ pub fn walk(repo: &Repo, dir: &HandoffDir, head: ObjectId, max: usize) -> Result
             }
             None => changed_files(repo, dir, cur.commit, head)?,
         };
+        // Other branches' sessions merged in since are no change outside a session.
+        if !report.since_last.is_empty() {
+            let mut sessions = None;
+            let outside = changed_outside_sessions(repo, dir, cur.commit, head, &mut sessions)?;
+            report.since_last.retain(|f| outside.contains(f));
+        }
     }
     let mut seen = HashSet::new();
+    let mut sessions = None;
     while seen.insert(cur.tag.clone()) && report.tags.len() < max {
         report.tags.push(cur.tag.clone());
         let Some(previous) = cur.previous.clone() else {
@@ -279,7 +374,10 @@ pub fn walk(repo: &Repo, dir: &HandoffDir, head: ObjectId, max: usize) -> Result
         // The state the session started from is its commit's first parent.
         let start = repo.commit_parents(cur.commit)?.first().copied();
         if let Some(start) = start {
-            let files = changed_files(repo, dir, pcommit, start)?;
+            let mut files = changed_files(repo, dir, pcommit, start)?;
+            if !files.is_empty() {
+                files = changed_outside_sessions(repo, dir, pcommit, start, &mut sessions)?;
+            }
             if !files.is_empty() {
                 report.breaks.push(Break {
                     from: ptag.clone(),

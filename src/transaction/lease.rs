@@ -364,6 +364,17 @@ fn counter_of(bytes: &[u8]) -> Option<u64> {
         .filter(|n| *n >= 1)
 }
 
+/// The highest session number among the remote's `aahp/session-N` tags (one `ls-remote`):
+/// a session committed under a lease numbers its tag above it, so two clones taking turns
+/// through the lease never tag the same number whether or not they fetched each other's.
+pub fn remote_session_floor(repo: &Repo, remote: &str) -> Result<u64> {
+    check(remote, None)?;
+    let refs = repo.remote_refs(remote, "refs/tags/aahp/*")?;
+    Ok(super::highest_session_number(
+        refs.iter().map(|(n, _)| n.as_str()),
+    ))
+}
+
 /// Whether the remote still holds this session's lease.
 pub fn still_held(repo: &Repo, lease: &RemoteLease) -> Result<bool> {
     check(&lease.remote, Some(&lease.refname))?;
@@ -381,19 +392,43 @@ pub fn release(repo: &Repo, lease: &RemoteLease) -> Result<bool> {
     Ok(repo.push_cas(&lease.remote, &lease.refname, Some(ours), None)? == CasPush::Done)
 }
 
+/// A session HEAD's handoff records as committed (its manifest's `last_session`).
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// `last_session.session_id`.
+    pub session_id: String,
+    /// `last_session.timestamp`: when it was committed.
+    pub at: String,
+}
+
+impl Finished {
+    /// Whether `lease` is that session's own: its id, taken before the session was
+    /// committed (a later session reusing the id, `--session-id s1` every time, is not).
+    pub fn leased(&self, lease: &HandoffLock) -> bool {
+        let time = |s: &str| s.parse::<Timestamp>().ok();
+        lease.session_id == self.session_id
+            && matches!((time(&lease.started), time(&self.at)), (Some(a), Some(b)) if a <= b)
+    }
+}
+
 /// Removes a stale lease from the remote (`recover --remote`), only if it still holds the
-/// commit read. Returns the holder removed.
+/// commit read. Returns the holder removed. A lease of `finished` (the session HEAD's
+/// handoff records as committed: its `commit` could not release the lease) is a leftover,
+/// cleared without `force` like a stale one.
 pub fn clear_stale(
     repo: &Repo,
     remote: &str,
     dir: &HandoffDir,
     force: bool,
+    finished: Option<&Finished>,
     now: Timestamp,
 ) -> Result<Option<HandoffLock>> {
     match read(repo, remote, dir)? {
         RemoteHolder::Free => Ok(None),
         RemoteHolder::Held(id, held) => {
-            let stale = held.as_ref().map_or(true, |l| l.is_stale(now));
+            let stale = held.as_ref().map_or(true, |l| {
+                l.is_stale(now) || finished.is_some_and(|f| f.leased(l))
+            });
             if !stale && !force {
                 return Err(held_error(remote, &held, now));
             }
@@ -427,6 +462,29 @@ mod tests {
             );
         }
         assert_ne!(lock_ref("a/b"), lock_ref("a_b"));
+    }
+
+    #[test]
+    fn a_committed_sessions_lease_is_its_own_only_when_taken_before_the_commit() {
+        let lease = |id: &str, started: &str| {
+            HandoffLock::parse(
+                format!(
+                    "{{\"agent\":\"a\",\"session_id\":\"{id}\",\"started\":\"{started}\",\"expires\":\"2099-01-01T00:00:00Z\",\"host\":\"h\",\"base_commit\":null,\"tool_version\":\"t\"}}"
+                )
+                .as_bytes(),
+            )
+            .unwrap()
+        };
+        let done = Finished {
+            session_id: "s1".into(),
+            at: "2026-12-01T13:00:00Z".into(),
+        };
+        assert!(done.leased(&lease("s1", "2026-12-01T12:00:00Z")));
+        assert!(done.leased(&lease("s1", "2026-12-01T13:00:00Z")));
+        // The id reused by a session begun after the commit; another session; a bad time.
+        assert!(!done.leased(&lease("s1", "2026-12-01T13:00:01Z")));
+        assert!(!done.leased(&lease("s2", "2026-12-01T12:00:00Z")));
+        assert!(!done.leased(&lease("s1", "yesterday")));
     }
 
     #[test]

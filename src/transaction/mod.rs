@@ -442,15 +442,26 @@ pub fn session_tags(repo: &Repo) -> Result<Vec<(u64, ObjectId)>> {
 /// taken by a tag of that name and by any ref below it (`aahp/session-5/x` keeps git from
 /// creating `aahp/session-5`).
 pub fn next_tag_name(repo: &Repo) -> Result<String> {
-    let highest = repo
-        .refs_with_prefix("refs/tags/aahp/")?
-        .into_iter()
-        .filter_map(|(name, _)| {
+    next_tag_name_above(repo, 0)
+}
+
+/// The highest session number among `refs` (full ref names; a number is taken by a tag of
+/// that name and by any ref below it).
+pub fn highest_session_number<'a>(refs: impl IntoIterator<Item = &'a str>) -> u64 {
+    refs.into_iter()
+        .filter_map(|name| {
             let rest = name.strip_prefix(TAG_PREFIX)?;
             session_number(rest.split('/').next().unwrap_or(rest))
         })
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+}
+
+/// [`next_tag_name`], above `floor` too: the highest number the lease's remote already holds,
+/// so a clone that has not fetched another clone's session never takes its number.
+pub fn next_tag_name_above(repo: &Repo, floor: u64) -> Result<String> {
+    let refs = repo.refs_with_prefix("refs/tags/aahp/")?;
+    let highest = highest_session_number(refs.iter().map(|(n, _)| n.as_str())).max(floor);
     if highest >= MAX_SESSION {
         return Err(Error::other(format!(
             "no session number is left after aahp/session-{highest}: remove or rename the session tags above the project's own"

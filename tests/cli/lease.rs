@@ -517,3 +517,112 @@ fn a_planted_lease_never_reaches_begin_or_status_unjudged() {
         );
     }
 }
+
+/// Makes `remote` refuse (pre-receive hook) every pushed ref whose `<ref>:<new value>`
+/// matches the shell pattern `pattern`, as a protected ref or a missing permission does.
+fn refuse_pushes(remote: &TestRepo, pattern: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let hook = remote.path().join("hooks/pre-receive");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\nwhile read o n r; do case \"$r:$n\" in {pattern}) echo \"policy: refused\"; exit 1;; esac; done\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn allow_pushes(remote: &TestRepo) {
+    let _ = std::fs::remove_file(remote.path().join("hooks/pre-receive"));
+}
+
+#[test]
+fn a_push_the_remote_refuses_is_reported_as_refused_and_a_committed_sessions_lease_is_released_by_recover()
+ {
+    let (remote, a, b) = remote_and_clones();
+    // The lease itself refused: a could-not-run error quoting the remote, not a holder.
+    refuse_pushes(&remote, "refs/aahp/lock/*");
+    let out = a.aahp(&["begin", "--remote", "origin", "--agent", "alice"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("remote rejected"), "{out}");
+    assert!(!out.stderr.contains("locked by"), "{out}");
+    assert!(!a.exists(".ai/handoff/HANDOFF.lock"), "{out}");
+    allow_pushes(&remote);
+
+    // The id counter refused: said once, not as a counter that kept changing.
+    a.aahp(&["begin", "--remote", "origin", "--agent", "alice", "-q"])
+        .assert_code(0);
+    refuse_pushes(&remote, "refs/aahp/ids/*");
+    let out = a.aahp(&["task", "add", "one"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("policy: refused"), "{out}");
+    assert!(!out.stderr.contains("changed"), "{out}");
+
+    // The release refused after the commit: the warning does not blame another clone, and
+    // the committed session's own clone (or any that has its commit) releases the lease
+    // without --force and without a LOG entry saying the session never finished.
+    refuse_pushes(&remote, "*:0000000000000000000000000000000000000000");
+    a.write(
+        ".ai/handoff/STATUS.md",
+        "# Status\n\n<!-- SECTION: summary -->\nalice worked\n<!-- /SECTION: summary -->\n",
+    );
+    let out = a.aahp(&["commit", "-m", "a session", "--log", "alice worked"]);
+    out.assert_code(0);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(!said.contains("someone released or took it over"), "{out}");
+    assert!(said.contains("could not be released"), "{out}");
+    allow_pushes(&remote);
+    assert!(lease_on(&remote).is_some());
+    a.git(&["push", "-q", "origin", "main"]);
+    b.git(&["pull", "-q", "origin", "main"]);
+    let log_before = b.read(".ai/handoff/LOG.md");
+    let out = b.aahp(&["recover", "--remote", "origin"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("cleared the lease"), "{out}");
+    assert_eq!(lease_on(&remote), None);
+    assert_eq!(
+        b.read(".ai/handoff/LOG.md"),
+        log_before,
+        "nothing to record"
+    );
+    b.aahp(&["begin", "--remote", "origin", "--agent", "bob", "-q"])
+        .assert_code(0);
+}
+
+#[test]
+fn a_session_under_the_lease_numbers_its_tag_above_the_remotes_unfetched_sessions() {
+    let (remote, a, b) = remote_and_clones();
+    let session = |repo: &TestRepo, who: &str| {
+        repo.aahp(&["begin", "--remote", "origin", "--agent", who, "-q"])
+            .assert_code(0);
+        repo.write(
+            ".ai/handoff/STATUS.md",
+            format!(
+                "# Status\n\n<!-- SECTION: summary -->\n{who} worked\n<!-- /SECTION: summary -->\n"
+            ),
+        );
+        repo.aahp(&["commit", "-m", who, "--log", &format!("{who} worked")])
+            .assert_code(0);
+    };
+    session(&a, "alice");
+    a.git(&["push", "-q", "origin", "main", "--tags"]);
+    // b never fetched alice's session: its tag still takes the next number on the remote.
+    session(&b, "bob");
+    assert_eq!(
+        b.git(&["tag", "-l", "aahp/*"]).trim(),
+        "aahp/session-2",
+        "{}",
+        remote.git(&["tag", "-l"])
+    );
+    b.git(&["fetch", "-q", "--tags", "origin"]);
+    b.git(&["push", "-q", "origin", "--tags"]);
+    assert_eq!(
+        remote
+            .git(&["tag", "-l", "aahp/*"])
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+        ["aahp/session-1", "aahp/session-2"]
+    );
+}

@@ -1080,3 +1080,118 @@ fn the_driver_sweeps_the_temporary_file_a_killed_run_left_beside_ours() {
     assert!(!repo.exists(".aahp-tmp-Zq9Xw2"));
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
 }
+
+/// One session on the current branch: its own code file, STATUS summary and LOG entry.
+fn session_on(repo: &TestRepo, who: &str) {
+    repo.aahp(&["begin", "--agent", who, "-q"]).assert_code(0);
+    repo.write(&format!("{who}.txt"), format!("{who}\n"));
+    repo.git(&["add", &format!("{who}.txt")]);
+    repo.write(
+        &file("STATUS.md"),
+        format!(
+            "# Status\n\n<!-- SECTION: summary -->\n{who} worked\n<!-- /SECTION: summary -->\n"
+        ),
+    );
+    let path = path_with_bin().to_string_lossy().into_owned();
+    let log = format!("{who} worked");
+    let out = repo.aahp_env(
+        ".",
+        &["commit", "-m", who, "--log", &log],
+        &[("PATH", &path)],
+    );
+    out.assert_code(0);
+}
+
+/// Resolves a conflicted STATUS.md (if any) by the merged-in side, rebuilds the manifest and
+/// stages the handoff.
+fn resolve_with_theirs(repo: &TestRepo) {
+    let _ = repo.git_output(&["checkout", "-q", "--theirs", "--", &file("STATUS.md")]);
+    repo.aahp(&["manifest", "-q"]).assert_code(0);
+    repo.git(&["add", "-A"]);
+}
+
+#[test]
+fn sessions_joined_by_a_merge_or_a_rebase_keep_the_chain_and_a_plain_edit_still_breaks_it() {
+    for rebase in [false, true] {
+        let repo = merge_repo();
+        repo.git(&["switch", "-q", "-c", "other"]);
+        session_on(&repo, "alice");
+        repo.git(&["switch", "-q", "main"]);
+        session_on(&repo, "bob");
+        if rebase {
+            // bob's session replayed onto alice's: its tag stays on the commit it was.
+            let _ = git_with_driver(&repo, &["rebase", "-q", "other"]);
+            resolve_with_theirs(&repo);
+            let path = path_with_bin();
+            let out = repo.git_env(
+                &["rebase", "--continue"],
+                &[
+                    ("GIT_EDITOR", std::ffi::OsStr::new("true")),
+                    ("PATH", path.as_os_str()),
+                ],
+            );
+            out.assert_code(0);
+        } else {
+            let _ = git_with_driver(&repo, &["merge", "-q", "--no-edit", "other"]);
+            resolve_with_theirs(&repo);
+            repo.git(&["commit", "-q", "--no-verify", "-m", "merge other"]);
+        }
+        session_on(&repo, "carol");
+        let chain = repo.aahp(&["verify", "--chain"]);
+        chain.assert_code(0);
+        assert!(
+            !chain.stdout.contains("outside the protocol"),
+            "rebase {rebase}: {chain}"
+        );
+
+        // A plain commit of a handoff file between two sessions is still named.
+        edit(&repo, "NEXT_ACTIONS.md", "None.\n", "Edited by hand.\n");
+        repo.aahp(&["manifest", "-q"]).assert_code(0);
+        commit_all(&repo, "hand edit");
+        session_on(&repo, "dave");
+        let chain = repo.aahp(&["verify", "--chain"]);
+        chain.assert_code(1);
+        assert!(
+            chain.stdout.contains("changed outside the protocol")
+                && chain.stdout.contains("NEXT_ACTIONS.md"),
+            "rebase {rebase}: {chain}"
+        );
+    }
+}
+
+#[test]
+fn work_items_and_completed_rows_both_branches_added_merge_without_a_conflict() {
+    let repo = merge_repo();
+    let add = |item: &str, row: &str| {
+        edit(
+            &repo,
+            "NEXT_ACTIONS.md",
+            "## Recently completed",
+            &format!("## {item}\n\nGoal: {item}.\n\n## Recently completed"),
+        );
+        let text = repo.read(&file("NEXT_ACTIONS.md"));
+        repo.write(
+            &file("NEXT_ACTIONS.md"),
+            format!("{}\n| {row} | 2026-11-30 | done |\n", text.trim_end()),
+        );
+        repo.aahp(&["manifest", "-q"]).assert_code(0);
+        commit_all(&repo, item);
+    };
+    repo.git(&["switch", "-q", "-c", "other"]);
+    add("T-001: alice item", "T-090");
+    repo.git(&["switch", "-q", "main"]);
+    add("T-002: bob item", "T-091");
+    let out = git_with_driver(&repo, &["merge", "-q", "--no-edit", "other"]);
+    out.assert_code(0);
+    let next = repo.read(&file("NEXT_ACTIONS.md"));
+    for want in [
+        "## T-001: alice item",
+        "## T-002: bob item",
+        "| T-090 |",
+        "| T-091 |",
+    ] {
+        assert!(next.contains(want), "{want} kept:\n{next}");
+    }
+    assert!(!next.contains("<<<<<<<"), "{next}");
+    repo.aahp(&["verify"]).assert_code(0);
+}

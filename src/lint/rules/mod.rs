@@ -1154,6 +1154,52 @@ pub(crate) fn mentioned_except(scan: &Scan<'_>, start: usize, end: usize, object
     has_word(&frame, META) || lower.contains("such as") || lower.contains("e.g.")
 }
 
+/// Adds to `out` each of `found` that overlaps no finding `blocks` accepts: neither one
+/// already in `out` nor one of `found` added before it (in the order of their starts).
+/// Sorted spans and a running maximum of their ends, so the cost is (out + found) log, not
+/// out × found: a text of 60,000 tokens made the pairwise check quadratic (review rob37 #5).
+pub(crate) fn push_unless_overlapping(
+    out: &mut Vec<Finding>,
+    mut found: Vec<Finding>,
+    blocks: impl Fn(&Finding) -> bool,
+) {
+    if found.is_empty() {
+        return;
+    }
+    let mut spans: Vec<(usize, usize)> = out
+        .iter()
+        .filter(|o| blocks(o))
+        .map(|o| (o.start, o.end))
+        .collect();
+    spans.sort_unstable();
+    // reach[i]: the furthest end among the first i + 1 spans.
+    let reach: Vec<usize> = spans
+        .iter()
+        .scan(0, |m, &(_, e)| {
+            *m = (*m).max(e);
+            Some(*m)
+        })
+        .collect();
+    super::steps::add((spans.len() + found.len()) as u64);
+    found.sort_by_key(|f| f.start);
+    let mut kept_reach = 0;
+    let mut kept_any = false;
+    for f in found {
+        // The spans starting before `f` ends overlap it when one reaches past its start.
+        let before = spans.partition_point(|&(s, _)| s < f.end);
+        let hits_out = before > 0 && reach[before - 1] > f.start;
+        let hits_kept = kept_any && kept_reach > f.start;
+        if hits_out || hits_kept {
+            continue;
+        }
+        if blocks(&f) {
+            kept_reach = kept_reach.max(f.end);
+            kept_any = true;
+        }
+        out.push(f);
+    }
+}
+
 /// How much a credential value looks like a stand-in rather than a real secret.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Placeholder {

@@ -167,14 +167,7 @@ pub(crate) fn scan(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         at = end + 1;
     }
     judge_run(text, &run, &mut found);
-    for f in found {
-        let labelled = out
-            .iter()
-            .any(|o| o.rule.id == SEC001.id && o.start < f.end && f.start < o.end);
-        if !labelled {
-            out.push(f);
-        }
-    }
+    super::push_unless_overlapping(out, found, |o| o.rule.id == SEC001.id);
 }
 
 /// What separates a mnemonic's words: blanks, commas, quotes, brackets, table bars.

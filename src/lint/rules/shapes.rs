@@ -80,14 +80,7 @@ fn discord(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         );
         from = e;
     }
-    for f in found {
-        if !out
-            .iter()
-            .any(|o| o.secret && o.start < f.end && f.start < o.end)
-        {
-            out.push(f);
-        }
-    }
+    super::push_unless_overlapping(out, found, |o| o.secret);
 }
 
 /// A Zhipu / Z.ai API key at the dot `p`: `<id>.<secret>`, exactly 32 lower-case hex digits
