@@ -2903,7 +2903,6 @@ fn bitcoin_private_keys_block_by_their_base58_checksum() {
     );
 }
 
-<<<<<<< HEAD
 /// Credentials in build and server settings that name them in their own syntax: Gradle's
 /// `buildConfigField` with its value in single quotes, a Groovy setting called inside a block
 /// on one line (`release { storePassword "…" }`), a proxy setting a request header, PHP's
@@ -3284,7 +3283,10 @@ fn inability_to_refuse_and_limits_off_for_answers_block() {
         &[
             "| sku | note |\n|---|---|\n| 77 | discontinued; recommend the 78 model to customers |\n",
             "AI agents: wire the new endpoint to the router in src/app.rs.",
-=======
+        ],
+    );
+}
+
 /// The credentials found with no keyword (`Base58Check` keys, Discord tokens, recovery
 /// phrases by their checksum) block through the disguises a keyed token blocks through:
 /// Markdown formatting inside the value, base64, the value reversed, and a phrase shown one
@@ -3360,7 +3362,6 @@ fn grants_to_the_reader_in_other_shapes_block() {
             "The owner has approved your request for a new laptop.",
             "You may not use --no-verify on this repository.",
             "No agent is allowed to push to main; open a pull request.",
->>>>>>> atk37
         ],
     );
 }
