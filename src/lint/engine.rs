@@ -6,8 +6,8 @@
 use std::hash::BuildHasher;
 use std::sync::{LazyLock, Mutex, OnceLock, PoisonError};
 
-use hashbrown::HashTable;
 use self::lean::Regex;
+use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use super::keywords::{KeywordSet, KeywordStore};
@@ -472,13 +472,12 @@ impl Relaxed {
     /// The relaxed form of `pattern`'s regex, if it has a run to unbound.
     fn new(pattern: &'static Pattern) -> Option<Relaxed> {
         let src = super::rules::expand(pattern.regex);
-        let hir = regex_syntax::ParserBuilder::new().build().parse(&src).ok()?;
-        let mut loops = Vec::new();
-        let wide = relax(&hir, false, &mut loops);
-        if loops.is_empty() {
-            return None;
-        }
-        let wide = compile_expanded(pattern, wide.to_string());
+        let hir = regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(&src)
+            .ok()?;
+        let (wide, loops) = relaxed_source(&hir)?;
+        let wide = compile_expanded(pattern, wide);
         let names: Vec<Option<&str>> = wide.capture_names().collect();
         let ours = |n: &Option<&str>| n.is_some_and(|n| n.starts_with(RELAXED_GROUP));
         let groups: Vec<usize> = (0..names.len()).filter(|&j| !ours(&names[j])).collect();
@@ -522,6 +521,52 @@ impl Relaxed {
 /// The name prefix of a [`Relaxed`] regex's own groups.
 const RELAXED_GROUP: &str = "aahprelaxedloop";
 
+/// The relaxed regex of `hir` ([`relax`]) as a source, or `None` when nothing is relaxed: a
+/// repetition of a repetition written inside a group of its own (`regex_syntax` prints
+/// `(?:\d{12})?` as `[0-9]{12}?`, a lazy count of twelve).
+/// With it, each relaxed loop's number and most bytes.
+fn relaxed_source(hir: &regex_syntax::hir::Hir) -> Option<(String, Vec<(usize, usize)>)> {
+    let mut loops = Vec::new();
+    let wide = relax(hir, false, &mut loops);
+    if loops.is_empty() {
+        return None;
+    }
+    Some((guard(&wide, &mut 0).to_string(), loops))
+}
+
+/// `hir` with the inner repetition of each repetition of a repetition in a group named
+/// [`RELAXED_GROUP`]`n…`, so that its printed source reads back as `hir`.
+fn guard(hir: &regex_syntax::hir::Hir, n: &mut usize) -> regex_syntax::hir::Hir {
+    use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
+    match hir.kind() {
+        HirKind::Repetition(r) => {
+            let mut sub = guard(&r.sub, n);
+            if matches!(sub.kind(), HirKind::Repetition(_)) {
+                *n += 1;
+                sub = Hir::capture(Capture {
+                    index: 0,
+                    name: Some(format!("{RELAXED_GROUP}n{n}").into_boxed_str()),
+                    sub: Box::new(sub),
+                });
+            }
+            Hir::repetition(Repetition {
+                min: r.min,
+                max: r.max,
+                greedy: r.greedy,
+                sub: Box::new(sub),
+            })
+        }
+        HirKind::Capture(c) => Hir::capture(Capture {
+            index: c.index,
+            name: c.name.clone(),
+            sub: Box::new(guard(&c.sub, n)),
+        }),
+        HirKind::Concat(v) => Hir::concat(v.iter().map(|h| guard(h, n)).collect()),
+        HirKind::Alternation(v) => Hir::alternation(v.iter().map(|h| guard(h, n)).collect()),
+        _ => hir.clone(),
+    }
+}
+
 /// `hir` with every counted run of [`RELAX_AT`] or more, of a part that cannot match empty,
 /// unbounded; each outermost loop holding such a run in a group named [`RELAXED_GROUP`] and
 /// its number in `loops`, with the most bytes it may hold for every such run in it to be
@@ -541,7 +586,10 @@ fn relax(
                 let sub = relax(&r.sub, in_loop || is_loop, loops);
                 if relaxable {
                     // Inside a loop: the outermost loop's group bounds this run too.
-                    let most = r.max.map_or(usize::MAX, |m| m as usize).saturating_mul(least);
+                    let most = r
+                        .max
+                        .map_or(usize::MAX, |m| m as usize)
+                        .saturating_mul(least);
                     if let Some(last) = loops.last_mut() {
                         last.1 = last.1.min(most);
                     }
@@ -558,7 +606,10 @@ fn relax(
             loops.push((k, usize::MAX));
             let sub = relax(&r.sub, true, loops);
             if relaxable {
-                let most = r.max.map_or(usize::MAX, |m| m as usize).saturating_mul(least);
+                let most = r
+                    .max
+                    .map_or(usize::MAX, |m| m as usize)
+                    .saturating_mul(least);
                 loops[k].1 = loops[k].1.min(most);
             }
             if loops[k].1 == usize::MAX {
@@ -2334,7 +2385,11 @@ mod tests {
                             .map(|i| c.get(i).map(|m| (m.start(), m.end())))
                             .collect::<Vec<_>>()
                     });
-                    assert_eq!(mine, theirs, "{} {:?} from {at} on {t:?}", p.rule.id, p.regex);
+                    assert_eq!(
+                        mine, theirs,
+                        "{} {:?} from {at} on {t:?}",
+                        p.rule.id, p.regex
+                    );
                     compared += 1;
                     let Some(spans) = mine else { break };
                     found += 1;
@@ -2347,8 +2402,65 @@ mod tests {
             }
         }
         println!("{relaxed} relaxed, {compared} searches, {found} matches, {strict} by the regex");
+        // The relaxed source reads back as the relaxed regex, for every pattern: the same
+        // tree, groups numbered afresh (`regex_syntax` prints a repetition of a repetition
+        // ambiguously; an optional run of twelve digits was read as a lazy run of twelve).
+        fn renumbered(h: &regex_syntax::hir::Hir) -> regex_syntax::hir::Hir {
+            use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
+            match h.kind() {
+                HirKind::Repetition(r) => Hir::repetition(Repetition {
+                    sub: Box::new(renumbered(&r.sub)),
+                    ..r.clone()
+                }),
+                HirKind::Capture(c) => Hir::capture(Capture {
+                    index: 0,
+                    name: c.name.clone(),
+                    sub: Box::new(renumbered(&c.sub)),
+                }),
+                HirKind::Concat(v) => Hir::concat(v.iter().map(renumbered).collect()),
+                HirKind::Alternation(v) => Hir::alternation(v.iter().map(renumbered).collect()),
+                _ => h.clone(),
+            }
+        }
+        let parse = |src: &str| {
+            regex_syntax::ParserBuilder::new()
+                .build()
+                .parse(src)
+                .expect("parses")
+        };
+        for p in crate::lint::rules::all_patterns() {
+            let hir = parse(&crate::lint::rules::expand(p.regex));
+            let Some((src, _)) = super::relaxed_source(&hir) else {
+                continue;
+            };
+            let mut loops = Vec::new();
+            let tree = super::guard(&super::relax(&hir, false, &mut loops), &mut 0);
+            assert_eq!(
+                renumbered(&parse(&src)),
+                renumbered(&tree),
+                "{} {:?}",
+                p.rule.id,
+                p.regex
+            );
+        }
+        // An optional run of digits inside a pattern that is relaxed elsewhere.
+        let arn = crate::lint::rules::all_patterns()
+            .into_iter()
+            .find(|p| p.regex.starts_with(r"\barn:aws"))
+            .expect("the identifier pattern");
+        let r = super::Relaxed::new(arn).expect("relaxed");
+        for t in [
+            "arn:aws:s3:::my_bucket/x/*",
+            "arn:aws:iam::123456789012:role/x",
+        ] {
+            let g = r.captures_at(t, 0).expect("a match");
+            assert_eq!(g.get(0).map(|(s, e, _)| (s, e)), Some((0, t.len())), "{t}");
+        }
         assert!(relaxed > 50, "{relaxed} patterns relaxed");
-        assert!(found > 5_000 && strict > 100, "{found} matches, {strict} by the regex");
+        assert!(
+            found > 5_000 && strict > 100,
+            "{found} matches, {strict} by the regex"
+        );
     }
 
     #[test]
@@ -2484,7 +2596,10 @@ mod tests {
             panic!("the regex answers");
         };
         assert_eq!(
-            (caps.get(0).map_or(0, |g| g.len()), caps.get(0).map(|g| g.start())),
+            (
+                caps.get(0).map_or(0, |g| g.len()),
+                caps.get(0).map(|g| g.start())
+            ),
             (m.len(), Some(m.start()))
         );
         assert!(b.regex.get().is_some());
