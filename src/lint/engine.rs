@@ -476,8 +476,11 @@ impl Relaxed {
             .build()
             .parse(&src)
             .ok()?;
-        let (wide, loops) = relaxed_source(&hir)?;
-        let wide = compile_expanded(pattern, wide);
+        let (wide, loops) = relaxed(&hir)?;
+        let wide: &'static Regex =
+            Box::leak(Box::new(Regex::from_hir(&wide).unwrap_or_else(|e| {
+                panic!("relaxed pattern of {} does not build: {e}", pattern.rule.id)
+            })));
         let names: Vec<Option<&str>> = wide.capture_names().collect();
         let ours = |n: &Option<&str>| n.is_some_and(|n| n.starts_with(RELAXED_GROUP));
         let groups: Vec<usize> = (0..names.len()).filter(|&j| !ours(&names[j])).collect();
@@ -521,48 +524,41 @@ impl Relaxed {
 /// The name prefix of a [`Relaxed`] regex's own groups.
 const RELAXED_GROUP: &str = "aahprelaxedloop";
 
-/// The relaxed regex of `hir` ([`relax`]) as a source, or `None` when nothing is relaxed: a
-/// repetition of a repetition written inside a group of its own (`regex_syntax` prints
-/// `(?:\d{12})?` as `[0-9]{12}?`, a lazy count of twelve).
-/// With it, each relaxed loop's number and most bytes.
-fn relaxed_source(hir: &regex_syntax::hir::Hir) -> Option<(String, Vec<(usize, usize)>)> {
+/// The relaxed regex of `hir` ([`relax`]), its groups numbered in order, or `None` when
+/// nothing is relaxed; with it, each relaxed loop's number and most bytes. Built from the
+/// tree itself: `regex_syntax` prints a repetition of a repetition ambiguously
+/// (`(?:\d{12})?` as `[0-9]{12}?`, a lazy run of twelve), and reading a printed source
+/// back would parse the regex twice.
+fn relaxed(hir: &regex_syntax::hir::Hir) -> Option<(regex_syntax::hir::Hir, Vec<(usize, usize)>)> {
     let mut loops = Vec::new();
     let wide = relax(hir, false, &mut loops);
     if loops.is_empty() {
         return None;
     }
-    Some((guard(&wide, &mut 0).to_string(), loops))
+    Some((numbered(&wide, &mut 0), loops))
 }
 
-/// `hir` with the inner repetition of each repetition of a repetition in a group named
-/// [`RELAXED_GROUP`]`n…`, so that its printed source reads back as `hir`.
-fn guard(hir: &regex_syntax::hir::Hir, n: &mut usize) -> regex_syntax::hir::Hir {
+/// `hir` with its groups numbered as a parser numbers them: by their opening, from 1.
+fn numbered(hir: &regex_syntax::hir::Hir, n: &mut u32) -> regex_syntax::hir::Hir {
     use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
     match hir.kind() {
-        HirKind::Repetition(r) => {
-            let mut sub = guard(&r.sub, n);
-            if matches!(sub.kind(), HirKind::Repetition(_)) {
-                *n += 1;
-                sub = Hir::capture(Capture {
-                    index: 0,
-                    name: Some(format!("{RELAXED_GROUP}n{n}").into_boxed_str()),
-                    sub: Box::new(sub),
-                });
-            }
-            Hir::repetition(Repetition {
-                min: r.min,
-                max: r.max,
-                greedy: r.greedy,
-                sub: Box::new(sub),
+        HirKind::Repetition(r) => Hir::repetition(Repetition {
+            min: r.min,
+            max: r.max,
+            greedy: r.greedy,
+            sub: Box::new(numbered(&r.sub, n)),
+        }),
+        HirKind::Capture(c) => {
+            *n += 1;
+            let index = *n;
+            Hir::capture(Capture {
+                index,
+                name: c.name.clone(),
+                sub: Box::new(numbered(&c.sub, n)),
             })
         }
-        HirKind::Capture(c) => Hir::capture(Capture {
-            index: c.index,
-            name: c.name.clone(),
-            sub: Box::new(guard(&c.sub, n)),
-        }),
-        HirKind::Concat(v) => Hir::concat(v.iter().map(|h| guard(h, n)).collect()),
-        HirKind::Alternation(v) => Hir::alternation(v.iter().map(|h| guard(h, n)).collect()),
+        HirKind::Concat(v) => Hir::concat(v.iter().map(|h| numbered(h, n)).collect()),
+        HirKind::Alternation(v) => Hir::alternation(v.iter().map(|h| numbered(h, n)).collect()),
         _ => hir.clone(),
     }
 }
@@ -579,11 +575,11 @@ fn relax(
     use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
     match hir.kind() {
         HirKind::Repetition(r) => {
-            let is_loop = r.max.is_none_or(|m| m > 1);
+            let repeats = r.max.is_none_or(|m| m > 1);
             let least = r.sub.properties().minimum_len().unwrap_or(0);
             let relaxable = r.max.is_some_and(|m| m >= RELAX_AT && m > r.min) && least > 0;
-            if in_loop || !is_loop {
-                let sub = relax(&r.sub, in_loop || is_loop, loops);
+            if in_loop || !repeats {
+                let sub = relax(&r.sub, in_loop || repeats, loops);
                 if relaxable {
                     // Inside a loop: the outermost loop's group bounds this run too.
                     let most = r
@@ -2304,6 +2300,29 @@ mod tests {
         assert!(compared > 50_000, "{compared} searches compared");
     }
 
+    /// The windows the engine would search around the first `most` occurrences of each of
+    /// `p`'s keywords in `corpus` (`lower`: the corpus in ASCII lower case).
+    fn keyword_windows(
+        corpus: &str,
+        lower: &str,
+        p: &crate::lint::engine::Pattern,
+        most: usize,
+    ) -> Vec<String> {
+        let mut texts = Vec::new();
+        for k in p.keywords.iter().filter(|k| !k.contains('{')) {
+            let k = k.to_ascii_lowercase();
+            for at in lower.match_indices(k.as_str()).take(most) {
+                let ws = crate::lint::text::floor_char(corpus, at.0.saturating_sub(p.before));
+                let we = crate::lint::text::ceil_char(
+                    corpus,
+                    (at.0 + k.len() + p.after).min(corpus.len()),
+                );
+                texts.push(corpus[ws..we].to_string());
+            }
+        }
+        texts
+    }
+
     #[test]
     fn relaxed_regexes_match_as_their_regexes_do() {
         // Every pattern whose regex has a long counted run, searched relaxed
@@ -2333,21 +2352,7 @@ mod tests {
             relaxed += 1;
             let full = super::compile(p, p.regex);
             let groups = full.captures_len();
-            let mut texts: Vec<String> = Vec::new();
-            for k in p.keywords.iter().filter(|k| !k.contains('{')) {
-                let k = k.to_ascii_lowercase();
-                for (n, at) in lower.match_indices(k.as_str()).enumerate() {
-                    if n >= 40 {
-                        break;
-                    }
-                    let ws = crate::lint::text::floor_char(&corpus, at.0.saturating_sub(p.before));
-                    let we = crate::lint::text::ceil_char(
-                        &corpus,
-                        (at.0 + k.len() + p.after).min(corpus.len()),
-                    );
-                    texts.push(corpus[ws..we].to_string());
-                }
-            }
+            let mut texts = keyword_windows(&corpus, &lower, p, 40);
             let seeds = texts.len();
             for k in 0..seeds.min(60) {
                 let mut t: Vec<char> = texts[(k * 7) % seeds].chars().collect();
@@ -2402,47 +2407,6 @@ mod tests {
             }
         }
         println!("{relaxed} relaxed, {compared} searches, {found} matches, {strict} by the regex");
-        // The relaxed source reads back as the relaxed regex, for every pattern: the same
-        // tree, groups numbered afresh (`regex_syntax` prints a repetition of a repetition
-        // ambiguously; an optional run of twelve digits was read as a lazy run of twelve).
-        fn renumbered(h: &regex_syntax::hir::Hir) -> regex_syntax::hir::Hir {
-            use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
-            match h.kind() {
-                HirKind::Repetition(r) => Hir::repetition(Repetition {
-                    sub: Box::new(renumbered(&r.sub)),
-                    ..r.clone()
-                }),
-                HirKind::Capture(c) => Hir::capture(Capture {
-                    index: 0,
-                    name: c.name.clone(),
-                    sub: Box::new(renumbered(&c.sub)),
-                }),
-                HirKind::Concat(v) => Hir::concat(v.iter().map(renumbered).collect()),
-                HirKind::Alternation(v) => Hir::alternation(v.iter().map(renumbered).collect()),
-                _ => h.clone(),
-            }
-        }
-        let parse = |src: &str| {
-            regex_syntax::ParserBuilder::new()
-                .build()
-                .parse(src)
-                .expect("parses")
-        };
-        for p in crate::lint::rules::all_patterns() {
-            let hir = parse(&crate::lint::rules::expand(p.regex));
-            let Some((src, _)) = super::relaxed_source(&hir) else {
-                continue;
-            };
-            let mut loops = Vec::new();
-            let tree = super::guard(&super::relax(&hir, false, &mut loops), &mut 0);
-            assert_eq!(
-                renumbered(&parse(&src)),
-                renumbered(&tree),
-                "{} {:?}",
-                p.rule.id,
-                p.regex
-            );
-        }
         // An optional run of digits inside a pattern that is relaxed elsewhere.
         let arn = crate::lint::rules::all_patterns()
             .into_iter()
@@ -2493,21 +2457,7 @@ mod tests {
             };
             programs += 1;
             let full = Matcher::Regex(super::compile(p, p.regex));
-            let mut texts: Vec<String> = Vec::new();
-            for k in p.keywords.iter().filter(|k| !k.contains('{')) {
-                let k = k.to_ascii_lowercase();
-                for (n, at) in lower.match_indices(k.as_str()).enumerate() {
-                    if n >= 60 {
-                        break;
-                    }
-                    let ws = crate::lint::text::floor_char(&corpus, at.0.saturating_sub(p.before));
-                    let we = crate::lint::text::ceil_char(
-                        &corpus,
-                        (at.0 + k.len() + p.after).min(corpus.len()),
-                    );
-                    texts.push(corpus[ws..we].to_string());
-                }
-            }
+            let mut texts = keyword_windows(&corpus, &lower, p, 60);
             let seeds = texts.len();
             for k in 0..seeds.min(40) {
                 let mut t: Vec<char> = texts[(k * 7) % seeds].chars().collect();
@@ -3320,6 +3270,16 @@ mod lean {
         meta: meta::Regex,
     }
 
+    /// `regex::Regex::new`'s configuration, prefilters aside.
+    fn config() -> meta::Config {
+        meta::Config::new()
+            .nfa_size_limit(Some(10 * (1 << 20)))
+            .hybrid_cache_capacity(2 * (1 << 20))
+            .match_kind(MatchKind::LeftmostFirst)
+            .utf8_empty(true)
+            .auto_prefilter(false)
+    }
+
     /// A match: its offsets in the haystack.
     #[derive(Debug, Clone, Copy)]
     pub(crate) struct Match<'t> {
@@ -3373,17 +3333,18 @@ mod lean {
 
     impl Regex {
         pub(crate) fn new(src: &str) -> Result<Regex, meta::BuildError> {
-            // `regex::Regex::new`'s configuration, prefilters aside.
-            let config = meta::Config::new()
-                .nfa_size_limit(Some(10 * (1 << 20)))
-                .hybrid_cache_capacity(2 * (1 << 20))
-                .match_kind(MatchKind::LeftmostFirst)
-                .utf8_empty(true)
-                .auto_prefilter(false);
             meta::Builder::new()
-                .configure(config)
+                .configure(config())
                 .syntax(syntax::Config::new().utf8(true))
                 .build(src)
+                .map(|meta| Regex { meta })
+        }
+
+        /// The regex of a syntax tree parsed as `new` parses (`regex_syntax`'s defaults).
+        pub(crate) fn from_hir(hir: &regex_syntax::hir::Hir) -> Result<Regex, meta::BuildError> {
+            meta::Builder::new()
+                .configure(config())
+                .build_from_hir(hir)
                 .map(|meta| Regex { meta })
         }
 
