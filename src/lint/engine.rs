@@ -440,7 +440,7 @@ impl Backtracked {
 /// to compile.
 const RELAX_AT: u32 = 16;
 
-/// A regex whose counted runs of a part that cannot match empty (`(?u:[^\n|;&`]){0,120}?`,
+/// A regex whose counted runs of a part that cannot match empty (`(?u:[^\n|;&]){0,120}?`,
 /// `[A-Za-z0-9_.-]{0,80}`, `{1,200}`) are searched unbounded (`*?`, `{1,}`), with a group
 /// of its own around each outermost loop that holds such a run. Each bounded copy of a
 /// negated Unicode class is a UTF-8 automaton of its own: such regexes were the costliest
@@ -482,8 +482,8 @@ impl Relaxed {
                 panic!("relaxed pattern of {} does not build: {e}", pattern.rule.id)
             })));
         let names: Vec<Option<&str>> = wide.capture_names().collect();
-        let ours = |n: &Option<&str>| n.is_some_and(|n| n.starts_with(RELAXED_GROUP));
-        let groups: Vec<usize> = (0..names.len()).filter(|&j| !ours(&names[j])).collect();
+        let ours = |n: Option<&str>| n.is_some_and(|n| n.starts_with(RELAXED_GROUP));
+        let groups: Vec<usize> = (0..names.len()).filter(|&j| !ours(names[j])).collect();
         let loops = loops
             .iter()
             .map(|&(k, most)| {
@@ -3332,20 +3332,24 @@ mod lean {
     }
 
     impl Regex {
-        pub(crate) fn new(src: &str) -> Result<Regex, meta::BuildError> {
+        pub(crate) fn new(src: &str) -> Result<Regex, Box<meta::BuildError>> {
             meta::Builder::new()
                 .configure(config())
                 .syntax(syntax::Config::new().utf8(true))
                 .build(src)
                 .map(|meta| Regex { meta })
+                .map_err(Box::new)
         }
 
         /// The regex of a syntax tree parsed as `new` parses (`regex_syntax`'s defaults).
-        pub(crate) fn from_hir(hir: &regex_syntax::hir::Hir) -> Result<Regex, meta::BuildError> {
+        pub(crate) fn from_hir(
+            hir: &regex_syntax::hir::Hir,
+        ) -> Result<Regex, Box<meta::BuildError>> {
             meta::Builder::new()
                 .configure(config())
                 .build_from_hir(hir)
                 .map(|meta| Regex { meta })
+                .map_err(Box::new)
         }
 
         pub(crate) fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Captures<'t>> {
