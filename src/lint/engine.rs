@@ -6,8 +6,8 @@
 use std::hash::BuildHasher;
 use std::sync::{LazyLock, Mutex, OnceLock, PoisonError};
 
+use self::lean::Regex;
 use hashbrown::HashTable;
-use regex::Regex;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use super::keywords::{KeywordSet, KeywordStore};
@@ -227,10 +227,13 @@ pub(crate) struct Caps<'t> {
 /// The groups of one match, in the window searched.
 enum Groups<'t> {
     /// A regex's captures.
-    Regex(regex::Captures<'t>),
+    Regex(lean::Captures<'t>),
     /// Groups read without a capture engine: a [`Split`] match (the whole match, the gap and
     /// the value) or a [`GroupsFn`]'s reading of a whole match.
     Spans(&'t str, Spans),
+    /// A [`Relaxed`] regex's captures: group `i` of the pattern is group `map[i]` of the
+    /// relaxed regex, which has groups of its own around its loops.
+    Mapped(lean::Captures<'t>, &'static [usize]),
 }
 
 /// The ranges of group 0 (the whole match) and of up to four more, `None` for a group that
@@ -248,6 +251,10 @@ impl<'t> Groups<'t> {
     fn get(&self, i: usize) -> Option<(usize, usize, &'t str)> {
         match self {
             Groups::Regex(c) => c.get(i).map(|m| (m.start(), m.end(), m.as_str())),
+            Groups::Mapped(c, map) => map
+                .get(i)
+                .and_then(|&j| c.get(j))
+                .map(|m| (m.start(), m.end(), m.as_str())),
             Groups::Spans(hay, spans) => spans
                 .get(i)
                 .copied()
@@ -308,6 +315,8 @@ pub(crate) struct Split {
 /// A pattern's compiled form.
 enum Matcher {
     Regex(&'static Regex),
+    /// A regex with long counted runs, searched with them unbounded ([`Relaxed`]).
+    Relaxed(Box<Relaxed>),
     Split {
         split: &'static Split,
         value: Value,
@@ -363,7 +372,11 @@ static COMPILED: LazyLock<Mutex<FxHashMap<String, &'static Regex>>> = LazyLock::
 /// different regexes do not wait on each other; two compiling the same source both do, and
 /// the first to finish is kept.
 fn compile(pattern: &Pattern, src: &str) -> &'static Regex {
-    let src = super::rules::expand(src);
+    compile_expanded(pattern, super::rules::expand(src))
+}
+
+/// [`compile`], of a source already expanded.
+fn compile_expanded(pattern: &Pattern, src: String) -> &'static Regex {
     let known = |c: &FxHashMap<String, &'static Regex>| c.get(&src).copied();
     if let Some(re) = known(&COMPILED.lock().unwrap_or_else(PoisonError::into_inner)) {
         return re;
@@ -420,6 +433,208 @@ impl Backtracked {
         }
         let re = self.regex.get_or_init(|| compile(self.pattern, self.src));
         re.captures_at(hay, at).map(Groups::Regex)
+    }
+}
+
+/// The least most of a counted run that [`Relaxed`] unbounds: below it the copies cost little
+/// to compile.
+const RELAX_AT: u32 = 16;
+
+/// A regex whose counted runs of a part that cannot match empty (`(?u:[^\n|;&]){0,120}?`,
+/// `[A-Za-z0-9_.-]{0,80}`, `{1,200}`) are searched unbounded (`*?`, `{1,}`), with a group
+/// of its own around each outermost loop that holds such a run. Each bounded copy of a
+/// negated Unicode class is a UTF-8 automaton of its own: such regexes were the costliest
+/// to compile of those a text wakes (tens of millions of instructions each for PI008's shell
+/// patterns) and their lazy DFAs built a state for every set of run lengths (issue #13
+/// item 4).
+///
+/// The relaxed regex's match is the regex's wherever every unbounded run is within its
+/// count: a backtracking reading of the regex tries, at every start and every choice, the
+/// relaxed one's alternatives with those past a count left out, in the same order; so the
+/// relaxed regex's first success, if no run in it is past its count, is one the regex
+/// tries, and any the regex tries before it the relaxed one tries before it too (and fails).
+/// No match of the relaxed regex means none of the regex. A run's count is at most its bytes
+/// divided by the least bytes of one repetition, and at most the bytes of the loop's group
+/// that holds it: a group within `most` bytes holds no run past its count. Where one is
+/// longer, the regex itself is compiled and asked (the same answer, as rare as long runs).
+/// Test: `relaxed_regexes_match_as_their_regexes_do`.
+struct Relaxed {
+    wide: &'static Regex,
+    /// The pattern's group `i` is the relaxed regex's group `groups[i]`.
+    groups: &'static [usize],
+    /// (a loop's group in the relaxed regex, the most bytes it may hold).
+    loops: Box<[(usize, usize)]>,
+    strict: OnceLock<&'static Regex>,
+    pattern: &'static Pattern,
+}
+
+impl Relaxed {
+    /// The relaxed form of `pattern`'s regex, if it has a run to unbound.
+    fn new(pattern: &'static Pattern) -> Option<Relaxed> {
+        let src = super::rules::expand(pattern.regex);
+        let hir = regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(&src)
+            .ok()?;
+        let (wide, loops) = relaxed(&hir)?;
+        let wide: &'static Regex =
+            Box::leak(Box::new(Regex::from_hir(&wide).unwrap_or_else(|e| {
+                panic!("relaxed pattern of {} does not build: {e}", pattern.rule.id)
+            })));
+        let names: Vec<Option<&str>> = wide.capture_names().collect();
+        let ours = |n: Option<&str>| n.is_some_and(|n| n.starts_with(RELAXED_GROUP));
+        let groups: Vec<usize> = (0..names.len()).filter(|&j| !ours(names[j])).collect();
+        let loops = loops
+            .iter()
+            .map(|&(k, most)| {
+                let name = format!("{RELAXED_GROUP}{k}");
+                let j = names
+                    .iter()
+                    .position(|n| *n == Some(name.as_str()))
+                    .expect("the loop's group is in the regex");
+                (j, most)
+            })
+            .collect();
+        Some(Relaxed {
+            wide,
+            groups: Box::leak(groups.into_boxed_slice()),
+            loops,
+            strict: OnceLock::new(),
+            pattern,
+        })
+    }
+
+    /// The first match at or after `at`, as the regex's `captures_at` finds it.
+    fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Groups<'t>> {
+        let caps = self.wide.captures_at(hay, at)?;
+        let within = self
+            .loops
+            .iter()
+            .all(|&(j, most)| caps.get(j).is_none_or(|m| m.len() <= most));
+        if within {
+            return Some(Groups::Mapped(caps, self.groups));
+        }
+        let strict = self
+            .strict
+            .get_or_init(|| compile(self.pattern, self.pattern.regex));
+        strict.captures_at(hay, at).map(Groups::Regex)
+    }
+}
+
+/// The name prefix of a [`Relaxed`] regex's own groups.
+const RELAXED_GROUP: &str = "aahprelaxedloop";
+
+/// The relaxed regex of `hir` ([`relax`]), its groups numbered in order, or `None` when
+/// nothing is relaxed; with it, each relaxed loop's number and most bytes. Built from the
+/// tree itself: `regex_syntax` prints a repetition of a repetition ambiguously
+/// (`(?:\d{12})?` as `[0-9]{12}?`, a lazy run of twelve), and reading a printed source
+/// back would parse the regex twice.
+fn relaxed(hir: &regex_syntax::hir::Hir) -> Option<(regex_syntax::hir::Hir, Vec<(usize, usize)>)> {
+    let mut loops = Vec::new();
+    let wide = relax(hir, false, &mut loops);
+    if loops.is_empty() {
+        return None;
+    }
+    Some((numbered(&wide, &mut 0), loops))
+}
+
+/// `hir` with its groups numbered as a parser numbers them: by their opening, from 1.
+fn numbered(hir: &regex_syntax::hir::Hir, n: &mut u32) -> regex_syntax::hir::Hir {
+    use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
+    match hir.kind() {
+        HirKind::Repetition(r) => Hir::repetition(Repetition {
+            min: r.min,
+            max: r.max,
+            greedy: r.greedy,
+            sub: Box::new(numbered(&r.sub, n)),
+        }),
+        HirKind::Capture(c) => {
+            *n += 1;
+            let index = *n;
+            Hir::capture(Capture {
+                index,
+                name: c.name.clone(),
+                sub: Box::new(numbered(&c.sub, n)),
+            })
+        }
+        HirKind::Concat(v) => Hir::concat(v.iter().map(|h| numbered(h, n)).collect()),
+        HirKind::Alternation(v) => Hir::alternation(v.iter().map(|h| numbered(h, n)).collect()),
+        _ => hir.clone(),
+    }
+}
+
+/// `hir` with every counted run of [`RELAX_AT`] or more, of a part that cannot match empty,
+/// unbounded; each outermost loop holding such a run in a group named [`RELAXED_GROUP`] and
+/// its number in `loops`, with the most bytes it may hold for every such run in it to be
+/// within its count. `in_loop`: inside a loop, whose group bounds what is relaxed here.
+fn relax(
+    hir: &regex_syntax::hir::Hir,
+    in_loop: bool,
+    loops: &mut Vec<(usize, usize)>,
+) -> regex_syntax::hir::Hir {
+    use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
+    match hir.kind() {
+        HirKind::Repetition(r) => {
+            let repeats = r.max.is_none_or(|m| m > 1);
+            let least = r.sub.properties().minimum_len().unwrap_or(0);
+            let relaxable = r.max.is_some_and(|m| m >= RELAX_AT && m > r.min) && least > 0;
+            if in_loop || !repeats {
+                let sub = relax(&r.sub, in_loop || repeats, loops);
+                if relaxable {
+                    // Inside a loop: the outermost loop's group bounds this run too.
+                    let most = r
+                        .max
+                        .map_or(usize::MAX, |m| m as usize)
+                        .saturating_mul(least);
+                    if let Some(last) = loops.last_mut() {
+                        last.1 = last.1.min(most);
+                    }
+                }
+                return Hir::repetition(Repetition {
+                    min: r.min,
+                    max: if relaxable { None } else { r.max },
+                    greedy: r.greedy,
+                    sub: Box::new(sub),
+                });
+            }
+            // An outermost loop: relax what it holds under a group of its own.
+            let k = loops.len();
+            loops.push((k, usize::MAX));
+            let sub = relax(&r.sub, true, loops);
+            if relaxable {
+                let most = r
+                    .max
+                    .map_or(usize::MAX, |m| m as usize)
+                    .saturating_mul(least);
+                loops[k].1 = loops[k].1.min(most);
+            }
+            if loops[k].1 == usize::MAX {
+                // Nothing relaxed: no group.
+                loops.pop();
+                return hir.clone();
+            }
+            let rep = Hir::repetition(Repetition {
+                min: r.min,
+                max: if relaxable { None } else { r.max },
+                greedy: r.greedy,
+                sub: Box::new(sub),
+            });
+            Hir::capture(Capture {
+                index: 0,
+                name: Some(format!("{RELAXED_GROUP}{k}").into_boxed_str()),
+                sub: Box::new(rep),
+            })
+        }
+        HirKind::Capture(c) => Hir::capture(Capture {
+            index: c.index,
+            name: c.name.clone(),
+            sub: Box::new(relax(&c.sub, in_loop, loops)),
+        }),
+        HirKind::Concat(v) => Hir::concat(v.iter().map(|h| relax(h, in_loop, loops)).collect()),
+        HirKind::Alternation(v) => {
+            Hir::alternation(v.iter().map(|h| relax(h, in_loop, loops)).collect())
+        }
+        _ => hir.clone(),
     }
 }
 
@@ -671,6 +886,9 @@ impl Matcher {
         {
             return Matcher::Prog(Box::new(b));
         }
+        if let Some(r) = Relaxed::new(pattern) {
+            return Matcher::Relaxed(Box::new(r));
+        }
         Matcher::Regex(compile(pattern, pattern.regex))
     }
 
@@ -678,6 +896,7 @@ impl Matcher {
     fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Groups<'t>> {
         let (split, value, first) = match self {
             Matcher::Regex(re) => return re.captures_at(hay, at).map(Groups::Regex),
+            Matcher::Relaxed(r) => return r.captures_at(hay, at),
             Matcher::Prog(b) => return b.captures_at(hay, at),
             Matcher::Found(find) => {
                 let (s, e) = find(hay, at)?;
@@ -2081,6 +2300,133 @@ mod tests {
         assert!(compared > 50_000, "{compared} searches compared");
     }
 
+    /// The windows the engine would search around the first `most` occurrences of each of
+    /// `p`'s keywords in `corpus` (`lower`: the corpus in ASCII lower case).
+    fn keyword_windows(
+        corpus: &str,
+        lower: &str,
+        p: &crate::lint::engine::Pattern,
+        most: usize,
+    ) -> Vec<String> {
+        let mut texts = Vec::new();
+        for k in p.keywords.iter().filter(|k| !k.contains('{')) {
+            let k = k.to_ascii_lowercase();
+            for at in lower.match_indices(k.as_str()).take(most) {
+                let ws = crate::lint::text::floor_char(corpus, at.0.saturating_sub(p.before));
+                let we = crate::lint::text::ceil_char(
+                    corpus,
+                    (at.0 + k.len() + p.after).min(corpus.len()),
+                );
+                texts.push(corpus[ws..we].to_string());
+            }
+        }
+        texts
+    }
+
+    #[test]
+    fn relaxed_regexes_match_as_their_regexes_do() {
+        // Every pattern whose regex has a long counted run, searched relaxed
+        // (`super::Relaxed`) against its regex: windows around its keywords in the linter's
+        // own tests and rules, those mutated a few characters at a time, and those with a
+        // long stretch of one character put in (runs past their counts, which the relaxed
+        // regex hands to the regex), from every match on.
+        let corpus = [
+            include_str!("tests.rs"),
+            include_str!("tests_prose_kinds.rs"),
+            include_str!("rules/injection.rs"),
+            include_str!("rules/secrets.rs"),
+            include_str!("rules/commands.rs"),
+            include_str!("rules/actions.rs"),
+        ]
+        .join("\n");
+        let lower = corpus.to_ascii_lowercase();
+        let pool: Vec<char> = "aeiost ABZ019_-=:;,.'\"/\\\n\t<>()[]{}|&$@#\u{e9}\u{17F}\u{212A}"
+            .chars()
+            .collect();
+        let mut next = draws(0x9e37_79b9_7f4a_7c15_u64);
+        let (mut relaxed, mut compared, mut found, mut strict) = (0, 0, 0, 0);
+        for p in crate::lint::rules::all_patterns() {
+            let Some(r) = super::Relaxed::new(p) else {
+                continue;
+            };
+            relaxed += 1;
+            let full = super::compile(p, p.regex);
+            let groups = full.captures_len();
+            let mut texts = keyword_windows(&corpus, &lower, p, 40);
+            let seeds = texts.len();
+            for k in 0..seeds.min(60) {
+                let mut t: Vec<char> = texts[(k * 7) % seeds].chars().collect();
+                if k % 2 == 0 {
+                    let c = pool[next(pool.len())];
+                    let at = next(t.len() + 1);
+                    let n = 10 + next(300);
+                    t.splice(at..at, std::iter::repeat_n(c, n));
+                } else {
+                    for _ in 0..=next(4) {
+                        let at = next(t.len() + 1);
+                        if at < t.len() && next(2) == 0 {
+                            t[at] = pool[next(pool.len())];
+                        } else {
+                            t.insert(at, pool[next(pool.len())]);
+                        }
+                    }
+                }
+                texts.push(t.into_iter().collect());
+            }
+            for t in &texts {
+                let mut at = 0;
+                loop {
+                    let mine = r.captures_at(t, at);
+                    if matches!(mine, Some(Groups::Regex(_))) {
+                        strict += 1;
+                    }
+                    let mine = mine.map(|g| {
+                        (0..groups)
+                            .map(|i| g.get(i).map(|(s, e, _)| (s, e)))
+                            .collect::<Vec<_>>()
+                    });
+                    let theirs = full.captures_at(t, at).map(|c| {
+                        (0..groups)
+                            .map(|i| c.get(i).map(|m| (m.start(), m.end())))
+                            .collect::<Vec<_>>()
+                    });
+                    assert_eq!(
+                        mine, theirs,
+                        "{} {:?} from {at} on {t:?}",
+                        p.rule.id, p.regex
+                    );
+                    compared += 1;
+                    let Some(spans) = mine else { break };
+                    found += 1;
+                    let (s, e) = spans[0].expect("group 0");
+                    at = crate::lint::text::ceil_char(t, e.max(s + 1));
+                    if at > t.len() {
+                        break;
+                    }
+                }
+            }
+        }
+        println!("{relaxed} relaxed, {compared} searches, {found} matches, {strict} by the regex");
+        // An optional run of digits inside a pattern that is relaxed elsewhere.
+        let arn = crate::lint::rules::all_patterns()
+            .into_iter()
+            .find(|p| p.regex.starts_with(r"\barn:aws"))
+            .expect("the identifier pattern");
+        let r = super::Relaxed::new(arn).expect("relaxed");
+        for t in [
+            "arn:aws:s3:::my_bucket/x/*",
+            "arn:aws:iam::123456789012:role/x",
+        ] {
+            let g = r.captures_at(t, 0).expect("a match");
+            assert_eq!(g.get(0).map(|(s, e, _)| (s, e)), Some((0, t.len())), "{t}");
+        }
+        assert!(relaxed > 50, "{relaxed} patterns relaxed");
+        assert!(
+            found > 5_000 && strict > 100,
+            "{found} matches, {strict} by the regex"
+        );
+    }
+
     #[test]
     fn rule_programs_match_as_their_regexes_do() {
         // Every other rule's pattern run as a program against its regex, where the engine
@@ -2111,21 +2457,7 @@ mod tests {
             };
             programs += 1;
             let full = Matcher::Regex(super::compile(p, p.regex));
-            let mut texts: Vec<String> = Vec::new();
-            for k in p.keywords.iter().filter(|k| !k.contains('{')) {
-                let k = k.to_ascii_lowercase();
-                for (n, at) in lower.match_indices(k.as_str()).enumerate() {
-                    if n >= 60 {
-                        break;
-                    }
-                    let ws = crate::lint::text::floor_char(&corpus, at.0.saturating_sub(p.before));
-                    let we = crate::lint::text::ceil_char(
-                        &corpus,
-                        (at.0 + k.len() + p.after).min(corpus.len()),
-                    );
-                    texts.push(corpus[ws..we].to_string());
-                }
-            }
+            let mut texts = keyword_windows(&corpus, &lower, p, 60);
             let seeds = texts.len();
             for k in 0..seeds.min(40) {
                 let mut t: Vec<char> = texts[(k * 7) % seeds].chars().collect();
@@ -2214,7 +2546,10 @@ mod tests {
             panic!("the regex answers");
         };
         assert_eq!(
-            (caps[0].len(), caps.get(0).map(|g| g.start())),
+            (
+                caps.get(0).map_or(0, |g| g.len()),
+                caps.get(0).map(|g| g.start())
+            ),
             (m.len(), Some(m.start()))
         );
         assert!(b.regex.get().is_some());
@@ -2914,5 +3249,136 @@ mod tests {
         assert_eq!(uuid.at_start(&format!("{id}0")), None);
         assert_eq!(uuid.at_start(&format!("{id}\u{17F}")), None);
         assert_eq!(uuid.at_start(&id.replace('-', "_")), None);
+    }
+}
+
+/// The regexes of the patterns: the regex crate's own engine (`regex_automata::meta`), built as
+/// `regex::Regex::new` builds it (leftmost-first, UTF-8, the same size limits) but without
+/// its literal prefilters. Finding a regex's literals (prefixes, and the inner and suffix
+/// literals its reverse strategies search for) and building their searchers cost about as
+/// much as compiling its automata: for a pattern searched in a few windows of a few hundred
+/// bytes around its keyword, which the keyword pass has already found, a prefilter saves
+/// nothing worth that (issue #13 item 4). A prefilter only skips ahead to where a match may
+/// start: the matches, and their groups, are the same. The methods are `regex::Regex`'s,
+/// with its meaning.
+mod lean {
+    use regex_automata::util::captures;
+    use regex_automata::util::syntax;
+    use regex_automata::{Input, MatchKind, PatternID, meta};
+
+    pub(crate) struct Regex {
+        meta: meta::Regex,
+    }
+
+    /// `regex::Regex::new`'s configuration, prefilters aside.
+    fn config() -> meta::Config {
+        meta::Config::new()
+            .nfa_size_limit(Some(10 * (1 << 20)))
+            .hybrid_cache_capacity(2 * (1 << 20))
+            .match_kind(MatchKind::LeftmostFirst)
+            .utf8_empty(true)
+            .auto_prefilter(false)
+    }
+
+    /// A match: its offsets in the haystack.
+    #[derive(Debug, Clone, Copy)]
+    pub(crate) struct Match<'t> {
+        hay: &'t str,
+        start: usize,
+        end: usize,
+    }
+
+    impl<'t> Match<'t> {
+        pub(crate) fn start(&self) -> usize {
+            self.start
+        }
+
+        pub(crate) fn end(&self) -> usize {
+            self.end
+        }
+
+        pub(crate) fn len(&self) -> usize {
+            self.end - self.start
+        }
+
+        pub(crate) fn as_str(&self) -> &'t str {
+            &self.hay[self.start..self.end]
+        }
+    }
+
+    /// The groups of a match.
+    #[derive(Debug)]
+    pub(crate) struct Captures<'t> {
+        hay: &'t str,
+        caps: captures::Captures,
+    }
+
+    impl<'t> Captures<'t> {
+        pub(crate) fn get(&self, i: usize) -> Option<Match<'t>> {
+            self.caps.get_group(i).map(|s| Match {
+                hay: self.hay,
+                start: s.start,
+                end: s.end,
+            })
+        }
+
+        pub(crate) fn name(&self, name: &str) -> Option<Match<'t>> {
+            self.caps.get_group_by_name(name).map(|s| Match {
+                hay: self.hay,
+                start: s.start,
+                end: s.end,
+            })
+        }
+    }
+
+    impl Regex {
+        pub(crate) fn new(src: &str) -> Result<Regex, Box<meta::BuildError>> {
+            meta::Builder::new()
+                .configure(config())
+                .syntax(syntax::Config::new().utf8(true))
+                .build(src)
+                .map(|meta| Regex { meta })
+                .map_err(Box::new)
+        }
+
+        /// The regex of a syntax tree parsed as `new` parses (`regex_syntax`'s defaults).
+        pub(crate) fn from_hir(
+            hir: &regex_syntax::hir::Hir,
+        ) -> Result<Regex, Box<meta::BuildError>> {
+            meta::Builder::new()
+                .configure(config())
+                .build_from_hir(hir)
+                .map(|meta| Regex { meta })
+                .map_err(Box::new)
+        }
+
+        pub(crate) fn captures_at<'t>(&self, hay: &'t str, at: usize) -> Option<Captures<'t>> {
+            let input = Input::new(hay).span(at..hay.len());
+            let mut caps = self.meta.create_captures();
+            self.meta.search_captures(&input, &mut caps);
+            caps.is_match().then_some(Captures { hay, caps })
+        }
+
+        pub(crate) fn captures<'t>(&self, hay: &'t str) -> Option<Captures<'t>> {
+            self.captures_at(hay, 0)
+        }
+
+        pub(crate) fn find_at<'t>(&self, hay: &'t str, at: usize) -> Option<Match<'t>> {
+            let input = Input::new(hay).span(at..hay.len());
+            self.meta.search(&input).map(|m| Match {
+                hay,
+                start: m.start(),
+                end: m.end(),
+            })
+        }
+
+        pub(crate) fn capture_names(&self) -> impl Iterator<Item = Option<&str>> {
+            self.meta.group_info().pattern_names(PatternID::ZERO)
+        }
+
+        #[cfg(test)]
+        pub(crate) fn captures_len(&self) -> usize {
+            self.meta.group_info().group_len(PatternID::ZERO)
+        }
     }
 }
