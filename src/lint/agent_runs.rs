@@ -1600,11 +1600,13 @@ impl Unfollowed {
 fn digest(text: &str) -> String {
     use sha2::Digest as _;
     let hash = sha2::Sha256::digest(text.as_bytes());
-    hash[..16].iter().fold(String::with_capacity(32), |mut hex, b| {
-        use std::fmt::Write as _;
-        let _ = write!(hex, "{b:02x}");
-        hex
-    })
+    hash[..16]
+        .iter()
+        .fold(String::with_capacity(32), |mut hex, b| {
+            use std::fmt::Write as _;
+            let _ = write!(hex, "{b:02x}");
+            hex
+        })
 }
 
 /// How to make a command the gate cannot follow judgeable, by why it cannot.
