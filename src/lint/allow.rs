@@ -165,6 +165,22 @@ pub struct AllowEntry {
     pub expired: bool,
 }
 
+impl AllowEntry {
+    /// True when the entry is for `rule` and, if it names a path, for `path`.
+    pub fn applies(&self, rule: &str, path: &str) -> bool {
+        self.rule == rule && self.path.as_deref().is_none_or(|p| p == path)
+    }
+
+    /// How a user reads what suppressed a finding: the allowlist (`file`), the entry's
+    /// reason, owner and expiry.
+    pub fn described(&self, file: &str) -> String {
+        format!(
+            "{file}: {} ({}, until {})",
+            self.reason, self.owner, self.expires
+        )
+    }
+}
+
 /// One entry of `pii-allowlist.json`.
 #[derive(Debug, Clone)]
 pub struct PiiEntry {

@@ -360,20 +360,9 @@ fn acknowledging(cfg: &LintConfig, path: &str, fingerprint: &str) -> Option<(usi
         .iter()
         .enumerate()
         .find(|(_, e)| {
-            !e.expired
-                && e.rule == registry::CFG007.id
-                && e.fingerprint == fingerprint
-                && e.path.as_deref().is_none_or(|p| p == path)
+            !e.expired && e.fingerprint == fingerprint && e.applies(registry::CFG007.id, path)
         })
-        .map(|(i, e)| {
-            (
-                i,
-                format!(
-                    "{}: {} ({}, until {})",
-                    cfg.allow_path, e.reason, e.owner, e.expires
-                ),
-            )
-        })
+        .map(|(i, e)| (i, e.described(&cfg.allow_path)))
 }
 
 fn config_diag(
@@ -2178,12 +2167,9 @@ fn suppression(
         .map_or(&[][..], Vec::as_slice)
     {
         let e = &cfg.allow[i];
-        if e.rule == f.rule.id && e.path.as_deref().is_none_or(|p| p == path) {
+        if e.applies(f.rule.id, path) {
             used[i] = true;
-            return Some(format!(
-                "{}: {} ({}, until {})",
-                cfg.allow_path, e.reason, e.owner, e.expires
-            ));
+            return Some(e.described(&cfg.allow_path));
         }
     }
     None
