@@ -377,11 +377,20 @@ fn compile(pattern: &Pattern, src: &str) -> &'static Regex {
 
 /// [`compile`], of a source already expanded.
 fn compile_expanded(pattern: &Pattern, src: String) -> &'static Regex {
+    cached(pattern, src, Regex::new)
+}
+
+/// The regex of the expanded source `src`, built by `build` on the first call for it.
+fn cached(
+    pattern: &Pattern,
+    src: String,
+    build: impl FnOnce(&str) -> Result<Regex, Box<regex_automata::meta::BuildError>>,
+) -> &'static Regex {
     let known = |c: &FxHashMap<String, &'static Regex>| c.get(&src).copied();
     if let Some(re) = known(&COMPILED.lock().unwrap_or_else(PoisonError::into_inner)) {
         return re;
     }
-    let re = Regex::new(&src)
+    let re = build(&src)
         .unwrap_or_else(|e| panic!("pattern of {} does not compile: {e}", pattern.rule.id));
     let mut compiled = COMPILED.lock().unwrap_or_else(PoisonError::into_inner);
     // Leaked on purpose: a regex lives as long as the engine's static tables that use it,
@@ -389,6 +398,12 @@ fn compile_expanded(pattern: &Pattern, src: String) -> &'static Regex {
     compiled
         .entry(src)
         .or_insert_with(|| Box::leak(Box::new(re)))
+}
+
+/// [`compile`], of a source already expanded and parsed into `hir` (as [`Regex::new`] would
+/// parse it): built from the tree, under the same cache entry.
+fn compile_parsed(pattern: &Pattern, src: String, hir: &regex_syntax::hir::Hir) -> &'static Regex {
+    cached(pattern, src, |_| Regex::from_hir(hir))
 }
 
 /// A regex run as a [`Prog`](super::backtrack::Prog) of its syntax tree, compiled only when
@@ -469,14 +484,17 @@ struct Relaxed {
 }
 
 impl Relaxed {
-    /// The relaxed form of `pattern`'s regex, if it has a run to unbound.
-    fn new(pattern: &'static Pattern) -> Option<Relaxed> {
+    /// The relaxed form of `pattern`'s regex, if it has a run to unbound; else its expanded
+    /// source and syntax tree, parsed as [`Regex::new`] parses (or `None` where it does not
+    /// parse), so that the regex is built without parsing it again.
+    fn new(pattern: &'static Pattern) -> Result<Relaxed, Option<(String, regex_syntax::hir::Hir)>> {
         let src = super::rules::expand(pattern.regex);
-        let hir = regex_syntax::ParserBuilder::new()
-            .build()
-            .parse(&src)
-            .ok()?;
-        let (wide, loops) = relaxed(&hir)?;
+        let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(&src) else {
+            return Err(None);
+        };
+        let Some((wide, loops)) = relaxed(&hir) else {
+            return Err(Some((src, hir)));
+        };
         let wide: &'static Regex =
             Box::leak(Box::new(Regex::from_hir(&wide).unwrap_or_else(|e| {
                 panic!("relaxed pattern of {} does not build: {e}", pattern.rule.id)
@@ -495,7 +513,7 @@ impl Relaxed {
                 (j, most)
             })
             .collect();
-        Some(Relaxed {
+        Ok(Relaxed {
             wide,
             groups: Box::leak(groups.into_boxed_slice()),
             loops,
@@ -886,10 +904,12 @@ impl Matcher {
         {
             return Matcher::Prog(Box::new(b));
         }
-        if let Some(r) = Relaxed::new(pattern) {
-            return Matcher::Relaxed(Box::new(r));
+        match Relaxed::new(pattern) {
+            Ok(r) => Matcher::Relaxed(Box::new(r)),
+            // Nothing to relax: the regex is built from the tree already parsed.
+            Err(Some((src, hir))) => Matcher::Regex(compile_parsed(pattern, src, &hir)),
+            Err(None) => Matcher::Regex(compile(pattern, pattern.regex)),
         }
-        Matcher::Regex(compile(pattern, pattern.regex))
     }
 
     /// The first match in `hay` at or after `at`, as the pattern's regex finds it.
@@ -2324,6 +2344,69 @@ mod tests {
     }
 
     #[test]
+    fn regexes_built_from_the_parsed_tree_match_as_from_their_source() {
+        // A pattern with nothing to relax is built from the tree the relaxation parsed
+        // (`super::compile_parsed`) instead of parsing its source again: every such regex
+        // against the one `Regex::new` builds from the source, groups and all, on windows
+        // around its keywords in the linter's own tests and rules, from every match on.
+        let corpus = [
+            include_str!("tests.rs"),
+            include_str!("tests_prose_kinds.rs"),
+            include_str!("rules/injection.rs"),
+            include_str!("rules/secrets.rs"),
+        ]
+        .join("\n");
+        let lower = corpus.to_ascii_lowercase();
+        let (mut built, mut found) = (0, 0);
+        for p in crate::lint::rules::all_patterns() {
+            let Err(Some((src, hir))) = super::Relaxed::new(p) else {
+                continue;
+            };
+            built += 1;
+            let ours = super::Regex::from_hir(&hir).expect("builds from its tree");
+            let theirs = super::Regex::new(&src).expect("builds from its source");
+            let names: Vec<_> = ours.capture_names().collect();
+            assert_eq!(
+                names,
+                theirs.capture_names().collect::<Vec<_>>(),
+                "{}",
+                p.rule.id
+            );
+            for t in keyword_windows(&corpus, &lower, p, 20) {
+                let mut at = 0;
+                loop {
+                    let spans = |c: Option<super::lean::Captures<'_>>| {
+                        c.map(|c| {
+                            (0..names.len())
+                                .map(|i| c.get(i).map(|m| (m.start(), m.end())))
+                                .collect::<Vec<_>>()
+                        })
+                    };
+                    let mine = spans(ours.captures_at(&t, at));
+                    assert_eq!(
+                        mine,
+                        spans(theirs.captures_at(&t, at)),
+                        "{} on {t:?}",
+                        p.rule.id
+                    );
+                    let Some(m) = mine else { break };
+                    found += 1;
+                    let (s, e) = m[0].expect("group 0");
+                    at = crate::lint::text::ceil_char(&t, e.max(s + 1));
+                    if at > t.len() {
+                        break;
+                    }
+                }
+            }
+        }
+        println!("{built} regexes, {found} matches");
+        assert!(
+            built > 300 && found > 1000,
+            "{built} regexes, {found} matches"
+        );
+    }
+
+    #[test]
     fn relaxed_regexes_match_as_their_regexes_do() {
         // Every pattern whose regex has a long counted run, searched relaxed
         // (`super::Relaxed`) against its regex: windows around its keywords in the linter's
@@ -2346,7 +2429,7 @@ mod tests {
         let mut next = draws(0x9e37_79b9_7f4a_7c15_u64);
         let (mut relaxed, mut compared, mut found, mut strict) = (0, 0, 0, 0);
         for p in crate::lint::rules::all_patterns() {
-            let Some(r) = super::Relaxed::new(p) else {
+            let Ok(r) = super::Relaxed::new(p) else {
                 continue;
             };
             relaxed += 1;
