@@ -3292,3 +3292,44 @@ fn files_an_instruction_file_references_are_judged() {
     stage(&repo, "Prompt added.");
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
 }
+
+/// Review atk38 #5: an acknowledgement a range adds with the hook it acknowledges is shown
+/// as new in the `suppressions` layer at `ci` and `prepush`, as other allowlist entries a
+/// range adds are; the same entry held by the base is not. It still counts (the range
+/// passes): the reviewer sees it.
+#[test]
+fn an_acknowledgement_the_range_adds_is_shown_as_new() {
+    let repo = handoff_repo();
+    repo.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "bash .claude/hooks/start.sh"}]}]}}"#,
+    );
+    repo.write(
+        ".claude/hooks/start.sh",
+        "#!/bin/sh\nbash \"$HOOK_HOME/context.sh\"\n",
+    );
+    stage(&repo, "Hook added.");
+    let prints = unfollowed_fingerprints(&repo);
+    assert_eq!(prints.len(), 1, "{prints:?}");
+    acknowledge(&repo, &prints[0], STILL_VALID);
+    let new = "which this range adds or changes";
+    let ci = commit_and_verify(&repo, "Hook and its acknowledgement added.");
+    ci.assert_code(0);
+    assert!(
+        ci.stdout.contains("suppressions")
+            && ci.stdout.contains(new)
+            && ci.stdout.contains("CFG007")
+            && ci.stdout.contains("$HOOK_HOME/context.sh"),
+        "{ci}"
+    );
+    // A push whose remote holds the commit before.
+    repo.git(&["update-ref", "refs/remotes/origin/main", "HEAD~1"]);
+    let push = repo.aahp(&["verify", "--level", "prepush"]);
+    push.assert_code(0);
+    assert!(push.stdout.contains(new), "{push}");
+    // The next range, whose base holds the entry as it is: nothing new.
+    repo.write("notes.txt", "more\n");
+    let ci = commit_and_verify(&repo, "Notes.");
+    ci.assert_code(0);
+    assert!(!ci.stdout.contains(new), "{ci}");
+}

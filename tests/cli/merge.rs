@@ -1236,7 +1236,12 @@ fn a_hand_edit_dressed_as_a_copied_session_or_carried_by_a_merge_breaks_the_chai
     repo.git(&["switch", "-q", "main"]);
     session_on(&repo, "bob");
     let _ = git_with_driver(&repo, &["merge", "-q", "--no-commit", "--no-ff", "other"]);
-    edit(&repo, "NEXT_ACTIONS.md", "None.\n", "Edited in the merge.\n");
+    edit(
+        &repo,
+        "NEXT_ACTIONS.md",
+        "None.\n",
+        "Edited in the merge.\n",
+    );
     repo.aahp(&["manifest", "-q"]).assert_code(0);
     commit_all(&repo, "merge other");
     session_on(&repo, "carol");
