@@ -4823,14 +4823,15 @@ fn fetches(words: &[String], stdout: Option<&str>) -> Option<String> {
             _ => !args.iter().any(|w| w == "--spider"),
         },
         "http" | "https" | "xh" | "xhs" | "aria2c" | "fetch" | "nc" | "ncat" | "netcat"
-        | "socat" | "telnet" => !to_null,
+        | "socat" | "telnet" | "Invoke-WebRequest" | "Invoke-RestMethod" | "iwr" | "irm" => {
+            !to_null
+        }
         "lynx" | "links" | "elinks" | "w3m" => {
             !to_null
                 && args
                     .iter()
                     .any(|w| w.contains("://") || w.starts_with("-dump"))
         }
-        "Invoke-WebRequest" | "Invoke-RestMethod" | "iwr" | "irm" => !to_null,
         "gh" | "glab" | "tea" => {
             !to_null
                 && args
@@ -6499,7 +6500,7 @@ mod tests {
             ),
             ("tools/quiet.sh", "#!/bin/sh\ncurl -s -X POST -d @tools/ping.json https://hooks.example.org/notify > /dev/null 2>&1\n".to_string()),
         ];
-        for hit in [
+        let hits = [
             "curl -s https://notes.example.net/today",
             "wget -qO- https://notes.example.net/today",
             "wget https://notes.example.net/today.txt && cat today.txt",
@@ -6510,15 +6511,8 @@ mod tests {
             "curl -s https://notes.example.net/today | tee .cache/today.md",
             "sh tools/start.sh",
             "curl -o notes.md https://notes.example.net/today > /dev/null",
-        ] {
-            let (_, said, _) = followed(hit, &files);
-            assert!(
-                said.iter()
-                    .any(|s| s.contains("prints what a network address serves")),
-                "{hit}: {said:?}"
-            );
-        }
-        for miss in [
+        ];
+        let misses = [
             "sh tools/quiet.sh",
             "curl -o /dev/null -s -w '%{http_code}' https://status.example.org",
             "curl -sf https://status.example.org >/dev/null",
@@ -6527,11 +6521,18 @@ mod tests {
             "echo see https://docs.example.org for the guide",
             "python3 -c 'print(42)'",
             "curl --version",
-        ] {
-            let (_, said, _) = followed(miss, &files);
-            assert!(
-                !said.iter().any(|s| s.contains("network")),
-                "{miss}: {said:?}"
+        ];
+        let cases = hits
+            .iter()
+            .map(|c| (c, true))
+            .chain(misses.iter().map(|c| (c, false)));
+        for (command, fetches) in cases {
+            let (_, said, _) = followed(command, &files);
+            assert_eq!(
+                said.iter()
+                    .any(|s| s.contains("prints what a network address serves")),
+                fetches,
+                "{command}: {said:?}"
             );
         }
     }

@@ -1145,17 +1145,7 @@ fn sessions_joined_by_a_merge_or_a_rebase_keep_the_chain_and_a_plain_edit_still_
         );
 
         // A plain commit of a handoff file between two sessions is still named.
-        edit(&repo, "NEXT_ACTIONS.md", "None.\n", "Edited by hand.\n");
-        repo.aahp(&["manifest", "-q"]).assert_code(0);
-        commit_all(&repo, "hand edit");
-        session_on(&repo, "dave");
-        let chain = repo.aahp(&["verify", "--chain"]);
-        chain.assert_code(1);
-        assert!(
-            chain.stdout.contains("changed outside the protocol")
-                && chain.stdout.contains("NEXT_ACTIONS.md"),
-            "rebase {rebase}: {chain}"
-        );
+        edited_then_named(&repo, &format!("hand edit, rebase {rebase}"), "dave");
     }
 }
 
@@ -1214,19 +1204,9 @@ fn a_hand_edit_dressed_as_a_copied_session_or_carried_by_a_merge_breaks_the_chai
         .to_string();
     repo.git(&["switch", "-q", "main"]);
     session_on(&repo, "bob");
-    edit(&repo, "NEXT_ACTIONS.md", "None.\n", "Edited by hand.\n");
     let log = repo.read(&file("LOG.md"));
     repo.write(&file("LOG.md"), format!("{log}\n{line}\n"));
-    repo.aahp(&["manifest", "-q"]).assert_code(0);
-    commit_all(&repo, "hand edit");
-    session_on(&repo, "carol");
-    let chain = repo.aahp(&["verify", "--chain"]);
-    chain.assert_code(1);
-    assert!(
-        chain.stdout.contains("changed outside the protocol")
-            && chain.stdout.contains("NEXT_ACTIONS.md"),
-        "{chain}"
-    );
+    edited_then_named(&repo, "hand edit", "carol");
 
     // A merge that edits a file neither side changed.
     let repo = merge_repo();
@@ -1236,22 +1216,7 @@ fn a_hand_edit_dressed_as_a_copied_session_or_carried_by_a_merge_breaks_the_chai
     repo.git(&["switch", "-q", "main"]);
     session_on(&repo, "bob");
     let _ = git_with_driver(&repo, &["merge", "-q", "--no-commit", "--no-ff", "other"]);
-    edit(
-        &repo,
-        "NEXT_ACTIONS.md",
-        "None.\n",
-        "Edited in the merge.\n",
-    );
-    repo.aahp(&["manifest", "-q"]).assert_code(0);
-    commit_all(&repo, "merge other");
-    session_on(&repo, "carol");
-    let chain = repo.aahp(&["verify", "--chain"]);
-    chain.assert_code(1);
-    assert!(
-        chain.stdout.contains("changed outside the protocol")
-            && chain.stdout.contains("NEXT_ACTIONS.md"),
-        "{chain}"
-    );
+    edited_then_named(&repo, "merge other", "carol");
 
     // alice's session cherry-picked onto a main that left the handoff alone since: a copy.
     let repo = merge_repo();
@@ -1266,4 +1231,21 @@ fn a_hand_edit_dressed_as_a_copied_session_or_carried_by_a_merge_breaks_the_chai
     session_on(&repo, "carol");
     let chain = repo.aahp(&["verify", "--chain"]);
     assert!(!chain.stdout.contains("outside the protocol"), "{chain}");
+}
+
+/// Edits `NEXT_ACTIONS.md` by hand, commits everything as `message` past the hook, runs
+/// `who`'s session, and asserts that `verify --chain` names the file as changed outside
+/// the protocol.
+fn edited_then_named(repo: &TestRepo, message: &str, who: &str) {
+    edit(repo, "NEXT_ACTIONS.md", "None.\n", "Edited by hand.\n");
+    repo.aahp(&["manifest", "-q"]).assert_code(0);
+    commit_all(repo, message);
+    session_on(repo, who);
+    let chain = repo.aahp(&["verify", "--chain"]);
+    chain.assert_code(1);
+    assert!(
+        chain.stdout.contains("changed outside the protocol")
+            && chain.stdout.contains("NEXT_ACTIONS.md"),
+        "{message}: {chain}"
+    );
 }
