@@ -2135,24 +2135,50 @@ fn judge_target(
         })
         .collect();
     let mut acks: Vec<Option<String>> = vec![None; notes.len()];
+    // The acknowledgements the range's base does not hold as they are (review atk38 #5).
+    let mut added_acks = Layer::new("suppressions");
     for (k, r) in reads.into_iter().enumerate() {
+        let moved_from = moved
+            .as_ref()
+            .filter(|(_, to)| *to == r.dir.rel)
+            .map(|(from, _)| from.as_str());
         if owner_of.contains(&Some(k)) {
             let cfg = match &r.cfg {
                 Some(cfg) => std::sync::Arc::clone(cfg),
                 None => std::sync::Arc::new(LintConfig::from_snapshot(&r.dir, &r.snap, today)?),
             };
+            let mut base_entries = None;
             for (i, (path, note)) in notes.iter().enumerate() {
                 if owner_of[i] == Some(k)
                     && let ConfigNote::Unfollowed { what, .. } = note
                 {
                     acks[i] = lint::unfollowed_acknowledgement(&cfg, path, what);
+                    if let (Some(by), Some(base), true) = (&acks[i], target.base_commit, ranged) {
+                        let entries = match &base_entries {
+                            Some(e) => e,
+                            None => base_entries.insert(base_allowlist(
+                                repo,
+                                base,
+                                &r.dir,
+                                moved_from.unwrap_or(&r.dir.rel),
+                                today,
+                            )?),
+                        };
+                        if !acknowledged_in(entries, &r.dir, path, what, by) {
+                            added_acks.warn(
+                                Some(path.clone()),
+                                format!(
+                                    "CFG007 {}: acknowledged by {by}, which this range adds or \
+                                     changes: {}",
+                                    lint::registry::CFG007.name,
+                                    what.message()
+                                ),
+                            );
+                        }
+                    }
                 }
             }
         }
-        let moved_from = moved
-            .as_ref()
-            .filter(|(_, to)| *to == r.dir.rel)
-            .map(|(from, _)| from.as_str());
         let owned: Vec<&Change> = target
             .changes
             .iter()
@@ -2270,12 +2296,51 @@ fn judge_target(
             }
         }
     }
-    for layer in [layer, unfollowed] {
+    for layer in [layer, unfollowed, added_acks] {
         if !layer.findings.is_empty() {
             report.layers.push(layer.summarize(""));
         }
     }
     Ok(())
+}
+
+/// The entries of the allowlist of the handoff directory `dir` as the commit `base` holds it
+/// (at `base_rel`, where a range moved the directory); none when it has none or it does
+/// not parse.
+fn base_allowlist(
+    repo: &Repo,
+    base: ObjectId,
+    dir: &HandoffDir,
+    base_rel: &str,
+    today: jiff::civil::Date,
+) -> Result<Vec<lint::allow::AllowEntry>> {
+    let path = dir.path_of(lint::allow::ALLOWLIST);
+    Ok(base_file(
+        repo,
+        base,
+        &location::join(base_rel, lint::allow::ALLOWLIST),
+    )?
+    .and_then(|b| lint::allow::parse_allowlist(&path, b.as_bytes(), today).ok())
+    .unwrap_or_default())
+}
+
+/// Whether `entries` (a base's allowlist) hold the acknowledgement `by` of what the gate
+/// cannot follow in the configuration at `path` as it is: same rule and fingerprint, reason,
+/// owner and expiry.
+fn acknowledged_in(
+    entries: &[lint::allow::AllowEntry],
+    dir: &HandoffDir,
+    path: &str,
+    what: &lint::agent_runs::Unfollowed,
+    by: &str,
+) -> bool {
+    let fingerprint = lint::unfollowed_fingerprint(path, what);
+    let file = dir.path_of(lint::allow::ALLOWLIST);
+    entries.iter().any(|e| {
+        e.fingerprint == fingerprint
+            && e.applies(lint::registry::CFG007.id, path)
+            && e.described(&file) == by
+    })
 }
 
 /// The layer that says what the gate cannot follow of what an agent configuration runs

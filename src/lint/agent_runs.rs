@@ -1620,6 +1620,8 @@ const FROM_THE_PROJECT: &str =
     "name the script from the project's directory, or `cd` to a directory the script names";
 const SAY_IT: &str = "print a file of the repository the gate judges instead, or name it \
      as a plain path";
+const FETCHED: &str = "commit what it fetches and print that file instead, so that the gate \
+     judges it";
 const BUILD_IT: &str = "run a script of the repository the gate reads instead";
 const COMMIT_RECIPE: &str =
     "commit the file that holds what it runs, or name the script in the command";
@@ -2460,6 +2462,14 @@ impl Walk<'_> {
             }
             for words in for_each_value(&cmd.words, &words, &vars, &for_values) {
                 self.named_files(&words, scope, &places, &loop_vars);
+            }
+            if let Some(what) = fetches(&words, cmd.stdout.as_deref()) {
+                self.cannot(
+                    &scope.who,
+                    &words.join(" "),
+                    &format!("{what}, which the gate does not judge"),
+                    FETCHED,
+                );
             }
             self.inline_code(&words, scope, &places, depth);
             self.yarn_path(&words, scope, &places, depth);
@@ -4737,6 +4747,135 @@ fn unresolved_operands<'a>(program: &str, args: &'a [String]) -> Vec<&'a str> {
         .collect()
 }
 
+/// What a command brings in from the network that its output or a file it writes holds
+/// (review atk38 #2): a hook that prints what an address serves hands the agent text the
+/// gate never judged and that whoever serves the address changes at will, as `git log`
+/// hands it commit messages. By kind: the programs whose work is to fetch (`curl`, `wget`,
+/// HTTP clients, text browsers dumping a page, raw sockets, the GitHub and GitLab clients
+/// printing issues and pull requests), and a `-c`/`-e` program of an interpreter that names
+/// an address. `None` when it fetches nothing, or only into `/dev/null` (a notification's
+/// reply thrown away).
+fn fetches(words: &[String], stdout: Option<&str>) -> Option<String> {
+    let at = program_at(words)?.at;
+    let name = program(words.get(at)?);
+    let name = name.strip_suffix(".exe").unwrap_or(name);
+    let args = &words[at + 1..];
+    if args.iter().any(|w| w == "--version" || w == "--help") {
+        return None;
+    }
+    // The addresses written in its words: a `file:` one reads a file, which is followed
+    // as a file (`curl file://$PWD/tools/ctx.txt`).
+    let schemes = args.iter().flat_map(|w| {
+        w.match_indices("://").map(move |(i, _)| {
+            w[..i]
+                .rsplit(|c: char| !c.is_ascii_alphanumeric() && !matches!(c, '+' | '.' | '-'))
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase()
+        })
+    });
+    let (mut remote, mut local) = (false, false);
+    for scheme in schemes {
+        if scheme == "file" {
+            local = true;
+        } else {
+            remote = true;
+        }
+    }
+    if local && !remote {
+        return None;
+    }
+    let discarded = |w: &str| w == "/dev/null" || w.eq_ignore_ascii_case("nul");
+    // Where the program writes what it fetched, when an option names a file.
+    let written = |short: &[&str], long: &[&str]| {
+        let mut out = None;
+        for (i, w) in args.iter().enumerate() {
+            let value = if short.contains(&w.as_str()) || long.contains(&w.as_str()) {
+                args.get(i + 1).map(String::as_str)
+            } else {
+                long.iter()
+                    .find_map(|l| w.strip_prefix(l).and_then(|r| r.strip_prefix('=')))
+                    .or_else(|| {
+                        short
+                            .iter()
+                            .find_map(|s| w.strip_prefix(s).filter(|r| !r.is_empty()))
+                    })
+            };
+            if value.is_some() {
+                out = value;
+            }
+        }
+        out
+    };
+    let to_null = stdout.is_some_and(discarded);
+    let fetcher = match name {
+        "curl" | "curlie" => match written(&["-o"], &["--output"]) {
+            Some(f) if discarded(f) => return None,
+            Some("-") | None => !to_null || args.iter().any(|w| w == "-O" || w == "--remote-name"),
+            // Saved as a file, which a later command may print.
+            Some(_) => true,
+        },
+        "wget" | "wget2" => match written(&["-O"], &["--output-document"]) {
+            Some(f) if discarded(f) => return None,
+            Some("-") => !to_null,
+            // It saves the page as a file of the working directory, which a later command
+            // may print.
+            _ => !args.iter().any(|w| w == "--spider"),
+        },
+        "http" | "https" | "xh" | "xhs" | "aria2c" | "fetch" | "nc" | "ncat" | "netcat"
+        | "socat" | "telnet" | "Invoke-WebRequest" | "Invoke-RestMethod" | "iwr" | "irm" => {
+            !to_null
+        }
+        "lynx" | "links" | "elinks" | "w3m" => {
+            !to_null
+                && args
+                    .iter()
+                    .any(|w| w.contains("://") || w.starts_with("-dump"))
+        }
+        "gh" | "glab" | "tea" => {
+            !to_null
+                && args
+                    .iter()
+                    .find(|w| !w.starts_with('-'))
+                    .is_some_and(|sub| {
+                        matches!(
+                            sub.as_str(),
+                            "api"
+                                | "issue"
+                                | "pr"
+                                | "mr"
+                                | "release"
+                                | "gist"
+                                | "snippet"
+                                | "run"
+                                | "search"
+                                | "discussion"
+                                | "repo"
+                                | "workflow"
+                                | "ci"
+                        )
+                    })
+        }
+        _ => {
+            // Inline code of an interpreter that names an address (`python3 -c
+            // 'urllib.request.urlopen("https://…")'`).
+            let interpreter = matches!(
+                name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'),
+                "python" | "node" | "deno" | "bun" | "ruby" | "perl" | "php"
+            );
+            return (interpreter
+                && !to_null
+                && args
+                    .iter()
+                    .position(|w| matches!(w.as_str(), "-c" | "-e" | "-E" | "-r" | "--eval"))
+                    .and_then(|i| args.get(i + 1))
+                    .is_some_and(|_| remote))
+            .then(|| "it prints what a network address serves".to_string());
+        }
+    };
+    fetcher.then(|| "it prints what a network address serves".to_string())
+}
+
 /// For a command that reads the files below the directories it names (`grep -r`, `rg`,
 /// `ag`, `git grep`, `tar c`), with its program at `at`: those operands (none: the
 /// directory it runs in); `None` for any other command (review atk34 #5).
@@ -6345,6 +6484,57 @@ mod tests {
                 && said[0].contains("variable"),
             "{said:?}"
         );
+    }
+
+    /// Review atk38 #2: a hook that prints what a network address serves (a fetch to the
+    /// standard output or into a file, an issue or pull request the GitHub client prints, an
+    /// interpreter's one-line program naming an address) hands the agent text the gate never
+    /// judged: said, as `git log` is. A fetch whose reply is thrown away (a notification) and
+    /// commands that fetch nothing are not.
+    #[test]
+    fn what_a_hook_fetches_from_the_network_is_said() {
+        let files = [
+            (
+                "tools/start.sh",
+                "#!/bin/sh\ncurl -fsSL -o .cache/brief.md https://notes.example.net/brief\ncat .cache/brief.md\n".to_string(),
+            ),
+            ("tools/quiet.sh", "#!/bin/sh\ncurl -s -X POST -d @tools/ping.json https://hooks.example.org/notify > /dev/null 2>&1\n".to_string()),
+        ];
+        let hits = [
+            "curl -s https://notes.example.net/today",
+            "wget -qO- https://notes.example.net/today",
+            "wget https://notes.example.net/today.txt && cat today.txt",
+            "gh issue view 12 --comments",
+            "gh api repos/o/r/issues/12",
+            "http GET https://api.example.org/brief",
+            "python3 -c 'import urllib.request as u; print(u.urlopen(\"https://x.example.com\").read().decode())'",
+            "curl -s https://notes.example.net/today | tee .cache/today.md",
+            "sh tools/start.sh",
+            "curl -o notes.md https://notes.example.net/today > /dev/null",
+        ];
+        let misses = [
+            "sh tools/quiet.sh",
+            "curl -o /dev/null -s -w '%{http_code}' https://status.example.org",
+            "curl -sf https://status.example.org >/dev/null",
+            "wget --spider https://status.example.org",
+            "gh auth status",
+            "echo see https://docs.example.org for the guide",
+            "python3 -c 'print(42)'",
+            "curl --version",
+        ];
+        let cases = hits
+            .iter()
+            .map(|c| (c, true))
+            .chain(misses.iter().map(|c| (c, false)));
+        for (command, fetches) in cases {
+            let (_, said, _) = followed(command, &files);
+            assert_eq!(
+                said.iter()
+                    .any(|s| s.contains("prints what a network address serves")),
+                fetches,
+                "{command}: {said:?}"
+            );
+        }
     }
 
     /// Hostile trees are walked within the bound, each file read once: a script of a

@@ -688,6 +688,10 @@ struct Frame {
     from_file: bool,
     /// The file the command's standard input comes from.
     stdin: Option<String>,
+    /// The redirection being read is of the standard output (`> file`, `1>> file`, `&> file`).
+    to_file: bool,
+    /// The file the command's standard output goes to.
+    stdout: Option<String>,
     /// The command reads the output of the one before it (`a | b`).
     piped: bool,
     /// The subshells and substitutions around it.
@@ -703,6 +707,9 @@ pub(crate) struct ShellCommand {
     pub(crate) piped: bool,
     /// The file its standard input is redirected from (`sh < x.sh`).
     pub(crate) stdin: Option<String>,
+    /// The file its standard output is redirected to (`curl … > /dev/null`); not a
+    /// descriptor it is joined to (`>&2`).
+    pub(crate) stdout: Option<String>,
     /// The subshells and substitutions it runs in (`(cd d && e)`: 1), whose `cd` ends
     /// with them.
     pub(crate) nested: usize,
@@ -730,6 +737,10 @@ impl Words {
                 self.now.words.push(word);
             } else if std::mem::take(&mut self.now.from_file) {
                 self.now.stdin = Some(word);
+            } else if std::mem::take(&mut self.now.to_file)
+                && !word.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+            {
+                self.now.stdout = Some(word);
             }
         }
         self.now.word.clear();
@@ -740,7 +751,9 @@ impl Words {
         self.end_word();
         self.now.redirect = false;
         self.now.from_file = false;
+        self.now.to_file = false;
         let stdin = self.now.stdin.take();
+        let stdout = self.now.stdout.take();
         if !self.now.words.is_empty() {
             // A pipe into a subshell (`a | (b)`) is the input of the first command in it.
             let piped = std::mem::take(&mut self.now.piped);
@@ -749,6 +762,7 @@ impl Words {
                 words: std::mem::take(&mut self.now.words),
                 piped,
                 stdin,
+                stdout,
                 nested,
             });
         }
@@ -756,14 +770,18 @@ impl Words {
 
     /// A redirection: the word before it, when it is a descriptor's number, and the word
     /// after it, its target, are no words of the command; the target of `<` is its input.
-    fn redirect(&mut self, from_file: bool) {
+    fn redirect(&mut self, from_file: bool, to_file: bool) {
+        // The descriptor redirected (`2>`): the standard output's when none is written.
+        let mut fd_out = true;
         if self.now.in_word && self.now.word.iter().all(u8::is_ascii_digit) {
+            fd_out = self.now.word == b"1";
             self.now.word.clear();
             self.now.in_word = false;
         }
         self.end_word();
         self.now.redirect = true;
         self.now.from_file = from_file;
+        self.now.to_file = to_file && fd_out;
     }
 
     /// A substituted command opens (`$(` or a backquote, `opened`): the word around it keeps
@@ -908,7 +926,7 @@ pub(crate) fn shell_command_list(text: &str) -> Vec<ShellCommand> {
                 };
             }
             b'<' if b[i..].starts_with(b"<<<") => {
-                words.redirect(false);
+                words.redirect(false, false);
                 i += 3;
                 continue;
             }
@@ -932,7 +950,9 @@ pub(crate) fn shell_command_list(text: &str) -> Vec<ShellCommand> {
             b'<' | b'>' | b'&' if c != b'&' || b.get(i + 1) == Some(&b'>') => {
                 // `<` alone (or `0<`) reads a file: `<&`, `<>` do not.
                 let from_file = c == b'<' && !b.get(i + 1).is_some_and(|x| b"<>&|".contains(x));
-                words.redirect(from_file);
+                // `>`, `>>`, `>|`, `&>`, `&>>`: the standard output goes to a file.
+                let to_file = c == b'>' || c == b'&' && b.get(i + 1) == Some(&b'>');
+                words.redirect(from_file, to_file);
                 i += 1;
                 while b.get(i).is_some_and(|x| b"<>&|".contains(x)) {
                     i += 1;

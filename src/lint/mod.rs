@@ -2258,7 +2258,7 @@ fn place(
         column,
         end_line,
         end_column,
-        message: f.message.clone(),
+        message: message_without_secrets(raw, f, secrets),
         fingerprint,
         context,
         kind: f.kind,
@@ -2266,6 +2266,106 @@ fn place(
         caret,
         suppressed_by: None,
     }
+}
+
+/// A finding's message as shown: one that is no secret itself but lies on a secret (a
+/// look-alike letter, a zero-width character or a word of a recovery phrase inside it) quotes
+/// none of it. Its quotes (`"…"`, `` `…` ``) that hold a piece of the secret it overlaps, read
+/// as the linter reads it (width and look-alikes folded, any letter case), are replaced by
+/// their redacted form: HID006 said a fullwidth AWS key id "reads as" its lower-case
+/// letters, which no detector recognises, and named each word of a recovery phrase written
+/// with look-alike letters, so lint, SARIF and annotations printed both in clear.
+fn message_without_secrets(raw: &str, f: &Finding, secrets: &[(usize, usize, String)]) -> String {
+    /// How far around the finding the secret's text is read: a quote is at most a line's
+    /// excerpt.
+    const AROUND: usize = 512;
+    /// Characters a quote and the secret must share to count as a piece of it.
+    const PIECE: usize = 4;
+    if f.secret {
+        return f.message.clone();
+    }
+    let first = secrets.partition_point(|(_, e, _)| *e <= f.start);
+    let over: Vec<(usize, usize)> = secrets[first..]
+        .iter()
+        .take_while(|(s, _, _)| *s < f.end || *s == f.start)
+        .map(|&(s, e, _)| {
+            (
+                text::floor_char(raw, s.max(f.start.saturating_sub(AROUND))),
+                text::ceil_char(raw, e.min(f.end.saturating_add(AROUND)).min(raw.len())),
+            )
+        })
+        .collect();
+    if over.is_empty() {
+        return f.message.clone();
+    }
+    let fold = |t: &str| -> Vec<char> {
+        let mut out = String::with_capacity(t.len());
+        for c in t.chars() {
+            unicode::fold_for_display(c, &mut out);
+        }
+        out.to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .collect()
+    };
+    let mut pieces: std::collections::HashSet<Vec<char>> = std::collections::HashSet::new();
+    let mut short: Vec<Vec<char>> = Vec::new();
+    for (s, e) in over {
+        let folded = fold(&raw[s..e]);
+        pieces.extend(folded.windows(PIECE).map(<[char]>::to_vec));
+        if folded.len() < PIECE {
+            short.push(folded);
+        }
+    }
+    let holds_piece = |q: &str| {
+        let folded = fold(q);
+        if folded.len() < 3 {
+            return false;
+        }
+        if folded.len() < PIECE {
+            return pieces
+                .iter()
+                .any(|p| p.windows(folded.len()).any(|w| w == folded))
+                || short
+                    .iter()
+                    .any(|s| s.windows(folded.len()).any(|w| w == folded));
+        }
+        folded.windows(PIECE).any(|w| pieces.contains(w))
+    };
+    let m = &f.message;
+    let mut out = String::with_capacity(m.len());
+    let mut rest = m.as_str();
+    while let Some(open) = rest.find(['"', '`']) {
+        let delim = rest[open..].chars().next().unwrap_or('"');
+        let body = &rest[open + 1..];
+        // A quote ends at the next unescaped delimiter.
+        let mut close = None;
+        let mut escaped = false;
+        for (i, c) in body.char_indices() {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' && delim == '"' {
+                escaped = true;
+            } else if c == delim {
+                close = Some(i);
+                break;
+            }
+        }
+        let Some(close) = close else {
+            break;
+        };
+        let quote = &body[..close];
+        out.push_str(&rest[..=open]);
+        if holds_piece(quote) {
+            out.push_str(&redacted(quote));
+        } else {
+            out.push_str(quote);
+        }
+        out.push(delim);
+        rest = &body[close + delim.len_utf8()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Characters of a long line rendered before a finding (the 60 shown before it, and a

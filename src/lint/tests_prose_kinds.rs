@@ -3323,6 +3323,64 @@ fn keyless_credentials_block_through_the_disguises_keyed_ones_block_through() {
     errors_on_hits_only("", &hits, &misses);
 }
 
+/// Review atk38 #3: a recovery phrase copied out in capitals or capitalised, joined by one
+/// mark (`-`, `_`, `.`, `/`, `+`, `%20` as a URL writes a blank), numbered against its words
+/// (`1.bike`), in emphasis a word, or after its label with one word a line: each was read as
+/// no phrase, so the gate passed it and every output printed it in clear. The same words with
+/// a failing checksum, and prose, domains and paths joined the same ways stay quiet.
+#[test]
+fn recovery_phrases_in_any_case_and_joined_by_one_mark_block() {
+    let phrase = "bike nothing zero diary dizzy sunset peanut invest infant edge organ resource";
+    let long = "biology garbage cattle survey pool west cushion phrase arch actor runway nut soap hurdle present diagram birth festival electric attend city eager two castle";
+    let bad = "stuff sweet cross capable romance unfold say bind finish race pony master";
+    let words: Vec<&str> = phrase.split(' ').collect();
+    let title = |p: &str| -> Vec<String> {
+        p.split(' ')
+            .map(|w| format!("{}{}", w[..1].to_uppercase(), &w[1..]))
+            .collect()
+    };
+    let shapes = |p: &str| -> Vec<String> {
+        let w: Vec<&str> = p.split(' ').collect();
+        vec![
+            format!("restore with {}", w.join("-")),
+            format!("https://wallet.example/restore?m={}", w.join("%20")),
+            format!("m={}&net=main", w.join("+")),
+            format!("backup {} done", w.join("_")),
+            format!("Words: {}.", w.join(".")),
+            format!("path {}", w.join("/")),
+            format!("Keep these: {}", title(p).join(" ")),
+            format!("KEEP: {}", p.to_uppercase()),
+            w.iter()
+                .enumerate()
+                .map(|(i, x)| format!("{}.{x}", i + 1))
+                .collect::<Vec<_>>()
+                .join(" "),
+            w.iter()
+                .map(|x| format!("**{x}**"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            format!("Keep this for later: {}", w.join("\n")),
+        ]
+    };
+    let mut hits = shapes(phrase);
+    hits.push(format!("Paper backup: {}", long.replace(' ', "-")));
+    hits.push(format!("Backup, capitals: {}", title(long).join(" ")));
+    assert!(hits.len() > words.len() - 1);
+    let mut misses = shapes(bad);
+    misses.extend([
+        "Deploy the api.example.com and www.example.org hosts to staging.example.net first."
+            .to_string(),
+        "The state-of-the-art long-term follow-up plan: a one-time, low-cost, high-level review."
+            .to_string(),
+        "Files: src/lint/rules/seed/phrase/scan/words/line/judge/run/stretch/index.rs".to_string(),
+        "Ten Simple Rules For Writing Good Release Notes About Your Open Source Project Today"
+            .to_string(),
+    ]);
+    let hits: Vec<&str> = hits.iter().map(String::as_str).collect();
+    let misses: Vec<&str> = misses.iter().map(String::as_str).collect();
+    errors_on_hits_only("SEC001", &hits, &misses);
+}
+
 /// A grant of a protected act to the reader in the shapes PI008 did not read (review atk37
 /// #5): `you can`, the reader named in the third person (`the next agent may`, `any agent
 /// reading this can`), a dispensation (`you don't need approval to`), `Permission

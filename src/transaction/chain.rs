@@ -154,43 +154,45 @@ pub fn changed_files(
     a: ObjectId,
     b: ObjectId,
 ) -> Result<Vec<String>> {
-    let read = |c: ObjectId| -> Result<BTreeMap<String, ObjectId>> {
-        Ok(repo
-            .tree_dir(c, &dir.rel)?
-            .into_iter()
-            .filter(|e| !is_transient(&e.name))
-            .map(|e| (e.name, e.id))
-            .collect())
-    };
-    let (x, y) = (read(a)?, read(b)?);
+    let (x, y) = (handoff_blobs(repo, dir, a)?, handoff_blobs(repo, dir, b)?);
     let mut names: Vec<String> = x
         .iter()
         .filter(|(n, id)| y.get(*n) != Some(id))
         .map(|(n, _)| n.clone())
         .chain(y.keys().filter(|n| !x.contains_key(*n)).cloned())
-        .map(|n| dir.path_of(&n))
         .collect();
     names.sort();
     names.dedup();
     Ok(names)
 }
 
+/// The handoff files of `dir` in commit `c` (repository-relative) with their blob ids; the
+/// lock and temporary files aside.
+fn handoff_blobs(repo: &Repo, dir: &HandoffDir, c: ObjectId) -> Result<BTreeMap<String, ObjectId>> {
+    Ok(repo
+        .tree_dir(c, &dir.rel)?
+        .into_iter()
+        .filter(|e| !is_transient(&e.name))
+        .map(|e| (dir.path_of(&e.name), e.id))
+        .collect())
+}
+
 /// What the session tags record, read once when a link needs it: the commits they point to
-/// and the session ids they name.
+/// and, by the session ids they name, the commits of those sessions.
 struct Sessions {
     commits: HashSet<ObjectId>,
-    ids: HashSet<String>,
+    ids: std::collections::HashMap<String, Vec<ObjectId>>,
 }
 
 fn sessions_of(repo: &Repo) -> Result<Sessions> {
     let mut out = Sessions {
         commits: HashSet::new(),
-        ids: HashSet::new(),
+        ids: std::collections::HashMap::new(),
     };
     for (n, id) in session_tags(repo)? {
         out.commits.insert(id);
         if let Some(s) = read_link(repo, n, id)?.session {
-            out.ids.insert(s);
+            out.ids.entry(s).or_default().push(id);
         }
     }
     Ok(out)
@@ -209,11 +211,16 @@ fn provenance_ids(log: &[u8]) -> HashSet<String> {
 }
 
 /// The handoff files that the commits of `from..to` changed outside a session, sorted. A
-/// merge is the merge driver's (a branch's sessions joined, README "Branches and merges");
-/// a commit a session tag points to is that session's; so is a commit whose LOG.md gains
-/// the provenance line of a session a tag names (the session's commit rebased or
-/// cherry-picked: its tag stays on the commit it was copied from). Anything else that
-/// touched the handoff (a plain `git commit` of its files) is outside the protocol.
+/// merge is the merge driver's (a branch's sessions joined, README "Branches and merges")
+/// for each file it takes from one side or that both sides changed; a file it makes
+/// different from every side that at most one side changed is an edit the merge carried
+/// (review atk38 #4). A commit a session tag points to is that session's; so is a commit
+/// whose LOG.md gains the provenance line of a session a tag names (the session's commit
+/// rebased or cherry-picked: its tag stays on the commit it was copied from), for the files
+/// that session changed, each as the session left it unless the commit's parent had changed
+/// it too; a file the copied session did not change, or one it changes otherwise, is an
+/// edit dressed as the copy (a provenance line is one line anyone can paste). Anything else
+/// that touched the handoff (a plain `git commit` of its files) is outside the protocol.
 fn changed_outside_sessions(
     repo: &Repo,
     dir: &HandoffDir,
@@ -226,6 +233,7 @@ fn changed_outside_sessions(
     for c in repo.range_commits(Some(from), to)? {
         let parents = repo.commit_parents(c)?;
         if parents.len() > 1 {
+            out.extend(carried_by_merge(repo, dir, c, &parents)?);
             continue;
         }
         let files = match parents.first() {
@@ -246,17 +254,76 @@ fn changed_outside_sessions(
         }
         let before = provenance_ids(&repo.blob_at(parents[0], &log)?.unwrap_or_default());
         let after = provenance_ids(&repo.blob_at(c, &log)?.unwrap_or_default());
-        if after
-            .iter()
-            .any(|id| !before.contains(id) && known.ids.contains(id))
-        {
+        // The sessions this commit may be a copy of: tagged, named by a provenance line it
+        // adds, and not in its own history (a session already applied is not copied again).
+        let mut originals = Vec::new();
+        for id in after.iter().filter(|id| !before.contains(*id)) {
+            for &t in known.ids.get(id).into_iter().flatten() {
+                if !repo.is_ancestor(t, c)? {
+                    let start = repo.commit_parents(t)?.first().copied();
+                    let start = match start {
+                        Some(b) => handoff_blobs(repo, dir, b)?,
+                        None => BTreeMap::new(),
+                    };
+                    originals.push((handoff_blobs(repo, dir, t)?, start));
+                }
+            }
+        }
+        if originals.is_empty() {
+            out.extend(files);
             continue;
         }
-        out.extend(files);
+        let (was, now) = (
+            handoff_blobs(repo, dir, parents[0])?,
+            handoff_blobs(repo, dir, c)?,
+        );
+        for f in files {
+            let copied = originals.iter().any(|(left, start)| {
+                let (left, start) = (left.get(&f), start.get(&f));
+                // The session changed it, and the copy leaves it as the session did unless
+                // the copy's parent had changed it too (a rebase's merge of both).
+                left != start && (now.get(&f) == left || was.get(&f) != start)
+            });
+            if !copied {
+                out.push(f);
+            }
+        }
     }
     out.sort();
     out.dedup();
     Ok(out)
+}
+
+/// The handoff files merge `c` (of `parents`) makes different from every parent although at
+/// most one parent changed them since the merge base of the first two: a merge takes such a
+/// file from the side that changed it, so any other content is an edit it carried.
+fn carried_by_merge(
+    repo: &Repo,
+    dir: &HandoffDir,
+    c: ObjectId,
+    parents: &[ObjectId],
+) -> Result<Vec<String>> {
+    let files = changed_files(repo, dir, parents[0], c)?;
+    if files.is_empty() {
+        return Ok(files);
+    }
+    let now = handoff_blobs(repo, dir, c)?;
+    let sides = parents
+        .iter()
+        .map(|&p| handoff_blobs(repo, dir, p))
+        .collect::<Result<Vec<_>>>()?;
+    let base = match repo.merge_base(parents[0], parents[1])? {
+        Some(b) => handoff_blobs(repo, dir, b)?,
+        None => BTreeMap::new(),
+    };
+    Ok(files
+        .into_iter()
+        .filter(|f| {
+            let here = now.get(f);
+            !sides.iter().any(|s| s.get(f) == here)
+                && sides.iter().filter(|s| s.get(f) != base.get(f)).count() < 2
+        })
+        .collect())
 }
 
 /// The commit of an interrupted `git aahp commit` of `dir` (its journal names it, or it is

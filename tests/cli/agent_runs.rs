@@ -1261,15 +1261,9 @@ fn acknowledge(repo: &TestRepo, fingerprint: &str, expires: &str) {
 const STILL_VALID: &str = "2027-01-15";
 const EXPIRED: &str = "2026-11-01";
 
-/// Session 30 #8, session 37: what no static reading can resolve (a script named by a
-/// variable) fails closed wherever what the configuration runs is judged: at the hook when
-/// the configuration or a script it runs is staged, in `lint --all` and `lint CONFIG`,
-/// naming the configuration, the command, how to make it judgeable and the fingerprint an
-/// allowlist entry acknowledges it by. Acknowledged, the hook passes saying the command and
-/// the entry; the acknowledgement lapses when the command changes or the entry expires; a
-/// change that touches neither says nothing of it.
-#[test]
-fn what_no_static_reading_can_resolve_blocks_until_acknowledged() {
+/// A repository with a `SessionStart` hook staged whose script runs a script named by a
+/// variable (`bash "$HOOK_HOME/context.sh"`), which no static reading can resolve.
+fn variable_script_hook() -> TestRepo {
     let repo = handoff_repo();
     repo.write(
         ".claude/settings.json",
@@ -1280,6 +1274,19 @@ fn what_no_static_reading_can_resolve_blocks_until_acknowledged() {
         "#!/bin/sh\nbash \"$HOOK_HOME/context.sh\"\n",
     );
     stage(&repo, "Hook added.");
+    repo
+}
+
+/// Session 30 #8, session 37: what no static reading can resolve (a script named by a
+/// variable) fails closed wherever what the configuration runs is judged: at the hook when
+/// the configuration or a script it runs is staged, in `lint --all` and `lint CONFIG`,
+/// naming the configuration, the command, how to make it judgeable and the fingerprint an
+/// allowlist entry acknowledges it by. Acknowledged, the hook passes saying the command and
+/// the entry; the acknowledgement lapses when the command changes or the entry expires; a
+/// change that touches neither says nothing of it.
+#[test]
+fn what_no_static_reading_can_resolve_blocks_until_acknowledged() {
+    let repo = variable_script_hook();
     let said = "runs `bash $HOOK_HOME/context.sh`, which the gate cannot follow (a script named by a variable)";
     let prints = unfollowed_fingerprints(&repo);
     assert_eq!(prints.len(), 1, "{prints:?}");
@@ -3291,4 +3298,36 @@ fn files_an_instruction_file_references_are_judged() {
     );
     stage(&repo, "Prompt added.");
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
+}
+
+/// Review atk38 #5: an acknowledgement a range adds with the hook it acknowledges is shown
+/// as new in the `suppressions` layer at `ci` and `prepush`, as other allowlist entries a
+/// range adds are; the same entry held by the base is not. It still counts (the range
+/// passes): the reviewer sees it.
+#[test]
+fn an_acknowledgement_the_range_adds_is_shown_as_new() {
+    let repo = variable_script_hook();
+    let prints = unfollowed_fingerprints(&repo);
+    assert_eq!(prints.len(), 1, "{prints:?}");
+    acknowledge(&repo, &prints[0], STILL_VALID);
+    let new = "which this range adds or changes";
+    let ci = commit_and_verify(&repo, "Hook and its acknowledgement added.");
+    ci.assert_code(0);
+    assert!(
+        ci.stdout.contains("suppressions")
+            && ci.stdout.contains(new)
+            && ci.stdout.contains("CFG007")
+            && ci.stdout.contains("$HOOK_HOME/context.sh"),
+        "{ci}"
+    );
+    // A push whose remote holds the commit before.
+    repo.git(&["update-ref", "refs/remotes/origin/main", "HEAD~1"]);
+    let push = repo.aahp(&["verify", "--level", "prepush"]);
+    push.assert_code(0);
+    assert!(push.stdout.contains(new), "{push}");
+    // The next range, whose base holds the entry as it is: nothing new.
+    repo.write("notes.txt", "more\n");
+    let ci = commit_and_verify(&repo, "Notes.");
+    ci.assert_code(0);
+    assert!(!ci.stdout.contains(new), "{ci}");
 }

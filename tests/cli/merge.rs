@@ -1145,17 +1145,7 @@ fn sessions_joined_by_a_merge_or_a_rebase_keep_the_chain_and_a_plain_edit_still_
         );
 
         // A plain commit of a handoff file between two sessions is still named.
-        edit(&repo, "NEXT_ACTIONS.md", "None.\n", "Edited by hand.\n");
-        repo.aahp(&["manifest", "-q"]).assert_code(0);
-        commit_all(&repo, "hand edit");
-        session_on(&repo, "dave");
-        let chain = repo.aahp(&["verify", "--chain"]);
-        chain.assert_code(1);
-        assert!(
-            chain.stdout.contains("changed outside the protocol")
-                && chain.stdout.contains("NEXT_ACTIONS.md"),
-            "rebase {rebase}: {chain}"
-        );
+        edited_then_named(&repo, &format!("hand edit, rebase {rebase}"), "dave");
     }
 }
 
@@ -1194,4 +1184,68 @@ fn work_items_and_completed_rows_both_branches_added_merge_without_a_conflict() 
     }
     assert!(!next.contains("<<<<<<<"), "{next}");
     repo.aahp(&["verify"]).assert_code(0);
+}
+
+/// Review atk38 #4: a plain commit of a handoff file whose LOG.md gains the provenance line
+/// of a tagged session it is no copy of (one line, pasted from another branch's session),
+/// and a merge that carries an edit of a file neither side changed, are outside the
+/// protocol: `verify --chain` names the file, and so does status. A clean copy of that
+/// session (cherry-picked) still keeps the chain.
+#[test]
+fn a_hand_edit_dressed_as_a_copied_session_or_carried_by_a_merge_breaks_the_chain() {
+    let repo = merge_repo();
+    repo.git(&["switch", "-q", "-c", "other"]);
+    session_on(&repo, "alice");
+    let log = repo.read(&file("LOG.md"));
+    let line = log
+        .lines()
+        .find(|l| l.starts_with("Provenance:") && l.contains("`alice`"))
+        .expect("alice's provenance line")
+        .to_string();
+    repo.git(&["switch", "-q", "main"]);
+    session_on(&repo, "bob");
+    let log = repo.read(&file("LOG.md"));
+    repo.write(&file("LOG.md"), format!("{log}\n{line}\n"));
+    edited_then_named(&repo, "hand edit", "carol");
+
+    // A merge that edits a file neither side changed.
+    let repo = merge_repo();
+    repo.git(&["switch", "-q", "-c", "other"]);
+    repo.write("side.txt", "side\n");
+    commit_all(&repo, "side");
+    repo.git(&["switch", "-q", "main"]);
+    session_on(&repo, "bob");
+    let _ = git_with_driver(&repo, &["merge", "-q", "--no-commit", "--no-ff", "other"]);
+    edited_then_named(&repo, "merge other", "carol");
+
+    // alice's session cherry-picked onto a main that left the handoff alone since: a copy.
+    let repo = merge_repo();
+    repo.git(&["switch", "-q", "-c", "other"]);
+    session_on(&repo, "alice");
+    let alice_commit = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+    repo.git(&["switch", "-q", "main"]);
+    repo.write("main.txt", "main\n");
+    commit_all(&repo, "code only");
+    let out = git_with_driver(&repo, &["cherry-pick", &alice_commit]);
+    out.assert_code(0);
+    session_on(&repo, "carol");
+    let chain = repo.aahp(&["verify", "--chain"]);
+    assert!(!chain.stdout.contains("outside the protocol"), "{chain}");
+}
+
+/// Edits `NEXT_ACTIONS.md` by hand, commits everything as `message` past the hook, runs
+/// `who`'s session, and asserts that `verify --chain` names the file as changed outside
+/// the protocol.
+fn edited_then_named(repo: &TestRepo, message: &str, who: &str) {
+    edit(repo, "NEXT_ACTIONS.md", "None.\n", "Edited by hand.\n");
+    repo.aahp(&["manifest", "-q"]).assert_code(0);
+    commit_all(repo, message);
+    session_on(repo, who);
+    let chain = repo.aahp(&["verify", "--chain"]);
+    chain.assert_code(1);
+    assert!(
+        chain.stdout.contains("changed outside the protocol")
+            && chain.stdout.contains("NEXT_ACTIONS.md"),
+        "{message}: {chain}"
+    );
 }

@@ -170,7 +170,8 @@ pub(crate) fn scan(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     super::push_unless_overlapping(out, found, |o| o.rule.id == SEC001.id);
 }
 
-/// What separates a mnemonic's words: blanks, commas, quotes, brackets, table bars.
+/// What separates a mnemonic's words: blanks, commas, quotes, brackets, table bars, the
+/// asterisks of emphasis.
 fn separator(c: u8) -> bool {
     SEPARATORS[usize::from(c)]
 }
@@ -178,7 +179,7 @@ fn separator(c: u8) -> bool {
 /// [`separator`] as a table: the scan reads every byte of the text through it.
 const SEPARATORS: [bool; 256] = {
     let mut t = [false; 256];
-    let set = b" \t\r,\"'`()[]{};|";
+    let set = b" \t\r,\"'`()[]{};|*";
     let mut k = 0;
     while k < set.len() {
         t[set[k] as usize] = true;
@@ -211,10 +212,13 @@ fn marker(item: &[u8]) -> bool {
         || (1..=2).contains(&n) && matches!(&digits[n..], b"" | b"." | b")" | b":")
 }
 
-/// Reads the line `text[start..end]` into `run`, the run of short lower-case words that may
-/// go on from earlier lines. A line of nothing but words and list markers continues the run
-/// (a phrase one word a line, or in columns); any other item ends it, and a word that ends a
-/// sentence or a label (`word.`, `word:`) closes it after itself.
+/// Reads the line `text[start..end]` into `run`, the run of short words that may go on from
+/// earlier lines ([`word_shape`]: any letter case, as a phrase is copied out). A line that
+/// starts with a word continues the run of the line before (a phrase one word a line, in
+/// columns, or after its label: `Keep these: skin`); any other item ends it, a word that
+/// ends a sentence or a label (`word.`, `word:`) closes it after itself, and the parts of an
+/// item joined by marks ([`parts`]: `skin-rose`, `m=skin%20rose`) are read one by one
+/// (review atk38 #3).
 fn words_of_line(
     text: &str,
     start: usize,
@@ -224,7 +228,6 @@ fn words_of_line(
 ) {
     let b = text.as_bytes();
     let mut i = start;
-    let mut pure = true;
     let mut first = true;
     while i < end {
         loop {
@@ -247,32 +250,95 @@ fn words_of_line(
         if matches!(item[0], b'0'..=b'9' | b'#' | b'-' | b'*') && marker(item) {
             continue;
         }
+        // A list's number written against its word (`1.skin`, `2)rose`).
+        let numbered = numbered_word(item);
+        let s = s + numbered;
+        let item = &item[numbered..];
         let closes = matches!(item.last(), Some(b'.' | b':' | b'!' | b'?'));
         let word = &item[..item.len() - usize::from(closes)];
-        let is_word = (3..=8).contains(&word.len()) && word.iter().all(u8::is_ascii_lowercase);
-        if first && (closes || !is_word) {
-            // The line is not a continuation of a list of words: what came before is whole.
-            judge_run(text, run, found);
-            run.clear();
+        // Words joined by marks (`skin-rose-…`, `m=skin%20rose…`, `Skin.Rose…`): each part
+        // of the item is a word of the phrase or ends the run.
+        for (k, (ps, pe)) in parts(word).enumerate() {
+            let is_word = word_shape(&word[ps..pe]);
+            if first && k == 0 && (closes || !is_word) {
+                // The line is not a continuation of a list of words: what came before is
+                // whole.
+                judge_run(text, run, found);
+                run.clear();
+            }
+            if is_word {
+                run.push((s + ps, s + pe));
+            } else {
+                judge_run(text, run, found);
+                run.clear();
+            }
         }
         first = false;
-        if !is_word {
-            pure = false;
-            judge_run(text, run, found);
-            run.clear();
-            continue;
-        }
-        run.push((s, s + word.len()));
         if closes {
-            pure = false;
             judge_run(text, run, found);
             run.clear();
         }
     }
-    if !pure {
-        judge_run(text, run, found);
-        run.clear();
+}
+
+/// The length of a list's number written against the word after it (`1.`, `12)`, `3:`,
+/// `#4.`) at the start of `item`, when letters follow; else 0.
+fn numbered_word(item: &[u8]) -> usize {
+    let hash = usize::from(item.first() == Some(&b'#'));
+    let digits = item[hash..]
+        .iter()
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    if !(1..=2).contains(&digits) {
+        return 0;
     }
+    let at = hash + digits;
+    match item.get(at) {
+        Some(b'.' | b')' | b':') if item.get(at + 1).is_some_and(u8::is_ascii_alphabetic) => at + 1,
+        _ => 0,
+    }
+}
+
+/// Whether `w` is a word a phrase may hold: three to eight ASCII letters, all lower-case,
+/// all capitals or capitalised (`skin`, `SKIN`, `Skin`), as people copy a phrase out.
+fn word_shape(w: &[u8]) -> bool {
+    (3..=8).contains(&w.len())
+        && w.iter().all(u8::is_ascii_alphabetic)
+        && (w[1..].iter().all(u8::is_ascii_lowercase) || w.iter().all(u8::is_ascii_uppercase))
+}
+
+/// The parts of `item` between the marks that join a phrase's words in a name, a path, a
+/// URL or a query (`-`, `_`, `.`, `/`, `+`, `:`, `=`, `~`, `&`, `?`, `#`, `@`, and `%20`
+/// as a URL encodes a blank), as offsets in it; the item itself when it holds none. Empty
+/// parts (`//`) are left out. Linear in the item.
+fn parts(item: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at <= item.len() {
+            let start = at;
+            let mut i = at;
+            let mark_len = loop {
+                match item.get(i) {
+                    None => break 0,
+                    Some(
+                        b'-' | b'_' | b'.' | b'/' | b'+' | b':' | b'=' | b'~' | b'&' | b'?' | b'#'
+                        | b'@',
+                    ) => break 1,
+                    Some(b'%') if item[i..].starts_with(b"%20") => break 3,
+                    Some(_) => i += 1,
+                }
+            };
+            at = if mark_len == 0 {
+                item.len() + 1
+            } else {
+                i + mark_len
+            };
+            if i > start {
+                return Some((start, i));
+            }
+        }
+        None
+    })
 }
 
 /// Judges a run of short words: its stretches of listed words of 12 to 27 words, by the
@@ -285,7 +351,10 @@ fn judge_run(text: &str, run: &[(usize, usize)], found: &mut Vec<Finding>) {
     super::super::steps::add(run.len() as u64);
     let mut stretch: Vec<(u16, usize, usize)> = Vec::new();
     for &(s, e) in run.iter().chain(std::iter::once(&(0, 0))) {
-        if let Some(x) = (e > s).then(|| index(&text[s..e])).flatten() {
+        if let Some(x) = (e > s)
+            .then(|| index(&text[s..e].to_ascii_lowercase()))
+            .flatten()
+        {
             stretch.push((x, s, e));
         } else {
             judge_stretch(&stretch, found);
