@@ -3979,7 +3979,9 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if comparison && !quoted && !random_literal(raw_val) {
         return;
     }
-    if followed.is_some() && !random_looking(v) {
+    // A fallback written with `||` (`process.env.TOKEN || "…"`) is the same default: only a
+    // literal drawn at random is a leak.
+    if (followed.is_some() || op == "||") && !random_looking(v) {
         return;
     }
     // A long quoted string of high entropy is a literal even when it holds brackets.
@@ -8028,7 +8030,7 @@ mod tests {
             "System.setProperty(\"javax.net.ssl.keyStore\", \"/etc/keystore.jks\");",
             "aws configure set region eu-west-1",
             "git config set user.name \"Jane Doe\"",
-            "a || b; token || \"q8Rf2LmX9vT4kW7pZ3nB\"",
+            "a || b; token || \"fallback-token\"",
         ] {
             let d = crate::lint::check_text("x/NOTES.md", text).unwrap();
             assert!(
