@@ -1383,7 +1383,7 @@ fn char_before(b: &[u8], i: usize) -> Option<char> {
 
 /// SEC120's assignment: a name, its closing quote, a declared string type, bold, an index's
 /// `]`, the operator and the value. Its groups are read off the match ([`assignment_groups`]).
-const ASSIGNMENT: &str = r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>\\?["']?)(?:[ \t]+(?:string|String|str))?(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:::=|::=|:=|=>|<-|!==?|={1,3}|\?\??=|\+=|\.=|\|\|=|&&=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|"""[^"\n]+"""|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[|>][-+]?[ \t]*\r?\n[ \t]+[^\s"'`,;)\]}<>]+|[^\s"'`,;)\]}<>]+)"#;
+const ASSIGNMENT: &str = r#"(?P<name>[A-Za-z_$@][A-Za-z0-9_.$-]{0,80})(?P<q>\\?["']?)(?:[ \t]+(?:string|String|str))?(?:\*\*|__)?[ \t]*(?:\]\s*)?(?P<op>:::=|::=|:=|=>|<-|!==?|={1,3}|\?\??=|\+=|\.=|\|\|=|\|\||&&=|:)(?:\*\*|__)?[ \t]*(?P<val>\\"[^"\\\n]+\\"|"""[^"\n]+"""|@?"[^"\n]+"|'[^'\n]+'|`[^`\n]+`|[|>][-+]?[ \t]*\r?\n[ \t]+[^\s"'`,;)\]}<>]+|[^\s"'`,;)\]}<>]+)"#;
 
 /// SQL's `IDENTIFIED BY '…'` and `PASSWORD '…'`; the value is read off the match
 /// ([`quoted_groups`]).
@@ -1509,9 +1509,9 @@ fn assigned_groups(m: &str) -> Option<Spans> {
 }
 
 /// The operators of [`ASSIGNMENT`], in the regex's order (`!==?` and `={1,3}` longest first).
-const OPERATORS: [&str; 17] = [
+const OPERATORS: [&str; 18] = [
     ":::=", "::=", ":=", "=>", "<-", "!==", "!=", "===", "==", "=", "??=", "?=", "+=", ".=", "||=",
-    "&&=", ":",
+    "||", "&&=", ":",
 ];
 
 /// The groups of a match `m` of [`ASSIGNMENT`] (name, quote, operator, value) as the regex
@@ -3979,7 +3979,9 @@ fn check_assignment(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if comparison && !quoted && !random_literal(raw_val) {
         return;
     }
-    if followed.is_some() && !random_looking(v) {
+    // A fallback written with `||` (`process.env.TOKEN || "…"`) is the same default: only a
+    // literal drawn at random is a leak.
+    if (followed.is_some() || op == "||") && !random_looking(v) {
         return;
     }
     // A long quoted string of high entropy is a literal even when it holds brackets.
@@ -7946,6 +7948,33 @@ mod tests {
         }
     }
 
+    /// JavaScript's and the shells' fallback (`process.env.API_KEY || "…"`): the literal after
+    /// `||` is what the name holds when the environment has nothing, written in the file.
+    #[test]
+    fn a_literal_fallback_after_a_credential_name_is_assigned() {
+        for text in [
+            "const key = process.env.API_KEY || \"Vb7qT2mZk9Xw4Lp8Rc3Nd6Hy\";",
+            "apiSecret || 'Vb7qT2mZk9Xw4Lp8Rc3Nd6Hy'",
+            "DEPLOY_TOKEN || Vb7qT2mZk9Xw4Lp8Rc3Nd6Hy",
+        ] {
+            assert_eq!(severities("SEC120", text), [Severity::Error], "{text}");
+        }
+        // A fallback to another name, an empty or a weak literal, a command, a test.
+        for text in [
+            "const key = process.env.API_KEY || fallbackKey;",
+            "const token = process.env.TOKEN || '';",
+            "password || \"changeme\"",
+            "[ -n \"$API_TOKEN\" ] || exit 1",
+            "if (!apiKey || apiKey.length < 20) throw new Error('missing');",
+            "token || process.env.GITHUB_TOKEN",
+        ] {
+            assert!(
+                !severities("SEC120", text).contains(&Severity::Error),
+                "{text}"
+            );
+        }
+    }
+
     #[test]
     fn a_value_that_names_a_credential_field_is_not_one() {
         for text in [
@@ -8001,7 +8030,7 @@ mod tests {
             "System.setProperty(\"javax.net.ssl.keyStore\", \"/etc/keystore.jks\");",
             "aws configure set region eu-west-1",
             "git config set user.name \"Jane Doe\"",
-            "a || b; token || \"q8Rf2LmX9vT4kW7pZ3nB\"",
+            "a || b; token || \"fallback-token\"",
         ] {
             let d = crate::lint::check_text("x/NOTES.md", text).unwrap();
             assert!(

@@ -351,9 +351,21 @@ fn gap_verdict(gap: &str) -> Option<bool> {
     let t =
         gap.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
     let t = t.trim_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | ']'));
+    // The signs that hand a name its value: assignment (`=`, `:`, `:=`, make's `?=`, `::=`
+    // and `:::=`), a mapping's `=>` and `->`, an element's `>` (`<datadog>…`, also spaced), a
+    // fallback's `||` (`process.env.DATADOG || '…'`), and a tuple's `,` (`("datadog", "…")`,
+    // `datadog , …`) unless the comma is prose punctuation, written straight after the word
+    // (`datadog, then 3f9a…`).
+    let tuple = t == ","
+        && gap
+            .find(',')
+            .and_then(|at| gap[..at].chars().next_back())
+            .is_some_and(|c| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | ')' | ']'));
     let assign = t.is_empty() && gap.trim().is_empty()
-        || matches!(t, "=" | ":" | "=>" | ":=" | "=:" | "->")
-        || t.ends_with('=') && t.len() <= 3;
+        || matches!(t, "=" | ":" | "=>" | ":=" | "=:" | "->" | ">" | "||")
+        || tuple
+        || t.ends_with('=') && t.len() <= 3
+        || t == ":::=";
     assign.then_some(true)
 }
 
@@ -633,7 +645,13 @@ fn judge(e: &'static Entry, scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Find
         if gap.is_empty() && matches!(boundary, Some('.' | '/')) {
             return;
         }
-        match gap_verdict(gap).or(separators.then_some(true)) {
+        // The sign may end on the boundary the value needs (`datadog ?=9f…`, `datadog ||9f…`):
+        // read with it, the gap is the whole of what stands between the word and the value.
+        let signed = caps.range(1).map(|(g, _)| &text[g..s]);
+        match gap_verdict(gap)
+            .or_else(|| signed.and_then(gap_verdict))
+            .or(separators.then_some(true))
+        {
             Some(true) => {}
             None if e.free => {}
             _ if handed_over(gap) && drawn(part) => {}

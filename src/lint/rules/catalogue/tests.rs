@@ -353,3 +353,39 @@ fn a_provider_word_inside_another_word_names_no_provider() {
         );
     }
 }
+
+/// A provider's name hands its value over by the signs code writes between them: make's
+/// `:::=`, a fallback's `||`, an element's `>` (spaced too), a tuple's `,`. A comma written
+/// straight after the word is prose punctuation, not a tuple.
+#[test]
+fn a_provider_name_hands_its_value_over_by_any_assignment_sign() {
+    let v = "q7wz3kd9xv2mf8hr4tn6bc1jyp";
+    for text in [
+        format!("mattermost :::= {v}"),
+        format!("mattermost || {v}"),
+        format!("process.env.MATTERMOST || '{v}'"),
+        format!("mattermost > {v}"),
+        format!("(\"mattermost\", \"{v}\")"),
+        format!("mattermost , {v}"),
+        format!("mattermost ?={v}"),
+        format!("mattermost ||{v}"),
+    ] {
+        let d = lint(&text);
+        assert!(
+            of_kind(&d, "mattermost-token")
+                .iter()
+                .any(|h| h.severity == Severity::Error),
+            "{text}: {}",
+            show(&d)
+        );
+    }
+    for text in [
+        format!("We post release notes to mattermost, {v} is the channel."),
+        "Settings > Mattermost > Integrations".to_string(),
+        "mattermost || fallbackchannelnamehere".to_string(),
+        "mattermost , xxxxxxxxxxxxxxxxxxxxxxxxxx".to_string(),
+        "(\"mattermost\", \"abcdefghijklmnopqrstuvwxyz\")".to_string(),
+    ] {
+        assert_no_catalogue_error(&text);
+    }
+}
