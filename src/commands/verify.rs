@@ -3772,21 +3772,10 @@ fn suppressions_layer(
             // expiry (a base file that does not parse holds none).
             let entries = match &base_allow {
                 Some(e) => e,
-                None => base_allow.insert(
-                    base_text(lint::allow::ALLOWLIST)?
-                        .and_then(|b| {
-                            lint::allow::parse_allowlist(&allow_path, b.as_bytes(), today).ok()
-                        })
-                        .unwrap_or_default(),
-                ),
+                None => base_allow.insert(base_allowlist(repo, base, dir, judged.base_rel, today)?),
             };
             let held = entries.iter().any(|e| {
-                e.rule == d.rule
-                    && e.fingerprint == d.fingerprint
-                    && format!(
-                        "{allow_path}: {} ({}, until {})",
-                        e.reason, e.owner, e.expires
-                    ) == by
+                e.rule == d.rule && e.fingerprint == d.fingerprint && e.described(&allow_path) == by
             });
             if held && d.fingerprint.starts_with("v2:") {
                 held_secrets.entry(d.path.as_str()).or_default().push(d);
