@@ -2463,7 +2463,8 @@ impl Walk<'_> {
             for words in for_each_value(&cmd.words, &words, &vars, &for_values) {
                 self.named_files(&words, scope, &places, &loop_vars);
             }
-            if let Some(what) = fetches(&words, cmd.stdout.as_deref()) {
+            let redirects = [around.stdin.as_deref(), cmd.other_redirect.as_deref()];
+            if let Some(what) = fetches(&words, &redirects, cmd.stdout.as_deref()) {
                 self.cannot(
                     &scope.who,
                     &words.join(" "),
@@ -4755,7 +4756,18 @@ fn unresolved_operands<'a>(program: &str, args: &'a [String]) -> Vec<&'a str> {
 /// printing issues and pull requests), and a `-c`/`-e` program of an interpreter that names
 /// an address. `None` when it fetches nothing, or only into `/dev/null` (a notification's
 /// reply thrown away).
-fn fetches(words: &[String], stdout: Option<&str>) -> Option<String> {
+fn fetches(words: &[String], redirects: &[Option<&str>], stdout: Option<&str>) -> Option<String> {
+    // Bash's network pseudo-files: a redirection from `/dev/tcp/HOST/PORT` (or to one, for
+    // a descriptor opened both ways) reads what the host sends, whatever the program.
+    if words
+        .iter()
+        .map(String::as_str)
+        .chain(redirects.iter().flatten().copied())
+        .chain(stdout)
+        .any(|w| w.contains("/dev/tcp/") || w.contains("/dev/udp/"))
+    {
+        return Some("it prints what a network address serves".to_string());
+    }
     let at = program_at(words)?.at;
     let name = program(words.get(at)?);
     let name = name.strip_suffix(".exe").unwrap_or(name);
@@ -4826,6 +4838,29 @@ fn fetches(words: &[String], stdout: Option<&str>) -> Option<String> {
         | "socat" | "telnet" | "Invoke-WebRequest" | "Invoke-RestMethod" | "iwr" | "irm" => {
             !to_null
         }
+        // Remote shells, file copies from a host, TLS and name-service clients and file
+        // transfer clients (review atk39 #3): each prints or copies what another machine
+        // holds. A copy between local paths (`rsync -a a/ b/`, `scp a b`) fetches nothing.
+        "ssh" | "mosh" | "autossh" | "dbclient" => {
+            !to_null && args.iter().any(|w| !w.starts_with('-'))
+        }
+        // A copy from a host: one of its sources (every operand but the last) names one.
+        "scp" | "rsync" => {
+            let operands: Vec<&String> = args.iter().filter(|w| !w.starts_with('-')).collect();
+            operands
+                .split_last()
+                .is_some_and(|(_, sources)| sources.iter().any(|w| names_a_host(w)))
+        }
+        "sftp" => args.iter().any(|w| names_a_host(w) || !w.starts_with('-')),
+        "ftp" | "tftp" | "lftp" | "ncftp" | "ncftpget" | "tnftp" | "smbclient" | "gnutls-cli"
+        | "dig" | "nslookup" | "host" | "drill" | "kdig" | "delv" | "whois" | "finger" => !to_null,
+        "openssl" => {
+            !to_null
+                && args
+                    .iter()
+                    .find(|w| !w.starts_with('-'))
+                    .is_some_and(|sub| sub == "s_client")
+        }
         "lynx" | "links" | "elinks" | "w3m" => {
             !to_null
                 && args
@@ -4874,6 +4909,20 @@ fn fetches(words: &[String], stdout: Option<&str>) -> Option<String> {
         }
     };
     fetcher.then(|| "it prints what a network address serves".to_string())
+}
+
+/// True for an operand of a copy program that names a file on another host: `host:path`,
+/// `user@host:path`, rsync's `host::module` and `scheme://` addresses. Not an option, a
+/// local path (one that holds a `/` before its first `:`) or a drive letter (`C:\\x`).
+fn names_a_host(w: &str) -> bool {
+    if w.starts_with('-') {
+        return false;
+    }
+    if w.contains("://") {
+        return true;
+    }
+    w.split_once(':')
+        .is_some_and(|(host, _)| host.len() > 1 && !host.contains('/'))
 }
 
 /// For a command that reads the files below the directories it names (`grep -r`, `rg`,
@@ -6528,6 +6577,49 @@ mod tests {
             .chain(misses.iter().map(|c| (c, false)));
         for (command, fetches) in cases {
             let (_, said, _) = followed(command, &files);
+            assert_eq!(
+                said.iter()
+                    .any(|s| s.contains("prints what a network address serves")),
+                fetches,
+                "{command}: {said:?}"
+            );
+        }
+    }
+
+    /// Review atk39 #3: what a hook reads from another host by a remote shell, a copy from
+    /// a host, a TLS or name-service client, a file transfer client or bash's `/dev/tcp` is
+    /// text the gate never judged, as a `curl` is; a copy between local paths, an upload and
+    /// a client asked for its version are not.
+    #[test]
+    fn what_a_hook_reads_from_another_host_is_said() {
+        let hits = [
+            "ssh notes.example.net cat brief.md",
+            "ssh -p 2222 -o BatchMode=yes ci@notes.example.net 'cat brief.md'",
+            "scp notes.example.net:brief.md /dev/stdout",
+            "rsync notes.example.net::mod/brief.md .cache/ && cat .cache/brief.md",
+            "rsync -az ci@notes.example.net:/srv/brief.md .cache/brief.md",
+            "sftp -b tools/get.batch notes.example.net",
+            "dig +short TXT notes.example.net",
+            "nslookup -type=txt notes.example.net",
+            "openssl s_client -quiet -connect notes.example.net:443",
+            "ftp -o - ftp://notes.example.net/brief",
+            "exec 3<>/dev/tcp/notes.example.net/80; cat <&3",
+            "cat < /dev/tcp/notes.example.net/80",
+        ];
+        let misses = [
+            "rsync -a docs/ .cache/docs/",
+            "scp build/out.tar backup.example.org:/srv/",
+            "ssh -V",
+            "openssl version",
+            "dig +short A notes.example.net > /dev/null",
+            "cp C:/x/brief.md .cache/brief.md",
+        ];
+        let cases = hits
+            .iter()
+            .map(|c| (c, true))
+            .chain(misses.iter().map(|c| (c, false)));
+        for (command, fetches) in cases {
+            let (_, said, _) = followed(command, &[]);
             assert_eq!(
                 said.iter()
                     .any(|s| s.contains("prints what a network address serves")),

@@ -692,6 +692,8 @@ struct Frame {
     to_file: bool,
     /// The file the command's standard output goes to.
     stdout: Option<String>,
+    /// The target of another redirection ([`ShellCommand::other_redirect`]).
+    other_redirect: Option<String>,
     /// The command reads the output of the one before it (`a | b`).
     piped: bool,
     /// The subshells and substitutions around it.
@@ -710,6 +712,9 @@ pub(crate) struct ShellCommand {
     /// The file its standard output is redirected to (`curl … > /dev/null`); not a
     /// descriptor it is joined to (`>&2`).
     pub(crate) stdout: Option<String>,
+    /// Another of its redirections names a file no other field holds (`3<>/dev/tcp/h/80`,
+    /// `2> log`): the last such target.
+    pub(crate) other_redirect: Option<String>,
     /// The subshells and substitutions it runs in (`(cd d && e)`: 1), whose `cd` ends
     /// with them.
     pub(crate) nested: usize,
@@ -741,6 +746,8 @@ impl Words {
                 && !word.bytes().all(|b| b.is_ascii_digit() || b == b'-')
             {
                 self.now.stdout = Some(word);
+            } else if !word.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+                self.now.other_redirect = Some(word);
             }
         }
         self.now.word.clear();
@@ -754,6 +761,7 @@ impl Words {
         self.now.to_file = false;
         let stdin = self.now.stdin.take();
         let stdout = self.now.stdout.take();
+        let other_redirect = self.now.other_redirect.take();
         if !self.now.words.is_empty() {
             // A pipe into a subshell (`a | (b)`) is the input of the first command in it.
             let piped = std::mem::take(&mut self.now.piped);
@@ -763,6 +771,7 @@ impl Words {
                 piped,
                 stdin,
                 stdout,
+                other_redirect,
                 nested,
             });
         }
