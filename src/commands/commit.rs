@@ -354,14 +354,21 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
             } else {
                 Ok(())
             }
-        });
-    if let Err(e) = checked {
-        if started.is_none() {
-            let _ = lock::release(&dir);
-            let _ = SessionRecord::remove(repo, &dir.rel);
+        })
+        // The tag's number, from this clone's tags and the lease's remote's, before
+        // anything changes: a commit that could not be tagged is refused, not made and
+        // left untagged with a warning.
+        .and_then(|()| tag_number_left(repo, &dir, args.no_tag));
+    let (floor, floor_warnings) = match checked {
+        Ok(floor) => floor,
+        Err(e) => {
+            if started.is_none() {
+                let _ = lock::release(&dir);
+                let _ = SessionRecord::remove(repo, &dir.rel);
+            }
+            return Err(e);
         }
-        return Err(e);
-    }
+    };
     failpoint::hit("commit:lock");
 
     // 3. The journal.
@@ -437,6 +444,12 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         });
     }
 
+    // What the gate passed with a warning a reviewer should see: a command of an agent
+    // configuration it cannot follow (acknowledged), a suppression the change adds. Said
+    // as the pre-commit hook says them (review atk39 #4).
+    let mut gate_warnings = gate.unfollowed_warnings();
+    gate_warnings.extend(gate.suppression_warnings());
+
     // 9. The one commit, through `git commit`.
     // The message is command-line text: through the boundary like every other output
     // (what `admit` let through may still hold a workflow command or a placeholder secret).
@@ -487,8 +500,9 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
     SessionRecord::remove_unsynced(repo, &dir.rel)?;
     failpoint::hit("commit:release");
 
-    // 11. The session tag.
-    let (floor, mut warnings) = tag_floor(repo, remote_lease.as_ref(), args.no_tag);
+    // 11. The session tag, numbered above the floor read before the commit.
+    let mut warnings = gate_warnings;
+    warnings.extend(floor_warnings);
     let (tag, tag_warnings) = tag_step(repo, &dir, commit, &session_id, &agent, args.no_tag, floor);
     warnings.extend(tag_warnings);
     if let Some(l) = &remote_lease {
@@ -1277,6 +1291,22 @@ fn tag_step(
             vec![format!("the session tag could not be created: {e}")],
         ),
     }
+}
+
+/// The floor [`tag_floor`] gives the session's tag (the lease the lock records), checked to
+/// leave a number for it (exit 2 naming the session tag that takes the last one); nothing to
+/// check with `--no-tag`.
+fn tag_number_left(repo: &Repo, dir: &HandoffDir, no_tag: bool) -> Result<(u64, Vec<String>)> {
+    if no_tag {
+        return Ok((0, Vec::new()));
+    }
+    let lease = match LockState::read(dir)? {
+        LockState::Held(l) => l.remote,
+        _ => None,
+    };
+    let (floor, warnings) = tag_floor(repo, lease.as_ref(), false);
+    transaction::check_tag_number_left(repo, floor)?;
+    Ok((floor, warnings))
 }
 
 /// The number a session under a remote lease tags above: the highest session tag on the

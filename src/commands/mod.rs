@@ -335,12 +335,12 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                     }
                     // What the staged configuration runs that the gate cannot follow: said at
                     // the commit that brings it (a push would repeat it for every one).
+                    let mut said = report.suppression_warnings();
                     if args.name == hook::HookName::PreCommit {
-                        for line in report.unfollowed_warnings() {
-                            crate::output::write_stderr(&format!(
-                                "git-aahp hook: warning: {line}\n"
-                            ));
-                        }
+                        said.splice(0..0, report.unfollowed_warnings());
+                    }
+                    for line in said {
+                        crate::output::write_stderr(&format!("git-aahp hook: warning: {line}\n"));
                     }
                 }
                 Ok(status)

@@ -1897,9 +1897,22 @@ impl VerifyReport {
     /// one line each (`path: message`, through the output boundary): a hook that passes
     /// says them all the same.
     pub fn unfollowed_warnings(&self) -> Vec<String> {
+        self.warnings_of(AGENT_RUNS_LAYER)
+    }
+
+    /// The warnings of the `suppressions` layers, one line each: what the judged change adds
+    /// to keep its own text from being judged (an allowlist entry or an inline marker the
+    /// base does not hold, a CFG007 acknowledgement). A hook that passes says them, once for
+    /// the commits a push brings (review atk39 #4: `git push` said nothing of a new
+    /// acknowledgement, and neither did `git aahp commit`).
+    pub fn suppression_warnings(&self) -> Vec<String> {
+        self.warnings_of("suppressions")
+    }
+
+    fn warnings_of(&self, layer: &str) -> Vec<String> {
         self.layers
             .iter()
-            .filter(|l| l.layer == AGENT_RUNS_LAYER)
+            .filter(|l| l.layer == layer)
             .flat_map(|l| &l.findings)
             .filter(|f| !f.blocking)
             .map(|f| {

@@ -463,11 +463,31 @@ pub fn next_tag_name_above(repo: &Repo, floor: u64) -> Result<String> {
     let refs = repo.refs_with_prefix("refs/tags/aahp/")?;
     let highest = highest_session_number(refs.iter().map(|(n, _)| n.as_str())).max(floor);
     if highest >= MAX_SESSION {
-        return Err(Error::other(format!(
-            "no session number is left after aahp/session-{highest}: remove or rename the session tags above the project's own"
-        )));
+        return Err(no_session_number_left(highest));
     }
     Ok(format!("aahp/session-{}", highest + 1))
+}
+
+/// Refuses a session that could not be tagged because `aahp/session-{highest}` takes the
+/// last number (exit 2, naming the tag): a session tag is the chain's next link, so a commit
+/// must not go ahead untagged without being told to (`--no-tag`).
+pub fn no_session_number_left(highest: u64) -> Error {
+    Error::Invalid {
+        path: format!("refs/tags/aahp/session-{highest}"),
+        line: None,
+        message: format!(
+            "this session tag takes the last session number ({MAX_SESSION}), so no session \
+             after it can be tagged: delete it if it is not the project's own (`git tag -d \
+             aahp/session-{highest}`, and on the remote), or commit with `--no-tag`"
+        ),
+    }
+}
+
+/// Checks, before a session changes anything, that its tag can be numbered: exit 2 naming
+/// the session tag that takes the last number (on this clone, or `floor`, the highest on the
+/// lease's remote), never a commit that stops at the tag with a warning.
+pub fn check_tag_number_left(repo: &Repo, floor: u64) -> Result<()> {
+    next_tag_name_above(repo, floor).map(|_| ())
 }
 
 /// Returns the name of a session tag already on `commit`, if any.

@@ -3300,6 +3300,50 @@ fn files_an_instruction_file_references_are_judged() {
     repo.aahp(&["hook", "pre-commit"]).assert_code(0);
 }
 
+/// Review atk39 #4: the hooks say what the gate passes with, silent as they are otherwise:
+/// `git push` of the commit that adds an acknowledgement with the hook it acknowledges
+/// names it as new (once, for the push that brings it), and `git aahp commit` says what the
+/// staged configuration runs that the gate cannot follow, acknowledged, as the pre-commit
+/// hook does. Each said nothing.
+#[test]
+fn a_new_acknowledgement_is_said_by_the_push_and_by_the_commit_that_bring_it() {
+    let repo = variable_script_hook();
+    let prints = unfollowed_fingerprints(&repo);
+    acknowledge(&repo, &prints[0], STILL_VALID);
+    stage(&repo, "Hook and its acknowledgement added.");
+    repo.aahp(&["begin", "--agent", "a", "--session-id", "s1"])
+        .assert_code(0);
+    let commit = repo.aahp(&[
+        "commit",
+        "-m",
+        "Hook added",
+        "--session-id",
+        "s1",
+        "--log",
+        "Hook added",
+    ]);
+    commit.assert_code(0);
+    assert!(
+        commit.stdout.contains("warning")
+            && commit.stdout.contains("$HOOK_HOME/context.sh")
+            && commit.stdout.contains("acknowledged by"),
+        "{commit}"
+    );
+    // A push whose remote holds the commit before.
+    repo.git(&["update-ref", "refs/remotes/origin/main", "HEAD~1"]);
+    let push = repo.aahp_with_stdin(&["hook", "pre-push", "origin", "file:///dev/null"], b"");
+    push.assert_code(0);
+    assert!(
+        push.stderr.contains("which this range adds or changes") && push.stderr.contains("CFG007"),
+        "{push}"
+    );
+    // Pushed: the next push brings nothing new and says nothing.
+    repo.git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    let again = repo.aahp_with_stdin(&["hook", "pre-push", "origin", "file:///dev/null"], b"");
+    again.assert_code(0);
+    assert!(!again.stderr.contains("which this range"), "{again}");
+}
+
 /// Review atk38 #5: an acknowledgement a range adds with the hook it acknowledges is shown
 /// as new in the `suppressions` layer at `ci` and `prepush`, as other allowlist entries a
 /// range adds are; the same entry held by the base is not. It still counts (the range

@@ -244,6 +244,31 @@ fn tags_that_are_not_our_session_numbers_neither_overflow_nor_block_the_next() {
 }
 
 #[test]
+fn a_session_tag_that_takes_the_last_number_refuses_the_commit_naming_it() {
+    // Review atk39 #2: a tag `aahp/session-999999999` (fetched, or pushed by anyone who can
+    // push tags) made every later commit go ahead untagged with a warning and exit 0: the
+    // chain silently stopped. The commit is refused before anything changes (exit 2, naming
+    // the tag); `--no-tag` commits on purpose.
+    let repo = session_repo();
+    repo.git(&["tag", "aahp/session-999999999"]);
+    edit_like_a_session(&repo);
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    let out = repo.aahp(&["commit", "-m", "one"]);
+    out.assert_code(2);
+    assert!(out.stderr.contains("aahp/session-999999999"), "{out}");
+    assert!(out.stderr.contains("--no-tag"), "{out}");
+    assert_eq!(repo.git(&["rev-parse", "HEAD"]), head, "nothing committed");
+    assert!(!repo.exists(&format!("{DIR}/HANDOFF.lock")), "{out}");
+    repo.aahp(&["commit", "-m", "one", "--no-tag"])
+        .assert_code(0);
+    assert_ne!(repo.git(&["rev-parse", "HEAD"]), head);
+    assert_eq!(
+        repo.git(&["tag", "-l", "aahp/*"]).trim(),
+        "aahp/session-999999999"
+    );
+}
+
+#[test]
 fn commit_no_tag_creates_no_tag() {
     let repo = session_repo();
     edit_like_a_session(&repo);
