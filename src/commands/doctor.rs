@@ -984,10 +984,11 @@ fn after_gate_command(line: &str) -> Option<String> {
 /// (GitHub's default `run` shell, `bash -e {0}`, has none: only `shell: bash` sets it), and
 /// errexit never stops at a failure inside an `&&` list, so `gate && x` followed by any
 /// other command lets the step pass (review s23 #5).
-fn swallows_failure(step: &Yaml) -> Option<&'static str> {
+/// `shell` is the step's own `shell:`, else the job's or the workflow's `defaults.run.shell`
+/// ([`effective_shell`]).
+fn swallows_failure(step: &Yaml, shell: &str) -> Option<&'static str> {
     let run = step["run"].as_str().unwrap_or("");
     let lines = logical_lines(run);
-    let shell = step["shell"].as_str().unwrap_or("");
     let custom_shell = shell.contains("{0}")
         && !shell
             .split_whitespace()
@@ -1170,6 +1171,43 @@ fn ci(root: &Path, checks: &mut Vec<Check>) {
     }
 }
 
+/// The shell a `run` step runs in, as GitHub chooses it: the step's `shell:`, else the job's
+/// `defaults.run.shell`, else the workflow's; empty for GitHub's default. A
+/// `defaults: {run: {shell: bash {0}}}` turns errexit off for every step as a step's own
+/// `shell:` does (review atk39 #5: doctor read only the step's).
+fn effective_shell<'a>(doc: &'a Yaml, job: &'a Yaml, step: &'a Yaml) -> &'a str {
+    [
+        &step["shell"],
+        &job["defaults"]["run"]["shell"],
+        &doc["defaults"]["run"]["shell"],
+    ]
+    .into_iter()
+    .find_map(Yaml::as_str)
+    .unwrap_or("")
+}
+
+/// The `--base` a gate step passes when it names a revision counted back from the tip
+/// (`HEAD~1`, `HEAD^`, `@~2`): the range is then the last commits, whatever the pull
+/// request holds (review atk39 #5).
+fn tip_relative_base(step: &Yaml) -> Option<String> {
+    let run = step["run"].as_str()?;
+    let words: Vec<&str> = run.split_whitespace().collect();
+    words.iter().enumerate().find_map(|(i, w)| {
+        let value = match w.strip_prefix("--base") {
+            Some("") => words.get(i + 1).copied()?,
+            Some(rest) => rest.strip_prefix('=')?,
+            None => return None,
+        };
+        let value = value.trim_matches(['"', '\'']);
+        let tip = ["HEAD", "@"].iter().any(|t| {
+            value
+                .strip_prefix(t)
+                .is_some_and(|r| r.starts_with(['~', '^']))
+        });
+        tip.then(|| value.to_string())
+    })
+}
+
 /// Audits one workflow; true when it runs the gate.
 fn audit_workflow(rel: &str, doc: &Yaml, checks: &mut Vec<Check>) -> bool {
     let Some(jobs) = doc["jobs"].as_hash() else {
@@ -1191,7 +1229,10 @@ fn audit_workflow(rel: &str, doc: &Yaml, checks: &mut Vec<Check>) -> bool {
         gated = true;
         let at = format!("{rel}, job {id}");
         let before = checks.len();
-        for why in gate_steps.iter().filter_map(|s| swallows_failure(s)) {
+        for why in gate_steps
+            .iter()
+            .filter_map(|s| swallows_failure(s, effective_shell(doc, job, s)))
+        {
             checks.push(
                 Check::new(
                     "ci",
@@ -1199,6 +1240,19 @@ fn audit_workflow(rel: &str, doc: &Yaml, checks: &mut Vec<Check>) -> bool {
                     format!("{at}: the step runs the gate but passes when it fails ({why})"),
                 )
                 .hint("let `git aahp verify --level ci` end the step with its own exit status"),
+            );
+        }
+        for base in gate_steps.iter().filter_map(|s| tip_relative_base(s)) {
+            checks.push(
+                Check::new(
+                    "ci",
+                    Verdict::Fail,
+                    format!(
+                        "{at}: the gate judges only the commits after `--base {base}`, a revision \
+                         counted back from the tip: a pull request's earlier commits pass unjudged"
+                    ),
+                )
+                .hint("leave --base out (the gate reads the pull request's base) or pass the event's base"),
             );
         }
         if continues_on_error(job) || gate_steps.iter().any(|s| continues_on_error(s)) {

@@ -247,6 +247,60 @@ fn a_gate_step_that_cannot_fail_is_no_gate() {
 }
 
 #[test]
+fn a_default_shell_without_errexit_and_a_base_counted_from_the_tip_skip_the_gate() {
+    // Review atk39 #5: `doctor` read a step's own `shell:` only, so `defaults: {run: {shell:
+    // bash {0}}}` on the job or the workflow (errexit off for every step) passed a gate
+    // followed by another command; and `--base HEAD~1` judges the last commit of a pull
+    // request, the ones before it never.
+    let repo = TestRepo::with_handoff();
+    repo.aahp(&["hooks", "install"]).assert_code(0);
+    let gate_then_echo = GOOD_WORKFLOW.replace(
+        "      - run: git aahp verify --level ci\n",
+        "      - run: |\n          git aahp verify --level ci\n          echo done\n",
+    );
+    let job_default = gate_then_echo.replace(
+        "    runs-on: ubuntu-latest\n",
+        "    runs-on: ubuntu-latest\n    defaults:\n      run:\n        shell: bash {0}\n",
+    );
+    let workflow_default =
+        gate_then_echo.replace("jobs:\n", "defaults:\n  run:\n    shell: sh {0}\njobs:\n");
+    for workflow in [&job_default, &workflow_default] {
+        fails_with(
+            &repo,
+            ".github/workflows/handoff.yml",
+            workflow,
+            "a `shell:` without `-e`",
+        );
+    }
+    for base in ["--base HEAD~1", "--base=HEAD^", "--base '@~3'"] {
+        fails_with(
+            &repo,
+            ".github/workflows/handoff.yml",
+            &GOOD_WORKFLOW.replace(
+                "verify --level ci\n",
+                &format!("verify --level ci {base}\n"),
+            ),
+            "counted back from the tip",
+        );
+    }
+    // A default shell with errexit, and the event's base: still the gate.
+    for workflow in [
+        job_default.replace("shell: bash {0}", "shell: bash -e {0}"),
+        GOOD_WORKFLOW.replace(
+            "verify --level ci\n",
+            "verify --level ci --base ${{ github.event.pull_request.base.sha }}\n",
+        ),
+    ] {
+        repo.write(".github/workflows/handoff.yml", &workflow);
+        let out = repo.aahp(&["doctor", "--json"]);
+        assert!(
+            !failing(&out, "ci", "passes when it fails") && !failing(&out, "ci", "counted back"),
+            "{workflow}\n{out}"
+        );
+    }
+}
+
+#[test]
 fn shadowed_hooks_unconfigured_drivers_and_missing_agent_hooks_are_reported() {
     let repo = TestRepo::with_handoff();
     repo.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
