@@ -95,6 +95,13 @@ pub struct BeginReport {
         serialize_with = "boundary::opt_line"
     )]
     pub took_over: Option<String>,
+    /// What the session should know before it works (with `--remote`: the remote's branch
+    /// holds handoff commits this branch lacks).
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "boundary::list"
+    )]
+    pub warnings: Vec<String>,
 }
 
 impl Report for BeginReport {
@@ -114,6 +121,14 @@ impl Report for BeginReport {
         )?;
         if let Some(r) = &self.remote_lease {
             writeln!(w, "{} {r}", style.ok("leased"))?;
+        }
+        for warning in &self.warnings {
+            writeln!(
+                w,
+                "{}: {}",
+                style.warn("warning"),
+                escape_untrusted(warning)
+            )?;
         }
         if let Some(t) = &self.took_over {
             writeln!(
@@ -294,6 +309,12 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         return Err(e);
     }
     let remote_lease = new.remote.as_ref().map(|l| l.refname.clone());
+    let warnings = args
+        .remote
+        .as_deref()
+        .and_then(|remote| remote_holds_more(repo, &dir, remote, head))
+        .into_iter()
+        .collect();
     Ok(BeginReport {
         session_id,
         agent,
@@ -306,5 +327,51 @@ pub fn run(ctx: &Context, args: &BeginArgs) -> Result<BeginReport> {
         waited_seconds: start.elapsed().as_secs(),
         remote_lease,
         took_over: stolen.and(new.remote.as_ref().and_then(|l| l.took_over.clone())),
+        warnings,
+    })
+}
+
+/// With a lease, whether the remote's branch of HEAD's name holds handoff commits HEAD lacks
+/// (one `ls-remote`): a session that begins there starts from an older handoff than the
+/// one the lease's other clones committed, and learns it only at its push (review atk39
+/// #6: `begin --remote` said nothing). A tip this clone has not fetched is said too: what
+/// it holds cannot be known here. Code-only commits, and a remote that cannot be read
+/// (the lease was just taken there), say nothing.
+fn remote_holds_more(
+    repo: &crate::git::Repo,
+    dir: &crate::handoff::HandoffDir,
+    remote: &str,
+    head: gix::ObjectId,
+) -> Option<String> {
+    let branch = repo.head_branch().ok()??;
+    let tip = repo.remote_ref(remote, &branch).ok()??;
+    if tip == head {
+        return None;
+    }
+    let name = branch.strip_prefix("refs/heads/").unwrap_or(&branch);
+    let short = crate::git::Repo::short(tip);
+    let Ok(behind) = repo.is_ancestor(tip, head).map(|held| !held) else {
+        return Some(format!(
+            "`{remote}`'s {name} is at {short}, which this clone has not fetched: it may hold \
+             handoff sessions this one does not start from; fetch and merge it (`git pull \
+             {remote} {name}`) before you change the handoff"
+        ));
+    };
+    if !behind {
+        return None;
+    }
+    let base = repo.merge_base(tip, head).ok()?;
+    let inside = format!("{}/", dir.rel);
+    let touched = repo
+        .commit_changes(base, tip)
+        .ok()?
+        .iter()
+        .any(|c| c.path.starts_with(&inside));
+    touched.then(|| {
+        format!(
+            "`{remote}`'s {name} ({short}) holds handoff commits this branch does not: this \
+             session starts from an older handoff; merge it (`git pull {remote} {name}`) \
+             before you change the handoff"
+        )
     })
 }

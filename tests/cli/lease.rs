@@ -626,3 +626,62 @@ fn a_session_under_the_lease_numbers_its_tag_above_the_remotes_unfetched_session
         ["aahp/session-1", "aahp/session-2"]
     );
 }
+
+#[test]
+fn begin_remote_says_when_the_remote_holds_handoff_commits_the_branch_lacks() {
+    // Review atk39 #6: a clone that had not pulled another clone's committed session took
+    // the lease and began from the older handoff without a word; it learned at its push.
+    let (_remote, a, b) = remote_and_clones();
+    a.aahp(&["begin", "--remote", "origin", "--session-id", "a1"])
+        .assert_code(0);
+    let status = a.read(".ai/handoff/STATUS.md");
+    a.write(
+        ".ai/handoff/STATUS.md",
+        status.replacen(
+            "<!-- /SECTION: summary -->",
+            "Parser done.\n<!-- /SECTION: summary -->",
+            1,
+        ),
+    );
+    a.aahp(&[
+        "commit",
+        "-m",
+        "a's session",
+        "--session-id",
+        "a1",
+        "--log",
+        "Parser done",
+    ])
+    .assert_code(0);
+    a.git(&["push", "-q", "origin", "main"]);
+    // Not fetched: said.
+    let out = b.aahp(&["begin", "--remote", "origin", "--session-id", "b1"]);
+    out.assert_code(0);
+    assert!(
+        out.stdout.contains("warning") && out.stdout.contains("not fetched"),
+        "{out}"
+    );
+    b.aahp(&["recover", "--force"]).assert_code(0);
+    // Fetched, not merged: said, naming the branch.
+    b.git(&["fetch", "-q", "origin"]);
+    let out = b.aahp(&[
+        "--json",
+        "begin",
+        "--remote",
+        "origin",
+        "--session-id",
+        "b2",
+    ]);
+    out.assert_code(0);
+    let warnings = out.json()["warnings"].to_string();
+    assert!(
+        warnings.contains("holds handoff commits") && warnings.contains("main"),
+        "{out}"
+    );
+    b.aahp(&["recover", "--force"]).assert_code(0);
+    // Merged: nothing to say.
+    b.git(&["reset", "-q", "--hard", "origin/main"]);
+    let out = b.aahp(&["begin", "--remote", "origin", "--session-id", "b3"]);
+    out.assert_code(0);
+    assert!(!out.stdout.contains("warning"), "{out}");
+}
