@@ -169,6 +169,35 @@ fn read_settings(root: &Path, harness: Harness) -> Result<Option<Value>> {
     Ok(Some(value))
 }
 
+/// Exit 2, naming it, when the settings file or its directory is a symbolic link that leads
+/// out of the work tree (`.claude -> ~/.claude`, committed by anyone): `init --agent-hooks`
+/// read the file there and rewrote it, a user's own harness settings outside the project
+/// (review atk39 #7); a link inside the tree is followed as before.
+fn refuse_outside(root: &Path, rel: &str) -> Result<()> {
+    let Ok(top) = std::fs::canonicalize(root) else {
+        return Ok(());
+    };
+    let path = root.join(rel);
+    for at in [path.parent(), Some(path.as_path())].into_iter().flatten() {
+        let linked = std::fs::symlink_metadata(at).is_ok_and(|m| m.file_type().is_symlink());
+        let outside = || std::fs::canonicalize(at).map_or(true, |real| !real.starts_with(&top));
+        if linked && outside() {
+            let shown = at
+                .strip_prefix(root)
+                .unwrap_or(at)
+                .to_string_lossy()
+                .into_owned();
+            return Err(Error::invalid(
+                &shown,
+                None,
+                "is a symbolic link out of the work tree: the harness settings are written only \
+                 inside it; replace the link by a directory or file of the repository",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Which of the harness's hooks the repository's settings hold (for `doctor`).
 pub fn installed(root: &Path, harness: Harness) -> Result<Vec<&'static str>> {
     let Some(settings) = read_settings(root, harness)? else {
@@ -196,6 +225,7 @@ pub struct PlannedSettings {
 /// object or holds `hooks` of another shape.
 pub fn plan(root: &Path, harness: Harness) -> Result<PlannedSettings> {
     let rel = harness.settings_path();
+    refuse_outside(root, rel)?;
     let existing = read_settings(root, harness)?;
     let created = existing.is_none();
     let mut settings = existing.unwrap_or_else(|| Value::Object(Map::new()));

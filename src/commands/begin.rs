@@ -122,14 +122,7 @@ impl Report for BeginReport {
         if let Some(r) = &self.remote_lease {
             writeln!(w, "{} {r}", style.ok("leased"))?;
         }
-        for warning in &self.warnings {
-            writeln!(
-                w,
-                "{}: {}",
-                style.warn("warning"),
-                escape_untrusted(warning)
-            )?;
-        }
+        crate::output::write_warnings(w, style, &self.warnings)?;
         if let Some(t) = &self.took_over {
             writeln!(
                 w,

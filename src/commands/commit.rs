@@ -185,14 +185,7 @@ impl Report for CommitReport {
                 self.archived
             )?;
         }
-        for warning in &self.warnings {
-            writeln!(
-                w,
-                "{}: {}",
-                style.warn("warning"),
-                escape_untrusted(warning)
-            )?;
-        }
+        crate::output::write_warnings(w, style, &self.warnings)?;
         Ok(())
     }
 

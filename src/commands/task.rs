@@ -248,14 +248,7 @@ impl Report for TaskReport {
             };
             writeln!(w, "{line}")?;
         }
-        for warning in &self.warnings {
-            writeln!(
-                w,
-                "{}: {}",
-                style.warn("warning"),
-                escape_untrusted(warning)
-            )?;
-        }
+        crate::output::write_warnings(w, style, &self.warnings)?;
         Ok(())
     }
 

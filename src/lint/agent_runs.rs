@@ -6571,12 +6571,19 @@ mod tests {
             "python3 -c 'print(42)'",
             "curl --version",
         ];
+        assert_fetches(&hits, &misses, &files);
+    }
+
+    /// Each of `hits` is said to print what a network address serves, none of `misses` is,
+    /// run by a SessionStart hook in a tree holding `files`.
+    #[track_caller]
+    fn assert_fetches(hits: &[&str], misses: &[&str], files: &[(&str, String)]) {
         let cases = hits
             .iter()
             .map(|c| (c, true))
             .chain(misses.iter().map(|c| (c, false)));
         for (command, fetches) in cases {
-            let (_, said, _) = followed(command, &files);
+            let (_, said, _) = followed(command, files);
             assert_eq!(
                 said.iter()
                     .any(|s| s.contains("prints what a network address serves")),
@@ -6614,19 +6621,7 @@ mod tests {
             "dig +short A notes.example.net > /dev/null",
             "cp C:/x/brief.md .cache/brief.md",
         ];
-        let cases = hits
-            .iter()
-            .map(|c| (c, true))
-            .chain(misses.iter().map(|c| (c, false)));
-        for (command, fetches) in cases {
-            let (_, said, _) = followed(command, &[]);
-            assert_eq!(
-                said.iter()
-                    .any(|s| s.contains("prints what a network address serves")),
-                fetches,
-                "{command}: {said:?}"
-            );
-        }
+        assert_fetches(&hits, &misses, &[]);
     }
 
     /// Hostile trees are walked within the bound, each file read once: a script of a

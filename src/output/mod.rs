@@ -281,6 +281,19 @@ pub(crate) fn write_panic_report(at: &str, message: &str) {
     let _ = err.flush();
 }
 
+/// Writes a report's warnings, one `warning: …` line each, through the output boundary.
+pub fn write_warnings(w: &mut dyn Write, style: &Style, warnings: &[String]) -> io::Result<()> {
+    for warning in warnings {
+        writeln!(
+            w,
+            "{}: {}",
+            style.warn("warning"),
+            escape_untrusted(warning)
+        )?;
+    }
+    Ok(())
+}
+
 /// Makes untrusted text safe to show on one line: the output boundary's
 /// [`boundary::clean_line`] (secrets redacted, control characters, newlines and CI workflow
 /// commands neutralised). Prefer holding such text as [`boundary::Untrusted`].

@@ -250,3 +250,41 @@ fn the_session_hooks_never_block_and_remind_of_an_open_session() {
         "{out}"
     );
 }
+
+#[test]
+fn init_refuses_harness_settings_linked_out_of_the_work_tree() {
+    // Review atk39 #7: a committed `.claude -> ~/.claude` (or a settings file linked out)
+    // made `init --agent-hooks` read the user's own settings there and rewrite them, and a
+    // linked file's text was copied into the project. Exit 2 naming the link; nothing
+    // outside changes. A link inside the tree is followed as before.
+    let outside = tempfile::tempdir().unwrap();
+    let theirs = outside.path().join("settings.json");
+    let text = "{\"model\": \"theirs\"}\n";
+    std::fs::write(&theirs, text).unwrap();
+    for (link, target) in [
+        (".claude", outside.path().to_path_buf()),
+        (".claude/settings.json", theirs.clone()),
+        (".gemini", outside.path().join("nowhere")),
+    ] {
+        let repo = TestRepo::with_handoff();
+        let at = repo.path().join(link);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&target, &at).unwrap();
+        let out = repo.aahp(&["init", "--agent-hooks", "claude", "--agent-hooks", "gemini"]);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains(link) && out.stderr.contains("out of the work tree"),
+            "{out}"
+        );
+        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), text, "{link}");
+    }
+    let repo = TestRepo::with_handoff();
+    repo.write("config/claude/settings.json", "{}\n");
+    std::os::unix::fs::symlink("config/claude", repo.path().join(".claude")).unwrap();
+    repo.aahp(&["init", "--agent-hooks", "claude"])
+        .assert_code(0);
+    assert!(
+        repo.read("config/claude/settings.json")
+            .contains("agent-hook")
+    );
+}
