@@ -6575,7 +6575,7 @@ mod tests {
     }
 
     /// Each of `hits` is said to print what a network address serves, none of `misses` is,
-    /// run by a SessionStart hook in a tree holding `files`.
+    /// run by a `SessionStart` hook in a tree holding `files`.
     #[track_caller]
     fn assert_fetches(hits: &[&str], misses: &[&str], files: &[(&str, String)]) {
         let cases = hits
