@@ -352,16 +352,15 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         // anything changes: a commit that could not be tagged is refused, not made and
         // left untagged with a warning.
         .and_then(|()| tag_number_left(repo, &dir, args.no_tag));
-    let (floor, floor_warnings) = match checked {
-        Ok(floor) => floor,
-        Err(e) => {
-            if started.is_none() {
-                let _ = lock::release(&dir);
-                let _ = SessionRecord::remove(repo, &dir.rel);
-            }
-            return Err(e);
+    // Nothing was changed yet: a lock taken above is not left behind (issue #12).
+    let give_back = |e: Error| {
+        if started.is_none() {
+            let _ = lock::release(&dir);
+            let _ = SessionRecord::remove(repo, &dir.rel);
         }
+        e
     };
+    let (floor, floor_warnings) = checked.map_err(give_back)?;
     failpoint::hit("commit:lock");
 
     // 3. The journal.
@@ -377,14 +376,7 @@ pub fn run(ctx: &Context, args: &CommitArgs) -> Result<CommitReport> {
         started.is_none(),
     ) {
         Ok(j) => j,
-        Err(e) => {
-            // Nothing was changed yet; a lock taken above is not left behind (issue #12).
-            if started.is_none() {
-                let _ = lock::release(&dir);
-                let _ = SessionRecord::remove(repo, &dir.rel);
-            }
-            return Err(e);
-        }
+        Err(e) => return Err(give_back(e)),
     };
     failpoint::hit("commit:journal");
 
