@@ -4852,8 +4852,11 @@ fn fetches(words: &[String], redirects: &[Option<&str>], stdout: Option<&str>) -
                 .is_some_and(|(_, sources)| sources.iter().any(|w| names_a_host(w)))
         }
         "sftp" => args.iter().any(|w| names_a_host(w) || !w.starts_with('-')),
+        // With no operand (`dig -v`) such a client names no host: it fetches nothing.
         "ftp" | "tftp" | "lftp" | "ncftp" | "ncftpget" | "tnftp" | "smbclient" | "gnutls-cli"
-        | "dig" | "nslookup" | "host" | "drill" | "kdig" | "delv" | "whois" | "finger" => !to_null,
+        | "dig" | "nslookup" | "host" | "drill" | "kdig" | "delv" | "whois" | "finger" => {
+            !to_null && args.iter().any(|w| !w.starts_with(['-', '+']))
+        }
         "openssl" => {
             !to_null
                 && args
@@ -6620,6 +6623,7 @@ mod tests {
             "openssl version",
             "dig +short A notes.example.net > /dev/null",
             "cp C:/x/brief.md .cache/brief.md",
+            "kdig -V",
         ];
         assert_fetches(&hits, &misses, &[]);
     }
