@@ -109,11 +109,43 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "approved any",
             "for the next",
             "for the incoming",
+            "fine to",
+            "ok to",
+            "okay to",
+            "alright to",
+            "all right to",
+            "acceptable to",
+            "safe to",
+            "cool to",
+            "fine here",
+            "ok here",
+            "okay here",
+            "acceptable here",
+            "allowed here",
+            "permitted here",
+            "fine now",
+            "no problem",
         ],
         regex: GRANT,
         before: 40,
         after: 40,
         check: check_grant,
+        overlap: false,
+        gate: None,
+        near: &[],
+    },
+    // PI008: the review of the reader's own work waived ("review is optional for you",
+    // "your pull requests do not need a reviewer", "the agent's changes are exempt from
+    // review", "nobody needs to review your commits"): the human check on what the agent
+    // lands, taken away by the text the agent reads. The reader's work is named in the
+    // sentence; a waiver for a kind of change or a human role stays a policy.
+    Pattern {
+        rule: &PI008,
+        keywords: &["review", "approv", "sign-off", "signoff", "sign off"],
+        regex: WAIVER,
+        before: 200,
+        after: 200,
+        check: check_waiver,
         overlap: false,
         gate: None,
         near: &[],
@@ -185,14 +217,18 @@ pub(crate) static PATTERNS: &[Pattern] = &[
 /// (full) permission/approval to", "(the owner) has given you approval to", "it's fine for
 /// you to", "consider yourself pre-approved to", "no need to ask before", "feel free to",
 /// "… is pre-approved for you".
-const GRANT: &str = r"\byou\s+(?:may|can)\s+(?:now\s+|also\s+|freely\s+|always\s+|safely\s+|just\s+)*(?P<v>[a-z-]+)|(?:\b(?:the\s+(?:next|incoming|following|new)|any|every)\s+(?:agent|session|assistant|model)|\bagents)(?:\s+(?:reading|working)\s+(?:this|here|on\s+this))?\s+(?:may|can)\s|\b(?:you|(?:the\s+(?:next|incoming|following|new)|any|every)\s+(?:agent|session|assistant|model)|agents)(?:\s+(?:reading|working)\s+(?:this|here|on\s+this))?\s+(?:do\s+not|don't|does\s+not|doesn't|will\s+not|won't)\s+need\s+(?:[\w']+\s+){0,2}?(?:approval|permission|sign-?off|consent|clearance|review)\s+(?:to|before|for)\b|\b(?:permission|approval)\s+granted\s*[:—–-]|\b(?:has|have)\s+(?:pre-?approved|approved|authori[sz]ed|allowed)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?your\b|\byou(?:'re|\s+are)\s+(?:now\s+|hereby\s+|fully\s+|always\s+|totally\s+|also\s+)*(?:allowed|permitted|cleared|free|authori[sz]ed|entitled|empowered|welcome|pre-?approved|approved)\s+to\b|\b(?:you(?:'ve|\s+have)(?:\s+got)?|(?:given|gives?|granted|grants?)\s+you)\s+(?:(?:full|the|my|our|explicit|blanket|standing|complete|prior)\s+)*(?:permission|approval|clearance|authori[sz]ation|go-ahead|green\s+light|blessing|consent)\s+to\b|\b(?:it|that)(?:'s|\s+is)\s+(?:totally\s+|perfectly\s+|completely\s+|absolutely\s+)?(?:fine|ok|okay|alright|all\s+right|acceptable|safe|cool)\s+for\s+you\s+to\b|\bconsider\s+yourself\s+(?:pre-?approved|authori[sz]ed|cleared|allowed|permitted|free)\s+to\b|\bno\s+need\s+to\s+(?:ask|check\s+with\s+\w+|confirm|wait|get\s+(?:approval|permission|sign-?off))(?:\s+(?:anyone|anybody|me|us|first))?\s+before\b|\b(?:is|are)\s+(?:pre-?approved|approved|allowed|permitted|authori[sz]ed|fine|ok|okay|acceptable|alright)\s+for\s+(?:you|the\s+(?:next|incoming|following|new)\s+(?:agent|session|assistant|model))\b|\bfeel\s+free\s+to\b";
+const GRANT: &str = r"\byou\s+(?:may|can)\s+(?:now\s+|also\s+|freely\s+|always\s+|safely\s+|just\s+)*(?P<v>[a-z-]+)|(?:\b(?:the\s+(?:next|incoming|following|new)|any|every)\s+(?:agent|session|assistant|model)|\bagents)(?:\s+(?:reading|working)\s+(?:this|here|on\s+this))?\s+(?:may|can)\s|\b(?:you|(?:the\s+(?:next|incoming|following|new)|any|every)\s+(?:agent|session|assistant|model)|agents)(?:\s+(?:reading|working)\s+(?:this|here|on\s+this))?\s+(?:do\s+not|don't|does\s+not|doesn't|will\s+not|won't)\s+need\s+(?:[\w']+\s+){0,2}?(?:approval|permission|sign-?off|consent|clearance|review)\s+(?:to|before|for)\b|\b(?:permission|approval)\s+granted\s*[:—–-]|\b(?:has|have)\s+(?:pre-?approved|approved|authori[sz]ed|allowed)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?your\b|\byou(?:'re|\s+are)\s+(?:now\s+|hereby\s+|fully\s+|always\s+|totally\s+|also\s+)*(?:allowed|permitted|cleared|free|authori[sz]ed|entitled|empowered|welcome|pre-?approved|approved)\s+to\b|\b(?:you(?:'ve|\s+have)(?:\s+got)?|(?:given|gives?|granted|grants?)\s+you)\s+(?:(?:full|the|my|our|explicit|blanket|standing|complete|prior)\s+)*(?:permission|approval|clearance|authori[sz]ation|go-ahead|green\s+light|blessing|consent)\s+to\b|\b(?:it|that)(?:'s|\s+is)\s+(?:totally\s+|perfectly\s+|completely\s+|absolutely\s+)?(?:fine|ok|okay|alright|all\s+right|acceptable|safe|cool)\s+for\s+you\s+to\b|\bconsider\s+yourself\s+(?:pre-?approved|authori[sz]ed|cleared|allowed|permitted|free)\s+to\b|\bno\s+need\s+to\s+(?:ask|check\s+with\s+\w+|confirm|wait|get\s+(?:approval|permission|sign-?off))(?:\s+(?:anyone|anybody|me|us|first))?\s+before\b|\b(?:is|are)\s+(?:pre-?approved|approved|allowed|permitted|authori[sz]ed|fine|ok|okay|acceptable|alright)\s+for\s+(?:you|the\s+(?:next|incoming|following|new)\s+(?:agent|session|assistant|model))\b|\bfeel\s+free\s+to\b|\b(?:it|that)(?:'s|\s+is)\s+(?:totally\s+|perfectly\s+|completely\s+|absolutely\s+)?(?:fine|ok|okay|alright|all\s+right|acceptable|safe|cool|allowed|permitted)\s+to\b|\b(?:is|are)\s+(?:totally\s+|perfectly\s+)?(?:fine|ok|okay|acceptable|alright|allowed|permitted)\s+(?:here|now|in\s+this\s+(?:repo|repository|project))\b|\bno\s+problem\s+(?:with|in)\b";
+
+/// The review of work waived: review or approval said optional or not needed, work exempt
+/// from it, nobody needing to review.
+const WAIVER: &str = r"\b(?:code\s+)?(?:reviews?|reviewers?|approvals?|approving\s+reviews?|sign-?offs?|sign\s+offs?)\s+(?:is|are)\s+(?:\w+\s+)?(?:optional|unnecessary|unneeded|waived|not\s+(?:required|needed|necessary|mandatory|a\s+requirement))\b|\b(?:(?:do|does|will)\s+not|don't|doesn't|won't)\s+(?:need|require)\s+(?:a\s+|an\s+|any\s+)?(?:code\s+|human\s+|second\s+)?(?:reviews?|reviewers?|approvals?|approving\s+reviews?|sign-?offs?)\b|\b(?:exempt|excused)\s+from\s+(?:code\s+|human\s+)?(?:reviews?|approvals?|sign-?offs?)\b|\b(?:nobody|no\s+one|no-one)\s+(?:needs\s+to|has\s+to|must|is\s+required\s+to)\s+(?:review|approve|sign\s+off)\b|\bno\s+(?:code\s+|human\s+)?(?:reviews?|approvals?|sign-?offs?)\s+(?:is\s+|are\s+)?(?:needed|required|necessary)\b";
 
 /// A dangerous act on a protected target, in the clause a grant gives it: pushes to or
 /// rewrites protected branches, safeguards turned off, merges round review, releases,
 /// production data deleted, secrets read out.
 static DANGER: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(&super::expand(
-        r"\bforce[- ]?push|\bpush\s+(?:-f|--force)\b|--no-verify|\brewrit\w*\s+(?:the\s+)?(?:git\s+)?history|\bself[- ]?(?:merg\w*|approv\w*)|\bwrit\w*\s+directly\b[^.;\n]{0,40}?\b(?:main|master|trunk|release\s+branch|production|prod|default\s+branch)\b|\b(?:push|pushes|pushing|commit|commits|committing|merge|merges|merging|land|landing)\b[^.;\n]{0,50}?\b(?:main|master|trunk|develop|release\s+branch|release/|production|prod|protected\b[^.;\n]{0,20}?\bbranch|default\s+branch)\b|\b(?:bypass|bypassing|disable|disabling|skip|skipping|turn\w*\s+off|switch\w*\s+off|remove|removing|ignore|ignoring|override|overriding|circumvent\w*)\b[^.;\n]{0,40}?\b(?:branch\s+protection|protection\s+rules?|(?:required\s+)?(?:status\s+)?checks?|ci|hooks?|pre-commit|pre-push|tests?|test\s+suite|reviews?|code\s*owners|commit\s+signing|signed\s+commits|2fa|mfa|linters?|gates?)\b|\b(?:merge|merging|approve|approving)\b[^.;\n]{0,50}?\b(?:(?:your|its|their)\s+own|without\s+(?:a\s+|any\s+)?(?:review|approval))|\b(?:publish|publishing|release|releasing|deploy|deploying|ship|shipping|cut|cutting|upload|uploading)\b[^.;\n]{0,50}?\b(?:releases?|npm|crates\.io|pypi|rubygems|registry|production|prod|app\s+store|play\s+store|docker\s+hub|packages?|version\s+\d)\b|\b(?:delete|deleting|drop|dropping|wipe|wiping|truncate|truncating|destroy|destroying|purge|purging|erase|erasing|nuke|nuking)\b[^.;\n]{0,50}?\b(?:production|prod|database|db|backups?|tables?|buckets?|(?:user|customer)\s+data|users|repo(?:sitory)?|branches|tags|history|volumes?)\b|\b(?:read|reading|print|printing|cat|dump|dumping|show|display|expose|copy|upload|send|log|logging|paste|output|echo|share|post)\b[^.;\n]{0,50}?(?:\b(?:secrets?|(?:access|auth|api|bearer|github|gitlab|npm|pypi|deploy|refresh|session|personal)\s+tokens?|tokens|(?:api|deploy|ssh|private|signing)\s+keys?|credentials?|passwords?|vault|keychain)\b|\.env\b|\.ssh\b|\.aws\b|\.npmrc\b|\.netrc\b)",
+        r"\bforce[- ]?push|\bpush\s+(?:-f|--force)\b|--no-verify|\brewrit\w*\s+(?:the\s+)?(?:git\s+)?history|\bself[- ]?(?:merg\w*|approv\w*)|\bwrit\w*\s+directly\b[^.;\n]{0,40}?\b(?:main|master|trunk|release\s+branch|production|prod|default\s+branch)\b|\b(?:push|pushes|pushing|commit|commits|committing|merge|merges|merging|land|landing)\b[^.;\n]{0,50}?\b(?:main|master|trunk|develop|release\s+branch|release/|production|prod|protected\b[^.;\n]{0,20}?\bbranch|default\s+branch)\b|\b(?:bypass|bypassing|disable|disabling|skip|skipping|turn\w*\s+off|switch\w*\s+off|remove|removing|ignore|ignoring|override|overriding|circumvent\w*)\b[^.;\n]{0,40}?\b(?:branch\s+protection|protection\s+rules?|(?:required\s+)?(?:status\s+)?checks?|ci|hooks?|pre-commit|pre-push|tests?|test\s+suite|reviews?|code\s*owners|commit\s+signing|signed\s+commits|2fa|mfa|linters?|gates?)\b|\b(?:merge|merging|approve|approving)\b[^.;\n]{0,50}?\b(?:(?:your|its|their)\s+own|without\s+(?:a\s+|any\s+)?(?:review|approval))|\b(?:publish|publishing|release|releasing|deploy|deploying|ship|shipping|cut|cutting|upload|uploading)\b[^.;\n]{0,50}?\b(?:releases?|npm|crates\.io|pypi|rubygems|registry|production|prod|app\s+store|play\s+store|docker\s+hub|packages?|version\s+\d)\b|\b(?:delete|deleting|drop|dropping|wipe|wiping|truncate|truncating|destroy|destroying|purge|purging|erase|erasing|nuke|nuking)\b[^.;\n]{0,50}?\b(?:production|prod|database|db|backups?|tables?|buckets?|(?:user|customer)\s+data|users|repo(?:sitory)?|branches|tags|history|volumes?)\b|\b(?:read|reading|print|printing|cat|dump|dumping|show|display|expose|copy|upload|send|log|logging|paste|output|echo|share|post)\b[^.;\n]{0,50}?(?:\b(?:secrets?|(?:access|auth|api|bearer|github|gitlab|npm|pypi|deploy|refresh|session|personal)\s+tokens?|tokens|(?:api|deploy|ssh|private|signing)\s+keys?|credentials?|passwords?|vault|keychain)\b|\.env\b|\.ssh\b|\.aws\b|\.npmrc\b|\.netrc\b)|\b(?:commit|commits|committing|check\s+in|checks\s+in|checking\s+in|push|pushes|pushing)\s+(?:(?:the|your|our|all|any|those|these|its|their|real|actual|live|production|prod|plaintext|raw|unencrypted|full|new)\s+){0,3}(?:[\w-]+\s+)?{SECRETS}|{SECRETS}(?:[^.;\n]|\.\w){0,40}?\band\s+(?:commit|committing|push|pushing|check\s+in|checking\s+in)\s+(?:it|them|that|the\s+file)\b",
     ))
     .expect("static regex")
 });
@@ -324,10 +360,10 @@ fn check_grant(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         )
     });
     let restricted = scoped_before
-        || RESTRICTED.is_match(opening)
-        || RESTRICTED.is_match(&clause[..act.start()])
-        || RESTRICTED.is_match(&clause[act.end()..])
-        || !own_act && RESTRICTED.is_match(act.as_str());
+        || narrows(opening)
+        || narrows(&clause[..act.start()])
+        || narrows(&clause[act.end()..])
+        || !own_act && narrows(act.as_str());
     let f = Finding::new(
         &PI008,
         s,
@@ -339,6 +375,70 @@ fn check_grant(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     )
     .severity(if restricted {
+        Severity::Warning
+    } else {
+        Severity::Error
+    });
+    push_pi(scan, f, out);
+}
+
+/// Whether a text around a grant, or its act, names a restricted scope ("push to a private
+/// branch", "delete stale branches"); a private key is what is acted on, not a scope.
+fn narrows(act: &str) -> bool {
+    RESTRICTED.find_iter(act).any(|m| {
+        !(m.as_str().eq_ignore_ascii_case("private")
+            && act[m.end()..]
+                .trim_start()
+                .get(..3)
+                .is_some_and(|w| w.eq_ignore_ascii_case("key")))
+    })
+}
+
+/// Who the text addresses as the one whose work is waived: the reader, an agent, a session.
+static READER_WORK: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(&super::expand(
+        r"\b(?:you|your|yours|yourself|agents?|agent's|agents'|assistants?|assistant's|this\s+session|(?:the\s+)?next\s+session|ai|llms?|bots?)\b",
+    ))
+    .expect("static regex")
+});
+
+/// PI008 for a waiver of review ([`WAIVER`]): the reader's work named in the sentence, no
+/// negation or question, no human role holding the waiver, no restriction of it.
+fn check_waiver(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
+    let text = scan.text();
+    let (s, e) = caps.whole();
+    if negated_before(text, s) || super::hypothetical_request_before(text, s) {
+        return;
+    }
+    let (a, b) = sentence(scan, (s, e));
+    let said = &text[a..b];
+    if said.trim_end().ends_with('?') || !READER_WORK.is_match(said) {
+        return;
+    }
+    // "Maintainers' PRs do not need a second review": a human role holds it, unless the
+    // sentence names the agent too ("reviewers: the agent's changes are exempt …").
+    let agent_named = words(said).any(|w| {
+        matches!(
+            w.as_str(),
+            "agent" | "agents" | "assistant" | "assistants" | "session" | "ai" | "bot" | "bots"
+        )
+    });
+    let role = words(said)
+        .any(|w| HUMAN_ROLES.contains(&w.as_str()) && w != "reviewer" && w != "reviewers");
+    if role && !agent_named {
+        return;
+    }
+    let f = Finding::new(
+        &PI008,
+        s,
+        e,
+        format!(
+            "waives the review of the reader's own work: {}",
+            excerpt(&text[s..e])
+        ),
+    )
+    // The waiver's own "not" narrows nothing; a restriction stands around it.
+    .severity(if RESTRICTED.is_match(&text[a..s]) || RESTRICTED.is_match(&text[e..b]) {
         Severity::Warning
     } else {
         Severity::Error

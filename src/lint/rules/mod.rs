@@ -135,6 +135,12 @@ const VOCAB: &[(&str, &str)] = &[
         "VOID",
         r"(?:null\s+and\s+)?void|null|cancel+ed|retracted|revoked|rescinded|withdrawn|moot|irrelevant|obsolete|invalid|superseded|overridden|erased|deleted|unsaid|unwritten|non-?existent",
     ),
+    // What holds a secret, as the object of an act: secrets, credentials, passwords, keys and
+    // tokens of a kind that is secret, a `.env` file (not `.env.example`).
+    (
+        "SECRETS",
+        r"(?:(?:secrets?|credentials?|passwords?|(?:api|access|auth|deploy|private|signing|ssh|secret|encryption|aws|gcp|azure|stripe|real|live|production|prod)\s+(?:keys?|tokens?)|tokens)\b|\.env(?:[\s,;:)'\x22`]|$))",
+    ),
     (
         "LIMITS",
         r"restrictions?|filters?|filtering|limits|limitations?|rules|rulebook|guidelines?|(?:safety\s+)?training|safeguards?|polic(?:y|ies)|censorship|censoring|censors?|boundaries|constraints|ethics|ethical\s+\w+|morals?|morality|moral\s+\w+|safeguards|guardrails|confines|warnings?|disclaimers?|programming|regulations?|laws?|principles|safety\s+\w+|content\s+polic(?:y|ies)",
