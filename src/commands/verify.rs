@@ -1435,6 +1435,7 @@ fn unread_checksums(
     dir: &HandoffDir,
     snap: &Snapshot,
     manifest: Option<&Manifest>,
+    committed: &mut CommittedManifests,
 ) -> Result<std::collections::HashMap<String, String>> {
     let mut known = std::collections::HashMap::new();
     for (name, s) in &snap.streamed {
@@ -1447,9 +1448,9 @@ fn unread_checksums(
     // The manifest of the commit the unread files were found equal to (HEAD's, or HEAD's
     // parent's for an amend: review atk34 #1).
     let head_entries: std::collections::HashMap<String, _> = match snap.unread_since {
-        Some(head) => repo
-            .blob_at(head, &path)?
-            .and_then(|b| Manifest::parse_read_only(&path, &b).ok())
+        Some(head) => committed
+            .at(repo, head, &path)?
+            .flatten()
             .map(|m| m.files().into_iter().collect())
             .unwrap_or_default(),
         None => std::collections::HashMap::new(),
@@ -3582,9 +3583,10 @@ fn judge(
     layers.extend(required_layer(dir, snap, target));
 
     // 2. Checksums against the same content.
+    let mut committed = CommittedManifests::default();
     let mut sums = Layer::new("checksums");
     if let Some(m) = &manifest {
-        let known = unread_checksums(repo, dir, snap, Some(m))?;
+        let known = unread_checksums(repo, dir, snap, Some(m), &mut committed)?;
         let checks = m.check_files_with(snap, &known);
         let total = checks.len();
         for c in checks {
@@ -3667,6 +3669,7 @@ fn judge(
         manifest.as_ref(),
         target.base_commit,
         &target.other_parents,
+        &mut committed,
     )?);
 
     // 7. The log archive matches its index.
@@ -4329,6 +4332,34 @@ fn drift_layer(
     layer.summarize("")
 }
 
+/// Manifests read from commits while one directory is judged, by commit and path: the
+/// pre-commit gate reads HEAD's for the checksums of the files it left unread and again for
+/// the tasks layer, and inflated and parsed it twice.
+#[derive(Default)]
+struct CommittedManifests(Vec<(ObjectId, String, Option<Option<std::rc::Rc<Manifest>>>)>);
+
+impl CommittedManifests {
+    /// The manifest at `path` in `commit`: `None` when the commit holds no file there,
+    /// `Some(None)` when the file does not parse.
+    fn at(
+        &mut self,
+        repo: &Repo,
+        commit: ObjectId,
+        path: &str,
+    ) -> Result<Option<Option<std::rc::Rc<Manifest>>>> {
+        if let Some((.., read)) = self.0.iter().find(|(c, p, _)| *c == commit && p == path) {
+            return Ok(read.clone());
+        }
+        let read = repo.blob_at(commit, path)?.map(|bytes| {
+            Manifest::parse_read_only(&format!("{path} at {}", Repo::short(commit)), &bytes)
+                .ok()
+                .map(std::rc::Rc::new)
+        });
+        self.0.push((commit, path.to_string(), read.clone()));
+        Ok(read)
+    }
+}
+
 /// Tasks (layer 6): compares with the manifest at the base commit, and at each other
 /// parent of a merge (`others`, see [`Target::other_parents`]): no task any of them holds is
 /// dropped, and `next_task_id` is below none of theirs.
@@ -4338,6 +4369,7 @@ fn tasks_layer(
     manifest: Option<&Manifest>,
     base: Option<ObjectId>,
     others: &[ObjectId],
+    committed: &mut CommittedManifests,
 ) -> Result<Layer> {
     let mut layer = Layer::new("tasks");
     let (Some(current), Some(base)) = (manifest, base) else {
@@ -4353,13 +4385,11 @@ fn tasks_layer(
         .chain(others.iter().copied())
         .enumerate()
     {
-        let Some(bytes) = repo.blob_at(commit, &base_path)? else {
+        let Some(parsed) = committed.at(repo, commit, &base_path)? else {
             continue;
         };
         // A manifest that no longer parses cannot lose tasks we could name.
-        let Ok(old) =
-            Manifest::parse_read_only(&format!("{base_path} at {}", Repo::short(commit)), &bytes)
-        else {
+        let Some(old) = parsed else {
             if i == 0 {
                 kept = Err("the base manifest does not parse");
             }

@@ -1284,19 +1284,7 @@ pub fn is_agent_file(path: &str) -> bool {
 /// (`.cursor`, `.github`, …): the entries that name a directory cannot match any other path,
 /// and most of a tree's paths (`src/…`, `target/…`) are told apart by this alone.
 fn in_agent_dir(folded: &str) -> bool {
-    static FIRST: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    let first = FIRST.get_or_init(|| {
-        let mut v: Vec<String> = entries()
-            .filter_map(|f| {
-                dir_components(f.pattern)
-                    .first()
-                    .map(|d| d.to_ascii_lowercase())
-            })
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    });
+    let first = &instruction_dir_tables().first;
     let dirs = folded.rsplit_once('/').map_or("", |(d, _)| d);
     !dirs.is_empty()
         && dirs
@@ -1389,6 +1377,9 @@ struct InstructionDirs {
     under_prefix: Vec<&'static str>,
     /// The runs joined by `/`, sorted, each once: [`instruction_dirs_at`] at the root.
     joined: Vec<String>,
+    /// The first directory of every entry's runs, lowered, sorted, each once
+    /// ([`in_agent_dir`]).
+    first: Vec<String>,
 }
 
 fn instruction_dir_tables() -> &'static InstructionDirs {
@@ -1398,22 +1389,28 @@ fn instruction_dir_tables() -> &'static InstructionDirs {
         let mut under_prefix = Vec::new();
         for f in entries() {
             let dirs = dir_components(f.pattern);
-            for k in 1..=dirs.len() {
-                if !runs.iter().any(|r| r.as_slice() == &dirs[..k]) {
-                    runs.push(dirs[..k].to_vec());
-                }
-            }
+            runs.extend((1..=dirs.len()).map(|k| dirs[..k].to_vec()));
             if let Pattern::UnderPrefix(d) = f.pattern {
                 under_prefix.push(d);
             }
         }
+        runs.sort_unstable();
+        runs.dedup();
         let mut joined: Vec<String> = runs.iter().map(|r| r.join("/")).collect();
         joined.sort();
         joined.dedup();
+        let mut first: Vec<String> = runs
+            .iter()
+            .filter(|r| r.len() == 1)
+            .map(|r| r[0].to_ascii_lowercase())
+            .collect();
+        first.sort();
+        first.dedup();
         InstructionDirs {
             runs,
             under_prefix,
             joined,
+            first,
         }
     })
 }
@@ -1639,6 +1636,16 @@ mod tests {
             );
         }
         assert!(paths.len() > 500, "{}", paths.len());
+        let mut first: Vec<String> = entries()
+            .filter_map(|f| {
+                super::dir_components(f.pattern)
+                    .first()
+                    .map(|d| d.to_ascii_lowercase())
+            })
+            .collect();
+        first.sort();
+        first.dedup();
+        assert_eq!(super::instruction_dir_tables().first, first);
         for root in ["", "web", "packages/api", "A/B"] {
             assert_eq!(
                 super::instruction_dirs_at(root),

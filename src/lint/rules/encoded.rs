@@ -754,7 +754,8 @@ fn single_runs(b: &[u8]) -> Vec<(usize, usize, String)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i + 2 < b.len() {
-        if !(single(i) && mark(b[i + 1]) && single(i + 2)) {
+        // The mark first: most bytes are not one, and it is one read.
+        if !(mark(b[i + 1]) && single(i) && single(i + 2)) {
             i += 1;
             continue;
         }
@@ -2115,6 +2116,9 @@ enum Code {
 /// them than plain ones. Every paragraph of every linted file passes through here, so a word
 /// is lowered into a stack buffer and matched by the compiler's byte-string `match`: no
 /// allocation and no list scan per word. `runs` are the paragraph's words ([`letter_runs`]).
+/// [`candidates`] classes each word once ([`code_word`]) and sums the classes per stretch;
+/// this whole-stretch reading is what the tests compare it with.
+#[cfg(test)]
 fn word_code(para: &[u8], runs: &[(usize, usize)]) -> Option<Code> {
     code_of(
         runs.iter()
@@ -2654,6 +2658,58 @@ mod tests {
         #[test]
         fn parts_are_judged_as_when_each_was_read_alone(text in coded_parts_text()) {
             proptest::prop_assert_eq!(candidates(&text), before::candidates(&text));
+        }
+    }
+
+    /// [`single_runs`] as it was written before the mark was tested first.
+    fn single_runs_before(b: &[u8]) -> Vec<(usize, usize, String)> {
+        let ch = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        let mark = |c: u8| matches!(c, b' ' | b'-' | b'.' | b'|' | b',');
+        let single = |i: usize| {
+            ch(b[i]) && (i == 0 || !ch(b[i - 1])) && b.get(i + 1).is_none_or(|&c| !ch(c))
+        };
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i + 2 < b.len() {
+            if !(single(i) && mark(b[i + 1]) && single(i + 2)) {
+                i += 1;
+                continue;
+            }
+            let sep = b[i + 1];
+            let mut j = i;
+            while j + 2 < b.len() && b[j + 1] == sep && single(j + 2) {
+                j += 2;
+            }
+            if (j - i) / 2 + 1 >= 16 {
+                let joined = (i..=j).step_by(2).map(|k| char::from(b[k])).collect();
+                out.push((i, j + 1, joined));
+            }
+            i = j + 1;
+        }
+        out
+    }
+
+    fn single_runs_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            "[a-zA-Z0-9_]",
+            "[ .|,-]",
+            Just("a b c d e f g h i j k l m n o p q".to_string()),
+            Just("1-2-3-4-5-6-7-8-9-0-a-b-c-d-e-f-g".to_string()),
+            Just("x|y|z|w|v|u|t|s|r|q|p|o|n|m|l|k|j|i".to_string()),
+            "[a-z]{2,6}",
+            Just("\n".to_string()),
+            Just("é".to_string()),
+        ];
+        proptest::collection::vec(piece, 0..120).prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(600))]
+        /// Testing the mark first finds the runs testing the characters first found.
+        #[test]
+        fn single_runs_are_found_whichever_test_comes_first(text in single_runs_text()) {
+            proptest::prop_assert_eq!(single_runs(text.as_bytes()), single_runs_before(text.as_bytes()));
         }
     }
 
