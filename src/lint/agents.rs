@@ -1351,20 +1351,22 @@ fn dir_components(pattern: Pattern) -> Vec<&'static str> {
 pub fn is_instruction_dir(path: &str) -> bool {
     let path = fold_case(path);
     let parts: Vec<&str> = path.split('/').collect();
-    let ends_with = |dirs: &[&str]| {
-        parts.len() >= dirs.len()
-            && parts[parts.len() - dirs.len()..]
-                .iter()
-                .zip(dirs)
-                .all(|(a, b)| a.eq_ignore_ascii_case(b))
-    };
     let tables = instruction_dir_tables();
     // A mode's own directory: `.roo/rules-` followed by a name.
-    tables.runs.iter().any(|dirs| ends_with(dirs))
+    tables.runs.iter().any(|dirs| ends_with_dirs(&parts, dirs))
         || tables
             .under_prefix
             .iter()
             .any(|d| Pattern::UnderPrefix(d).matches(&format!("{path}/x")))
+}
+
+/// True when the path's last components are `dirs`, in any ASCII letter case.
+fn ends_with_dirs(parts: &[&str], dirs: &[&str]) -> bool {
+    parts.len() >= dirs.len()
+        && parts[parts.len() - dirs.len()..]
+            .iter()
+            .zip(dirs)
+            .all(|(a, b)| a.eq_ignore_ascii_case(b))
 }
 
 /// What [`is_instruction_dir`] and [`instruction_dirs_at`] read from the entries, gathered
@@ -1540,16 +1542,9 @@ mod tests {
     fn is_instruction_dir_per_call(path: &str) -> bool {
         let path = fold_case(path);
         let parts: Vec<&str> = path.split('/').collect();
-        let ends_with = |dirs: &[&str]| {
-            parts.len() >= dirs.len()
-                && parts[parts.len() - dirs.len()..]
-                    .iter()
-                    .zip(dirs)
-                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
-        };
         entries().any(|f| {
             let dirs = super::dir_components(f.pattern);
-            let prefixes = (1..=dirs.len()).any(|k| ends_with(&dirs[..k]));
+            let prefixes = (1..=dirs.len()).any(|k| super::ends_with_dirs(&parts, &dirs[..k]));
             let mode_dir = match f.pattern {
                 super::Pattern::UnderPrefix(d) => {
                     super::Pattern::UnderPrefix(d).matches(&format!("{path}/x"))
