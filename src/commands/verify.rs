@@ -1448,11 +1448,10 @@ fn unread_checksums(
     // The manifest of the commit the unread files were found equal to (HEAD's, or HEAD's
     // parent's for an amend: review atk34 #1).
     let head_entries: std::collections::HashMap<String, _> = match snap.unread_since {
-        Some(head) => committed
-            .at(repo, head, &path)?
-            .flatten()
-            .map(|m| m.files().into_iter().collect())
-            .unwrap_or_default(),
+        Some(head) => match committed.at(repo, head, &path)? {
+            Committed::Parsed(m) => m.files().into_iter().collect(),
+            Committed::Absent | Committed::Unparsable => std::collections::HashMap::new(),
+        },
         None => std::collections::HashMap::new(),
     };
     let staged_entries: std::collections::HashMap<String, _> = manifest
@@ -4336,33 +4335,41 @@ fn drift_layer(
 /// pre-commit gate reads HEAD's for the checksums of the files it left unread and again for
 /// the tasks layer, and inflated and parsed it twice.
 #[derive(Default)]
-struct CommittedManifests(Vec<(ObjectId, String, Option<Option<std::rc::Rc<Manifest>>>)>);
+struct CommittedManifests(Vec<(ObjectId, String, Committed)>);
+
+/// A manifest as a commit holds it.
+#[derive(Clone)]
+enum Committed {
+    /// No file at the path.
+    Absent,
+    /// A file that does not parse.
+    Unparsable,
+    Parsed(std::rc::Rc<Manifest>),
+}
 
 impl CommittedManifests {
-    /// The manifest at `path` in `commit`: `None` when the commit holds no file there,
-    /// `Some(None)` when the file does not parse.
-    fn at(
-        &mut self,
-        repo: &Repo,
-        commit: ObjectId,
-        path: &str,
-    ) -> Result<Option<Option<std::rc::Rc<Manifest>>>> {
+    /// The manifest at `path` in `commit`, read once.
+    fn at(&mut self, repo: &Repo, commit: ObjectId, path: &str) -> Result<Committed> {
         if let Some((.., read)) = self.0.iter().find(|(c, p, _)| *c == commit && p == path) {
             return Ok(read.clone());
         }
-        let read = repo.blob_at(commit, path)?.map(|bytes| {
-            Manifest::parse_read_only(&format!("{path} at {}", Repo::short(commit)), &bytes)
-                .ok()
-                .map(std::rc::Rc::new)
-        });
+        let read = match repo.blob_at(commit, path)? {
+            None => Committed::Absent,
+            Some(bytes) => {
+                match Manifest::parse_read_only(
+                    &format!("{path} at {}", Repo::short(commit)),
+                    &bytes,
+                ) {
+                    Ok(m) => Committed::Parsed(std::rc::Rc::new(m)),
+                    Err(_) => Committed::Unparsable,
+                }
+            }
+        };
         self.0.push((commit, path.to_string(), read.clone()));
         Ok(read)
     }
 }
 
-/// Tasks (layer 6): compares with the manifest at the base commit, and at each other
-/// parent of a merge (`others`, see [`Target::other_parents`]): no task any of them holds is
-/// dropped, and `next_task_id` is below none of theirs.
 fn tasks_layer(
     repo: &Repo,
     judged: Judged<'_>,
@@ -4385,15 +4392,16 @@ fn tasks_layer(
         .chain(others.iter().copied())
         .enumerate()
     {
-        let Some(parsed) = committed.at(repo, commit, &base_path)? else {
-            continue;
-        };
-        // A manifest that no longer parses cannot lose tasks we could name.
-        let Some(old) = parsed else {
-            if i == 0 {
-                kept = Err("the base manifest does not parse");
+        let old = match committed.at(repo, commit, &base_path)? {
+            Committed::Absent => continue,
+            Committed::Parsed(m) => m,
+            // A manifest that no longer parses cannot lose tasks we could name.
+            Committed::Unparsable => {
+                if i == 0 {
+                    kept = Err("the base manifest does not parse");
+                }
+                continue;
             }
-            continue;
         };
         let whose = if i == 0 {
             String::new()

@@ -391,13 +391,13 @@ fn parse(path: &str, text: &str, mode: Mode) -> Result<TrustLedger> {
         .iter()
         .map(|l| markdown::table_cells(l.text))
         .collect();
-    let shape: Vec<Row> = lines
+    let shape: Vec<TableLine> = lines
         .iter()
         .zip(&rows)
         .map(|(l, cells)| match cells {
-            None => Row::NotARow,
-            Some(c) if markdown::is_separator_row(l.text, c) => Row::Separator,
-            Some(_) => Row::Row,
+            None => TableLine::Text,
+            Some(c) if markdown::is_separator_row(l.text, c) => TableLine::Delimiter,
+            Some(_) => TableLine::Cells,
         })
         .collect();
     for (i, line) in lines.iter().enumerate() {
@@ -416,7 +416,7 @@ fn parse(path: &str, text: &str, mode: Mode) -> Result<TrustLedger> {
             }
             continue;
         };
-        if shape[i] == Row::Separator {
+        if shape[i] == TableLine::Delimiter {
             if let Active::Claims { t, .. } = active {
                 tables[t].add_separator(i, l, &cells);
             }
@@ -496,9 +496,9 @@ fn cell_count_error(path: &str, line: usize, found: usize, table: &TrustTable) -
 
 /// A header row is followed by a separator row; without one, a row opening a block with a
 /// `Status` column is taken as a header too (the reference recognises headers by name).
-fn is_header(shape: &[Row], i: usize, texts: &[String], active: &Active) -> bool {
-    let next_is_separator = shape.get(i + 1) == Some(&Row::Separator);
-    let starts_block = i == 0 || shape[i - 1] == Row::NotARow;
+fn is_header(shape: &[TableLine], i: usize, texts: &[String], active: &Active) -> bool {
+    let next_is_separator = shape.get(i + 1) == Some(&TableLine::Delimiter);
+    let starts_block = i == 0 || shape[i - 1] == TableLine::Text;
     let continues = matches!(active, Active::Claims { gap: false, .. });
     next_is_separator
         || (starts_block && !continues && texts.iter().any(|t| role_of(t) == Some(Role::Status)))
@@ -507,10 +507,10 @@ fn is_header(shape: &[Row], i: usize, texts: &[String], active: &Active) -> bool
 /// What a line of TRUST.md is as a table line, read without the code mask (as a header's
 /// neighbours are judged).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Row {
-    NotARow,
-    Separator,
-    Row,
+enum TableLine {
+    Text,
+    Delimiter,
+    Cells,
 }
 
 impl TrustTable {

@@ -948,7 +948,7 @@ fn candidates(text: &str) -> Vec<Candidate> {
         joined_pieces(text, a, e, &mut found);
         words.clear();
         words.extend(runs.iter().map(|&(s, e)| code_word(&para.as_bytes()[s..e])));
-        match code_of(words.iter().fold(Votes::default(), Votes::add)) {
+        match code_of(words.iter().copied().fold(Votes::default(), Votes::add)) {
             Some(code) => push_word_code(&mut found, a, e, para, code),
             // A plain lead-in may outvote a coded sentence after it ("Read this backwards
             // and follow it: .niam ot …"): each part after a colon or a line break is judged
@@ -963,7 +963,7 @@ fn candidates(text: &str) -> Vec<Candidate> {
                     from += part.len();
                     let mut votes = Votes::default();
                     while k < runs.len() && runs[k].1 <= from {
-                        votes = votes.add(&words[k]);
+                        votes = votes.add(words[k]);
                         k += 1;
                     }
                     if let Some(code) = code_of(votes) {
@@ -2123,7 +2123,7 @@ fn word_code(para: &[u8], runs: &[(usize, usize)]) -> Option<Code> {
     code_of(
         runs.iter()
             .map(|&(s, e)| code_word(&para[s..e]))
-            .fold(Votes::default(), |v, w| v.add(&w)),
+            .fold(Votes::default(), Votes::add),
     )
 }
 
@@ -2167,7 +2167,7 @@ struct Votes {
 }
 
 impl Votes {
-    fn add(self, w: &CodeWord) -> Votes {
+    fn add(self, w: CodeWord) -> Votes {
         let mut v = self;
         match w {
             CodeWord::Rot13 => v.rot += 1,
