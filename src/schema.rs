@@ -32,19 +32,22 @@ pub fn validate_manifest(doc: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Compiles the schema's lazily built pattern regexes by validating a manifest that uses
-/// every patterned field, so that a later [`validate_manifest`] on the critical path does
-/// not pay for them (called from a warm-up thread).
+/// Compiles the pattern regexes every manifest's validation needs (the version, the file
+/// names and their checksums) by validating a manifest that has only the required fields, so
+/// that a later [`validate_manifest`] on the critical path does not pay for them (called from
+/// a warm-up thread). The optional fields' patterns (task ids, a `next_task_id` written as a
+/// string) are compiled by the first validation of a manifest that has them: warming them
+/// cost a manifest without tasks two regex builds for nothing.
 pub fn warm_up() {
     let doc = serde_json::json!({
         "aahp_version": "3.0", "project": "p", "quick_context": "",
         "last_session": {"agent": "a", "timestamp": "2026-01-01T00:00:00Z", "phase": "idle"},
         "files": {"STATUS.md": {
             "checksum": "sha256:0000000000000000000000000000000000000000000000000000000000000000",
-            "updated": "2026-01-01T00:00:00Z", "lines": 1, "summary": ""}},
-        "next_task_id": "2",
-        "tasks": {"T-001": {"id": "T-001", "title": "t", "status": "ready",
-            "depends_on": ["T-002"], "created": "2026-01-01T00:00:00Z"}}
+            "updated": "2026-01-01T00:00:00Z", "lines": 1, "summary": ""},
+            "pii-allowlist.json": {
+            "checksum": "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+            "updated": "2026-01-01T00:00:00Z", "lines": 1, "summary": ""}}
     });
     let _ = validate_manifest(&doc);
 }
@@ -56,6 +59,34 @@ mod tests {
     /// The file-name rules are written without an any-character class (see the schema's
     /// description); this pins that they still accept and refuse what `^[^/\\]+$` together
     /// with `^.+\.md$` did.
+    /// The warm-up leaves the optional fields' patterns to the first manifest that has them:
+    /// those are still judged, before and after it.
+    #[test]
+    fn task_ids_are_judged_whether_or_not_the_warm_up_ran() {
+        let doc = |id: &str, next: &str| {
+            serde_json::json!({
+                "aahp_version": "3.0", "project": "p", "quick_context": "",
+                "last_session": {"agent": "a", "timestamp": "2026-01-01T00:00:00Z", "phase": "idle"},
+                "files": {},
+                "next_task_id": next,
+                "tasks": {id: {"id": id, "title": "t", "status": "ready", "depends_on": [id],
+                    "created": "2026-01-01T00:00:00Z"}}
+            })
+        };
+        for warmed in [false, true] {
+            if warmed {
+                warm_up();
+            }
+            assert!(validate_manifest(&doc("T-001", "2")).is_empty(), "{warmed}");
+            for (id, next) in [("T-01", "2"), ("T-001", "02"), ("X-001", "2")] {
+                assert!(
+                    !validate_manifest(&doc(id, next)).is_empty(),
+                    "{id} {next} {warmed}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn file_names_need_a_stem_and_no_separator_or_line_break() {
         let entry = serde_json::json!({

@@ -1435,6 +1435,7 @@ fn unread_checksums(
     dir: &HandoffDir,
     snap: &Snapshot,
     manifest: Option<&Manifest>,
+    committed: &mut CommittedManifests,
 ) -> Result<std::collections::HashMap<String, String>> {
     let mut known = std::collections::HashMap::new();
     for (name, s) in &snap.streamed {
@@ -1447,11 +1448,10 @@ fn unread_checksums(
     // The manifest of the commit the unread files were found equal to (HEAD's, or HEAD's
     // parent's for an amend: review atk34 #1).
     let head_entries: std::collections::HashMap<String, _> = match snap.unread_since {
-        Some(head) => repo
-            .blob_at(head, &path)?
-            .and_then(|b| Manifest::parse_read_only(&path, &b).ok())
-            .map(|m| m.files().into_iter().collect())
-            .unwrap_or_default(),
+        Some(head) => match committed.at(repo, head, &path)? {
+            Committed::Parsed(m) => m.files().into_iter().collect(),
+            Committed::Absent | Committed::Unparsable => std::collections::HashMap::new(),
+        },
         None => std::collections::HashMap::new(),
     };
     let staged_entries: std::collections::HashMap<String, _> = manifest
@@ -3595,9 +3595,10 @@ fn judge(
     layers.extend(required_layer(dir, snap, target));
 
     // 2. Checksums against the same content.
+    let mut committed = CommittedManifests::default();
     let mut sums = Layer::new("checksums");
     if let Some(m) = &manifest {
-        let known = unread_checksums(repo, dir, snap, Some(m))?;
+        let known = unread_checksums(repo, dir, snap, Some(m), &mut committed)?;
         let checks = m.check_files_with(snap, &known);
         let total = checks.len();
         for c in checks {
@@ -3680,6 +3681,7 @@ fn judge(
         manifest.as_ref(),
         target.base_commit,
         &target.other_parents,
+        &mut committed,
     )?);
 
     // 7. The log archive matches its index.
@@ -4342,15 +4344,52 @@ fn drift_layer(
     layer.summarize("")
 }
 
-/// Tasks (layer 6): compares with the manifest at the base commit, and at each other
-/// parent of a merge (`others`, see [`Target::other_parents`]): no task any of them holds is
-/// dropped, and `next_task_id` is below none of theirs.
+/// Manifests read from commits while one directory is judged, by commit and path: the
+/// pre-commit gate reads HEAD's for the checksums of the files it left unread and again for
+/// the tasks layer, and inflated and parsed it twice.
+#[derive(Default)]
+struct CommittedManifests(Vec<(ObjectId, String, Committed)>);
+
+/// A manifest as a commit holds it.
+#[derive(Clone)]
+enum Committed {
+    /// No file at the path.
+    Absent,
+    /// A file that does not parse.
+    Unparsable,
+    Parsed(std::rc::Rc<Manifest>),
+}
+
+impl CommittedManifests {
+    /// The manifest at `path` in `commit`, read once.
+    fn at(&mut self, repo: &Repo, commit: ObjectId, path: &str) -> Result<Committed> {
+        if let Some((.., read)) = self.0.iter().find(|(c, p, _)| *c == commit && p == path) {
+            return Ok(read.clone());
+        }
+        let read = match repo.blob_at(commit, path)? {
+            None => Committed::Absent,
+            Some(bytes) => {
+                match Manifest::parse_read_only(
+                    &format!("{path} at {}", Repo::short(commit)),
+                    &bytes,
+                ) {
+                    Ok(m) => Committed::Parsed(std::rc::Rc::new(m)),
+                    Err(_) => Committed::Unparsable,
+                }
+            }
+        };
+        self.0.push((commit, path.to_string(), read.clone()));
+        Ok(read)
+    }
+}
+
 fn tasks_layer(
     repo: &Repo,
     judged: Judged<'_>,
     manifest: Option<&Manifest>,
     base: Option<ObjectId>,
     others: &[ObjectId],
+    committed: &mut CommittedManifests,
 ) -> Result<Layer> {
     let mut layer = Layer::new("tasks");
     let (Some(current), Some(base)) = (manifest, base) else {
@@ -4366,17 +4405,16 @@ fn tasks_layer(
         .chain(others.iter().copied())
         .enumerate()
     {
-        let Some(bytes) = repo.blob_at(commit, &base_path)? else {
-            continue;
-        };
-        // A manifest that no longer parses cannot lose tasks we could name.
-        let Ok(old) =
-            Manifest::parse_read_only(&format!("{base_path} at {}", Repo::short(commit)), &bytes)
-        else {
-            if i == 0 {
-                kept = Err("the base manifest does not parse");
+        let old = match committed.at(repo, commit, &base_path)? {
+            Committed::Absent => continue,
+            Committed::Parsed(m) => m,
+            // A manifest that no longer parses cannot lose tasks we could name.
+            Committed::Unparsable => {
+                if i == 0 {
+                    kept = Err("the base manifest does not parse");
+                }
+                continue;
             }
-            continue;
         };
         let whose = if i == 0 {
             String::new()

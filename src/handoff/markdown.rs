@@ -316,13 +316,14 @@ pub(crate) fn table_cells(line: &str) -> Option<Vec<Cell>> {
         return None;
     }
     let bytes = line.as_bytes();
-    let mut pipes = vec![lead];
+    let mut pipes = Vec::with_capacity(16);
+    pipes.push(lead);
     for i in memchr::memchr_iter(b'|', &bytes[lead + 1..]).map(|i| i + lead + 1) {
         if bytes[i - 1] != b'\\' {
             pipes.push(i);
         }
     }
-    let mut cells = Vec::new();
+    let mut cells = Vec::with_capacity(pipes.len());
     for w in pipes.windows(2) {
         cells.push(cell(line, w[0] + 1..w[1]));
     }
@@ -356,7 +357,11 @@ pub(crate) fn is_separator_row(line: &str, cells: &[Cell]) -> bool {
 
 /// Unescapes a cell's `\|` into `|`.
 pub(crate) fn unescape_cell(s: &str) -> String {
-    s.replace("\\|", "|")
+    if s.contains('\\') {
+        s.replace("\\|", "|")
+    } else {
+        s.to_string()
+    }
 }
 
 /// Escapes text for a table cell: `|` becomes `\|` and line breaks become spaces.

@@ -386,13 +386,23 @@ fn parse(path: &str, text: &str, mode: Mode) -> Result<TrustLedger> {
     let mut claims = Vec::new();
     let mut heading: Option<String> = None;
     let mut active = Active::None;
+    // Each line split into cells once: a row's header test reads the lines around it.
+    let mut rows: Vec<Option<Vec<markdown::Cell>>> = lines
+        .iter()
+        .map(|l| markdown::table_cells(l.text))
+        .collect();
+    let shape: Vec<TableLine> = lines
+        .iter()
+        .zip(&rows)
+        .map(|(l, cells)| match cells {
+            None => TableLine::Text,
+            Some(c) if markdown::is_separator_row(l.text, c) => TableLine::Delimiter,
+            Some(_) => TableLine::Cells,
+        })
+        .collect();
     for (i, line) in lines.iter().enumerate() {
         let l = line.text;
-        let cells = if mask[i] {
-            None
-        } else {
-            markdown::table_cells(l)
-        };
+        let cells = if mask[i] { None } else { rows[i].take() };
         let Some(cells) = cells else {
             if l.trim().is_empty() && !mask[i] {
                 if let Active::Claims { gap, .. } = &mut active {
@@ -406,7 +416,7 @@ fn parse(path: &str, text: &str, mode: Mode) -> Result<TrustLedger> {
             }
             continue;
         };
-        if markdown::is_separator_row(l, &cells) {
+        if shape[i] == TableLine::Delimiter {
             if let Active::Claims { t, .. } = active {
                 tables[t].add_separator(i, l, &cells);
             }
@@ -416,7 +426,7 @@ fn parse(path: &str, text: &str, mode: Mode) -> Result<TrustLedger> {
             .iter()
             .map(|c| markdown::unescape_cell(&l[c.content.clone()]))
             .collect();
-        if is_header(&lines, i, &texts, &active) {
+        if is_header(&shape, i, &texts, &active) {
             active = match Columns::from_header(&texts) {
                 Some(cols) => {
                     tables.push(TrustTable {
@@ -486,14 +496,21 @@ fn cell_count_error(path: &str, line: usize, found: usize, table: &TrustTable) -
 
 /// A header row is followed by a separator row; without one, a row opening a block with a
 /// `Status` column is taken as a header too (the reference recognises headers by name).
-fn is_header(lines: &[markdown::Line<'_>], i: usize, texts: &[String], active: &Active) -> bool {
-    let next_is_separator = lines.get(i + 1).is_some_and(|n| {
-        markdown::table_cells(n.text).is_some_and(|c| markdown::is_separator_row(n.text, &c))
-    });
-    let starts_block = i == 0 || markdown::table_cells(lines[i - 1].text).is_none();
+fn is_header(shape: &[TableLine], i: usize, texts: &[String], active: &Active) -> bool {
+    let next_is_separator = shape.get(i + 1) == Some(&TableLine::Delimiter);
+    let starts_block = i == 0 || shape[i - 1] == TableLine::Text;
     let continues = matches!(active, Active::Claims { gap: false, .. });
     next_is_separator
         || (starts_block && !continues && texts.iter().any(|t| role_of(t) == Some(Role::Status)))
+}
+
+/// What a line of TRUST.md is as a table line, read without the code mask (as a header's
+/// neighbours are judged).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TableLine {
+    Text,
+    Delimiter,
+    Cells,
 }
 
 impl TrustTable {

@@ -1284,19 +1284,7 @@ pub fn is_agent_file(path: &str) -> bool {
 /// (`.cursor`, `.github`, …): the entries that name a directory cannot match any other path,
 /// and most of a tree's paths (`src/…`, `target/…`) are told apart by this alone.
 fn in_agent_dir(folded: &str) -> bool {
-    static FIRST: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    let first = FIRST.get_or_init(|| {
-        let mut v: Vec<String> = entries()
-            .filter_map(|f| {
-                dir_components(f.pattern)
-                    .first()
-                    .map(|d| d.to_ascii_lowercase())
-            })
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    });
+    let first = &instruction_dir_tables().first;
     let dirs = folded.rsplit_once('/').map_or("", |(d, _)| d);
     !dirs.is_empty()
         && dirs
@@ -1363,22 +1351,69 @@ fn dir_components(pattern: Pattern) -> Vec<&'static str> {
 pub fn is_instruction_dir(path: &str) -> bool {
     let path = fold_case(path);
     let parts: Vec<&str> = path.split('/').collect();
-    let ends_with = |dirs: &[&str]| {
-        parts.len() >= dirs.len()
-            && parts[parts.len() - dirs.len()..]
-                .iter()
-                .zip(dirs)
-                .all(|(a, b)| a.eq_ignore_ascii_case(b))
-    };
-    entries().any(|f| {
-        let dirs = dir_components(f.pattern);
-        let prefixes = (1..=dirs.len()).any(|k| ends_with(&dirs[..k]));
-        // A mode's own directory: `.roo/rules-` followed by a name.
-        let mode_dir = match f.pattern {
-            Pattern::UnderPrefix(d) => Pattern::UnderPrefix(d).matches(&format!("{path}/x")),
-            _ => false,
-        };
-        prefixes || mode_dir
+    let tables = instruction_dir_tables();
+    // A mode's own directory: `.roo/rules-` followed by a name.
+    tables.runs.iter().any(|dirs| ends_with_dirs(&parts, dirs))
+        || tables
+            .under_prefix
+            .iter()
+            .any(|d| Pattern::UnderPrefix(d).matches(&format!("{path}/x")))
+}
+
+/// True when the path's last components are `dirs`, in any ASCII letter case.
+fn ends_with_dirs(parts: &[&str], dirs: &[&str]) -> bool {
+    parts.len() >= dirs.len()
+        && parts[parts.len() - dirs.len()..]
+            .iter()
+            .zip(dirs)
+            .all(|(a, b)| a.eq_ignore_ascii_case(b))
+}
+
+/// What [`is_instruction_dir`] and [`instruction_dirs_at`] read from the entries, gathered
+/// once: the hook asks for every changed path and every package root.
+struct InstructionDirs {
+    /// Every leading run of an entry's [`dir_components`] (`.cursor`, `.cursor/rules`),
+    /// each once.
+    runs: Vec<Vec<&'static str>>,
+    /// The [`Pattern::UnderPrefix`] entries' paths.
+    under_prefix: Vec<&'static str>,
+    /// The runs joined by `/`, sorted, each once: [`instruction_dirs_at`] at the root.
+    joined: Vec<String>,
+    /// The first directory of every entry's runs, lowered, sorted, each once
+    /// ([`in_agent_dir`]).
+    first: Vec<String>,
+}
+
+fn instruction_dir_tables() -> &'static InstructionDirs {
+    static TABLES: std::sync::OnceLock<InstructionDirs> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut runs: Vec<Vec<&'static str>> = Vec::new();
+        let mut under_prefix = Vec::new();
+        for f in entries() {
+            let dirs = dir_components(f.pattern);
+            runs.extend((1..=dirs.len()).map(|k| dirs[..k].to_vec()));
+            if let Pattern::UnderPrefix(d) = f.pattern {
+                under_prefix.push(d);
+            }
+        }
+        runs.sort_unstable();
+        runs.dedup();
+        let mut joined: Vec<String> = runs.iter().map(|r| r.join("/")).collect();
+        joined.sort();
+        joined.dedup();
+        let mut first: Vec<String> = runs
+            .iter()
+            .filter(|r| r.len() == 1)
+            .map(|r| r[0].to_ascii_lowercase())
+            .collect();
+        first.sort();
+        first.dedup();
+        InstructionDirs {
+            runs,
+            under_prefix,
+            joined,
+            first,
+        }
     })
 }
 
@@ -1386,24 +1421,12 @@ pub fn is_instruction_dir(path: &str) -> bool {
 /// agents spell them: looked up one by one where a whole-tree walk is too dear (the
 /// pre-commit hook).
 pub fn instruction_dirs_at(root: &str) -> Vec<String> {
-    let mut out: Vec<String> = entries()
-        .flat_map(|f| {
-            let dirs = dir_components(f.pattern);
-            (1..=dirs.len())
-                .map(|k| dirs[..k].join("/"))
-                .collect::<Vec<_>>()
-        })
-        .map(|d| {
-            if root.is_empty() {
-                d
-            } else {
-                format!("{root}/{d}")
-            }
-        })
-        .collect();
-    out.sort();
-    out.dedup();
-    out
+    // A common prefix keeps the sorted order and the distinct entries distinct.
+    let joined = &instruction_dir_tables().joined;
+    if root.is_empty() {
+        return joined.clone();
+    }
+    joined.iter().map(|d| format!("{root}/{d}")).collect()
 }
 
 /// The names looked for at a directory's top level when nothing lists the files (an
@@ -1510,6 +1533,121 @@ mod tests {
                 .iter()
                 .all(|d| d.starts_with("web/."))
         );
+    }
+
+    /// [`super::is_instruction_dir`] and [`super::instruction_dirs_at`] read tables gathered
+    /// once from the entries; these are the per-call readings they replaced, and both must
+    /// answer alike for every entry's directories, their parents and near misses, in other
+    /// letter cases, below packages and with a mode's name.
+    fn is_instruction_dir_per_call(path: &str) -> bool {
+        let path = fold_case(path);
+        let parts: Vec<&str> = path.split('/').collect();
+        entries().any(|f| {
+            let dirs = super::dir_components(f.pattern);
+            let prefixes = (1..=dirs.len()).any(|k| super::ends_with_dirs(&parts, &dirs[..k]));
+            let mode_dir = match f.pattern {
+                super::Pattern::UnderPrefix(d) => {
+                    super::Pattern::UnderPrefix(d).matches(&format!("{path}/x"))
+                }
+                _ => false,
+            };
+            prefixes || mode_dir
+        })
+    }
+
+    fn instruction_dirs_at_per_call(root: &str) -> Vec<String> {
+        let mut out: Vec<String> = entries()
+            .flat_map(|f| {
+                let dirs = super::dir_components(f.pattern);
+                (1..=dirs.len())
+                    .map(|k| dirs[..k].join("/"))
+                    .collect::<Vec<_>>()
+            })
+            .map(|d| {
+                if root.is_empty() {
+                    d
+                } else {
+                    format!("{root}/{d}")
+                }
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn instruction_directory_tables_answer_as_the_entries_read_per_call() {
+        let mut paths: Vec<String> = Vec::new();
+        for f in entries() {
+            let dirs = super::dir_components(f.pattern);
+            for k in 0..=dirs.len() {
+                let run = dirs[..k].join("/");
+                let pattern = match f.pattern {
+                    super::Pattern::Name(p)
+                    | super::Pattern::Path(p)
+                    | super::Pattern::Under(p)
+                    | super::Pattern::NamePrefix(p)
+                    | super::Pattern::UnderPrefix(p) => p,
+                };
+                for base in [run.clone(), pattern.to_string(), format!("{pattern}code")] {
+                    for variant in [
+                        base.clone(),
+                        base.to_ascii_uppercase(),
+                        format!("pkg/{base}"),
+                        format!("a/b/{}", base.replace('.', "")),
+                        format!("{base}/x"),
+                        format!("{base}x"),
+                        base.trim_end_matches('/')
+                            .rsplit('/')
+                            .next()
+                            .unwrap_or("")
+                            .to_string(),
+                        format!("{base}/"),
+                    ] {
+                        paths.push(variant);
+                    }
+                }
+            }
+            paths.extend(f.hits.iter().chain(f.misses).map(|p| (*p).to_string()));
+        }
+        paths.extend(
+            [
+                "",
+                "/",
+                "src",
+                ".",
+                "..",
+                "\u{212a}iro",
+                ".\u{212a}iro/steering",
+            ]
+            .map(String::from),
+        );
+        for p in &paths {
+            assert_eq!(
+                super::is_instruction_dir(p),
+                is_instruction_dir_per_call(p),
+                "{p:?}"
+            );
+        }
+        assert!(paths.len() > 500, "{}", paths.len());
+        let mut first: Vec<String> = entries()
+            .filter_map(|f| {
+                super::dir_components(f.pattern)
+                    .first()
+                    .map(|d| d.to_ascii_lowercase())
+            })
+            .collect();
+        first.sort();
+        first.dedup();
+        assert_eq!(super::instruction_dir_tables().first, first);
+        for root in ["", "web", "packages/api", "A/B"] {
+            assert_eq!(
+                super::instruction_dirs_at(root),
+                instruction_dirs_at_per_call(root),
+                "{root}"
+            );
+        }
     }
 
     #[test]

@@ -118,7 +118,11 @@ pub(crate) const MAX_SET_BYTES: usize = 16 * 1024 * 1024;
 pub(crate) struct AiIgnore {
     patterns: Vec<IgnPattern>,
     exceptions: Vec<IgnPattern>,
-    ac: Option<AhoCorasick>,
+    /// The patterns' literals, searched for by one automaton built at the first search
+    /// ([`AiIgnore::automaton`]): a parse that is never searched (the output boundary's,
+    /// when nothing is printed; a hook that passes prints nothing) does not build it.
+    lits: Vec<String>,
+    ac: OnceLock<Option<AhoCorasick>>,
     /// For each automaton pattern, the indexes of `patterns` using that literal.
     ac_targets: Vec<Vec<usize>>,
     /// Patterns without a usable literal: every line is tried against all of them at once.
@@ -449,13 +453,24 @@ impl AiIgnore {
                 None => self.always.push(i),
             }
         }
-        if !lits.is_empty() {
-            self.ac = AhoCorasickBuilder::new()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::Standard)
-                .build(&lits)
-                .ok();
-        }
+        self.lits = lits;
+    }
+
+    /// The automaton of the patterns' literals, built at the first call (none without a
+    /// literal).
+    fn automaton(&self) -> Option<&AhoCorasick> {
+        self.ac
+            .get_or_init(|| {
+                if self.lits.is_empty() {
+                    return None;
+                }
+                AhoCorasickBuilder::new()
+                    .ascii_case_insensitive(true)
+                    .match_kind(MatchKind::Standard)
+                    .build(&self.lits)
+                    .ok()
+            })
+            .as_ref()
     }
 
     /// Number of active patterns.
@@ -469,7 +484,7 @@ impl AiIgnore {
         let lines = std::cell::OnceCell::new();
         let lines = || lines.get_or_init(|| super::text::LineIndex::new(text));
         let mut todo: Vec<(usize, usize, usize)> = Vec::new(); // (line start, line end, pattern)
-        if let Some(ac) = &self.ac {
+        if let Some(ac) = self.automaton() {
             // The lines holding a literal, by a search that skips ahead between candidates
             // (an overlapping search steps through every byte); then, in those lines only,
             // every literal, overlapping ones included. A literal never spans lines, so an
@@ -1028,6 +1043,47 @@ mod tests {
         assert!(sections.contains(&("you are now*".into(), Section::Injection)));
         assert_eq!(a.patterns.len(), 8, "commented regexes stay comments");
         assert!(a.warnings.is_empty());
+    }
+
+    /// The literals' automaton is built at the first search, not by the parse: the output
+    /// boundary parses the secrets section for every command, and a hook that passes prints
+    /// nothing, so never searches. What a search finds does not depend on when it was built.
+    #[test]
+    fn the_literal_automaton_is_built_at_the_first_search() {
+        let ignore = "# Secrets\nre:\\bTOKEN-[0-9]{4}[a-z]{4}\\b\nsk-*\n*_KEY=*\n";
+        let sample = "a TOKEN-1234abcd b\nkey sk-Q7vT2mX9pL4wR8nK3jH6 here\nMY_API_KEY=Zx8Qm2Lp9Tv4Rk7W\n\
+                      nothing here\ntask-to-model\ntoken-5678wxyz\n";
+        let lazy = crate::lint::UserSecrets::parse(".aiignore", ignore).unwrap();
+        assert!(
+            lazy.0.ac.get().is_none(),
+            "the parse does not build the automaton"
+        );
+        let found = lazy.spans(sample);
+        assert!(lazy.0.ac.get().is_some(), "the first search builds it");
+        let built = crate::lint::UserSecrets::parse(".aiignore", ignore).unwrap();
+        assert!(built.0.automaton().is_some());
+        assert_eq!(built.spans(sample), found);
+        let shown: Vec<&str> = found.iter().map(|&(s, e)| &sample[s..e]).collect();
+        for secret in [
+            "TOKEN-1234abcd",
+            "sk-Q7vT2mX9pL4wR8nK3jH6",
+            "MY_API_KEY=Zx8Qm2Lp9Tv4Rk7W",
+        ] {
+            assert!(
+                shown.iter().any(|s| s.contains(secret)),
+                "{secret}: {shown:?}"
+            );
+        }
+        assert!(
+            !shown
+                .iter()
+                .any(|s| s.contains("task") || s.contains("nothing")),
+            "{shown:?}"
+        );
+        // A file without a literal builds none, and finds nothing.
+        let none = crate::lint::UserSecrets::parse(".aiignore", "# Secrets\n").unwrap();
+        assert!(none.spans(sample).is_empty());
+        assert!(none.0.automaton().is_none());
     }
 
     #[test]
