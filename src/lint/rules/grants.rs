@@ -410,8 +410,8 @@ fn check_waiver(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if negated_before(text, s) || super::hypothetical_request_before(text, s) {
         return;
     }
-    let (a, b) = sentence(scan, (s, e));
-    let said = &text[a..b];
+    let (from, to) = sentence(scan, (s, e));
+    let said = &text[from..to];
     if said.trim_end().ends_with('?') || !READER_WORK.is_match(said) {
         return;
     }
@@ -428,7 +428,7 @@ fn check_waiver(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
     if role && !agent_named {
         return;
     }
-    let f = Finding::new(
+    let finding = Finding::new(
         &PI008,
         s,
         e,
@@ -438,12 +438,12 @@ fn check_waiver(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         ),
     )
     // The waiver's own "not" narrows nothing; a restriction stands around it.
-    .severity(if RESTRICTED.is_match(&text[a..s]) || RESTRICTED.is_match(&text[e..b]) {
+    .severity(if RESTRICTED.is_match(&text[from..s]) || RESTRICTED.is_match(&text[e..to]) {
         Severity::Warning
     } else {
         Severity::Error
     });
-    push_pi(scan, f, out);
+    push_pi(scan, finding, out);
 }
 
 /// Human roles that may hold a permission a policy names.
