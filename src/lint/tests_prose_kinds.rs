@@ -3476,3 +3476,44 @@ fn permission_to_commit_secrets_blocks_in_impersonal_forms() {
         ],
     );
 }
+
+/// A recovery phrase joined by what lists or links words in notes and URLs, a bullet or a
+/// middle dot (`skin • rose`), an arrow (`skin -> rose`, `→`), a dash standing alone, a
+/// URL-encoded comma (`%2C`), or one word a line after a bullet, is still a phrase; the same
+/// shapes with a failing checksum, and prose or steps laid out alike, stay quiet.
+#[test]
+fn recovery_phrases_joined_by_bullets_arrows_and_encoded_commas_block() {
+    let phrase = "bike nothing zero diary dizzy sunset peanut invest infant edge organ resource";
+    let bad = "stuff sweet cross capable romance unfold say bind finish race pony master";
+    let shapes = |p: &str| -> Vec<String> {
+        let w: Vec<&str> = p.split(' ').collect();
+        vec![
+            format!("Backup: {}", w.join(" \u{2022} ")),
+            format!("seed {}", w.join(" \u{b7} ")),
+            format!("order: {}", w.join(" -> ")),
+            format!("order: {}", w.join(" \u{2192} ")),
+            format!("words {}", w.join(" \u{2014} ")),
+            format!("https://wallet.example/restore?words={}", w.join("%2C")),
+            format!(
+                "Keep this:\n{}",
+                w.iter()
+                    .map(|x| format!("\u{2022} {x}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ),
+        ]
+    };
+    let hits = shapes(phrase);
+    let mut misses = shapes(bad);
+    misses.extend([
+        "Pipeline: lint -> test -> build -> package -> sign -> upload -> announce -> done"
+            .to_string(),
+        "\u{2022} Fix the flaky test\n\u{2022} Bump the version\n\u{2022} Tag the release\n\u{2022} Write the notes"
+            .to_string(),
+        "Flow: clone \u{2192} edit \u{2192} commit \u{2192} push \u{2192} review \u{2192} merge \u{2192} deploy \u{2192} monitor"
+            .to_string(),
+    ]);
+    let hits: Vec<&str> = hits.iter().map(String::as_str).collect();
+    let misses: Vec<&str> = misses.iter().map(String::as_str).collect();
+    errors_on_hits_only("SEC001", &hits, &misses);
+}

@@ -212,6 +212,26 @@ fn marker(item: &[u8]) -> bool {
         || (1..=2).contains(&n) && matches!(&digits[n..], b"" | b"." | b")" | b":")
 }
 
+/// Whether `item`, standing alone between blanks, only joins or lists what is around it: an
+/// arrow (`->`, `=>`, `→`), a bullet or a middle dot (`•`, `·`, `∙`), a dash (`–`, `—`). A
+/// phrase written `skin • rose • …` or `skin -> rose -> …`, or one word a line after a
+/// bullet, is still one run of words.
+fn joiner(item: &[u8]) -> bool {
+    matches!(item, b"->" | b"=>" | b"-->" | b"==>" | b"~>" | b"--")
+        || matches!(
+            std::str::from_utf8(item),
+            Ok("\u{2192}"
+                | "\u{21d2}"
+                | "\u{2022}"
+                | "\u{b7}"
+                | "\u{2219}"
+                | "\u{2013}"
+                | "\u{2014}"
+                | "\u{25e6}"
+                | "\u{2023}")
+        )
+}
+
 /// Reads the line `text[start..end]` into `run`, the run of short words that may go on from
 /// earlier lines ([`word_shape`]: any letter case, as a phrase is copied out). A line that
 /// starts with a word continues the run of the line before (a phrase one word a line, in
@@ -247,7 +267,7 @@ fn words_of_line(
             break;
         }
         let item = &b[s..i];
-        if matches!(item[0], b'0'..=b'9' | b'#' | b'-' | b'*') && marker(item) {
+        if matches!(item[0], b'0'..=b'9' | b'#' | b'-' | b'*') && marker(item) || joiner(item) {
             continue;
         }
         // A list's number written against its word (`1.skin`, `2)rose`).
@@ -309,7 +329,7 @@ fn word_shape(w: &[u8]) -> bool {
 
 /// The parts of `item` between the marks that join a phrase's words in a name, a path, a
 /// URL or a query (`-`, `_`, `.`, `/`, `+`, `:`, `=`, `~`, `&`, `?`, `#`, `@`, and `%20`
-/// as a URL encodes a blank), as offsets in it; the item itself when it holds none. Empty
+/// and `%2C` as a URL encodes a blank and a comma), as offsets in it; the item itself when it holds none. Empty
 /// parts (`//`) are left out. Linear in the item.
 fn parts(item: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut at = 0;
@@ -324,7 +344,13 @@ fn parts(item: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
                         b'-' | b'_' | b'.' | b'/' | b'+' | b':' | b'=' | b'~' | b'&' | b'?' | b'#'
                         | b'@',
                     ) => break 1,
-                    Some(b'%') if item[i..].starts_with(b"%20") => break 3,
+                    Some(b'%')
+                        if item[i..].starts_with(b"%20")
+                            || item[i..].starts_with(b"%2C")
+                            || item[i..].starts_with(b"%2c") =>
+                    {
+                        break 3;
+                    }
                     Some(_) => i += 1,
                 }
             };
