@@ -3517,3 +3517,53 @@ fn recovery_phrases_joined_by_bullets_arrows_and_encoded_commas_block() {
     let misses: Vec<&str> = misses.iter().map(String::as_str).collect();
     errors_on_hits_only("SEC001", &hits, &misses);
 }
+
+/// A recovery phrase written without blanks, its words joined by a bullet, a middle dot, an
+/// arrow (`->`, `=>`, `→`, `⇒`) or a dash, or run together by their capitals (`BikeNothing…`,
+/// `bikeNOTHINGzero…`), is still a phrase; the same shapes with a failing checksum, and code
+/// names and steps written alike, stay quiet.
+#[test]
+fn recovery_phrases_written_without_blanks_block() {
+    let phrase = "bike nothing zero diary dizzy sunset peanut invest infant edge organ resource";
+    let bad = "stuff sweet cross capable romance unfold say bind finish race pony master";
+    let shapes = |p: &str| -> Vec<String> {
+        let w: Vec<&str> = p.split(' ').collect();
+        let capitalised: String = w
+            .iter()
+            .map(|x| x[..1].to_ascii_uppercase() + &x[1..])
+            .collect();
+        let alternating: String = w
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                if i % 2 == 1 {
+                    x.to_ascii_uppercase()
+                } else {
+                    (*x).to_string()
+                }
+            })
+            .collect();
+        vec![
+            format!("Backup: {}", w.join("\u{2022}")),
+            format!("seed {}", w.join("\u{b7}")),
+            format!("order: {}", w.join("->")),
+            format!("order: {}", w.join("=>")),
+            format!("order: {}", w.join("\u{2192}")),
+            format!("words {}", w.join("\u{2013}")),
+            format!("mnemonic: {capitalised}"),
+            format!("`{alternating}`"),
+        ]
+    };
+    let hits = shapes(phrase);
+    let mut misses = shapes(bad);
+    misses.extend([
+        "fn loadUserProfileFromCacheOrFetchItFromTheRemoteStoreWhenMissingOrStale() {}".to_string(),
+        "Flow: clone\u{2192}edit\u{2192}commit\u{2192}push\u{2192}review\u{2192}merge\u{2192}deploy\u{2192}monitor\u{2192}report\u{2192}close\u{2192}tag\u{2192}ship"
+            .to_string(),
+        "Menu: Home\u{2022}About\u{2022}Blog\u{2022}Careers\u{2022}Contact\u{2022}Press\u{2022}Privacy\u{2022}Terms\u{2022}Status\u{2022}Docs\u{2022}Pricing\u{2022}Login"
+            .to_string(),
+    ]);
+    let hits: Vec<&str> = hits.iter().map(String::as_str).collect();
+    let misses: Vec<&str> = misses.iter().map(String::as_str).collect();
+    errors_on_hits_only("SEC001", &hits, &misses);
+}

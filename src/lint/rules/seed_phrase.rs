@@ -279,8 +279,12 @@ fn words_of_line(
         // Words joined by marks (`skin-rose-…`, `m=skin%20rose…`, `Skin.Rose…`): each part
         // of the item is a word of the phrase or ends the run.
         for (k, (ps, pe)) in parts(word).enumerate() {
-            let is_word = word_shape(&word[ps..pe]);
-            if first && k == 0 && (closes || !is_word) {
+            let part = &word[ps..pe];
+            let is_word = word_shape(part);
+            // Words run together by their capitals (`SkinRoseBike…`, `skinROSEbike…`).
+            let run_together =
+                !is_word && part.len() > 8 && part.iter().all(u8::is_ascii_alphabetic);
+            if first && k == 0 && (closes || !is_word && !run_together) {
                 // The line is not a continuation of a list of words: what came before is
                 // whole.
                 judge_run(text, run, found);
@@ -288,6 +292,15 @@ fn words_of_line(
             }
             if is_word {
                 run.push((s + ps, s + pe));
+            } else if run_together {
+                for (cs, ce) in capital_parts(part) {
+                    if word_shape(&part[cs..ce]) {
+                        run.push((s + ps + cs, s + ps + ce));
+                    } else {
+                        judge_run(text, run, found);
+                        run.clear();
+                    }
+                }
             } else {
                 judge_run(text, run, found);
                 run.clear();
@@ -327,10 +340,53 @@ fn word_shape(w: &[u8]) -> bool {
         && (w[1..].iter().all(u8::is_ascii_lowercase) || w.iter().all(u8::is_ascii_uppercase))
 }
 
+/// The words of an ASCII-letter `part` run together by their capitals, as offsets in it: a
+/// new word starts at a capital after a small letter (`skinRose`) and at a small letter after
+/// two or more capitals (`SKINrose`). Linear in the part.
+fn capital_parts(part: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at >= part.len() {
+            return None;
+        }
+        let start = at;
+        let mut i = at + 1;
+        while i < part.len() {
+            let (prev, c) = (part[i - 1], part[i]);
+            let upper_run = i >= start + 2 && part[start..i].iter().all(u8::is_ascii_uppercase);
+            if prev.is_ascii_lowercase() && c.is_ascii_uppercase()
+                || upper_run && c.is_ascii_lowercase()
+            {
+                break;
+            }
+            i += 1;
+        }
+        at = i;
+        Some((start, i))
+    })
+}
+
+/// The length of a mark that joins two words of a phrase written without blanks, at the
+/// start of `rest`: `-`, `_`, `.`, `/`, `+`, `:`, `=`, `~`, `&`, `?`, `#`, `@`, `>` (of
+/// `->` and `=>`), `%20` and `%2C` as a URL encodes a blank and a comma, and the bullets,
+/// middle dots, arrows and dashes [`joiner`] reads between blanks; 0 when none starts there.
+fn mark_len(rest: &[u8]) -> usize {
+    match rest {
+        [
+            b'-' | b'_' | b'.' | b'/' | b'+' | b':' | b'=' | b'~' | b'&' | b'?' | b'#' | b'@'
+            | b'>',
+            ..,
+        ] => 1,
+        [b'%', b'2', b'0' | b'C' | b'c', ..] => 3,
+        [0xC2, 0xB7, ..] => 2,
+        [0xE2, b1, b2, ..] if joiner(&[0xE2, *b1, *b2]) => 3,
+        _ => 0,
+    }
+}
+
 /// The parts of `item` between the marks that join a phrase's words in a name, a path, a
-/// URL or a query (`-`, `_`, `.`, `/`, `+`, `:`, `=`, `~`, `&`, `?`, `#`, `@`, and `%20`
-/// and `%2C` as a URL encodes a blank and a comma), as offsets in it; the item itself when it holds none. Empty
-/// parts (`//`) are left out. Linear in the item.
+/// URL or a query ([`mark_len`]), as offsets in it; the item itself when it holds none.
+/// Empty parts (`//`, `->`) are left out. Linear in the item.
 fn parts(item: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut at = 0;
     std::iter::from_fn(move || {
@@ -338,20 +394,12 @@ fn parts(item: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
             let start = at;
             let mut i = at;
             let mark_len = loop {
-                match item.get(i) {
-                    None => break 0,
-                    Some(
-                        b'-' | b'_' | b'.' | b'/' | b'+' | b':' | b'=' | b'~' | b'&' | b'?' | b'#'
-                        | b'@',
-                    ) => break 1,
-                    Some(b'%')
-                        if item[i..].starts_with(b"%20")
-                            || item[i..].starts_with(b"%2C")
-                            || item[i..].starts_with(b"%2c") =>
-                    {
-                        break 3;
-                    }
-                    Some(_) => i += 1,
+                if i >= item.len() {
+                    break 0;
+                }
+                match mark_len(&item[i..]) {
+                    0 => i += 1,
+                    n => break n,
                 }
             };
             at = if mark_len == 0 {
