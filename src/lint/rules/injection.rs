@@ -125,6 +125,7 @@ pub(crate) const OBJ_WORDS: &[&str] = &[
     "morals",
     "protocol",
     "input",
+    "brief",
     "everything",
     "anything",
     "above",
@@ -333,7 +334,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "switched",
             "turned",
         ],
-        regex: r"\b(?P<o>(?:(?:all|any|the|your|my|these|those)\s+)?(?:(?:previous|prior|preceding|above|earlier|original|initial|old|former|existing|system|default|current|your)\s+)+(?:[\w-]+\s+)?(?P<n>instructions?|directions|directives?|rules|guidelines|guidance|prompts?|programming|restrictions|constraints|polic(?:y|ies)|orders|commands)|(?:the|all|any|every|each)\s+(?:[\w-]+\s+)?(?P<n2>instructions?|directions|directives?|rules?|guidelines|guidance|prompts?|programming|restrictions|constraints|polic(?:y|ies)|orders|commands)\s+(?:above|before\s+this(?:\s+(?:point|line|message|note|one|sentence))?|so\s+far|until\s+now|you\s+(?:were\s+given|received|got|were\s+told)))\s+(?:(?:are|is|have\s+been|has\s+been|were|was|become)\s+(?:now\s+|hereby\s+|officially\s+|all\s+)?(?:(?:null\s+and\s+)?void|null|invalid|cancel+ed|revoked|rescinded|retracted|withdrawn|suspended|erased|wiped|obsolete|superseded|overridden|lifted|removed|deleted|dropped|disabled|waived|repealed|abolished|scrapped|deactivated|switched\s+off|turned\s+off|no\s+longer\s+(?:valid|in\s+effect|binding|applicable|relevant|active|in\s+force))|(?:now\s+)?(?:no\s+longer|do\s+not|don'?t|does\s+not|doesn'?t)\s+(?:apply|applies|matter|matters|count|counts|bind|binds|hold|holds|stand|stands)|(?:(?:were|was|have|has)\s+)?never\s+(?:been\s+)?(?:written|given|issued|said|sent|existed|set|real)|(?:now\s+)?means?\s+(?:its|their|the)\s+(?:reverse|opposite)|(?:is|are)\s+(?:now\s+)?(?:reversed|inverted))\b",
+        regex: r"\b(?P<o>(?:(?:all|any|the|your|my|these|those)\s+)?(?:(?:previous|prior|preceding|above|earlier|original|initial|old|former|existing|system|default|current|your)\s+)+(?:[\w-]+\s+)?(?P<n>instructions?|directions|directives?|rules|guidelines|guidance|prompts?|programming|restrictions|constraints|polic(?:y|ies)|orders|commands|briefs?|briefing)|(?:the|all|any|every|each)\s+(?:[\w-]+\s+)?(?P<n2>instructions?|directions|directives?|rules?|guidelines|guidance|prompts?|programming|restrictions|constraints|polic(?:y|ies)|orders|commands|briefs?|briefing)\s+(?:above|before\s+this(?:\s+(?:point|line|message|note|one|sentence))?|so\s+far|until\s+now|you\s+(?:were\s+given|received|got|were\s+told)))\s+(?:(?:are|is|have\s+been|has\s+been|were|was|become)\s+(?:now\s+|hereby\s+|officially\s+|all\s+)?(?:(?:null\s+and\s+)?void|null|invalid|cancel+ed|revoked|rescinded|retracted|withdrawn|suspended|erased|wiped|obsolete|superseded|overridden|lifted|removed|deleted|dropped|disabled|waived|repealed|abolished|scrapped|deactivated|switched\s+off|turned\s+off|no\s+longer\s+(?:valid|in\s+effect|binding|applicable|relevant|active|in\s+force))|(?:now\s+)?(?:no\s+longer|do\s+not|don'?t|does\s+not|doesn'?t)\s+(?:apply|applies|matter|matters|count|counts|bind|binds|hold|holds|stand|stands)|(?:(?:were|was|have|has)\s+)?never\s+(?:been\s+)?(?:written|given|issued|said|sent|existed|set|real)|(?:now\s+)?means?\s+(?:its|their|the)\s+(?:reverse|opposite)|(?:is|are)\s+(?:now\s+)?(?:reversed|inverted))\b",
         before: 120,
         after: 60,
         check: check_void,
@@ -353,6 +354,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "polic",
             "orders",
             "command",
+            "brief",
         ],
     },
     // PI001: all of what came before set aside with no instruction noun, the verb split
@@ -1475,6 +1477,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "respond as",
             "answer as",
             "reply as",
+            "{respond|answer|reply|speak|talk|write} {only|solely|exclusively|always|strictly} {as|like}",
             "respond like",
             "answer like",
             "reply like",
@@ -1484,7 +1487,7 @@ pub(crate) static PATTERNS: &[Pattern] = &[
             "talk as",
             "write as",
         ],
-        regex: r"\b(?:respond|answer|reply|speak|talk|write)\s+(?:only\s+)?(?:as|like)\s+(?:an?\s+|the\s+)?[\w-]+",
+        regex: r"\b(?:respond|answer|reply|speak|talk|write)\s+(?:(?:only|solely|exclusively|always|strictly)\s+)?(?:as|like)\s+(?:an?\s+|the\s+)?[\w-]+",
         before: 20,
         after: 40,
         check: signal_persona,
@@ -1880,8 +1883,8 @@ pub(crate) static PATTERNS: &[Pattern] = &[
     // Role set-ups in other words ("take on the role of", "step into the role of").
     Pattern {
         rule: &PI004,
-        keywords: &["role of"],
-        regex: r"\b(?:take\s+(?:on|up)|assume|adopt|play|step\s+into|inhabit|stay\s+in|remain\s+in)\s+(?:the\s+)?role\s+of\b",
+        keywords: &["role of", "shoes of", "{identity|persona|guise|mantle} of"],
+        regex: r"\b(?:take\s+(?:on|up)|assume|adopt|play|step\s+into|inhabit|stay\s+in|remain\s+in)\s+(?:the\s+)?role\s+of\b|\b(?:(?:step|slip|put\s+yourself)\s+into|walk\s+in|stand\s+in)\s+the\s+shoes\s+of\b|\b(?:take\s+(?:on|up)|assume|adopt|wear|put\s+on|slip\s+into|step\s+into)\s+the\s+(?:identity|persona|guise|mantle)\s+of\b",
         before: 20,
         after: 20,
         check: signal_persona,
@@ -2726,6 +2729,11 @@ fn check_override(scan: &Scan<'_>, caps: &Caps<'_>, out: &mut Vec<Finding>) {
         .first()
         .is_some_and(|w| NAMING_NOUNS.contains(&w.as_str()))
     {
+        return;
+    }
+    // A brief is a project's as often as the reader's ("ignore the original brief for the
+    // logo"): only "your brief" is the reader's.
+    if obj.starts_with("brief") && !mid_words.iter().any(|w| w == "your" || w == "ur") {
         return;
     }
     // "the system prompt" ordered away is the reader's own whatever the determiner.

@@ -112,7 +112,7 @@ const VOCAB: &[(&str, &str)] = &[
     ),
     (
         "OBJ",
-        r"instructions?|prompts?|directives?|directions|guidance|commands?|guidelines?|guardrails?|rules?|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|inputs?|everything|anything|above",
+        r"instructions?|prompts?|directives?|directions|guidance|commands?|guidelines?|guardrails?|rules?|constraints|restrictions|polic(?:y|ies)|context|conversation|programming|training|messages?|orders|requests|system\s+prompt|safety|filters?|limitations|ethics|morals|protocols?|inputs?|briefs?|briefing|everything|anything|above",
     ),
     // Pronouns for all of what came before, with no noun: "all that", "it all", "the rest".
     (
