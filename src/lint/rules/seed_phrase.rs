@@ -217,19 +217,25 @@ fn marker(item: &[u8]) -> bool {
 /// phrase written `skin • rose • …` or `skin -> rose -> …`, or one word a line after a
 /// bullet, is still one run of words.
 fn joiner(item: &[u8]) -> bool {
-    matches!(item, b"->" | b"=>" | b"-->" | b"==>" | b"~>" | b"--")
-        || matches!(
-            std::str::from_utf8(item),
-            Ok("\u{2192}"
-                | "\u{21d2}"
-                | "\u{2022}"
-                | "\u{b7}"
-                | "\u{2219}"
-                | "\u{2013}"
-                | "\u{2014}"
-                | "\u{25e6}"
-                | "\u{2023}")
-        )
+    matches!(
+        item,
+        b"->"
+            | b"=>"
+            | b"-->"
+            | b"==>"
+            | b"~>"
+            | b"--"
+            // →, ⇒, •, ·, ∙, –, —, ◦, ‣ in UTF-8
+            | [0xE2, 0x86, 0x92]
+            | [0xE2, 0x87, 0x92]
+            | [0xE2, 0x80, 0xA2]
+            | [0xC2, 0xB7]
+            | [0xE2, 0x88, 0x99]
+            | [0xE2, 0x80, 0x93]
+            | [0xE2, 0x80, 0x94]
+            | [0xE2, 0x97, 0xA6]
+            | [0xE2, 0x80, 0xA3]
+    )
 }
 
 /// Reads the line `text[start..end]` into `run`, the run of short words that may go on from
@@ -384,6 +390,20 @@ fn mark_len(rest: &[u8]) -> usize {
     }
 }
 
+/// The bytes a mark of [`mark_len`] may start with.
+const MAY_MARK: [bool; 256] = {
+    let mut t = [false; 256];
+    let set = b"-_./+:=~&?#@>%";
+    let mut k = 0;
+    while k < set.len() {
+        t[set[k] as usize] = true;
+        k += 1;
+    }
+    t[0xC2] = true;
+    t[0xE2] = true;
+    t
+};
+
 /// The parts of `item` between the marks that join a phrase's words in a name, a path, a
 /// URL or a query ([`mark_len`]), as offsets in it; the item itself when it holds none.
 /// Empty parts (`//`, `->`) are left out. Linear in the item.
@@ -394,6 +414,10 @@ fn parts(item: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
             let start = at;
             let mut i = at;
             let mark_len = loop {
+                // Most bytes start no mark: a table says which may.
+                while i < item.len() && !MAY_MARK[usize::from(item[i])] {
+                    i += 1;
+                }
                 if i >= item.len() {
                     break 0;
                 }
