@@ -111,6 +111,83 @@ fn secrets_are_redacted_in_messages_and_snippets() {
     assert!(sec.snippet.starts_with("token "), "{}", sec.snippet);
 }
 
+/// A credential one or a few of whose characters are string escapes (review atk40 #1):
+/// `\u0067hp_…`, `g\u0068p_…`, `gh\x70_…`, `\U00000067hp_…` and a webhook written with JSON's
+/// `\/` passed the gate and were printed whole, although every reader of JSON, JavaScript,
+/// Python or C undoes the escape. Each is an error, and no message, snippet or other output
+/// holds the token's characters; prose that shows escapes (a bidi control to strip, a check
+/// mark, NUL as a separator, a Windows path with `\x64`) gets no error.
+#[test]
+fn credentials_with_escaped_characters_are_errors_and_redacted() {
+    let token = expand("ghp_{A:36}", 40);
+    let tail = &token[8..];
+    let one = |pos: usize, esc: &str| format!("{}{esc}{}", &token[..pos], &token[pos + 1..]);
+    let c = |pos: usize| token.as_bytes()[pos];
+    let cases = [
+        one(0, &format!("\\u{:04x}", c(0))),
+        one(1, &format!("\\u{:04X}", c(1))),
+        one(2, &format!("\\x{:02x}", c(2))),
+        one(0, &format!("\\U{:08x}", c(0))),
+        format!(
+            "{}\\u{:04x}\\u{:04x}{}",
+            &token[..20],
+            c(20),
+            c(21),
+            &token[22..]
+        ),
+        format!(
+            "\\x{:02x}\\x{:02x}\\x{:02x}\\x{:02x}{}",
+            c(0),
+            c(1),
+            c(2),
+            c(3),
+            &token[4..]
+        ),
+    ];
+    for case in &cases {
+        for line in [
+            format!("The CI job reads {case} today."),
+            format!("Config: `{{\"value\": \"{case}\"}}`"),
+        ] {
+            let d = rules_fired(&line);
+            assert!(
+                d.iter().any(Diagnostic::is_blocking),
+                "{line}: {:?}",
+                d.iter().map(|d| d.rule).collect::<Vec<_>>()
+            );
+            for x in &d {
+                assert!(!x.message.contains(tail), "{}", x.message);
+                assert!(!x.snippet.contains(tail), "{}", x.snippet);
+            }
+            let shown = crate::output::boundary::redact(&line);
+            assert!(!shown.contains(tail), "{shown}");
+        }
+    }
+    // A webhook URL written with JSON's escaped slashes.
+    let hook = expand(
+        "https:\\/\\/hooks.slack.com\\/services\\/T{U:8}\\/B{U:10}\\/{A:24}",
+        41,
+    );
+    let d = rules_fired(&format!("Config: `{{\"url\": \"{hook}\"}}`"));
+    assert!(d.iter().any(Diagnostic::is_blocking), "{hook}: {d:?}");
+    for prose in [
+        "Strip `\\u202E` and `\\u200B` from file names before display.",
+        "The regex `\\x1b\\[[0-9;]*m` removes ANSI colours from the log.",
+        "JSON escapes it as `\\u00e9`; surrogate pairs like `\\ud83d\\ude00` are one character.",
+        "Use `\\x00` as the separator when reading `git ls-files -z` output.",
+        "Python: `print('\\u2713 done')` prints a check mark.",
+        "The build drops binaries in C:\\Users\\dev\\x64\\Release on Windows.",
+        "In YAML, \"\\u0041\" is the letter A and \"\\x41\" too; `\\/` is a slash in JSON.",
+    ] {
+        let d = rules_fired(prose);
+        assert!(
+            !d.iter().any(Diagnostic::is_blocking),
+            "{prose}: {:?}",
+            d.iter().map(|d| (d.rule, &d.message)).collect::<Vec<_>>()
+        );
+    }
+}
+
 /// A finding that lies on a secret (review atk38 #1): HID006 said what a fullwidth or
 /// look-alike word "reads as", in lower case, which no detector recognises, so an AWS key id
 /// written in fullwidth letters and a recovery phrase written with Cyrillic letters were

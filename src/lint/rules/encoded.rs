@@ -43,7 +43,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     }
     let text = scan.text();
     let b = text.as_bytes();
-    braced_escape_lines(scan, out);
+    escaped_lines(scan, out);
     concatenated_literals(scan, out);
     spaced_groups(scan, out);
     // Escape runs (`%xx`, `\\xNN`, `\\uNNNN`) are rare: find them with memchr.
@@ -162,18 +162,23 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     }
 }
 
-/// Lines holding the escapes the tool itself writes for characters it may not write as they
-/// are (`\u{a}` for a newline in a TRUST.md evidence cell, `\u{1b}`): each such line is
-/// read with its escapes undone and linted again, and what that finds beyond what the line
-/// shows as written is an error here (ENC001). A labelled secret (`password:` and the
-/// secret on the next line) is otherwise hidden by the escape (review s23 #7). One escape
-/// is enough, unlike the runs [`escape_run`] looks for.
-fn braced_escape_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+/// Lines holding string escapes: `\u{…}`, which the tool itself writes for characters it
+/// may not write as they are (`\u{a}` for a newline in a TRUST.md evidence cell), and the
+/// escapes of JSON, JavaScript, Python, C and a shell's `$'…'` (`\u0067`, `\U00000067`,
+/// `\x67`, JSON's `\/`). Each such line is read with its escapes undone and linted again, and
+/// what that finds beyond what the line shows as written is an error here (ENC001). A
+/// labelled secret (`password:` and the secret on the next line) is otherwise hidden by the
+/// escape (review s23 #7), and so is a token one of whose characters is escaped
+/// (`\u0067hp_…`, `sk_live_\x35…`, a webhook's `https:\/\/…`), which every reader of those
+/// languages undoes (review atk40 #1). One escape is enough, unlike the runs
+/// [`escape_run`] looks for.
+fn escaped_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
+    let b = text.as_bytes();
     let mut judged = 0usize;
     let mut next = 0;
-    for p in memchr::memmem::find_iter(text.as_bytes(), b"\\u{") {
-        if p < next {
+    for p in memchr::memchr_iter(b'\\', b) {
+        if p < next || escape_len(b, p).is_none() {
             continue;
         }
         let start = text[..p].rfind('\n').map_or(0, |i| i + 1);
@@ -185,18 +190,20 @@ fn braced_escape_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         let mut pieces = vec![(0, line.len())];
         let quote = |c: char| matches!(c, '\'' | '"' | '`' | '|');
         let mut from = 0;
-        while let Some(i) = line[from..].find("\\u{").map(|i| from + i) {
+        while let Some(i) = next_escape(line.as_bytes(), from) {
             let s = line[..i].rfind(quote).map_or(0, |q| q + 1);
             let e = line[i..].find(quote).map_or(line.len(), |q| i + q);
-            if !pieces.contains(&(s, e)) {
+            // Pieces come in order, so a repeat is the last one: a line of many quoted
+            // escapes is not compared with every piece before it.
+            if pieces.last() != Some(&(s, e)) && (s, e) != (0, line.len()) {
                 pieces.push((s, e));
             }
-            from = e.max(i + 3);
+            from = e.max(i + 2);
         }
         let mut hit = None;
         for (s, e) in pieces {
             let piece = &line[s..e];
-            let Some(decoded) = undo_braced_escapes(piece) else {
+            let Some(decoded) = undo_escapes(piece) else {
                 continue;
             };
             if judged == MAX_DECODED {
@@ -226,7 +233,13 @@ fn braced_escape_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             }
         }
         if let Some((f, decoded, start, end)) = hit {
-            out.push(decodes_to(&f, start, end, "escaped (`\\u{…}`)", &decoded));
+            out.push(decodes_to(
+                &f,
+                start,
+                end,
+                "string-escaped (`\\u…`, `\\x…`)",
+                &decoded,
+            ));
         }
     }
 }
@@ -234,7 +247,7 @@ fn braced_escape_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
 /// String literals joined by `+` on one line (`"sk_live_" + "4eC3…" + "…"`, `'ghp_' + '…'`):
 /// a credential split so that no pattern sees it whole. Each such line is read with its joins
 /// undone and linted again; what that finds beyond what the line shows as written is reported
-/// on the line (ENC001), as [`braced_escape_lines`] does. A `+` is asked only of its
+/// on the line (ENC001), as [`escaped_lines`] does. A `+` is asked only of its
 /// neighbours (a quote on each side past blanks), so a text of them costs one look each.
 fn concatenated_literals(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
@@ -432,31 +445,113 @@ fn join_literals(line: &str) -> Option<String> {
     joined.then_some(out)
 }
 
-/// `line` with every `\u{X…}` escape (one to six hex digits naming a character) replaced by
-/// its character; `None` when it holds none.
-fn undo_braced_escapes(line: &str) -> Option<String> {
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    let mut undone = false;
-    while let Some(i) = rest.find("\\u{") {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 3..];
-        // The `}` within seven bytes, as an escape has at most six digits: a search to the
-        // end for each of a line of unclosed `\u{` was quadratic (a 384 KiB line: 1.3 s).
-        let c = memchr::memchr(b'}', &after.as_bytes()[..after.len().min(7)])
-            .filter(|&j| (1..=6).contains(&j))
-            .and_then(|j| Some((u32::from_str_radix(&after[..j], 16).ok()?, j)))
-            .and_then(|(v, j)| Some((char::from_u32(v)?, j)));
-        if let Some((c, j)) = c {
-            out.push(c);
-            rest = &after[j + 1..];
-            undone = true;
-        } else {
-            out.push_str(&rest[i..i + 3]);
-            rest = after;
-        }
+/// The length of the string escape that starts at byte `i` of `b`, if one does: `\u{X…}`
+/// (one to six hex digits), `\uXXXX`, `\UXXXXXXXX`, `\xXX` or `\/`.
+fn escape_len(b: &[u8], i: usize) -> Option<usize> {
+    let hex = |from: usize, n: usize| {
+        b.get(from..from + n)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_hexdigit))
+    };
+    if b.get(i) != Some(&b'\\') {
+        return None;
     }
-    out.push_str(rest);
+    match b.get(i + 1)? {
+        b'u' if b.get(i + 2) == Some(&b'{') => {
+            // The `}` within seven bytes, as an escape has at most six digits: a search to
+            // the end for each of a line of unclosed `\u{` was quadratic (a 384 KiB line:
+            // 1.3 s).
+            let digits = b
+                .get(i + 3..)?
+                .iter()
+                .take(7)
+                .position(|&c| c == b'}')
+                .filter(|&j| (1..=6).contains(&j))?;
+            hex(i + 3, digits).then_some(digits + 4)
+        }
+        b'u' => hex(i + 2, 4).then_some(6),
+        b'U' => hex(i + 2, 8).then_some(10),
+        b'x' => hex(i + 2, 2).then_some(4),
+        b'/' => Some(2),
+        _ => None,
+    }
+}
+
+/// Where the next string escape ([`escape_len`]) in `b` starts, at byte `from` or later.
+fn next_escape(b: &[u8], from: usize) -> Option<usize> {
+    memchr::memchr_iter(b'\\', b.get(from..)?)
+        .map(|i| from + i)
+        .find(|&i| escape_len(b, i).is_some())
+}
+
+/// `line` with every string escape ([`escape_len`]) replaced by what it stands for: `\u{…}`,
+/// `\uXXXX` (a surrogate pair as one character) and `\UXXXXXXXX` by their character, a run
+/// of `\xXX` by the UTF-8 text its bytes are (each byte by its Latin-1 character where the
+/// run is no UTF-8), `\/` by `/`. An escape naming no character (a lone surrogate) stays as
+/// written. `None` when the line holds none.
+fn undo_escapes(line: &str) -> Option<String> {
+    let b = line.as_bytes();
+    let value = |from: usize, to: usize| u32::from_str_radix(&line[from..to], 16).ok();
+    let mut out = String::with_capacity(line.len());
+    let mut copied = 0;
+    let mut undone = false;
+    let mut i = 0;
+    while let Some(at) = next_escape(b, i) {
+        let len = escape_len(b, at).unwrap_or(2);
+        let (text, end): (Option<String>, usize) = match (b[at + 1], len) {
+            (b'/', _) => (Some("/".into()), at + 2),
+            (b'x', _) => {
+                let mut bytes = Vec::new();
+                let mut j = at;
+                while b.get(j + 1) == Some(&b'x') && escape_len(b, j) == Some(4) {
+                    bytes.push(u8::from_str_radix(&line[j + 2..j + 4], 16).unwrap_or(0));
+                    j += 4;
+                }
+                let text = match std::str::from_utf8(&bytes) {
+                    Ok(t) => t.to_string(),
+                    Err(_) => bytes.iter().map(|&c| char::from(c)).collect(),
+                };
+                (Some(text), j)
+            }
+            (b'u', 6) if b[at + 2] != b'{' => {
+                let high = value(at + 2, at + 6).unwrap_or(0);
+                let low = (0xD800..0xDC00).contains(&high) && escape_len(b, at + 6) == Some(6);
+                let low = low
+                    .then(|| b[at + 7] == b'u')
+                    .filter(|&u| u)
+                    .and_then(|_| value(at + 8, at + 12))
+                    .filter(|l| (0xDC00..0xE000).contains(l));
+                match low {
+                    Some(l) => (
+                        char::from_u32(0x10000 + ((high - 0xD800) << 10) + (l - 0xDC00))
+                            .map(String::from),
+                        at + 12,
+                    ),
+                    None => (char::from_u32(high).map(String::from), at + 6),
+                }
+            }
+            // `\u{…}`: the digits between the braces.
+            (b'u', _) => (
+                value(at + 3, at + len - 1)
+                    .and_then(char::from_u32)
+                    .map(String::from),
+                at + len,
+            ),
+            _ => (
+                value(at + 2, at + 10)
+                    .and_then(char::from_u32)
+                    .map(String::from),
+                at + 10,
+            ),
+        };
+        if let Some(t) = text {
+            out.push_str(&line[copied..at]);
+            out.push_str(&t);
+            copied = end;
+            undone = true;
+        }
+        i = end.max(at + 2);
+    }
+    out.push_str(&line[copied..]);
     undone.then_some(out)
 }
 
@@ -2226,14 +2321,14 @@ mod tests {
         // An escape has at most six digits: an unclosed `\u{` is text, and the escapes
         // after it are still undone.
         let line = format!("{}\\u{{41}}\\u{{1234567}}x\\u{{}}", "\\u{".repeat(1000));
-        let undone = super::undo_braced_escapes(&line).expect("an escape");
+        let undone = super::undo_escapes(&line).expect("an escape");
         assert!(undone.starts_with("\\u{\\u{"), "{}", &undone[..20]);
         assert!(
             undone.ends_with("A\\u{1234567}x\\u{}"),
             "{}",
             &undone[undone.len() - 30..]
         );
-        assert_eq!(super::undo_braced_escapes("\\u{ 41}"), None);
+        assert_eq!(super::undo_escapes("\\u{ 41}"), None);
     }
 
     #[test]
