@@ -188,6 +188,46 @@ fn credentials_with_escaped_characters_are_errors_and_redacted() {
     }
 }
 
+/// Lines holding string escapes were judged one at a time, and past 250 of them the decoder
+/// stopped and failed closed (CFG006): a fixture's 400 accented names written `\u{e9}` (or,
+/// with the escapes read since review atk40 #1, `\u00e9`, `\/`) blocked ordinary text. They
+/// are judged together now: no error, a credential written with an escape after them is still
+/// found, and the cost stays linear.
+#[test]
+fn many_lines_holding_escapes_are_judged_together() {
+    let token = expand("ghp_{A:36}", 42);
+    let escaped = format!("\\u{:04x}{}", token.as_bytes()[0], &token[1..]);
+    for esc in ["\\u{e9}", "\\u00e9", "\\xc3\\xa9", "\\/"] {
+        let names: String = (0..400)
+            .map(|i| format!("- Name {i} is \"Caf{esc} {i}\" in the fixture.\n"))
+            .collect();
+        let d = rules_fired(&names);
+        assert!(
+            !d.iter().any(Diagnostic::is_blocking),
+            "{esc}: {:?}",
+            d.iter()
+                .map(|d| (d.rule, d.line))
+                .take(3)
+                .collect::<Vec<_>>()
+        );
+        let d = rules_fired(&format!("{names}The CI job reads {escaped} today.\n"));
+        assert!(
+            d.iter()
+                .any(|d| d.is_blocking() && d.line == 401 && d.rule == "ENC001"),
+            "{esc}: {:?}",
+            d.iter()
+                .map(|d| (d.rule, d.line))
+                .take(3)
+                .collect::<Vec<_>>()
+        );
+    }
+    assert_linear("lines holding escapes", 300, |n| {
+        (0..n)
+            .map(|i| format!("- \"Caf\\u00e9 {i}\" and `a\\/b` and \"x\\x41y\"\n"))
+            .collect()
+    });
+}
+
 /// A finding that lies on a secret (review atk38 #1): HID006 said what a fullwidth or
 /// look-alike word "reads as", in lower case, which no detector recognises, so an AWS key id
 /// written in fullwidth letters and a recovery phrase written with Cyrillic letters were

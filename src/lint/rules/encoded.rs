@@ -4,7 +4,7 @@
 
 use super::super::Severity;
 use super::super::engine::{Finding, Scan, cap_finding};
-use super::super::registry::{ENC001, ENC002, Family};
+use super::super::registry::{CFG006, ENC001, ENC002, Family};
 use super::super::text::floor_char;
 use super::excerpt;
 
@@ -175,7 +175,13 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
 fn escaped_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
     let b = text.as_bytes();
-    let mut judged = 0usize;
+    // Every piece to judge (its span in the text, as written and undone), the pieces of a
+    // line in the order they are asked: the line, then each quoted piece holding an escape
+    // (an argument of a command line the tool quoted: `'A=password:\u{a}…'`), judged apart
+    // from what follows it.
+    let mut pieces: Vec<(usize, usize, String)> = Vec::new();
+    // The first piece of each line (an index into `pieces`).
+    let mut lines: Vec<usize> = Vec::new();
     let mut next = 0;
     for p in memchr::memchr_iter(b'\\', b) {
         if p < next || escape_len(b, p).is_none() {
@@ -185,9 +191,7 @@ fn escaped_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         let end = text[p..].find('\n').map_or(text.len(), |i| p + i);
         next = end;
         let line = &text[start..end];
-        // The line, and each quoted piece holding an escape (an argument of a command line
-        // the tool quoted: `'A=password:\u{a}…'`), judged apart from what follows it.
-        let mut pieces = vec![(0, line.len())];
+        let mut spans = vec![(0, line.len())];
         let quote = |c: char| matches!(c, '\'' | '"' | '`' | '|');
         let mut from = 0;
         while let Some(i) = next_escape(line.as_bytes(), from) {
@@ -195,50 +199,84 @@ fn escaped_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
             let e = line[i..].find(quote).map_or(line.len(), |q| i + q);
             // Pieces come in order, so a repeat is the last one: a line of many quoted
             // escapes is not compared with every piece before it.
-            if pieces.last() != Some(&(s, e)) && (s, e) != (0, line.len()) {
-                pieces.push((s, e));
+            if spans.last() != Some(&(s, e)) && (s, e) != (0, line.len()) {
+                spans.push((s, e));
             }
             from = e.max(i + 2);
         }
-        let mut hit = None;
-        for (s, e) in pieces {
-            let piece = &line[s..e];
-            let Some(decoded) = undo_escapes(piece) else {
-                continue;
-            };
-            if judged == MAX_DECODED {
-                out.push(stop(text, MAX_DECODED, start));
-                return;
+        lines.push(pieces.len());
+        for (s, e) in spans {
+            if let Some(decoded) = undo_escapes(&line[s..e]) {
+                count_top(scan, |p| p.decoded += 1);
+                pieces.push((start + s, start + e, decoded));
             }
-            judged += 1;
-            count_top(scan, |p| p.decoded += 1);
-            let seen: Vec<&str> = super::super::scan_decoded(piece, scan.depth + 1)
+        }
+    }
+    if pieces.is_empty() {
+        return;
+    }
+    // All pieces are judged in one scan as written and one undone, a blank line apart so
+    // that no label reaches into the next piece: judged one at a time, a text of many lines
+    // holding escapes (a fixture's accented names, `\/` in pasted JSON) spent the decoders'
+    // allowance and failed closed (CFG006) on ordinary text.
+    let joined = |undone: bool| {
+        let mut all = String::new();
+        let mut at = Vec::with_capacity(pieces.len());
+        for (s, e, decoded) in &pieces {
+            at.push(all.len());
+            all.push_str(if undone { decoded } else { &text[*s..*e] });
+            all.push_str("\n\n");
+        }
+        (all, at)
+    };
+    let (raw, raw_at) = joined(false);
+    let (undone, undone_at) = joined(true);
+    // The findings of each piece (those within it), by the index of the piece.
+    let by_piece = |all: &str, at: &[usize]| {
+        let mut found: Vec<Vec<Finding>> = vec![Vec::new(); at.len()];
+        for f in super::super::scan_decoded(all, scan.depth + 1) {
+            let i = at.partition_point(|&a| a <= f.start).saturating_sub(1);
+            let end = at.get(i + 1).map_or(all.len(), |&a| a - 2);
+            if f.end <= end {
+                found[i].push(f);
+            }
+        }
+        found
+    };
+    let seen = by_piece(&raw, &raw_at);
+    let hits = by_piece(&undone, &undone_at);
+    // A rule that stopped in the undone text (CFG006) did not judge what follows: from that
+    // piece on nothing is judged, which fails closed where it stopped.
+    if let Some(i) = hits
+        .iter()
+        .position(|found| found.iter().any(|f| f.rule.id == CFG006.id))
+    {
+        out.push(stop(text, MAX_DECODED, pieces[i].0));
+    }
+    for (n, &first) in lines.iter().enumerate() {
+        let last = lines.get(n + 1).copied().unwrap_or(pieces.len());
+        let hit = (first..last).find_map(|i| {
+            hits[i]
                 .iter()
-                .map(|f| f.rule.id)
-                .collect();
-            hit = super::super::scan_decoded(&decoded, scan.depth + 1)
-                .into_iter()
                 .filter(|f| {
                     f.severity != Severity::Info
-                        && !seen.contains(&f.rule.id)
+                        && !seen[i].iter().any(|s| s.rule.id == f.rule.id)
                         && matches!(
                             f.rule.family,
                             Family::Pi | Family::Exf | Family::Sec | Family::Hid | Family::Enc
                         )
                 })
                 .min_by_key(|f| (f.severity, f.rule.id))
-                .map(|f| (f, decoded, start + s, start + e));
-            if hit.is_some() {
-                break;
-            }
-        }
-        if let Some((f, decoded, start, end)) = hit {
+                .map(|f| (f, i))
+        });
+        if let Some((f, i)) = hit {
+            let (start, end, decoded) = &pieces[i];
             out.push(decodes_to(
-                &f,
-                start,
-                end,
+                f,
+                *start,
+                *end,
                 "string-escaped (`\\u…`, `\\x…`)",
-                &decoded,
+                decoded,
             ));
         }
     }
