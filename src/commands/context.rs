@@ -104,6 +104,9 @@ pub struct Part {
     /// Whether it is shown where the part it replaces was (else at its own place).
     #[serde(skip)]
     in_place: bool,
+    /// The file it comes from as named (`source` is that name made safe to show).
+    #[serde(skip)]
+    file: Option<String>,
 }
 
 /// Who holds `HANDOFF.lock`, as the read reports it.
@@ -208,20 +211,47 @@ pub fn run(ctx: &Context, args: &ContextArgs) -> Result<ContextReport> {
     }
     let manifest = Manifest::from_snapshot(&dir, &snap)?;
     let quick_doubt = quick_context_doubt(repo, &dir, &snap, manifest.as_ref(), today)?;
-    let blocked = blocked_files(&dir, &snap, today)?;
-    let input = Input {
+    let mut input = Input {
         dir: &dir,
         snap: &snap,
         purpose: args.purpose,
         today,
         warnings,
         quick_doubt,
-        blocked,
+        blocked: BTreeMap::new(),
     };
-    let candidates = candidates(&input)?;
-    let mut report = pack(&candidates, budget, args.purpose);
-    report.lock = lock;
-    Ok(report)
+    // What the read shows is linted, part by part, and a file a shown part of which the
+    // linter blocks is unverified (review atk40 #2). Labelled, the read is packed again (a
+    // label takes tokens, so other parts may show), until no shown part adds a file.
+    let cfg = crate::lint::LintConfig::from_snapshot(&dir, &snap, today)?;
+    let mut judged: std::collections::HashSet<(String, String)> = std::collections::HashSet::new();
+    loop {
+        let candidates = candidates(&input)?;
+        let mut report = pack(&candidates, budget, args.purpose);
+        let mut grew = false;
+        for p in &report.parts {
+            let Some(file) = &p.file else { continue };
+            if !judged.insert((file.clone(), p.text.clone())) {
+                continue;
+            }
+            let rules = blocking_rules(&cfg, &dir, file, &p.text)?;
+            if rules.is_empty() {
+                continue;
+            }
+            let name = inner_name(&dir, file).to_string();
+            let known = input.blocked.entry(name).or_default();
+            for rule in rules {
+                if !known.contains(&rule) {
+                    known.push(rule);
+                    grew = true;
+                }
+            }
+        }
+        if !grew {
+            report.lock = lock;
+            return Ok(report);
+        }
+    }
 }
 
 /// Refuses a read of a directory whose files hold a conflict a merge left
@@ -257,35 +287,51 @@ struct Input<'a> {
     blocked: BTreeMap<String, Vec<&'static str>>,
 }
 
-/// The files of the read whose text the linter blocks (inner names), each with the ids of
-/// the rules that block it. A file whose checksum matches the manifest is not verified by
-/// that alone: the manifest in the work tree may be one no gate has judged (written by
-/// `git aahp manifest` after a hand edit, or committed with `--no-verify`), and its parts
-/// were shown as verified project state with an injection in them (review atk40 #2).
-fn blocked_files(
-    dir: &HandoffDir,
-    snap: &Snapshot,
-    today: jiff::civil::Date,
-) -> Result<BTreeMap<String, Vec<&'static str>>> {
-    let cfg = crate::lint::LintConfig::from_snapshot(dir, snap, today)?;
-    let files = crate::lint::snapshot_files(dir, snap);
-    let outcome = crate::lint::lint(&cfg, &files)?;
-    let mut blocked: BTreeMap<String, Vec<&'static str>> = BTreeMap::new();
-    for d in outcome.diagnostics.iter().filter(|d| d.is_blocking()) {
-        let name = match dir.rel.as_str() {
-            "" => d.path.as_str(),
-            rel => d
-                .path
-                .strip_prefix(rel)
-                .and_then(|p| p.strip_prefix('/'))
-                .unwrap_or(&d.path),
-        };
-        let rules = blocked.entry(name.to_string()).or_default();
-        if !rules.contains(&d.rule) {
-            rules.push(d.rule);
-        }
+/// The name inside `dir` of the repository-relative `path` of one of its files.
+fn inner_name<'p>(dir: &HandoffDir, path: &'p str) -> &'p str {
+    match dir.rel.as_str() {
+        "" => path,
+        rel => path
+            .strip_prefix(rel)
+            .and_then(|p| p.strip_prefix('/'))
+            .unwrap_or(path),
     }
-    Ok(blocked)
+}
+
+/// The rules that block `text`, a part of the read taken from the handoff file `file`
+/// (repository-relative), linted as that file's text is (its `.aiignore`, allowlist and
+/// markers) by the rules that judge content: a part is a piece of its file, which the
+/// structure rules do not judge. A file whose checksum matches the manifest is not verified
+/// by that alone: the manifest in the work tree may be one no gate judged (written by `git
+/// aahp manifest` after a hand edit, committed with `--no-verify`), and its parts were shown
+/// as verified project state with an injection in them (review atk40 #2).
+fn blocking_rules(
+    cfg: &crate::lint::LintConfig,
+    dir: &HandoffDir,
+    file: &str,
+    text: &str,
+) -> Result<Vec<&'static str>> {
+    // A part is Markdown whatever its file (the tasks or the quick context of MANIFEST.json).
+    let name = inner_name(dir, file);
+    let name = if name.to_ascii_lowercase().ends_with(".md") {
+        name.to_string()
+    } else {
+        format!("{name}.md")
+    };
+    let lint_file = crate::lint::LintFile {
+        script: false,
+        path: file.to_string(),
+        name,
+        bytes: text.as_bytes(),
+    };
+    let mut rules: Vec<&'static str> = crate::lint::lint(cfg, &[lint_file])?
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_blocking() && !d.rule.starts_with("STRUCT"))
+        .map(|d| d.rule)
+        .collect();
+    rules.dedup();
+    Ok(rules)
 }
 
 /// Why the manifest's `quick_context` cannot be shown as verified, if it cannot.
@@ -814,7 +860,8 @@ fn part(
 ) -> Part {
     let mut p = Part {
         title: boundary::clean_line(&title.into()),
-        source: source.map(|s| boundary::clean_line(&s)),
+        source: source.as_deref().map(boundary::clean_line),
+        file: source,
         verified,
         text: boundary::clean(text.as_ref().trim_start_matches(['\r', '\n'])).into_owned(),
         tokens: 0,

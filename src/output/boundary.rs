@@ -604,7 +604,11 @@ pub fn shorten_within(s: &str, max: usize, margin: usize) -> String {
 /// text a model reads (HID003, HID004), so a read for the next agent (`context`, the
 /// session-start answer, MCP) handed it an instruction no human saw (review atk40 #4).
 fn is_neutralised(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
+    // Most text is ASCII: its controls are the whole test.
+    if c.is_ascii() {
+        return c.is_ascii_control() && c != '\n' && c != '\t';
+    }
+    c.is_control()
         || matches!(
             c,
             '\u{202A}'..='\u{202E}'

@@ -215,26 +215,27 @@ fn escaped_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     if pieces.is_empty() {
         return;
     }
-    // All pieces are judged in one scan as written and one undone, a blank line apart so
-    // that no label reaches into the next piece: judged one at a time, a text of many lines
-    // holding escapes (a fixture's accented names, `\/` in pasted JSON) spent the decoders'
-    // allowance and failed closed (CFG006) on ordinary text.
-    let joined = |undone: bool| {
+    // All pieces are judged undone in one scan, a blank line apart so that no label reaches
+    // into the next piece: judged one at a time, a text of many lines holding escapes (a
+    // fixture's accented names, `\/` in pasted JSON) spent the decoders' allowance and failed
+    // closed (CFG006) on ordinary text. Only the pieces whose undone text has a finding are
+    // read again as written, to tell what their escapes hid.
+    let joined = |which: &[usize], undone: bool| {
         let mut all = String::new();
-        let mut at = Vec::with_capacity(pieces.len());
-        for (s, e, decoded) in &pieces {
+        let mut at = Vec::with_capacity(which.len());
+        for &i in which {
+            let (s, e, decoded) = &pieces[i];
             at.push(all.len());
             all.push_str(if undone { decoded } else { &text[*s..*e] });
             all.push_str("\n\n");
         }
         (all, at)
     };
-    let (raw, raw_at) = joined(false);
-    let (undone, undone_at) = joined(true);
-    // The findings of each piece (those within it), by the index of the piece.
-    let by_piece = |all: &str, at: &[usize]| {
+    // The findings of each piece of `which` (those within it), in the order of `which`.
+    let by_piece = |which: &[usize], undone: bool| {
+        let (all, at) = joined(which, undone);
         let mut found: Vec<Vec<Finding>> = vec![Vec::new(); at.len()];
-        for f in super::super::scan_decoded(all, scan.depth + 1) {
+        for f in super::super::scan_decoded(&all, scan.depth + 1) {
             let i = at.partition_point(|&a| a <= f.start).saturating_sub(1);
             let end = at.get(i + 1).map_or(all.len(), |&a| a - 2);
             if f.end <= end {
@@ -243,8 +244,8 @@ fn escaped_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
         }
         found
     };
-    let seen = by_piece(&raw, &raw_at);
-    let hits = by_piece(&undone, &undone_at);
+    let every: Vec<usize> = (0..pieces.len()).collect();
+    let hits = by_piece(&every, true);
     // A rule that stopped in the undone text (CFG006) did not judge what follows: from that
     // piece on nothing is judged, which fails closed where it stopped.
     if let Some(i) = hits
@@ -253,19 +254,28 @@ fn escaped_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     {
         out.push(stop(text, MAX_DECODED, pieces[i].0));
     }
+    let judged = |f: &&Finding| {
+        f.severity != Severity::Info
+            && matches!(
+                f.rule.family,
+                Family::Pi | Family::Exf | Family::Sec | Family::Hid | Family::Enc
+            )
+    };
+    let found: Vec<usize> = every
+        .iter()
+        .copied()
+        .filter(|&i| hits[i].iter().any(|f| judged(&f)))
+        .collect();
+    let mut seen: Vec<Vec<Finding>> = vec![Vec::new(); pieces.len()];
+    for (i, raw) in found.iter().zip(by_piece(&found, false)) {
+        seen[*i] = raw;
+    }
     for (n, &first) in lines.iter().enumerate() {
         let last = lines.get(n + 1).copied().unwrap_or(pieces.len());
         let hit = (first..last).find_map(|i| {
             hits[i]
                 .iter()
-                .filter(|f| {
-                    f.severity != Severity::Info
-                        && !seen[i].iter().any(|s| s.rule.id == f.rule.id)
-                        && matches!(
-                            f.rule.family,
-                            Family::Pi | Family::Exf | Family::Sec | Family::Hid | Family::Enc
-                        )
-                })
+                .filter(|f| judged(f) && !seen[i].iter().any(|s| s.rule.id == f.rule.id))
                 .min_by_key(|f| (f.severity, f.rule.id))
                 .map(|f| (f, i))
         });
