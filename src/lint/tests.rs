@@ -1,6 +1,8 @@
 //! Registry invariants and per-rule examples: every `hits` example fires its rule, no `misses`
 //! example does. Secret-shaped templates are expanded here, at test time.
 
+use std::fmt::Write as _;
+
 use super::registry::{Family, RULES};
 use super::*;
 
@@ -198,9 +200,10 @@ fn many_lines_holding_escapes_are_judged_together() {
     let token = expand("ghp_{A:36}", 42);
     let escaped = format!("\\u{:04x}{}", token.as_bytes()[0], &token[1..]);
     for esc in ["\\u{e9}", "\\u00e9", "\\xc3\\xa9", "\\/"] {
-        let names: String = (0..400)
-            .map(|i| format!("- Name {i} is \"Caf{esc} {i}\" in the fixture.\n"))
-            .collect();
+        let names = (0..400).fold(String::new(), |mut s, i| {
+            let _ = writeln!(s, "- Name {i} is \"Caf{esc} {i}\" in the fixture.");
+            s
+        });
         let d = rules_fired(&names);
         assert!(
             !d.iter().any(Diagnostic::is_blocking),
@@ -222,9 +225,10 @@ fn many_lines_holding_escapes_are_judged_together() {
         );
     }
     assert_linear("lines holding escapes", 300, |n| {
-        (0..n)
-            .map(|i| format!("- \"Caf\\u00e9 {i}\" and `a\\/b` and \"x\\x41y\"\n"))
-            .collect()
+        (0..n).fold(String::new(), |mut s, i| {
+            let _ = writeln!(s, "- \"Caf\\u00e9 {i}\" and `a\\/b` and \"x\\x41y\"");
+            s
+        })
     });
 }
 
