@@ -283,7 +283,7 @@ struct Input<'a> {
     /// Why the quick context is not verified, when it is not ([`quick_context_doubt`]).
     quick_doubt: Option<String>,
     /// The files whose text the linter blocks, each with the rules that block it
-    /// ([`blocked_files`]).
+    /// ([`blocking_rules`], asked of the parts the read shows).
     blocked: BTreeMap<String, Vec<&'static str>>,
 }
 
