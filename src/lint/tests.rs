@@ -1,6 +1,8 @@
 //! Registry invariants and per-rule examples: every `hits` example fires its rule, no `misses`
 //! example does. Secret-shaped templates are expanded here, at test time.
 
+use std::fmt::Write as _;
+
 use super::registry::{Family, RULES};
 use super::*;
 
@@ -109,6 +111,125 @@ fn secrets_are_redacted_in_messages_and_snippets() {
     assert!(!sec.message.contains(&token[6..]), "{}", sec.message);
     assert!(!sec.snippet.contains(&token[6..]), "{}", sec.snippet);
     assert!(sec.snippet.starts_with("token "), "{}", sec.snippet);
+}
+
+/// A credential one or a few of whose characters are string escapes (review atk40 #1):
+/// `\u0067hp_…`, `g\u0068p_…`, `gh\x70_…`, `\U00000067hp_…` and a webhook written with JSON's
+/// `\/` passed the gate and were printed whole, although every reader of JSON, JavaScript,
+/// Python or C undoes the escape. Each is an error, and no message, snippet or other output
+/// holds the token's characters; prose that shows escapes (a bidi control to strip, a check
+/// mark, NUL as a separator, a Windows path with `\x64`) gets no error.
+#[test]
+fn credentials_with_escaped_characters_are_errors_and_redacted() {
+    let token = expand("ghp_{A:36}", 40);
+    let tail = &token[8..];
+    let one = |pos: usize, esc: &str| format!("{}{esc}{}", &token[..pos], &token[pos + 1..]);
+    let c = |pos: usize| token.as_bytes()[pos];
+    let cases = [
+        one(0, &format!("\\u{:04x}", c(0))),
+        one(1, &format!("\\u{:04X}", c(1))),
+        one(2, &format!("\\x{:02x}", c(2))),
+        one(0, &format!("\\U{:08x}", c(0))),
+        format!(
+            "{}\\u{:04x}\\u{:04x}{}",
+            &token[..20],
+            c(20),
+            c(21),
+            &token[22..]
+        ),
+        format!(
+            "\\x{:02x}\\x{:02x}\\x{:02x}\\x{:02x}{}",
+            c(0),
+            c(1),
+            c(2),
+            c(3),
+            &token[4..]
+        ),
+    ];
+    for case in &cases {
+        for line in [
+            format!("The CI job reads {case} today."),
+            format!("Config: `{{\"value\": \"{case}\"}}`"),
+        ] {
+            let d = rules_fired(&line);
+            assert!(
+                d.iter().any(Diagnostic::is_blocking),
+                "{line}: {:?}",
+                d.iter().map(|d| d.rule).collect::<Vec<_>>()
+            );
+            for x in &d {
+                assert!(!x.message.contains(tail), "{}", x.message);
+                assert!(!x.snippet.contains(tail), "{}", x.snippet);
+            }
+            let shown = crate::output::boundary::redact(&line);
+            assert!(!shown.contains(tail), "{shown}");
+        }
+    }
+    // A webhook URL written with JSON's escaped slashes.
+    let hook = expand(
+        "https:\\/\\/hooks.slack.com\\/services\\/T{U:8}\\/B{U:10}\\/{A:24}",
+        41,
+    );
+    let d = rules_fired(&format!("Config: `{{\"url\": \"{hook}\"}}`"));
+    assert!(d.iter().any(Diagnostic::is_blocking), "{hook}: {d:?}");
+    for prose in [
+        "Strip `\\u202E` and `\\u200B` from file names before display.",
+        "The regex `\\x1b\\[[0-9;]*m` removes ANSI colours from the log.",
+        "JSON escapes it as `\\u00e9`; surrogate pairs like `\\ud83d\\ude00` are one character.",
+        "Use `\\x00` as the separator when reading `git ls-files -z` output.",
+        "Python: `print('\\u2713 done')` prints a check mark.",
+        "The build drops binaries in C:\\Users\\dev\\x64\\Release on Windows.",
+        "In YAML, \"\\u0041\" is the letter A and \"\\x41\" too; `\\/` is a slash in JSON.",
+    ] {
+        let d = rules_fired(prose);
+        assert!(
+            !d.iter().any(Diagnostic::is_blocking),
+            "{prose}: {:?}",
+            d.iter().map(|d| (d.rule, &d.message)).collect::<Vec<_>>()
+        );
+    }
+}
+
+/// Lines holding string escapes were judged one at a time, and past 250 of them the decoder
+/// stopped and failed closed (CFG006): a fixture's 400 accented names written `\u{e9}` (or,
+/// with the escapes read since review atk40 #1, `\u00e9`, `\/`) blocked ordinary text. They
+/// are judged together now: no error, a credential written with an escape after them is still
+/// found, and the cost stays linear.
+#[test]
+fn many_lines_holding_escapes_are_judged_together() {
+    let token = expand("ghp_{A:36}", 42);
+    let escaped = format!("\\u{:04x}{}", token.as_bytes()[0], &token[1..]);
+    for esc in ["\\u{e9}", "\\u00e9", "\\xc3\\xa9", "\\/"] {
+        let names = (0..400).fold(String::new(), |mut s, i| {
+            let _ = writeln!(s, "- Name {i} is \"Caf{esc} {i}\" in the fixture.");
+            s
+        });
+        let d = rules_fired(&names);
+        assert!(
+            !d.iter().any(Diagnostic::is_blocking),
+            "{esc}: {:?}",
+            d.iter()
+                .map(|d| (d.rule, d.line))
+                .take(3)
+                .collect::<Vec<_>>()
+        );
+        let d = rules_fired(&format!("{names}The CI job reads {escaped} today.\n"));
+        assert!(
+            d.iter()
+                .any(|d| d.is_blocking() && d.line == 401 && d.rule == "ENC001"),
+            "{esc}: {:?}",
+            d.iter()
+                .map(|d| (d.rule, d.line))
+                .take(3)
+                .collect::<Vec<_>>()
+        );
+    }
+    assert_linear("lines holding escapes", 300, |n| {
+        (0..n).fold(String::new(), |mut s, i| {
+            let _ = writeln!(s, "- \"Caf\\u00e9 {i}\" and `a\\/b` and \"x\\x41y\"");
+            s
+        })
+    });
 }
 
 /// A finding that lies on a secret (review atk38 #1): HID006 said what a fullwidth or

@@ -368,10 +368,19 @@ fn noted_pieces() -> Vec<(String, String)> {
         for (start, end) in spans {
             let secret = &input[start..end];
             let form = crate::lint::redacted(secret);
+            // A key block's body is base64, without blanks: a line of it that holds a blank
+            // is its armour (`-----BEGIN … KEY-----`, `Proc-Type: …`) or text the block was
+            // made to carry, which is no key, and as a piece it was erased wherever output
+            // held it: a manifest string holding a block around a heading of `review` took
+            // that heading out of the review (review atk40 #3).
+            let key_block = secret.trim_start().starts_with("-----BEGIN");
             // An escape (JSON, `Debug`, `\u{a}`) rewrites controls, quotes and backslashes:
             // what lies between them stays as it was.
             for piece in secret.split(|c: char| c.is_control() || matches!(c, '"' | '\\' | '\'')) {
                 let piece = piece.trim();
+                if key_block && piece.contains(char::is_whitespace) {
+                    continue;
+                }
                 if piece.chars().count() >= 8 && !noted.pieces.iter().any(|(p, _)| p == piece) {
                     noted.pieces.push((piece.to_string(), form.clone()));
                 }
@@ -590,10 +599,23 @@ pub fn shorten_within(s: &str, max: usize, margin: usize) -> String {
 
 /// True for characters shown as a visible `\u{…}` escape instead of themselves: C0 controls
 /// but newline and tab, DEL, C1 controls, bidirectional overrides (they reorder what a
-/// terminal shows) and the noncharacters the tool uses as its own colour marks.
+/// terminal shows), the noncharacters the tool uses as its own colour marks, and Unicode tag
+/// characters and supplementary variation selectors: invisible on every screen, they spell
+/// text a model reads (HID003, HID004), so a read for the next agent (`context`, the
+/// session-start answer, MCP) handed it an instruction no human saw (review atk40 #4).
 fn is_neutralised(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    // Most text is ASCII: its controls are the whole test.
+    if c.is_ascii() {
+        return c.is_ascii_control() && c != '\n' && c != '\t';
+    }
+    c.is_control()
+        || matches!(
+            c,
+            '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{E0000}'..='\u{E007F}'
+                | '\u{E0100}'..='\u{E01EF}'
+        )
         || is_mark(c)
 }
 

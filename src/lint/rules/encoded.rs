@@ -4,7 +4,7 @@
 
 use super::super::Severity;
 use super::super::engine::{Finding, Scan, cap_finding};
-use super::super::registry::{ENC001, ENC002, Family};
+use super::super::registry::{CFG006, ENC001, ENC002, Family};
 use super::super::text::floor_char;
 use super::excerpt;
 
@@ -43,7 +43,7 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     }
     let text = scan.text();
     let b = text.as_bytes();
-    braced_escape_lines(scan, out);
+    escaped_lines(scan, out);
     concatenated_literals(scan, out);
     spaced_groups(scan, out);
     // Escape runs (`%xx`, `\\xNN`, `\\uNNNN`) are rare: find them with memchr.
@@ -162,71 +162,132 @@ pub(crate) fn scan(scan: &Scan<'_>, existing: &[(usize, usize)], out: &mut Vec<F
     }
 }
 
-/// Lines holding the escapes the tool itself writes for characters it may not write as they
-/// are (`\u{a}` for a newline in a TRUST.md evidence cell, `\u{1b}`): each such line is
-/// read with its escapes undone and linted again, and what that finds beyond what the line
-/// shows as written is an error here (ENC001). A labelled secret (`password:` and the
-/// secret on the next line) is otherwise hidden by the escape (review s23 #7). One escape
-/// is enough, unlike the runs [`escape_run`] looks for.
-fn braced_escape_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
+/// Lines holding string escapes: `\u{…}`, which the tool itself writes for characters it
+/// may not write as they are (`\u{a}` for a newline in a TRUST.md evidence cell), and the
+/// escapes of JSON, JavaScript, Python, C and a shell's `$'…'` (`\u0067`, `\U00000067`,
+/// `\x67`, JSON's `\/`). Each such line is read with its escapes undone and linted again, and
+/// what that finds beyond what the line shows as written is an error here (ENC001). A
+/// labelled secret (`password:` and the secret on the next line) is otherwise hidden by the
+/// escape (review s23 #7), and so is a token one of whose characters is escaped
+/// (`\u0067hp_…`, `sk_live_\x35…`, a webhook's `https:\/\/…`), which every reader of those
+/// languages undoes (review atk40 #1). One escape is enough, unlike the runs
+/// [`escape_run`] looks for.
+fn escaped_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
-    let mut judged = 0usize;
+    let b = text.as_bytes();
+    // Every piece to judge (its span in the text, as written and undone), the pieces of a
+    // line in the order they are asked: the line, then each quoted piece holding an escape
+    // (an argument of a command line the tool quoted: `'A=password:\u{a}…'`), judged apart
+    // from what follows it.
+    let mut pieces: Vec<(usize, usize, String)> = Vec::new();
+    // The first piece of each line (an index into `pieces`).
+    let mut lines: Vec<usize> = Vec::new();
     let mut next = 0;
-    for p in memchr::memmem::find_iter(text.as_bytes(), b"\\u{") {
-        if p < next {
+    for p in memchr::memchr_iter(b'\\', b) {
+        if p < next || escape_len(b, p).is_none() {
             continue;
         }
         let start = text[..p].rfind('\n').map_or(0, |i| i + 1);
         let end = text[p..].find('\n').map_or(text.len(), |i| p + i);
         next = end;
         let line = &text[start..end];
-        // The line, and each quoted piece holding an escape (an argument of a command line
-        // the tool quoted: `'A=password:\u{a}…'`), judged apart from what follows it.
-        let mut pieces = vec![(0, line.len())];
+        let mut spans = vec![(0, line.len())];
         let quote = |c: char| matches!(c, '\'' | '"' | '`' | '|');
         let mut from = 0;
-        while let Some(i) = line[from..].find("\\u{").map(|i| from + i) {
+        while let Some(i) = next_escape(line.as_bytes(), from) {
             let s = line[..i].rfind(quote).map_or(0, |q| q + 1);
             let e = line[i..].find(quote).map_or(line.len(), |q| i + q);
-            if !pieces.contains(&(s, e)) {
-                pieces.push((s, e));
+            // Pieces come in order, so a repeat is the last one: a line of many quoted
+            // escapes is not compared with every piece before it.
+            if spans.last() != Some(&(s, e)) && (s, e) != (0, line.len()) {
+                spans.push((s, e));
             }
-            from = e.max(i + 3);
+            from = e.max(i + 2);
         }
-        let mut hit = None;
-        for (s, e) in pieces {
-            let piece = &line[s..e];
-            let Some(decoded) = undo_braced_escapes(piece) else {
-                continue;
-            };
-            if judged == MAX_DECODED {
-                out.push(stop(text, MAX_DECODED, start));
-                return;
+        lines.push(pieces.len());
+        for (s, e) in spans {
+            if let Some(decoded) = undo_escapes(&line[s..e]) {
+                count_top(scan, |p| p.decoded += 1);
+                pieces.push((start + s, start + e, decoded));
             }
-            judged += 1;
-            count_top(scan, |p| p.decoded += 1);
-            let seen: Vec<&str> = super::super::scan_decoded(piece, scan.depth + 1)
+        }
+    }
+    if pieces.is_empty() {
+        return;
+    }
+    // All pieces are judged undone in one scan, a blank line apart so that no label reaches
+    // into the next piece: judged one at a time, a text of many lines holding escapes (a
+    // fixture's accented names, `\/` in pasted JSON) spent the decoders' allowance and failed
+    // closed (CFG006) on ordinary text. Only the pieces whose undone text has a finding are
+    // read again as written, to tell what their escapes hid.
+    let joined = |which: &[usize], undone: bool| {
+        let mut all = String::new();
+        let mut at = Vec::with_capacity(which.len());
+        for &i in which {
+            let (s, e, decoded) = &pieces[i];
+            at.push(all.len());
+            all.push_str(if undone { decoded } else { &text[*s..*e] });
+            all.push_str("\n\n");
+        }
+        (all, at)
+    };
+    // The findings of each piece of `which` (those within it), in the order of `which`.
+    let by_piece = |which: &[usize], undone: bool| {
+        let (all, at) = joined(which, undone);
+        let mut found: Vec<Vec<Finding>> = vec![Vec::new(); at.len()];
+        for f in super::super::scan_decoded(&all, scan.depth + 1) {
+            let i = at.partition_point(|&a| a <= f.start).saturating_sub(1);
+            let end = at.get(i + 1).map_or(all.len(), |&a| a - 2);
+            if f.end <= end {
+                found[i].push(f);
+            }
+        }
+        found
+    };
+    let every: Vec<usize> = (0..pieces.len()).collect();
+    let hits = by_piece(&every, true);
+    // A rule that stopped in the undone text (CFG006) did not judge what follows: from that
+    // piece on nothing is judged, which fails closed where it stopped.
+    if let Some(i) = hits
+        .iter()
+        .position(|found| found.iter().any(|f| f.rule.id == CFG006.id))
+    {
+        out.push(stop(text, MAX_DECODED, pieces[i].0));
+    }
+    let judged = |f: &&Finding| {
+        f.severity != Severity::Info
+            && matches!(
+                f.rule.family,
+                Family::Pi | Family::Exf | Family::Sec | Family::Hid | Family::Enc
+            )
+    };
+    let found: Vec<usize> = every
+        .iter()
+        .copied()
+        .filter(|&i| hits[i].iter().any(|f| judged(&f)))
+        .collect();
+    let mut seen: Vec<Vec<Finding>> = vec![Vec::new(); pieces.len()];
+    for (i, raw) in found.iter().zip(by_piece(&found, false)) {
+        seen[*i] = raw;
+    }
+    for (n, &first) in lines.iter().enumerate() {
+        let last = lines.get(n + 1).copied().unwrap_or(pieces.len());
+        let hit = (first..last).find_map(|i| {
+            hits[i]
                 .iter()
-                .map(|f| f.rule.id)
-                .collect();
-            hit = super::super::scan_decoded(&decoded, scan.depth + 1)
-                .into_iter()
-                .filter(|f| {
-                    f.severity != Severity::Info
-                        && !seen.contains(&f.rule.id)
-                        && matches!(
-                            f.rule.family,
-                            Family::Pi | Family::Exf | Family::Sec | Family::Hid | Family::Enc
-                        )
-                })
+                .filter(|f| judged(f) && !seen[i].iter().any(|s| s.rule.id == f.rule.id))
                 .min_by_key(|f| (f.severity, f.rule.id))
-                .map(|f| (f, decoded, start + s, start + e));
-            if hit.is_some() {
-                break;
-            }
-        }
-        if let Some((f, decoded, start, end)) = hit {
-            out.push(decodes_to(&f, start, end, "escaped (`\\u{…}`)", &decoded));
+                .map(|f| (f, i))
+        });
+        if let Some((f, i)) = hit {
+            let (start, end, decoded) = &pieces[i];
+            out.push(decodes_to(
+                f,
+                *start,
+                *end,
+                "string-escaped (`\\u…`, `\\x…`)",
+                decoded,
+            ));
         }
     }
 }
@@ -234,7 +295,7 @@ fn braced_escape_lines(scan: &Scan<'_>, out: &mut Vec<Finding>) {
 /// String literals joined by `+` on one line (`"sk_live_" + "4eC3…" + "…"`, `'ghp_' + '…'`):
 /// a credential split so that no pattern sees it whole. Each such line is read with its joins
 /// undone and linted again; what that finds beyond what the line shows as written is reported
-/// on the line (ENC001), as [`braced_escape_lines`] does. A `+` is asked only of its
+/// on the line (ENC001), as [`escaped_lines`] does. A `+` is asked only of its
 /// neighbours (a quote on each side past blanks), so a text of them costs one look each.
 fn concatenated_literals(scan: &Scan<'_>, out: &mut Vec<Finding>) {
     let text = scan.text();
@@ -432,31 +493,113 @@ fn join_literals(line: &str) -> Option<String> {
     joined.then_some(out)
 }
 
-/// `line` with every `\u{X…}` escape (one to six hex digits naming a character) replaced by
-/// its character; `None` when it holds none.
-fn undo_braced_escapes(line: &str) -> Option<String> {
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    let mut undone = false;
-    while let Some(i) = rest.find("\\u{") {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 3..];
-        // The `}` within seven bytes, as an escape has at most six digits: a search to the
-        // end for each of a line of unclosed `\u{` was quadratic (a 384 KiB line: 1.3 s).
-        let c = memchr::memchr(b'}', &after.as_bytes()[..after.len().min(7)])
-            .filter(|&j| (1..=6).contains(&j))
-            .and_then(|j| Some((u32::from_str_radix(&after[..j], 16).ok()?, j)))
-            .and_then(|(v, j)| Some((char::from_u32(v)?, j)));
-        if let Some((c, j)) = c {
-            out.push(c);
-            rest = &after[j + 1..];
-            undone = true;
-        } else {
-            out.push_str(&rest[i..i + 3]);
-            rest = after;
-        }
+/// The length of the string escape that starts at byte `i` of `b`, if one does: `\u{X…}`
+/// (one to six hex digits), `\uXXXX`, `\UXXXXXXXX`, `\xXX` or `\/`.
+fn escape_len(b: &[u8], i: usize) -> Option<usize> {
+    let hex = |from: usize, n: usize| {
+        b.get(from..from + n)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_hexdigit))
+    };
+    if b.get(i) != Some(&b'\\') {
+        return None;
     }
-    out.push_str(rest);
+    match b.get(i + 1)? {
+        b'u' if b.get(i + 2) == Some(&b'{') => {
+            // The `}` within seven bytes, as an escape has at most six digits: a search to
+            // the end for each of a line of unclosed `\u{` was quadratic (a 384 KiB line:
+            // 1.3 s).
+            let digits = b
+                .get(i + 3..)?
+                .iter()
+                .take(7)
+                .position(|&c| c == b'}')
+                .filter(|&j| (1..=6).contains(&j))?;
+            hex(i + 3, digits).then_some(digits + 4)
+        }
+        b'u' => hex(i + 2, 4).then_some(6),
+        b'U' => hex(i + 2, 8).then_some(10),
+        b'x' => hex(i + 2, 2).then_some(4),
+        b'/' => Some(2),
+        _ => None,
+    }
+}
+
+/// Where the next string escape ([`escape_len`]) in `b` starts, at byte `from` or later.
+fn next_escape(b: &[u8], from: usize) -> Option<usize> {
+    memchr::memchr_iter(b'\\', b.get(from..)?)
+        .map(|i| from + i)
+        .find(|&i| escape_len(b, i).is_some())
+}
+
+/// `line` with every string escape ([`escape_len`]) replaced by what it stands for: `\u{…}`,
+/// `\uXXXX` (a surrogate pair as one character) and `\UXXXXXXXX` by their character, a run
+/// of `\xXX` by the UTF-8 text its bytes are (each byte by its Latin-1 character where the
+/// run is no UTF-8), `\/` by `/`. An escape naming no character (a lone surrogate) stays as
+/// written. `None` when the line holds none.
+fn undo_escapes(line: &str) -> Option<String> {
+    let b = line.as_bytes();
+    let value = |from: usize, to: usize| u32::from_str_radix(&line[from..to], 16).ok();
+    let mut out = String::with_capacity(line.len());
+    let mut copied = 0;
+    let mut undone = false;
+    let mut i = 0;
+    while let Some(at) = next_escape(b, i) {
+        let len = escape_len(b, at).unwrap_or(2);
+        let (text, end): (Option<String>, usize) = match (b[at + 1], len) {
+            (b'/', _) => (Some("/".into()), at + 2),
+            (b'x', _) => {
+                let mut bytes = Vec::new();
+                let mut j = at;
+                while b.get(j + 1) == Some(&b'x') && escape_len(b, j) == Some(4) {
+                    bytes.push(u8::from_str_radix(&line[j + 2..j + 4], 16).unwrap_or(0));
+                    j += 4;
+                }
+                let text = match std::str::from_utf8(&bytes) {
+                    Ok(t) => t.to_string(),
+                    Err(_) => bytes.iter().map(|&c| char::from(c)).collect(),
+                };
+                (Some(text), j)
+            }
+            (b'u', 6) if b[at + 2] != b'{' => {
+                let high = value(at + 2, at + 6).unwrap_or(0);
+                let low = (0xD800..0xDC00).contains(&high) && escape_len(b, at + 6) == Some(6);
+                let low = low
+                    .then(|| b[at + 7] == b'u')
+                    .filter(|&u| u)
+                    .and_then(|_| value(at + 8, at + 12))
+                    .filter(|l| (0xDC00..0xE000).contains(l));
+                match low {
+                    Some(l) => (
+                        char::from_u32(0x10000 + ((high - 0xD800) << 10) + (l - 0xDC00))
+                            .map(String::from),
+                        at + 12,
+                    ),
+                    None => (char::from_u32(high).map(String::from), at + 6),
+                }
+            }
+            // `\u{…}`: the digits between the braces.
+            (b'u', _) => (
+                value(at + 3, at + len - 1)
+                    .and_then(char::from_u32)
+                    .map(String::from),
+                at + len,
+            ),
+            _ => (
+                value(at + 2, at + 10)
+                    .and_then(char::from_u32)
+                    .map(String::from),
+                at + 10,
+            ),
+        };
+        if let Some(t) = text {
+            out.push_str(&line[copied..at]);
+            out.push_str(&t);
+            copied = end;
+            undone = true;
+        }
+        i = end.max(at + 2);
+    }
+    out.push_str(&line[copied..]);
     undone.then_some(out)
 }
 
@@ -2226,14 +2369,14 @@ mod tests {
         // An escape has at most six digits: an unclosed `\u{` is text, and the escapes
         // after it are still undone.
         let line = format!("{}\\u{{41}}\\u{{1234567}}x\\u{{}}", "\\u{".repeat(1000));
-        let undone = super::undo_braced_escapes(&line).expect("an escape");
+        let undone = super::undo_escapes(&line).expect("an escape");
         assert!(undone.starts_with("\\u{\\u{"), "{}", &undone[..20]);
         assert!(
             undone.ends_with("A\\u{1234567}x\\u{}"),
             "{}",
             &undone[undone.len() - 30..]
         );
-        assert_eq!(super::undo_braced_escapes("\\u{ 41}"), None);
+        assert_eq!(super::undo_escapes("\\u{ 41}"), None);
     }
 
     #[test]
