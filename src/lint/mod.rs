@@ -1166,9 +1166,36 @@ fn every_rule(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
 /// pieces, in base64 or reversed passed the gate where a `ghp_` token did not (review
 /// atk37 #1, #2).
 fn keyless_secrets(scan: &Scan<'_>, findings: &mut Vec<Finding>) {
-    rules::pii::scan_numbers(scan, findings);
-    rules::seed_phrase::scan(scan, findings);
-    rules::shapes::scan(scan, findings);
+    Keyless::find(scan).place(findings);
+}
+
+/// What the [`keyless_secrets`] detectors find in a text, before they are placed among the
+/// findings already made. Finding reads only the text; placing drops what overlaps a finding
+/// already made, in the detectors' order. Lint finds them beside the engine's run and places
+/// them where they always were: the text's longest work split more evenly between its two
+/// threads (the obfuscation decoders' thread took longer than the engine's).
+struct Keyless {
+    numbers: Vec<Finding>,
+    phrases: Vec<Finding>,
+    shapes: rules::shapes::Found,
+}
+
+impl Keyless {
+    fn find(scan: &Scan<'_>) -> Keyless {
+        let mut numbers = Vec::new();
+        rules::pii::scan_numbers(scan, &mut numbers);
+        Keyless {
+            numbers,
+            phrases: rules::seed_phrase::find(scan),
+            shapes: rules::shapes::find(scan),
+        }
+    }
+
+    fn place(self, findings: &mut Vec<Finding>) {
+        findings.extend(self.numbers);
+        rules::seed_phrase::place(findings, self.phrases);
+        rules::shapes::place(findings, self.shapes);
+    }
 }
 
 /// Every detector whose findings can be secrets, over a text read as plain text (a
@@ -1510,6 +1537,7 @@ fn lint_text_as(
     // They run first, or beside the engine on a text long enough to pay for a thread; their
     // findings are placed where they always were.
     let mut findings: Vec<Finding> = Vec::new();
+    let mut keyless: Option<Keyless> = None;
     let (mut obfuscated, mut ignored) = if judged == Judged::Secrets {
         engine::run_secrets(&scan, &mut findings);
         (Vec::new(), Vec::new())
@@ -1525,7 +1553,12 @@ fn lint_text_as(
                 }
                 (obfuscated, ignored)
             },
-            || engine::run(&scan, &mut findings),
+            || {
+                engine::run(&scan, &mut findings);
+                // Found here, after the engine (whose limits read this thread's counts, as
+                // before); placed below, where they always were.
+                keyless = Some(Keyless::find(&scan));
+            },
         )
     };
     if let Some((lang, parts)) = &code {
@@ -1536,7 +1569,9 @@ fn lint_text_as(
         rules::injection::combine(&scan, &mut findings);
     }
     let combined = findings.len();
-    keyless_secrets(&scan, &mut findings);
+    keyless
+        .unwrap_or_else(|| Keyless::find(&scan))
+        .place(&mut findings);
     // Encoded runs are decoded in both modes: a base64 credential is a credential (review 22).
     let secrets: Vec<(usize, usize)> = findings
         .iter()
