@@ -493,10 +493,15 @@ impl LintOutcome {
 
 /// Starts building the rule set (and the manifest schema's regexes) on another
 /// thread, so a command that will lint pays for them while it reads the repository instead
-/// of after. Building is idempotent: the first caller wins and later ones wait for it.
-pub fn warm_up() {
+/// of after. Building is idempotent: the first caller wins and later ones wait for it. With
+/// `ancestors`, the thread first reads the processes a pre-commit check asks about
+/// ([`crate::procfs::read_ancestors_ahead`]).
+pub fn warm_up(ancestors: bool) {
     // Failing to spawn only loses the head start.
-    let _ = crate::sched::spawn_beside("lint-warm-up", || {
+    let _ = crate::sched::spawn_beside("lint-warm-up", move || {
+        if ancestors {
+            crate::procfs::read_ancestors_ahead();
+        }
         engine::warm_up();
         crate::schema::warm_up();
     });
