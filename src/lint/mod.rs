@@ -496,15 +496,47 @@ impl LintOutcome {
 /// of after. Building is idempotent: the first caller wins and later ones wait for it. With
 /// `ancestors`, the thread first reads the processes a pre-commit check asks about
 /// ([`crate::procfs::read_ancestors_ahead`]).
+///
+/// The thread then waits for one piece of work ([`on_warm_thread`]): the command's first
+/// lint runs there instead of on a thread of its own, which would pay for its start and
+/// its own allocator arena on the hook's critical path.
 pub fn warm_up(ancestors: bool) {
+    let (job_tx, job_rx) = std::sync::mpsc::sync_channel::<WarmJob>(1);
     // Failing to spawn only loses the head start.
-    let _ = crate::sched::spawn_beside("lint-warm-up", move || {
+    let spawned = crate::sched::spawn_beside("lint-warm-up", move || {
         if ancestors {
             crate::procfs::read_ancestors_ahead();
         }
         engine::warm_up();
         crate::schema::warm_up();
+        if let Ok(job) = job_rx.recv() {
+            job();
+        }
     });
+    if spawned.is_ok() {
+        let _ = WARM_THREAD.set(std::sync::Mutex::new(Some(job_tx)));
+    }
+}
+
+/// Work handed to the warm-up thread.
+pub(crate) type WarmJob = Box<dyn FnOnce() + Send>;
+
+/// Where the warm-up thread takes its one piece of work from, until it is handed one.
+static WARM_THREAD: std::sync::OnceLock<
+    std::sync::Mutex<Option<std::sync::mpsc::SyncSender<WarmJob>>>,
+> = std::sync::OnceLock::new();
+
+/// Hands `job` to the warm-up thread ([`warm_up`]), which runs it once it has warmed up;
+/// gives it back when there is no such thread or it was handed one already.
+pub(crate) fn on_warm_thread(job: WarmJob) -> std::result::Result<(), WarmJob> {
+    let Some(slot) = WARM_THREAD.get() else {
+        return Err(job);
+    };
+    let taken = slot.lock().ok().and_then(|mut s| s.take());
+    match taken {
+        Some(tx) => tx.send(job).map_err(|e| e.0),
+        None => Err(job),
+    }
 }
 
 /// Lints every file of a handoff snapshot (the files themselves, with `.aiignore` and the

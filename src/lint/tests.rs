@@ -1740,6 +1740,30 @@ fn work_beside_the_engine_finds_and_counts_as_in_place() {
     }
 }
 
+/// The warm-up thread runs the one piece of work it is handed (the command's first lint)
+/// after it has warmed up, on itself; a second is given back to run on a thread of its own.
+#[test]
+fn the_warm_up_thread_runs_the_first_lint_handed_to_it() {
+    warm_up(false);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let job: WarmJob = Box::new(move || {
+        let name = std::thread::current().name().map(String::from);
+        tx.send(name).expect("the test waits");
+    });
+    match on_warm_thread(job) {
+        Ok(()) => assert_eq!(
+            rx.recv().expect("the job ran").as_deref(),
+            Some("lint-warm-up")
+        ),
+        // A lint run by another test took it first: given back whole, it still runs.
+        Err(job) => {
+            job();
+            assert!(rx.recv().is_ok());
+        }
+    }
+    assert!(on_warm_thread(Box::new(|| {})).is_err(), "one job only");
+}
+
 /// The keyless detectors (numbers, recovery phrases by their checksum, Discord tokens,
 /// `Base58Check` keys) are found beside the engine's run, before its findings exist, and
 /// placed after them: the findings and their order are those of running the detectors after
