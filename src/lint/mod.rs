@@ -509,6 +509,10 @@ pub fn warm_up(ancestors: bool) {
         }
         engine::warm_up();
         crate::schema::warm_up();
+        // Whether the lint's decoders get a thread of their own is asked on the lint's
+        // critical path; the answer (the CPUs this process may use, from its affinity and its
+        // cgroup's quota files) is read here first.
+        crate::sched::parallel();
         if let Ok(job) = job_rx.recv() {
             job();
         }

@@ -1751,10 +1751,14 @@ fn the_warm_up_thread_runs_the_first_lint_handed_to_it() {
         tx.send(name).expect("the test waits");
     });
     match on_warm_thread(job) {
-        Ok(()) => assert_eq!(
-            rx.recv().expect("the job ran").as_deref(),
-            Some("lint-warm-up")
-        ),
+        Ok(()) => {
+            assert_eq!(
+                rx.recv().expect("the job ran").as_deref(),
+                Some("lint-warm-up")
+            );
+            // The question the lint asks before it splits its work was answered first.
+            assert!(crate::sched::parallel_answered());
+        }
         // A lint run by another test took it first: given back whole, it still runs.
         Err(job) => {
             job();
