@@ -56,13 +56,24 @@ pub(crate) fn read_ancestors_ahead() {
 static AHEAD: std::sync::OnceLock<Vec<Seen>> = std::sync::OnceLock::new();
 
 /// One ancestor as read ahead: its id, its command line (`None`: it could not be read) and
-/// its parent's id (`None`: not read, the walk ends or may end at this process; `Some(None)`:
-/// it could not be read).
+/// its parent.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 struct Seen {
     pid: u32,
     cmdline: Option<Vec<u8>>,
-    parent: Option<Option<u32>>,
+    parent: Parent,
+}
+
+/// An ancestor's parent as read ahead.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+enum Parent {
+    /// Not read: the walk ends, or may end, at this process.
+    Unread,
+    /// Its `/proc/PID/stat` could not be read, or named no parent.
+    Unknown,
+    /// The parent's id.
+    Is(u32),
 }
 
 /// A bound on the walk: a process tree is never this deep, a garbled entry may loop.
@@ -107,15 +118,21 @@ fn read_ahead(first: u32, read: &dyn Fn(u32, &str) -> Option<Vec<u8>>) -> Vec<Se
         let last = cmdline
             .as_ref()
             .is_none_or(|c| git_amends(&args_of(c), &|_| None, 0).is_some());
-        let parent = (!last).then(|| read(pid, "stat").and_then(|s| parent_of(&s)));
+        let parent = if last {
+            Parent::Unread
+        } else {
+            read(pid, "stat")
+                .and_then(|s| parent_of(&s))
+                .map_or(Parent::Unknown, Parent::Is)
+        };
         chain.push(Seen {
             pid,
             cmdline,
             parent,
         });
         match parent {
-            Some(Some(p)) => pid = p,
-            _ => break,
+            Parent::Is(p) => pid = p,
+            Parent::Unread | Parent::Unknown => break,
         }
     }
     chain
@@ -145,9 +162,10 @@ fn walk(
         if let Some(amends) = git_amends(&args_of(&cmdline), alias, MAX_ALIAS_DEPTH) {
             return Some(amends);
         }
-        pid = match seen.and_then(|s| s.parent) {
-            Some(parent) => parent,
-            None => read(pid, "stat").and_then(|s| parent_of(&s)),
+        pid = match seen.map_or(Parent::Unread, |s| s.parent) {
+            Parent::Is(parent) => Some(parent),
+            Parent::Unknown => None,
+            Parent::Unread => read(pid, "stat").and_then(|s| parent_of(&s)),
         }?;
     }
     Some(false)
@@ -503,16 +521,23 @@ mod tests {
             ),
             ("past the bound", deep),
         ];
-        for (what, tree) in &trees {
-            let reads = std::cell::Cell::new(0);
-            let read = |pid: u32, file: &str| -> Option<Vec<u8>> {
+        // Reads a tree's `/proc` files, counting the reads.
+        fn reader<'t>(
+            tree: &'t Tree,
+            reads: &'t std::cell::Cell<usize>,
+        ) -> impl Fn(u32, &str) -> Option<Vec<u8>> + 't {
+            move |pid, file| {
                 reads.set(reads.get() + 1);
                 let (_, cmdline, parent) = tree.iter().find(|t| t.0 == pid)?;
                 match file {
                     "cmdline" => cmdline.map(|c| c.replace(' ', "\0").into_bytes()),
                     _ => parent.map(|p| format!("{pid} (x) S {p} 1 1 0\n").into_bytes()),
                 }
-            };
+            }
+        }
+        for (what, tree) in &trees {
+            let reads = std::cell::Cell::new(0);
+            let read = reader(tree, &reads);
             let first = tree[0].0;
             let live = walk(first, &[], &read, &alias);
             let ahead = read_ahead(first, &read);
@@ -527,13 +552,8 @@ mod tests {
         }
         let answer = |what: &str| {
             let tree = &trees.iter().find(|t| t.0 == what).unwrap().1;
-            let read = |pid: u32, file: &str| -> Option<Vec<u8>> {
-                let (_, cmdline, parent) = tree.iter().find(|t| t.0 == pid)?;
-                match file {
-                    "cmdline" => cmdline.map(|c| c.replace(' ', "\0").into_bytes()),
-                    _ => parent.map(|p| format!("{pid} (x) S {p} 1 1 0\n").into_bytes()),
-                }
-            };
+            let reads = std::cell::Cell::new(0);
+            let read = reader(tree, &reads);
             walk(tree[0].0, &read_ahead(tree[0].0, &read), &read, &alias)
         };
         for (what, want) in [

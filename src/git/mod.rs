@@ -657,32 +657,28 @@ impl Repo {
     /// The length of the file that holds `id` as a loose object of this repository's object
     /// directory (`None`: it is packed, elsewhere, or not there).
     fn loose_len(&self, id: ObjectId) -> Option<u64> {
+        std::fs::metadata(self.loose_path(id))
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| m.len())
+    }
+
+    /// Where `id` is stored when it is a loose object of this repository's object directory.
+    fn loose_path(&self, id: ObjectId) -> PathBuf {
         let hex = id.to_hex().to_string();
-        let path = self
-            .repo
+        self.repo
             .objects
             .store_ref()
             .path()
             .join(&hex[..2])
-            .join(&hex[2..]);
-        std::fs::metadata(path)
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .map(|m| m.len())
+            .join(&hex[2..])
     }
 
     /// The blob `id` as a stream when it is stored as a loose object (`None` when it is
     /// packed, or not there): gix loads a blob whole, and a large one (LOG-ARCHIVE.md's
     /// index at HEAD) need not be held to be read once in order (issue #14).
     pub fn loose_blob(&self, id: ObjectId) -> Result<Option<LooseBlob>, GitError> {
-        let hex = id.to_hex().to_string();
-        let path = self
-            .repo
-            .objects
-            .store_ref()
-            .path()
-            .join(&hex[..2])
-            .join(&hex[2..]);
+        let path = self.loose_path(id);
         if !path.is_file() {
             return Ok(None);
         }
